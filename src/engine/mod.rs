@@ -1,0 +1,124 @@
+//! I/O engines: how the op stream reaches the kernel. One [`Engine`] trait; the op stream ([`crate::ops`]),
+//! the write data ([`WriteData`]) and the measurement ([`Recorder`]) are the same for every engine, so that
+//! engines differ only in the syscalls they make.
+
+pub mod psync;
+mod recorder;
+
+pub use recorder::{Event, Recorder};
+
+use crate::data::DataGen;
+use crate::image::ImageSource;
+use crate::ops::{Op, OpKind, SharedOps};
+use crate::stats::{IntervalClock, LatencyRecorder};
+use std::fs::File;
+use std::io;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+/// Where the bytes of write ops come from.
+pub enum WriteData {
+    /// A data pattern, a function of the op index.
+    Pattern(DataGen),
+    /// An image, at `op.offset - span_start`.
+    Image {
+        /// The image.
+        source: ImageSource,
+        /// First byte of the span the image is restored to.
+        span_start: u64,
+    },
+}
+
+impl WriteData {
+    /// Fills `buf` (exactly the op's length) with the op's data.
+    ///
+    /// # Errors
+    /// A read error from an image file.
+    #[inline]
+    pub fn fill(&self, buf: &mut [u8], op: &Op) -> io::Result<()> {
+        match self {
+            WriteData::Pattern(g) => {
+                g.fill(buf, op.index);
+                Ok(())
+            }
+            WriteData::Image { source, span_start } => source.fill(op.offset - span_start, buf),
+        }
+    }
+}
+
+/// Everything an engine needs to run one phase's I/O.
+pub struct Job<'a> {
+    /// The target, open (O_DIRECT when the phase says so).
+    pub file: &'a File,
+    /// The op stream, shared by the engine's workers.
+    pub ops: &'a SharedOps,
+    /// Write data.
+    pub data: &'a WriteData,
+    /// I/Os in flight at once.
+    pub queue_depth: u32,
+    /// Largest op length, bytes (buffer size).
+    pub max_len: usize,
+    /// Memory alignment of buffers, bytes.
+    pub align: usize,
+    /// The phase's start: time 0 of latencies' completion times and of the series.
+    pub start: Instant,
+    /// Interval bucketing of the series.
+    pub clock: IntervalClock,
+    /// For time-bounded phases: no I/O is submitted at or after this many ns from `start`.
+    pub deadline_ns: Option<u64>,
+    /// Set to stop at the next I/O boundary (interruption, or another worker's error).
+    pub stop: &'a AtomicBool,
+}
+
+/// What an engine returns after the phase's last completion.
+pub struct Outcome {
+    /// Read latencies.
+    pub read: LatencyRecorder,
+    /// Write latencies.
+    pub write: LatencyRecorder,
+    /// Time of the last completion, ns from `Job::start`.
+    pub end_ns: u64,
+    /// The first I/O error, which stopped the phase.
+    pub error: Option<IoError>,
+}
+
+/// A failed I/O: which op, where, how long, and the OS error (or a short transfer).
+#[derive(Debug, thiserror::Error)]
+#[error("{} of {len} B at offset {offset} failed: {cause}", match .kind { OpKind::Read => "read", OpKind::Write => "write" })]
+pub struct IoError {
+    /// Read or write.
+    pub kind: OpKind,
+    /// Byte offset on the target.
+    pub offset: u64,
+    /// Bytes requested.
+    pub len: u32,
+    /// What happened.
+    pub cause: IoCause,
+}
+
+/// Why an I/O failed.
+#[derive(Debug, thiserror::Error)]
+pub enum IoCause {
+    /// The syscall failed.
+    #[error("{0} (errno {errno})", errno = .0.raw_os_error().unwrap_or(0))]
+    Os(io::Error),
+    /// The syscall transferred fewer bytes than asked.
+    #[error("short transfer: {0} B")]
+    Short(usize),
+    /// Write data could not be produced (image file read failed).
+    #[error("reading the image: {0}")]
+    Data(io::Error),
+}
+
+/// An I/O engine. Implementations keep exactly `queue_depth` I/Os in flight until the op stream is exhausted,
+/// the deadline passes or `stop` is set, record every completion through a [`Recorder`] (one per worker,
+/// numbered `0..workers()`), and send the recorder's events to the given channel.
+pub trait Engine {
+    /// Name as in specs (`"psync"`).
+    fn name(&self) -> &'static str;
+    /// Number of recorders (workers) the engine uses for a job: the series waits for all of them.
+    fn workers(&self, job: &Job<'_>) -> usize;
+    /// Runs the job to its end.
+    fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome;
+}

@@ -1,0 +1,88 @@
+//! The `psync` engine: `queue_depth` threads, each with one pread/pwrite in flight, sharing the op stream.
+
+use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder};
+use crate::buf::AlignedBuf;
+use crate::ops::OpKind;
+use crate::stats::LatencyRecorder;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Sender;
+
+/// The pread/pwrite thread pool.
+pub struct Psync;
+
+impl Engine for Psync {
+    fn name(&self) -> &'static str {
+        "psync"
+    }
+
+    fn workers(&self, job: &Job<'_>) -> usize {
+        job.queue_depth as usize
+    }
+
+    fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        let results: Vec<(LatencyRecorder, LatencyRecorder, u64, Option<IoError>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..self.workers(job))
+                .map(|w| {
+                    let tx = events.clone();
+                    s.spawn(move || worker(job, Recorder::new(w, job.clock, tx)))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        });
+        let mut out = Outcome { read: LatencyRecorder::new(), write: LatencyRecorder::new(), end_ns: 0, error: None };
+        for (r, w, end, err) in results {
+            out.read.merge(&r);
+            out.write.merge(&w);
+            out.end_ns = out.end_ns.max(end);
+            if out.error.is_none() {
+                out.error = err;
+            }
+        }
+        out
+    }
+}
+
+fn worker(job: &Job<'_>, mut rec: Recorder) -> (LatencyRecorder, LatencyRecorder, u64, Option<IoError>) {
+    let mut buf = AlignedBuf::new(job.max_len, job.align);
+    let mut error = None;
+    'claims: while let Some(chunk) = job.ops.claim() {
+        for op in chunk {
+            if job.stop.load(Ordering::Relaxed) {
+                break 'claims;
+            }
+            let data = &mut buf[..op.len as usize];
+            if op.kind == OpKind::Write {
+                if let Err(e) = job.data.fill(data, &op) {
+                    error = Some(IoError { kind: op.kind, offset: op.offset, len: op.len, cause: IoCause::Data(e) });
+                    break 'claims;
+                }
+            }
+            let t0 = job.start.elapsed().as_nanos() as u64;
+            if job.deadline_ns.is_some_and(|d| t0 >= d) {
+                break 'claims;
+            }
+            let r = match op.kind {
+                OpKind::Read => job.file.read_at(data, op.offset),
+                OpKind::Write => job.file.write_at(data, op.offset),
+            };
+            let t1 = job.start.elapsed().as_nanos() as u64;
+            match r {
+                Ok(n) if n == op.len as usize => rec.record(op.kind, n as u64, t1 - t0, t1),
+                Ok(n) => {
+                    error = Some(IoError { kind: op.kind, offset: op.offset, len: op.len, cause: IoCause::Short(n) });
+                    break 'claims;
+                }
+                Err(e) => {
+                    error = Some(IoError { kind: op.kind, offset: op.offset, len: op.len, cause: IoCause::Os(e) });
+                    break 'claims;
+                }
+            }
+        }
+    }
+    if error.is_some() {
+        job.stop.store(true, Ordering::Relaxed);
+    }
+    let (r, w, end) = rec.finish();
+    (r, w, end, error)
+}

@@ -1,0 +1,96 @@
+//! Per-worker measurement on the I/O path: one clock value per completion goes into the worker's own
+//! latency histograms and current interval; a closed interval is sent to the series collector once.
+
+use crate::ops::OpKind;
+use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
+use std::sync::mpsc::Sender;
+
+/// Messages from workers to the series collector.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// Worker `worker` closed interval `index` with `counts`; it now records into interval `now_in`
+    /// (`u64::MAX` when finished).
+    Closed {
+        /// Worker number.
+        worker: usize,
+        /// Interval closed.
+        index: u64,
+        /// Its counts.
+        counts: IntervalCounts,
+        /// The worker's current interval.
+        now_in: u64,
+    },
+}
+
+/// A worker's recorder. Not shared: no atomics or locks on the I/O path.
+pub struct Recorder {
+    worker: usize,
+    clock: IntervalClock,
+    cur: u64,
+    counts: IntervalCounts,
+    /// Read latencies.
+    pub read: LatencyRecorder,
+    /// Write latencies.
+    pub write: LatencyRecorder,
+    /// Latest completion time, ns.
+    pub last_ns: u64,
+    tx: Sender<Event>,
+}
+
+impl Recorder {
+    /// A recorder for worker `worker`.
+    pub fn new(worker: usize, clock: IntervalClock, tx: Sender<Event>) -> Recorder {
+        Recorder {
+            worker,
+            clock,
+            cur: 0,
+            counts: IntervalCounts::default(),
+            read: LatencyRecorder::new(),
+            write: LatencyRecorder::new(),
+            last_ns: 0,
+            tx,
+        }
+    }
+
+    /// Records a completion of `bytes` at `t_ns` (from the phase start) that took `lat_ns`.
+    #[inline]
+    pub fn record(&mut self, kind: OpKind, bytes: u64, lat_ns: u64, t_ns: u64) {
+        let k = self.clock.index_of(t_ns);
+        if k != self.cur {
+            self.close(k);
+        }
+        match kind {
+            OpKind::Read => {
+                self.counts.read.add(bytes, lat_ns);
+                self.read.record(lat_ns);
+            }
+            OpKind::Write => {
+                self.counts.write.add(bytes, lat_ns);
+                self.write.record(lat_ns);
+            }
+        }
+        self.last_ns = self.last_ns.max(t_ns);
+    }
+
+    /// Tells the collector that no completion of this worker will fall before `t_ns` (used by engines whose
+    /// workers wait, so that rows are not held back by an idle worker).
+    pub fn advance(&mut self, t_ns: u64) {
+        let k = self.clock.index_of(t_ns);
+        if k > self.cur {
+            self.close(k);
+        }
+    }
+
+    fn close(&mut self, now_in: u64) {
+        let counts = std::mem::take(&mut self.counts);
+        // The collector outlives the workers; a send can only fail if it is gone, and then nobody needs rows.
+        let _ = self.tx.send(Event::Closed { worker: self.worker, index: self.cur, counts, now_in });
+        self.cur = now_in;
+    }
+
+    /// Closes the current interval and tells the collector this worker is done.
+    pub fn finish(mut self) -> (LatencyRecorder, LatencyRecorder, u64) {
+        self.close(u64::MAX);
+        (self.read, self.write, self.last_ns)
+    }
+}

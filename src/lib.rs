@@ -1,0 +1,21 @@
+//! wkrun: a declarative storage workload-spec runner.
+//!
+//! The pipeline, one module per stage: [`spec`] (parse and validate a TOML spec) → [`plan`] (resolve it
+//! against one [`target`]) → [`engine`] (issue the [`ops`] stream's I/O with [`data`]) → [`stats`] (measure) →
+//! [`results`] (write). [`run`] drives the stages for a whole spec.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod buf;
+pub mod data;
+pub mod engine;
+pub mod image;
+pub mod ops;
+pub mod plan;
+pub mod results;
+pub mod run;
+pub mod spec;
+pub mod stats;
+pub mod sys;
+pub mod target;
+pub mod units;

@@ -1,0 +1,243 @@
+//! The `wkrun` command: maps the command line to library calls and errors to exit codes
+//! (0 done, 1 the run failed, 2 bad spec or arguments with nothing written, 130 interrupted).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use wkrun::plan::{self, Plan};
+use wkrun::results::schema;
+use wkrun::run::{self, RunError};
+use wkrun::spec::{self, LoadedSpec};
+use wkrun::sys::signal;
+use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo, TargetKind};
+use wkrun::units::Size;
+
+/// Declarative storage workload-spec runner: runs the phases of a TOML spec (erase, fill, restore-image,
+/// workloads) on one target and writes per-interval IOPS series, latency percentiles and results.json.
+#[derive(Parser)]
+#[command(name = "wkrun", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run every phase of SPEC on one target (the default command).
+    Run(RunArgs),
+    /// Check specs against the schema and rules; no I/O.
+    Validate {
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+    },
+    /// Print the plan: each phase's byte range, block size, QD, bound and expected bytes; no I/O.
+    Plan {
+        /// Spec file.
+        spec: PathBuf,
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a JSON Schema: `spec` (spec files) or `result` (results.json).
+    Schema {
+        /// Which schema.
+        #[arg(value_parser = ["spec", "result"])]
+        which: String,
+    },
+}
+
+#[derive(Args, Clone)]
+struct TargetArgs {
+    /// Target: a file or block device (replaces the spec's [target].path).
+    #[arg(long, value_name = "PATH")]
+    target: Option<PathBuf>,
+    /// Size of a file target wkrun creates (e.g. 4GiB); ignored for existing files and devices.
+    #[arg(long, value_name = "SIZE")]
+    target_size: Option<String>,
+}
+
+#[derive(Args, Clone)]
+struct RunArgs {
+    /// Spec file (TOML).
+    spec: Option<PathBuf>,
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Folder for results.json and the series CSVs (default: wkrun-results/<spec>-<time>).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Allow writing to this block device (must name the target device).
+    #[arg(long, value_name = "DEVICE")]
+    allow_destroy: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// A failure with its exit code.
+struct Fail(u8, String);
+
+fn bad(msg: impl Into<String>) -> Fail {
+    Fail(2, msg.into())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Some(Cmd::Run(a)) => cmd_run(&a),
+        None => cmd_run(&cli.run),
+        Some(Cmd::Validate { specs }) => cmd_validate(&specs),
+        Some(Cmd::Plan { spec, target, json }) => cmd_plan(&spec, &target, json),
+        Some(Cmd::Schema { which }) => {
+            let s = if which == "spec" { schema::spec_schema() } else { schema::result_schema() };
+            print!("{}", schema::to_file_text(&s));
+            Ok(())
+        }
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(code, msg)) => {
+            if !msg.is_empty() {
+                eprintln!("error: {msg}");
+            }
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn load(path: &Path) -> Result<LoadedSpec, Fail> {
+    spec::load_file(path).map_err(|e| bad(e.to_string()))
+}
+
+fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
+    let mut failed = 0;
+    for p in specs {
+        match spec::load_file(p) {
+            Ok(s) => println!("{}: ok ({} phases)", p.display(), s.file.phase.len()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 { Err(Fail(2, String::new())) } else { Ok(()) }
+}
+
+/// The target path and the size for creating it, with notes on what was ignored.
+fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Result<(PathBuf, u64), Fail> {
+    let section = s.file.target.clone();
+    let path = a
+        .target
+        .clone()
+        .or_else(|| section.as_ref().and_then(|t| t.path.clone()))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_TARGET_PATH));
+    let size = match &a.target_size {
+        Some(txt) => Size::parse(txt).map_err(|e| bad(format!("--target-size: {e}")))?.0,
+        None => section.as_ref().and_then(|t| t.size).map_or(DEFAULT_TARGET_SIZE, |z| z.0),
+    };
+    let given_size = a.target_size.is_some() || section.as_ref().is_some_and(|t| t.size.is_some());
+    if given_size && path.exists() {
+        notes.push(format!("{} exists: the target size setting is ignored (it applies only to a file wkrun creates)", path.display()));
+    }
+    Ok((path, size))
+}
+
+fn probe_and_plan(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Result<(TargetInfo, Plan), Fail> {
+    let (path, size) = choose_target(s, a, notes)?;
+    let info = target::probe(&path, size).map_err(|e| bad(e.to_string()))?;
+    let plan = plan::resolve(s, &info).map_err(|e| bad(e.to_string()))?;
+    Ok((info, plan))
+}
+
+fn cmd_plan(spec_path: &Path, a: &TargetArgs, json: bool) -> Result<(), Fail> {
+    let s = load(spec_path)?;
+    let mut notes = Vec::new();
+    let (_, plan) = probe_and_plan(&s, a, &mut notes)?;
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&plan).map_err(|e| Fail(1, e.to_string()))?);
+    } else {
+        print!("{}", plan::render_text(&plan));
+    }
+    Ok(())
+}
+
+fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
+    let Some(spec_path) = &a.spec else {
+        return Err(bad("no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)"));
+    };
+    let s = load(spec_path)?;
+    let mut notes = Vec::new();
+    let (info, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
+    let say = |m: &str| {
+        if !a.quiet {
+            eprintln!("{m}");
+        }
+    };
+    for n in &notes {
+        say(&format!("note: {n}"));
+    }
+    if info.kind == TargetKind::Block {
+        match &a.allow_destroy {
+            Some(d) if target::safety::same_device(d, &info.path) => {}
+            Some(d) => {
+                return Err(bad(format!(
+                    "--allow-destroy names {}, but the target is {}; name the target device itself",
+                    d.display(),
+                    info.path.display()
+                )));
+            }
+            None => {
+                return Err(bad(format!(
+                    "{} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {} to confirm",
+                    info.path.display(),
+                    info.path.display()
+                )));
+            }
+        }
+        if let Some(why) = target::safety::in_use_reason(&info) {
+            return Err(bad(format!("refusing to write to {}: {why}", info.path.display())));
+        }
+    }
+    let out_dir = a.output.clone().unwrap_or_else(|| run::default_output_dir(&plan.spec_name));
+    if out_dir.join("results.json").exists() {
+        return Err(bad(format!("{} already holds results.json; choose another --output folder", out_dir.display())));
+    }
+    std::fs::create_dir_all(&out_dir).map_err(|e| bad(format!("cannot create the output folder {}: {e}", out_dir.display())))?;
+    if info.created {
+        target::open::create_sparse(&info.path, info.capacity_bytes)
+            .map_err(|e| Fail(1, format!("cannot create the target file {}: {e}", info.path.display())))?;
+        say(&format!("created {} ({} B, sparse)", info.path.display(), info.capacity_bytes));
+        // The real file may need another O_DIRECT alignment than its folder suggested: plan again.
+        let replanned = target::probe(&info.path, info.capacity_bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|mut real| {
+                real.created = true;
+                plan::resolve(&s, &real).map_err(|e| e.to_string())
+            });
+        match replanned {
+            Ok(p) => plan = p,
+            Err(e) => {
+                let _ = std::fs::remove_file(&info.path);
+                return Err(bad(e));
+            }
+        }
+    }
+    say(&format!("results: {}", out_dir.display()));
+    signal::install();
+    let mut log = |m: &str| say(m);
+    match run::execute(&s, &plan, &out_dir, &signal::STOP, &mut log) {
+        Ok(_) => {
+            say(&format!("done: {}", out_dir.join("results.json").display()));
+            Ok(())
+        }
+        Err(RunError::Interrupted) => Err(Fail(130, format!("interrupted; partial results in {}", out_dir.display()))),
+        Err(e) => Err(Fail(1, e.to_string())),
+    }
+}

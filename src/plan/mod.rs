@@ -1,0 +1,363 @@
+//! The plan: a spec resolved against one target. Every phase gets an exact byte range, block size, queue
+//! depth, bound and expected byte count; every choice the spec left open is made here (defaults, erase method,
+//! image size). Everything after the plan reads only the plan.
+//!
+//! Resolving does no I/O beyond reading the target's geometry (done by the caller) and the size of image files.
+
+mod show;
+pub mod span;
+
+pub use show::render_text;
+
+use crate::spec::{DataPattern, Engine, EraseMethod, LoadedSpec, Pattern, PhaseKind, PhaseSpec, SpecError};
+use crate::target::{TargetInfo, TargetKind};
+use crate::units::{Amount, Size};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Default interval of the per-interval series: 1 s, in ns.
+pub const DEFAULT_INTERVAL_NS: u64 = 1_000_000_000;
+/// Default size of the synthetic image: 256 MiB (capped at the span).
+pub const DEFAULT_IMAGE_SIZE: u64 = 256 << 20;
+
+/// A spec resolved against one target.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Plan {
+    /// The spec's `[spec]` name.
+    pub spec_name: String,
+    /// The spec's `[spec]` version.
+    pub spec_version: String,
+    /// Path of the spec file.
+    pub spec_path: PathBuf,
+    /// The target and its geometry.
+    pub target: TargetInfo,
+    /// The phases, in run order.
+    pub phases: Vec<PhasePlan>,
+}
+
+/// One resolved phase.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PhasePlan {
+    /// 0-based position in the run.
+    pub index: usize,
+    /// The phase's name.
+    pub name: String,
+    /// The phase's kind.
+    pub kind: PhaseKind,
+    /// Every resolved parameter.
+    pub params: PhaseParams,
+    /// How offsets and spans were rounded to whole blocks, in words (empty when nothing was rounded).
+    pub rounding: Vec<String>,
+}
+
+/// The resolved parameters of a phase. Keys that do not apply to the phase's kind are absent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseParams {
+    /// First byte of the span (a multiple of the block size).
+    pub span_start_bytes: u64,
+    /// Length of the span in bytes (a whole number of blocks).
+    pub span_bytes: u64,
+    /// Bytes per I/O (the last I/O of a restored image may be shorter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size_bytes: Option<u64>,
+    /// Queue depth: I/Os in flight at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<u32>,
+    /// I/O engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
+    /// O_DIRECT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct: Option<bool>,
+    /// Data written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataPattern>,
+    /// Seed of the offset and data generators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Interval of the per-interval series, in ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ns: Option<u64>,
+    /// Offset order (workloads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Pattern>,
+    /// Share of reads in percent (workloads; 0 for fills and restores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_percent: Option<u8>,
+    /// Passes over the span (fills).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
+    /// Erase method as written in the spec (erase phases); the method used is in the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<EraseMethod>,
+    /// Image source: `"synthetic"` or the image file's path (restore-image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Image size in bytes (restore-image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_bytes: Option<u64>,
+    /// Time bound in ns (workloads with `duration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ns: Option<u64>,
+    /// Number of I/Os for byte-bounded phases (fill, restore-image, workloads with `size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+    /// Bytes the phase will transfer or erase; absent for time-bounded phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_bytes: Option<u64>,
+}
+
+/// The I/O settings of a phase that issues I/O: a typed view of [`PhaseParams`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoParams {
+    /// Engine.
+    pub engine: Engine,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// Bytes per I/O.
+    pub block_size: u64,
+    /// Queue depth.
+    pub queue_depth: u32,
+    /// Seed.
+    pub seed: u64,
+    /// Data pattern of writes.
+    pub data: DataPattern,
+    /// Series interval, ns.
+    pub interval_ns: u64,
+}
+
+impl PhaseParams {
+    /// The I/O settings, present for fill, restore-image and workload phases.
+    pub fn io(&self) -> Option<IoParams> {
+        Some(IoParams {
+            engine: self.engine?,
+            direct: self.direct?,
+            block_size: self.block_size_bytes?,
+            queue_depth: self.queue_depth?,
+            seed: self.seed?,
+            data: self.data.unwrap_or(DataPattern::Zeros),
+            interval_ns: self.interval_ns?,
+        })
+    }
+}
+
+/// The phase with `[defaults]` applied: each key the phase does not set, taken from `[defaults]`.
+fn inherit(p: &PhaseSpec, spec: &LoadedSpec) -> PhaseSpec {
+    let d = spec.file.defaults.clone().unwrap_or_default();
+    let keys = crate::spec::rules::keys_for(p.kind);
+    let has = |k: &str| keys.contains(&k);
+    let mut q = p.clone();
+    macro_rules! take {
+        ($($k:ident),*) => {$(
+            if q.$k.is_none() && has(stringify!($k)) {
+                q.$k = d.$k;
+            }
+        )*};
+    }
+    take!(engine, direct, data, seed, span, offset, block_size, queue_depth, interval);
+    q
+}
+
+/// Resolves every phase of `spec` against `target`.
+///
+/// # Errors
+/// A located [`SpecError`] for the first phase that cannot run on this target: a block size or offset not
+/// aligned to the logical block size with O_DIRECT (case C02), a span past the end of the target, an erase
+/// method the target lacks (case C09), an image larger than the span or unreadable.
+pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError> {
+    let mut phases = Vec::with_capacity(spec.file.phase.len());
+    for (i, raw) in spec.file.phase.iter().enumerate() {
+        let p = inherit(raw, spec);
+        phases.push(resolve_phase(spec, target, i, &p)?);
+    }
+    Ok(Plan {
+        spec_name: spec.file.spec.name.clone(),
+        spec_version: spec.file.spec.version.clone(),
+        spec_path: spec.path.clone(),
+        target: target.clone(),
+        phases,
+    })
+}
+
+fn default_block_size(kind: PhaseKind, lbs: u64) -> u64 {
+    match kind {
+        PhaseKind::Erase => lbs,
+        PhaseKind::Fill => 128 << 10,
+        PhaseKind::RestoreImage => 1 << 20,
+        PhaseKind::Workload => 4 << 10,
+    }
+}
+
+fn resolve_phase(spec: &LoadedSpec, t: &TargetInfo, i: usize, p: &PhaseSpec) -> Result<PhasePlan, SpecError> {
+    let lbs = t.logical_block_size as u64;
+    let does_io = p.kind != PhaseKind::Erase;
+    let direct = p.direct.unwrap_or(true);
+    let bs = if does_io { p.block_size.map_or(default_block_size(p.kind, lbs), |s| s.0) } else { lbs };
+    if does_io && direct && bs % lbs != 0 {
+        return Err(spec.phase_error(
+            i,
+            "block_size",
+            format!(
+                "block_size {} ({bs} B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires",
+                Size(bs)
+            ),
+            Some(format!("use a multiple of {lbs} B, or direct = false")),
+        ));
+    }
+    if let Some(Amount::Bytes(off)) = p.offset {
+        if direct && does_io && off % lbs != 0 {
+            return Err(spec.phase_error(
+                i,
+                "offset",
+                format!("offset {off} B is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"),
+                None,
+            ));
+        }
+    }
+    let sp = span::resolve(t.capacity_bytes, bs, p.offset, p.span).map_err(|e| spec.phase_error(i, e.key, e.message, None))?;
+    let mut params = PhaseParams {
+        span_start_bytes: sp.start,
+        span_bytes: sp.len,
+        block_size_bytes: None,
+        queue_depth: None,
+        engine: None,
+        direct: None,
+        data: None,
+        seed: None,
+        interval_ns: None,
+        pattern: None,
+        read_percent: None,
+        passes: None,
+        method: None,
+        image: None,
+        image_bytes: None,
+        duration_ns: None,
+        ops: None,
+        expected_bytes: None,
+    };
+    if does_io {
+        params.block_size_bytes = Some(bs);
+        params.queue_depth = Some(p.queue_depth.unwrap_or(1));
+        params.engine = Some(p.engine.unwrap_or(Engine::Psync));
+        params.direct = Some(direct);
+        params.seed = Some(p.seed.unwrap_or(1));
+        params.interval_ns = Some(p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0));
+    }
+    match p.kind {
+        PhaseKind::Erase => {
+            let method = p.method.unwrap_or(EraseMethod::Auto);
+            check_erase_method(spec, t, i, method)?;
+            params.method = Some(method);
+            params.expected_bytes = Some(sp.len);
+        }
+        PhaseKind::Fill => {
+            let passes = p.passes.unwrap_or(1);
+            params.data = Some(p.data.unwrap_or(DataPattern::Random));
+            params.read_percent = Some(0);
+            params.pattern = Some(Pattern::Sequential);
+            params.passes = Some(passes);
+            params.ops = Some(sp.len / bs * passes as u64);
+            params.expected_bytes = Some(sp.len * passes as u64);
+        }
+        PhaseKind::RestoreImage => {
+            let image = p.image.clone().unwrap_or_default();
+            let bytes = image_bytes(spec, i, &image, p.image_size, sp.len, lbs, direct)?;
+            params.read_percent = Some(0);
+            params.pattern = Some(Pattern::Sequential);
+            params.image = Some(image);
+            params.image_bytes = Some(bytes);
+            params.ops = Some(bytes.div_ceil(bs));
+            params.expected_bytes = Some(bytes);
+        }
+        PhaseKind::Workload => {
+            params.data = Some(p.data.unwrap_or(DataPattern::Random));
+            params.pattern = Some(p.pattern.unwrap_or(Pattern::Random));
+            params.read_percent = p.read_percent;
+            if let Some(d) = p.duration {
+                params.duration_ns = Some(d.0);
+            } else if let Some(size) = p.size {
+                let bytes = match size {
+                    Amount::Bytes(b) => b,
+                    Amount::Percent(pc) => pc.of_floor(sp.len),
+                };
+                let ops = bytes / bs;
+                if ops == 0 {
+                    return Err(spec.phase_error(i, "size", format!("size {size} ({bytes} B) is less than one block ({bs} B)"), None));
+                }
+                params.ops = Some(ops);
+                params.expected_bytes = Some(ops * bs);
+            }
+        }
+    }
+    let mut rounding = sp.notes;
+    if let (Some(Amount::Bytes(b)), Some(ops)) = (p.size, params.ops) {
+        if p.kind == PhaseKind::Workload && b != ops * bs {
+            rounding.push(format!("size {b} B rounded down to {} I/Os of {bs} B", ops));
+        }
+    }
+    Ok(PhasePlan { index: i, name: p.name.clone(), kind: p.kind, params, rounding })
+}
+
+/// Case C09: an explicitly requested erase method the target cannot do is refused here, not at run time.
+fn check_erase_method(spec: &LoadedSpec, t: &TargetInfo, i: usize, m: EraseMethod) -> Result<(), SpecError> {
+    let problem = match (t.kind, m) {
+        (_, EraseMethod::Auto) => None,
+        (TargetKind::File, EraseMethod::PunchHole) => None,
+        (TargetKind::File, _) => Some("is for block devices; this target is a regular file (use \"punch-hole\" or \"auto\")".to_string()),
+        (TargetKind::Block, EraseMethod::PunchHole) => Some("is for files; this target is a block device".to_string()),
+        (TargetKind::Block, EraseMethod::Discard | EraseMethod::SecureDiscard) if t.discard_max_bytes == Some(0) => {
+            Some(format!("needs discard support, and {} cannot discard (queue/discard_max_bytes is 0)", t.path.display()))
+        }
+        (TargetKind::Block, _) => None,
+    };
+    match problem {
+        None => Ok(()),
+        Some(why) => {
+            let name = serde_json::to_value(m).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            Err(spec.phase_error(i, "method", format!("erase method \"{name}\" {why}"), Some("method = \"auto\" picks what the target supports".into())))
+        }
+    }
+}
+
+/// The image's size in bytes, checked against the span and alignment.
+fn image_bytes(spec: &LoadedSpec, i: usize, image: &str, size: Option<Size>, span: u64, lbs: u64, direct: bool) -> Result<u64, SpecError> {
+    let bytes = if image == "synthetic" {
+        let want = size.map_or(DEFAULT_IMAGE_SIZE.min(span), |s| s.0);
+        want / lbs * lbs
+    } else {
+        let path = image_path(&spec.path, image);
+        let meta = std::fs::metadata(&path)
+            .map_err(|e| spec.phase_error(i, "image", format!("cannot read the image {}: {e}", path.display()), None))?;
+        if !meta.is_file() {
+            return Err(spec.phase_error(i, "image", format!("{} is not a regular file", path.display()), None));
+        }
+        meta.len()
+    };
+    if bytes == 0 {
+        return Err(spec.phase_error(i, "image", "the image is empty", None));
+    }
+    if bytes > span {
+        return Err(spec.phase_error(i, if size.is_some() { "image_size" } else { "image" }, format!("the image ({bytes} B) is larger than the span ({span} B)"), None));
+    }
+    if direct && bytes % lbs != 0 {
+        return Err(spec.phase_error(
+            i,
+            "image",
+            format!("the image size ({bytes} B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"),
+            Some("pad the image to whole sectors, or direct = false".into()),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// An image path from a spec: relative paths are relative to the spec file's folder.
+pub fn image_path(spec_path: &Path, image: &str) -> PathBuf {
+    let p = Path::new(image);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        spec_path.parent().unwrap_or(Path::new(".")).join(p)
+    }
+}

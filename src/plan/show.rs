@@ -1,0 +1,74 @@
+//! `wkrun plan` as text: one line per phase with byte range, block size, QD, bound and expected bytes, then
+//! the roundings.
+
+use super::Plan;
+use crate::spec::PhaseKind;
+use crate::target::TargetKind;
+use crate::units::{Duration, fmt_bytes};
+use std::fmt::Write;
+
+/// Renders the plan for humans.
+pub fn render_text(plan: &Plan) -> String {
+    let t = &plan.target;
+    let mut out = String::new();
+    let kind = match t.kind {
+        TargetKind::File if t.created => "file, will be created sparse",
+        TargetKind::File => "file",
+        TargetKind::Block => "block device",
+    };
+    let _ = writeln!(out, "spec {} {} ({})", plan.spec_name, plan.spec_version, plan.spec_path.display());
+    let _ = writeln!(
+        out,
+        "target {} ({kind}): {} B ({}), logical block {} B, physical block {} B{}",
+        t.path.display(),
+        t.capacity_bytes,
+        fmt_bytes(t.capacity_bytes),
+        t.logical_block_size,
+        t.physical_block_size,
+        t.model.as_ref().map(|m| format!(", model {m}")).unwrap_or_default()
+    );
+    let writes = plan.phases.iter().any(|p| p.kind != PhaseKind::Workload || p.params.read_percent != Some(100));
+    if writes {
+        let _ = writeln!(out, "DESTROYS the data of {} in the byte ranges below", t.path.display());
+    }
+    let _ = writeln!(
+        out,
+        "\n{:>3}  {:<24} {:<13} {:<31} {:>8} {:>4} {:>6}  {:<20} {:>15}",
+        "#", "phase", "kind", "byte range [start, end)", "block", "QD", "read%", "bound", "expected bytes"
+    );
+    for p in &plan.phases {
+        let q = &p.params;
+        let range = format!("[{}, {})", q.span_start_bytes, q.span_start_bytes + q.span_bytes);
+        let bound = match p.kind {
+            PhaseKind::Erase => format!("span, {}", q.method.map(|m| format!("{m:?}").to_lowercase()).unwrap_or_default()),
+            PhaseKind::Fill => format!("{} pass(es)", q.passes.unwrap_or(1)),
+            PhaseKind::RestoreImage => format!("image {}", q.image.as_deref().unwrap_or("")),
+            PhaseKind::Workload => match (q.duration_ns, q.ops) {
+                (Some(d), _) => format!("time {}", Duration(d)),
+                (None, Some(ops)) => format!("{ops} I/Os"),
+                _ => String::new(),
+            },
+        };
+        let _ = writeln!(
+            out,
+            "{:>3}  {:<24} {:<13} {:<31} {:>8} {:>4} {:>6}  {:<20} {:>15}",
+            p.index,
+            p.name,
+            p.kind.as_str(),
+            range,
+            q.block_size_bytes.map(fmt_bytes).unwrap_or_else(|| "-".into()),
+            q.queue_depth.map(|d| d.to_string()).unwrap_or_else(|| "-".into()),
+            q.read_percent.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+            bound,
+            q.expected_bytes.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
+        );
+        if let Some(d) = q.duration_ns {
+            let iv = q.interval_ns.unwrap_or(super::DEFAULT_INTERVAL_NS);
+            let _ = writeln!(out, "     {:<24} {} intervals of {}", "", d.div_ceil(iv), Duration(iv));
+        }
+        for note in &p.rounding {
+            let _ = writeln!(out, "     {:<24} rounding: {note}", "");
+        }
+    }
+    out
+}

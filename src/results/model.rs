@@ -1,0 +1,152 @@
+//! The results document, format 1. Field by field in docs/results.md; the JSON Schema
+//! (`schemas/result.schema.json`) is generated from these types.
+//!
+//! Conventions: counts are integers, rates are floats, times carry their unit in the name (`_s`, `_ns`);
+//! no NaN or infinity anywhere (a rate over zero time is 0).
+
+use crate::plan::PhaseParams;
+use crate::spec::{EraseMethod, PhaseKind};
+use crate::stats::LatencySummary;
+use crate::target::TargetInfo;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Version of the results format.
+pub const RESULTS_FORMAT: u32 = 1;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Still running: the file was written at the end of a phase.
+    Running,
+    /// Every phase ran to its bound.
+    Completed,
+    /// Stopped by a signal; the phases so far are complete or partial.
+    Interrupted,
+    /// Stopped by an error (see `error`).
+    Failed,
+}
+
+/// A whole run: `results.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "wkrun results, format 1")]
+pub struct Results {
+    /// Results format version: 1.
+    pub format: u32,
+    /// Version of wkrun that ran.
+    pub wkrun_version: String,
+    /// When the run started, RFC 3339 UTC.
+    pub started_at: String,
+    /// When the run ended, RFC 3339 UTC; absent while running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    /// How the run ended.
+    pub status: Status,
+    /// The error that stopped the run, when `status` is `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The spec that ran.
+    pub spec: SpecRef,
+    /// The machine.
+    pub host: HostInfo,
+    /// The target.
+    pub target: TargetInfo,
+    /// Phases run so far, in order.
+    pub phases: Vec<PhaseResult>,
+}
+
+/// Identity of the spec file that ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpecRef {
+    /// `[spec].name`.
+    pub name: String,
+    /// `[spec].version`.
+    pub version: String,
+    /// SHA-256 of the spec file's bytes, hex.
+    pub sha256: String,
+    /// Path of the spec file as given.
+    pub path: String,
+}
+
+/// The machine that ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostInfo {
+    /// Host name.
+    pub hostname: String,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// CPUs available to wkrun.
+    pub cpus: u32,
+}
+
+/// One phase's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseResult {
+    /// 0-based position in the run.
+    pub index: usize,
+    /// Phase name.
+    pub name: String,
+    /// Phase kind.
+    pub kind: PhaseKind,
+    /// The resolved parameters (as in `wkrun plan --json`).
+    pub params: PhaseParams,
+    /// When the phase started, RFC 3339 UTC.
+    pub started_at: String,
+    /// Phase length in s, from its start to its last completion.
+    pub duration_s: f64,
+    /// Whether the phase ran to its bound (`false` when interrupted or failed).
+    pub completed: bool,
+    /// Reads.
+    pub read: DirStats,
+    /// Writes.
+    pub write: DirStats,
+    /// File name of the per-interval series CSV (in the same folder), for phases that issue I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_csv: Option<String>,
+    /// Number of rows in the series CSV.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<u64>,
+    /// Erase phases: the method actually used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub erase_method: Option<EraseMethod>,
+    /// Erase phases: bytes erased.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub erased_bytes: Option<u64>,
+    /// Things the reader should know about this phase's numbers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// One direction (reads or writes) of a phase. With zero ops every count is 0 and `latency_ns` is null.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirStats {
+    /// Completed I/Os.
+    pub ops: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// ops / duration_s (0 when the duration is 0).
+    pub iops: f64,
+    /// bytes / duration_s (0 when the duration is 0).
+    pub bw_bytes_per_s: f64,
+    /// Latency statistics, ns; null when `ops` is 0.
+    pub latency_ns: Option<LatencySummary>,
+}
+
+impl DirStats {
+    /// Stats from counts over `duration_s` seconds.
+    pub fn new(ops: u64, bytes: u64, duration_s: f64, latency_ns: Option<LatencySummary>) -> DirStats {
+        let rate = |x: u64| if duration_s > 0.0 { x as f64 / duration_s } else { 0.0 };
+        DirStats { ops, bytes, iops: rate(ops), bw_bytes_per_s: rate(bytes), latency_ns }
+    }
+
+    /// No I/O.
+    pub fn zero() -> DirStats {
+        DirStats::new(0, 0, 0.0, None)
+    }
+}

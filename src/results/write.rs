@@ -1,0 +1,77 @@
+//! Writing `results.json`: validated against the results schema, then written atomically (temporary file,
+//! fsync, rename), so a reader or a crash never sees a torn or invalid file.
+
+use super::Results;
+use super::schema::result_schema;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Why results could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The document does not match the results schema: a bug in wkrun, reported rather than written.
+    #[error("results do not validate against the results schema (a wkrun bug): {0}")]
+    Invalid(String),
+    /// The file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+/// Writes `results.json` into one folder, validating every version it writes.
+pub struct ResultsWriter {
+    path: PathBuf,
+    validator: jsonschema::Validator,
+}
+
+impl ResultsWriter {
+    /// A writer for `dir/results.json`.
+    ///
+    /// # Errors
+    /// [`WriteError::Invalid`] if the generated schema does not compile (a bug).
+    pub fn new(dir: &Path) -> Result<ResultsWriter, WriteError> {
+        let validator = jsonschema::validator_for(&result_schema()).map_err(|e| WriteError::Invalid(e.to_string()))?;
+        Ok(ResultsWriter { path: dir.join("results.json"), validator })
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Validates and atomically replaces `results.json`.
+    ///
+    /// # Errors
+    /// [`WriteError`] when the document is invalid or the file cannot be written.
+    pub fn write(&self, results: &Results) -> Result<(), WriteError> {
+        let value = serde_json::to_value(results).map_err(|e| WriteError::Invalid(e.to_string()))?;
+        if let Some(err) = self.validator.iter_errors(&value).next() {
+            return Err(WriteError::Invalid(format!("{err} at {}", err.instance_path())));
+        }
+        let mut text = serde_json::to_vec_pretty(&value).map_err(|e| WriteError::Invalid(e.to_string()))?;
+        text.push(b'\n');
+        atomic_write(&self.path, &text).map_err(|source| WriteError::Io { path: self.path.clone(), source })
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        if let Ok(d) = File::open(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! Erase phases: punch holes in files; BLKSECDISCARD, BLKDISCARD or BLKZEROOUT on block devices, split into
+//! ranges the device accepts (case C09).
+
+use crate::spec::EraseMethod;
+use crate::sys::block::{RangeOp, range_op};
+use crate::sys::file::punch_hole;
+use crate::target::{TargetInfo, TargetKind};
+use std::fs::File;
+use std::io;
+
+/// Largest range given to one ioctl when the device states no discard limit: 1 GiB.
+const DEFAULT_CHUNK: u64 = 1 << 30;
+
+/// Erases `[start, start + len)` of `target` with `method`; returns the method used (for `auto`, the first the
+/// target supports).
+///
+/// # Errors
+/// The OS error of the method used; for an explicit method, its failure (no silent fallback).
+pub fn erase(target: &TargetInfo, file: &File, method: EraseMethod, start: u64, len: u64) -> io::Result<EraseMethod> {
+    match (target.kind, method) {
+        (TargetKind::File, EraseMethod::Auto | EraseMethod::PunchHole) => {
+            punch_hole(file, start, len)?;
+            Ok(EraseMethod::PunchHole)
+        }
+        (TargetKind::File, m) => Err(io::Error::new(io::ErrorKind::Unsupported, format!("{m:?} is for block devices"))),
+        (TargetKind::Block, EraseMethod::PunchHole) => Err(io::Error::new(io::ErrorKind::Unsupported, "punch-hole is for files")),
+        (TargetKind::Block, EraseMethod::Auto) => {
+            let mut last = None;
+            for m in [EraseMethod::SecureDiscard, EraseMethod::Discard, EraseMethod::ZeroOut] {
+                if matches!(m, EraseMethod::SecureDiscard | EraseMethod::Discard) && target.discard_max_bytes == Some(0) {
+                    continue;
+                }
+                match block_erase(target, file, m, start, len) {
+                    Ok(()) => return Ok(m),
+                    Err(e) if unsupported(&e) => last = Some(e),
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::Unsupported, "no erase method works on this device")))
+        }
+        (TargetKind::Block, m) => block_erase(target, file, m, start, len).map(|()| m),
+    }
+}
+
+fn unsupported(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOTTY))
+}
+
+fn block_erase(target: &TargetInfo, file: &File, m: EraseMethod, start: u64, len: u64) -> io::Result<()> {
+    let op = match m {
+        EraseMethod::SecureDiscard => RangeOp::SecureDiscard,
+        EraseMethod::Discard => RangeOp::Discard,
+        _ => RangeOp::ZeroOut,
+    };
+    let lbs = target.logical_block_size.max(1) as u64;
+    let limit = match (op, target.discard_max_bytes) {
+        (RangeOp::ZeroOut, _) | (_, None | Some(0)) => DEFAULT_CHUNK,
+        (_, Some(max)) => (max / lbs * lbs).clamp(lbs, DEFAULT_CHUNK),
+    };
+    let mut off = start;
+    while off < start + len {
+        let n = limit.min(start + len - off);
+        range_op(file, op, off, n)?;
+        off += n;
+    }
+    Ok(())
+}

@@ -1,0 +1,147 @@
+//! Running a phase that issues I/O (fill, restore-image, workload): the engine on worker threads, the series
+//! collector on this thread writing each CSV row as soon as every worker has closed its interval.
+
+use crate::data::DataGen;
+use crate::engine::{Engine, Event, IoError, Job, Outcome, WriteData, psync::Psync};
+use crate::image::ImageSource;
+use crate::ops::{OpStream, Order, SharedOps};
+use crate::plan::{PhasePlan, image_path};
+use crate::results::series_csv::SeriesWriter;
+use crate::spec::{DataPattern, Engine as EngineName, Pattern, PhaseKind};
+use crate::stats::{IntervalClock, Series, SeriesRow};
+use crate::target::TargetInfo;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// What an I/O phase produced.
+pub struct IoPhaseOutcome {
+    /// Latencies and end time from the engine.
+    pub outcome: Outcome,
+    /// Rows written to the CSV.
+    pub rows: u64,
+    /// Totals of the series (equal to the engine's counts).
+    pub totals: crate::stats::IntervalCounts,
+}
+
+/// Why an I/O phase could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// Opening the target, the image or the CSV failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being opened.
+        what: String,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+/// Runs one I/O phase on `target` and writes its series to `csv_path`.
+///
+/// # Errors
+/// [`SetupError`] when the target, image or CSV cannot be opened. I/O errors during the phase are in the
+/// outcome (`outcome.error`), with the rows written so far.
+pub fn run_io_phase(
+    target: &TargetInfo,
+    phase: &PhasePlan,
+    spec_path: &Path,
+    csv_path: &Path,
+    stop: &AtomicBool,
+) -> Result<IoPhaseOutcome, SetupError> {
+    let p = &phase.params;
+    let io = p.io().ok_or_else(|| SetupError::Io {
+        what: format!("phase {} has no I/O parameters", phase.name),
+        source: io::Error::other("internal error: plan incomplete"),
+    })?;
+    let file = crate::target::open::open_io(target, io.direct, true)
+        .map_err(|source| SetupError::Io { what: format!("cannot open {} for I/O", target.path.display()), source })?;
+    let (span_len, data) = match phase.kind {
+        PhaseKind::RestoreImage => {
+            let image = p.image.as_deref().unwrap_or("synthetic");
+            let source = if image == "synthetic" {
+                ImageSource::Synthetic(io.seed)
+            } else {
+                let path = image_path(spec_path, image);
+                ImageSource::File(
+                    File::open(&path).map_err(|source| SetupError::Io { what: format!("cannot open the image {}", path.display()), source })?,
+                )
+            };
+            (p.image_bytes.unwrap_or(0), WriteData::Image { source, span_start: p.span_start_bytes })
+        }
+        _ => (p.span_bytes, WriteData::Pattern(DataGen::new(p.data.unwrap_or(DataPattern::Random), io.seed, io.block_size as usize))),
+    };
+    let stream = OpStream {
+        span_start: p.span_start_bytes,
+        span_len,
+        block_size: io.block_size,
+        order: if p.pattern == Some(Pattern::Random) { Order::Random } else { Order::Sequential },
+        read_percent: p.read_percent.unwrap_or(0),
+        seed: io.seed,
+        total_ops: p.ops,
+    };
+    let engine: Box<dyn Engine + Sync> = match io.engine {
+        EngineName::Psync | EngineName::Libaio | EngineName::IoUring => Box::new(Psync),
+    };
+    let shared = SharedOps::new(stream, io.queue_depth);
+    let clock = IntervalClock { interval_ns: io.interval_ns, bound_ns: p.duration_ns };
+    let mut csv = SeriesWriter::create(csv_path)
+        .map_err(|source| SetupError::Io { what: format!("cannot create {}", csv_path.display()), source })?;
+    let job = Job {
+        file: &file,
+        ops: &shared,
+        data: &data,
+        queue_depth: io.queue_depth,
+        max_len: io.block_size as usize,
+        align: (target.logical_block_size as usize).max(4096),
+        start: Instant::now(),
+        clock,
+        deadline_ns: p.duration_ns,
+        stop,
+    };
+    let mut series = Series::new(clock, engine.workers(&job));
+    let (tx, rx) = mpsc::channel::<Event>();
+    let mut write_err: Option<io::Error> = None;
+    let outcome = std::thread::scope(|s| {
+        let runner = s.spawn(|| {
+            let tx = tx;
+            engine.run(&job, &tx)
+        });
+        for ev in rx.iter() {
+            let Event::Closed { worker, index, counts, now_in } = ev;
+            series.close(worker, index, &counts, now_in);
+            for (k, c) in series.ready() {
+                let (a, b) = series.row_span(k, false, 0);
+                let row = SeriesRow::new(a, b, clock.interval_ns, &c);
+                if let Err(e) = csv.append(&row) {
+                    write_err.get_or_insert(e);
+                }
+            }
+        }
+        runner.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+    });
+    let end_ns = outcome.end_ns.max(p.duration_ns.unwrap_or(0).min(job.start.elapsed().as_nanos() as u64));
+    let cut_short = outcome.error.is_some() || stop.load(std::sync::atomic::Ordering::Relaxed);
+    let tail = series.finish(end_ns, cut_short);
+    let n = tail.len();
+    for (i, (k, c)) in tail.into_iter().enumerate() {
+        let (a, b) = series.row_span(k, i + 1 == n, end_ns);
+        if let Err(e) = csv.append(&SeriesRow::new(a, b, clock.interval_ns, &c)) {
+            write_err.get_or_insert(e);
+        }
+    }
+    if let Some(e) = write_err {
+        return Err(SetupError::Io { what: format!("cannot write {}", csv_path.display()), source: e });
+    }
+    let mut outcome = outcome;
+    outcome.end_ns = end_ns;
+    Ok(IoPhaseOutcome { outcome, rows: csv.rows(), totals: series.totals() })
+}
+
+/// Formats an I/O error with the phase it happened in.
+pub fn describe(phase: &PhasePlan, e: &IoError) -> String {
+    format!("phase {} \"{}\": {e}", phase.index, phase.name)
+}

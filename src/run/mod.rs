@@ -1,0 +1,211 @@
+//! Running a plan: phases in order on one target, `results.json` rewritten (atomically, validated) after
+//! every phase, one series CSV per I/O phase.
+
+pub mod erase;
+mod host;
+pub mod io_phase;
+
+pub use host::host_info;
+
+use crate::plan::{Plan, PhasePlan};
+use crate::results::series_csv;
+use crate::results::write::{ResultsWriter, WriteError};
+use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
+use crate::spec::{LoadedSpec, PhaseKind};
+use crate::target::TargetKind;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Instant, SystemTime};
+
+/// Why a run stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Something failed before or during a phase (I/O error, cannot open, cannot write results). The results
+    /// written so far say `"status": "failed"` where they could be written.
+    #[error("{0}")]
+    Failed(String),
+    /// The results could not be written.
+    #[error(transparent)]
+    Results(#[from] WriteError),
+    /// Stopped by a signal; partial results were written.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Current time as RFC 3339 UTC with milliseconds.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+/// Runs every phase of `plan`, writing into `out_dir` (which must exist). The target must exist (a file
+/// target the plan marks `created` has been created by the caller). `log` receives one line per event
+/// for humans (stderr). `stop` interrupts at the next I/O boundary.
+///
+/// # Errors
+/// [`RunError`]; `results.json` then holds every phase up to the failure, with the status.
+pub fn execute(spec: &LoadedSpec, plan: &Plan, out_dir: &Path, stop: &AtomicBool, log: &mut dyn FnMut(&str)) -> Result<Results, RunError> {
+    let writer = ResultsWriter::new(out_dir)?;
+    let mut results = Results {
+        format: RESULTS_FORMAT,
+        wkrun_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: now_rfc3339(),
+        finished_at: None,
+        status: Status::Running,
+        error: None,
+        spec: SpecRef {
+            name: plan.spec_name.clone(),
+            version: plan.spec_version.clone(),
+            sha256: spec.sha256.clone(),
+            path: spec.path.display().to_string(),
+        },
+        host: host_info(),
+        target: plan.target.clone(),
+        phases: Vec::new(),
+    };
+    let fail = |results: &mut Results, msg: String| -> RunError {
+        results.status = Status::Failed;
+        results.error = Some(msg.clone());
+        results.finished_at = Some(now_rfc3339());
+        match writer.write(results) {
+            Ok(()) => RunError::Failed(msg),
+            Err(e) => RunError::Failed(format!("{msg}; and the results could not be written: {e}")),
+        }
+    };
+    writer.write(&results)?;
+    let mut written: Vec<(u64, u64)> = Vec::new();
+    let n = plan.phases.len();
+    for phase in &plan.phases {
+        log(&format!("[{}/{n}] {} \"{}\": {}", phase.index + 1, phase.kind.as_str(), phase.name, summary(phase)));
+        let started_at = now_rfc3339();
+        let t0 = Instant::now();
+        let mut pr = PhaseResult {
+            index: phase.index,
+            name: phase.name.clone(),
+            kind: phase.kind,
+            params: phase.params.clone(),
+            started_at,
+            duration_s: 0.0,
+            completed: true,
+            read: DirStats::zero(),
+            write: DirStats::zero(),
+            series_csv: None,
+            intervals: None,
+            erase_method: None,
+            erased_bytes: None,
+            warnings: Vec::new(),
+        };
+        let (start, len) = (phase.params.span_start_bytes, phase.params.span_bytes);
+        if phase.kind == PhaseKind::Erase {
+            let file = match crate::target::open::open_io(&plan.target, false, true) {
+                Ok(f) => f,
+                Err(e) => return Err(fail(&mut results, format!("phase \"{}\": cannot open {}: {e}", phase.name, plan.target.path.display()))),
+            };
+            let method = phase.params.method.unwrap_or(crate::spec::EraseMethod::Auto);
+            match erase::erase(&plan.target, &file, method, start, len) {
+                Ok(used) => {
+                    pr.erase_method = Some(used);
+                    pr.erased_bytes = Some(len);
+                }
+                Err(e) => return Err(fail(&mut results, format!("phase \"{}\": erase of [{start}, {}) failed: {e}", phase.name, start + len))),
+            }
+            pr.duration_s = t0.elapsed().as_secs_f64();
+            written.retain(|&(a, b)| b <= start || a >= start + len);
+            log(&format!("      erased {len} B with {:?} in {:.3} s", pr.erase_method.unwrap_or(method), pr.duration_s));
+        } else {
+            if phase.kind == PhaseKind::Workload && phase.params.read_percent != Some(0) && !covered(&written, start, start + len) {
+                pr.warnings.push(format!(
+                    "reads of [{start}, {}) that no earlier phase of this run wrote: a drive can answer reads of never-written or trimmed blocks without touching flash, so these read numbers may not be the drive's; precondition with a fill",
+                    start + len
+                ));
+            }
+            let csv_name = series_csv::file_name(phase.index, &phase.name);
+            let csv_path = out_dir.join(&csv_name);
+            let o = match io_phase::run_io_phase(&plan.target, phase, &spec.path, &csv_path, stop) {
+                Ok(o) => o,
+                Err(e) => return Err(fail(&mut results, format!("phase \"{}\": {e}", phase.name))),
+            };
+            let secs = o.outcome.end_ns as f64 / 1e9;
+            pr.duration_s = secs;
+            pr.read = DirStats::new(o.totals.read.ops, o.totals.read.bytes, secs, o.outcome.read.summary());
+            pr.write = DirStats::new(o.totals.write.ops, o.totals.write.bytes, secs, o.outcome.write.summary());
+            pr.series_csv = Some(csv_name);
+            pr.intervals = Some(o.rows);
+            let interrupted = stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
+            pr.completed = o.outcome.error.is_none() && !interrupted;
+            if phase.kind != PhaseKind::Workload || phase.params.read_percent == Some(0) {
+                if pr.completed && phase.kind != PhaseKind::Workload {
+                    written.push((start, start + o.totals.write.bytes.min(len)));
+                }
+            }
+            log(&format!(
+                "      {} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
+                pr.read.ops,
+                pr.write.ops,
+                secs,
+                pr.read.iops + pr.write.iops,
+                (pr.read.bw_bytes_per_s + pr.write.bw_bytes_per_s) / 1e6
+            ));
+            if let Some(err) = &o.outcome.error {
+                let msg = io_phase::describe(phase, err);
+                results.phases.push(pr);
+                return Err(fail(&mut results, msg));
+            }
+            if interrupted {
+                results.phases.push(pr);
+                results.status = Status::Interrupted;
+                results.finished_at = Some(now_rfc3339());
+                writer.write(&results)?;
+                return Err(RunError::Interrupted);
+            }
+        }
+        results.phases.push(pr);
+        writer.write(&results)?;
+    }
+    results.status = Status::Completed;
+    results.finished_at = Some(now_rfc3339());
+    writer.write(&results)?;
+    Ok(results)
+}
+
+/// Whether the union of `ranges` covers `[a, b)`.
+fn covered(ranges: &[(u64, u64)], a: u64, b: u64) -> bool {
+    let mut v = ranges.to_vec();
+    v.sort_unstable();
+    let mut reach = a;
+    for (s, e) in v {
+        if s > reach {
+            break;
+        }
+        reach = reach.max(e);
+    }
+    reach >= b
+}
+
+fn summary(p: &PhasePlan) -> String {
+    let q = &p.params;
+    let range = format!("[{}, {})", q.span_start_bytes, q.span_start_bytes + q.span_bytes);
+    match p.kind {
+        PhaseKind::Erase => format!("{range}"),
+        _ => format!(
+            "{range}, {} B blocks, QD{}{}",
+            q.block_size_bytes.unwrap_or(0),
+            q.queue_depth.unwrap_or(1),
+            match (q.duration_ns, q.expected_bytes) {
+                (Some(d), _) => format!(", {}", crate::units::Duration(d)),
+                (None, Some(b)) => format!(", {b} B"),
+                _ => String::new(),
+            }
+        ),
+    }
+}
+
+/// The default output folder: `wkrun-results/<spec name>-<UTC time>` under the current directory.
+pub fn default_output_dir(spec_name: &str) -> PathBuf {
+    let t = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace(':', "");
+    PathBuf::from("wkrun-results").join(format!("{spec_name}-{t}"))
+}
+
+/// Kinds of targets `--allow-destroy` protects.
+pub fn needs_allow_destroy(kind: TargetKind) -> bool {
+    kind == TargetKind::Block
+}

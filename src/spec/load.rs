@@ -1,0 +1,356 @@
+//! Loading a spec file: bytes → UTF-8 → TOML → [`SpecFile`] → semantic rules, with every error located at a
+//! file, line, column and field path (`phase[2].queue_depth`), and a "did you mean" for misspelled keys.
+
+use super::{FORMAT_VERSION, SpecFile, rules};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use toml::de::{DeTable, DeValue};
+
+/// A spec that parsed and passed every rule that needs no target.
+#[derive(Debug, Clone)]
+pub struct LoadedSpec {
+    /// The file it came from (as given on the command line).
+    pub path: PathBuf,
+    /// The parsed spec.
+    pub file: SpecFile,
+    /// Hex SHA-256 of the file's bytes, recorded in the results so runs can be matched to the exact spec.
+    pub sha256: String,
+    /// Where each key and value sits in the source, for errors found later (plan time).
+    pub index: SourceIndex,
+}
+
+impl LoadedSpec {
+    /// The location of a phase's key, falling back to `[defaults]` when the phase inherits it, and to the phase's
+    /// header when neither sets it.
+    pub fn locate_phase_key(&self, phase: usize, key: &str) -> (Location, String) {
+        let own = format!("phase[{phase}].{key}");
+        if let Some(loc) = self.index.locate(&own) {
+            return (loc, own);
+        }
+        let inherited = format!("defaults.{key}");
+        if let Some(loc) = self.index.locate(&inherited) {
+            return (loc, inherited);
+        }
+        let header = format!("phase[{phase}]");
+        (self.index.locate(&header).unwrap_or_else(|| self.index.start()), own)
+    }
+
+    /// An error about a phase's key found after loading (for example against the target's geometry).
+    pub fn phase_error(&self, phase: usize, key: &str, message: impl Into<String>, help: Option<String>) -> SpecError {
+        let (location, field) = self.locate_phase_key(phase, key);
+        let name = self.file.phase.get(phase).map(|p| p.name.clone());
+        SpecError { location, field: Some(describe_field(&field, name.as_deref())), message: message.into(), help }
+    }
+}
+
+/// A place in a spec file: 1-based line and column, with the source line for display.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The spec file.
+    pub file: PathBuf,
+    /// 1-based line; 0 when the error concerns the whole file.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+    /// The text of the line, and the caret range within it (in characters).
+    pub snippet: Option<(String, Range<usize>)>,
+}
+
+/// A spec that cannot be used, located in its file. Displayed as
+/// `error: FILE:LINE:COL: FIELD: MESSAGE`, the source line with a caret, and an optional `help:` line.
+#[derive(Debug, Clone)]
+pub struct SpecError {
+    /// Where the error is.
+    pub location: Location,
+    /// The field path, e.g. `phase[1] "w".queue_depht`, when the error concerns one field.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, e.g. "did you mean `queue_depth`?".
+    pub help: Option<String>,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let l = &self.location;
+        write!(f, "{}", l.file.display())?;
+        if l.line > 0 {
+            write!(f, ":{}:{}", l.line, l.column)?;
+        }
+        write!(f, ": ")?;
+        if let Some(field) = &self.field {
+            write!(f, "{field}: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        if let Some((text, caret)) = &l.snippet {
+            let num = l.line.to_string();
+            let pad = " ".repeat(num.len());
+            let width = caret.end.saturating_sub(caret.start).max(1);
+            write!(f, "\n {pad} |\n {num} | {text}\n {pad} | {}{}", " ".repeat(caret.start), "^".repeat(width))?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// Key and value byte ranges of every key in the document, by field path (`spec.name`, `phase[2].span`,
+/// `phase[2]` for a phase's `[[phase]]` header).
+#[derive(Debug, Clone, Default)]
+pub struct SourceIndex {
+    file: PathBuf,
+    text: String,
+    entries: HashMap<String, (Range<usize>, Range<usize>)>,
+}
+
+impl SourceIndex {
+    fn build(file: &Path, text: &str, table: &DeTable<'_>) -> SourceIndex {
+        let mut idx = SourceIndex { file: file.to_path_buf(), text: text.to_string(), entries: HashMap::new() };
+        idx.walk("", table);
+        idx
+    }
+
+    fn walk(&mut self, prefix: &str, table: &DeTable<'_>) {
+        for (k, v) in table.iter() {
+            let path = if prefix.is_empty() { k.get_ref().to_string() } else { format!("{prefix}.{}", k.get_ref()) };
+            self.entries.insert(path.clone(), (k.span(), v.span()));
+            match v.get_ref() {
+                DeValue::Table(t) => self.walk(&path, t),
+                DeValue::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let ipath = format!("{path}[{i}]");
+                        self.entries.insert(ipath.clone(), (item.span(), item.span()));
+                        if let DeValue::Table(t) = item.get_ref() {
+                            self.walk(&ipath, t);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The location of a key (its key text) by field path, if the file has it.
+    pub fn locate(&self, path: &str) -> Option<Location> {
+        self.entries.get(path).map(|(k, _)| self.location(k.clone()))
+    }
+
+    /// The first line of the file.
+    pub fn start(&self) -> Location {
+        self.location(0..0)
+    }
+
+    /// The field path whose key or value span is `span`, or (failing that) the innermost one containing it.
+    fn path_at(&self, span: &Range<usize>) -> Option<&str> {
+        let mut best: Option<(&str, usize)> = None;
+        for (path, (k, v)) in &self.entries {
+            if k == span || v == span {
+                return Some(path);
+            }
+            for r in [k, v] {
+                if r.start <= span.start && span.end <= r.end {
+                    let w = r.end - r.start;
+                    if best.is_none_or(|(_, bw)| w < bw) {
+                        best = Some((path, w));
+                    }
+                }
+            }
+        }
+        best.map(|(p, _)| p)
+    }
+
+    fn location(&self, span: Range<usize>) -> Location {
+        location_in(&self.file, &self.text, span)
+    }
+}
+
+fn location_in(file: &Path, text: &str, span: Range<usize>) -> Location {
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line_text = &text[line_start..line_end];
+    let col = text[line_start..start].chars().count();
+    let end = span.end.clamp(start, line_end);
+    let width = text[start..end].chars().count();
+    Location {
+        file: file.to_path_buf(),
+        line: line_no,
+        column: col + 1,
+        snippet: Some((line_text.trim_end_matches('\r').to_string(), col..col + width.max(1))),
+    }
+}
+
+/// Renders a field path for humans: `phase[1].queue_depht` → `phase[1] "w".queue_depht`.
+pub(crate) fn describe_field(path: &str, phase_name: Option<&str>) -> String {
+    match (path.strip_prefix("phase["), phase_name) {
+        (Some(rest), Some(name)) => match rest.split_once(']') {
+            Some((i, tail)) => format!("phase[{i}] \"{name}\"{tail}"),
+            None => path.to_string(),
+        },
+        _ => path.to_string(),
+    }
+}
+
+/// Reads and loads a spec file. See [`load_str`].
+///
+/// # Errors
+/// A [`SpecError`] when the file cannot be read, is not UTF-8, is not TOML, does not match format 1, or breaks
+/// a rule (see [`rules::check`]).
+pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecError> {
+    let bytes = std::fs::read(path).map_err(|e| SpecError {
+        location: Location { file: path.to_path_buf(), line: 0, column: 0, snippet: None },
+        field: None,
+        message: format!("cannot read the spec file: {e}"),
+        help: None,
+    })?;
+    load_bytes(path, &bytes)
+}
+
+/// Loads a spec from bytes that came from `path` (used only in messages).
+///
+/// # Errors
+/// As [`load_file`].
+pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSpec, SpecError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let text = String::from_utf8_lossy(good);
+        let mut loc = location_in(path, &text, text.len()..text.len());
+        loc.snippet = None;
+        SpecError {
+            location: loc,
+            field: None,
+            message: format!("the spec file is not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()),
+            help: Some("TOML files must be UTF-8; re-save the file as UTF-8".into()),
+        }
+    })?;
+    load_str(path, text)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Loads a spec from text: parses the TOML, checks the format version, deserializes into [`SpecFile`]
+/// (unknown keys refused) and applies [`rules::check`].
+///
+/// # Errors
+/// A located [`SpecError`] for the first problem found.
+pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
+    let whole_file = |message: String, help: Option<String>| SpecError {
+        location: Location { file: path.to_path_buf(), line: 0, column: 0, snippet: None },
+        field: None,
+        message,
+        help,
+    };
+    let doc = DeTable::parse(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        SpecError {
+            location: location_in(path, text, span),
+            field: None,
+            message: format!("not valid TOML: {}", e.message().trim()),
+            help: None,
+        }
+    })?;
+    let index = SourceIndex::build(path, text, doc.get_ref());
+    if doc.get_ref().is_empty() {
+        return Err(whole_file(
+            "the spec file is empty".into(),
+            Some("a spec needs at least `format = 1`, a [spec] table with name and version, and one [[phase]]".into()),
+        ));
+    }
+    check_format(&index, doc.get_ref())?;
+    let file: SpecFile = toml::from_str(text).map_err(|e| serde_error(&index, text, &e))?;
+    let spec = LoadedSpec { path: path.to_path_buf(), file, sha256: hex(&Sha256::digest(text.as_bytes())), index };
+    rules::check(&spec.file).map_err(|r| {
+        let name = r.phase.and_then(|i| spec.file.phase.get(i)).map(|p| p.name.as_str());
+        let location = spec
+            .index
+            .locate(&r.path)
+            .or_else(|| r.phase.and_then(|i| spec.index.locate(&format!("phase[{i}]"))))
+            .unwrap_or_else(|| spec.index.start());
+        SpecError { location, field: Some(describe_field(&r.path, name)), message: r.message, help: r.help }
+    })?;
+    Ok(spec)
+}
+
+fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError> {
+    let Some((_, v)) = doc.iter().find(|(k, _)| k.get_ref() == "format") else {
+        return Err(SpecError {
+            location: index.start(),
+            field: Some("format".into()),
+            message: "missing `format`: the spec format version".into(),
+            help: Some(format!("add `format = {FORMAT_VERSION}` as the first line")),
+        });
+    };
+    let ok = matches!(v.get_ref(), DeValue::Integer(i) if i.as_str() == FORMAT_VERSION.to_string());
+    if !ok {
+        let shown = &index.text[v.span()];
+        return Err(SpecError {
+            location: index.location(v.span()),
+            field: Some("format".into()),
+            message: format!("unknown spec format {shown}; this wkrun reads format {FORMAT_VERSION}"),
+            help: Some("a newer wkrun may read it; otherwise write the spec in format 1 (docs/spec.md)".into()),
+        });
+    }
+    Ok(())
+}
+
+/// Turns a serde/TOML error into a located error naming the field, with a suggestion for misspelled keys.
+fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecError {
+    let span = e.span().unwrap_or(0..0);
+    let msg = e.message().trim().to_string();
+    let mut path = index.path_at(&span).map(str::to_string);
+    let mut help = None;
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
+        let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        help = Some(match nearest(bad, &choices) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("known keys here: {}", choices.join(", ")),
+        });
+    } else if let Some(rest) = msg.strip_prefix("missing field `") {
+        let missing = rest.split('`').next().unwrap_or("");
+        path = Some(match path {
+            Some(p) => format!("{p}.{missing}"),
+            None => missing.to_string(),
+        });
+    } else if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
+        let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        if let Some(s) = nearest(bad, &choices) {
+            help = Some(format!("did you mean `{s}`?"));
+        }
+    }
+    let phase_name = path.as_deref().and_then(|p| phase_name_at(text, index, p));
+    SpecError {
+        location: location_in(&index.file, text, span),
+        field: path.map(|p| describe_field(&p, phase_name.as_deref())),
+        message: msg.replace("unknown field", "unknown key").replace("missing field", "missing key"),
+        help,
+    }
+}
+
+/// The `name` of the phase a path points into, read from the source (the spec did not deserialize).
+fn phase_name_at(text: &str, index: &SourceIndex, path: &str) -> Option<String> {
+    let rest = path.strip_prefix("phase[")?;
+    let i = rest.split(']').next()?;
+    let (_, v) = index.entries.get(&format!("phase[{i}].name"))?;
+    Some(text[v.clone()].trim_matches(|c| c == '"' || c == '\'').to_string())
+}
+
+/// The closest candidate to a misspelled word, if one is close enough to be a likely typo.
+pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (*c, strsim::damerau_levenshtein(word, c)))
+        .filter(|(c, d)| *d <= 2.max(c.len() / 4) && *d < c.len())
+        .min_by_key(|(_, d)| *d)
+        .map(|(c, _)| c)
+}

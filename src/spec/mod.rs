@@ -1,0 +1,256 @@
+//! The spec language, format 1: the types a TOML spec file deserializes into, their documentation (copied
+//! into `schemas/spec.schema.json` by schemars), loading with located errors ([`load`]) and the semantic
+//! rules that need no target ([`rules`]).
+//!
+//! A spec is pure data: nothing here opens a device or reads a clock.
+
+pub mod data;
+pub mod load;
+pub mod rules;
+
+pub use data::DataPattern;
+pub use load::{LoadedSpec, SpecError, load_file, load_str};
+
+use crate::units::{Amount, Duration, Size};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The spec format version this build reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A whole spec file (format 1).
+///
+/// Example:
+/// ```toml
+/// format = 1
+/// [spec]
+/// name = "anthology"
+/// version = "1.0.0"
+/// [[phase]]
+/// name = "purge"
+/// kind = "erase"
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "wkrun spec, format 1")]
+pub struct SpecFile {
+    /// Spec format version. Only `1` exists; other values are refused. Required.
+    pub format: u32,
+    /// Who the spec is: its name (used in output paths), version and description. Required.
+    pub spec: SpecMeta,
+    /// The default target. Optional: `--target` on the command line wins; without either, wkrun uses its
+    /// built-in default target (a 1 GiB sparse file `wkrun-target.img` in the current directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetSection>,
+    /// Values every phase inherits unless it sets its own (only keys that apply to the phase's kind are inherited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaults: Option<Defaults>,
+    /// The phases, run in order on one target. At least one.
+    #[serde(default)]
+    pub phase: Vec<PhaseSpec>,
+}
+
+/// `[spec]`: the spec's identity, so that results from different labs can be matched.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpecMeta {
+    /// Short name, used in output paths: letters, digits, `-`, `_`, `.`. Example: `"anthology"`. Required.
+    pub name: String,
+    /// The spec's own version, for sharing between labs. Example: `"1.0.0"`. Required.
+    pub version: String,
+    /// Free text: what the spec reproduces and why. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// `[target]`: where the spec runs when the command line names no target.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSection {
+    /// A regular file or a block device (`/dev/...`). A relative path is relative to the current directory.
+    /// Example: `"wkrun-target.img"`. Default: the built-in default target `wkrun-target.img`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// Size of a file target that wkrun creates (sparse) when it does not exist. Ignored, with a note, for
+    /// block devices and existing files. Example: `"1GiB"`. Default: 1 GiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+}
+
+/// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// A pool of `queue_depth` threads, each with one pread/pwrite in flight.
+    Psync,
+    /// Linux native asynchronous I/O (io_submit). Not available yet in this version.
+    Libaio,
+    /// io_uring. Not available yet in this version.
+    IoUring,
+}
+
+/// How an `erase` phase erases its span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum EraseMethod {
+    /// Files: `punch-hole`. Block devices: the first of `secure-discard`, `discard`, `zero-out` the device supports.
+    Auto,
+    /// BLKSECDISCARD: discard and erase any copies (block devices only).
+    SecureDiscard,
+    /// BLKDISCARD: TRIM/discard (block devices only).
+    Discard,
+    /// BLKZEROOUT: write zeroes, offloaded where the device can (block devices only).
+    ZeroOut,
+    /// fallocate(FALLOC_FL_PUNCH_HOLE): deallocate the span of a file (files only).
+    PunchHole,
+}
+
+/// The order in which a phase visits its span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// Block-aligned offsets drawn uniformly (with replacement) over the span from the seeded generator.
+    Random,
+    /// Consecutive blocks from the start of the span, wrapping around at its end.
+    Sequential,
+}
+
+/// The kind of a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PhaseKind {
+    /// Erase the span (purge / secure erase / TRIM): see `method`.
+    Erase,
+    /// Write the span sequentially, `passes` times (preconditioning).
+    Fill,
+    /// Copy a raw disk image, sector by sector, to the start of the span.
+    RestoreImage,
+    /// Measured I/O: random or sequential, a read/write mix, bounded by `duration` or `size`.
+    Workload,
+}
+
+impl PhaseKind {
+    /// The spelling used in specs and results (`"restore-image"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseKind::Erase => "erase",
+            PhaseKind::Fill => "fill",
+            PhaseKind::RestoreImage => "restore-image",
+            PhaseKind::Workload => "workload",
+        }
+    }
+}
+
+/// `[defaults]`: values inherited by every phase whose kind uses the key and which does not set it itself.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct: Option<bool>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataPattern>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Amount>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Amount>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size: Option<Size>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<u32>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
+}
+
+/// One `[[phase]]`. Which keys a phase may use depends on its `kind` (see [`rules::keys_for`]); a key that
+/// does not apply to the kind is refused with the list of keys that do.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseSpec {
+    /// Phase name, unique within the spec; used in results and CSV file names. Example: `"4k-random-write"`. Required.
+    pub name: String,
+    /// What the phase does: `"erase"`, `"fill"`, `"restore-image"` or `"workload"`. Required.
+    pub kind: PhaseKind,
+    /// Free text describing the phase. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// I/O engine: `"psync"` (default). `"libaio"` and `"io_uring"` are named but not available yet in this version.
+    /// Kinds: fill, restore-image, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
+    /// Open the target with O_DIRECT (bypass the page cache). Block size and offsets must then be multiples of
+    /// the target's logical block size. Default: `true`. Kinds: fill, restore-image, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct: Option<bool>,
+    /// Data written: `"random"` (incompressible, fresh for every I/O), `"zeros"`, or `"compressible:N%"`
+    /// (each block compresses to about N % of its size... see docs/spec.md). Default: `"random"`.
+    /// Kinds: fill, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataPattern>,
+    /// Seed of the offset and data generators: the same seed gives the same op stream. Default: `1`.
+    /// Kinds: fill, restore-image (the synthetic image), workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// LBA span: the number of bytes from `offset` the phase may touch, as a percentage of the target's
+    /// capacity (`"84%"`) or a size (`"64GiB"`). Rounded down to whole blocks. Default: `"100%"`.
+    /// Kinds: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Amount>,
+    /// Start of the span, as a percentage of the target's capacity or a size. Rounded up to a block boundary.
+    /// Default: `0`. Kinds: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Amount>,
+    /// Bytes per I/O. Default: `"128KiB"` for fill, `"1MiB"` for restore-image, `"4KiB"` for workload.
+    /// Kinds: fill, restore-image, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size: Option<Size>,
+    /// Queue depth (QD): I/Os in flight at once, 1 to 1024. Default: `1`. Kinds: fill, restore-image, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<u32>,
+    /// Length of one interval of the per-interval series (IOPS, bandwidth, latency every interval).
+    /// Default: `"1s"`. Kinds: fill, restore-image, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
+    /// Erase method: `"auto"` (default), `"secure-discard"`, `"discard"`, `"zero-out"` (block devices) or
+    /// `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<EraseMethod>,
+    /// How many times a fill writes the whole span. Default: `1`. Kinds: fill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
+    /// The raw image to restore: a file path (relative to the spec file's folder) or `"synthetic"` for a
+    /// deterministic generated image of mixed content. Required. Kinds: restore-image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Size of the synthetic image. Default: `"256MiB"` (capped at the span). Kinds: restore-image with `image = "synthetic"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_size: Option<Size>,
+    /// Offset order: `"random"` (uniform over the span, block-aligned; default) or `"sequential"`. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Pattern>,
+    /// Share of I/Os that are reads, 0 to 100 (0 = all writes, 100 = all reads, 65 = iometer's 65/35 mix).
+    /// Required. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_percent: Option<u8>,
+    /// Time bound: the phase issues I/O for this long. Example: `"2000s"`. Exactly one of `duration` and `size`
+    /// is required. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Duration>,
+    /// Byte bound: total bytes of I/O, a size (`"8GiB"`) or a percentage of the span (`"200%"` = twice the
+    /// span). Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Amount>,
+}

@@ -1,0 +1,313 @@
+//! The per-interval series: completions counted in the interval containing their completion time, per
+//! direction, on a monotonic clock measured from the phase start (cases C01, C03, C11).
+//!
+//! Interval `k` covers `[k·Δ, (k+1)·Δ)` ns. All arithmetic is in u64 nanoseconds (584 years) or wider.
+//! Several workers record independently; the [`Series`] merges their closed intervals and releases a row
+//! once every worker has moved past it, so rows are final when written and their counts add up exactly to
+//! the phase totals.
+
+use serde::Serialize;
+
+/// Maps completion times to interval indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntervalClock {
+    /// Interval length Δ, ns (> 0).
+    pub interval_ns: u64,
+    /// For a time-bounded phase of duration D: the nominal end D in ns. Completions at or after D (the I/Os
+    /// in flight when the bound is reached) are counted in the last interval, index `ceil(D/Δ) - 1`.
+    pub bound_ns: Option<u64>,
+}
+
+impl IntervalClock {
+    /// Index of the last interval of a time-bounded phase.
+    pub fn last_index(&self) -> Option<u64> {
+        self.bound_ns.map(|d| d.div_ceil(self.interval_ns).max(1) - 1)
+    }
+
+    /// Interval index of a completion at `t_ns` after the phase start.
+    #[inline]
+    pub fn index_of(&self, t_ns: u64) -> u64 {
+        let k = t_ns / self.interval_ns;
+        match self.last_index() {
+            Some(last) => k.min(last),
+            None => k,
+        }
+    }
+}
+
+/// One direction's counts in one interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DirInterval {
+    /// Completed I/Os.
+    pub ops: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// Sum of latencies, ns.
+    pub lat_sum_ns: u128,
+    /// Largest latency, ns.
+    pub lat_max_ns: u64,
+}
+
+impl DirInterval {
+    /// Adds one completion.
+    #[inline]
+    pub fn add(&mut self, bytes: u64, lat_ns: u64) {
+        self.ops += 1;
+        self.bytes += bytes;
+        self.lat_sum_ns += lat_ns as u128;
+        self.lat_max_ns = self.lat_max_ns.max(lat_ns);
+    }
+
+    /// Adds another worker's counts for the same interval.
+    pub fn merge(&mut self, o: &DirInterval) {
+        self.ops += o.ops;
+        self.bytes += o.bytes;
+        self.lat_sum_ns += o.lat_sum_ns;
+        self.lat_max_ns = self.lat_max_ns.max(o.lat_max_ns);
+    }
+}
+
+/// Both directions' counts in one interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IntervalCounts {
+    /// Reads.
+    pub read: DirInterval,
+    /// Writes.
+    pub write: DirInterval,
+}
+
+impl IntervalCounts {
+    /// Adds another worker's counts.
+    pub fn merge(&mut self, o: &IntervalCounts) {
+        self.read.merge(&o.read);
+        self.write.merge(&o.write);
+    }
+
+    /// True when nothing completed.
+    pub fn is_empty(&self) -> bool {
+        self.read.ops == 0 && self.write.ops == 0
+    }
+}
+
+/// One row of a phase's series CSV (`NN-<phase>.csv`); columns in this order. Latency columns are empty when
+/// the direction had no completions in the interval. Documented column by column in docs/results.md.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeriesRow {
+    /// End of the interval, seconds since the phase start (for the last row: the true end of the phase).
+    pub t_s: f64,
+    /// True length of the interval, s.
+    pub interval_s: f64,
+    /// 1 when the interval is shorter than the configured interval (the phase's bound fell inside it), else 0.
+    pub partial: u8,
+    /// Reads completed in the interval (a count, not a rate).
+    pub read_ops: u64,
+    /// Writes completed in the interval.
+    pub write_ops: u64,
+    /// read_ops / interval_s.
+    pub read_iops: f64,
+    /// write_ops / interval_s.
+    pub write_iops: f64,
+    /// Bytes read in the interval.
+    pub read_bytes: u64,
+    /// Bytes written in the interval.
+    pub write_bytes: u64,
+    /// read_bytes / interval_s.
+    pub read_bw_bytes_per_s: f64,
+    /// write_bytes / interval_s.
+    pub write_bw_bytes_per_s: f64,
+    /// Mean read latency, µs.
+    pub read_lat_mean_us: Option<f64>,
+    /// Largest read latency, µs.
+    pub read_lat_max_us: Option<f64>,
+    /// Mean write latency, µs.
+    pub write_lat_mean_us: Option<f64>,
+    /// Largest write latency, µs.
+    pub write_lat_max_us: Option<f64>,
+}
+
+impl SeriesRow {
+    /// Builds the row spanning `[start_ns, end_ns)` from its counts; `interval_ns` is the configured Δ.
+    pub fn new(start_ns: u64, end_ns: u64, interval_ns: u64, c: &IntervalCounts) -> SeriesRow {
+        let len_s = end_ns.saturating_sub(start_ns) as f64 / 1e9;
+        let rate = |x: u64| if len_s > 0.0 { x as f64 / len_s } else { 0.0 };
+        let mean = |d: &DirInterval| (d.ops > 0).then(|| d.lat_sum_ns as f64 / d.ops as f64 / 1e3);
+        let max = |d: &DirInterval| (d.ops > 0).then(|| d.lat_max_ns as f64 / 1e3);
+        SeriesRow {
+            t_s: end_ns as f64 / 1e9,
+            interval_s: len_s,
+            partial: u8::from(end_ns.saturating_sub(start_ns) < interval_ns),
+            read_ops: c.read.ops,
+            write_ops: c.write.ops,
+            read_iops: rate(c.read.ops),
+            write_iops: rate(c.write.ops),
+            read_bytes: c.read.bytes,
+            write_bytes: c.write.bytes,
+            read_bw_bytes_per_s: rate(c.read.bytes),
+            write_bw_bytes_per_s: rate(c.write.bytes),
+            read_lat_mean_us: mean(&c.read),
+            read_lat_max_us: max(&c.read),
+            write_lat_mean_us: mean(&c.write),
+            write_lat_max_us: max(&c.write),
+        }
+    }
+}
+
+/// Merges the closed intervals of several workers into final rows, in order, with no gaps.
+pub struct Series {
+    clock: IntervalClock,
+    /// Per worker: every interval below this index is closed.
+    watermarks: Vec<u64>,
+    /// Counts of intervals `base..`, not yet released.
+    pending: std::collections::VecDeque<IntervalCounts>,
+    base: u64,
+    /// Phase totals accumulated from released rows.
+    totals: IntervalCounts,
+}
+
+impl Series {
+    /// A series for `workers` workers.
+    pub fn new(clock: IntervalClock, workers: usize) -> Series {
+        Series { clock, watermarks: vec![0; workers], pending: Default::default(), base: 0, totals: Default::default() }
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> IntervalClock {
+        self.clock
+    }
+
+    /// Worker `w` closed interval `index` with `counts` and is now recording interval `now_in` (all
+    /// intervals below `now_in` are closed for it; `u64::MAX` when it has finished).
+    pub fn close(&mut self, w: usize, index: u64, counts: &IntervalCounts, now_in: u64) {
+        if !counts.is_empty() {
+            let slot = (index - self.base.min(index)) as usize;
+            if index >= self.base {
+                if self.pending.len() <= slot {
+                    self.pending.resize(slot + 1, IntervalCounts::default());
+                }
+                self.pending[slot].merge(counts);
+            }
+        }
+        self.watermarks[w] = self.watermarks[w].max(now_in);
+    }
+
+    /// Releases the rows every worker has closed, as `(index, counts)`. The phase's last row is left for
+    /// [`Series::finish`], which knows the phase's true end.
+    pub fn ready(&mut self) -> Vec<(u64, IntervalCounts)> {
+        let done_below = self.watermarks.iter().copied().min().unwrap_or(u64::MAX);
+        if done_below == u64::MAX {
+            return Vec::new();
+        }
+        let limit = match self.clock.last_index() {
+            Some(last) => done_below.min(last),
+            None => done_below,
+        };
+        let mut out = Vec::new();
+        while self.base < limit {
+            let c = self.pending.pop_front().unwrap_or_default();
+            self.totals.merge(&c);
+            out.push((self.base, c));
+            self.base += 1;
+        }
+        out
+    }
+
+    /// After every worker finished: releases all remaining rows. The last row is the one containing `end_ns`
+    /// (the phase's end); for a time-bounded phase that ran to its bound, it is fixed by the duration
+    /// (`cut_short` = false), so a 4 s phase has exactly 4 rows.
+    pub fn finish(&mut self, end_ns: u64, cut_short: bool) -> Vec<(u64, IntervalCounts)> {
+        let by_time = end_ns / self.clock.interval_ns;
+        let last = match self.clock.last_index() {
+            Some(l) if !cut_short => l,
+            Some(l) => by_time.min(l),
+            None => by_time,
+        };
+        let mut out = Vec::new();
+        while self.base <= last || !self.pending.is_empty() {
+            let c = self.pending.pop_front().unwrap_or_default();
+            self.totals.merge(&c);
+            out.push((self.base, c));
+            self.base += 1;
+        }
+        out
+    }
+
+    /// Totals of every released row.
+    pub fn totals(&self) -> IntervalCounts {
+        self.totals
+    }
+
+    /// The `[start, end)` ns of row `index`: `[kΔ, (k+1)Δ)`, except that the last row ends at the phase's
+    /// true end `end_ns` (the bound, or later when I/Os in flight at the bound completed after it).
+    pub fn row_span(&self, index: u64, is_last: bool, end_ns: u64) -> (u64, u64) {
+        let d = self.clock.interval_ns;
+        let start = index * d;
+        if is_last { (start, end_ns.max(start)) } else { (start, start + d) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(reads: u64, writes: u64) -> IntervalCounts {
+        let mut x = IntervalCounts::default();
+        for _ in 0..reads {
+            x.read.add(4096, 10);
+        }
+        for _ in 0..writes {
+            x.write.add(4096, 10);
+        }
+        x
+    }
+
+    #[test]
+    fn c11_bucket_indices_are_exact_in_64_bit() {
+        for d in [1_000_000u64, 5_000_000_000, 25_000_000_000, 60_000_000_000] {
+            let clock = IntervalClock { interval_ns: d, bound_ns: None };
+            for end in [11_000_000_000u64, 36_000_000_000_000] {
+                // Completion times every 7 ms up to `end`: each interval's count is computed independently.
+                let step = 7_000_000;
+                let mut counts = std::collections::HashMap::new();
+                let mut t = 0;
+                while t < end {
+                    *counts.entry(clock.index_of(t)).or_insert(0u64) += 1;
+                    t += step * 997; // sparse sampling keeps the 10 h timeline fast
+                }
+                for (k, n) in counts {
+                    let lo = (k * d).div_ceil(step * 997);
+                    let hi = ((k + 1) * d).div_ceil(step * 997);
+                    assert_eq!(n, hi.min(end.div_ceil(step * 997)) - lo, "interval {d} ns, index {k}");
+                }
+            }
+            let last_t = 36_000_000_000_000 - 1;
+            assert_eq!(clock.index_of(last_t), last_t / d);
+        }
+        // 500 min with 1 min intervals: 500 intervals.
+        let clock = IntervalClock { interval_ns: 60_000_000_000, bound_ns: Some(30_000_000_000_000) };
+        assert_eq!(clock.last_index(), Some(499));
+    }
+
+    #[test]
+    fn c01_rows_wait_for_every_worker_and_gaps_are_zero_rows() {
+        let clock = IntervalClock { interval_ns: 1_000_000_000, bound_ns: Some(3_500_000_000) };
+        let mut s = Series::new(clock, 2);
+        s.close(0, 0, &c(3, 0), 2);
+        assert!(s.ready().is_empty(), "worker 1 has not closed interval 0");
+        s.close(1, 0, &c(0, 4), 1);
+        let r = s.ready();
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].1.read.ops + r[0].1.write.ops, 7);
+        s.close(1, 3, &c(1, 1), u64::MAX);
+        s.close(0, 2, &c(2, 0), u64::MAX);
+        let mut rows = s.ready();
+        assert!(rows.is_empty(), "every worker finished: the rest waits for finish()");
+        rows.extend(s.finish(3_500_200_000, false));
+        let idx: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(idx, vec![1, 2, 3]);
+        assert!(rows[0].1.is_empty(), "interval 1 had no completions: a zero row");
+        assert_eq!(s.totals().read.ops, 6);
+        assert_eq!(s.totals().write.ops, 5);
+        assert_eq!(s.row_span(3, true, 3_500_200_000), (3_000_000_000, 3_500_200_000));
+        assert_eq!(s.row_span(1, false, 3_500_200_000), (1_000_000_000, 2_000_000_000));
+    }
+}

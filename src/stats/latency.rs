@@ -1,0 +1,182 @@
+//! Latency distributions: an HDR histogram (3 significant digits, so every percentile is within 0.1 %) plus
+//! exact count, sum, sum of squares, min and max, so that the mean and the extremes are exact and no
+//! percentile is ever reported outside [min, max] (case C08).
+
+use hdrhistogram::Histogram;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Largest latency the histogram resolves: 1 hour, in ns. Longer samples are kept exactly in `max` and
+/// counted in the top bucket.
+const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
+
+/// Records latencies in ns for one direction.
+#[derive(Clone)]
+pub struct LatencyRecorder {
+    hist: Histogram<u64>,
+    count: u64,
+    sum: u128,
+    sum_sq: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Default for LatencyRecorder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyRecorder {
+    /// An empty recorder.
+    pub fn new() -> LatencyRecorder {
+        let hist = Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("static histogram bounds are valid");
+        LatencyRecorder { hist, count: 0, sum: 0, sum_sq: 0, min: u64::MAX, max: 0 }
+    }
+
+    /// Records one latency in ns.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.hist.saturating_record(ns.max(1));
+        self.count += 1;
+        self.sum += ns as u128;
+        self.sum_sq += (ns as u128) * (ns as u128);
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
+    /// Adds every sample of `other` (merging two recorders equals recording the union).
+    pub fn merge(&mut self, other: &LatencyRecorder) {
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.hist.add(&other.hist);
+        self.count += other.count;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The percentile (0..=100) in ns, clamped to [min, max]; p100 is exactly the max. `None` without samples.
+    pub fn percentile(&self, p: f64) -> Option<u64> {
+        if self.count == 0 {
+            return None;
+        }
+        if p >= 100.0 {
+            return Some(self.max);
+        }
+        Some(self.hist.value_at_quantile(p / 100.0).clamp(self.min, self.max))
+    }
+
+    /// The summary, or `None` without samples.
+    pub fn summary(&self) -> Option<LatencySummary> {
+        if self.count == 0 {
+            return None;
+        }
+        let n = self.count as f64;
+        let mean = self.sum as f64 / n;
+        let var = (self.sum_sq as f64 / n - mean * mean).max(0.0);
+        let p = |q: f64| self.percentile(q).unwrap_or(0);
+        Some(LatencySummary {
+            min: self.min,
+            mean,
+            stddev: var.sqrt(),
+            max: self.max,
+            p50: p(50.0),
+            p90: p(90.0),
+            p99: p(99.0),
+            p99_9: p(99.9),
+            p99_99: p(99.99),
+        })
+    }
+}
+
+/// Latency statistics of one direction of one phase, in ns. Percentiles come from an HDR histogram with 3
+/// significant digits (within 0.1 %), clamped to [min, max]; min, max and mean are exact; stddev is the
+/// population standard deviation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LatencySummary {
+    /// Smallest latency, ns.
+    pub min: u64,
+    /// Mean latency, ns.
+    pub mean: f64,
+    /// Standard deviation, ns.
+    pub stddev: f64,
+    /// Largest latency, ns.
+    pub max: u64,
+    /// Median, ns.
+    pub p50: u64,
+    /// 90th percentile, ns.
+    pub p90: u64,
+    /// 99th percentile, ns.
+    pub p99: u64,
+    /// 99.9th percentile, ns.
+    pub p99_9: u64,
+    /// 99.99th percentile, ns.
+    pub p99_99: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c08_percentiles_of_one_to_a_million() {
+        let mut r = LatencyRecorder::new();
+        for ns in 1..=1_000_000u64 {
+            r.record(ns);
+        }
+        let p50 = r.percentile(50.0).unwrap() as f64;
+        assert!((p50 - 500_000.0).abs() <= 500.0, "p50 {p50}");
+        assert_eq!(r.percentile(100.0), Some(1_000_000));
+        let s = r.summary().unwrap();
+        assert_eq!((s.min, s.max), (1, 1_000_000));
+        assert_eq!(s.mean, 500_000.5);
+        for v in [s.p50, s.p90, s.p99, s.p99_9, s.p99_99] {
+            assert!((s.min..=s.max).contains(&v));
+        }
+    }
+
+    #[test]
+    fn c08_a_94_second_outlier_is_reported_as_94_seconds() {
+        let mut r = LatencyRecorder::new();
+        for _ in 0..10_000 {
+            r.record(1_000_000);
+        }
+        r.record(94_000_000_000);
+        let s = r.summary().unwrap();
+        assert_eq!(s.max, 94_000_000_000);
+        assert_eq!(r.percentile(100.0), Some(94_000_000_000));
+        assert!((s.p99 as f64 - 1e6).abs() <= 1e3, "p99 {}", s.p99);
+    }
+
+    #[test]
+    fn c08_merge_equals_union_and_mixed_cell_is_op_weighted() {
+        let (mut reads, mut writes, mut all) = (LatencyRecorder::new(), LatencyRecorder::new(), LatencyRecorder::new());
+        for ns in [100_000, 200_000] {
+            reads.record(ns);
+            all.record(ns);
+        }
+        for ns in [50_000, 5_000_000] {
+            writes.record(ns);
+            all.record(ns);
+        }
+        let mut merged = reads.clone();
+        merged.merge(&writes);
+        assert_eq!(merged.summary(), all.summary());
+        let s = merged.summary().unwrap();
+        assert_eq!((s.min, s.max), (50_000, 5_000_000));
+        assert_eq!(s.mean, 1_337_500.0);
+    }
+
+    #[test]
+    fn empty_has_no_summary() {
+        assert!(LatencyRecorder::new().summary().is_none());
+        assert!(LatencyRecorder::new().percentile(50.0).is_none());
+    }
+}

@@ -1,0 +1,8 @@
+//! Measurement: latency distributions ([`latency`]) and the per-interval series ([`interval`]).
+//! Workers record into their own, unshared structures; the results are merged once per interval and at the end.
+
+pub mod interval;
+pub mod latency;
+
+pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series, SeriesRow};
+pub use latency::{LatencyRecorder, LatencySummary};

@@ -1,0 +1,36 @@
+//! File syscalls not in `std`: hole punching and the O_DIRECT alignment a file needs (statx STATX_DIOALIGN).
+
+use std::io;
+use std::os::fd::AsRawFd;
+
+/// Deallocates `[start, start + len)` of a regular file, keeping its size (fallocate PUNCH_HOLE|KEEP_SIZE).
+/// The range then reads as zeros.
+pub fn punch_hole(f: &impl AsRawFd, start: u64, len: u64) -> io::Result<()> {
+    // SAFETY: fallocate takes only integers; an invalid fd or range is reported as an error return.
+    let r = unsafe {
+        libc::fallocate(
+            f.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            start as libc::off_t,
+            len as libc::off_t,
+        )
+    };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// O_DIRECT alignment of an open file: `(memory alignment, offset alignment)` in bytes, from statx
+/// STATX_DIOALIGN (Linux 6.1+). `None` when the kernel or filesystem does not report it or refuses O_DIRECT.
+pub fn dio_alignment(f: &impl AsRawFd) -> io::Result<Option<(u32, u32)>> {
+    // SAFETY: an all-zero statx struct is a valid value (plain integers).
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    let empty = c"";
+    // SAFETY: the path is a valid C string; with AT_EMPTY_PATH statx describes the fd and writes into `st`, a live local.
+    let r = unsafe { libc::statx(f.as_raw_fd(), empty.as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_DIOALIGN, &mut st) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if st.stx_mask & libc::STATX_DIOALIGN == 0 || st.stx_dio_offset_align == 0 {
+        return Ok(None);
+    }
+    Ok(Some((st.stx_dio_mem_align, st.stx_dio_offset_align)))
+}

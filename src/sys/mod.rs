@@ -1,0 +1,7 @@
+//! Every syscall wkrun makes beyond what `std` offers, each behind a safe function returning `io::Result`.
+//! This module and [`crate::buf`] are the only places with `unsafe` code.
+#![allow(unsafe_code)]
+
+pub mod block;
+pub mod file;
+pub mod signal;

@@ -1,0 +1,60 @@
+//! Targets: what wkrun reads and writes. A regular file (created sparse when absent) or a block device.
+//! Probing reads geometry only; opening for writing happens in [`open`], after the plan is valid.
+
+mod probe;
+pub mod open;
+pub mod safety;
+
+pub use probe::{ProbeError, probe};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The built-in default target: a file of this name in the current directory.
+pub const DEFAULT_TARGET_PATH: &str = "wkrun-target.img";
+/// Size of the built-in default target, and of any file target created without a size: 1 GiB.
+pub const DEFAULT_TARGET_SIZE: u64 = 1 << 30;
+
+/// What a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A regular file.
+    File,
+    /// A block device (`/dev/...`).
+    Block,
+}
+
+/// A target's identity and geometry, as recorded in the plan and the results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetInfo {
+    /// Path as given (file or device).
+    pub path: PathBuf,
+    /// File or block device.
+    pub kind: TargetKind,
+    /// Usable capacity in bytes (file size, or BLKGETSIZE64 for a device).
+    pub capacity_bytes: u64,
+    /// Logical block size in bytes: the O_DIRECT offset alignment (BLKSSZGET for devices; statx
+    /// STATX_DIOALIGN, or the underlying device's, for files).
+    pub logical_block_size: u32,
+    /// Physical block size in bytes (BLKPBSZGET for devices; the filesystem block size for files).
+    pub physical_block_size: u32,
+    /// Device model from sysfs, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Device serial number from sysfs, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    /// Device firmware revision from sysfs, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<String>,
+    /// Largest single discard the device accepts, in bytes (sysfs `queue/discard_max_bytes`); 0 when it
+    /// cannot discard. Absent for files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard_max_bytes: Option<u64>,
+    /// True when the file does not exist yet and wkrun will create it (sparse) before the first phase.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created: bool,
+}

@@ -1,0 +1,143 @@
+//! Reading a target's geometry without writing to it.
+
+use super::{TargetInfo, TargetKind};
+use crate::sys;
+use std::fs::{self, File};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// Why a target cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The path exists but is neither a regular file nor a block device.
+    #[error("{0}: not a regular file or a block device")]
+    NotFileOrDevice(PathBuf),
+    /// A syscall failed while probing.
+    #[error("{path}: cannot {what}: {source}")]
+    Io {
+        /// The target.
+        path: PathBuf,
+        /// What was being done.
+        what: &'static str,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// The file to create would be empty.
+    #[error("{0}: a file target of 0 bytes cannot be created; give a size (--target-size or [target].size)")]
+    ZeroSize(PathBuf),
+    /// The target has no capacity.
+    #[error("{0}: the target is empty (0 bytes)")]
+    Empty(PathBuf),
+}
+
+fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
+    move |source| ProbeError::Io { path: path.to_path_buf(), what, source }
+}
+
+/// Probes `path`. When it does not exist, describes the sparse file of `create_size` bytes wkrun would
+/// create (`created = true`), with the block size of the filesystem it would live on.
+///
+/// # Errors
+/// [`ProbeError`] when the path is of another type, cannot be opened for reading, or is empty.
+pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return prospective(path, create_size),
+        Err(e) => return Err(io_err(path, "stat")(e)),
+    };
+    let ft = meta.file_type();
+    if ft.is_block_device() {
+        return probe_block(path, &meta);
+    }
+    if !ft.is_file() {
+        return Err(ProbeError::NotFileOrDevice(path.to_path_buf()));
+    }
+    if meta.len() == 0 {
+        return Err(ProbeError::Empty(path.to_path_buf()));
+    }
+    let f = File::open(path).map_err(io_err(path, "open"))?;
+    let lbs = match sys::file::dio_alignment(&f) {
+        Ok(Some((_, off))) => off,
+        _ => fs_device_lbs(meta.dev()).unwrap_or(512),
+    };
+    Ok(TargetInfo {
+        path: path.to_path_buf(),
+        kind: TargetKind::File,
+        capacity_bytes: meta.len(),
+        logical_block_size: lbs,
+        physical_block_size: (meta.blksize() as u32).max(lbs),
+        model: None,
+        serial: None,
+        firmware: None,
+        discard_max_bytes: None,
+        created: false,
+    })
+}
+
+fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
+    if size == 0 {
+        return Err(ProbeError::ZeroSize(path.to_path_buf()));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let pmeta = fs::metadata(&parent).map_err(io_err(path, "stat the folder of"))?;
+    let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);
+    Ok(TargetInfo {
+        path: path.to_path_buf(),
+        kind: TargetKind::File,
+        capacity_bytes: size,
+        logical_block_size: lbs,
+        physical_block_size: (pmeta.blksize() as u32).max(lbs),
+        model: None,
+        serial: None,
+        firmware: None,
+        discard_max_bytes: None,
+        created: true,
+    })
+}
+
+/// Logical block size of the block device holding a filesystem (`st_dev`), from sysfs.
+fn fs_device_lbs(dev: u64) -> Option<u32> {
+    let (maj, min) = (libc::major(dev), libc::minor(dev));
+    let base = PathBuf::from(format!("/sys/dev/block/{maj}:{min}"));
+    for q in [base.join("queue/logical_block_size"), base.join("../queue/logical_block_size")] {
+        if let Some(v) = read_sys(&q).and_then(|s| s.parse().ok()) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn read_sys(p: &Path) -> Option<String> {
+    fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeError> {
+    let f = File::open(path).map_err(io_err(path, "open"))?;
+    let capacity = sys::block::size_bytes(&f).map_err(io_err(path, "read the capacity (BLKGETSIZE64) of"))?;
+    if capacity == 0 {
+        return Err(ProbeError::Empty(path.to_path_buf()));
+    }
+    let lbs = sys::block::logical_block_size(&f).map_err(io_err(path, "read the logical block size (BLKSSZGET) of"))?;
+    let pbs = sys::block::physical_block_size(&f).map_err(io_err(path, "read the physical block size (BLKPBSZGET) of"))?;
+    let rdev = meta.rdev();
+    let sysdir = PathBuf::from(format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev)));
+    // A partition's queue and device attributes are those of its parent disk.
+    let disk = if sysdir.join("partition").exists() { sysdir.join("..") } else { sysdir };
+    let attr = |name: &str| read_sys(&disk.join("device").join(name));
+    Ok(TargetInfo {
+        path: path.to_path_buf(),
+        kind: TargetKind::Block,
+        capacity_bytes: capacity,
+        logical_block_size: lbs,
+        physical_block_size: pbs,
+        model: attr("model"),
+        serial: attr("serial"),
+        firmware: attr("firmware_rev").or_else(|| attr("rev")),
+        discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes")).and_then(|s| s.parse().ok()),
+        created: false,
+    })
+}

@@ -1,0 +1,381 @@
+//! Unit-carrying values of the spec language: sizes (bytes), durations (ns) and percentages.
+//!
+//! Every value is parsed from a string with its unit, exactly (integer arithmetic, no floating point), so that
+//! `33%` of a 10 MiB target is the same byte on every machine. The grammar is documented in `docs/spec.md`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Parts per 100 % used by [`Percent`]: a percentage is stored in units of 1e-6 %.
+pub const PERCENT_SCALE: u64 = 100_000_000;
+
+/// Parses `int[.frac]` into an integer scaled by `10^decimals`; `None` when malformed or too precise.
+fn parse_fixed(num: &str, decimals: u32) -> Option<u128> {
+    let (int, frac) = match num.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (num, ""),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !int.chars().all(|c| c.is_ascii_digit()) || !frac.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if frac.len() > decimals as usize || int.len() > 30 {
+        return None;
+    }
+    let int_v: u128 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let mut frac_v: u128 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    frac_v *= 10u128.pow(decimals - frac.len() as u32);
+    int_v.checked_mul(10u128.pow(decimals))?.checked_add(frac_v)
+}
+
+/// Splits `"128KiB"` into `("128", "KiB")` (whitespace between number and unit allowed).
+fn split_unit(s: &str) -> (&str, &str) {
+    let s = s.trim();
+    let idx = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    (&s[..idx], s[idx..].trim())
+}
+
+/// A size in bytes. Written `"4KiB"`, `"128KiB"`, `"1GiB"` (binary), `"240GB"` (decimal, as drive vendors
+/// count), `"4k"`/`"4K"` (4096, as in fio), `"512B"`, or a bare integer meaning bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Size(pub u64);
+
+impl Size {
+    /// Parses a size string; the error says what was wrong and what is accepted.
+    pub fn parse(s: &str) -> Result<Size, String> {
+        let (num, unit) = split_unit(s);
+        if num.is_empty() {
+            return Err(format!("size {s:?} has no number; write e.g. \"4KiB\" or \"1GiB\""));
+        }
+        let mult: u64 = match unit {
+            "" | "B" | "b" => 1,
+            "k" | "K" | "KiB" | "kiB" => 1 << 10,
+            "m" | "M" | "MiB" => 1 << 20,
+            "g" | "G" | "GiB" => 1 << 30,
+            "t" | "T" | "TiB" => 1 << 40,
+            "p" | "P" | "PiB" => 1 << 50,
+            "kB" | "KB" => 1_000,
+            "MB" => 1_000_000,
+            "GB" => 1_000_000_000,
+            "TB" => 1_000_000_000_000,
+            "PB" => 1_000_000_000_000_000,
+            _ => {
+                return Err(format!(
+                    "size {s:?} has an unknown unit {unit:?}; use B, KiB, MiB, GiB, TiB (binary), KB, MB, GB, TB (decimal) or k/M/G (binary, as in fio)"
+                ));
+            }
+        };
+        let scaled = parse_fixed(num, 9).ok_or_else(|| format!("size {s:?} is not a number with a unit"))?;
+        let bytes = scaled * mult as u128;
+        if bytes % 1_000_000_000 != 0 {
+            return Err(format!("size {s:?} is not a whole number of bytes"));
+        }
+        u64::try_from(bytes / 1_000_000_000)
+            .map(Size)
+            .map_err(|_| format!("size {s:?} is too large"))
+    }
+}
+
+impl fmt::Display for Size {
+    /// The largest binary unit that divides the size exactly (`4KiB`, `1GiB`, `1000B`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", fmt_bytes(self.0))
+    }
+}
+
+/// Formats a byte count with the largest binary unit that divides it exactly: `4096` → `4KiB`, `1000` → `1000B`.
+pub fn fmt_bytes(b: u64) -> String {
+    const UNITS: [(u64, &str); 5] = [(1 << 50, "PiB"), (1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (m, u) in UNITS {
+        if b >= m && b % m == 0 {
+            return format!("{}{u}", b / m);
+        }
+    }
+    format!("{b}B")
+}
+
+/// A duration in nanoseconds. Written with a unit: `"500ms"`, `"2000s"`, `"30m"` or `"30min"` (minutes),
+/// `"5h"`, `"1.5s"`; units `ns`, `us`, `ms`, `s`, `m`/`min`, `h`, `d`. A bare number is refused: it is ambiguous.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration(pub u64);
+
+impl Duration {
+    /// Parses a duration string into nanoseconds.
+    pub fn parse(s: &str) -> Result<Duration, String> {
+        let (num, unit) = split_unit(s);
+        if num.is_empty() {
+            return Err(format!("duration {s:?} has no number; write e.g. \"30s\", \"20m\" or \"5h\""));
+        }
+        let ns_per: u128 = match unit {
+            "ns" => 1,
+            "us" | "µs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" | "min" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            "d" => 86_400_000_000_000,
+            "" => {
+                return Err(format!(
+                    "duration {s:?} has no unit; write \"{num}s\" for seconds, \"{num}min\" for minutes or \"{num}ms\" for milliseconds"
+                ));
+            }
+            _ => return Err(format!("duration {s:?} has an unknown unit {unit:?}; use ns, us, ms, s, m or min, h, d")),
+        };
+        let scaled = parse_fixed(num, 9).ok_or_else(|| format!("duration {s:?} is not a number with a unit"))?;
+        let ns = scaled * ns_per;
+        if ns % 1_000_000_000 != 0 {
+            return Err(format!("duration {s:?} is not a whole number of nanoseconds"));
+        }
+        u64::try_from(ns / 1_000_000_000)
+            .map(Duration)
+            .map_err(|_| format!("duration {s:?} is too long"))
+    }
+
+    /// The duration in seconds, as a float (for rates and display).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+}
+
+impl fmt::Display for Duration {
+    /// Exact and short: `2000s`, `500ms`, `30min`, `1.5s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = self.0;
+        const MIN: u64 = 60_000_000_000;
+        if ns >= 3_600 * 1_000_000_000 && ns % (3_600 * 1_000_000_000) == 0 {
+            write!(f, "{}h", ns / (3_600 * 1_000_000_000))
+        } else if ns >= MIN && ns % MIN == 0 {
+            write!(f, "{}min", ns / MIN)
+        } else if ns % 1_000_000_000 == 0 {
+            write!(f, "{}s", ns / 1_000_000_000)
+        } else if ns % 1_000_000 == 0 {
+            write!(f, "{}ms", ns / 1_000_000)
+        } else if ns % 1_000 == 0 {
+            write!(f, "{}us", ns / 1_000)
+        } else {
+            write!(f, "{ns}ns")
+        }
+    }
+}
+
+/// A percentage with up to six decimals, stored exactly in units of 1e-6 % (`"84%"` = 84,000,000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Percent(pub u64);
+
+impl Percent {
+    /// 100 %.
+    pub const FULL: Percent = Percent(PERCENT_SCALE);
+
+    /// Parses `"84%"` or `"12.5%"` (the `%` sign is required).
+    pub fn parse(s: &str) -> Result<Percent, String> {
+        let t = s.trim();
+        let num = t
+            .strip_suffix('%')
+            .ok_or_else(|| format!("percentage {s:?} lacks the % sign"))?
+            .trim();
+        let v = parse_fixed(num, 6).ok_or_else(|| format!("percentage {s:?} is not a number followed by %"))?;
+        u64::try_from(v).map(Percent).map_err(|_| format!("percentage {s:?} is too large"))
+    }
+
+    /// `floor(total × self)` in the same unit as `total`.
+    pub fn of_floor(self, total: u64) -> u64 {
+        (total as u128 * self.0 as u128 / PERCENT_SCALE as u128) as u64
+    }
+
+    /// `ceil(total × self)` in the same unit as `total`.
+    pub fn of_ceil(self, total: u64) -> u64 {
+        (total as u128 * self.0 as u128).div_ceil(PERCENT_SCALE as u128) as u64
+    }
+}
+
+impl fmt::Display for Percent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let int = self.0 / 1_000_000;
+        let frac = self.0 % 1_000_000;
+        if frac == 0 {
+            write!(f, "{int}%")
+        } else {
+            let s = format!("{frac:06}");
+            write!(f, "{int}.{}%", s.trim_end_matches('0'))
+        }
+    }
+}
+
+/// A byte amount given either absolutely (`"64MiB"`) or relative to a reference size (`"84%"`, `"200%"`):
+/// used for spans and offsets (relative to the target's capacity) and size bounds (relative to the span).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Amount {
+    /// An exact number of bytes.
+    Bytes(u64),
+    /// A percentage of the reference size.
+    Percent(Percent),
+}
+
+impl Amount {
+    /// Parses `"84%"` as a percentage, anything else as a [`Size`].
+    pub fn parse(s: &str) -> Result<Amount, String> {
+        if s.trim().ends_with('%') {
+            Percent::parse(s).map(Amount::Percent)
+        } else {
+            Size::parse(s).map(|z| Amount::Bytes(z.0))
+        }
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Amount::Bytes(b) => write!(f, "{}", fmt_bytes(*b)),
+            Amount::Percent(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+macro_rules! string_unit {
+    ($ty:ty, $what:literal, $int_ok:expr, $schema_desc:literal, $pattern:literal) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                use serde::de::Error;
+                struct V;
+                impl serde::de::Visitor<'_> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str(concat!("a ", $what, " string"))
+                    }
+                    fn visit_str<E: Error>(self, s: &str) -> Result<$ty, E> {
+                        <$ty>::parse(s).map_err(E::custom)
+                    }
+                    fn visit_i64<E: Error>(self, v: i64) -> Result<$ty, E> {
+                        let int_ok: bool = $int_ok;
+                        if int_ok && v >= 0 {
+                            <$ty>::parse(&v.to_string()).map_err(E::custom)
+                        } else if int_ok {
+                            Err(E::custom(format!(concat!($what, " {} is negative"), v)))
+                        } else {
+                            Err(E::custom(format!(
+                                concat!("bare number {} has no unit; write a ", $what, " as a string with its unit, e.g. \"{}s\""),
+                                v, v
+                            )))
+                        }
+                    }
+                    fn visit_u64<E: Error>(self, v: u64) -> Result<$ty, E> {
+                        self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+                    }
+                    fn visit_f64<E: Error>(self, v: f64) -> Result<$ty, E> {
+                        Err(E::custom(format!(concat!("bare number {} has no unit; write the ", $what, " as a string with its unit"), v)))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+        impl JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                if $int_ok {
+                    schemars::json_schema!({
+                        "description": $schema_desc,
+                        "anyOf": [ { "type": "string", "pattern": $pattern }, { "type": "integer", "minimum": 0 } ]
+                    })
+                } else {
+                    schemars::json_schema!({ "description": $schema_desc, "type": "string", "pattern": $pattern })
+                }
+            }
+        }
+    };
+}
+
+string_unit!(
+    Size,
+    "size",
+    true,
+    "A size in bytes: \"4KiB\", \"1GiB\" (binary), \"240GB\" (decimal), \"4k\" (4096, as in fio) or an integer number of bytes.",
+    "^\\s*[0-9]*\\.?[0-9]+\\s*([kKmMgGtTpP]|[kKMGTP]i?B|B|b|kB)?\\s*$"
+);
+string_unit!(
+    Duration,
+    "duration",
+    false,
+    "A duration with its unit: \"500ms\", \"30s\", \"20m\" or \"20min\" (minutes), \"5h\". A bare number is refused.",
+    "^\\s*[0-9]*\\.?[0-9]+\\s*(ns|us|µs|ms|s|m|min|h|d)\\s*$"
+);
+string_unit!(
+    Percent,
+    "percentage",
+    false,
+    "A percentage with the % sign: \"84%\", \"12.5%\".",
+    "^\\s*[0-9]*\\.?[0-9]+\\s*%\\s*$"
+);
+string_unit!(
+    Amount,
+    "size or percentage",
+    true,
+    "A byte amount: a size (\"64MiB\", \"240GB\", integer bytes) or a percentage of the reference (\"84%\").",
+    "^\\s*[0-9]*\\.?[0-9]+\\s*(%|[kKmMgGtTpP]|[kKMGTP]i?B|B|b|kB)?\\s*$"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(Size::parse("4KiB"), Ok(Size(4096)));
+        assert_eq!(Size::parse("4k"), Ok(Size(4096)));
+        assert_eq!(Size::parse("4K"), Ok(Size(4096)));
+        assert_eq!(Size::parse("128KiB"), Ok(Size(131_072)));
+        assert_eq!(Size::parse("1GiB"), Ok(Size(1 << 30)));
+        assert_eq!(Size::parse("240GB"), Ok(Size(240_000_000_000)));
+        assert_eq!(Size::parse("1.5KiB"), Ok(Size(1536)));
+        assert_eq!(Size::parse("512B"), Ok(Size(512)));
+        assert_eq!(Size::parse("512"), Ok(Size(512)));
+        assert_eq!(Size::parse("1000B"), Ok(Size(1000)));
+        assert!(Size::parse("0.3B").is_err());
+        assert!(Size::parse("4 furlongs").is_err());
+        assert!(Size::parse("KiB").is_err());
+        assert!(Size::parse("99999999PiB").is_err());
+        assert_eq!(Size(131_072).to_string(), "128KiB");
+        assert_eq!(Size(1000).to_string(), "1000B");
+    }
+
+    #[test]
+    fn durations_c11() {
+        assert_eq!(Duration::parse("2000s"), Ok(Duration(2_000_000_000_000)));
+        assert_eq!(Duration::parse("500min"), Ok(Duration(30_000_000_000_000)));
+        assert_eq!(Duration::parse("30m"), Ok(Duration(1_800_000_000_000)));
+        assert_eq!(Duration::parse("1m"), Ok(Duration(60_000_000_000)));
+        assert_eq!(Duration::parse("10h"), Ok(Duration(36_000_000_000_000)));
+        assert_eq!(Duration::parse("3500ms"), Ok(Duration(3_500_000_000)));
+        assert_eq!(Duration::parse("1.5s"), Ok(Duration(1_500_000_000)));
+        assert_eq!(Duration::parse("200ms"), Ok(Duration(200_000_000)));
+        let e = Duration::parse("5").unwrap_err();
+        assert!(e.contains("no unit") && e.contains("5s"), "{e}");
+        assert!(Duration::parse("5 fortnights").is_err());
+        assert_eq!(Duration(30_000_000_000_000).to_string(), "500min");
+        assert_eq!(Duration(3_500_000_000).to_string(), "3500ms");
+    }
+
+    #[test]
+    fn percents_c04() {
+        let p = Percent::parse("33%").unwrap();
+        assert_eq!(p.0, 33_000_000);
+        // 33 % of 10 MiB = 3,460,300.8 bytes
+        assert_eq!(p.of_floor(10_485_760), 3_460_300);
+        assert_eq!(p.of_ceil(10_485_760), 3_460_301);
+        assert_eq!(Percent::parse("12.5%").unwrap().to_string(), "12.5%");
+        assert!(Percent::parse("12.5").is_err());
+        assert_eq!(Amount::parse("200%"), Ok(Amount::Percent(Percent(200_000_000))));
+        assert_eq!(Amount::parse("64MiB"), Ok(Amount::Bytes(64 << 20)));
+    }
+}
