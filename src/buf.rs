@@ -19,7 +19,8 @@ impl AlignedBuf {
     /// Allocates `len` zeroed bytes aligned to `align` (a power of two). Panics only if allocation fails,
     /// as `Vec` does.
     pub fn new(len: usize, align: usize) -> AlignedBuf {
-        let layout = Layout::from_size_align(len.max(1), align.max(1).next_power_of_two()).expect("buffer layout");
+        let layout = Layout::from_size_align(len.max(1), align.max(1).next_power_of_two())
+            .expect("buffer layout");
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));

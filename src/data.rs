@@ -51,7 +51,11 @@ impl DataGen {
                 v
             }
         };
-        DataGen { pattern, seed, pool: Arc::new(pool) }
+        DataGen {
+            pattern,
+            seed,
+            pool: Arc::new(pool),
+        }
     }
 
     /// Writes the data of op `index` into `buf` (the whole slice).
@@ -86,7 +90,12 @@ impl DataGen {
             d.copy_from_slice(&w.to_ne_bytes());
         }
         let k = key.to_ne_bytes();
-        for (i, (d, s)) in dst_chunks.into_remainder().iter_mut().zip(src_chunks.remainder()).enumerate() {
+        for (i, (d, s)) in dst_chunks
+            .into_remainder()
+            .iter_mut()
+            .zip(src_chunks.remainder())
+            .enumerate()
+        {
             *d = s ^ k[i];
         }
     }

@@ -12,7 +12,8 @@ use std::os::unix::fs::FileExt;
 
 /// Extent size of the synthetic image: 64 KiB.
 pub const EXTENT: u64 = 64 << 10;
-const TEXT: &[u8] = b"Lorem ipsum dolor sit amet, consectetur adipiscing elit; wkrun synthetic image text run. \
+const TEXT: &[u8] =
+    b"Lorem ipsum dolor sit amet, consectetur adipiscing elit; wkrun synthetic image text run. \
 sed do eiusmod tempor incididunt ut labore et dolore magna aliqua 0123456789\n";
 
 /// What an extent of the synthetic image holds.

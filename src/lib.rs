@@ -5,6 +5,9 @@
 //! [`results`] (write). [`run`] drives the stages for a whole spec.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
+// Spec errors carry their location and source line; they are built at most once per run, off the I/O path.
+#![allow(clippy::result_large_err)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod buf;
 pub mod data;

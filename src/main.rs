@@ -15,7 +15,12 @@ use wkrun::units::Size;
 /// Declarative storage workload-spec runner: runs the phases of a TOML spec (erase, fill, restore-image,
 /// workloads) on one target and writes per-interval IOPS series, latency percentiles and results.json.
 #[derive(Parser)]
-#[command(name = "wkrun", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    name = "wkrun",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Option<Cmd>,
@@ -93,7 +98,11 @@ fn main() -> ExitCode {
         Some(Cmd::Validate { specs }) => cmd_validate(&specs),
         Some(Cmd::Plan { spec, target, json }) => cmd_plan(&spec, &target, json),
         Some(Cmd::Schema { which }) => {
-            let s = if which == "spec" { schema::spec_schema() } else { schema::result_schema() };
+            let s = if which == "spec" {
+                schema::spec_schema()
+            } else {
+                schema::result_schema()
+            };
             print!("{}", schema::to_file_text(&s));
             Ok(())
         }
@@ -124,11 +133,19 @@ fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
             }
         }
     }
-    if failed > 0 { Err(Fail(2, String::new())) } else { Ok(()) }
+    if failed > 0 {
+        Err(Fail(2, String::new()))
+    } else {
+        Ok(())
+    }
 }
 
 /// The target path and the size for creating it, with notes on what was ignored.
-fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Result<(PathBuf, u64), Fail> {
+fn choose_target(
+    s: &LoadedSpec,
+    a: &TargetArgs,
+    notes: &mut Vec<String>,
+) -> Result<(PathBuf, u64), Fail> {
     let section = s.file.target.clone();
     let path = a
         .target
@@ -136,8 +153,15 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
         .or_else(|| section.as_ref().and_then(|t| t.path.clone()))
         .unwrap_or_else(|| PathBuf::from(DEFAULT_TARGET_PATH));
     let size = match &a.target_size {
-        Some(txt) => Size::parse(txt).map_err(|e| bad(format!("--target-size: {e}")))?.0,
-        None => section.as_ref().and_then(|t| t.size).map_or(DEFAULT_TARGET_SIZE, |z| z.0),
+        Some(txt) => {
+            Size::parse(txt)
+                .map_err(|e| bad(format!("--target-size: {e}")))?
+                .0
+        }
+        None => section
+            .as_ref()
+            .and_then(|t| t.size)
+            .map_or(DEFAULT_TARGET_SIZE, |z| z.0),
     };
     let given_size = a.target_size.is_some() || section.as_ref().is_some_and(|t| t.size.is_some());
     if given_size && path.exists() {
@@ -146,7 +170,11 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
     Ok((path, size))
 }
 
-fn probe_and_plan(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Result<(TargetInfo, Plan), Fail> {
+fn probe_and_plan(
+    s: &LoadedSpec,
+    a: &TargetArgs,
+    notes: &mut Vec<String>,
+) -> Result<(TargetInfo, Plan), Fail> {
     let (path, size) = choose_target(s, a, notes)?;
     let info = target::probe(&path, size).map_err(|e| bad(e.to_string()))?;
     let plan = plan::resolve(s, &info).map_err(|e| bad(e.to_string()))?;
@@ -161,7 +189,10 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, json: bool) -> Result<(), Fail> {
         eprintln!("note: {n}");
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&plan).map_err(|e| Fail(1, e.to_string()))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&plan).map_err(|e| Fail(1, e.to_string()))?
+        );
     } else {
         print!("{}", plan::render_text(&plan));
     }
@@ -170,7 +201,9 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, json: bool) -> Result<(), Fail> {
 
 fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let Some(spec_path) = &a.spec else {
-        return Err(bad("no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)"));
+        return Err(bad(
+            "no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)",
+        ));
     };
     let s = load(spec_path)?;
     let mut notes = Vec::new();
@@ -202,18 +235,40 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             }
         }
         if let Some(why) = target::safety::in_use_reason(&info) {
-            return Err(bad(format!("refusing to write to {}: {why}", info.path.display())));
+            return Err(bad(format!(
+                "refusing to write to {}: {why}",
+                info.path.display()
+            )));
         }
     }
-    let out_dir = a.output.clone().unwrap_or_else(|| run::default_output_dir(&plan.spec_name));
+    let out_dir = a
+        .output
+        .clone()
+        .unwrap_or_else(|| run::default_output_dir(&plan.spec_name));
     if out_dir.join("results.json").exists() {
-        return Err(bad(format!("{} already holds results.json; choose another --output folder", out_dir.display())));
+        return Err(bad(format!(
+            "{} already holds results.json; choose another --output folder",
+            out_dir.display()
+        )));
     }
-    std::fs::create_dir_all(&out_dir).map_err(|e| bad(format!("cannot create the output folder {}: {e}", out_dir.display())))?;
+    std::fs::create_dir_all(&out_dir).map_err(|e| {
+        bad(format!(
+            "cannot create the output folder {}: {e}",
+            out_dir.display()
+        ))
+    })?;
     if info.created {
-        target::open::create_sparse(&info.path, info.capacity_bytes)
-            .map_err(|e| Fail(1, format!("cannot create the target file {}: {e}", info.path.display())))?;
-        say(&format!("created {} ({} B, sparse)", info.path.display(), info.capacity_bytes));
+        target::open::create_sparse(&info.path, info.capacity_bytes).map_err(|e| {
+            Fail(
+                1,
+                format!("cannot create the target file {}: {e}", info.path.display()),
+            )
+        })?;
+        say(&format!(
+            "created {} ({} B, sparse)",
+            info.path.display(),
+            info.capacity_bytes
+        ));
         // The real file may need another O_DIRECT alignment than its folder suggested: plan again.
         let replanned = target::probe(&info.path, info.capacity_bytes)
             .map_err(|e| e.to_string())
@@ -237,7 +292,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             say(&format!("done: {}", out_dir.join("results.json").display()));
             Ok(())
         }
-        Err(RunError::Interrupted) => Err(Fail(130, format!("interrupted; partial results in {}", out_dir.display()))),
+        Err(RunError::Interrupted) => Err(Fail(
+            130,
+            format!("interrupted; partial results in {}", out_dir.display()),
+        )),
         Err(e) => Err(Fail(1, e.to_string())),
     }
 }

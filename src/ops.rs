@@ -71,7 +71,9 @@ impl OpStream {
     }
 
     fn rng_at(&self, index: u64) -> Pcg64Mcg {
-        let state = ((self.seed as u128) << 64) ^ 0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645 ^ self.seed as u128;
+        let state = ((self.seed as u128) << 64)
+            ^ 0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645
+            ^ self.seed as u128;
         let mut rng = Pcg64Mcg::new(state);
         rng.advance(2 * index as u128);
         rng
@@ -85,13 +87,27 @@ impl OpStream {
         };
         let offset = self.span_start + block * self.block_size;
         let len = (self.span_start + self.span_len - offset).min(self.block_size) as u32;
-        let kind = if (((r_rw as u128) * 100) >> 64) < self.read_percent as u128 { OpKind::Read } else { OpKind::Write };
-        Op { index, kind, offset, len }
+        let kind = if (((r_rw as u128) * 100) >> 64) < self.read_percent as u128 {
+            OpKind::Read
+        } else {
+            OpKind::Write
+        };
+        Op {
+            index,
+            kind,
+            offset,
+            len,
+        }
     }
 
     /// The ops with indices in `range`, in order.
     pub fn ops(&self, range: Range<u64>) -> Ops<'_> {
-        Ops { stream: self, rng: self.rng_at(range.start), next: range.start, end: range.end }
+        Ops {
+            stream: self,
+            rng: self.rng_at(range.start),
+            next: range.start,
+            end: range.end,
+        }
     }
 
     /// Op `index` alone (for tests and verification; engines iterate [`OpStream::ops`]).
@@ -138,7 +154,11 @@ impl SharedOps {
             Some(n) => (n / (4 * workers.max(1) as u64)).clamp(1, MAX_CHUNK),
             None => MAX_CHUNK,
         };
-        SharedOps { stream, next: AtomicU64::new(0), chunk }
+        SharedOps {
+            stream,
+            next: AtomicU64::new(0),
+            chunk,
+        }
     }
 
     /// The stream.
@@ -163,7 +183,15 @@ mod tests {
     use super::*;
 
     fn stream(order: Order, rp: u8, total: Option<u64>) -> OpStream {
-        OpStream { span_start: 8192, span_len: 64 * 4096, block_size: 4096, order, read_percent: rp, seed: 7, total_ops: total }
+        OpStream {
+            span_start: 8192,
+            span_len: 64 * 4096,
+            block_size: 4096,
+            order,
+            read_percent: rp,
+            seed: 7,
+            total_ops: total,
+        }
     }
 
     #[test]
@@ -179,7 +207,10 @@ mod tests {
     fn random_offsets_stay_in_span_and_aligned() {
         let s = stream(Order::Random, 50, None);
         for op in s.ops(0..20_000) {
-            assert!(op.offset >= 8192 && op.offset + 4096 <= 8192 + 64 * 4096, "{op:?}");
+            assert!(
+                op.offset >= 8192 && op.offset + 4096 <= 8192 + 64 * 4096,
+                "{op:?}"
+            );
             assert_eq!(op.offset % 4096, 0);
             assert_eq!(op.len, 4096);
         }
@@ -191,13 +222,33 @@ mod tests {
         let s = stream(Order::Random, 30, None);
         let reads = s.ops(0..100_000).filter(|o| o.kind == OpKind::Read).count();
         assert!((reads as f64 / 1e5 - 0.30).abs() < 0.0058, "{reads}");
-        assert_eq!(stream(Order::Random, 0, None).ops(0..1000).filter(|o| o.kind == OpKind::Read).count(), 0);
-        assert_eq!(stream(Order::Random, 100, None).ops(0..1000).filter(|o| o.kind == OpKind::Read).count(), 1000);
+        assert_eq!(
+            stream(Order::Random, 0, None)
+                .ops(0..1000)
+                .filter(|o| o.kind == OpKind::Read)
+                .count(),
+            0
+        );
+        assert_eq!(
+            stream(Order::Random, 100, None)
+                .ops(0..1000)
+                .filter(|o| o.kind == OpKind::Read)
+                .count(),
+            1000
+        );
     }
 
     #[test]
     fn sequential_wraps_and_short_tail() {
-        let s = OpStream { span_start: 0, span_len: 10_000, block_size: 4096, order: Order::Sequential, read_percent: 0, seed: 1, total_ops: Some(3) };
+        let s = OpStream {
+            span_start: 0,
+            span_len: 10_000,
+            block_size: 4096,
+            order: Order::Sequential,
+            read_percent: 0,
+            seed: 1,
+            total_ops: Some(3),
+        };
         let v: Vec<(u64, u32)> = s.ops(0..4).map(|o| (o.offset, o.len)).collect();
         assert_eq!(v, vec![(0, 4096), (4096, 4096), (8192, 1808), (0, 4096)]);
     }

@@ -26,7 +26,11 @@ fn parse_fixed(num: &str, decimals: u32) -> Option<u128> {
         return None;
     }
     let int_v: u128 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let mut frac_v: u128 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let mut frac_v: u128 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
     frac_v *= 10u128.pow(decimals - frac.len() as u32);
     int_v.checked_mul(10u128.pow(decimals))?.checked_add(frac_v)
 }
@@ -50,7 +54,9 @@ impl Size {
     pub fn parse(s: &str) -> Result<Size, String> {
         let (num, unit) = split_unit(s);
         if num.is_empty() {
-            return Err(format!("size {s:?} has no number; write e.g. \"4KiB\" or \"1GiB\""));
+            return Err(format!(
+                "size {s:?} has no number; write e.g. \"4KiB\" or \"1GiB\""
+            ));
         }
         let mult: u64 = match unit {
             "" | "B" | "b" => 1,
@@ -70,7 +76,8 @@ impl Size {
                 ));
             }
         };
-        let scaled = parse_fixed(num, 9).ok_or_else(|| format!("size {s:?} is not a number with a unit"))?;
+        let scaled =
+            parse_fixed(num, 9).ok_or_else(|| format!("size {s:?} is not a number with a unit"))?;
         let bytes = scaled * mult as u128;
         if bytes % 1_000_000_000 != 0 {
             return Err(format!("size {s:?} is not a whole number of bytes"));
@@ -90,7 +97,13 @@ impl fmt::Display for Size {
 
 /// Formats a byte count with the largest binary unit that divides it exactly: `4096` → `4KiB`, `1000` → `1000B`.
 pub fn fmt_bytes(b: u64) -> String {
-    const UNITS: [(u64, &str); 5] = [(1 << 50, "PiB"), (1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    const UNITS: [(u64, &str); 5] = [
+        (1 << 50, "PiB"),
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
     for (m, u) in UNITS {
         if b >= m && b % m == 0 {
             return format!("{}{u}", b / m);
@@ -109,7 +122,9 @@ impl Duration {
     pub fn parse(s: &str) -> Result<Duration, String> {
         let (num, unit) = split_unit(s);
         if num.is_empty() {
-            return Err(format!("duration {s:?} has no number; write e.g. \"30s\", \"20m\" or \"5h\""));
+            return Err(format!(
+                "duration {s:?} has no number; write e.g. \"30s\", \"20m\" or \"5h\""
+            ));
         }
         let ns_per: u128 = match unit {
             "ns" => 1,
@@ -124,12 +139,19 @@ impl Duration {
                     "duration {s:?} has no unit; write \"{num}s\" for seconds, \"{num}min\" for minutes or \"{num}ms\" for milliseconds"
                 ));
             }
-            _ => return Err(format!("duration {s:?} has an unknown unit {unit:?}; use ns, us, ms, s, m or min, h, d")),
+            _ => {
+                return Err(format!(
+                    "duration {s:?} has an unknown unit {unit:?}; use ns, us, ms, s, m or min, h, d"
+                ));
+            }
         };
-        let scaled = parse_fixed(num, 9).ok_or_else(|| format!("duration {s:?} is not a number with a unit"))?;
+        let scaled = parse_fixed(num, 9)
+            .ok_or_else(|| format!("duration {s:?} is not a number with a unit"))?;
         let ns = scaled * ns_per;
         if ns % 1_000_000_000 != 0 {
-            return Err(format!("duration {s:?} is not a whole number of nanoseconds"));
+            return Err(format!(
+                "duration {s:?} is not a whole number of nanoseconds"
+            ));
         }
         u64::try_from(ns / 1_000_000_000)
             .map(Duration)
@@ -178,8 +200,11 @@ impl Percent {
             .strip_suffix('%')
             .ok_or_else(|| format!("percentage {s:?} lacks the % sign"))?
             .trim();
-        let v = parse_fixed(num, 6).ok_or_else(|| format!("percentage {s:?} is not a number followed by %"))?;
-        u64::try_from(v).map(Percent).map_err(|_| format!("percentage {s:?} is too large"))
+        let v = parse_fixed(num, 6)
+            .ok_or_else(|| format!("percentage {s:?} is not a number followed by %"))?;
+        u64::try_from(v)
+            .map(Percent)
+            .map_err(|_| format!("percentage {s:?} is too large"))
     }
 
     /// `floor(total × self)` in the same unit as `total`.
@@ -375,7 +400,10 @@ mod tests {
         assert_eq!(p.of_ceil(10_485_760), 3_460_301);
         assert_eq!(Percent::parse("12.5%").unwrap().to_string(), "12.5%");
         assert!(Percent::parse("12.5").is_err());
-        assert_eq!(Amount::parse("200%"), Ok(Amount::Percent(Percent(200_000_000))));
+        assert_eq!(
+            Amount::parse("200%"),
+            Ok(Amount::Percent(Percent(200_000_000)))
+        );
         assert_eq!(Amount::parse("64MiB"), Ok(Amount::Bytes(64 << 20)));
     }
 }

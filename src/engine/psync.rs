@@ -21,16 +21,25 @@ impl Engine for Psync {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
-        let results: Vec<(LatencyRecorder, LatencyRecorder, u64, Option<IoError>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..self.workers(job))
-                .map(|w| {
-                    let tx = events.clone();
-                    s.spawn(move || worker(job, Recorder::new(w, job.clock, tx)))
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-        });
-        let mut out = Outcome { read: LatencyRecorder::new(), write: LatencyRecorder::new(), end_ns: 0, error: None };
+        let results: Vec<(LatencyRecorder, LatencyRecorder, u64, Option<IoError>)> =
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..self.workers(job))
+                    .map(|w| {
+                        let tx = events.clone();
+                        s.spawn(move || worker(job, Recorder::new(w, job.clock, tx)))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+        let mut out = Outcome {
+            read: LatencyRecorder::new(),
+            write: LatencyRecorder::new(),
+            end_ns: 0,
+            error: None,
+        };
         for (r, w, end, err) in results {
             out.read.merge(&r);
             out.write.merge(&w);
@@ -43,7 +52,10 @@ impl Engine for Psync {
     }
 }
 
-fn worker(job: &Job<'_>, mut rec: Recorder) -> (LatencyRecorder, LatencyRecorder, u64, Option<IoError>) {
+fn worker(
+    job: &Job<'_>,
+    mut rec: Recorder,
+) -> (LatencyRecorder, LatencyRecorder, u64, Option<IoError>) {
     let mut buf = AlignedBuf::new(job.max_len, job.align);
     let mut error = None;
     'claims: while let Some(chunk) = job.ops.claim() {
@@ -54,7 +66,12 @@ fn worker(job: &Job<'_>, mut rec: Recorder) -> (LatencyRecorder, LatencyRecorder
             let data = &mut buf[..op.len as usize];
             if op.kind == OpKind::Write {
                 if let Err(e) = job.data.fill(data, &op) {
-                    error = Some(IoError { kind: op.kind, offset: op.offset, len: op.len, cause: IoCause::Data(e) });
+                    error = Some(IoError {
+                        kind: op.kind,
+                        offset: op.offset,
+                        len: op.len,
+                        cause: IoCause::Data(e),
+                    });
                     break 'claims;
                 }
             }
@@ -70,11 +87,21 @@ fn worker(job: &Job<'_>, mut rec: Recorder) -> (LatencyRecorder, LatencyRecorder
             match r {
                 Ok(n) if n == op.len as usize => rec.record(op.kind, n as u64, t1 - t0, t1),
                 Ok(n) => {
-                    error = Some(IoError { kind: op.kind, offset: op.offset, len: op.len, cause: IoCause::Short(n) });
+                    error = Some(IoError {
+                        kind: op.kind,
+                        offset: op.offset,
+                        len: op.len,
+                        cause: IoCause::Short(n),
+                    });
                     break 'claims;
                 }
                 Err(e) => {
-                    error = Some(IoError { kind: op.kind, offset: op.offset, len: op.len, cause: IoCause::Os(e) });
+                    error = Some(IoError {
+                        kind: op.kind,
+                        offset: op.offset,
+                        len: op.len,
+                        cause: IoCause::Os(e),
+                    });
                     break 'claims;
                 }
             }

@@ -84,7 +84,12 @@ impl Recorder {
     fn close(&mut self, now_in: u64) {
         let counts = std::mem::take(&mut self.counts);
         // The collector outlives the workers; a send can only fail if it is gone, and then nobody needs rows.
-        let _ = self.tx.send(Event::Closed { worker: self.worker, index: self.cur, counts, now_in });
+        let _ = self.tx.send(Event::Closed {
+            worker: self.worker,
+            index: self.cur,
+            counts,
+            now_in,
+        });
         self.cur = now_in;
     }
 

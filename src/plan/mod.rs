@@ -9,7 +9,9 @@ pub mod span;
 
 pub use show::render_text;
 
-use crate::spec::{DataPattern, Engine, EraseMethod, LoadedSpec, Pattern, PhaseKind, PhaseSpec, SpecError};
+use crate::spec::{
+    DataPattern, Engine, EraseMethod, LoadedSpec, Pattern, PhaseKind, PhaseSpec, SpecError,
+};
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Size};
 use schemars::JsonSchema;
@@ -156,7 +158,17 @@ fn inherit(p: &PhaseSpec, spec: &LoadedSpec) -> PhaseSpec {
             }
         )*};
     }
-    take!(engine, direct, data, seed, span, offset, block_size, queue_depth, interval);
+    take!(
+        engine,
+        direct,
+        data,
+        seed,
+        span,
+        offset,
+        block_size,
+        queue_depth,
+        interval
+    );
     q
 }
 
@@ -190,11 +202,21 @@ fn default_block_size(kind: PhaseKind, lbs: u64) -> u64 {
     }
 }
 
-fn resolve_phase(spec: &LoadedSpec, t: &TargetInfo, i: usize, p: &PhaseSpec) -> Result<PhasePlan, SpecError> {
+fn resolve_phase(
+    spec: &LoadedSpec,
+    t: &TargetInfo,
+    i: usize,
+    p: &PhaseSpec,
+) -> Result<PhasePlan, SpecError> {
     let lbs = t.logical_block_size as u64;
     let does_io = p.kind != PhaseKind::Erase;
     let direct = p.direct.unwrap_or(true);
-    let bs = if does_io { p.block_size.map_or(default_block_size(p.kind, lbs), |s| s.0) } else { lbs };
+    let bs = if does_io {
+        p.block_size
+            .map_or(default_block_size(p.kind, lbs), |s| s.0)
+    } else {
+        lbs
+    };
     if does_io && direct && bs % lbs != 0 {
         return Err(spec.phase_error(
             i,
@@ -216,7 +238,8 @@ fn resolve_phase(spec: &LoadedSpec, t: &TargetInfo, i: usize, p: &PhaseSpec) -> 
             ));
         }
     }
-    let sp = span::resolve(t.capacity_bytes, bs, p.offset, p.span).map_err(|e| spec.phase_error(i, e.key, e.message, None))?;
+    let sp = span::resolve(t.capacity_bytes, bs, p.offset, p.span)
+        .map_err(|e| spec.phase_error(i, e.key, e.message, None))?;
     let mut params = PhaseParams {
         span_start_bytes: sp.start,
         span_bytes: sp.len,
@@ -284,7 +307,12 @@ fn resolve_phase(spec: &LoadedSpec, t: &TargetInfo, i: usize, p: &PhaseSpec) -> 
                 };
                 let ops = bytes / bs;
                 if ops == 0 {
-                    return Err(spec.phase_error(i, "size", format!("size {size} ({bytes} B) is less than one block ({bs} B)"), None));
+                    return Err(spec.phase_error(
+                        i,
+                        "size",
+                        format!("size {size} ({bytes} B) is less than one block ({bs} B)"),
+                        None,
+                    ));
                 }
                 params.ops = Some(ops);
                 params.expected_bytes = Some(ops * bs);
@@ -297,41 +325,83 @@ fn resolve_phase(spec: &LoadedSpec, t: &TargetInfo, i: usize, p: &PhaseSpec) -> 
             rounding.push(format!("size {b} B rounded down to {} I/Os of {bs} B", ops));
         }
     }
-    Ok(PhasePlan { index: i, name: p.name.clone(), kind: p.kind, params, rounding })
+    Ok(PhasePlan {
+        index: i,
+        name: p.name.clone(),
+        kind: p.kind,
+        params,
+        rounding,
+    })
 }
 
 /// Case C09: an explicitly requested erase method the target cannot do is refused here, not at run time.
-fn check_erase_method(spec: &LoadedSpec, t: &TargetInfo, i: usize, m: EraseMethod) -> Result<(), SpecError> {
+fn check_erase_method(
+    spec: &LoadedSpec,
+    t: &TargetInfo,
+    i: usize,
+    m: EraseMethod,
+) -> Result<(), SpecError> {
     let problem = match (t.kind, m) {
         (_, EraseMethod::Auto) => None,
         (TargetKind::File, EraseMethod::PunchHole) => None,
-        (TargetKind::File, _) => Some("is for block devices; this target is a regular file (use \"punch-hole\" or \"auto\")".to_string()),
-        (TargetKind::Block, EraseMethod::PunchHole) => Some("is for files; this target is a block device".to_string()),
-        (TargetKind::Block, EraseMethod::Discard | EraseMethod::SecureDiscard) if t.discard_max_bytes == Some(0) => {
-            Some(format!("needs discard support, and {} cannot discard (queue/discard_max_bytes is 0)", t.path.display()))
+        (TargetKind::File, _) => Some(
+            "is for block devices; this target is a regular file (use \"punch-hole\" or \"auto\")"
+                .to_string(),
+        ),
+        (TargetKind::Block, EraseMethod::PunchHole) => {
+            Some("is for files; this target is a block device".to_string())
+        }
+        (TargetKind::Block, EraseMethod::Discard | EraseMethod::SecureDiscard)
+            if t.discard_max_bytes == Some(0) =>
+        {
+            Some(format!(
+                "needs discard support, and {} cannot discard (queue/discard_max_bytes is 0)",
+                t.path.display()
+            ))
         }
         (TargetKind::Block, _) => None,
     };
     match problem {
         None => Ok(()),
-        Some(why) => {
-            let name = serde_json::to_value(m).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            Err(spec.phase_error(i, "method", format!("erase method \"{name}\" {why}"), Some("method = \"auto\" picks what the target supports".into())))
-        }
+        Some(why) => Err(spec.phase_error(
+            i,
+            "method",
+            format!("erase method \"{}\" {why}", m.as_str()),
+            Some("method = \"auto\" picks what the target supports".into()),
+        )),
     }
 }
 
 /// The image's size in bytes, checked against the span and alignment.
-fn image_bytes(spec: &LoadedSpec, i: usize, image: &str, size: Option<Size>, span: u64, lbs: u64, direct: bool) -> Result<u64, SpecError> {
+fn image_bytes(
+    spec: &LoadedSpec,
+    i: usize,
+    image: &str,
+    size: Option<Size>,
+    span: u64,
+    lbs: u64,
+    direct: bool,
+) -> Result<u64, SpecError> {
     let bytes = if image == "synthetic" {
         let want = size.map_or(DEFAULT_IMAGE_SIZE.min(span), |s| s.0);
         want / lbs * lbs
     } else {
         let path = image_path(&spec.path, image);
-        let meta = std::fs::metadata(&path)
-            .map_err(|e| spec.phase_error(i, "image", format!("cannot read the image {}: {e}", path.display()), None))?;
+        let meta = std::fs::metadata(&path).map_err(|e| {
+            spec.phase_error(
+                i,
+                "image",
+                format!("cannot read the image {}: {e}", path.display()),
+                None,
+            )
+        })?;
         if !meta.is_file() {
-            return Err(spec.phase_error(i, "image", format!("{} is not a regular file", path.display()), None));
+            return Err(spec.phase_error(
+                i,
+                "image",
+                format!("{} is not a regular file", path.display()),
+                None,
+            ));
         }
         meta.len()
     };
@@ -339,7 +409,16 @@ fn image_bytes(spec: &LoadedSpec, i: usize, image: &str, size: Option<Size>, spa
         return Err(spec.phase_error(i, "image", "the image is empty", None));
     }
     if bytes > span {
-        return Err(spec.phase_error(i, if size.is_some() { "image_size" } else { "image" }, format!("the image ({bytes} B) is larger than the span ({span} B)"), None));
+        return Err(spec.phase_error(
+            i,
+            if size.is_some() {
+                "image_size"
+            } else {
+                "image"
+            },
+            format!("the image ({bytes} B) is larger than the span ({span} B)"),
+            None,
+        ));
     }
     if direct && bytes % lbs != 0 {
         return Err(spec.phase_error(

@@ -16,7 +16,13 @@ pub fn render_text(plan: &Plan) -> String {
         TargetKind::File => "file",
         TargetKind::Block => "block device",
     };
-    let _ = writeln!(out, "spec {} {} ({})", plan.spec_name, plan.spec_version, plan.spec_path.display());
+    let _ = writeln!(
+        out,
+        "spec {} {} ({})",
+        plan.spec_name,
+        plan.spec_version,
+        plan.spec_path.display()
+    );
     let _ = writeln!(
         out,
         "target {} ({kind}): {} B ({}), logical block {} B, physical block {} B{}",
@@ -25,22 +31,46 @@ pub fn render_text(plan: &Plan) -> String {
         fmt_bytes(t.capacity_bytes),
         t.logical_block_size,
         t.physical_block_size,
-        t.model.as_ref().map(|m| format!(", model {m}")).unwrap_or_default()
+        t.model
+            .as_ref()
+            .map(|m| format!(", model {m}"))
+            .unwrap_or_default()
     );
-    let writes = plan.phases.iter().any(|p| p.kind != PhaseKind::Workload || p.params.read_percent != Some(100));
+    let writes = plan
+        .phases
+        .iter()
+        .any(|p| p.kind != PhaseKind::Workload || p.params.read_percent != Some(100));
     if writes {
-        let _ = writeln!(out, "DESTROYS the data of {} in the byte ranges below", t.path.display());
+        let _ = writeln!(
+            out,
+            "DESTROYS the data of {} in the byte ranges below",
+            t.path.display()
+        );
     }
     let _ = writeln!(
         out,
         "\n{:>3}  {:<24} {:<13} {:<31} {:>8} {:>4} {:>6}  {:<20} {:>15}",
-        "#", "phase", "kind", "byte range [start, end)", "block", "QD", "read%", "bound", "expected bytes"
+        "#",
+        "phase",
+        "kind",
+        "byte range [start, end)",
+        "block",
+        "QD",
+        "read%",
+        "bound",
+        "expected bytes"
     );
     for p in &plan.phases {
         let q = &p.params;
-        let range = format!("[{}, {})", q.span_start_bytes, q.span_start_bytes + q.span_bytes);
+        let range = format!(
+            "[{}, {})",
+            q.span_start_bytes,
+            q.span_start_bytes + q.span_bytes
+        );
         let bound = match p.kind {
-            PhaseKind::Erase => format!("span, {}", q.method.map(|m| format!("{m:?}").to_lowercase()).unwrap_or_default()),
+            PhaseKind::Erase => {
+                format!("span, {}", q.method.map(|m| m.as_str()).unwrap_or_default())
+            }
             PhaseKind::Fill => format!("{} pass(es)", q.passes.unwrap_or(1)),
             PhaseKind::RestoreImage => format!("image {}", q.image.as_deref().unwrap_or("")),
             PhaseKind::Workload => match (q.duration_ns, q.ops) {
@@ -56,15 +86,29 @@ pub fn render_text(plan: &Plan) -> String {
             p.name,
             p.kind.as_str(),
             range,
-            q.block_size_bytes.map(fmt_bytes).unwrap_or_else(|| "-".into()),
-            q.queue_depth.map(|d| d.to_string()).unwrap_or_else(|| "-".into()),
-            q.read_percent.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+            q.block_size_bytes
+                .map(fmt_bytes)
+                .unwrap_or_else(|| "-".into()),
+            q.queue_depth
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "-".into()),
+            q.read_percent
+                .map(|r| r.to_string())
+                .unwrap_or_else(|| "-".into()),
             bound,
-            q.expected_bytes.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
+            q.expected_bytes
+                .map(|b| b.to_string())
+                .unwrap_or_else(|| "-".into()),
         );
         if let Some(d) = q.duration_ns {
             let iv = q.interval_ns.unwrap_or(super::DEFAULT_INTERVAL_NS);
-            let _ = writeln!(out, "     {:<24} {} intervals of {}", "", d.div_ceil(iv), Duration(iv));
+            let _ = writeln!(
+                out,
+                "     {:<24} {} intervals of {}",
+                "",
+                d.div_ceil(iv),
+                Duration(iv)
+            );
         }
         for note in &p.rounding {
             let _ = writeln!(out, "     {:<24} rounding: {note}", "");

@@ -46,7 +46,12 @@ fn exact(capacity: u64, micro: u64) -> String {
 /// # Errors
 /// [`SpanError`] when an explicit byte offset is not block-aligned, the range does not fit in the target, or
 /// the span holds less than one block.
-pub fn resolve(capacity: u64, block: u64, offset: Option<Amount>, span: Option<Amount>) -> Result<ResolvedSpan, SpanError> {
+pub fn resolve(
+    capacity: u64,
+    block: u64,
+    offset: Option<Amount>,
+    span: Option<Amount>,
+) -> Result<ResolvedSpan, SpanError> {
     let mut notes = Vec::new();
     let start = match offset {
         None => 0,
@@ -54,7 +59,9 @@ pub fn resolve(capacity: u64, block: u64, offset: Option<Amount>, span: Option<A
             if b % block != 0 {
                 return Err(SpanError {
                     key: "offset",
-                    message: format!("offset {b} B is not a multiple of the block size ({block} B)"),
+                    message: format!(
+                        "offset {b} B is not a multiple of the block size ({block} B)"
+                    ),
                 });
             }
             b
@@ -78,14 +85,23 @@ pub fn resolve(capacity: u64, block: u64, offset: Option<Amount>, span: Option<A
         });
     }
     let (requested, what) = match span {
-        None => (capacity - start, format!("span (rest of the target from {start} B)")),
+        None => (
+            capacity - start,
+            format!("span (rest of the target from {start} B)"),
+        ),
         Some(Amount::Bytes(b)) => (b, format!("span {}", fmt_bytes(b))),
         Some(Amount::Percent(p)) => {
             let v = p.of_floor(capacity);
-            (v, format!("span {p} of {capacity} B = {} B", exact(capacity, p.0)))
+            (
+                v,
+                format!("span {p} of {capacity} B = {} B", exact(capacity, p.0)),
+            )
         }
     };
-    if start.checked_add(requested).is_none_or(|end| end > capacity) {
+    if start
+        .checked_add(requested)
+        .is_none_or(|end| end > capacity)
+    {
         return Err(SpanError {
             key: "span",
             message: format!(
@@ -102,7 +118,8 @@ pub fn resolve(capacity: u64, block: u64, offset: Option<Amount>, span: Option<A
         });
     }
     let unused_tail = requested - len;
-    if unused_tail > 0 || matches!(span, Some(Amount::Percent(p)) if p.of_floor(capacity) as u128 * PERCENT_SCALE as u128 != capacity as u128 * p.0 as u128)
+    if unused_tail > 0
+        || matches!(span, Some(Amount::Percent(p)) if p.of_floor(capacity) as u128 * PERCENT_SCALE as u128 != capacity as u128 * p.0 as u128)
     {
         notes.push(format!(
             "{what}, rounded down to {len} B ({} blocks of {}); {unused_tail} B left unused",
@@ -110,7 +127,12 @@ pub fn resolve(capacity: u64, block: u64, offset: Option<Amount>, span: Option<A
             fmt_bytes(block)
         ));
     }
-    Ok(ResolvedSpan { start, len, unused_tail, notes })
+    Ok(ResolvedSpan {
+        start,
+        len,
+        unused_tail,
+        notes,
+    })
 }
 
 #[cfg(test)]
@@ -136,15 +158,39 @@ mod tests {
     fn c04_span_rounding_thirty_kib() {
         let r = resolve(30 * 1024, 4096, None, Some(Amount::Percent(Percent::FULL))).unwrap();
         assert_eq!((r.start, r.len, r.unused_tail), (0, 28_672, 2_048));
-        assert!(r.notes.iter().any(|n| n.contains("2048 B left unused")), "{:?}", r.notes);
+        assert!(
+            r.notes.iter().any(|n| n.contains("2048 B left unused")),
+            "{:?}",
+            r.notes
+        );
     }
 
     #[test]
     fn errors() {
-        assert_eq!(resolve(1 << 20, 4096, Some(Amount::Bytes(32)), None).unwrap_err().key, "offset");
-        assert_eq!(resolve(1 << 20, 4096, None, Some(Amount::Bytes(2 << 20))).unwrap_err().key, "span");
-        assert_eq!(resolve(1 << 20, 4096, None, Some(Amount::Bytes(100))).unwrap_err().key, "span");
-        assert_eq!(resolve(1 << 20, 4096, Some(Amount::Bytes(1 << 20)), None).unwrap_err().key, "offset");
+        assert_eq!(
+            resolve(1 << 20, 4096, Some(Amount::Bytes(32)), None)
+                .unwrap_err()
+                .key,
+            "offset"
+        );
+        assert_eq!(
+            resolve(1 << 20, 4096, None, Some(Amount::Bytes(2 << 20)))
+                .unwrap_err()
+                .key,
+            "span"
+        );
+        assert_eq!(
+            resolve(1 << 20, 4096, None, Some(Amount::Bytes(100)))
+                .unwrap_err()
+                .key,
+            "span"
+        );
+        assert_eq!(
+            resolve(1 << 20, 4096, Some(Amount::Bytes(1 << 20)), None)
+                .unwrap_err()
+                .key,
+            "offset"
+        );
         let r = resolve(1 << 20, 4096, Some(Amount::Bytes(8192)), None).unwrap();
         assert_eq!((r.start, r.len), (8192, (1 << 20) - 8192));
         assert!(r.notes.is_empty());

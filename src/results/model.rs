@@ -140,9 +140,26 @@ pub struct DirStats {
 
 impl DirStats {
     /// Stats from counts over `duration_s` seconds.
-    pub fn new(ops: u64, bytes: u64, duration_s: f64, latency_ns: Option<LatencySummary>) -> DirStats {
-        let rate = |x: u64| if duration_s > 0.0 { x as f64 / duration_s } else { 0.0 };
-        DirStats { ops, bytes, iops: rate(ops), bw_bytes_per_s: rate(bytes), latency_ns }
+    pub fn new(
+        ops: u64,
+        bytes: u64,
+        duration_s: f64,
+        latency_ns: Option<LatencySummary>,
+    ) -> DirStats {
+        let rate = |x: u64| {
+            if duration_s > 0.0 {
+                x as f64 / duration_s
+            } else {
+                0.0
+            }
+        };
+        DirStats {
+            ops,
+            bytes,
+            iops: rate(ops),
+            bw_bytes_per_s: rate(bytes),
+            latency_ns,
+        }
     }
 
     /// No I/O.

@@ -9,7 +9,12 @@ use serde_json::{Value, json};
 /// The spec schema (draft 2020-12). Besides the types, it states which keys each phase kind accepts.
 pub fn spec_schema() -> Value {
     let mut v = serde_json::to_value(schemars::schema_for!(SpecFile)).unwrap_or(Value::Null);
-    let kinds = [PhaseKind::Erase, PhaseKind::Fill, PhaseKind::RestoreImage, PhaseKind::Workload];
+    let kinds = [
+        PhaseKind::Erase,
+        PhaseKind::Fill,
+        PhaseKind::RestoreImage,
+        PhaseKind::Workload,
+    ];
     let rules: Vec<Value> = kinds
         .iter()
         .map(|k| {
@@ -19,7 +24,10 @@ pub fn spec_schema() -> Value {
             })
         })
         .collect();
-    if let Some(phase) = v.pointer_mut("/$defs/PhaseSpec").and_then(Value::as_object_mut) {
+    if let Some(phase) = v
+        .pointer_mut("/$defs/PhaseSpec")
+        .and_then(Value::as_object_mut)
+    {
         phase.insert("allOf".into(), Value::Array(rules));
     }
     v

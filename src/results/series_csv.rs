@@ -25,10 +25,16 @@ impl SeriesWriter {
     /// The OS error creating the file.
     pub fn create(path: &Path) -> io::Result<SeriesWriter> {
         let file = File::create(path)?;
-        let mut csv = csv::WriterBuilder::new().has_headers(false).from_writer(file);
+        let mut csv = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(file);
         csv.write_record(HEADER)?;
         csv.flush()?;
-        Ok(SeriesWriter { path: path.to_path_buf(), csv, rows: 0 })
+        Ok(SeriesWriter {
+            path: path.to_path_buf(),
+            csv,
+            rows: 0,
+        })
     }
 
     /// Appends one row and flushes it to the file.

@@ -35,8 +35,12 @@ impl ResultsWriter {
     /// # Errors
     /// [`WriteError::Invalid`] if the generated schema does not compile (a bug).
     pub fn new(dir: &Path) -> Result<ResultsWriter, WriteError> {
-        let validator = jsonschema::validator_for(&result_schema()).map_err(|e| WriteError::Invalid(e.to_string()))?;
-        Ok(ResultsWriter { path: dir.join("results.json"), validator })
+        let validator = jsonschema::validator_for(&result_schema())
+            .map_err(|e| WriteError::Invalid(e.to_string()))?;
+        Ok(ResultsWriter {
+            path: dir.join("results.json"),
+            validator,
+        })
     }
 
     /// The file written.
@@ -49,13 +53,21 @@ impl ResultsWriter {
     /// # Errors
     /// [`WriteError`] when the document is invalid or the file cannot be written.
     pub fn write(&self, results: &Results) -> Result<(), WriteError> {
-        let value = serde_json::to_value(results).map_err(|e| WriteError::Invalid(e.to_string()))?;
+        let value =
+            serde_json::to_value(results).map_err(|e| WriteError::Invalid(e.to_string()))?;
         if let Some(err) = self.validator.iter_errors(&value).next() {
-            return Err(WriteError::Invalid(format!("{err} at {}", err.instance_path())));
+            return Err(WriteError::Invalid(format!(
+                "{err} at {}",
+                err.instance_path()
+            )));
         }
-        let mut text = serde_json::to_vec_pretty(&value).map_err(|e| WriteError::Invalid(e.to_string()))?;
+        let mut text =
+            serde_json::to_vec_pretty(&value).map_err(|e| WriteError::Invalid(e.to_string()))?;
         text.push(b'\n');
-        atomic_write(&self.path, &text).map_err(|source| WriteError::Io { path: self.path.clone(), source })
+        atomic_write(&self.path, &text).map_err(|source| WriteError::Io {
+            path: self.path.clone(),
+            source,
+        })
     }
 }
 
@@ -69,7 +81,11 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
     fs::rename(&tmp, path)?;
     if let Some(dir) = path.parent() {
-        if let Ok(d) = File::open(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) {
+        if let Ok(d) = File::open(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        }) {
             let _ = d.sync_all();
         }
     }

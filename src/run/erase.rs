@@ -16,18 +16,36 @@ const DEFAULT_CHUNK: u64 = 1 << 30;
 ///
 /// # Errors
 /// The OS error of the method used; for an explicit method, its failure (no silent fallback).
-pub fn erase(target: &TargetInfo, file: &File, method: EraseMethod, start: u64, len: u64) -> io::Result<EraseMethod> {
+pub fn erase(
+    target: &TargetInfo,
+    file: &File,
+    method: EraseMethod,
+    start: u64,
+    len: u64,
+) -> io::Result<EraseMethod> {
     match (target.kind, method) {
         (TargetKind::File, EraseMethod::Auto | EraseMethod::PunchHole) => {
             punch_hole(file, start, len)?;
             Ok(EraseMethod::PunchHole)
         }
-        (TargetKind::File, m) => Err(io::Error::new(io::ErrorKind::Unsupported, format!("{m:?} is for block devices"))),
-        (TargetKind::Block, EraseMethod::PunchHole) => Err(io::Error::new(io::ErrorKind::Unsupported, "punch-hole is for files")),
+        (TargetKind::File, m) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{} is for block devices", m.as_str()),
+        )),
+        (TargetKind::Block, EraseMethod::PunchHole) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "punch-hole is for files",
+        )),
         (TargetKind::Block, EraseMethod::Auto) => {
             let mut last = None;
-            for m in [EraseMethod::SecureDiscard, EraseMethod::Discard, EraseMethod::ZeroOut] {
-                if matches!(m, EraseMethod::SecureDiscard | EraseMethod::Discard) && target.discard_max_bytes == Some(0) {
+            for m in [
+                EraseMethod::SecureDiscard,
+                EraseMethod::Discard,
+                EraseMethod::ZeroOut,
+            ] {
+                if matches!(m, EraseMethod::SecureDiscard | EraseMethod::Discard)
+                    && target.discard_max_bytes == Some(0)
+                {
                     continue;
                 }
                 match block_erase(target, file, m, start, len) {
@@ -36,17 +54,31 @@ pub fn erase(target: &TargetInfo, file: &File, method: EraseMethod, start: u64, 
                     Err(e) => return Err(e),
                 }
             }
-            Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::Unsupported, "no erase method works on this device")))
+            Err(last.unwrap_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "no erase method works on this device",
+                )
+            }))
         }
         (TargetKind::Block, m) => block_erase(target, file, m, start, len).map(|()| m),
     }
 }
 
 fn unsupported(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOTTY))
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOTTY)
+    )
 }
 
-fn block_erase(target: &TargetInfo, file: &File, m: EraseMethod, start: u64, len: u64) -> io::Result<()> {
+fn block_erase(
+    target: &TargetInfo,
+    file: &File,
+    m: EraseMethod,
+    start: u64,
+    len: u64,
+) -> io::Result<()> {
     let op = match m {
         EraseMethod::SecureDiscard => RangeOp::SecureDiscard,
         EraseMethod::Discard => RangeOp::Discard,

@@ -3,7 +3,9 @@
 use crate::results::HostInfo;
 
 fn read_proc(p: &str) -> String {
-    std::fs::read_to_string(p).map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+    std::fs::read_to_string(p)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// Host name, kernel release (from /proc) and the CPUs available to this process.

@@ -57,8 +57,11 @@ pub fn run_io_phase(
         what: format!("phase {} has no I/O parameters", phase.name),
         source: io::Error::other("internal error: plan incomplete"),
     })?;
-    let file = crate::target::open::open_io(target, io.direct, true)
-        .map_err(|source| SetupError::Io { what: format!("cannot open {} for I/O", target.path.display()), source })?;
+    let file =
+        crate::target::open::open_io(target, io.direct, true).map_err(|source| SetupError::Io {
+            what: format!("cannot open {} for I/O", target.path.display()),
+            source,
+        })?;
     let (span_len, data) = match phase.kind {
         PhaseKind::RestoreImage => {
             let image = p.image.as_deref().unwrap_or("synthetic");
@@ -66,19 +69,37 @@ pub fn run_io_phase(
                 ImageSource::Synthetic(io.seed)
             } else {
                 let path = image_path(spec_path, image);
-                ImageSource::File(
-                    File::open(&path).map_err(|source| SetupError::Io { what: format!("cannot open the image {}", path.display()), source })?,
-                )
+                ImageSource::File(File::open(&path).map_err(|source| SetupError::Io {
+                    what: format!("cannot open the image {}", path.display()),
+                    source,
+                })?)
             };
-            (p.image_bytes.unwrap_or(0), WriteData::Image { source, span_start: p.span_start_bytes })
+            (
+                p.image_bytes.unwrap_or(0),
+                WriteData::Image {
+                    source,
+                    span_start: p.span_start_bytes,
+                },
+            )
         }
-        _ => (p.span_bytes, WriteData::Pattern(DataGen::new(p.data.unwrap_or(DataPattern::Random), io.seed, io.block_size as usize))),
+        _ => (
+            p.span_bytes,
+            WriteData::Pattern(DataGen::new(
+                p.data.unwrap_or(DataPattern::Random),
+                io.seed,
+                io.block_size as usize,
+            )),
+        ),
     };
     let stream = OpStream {
         span_start: p.span_start_bytes,
         span_len,
         block_size: io.block_size,
-        order: if p.pattern == Some(Pattern::Random) { Order::Random } else { Order::Sequential },
+        order: if p.pattern == Some(Pattern::Random) {
+            Order::Random
+        } else {
+            Order::Sequential
+        },
         read_percent: p.read_percent.unwrap_or(0),
         seed: io.seed,
         total_ops: p.ops,
@@ -87,9 +108,14 @@ pub fn run_io_phase(
         EngineName::Psync | EngineName::Libaio | EngineName::IoUring => Box::new(Psync),
     };
     let shared = SharedOps::new(stream, io.queue_depth);
-    let clock = IntervalClock { interval_ns: io.interval_ns, bound_ns: p.duration_ns };
-    let mut csv = SeriesWriter::create(csv_path)
-        .map_err(|source| SetupError::Io { what: format!("cannot create {}", csv_path.display()), source })?;
+    let clock = IntervalClock {
+        interval_ns: io.interval_ns,
+        bound_ns: p.duration_ns,
+    };
+    let mut csv = SeriesWriter::create(csv_path).map_err(|source| SetupError::Io {
+        what: format!("cannot create {}", csv_path.display()),
+        source,
+    })?;
     let job = Job {
         file: &file,
         ops: &shared,
@@ -111,7 +137,12 @@ pub fn run_io_phase(
             engine.run(&job, &tx)
         });
         for ev in rx.iter() {
-            let Event::Closed { worker, index, counts, now_in } = ev;
+            let Event::Closed {
+                worker,
+                index,
+                counts,
+                now_in,
+            } = ev;
             series.close(worker, index, &counts, now_in);
             for (k, c) in series.ready() {
                 let (a, b) = series.row_span(k, false, 0);
@@ -121,9 +152,15 @@ pub fn run_io_phase(
                 }
             }
         }
-        runner.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        runner
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
-    let end_ns = outcome.end_ns.max(p.duration_ns.unwrap_or(0).min(job.start.elapsed().as_nanos() as u64));
+    let end_ns = outcome.end_ns.max(
+        p.duration_ns
+            .unwrap_or(0)
+            .min(job.start.elapsed().as_nanos() as u64),
+    );
     let cut_short = outcome.error.is_some() || stop.load(std::sync::atomic::Ordering::Relaxed);
     let tail = series.finish(end_ns, cut_short);
     let n = tail.len();
@@ -134,11 +171,18 @@ pub fn run_io_phase(
         }
     }
     if let Some(e) = write_err {
-        return Err(SetupError::Io { what: format!("cannot write {}", csv_path.display()), source: e });
+        return Err(SetupError::Io {
+            what: format!("cannot write {}", csv_path.display()),
+            source: e,
+        });
     }
     let mut outcome = outcome;
     outcome.end_ns = end_ns;
-    Ok(IoPhaseOutcome { outcome, rows: csv.rows(), totals: series.totals() })
+    Ok(IoPhaseOutcome {
+        outcome,
+        rows: csv.rows(),
+        totals: series.totals(),
+    })
 }
 
 /// Formats an I/O error with the phase it happened in.

@@ -7,7 +7,7 @@ pub mod io_phase;
 
 pub use host::host_info;
 
-use crate::plan::{Plan, PhasePlan};
+use crate::plan::{PhasePlan, Plan};
 use crate::results::series_csv;
 use crate::results::write::{ResultsWriter, WriteError};
 use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
@@ -43,7 +43,13 @@ pub fn now_rfc3339() -> String {
 ///
 /// # Errors
 /// [`RunError`]; `results.json` then holds every phase up to the failure, with the status.
-pub fn execute(spec: &LoadedSpec, plan: &Plan, out_dir: &Path, stop: &AtomicBool, log: &mut dyn FnMut(&str)) -> Result<Results, RunError> {
+pub fn execute(
+    spec: &LoadedSpec,
+    plan: &Plan,
+    out_dir: &Path,
+    stop: &AtomicBool,
+    log: &mut dyn FnMut(&str),
+) -> Result<Results, RunError> {
     let writer = ResultsWriter::new(out_dir)?;
     let mut results = Results {
         format: RESULTS_FORMAT,
@@ -75,7 +81,13 @@ pub fn execute(spec: &LoadedSpec, plan: &Plan, out_dir: &Path, stop: &AtomicBool
     let mut written: Vec<(u64, u64)> = Vec::new();
     let n = plan.phases.len();
     for phase in &plan.phases {
-        log(&format!("[{}/{n}] {} \"{}\": {}", phase.index + 1, phase.kind.as_str(), phase.name, summary(phase)));
+        log(&format!(
+            "[{}/{n}] {} \"{}\": {}",
+            phase.index + 1,
+            phase.kind.as_str(),
+            phase.name,
+            summary(phase)
+        ));
         let started_at = now_rfc3339();
         let t0 = Instant::now();
         let mut pr = PhaseResult {
@@ -98,21 +110,49 @@ pub fn execute(spec: &LoadedSpec, plan: &Plan, out_dir: &Path, stop: &AtomicBool
         if phase.kind == PhaseKind::Erase {
             let file = match crate::target::open::open_io(&plan.target, false, true) {
                 Ok(f) => f,
-                Err(e) => return Err(fail(&mut results, format!("phase \"{}\": cannot open {}: {e}", phase.name, plan.target.path.display()))),
+                Err(e) => {
+                    return Err(fail(
+                        &mut results,
+                        format!(
+                            "phase \"{}\": cannot open {}: {e}",
+                            phase.name,
+                            plan.target.path.display()
+                        ),
+                    ));
+                }
             };
-            let method = phase.params.method.unwrap_or(crate::spec::EraseMethod::Auto);
+            let method = phase
+                .params
+                .method
+                .unwrap_or(crate::spec::EraseMethod::Auto);
             match erase::erase(&plan.target, &file, method, start, len) {
                 Ok(used) => {
                     pr.erase_method = Some(used);
                     pr.erased_bytes = Some(len);
                 }
-                Err(e) => return Err(fail(&mut results, format!("phase \"{}\": erase of [{start}, {}) failed: {e}", phase.name, start + len))),
+                Err(e) => {
+                    return Err(fail(
+                        &mut results,
+                        format!(
+                            "phase \"{}\": erase of [{start}, {}) failed: {e}",
+                            phase.name,
+                            start + len
+                        ),
+                    ));
+                }
             }
             pr.duration_s = t0.elapsed().as_secs_f64();
             written.retain(|&(a, b)| b <= start || a >= start + len);
-            log(&format!("      erased {len} B with {:?} in {:.3} s", pr.erase_method.unwrap_or(method), pr.duration_s));
+            log(&format!(
+                "      erased {len} B with {} in {:.3} s",
+                pr.erase_method.unwrap_or(method).as_str(),
+                pr.duration_s
+            ));
         } else {
-            if phase.kind == PhaseKind::Workload && phase.params.read_percent != Some(0) && !covered(&written, start, start + len) {
+            if phase.kind == PhaseKind::Workload
+                && phase.params.read_percent != Some(0)
+                && !covered(&written, start, start + len)
+            {
                 pr.warnings.push(format!(
                     "reads of [{start}, {}) that no earlier phase of this run wrote: a drive can answer reads of never-written or trimmed blocks without touching flash, so these read numbers may not be the drive's; precondition with a fill",
                     start + len
@@ -126,16 +166,24 @@ pub fn execute(spec: &LoadedSpec, plan: &Plan, out_dir: &Path, stop: &AtomicBool
             };
             let secs = o.outcome.end_ns as f64 / 1e9;
             pr.duration_s = secs;
-            pr.read = DirStats::new(o.totals.read.ops, o.totals.read.bytes, secs, o.outcome.read.summary());
-            pr.write = DirStats::new(o.totals.write.ops, o.totals.write.bytes, secs, o.outcome.write.summary());
+            pr.read = DirStats::new(
+                o.totals.read.ops,
+                o.totals.read.bytes,
+                secs,
+                o.outcome.read.summary(),
+            );
+            pr.write = DirStats::new(
+                o.totals.write.ops,
+                o.totals.write.bytes,
+                secs,
+                o.outcome.write.summary(),
+            );
             pr.series_csv = Some(csv_name);
             pr.intervals = Some(o.rows);
             let interrupted = stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
             pr.completed = o.outcome.error.is_none() && !interrupted;
-            if phase.kind != PhaseKind::Workload || phase.params.read_percent == Some(0) {
-                if pr.completed && phase.kind != PhaseKind::Workload {
-                    written.push((start, start + o.totals.write.bytes.min(len)));
-                }
+            if pr.completed && phase.kind != PhaseKind::Workload {
+                written.push((start, start + o.totals.write.bytes.min(len)));
             }
             log(&format!(
                 "      {} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
@@ -183,9 +231,13 @@ fn covered(ranges: &[(u64, u64)], a: u64, b: u64) -> bool {
 
 fn summary(p: &PhasePlan) -> String {
     let q = &p.params;
-    let range = format!("[{}, {})", q.span_start_bytes, q.span_start_bytes + q.span_bytes);
+    let range = format!(
+        "[{}, {})",
+        q.span_start_bytes,
+        q.span_start_bytes + q.span_bytes
+    );
     match p.kind {
-        PhaseKind::Erase => format!("{range}"),
+        PhaseKind::Erase => range,
         _ => format!(
             "{range}, {} B blocks, QD{}{}",
             q.block_size_bytes.unwrap_or(0),
@@ -201,7 +253,9 @@ fn summary(p: &PhasePlan) -> String {
 
 /// The default output folder: `wkrun-results/<spec name>-<UTC time>` under the current directory.
 pub fn default_output_dir(spec_name: &str) -> PathBuf {
-    let t = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace(':', "");
+    let t = humantime::format_rfc3339_seconds(SystemTime::now())
+        .to_string()
+        .replace(':', "");
     PathBuf::from("wkrun-results").join(format!("{spec_name}-{t}"))
 }
 

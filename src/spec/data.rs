@@ -84,9 +84,15 @@ mod tests {
     fn parse() {
         assert_eq!(DataPattern::parse("random"), Ok(DataPattern::Random));
         assert_eq!(DataPattern::parse("zeros"), Ok(DataPattern::Zeros));
-        assert_eq!(DataPattern::parse("compressible:50%"), Ok(DataPattern::Compressible(50)));
+        assert_eq!(
+            DataPattern::parse("compressible:50%"),
+            Ok(DataPattern::Compressible(50))
+        );
         assert!(DataPattern::parse("compressible:150%").is_err());
         assert!(DataPattern::parse("rnd").is_err());
-        assert_eq!(DataPattern::Compressible(50).to_string(), "compressible:50%");
+        assert_eq!(
+            DataPattern::Compressible(50).to_string(),
+            "compressible:50%"
+        );
     }
 }

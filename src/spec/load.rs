@@ -35,14 +35,30 @@ impl LoadedSpec {
             return (loc, inherited);
         }
         let header = format!("phase[{phase}]");
-        (self.index.locate(&header).unwrap_or_else(|| self.index.start()), own)
+        (
+            self.index
+                .locate(&header)
+                .unwrap_or_else(|| self.index.start()),
+            own,
+        )
     }
 
     /// An error about a phase's key found after loading (for example against the target's geometry).
-    pub fn phase_error(&self, phase: usize, key: &str, message: impl Into<String>, help: Option<String>) -> SpecError {
+    pub fn phase_error(
+        &self,
+        phase: usize,
+        key: &str,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> SpecError {
         let (location, field) = self.locate_phase_key(phase, key);
         let name = self.file.phase.get(phase).map(|p| p.name.clone());
-        SpecError { location, field: Some(describe_field(&field, name.as_deref())), message: message.into(), help }
+        SpecError {
+            location,
+            field: Some(describe_field(&field, name.as_deref())),
+            message: message.into(),
+            help,
+        }
     }
 }
 
@@ -89,7 +105,12 @@ impl fmt::Display for SpecError {
             let num = l.line.to_string();
             let pad = " ".repeat(num.len());
             let width = caret.end.saturating_sub(caret.start).max(1);
-            write!(f, "\n {pad} |\n {num} | {text}\n {pad} | {}{}", " ".repeat(caret.start), "^".repeat(width))?;
+            write!(
+                f,
+                "\n {pad} |\n {num} | {text}\n {pad} | {}{}",
+                " ".repeat(caret.start),
+                "^".repeat(width)
+            )?;
         }
         if let Some(help) = &self.help {
             write!(f, "\n  help: {help}")?;
@@ -111,21 +132,30 @@ pub struct SourceIndex {
 
 impl SourceIndex {
     fn build(file: &Path, text: &str, table: &DeTable<'_>) -> SourceIndex {
-        let mut idx = SourceIndex { file: file.to_path_buf(), text: text.to_string(), entries: HashMap::new() };
+        let mut idx = SourceIndex {
+            file: file.to_path_buf(),
+            text: text.to_string(),
+            entries: HashMap::new(),
+        };
         idx.walk("", table);
         idx
     }
 
     fn walk(&mut self, prefix: &str, table: &DeTable<'_>) {
         for (k, v) in table.iter() {
-            let path = if prefix.is_empty() { k.get_ref().to_string() } else { format!("{prefix}.{}", k.get_ref()) };
+            let path = if prefix.is_empty() {
+                k.get_ref().to_string()
+            } else {
+                format!("{prefix}.{}", k.get_ref())
+            };
             self.entries.insert(path.clone(), (k.span(), v.span()));
             match v.get_ref() {
                 DeValue::Table(t) => self.walk(&path, t),
                 DeValue::Array(items) => {
                     for (i, item) in items.iter().enumerate() {
                         let ipath = format!("{path}[{i}]");
-                        self.entries.insert(ipath.clone(), (item.span(), item.span()));
+                        self.entries
+                            .insert(ipath.clone(), (item.span(), item.span()));
                         if let DeValue::Table(t) = item.get_ref() {
                             self.walk(&ipath, t);
                         }
@@ -138,7 +168,9 @@ impl SourceIndex {
 
     /// The location of a key (its key text) by field path, if the file has it.
     pub fn locate(&self, path: &str) -> Option<Location> {
-        self.entries.get(path).map(|(k, _)| self.location(k.clone()))
+        self.entries
+            .get(path)
+            .map(|(k, _)| self.location(k.clone()))
     }
 
     /// The first line of the file.
@@ -183,7 +215,10 @@ fn location_in(file: &Path, text: &str, span: Range<usize>) -> Location {
         file: file.to_path_buf(),
         line: line_no,
         column: col + 1,
-        snippet: Some((line_text.trim_end_matches('\r').to_string(), col..col + width.max(1))),
+        snippet: Some((
+            line_text.trim_end_matches('\r').to_string(),
+            col..col + width.max(1),
+        )),
     }
 }
 
@@ -205,7 +240,12 @@ pub(crate) fn describe_field(path: &str, phase_name: Option<&str>) -> String {
 /// a rule (see [`rules::check`]).
 pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecError> {
     let bytes = std::fs::read(path).map_err(|e| SpecError {
-        location: Location { file: path.to_path_buf(), line: 0, column: 0, snippet: None },
+        location: Location {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            snippet: None,
+        },
         field: None,
         message: format!("cannot read the spec file: {e}"),
         help: None,
@@ -226,7 +266,10 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSpec, SpecError> {
         SpecError {
             location: loc,
             field: None,
-            message: format!("the spec file is not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()),
+            message: format!(
+                "the spec file is not valid UTF-8 (invalid byte at offset {})",
+                e.valid_up_to()
+            ),
             help: Some("TOML files must be UTF-8; re-save the file as UTF-8".into()),
         }
     })?;
@@ -244,7 +287,12 @@ fn hex(bytes: &[u8]) -> String {
 /// A located [`SpecError`] for the first problem found.
 pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
     let whole_file = |message: String, help: Option<String>| SpecError {
-        location: Location { file: path.to_path_buf(), line: 0, column: 0, snippet: None },
+        location: Location {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            snippet: None,
+        },
         field: None,
         message,
         help,
@@ -267,15 +315,31 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
     }
     check_format(&index, doc.get_ref())?;
     let file: SpecFile = toml::from_str(text).map_err(|e| serde_error(&index, text, &e))?;
-    let spec = LoadedSpec { path: path.to_path_buf(), file, sha256: hex(&Sha256::digest(text.as_bytes())), index };
+    let spec = LoadedSpec {
+        path: path.to_path_buf(),
+        file,
+        sha256: hex(&Sha256::digest(text.as_bytes())),
+        index,
+    };
     rules::check(&spec.file).map_err(|r| {
-        let name = r.phase.and_then(|i| spec.file.phase.get(i)).map(|p| p.name.as_str());
+        let name = r
+            .phase
+            .and_then(|i| spec.file.phase.get(i))
+            .map(|p| p.name.as_str());
         let location = spec
             .index
             .locate(&r.path)
-            .or_else(|| r.phase.and_then(|i| spec.index.locate(&format!("phase[{i}]"))))
+            .or_else(|| {
+                r.phase
+                    .and_then(|i| spec.index.locate(&format!("phase[{i}]")))
+            })
             .unwrap_or_else(|| spec.index.start());
-        SpecError { location, field: Some(describe_field(&r.path, name)), message: r.message, help: r.help }
+        SpecError {
+            location,
+            field: Some(describe_field(&r.path, name)),
+            message: r.message,
+            help: r.help,
+        }
     })?;
     Ok(spec)
 }
@@ -295,8 +359,13 @@ fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError>
         return Err(SpecError {
             location: index.location(v.span()),
             field: Some("format".into()),
-            message: format!("unknown spec format {shown}; this wkrun reads format {FORMAT_VERSION}"),
-            help: Some("a newer wkrun may read it; otherwise write the spec in format 1 (docs/spec.md)".into()),
+            message: format!(
+                "unknown spec format {shown}; this wkrun reads format {FORMAT_VERSION}"
+            ),
+            help: Some(
+                "a newer wkrun may read it; otherwise write the spec in format 1 (docs/spec.md)"
+                    .into(),
+            ),
         });
     }
     Ok(())
@@ -329,10 +398,18 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
         }
     }
     let phase_name = path.as_deref().and_then(|p| phase_name_at(text, index, p));
+    // serde lists every expected name in the message; the help line says it better (a suggestion, or the list).
+    let message = match msg.split_once(", expected") {
+        Some((head, _)) if msg.starts_with("unknown field") => head.to_string(),
+        _ => msg,
+    };
     SpecError {
         location: location_in(&index.file, text, span),
         field: path.map(|p| describe_field(&p, phase_name.as_deref())),
-        message: msg.replace("unknown field", "unknown key").replace("missing field", "missing key"),
+        message: message
+            .replace("unknown field", "unknown key")
+            .replace("missing field", "missing key")
+            .replace("unknown variant", "unknown value"),
         help,
     }
 }
@@ -342,7 +419,11 @@ fn phase_name_at(text: &str, index: &SourceIndex, path: &str) -> Option<String> 
     let rest = path.strip_prefix("phase[")?;
     let i = rest.split(']').next()?;
     let (_, v) = index.entries.get(&format!("phase[{i}].name"))?;
-    Some(text[v.clone()].trim_matches(|c| c == '"' || c == '\'').to_string())
+    Some(
+        text[v.clone()]
+            .trim_matches(|c| c == '"' || c == '\'')
+            .to_string(),
+    )
 }
 
 /// The closest candidate to a misspelled word, if one is close enough to be a likely typo.

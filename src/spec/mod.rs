@@ -106,6 +106,19 @@ pub enum EraseMethod {
     PunchHole,
 }
 
+impl EraseMethod {
+    /// The spelling used in specs and results (`"secure-discard"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EraseMethod::Auto => "auto",
+            EraseMethod::SecureDiscard => "secure-discard",
+            EraseMethod::Discard => "discard",
+            EraseMethod::ZeroOut => "zero-out",
+            EraseMethod::PunchHole => "punch-hole",
+        }
+    }
+}
+
 /// The order in which a phase visits its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]

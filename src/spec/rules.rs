@@ -8,7 +8,14 @@ use crate::units::{Amount, Percent};
 /// Keys every phase kind accepts.
 const COMMON: &[&str] = &["name", "kind", "description", "span", "offset"];
 /// Keys of phases that issue I/O through an engine.
-const IO: &[&str] = &["engine", "direct", "seed", "block_size", "queue_depth", "interval"];
+const IO: &[&str] = &[
+    "engine",
+    "direct",
+    "seed",
+    "block_size",
+    "queue_depth",
+    "interval",
+];
 
 /// Largest queue depth accepted.
 pub const MAX_QUEUE_DEPTH: u32 = 1024;
@@ -47,8 +54,18 @@ pub struct RuleError {
     pub help: Option<String>,
 }
 
-fn err(path: String, phase: Option<usize>, message: impl Into<String>, help: Option<&str>) -> RuleError {
-    RuleError { path, phase, message: message.into(), help: help.map(str::to_string) }
+fn err(
+    path: String,
+    phase: Option<usize>,
+    message: impl Into<String>,
+    help: Option<&str>,
+) -> RuleError {
+    RuleError {
+        path,
+        phase,
+        message: message.into(),
+        help: help.map(str::to_string),
+    }
 }
 
 /// The keys a phase sets, in declaration order.
@@ -84,7 +101,9 @@ pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 120
         && !name.starts_with('.')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.[]=,".contains(c))
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.[]=,".contains(c))
 }
 
 /// Checks every rule that needs no target.
@@ -101,12 +120,31 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
         ));
     }
     if spec.spec.version.trim().is_empty() {
-        return Err(err("spec.version".into(), None, "version is empty", Some("e.g. version = \"1.0.0\"")));
+        return Err(err(
+            "spec.version".into(),
+            None,
+            "version is empty",
+            Some("e.g. version = \"1.0.0\""),
+        ));
     }
     let d = spec.defaults.clone().unwrap_or_default();
-    check_common("defaults", None, d.engine, d.queue_depth, d.block_size.map(|b| b.0), d.span, d.offset, d.interval.map(|i| i.0))?;
+    check_common(
+        "defaults",
+        None,
+        d.engine,
+        d.queue_depth,
+        d.block_size.map(|b| b.0),
+        d.span,
+        d.offset,
+        d.interval.map(|i| i.0),
+    )?;
     if spec.phase.is_empty() {
-        return Err(err("phase".into(), None, "the spec has no [[phase]]", Some("add at least one [[phase]] table")));
+        return Err(err(
+            "phase".into(),
+            None,
+            "the spec has no [[phase]]",
+            Some("add at least one [[phase]] table"),
+        ));
     }
     for (i, p) in spec.phase.iter().enumerate() {
         let at = |key: &str| format!("phase[{i}].{key}");
@@ -119,33 +157,78 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
             ));
         }
         if let Some(j) = spec.phase[..i].iter().position(|q| q.name == p.name) {
-            return Err(err(at("name"), Some(i), format!("phase name {:?} is already used by phase[{j}]", p.name), Some("phase names must be unique")));
+            return Err(err(
+                at("name"),
+                Some(i),
+                format!("phase name {:?} is already used by phase[{j}]", p.name),
+                Some("phase names must be unique"),
+            ));
         }
         let allowed = keys_for(p.kind);
         if let Some(bad) = keys_set(p).into_iter().find(|k| !allowed.contains(k)) {
             return Err(RuleError {
                 path: at(bad),
                 phase: Some(i),
-                message: format!("key `{bad}` does not apply to a phase of kind \"{}\"", p.kind.as_str()),
-                help: Some(format!("keys for kind \"{}\": {}", p.kind.as_str(), allowed.join(", "))),
+                message: format!(
+                    "key `{bad}` does not apply to a phase of kind \"{}\"",
+                    p.kind.as_str()
+                ),
+                help: Some(format!(
+                    "keys for kind \"{}\": {}",
+                    p.kind.as_str(),
+                    allowed.join(", ")
+                )),
             });
         }
-        check_common(&format!("phase[{i}]"), Some(i), p.engine, p.queue_depth, p.block_size.map(|b| b.0), p.span, p.offset, p.interval.map(|d| d.0))?;
+        check_common(
+            &format!("phase[{i}]"),
+            Some(i),
+            p.engine,
+            p.queue_depth,
+            p.block_size.map(|b| b.0),
+            p.span,
+            p.offset,
+            p.interval.map(|d| d.0),
+        )?;
         match p.kind {
             PhaseKind::Erase => {}
             PhaseKind::Fill => {
                 if p.passes == Some(0) {
-                    return Err(err(at("passes"), Some(i), "passes = 0 writes nothing", Some("passes must be 1 or more")));
+                    return Err(err(
+                        at("passes"),
+                        Some(i),
+                        "passes = 0 writes nothing",
+                        Some("passes must be 1 or more"),
+                    ));
                 }
             }
             PhaseKind::RestoreImage => {
                 match p.image.as_deref() {
-                    None => return Err(err(at("image"), Some(i), "missing key `image`", Some("image = \"synthetic\" or the path of a raw image file"))),
-                    Some("") => return Err(err(at("image"), Some(i), "image is empty", Some("image = \"synthetic\" or the path of a raw image file"))),
+                    None => {
+                        return Err(err(
+                            at("image"),
+                            Some(i),
+                            "missing key `image`",
+                            Some("image = \"synthetic\" or the path of a raw image file"),
+                        ));
+                    }
+                    Some("") => {
+                        return Err(err(
+                            at("image"),
+                            Some(i),
+                            "image is empty",
+                            Some("image = \"synthetic\" or the path of a raw image file"),
+                        ));
+                    }
                     Some(_) => {}
                 }
                 if p.image_size.is_some() && p.image.as_deref() != Some("synthetic") {
-                    return Err(err(at("image_size"), Some(i), "image_size applies only to image = \"synthetic\"", Some("a file image has the size of the file")));
+                    return Err(err(
+                        at("image_size"),
+                        Some(i),
+                        "image_size applies only to image = \"synthetic\"",
+                        Some("a file image has the size of the file"),
+                    ));
                 }
                 if p.image_size.is_some_and(|s| s.0 == 0) {
                     return Err(err(at("image_size"), Some(i), "image_size is 0", None));
@@ -158,10 +241,19 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
                             format!("phase[{i}]"),
                             Some(i),
                             "missing key `read_percent`",
-                            Some("read_percent = 0 for all writes, 100 for all reads, 65 for a 65/35 mix"),
+                            Some(
+                                "read_percent = 0 for all writes, 100 for all reads, 65 for a 65/35 mix",
+                            ),
                         ));
                     }
-                    Some(r) if r > 100 => return Err(err(at("read_percent"), Some(i), format!("read_percent = {r} is over 100"), Some("0..100"))),
+                    Some(r) if r > 100 => {
+                        return Err(err(
+                            at("read_percent"),
+                            Some(i),
+                            format!("read_percent = {r} is over 100"),
+                            Some("0..100"),
+                        ));
+                    }
                     Some(_) => {}
                 }
                 match (p.duration, p.size) {
@@ -174,11 +266,28 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
                         ));
                     }
                     (Some(_), Some(_)) => {
-                        return Err(err(at("size"), Some(i), "both `duration` and `size` are set", Some("keep one bound: duration = \"...\" or size = \"...\"")));
+                        return Err(err(
+                            at("size"),
+                            Some(i),
+                            "both `duration` and `size` are set",
+                            Some("keep one bound: duration = \"...\" or size = \"...\""),
+                        ));
                     }
-                    (Some(d), None) if d.0 == 0 => return Err(err(at("duration"), Some(i), "duration is 0", Some("e.g. duration = \"60s\""))),
+                    (Some(d), None) if d.0 == 0 => {
+                        return Err(err(
+                            at("duration"),
+                            Some(i),
+                            "duration is 0",
+                            Some("e.g. duration = \"60s\""),
+                        ));
+                    }
                     (None, Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))) => {
-                        return Err(err(at("size"), Some(i), "size is 0", Some("e.g. size = \"100%\" of the span")));
+                        return Err(err(
+                            at("size"),
+                            Some(i),
+                            "size is 0",
+                            Some("e.g. size = \"100%\" of the span"),
+                        ));
                     }
                     _ => {}
                 }
@@ -201,7 +310,11 @@ fn check_common(
 ) -> Result<(), RuleError> {
     let at = |key: &str| format!("{prefix}.{key}");
     if let Some(e @ (Engine::Libaio | Engine::IoUring)) = engine {
-        let name = if e == Engine::Libaio { "libaio" } else { "io_uring" };
+        let name = if e == Engine::Libaio {
+            "libaio"
+        } else {
+            "io_uring"
+        };
         return Err(err(
             at("engine"),
             phase,
@@ -211,15 +324,30 @@ fn check_common(
     }
     if let Some(q) = qd {
         if q == 0 || q > MAX_QUEUE_DEPTH {
-            return Err(err(at("queue_depth"), phase, format!("queue_depth = {q} is out of range"), Some("queue_depth is 1 to 1024")));
+            return Err(err(
+                at("queue_depth"),
+                phase,
+                format!("queue_depth = {q} is out of range"),
+                Some("queue_depth is 1 to 1024"),
+            ));
         }
     }
     if block_size == Some(0) {
-        return Err(err(at("block_size"), phase, "block_size is 0", Some("e.g. block_size = \"4KiB\"")));
+        return Err(err(
+            at("block_size"),
+            phase,
+            "block_size is 0",
+            Some("e.g. block_size = \"4KiB\""),
+        ));
     }
     if let Some(Amount::Percent(p)) = span {
         if p.0 == 0 || p > Percent::FULL {
-            return Err(err(at("span"), phase, format!("span = \"{p}\" is outside 0..100 % of the target"), Some("a span is at most \"100%\" of the target's capacity")));
+            return Err(err(
+                at("span"),
+                phase,
+                format!("span = \"{p}\" is outside 0..100 % of the target"),
+                Some("a span is at most \"100%\" of the target's capacity"),
+            ));
         }
     }
     if span == Some(Amount::Bytes(0)) {
@@ -227,16 +355,31 @@ fn check_common(
     }
     if let Some(Amount::Percent(p)) = offset {
         if p >= Percent::FULL {
-            return Err(err(at("offset"), phase, format!("offset = \"{p}\" leaves no room for a span"), Some("an offset is below \"100%\"")));
+            return Err(err(
+                at("offset"),
+                phase,
+                format!("offset = \"{p}\" leaves no room for a span"),
+                Some("an offset is below \"100%\""),
+            ));
         }
         if let Some(Amount::Percent(s)) = span {
             if p.0 + s.0 > Percent::FULL.0 {
-                return Err(err(at("span"), phase, format!("offset {p} + span {s} is over 100 % of the target"), None));
+                return Err(err(
+                    at("span"),
+                    phase,
+                    format!("offset {p} + span {s} is over 100 % of the target"),
+                    None,
+                ));
             }
         }
     }
     if interval_ns == Some(0) {
-        return Err(err(at("interval"), phase, "interval is 0", Some("e.g. interval = \"1s\"")));
+        return Err(err(
+            at("interval"),
+            phase,
+            "interval is 0",
+            Some("e.g. interval = \"1s\""),
+        ));
     }
     Ok(())
 }

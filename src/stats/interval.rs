@@ -21,7 +21,8 @@ pub struct IntervalClock {
 impl IntervalClock {
     /// Index of the last interval of a time-bounded phase.
     pub fn last_index(&self) -> Option<u64> {
-        self.bound_ns.map(|d| d.div_ceil(self.interval_ns).max(1) - 1)
+        self.bound_ns
+            .map(|d| d.div_ceil(self.interval_ns).max(1) - 1)
     }
 
     /// Interval index of a completion at `t_ns` after the phase start.
@@ -167,7 +168,13 @@ pub struct Series {
 impl Series {
     /// A series for `workers` workers.
     pub fn new(clock: IntervalClock, workers: usize) -> Series {
-        Series { clock, watermarks: vec![0; workers], pending: Default::default(), base: 0, totals: Default::default() }
+        Series {
+            clock,
+            watermarks: vec![0; workers],
+            pending: Default::default(),
+            base: 0,
+            totals: Default::default(),
+        }
     }
 
     /// The clock.
@@ -241,7 +248,11 @@ impl Series {
     pub fn row_span(&self, index: u64, is_last: bool, end_ns: u64) -> (u64, u64) {
         let d = self.clock.interval_ns;
         let start = index * d;
-        if is_last { (start, end_ns.max(start)) } else { (start, start + d) }
+        if is_last {
+            (start, end_ns.max(start))
+        } else {
+            (start, start + d)
+        }
     }
 }
 
@@ -263,7 +274,10 @@ mod tests {
     #[test]
     fn c11_bucket_indices_are_exact_in_64_bit() {
         for d in [1_000_000u64, 5_000_000_000, 25_000_000_000, 60_000_000_000] {
-            let clock = IntervalClock { interval_ns: d, bound_ns: None };
+            let clock = IntervalClock {
+                interval_ns: d,
+                bound_ns: None,
+            };
             for end in [11_000_000_000u64, 36_000_000_000_000] {
                 // Completion times every 7 ms up to `end`: each interval's count is computed independently.
                 let step = 7_000_000;
@@ -276,20 +290,30 @@ mod tests {
                 for (k, n) in counts {
                     let lo = (k * d).div_ceil(step * 997);
                     let hi = ((k + 1) * d).div_ceil(step * 997);
-                    assert_eq!(n, hi.min(end.div_ceil(step * 997)) - lo, "interval {d} ns, index {k}");
+                    assert_eq!(
+                        n,
+                        hi.min(end.div_ceil(step * 997)) - lo,
+                        "interval {d} ns, index {k}"
+                    );
                 }
             }
             let last_t = 36_000_000_000_000 - 1;
             assert_eq!(clock.index_of(last_t), last_t / d);
         }
         // 500 min with 1 min intervals: 500 intervals.
-        let clock = IntervalClock { interval_ns: 60_000_000_000, bound_ns: Some(30_000_000_000_000) };
+        let clock = IntervalClock {
+            interval_ns: 60_000_000_000,
+            bound_ns: Some(30_000_000_000_000),
+        };
         assert_eq!(clock.last_index(), Some(499));
     }
 
     #[test]
     fn c01_rows_wait_for_every_worker_and_gaps_are_zero_rows() {
-        let clock = IntervalClock { interval_ns: 1_000_000_000, bound_ns: Some(3_500_000_000) };
+        let clock = IntervalClock {
+            interval_ns: 1_000_000_000,
+            bound_ns: Some(3_500_000_000),
+        };
         let mut s = Series::new(clock, 2);
         s.close(0, 0, &c(3, 0), 2);
         assert!(s.ready().is_empty(), "worker 1 has not closed interval 0");
@@ -300,14 +324,26 @@ mod tests {
         s.close(1, 3, &c(1, 1), u64::MAX);
         s.close(0, 2, &c(2, 0), u64::MAX);
         let mut rows = s.ready();
-        assert!(rows.is_empty(), "every worker finished: the rest waits for finish()");
+        assert!(
+            rows.is_empty(),
+            "every worker finished: the rest waits for finish()"
+        );
         rows.extend(s.finish(3_500_200_000, false));
         let idx: Vec<u64> = rows.iter().map(|r| r.0).collect();
         assert_eq!(idx, vec![1, 2, 3]);
-        assert!(rows[0].1.is_empty(), "interval 1 had no completions: a zero row");
+        assert!(
+            rows[0].1.is_empty(),
+            "interval 1 had no completions: a zero row"
+        );
         assert_eq!(s.totals().read.ops, 6);
         assert_eq!(s.totals().write.ops, 5);
-        assert_eq!(s.row_span(3, true, 3_500_200_000), (3_000_000_000, 3_500_200_000));
-        assert_eq!(s.row_span(1, false, 3_500_200_000), (1_000_000_000, 2_000_000_000));
+        assert_eq!(
+            s.row_span(3, true, 3_500_200_000),
+            (3_000_000_000, 3_500_200_000)
+        );
+        assert_eq!(
+            s.row_span(1, false, 3_500_200_000),
+            (1_000_000_000, 2_000_000_000)
+        );
     }
 }

@@ -30,8 +30,16 @@ impl Default for LatencyRecorder {
 impl LatencyRecorder {
     /// An empty recorder.
     pub fn new() -> LatencyRecorder {
-        let hist = Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("static histogram bounds are valid");
-        LatencyRecorder { hist, count: 0, sum: 0, sum_sq: 0, min: u64::MAX, max: 0 }
+        let hist = Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3)
+            .expect("static histogram bounds are valid");
+        LatencyRecorder {
+            hist,
+            count: 0,
+            sum: 0,
+            sum_sq: 0,
+            min: u64::MAX,
+            max: 0,
+        }
     }
 
     /// Records one latency in ns.
@@ -69,7 +77,11 @@ impl LatencyRecorder {
         if p >= 100.0 {
             return Some(self.max);
         }
-        Some(self.hist.value_at_quantile(p / 100.0).clamp(self.min, self.max))
+        Some(
+            self.hist
+                .value_at_quantile(p / 100.0)
+                .clamp(self.min, self.max),
+        )
     }
 
     /// The summary, or `None` without samples.
@@ -157,7 +169,11 @@ mod tests {
 
     #[test]
     fn c08_merge_equals_union_and_mixed_cell_is_op_weighted() {
-        let (mut reads, mut writes, mut all) = (LatencyRecorder::new(), LatencyRecorder::new(), LatencyRecorder::new());
+        let (mut reads, mut writes, mut all) = (
+            LatencyRecorder::new(),
+            LatencyRecorder::new(),
+            LatencyRecorder::new(),
+        );
         for ns in [100_000, 200_000] {
             reads.record(ns);
             all.record(ns);

@@ -17,7 +17,11 @@ pub fn size_bytes(f: &impl AsRawFd) -> io::Result<u64> {
     let mut v: u64 = 0;
     // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which points to a live local.
     let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64 as _, &mut v as *mut u64) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(v) }
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(v)
+    }
 }
 
 /// Logical block size in bytes (BLKSSZGET): the smallest unit the device addresses.
@@ -25,7 +29,11 @@ pub fn logical_block_size(f: &impl AsRawFd) -> io::Result<u32> {
     let mut v: libc::c_int = 0;
     // SAFETY: BLKSSZGET writes one int through the pointer, which points to a live local.
     let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKSSZGET as _, &mut v as *mut libc::c_int) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(v as u32) }
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(v as u32)
+    }
 }
 
 /// Physical block size in bytes (BLKPBSZGET).
@@ -33,7 +41,11 @@ pub fn physical_block_size(f: &impl AsRawFd) -> io::Result<u32> {
     let mut v: libc::c_uint = 0;
     // SAFETY: BLKPBSZGET writes one unsigned int through the pointer, which points to a live local.
     let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKPBSZGET as _, &mut v as *mut libc::c_uint) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(v) }
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(v)
+    }
 }
 
 /// Which range ioctl an erase uses.
@@ -57,5 +69,9 @@ pub fn range_op(f: &impl AsRawFd, op: RangeOp, start: u64, len: u64) -> io::Resu
     let range: [u64; 2] = [start, len];
     // SAFETY: the range ioctls read two u64 (start, length) through the pointer, which points to a live local.
     let r = unsafe { libc::ioctl(f.as_raw_fd(), req as _, range.as_ptr()) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }

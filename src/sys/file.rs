@@ -15,7 +15,11 @@ pub fn punch_hole(f: &impl AsRawFd, start: u64, len: u64) -> io::Result<()> {
             len as libc::off_t,
         )
     };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }
 
 /// O_DIRECT alignment of an open file: `(memory alignment, offset alignment)` in bytes, from statx
@@ -25,7 +29,15 @@ pub fn dio_alignment(f: &impl AsRawFd) -> io::Result<Option<(u32, u32)>> {
     let mut st: libc::statx = unsafe { std::mem::zeroed() };
     let empty = c"";
     // SAFETY: the path is a valid C string; with AT_EMPTY_PATH statx describes the fd and writes into `st`, a live local.
-    let r = unsafe { libc::statx(f.as_raw_fd(), empty.as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_DIOALIGN, &mut st) };
+    let r = unsafe {
+        libc::statx(
+            f.as_raw_fd(),
+            empty.as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut st,
+        )
+    };
     if r < 0 {
         return Err(io::Error::last_os_error());
     }

@@ -1,8 +1,8 @@
 //! Targets: what wkrun reads and writes. A regular file (created sparse when absent) or a block device.
 //! Probing reads geometry only; opening for writing happens in [`open`], after the plan is valid.
 
-mod probe;
 pub mod open;
+mod probe;
 pub mod safety;
 
 pub use probe::{ProbeError, probe};

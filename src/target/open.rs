@@ -29,5 +29,9 @@ pub fn open_io(target: &TargetInfo, direct: bool, write: bool) -> io::Result<Fil
     if target.kind == TargetKind::Block && write {
         flags |= libc::O_EXCL;
     }
-    OpenOptions::new().read(true).write(write).custom_flags(flags).open(&target.path)
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(flags)
+        .open(&target.path)
 }

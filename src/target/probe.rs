@@ -24,7 +24,9 @@ pub enum ProbeError {
         source: io::Error,
     },
     /// The file to create would be empty.
-    #[error("{0}: a file target of 0 bytes cannot be created; give a size (--target-size or [target].size)")]
+    #[error(
+        "{0}: a file target of 0 bytes cannot be created; give a size (--target-size or [target].size)"
+    )]
     ZeroSize(PathBuf),
     /// The target has no capacity.
     #[error("{0}: the target is empty (0 bytes)")]
@@ -32,7 +34,11 @@ pub enum ProbeError {
 }
 
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
-    move |source| ProbeError::Io { path: path.to_path_buf(), what, source }
+    move |source| ProbeError::Io {
+        path: path.to_path_buf(),
+        what,
+        source,
+    }
 }
 
 /// Probes `path`. When it does not exist, describes the sparse file of `create_size` bytes wkrun would
@@ -103,7 +109,10 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
 fn fs_device_lbs(dev: u64) -> Option<u32> {
     let (maj, min) = (libc::major(dev), libc::minor(dev));
     let base = PathBuf::from(format!("/sys/dev/block/{maj}:{min}"));
-    for q in [base.join("queue/logical_block_size"), base.join("../queue/logical_block_size")] {
+    for q in [
+        base.join("queue/logical_block_size"),
+        base.join("../queue/logical_block_size"),
+    ] {
         if let Some(v) = read_sys(&q).and_then(|s| s.parse().ok()) {
             return Some(v);
         }
@@ -112,21 +121,35 @@ fn fs_device_lbs(dev: u64) -> Option<u32> {
 }
 
 fn read_sys(p: &Path) -> Option<String> {
-    fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeError> {
     let f = File::open(path).map_err(io_err(path, "open"))?;
-    let capacity = sys::block::size_bytes(&f).map_err(io_err(path, "read the capacity (BLKGETSIZE64) of"))?;
+    let capacity =
+        sys::block::size_bytes(&f).map_err(io_err(path, "read the capacity (BLKGETSIZE64) of"))?;
     if capacity == 0 {
         return Err(ProbeError::Empty(path.to_path_buf()));
     }
-    let lbs = sys::block::logical_block_size(&f).map_err(io_err(path, "read the logical block size (BLKSSZGET) of"))?;
-    let pbs = sys::block::physical_block_size(&f).map_err(io_err(path, "read the physical block size (BLKPBSZGET) of"))?;
+    let lbs = sys::block::logical_block_size(&f)
+        .map_err(io_err(path, "read the logical block size (BLKSSZGET) of"))?;
+    let pbs = sys::block::physical_block_size(&f)
+        .map_err(io_err(path, "read the physical block size (BLKPBSZGET) of"))?;
     let rdev = meta.rdev();
-    let sysdir = PathBuf::from(format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev)));
+    let sysdir = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ));
     // A partition's queue and device attributes are those of its parent disk.
-    let disk = if sysdir.join("partition").exists() { sysdir.join("..") } else { sysdir };
+    let disk = if sysdir.join("partition").exists() {
+        sysdir.join("..")
+    } else {
+        sysdir
+    };
     let attr = |name: &str| read_sys(&disk.join("device").join(name));
     Ok(TargetInfo {
         path: path.to_path_buf(),
@@ -137,7 +160,8 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         model: attr("model"),
         serial: attr("serial"),
         firmware: attr("firmware_rev").or_else(|| attr("rev")),
-        discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes")).and_then(|s| s.parse().ok()),
+        discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes"))
+            .and_then(|s| s.parse().ok()),
         created: false,
     })
 }

@@ -13,8 +13,16 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
         return None;
     }
     let rdev = fs::metadata(&t.path).ok()?.rdev();
-    let mut devs = vec![(libc::major(rdev), libc::minor(rdev), t.path.display().to_string())];
-    let sys = PathBuf::from(format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev)));
+    let mut devs = vec![(
+        libc::major(rdev),
+        libc::minor(rdev),
+        t.path.display().to_string(),
+    )];
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ));
     devs.extend(partitions(&sys));
     let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     for line in mountinfo.lines() {
@@ -32,7 +40,10 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
     for line in swaps.lines().skip(1) {
         if let Some(dev) = line.split_whitespace().next() {
             if let Ok(m) = fs::metadata(dev) {
-                if devs.iter().any(|(a, b, _)| libc::major(m.rdev()) == *a && libc::minor(m.rdev()) == *b) {
+                if devs
+                    .iter()
+                    .any(|(a, b, _)| libc::major(m.rdev()) == *a && libc::minor(m.rdev()) == *b)
+                {
                     return Some(format!("{dev} is in use as swap"));
                 }
             }
@@ -42,7 +53,10 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
         let holders = PathBuf::from(format!("/sys/dev/block/{maj}:{min}/holders"));
         if let Ok(mut it) = fs::read_dir(&holders) {
             if let Some(Ok(h)) = it.next() {
-                return Some(format!("{name} is held by {} (part of a RAID, LVM or device-mapper stack)", h.file_name().to_string_lossy()));
+                return Some(format!(
+                    "{name} is held by {} (part of a RAID, LVM or device-mapper stack)",
+                    h.file_name().to_string_lossy()
+                ));
             }
         }
     }
@@ -52,7 +66,9 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
 /// The partitions of a disk, from sysfs: `(major, minor, /dev name)`.
 fn partitions(sys: &Path) -> Vec<(u32, u32, String)> {
     let mut out = Vec::new();
-    let Ok(entries) = fs::read_dir(sys) else { return out };
+    let Ok(entries) = fs::read_dir(sys) else {
+        return out;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if !p.join("partition").exists() {
@@ -72,7 +88,11 @@ fn partitions(sys: &Path) -> Vec<(u32, u32, String)> {
 /// Whether `named` (the `--allow-destroy` argument) names the same device as `target`.
 pub fn same_device(named: &Path, target: &Path) -> bool {
     match (fs::metadata(named), fs::metadata(target)) {
-        (Ok(a), Ok(b)) => a.rdev() == b.rdev() && a.file_type().is_block_device_like() && b.file_type().is_block_device_like(),
+        (Ok(a), Ok(b)) => {
+            a.rdev() == b.rdev()
+                && a.file_type().is_block_device_like()
+                && b.file_type().is_block_device_like()
+        }
         _ => false,
     }
 }
