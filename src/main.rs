@@ -126,7 +126,12 @@ fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
     let mut failed = 0;
     for p in specs {
         match spec::load_file(p) {
-            Ok(s) => println!("{}: ok ({} phases)", p.display(), s.file.phase.len()),
+            Ok(s) => println!(
+                "{}: ok ({} phase{})",
+                p.display(),
+                s.file.phase.len(),
+                if s.file.phase.len() == 1 { "" } else { "s" }
+            ),
             Err(e) => {
                 eprintln!("error: {e}");
                 failed += 1;

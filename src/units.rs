@@ -262,7 +262,7 @@ impl fmt::Display for Amount {
 }
 
 macro_rules! string_unit {
-    ($ty:ty, $what:literal, $int_ok:expr, $schema_desc:literal, $pattern:literal) => {
+    ($ty:ty, $what:literal, $example_unit:literal, $int_ok:expr, $schema_desc:literal, $pattern:literal) => {
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 use serde::de::Error;
@@ -283,7 +283,7 @@ macro_rules! string_unit {
                             Err(E::custom(format!(concat!($what, " {} is negative"), v)))
                         } else {
                             Err(E::custom(format!(
-                                concat!("bare number {} has no unit; write a ", $what, " as a string with its unit, e.g. \"{}s\""),
+                                concat!("bare number {} has no unit; write a ", $what, " as a string with its unit, e.g. \"{}", $example_unit, "\""),
                                 v, v
                             )))
                         }
@@ -292,7 +292,10 @@ macro_rules! string_unit {
                         self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
                     }
                     fn visit_f64<E: Error>(self, v: f64) -> Result<$ty, E> {
-                        Err(E::custom(format!(concat!("bare number {} has no unit; write the ", $what, " as a string with its unit"), v)))
+                        Err(E::custom(format!(
+                            concat!("bare number {} has no unit; write the ", $what, " as a string with its unit, e.g. \"{}", $example_unit, "\""),
+                            v, v
+                        )))
                     }
                 }
                 d.deserialize_any(V)
@@ -324,6 +327,7 @@ macro_rules! string_unit {
 string_unit!(
     Size,
     "size",
+    "KiB",
     true,
     "A size in bytes: \"4KiB\", \"1GiB\" (binary), \"240GB\" (decimal), \"4k\" (4096, as in fio) or an integer number of bytes.",
     "^\\s*[0-9]*\\.?[0-9]+\\s*([kKmMgGtTpP]|[kKMGTP]i?B|B|b|kB)?\\s*$"
@@ -331,6 +335,7 @@ string_unit!(
 string_unit!(
     Duration,
     "duration",
+    "s",
     false,
     "A duration with its unit: \"500ms\", \"30s\", \"20m\" or \"20min\" (minutes), \"5h\". A bare number is refused.",
     "^\\s*[0-9]*\\.?[0-9]+\\s*(ns|us|µs|ms|s|m|min|h|d)\\s*$"
@@ -338,6 +343,7 @@ string_unit!(
 string_unit!(
     Percent,
     "percentage",
+    "%",
     false,
     "A percentage with the % sign: \"84%\", \"12.5%\".",
     "^\\s*[0-9]*\\.?[0-9]+\\s*%\\s*$"
@@ -345,6 +351,7 @@ string_unit!(
 string_unit!(
     Amount,
     "size or percentage",
+    "%",
     true,
     "A byte amount: a size (\"64MiB\", \"240GB\", integer bytes) or a percentage of the reference (\"84%\").",
     "^\\s*[0-9]*\\.?[0-9]+\\s*(%|[kKmMgGtTpP]|[kKMGTP]i?B|B|b|kB)?\\s*$"

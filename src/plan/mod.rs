@@ -262,7 +262,7 @@ fn resolve_phase(
     };
     if does_io {
         params.block_size_bytes = Some(bs);
-        params.queue_depth = Some(p.queue_depth.unwrap_or(1));
+        params.queue_depth = Some(p.queue_depth.unwrap_or(1) as u32); // 1..=1024, checked by the rules
         params.engine = Some(p.engine.unwrap_or(Engine::Psync));
         params.direct = Some(direct);
         params.seed = Some(p.seed.unwrap_or(1));
@@ -276,7 +276,7 @@ fn resolve_phase(
             params.expected_bytes = Some(sp.len);
         }
         PhaseKind::Fill => {
-            let passes = p.passes.unwrap_or(1);
+            let passes = p.passes.unwrap_or(1) as u32; // >= 1, checked by the rules
             params.data = Some(p.data.unwrap_or(DataPattern::Random));
             params.read_percent = Some(0);
             params.pattern = Some(Pattern::Sequential);
@@ -297,7 +297,7 @@ fn resolve_phase(
         PhaseKind::Workload => {
             params.data = Some(p.data.unwrap_or(DataPattern::Random));
             params.pattern = Some(p.pattern.unwrap_or(Pattern::Random));
-            params.read_percent = p.read_percent;
+            params.read_percent = p.read_percent.map(|r| r as u8); // 0..=100, checked by the rules
             if let Some(d) = p.duration {
                 params.duration_ns = Some(d.0);
             } else if let Some(size) = p.size {

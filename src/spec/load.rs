@@ -179,22 +179,39 @@ impl SourceIndex {
     }
 
     /// The field path whose key or value span is `span`, or (failing that) the innermost one containing it.
+    /// Ties go to the most specific (longest) path, so `phase[0]` wins over `phase` for a one-element array.
     fn path_at(&self, span: &Range<usize>) -> Option<&str> {
-        let mut best: Option<(&str, usize)> = None;
-        for (path, (k, v)) in &self.entries {
-            if k == span || v == span {
-                return Some(path);
-            }
-            for r in [k, v] {
-                if r.start <= span.start && span.end <= r.end {
-                    let w = r.end - r.start;
-                    if best.is_none_or(|(_, bw)| w < bw) {
-                        best = Some((path, w));
-                    }
-                }
-            }
+        let exact = self
+            .entries
+            .iter()
+            .filter(|(_, (k, v))| k == span || v == span)
+            .map(|(p, _)| p.as_str())
+            .max_by(|a, b| a.len().cmp(&b.len()).then_with(|| b.cmp(a)));
+        if exact.is_some() {
+            return exact;
         }
-        best.map(|(p, _)| p)
+        self.entries
+            .iter()
+            .flat_map(|(p, (k, v))| [(p, k), (p, v)])
+            .filter(|(_, r)| r.start <= span.start && span.end <= r.end)
+            .min_by(|(pa, ra), (pb, rb)| {
+                (ra.end - ra.start)
+                    .cmp(&(rb.end - rb.start))
+                    .then_with(|| pb.len().cmp(&pa.len()))
+                    .then_with(|| pa.cmp(pb))
+            })
+            .map(|(p, _)| p.as_str())
+    }
+
+    /// The text of a string value by field path (quotes removed), e.g. a phase's `kind`.
+    fn string_at(&self, path: &str) -> Option<String> {
+        let (_, v) = self.entries.get(path)?;
+        Some(
+            self.text
+                .get(v.clone())?
+                .trim_matches(|c| c == '"' || c == '\'')
+                .to_string(),
+        )
     }
 
     fn location(&self, span: Range<usize>) -> Location {
@@ -379,7 +396,19 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
     let mut help = None;
     if let Some(rest) = msg.strip_prefix("unknown field `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
-        let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let mut choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        // In a phase, suggest only keys its kind accepts.
+        if let Some(kind) = path
+            .as_deref()
+            .and_then(phase_prefix)
+            .and_then(|ph| index.string_at(&format!("{ph}.kind")))
+        {
+            if let Ok(kind) =
+                serde_json::from_value::<super::PhaseKind>(serde_json::Value::String(kind))
+            {
+                choices = rules::keys_for(kind);
+            }
+        }
         help = Some(match nearest(bad, &choices) {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("known keys here: {}", choices.join(", ")),
@@ -397,7 +426,7 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
             help = Some(format!("did you mean `{s}`?"));
         }
     }
-    let phase_name = path.as_deref().and_then(|p| phase_name_at(text, index, p));
+    let phase_name = path.as_deref().and_then(|p| phase_name_at(index, p));
     // serde lists every expected name in the message; the help line says it better (a suggestion, or the list).
     let message = match msg.split_once(", expected") {
         Some((head, _)) if msg.starts_with("unknown field") => head.to_string(),
@@ -414,16 +443,16 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
     }
 }
 
-/// The `name` of the phase a path points into, read from the source (the spec did not deserialize).
-fn phase_name_at(text: &str, index: &SourceIndex, path: &str) -> Option<String> {
+/// `phase[3]` for a path inside the fourth phase.
+fn phase_prefix(path: &str) -> Option<&str> {
     let rest = path.strip_prefix("phase[")?;
-    let i = rest.split(']').next()?;
-    let (_, v) = index.entries.get(&format!("phase[{i}].name"))?;
-    Some(
-        text[v.clone()]
-            .trim_matches(|c| c == '"' || c == '\'')
-            .to_string(),
-    )
+    let close = rest.find(']')?;
+    Some(&path[.."phase[".len() + close + 1])
+}
+
+/// The `name` of the phase a path points into, read from the source (the spec did not deserialize).
+fn phase_name_at(index: &SourceIndex, path: &str) -> Option<String> {
+    index.string_at(&format!("{}.name", phase_prefix(path)?))
 }
 
 /// The closest candidate to a misspelled word, if one is close enough to be a likely typo.

@@ -182,7 +182,8 @@ pub struct Defaults {
     pub block_size: Option<Size>,
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue_depth: Option<u32>,
+    #[schemars(range(min = 1, max = 1024))]
+    pub queue_depth: Option<i64>,
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
@@ -209,7 +210,9 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direct: Option<bool>,
     /// Data written: `"random"` (incompressible, fresh for every I/O), `"zeros"`, or `"compressible:N%"`
-    /// (each block compresses to about N % of its size... see docs/spec.md). Default: `"random"`.
+    /// (N = 0..100: in every 512-byte chunk, the last N % of the bytes are repeated filler text and the rest
+    /// random, so a block compresses to roughly (100 - N) % of its size, as fio's `buffer_compress_percentage`).
+    /// Default: `"random"`.
     /// Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataPattern>,
@@ -232,7 +235,8 @@ pub struct PhaseSpec {
     pub block_size: Option<Size>,
     /// Queue depth (QD): I/Os in flight at once, 1 to 1024. Default: `1`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue_depth: Option<u32>,
+    #[schemars(range(min = 1, max = 1024))]
+    pub queue_depth: Option<i64>,
     /// Length of one interval of the per-interval series (IOPS, bandwidth, latency every interval).
     /// Default: `"1s"`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,7 +247,8 @@ pub struct PhaseSpec {
     pub method: Option<EraseMethod>,
     /// How many times a fill writes the whole span. Default: `1`. Kinds: fill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub passes: Option<u32>,
+    #[schemars(range(min = 1))]
+    pub passes: Option<i64>,
     /// The raw image to restore: a file path (relative to the spec file's folder) or `"synthetic"` for a
     /// deterministic generated image of mixed content. Required. Kinds: restore-image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,7 +262,8 @@ pub struct PhaseSpec {
     /// Share of I/Os that are reads, 0 to 100 (0 = all writes, 100 = all reads, 65 = iometer's 65/35 mix).
     /// Required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_percent: Option<u8>,
+    #[schemars(range(min = 0, max = 100))]
+    pub read_percent: Option<i64>,
     /// Time bound: the phase issues I/O for this long. Example: `"2000s"`. Exactly one of `duration` and `size`
     /// is required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -193,11 +193,11 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
         match p.kind {
             PhaseKind::Erase => {}
             PhaseKind::Fill => {
-                if p.passes == Some(0) {
+                if p.passes.is_some_and(|n| n < 1) {
                     return Err(err(
                         at("passes"),
                         Some(i),
-                        "passes = 0 writes nothing",
+                        format!("passes = {} writes nothing", p.passes.unwrap_or(0)),
                         Some("passes must be 1 or more"),
                     ));
                 }
@@ -246,11 +246,11 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
                             ),
                         ));
                     }
-                    Some(r) if r > 100 => {
+                    Some(r) if !(0..=100).contains(&r) => {
                         return Err(err(
                             at("read_percent"),
                             Some(i),
-                            format!("read_percent = {r} is over 100"),
+                            format!("read_percent = {r} is outside 0..100"),
                             Some("0..100"),
                         ));
                     }
@@ -302,7 +302,7 @@ fn check_common(
     prefix: &str,
     phase: Option<usize>,
     engine: Option<Engine>,
-    qd: Option<u32>,
+    qd: Option<i64>,
     block_size: Option<u64>,
     span: Option<Amount>,
     offset: Option<Amount>,
@@ -323,7 +323,7 @@ fn check_common(
         ));
     }
     if let Some(q) = qd {
-        if q == 0 || q > MAX_QUEUE_DEPTH {
+        if q < 1 || q > MAX_QUEUE_DEPTH as i64 {
             return Err(err(
                 at("queue_depth"),
                 phase,
