@@ -256,12 +256,6 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             out_dir.display()
         )));
     }
-    std::fs::create_dir_all(&out_dir).map_err(|e| {
-        bad(format!(
-            "cannot create the output folder {}: {e}",
-            out_dir.display()
-        ))
-    })?;
     if info.created {
         target::open::create_sparse(&info.path, info.capacity_bytes).map_err(|e| {
             Fail(
@@ -288,6 +282,15 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
                 return Err(bad(e));
             }
         }
+    }
+    if let Err(e) = std::fs::create_dir_all(&out_dir) {
+        if info.created {
+            let _ = std::fs::remove_file(&info.path);
+        }
+        return Err(bad(format!(
+            "cannot create the output folder {}: {e}",
+            out_dir.display()
+        )));
     }
     say(&format!("results: {}", out_dir.display()));
     signal::install();

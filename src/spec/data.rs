@@ -12,8 +12,9 @@ pub enum DataPattern {
     Random,
     /// All-zero blocks (SandForce-style controllers compress these to almost nothing; seed 002 runs both).
     Zeros,
-    /// Blocks that compress to about the given percentage of their size: in each 512-byte chunk, that share
-    /// of bytes is random and the rest repeats a short text-like pattern. Percent of 0..=100.
+    /// N % compressible (fio's buffer_compress_percentage): in every 512-byte chunk, the last N % of the bytes
+    /// repeat a short text-like filler and the rest are random, so a block compresses to about (100 − N) % of
+    /// its size, with no long zero run. N is 0..=100.
     Compressible(u8),
 }
 

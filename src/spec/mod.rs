@@ -55,7 +55,8 @@ pub struct SpecFile {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpecMeta {
-    /// Short name, used in output paths: letters, digits, `-`, `_`, `.`. Example: `"anthology"`. Required.
+    /// Short name, used in output paths: ASCII letters, digits and `-` `_` `.` `[` `]` `=` `,`, not starting
+    /// with `.`. Example: `"anthology"`. Required.
     pub name: String,
     /// The spec's own version, for sharing between labs. Example: `"1.0.0"`. Required.
     pub version: String,
@@ -221,12 +222,13 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// LBA span: the number of bytes from `offset` the phase may touch, as a percentage of the target's
-    /// capacity (`"84%"`) or a size (`"64GiB"`). Rounded down to whole blocks. Default: `"100%"`.
+    /// capacity (`"84%"`) or a size (`"64GiB"`). Rounded down to whole blocks. Default: the rest of the
+    /// target from `offset` (`"100%"` when there is no offset).
     /// Kinds: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Amount>,
-    /// Start of the span, as a percentage of the target's capacity or a size. Rounded up to a block boundary.
-    /// Default: `0`. Kinds: all.
+    /// Start of the span, as a percentage of the target's capacity (rounded up to a block boundary) or a size
+    /// (which must be a multiple of the block size). Default: `0`. Kinds: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<Amount>,
     /// Bytes per I/O. Default: `"128KiB"` for fill, `"1MiB"` for restore-image, `"4KiB"` for workload.
