@@ -142,7 +142,7 @@ pub fn execute(
                 }
             }
             pr.duration_s = t0.elapsed().as_secs_f64();
-            written.retain(|&(a, b)| b <= start || a >= start + len);
+            written = subtract(&written, start, start + len);
             log(&format!(
                 "      erased {len} B with {} in {:.3} s",
                 pr.erase_method.unwrap_or(method).as_str(),
@@ -213,6 +213,20 @@ pub fn execute(
     results.finished_at = Some(now_rfc3339());
     writer.write(&results)?;
     Ok(results)
+}
+
+/// `ranges` with `[a, b)` removed (a range straddling it keeps its parts on either side).
+fn subtract(ranges: &[(u64, u64)], a: u64, b: u64) -> Vec<(u64, u64)> {
+    let mut out = Vec::with_capacity(ranges.len() + 1);
+    for &(s, e) in ranges {
+        if s < a {
+            out.push((s, e.min(a)));
+        }
+        if e > b {
+            out.push((s.max(b), e));
+        }
+    }
+    out
 }
 
 /// Whether the union of `ranges` covers `[a, b)`.

@@ -1,0 +1,361 @@
+//! Block devices, on real loop devices (`losetup --direct-io=on`): the end-to-end run and case C09 (erase on
+//! devices, a device that cannot discard). Needs root; without it each test prints why it skipped.
+//!
+//! The device's content is read back through its backing file after the run (the loop device writes it with
+//! O_DIRECT and turns discards into punched holes, so the backing file shows exactly what the device holds).
+
+use crate::common::*;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use wkrun::data::DataGen;
+use wkrun::ops::{OpKind, OpStream, Order};
+use wkrun::spec::DataPattern;
+
+const MIB: u64 = 1 << 20;
+
+/// One loop-device test at a time: they share the kernel's pool of loop devices.
+static LOOP_LOCK: Mutex<()> = Mutex::new(());
+
+/// A loop device for one test: holds the lock; when the test changed the device's queue limits through sysfs,
+/// the device is removed after it is detached, so that the change cannot leak into the next test.
+struct Fixture {
+    inner: Option<LoopDev>,
+    touched: bool,
+    _lock: MutexGuard<'static, ()>,
+}
+
+impl Fixture {
+    /// Sets the device's discard limit; returns the value now in force, or `None` when sysfs refuses it.
+    fn set_discard_max(&mut self, bytes: u64) -> Option<u64> {
+        self.touched = true;
+        let p = sysfs_queue(self, "discard_max_bytes");
+        std::fs::write(&p, bytes.to_string()).ok()?;
+        std::fs::read_to_string(&p).ok()?.trim().parse().ok()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let Some(dev) = self.inner.take() else { return };
+        let index = dev.sys_name().trim_start_matches("loop").parse::<u32>();
+        drop(dev);
+        if let (true, Ok(i)) = (self.touched, index) {
+            if let Err(e) = remove_loop_device(i) {
+                eprintln!(
+                    "note: could not remove /dev/loop{i} after changing its queue limits: {e}"
+                );
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = LoopDev;
+    fn deref(&self) -> &LoopDev {
+        self.inner.as_ref().expect("live loop device")
+    }
+}
+
+/// A 64 MiB, 512-byte-sector loop device, or `None` after printing why the test skips.
+fn loop_dev(test: &str, dir: &Path) -> Option<Fixture> {
+    let lock = LOOP_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match LoopDev::new(dir, 64, 512) {
+        Ok(dev) => Some(Fixture {
+            inner: Some(dev),
+            touched: false,
+            _lock: lock,
+        }),
+        Err(why) => {
+            skip(test, &why);
+            None
+        }
+    }
+}
+
+fn sysfs_queue(dev: &LoopDev, attr: &str) -> String {
+    format!("/sys/block/{}/queue/{attr}", dev.sys_name())
+}
+
+fn dev_str(dev: &LoopDev) -> &str {
+    dev.dev.to_str().expect("utf-8 device path")
+}
+
+/// Asserts that `data[start..start + len]` holds a sequential fill with `seed` in blocks of `bs` from `start`.
+fn assert_fill_data(data: &[u8], start: u64, len: u64, bs: u64, seed: u64) {
+    let datagen = DataGen::new(DataPattern::Random, seed, bs as usize);
+    let mut want = vec![0u8; bs as usize];
+    for b in 0..len / bs {
+        datagen.fill(&mut want, b);
+        let at = (start + b * bs) as usize;
+        assert!(
+            data[at..at + bs as usize] == want[..],
+            "block {b} at {at} is not the fill's data of op {b}"
+        );
+    }
+}
+
+#[test]
+fn loop_device_end_to_end() {
+    let d = tempdir();
+    let Some(dev) = loop_dev("blockdev::loop_device_end_to_end", d.path()) else {
+        return;
+    };
+    let body = r#"
+[[phase]]
+name = "purge"
+kind = "erase"
+method = "auto"
+
+[[phase]]
+name = "fill"
+kind = "fill"
+span = "50%"
+block_size = "64KiB"
+queue_depth = 4
+seed = 5
+
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "random"
+read_percent = 50
+offset = "50%"
+span = "50%"
+block_size = "4KiB"
+queue_depth = 1
+duration = "2s"
+seed = 6
+"#;
+    // Without --allow-destroy: refused, nothing written.
+    let before = dev.sectors_written();
+    let (o, out) = run_spec(d.path(), "e2e", body, &dev.dev, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--allow-destroy"), "{err}");
+    assert!(!out.join("results.json").exists());
+    assert_eq!(
+        dev.sectors_written(),
+        before,
+        "nothing written without --allow-destroy"
+    );
+
+    let (o, out) = run_spec(
+        d.path(),
+        "e2e",
+        body,
+        &dev.dev,
+        &["--allow-destroy", dev_str(&dev)],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (typed, r) = strict_results(&out);
+    assert_eq!(r["status"], "completed");
+    assert_eq!(r["target"]["kind"], "block");
+    assert_eq!(typed.target.path, dev.dev);
+    assert_eq!(typed.target.capacity_bytes, 64 * MIB);
+    assert_eq!(typed.target.logical_block_size, 512);
+    // A loop device discards (punches holes in its backing file) but has no secure discard: auto picks discard.
+    assert_eq!(phase(&r, 0)["erase_method"], "discard", "{}", phase(&r, 0));
+    assert_eq!(u(phase(&r, 0), "/erased_bytes"), 64 * MIB);
+    assert_eq!(u(phase(&r, 1), "/write/bytes"), 32 * MIB);
+    assert_eq!(u(phase(&r, 1), "/write/ops"), 512);
+    let (reads, writes) = (u(phase(&r, 2), "/read/ops"), u(phase(&r, 2), "/write/ops"));
+    assert!(reads > 0 && writes > 0);
+    assert_eq!(
+        dev.sectors_written() - before,
+        (32 * MIB + writes * 4096) / 512,
+        "the device saw exactly the fill's and the workload's writes"
+    );
+
+    let data = read(&dev.backing);
+    assert_fill_data(&data, 0, 32 * MIB, 64 << 10, 5);
+    // The workload at QD1 ran ops 0..reads+writes of its stream: each block of its span holds its last write,
+    // or zeros (erased, never written).
+    let stream = OpStream {
+        span_start: 32 * MIB,
+        span_len: 32 * MIB,
+        block_size: 4096,
+        order: Order::Random,
+        read_percent: 50,
+        seed: 6,
+        total_ops: None,
+    };
+    let mut last = std::collections::HashMap::new();
+    for op in stream.ops(0..reads + writes) {
+        if op.kind == OpKind::Write {
+            last.insert(op.offset, op.index);
+        }
+    }
+    let datagen = DataGen::new(DataPattern::Random, 6, 4096);
+    let mut want = vec![0u8; 4096];
+    for off in (32 * MIB..64 * MIB).step_by(4096) {
+        let got = &data[off as usize..off as usize + 4096];
+        match last.get(&off) {
+            Some(&i) => {
+                datagen.fill(&mut want, i);
+                assert!(got == &want[..], "block at {off} is not the data of op {i}");
+            }
+            None => assert_zeros(got, off, "an erased block no op wrote"),
+        }
+    }
+}
+
+#[test]
+fn c09_erase_loop_device() {
+    let d = tempdir();
+    let Some(mut dev) = loop_dev("blockdev::c09_erase_loop_device", d.path()) else {
+        return;
+    };
+    // A 1 MiB discard limit: the 32 MiB erase must be split into ranges the device accepts.
+    let limit = dev.set_discard_max(MIB);
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "128KiB"
+queue_depth = 2
+seed = 9
+
+[[phase]]
+name = "trim"
+kind = "erase"
+method = "discard"
+offset = "25%"
+span = "50%"
+"#;
+    let (o, out) = run_spec(
+        d.path(),
+        "c09",
+        body,
+        &dev.dev,
+        &["--allow-destroy", dev_str(&dev)],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (typed, r) = strict_results(&out);
+    match limit {
+        Some(l) => assert_eq!(
+            typed.target.discard_max_bytes,
+            Some(l),
+            "the device's discard limit is recorded"
+        ),
+        None => eprintln!(
+            "note: c09_erase_loop_device: sysfs refused a 1 MiB discard limit; erasing with the device's own"
+        ),
+    }
+    let e = phase(&r, 1);
+    assert_eq!(e["erase_method"], "discard");
+    assert_eq!(u(e, "/params/span_start_bytes"), 16 * MIB);
+    assert_eq!(u(e, "/erased_bytes"), 32 * MIB);
+    let data = read(&dev.backing);
+    assert_fill_data(&data[..(16 * MIB) as usize], 0, 16 * MIB, 128 << 10, 9);
+    assert_zeros(
+        &data[(16 * MIB) as usize..(48 * MIB) as usize],
+        16 * MIB,
+        "the discarded span",
+    );
+    // After the span: fill ops 384..512 (blocks 384.. of 128 KiB).
+    let datagen = DataGen::new(DataPattern::Random, 9, 128 << 10);
+    let mut want = vec![0u8; 128 << 10];
+    for b in 384..512u64 {
+        datagen.fill(&mut want, b);
+        let at = (b * (128 << 10)) as usize;
+        assert!(
+            data[at..at + (128 << 10)] == want[..],
+            "block {b} after the span is not the fill's data"
+        );
+    }
+}
+
+#[test]
+fn c09_discard_refused_when_the_device_cannot_discard() {
+    let name = "blockdev::c09_discard_refused_when_the_device_cannot_discard";
+    let d = tempdir();
+    let Some(mut dev) = loop_dev(name, d.path()) else {
+        return;
+    };
+    match dev.set_discard_max(0) {
+        Some(0) => {}
+        other => {
+            skip(
+                name,
+                &format!(
+                    "cannot set {} to 0 (now {other:?})",
+                    sysfs_queue(&dev, "discard_max_bytes")
+                ),
+            );
+            return;
+        }
+    }
+    // A fill before the erase: refusing at plan time means the fill never runs either.
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "1MiB"
+
+[[phase]]
+name = "trim"
+kind = "erase"
+method = "discard"
+span = "50%"
+"#;
+    let before = dev.sectors_written();
+    let (o, out) = run_spec(
+        d.path(),
+        "c09",
+        body,
+        &dev.dev,
+        &["--allow-destroy", dev_str(&dev)],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "refused at plan time: {err}");
+    assert!(
+        err.contains("cannot discard") && err.contains("method"),
+        "{err}"
+    );
+    assert!(!out.join("results.json").exists(), "nothing ran");
+    assert_eq!(dev.sectors_written(), before, "no sector written");
+    assert_zeros(&read(&dev.backing), 0, "the device after a refused run");
+
+    // `auto` on the same device does not try to discard: it zeroes the span instead, and says so.
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "1MiB"
+seed = 2
+
+[[phase]]
+name = "purge"
+kind = "erase"
+method = "auto"
+span = "50%"
+"#;
+    let d2 = tempdir();
+    let (o, out) = run_spec(
+        d2.path(),
+        "c09",
+        body,
+        &dev.dev,
+        &["--allow-destroy", dev_str(&dev)],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (typed, r) = strict_results(&out);
+    assert_eq!(typed.target.discard_max_bytes, Some(0));
+    assert_eq!(phase(&r, 1)["erase_method"], "zero-out");
+    let data = read(&dev.backing);
+    assert_zeros(&data[..(32 * MIB) as usize], 0, "the zeroed span");
+    let datagen = DataGen::new(DataPattern::Random, 2, 1 << 20);
+    let mut want = vec![0u8; 1 << 20];
+    for b in 32..64u64 {
+        datagen.fill(&mut want, b);
+        assert!(
+            data[(b << 20) as usize..((b + 1) << 20) as usize] == want[..],
+            "MiB {b} after the span keeps the fill's data"
+        );
+    }
+}

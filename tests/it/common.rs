@@ -1,0 +1,439 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Path of the built `wkrun` binary.
+pub fn wkrun_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_wkrun")
+}
+
+/// A fresh temporary folder, removed on drop.
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("wkrun-test-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+/// Runs `wkrun ARGS` in `cwd`; returns the output.
+pub fn wkrun(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(wkrun_bin())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run wkrun")
+}
+
+/// Exit code, stdout and stderr as strings.
+pub fn code_out_err(o: &Output) -> (i32, String, String) {
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).expect("write file");
+    p
+}
+
+/// A spec header (`format`, `[spec]`) followed by `body`.
+pub fn spec_text(name: &str, body: &str) -> String {
+    format!("format = 1\n[spec]\nname = \"{name}\"\nversion = \"1\"\n{body}")
+}
+
+/// Creates a file of `len` bytes filled with a repeating non-zero pattern (byte i = (i % 251) + 1).
+pub fn patterned_file(path: &Path, len: usize) {
+    let v: Vec<u8> = (0..len).map(|i| (i % 251) as u8 + 1).collect();
+    fs::write(path, v).expect("write patterned file");
+}
+
+/// Reads a whole file.
+pub fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).expect("read file")
+}
+
+/// Parses results.json in `dir`.
+pub fn results(dir: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(dir.join("results.json")).expect("results.json exists");
+    serde_json::from_str(&text).expect("results.json is JSON")
+}
+
+/// Parses a series CSV into rows of (column → value).
+pub fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).expect("open csv");
+    let headers = r.headers().expect("headers").clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("csv record");
+            headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether tests can use loop devices here: root and a working `losetup`. The reason when not.
+pub fn loop_unavailable() -> Option<String> {
+    // SAFETY-free check via id -u.
+    let uid = Command::new("id")
+        .arg("-u")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if uid.as_deref() != Some("0") {
+        return Some("not running as root: loop devices need root".into());
+    }
+    if Command::new("losetup").arg("--version").output().is_err() {
+        return Some("losetup (util-linux) is not installed".into());
+    }
+    None
+}
+
+/// A loop device over a fresh sparse file, detached and removed on drop.
+pub struct LoopDev {
+    pub dev: PathBuf,
+    pub backing: PathBuf,
+}
+
+impl LoopDev {
+    /// Creates a direct-io loop device of `size_mib` MiB with `sector_size` logical blocks (512 or 4096).
+    /// Returns Err(reason) when loop devices are unavailable; callers print the reason and skip.
+    pub fn new(dir: &Path, size_mib: u64, sector_size: u32) -> Result<LoopDev, String> {
+        if let Some(why) = loop_unavailable() {
+            return Err(why);
+        }
+        let backing = dir.join(format!("loop-backing-{size_mib}-{sector_size}.img"));
+        let f = fs::File::create(&backing).map_err(|e| e.to_string())?;
+        f.set_len(size_mib << 20).map_err(|e| e.to_string())?;
+        drop(f);
+        let out = Command::new("losetup")
+            .args([
+                "-f",
+                "--show",
+                "--direct-io=on",
+                "--sector-size",
+                &sector_size.to_string(),
+            ])
+            .arg(&backing)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!(
+                "losetup failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string());
+        Ok(LoopDev { dev, backing })
+    }
+
+    /// The device's name in /sys/block (e.g. `loop3`).
+    pub fn sys_name(&self) -> String {
+        self.dev
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// Sectors written so far, from /sys/block/<dev>/stat (field 7).
+    pub fn sectors_written(&self) -> u64 {
+        let s =
+            fs::read_to_string(format!("/sys/block/{}/stat", self.sys_name())).unwrap_or_default();
+        s.split_whitespace()
+            .nth(6)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+        let _ = fs::remove_file(&self.backing);
+    }
+}
+
+/// Prints a visible skip line (shown with `--nocapture`, and in the test's captured output on failure).
+pub fn skip(test: &str, why: &str) {
+    eprintln!("SKIPPED {test}: {why}");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers for the I/O tests (phases, series, cases, blockdev).
+
+/// Creates a sparse file of `len` bytes (never written: reads as zeros, no blocks allocated).
+pub fn sparse_file(path: &Path, len: u64) {
+    let f = fs::File::create(path).expect("create sparse file");
+    f.set_len(len).expect("size sparse file");
+}
+
+/// Byte `i` of the pattern [`patterned_file`] writes.
+pub fn pattern_byte(i: u64) -> u8 {
+    (i % 251) as u8 + 1
+}
+
+/// Asserts that `bytes`, which sit at file offset `at`, still hold the [`patterned_file`] pattern; `what` names
+/// the range in the failure message (which gives the first differing offset).
+pub fn assert_patterned(bytes: &[u8], at: u64, what: &str) {
+    if let Some(i) = (0..bytes.len()).find(|&i| bytes[i] != pattern_byte(at + i as u64)) {
+        panic!(
+            "{what}: byte at offset {} changed (0x{:02x}, pattern 0x{:02x})",
+            at + i as u64,
+            bytes[i],
+            pattern_byte(at + i as u64)
+        );
+    }
+}
+
+/// Asserts that every byte of `bytes` (at file offset `at`) is zero.
+pub fn assert_zeros(bytes: &[u8], at: u64, what: &str) {
+    if let Some(i) = bytes.iter().position(|&b| b != 0) {
+        panic!(
+            "{what}: byte at offset {} is 0x{:02x}, not zero",
+            at + i as u64,
+            bytes[i]
+        );
+    }
+}
+
+/// Writes `spec.toml` (header from [`spec_text`] plus `body`) into `dir` and runs
+/// `wkrun spec.toml --target TARGET --output out -q ARGS` there. Returns the output and the output folder.
+pub fn run_spec(
+    dir: &Path,
+    name: &str,
+    body: &str,
+    target: &Path,
+    args: &[&str],
+) -> (Output, PathBuf) {
+    write_file(dir, "spec.toml", &spec_text(name, body));
+    let out = dir.join("out");
+    let target = target.to_str().expect("utf-8 target path");
+    let out_s = out.to_str().expect("utf-8 output path");
+    let mut all = vec!["spec.toml", "--target", target, "--output", out_s, "-q"];
+    all.extend_from_slice(args);
+    (wkrun(dir, &all), out)
+}
+
+/// Like [`run_spec`], and asserts exit code 0 (printing stderr otherwise).
+pub fn run_ok(dir: &Path, name: &str, body: &str, target: &Path) -> PathBuf {
+    let (o, out) = run_spec(dir, name, body, target, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "wkrun failed: {err}");
+    out
+}
+
+/// The expected bytes of write op `index` of a phase with data `pattern`, `seed` and block size `len`.
+pub fn op_data(pattern: wkrun::spec::DataPattern, seed: u64, len: usize, index: u64) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    wkrun::data::DataGen::new(pattern, seed, len).fill(&mut v, index);
+    v
+}
+
+/// Reads results.json strictly: the whole file is exactly one JSON document; it validates against the
+/// committed `schemas/result.schema.json`; every number is finite; it deserializes into the
+/// `deny_unknown_fields` types of `wkrun::results` (which also refuse duplicate keys) and serializes back to
+/// the same document. Returns the typed results and the raw value.
+pub fn strict_results(dir: &Path) -> (wkrun::results::Results, serde_json::Value) {
+    let text = fs::read_to_string(dir.join("results.json")).expect("results.json exists");
+    let docs: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter::<serde_json::Value>()
+        .collect::<Result<_, _>>()
+        .expect("results.json is JSON");
+    assert_eq!(
+        docs.len(),
+        1,
+        "results.json holds {} JSON documents",
+        docs.len()
+    );
+    let value = docs.into_iter().next().expect("one document");
+    let schema_text = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/result.schema.json"),
+    )
+    .expect("committed schema");
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("results schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "results.json does not validate: {errors:?}"
+    );
+    assert_finite(&value, "");
+    let typed: wkrun::results::Results =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("results.json into Results: {e}"));
+    assert_eq!(
+        serde_json::to_value(&typed).expect("serialize"),
+        value,
+        "results.json does not round-trip through Results"
+    );
+    (typed, value)
+}
+
+/// Asserts that every number in `v` is a finite f64 (and that no string spells NaN or infinity as a number).
+pub fn assert_finite(v: &serde_json::Value, at: &str) {
+    match v {
+        serde_json::Value::Number(n) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            assert!(f.is_finite(), "{at} = {n} is not finite");
+        }
+        serde_json::Value::String(s) => {
+            let t = s.trim().to_ascii_lowercase();
+            assert!(
+                !matches!(
+                    t.as_str(),
+                    "nan" | "inf" | "-inf" | "infinity" | "-infinity"
+                ),
+                "{at} = {s:?}"
+            );
+        }
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| assert_finite(x, &format!("{at}[{i}]"))),
+        serde_json::Value::Object(o) => o
+            .iter()
+            .for_each(|(k, x)| assert_finite(x, &format!("{at}.{k}"))),
+        _ => {}
+    }
+}
+
+/// `phases[i]` of a results document.
+pub fn phase(results: &serde_json::Value, i: usize) -> &serde_json::Value {
+    &results["phases"][i]
+}
+
+/// An integer field of a JSON value, by JSON pointer (panics with the pointer when absent).
+pub fn u(v: &serde_json::Value, pointer: &str) -> u64 {
+    v.pointer(pointer)
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or_else(|| panic!("{pointer} is not an integer in {v}"))
+}
+
+/// A float field of a CSV row.
+pub fn f(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
+    row.get(col)
+        .unwrap_or_else(|| panic!("no column {col}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("{col}: {e}"))
+}
+
+/// An integer field of a CSV row.
+pub fn n(row: &std::collections::HashMap<String, String>, col: &str) -> u64 {
+    row.get(col)
+        .unwrap_or_else(|| panic!("no column {col}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("{col}: {e}"))
+}
+
+/// The rows of phase `i`'s series CSV, found through the results' `series_csv`.
+pub fn phase_rows(
+    out: &Path,
+    results: &serde_json::Value,
+    i: usize,
+) -> Vec<std::collections::HashMap<String, String>> {
+    let name = phase(results, i)["series_csv"]
+        .as_str()
+        .unwrap_or_else(|| panic!("phase {i} has no series_csv"));
+    csv_rows(&out.join(name))
+}
+
+/// Deterministic pseudo-random bytes (xorshift64*), independent of wkrun's generators: for image files.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    let mut v = Vec::with_capacity(len + 8);
+    while v.len() < len {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        v.extend_from_slice(&x.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes());
+    }
+    v.truncate(len);
+    v
+}
+
+/// Allocated 512-byte blocks of a file (`st_blocks`).
+pub fn allocated_blocks(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).expect("stat").blocks()
+}
+
+/// Hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Every op of `stream` with an index below `n`, in order.
+pub fn ops_below(stream: &wkrun::ops::OpStream, n: u64) -> Vec<wkrun::ops::Op> {
+    stream.ops(0..n).collect()
+}
+
+/// Every path under `dir` (files and folders, relative, sorted): compare before and after a command to
+/// show it wrote nothing there.
+pub fn dir_listing(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+        for e in fs::read_dir(d).expect("read dir") {
+            let p = e.expect("dir entry").path();
+            out.push(
+                p.strip_prefix(base)
+                    .expect("under base")
+                    .display()
+                    .to_string(),
+            );
+            if p.is_dir() {
+                walk(base, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Removes the detached loop device `/dev/loop<index>` (LOOP_CTL_REMOVE on /dev/loop-control), so that the next
+/// device made in its place starts from the kernel's default queue limits. Some limits set through sysfs
+/// outlive `losetup -d` and cannot be set back (a `discard_max_bytes` of 0 also zeroes `discard_granularity`,
+/// after which sysfs refuses every other value). Retries for a moment while the detach completes.
+pub fn remove_loop_device(index: u32) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    const LOOP_CTL_REMOVE: libc::c_ulong = 0x4C81;
+    let ctl = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/loop-control")?;
+    let mut tries = 0;
+    loop {
+        // SAFETY: LOOP_CTL_REMOVE takes the device number as a plain integer argument; no memory is passed.
+        let r = unsafe {
+            libc::ioctl(
+                ctl.as_raw_fd(),
+                LOOP_CTL_REMOVE as _,
+                index as libc::c_ulong,
+            )
+        };
+        if r >= 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        tries += 1;
+        if e.raw_os_error() != Some(libc::EBUSY) || tries >= 40 {
+            return Err(e);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -1,0 +1,11 @@
+//! Integration tests: one binary, a module per area. Every test runs the real `wkrun` binary or library on
+//! real files (and, as root, real loop devices) in a fresh temporary folder.
+
+mod common;
+
+mod blockdev;
+mod cases;
+mod phases;
+mod schema_sync;
+mod series;
+mod spec_errors;

@@ -1,0 +1,1002 @@
+//! Bad input: every bad spec or command line gets its own clear error naming the file, line, column and
+//! field, exits 2 and writes nothing (the target keeps its bytes, no results folder appears). Also the plan
+//! cases whose numbers come from the spec and the target's geometry alone: C02 (O_DIRECT alignment on a
+//! 4096-byte-sector device), C04 (span rounding) and C11 (long durations).
+
+use crate::common::{
+    LoopDev, code_out_err, dir_listing, patterned_file, read, skip, spec_text, tempdir, wkrun,
+    write_file,
+};
+use std::fs;
+use std::path::Path;
+
+/// Length of the patterned file target that refused runs must leave untouched.
+const TARGET_LEN: usize = 64 << 10;
+
+/// The smallest valid phase (lines 5-7 of a [`spec_text`] spec).
+const ERASE: &str = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n";
+
+/// A spec whose phase "w" is a workload: `[[phase]]` on line 5, `name` 6, `kind` 7, then `rest` from line 8.
+fn workload(rest: &str) -> String {
+    spec_text(
+        "t",
+        &format!("[[phase]]\nname = \"w\"\nkind = \"workload\"\n{rest}"),
+    )
+}
+
+/// A spec with `body` from line 5.
+fn spec(body: &str) -> String {
+    spec_text("t", body)
+}
+
+/// One bad spec and the error it must give.
+struct Bad {
+    /// File name of the spec, in the test's folder (which is also the working directory).
+    file: &'static str,
+    /// The file's bytes.
+    bytes: Vec<u8>,
+    /// The first stderr line, exactly; a trailing `…` makes it a prefix.
+    first: String,
+    /// The text of the `help:` line, exactly; a trailing `…` makes it a prefix.
+    help: Option<String>,
+    /// The error needs the target's geometry or files beside the spec, so it is found by `plan` and `run`;
+    /// `wkrun validate` (no I/O) accepts the spec.
+    at_plan: bool,
+}
+
+/// A bad spec whose first error line is `error: FILE` followed by `after_file` (`:LINE:COL: FIELD: MESSAGE`).
+fn bad(file: &'static str, bytes: impl Into<Vec<u8>>, after_file: impl AsRef<str>) -> Bad {
+    Bad {
+        file,
+        bytes: bytes.into(),
+        first: format!("error: {file}{}", after_file.as_ref()),
+        help: None,
+        at_plan: false,
+    }
+}
+
+impl Bad {
+    fn help(mut self, h: impl Into<String>) -> Bad {
+        self.help = Some(h.into());
+        self
+    }
+    fn at_plan(mut self) -> Bad {
+        self.at_plan = true;
+        self
+    }
+}
+
+/// `text` equals `want`, or starts with it when `want` ends with `…`.
+fn fits(text: &str, want: &str) -> bool {
+    match want.strip_suffix('…') {
+        Some(prefix) => text.starts_with(prefix),
+        None => text == want,
+    }
+}
+
+/// Runs `wkrun ARGS` in `dir` and checks the refusal: exit 2, nothing on stdout, the first stderr line and the
+/// help line. Returns stderr.
+fn expect_refusal(
+    dir: &Path,
+    args: &[&str],
+    first: &str,
+    help: Option<&str>,
+) -> Result<String, String> {
+    let (code, out, err) = code_out_err(&wkrun(dir, args));
+    let cmd = args.join(" ");
+    if code != 2 {
+        return Err(format!(
+            "`wkrun {cmd}`: exit code {code}, want 2\n--- stdout\n{out}--- stderr\n{err}"
+        ));
+    }
+    if !out.is_empty() {
+        return Err(format!(
+            "`wkrun {cmd}`: printed on stdout although it failed:\n{out}"
+        ));
+    }
+    let line1 = err.lines().next().unwrap_or("");
+    if !fits(line1, first) {
+        return Err(format!(
+            "`wkrun {cmd}`: first stderr line\n  got:  {line1}\n  want: {first}\n--- stderr\n{err}"
+        ));
+    }
+    if let Some(h) = help {
+        let got: Vec<&str> = err
+            .lines()
+            .filter_map(|l| l.strip_prefix("  help: "))
+            .collect();
+        if !got.iter().any(|g| fits(g, h)) {
+            return Err(format!(
+                "`wkrun {cmd}`: help\n  got:  {got:?}\n  want: {h}\n--- stderr\n{err}"
+            ));
+        }
+    }
+    Ok(err)
+}
+
+/// Checks one bad spec with `run`, `plan`, `plan --json` and `validate` against a patterned file target.
+fn check_bad(b: &Bad) -> Result<(), String> {
+    let d = tempdir();
+    let dir = d.path();
+    fs::write(dir.join(b.file), &b.bytes).map_err(|e| e.to_string())?;
+    let target = dir.join("target.img");
+    patterned_file(&target, TARGET_LEN);
+    let bytes_before = read(&target);
+    let listing_before = dir_listing(dir);
+    let help = b.help.as_deref();
+    expect_refusal(
+        dir,
+        &[b.file, "--target", "target.img", "-o", "out"],
+        &b.first,
+        help,
+    )?;
+    expect_refusal(
+        dir,
+        &["run", b.file, "--target", "target.img", "--output", "out"],
+        &b.first,
+        help,
+    )?;
+    expect_refusal(
+        dir,
+        &["plan", b.file, "--target", "target.img"],
+        &b.first,
+        help,
+    )?;
+    expect_refusal(
+        dir,
+        &["plan", b.file, "--target", "target.img", "--json"],
+        &b.first,
+        help,
+    )?;
+    if b.at_plan {
+        let (code, out, err) = code_out_err(&wkrun(dir, &["validate", b.file]));
+        if code != 0 || !out.starts_with(&format!("{}: ok (", b.file)) {
+            return Err(format!(
+                "`wkrun validate` (no target, no I/O) should accept it: exit {code}\n{out}{err}"
+            ));
+        }
+    } else {
+        expect_refusal(dir, &["validate", b.file], &b.first, help)?;
+    }
+    if read(&target) != bytes_before {
+        return Err("the target's bytes changed".into());
+    }
+    let listing_after = dir_listing(dir);
+    if listing_after != listing_before {
+        return Err(format!(
+            "files appeared or vanished: before {listing_before:?}, after {listing_after:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// Logical block size wkrun reports for a file target in a fresh temporary folder (the O_DIRECT alignment).
+fn file_target_lbs() -> u64 {
+    let d = tempdir();
+    write_file(d.path(), "ok.toml", &spec(ERASE));
+    patterned_file(&d.path().join("target.img"), TARGET_LEN);
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "ok.toml", "--target", "target.img", "--json"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("plan --json is JSON");
+    v["target"]["logical_block_size"]
+        .as_u64()
+        .expect("logical_block_size")
+}
+
+/// Every bad spec of the table, with its error. `lbs`: the file target's logical block size.
+fn bad_specs(lbs: u64) -> Vec<Bad> {
+    let sized = |line: &str| {
+        workload(&format!(
+            "direct = true\n{line}\nread_percent = 0\nduration = \"1s\"\n"
+        ))
+    };
+    vec![
+        // Unknown and misspelled keys, at every level and in every phase kind.
+        bad("top-unknown.toml", format!("format = 1\nbogus = true\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
+            ":2:1: bogus: unknown key `bogus`")
+            .help("known keys here: format, spec, target, defaults, phase"),
+        bad("top-typo.toml", spec(&format!("[defualts]\nseed = 1\n{ERASE}")), ":5:2: defualts: unknown key `defualts`")
+            .help("did you mean `defaults`?"),
+        bad("spec-typo.toml", spec(&format!("descripton = \"x\"\n{ERASE}")),
+            ":5:1: spec.descripton: unknown key `descripton`")
+            .help("did you mean `description`?"),
+        bad("target-typo.toml", spec(&format!("[target]\npth = \"x.img\"\n{ERASE}")),
+            ":6:1: target.pth: unknown key `pth`")
+            .help("did you mean `path`?"),
+        bad("defaults-typo.toml", spec(&format!("[defaults]\nqueue_dept = 4\n{ERASE}")),
+            ":6:1: defaults.queue_dept: unknown key `queue_dept`")
+            .help("did you mean `queue_depth`?"),
+        bad("erase-typo.toml", spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\nmethd = \"auto\"\n"),
+            ":8:1: phase[0] \"purge\".methd: unknown key `methd`")
+            .help("did you mean `method`?"),
+        bad("fill-typo.toml", spec("[[phase]]\nname = \"fill\"\nkind = \"fill\"\n    pases = 2\n"),
+            ":8:5: phase[0] \"fill\".pases: unknown key `pases`")
+            .help("did you mean `passes`?"),
+        bad("restore-typo.toml",
+            spec(&format!("{ERASE}\n[[phase]]\nname = \"restore\"\nkind = \"restore-image\"\nimage = \"synthetic\"\nimage_szie = \"1MiB\"\n")),
+            ":13:1: phase[1] \"restore\".image_szie: unknown key `image_szie`")
+            .help("did you mean `image_size`?"),
+        bad("workload-typo.toml", workload("read_percnt = 0\nduration = \"1s\"\n"),
+            ":8:1: phase[0] \"w\".read_percnt: unknown key `read_percnt`")
+            .help("did you mean `read_percent`?"),
+        bad("inline-typo.toml",
+            "format = 1\nphase = [{ name = \"w\", kind = \"workload\", duraton = \"1s\", read_percent = 0 }]\n[spec]\nname = \"t\"\nversion = \"1\"\n",
+            ":2:43: phase[0] \"w\".duraton: unknown key `duraton`")
+            .help("did you mean `duration`?"),
+        // Keys that exist but not for the phase's kind.
+        bad("not-for-workload.toml", workload("image = \"synthetic\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:1: phase[0] \"w\".image: key `image` does not apply to a phase of kind \"workload\"")
+            .help("keys for kind \"workload\": name, kind, description, span, offset, engine, direct, seed, block_size, queue_depth, interval, data, pattern, read_percent, duration, size"),
+        bad("not-for-erase.toml", spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\nblock_size = \"4KiB\"\n"),
+            ":8:1: phase[0] \"purge\".block_size: key `block_size` does not apply to a phase of kind \"erase\"")
+            .help("keys for kind \"erase\": name, kind, description, span, offset, method"),
+        // Durations need their unit.
+        bad("duration-bare.toml", workload("read_percent = 0\nduration = 5\n"),
+            ":9:12: phase[0] \"w\".duration: bare number 5 has no unit; write a duration as a string with its unit, e.g. \"5s\""),
+        bad("duration-no-unit.toml", workload("read_percent = 0\nduration = \"5\"\n"),
+            ":9:12: phase[0] \"w\".duration: duration \"5\" has no unit; write \"5s\" for seconds, \"5min\" for minutes or \"5ms\" for milliseconds"),
+        // Ranges.
+        bad("span-101.toml", workload("read_percent = 0\nduration = \"1s\"\nspan = \"101%\"\n"),
+            ":10:1: phase[0] \"w\".span: span = \"101%\" is outside 0..100 % of the target")
+            .help("a span is at most \"100%\" of the target's capacity"),
+        bad("offset-plus-span.toml", workload("read_percent = 0\nduration = \"1s\"\noffset = \"50%\"\nspan = \"60%\"\n"),
+            ":11:1: phase[0] \"w\".span: offset 50% + span 60% is over 100 % of the target"),
+        bad("qd-0.toml", workload("read_percent = 0\nduration = \"1s\"\nqueue_depth = 0\n"),
+            ":10:1: phase[0] \"w\".queue_depth: queue_depth = 0 is out of range")
+            .help("queue_depth is 1 to 1024"),
+        bad("qd-5000.toml", workload("read_percent = 0\nduration = \"1s\"\nqueue_depth = 5000\n"),
+            ":10:1: phase[0] \"w\".queue_depth: queue_depth = 5000 is out of range")
+            .help("queue_depth is 1 to 1024"),
+        bad("bs-0.toml", workload("read_percent = 0\nduration = \"1s\"\nblock_size = 0\n"),
+            ":10:1: phase[0] \"w\".block_size: block_size is 0")
+            .help("e.g. block_size = \"4KiB\""),
+        bad("defaults-bs-0.toml", spec("[defaults]\nblock_size = \"0KiB\"\n[[phase]]\nname = \"f\"\nkind = \"fill\"\n"),
+            ":6:1: defaults.block_size: block_size is 0")
+            .help("e.g. block_size = \"4KiB\""),
+        bad("read-101.toml", workload("read_percent = 101\nduration = \"1s\"\n"),
+            ":8:1: phase[0] \"w\".read_percent: read_percent = 101 is outside 0..100")
+            .help("0..100"),
+        // Required keys and bounds.
+        bad("read-missing.toml", workload("duration = \"1s\"\n"), ":5:1: phase[0] \"w\": missing key `read_percent`")
+            .help("read_percent = 0 for all writes, 100 for all reads, 65 for a 65/35 mix"),
+        bad("both-bounds.toml", workload("read_percent = 0\nduration = \"1s\"\nsize = \"100%\"\n"),
+            ":10:1: phase[0] \"w\".size: both `duration` and `size` are set")
+            .help("keep one bound: duration = \"...\" or size = \"...\""),
+        bad("no-bound.toml", workload("read_percent = 0\n"),
+            ":5:1: phase[0] \"w\": a workload needs a bound: `duration` or `size`")
+            .help("e.g. duration = \"60s\" or size = \"100%\" (of the span)"),
+        bad("kind-missing-2nd.toml", spec(&format!("{ERASE}[[phase]]\nname = \"w\"\nread_percent = 0\n")),
+            ":8:1: phase[1] \"w\".kind: missing key `kind`"),
+        // Names.
+        bad("duplicate-name.toml", spec("[[phase]]\nname = \"x\"\nkind = \"erase\"\n[[phase]]\nname = \"x\"\nkind = \"fill\"\n"),
+            ":9:1: phase[1] \"x\".name: phase name \"x\" is already used by phase[0]")
+            .help("phase names must be unique"),
+        bad("bad-name.toml", spec("[[phase]]\nname = \"a/b\"\nkind = \"erase\"\n"),
+            ":6:1: phase[0] \"a/b\".name: phase name \"a/b\" is not usable in a file name")
+            .help("use letters, digits, '-', '_' and '.' (it names the phase's CSV file)"),
+        bad("unknown-kind.toml", spec("[[phase]]\nname = \"w\"\nkind = \"workloda\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":7:8: phase[0] \"w\".kind: unknown value `workloda`, expected one of `erase`, `fill`, `restore-image`, `workload`")
+            .help("did you mean `workload`?"),
+        // The file as a whole.
+        bad("format-2.toml", format!("format = 2\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
+            ":1:10: format: unknown spec format 2; this wkrun reads format 1")
+            .help("a newer wkrun may read it; otherwise write the spec in format 1…"),
+        bad("format-missing.toml", format!("[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
+            ":1:1: format: missing `format`: the spec format version")
+            .help("add `format = 1` as the first line"),
+        bad("empty.toml", "", ": the spec file is empty")
+            .help("a spec needs at least `format = 1`, a [spec] table with name and version, and one [[phase]]"),
+        bad("not-utf8.toml", b"format = 1\n[spec]\nname = \"t\xff\"\nversion = \"1\"\n".to_vec(),
+            ":3:10: the spec file is not valid UTF-8 (invalid byte at offset 27)")
+            .help("TOML files must be UTF-8; re-save the file as UTF-8"),
+        bad("bad-toml.toml", "format = 1\n[spec\nname = \"t\"\n", ":2:6: not valid TOML: unclosed table, expected `]`"),
+        bad("duplicate-key.toml", "format = 1\n[spec]\nname = \"t\"\nname = \"u\"\n", ":4:1: not valid TOML: duplicate key"),
+        // Values.
+        bad("libaio.toml", workload("engine = \"libaio\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:1: phase[0] \"w\".engine: engine \"libaio\" is not available yet in this version of wkrun")
+            .help("use engine = \"psync\" (the pread/pwrite thread pool)"),
+        bad("io-uring-defaults.toml",
+            spec("[defaults]\nengine = \"io_uring\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":6:1: defaults.engine: engine \"io_uring\" is not available yet in this version of wkrun")
+            .help("use engine = \"psync\" (the pread/pwrite thread pool)"),
+        bad("data-rnd.toml", workload("data = \"rnd\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:8: phase[0] \"w\".data: unknown data pattern \"rnd\"; use \"random\", \"zeros\" or \"compressible:N%\" (e.g. \"compressible:50%\")"),
+        // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.
+        bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
+            format!(":9:1: phase[0] \"w\".block_size: block_size 1000B (1000 B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))
+            .help(format!("use a multiple of {lbs} B, or direct = false"))
+            .at_plan(),
+        bad("offset-32-direct.toml", sized("offset = \"32B\""),
+            format!(":9:1: phase[0] \"w\".offset: offset 32 B is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))
+            .at_plan(),
+        bad("span-past-end.toml", sized("span = \"1MiB\""),
+            ":9:1: phase[0] \"w\".span: offset 0 B + span 1048576 B = 1048576 B is past the end of the target (65536 B)")
+            .at_plan(),
+        bad("image-missing.toml", spec("[[phase]]\nname = \"restore\"\nkind = \"restore-image\"\nimage = \"missing.img\"\nblock_size = \"4KiB\"\n"),
+            ":8:1: phase[0] \"restore\".image: cannot read the image missing.img: No such file or directory (os error 2)")
+            .at_plan(),
+    ]
+}
+
+#[test]
+fn bad_specs_each_give_their_own_located_error_exit_2_and_write_nothing() {
+    let rows = bad_specs(file_target_lbs());
+    let mut seen = std::collections::HashSet::new();
+    for r in &rows {
+        assert!(
+            seen.insert(r.first.clone()),
+            "two bad specs give the same error: {}",
+            r.first
+        );
+    }
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = rows
+            .iter()
+            .map(|r| s.spawn(move || check_bad(r).err().map(|e| format!("{}: {e}", r.file))))
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().expect("row thread"))
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} bad specs failed:\n\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// A missing key in the only phase is located in that phase: `phase[0] "w".kind`, every time. (With one
+/// phase, the `phase` array and `phase[0]` cover the same bytes, so the field must not depend on which of the
+/// two a lookup happens to meet first.)
+#[test]
+fn missing_kind_in_the_only_phase_is_named_phase_0_every_time() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "k.toml",
+        &spec("[[phase]]\nname = \"w\"\nread_percent = 0\n"),
+    );
+    let mut got = std::collections::BTreeMap::<String, usize>::new();
+    for _ in 0..20 {
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "k.toml"]));
+        assert_eq!(code, 2, "{err}");
+        *got.entry(err.lines().next().unwrap_or("").to_string())
+            .or_default() += 1;
+    }
+    let want = "error: k.toml:5:1: phase[0] \"w\".kind: missing key `kind`";
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        [want],
+        "first lines over 20 runs (line → count): {got:?}"
+    );
+}
+
+/// A misspelled key in a phase is matched against the keys of the phase's kind: an erase phase must not be
+/// offered `passes` (a fill key, which the kind rule then refuses) nor be told it may use workload keys.
+#[test]
+fn misspelled_phase_key_is_matched_against_the_keys_of_its_kind() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "erase.toml",
+        &spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\npases = 1\n"),
+    );
+    let err = expect_refusal(
+        d.path(),
+        &["validate", "erase.toml"],
+        "error: erase.toml:8:1: phase[0] \"purge\".pases: unknown key `pases`",
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        err.contains("`method`") || err.contains(" method"),
+        "the erase keys are offered:\n{err}"
+    );
+    for other_kind in ["passes", "read_percent", "image", "block_size"] {
+        assert!(
+            !err.contains(other_kind),
+            "an erase phase is offered `{other_kind}`, which does not apply to it:\n{err}"
+        );
+    }
+}
+
+/// Numbers beyond the Rust type of a key get the same words as the rule for that key, not `expected u8`.
+#[test]
+fn numbers_beyond_their_type_get_the_keys_range_in_words() {
+    let d = tempdir();
+    let rows = [
+        (
+            "read-300.toml",
+            "read_percent = 300\nduration = \"1s\"\n",
+            "read_percent",
+            "0..100",
+            "u8",
+        ),
+        (
+            "read-neg.toml",
+            "read_percent = -1\nduration = \"1s\"\n",
+            "read_percent",
+            "0..100",
+            "u8",
+        ),
+        (
+            "qd-neg.toml",
+            "queue_depth = -1\nread_percent = 0\nduration = \"1s\"\n",
+            "queue_depth",
+            "1 to 1024",
+            "u32",
+        ),
+        (
+            "qd-huge.toml",
+            "queue_depth = 5000000000\nread_percent = 0\nduration = \"1s\"\n",
+            "queue_depth",
+            "1 to 1024",
+            "u32",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (file, rest, key, range, rust_type) in rows {
+        write_file(d.path(), file, &workload(rest));
+        let first = format!("error: {file}:8:…");
+        match expect_refusal(d.path(), &["validate", file], &first, None) {
+            Err(e) => failures.push(e),
+            Ok(err) => {
+                if !err.contains(&format!("phase[0] \"w\".{key}: "))
+                    || !err.contains(range)
+                    || err.contains(rust_type)
+                {
+                    failures.push(format!("{file}: want the field, the range \"{range}\" and no Rust type name \"{rust_type}\":\n{err}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The help of an unknown format points at a document; it must exist in the repository.
+#[test]
+fn format_error_help_names_a_document_that_exists() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "f.toml",
+        &format!("format = 2\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
+    );
+    let err = expect_refusal(
+        d.path(),
+        &["validate", "f.toml"],
+        "error: f.toml:1:10: format: unknown spec format 2…",
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let help = err
+        .lines()
+        .find_map(|l| l.strip_prefix("  help: "))
+        .expect("a help line");
+    let doc = help
+        .split(['(', ')'])
+        .find(|w| w.ends_with(".md"))
+        .expect("the help names a .md document");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(doc);
+    assert!(
+        path.is_file(),
+        "the help says to read {doc}, which is not in the repository ({})",
+        path.display()
+    );
+}
+
+#[test]
+fn validate_checks_every_file_and_prints_every_error() {
+    let d = tempdir();
+    let dir = d.path();
+    let good_a = workload(
+        "read_percent = 0\nduration = \"1s\"\n[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nsize = \"100%\"\n",
+    );
+    write_file(dir, "good-a.toml", &good_a);
+    write_file(
+        dir,
+        "good-b.toml",
+        &spec(&format!(
+            "{ERASE}[[phase]]\nname = \"fill\"\nkind = \"fill\"\n"
+        )),
+    );
+    write_file(
+        dir,
+        "bad-qd.toml",
+        &workload("queue_depth = 0\nread_percent = 0\nduration = \"1s\"\n"),
+    );
+    write_file(
+        dir,
+        "bad-typo.toml",
+        &workload("read_percent = 0\nduraton = \"1s\"\n"),
+    );
+    let listing = dir_listing(dir);
+
+    let (code, out, err) = code_out_err(&wkrun(
+        dir,
+        &[
+            "validate",
+            "good-a.toml",
+            "bad-qd.toml",
+            "good-b.toml",
+            "bad-typo.toml",
+        ],
+    ));
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(
+        out,
+        "good-a.toml: ok (2 phases)\ngood-b.toml: ok (2 phases)\n"
+    );
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 2, "one error per bad file:\n{err}");
+    assert_eq!(
+        errors[0],
+        "error: bad-qd.toml:8:1: phase[0] \"w\".queue_depth: queue_depth = 0 is out of range",
+        "{err}"
+    );
+    assert!(
+        errors[1]
+            .starts_with("error: bad-typo.toml:9:1: phase[0] \"w\".duraton: unknown key `duraton`"),
+        "{err}"
+    );
+    assert!(err.contains("  help: did you mean `duration`?"), "{err}");
+
+    let (code, out, err) = code_out_err(&wkrun(dir, &["validate", "good-a.toml", "good-b.toml"]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            0,
+            "good-a.toml: ok (2 phases)\ngood-b.toml: ok (2 phases)\n",
+            ""
+        )
+    );
+
+    let (code, _, _) = code_out_err(&wkrun(dir, &["validate", "bad-typo.toml"]));
+    assert_eq!(code, 2);
+    assert_eq!(dir_listing(dir), listing, "validate wrote nothing");
+}
+
+#[test]
+fn every_spec_in_specs_validates_with_the_cli() {
+    let specs_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+    let mut paths: Vec<String> = fs::read_dir(&specs_dir)
+        .expect("specs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("toml"))
+        .map(|p| p.display().to_string())
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no specs in {}", specs_dir.display());
+    let d = tempdir();
+    let mut args = vec!["validate"];
+    args.extend(paths.iter().map(String::as_str));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(err, "");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), paths.len(), "{out}");
+    for (line, p) in lines.iter().zip(&paths) {
+        assert!(
+            line.starts_with(&format!("{p}: ok (")) && line.ends_with(" phases)"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn no_spec_given_exits_2_and_creates_nothing() {
+    let d = tempdir();
+    for args in [&[][..], &["run"][..], &["--target", "t.img"][..]] {
+        let err = expect_refusal(
+            d.path(),
+            args,
+            "error: no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)",
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    for (args, missing) in [(&["validate"][..], "<SPECS>..."), (&["plan"][..], "<SPEC>")] {
+        let (code, _, err) = code_out_err(&wkrun(d.path(), args));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("the following required arguments were not provided")
+                && err.contains(missing),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        dir_listing(d.path()),
+        Vec::<String>::new(),
+        "no default target, no results folder"
+    );
+}
+
+#[test]
+fn nonexistent_spec_file_exits_2_naming_the_path() {
+    let d = tempdir();
+    let want = "error: nowhere/missing.toml: cannot read the spec file: No such file or directory (os error 2)";
+    for args in [
+        &["nowhere/missing.toml"][..],
+        &["plan", "nowhere/missing.toml"][..],
+        &["validate", "nowhere/missing.toml"][..],
+    ] {
+        expect_refusal(d.path(), args, want, None).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(
+        dir_listing(d.path()),
+        Vec::<String>::new(),
+        "no default target, no results folder"
+    );
+}
+
+#[test]
+fn bad_spec_with_the_default_target_creates_nothing() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "bad.toml",
+        &workload("queue_depth = 0\nread_percent = 0\nduration = \"1s\"\n"),
+    );
+    expect_refusal(
+        d.path(),
+        &["bad.toml"],
+        "error: bad.toml:8:1: phase[0] \"w\".queue_depth: queue_depth = 0 is out of range",
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        dir_listing(d.path()),
+        ["bad.toml"],
+        "no wkrun-target.img, no wkrun-results/"
+    );
+}
+
+#[test]
+fn bad_target_size_exits_2_and_creates_nothing() {
+    let d = tempdir();
+    write_file(d.path(), "ok.toml", &spec(ERASE));
+    let listing = dir_listing(d.path());
+    let unit = "error: --target-size: size \"12q\" has an unknown unit \"q\"; use B, KiB, MiB, GiB, TiB (binary), KB, MB, GB, TB (decimal) or k/M/G (binary, as in fio)";
+    for args in [
+        &[
+            "ok.toml",
+            "--target",
+            "new.img",
+            "--target-size",
+            "12q",
+            "-o",
+            "out",
+        ][..],
+        &[
+            "plan",
+            "ok.toml",
+            "--target",
+            "new.img",
+            "--target-size",
+            "12q",
+        ][..],
+    ] {
+        expect_refusal(d.path(), args, unit, None).unwrap_or_else(|e| panic!("{e}"));
+    }
+    expect_refusal(
+        d.path(),
+        &["ok.toml", "--target", "new.img", "--target-size", "0", "-o", "out"],
+        "error: new.img: a file target of 0 bytes cannot be created; give a size (--target-size or [target].size)",
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        dir_listing(d.path()),
+        listing,
+        "new.img and out/ must not exist"
+    );
+}
+
+#[test]
+fn output_folder_holding_results_json_is_refused_and_left_alone() {
+    let d = tempdir();
+    let dir = d.path();
+    write_file(
+        dir,
+        "ok.toml",
+        &workload("read_percent = 0\nsize = \"100%\"\n"),
+    );
+    let target = dir.join("target.img");
+    patterned_file(&target, TARGET_LEN);
+    let bytes = read(&target);
+    fs::create_dir(dir.join("out")).expect("mkdir out");
+    let previous = "{\"format\": 1, \"status\": \"completed\", \"note\": \"an earlier run\"}\n";
+    write_file(&dir.join("out"), "results.json", previous);
+    let listing = dir_listing(dir);
+    for args in [
+        &["ok.toml", "--target", "target.img", "-o", "out"][..],
+        &[
+            "run",
+            "ok.toml",
+            "--target",
+            "target.img",
+            "--output",
+            "out",
+        ][..],
+    ] {
+        expect_refusal(
+            dir,
+            args,
+            "error: out already holds results.json; choose another --output folder",
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(
+        fs::read_to_string(dir.join("out/results.json")).expect("results.json"),
+        previous
+    );
+    assert_eq!(read(&target), bytes, "the target is untouched");
+    assert_eq!(
+        dir_listing(dir),
+        listing,
+        "no CSV, no temp file, nothing else"
+    );
+}
+
+/// Runs `wkrun plan SPEC --target TARGET [--json]` in `dir`; exit 0 expected; returns stdout.
+fn plan_ok(dir: &Path, spec: &str, target: &str, json: bool) -> String {
+    let mut args = vec!["plan", spec, "--target", target];
+    if json {
+        args.push("--json");
+    }
+    let (code, out, err) = code_out_err(&wkrun(dir, &args));
+    assert_eq!(code, 0, "wkrun {}: {err}", args.join(" "));
+    out
+}
+
+/// The `rounding: ` notes of the text plan, in order.
+fn rounding_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("rounding: "))
+        .collect()
+}
+
+#[test]
+fn c04_plan_rounds_offset_up_and_span_down_and_shows_both() {
+    let d = tempdir();
+    let dir = d.path();
+    let seq = |extra: &str| {
+        workload(&format!(
+            "pattern = \"sequential\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"100%\"\n{extra}"
+        ))
+    };
+    write_file(
+        dir,
+        "c04-33.toml",
+        &seq("offset = \"33%\"\nspan = \"33%\"\n"),
+    );
+    write_file(dir, "c04-100.toml", &seq("span = \"100%\"\n"));
+    fs::File::create(dir.join("t10.img"))
+        .and_then(|f| f.set_len(10_485_760))
+        .expect("10 MiB target");
+    fs::File::create(dir.join("t30.img"))
+        .and_then(|f| f.set_len(30 * 1024))
+        .expect("30 KiB target");
+
+    // 10 MiB, offset 33 %, span 33 %: 3,460,300.8 B each; start up to 3,461,120, length down to 844 blocks.
+    let v: serde_json::Value =
+        serde_json::from_str(&plan_ok(dir, "c04-33.toml", "t10.img", true)).expect("JSON");
+    assert_eq!(v["target"]["capacity_bytes"], 10_485_760);
+    let p = &v["phases"][0]["params"];
+    assert_eq!(p["span_start_bytes"], 3_461_120);
+    assert_eq!(p["span_bytes"], 3_457_024);
+    assert_eq!(p["block_size_bytes"], 4096);
+    assert_eq!(p["ops"], 844);
+    assert_eq!(p["expected_bytes"], 3_457_024);
+    let last_write =
+        p["span_start_bytes"].as_u64().unwrap() + p["span_bytes"].as_u64().unwrap() - 4096;
+    assert_eq!(last_write, 6_914_048);
+    let notes_33 = [
+        "offset 33% of 10485760 B = 3460300.8 B, rounded up to the block boundary 3461120 B",
+        "span 33% of 10485760 B = 3460300.8 B, rounded down to 3457024 B (844 blocks of 4KiB); 3276 B left unused",
+    ];
+    assert_eq!(v["phases"][0]["rounding"], serde_json::json!(notes_33));
+    let text = plan_ok(dir, "c04-33.toml", "t10.img", false);
+    assert!(text.contains(" [3461120, 6918144) "), "{text}");
+    assert_eq!(rounding_lines(&text), notes_33, "{text}");
+
+    // 30 KiB, span 100 %: 7 blocks, 28,672 B, 2,048 B unused.
+    let v: serde_json::Value =
+        serde_json::from_str(&plan_ok(dir, "c04-100.toml", "t30.img", true)).expect("JSON");
+    let p = &v["phases"][0]["params"];
+    assert_eq!(
+        (
+            p["span_start_bytes"].as_u64(),
+            p["span_bytes"].as_u64(),
+            p["ops"].as_u64()
+        ),
+        (Some(0), Some(28_672), Some(7))
+    );
+    let notes_100 = [
+        "span 100% of 30720 B = 30720 B, rounded down to 28672 B (7 blocks of 4KiB); 2048 B left unused",
+    ];
+    assert_eq!(v["phases"][0]["rounding"], serde_json::json!(notes_100));
+    let text = plan_ok(dir, "c04-100.toml", "t30.img", false);
+    assert!(text.contains(" [0, 28672) "), "{text}");
+    assert_eq!(rounding_lines(&text), notes_100, "{text}");
+}
+
+#[test]
+fn c11_plan_500min() {
+    let d = tempdir();
+    let dir = d.path();
+    write_file(
+        dir,
+        "c11.toml",
+        &workload("read_percent = 0\nduration = \"500min\"\ninterval = \"1m\"\n"),
+    );
+    patterned_file(&dir.join("target.img"), TARGET_LEN);
+    let text = plan_ok(dir, "c11.toml", "target.img", false);
+    let row = text
+        .lines()
+        .find(|l| l.contains(" workload "))
+        .expect("the phase's row");
+    assert!(row.contains(" time 500min "), "{text}");
+    assert!(
+        text.lines().any(|l| l.trim() == "500 intervals of 1min"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&plan_ok(dir, "c11.toml", "target.img", true)).expect("JSON");
+    let p = &v["phases"][0]["params"];
+    assert_eq!(p["duration_ns"], 30_000_000_000_000u64);
+    assert_eq!(p["interval_ns"], 60_000_000_000u64);
+    assert_eq!(
+        p["duration_ns"].as_u64().unwrap() / p["interval_ns"].as_u64().unwrap(),
+        500
+    );
+}
+
+/// The loop device's write counter, checking first that /sys/block/<dev>/stat can be read.
+fn sectors_written(lo: &LoopDev) -> u64 {
+    let stat = format!("/sys/block/{}/stat", lo.sys_name());
+    assert!(Path::new(&stat).is_file(), "{stat} is missing");
+    lo.sectors_written()
+}
+
+#[test]
+fn c02_unaligned_direct_io_on_a_4096_byte_sector_device_is_refused_at_plan_time() {
+    let d = tempdir();
+    let dir = d.path();
+    let lo = match LoopDev::new(dir, 64, 4096) {
+        Ok(lo) => lo,
+        Err(why) => {
+            return skip(
+                "c02_unaligned_direct_io_on_a_4096_byte_sector_device_is_refused_at_plan_time",
+                &why,
+            );
+        }
+    };
+    let dev = lo.dev.display().to_string();
+    write_file(dir, "ok.toml", &spec(ERASE));
+    let v: serde_json::Value =
+        serde_json::from_str(&plan_ok(dir, "ok.toml", &dev, true)).expect("JSON");
+    assert_eq!(v["target"]["kind"], "block");
+    assert_eq!(
+        v["target"]["logical_block_size"], 4096,
+        "losetup --sector-size 4096 gives 4096-byte logical blocks"
+    );
+
+    let cells = [
+        (
+            "c02-bs512.toml",
+            "block_size = \"512B\"",
+            "block_size: block_size 512B (512 B)",
+            true,
+        ),
+        (
+            "c02-bs1000.toml",
+            "block_size = \"1000B\"",
+            "block_size: block_size 1000B (1000 B)",
+            true,
+        ),
+        (
+            "c02-offset32.toml",
+            "offset = \"32B\"",
+            "offset: offset 32 B",
+            false,
+        ),
+    ];
+    let written = sectors_written(&lo);
+    for (file, line, what, help) in cells {
+        write_file(
+            dir,
+            file,
+            &workload(&format!(
+                "direct = true\n{line}\nread_percent = 0\nduration = \"1s\"\n"
+            )),
+        );
+        let first = format!(
+            "error: {file}:9:1: phase[0] \"w\".{what} is not a multiple of the target's logical block size (4096 B), which O_DIRECT requires"
+        );
+        let help = help.then_some("use a multiple of 4096 B, or direct = false");
+        let (code, out, err) = code_out_err(&wkrun(dir, &["validate", file]));
+        assert_eq!(
+            code, 0,
+            "the spec itself is valid; only this target refuses it: {out}{err}"
+        );
+        for args in [
+            &["plan", file, "--target", &dev][..],
+            &["plan", file, "--target", &dev, "--json"][..],
+            &[file, "--target", &dev, "--allow-destroy", &dev, "-o", "out"][..],
+        ] {
+            expect_refusal(dir, args, &first, help).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    assert_eq!(sectors_written(&lo), written, "no I/O reached {dev}");
+    assert!(!dir.join("out").exists(), "no results folder");
+}
+
+#[test]
+fn block_device_needs_allow_destroy_naming_that_device() {
+    const TEST: &str = "block_device_needs_allow_destroy_naming_that_device";
+    let d = tempdir();
+    let dir = d.path();
+    let (a, b) = match (LoopDev::new(dir, 8, 512), LoopDev::new(dir, 9, 512)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(why), _) | (_, Err(why)) => return skip(TEST, &why),
+    };
+    let (dev, other) = (a.dev.display().to_string(), b.dev.display().to_string());
+    let backing = a.backing.display().to_string();
+    write_file(
+        dir,
+        "fill.toml",
+        &spec("[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\n"),
+    );
+    let (wa, wb) = (sectors_written(&a), sectors_written(&b));
+
+    let no_flag = format!(
+        "error: {dev} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {dev} to confirm"
+    );
+    expect_refusal(
+        dir,
+        &["fill.toml", "--target", &dev, "-o", "out"],
+        &no_flag,
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for wrong in [&other, &backing] {
+        let first = format!(
+            "error: --allow-destroy names {wrong}, but the target is {dev}; name the target device itself"
+        );
+        expect_refusal(
+            dir,
+            &[
+                "fill.toml",
+                "--target",
+                &dev,
+                "--allow-destroy",
+                wrong,
+                "-o",
+                "out",
+            ],
+            &first,
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(
+        (sectors_written(&a), sectors_written(&b)),
+        (wa, wb),
+        "nothing written to {dev} or {other}"
+    );
+    assert!(!dir.join("out").exists(), "no results folder");
+    let backing_bytes = read(&a.backing);
+    assert!(
+        backing_bytes.iter().all(|&x| x == 0),
+        "the device still reads as zeros"
+    );
+}
