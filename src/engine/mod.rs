@@ -2,8 +2,11 @@
 //! the write data ([`WriteData`]) and the measurement ([`Recorder`]) are the same for every engine, so that
 //! engines differ only in the syscalls they make.
 
+pub mod libaio;
 pub mod psync;
+mod queue;
 mod recorder;
+pub mod uring;
 
 pub use recorder::{Event, Recorder};
 
@@ -79,8 +82,28 @@ pub struct Outcome {
     pub write: LatencyRecorder,
     /// Time of the last completion, ns from `Job::start`.
     pub end_ns: u64,
+    /// Completed I/Os per length: `(bytes, ops)`.
+    pub sizes: Vec<(u32, u64)>,
     /// The first I/O error, which stopped the phase.
     pub error: Option<IoError>,
+}
+
+impl Outcome {
+    /// Adds another worker's outcome; the first error wins.
+    pub fn merge(&mut self, o: Outcome) {
+        self.read.merge(&o.read);
+        self.write.merge(&o.write);
+        self.end_ns = self.end_ns.max(o.end_ns);
+        for (len, n) in o.sizes {
+            match self.sizes.iter_mut().find(|e| e.0 == len) {
+                Some(e) => e.1 += n,
+                None => self.sizes.push((len, n)),
+            }
+        }
+        if self.error.is_none() {
+            self.error = o.error;
+        }
+    }
 }
 
 /// A failed I/O: which op, where, how long, and the OS error (or a short transfer).

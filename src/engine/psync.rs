@@ -21,41 +21,33 @@ impl Engine for Psync {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
-        let results: Vec<(LatencyRecorder, LatencyRecorder, u64, Option<IoError>)> =
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (0..self.workers(job))
-                    .map(|w| {
-                        let tx = events.clone();
-                        s.spawn(move || worker(job, Recorder::new(w, job.clock, tx)))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect()
-            });
+        let outcomes: Vec<Outcome> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..self.workers(job))
+                .map(|w| {
+                    let tx = events.clone();
+                    s.spawn(move || worker(job, Recorder::new(w, job.clock, tx)))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
         let mut out = Outcome {
             read: LatencyRecorder::new(),
             write: LatencyRecorder::new(),
             end_ns: 0,
+            sizes: Vec::new(),
             error: None,
         };
-        for (r, w, end, err) in results {
-            out.read.merge(&r);
-            out.write.merge(&w);
-            out.end_ns = out.end_ns.max(end);
-            if out.error.is_none() {
-                out.error = err;
-            }
+        for o in outcomes {
+            out.merge(o);
         }
         out
     }
 }
 
-fn worker(
-    job: &Job<'_>,
-    mut rec: Recorder,
-) -> (LatencyRecorder, LatencyRecorder, u64, Option<IoError>) {
+fn worker(job: &Job<'_>, mut rec: Recorder) -> Outcome {
     let mut buf = AlignedBuf::new(job.max_len, job.align);
     let mut error = None;
     'claims: while let Some(chunk) = job.ops.claim() {
@@ -110,6 +102,5 @@ fn worker(
     if error.is_some() {
         job.stop.store(true, Ordering::Relaxed);
     }
-    let (r, w, end) = rec.finish();
-    (r, w, end, error)
+    rec.finish(error)
 }

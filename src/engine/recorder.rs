@@ -1,6 +1,7 @@
 //! Per-worker measurement on the I/O path: one clock value per completion goes into the worker's own
 //! latency histograms and current interval; a closed interval is sent to the series collector once.
 
+use super::{IoError, Outcome};
 use crate::ops::OpKind;
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
 use std::sync::mpsc::Sender;
@@ -34,6 +35,8 @@ pub struct Recorder {
     pub write: LatencyRecorder,
     /// Latest completion time, ns.
     pub last_ns: u64,
+    /// Completed I/Os per length: `(bytes, ops)`, in order of first appearance.
+    sizes: Vec<(u32, u64)>,
     tx: Sender<Event>,
 }
 
@@ -48,6 +51,7 @@ impl Recorder {
             read: LatencyRecorder::new(),
             write: LatencyRecorder::new(),
             last_ns: 0,
+            sizes: Vec::new(),
             tx,
         }
     }
@@ -70,6 +74,11 @@ impl Recorder {
             }
         }
         self.last_ns = self.last_ns.max(t_ns);
+        let len = bytes as u32;
+        match self.sizes.iter_mut().find(|e| e.0 == len) {
+            Some(e) => e.1 += 1,
+            None => self.sizes.push((len, 1)),
+        }
     }
 
     /// Tells the collector that no completion of this worker will fall before `t_ns` (used by engines whose
@@ -93,9 +102,16 @@ impl Recorder {
         self.cur = now_in;
     }
 
-    /// Closes the current interval and tells the collector this worker is done.
-    pub fn finish(mut self) -> (LatencyRecorder, LatencyRecorder, u64) {
+    /// Closes the current interval, tells the collector this worker is done, and returns what it measured
+    /// with the error that stopped it, if any.
+    pub fn finish(mut self, error: Option<IoError>) -> Outcome {
         self.close(u64::MAX);
-        (self.read, self.write, self.last_ns)
+        Outcome {
+            read: self.read,
+            write: self.write,
+            end_ns: self.last_ns,
+            sizes: self.sizes,
+            error,
+        }
     }
 }

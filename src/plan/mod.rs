@@ -10,7 +10,8 @@ pub mod span;
 pub use show::render_text;
 
 use crate::spec::{
-    DataPattern, Engine, EraseMethod, LoadedSpec, Pattern, PhaseKind, PhaseSpec, SpecError,
+    BlockSize, Coverage, DataPattern, Engine, EraseMethod, LoadedSpec, Pattern, PhaseKind,
+    PhaseSpec, SpecError,
 };
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Size};
@@ -61,9 +62,13 @@ pub struct PhaseParams {
     pub span_start_bytes: u64,
     /// Length of the span in bytes (a whole number of blocks).
     pub span_bytes: u64,
-    /// Bytes per I/O (the last I/O of a restored image may be shorter).
+    /// Bytes per I/O (the last I/O of a restored image may be shorter); for a block-size mix, the smallest
+    /// size, which is also the alignment of offsets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_size_bytes: Option<u64>,
+    /// A weighted block-size mix (workloads): sizes with a positive weight, in spec order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size_mix: Option<Vec<SizeWeight>>,
     /// Queue depth: I/Os in flight at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<u32>,
@@ -85,6 +90,9 @@ pub struct PhaseParams {
     /// Offset order (workloads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<Pattern>,
+    /// How a random pattern covers the span: `uniform` (with replacement) or `full` (each block once per pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
     /// Share of reads in percent (workloads; 0 for fills and restores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_percent: Option<u8>,
@@ -109,6 +117,16 @@ pub struct PhaseParams {
     /// Bytes the phase will transfer or erase; absent for time-bounded phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_bytes: Option<u64>,
+}
+
+/// One entry of a block-size mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SizeWeight {
+    /// Bytes per I/O.
+    pub bytes: u64,
+    /// Relative weight (the share of I/Os is weight / sum of weights).
+    pub weight: u32,
 }
 
 /// The I/O settings of a phase that issues I/O: a typed view of [`PhaseParams`].
@@ -211,19 +229,64 @@ fn resolve_phase(
     let lbs = t.logical_block_size as u64;
     let does_io = p.kind != PhaseKind::Erase;
     let direct = p.direct.unwrap_or(true);
-    let bs = if does_io {
-        p.block_size
-            .map_or(default_block_size(p.kind, lbs), |s| s.0)
-    } else {
-        lbs
+    let (bs, mix) = match (does_io, &p.block_size) {
+        (false, _) => (lbs, None),
+        (true, None) => (default_block_size(p.kind, lbs), None),
+        (true, Some(BlockSize::Single(s))) => (s.0, None),
+        (true, Some(BlockSize::Mix(v))) => {
+            let used: Vec<SizeWeight> = v
+                .iter()
+                .filter(|e| e.1 > 0)
+                .map(|e| SizeWeight {
+                    bytes: e.0.0,
+                    weight: e.1,
+                })
+                .collect();
+            (
+                used.iter().map(|e| e.bytes).min().unwrap_or(lbs),
+                Some(used),
+            )
+        }
     };
-    if does_io && direct && bs % lbs != 0 {
+    let pattern = match p.kind {
+        PhaseKind::Workload => p.pattern.unwrap_or(Pattern::Random),
+        _ => p.pattern.unwrap_or(Pattern::Sequential),
+    };
+    if mix.is_some() {
+        let why = if p.kind != PhaseKind::Workload {
+            Some("a block-size mix is for workloads")
+        } else if pattern != Pattern::Random || p.coverage == Some(Coverage::Full) {
+            Some("a block-size mix needs pattern = \"random\" with uniform coverage")
+        } else if p.duration.is_none() {
+            Some(
+                "a block-size mix needs a `duration` bound (a byte bound would be met only on average)",
+            )
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(spec.phase_error(i, "block_size", why, None));
+        }
+    }
+    if p.coverage == Some(Coverage::Full) && pattern != Pattern::Random {
+        return Err(spec.phase_error(
+            i,
+            "coverage",
+            "coverage = \"full\" applies to pattern = \"random\"",
+            None,
+        ));
+    }
+    let sizes: Vec<u64> = match &mix {
+        Some(v) => v.iter().map(|e| e.bytes).collect(),
+        None => vec![bs],
+    };
+    if let Some(&bad) = sizes.iter().find(|&&b| does_io && direct && b % lbs != 0) {
         return Err(spec.phase_error(
             i,
             "block_size",
             format!(
-                "block_size {} ({bs} B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires",
-                Size(bs)
+                "block_size {} ({bad} B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires",
+                Size(bad)
             ),
             Some(format!("use a multiple of {lbs} B, or direct = false")),
         ));
@@ -244,6 +307,7 @@ fn resolve_phase(
         span_start_bytes: sp.start,
         span_bytes: sp.len,
         block_size_bytes: None,
+        block_size_mix: None,
         queue_depth: None,
         engine: None,
         direct: None,
@@ -251,6 +315,7 @@ fn resolve_phase(
         seed: None,
         interval_ns: None,
         pattern: None,
+        coverage: None,
         read_percent: None,
         passes: None,
         method: None,
@@ -262,6 +327,17 @@ fn resolve_phase(
     };
     if does_io {
         params.block_size_bytes = Some(bs);
+        params.block_size_mix = mix;
+        params.pattern = Some(pattern);
+        if pattern == Pattern::Random {
+            // A random fill is meant to fill: it covers the span fully unless told otherwise.
+            let default = if p.kind == PhaseKind::Fill {
+                Coverage::Full
+            } else {
+                Coverage::Uniform
+            };
+            params.coverage = Some(p.coverage.unwrap_or(default));
+        }
         params.queue_depth = Some(p.queue_depth.unwrap_or(1) as u32); // 1..=1024, checked by the rules
         params.engine = Some(p.engine.unwrap_or(Engine::Psync));
         params.direct = Some(direct);
@@ -279,7 +355,6 @@ fn resolve_phase(
             let passes = p.passes.unwrap_or(1) as u32; // >= 1, checked by the rules
             params.data = Some(p.data.unwrap_or(DataPattern::Random));
             params.read_percent = Some(0);
-            params.pattern = Some(Pattern::Sequential);
             params.passes = Some(passes);
             params.ops = Some(sp.len / bs * passes as u64);
             params.expected_bytes = Some(sp.len * passes as u64);
@@ -296,7 +371,6 @@ fn resolve_phase(
         }
         PhaseKind::Workload => {
             params.data = Some(p.data.unwrap_or(DataPattern::Random));
-            params.pattern = Some(p.pattern.unwrap_or(Pattern::Random));
             params.read_percent = p.read_percent.map(|r| r as u8); // 0..=100, checked by the rules
             if let Some(d) = p.duration {
                 params.duration_ns = Some(d.0);

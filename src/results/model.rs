@@ -7,6 +7,7 @@
 use crate::plan::PhaseParams;
 use crate::spec::{EraseMethod, PhaseKind};
 use crate::stats::LatencySummary;
+use crate::stats::coverage::Coverage;
 use crate::target::TargetInfo;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -108,6 +109,15 @@ pub struct PhaseResult {
     /// File name of the per-interval series CSV (in the same folder), for phases that issue I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_csv: Option<String>,
+    /// Share of the span's blocks the phase touched (I/O phases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
+    /// Share of reads among completed I/Os, by count and by bytes; null when nothing completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_share: Option<ReadShare>,
+    /// Completed I/Os per size (reads and writes), in order of first appearance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ops_by_size: Vec<SizeOps>,
     /// Number of rows in the series CSV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervals: Option<u64>,
@@ -120,6 +130,42 @@ pub struct PhaseResult {
     /// Things the reader should know about this phase's numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// The read share of a phase's completed I/Os.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadShare {
+    /// reads / (reads + writes), by count.
+    pub ops: f64,
+    /// bytes read / bytes transferred.
+    pub bytes: f64,
+}
+
+impl ReadShare {
+    /// The share from both directions' totals; `None` when nothing completed.
+    pub fn of(read: &DirStats, write: &DirStats) -> Option<ReadShare> {
+        let ops = read.ops + write.ops;
+        let bytes = read.bytes + write.bytes;
+        (ops > 0).then(|| ReadShare {
+            ops: read.ops as f64 / ops as f64,
+            bytes: if bytes > 0 {
+                read.bytes as f64 / bytes as f64
+            } else {
+                0.0
+            },
+        })
+    }
+}
+
+/// Completed I/Os of one size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SizeOps {
+    /// Bytes per I/O.
+    pub bytes: u64,
+    /// Completed I/Os of that size.
+    pub ops: u64,
 }
 
 /// One direction (reads or writes) of a phase. With zero ops every count is 0 and `latency_ns` is null.

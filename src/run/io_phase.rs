@@ -4,10 +4,10 @@
 use crate::data::DataGen;
 use crate::engine::{Engine, Event, IoError, Job, Outcome, WriteData, psync::Psync};
 use crate::image::ImageSource;
-use crate::ops::{OpStream, Order, SharedOps};
+use crate::ops::{OpStream, Order, SharedOps, Sizes};
 use crate::plan::{PhasePlan, image_path};
 use crate::results::series_csv::SeriesWriter;
-use crate::spec::{DataPattern, Engine as EngineName, Pattern, PhaseKind};
+use crate::spec::{Coverage, DataPattern, Engine as EngineName, Pattern, PhaseKind};
 use crate::stats::{IntervalClock, Series, SeriesRow};
 use crate::target::TargetInfo;
 use std::fs::File;
@@ -87,25 +87,35 @@ pub fn run_io_phase(
             WriteData::Pattern(DataGen::new(
                 p.data.unwrap_or(DataPattern::Random),
                 io.seed,
-                io.block_size as usize,
+                p.block_size_mix
+                    .as_ref()
+                    .and_then(|m| m.iter().map(|e| e.bytes).max())
+                    .unwrap_or(io.block_size) as usize,
             )),
         ),
     };
+    let sizes = match &p.block_size_mix {
+        Some(mix) => Sizes::Mix(mix.iter().map(|e| (e.bytes, e.weight)).collect()),
+        None => Sizes::Fixed(io.block_size),
+    };
+    let max_len = sizes.max() as usize;
     let stream = OpStream {
         span_start: p.span_start_bytes,
         span_len,
-        block_size: io.block_size,
-        order: if p.pattern == Some(Pattern::Random) {
-            Order::Random
-        } else {
-            Order::Sequential
+        sizes,
+        order: match (p.pattern, p.coverage) {
+            (Some(Pattern::Random), Some(Coverage::Full)) => Order::RandomFull,
+            (Some(Pattern::Random), _) => Order::Random,
+            _ => Order::Sequential,
         },
         read_percent: p.read_percent.unwrap_or(0),
         seed: io.seed,
         total_ops: p.ops,
     };
     let engine: Box<dyn Engine + Sync> = match io.engine {
-        EngineName::Psync | EngineName::Libaio | EngineName::IoUring => Box::new(Psync),
+        EngineName::Psync => Box::new(Psync),
+        EngineName::Libaio => Box::new(crate::engine::libaio::Libaio),
+        EngineName::IoUring => Box::new(crate::engine::uring::Uring),
     };
     let shared = SharedOps::new(stream, io.queue_depth);
     let clock = IntervalClock {
@@ -121,7 +131,7 @@ pub fn run_io_phase(
         ops: &shared,
         data: &data,
         queue_depth: io.queue_depth,
-        max_len: io.block_size as usize,
+        max_len,
         align: (target.logical_block_size as usize).max(4096),
         start: Instant::now(),
         clock,

@@ -10,7 +10,9 @@ pub use host::host_info;
 use crate::plan::{PhasePlan, Plan};
 use crate::results::series_csv;
 use crate::results::write::{ResultsWriter, WriteError};
-use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
+use crate::results::{
+    DirStats, PhaseResult, RESULTS_FORMAT, ReadShare, Results, SizeOps, SpecRef, Status,
+};
 use crate::spec::{LoadedSpec, PhaseKind};
 use crate::target::TargetKind;
 use std::path::{Path, PathBuf};
@@ -101,6 +103,9 @@ pub fn execute(
             read: DirStats::zero(),
             write: DirStats::zero(),
             series_csv: None,
+            coverage: None,
+            read_share: None,
+            ops_by_size: Vec::new(),
             intervals: None,
             erase_method: None,
             erased_bytes: None,
@@ -179,6 +184,17 @@ pub fn execute(
                 o.outcome.write.summary(),
             );
             pr.series_csv = Some(csv_name);
+            pr.read_share = ReadShare::of(&pr.read, &pr.write);
+            pr.ops_by_size = o
+                .outcome
+                .sizes
+                .iter()
+                .map(|&(bytes, ops)| SizeOps {
+                    bytes: bytes as u64,
+                    ops,
+                })
+                .collect();
+            pr.coverage = Some(phase_coverage(phase, pr.read.ops + pr.write.ops));
             pr.intervals = Some(o.rows);
             let interrupted = stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
             pr.completed = o.outcome.error.is_none() && !interrupted;
@@ -213,6 +229,25 @@ pub fn execute(
     results.finished_at = Some(now_rfc3339());
     writer.write(&results)?;
     Ok(results)
+}
+
+/// The coverage of a finished I/O phase that completed `ops` I/Os.
+fn phase_coverage(phase: &PhasePlan, ops: u64) -> crate::stats::coverage::Coverage {
+    let q = &phase.params;
+    let (len, unit) = match phase.kind {
+        PhaseKind::RestoreImage => (q.image_bytes.unwrap_or(0), q.block_size_bytes.unwrap_or(1)),
+        _ => (q.span_bytes, q.block_size_bytes.unwrap_or(1)),
+    };
+    let fraction_of_span = if q.span_bytes > 0 {
+        len as f64 / q.span_bytes as f64
+    } else {
+        0.0
+    };
+    let each_once = q.pattern != Some(crate::spec::Pattern::Random)
+        || q.coverage == Some(crate::spec::Coverage::Full);
+    let mut c = crate::stats::coverage::coverage(len.div_ceil(unit.max(1)), ops, each_once);
+    c.fraction *= fraction_of_span;
+    c
 }
 
 /// `ranges` with `[a, b)` removed (a range straddling it keeps its parts on either side).

@@ -4,10 +4,12 @@
 //!
 //! A spec is pure data: nothing here opens a device or reads a clock.
 
+pub mod block_size;
 pub mod data;
 pub mod load;
 pub mod rules;
 
+pub use block_size::BlockSize;
 pub use data::DataPattern;
 pub use load::{LoadedSpec, SpecError, load_file, load_str};
 
@@ -85,9 +87,9 @@ pub struct TargetSection {
 pub enum Engine {
     /// A pool of `queue_depth` threads, each with one pread/pwrite in flight.
     Psync,
-    /// Linux native asynchronous I/O (io_submit). Not available yet in this version.
+    /// Linux native asynchronous I/O (io_submit / io_getevents) from one thread.
     Libaio,
-    /// io_uring. Not available yet in this version.
+    /// io_uring from one thread, with registered file and buffers.
     IoUring,
 }
 
@@ -128,6 +130,16 @@ pub enum Pattern {
     Random,
     /// Consecutive blocks from the start of the span, wrapping around at its end.
     Sequential,
+}
+
+/// How a random pattern covers its span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Coverage {
+    /// Offsets drawn uniformly with replacement.
+    Uniform,
+    /// Every block exactly once per pass, in a keyed pseudo-random order.
+    Full,
 }
 
 /// The kind of a phase.
@@ -180,7 +192,7 @@ pub struct Defaults {
     pub offset: Option<Amount>,
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_size: Option<Size>,
+    pub block_size: Option<BlockSize>,
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1024))]
@@ -202,7 +214,8 @@ pub struct PhaseSpec {
     /// Free text describing the phase. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// I/O engine: `"psync"` (default). `"libaio"` and `"io_uring"` are named but not available yet in this version.
+    /// I/O engine: `"psync"` (default; a pool of `queue_depth` threads doing pread/pwrite), `"libaio"` (Linux
+    /// native AIO) or `"io_uring"`. All issue the same op stream for the same seed.
     /// Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<Engine>,
@@ -232,9 +245,11 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<Amount>,
     /// Bytes per I/O. Default: `"128KiB"` for fill, `"1MiB"` for restore-image, `"4KiB"` for workload.
-    /// Kinds: fill, restore-image, workload.
+    /// A workload with `pattern = "random"` may give a weighted mix instead, like fio's bssplit:
+    /// `{ "4KiB" = 10, "32KiB" = 40, "64KiB" = 50 }` (each I/O's size drawn by weight; offsets aligned to
+    /// the smallest size). Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_size: Option<Size>,
+    pub block_size: Option<BlockSize>,
     /// Queue depth (QD): I/Os in flight at once, 1 to 1024. Default: `1`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1024))]
@@ -258,9 +273,15 @@ pub struct PhaseSpec {
     /// Size of the synthetic image. Default: `"256MiB"` (capped at the span). Kinds: restore-image with `image = "synthetic"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_size: Option<Size>,
-    /// Offset order: `"random"` (uniform over the span, block-aligned; default) or `"sequential"`. Kinds: workload.
+    /// Offset order: `"random"` (block-aligned offsets over the span) or `"sequential"`. Default: `"random"`
+    /// for workloads, `"sequential"` for fills. Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<Pattern>,
+    /// How `pattern = "random"` covers the span: `"uniform"` (default: each offset drawn uniformly, with
+    /// replacement, so some blocks are hit twice and others never) or `"full"` (every block exactly once per
+    /// pass, in a pseudo-random order, with O(1) memory). Kinds: fill, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
     /// Share of I/Os that are reads, 0 to 100 (0 = all writes, 100 = all reads, 65 = iometer's 65/35 mix).
     /// Required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]

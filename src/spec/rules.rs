@@ -2,7 +2,7 @@
 //! ranges of values, required keys, unique names. Rules that need the target's geometry (capacity, logical
 //! block size, erase support) live in the plan.
 
-use super::{Engine, PhaseKind, PhaseSpec, SpecFile};
+use super::{BlockSize, PhaseKind, PhaseSpec, SpecFile};
 use crate::units::{Amount, Percent};
 
 /// Keys every phase kind accepts.
@@ -27,7 +27,7 @@ pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
         PhaseKind::Erase => keys.push("method"),
         PhaseKind::Fill => {
             keys.extend(IO);
-            keys.extend(["data", "passes"]);
+            keys.extend(["data", "passes", "pattern", "coverage"]);
         }
         PhaseKind::RestoreImage => {
             keys.extend(IO);
@@ -35,7 +35,14 @@ pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
         }
         PhaseKind::Workload => {
             keys.extend(IO);
-            keys.extend(["data", "pattern", "read_percent", "duration", "size"]);
+            keys.extend([
+                "data",
+                "pattern",
+                "coverage",
+                "read_percent",
+                "duration",
+                "size",
+            ]);
         }
     }
     keys
@@ -71,7 +78,7 @@ fn err(
 /// The keys a phase sets, in declaration order.
 fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
     let mut v = vec!["name", "kind"];
-    let opt: [(&'static str, bool); 18] = [
+    let opt: [(&'static str, bool); 19] = [
         ("description", p.description.is_some()),
         ("engine", p.engine.is_some()),
         ("direct", p.direct.is_some()),
@@ -87,6 +94,7 @@ fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
         ("image", p.image.is_some()),
         ("image_size", p.image_size.is_some()),
         ("pattern", p.pattern.is_some()),
+        ("coverage", p.coverage.is_some()),
         ("read_percent", p.read_percent.is_some()),
         ("duration", p.duration.is_some()),
         ("size", p.size.is_some()),
@@ -131,9 +139,8 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
     check_common(
         "defaults",
         None,
-        d.engine,
         d.queue_depth,
-        d.block_size.map(|b| b.0),
+        d.block_size.as_ref(),
         d.span,
         d.offset,
         d.interval.map(|i| i.0),
@@ -183,9 +190,8 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
         check_common(
             &format!("phase[{i}]"),
             Some(i),
-            p.engine,
             p.queue_depth,
-            p.block_size.map(|b| b.0),
+            p.block_size.as_ref(),
             p.span,
             p.offset,
             p.interval.map(|d| d.0),
@@ -301,27 +307,13 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
 fn check_common(
     prefix: &str,
     phase: Option<usize>,
-    engine: Option<Engine>,
     qd: Option<i64>,
-    block_size: Option<u64>,
+    block_size: Option<&BlockSize>,
     span: Option<Amount>,
     offset: Option<Amount>,
     interval_ns: Option<u64>,
 ) -> Result<(), RuleError> {
     let at = |key: &str| format!("{prefix}.{key}");
-    if let Some(e @ (Engine::Libaio | Engine::IoUring)) = engine {
-        let name = if e == Engine::Libaio {
-            "libaio"
-        } else {
-            "io_uring"
-        };
-        return Err(err(
-            at("engine"),
-            phase,
-            format!("engine \"{name}\" is not available yet in this version of wkrun"),
-            Some("use engine = \"psync\" (the pread/pwrite thread pool)"),
-        ));
-    }
     if let Some(q) = qd {
         if q < 1 || q > MAX_QUEUE_DEPTH as i64 {
             return Err(err(
@@ -332,13 +324,25 @@ fn check_common(
             ));
         }
     }
-    if block_size == Some(0) {
-        return Err(err(
-            at("block_size"),
-            phase,
-            "block_size is 0",
-            Some("e.g. block_size = \"4KiB\""),
-        ));
+    if let Some(bs) = block_size {
+        if bs.sizes().contains(&0) {
+            return Err(err(
+                at("block_size"),
+                phase,
+                "block_size is 0",
+                Some("e.g. block_size = \"4KiB\""),
+            ));
+        }
+        if let BlockSize::Mix(v) = bs {
+            if v.iter().all(|e| e.1 == 0) {
+                return Err(err(
+                    at("block_size"),
+                    phase,
+                    "the block-size mix has no entry with a positive weight",
+                    Some("e.g. block_size = { \"4KiB\" = 60, \"64KiB\" = 40 }"),
+                ));
+            }
+        }
     }
     if let Some(Amount::Percent(p)) = span {
         if p.0 == 0 || p > Percent::FULL {

@@ -1,6 +1,7 @@
 //! Measurement: latency distributions ([`latency`]) and the per-interval series ([`interval`]).
 //! Workers record into their own, unshared structures; the results are merged once per interval and at the end.
 
+pub mod coverage;
 pub mod interval;
 pub mod latency;
 

@@ -2,6 +2,8 @@
 //! This module and [`crate::buf`] are the only places with `unsafe` code.
 #![allow(unsafe_code)]
 
+pub mod aio;
 pub mod block;
 pub mod file;
 pub mod signal;
+pub mod uring;

@@ -176,7 +176,7 @@ seed = 6
     let stream = OpStream {
         span_start: 32 * MIB,
         span_len: 32 * MIB,
-        block_size: 4096,
+        sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         read_percent: 50,
         seed: 6,

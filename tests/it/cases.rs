@@ -97,7 +97,7 @@ seed = 11
     let stream = OpStream {
         span_start: 0,
         span_len: 64 * MIB,
-        block_size: 4096,
+        sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         read_percent: 0,
         seed: 11,
@@ -184,7 +184,7 @@ seed = 2
     let stream = OpStream {
         span_start: 0,
         span_len: 16 * MIB,
-        block_size: 4096,
+        sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         read_percent: 0,
         seed: 2,

@@ -49,7 +49,7 @@ seed = 7
     let stream = OpStream {
         span_start: start,
         span_len: span,
-        block_size: bs,
+        sizes: wkrun::ops::Sizes::Fixed(bs),
         order: Order::Sequential,
         read_percent: 0,
         seed: 7,
@@ -328,7 +328,7 @@ seed = 3
     let stream = OpStream {
         span_start: start,
         span_len: span,
-        block_size: bs,
+        sizes: wkrun::ops::Sizes::Fixed(bs),
         order: Order::Random,
         read_percent: 50,
         seed: 3,
@@ -405,7 +405,7 @@ seed = 8
     let stream = OpStream {
         span_start: MIB,
         span_len: MIB,
-        block_size: 4096,
+        sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         read_percent: 30,
         seed: 8,

@@ -229,7 +229,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         // Keys that exist but not for the phase's kind.
         bad("not-for-workload.toml", workload("image = \"synthetic\"\nread_percent = 0\nduration = \"1s\"\n"),
             ":8:1: phase[0] \"w\".image: key `image` does not apply to a phase of kind \"workload\"")
-            .help("keys for kind \"workload\": name, kind, description, span, offset, engine, direct, seed, block_size, queue_depth, interval, data, pattern, read_percent, duration, size"),
+            .help("keys for kind \"workload\": name, kind, description, span, offset, engine, direct, seed, block_size, queue_depth, interval, data, pattern, coverage, read_percent, duration, size"),
         bad("not-for-erase.toml", spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\nblock_size = \"4KiB\"\n"),
             ":8:1: phase[0] \"purge\".block_size: key `block_size` does not apply to a phase of kind \"erase\"")
             .help("keys for kind \"erase\": name, kind, description, span, offset, method"),
@@ -295,13 +295,13 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("bad-toml.toml", "format = 1\n[spec\nname = \"t\"\n", ":2:6: not valid TOML: unclosed table, expected `]`"),
         bad("duplicate-key.toml", "format = 1\n[spec]\nname = \"t\"\nname = \"u\"\n", ":4:1: not valid TOML: duplicate key"),
         // Values.
-        bad("libaio.toml", workload("engine = \"libaio\"\nread_percent = 0\nduration = \"1s\"\n"),
-            ":8:1: phase[0] \"w\".engine: engine \"libaio\" is not available yet in this version of wkrun")
-            .help("use engine = \"psync\" (the pread/pwrite thread pool)"),
-        bad("io-uring-defaults.toml",
-            spec("[defaults]\nengine = \"io_uring\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n"),
-            ":6:1: defaults.engine: engine \"io_uring\" is not available yet in this version of wkrun")
-            .help("use engine = \"psync\" (the pread/pwrite thread pool)"),
+        bad("engine-typo.toml", workload("engine = \"libaoi\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:10: phase[0] \"w\".engine: unknown value `libaoi`, expected one of `psync`, `libaio`, `io_uring`")
+            .help("did you mean `libaio`?"),
+        bad("engine-typo-defaults.toml",
+            spec("[defaults]\nengine = \"iouring\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":6:10: defaults.engine: unknown value `iouring`, expected one of `psync`, `libaio`, `io_uring`")
+            .help("did you mean `io_uring`?"),
         bad("data-rnd.toml", workload("data = \"rnd\"\nread_percent = 0\nduration = \"1s\"\n"),
             ":8:8: phase[0] \"w\".data: unknown data pattern \"rnd\"; use \"random\", \"zeros\" or \"compressible:N%\" (e.g. \"compressible:50%\")"),
         // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.

@@ -1,0 +1,35 @@
+//! The `libaio` engine: Linux native AIO (io_submit / io_getevents) from one thread.
+
+use super::{Engine, Event, Job, Outcome, Recorder, queue};
+use crate::sys::aio::AioQueue;
+use std::os::fd::AsRawFd;
+use std::sync::mpsc::Sender;
+
+/// Linux native AIO.
+pub struct Libaio;
+
+impl Engine for Libaio {
+    fn name(&self) -> &'static str {
+        "libaio"
+    }
+
+    fn workers(&self, _job: &Job<'_>) -> usize {
+        1
+    }
+
+    fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        match AioQueue::new(
+            job.file.as_raw_fd(),
+            job.queue_depth as usize,
+            job.max_len,
+            job.align,
+        ) {
+            Ok(mut q) => queue::run(job, &mut q, events),
+            Err(e) => queue::setup_failed(
+                Recorder::new(0, job.clock, events.clone()),
+                "io_setup failed",
+                e,
+            ),
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! The op stream: which I/O comes next (read or write, offset, length), as a pure function of the seed and
+//! the op's index, independent of the engine and of how many workers share the stream.
+//!
+//! - Offsets: `sequential` walks the span block by block, wrapping at its end; `random` draws a block-aligned
+//!   offset uniformly over the span (with replacement) from a seeded `rand_pcg` PCG-64 (MCG); `random` with
+//!   full coverage visits every block exactly once per pass in the order of a keyed permutation
+//!   ([`permute::Permutation`]).
+//! - Read or write: in every group of 100 consecutive ops exactly `read_percent` are reads, at positions
+//!   shuffled per group from the seed, so the read share is exact over the run and random in order.
+//! - Length: the block size, or for a weighted mix one size drawn per op by weight.
+//!
+//! Every op consumes exactly two draws of the PCG stream (offset, size), so op `i` is reached by jumping the
+//! generator ahead by `2 i` (PCG's O(log n) advance): workers claim chunks of op indices from a shared atomic
+//! counter and generate their chunk locally.
+
+pub mod permute;
+
+use crate::data::mix64;
+use permute::Permutation;
+use rand_core::Rng;
+use rand_pcg::Pcg64Mcg;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Read or write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// A read.
+    Read,
+    /// A write.
+    Write,
+}
+
+/// One I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Op {
+    /// Position in the stream (0-based); also selects the op's data.
+    pub index: u64,
+    /// Read or write.
+    pub kind: OpKind,
+    /// Byte offset on the target.
+    pub offset: u64,
+    /// Bytes.
+    pub len: u32,
+}
+
+/// Offset order of a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Uniform random blocks, with replacement.
+    Random,
+    /// Every block once per pass, in a random order (`coverage = "full"`).
+    RandomFull,
+    /// Consecutive blocks from the span's start, wrapping at its end.
+    Sequential,
+}
+
+/// Op lengths: one block size, or a weighted mix (like fio's bssplit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sizes {
+    /// Every op has this many bytes.
+    Fixed(u64),
+    /// `(bytes, weight)` entries with positive weights; offsets are aligned to the smallest size.
+    Mix(Vec<(u64, u32)>),
+}
+
+impl Sizes {
+    /// The offset alignment unit: the block size, or the smallest size of a mix.
+    pub fn unit(&self) -> u64 {
+        match self {
+            Sizes::Fixed(b) => *b,
+            Sizes::Mix(v) => v.iter().map(|e| e.0).min().unwrap_or(1),
+        }
+    }
+
+    /// The largest op length (the buffer size an engine needs).
+    pub fn max(&self) -> u64 {
+        match self {
+            Sizes::Fixed(b) => *b,
+            Sizes::Mix(v) => v.iter().map(|e| e.0).max().unwrap_or(1),
+        }
+    }
+
+    fn pick(&self, r: u64) -> u64 {
+        match self {
+            Sizes::Fixed(b) => *b,
+            Sizes::Mix(v) => {
+                let total: u64 = v.iter().map(|e| e.1 as u64).sum();
+                let mut x = ((r as u128 * total as u128) >> 64) as u64;
+                for &(bytes, w) in v {
+                    if x < w as u64 {
+                        return bytes;
+                    }
+                    x -= w as u64;
+                }
+                v.last().map_or(1, |e| e.0)
+            }
+        }
+    }
+}
+
+/// The definition of an op stream: everything an op depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpStream {
+    /// First byte of the span.
+    pub span_start: u64,
+    /// Span length in bytes: a whole number of units, except that a final partial block is allowed for
+    /// sequential streams (a restored image's tail), which then gets a short last op.
+    pub span_len: u64,
+    /// Op lengths.
+    pub sizes: Sizes,
+    /// Offset order.
+    pub order: Order,
+    /// Percentage of reads, 0..=100.
+    pub read_percent: u8,
+    /// Generator seed.
+    pub seed: u64,
+    /// Number of ops, or `None` for a time-bounded stream.
+    pub total_ops: Option<u64>,
+}
+
+/// Number of ops a worker claims at once (fewer near the end of a short stream).
+const MAX_CHUNK: u64 = 1024;
+/// Ops per read/write group: each group has exactly `read_percent` reads.
+const GROUP: u64 = 100;
+
+impl OpStream {
+    /// Blocks of the span, in units of [`Sizes::unit`].
+    pub fn blocks(&self) -> u64 {
+        self.span_len.div_ceil(self.sizes.unit())
+    }
+
+    fn rng_at(&self, index: u64) -> Pcg64Mcg {
+        let state = ((self.seed as u128) << 64)
+            ^ 0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645
+            ^ self.seed as u128;
+        let mut rng = Pcg64Mcg::new(state);
+        rng.advance(2 * index as u128);
+        rng
+    }
+
+    /// The read positions of group `g`: `reads[k]` tells whether op `g·100 + k` is a read.
+    fn group_reads(&self, g: u64) -> [bool; GROUP as usize] {
+        let mut slots = [false; GROUP as usize];
+        for s in slots.iter_mut().take(self.read_percent as usize) {
+            *s = true;
+        }
+        if self.read_percent > 0 && self.read_percent < 100 {
+            let mut rng =
+                Pcg64Mcg::new(((mix64(self.seed ^ 0x7265_6164) as u128) << 64) | mix64(g) as u128);
+            for i in (1..slots.len()).rev() {
+                let j = ((rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
+                slots.swap(i, j);
+            }
+        }
+        slots
+    }
+
+    fn make(
+        &self,
+        index: u64,
+        r_off: u64,
+        r_size: u64,
+        is_read: bool,
+        perm: Option<&Permutation>,
+    ) -> Op {
+        let unit = self.sizes.unit();
+        let blocks = self.blocks();
+        let len = self.sizes.pick(r_size);
+        let block = match (self.order, perm) {
+            (Order::Sequential, _) => index % blocks,
+            (Order::RandomFull, Some(p)) => p.apply(index % blocks),
+            _ => {
+                // Positions where an op of `len` bytes fits entirely in the span.
+                let fits = (self.span_len - len) / unit + 1;
+                ((r_off as u128 * fits as u128) >> 64) as u64
+            }
+        };
+        let offset = self.span_start + block * unit;
+        let len = (self.span_start + self.span_len - offset).min(len) as u32;
+        Op {
+            index,
+            kind: if is_read { OpKind::Read } else { OpKind::Write },
+            offset,
+            len,
+        }
+    }
+
+    fn pass_permutation(&self, pass: u64) -> Option<Permutation> {
+        (self.order == Order::RandomFull)
+            .then(|| Permutation::new(self.blocks(), mix64(self.seed) ^ mix64(pass)))
+    }
+
+    /// The ops with indices in `range`, in order.
+    pub fn ops(&self, range: Range<u64>) -> Ops<'_> {
+        Ops {
+            stream: self,
+            rng: self.rng_at(range.start),
+            next: range.start,
+            end: range.end,
+            group: None,
+            perm: None,
+        }
+    }
+
+    /// Op `index` alone (for tests and verification; engines iterate [`OpStream::ops`]).
+    pub fn op(&self, index: u64) -> Op {
+        let mut it = self.ops(index..index + 1);
+        it.next().unwrap_or(Op {
+            index,
+            kind: OpKind::Write,
+            offset: self.span_start,
+            len: 0,
+        })
+    }
+}
+
+/// Iterator over a contiguous range of a stream's ops.
+pub struct Ops<'a> {
+    stream: &'a OpStream,
+    rng: Pcg64Mcg,
+    next: u64,
+    end: u64,
+    group: Option<(u64, [bool; GROUP as usize])>,
+    perm: Option<(u64, Permutation)>,
+}
+
+impl Iterator for Ops<'_> {
+    type Item = Op;
+    #[inline]
+    fn next(&mut self) -> Option<Op> {
+        if self.next >= self.end {
+            return None;
+        }
+        let s = self.stream;
+        let i = self.next;
+        let (r_off, r_size) = (self.rng.next_u64(), self.rng.next_u64());
+        let g = i / GROUP;
+        if self.group.as_ref().is_none_or(|(cached, _)| *cached != g) {
+            self.group = Some((g, s.group_reads(g)));
+        }
+        let is_read = self
+            .group
+            .as_ref()
+            .is_some_and(|(_, reads)| reads[(i % GROUP) as usize]);
+        if s.order == Order::RandomFull {
+            let pass = i / s.blocks();
+            if self.perm.as_ref().is_none_or(|(p, _)| *p != pass) {
+                self.perm = s.pass_permutation(pass).map(|p| (pass, p));
+            }
+        }
+        let op = s.make(
+            i,
+            r_off,
+            r_size,
+            is_read,
+            self.perm.as_ref().map(|(_, p)| p),
+        );
+        self.next += 1;
+        Some(op)
+    }
+}
+
+/// A stream shared by several workers: each claims the next chunk of op indices.
+pub struct SharedOps {
+    stream: OpStream,
+    next: AtomicU64,
+    chunk: u64,
+}
+
+impl SharedOps {
+    /// Shares `stream` among `workers` workers; chunks are small enough that every worker gets work.
+    pub fn new(stream: OpStream, workers: u32) -> SharedOps {
+        let chunk = match stream.total_ops {
+            Some(n) => (n / (4 * workers.max(1) as u64)).clamp(1, MAX_CHUNK),
+            None => MAX_CHUNK,
+        };
+        SharedOps {
+            stream,
+            next: AtomicU64::new(0),
+            chunk,
+        }
+    }
+
+    /// The stream.
+    pub fn stream(&self) -> &OpStream {
+        &self.stream
+    }
+
+    /// Claims the next chunk; `None` when a bounded stream is exhausted.
+    pub fn claim(&self) -> Option<Ops<'_>> {
+        let start = self.next.fetch_add(self.chunk, Ordering::Relaxed);
+        let end = match self.stream.total_ops {
+            Some(n) if start >= n => return None,
+            Some(n) => (start + self.chunk).min(n),
+            None => start + self.chunk,
+        };
+        Some(self.stream.ops(start..end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(order: Order, rp: u8, total: Option<u64>) -> OpStream {
+        OpStream {
+            span_start: 8192,
+            span_len: 64 * 4096,
+            sizes: Sizes::Fixed(4096),
+            order,
+            read_percent: rp,
+            seed: 7,
+            total_ops: total,
+        }
+    }
+
+    #[test]
+    fn ranges_agree_with_single_ops() {
+        for order in [Order::Random, Order::RandomFull, Order::Sequential] {
+            let s = stream(order, 30, None);
+            let all: Vec<Op> = s.ops(0..500).collect();
+            let mid: Vec<Op> = s.ops(123..200).collect();
+            assert_eq!(&all[123..200], &mid[..]);
+            assert_eq!(all[499], s.op(499));
+        }
+    }
+
+    #[test]
+    fn random_offsets_stay_in_span_and_aligned() {
+        let s = stream(Order::Random, 50, None);
+        for op in s.ops(0..20_000) {
+            assert!(
+                op.offset >= 8192 && op.offset + 4096 <= 8192 + 64 * 4096,
+                "{op:?}"
+            );
+            assert_eq!(op.offset % 4096, 0);
+            assert_eq!(op.len, 4096);
+        }
+    }
+
+    #[test]
+    fn c07_read_share_is_exact_in_every_hundred() {
+        for rp in [0u8, 1, 30, 65, 70, 99, 100] {
+            let s = stream(Order::Random, rp, None);
+            let ops: Vec<Op> = s.ops(0..10_000).collect();
+            for group in ops.chunks(100) {
+                assert_eq!(
+                    group.iter().filter(|o| o.kind == OpKind::Read).count(),
+                    rp as usize
+                );
+            }
+        }
+        // Not a fixed pattern: two groups differ.
+        let s = stream(Order::Random, 50, None);
+        let kinds = |g: u64| {
+            s.ops(g * 100..g * 100 + 100)
+                .map(|o| o.kind)
+                .collect::<Vec<_>>()
+        };
+        assert_ne!(kinds(0), kinds(1));
+    }
+
+    #[test]
+    fn c07_size_mix_shares_and_zero_weight() {
+        let mut s = stream(Order::Random, 70, None);
+        s.span_len = 64 << 20;
+        s.sizes = Sizes::Mix(vec![(4096, 10), (32768, 40), (65536, 50)]);
+        let n = 10_000f64;
+        let ops: Vec<Op> = s.ops(0..10_000).collect();
+        for (bytes, share) in [(4096u32, 0.10f64), (32768, 0.40), (65536, 0.50)] {
+            let got = ops.iter().filter(|o| o.len == bytes).count() as f64 / n;
+            let sigma = (share * (1.0 - share) / n).sqrt();
+            assert!(
+                (got - share).abs() <= 4.0 * sigma,
+                "{bytes}: {got} vs {share}"
+            );
+        }
+        assert!(
+            ops.iter()
+                .all(|o| o.offset % 4096 == 0
+                    && o.offset + o.len as u64 <= s.span_start + s.span_len)
+        );
+        s.sizes = Sizes::Mix(vec![(4096, 0), (65536, 100)]);
+        assert!(
+            s.ops(0..10_000).all(|o| o.len == 65536),
+            "a 0-weight size was issued"
+        );
+    }
+
+    #[test]
+    fn c06_full_coverage_writes_every_block_once_per_pass() {
+        for blocks in [1000u64, 2048, 4097] {
+            let s = OpStream {
+                span_start: 0,
+                span_len: blocks * 4096,
+                sizes: Sizes::Fixed(4096),
+                order: Order::RandomFull,
+                read_percent: 0,
+                seed: 3,
+                total_ops: Some(2 * blocks),
+            };
+            for pass in 0..2 {
+                let mut seen = vec![0u32; blocks as usize];
+                for op in s.ops(pass * blocks..(pass + 1) * blocks) {
+                    seen[(op.offset / 4096) as usize] += 1;
+                }
+                assert!(seen.iter().all(|&c| c == 1), "{blocks} blocks, pass {pass}");
+            }
+            let first: Vec<u64> = s.ops(0..10).map(|o| o.offset).collect();
+            let second: Vec<u64> = s.ops(blocks..blocks + 10).map(|o| o.offset).collect();
+            assert_ne!(first, second, "each pass has its own order");
+        }
+    }
+
+    #[test]
+    fn sequential_wraps_and_short_tail() {
+        let s = OpStream {
+            span_start: 0,
+            span_len: 10_000,
+            sizes: Sizes::Fixed(4096),
+            order: Order::Sequential,
+            read_percent: 0,
+            seed: 1,
+            total_ops: Some(3),
+        };
+        let v: Vec<(u64, u32)> = s.ops(0..4).map(|o| (o.offset, o.len)).collect();
+        assert_eq!(v, vec![(0, 4096), (4096, 4096), (8192, 1808), (0, 4096)]);
+    }
+
+    #[test]
+    fn shared_claims_cover_every_index_once() {
+        let shared = SharedOps::new(stream(Order::Sequential, 0, Some(1000)), 8);
+        let mut seen = vec![0u32; 1000];
+        while let Some(ops) = shared.claim() {
+            for op in ops {
+                seen[op.index as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+    }
+}
