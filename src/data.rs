@@ -38,6 +38,8 @@ pub struct DataGen {
     pattern: DataPattern,
     seed: u64,
     pool: Arc<Vec<u8>>,
+    /// FILLER repeated over one chunk, copied as a whole.
+    filler: Arc<[u8; CHUNK]>,
 }
 
 impl DataGen {
@@ -51,10 +53,12 @@ impl DataGen {
                 v
             }
         };
+        let filler = Arc::new(std::array::from_fn(|j| FILLER[j % FILLER.len()]));
         DataGen {
             pattern,
             seed,
             pool: Arc::new(pool),
+            filler,
         }
     }
 
@@ -69,9 +73,8 @@ impl DataGen {
                 let keep = CHUNK * (100 - pct as usize) / 100;
                 for chunk in buf.chunks_mut(CHUNK) {
                     if chunk.len() > keep {
-                        for (j, b) in chunk[keep..].iter_mut().enumerate() {
-                            *b = FILLER[j % FILLER.len()];
-                        }
+                        let n = chunk.len() - keep;
+                        chunk[keep..].copy_from_slice(&self.filler[..n]);
                     }
                 }
             }

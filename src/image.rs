@@ -54,9 +54,15 @@ pub fn synthetic_fill(seed: u64, offset: u64, buf: &mut [u8]) {
             }
             ExtentKind::Random => {
                 let key = mix64(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ e);
-                for (i, b) in out.iter_mut().enumerate() {
+                // Byte `abs` is byte `abs % 8` of mix64(key ^ abs / 8): one mix per 8 bytes.
+                let mut i = 0;
+                while i < out.len() {
                     let abs = pos + i as u64;
-                    *b = (mix64(key ^ (abs / 8)) >> ((abs % 8) * 8)) as u8;
+                    let word = mix64(key ^ (abs / 8)).to_le_bytes();
+                    let from = (abs % 8) as usize;
+                    let n = (8 - from).min(out.len() - i);
+                    out[i..i + n].copy_from_slice(&word[from..from + n]);
+                    i += n;
                 }
             }
         }

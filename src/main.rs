@@ -193,6 +193,9 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, json: bool) -> Result<(), Fail> {
     for n in &notes {
         eprintln!("note: {n}");
     }
+    if let Some(r) = refusal(&plan, None) {
+        eprintln!("note: the run would be refused: {r}");
+    }
     if json {
         println!(
             "{}",
@@ -202,6 +205,29 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, json: bool) -> Result<(), Fail> {
         print!("{}", plan::render_text(&plan));
     }
     Ok(())
+}
+
+/// Why a run of `plan` must not start (checked before anything is opened for writing): a block device
+/// that the plan writes to without `--allow-destroy` naming it, or that is mounted or in use.
+fn refusal(plan: &Plan, allow_destroy: Option<&Path>) -> Option<String> {
+    let t = &plan.target;
+    if t.kind != TargetKind::Block || !plan.writes() {
+        return None;
+    }
+    let dev = t.path.display();
+    if let Some(why) = target::safety::in_use_reason(t) {
+        return Some(format!("refusing to write to {dev}: {why}"));
+    }
+    match allow_destroy {
+        Some(d) if target::safety::same_device(d, &t.path) => None,
+        Some(d) => Some(format!(
+            "--allow-destroy names {}, but the target is {dev}; name the target device itself",
+            d.display()
+        )),
+        None => Some(format!(
+            "{dev} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {dev} to confirm"
+        )),
+    }
 }
 
 fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
@@ -221,30 +247,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     for n in &notes {
         say(&format!("note: {n}"));
     }
-    if info.kind == TargetKind::Block {
-        match &a.allow_destroy {
-            Some(d) if target::safety::same_device(d, &info.path) => {}
-            Some(d) => {
-                return Err(bad(format!(
-                    "--allow-destroy names {}, but the target is {}; name the target device itself",
-                    d.display(),
-                    info.path.display()
-                )));
-            }
-            None => {
-                return Err(bad(format!(
-                    "{} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {} to confirm",
-                    info.path.display(),
-                    info.path.display()
-                )));
-            }
-        }
-        if let Some(why) = target::safety::in_use_reason(&info) {
-            return Err(bad(format!(
-                "refusing to write to {}: {why}",
-                info.path.display()
-            )));
-        }
+    if let Some(refusal) = refusal(&plan, a.allow_destroy.as_deref()) {
+        return Err(bad(refusal));
     }
     let out_dir = a
         .output
@@ -259,7 +263,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     if info.created {
         target::open::create_sparse(&info.path, info.capacity_bytes).map_err(|e| {
             Fail(
-                1,
+                2,
                 format!("cannot create the target file {}: {e}", info.path.display()),
             )
         })?;

@@ -78,7 +78,9 @@ impl Size {
         };
         let scaled =
             parse_fixed(num, 9).ok_or_else(|| format!("size {s:?} is not a number with a unit"))?;
-        let bytes = scaled * mult as u128;
+        let bytes = scaled
+            .checked_mul(mult as u128)
+            .ok_or_else(|| format!("size {s:?} is too large"))?;
         if bytes % 1_000_000_000 != 0 {
             return Err(format!("size {s:?} is not a whole number of bytes"));
         }
@@ -105,7 +107,7 @@ pub fn fmt_bytes(b: u64) -> String {
         (1 << 10, "KiB"),
     ];
     for (m, u) in UNITS {
-        if b >= m && b % m == 0 {
+        if b >= m && b.is_multiple_of(m) {
             return format!("{}{u}", b / m);
         }
     }
@@ -118,8 +120,37 @@ pub fn fmt_bytes(b: u64) -> String {
 pub struct Duration(pub u64);
 
 impl Duration {
-    /// Parses a duration string into nanoseconds.
+    /// Parses a duration string into nanoseconds: one `<number><unit>` term, or several summed
+    /// (`"1h30m"`, `"2m30s"`).
     pub fn parse(s: &str) -> Result<Duration, String> {
+        let t = s.trim();
+        let mut terms = Vec::new();
+        let mut rest = t;
+        while !rest.is_empty() {
+            let num_end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(rest.len());
+            let unit_end = rest[num_end..]
+                .find(|c: char| c.is_ascii_digit() || c == '.')
+                .map_or(rest.len(), |i| num_end + i);
+            terms.push(&rest[..unit_end]);
+            rest = &rest[unit_end..];
+        }
+        if terms.len() <= 1 {
+            return Duration::parse_term(s);
+        }
+        let mut total: u64 = 0;
+        for term in terms {
+            let d = Duration::parse_term(term).map_err(|e| format!("in duration {s:?}: {e}"))?;
+            total = total
+                .checked_add(d.0)
+                .ok_or_else(|| format!("duration {s:?} is too long"))?;
+        }
+        Ok(Duration(total))
+    }
+
+    /// Parses one `<number><unit>` term.
+    fn parse_term(s: &str) -> Result<Duration, String> {
         let (num, unit) = split_unit(s);
         if num.is_empty() {
             return Err(format!(
@@ -147,7 +178,9 @@ impl Duration {
         };
         let scaled = parse_fixed(num, 9)
             .ok_or_else(|| format!("duration {s:?} is not a number with a unit"))?;
-        let ns = scaled * ns_per;
+        let ns = scaled
+            .checked_mul(ns_per)
+            .ok_or_else(|| format!("duration {s:?} is too long"))?;
         if ns % 1_000_000_000 != 0 {
             return Err(format!(
                 "duration {s:?} is not a whole number of nanoseconds"
@@ -169,15 +202,15 @@ impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ns = self.0;
         const MIN: u64 = 60_000_000_000;
-        if ns >= 3_600 * 1_000_000_000 && ns % (3_600 * 1_000_000_000) == 0 {
+        if ns >= 3_600 * 1_000_000_000 && ns.is_multiple_of(3_600 * 1_000_000_000) {
             write!(f, "{}h", ns / (3_600 * 1_000_000_000))
-        } else if ns >= MIN && ns % MIN == 0 {
+        } else if ns >= MIN && ns.is_multiple_of(MIN) {
             write!(f, "{}min", ns / MIN)
-        } else if ns % 1_000_000_000 == 0 {
+        } else if ns.is_multiple_of(1_000_000_000) {
             write!(f, "{}s", ns / 1_000_000_000)
-        } else if ns % 1_000_000 == 0 {
+        } else if ns.is_multiple_of(1_000_000) {
             write!(f, "{}ms", ns / 1_000_000)
-        } else if ns % 1_000 == 0 {
+        } else if ns.is_multiple_of(1_000) {
             write!(f, "{}us", ns / 1_000)
         } else {
             write!(f, "{ns}ns")
@@ -207,14 +240,21 @@ impl Percent {
             .map_err(|_| format!("percentage {s:?} is too large"))
     }
 
-    /// `floor(total × self)` in the same unit as `total`.
-    pub fn of_floor(self, total: u64) -> u64 {
-        (total as u128 * self.0 as u128 / PERCENT_SCALE as u128) as u64
+    /// `floor(total × self)` in the same unit as `total`; `None` when it does not fit in a u64 (only
+    /// possible above 100 %).
+    pub fn checked_of_floor(self, total: u64) -> Option<u64> {
+        u64::try_from(total as u128 * self.0 as u128 / PERCENT_SCALE as u128).ok()
     }
 
-    /// `ceil(total × self)` in the same unit as `total`.
+    /// `floor(total × self)`, saturating at `u64::MAX` (exact for percentages up to 100 %).
+    pub fn of_floor(self, total: u64) -> u64 {
+        self.checked_of_floor(total).unwrap_or(u64::MAX)
+    }
+
+    /// `ceil(total × self)`, saturating at `u64::MAX` (exact for percentages up to 100 %).
     pub fn of_ceil(self, total: u64) -> u64 {
-        (total as u128 * self.0 as u128).div_ceil(PERCENT_SCALE as u128) as u64
+        u64::try_from((total as u128 * self.0 as u128).div_ceil(PERCENT_SCALE as u128))
+            .unwrap_or(u64::MAX)
     }
 }
 
@@ -337,8 +377,8 @@ string_unit!(
     "duration",
     "s",
     false,
-    "A duration with its unit: \"500ms\", \"30s\", \"20m\" or \"20min\" (minutes), \"5h\". A bare number is refused.",
-    "^\\s*[0-9]*\\.?[0-9]+\\s*(ns|us|µs|ms|s|m|min|h|d)\\s*$"
+    "A duration with its unit: \"500ms\", \"30s\", \"20m\" or \"20min\" (minutes), \"5h\", or a sum such as \"1h30m\". A bare number is refused.",
+    "^\\s*([0-9]*\\.?[0-9]+\\s*(ns|us|µs|ms|s|m|min|h|d)\\s*)+$"
 );
 string_unit!(
     Percent,
@@ -377,6 +417,20 @@ mod tests {
         assert!(Size::parse("4 furlongs").is_err());
         assert!(Size::parse("KiB").is_err());
         assert!(Size::parse("99999999PiB").is_err());
+        assert!(
+            Size::parse("302231454903657293676545PiB")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert!(
+            Duration::parse("99999999999999999999d")
+                .unwrap_err()
+                .contains("too long")
+        );
+        assert_eq!(
+            Percent(2_000_000_000_000_000_000).checked_of_floor(u64::MAX),
+            None
+        );
         assert_eq!(Size(131_072).to_string(), "128KiB");
         assert_eq!(Size(1000).to_string(), "1000B");
     }
@@ -391,6 +445,9 @@ mod tests {
         assert_eq!(Duration::parse("3500ms"), Ok(Duration(3_500_000_000)));
         assert_eq!(Duration::parse("1.5s"), Ok(Duration(1_500_000_000)));
         assert_eq!(Duration::parse("200ms"), Ok(Duration(200_000_000)));
+        assert_eq!(Duration::parse("1h30m"), Ok(Duration(5_400_000_000_000)));
+        assert_eq!(Duration::parse("2m30s"), Ok(Duration(150_000_000_000)));
+        assert!(Duration::parse("1h30").unwrap_err().contains("no unit"));
         let e = Duration::parse("5").unwrap_err();
         assert!(e.contains("no unit") && e.contains("5s"), "{e}");
         assert!(Duration::parse("5 fortnights").is_err());

@@ -16,7 +16,8 @@ use crate::ops::{Op, OpKind, SharedOps};
 use crate::stats::{IntervalClock, LatencyRecorder};
 use std::fs::File;
 use std::io;
-use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
@@ -64,14 +65,42 @@ pub struct Job<'a> {
     pub max_len: usize,
     /// Memory alignment of buffers, bytes.
     pub align: usize,
-    /// The phase's start: time 0 of latencies' completion times and of the series.
-    pub start: Instant,
+    /// The phase's start: time 0 of completion times and of the series. Set by [`Job::begin`] once the
+    /// engine's setup (buffers, rings, threads) is done, so setup never counts as I/O time.
+    pub start: OnceLock<Instant>,
     /// Interval bucketing of the series.
     pub clock: IntervalClock,
     /// For time-bounded phases: no I/O is submitted at or after this many ns from `start`.
     pub deadline_ns: Option<u64>,
-    /// Set to stop at the next I/O boundary (interruption, or another worker's error).
-    pub stop: &'a AtomicBool,
+    /// Set by a signal (SIGINT/SIGTERM) to stop at the next I/O boundary; owned by the caller, only read here.
+    pub interrupt: &'a AtomicBool,
+    /// Set by a worker whose I/O failed, so the other workers stop too; local to the phase.
+    pub abort: AtomicBool,
+}
+
+impl Job<'_> {
+    /// Starts the phase clock (the first call wins). Engines call it after their setup, before the first I/O.
+    pub fn begin(&self) {
+        self.start.get_or_init(Instant::now);
+    }
+
+    /// Nanoseconds since the phase clock started (starting it if no engine did).
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.start.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+
+    /// Whether the phase must stop at the next I/O boundary: interrupted by a signal, or aborted by an error
+    /// of another worker.
+    #[inline]
+    pub fn stopping(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed)
+    }
+
+    /// Makes every worker stop at its next I/O boundary (after an I/O error).
+    pub fn abort(&self) {
+        self.abort.store(true, Ordering::Relaxed);
+    }
 }
 
 /// What an engine returns after the phase's last completion.

@@ -5,7 +5,6 @@ use crate::buf::AlignedBuf;
 use crate::ops::OpKind;
 use crate::stats::LatencyRecorder;
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 
 /// The pread/pwrite thread pool.
@@ -22,10 +21,16 @@ impl Engine for Psync {
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let outcomes: Vec<Outcome> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..self.workers(job))
-                .map(|w| {
+            let bufs: Vec<AlignedBuf> = (0..self.workers(job))
+                .map(|_| AlignedBuf::new(job.max_len, job.align))
+                .collect();
+            job.begin();
+            let handles: Vec<_> = bufs
+                .into_iter()
+                .enumerate()
+                .map(|(w, buf)| {
                     let tx = events.clone();
-                    s.spawn(move || worker(job, Recorder::new(w, job.clock, tx)))
+                    s.spawn(move || worker(job, buf, Recorder::new(w, job.clock, tx)))
                 })
                 .collect();
             handles
@@ -47,27 +52,26 @@ impl Engine for Psync {
     }
 }
 
-fn worker(job: &Job<'_>, mut rec: Recorder) -> Outcome {
-    let mut buf = AlignedBuf::new(job.max_len, job.align);
+fn worker(job: &Job<'_>, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
     let mut error = None;
     'claims: while let Some(chunk) = job.ops.claim() {
         for op in chunk {
-            if job.stop.load(Ordering::Relaxed) {
+            if job.stopping() {
                 break 'claims;
             }
             let data = &mut buf[..op.len as usize];
-            if op.kind == OpKind::Write {
-                if let Err(e) = job.data.fill(data, &op) {
-                    error = Some(IoError {
-                        kind: op.kind,
-                        offset: op.offset,
-                        len: op.len,
-                        cause: IoCause::Data(e),
-                    });
-                    break 'claims;
-                }
+            if op.kind == OpKind::Write
+                && let Err(e) = job.data.fill(data, &op)
+            {
+                error = Some(IoError {
+                    kind: op.kind,
+                    offset: op.offset,
+                    len: op.len,
+                    cause: IoCause::Data(e),
+                });
+                break 'claims;
             }
-            let t0 = job.start.elapsed().as_nanos() as u64;
+            let t0 = job.now_ns();
             if job.deadline_ns.is_some_and(|d| t0 >= d) {
                 break 'claims;
             }
@@ -75,7 +79,7 @@ fn worker(job: &Job<'_>, mut rec: Recorder) -> Outcome {
                 OpKind::Read => job.file.read_at(data, op.offset),
                 OpKind::Write => job.file.write_at(data, op.offset),
             };
-            let t1 = job.start.elapsed().as_nanos() as u64;
+            let t1 = job.now_ns();
             match r {
                 Ok(n) if n == op.len as usize => rec.record(op.kind, n as u64, t1 - t0, t1),
                 Ok(n) => {
@@ -100,7 +104,7 @@ fn worker(job: &Job<'_>, mut rec: Recorder) -> Outcome {
         }
     }
     if error.is_some() {
-        job.stop.store(true, Ordering::Relaxed);
+        job.abort();
     }
     rec.finish(error)
 }

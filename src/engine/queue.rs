@@ -7,7 +7,6 @@ use crate::ops::{Op, OpKind, Ops};
 use crate::sys::aio::AioQueue;
 use crate::sys::uring::UringQueue;
 use std::io;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 
 /// A kernel queue of `depth` slots, each with its own buffer.
@@ -96,12 +95,13 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
     let mut in_flight = 0usize;
     let mut error: Option<IoError> = None;
     let mut done: Vec<(usize, i64)> = Vec::with_capacity(qd);
-    let now = || job.start.elapsed().as_nanos() as u64;
+    job.begin();
+    let now = || job.now_ns();
     loop {
         let t = now();
         let may_submit = error.is_none()
             && !exhausted
-            && !job.stop.load(Ordering::Relaxed)
+            && !job.stopping()
             && job.deadline_ns.is_none_or(|d| t < d);
         if may_submit {
             while let Some(&slot) = free.last() {
@@ -192,7 +192,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
         }
     }
     if error.is_some() {
-        job.stop.store(true, Ordering::Relaxed);
+        job.abort();
     }
     rec.finish(error)
 }

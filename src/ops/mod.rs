@@ -271,20 +271,18 @@ pub struct SharedOps {
 impl SharedOps {
     /// Shares `stream` among `workers` workers; chunks are small enough that every worker gets work.
     pub fn new(stream: OpStream, workers: u32) -> SharedOps {
-        let chunk = match stream.total_ops {
-            Some(n) => (n / (4 * workers.max(1) as u64)).clamp(1, MAX_CHUNK),
-            None => MAX_CHUNK,
+        let chunk = match (stream.order, stream.total_ops) {
+            // Several workers on a sequential stream take one op at a time, so the I/Os in flight stay
+            // adjacent (a chunk each would make queue_depth interleaved streams far apart).
+            (Order::Sequential, _) if workers > 1 => 1,
+            (_, Some(n)) => (n / (4 * workers.max(1) as u64)).clamp(1, MAX_CHUNK),
+            (_, None) => MAX_CHUNK,
         };
         SharedOps {
             stream,
             next: AtomicU64::new(0),
             chunk,
         }
-    }
-
-    /// The stream.
-    pub fn stream(&self) -> &OpStream {
-        &self.stream
     }
 
     /// Claims the next chunk; `None` when a bounded stream is exhausted.

@@ -21,6 +21,11 @@ use std::path::{Path, PathBuf};
 
 /// Default interval of the per-interval series: 1 s, in ns.
 pub const DEFAULT_INTERVAL_NS: u64 = 1_000_000_000;
+/// Most rows a phase's series may have (duration / interval).
+pub const MAX_INTERVALS: u64 = 10_000_000;
+/// Most bytes of I/O buffers a phase may use (queue depth × largest block size): 2 GiB.
+pub const MAX_BUFFER_BYTES: u64 = 2 << 30;
+
 /// Default size of the synthetic image: 256 MiB (capped at the span).
 pub const DEFAULT_IMAGE_SIZE: u64 = 256 << 20;
 
@@ -37,6 +42,20 @@ pub struct Plan {
     pub target: TargetInfo,
     /// The phases, in run order.
     pub phases: Vec<PhasePlan>,
+}
+
+impl Plan {
+    /// Whether any phase writes to the target (everything but a 100 %-read workload does).
+    pub fn writes(&self) -> bool {
+        self.phases.iter().any(|p| p.writes())
+    }
+}
+
+impl PhasePlan {
+    /// Whether the phase writes to (or erases) the target.
+    pub fn writes(&self) -> bool {
+        self.kind != PhaseKind::Workload || self.params.read_percent != Some(100)
+    }
 }
 
 /// One resolved phase.
@@ -157,7 +176,7 @@ impl PhaseParams {
             block_size: self.block_size_bytes?,
             queue_depth: self.queue_depth?,
             seed: self.seed?,
-            data: self.data.unwrap_or(DataPattern::Zeros),
+            data: self.data.unwrap_or(DataPattern::Random),
             interval_ns: self.interval_ns?,
         })
     }
@@ -291,15 +310,17 @@ fn resolve_phase(
             Some(format!("use a multiple of {lbs} B, or direct = false")),
         ));
     }
-    if let Some(Amount::Bytes(off)) = p.offset {
-        if direct && does_io && off % lbs != 0 {
-            return Err(spec.phase_error(
+    if let Some(Amount::Bytes(off)) = p.offset
+        && direct
+        && does_io
+        && off % lbs != 0
+    {
+        return Err(spec.phase_error(
                 i,
                 "offset",
                 format!("offset {off} B is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"),
                 None,
             ));
-        }
     }
     let sp = span::resolve(t.capacity_bytes, bs, p.offset, p.span)
         .map_err(|e| spec.phase_error(i, e.key, e.message, None))?;
@@ -339,6 +360,20 @@ fn resolve_phase(
             params.coverage = Some(p.coverage.unwrap_or(default));
         }
         params.queue_depth = Some(p.queue_depth.unwrap_or(1) as u32); // 1..=1024, checked by the rules
+        let qd = p.queue_depth.unwrap_or(1) as u64;
+        let largest = sizes.iter().copied().max().unwrap_or(bs);
+        if qd * largest > MAX_BUFFER_BYTES {
+            return Err(spec.phase_error(
+                i,
+                "queue_depth",
+                format!(
+                    "queue_depth {qd} × block size {} needs {} of I/O buffers, more than 2GiB",
+                    Size(largest),
+                    Size(qd * largest)
+                ),
+                None,
+            ));
+        }
         params.engine = Some(p.engine.unwrap_or(Engine::Psync));
         params.direct = Some(direct);
         params.seed = Some(p.seed.unwrap_or(1));
@@ -356,8 +391,19 @@ fn resolve_phase(
             params.data = Some(p.data.unwrap_or(DataPattern::Random));
             params.read_percent = Some(0);
             params.passes = Some(passes);
+            let total = sp.len.checked_mul(passes as u64).ok_or_else(|| {
+                spec.phase_error(
+                    i,
+                    "passes",
+                    format!(
+                        "{passes} passes over {} B is more bytes than wkrun can count",
+                        sp.len
+                    ),
+                    None,
+                )
+            })?;
             params.ops = Some(sp.len / bs * passes as u64);
-            params.expected_bytes = Some(sp.len * passes as u64);
+            params.expected_bytes = Some(total);
         }
         PhaseKind::RestoreImage => {
             let image = p.image.clone().unwrap_or_default();
@@ -373,11 +419,32 @@ fn resolve_phase(
             params.data = Some(p.data.unwrap_or(DataPattern::Random));
             params.read_percent = p.read_percent.map(|r| r as u8); // 0..=100, checked by the rules
             if let Some(d) = p.duration {
+                let iv = params.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS);
+                if d.0.div_ceil(iv) > MAX_INTERVALS {
+                    return Err(spec.phase_error(
+                        i,
+                        "interval",
+                        format!(
+                            "{} / {} gives {} intervals, more than {MAX_INTERVALS}",
+                            d,
+                            crate::units::Duration(iv),
+                            d.0.div_ceil(iv)
+                        ),
+                        Some("use a longer interval".into()),
+                    ));
+                }
                 params.duration_ns = Some(d.0);
             } else if let Some(size) = p.size {
                 let bytes = match size {
                     Amount::Bytes(b) => b,
-                    Amount::Percent(pc) => pc.of_floor(sp.len),
+                    Amount::Percent(pc) => pc.checked_of_floor(sp.len).ok_or_else(|| {
+                        spec.phase_error(
+                            i,
+                            "size",
+                            format!("size {size} of the span is more bytes than wkrun can count"),
+                            None,
+                        )
+                    })?,
                 };
                 let ops = bytes / bs;
                 if ops == 0 {
@@ -394,10 +461,11 @@ fn resolve_phase(
         }
     }
     let mut rounding = sp.notes;
-    if let (Some(Amount::Bytes(b)), Some(ops)) = (p.size, params.ops) {
-        if p.kind == PhaseKind::Workload && b != ops * bs {
-            rounding.push(format!("size {b} B rounded down to {} I/Os of {bs} B", ops));
-        }
+    if let (Some(Amount::Bytes(b)), Some(ops)) = (p.size, params.ops)
+        && p.kind == PhaseKind::Workload
+        && b != ops * bs
+    {
+        rounding.push(format!("size {b} B rounded down to {} I/Os of {bs} B", ops));
     }
     Ok(PhasePlan {
         index: i,

@@ -2,7 +2,7 @@
 //! the roundings.
 
 use super::Plan;
-use crate::spec::PhaseKind;
+use crate::spec::{EraseMethod, PhaseKind};
 use crate::target::TargetKind;
 use crate::units::{Duration, fmt_bytes};
 use std::fmt::Write;
@@ -62,15 +62,21 @@ pub fn render_text(plan: &Plan) -> String {
     );
     for p in &plan.phases {
         let q = &p.params;
-        let range = format!(
-            "[{}, {})",
-            q.span_start_bytes,
-            q.span_start_bytes + q.span_bytes
-        );
+        // A restore overwrites only the image's bytes at the start of its span.
+        let len = if p.kind == PhaseKind::RestoreImage {
+            q.image_bytes.unwrap_or(q.span_bytes)
+        } else {
+            q.span_bytes
+        };
+        let range = format!("[{}, {})", q.span_start_bytes, q.span_start_bytes + len);
         let bound = match p.kind {
-            PhaseKind::Erase => {
-                format!("span, {}", q.method.map(|m| m.as_str()).unwrap_or_default())
-            }
+            PhaseKind::Erase => match (q.method, t.kind) {
+                (Some(EraseMethod::Auto) | None, TargetKind::File) => "punch-hole".to_string(),
+                (Some(EraseMethod::Auto) | None, TargetKind::Block) => {
+                    "auto: first of secure-discard, discard, zero-out".to_string()
+                }
+                (Some(m), _) => m.as_str().to_string(),
+            },
             PhaseKind::Fill => format!("{} pass(es)", q.passes.unwrap_or(1)),
             PhaseKind::RestoreImage => format!("image {}", q.image.as_deref().unwrap_or("")),
             PhaseKind::Workload => match (q.duration_ns, q.ops) {
@@ -104,9 +110,10 @@ pub fn render_text(plan: &Plan) -> String {
             let iv = q.interval_ns.unwrap_or(super::DEFAULT_INTERVAL_NS);
             let _ = writeln!(
                 out,
-                "     {:<24} {} intervals of {}",
+                "     {:<24} {} interval{} of {}",
                 "",
                 d.div_ceil(iv),
+                if d.div_ceil(iv) == 1 { "" } else { "s" },
                 Duration(iv)
             );
         }

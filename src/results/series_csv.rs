@@ -1,7 +1,8 @@
 //! The per-phase series CSV: a header row, then one [`SeriesRow`] per interval, flushed as each row is final,
 //! so that a run killed at any moment keeps every interval completed before it.
 
-use crate::stats::SeriesRow;
+use crate::stats::{DirInterval, IntervalCounts};
+use serde::Serialize;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -77,3 +78,87 @@ pub const HEADER: [&str; 15] = [
     "write_lat_mean_us",
     "write_lat_max_us",
 ];
+
+/// One row of a phase's series CSV (`NN-<phase>.csv`); columns in this order. Latency columns are empty when
+/// the direction had no completions in the interval. Documented column by column in docs/results.md.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeriesRow {
+    /// End of the interval, seconds since the phase start (for the last row: the true end of the phase).
+    pub t_s: f64,
+    /// True length of the interval, s.
+    pub interval_s: f64,
+    /// 1 when the interval is shorter than the configured interval (the phase's bound fell inside it), else 0.
+    pub partial: u8,
+    /// Reads completed in the interval (a count, not a rate).
+    pub read_ops: u64,
+    /// Writes completed in the interval.
+    pub write_ops: u64,
+    /// read_ops / interval_s.
+    pub read_iops: f64,
+    /// write_ops / interval_s.
+    pub write_iops: f64,
+    /// Bytes read in the interval.
+    pub read_bytes: u64,
+    /// Bytes written in the interval.
+    pub write_bytes: u64,
+    /// read_bytes / interval_s.
+    pub read_bw_bytes_per_s: f64,
+    /// write_bytes / interval_s.
+    pub write_bw_bytes_per_s: f64,
+    /// Mean read latency, µs.
+    pub read_lat_mean_us: Option<f64>,
+    /// Largest read latency, µs.
+    pub read_lat_max_us: Option<f64>,
+    /// Mean write latency, µs.
+    pub write_lat_mean_us: Option<f64>,
+    /// Largest write latency, µs.
+    pub write_lat_max_us: Option<f64>,
+}
+
+impl SeriesRow {
+    /// Builds the row spanning `[start_ns, end_ns)` from its counts; `interval_ns` is the configured Δ.
+    pub fn new(start_ns: u64, end_ns: u64, interval_ns: u64, c: &IntervalCounts) -> SeriesRow {
+        let len_s = end_ns.saturating_sub(start_ns) as f64 / 1e9;
+        let rate = |x: u64| if len_s > 0.0 { x as f64 / len_s } else { 0.0 };
+        let mean = |d: &DirInterval| (d.ops > 0).then(|| d.lat_sum_ns as f64 / d.ops as f64 / 1e3);
+        let max = |d: &DirInterval| (d.ops > 0).then(|| d.lat_max_ns as f64 / 1e3);
+        SeriesRow {
+            t_s: end_ns as f64 / 1e9,
+            interval_s: len_s,
+            partial: u8::from(end_ns.saturating_sub(start_ns) < interval_ns),
+            read_ops: c.read.ops,
+            write_ops: c.write.ops,
+            read_iops: rate(c.read.ops),
+            write_iops: rate(c.write.ops),
+            read_bytes: c.read.bytes,
+            write_bytes: c.write.bytes,
+            read_bw_bytes_per_s: rate(c.read.bytes),
+            write_bw_bytes_per_s: rate(c.write.bytes),
+            read_lat_mean_us: mean(&c.read),
+            read_lat_max_us: max(&c.read),
+            write_lat_mean_us: mean(&c.write),
+            write_lat_max_us: max(&c.write),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_names_the_row_fields_in_order() {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(true)
+            .from_writer(Vec::new());
+        w.serialize(SeriesRow::new(
+            0,
+            1_000_000_000,
+            1_000_000_000,
+            &IntervalCounts::default(),
+        ))
+        .unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(text.lines().next().unwrap(), HEADER.join(","));
+    }
+}

@@ -80,14 +80,14 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         f.sync_all()?;
     }
     fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        if let Ok(d) = File::open(if dir.as_os_str().is_empty() {
+    if let Some(dir) = path.parent()
+        && let Ok(d) = File::open(if dir.as_os_str().is_empty() {
             Path::new(".")
         } else {
             dir
-        }) {
-            let _ = d.sync_all();
-        }
+        })
+    {
+        let _ = d.sync_all();
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use crate::sys::file::punch_hole;
 use crate::target::{TargetInfo, TargetKind};
 use std::fs::File;
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Largest range given to one ioctl when the device states no discard limit: 1 GiB.
 const DEFAULT_CHUNK: u64 = 1 << 30;
@@ -14,14 +15,19 @@ const DEFAULT_CHUNK: u64 = 1 << 30;
 /// Erases `[start, start + len)` of `target` with `method`; returns the method used (for `auto`, the first the
 /// target supports).
 ///
+/// Block devices are erased in ranges of at most `discard_max_bytes` (1 GiB for zero-out); `stop` is checked
+/// between ranges.
+///
 /// # Errors
-/// The OS error of the method used; for an explicit method, its failure (no silent fallback).
+/// The OS error of the method used; for an explicit method, its failure (no silent fallback);
+/// `ErrorKind::Interrupted` when `stop` was set between ranges.
 pub fn erase(
     target: &TargetInfo,
     file: &File,
     method: EraseMethod,
     start: u64,
     len: u64,
+    stop: &AtomicBool,
 ) -> io::Result<EraseMethod> {
     match (target.kind, method) {
         (TargetKind::File, EraseMethod::Auto | EraseMethod::PunchHole) => {
@@ -48,7 +54,7 @@ pub fn erase(
                 {
                     continue;
                 }
-                match block_erase(target, file, m, start, len) {
+                match block_erase(target, file, m, start, len, stop) {
                     Ok(()) => return Ok(m),
                     Err(e) if unsupported(&e) => last = Some(e),
                     Err(e) => return Err(e),
@@ -61,7 +67,7 @@ pub fn erase(
                 )
             }))
         }
-        (TargetKind::Block, m) => block_erase(target, file, m, start, len).map(|()| m),
+        (TargetKind::Block, m) => block_erase(target, file, m, start, len, stop).map(|()| m),
     }
 }
 
@@ -78,6 +84,7 @@ fn block_erase(
     m: EraseMethod,
     start: u64,
     len: u64,
+    stop: &AtomicBool,
 ) -> io::Result<()> {
     let op = match m {
         EraseMethod::SecureDiscard => RangeOp::SecureDiscard,
@@ -91,6 +98,12 @@ fn block_erase(
     };
     let mut off = start;
     while off < start + len {
+        if stop.load(Ordering::Relaxed) {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "interrupted between erase ranges",
+            ));
+        }
         let n = limit.min(start + len - off);
         range_op(file, op, off, n)?;
         off += n;

@@ -2,20 +2,21 @@
 //! collector on this thread writing each CSV row as soon as every worker has closed its interval.
 
 use crate::data::DataGen;
-use crate::engine::{Engine, Event, IoError, Job, Outcome, WriteData, psync::Psync};
+use crate::engine::{Engine, Event, IoCause, IoError, Job, Outcome, WriteData, psync::Psync};
 use crate::image::ImageSource;
+use crate::ops::OpKind;
 use crate::ops::{OpStream, Order, SharedOps, Sizes};
 use crate::plan::{PhasePlan, image_path};
-use crate::results::series_csv::SeriesWriter;
+use crate::results::series_csv::{SeriesRow, SeriesWriter};
 use crate::spec::{Coverage, DataPattern, Engine as EngineName, Pattern, PhaseKind};
-use crate::stats::{IntervalClock, Series, SeriesRow};
+use crate::stats::{IntervalClock, Series};
 use crate::target::TargetInfo;
 use std::fs::File;
 use std::io;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
-use std::time::Instant;
 
 /// What an I/O phase produced.
 pub struct IoPhaseOutcome {
@@ -58,9 +59,11 @@ pub fn run_io_phase(
         source: io::Error::other("internal error: plan incomplete"),
     })?;
     let file =
-        crate::target::open::open_io(target, io.direct, true).map_err(|source| SetupError::Io {
-            what: format!("cannot open {} for I/O", target.path.display()),
-            source,
+        crate::target::open::open_io(target, io.direct, phase.writes()).map_err(|source| {
+            SetupError::Io {
+                what: format!("cannot open {} for I/O", target.path.display()),
+                source,
+            }
         })?;
     let (span_len, data) = match phase.kind {
         PhaseKind::RestoreImage => {
@@ -85,7 +88,12 @@ pub fn run_io_phase(
         _ => (
             p.span_bytes,
             WriteData::Pattern(DataGen::new(
-                p.data.unwrap_or(DataPattern::Random),
+                // A read-only phase writes nothing: no random pool to build.
+                if p.read_percent == Some(100) {
+                    DataPattern::Zeros
+                } else {
+                    p.data.unwrap_or(DataPattern::Random)
+                },
                 io.seed,
                 p.block_size_mix
                     .as_ref()
@@ -133,10 +141,11 @@ pub fn run_io_phase(
         queue_depth: io.queue_depth,
         max_len,
         align: (target.logical_block_size as usize).max(4096),
-        start: Instant::now(),
+        start: OnceLock::new(),
         clock,
         deadline_ns: p.duration_ns,
-        stop,
+        interrupt: stop,
+        abort: AtomicBool::new(false),
     };
     let mut series = Series::new(clock, engine.workers(&job));
     let (tx, rx) = mpsc::channel::<Event>();
@@ -166,11 +175,23 @@ pub fn run_io_phase(
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
-    let end_ns = outcome.end_ns.max(
-        p.duration_ns
-            .unwrap_or(0)
-            .min(job.start.elapsed().as_nanos() as u64),
-    );
+    let mut outcome = outcome;
+    let mut end_ns = outcome
+        .end_ns
+        .max(p.duration_ns.unwrap_or(0).min(job.now_ns()));
+    // Buffered writes are not done until they reach the device: flush them inside the phase, so that
+    // page-cache writeback is neither lost nor charged to the next phase.
+    if !io.direct && phase.writes() && outcome.error.is_none() {
+        if let Err(e) = file.sync_data() {
+            outcome.error = Some(IoError {
+                kind: OpKind::Write,
+                offset: p.span_start_bytes,
+                len: 0,
+                cause: IoCause::Os(e),
+            });
+        }
+        end_ns = end_ns.max(job.now_ns());
+    }
     let cut_short = outcome.error.is_some() || stop.load(std::sync::atomic::Ordering::Relaxed);
     let tail = series.finish(end_ns, cut_short);
     let n = tail.len();
@@ -186,7 +207,6 @@ pub fn run_io_phase(
             source: e,
         });
     }
-    let mut outcome = outcome;
     outcome.end_ns = end_ns;
     Ok(IoPhaseOutcome {
         outcome,

@@ -53,9 +53,18 @@ impl LoadedSpec {
     ) -> SpecError {
         let (location, field) = self.locate_phase_key(phase, key);
         let name = self.file.phase.get(phase).map(|p| p.name.clone());
+        // A value inherited from [defaults] is shown where it is written, but named for the phase it broke.
+        let field = if field.starts_with("defaults.") {
+            format!(
+                "{} (inherited from {field})",
+                describe_field(&format!("phase[{phase}].{key}"), name.as_deref())
+            )
+        } else {
+            describe_field(&field, name.as_deref())
+        };
         SpecError {
             location,
-            field: Some(describe_field(&field, name.as_deref())),
+            field: Some(field),
             message: message.into(),
             help,
         }
@@ -371,6 +380,17 @@ fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError>
         });
     };
     let ok = matches!(v.get_ref(), DeValue::Integer(i) if i.as_str() == FORMAT_VERSION.to_string());
+    if let DeValue::String(text) = v.get_ref() {
+        return Err(SpecError {
+            location: index.location(v.span()),
+            field: Some("format".into()),
+            message: format!(
+                "format is the string {:?}; it must be the integer {FORMAT_VERSION}",
+                text.as_ref()
+            ),
+            help: Some(format!("write `format = {FORMAT_VERSION}` without quotes")),
+        });
+    }
     if !ok {
         let shown = &index.text[v.span()];
         return Err(SpecError {
@@ -402,12 +422,10 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
             .as_deref()
             .and_then(phase_prefix)
             .and_then(|ph| index.string_at(&format!("{ph}.kind")))
-        {
-            if let Ok(kind) =
+            && let Ok(kind) =
                 serde_json::from_value::<super::PhaseKind>(serde_json::Value::String(kind))
-            {
-                choices = rules::keys_for(kind);
-            }
+        {
+            choices = rules::keys_for(kind);
         }
         help = Some(match nearest(bad, &choices) {
             Some(s) => format!("did you mean `{s}`?"),

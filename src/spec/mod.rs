@@ -132,6 +132,51 @@ pub enum Pattern {
     Sequential,
 }
 
+/// Reads a whole percentage written as an integer (`65`) or a string with the sign (`"65%"`); the range is
+/// checked by the rules.
+fn whole_percent<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = Option<i64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole percentage, 0 to 100")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Option<i64>, E> {
+            Ok(Some(v))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Option<i64>, E> {
+            Ok(Some(i64::try_from(v).unwrap_or(i64::MAX)))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Option<i64>, E> {
+            Err(E::custom(format!(
+                "{v} is not a whole percentage; write a whole number 0 to 100"
+            )))
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Option<i64>, E> {
+            s.trim()
+                .strip_suffix('%')
+                .and_then(|n| n.trim().parse::<i64>().ok())
+                .map(Some)
+                .ok_or_else(|| {
+                    E::custom(format!(
+                        "{s:?} is not a whole percentage; write e.g. 65 or \"65%\""
+                    ))
+                })
+        }
+    }
+    d.deserialize_any(V)
+}
+
+fn whole_percent_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "A whole percentage: an integer 0 to 100, or a string such as \"65%\".",
+        "anyOf": [
+            { "type": "integer", "minimum": 0, "maximum": 100 },
+            { "type": "string", "pattern": "^\\s*([0-9]|[1-9][0-9]|100)\\s*%\\s*$" }
+        ]
+    })
+}
+
 /// How a random pattern covers its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -285,7 +330,8 @@ pub struct PhaseSpec {
     /// Share of I/Os that are reads, 0 to 100 (0 = all writes, 100 = all reads, 65 = iometer's 65/35 mix).
     /// Required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0, max = 100))]
+    #[serde(deserialize_with = "whole_percent")]
+    #[schemars(schema_with = "whole_percent_schema")]
     pub read_percent: Option<i64>,
     /// Time bound: the phase issues I/O for this long. Example: `"2000s"`. Exactly one of `duration` and `size`
     /// is required. Kinds: workload.

@@ -19,6 +19,12 @@ const IO: &[&str] = &[
 
 /// Largest queue depth accepted.
 pub const MAX_QUEUE_DEPTH: u32 = 1024;
+/// Largest block size accepted: 128 MiB (Linux moves at most about 2 GiB per read or write call).
+pub const MAX_BLOCK_SIZE: u64 = 128 << 20;
+/// Shortest series interval accepted: 1 ms.
+pub const MIN_INTERVAL_NS: u64 = 1_000_000;
+/// Most passes a fill may make.
+pub const MAX_PASSES: i64 = 10_000;
 
 /// The keys a phase of `kind` may set (besides these, a key is refused), in documentation order.
 pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
@@ -124,7 +130,9 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
             "spec.name".into(),
             None,
             format!("name {:?} is not usable in a file name", spec.spec.name),
-            Some("use letters, digits, '-', '_' and '.' (it names the output folder)"),
+            Some(
+                "use ASCII letters, digits and - _ . [ ] = , not starting with '.' (it names the output folder)",
+            ),
         ));
     }
     if spec.spec.version.trim().is_empty() {
@@ -160,7 +168,9 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
                 at("name"),
                 Some(i),
                 format!("phase name {:?} is not usable in a file name", p.name),
-                Some("use letters, digits, '-', '_' and '.' (it names the phase's CSV file)"),
+                Some(
+                    "use ASCII letters, digits and - _ . [ ] = , not starting with '.' (it names the phase's CSV file)",
+                ),
             ));
         }
         if let Some(j) = spec.phase[..i].iter().position(|q| q.name == p.name) {
@@ -199,12 +209,15 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
         match p.kind {
             PhaseKind::Erase => {}
             PhaseKind::Fill => {
-                if p.passes.is_some_and(|n| n < 1) {
+                if p.passes.is_some_and(|n| !(1..=MAX_PASSES).contains(&n)) {
                     return Err(err(
                         at("passes"),
                         Some(i),
-                        format!("passes = {} writes nothing", p.passes.unwrap_or(0)),
-                        Some("passes must be 1 or more"),
+                        format!(
+                            "passes = {} is outside 1..{MAX_PASSES}",
+                            p.passes.unwrap_or(0)
+                        ),
+                        Some("passes is 1 to 10000"),
                     ));
                 }
             }
@@ -314,15 +327,15 @@ fn check_common(
     interval_ns: Option<u64>,
 ) -> Result<(), RuleError> {
     let at = |key: &str| format!("{prefix}.{key}");
-    if let Some(q) = qd {
-        if q < 1 || q > MAX_QUEUE_DEPTH as i64 {
-            return Err(err(
-                at("queue_depth"),
-                phase,
-                format!("queue_depth = {q} is out of range"),
-                Some("queue_depth is 1 to 1024"),
-            ));
-        }
+    if let Some(q) = qd
+        && (q < 1 || q > MAX_QUEUE_DEPTH as i64)
+    {
+        return Err(err(
+            at("queue_depth"),
+            phase,
+            format!("queue_depth = {q} is out of range"),
+            Some("queue_depth is 1 to 1024"),
+        ));
     }
     if let Some(bs) = block_size {
         if bs.sizes().contains(&0) {
@@ -333,26 +346,26 @@ fn check_common(
                 Some("e.g. block_size = \"4KiB\""),
             ));
         }
-        if let BlockSize::Mix(v) = bs {
-            if v.iter().all(|e| e.1 == 0) {
-                return Err(err(
-                    at("block_size"),
-                    phase,
-                    "the block-size mix has no entry with a positive weight",
-                    Some("e.g. block_size = { \"4KiB\" = 60, \"64KiB\" = 40 }"),
-                ));
-            }
-        }
-    }
-    if let Some(Amount::Percent(p)) = span {
-        if p.0 == 0 || p > Percent::FULL {
+        if let BlockSize::Mix(v) = bs
+            && v.iter().all(|e| e.1 == 0)
+        {
             return Err(err(
-                at("span"),
+                at("block_size"),
                 phase,
-                format!("span = \"{p}\" is outside 0..100 % of the target"),
-                Some("a span is at most \"100%\" of the target's capacity"),
+                "the block-size mix has no entry with a positive weight",
+                Some("e.g. block_size = { \"4KiB\" = 60, \"64KiB\" = 40 }"),
             ));
         }
+    }
+    if let Some(Amount::Percent(p)) = span
+        && (p.0 == 0 || p > Percent::FULL)
+    {
+        return Err(err(
+            at("span"),
+            phase,
+            format!("span = \"{p}\" is outside 0..100 % of the target"),
+            Some("a span is at most \"100%\" of the target's capacity"),
+        ));
     }
     if span == Some(Amount::Bytes(0)) {
         return Err(err(at("span"), phase, "span is 0 bytes", None));
@@ -366,24 +379,87 @@ fn check_common(
                 Some("an offset is below \"100%\""),
             ));
         }
-        if let Some(Amount::Percent(s)) = span {
-            if p.0 + s.0 > Percent::FULL.0 {
-                return Err(err(
-                    at("span"),
-                    phase,
-                    format!("offset {p} + span {s} is over 100 % of the target"),
-                    None,
-                ));
-            }
+        if let Some(Amount::Percent(s)) = span
+            && p.0 + s.0 > Percent::FULL.0
+        {
+            return Err(err(
+                at("span"),
+                phase,
+                format!("offset {p} + span {s} is over 100 % of the target"),
+                None,
+            ));
         }
     }
-    if interval_ns == Some(0) {
+    if let Some(ns) = interval_ns.filter(|&ns| ns < MIN_INTERVAL_NS) {
         return Err(err(
             at("interval"),
             phase,
-            "interval is 0",
+            format!(
+                "interval {} is shorter than the shortest interval, 1ms",
+                crate::units::Duration(ns)
+            ),
             Some("e.g. interval = \"1s\""),
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `keys_set` lists the phase's keys by hand: it must name every field of `PhaseSpec`, or a new key
+    /// would be accepted for every phase kind.
+    #[test]
+    fn keys_set_names_every_phase_field() {
+        let toml_text = r#"
+            name = "p"
+            kind = "workload"
+            description = "d"
+            engine = "psync"
+            direct = true
+            data = "random"
+            seed = 1
+            span = "50%"
+            offset = "0%"
+            block_size = "4KiB"
+            queue_depth = 1
+            interval = "1s"
+            method = "auto"
+            passes = 1
+            image = "synthetic"
+            image_size = "1MiB"
+            pattern = "random"
+            coverage = "full"
+            read_percent = 0
+            duration = "1s"
+            size = "1MiB"
+        "#;
+        let p: PhaseSpec = toml::from_str(toml_text).expect("every key parses");
+        let json = serde_json::to_value(&p).expect("serializes");
+        let mut fields: Vec<&str> = json
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut listed = keys_set(&p);
+        fields.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(fields, listed);
+        // And every key some kind accepts is a field.
+        for kind in [
+            PhaseKind::Erase,
+            PhaseKind::Fill,
+            PhaseKind::RestoreImage,
+            PhaseKind::Workload,
+        ] {
+            for k in keys_for(kind) {
+                assert!(
+                    fields.contains(&k),
+                    "{k} of {kind:?} is not a PhaseSpec field"
+                );
+            }
+        }
+    }
 }

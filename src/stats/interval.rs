@@ -6,8 +6,6 @@
 //! once every worker has moved past it, so rows are final when written and their counts add up exactly to
 //! the phase totals.
 
-use serde::Serialize;
-
 /// Maps completion times to interval indices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IntervalClock {
@@ -90,69 +88,6 @@ impl IntervalCounts {
     }
 }
 
-/// One row of a phase's series CSV (`NN-<phase>.csv`); columns in this order. Latency columns are empty when
-/// the direction had no completions in the interval. Documented column by column in docs/results.md.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SeriesRow {
-    /// End of the interval, seconds since the phase start (for the last row: the true end of the phase).
-    pub t_s: f64,
-    /// True length of the interval, s.
-    pub interval_s: f64,
-    /// 1 when the interval is shorter than the configured interval (the phase's bound fell inside it), else 0.
-    pub partial: u8,
-    /// Reads completed in the interval (a count, not a rate).
-    pub read_ops: u64,
-    /// Writes completed in the interval.
-    pub write_ops: u64,
-    /// read_ops / interval_s.
-    pub read_iops: f64,
-    /// write_ops / interval_s.
-    pub write_iops: f64,
-    /// Bytes read in the interval.
-    pub read_bytes: u64,
-    /// Bytes written in the interval.
-    pub write_bytes: u64,
-    /// read_bytes / interval_s.
-    pub read_bw_bytes_per_s: f64,
-    /// write_bytes / interval_s.
-    pub write_bw_bytes_per_s: f64,
-    /// Mean read latency, µs.
-    pub read_lat_mean_us: Option<f64>,
-    /// Largest read latency, µs.
-    pub read_lat_max_us: Option<f64>,
-    /// Mean write latency, µs.
-    pub write_lat_mean_us: Option<f64>,
-    /// Largest write latency, µs.
-    pub write_lat_max_us: Option<f64>,
-}
-
-impl SeriesRow {
-    /// Builds the row spanning `[start_ns, end_ns)` from its counts; `interval_ns` is the configured Δ.
-    pub fn new(start_ns: u64, end_ns: u64, interval_ns: u64, c: &IntervalCounts) -> SeriesRow {
-        let len_s = end_ns.saturating_sub(start_ns) as f64 / 1e9;
-        let rate = |x: u64| if len_s > 0.0 { x as f64 / len_s } else { 0.0 };
-        let mean = |d: &DirInterval| (d.ops > 0).then(|| d.lat_sum_ns as f64 / d.ops as f64 / 1e3);
-        let max = |d: &DirInterval| (d.ops > 0).then(|| d.lat_max_ns as f64 / 1e3);
-        SeriesRow {
-            t_s: end_ns as f64 / 1e9,
-            interval_s: len_s,
-            partial: u8::from(end_ns.saturating_sub(start_ns) < interval_ns),
-            read_ops: c.read.ops,
-            write_ops: c.write.ops,
-            read_iops: rate(c.read.ops),
-            write_iops: rate(c.write.ops),
-            read_bytes: c.read.bytes,
-            write_bytes: c.write.bytes,
-            read_bw_bytes_per_s: rate(c.read.bytes),
-            write_bw_bytes_per_s: rate(c.write.bytes),
-            read_lat_mean_us: mean(&c.read),
-            read_lat_max_us: max(&c.read),
-            write_lat_mean_us: mean(&c.write),
-            write_lat_max_us: max(&c.write),
-        }
-    }
-}
-
 /// Merges the closed intervals of several workers into final rows, in order, with no gaps.
 pub struct Series {
     clock: IntervalClock,
@@ -177,14 +112,15 @@ impl Series {
         }
     }
 
-    /// The clock.
-    pub fn clock(&self) -> IntervalClock {
-        self.clock
-    }
-
     /// Worker `w` closed interval `index` with `counts` and is now recording interval `now_in` (all
     /// intervals below `now_in` are closed for it; `u64::MAX` when it has finished).
     pub fn close(&mut self, w: usize, index: u64, counts: &IntervalCounts, now_in: u64) {
+        // Every worker's intervals arrive in order and rows are released only below every watermark, so a
+        // closed interval is never below the released ones: the series' sums stay equal to the totals.
+        debug_assert!(
+            counts.is_empty() || index >= self.base,
+            "interval {index} closed after its row was written"
+        );
         if !counts.is_empty() {
             let slot = (index - self.base.min(index)) as usize;
             if index >= self.base {

@@ -91,7 +91,14 @@ impl LatencyRecorder {
         }
         let n = self.count as f64;
         let mean = self.sum as f64 / n;
-        let var = (self.sum_sq as f64 / n - mean * mean).max(0.0);
+        // Population variance (n·Σx² − (Σx)²) / n², exact in integers when it fits (no cancellation).
+        let exact = (self.count as u128)
+            .checked_mul(self.sum_sq)
+            .and_then(|a| self.sum.checked_mul(self.sum).map(|b| a - b));
+        let var = match exact {
+            Some(num) => num as f64 / (n * n),
+            None => (self.sum_sq as f64 / n - mean * mean).max(0.0),
+        };
         let p = |q: f64| self.percentile(q).unwrap_or(0);
         Some(LatencySummary {
             min: self.min,

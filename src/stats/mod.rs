@@ -5,5 +5,5 @@ pub mod coverage;
 pub mod interval;
 pub mod latency;
 
-pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series, SeriesRow};
+pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series};
 pub use latency::{LatencyRecorder, LatencySummary};

@@ -14,7 +14,7 @@ pub enum ProbeError {
     #[error("{0}: not a regular file or a block device")]
     NotFileOrDevice(PathBuf),
     /// A syscall failed while probing.
-    #[error("{path}: cannot {what}: {source}")]
+    #[error("cannot {what} {path}: {source}")]
     Io {
         /// The target.
         path: PathBuf,
@@ -24,9 +24,7 @@ pub enum ProbeError {
         source: io::Error,
     },
     /// The file to create would be empty.
-    #[error(
-        "{0}: a file target of 0 bytes cannot be created; give a size (--target-size or [target].size)"
-    )]
+    #[error("{0}: a file target must be larger than 0 bytes (--target-size or [target].size)")]
     ZeroSize(PathBuf),
     /// The target has no capacity.
     #[error("{0}: the target is empty (0 bytes)")]
@@ -64,7 +62,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     }
     let f = File::open(path).map_err(io_err(path, "open"))?;
     let lbs = match sys::file::dio_alignment(&f) {
-        Ok(Some((_, off))) => off,
+        Ok(Some((_, off))) if off > 0 => off,
         _ => fs_device_lbs(meta.dev()).unwrap_or(512),
     };
     Ok(TargetInfo {
@@ -89,7 +87,8 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let pmeta = fs::metadata(&parent).map_err(io_err(path, "stat the folder of"))?;
+    let pmeta =
+        fs::metadata(&parent).map_err(io_err(path, "find the folder of the target file"))?;
     let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);
     Ok(TargetInfo {
         path: path.to_path_buf(),
@@ -113,7 +112,9 @@ fn fs_device_lbs(dev: u64) -> Option<u32> {
         base.join("queue/logical_block_size"),
         base.join("../queue/logical_block_size"),
     ] {
-        if let Some(v) = read_sys(&q).and_then(|s| s.parse().ok()) {
+        if let Some(v) = read_sys(&q).and_then(|s| s.parse().ok())
+            && v > 0
+        {
             return Some(v);
         }
     }
@@ -135,7 +136,8 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         return Err(ProbeError::Empty(path.to_path_buf()));
     }
     let lbs = sys::block::logical_block_size(&f)
-        .map_err(io_err(path, "read the logical block size (BLKSSZGET) of"))?;
+        .map_err(io_err(path, "read the logical block size (BLKSSZGET) of"))?
+        .max(512);
     let pbs = sys::block::physical_block_size(&f)
         .map_err(io_err(path, "read the physical block size (BLKPBSZGET) of"))?;
     let rdev = meta.rdev();

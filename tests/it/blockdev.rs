@@ -39,12 +39,10 @@ impl Drop for Fixture {
         let Some(dev) = self.inner.take() else { return };
         let index = dev.sys_name().trim_start_matches("loop").parse::<u32>();
         drop(dev);
-        if let (true, Ok(i)) = (self.touched, index) {
-            if let Err(e) = remove_loop_device(i) {
-                eprintln!(
-                    "note: could not remove /dev/loop{i} after changing its queue limits: {e}"
-                );
-            }
+        if let (true, Ok(i)) = (self.touched, index)
+            && let Err(e) = remove_loop_device(i)
+        {
+            eprintln!("note: could not remove /dev/loop{i} after changing its queue limits: {e}");
         }
     }
 }

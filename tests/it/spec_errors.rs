@@ -276,7 +276,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             .help("phase names must be unique"),
         bad("bad-name.toml", spec("[[phase]]\nname = \"a/b\"\nkind = \"erase\"\n"),
             ":6:1: phase[0] \"a/b\".name: phase name \"a/b\" is not usable in a file name")
-            .help("use letters, digits, '-', '_' and '.' (it names the phase's CSV file)"),
+            .help("use ASCII letters, digits and - _ . [ ] = , not starting with '.' (it names the phase's CSV file)"),
         bad("unknown-kind.toml", spec("[[phase]]\nname = \"w\"\nkind = \"workloda\"\nread_percent = 0\nduration = \"1s\"\n"),
             ":7:8: phase[0] \"w\".kind: unknown value `workloda`, expected one of `erase`, `fill`, `restore-image`, `workload`")
             .help("did you mean `workload`?"),
@@ -688,7 +688,7 @@ fn bad_target_size_exits_2_and_creates_nothing() {
     expect_refusal(
         d.path(),
         &["ok.toml", "--target", "new.img", "--target-size", "0", "-o", "out"],
-        "error: new.img: a file target of 0 bytes cannot be created; give a size (--target-size or [target].size)",
+        "error: new.img: a file target must be larger than 0 bytes (--target-size or [target].size)",
         None,
     )
     .unwrap_or_else(|e| panic!("{e}"));
