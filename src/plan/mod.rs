@@ -382,7 +382,7 @@ fn resolve_phase(
     match p.kind {
         PhaseKind::Erase => {
             let method = p.method.unwrap_or(EraseMethod::Auto);
-            check_erase_method(spec, t, i, method)?;
+            check_erase_method(spec, t, i, method, (sp.start, sp.len))?;
             params.method = Some(method);
             params.expected_bytes = Some(sp.len);
         }
@@ -482,9 +482,20 @@ fn check_erase_method(
     t: &TargetInfo,
     i: usize,
     m: EraseMethod,
+    span: (u64, u64),
 ) -> Result<(), SpecError> {
     let problem = match (t.kind, m) {
         (_, EraseMethod::Auto) => None,
+        (_, EraseMethod::NvmeFormat) if t.nvme_namespace.is_none() => Some(format!(
+            "is for NVMe namespaces, and {} is not one (the NVMe namespace-id ioctl fails on it)",
+            t.path.display()
+        )),
+        (_, EraseMethod::NvmeFormat) if span != (0, t.capacity_bytes) => Some(format!(
+            "erases the whole namespace, but the span is [{}, {}) of {} B; use span = \"100%\" and no offset",
+            span.0,
+            span.0 + span.1,
+            t.capacity_bytes
+        )),
         (TargetKind::File, EraseMethod::PunchHole) => None,
         (TargetKind::File, _) => Some(
             "is for block devices; this target is a regular file (use \"punch-hole\" or \"auto\")"

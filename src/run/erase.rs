@@ -30,6 +30,10 @@ pub fn erase(
     stop: &AtomicBool,
 ) -> io::Result<EraseMethod> {
     match (target.kind, method) {
+        (_, EraseMethod::NvmeFormat) => {
+            crate::sys::nvme::format_user_data_erase(file)?;
+            Ok(EraseMethod::NvmeFormat)
+        }
         (TargetKind::File, EraseMethod::Auto | EraseMethod::PunchHole) => {
             punch_hole(file, start, len)?;
             Ok(EraseMethod::PunchHole)

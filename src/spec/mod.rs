@@ -107,6 +107,9 @@ pub enum EraseMethod {
     ZeroOut,
     /// fallocate(FALLOC_FL_PUNCH_HOLE): deallocate the span of a file (files only).
     PunchHole,
+    /// NVMe Format NVM with Secure Erase Settings = user data erase, keeping the LBA format (NVMe
+    /// namespaces only; erases the whole namespace, so the span must be 100 %).
+    NvmeFormat,
 }
 
 impl EraseMethod {
@@ -118,6 +121,7 @@ impl EraseMethod {
             EraseMethod::Discard => "discard",
             EraseMethod::ZeroOut => "zero-out",
             EraseMethod::PunchHole => "punch-hole",
+            EraseMethod::NvmeFormat => "nvme-format",
         }
     }
 }
@@ -303,8 +307,8 @@ pub struct PhaseSpec {
     /// Default: `"1s"`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
-    /// Erase method: `"auto"` (default), `"secure-discard"`, `"discard"`, `"zero-out"` (block devices) or
-    /// `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
+    /// Erase method: `"auto"` (default), `"secure-discard"`, `"discard"`, `"zero-out"` (block devices),
+    /// `"nvme-format"` (NVMe namespaces, whole namespace) or `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<EraseMethod>,
     /// How many times a fill writes the whole span. Default: `1`. Kinds: fill.

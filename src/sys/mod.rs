@@ -5,5 +5,6 @@
 pub mod aio;
 pub mod block;
 pub mod file;
+pub mod nvme;
 pub mod signal;
 pub mod uring;

@@ -54,6 +54,9 @@ pub struct TargetInfo {
     /// cannot discard. Absent for files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discard_max_bytes: Option<u64>,
+    /// The NVMe namespace id, when the target is an NVMe namespace block device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvme_namespace: Option<u32>,
     /// True when the file does not exist yet and wkrun will create it (sparse) before the first phase.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created: bool,

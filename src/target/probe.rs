@@ -75,6 +75,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
         serial: None,
         firmware: None,
         discard_max_bytes: None,
+        nvme_namespace: None,
         created: false,
     })
 }
@@ -100,6 +101,7 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
         serial: None,
         firmware: None,
         discard_max_bytes: None,
+        nvme_namespace: None,
         created: true,
     })
 }
@@ -164,6 +166,7 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         firmware: attr("firmware_rev").or_else(|| attr("rev")),
         discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes"))
             .and_then(|s| s.parse().ok()),
+        nvme_namespace: sys::nvme::namespace_id(&f).ok(),
         created: false,
     })
 }

@@ -357,3 +357,40 @@ span = "50%"
         );
     }
 }
+
+#[test]
+fn nvme_format_is_refused_on_a_device_that_is_not_nvme() {
+    let name = "blockdev::nvme_format_is_refused_on_a_device_that_is_not_nvme";
+    let d = tempdir();
+    let Some(dev) = loop_dev(name, d.path()) else {
+        return;
+    };
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "1MiB"
+
+[[phase]]
+name = "purge"
+kind = "erase"
+method = "nvme-format"
+"#;
+    let before = dev.sectors_written();
+    let (o, out) = run_spec(
+        d.path(),
+        "nvme",
+        body,
+        &dev.dev,
+        &["--allow-destroy", dev_str(&dev)],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "refused at plan time: {err}");
+    assert!(
+        err.contains("erase method \"nvme-format\" is for NVMe namespaces")
+            && err.contains("is not one"),
+        "{err}"
+    );
+    assert!(!out.join("results.json").exists(), "nothing ran");
+    assert_eq!(dev.sectors_written(), before, "no sector written");
+}

@@ -519,3 +519,30 @@ duration = "1s"
     assert_eq!(typed.phases[1].write.bytes, 16 * MIB);
     assert_eq!(typed.phases[2].write.bytes, 2 * MIB);
 }
+
+#[test]
+fn nvme_format_is_refused_on_a_file() {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, 1 << 20);
+    let spec = write_file(
+        d.path(),
+        "s.toml",
+        &spec_text(
+            "nvme",
+            "[[phase]]\nname = \"purge\"\nkind = \"erase\"\nmethod = \"nvme-format\"\n",
+        ),
+    );
+    let o = wkrun(
+        d.path(),
+        &[
+            "plan",
+            spec.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("s.toml:8:1: phase[0] \"purge\".method: erase method \"nvme-format\" is for NVMe namespaces"), "{err}");
+}
