@@ -44,6 +44,9 @@ enum Cmd {
         spec: PathBuf,
         #[command(flatten)]
         target: TargetArgs,
+        /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s); repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -72,6 +75,10 @@ struct RunArgs {
     spec: Option<PathBuf>,
     #[command(flatten)]
     target: TargetArgs,
+    /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s for a short trial of
+    /// a long spec); repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Folder for results.json and the series CSVs (default: wkrun-results/<spec>-<time>).
     #[arg(long, short = 'o', value_name = "DIR")]
     output: Option<PathBuf>,
@@ -96,7 +103,12 @@ fn main() -> ExitCode {
         Some(Cmd::Run(a)) => cmd_run(&a),
         None => cmd_run(&cli.run),
         Some(Cmd::Validate { specs }) => cmd_validate(&specs),
-        Some(Cmd::Plan { spec, target, json }) => cmd_plan(&spec, &target, json),
+        Some(Cmd::Plan {
+            spec,
+            target,
+            set,
+            json,
+        }) => cmd_plan(&spec, &target, &set, json),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
                 schema::spec_schema()
@@ -118,20 +130,37 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(path: &Path) -> Result<LoadedSpec, Fail> {
-    spec::load_file(path).map_err(|e| bad(e.to_string()))
+fn load(path: &Path, sets: &[String]) -> Result<LoadedSpec, Fail> {
+    let mut s = spec::load_file(path).map_err(|e| bad(e.to_string()))?;
+    let sets = sets
+        .iter()
+        .map(|a| spec::overrides::parse(a))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad)?;
+    if !sets.is_empty() {
+        s.apply_overrides(&sets)
+            .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    }
+    Ok(s)
 }
 
 fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
     let mut failed = 0;
     for p in specs {
         match spec::load_file(p) {
-            Ok(s) => println!(
-                "{}: ok ({} phase{})",
-                p.display(),
-                s.file.phase.len(),
-                if s.file.phase.len() == 1 { "" } else { "s" }
-            ),
+            Ok(s) => {
+                let (n, m) = (s.file.phase.len(), s.phases.len());
+                let plural = |k: usize| if k == 1 { "" } else { "s" };
+                if n == m {
+                    println!("{}: ok ({n} phase{})", p.display(), plural(n));
+                } else {
+                    println!(
+                        "{}: ok ({n} phase{}, {m} after expanding sweeps and matrices)",
+                        p.display(),
+                        plural(n)
+                    );
+                }
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 failed += 1;
@@ -186,8 +215,8 @@ fn probe_and_plan(
     Ok((info, plan))
 }
 
-fn cmd_plan(spec_path: &Path, a: &TargetArgs, json: bool) -> Result<(), Fail> {
-    let s = load(spec_path)?;
+fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Result<(), Fail> {
+    let s = load(spec_path, sets)?;
     let mut notes = Vec::new();
     let (_, plan) = probe_and_plan(&s, a, &mut notes)?;
     for n in &notes {
@@ -236,7 +265,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             "no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)",
         ));
     };
-    let s = load(spec_path)?;
+    let s = load(spec_path, &a.set)?;
     let mut notes = Vec::new();
     let (info, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
     let say = |m: &str| {

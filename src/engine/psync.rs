@@ -5,6 +5,7 @@ use crate::buf::AlignedBuf;
 use crate::ops::OpKind;
 use crate::stats::LatencyRecorder;
 use std::os::unix::fs::FileExt;
+use std::sync::Barrier;
 use std::sync::mpsc::Sender;
 
 /// The pread/pwrite thread pool.
@@ -20,19 +21,28 @@ impl Engine for Psync {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        let n = self.workers(job);
+        // Setup (buffers, threads) happens before the phase clock starts: every worker allocates, then
+        // waits; the clock starts once all are ready, and only then are they released.
+        let ready = Barrier::new(n + 1);
+        let go = Barrier::new(n + 1);
         let outcomes: Vec<Outcome> = std::thread::scope(|s| {
-            let bufs: Vec<AlignedBuf> = (0..self.workers(job))
-                .map(|_| AlignedBuf::new(job.max_len, job.align))
-                .collect();
-            job.begin();
-            let handles: Vec<_> = bufs
-                .into_iter()
-                .enumerate()
-                .map(|(w, buf)| {
+            let handles: Vec<_> = (0..n)
+                .map(|w| {
                     let tx = events.clone();
-                    s.spawn(move || worker(job, buf, Recorder::new(w, job.clock, tx)))
+                    let (ready, go) = (&ready, &go);
+                    s.spawn(move || {
+                        let buf = AlignedBuf::new(job.max_len, job.align);
+                        let rec = Recorder::new(w, job.clock, tx);
+                        ready.wait();
+                        go.wait();
+                        worker(job, buf, rec)
+                    })
                 })
                 .collect();
+            ready.wait();
+            job.begin();
+            go.wait();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))

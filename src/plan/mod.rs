@@ -10,8 +10,8 @@ pub mod span;
 pub use show::render_text;
 
 use crate::spec::{
-    BlockSize, Coverage, DataPattern, Engine, EraseMethod, LoadedSpec, Pattern, PhaseKind,
-    PhaseSpec, SpecError,
+    BlockSize, Coverage, DataPattern, Engine, EraseMethod, Label, LoadedSpec, One, Pattern,
+    PhaseKind, PhaseSpec, SpecError, Vary,
 };
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Size};
@@ -67,6 +67,9 @@ pub struct PhasePlan {
     pub name: String,
     /// The phase's kind.
     pub kind: PhaseKind,
+    /// The sweep and matrix values that made this phase (empty for a plain phase).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<Label>,
     /// Every resolved parameter.
     pub params: PhaseParams,
     /// How offsets and spans were rounded to whole blocks, in words (empty when nothing was rounded).
@@ -195,17 +198,15 @@ fn inherit(p: &PhaseSpec, spec: &LoadedSpec) -> PhaseSpec {
             }
         )*};
     }
-    take!(
-        engine,
-        direct,
-        data,
-        seed,
-        span,
-        offset,
-        block_size,
-        queue_depth,
-        interval
-    );
+    macro_rules! take_one {
+        ($($k:ident),*) => {$(
+            if q.$k.is_none() && has(stringify!($k)) {
+                q.$k = d.$k.map(Vary::One);
+            }
+        )*};
+    }
+    take!(direct, seed, offset, interval);
+    take_one!(engine, data, span, block_size, queue_depth);
     q
 }
 
@@ -216,8 +217,8 @@ fn inherit(p: &PhaseSpec, spec: &LoadedSpec) -> PhaseSpec {
 /// aligned to the logical block size with O_DIRECT (case C02), a span past the end of the target, an erase
 /// method the target lacks (case C09), an image larger than the span or unreadable.
 pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError> {
-    let mut phases = Vec::with_capacity(spec.file.phase.len());
-    for (i, raw) in spec.file.phase.iter().enumerate() {
+    let mut phases = Vec::with_capacity(spec.phases.len());
+    for (i, raw) in spec.phases.iter().enumerate() {
         let p = inherit(raw, spec);
         phases.push(resolve_phase(spec, target, i, &p)?);
     }
@@ -248,7 +249,7 @@ fn resolve_phase(
     let lbs = t.logical_block_size as u64;
     let does_io = p.kind != PhaseKind::Erase;
     let direct = p.direct.unwrap_or(true);
-    let (bs, mix) = match (does_io, &p.block_size) {
+    let (bs, mix) = match (does_io, &p.block_size.one()) {
         (false, _) => (lbs, None),
         (true, None) => (default_block_size(p.kind, lbs), None),
         (true, Some(BlockSize::Single(s))) => (s.0, None),
@@ -268,8 +269,8 @@ fn resolve_phase(
         }
     };
     let pattern = match p.kind {
-        PhaseKind::Workload => p.pattern.unwrap_or(Pattern::Random),
-        _ => p.pattern.unwrap_or(Pattern::Sequential),
+        PhaseKind::Workload => p.pattern.one().unwrap_or(Pattern::Random),
+        _ => p.pattern.one().unwrap_or(Pattern::Sequential),
     };
     if mix.is_some() {
         let why = if p.kind != PhaseKind::Workload {
@@ -322,7 +323,7 @@ fn resolve_phase(
                 None,
             ));
     }
-    let sp = span::resolve(t.capacity_bytes, bs, p.offset, p.span)
+    let sp = span::resolve(t.capacity_bytes, bs, p.offset, p.span.one())
         .map_err(|e| spec.phase_error(i, e.key, e.message, None))?;
     let mut params = PhaseParams {
         span_start_bytes: sp.start,
@@ -359,8 +360,8 @@ fn resolve_phase(
             };
             params.coverage = Some(p.coverage.unwrap_or(default));
         }
-        params.queue_depth = Some(p.queue_depth.unwrap_or(1) as u32); // 1..=1024, checked by the rules
-        let qd = p.queue_depth.unwrap_or(1) as u64;
+        params.queue_depth = Some(p.queue_depth.one().unwrap_or(1) as u32); // 1..=1024, checked by the rules
+        let qd = p.queue_depth.one().unwrap_or(1) as u64;
         let largest = sizes.iter().copied().max().unwrap_or(bs);
         if qd * largest > MAX_BUFFER_BYTES {
             return Err(spec.phase_error(
@@ -374,11 +375,12 @@ fn resolve_phase(
                 None,
             ));
         }
-        params.engine = Some(p.engine.unwrap_or(Engine::Psync));
+        params.engine = Some(p.engine.one().unwrap_or(Engine::Psync));
         params.direct = Some(direct);
         params.seed = Some(p.seed.unwrap_or(1));
         params.interval_ns = Some(p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0));
     }
+    let mut rounding = sp.notes.clone();
     match p.kind {
         PhaseKind::Erase => {
             let method = p.method.unwrap_or(EraseMethod::Auto);
@@ -387,23 +389,48 @@ fn resolve_phase(
             params.expected_bytes = Some(sp.len);
         }
         PhaseKind::Fill => {
-            let passes = p.passes.unwrap_or(1) as u32; // >= 1, checked by the rules
-            params.data = Some(p.data.unwrap_or(DataPattern::Random));
+            params.data = Some(p.data.one().unwrap_or(DataPattern::Random));
             params.read_percent = Some(0);
-            params.passes = Some(passes);
-            let total = sp.len.checked_mul(passes as u64).ok_or_else(|| {
+            let blocks = sp.len / bs;
+            let ops = match p.size {
+                // size = "200%" is SNIA's preconditioning of twice the capacity: whole blocks, wrapping.
+                Some(size) => {
+                    let bytes = match size {
+                        Amount::Bytes(b) => Some(b),
+                        Amount::Percent(pc) => pc.checked_of_floor(sp.len),
+                    };
+                    let ops = bytes.map(|b| b / bs).filter(|&o| o > 0).ok_or_else(|| {
+                        spec.phase_error(
+                            i,
+                            "size",
+                            format!("size {size} is less than one block ({bs} B) or too large"),
+                            None,
+                        )
+                    })?;
+                    if ops % blocks != 0 {
+                        rounding.push(format!(
+                            "size {size} is {ops} I/Os of {bs} B: {} whole passes and {} blocks",
+                            ops / blocks,
+                            ops % blocks
+                        ));
+                    }
+                    ops
+                }
+                None => {
+                    let passes = p.passes.unwrap_or(1) as u64; // 1..=MAX_PASSES, checked by the rules
+                    params.passes = Some(passes as u32);
+                    blocks * passes
+                }
+            };
+            params.ops = Some(ops);
+            params.expected_bytes = Some(ops.checked_mul(bs).ok_or_else(|| {
                 spec.phase_error(
                     i,
-                    "passes",
-                    format!(
-                        "{passes} passes over {} B is more bytes than wkrun can count",
-                        sp.len
-                    ),
+                    "size",
+                    format!("{ops} I/Os of {bs} B is more bytes than wkrun can count"),
                     None,
                 )
-            })?;
-            params.ops = Some(sp.len / bs * passes as u64);
-            params.expected_bytes = Some(total);
+            })?);
         }
         PhaseKind::RestoreImage => {
             let image = p.image.clone().unwrap_or_default();
@@ -416,8 +443,8 @@ fn resolve_phase(
             params.expected_bytes = Some(bytes);
         }
         PhaseKind::Workload => {
-            params.data = Some(p.data.unwrap_or(DataPattern::Random));
-            params.read_percent = p.read_percent.map(|r| r as u8); // 0..=100, checked by the rules
+            params.data = Some(p.data.one().unwrap_or(DataPattern::Random));
+            params.read_percent = p.read_percent.one().map(|r| r.0 as u8); // 0..=100, checked by the rules
             if let Some(d) = p.duration {
                 let iv = params.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS);
                 if d.0.div_ceil(iv) > MAX_INTERVALS {
@@ -460,7 +487,6 @@ fn resolve_phase(
             }
         }
     }
-    let mut rounding = sp.notes;
     if let (Some(Amount::Bytes(b)), Some(ops)) = (p.size, params.ops)
         && p.kind == PhaseKind::Workload
         && b != ops * bs
@@ -471,6 +497,7 @@ fn resolve_phase(
         index: i,
         name: p.name.clone(),
         kind: p.kind,
+        labels: p.labels.clone(),
         params,
         rounding,
     })

@@ -77,7 +77,11 @@ pub fn render_text(plan: &Plan) -> String {
                 }
                 (Some(m), _) => m.as_str().to_string(),
             },
-            PhaseKind::Fill => format!("{} pass(es)", q.passes.unwrap_or(1)),
+            PhaseKind::Fill => match (q.passes, q.ops) {
+                (Some(n), _) => format!("{n} pass{}", if n == 1 { "" } else { "es" }),
+                (None, Some(ops)) => format!("{ops} I/Os"),
+                _ => String::new(),
+            },
             PhaseKind::RestoreImage => format!("image {}", q.image.as_deref().unwrap_or("")),
             PhaseKind::Workload => match (q.duration_ns, q.ops) {
                 (Some(d), _) => format!("time {}", Duration(d)),

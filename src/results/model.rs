@@ -5,7 +5,7 @@
 //! no NaN or infinity anywhere (a rate over zero time is 0).
 
 use crate::plan::PhaseParams;
-use crate::spec::{EraseMethod, PhaseKind};
+use crate::spec::{EraseMethod, Label, PhaseKind};
 use crate::stats::LatencySummary;
 use crate::stats::coverage::Coverage;
 use crate::target::TargetInfo;
@@ -70,6 +70,9 @@ pub struct SpecRef {
     pub sha256: String,
     /// Path of the spec file as given.
     pub path: String,
+    /// `--set KEY=VALUE` overrides applied to the spec for this run; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
 }
 
 /// The machine that ran.
@@ -94,6 +97,10 @@ pub struct PhaseResult {
     pub name: String,
     /// Phase kind.
     pub kind: PhaseKind,
+    /// The sweep and matrix values that made this phase, e.g. `{"key": "span", "value": "93%", "sweep": "op"}`,
+    /// so reports can chart across them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<Label>,
     /// The resolved parameters (as in `wkrun plan --json`).
     pub params: PhaseParams,
     /// When the phase started, RFC 3339 UTC.

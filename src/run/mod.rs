@@ -64,6 +64,7 @@ pub fn execute(
             version: plan.spec_version.clone(),
             sha256: spec.sha256.clone(),
             path: spec.path.display().to_string(),
+            overrides: spec.overrides.clone(),
         },
         host: host_info(),
         target: plan.target.clone(),
@@ -105,6 +106,7 @@ pub fn execute(
             index: phase.index,
             name: phase.name.clone(),
             kind: phase.kind,
+            labels: phase.labels.clone(),
             params: phase.params.clone(),
             started_at,
             duration_s: 0.0,
@@ -224,7 +226,10 @@ pub fn execute(
             pr.intervals = Some(o.rows);
             let interrupted = stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
             pr.completed = o.outcome.error.is_none() && !interrupted;
-            if pr.completed && phase.kind != PhaseKind::Workload {
+            // A fill covers its span only when it visits every block (sequential or full coverage).
+            let covers = phase.params.pattern != Some(crate::spec::Pattern::Random)
+                || phase.params.coverage == Some(crate::spec::Coverage::Full);
+            if pr.completed && phase.kind != PhaseKind::Workload && covers {
                 written.push((start, start + o.totals.write.bytes.min(len)));
             }
             log(&format!(

@@ -20,12 +20,22 @@ pub struct LoadedSpec {
     pub sha256: String,
     /// Where each key and value sits in the source, for errors found later (plan time).
     pub index: SourceIndex,
+    /// The phases to run: `file.phase` with sweeps and matrices expanded ([`super::expand`]).
+    pub phases: Vec<super::PhaseSpec>,
+    /// `--set` overrides applied, as given (`duration=10s`).
+    pub overrides: Vec<String>,
 }
 
 impl LoadedSpec {
     /// The location of a phase's key, falling back to `[defaults]` when the phase inherits it, and to the phase's
     /// header when neither sets it.
     pub fn locate_phase_key(&self, phase: usize, key: &str) -> (Location, String) {
+        // An expanded phase is located at the [[phase]] it came from.
+        let phase = self
+            .phases
+            .get(phase)
+            .and_then(|p| p.origin)
+            .unwrap_or(phase);
         let own = format!("phase[{phase}].{key}");
         if let Some(loc) = self.index.locate(&own) {
             return (loc, own);
@@ -52,7 +62,12 @@ impl LoadedSpec {
         help: Option<String>,
     ) -> SpecError {
         let (location, field) = self.locate_phase_key(phase, key);
-        let name = self.file.phase.get(phase).map(|p| p.name.clone());
+        let name = self.phases.get(phase).map(|p| p.name.clone());
+        let phase = self
+            .phases
+            .get(phase)
+            .and_then(|p| p.origin)
+            .unwrap_or(phase);
         // A value inherited from [defaults] is shown where it is written, but named for the phase it broke.
         let field = if field.starts_with("defaults.") {
             format!(
@@ -341,23 +356,27 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
     }
     check_format(&index, doc.get_ref())?;
     let file: SpecFile = toml::from_str(text).map_err(|e| serde_error(&index, text, &e))?;
-    let spec = LoadedSpec {
+    let mut spec = LoadedSpec {
         path: path.to_path_buf(),
         file,
         sha256: hex(&Sha256::digest(text.as_bytes())),
         index,
+        phases: Vec::new(),
+        overrides: Vec::new(),
     };
-    rules::check(&spec.file).map_err(|r| {
+    let located = |spec: &LoadedSpec, r: rules::RuleError| {
         let name = r
             .phase
-            .and_then(|i| spec.file.phase.get(i))
+            .and_then(|i| spec.phases.get(i))
             .map(|p| p.name.as_str());
         let location = spec
             .index
             .locate(&r.path)
             .or_else(|| {
-                r.phase
-                    .and_then(|i| spec.index.locate(&format!("phase[{i}]")))
+                let origin = r
+                    .phase
+                    .map(|i| spec.phases.get(i).and_then(|p| p.origin).unwrap_or(i));
+                origin.and_then(|i| spec.index.locate(&format!("phase[{i}]")))
             })
             .unwrap_or_else(|| spec.index.start());
         SpecError {
@@ -366,7 +385,9 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
             message: r.message,
             help: r.help,
         }
-    })?;
+    };
+    spec.phases = super::expand::expand(&spec.file).map_err(|r| located(&spec, r))?;
+    rules::check(&spec.file, &spec.phases).map_err(|r| located(&spec, r))?;
     Ok(spec)
 }
 

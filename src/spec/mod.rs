@@ -6,12 +6,16 @@
 
 pub mod block_size;
 pub mod data;
+pub mod expand;
 pub mod load;
+pub mod overrides;
 pub mod rules;
+pub mod vary;
 
 pub use block_size::BlockSize;
 pub use data::DataPattern;
 pub use load::{LoadedSpec, SpecError, load_file, load_str};
+pub use vary::{One, Vary};
 
 use crate::units::{Amount, Duration, Size};
 use schemars::JsonSchema;
@@ -51,6 +55,61 @@ pub struct SpecFile {
     /// The phases, run in order on one target. At least one.
     #[serde(default)]
     pub phase: Vec<PhaseSpec>,
+    /// Sweeps: sequences of phases repeated once per value of one key (e.g. the over-provisioning
+    /// experiment: erase, fill, saturate at each span of 100/93/84/50/25 %).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<SweepSpec>,
+}
+
+/// `[[sweep]]`: repeat the phases named in `phases` (consecutive in the spec, in that order) once per value
+/// of exactly one key. Each copy sets the key on every phase of the sequence that accepts it and does not
+/// set it itself, and is named `<phase>[<label>=<value>]`.
+///
+/// Example:
+/// ```toml
+/// [[sweep]]
+/// name = "op"
+/// phases = ["purge", "fill", "saturate"]
+/// span = ["100%", "93%", "84%", "50%", "25%"]
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Name of the sweep, recorded on each phase it made. Required.
+    pub name: String,
+    /// Names of the consecutive phases to repeat, in spec order. Required.
+    pub phases: Vec<String>,
+    /// Swept LBA spans (see the phase key `span`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Vec<Amount>>,
+    /// Swept block sizes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size: Option<Vec<BlockSize>>,
+    /// Swept read shares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_percent: Option<Vec<WholePercent>>,
+    /// Swept queue depths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<Vec<i64>>,
+    /// Swept data patterns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Vec<DataPattern>>,
+    /// Swept engines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Vec<Engine>>,
+}
+
+/// A value that made an expanded phase: from a sweep (`sweep` names it) or a matrix list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Label {
+    /// Short key: `span`, `bs`, `read`, `qd`, `data`, `pattern`, `engine`.
+    pub key: String,
+    /// The value as written in names (`93%`, `4KiB`, `65`).
+    pub value: String,
+    /// The sweep that set it; absent for a matrix list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<String>,
 }
 
 /// `[spec]`: the spec's identity, so that results from different labs can be matched.
@@ -136,49 +195,63 @@ pub enum Pattern {
     Sequential,
 }
 
-/// Reads a whole percentage written as an integer (`65`) or a string with the sign (`"65%"`); the range is
-/// checked by the rules.
-fn whole_percent<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    struct V;
-    impl serde::de::Visitor<'_> for V {
-        type Value = Option<i64>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a whole percentage, 0 to 100")
+/// A whole percentage, written as an integer (`65`) or a string with the sign (`"65%"`); the range (0..=100)
+/// is checked by the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct WholePercent(pub i64);
+
+impl<'de> Deserialize<'de> for WholePercent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = WholePercent;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a whole percentage, 0 to 100")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<WholePercent, E> {
+                Ok(WholePercent(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<WholePercent, E> {
+                Ok(WholePercent(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<WholePercent, E> {
+                if v.fract() == 0.0 && v.abs() < 1e15 {
+                    Ok(WholePercent(v as i64))
+                } else {
+                    Err(E::custom(format!(
+                        "{v} is not a whole percentage; write a whole number 0 to 100"
+                    )))
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<WholePercent, E> {
+                s.trim()
+                    .strip_suffix('%')
+                    .and_then(|n| n.trim().parse::<i64>().ok())
+                    .map(WholePercent)
+                    .ok_or_else(|| {
+                        E::custom(format!(
+                            "{s:?} is not a whole percentage; write e.g. 65 or \"65%\""
+                        ))
+                    })
+            }
         }
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Option<i64>, E> {
-            Ok(Some(v))
-        }
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Option<i64>, E> {
-            Ok(Some(i64::try_from(v).unwrap_or(i64::MAX)))
-        }
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Option<i64>, E> {
-            Err(E::custom(format!(
-                "{v} is not a whole percentage; write a whole number 0 to 100"
-            )))
-        }
-        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Option<i64>, E> {
-            s.trim()
-                .strip_suffix('%')
-                .and_then(|n| n.trim().parse::<i64>().ok())
-                .map(Some)
-                .ok_or_else(|| {
-                    E::custom(format!(
-                        "{s:?} is not a whole percentage; write e.g. 65 or \"65%\""
-                    ))
-                })
-        }
+        d.deserialize_any(V)
     }
-    d.deserialize_any(V)
 }
 
-fn whole_percent_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "description": "A whole percentage: an integer 0 to 100, or a string such as \"65%\".",
-        "anyOf": [
-            { "type": "integer", "minimum": 0, "maximum": 100 },
-            { "type": "string", "pattern": "^\\s*([0-9]|[1-9][0-9]|100)\\s*%\\s*$" }
-        ]
-    })
+impl JsonSchema for WholePercent {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "WholePercent".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A whole percentage: an integer 0 to 100, or a string such as \"65%\".",
+            "anyOf": [
+                { "type": "integer", "minimum": 0, "maximum": 100 },
+                { "type": "string", "pattern": "^\\s*([0-9]|[1-9][0-9]|100)\\s*%\\s*$" }
+            ]
+        })
+    }
 }
 
 /// How a random pattern covers its span.
@@ -267,7 +340,7 @@ pub struct PhaseSpec {
     /// native AIO) or `"io_uring"`. All issue the same op stream for the same seed.
     /// Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine: Option<Engine>,
+    pub engine: Option<Vary<Engine>>,
     /// Open the target with O_DIRECT (bypass the page cache). Block size and offsets must then be multiples of
     /// the target's logical block size. Default: `true`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,7 +351,7 @@ pub struct PhaseSpec {
     /// Default: `"random"`.
     /// Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<DataPattern>,
+    pub data: Option<Vary<DataPattern>>,
     /// Seed of the offset and data generators: the same seed gives the same op stream. Default: `1`.
     /// Kinds: fill, restore-image (the synthetic image), workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -288,7 +361,7 @@ pub struct PhaseSpec {
     /// target from `offset` (`"100%"` when there is no offset).
     /// Kinds: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub span: Option<Amount>,
+    pub span: Option<Vary<Amount>>,
     /// Start of the span, as a percentage of the target's capacity (rounded up to a block boundary) or a size
     /// (which must be a multiple of the block size). Default: `0`. Kinds: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -298,11 +371,10 @@ pub struct PhaseSpec {
     /// `{ "4KiB" = 10, "32KiB" = 40, "64KiB" = 50 }` (each I/O's size drawn by weight; offsets aligned to
     /// the smallest size). Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_size: Option<BlockSize>,
+    pub block_size: Option<Vary<BlockSize>>,
     /// Queue depth (QD): I/Os in flight at once, 1 to 1024. Default: `1`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 1024))]
-    pub queue_depth: Option<i64>,
+    pub queue_depth: Option<Vary<i64>>,
     /// Length of one interval of the per-interval series (IOPS, bandwidth, latency every interval).
     /// Default: `"1s"`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -325,7 +397,7 @@ pub struct PhaseSpec {
     /// Offset order: `"random"` (block-aligned offsets over the span) or `"sequential"`. Default: `"random"`
     /// for workloads, `"sequential"` for fills. Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<Pattern>,
+    pub pattern: Option<Vary<Pattern>>,
     /// How `pattern = "random"` covers the span: `"uniform"` (default: each offset drawn uniformly, with
     /// replacement, so some blocks are hit twice and others never) or `"full"` (every block exactly once per
     /// pass, in a pseudo-random order, with O(1) memory). Kinds: fill, workload.
@@ -334,9 +406,7 @@ pub struct PhaseSpec {
     /// Share of I/Os that are reads, 0 to 100 (0 = all writes, 100 = all reads, 65 = iometer's 65/35 mix).
     /// Required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(deserialize_with = "whole_percent")]
-    #[schemars(schema_with = "whole_percent_schema")]
-    pub read_percent: Option<i64>,
+    pub read_percent: Option<Vary<WholePercent>>,
     /// Time bound: the phase issues I/O for this long. Example: `"2000s"`. Exactly one of `duration` and `size`
     /// is required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -345,4 +415,12 @@ pub struct PhaseSpec {
     /// span). Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Amount>,
+    /// Set by expansion: the index of the `[[phase]]` this phase came from (for error locations).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub origin: Option<usize>,
+    /// Set by expansion: the sweep and matrix values that made this phase, as `(key, value)` labels.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub labels: Vec<Label>,
 }

@@ -2,7 +2,7 @@
 //! ranges of values, required keys, unique names. Rules that need the target's geometry (capacity, logical
 //! block size, erase support) live in the plan.
 
-use super::{BlockSize, PhaseKind, PhaseSpec, SpecFile};
+use super::{BlockSize, One, PhaseKind, PhaseSpec, SpecFile};
 use crate::units::{Amount, Percent};
 
 /// Keys every phase kind accepts.
@@ -33,7 +33,7 @@ pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
         PhaseKind::Erase => keys.push("method"),
         PhaseKind::Fill => {
             keys.extend(IO);
-            keys.extend(["data", "passes", "pattern", "coverage"]);
+            keys.extend(["data", "passes", "size", "pattern", "coverage"]);
         }
         PhaseKind::RestoreImage => {
             keys.extend(IO);
@@ -109,22 +109,22 @@ fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
     v
 }
 
-/// Whether a name is safe in a file name: ASCII letters, digits, `-`, `_`, `.`, `[`, `]`, `=`, `,`, not
-/// starting with `.`.
+/// Whether a name is safe in a file name: ASCII letters, digits, `-`, `_`, `.`, `[`, `]`, `=`, `,`, `%`,
+/// `:`, `+` (the last six appear in expanded names), not starting with `.`.
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 120
         && !name.starts_with('.')
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.[]=,".contains(c))
+            .all(|c| c.is_ascii_alphanumeric() || "-_.[]=,%:+".contains(c))
 }
 
 /// Checks every rule that needs no target.
 ///
 /// # Errors
 /// The first [`RuleError`] found, in file order.
-pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
+pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
     if !valid_name(&spec.spec.name) {
         return Err(err(
             "spec.name".into(),
@@ -161,8 +161,10 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
             Some("add at least one [[phase]] table"),
         ));
     }
-    for (i, p) in spec.phase.iter().enumerate() {
-        let at = |key: &str| format!("phase[{i}].{key}");
+    for (i, p) in phases.iter().enumerate() {
+        // Errors are located at the [[phase]] the (possibly expanded) phase came from.
+        let o = p.origin.unwrap_or(i);
+        let at = |key: &str| format!("phase[{o}].{key}");
         if !valid_name(&p.name) {
             return Err(err(
                 at("name"),
@@ -173,11 +175,15 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
                 ),
             ));
         }
-        if let Some(j) = spec.phase[..i].iter().position(|q| q.name == p.name) {
+        if let Some(j) = phases[..i].iter().position(|q| q.name == p.name) {
             return Err(err(
                 at("name"),
                 Some(i),
-                format!("phase name {:?} is already used by phase[{j}]", p.name),
+                format!(
+                    "phase name {:?} is already used by phase[{}]",
+                    p.name,
+                    phases[j].origin.unwrap_or(j)
+                ),
                 Some("phase names must be unique"),
             ));
         }
@@ -198,17 +204,45 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
             });
         }
         check_common(
-            &format!("phase[{i}]"),
+            &format!("phase[{o}]"),
             Some(i),
-            p.queue_depth,
-            p.block_size.as_ref(),
-            p.span,
+            p.queue_depth.one(),
+            p.block_size.one().as_ref(),
+            p.span.one(),
             p.offset,
             p.interval.map(|d| d.0),
         )?;
         match p.kind {
             PhaseKind::Erase => {}
             PhaseKind::Fill => {
+                if p.passes.is_some() && p.size.is_some() {
+                    return Err(err(
+                        at("size"),
+                        Some(i),
+                        "both `passes` and `size` are set",
+                        Some(
+                            "bound a fill by passes = N or by size = \"200%\" (of the span), not both",
+                        ),
+                    ));
+                }
+                if matches!(p.size, Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))) {
+                    return Err(err(
+                        at("size"),
+                        Some(i),
+                        "size is 0",
+                        Some("e.g. size = \"200%\" of the span"),
+                    ));
+                }
+                if let Some(Amount::Percent(pc)) = p.size
+                    && pc.0 > MAX_PASSES as u64 * Percent::FULL.0
+                {
+                    return Err(err(
+                        at("size"),
+                        Some(i),
+                        format!("size = \"{pc}\" is more than {MAX_PASSES} passes"),
+                        None,
+                    ));
+                }
                 if p.passes.is_some_and(|n| !(1..=MAX_PASSES).contains(&n)) {
                     return Err(err(
                         at("passes"),
@@ -254,10 +288,10 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
                 }
             }
             PhaseKind::Workload => {
-                match p.read_percent {
+                match p.read_percent.one().map(|r| r.0) {
                     None => {
                         return Err(err(
-                            format!("phase[{i}]"),
+                            format!("phase[{o}]"),
                             Some(i),
                             "missing key `read_percent`",
                             Some(
@@ -278,7 +312,7 @@ pub fn check(spec: &SpecFile) -> Result<(), RuleError> {
                 match (p.duration, p.size) {
                     (None, None) => {
                         return Err(err(
-                            format!("phase[{i}]"),
+                            format!("phase[{o}]"),
                             Some(i),
                             "a workload needs a bound: `duration` or `size`",
                             Some("e.g. duration = \"60s\" or size = \"100%\" (of the span)"),
@@ -344,6 +378,17 @@ fn check_common(
                 phase,
                 "block_size is 0",
                 Some("e.g. block_size = \"4KiB\""),
+            ));
+        }
+        if let Some(&big) = bs.sizes().iter().find(|&&b| b > MAX_BLOCK_SIZE) {
+            return Err(err(
+                at("block_size"),
+                phase,
+                format!(
+                    "block_size {} is larger than the largest block size, 128MiB",
+                    crate::units::Size(big)
+                ),
+                None,
             ));
         }
         if let BlockSize::Mix(v) = bs
