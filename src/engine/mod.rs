@@ -72,6 +72,11 @@ pub struct Job<'a> {
     pub clock: IntervalClock,
     /// For time-bounded phases: no I/O is submitted at or after this many ns from `start`.
     pub deadline_ns: Option<u64>,
+    /// Rate cap in I/Os per second: op `i` is issued no earlier than `(i − first_index) / rate` s after the
+    /// start.
+    pub rate_iops: Option<u64>,
+    /// Index of the first op of this run of the stream (after a ramp, the measured part starts later in it).
+    pub first_index: u64,
     /// Set by a signal (SIGINT/SIGTERM) to stop at the next I/O boundary; owned by the caller, only read here.
     pub interrupt: &'a AtomicBool,
     /// Set by a worker whose I/O failed, so the other workers stop too; local to the phase.
@@ -88,6 +93,14 @@ impl Job<'_> {
     #[inline]
     pub fn now_ns(&self) -> u64 {
         self.start.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+
+    /// With a rate cap: when op `index` may be issued, in ns from the start.
+    #[inline]
+    pub fn issue_at(&self, index: u64) -> Option<u64> {
+        self.rate_iops.map(|r| {
+            ((index.saturating_sub(self.first_index) as u128 * 1_000_000_000) / r as u128) as u64
+        })
     }
 
     /// Whether the phase must stop at the next I/O boundary: interrupted by a signal, or aborted by an error

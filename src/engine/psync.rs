@@ -81,6 +81,16 @@ fn worker(job: &Job<'_>, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
                 });
                 break 'claims;
             }
+            if let Some(at) = job.issue_at(op.index) {
+                // Rate cap: wait for the op's issue time (past the deadline, the op is never issued).
+                if job.deadline_ns.is_some_and(|d| at >= d) {
+                    break 'claims;
+                }
+                let now = job.now_ns();
+                if at > now {
+                    std::thread::sleep(std::time::Duration::from_nanos(at - now));
+                }
+            }
             let t0 = job.now_ns();
             if job.deadline_ns.is_some_and(|d| t0 >= d) {
                 break 'claims;

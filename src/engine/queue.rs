@@ -95,6 +95,8 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
     let mut in_flight = 0usize;
     let mut error: Option<IoError> = None;
     let mut done: Vec<(usize, i64)> = Vec::with_capacity(qd);
+    // With a rate cap: the next op, taken from the stream but not yet due, and when it is due.
+    let mut held: Option<(Op, u64)> = None;
     job.begin();
     let now = || job.now_ns();
     loop {
@@ -105,12 +107,29 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
             && job.deadline_ns.is_none_or(|d| t < d);
         if may_submit {
             while let Some(&slot) = free.last() {
-                let Some(op) = next_op(job, &mut chunk) else {
+                let Some(op) = held
+                    .take()
+                    .map(|h| h.0)
+                    .or_else(|| next_op(job, &mut chunk))
+                else {
                     exhausted = true;
                     break;
                 };
+                if let Some(at) = job.issue_at(op.index) {
+                    if job.deadline_ns.is_some_and(|d| at >= d) {
+                        exhausted = true;
+                        break;
+                    }
+                    if at > now() {
+                        held = Some((op, at));
+                        break;
+                    }
+                }
                 if op.kind == OpKind::Write {
-                    let Some(buf) = q.buf(slot) else { break };
+                    let Some(buf) = q.buf(slot) else {
+                        held = Some((op, 0));
+                        break;
+                    };
                     if let Err(e) = job.data.fill(&mut buf[..op.len as usize], &op) {
                         error = Some(failed(&op, IoCause::Data(e)));
                         break;
@@ -147,15 +166,29 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
             if error.is_none() && !batch.is_empty() {
                 continue;
             }
+            if let Some((_, at)) = held.filter(|_| error.is_none() && !job.stopping()) {
+                // Nothing in flight and the next op not due yet: sleep until it is, or the interval ends.
+                let t = now();
+                let boundary = (t / job.clock.interval_ns + 1) * job.clock.interval_ns;
+                let until = at.min(boundary);
+                if until > t {
+                    std::thread::sleep(std::time::Duration::from_nanos(until - t));
+                }
+                rec.advance(now());
+                continue;
+            }
             break;
         }
         // Wake at the next interval boundary at the latest, so that idle intervals close on time.
         let t = now();
         let boundary = (t / job.clock.interval_ns + 1) * job.clock.interval_ns;
-        let wake = job
+        let mut wake = job
             .deadline_ns
             .filter(|&d| d > t)
             .map_or(boundary, |d| d.min(boundary));
+        if let Some((_, at)) = held {
+            wake = wake.min(at.max(t + 1));
+        }
         let reaped = q.reap(Some(wake.saturating_sub(t).max(1)), &mut |slot, res| {
             done.push((slot, res))
         });

@@ -266,6 +266,8 @@ pub struct SharedOps {
     stream: OpStream,
     next: AtomicU64,
     chunk: u64,
+    /// First index of this run of the stream; a bounded stream issues `total_ops` from here.
+    first: u64,
 }
 
 impl SharedOps {
@@ -282,13 +284,28 @@ impl SharedOps {
             stream,
             next: AtomicU64::new(0),
             chunk,
+            first: 0,
         }
+    }
+
+    /// Like [`SharedOps::new`], but starting at op `first` (after an unmeasured ramp): a bounded stream then
+    /// issues its `total_ops` from there.
+    pub fn starting_at(stream: OpStream, workers: u32, first: u64) -> SharedOps {
+        let mut s = SharedOps::new(stream, workers);
+        s.next = AtomicU64::new(first);
+        s.first = first;
+        s
+    }
+
+    /// The next op index not yet claimed.
+    pub fn position(&self) -> u64 {
+        self.next.load(Ordering::Relaxed)
     }
 
     /// Claims the next chunk; `None` when a bounded stream is exhausted.
     pub fn claim(&self) -> Option<Ops<'_>> {
         let start = self.next.fetch_add(self.chunk, Ordering::Relaxed);
-        let end = match self.stream.total_ops {
+        let end = match self.stream.total_ops.map(|n| self.first + n) {
             Some(n) if start >= n => return None,
             Some(n) => (start + self.chunk).min(n),
             None => start + self.chunk,

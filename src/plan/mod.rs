@@ -133,6 +133,12 @@ pub struct PhaseParams {
     /// Time bound in ns (workloads with `duration`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ns: Option<u64>,
+    /// Rate cap, I/Os per second over both directions (workloads with `rate_iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<u64>,
+    /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_ns: Option<u64>,
     /// Number of I/Os for byte-bounded phases (fill, restore-image, workloads with `size`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops: Option<u64>,
@@ -344,6 +350,8 @@ fn resolve_phase(
         image: None,
         image_bytes: None,
         duration_ns: None,
+        rate_iops: None,
+        ramp_ns: None,
         ops: None,
         expected_bytes: None,
     };
@@ -445,6 +453,8 @@ fn resolve_phase(
         PhaseKind::Workload => {
             params.data = Some(p.data.one().unwrap_or(DataPattern::Random));
             params.read_percent = p.read_percent.one().map(|r| r.0 as u8); // 0..=100, checked by the rules
+            params.rate_iops = p.rate_iops;
+            params.ramp_ns = p.ramp.map(|d| d.0);
             if let Some(d) = p.duration {
                 let iv = params.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS);
                 if d.0.div_ceil(iv) > MAX_INTERVALS {

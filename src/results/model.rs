@@ -105,6 +105,9 @@ pub struct PhaseResult {
     pub params: PhaseParams,
     /// When the phase started, RFC 3339 UTC.
     pub started_at: String,
+    /// After a `ramp`: when the measured part started, RFC 3339 UTC (`started_at` is the ramp's start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_started_at: Option<String>,
     /// Phase length in s, from its start to its last completion.
     pub duration_s: f64,
     /// Whether the phase ran to its bound (`false` when interrupted or failed).

@@ -26,6 +26,8 @@ pub struct IoPhaseOutcome {
     pub rows: u64,
     /// Totals of the series (equal to the engine's counts).
     pub totals: crate::stats::IntervalCounts,
+    /// When the measured part started, after a ramp (RFC 3339); `None` without a ramp.
+    pub measured_started_at: Option<String>,
 }
 
 /// Why an I/O phase could not run at all.
@@ -125,7 +127,64 @@ pub fn run_io_phase(
         EngineName::Libaio => Box::new(crate::engine::libaio::Libaio),
         EngineName::IoUring => Box::new(crate::engine::uring::Uring),
     };
-    let shared = SharedOps::new(stream, io.queue_depth);
+    let align = (target.logical_block_size as usize).max(4096);
+    // The ramp: the same workload, unmeasured, before the measured part; the measured part continues the op
+    // stream where the ramp stopped.
+    let mut first = 0;
+    let mut ramp_error = None;
+    if let Some(ramp_ns) = p.ramp_ns {
+        let ramp_ops = SharedOps::new(
+            OpStream {
+                total_ops: None,
+                ..stream.clone()
+            },
+            io.queue_depth,
+        );
+        let clock = IntervalClock {
+            interval_ns: io.interval_ns,
+            bound_ns: Some(ramp_ns),
+        };
+        let ramp = Job {
+            file: &file,
+            ops: &ramp_ops,
+            data: &data,
+            queue_depth: io.queue_depth,
+            max_len,
+            align,
+            start: OnceLock::new(),
+            clock,
+            deadline_ns: Some(ramp_ns),
+            rate_iops: p.rate_iops,
+            first_index: 0,
+            interrupt: stop,
+            abort: AtomicBool::new(false),
+        };
+        // Nobody listens to the ramp's series: its recorders' messages are dropped.
+        let (tx, _) = mpsc::channel::<Event>();
+        ramp_error = engine.run(&ramp, &tx).error;
+        first = ramp_ops.position();
+    }
+    let measured_started_at = p.ramp_ns.map(|_| crate::run::now_rfc3339());
+    if let Some(error) = ramp_error {
+        let csv = SeriesWriter::create(csv_path).map_err(|source| SetupError::Io {
+            what: format!("cannot create {}", csv_path.display()),
+            source,
+        })?;
+        let outcome = Outcome {
+            read: crate::stats::LatencyRecorder::new(),
+            write: crate::stats::LatencyRecorder::new(),
+            end_ns: 0,
+            sizes: Vec::new(),
+            error: Some(error),
+        };
+        return Ok(IoPhaseOutcome {
+            outcome,
+            rows: csv.rows(),
+            totals: Default::default(),
+            measured_started_at,
+        });
+    }
+    let shared = SharedOps::starting_at(stream, io.queue_depth, first);
     let clock = IntervalClock {
         interval_ns: io.interval_ns,
         bound_ns: p.duration_ns,
@@ -140,10 +199,12 @@ pub fn run_io_phase(
         data: &data,
         queue_depth: io.queue_depth,
         max_len,
-        align: (target.logical_block_size as usize).max(4096),
+        align,
         start: OnceLock::new(),
         clock,
         deadline_ns: p.duration_ns,
+        rate_iops: p.rate_iops,
+        first_index: first,
         interrupt: stop,
         abort: AtomicBool::new(false),
     };
@@ -176,6 +237,13 @@ pub fn run_io_phase(
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
     let mut outcome = outcome;
+    // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier.
+    if let Some(d) = p.duration_ns {
+        let now = job.now_ns();
+        if outcome.error.is_none() && !stop.load(std::sync::atomic::Ordering::Relaxed) && now < d {
+            std::thread::sleep(std::time::Duration::from_nanos(d - now));
+        }
+    }
     let mut end_ns = outcome
         .end_ns
         .max(p.duration_ns.unwrap_or(0).min(job.now_ns()));
@@ -212,6 +280,7 @@ pub fn run_io_phase(
         outcome,
         rows: csv.rows(),
         totals: series.totals(),
+        measured_started_at,
     })
 }
 

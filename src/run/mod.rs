@@ -109,6 +109,7 @@ pub fn execute(
             labels: phase.labels.clone(),
             params: phase.params.clone(),
             started_at,
+            measured_started_at: None,
             duration_s: 0.0,
             completed: true,
             read: DirStats::zero(),
@@ -212,6 +213,7 @@ pub fn execute(
                 o.outcome.write.summary(),
             );
             pr.series_csv = Some(csv_name);
+            pr.measured_started_at = o.measured_started_at.clone();
             pr.read_share = ReadShare::of(&pr.read, &pr.write);
             pr.ops_by_size = o
                 .outcome

@@ -415,6 +415,16 @@ pub struct PhaseSpec {
     /// span). Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Amount>,
+    /// Rate cap: I/Os per second over both directions, issued at evenly spaced times (op i at i / rate s
+    /// after the measured start); with a block-size mix the cap counts I/Os, not bytes. Default: no cap.
+    /// Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<u64>,
+    /// An unmeasured lead-in of the same workload before the measured part (its I/Os are not counted and
+    /// write no series rows; the wall time is ramp + duration). Example: `"30s"`. Default: none.
+    /// Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<Duration>,
     /// Set by expansion: the index of the `[[phase]]` this phase came from (for error locations).
     #[serde(skip)]
     #[schemars(skip)]

@@ -1,5 +1,5 @@
 //! `--set KEY=VALUE`: replace a key in `[defaults]` and in every phase that sets it, after sweeps and matrices
-//! are expanded (e.g. `--set duration=10s` for a one-minute trial of an hours-long spec). The value is TOML
+//! are expanded; when nothing sets it, set it in `[defaults]` (`--set engine=libaio`) (e.g. `--set duration=10s` for a one-minute trial of an hours-long spec). The value is TOML
 //! (`10`, `"10s"`); a bare word that is not TOML is taken as a string (`10s`).
 
 use super::{Defaults, LoadedSpec, PhaseSpec};
@@ -28,12 +28,13 @@ fn replace<T: serde::Serialize + serde::de::DeserializeOwned>(
     item: &T,
     key: &str,
     value: &Value,
+    insert: bool,
 ) -> Result<Option<T>, String> {
     let mut table = Value::try_from(item).map_err(|e| e.to_string())?;
     let Some(t) = table.as_table_mut() else {
         return Ok(None);
     };
-    if !t.contains_key(key) {
+    if !insert && !t.contains_key(key) {
         return Ok(None);
     }
     t.insert(key.to_string(), value.clone());
@@ -52,9 +53,8 @@ impl LoadedSpec {
         for (key, value) in sets {
             let mut hits = 0;
             let defaults = match &self.file.defaults {
-                Some(d) => {
-                    replace::<Defaults>(d, key, value).map_err(|e| format!("--set {key}: {e}"))?
-                }
+                Some(d) => replace::<Defaults>(d, key, value, false)
+                    .map_err(|e| format!("--set {key}: {e}"))?,
                 None => None,
             };
             if let Some(new) = defaults {
@@ -62,8 +62,8 @@ impl LoadedSpec {
                 hits += 1;
             }
             for p in &mut self.phases {
-                if let Some(mut new) =
-                    replace::<PhaseSpec>(p, key, value).map_err(|e| format!("--set {key}: {e}"))?
+                if let Some(mut new) = replace::<PhaseSpec>(p, key, value, false)
+                    .map_err(|e| format!("--set {key}: {e}"))?
                 {
                     new.origin = p.origin;
                     new.labels = std::mem::take(&mut p.labels);
@@ -72,9 +72,16 @@ impl LoadedSpec {
                 }
             }
             if hits == 0 {
-                return Err(format!(
-                    "--set {key}: no phase and no [defaults] of this spec sets `{key}`"
-                ));
+                // Nothing sets the key: set it in [defaults], which every phase that accepts it inherits.
+                let d = self.file.defaults.clone().unwrap_or_default();
+                match replace::<Defaults>(&d, key, value, true) {
+                    Ok(Some(new)) => self.file.defaults = Some(new),
+                    _ => {
+                        return Err(format!(
+                            "--set {key}: no phase of this spec sets `{key}`, and [defaults] cannot hold it"
+                        ));
+                    }
+                }
             }
             self.overrides.push(format!("{key}={value}"));
         }

@@ -46,6 +46,8 @@ pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
                 "pattern",
                 "coverage",
                 "read_percent",
+                "rate_iops",
+                "ramp",
                 "duration",
                 "size",
             ]);
@@ -84,7 +86,7 @@ fn err(
 /// The keys a phase sets, in declaration order.
 fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
     let mut v = vec!["name", "kind"];
-    let opt: [(&'static str, bool); 19] = [
+    let opt: [(&'static str, bool); 21] = [
         ("description", p.description.is_some()),
         ("engine", p.engine.is_some()),
         ("direct", p.direct.is_some()),
@@ -101,6 +103,8 @@ fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
         ("image_size", p.image_size.is_some()),
         ("pattern", p.pattern.is_some()),
         ("coverage", p.coverage.is_some()),
+        ("rate_iops", p.rate_iops.is_some()),
+        ("ramp", p.ramp.is_some()),
         ("read_percent", p.read_percent.is_some()),
         ("duration", p.duration.is_some()),
         ("size", p.size.is_some()),
@@ -288,6 +292,22 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                 }
             }
             PhaseKind::Workload => {
+                if p.rate_iops == Some(0) {
+                    return Err(err(
+                        at("rate_iops"),
+                        Some(i),
+                        "rate_iops = 0 issues nothing",
+                        Some("omit rate_iops for no cap"),
+                    ));
+                }
+                if p.ramp.is_some_and(|r| r.0 == 0) {
+                    return Err(err(
+                        at("ramp"),
+                        Some(i),
+                        "ramp is 0",
+                        Some("omit ramp for no lead-in"),
+                    ));
+                }
                 match p.read_percent.one().map(|r| r.0) {
                     None => {
                         return Err(err(
@@ -479,6 +499,8 @@ mod tests {
             read_percent = 0
             duration = "1s"
             size = "1MiB"
+            rate_iops = 100
+            ramp = "1s"
         "#;
         let p: PhaseSpec = toml::from_str(toml_text).expect("every key parses");
         let json = serde_json::to_value(&p).expect("serializes");
