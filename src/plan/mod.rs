@@ -139,6 +139,24 @@ pub struct PhaseParams {
     /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp_ns: Option<u64>,
+    /// Steady-state rule (workloads with `steady_state`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::stats::steady::Rule>,
+    /// Leave-steady-state rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_leave: Option<crate::stats::steady::LeaveRule>,
+    /// Length of a steady-state round in ns (a multiple of the interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_round_ns: Option<u64>,
+    /// `steady` when the phase ends at steady state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<crate::spec::Until>,
+    /// Window specs to summarize.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<String>,
+    /// Aggregate length in ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate_ns: Option<u64>,
     /// Number of I/Os for byte-bounded phases (fill, restore-image, workloads with `size`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops: Option<u64>,
@@ -352,6 +370,12 @@ fn resolve_phase(
         duration_ns: None,
         rate_iops: None,
         ramp_ns: None,
+        steady_state: None,
+        steady_leave: None,
+        steady_round_ns: None,
+        until: None,
+        windows: Vec::new(),
+        aggregate_ns: None,
         ops: None,
         expected_bytes: None,
     };
@@ -455,6 +479,40 @@ fn resolve_phase(
             params.read_percent = p.read_percent.one().map(|r| r.0 as u8); // 0..=100, checked by the rules
             params.rate_iops = p.rate_iops;
             params.ramp_ns = p.ramp.map(|d| d.0);
+            params.steady_state = p.steady_state;
+            params.steady_leave = p.steady_leave;
+            if let Some(r) = p.steady_round {
+                let iv = params.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS);
+                if r.0 % iv != 0 || r.0 < iv {
+                    return Err(spec.phase_error(
+                        i,
+                        "steady_round",
+                        format!(
+                            "steady_round {r} is not a multiple of the interval {}",
+                            crate::units::Duration(iv)
+                        ),
+                        None,
+                    ));
+                }
+                params.steady_round_ns = Some(r.0);
+            }
+            params.until = p.until;
+            params.windows = p.windows.clone().unwrap_or_default();
+            if let Some(a) = p.aggregate {
+                let iv = params.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS);
+                if a.0 % iv != 0 || a.0 < iv {
+                    return Err(spec.phase_error(
+                        i,
+                        "aggregate",
+                        format!(
+                            "aggregate {a} is not a multiple of the interval {}",
+                            crate::units::Duration(iv)
+                        ),
+                        None,
+                    ));
+                }
+                params.aggregate_ns = Some(a.0);
+            }
             if let Some(d) = p.duration {
                 let iv = params.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS);
                 if d.0.div_ceil(iv) > MAX_INTERVALS {

@@ -128,6 +128,15 @@ pub struct PhaseResult {
     /// Completed I/Os per size (reads and writes), in order of first appearance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ops_by_size: Vec<SizeOps>,
+    /// Steady-state verdict, for workloads with `steady_state`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyState>,
+    /// Statistics of the series over each window the phase names (`windows`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<WindowResult>,
+    /// Coarser averages of the IOPS series (`aggregate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregates: Option<Aggregates>,
     /// Number of rows in the series CSV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervals: Option<u64>,
@@ -140,6 +149,53 @@ pub struct PhaseResult {
     /// Things the reader should know about this phase's numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// A steady-state verdict over a phase's series (one round per interval).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SteadyState {
+    /// The rule applied (SNIA PTS or fio-style), as in the spec.
+    pub criterion: crate::stats::steady::Rule,
+    /// Whether steady state was reached.
+    pub reached: bool,
+    /// When it was reached: the end of the round that completed the first steady window, s from the
+    /// measured start; absent when not reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_s: Option<f64>,
+    /// Length of the measurement window, s (window rounds × interval).
+    pub window_s: f64,
+    /// Whether the phase ended because steady state was reached (`until = "steady"`); false when it ran to
+    /// its bound.
+    pub ended_phase: bool,
+    /// The full verdict: window mean/min/max, slope, excursions, leaving steady state.
+    pub verdict: crate::stats::steady::Verdict,
+}
+
+/// Statistics of one window of a phase's series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindowResult {
+    /// The window as written in the spec (`"1400s.."`, `"last 20m"`).
+    pub spec: String,
+    /// Start of the rows taken, s from the measured start.
+    pub start_s: f64,
+    /// End of the rows taken, s.
+    pub end_s: f64,
+    /// False when the series ended before the window did (e.g. a shortened trial run).
+    pub complete: bool,
+    /// Statistics of total IOPS per interval over the window; null when it holds no full interval.
+    pub iops: Option<crate::stats::window::SliceStats>,
+}
+
+/// Coarser averages of a phase's IOPS series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Aggregates {
+    /// Length of each group, s.
+    pub every_s: f64,
+    /// The groups, in order: mean total IOPS per interval of each group.
+    pub groups: Vec<crate::stats::window::Group>,
 }
 
 /// The read share of a phase's completed I/Os.

@@ -9,6 +9,7 @@ use crate::ops::{OpStream, Order, SharedOps, Sizes};
 use crate::plan::{PhasePlan, image_path};
 use crate::results::series_csv::{SeriesRow, SeriesWriter};
 use crate::spec::{Coverage, DataPattern, Engine as EngineName, Pattern, PhaseKind};
+use crate::stats::steady::{FioMetric, LeaveRule, Rule, SteadyDetector};
 use crate::stats::{IntervalClock, Series};
 use crate::target::TargetInfo;
 use std::fs::File;
@@ -28,6 +29,12 @@ pub struct IoPhaseOutcome {
     pub totals: crate::stats::IntervalCounts,
     /// When the measured part started, after a ramp (RFC 3339); `None` without a ramp.
     pub measured_started_at: Option<String>,
+    /// Total IOPS of every full row, in order (for windows and aggregates).
+    pub iops: Vec<f64>,
+    /// The steady-state verdict, when the phase has a rule.
+    pub steady: Option<crate::stats::steady::Verdict>,
+    /// Whether the phase ended because steady state was reached (`until = "steady"`).
+    pub ended_at_steady: bool,
 }
 
 /// Why an I/O phase could not run at all.
@@ -182,6 +189,9 @@ pub fn run_io_phase(
             rows: csv.rows(),
             totals: Default::default(),
             measured_started_at,
+            iops: Vec::new(),
+            steady: None,
+            ended_at_steady: false,
         });
     }
     let shared = SharedOps::starting_at(stream, io.queue_depth, first);
@@ -211,6 +221,12 @@ pub fn run_io_phase(
     let mut series = Series::new(clock, engine.workers(&job));
     let (tx, rx) = mpsc::channel::<Event>();
     let mut write_err: Option<io::Error> = None;
+    let per_round = p
+        .steady_round_ns
+        .map_or(1, |r| (r / io.interval_ns).max(1) as usize);
+    let mut rows = Rows::new(p.steady_state, p.steady_leave, per_round);
+    let until_steady = p.until == Some(crate::spec::Until::Steady);
+    let mut ended_at_steady = false;
     let outcome = std::thread::scope(|s| {
         let runner = s.spawn(|| {
             let tx = tx;
@@ -229,6 +245,10 @@ pub fn run_io_phase(
                 let row = SeriesRow::new(a, b, clock.interval_ns, &c);
                 if let Err(e) = csv.append(&row) {
                     write_err.get_or_insert(e);
+                }
+                if rows.push(&row) && until_steady && !ended_at_steady {
+                    ended_at_steady = true;
+                    job.abort();
                 }
             }
         }
@@ -260,13 +280,20 @@ pub fn run_io_phase(
         }
         end_ns = end_ns.max(job.now_ns());
     }
-    let cut_short = outcome.error.is_some() || stop.load(std::sync::atomic::Ordering::Relaxed);
+    let cut_short = outcome.error.is_some()
+        || ended_at_steady
+        || stop.load(std::sync::atomic::Ordering::Relaxed);
     let tail = series.finish(end_ns, cut_short);
     let n = tail.len();
     for (i, (k, c)) in tail.into_iter().enumerate() {
         let (a, b) = series.row_span(k, i + 1 == n, end_ns);
-        if let Err(e) = csv.append(&SeriesRow::new(a, b, clock.interval_ns, &c)) {
+        let row = SeriesRow::new(a, b, clock.interval_ns, &c);
+        if let Err(e) = csv.append(&row) {
             write_err.get_or_insert(e);
+        }
+        // A partial last row is not a full round: it stays out of steady-state rounds and windows.
+        if row.partial == 0 {
+            rows.push(&row);
         }
     }
     if let Some(e) = write_err {
@@ -281,7 +308,72 @@ pub fn run_io_phase(
         rows: csv.rows(),
         totals: series.totals(),
         measured_started_at,
+        steady: rows.detector.as_ref().map(|d| d.verdict()),
+        iops: rows.iops,
+        ended_at_steady,
     })
+}
+
+/// The full rows of a phase as they are released: total IOPS per row, and the steady-state detector.
+struct Rows {
+    iops: Vec<f64>,
+    detector: Option<SteadyDetector>,
+    metric: FioMetric,
+    reached: bool,
+    /// Rows per steady-state round, and the sum and count of the round being filled.
+    per_round: usize,
+    round_sum: f64,
+    round_rows: usize,
+}
+
+impl Rows {
+    fn new(rule: Option<Rule>, leave: Option<LeaveRule>, per_round: usize) -> Rows {
+        let metric = match rule {
+            Some(Rule::Fio(f)) => f.metric,
+            _ => FioMetric::Iops,
+        };
+        // The rule was validated with the spec, so the detector builds.
+        let detector = rule.and_then(|r| SteadyDetector::new(r, leave).ok());
+        Rows {
+            iops: Vec::new(),
+            detector,
+            metric,
+            reached: false,
+            per_round,
+            round_sum: 0.0,
+            round_rows: 0,
+        }
+    }
+
+    /// Takes one full row; true when steady state was first reached with it.
+    fn push(&mut self, row: &SeriesRow) -> bool {
+        let iops = row.read_iops + row.write_iops;
+        self.iops.push(iops);
+        let value = match self.metric {
+            FioMetric::Iops => iops,
+            FioMetric::Bw => row.read_bw_bytes_per_s + row.write_bw_bytes_per_s,
+            FioMetric::Lat => {
+                let ops = row.read_ops + row.write_ops;
+                let sum = row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64
+                    + row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64;
+                if ops > 0 { sum / ops as f64 * 1e3 } else { 0.0 }
+            }
+        };
+        let Some(d) = self.detector.as_mut() else {
+            return false;
+        };
+        self.round_sum += value;
+        self.round_rows += 1;
+        if self.round_rows < self.per_round {
+            return false;
+        }
+        let round = self.round_sum / self.round_rows as f64;
+        (self.round_sum, self.round_rows) = (0.0, 0);
+        let reached = d.push(round).is_some_and(|v| v.reached);
+        let first = reached && !self.reached;
+        self.reached |= reached;
+        first
+    }
 }
 
 /// Formats an I/O error with the phase it happened in.

@@ -115,6 +115,9 @@ pub fn execute(
             read: DirStats::zero(),
             write: DirStats::zero(),
             series_csv: None,
+            steady_state: None,
+            windows: Vec::new(),
+            aggregates: None,
             coverage: None,
             read_share: None,
             ops_by_size: Vec::new(),
@@ -214,6 +217,45 @@ pub fn execute(
             );
             pr.series_csv = Some(csv_name);
             pr.measured_started_at = o.measured_started_at.clone();
+            let interval_ns = phase
+                .params
+                .interval_ns
+                .unwrap_or(crate::plan::DEFAULT_INTERVAL_NS);
+            let interval_s = interval_ns as f64 / 1e9;
+            let round_s = phase
+                .params
+                .steady_round_ns
+                .map_or(interval_s, |r| r as f64 / 1e9);
+            if let (Some(rule), Some(v)) = (phase.params.steady_state, o.steady.clone()) {
+                pr.steady_state = Some(crate::results::SteadyState {
+                    criterion: rule,
+                    reached: v.reached,
+                    at_s: v.at_round.map(|r| (r + 1) as f64 * round_s),
+                    window_s: rule.window() as f64 * round_s,
+                    ended_phase: o.ended_at_steady,
+                    verdict: v,
+                });
+            }
+            for w in &phase.params.windows {
+                if let Ok(spec) = crate::stats::window::WindowSpec::parse(w) {
+                    let (rows, stats) = spec.stats(&o.iops, interval_ns);
+                    pr.windows.push(crate::results::WindowResult {
+                        spec: w.clone(),
+                        start_s: rows.rows.start as f64 * interval_s,
+                        end_s: rows.rows.end as f64 * interval_s,
+                        complete: rows.complete,
+                        iops: stats,
+                    });
+                }
+            }
+            if let Some(every) = phase.params.aggregate_ns
+                && let Ok(groups) = crate::stats::window::aggregate(&o.iops, interval_ns, every)
+            {
+                pr.aggregates = Some(crate::results::Aggregates {
+                    every_s: every as f64 / 1e9,
+                    groups,
+                });
+            }
             pr.read_share = ReadShare::of(&pr.read, &pr.write);
             pr.ops_by_size = o
                 .outcome

@@ -254,6 +254,16 @@ impl JsonSchema for WholePercent {
     }
 }
 
+/// When a workload ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Until {
+    /// At its bound (`duration` or `size`).
+    Bound,
+    /// When steady state is reached, or at its bound.
+    Steady,
+}
+
 /// How a random pattern covers its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -425,6 +435,36 @@ pub struct PhaseSpec {
     /// Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp: Option<Duration>,
+    /// Steady-state detection over the phase's series, one round per interval: the SNIA PTS rule
+    /// (`{ rule = "snia", window = 5, max_rounds = 25, data_excursion = 0.2, slope_excursion = 0.1 }`, each
+    /// field optional) or a fio-style single criterion (`{ rule = "fio", metric = "iops", kind = "slope",
+    /// limit = 0.1, relative = true, window = 60 }`). The SNIA rule judges total IOPS per interval.
+    /// Results: `steady_state`. Default: none. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::stats::steady::Rule>,
+    /// After steady state was reached: report when the window average first drops below (1 − drop) × the
+    /// steady average (an SLC cache running out, throttling), e.g. `{ drop = 0.2 }`. Needs `steady_state`.
+    /// Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_leave: Option<crate::stats::steady::LeaveRule>,
+    /// Length of one steady-state round: the detector judges averages of consecutive intervals over this
+    /// length (SNIA rounds are minutes long; per-second IOPS is too noisy for a 20 % excursion). A multiple of
+    /// `interval`. Default: one interval. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_round: Option<Duration>,
+    /// `"steady"`: end the phase as soon as steady state is reached (or at `duration`, whichever comes
+    /// first; results say which). Needs `steady_state` and `duration`. Default: run to the bound.
+    /// Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Until>,
+    /// Named slices of the series to summarize (avg, min, max, stddev, p1, p99 of IOPS per interval, and
+    /// avg/stddev): `"1400s.."`, `"0..60s"`, `"last 20m"`, `"first 5m"`. Results: `windows`. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Vec<String>>,
+    /// Coarser averages of the IOPS series, e.g. `"1m"` for one-minute averages of 1 s intervals (a multiple
+    /// of `interval`). Results: `aggregates`. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<Duration>,
     /// Set by expansion: the index of the `[[phase]]` this phase came from (for error locations).
     #[serde(skip)]
     #[schemars(skip)]

@@ -48,6 +48,12 @@ pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
                 "read_percent",
                 "rate_iops",
                 "ramp",
+                "steady_state",
+                "steady_leave",
+                "steady_round",
+                "until",
+                "windows",
+                "aggregate",
                 "duration",
                 "size",
             ]);
@@ -86,7 +92,7 @@ fn err(
 /// The keys a phase sets, in declaration order.
 fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
     let mut v = vec!["name", "kind"];
-    let opt: [(&'static str, bool); 21] = [
+    let opt: [(&'static str, bool); 27] = [
         ("description", p.description.is_some()),
         ("engine", p.engine.is_some()),
         ("direct", p.direct.is_some()),
@@ -105,6 +111,12 @@ fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
         ("coverage", p.coverage.is_some()),
         ("rate_iops", p.rate_iops.is_some()),
         ("ramp", p.ramp.is_some()),
+        ("steady_state", p.steady_state.is_some()),
+        ("steady_leave", p.steady_leave.is_some()),
+        ("steady_round", p.steady_round.is_some()),
+        ("until", p.until.is_some()),
+        ("windows", p.windows.is_some()),
+        ("aggregate", p.aggregate.is_some()),
         ("read_percent", p.read_percent.is_some()),
         ("duration", p.duration.is_some()),
         ("size", p.size.is_some()),
@@ -299,6 +311,37 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                         "rate_iops = 0 issues nothing",
                         Some("omit rate_iops for no cap"),
                     ));
+                }
+                if let Some(rule) = &p.steady_state {
+                    rule.validate()
+                        .map_err(|e| err(at("steady_state"), Some(i), e, None))?;
+                }
+                if let Some(leave) = &p.steady_leave {
+                    if p.steady_state.is_none() {
+                        return Err(err(
+                            at("steady_leave"),
+                            Some(i),
+                            "steady_leave needs steady_state",
+                            None,
+                        ));
+                    }
+                    leave
+                        .validate()
+                        .map_err(|e| err(at("steady_leave"), Some(i), e, None))?;
+                }
+                if p.until == Some(super::Until::Steady)
+                    && (p.steady_state.is_none() || p.duration.is_none())
+                {
+                    return Err(err(
+                        at("until"),
+                        Some(i),
+                        "until = \"steady\" needs steady_state and a duration bound",
+                        Some("e.g. steady_state = { rule = \"snia\" } and duration = \"2h\""),
+                    ));
+                }
+                for w in p.windows.iter().flatten() {
+                    crate::stats::window::WindowSpec::parse(w)
+                        .map_err(|e| err(at("windows"), Some(i), e, None))?;
                 }
                 if p.ramp.is_some_and(|r| r.0 == 0) {
                     return Err(err(
@@ -501,6 +544,12 @@ mod tests {
             size = "1MiB"
             rate_iops = 100
             ramp = "1s"
+            steady_state = { rule = "snia" }
+            steady_leave = { drop = 0.2 }
+            steady_round = "1m"
+            until = "steady"
+            windows = ["last 20m"]
+            aggregate = "1m"
         "#;
         let p: PhaseSpec = toml::from_str(toml_text).expect("every key parses");
         let json = serde_json::to_value(&p).expect("serializes");

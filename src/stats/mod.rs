@@ -1,9 +1,12 @@
-//! Measurement: latency distributions ([`latency`]) and the per-interval series ([`interval`]).
+//! Measurement: latency distributions ([`latency`]) and the per-interval series ([`interval`]); computed
+//! from a series: steady state and leaving it ([`steady`]), window statistics and aggregates ([`window`]).
 //! Workers record into their own, unshared structures; the results are merged once per interval and at the end.
 
 pub mod coverage;
 pub mod interval;
 pub mod latency;
+pub mod steady;
+pub mod window;
 
 pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series};
 pub use latency::{LatencyRecorder, LatencySummary};

@@ -9,3 +9,4 @@ mod phases;
 mod schema_sync;
 mod series;
 mod spec_errors;
+mod steady;

@@ -229,7 +229,10 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         // Keys that exist but not for the phase's kind.
         bad("not-for-workload.toml", workload("image = \"synthetic\"\nread_percent = 0\nduration = \"1s\"\n"),
             ":8:1: phase[0] \"w\".image: key `image` does not apply to a phase of kind \"workload\"")
-            .help("keys for kind \"workload\": name, kind, description, span, offset, engine, direct, seed, block_size, queue_depth, interval, data, pattern, coverage, read_percent, rate_iops, ramp, duration, size"),
+            .help(format!(
+                "keys for kind \"workload\": {}",
+                wkrun::spec::rules::keys_for(wkrun::spec::PhaseKind::Workload).join(", ")
+            )),
         bad("not-for-erase.toml", spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\nblock_size = \"4KiB\"\n"),
             ":8:1: phase[0] \"purge\".block_size: key `block_size` does not apply to a phase of kind \"erase\"")
             .help("keys for kind \"erase\": name, kind, description, span, offset, method"),
