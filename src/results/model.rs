@@ -116,6 +116,9 @@ pub struct PhaseResult {
     pub read: DirStats,
     /// Writes.
     pub write: DirStats,
+    /// Reads and writes together (case C08: a mixed cell's max is the larger of the two maxima and its mean
+    /// is weighted by op counts, never a blend of percentages); percentiles from the merged histograms.
+    pub total: DirStats,
     /// File name of the per-interval series CSV (in the same folder), for phases that issue I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_csv: Option<String>,

@@ -114,6 +114,7 @@ pub fn execute(
             completed: true,
             read: DirStats::zero(),
             write: DirStats::zero(),
+            total: DirStats::zero(),
             series_csv: None,
             steady_state: None,
             windows: Vec::new(),
@@ -214,6 +215,14 @@ pub fn execute(
                 o.totals.write.bytes,
                 secs,
                 o.outcome.write.summary(),
+            );
+            let mut all = o.outcome.read.clone();
+            all.merge(&o.outcome.write);
+            pr.total = DirStats::new(
+                o.totals.read.ops + o.totals.write.ops,
+                o.totals.read.bytes + o.totals.write.bytes,
+                secs,
+                all.summary(),
             );
             pr.series_csv = Some(csv_name);
             pr.measured_started_at = o.measured_started_at.clone();
