@@ -25,11 +25,7 @@ impl Engine for Libaio {
             job.align,
         ) {
             Ok(mut q) => queue::run(job, &mut q, events),
-            Err(e) => queue::setup_failed(
-                Recorder::new(0, job.clock, events.clone()),
-                "io_setup failed",
-                e,
-            ),
+            Err(e) => queue::setup_failed(Recorder::new(0, job.clock, events.clone()), "libaio", e),
         }
     }
 }

@@ -148,9 +148,9 @@ impl Outcome {
     }
 }
 
-/// A failed I/O: which op, where, how long, and the OS error (or a short transfer).
+/// A failed I/O: which op, where, how long, and the OS error (or a short transfer); or an engine that
+/// could not start.
 #[derive(Debug, thiserror::Error)]
-#[error("{} of {len} B at offset {offset} failed: {cause}", match .kind { OpKind::Read => "read", OpKind::Write => "write" })]
 pub struct IoError {
     /// Read or write.
     pub kind: OpKind,
@@ -162,11 +162,28 @@ pub struct IoError {
     pub cause: IoCause,
 }
 
+impl std::fmt::Display for IoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let IoCause::Setup(..) = self.cause {
+            return write!(f, "{}", self.cause);
+        }
+        let op = match self.kind {
+            OpKind::Read => "read",
+            OpKind::Write => "write",
+        };
+        write!(
+            f,
+            "{op} of {} B at offset {} failed: {}",
+            self.len, self.offset, self.cause
+        )
+    }
+}
+
 /// Why an I/O failed.
 #[derive(Debug, thiserror::Error)]
 pub enum IoCause {
-    /// The syscall failed.
-    #[error("{0} (errno {errno})", errno = .0.raw_os_error().unwrap_or(0))]
+    /// The syscall failed: its message and errno, e.g. "Input/output error (errno 5)".
+    #[error("{}", os_text(.0))]
     Os(io::Error),
     /// The syscall transferred fewer bytes than asked.
     #[error("short transfer: {0} B")]
@@ -174,6 +191,21 @@ pub enum IoCause {
     /// Write data could not be produced (image file read failed).
     #[error("reading the image: {0}")]
     Data(io::Error),
+    /// The engine could not start (no AIO context, io_uring unavailable): what failed, and the OS error.
+    #[error("the {engine} engine could not start: {msg}", engine = .0, msg = os_text(.1))]
+    Setup(&'static str, io::Error),
+}
+
+/// An OS error as "<message> (errno N)" (std writes "(os error N)"; errno is the term users search for).
+fn os_text(e: &io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => {
+            let s = e.to_string();
+            let msg = s.strip_suffix(&format!(" (os error {n})")).unwrap_or(&s);
+            format!("{msg} (errno {n})")
+        }
+        None => e.to_string(),
+    }
 }
 
 /// An I/O engine. Implementations keep exactly `queue_depth` I/Os in flight until the op stream is exhausted,

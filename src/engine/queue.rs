@@ -53,13 +53,12 @@ impl SlotQueue for UringQueue {
 }
 
 /// An engine that could not start (no AIO context, io_uring disabled): the outcome carries the error.
-pub fn setup_failed(rec: Recorder, what: &str, e: io::Error) -> Outcome {
-    let cause = IoCause::Os(io::Error::new(e.kind(), format!("{what}: {e}")));
+pub fn setup_failed(rec: Recorder, engine: &'static str, e: io::Error) -> Outcome {
     rec.finish(Some(IoError {
         kind: OpKind::Write,
         offset: 0,
         len: 0,
-        cause,
+        cause: IoCause::Setup(engine, e),
     }))
 }
 

@@ -26,11 +26,9 @@ impl Engine for Uring {
             job.align,
         ) {
             Ok(mut q) => queue::run(job, &mut q, events),
-            Err(e) => queue::setup_failed(
-                Recorder::new(0, job.clock, events.clone()),
-                "io_uring setup failed",
-                e,
-            ),
+            Err(e) => {
+                queue::setup_failed(Recorder::new(0, job.clock, events.clone()), "io_uring", e)
+            }
         }
     }
 }

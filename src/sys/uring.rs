@@ -144,5 +144,9 @@ impl Drop for UringQueue {
                 break;
             }
         }
+        // The kernel tears a ring down in the background: unregister the file now, or its hold on the
+        // target (the exclusive claim of a block device) outlives the phase and even the process.
+        let _ = self.ring.submitter().unregister_files();
+        let _ = self.ring.submitter().unregister_buffers();
     }
 }

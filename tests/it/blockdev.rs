@@ -6,15 +6,14 @@
 
 use crate::common::*;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 use wkrun::data::DataGen;
 use wkrun::ops::{OpKind, OpStream, Order};
 use wkrun::spec::DataPattern;
 
 const MIB: u64 = 1 << 20;
 
-/// One loop-device test at a time: they share the kernel's pool of loop devices.
-static LOOP_LOCK: Mutex<()> = Mutex::new(());
+// One loop-device test at a time: `LOOP_LOCK` (in common) is shared with the other modules that make loop devices.
 
 /// A loop device for one test: holds the lock; when the test changed the device's queue limits through sysfs,
 /// the device is removed after it is detached, so that the change cannot leak into the next test.

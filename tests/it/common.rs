@@ -98,6 +98,12 @@ pub fn loop_unavailable() -> Option<String> {
     None
 }
 
+/// One loop-device test at a time, across every module of the test binary: tests share the kernel's pool of
+/// loop devices (two `losetup -f` at once can race for the same free device, and a test that removes a device
+/// after changing its queue limits must not hand it to another test in between). Hold it while a loop device
+/// lives.
+pub static LOOP_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A loop device over a fresh sparse file, detached and removed on drop.
 pub struct LoopDev {
     pub dev: PathBuf,
@@ -436,4 +442,23 @@ pub fn remove_loop_device(index: u32) -> std::io::Result<()> {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+}
+
+/// Path of a seed spec in the repository's `specs/` folder (`seed_spec("latency")`).
+pub fn seed_spec(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("specs")
+        .join(format!("{name}.toml"))
+}
+
+/// `wkrun plan --json SPEC --target TARGET ARGS` run in `dir`: asserts exit code 0 (printing stderr
+/// otherwise) and returns the plan as JSON.
+pub fn plan_json(dir: &Path, spec: &Path, target: &Path, args: &[&str]) -> serde_json::Value {
+    let spec = spec.to_str().expect("utf-8 spec path");
+    let target = target.to_str().expect("utf-8 target path");
+    let mut all = vec!["plan", "--json", spec, "--target", target];
+    all.extend_from_slice(args);
+    let (code, out, err) = code_out_err(&wkrun(dir, &all));
+    assert_eq!(code, 0, "wkrun plan {spec} failed: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("plan --json is JSON: {e}\n{out}"))
 }

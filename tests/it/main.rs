@@ -5,6 +5,7 @@ mod common;
 
 mod blockdev;
 mod cases;
+mod engines;
 mod phases;
 mod schema_sync;
 mod series;

@@ -1,0 +1,1782 @@
+//! The three engines (issue 3): `psync`, `libaio` and `io_uring` run the same op stream and differ only in how
+//! the I/O reaches the kernel. Real I/O with exact values: loop devices (`losetup --direct-io=on`), zram, files;
+//! cases C05 (multi-worker fill), C06 (random coverage) and C07 (mix accuracy) on every engine; engine errors
+//! (ENOSPC, EIO, EINVAL, an engine that cannot start) surfacing as a clean failure.
+//!
+//! What the tests need (root, loop devices, zram, io_uring, mkfs.ext4, ...) is checked first; a test that cannot
+//! run prints `SKIPPED <test>: <reason>` and returns. Every mount, loop device and zram set up here is undone by
+//! a guard's `Drop`, also when an assertion fails.
+//!
+//! Tests that compare engines run every engine and collect the failures ([`Failures`]), so that one broken
+//! engine does not hide what the others do.
+
+use crate::common::*;
+use std::fs;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use wkrun::data::DataGen;
+use wkrun::ops::{Op, OpKind, OpStream, Order, Sizes};
+use wkrun::spec::DataPattern;
+
+const MIB: u64 = 1 << 20;
+const ENGINES: [&str; 3] = ["psync", "libaio", "io_uring"];
+
+/// One zram test at a time.
+static ZRAM_LOCK: Mutex<()> = Mutex::new(());
+
+// ---------------------------------------------------------------------------------------------------------------
+// Environment checks and guards.
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Why `engine` cannot run on this machine, or `None` when it can.
+fn engine_unavailable(engine: &str) -> Option<String> {
+    match engine {
+        "libaio" => {
+            let mut ctx: libc::c_ulong = 0;
+            // SAFETY: io_setup writes a context id into `ctx`, a live local.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_setup,
+                    1 as libc::c_long,
+                    &mut ctx as *mut libc::c_ulong,
+                )
+            };
+            if r < 0 {
+                return Some(format!(
+                    "Linux AIO is unavailable (io_setup: {})",
+                    io::Error::last_os_error()
+                ));
+            }
+            // SAFETY: `ctx` is the context io_setup just created, with no I/O in flight.
+            unsafe { libc::syscall(libc::SYS_io_destroy, ctx) };
+            None
+        }
+        "io_uring" => io_uring::IoUring::new(2)
+            .err()
+            .map(|e| format!("io_uring is unavailable (io_uring_setup: {e})")),
+        _ => None,
+    }
+}
+
+/// The engines that can run here; prints a skip line for each one that cannot.
+fn usable_engines(test: &str) -> Vec<&'static str> {
+    ENGINES
+        .into_iter()
+        .filter(|e| match engine_unavailable(e) {
+            Some(why) => {
+                skip(&format!("{test} [{e}]"), &why);
+                false
+            }
+            None => true,
+        })
+        .collect()
+}
+
+/// Holds the loop-device lock (see [`LOOP_LOCK`]) for a test that makes loop devices.
+fn loop_guard() -> std::sync::MutexGuard<'static, ()> {
+    LOOP_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A filesystem mounted for a test, unmounted on drop (retrying while a loop device or an io_uring ring that
+/// the kernel tears down in the background still holds a file on it; lazily as a last resort).
+struct Mount {
+    dir: PathBuf,
+}
+
+impl Mount {
+    /// `mount ARGS DIR` after creating DIR; Err(reason) when it fails.
+    fn new(dir: PathBuf, args: &[&str]) -> Result<Mount, String> {
+        if !is_root() {
+            return Err("not running as root: mounting needs root".into());
+        }
+        fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let out = Command::new("mount")
+            .args(args)
+            .arg(&dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Mount { dir })
+    }
+
+    /// A tmpfs of `size` (as for `mount -o size=`) at `dir`.
+    fn tmpfs(dir: PathBuf, size: &str) -> Result<Mount, String> {
+        Mount::new(
+            dir,
+            &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"],
+        )
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let ok = Command::new("umount")
+                .arg(&self.dir)
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                return;
+            }
+            if Instant::now() > deadline {
+                eprintln!(
+                    "note: {} stayed busy for 10 s; unmounting it lazily",
+                    self.dir.display()
+                );
+                let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// A 64 MiB zram device of this test, reset (and removed, if the test added it) on drop. Holds [`ZRAM_LOCK`].
+struct Zram {
+    /// `/dev/zramN`.
+    dev: PathBuf,
+    /// `/sys/block/zramN`.
+    sys: PathBuf,
+    /// N when the test added the device through /sys/class/zram-control/hot_add.
+    added: Option<u32>,
+    _lock: std::sync::MutexGuard<'static, ()>,
+}
+
+const ZRAM_CONTROL: &str = "/sys/class/zram-control";
+
+impl Zram {
+    /// A zram device of its own: a new one from zram-control's `hot_add` (which leaves /dev/zram0, possibly
+    /// someone's, alone), else /dev/zram0 when it is unconfigured (disksize 0) and unheld. Err(reason) otherwise:
+    /// not root, no zram, or zram0 in use (its data is not ours to destroy).
+    fn new() -> Result<Zram, String> {
+        let lock = ZRAM_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !is_root() {
+            return Err("not running as root: zram needs root".into());
+        }
+        let (n, added) = match fs::read_to_string(format!("{ZRAM_CONTROL}/hot_add")) {
+            Ok(id) => match id.trim().parse::<u32>() {
+                Ok(n) => (n, true),
+                Err(_) => return Err(format!("{ZRAM_CONTROL}/hot_add gave {id:?}")),
+            },
+            Err(_) => (0, false),
+        };
+        let sys = PathBuf::from(format!("/sys/block/zram{n}"));
+        let dev = PathBuf::from(format!("/dev/zram{n}"));
+        if !added {
+            // zram0, which may be someone else's: only when it exists, is unconfigured and unheld.
+            if !sys.exists() {
+                return Err(format!("{} does not exist (no zram here)", sys.display()));
+            }
+            let size = fs::read_to_string(sys.join("disksize")).map_err(|e| e.to_string())?;
+            if size.trim() != "0" {
+                return Err(format!(
+                    "{} is in use (disksize {}) and there is no zram-control to add another device",
+                    dev.display(),
+                    size.trim()
+                ));
+            }
+            if fs::read_dir(sys.join("holders")).map_or(0, |d| d.count()) > 0 {
+                return Err(format!("{} has holders", dev.display()));
+            }
+        }
+        // From here the device is ours: the guard resets (and removes) it, whatever happens next.
+        let z = Zram {
+            dev,
+            sys,
+            added: added.then_some(n),
+            _lock: lock,
+        };
+        fs::write(z.sys.join("disksize"), "64M")
+            .map_err(|e| format!("cannot set {}/disksize: {e}", z.sys.display()))?;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !z.dev.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(z)
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        // Reset and removal fail with EBUSY while the device is open (an io_uring ring that the kernel tears down
+        // in the background can hold it for a moment): retry.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let reset = fs::write(self.sys.join("reset"), "1").is_ok()
+                && fs::read_to_string(self.sys.join("disksize")).is_ok_and(|s| s.trim() == "0");
+            let removed = reset
+                && self.added.is_none_or(|n| {
+                    fs::write(format!("{ZRAM_CONTROL}/hot_remove"), n.to_string()).is_ok()
+                });
+            if removed {
+                return;
+            }
+            if Instant::now() > deadline {
+                eprintln!(
+                    "note: could not reset/remove {} within 10 s",
+                    self.dev.display()
+                );
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Running wkrun and checking results.
+
+/// Failures collected over every engine of a test, reported together at the end.
+#[derive(Default)]
+struct Failures(Vec<String>);
+
+impl Failures {
+    /// Records `what()` unless `ok`; returns `ok`.
+    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) -> bool {
+        if !ok {
+            self.0.push(what());
+        }
+        ok
+    }
+
+    /// Records a failure unless `got == want`; returns whether they are equal.
+    fn eq<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        who: &str,
+        what: &str,
+        got: T,
+        want: T,
+    ) -> bool {
+        let ok = got == want;
+        self.check(ok, || {
+            format!("{who}: {what}: got {got:?}, expected {want:?}")
+        })
+    }
+
+    fn assert_none(self, test: &str) {
+        assert!(
+            self.0.is_empty(),
+            "{test}: {} failure(s):\n  - {}",
+            self.0.len(),
+            self.0.join("\n  - ")
+        );
+    }
+}
+
+/// One finished run of wkrun.
+struct Ran {
+    code: i32,
+    stderr: String,
+    out: PathBuf,
+}
+
+impl Ran {
+    /// Whether the process ended in a panic (Rust's exit code 101, or the panic message).
+    fn panicked(&self) -> bool {
+        self.code == 101 || self.stderr.contains("panicked")
+    }
+}
+
+/// Runs `body` (prefixed with `[defaults] engine = ENGINE`) on `target` in a fresh folder `dir/sub`.
+fn run_engine(
+    dir: &Path,
+    sub: &str,
+    engine: &str,
+    body: &str,
+    target: &Path,
+    args: &[&str],
+) -> Ran {
+    let d = dir.join(sub);
+    fs::create_dir_all(&d).expect("run folder");
+    let body = format!("[defaults]\nengine = \"{engine}\"\n{body}");
+    let (o, out) = run_spec(&d, "engines", &body, target, args);
+    let (code, _, stderr) = code_out_err(&o);
+    Ran { code, stderr, out }
+}
+
+/// Checks exit 0 and a valid, completed results file whose I/O phases ran on `engine`; returns the results.
+fn completed(f: &mut Failures, who: &str, ran: &Ran, engine: &str) -> Option<serde_json::Value> {
+    if !f.check(ran.code == 0, || {
+        format!(
+            "{who}: exit {} (expected 0): {}",
+            ran.code,
+            ran.stderr.trim()
+        )
+    }) {
+        return None;
+    }
+    let (_, r) = strict_results(&ran.out);
+    f.eq(who, "status", r["status"].as_str(), Some("completed"));
+    for (i, p) in r["phases"].as_array().into_iter().flatten().enumerate() {
+        f.eq(
+            who,
+            &format!("phases[{i}].params.engine"),
+            p["params"]["engine"].as_str(),
+            Some(engine),
+        );
+    }
+    Some(r)
+}
+
+/// `ops_by_size` of a phase as sorted (bytes, ops) pairs.
+fn ops_by_size(p: &serde_json::Value) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = p["ops_by_size"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| (u(e, "/bytes"), u(e, "/ops")))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// The byte offset named in an error message (`... at offset N ...`).
+fn offset_in(msg: &str) -> Option<u64> {
+    let rest = &msg[msg.find("at offset ")? + "at offset ".len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Checks a run that an I/O error stopped: exit 1 without a panic, a valid results file with status
+/// "failed", an error that names phase `phase` (`phase N "name"`), the op, its length and errno `errno`, the
+/// same error on stderr, and the failed phase recorded as not completed. Returns the results and the error.
+fn failed_cleanly(
+    f: &mut Failures,
+    who: &str,
+    ran: &Ran,
+    phase: (usize, &str),
+    op: &str,
+    errno: i32,
+) -> Option<(serde_json::Value, String)> {
+    f.check(!ran.panicked(), || {
+        format!("{who}: wkrun panicked: {}", ran.stderr.trim())
+    });
+    if !f.check(ran.code == 1, || {
+        format!(
+            "{who}: exit {} (expected 1): {}",
+            ran.code,
+            ran.stderr.trim()
+        )
+    }) {
+        return None;
+    }
+    let (_, r) = strict_results(&ran.out);
+    f.eq(who, "status", r["status"].as_str(), Some("failed"));
+    let err = r["error"].as_str().unwrap_or_default().to_string();
+    let (index, name) = phase;
+    let errno_text = io::Error::from_raw_os_error(errno).to_string();
+    for want in [
+        format!("phase {index} \"{name}\""),
+        op.to_string(),
+        format!("errno {errno}"),
+        errno_text
+            .split(" (os error")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    ] {
+        f.check(err.contains(&want), || {
+            format!("{who}: the error does not say {want:?}: {err:?}")
+        });
+    }
+    f.check(!err.is_empty() && ran.stderr.contains(&err), || {
+        format!(
+            "{who}: stderr does not carry the error {err:?}: {}",
+            ran.stderr.trim()
+        )
+    });
+    let phases = r["phases"].as_array().cloned().unwrap_or_default();
+    match phases.get(index) {
+        Some(p) => {
+            f.eq(
+                who,
+                "failed phase completed",
+                p["completed"].as_bool(),
+                Some(false),
+            );
+        }
+        None => {
+            f.check(false, || {
+                format!(
+                    "{who}: results have no phase {index} ({} phases)",
+                    phases.len()
+                )
+            });
+        }
+    }
+    Some((r, err))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Expected data.
+
+/// `len` bytes of the [`patterned_file`] pattern (byte i = i % 251 + 1), built by copying one period.
+fn patterned(len: usize) -> Vec<u8> {
+    let period: Vec<u8> = (0..251).map(pattern_byte).collect();
+    let mut v = Vec::with_capacity(len + period.len());
+    while v.len() < len {
+        v.extend_from_slice(&period);
+    }
+    v.truncate(len);
+    v
+}
+
+/// Drops the clean page-cache pages of `path` (a file or a block device), after flushing dirty ones.
+fn drop_cache(path: &Path) {
+    if let Ok(f) = fs::File::open(path) {
+        let _ = f.sync_all();
+        // SAFETY: posix_fadvise takes a valid fd and plain integers; it only advises the kernel.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+}
+
+/// Writes `img` over the start of the loop device's backing file (in place, no truncation) and flushes it.
+fn write_backing(dev: &LoopDev, img: &[u8]) {
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .open(&dev.backing)
+        .expect("open backing file");
+    f.write_all_at(img, 0).expect("write backing file");
+    f.sync_all().expect("sync backing file");
+    drop(f);
+    drop_cache(&dev.backing);
+}
+
+/// Writes the data of op `index` (pattern `random`, `seed`) at `at` in `img`.
+fn put_op(img: &mut [u8], datagen: &DataGen, at: u64, len: usize, index: u64) {
+    datagen.fill(&mut img[at as usize..at as usize + len], index);
+}
+
+/// Where `got` first differs from `want`, in `unit`-byte blocks, as text; `None` when equal.
+fn first_difference(got: &[u8], want: &[u8], unit: usize) -> Option<String> {
+    if got == want {
+        return None;
+    }
+    if got.len() != want.len() {
+        return Some(format!("{} bytes instead of {}", got.len(), want.len()));
+    }
+    let bad: Vec<usize> = (0..got.len() / unit)
+        .filter(|&b| got[b * unit..(b + 1) * unit] != want[b * unit..(b + 1) * unit])
+        .collect();
+    Some(format!(
+        "{} of {} blocks of {unit} B differ, the first at offset {}",
+        bad.len(),
+        got.len() / unit,
+        bad[0] * unit
+    ))
+}
+
+fn random_stream(
+    start: u64,
+    len: u64,
+    bs: u64,
+    order: Order,
+    rp: u8,
+    seed: u64,
+    total: Option<u64>,
+) -> OpStream {
+    OpStream {
+        span_start: start,
+        span_len: len,
+        sizes: Sizes::Fixed(bs),
+        order,
+        read_percent: rp,
+        seed,
+        total_ops: total,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1. Conformance on a loop device.
+
+/// QD1, random, 30 % reads, 8 MiB of 4 KiB over the middle half of a 64 MiB direct-io loop device after a fill of
+/// that half: on every engine the counts are those of ops 0..2048 of the stream, the read share is exact, and the
+/// device ends byte for byte as the stream says (fill data, overwritten by each write in op order), the same on
+/// every engine, with the quarters outside the span untouched and nothing else written.
+#[test]
+fn conformance_qd1_random_mix_every_engine() {
+    let test = "engines::conformance_qd1_random_mix_every_engine";
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+offset = "25%"
+span = "50%"
+block_size = "64KiB"
+queue_depth = 4
+seed = 5
+
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "random"
+offset = "25%"
+span = "50%"
+block_size = "4KiB"
+queue_depth = 1
+read_percent = 30
+size = "8MiB"
+seed = 6
+"#;
+    let (start, len) = (16 * MIB, 32 * MIB);
+    let n = (8 * MIB) / 4096;
+    let stream = random_stream(start, len, 4096, Order::Random, 30, 6, Some(n));
+    let ops: Vec<Op> = ops_below(&stream, n);
+    let reads = ops.iter().filter(|o| o.kind == OpKind::Read).count() as u64;
+    let writes = n - reads;
+    // The expected device: the pattern, the fill over the span, then every write in op order (QD1).
+    let mut want = patterned((64 * MIB) as usize);
+    let fill = DataGen::new(DataPattern::Random, 5, 64 << 10);
+    for b in 0..len / (64 << 10) {
+        put_op(&mut want, &fill, start + b * (64 << 10), 64 << 10, b);
+    }
+    let mix = DataGen::new(DataPattern::Random, 6, 4096);
+    for op in ops.iter().filter(|o| o.kind == OpKind::Write) {
+        put_op(&mut want, &mix, op.offset, 4096, op.index);
+    }
+    let mut f = Failures::default();
+    let mut images: Vec<(&str, Vec<u8>)> = Vec::new();
+    for engine in engines {
+        let d = tempdir();
+        let _lock = loop_guard();
+        let dev = match LoopDev::new(d.path(), 64, 512) {
+            Ok(dev) => dev,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        write_backing(&dev, &patterned((64 * MIB) as usize));
+        let before = dev.sectors_written();
+        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
+        let ran = run_engine(
+            d.path(),
+            engine,
+            engine,
+            body,
+            &dev.dev,
+            &["--allow-destroy", &dev_s],
+        );
+        let Some(r) = completed(&mut f, engine, &ran, engine) else {
+            continue;
+        };
+        let (fl, m) = (phase(&r, 0), phase(&r, 1));
+        f.eq(engine, "fill write.ops", u(fl, "/write/ops"), 512);
+        f.eq(engine, "fill write.bytes", u(fl, "/write/bytes"), len);
+        f.eq(engine, "mix read.ops", u(m, "/read/ops"), reads);
+        f.eq(engine, "mix write.ops", u(m, "/write/ops"), writes);
+        f.eq(engine, "mix read.bytes", u(m, "/read/bytes"), reads * 4096);
+        f.eq(
+            engine,
+            "mix write.bytes",
+            u(m, "/write/bytes"),
+            writes * 4096,
+        );
+        f.eq(
+            engine,
+            "mix read_share.ops",
+            m["read_share"]["ops"].as_f64(),
+            Some(reads as f64 / n as f64),
+        );
+        f.eq(
+            engine,
+            "mix read_share.bytes",
+            m["read_share"]["bytes"].as_f64(),
+            Some(reads as f64 / n as f64),
+        );
+        f.eq(engine, "mix ops_by_size", ops_by_size(m), vec![(4096, n)]);
+        f.eq(
+            engine,
+            "sectors written to the device",
+            dev.sectors_written() - before,
+            (len + writes * 4096) / 512,
+        );
+        drop_cache(&dev.backing);
+        let got = read(&dev.backing);
+        f.check(got == want, || {
+            format!(
+                "{engine}: the device is not what ops 0..{n} make of it: {}",
+                first_difference(&got, &want, 4096).unwrap_or_default()
+            )
+        });
+        images.push((engine, got));
+    }
+    if let Some((first, img)) = images.first() {
+        for (engine, other) in &images[1..] {
+            f.check(img == other, || {
+                format!(
+                    "{engine}: the device differs from {first}'s: {}",
+                    first_difference(other, img, 4096).unwrap_or_default()
+                )
+            });
+        }
+    }
+    f.assert_none(test);
+}
+
+/// QD16, `coverage = "full"`, one pass over the middle half (`size = "100%"`), writes only: each 4 KiB block of the
+/// span holds the data of the op the permutation maps to it, on every engine; outside the span nothing changes.
+#[test]
+fn conformance_qd16_full_coverage_every_engine() {
+    let test = "engines::conformance_qd16_full_coverage_every_engine";
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "cover"
+kind = "workload"
+pattern = "random"
+coverage = "full"
+offset = "25%"
+span = "50%"
+block_size = "4KiB"
+queue_depth = 16
+read_percent = 0
+size = "100%"
+seed = 8
+"#;
+    let (start, len) = (16 * MIB, 32 * MIB);
+    let n = len / 4096;
+    let stream = random_stream(start, len, 4096, Order::RandomFull, 0, 8, Some(n));
+    let mut want = patterned((64 * MIB) as usize);
+    let datagen = DataGen::new(DataPattern::Random, 8, 4096);
+    let mut hits = vec![0u32; n as usize];
+    for op in stream.ops(0..n) {
+        hits[((op.offset - start) / 4096) as usize] += 1;
+        put_op(&mut want, &datagen, op.offset, 4096, op.index);
+    }
+    assert!(
+        hits.iter().all(|&h| h == 1),
+        "the stream itself does not visit each block once"
+    );
+    let mut f = Failures::default();
+    for engine in engines {
+        let d = tempdir();
+        let _lock = loop_guard();
+        let dev = match LoopDev::new(d.path(), 64, 512) {
+            Ok(dev) => dev,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        write_backing(&dev, &patterned((64 * MIB) as usize));
+        let before = dev.sectors_written();
+        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
+        let ran = run_engine(
+            d.path(),
+            engine,
+            engine,
+            body,
+            &dev.dev,
+            &["--allow-destroy", &dev_s],
+        );
+        let Some(r) = completed(&mut f, engine, &ran, engine) else {
+            continue;
+        };
+        let p = phase(&r, 0);
+        f.eq(engine, "write.ops", u(p, "/write/ops"), n);
+        f.eq(engine, "read.ops", u(p, "/read/ops"), 0);
+        f.eq(
+            engine,
+            "read_share.ops",
+            p["read_share"]["ops"].as_f64(),
+            Some(0.0),
+        );
+        f.eq(
+            engine,
+            "params.queue_depth",
+            u(p, "/params/queue_depth"),
+            16,
+        );
+        f.eq(
+            engine,
+            "coverage.fraction",
+            p["coverage"]["fraction"].as_f64(),
+            Some(1.0),
+        );
+        f.eq(
+            engine,
+            "coverage.exact",
+            p["coverage"]["exact"].as_bool(),
+            Some(true),
+        );
+        f.eq(
+            engine,
+            "sectors written",
+            dev.sectors_written() - before,
+            len / 512,
+        );
+        drop_cache(&dev.backing);
+        let got = read(&dev.backing);
+        f.check(got == want, || {
+            format!(
+                "{engine}: a block does not hold the data of the op the permutation maps to it: {}",
+                first_difference(&got, &want, 4096).unwrap_or_default()
+            )
+        });
+    }
+    f.assert_none(test);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2. zram.
+
+/// On a 64 MiB zram device (as root; one added through zram-control, else an unused /dev/zram0), per engine: a fill of the whole device, then 2 s of 4 KiB random 50/50 I/O
+/// at QD8 over its second half. Exit 0, the read share within 1 point of 50 %, the first half reads back exactly
+/// as the fill wrote it, and every block of the second half holds the fill's data or that of a write op aimed
+/// at it.
+#[test]
+fn zram_end_to_end_every_engine() {
+    let test = "engines::zram_end_to_end_every_engine";
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "128KiB"
+queue_depth = 8
+seed = 11
+
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "random"
+offset = "50%"
+span = "50%"
+block_size = "4KiB"
+queue_depth = 8
+read_percent = 50
+duration = "2s"
+seed = 12
+"#;
+    let fill_bs = 128usize << 10;
+    let mut fill_img = vec![0u8; (64 * MIB) as usize];
+    let fill = DataGen::new(DataPattern::Random, 11, fill_bs);
+    for b in 0..(64 * MIB) / fill_bs as u64 {
+        put_op(&mut fill_img, &fill, b * fill_bs as u64, fill_bs, b);
+    }
+    let mix = DataGen::new(DataPattern::Random, 12, 4096);
+    let mut f = Failures::default();
+    for engine in engines {
+        let zram = match Zram::new() {
+            Ok(z) => z,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let d = tempdir();
+        let dev = zram.dev.clone();
+        let dev_s = dev.to_str().expect("utf-8 device path").to_string();
+        let ran = run_engine(
+            d.path(),
+            engine,
+            engine,
+            body,
+            &dev,
+            &["--allow-destroy", &dev_s],
+        );
+        let Some(r) = completed(&mut f, engine, &ran, engine) else {
+            drop(zram);
+            continue;
+        };
+        f.eq(
+            engine,
+            "target.kind",
+            r["target"]["kind"].as_str(),
+            Some("block"),
+        );
+        f.eq(
+            engine,
+            "target.capacity_bytes",
+            u(&r, "/target/capacity_bytes"),
+            64 * MIB,
+        );
+        f.eq(engine, "fill write.ops", u(phase(&r, 0), "/write/ops"), 512);
+        let m = phase(&r, 1);
+        let (reads, writes) = (u(m, "/read/ops"), u(m, "/write/ops"));
+        let share = m["read_share"]["ops"].as_f64().unwrap_or(-1.0);
+        f.check((share - 0.5).abs() <= 0.01, || {
+            format!(
+                "{engine}: read share {share} ({reads} reads, {writes} writes) is not 0.50 ± 0.01"
+            )
+        });
+        f.check(reads + writes >= 1000, || {
+            format!("{engine}: only {} I/Os in 2 s", reads + writes)
+        });
+        drop_cache(&dev);
+        let got = read(&dev);
+        if !f.eq(engine, "bytes read back", got.len() as u64, 64 * MIB) {
+            continue;
+        }
+        let half = (32 * MIB) as usize;
+        f.check(got[..half] == fill_img[..half], || {
+            format!(
+                "{engine}: the first half does not read back as the fill wrote it: {}",
+                first_difference(&got[..half], &fill_img[..half], 4096).unwrap_or_default()
+            )
+        });
+        // Ops issued: a prefix of each claimed chunk (1024 ops), at most QD8 chunks beyond the completed count.
+        let limit = reads + writes + 9 * 1024;
+        let stream = random_stream(32 * MIB, 32 * MIB, 4096, Order::Random, 50, 12, None);
+        let mut writers: Vec<Vec<u64>> = vec![Vec::new(); 8192];
+        for op in stream.ops(0..limit).filter(|o| o.kind == OpKind::Write) {
+            writers[((op.offset - 32 * MIB) / 4096) as usize].push(op.index);
+        }
+        let mut want = vec![0u8; 4096];
+        let mut bad = Vec::new();
+        for (b, idx) in writers.iter().enumerate() {
+            let at = half + b * 4096;
+            let block = &got[at..at + 4096];
+            let ok = block == &fill_img[at..at + 4096]
+                || idx.iter().rev().any(|&i| {
+                    mix.fill(&mut want, i);
+                    block == &want[..]
+                });
+            if !ok {
+                bad.push(at);
+            }
+        }
+        f.check(bad.is_empty(), || {
+            format!(
+                "{engine}: {} blocks of the second half hold neither the fill's data nor a write op's, the first at {}",
+                bad.len(),
+                bad[0]
+            )
+        });
+        drop(zram);
+    }
+    f.assert_none(test);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. Case C05 on every engine.
+
+/// C05: a 64 MiB file, fill with 4 KiB blocks at QD8 (8 pread/pwrite workers for psync): exactly 67,108,864 bytes
+/// and 16,384 writes, and every block holds the data of its op (block b, op b), on every engine.
+#[test]
+fn c05_multiworker_fill_every_engine() {
+    let test = "engines::c05_multiworker_fill_every_engine";
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "4KiB"
+queue_depth = 8
+seed = 3
+"#;
+    let mut want = vec![0u8; (64 * MIB) as usize];
+    let datagen = DataGen::new(DataPattern::Random, 3, 4096);
+    for b in 0..16_384u64 {
+        put_op(&mut want, &datagen, b * 4096, 4096, b);
+    }
+    let mut f = Failures::default();
+    for engine in engines {
+        let d = tempdir();
+        let target = d.path().join("t.img");
+        sparse_file(&target, 64 * MIB);
+        let ran = run_engine(d.path(), engine, engine, body, &target, &[]);
+        let Some(r) = completed(&mut f, engine, &ran, engine) else {
+            continue;
+        };
+        let p = phase(&r, 0);
+        f.eq(engine, "queue_depth", u(p, "/params/queue_depth"), 8);
+        f.eq(engine, "write.bytes", u(p, "/write/bytes"), 67_108_864);
+        f.eq(engine, "write.ops", u(p, "/write/ops"), 16_384);
+        f.eq(engine, "read.ops", u(p, "/read/ops"), 0);
+        let got = read(&target);
+        f.check(got == want, || {
+            format!(
+                "{engine}: a block does not hold its op's data: {}",
+                first_difference(&got, &want, 4096).unwrap_or_default()
+            )
+        });
+    }
+    f.assert_none(test);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 4. Case C06.
+
+/// C06: a random-order fill (`pattern = "random"`, `coverage = "full"`, 4 KiB) of files of 1,000 and 4,097 blocks
+/// (sparse) and of an 8 MiB zeroed file, on every engine: every block written exactly once (no all-zero block
+/// on read-back, each block the data of the one op the permutation maps to it, the last block included), and
+/// the results say coverage 1.0, exact.
+#[test]
+fn c06_random_fill_writes_every_block_once_every_engine() {
+    let test = "engines::c06_random_fill_writes_every_block_once_every_engine";
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "random-fill"
+kind = "fill"
+pattern = "random"
+coverage = "full"
+block_size = "4KiB"
+queue_depth = 4
+data = "random"
+seed = 21
+"#;
+    let mut f = Failures::default();
+    for (blocks, zeroed) in [(1000u64, false), (4097, false), (2048, true)] {
+        let len = blocks * 4096;
+        let stream = random_stream(0, len, 4096, Order::RandomFull, 0, 21, Some(blocks));
+        let datagen = DataGen::new(DataPattern::Random, 21, 4096);
+        let mut want = vec![0u8; len as usize];
+        for op in stream.ops(0..blocks) {
+            put_op(&mut want, &datagen, op.offset, 4096, op.index);
+        }
+        for &engine in &engines {
+            let who = format!("{engine}, {blocks} blocks");
+            let d = tempdir();
+            let target = d.path().join("t.img");
+            if zeroed {
+                fs::write(&target, vec![0u8; len as usize]).expect("zeroed file");
+            } else {
+                sparse_file(&target, len);
+            }
+            let ran = run_engine(d.path(), engine, engine, body, &target, &[]);
+            let Some(r) = completed(&mut f, &who, &ran, engine) else {
+                continue;
+            };
+            let p = phase(&r, 0);
+            f.eq(
+                &who,
+                "params.pattern",
+                p["params"]["pattern"].as_str(),
+                Some("random"),
+            );
+            f.eq(
+                &who,
+                "params.coverage",
+                p["params"]["coverage"].as_str(),
+                Some("full"),
+            );
+            f.eq(&who, "write.ops", u(p, "/write/ops"), blocks);
+            f.eq(&who, "write.bytes", u(p, "/write/bytes"), len);
+            f.eq(
+                &who,
+                "coverage.fraction",
+                p["coverage"]["fraction"].as_f64(),
+                Some(1.0),
+            );
+            f.eq(
+                &who,
+                "coverage.exact",
+                p["coverage"]["exact"].as_bool(),
+                Some(true),
+            );
+            let got = read(&target);
+            let zero_blocks = got
+                .chunks(4096)
+                .filter(|c| c.iter().all(|&b| b == 0))
+                .count();
+            f.eq(&who, "all-zero blocks on read-back", zero_blocks, 0);
+            f.check(got == want, || {
+                format!(
+                    "{who}: a block does not hold the data of the op mapped to it: {}",
+                    first_difference(&got, &want, 4096).unwrap_or_default()
+                )
+            });
+        }
+    }
+    f.assert_none(test);
+}
+
+/// C06: a short time-bounded uniform random workload cannot cover its span and says so: `coverage.exact` false,
+/// the fraction below 1 and equal to the expectation `1 − (1 − 1/n)^k` for its k I/Os over n blocks, close to
+/// the share of blocks it actually wrote (counted on read-back of a zeroed file).
+#[test]
+fn c06_time_bounded_uniform_random_reports_partial_coverage() {
+    let test = "engines::c06_time_bounded_uniform_random_reports_partial_coverage";
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    let blocks = 2048u64;
+    fs::write(&target, vec![0u8; (blocks * 4096) as usize]).expect("zeroed file");
+    let body = r#"
+[[phase]]
+name = "uniform"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 1
+read_percent = 0
+duration = "100ms"
+seed = 22
+"#;
+    let ran = run_engine(d.path(), "psync", "psync", body, &target, &[]);
+    let mut f = Failures::default();
+    if let Some(r) = completed(&mut f, "psync", &ran, "psync") {
+        let p = phase(&r, 0);
+        let k = u(p, "/write/ops");
+        let fraction = p["coverage"]["fraction"].as_f64().unwrap_or(-1.0);
+        f.eq(
+            "psync",
+            "coverage.exact",
+            p["coverage"]["exact"].as_bool(),
+            Some(false),
+        );
+        f.check(fraction > 0.0 && fraction < 1.0, || {
+            format!(
+                "coverage.fraction {fraction} after {k} I/Os over {blocks} blocks is not below 1"
+            )
+        });
+        let expected = 1.0 - (1.0 - 1.0 / blocks as f64).powf(k as f64);
+        f.check((fraction - expected).abs() < 1e-9, || {
+            format!("coverage.fraction {fraction} is not the expectation {expected} for {k} I/Os")
+        });
+        // QD1: the ops that ran are 0..k; the blocks they hit are the non-zero blocks of the file.
+        let stream = random_stream(0, blocks * 4096, 4096, Order::Random, 0, 22, None);
+        let mut hit = vec![false; blocks as usize];
+        for op in stream.ops(0..k) {
+            hit[(op.offset / 4096) as usize] = true;
+        }
+        let touched = hit.iter().filter(|&&h| h).count();
+        let got = read(&target);
+        let nonzero = got
+            .chunks(4096)
+            .filter(|c| c.iter().any(|&b| b != 0))
+            .count();
+        f.eq(
+            "psync",
+            "blocks written (read-back vs op stream)",
+            nonzero,
+            touched,
+        );
+        f.check(touched < blocks as usize, || {
+            format!("{k} I/Os touched all {blocks} blocks: the test needs a shorter duration")
+        });
+        let actual = touched as f64 / blocks as f64;
+        f.check((actual - fraction).abs() < 0.05, || {
+            format!("reported coverage {fraction}, actual {actual} ({touched} of {blocks} blocks)")
+        });
+    }
+    f.assert_none(test);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 5. Case C07.
+
+/// C07: block sizes 4 KiB = 10, 32 KiB = 40, 64 KiB = 50, 70 % reads, fixed seed, 1 s at QD1 on a 64 MiB file
+/// (buffered; `data = "zeros"` so that generating data does not limit a debug build), on every engine: at least
+/// 10,000 I/Os; the read share within 0.70 ± 0.01 and each size's share within 4 standard deviations of its
+/// weight; at QD1 the ops that ran are 0..N of the stream, so reads, bytes and each size's count are exactly
+/// the stream's; the resolved mix lists the sizes in spec order.
+#[test]
+fn c07_size_mix_and_read_share_every_engine() {
+    let test = "engines::c07_size_mix_and_read_share_every_engine";
+    let engines = usable_engines(test);
+    let body = |ms: u64| {
+        format!(
+            r#"
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "random"
+block_size = {{ "4KiB" = 10, "32KiB" = 40, "64KiB" = 50 }}
+read_percent = 70
+direct = false
+data = "zeros"
+queue_depth = 1
+duration = "{ms}ms"
+seed = 7
+"#
+        )
+    };
+    let weights = [(4096u64, 0.10f64), (32768, 0.40), (65536, 0.50)];
+    let mut f = Failures::default();
+    for engine in engines {
+        let d = tempdir();
+        let target = d.path().join("t.img");
+        sparse_file(&target, 64 * MIB);
+        // 1 s gives far more than 10,000 I/Os on an idle machine; on a loaded one, run once more for as long as
+        // the measured rate needs (at most 8 s), so that the count, not the machine, is what is tested.
+        let mut ms = 1000u64;
+        let mut attempt = 0;
+        let r = loop {
+            attempt += 1;
+            let ran = run_engine(
+                d.path(),
+                &format!("{engine}-{attempt}"),
+                engine,
+                &body(ms),
+                &target,
+                &[],
+            );
+            let Some(r) = completed(&mut f, engine, &ran, engine) else {
+                break None;
+            };
+            let n = u(phase(&r, 0), "/read/ops") + u(phase(&r, 0), "/write/ops");
+            if n >= 10_000 || attempt == 2 {
+                break Some(r);
+            }
+            ms = (ms * 13_000 / n.max(1)).clamp(1000, 8000);
+        };
+        let Some(r) = r else {
+            continue;
+        };
+        let p = phase(&r, 0);
+        f.eq(
+            engine,
+            "params.block_size_bytes",
+            u(p, "/params/block_size_bytes"),
+            4096,
+        );
+        let mix: Vec<(u64, u32)> = p["params"]["block_size_mix"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| (u(e, "/bytes"), u(e, "/weight") as u32))
+            .collect();
+        f.eq(
+            engine,
+            "params.block_size_mix (spec order)",
+            mix.clone(),
+            vec![(4096, 10), (32768, 40), (65536, 50)],
+        );
+        let (reads, writes) = (u(p, "/read/ops"), u(p, "/write/ops"));
+        let n = reads + writes;
+        f.check(n >= 10_000, || {
+            format!("{engine}: only {n} I/Os in {ms} ms; C07 needs at least 10,000")
+        });
+        let share = p["read_share"]["ops"].as_f64().unwrap_or(-1.0);
+        f.check((share - 0.70).abs() <= 0.01, || {
+            format!("{engine}: read share {share} is not 0.70 ± 0.01")
+        });
+        let (rb, wb) = (u(p, "/read/bytes"), u(p, "/write/bytes"));
+        f.eq(
+            engine,
+            "read_share.bytes",
+            p["read_share"]["bytes"].as_f64(),
+            Some(rb as f64 / (rb + wb) as f64),
+        );
+        let got_sizes = ops_by_size(p);
+        f.eq(
+            engine,
+            "ops_by_size total",
+            got_sizes.iter().map(|e| e.1).sum::<u64>(),
+            n,
+        );
+        for (bytes, weight) in weights {
+            let got =
+                got_sizes.iter().find(|e| e.0 == bytes).map_or(0, |e| e.1) as f64 / n.max(1) as f64;
+            let sigma = (weight * (1.0 - weight) / n.max(1) as f64).sqrt();
+            f.check((got - weight).abs() <= 4.0 * sigma, || {
+                format!(
+                    "{engine}: {bytes} B share {got:.4} is not {weight} ± 4σ ({:.4})",
+                    4.0 * sigma
+                )
+            });
+        }
+        // Exact: ops 0..N of the stream wkrun resolved (its mix, in the order the plan lists it).
+        let stream = OpStream {
+            span_start: 0,
+            span_len: 64 * MIB,
+            sizes: Sizes::Mix(mix),
+            order: Order::Random,
+            read_percent: 70,
+            seed: 7,
+            total_ops: None,
+        };
+        let ops = ops_below(&stream, n);
+        let sum = |k: OpKind| -> (u64, u64) {
+            let v: Vec<&Op> = ops.iter().filter(|o| o.kind == k).collect();
+            (v.len() as u64, v.iter().map(|o| o.len as u64).sum())
+        };
+        f.eq(
+            engine,
+            "reads (ops, bytes) = ops 0..N of the stream",
+            (reads, rb),
+            sum(OpKind::Read),
+        );
+        f.eq(
+            engine,
+            "writes (ops, bytes) = ops 0..N of the stream",
+            (writes, wb),
+            sum(OpKind::Write),
+        );
+        let want_sizes: Vec<(u64, u64)> = weights
+            .iter()
+            .map(|&(b, _)| (b, ops.iter().filter(|o| o.len as u64 == b).count() as u64))
+            .collect();
+        f.eq(
+            engine,
+            "ops_by_size = ops 0..N of the stream",
+            got_sizes,
+            want_sizes,
+        );
+    }
+    f.assert_none(test);
+}
+
+/// C07: `{ "4KiB" = 0, "64KiB" = 100 }` (the zero weight listed first) issues only 64 KiB I/Os, on every engine.
+#[test]
+fn c07_zero_weight_size_never_issued_every_engine() {
+    let test = "engines::c07_zero_weight_size_never_issued_every_engine";
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "random"
+block_size = { "4KiB" = 0, "64KiB" = 100 }
+read_percent = 70
+direct = false
+queue_depth = 4
+duration = "300ms"
+seed = 7
+"#;
+    let mut f = Failures::default();
+    for engine in engines {
+        let d = tempdir();
+        let target = d.path().join("t.img");
+        sparse_file(&target, 64 * MIB);
+        let ran = run_engine(d.path(), engine, engine, body, &target, &[]);
+        let Some(r) = completed(&mut f, engine, &ran, engine) else {
+            continue;
+        };
+        let p = phase(&r, 0);
+        let n = u(p, "/read/ops") + u(p, "/write/ops");
+        f.check(n > 0, || format!("{engine}: no I/O"));
+        f.eq(engine, "ops_by_size", ops_by_size(p), vec![(65536, n)]);
+        f.eq(
+            engine,
+            "bytes",
+            u(p, "/read/bytes") + u(p, "/write/bytes"),
+            n * 65536,
+        );
+        f.eq(
+            engine,
+            "params.block_size_bytes",
+            u(p, "/params/block_size_bytes"),
+            65536,
+        );
+        f.eq(
+            engine,
+            "params.block_size_mix",
+            p["params"]["block_size_mix"].clone(),
+            serde_json::json!([{"bytes": 65536, "weight": 100}]),
+        );
+    }
+    f.assert_none(test);
+}
+
+/// C07: a block-size mix with `pattern = "sequential"` is refused before any I/O: exit 2, the error names the
+/// key, no results, nothing written.
+#[test]
+fn c07_size_mix_with_sequential_pattern_is_refused() {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    sparse_file(&target, 64 * MIB);
+    let body = r#"
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "sequential"
+block_size = { "4KiB" = 10, "32KiB" = 40, "64KiB" = 50 }
+read_percent = 70
+duration = "1s"
+"#;
+    let ran = run_engine(d.path(), "run", "psync", body, &target, &[]);
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("block_size") && ran.stderr.contains("pattern = \"random\""),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.out.join("results.json").exists(), "nothing ran");
+    assert_eq!(allocated_blocks(&target), 0, "nothing was written");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 6. Engine errors.
+
+/// ENOSPC: a 16 MiB file target on a 4 MiB tmpfs, filled in 4 KiB writes (buffered), on every engine. At QD1 the
+/// fill stops at exactly the first write that does not fit: 1,024 writes (4 MiB) done, the write at offset
+/// 4,194,304 named with its length and errno 28. At QD4 (four psync workers, or four I/Os in flight) the other
+/// workers stop too: still exactly 1,024 writes done, and the failing write is one of the fill's.
+#[test]
+fn enospc_file_on_full_tmpfs_every_engine() {
+    let test = "engines::enospc_file_on_full_tmpfs_every_engine";
+    if !is_root() {
+        skip(test, "not running as root: mounting a tmpfs needs root");
+        return;
+    }
+    let engines = usable_engines(test);
+    let mut f = Failures::default();
+    for engine in engines {
+        for qd in [1u64, 4] {
+            let who = format!("{engine}, QD{qd}");
+            let body = format!(
+                "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n"
+            );
+            let d = tempdir();
+            let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
+                Ok(m) => m,
+                Err(why) => {
+                    skip(test, &why);
+                    return;
+                }
+            };
+            let target = mnt.dir.join("t.img");
+            let ran = run_engine(
+                d.path(),
+                "run",
+                engine,
+                &body,
+                &target,
+                &["--target-size", "16MiB"],
+            );
+            let Some((r, err)) = failed_cleanly(
+                &mut f,
+                &who,
+                &ran,
+                (0, "fill"),
+                "write of 4096 B at offset",
+                28,
+            ) else {
+                continue;
+            };
+            let p = phase(&r, 0);
+            f.eq(&who, "writes that fit", u(p, "/write/ops"), 1024);
+            f.eq(&who, "bytes written", u(p, "/write/bytes"), 4 * MIB);
+            let off = offset_in(&err);
+            if qd == 1 {
+                f.eq(&who, "failing offset", off, Some(4 * MIB));
+            } else {
+                f.check(off.is_some_and(|o| o % 4096 == 0 && o < 16 * MIB), || {
+                    format!("{who}: failing offset {off:?} is not a write of the fill: {err}")
+                });
+            }
+            drop(mnt);
+        }
+    }
+    f.assert_none(test);
+}
+
+/// A direct-io loop device whose backing file sits on a 4 MiB tmpfs: writes past what the tmpfs holds fail in
+/// the loop driver, and the block layer hands the backing file's ENOSPC up (BLK_STS_NOSPC), on every engine.
+/// (Linux 6.x reports ENOSPC here, not EIO; [`eio_loop_device_on_shut_down_ext4_every_engine`] covers EIO.)
+#[test]
+fn enospc_loop_device_on_full_tmpfs_every_engine() {
+    let test = "engines::enospc_loop_device_on_full_tmpfs_every_engine";
+    if !is_root() {
+        skip(
+            test,
+            "not running as root: loop devices and mounts need root",
+        );
+        return;
+    }
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "64KiB"
+queue_depth = 4
+"#;
+    let mut f = Failures::default();
+    for engine in engines {
+        let d = tempdir();
+        let _lock = loop_guard();
+        let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
+            Ok(m) => m,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let dev = match LoopDev::new(&mnt.dir, 16, 512) {
+            Ok(dev) => dev,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
+        let ran = run_engine(
+            d.path(),
+            "run",
+            engine,
+            body,
+            &dev.dev,
+            &["--allow-destroy", &dev_s],
+        );
+        let Some((r, err)) = failed_cleanly(
+            &mut f,
+            engine,
+            &ran,
+            (0, "fill"),
+            "write of 65536 B at offset",
+            28,
+        ) else {
+            continue;
+        };
+        let written = u(phase(&r, 0), "/write/bytes");
+        f.check((2 * MIB..=4 * MIB).contains(&written), || {
+            format!("{engine}: {written} B written before the 4 MiB tmpfs filled")
+        });
+        let off = offset_in(&err);
+        f.check(
+            off.is_some_and(|o| o % 65536 == 0 && (2 * MIB..16 * MIB).contains(&o)),
+            || format!("{engine}: failing offset {off:?}: {err}"),
+        );
+        drop(dev);
+        drop(mnt);
+    }
+    f.assert_none(test);
+}
+
+/// EIO: a direct-io loop device whose backing file sits on a small ext4 (itself on a loop device); once 1 MiB
+/// has been written, the ext4 is shut down (EXT4_IOC_SHUTDOWN), so every later write of the loop device fails
+/// with EIO. At QD1 ops 0..k completed and op k failed: the error names exactly op k's offset, on every engine.
+#[test]
+fn eio_loop_device_on_shut_down_ext4_every_engine() {
+    let test = "engines::eio_loop_device_on_shut_down_ext4_every_engine";
+    if !is_root() {
+        skip(
+            test,
+            "not running as root: loop devices and mounts need root",
+        );
+        return;
+    }
+    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
+        skip(test, "mkfs.ext4 (e2fsprogs) is not installed");
+        return;
+    }
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "w"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 1
+read_percent = 0
+duration = "20s"
+seed = 31
+"#;
+    let stream = random_stream(0, 16 * MIB, 4096, Order::Random, 0, 31, None);
+    let mut f = Failures::default();
+    for engine in engines {
+        let d = tempdir();
+        let _lock = loop_guard();
+        let img = d.path().join("ext4.img");
+        sparse_file(&img, 32 * MIB);
+        let mk = Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(&img)
+            .output();
+        if !mk.as_ref().is_ok_and(|o| o.status.success()) {
+            skip(test, &format!("mkfs.ext4 failed: {mk:?}"));
+            return;
+        }
+        let img_s = img.to_str().expect("utf-8 path").to_string();
+        let mnt = match Mount::new(d.path().join("mnt"), &["-o", "loop", &img_s]) {
+            Ok(m) => m,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let dev = match LoopDev::new(&mnt.dir, 16, 512) {
+            Ok(dev) => dev,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
+        let run_dir = d.path().join("run");
+        fs::create_dir_all(&run_dir).expect("run folder");
+        write_file(
+            &run_dir,
+            "spec.toml",
+            &spec_text(
+                "engines",
+                &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
+            ),
+        );
+        let out = run_dir.join("out");
+        // The device's counters live as long as the kernel's loop device, across attachments: use a difference.
+        let before = dev.sectors_written();
+        let child = Command::new(wkrun_bin())
+            .args([
+                "spec.toml",
+                "--target",
+                &dev_s,
+                "--allow-destroy",
+                &dev_s,
+                "-q",
+                "--output",
+            ])
+            .arg(&out)
+            .current_dir(&run_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start wkrun");
+        // Shut the ext4 down once 1 MiB went through the loop device.
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while dev.sectors_written() - before < 2048 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let shut = ext4_shutdown(&mnt.dir);
+        let o = child.wait_with_output().expect("wait for wkrun");
+        let ran = Ran {
+            code: o.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            out,
+        };
+        if !f.check(shut.is_ok(), || {
+            format!("{engine}: EXT4_IOC_SHUTDOWN failed: {shut:?}")
+        }) {
+            continue;
+        }
+        let Some((r, err)) = failed_cleanly(
+            &mut f,
+            engine,
+            &ran,
+            (0, "w"),
+            "write of 4096 B at offset",
+            libc::EIO,
+        ) else {
+            continue;
+        };
+        let k = u(phase(&r, 0), "/write/ops");
+        f.check(k >= 256, || {
+            format!("{engine}: only {k} writes before the shutdown")
+        });
+        let want = stream.op(k).offset;
+        f.eq(
+            engine,
+            "failing offset (op k = write.ops)",
+            offset_in(&err),
+            Some(want),
+        );
+        drop(dev);
+        drop(mnt);
+    }
+    f.assert_none(test);
+}
+
+/// EXT4_IOC_SHUTDOWN (`_IOR('X', 125, __u32)`) with EXT4_GOING_FLAGS_NOLOGFLUSH on the filesystem holding `dir`.
+fn ext4_shutdown(dir: &Path) -> io::Result<()> {
+    const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d;
+    const NOLOGFLUSH: u32 = 2;
+    let d = fs::File::open(dir)?;
+    let flags: u32 = NOLOGFLUSH;
+    // SAFETY: the ioctl reads one u32 from the pointer, which points to a live local.
+    let r = unsafe { libc::ioctl(d.as_raw_fd(), EXT4_IOC_SHUTDOWN as _, &flags as *const u32) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// EINVAL from the kernel after the plan accepted the run: on ramfs, which has no O_DIRECT, a buffered fill
+/// (phase 0) runs, then the direct workload (phase 1) cannot open the target (`open(O_DIRECT)` → EINVAL). The run
+/// fails cleanly on every engine: exit 1, phase 0 complete in the results, the error naming phase "w", EINVAL and
+/// errno 22.
+///
+/// A read or write that gets EINVAL in the middle of a phase is not reachable cleanly: the kernel's EINVAL for
+/// I/O is a misaligned offset, length or buffer, and the plan refuses those first (BLKSSZGET for devices, statx
+/// DIO alignment for files); changing a loop device's sector size under a run fails with EBUSY because wkrun
+/// holds the device with O_EXCL; the loop driver turns its backing file's misalignment into buffered I/O.
+#[test]
+fn einval_direct_open_on_ramfs_every_engine() {
+    let test = "engines::einval_direct_open_on_ramfs_every_engine";
+    if !is_root() {
+        skip(test, "not running as root: mounting ramfs needs root");
+        return;
+    }
+    let engines = usable_engines(test);
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "64KiB"
+direct = false
+
+[[phase]]
+name = "w"
+kind = "workload"
+block_size = "4KiB"
+read_percent = 50
+size = "1MiB"
+"#;
+    let mut f = Failures::default();
+    for engine in engines {
+        let d = tempdir();
+        let mnt = match Mount::new(d.path().join("mnt"), &["-t", "ramfs", "ramfs"]) {
+            Ok(m) => m,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let target = mnt.dir.join("t.img");
+        let ran = run_engine(
+            d.path(),
+            "run",
+            engine,
+            body,
+            &target,
+            &["--target-size", "8MiB"],
+        );
+        f.check(!ran.panicked(), || {
+            format!("{engine}: panicked: {}", ran.stderr)
+        });
+        if !f.check(ran.code == 1, || {
+            format!(
+                "{engine}: exit {} (expected 1): {}",
+                ran.code,
+                ran.stderr.trim()
+            )
+        }) {
+            continue;
+        }
+        let (_, r) = strict_results(&ran.out);
+        f.eq(engine, "status", r["status"].as_str(), Some("failed"));
+        f.eq(
+            engine,
+            "phase 0 completed",
+            phase(&r, 0)["completed"].as_bool(),
+            Some(true),
+        );
+        f.eq(
+            engine,
+            "phase 0 write.bytes",
+            u(phase(&r, 0), "/write/bytes"),
+            8 * MIB,
+        );
+        let err = r["error"].as_str().unwrap_or_default();
+        for want in ["\"w\"", "Invalid argument", "22"] {
+            f.check(err.contains(want), || {
+                format!("{engine}: the error does not say {want:?}: {err:?}")
+            });
+        }
+        f.check(ran.stderr.contains(err), || {
+            format!("{engine}: stderr lacks the error: {}", ran.stderr)
+        });
+        drop(mnt);
+    }
+    f.assert_none(test);
+}
+
+/// An engine that cannot start is a clean failure that says so: io_uring without its registered buffers (the
+/// child runs with RLIMIT_MEMLOCK 0 and without CAP_IPC_LOCK, so buffer registration fails with ENOMEM). The error
+/// names the phase, the engine and the errno, and does not claim that an I/O failed.
+#[test]
+fn io_uring_setup_failure_is_reported_as_such() {
+    let test = "engines::io_uring_setup_failure_is_reported_as_such";
+    if let Some(why) = engine_unavailable("io_uring") {
+        skip(test, &why);
+        return;
+    }
+    if !is_root() {
+        skip(
+            test,
+            "not running as root: dropping CAP_IPC_LOCK from the bounding set needs root",
+        );
+        return;
+    }
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    sparse_file(&target, 8 * MIB);
+    write_file(
+        d.path(),
+        "spec.toml",
+        &spec_text(
+            "engines",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"io_uring\"\nread_percent = 50\nduration = \"100ms\"\n",
+        ),
+    );
+    let o = Command::new("prlimit")
+        .args(["--memlock=0:0", "setpriv", "--bounding-set", "-ipc_lock"])
+        .arg(wkrun_bin())
+        .args(["spec.toml", "--target", "t.img", "--output", "out", "-q"])
+        .current_dir(d.path())
+        .output();
+    let o = match o {
+        Ok(o) if o.status.code() != Some(127) && o.status.code() != Some(126) => o,
+        other => {
+            skip(
+                test,
+                &format!("cannot run wkrun under prlimit + setpriv: {other:?}"),
+            );
+            return;
+        }
+    };
+    let (code, _, stderr) = code_out_err(&o);
+    if code != 0 && !d.path().join("out/results.json").exists() {
+        skip(
+            test,
+            &format!(
+                "wkrun did not start under prlimit + setpriv (exit {code}): {}",
+                stderr.trim()
+            ),
+        );
+        return;
+    }
+    if code == 0 {
+        skip(
+            test,
+            "io_uring started without locked memory here (buffers not accounted to RLIMIT_MEMLOCK)",
+        );
+        return;
+    }
+    let ran = Ran {
+        code,
+        stderr,
+        out: d.path().join("out"),
+    };
+    assert!(!ran.panicked(), "{}", ran.stderr);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let (_, r) = strict_results(&ran.out);
+    assert_eq!(r["status"], "failed");
+    let err = r["error"].as_str().unwrap_or_default();
+    assert!(ran.stderr.contains(err), "{}", ran.stderr);
+    assert!(
+        err.contains("phase 0 \"w\"") && err.contains("io_uring"),
+        "{err}"
+    );
+    assert!(
+        err.contains("errno 12") && !err.contains("errno 0"),
+        "the error must carry the real errno (ENOMEM = 12): {err}"
+    );
+    assert!(
+        !err.contains("write of 0 B") && !err.contains("at offset 0"),
+        "no I/O was issued, yet the error describes a failed write: {err}"
+    );
+    assert_eq!(
+        u(phase(&r, 0), "/write/ops") + u(phase(&r, 0), "/read/ops"),
+        0
+    );
+}
