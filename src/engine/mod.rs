@@ -74,7 +74,7 @@ pub struct Job<'a> {
     pub deadline_ns: Option<u64>,
     /// Rate cap in I/Os per second: op `i` is issued no earlier than `(i − first_index) / rate` s after the
     /// start.
-    pub rate_iops: Option<u64>,
+    pub rate_iops: Option<crate::spec::rate::Rate>,
     /// Index of the first op of this run of the stream (after a ramp, the measured part starts later in it).
     pub first_index: u64,
     /// Set by a signal (SIGINT/SIGTERM) to stop at the next I/O boundary; owned by the caller, only read here.
@@ -95,12 +95,30 @@ impl Job<'_> {
         self.start.get_or_init(Instant::now).elapsed().as_nanos() as u64
     }
 
-    /// With a rate cap: when op `index` may be issued, in ns from the start.
+    /// With a rate cap: when `op` may be issued, in ns from the start: the latest of its slot under the total
+    /// cap (its position in this run / total) and under its direction's cap (its position among this run's
+    /// reads or writes / that rate).
     #[inline]
-    pub fn issue_at(&self, index: u64) -> Option<u64> {
-        self.rate_iops.map(|r| {
-            ((index.saturating_sub(self.first_index) as u128 * 1_000_000_000) / r as u128) as u64
-        })
+    pub fn issue_at(&self, op: &Op) -> Option<u64> {
+        let r = self.rate_iops?;
+        let at = |n: u64, rate: u64| ((n as u128 * 1_000_000_000) / rate as u128) as u64;
+        let n = op.index.saturating_sub(self.first_index);
+        let mut t = r.total.map(|rate| at(n, rate));
+        let dir = match op.kind {
+            OpKind::Read => r.read,
+            OpKind::Write => r.write,
+        };
+        if let Some(rate) = dir {
+            let s = self.ops.stream();
+            let reads = s.reads_before(op.index) - s.reads_before(self.first_index);
+            let k = if op.kind == OpKind::Read {
+                reads
+            } else {
+                n - reads
+            };
+            t = Some(t.unwrap_or(0).max(at(k, rate)));
+        }
+        t
     }
 
     /// Whether the phase must stop at the next I/O boundary: interrupted by a signal, or aborted by an error

@@ -81,7 +81,7 @@ fn worker(job: &Job<'_>, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
                 });
                 break 'claims;
             }
-            if let Some(at) = job.issue_at(op.index) {
+            if let Some(at) = job.issue_at(&op) {
                 // Rate cap: wait for the op's issue time (past the deadline, the op is never issued).
                 if job.deadline_ns.is_some_and(|d| at >= d) {
                     break 'claims;

@@ -114,7 +114,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
                     exhausted = true;
                     break;
                 };
-                if let Some(at) = job.issue_at(op.index) {
+                if let Some(at) = job.issue_at(&op) {
                     if job.deadline_ns.is_some_and(|d| at >= d) {
                         exhausted = true;
                         break;

@@ -191,6 +191,18 @@ impl OpStream {
             .then(|| Permutation::new(self.blocks(), mix64(self.seed) ^ mix64(pass)))
     }
 
+    /// Number of reads among ops `0..index` (exact: every group of 100 holds `read_percent` reads).
+    pub fn reads_before(&self, index: u64) -> u64 {
+        let g = index / GROUP;
+        let within = (index % GROUP) as usize;
+        let partial = if within == 0 {
+            0
+        } else {
+            self.group_reads(g)[..within].iter().filter(|&&r| r).count() as u64
+        };
+        g * self.read_percent as u64 + partial
+    }
+
     /// The ops with indices in `range`, in order.
     pub fn ops(&self, range: Range<u64>) -> Ops<'_> {
         Ops {
@@ -297,6 +309,11 @@ impl SharedOps {
         s
     }
 
+    /// The stream.
+    pub fn stream(&self) -> &OpStream {
+        &self.stream
+    }
+
     /// The next op index not yet claimed.
     pub fn position(&self) -> u64 {
         self.next.load(Ordering::Relaxed)
@@ -374,6 +391,21 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_ne!(kinds(0), kinds(1));
+    }
+
+    #[test]
+    fn reads_before_counts_exactly() {
+        for rp in [0u8, 30, 65, 100] {
+            let s = stream(Order::Random, rp, None);
+            let ops: Vec<Op> = s.ops(0..1000).collect();
+            for i in [0u64, 1, 99, 100, 101, 250, 999] {
+                let want = ops[..i as usize]
+                    .iter()
+                    .filter(|o| o.kind == OpKind::Read)
+                    .count() as u64;
+                assert_eq!(s.reads_before(i), want, "rp {rp}, i {i}");
+            }
+        }
     }
 
     #[test]

@@ -133,9 +133,9 @@ pub struct PhaseParams {
     /// Time bound in ns (workloads with `duration`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ns: Option<u64>,
-    /// Rate cap, I/Os per second over both directions (workloads with `rate_iops`).
+    /// Rate cap in I/Os per second, total and/or per direction (workloads with `rate_iops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_iops: Option<u64>,
+    pub rate_iops: Option<crate::spec::rate::Rate>,
     /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp_ns: Option<u64>,
@@ -582,7 +582,7 @@ fn check_erase_method(
     let problem = match (t.kind, m) {
         (_, EraseMethod::Auto) => None,
         (_, EraseMethod::NvmeFormat) if t.nvme_namespace.is_none() => Some(format!(
-            "is for NVMe namespaces, and {} is not one (the NVMe namespace-id ioctl fails on it)",
+            "is for whole NVMe namespaces, and {} is not one (a partition, or not NVMe)",
             t.path.display()
         )),
         (_, EraseMethod::NvmeFormat) if span != (0, t.capacity_bytes) => Some(format!(

@@ -169,6 +169,12 @@ pub fn run_io_phase(
         // Nobody listens to the ramp's series: its recorders' messages are dropped.
         let (tx, _) = mpsc::channel::<Event>();
         ramp_error = engine.run(&ramp, &tx).error;
+        // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
+        let now = ramp.now_ns();
+        if ramp_error.is_none() && !stop.load(std::sync::atomic::Ordering::Relaxed) && now < ramp_ns
+        {
+            std::thread::sleep(std::time::Duration::from_nanos(ramp_ns - now));
+        }
         first = ramp_ops.position();
     }
     let measured_started_at = p.ramp_ns.map(|_| crate::run::now_rfc3339());
@@ -260,7 +266,11 @@ pub fn run_io_phase(
     // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier.
     if let Some(d) = p.duration_ns {
         let now = job.now_ns();
-        if outcome.error.is_none() && !stop.load(std::sync::atomic::Ordering::Relaxed) && now < d {
+        if outcome.error.is_none()
+            && !ended_at_steady
+            && !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && now < d
+        {
             std::thread::sleep(std::time::Duration::from_nanos(d - now));
         }
     }

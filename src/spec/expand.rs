@@ -23,7 +23,8 @@ const MATRIX_KEYS: [(&str, &str); 7] = [
     ("span", "span"),
 ];
 
-fn label_of(key: &str) -> &'static str {
+/// The short label of a matrix or sweep key (`block_size` → `bs`).
+pub fn label_of(key: &str) -> &'static str {
     MATRIX_KEYS
         .iter()
         .find(|(k, _)| *k == key)

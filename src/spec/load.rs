@@ -438,8 +438,14 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
     if let Some(rest) = msg.strip_prefix("unknown field `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
         let mut choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        // In a phase, suggest only keys its kind accepts.
+        // Directly in a phase, suggest only keys its kind accepts (not inside a table such as steady_state).
+        let in_phase_table = path.as_deref().and_then(phase_prefix).is_some_and(|ph| {
+            path.as_deref()
+                .is_some_and(|p| p.len() > ph.len() && !p[ph.len() + 1..].contains('.'))
+        });
         if let Some(kind) = path
+            .clone()
+            .filter(|_| in_phase_table)
             .as_deref()
             .and_then(phase_prefix)
             .and_then(|ph| index.string_at(&format!("{ph}.kind")))

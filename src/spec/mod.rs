@@ -9,6 +9,7 @@ pub mod data;
 pub mod expand;
 pub mod load;
 pub mod overrides;
+pub mod rate;
 pub mod rules;
 pub mod vary;
 
@@ -189,7 +190,8 @@ impl EraseMethod {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
-    /// Block-aligned offsets drawn uniformly (with replacement) over the span from the seeded generator.
+    /// Block-aligned offsets in a random order from the seeded generator: uniform with replacement, or
+    /// every block once per pass with `coverage = "full"`.
     Random,
     /// Consecutive blocks from the start of the span, wrapping around at its end.
     Sequential,
@@ -280,7 +282,8 @@ pub enum Coverage {
 pub enum PhaseKind {
     /// Erase the span (purge / secure erase / TRIM): see `method`.
     Erase,
-    /// Write the span sequentially, `passes` times (preconditioning).
+    /// Write the span (preconditioning): sequentially by default, or in a random order covering every block
+    /// once per pass; `passes` times or `size` bytes.
     Fill,
     /// Copy a raw disk image, sector by sector, to the start of the span.
     RestoreImage,
@@ -422,14 +425,16 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration: Option<Duration>,
     /// Byte bound: total bytes of I/O, a size (`"8GiB"`) or a percentage of the span (`"200%"` = twice the
-    /// span). Kinds: workload.
+    /// span, SNIA's preconditioning; a fill then wraps around the span). A fill takes `passes` or `size`, a
+    /// workload `duration` or `size`. Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Amount>,
-    /// Rate cap: I/Os per second over both directions, issued at evenly spaced times (op i at i / rate s
-    /// after the measured start); with a block-size mix the cap counts I/Os, not bytes. Default: no cap.
-    /// Kinds: workload.
+    /// Rate cap: I/Os per second over both directions (`rate_iops = 5000`: op i at i / rate s after the
+    /// measured start) or per direction (`rate_iops = { read = 3500, write = 1500 }`: the j-th read at
+    /// j / read s), issued at evenly spaced times in stream order; with a block-size mix the cap counts
+    /// I/Os, not bytes. Default: no cap. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_iops: Option<u64>,
+    pub rate_iops: Option<rate::Rate>,
     /// An unmeasured lead-in of the same workload before the measured part (its I/Os are not counted and
     /// write no series rows; the wall time is ramp + duration). Example: `"30s"`. Default: none.
     /// Kinds: workload.

@@ -21,6 +21,11 @@ pub fn parse(arg: &str) -> Result<(String, Value), String> {
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| Value::String(v.trim().to_string()));
+    if value.is_array() {
+        return Err(format!(
+            "--set {arg}: a list would expand phases after their names were made; --set takes one value"
+        ));
+    }
     Ok((k.to_string(), value))
 }
 
@@ -51,6 +56,19 @@ impl LoadedSpec {
     /// or the result breaks a rule.
     pub fn apply_overrides(&mut self, sets: &[(String, Value)]) -> Result<(), String> {
         for (key, value) in sets {
+            // Names and labels of expanded phases say which value made them: a --set of that key would
+            // make them lie.
+            let short = super::expand::label_of(key);
+            if let Some(p) = self
+                .phases
+                .iter()
+                .find(|p| p.labels.iter().any(|l| l.key == short))
+            {
+                return Err(format!(
+                    "--set {key}: `{key}` is varied by a matrix or sweep of this spec (phase \"{}\"); edit the spec instead",
+                    p.name
+                ));
+            }
             let mut hits = 0;
             let defaults = match &self.file.defaults {
                 Some(d) => replace::<Defaults>(d, key, value, false)

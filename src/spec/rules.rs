@@ -147,7 +147,7 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
             None,
             format!("name {:?} is not usable in a file name", spec.spec.name),
             Some(
-                "use ASCII letters, digits and - _ . [ ] = , not starting with '.' (it names the output folder)",
+                "use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the output folder)",
             ),
         ));
     }
@@ -187,7 +187,7 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                 Some(i),
                 format!("phase name {:?} is not usable in a file name", p.name),
                 Some(
-                    "use ASCII letters, digits and - _ . [ ] = , not starting with '.' (it names the phase's CSV file)",
+                    "use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)",
                 ),
             ));
         }
@@ -304,7 +304,7 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                 }
             }
             PhaseKind::Workload => {
-                if p.rate_iops == Some(0) {
+                if p.rate_iops.is_some_and(|r| r.has_zero()) {
                     return Err(err(
                         at("rate_iops"),
                         Some(i),
@@ -315,6 +315,14 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                 if let Some(rule) = &p.steady_state {
                     rule.validate()
                         .map_err(|e| err(at("steady_state"), Some(i), e, None))?;
+                }
+                if p.steady_round.is_some() && p.steady_state.is_none() {
+                    return Err(err(
+                        at("steady_round"),
+                        Some(i),
+                        "steady_round needs steady_state",
+                        None,
+                    ));
                 }
                 if let Some(leave) = &p.steady_leave {
                     if p.steady_state.is_none() {

@@ -149,11 +149,8 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         libc::minor(rdev)
     ));
     // A partition's queue and device attributes are those of its parent disk.
-    let disk = if sysdir.join("partition").exists() {
-        sysdir.join("..")
-    } else {
-        sysdir
-    };
+    let partition = sysdir.join("partition").exists();
+    let disk = if partition { sysdir.join("..") } else { sysdir };
     let attr = |name: &str| read_sys(&disk.join("device").join(name));
     Ok(TargetInfo {
         path: path.to_path_buf(),
@@ -166,7 +163,12 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         firmware: attr("firmware_rev").or_else(|| attr("rev")),
         discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes"))
             .and_then(|s| s.parse().ok()),
-        nvme_namespace: sys::nvme::namespace_id(&f).ok(),
+        // A partition answers the namespace-id ioctl too, but formatting would erase the whole namespace.
+        nvme_namespace: if partition {
+            None
+        } else {
+            sys::nvme::namespace_id(&f).ok()
+        },
         created: false,
     })
 }

@@ -386,7 +386,7 @@ method = "nvme-format"
     let (code, _, err) = code_out_err(&o);
     assert_eq!(code, 2, "refused at plan time: {err}");
     assert!(
-        err.contains("erase method \"nvme-format\" is for NVMe namespaces")
+        err.contains("erase method \"nvme-format\" is for whole NVMe namespaces")
             && err.contains("is not one"),
         "{err}"
     );

@@ -6,6 +6,7 @@ mod common;
 mod blockdev;
 mod cases;
 mod engines;
+mod methodology;
 mod phases;
 mod schema_sync;
 mod series;

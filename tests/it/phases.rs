@@ -544,5 +544,5 @@ fn nvme_format_is_refused_on_a_file() {
     );
     let (code, _, err) = code_out_err(&o);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("s.toml:8:1: phase[0] \"purge\".method: erase method \"nvme-format\" is for NVMe namespaces"), "{err}");
+    assert!(err.contains("s.toml:8:1: phase[0] \"purge\".method: erase method \"nvme-format\" is for whole NVMe namespaces"), "{err}");
 }
