@@ -96,7 +96,7 @@ pub fn identify_ns_cmd(nsid: u32, addr: u64) -> AdminCmd {
 }
 
 /// The Format NVM command for `nsid` keeping format `f`, with Secure Erase Settings `ses`:
-/// CDW10 = LBAFL[3:0] | MSET[4] | PI[7:5] | PIL[8] | SES[11:9] | LBAFU[13:12].
+/// `CDW10 = LBAFL[3:0] | MSET[4] | PI[7:5] | PIL[8] | SES[11:9] | LBAFU[13:12]`.
 pub fn format_cmd(nsid: u32, f: NsFormat, ses: u32, timeout_ms: u32) -> AdminCmd {
     let cdw10 = (f.lbaf as u32 & 0x0f)
         | ((f.mset as u32 & 1) << 4)
