@@ -15,6 +15,7 @@ pub mod engine;
 pub mod image;
 pub mod ops;
 pub mod plan;
+pub mod report;
 pub mod results;
 pub mod run;
 pub mod spec;

@@ -1,7 +1,7 @@
 //! The `wkrun` command: maps the command line to library calls and errors to exit codes
 //! (0 done, 1 the run failed, 2 bad spec or arguments with nothing written, 130 interrupted).
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wkrun::plan::{self, Plan};
@@ -51,12 +51,33 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Compare runs side by side: one column per results.json, one row per phase and metric, with each
+    /// run's relative change against the first.
+    Compare {
+        /// results.json files; the first is the baseline.
+        #[arg(required = true, value_name = "RESULTS")]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+        format: CompareFormat,
+    },
     /// Print a JSON Schema: `spec` (spec files) or `result` (results.json).
     Schema {
         /// Which schema.
         #[arg(value_parser = ["spec", "result"])]
         which: String,
     },
+}
+
+/// Output format of `wkrun compare`.
+#[derive(Clone, Copy, ValueEnum)]
+enum CompareFormat {
+    /// Aligned plain-text columns.
+    Table,
+    /// A GitHub Markdown table.
+    Markdown,
+    /// CSV, header row first.
+    Csv,
 }
 
 #[derive(Args, Clone)]
@@ -109,6 +130,7 @@ fn main() -> ExitCode {
             set,
             json,
         }) => cmd_plan(&spec, &target, &set, json),
+        Some(Cmd::Compare { files, format }) => cmd_compare(&files, format),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
                 schema::spec_schema()
@@ -233,6 +255,31 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
     } else {
         print!("{}", plan::render_text(&plan));
     }
+    Ok(())
+}
+
+fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
+    use wkrun::report::{self, compare};
+    let runs = files
+        .iter()
+        .map(|f| {
+            report::read_results(f)
+                .map(|results| compare::Run {
+                    file: f.clone(),
+                    results,
+                })
+                .map_err(|e| bad(e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let c = compare::compare(&runs);
+    print!(
+        "{}",
+        match format {
+            CompareFormat::Table => compare::render_table(&c),
+            CompareFormat::Markdown => compare::render_markdown(&c),
+            CompareFormat::Csv => compare::render_csv(&c),
+        }
+    );
     Ok(())
 }
 

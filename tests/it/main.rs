@@ -5,6 +5,7 @@ mod common;
 
 mod blockdev;
 mod cases;
+mod compare;
 mod engines;
 mod methodology;
 mod phases;

@@ -1,0 +1,56 @@
+//! Reports made from results files: [`compare`] puts several runs side by side.
+//!
+//! Everything here reads `results.json` documents ([`read_results`]) and never touches a target.
+
+pub mod compare;
+
+use crate::results::{RESULTS_FORMAT, Results};
+use std::path::{Path, PathBuf};
+
+/// A results file that cannot be used; the message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a wkrun results document (not JSON, or not of the results format).
+    #[error("{} is not a wkrun results document: {why}", path.display())]
+    NotResults {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// Reads and parses one `results.json` (format 1).
+pub fn read_results(path: &Path) -> Result<Results, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let not = |why: String| ReadError::NotResults {
+        path: path.to_path_buf(),
+        why,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| not(format!("not JSON ({e})")))?;
+    let Some(obj) = value.as_object() else {
+        return Err(not("the document is not a JSON object".into()));
+    };
+    match obj.get("format").and_then(serde_json::Value::as_u64) {
+        None => return Err(not("it has no integer `format` field".into())),
+        Some(f) if f != u64::from(RESULTS_FORMAT) => {
+            return Err(not(format!(
+                "results format {f}; this wkrun reads format {RESULTS_FORMAT}"
+            )));
+        }
+        Some(_) => {}
+    }
+    serde_json::from_value(value).map_err(|e| not(e.to_string()))
+}

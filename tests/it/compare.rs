@@ -1,0 +1,620 @@
+//! `wkrun compare` (issue 5, item 3): runs side by side, matched by phase name, with the relative change
+//! against the first run. Exact numbers come from hand-made results files written through the
+//! `wkrun::results` types; real runs on a small file target check that real results.json files compare.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+use wkrun::results::{DirStats, HostInfo, PhaseResult, Results, SpecRef, Status, SteadyState};
+use wkrun::spec::PhaseKind;
+use wkrun::stats::LatencySummary;
+use wkrun::stats::steady::{Rule, SniaRule, Verdict};
+use wkrun::target::{TargetInfo, TargetKind};
+
+// ---------------------------------------------------------------------------------------------------------
+// Hand-made results.
+
+fn lat(mean_ns: f64, p99: u64, p99_9: u64, max: u64) -> LatencySummary {
+    LatencySummary {
+        min: 1000,
+        mean: mean_ns,
+        stddev: 0.0,
+        max,
+        p50: p99,
+        p90: p99,
+        p99,
+        p99_9,
+        p99_99: max,
+    }
+}
+
+/// A 2-second 4 KiB workload with `reads` and `writes` I/Os (IOPS are half the counts).
+fn workload(
+    index: usize,
+    name: &str,
+    reads: u64,
+    writes: u64,
+    rl: Option<LatencySummary>,
+    wl: Option<LatencySummary>,
+) -> PhaseResult {
+    let d = 2.0;
+    let total_lat = rl.clone().or(wl.clone());
+    PhaseResult {
+        index,
+        name: name.into(),
+        kind: PhaseKind::Workload,
+        labels: vec![],
+        params: serde_json::from_value(serde_json::json!({
+            "span_start_bytes": 0, "span_bytes": 1 << 30, "block_size_bytes": 4096
+        }))
+        .expect("params"),
+        started_at: "2026-03-01T00:00:00.000Z".into(),
+        measured_started_at: None,
+        duration_s: d,
+        completed: true,
+        read: DirStats::new(reads, reads * 4096, d, rl),
+        write: DirStats::new(writes, writes * 4096, d, wl),
+        total: DirStats::new(reads + writes, (reads + writes) * 4096, d, total_lat),
+        series_csv: None,
+        coverage: None,
+        read_share: None,
+        ops_by_size: vec![],
+        steady_state: None,
+        windows: vec![],
+        aggregates: None,
+        intervals: None,
+        erase_method: None,
+        erased_bytes: None,
+        warnings: vec![],
+    }
+}
+
+fn steady(at_s: Option<f64>) -> SteadyState {
+    SteadyState {
+        criterion: Rule::Snia(SniaRule::default()),
+        reached: at_s.is_some(),
+        at_s,
+        window_s: 5.0,
+        ended_phase: false,
+        verdict: Verdict {
+            reached: at_s.is_some(),
+            at_round: at_s.map(|a| a as usize - 1),
+            at_round_number: at_s.map(|a| a as usize),
+            window_first_round: 0,
+            window_rounds: 5,
+            window_mean: 100.0,
+            window_min: 95.0,
+            window_max: 105.0,
+            slope: 0.0,
+            data_excursion: Some(0.1),
+            slope_excursion: Some(0.0),
+            max_deviation: 5.0,
+            rounds_seen: 20,
+            gave_up: false,
+            left: None,
+        },
+    }
+}
+
+fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) -> Results {
+    Results {
+        format: 1,
+        wkrun_version: env!("CARGO_PKG_VERSION").into(),
+        started_at: started.into(),
+        finished_at: Some(started.into()),
+        status: Status::Completed,
+        error: None,
+        spec: SpecRef {
+            name: spec.into(),
+            version: "1".into(),
+            sha256: "0".repeat(64),
+            path: "spec.toml".into(),
+            overrides: vec![],
+        },
+        host: HostInfo {
+            hostname: "test".into(),
+            kernel: "6.1.0".into(),
+            cpus: 4,
+        },
+        target: TargetInfo {
+            path: target.into(),
+            kind: TargetKind::Block,
+            capacity_bytes: 1 << 30,
+            logical_block_size: 512,
+            physical_block_size: 4096,
+            model: Some("Drive".into()),
+            serial: None,
+            firmware: None,
+            discard_max_bytes: Some(0),
+            nvme_namespace: None,
+            created: false,
+        },
+        phases,
+    }
+}
+
+/// Writes `r` as `dir/<name>/results.json`, checks it is a valid results document and returns its path.
+fn write_results(dir: &Path, name: &str, r: &Results) -> PathBuf {
+    let sub = dir.join(name);
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let text = serde_json::to_string_pretty(r).expect("serialize");
+    std::fs::write(sub.join("results.json"), text).expect("write results");
+    strict_results(&sub);
+    sub.join("results.json")
+}
+
+/// Seed 004's shape: a fresh, a simulated-used and a used drive; the used one lacks phase "seq-read"
+/// and has "trim" the others lack.
+fn three_runs(dir: &Path) -> Vec<PathBuf> {
+    let fresh = results(
+        "fresh",
+        "/dev/sda",
+        "2026-03-01T00:00:00.000Z",
+        vec![
+            {
+                let mut p = workload(
+                    0,
+                    "rand-write",
+                    0,
+                    20_000,
+                    None,
+                    Some(lat(100_000.0, 400_000, 800_000, 2_000_000)),
+                );
+                p.steady_state = Some(steady(Some(12.0)));
+                p
+            },
+            workload(
+                1,
+                "mix",
+                3000,
+                1000,
+                Some(lat(50_000.0, 90_000, 120_000, 150_000)),
+                Some(lat(20_000.0, 30_000, 40_000, 50_000)),
+            ),
+            workload(
+                2,
+                "seq-read",
+                8000,
+                0,
+                Some(lat(10_000.0, 20_000, 30_000, 40_000)),
+                None,
+            ),
+        ],
+    );
+    let simulated = results(
+        "simulated-used",
+        "/dev/sda",
+        "2026-03-02T00:00:00.000Z",
+        vec![
+            {
+                let mut p = workload(
+                    0,
+                    "rand-write",
+                    0,
+                    15_000,
+                    None,
+                    Some(lat(133_000.0, 500_000, 1_000_000, 3_000_000)),
+                );
+                p.steady_state = Some(steady(None));
+                p
+            },
+            workload(
+                1,
+                "mix",
+                3300,
+                900,
+                Some(lat(55_000.0, 99_000, 120_000, 165_000)),
+                Some(lat(25_000.0, 30_000, 40_000, 40_000)),
+            ),
+            workload(
+                2,
+                "seq-read",
+                6000,
+                0,
+                Some(lat(12_500.0, 20_000, 30_000, 40_000)),
+                None,
+            ),
+        ],
+    );
+    let used = results(
+        "used",
+        "/dev/sdb",
+        "2026-03-03T00:00:00.000Z",
+        vec![
+            workload(
+                0,
+                "mix",
+                1500,
+                500,
+                Some(lat(100_000.0, 180_000, 240_000, 300_000)),
+                Some(lat(40_000.0, 60_000, 80_000, 100_000)),
+            ),
+            workload(
+                1,
+                "rand-write",
+                0,
+                10_000,
+                None,
+                Some(lat(200_000.0, 800_000, 1_600_000, 4_000_000)),
+            ),
+            workload(
+                2,
+                "trim",
+                0,
+                100,
+                None,
+                Some(lat(1_000_000.0, 1_000_000, 1_000_000, 1_000_000)),
+            ),
+        ],
+    );
+    vec![
+        write_results(dir, "fresh", &fresh),
+        write_results(dir, "simulated", &simulated),
+        write_results(dir, "used", &used),
+    ]
+}
+
+fn compare_out(dir: &Path, files: &[PathBuf], extra: &[&str]) -> String {
+    let mut args = vec!["compare"];
+    args.extend(files.iter().map(|f| f.to_str().expect("utf-8 path")));
+    args.extend_from_slice(extra);
+    let (code, out, err) = code_out_err(&wkrun(dir, &args));
+    assert_eq!(code, 0, "wkrun compare failed: {err}");
+    out
+}
+
+/// The CSV output as records (header first).
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.expect("csv record").iter().map(String::from).collect())
+        .collect()
+}
+
+fn record<'a>(recs: &'a [Vec<String>], phase: &str, metric: &str) -> &'a [String] {
+    recs.iter()
+        .find(|r| r[0] == phase && r[1] == metric)
+        .unwrap_or_else(|| panic!("no row {phase} / {metric}"))
+}
+
+#[test]
+fn exact_values_and_changes_in_csv() {
+    let d = tempdir();
+    let files = three_runs(d.path());
+    let recs = csv_records(&compare_out(d.path(), &files, &["--format", "csv"]));
+    let fresh = "fresh /dev/sda 2026-03-01T00:00:00.000Z";
+    let sim = "simulated-used /dev/sda 2026-03-02T00:00:00.000Z";
+    let used = "used /dev/sdb 2026-03-03T00:00:00.000Z";
+    assert_eq!(
+        recs[0],
+        [
+            "phase".to_string(),
+            "metric".into(),
+            fresh.into(),
+            sim.into(),
+            format!("{sim} change"),
+            used.into(),
+            format!("{used} change"),
+        ]
+    );
+    assert!(
+        recs.iter().all(|r| r.len() == 7),
+        "every record has 7 fields"
+    );
+
+    // Phases in the first run's order, then "trim", which only the third run has.
+    let mut phases: Vec<&str> = recs[1..].iter().map(|r| r[0].as_str()).collect();
+    phases.dedup();
+    assert_eq!(phases, ["rand-write", "mix", "seq-read", "trim"]);
+
+    let row = |p: &str, m: &str| record(&recs, p, m)[2..].to_vec();
+    // IOPS over 2 s: 10000 → 7500 (-25 %) → 5000 (-50 %).
+    assert_eq!(
+        row("rand-write", "total IOPS"),
+        ["10000.0", "7500.0", "-25.0 %", "5000.0", "-50.0 %"]
+    );
+    assert_eq!(
+        row("rand-write", "bandwidth (B/s)"),
+        ["40960000", "30720000", "-25.0 %", "20480000", "-50.0 %"]
+    );
+    // Latency: a rise shows as a positive change.
+    assert_eq!(
+        row("rand-write", "write lat mean (µs)"),
+        ["100.00", "133.00", "+33.0 %", "200.00", "+100.0 %"]
+    );
+    assert_eq!(
+        row("rand-write", "write lat p99.9 (µs)"),
+        ["800.00", "1000.00", "+25.0 %", "1600.00", "+100.0 %"]
+    );
+    assert_eq!(
+        row("rand-write", "write lat max (µs)"),
+        ["2000.00", "3000.00", "+50.0 %", "4000.00", "+100.0 %"]
+    );
+    // No reads: no read latency; read IOPS are 0, with no change against a zero baseline.
+    assert_eq!(
+        row("rand-write", "read lat p99 (µs)"),
+        ["-", "-", "", "-", ""]
+    );
+    assert_eq!(
+        row("rand-write", "read IOPS"),
+        ["0.0", "0.0", "", "0.0", ""]
+    );
+    // The steady-state verdict, where a run has one.
+    assert_eq!(
+        row("rand-write", "steady state"),
+        ["reached at 12.0 s", "not reached", "", "-", ""]
+    );
+    assert!(
+        recs.iter()
+            .all(|r| r[0] == "rand-write" || r[1] != "steady state")
+    );
+
+    // Mixed: 2000 IOPS → 2100 (+5 %) → 1000 (-50 %); per direction.
+    assert_eq!(
+        row("mix", "total IOPS"),
+        ["2000.0", "2100.0", "+5.0 %", "1000.0", "-50.0 %"]
+    );
+    assert_eq!(
+        row("mix", "read IOPS"),
+        ["1500.0", "1650.0", "+10.0 %", "750.0", "-50.0 %"]
+    );
+    assert_eq!(
+        row("mix", "write IOPS"),
+        ["500.0", "450.0", "-10.0 %", "250.0", "-50.0 %"]
+    );
+    assert_eq!(
+        row("mix", "read lat p99 (µs)"),
+        ["90.00", "99.00", "+10.0 %", "180.00", "+100.0 %"]
+    );
+    assert_eq!(
+        row("mix", "read lat p99.9 (µs)"),
+        ["120.00", "120.00", "+0.0 %", "240.00", "+100.0 %"]
+    );
+    assert_eq!(
+        row("mix", "write lat max (µs)"),
+        ["50.00", "40.00", "-20.0 %", "100.00", "+100.0 %"]
+    );
+
+    // A phase missing from a run is shown, as missing.
+    assert_eq!(
+        row("seq-read", "total IOPS"),
+        ["4000.0", "3000.0", "-25.0 %", "missing", ""]
+    );
+    assert_eq!(
+        row("seq-read", "read lat mean (µs)"),
+        ["10.00", "12.50", "+25.0 %", "missing", ""]
+    );
+    assert_eq!(
+        row("trim", "total IOPS"),
+        ["missing", "missing", "", "50.0", ""]
+    );
+    assert_eq!(
+        recs.iter().filter(|r| r[0] == "trim").count(),
+        12,
+        "every metric row of a phase only the last run has"
+    );
+}
+
+#[test]
+fn table_and_markdown_show_the_same_numbers() {
+    let d = tempdir();
+    let files = three_runs(d.path());
+    let table = compare_out(d.path(), &files, &[]);
+    assert_eq!(
+        table,
+        compare_out(d.path(), &files, &["--format", "table"]),
+        "table is the default"
+    );
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("phase"), "{table}");
+    assert!(lines[0].contains("fresh /dev/sda 2026-03-01T00:00:00.000Z"));
+    // Aligned: every row as wide as the header (the last column is right-aligned).
+    let width = lines[0].chars().count();
+    for l in lines.iter().skip(1).filter(|l| !l.is_empty()) {
+        assert_eq!(l.chars().count(), width, "misaligned line {l:?}\n{table}");
+    }
+    let iops = lines
+        .iter()
+        .find(|l| l.starts_with("rand-write") && l.contains("total IOPS"))
+        .expect("rand-write IOPS line");
+    let cells: Vec<&str> = iops
+        .split("  ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "rand-write",
+            "total IOPS",
+            "10000.0",
+            "7500.0 (-25.0 %)",
+            "5000.0 (-50.0 %)"
+        ]
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("seq-read")
+            && l.contains("total IOPS")
+            && l.trim_end().ends_with("missing")),
+        "{table}"
+    );
+
+    let md = compare_out(d.path(), &files, &["--format", "markdown"]);
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(
+        lines[0],
+        "| phase | metric | fresh /dev/sda 2026-03-01T00:00:00.000Z | simulated-used /dev/sda 2026-03-02T00:00:00.000Z | used /dev/sdb 2026-03-03T00:00:00.000Z |"
+    );
+    assert_eq!(lines[1], "|---|---|---:|---:|---:|");
+    for want in [
+        "| rand-write | total IOPS | 10000.0 | 7500.0 (-25.0 %) | 5000.0 (-50.0 %) |",
+        "| rand-write | write lat mean (µs) | 100.00 | 133.00 (+33.0 %) | 200.00 (+100.0 %) |",
+        "| rand-write | read lat mean (µs) | - | - | - |",
+        "| rand-write | steady state | reached at 12.0 s | not reached | - |",
+        "| seq-read | total IOPS | 4000.0 | 3000.0 (-25.0 %) | missing |",
+        "| trim | write IOPS | missing | missing | 50.0 |",
+    ] {
+        assert!(lines.contains(&want), "no line {want:?} in\n{md}");
+    }
+}
+
+#[test]
+fn same_looking_runs_are_named_by_file() {
+    let d = tempdir();
+    let r = results(
+        "same",
+        "/dev/sda",
+        "2026-03-01T00:00:00.000Z",
+        vec![workload(0, "w", 0, 2, None, Some(lat(1.0, 1, 1, 1)))],
+    );
+    let a = write_results(d.path(), "a", &r);
+    let b = write_results(d.path(), "b", &r);
+    let recs = csv_records(&compare_out(
+        d.path(),
+        &[a.clone(), b.clone()],
+        &["--format", "csv"],
+    ));
+    assert_eq!(recs[0][2], a.display().to_string());
+    assert_eq!(recs[0][3], b.display().to_string());
+    // One run alone is a valid comparison: no change columns.
+    let recs = csv_records(&compare_out(d.path(), &[a], &["--format", "csv"]));
+    assert_eq!(
+        recs[0],
+        ["phase", "metric", "same /dev/sda 2026-03-01T00:00:00.000Z"]
+    );
+}
+
+#[test]
+fn bad_files_exit_2_naming_the_file() {
+    let d = tempdir();
+    let good = three_runs(d.path()).remove(0);
+    let good = good.to_str().expect("utf-8");
+    let spec = write_file(d.path(), "spec.toml", &spec_text("x", ""));
+    let other = write_file(d.path(), "other.json", r#"{"name": "not results"}"#);
+    let future = write_file(
+        d.path(),
+        "future.json",
+        &std::fs::read_to_string(good)
+            .expect("read")
+            .replacen("\"format\": 1", "\"format\": 2", 1),
+    );
+    let broken = write_file(
+        d.path(),
+        "broken.json",
+        r#"{"format": 1, "status": "completed"}"#,
+    );
+    for (file, why) in [
+        (d.path().join("absent.json"), "cannot read"),
+        (spec, "not JSON"),
+        (other, "no integer `format`"),
+        (future, "results format 2"),
+        (broken, "missing field"),
+    ] {
+        let f = file.to_str().expect("utf-8");
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", good, f]));
+        assert_eq!(code, 2, "{f}: {err}");
+        assert!(out.is_empty(), "nothing on stdout: {out}");
+        assert!(err.contains(f) && err.contains(why), "{f}: {err}");
+    }
+    // No file, or an unknown format: clap's usage error, also exit 2.
+    assert_eq!(code_out_err(&wkrun(d.path(), &["compare"])).0, 2);
+    let (code, _, _) = code_out_err(&wkrun(d.path(), &["compare", good, "--format", "html"]));
+    assert_eq!(code, 2);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Real runs.
+
+const BASE: &str = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "64KiB"
+queue_depth = 2
+
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "random"
+read_percent = 50
+block_size = "4KiB"
+queue_depth = 1
+duration = "300ms"
+seed = 1
+"#;
+
+const EXTRA: &str = r#"
+[[phase]]
+name = "reads"
+kind = "workload"
+pattern = "random"
+read_percent = 100
+block_size = "4KiB"
+queue_depth = 1
+duration = "300ms"
+"#;
+
+#[test]
+fn two_real_runs() {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    sparse_file(&target, 8 << 20);
+    let mut outs = Vec::new();
+    for (sub, body) in [("a", BASE.to_string()), ("b", format!("{BASE}{EXTRA}"))] {
+        let dir = d.path().join(sub);
+        std::fs::create_dir(&dir).expect("mkdir");
+        outs.push(run_ok(&dir, "cmp", &body, &target));
+    }
+    let typed: Vec<Results> = outs.iter().map(|o| strict_results(o).0).collect();
+    let files: Vec<PathBuf> = outs.iter().map(|o| o.join("results.json")).collect();
+    let recs = csv_records(&compare_out(d.path(), &files, &["--format", "csv"]));
+
+    let header = |r: &Results| format!("cmp {} {}", r.target.path.display(), r.started_at);
+    assert_eq!(recs[0][2], header(&typed[0]));
+    assert_eq!(recs[0][3], header(&typed[1]));
+    let mut phases: Vec<&str> = recs[1..].iter().map(|r| r[0].as_str()).collect();
+    phases.dedup();
+    assert_eq!(phases, ["fill", "mix", "reads"]);
+
+    // The numbers are the results' own, and the change is computed from them.
+    let mix = |r: &Results| {
+        r.phases
+            .iter()
+            .find(|p| p.name == "mix")
+            .expect("mix")
+            .clone()
+    };
+    let (a, b) = (mix(&typed[0]), mix(&typed[1]));
+    let (ia, ib) = (a.read.iops + a.write.iops, b.read.iops + b.write.iops);
+    let row = record(&recs, "mix", "total IOPS");
+    assert_eq!(row[2], format!("{ia:.1}"));
+    assert_eq!(row[3], format!("{ib:.1}"));
+    let change: f64 = row[4]
+        .strip_suffix(" %")
+        .expect("a change in %")
+        .parse()
+        .expect("a number");
+    assert!(
+        (change - (ib - ia) / ia * 100.0).abs() <= 0.05 + 1e-9,
+        "{row:?}"
+    );
+    let rl = |p: &PhaseResult| p.read.latency_ns.as_ref().expect("reads").p99 as f64 / 1000.0;
+    assert_eq!(
+        record(&recs, "mix", "read lat p99 (µs)")[2],
+        format!("{:.2}", rl(&a))
+    );
+    // The fill writes only.
+    assert_eq!(
+        record(&recs, "fill", "read lat mean (µs)")[2..],
+        ["-", "-", ""]
+    );
+    // The extra phase only the second run has.
+    let reads = record(&recs, "reads", "read IOPS");
+    assert_eq!(reads[2], "missing");
+    assert_ne!(reads[3], "missing");
+    assert_eq!(reads[4], "");
+
+    let table = compare_out(d.path(), &files, &[]);
+    assert!(table.contains("missing"), "{table}");
+}
