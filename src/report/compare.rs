@@ -541,6 +541,7 @@ mod tests {
             criterion: Rule::Snia(SniaRule::default()),
             reached,
             at_s,
+            left_at_s: None,
             window_s: 5.0,
             ended_phase: false,
             verdict: Verdict {

@@ -166,7 +166,11 @@ pub struct SteadyState {
     /// measured start; absent when not reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_s: Option<f64>,
-    /// Length of the measurement window, s (window rounds × interval).
+    /// When the drive left steady state (`steady_leave`): the end of the round whose window average first
+    /// fell below the threshold, s from the measured start; absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_at_s: Option<f64>,
+    /// Length of the measurement window, s (window rounds × round length).
     pub window_s: f64,
     /// Whether the phase ended because steady state was reached (`until = "steady"`); false when it ran to
     /// its bound.

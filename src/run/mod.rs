@@ -240,6 +240,7 @@ pub fn execute(
                     criterion: rule,
                     reached: v.reached,
                     at_s: v.at_round.map(|r| (r + 1) as f64 * round_s),
+                    left_at_s: v.left.as_ref().map(|l| (l.at_round + 1) as f64 * round_s),
                     window_s: rule.window() as f64 * round_s,
                     ended_phase: o.ended_at_steady,
                     verdict: v,

@@ -73,6 +73,7 @@ fn steady(at_s: Option<f64>) -> SteadyState {
         criterion: Rule::Snia(SniaRule::default()),
         reached: at_s.is_some(),
         at_s,
+        left_at_s: None,
         window_s: 5.0,
         ended_phase: false,
         verdict: Verdict {
