@@ -86,9 +86,18 @@ fn worker(job: &Job<'_>, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
                 if job.deadline_ns.is_some_and(|d| at >= d) {
                     break 'claims;
                 }
-                let now = job.now_ns();
-                if at > now {
-                    std::thread::sleep(std::time::Duration::from_nanos(at - now));
+                // Sleep in slices of at most 10 ms, telling the series this worker is idle (so rows are not
+                // held back) and stopping at once when the phase ends.
+                loop {
+                    let now = job.now_ns();
+                    if at <= now {
+                        break;
+                    }
+                    rec.advance(now);
+                    if job.stopping() {
+                        break 'claims;
+                    }
+                    std::thread::sleep(std::time::Duration::from_nanos((at - now).min(10_000_000)));
                 }
             }
             let t0 = job.now_ns();

@@ -309,6 +309,13 @@ impl SharedOps {
         s
     }
 
+    /// Claims one op at a time: for rate-capped streams, whose ops must be issued in time order across
+    /// workers (a chunk each would give every worker a distant slice of time).
+    pub fn one_at_a_time(mut self) -> SharedOps {
+        self.chunk = 1;
+        self
+    }
+
     /// The stream.
     pub fn stream(&self) -> &OpStream {
         &self.stream

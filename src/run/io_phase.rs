@@ -147,6 +147,11 @@ pub fn run_io_phase(
             },
             io.queue_depth,
         );
+        let ramp_ops = if p.rate_iops.is_some() {
+            ramp_ops.one_at_a_time()
+        } else {
+            ramp_ops
+        };
         let clock = IntervalClock {
             interval_ns: io.interval_ns,
             bound_ns: Some(ramp_ns),
@@ -201,6 +206,11 @@ pub fn run_io_phase(
         });
     }
     let shared = SharedOps::starting_at(stream, io.queue_depth, first);
+    let shared = if p.rate_iops.is_some() {
+        shared.one_at_a_time()
+    } else {
+        shared
+    };
     let clock = IntervalClock {
         interval_ns: io.interval_ns,
         bound_ns: p.duration_ns,

@@ -294,6 +294,15 @@ pub fn execute(
                 pr.read.iops + pr.write.iops,
                 (pr.read.bw_bytes_per_s + pr.write.bw_bytes_per_s) / 1e6
             ));
+            if let Some(ss) = &pr.steady_state {
+                match (ss.at_s, ss.ended_phase) {
+                    (Some(at), true) => log(&format!(
+                        "      steady state at {at} s: the phase ended there (until = \"steady\")"
+                    )),
+                    (Some(at), false) => log(&format!("      steady state reached at {at} s")),
+                    (None, _) => log("      steady state not reached"),
+                }
+            }
             if let Some(err) = &o.outcome.error {
                 let msg = io_phase::describe(phase, err);
                 results.phases.push(pr);
@@ -369,11 +378,13 @@ fn uncovered(ranges: &[(u64, u64)], a: u64, b: u64) -> Vec<(u64, u64)> {
 
 fn summary(p: &PhasePlan) -> String {
     let q = &p.params;
-    let range = format!(
-        "[{}, {})",
-        q.span_start_bytes,
-        q.span_start_bytes + q.span_bytes
-    );
+    // A restore overwrites only the image's bytes at the start of its span.
+    let len = if p.kind == PhaseKind::RestoreImage {
+        q.image_bytes.unwrap_or(q.span_bytes)
+    } else {
+        q.span_bytes
+    };
+    let range = format!("[{}, {})", q.span_start_bytes, q.span_start_bytes + len);
     match p.kind {
         PhaseKind::Erase => range,
         _ => format!(

@@ -1192,3 +1192,55 @@ fn set_never_contradicts_the_matrix_and_sweep_labels() {
         }
     }
 }
+
+/// Regression: with psync, a rate cap and several workers, ops used to be claimed in chunks of 1024, so each
+/// worker owned a distant slice of time, rows were held back, and `until = "steady"` stopped seconds late.
+#[test]
+fn until_steady_stops_on_time_with_psync_rate_cap_and_several_workers() {
+    let d = crate::common::tempdir();
+    let target = d.path().join("t.img");
+    std::fs::File::create(&target)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let spec = crate::common::write_file(
+        d.path(),
+        "s.toml",
+        &crate::common::spec_text(
+            "steady-qd8",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 100\nqueue_depth = 8\nrate_iops = 1000\n\
+             interval = \"200ms\"\nsteady_state = { rule = \"snia\", window = 4 }\nsteady_round = \"400ms\"\n\
+             until = \"steady\"\nduration = \"30s\"\n",
+        ),
+    );
+    let o = crate::common::wkrun(
+        d.path(),
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+            "-o",
+            "out",
+        ],
+    );
+    let (code, _, err) = crate::common::code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let r = crate::common::results(&d.path().join("out"));
+    let p = &r["phases"][0];
+    let ss = &p["steady_state"];
+    assert_eq!(ss["reached"], true, "{ss}");
+    assert_eq!(ss["ended_phase"], true, "{ss}");
+    let at = ss["at_s"].as_f64().unwrap();
+    let dur = p["duration_s"].as_f64().unwrap();
+    // The phase ends within one interval (plus the I/Os in flight) of the round that made it steady.
+    assert!(
+        dur >= at && dur < at + 0.2 + 0.05,
+        "steady at {at} s, phase lasted {dur} s"
+    );
+    let ops = p["total"]["ops"].as_u64().unwrap();
+    assert!(
+        (ops as f64 - 1000.0 * dur).abs() <= 10.0,
+        "{ops} ops in {dur} s at 1000 IOPS"
+    );
+}
