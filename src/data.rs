@@ -43,6 +43,11 @@ pub struct DataGen {
 }
 
 impl DataGen {
+    /// The pattern this generator produces.
+    pub fn pattern(&self) -> DataPattern {
+        self.pattern
+    }
+
     /// A generator for `pattern` with `seed`; `max_len` is the largest block it will fill.
     pub fn new(pattern: DataPattern, seed: u64, max_len: usize) -> DataGen {
         let pool = match pattern {

@@ -18,6 +18,7 @@ pub mod plan;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod sim;
 pub mod spec;
 pub mod stats;
 pub mod sys;

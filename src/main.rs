@@ -196,13 +196,43 @@ fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
     }
 }
 
-/// The target path and the size for creating it, with notes on what was ignored.
-fn choose_target(
-    s: &LoadedSpec,
-    a: &TargetArgs,
-    notes: &mut Vec<String>,
-) -> Result<(PathBuf, u64), Fail> {
+/// The target the run uses: a path and the size for creating it, or a simulated drive; with notes on what
+/// was ignored.
+enum Chosen {
+    Path(PathBuf, u64),
+    Sim(wkrun::sim::SimParams),
+}
+
+/// The target path and the size for creating it, or a simulated drive, with notes on what was ignored.
+fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Result<Chosen, Fail> {
     let section = s.file.target.clone();
+    if section
+        .as_ref()
+        .is_some_and(|t| t.path.is_some() && t.sim.is_some())
+    {
+        return Err(bad(format!(
+            "{}: [target] sets both path and sim; keep one (--target on the command line replaces both)",
+            s.path.display()
+        )));
+    }
+    let cli_sim = a
+        .target
+        .as_ref()
+        .and_then(|p| p.to_str())
+        .filter(|p| p.starts_with(wkrun::sim::params::PREFIX));
+    let sim = match cli_sim {
+        Some(text) => Some(wkrun::sim::SimParams::parse_target(text).map_err(bad)?),
+        None if a.target.is_none() => section.as_ref().and_then(|t| t.sim.clone()),
+        None => None,
+    };
+    if let Some(p) = sim {
+        if a.target_size.is_some() || section.as_ref().is_some_and(|t| t.size.is_some()) {
+            notes.push(
+                "a simulated target: the target size setting is ignored (set sim capacity)".into(),
+            );
+        }
+        return Ok(Chosen::Sim(p));
+    }
     let path = a
         .target
         .clone()
@@ -223,7 +253,7 @@ fn choose_target(
     if given_size && path.exists() {
         notes.push(format!("{} exists: the target size setting is ignored (it applies only to a file wkrun creates)", path.display()));
     }
-    Ok((path, size))
+    Ok(Chosen::Path(path, size))
 }
 
 fn probe_and_plan(
@@ -231,8 +261,17 @@ fn probe_and_plan(
     a: &TargetArgs,
     notes: &mut Vec<String>,
 ) -> Result<(TargetInfo, Plan), Fail> {
-    let (path, size) = choose_target(s, a, notes)?;
-    let info = target::probe(&path, size).map_err(|e| bad(e.to_string()))?;
+    let info = match choose_target(s, a, notes)? {
+        Chosen::Path(path, size) => target::probe(&path, size).map_err(|e| bad(e.to_string()))?,
+        Chosen::Sim(p) => {
+            let info = TargetInfo::sim(p).map_err(|e| bad(format!("simulated target: {e}")))?;
+            notes.push(format!(
+                "{} runs in virtual time on its own engine: the phases' engine and direct settings do not apply",
+                info.path.display()
+            ));
+            info
+        }
+    };
     let plan = plan::resolve(s, &info).map_err(|e| bad(e.to_string()))?;
     Ok((info, plan))
 }

@@ -6,6 +6,7 @@ pub mod libaio;
 pub mod psync;
 mod queue;
 mod recorder;
+pub mod sim;
 pub mod uring;
 
 pub use recorder::{Event, Recorder};
@@ -16,9 +17,9 @@ use crate::ops::{Op, OpKind, SharedOps};
 use crate::stats::{IntervalClock, LatencyRecorder};
 use std::fs::File;
 use std::io;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Where the bytes of write ops come from.
@@ -53,8 +54,8 @@ impl WriteData {
 
 /// Everything an engine needs to run one phase's I/O.
 pub struct Job<'a> {
-    /// The target, open (O_DIRECT when the phase says so).
-    pub file: &'a File,
+    /// The target, open (O_DIRECT when the phase says so); `None` for a simulated target.
+    pub file: Option<&'a File>,
     /// The op stream, shared by the engine's workers.
     pub ops: &'a SharedOps,
     /// Write data.
@@ -81,6 +82,47 @@ pub struct Job<'a> {
     pub interrupt: &'a AtomicBool,
     /// Set by a worker whose I/O failed, so the other workers stop too; local to the phase.
     pub abort: AtomicBool,
+    /// The phase's clock: the wall clock (from `start`), or a virtual clock an engine advances (a simulated
+    /// target, whose time is its own).
+    pub clock_kind: ClockKind,
+    /// With a virtual clock: the engine waits after each closed interval until the collector has taken it,
+    /// so that a decision the collector makes (steady state reached) stops the engine at the same virtual
+    /// time on every run.
+    pub lockstep: Option<LockStep>,
+}
+
+/// Where a phase's time comes from.
+#[derive(Debug, Default)]
+pub enum ClockKind {
+    /// Monotonic wall-clock time since [`Job::start`].
+    #[default]
+    Wall,
+    /// Virtual nanoseconds since the phase start, set by the engine as it simulates.
+    Virtual(AtomicU64),
+}
+
+/// A counter of events the collector has handled, that an engine can wait on.
+#[derive(Debug, Default)]
+pub struct LockStep {
+    handled: Mutex<u64>,
+    cv: Condvar,
+}
+
+impl LockStep {
+    /// The collector has handled one more event.
+    pub fn handled_one(&self) {
+        let mut n = self.handled.lock().unwrap_or_else(|p| p.into_inner());
+        *n += 1;
+        self.cv.notify_all();
+    }
+
+    /// Waits until at least `n` events have been handled.
+    pub fn wait_for(&self, n: u64) {
+        let mut h = self.handled.lock().unwrap_or_else(|p| p.into_inner());
+        while *h < n {
+            h = self.cv.wait(h).unwrap_or_else(|p| p.into_inner());
+        }
+    }
 }
 
 impl Job<'_> {
@@ -89,10 +131,27 @@ impl Job<'_> {
         self.start.get_or_init(Instant::now);
     }
 
-    /// Nanoseconds since the phase clock started (starting it if no engine did).
+    /// Nanoseconds since the phase clock started (starting it if no engine did); with a virtual clock, the
+    /// virtual time the engine has reached.
     #[inline]
     pub fn now_ns(&self) -> u64 {
-        self.start.get_or_init(Instant::now).elapsed().as_nanos() as u64
+        match &self.clock_kind {
+            ClockKind::Wall => self.start.get_or_init(Instant::now).elapsed().as_nanos() as u64,
+            ClockKind::Virtual(t) => t.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Whether the phase runs on a virtual clock.
+    pub fn is_virtual(&self) -> bool {
+        matches!(self.clock_kind, ClockKind::Virtual(_))
+    }
+
+    /// Sets the virtual clock (no effect on a wall clock).
+    #[inline]
+    pub fn set_virtual_now(&self, t_ns: u64) {
+        if let ClockKind::Virtual(t) = &self.clock_kind {
+            t.store(t_ns, Ordering::Relaxed);
+        }
     }
 
     /// With a rate cap: when `op` may be issued, in ns from the start: the latest of its slot under the total

@@ -21,6 +21,13 @@ impl Engine for Psync {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        let Some(file) = job.file else {
+            return super::queue::setup_failed(
+                Recorder::new(0, job.clock, events.clone()),
+                "psync",
+                std::io::Error::other("no target file is open"),
+            );
+        };
         let n = self.workers(job);
         // Setup (buffers, threads) happens before the phase clock starts: every worker allocates, then
         // waits; the clock starts once all are ready, and only then are they released.
@@ -36,7 +43,7 @@ impl Engine for Psync {
                         let rec = Recorder::new(w, job.clock, tx);
                         ready.wait();
                         go.wait();
-                        worker(job, buf, rec)
+                        worker(job, file, buf, rec)
                     })
                 })
                 .collect();
@@ -62,7 +69,7 @@ impl Engine for Psync {
     }
 }
 
-fn worker(job: &Job<'_>, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
+fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
     let mut error = None;
     'claims: while let Some(chunk) = job.ops.claim() {
         for op in chunk {
@@ -105,8 +112,8 @@ fn worker(job: &Job<'_>, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
                 break 'claims;
             }
             let r = match op.kind {
-                OpKind::Read => job.file.read_at(data, op.offset),
-                OpKind::Write => job.file.write_at(data, op.offset),
+                OpKind::Read => file.read_at(data, op.offset),
+                OpKind::Write => file.write_at(data, op.offset),
             };
             let t1 = job.now_ns();
             match r {

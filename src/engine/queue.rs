@@ -63,7 +63,7 @@ pub fn setup_failed(rec: Recorder, engine: &'static str, e: io::Error) -> Outcom
 }
 
 /// The next op of the shared stream, claiming a new chunk when the current one is used up.
-fn next_op<'a>(job: &'a Job<'_>, chunk: &mut Option<Ops<'a>>) -> Option<Op> {
+pub(super) fn next_op<'a>(job: &'a Job<'_>, chunk: &mut Option<Ops<'a>>) -> Option<Op> {
     loop {
         if let Some(op) = chunk.as_mut().and_then(Iterator::next) {
             return Some(op);

@@ -38,6 +38,7 @@ pub struct Recorder {
     /// Completed I/Os per length: `(bytes, ops)`, in order of first appearance.
     sizes: Vec<(u32, u64)>,
     tx: Sender<Event>,
+    sent: u64,
 }
 
 impl Recorder {
@@ -53,6 +54,7 @@ impl Recorder {
             last_ns: 0,
             sizes: Vec::new(),
             tx,
+            sent: 0,
         }
     }
 
@@ -99,7 +101,18 @@ impl Recorder {
             counts,
             now_in,
         });
+        self.sent += 1;
         self.cur = now_in;
+    }
+
+    /// Events sent to the collector so far.
+    pub fn sent(&self) -> u64 {
+        self.sent
+    }
+
+    /// The interval this recorder is recording into.
+    pub fn current_interval(&self) -> u64 {
+        self.cur
     }
 
     /// Closes the current interval, tells the collector this worker is done, and returns what it measured

@@ -19,8 +19,15 @@ impl Engine for Uring {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        let Some(file) = job.file else {
+            return queue::setup_failed(
+                Recorder::new(0, job.clock, events.clone()),
+                "io_uring",
+                std::io::Error::other("no target file is open"),
+            );
+        };
         match UringQueue::new(
-            job.file.as_raw_fd(),
+            file.as_raw_fd(),
             job.queue_depth as usize,
             job.max_len,
             job.align,

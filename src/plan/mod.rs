@@ -581,6 +581,11 @@ fn check_erase_method(
 ) -> Result<(), SpecError> {
     let problem = match (t.kind, m) {
         (_, EraseMethod::Auto) => None,
+        (TargetKind::Sim, EraseMethod::Discard | EraseMethod::SecureDiscard) => None,
+        (TargetKind::Sim, _) => Some(
+            "is not modelled by the simulated drive (use \"auto\", \"discard\" or \"secure-discard\")"
+                .to_string(),
+        ),
         (_, EraseMethod::NvmeFormat) if t.nvme_namespace.is_none() => Some(format!(
             "is for whole NVMe namespaces, and {} is not one (a partition, or not NVMe)",
             t.path.display()

@@ -15,6 +15,7 @@ pub fn render_text(plan: &Plan) -> String {
         TargetKind::File if t.created => "file, will be created sparse",
         TargetKind::File => "file",
         TargetKind::Block => "block device",
+        TargetKind::Sim => "simulated SSD, virtual time",
     };
     let _ = writeln!(
         out,
@@ -72,6 +73,9 @@ pub fn render_text(plan: &Plan) -> String {
         let bound = match p.kind {
             PhaseKind::Erase => match (q.method, t.kind) {
                 (Some(EraseMethod::Auto) | None, TargetKind::File) => "punch-hole".to_string(),
+                (Some(EraseMethod::Auto) | None, TargetKind::Sim) => {
+                    "auto: discard of every unit, empty blocks erased".to_string()
+                }
                 (Some(EraseMethod::Auto) | None, TargetKind::Block) => {
                     "auto: first of secure-discard, discard, zero-out".to_string()
                 }

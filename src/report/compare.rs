@@ -493,6 +493,7 @@ mod tests {
             erase_method: None,
             erased_bytes: None,
             warnings: vec![],
+            device: None,
         }
     }
 
@@ -530,6 +531,7 @@ mod tests {
                     discard_max_bytes: None,
                     nvme_namespace: None,
                     created: false,
+                    sim: None,
                 },
                 phases,
             },

@@ -152,6 +152,9 @@ pub struct PhaseResult {
     /// Things the reader should know about this phase's numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// On a simulated target: the drive's internals during the phase (the measured part, after any ramp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceResult>,
 }
 
 /// A steady-state verdict over a phase's series (one round per interval).
@@ -284,5 +287,44 @@ impl DirStats {
     /// No I/O.
     pub fn zero() -> DirStats {
         DirStats::new(0, 0, 0.0, None)
+    }
+}
+
+/// A simulated drive's internals during one phase (totals; per interval in `device_csv`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceResult {
+    /// The per-interval CSV of the drive's internals, `NN-<phase>.device.csv`, next to results.json; absent
+    /// for erase phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_csv: Option<String>,
+    /// Bytes the host wrote, in whole 4 KiB mapping units (a 512 B write counts 4096).
+    pub host_write_bytes: u64,
+    /// Bytes programmed to flash: host data (after compression, when the model compresses) and
+    /// garbage-collection copies.
+    pub flash_write_bytes: u64,
+    /// Bytes copied by garbage collection.
+    pub gc_copy_bytes: u64,
+    /// Erase blocks erased.
+    pub erased_blocks: u64,
+    /// Erased blocks ready for writing at the end of the phase.
+    pub free_blocks: u64,
+    /// Write amplification: flash_write_bytes / host_write_bytes; absent without host writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_amplification: Option<f64>,
+}
+
+impl DeviceResult {
+    /// The result of counters `c` accumulated over a phase, with its CSV.
+    pub fn new(c: &crate::sim::DeviceCounters, device_csv: Option<String>) -> DeviceResult {
+        DeviceResult {
+            device_csv,
+            host_write_bytes: c.host_write_bytes,
+            flash_write_bytes: c.flash_write_bytes,
+            gc_copy_bytes: c.gc_copy_bytes,
+            erased_blocks: c.erased_blocks,
+            free_blocks: c.free_blocks,
+            write_amplification: c.write_amplification(),
+        }
     }
 }

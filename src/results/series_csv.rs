@@ -12,6 +12,11 @@ pub fn file_name(index: usize, name: &str) -> String {
     format!("{index:02}-{name}.csv")
 }
 
+/// The device CSV file name of phase `index` named `name` on a simulated target: `NN-<name>.device.csv`.
+pub fn device_file_name(index: usize, name: &str) -> String {
+    format!("{index:02}-{name}.device.csv")
+}
+
 /// Appends rows to one phase's CSV.
 pub struct SeriesWriter {
     path: PathBuf,

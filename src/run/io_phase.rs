@@ -2,12 +2,15 @@
 //! collector on this thread writing each CSV row as soon as every worker has closed its interval.
 
 use crate::data::DataGen;
-use crate::engine::{Engine, Event, IoCause, IoError, Job, Outcome, WriteData, psync::Psync};
+use crate::engine::{
+    ClockKind, Engine, Event, IoCause, IoError, Job, LockStep, Outcome, WriteData, psync::Psync,
+};
 use crate::image::ImageSource;
 use crate::ops::OpKind;
 use crate::ops::{OpStream, Order, SharedOps, Sizes};
 use crate::plan::{PhasePlan, image_path};
 use crate::results::series_csv::{SeriesRow, SeriesWriter};
+use crate::sim::{DeviceCounters, SimDevice};
 use crate::spec::{Coverage, DataPattern, Engine as EngineName, Pattern, PhaseKind};
 use crate::stats::steady::{FioMetric, LeaveRule, Rule, SteadyDetector};
 use crate::stats::{IntervalClock, Series};
@@ -15,9 +18,8 @@ use crate::target::TargetInfo;
 use std::fs::File;
 use std::io;
 use std::path::Path;
-use std::sync::OnceLock;
-use std::sync::atomic::AtomicBool;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Mutex, OnceLock, mpsc};
 
 /// What an I/O phase produced.
 pub struct IoPhaseOutcome {
@@ -35,6 +37,8 @@ pub struct IoPhaseOutcome {
     pub steady: Option<crate::stats::steady::Verdict>,
     /// Whether the phase ended because steady state was reached (`until = "steady"`).
     pub ended_at_steady: bool,
+    /// On a simulated target: the drive's internals during the measured part.
+    pub device: Option<DeviceCounters>,
 }
 
 /// Why an I/O phase could not run at all.
@@ -50,7 +54,9 @@ pub enum SetupError {
     },
 }
 
-/// Runs one I/O phase on `target` and writes its series to `csv_path`.
+/// Runs one I/O phase on `target` and writes its series to `csv_path`. A simulated target (`sim` is its
+/// drive) runs on the drive's virtual clock and also writes the drive's internals per interval next to the
+/// series, as `NN-<phase>.device.csv`.
 ///
 /// # Errors
 /// [`SetupError`] when the target, image or CSV cannot be opened. I/O errors during the phase are in the
@@ -61,19 +67,24 @@ pub fn run_io_phase(
     spec_path: &Path,
     csv_path: &Path,
     stop: &AtomicBool,
+    sim: Option<&Mutex<SimDevice>>,
 ) -> Result<IoPhaseOutcome, SetupError> {
     let p = &phase.params;
     let io = p.io().ok_or_else(|| SetupError::Io {
         what: format!("phase {} has no I/O parameters", phase.name),
         source: io::Error::other("internal error: plan incomplete"),
     })?;
-    let file =
-        crate::target::open::open_io(target, io.direct, phase.writes()).map_err(|source| {
-            SetupError::Io {
-                what: format!("cannot open {} for I/O", target.path.display()),
-                source,
-            }
-        })?;
+    let file = match sim {
+        Some(_) => None,
+        None => Some(
+            crate::target::open::open_io(target, io.direct, phase.writes()).map_err(|source| {
+                SetupError::Io {
+                    what: format!("cannot open {} for I/O", target.path.display()),
+                    source,
+                }
+            })?,
+        ),
+    };
     let (span_len, data) = match phase.kind {
         PhaseKind::RestoreImage => {
             let image = p.image.as_deref().unwrap_or("synthetic");
@@ -129,10 +140,22 @@ pub fn run_io_phase(
         seed: io.seed,
         total_ops: p.ops,
     };
-    let engine: Box<dyn Engine + Sync> = match io.engine {
-        EngineName::Psync => Box::new(Psync),
-        EngineName::Libaio => Box::new(crate::engine::libaio::Libaio),
-        EngineName::IoUring => Box::new(crate::engine::uring::Uring),
+    let device_csv = csv_path.with_extension("device.csv");
+    let csv_error = Mutex::new(None);
+    // Flash slots per written unit on a simulated drive; a restored image is taken as incompressible.
+    let slots = sim.map(|device| {
+        let pattern = match &data {
+            WriteData::Pattern(g) => g.pattern(),
+            WriteData::Image { .. } => DataPattern::Random,
+        };
+        device
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .slots_for(pattern)
+    });
+    let clock_kind = || match sim {
+        Some(_) => ClockKind::Virtual(AtomicU64::new(0)),
+        None => ClockKind::Wall,
     };
     let align = (target.logical_block_size as usize).max(4096);
     // The ramp: the same workload, unmeasured, before the measured part; the measured part continues the op
@@ -157,7 +180,7 @@ pub fn run_io_phase(
             bound_ns: Some(ramp_ns),
         };
         let ramp = Job {
-            file: &file,
+            file: file.as_ref(),
             ops: &ramp_ops,
             data: &data,
             queue_depth: io.queue_depth,
@@ -170,13 +193,23 @@ pub fn run_io_phase(
             first_index: 0,
             interrupt: stop,
             abort: AtomicBool::new(false),
+            clock_kind: clock_kind(),
+            lockstep: None,
         };
         // Nobody listens to the ramp's series: its recorders' messages are dropped.
         let (tx, _) = mpsc::channel::<Event>();
-        ramp_error = engine.run(&ramp, &tx).error;
+        ramp_error = make_engine(sim, io.engine, slots, None, &csv_error)
+            .run(&ramp, &tx)
+            .error;
         // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
         let now = ramp.now_ns();
-        if ramp_error.is_none() && !stop.load(std::sync::atomic::Ordering::Relaxed) && now < ramp_ns
+        if let Some(device) = sim.filter(|_| now < ramp_ns) {
+            let mut d = device.lock().unwrap_or_else(|p| p.into_inner());
+            let t = d.clock() + (ramp_ns - now);
+            d.advance_clock(t);
+        } else if ramp_error.is_none()
+            && !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && now < ramp_ns
         {
             std::thread::sleep(std::time::Duration::from_nanos(ramp_ns - now));
         }
@@ -203,8 +236,10 @@ pub fn run_io_phase(
             iops: Vec::new(),
             steady: None,
             ended_at_steady: false,
+            device: None,
         });
     }
+    let device_before = sim.map(|d| d.lock().unwrap_or_else(|p| p.into_inner()).counters());
     let shared = SharedOps::starting_at(stream, io.queue_depth, first);
     let shared = if p.rate_iops.is_some() {
         shared.one_at_a_time()
@@ -220,7 +255,7 @@ pub fn run_io_phase(
         source,
     })?;
     let job = Job {
-        file: &file,
+        file: file.as_ref(),
         ops: &shared,
         data: &data,
         queue_depth: io.queue_depth,
@@ -233,7 +268,10 @@ pub fn run_io_phase(
         first_index: first,
         interrupt: stop,
         abort: AtomicBool::new(false),
+        clock_kind: clock_kind(),
+        lockstep: sim.map(|_| LockStep::default()),
     };
+    let engine = make_engine(sim, io.engine, slots, Some(&device_csv), &csv_error);
     let mut series = Series::new(clock, engine.workers(&job));
     let (tx, rx) = mpsc::channel::<Event>();
     let mut write_err: Option<io::Error> = None;
@@ -267,6 +305,9 @@ pub fn run_io_phase(
                     job.abort();
                 }
             }
+            if let Some(ls) = &job.lockstep {
+                ls.handled_one();
+            }
         }
         runner
             .join()
@@ -274,7 +315,7 @@ pub fn run_io_phase(
     });
     let mut outcome = outcome;
     // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier.
-    if let Some(d) = p.duration_ns {
+    if let Some(d) = p.duration_ns.filter(|_| !job.is_virtual()) {
         let now = job.now_ns();
         if outcome.error.is_none()
             && !ended_at_steady
@@ -289,7 +330,9 @@ pub fn run_io_phase(
         .max(p.duration_ns.unwrap_or(0).min(job.now_ns()));
     // Buffered writes are not done until they reach the device: flush them inside the phase, so that
     // page-cache writeback is neither lost nor charged to the next phase.
-    if !io.direct && phase.writes() && outcome.error.is_none() {
+    if let Some(file) = file.as_ref().filter(|_| !io.direct && phase.writes())
+        && outcome.error.is_none()
+    {
         if let Err(e) = file.sync_data() {
             outcome.error = Some(IoError {
                 kind: OpKind::Write,
@@ -322,6 +365,19 @@ pub fn run_io_phase(
             source: e,
         });
     }
+    if let Some(e) = csv_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(SetupError::Io {
+            what: format!("cannot write {}", device_csv.display()),
+            source: e,
+        });
+    }
+    let device = sim.zip(device_before).map(|(d, before)| {
+        let mut d = d.lock().unwrap_or_else(|p| p.into_inner());
+        // A phase that ended before its duration (a rate cap) still lasts it on the drive's clock.
+        let t = d.clock() + end_ns.saturating_sub(outcome.end_ns);
+        d.advance_clock(t);
+        d.counters().since(&before)
+    });
     outcome.end_ns = end_ns;
     Ok(IoPhaseOutcome {
         outcome,
@@ -331,7 +387,30 @@ pub fn run_io_phase(
         steady: rows.detector.as_ref().map(|d| d.verdict()),
         iops: rows.iops,
         ended_at_steady,
+        device,
     })
+}
+
+/// The engine of a phase: the simulated drive's own for a simulated target (writing its internals to `csv`),
+/// else the one the phase names.
+fn make_engine<'a>(
+    sim: Option<&'a Mutex<SimDevice>>,
+    name: EngineName,
+    slots: Option<u32>,
+    csv: Option<&'a Path>,
+    csv_error: &'a Mutex<Option<io::Error>>,
+) -> Box<dyn Engine + Sync + 'a> {
+    match (sim, name) {
+        (Some(device), _) => Box::new(crate::engine::sim::Sim {
+            device,
+            slots: slots.unwrap_or(1),
+            device_csv: csv,
+            csv_error,
+        }),
+        (None, EngineName::Psync) => Box::new(Psync),
+        (None, EngineName::Libaio) => Box::new(crate::engine::libaio::Libaio),
+        (None, EngineName::IoUring) => Box::new(crate::engine::uring::Uring),
+    }
 }
 
 /// The full rows of a phase as they are released: total IOPS per row, and the steady-state detector.

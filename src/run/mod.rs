@@ -80,6 +80,17 @@ pub fn execute(
         }
     };
     writer.write(&results)?;
+    // A simulated target: one drive, factory-new, for the whole run.
+    let sim = match plan
+        .target
+        .sim
+        .as_ref()
+        .map(|t| crate::sim::SimDevice::new(&t.params))
+    {
+        None => None,
+        Some(Ok(d)) => Some(std::sync::Mutex::new(d)),
+        Some(Err(e)) => return Err(fail(&mut results, format!("simulated target: {e}"))),
+    };
     let mut written: Vec<(u64, u64)> = Vec::new();
     let n = plan.phases.len();
     log(&format!(
@@ -126,9 +137,31 @@ pub fn execute(
             erase_method: None,
             erased_bytes: None,
             warnings: Vec::new(),
+            device: None,
         };
         let (start, len) = (phase.params.span_start_bytes, phase.params.span_bytes);
-        if phase.kind == PhaseKind::Erase {
+        if let (PhaseKind::Erase, Some(device)) = (phase.kind, sim.as_ref()) {
+            let method = phase
+                .params
+                .method
+                .unwrap_or(crate::spec::EraseMethod::Auto);
+            let before = device.lock().unwrap_or_else(|p| p.into_inner()).counters();
+            let (used, ns) = erase::erase_sim(device, method, start, len);
+            let after = device.lock().unwrap_or_else(|p| p.into_inner()).counters();
+            pr.erase_method = Some(used);
+            pr.erased_bytes = Some(len);
+            pr.duration_s = ns as f64 / 1e9;
+            pr.device = Some(crate::results::DeviceResult::new(
+                &after.since(&before),
+                None,
+            ));
+            written = subtract(&written, start, start + len);
+            log(&format!(
+                "      erased {len} B with {} in {:.3} s of drive time",
+                used.as_str(),
+                pr.duration_s
+            ));
+        } else if phase.kind == PhaseKind::Erase {
             let file = match crate::target::open::open_io(&plan.target, false, true) {
                 Ok(f) => f,
                 Err(e) => {
@@ -198,7 +231,14 @@ pub fn execute(
             }
             let csv_name = series_csv::file_name(phase.index, &phase.name);
             let csv_path = out_dir.join(&csv_name);
-            let o = match io_phase::run_io_phase(&plan.target, phase, &spec.path, &csv_path, stop) {
+            let o = match io_phase::run_io_phase(
+                &plan.target,
+                phase,
+                &spec.path,
+                &csv_path,
+                stop,
+                sim.as_ref(),
+            ) {
                 Ok(o) => o,
                 Err(e) => return Err(fail(&mut results, format!("phase \"{}\": {e}", phase.name))),
             };
@@ -224,6 +264,12 @@ pub fn execute(
                 secs,
                 all.summary(),
             );
+            pr.device = o.device.as_ref().map(|c| {
+                crate::results::DeviceResult::new(
+                    c,
+                    Some(series_csv::device_file_name(phase.index, &phase.name)),
+                )
+            });
             pr.series_csv = Some(csv_name);
             pr.measured_started_at = o.measured_started_at.clone();
             let interval_ns = phase

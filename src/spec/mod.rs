@@ -139,6 +139,11 @@ pub struct TargetSection {
     /// block devices and existing files. Example: `"1GiB"`. Default: 1 GiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Size>,
+    /// A simulated SSD instead of a file or device (see the sim keys); runs in virtual time and touches
+    /// nothing on the host. Set `path` or `sim`, not both. Example: `sim = { capacity = "2GiB", op = "7%" }`.
+    /// Default: none. `--target sim:...` on the command line does the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<crate::sim::SimParams>,
 }
 
 /// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.

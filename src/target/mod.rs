@@ -24,6 +24,8 @@ pub enum TargetKind {
     File,
     /// A block device (`/dev/...`).
     Block,
+    /// A simulated SSD (`sim:...`): nothing on the host is read or written.
+    Sim,
 }
 
 /// A target's identity and geometry, as recorded in the plan and the results.
@@ -60,4 +62,36 @@ pub struct TargetInfo {
     /// True when the file does not exist yet and wkrun will create it (sparse) before the first phase.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created: bool,
+    /// A simulated target's model: every parameter and the derived flash layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<crate::sim::SimTarget>,
+}
+
+/// Model name of simulated targets.
+pub const SIM_MODEL: &str = "wkrun simulated SSD (page-mapped FTL, greedy GC)";
+
+impl TargetInfo {
+    /// A simulated target with parameters `params`: 512-byte logical blocks, 4 KiB physical blocks, the
+    /// capacity rounded down to whole 4 KiB units.
+    ///
+    /// # Errors
+    /// A message naming the parameter when they do not describe a drive.
+    pub fn sim(params: crate::sim::SimParams) -> Result<TargetInfo, String> {
+        let t = crate::sim::SimTarget::new(params)?;
+        Ok(TargetInfo {
+            path: PathBuf::from(t.name()),
+            kind: TargetKind::Sim,
+            capacity_bytes: t.params.capacity.0 / crate::sim::params::UNIT
+                * crate::sim::params::UNIT,
+            logical_block_size: crate::sim::params::SECTOR,
+            physical_block_size: crate::sim::params::UNIT as u32,
+            model: Some(SIM_MODEL.to_string()),
+            serial: None,
+            firmware: None,
+            discard_max_bytes: None,
+            nvme_namespace: None,
+            created: false,
+            sim: Some(t),
+        })
+    }
 }

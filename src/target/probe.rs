@@ -77,6 +77,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
         discard_max_bytes: None,
         nvme_namespace: None,
         created: false,
+        sim: None,
     })
 }
 
@@ -103,6 +104,7 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
         discard_max_bytes: None,
         nvme_namespace: None,
         created: true,
+        sim: None,
     })
 }
 
@@ -170,5 +172,6 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
             sys::nvme::namespace_id(&f).ok()
         },
         created: false,
+        sim: None,
     })
 }

@@ -65,6 +65,7 @@ fn workload(
         erase_method: None,
         erased_bytes: None,
         warnings: vec![],
+        device: None,
     }
 }
 
@@ -128,6 +129,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
             discard_max_bytes: Some(0),
             nvme_namespace: None,
             created: false,
+            sim: None,
         },
         phases,
     }

@@ -11,5 +11,6 @@ mod methodology;
 mod phases;
 mod schema_sync;
 mod series;
+mod sim;
 mod spec_errors;
 mod steady;

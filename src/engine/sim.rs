@@ -1,0 +1,245 @@
+//! The engine of a simulated target: the op stream at `queue_depth` against a [`SimDevice`] in virtual
+//! time. One thread; each I/O's completion time comes from the drive's timing model, completions are
+//! taken in time order, and a freed slot is refilled at its completion time, as a host keeping QD I/Os in
+//! flight would. The phase clock is the drive's: a 2000 s phase takes as long as the CPU needs to simulate it.
+
+use super::{Engine, Event, Job, Outcome, Recorder, queue};
+use crate::ops::{Op, OpKind, Ops};
+use crate::sim::{DeviceCounters, SimDevice};
+use crate::stats::IntervalClock;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::mpsc::Sender;
+
+/// Runs phases on a simulated drive.
+pub struct Sim<'d> {
+    /// The drive (its state persists across phases).
+    pub device: &'d Mutex<SimDevice>,
+    /// Flash slots each written 4 KiB unit takes (see [`SimDevice::slots_for`]).
+    pub slots: u32,
+    /// Where to write the per-interval device internals (`NN-<phase>.device.csv`); `None` for none.
+    pub device_csv: Option<&'d Path>,
+    /// Receives the first error writing that CSV, if any.
+    pub csv_error: &'d Mutex<Option<io::Error>>,
+}
+
+/// An I/O in flight, ordered by completion time (then op index, so that ties resolve the same every run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct InFlight {
+    done: u64,
+    index: u64,
+    submitted: u64,
+    kind: OpKind,
+    len: u32,
+}
+
+impl Ord for InFlight {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.done, self.index).cmp(&(o.done, o.index))
+    }
+}
+
+impl PartialOrd for InFlight {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Engine for Sim<'_> {
+    fn name(&self) -> &'static str {
+        "sim"
+    }
+
+    fn workers(&self, _job: &Job<'_>) -> usize {
+        1
+    }
+
+    fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        let mut dev = self.device.lock().unwrap_or_else(|p| p.into_inner());
+        let base = dev.clock();
+        let mut rec = Recorder::new(0, job.clock, events.clone());
+        let mut rows = match self
+            .device_csv
+            .map(|p| DeviceRows::create(p, job.clock, &dev))
+        {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                return queue::setup_failed(rec, "sim", e);
+            }
+            None => None,
+        };
+        let qd = job.queue_depth.max(1) as usize;
+        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::with_capacity(qd);
+        let mut chunk: Option<Ops<'_>> = None;
+        let mut held: Option<(Op, u64)> = None;
+        let mut exhausted = false;
+        let mut t = 0u64;
+        job.begin();
+        loop {
+            while heap.len() < qd && !exhausted && !job.stopping() {
+                let next = held.take().or_else(|| {
+                    queue::next_op(job, &mut chunk).map(|op| (op, job.issue_at(&op).unwrap_or(0)))
+                });
+                let Some((op, due)) = next else {
+                    exhausted = true;
+                    break;
+                };
+                let at = due.max(t);
+                if job.deadline_ns.is_some_and(|d| at >= d) {
+                    exhausted = true;
+                    break;
+                }
+                // Under a rate cap an op may be due after a completion still in flight: take that first,
+                // so the drive sees requests in time order.
+                if at > t && heap.peek().is_some_and(|c| c.0.done < at) {
+                    held = Some((op, due));
+                    break;
+                }
+                if at > t {
+                    // Nothing in flight before the op is due: the host is idle until then.
+                    t = at;
+                    job.set_virtual_now(t);
+                    rec.advance(t);
+                    if let Some(r) = rows.as_mut() {
+                        r.at(t, &dev, self);
+                    }
+                    wait(job, &rec);
+                }
+                let done = match op.kind {
+                    OpKind::Read => dev.read(base + at, op.offset, op.len),
+                    OpKind::Write => dev.write(base + at, op.offset, op.len, self.slots),
+                } - base;
+                heap.push(Reverse(InFlight {
+                    done,
+                    index: op.index,
+                    submitted: at,
+                    kind: op.kind,
+                    len: op.len,
+                }));
+            }
+            let Some(Reverse(c)) = heap.pop() else {
+                break;
+            };
+            t = c.done;
+            job.set_virtual_now(t);
+            if let Some(r) = rows.as_mut() {
+                r.at(t, &dev, self);
+            }
+            rec.record(c.kind, c.len as u64, c.done - c.submitted, c.done);
+            wait(job, &rec);
+        }
+        let end = rec.last_ns;
+        dev.advance_clock(base + end);
+        if let Some(r) = rows.as_mut() {
+            r.finish(end, &dev, self);
+        }
+        rec.finish(None)
+    }
+}
+
+/// With lockstep: waits until the collector has taken every interval this recorder closed.
+#[inline]
+fn wait(job: &Job<'_>, rec: &Recorder) {
+    if let Some(ls) = &job.lockstep {
+        ls.wait_for(rec.sent());
+    }
+}
+
+/// One row of a phase's device CSV (`NN-<phase>.device.csv`): the simulated drive's internals in one
+/// interval. Documented column by column in docs/results.md.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceRow {
+    /// End of the interval, s since the phase start (as `t_s` of the series CSV).
+    pub t_s: f64,
+    /// Bytes the host wrote in the interval, in whole 4 KiB units.
+    pub host_write_bytes: u64,
+    /// Bytes programmed to flash in the interval: host data (after compression) and GC copies.
+    pub flash_write_bytes: u64,
+    /// Bytes garbage collection copied in the interval.
+    pub gc_copy_bytes: u64,
+    /// Erase blocks erased in the interval.
+    pub erased_blocks: u64,
+    /// Erased blocks ready for writing at the end of the interval.
+    pub free_blocks: u64,
+    /// flash_write_bytes / host_write_bytes; empty without host writes.
+    pub write_amplification: Option<f64>,
+}
+
+impl DeviceRow {
+    fn new(t_s: f64, c: &DeviceCounters) -> DeviceRow {
+        DeviceRow {
+            t_s,
+            host_write_bytes: c.host_write_bytes,
+            flash_write_bytes: c.flash_write_bytes,
+            gc_copy_bytes: c.gc_copy_bytes,
+            erased_blocks: c.erased_blocks,
+            free_blocks: c.free_blocks,
+            write_amplification: c.write_amplification(),
+        }
+    }
+}
+
+/// Writes a row per interval of the phase's series as the virtual clock passes its end.
+struct DeviceRows {
+    csv: csv::Writer<File>,
+    clock: IntervalClock,
+    cur: u64,
+    last: DeviceCounters,
+}
+
+impl DeviceRows {
+    fn create(path: &Path, clock: IntervalClock, dev: &SimDevice) -> io::Result<DeviceRows> {
+        let csv = csv::Writer::from_writer(File::create(path)?);
+        Ok(DeviceRows {
+            csv,
+            clock,
+            cur: 0,
+            last: dev.counters(),
+        })
+    }
+
+    /// The clock reached `t` ns: rows for every interval that ended before it.
+    fn at(&mut self, t: u64, dev: &SimDevice, sim: &Sim<'_>) {
+        let k = self.clock.index_of(t);
+        while self.cur < k {
+            let now = dev.counters();
+            let end = (self.cur + 1) * self.clock.interval_ns;
+            self.write(
+                DeviceRow::new(end as f64 / 1e9, &now.since(&self.last)),
+                sim,
+            );
+            self.last = now;
+            self.cur += 1;
+        }
+    }
+
+    /// The last row, ending at the last completion, `end` ns.
+    fn finish(&mut self, end: u64, dev: &SimDevice, sim: &Sim<'_>) {
+        self.at(end, dev, sim);
+        let now = dev.counters();
+        self.write(
+            DeviceRow::new(end as f64 / 1e9, &now.since(&self.last)),
+            sim,
+        );
+        if let Err(e) = self.csv.flush() {
+            sim.csv_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
+        }
+    }
+
+    fn write(&mut self, row: DeviceRow, sim: &Sim<'_>) {
+        if let Err(e) = self.csv.serialize(row) {
+            sim.csv_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(io::Error::other(e));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! A simulated SSD target (`--target sim:...`): a page-mapped flash translation layer with greedy garbage
+//! collection and a timing model of dies, controller, interface and write buffer, run in virtual time. It
+//! shows what files and RAM disks cannot: a fresh drive's speed, the write cliff when the spare area runs
+//! out, steady state, and the effect of over-provisioning, reproducibly and in seconds.
+
+pub mod device;
+pub mod ftl;
+pub mod geometry;
+pub mod params;
+pub mod timing;
+
+pub use device::{DeviceCounters, SimDevice};
+pub use params::SimParams;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A simulated target as recorded in plans and results: every parameter (defaults filled in, `dies`
+/// resolved) and the flash layout derived from them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimTarget {
+    /// The model's parameters.
+    pub params: SimParams,
+    /// Flash in the drive, bytes: `capacity × (1 + op)`, rounded down to whole superblocks.
+    pub flash_bytes: u64,
+    /// Bytes per superblock (one erase block on every die), the unit of garbage collection.
+    pub superblock_bytes: u64,
+    /// Superblocks of flash.
+    pub superblocks: u32,
+}
+
+impl SimTarget {
+    /// The target of `params`.
+    ///
+    /// # Errors
+    /// The geometry's message when the parameters do not describe a drive.
+    pub fn new(mut params: SimParams) -> Result<SimTarget, String> {
+        let g = geometry::Geometry::of(&params)?;
+        params.dies = Some(g.dies);
+        let sb = g.sb_slots as u64 * g.slot_bytes;
+        Ok(SimTarget {
+            params,
+            flash_bytes: g.superblocks as u64 * sb,
+            superblock_bytes: sb,
+            superblocks: g.superblocks,
+        })
+    }
+
+    /// The target's name: `sim:` and its main parameters, e.g. `sim:capacity=2GiB,op=7%,dies=1`.
+    pub fn name(&self) -> String {
+        let p = &self.params;
+        let mut s = format!("sim:capacity={},op={}", p.capacity, p.op);
+        if let Some(d) = p.dies {
+            s.push_str(&format!(",dies={d}"));
+        }
+        if p.compression {
+            s.push_str(",compression=true");
+        }
+        s
+    }
+}

@@ -1,0 +1,218 @@
+//! The simulated SSD's parameters: geometry, timing and data reduction, as written in a spec's
+//! `[target] sim = { ... }` table or on the command line as `--target sim:capacity=8GiB,op=7%`.
+
+use crate::units::{Duration, Percent, Size};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Bytes per mapping unit: the flash translation layer maps the logical space in 4 KiB units, as
+/// page-mapped SSD controllers do. Writes smaller than a unit are read-modify-write.
+pub const UNIT: u64 = 4096;
+/// Logical block (sector) size the simulated drive reports, bytes: 512, as 512e drives do.
+pub const SECTOR: u32 = 512;
+/// Flash per die when `dies` is not given: one die per 16 GiB (128 Gbit) of flash.
+pub const AUTO_DIE_BYTES: u64 = 16 << 30;
+/// Most dies a simulated drive may have.
+pub const MAX_DIES: u32 = 256;
+/// Largest model memory (mapping tables) a simulated drive may need, bytes: 2 GiB.
+pub const MAX_MODEL_BYTES: u64 = 2 << 30;
+
+/// A simulated SSD: a page-mapped flash translation layer (FTL) with greedy garbage collection over a
+/// number of independent dies, driven in virtual time. Every key is optional; the defaults describe a
+/// consumer SATA SSD of the 2013 era (the drives of seeds 000 and 003) scaled to `capacity`.
+///
+/// Example: `sim = { capacity = "2GiB", op = "7%" }`, or on the command line
+/// `--target sim:capacity=2GiB,op=7%,page=16KiB,block=4MiB`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimParams {
+    /// User-visible capacity (the LBA space), bytes; rounded down to a whole number of 4 KiB mapping
+    /// units. Example: `"2GiB"`. Default: `"8GiB"`.
+    #[serde(default = "default_capacity")]
+    pub capacity: Size,
+    /// Over-provisioning: flash beyond the capacity, as a percentage of the capacity (the drive has
+    /// `capacity × (1 + op)` bytes of flash; 7 % is the GiB-versus-GB spare of consumer drives). Example:
+    /// `"28%"`. Default: `"7%"`.
+    #[serde(default = "default_op")]
+    pub op: Percent,
+    /// Flash page: the unit of a program (write) and of a read, bytes; a multiple of 4 KiB. Example:
+    /// `"16KiB"`. Default: `"16KiB"`.
+    #[serde(default = "default_page")]
+    pub page: Size,
+    /// Erase block, bytes; a multiple of the page. Garbage collection works on a superblock: one erase
+    /// block on every die. Example: `"4MiB"`. Default: `"4MiB"`.
+    #[serde(default = "default_block")]
+    pub block: Size,
+    /// Independent flash dies, each serving one read, program or erase at a time; pages of a superblock
+    /// are striped across them. Default: one per 16 GiB of flash, at least 1 (a 2 GiB drive has one die,
+    /// a 256 GB drive sixteen). Example: `8`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dies: Option<u32>,
+    /// Time to read one page from a die. Example: `"60us"`. Default: `"60us"`.
+    #[serde(default = "default_read_time")]
+    pub read_time: Duration,
+    /// Time to program (write) one page on a die. Example: `"1600us"`. Default: `"1600us"` (TLC-like:
+    /// 10 MB/s per die).
+    #[serde(default = "default_program_time")]
+    pub program_time: Duration,
+    /// Time to erase one block on a die. Example: `"3ms"`. Default: `"3ms"`.
+    #[serde(default = "default_erase_time")]
+    pub erase_time: Duration,
+    /// Controller time per host command, served one command at a time (caps IOPS at 1 / command_time).
+    /// Example: `"10us"`. Default: `"10us"`.
+    #[serde(default = "default_command_time")]
+    pub command_time: Duration,
+    /// Host interface bandwidth, bytes per second, shared by reads and writes (SATA 6 Gb/s carries about
+    /// 550 MB/s). Example: `"550MB"`. Default: `"550MB"`.
+    #[serde(default = "default_interface")]
+    pub interface_bytes_per_s: Size,
+    /// Write buffer: host writes complete once their data is in it; it drains as pages are programmed.
+    /// Example: `"1MiB"`. Default: `"1MiB"`.
+    #[serde(default = "default_buffer")]
+    pub buffer: Size,
+    /// Garbage collection runs when a new superblock is needed and no more than this many are free.
+    /// Example: `3`. Default: `3`.
+    #[serde(default = "default_gc_threshold")]
+    pub gc_free_superblocks: u32,
+    /// Data reduction as in SandForce controllers: a 4 KiB unit of zeros takes 1/8 of its flash, a unit of
+    /// `compressible:N%` data (100 − N) %, random data all of it. Example: `true`. Default: `false`.
+    #[serde(default)]
+    pub compression: bool,
+}
+
+fn default_capacity() -> Size {
+    Size(8 << 30)
+}
+fn default_op() -> Percent {
+    Percent(7 * crate::units::PERCENT_SCALE / 100)
+}
+fn default_page() -> Size {
+    Size(16 << 10)
+}
+fn default_block() -> Size {
+    Size(4 << 20)
+}
+fn default_read_time() -> Duration {
+    Duration(60_000)
+}
+fn default_program_time() -> Duration {
+    Duration(1_600_000)
+}
+fn default_erase_time() -> Duration {
+    Duration(3_000_000)
+}
+fn default_command_time() -> Duration {
+    Duration(10_000)
+}
+fn default_interface() -> Size {
+    Size(550_000_000)
+}
+fn default_buffer() -> Size {
+    Size(1 << 20)
+}
+fn default_gc_threshold() -> u32 {
+    3
+}
+
+impl Default for SimParams {
+    fn default() -> SimParams {
+        SimParams {
+            capacity: default_capacity(),
+            op: default_op(),
+            page: default_page(),
+            block: default_block(),
+            dies: None,
+            read_time: default_read_time(),
+            program_time: default_program_time(),
+            erase_time: default_erase_time(),
+            command_time: default_command_time(),
+            interface_bytes_per_s: default_interface(),
+            buffer: default_buffer(),
+            gc_free_superblocks: default_gc_threshold(),
+            compression: false,
+        }
+    }
+}
+
+/// The prefix of a simulated target on the command line.
+pub const PREFIX: &str = "sim:";
+
+impl SimParams {
+    /// Parses the command-line form `sim:key=value,key=value` (keys as in the spec table; `sim:` alone is
+    /// every default).
+    ///
+    /// # Errors
+    /// An unknown key, a value that does not parse, or a missing `=`, naming the key.
+    pub fn parse_target(s: &str) -> Result<SimParams, String> {
+        let body = s
+            .strip_prefix(PREFIX)
+            .ok_or_else(|| format!("{s:?} is not a simulated target (sim:...)"))?;
+        let mut table = toml::Table::new();
+        for item in body.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (k, v) = item.split_once('=').ok_or_else(|| {
+                format!("--target {s}: {item:?} is not key=value (e.g. capacity=2GiB)")
+            })?;
+            let (k, v) = (k.trim(), v.trim());
+            let value = match k {
+                "dies" | "gc_free_superblocks" => toml::Value::Integer(
+                    v.parse()
+                        .map_err(|_| format!("--target {s}: {k} = {v:?} is not a whole number"))?,
+                ),
+                "compression" => toml::Value::Boolean(v.parse().map_err(|_| {
+                    format!("--target {s}: compression = {v:?} is not true or false")
+                })?),
+                _ => toml::Value::String(v.to_string()),
+            };
+            if table.insert(k.to_string(), value).is_some() {
+                return Err(format!("--target {s}: {k} is given twice"));
+            }
+        }
+        let p: SimParams = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("--target {s}: {}", e.message()))?;
+        Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_form_parses_every_key() {
+        let p = SimParams::parse_target(
+            "sim:capacity=2GiB, op=28%,page=8KiB,block=2MiB,dies=4,read_time=50us,program_time=1ms,erase_time=2ms,command_time=5us,interface_bytes_per_s=1GB,buffer=256KiB,gc_free_superblocks=4,compression=true",
+        )
+        .unwrap();
+        assert_eq!(p.capacity, Size(2 << 30));
+        assert_eq!(p.op, Percent(28 * crate::units::PERCENT_SCALE / 100));
+        assert_eq!((p.page, p.block), (Size(8 << 10), Size(2 << 20)));
+        assert_eq!(p.dies, Some(4));
+        assert_eq!(p.read_time, Duration(50_000));
+        assert_eq!(p.program_time, Duration(1_000_000));
+        assert_eq!(p.erase_time, Duration(2_000_000));
+        assert_eq!(p.command_time, Duration(5_000));
+        assert_eq!(p.interface_bytes_per_s, Size(1_000_000_000));
+        assert_eq!(p.buffer, Size(256 << 10));
+        assert_eq!(p.gc_free_superblocks, 4);
+        assert!(p.compression);
+        assert_eq!(
+            SimParams::parse_target("sim:").unwrap(),
+            SimParams::default()
+        );
+    }
+
+    #[test]
+    fn command_line_errors_name_the_key() {
+        let e = SimParams::parse_target("sim:capacty=2GiB").unwrap_err();
+        assert!(e.contains("capacty"), "{e}");
+        let e = SimParams::parse_target("sim:capacity").unwrap_err();
+        assert!(e.contains("not key=value"), "{e}");
+        let e = SimParams::parse_target("sim:dies=many").unwrap_err();
+        assert!(e.contains("dies"), "{e}");
+        let e = SimParams::parse_target("sim:op=7").unwrap_err();
+        assert!(e.contains('7'), "{e}");
+        let e = SimParams::parse_target("sim:op=7%,op=8%").unwrap_err();
+        assert!(e.contains("twice"), "{e}");
+    }
+}

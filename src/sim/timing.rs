@@ -1,0 +1,184 @@
+//! When the simulated drive's work happens: a controller serving one command at a time, a host interface of
+//! fixed bandwidth, a write buffer that drains as pages are programmed, and dies that each do one read,
+//! program or erase at a time. All times are virtual nanoseconds on the drive's clock; every resource is
+//! reserved first come, first served, so the same requests in the same order give the same times.
+
+use super::params::{SimParams, UNIT};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Flash work the FTL asks for: what it costs in time is decided here.
+pub trait Flash {
+    /// Reads a page on `die` once `at` has passed; returns when the data is out.
+    fn read_page(&mut self, die: u32, at: u64) -> u64;
+    /// Programs a page on `die` once its data is ready at `ready`; `host_units` buffered host units leave
+    /// the write buffer when it is done. Returns when the program ends.
+    fn program_page(&mut self, die: u32, ready: u64, host_units: u32) -> u64;
+    /// Erases one block on every die, each once `at` has passed.
+    fn erase_superblock(&mut self, at: u64);
+}
+
+/// The drive's resources and when each is next free.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    die_free: Vec<u64>,
+    ctrl_free: u64,
+    link_free: u64,
+    cmd_ns: u64,
+    read_ns: u64,
+    program_ns: u64,
+    erase_ns: u64,
+    link_bytes_per_s: u64,
+    buffer_units: u32,
+    buffered: u32,
+    /// Pending buffer releases: (time, units), earliest first.
+    releases: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Total die time reserved, ns (reads, programs, erases on every die).
+    pub busy_ns: u64,
+}
+
+impl Timing {
+    /// Idle resources for `p` with `dies` dies.
+    pub fn new(p: &SimParams, dies: u32) -> Timing {
+        Timing {
+            die_free: vec![0; dies as usize],
+            ctrl_free: 0,
+            link_free: 0,
+            cmd_ns: p.command_time.0,
+            read_ns: p.read_time.0,
+            program_ns: p.program_time.0,
+            erase_ns: p.erase_time.0,
+            link_bytes_per_s: p.interface_bytes_per_s.0.max(1),
+            // At least two pages' worth, so that an open page never blocks its own completion.
+            buffer_units: ((p.buffer.0 / UNIT) as u32).max(2 * (p.page.0 / UNIT) as u32),
+            buffered: 0,
+            releases: BinaryHeap::new(),
+            busy_ns: 0,
+        }
+    }
+
+    /// The controller takes a command arriving at `at`; returns when it has been processed.
+    #[inline]
+    pub fn command(&mut self, at: u64) -> u64 {
+        self.ctrl_free = self.ctrl_free.max(at) + self.cmd_ns;
+        self.ctrl_free
+    }
+
+    /// Moves `bytes` over the host interface once `at` has passed; returns when the transfer ends.
+    #[inline]
+    pub fn transfer(&mut self, at: u64, bytes: u64) -> u64 {
+        let ns = (bytes as u128 * 1_000_000_000).div_ceil(self.link_bytes_per_s as u128) as u64;
+        self.link_free = self.link_free.max(at) + ns;
+        self.link_free
+    }
+
+    /// A host unit arriving at `at` enters the write buffer: at `at`, or when enough programs have ended to
+    /// make room. Returns the time it is in.
+    #[inline]
+    pub fn admit(&mut self, at: u64) -> u64 {
+        let mut t = at;
+        while self.buffered >= self.buffer_units {
+            match self.releases.pop() {
+                Some(Reverse((when, n))) => {
+                    t = t.max(when);
+                    self.buffered -= n;
+                }
+                // Cannot happen: an open page holds fewer units than the buffer.
+                None => break,
+            }
+        }
+        // Releases that have already happened free their space without waiting.
+        while let Some(&Reverse((when, n))) = self.releases.peek() {
+            if when > t {
+                break;
+            }
+            self.releases.pop();
+            self.buffered -= n;
+        }
+        self.buffered += 1;
+        t
+    }
+
+    /// The latest time any die is busy until (the end of all scheduled flash work).
+    pub fn flash_idle_at(&self) -> u64 {
+        self.die_free.iter().copied().max().unwrap_or(0)
+    }
+}
+
+impl Flash for Timing {
+    #[inline]
+    fn read_page(&mut self, die: u32, at: u64) -> u64 {
+        let d = &mut self.die_free[die as usize];
+        *d = (*d).max(at) + self.read_ns;
+        self.busy_ns += self.read_ns;
+        *d
+    }
+
+    #[inline]
+    fn program_page(&mut self, die: u32, ready: u64, host_units: u32) -> u64 {
+        let d = &mut self.die_free[die as usize];
+        *d = (*d).max(ready) + self.program_ns;
+        self.busy_ns += self.program_ns;
+        if host_units > 0 {
+            self.releases.push(Reverse((*d, host_units)));
+        }
+        *d
+    }
+
+    fn erase_superblock(&mut self, at: u64) {
+        for d in &mut self.die_free {
+            *d = (*d).max(at) + self.erase_ns;
+        }
+        self.busy_ns += self.erase_ns * self.die_free.len() as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing(s: &str) -> Timing {
+        let p = SimParams::parse_target(s).unwrap();
+        Timing::new(&p, p.dies.unwrap_or(1))
+    }
+
+    #[test]
+    fn dies_serve_one_operation_at_a_time() {
+        let mut t = timing("sim:dies=2,read_time=50us,program_time=1ms,erase_time=3ms");
+        assert_eq!(t.read_page(0, 0), 50_000);
+        assert_eq!(
+            t.read_page(0, 10_000),
+            100_000,
+            "queued behind the first read"
+        );
+        assert_eq!(t.read_page(1, 10_000), 60_000, "another die is free");
+        assert_eq!(t.program_page(1, 0, 0), 1_060_000);
+        t.erase_superblock(0);
+        assert_eq!(t.flash_idle_at(), 4_060_000);
+        assert_eq!(t.read_page(0, 0), 3_150_000);
+    }
+
+    #[test]
+    fn controller_and_interface_serialise() {
+        let mut t = timing("sim:command_time=10us,interface_bytes_per_s=1GB");
+        assert_eq!(t.command(0), 10_000);
+        assert_eq!(t.command(0), 20_000);
+        assert_eq!(t.command(100_000), 110_000);
+        assert_eq!(t.transfer(0, 4096), 4096);
+        assert_eq!(t.transfer(0, 4096), 8192);
+    }
+
+    #[test]
+    fn a_full_buffer_waits_for_programs() {
+        // 8 KiB buffer with 4 KiB pages: 2 units.
+        let mut t = timing("sim:page=4KiB,block=64KiB,buffer=8KiB,program_time=1ms");
+        assert_eq!(t.admit(0), 0);
+        assert_eq!(t.admit(0), 0);
+        t.program_page(0, 0, 1); // frees 1 unit at 1 ms
+        t.program_page(0, 0, 1); // and 1 at 2 ms
+        assert_eq!(t.admit(5), 1_000_000);
+        assert_eq!(t.admit(5), 2_000_000);
+        // After 2 ms nothing is pending: the next unit waits for nothing but the buffer is full again.
+        assert_eq!(t.buffered, 2);
+    }
+}
