@@ -126,7 +126,7 @@ struct RunArgs {
     /// Allow writing to this block device (must name the target device).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
-    /// Print nothing but errors.
+    /// Print nothing but errors (no log lines, no live progress).
     #[arg(long, short = 'q')]
     quiet: bool,
 }
@@ -445,8 +445,20 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     }
     say(&format!("results: {}", out_dir.display()));
     signal::install();
-    let mut log = |m: &str| say(m);
-    match run::execute(&s, &plan, &out_dir, &signal::STOP, &mut log) {
+    // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
+    let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = run::progress::Bar::new();
+    let mut log = |m: &str| {
+        if live {
+            bar.println(m);
+        } else {
+            say(m);
+        }
+    };
+    let progress: &dyn run::progress::Progress = if live { &bar } else { &run::progress::Silent };
+    let r = run::execute(&s, &plan, &out_dir, &signal::STOP, &mut log, progress);
+    progress.phase_end();
+    match r {
         Ok(_) => {
             say(&format!("done: {}", out_dir.join("results.json").display()));
             Ok(())

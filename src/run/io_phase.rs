@@ -50,7 +50,8 @@ pub enum SetupError {
     },
 }
 
-/// Runs one I/O phase on `target` and writes its series to `csv_path`.
+/// Runs one I/O phase on `target` and writes its series to `csv_path`; `on_row` sees every row as it is
+/// written (for the live progress display).
 ///
 /// # Errors
 /// [`SetupError`] when the target, image or CSV cannot be opened. I/O errors during the phase are in the
@@ -61,6 +62,7 @@ pub fn run_io_phase(
     spec_path: &Path,
     csv_path: &Path,
     stop: &AtomicBool,
+    on_row: &mut dyn FnMut(&SeriesRow),
 ) -> Result<IoPhaseOutcome, SetupError> {
     let p = &phase.params;
     let io = p.io().ok_or_else(|| SetupError::Io {
@@ -262,6 +264,7 @@ pub fn run_io_phase(
                 if let Err(e) = csv.append(&row) {
                     write_err.get_or_insert(e);
                 }
+                on_row(&row);
                 if rows.push(&row) && until_steady && !ended_at_steady {
                     ended_at_steady = true;
                     job.abort();
@@ -311,6 +314,7 @@ pub fn run_io_phase(
         if let Err(e) = csv.append(&row) {
             write_err.get_or_insert(e);
         }
+        on_row(&row);
         // A partial last row is not a full round: it stays out of steady-state rounds and windows.
         if row.partial == 0 {
             rows.push(&row);

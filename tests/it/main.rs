@@ -9,6 +9,7 @@ mod compare;
 mod engines;
 mod methodology;
 mod phases;
+mod progress;
 mod report;
 mod schema_sync;
 mod series;
