@@ -61,6 +61,26 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
         format: CompareFormat,
     },
+    /// Write SVG plots and an index.html from results files: per phase, IOPS per interval (log and linear),
+    /// latency per interval and percentiles; charts across sweeps and matrices; several runs on one plot,
+    /// one colour per run.
+    Report {
+        /// results.json files (their series CSVs are read from the same folder).
+        #[arg(required = true, value_name = "RESULTS")]
+        files: Vec<PathBuf>,
+        /// Report folder, created if needed; files of the same name are replaced (default: `report/` in the
+        /// folder of the first results file).
+        #[arg(long, short = 'o', value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Fixed ceiling of the linear IOPS plots, I/Os per second; intervals above it are drawn hollow on
+        /// the top row.
+        #[arg(long, value_name = "IOPS")]
+        ymax: Option<f64>,
+        /// Also plot a zoom of this time window of every phase, from the phase's start: `1400s..2000s`,
+        /// `1400s..`, `first 5m`, `last 20m`.
+        #[arg(long, value_name = "WINDOW")]
+        window: Option<String>,
+    },
     /// Print a JSON Schema: `spec` (spec files) or `result` (results.json).
     Schema {
         /// Which schema.
@@ -106,7 +126,7 @@ struct RunArgs {
     /// Allow writing to this block device (must name the target device).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
-    /// Print nothing but errors.
+    /// Print nothing but errors (no log lines, no live progress).
     #[arg(long, short = 'q')]
     quiet: bool,
 }
@@ -131,6 +151,12 @@ fn main() -> ExitCode {
             json,
         }) => cmd_plan(&spec, &target, &set, json),
         Some(Cmd::Compare { files, format }) => cmd_compare(&files, format),
+        Some(Cmd::Report {
+            files,
+            output,
+            ymax,
+            window,
+        }) => cmd_report(&files, output, ymax, window),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
                 schema::spec_schema()
@@ -322,6 +348,51 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
     Ok(())
 }
 
+fn cmd_report(
+    files: &[PathBuf],
+    output: Option<PathBuf>,
+    ymax: Option<f64>,
+    window: Option<String>,
+) -> Result<(), Fail> {
+    use wkrun::report::{build, data};
+    if let Some(y) = ymax
+        && !(y.is_finite() && y > 0.0)
+    {
+        return Err(bad(format!(
+            "--ymax {y}: the ceiling must be a number of IOPS above 0"
+        )));
+    }
+    let window = match window {
+        Some(w) => Some((
+            w.clone(),
+            wkrun::stats::window::WindowSpec::parse(&w)
+                .map_err(|e| bad(format!("--window: {e}")))?,
+        )),
+        None => None,
+    };
+    let mut runs = files
+        .iter()
+        .map(|f| data::load_run(f).map_err(|e| bad(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    data::name_runs(&mut runs);
+    let opts = build::Options { ymax, window };
+    let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        bad(format!(
+            "cannot create the report folder {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let written = build::write(&dir, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    println!(
+        "report: {} ({} plots)",
+        dir.join("index.html").display(),
+        written.len() - 1
+    );
+    Ok(())
+}
+
 /// Why a run of `plan` must not start (checked before anything is opened for writing): a block device
 /// that the plan writes to without `--allow-destroy` naming it, or that is mounted or in use.
 fn refusal(plan: &Plan, allow_destroy: Option<&Path>) -> Option<String> {
@@ -413,8 +484,20 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     }
     say(&format!("results: {}", out_dir.display()));
     signal::install();
-    let mut log = |m: &str| say(m);
-    match run::execute(&s, &plan, &out_dir, &signal::STOP, &mut log) {
+    // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
+    let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = run::progress::Bar::new();
+    let mut log = |m: &str| {
+        if live {
+            bar.println(m);
+        } else {
+            say(m);
+        }
+    };
+    let progress: &dyn run::progress::Progress = if live { &bar } else { &run::progress::Silent };
+    let r = run::execute(&s, &plan, &out_dir, &signal::STOP, &mut log, progress);
+    progress.phase_end();
+    match r {
         Ok(_) => {
             say(&format!("done: {}", out_dir.join("results.json").display()));
             Ok(())

@@ -1,8 +1,14 @@
-//! Reports made from results files: [`compare`] puts several runs side by side.
+//! Reports made from results files: [`compare`] puts several runs side by side; [`build`] writes SVG
+//! plots ([`plot`]) and an HTML page ([`html`]) from runs loaded with [`data::load_run`].
 //!
-//! Everything here reads `results.json` documents ([`read_results`]) and never touches a target.
+//! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, and never
+//! touches a target.
 
+pub mod build;
 pub mod compare;
+pub mod data;
+pub mod html;
+pub mod plot;
 
 use crate::results::{RESULTS_FORMAT, Results};
 use std::path::{Path, PathBuf};
@@ -22,6 +28,14 @@ pub enum ReadError {
     #[error("{} is not a wkrun results document: {why}", path.display())]
     NotResults {
         /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A series CSV that a results file names is missing or is not a series CSV.
+    #[error("series {}: {why}", path.display())]
+    Series {
+        /// The CSV file.
         path: PathBuf,
         /// What is wrong with it.
         why: String,

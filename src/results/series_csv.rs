@@ -2,7 +2,7 @@
 //! so that a run killed at any moment keeps every interval completed before it.
 
 use crate::stats::{DirInterval, IntervalCounts};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -86,7 +86,7 @@ pub const HEADER: [&str; 15] = [
 
 /// One row of a phase's series CSV (`NN-<phase>.csv`); columns in this order. Latency columns are empty when
 /// the direction had no completions in the interval. Documented column by column in docs/results.md.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeriesRow {
     /// End of the interval, seconds since the phase start (for the last row: the true end of the phase).
     pub t_s: f64,

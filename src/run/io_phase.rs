@@ -54,9 +54,10 @@ pub enum SetupError {
     },
 }
 
-/// Runs one I/O phase on `target` and writes its series to `csv_path`. A simulated target (`sim` is its
-/// drive) runs on the drive's virtual clock and also writes the drive's internals per interval next to the
-/// series, as `NN-<phase>.device.csv`.
+/// Runs one I/O phase on `target` and writes its series to `csv_path`; `on_row` sees every row as it is
+/// written (for the live progress display). A simulated target (`sim` is its drive) runs on the drive's
+/// virtual clock and also writes the drive's internals per interval next to the series, as
+/// `NN-<phase>.device.csv`.
 ///
 /// # Errors
 /// [`SetupError`] when the target, image or CSV cannot be opened. I/O errors during the phase are in the
@@ -68,6 +69,7 @@ pub fn run_io_phase(
     csv_path: &Path,
     stop: &AtomicBool,
     sim: Option<&Mutex<SimDevice>>,
+    on_row: &mut dyn FnMut(&SeriesRow),
 ) -> Result<IoPhaseOutcome, SetupError> {
     let p = &phase.params;
     let io = p.io().ok_or_else(|| SetupError::Io {
@@ -300,6 +302,7 @@ pub fn run_io_phase(
                 if let Err(e) = csv.append(&row) {
                     write_err.get_or_insert(e);
                 }
+                on_row(&row);
                 if rows.push(&row) && until_steady && !ended_at_steady {
                     ended_at_steady = true;
                     job.abort();
@@ -354,6 +357,7 @@ pub fn run_io_phase(
         if let Err(e) = csv.append(&row) {
             write_err.get_or_insert(e);
         }
+        on_row(&row);
         // A partial last row is not a full round: it stays out of steady-state rounds and windows.
         if row.partial == 0 {
             rows.push(&row);

@@ -4,6 +4,7 @@
 pub mod erase;
 mod host;
 pub mod io_phase;
+pub mod progress;
 
 pub use host::host_info;
 
@@ -40,7 +41,8 @@ pub fn now_rfc3339() -> String {
 
 /// Runs every phase of `plan`, writing into `out_dir` (which must exist). The target must exist (a file
 /// target the plan marks `created` has been created by the caller). `log` receives one line per event
-/// for humans (stderr). `stop` interrupts at the next I/O boundary.
+/// for humans (stderr); `progress` hears of each phase's start and end and of each series row (the live
+/// display, [`progress::Bar`], or [`progress::Silent`]). `stop` interrupts at the next I/O boundary.
 ///
 /// # Errors
 /// [`RunError`]; `results.json` then holds every phase up to the failure, with the status.
@@ -50,6 +52,7 @@ pub fn execute(
     out_dir: &Path,
     stop: &AtomicBool,
     log: &mut dyn FnMut(&str),
+    progress: &dyn progress::Progress,
 ) -> Result<Results, RunError> {
     let writer = ResultsWriter::new(out_dir)?;
     let mut results = Results {
@@ -111,6 +114,7 @@ pub fn execute(
             phase.name,
             summary(phase)
         ));
+        progress.phase_start(phase.index + 1, n, phase);
         let started_at = now_rfc3339();
         let t0 = Instant::now();
         let mut pr = PhaseResult {
@@ -179,7 +183,9 @@ pub fn execute(
                 .params
                 .method
                 .unwrap_or(crate::spec::EraseMethod::Auto);
-            match erase::erase(&plan.target, &file, method, start, len, stop) {
+            let erased = erase::erase(&plan.target, &file, method, start, len, stop);
+            progress.phase_end();
+            match erased {
                 Ok(used) => {
                     pr.erase_method = Some(used);
                     pr.erased_bytes = Some(len);
@@ -231,14 +237,18 @@ pub fn execute(
             }
             let csv_name = series_csv::file_name(phase.index, &phase.name);
             let csv_path = out_dir.join(&csv_name);
-            let o = match io_phase::run_io_phase(
+            let mut on_row = |row: &series_csv::SeriesRow| progress.row(row);
+            let o = io_phase::run_io_phase(
                 &plan.target,
                 phase,
                 &spec.path,
                 &csv_path,
                 stop,
                 sim.as_ref(),
-            ) {
+                &mut on_row,
+            );
+            progress.phase_end();
+            let o = match o {
                 Ok(o) => o,
                 Err(e) => return Err(fail(&mut results, format!("phase \"{}\": {e}", phase.name))),
             };

@@ -9,6 +9,8 @@ mod compare;
 mod engines;
 mod methodology;
 mod phases;
+mod progress;
+mod report;
 mod schema_sync;
 mod series;
 mod sim;

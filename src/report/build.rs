@@ -1,0 +1,232 @@
+//! `wkrun report`: every plot of a set of runs ([`make`], in memory) and the report folder ([`write()`]): the
+//! SVG files and `index.html`.
+//!
+//! Per I/O phase (matched by name across runs), for each direction with I/O: IOPS per interval on a log
+//! axis and on a linear axis, a zoom on `--window`, and latency per interval; then one percentile curve per
+//! phase. Per sweep or matrix (phases sharing a base name and label keys): total IOPS and latency across
+//! its phases.
+
+use super::data::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
+use super::html;
+use super::plot::{self, Chart, LabelMetric, PlotError, Scale};
+use crate::stats::window::WindowSpec;
+use std::path::{Path, PathBuf};
+
+/// What to draw.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Fixed ceiling of the linear IOPS plots, I/Os per s (`--ymax`); `None`: fitted to the data.
+    pub ymax: Option<f64>,
+    /// The zoom window (`--window`), as written and parsed; `None`: no zoom plots.
+    pub window: Option<(String, WindowSpec)>,
+}
+
+/// A plot and the file it is written to (relative to the report folder).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    /// File name, `NN-<phase>-<plot>.svg`, NN the phase's number (characters outside `A-Za-z0-9._-` replaced).
+    pub file: String,
+    /// The plot.
+    pub chart: Chart,
+}
+
+/// The plots of one phase name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseSection {
+    /// The phase in each run.
+    pub group: PhaseGroup,
+    /// Its plots, in page order.
+    pub figures: Vec<Figure>,
+}
+
+/// The plots across one sweep or matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepSection {
+    /// The phases charted.
+    pub group: LabelGroup,
+    /// IOPS and latency charts.
+    pub figures: Vec<Figure>,
+}
+
+/// Every plot of a report, in page order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// One section per I/O phase name.
+    pub phases: Vec<PhaseSection>,
+    /// One section per sweep or matrix.
+    pub sweeps: Vec<SweepSection>,
+}
+
+/// A file name part made of `A-Za-z0-9._-` only: `saturate[op=93%]` → `saturate_op-93pct`.
+pub fn slug(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' => s.push(c),
+            '%' => s.push_str("pct"),
+            '=' => s.push('-'),
+            ']' => {}
+            _ => s.push('_'),
+        }
+    }
+    s
+}
+
+/// The zoom window of a phase in seconds from its start, `(from, to)`, given the end of its last interval
+/// `end_s`: `A..B` is A to B (B defaults to `end_s`), `first D` is 0 to D, `last D` is `end_s − D` to `end_s`.
+pub fn window_seconds(w: &WindowSpec, end_s: f64) -> (f64, f64) {
+    let s = |ns: u64| ns as f64 / 1e9;
+    match *w {
+        WindowSpec::Range { start_ns, end_ns } => (s(start_ns), end_ns.map_or(end_s, s)),
+        WindowSpec::First { len_ns } => (0.0, s(len_ns)),
+        WindowSpec::Last { len_ns } => ((end_s - s(len_ns)).max(0.0), end_s),
+    }
+}
+
+/// The directions in which any run of the phase completed I/O.
+pub fn directions(runs: &[RunData], g: &PhaseGroup) -> Vec<Dir> {
+    Dir::BOTH
+        .into_iter()
+        .filter(|d| {
+            g.members.iter().any(|&(r, p)| {
+                let (phase, rows) = runs[r].phase(p);
+                d.stats(phase).ops > 0 || rows.iter().any(|row| d.ops(row) > 0)
+            })
+        })
+        .collect()
+}
+
+/// Draws every plot of `runs`.
+///
+/// # Errors
+/// [`PlotError`] from plotters.
+pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
+    let mut phases = Vec::new();
+    for g in phase_groups(runs) {
+        // The phase's number in the first run that has it, as in its CSV name (`r2-` when that run is not
+        // the first: numbers of different runs may collide).
+        let (r0, p0) = g.members[0];
+        let index = runs[r0].results.phases[p0].index;
+        let base = if r0 == 0 {
+            format!("{index:02}-{}", slug(&g.name))
+        } else {
+            format!("r{}-{index:02}-{}", r0 + 1, slug(&g.name))
+        };
+        let mut figures = Vec::new();
+        let mut add = |suffix: &str, chart: Chart| {
+            figures.push(Figure {
+                file: format!("{base}-{suffix}.svg"),
+                chart,
+            })
+        };
+        let has_rows = g
+            .members
+            .iter()
+            .any(|&(r, p)| !runs[r].phase(p).1.is_empty());
+        for d in directions(runs, &g) {
+            let n = d.name();
+            if has_rows {
+                add(
+                    &format!("iops-log-{n}"),
+                    plot::iops_scatter(runs, &g, d, Scale::Log, None)?,
+                );
+                add(
+                    &format!("iops-linear-{n}"),
+                    plot::iops_scatter(runs, &g, d, Scale::Linear { ymax: opts.ymax }, None)?,
+                );
+                if let Some((_, w)) = &opts.window {
+                    let end = g
+                        .members
+                        .iter()
+                        .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
+                        .fold(0.0, f64::max);
+                    let (a, b) = window_seconds(w, end);
+                    if b > a {
+                        add(
+                            &format!("zoom-{n}"),
+                            plot::iops_scatter(
+                                runs,
+                                &g,
+                                d,
+                                Scale::Linear { ymax: opts.ymax },
+                                Some((a, b)),
+                            )?,
+                        );
+                    }
+                }
+                add(&format!("latency-{n}"), plot::latency_series(runs, &g, d)?);
+            }
+        }
+        if g.members.iter().any(|&(r, p)| {
+            let (phase, _) = runs[r].phase(p);
+            phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
+        }) {
+            add("percentiles", plot::percentiles(runs, &g)?);
+        }
+        phases.push(PhaseSection { group: g, figures });
+    }
+    let mut sweeps = Vec::new();
+    for (k, lg) in label_groups(runs).into_iter().enumerate() {
+        let base = format!("sweep{k:02}-{}", slug(&lg.base));
+        let figures = vec![
+            Figure {
+                file: format!("{base}-iops.svg"),
+                chart: plot::label_chart(runs, &lg, LabelMetric::Iops)?,
+            },
+            Figure {
+                file: format!("{base}-latency.svg"),
+                chart: plot::label_chart(runs, &lg, LabelMetric::Latency)?,
+            },
+        ];
+        sweeps.push(SweepSection { group: lg, figures });
+    }
+    Ok(Report { phases, sweeps })
+}
+
+/// Why the report folder could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct WriteError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// The OS error.
+    pub source: std::io::Error,
+}
+
+/// Writes the report into `dir` (created with its parents when missing): every SVG, then `index.html`.
+/// Files of the same name are replaced; nothing else in `dir` is touched. Returns the files written,
+/// `index.html` last.
+///
+/// # Errors
+/// [`WriteError`] naming the folder or file.
+pub fn write(
+    dir: &Path,
+    runs: &[RunData],
+    report: &Report,
+    opts: &Options,
+) -> Result<Vec<PathBuf>, WriteError> {
+    std::fs::create_dir_all(dir).map_err(|source| WriteError {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut written = Vec::new();
+    let put = |name: &str, text: &str, written: &mut Vec<PathBuf>| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| WriteError {
+            path: path.clone(),
+            source,
+        })?;
+        written.push(path);
+        Ok(())
+    };
+    for f in report
+        .sweeps
+        .iter()
+        .flat_map(|s| &s.figures)
+        .chain(report.phases.iter().flat_map(|s| &s.figures))
+    {
+        put(&f.file, &f.chart.svg, &mut written)?;
+    }
+    put("index.html", &html::index(runs, report, opts), &mut written)?;
+    Ok(written)
+}

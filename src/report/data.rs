@@ -1,0 +1,282 @@
+//! The inputs of `wkrun report`: runs (a `results.json` and its series CSVs), and the ways plots group
+//! their phases: by phase name across runs ([`phase_groups`]) and by the labels sweeps and matrices gave
+//! them ([`label_groups`]).
+
+use super::{ReadError, read_results};
+use crate::results::series_csv::SeriesRow;
+use crate::results::{DirStats, PhaseResult, Results};
+use crate::spec::PhaseKind;
+use std::path::{Path, PathBuf};
+
+/// One run: its results and, per phase (same order as `results.phases`), the rows of its series CSV
+/// (`None` for a phase without one, such as an erase).
+#[derive(Debug, Clone)]
+pub struct RunData {
+    /// The results file, as given.
+    pub file: PathBuf,
+    /// The run's name in legends and tables: the name of the folder holding the results file (with `#N`
+    /// appended when two runs would have the same name; see [`name_runs`]).
+    pub label: String,
+    /// The parsed `results.json`.
+    pub results: Results,
+    /// One entry per phase: the series rows, in file order.
+    pub series: Vec<Option<Vec<SeriesRow>>>,
+}
+
+impl RunData {
+    /// The target as named in legends and titles: its model when known, else its path.
+    pub fn target_name(&self) -> String {
+        let t = &self.results.target;
+        match &t.model {
+            Some(m) if !m.trim().is_empty() => m.trim().to_string(),
+            _ => t.path.display().to_string(),
+        }
+    }
+
+    /// The run's legend entry: `label (target)`.
+    pub fn legend(&self) -> String {
+        format!("{} on {}", self.label, self.target_name())
+    }
+
+    /// Phase `i` and its series rows (empty when it has none).
+    pub fn phase(&self, i: usize) -> (&PhaseResult, &[SeriesRow]) {
+        (
+            &self.results.phases[i],
+            self.series
+                .get(i)
+                .and_then(|s| s.as_deref())
+                .unwrap_or_default(),
+        )
+    }
+}
+
+/// Reads `path` (a `results.json`) and every series CSV it names (`series_csv`, relative to the
+/// results file's folder).
+///
+/// # Errors
+/// [`ReadError`] naming the file: unreadable, not a results document, or a series CSV that is missing or
+/// has a row that is not a series row (with its line number).
+pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
+    let results = read_results(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut series = Vec::with_capacity(results.phases.len());
+    for p in &results.phases {
+        series.push(match &p.series_csv {
+            Some(name) => Some(read_series(&dir.join(name))?),
+            None => None,
+        });
+    }
+    let label = folder_name(path);
+    Ok(RunData {
+        file: path.to_path_buf(),
+        label,
+        results,
+        series,
+    })
+}
+
+/// The rows of a series CSV (`NN-<phase>.csv`).
+///
+/// # Errors
+/// [`ReadError::Series`] naming the file and, for a bad row, its line.
+pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
+    let bad = |why: String| ReadError::Series {
+        path: path.to_path_buf(),
+        why,
+    };
+    let mut r = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    let mut rows = Vec::new();
+    for (i, rec) in r.deserialize::<SeriesRow>().enumerate() {
+        // Line 1 is the header.
+        rows.push(rec.map_err(|e| bad(format!("line {}: {e}", i + 2)))?);
+    }
+    Ok(rows)
+}
+
+/// The name of the folder holding `path`, or the path itself when it has none.
+fn folder_name(path: &Path) -> String {
+    path.parent()
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Makes the runs' labels unique: a label that two runs share gets ` #1`, ` #2`, ... in run order.
+pub fn name_runs(runs: &mut [RunData]) {
+    let labels: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    for r in runs.iter_mut() {
+        if labels.iter().filter(|l| **l == r.label).count() > 1 {
+            let n = seen.entry(r.label.clone()).or_insert(0);
+            *n += 1;
+            r.label = format!("{} #{n}", r.label);
+        }
+    }
+}
+
+/// A direction of I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+}
+
+impl Dir {
+    /// Both, reads first.
+    pub const BOTH: [Dir; 2] = [Dir::Read, Dir::Write];
+
+    /// `read` or `write`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::Read => "read",
+            Dir::Write => "write",
+        }
+    }
+
+    /// I/Os per second of a row in this direction.
+    pub fn iops(self, r: &SeriesRow) -> f64 {
+        match self {
+            Dir::Read => r.read_iops,
+            Dir::Write => r.write_iops,
+        }
+    }
+
+    /// I/Os completed in a row in this direction.
+    pub fn ops(self, r: &SeriesRow) -> u64 {
+        match self {
+            Dir::Read => r.read_ops,
+            Dir::Write => r.write_ops,
+        }
+    }
+
+    /// Mean and largest latency of a row, µs; `None` when the row has no completion in this direction.
+    pub fn lat_us(self, r: &SeriesRow) -> Option<(f64, f64)> {
+        match self {
+            Dir::Read => r.read_lat_mean_us.zip(r.read_lat_max_us),
+            Dir::Write => r.write_lat_mean_us.zip(r.write_lat_max_us),
+        }
+    }
+
+    /// The phase totals of this direction.
+    pub fn stats(self, p: &PhaseResult) -> &DirStats {
+        match self {
+            Dir::Read => &p.read,
+            Dir::Write => &p.write,
+        }
+    }
+}
+
+/// The phases of one name across runs: one set of plots.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseGroup {
+    /// The phase name.
+    pub name: String,
+    /// Its kind (that of its first appearance).
+    pub kind: PhaseKind,
+    /// `(run, phase index in that run's results)`, in run order; a run without the phase has no entry.
+    pub members: Vec<(usize, usize)>,
+}
+
+/// The phases that issue I/O (not erases), one group per name: the first run's phases in its order, then
+/// those only later runs have, in the order they first appear (as `wkrun compare` matches them).
+pub fn phase_groups(runs: &[RunData]) -> Vec<PhaseGroup> {
+    let mut groups: Vec<PhaseGroup> = Vec::new();
+    for (ri, run) in runs.iter().enumerate() {
+        for (pi, p) in run.results.phases.iter().enumerate() {
+            if p.kind == PhaseKind::Erase {
+                continue;
+            }
+            match groups.iter_mut().find(|g| g.name == p.name) {
+                Some(g) => {
+                    if !g.members.iter().any(|&(r, _)| r == ri) {
+                        g.members.push((ri, pi));
+                    }
+                }
+                None => groups.push(PhaseGroup {
+                    name: p.name.clone(),
+                    kind: p.kind,
+                    members: vec![(ri, pi)],
+                }),
+            }
+        }
+    }
+    groups
+}
+
+/// Phases that one phase of the spec became through a sweep or a matrix: the same base name (the name
+/// before `[`), the same kind, and labels. One chart across them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelGroup {
+    /// The base name (`saturate` for `saturate[op=93%]`).
+    pub base: String,
+    /// The label keys, in the order of the first phase's labels (`["span"]`, `["bs", "read"]`).
+    pub keys: Vec<String>,
+    /// The phases' full names, in order of first appearance: the chart's categories.
+    pub phases: Vec<String>,
+    /// The label values of each phase, joined with `, ` (`4KiB, 65`): the category names.
+    pub values: Vec<String>,
+}
+
+/// The label groups of the runs with at least two phases, in order of first appearance.
+pub fn label_groups(runs: &[RunData]) -> Vec<LabelGroup> {
+    let mut groups: Vec<(PhaseKind, LabelGroup)> = Vec::new();
+    for run in runs {
+        for p in &run.results.phases {
+            if p.kind == PhaseKind::Erase || p.labels.is_empty() {
+                continue;
+            }
+            let base = p.name.split('[').next().unwrap_or(&p.name).to_string();
+            let keys: Vec<String> = p.labels.iter().map(|l| l.key.clone()).collect();
+            let value = p
+                .labels
+                .iter()
+                .map(|l| l.value.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let g = match groups
+                .iter_mut()
+                .find(|(k, g)| *k == p.kind && g.base == base && g.keys == keys)
+            {
+                Some((_, g)) => g,
+                None => {
+                    groups.push((
+                        p.kind,
+                        LabelGroup {
+                            base,
+                            keys,
+                            phases: Vec::new(),
+                            values: Vec::new(),
+                        },
+                    ));
+                    &mut groups.last_mut().expect("just pushed").1
+                }
+            };
+            if !g.phases.contains(&p.name) {
+                g.phases.push(p.name.clone());
+                g.values.push(value);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, g)| g)
+        .filter(|g| g.phases.len() >= 2)
+        .collect()
+}
+
+/// Total IOPS (reads and writes) of each full row of a series (rows with `partial = 0`); all rows when none
+/// is full.
+pub fn total_iops_full_rows(rows: &[SeriesRow]) -> Vec<f64> {
+    let full: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.partial == 0)
+        .map(|r| r.read_iops + r.write_iops)
+        .collect();
+    if full.is_empty() {
+        rows.iter().map(|r| r.read_iops + r.write_iops).collect()
+    } else {
+        full
+    }
+}

@@ -1,0 +1,385 @@
+//! The report's `index.html`: a header naming the spec, target and host of every run, then per sweep and per
+//! phase the summary table and the plots (`<img>` of the SVG files beside it). Self-contained: inline CSS,
+//! no script, nothing loaded from the network.
+
+use super::build::{Figure, Options, Report};
+use super::data::RunData;
+use super::plot::{RUN_COLOURS, short_number};
+use crate::results::{DirStats, PhaseResult, Status};
+use std::fmt::Write;
+
+/// Escapes text for HTML element content and double-quoted attributes.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+/// Escapes a relative file name for an attribute URL: every byte outside `A-Za-z0-9._-` percent-encoded.
+fn url(file: &str) -> String {
+    let mut o = String::new();
+    for b in file.bytes() {
+        if b.is_ascii_alphanumeric() || b"._-".contains(&b) {
+            o.push(b as char);
+        } else {
+            let _ = write!(o, "%{b:02X}");
+        }
+    }
+    o
+}
+
+const STYLE: &str = "
+body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
+  margin: 0 auto; max-width: 1040px; padding: 1.5rem; color: #1f2328; background: #fff; line-height: 1.45; }
+h1 { font-size: 1.6rem; margin: 0 0 .3rem; }
+h2 { font-size: 1.25rem; margin: 2.2rem 0 .4rem; padding-top: .6rem; border-top: 1px solid #d0d7de; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 .3rem; }
+p.meta, p.params { color: #57606a; margin: .2rem 0 .6rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .86rem; }
+th, td { border: 1px solid #d0d7de; padding: .25rem .5rem; text-align: right; vertical-align: top; }
+th { background: #f6f8fa; }
+td.l, th.l { text-align: left; }
+.scroll { overflow-x: auto; }
+.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem;
+  vertical-align: -1px; }
+figure { margin: 1rem 0 1.6rem; }
+figure img { width: 100%; height: auto; border: 1px solid #d0d7de; }
+figcaption { font-size: .85rem; color: #57606a; margin-top: .3rem; }
+ul.toc { columns: 2; font-size: .9rem; }
+.warn { color: #9a6700; }
+footer { margin-top: 3rem; font-size: .8rem; color: #57606a; }
+";
+
+fn swatch(run: usize) -> String {
+    let c = RUN_COLOURS[run % RUN_COLOURS.len()];
+    format!(
+        "<span class=\"swatch\" style=\"background:#{:02x}{:02x}{:02x}\"></span>",
+        c.0, c.1, c.2
+    )
+}
+
+fn status(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running (incomplete)",
+        Status::Completed => "completed",
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+    }
+}
+
+/// `1073741824 B (1 GiB)`-style capacity.
+fn bytes(b: u64) -> String {
+    let units = [
+        ("TiB", 1u64 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
+    for (u, n) in units {
+        if b >= n {
+            return format!("{b} B ({:.1} {u})", b as f64 / n as f64);
+        }
+    }
+    format!("{b} B")
+}
+
+fn lat_cells(d: &DirStats, out: &mut String) {
+    match &d.latency_ns {
+        Some(l) => {
+            for v in [l.mean, l.p99 as f64, l.p99_9 as f64, l.max as f64] {
+                let _ = write!(out, "<td>{:.1}</td>", v / 1e3);
+            }
+        }
+        None => out.push_str("<td>–</td><td>–</td><td>–</td><td>–</td>"),
+    }
+}
+
+fn steady(p: &PhaseResult) -> String {
+    match &p.steady_state {
+        None => "–".into(),
+        Some(s) => {
+            let mut t = match (s.reached, s.at_s) {
+                (true, Some(at)) => format!("reached at {at:.1} s"),
+                (true, None) => "reached".into(),
+                (false, _) => "not reached".into(),
+            };
+            if s.reached {
+                let _ = write!(
+                    t,
+                    " (window mean {} IOPS)",
+                    short_number(s.verdict.window_mean)
+                );
+            }
+            if let Some(l) = s.left_at_s {
+                let _ = write!(t, "; left at {l:.1} s");
+            }
+            t
+        }
+    }
+}
+
+/// The phase summary table: one row per run that has the phase.
+fn phase_table(runs: &[RunData], members: &[(usize, usize)]) -> String {
+    let mut o = String::from(
+        "<div class=\"scroll\"><table><thead><tr><th class=\"l\" rowspan=\"2\">run</th>\
+<th colspan=\"3\">IOPS (I/Os per s)</th><th rowspan=\"2\">bandwidth<br>(MB/s)</th>\
+<th colspan=\"4\">read latency (µs)</th><th colspan=\"4\">write latency (µs)</th>\
+<th class=\"l\" rowspan=\"2\">steady state</th></tr><tr><th>read</th><th>write</th><th>total</th>\
+<th>mean</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead><tbody>",
+    );
+    for &(r, p) in members {
+        let (ph, _) = runs[r].phase(p);
+        let _ = write!(
+            o,
+            "<tr><td class=\"l\">{}{}{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td>",
+            swatch(r),
+            esc(&runs[r].label),
+            if ph.completed { "" } else { " (not completed)" },
+            ph.read.iops,
+            ph.write.iops,
+            ph.read.iops + ph.write.iops,
+            ph.total.bw_bytes_per_s / 1e6
+        );
+        lat_cells(&ph.read, &mut o);
+        lat_cells(&ph.write, &mut o);
+        let _ = write!(o, "<td class=\"l\">{}</td></tr>", esc(&steady(ph)));
+    }
+    o.push_str("</tbody></table></div>\n");
+    o
+}
+
+fn params_line(p: &PhaseResult) -> String {
+    let q = &p.params;
+    let mut parts = vec![p.kind.as_str().to_string()];
+    if let Some(mix) = &q.block_size_mix {
+        parts.push(format!(
+            "block sizes {}",
+            mix.iter()
+                .map(|m| format!("{} B ×{}", m.bytes, m.weight))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ));
+    } else if let Some(b) = q.block_size_bytes {
+        parts.push(format!("{b} B blocks"));
+    }
+    if let Some(qd) = q.queue_depth {
+        parts.push(format!("QD{qd}"));
+    }
+    if let Some(r) = q.read_percent {
+        parts.push(format!("{r} % reads"));
+    }
+    if let Some(pat) = q.pattern {
+        parts.push(format!("{pat:?}").to_lowercase());
+    }
+    if let Some(e) = q.engine {
+        parts.push(format!(
+            "engine {}",
+            serde_json::to_value(e)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
+        ));
+    }
+    parts.push(format!(
+        "span [{}, {})",
+        q.span_start_bytes,
+        q.span_start_bytes + q.span_bytes
+    ));
+    parts.push(format!("{:.2} s", p.duration_s));
+    if !p.labels.is_empty() {
+        parts.push(format!(
+            "labels {}",
+            p.labels
+                .iter()
+                .map(|l| format!("{}={}", l.key, l.value))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    parts.join(" · ")
+}
+
+fn figures(o: &mut String, figs: &[Figure]) {
+    for f in figs {
+        let _ = writeln!(
+            o,
+            "<figure><a href=\"{u}\"><img src=\"{u}\" alt=\"{t}\" width=\"960\" height=\"540\"></a>\
+<figcaption>{c} <a href=\"{u}\">{f}</a></figcaption></figure>",
+            u = url(&f.file),
+            t = esc(&f.chart.title),
+            c = esc(&f.chart.caption),
+            f = esc(&f.file)
+        );
+    }
+}
+
+/// The page: runs header, contents, sweep charts, then each phase's table and plots.
+pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
+    let mut specs: Vec<String> = Vec::new();
+    for r in runs {
+        if !specs.contains(&r.results.spec.name) {
+            specs.push(r.results.spec.name.clone());
+        }
+    }
+    let title = format!("wkrun report: {}", specs.join(", "));
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n\
+<style>{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n",
+        esc(&title),
+        esc(&title)
+    );
+    let _ = writeln!(
+        o,
+        "<p class=\"meta\">{} run{} · one colour per run in every plot</p>",
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" }
+    );
+    o.push_str(
+        "<div class=\"scroll\"><table><thead><tr><th class=\"l\">run</th><th class=\"l\">spec</th>\
+<th class=\"l\">target</th><th class=\"l\">host</th><th class=\"l\">when</th><th class=\"l\">status</th>\
+</tr></thead><tbody>\n",
+    );
+    for (i, r) in runs.iter().enumerate() {
+        let res = &r.results;
+        let t = &res.target;
+        let mut target = format!(
+            "{} ({})<br>{}, logical block {} B",
+            esc(&t.path.display().to_string()),
+            match t.kind {
+                crate::target::TargetKind::File => "file",
+                crate::target::TargetKind::Block => "block device",
+                crate::target::TargetKind::Sim => "simulated SSD, virtual time",
+            },
+            esc(&bytes(t.capacity_bytes)),
+            t.logical_block_size
+        );
+        for (k, v) in [
+            ("model", &t.model),
+            ("serial", &t.serial),
+            ("firmware", &t.firmware),
+        ] {
+            if let Some(v) = v {
+                let _ = write!(target, "<br>{k} {}", esc(v));
+            }
+        }
+        let mut spec = format!(
+            "{} {}<br>sha256 {}…<br>{}",
+            esc(&res.spec.name),
+            esc(&res.spec.version),
+            esc(res.spec.sha256.get(..12).unwrap_or(&res.spec.sha256)),
+            esc(&res.spec.path)
+        );
+        if !res.spec.overrides.is_empty() {
+            let _ = write!(spec, "<br>--set {}", esc(&res.spec.overrides.join(" ")));
+        }
+        let _ = writeln!(
+            o,
+            "<tr><td class=\"l\">{}{}<br><small>{}</small></td><td class=\"l\">{spec}</td>\
+<td class=\"l\">{target}</td><td class=\"l\">{}<br>{}<br>{} CPUs</td><td class=\"l\">{}<br>to {}</td>\
+<td class=\"l\">{}{}<br>wkrun {}</td></tr>",
+            swatch(i),
+            esc(&r.label),
+            esc(&r.file.display().to_string()),
+            esc(&res.host.hostname),
+            esc(&res.host.kernel),
+            res.host.cpus,
+            esc(&res.started_at),
+            esc(res.finished_at.as_deref().unwrap_or("(not finished)")),
+            status(res.status),
+            res.error
+                .as_deref()
+                .map_or(String::new(), |e| format!(": {}", esc(e))),
+            esc(&res.wkrun_version)
+        );
+    }
+    o.push_str("</tbody></table></div>\n</header>\n<nav><h2>Contents</h2><ul class=\"toc\">\n");
+    for (k, s) in report.sweeps.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<li><a href=\"#sweep-{k}\">{} across {}</a></li>",
+            esc(&s.group.base),
+            esc(&s.group.keys.join(", "))
+        );
+    }
+    for (k, s) in report.phases.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<li><a href=\"#phase-{k}\">{}</a></li>",
+            esc(&s.group.name)
+        );
+    }
+    o.push_str("</ul></nav>\n<main>\n");
+    for (k, s) in report.sweeps.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<section id=\"sweep-{k}\">\n<h2>{} across {}</h2>\n<p class=\"params\">{} phases: {}</p>",
+            esc(&s.group.base),
+            esc(&s.group.keys.join(", ")),
+            s.group.phases.len(),
+            esc(&s.group.phases.join(", "))
+        );
+        figures(&mut o, &s.figures);
+        o.push_str("</section>\n");
+    }
+    for (k, s) in report.phases.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<section id=\"phase-{k}\">\n<h2>{}</h2>",
+            esc(&s.group.name)
+        );
+        let (r0, p0) = s.group.members[0];
+        let _ = writeln!(
+            o,
+            "<p class=\"params\">{}</p>",
+            esc(&params_line(runs[r0].phase(p0).0))
+        );
+        o.push_str(&phase_table(runs, &s.group.members));
+        for &(r, p) in &s.group.members {
+            for w in &runs[r].phase(p).0.warnings {
+                let _ = writeln!(
+                    o,
+                    "<p class=\"warn\">{}: warning: {}</p>",
+                    esc(&runs[r].label),
+                    esc(w)
+                );
+            }
+        }
+        if runs.len() > s.group.members.len() {
+            let missing: Vec<String> = (0..runs.len())
+                .filter(|r| !s.group.members.iter().any(|m| m.0 == *r))
+                .map(|r| esc(&runs[r].label))
+                .collect();
+            let _ = writeln!(
+                o,
+                "<p class=\"meta\">missing from: {}</p>",
+                missing.join(", ")
+            );
+        }
+        figures(&mut o, &s.figures);
+        o.push_str("</section>\n");
+    }
+    let _ = write!(
+        o,
+        "</main>\n<footer>Made by wkrun report {}{}{}. Bandwidth in MB/s = 10⁶ bytes per second; \
+latency in µs; IOPS = I/Os per second.</footer>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION"),
+        opts.ymax
+            .map_or(String::new(), |y| format!(", --ymax {}", short_number(y))),
+        opts.window
+            .as_ref()
+            .map_or(String::new(), |(w, _)| format!(", --window {}", esc(w))),
+    );
+    o
+}

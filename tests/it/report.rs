@@ -1,0 +1,627 @@
+//! `wkrun report` (issue 5, items 1 and 2) on the frozen runs in tests/fixtures/report (see its README):
+//! every SVG parses as XML, has one marker per interval (counted against the series CSV read here), keeps
+//! every zero-IOPS interval on the log plot, labels its axes with units; the index.html opens in headless
+//! Chromium without console errors and renders. Bad input is refused with exit 2 and nothing written.
+
+use crate::common::*;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn fixture(run: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/report")
+        .join(run)
+}
+
+fn fixture_results(run: &str) -> String {
+    fixture(run).join("results.json").display().to_string()
+}
+
+/// Runs `wkrun report ARGS` and asserts success; returns stdout.
+fn report_ok(cwd: &Path, args: &[&str]) -> String {
+    let mut a = vec!["report"];
+    a.extend_from_slice(args);
+    let o = wkrun(cwd, &a);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "wkrun report {args:?} failed: {err}");
+    out
+}
+
+/// The elements of an SVG file; panics (naming the file) when it is not well-formed XML.
+struct Svg {
+    text: String,
+}
+
+impl Svg {
+    fn read(path: &Path) -> Svg {
+        let text = std::fs::read_to_string(path).expect("read svg");
+        roxmltree::Document::parse(&text)
+            .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", path.display()));
+        Svg { text }
+    }
+
+    fn doc(&self) -> roxmltree::Document<'_> {
+        roxmltree::Document::parse(&self.text).expect("parsed before")
+    }
+
+    /// Attributes of every element named `tag`.
+    fn elements(&self, tag: &str) -> Vec<HashMap<String, String>> {
+        self.doc()
+            .descendants()
+            .filter(|n| n.is_element() && n.tag_name().name() == tag)
+            .map(|n| {
+                n.attributes()
+                    .map(|a| (a.name().to_string(), a.value().to_string()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The text of every `<text>` element, trimmed.
+    fn texts(&self) -> Vec<String> {
+        self.doc()
+            .descendants()
+            .filter(|n| n.is_element() && n.tag_name().name() == "text")
+            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .collect()
+    }
+
+    fn has_text(&self, t: &str) -> bool {
+        self.texts().iter().any(|x| x == t)
+    }
+
+    fn has_text_containing(&self, t: &str) -> bool {
+        self.texts().iter().any(|x| x.contains(t))
+    }
+}
+
+/// An element's attributes.
+type Attrs = HashMap<String, String>;
+
+/// Scatter markers: (filled, hollow) circles.
+fn circles(svg: &Svg) -> (Vec<Attrs>, Vec<Attrs>) {
+    svg.elements("circle")
+        .into_iter()
+        .partition(|c| c.get("fill").map(String::as_str) != Some("none"))
+}
+
+fn f(row: &HashMap<String, String>, col: &str) -> f64 {
+    row[col]
+        .parse()
+        .unwrap_or_else(|_| panic!("{col} = {:?}", row[col]))
+}
+
+#[test]
+fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
+    let tmp = tempdir();
+    let out = tmp.path().join("rep");
+    let stdout = report_ok(
+        tmp.path(),
+        &[&fixture_results("run-a"), "-o", out.to_str().unwrap()],
+    );
+    assert!(stdout.starts_with("report: "), "{stdout}");
+    // Every SVG is XML.
+    let mut n = 0;
+    for e in std::fs::read_dir(&out).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "svg") {
+            Svg::read(&p);
+            n += 1;
+        }
+    }
+    // Per I/O phase: 3 per direction with I/O (log, linear, latency) and the percentiles; trickle and rw
+    // have both directions, fill, the four mix phases and the two sat phases one each; and 2 charts per
+    // label group (mix, sat).
+    assert_eq!(n, 2 * 7 + 7 * 4 + 2 * 2, "SVG files in {}", out.display());
+    assert!(stdout.contains(&format!("({n} plots)")), "{stdout}");
+
+    // The rate-capped phase: 30 intervals, 24 without reads and 24 without writes.
+    let rows = csv_rows(&fixture("run-a").join("02-trickle.csv"));
+    assert_eq!(rows.len(), 30);
+    for dir in ["read", "write"] {
+        let zeros = rows
+            .iter()
+            .filter(|r| f(r, &format!("{dir}_iops")) == 0.0)
+            .count();
+        assert_eq!(zeros, 24, "{dir} zero intervals in the fixture");
+        let log = Svg::read(&out.join(format!("02-trickle-iops-log-{dir}.svg")));
+        let (filled, hollow) = circles(&log);
+        assert_eq!(
+            filled.len() + hollow.len(),
+            rows.len(),
+            "{dir}: one point per interval"
+        );
+        assert_eq!(
+            hollow.len(),
+            zeros,
+            "{dir}: every zero-IOPS interval is drawn, hollow"
+        );
+        assert_eq!(filled.len(), rows.len() - zeros);
+        // Zeros sit on one row, below every real value (SVG y grows downwards), labelled "0".
+        let cy = |c: &HashMap<String, String>| c["cy"].parse::<i64>().unwrap();
+        let floor = cy(&hollow[0]);
+        assert!(hollow.iter().all(|c| cy(c) == floor), "one floor row");
+        assert!(
+            filled.iter().all(|c| cy(c) < floor),
+            "real values above the floor row"
+        );
+        assert!(log.has_text("0"), "the floor row is labelled 0");
+        assert!(log.has_text("run-a: 24 of 30 intervals with 0 IOPS, hollow on the \"0\" row"));
+        // Units on both axes; title names spec, phase and target.
+        assert!(log.has_text("time since the phase's start (s)"));
+        assert!(log.has_text(&format!("{dir} IOPS (I/Os per s)")));
+        let title = format!(
+            "{} IOPS per interval (log scale) — report-fixture · trickle · t.img",
+            if dir == "read" { "Read" } else { "Write" }
+        );
+        assert!(log.has_text(&title), "title {title:?} in {:?}", log.texts());
+        // The linear plot: every interval at its value.
+        let lin = Svg::read(&out.join(format!("02-trickle-iops-linear-{dir}.svg")));
+        let (filled, hollow) = circles(&lin);
+        assert_eq!((filled.len(), hollow.len()), (rows.len(), 0));
+        // Latency: a circle (mean) and a triangle (max) per interval with completions, none for the others.
+        let lat = Svg::read(&out.join(format!("02-trickle-latency-{dir}.svg")));
+        let with = rows
+            .iter()
+            .filter(|r| !r[&format!("{dir}_lat_mean_us")].is_empty())
+            .count();
+        assert_eq!(with, 6);
+        assert_eq!(lat.elements("circle").len(), with);
+        assert_eq!(lat.elements("polygon").len(), with);
+        assert!(lat.has_text(&format!("{dir} latency (µs)")));
+    }
+
+    // Every phase: as many points as its CSV has rows, on both IOPS plots.
+    let results = results(&fixture("run-a"));
+    for p in results["phases"].as_array().unwrap() {
+        let Some(csv) = p["series_csv"].as_str() else {
+            continue;
+        };
+        let rows = csv_rows(&fixture("run-a").join(csv));
+        assert_eq!(rows.len() as u64, p["intervals"].as_u64().unwrap());
+        let stem = csv.trim_end_matches(".csv");
+        let slug: String = stem
+            .replace('%', "pct")
+            .replace('=', "-")
+            .replace(']', "")
+            .replace(['[', ','], "_");
+        for dir in ["read", "write"] {
+            if p[dir]["ops"].as_u64().unwrap() == 0 {
+                assert!(!out.join(format!("{slug}-iops-log-{dir}.svg")).exists());
+                continue;
+            }
+            for kind in ["log", "linear"] {
+                let svg = Svg::read(&out.join(format!("{slug}-iops-{kind}-{dir}.svg")));
+                assert_eq!(
+                    svg.elements("circle").len(),
+                    rows.len(),
+                    "{stem} {kind} {dir}"
+                );
+            }
+        }
+        let pct = Svg::read(&out.join(format!("{slug}-percentiles.svg")));
+        assert!(pct.has_text("latency (µs)"));
+        assert!(pct.has_text("p99.9"));
+    }
+}
+
+#[test]
+fn report_puts_several_runs_on_one_plot_one_colour_each() {
+    let tmp = tempdir();
+    let out = tmp.path().join("rep");
+    report_ok(
+        tmp.path(),
+        &[
+            &fixture_results("run-a"),
+            &fixture_results("run-b"),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    let log = Svg::read(&out.join("02-trickle-iops-log-read.svg"));
+    let (filled, hollow) = circles(&log);
+    assert_eq!((filled.len(), hollow.len()), (12, 48), "30 + 30 intervals");
+    let fills: std::collections::BTreeSet<String> =
+        filled.iter().map(|c| c["fill"].clone()).collect();
+    let strokes: std::collections::BTreeSet<String> =
+        hollow.iter().map(|c| c["stroke"].clone()).collect();
+    assert_eq!(fills.len(), 2, "one colour per run: {fills:?}");
+    assert_eq!(fills, strokes);
+    assert!(log.has_text("run-a on t.img (30 intervals)"));
+    assert!(log.has_text("run-b on t.img (30 intervals)"));
+    let rw = Svg::read(&out.join("03-rw-iops-log-read.svg"));
+    let a = csv_rows(&fixture("run-a").join("03-rw.csv")).len();
+    let b = csv_rows(&fixture("run-b").join("03-rw.csv")).len();
+    assert_eq!(rw.elements("circle").len(), a + b);
+
+    // The summary tables: both runs, with the steady-state verdicts of `rw`.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("reached at 1.2 s"), "run-a's verdict");
+    assert!(html.contains("not reached"), "run-b's verdict");
+    assert!(html.contains("<title>wkrun report: report-fixture</title>"));
+    for f in ["02-trickle-iops-log-read.svg", "sweep00-mix-iops.svg"] {
+        assert!(
+            html.contains(&format!("<img src=\"{f}\"")),
+            "{f} in index.html"
+        );
+    }
+}
+
+#[test]
+fn report_zoom_window_and_fixed_ceiling() {
+    let tmp = tempdir();
+    let out = tmp.path().join("rep");
+    report_ok(
+        tmp.path(),
+        &[
+            &fixture_results("run-a"),
+            "-o",
+            out.to_str().unwrap(),
+            "--window",
+            "1s..2s",
+            "--ymax",
+            "5",
+        ],
+    );
+    let rows = csv_rows(&fixture("run-a").join("02-trickle.csv"));
+    let inside: Vec<_> = rows
+        .iter()
+        .filter(|r| (1.0..=2.0).contains(&f(r, "t_s")))
+        .collect();
+    assert_eq!(inside.len(), 11, "t_s 1.0, 1.1, ..., 2.0");
+    let busy = inside.iter().filter(|r| f(r, "read_iops") > 5.0).count();
+    let zoom = Svg::read(&out.join("02-trickle-zoom-read.svg"));
+    let (filled, hollow) = circles(&zoom);
+    assert_eq!(filled.len() + hollow.len(), inside.len());
+    assert_eq!(
+        hollow.len(),
+        busy,
+        "intervals above --ymax 5 on the top row"
+    );
+    assert!(zoom.has_text_containing("1..2 s"));
+    // The linear plot has the same ceiling: 10-IOPS intervals above it, hollow.
+    let lin = Svg::read(&out.join("02-trickle-iops-linear-read.svg"));
+    let over = rows.iter().filter(|r| f(r, "read_iops") > 5.0).count();
+    assert_eq!(over, 6);
+    assert_eq!(circles(&lin).1.len(), over);
+    assert!(lin.has_text("run-a: 6 of 30 intervals above the ceiling, hollow on the top row"));
+}
+
+#[test]
+fn report_charts_across_sweeps_and_matrices() {
+    let tmp = tempdir();
+    let out = tmp.path().join("rep");
+    report_ok(
+        tmp.path(),
+        &[&fixture_results("run-a"), "-o", out.to_str().unwrap()],
+    );
+    let mix = Svg::read(&out.join("sweep00-mix-iops.svg"));
+    for cat in ["4KiB, 100", "4KiB, 0", "16KiB, 100", "16KiB, 0"] {
+        assert!(mix.has_text(cat), "category {cat:?} in {:?}", mix.texts());
+    }
+    assert!(mix.has_text("total IOPS (I/Os per s)"));
+    assert!(mix.has_text("phase of mix: bs, read"));
+    assert!(mix.has_text("IOPS across bs, read — report-fixture · mix[bs, read] · t.img"));
+    // The sweep's phases have a window: the chart shows its statistics.
+    let sat = Svg::read(&out.join("sweep01-sat-iops.svg"));
+    assert!(sat.has_text("100%") && sat.has_text("50%"));
+    assert!(sat.has_text("total IOPS (I/Os per s), window 250ms.."));
+    let lat = Svg::read(&out.join("sweep01-sat-latency.svg"));
+    assert!(lat.has_text("latency, reads and writes (µs)"));
+    // Whiskers: three paths per bar (stem and two caps), 2 phases.
+    assert!(lat.elements("polyline").len() >= 6);
+}
+
+#[test]
+fn report_default_folder_is_beside_the_first_results() {
+    let tmp = tempdir();
+    let run = tmp.path().join("run-a");
+    std::fs::create_dir(&run).unwrap();
+    for e in std::fs::read_dir(fixture("run-a")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, run.join(p.file_name().unwrap())).unwrap();
+    }
+    let out = report_ok(tmp.path(), &["run-a/results.json"]);
+    assert!(tmp.path().join("run-a/report/index.html").is_file());
+    assert_eq!(
+        out.lines().next().unwrap(),
+        "report: run-a/report/index.html (46 plots)"
+    );
+}
+
+#[test]
+fn report_refuses_bad_input_and_writes_nothing() {
+    let tmp = tempdir();
+    let out = tmp.path().join("rep");
+    let o = out.to_str().unwrap();
+    // Not there.
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["report", "nope.json", "-o", o]));
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read nope.json"), "{err}");
+    // A results file without its series CSVs.
+    std::fs::create_dir(tmp.path().join("lonely")).unwrap();
+    std::fs::copy(
+        fixture("run-a").join("results.json"),
+        tmp.path().join("lonely/results.json"),
+    )
+    .unwrap();
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["report", "lonely/results.json", "-o", o],
+    ));
+    assert_eq!(code, 2);
+    assert!(err.contains("series lonely/01-fill.csv:"), "{err}");
+    // Not a results document.
+    write_file(tmp.path(), "x.json", "{\"format\": 1}");
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["report", "x.json", "-o", o]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("x.json is not a wkrun results document"),
+        "{err}"
+    );
+    // Bad options.
+    let r = fixture_results("run-a");
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["report", &r, "-o", o, "--window", "2s..1s"],
+    ));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--window: window \"2s..1s\" ends at or before its start"),
+        "{err}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["report", &r, "-o", o, "--ymax", "0"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--ymax 0: the ceiling must be a number of IOPS above 0"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The page in a real browser: headless Chromium driven over the DevTools protocol on a pipe (fds 3 and 4,
+// set up by a shell), collecting console errors, uncaught exceptions and failed loads, then a screenshot.
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// What the browser said about a page.
+struct PageCheck {
+    /// Console errors, exceptions and log entries of level error.
+    errors: Vec<String>,
+    /// The screenshot, PNG.
+    png: Vec<u8>,
+}
+
+/// Standard base64 (the screenshot's encoding).
+fn base64(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let b: Vec<u8> = s.bytes().filter(|c| *c != b'=').map(val).collect();
+    let mut out = Vec::with_capacity(b.len() * 3 / 4);
+    for ch in b.chunks(4) {
+        let n = ch
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, v)| n | (u32::from(*v) << (18 - 6 * i)));
+        for i in 0..ch.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
+}
+
+fn check_page(page: &Path, profile: &Path) -> PageCheck {
+    let cmd = format!(
+        "exec {CHROMIUM} --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir='{}' \
+         --window-size=1100,1800 --remote-debugging-pipe about:blank 3<&0 4>&1 0</dev/null 1>/dev/null 2>/dev/null",
+        profile.display()
+    );
+    let mut child = Command::new("sh")
+        .args(["-c", &cmd])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start chromium");
+    let mut to = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+    let from = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(from);
+        loop {
+            let mut buf = Vec::new();
+            match r.read_until(0, &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    buf.pop();
+                    if let Ok(v) = serde_json::from_slice(&buf)
+                        && tx.send(v).is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let mut id = 0;
+    let mut errors = Vec::new();
+    let mut loaded = false;
+    // A hang guard, not a measurement: the browser gets 90 s to answer each command.
+    let limit = std::time::Duration::from_secs(90);
+    let note = |v: &serde_json::Value, errors: &mut Vec<String>, loaded: &mut bool| {
+        let p = &v["params"];
+        match v["method"].as_str() {
+            Some("Runtime.consoleAPICalled")
+                if matches!(p["type"].as_str(), Some("error" | "assert")) =>
+            {
+                errors.push(format!("console.{}: {}", p["type"], p["args"]));
+            }
+            Some("Runtime.exceptionThrown") => {
+                errors.push(format!("exception: {}", p["exceptionDetails"]))
+            }
+            Some("Log.entryAdded") if p["entry"]["level"] == "error" => {
+                errors.push(format!("log: {}", p["entry"]))
+            }
+            Some("Page.loadEventFired") => *loaded = true,
+            _ => {}
+        }
+    };
+    let mut call = |method: &str,
+                    params: serde_json::Value,
+                    session: Option<&str>,
+                    errors: &mut Vec<String>,
+                    loaded: &mut bool|
+     -> serde_json::Value {
+        id += 1;
+        let mut msg = serde_json::json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            msg["sessionId"] = s.into();
+        }
+        to.write_all(msg.to_string().as_bytes()).unwrap();
+        to.write_all(&[0]).unwrap();
+        to.flush().unwrap();
+        loop {
+            let v = rx
+                .recv_timeout(limit)
+                .unwrap_or_else(|e| panic!("chromium did not answer {method}: {e}"));
+            if v["id"] == id {
+                assert!(v["error"].is_null(), "{method}: {}", v["error"]);
+                return v["result"].clone();
+            }
+            note(&v, errors, loaded);
+        }
+    };
+    let target = call(
+        "Target.createTarget",
+        serde_json::json!({"url": "about:blank"}),
+        None,
+        &mut errors,
+        &mut loaded,
+    );
+    let session = call(
+        "Target.attachToTarget",
+        serde_json::json!({"targetId": target["targetId"], "flatten": true}),
+        None,
+        &mut errors,
+        &mut loaded,
+    )["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let s = Some(session.as_str());
+    for m in ["Runtime.enable", "Log.enable", "Page.enable"] {
+        call(m, serde_json::json!({}), s, &mut errors, &mut loaded);
+    }
+    call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1100, "height": 1800, "deviceScaleFactor": 1, "mobile": false}),
+        s,
+        &mut errors,
+        &mut loaded,
+    );
+    call(
+        "Page.navigate",
+        serde_json::json!({"url": format!("file://{}", page.display())}),
+        s,
+        &mut errors,
+        &mut loaded,
+    );
+    while !loaded {
+        let v = rx
+            .recv_timeout(limit)
+            .expect("chromium did not finish loading the page");
+        note(&v, &mut errors, &mut loaded);
+    }
+    let shot = call(
+        "Page.captureScreenshot",
+        serde_json::json!({"format": "png"}),
+        s,
+        &mut errors,
+        &mut loaded,
+    );
+    let png = base64(shot["data"].as_str().expect("screenshot data"));
+    let _ = call(
+        "Browser.close",
+        serde_json::json!({}),
+        None,
+        &mut errors,
+        &mut loaded,
+    );
+    drop(to);
+    let _ = child.wait();
+    PageCheck { errors, png }
+}
+
+/// Distinct RGB colours of a PNG, and whether `rgb` is one of them.
+fn png_colours(png: &[u8], rgb: [u8; 3]) -> (usize, bool) {
+    let mut dec = png::Decoder::new(std::io::Cursor::new(png));
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut r = dec.read_info().expect("screenshot is a PNG");
+    let mut buf = vec![0; r.output_buffer_size().expect("size")];
+    let info = r.next_frame(&mut buf).expect("PNG frame");
+    let px = info.color_type.samples();
+    assert!(px >= 3, "colour PNG");
+    let mut set = std::collections::HashSet::new();
+    let mut found = false;
+    for p in buf[..info.buffer_size()].chunks(px) {
+        set.insert([p[0], p[1], p[2]]);
+        found |= p[..3] == rgb;
+    }
+    (set.len(), found)
+}
+
+#[test]
+fn report_html_renders_in_chromium_without_console_errors() {
+    if !Path::new(CHROMIUM).exists() {
+        skip(
+            "report_html_renders_in_chromium_without_console_errors",
+            "chromium not installed",
+        );
+        return;
+    }
+    let tmp = tempdir();
+    let out = tmp.path().join("rep");
+    report_ok(
+        tmp.path(),
+        &[
+            &fixture_results("run-a"),
+            &fixture_results("run-b"),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    // The check itself sees errors: a page with a console error and an image that is not there.
+    let bad = write_file(
+        tmp.path(),
+        "bad.html",
+        "<!DOCTYPE html><html><body><p>x</p><img src=\"missing.svg\">\
+         <script>console.error(\"boom\")</script></body></html>",
+    );
+    let c = check_page(&bad, &tmp.path().join("profile-bad"));
+    assert!(
+        c.errors.iter().any(|e| e.contains("boom")),
+        "console.error seen: {:?}",
+        c.errors
+    );
+    assert!(
+        c.errors.iter().any(|e| e.contains("missing.svg")),
+        "failed load seen: {:?}",
+        c.errors
+    );
+    let c = check_page(&out.join("index.html"), &tmp.path().join("profile"));
+    assert!(c.errors.is_empty(), "console errors: {:?}", c.errors);
+    let (colours, run_a) = png_colours(&c.png, [31, 119, 180]);
+    assert!(
+        colours > 16,
+        "the screenshot is not blank: {colours} colours"
+    );
+    assert!(run_a, "run-a's colour (#1f77b4) is on the page");
+}
