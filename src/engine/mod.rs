@@ -3,12 +3,13 @@
 //! engines differ only in the syscalls they make.
 
 pub mod libaio;
+pub mod null;
 pub mod psync;
 mod queue;
 mod recorder;
 pub mod uring;
 
-pub use recorder::{Event, Recorder};
+pub use recorder::{Event, NO_RECORD_ENV, Recorder, recording_off};
 
 use crate::data::DataGen;
 use crate::image::ImageSource;
@@ -53,7 +54,8 @@ impl WriteData {
 
 /// Everything an engine needs to run one phase's I/O.
 pub struct Job<'a> {
-    /// The target, open (O_DIRECT when the phase says so).
+    /// The target, open (O_DIRECT when the phase says so); for the `null` engine, which never touches it,
+    /// `/dev/null` (the target is not opened).
     pub file: &'a File,
     /// The op stream, shared by the engine's workers.
     pub ops: &'a SharedOps,

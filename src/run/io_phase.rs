@@ -67,13 +67,17 @@ pub fn run_io_phase(
         what: format!("phase {} has no I/O parameters", phase.name),
         source: io::Error::other("internal error: plan incomplete"),
     })?;
-    let file =
-        crate::target::open::open_io(target, io.direct, phase.writes()).map_err(|source| {
-            SetupError::Io {
-                what: format!("cannot open {} for I/O", target.path.display()),
-                source,
-            }
-        })?;
+    let null = io.engine == EngineName::Null;
+    // The null engine does no I/O: the target is not opened.
+    let file = if null {
+        File::open("/dev/null")
+    } else {
+        crate::target::open::open_io(target, io.direct, phase.writes())
+    }
+    .map_err(|source| SetupError::Io {
+        what: format!("cannot open {} for I/O", target.path.display()),
+        source,
+    })?;
     let (span_len, data) = match phase.kind {
         PhaseKind::RestoreImage => {
             let image = p.image.as_deref().unwrap_or("synthetic");
@@ -133,8 +137,16 @@ pub fn run_io_phase(
         EngineName::Psync => Box::new(Psync),
         EngineName::Libaio => Box::new(crate::engine::libaio::Libaio),
         EngineName::IoUring => Box::new(crate::engine::uring::Uring),
+        EngineName::Null => Box::new(crate::engine::null::Null),
     };
     let align = (target.logical_block_size as usize).max(4096);
+    // Threads sharing the op stream: psync's `queue_depth` threads, or the one thread of the queue engines
+    // (which then claim whole chunks, not one sequential op at a time).
+    let sharers = if io.engine == EngineName::Psync {
+        io.queue_depth
+    } else {
+        1
+    };
     // The ramp: the same workload, unmeasured, before the measured part; the measured part continues the op
     // stream where the ramp stopped.
     let mut first = 0;
@@ -145,7 +157,7 @@ pub fn run_io_phase(
                 total_ops: None,
                 ..stream.clone()
             },
-            io.queue_depth,
+            sharers,
         );
         let ramp_ops = if p.rate_iops.is_some() {
             ramp_ops.one_at_a_time()
@@ -205,7 +217,7 @@ pub fn run_io_phase(
             ended_at_steady: false,
         });
     }
-    let shared = SharedOps::starting_at(stream, io.queue_depth, first);
+    let shared = SharedOps::starting_at(stream, sharers, first);
     let shared = if p.rate_iops.is_some() {
         shared.one_at_a_time()
     } else {
@@ -289,7 +301,7 @@ pub fn run_io_phase(
         .max(p.duration_ns.unwrap_or(0).min(job.now_ns()));
     // Buffered writes are not done until they reach the device: flush them inside the phase, so that
     // page-cache writeback is neither lost nor charged to the next phase.
-    if !io.direct && phase.writes() && outcome.error.is_none() {
+    if !io.direct && !null && phase.writes() && outcome.error.is_none() {
         if let Err(e) = file.sync_data() {
             outcome.error = Some(IoError {
                 kind: OpKind::Write,
