@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """wkrun against fio, side by side, on the same targets, in the same run.
 
-For every case (target x engine x queue depth), runs fio and wkrun alternately on identical parameters
-(4 KiB random writes over the same span, same data kind, same seed), for several rounds, and prints a
-table of IOPS (median, min, max) and CPU time per I/O for both tools, with the ratios wkrun / fio.
+For every case (target x engine x queue depth x workload), runs fio and wkrun alternately on identical
+parameters (same block size, read share, offset order, span, data kind and seed), for several rounds, and
+prints a table of IOPS (median, min, max) and CPU time per I/O for both tools, with the ratios wkrun / fio
+and the goal of issue 6 for each row. `rec@` cases compare wkrun with itself, per-I/O recording on
+against off (WKRUN_BENCH_NO_RECORD=1), to measure what measuring costs.
 
 Standard library only. Installs nothing and builds nothing: build wkrun first
 (`cargo build --release`), install fio yourself (`apt-get install fio` on Debian/Ubuntu).
@@ -32,8 +34,54 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-DEFAULT_CASES = "psync:1,libaio:1,libaio:32,io_uring:1,io_uring:32"
+# The rows of issue 6's table, then the cost of recording (wkrun with per-I/O recording on vs off).
+DEFAULT_CASES = ("shm:psync:1,shm:io_uring:32,zram:libaio:32,zram:io_uring:32,zram:io_uring:32:randrw70,"
+                 "zram:libaio:8:write:128k,none:null:32,none:null:32:randread,"
+                 "rec@none:null:32,rec@shm:io_uring:32,rec@shm:psync:1")
 BLOCK = 4096
+NO_RECORD_ENV = "WKRUN_BENCH_NO_RECORD"
+TARGETS = ("none", "shm", "zram")
+ENGINES = ("psync", "libaio", "io_uring", "null")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row: where, how, what. `vs` is "fio", or "norecord" for wkrun with recording off."""
+    target: str  # none | shm | zram
+    engine: str
+    qd: int
+    rw: str  # randwrite | randread | randrwN (N % reads) | write (sequential)
+    bs: int
+    vs: str = "fio"
+
+    @property
+    def read_percent(self) -> int:
+        if self.rw == "randread":
+            return 100
+        if self.rw.startswith("randrw"):
+            return int(self.rw[6:])
+        return 0
+
+    @property
+    def sequential(self) -> bool:
+        return self.rw == "write"
+
+    @property
+    def label(self) -> str:
+        bs = f"{self.bs >> 10}k" if self.bs % 1024 == 0 else f"{self.bs}B"
+        return f"{self.rw} {bs}"
+
+    @property
+    def tag(self) -> str:
+        return f"{'rec-' if self.vs == 'norecord' else ''}{self.target}-{self.engine}-qd{self.qd}-{self.rw}-{self.bs}"
+
+    def goal(self) -> tuple[float, bool]:
+        """Issue 6: the minimum IOPS ratio wkrun / B, and whether CPU per I/O must not exceed B's."""
+        if self.vs == "norecord":
+            return 0.98, False  # recording costs at most 2 % of IOPS
+        if self.target == "shm" and self.engine == "io_uring":
+            return 1.1, False
+        return 1.0, self.target == "zram" and self.rw == "randwrite" and self.qd >= 32
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -61,22 +109,41 @@ def parse_size(s: str) -> int:
     return v
 
 
-def parse_cases(s: str) -> list[tuple[str, int]]:
+def parse_cases(s: str) -> list[Case]:
+    """`[rec@]TARGET:ENGINE:QD[:RW[:BS]]`, comma-separated. RW: randwrite (default), randread, randrwN (N % reads),
+    write (sequential); BS: e.g. 4k (default), 128k. `rec@`: wkrun with recording on vs off instead of fio."""
     out = []
     for item in s.split(","):
         item = item.strip()
         if not item:
             continue
-        eng, _, qd = item.partition(":")
-        if eng not in ("psync", "libaio", "io_uring"):
-            raise argparse.ArgumentTypeError(f"unknown engine {eng!r} in {item!r} (psync, libaio, io_uring)")
+        vs = "fio"
+        if item.startswith("rec@"):
+            vs, item = "norecord", item[4:]
+        parts = item.split(":")
+        if len(parts) < 3 or len(parts) > 5:
+            raise argparse.ArgumentTypeError(f"case {item!r}: use [rec@]TARGET:ENGINE:QD[:RW[:BS]], "
+                                              f"e.g. shm:io_uring:32 or zram:io_uring:32:randrw70")
+        target, eng, qd = parts[:3]
+        rw = parts[3] if len(parts) > 3 else "randwrite"
+        bs_text = parts[4] if len(parts) > 4 else "4k"
+        if target not in TARGETS:
+            raise argparse.ArgumentTypeError(f"unknown target {target!r} in {item!r} ({', '.join(TARGETS)})")
+        if eng not in ENGINES:
+            raise argparse.ArgumentTypeError(f"unknown engine {eng!r} in {item!r} ({', '.join(ENGINES)})")
+        if (eng == "null") != (target == "none"):
+            raise argparse.ArgumentTypeError(f"{item!r}: the null engine runs on target none, and only it")
         try:
-            q = int(qd or "1")
+            q = int(qd)
         except ValueError:
             raise argparse.ArgumentTypeError(f"bad queue depth in {item!r}") from None
         if not 1 <= q <= 1024:
             raise argparse.ArgumentTypeError(f"queue depth {q} outside 1..1024 in {item!r}")
-        out.append((eng, q))
+        m = re.fullmatch(r"randrw(\d{1,2})", rw)
+        if rw not in ("randwrite", "randread", "write") and not m:
+            raise argparse.ArgumentTypeError(f"workload {rw!r} in {item!r}: randwrite, randread, randrwN, write")
+        bs = parse_size(bs_text)
+        out.append(Case(target, eng, q, rw, bs, vs))
     if not out:
         raise argparse.ArgumentTypeError("no cases")
     return out
@@ -200,6 +267,16 @@ def setup_shm(args) -> Target | None:
         run_cleanup(t)
         raise
     return t
+
+
+def setup_none(args, work: str) -> Target:
+    """The null engine's target: nothing. wkrun gets a path that does not exist and the span as
+    --target-size (a plan on the null engine alone creates and opens nothing); fio's null ioengine gets
+    --size."""
+    path = os.path.join(work, "null-target-never-created.img")
+    return Target("none", path, direct=False, span=args.size, is_block=False,
+                  info=f"no target: the null engine (wkrun engine = \"null\", fio --ioengine=null), "
+                       f"{args.size >> 20} MiB span")
 
 
 def in_use_reason(dev: str) -> str | None:
@@ -371,7 +448,8 @@ class Run:
         return self.cpu_s / self.ios * 1e6 if self.ios else float("nan")
 
 
-def timed(cmd: list[str], timeout: float) -> tuple[subprocess.CompletedProcess | None, float, float, float, str]:
+def timed(cmd: list[str], timeout: float,
+          env: dict | None = None) -> tuple[subprocess.CompletedProcess | None, float, float, float, str]:
     """Runs cmd; returns (process, user s, sys s, wall s, error). CPU is the RUSAGE_CHILDREN delta, which
     covers the child and every descendant it waited for (fio's job processes)."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -379,7 +457,7 @@ def timed(cmd: list[str], timeout: float) -> tuple[subprocess.CompletedProcess |
     err = ""
     p = None
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         err = f"timed out after {timeout:.0f} s"
     except OSError as e:
@@ -401,31 +479,40 @@ def proc_error(p: subprocess.CompletedProcess | None, err: str) -> str:
     return f"exit code {p.returncode}: {tail[-2000:]}"
 
 
-def fio_cmd(args, t: Target, engine: str, qd: int, out_json: str) -> list[str]:
-    cmd = [
-        args.fio, "--name=vs_fio", f"--filename={t.path}",
-        "--rw=randwrite", f"--bs={BLOCK}", f"--ioengine={engine}", f"--iodepth={1 if engine == 'psync' else qd}",
+def fio_cmd(args, t: Target, c: Case, out_json: str) -> list[str]:
+    cmd = [args.fio, "--name=vs_fio"]
+    if c.engine != "null":
+        cmd.append(f"--filename={t.path}")
+    if c.sequential:
+        cmd.append("--rw=write")
+    else:
+        # uniform offsets with replacement, like wkrun's pattern = "random" (coverage = "uniform")
+        rw = "randrw" if c.rw.startswith("randrw") else c.rw
+        cmd += [f"--rw={rw}", "--norandommap", f"--randseed={args.seed}"]
+        if rw == "randrw":
+            cmd.append(f"--rwmixread={c.read_percent}")
+    cmd += [
+        f"--bs={c.bs}", f"--ioengine={c.engine}", f"--iodepth={1 if c.engine == 'psync' else c.qd}",
         f"--direct={1 if t.direct else 0}", "--offset=0", f"--size={t.span}",
         "--time_based", f"--runtime={args.seconds}",
-        # uniform offsets with replacement, like wkrun's pattern = "random" (coverage = "uniform")
-        "--norandommap", f"--randseed={args.seed}",
         "--output-format=json", f"--output={out_json}",
     ]
-    if engine == "psync" and qd > 1:
+    if c.engine == "psync" and c.qd > 1:
         # fio's psync is synchronous: iodepth > 1 has no effect. wkrun's psync runs QD threads with one I/O
         # each; the fio equivalent is QD jobs (processes) of one I/O each, reported as one group.
-        cmd += [f"--numjobs={qd}", "--group_reporting"]
-    cmd += fio_data_args(args.data)
-    if engine == "io_uring" and not args.fio_uring_plain:
+        cmd += [f"--numjobs={c.qd}", "--group_reporting"]
+    if c.read_percent < 100 and not (args.fio_as_check and t.name == "shm"):
+        cmd += fio_data_args(args.data)
+    if c.engine == "io_uring" and not args.fio_uring_plain and not args.fio_as_check:
         # wkrun's io_uring engine always registers the file and one buffer per slot; give fio the same
         cmd += ["--registerfiles", "--fixedbufs"]
     cmd += args.fio_arg
     return cmd
 
 
-def run_fio(args, t: Target, engine: str, qd: int, rnd: int, work: str) -> Run:
-    out_json = os.path.join(work, f"fio-{t.name}-{engine}-qd{qd}-r{rnd}.json")
-    cmd = fio_cmd(args, t, engine, qd, out_json)
+def run_fio(args, t: Target, c: Case, rnd: int, work: str) -> Run:
+    out_json = os.path.join(work, f"fio-{c.tag}-r{rnd}.json")
+    cmd = fio_cmd(args, t, c, out_json)
     p, u, s, wall, err = timed(cmd, args.seconds + 120)
     r = Run("fio", rnd, False, user_s=u, sys_s=s, cpu_s=u + s, wall_s=wall, cmd=shell_quote(cmd))
     if err or p is None or p.returncode != 0:
@@ -440,12 +527,13 @@ def run_fio(args, t: Target, engine: str, qd: int, rnd: int, work: str) -> Run:
         if job.get("error"):
             r.error = f"fio job error {job['error']}: {p.stderr.strip()[-2000:]}"
             return r
-        w = job["write"]
-        r.iops = float(w["iops"])
-        r.ios = int(w.get("total_ios") or w["io_kbytes"] * 1024 // BLOCK)
+        for d in ("read", "write"):
+            x = job[d]
+            r.iops += float(x["iops"])
+            r.ios += int(x.get("total_ios") or x["io_kbytes"] * 1024 // c.bs)
         r.ok = r.ios > 0
         if not r.ok:
-            r.error = "fio reported no writes"
+            r.error = "fio reported no I/O"
     except (OSError, ValueError, KeyError, IndexError) as e:
         r.error = f"cannot read fio's JSON output {out_json}: {e}"
     return r
@@ -455,9 +543,9 @@ WKRUN_SPEC = """\
 format = 1
 
 [spec]
-name = "vs-fio-{target}-{engine}-qd{qd}"
+name = "vs-fio-{tag}"
 version = "1"
-description = "benches/vs_fio.py: 4 KiB random write, compared with fio"
+description = "benches/vs_fio.py: {label}, compared with fio"
 
 [defaults]
 engine = "{engine}"
@@ -466,34 +554,43 @@ data = "{data}"
 seed = {seed}
 
 [[phase]]
-name = "randwrite"
+name = "{rw}"
 kind = "workload"
-pattern = "random"
+pattern = "{pattern}"
 span = "{span}"
-block_size = "4KiB"
+block_size = "{bs}"
 queue_depth = {qd}
-read_percent = 0
+read_percent = {read_percent}
 duration = "{seconds}s"
 """
 
 
 def wkrun_cmd(args, t: Target, spec: str, out_dir: str) -> list[str]:
     cmd = [args.wkrun, "run", spec, "--target", t.path, "-o", out_dir, "-q"]
+    if t.name == "none":
+        cmd += ["--target-size", str(t.span)]
     if t.is_block:
         cmd += ["--allow-destroy", t.path]
     return cmd
 
 
-def run_wkrun(args, t: Target, engine: str, qd: int, rnd: int, work: str) -> Run:
-    spec = os.path.join(work, f"wkrun-{t.name}-{engine}-qd{qd}.toml")
+def run_wkrun(args, t: Target, c: Case, rnd: int, work: str, record: bool = True) -> Run:
+    spec = os.path.join(work, f"wkrun-{c.tag}.toml")
     if not os.path.exists(spec):
         with open(spec, "w") as f:
-            f.write(WKRUN_SPEC.format(target=t.name, engine=engine, qd=qd, direct=str(t.direct).lower(),
-                                      data=args.data, seed=args.seed, span=t.span, seconds=args.seconds))
-    out_dir = os.path.join(work, f"wkrun-{t.name}-{engine}-qd{qd}-r{rnd}")  # fresh folder per run
+            f.write(WKRUN_SPEC.format(tag=c.tag, label=c.label, engine=c.engine, rw=c.rw,
+                                      direct=str(t.direct).lower(), data=args.data, seed=args.seed,
+                                      pattern="sequential" if c.sequential else "random", span=t.span,
+                                      bs=c.bs, qd=c.qd, read_percent=c.read_percent, seconds=args.seconds))
+    tool = "wkrun" if record else "wkrun-norecord"
+    out_dir = os.path.join(work, f"{tool}-{c.tag}-r{rnd}")  # fresh folder per run
     cmd = wkrun_cmd(args, t, spec, out_dir)
-    p, u, s, wall, err = timed(cmd, args.seconds + 120)
-    r = Run("wkrun", rnd, False, user_s=u, sys_s=s, cpu_s=u + s, wall_s=wall, cmd=shell_quote(cmd))
+    env = {k: v for k, v in os.environ.items() if k != NO_RECORD_ENV}
+    if not record:
+        env[NO_RECORD_ENV] = "1"
+    p, u, s, wall, err = timed(cmd, args.seconds + 120, env)
+    r = Run(tool, rnd, False, user_s=u, sys_s=s, cpu_s=u + s, wall_s=wall,
+            cmd=("" if record else f"{NO_RECORD_ENV}=1 ") + shell_quote(cmd))
     if err or p is None or p.returncode != 0:
         r.error = proc_error(p, err)
         return r
@@ -503,12 +600,12 @@ def run_wkrun(args, t: Target, engine: str, qd: int, rnd: int, work: str) -> Run
         if j.get("status") != "completed":
             r.error = f"results.json status {j.get('status')!r}: {json.dumps(j.get('error'))}"
             return r
-        w = j["phases"][0]["write"]
-        r.iops = float(w["iops"])
-        r.ios = int(w["ops"])
+        ph = j["phases"][0]
+        r.iops = float(ph["read"]["iops"]) + float(ph["write"]["iops"])
+        r.ios = int(ph["read"]["ops"]) + int(ph["write"]["ops"])
         r.ok = r.ios > 0
         if not r.ok:
-            r.error = "wkrun reported no writes"
+            r.error = "wkrun reported no I/O"
     except (OSError, ValueError, KeyError, IndexError) as e:
         r.error = f"cannot read {out_dir}/results.json: {e}"
     return r
@@ -536,18 +633,26 @@ def fmt_iops(s: dict | None) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    head = ["target", "engine", "QD", "fio IOPS median (min–max)", "wkrun IOPS median (min–max)",
-            "IOPS wkrun/fio", "fio CPU µs/IO", "wkrun CPU µs/IO", "CPU/IO wkrun/fio"]
+    head = ["target", "engine", "QD", "workload", "B", "B IOPS median (min–max)", "wkrun IOPS median (min–max)",
+            "IOPS wkrun/B", "B CPU µs/IO", "wkrun CPU µs/IO", "CPU/IO wkrun/B", "goal", "verdict"]
     lines = []
     for row in rows:
-        f, w = row["fio"], row["wkrun"]
-        ratio = f"{w['median'] / f['median']:.2f}" if f and w else "—"
-        cratio = f"{w['cpu_us_per_io'] / f['cpu_us_per_io']:.2f}" if f and w else "—"
-        lines.append([row["target"], row["engine"], str(row["qd"]), fmt_iops(f), fmt_iops(w), ratio,
+        f, w = row["b"], row["wkrun"]
+        ratio = w["median"] / f["median"] if f and w else None
+        cratio = w["cpu_us_per_io"] / f["cpu_us_per_io"] if f and w else None
+        goal, cpu_goal = row["goal"], row["cpu_goal"]
+        goal_text = f"IOPS ≥ {goal}" + (", CPU ≤ 1.0" if cpu_goal else "")
+        if ratio is None:
+            verdict = "—"
+        else:
+            short = ratio < goal or (cpu_goal and cratio is not None and cratio > 1.0)
+            verdict = "SHORT" if short else "met"
+        lines.append([row["target"], row["engine"], str(row["qd"]), row["workload"], row["vs"], fmt_iops(f),
+                      fmt_iops(w), f"{ratio:.2f}" if ratio is not None else "—",
                       f"{f['cpu_us_per_io']:.2f}" if f else "—", f"{w['cpu_us_per_io']:.2f}" if w else "—",
-                      cratio])
+                      f"{cratio:.2f}" if cratio is not None else "—", goal_text, verdict])
     widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h) for i, h in enumerate(head)]
-    right = {2, 5, 6, 7, 8}
+    right = {2, 7, 8, 9, 10}
 
     def fmt(cells):
         return "| " + " | ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])
@@ -563,8 +668,8 @@ def table(rows: list[dict]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(
-        description="Compare wkrun with fio: 4 KiB random write per engine and queue depth, on a /dev/shm "
-                    "file and on zram, fio and wkrun alternately, several rounds each.",
+        description="Compare wkrun with fio on the rows of issue 6 (null engine, a /dev/shm file, zram), fio "
+                    "and wkrun alternately, several rounds each; and wkrun with per-I/O recording on vs off.",
         epilog="Example: cargo build --release && sudo python3 benches/vs_fio.py")
     ap.add_argument("--wkrun", default=None,
                     help="wkrun binary (default: target/release/wkrun of this checkout; build it with "
@@ -572,11 +677,14 @@ def main() -> int:
     ap.add_argument("--fio", default="fio", help="fio binary (default: %(default)s, from PATH)")
     ap.add_argument("-n", "--rounds", type=int, default=3, help="rounds per tool and case (default: 3)")
     ap.add_argument("-s", "--seconds", type=int, default=5, help="seconds per run (default: 5)")
-    ap.add_argument("--targets", default="shm,zram",
-                    help="comma-separated: shm, zram (default: %(default)s)")
+    ap.add_argument("--targets", default="none,shm,zram",
+                    help="run only the cases on these targets, comma-separated: none (the null engine), shm, "
+                         "zram (default: %(default)s)")
     ap.add_argument("--cases", type=parse_cases, default=parse_cases(DEFAULT_CASES),
-                    help="comma-separated ENGINE:QD (default: %(default)s)".replace(
-                        "%(default)s", DEFAULT_CASES))
+                    help="comma-separated [rec@]TARGET:ENGINE:QD[:RW[:BS]], RW = randwrite (default), "
+                         "randread, randrwN (N %% reads), write (sequential); BS default 4k; rec@ compares "
+                         "wkrun with recording on and off (default: the rows of issue 6: %(default)s)".replace(
+                             "%(default)s", DEFAULT_CASES))
     ap.add_argument("--size", type=parse_size, default=parse_size("1GiB"),
                     help="span: size of the shm file and of the zram disk (default: 1GiB)")
     ap.add_argument("--data", type=parse_data, default="random",
@@ -592,6 +700,9 @@ def main() -> int:
                     help="do not wait, before each run on a block device, until an exclusive open succeeds")
     ap.add_argument("--fio-uring-plain", action="store_true",
                     help="do not give fio --registerfiles --fixedbufs for io_uring")
+    ap.add_argument("--fio-as-check", action="store_true",
+                    help="fio options as in the shared check perf_vs_fio.py: no --registerfiles --fixedbufs, "
+                         "and on shm fio's default write buffers (filled once) instead of --refill_buffers")
     ap.add_argument("--fio-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for every fio run (repeatable), e.g. --fio-arg=--gtod_reduce=1")
     ap.add_argument("--keep", metavar="DIR",
@@ -604,8 +715,8 @@ def main() -> int:
         die("--rounds and --seconds must be at least 1")
     targets = [x.strip() for x in args.targets.split(",") if x.strip()]
     for x in targets:
-        if x not in ("shm", "zram"):
-            die(f"unknown target {x!r} in --targets (shm, zram)")
+        if x not in TARGETS:
+            die(f"unknown target {x!r} in --targets ({', '.join(TARGETS)})")
     if not sys.platform.startswith("linux"):
         die("Linux only")
 
@@ -626,7 +737,8 @@ def main() -> int:
     mach = machine_info()
     print(f"machine: {mach['nproc']} CPUs, {mach['cpu_model']}, kernel {mach['kernel']}")
     print(f"fio: {fio_version} ({fio}); wkrun: {wkrun_version} ({args.wkrun})")
-    print(f"workload: 4 KiB random write, data {args.data}, seed {args.seed}, span {args.size >> 20} MiB, "
+    print(f"cases: {', '.join(c.tag for c in args.cases)}; "
+          f"data {args.data}, seed {args.seed}, span {args.size >> 20} MiB, "
           f"{args.rounds} rounds x {args.seconds} s per tool and case, fio and wkrun alternately")
     sys.stdout.flush()
 
@@ -650,46 +762,60 @@ def main() -> int:
     loads: list[float] = []
     prev, prev_case = "-", "-"
     try:
-        for tname in targets:
-            t = setup_shm(args) if tname == "shm" else setup_zram(args)
+        for tname in TARGETS:
+            cases = [c for c in args.cases if c.target == tname]
+            if tname not in targets or not cases:
+                continue
+            if tname == "none":
+                t = setup_none(args, work)
+            else:
+                t = setup_shm(args) if tname == "shm" else setup_zram(args)
             if t is None:
                 continue
             target_info[t.name] = t.info
             print(f"\ntarget {t.name}: {t.info}", flush=True)
             try:
-                for engine, qd in args.cases:
-                    runs: dict[str, list[Run]] = {"fio": [], "wkrun": []}
+                for c in cases:
+                    b_tool = "fio" if c.vs == "fio" else "wkrun-norecord"
+                    runs: dict[str, list[Run]] = {b_tool: [], "wkrun": []}
                     for rnd in range(args.rounds):
                         # alternate, and swap who goes first every round (ABBA) so that drift cancels
-                        order = ("fio", "wkrun") if rnd % 2 == 0 else ("wkrun", "fio")
+                        order = (b_tool, "wkrun") if rnd % 2 == 0 else ("wkrun", b_tool)
                         for tool in order:
-                            fn = run_fio if tool == "fio" else run_wkrun
                             settle = wait_released(t.path) if t.is_block and not args.no_settle else 0.0
                             load = loadavg()
-                            r = fn(args, t, engine, qd, rnd, work)
+                            if tool == "fio":
+                                r = run_fio(args, t, c, rnd, work)
+                            else:
+                                r = run_wkrun(args, t, c, rnd, work, record=tool == "wkrun")
                             r.settle_s = settle
                             r.load_before = load
                             loads.append(load)
+                            what = f"{c.engine} QD{c.qd} {c.label}"
                             if settle >= 0.001:
                                 settles.append(f"{t.path} still held {settle * 1e3:.0f} ms after {prev} "
-                                               f"({prev_case}) exited; waited before {tool} ({engine} QD{qd} "
+                                               f"({prev_case}) exited; waited before {tool} ({what} "
                                                f"round {rnd + 1})")
-                            prev, prev_case = tool, f"{engine} QD{qd}"
+                            prev, prev_case = tool, what
                             runs[tool].append(r)
-                            all_runs.append({"target": t.name, "engine": engine, "qd": qd, **r.__dict__})
+                            all_runs.append({"target": t.name, "engine": c.engine, "qd": c.qd,
+                                             "workload": c.label, **r.__dict__})
                             if r.ok:
-                                print(f"  {t.name:4} {engine:8} QD{qd:<3} round {rnd + 1}  {tool:5} "
+                                print(f"  {t.name:4} {what:28} round {rnd + 1}  {tool:14} "
                                       f"{r.iops:>11.0f} IOPS  {r.cpu_us_per_io:6.2f} µs CPU/IO "
                                       f"(user {r.user_s:.2f} s, sys {r.sys_s:.2f} s, load {load:.1f})"
                                       + (f"  [waited {settle * 1e3:.0f} ms for {t.path} to be released]"
                                          if settle >= 0.001 else ""), flush=True)
                             else:
-                                print(f"  {t.name:4} {engine:8} QD{qd:<3} round {rnd + 1}  {tool:5} FAILED: "
+                                print(f"  {t.name:4} {what:28} round {rnd + 1}  {tool:14} FAILED: "
                                       f"{r.error.splitlines()[0] if r.error else ''}", flush=True)
-                                problems.append(f"{tool} failed on {t.name} {engine} QD{qd} round {rnd + 1}\n"
+                                problems.append(f"{tool} failed on {t.name} {what} round {rnd + 1}\n"
                                                 f"  command: {r.cmd}\n  output: {r.error}")
-                    rows.append({"target": t.name, "engine": engine, "qd": qd,
-                                 "fio": stats_of(runs["fio"]), "wkrun": stats_of(runs["wkrun"])})
+                    goal, cpu_goal = c.goal()
+                    rows.append({"target": t.name, "engine": c.engine, "qd": c.qd, "workload": c.label,
+                                 "vs": "fio" if c.vs == "fio" else "wkrun rec. off", "goal": goal,
+                                 "cpu_goal": cpu_goal, "b": stats_of(runs[b_tool]),
+                                 "wkrun": stats_of(runs["wkrun"])})
                 if t.name == "zram":
                     target_info[t.name] += f"; after the runs: {zram_mm_stat(t.path)}"
                     print(f"  zram after the runs: {zram_mm_stat(t.path)}")
@@ -705,9 +831,11 @@ def main() -> int:
     print()
     if rows:
         print(table(rows))
-        print("\nIOPS: median (min–max) over the rounds. CPU µs/IO: user + system CPU time of the whole "
-              "process (RUSAGE_CHILDREN delta) / writes completed, median over the rounds. "
-              "Ratios: wkrun / fio of the medians.")
+        print("\nB: what wkrun is compared with: fio, or wkrun itself with per-I/O recording off "
+              f"({NO_RECORD_ENV}=1). IOPS: median (min–max) over the rounds, reads and writes together "
+              "(for the 128k row, bandwidth = IOPS x 128 KiB, so the ratio is the bandwidth ratio). CPU µs/IO: "
+              "user + system CPU time of the whole process (RUSAGE_CHILDREN delta) / I/Os completed, median "
+              "over the rounds. Ratios: wkrun / B of the medians. Goals: issue 6.")
         if loads:
             print(f"1-minute load average before the runs: {min(loads):.1f} to {max(loads):.1f} "
                   f"(median {statistics.median(loads):.1f}) on {mach['nproc']} CPUs; the runs themselves keep it "

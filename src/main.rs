@@ -446,7 +446,9 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             out_dir.display()
         )));
     }
-    if info.created {
+    // A plan whose phases all run on the null engine never opens the target: nothing to create.
+    let created = info.created && plan.opens_target();
+    if created {
         target::open::create_sparse(&info.path, info.capacity_bytes).map_err(|e| {
             Fail(
                 2,
@@ -474,7 +476,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         }
     }
     if let Err(e) = std::fs::create_dir_all(&out_dir) {
-        if info.created {
+        if created {
             let _ = std::fs::remove_file(&info.path);
         }
         return Err(bad(format!(

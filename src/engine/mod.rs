@@ -3,13 +3,14 @@
 //! engines differ only in the syscalls they make.
 
 pub mod libaio;
+pub mod null;
 pub mod psync;
 mod queue;
 mod recorder;
 pub mod sim;
 pub mod uring;
 
-pub use recorder::{Event, Recorder};
+pub use recorder::{Event, NO_RECORD_ENV, Recorder, recording_off};
 
 use crate::data::DataGen;
 use crate::image::ImageSource;
@@ -54,7 +55,8 @@ impl WriteData {
 
 /// Everything an engine needs to run one phase's I/O.
 pub struct Job<'a> {
-    /// The target, open (O_DIRECT when the phase says so); `None` for a simulated target.
+    /// The target, open (O_DIRECT when the phase says so); `None` for a simulated target and for the
+    /// `null` engine, which never touch it (the target is not opened).
     pub file: Option<&'a File>,
     /// The op stream, shared by the engine's workers.
     pub ops: &'a SharedOps,

@@ -1,6 +1,7 @@
-//! The single-thread asynchronous loop shared by the `libaio` and `io_uring` engines: keep exactly
+//! The single-thread asynchronous loop shared by the `libaio`, `io_uring` and `null` engines: keep exactly
 //! `queue_depth` I/Os in flight, submit every freed slot in one batch, reap every completion available, and
-//! take one clock reading per batch as the submission (or completion) time of all its I/Os.
+//! take one clock reading per batch as the submission (or completion) time of all its I/Os. Allocates
+//! nothing after its setup.
 
 use super::{Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::ops::{Op, OpKind, Ops};
@@ -98,8 +99,10 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
     let mut held: Option<(Op, u64)> = None;
     job.begin();
     let now = || job.now_ns();
+    // Two clock readings per batch: just before the submission (the batch's submission time) and just after
+    // the reap (the completion time of what it returned, and "now" for the deadline and the next batch).
+    let mut t = now();
     loop {
-        let t = now();
         let may_submit = error.is_none()
             && !exhausted
             && !job.stopping()
@@ -140,7 +143,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
             }
         }
         if !batch.is_empty() && error.is_none() {
-            let t = now();
+            t = now();
             match q.submit(&batch) {
                 Ok(n) => {
                     for &(slot, ..) in &batch[..n] {
@@ -163,23 +166,24 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
         }
         if in_flight == 0 {
             if error.is_none() && !batch.is_empty() {
+                t = now();
                 continue;
             }
             if let Some((_, at)) = held.filter(|_| error.is_none() && !job.stopping()) {
                 // Nothing in flight and the next op not due yet: sleep until it is, or the interval ends.
-                let t = now();
+                t = now();
                 let boundary = (t / job.clock.interval_ns + 1) * job.clock.interval_ns;
                 let until = at.min(boundary);
                 if until > t {
                     std::thread::sleep(std::time::Duration::from_nanos(until - t));
                 }
-                rec.advance(now());
+                t = now();
+                rec.advance(t);
                 continue;
             }
             break;
         }
         // Wake at the next interval boundary at the latest, so that idle intervals close on time.
-        let t = now();
         let boundary = (t / job.clock.interval_ns + 1) * job.clock.interval_ns;
         let mut wake = job
             .deadline_ns
@@ -191,7 +195,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
         let reaped = q.reap(Some(wake.saturating_sub(t).max(1)), &mut |slot, res| {
             done.push((slot, res))
         });
-        let t = now();
+        t = now();
         match reaped {
             Ok(0) => rec.advance(t),
             Ok(_) => {}

@@ -23,11 +23,26 @@ pub enum Event {
     },
 }
 
+/// Environment variable that turns per-I/O recording off when set to `1`, to measure what recording costs
+/// (benches/README.md). Not a spec key and not for measurements: with it, completions are only counted
+/// (ops and bytes per direction, in the interval the worker was last in), no latency is kept, and the
+/// results carry a warning saying so.
+pub const NO_RECORD_ENV: &str = "WKRUN_BENCH_NO_RECORD";
+
+/// Whether [`NO_RECORD_ENV`] is set to `1` (read from the environment at each call).
+pub fn recording_off() -> bool {
+    std::env::var_os(NO_RECORD_ENV).is_some_and(|v| v == "1")
+}
+
 /// A worker's recorder. Not shared: no atomics or locks on the I/O path.
 pub struct Recorder {
     worker: usize,
     clock: IntervalClock,
     cur: u64,
+    /// End of interval `cur`, ns: completions before it belong to `cur` without a division.
+    cur_end_ns: u64,
+    /// Per-I/O recording (latency histograms, the series by completion time); off only for benchmarks.
+    on: bool,
     counts: IntervalCounts,
     /// Read latencies.
     pub read: LatencyRecorder,
@@ -48,6 +63,8 @@ impl Recorder {
             worker,
             clock,
             cur: 0,
+            cur_end_ns: interval_end(&clock, 0),
+            on: !recording_off(),
             counts: IntervalCounts::default(),
             read: LatencyRecorder::new(),
             write: LatencyRecorder::new(),
@@ -61,19 +78,26 @@ impl Recorder {
     /// Records a completion of `bytes` at `t_ns` (from the phase start) that took `lat_ns`.
     #[inline]
     pub fn record(&mut self, kind: OpKind, bytes: u64, lat_ns: u64, t_ns: u64) {
-        let k = self.clock.index_of(t_ns);
-        if k != self.cur {
-            self.close(k);
-        }
-        match kind {
-            OpKind::Read => {
-                self.counts.read.add(bytes, lat_ns);
-                self.read.record(lat_ns);
+        if self.on {
+            if t_ns >= self.cur_end_ns {
+                let k = self.clock.index_of(t_ns);
+                if k != self.cur {
+                    self.close(k);
+                }
             }
-            OpKind::Write => {
-                self.counts.write.add(bytes, lat_ns);
-                self.write.record(lat_ns);
-            }
+            let (counts, hist) = match kind {
+                OpKind::Read => (&mut self.counts.read, &mut self.read),
+                OpKind::Write => (&mut self.counts.write, &mut self.write),
+            };
+            counts.add(bytes, lat_ns);
+            hist.record(lat_ns);
+        } else {
+            let counts = match kind {
+                OpKind::Read => &mut self.counts.read,
+                OpKind::Write => &mut self.counts.write,
+            };
+            counts.ops += 1;
+            counts.bytes += bytes;
         }
         self.last_ns = self.last_ns.max(t_ns);
         let len = bytes as u32;
@@ -103,6 +127,7 @@ impl Recorder {
         });
         self.sent += 1;
         self.cur = now_in;
+        self.cur_end_ns = interval_end(&self.clock, now_in);
     }
 
     /// Events sent to the collector so far.
@@ -126,5 +151,15 @@ impl Recorder {
             sizes: self.sizes,
             error,
         }
+    }
+}
+
+/// The end of interval `k` in ns: `(k + 1)·Δ`, or never (`u64::MAX`) for the last interval of a time-bounded
+/// phase, which also takes the completions after the bound.
+fn interval_end(clock: &IntervalClock, k: u64) -> u64 {
+    if clock.last_index().is_some_and(|last| k >= last) {
+        u64::MAX
+    } else {
+        k.saturating_add(1).saturating_mul(clock.interval_ns)
     }
 }

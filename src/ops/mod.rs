@@ -156,6 +156,12 @@ impl OpStream {
         slots
     }
 
+    /// Positions where an op of `len` bytes fits entirely in the span, in units.
+    fn fits(&self, len: u64) -> u64 {
+        (self.span_len - len) / self.sizes.unit() + 1
+    }
+
+    #[inline]
     fn make(
         &self,
         index: u64,
@@ -163,16 +169,20 @@ impl OpStream {
         r_size: u64,
         is_read: bool,
         perm: Option<&Permutation>,
+        k: &Consts,
     ) -> Op {
-        let unit = self.sizes.unit();
-        let blocks = self.blocks();
+        let unit = k.unit;
+        let blocks = k.blocks;
         let len = self.sizes.pick(r_size);
         let block = match (self.order, perm) {
             (Order::Sequential, _) => index % blocks,
             (Order::RandomFull, Some(p)) => p.apply(index % blocks),
             _ => {
-                // Positions where an op of `len` bytes fits entirely in the span.
-                let fits = (self.span_len - len) / unit + 1;
+                let fits = if k.fixed_fits > 0 {
+                    k.fixed_fits
+                } else {
+                    self.fits(len)
+                };
                 ((r_off as u128 * fits as u128) >> 64) as u64
             }
         };
@@ -205,8 +215,17 @@ impl OpStream {
 
     /// The ops with indices in `range`, in order.
     pub fn ops(&self, range: Range<u64>) -> Ops<'_> {
+        let fixed_fits = match self.sizes {
+            Sizes::Fixed(b) if self.span_len >= b && self.order == Order::Random => self.fits(b),
+            _ => 0,
+        };
         Ops {
             stream: self,
+            k: Consts {
+                unit: self.sizes.unit(),
+                blocks: self.blocks(),
+                fixed_fits,
+            },
             rng: self.rng_at(range.start),
             next: range.start,
             end: range.end,
@@ -227,9 +246,20 @@ impl OpStream {
     }
 }
 
+/// What every op of a stream shares, computed once per range rather than once per op (divisions).
+struct Consts {
+    /// [`Sizes::unit`].
+    unit: u64,
+    /// [`OpStream::blocks`].
+    blocks: u64,
+    /// For a fixed size and random order: the positions where an op fits; 0 otherwise.
+    fixed_fits: u64,
+}
+
 /// Iterator over a contiguous range of a stream's ops.
 pub struct Ops<'a> {
     stream: &'a OpStream,
+    k: Consts,
     rng: Pcg64Mcg,
     next: u64,
     end: u64,
@@ -256,7 +286,7 @@ impl Iterator for Ops<'_> {
             .as_ref()
             .is_some_and(|(_, reads)| reads[(i % GROUP) as usize]);
         if s.order == Order::RandomFull {
-            let pass = i / s.blocks();
+            let pass = i / self.k.blocks;
             if self.perm.as_ref().is_none_or(|(p, _)| *p != pass) {
                 self.perm = s.pass_permutation(pass).map(|p| (pass, p));
             }
@@ -267,6 +297,7 @@ impl Iterator for Ops<'_> {
             r_size,
             is_read,
             self.perm.as_ref().map(|(_, p)| p),
+            &self.k,
         );
         self.next += 1;
         Some(op)

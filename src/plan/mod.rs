@@ -49,12 +49,20 @@ impl Plan {
     pub fn writes(&self) -> bool {
         self.phases.iter().any(|p| p.writes())
     }
+
+    /// Whether any phase opens the target (every phase but those on the `null` engine).
+    pub fn opens_target(&self) -> bool {
+        self.phases
+            .iter()
+            .any(|p| p.params.engine != Some(Engine::Null))
+    }
 }
 
 impl PhasePlan {
-    /// Whether the phase writes to (or erases) the target.
+    /// Whether the phase writes to (or erases) the target. A phase on the `null` engine writes nothing.
     pub fn writes(&self) -> bool {
-        self.kind != PhaseKind::Workload || self.params.read_percent != Some(100)
+        self.params.engine != Some(Engine::Null)
+            && (self.kind != PhaseKind::Workload || self.params.read_percent != Some(100))
     }
 }
 

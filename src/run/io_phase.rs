@@ -76,8 +76,11 @@ pub fn run_io_phase(
         what: format!("phase {} has no I/O parameters", phase.name),
         source: io::Error::other("internal error: plan incomplete"),
     })?;
+    let null = io.engine == EngineName::Null;
+    // A simulated target and the null engine do no I/O on the host: the target is not opened.
     let file = match sim {
         Some(_) => None,
+        None if null => None,
         None => Some(
             crate::target::open::open_io(target, io.direct, phase.writes()).map_err(|source| {
                 SetupError::Io {
@@ -160,6 +163,13 @@ pub fn run_io_phase(
         None => ClockKind::Wall,
     };
     let align = (target.logical_block_size as usize).max(4096);
+    // Threads sharing the op stream: psync's `queue_depth` threads, or the one thread of the queue engines
+    // and of a simulated drive (which then claim whole chunks, not one sequential op at a time).
+    let sharers = if io.engine == EngineName::Psync && sim.is_none() {
+        io.queue_depth
+    } else {
+        1
+    };
     // The ramp: the same workload, unmeasured, before the measured part; the measured part continues the op
     // stream where the ramp stopped.
     let mut first = 0;
@@ -170,7 +180,7 @@ pub fn run_io_phase(
                 total_ops: None,
                 ..stream.clone()
             },
-            io.queue_depth,
+            sharers,
         );
         let ramp_ops = if p.rate_iops.is_some() {
             ramp_ops.one_at_a_time()
@@ -242,7 +252,7 @@ pub fn run_io_phase(
         });
     }
     let device_before = sim.map(|d| d.lock().unwrap_or_else(|p| p.into_inner()).counters());
-    let shared = SharedOps::starting_at(stream, io.queue_depth, first);
+    let shared = SharedOps::starting_at(stream, sharers, first);
     let shared = if p.rate_iops.is_some() {
         shared.one_at_a_time()
     } else {
@@ -414,6 +424,7 @@ fn make_engine<'a>(
         (None, EngineName::Psync) => Box::new(Psync),
         (None, EngineName::Libaio) => Box::new(crate::engine::libaio::Libaio),
         (None, EngineName::IoUring) => Box::new(crate::engine::uring::Uring),
+        (None, EngineName::Null) => Box::new(crate::engine::null::Null),
     }
 }
 

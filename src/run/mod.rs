@@ -333,6 +333,12 @@ pub fn execute(
                 })
                 .collect();
             pr.coverage = Some(phase_coverage(phase, pr.read.ops + pr.write.ops));
+            if crate::engine::recording_off() {
+                pr.warnings.push(format!(
+                    "per-I/O recording was off ({}=1, for benchmarking wkrun itself): no latencies, and the series counts each I/O in the interval its worker was last in",
+                    crate::engine::NO_RECORD_ENV
+                ));
+            }
             pr.intervals = Some(o.rows);
             let interrupted = stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
             pr.completed = o.outcome.error.is_none() && !interrupted;

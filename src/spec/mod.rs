@@ -156,6 +156,10 @@ pub enum Engine {
     Libaio,
     /// io_uring from one thread, with registered file and buffers.
     IoUring,
+    /// No I/O: every I/O completes at once, without a syscall, through the same loop, op stream and
+    /// measurement as `libaio` and `io_uring`. Measures wkrun's own overhead; the target is never opened
+    /// (like fio's `null` ioengine).
+    Null,
 }
 
 /// How an `erase` phase erases its span.
@@ -355,7 +359,8 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// I/O engine: `"psync"` (default; a pool of `queue_depth` threads doing pread/pwrite), `"libaio"` (Linux
-    /// native AIO) or `"io_uring"`. All issue the same op stream for the same seed.
+    /// native AIO), `"io_uring"`, or `"null"` (no I/O: measures wkrun's own overhead; the target is not opened). All
+    /// issue the same op stream for the same seed.
     /// Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<Vary<Engine>>,

@@ -23,7 +23,7 @@ impl UringQueue {
     /// # Errors
     /// The OS error of io_uring_setup or of a registration (ENOSYS/EPERM where io_uring is disabled).
     pub fn new(fd: RawFd, depth: usize, buf_len: usize, align: usize) -> io::Result<UringQueue> {
-        let ring = IoUring::new((depth as u32).next_power_of_two().max(2))?;
+        let ring = new_ring((depth as u32).next_power_of_two().max(2))?;
         ring.submitter().register_files(&[fd])?;
         let mut bufs: Vec<AlignedBuf> = (0..depth)
             .map(|_| AlignedBuf::new(buf_len, align))
@@ -133,6 +133,21 @@ impl UringQueue {
     pub fn in_flight(&self) -> usize {
         self.in_flight.iter().filter(|&&b| b).count()
     }
+}
+
+/// A ring of `entries` entries for one thread. Where the kernel allows it (6.1+), completions wait for this
+/// thread to ask for them (SINGLE_ISSUER + DEFER_TASKRUN): a worker finishing an I/O (io-wq, for buffered
+/// writes) then neither interrupts the loop while it prepares the next batch nor wakes it once per
+/// completion, and each io_uring_enter that waits reaps them all in one go. Older kernels refuse the flags
+/// (EINVAL): then COOP_TASKRUN (5.19+, no interrupt, completions run at the next kernel entry), then
+/// none.
+fn new_ring(entries: u32) -> io::Result<IoUring> {
+    IoUring::builder()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .build(entries)
+        .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+        .or_else(|_| IoUring::new(entries))
 }
 
 impl Drop for UringQueue {

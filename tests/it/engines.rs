@@ -1438,7 +1438,10 @@ queue_depth = 4
             continue;
         };
         let written = u(phase(&r, 0), "/write/bytes");
-        f.check((2 * MIB..=4 * MIB).contains(&written), || {
+        // The kernel may accept a few 64 KiB writes past 4 MiB before ENOSPC when the writes arrive faster
+        // (seen with single-issuer io_uring rings and chunked claims: up to 4 MiB + 192 KiB): the bound
+        // checks that the failure came from the tmpfs filling up, not the exact byte where it did.
+        f.check((2 * MIB..=4 * MIB + MIB / 2).contains(&written), || {
             format!("{engine}: {written} B written before the 4 MiB tmpfs filled")
         });
         let off = offset_in(&err);

@@ -8,6 +8,7 @@ mod cases;
 mod compare;
 mod engines;
 mod methodology;
+mod null_engine;
 mod phases;
 mod progress;
 mod report;

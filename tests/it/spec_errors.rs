@@ -299,11 +299,11 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("duplicate-key.toml", "format = 1\n[spec]\nname = \"t\"\nname = \"u\"\n", ":4:1: not valid TOML: duplicate key"),
         // Values.
         bad("engine-typo.toml", workload("engine = \"libaoi\"\nread_percent = 0\nduration = \"1s\"\n"),
-            ":8:10: phase[0] \"w\".engine: unknown value `libaoi`, expected one of `psync`, `libaio`, `io_uring`")
+            ":8:10: phase[0] \"w\".engine: unknown value `libaoi`, expected one of `psync`, `libaio`, `io_uring`, `null`")
             .help("did you mean `libaio`?"),
         bad("engine-typo-defaults.toml",
             spec("[defaults]\nengine = \"iouring\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n"),
-            ":6:10: defaults.engine: unknown value `iouring`, expected one of `psync`, `libaio`, `io_uring`")
+            ":6:10: defaults.engine: unknown value `iouring`, expected one of `psync`, `libaio`, `io_uring`, `null`")
             .help("did you mean `io_uring`?"),
         bad("data-rnd.toml", workload("data = \"rnd\"\nread_percent = 0\nduration = \"1s\"\n"),
             ":8:8: phase[0] \"w\".data: unknown data pattern \"rnd\"; use \"random\", \"zeros\" or \"compressible:N%\" (e.g. \"compressible:50%\")"),

@@ -1,0 +1,71 @@
+//! The `null` engine: no I/O. Every submitted I/O completes at once with its full length, without a
+//! syscall, through the same single-thread loop (`engine/queue.rs`), op stream, write-data generation and
+//! [`super::Recorder`] as `libaio` and `io_uring`, so a run measures wkrun's own cost per I/O (like fio's
+//! `null` ioengine). The target is never opened: [`Job::file`] is not touched.
+
+use super::{Engine, Event, Job, Outcome, queue};
+use crate::buf::AlignedBuf;
+use crate::ops::OpKind;
+use std::io;
+use std::sync::mpsc::Sender;
+
+/// The engine that completes every I/O at once.
+pub struct Null;
+
+impl Engine for Null {
+    fn name(&self) -> &'static str {
+        "null"
+    }
+
+    fn workers(&self, _job: &Job<'_>) -> usize {
+        1
+    }
+
+    fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        let mut q = NullQueue::new(job.queue_depth as usize, job.max_len, job.align);
+        queue::run(job, &mut q, events)
+    }
+}
+
+/// `depth` slots with a buffer each (write data is generated into them as for a real engine); a submitted
+/// I/O is complete, and the next reap returns it.
+struct NullQueue {
+    bufs: Vec<AlignedBuf>,
+    /// `(slot, bytes)` of the I/Os submitted since the last reap.
+    done: Vec<(usize, i64)>,
+}
+
+impl NullQueue {
+    fn new(depth: usize, buf_len: usize, align: usize) -> NullQueue {
+        NullQueue {
+            bufs: (0..depth)
+                .map(|_| AlignedBuf::new(buf_len, align))
+                .collect(),
+            done: Vec::with_capacity(depth),
+        }
+    }
+}
+
+impl queue::SlotQueue for NullQueue {
+    fn buf(&mut self, slot: usize) -> Option<&mut [u8]> {
+        Some(&mut self.bufs[slot])
+    }
+
+    fn submit(&mut self, ios: &[(usize, OpKind, u64, u32)]) -> io::Result<usize> {
+        self.done
+            .extend(ios.iter().map(|&(slot, _, _, len)| (slot, len as i64)));
+        Ok(ios.len())
+    }
+
+    fn reap(
+        &mut self,
+        _timeout_ns: Option<u64>,
+        f: &mut dyn FnMut(usize, i64),
+    ) -> io::Result<usize> {
+        let n = self.done.len();
+        for (slot, res) in self.done.drain(..) {
+            f(slot, res);
+        }
+        Ok(n)
+    }
+}

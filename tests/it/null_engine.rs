@@ -1,0 +1,126 @@
+//! The `null` engine (issue 6): the same op stream, write data and measurement as the real engines, every I/O
+//! completed at once without a syscall. Exact op and byte counts and read share; the target is never opened,
+//! so it is left byte for byte as it was (and a target that does not exist is not created). Also the
+//! benchmark-only switch that turns per-I/O recording off (`WKRUN_BENCH_NO_RECORD=1`).
+
+use crate::common::*;
+use std::fs;
+use std::process::Command;
+
+const KIB4: u64 = 4096;
+
+/// A fill and a 30 % read workload on the null engine, op-bounded: 10 000 ops of 4 KiB over a 1 MiB span.
+fn null_body(qd: u32) -> String {
+    format!(
+        r#"
+[defaults]
+engine = "null"
+direct = false
+seed = 5
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "64KiB"
+queue_depth = 4
+[[phase]]
+name = "mixed"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = {qd}
+read_percent = 30
+size = "{}"
+"#,
+        10_000 * KIB4
+    )
+}
+
+#[test]
+fn null_engine_counts_exactly_and_leaves_the_target_untouched() {
+    let dir = tempdir();
+    let target = dir.path().join("target.img");
+    patterned_file(&target, 1 << 20);
+    let before = fs::metadata(&target)
+        .expect("stat")
+        .modified()
+        .expect("mtime");
+    for qd in [1u32, 32] {
+        let run = dir.path().join(format!("qd{qd}"));
+        fs::create_dir(&run).expect("mkdir");
+        let out = run_ok(&run, "null", &null_body(qd), &target);
+        let (_, r) = strict_results(&out);
+        // The fill: 1 MiB in 64 KiB writes, sequential: 16 writes, every byte of the span once.
+        let fill = phase(&r, 0);
+        assert_eq!(fill["params"]["engine"], "null");
+        assert_eq!(u(fill, "/write/ops"), 16, "qd {qd}");
+        assert_eq!(u(fill, "/write/bytes"), 1 << 20, "qd {qd}");
+        assert_eq!(u(fill, "/read/ops"), 0, "qd {qd}");
+        // The workload: 10 000 ops, exactly 30 in every 100 are reads.
+        let w = phase(&r, 1);
+        assert_eq!(w["params"]["engine"], "null");
+        assert_eq!(u(w, "/read/ops"), 3_000, "qd {qd}");
+        assert_eq!(u(w, "/write/ops"), 7_000, "qd {qd}");
+        assert_eq!(u(w, "/read/bytes"), 3_000 * KIB4, "qd {qd}");
+        assert_eq!(u(w, "/write/bytes"), 7_000 * KIB4, "qd {qd}");
+        assert!(u(w, "/read/latency_ns/max") >= u(w, "/read/latency_ns/min"));
+        // The series adds up to the totals.
+        let rows = phase_rows(&out, &r, 1);
+        let reads: u64 = rows.iter().map(|row| n(row, "read_ops")).sum();
+        let writes: u64 = rows.iter().map(|row| n(row, "write_ops")).sum();
+        assert_eq!((reads, writes), (3_000, 7_000), "qd {qd}");
+    }
+    // Nothing was written: the bytes and the modification time are as before.
+    assert_patterned(&read(&target), 0, "target after null runs");
+    let after = fs::metadata(&target)
+        .expect("stat")
+        .modified()
+        .expect("mtime");
+    assert_eq!(before, after, "the target's mtime changed");
+}
+
+#[test]
+fn null_engine_does_not_create_a_missing_target() {
+    let dir = tempdir();
+    let target = dir.path().join("never-created.img");
+    let body = format!(
+        r#"
+[target]
+size = "1MiB"
+{}"#,
+        null_body(8)
+    );
+    let out = run_ok(dir.path(), "null", &body, &target);
+    assert!(!target.exists(), "the null engine created its target");
+    let (_, r) = strict_results(&out);
+    assert_eq!(u(phase(&r, 1), "/write/ops"), 7_000);
+    assert_eq!(u(&r, "/target/capacity_bytes"), 1 << 20);
+}
+
+#[test]
+fn recording_off_counts_the_same_ops_without_latencies() {
+    let dir = tempdir();
+    let target = dir.path().join("t.img");
+    write_file(dir.path(), "spec.toml", &spec_text("null", &null_body(32)));
+    let o = Command::new(wkrun_bin())
+        .args(["spec.toml", "--target", "t.img", "--target-size", "1MiB"])
+        .args(["--output", "out", "-q"])
+        .env(wkrun::engine::NO_RECORD_ENV, "1")
+        .current_dir(dir.path())
+        .output()
+        .expect("run wkrun");
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "wkrun failed: {err}");
+    assert!(!target.exists());
+    let (_, r) = strict_results(&dir.path().join("out"));
+    let w = phase(&r, 1);
+    assert_eq!(u(w, "/read/ops"), 3_000);
+    assert_eq!(u(w, "/write/ops"), 7_000);
+    assert_eq!(u(w, "/write/bytes"), 7_000 * KIB4);
+    assert!(w["write"]["latency_ns"].is_null(), "{}", w["write"]);
+    let warned = w["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .any(|x| x.as_str().is_some_and(|s| s.contains("recording was off")));
+    assert!(warned, "no warning about recording: {}", w["warnings"]);
+}
