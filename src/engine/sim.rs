@@ -79,6 +79,7 @@ impl Engine for Sim<'_> {
         let mut held: Option<(Op, u64)> = None;
         let mut exhausted = false;
         let mut t = 0u64;
+        let mut waited = 0u64;
         job.begin();
         loop {
             while heap.len() < qd && !exhausted && !job.stopping() {
@@ -108,7 +109,7 @@ impl Engine for Sim<'_> {
                     if let Some(r) = rows.as_mut() {
                         r.at(t, &dev, self);
                     }
-                    wait(job, &rec);
+                    wait(job, &rec, &mut waited);
                 }
                 let done = match op.kind {
                     OpKind::Read => dev.read(base + at, op.offset, op.len),
@@ -131,7 +132,7 @@ impl Engine for Sim<'_> {
                 r.at(t, &dev, self);
             }
             rec.record(c.kind, c.len as u64, c.done - c.submitted, c.done);
-            wait(job, &rec);
+            wait(job, &rec, &mut waited);
         }
         let end = rec.last_ns;
         dev.advance_clock(base + end);
@@ -142,11 +143,15 @@ impl Engine for Sim<'_> {
     }
 }
 
-/// With lockstep: waits until the collector has taken every interval this recorder closed.
+/// With lockstep: waits until the collector has taken every interval this recorder closed (`waited` is
+/// how many it had already seen taken).
 #[inline]
-fn wait(job: &Job<'_>, rec: &Recorder) {
-    if let Some(ls) = &job.lockstep {
+fn wait(job: &Job<'_>, rec: &Recorder, waited: &mut u64) {
+    if let Some(ls) = &job.lockstep
+        && rec.sent() > *waited
+    {
         ls.wait_for(rec.sent());
+        *waited = rec.sent();
     }
 }
 

@@ -281,7 +281,11 @@ pub fn run_io_phase(
         interrupt: stop,
         abort: AtomicBool::new(false),
         clock_kind: clock_kind(),
-        lockstep: sim.map(|_| LockStep::default()),
+        // Only a steady-state stop feeds a collector decision back into the engine; without one, the
+        // simulation need not wait for the collector.
+        lockstep: sim
+            .filter(|_| p.until == Some(crate::spec::Until::Steady))
+            .map(|_| LockStep::default()),
     };
     let engine = make_engine(sim, io.engine, slots, Some(&device_csv), &csv_error);
     let mut series = Series::new(clock, engine.workers(&job));
