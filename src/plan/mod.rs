@@ -109,6 +109,9 @@ pub struct PhaseParams {
     /// Interval of the per-interval series, in ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_ns: Option<u64>,
+    /// What the phase does when an I/O fails: `stop` or `continue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<crate::spec::OnError>,
     /// Offset order (workloads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<Pattern>,
@@ -229,7 +232,7 @@ fn inherit(p: &PhaseSpec, spec: &LoadedSpec) -> PhaseSpec {
             }
         )*};
     }
-    take!(direct, seed, offset, interval);
+    take!(direct, seed, offset, interval, on_error);
     take_one!(engine, data, span, block_size, queue_depth);
     q
 }
@@ -360,6 +363,7 @@ fn resolve_phase(
         data: None,
         seed: None,
         interval_ns: None,
+        on_error: None,
         pattern: None,
         coverage: None,
         read_percent: None,
@@ -411,6 +415,7 @@ fn resolve_phase(
         params.direct = Some(direct);
         params.seed = Some(p.seed.unwrap_or(1));
         params.interval_ns = Some(p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0));
+        params.on_error = Some(p.on_error.unwrap_or(crate::spec::OnError::Stop));
     }
     let mut rounding = sp.notes.clone();
     match p.kind {

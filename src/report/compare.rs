@@ -492,6 +492,7 @@ mod tests {
             intervals: None,
             erase_method: None,
             erased_bytes: None,
+            errors: None,
             warnings: vec![],
         }
     }

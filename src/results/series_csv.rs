@@ -61,7 +61,7 @@ impl SeriesWriter {
 }
 
 /// Column names, in order (the fields of [`SeriesRow`]).
-pub const HEADER: [&str; 15] = [
+pub const HEADER: [&str; 16] = [
     "t_s",
     "interval_s",
     "partial",
@@ -77,6 +77,7 @@ pub const HEADER: [&str; 15] = [
     "read_lat_max_us",
     "write_lat_mean_us",
     "write_lat_max_us",
+    "errors",
 ];
 
 /// One row of a phase's series CSV (`NN-<phase>.csv`); columns in this order. Latency columns are empty when
@@ -113,6 +114,9 @@ pub struct SeriesRow {
     pub write_lat_mean_us: Option<f64>,
     /// Largest write latency, µs.
     pub write_lat_max_us: Option<f64>,
+    /// I/Os that failed in the interval (`on_error = "continue"`; with `"stop"`, the one that stopped the
+    /// phase), plus, in a verify phase, the blocks that did not verify.
+    pub errors: u64,
 }
 
 impl SeriesRow {
@@ -138,6 +142,7 @@ impl SeriesRow {
             read_lat_max_us: max(&c.read),
             write_lat_mean_us: mean(&c.write),
             write_lat_max_us: max(&c.write),
+            errors: c.errors,
         }
     }
 }

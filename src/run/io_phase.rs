@@ -50,7 +50,8 @@ pub enum SetupError {
     },
 }
 
-/// Runs one I/O phase on `target` and writes its series to `csv_path`.
+/// Runs one I/O phase on `target` and writes its series to `csv_path`; `check`, for a verify phase, checks
+/// the data of every read.
 ///
 /// # Errors
 /// [`SetupError`] when the target, image or CSV cannot be opened. I/O errors during the phase are in the
@@ -61,6 +62,7 @@ pub fn run_io_phase(
     spec_path: &Path,
     csv_path: &Path,
     stop: &AtomicBool,
+    check: Option<&dyn crate::engine::ReadCheck>,
 ) -> Result<IoPhaseOutcome, SetupError> {
     let p = &phase.params;
     let io = p.io().ok_or_else(|| SetupError::Io {
@@ -139,6 +141,7 @@ pub fn run_io_phase(
     // stream where the ramp stopped.
     let mut first = 0;
     let mut ramp_error = None;
+    let mut ramp_errors = crate::engine::errors::ErrorTally::default();
     if let Some(ramp_ns) = p.ramp_ns {
         let ramp_ops = SharedOps::new(
             OpStream {
@@ -170,10 +173,14 @@ pub fn run_io_phase(
             first_index: 0,
             interrupt: stop,
             abort: AtomicBool::new(false),
+            on_error: p.on_error.unwrap_or(crate::spec::OnError::Stop),
+            check: None,
         };
         // Nobody listens to the ramp's series: its recorders' messages are dropped.
         let (tx, _) = mpsc::channel::<Event>();
-        ramp_error = engine.run(&ramp, &tx).error;
+        let ramp_outcome = engine.run(&ramp, &tx);
+        ramp_error = ramp_outcome.error;
+        ramp_errors = ramp_outcome.errors;
         // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
         let now = ramp.now_ns();
         if ramp_error.is_none() && !stop.load(std::sync::atomic::Ordering::Relaxed) && now < ramp_ns
@@ -194,6 +201,7 @@ pub fn run_io_phase(
             end_ns: 0,
             sizes: Vec::new(),
             error: Some(error),
+            errors: ramp_errors,
         };
         return Ok(IoPhaseOutcome {
             outcome,
@@ -233,6 +241,8 @@ pub fn run_io_phase(
         first_index: first,
         interrupt: stop,
         abort: AtomicBool::new(false),
+        on_error: p.on_error.unwrap_or(crate::spec::OnError::Stop),
+        check,
     };
     let mut series = Series::new(clock, engine.workers(&job));
     let (tx, rx) = mpsc::channel::<Event>();
@@ -273,6 +283,8 @@ pub fn run_io_phase(
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
     let mut outcome = outcome;
+    // The ramp's I/Os are not measured, but its failed I/Os are counted.
+    outcome.errors.merge(ramp_errors);
     // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier.
     if let Some(d) = p.duration_ns {
         let now = job.now_ns();

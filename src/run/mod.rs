@@ -125,6 +125,7 @@ pub fn execute(
             intervals: None,
             erase_method: None,
             erased_bytes: None,
+            errors: None,
             warnings: Vec::new(),
         };
         let (start, len) = (phase.params.span_start_bytes, phase.params.span_bytes);
@@ -198,7 +199,14 @@ pub fn execute(
             }
             let csv_name = series_csv::file_name(phase.index, &phase.name);
             let csv_path = out_dir.join(&csv_name);
-            let o = match io_phase::run_io_phase(&plan.target, phase, &spec.path, &csv_path, stop) {
+            let o = match io_phase::run_io_phase(
+                &plan.target,
+                phase,
+                &spec.path,
+                &csv_path,
+                stop,
+                None,
+            ) {
                 Ok(o) => o,
                 Err(e) => return Err(fail(&mut results, format!("phase \"{}\": {e}", phase.name))),
             };
@@ -278,6 +286,15 @@ pub fn execute(
                 .collect();
             pr.coverage = Some(phase_coverage(phase, pr.read.ops + pr.write.ops));
             pr.intervals = Some(o.rows);
+            pr.errors = crate::results::PhaseErrors::of(&o.outcome.errors);
+            if let Some(e) = pr.errors.as_ref().filter(|_| o.outcome.error.is_none()) {
+                let w = format!(
+                    "{} I/Os failed and were counted (on_error = \"continue\"), first: {}",
+                    e.total, e.first.message
+                );
+                log(&format!("      warning: {w}"));
+                pr.warnings.push(w);
+            }
             let interrupted = stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
             pr.completed = o.outcome.error.is_none() && !interrupted;
             // A fill covers its span only when it visits every block (sequential or full coverage).

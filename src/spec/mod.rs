@@ -276,6 +276,28 @@ pub enum Coverage {
     Full,
 }
 
+/// What a phase does when an I/O fails (EIO, ENOSPC, a short read or write, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Stop the phase at the first failed I/O (the I/Os in flight complete), write the results with
+    /// `"status": "failed"` and the error, and exit 1.
+    Stop,
+    /// Count the failed I/O (results: the phase's `errors`, the series' `errors` column) and go on with the
+    /// next one; the run can complete. Errors meaning the device is gone (ENODEV, ENXIO, EBADF) still stop.
+    Continue,
+}
+
+impl OnError {
+    /// The spelling used in specs and results (`"continue"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Stop => "stop",
+            OnError::Continue => "continue",
+        }
+    }
+}
+
 /// The kind of a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -335,6 +357,9 @@ pub struct Defaults {
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<OnError>,
 }
 
 /// One `[[phase]]`. Which keys a phase may use depends on its `kind` (see [`rules::keys_for`]); a key that
@@ -392,6 +417,12 @@ pub struct PhaseSpec {
     /// Default: `"1s"`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
+    /// What to do when an I/O fails: `"stop"` (default: the phase stops, the run fails with exit 1 and the
+    /// error naming phase, op, offset, length and errno) or `"continue"` (the failed I/O is counted in the
+    /// results' `errors` and the phase goes on). Kinds: fill, restore-image, workload, verify (where a
+    /// mismatch counts as an error too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<OnError>,
     /// Erase method: `"auto"` (default), `"secure-discard"`, `"discard"`, `"zero-out"` (block devices),
     /// `"nvme-format"` (NVMe namespaces, whole namespace) or `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
     #[serde(default, skip_serializing_if = "Option::is_none")]

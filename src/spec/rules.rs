@@ -15,6 +15,7 @@ const IO: &[&str] = &[
     "block_size",
     "queue_depth",
     "interval",
+    "on_error",
 ];
 
 /// Largest queue depth accepted.
@@ -92,7 +93,7 @@ fn err(
 /// The keys a phase sets, in declaration order.
 fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
     let mut v = vec!["name", "kind"];
-    let opt: [(&'static str, bool); 27] = [
+    let opt: [(&'static str, bool); 28] = [
         ("description", p.description.is_some()),
         ("engine", p.engine.is_some()),
         ("direct", p.direct.is_some()),
@@ -103,6 +104,7 @@ fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
         ("block_size", p.block_size.is_some()),
         ("queue_depth", p.queue_depth.is_some()),
         ("interval", p.interval.is_some()),
+        ("on_error", p.on_error.is_some()),
         ("method", p.method.is_some()),
         ("passes", p.passes.is_some()),
         ("image", p.image.is_some()),
@@ -541,6 +543,7 @@ mod tests {
             block_size = "4KiB"
             queue_depth = 1
             interval = "1s"
+            on_error = "continue"
             method = "auto"
             passes = 1
             image = "synthetic"

@@ -64,6 +64,7 @@ fn workload(
         intervals: None,
         erase_method: None,
         erased_bytes: None,
+        errors: None,
         warnings: vec![],
     }
 }
