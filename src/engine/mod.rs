@@ -26,6 +26,8 @@ use std::time::Instant;
 pub enum WriteData {
     /// A data pattern, a function of the op index.
     Pattern(DataGen),
+    /// A data pattern with every 512-byte sector stamped for verification (`verify = true`).
+    Stamped(DataGen, crate::verify::Stamp),
     /// An image, at `op.offset - span_start`.
     Image {
         /// The image.
@@ -45,6 +47,11 @@ impl WriteData {
         match self {
             WriteData::Pattern(g) => {
                 g.fill(buf, op.index);
+                Ok(())
+            }
+            WriteData::Stamped(g, stamp) => {
+                g.fill(buf, op.index);
+                stamp.apply(buf, op);
                 Ok(())
             }
             WriteData::Image { source, span_start } => source.fill(op.offset - span_start, buf),

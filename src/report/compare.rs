@@ -493,6 +493,7 @@ mod tests {
             erase_method: None,
             erased_bytes: None,
             errors: None,
+            verify: None,
             warnings: vec![],
         }
     }

@@ -154,6 +154,9 @@ pub struct PhaseResult {
     /// `write` or `total`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<PhaseErrors>,
+    /// Verify phases: the sectors read back, by class, and the first mismatches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifySummary>,
     /// Things the reader should know about this phase's numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,

@@ -113,24 +113,19 @@ pub fn run_io_phase(
             )),
         ),
     };
-    let sizes = match &p.block_size_mix {
-        Some(mix) => Sizes::Mix(mix.iter().map(|e| (e.bytes, e.weight)).collect()),
-        None => Sizes::Fixed(io.block_size),
+    let data = match data {
+        WriteData::Pattern(g) if p.verify == Some(true) => WriteData::Stamped(
+            g,
+            crate::verify::Stamp {
+                phase: phase.index as u32,
+                seed: io.seed,
+            },
+        ),
+        d => d,
     };
-    let max_len = sizes.max() as usize;
-    let stream = OpStream {
-        span_start: p.span_start_bytes,
-        span_len,
-        sizes,
-        order: match (p.pattern, p.coverage) {
-            (Some(Pattern::Random), Some(Coverage::Full)) => Order::RandomFull,
-            (Some(Pattern::Random), _) => Order::Random,
-            _ => Order::Sequential,
-        },
-        read_percent: p.read_percent.unwrap_or(0),
-        seed: io.seed,
-        total_ops: p.ops,
-    };
+    let stream = op_stream(phase);
+    debug_assert_eq!(stream.span_len, span_len);
+    let max_len = stream.sizes.max() as usize;
     let engine: Box<dyn Engine + Sync> = match io.engine {
         EngineName::Psync => Box::new(Psync),
         EngineName::Libaio => Box::new(crate::engine::libaio::Libaio),
@@ -344,6 +339,32 @@ pub fn run_io_phase(
         iops: rows.iops,
         ended_at_steady,
     })
+}
+
+/// The op stream of an I/O phase: a pure function of its resolved parameters (also used to replay earlier
+/// phases' writes when verifying).
+pub fn op_stream(phase: &PhasePlan) -> OpStream {
+    let p = &phase.params;
+    let sizes = match &p.block_size_mix {
+        Some(mix) => Sizes::Mix(mix.iter().map(|e| (e.bytes, e.weight)).collect()),
+        None => Sizes::Fixed(p.block_size_bytes.unwrap_or(4096)),
+    };
+    OpStream {
+        span_start: p.span_start_bytes,
+        span_len: match phase.kind {
+            PhaseKind::RestoreImage => p.image_bytes.unwrap_or(0),
+            _ => p.span_bytes,
+        },
+        sizes,
+        order: match (p.pattern, p.coverage) {
+            (Some(Pattern::Random), Some(Coverage::Full)) => Order::RandomFull,
+            (Some(Pattern::Random), _) => Order::Random,
+            _ => Order::Sequential,
+        },
+        read_percent: p.read_percent.unwrap_or(0),
+        seed: p.seed.unwrap_or(1),
+        total_ops: p.ops,
+    }
 }
 
 /// The full rows of a phase as they are released: total IOPS per row, and the steady-state detector.

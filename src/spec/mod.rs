@@ -311,6 +311,9 @@ pub enum PhaseKind {
     RestoreImage,
     /// Measured I/O: random or sequential, a read/write mix, bounded by `duration` or `size`.
     Workload,
+    /// Read the span back sequentially and check the stamps that phases with `verify = true` wrote into every
+    /// 512-byte sector: zeroed, stale and corrupted sectors are counted and listed.
+    Verify,
 }
 
 impl PhaseKind {
@@ -321,6 +324,7 @@ impl PhaseKind {
             PhaseKind::Fill => "fill",
             PhaseKind::RestoreImage => "restore-image",
             PhaseKind::Workload => "workload",
+            PhaseKind::Verify => "verify",
         }
     }
 }
@@ -423,6 +427,20 @@ pub struct PhaseSpec {
     /// mismatch counts as an error too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_error: Option<OnError>,
+    /// Stamp every 512-byte sector written with a header (magic, offset, seed, op index, phase index) and an
+    /// XXH3 checksum, so that a later `verify` phase can check it. Needs block sizes and the span's start to
+    /// be multiples of 512 B. Default: `false`. Kinds: fill, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<bool>,
+    /// What a verify phase checks each sector against: `"last-writer"` (default: the last write to it by an
+    /// earlier phase of the run, computed from the plan, which needs those phases to be byte-bounded) or
+    /// `"header"` (only a valid stamp for its own offset, or zeros). Kinds: verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<crate::verify::Expect>,
+    /// How many mismatched sectors a verify phase lists in its results (the first by offset), 0 to 10000.
+    /// Default: `10`. Kinds: verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_listed: Option<i64>,
     /// Erase method: `"auto"` (default), `"secure-discard"`, `"discard"`, `"zero-out"` (block devices),
     /// `"nvme-format"` (NVMe namespaces, whole namespace) or `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
     #[serde(default, skip_serializing_if = "Option::is_none")]

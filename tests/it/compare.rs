@@ -65,6 +65,7 @@ fn workload(
         erase_method: None,
         erased_bytes: None,
         errors: None,
+        verify: None,
         warnings: vec![],
     }
 }

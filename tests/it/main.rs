@@ -13,3 +13,4 @@ mod schema_sync;
 mod series;
 mod spec_errors;
 mod steady;
+mod verify;
