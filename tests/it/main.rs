@@ -3,6 +3,7 @@
 
 mod common;
 
+mod bad_input;
 mod blockdev;
 mod cases;
 mod compare;
