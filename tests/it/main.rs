@@ -8,6 +8,7 @@ mod blockdev;
 mod cases;
 mod compare;
 mod engines;
+mod interrupt;
 mod methodology;
 mod phases;
 mod schema_sync;
