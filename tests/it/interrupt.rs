@@ -96,6 +96,7 @@ fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
     let mut child = start(d.path());
     wait_rows(d.path(), 3);
     signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
     signal(&child, libc::SIGINT);
     let status = child.wait().expect("wait");
     // Either the first signal's clean stop won the race (130), or the second killed wkrun (SIGINT).
@@ -107,6 +108,21 @@ fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
     let s = r["status"].as_str().unwrap_or_default();
     assert!(s == "running" || s == "interrupted", "{s}");
     assert_whole_rows(d.path());
+}
+
+/// Two copies of one SIGINT at once (as `timeout(1)` forwards it to its child and to its process group) count as
+/// one: a clean stop with 130 and "interrupted", never a kill before the partial results are written.
+#[test]
+fn two_sigints_at_once_count_as_one() {
+    let d = tempdir();
+    let mut child = start(d.path());
+    wait_rows(d.path(), 3);
+    signal(&child, libc::SIGINT);
+    signal(&child, libc::SIGINT);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "interrupted");
 }
 
 #[test]
