@@ -2,7 +2,8 @@
 //!
 //! The pipeline, one module per stage: [`spec`] (parse and validate a TOML spec) → [`plan`] (resolve it
 //! against one [`target`]) → [`engine`] (issue the [`ops`] stream's I/O with [`data`]) → [`stats`] (measure) →
-//! [`results`] (write). [`run`] drives the stages for a whole spec.
+//! [`results`] (write). [`run`] drives the stages for a whole spec; [`verify`] stamps written sectors and
+//! checks them when read back.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 // Spec errors carry their location and source line; they are built at most once per run, off the I/O path.
@@ -24,3 +25,4 @@ pub mod stats;
 pub mod sys;
 pub mod target;
 pub mod units;
+pub mod verify;

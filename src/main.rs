@@ -129,6 +129,10 @@ struct RunArgs {
     /// Print nothing but errors (no log lines, no live progress).
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Start at this phase (its name, or its 0-based index in the plan); the phases before it are taken as
+    /// done: they are not run, and a verify phase expects what they wrote.
+    #[arg(long, value_name = "PHASE")]
+    from: Option<String>,
 }
 
 /// A failure with its exit code.
@@ -416,6 +420,29 @@ fn refusal(plan: &Plan, allow_destroy: Option<&Path>) -> Option<String> {
     }
 }
 
+/// Applies `--from PHASE` (a phase name or a 0-based index) to the plan.
+fn start_at(plan: &mut Plan, from: Option<&str>) -> Result<(), Fail> {
+    let Some(from) = from else {
+        return Ok(());
+    };
+    let n = plan.phases.len();
+    let i = plan
+        .phases
+        .iter()
+        .position(|p| p.name == from)
+        .or_else(|| from.parse::<usize>().ok().filter(|&i| i < n))
+        .ok_or_else(|| {
+            let names: Vec<&str> = plan.phases.iter().map(|p| p.name.as_str()).collect();
+            bad(format!(
+                "--from {from:?}: the plan has no phase of that name or index (0 to {}); phases: {}",
+                n.saturating_sub(1),
+                names.join(", ")
+            ))
+        })?;
+    plan.start_at = i;
+    Ok(())
+}
+
 fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let Some(spec_path) = &a.spec else {
         return Err(bad(
@@ -425,6 +452,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let s = load(spec_path, &a.set)?;
     let mut notes = Vec::new();
     let (info, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
+    start_at(&mut plan, a.from.as_deref())?;
     let say = |m: &str| {
         if !a.quiet {
             eprintln!("{m}");
@@ -468,7 +496,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
                 plan::resolve(&s, &real).map_err(|e| e.to_string())
             });
         match replanned {
-            Ok(p) => plan = p,
+            Ok(mut p) => {
+                p.start_at = plan.start_at;
+                plan = p;
+            }
             Err(e) => {
                 let _ = std::fs::remove_file(&info.path);
                 return Err(bad(e));

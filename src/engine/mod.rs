@@ -2,6 +2,7 @@
 //! the write data ([`WriteData`]) and the measurement ([`Recorder`]) are the same for every engine, so that
 //! engines differ only in the syscalls they make.
 
+pub mod errors;
 pub mod libaio;
 pub mod null;
 pub mod psync;
@@ -27,6 +28,8 @@ use std::time::Instant;
 pub enum WriteData {
     /// A data pattern, a function of the op index.
     Pattern(DataGen),
+    /// A data pattern with every 512-byte sector stamped for verification (`verify = true`).
+    Stamped(DataGen, crate::verify::Stamp),
     /// An image, at `op.offset - span_start`.
     Image {
         /// The image.
@@ -46,6 +49,11 @@ impl WriteData {
         match self {
             WriteData::Pattern(g) => {
                 g.fill(buf, op.index);
+                Ok(())
+            }
+            WriteData::Stamped(g, stamp) => {
+                g.fill(buf, op.index);
+                stamp.apply(buf, op);
                 Ok(())
             }
             WriteData::Image { source, span_start } => source.fill(op.offset - span_start, buf),
@@ -91,6 +99,17 @@ pub struct Job<'a> {
     /// so that a decision the collector makes (steady state reached) stops the engine at the same virtual
     /// time on every run.
     pub lockstep: Option<LockStep>,
+    /// What a failed I/O does: stop the phase, or be counted while the phase goes on.
+    pub on_error: crate::spec::OnError,
+    /// A verify phase's check of the data of every completed read (`None` for other phases).
+    pub check: Option<&'a dyn ReadCheck>,
+}
+
+/// Checks the data of completed reads (a verify phase), on the worker's thread, after the read was recorded.
+pub trait ReadCheck: Sync {
+    /// Checks `data` (exactly `op.len` bytes) read by `op`, which completed at `t_ns` (ns from the phase
+    /// start); counts the blocks that do not verify with [`Recorder::mismatches`].
+    fn check(&self, op: &Op, data: &[u8], t_ns: u64, rec: &mut Recorder);
 }
 
 /// Where a phase's time comes from.
@@ -189,6 +208,13 @@ impl Job<'_> {
         self.interrupt.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed)
     }
 
+    /// After a failed I/O (already counted): whether the worker goes on (`on_error = "continue"` and the
+    /// error does not mean the device is gone, see [`errors::is_fatal`]).
+    #[inline]
+    pub fn goes_on_after(&self, e: &IoError) -> bool {
+        self.on_error == crate::spec::OnError::Continue && !errors::is_fatal(e)
+    }
+
     /// Makes every worker stop at its next I/O boundary (after an I/O error).
     pub fn abort(&self) {
         self.abort.store(true, Ordering::Relaxed);
@@ -207,6 +233,8 @@ pub struct Outcome {
     pub sizes: Vec<(u32, u64)>,
     /// The first I/O error, which stopped the phase.
     pub error: Option<IoError>,
+    /// Every failed I/O (with `on_error = "continue"`, the phase went on after them).
+    pub errors: errors::ErrorTally,
 }
 
 impl Outcome {
@@ -224,6 +252,7 @@ impl Outcome {
         if self.error.is_none() {
             self.error = o.error;
         }
+        self.errors.merge(o.errors);
     }
 }
 

@@ -61,6 +61,7 @@ impl Engine for Psync {
             end_ns: 0,
             sizes: Vec::new(),
             error: None,
+            errors: Default::default(),
         };
         for o in outcomes {
             out.merge(o);
@@ -116,26 +117,27 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                 OpKind::Write => file.write_at(data, op.offset),
             };
             let t1 = job.now_ns();
-            match r {
-                Ok(n) if n == op.len as usize => rec.record(op.kind, n as u64, t1 - t0, t1),
-                Ok(n) => {
-                    error = Some(IoError {
-                        kind: op.kind,
-                        offset: op.offset,
-                        len: op.len,
-                        cause: IoCause::Short(n),
-                    });
-                    break 'claims;
+            let cause = match r {
+                Ok(n) if n == op.len as usize => {
+                    rec.record(op.kind, n as u64, t1 - t0, t1);
+                    if let Some(check) = job.check {
+                        check.check(&op, data, t1, &mut rec);
+                    }
+                    continue;
                 }
-                Err(e) => {
-                    error = Some(IoError {
-                        kind: op.kind,
-                        offset: op.offset,
-                        len: op.len,
-                        cause: IoCause::Os(e),
-                    });
-                    break 'claims;
-                }
+                Ok(n) => IoCause::Short(n),
+                Err(e) => IoCause::Os(e),
+            };
+            let e = IoError {
+                kind: op.kind,
+                offset: op.offset,
+                len: op.len,
+                cause,
+            };
+            rec.fail(&e, t1);
+            if !job.goes_on_after(&e) {
+                error = Some(e);
+                break 'claims;
             }
         }
     }

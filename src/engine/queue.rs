@@ -215,15 +215,23 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
             let Some(op) = slot_op[slot].take() else {
                 continue;
             };
-            if res < 0 {
-                error.get_or_insert(failed(
-                    &op,
-                    IoCause::Os(io::Error::from_raw_os_error(-res as i32)),
-                ));
+            let cause = if res < 0 {
+                IoCause::Os(io::Error::from_raw_os_error(-res as i32))
             } else if res as u64 != op.len as u64 {
-                error.get_or_insert(failed(&op, IoCause::Short(res as usize)));
+                IoCause::Short(res as usize)
             } else {
                 rec.record(op.kind, op.len as u64, t - submitted_at[slot], t);
+                if let Some(check) = job.check
+                    && let Some(buf) = q.buf(slot)
+                {
+                    check.check(&op, &buf[..op.len as usize], t, &mut rec);
+                }
+                continue;
+            };
+            let e = failed(&op, cause);
+            rec.fail(&e, t);
+            if !job.goes_on_after(&e) {
+                error.get_or_insert(e);
             }
         }
     }

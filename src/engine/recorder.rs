@@ -1,6 +1,7 @@
 //! Per-worker measurement on the I/O path: one clock value per completion goes into the worker's own
 //! latency histograms and current interval; a closed interval is sent to the series collector once.
 
+use super::errors::ErrorTally;
 use super::{IoError, Outcome};
 use crate::ops::OpKind;
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
@@ -52,6 +53,8 @@ pub struct Recorder {
     pub last_ns: u64,
     /// Completed I/Os per length: `(bytes, ops)`, in order of first appearance.
     sizes: Vec<(u32, u64)>,
+    /// Failed I/Os.
+    errors: ErrorTally,
     tx: Sender<Event>,
     sent: u64,
 }
@@ -70,6 +73,7 @@ impl Recorder {
             write: LatencyRecorder::new(),
             last_ns: 0,
             sizes: Vec::new(),
+            errors: ErrorTally::default(),
             tx,
             sent: 0,
         }
@@ -105,6 +109,30 @@ impl Recorder {
             Some(e) => e.1 += 1,
             None => self.sizes.push((len, 1)),
         }
+    }
+
+    /// Records an I/O that failed at `t_ns`: counted in the phase's errors and in the interval's `errors`.
+    pub fn fail(&mut self, e: &IoError, t_ns: u64) {
+        let k = self.clock.index_of(t_ns);
+        if k != self.cur {
+            self.close(k);
+        }
+        self.counts.errors += 1;
+        self.last_ns = self.last_ns.max(t_ns);
+        self.errors.add(e, t_ns);
+    }
+
+    /// Records `n` blocks of a read at `offset` that did not verify (a verify phase), at `t_ns`.
+    pub fn mismatches(&mut self, offset: u64, len: u32, n: u64, what: &str, t_ns: u64) {
+        if n == 0 {
+            return;
+        }
+        let k = self.clock.index_of(t_ns);
+        if k != self.cur {
+            self.close(k);
+        }
+        self.counts.errors += n;
+        self.errors.add_mismatches(offset, len, n, what, t_ns);
     }
 
     /// Tells the collector that no completion of this worker will fall before `t_ns` (used by engines whose
@@ -150,6 +178,7 @@ impl Recorder {
             end_ns: self.last_ns,
             sizes: self.sizes,
             error,
+            errors: self.errors,
         }
     }
 }

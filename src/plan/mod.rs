@@ -42,12 +42,21 @@ pub struct Plan {
     pub target: TargetInfo,
     /// The phases, in run order.
     pub phases: Vec<PhasePlan>,
+    /// Index of the first phase to run (`wkrun run --from`); the phases before it are taken as done, e.g.
+    /// for a verify phase's expected content. 0 by default.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub start_at: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Plan {
-    /// Whether any phase writes to the target (everything but a 100 %-read workload does).
+    /// Whether any phase that will run writes to the target (everything but a 100 %-read workload and a verify
+    /// phase does).
     pub fn writes(&self) -> bool {
-        self.phases.iter().any(|p| p.writes())
+        self.phases.iter().skip(self.start_at).any(|p| p.writes())
     }
 
     /// Whether any phase opens the target (every phase but those on the `null` engine).
@@ -62,7 +71,11 @@ impl PhasePlan {
     /// Whether the phase writes to (or erases) the target. A phase on the `null` engine writes nothing.
     pub fn writes(&self) -> bool {
         self.params.engine != Some(Engine::Null)
-            && (self.kind != PhaseKind::Workload || self.params.read_percent != Some(100))
+            && match self.kind {
+                PhaseKind::Verify => false,
+                PhaseKind::Workload => self.params.read_percent != Some(100),
+                _ => true,
+            }
     }
 }
 
@@ -117,6 +130,9 @@ pub struct PhaseParams {
     /// Interval of the per-interval series, in ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_ns: Option<u64>,
+    /// What the phase does when an I/O fails: `stop` or `continue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<crate::spec::OnError>,
     /// Offset order (workloads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<Pattern>,
@@ -129,6 +145,15 @@ pub struct PhaseParams {
     /// Passes over the span (fills).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
+    /// Whether written sectors are stamped for verification (fill and workload phases with `verify = true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<bool>,
+    /// What a verify phase checks sectors against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<crate::verify::Expect>,
+    /// How many mismatched sectors a verify phase lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_listed: Option<u32>,
     /// Erase method as written in the spec (erase phases); the method used is in the results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<EraseMethod>,
@@ -237,7 +262,7 @@ fn inherit(p: &PhaseSpec, spec: &LoadedSpec) -> PhaseSpec {
             }
         )*};
     }
-    take!(direct, seed, offset, interval);
+    take!(direct, seed, offset, interval, on_error);
     take_one!(engine, data, span, block_size, queue_depth);
     q
 }
@@ -254,12 +279,27 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         let p = inherit(raw, spec);
         phases.push(resolve_phase(spec, target, i, &p)?);
     }
+    for i in 0..phases.len() {
+        if phases[i].kind == PhaseKind::Verify
+            && phases[i].params.expect == Some(crate::verify::Expect::LastWriter)
+        {
+            crate::verify::map_unit(&phases, i).map_err(|why| {
+                spec.phase_error(
+                    i,
+                    "expect",
+                    format!("the expected content of the span cannot be tracked: {why}"),
+                    None,
+                )
+            })?;
+        }
+    }
     Ok(Plan {
         spec_name: spec.file.spec.name.clone(),
         spec_version: spec.file.spec.version.clone(),
         spec_path: spec.path.clone(),
         target: target.clone(),
         phases,
+        start_at: 0,
     })
 }
 
@@ -269,6 +309,7 @@ fn default_block_size(kind: PhaseKind, lbs: u64) -> u64 {
         PhaseKind::Fill => 128 << 10,
         PhaseKind::RestoreImage => 1 << 20,
         PhaseKind::Workload => 4 << 10,
+        PhaseKind::Verify => 128 << 10,
     }
 }
 
@@ -368,10 +409,14 @@ fn resolve_phase(
         data: None,
         seed: None,
         interval_ns: None,
+        on_error: None,
         pattern: None,
         coverage: None,
         read_percent: None,
         passes: None,
+        verify: None,
+        expect: None,
+        max_listed: None,
         method: None,
         image: None,
         image_bytes: None,
@@ -419,9 +464,57 @@ fn resolve_phase(
         params.direct = Some(direct);
         params.seed = Some(p.seed.unwrap_or(1));
         params.interval_ns = Some(p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0));
+        params.on_error = Some(p.on_error.unwrap_or(crate::spec::OnError::Stop));
     }
     let mut rounding = sp.notes.clone();
+    if p.verify == Some(true) || p.kind == PhaseKind::Verify {
+        let key = if p.kind == PhaseKind::Verify {
+            "block_size"
+        } else {
+            "verify"
+        };
+        if t.kind == TargetKind::Sim {
+            return Err(spec.phase_error(
+                i,
+                if p.kind == PhaseKind::Verify {
+                    "kind"
+                } else {
+                    "verify"
+                },
+                "the simulated drive keeps no data, so there is nothing to verify".to_string(),
+                Some("verify on a file or block device target".into()),
+            ));
+        }
+        let sector = crate::verify::SECTOR as u64;
+        if let Some(&b) = sizes.iter().find(|&&b| b % sector != 0) {
+            return Err(spec.phase_error(
+                i,
+                key,
+                format!("verification works on 512-byte sectors, and the block size {b} B is not a multiple of 512"),
+                None,
+            ));
+        }
+        if sp.start % sector != 0 {
+            return Err(spec.phase_error(
+                i,
+                key,
+                format!("verification works on 512-byte sectors, and the span starts at {} B, not a multiple of 512", sp.start),
+                None,
+            ));
+        }
+        if p.verify == Some(true) {
+            params.verify = Some(true);
+        }
+    }
     match p.kind {
+        PhaseKind::Verify => {
+            params.read_percent = Some(100);
+            params.expect = Some(p.expect.unwrap_or(crate::verify::Expect::LastWriter));
+            params.max_listed = Some(p.max_listed.unwrap_or(10) as u32); // 0..=10000, checked by the rules
+            let ops = sp.len / bs;
+            params.ops = Some(ops);
+            params.expected_bytes = Some(ops * bs);
+        }
         PhaseKind::Erase => {
             let method = p.method.unwrap_or(EraseMethod::Auto);
             check_erase_method(spec, t, i, method, (sp.start, sp.len))?;

@@ -87,6 +87,13 @@ pub fn render_text(plan: &Plan) -> String {
                 _ => String::new(),
             },
             PhaseKind::RestoreImage => format!("image {}", q.image.as_deref().unwrap_or("")),
+            PhaseKind::Verify => format!(
+                "read back, expect {}",
+                match q.expect {
+                    Some(crate::verify::Expect::Header) => "header",
+                    _ => "last-writer",
+                }
+            ),
             PhaseKind::Workload => match (q.duration_ns, q.ops) {
                 (Some(d), _) => format!("time {}", Duration(d)),
                 (None, Some(ops)) => format!("{ops} I/Os"),

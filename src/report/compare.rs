@@ -492,6 +492,8 @@ mod tests {
             intervals: None,
             erase_method: None,
             erased_bytes: None,
+            errors: None,
+            verify: None,
             warnings: vec![],
             device: None,
         }

@@ -149,12 +149,102 @@ pub struct PhaseResult {
     /// Erase phases: bytes erased.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub erased_bytes: Option<u64>,
+    /// Failed I/Os of the phase (reads and writes that returned an error or fewer bytes than asked, and a
+    /// verify phase's blocks that did not verify); absent when none failed. They are not counted in `read`,
+    /// `write` or `total`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<PhaseErrors>,
+    /// Verify phases: the sectors read back, by class, and the first mismatches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifySummary>,
     /// Things the reader should know about this phase's numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// On a simulated target: the drive's internals during the phase (the measured part, after any ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceResult>,
+}
+
+/// The failed I/Os of a phase. With `on_error = "stop"` the phase stopped at the first (the I/Os then in flight
+/// may add a few more); with `"continue"` it went on after each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseErrors {
+    /// Failed I/Os in total (a verify phase: plus its 512-byte sectors that did not verify).
+    pub total: u64,
+    /// Failed reads (and, in a verify phase, sectors that did not verify).
+    pub read: u64,
+    /// Failed writes.
+    pub write: u64,
+    /// Counts per cause, in order of first appearance.
+    pub by_cause: Vec<ErrorCause>,
+    /// The earliest failed I/O.
+    pub first: FirstError,
+}
+
+/// How many I/Os failed with one cause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorCause {
+    /// The errno's name (`"EIO"`, `"ENOSPC"`, or `"errno N"` for rarer ones), `"short"` (the kernel transferred
+    /// fewer bytes than asked), or `"mismatch"` (a verify phase's sector that did not verify).
+    pub cause: String,
+    /// The errno, when the kernel returned one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errno: Option<i32>,
+    /// Failed I/Os (or sectors) with this cause.
+    pub count: u64,
+}
+
+/// The earliest failed I/O of a phase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FirstError {
+    /// `"read"` or `"write"`.
+    pub op: String,
+    /// Byte offset of the I/O on the target.
+    pub offset_bytes: u64,
+    /// Bytes the I/O asked for.
+    pub len_bytes: u64,
+    /// Its cause, as in `by_cause`.
+    pub cause: String,
+    /// The errno, when the kernel returned one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errno: Option<i32>,
+    /// The error in words, e.g. `write of 4096 B at offset 4194304 failed: No space left on device (errno 28)`.
+    pub message: String,
+}
+
+impl PhaseErrors {
+    /// The summary of a tally; `None` when nothing failed.
+    pub fn of(t: &crate::engine::errors::ErrorTally) -> Option<PhaseErrors> {
+        let (_, f) = t.first.as_ref().filter(|_| t.total > 0)?;
+        Some(PhaseErrors {
+            total: t.total,
+            read: t.reads,
+            write: t.writes,
+            by_cause: t
+                .by_cause
+                .iter()
+                .map(|(cause, errno, count)| ErrorCause {
+                    cause: cause.clone(),
+                    errno: *errno,
+                    count: *count,
+                })
+                .collect(),
+            first: FirstError {
+                op: match f.kind {
+                    crate::ops::OpKind::Read => "read".into(),
+                    crate::ops::OpKind::Write => "write".into(),
+                },
+                offset_bytes: f.offset,
+                len_bytes: f.len as u64,
+                cause: f.cause.clone(),
+                errno: f.errno,
+                message: f.message.clone(),
+            },
+        })
+    }
 }
 
 /// A steady-state verdict over a phase's series (one round per interval).

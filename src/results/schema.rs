@@ -14,6 +14,7 @@ pub fn spec_schema() -> Value {
         PhaseKind::Fill,
         PhaseKind::RestoreImage,
         PhaseKind::Workload,
+        PhaseKind::Verify,
     ];
     let rules: Vec<Value> = kinds
         .iter()

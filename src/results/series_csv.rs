@@ -66,7 +66,7 @@ impl SeriesWriter {
 }
 
 /// Column names, in order (the fields of [`SeriesRow`]).
-pub const HEADER: [&str; 15] = [
+pub const HEADER: [&str; 16] = [
     "t_s",
     "interval_s",
     "partial",
@@ -82,6 +82,7 @@ pub const HEADER: [&str; 15] = [
     "read_lat_max_us",
     "write_lat_mean_us",
     "write_lat_max_us",
+    "errors",
 ];
 
 /// One row of a phase's series CSV (`NN-<phase>.csv`); columns in this order. Latency columns are empty when
@@ -118,6 +119,11 @@ pub struct SeriesRow {
     pub write_lat_mean_us: Option<f64>,
     /// Largest write latency, µs.
     pub write_lat_max_us: Option<f64>,
+    /// I/Os that failed in the interval (`on_error = "continue"`; with `"stop"`, the one that stopped the
+    /// phase), plus, in a verify phase, the blocks that did not verify. Series written before this column
+    /// existed read as 0.
+    #[serde(default)]
+    pub errors: u64,
 }
 
 impl SeriesRow {
@@ -143,6 +149,7 @@ impl SeriesRow {
             read_lat_max_us: max(&c.read),
             write_lat_mean_us: mean(&c.write),
             write_lat_max_us: max(&c.write),
+            errors: c.errors,
         }
     }
 }

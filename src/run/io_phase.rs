@@ -54,10 +54,19 @@ pub enum SetupError {
     },
 }
 
-/// Runs one I/O phase on `target` and writes its series to `csv_path`; `on_row` sees every row as it is
-/// written (for the live progress display). A simulated target (`sim` is its drive) runs on the drive's
-/// virtual clock and also writes the drive's internals per interval next to the series, as
-/// `NN-<phase>.device.csv`.
+/// What an I/O phase runs with besides its plan.
+pub struct PhaseHooks<'a> {
+    /// The simulated drive, for a simulated target.
+    pub sim: Option<&'a Mutex<SimDevice>>,
+    /// Sees every series row as it is written (the live progress display).
+    pub on_row: &'a mut dyn FnMut(&SeriesRow),
+    /// For a verify phase: the check of every read's data.
+    pub check: Option<&'a dyn crate::engine::ReadCheck>,
+}
+
+/// Runs one I/O phase on `target` and writes its series to `csv_path`, with `hooks`. A simulated target
+/// (`hooks.sim` is its drive) runs on the drive's virtual clock and also writes the drive's internals per
+/// interval next to the series, as `NN-<phase>.device.csv`.
 ///
 /// # Errors
 /// [`SetupError`] when the target, image or CSV cannot be opened. I/O errors during the phase are in the
@@ -68,9 +77,9 @@ pub fn run_io_phase(
     spec_path: &Path,
     csv_path: &Path,
     stop: &AtomicBool,
-    sim: Option<&Mutex<SimDevice>>,
-    on_row: &mut dyn FnMut(&SeriesRow),
+    hooks: PhaseHooks<'_>,
 ) -> Result<IoPhaseOutcome, SetupError> {
+    let PhaseHooks { sim, on_row, check } = hooks;
     let p = &phase.params;
     let io = p.io().ok_or_else(|| SetupError::Io {
         what: format!("phase {} has no I/O parameters", phase.name),
@@ -127,30 +136,25 @@ pub fn run_io_phase(
             )),
         ),
     };
-    let sizes = match &p.block_size_mix {
-        Some(mix) => Sizes::Mix(mix.iter().map(|e| (e.bytes, e.weight)).collect()),
-        None => Sizes::Fixed(io.block_size),
+    let data = match data {
+        WriteData::Pattern(g) if p.verify == Some(true) => WriteData::Stamped(
+            g,
+            crate::verify::Stamp {
+                phase: phase.index as u32,
+                seed: io.seed,
+            },
+        ),
+        d => d,
     };
-    let max_len = sizes.max() as usize;
-    let stream = OpStream {
-        span_start: p.span_start_bytes,
-        span_len,
-        sizes,
-        order: match (p.pattern, p.coverage) {
-            (Some(Pattern::Random), Some(Coverage::Full)) => Order::RandomFull,
-            (Some(Pattern::Random), _) => Order::Random,
-            _ => Order::Sequential,
-        },
-        read_percent: p.read_percent.unwrap_or(0),
-        seed: io.seed,
-        total_ops: p.ops,
-    };
+    let stream = op_stream(phase);
+    debug_assert_eq!(stream.span_len, span_len);
+    let max_len = stream.sizes.max() as usize;
     let device_csv = csv_path.with_extension("device.csv");
     let csv_error = Mutex::new(None);
     // Flash slots per written unit on a simulated drive; a restored image is taken as incompressible.
     let slots = sim.map(|device| {
         let pattern = match &data {
-            WriteData::Pattern(g) => g.pattern(),
+            WriteData::Pattern(g) | WriteData::Stamped(g, _) => g.pattern(),
             WriteData::Image { .. } => DataPattern::Random,
         };
         device
@@ -174,6 +178,7 @@ pub fn run_io_phase(
     // stream where the ramp stopped.
     let mut first = 0;
     let mut ramp_error = None;
+    let mut ramp_errors = crate::engine::errors::ErrorTally::default();
     if let Some(ramp_ns) = p.ramp_ns {
         let ramp_ops = SharedOps::new(
             OpStream {
@@ -207,12 +212,14 @@ pub fn run_io_phase(
             abort: AtomicBool::new(false),
             clock_kind: clock_kind(),
             lockstep: None,
+            on_error: p.on_error.unwrap_or(crate::spec::OnError::Stop),
+            check: None,
         };
         // Nobody listens to the ramp's series: its recorders' messages are dropped.
         let (tx, _) = mpsc::channel::<Event>();
-        ramp_error = make_engine(sim, io.engine, slots, None, &csv_error)
-            .run(&ramp, &tx)
-            .error;
+        let ramp_outcome = make_engine(sim, io.engine, slots, None, &csv_error).run(&ramp, &tx);
+        ramp_error = ramp_outcome.error;
+        ramp_errors = ramp_outcome.errors;
         // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
         let now = ramp.now_ns();
         if let Some(device) = sim.filter(|_| now < ramp_ns) {
@@ -239,6 +246,7 @@ pub fn run_io_phase(
             end_ns: 0,
             sizes: Vec::new(),
             error: Some(error),
+            errors: ramp_errors,
         };
         return Ok(IoPhaseOutcome {
             outcome,
@@ -286,6 +294,8 @@ pub fn run_io_phase(
         lockstep: sim
             .filter(|_| p.until == Some(crate::spec::Until::Steady))
             .map(|_| LockStep::default()),
+        on_error: p.on_error.unwrap_or(crate::spec::OnError::Stop),
+        check,
     };
     let engine = make_engine(sim, io.engine, slots, Some(&device_csv), &csv_error);
     let mut series = Series::new(clock, engine.workers(&job));
@@ -331,6 +341,8 @@ pub fn run_io_phase(
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
     let mut outcome = outcome;
+    // The ramp's I/Os are not measured, but its failed I/Os are counted.
+    outcome.errors.merge(ramp_errors);
     // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier.
     if let Some(d) = p.duration_ns.filter(|_| !job.is_virtual()) {
         let now = job.now_ns();
@@ -407,6 +419,32 @@ pub fn run_io_phase(
         ended_at_steady,
         device,
     })
+}
+
+/// The op stream of an I/O phase: a pure function of its resolved parameters (also used to replay earlier
+/// phases' writes when verifying).
+pub fn op_stream(phase: &PhasePlan) -> OpStream {
+    let p = &phase.params;
+    let sizes = match &p.block_size_mix {
+        Some(mix) => Sizes::Mix(mix.iter().map(|e| (e.bytes, e.weight)).collect()),
+        None => Sizes::Fixed(p.block_size_bytes.unwrap_or(4096)),
+    };
+    OpStream {
+        span_start: p.span_start_bytes,
+        span_len: match phase.kind {
+            PhaseKind::RestoreImage => p.image_bytes.unwrap_or(0),
+            _ => p.span_bytes,
+        },
+        sizes,
+        order: match (p.pattern, p.coverage) {
+            (Some(Pattern::Random), Some(Coverage::Full)) => Order::RandomFull,
+            (Some(Pattern::Random), _) => Order::Random,
+            _ => Order::Sequential,
+        },
+        read_percent: p.read_percent.unwrap_or(0),
+        seed: p.seed.unwrap_or(1),
+        total_ops: p.ops,
+    }
 }
 
 /// The engine of a phase: the simulated drive's own for a simulated target (writing its internals to `csv`),

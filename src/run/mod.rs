@@ -100,7 +100,14 @@ pub fn execute(
         "{n} phases, numbered 0 to {}",
         n.saturating_sub(1)
     ));
-    for phase in &plan.phases {
+    if plan.start_at > 0 {
+        log(&format!(
+            "starting at phase {}: phases 0 to {} are taken as done",
+            plan.start_at,
+            plan.start_at - 1
+        ));
+    }
+    for phase in plan.phases.iter().skip(plan.start_at) {
         if stop.load(Ordering::Relaxed) {
             results.status = Status::Interrupted;
             results.finished_at = Some(now_rfc3339());
@@ -140,6 +147,8 @@ pub fn execute(
             intervals: None,
             erase_method: None,
             erased_bytes: None,
+            errors: None,
+            verify: None,
             warnings: Vec::new(),
             device: None,
         };
@@ -237,6 +246,15 @@ pub fn execute(
             }
             let csv_name = series_csv::file_name(phase.index, &phase.name);
             let csv_path = out_dir.join(&csv_name);
+            let checker = if phase.kind == PhaseKind::Verify {
+                match verify_checker(plan, phase) {
+                    Ok(c) => Some(c),
+                    Err(e) => return Err(fail(&mut results, e)),
+                }
+            } else {
+                None
+            };
+            let check = checker.as_ref().map(|c| c as &dyn crate::engine::ReadCheck);
             let mut on_row = |row: &series_csv::SeriesRow| progress.row(row);
             let o = io_phase::run_io_phase(
                 &plan.target,
@@ -244,8 +262,11 @@ pub fn execute(
                 &spec.path,
                 &csv_path,
                 stop,
-                sim.as_ref(),
-                &mut on_row,
+                io_phase::PhaseHooks {
+                    sim: sim.as_ref(),
+                    on_row: &mut on_row,
+                    check,
+                },
             );
             progress.phase_end();
             let o = match o {
@@ -340,6 +361,56 @@ pub fn execute(
                 ));
             }
             pr.intervals = Some(o.rows);
+            pr.errors = crate::results::PhaseErrors::of(&o.outcome.errors);
+            let mut verify_failed = None;
+            if let Some(c) = &checker {
+                let v = c.summary(pr.read.bytes / crate::verify::SECTOR as u64);
+                log(&format!(
+                    "      verified {} sectors: {} ok, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked",
+                    v.sectors,
+                    v.ok + v.reordered,
+                    v.zeroed,
+                    v.stale,
+                    v.corrupted,
+                    v.unexpected,
+                    v.unchecked
+                ));
+                if v.mismatched > 0 {
+                    let msg = format!(
+                        "phase {} \"{}\": {} of {} sectors did not verify ({} zeroed, {} stale, {} corrupted, {} unexpected), first: {}",
+                        phase.index,
+                        phase.name,
+                        v.mismatched,
+                        v.sectors,
+                        v.zeroed,
+                        v.stale,
+                        v.corrupted,
+                        v.unexpected,
+                        pr.errors.as_ref().map_or("", |e| e.first.message.as_str())
+                    );
+                    if phase.params.on_error == Some(crate::spec::OnError::Continue) {
+                        log(&format!("      warning: {msg}"));
+                        pr.warnings.push(msg);
+                    } else {
+                        verify_failed = Some(msg);
+                    }
+                }
+                pr.verify = Some(v);
+            }
+            let io_failures =
+                o.outcome.errors.total - pr.verify.as_ref().map_or(0, |v| v.mismatched);
+            if let Some(e) = pr
+                .errors
+                .as_ref()
+                .filter(|_| o.outcome.error.is_none() && io_failures > 0)
+            {
+                let w = format!(
+                    "{} I/Os failed and were counted (on_error = \"continue\"), first: {}",
+                    e.total, e.first.message
+                );
+                log(&format!("      warning: {w}"));
+                pr.warnings.push(w);
+            }
             let interrupted = stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
             pr.completed = o.outcome.error.is_none() && !interrupted;
             // A fill covers its span only when it visits every block (sequential or full coverage).
@@ -370,6 +441,10 @@ pub fn execute(
                 results.phases.push(pr);
                 return Err(fail(&mut results, msg));
             }
+            if let Some(msg) = verify_failed.filter(|_| !interrupted) {
+                results.phases.push(pr);
+                return Err(fail(&mut results, msg));
+            }
             if interrupted {
                 results.phases.push(pr);
                 results.status = Status::Interrupted;
@@ -385,6 +460,22 @@ pub fn execute(
     results.finished_at = Some(now_rfc3339());
     writer.write(&results)?;
     Ok(results)
+}
+
+/// The read check of a verify phase: with `expect = "last-writer"`, the last writer of every unit of its span,
+/// replayed from the phases before it.
+fn verify_checker(plan: &Plan, phase: &PhasePlan) -> Result<crate::verify::Checker, String> {
+    use crate::verify::{Checker, Expect, VerifyMap};
+    let expect = phase.params.expect.unwrap_or(Expect::LastWriter);
+    let max_listed = phase.params.max_listed.unwrap_or(10) as usize;
+    let map = match expect {
+        Expect::Header => None,
+        Expect::LastWriter => Some(
+            VerifyMap::build(&plan.phases, phase.index, plan.target.kind)
+                .map_err(|e| format!("phase {} \"{}\": {e}", phase.index, phase.name))?,
+        ),
+    };
+    Ok(Checker::new(expect, map, max_listed))
 }
 
 /// The coverage of a finished I/O phase that completed `ops` I/Os.

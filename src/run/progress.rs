@@ -225,6 +225,7 @@ mod tests {
             read_lat_max_us: (read_ops > 0).then_some(900.0),
             write_lat_mean_us: (write_ops > 0).then_some(250.0),
             write_lat_max_us: (write_ops > 0).then_some(990.0),
+            errors: 0,
         }
     }
 

@@ -285,6 +285,28 @@ pub enum Coverage {
     Full,
 }
 
+/// What a phase does when an I/O fails (EIO, ENOSPC, a short read or write, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Stop the phase at the first failed I/O (the I/Os in flight complete), write the results with
+    /// `"status": "failed"` and the error, and exit 1.
+    Stop,
+    /// Count the failed I/O (results: the phase's `errors`, the series' `errors` column) and go on with the
+    /// next one; the run can complete. Errors meaning the device is gone (ENODEV, ENXIO, EBADF) still stop.
+    Continue,
+}
+
+impl OnError {
+    /// The spelling used in specs and results (`"continue"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Stop => "stop",
+            OnError::Continue => "continue",
+        }
+    }
+}
+
 /// The kind of a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -298,6 +320,9 @@ pub enum PhaseKind {
     RestoreImage,
     /// Measured I/O: random or sequential, a read/write mix, bounded by `duration` or `size`.
     Workload,
+    /// Read the span back sequentially and check the stamps that phases with `verify = true` wrote into every
+    /// 512-byte sector: zeroed, stale and corrupted sectors are counted and listed.
+    Verify,
 }
 
 impl PhaseKind {
@@ -308,6 +333,7 @@ impl PhaseKind {
             PhaseKind::Fill => "fill",
             PhaseKind::RestoreImage => "restore-image",
             PhaseKind::Workload => "workload",
+            PhaseKind::Verify => "verify",
         }
     }
 }
@@ -344,6 +370,9 @@ pub struct Defaults {
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<OnError>,
 }
 
 /// One `[[phase]]`. Which keys a phase may use depends on its `kind` (see [`rules::keys_for`]); a key that
@@ -402,6 +431,26 @@ pub struct PhaseSpec {
     /// Default: `"1s"`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
+    /// What to do when an I/O fails: `"stop"` (default: the phase stops, the run fails with exit 1 and the
+    /// error naming phase, op, offset, length and errno) or `"continue"` (the failed I/O is counted in the
+    /// results' `errors` and the phase goes on). Kinds: fill, restore-image, workload, verify (where a
+    /// mismatch counts as an error too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<OnError>,
+    /// Stamp every 512-byte sector written with a header (magic, offset, seed, op index, phase index) and an
+    /// XXH3 checksum, so that a later `verify` phase can check it. Needs block sizes and the span's start to
+    /// be multiples of 512 B. Default: `false`. Kinds: fill, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<bool>,
+    /// What a verify phase checks each sector against: `"last-writer"` (default: the last write to it by an
+    /// earlier phase of the run, computed from the plan, which needs those phases to be byte-bounded) or
+    /// `"header"` (only a valid stamp for its own offset, or zeros). Kinds: verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<crate::verify::Expect>,
+    /// How many mismatched sectors a verify phase lists in its results (the first by offset), 0 to 10000.
+    /// Default: `10`. Kinds: verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_listed: Option<i64>,
     /// Erase method: `"auto"` (default), `"secure-discard"`, `"discard"`, `"zero-out"` (block devices),
     /// `"nvme-format"` (NVMe namespaces, whole namespace) or `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@ const IO: &[&str] = &[
     "block_size",
     "queue_depth",
     "interval",
+    "on_error",
 ];
 
 /// Largest queue depth accepted.
@@ -33,7 +34,11 @@ pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
         PhaseKind::Erase => keys.push("method"),
         PhaseKind::Fill => {
             keys.extend(IO);
-            keys.extend(["data", "passes", "size", "pattern", "coverage"]);
+            keys.extend(["data", "passes", "size", "pattern", "coverage", "verify"]);
+        }
+        PhaseKind::Verify => {
+            keys.extend(IO.iter().filter(|&&k| k != "seed"));
+            keys.extend(["expect", "max_listed"]);
         }
         PhaseKind::RestoreImage => {
             keys.extend(IO);
@@ -56,6 +61,7 @@ pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
                 "aggregate",
                 "duration",
                 "size",
+                "verify",
             ]);
         }
     }
@@ -92,7 +98,7 @@ fn err(
 /// The keys a phase sets, in declaration order.
 fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
     let mut v = vec!["name", "kind"];
-    let opt: [(&'static str, bool); 27] = [
+    let opt: [(&'static str, bool); 31] = [
         ("description", p.description.is_some()),
         ("engine", p.engine.is_some()),
         ("direct", p.direct.is_some()),
@@ -103,7 +109,11 @@ fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
         ("block_size", p.block_size.is_some()),
         ("queue_depth", p.queue_depth.is_some()),
         ("interval", p.interval.is_some()),
+        ("on_error", p.on_error.is_some()),
         ("method", p.method.is_some()),
+        ("verify", p.verify.is_some()),
+        ("expect", p.expect.is_some()),
+        ("max_listed", p.max_listed.is_some()),
         ("passes", p.passes.is_some()),
         ("image", p.image.is_some()),
         ("image_size", p.image_size.is_some()),
@@ -230,6 +240,16 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
         )?;
         match p.kind {
             PhaseKind::Erase => {}
+            PhaseKind::Verify => {
+                if let Some(n) = p.max_listed.filter(|n| !(0..=10_000).contains(n)) {
+                    return Err(err(
+                        at("max_listed"),
+                        Some(i),
+                        format!("max_listed = {n} is outside 0..10000"),
+                        Some("max_listed is 0 to 10000"),
+                    ));
+                }
+            }
             PhaseKind::Fill => {
                 if p.passes.is_some() && p.size.is_some() {
                     return Err(err(
@@ -304,6 +324,14 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                 }
             }
             PhaseKind::Workload => {
+                if p.verify == Some(true) && p.read_percent.one().map(|r| r.0) == Some(100) {
+                    return Err(err(
+                        at("verify"),
+                        Some(i),
+                        "verify = true stamps written sectors, and this workload only reads (read_percent = 100)",
+                        Some("check what was written with a phase of kind \"verify\""),
+                    ));
+                }
                 if p.rate_iops.is_some_and(|r| r.has_zero()) {
                     return Err(err(
                         at("rate_iops"),
@@ -541,7 +569,11 @@ mod tests {
             block_size = "4KiB"
             queue_depth = 1
             interval = "1s"
+            on_error = "continue"
             method = "auto"
+            verify = true
+            expect = "header"
+            max_listed = 3
             passes = 1
             image = "synthetic"
             image_size = "1MiB"
@@ -577,6 +609,7 @@ mod tests {
             PhaseKind::Fill,
             PhaseKind::RestoreImage,
             PhaseKind::Workload,
+            PhaseKind::Verify,
         ] {
             for k in keys_for(kind) {
                 assert!(

@@ -73,6 +73,9 @@ pub struct IntervalCounts {
     pub read: DirInterval,
     /// Writes.
     pub write: DirInterval,
+    /// I/Os that failed in the interval (with `on_error = "continue"`), and a verify phase's blocks that did
+    /// not verify.
+    pub errors: u64,
 }
 
 impl IntervalCounts {
@@ -80,11 +83,12 @@ impl IntervalCounts {
     pub fn merge(&mut self, o: &IntervalCounts) {
         self.read.merge(&o.read);
         self.write.merge(&o.write);
+        self.errors += o.errors;
     }
 
-    /// True when nothing completed.
+    /// True when nothing completed or failed.
     pub fn is_empty(&self) -> bool {
-        self.read.ops == 0 && self.write.ops == 0
+        self.read.ops == 0 && self.write.ops == 0 && self.errors == 0
     }
 }
 

@@ -64,6 +64,8 @@ fn workload(
         intervals: None,
         erase_method: None,
         erased_bytes: None,
+        errors: None,
+        verify: None,
         warnings: vec![],
         device: None,
     }

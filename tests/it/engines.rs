@@ -1783,3 +1783,452 @@ fn io_uring_setup_failure_is_reported_as_such() {
         0
     );
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// on_error = "continue" (issue 7, item 3): failed I/Os are counted and the phase goes on.
+
+/// `(total, read, write, [(cause, errno, count)])` of a phase's `errors`.
+type ErrorCounts = (u64, u64, u64, Vec<(String, Option<i64>, u64)>);
+
+/// The `errors` of a phase.
+fn phase_errors(p: &serde_json::Value) -> ErrorCounts {
+    let e = &p["errors"];
+    if e.is_null() {
+        return (0, 0, 0, Vec::new());
+    }
+    let causes = e["by_cause"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["cause"].as_str().unwrap_or_default().to_string(),
+                c["errno"].as_i64(),
+                u(c, "/count"),
+            )
+        })
+        .collect();
+    (u(e, "/total"), u(e, "/read"), u(e, "/write"), causes)
+}
+
+/// Sum of the `errors` column of a series CSV.
+fn csv_errors(path: &Path) -> u64 {
+    csv_rows(path)
+        .iter()
+        .map(|r| r["errors"].parse::<u64>().expect("errors is an integer"))
+        .sum()
+}
+
+/// ENOSPC with `on_error = "continue"` (once from `[defaults]`, once on the phase): a buffered 4 KiB fill of a
+/// 16 MiB file on a 4 MiB tmpfs writes exactly the 1,024 blocks that fit, and each of the other 3,072 writes fails
+/// with ENOSPC, is counted, and the fill goes on to its end: exit 0, status "completed", `errors` = 3,072 writes, all
+/// ENOSPC (errno 28), the first at offset 4 MiB (QD1), and the series' `errors` column sums to 3,072. With the
+/// default (`stop`), the same fill fails at the first ENOSPC with `errors.total` = 1 at QD1.
+#[test]
+fn on_error_continue_counts_every_enospc_on_full_tmpfs_every_engine() {
+    let test = "engines::on_error_continue_counts_every_enospc_on_full_tmpfs_every_engine";
+    if !is_root() {
+        skip(test, "not running as root: mounting a tmpfs needs root");
+        return;
+    }
+    let mut f = Failures::default();
+    for engine in usable_engines(test) {
+        for (qd, in_defaults) in [(1u64, true), (4, false), (1, false)] {
+            let who = format!(
+                "{engine}, QD{qd}, on_error in {}",
+                if in_defaults {
+                    "[defaults]"
+                } else {
+                    "the phase"
+                }
+            );
+            let (defaults, key) = if in_defaults {
+                ("on_error = \"continue\"\n", "")
+            } else {
+                ("", "on_error = \"continue\"\n")
+            };
+            let body = format!(
+                "{defaults}[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n{key}"
+            );
+            let d = tempdir();
+            let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
+                Ok(m) => m,
+                Err(why) => {
+                    skip(test, &why);
+                    return;
+                }
+            };
+            let target = mnt.dir.join("t.img");
+            let ran = run_engine(
+                d.path(),
+                "run",
+                engine,
+                &body,
+                &target,
+                &["--target-size", "16MiB"],
+            );
+            f.check(!ran.panicked(), || {
+                format!("{who}: panicked: {}", ran.stderr)
+            });
+            let Some(r) = completed(&mut f, &who, &ran, engine) else {
+                continue;
+            };
+            let p = phase(&r, 0);
+            f.eq(
+                &who,
+                "on_error",
+                p["params"]["on_error"].as_str(),
+                Some("continue"),
+            );
+            f.eq(&who, "completed", p["completed"].as_bool(), Some(true));
+            f.eq(&who, "writes that fit", u(p, "/write/ops"), 1024);
+            f.eq(&who, "bytes written", u(p, "/write/bytes"), 4 * MIB);
+            f.eq(
+                &who,
+                "errors",
+                phase_errors(p),
+                (3072, 0, 3072, vec![("ENOSPC".to_string(), Some(28), 3072)]),
+            );
+            f.eq(
+                &who,
+                "first error's op",
+                p["errors"]["first"]["op"].as_str(),
+                Some("write"),
+            );
+            f.eq(
+                &who,
+                "first error's length",
+                p["errors"]["first"]["len_bytes"].as_u64(),
+                Some(4096),
+            );
+            let first = p["errors"]["first"]["offset_bytes"].as_u64();
+            if qd == 1 {
+                f.eq(&who, "first failing offset", first, Some(4 * MIB));
+            } else {
+                f.check(
+                    first.is_some_and(|o| {
+                        o % 4096 == 0 && (4 * MIB - 3 * 4096..16 * MIB).contains(&o)
+                    }),
+                    || format!("{who}: first failing offset {first:?}"),
+                );
+            }
+            f.check(
+                p["errors"]["first"]["message"].as_str().is_some_and(|m| {
+                    m.contains("write of 4096 B at offset") && m.contains("errno 28")
+                }),
+                || {
+                    format!(
+                        "{who}: first error message {}",
+                        p["errors"]["first"]["message"]
+                    )
+                },
+            );
+            let csv = ran.out.join(p["series_csv"].as_str().unwrap_or_default());
+            f.eq(&who, "CSV errors column sum", csv_errors(&csv), 3072);
+            f.check(
+                p["warnings"].as_array().is_some_and(|w| {
+                    w.iter()
+                        .any(|w| w.as_str().is_some_and(|w| w.contains("3072 I/Os failed")))
+                }),
+                || format!("{who}: no warning about the failed I/Os: {}", p["warnings"]),
+            );
+            drop(mnt);
+        }
+        // The default, stop: one failed write, counted, and the run fails.
+        let d = tempdir();
+        let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
+            Ok(m) => m,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let body =
+            "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\ndirect = false\n";
+        let target = mnt.dir.join("t.img");
+        let ran = run_engine(
+            d.path(),
+            "run",
+            engine,
+            body,
+            &target,
+            &["--target-size", "16MiB"],
+        );
+        if let Some((r, _)) = failed_cleanly(
+            &mut f,
+            engine,
+            &ran,
+            (0, "fill"),
+            "write of 4096 B at offset",
+            28,
+        ) {
+            let p = phase(&r, 0);
+            f.eq(
+                engine,
+                "stop: on_error",
+                p["params"]["on_error"].as_str(),
+                Some("stop"),
+            );
+            f.eq(
+                engine,
+                "stop: errors",
+                phase_errors(p),
+                (1, 0, 1, vec![("ENOSPC".to_string(), Some(28), 1)]),
+            );
+            f.eq(
+                engine,
+                "stop: first offset",
+                p["errors"]["first"]["offset_bytes"].as_u64(),
+                Some(4 * MIB),
+            );
+        }
+        drop(mnt);
+    }
+    f.assert_none(test);
+}
+
+/// EIO with `on_error = "continue"` on a direct-io loop device whose backing file sits on an ext4 that is shut down
+/// (EXT4_IOC_SHUTDOWN) once 1 MiB went through: QD1 random 4 KiB writes bounded to 8,192 I/Os. Ops 0..k complete,
+/// every later one fails with EIO and is counted: exactly k writes + 8,192 − k errors, all EIO (errno 5), the
+/// first at op k's offset, and the run completes (exit 0).
+#[test]
+fn on_error_continue_counts_every_eio_of_a_failing_loop_device_every_engine() {
+    let test = "engines::on_error_continue_counts_every_eio_of_a_failing_loop_device_every_engine";
+    if !is_root() {
+        skip(
+            test,
+            "not running as root: loop devices and mounts need root",
+        );
+        return;
+    }
+    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
+        skip(test, "mkfs.ext4 (e2fsprogs) is not installed");
+        return;
+    }
+    const OPS: u64 = 8192;
+    let body = r#"
+[[phase]]
+name = "w"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 1
+read_percent = 0
+size = "200%"
+seed = 32
+on_error = "continue"
+"#;
+    let stream = random_stream(0, 16 * MIB, 4096, Order::Random, 0, 32, Some(OPS));
+    let mut f = Failures::default();
+    for engine in usable_engines(test) {
+        let d = tempdir();
+        let _lock = loop_guard();
+        let img = d.path().join("ext4.img");
+        sparse_file(&img, 32 * MIB);
+        let mk = Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(&img)
+            .output();
+        if !mk.as_ref().is_ok_and(|o| o.status.success()) {
+            skip(test, &format!("mkfs.ext4 failed: {mk:?}"));
+            return;
+        }
+        let img_s = img.to_str().expect("utf-8 path").to_string();
+        let mnt = match Mount::new(d.path().join("mnt"), &["-o", "loop", &img_s]) {
+            Ok(m) => m,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let dev = match LoopDev::new(&mnt.dir, 16, 512) {
+            Ok(dev) => dev,
+            Err(why) => {
+                skip(test, &why);
+                return;
+            }
+        };
+        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
+        let run_dir = d.path().join("run");
+        fs::create_dir_all(&run_dir).expect("run folder");
+        write_file(
+            &run_dir,
+            "spec.toml",
+            &spec_text(
+                "engines",
+                &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
+            ),
+        );
+        let out = run_dir.join("out");
+        let before = dev.sectors_written();
+        let child = Command::new(wkrun_bin())
+            .args([
+                "spec.toml",
+                "--target",
+                &dev_s,
+                "--allow-destroy",
+                &dev_s,
+                "-q",
+                "--output",
+            ])
+            .arg(&out)
+            .current_dir(&run_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start wkrun");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while dev.sectors_written() - before < 2048 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let shut = ext4_shutdown(&mnt.dir);
+        let o = child.wait_with_output().expect("wait for wkrun");
+        let ran = Ran {
+            code: o.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            out,
+        };
+        if !f.check(shut.is_ok(), || {
+            format!("{engine}: EXT4_IOC_SHUTDOWN failed: {shut:?}")
+        }) {
+            continue;
+        }
+        let Some(r) = completed(&mut f, engine, &ran, engine) else {
+            continue;
+        };
+        let p = phase(&r, 0);
+        let k = u(p, "/write/ops");
+        f.check((256..OPS).contains(&k), || {
+            format!("{engine}: {k} writes completed")
+        });
+        f.eq(
+            engine,
+            "errors",
+            phase_errors(p),
+            (
+                OPS - k,
+                0,
+                OPS - k,
+                vec![("EIO".to_string(), Some(5), OPS - k)],
+            ),
+        );
+        f.eq(
+            engine,
+            "first failing offset (op k)",
+            p["errors"]["first"]["offset_bytes"].as_u64(),
+            Some(stream.op(k).offset),
+        );
+        let csv = ran.out.join(p["series_csv"].as_str().unwrap_or_default());
+        f.eq(engine, "CSV errors column sum", csv_errors(&csv), OPS - k);
+        drop(dev);
+        drop(mnt);
+    }
+    f.assert_none(test);
+}
+
+/// Short reads (IoCause::Short) with `on_error = "continue"`: a QD1 sequential, rate-capped read of an 8 MiB file
+/// (2,048 reads of 4 KiB) whose file is truncated to 0 bytes while it runs. Reads 0..k return their 4 KiB; every
+/// later one returns fewer bytes than asked (end of file), is counted under "short", and the phase reads on:
+/// exactly k reads + 2,048 − k short reads, the first at offset k × 4 KiB.
+#[test]
+fn on_error_continue_counts_short_reads_of_a_truncated_file_every_engine() {
+    let test = "engines::on_error_continue_counts_short_reads_of_a_truncated_file_every_engine";
+    let body = r#"
+[[phase]]
+name = "r"
+kind = "workload"
+pattern = "sequential"
+block_size = "4KiB"
+queue_depth = 1
+read_percent = 100
+size = "100%"
+rate_iops = 1000
+interval = "100ms"
+direct = false
+on_error = "continue"
+"#;
+    let mut f = Failures::default();
+    for engine in usable_engines(test) {
+        let d = tempdir();
+        let target = d.path().join("t.img");
+        patterned_file(&target, 8 << 20);
+        let run_dir = d.path().join("run");
+        fs::create_dir_all(&run_dir).expect("run folder");
+        write_file(
+            &run_dir,
+            "spec.toml",
+            &spec_text(
+                "engines",
+                &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
+            ),
+        );
+        let out = run_dir.join("out");
+        let child = Command::new(wkrun_bin())
+            .args(["spec.toml", "-q", "--target"])
+            .arg(&target)
+            .arg("--output")
+            .arg(&out)
+            .current_dir(&run_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start wkrun");
+        // Truncate once the series has rows (the phase is reading), long before its 2 s end.
+        let csv = out.join("00-r.csv");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 4
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .and_then(|t| t.set_len(0))
+            .expect("truncate the target");
+        let o = child.wait_with_output().expect("wait for wkrun");
+        let ran = Ran {
+            code: o.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            out,
+        };
+        let Some(r) = completed(&mut f, engine, &ran, engine) else {
+            continue;
+        };
+        let p = phase(&r, 0);
+        let k = u(p, "/read/ops");
+        f.check((1..2048).contains(&k), || {
+            format!("{engine}: {k} reads completed before the truncation")
+        });
+        f.eq(
+            engine,
+            "errors",
+            phase_errors(p),
+            (
+                2048 - k,
+                2048 - k,
+                0,
+                vec![("short".to_string(), None, 2048 - k)],
+            ),
+        );
+        f.eq(
+            engine,
+            "first short read's offset",
+            p["errors"]["first"]["offset_bytes"].as_u64(),
+            Some(k * 4096),
+        );
+        f.eq(
+            engine,
+            "first error's cause",
+            p["errors"]["first"]["cause"].as_str(),
+            Some("short"),
+        );
+        f.eq(
+            engine,
+            "CSV errors column sum",
+            csv_errors(&ran.out.join("00-r.csv")),
+            2048 - k,
+        );
+    }
+    f.assert_none(test);
+}

@@ -3,10 +3,12 @@
 
 mod common;
 
+mod bad_input;
 mod blockdev;
 mod cases;
 mod compare;
 mod engines;
+mod interrupt;
 mod methodology;
 mod null_engine;
 mod phases;
@@ -17,3 +19,4 @@ mod series;
 mod sim;
 mod spec_errors;
 mod steady;
+mod verify;

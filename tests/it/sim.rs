@@ -409,3 +409,22 @@ fn spec_sim_table_and_plan() {
     top.sort();
     assert_eq!(top, ["out", "s.toml"]);
 }
+
+/// Verification needs data, which the simulated drive does not keep: refused at plan time, naming the key.
+#[test]
+fn verification_is_refused_on_the_simulated_drive() {
+    let dir = tempdir();
+    for (body, key) in [
+        (
+            "[[phase]]\nname = \"f\"\nkind = \"fill\"\nverify = true\n",
+            "verify",
+        ),
+        ("[[phase]]\nname = \"v\"\nkind = \"verify\"\n", "kind"),
+    ] {
+        let (o, out) = run_spec(dir.path(), "v", body, Path::new("sim:capacity=1GiB"), &[]);
+        let (code, _, err) = code_out_err(&o);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("keeps no data") && err.contains(key), "{err}");
+        assert!(!out.join("results.json").exists());
+    }
+}

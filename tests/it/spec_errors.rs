@@ -281,7 +281,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":6:1: phase[0] \"a/b\".name: phase name \"a/b\" is not usable in a file name")
             .help("use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)"),
         bad("unknown-kind.toml", spec("[[phase]]\nname = \"w\"\nkind = \"workloda\"\nread_percent = 0\nduration = \"1s\"\n"),
-            ":7:8: phase[0] \"w\".kind: unknown value `workloda`, expected one of `erase`, `fill`, `restore-image`, `workload`")
+            ":7:8: phase[0] \"w\".kind: unknown value `workloda`, expected one of `erase`, `fill`, `restore-image`, `workload`, `verify`")
             .help("did you mean `workload`?"),
         // The file as a whole.
         bad("format-2.toml", format!("format = 2\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),

@@ -1,0 +1,235 @@
+//! Counting failed I/Os: per worker on the I/O path (no locks), merged per phase. With `on_error = "continue"`
+//! a failed I/O is counted here and the phase goes on; with `"stop"` it is counted and stops the phase.
+
+use super::{IoCause, IoError};
+use crate::ops::OpKind;
+
+/// Failed I/Os of a worker or of a whole phase: how many, of which cause, and the first one.
+#[derive(Debug, Default)]
+pub struct ErrorTally {
+    /// Failed I/Os in total.
+    pub total: u64,
+    /// Failed reads.
+    pub reads: u64,
+    /// Failed writes.
+    pub writes: u64,
+    /// `(cause, errno, count)` in order of first appearance; `cause` is an errno name (`"ENOSPC"`), `"short"`
+    /// (fewer bytes than asked), `"mismatch"` (a verify phase's block that did not verify) or `"data"`.
+    pub by_cause: Vec<(String, Option<i32>, u64)>,
+    /// The earliest failed I/O: its completion time (ns from the phase start) and its description.
+    pub first: Option<(u64, FirstError)>,
+}
+
+/// The first failed I/O of a phase, as plain values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirstError {
+    /// Read or write.
+    pub kind: OpKind,
+    /// Byte offset on the target.
+    pub offset: u64,
+    /// Bytes requested.
+    pub len: u32,
+    /// Cause key, as in [`ErrorTally::by_cause`].
+    pub cause: String,
+    /// The OS error number, when the kernel gave one.
+    pub errno: Option<i32>,
+    /// The error in words: op, length, offset and cause with errno (see [`IoError`]'s `Display`).
+    pub message: String,
+}
+
+impl ErrorTally {
+    /// Counts one failed I/O that completed at `t_ns` (ns from the phase start).
+    pub fn add(&mut self, e: &IoError, t_ns: u64) {
+        let (cause, errno) = cause_key(&e.cause);
+        self.add_cause(e.kind, cause, errno, 1);
+        if self.first.as_ref().is_none_or(|f| t_ns < f.0) {
+            self.first = Some((
+                t_ns,
+                FirstError {
+                    kind: e.kind,
+                    offset: e.offset,
+                    len: e.len,
+                    cause: cause_key(&e.cause).0,
+                    errno,
+                    message: e.to_string(),
+                },
+            ));
+        }
+    }
+
+    fn add_cause(&mut self, kind: OpKind, cause: String, errno: Option<i32>, n: u64) {
+        self.total += n;
+        match kind {
+            OpKind::Read => self.reads += n,
+            OpKind::Write => self.writes += n,
+        }
+        match self.by_cause.iter_mut().find(|c| c.0 == cause) {
+            Some(c) => c.2 += n,
+            None => self.by_cause.push((cause, errno, n)),
+        }
+    }
+
+    /// Adds another worker's tally; the earlier first error wins.
+    pub fn merge(&mut self, o: ErrorTally) {
+        self.total += o.total;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        for (cause, errno, n) in o.by_cause {
+            match self.by_cause.iter_mut().find(|c| c.0 == cause) {
+                Some(c) => c.2 += n,
+                None => self.by_cause.push((cause, errno, n)),
+            }
+        }
+        if let Some(f) = o.first
+            && self.first.as_ref().is_none_or(|g| f.0 < g.0)
+        {
+            self.first = Some(f);
+        }
+    }
+}
+
+/// Whether an error means the target is gone, so that even `on_error = "continue"` stops: ENODEV, ENXIO,
+/// EBADF; and errors that are not about one I/O (the engine could not start, image data could not be read).
+pub fn is_fatal(e: &IoError) -> bool {
+    match &e.cause {
+        IoCause::Os(os) => matches!(
+            os.raw_os_error(),
+            Some(libc::ENODEV | libc::ENXIO | libc::EBADF)
+        ),
+        IoCause::Short(_) => false,
+        IoCause::Data(_) | IoCause::Setup(..) => true,
+    }
+}
+
+/// The cause key of an error (`"EIO"`, `"short"`) and its errno.
+fn cause_key(c: &IoCause) -> (String, Option<i32>) {
+    match c {
+        IoCause::Os(e) => match e.raw_os_error() {
+            Some(n) => (errno_name(n), Some(n)),
+            None => ("os".to_string(), None),
+        },
+        IoCause::Short(_) => ("short".to_string(), None),
+        IoCause::Data(_) => ("data".to_string(), None),
+        IoCause::Setup(..) => ("setup".to_string(), None),
+    }
+}
+
+/// The symbolic name of the errnos storage I/O meets (`EIO`), else `errno N`.
+pub fn errno_name(n: i32) -> String {
+    let name = match n {
+        libc::EIO => "EIO",
+        libc::ENOSPC => "ENOSPC",
+        libc::EINVAL => "EINVAL",
+        libc::EAGAIN => "EAGAIN",
+        libc::EBADF => "EBADF",
+        libc::EFAULT => "EFAULT",
+        libc::ENODEV => "ENODEV",
+        libc::ENXIO => "ENXIO",
+        libc::EROFS => "EROFS",
+        libc::EPERM => "EPERM",
+        libc::EACCES => "EACCES",
+        libc::ENOMEM => "ENOMEM",
+        libc::EFBIG => "EFBIG",
+        libc::EDQUOT => "EDQUOT",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::EILSEQ => "EILSEQ",
+        libc::ENOLINK => "ENOLINK",
+        libc::EREMOTEIO => "EREMOTEIO",
+        libc::EBUSY => "EBUSY",
+        libc::EINTR => "EINTR",
+        libc::ECANCELED => "ECANCELED",
+        _ => return format!("errno {n}"),
+    };
+    name.to_string()
+}
+
+/// A verify phase's mismatch as a failed read of `len` bytes at `offset`, counted under cause `"mismatch"`.
+impl ErrorTally {
+    /// Counts `n` blocks of a read at `offset` that did not verify (cause `"mismatch"`), first at `t_ns`.
+    pub fn add_mismatches(&mut self, offset: u64, len: u32, n: u64, what: &str, t_ns: u64) {
+        if n == 0 {
+            return;
+        }
+        self.add_cause(OpKind::Read, "mismatch".to_string(), None, n);
+        if self.first.as_ref().is_none_or(|f| t_ns < f.0) {
+            self.first = Some((
+                t_ns,
+                FirstError {
+                    kind: OpKind::Read,
+                    offset,
+                    len,
+                    cause: "mismatch".to_string(),
+                    errno: None,
+                    message: format!("read of {len} B at offset {offset}: {what}"),
+                },
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+
+    fn e(kind: OpKind, offset: u64, cause: IoCause) -> IoError {
+        IoError {
+            kind,
+            offset,
+            len: 4096,
+            cause,
+        }
+    }
+
+    #[test]
+    fn counts_by_cause_and_keeps_the_earliest_first_error() {
+        let mut a = ErrorTally::default();
+        a.add(
+            &e(
+                OpKind::Write,
+                8192,
+                IoCause::Os(io::Error::from_raw_os_error(28)),
+            ),
+            50,
+        );
+        a.add(&e(OpKind::Read, 0, IoCause::Short(512)), 70);
+        let mut b = ErrorTally::default();
+        b.add(
+            &e(
+                OpKind::Write,
+                4096,
+                IoCause::Os(io::Error::from_raw_os_error(28)),
+            ),
+            20,
+        );
+        a.merge(b);
+        assert_eq!((a.total, a.reads, a.writes), (3, 1, 2));
+        assert_eq!(
+            a.by_cause,
+            vec![("ENOSPC".into(), Some(28), 2), ("short".into(), None, 1)]
+        );
+        let (t, f) = a.first.expect("a first error");
+        assert_eq!((t, f.offset, f.errno), (20, 4096, Some(28)));
+        assert!(
+            f.message.contains("write of 4096 B at offset 4096") && f.message.contains("errno 28"),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn device_gone_is_fatal_enospc_is_not() {
+        let os = |n| {
+            e(
+                OpKind::Write,
+                0,
+                IoCause::Os(io::Error::from_raw_os_error(n)),
+            )
+        };
+        assert!(is_fatal(&os(libc::ENODEV)));
+        assert!(!is_fatal(&os(libc::ENOSPC)));
+        assert!(!is_fatal(&os(libc::EIO)));
+        assert!(!is_fatal(&e(OpKind::Read, 0, IoCause::Short(0))));
+    }
+}

@@ -1,0 +1,149 @@
+//! Interruption (issue 7, item 2): SIGINT stops a run with exit 130, `status = "interrupted"`, a valid
+//! results.json and the series so far; a second SIGINT ends wkrun at once, leaving the last complete
+//! results.json; after `kill -9` the series CSV holds whole rows up to the kill and results.json is the last
+//! atomic write (never torn). No timing is asserted: the tests wait for rows to appear, then signal.
+
+use crate::common::*;
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BODY: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nqueue_depth = 4\n\
+                    read_percent = 50\nrate_iops = 2000\ninterval = \"100ms\"\nduration = \"60s\"\n";
+
+fn start(dir: &Path) -> Child {
+    write_file(dir, "s.toml", &spec_text("int", BODY));
+    let target = dir.join("t.img");
+    sparse_file(&target, 64 << 20);
+    Command::new(wkrun_bin())
+        .args(["s.toml", "-q", "--target", "t.img", "-o", "out"])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun")
+}
+
+/// Rows in the phase's CSV so far (header excluded).
+fn rows(dir: &Path) -> usize {
+    fs::read_to_string(dir.join("out/00-w.csv")).map_or(0, |t| t.lines().count().saturating_sub(1))
+}
+
+fn wait_rows(dir: &Path, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while rows(dir) < n && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(rows(dir) >= n, "no {n} rows within 30 s");
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+    let r = unsafe { libc::kill(child.id() as i32, sig) };
+    assert_eq!(r, 0, "kill failed");
+}
+
+/// Every line of the CSV is a whole row of 16 fields ending in a newline.
+fn assert_whole_rows(dir: &Path) -> usize {
+    let text = fs::read_to_string(dir.join("out/00-w.csv")).expect("csv");
+    assert!(
+        text.ends_with('\n'),
+        "the last row is torn: {:?}",
+        text.lines().last()
+    );
+    for (i, l) in text.lines().enumerate() {
+        assert_eq!(
+            l.split(',').count(),
+            16,
+            "line {i} is not a whole row: {l:?}"
+        );
+    }
+    text.lines().count() - 1
+}
+
+#[test]
+fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
+    let d = tempdir();
+    let mut child = start(d.path());
+    wait_rows(d.path(), 5);
+    signal(&child, libc::SIGINT);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "interrupted");
+    assert_eq!(phase(&r, 0)["completed"], false);
+    let n = assert_whole_rows(d.path());
+    assert!(n >= 5, "{n} rows");
+    assert_eq!(u(phase(&r, 0), "/intervals"), n as u64);
+    let ops: u64 = csv_rows(&d.path().join("out/00-w.csv"))
+        .iter()
+        .map(|r| {
+            r["read_ops"].parse::<u64>().unwrap_or(0) + r["write_ops"].parse::<u64>().unwrap_or(0)
+        })
+        .sum();
+    assert_eq!(
+        ops,
+        u(phase(&r, 0), "/total/ops"),
+        "the series adds up to the totals"
+    );
+}
+
+#[test]
+fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
+    let d = tempdir();
+    let mut child = start(d.path());
+    wait_rows(d.path(), 3);
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, libc::SIGINT);
+    let status = child.wait().expect("wait");
+    // Either the first signal's clean stop won the race (130), or the second killed wkrun (SIGINT).
+    assert!(
+        status.code() == Some(130) || status.signal() == Some(libc::SIGINT),
+        "{status:?}"
+    );
+    let (_, r) = strict_results(&d.path().join("out"));
+    let s = r["status"].as_str().unwrap_or_default();
+    assert!(s == "running" || s == "interrupted", "{s}");
+    assert_whole_rows(d.path());
+}
+
+/// Two copies of one SIGINT at once (as `timeout(1)` forwards it to its child and to its process group) count as
+/// one: a clean stop with 130 and "interrupted", never a kill before the partial results are written.
+#[test]
+fn two_sigints_at_once_count_as_one() {
+    let d = tempdir();
+    let mut child = start(d.path());
+    wait_rows(d.path(), 3);
+    signal(&child, libc::SIGINT);
+    signal(&child, libc::SIGINT);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "interrupted");
+}
+
+#[test]
+fn kill_9_keeps_every_completed_row_and_an_untorn_results_json() {
+    let d = tempdir();
+    let mut child = start(d.path());
+    wait_rows(d.path(), 8);
+    signal(&child, libc::SIGKILL);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    let n = assert_whole_rows(d.path());
+    assert!(n >= 8, "{n} rows: rows seen before the kill were lost");
+    // The CSV's rows are consecutive intervals of 100 ms.
+    for (k, row) in csv_rows(&d.path().join("out/00-w.csv")).iter().enumerate() {
+        let t: f64 = row["t_s"].parse().expect("t_s");
+        assert!(
+            (t - (k + 1) as f64 * 0.1).abs() < 1e-9,
+            "row {k} ends at {t}"
+        );
+    }
+    // results.json is the last atomic write: the one from the start of the run.
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "running");
+}

@@ -1,0 +1,395 @@
+//! Verification (issue 7, item 4): phases with `verify = true` stamp every 512-byte sector they write; a
+//! `verify` phase reads the span back and counts zeroed, stale and corrupted sectors. The tests write a real file,
+//! corrupt it in known ways between runs (`wkrun --from check` then runs only the verify phase, expecting what
+//! the earlier phases of the plan wrote), and check the exact count of every class.
+
+use crate::common::*;
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use wkrun::data::DataGen;
+use wkrun::ops::{Op, OpKind, OpStream, Order, Sizes};
+use wkrun::spec::DataPattern;
+use wkrun::verify::Stamp;
+
+const MIB: u64 = 1 << 20;
+const CAP: u64 = 8 * MIB;
+
+/// Fill (64 KiB, seed 1, verify), then 1,024 random 4 KiB writes (seed 7, QD1, verify), then a verify phase.
+fn body(engine: &str, extra_check: &str) -> String {
+    format!(
+        r#"[defaults]
+engine = "{engine}"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "64KiB"
+queue_depth = 4
+verify = true
+[[phase]]
+name = "w"
+kind = "workload"
+block_size = "4KiB"
+read_percent = 0
+size = "50%"
+seed = 7
+verify = true
+[[phase]]
+name = "check"
+kind = "verify"
+max_listed = 20
+queue_depth = 4
+{extra_check}"#
+    )
+}
+
+/// The op stream of phase "w".
+fn w_stream() -> OpStream {
+    OpStream {
+        span_start: 0,
+        span_len: CAP,
+        sizes: Sizes::Fixed(4096),
+        order: Order::Random,
+        read_percent: 0,
+        seed: 7,
+        total_ops: Some(1024),
+    }
+}
+
+/// Last writer (op index of "w") of every 4 KiB block that "w" wrote.
+fn w_last_writers() -> BTreeMap<u64, u64> {
+    let mut m = BTreeMap::new();
+    for op in w_stream().ops(0..1024) {
+        m.insert(op.offset / 4096, op.index);
+    }
+    m
+}
+
+/// The fill's stamped data of the 4 KiB block `block` (fill op = block / 16, phase 0, seed 1).
+fn fill_block(block: u64) -> Vec<u8> {
+    let op = Op {
+        index: block / 16,
+        kind: OpKind::Write,
+        offset: block / 16 * 65536,
+        len: 65536,
+    };
+    let mut buf = vec![0u8; 65536];
+    DataGen::new(DataPattern::Random, 1, 65536).fill(&mut buf, op.index);
+    Stamp { phase: 0, seed: 1 }.apply(&mut buf, &op);
+    let at = (block % 16 * 4096) as usize;
+    buf[at..at + 4096].to_vec()
+}
+
+fn verify_of(r: &serde_json::Value, i: usize) -> (u64, u64, u64, u64, u64, u64, u64) {
+    let v = &phase(r, i)["verify"];
+    (
+        u(v, "/sectors"),
+        u(v, "/ok"),
+        u(v, "/zeroed"),
+        u(v, "/stale"),
+        u(v, "/corrupted"),
+        u(v, "/unexpected"),
+        u(v, "/unchecked"),
+    )
+}
+
+fn run(dir: &Path, spec: &str, target: &Path, out: &str, args: &[&str]) -> (i32, String) {
+    let t = target.to_str().expect("utf-8 path");
+    let mut all = vec![spec, "--target", t, "-q", "-o", out];
+    all.extend_from_slice(args);
+    let (code, _, err) = code_out_err(&wkrun(dir, &all));
+    (code, err)
+}
+
+/// Every engine: the three phases verify cleanly (16,384 sectors, all ok). Then the file is corrupted: 3 sectors
+/// of a block "w" wrote zeroed, one byte flipped in a block "w" wrote and in a block only the fill wrote, one
+/// fill-only sector overwritten by a copy of another (valid) sector, and one 4 KiB block "w" wrote put back to
+/// the fill's content (8 stale sectors). `wkrun --from check` (the verify phase alone, expecting what the plan's
+/// earlier phases wrote): exit 1, exactly 3 zeroed, 8 stale, 3 corrupted, 16,370 ok, each listed by offset;
+/// with `on_error = "continue"` the same counts and exit 0; with `expect = "header"` (no knowledge of the
+/// writers) the stale sectors pass as valid stamps: 3 zeroed, 3 corrupted.
+#[test]
+fn verify_counts_zeroed_stale_and_corrupted_sectors_exactly() {
+    let last = w_last_writers();
+    let w_blocks: Vec<u64> = last.keys().copied().collect();
+    let fill_only: Vec<u64> = (0..CAP / 4096).filter(|b| !last.contains_key(b)).collect();
+    let (b_zero, b_flip, b_stale) = (w_blocks[3], w_blocks[10], w_blocks[20]);
+    let (f_flip, f_dst, f_src) = (fill_only[5], fill_only[9], fill_only[12]);
+    for engine in ["psync", "libaio", "io_uring"] {
+        let d = tempdir();
+        let target = d.path().join("t.img");
+        sparse_file(&target, CAP);
+        write_file(d.path(), "s.toml", &spec_text("v", &body(engine, "")));
+        let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
+        if code != 0 && engine != "psync" && err.contains("could not start") {
+            skip(
+                "verify::verify_counts_zeroed_stale_and_corrupted_sectors_exactly",
+                &format!("{engine}: {err}"),
+            );
+            continue;
+        }
+        assert_eq!(code, 0, "{engine}: clean run: {err}");
+        let (_, r) = strict_results(&d.path().join("out1"));
+        assert_eq!(
+            verify_of(&r, 2),
+            (16384, 16384, 0, 0, 0, 0, 0),
+            "{engine}: clean"
+        );
+        assert!(phase(&r, 2)["errors"].is_null(), "{engine}");
+        assert_eq!(u(phase(&r, 2), "/verify/map_unit_bytes"), 4096);
+
+        // Corrupt.
+        let f = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&target)
+            .expect("open target");
+        f.write_all_at(&[0u8; 1536], b_zero * 4096 + 1024)
+            .expect("zero");
+        for at in [b_flip * 4096 + 700, f_flip * 4096 + 3000] {
+            let mut b = [0u8; 1];
+            f.read_exact_at(&mut b, at).expect("read");
+            f.write_all_at(&[b[0] ^ 0x5a], at).expect("flip");
+        }
+        let mut sector = vec![0u8; 512];
+        f.read_exact_at(&mut sector, f_src * 4096).expect("read");
+        f.write_all_at(&sector, f_dst * 4096 + 512).expect("copy");
+        f.write_all_at(&fill_block(b_stale), b_stale * 4096)
+            .expect("stale");
+        f.sync_all().expect("sync");
+        drop(f);
+
+        // The verify phase alone.
+        let (code, err) = run(d.path(), "s.toml", &target, "out2", &["--from", "check"]);
+        assert_eq!(code, 1, "{engine}: mismatches fail the run: {err}");
+        let (_, r) = strict_results(&d.path().join("out2"));
+        assert_eq!(r["status"], "failed");
+        assert_eq!(r["phases"].as_array().map(Vec::len), Some(1));
+        assert_eq!(phase(&r, 0)["index"], 2);
+        assert_eq!(
+            verify_of(&r, 0),
+            (16384, 16370, 3, 8, 3, 0, 0),
+            "{engine}: after corruption"
+        );
+        let msg = r["error"].as_str().unwrap_or_default();
+        assert!(
+            msg.contains(
+                "phase 2 \"check\": 14 of 16384 sectors did not verify (3 zeroed, 8 stale, 3 corrupted, 0 unexpected)"
+            ),
+            "{msg}"
+        );
+        assert!(err.contains(msg), "{err}");
+        // Every mismatch listed (14 ≤ max_listed), in offset order, with what was expected and found.
+        let mut want: Vec<(u64, &str, String, String)> = Vec::new();
+        let w_op = |b: u64| format!("phase 1 \"w\" op {} (seed 7)", last[&b]);
+        let fill_op = |b: u64| format!("phase 0 \"fill\" op {} (seed 1)", b / 16);
+        for k in 0..3 {
+            want.push((
+                b_zero * 4096 + 1024 + k * 512,
+                "zeroed",
+                w_op(b_zero),
+                "zeros".into(),
+            ));
+        }
+        want.push((
+            b_flip * 4096 + 512,
+            "corrupted",
+            w_op(b_flip),
+            "no valid stamp (bad magic or checksum)".into(),
+        ));
+        want.push((
+            f_flip * 4096 + 2560,
+            "corrupted",
+            fill_op(f_flip),
+            "no valid stamp (bad magic or checksum)".into(),
+        ));
+        want.push((
+            f_dst * 4096 + 512,
+            "corrupted",
+            fill_op(f_dst),
+            format!("a stamp for offset {} ({})", f_src * 4096, fill_op(f_src)),
+        ));
+        for k in 0..8 {
+            want.push((
+                b_stale * 4096 + k * 512,
+                "stale",
+                w_op(b_stale),
+                fill_op(b_stale),
+            ));
+        }
+        want.sort();
+        let got: Vec<(u64, &str, String, String)> = phase(&r, 0)["verify"]["mismatches"]
+            .as_array()
+            .expect("mismatches")
+            .iter()
+            .map(|m| {
+                (
+                    u(m, "/offset_bytes"),
+                    m["class"].as_str().unwrap_or_default(),
+                    m["expected"].as_str().unwrap_or_default().to_string(),
+                    m["found"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{engine}: listed mismatches");
+        let e = &phase(&r, 0)["errors"];
+        assert_eq!((u(e, "/total"), u(e, "/read")), (14, 14), "{engine}: {e}");
+        assert_eq!(e["by_cause"][0]["cause"], "mismatch");
+        let csv_sum: u64 = csv_rows(&d.path().join("out2/02-check.csv"))
+            .iter()
+            .map(|r| r["errors"].parse::<u64>().expect("integer"))
+            .sum();
+        assert_eq!(csv_sum, 14, "{engine}: CSV errors column");
+
+        // on_error = "continue": the same counts, a warning, exit 0.
+        let (code, err) = run(
+            d.path(),
+            "s.toml",
+            &target,
+            "out3",
+            &["--from", "2", "--set", "on_error=continue"],
+        );
+        assert_eq!(code, 0, "{engine}: {err}");
+        let (_, r) = strict_results(&d.path().join("out3"));
+        assert_eq!(r["status"], "completed");
+        assert_eq!(verify_of(&r, 0), (16384, 16370, 3, 8, 3, 0, 0));
+        assert!(
+            phase(&r, 0)["warnings"][0]
+                .as_str()
+                .is_some_and(|w| w.contains("14 of 16384 sectors did not verify")),
+            "{}",
+            phase(&r, 0)["warnings"]
+        );
+
+        // Another spec that only checks headers: it cannot know the stale ones.
+        write_file(
+            d.path(),
+            "h.toml",
+            &spec_text(
+                "h",
+                "[[phase]]\nname = \"h\"\nkind = \"verify\"\nexpect = \"header\"\nmax_listed = 0\n",
+            ),
+        );
+        let (code, err) = run(d.path(), "h.toml", &target, "out4", &[]);
+        assert_eq!(code, 1, "{engine}: {err}");
+        let (_, r) = strict_results(&d.path().join("out4"));
+        assert_eq!(verify_of(&r, 0), (16384, 16378, 3, 0, 3, 0, 0));
+        assert_eq!(
+            phase(&r, 0)["verify"]["mismatches"]
+                .as_array()
+                .map(Vec::len),
+            Some(0)
+        );
+    }
+}
+
+/// An erase before the verify phase: the punched (file) range is expected to read as zeros, and a sector written
+/// there afterwards is caught as corrupted; a byte-bounded write without `verify` leaves its blocks unchecked.
+#[test]
+fn verify_expects_zeros_after_an_erase_and_skips_unstamped_writes() {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    sparse_file(&target, CAP);
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+verify = true
+[[phase]]
+name = "punch"
+kind = "erase"
+span = "1MiB"
+[[phase]]
+name = "plain"
+kind = "fill"
+offset = "7MiB"
+span = "1MiB"
+[[phase]]
+name = "check"
+kind = "verify"
+"#;
+    write_file(d.path(), "s.toml", &spec_text("e", body));
+    let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&d.path().join("out1"));
+    // 1 MiB zeros ok, 6 MiB stamped ok, 1 MiB (2048 sectors) unchecked.
+    assert_eq!(verify_of(&r, 3), (16384, 14336, 0, 0, 0, 0, 2048));
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .open(&target)
+        .expect("open");
+    f.write_all_at(b"junk", 4096).expect("write");
+    f.write_all_at(b"junk", 7 * MIB + 4096).expect("write");
+    drop(f);
+    let (code, _) = run(d.path(), "s.toml", &target, "out2", &["--from", "check"]);
+    assert_eq!(code, 1);
+    let (_, r) = strict_results(&d.path().join("out2"));
+    assert_eq!(verify_of(&r, 0), (16384, 14335, 0, 0, 1, 0, 2048));
+    assert_eq!(phase(&r, 0)["verify"]["mismatches"][0]["expected"], "zeros");
+}
+
+/// What the plan refuses: a last-writer verify after a time-bounded write in its span, a span whose map would
+/// exceed 16 Mi units, a verified block size that is not a multiple of 512; all exit 2 at plan time.
+#[test]
+fn verify_plan_refusals() {
+    let d = tempdir();
+    let cases = [
+        (
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\nverify = true\n[[phase]]\nname = \"c\"\nkind = \"verify\"\n",
+            "64MiB",
+            "phase 0 \"w\" writes in this span for a time",
+        ),
+        (
+            "[[phase]]\nname = \"c\"\nkind = \"verify\"\n",
+            "4TiB",
+            "more than 16777216 (128 MiB of memory)",
+        ),
+        (
+            "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = 1000\ndirect = false\nverify = true\n",
+            "64MiB",
+            "not a multiple of 512",
+        ),
+    ];
+    for (i, (body, size, want)) in cases.iter().enumerate() {
+        let spec = format!("s{i}.toml");
+        write_file(d.path(), &spec, &spec_text("r", body));
+        let t = d.path().join(format!("t{i}.img"));
+        let t = t.to_str().expect("utf-8");
+        let (code, _, err) = code_out_err(&wkrun(
+            d.path(),
+            &["plan", &spec, "--target", t, "--target-size", size],
+        ));
+        assert_eq!(code, 2, "case {i}: {err}");
+        assert!(err.contains(want), "case {i}: {err}");
+        let (code, _, err) = code_out_err(&wkrun(
+            d.path(),
+            &[&spec, "--target", t, "--target-size", size, "-o", "out"],
+        ));
+        assert_eq!(code, 2, "case {i}: {err}");
+        assert!(!d.path().join("out").exists(), "case {i}: nothing written");
+        assert!(!Path::new(t).exists(), "case {i}: no target created");
+    }
+    // expect = "header" has no map, so no limit.
+    write_file(
+        d.path(),
+        "h.toml",
+        &spec_text(
+            "h",
+            "[[phase]]\nname = \"c\"\nkind = \"verify\"\nexpect = \"header\"\n",
+        ),
+    );
+    let t = d.path().join("big.img");
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "plan",
+            "h.toml",
+            "--target",
+            t.to_str().expect("utf-8"),
+            "--target-size",
+            "4TiB",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+}
