@@ -236,15 +236,6 @@ enum Chosen {
 /// The target path and the size for creating it, or a simulated drive, with notes on what was ignored.
 fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Result<Chosen, Fail> {
     let section = s.file.target.clone();
-    if section
-        .as_ref()
-        .is_some_and(|t| t.path.is_some() && t.sim.is_some())
-    {
-        return Err(bad(format!(
-            "{}: [target] sets both path and sim; keep one (--target on the command line replaces both)",
-            s.path.display()
-        )));
-    }
     let cli_sim = a
         .target
         .as_ref()

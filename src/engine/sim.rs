@@ -134,7 +134,13 @@ impl Engine for Sim<'_> {
             rec.record(c.kind, c.len as u64, c.done - c.submitted, c.done);
             wait(job, &rec, &mut waited);
         }
-        let end = rec.last_ns;
+        let mut end = rec.last_ns;
+        // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) completed
+        // earlier: the drive's clock and the phase's run to the bound.
+        if let Some(d) = job.deadline_ns.filter(|_| !job.stopping()) {
+            end = end.max(d);
+        }
+        job.set_virtual_now(end);
         dev.advance_clock(base + end);
         if let Some(r) = rows.as_mut() {
             r.finish(end, &dev, self);
@@ -223,7 +229,7 @@ impl DeviceRows {
         }
     }
 
-    /// The last row, ending at the last completion, `end` ns.
+    /// The last row, ending at `end` ns: the last completion, or the phase's time bound if later.
     fn finish(&mut self, end: u64, dev: &SimDevice, sim: &Sim<'_>) {
         self.at(end, dev, sim);
         let now = dev.counters();

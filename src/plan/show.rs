@@ -37,11 +37,12 @@ pub fn render_text(plan: &Plan) -> String {
             .map(|m| format!(", model {m}"))
             .unwrap_or_default()
     );
-    let writes = plan
-        .phases
-        .iter()
-        .any(|p| p.kind != PhaseKind::Workload || p.params.read_percent != Some(100));
-    if writes {
+    if t.kind == TargetKind::Sim {
+        let _ = writeln!(
+            out,
+            "writes only to the simulated drive: nothing on this host is opened or written"
+        );
+    } else if plan.writes() {
         let _ = writeln!(
             out,
             "DESTROYS the data of {} in the byte ranges below",
@@ -73,9 +74,7 @@ pub fn render_text(plan: &Plan) -> String {
         let bound = match p.kind {
             PhaseKind::Erase => match (q.method, t.kind) {
                 (Some(EraseMethod::Auto) | None, TargetKind::File) => "punch-hole".to_string(),
-                (Some(EraseMethod::Auto) | None, TargetKind::Sim) => {
-                    "auto: discard of every unit, empty blocks erased".to_string()
-                }
+                (Some(EraseMethod::Auto) | None, TargetKind::Sim) => "discard (auto)".to_string(),
                 (Some(EraseMethod::Auto) | None, TargetKind::Block) => {
                     "auto: first of secure-discard, discard, zero-out".to_string()
                 }

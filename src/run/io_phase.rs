@@ -221,12 +221,10 @@ pub fn run_io_phase(
         ramp_error = ramp_outcome.error;
         ramp_errors = ramp_outcome.errors;
         // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
+        // (On a simulated drive the engine already ran the virtual clock to the ramp's end.)
         let now = ramp.now_ns();
-        if let Some(device) = sim.filter(|_| now < ramp_ns) {
-            let mut d = device.lock().unwrap_or_else(|p| p.into_inner());
-            let t = d.clock() + (ramp_ns - now);
-            d.advance_clock(t);
-        } else if ramp_error.is_none()
+        if sim.is_none()
+            && ramp_error.is_none()
             && !stop.load(std::sync::atomic::Ordering::Relaxed)
             && now < ramp_ns
         {
@@ -402,11 +400,11 @@ pub fn run_io_phase(
         });
     }
     let device = sim.zip(device_before).map(|(d, before)| {
-        let mut d = d.lock().unwrap_or_else(|p| p.into_inner());
-        // A phase that ended before its duration (a rate cap) still lasts it on the drive's clock.
-        let t = d.clock() + end_ns.saturating_sub(outcome.end_ns);
-        d.advance_clock(t);
-        d.counters().since(&before)
+        // The engine moved the drive's clock to the phase's end (its bound, for a time-bounded phase).
+        d.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .counters()
+            .since(&before)
     });
     outcome.end_ns = end_ns;
     Ok(IoPhaseOutcome {

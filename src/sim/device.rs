@@ -55,13 +55,13 @@ impl SimDevice {
     /// A fresh (factory-new) drive.
     ///
     /// # Errors
-    /// The geometry's message when the parameters do not describe a drive (see [`Geometry::of`]).
-    pub fn new(p: &SimParams) -> Result<SimDevice, String> {
+    /// The geometry's error when the parameters do not describe a drive (see [`Geometry::of`]).
+    pub fn new(p: &SimParams) -> Result<SimDevice, super::geometry::ParamError> {
         let g = Geometry::of(p)?;
         Ok(SimDevice {
             g,
             ftl: Ftl::new(g),
-            timing: Timing::new(p, g.dies),
+            timing: Timing::new(p, g.dies, g.page_slots),
             clock: 0,
         })
     }

@@ -31,7 +31,7 @@ struct Frontier {
     next: u32,
     /// When the data of the page being filled is all there, ns.
     page_ready: u64,
-    /// Host units that end in the page being filled.
+    /// Host units that start in the page being filled (they leave the write buffer when it is programmed).
     page_units: u32,
 }
 
@@ -172,6 +172,8 @@ impl Ftl {
             Stream::Host => self.host,
             Stream::Gc => self.gc,
         };
+        // The old copy is stale from now on: garbage collection below must not copy it.
+        self.invalidate(lu);
         if f.next + k > self.g.sb_slots {
             self.close_frontier(stream, flash);
             if stream == Stream::Host {
@@ -185,7 +187,6 @@ impl Ftl {
             }
             self.open_frontier(stream);
         }
-        self.invalidate(lu);
         let f = match stream {
             Stream::Host => &mut self.host,
             Stream::Gc => &mut self.gc,

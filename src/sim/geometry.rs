@@ -3,6 +3,22 @@
 
 use super::params::{AUTO_DIE_BYTES, MAX_DIES, MAX_MODEL_BYTES, SimParams, UNIT};
 
+/// A parameter that does not describe a drive: which key, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParamError {
+    /// The key in the sim table (`page`, `op`, ...).
+    pub key: &'static str,
+    /// What is wrong, starting with `sim <key> = <value>`.
+    pub message: String,
+}
+
+impl ParamError {
+    fn new(key: &'static str, message: String) -> ParamError {
+        ParamError { key, message }
+    }
+}
+
 /// The derived layout. Flash is addressed in slots: a slot is a whole 4 KiB unit without compression, and
 /// 1/8 of one (512 B) with it, so that a compressed unit takes 1 to 8 slots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +39,8 @@ pub struct Geometry {
     pub sb_slots: u32,
     /// Superblocks of flash.
     pub superblocks: u32,
-    /// Garbage collection keeps more than this many superblocks free.
+    /// Garbage collection starts when this many superblocks or fewer are free (it aims to keep more free;
+    /// the pool may drop to one, when collection runs in the foreground).
     pub gc_free: u32,
 }
 
@@ -31,44 +48,64 @@ impl Geometry {
     /// The geometry of `p`.
     ///
     /// # Errors
-    /// A message naming the key when sizes do not nest (page a multiple of 4 KiB, block of page), the
+    /// [`ParamError`], naming the key, when sizes do not nest (page a multiple of 4 KiB, block of page), the
     /// over-provisioning leaves too little spare for garbage collection, or the mapping tables would need
     /// more than 2 GiB of memory.
-    pub fn of(p: &SimParams) -> Result<Geometry, String> {
+    pub fn of(p: &SimParams) -> Result<Geometry, ParamError> {
         let (page, block) = (p.page.0, p.block.0);
         if page == 0 || page % UNIT != 0 || page > 1 << 20 {
-            return Err(format!(
-                "sim page = {page} B: a flash page must be a multiple of 4 KiB, at most 1 MiB (e.g. \"16KiB\")"
+            return Err(ParamError::new(
+                "page",
+                format!(
+                    "sim page = {page} B: a flash page must be a multiple of 4 KiB, at most 1 MiB (e.g. \"16KiB\")"
+                ),
             ));
         }
         if block == 0 || block % page != 0 || block / page > 1 << 16 {
-            return Err(format!(
-                "sim block = {block} B: an erase block must be a whole number of pages ({page} B), at most 65536 of them (e.g. \"4MiB\")"
+            return Err(ParamError::new(
+                "block",
+                format!(
+                    "sim block = {block} B: an erase block must be a whole number of pages ({page} B), at most 65536 of them (e.g. \"4MiB\")"
+                ),
             ));
         }
         let user_units = p.capacity.0 / UNIT;
         if user_units < 1 {
-            return Err(format!(
-                "sim capacity = {} B: a simulated drive holds at least one 4 KiB unit",
-                p.capacity.0
+            return Err(ParamError::new(
+                "capacity",
+                format!(
+                    "sim capacity = {} B: a simulated drive holds at least one 4 KiB unit",
+                    p.capacity.0
+                ),
             ));
         }
         let flash =
             p.op.checked_of_floor(p.capacity.0)
                 .and_then(|spare| spare.checked_add(p.capacity.0))
-                .ok_or_else(|| format!("sim op = {}: too large", p.op))?;
+                .ok_or_else(|| ParamError::new("op", format!("sim op = {}: too large", p.op)))?;
         let dies = match p.dies {
-            Some(0) => return Err("sim dies = 0: a drive has at least one die".into()),
+            Some(0) => {
+                return Err(ParamError::new(
+                    "dies",
+                    "sim dies = 0: a drive has at least one die".into(),
+                ));
+            }
             Some(d) if d > MAX_DIES => {
-                return Err(format!("sim dies = {d}: at most {MAX_DIES}"));
+                return Err(ParamError::new(
+                    "dies",
+                    format!("sim dies = {d}: at most {MAX_DIES}"),
+                ));
             }
             Some(d) => d,
             None => flash.div_ceil(AUTO_DIE_BYTES).clamp(1, MAX_DIES as u64) as u32,
         };
         if p.gc_free_superblocks < 2 {
-            return Err(format!(
-                "sim gc_free_superblocks = {}: garbage collection needs at least 2 free superblocks to make progress",
-                p.gc_free_superblocks
+            return Err(ParamError::new(
+                "gc_free_superblocks",
+                format!(
+                    "sim gc_free_superblocks = {}: garbage collection needs at least 2 free superblocks to make progress",
+                    p.gc_free_superblocks
+                ),
             ));
         }
         let slots_per_unit: u32 = if p.compression { 8 } else { 1 };
@@ -80,11 +117,14 @@ impl Geometry {
         let user_slots = user_units * slots_per_unit as u64;
         let needed = user_slots.div_ceil(sb_slots) + reserve;
         if superblocks < needed {
-            return Err(format!(
-                "sim op = {}: {} B of flash make {superblocks} superblocks of {sb_bytes} B ({dies} die(s) × block {block} B); the capacity needs {} and garbage collection {reserve} more: raise op, or lower block or dies",
-                p.op,
-                flash,
-                needed - reserve
+            return Err(ParamError::new(
+                "op",
+                format!(
+                    "sim op = {}: {} B of flash make {superblocks} superblocks of {sb_bytes} B ({dies} die(s) × block {block} B); the capacity needs {} and garbage collection {reserve} more: raise op, or lower block or dies",
+                    p.op,
+                    flash,
+                    needed - reserve
+                ),
             ));
         }
         let total_slots = superblocks * sb_slots;
@@ -93,9 +133,12 @@ impl Geometry {
             || user_units > u32::MAX as u64 - 1
             || memory > MAX_MODEL_BYTES
         {
-            return Err(format!(
-                "sim capacity = {} B: the model's mapping tables would take {memory} B of memory, more than the {MAX_MODEL_BYTES} B limit; simulate a smaller drive",
-                p.capacity.0
+            return Err(ParamError::new(
+                "capacity",
+                format!(
+                    "sim capacity = {} B: the model's mapping tables would take {memory} B of memory, more than the {MAX_MODEL_BYTES} B limit; simulate a smaller drive",
+                    p.capacity.0
+                ),
             ));
         }
         Ok(Geometry {
@@ -147,7 +190,7 @@ mod tests {
     use crate::units::{Percent, Size};
 
     fn sim(s: &str) -> Result<Geometry, String> {
-        Geometry::of(&SimParams::parse_target(s).unwrap())
+        Geometry::of(&SimParams::parse_target(s).unwrap()).map_err(|e| format!("{}: {e}", e.key))
     }
 
     #[test]
@@ -205,6 +248,6 @@ mod tests {
             op: Percent::FULL,
             ..SimParams::default()
         };
-        assert!(Geometry::of(&p).unwrap_err().contains("memory"));
+        assert!(Geometry::of(&p).unwrap_err().message.contains("memory"));
     }
 }

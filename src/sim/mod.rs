@@ -34,8 +34,8 @@ impl SimTarget {
     /// The target of `params`.
     ///
     /// # Errors
-    /// The geometry's message when the parameters do not describe a drive.
-    pub fn new(mut params: SimParams) -> Result<SimTarget, String> {
+    /// The geometry's error, naming the key, when the parameters do not describe a drive.
+    pub fn new(mut params: SimParams) -> Result<SimTarget, geometry::ParamError> {
         let g = geometry::Geometry::of(&params)?;
         params.dies = Some(g.dies);
         let sb = g.sb_slots as u64 * g.slot_bytes;

@@ -70,8 +70,10 @@ pub struct SimParams {
     /// Example: `"1MiB"`. Default: `"1MiB"`.
     #[serde(default = "default_buffer")]
     pub buffer: Size,
-    /// Garbage collection runs when a new superblock is needed and no more than this many are free.
-    /// Example: `3`. Default: `3`.
+    /// Garbage collection starts when no more than this many superblocks are free (checked after every host
+    /// write); it then copies a victim's valid data a little per host write, and runs in the foreground
+    /// only when a single free superblock is left. A victim once started is always finished. Example: `3`.
+    /// Default: `3`.
     #[serde(default = "default_gc_threshold")]
     pub gc_free_superblocks: u32,
     /// Data reduction as in SandForce controllers: a 4 KiB unit of zeros takes 1/8 of its flash, a unit of

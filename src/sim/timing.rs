@@ -38,8 +38,9 @@ pub struct Timing {
 }
 
 impl Timing {
-    /// Idle resources for `p` with `dies` dies.
-    pub fn new(p: &SimParams, dies: u32) -> Timing {
+    /// Idle resources for `p` with `dies` dies, whose pages hold up to `page_units` host units (more than
+    /// page / 4 KiB with compression).
+    pub fn new(p: &SimParams, dies: u32, page_units: u32) -> Timing {
         Timing {
             die_free: vec![0; dies as usize],
             ctrl_free: 0,
@@ -50,7 +51,7 @@ impl Timing {
             erase_ns: p.erase_time.0,
             link_bytes_per_s: p.interface_bytes_per_s.0.max(1),
             // At least two pages' worth, so that an open page never blocks its own completion.
-            buffer_units: ((p.buffer.0 / UNIT) as u32).max(2 * (p.page.0 / UNIT) as u32),
+            buffer_units: ((p.buffer.0 / UNIT) as u32).max(2 * page_units),
             buffered: 0,
             releases: BinaryHeap::new(),
             busy_ns: 0,
@@ -83,7 +84,8 @@ impl Timing {
                     t = t.max(when);
                     self.buffered -= n;
                 }
-                // Cannot happen: an open page holds fewer units than the buffer.
+                // Cannot happen: the buffer holds at least two full pages of units (see `new`), and only
+                // the open page's units wait without a release.
                 None => break,
             }
         }
@@ -139,7 +141,7 @@ mod tests {
 
     fn timing(s: &str) -> Timing {
         let p = SimParams::parse_target(s).unwrap();
-        Timing::new(&p, p.dies.unwrap_or(1))
+        Timing::new(&p, p.dies.unwrap_or(1), (p.page.0 / UNIT) as u32)
     }
 
     #[test]

@@ -369,9 +369,21 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
             .phase
             .and_then(|i| spec.phases.get(i))
             .map(|p| p.name.as_str());
-        let location = spec
-            .index
-            .locate(&r.path)
+        // The key itself; for a [target] key the file does not set (a default value), the nearest
+        // enclosing key it has.
+        let nearest = |path: &str| {
+            let mut p = path;
+            loop {
+                if let Some(l) = spec.index.locate(p) {
+                    return Some(l);
+                }
+                if !p.starts_with("target.") {
+                    return None;
+                }
+                p = &p[..p.rfind('.')?];
+            }
+        };
+        let location = nearest(&r.path)
             .or_else(|| {
                 let origin = r
                     .phase

@@ -169,6 +169,24 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
             Some("e.g. version = \"1.0.0\""),
         ));
     }
+    if let Some(t) = &spec.target {
+        if t.path.is_some() && t.sim.is_some() {
+            return Err(err(
+                "target.sim".into(),
+                None,
+                "[target] sets both path and sim; keep one",
+                Some("path is a file or block device, sim a simulated SSD"),
+            ));
+        }
+        if let Some(Err(e)) = t.sim.clone().map(crate::sim::SimTarget::new) {
+            return Err(err(
+                format!("target.sim.{}", e.key),
+                None,
+                e.message,
+                Some("see \"Simulated SSD target\" in docs/spec.md"),
+            ));
+        }
+    }
     let d = spec.defaults.clone().unwrap_or_default();
     check_common(
         "defaults",

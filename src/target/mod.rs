@@ -77,7 +77,7 @@ impl TargetInfo {
     /// # Errors
     /// A message naming the parameter when they do not describe a drive.
     pub fn sim(params: crate::sim::SimParams) -> Result<TargetInfo, String> {
-        let t = crate::sim::SimTarget::new(params)?;
+        let t = crate::sim::SimTarget::new(params).map_err(|e| e.to_string())?;
         Ok(TargetInfo {
             path: PathBuf::from(t.name()),
             kind: TargetKind::Sim,

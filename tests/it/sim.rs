@@ -373,6 +373,38 @@ fn bad_sim_targets_are_refused_with_the_key() {
     let (code, _, err) = code_out_err(&wkrun(dir.path(), &["validate", "key.toml"]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("spare") && err.contains("key.toml:6"), "{err}");
+    // A geometry that is not a drive is found by validate, at the key (or the table, for a default).
+    for (table, at, needle) in [
+        (
+            "{ capacity = \"64MiB\", op = \"7%\" }",
+            "key.toml:6:29: target.sim.op",
+            "raise op",
+        ),
+        (
+            "{ capacity = \"1GiB\", page = \"6KiB\" }",
+            "key.toml:6:28: target.sim.page",
+            "6144 B",
+        ),
+        (
+            "{ capacity = \"64MiB\" }",
+            "key.toml:6:1: target.sim",
+            "raise op",
+        ),
+    ] {
+        write_file(
+            dir.path(),
+            "key.toml",
+            &spec_text(
+                "key",
+                &format!(
+                    "[target]\nsim = {table}\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n"
+                ),
+            ),
+        );
+        let (code, _, err) = code_out_err(&wkrun(dir.path(), &["validate", "key.toml"]));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(at) && err.contains(needle), "{table}: {err}");
+    }
 }
 
 /// The spec's `[target] sim` table runs like `--target sim:...`, and `wkrun plan` shows the model.
@@ -427,4 +459,41 @@ fn verification_is_refused_on_the_simulated_drive() {
         assert!(err.contains("keeps no data") && err.contains(key), "{err}");
         assert!(!out.join("results.json").exists());
     }
+}
+
+/// A rate-capped, time-bounded phase lasts its duration on the virtual clock, as on the wall clock: 3 IOPS
+/// for 10 s issue exactly 30 writes, the phase lasts 10 s, and the series and device CSVs have 10 rows
+/// each, the last ending at 10 s.
+#[test]
+fn rate_capped_phase_lasts_its_duration_in_virtual_time() {
+    let dir = tempdir();
+    let out = run_ok(
+        dir.path(),
+        "rate",
+        r#"
+[[phase]]
+name = "capped"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 4
+read_percent = 0
+duration = "10s"
+rate_iops = 3
+"#,
+        Path::new("sim:capacity=64MiB,op=28%,block=256KiB"),
+    );
+    let (_, r) = strict_results(&out);
+    let w = phase(&r, 0);
+    assert_eq!(u(w, "/write/ops"), 30);
+    assert_eq!(w["duration_s"].as_f64(), Some(10.0));
+    let (series, device) = phase_csvs(&out, &r, 0);
+    assert_eq!(series.len(), 10);
+    assert_eq!(device.len(), 10);
+    assert_eq!(f(&series[9], "t_s"), 10.0);
+    assert_eq!(f(&device[9], "t_s"), 10.0);
+    assert!(
+        series.iter().all(|row| n(row, "write_ops") == 3),
+        "3 writes a second"
+    );
 }
