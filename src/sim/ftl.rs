@@ -167,13 +167,34 @@ impl Ftl {
     /// Writes logical unit `lu`, taking `k` slots (1..=slots_per_unit), its data ready at `ready` ns.
     /// Host writes may first run garbage collection when the free pool is low.
     pub fn write(&mut self, lu: u32, k: u32, ready: u64, stream: Stream, flash: &mut impl Flash) {
+        self.place(lu, k, ready, stream, flash, None);
+    }
+
+    /// [`Ftl::write`], with the unit's current slot when the caller knows it (a GC copy: `old` is the slot
+    /// it is copied from, so the map need not be read, which on a large drive is a cache miss per copy).
+    fn place(
+        &mut self,
+        lu: u32,
+        k: u32,
+        ready: u64,
+        stream: Stream,
+        flash: &mut impl Flash,
+        old: Option<u32>,
+    ) {
         let k = k.clamp(1, self.g.slots_per_unit);
         let f = match stream {
             Stream::Host => self.host,
             Stream::Gc => self.gc,
         };
         // The old copy is stale from now on: garbage collection below must not copy it.
-        self.invalidate(lu);
+        match old {
+            Some(s) => {
+                debug_assert_eq!(self.l2p[lu as usize], s);
+                self.valid[self.g.sb_of(s) as usize] -= k;
+                self.p2l[s as usize] = NONE;
+            }
+            None => self.invalidate(lu),
+        }
         if f.next + k > self.g.sb_slots {
             self.close_frontier(stream, flash);
             if stream == Stream::Host {
@@ -276,12 +297,15 @@ impl Ftl {
         let base = j.sb * self.g.sb_slots;
         while j.pos < self.g.sb_slots {
             let slot = base + j.pos;
+            // The reverse map is exact: a slot names a unit only while that unit lives there (invalidation
+            // and erase clear it).
             let lu = self.p2l[slot as usize];
-            if lu == NONE || self.l2p[lu as usize] != slot {
+            if lu == NONE {
                 // Invalid slots cost nothing to pass over.
                 j.pos += 1;
                 continue;
             }
+            debug_assert_eq!(self.l2p[lu as usize], slot);
             if spent >= budget {
                 break;
             }
@@ -294,7 +318,7 @@ impl Ftl {
             }
             // The controller pipelines copy reads with programs across dies: a copy's program is queued at
             // `at` on its die, not after its own read (which would leave dies idle in a reservation model).
-            self.write(lu, k, at, Stream::Gc, flash);
+            self.place(lu, k, at, Stream::Gc, flash, Some(slot));
             j.pos += k;
             spent += k as f64;
         }
