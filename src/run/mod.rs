@@ -428,7 +428,8 @@ pub fn execute(
                 (pr.read.bw_bytes_per_s + pr.write.bw_bytes_per_s) / 1e6
             ));
             if let Some(ss) = &pr.steady_state {
-                match (ss.at_s, ss.ended_phase) {
+                // To the millisecond, without float noise (1.2, not 1.2000000000000002).
+                match (ss.at_s.map(|a| (a * 1e3).round() / 1e3), ss.ended_phase) {
                     (Some(at), true) => log(&format!(
                         "      steady state at {at} s: the phase ended there (until = \"steady\")"
                     )),
