@@ -397,6 +397,10 @@ pub struct DeviceResult {
     pub gc_copy_bytes: u64,
     /// Erase blocks erased.
     pub erased_blocks: u64,
+    /// Bytes of written 4 KiB units that discard (TRIM) unmapped: in an erase phase, what the erase
+    /// actually released (units never written, or only partly inside the span, are not counted).
+    #[serde(default)]
+    pub trimmed_bytes: u64,
     /// Erased blocks ready for writing at the end of the phase.
     pub free_blocks: u64,
     /// Write amplification: flash_write_bytes / host_write_bytes; absent without host writes.
@@ -413,6 +417,7 @@ impl DeviceResult {
             flash_write_bytes: c.flash_write_bytes,
             gc_copy_bytes: c.gc_copy_bytes,
             erased_blocks: c.erased_blocks,
+            trimmed_bytes: c.trimmed_bytes,
             free_blocks: c.free_blocks,
             write_amplification: c.write_amplification(),
         }

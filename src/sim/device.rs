@@ -28,6 +28,8 @@ pub struct DeviceCounters {
     pub gc_copy_bytes: u64,
     /// Erase blocks erased (superblocks × dies).
     pub erased_blocks: u64,
+    /// Bytes of mapped 4 KiB units that discard (TRIM) unmapped.
+    pub trimmed_bytes: u64,
     /// Erased erase blocks ready for writing.
     pub free_blocks: u64,
 }
@@ -40,6 +42,7 @@ impl DeviceCounters {
             flash_write_bytes: self.flash_write_bytes - earlier.flash_write_bytes,
             gc_copy_bytes: self.gc_copy_bytes - earlier.gc_copy_bytes,
             erased_blocks: self.erased_blocks - earlier.erased_blocks,
+            trimmed_bytes: self.trimmed_bytes - earlier.trimmed_bytes,
             free_blocks: self.free_blocks,
         }
     }
@@ -180,6 +183,7 @@ impl SimDevice {
             flash_write_bytes: (c.host_slots + c.gc_slots) * slot,
             gc_copy_bytes: c.gc_slots * slot,
             erased_blocks: c.erased_superblocks * self.g.dies as u64,
+            trimmed_bytes: c.trimmed_units * UNIT,
             free_blocks: self.ftl.free_superblocks() as u64 * self.g.dies as u64,
         }
     }

@@ -183,6 +183,15 @@ span = ["100%", "93%", "84%", "50%", "25%"]
         .filter(|p| p["kind"] == "workload")
         .collect();
     assert_eq!(saturate.len(), 5);
+    // The first purge finds a factory-new drive; the second releases every unit the first sweep wrote
+    // (its fill covered the whole drive); the third only the 93 % span the second sweep wrote (its
+    // random writes reach the last 4 KiB units that the 128 KiB fill's rounding left out).
+    assert_eq!(u(phase(&r, 0), "/device/trimmed_bytes"), 0);
+    assert_eq!(u(phase(&r, 3), "/device/trimmed_bytes"), 64 << 20);
+    assert_eq!(
+        u(phase(&r, 6), "/device/trimmed_bytes"),
+        u(phase(&r, 5), "/params/span_bytes")
+    );
     let iops: Vec<f64> = saturate
         .iter()
         .map(|p| p["windows"][0]["iops"]["avg"].as_f64().expect("window avg"))
