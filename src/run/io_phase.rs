@@ -343,20 +343,21 @@ pub fn run_io_phase(
     let mut outcome = outcome;
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     outcome.errors.merge(ramp_errors);
-    // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier.
+    // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier:
+    // on the wall clock by waiting it out, on a virtual clock (where no time passes by itself) by ending there.
+    let ran_out = outcome.error.is_none()
+        && !ended_at_steady
+        && !stop.load(std::sync::atomic::Ordering::Relaxed);
     if let Some(d) = p.duration_ns.filter(|_| !job.is_virtual()) {
         let now = job.now_ns();
-        if outcome.error.is_none()
-            && !ended_at_steady
-            && !stop.load(std::sync::atomic::Ordering::Relaxed)
-            && now < d
-        {
+        if ran_out && now < d {
             std::thread::sleep(std::time::Duration::from_nanos(d - now));
         }
     }
-    let mut end_ns = outcome
-        .end_ns
-        .max(p.duration_ns.unwrap_or(0).min(job.now_ns()));
+    let mut end_ns = match p.duration_ns {
+        Some(d) if job.is_virtual() && ran_out => outcome.end_ns.max(d),
+        d => outcome.end_ns.max(d.unwrap_or(0).min(job.now_ns())),
+    };
     // Buffered writes are not done until they reach the device: flush them inside the phase, so that
     // page-cache writeback is neither lost nor charged to the next phase.
     if let Some(file) = file.as_ref().filter(|_| !io.direct && phase.writes())
