@@ -32,11 +32,6 @@ static ZRAM_LOCK: Mutex<()> = Mutex::new(());
 // ---------------------------------------------------------------------------------------------------------------
 // Environment checks and guards.
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
 /// Why `engine` cannot run on this machine, or `None` when it can.
 fn engine_unavailable(engine: &str) -> Option<String> {
     match engine {
@@ -86,68 +81,6 @@ fn loop_guard() -> std::sync::MutexGuard<'static, ()> {
     LOOP_LOCK
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// A filesystem mounted for a test, unmounted on drop (retrying while a loop device or an io_uring ring that
-/// the kernel tears down in the background still holds a file on it; lazily as a last resort).
-struct Mount {
-    dir: PathBuf,
-}
-
-impl Mount {
-    /// `mount ARGS DIR` after creating DIR; Err(reason) when it fails.
-    fn new(dir: PathBuf, args: &[&str]) -> Result<Mount, String> {
-        if !is_root() {
-            return Err("not running as root: mounting needs root".into());
-        }
-        fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let out = Command::new("mount")
-            .args(args)
-            .arg(&dir)
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "mount {} failed: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(Mount { dir })
-    }
-
-    /// A tmpfs of `size` (as for `mount -o size=`) at `dir`.
-    fn tmpfs(dir: PathBuf, size: &str) -> Result<Mount, String> {
-        Mount::new(
-            dir,
-            &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"],
-        )
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let ok = Command::new("umount")
-                .arg(&self.dir)
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            if ok {
-                return;
-            }
-            if Instant::now() > deadline {
-                eprintln!(
-                    "note: {} stayed busy for 10 s; unmounting it lazily",
-                    self.dir.display()
-                );
-                let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
 }
 
 /// A 64 MiB zram device of this test, reset (and removed, if the test added it) on drop. Holds [`ZRAM_LOCK`].
