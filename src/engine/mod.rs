@@ -97,7 +97,8 @@ pub struct Job<'a> {
     pub clock_kind: ClockKind,
     /// With a virtual clock: the engine waits after each closed interval until the collector has taken it,
     /// so that a decision the collector makes (steady state reached) stops the engine at the same virtual
-    /// time on every run.
+    /// time on every run; or, with a lag, until the collector is at most that many intervals behind, so
+    /// that the intervals waiting for it take bounded memory.
     pub lockstep: Option<LockStep>,
     /// What a failed I/O does: stop the phase, or be counted while the phase goes on.
     pub on_error: crate::spec::OnError,
@@ -127,9 +128,20 @@ pub enum ClockKind {
 pub struct LockStep {
     handled: Mutex<u64>,
     cv: Condvar,
+    /// Events the engine may be ahead of the collector: 0 to wait for every one.
+    lag: u64,
 }
 
 impl LockStep {
+    /// A lockstep that lets the engine run up to `lag` events ahead of the collector: enough to keep both
+    /// busy, few enough that the events waiting in the channel take bounded memory however long the phase.
+    pub fn with_lag(lag: u64) -> LockStep {
+        LockStep {
+            lag,
+            ..LockStep::default()
+        }
+    }
+
     /// The collector has handled one more event.
     pub fn handled_one(&self) {
         let mut n = self.handled.lock().unwrap_or_else(|p| p.into_inner());
@@ -137,8 +149,9 @@ impl LockStep {
         self.cv.notify_all();
     }
 
-    /// Waits until at least `n` events have been handled.
+    /// Waits until at least `n` events, less the allowed lag, have been handled.
     pub fn wait_for(&self, n: u64) {
+        let n = n.saturating_sub(self.lag);
         let mut h = self.handled.lock().unwrap_or_else(|p| p.into_inner());
         while *h < n {
             h = self.cv.wait(h).unwrap_or_else(|p| p.into_inner());
@@ -326,4 +339,38 @@ pub trait Engine {
     fn workers(&self, job: &Job<'_>) -> usize;
     /// Runs the job to its end.
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LockStep;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[test]
+    fn lockstep_with_a_lag_waits_only_beyond_it() {
+        let ls = Arc::new(LockStep::with_lag(2));
+        // Two events ahead of the collector: no wait.
+        ls.wait_for(2);
+        // A third must wait for one to be handled.
+        let passed = Arc::new(AtomicBool::new(false));
+        let t = {
+            let (ls, passed) = (Arc::clone(&ls), Arc::clone(&passed));
+            std::thread::spawn(move || {
+                ls.wait_for(3);
+                passed.store(true, Ordering::SeqCst);
+            })
+        };
+        assert!(
+            !passed.load(Ordering::SeqCst),
+            "3 events, lag 2, none handled: waits"
+        );
+        ls.handled_one();
+        t.join().expect("waiter");
+        assert!(passed.load(Ordering::SeqCst));
+        // Without a lag, every event is waited for.
+        let strict = LockStep::default();
+        strict.handled_one();
+        strict.wait_for(1);
+    }
 }

@@ -169,7 +169,12 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
                 t = now();
                 continue;
             }
-            if let Some((_, at)) = held.filter(|_| error.is_none() && !job.stopping()) {
+            // An op held for its issue time that the deadline overtook (the thread woke late) is never
+            // issued: without this check the loop would spin here, unable to submit or to sleep.
+            let before_deadline = job.deadline_ns.is_none_or(|d| now() < d);
+            if let Some((_, at)) =
+                held.filter(|_| error.is_none() && !job.stopping() && before_deadline)
+            {
                 // Nothing in flight and the next op not due yet: sleep until it is, or the interval ends.
                 t = now();
                 let boundary = (t / job.clock.interval_ns + 1) * job.clock.interval_ns;

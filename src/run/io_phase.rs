@@ -31,7 +31,7 @@ pub struct IoPhaseOutcome {
     pub totals: crate::stats::IntervalCounts,
     /// When the measured part started, after a ramp (RFC 3339); `None` without a ramp.
     pub measured_started_at: Option<String>,
-    /// Total IOPS of every full row, in order (for windows and aggregates).
+    /// Total IOPS of every full row, in order, when the phase has windows or aggregates (empty otherwise).
     pub iops: Vec<f64>,
     /// The steady-state verdict, when the phase has a rule.
     pub steady: Option<crate::stats::steady::Verdict>,
@@ -288,10 +288,11 @@ pub fn run_io_phase(
         abort: AtomicBool::new(false),
         clock_kind: clock_kind(),
         // Only a steady-state stop feeds a collector decision back into the engine; without one, the
-        // simulation need not wait for the collector.
-        lockstep: sim
-            .filter(|_| p.until == Some(crate::spec::Until::Steady))
-            .map(|_| LockStep::default()),
+        // simulation need not wait for each interval, only stay at most SIM_LAG ahead (memory).
+        lockstep: sim.map(|_| match p.until {
+            Some(crate::spec::Until::Steady) => LockStep::default(),
+            _ => LockStep::with_lag(SIM_LAG),
+        }),
         on_error: p.on_error.unwrap_or(crate::spec::OnError::Stop),
         check,
     };
@@ -302,7 +303,8 @@ pub fn run_io_phase(
     let per_round = p
         .steady_round_ns
         .map_or(1, |r| (r / io.interval_ns).max(1) as usize);
-    let mut rows = Rows::new(p.steady_state, p.steady_leave, per_round);
+    let keep_iops = !p.windows.is_empty() || p.aggregate_ns.is_some();
+    let mut rows = Rows::new(p.steady_state, p.steady_leave, per_round, keep_iops);
     let until_steady = p.until == Some(crate::spec::Until::Steady);
     let mut ended_at_steady = false;
     let outcome = std::thread::scope(|s| {
@@ -341,20 +343,21 @@ pub fn run_io_phase(
     let mut outcome = outcome;
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     outcome.errors.merge(ramp_errors);
-    // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier.
+    // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) was issued earlier:
+    // on the wall clock by waiting it out, on a virtual clock (where no time passes by itself) by ending there.
+    let ran_out = outcome.error.is_none()
+        && !ended_at_steady
+        && !stop.load(std::sync::atomic::Ordering::Relaxed);
     if let Some(d) = p.duration_ns.filter(|_| !job.is_virtual()) {
         let now = job.now_ns();
-        if outcome.error.is_none()
-            && !ended_at_steady
-            && !stop.load(std::sync::atomic::Ordering::Relaxed)
-            && now < d
-        {
+        if ran_out && now < d {
             std::thread::sleep(std::time::Duration::from_nanos(d - now));
         }
     }
-    let mut end_ns = outcome
-        .end_ns
-        .max(p.duration_ns.unwrap_or(0).min(job.now_ns()));
+    let mut end_ns = match p.duration_ns {
+        Some(d) if job.is_virtual() && ran_out => outcome.end_ns.max(d),
+        d => outcome.end_ns.max(d.unwrap_or(0).min(job.now_ns())),
+    };
     // Buffered writes are not done until they reach the device: flush them inside the phase, so that
     // page-cache writeback is neither lost nor charged to the next phase.
     if let Some(file) = file.as_ref().filter(|_| !io.direct && phase.writes())
@@ -468,9 +471,15 @@ fn make_engine<'a>(
     }
 }
 
+/// Closed intervals a simulated drive may run ahead of the series collector (a simulation outruns the CSV
+/// writer; each waiting interval holds one event of about 100 bytes).
+const SIM_LAG: u64 = 4096;
+
 /// The full rows of a phase as they are released: total IOPS per row, and the steady-state detector.
 struct Rows {
+    /// Total IOPS of every full row, kept only for windows and aggregates (8 bytes a row).
     iops: Vec<f64>,
+    keep_iops: bool,
     detector: Option<SteadyDetector>,
     metric: FioMetric,
     reached: bool,
@@ -481,7 +490,12 @@ struct Rows {
 }
 
 impl Rows {
-    fn new(rule: Option<Rule>, leave: Option<LeaveRule>, per_round: usize) -> Rows {
+    fn new(
+        rule: Option<Rule>,
+        leave: Option<LeaveRule>,
+        per_round: usize,
+        keep_iops: bool,
+    ) -> Rows {
         let metric = match rule {
             Some(Rule::Fio(f)) => f.metric,
             _ => FioMetric::Iops,
@@ -490,6 +504,7 @@ impl Rows {
         let detector = rule.and_then(|r| SteadyDetector::new(r, leave).ok());
         Rows {
             iops: Vec::new(),
+            keep_iops,
             detector,
             metric,
             reached: false,
@@ -502,7 +517,9 @@ impl Rows {
     /// Takes one full row; true when steady state was first reached with it.
     fn push(&mut self, row: &SeriesRow) -> bool {
         let iops = row.read_iops + row.write_iops;
-        self.iops.push(iops);
+        if self.keep_iops {
+            self.iops.push(iops);
+        }
         let value = match self.metric {
             FioMetric::Iops => iops,
             FioMetric::Bw => row.read_bw_bytes_per_s + row.write_bw_bytes_per_s,

@@ -393,3 +393,188 @@ method = "nvme-format"
     assert!(!out.join("results.json").exists(), "nothing ran");
     assert_eq!(dev.sectors_written(), before, "no sector written");
 }
+
+/// Runs `wkrun plan` and then a one-phase 1 MiB fill of `target` with `--allow-destroy target`; asserts the
+/// run is refused before anything is written: exit 2, the message naming `why` (each string), no output
+/// folder. `what` names the case in failure messages.
+fn assert_write_refused(dir: &Path, what: &str, target: &Path, why: &[&str]) {
+    let t = target.to_str().expect("utf-8 device path");
+    let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n";
+    let before = dir_listing(dir);
+    let (o, out) = run_spec(dir, "mounted", body, target, &["--allow-destroy", t]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{what}: refused with exit 2: {err}");
+    for w in why {
+        assert!(err.contains(w), "{what}: the message says {w:?}: {err}");
+    }
+    assert!(!out.exists(), "{what}: no output folder");
+    let mut after = dir_listing(dir);
+    after.retain(|p| p != "spec.toml");
+    let mut before = before;
+    before.retain(|p| p != "spec.toml");
+    assert_eq!(after, before, "{what}: nothing written in the run folder");
+}
+
+/// Issue 7, item 1, on a real mounted filesystem: a 64 MiB loop device holding an ext4 that is mounted
+/// (read-only without journal replay, `ro,noload`, so that the mount itself writes nothing and the device's
+/// bytes can be compared exactly). A write spec naming it with `--allow-destroy` is refused: exit 2, the
+/// message says it is mounted and where, no results; after unmounting, the backing file hashes as before
+/// and the device counted no sector written.
+#[test]
+fn mounted_loop_device_is_refused_and_left_unchanged() {
+    let name = "blockdev::mounted_loop_device_is_refused_and_left_unchanged";
+    let d = tempdir();
+    let Some(dev) = loop_dev(name, d.path()) else {
+        return;
+    };
+    let mk = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&dev.dev)
+        .output();
+    if !mk.as_ref().is_ok_and(|o| o.status.success()) {
+        skip(name, &format!("mkfs.ext4 failed or is missing: {mk:?}"));
+        return;
+    }
+    let hash_before = sha256_hex(&read(&dev.backing));
+    let written_before = dev.sectors_written();
+    let mnt_dir = d.path().join("mnt");
+    let mnt = match Mount::new(mnt_dir.clone(), &["-o", "ro,noload", dev_str(&dev)]) {
+        Ok(m) => m,
+        Err(why) => {
+            skip(name, &why);
+            return;
+        }
+    };
+    let run_dir = d.path().join("run");
+    std::fs::create_dir_all(&run_dir).expect("run folder");
+    let mnt_s = mnt_dir.to_str().expect("utf-8 path");
+    assert_write_refused(
+        &run_dir,
+        "mounted loop device",
+        &dev.dev,
+        &[
+            &format!("refusing to write to {}", dev_str(&dev)),
+            &format!("{} is mounted at {mnt_s}", dev_str(&dev)),
+        ],
+    );
+    drop(mnt);
+    assert_eq!(
+        dev.sectors_written(),
+        written_before,
+        "no sector written to the device"
+    );
+    assert_eq!(
+        sha256_hex(&read(&dev.backing)),
+        hash_before,
+        "the device's bytes are unchanged"
+    );
+}
+
+/// The whole disk is refused when one of its partitions is mounted: a loop device with an MBR partition
+/// table (one partition from sector 2048, added with `partx -a`), an ext4 on the partition mounted
+/// `ro,noload`; a write to the whole device names the partition and where it is mounted, and nothing of
+/// the device changes. Then, where device mapper works, a dm-linear device over the loop device makes it
+/// a holder's: refused as held, naming the dm device (skipped with the reason otherwise).
+#[test]
+fn disk_with_a_mounted_partition_or_a_holder_is_refused() {
+    let name = "blockdev::disk_with_a_mounted_partition_or_a_holder_is_refused";
+    let d = tempdir();
+    let Some(dev) = loop_dev(name, d.path()) else {
+        return;
+    };
+    let sh = |cmd: &str, args: &[&str], stdin: Option<&str>| -> Result<(), String> {
+        use std::io::Write;
+        let mut c = std::process::Command::new(cmd);
+        c.args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().map_err(|e| format!("{cmd}: {e}"))?;
+        if let (Some(text), Some(mut i)) = (stdin, child.stdin.take()) {
+            i.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+        }
+        let o = child.wait_with_output().map_err(|e| e.to_string())?;
+        if o.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{cmd} {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&o.stderr).trim()
+            ))
+        }
+    };
+    let part = std::path::PathBuf::from(format!("{}p1", dev_str(&dev)));
+    let part_s = part.to_str().expect("utf-8 path").to_string();
+    let setup = sh(
+        "sfdisk",
+        &["-q", dev_str(&dev)],
+        Some("label: dos\n2048,,L\n"),
+    )
+    .and_then(|()| sh("partx", &["-a", dev_str(&dev)], None))
+    .and_then(|()| sh("mkfs.ext4", &["-q", "-F", &part_s], None));
+    if let Err(why) = setup {
+        skip(name, &format!("cannot partition the loop device: {why}"));
+        return;
+    }
+    let hash_before = sha256_hex(&read(&dev.backing));
+    let written_before = dev.sectors_written();
+    let mnt_dir = d.path().join("mnt");
+    let mnt = match Mount::new(mnt_dir.clone(), &["-o", "ro,noload", &part_s]) {
+        Ok(m) => m,
+        Err(why) => {
+            skip(name, &why);
+            return;
+        }
+    };
+    let run_dir = d.path().join("run");
+    std::fs::create_dir_all(&run_dir).expect("run folder");
+    assert_write_refused(
+        &run_dir,
+        "disk with a mounted partition",
+        &dev.dev,
+        &[&format!(
+            "{part_s} is mounted at {}",
+            mnt_dir.to_str().expect("utf-8 path")
+        )],
+    );
+    drop(mnt);
+    assert_eq!(dev.sectors_written(), written_before, "no sector written");
+    assert_eq!(
+        sha256_hex(&read(&dev.backing)),
+        hash_before,
+        "the device's bytes are unchanged"
+    );
+
+    // A holder: dm-linear over the whole loop device.
+    let dm_name = format!("wkrun-test-{}", std::process::id());
+    let table = format!("0 {} linear {} 0\n", 64 * MIB / 512, dev_str(&dev));
+    if let Err(why) = sh("dmsetup", &["create", &dm_name], Some(&table)) {
+        skip(
+            &format!("{name} [holder]"),
+            &format!("no device mapper: {why}"),
+        );
+        return;
+    }
+    let holder = std::fs::read_dir(format!("/sys/block/{}/holders", dev.sys_name()))
+        .ok()
+        .and_then(|mut it| it.next())
+        .and_then(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned());
+    let run2 = d.path().join("run2");
+    std::fs::create_dir_all(&run2).expect("run folder");
+    let result = std::panic::catch_unwind(|| {
+        let holder = holder.expect("the dm device is listed in holders/");
+        assert_write_refused(
+            &run2,
+            "held loop device",
+            &dev.dev,
+            &[&format!("{} is held by {holder}", dev_str(&dev))],
+        );
+    });
+    let _ = sh("dmsetup", &["remove", &dm_name], None);
+    if let Err(p) = result {
+        std::panic::resume_unwind(p);
+    }
+    assert_eq!(dev.sectors_written(), written_before, "no sector written");
+}

@@ -3,7 +3,8 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// Path of the built `wkrun` binary.
 pub fn wkrun_bin() -> &'static str {
@@ -461,4 +462,73 @@ pub fn plan_json(dir: &Path, spec: &Path, target: &Path, args: &[&str]) -> serde
     let (code, out, err) = code_out_err(&wkrun(dir, &all));
     assert_eq!(code, 0, "wkrun plan {spec} failed: {err}");
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("plan --json is JSON: {e}\n{out}"))
+}
+
+/// Whether the tests run as root (mounts, loop devices).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A filesystem mounted for a test, unmounted on drop (retrying while a loop device or an io_uring ring that
+/// the kernel tears down in the background still holds a file on it; lazily as a last resort).
+pub struct Mount {
+    /// The mount point.
+    pub dir: PathBuf,
+}
+
+impl Mount {
+    /// `mount ARGS DIR` after creating DIR; Err(reason) when it fails.
+    pub fn new(dir: PathBuf, args: &[&str]) -> Result<Mount, String> {
+        if !is_root() {
+            return Err("not running as root: mounting needs root".into());
+        }
+        fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let out = Command::new("mount")
+            .args(args)
+            .arg(&dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Mount { dir })
+    }
+
+    /// A tmpfs of `size` (as for `mount -o size=`) at `dir`.
+    pub fn tmpfs(dir: PathBuf, size: &str) -> Result<Mount, String> {
+        Mount::new(
+            dir,
+            &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"],
+        )
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let ok = Command::new("umount")
+                .arg(&self.dir)
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                return;
+            }
+            if Instant::now() > deadline {
+                eprintln!(
+                    "note: {} stayed busy for 10 s; unmounting it lazily",
+                    self.dir.display()
+                );
+                let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }

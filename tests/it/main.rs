@@ -14,6 +14,7 @@ mod null_engine;
 mod phases;
 mod progress;
 mod report;
+mod resources;
 mod schema_sync;
 mod series;
 mod sim;
