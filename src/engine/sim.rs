@@ -143,12 +143,7 @@ impl Engine for Sim<'_> {
         job.set_virtual_now(end);
         dev.advance_clock(base + end);
         if let Some(r) = rows.as_mut() {
-            // A phase its duration ended lasts the whole duration (the runner ends its series there too).
-            let last = match job.deadline_ns {
-                Some(d) if exhausted && !job.stopping() => end.max(d),
-                _ => end,
-            };
-            r.finish(last, &dev, self);
+            r.finish(end, &dev, self);
         }
         rec.finish(None)
     }
