@@ -102,7 +102,8 @@ enum CompareFormat {
 
 #[derive(Args, Clone)]
 struct TargetArgs {
-    /// Target: a file or block device (replaces the spec's [target].path).
+    /// Target: a file, a block device, or sim:KEY=VALUE,... for a simulated SSD (replaces the spec's
+    /// [target]).
     #[arg(long, value_name = "PATH")]
     target: Option<PathBuf>,
     /// Size of a file target wkrun creates (e.g. 4GiB); ignored for existing files and devices.
@@ -392,6 +393,20 @@ fn cmd_report(
 /// that the plan writes to without `--allow-destroy` naming it, or that is mounted or in use.
 fn refusal(plan: &Plan, allow_destroy: Option<&Path>) -> Option<String> {
     let t = &plan.target;
+    if let (Some(d), false) = (allow_destroy, t.kind == TargetKind::Block) {
+        // The user meant a device and forgot --target (or named the wrong one): running on the file or the
+        // simulated drive instead would look like a test of the device.
+        return Some(format!(
+            "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
+            d.display(),
+            t.path.display(),
+            match t.kind {
+                TargetKind::Sim => "a simulated drive",
+                _ => "a file",
+            },
+            d.display()
+        ));
+    }
     if t.kind != TargetKind::Block || !plan.writes() {
         return None;
     }

@@ -97,7 +97,7 @@ pub fn is_fatal(e: &IoError) -> bool {
             Some(libc::ENODEV | libc::ENXIO | libc::EBADF)
         ),
         IoCause::Short(_) => false,
-        IoCause::Data(_) | IoCause::Setup(..) => true,
+        IoCause::Data(_) | IoCause::Setup(..) | IoCause::Limit(_) => true,
     }
 }
 
@@ -111,6 +111,7 @@ fn cause_key(c: &IoCause) -> (String, Option<i32>) {
         IoCause::Short(_) => ("short".to_string(), None),
         IoCause::Data(_) => ("data".to_string(), None),
         IoCause::Setup(..) => ("setup".to_string(), None),
+        IoCause::Limit(_) => ("limit".to_string(), None),
     }
 }
 

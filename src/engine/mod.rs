@@ -285,7 +285,7 @@ pub struct IoError {
 
 impl std::fmt::Display for IoError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let IoCause::Setup(..) = self.cause {
+        if let IoCause::Setup(..) | IoCause::Limit(_) = self.cause {
             return write!(f, "{}", self.cause);
         }
         let op = match self.kind {
@@ -315,6 +315,9 @@ pub enum IoCause {
     /// The engine could not start (no AIO context, io_uring unavailable): what failed, and the OS error.
     #[error("the {engine} engine could not start: {msg}", engine = .0, msg = os_text(.1))]
     Setup(&'static str, io::Error),
+    /// The phase ran past a limit of the run (a simulated phase past its maximum virtual length).
+    #[error("{0}")]
+    Limit(String),
 }
 
 /// An OS error as "<message> (errno N)" (std writes "(os error N)"; errno is the term users search for).

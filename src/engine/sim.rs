@@ -3,8 +3,9 @@
 //! taken in time order, and a freed slot is refilled at its completion time, as a host keeping QD I/Os in
 //! flight would. The phase clock is the drive's: a 2000 s phase takes as long as the CPU needs to simulate it.
 
-use super::{Engine, Event, Job, Outcome, Recorder, queue};
+use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder, queue};
 use crate::ops::{Op, OpKind, Ops};
+use crate::plan::MAX_INTERVALS;
 use crate::sim::{DeviceCounters, SimDevice};
 use crate::stats::IntervalClock;
 use serde::Serialize;
@@ -80,6 +81,12 @@ impl Engine for Sim<'_> {
         let mut exhausted = false;
         let mut t = 0u64;
         let mut waited = 0u64;
+        let mut error = None;
+        // A phase without a time bound must still end: at most MAX_INTERVALS intervals of virtual time.
+        let limit = match job.deadline_ns {
+            Some(_) => u64::MAX,
+            None => MAX_INTERVALS.saturating_mul(job.clock.interval_ns),
+        };
         job.begin();
         loop {
             while heap.len() < qd && !exhausted && !job.stopping() {
@@ -126,6 +133,18 @@ impl Engine for Sim<'_> {
             let Some(Reverse(c)) = heap.pop() else {
                 break;
             };
+            if c.done > limit {
+                error = Some(IoError {
+                    kind: c.kind,
+                    offset: 0,
+                    len: c.len,
+                    cause: IoCause::Limit(format!(
+                        "the phase ran past {MAX_INTERVALS} intervals ({} s) of the simulated drive's time; the drive is too slow for this much I/O (check interface_bytes_per_s and the flash times)",
+                        limit / 1_000_000_000
+                    )),
+                });
+                break;
+            }
             t = c.done;
             job.set_virtual_now(t);
             if let Some(r) = rows.as_mut() {
@@ -137,7 +156,10 @@ impl Engine for Sim<'_> {
         let mut end = rec.last_ns;
         // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) completed
         // earlier: the drive's clock and the phase's run to the bound.
-        if let Some(d) = job.deadline_ns.filter(|_| !job.stopping()) {
+        if let Some(d) = job
+            .deadline_ns
+            .filter(|_| !job.stopping() && error.is_none())
+        {
             end = end.max(d);
         }
         job.set_virtual_now(end);
@@ -145,7 +167,10 @@ impl Engine for Sim<'_> {
         if let Some(r) = rows.as_mut() {
             r.finish(end, &dev, self);
         }
-        rec.finish(None)
+        if error.is_some() {
+            job.abort();
+        }
+        rec.finish(error)
     }
 }
 

@@ -24,9 +24,13 @@ pub struct RunData {
 }
 
 impl RunData {
-    /// The target as named in legends and titles: its model when known, else its path.
+    /// The target as named in legends and titles: its model when known, else its path; a simulated drive
+    /// by its parameters (`sim:capacity=2GiB,op=7%,dies=1`), since every simulated drive has the same model.
     pub fn target_name(&self) -> String {
         let t = &self.results.target;
+        if t.kind == crate::target::TargetKind::Sim {
+            return t.path.display().to_string();
+        }
         match &t.model {
             Some(m) if !m.trim().is_empty() => m.trim().to_string(),
             _ => t.path.display().to_string(),

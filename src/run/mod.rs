@@ -96,10 +96,11 @@ pub fn execute(
     };
     let mut written: Vec<(u64, u64)> = Vec::new();
     let n = plan.phases.len();
-    log(&format!(
-        "{n} phases, numbered 0 to {}",
-        n.saturating_sub(1)
-    ));
+    log(&if n == 1 {
+        "1 phase, numbered 0".to_string()
+    } else {
+        format!("{n} phases, numbered 0 to {}", n.saturating_sub(1))
+    });
     if plan.start_at > 0 {
         log(&format!(
             "starting at phase {}: phases 0 to {} are taken as done",

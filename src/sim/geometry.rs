@@ -99,6 +99,30 @@ impl Geometry {
             Some(d) => d,
             None => flash.div_ceil(AUTO_DIE_BYTES).clamp(1, MAX_DIES as u64) as u32,
         };
+        // Times and bandwidth a drive can have; zero would stop the virtual clock (a time-bounded phase would
+        // never end) and a crawl would make even a fill take years of virtual time.
+        for (key, d, lo, hi) in [
+            ("read_time", p.read_time, 1_000, 1_000_000_000),
+            ("program_time", p.program_time, 1_000, 1_000_000_000),
+            ("erase_time", p.erase_time, 1_000, 1_000_000_000),
+            ("command_time", p.command_time, 1_000, 1_000_000_000),
+        ] {
+            if d.0 < lo || d.0 > hi {
+                return Err(ParamError::new(
+                    key,
+                    format!("sim {key} = {d}: must be between 1us and 1s"),
+                ));
+            }
+        }
+        let bw = p.interface_bytes_per_s.0;
+        if !(1_000_000..=1_000_000_000_000).contains(&bw) {
+            return Err(ParamError::new(
+                "interface_bytes_per_s",
+                format!(
+                    "sim interface_bytes_per_s = {bw}: must be between 1MB (1 MB/s) and 1TB (1 TB/s) per second"
+                ),
+            ));
+        }
         if p.gc_free_superblocks < 2 {
             return Err(ParamError::new(
                 "gc_free_superblocks",

@@ -339,6 +339,13 @@ fn bad_sim_targets_are_refused_with_the_key() {
         ("sim:capacity=1GiB,dies=0", "dies"),
         ("sim:capacity=1GiB,page=6KiB", "page"),
         ("sim:op=7", "7"),
+        // A drive whose clock would not advance, or crawl: refused, not run for years of virtual time.
+        (
+            "sim:capacity=1GiB,block=1MiB,interface_bytes_per_s=0",
+            "interface_bytes_per_s",
+        ),
+        ("sim:capacity=1GiB,program_time=0s", "program_time"),
+        ("sim:capacity=1GiB,command_time=0s", "command_time"),
     ] {
         let (o, out) = run_spec(dir.path(), "bad", body, Path::new(target), &[]);
         let (code, _, err) = code_out_err(&o);
@@ -505,4 +512,33 @@ rate_iops = 3
         series.iter().all(|row| n(row, "write_ops") == 3),
         "3 writes a second"
     );
+}
+
+/// `--allow-destroy DEVICE` with a target that is not that device (a forgotten `--target`): refused, since
+/// running on the default file or a simulated drive would look like a test of the device. Nothing is made.
+#[test]
+fn allow_destroy_without_the_device_as_target_is_refused() {
+    let dir = tempdir();
+    let body =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    write_file(dir.path(), "s.toml", &spec_text("ad", body));
+    for target in [None, Some("sim:capacity=1GiB"), Some("t.img")] {
+        let mut args = vec!["s.toml", "--allow-destroy", "/dev/loop0", "-o", "out"];
+        if let Some(t) = target {
+            args.extend(["--target", t]);
+        }
+        let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+        assert_eq!(code, 2, "{target:?}: {err}");
+        assert!(
+            err.contains("--allow-destroy names /dev/loop0, but the target is")
+                && err.contains("add --target /dev/loop0"),
+            "{target:?}: {err}"
+        );
+        let mut top: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("read dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        top.sort();
+        assert_eq!(top, ["s.toml"], "{target:?}: nothing created");
+    }
 }
