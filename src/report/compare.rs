@@ -292,8 +292,10 @@ pub fn compare(runs: &[Run]) -> Comparison {
     Comparison { columns, rows }
 }
 
-/// Column headers: `spec target started_at`, or the file as given when that is ambiguous (and a `#n` suffix
-/// when even the file is given twice).
+/// Column headers: the name of the folder holding each results file when every run has one and they all
+/// differ (runs kept as `fresh/`, `used/`, ... are headed so, as `wkrun report` labels them); else
+/// `spec target started_at`, or the file as given when that is ambiguous (and a `#n` suffix when even the
+/// file is given twice).
 fn headers(runs: &[Run]) -> Vec<String> {
     let status = |r: &Results| match r.status {
         Status::Completed => String::new(),
@@ -301,6 +303,26 @@ fn headers(runs: &[Run]) -> Vec<String> {
         Status::Interrupted => " [interrupted]".into(),
         Status::Failed => " [failed]".into(),
     };
+    let folders: Vec<Option<String>> = runs
+        .iter()
+        .map(|r| {
+            r.file
+                .parent()
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .collect();
+    let distinct = folders.iter().enumerate().all(|(i, f)| {
+        f.as_ref()
+            .is_some_and(|f| !folders[..i].iter().any(|g| g.as_ref() == Some(f)))
+    });
+    if distinct && runs.len() > 1 {
+        return folders
+            .into_iter()
+            .zip(runs)
+            .map(|(f, r)| format!("{}{}", f.unwrap_or_default(), status(&r.results)))
+            .collect();
+    }
     let natural: Vec<String> = runs
         .iter()
         .map(|r| {
@@ -653,6 +675,20 @@ mod tests {
         );
         // A zero baseline has no relative change.
         assert_eq!(num(&c, "extra", Metric::WriteIops, 1), (0.0, None));
+    }
+
+    #[test]
+    fn headers_are_the_run_folders_when_they_differ() {
+        let t = "2026-01-01T00:00:00.000Z";
+        let p = || vec![phase("mix", 1, 1, None)];
+        let mut used = run("runs/used/results.json", "s", t, p());
+        used.results.status = Status::Failed;
+        let c = compare(&[
+            run("runs/fresh/results.json", "s", t, p()),
+            run("runs/simulated-used/results.json", "s", t, p()),
+            used,
+        ]);
+        assert_eq!(c.columns, ["fresh", "simulated-used", "used [failed]"]);
     }
 
     #[test]
