@@ -293,14 +293,17 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
             })?;
         }
     }
-    Ok(Plan {
+    let mut plan = Plan {
         spec_name: spec.file.spec.name.clone(),
         spec_version: spec.file.spec.version.clone(),
         spec_path: spec.path.clone(),
         target: target.clone(),
         phases,
         start_at: 0,
-    })
+    };
+    // A missing file is created only when some phase opens it (not when all run on the null engine).
+    plan.target.created &= plan.opens_target();
+    Ok(plan)
 }
 
 fn default_block_size(kind: PhaseKind, lbs: u64) -> u64 {

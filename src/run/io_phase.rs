@@ -259,7 +259,9 @@ pub fn run_io_phase(
     }
     let device_before = sim.map(|d| d.lock().unwrap_or_else(|p| p.into_inner()).counters());
     let shared = SharedOps::starting_at(stream, sharers, first);
-    let shared = if p.rate_iops.is_some() {
+    // Verified writes by several workers go one op at a time, so the ops in flight together stay close in
+    // the stream (see verify::reorder_window).
+    let shared = if p.rate_iops.is_some() || (p.verify == Some(true) && sharers > 1) {
         shared.one_at_a_time()
     } else {
         shared

@@ -367,9 +367,10 @@ pub fn execute(
             if let Some(c) = &checker {
                 let v = c.summary(pr.read.bytes / crate::verify::SECTOR as u64);
                 log(&format!(
-                    "      verified {} sectors: {} ok, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked",
+                    "      verified {} sectors: {} ok, {} reordered, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked",
                     v.sectors,
-                    v.ok + v.reordered,
+                    v.ok,
+                    v.reordered,
                     v.zeroed,
                     v.stale,
                     v.corrupted,

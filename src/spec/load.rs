@@ -492,12 +492,37 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
     SpecError {
         location: location_in(&index.file, text, span),
         field: path.map(|p| describe_field(&p, phase_name.as_deref())),
-        message: message
+        message: plain_words(&message)
             .replace("unknown field", "unknown key")
             .replace("missing field", "missing key")
             .replace("unknown variant", "unknown value"),
         help,
     }
+}
+
+/// serde's type names in a message, in plain words: `expected i64` becomes `expected a whole number`,
+/// `expected u64` `expected a non-negative whole number`, `expected internally tagged enum Rule` `expected a
+/// table such as { rule = "snia" }`; an integer beyond 64 bits (`integer `N` as i128, expected ...`) becomes
+/// `the number N is too large`.
+fn plain_words(msg: &str) -> String {
+    if let Some(rest) = msg.strip_prefix("invalid type: integer `")
+        && let Some((n, tail)) = rest.split_once('`')
+        && tail.starts_with(" as i128")
+    {
+        return format!("the number {n} is too large");
+    }
+    let Some((head, expected)) = msg.rsplit_once(", expected ") else {
+        return msg.to_string();
+    };
+    let plain = match expected {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number",
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a non-negative whole number",
+        "f32" | "f64" => "a number",
+        "internally tagged enum Rule" => "a table such as { rule = \"snia\" }",
+        e if e.starts_with("internally tagged enum") => "a table",
+        _ => return msg.to_string(),
+    };
+    format!("{head}, expected {plain}")
 }
 
 /// `phase[3]` for a path inside the fourth phase.

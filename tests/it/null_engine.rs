@@ -94,6 +94,20 @@ size = "1MiB"
     let (_, r) = strict_results(&out);
     assert_eq!(u(phase(&r, 1), "/write/ops"), 7_000);
     assert_eq!(u(&r, "/target/capacity_bytes"), 1 << 20);
+    // Nothing was created, and the results and the plan say so.
+    assert_eq!(r["target"].get("created"), None, "{}", r["target"]);
+    let t = target.to_str().expect("utf-8");
+    let (code, out, err) = code_out_err(&wkrun(dir.path(), &["plan", "spec.toml", "--target", t]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("will be created"), "{out}");
+    assert!(!target.exists());
+    // The same spec on psync creates the file, and says so.
+    let (code, out, err) = code_out_err(&wkrun(
+        dir.path(),
+        &["plan", "spec.toml", "--target", t, "--set", "engine=psync"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("file, will be created sparse"), "{out}");
 }
 
 #[test]

@@ -236,6 +236,15 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("not-for-erase.toml", spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\nblock_size = \"4KiB\"\n"),
             ":8:1: phase[0] \"purge\".block_size: key `block_size` does not apply to a phase of kind \"erase\"")
             .help("keys for kind \"erase\": name, kind, description, span, offset, method"),
+        // Wrong types and out-of-range numbers, in plain words (not serde's type names).
+        bad("qd-string.toml", workload("queue_depth = \"8\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:15: phase[0] \"w\".queue_depth: invalid type: string \"8\", expected a whole number"),
+        bad("seed-negative.toml", workload("seed = -1\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:8: phase[0] \"w\".seed: invalid value: integer `-1`, expected a non-negative whole number"),
+        bad("steady-string.toml", workload("steady_state = \"snia\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:16: phase[0] \"w\".steady_state: invalid type: string \"snia\", expected a table such as { rule = \"snia\" }"),
+        bad("qd-huge.toml", workload("queue_depth = 99999999999999999999\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:15: phase[0] \"w\".queue_depth: the number 99999999999999999999 is too large"),
         // Durations need their unit.
         bad("duration-bare.toml", workload("read_percent = 0\nduration = 5\n"),
             ":9:12: phase[0] \"w\".duration: bare number 5 has no unit; write a duration as a string with its unit, e.g. \"5s\""),

@@ -393,3 +393,167 @@ fn verify_plan_refusals() {
     ));
     assert_eq!(code, 0, "{err}");
 }
+
+/// Phase "w" of [`body`] at queue depth 8: 1,024 random 4 KiB writes, seed 7.
+fn body_qd8(engine: &str) -> String {
+    body(engine, "").replacen("seed = 7\n", "seed = 7\nqueue_depth = 8\n", 1)
+}
+
+/// The stamped data op `op` of phase "w" (phase 1, seed 7) writes: one 4 KiB block.
+fn w_block(op: u64) -> Vec<u8> {
+    let o = w_stream().ops(op..op + 1).next().expect("op");
+    let mut buf = vec![0u8; 4096];
+    DataGen::new(DataPattern::Random, 7, 4096).fill(&mut buf, op);
+    Stamp { phase: 1, seed: 7 }.apply(&mut buf, &o);
+    buf
+}
+
+/// Every op of "w" writing each 4 KiB block, in order.
+fn w_writers() -> BTreeMap<u64, Vec<u64>> {
+    let mut m: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for op in w_stream().ops(0..1024) {
+        m.entry(op.offset / 4096).or_default().push(op.index);
+    }
+    m
+}
+
+/// Lost writes at queue depth 8 are caught; genuine reordering is accepted. A clean run of fill, "w" (QD8)
+/// and verify: no mismatch (every sector ok or reordered). The image is then set to exactly what the plan
+/// expects (every block "w" wrote holds its last write), so the counts below are exact: `--from check` gives
+/// 16,384 ok. Then two blocks get an earlier write of "w" from far back in its op stream (a lost write: the
+/// later write to the block vanished; the window is the queue depth, 8 ops, on every engine, psync claiming
+/// one op at a time for a verified phase): exactly 16 stale sectors, exit 1. Then, those blocks restored, one
+/// block gets the write of "w" just before its last one (within the window, so the two could have been in
+/// flight together): 8 reordered, 0 stale, exit 0, and the stderr summary prints ok and reordered apart.
+#[test]
+fn verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones() {
+    let writers = w_writers();
+    for engine in ["libaio", "io_uring", "psync"] {
+        let window = 8;
+        // Blocks whose last writer L has an earlier writer e with L - e >= window (lost), and one with
+        // 0 < L - e < window (concurrent).
+        let far: Vec<(u64, u64)> = writers
+            .iter()
+            .filter_map(|(&b, ops)| {
+                let l = *ops.last()?;
+                ops.iter().find(|&&e| l - e >= window).map(|&e| (b, e))
+            })
+            .take(2)
+            .collect();
+        let near = writers
+            .iter()
+            .find_map(|(&b, ops)| {
+                let l = *ops.last()?;
+                ops.iter()
+                    .rev()
+                    .nth(1)
+                    .filter(|&&e| l - e < window)
+                    .map(|&e| (b, e))
+            })
+            .expect("a block written twice within the window");
+        assert_eq!(
+            far.len(),
+            2,
+            "{engine}: two blocks with a far earlier write"
+        );
+
+        let d = tempdir();
+        let target = d.path().join("t.img");
+        sparse_file(&target, CAP);
+        write_file(d.path(), "s.toml", &spec_text("v", &body_qd8(engine)));
+        let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
+        if code != 0 && engine != "psync" && err.contains("could not start") {
+            skip(
+                "verify::verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones",
+                &format!("{engine}: {err}"),
+            );
+            continue;
+        }
+        assert_eq!(code, 0, "{engine}: clean run: {err}");
+        let (_, r) = strict_results(&d.path().join("out1"));
+        let v = &phase(&r, 2)["verify"];
+        let reordered = u(v, "/reordered");
+        eprintln!("{engine}: clean run at QD8: {reordered} reordered sectors");
+        assert_eq!(
+            (u(v, "/ok") + reordered, u(v, "/mismatched")),
+            (16384, 0),
+            "{engine}: clean run: {v}"
+        );
+
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .expect("open target");
+        for (&b, ops) in &writers {
+            f.write_all_at(&w_block(*ops.last().expect("op")), b * 4096)
+                .expect("write");
+        }
+        f.sync_all().expect("sync");
+        let (code, err) = run(d.path(), "s.toml", &target, "out2", &["--from", "check"]);
+        assert_eq!(code, 0, "{engine}: {err}");
+        let (_, r) = strict_results(&d.path().join("out2"));
+        assert_eq!(verify_of(&r, 0), (16384, 16384, 0, 0, 0, 0, 0), "{engine}");
+        assert_eq!(u(phase(&r, 0), "/verify/reordered"), 0);
+
+        // Lost writes.
+        for &(b, e) in &far {
+            f.write_all_at(&w_block(e), b * 4096).expect("write");
+        }
+        f.sync_all().expect("sync");
+        let (code, err) = run(d.path(), "s.toml", &target, "out3", &["--from", "check"]);
+        assert_eq!(code, 1, "{engine}: lost writes fail the run: {err}");
+        let (_, r) = strict_results(&d.path().join("out3"));
+        assert_eq!(verify_of(&r, 0), (16384, 16368, 0, 16, 0, 0, 0), "{engine}");
+        assert_eq!(u(phase(&r, 0), "/verify/reordered"), 0);
+        let (b0, e0) = far[0];
+        let m = &phase(&r, 0)["verify"]["mismatches"][0];
+        // `far` is in block order.
+        assert_eq!(u(m, "/offset_bytes"), b0 * 4096);
+        assert_eq!(m["class"], "stale");
+        assert_eq!(
+            m["expected"],
+            format!(
+                "phase 1 \"w\" op {} (seed 7)",
+                writers[&b0].last().expect("op")
+            )
+        );
+        assert_eq!(m["found"], format!("phase 1 \"w\" op {e0} (seed 7)"));
+        assert!(
+            err.contains(
+                "16 of 16384 sectors did not verify (0 zeroed, 16 stale, 0 corrupted, 0 unexpected)"
+            ),
+            "{err}"
+        );
+
+        // A write that was in flight together with the last one, landing last: accepted.
+        for &(b, _) in &far {
+            f.write_all_at(&w_block(*writers[&b].last().expect("op")), b * 4096)
+                .expect("write");
+        }
+        f.write_all_at(&w_block(near.1), near.0 * 4096)
+            .expect("write");
+        f.sync_all().expect("sync");
+        drop(f);
+        let out = wkrun(
+            d.path(),
+            &[
+                "s.toml",
+                "--target",
+                target.to_str().expect("utf-8"),
+                "-o",
+                "out4",
+                "--from",
+                "check",
+            ],
+        );
+        let (code, _, err) = code_out_err(&out);
+        assert_eq!(code, 0, "{engine}: {err}");
+        let (_, r) = strict_results(&d.path().join("out4"));
+        assert_eq!(verify_of(&r, 0), (16384, 16376, 0, 0, 0, 0, 0), "{engine}");
+        assert_eq!(u(phase(&r, 0), "/verify/reordered"), 8);
+        assert!(
+            err.contains("verified 16384 sectors: 16376 ok, 8 reordered, 0 zeroed, 0 stale, 0 corrupted, 0 unexpected, 0 unchecked"),
+            "{err}"
+        );
+    }
+}
