@@ -114,7 +114,16 @@ pub fn resolve(
     if len == 0 {
         return Err(SpanError {
             key: "span",
-            message: format!("the span ({requested} B) is smaller than one block ({block} B)"),
+            message: format!(
+                "the span ({requested} B) is smaller than one block ({block} B){}",
+                match span {
+                    // `span = 50` is 50 bytes: most likely a percentage without its sign.
+                    Some(Amount::Bytes(_)) if requested <= 100 => format!(
+                        "; a number without a unit is bytes: did you mean \"{requested}%\"?"
+                    ),
+                    _ => String::new(),
+                }
+            ),
         });
     }
     let unused_tail = requested - len;

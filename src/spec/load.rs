@@ -450,10 +450,16 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
     if let Some(rest) = msg.strip_prefix("unknown field `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
         let mut choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        // Directly in a phase, suggest only keys its kind accepts (not inside a table such as steady_state).
+        // Directly in a phase (the error points at the bad key itself), suggest only keys its kind accepts;
+        // inside a table such as steady_state (the error points at that key's table), the table's own keys,
+        // which serde lists.
         let in_phase_table = path.as_deref().and_then(phase_prefix).is_some_and(|ph| {
-            path.as_deref()
-                .is_some_and(|p| p.len() > ph.len() && !p[ph.len() + 1..].contains('.'))
+            path.as_deref().is_some_and(|p| {
+                p.len() > ph.len() && {
+                    let rest = &p[ph.len() + 1..];
+                    !rest.contains('.') && rest == bad
+                }
+            })
         });
         if let Some(kind) = path
             .clone()
@@ -479,7 +485,16 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
     } else if let Some(rest) = msg.strip_prefix("unknown variant `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
         let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        if let Some(s) = nearest(bad, &choices) {
+        // A typo, or an abbreviation of exactly one value (`"seq"` for `"sequential"`).
+        let prefixed: Vec<&str> = choices
+            .iter()
+            .copied()
+            .filter(|c| !bad.is_empty() && c.starts_with(bad))
+            .collect();
+        if let Some(s) = nearest(bad, &choices).or(match prefixed[..] {
+            [one] => Some(one),
+            _ => None,
+        }) {
             help = Some(format!("did you mean `{s}`?"));
         }
     }

@@ -2,6 +2,7 @@
 //! are expanded; when nothing sets it, set it in `[defaults]` (`--set engine=libaio`) (e.g. `--set duration=10s` for a one-minute trial of an hours-long spec). The value is TOML
 //! (`10`, `"10s"`); a bare word that is not TOML is taken as a string (`10s`).
 
+use super::PhaseKind;
 use super::{Defaults, LoadedSpec, PhaseSpec};
 use toml::Value;
 
@@ -95,8 +96,25 @@ impl LoadedSpec {
                 match replace::<Defaults>(&d, key, value, true) {
                     Ok(Some(new)) => self.file.defaults = Some(new),
                     _ => {
+                        // A misspelled key: suggest the closest key any phase kind accepts.
+                        let mut known: Vec<&str> = [
+                            PhaseKind::Erase,
+                            PhaseKind::Fill,
+                            PhaseKind::RestoreImage,
+                            PhaseKind::Workload,
+                            PhaseKind::Verify,
+                        ]
+                        .into_iter()
+                        .flat_map(super::rules::keys_for)
+                        .collect();
+                        known.sort_unstable();
+                        known.dedup();
+                        let hint = match super::load::nearest(key, &known) {
+                            Some(k) if k != key => format!(" (did you mean `{k}`?)"),
+                            _ => String::new(),
+                        };
                         return Err(format!(
-                            "--set {key}: no phase of this spec sets `{key}`, and [defaults] cannot hold it"
+                            "--set {key}: no phase of this spec sets `{key}`, and [defaults] cannot hold it{hint}"
                         ));
                     }
                 }

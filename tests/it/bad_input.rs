@@ -62,7 +62,13 @@ fn cases() -> Vec<Case> {
             "--set unknown key",
             GOOD,
             &["--set", "queue_dept=4"],
-            "queue_dept",
+            "did you mean `queue_depth`?",
+        ),
+        case(
+            "--set misspelled key no phase sets",
+            GOOD,
+            &["--set", "duraton=20s"],
+            "--set duraton: no phase of this spec sets `duraton`, and [defaults] cannot hold it (did you mean `duration`?)",
         ),
         case(
             "--set bad value",
@@ -134,6 +140,15 @@ fn cases() -> Vec<Case> {
             &wl("expect = \"header\"\n"),
             &[],
             "expect",
+        ),
+        case(
+            "span as a bare number is bytes",
+            &phase_with(
+                "workload",
+                "read_percent = 0\nduration = \"1s\"\nspan = 50\n",
+            ),
+            &[],
+            "the span (50 B) is smaller than one block (4096 B); a number without a unit is bytes: did you mean \"50%\"?",
         ),
         case(
             "expect unknown",

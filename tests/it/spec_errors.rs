@@ -245,6 +245,20 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":8:16: phase[0] \"w\".steady_state: invalid type: string \"snia\", expected a table such as { rule = \"snia\" }"),
         bad("qd-huge.toml", workload("queue_depth = 99999999999999999999\nread_percent = 0\nduration = \"1s\"\n"),
             ":8:15: phase[0] \"w\".queue_depth: the number 99999999999999999999 is too large"),
+        // A misspelled key inside a phase's table is matched against that table's keys, not the phase's.
+        bad("steady-key.toml", workload("steady_state = { rule = \"snia\", windw = 5 }\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:16: phase[0] \"w\".steady_state: unknown key `windw`")
+            .help("did you mean `window`?"),
+        bad("steady-rounds.toml", workload("steady_state = { rule = \"snia\", max_round = 40 }\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:16: phase[0] \"w\".steady_state: unknown key `max_round`")
+            .help("did you mean `max_rounds`?"),
+        bad("rate-key.toml", workload("rate_iops = { totl = 5 }\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:13: phase[0] \"w\".rate_iops: unknown key `totl`")
+            .help("did you mean `total`?"),
+        // An abbreviated value.
+        bad("pattern-abbrev.toml", workload("pattern = \"seq\"\nread_percent = 0\nduration = \"1s\"\n"),
+            ":8:11: phase[0] \"w\".pattern: unknown value `seq`, expected `random` or `sequential`")
+            .help("did you mean `sequential`?"),
         // Durations need their unit.
         bad("duration-bare.toml", workload("read_percent = 0\nduration = 5\n"),
             ":9:12: phase[0] \"w\".duration: bare number 5 has no unit; write a duration as a string with its unit, e.g. \"5s\""),
