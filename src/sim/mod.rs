@@ -13,6 +13,7 @@ pub use device::{DeviceCounters, SimDevice};
 pub use params::SimParams;
 
 use schemars::JsonSchema;
+
 use serde::{Deserialize, Serialize};
 
 /// A simulated target as recorded in plans and results: every parameter (defaults filled in, `dies`
@@ -47,10 +48,21 @@ impl SimTarget {
         })
     }
 
-    /// The target's name: `sim:` and its main parameters, e.g. `sim:capacity=2GiB,op=7%,dies=1`.
+    /// The target's name: `sim:` and its main parameters, e.g. `sim:capacity=2GiB,op=7%,dies=1` or
+    /// `sim:capacity=256GB,op=7%,dies=16`.
     pub fn name(&self) -> String {
         let p = &self.params;
-        let mut s = format!("sim:capacity={},op={}", p.capacity, p.op);
+        // Drive vendors' decimal units when they are exact and the binary ones are not (256GB, not
+        // 250000000KiB).
+        let c = p.capacity.0;
+        let capacity = match [(1_000_000_000_000, "TB"), (1_000_000_000, "GB")]
+            .into_iter()
+            .find(|&(u, _)| c.is_multiple_of(u) && !c.is_multiple_of(1 << 30))
+        {
+            Some((u, name)) => format!("{}{name}", c / u),
+            None => p.capacity.to_string(),
+        };
+        let mut s = format!("sim:capacity={capacity},op={}", p.op);
         if let Some(d) = p.dies {
             s.push_str(&format!(",dies={d}"));
         }
@@ -58,5 +70,22 @@ impl SimTarget {
             s.push_str(",compression=true");
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_use_exact_units() {
+        let name = |c: &str| {
+            SimTarget::new(SimParams::parse_target(&format!("sim:capacity={c}")).unwrap())
+                .unwrap()
+                .name()
+        };
+        assert_eq!(name("2GiB"), "sim:capacity=2GiB,op=7%,dies=1");
+        assert_eq!(name("256GB"), "sim:capacity=256GB,op=7%,dies=16");
+        assert_eq!(name("512GiB"), "sim:capacity=512GiB,op=7%,dies=35");
     }
 }
