@@ -1446,73 +1446,12 @@ seed = 31
     let mut f = Failures::default();
     for engine in engines {
         let d = tempdir();
-        let _lock = loop_guard();
-        let img = d.path().join("ext4.img");
-        sparse_file(&img, 32 * MIB);
-        let mk = Command::new("mkfs.ext4")
-            .args(["-q", "-F"])
-            .arg(&img)
-            .output();
-        if !mk.as_ref().is_ok_and(|o| o.status.success()) {
-            skip(test, &format!("mkfs.ext4 failed: {mk:?}"));
-            return;
-        }
-        let img_s = img.to_str().expect("utf-8 path").to_string();
-        let mnt = match Mount::new(d.path().join("mnt"), &["-o", "loop", &img_s]) {
-            Ok(m) => m,
+        let (ran, shut) = match run_on_loop_device_failing_after_1_mib(d.path(), engine, body) {
+            Ok(x) => x,
             Err(why) => {
                 skip(test, &why);
                 return;
             }
-        };
-        let dev = match LoopDev::new(&mnt.dir, 16, 512) {
-            Ok(dev) => dev,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
-        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
-        let run_dir = d.path().join("run");
-        fs::create_dir_all(&run_dir).expect("run folder");
-        write_file(
-            &run_dir,
-            "spec.toml",
-            &spec_text(
-                "engines",
-                &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
-            ),
-        );
-        let out = run_dir.join("out");
-        // The device's counters live as long as the kernel's loop device, across attachments: use a difference.
-        let before = dev.sectors_written();
-        let child = Command::new(wkrun_bin())
-            .args([
-                "spec.toml",
-                "--target",
-                &dev_s,
-                "--allow-destroy",
-                &dev_s,
-                "-q",
-                "--output",
-            ])
-            .arg(&out)
-            .current_dir(&run_dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start wkrun");
-        // Shut the ext4 down once 1 MiB went through the loop device.
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while dev.sectors_written() - before < 2048 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let shut = ext4_shutdown(&mnt.dir);
-        let o = child.wait_with_output().expect("wait for wkrun");
-        let ran = Ran {
-            code: o.status.code().unwrap_or(-1),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-            out,
         };
         if !f.check(shut.is_ok(), || {
             format!("{engine}: EXT4_IOC_SHUTDOWN failed: {shut:?}")
@@ -1540,10 +1479,75 @@ seed = 31
             offset_in(&err),
             Some(want),
         );
-        drop(dev);
-        drop(mnt);
     }
     f.assert_none(test);
+}
+
+/// Runs `body` (a spec body) with `engine` on a 16 MiB loop device whose backing file lives on an ext4 that is
+/// shut down (EXT4_IOC_SHUTDOWN) once 1 MiB went through the device, so that every I/O from then on fails
+/// with EIO. Returns the run and the shutdown's result; `Err(why)` when the setup cannot be made here (the
+/// caller skips). Holds the loop-device lock for the whole run.
+fn run_on_loop_device_failing_after_1_mib(
+    d: &Path,
+    engine: &str,
+    body: &str,
+) -> Result<(Ran, io::Result<()>), String> {
+    let _lock = loop_guard();
+    let img = d.join("ext4.img");
+    sparse_file(&img, 32 * MIB);
+    let mk = Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&img)
+        .output();
+    if !mk.as_ref().is_ok_and(|o| o.status.success()) {
+        return Err(format!("mkfs.ext4 failed: {mk:?}"));
+    }
+    let img_s = img.to_str().expect("utf-8 path").to_string();
+    let mnt = Mount::new(d.join("mnt"), &["-o", "loop", &img_s])?;
+    let dev = LoopDev::new(&mnt.dir, 16, 512)?;
+    let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
+    let run_dir = d.join("run");
+    fs::create_dir_all(&run_dir).expect("run folder");
+    write_file(
+        &run_dir,
+        "spec.toml",
+        &spec_text(
+            "engines",
+            &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
+        ),
+    );
+    let out = run_dir.join("out");
+    // The device's counters live as long as the kernel's loop device, across attachments: use a difference.
+    let before = dev.sectors_written();
+    let child = Command::new(wkrun_bin())
+        .args([
+            "spec.toml",
+            "--target",
+            &dev_s,
+            "--allow-destroy",
+            &dev_s,
+            "-q",
+            "--output",
+        ])
+        .arg(&out)
+        .current_dir(&run_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    // Shut the ext4 down once 1 MiB went through the loop device.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while dev.sectors_written() - before < 2048 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let shut = ext4_shutdown(&mnt.dir);
+    let o = child.wait_with_output().expect("wait for wkrun");
+    let ran = Ran {
+        code: o.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        out,
+    };
+    Ok((ran, shut))
 }
 
 /// EXT4_IOC_SHUTDOWN (`_IOR('X', 125, __u32)`) with EXT4_GOING_FLAGS_NOLOGFLUSH on the filesystem holding `dir`.
@@ -1982,71 +1986,12 @@ on_error = "continue"
     let mut f = Failures::default();
     for engine in usable_engines(test) {
         let d = tempdir();
-        let _lock = loop_guard();
-        let img = d.path().join("ext4.img");
-        sparse_file(&img, 32 * MIB);
-        let mk = Command::new("mkfs.ext4")
-            .args(["-q", "-F"])
-            .arg(&img)
-            .output();
-        if !mk.as_ref().is_ok_and(|o| o.status.success()) {
-            skip(test, &format!("mkfs.ext4 failed: {mk:?}"));
-            return;
-        }
-        let img_s = img.to_str().expect("utf-8 path").to_string();
-        let mnt = match Mount::new(d.path().join("mnt"), &["-o", "loop", &img_s]) {
-            Ok(m) => m,
+        let (ran, shut) = match run_on_loop_device_failing_after_1_mib(d.path(), engine, body) {
+            Ok(x) => x,
             Err(why) => {
                 skip(test, &why);
                 return;
             }
-        };
-        let dev = match LoopDev::new(&mnt.dir, 16, 512) {
-            Ok(dev) => dev,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
-        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
-        let run_dir = d.path().join("run");
-        fs::create_dir_all(&run_dir).expect("run folder");
-        write_file(
-            &run_dir,
-            "spec.toml",
-            &spec_text(
-                "engines",
-                &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
-            ),
-        );
-        let out = run_dir.join("out");
-        let before = dev.sectors_written();
-        let child = Command::new(wkrun_bin())
-            .args([
-                "spec.toml",
-                "--target",
-                &dev_s,
-                "--allow-destroy",
-                &dev_s,
-                "-q",
-                "--output",
-            ])
-            .arg(&out)
-            .current_dir(&run_dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start wkrun");
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while dev.sectors_written() - before < 2048 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let shut = ext4_shutdown(&mnt.dir);
-        let o = child.wait_with_output().expect("wait for wkrun");
-        let ran = Ran {
-            code: o.status.code().unwrap_or(-1),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-            out,
         };
         if !f.check(shut.is_ok(), || {
             format!("{engine}: EXT4_IOC_SHUTDOWN failed: {shut:?}")
@@ -2080,8 +2025,6 @@ on_error = "continue"
         );
         let csv = ran.out.join(p["series_csv"].as_str().unwrap_or_default());
         f.eq(engine, "CSV errors column sum", csv_errors(&csv), OPS - k);
-        drop(dev);
-        drop(mnt);
     }
     f.assert_none(test);
 }
