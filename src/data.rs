@@ -3,7 +3,7 @@
 //! `random` blocks are a window of a per-phase random pool (256 KiB) XORed with a 64-bit key unique to the op:
 //! incompressible, no two blocks equal, and cheap (one XOR per 8 bytes, no generator call per byte).
 
-use crate::spec::DataPattern;
+use crate::vocab::DataPattern;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;

@@ -29,7 +29,7 @@ pub enum WriteData {
     /// A data pattern, a function of the op index.
     Pattern(DataGen),
     /// A data pattern with every 512-byte sector stamped for verification (`verify = true`).
-    Stamped(DataGen, crate::verify::Stamp),
+    Stamped(DataGen, crate::stamp::Stamp),
     /// An image, at `op.offset - span_start`.
     Image {
         /// The image.
@@ -85,7 +85,7 @@ pub struct Job<'a> {
     pub deadline_ns: Option<u64>,
     /// Rate cap in I/Os per second: op `i` is issued no earlier than `(i − first_index) / rate` s after the
     /// start.
-    pub rate_iops: Option<crate::spec::rate::Rate>,
+    pub rate_iops: Option<crate::vocab::Rate>,
     /// Index of the first op of this run of the stream (after a ramp, the measured part starts later in it).
     pub first_index: u64,
     /// Set by a signal (SIGINT/SIGTERM) to stop at the next I/O boundary; owned by the caller, only read here.
@@ -101,7 +101,7 @@ pub struct Job<'a> {
     /// that the intervals waiting for it take bounded memory.
     pub lockstep: Option<LockStep>,
     /// What a failed I/O does: stop the phase, or be counted while the phase goes on.
-    pub on_error: crate::spec::OnError,
+    pub on_error: crate::vocab::OnError,
     /// A verify phase's check of the data of every completed read (`None` for other phases).
     pub check: Option<&'a dyn ReadCheck>,
 }
@@ -225,7 +225,7 @@ impl Job<'_> {
     /// error does not mean the device is gone, see [`errors::is_fatal`]).
     #[inline]
     pub fn goes_on_after(&self, e: &IoError) -> bool {
-        self.on_error == crate::spec::OnError::Continue && !errors::is_fatal(e)
+        self.on_error == crate::vocab::OnError::Continue && !errors::is_fatal(e)
     }
 
     /// Makes every worker stop at its next I/O boundary (after an I/O error).

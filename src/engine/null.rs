@@ -5,7 +5,6 @@
 
 use super::{Engine, Event, Job, Outcome, queue};
 use crate::buf::AlignedBuf;
-use crate::ops::OpKind;
 use std::io;
 use std::sync::mpsc::Sender;
 
@@ -51,7 +50,7 @@ impl queue::SlotQueue for NullQueue {
         Some(&mut self.bufs[slot])
     }
 
-    fn submit(&mut self, ios: &[(usize, OpKind, u64, u32)]) -> io::Result<usize> {
+    fn submit(&mut self, ios: &[(usize, crate::sys::Dir, u64, u32)]) -> io::Result<usize> {
         self.done
             .extend(ios.iter().map(|&(slot, _, _, len)| (slot, len as i64)));
         Ok(ios.len())

@@ -5,6 +5,7 @@
 
 use super::{Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::ops::{Op, OpKind, Ops};
+use crate::sys::Dir;
 use crate::sys::aio::AioQueue;
 use crate::sys::uring::UringQueue;
 use std::io;
@@ -15,7 +16,7 @@ pub trait SlotQueue {
     /// The buffer of an idle slot; `None` while its I/O is in flight.
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]>;
     /// Queues `(slot, kind, offset, len)` I/Os; returns how many were accepted (a prefix).
-    fn submit(&mut self, ios: &[(usize, OpKind, u64, u32)]) -> io::Result<usize>;
+    fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize>;
     /// Waits for at least one completion or the timeout; calls `f(slot, result)` per completion.
     fn reap(&mut self, timeout_ns: Option<u64>, f: &mut dyn FnMut(usize, i64))
     -> io::Result<usize>;
@@ -25,7 +26,7 @@ impl SlotQueue for AioQueue {
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]> {
         AioQueue::buf(self, slot)
     }
-    fn submit(&mut self, ios: &[(usize, OpKind, u64, u32)]) -> io::Result<usize> {
+    fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
         AioQueue::submit(self, ios)
     }
     fn reap(
@@ -41,7 +42,7 @@ impl SlotQueue for UringQueue {
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]> {
         UringQueue::buf(self, slot)
     }
-    fn submit(&mut self, ios: &[(usize, OpKind, u64, u32)]) -> io::Result<usize> {
+    fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
         UringQueue::submit(self, ios)
     }
     fn reap(
@@ -89,7 +90,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
     let mut slot_op: Vec<Option<Op>> = vec![None; qd];
     let mut submitted_at = vec![0u64; qd];
     let mut free: Vec<usize> = (0..qd).rev().collect();
-    let mut batch: Vec<(usize, OpKind, u64, u32)> = Vec::with_capacity(qd);
+    let mut batch: Vec<(usize, Dir, u64, u32)> = Vec::with_capacity(qd);
     let mut chunk = None;
     let mut exhausted = false;
     let mut in_flight = 0usize;
@@ -139,7 +140,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
                 }
                 free.pop();
                 slot_op[slot] = Some(op);
-                batch.push((slot, op.kind, op.offset, op.len));
+                batch.push((slot, dir(op.kind), op.offset, op.len));
             }
         }
         if !batch.is_empty() && error.is_none() {
@@ -244,4 +245,13 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
         job.abort();
     }
     rec.finish(error)
+}
+
+/// The syscall layer's direction of an op.
+#[inline]
+fn dir(kind: OpKind) -> Dir {
+    match kind {
+        OpKind::Read => Dir::Read,
+        OpKind::Write => Dir::Write,
+    }
 }

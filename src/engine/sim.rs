@@ -5,9 +5,9 @@
 
 use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder, queue};
 use crate::ops::{Op, OpKind, Ops};
-use crate::plan::MAX_INTERVALS;
 use crate::sim::{DeviceCounters, SimDevice};
 use crate::stats::IntervalClock;
+use crate::stats::MAX_INTERVALS;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -4,11 +4,13 @@
 //!
 //! Resolving does no I/O beyond reading the target's geometry (done by the caller) and the size of image files.
 
+pub mod replay;
 mod show;
 pub mod span;
 
 pub use show::render_text;
 
+use crate::ops::{OpStream, Order, Sizes};
 use crate::spec::{
     BlockSize, Coverage, DataPattern, Engine, EraseMethod, Label, LoadedSpec, One, Pattern,
     PhaseKind, PhaseSpec, SpecError, Vary,
@@ -21,8 +23,7 @@ use std::path::{Path, PathBuf};
 
 /// Default interval of the per-interval series: 1 s, in ns.
 pub const DEFAULT_INTERVAL_NS: u64 = 1_000_000_000;
-/// Most rows a phase's series may have (duration / interval).
-pub const MAX_INTERVALS: u64 = 10_000_000;
+pub use crate::stats::MAX_INTERVALS;
 /// Most bytes of I/O buffers a phase may use (queue depth × largest block size): 2 GiB.
 pub const MAX_BUFFER_BYTES: u64 = 2 << 30;
 
@@ -150,7 +151,7 @@ pub struct PhaseParams {
     pub verify: Option<bool>,
     /// What a verify phase checks sectors against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expect: Option<crate::verify::Expect>,
+    pub expect: Option<crate::vocab::Expect>,
     /// How many mismatched sectors a verify phase lists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_listed: Option<u32>,
@@ -168,7 +169,7 @@ pub struct PhaseParams {
     pub duration_ns: Option<u64>,
     /// Rate cap in I/Os per second, total and/or per direction (workloads with `rate_iops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_iops: Option<crate::spec::rate::Rate>,
+    pub rate_iops: Option<crate::vocab::Rate>,
     /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp_ns: Option<u64>,
@@ -281,9 +282,9 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
     }
     for i in 0..phases.len() {
         if phases[i].kind == PhaseKind::Verify
-            && phases[i].params.expect == Some(crate::verify::Expect::LastWriter)
+            && phases[i].params.expect == Some(crate::vocab::Expect::LastWriter)
         {
-            crate::verify::map_unit(&phases, i).map_err(|why| {
+            replay::map_unit(&phases, i).map_err(|why| {
                 spec.phase_error(
                     i,
                     "expect",
@@ -488,7 +489,7 @@ fn resolve_phase(
                 Some("verify on a file or block device target".into()),
             ));
         }
-        let sector = crate::verify::SECTOR as u64;
+        let sector = crate::stamp::SECTOR as u64;
         if let Some(&b) = sizes.iter().find(|&&b| b % sector != 0) {
             return Err(spec.phase_error(
                 i,
@@ -512,7 +513,7 @@ fn resolve_phase(
     match p.kind {
         PhaseKind::Verify => {
             params.read_percent = Some(100);
-            params.expect = Some(p.expect.unwrap_or(crate::verify::Expect::LastWriter));
+            params.expect = Some(p.expect.unwrap_or(crate::vocab::Expect::LastWriter));
             params.max_listed = Some(p.max_listed.unwrap_or(10) as u32); // 0..=10000, checked by the rules
             let ops = sp.len / bs;
             params.ops = Some(ops);
@@ -795,5 +796,31 @@ pub fn image_path(spec_path: &Path, image: &str) -> PathBuf {
         p.to_path_buf()
     } else {
         spec_path.parent().unwrap_or(Path::new(".")).join(p)
+    }
+}
+
+/// The op stream of an I/O phase: a pure function of its resolved parameters (also used to replay earlier
+/// phases' writes when verifying).
+pub fn op_stream(phase: &PhasePlan) -> OpStream {
+    let p = &phase.params;
+    let sizes = match &p.block_size_mix {
+        Some(mix) => Sizes::Mix(mix.iter().map(|e| (e.bytes, e.weight)).collect()),
+        None => Sizes::Fixed(p.block_size_bytes.unwrap_or(4096)),
+    };
+    OpStream {
+        span_start: p.span_start_bytes,
+        span_len: match phase.kind {
+            PhaseKind::RestoreImage => p.image_bytes.unwrap_or(0),
+            _ => p.span_bytes,
+        },
+        sizes,
+        order: match (p.pattern, p.coverage) {
+            (Some(Pattern::Random), Some(Coverage::Full)) => Order::RandomFull,
+            (Some(Pattern::Random), _) => Order::Random,
+            _ => Order::Sequential,
+        },
+        read_percent: p.read_percent.unwrap_or(0),
+        seed: p.seed.unwrap_or(1),
+        total_ops: p.ops,
     }
 }

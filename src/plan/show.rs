@@ -89,7 +89,7 @@ pub fn render_text(plan: &Plan) -> String {
             PhaseKind::Verify => format!(
                 "read back, expect {}",
                 match q.expect {
-                    Some(crate::verify::Expect::Header) => "header",
+                    Some(crate::vocab::Expect::Header) => "header",
                     _ => "last-writer",
                 }
             ),

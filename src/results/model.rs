@@ -215,38 +215,6 @@ pub struct FirstError {
     pub message: String,
 }
 
-impl PhaseErrors {
-    /// The summary of a tally; `None` when nothing failed.
-    pub fn of(t: &crate::engine::errors::ErrorTally) -> Option<PhaseErrors> {
-        let (_, f) = t.first.as_ref().filter(|_| t.total > 0)?;
-        Some(PhaseErrors {
-            total: t.total,
-            read: t.reads,
-            write: t.writes,
-            by_cause: t
-                .by_cause
-                .iter()
-                .map(|(cause, errno, count)| ErrorCause {
-                    cause: cause.clone(),
-                    errno: *errno,
-                    count: *count,
-                })
-                .collect(),
-            first: FirstError {
-                op: match f.kind {
-                    crate::ops::OpKind::Read => "read".into(),
-                    crate::ops::OpKind::Write => "write".into(),
-                },
-                offset_bytes: f.offset,
-                len_bytes: f.len as u64,
-                cause: f.cause.clone(),
-                errno: f.errno,
-                message: f.message.clone(),
-            },
-        })
-    }
-}
-
 /// A steady-state verdict over a phase's series (one round per interval).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -7,11 +7,11 @@ use crate::engine::{
 };
 use crate::image::ImageSource;
 use crate::ops::OpKind;
-use crate::ops::{OpStream, Order, SharedOps, Sizes};
+use crate::ops::{OpStream, SharedOps};
 use crate::plan::{PhasePlan, image_path};
 use crate::results::series_csv::{SeriesRow, SeriesWriter};
 use crate::sim::{DeviceCounters, SimDevice};
-use crate::spec::{Coverage, DataPattern, Engine as EngineName, Pattern, PhaseKind};
+use crate::spec::{DataPattern, Engine as EngineName, PhaseKind};
 use crate::stats::steady::{FioMetric, LeaveRule, Rule, SteadyDetector};
 use crate::stats::{IntervalClock, Series};
 use crate::target::TargetInfo;
@@ -139,14 +139,14 @@ pub fn run_io_phase(
     let data = match data {
         WriteData::Pattern(g) if p.verify == Some(true) => WriteData::Stamped(
             g,
-            crate::verify::Stamp {
+            crate::stamp::Stamp {
                 phase: phase.index as u32,
                 seed: io.seed,
             },
         ),
         d => d,
     };
-    let stream = op_stream(phase);
+    let stream = crate::plan::op_stream(phase);
     debug_assert_eq!(stream.span_len, span_len);
     let max_len = stream.sizes.max() as usize;
     let device_csv = csv_path.with_extension("device.csv");
@@ -422,32 +422,6 @@ pub fn run_io_phase(
         ended_at_steady,
         device,
     })
-}
-
-/// The op stream of an I/O phase: a pure function of its resolved parameters (also used to replay earlier
-/// phases' writes when verifying).
-pub fn op_stream(phase: &PhasePlan) -> OpStream {
-    let p = &phase.params;
-    let sizes = match &p.block_size_mix {
-        Some(mix) => Sizes::Mix(mix.iter().map(|e| (e.bytes, e.weight)).collect()),
-        None => Sizes::Fixed(p.block_size_bytes.unwrap_or(4096)),
-    };
-    OpStream {
-        span_start: p.span_start_bytes,
-        span_len: match phase.kind {
-            PhaseKind::RestoreImage => p.image_bytes.unwrap_or(0),
-            _ => p.span_bytes,
-        },
-        sizes,
-        order: match (p.pattern, p.coverage) {
-            (Some(Pattern::Random), Some(Coverage::Full)) => Order::RandomFull,
-            (Some(Pattern::Random), _) => Order::Random,
-            _ => Order::Sequential,
-        },
-        read_percent: p.read_percent.unwrap_or(0),
-        seed: p.seed.unwrap_or(1),
-        total_ops: p.ops,
-    }
 }
 
 /// The engine of a phase: the simulated drive's own for a simulated target (writing its internals to `csv`),

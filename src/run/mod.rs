@@ -362,10 +362,10 @@ pub fn execute(
                 ));
             }
             pr.intervals = Some(o.rows);
-            pr.errors = crate::results::PhaseErrors::of(&o.outcome.errors);
+            pr.errors = phase_errors(&o.outcome.errors);
             let mut verify_failed = None;
             if let Some(c) = &checker {
-                let v = c.summary(pr.read.bytes / crate::verify::SECTOR as u64);
+                let v = c.summary(pr.read.bytes / crate::stamp::SECTOR as u64);
                 log(&format!(
                     "      verified {} sectors: {} ok, {} reordered, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked",
                     v.sectors,
@@ -468,7 +468,9 @@ pub fn execute(
 /// The read check of a verify phase: with `expect = "last-writer"`, the last writer of every unit of its span,
 /// replayed from the phases before it.
 fn verify_checker(plan: &Plan, phase: &PhasePlan) -> Result<crate::verify::Checker, String> {
-    use crate::verify::{Checker, Expect, VerifyMap};
+    use crate::plan::replay::VerifyMap;
+    use crate::verify::Checker;
+    use crate::vocab::Expect;
     let expect = phase.params.expect.unwrap_or(Expect::LastWriter);
     let max_listed = phase.params.max_listed.unwrap_or(10) as usize;
     let map = match expect {
@@ -562,4 +564,34 @@ pub fn default_output_dir(spec_name: &str) -> PathBuf {
         .to_string()
         .replace(':', "");
     PathBuf::from("wkrun-results").join(format!("{spec_name}-{t}"))
+}
+
+/// The summary of a tally; `None` when nothing failed.
+fn phase_errors(t: &crate::engine::errors::ErrorTally) -> Option<crate::results::PhaseErrors> {
+    let (_, f) = t.first.as_ref().filter(|_| t.total > 0)?;
+    Some(crate::results::PhaseErrors {
+        total: t.total,
+        read: t.reads,
+        write: t.writes,
+        by_cause: t
+            .by_cause
+            .iter()
+            .map(|(cause, errno, count)| crate::results::ErrorCause {
+                cause: cause.clone(),
+                errno: *errno,
+                count: *count,
+            })
+            .collect(),
+        first: crate::results::FirstError {
+            op: match f.kind {
+                crate::ops::OpKind::Read => "read".into(),
+                crate::ops::OpKind::Write => "write".into(),
+            },
+            offset_bytes: f.offset,
+            len_bytes: f.len as u64,
+            cause: f.cause.clone(),
+            errno: f.errno,
+            message: f.message.clone(),
+        },
+    })
 }

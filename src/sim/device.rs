@@ -5,7 +5,7 @@ use super::ftl::{Ftl, Stream};
 use super::geometry::Geometry;
 use super::params::{SimParams, UNIT};
 use super::timing::{Flash, Timing};
-use crate::spec::DataPattern;
+use crate::vocab::DataPattern;
 use serde::Serialize;
 
 /// A simulated SSD: its FTL state and its resources' timelines. Persists across the phases of a run.

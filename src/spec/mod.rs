@@ -5,16 +5,17 @@
 //! A spec is pure data: nothing here opens a device or reads a clock.
 
 pub mod block_size;
-pub mod data;
 pub mod expand;
 pub mod load;
 pub mod overrides;
-pub mod rate;
 pub mod rules;
 pub mod vary;
 
+pub use crate::vocab::{
+    Coverage, DataPattern, EngineKind as Engine, EraseMethod, OnError, Pattern, PhaseKind, Rate,
+    Until,
+};
 pub use block_size::BlockSize;
-pub use data::DataPattern;
 pub use load::{LoadedSpec, SpecError, load_file, load_str};
 pub use vary::{One, Vary};
 
@@ -146,66 +147,6 @@ pub struct TargetSection {
     pub sim: Option<crate::sim::SimParams>,
 }
 
-/// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    /// A pool of `queue_depth` threads, each with one pread/pwrite in flight.
-    Psync,
-    /// Linux native asynchronous I/O (io_submit / io_getevents) from one thread.
-    Libaio,
-    /// io_uring from one thread, with registered file and buffers.
-    IoUring,
-    /// No I/O: every I/O completes at once, without a syscall, through the same loop, op stream and
-    /// measurement as `libaio` and `io_uring`. Measures wkrun's own overhead; the target is never opened
-    /// (like fio's `null` ioengine).
-    Null,
-}
-
-/// How an `erase` phase erases its span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum EraseMethod {
-    /// Files: `punch-hole`. Block devices: the first of `secure-discard`, `discard`, `zero-out` the device supports.
-    Auto,
-    /// BLKSECDISCARD: discard and erase any copies (block devices only).
-    SecureDiscard,
-    /// BLKDISCARD: TRIM/discard (block devices only).
-    Discard,
-    /// BLKZEROOUT: write zeroes, offloaded where the device can (block devices only).
-    ZeroOut,
-    /// fallocate(FALLOC_FL_PUNCH_HOLE): deallocate the span of a file (files only).
-    PunchHole,
-    /// NVMe Format NVM with Secure Erase Settings = user data erase, keeping the LBA format (NVMe
-    /// namespaces only; erases the whole namespace, so the span must be 100 %).
-    NvmeFormat,
-}
-
-impl EraseMethod {
-    /// The spelling used in specs and results (`"secure-discard"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EraseMethod::Auto => "auto",
-            EraseMethod::SecureDiscard => "secure-discard",
-            EraseMethod::Discard => "discard",
-            EraseMethod::ZeroOut => "zero-out",
-            EraseMethod::PunchHole => "punch-hole",
-            EraseMethod::NvmeFormat => "nvme-format",
-        }
-    }
-}
-
-/// The order in which a phase visits its span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Pattern {
-    /// Block-aligned offsets in a random order from the seeded generator: uniform with replacement, or
-    /// every block once per pass with `coverage = "full"`.
-    Random,
-    /// Consecutive blocks from the start of the span, wrapping around at its end.
-    Sequential,
-}
-
 /// A whole percentage, written as an integer (`65`) or a string with the sign (`"65%"`); the range (0..=100)
 /// is checked by the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -262,79 +203,6 @@ impl JsonSchema for WholePercent {
                 { "type": "string", "pattern": "^\\s*([0-9]|[1-9][0-9]|100)\\s*%\\s*$" }
             ]
         })
-    }
-}
-
-/// When a workload ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Until {
-    /// At its bound (`duration` or `size`).
-    Bound,
-    /// When steady state is reached, or at its bound.
-    Steady,
-}
-
-/// How a random pattern covers its span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Coverage {
-    /// Offsets drawn uniformly with replacement.
-    Uniform,
-    /// Every block exactly once per pass, in a keyed pseudo-random order.
-    Full,
-}
-
-/// What a phase does when an I/O fails (EIO, ENOSPC, a short read or write, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OnError {
-    /// Stop the phase at the first failed I/O (the I/Os in flight complete), write the results with
-    /// `"status": "failed"` and the error, and exit 1.
-    Stop,
-    /// Count the failed I/O (results: the phase's `errors`, the series' `errors` column) and go on with the
-    /// next one; the run can complete. Errors meaning the device is gone (ENODEV, ENXIO, EBADF) still stop.
-    Continue,
-}
-
-impl OnError {
-    /// The spelling used in specs and results (`"continue"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnError::Stop => "stop",
-            OnError::Continue => "continue",
-        }
-    }
-}
-
-/// The kind of a phase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum PhaseKind {
-    /// Erase the span (purge / secure erase / TRIM): see `method`.
-    Erase,
-    /// Write the span (preconditioning): sequentially by default, or in a random order covering every block
-    /// once per pass; `passes` times or `size` bytes.
-    Fill,
-    /// Copy a raw disk image, sector by sector, to the start of the span.
-    RestoreImage,
-    /// Measured I/O: random or sequential, a read/write mix, bounded by `duration` or `size`.
-    Workload,
-    /// Read the span back sequentially and check the stamps that phases with `verify = true` wrote into every
-    /// 512-byte sector: zeroed, stale and corrupted sectors are counted and listed.
-    Verify,
-}
-
-impl PhaseKind {
-    /// The spelling used in specs and results (`"restore-image"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PhaseKind::Erase => "erase",
-            PhaseKind::Fill => "fill",
-            PhaseKind::RestoreImage => "restore-image",
-            PhaseKind::Workload => "workload",
-            PhaseKind::Verify => "verify",
-        }
     }
 }
 
@@ -446,7 +314,7 @@ pub struct PhaseSpec {
     /// earlier phase of the run, computed from the plan, which needs those phases to be byte-bounded) or
     /// `"header"` (only a valid stamp for its own offset, or zeros). Kinds: verify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expect: Option<crate::verify::Expect>,
+    pub expect: Option<crate::vocab::Expect>,
     /// How many mismatched sectors a verify phase lists in its results (the first by offset), 0 to 10000.
     /// Default: `10`. Kinds: verify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -493,7 +361,7 @@ pub struct PhaseSpec {
     /// j / read s), issued at evenly spaced times in stream order; with a block-size mix the cap counts
     /// I/Os, not bytes. Default: no cap. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_iops: Option<rate::Rate>,
+    pub rate_iops: Option<Rate>,
     /// An unmeasured lead-in of the same workload before the measured part (its I/Os are not counted and
     /// write no series rows; the wall time is ramp + duration). Example: `"30s"`. Default: none.
     /// Kinds: workload.

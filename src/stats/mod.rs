@@ -10,3 +10,6 @@ pub mod window;
 
 pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series};
 pub use latency::{LatencyRecorder, LatencySummary};
+
+/// Most rows a phase's series may have (duration / interval).
+pub const MAX_INTERVALS: u64 = 10_000_000;

@@ -2,8 +2,8 @@
 //! `<linux/aio_abi.h>`), behind a safe slot queue: [`AioQueue`] owns the context, one control block and one
 //! aligned buffer per slot, and never lets a buffer go while the kernel may still use it.
 
+use super::Dir;
 use crate::buf::AlignedBuf;
-use crate::ops::OpKind;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -95,7 +95,7 @@ impl AioQueue {
     ///
     /// # Errors
     /// The OS error when none was accepted. Panics if a slot is already in flight or `len` exceeds its buffer.
-    pub fn submit(&mut self, ios: &[(usize, OpKind, u64, u32)]) -> io::Result<usize> {
+    pub fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
         self.ptrs.clear();
         for &(slot, kind, offset, len) in ios {
             assert!(
@@ -104,7 +104,7 @@ impl AioQueue {
             );
             self.iocbs[slot] = Iocb {
                 data: slot as u64,
-                opcode: if kind == OpKind::Read {
+                opcode: if kind == Dir::Read {
                     CMD_PREAD
                 } else {
                     CMD_PWRITE

@@ -8,3 +8,12 @@ pub mod file;
 pub mod nvme;
 pub mod signal;
 pub mod uring;
+
+/// The direction of one I/O handed to a queue ([`aio::AioQueue`], [`uring::UringQueue`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Read into the slot's buffer.
+    Read,
+    /// Write the slot's buffer.
+    Write,
+}

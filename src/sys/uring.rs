@@ -2,8 +2,8 @@
 //! as a registered file and one registered aligned buffer per slot (READ_FIXED / WRITE_FIXED), and waits for
 //! every I/O in flight before the buffers can be freed.
 
+use super::Dir;
 use crate::buf::AlignedBuf;
-use crate::ops::OpKind;
 use io_uring::{IoUring, opcode, types};
 use std::io;
 use std::os::fd::RawFd;
@@ -60,7 +60,7 @@ impl UringQueue {
     ///
     /// # Errors
     /// None today; the signature matches the AIO queue. Panics if a slot is busy or `len` exceeds its buffer.
-    pub fn submit(&mut self, ios: &[(usize, OpKind, u64, u32)]) -> io::Result<usize> {
+    pub fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
         let mut n = 0;
         for &(slot, kind, offset, len) in ios {
             assert!(
@@ -69,10 +69,10 @@ impl UringQueue {
             );
             let ptr = self.bufs[slot].as_mut_ptr();
             let entry = match kind {
-                OpKind::Read => opcode::ReadFixed::new(types::Fixed(0), ptr, len, slot as u16)
+                Dir::Read => opcode::ReadFixed::new(types::Fixed(0), ptr, len, slot as u16)
                     .offset(offset)
                     .build(),
-                OpKind::Write => opcode::WriteFixed::new(types::Fixed(0), ptr, len, slot as u16)
+                Dir::Write => opcode::WriteFixed::new(types::Fixed(0), ptr, len, slot as u16)
                     .offset(offset)
                     .build(),
             };

@@ -374,7 +374,7 @@ proptest! {
             let q = &p.params;
             prop_assert!(q.span_bytes > 0);
             prop_assert!(q.span_start_bytes + q.span_bytes <= cap, "{} past the end", p.name);
-            let s = wkrun::run::io_phase::op_stream(p);
+            let s = wkrun::plan::op_stream(p);
             let n = q.ops.unwrap_or(0);
             let firsts = s.ops(0..n.min(64));
             let lasts = s.ops(n.saturating_sub(64)..n);

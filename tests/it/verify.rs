@@ -11,7 +11,7 @@ use std::path::Path;
 use wkrun::data::DataGen;
 use wkrun::ops::{Op, OpKind, OpStream, Order, Sizes};
 use wkrun::spec::DataPattern;
-use wkrun::verify::Stamp;
+use wkrun::stamp::Stamp;
 
 const MIB: u64 = 1 << 20;
 const CAP: u64 = 8 * MIB;

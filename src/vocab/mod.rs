@@ -1,0 +1,159 @@
+//! The vocabulary of wkrun: the small enums and value types that every stage names (phase kind, engine kind,
+//! erase method, data pattern, offset pattern, coverage, on-error, until, expected content, rate cap). They
+//! sit at the bottom of the module graph: this module imports nothing of the crate, and everything may import it.
+
+mod data_pattern;
+mod rate;
+
+pub use data_pattern::DataPattern;
+pub use rate::Rate;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(rename = "Engine")]
+pub enum EngineKind {
+    /// A pool of `queue_depth` threads, each with one pread/pwrite in flight.
+    Psync,
+    /// Linux native asynchronous I/O (io_submit / io_getevents) from one thread.
+    Libaio,
+    /// io_uring from one thread, with registered file and buffers.
+    IoUring,
+    /// No I/O: every I/O completes at once, without a syscall, through the same loop, op stream and
+    /// measurement as `libaio` and `io_uring`. Measures wkrun's own overhead; the target is never opened
+    /// (like fio's `null` ioengine).
+    Null,
+}
+
+/// How an `erase` phase erases its span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum EraseMethod {
+    /// Files: `punch-hole`. Block devices: the first of `secure-discard`, `discard`, `zero-out` the device supports.
+    Auto,
+    /// BLKSECDISCARD: discard and erase any copies (block devices only).
+    SecureDiscard,
+    /// BLKDISCARD: TRIM/discard (block devices only).
+    Discard,
+    /// BLKZEROOUT: write zeroes, offloaded where the device can (block devices only).
+    ZeroOut,
+    /// fallocate(FALLOC_FL_PUNCH_HOLE): deallocate the span of a file (files only).
+    PunchHole,
+    /// NVMe Format NVM with Secure Erase Settings = user data erase, keeping the LBA format (NVMe
+    /// namespaces only; erases the whole namespace, so the span must be 100 %).
+    NvmeFormat,
+}
+
+impl EraseMethod {
+    /// The spelling used in specs and results (`"secure-discard"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EraseMethod::Auto => "auto",
+            EraseMethod::SecureDiscard => "secure-discard",
+            EraseMethod::Discard => "discard",
+            EraseMethod::ZeroOut => "zero-out",
+            EraseMethod::PunchHole => "punch-hole",
+            EraseMethod::NvmeFormat => "nvme-format",
+        }
+    }
+}
+
+/// The order in which a phase visits its span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// Block-aligned offsets in a random order from the seeded generator: uniform with replacement, or
+    /// every block once per pass with `coverage = "full"`.
+    Random,
+    /// Consecutive blocks from the start of the span, wrapping around at its end.
+    Sequential,
+}
+
+/// When a workload ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Until {
+    /// At its bound (`duration` or `size`).
+    Bound,
+    /// When steady state is reached, or at its bound.
+    Steady,
+}
+
+/// How a random pattern covers its span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Coverage {
+    /// Offsets drawn uniformly with replacement.
+    Uniform,
+    /// Every block exactly once per pass, in a keyed pseudo-random order.
+    Full,
+}
+
+/// What a phase does when an I/O fails (EIO, ENOSPC, a short read or write, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Stop the phase at the first failed I/O (the I/Os in flight complete), write the results with
+    /// `"status": "failed"` and the error, and exit 1.
+    Stop,
+    /// Count the failed I/O (results: the phase's `errors`, the series' `errors` column) and go on with the
+    /// next one; the run can complete. Errors meaning the device is gone (ENODEV, ENXIO, EBADF) still stop.
+    Continue,
+}
+
+impl OnError {
+    /// The spelling used in specs and results (`"continue"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Stop => "stop",
+            OnError::Continue => "continue",
+        }
+    }
+}
+
+/// The kind of a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PhaseKind {
+    /// Erase the span (purge / secure erase / TRIM): see `method`.
+    Erase,
+    /// Write the span (preconditioning): sequentially by default, or in a random order covering every block
+    /// once per pass; `passes` times or `size` bytes.
+    Fill,
+    /// Copy a raw disk image, sector by sector, to the start of the span.
+    RestoreImage,
+    /// Measured I/O: random or sequential, a read/write mix, bounded by `duration` or `size`.
+    Workload,
+    /// Read the span back sequentially and check the stamps that phases with `verify = true` wrote into every
+    /// 512-byte sector: zeroed, stale and corrupted sectors are counted and listed.
+    Verify,
+}
+
+impl PhaseKind {
+    /// The spelling used in specs and results (`"restore-image"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseKind::Erase => "erase",
+            PhaseKind::Fill => "fill",
+            PhaseKind::RestoreImage => "restore-image",
+            PhaseKind::Workload => "workload",
+            PhaseKind::Verify => "verify",
+        }
+    }
+}
+
+/// What a `verify` phase checks each sector against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Expect {
+    /// The last write to the sector by an earlier phase of the run, computed from the plan: finds zeroed,
+    /// stale (an older write) and corrupted sectors. Needs every earlier phase that writes in the span to be
+    /// byte-bounded (no `duration`, no `ramp`).
+    LastWriter,
+    /// Only that each sector holds a valid stamp for its own offset (or zeros): finds zeroed and corrupted
+    /// sectors, not stale ones. For spans written by time-bounded phases or by another run.
+    Header,
+}
