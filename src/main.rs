@@ -525,17 +525,9 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let bar = run::progress::Bar::new();
-    let mut log = |m: &str| {
-        if live {
-            bar.println(m);
-        } else {
-            say(m);
-        }
-    };
-    let progress: &dyn run::progress::Progress = if live { &bar } else { &run::progress::Silent };
-    let r = run::execute(&s, &plan, &out_dir, &signal::STOP, &mut log, progress);
-    progress.phase_end();
+    let mut console = run::observer::Console::new(a.quiet, live);
+    let r = run::execute(&s, &plan, &out_dir, &signal::STOP, &mut console);
+    run::Observer::phase_end(&mut console);
     match r {
         Ok(_) => {
             say(&format!("done: {}", out_dir.join("results.json").display()));

@@ -17,6 +17,7 @@ use crate::data::DataGen;
 use crate::image::ImageSource;
 use crate::ops::{Op, OpKind, SharedOps};
 use crate::stats::{IntervalClock, LatencyRecorder};
+use crate::vocab::EngineKind;
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -330,6 +331,64 @@ fn os_text(e: &io::Error) -> String {
         }
         None => e.to_string(),
     }
+}
+
+/// What an engine can do: the layers above ask these, never the engine's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// It issues I/O to the target (false for `null`, which completes every I/O at once without a syscall).
+    pub does_io: bool,
+    /// It opens the target on this host (false for `null` and for the simulated drive's engine).
+    pub opens_target: bool,
+    /// One thread per queue slot, each claiming ops from the shared stream (`psync`); otherwise one thread
+    /// keeps the whole queue and claims whole chunks.
+    pub thread_per_slot: bool,
+    /// Its time is virtual (the simulated drive's clock), not the wall clock.
+    pub virtual_clock: bool,
+}
+
+/// The capabilities of an engine kind.
+pub fn caps(kind: EngineKind) -> Caps {
+    let host = Caps {
+        does_io: true,
+        opens_target: true,
+        thread_per_slot: false,
+        virtual_clock: false,
+    };
+    match kind {
+        EngineKind::Psync => Caps {
+            thread_per_slot: true,
+            ..host
+        },
+        EngineKind::Libaio | EngineKind::IoUring => host,
+        EngineKind::Null => Caps {
+            does_io: false,
+            opens_target: false,
+            ..host
+        },
+        EngineKind::Sim => Caps {
+            opens_target: false,
+            virtual_clock: true,
+            ..host
+        },
+    }
+}
+
+/// The engine of a kind. The simulated drive's engine needs its drive (`sim`); the others need nothing.
+///
+/// # Errors
+/// The simulated drive's engine asked for without a drive.
+pub fn new<'a>(
+    kind: EngineKind,
+    sim: Option<sim::Sim<'a>>,
+) -> Result<Box<dyn Engine + Sync + 'a>, String> {
+    Ok(match kind {
+        EngineKind::Psync => Box::new(psync::Psync),
+        EngineKind::Libaio => Box::new(libaio::Libaio),
+        EngineKind::IoUring => Box::new(uring::Uring),
+        EngineKind::Null => Box::new(null::Null),
+        EngineKind::Sim => Box::new(sim.ok_or("the sim engine runs only on a simulated drive")?),
+    })
 }
 
 /// An I/O engine. Implementations keep exactly `queue_depth` I/Os in flight until the op stream is exhausted,

@@ -3,7 +3,7 @@
 //! write to each sector ([`VerifyMap::build`]). The map holds one `u64` per *unit*, the greatest common divisor
 //! of the block sizes and span starts involved (at least 512 bytes), and is bounded by [`MAX_MAP_UNITS`].
 
-use super::PhasePlan;
+use super::{ByteRange, IoWork, PhasePlan, Work, WriteSource};
 use crate::ops::OpKind;
 use crate::stamp::{MAX_OP_INDEX, SECTOR};
 use crate::target::TargetKind;
@@ -87,7 +87,7 @@ pub struct Writer {
 /// `queue_depth` or more later writes are issued, and then landing over one of them, shows as `stale`, as a
 /// lost write would. (Measured: no reordering at all in clean runs at QD8 on files, any engine.)
 pub fn reorder_window(p: &PhasePlan) -> u64 {
-    p.params.queue_depth.unwrap_or(1).max(1) as u64
+    p.io().map_or(1, |io| io.queue_depth).max(1) as u64
 }
 
 /// The last writer of every unit of a verify phase's span.
@@ -105,19 +105,30 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-/// Whether an earlier phase writes (or erases) bytes, and which: `(start, len)`.
-fn written_range(p: &PhasePlan) -> Option<(u64, u64)> {
-    let q = &p.params;
-    match p.kind {
-        PhaseKind::Verify => None,
-        PhaseKind::Workload if q.read_percent == Some(100) => None,
-        PhaseKind::RestoreImage => Some((q.span_start_bytes, q.image_bytes.unwrap_or(0))),
-        _ => Some((q.span_start_bytes, q.span_bytes)),
+fn overlaps(a: ByteRange, b: ByteRange) -> bool {
+    a.start < b.end() && b.start < a.end()
+}
+
+/// The earlier phases that write (or erase) in the span of `phases[i]`, with the bytes they write.
+fn writers_before(phases: &[PhasePlan], i: usize) -> impl Iterator<Item = (&PhasePlan, ByteRange)> {
+    let span = phases[i].span;
+    phases[..i].iter().filter_map(move |p| {
+        p.written_range()
+            .filter(|&r| overlaps(r, span))
+            .map(|r| (p, r))
+    })
+}
+
+/// The I/O work of a fill or workload (the phases whose writes follow an op stream).
+fn stream_writer(p: &PhasePlan) -> Option<&IoWork> {
+    match &p.work {
+        Work::Io(w) if matches!(p.kind, PhaseKind::Fill | PhaseKind::Workload) => Some(w),
+        _ => None,
     }
 }
 
-fn overlaps(a: (u64, u64), b: (u64, u64)) -> bool {
-    a.0 < b.0 + b.1 && b.0 < a.0 + a.1
+fn stamped(w: &IoWork) -> bool {
+    matches!(w.writes, WriteSource::Data { stamped: true, .. })
 }
 
 /// The unit of the last-writer map of the verify phase `phases[i]`, in bytes; checks that its expected
@@ -128,40 +139,31 @@ fn overlaps(a: (u64, u64), b: (u64, u64)) -> bool {
 /// span is time-bounded or has a ramp, a verified write's op index does not fit in 48 bits, or the map would
 /// exceed [`MAX_MAP_UNITS`].
 pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
-    let v = &phases[i].params;
-    let span = (v.span_start_bytes, v.span_bytes);
-    let mut unit = gcd(
-        v.span_start_bytes,
-        v.block_size_bytes.unwrap_or(SECTOR as u64),
-    );
-    for p in &phases[..i] {
-        let Some(range) = written_range(p).filter(|&r| overlaps(r, span)) else {
+    let v = &phases[i];
+    let block = v.io().map_or(SECTOR as u64, |io| io.block_size);
+    let mut unit = gcd(v.span.start, block);
+    for (p, range) in writers_before(phases, i) {
+        let Some(w) = stream_writer(p) else {
             continue;
         };
-        let q = &p.params;
-        if matches!(p.kind, PhaseKind::Fill | PhaseKind::Workload) {
-            if q.ops.is_none() || q.ramp_ns.is_some() {
+        let Some(ops) = w.bound.ops().filter(|_| w.measure.ramp_ns.is_none()) else {
+            return Err(format!(
+                "phase {} \"{}\" writes in this span for a time (duration or ramp), so which blocks it wrote last is not known in advance; give it a size bound, or use expect = \"header\"",
+                p.index, p.name
+            ));
+        };
+        if stamped(w) {
+            if ops > MAX_OP_INDEX {
                 return Err(format!(
-                    "phase {} \"{}\" writes in this span for a time (duration or ramp), so which blocks it wrote last is not known in advance; give it a size bound, or use expect = \"header\"",
+                    "phase {} \"{}\" has more than 2^48 I/Os to verify",
                     p.index, p.name
                 ));
             }
-            if q.verify == Some(true) {
-                if q.ops.is_some_and(|n| n > MAX_OP_INDEX) {
-                    return Err(format!(
-                        "phase {} \"{}\" has more than 2^48 I/Os to verify",
-                        p.index, p.name
-                    ));
-                }
-                unit = gcd(
-                    unit,
-                    gcd(range.0, q.block_size_bytes.unwrap_or(SECTOR as u64)),
-                );
-            }
+            unit = gcd(unit, gcd(range.start, w.io.block_size));
         }
     }
     let unit = unit.max(SECTOR as u64);
-    let units = v.span_bytes.div_ceil(unit);
+    let units = v.span.len.div_ceil(unit);
     if units > MAX_MAP_UNITS {
         return Err(format!(
             "the span holds {units} units of {unit} B to track, more than {MAX_MAP_UNITS} (128 MiB of memory); verify a smaller span, or use expect = \"header\""
@@ -171,8 +173,8 @@ pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
 }
 
 impl VerifyMap {
-    /// Replays the writes and erases of `phases[..i]` (the op stream of each, from [`super::op_stream`])
-    /// over the span of the verify phase `phases[i]`, assuming each ran to its end.
+    /// Replays the writes and erases of `phases[..i]` (the op stream of each, [`PhasePlan::op_stream`]) over
+    /// the span of the verify phase `phases[i]`, assuming each ran to its end.
     ///
     /// # Errors
     /// As [`map_unit`].
@@ -182,59 +184,56 @@ impl VerifyMap {
         target_kind: TargetKind,
     ) -> Result<VerifyMap, String> {
         let unit = map_unit(phases, i)?;
-        let v = &phases[i].params;
+        let span = phases[i].span;
         let mut m = VerifyMap {
-            start: v.span_start_bytes,
+            start: span.start,
             unit,
             writers: Vec::new(),
-            entries: vec![0; v.span_bytes.div_ceil(unit) as usize],
+            entries: vec![0; span.len.div_ceil(unit) as usize],
         };
-        let span = (v.span_start_bytes, v.span_bytes);
-        for p in &phases[..i] {
-            let Some(range) = written_range(p).filter(|&r| overlaps(r, span)) else {
-                continue;
-            };
-            let q = &p.params;
-            match p.kind {
-                PhaseKind::Erase => {
-                    let zeros =
-                        target_kind == TargetKind::File || q.method == Some(EraseMethod::ZeroOut);
+        for (p, range) in writers_before(phases, i) {
+            match &p.work {
+                Work::Erase(e) => {
+                    let zeros = target_kind == TargetKind::File || e.method == EraseMethod::ZeroOut;
                     let w = if zeros {
                         LastWriter::Zeros
                     } else {
                         LastWriter::Unknown
                     };
-                    m.mark(range.0, range.1, w);
+                    m.mark(range.start, range.len, w);
                 }
-                PhaseKind::RestoreImage => m.mark(range.0, range.1, LastWriter::Unknown),
-                PhaseKind::Fill | PhaseKind::Workload => {
-                    let stream = super::op_stream(p);
-                    let n = q.ops.unwrap_or(0);
-                    let slot = (q.verify == Some(true)).then(|| {
-                        m.writers.push(Writer {
-                            phase: p.index as u32,
-                            name: p.name.clone(),
-                            seed: q.seed.unwrap_or(1),
-                            queue_depth: q.queue_depth.unwrap_or(1),
-                            reorder_window: reorder_window(p),
-                        });
-                        (m.writers.len() - 1) as u16
-                    });
-                    for op in stream.ops(0..n) {
-                        if op.kind != OpKind::Write {
-                            continue;
-                        }
-                        let w = match slot {
-                            Some(slot) => LastWriter::Write { slot, op: op.index },
-                            None => LastWriter::Unknown,
-                        };
-                        m.mark(op.offset, op.len as u64, w);
-                    }
-                }
-                PhaseKind::Verify => {}
+                Work::Io(w) if stream_writer(p).is_some() => m.replay(p, w),
+                _ => m.mark(range.start, range.len, LastWriter::Unknown),
             }
         }
         Ok(m)
+    }
+
+    /// Marks every write of the fill or workload `p`, by its op stream.
+    fn replay(&mut self, p: &PhasePlan, w: &IoWork) {
+        let slot = stamped(w).then(|| {
+            self.writers.push(Writer {
+                phase: p.index as u32,
+                name: p.name.clone(),
+                seed: w.io.seed,
+                queue_depth: w.io.queue_depth,
+                reorder_window: reorder_window(p),
+            });
+            (self.writers.len() - 1) as u16
+        });
+        let (Some(stream), Some(n)) = (p.op_stream(), w.bound.ops()) else {
+            return;
+        };
+        for op in stream.ops(0..n) {
+            if op.kind != OpKind::Write {
+                continue;
+            }
+            let lw = match slot {
+                Some(slot) => LastWriter::Write { slot, op: op.index },
+                None => LastWriter::Unknown,
+            };
+            self.mark(op.offset, op.len as u64, lw);
+        }
     }
 
     /// Sets every unit overlapping `[at, at + len)`; a unit only partly covered becomes unknown.

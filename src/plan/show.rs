@@ -1,10 +1,10 @@
 //! `wkrun plan` as text: one line per phase with byte range, block size, QD, bound and expected bytes, then
 //! the roundings.
 
-use super::Plan;
-use crate::spec::{EraseMethod, PhaseKind};
+use super::{Bound, IoWork, PhasePlan, Plan, Work, WriteSource};
 use crate::target::TargetKind;
 use crate::units::{Duration, fmt_bytes};
+use crate::vocab::{EraseMethod, Expect};
 use std::fmt::Write;
 
 /// Renders the plan for humans.
@@ -63,42 +63,10 @@ pub fn render_text(plan: &Plan) -> String {
         "expected bytes"
     );
     for p in &plan.phases {
-        let q = &p.params;
-        // A restore overwrites only the image's bytes at the start of its span.
-        let len = if p.kind == PhaseKind::RestoreImage {
-            q.image_bytes.unwrap_or(q.span_bytes)
-        } else {
-            q.span_bytes
-        };
-        let range = format!("[{}, {})", q.span_start_bytes, q.span_start_bytes + len);
-        let bound = match p.kind {
-            PhaseKind::Erase => match (q.method, t.kind) {
-                (Some(EraseMethod::Auto) | None, TargetKind::File) => "punch-hole".to_string(),
-                (Some(EraseMethod::Auto) | None, TargetKind::Sim) => "discard (auto)".to_string(),
-                (Some(EraseMethod::Auto) | None, TargetKind::Block) => {
-                    "auto: first of secure-discard, discard, zero-out".to_string()
-                }
-                (Some(m), _) => m.as_str().to_string(),
-            },
-            PhaseKind::Fill => match (q.passes, q.ops) {
-                (Some(n), _) => format!("{n} pass{}", if n == 1 { "" } else { "es" }),
-                (None, Some(ops)) => format!("{ops} I/Os"),
-                _ => String::new(),
-            },
-            PhaseKind::RestoreImage => format!("image {}", q.image.as_deref().unwrap_or("")),
-            PhaseKind::Verify => format!(
-                "read back, expect {}",
-                match q.expect {
-                    Some(crate::vocab::Expect::Header) => "header",
-                    _ => "last-writer",
-                }
-            ),
-            PhaseKind::Workload => match (q.duration_ns, q.ops) {
-                (Some(d), _) => format!("time {}", Duration(d)),
-                (None, Some(ops)) => format!("{ops} I/Os"),
-                _ => String::new(),
-            },
-        };
+        let r = p.range();
+        let range = format!("[{}, {})", r.start, r.end());
+        let io = p.io();
+        let dash = || "-".to_string();
         let _ = writeln!(
             out,
             "{:>3}  {:<24} {:<13} {:<31} {:>8} {:>4} {:>6}  {:<20} {:>15}",
@@ -106,22 +74,14 @@ pub fn render_text(plan: &Plan) -> String {
             p.name,
             p.kind.as_str(),
             range,
-            q.block_size_bytes
-                .map(fmt_bytes)
-                .unwrap_or_else(|| "-".into()),
-            q.queue_depth
-                .map(|d| d.to_string())
-                .unwrap_or_else(|| "-".into()),
-            q.read_percent
-                .map(|r| r.to_string())
-                .unwrap_or_else(|| "-".into()),
-            bound,
-            q.expected_bytes
-                .map(|b| b.to_string())
-                .unwrap_or_else(|| "-".into()),
+            io.map_or_else(dash, |io| fmt_bytes(io.block_size)),
+            io.map_or_else(dash, |io| io.queue_depth.to_string()),
+            read_percent(p).map_or_else(dash, |r| r.to_string()),
+            bound(p, t.kind),
+            expected_bytes(p).map_or_else(dash, |b| b.to_string()),
         );
-        if let Some(d) = q.duration_ns {
-            let iv = q.interval_ns.unwrap_or(super::DEFAULT_INTERVAL_NS);
+        if let (Some(d), Some(io)) = (p.bound().and_then(Bound::duration_ns), io) {
+            let iv = io.interval_ns;
             let _ = writeln!(
                 out,
                 "     {:<24} {} interval{} of {}",
@@ -136,4 +96,52 @@ pub fn render_text(plan: &Plan) -> String {
         }
     }
     out
+}
+
+/// The share of reads of an I/O phase.
+fn read_percent(p: &PhasePlan) -> Option<u8> {
+    match &p.work {
+        Work::Erase(_) => None,
+        Work::Io(w) => Some(w.read_percent),
+        Work::Verify(_) => Some(100),
+    }
+}
+
+/// The bytes a phase transfers or erases; `None` for a time-bounded phase.
+fn expected_bytes(p: &PhasePlan) -> Option<u64> {
+    match (&p.work, p.bound()) {
+        (Work::Erase(_), _) => Some(p.span.len),
+        (_, Some(Bound::Ops { bytes, .. })) => Some(bytes),
+        _ => None,
+    }
+}
+
+/// The bound column: the erase method, passes, the image, the check, a time or a number of I/Os.
+fn bound(p: &PhasePlan, target: TargetKind) -> String {
+    match &p.work {
+        Work::Erase(e) => match (e.method, target) {
+            (EraseMethod::Auto, TargetKind::File) => "punch-hole".to_string(),
+            (EraseMethod::Auto, TargetKind::Sim) => "discard (auto)".to_string(),
+            (EraseMethod::Auto, TargetKind::Block) => {
+                "auto: first of secure-discard, discard, zero-out".to_string()
+            }
+            (m, _) => m.as_str().to_string(),
+        },
+        Work::Verify(v) => format!(
+            "read back, expect {}",
+            match v.expect {
+                Expect::Header => "header",
+                Expect::LastWriter => "last-writer",
+            }
+        ),
+        Work::Io(IoWork {
+            writes: WriteSource::Image { image, .. },
+            ..
+        }) => format!("image {image}"),
+        Work::Io(w) => match (w.passes, w.bound) {
+            (Some(n), _) => format!("{n} pass{}", if n == 1 { "" } else { "es" }),
+            (None, Bound::Time { ns }) => format!("time {}", Duration(ns)),
+            (None, Bound::Ops { ops, .. }) => format!("{ops} I/Os"),
+        },
+    }
 }

@@ -1,10 +1,13 @@
-//! Erase phases: punch holes in files; BLKSECDISCARD, BLKDISCARD or BLKZEROOUT on block devices, split into
-//! ranges the device accepts (case C09).
+//! The erase runner: punch holes in files; BLKSECDISCARD, BLKDISCARD or BLKZEROOUT on block devices, split
+//! into ranges the device accepts (case C09); a discard on the simulated drive.
 
-use crate::spec::EraseMethod;
+use super::{Ctx, Observer, PhaseEnd};
+use crate::plan::{EraseWork, PhasePlan};
+use crate::results::PhaseResult;
 use crate::sys::block::{RangeOp, range_op};
 use crate::sys::file::punch_hole;
 use crate::target::{TargetInfo, TargetKind};
+use crate::vocab::EraseMethod;
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -137,4 +140,69 @@ pub fn erase_sim(
         _ => EraseMethod::Discard,
     };
     (used, done - t0)
+}
+
+/// Runs an erase phase: the span erased with the work's method (for `auto`, the first the target supports);
+/// the result says which method was used and how long it took (on a simulated drive, in drive time).
+pub fn run(
+    ctx: &mut Ctx<'_>,
+    phase: &PhasePlan,
+    work: &EraseWork,
+    mut pr: PhaseResult,
+) -> PhaseEnd {
+    let (start, len) = (phase.span.start, phase.span.len);
+    if let Some(device) = ctx.sim {
+        let before = device.lock().unwrap_or_else(|p| p.into_inner()).counters();
+        let (used, ns) = erase_sim(device, work.method, start, len);
+        let after = device.lock().unwrap_or_else(|p| p.into_inner()).counters();
+        pr.erase_method = Some(used);
+        pr.erased_bytes = Some(len);
+        pr.duration_s = ns as f64 / 1e9;
+        pr.device = Some(crate::results::DeviceResult::new(
+            &after.since(&before),
+            None,
+        ));
+        ctx.log(&format!(
+            "      erased {len} B with {} in {:.3} s of drive time",
+            used.as_str(),
+            pr.duration_s
+        ));
+        return PhaseEnd::Done(pr);
+    }
+    let target = &ctx.plan.target;
+    let file = match crate::target::open::open_io(target, false, true) {
+        Ok(f) => f,
+        Err(e) => {
+            return PhaseEnd::NotRun(format!(
+                "phase \"{}\": cannot open {}: {e}",
+                phase.name,
+                target.path.display()
+            ));
+        }
+    };
+    let t0 = std::time::Instant::now();
+    let erased = erase(target, &file, work.method, start, len, ctx.stop);
+    ctx.obs.phase_end();
+    pr.duration_s = t0.elapsed().as_secs_f64();
+    match erased {
+        Ok(used) => {
+            pr.erase_method = Some(used);
+            pr.erased_bytes = Some(len);
+            ctx.log(&format!(
+                "      erased {len} B with {} in {:.3} s",
+                used.as_str(),
+                pr.duration_s
+            ));
+            PhaseEnd::Done(pr)
+        }
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+            pr.completed = false;
+            PhaseEnd::Interrupted(pr)
+        }
+        Err(e) => PhaseEnd::NotRun(format!(
+            "phase \"{}\": erase of [{start}, {}) failed: {e}",
+            phase.name,
+            start + len
+        )),
+    }
 }

@@ -1,6 +1,6 @@
-//! Live progress of a run on a terminal: the run calls a [`Progress`] at each phase start, each series row
-//! (the per-interval rows the collector writes to the CSV) and each phase end. [`Bar`] draws one line with
-//! indicatif on stderr; [`Silent`] does nothing (when stderr is not a terminal, or with `--quiet`).
+//! Live progress of a run on a terminal: [`Bar`] draws one line with indicatif on stderr, updated at each
+//! phase start, each series row (the per-interval rows the collector writes to the CSV) and each phase end
+//! (the terminal observer, [`super::observer::Console`], calls it when stderr is a terminal).
 //!
 //! The line: `phase 3/10 rw [=====>      ] 1.2/2 s, 0.8 s left · 25.3k IOPS · 103.2 MB/s · lat 152.3 µs`,
 //! the rates those of the last interval (MB = 10⁶ bytes), the latency its mean over reads and writes. A
@@ -9,29 +9,9 @@
 
 use crate::plan::PhasePlan;
 use crate::results::series_csv::SeriesRow;
-use crate::spec::PhaseKind;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::RefCell;
 use std::time::Duration;
-
-/// What the run reports while it runs. Called on the thread that runs the plan.
-pub trait Progress {
-    /// Phase `n` (1-based) of `m` starts.
-    fn phase_start(&self, n: usize, m: usize, phase: &PhasePlan);
-    /// The running phase closed one interval of its series.
-    fn row(&self, row: &SeriesRow);
-    /// The running phase ended (completed, failed or interrupted).
-    fn phase_end(&self);
-}
-
-/// No live display.
-pub struct Silent;
-
-impl Progress for Silent {
-    fn phase_start(&self, _: usize, _: usize, _: &PhasePlan) {}
-    fn row(&self, _: &SeriesRow) {}
-    fn phase_end(&self) {}
-}
 
 /// What bounds the running phase, for the progress line.
 #[derive(Debug, Clone, Copy)]
@@ -136,14 +116,13 @@ fn size(b: u64) -> String {
     format!("{b} B")
 }
 
-impl Progress for Bar {
-    fn phase_start(&self, n: usize, m: usize, phase: &PhasePlan) {
-        let q = &phase.params;
-        let bound = match (phase.kind, q.duration_ns, q.expected_bytes) {
-            (PhaseKind::Erase, _, _) => Bound::None,
-            (_, Some(d), _) => Bound::Time(d as f64 / 1e9),
-            (_, None, Some(b)) => Bound::Bytes(b),
-            _ => Bound::None,
+impl Bar {
+    /// Phase `n` (1-based) of `m` starts: a bar to its bound (time or bytes), or a spinner for an erase.
+    pub fn phase_start(&self, n: usize, m: usize, phase: &PhasePlan) {
+        let bound = match phase.bound() {
+            None => Bound::None,
+            Some(crate::plan::Bound::Time { ns }) => Bound::Time(ns as f64 / 1e9),
+            Some(crate::plan::Bound::Ops { bytes, .. }) => Bound::Bytes(bytes),
         };
         let bar = match bound {
             Bound::Time(d) => ProgressBar::new((d * 1000.0).round() as u64),
@@ -177,7 +156,8 @@ impl Progress for Bar {
         };
     }
 
-    fn row(&self, row: &SeriesRow) {
+    /// The running phase closed one interval of its series.
+    pub fn row(&self, row: &SeriesRow) {
         let mut s = self.state.borrow_mut();
         s.t_s = row.t_s;
         s.bytes += row.read_bytes + row.write_bytes;
@@ -197,7 +177,8 @@ impl Progress for Bar {
         bar.set_message(msg);
     }
 
-    fn phase_end(&self) {
+    /// The running phase ended (completed, failed or interrupted).
+    pub fn phase_end(&self) {
         if let Some(b) = self.state.borrow_mut().bar.take() {
             b.finish_and_clear();
         }

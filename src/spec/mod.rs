@@ -12,8 +12,7 @@ pub mod rules;
 pub mod vary;
 
 pub use crate::vocab::{
-    Coverage, DataPattern, EngineKind as Engine, EraseMethod, OnError, Pattern, PhaseKind, Rate,
-    Until,
+    Coverage, DataPattern, EngineKind, EraseMethod, OnError, Pattern, PhaseKind, Rate, Until,
 };
 pub use block_size::BlockSize;
 pub use load::{LoadedSpec, SpecError, load_file, load_str};
@@ -145,6 +144,33 @@ pub struct TargetSection {
     /// Default: none. `--target sim:...` on the command line does the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimParams>,
+}
+
+/// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// A pool of `queue_depth` threads, each with one pread/pwrite in flight.
+    Psync,
+    /// Linux native asynchronous I/O (io_submit / io_getevents) from one thread.
+    Libaio,
+    /// io_uring from one thread, with registered file and buffers.
+    IoUring,
+    /// No I/O: every I/O completes at once, without a syscall, through the same loop, op stream and
+    /// measurement as `libaio` and `io_uring`. Measures wkrun's own overhead; the target is never opened
+    /// (like fio's `null` ioengine).
+    Null,
+}
+
+impl From<Engine> for EngineKind {
+    fn from(e: Engine) -> EngineKind {
+        match e {
+            Engine::Psync => EngineKind::Psync,
+            Engine::Libaio => EngineKind::Libaio,
+            Engine::IoUring => EngineKind::IoUring,
+            Engine::Null => EngineKind::Null,
+        }
+    }
 }
 
 /// A whole percentage, written as an integer (`65`) or a string with the sign (`"65%"`); the range (0..=100)

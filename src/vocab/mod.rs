@@ -11,7 +11,9 @@ pub use rate::Rate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.
+/// The engine that runs a phase: how I/Os reach the kernel, or the simulated drive. A spec names one of the
+/// first four; a phase on a simulated target runs on `sim`. All engines issue the same op stream for the same
+/// seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(rename = "Engine")]
@@ -26,6 +28,10 @@ pub enum EngineKind {
     /// measurement as `libaio` and `io_uring`. Measures wkrun's own overhead; the target is never opened
     /// (like fio's `null` ioengine).
     Null,
+    /// The simulated drive's own engine: the op stream at `queue_depth` against the drive model, in virtual
+    /// time. Every I/O phase on a simulated target (`--target sim:...`) runs on it, whatever its `engine`
+    /// says; a spec cannot name it.
+    Sim,
 }
 
 /// How an `erase` phase erases its span.

@@ -371,10 +371,10 @@ proptest! {
         let Ok(spec) = wkrun::spec::load_str(Path::new("p.toml"), &text) else { return Ok(()); };
         let Ok(plan) = plan::resolve(&spec, &target(cap, lbs)) else { return Ok(()); };
         for p in &plan.phases {
-            let q = &p.params;
+            let q = p.params();
             prop_assert!(q.span_bytes > 0);
             prop_assert!(q.span_start_bytes + q.span_bytes <= cap, "{} past the end", p.name);
-            let s = wkrun::plan::op_stream(p);
+            let s = p.op_stream().expect("an I/O phase has an op stream");
             let n = q.ops.unwrap_or(0);
             let firsts = s.ops(0..n.min(64));
             let lasts = s.ops(n.saturating_sub(64)..n);

@@ -1,0 +1,235 @@
+//! The record of a resolved phase: its parameters as `plan --json` prints them and `results.json` keeps them
+//! (`phases[].params`). Written from the typed [`PhasePlan`]; read back by `report` and `compare`. A key that
+//! does not apply to the phase's kind is absent.
+
+use super::{Bound, IoSettings, PhasePlan, Work, WriteSource};
+use crate::ops::Order;
+use crate::stats::steady::{LeaveRule, Rule};
+use crate::vocab::{
+    Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, Rate, Until,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The resolved parameters of a phase. Keys that do not apply to the phase's kind are absent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseParams {
+    /// First byte of the span (a multiple of the block size).
+    pub span_start_bytes: u64,
+    /// Length of the span in bytes (a whole number of blocks).
+    pub span_bytes: u64,
+    /// Bytes per I/O (the last I/O of a restored image may be shorter); for a block-size mix, the smallest
+    /// size, which is also the alignment of offsets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size_bytes: Option<u64>,
+    /// A weighted block-size mix (workloads): sizes with a positive weight, in spec order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size_mix: Option<Vec<SizeWeight>>,
+    /// Queue depth: I/Os in flight at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<u32>,
+    /// I/O engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineKind>,
+    /// O_DIRECT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct: Option<bool>,
+    /// Data written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataPattern>,
+    /// Seed of the offset and data generators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Interval of the per-interval series, in ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ns: Option<u64>,
+    /// What the phase does when an I/O fails: `stop` or `continue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<OnError>,
+    /// Offset order (workloads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Pattern>,
+    /// How a random pattern covers the span: `uniform` (with replacement) or `full` (each block once per pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
+    /// Share of reads in percent (workloads; 0 for fills and restores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_percent: Option<u8>,
+    /// Passes over the span (fills).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
+    /// Whether written sectors are stamped for verification (fill and workload phases with `verify = true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<bool>,
+    /// What a verify phase checks sectors against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+    /// How many mismatched sectors a verify phase lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_listed: Option<u32>,
+    /// Erase method as written in the spec (erase phases); the method used is in the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<EraseMethod>,
+    /// Image source: `"synthetic"` or the image file's path (restore-image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Image size in bytes (restore-image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_bytes: Option<u64>,
+    /// Time bound in ns (workloads with `duration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ns: Option<u64>,
+    /// Rate cap in I/Os per second, total and/or per direction (workloads with `rate_iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<Rate>,
+    /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_ns: Option<u64>,
+    /// Steady-state rule (workloads with `steady_state`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<Rule>,
+    /// Leave-steady-state rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_leave: Option<LeaveRule>,
+    /// Length of a steady-state round in ns (a multiple of the interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_round_ns: Option<u64>,
+    /// `steady` when the phase ends at steady state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Until>,
+    /// Window specs to summarize.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<String>,
+    /// Aggregate length in ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate_ns: Option<u64>,
+    /// Number of I/Os for byte-bounded phases (fill, restore-image, workloads with `size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+    /// Bytes the phase will transfer or erase; absent for time-bounded phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_bytes: Option<u64>,
+}
+
+/// One entry of a block-size mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SizeWeight {
+    /// Bytes per I/O.
+    pub bytes: u64,
+    /// Relative weight (the share of I/Os is weight / sum of weights).
+    pub weight: u32,
+}
+
+impl PhaseParams {
+    /// A record with the span only; the rest is filled in by kind.
+    fn span(p: &PhasePlan) -> PhaseParams {
+        PhaseParams {
+            span_start_bytes: p.span.start,
+            span_bytes: p.span.len,
+            block_size_bytes: None,
+            block_size_mix: None,
+            queue_depth: None,
+            engine: None,
+            direct: None,
+            data: None,
+            seed: None,
+            interval_ns: None,
+            on_error: None,
+            pattern: None,
+            coverage: None,
+            read_percent: None,
+            passes: None,
+            verify: None,
+            expect: None,
+            max_listed: None,
+            method: None,
+            image: None,
+            image_bytes: None,
+            duration_ns: None,
+            rate_iops: None,
+            ramp_ns: None,
+            steady_state: None,
+            steady_leave: None,
+            steady_round_ns: None,
+            until: None,
+            windows: Vec::new(),
+            aggregate_ns: None,
+            ops: None,
+            expected_bytes: None,
+        }
+    }
+
+    fn set_io(&mut self, io: &IoSettings, order: Order) {
+        self.block_size_bytes = Some(io.block_size);
+        self.block_size_mix = io.mix.clone();
+        self.queue_depth = Some(io.queue_depth);
+        self.engine = Some(io.engine);
+        self.direct = Some(io.direct);
+        self.seed = Some(io.seed);
+        self.interval_ns = Some(io.interval_ns);
+        self.on_error = Some(io.on_error);
+        (self.pattern, self.coverage) = match order {
+            Order::Sequential => (Some(Pattern::Sequential), None),
+            Order::Random => (Some(Pattern::Random), Some(Coverage::Uniform)),
+            Order::RandomFull => (Some(Pattern::Random), Some(Coverage::Full)),
+        };
+    }
+
+    fn set_bound(&mut self, bound: Bound) {
+        match bound {
+            Bound::Ops { ops, bytes } => {
+                self.ops = Some(ops);
+                self.expected_bytes = Some(bytes);
+            }
+            Bound::Time { ns } => self.duration_ns = Some(ns),
+        }
+    }
+}
+
+impl PhasePlan {
+    /// The phase's parameters as recorded in the plan's JSON and in `results.json`.
+    pub fn params(&self) -> PhaseParams {
+        let mut q = PhaseParams::span(self);
+        match &self.work {
+            Work::Erase(e) => {
+                q.method = Some(e.method);
+                q.expected_bytes = Some(self.span.len);
+            }
+            Work::Verify(v) => {
+                q.set_io(&v.io, Order::Sequential);
+                q.read_percent = Some(100);
+                q.expect = Some(v.expect);
+                q.max_listed = Some(v.max_listed);
+                q.set_bound(v.bound());
+            }
+            Work::Io(w) => {
+                q.set_io(&w.io, w.order);
+                q.read_percent = Some(w.read_percent);
+                q.passes = w.passes;
+                match &w.writes {
+                    WriteSource::Data { pattern, stamped } => {
+                        q.data = Some(*pattern);
+                        q.verify = stamped.then_some(true);
+                    }
+                    WriteSource::Image { image, bytes } => {
+                        q.image = Some(image.clone());
+                        q.image_bytes = Some(*bytes);
+                    }
+                }
+                let m = &w.measure;
+                q.rate_iops = m.rate_iops;
+                q.ramp_ns = m.ramp_ns;
+                q.steady_state = m.steady.as_ref().map(|s| s.rule);
+                q.steady_leave = m.steady.as_ref().and_then(|s| s.leave);
+                q.steady_round_ns = m.steady.as_ref().and_then(|s| s.round_ns);
+                q.until = m.until;
+                q.windows = m.windows.iter().map(|w| w.text.clone()).collect();
+                q.aggregate_ns = m.aggregate_ns;
+                q.set_bound(w.bound);
+            }
+        }
+        q
+    }
+}

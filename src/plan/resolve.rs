@@ -1,0 +1,656 @@
+//! Resolving a spec against a target: one short function per concern (block sizes, alignment, span, I/O
+//! settings, verification, bound, measurement), each returning a located [`SpecError`] for the first thing
+//! this target cannot do. Checks run in a fixed order, so the same spec always reports the same first error.
+
+use super::span::{self, ResolvedSpan};
+use super::{
+    Bound, ByteRange, DEFAULT_IMAGE_SIZE, DEFAULT_INTERVAL_NS, EraseWork, IoSettings, IoWork,
+    MAX_BUFFER_BYTES, MAX_INTERVALS, Measure, PhasePlan, Plan, SizeWeight, SteadyPlan, VerifyWork,
+    Window, Work, WriteSource, image_path, replay,
+};
+use crate::ops::Order;
+use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError, Vary};
+use crate::stats::window::WindowSpec;
+use crate::target::{TargetInfo, TargetKind};
+use crate::units::{Amount, Duration, Size};
+use crate::vocab::{
+    Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, PhaseKind,
+};
+
+/// Resolves every phase of `spec` against `target`.
+///
+/// # Errors
+/// A located [`SpecError`] for the first phase that cannot run on this target: a block size or offset not
+/// aligned to the logical block size with O_DIRECT (case C02), a span past the end of the target, an erase
+/// method the target lacks (case C09), an image larger than the span or unreadable, a verify phase whose
+/// expected content cannot be tracked.
+pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError> {
+    let defaults = spec.file.defaults.clone().unwrap_or_default();
+    let mut phases = Vec::with_capacity(spec.phases.len());
+    for (i, raw) in spec.phases.iter().enumerate() {
+        let p = inherit(raw, &defaults);
+        let at = Phase {
+            spec,
+            t: target,
+            i,
+            p: &p,
+        };
+        phases.push(at.resolve()?);
+    }
+    for (i, phase) in phases.iter().enumerate() {
+        if let Work::Verify(v) = &phase.work
+            && v.expect == Expect::LastWriter
+        {
+            replay::map_unit(&phases, i).map_err(|why| {
+                spec.phase_error(
+                    i,
+                    "expect",
+                    format!("the expected content of the span cannot be tracked: {why}"),
+                    None,
+                )
+            })?;
+        }
+    }
+    let mut plan = Plan {
+        spec_name: spec.file.spec.name.clone(),
+        spec_version: spec.file.spec.version.clone(),
+        spec_path: spec.path.clone(),
+        target: target.clone(),
+        phases,
+        start_at: 0,
+    };
+    // A missing file is created only when some phase opens it (not when all run on the null engine).
+    plan.target.created &= plan.opens_target();
+    Ok(plan)
+}
+
+/// One phase being resolved: the spec (for error locations), the target, the phase's index and its keys
+/// with `[defaults]` applied.
+struct Phase<'a> {
+    spec: &'a LoadedSpec,
+    t: &'a TargetInfo,
+    i: usize,
+    p: &'a PhaseSpec,
+}
+
+/// The block size of a phase, and its mix when it has one.
+struct Blocks {
+    size: u64,
+    mix: Option<Vec<SizeWeight>>,
+}
+
+impl Blocks {
+    fn sizes(&self) -> Vec<u64> {
+        match &self.mix {
+            Some(v) => v.iter().map(|e| e.bytes).collect(),
+            None => vec![self.size],
+        }
+    }
+}
+
+impl Phase<'_> {
+    fn err(&self, key: &str, message: impl Into<String>, help: Option<String>) -> SpecError {
+        self.spec.phase_error(self.i, key, message, help)
+    }
+
+    fn lbs(&self) -> u64 {
+        self.t.logical_block_size as u64
+    }
+
+    fn does_io(&self) -> bool {
+        self.p.kind != PhaseKind::Erase
+    }
+
+    fn direct(&self) -> bool {
+        self.p.direct.unwrap_or(true)
+    }
+
+    fn resolve(&self) -> Result<PhasePlan, SpecError> {
+        let blocks = self.blocks()?;
+        let order = self.order(&blocks)?;
+        self.check_alignment(&blocks)?;
+        let sp = span::resolve(
+            self.t.capacity_bytes,
+            blocks.size,
+            self.p.offset,
+            self.p.span.one(),
+        )
+        .map_err(|e| self.err(e.key, e.message, None))?;
+        let mut rounding = sp.notes.clone();
+        let work = match self.p.kind {
+            PhaseKind::Erase => Work::Erase(self.erase(&sp)?),
+            kind => {
+                let sizes = blocks.sizes();
+                let io = self.io_settings(blocks)?;
+                self.check_verify(&sizes, &sp)?;
+                match kind {
+                    PhaseKind::Verify => Work::Verify(VerifyWork {
+                        ops: sp.len / io.block_size,
+                        io,
+                        expect: self.p.expect.unwrap_or(Expect::LastWriter),
+                        max_listed: self.p.max_listed.unwrap_or(10) as u32, // 0..=10000, checked by the rules
+                    }),
+                    _ => Work::Io(self.io_work(io, order, &sp, &mut rounding)?),
+                }
+            }
+        };
+        Ok(PhasePlan {
+            index: self.i,
+            name: self.p.name.clone(),
+            kind: self.p.kind,
+            labels: self.p.labels.clone(),
+            span: ByteRange {
+                start: sp.start,
+                len: sp.len,
+            },
+            work,
+            rounding,
+        })
+    }
+
+    /// The block size (the kind's default, or the spec's) and a mix's sizes with a positive weight.
+    fn blocks(&self) -> Result<Blocks, SpecError> {
+        let lbs = self.lbs();
+        let blocks = match (self.does_io(), self.p.block_size.one()) {
+            (false, _) => Blocks {
+                size: lbs,
+                mix: None,
+            },
+            (true, None) => Blocks {
+                size: default_block_size(self.p.kind),
+                mix: None,
+            },
+            (true, Some(BlockSize::Single(s))) => Blocks {
+                size: s.0,
+                mix: None,
+            },
+            (true, Some(BlockSize::Mix(v))) => {
+                let used: Vec<SizeWeight> = v
+                    .iter()
+                    .filter(|e| e.1 > 0)
+                    .map(|e| SizeWeight {
+                        bytes: e.0.0,
+                        weight: e.1,
+                    })
+                    .collect();
+                Blocks {
+                    size: used.iter().map(|e| e.bytes).min().unwrap_or(lbs),
+                    mix: Some(used),
+                }
+            }
+        };
+        Ok(blocks)
+    }
+
+    /// The offset order; a block-size mix and full coverage are checked against it.
+    fn order(&self, blocks: &Blocks) -> Result<Order, SpecError> {
+        let p = self.p;
+        let pattern = match p.kind {
+            PhaseKind::Workload => p.pattern.one().unwrap_or(Pattern::Random),
+            _ => p.pattern.one().unwrap_or(Pattern::Sequential),
+        };
+        if blocks.mix.is_some() {
+            let why = if p.kind != PhaseKind::Workload {
+                Some("a block-size mix is for workloads")
+            } else if pattern != Pattern::Random || p.coverage == Some(Coverage::Full) {
+                Some("a block-size mix needs pattern = \"random\" with uniform coverage")
+            } else if p.duration.is_none() {
+                Some(
+                    "a block-size mix needs a `duration` bound (a byte bound would be met only on average)",
+                )
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(self.err("block_size", why, None));
+            }
+        }
+        if p.coverage == Some(Coverage::Full) && pattern != Pattern::Random {
+            return Err(self.err(
+                "coverage",
+                "coverage = \"full\" applies to pattern = \"random\"",
+                None,
+            ));
+        }
+        // A random fill is meant to fill: it covers the span fully unless told otherwise.
+        let default = match p.kind {
+            PhaseKind::Fill => Coverage::Full,
+            _ => Coverage::Uniform,
+        };
+        Ok(match (pattern, p.coverage.unwrap_or(default)) {
+            (Pattern::Sequential, _) => Order::Sequential,
+            (Pattern::Random, Coverage::Uniform) => Order::Random,
+            (Pattern::Random, Coverage::Full) => Order::RandomFull,
+        })
+    }
+
+    /// Case C02: with O_DIRECT, block sizes and a byte offset must be multiples of the logical block size.
+    fn check_alignment(&self, blocks: &Blocks) -> Result<(), SpecError> {
+        if !(self.does_io() && self.direct()) {
+            return Ok(());
+        }
+        let lbs = self.lbs();
+        if let Some(&bad) = blocks.sizes().iter().find(|&&b| b % lbs != 0) {
+            return Err(self.err(
+                "block_size",
+                format!(
+                    "block_size {} ({bad} B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires",
+                    Size(bad)
+                ),
+                Some(format!("use a multiple of {lbs} B, or direct = false")),
+            ));
+        }
+        if let Some(Amount::Bytes(off)) = self.p.offset
+            && off % lbs != 0
+        {
+            return Err(self.err(
+                "offset",
+                format!("offset {off} B is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Engine, queue depth, seed, interval and on-error, with their defaults; the I/O buffers checked.
+    fn io_settings(&self, blocks: Blocks) -> Result<IoSettings, SpecError> {
+        let p = self.p;
+        let qd = p.queue_depth.one().unwrap_or(1) as u64; // 1..=1024, checked by the rules
+        let largest = blocks.sizes().into_iter().max().unwrap_or(blocks.size);
+        if qd * largest > MAX_BUFFER_BYTES {
+            return Err(self.err(
+                "queue_depth",
+                format!(
+                    "queue_depth {qd} × block size {} needs {} of I/O buffers, more than 2GiB",
+                    Size(largest),
+                    Size(qd * largest)
+                ),
+                None,
+            ));
+        }
+        // A simulated drive runs every I/O phase on its own engine, in virtual time.
+        let engine = match self.t.kind {
+            TargetKind::Sim => EngineKind::Sim,
+            _ => p.engine.one().map_or(EngineKind::Psync, EngineKind::from),
+        };
+        Ok(IoSettings {
+            engine,
+            direct: self.direct(),
+            block_size: blocks.size,
+            mix: blocks.mix,
+            queue_depth: qd as u32,
+            seed: p.seed.unwrap_or(1),
+            interval_ns: p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0),
+            on_error: p.on_error.unwrap_or(OnError::Stop),
+        })
+    }
+
+    /// Verification (a verify phase, or a phase stamping its writes) works on 512-byte sectors of a target
+    /// that keeps data.
+    fn check_verify(&self, sizes: &[u64], sp: &ResolvedSpan) -> Result<(), SpecError> {
+        let p = self.p;
+        let is_verify = p.kind == PhaseKind::Verify;
+        if !(p.verify == Some(true) || is_verify) {
+            return Ok(());
+        }
+        if self.t.kind == TargetKind::Sim {
+            return Err(self.err(
+                if is_verify { "kind" } else { "verify" },
+                "the simulated drive keeps no data, so there is nothing to verify",
+                Some("verify on a file or block device target".into()),
+            ));
+        }
+        let key = if is_verify { "block_size" } else { "verify" };
+        let sector = crate::stamp::SECTOR as u64;
+        if let Some(&b) = sizes.iter().find(|&&b| b % sector != 0) {
+            return Err(self.err(
+                key,
+                format!("verification works on 512-byte sectors, and the block size {b} B is not a multiple of 512"),
+                None,
+            ));
+        }
+        if !sp.start.is_multiple_of(sector) {
+            return Err(self.err(
+                key,
+                format!("verification works on 512-byte sectors, and the span starts at {} B, not a multiple of 512", sp.start),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Case C09: an explicitly requested erase method the target cannot do is refused here, not at run time.
+    fn erase(&self, sp: &ResolvedSpan) -> Result<EraseWork, SpecError> {
+        let method = self.p.method.unwrap_or(EraseMethod::Auto);
+        match erase_problem(self.t, method, (sp.start, sp.len)) {
+            None => Ok(EraseWork { method }),
+            Some(why) => Err(self.err(
+                "method",
+                format!("erase method \"{}\" {why}", method.as_str()),
+                Some("method = \"auto\" picks what the target supports".into()),
+            )),
+        }
+    }
+
+    /// A fill's, restore's or workload's work.
+    fn io_work(
+        &self,
+        io: IoSettings,
+        order: Order,
+        sp: &ResolvedSpan,
+        rounding: &mut Vec<String>,
+    ) -> Result<IoWork, SpecError> {
+        let p = self.p;
+        let data = WriteSource::Data {
+            pattern: p.data.one().unwrap_or(DataPattern::Random),
+            stamped: p.verify == Some(true),
+        };
+        let bs = io.block_size;
+        let (writes, bound, passes, read_percent, measure) = match p.kind {
+            PhaseKind::Fill => {
+                let (bound, passes) = self.fill_bound(bs, sp.len, rounding)?;
+                (data, bound, passes, 0, Measure::default())
+            }
+            PhaseKind::RestoreImage => {
+                let image = p.image.clone().unwrap_or_default();
+                let bytes = self.image_bytes(&image, sp.len)?;
+                let bound = Bound::Ops {
+                    ops: bytes.div_ceil(bs),
+                    bytes,
+                };
+                let source = WriteSource::Image { image, bytes };
+                (source, bound, None, 0, Measure::default())
+            }
+            _ => {
+                let measure = self.measure(io.interval_ns)?;
+                let bound = self.workload_bound(bs, sp.len, io.interval_ns, rounding)?;
+                let read = p.read_percent.one().map_or(0, |r| r.0 as u8); // 0..=100, checked by the rules
+                (data, bound, None, read, measure)
+            }
+        };
+        Ok(IoWork {
+            io,
+            order,
+            read_percent,
+            writes,
+            bound,
+            passes,
+            measure,
+        })
+    }
+
+    /// A fill's bound: `passes` over the span (default 1), or `size` bytes of whole blocks, wrapping.
+    fn fill_bound(
+        &self,
+        bs: u64,
+        span: u64,
+        rounding: &mut Vec<String>,
+    ) -> Result<(Bound, Option<u32>), SpecError> {
+        let blocks = span / bs;
+        let (ops, passes) = match self.p.size {
+            // size = "200%" is SNIA's preconditioning of twice the capacity: whole blocks, wrapping.
+            Some(size) => {
+                let bytes = match size {
+                    Amount::Bytes(b) => Some(b),
+                    Amount::Percent(pc) => pc.checked_of_floor(span),
+                };
+                let ops = bytes.map(|b| b / bs).filter(|&o| o > 0).ok_or_else(|| {
+                    self.err(
+                        "size",
+                        format!("size {size} is less than one block ({bs} B) or too large"),
+                        None,
+                    )
+                })?;
+                if ops % blocks != 0 {
+                    rounding.push(format!(
+                        "size {size} is {ops} I/Os of {bs} B: {} whole passes and {} blocks",
+                        ops / blocks,
+                        ops % blocks
+                    ));
+                }
+                (ops, None)
+            }
+            None => {
+                let passes = self.p.passes.unwrap_or(1) as u64; // 1..=MAX_PASSES, checked by the rules
+                (blocks * passes, Some(passes as u32))
+            }
+        };
+        let bytes = ops.checked_mul(bs).ok_or_else(|| {
+            self.err(
+                "size",
+                format!("{ops} I/Os of {bs} B is more bytes than wkrun can count"),
+                None,
+            )
+        })?;
+        Ok((Bound::Ops { ops, bytes }, passes))
+    }
+
+    /// A workload's bound: `duration` (at most [`MAX_INTERVALS`] intervals) or `size` in whole blocks.
+    fn workload_bound(
+        &self,
+        bs: u64,
+        span: u64,
+        interval_ns: u64,
+        rounding: &mut Vec<String>,
+    ) -> Result<Bound, SpecError> {
+        if let Some(d) = self.p.duration {
+            let rows = d.0.div_ceil(interval_ns);
+            if rows > MAX_INTERVALS {
+                return Err(self.err(
+                    "interval",
+                    format!(
+                        "{} / {} gives {rows} intervals, more than {MAX_INTERVALS}",
+                        d,
+                        Duration(interval_ns),
+                    ),
+                    Some("use a longer interval".into()),
+                ));
+            }
+            return Ok(Bound::Time { ns: d.0 });
+        }
+        let size = self.p.size.unwrap_or(Amount::Bytes(0)); // a bound is required by the rules
+        let bytes = match size {
+            Amount::Bytes(b) => b,
+            Amount::Percent(pc) => pc.checked_of_floor(span).ok_or_else(|| {
+                self.err(
+                    "size",
+                    format!("size {size} of the span is more bytes than wkrun can count"),
+                    None,
+                )
+            })?,
+        };
+        let ops = bytes / bs;
+        if ops == 0 {
+            return Err(self.err(
+                "size",
+                format!("size {size} ({bytes} B) is less than one block ({bs} B)"),
+                None,
+            ));
+        }
+        if let Amount::Bytes(b) = size
+            && b != ops * bs
+        {
+            rounding.push(format!("size {b} B rounded down to {ops} I/Os of {bs} B"));
+        }
+        Ok(Bound::Ops {
+            ops,
+            bytes: ops * bs,
+        })
+    }
+
+    /// A workload's pacing and measurements: rate cap, ramp, steady state, windows, aggregates.
+    fn measure(&self, interval_ns: u64) -> Result<Measure, SpecError> {
+        let p = self.p;
+        let steady_round =
+            self.multiple_of_interval("steady_round", p.steady_round, interval_ns)?;
+        let aggregate_ns = self.multiple_of_interval("aggregate", p.aggregate, interval_ns)?;
+        let windows = p
+            .windows
+            .iter()
+            .flatten()
+            .map(|w| {
+                WindowSpec::parse(w)
+                    .map(|spec| Window {
+                        text: w.clone(),
+                        spec,
+                    })
+                    .map_err(|e| self.err("windows", e, None))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Measure {
+            rate_iops: p.rate_iops,
+            ramp_ns: p.ramp.map(|d| d.0),
+            steady: p.steady_state.map(|rule| SteadyPlan {
+                rule,
+                leave: p.steady_leave,
+                round_ns: steady_round,
+            }),
+            until: p.until,
+            windows,
+            aggregate_ns,
+        })
+    }
+
+    /// A duration key that must be a whole number of intervals (`steady_round`, `aggregate`), in ns.
+    fn multiple_of_interval(
+        &self,
+        key: &str,
+        value: Option<Duration>,
+        interval_ns: u64,
+    ) -> Result<Option<u64>, SpecError> {
+        let Some(v) = value else {
+            return Ok(None);
+        };
+        if v.0 % interval_ns != 0 || v.0 < interval_ns {
+            return Err(self.err(
+                key,
+                format!(
+                    "{key} {v} is not a multiple of the interval {}",
+                    Duration(interval_ns)
+                ),
+                None,
+            ));
+        }
+        Ok(Some(v.0))
+    }
+
+    /// The image's size in bytes, checked against the span and alignment.
+    fn image_bytes(&self, image: &str, span: u64) -> Result<u64, SpecError> {
+        let (size, lbs) = (self.p.image_size, self.lbs());
+        let bytes = if image == "synthetic" {
+            let want = size.map_or(DEFAULT_IMAGE_SIZE.min(span), |s| s.0);
+            want / lbs * lbs
+        } else {
+            let path = image_path(&self.spec.path, image);
+            let meta = std::fs::metadata(&path).map_err(|e| {
+                self.err(
+                    "image",
+                    format!("cannot read the image {}: {e}", path.display()),
+                    None,
+                )
+            })?;
+            if !meta.is_file() {
+                return Err(self.err(
+                    "image",
+                    format!("{} is not a regular file", path.display()),
+                    None,
+                ));
+            }
+            meta.len()
+        };
+        if bytes == 0 {
+            return Err(self.err("image", "the image is empty", None));
+        }
+        if bytes > span {
+            return Err(self.err(
+                if size.is_some() {
+                    "image_size"
+                } else {
+                    "image"
+                },
+                format!("the image ({bytes} B) is larger than the span ({span} B)"),
+                None,
+            ));
+        }
+        if self.direct() && bytes % lbs != 0 {
+            return Err(self.err(
+                "image",
+                format!("the image size ({bytes} B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"),
+                Some("pad the image to whole sectors, or direct = false".into()),
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// The block size of a phase of `kind` that sets none.
+fn default_block_size(kind: PhaseKind) -> u64 {
+    match kind {
+        PhaseKind::Fill | PhaseKind::Verify => 128 << 10,
+        PhaseKind::RestoreImage => 1 << 20,
+        PhaseKind::Workload | PhaseKind::Erase => 4 << 10,
+    }
+}
+
+/// Why `target` cannot erase `span` with `m`, in words; `None` when it can.
+fn erase_problem(t: &TargetInfo, m: EraseMethod, span: (u64, u64)) -> Option<String> {
+    match (t.kind, m) {
+    (_, EraseMethod::Auto) => None,
+    (TargetKind::Sim, EraseMethod::Discard | EraseMethod::SecureDiscard) => None,
+    (TargetKind::Sim, _) => Some(
+        "is not modelled by the simulated drive (use \"auto\", \"discard\" or \"secure-discard\")"
+            .to_string(),
+    ),
+    (_, EraseMethod::NvmeFormat) if t.nvme_namespace.is_none() => Some(format!(
+        "is for whole NVMe namespaces, and {} is not one (a partition, or not NVMe)",
+        t.path.display()
+    )),
+    (_, EraseMethod::NvmeFormat) if span != (0, t.capacity_bytes) => Some(format!(
+        "erases the whole namespace, but the span is [{}, {}) of {} B; use span = \"100%\" and no offset",
+        span.0,
+        span.0 + span.1,
+        t.capacity_bytes
+    )),
+    (TargetKind::File, EraseMethod::PunchHole) => None,
+    (TargetKind::File, _) => Some(
+        "is for block devices; this target is a regular file (use \"punch-hole\" or \"auto\")"
+            .to_string(),
+    ),
+    (TargetKind::Block, EraseMethod::PunchHole) => {
+        Some("is for files; this target is a block device".to_string())
+    }
+    (TargetKind::Block, EraseMethod::Discard | EraseMethod::SecureDiscard)
+        if t.discard_max_bytes == Some(0) =>
+    {
+        Some(format!(
+            "needs discard support, and {} cannot discard (queue/discard_max_bytes is 0)",
+            t.path.display()
+        ))
+    }
+    (TargetKind::Block, _) => None,
+}
+}
+
+/// The phase with `[defaults]` applied: each key the phase does not set, taken from `[defaults]`.
+fn inherit(p: &PhaseSpec, d: &crate::spec::Defaults) -> PhaseSpec {
+    let keys = crate::spec::rules::keys_for(p.kind);
+    let has = |k: &str| keys.contains(&k);
+    let mut q = p.clone();
+    macro_rules! take {
+        ($($k:ident),*) => {$(
+            if q.$k.is_none() && has(stringify!($k)) {
+                q.$k = d.$k;
+            }
+        )*};
+    }
+    macro_rules! take_one {
+        ($($k:ident),*) => {$(
+            if q.$k.is_none() && has(stringify!($k)) {
+                q.$k = d.$k.clone().map(Vary::One);
+            }
+        )*};
+    }
+    take!(direct, seed, offset, interval, on_error);
+    take_one!(engine, data, span, block_size, queue_depth);
+    q
+}

@@ -1,0 +1,110 @@
+//! The run's events and who hears them: one [`Observer`] receives every event (log lines, phase start and end,
+//! each series row, each new state of the results). The results file is one observer
+//! ([`ResultsWriter`], always present), the terminal another ([`Console`]: log lines on stderr, the live
+//! progress line when stderr is a terminal).
+
+use super::progress::Bar;
+use crate::plan::PhasePlan;
+use crate::results::Results;
+use crate::results::series_csv::SeriesRow;
+use crate::results::write::{ResultsWriter, WriteError};
+
+/// Hears the events of a run, on the thread that runs the plan. Every method has a default that ignores the
+/// event.
+pub trait Observer {
+    /// A line for humans (what the run does, warnings, each phase's summary).
+    fn log(&mut self, _line: &str) {}
+    /// Phase `number` (1-based) of `of` starts.
+    fn phase_start(&mut self, _number: usize, _of: usize, _phase: &PhasePlan) {}
+    /// The running phase closed one interval of its series (the row was written to its CSV).
+    fn row(&mut self, _row: &SeriesRow) {}
+    /// The running phase's work ended (completed, failed or interrupted).
+    fn phase_end(&mut self) {}
+    /// The results changed: the run started, a phase ended, the run ended.
+    ///
+    /// # Errors
+    /// The results could not be recorded; the run stops.
+    fn results(&mut self, _results: &Results) -> Result<(), WriteError> {
+        Ok(())
+    }
+}
+
+/// `results.json`, rewritten atomically (and validated) at every change.
+impl Observer for ResultsWriter {
+    fn results(&mut self, results: &Results) -> Result<(), WriteError> {
+        self.write(results)
+    }
+}
+
+/// Two observers, in order: every event goes to both; of two results errors, the first is returned.
+pub struct Both<'a>(pub &'a mut dyn Observer, pub &'a mut dyn Observer);
+
+impl Observer for Both<'_> {
+    fn log(&mut self, line: &str) {
+        self.0.log(line);
+        self.1.log(line);
+    }
+    fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
+        self.0.phase_start(number, of, phase);
+        self.1.phase_start(number, of, phase);
+    }
+    fn row(&mut self, row: &SeriesRow) {
+        self.0.row(row);
+        self.1.row(row);
+    }
+    fn phase_end(&mut self) {
+        self.0.phase_end();
+        self.1.phase_end();
+    }
+    fn results(&mut self, results: &Results) -> Result<(), WriteError> {
+        let a = self.0.results(results);
+        let b = self.1.results(results);
+        a.and(b)
+    }
+}
+
+/// The terminal: log lines on stderr (none with `quiet`), and with a live progress line they print above it.
+pub struct Console {
+    quiet: bool,
+    bar: Option<Bar>,
+}
+
+impl Console {
+    /// Log lines on stderr unless `quiet`; a live progress line when `live`.
+    pub fn new(quiet: bool, live: bool) -> Console {
+        Console {
+            quiet,
+            bar: live.then(Bar::new),
+        }
+    }
+}
+
+impl Observer for Console {
+    fn log(&mut self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None if !self.quiet => eprintln!("{line}"),
+            None => {}
+        }
+    }
+    fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
+        if let Some(bar) = &self.bar {
+            bar.phase_start(number, of, phase);
+        }
+    }
+    fn row(&mut self, row: &SeriesRow) {
+        if let Some(bar) = &self.bar {
+            bar.row(row);
+        }
+    }
+    fn phase_end(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.phase_end();
+        }
+    }
+}
+
+/// Hears nothing.
+pub struct Silent;
+
+impl Observer for Silent {}

@@ -1,0 +1,79 @@
+//! The verify runner: the span read back sequentially, every sector checked ([`crate::verify::Checker`])
+//! against the last write the plan says it holds ([`crate::plan::replay`]), the summary recorded.
+
+use super::io_phase::{end_of, log_io_failures, log_summary, measured};
+use super::{Ctx, PhaseEnd};
+use crate::plan::replay::VerifyMap;
+use crate::plan::{PhasePlan, VerifyWork};
+use crate::results::PhaseResult;
+use crate::verify::Checker;
+use crate::vocab::{Expect, OnError};
+use std::sync::atomic::Ordering;
+
+/// Runs a verify phase.
+pub fn run(
+    ctx: &mut Ctx<'_>,
+    phase: &PhasePlan,
+    work: &VerifyWork,
+    mut pr: PhaseResult,
+) -> PhaseEnd {
+    let map = match work.expect {
+        Expect::Header => None,
+        Expect::LastWriter => {
+            match VerifyMap::build(&ctx.plan.phases, phase.index, ctx.plan.target.kind) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    return PhaseEnd::NotRun(format!(
+                        "phase {} \"{}\": {e}",
+                        phase.index, phase.name
+                    ));
+                }
+            }
+        }
+    };
+    let checker = Checker::new(work.expect, map, work.max_listed as usize);
+    let o = match measured(ctx, phase, Some(&checker), &mut pr) {
+        Ok(o) => o,
+        Err(end) => return end,
+    };
+    let v = checker.summary(pr.read.bytes / crate::stamp::SECTOR as u64);
+    ctx.log(&format!(
+        "      verified {} sectors: {} ok, {} reordered, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked",
+        v.sectors, v.ok, v.reordered, v.zeroed, v.stale, v.corrupted, v.unexpected, v.unchecked
+    ));
+    let mut failed = None;
+    if v.mismatched > 0 {
+        let msg = format!(
+            "phase {} \"{}\": {} of {} sectors did not verify ({} zeroed, {} stale, {} corrupted, {} unexpected), first: {}",
+            phase.index,
+            phase.name,
+            v.mismatched,
+            v.sectors,
+            v.zeroed,
+            v.stale,
+            v.corrupted,
+            v.unexpected,
+            pr.errors.as_ref().map_or("", |e| e.first.message.as_str())
+        );
+        if work.io.on_error == OnError::Continue {
+            ctx.log(&format!("      warning: {msg}"));
+            pr.warnings.push(msg);
+        } else {
+            failed = Some(msg);
+        }
+    }
+    let mismatched = v.mismatched;
+    pr.verify = Some(v);
+    log_io_failures(ctx, &o, mismatched, &mut pr);
+    let interrupted = ctx.stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
+    pr.completed = o.outcome.error.is_none() && !interrupted;
+    if pr.completed {
+        // A verify phase writes nothing: an empty range, as every phase that visits its span records.
+        ctx.written.add(phase.span.start, phase.span.start);
+    }
+    log_summary(ctx, &pr);
+    match failed.filter(|_| o.outcome.error.is_none() && !interrupted) {
+        Some(msg) => PhaseEnd::Failed(pr, msg),
+        None => end_of(phase, &o, pr, interrupted),
+    }
+}
