@@ -6,7 +6,7 @@
 //! phase. Per sweep or matrix (phases sharing a base name and label keys): total IOPS and latency across
 //! its phases.
 
-use super::data::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
+use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use super::html;
 use super::plot::{self, Chart, LabelMetric, PlotError, Scale};
 use crate::stats::window::WindowSpec;

@@ -3,7 +3,7 @@
 //! no script, nothing loaded from the network.
 
 use super::build::{Figure, Options, Report};
-use super::data::RunData;
+use super::runs::RunData;
 use super::plot::{RUN_COLOURS, short_number};
 use crate::results::{DirStats, PhaseResult, Status};
 use std::fmt::Write;

@@ -1,14 +1,14 @@
 //! Reports made from results files: [`compare`] puts several runs side by side; [`build`] writes SVG
-//! plots ([`plot`]) and an HTML page ([`html`]) from runs loaded with [`data::load_run`].
+//! plots ([`plot`]) and an HTML page ([`html`]) from runs loaded with [`runs::load_run`].
 //!
 //! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, and never
 //! touches a target.
 
 pub mod build;
 pub mod compare;
-pub mod data;
 pub mod html;
 pub mod plot;
+pub mod runs;
 
 use crate::results::{RESULTS_FORMAT, Results};
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! each interval with completions is one `<circle>` (its mean) and one `<polygon>` triangle (its max).
 //! Legend swatches are rectangles.
 
-use super::data::{Dir, LabelGroup, PhaseGroup, RunData, total_iops_full_rows};
+use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, total_iops_full_rows};
 use crate::results::PhaseResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
