@@ -350,7 +350,7 @@ fn cmd_report(
     ymax: Option<f64>,
     window: Option<String>,
 ) -> Result<(), Fail> {
-    use wkrun::report::{build, runs};
+    use wkrun::report::{build, model, runs};
     if let Some(y) = ymax
         && !(y.is_finite() && y > 0.0)
     {
@@ -371,7 +371,7 @@ fn cmd_report(
         .map(|f| runs::load_run(f).map_err(|e| bad(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     runs::name_runs(&mut runs);
-    let opts = build::Options { ymax, window };
+    let opts = model::Options { ymax, window };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     std::fs::create_dir_all(&dir).map_err(|e| {

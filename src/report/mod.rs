@@ -1,5 +1,6 @@
-//! Reports made from results files: [`compare`] puts several runs side by side; [`build`] writes SVG
-//! plots ([`plot`]) and an HTML page ([`html`]) from runs loaded with [`runs::load_run`].
+//! Reports made from results files: [`compare`] puts several runs side by side; [`build`] assembles a
+//! [`model::Report`] of SVG plots ([`plot`]) from runs loaded with [`runs::load_run`], and writes it with its
+//! HTML page ([`html`]).
 //!
 //! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, and never
 //! touches a target.
@@ -7,6 +8,7 @@
 pub mod build;
 pub mod compare;
 pub mod html;
+pub mod model;
 pub mod plot;
 pub mod runs;
 
