@@ -6,9 +6,13 @@
 //! phase. Per sweep or matrix (phases sharing a base name and label keys): total IOPS and latency across
 //! its phases.
 
+use super::chart::iops::{Scale, iops_scatter};
+use super::chart::latency::latency_series;
+use super::chart::percentiles::percentiles;
+use super::chart::sweep::{LabelMetric, label_chart};
+use super::chart::{Chart, PlotError};
 use super::html;
 use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
-use super::plot::{self, Chart, LabelMetric, PlotError, Scale};
 use super::runs::{Dir, PhaseGroup, RunData, label_groups, phase_groups};
 use crate::stats::window::WindowSpec;
 use std::path::{Path, PathBuf};
@@ -84,11 +88,11 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
             if has_rows {
                 add(
                     &format!("iops-log-{n}"),
-                    plot::iops_scatter(runs, &g, d, Scale::Log, None)?,
+                    iops_scatter(runs, &g, d, Scale::Log, None)?,
                 );
                 add(
                     &format!("iops-linear-{n}"),
-                    plot::iops_scatter(runs, &g, d, Scale::Linear { ymax: opts.ymax }, None)?,
+                    iops_scatter(runs, &g, d, Scale::Linear { ymax: opts.ymax }, None)?,
                 );
                 if let Some((_, w)) = &opts.window {
                     let end = g
@@ -100,7 +104,7 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
                     if b > a {
                         add(
                             &format!("zoom-{n}"),
-                            plot::iops_scatter(
+                            iops_scatter(
                                 runs,
                                 &g,
                                 d,
@@ -110,14 +114,14 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
                         );
                     }
                 }
-                add(&format!("latency-{n}"), plot::latency_series(runs, &g, d)?);
+                add(&format!("latency-{n}"), latency_series(runs, &g, d)?);
             }
         }
         if g.members.iter().any(|&(r, p)| {
             let (phase, _) = runs[r].phase(p);
             phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
         }) {
-            add("percentiles", plot::percentiles(runs, &g)?);
+            add("percentiles", percentiles(runs, &g)?);
         }
         phases.push(PhaseSection { group: g, figures });
     }
@@ -127,11 +131,11 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
         let figures = vec![
             Figure {
                 file: format!("{base}-iops.svg"),
-                chart: plot::label_chart(runs, &lg, LabelMetric::Iops)?,
+                chart: label_chart(runs, &lg, LabelMetric::Iops)?,
             },
             Figure {
                 file: format!("{base}-latency.svg"),
-                chart: plot::label_chart(runs, &lg, LabelMetric::Latency)?,
+                chart: label_chart(runs, &lg, LabelMetric::Latency)?,
             },
         ];
         sweeps.push(SweepSection { group: lg, figures });

@@ -2,8 +2,8 @@
 //! phase the summary table and the plots (`<img>` of the SVG files beside it). Self-contained: inline CSS,
 //! no script, nothing loaded from the network.
 
+use super::chart::{RUN_COLOURS, short_number};
 use super::model::{Figure, Options, Report};
-use super::plot::{RUN_COLOURS, short_number};
 use super::runs::RunData;
 use crate::results::{DirStats, PhaseResult, Status};
 use std::fmt::Write;

@@ -1,15 +1,15 @@
 //! Reports made from results files: [`compare`] puts several runs side by side; [`build`] assembles a
-//! [`model::Report`] of SVG plots ([`plot`]) from runs loaded with [`runs::load_run`], and writes it with its
+//! [`model::Report`] of SVG plots ([`chart`]) from runs loaded with [`runs::load_run`], and writes it with its
 //! HTML page ([`html`]).
 //!
 //! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, and never
 //! touches a target.
 
 pub mod build;
+pub mod chart;
 pub mod compare;
 pub mod html;
 pub mod model;
-pub mod plot;
 pub mod runs;
 
 use crate::results::{RESULTS_FORMAT, Results};

@@ -1,7 +1,7 @@
 //! What a report is made of, in page order: per sweep and per phase, its figures (a chart and its file
 //! name), and the options it was drawn with. [`super::build`] assembles it; [`super::html`] renders it.
 
-use super::plot::Chart;
+use super::chart::Chart;
 use super::runs::{LabelGroup, PhaseGroup};
 use crate::stats::window::WindowSpec;
 
