@@ -310,3 +310,153 @@ pub fn iops_scatter(
         svg,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{phase, row, run};
+    use super::*;
+
+    /// Two runs of one phase: run 0 with reads 0, 50, 0, 2000 IOPS at 1..4 s; run 1 with 300 at 1 s and
+    /// 0 at 2 s.
+    fn runs() -> (Vec<RunData>, PhaseGroup) {
+        let a = run(
+            "a",
+            "sim:a",
+            vec![(
+                phase("p", 1),
+                Some(vec![
+                    row(1.0, 0, 7),
+                    row(2.0, 50, 7),
+                    row(3.0, 0, 7),
+                    row(4.0, 2000, 7),
+                ]),
+            )],
+        );
+        let b = run(
+            "b",
+            "sim:b",
+            vec![(phase("p", 1), Some(vec![row(1.0, 300, 0), row(2.0, 0, 0)]))],
+        );
+        let g = PhaseGroup {
+            name: "p".into(),
+            kind: crate::spec::PhaseKind::Workload,
+            members: vec![(0, 0), (1, 0)],
+        };
+        (vec![a, b], g)
+    }
+
+    #[test]
+    fn points_are_one_per_row_of_the_direction_in_the_window() {
+        let (runs, g) = runs();
+        assert_eq!(
+            iops_points(&runs, &g, Dir::Read, None),
+            vec![
+                (0, vec![(1.0, 0.0), (2.0, 50.0), (3.0, 0.0), (4.0, 2000.0)]),
+                (1, vec![(1.0, 300.0), (2.0, 0.0)]),
+            ]
+        );
+        assert_eq!(
+            iops_points(&runs, &g, Dir::Write, Some((2.0, 3.0))),
+            vec![(0, vec![(2.0, 7.0), (3.0, 7.0)]), (1, vec![(2.0, 0.0)])]
+        );
+    }
+
+    #[test]
+    fn log_scatter_puts_zero_intervals_on_the_floor_a_decade_below() {
+        let (runs, g) = runs();
+        let plot = iops_plot(iops_points(&runs, &g, Dir::Read, None), Scale::Log, None);
+        // Non-zero values 50..2000: decades 10..10 000, floor row at 1.
+        assert_eq!((plot.floor, plot.top), (1.0, 10_000.0));
+        assert_eq!(plot.x, (0.0, 4.0 * 1.02));
+        assert_eq!(
+            plot.series,
+            vec![
+                IopsSeries {
+                    run: 0,
+                    plain: vec![(2.0, 50.0), (4.0, 2000.0)],
+                    special: vec![(1.0, 1.0), (3.0, 1.0)],
+                },
+                IopsSeries {
+                    run: 1,
+                    plain: vec![(1.0, 300.0)],
+                    special: vec![(2.0, 1.0)],
+                },
+            ]
+        );
+        assert_eq!((plot.intervals(), plot.specials()), (6, 3));
+        assert_eq!(tick_label(Scale::Log, 1.0, 1.0), "0");
+        assert_eq!(tick_label(Scale::Log, 1.0, 10.0), "10");
+        assert_eq!(tick_label(Scale::Linear { ymax: None }, 0.0, 0.0), "0");
+        assert_eq!(
+            caption(&plot, Scale::Log, Dir::Read),
+            "6 points, one per interval (at the interval's end); one colour per run. 3 intervals had 0 read \
+IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0, below the lowest decade."
+        );
+        assert_eq!(
+            legend_entries(&runs[0], &plot.series[0], Scale::Log),
+            (
+                "a on sim:a (4 intervals)".to_string(),
+                Some("a: 2 of 4 intervals with 0 IOPS, hollow on the \"0\" row".to_string())
+            )
+        );
+    }
+
+    #[test]
+    fn linear_scatter_with_a_ceiling_puts_higher_intervals_on_the_top_row() {
+        let (runs, g) = runs();
+        let scale = Scale::Linear { ymax: Some(100.0) };
+        let window = Some((1.5, 4.0));
+        let plot = iops_plot(iops_points(&runs, &g, Dir::Read, window), scale, window);
+        assert_eq!((plot.x, plot.floor, plot.top), ((1.5, 4.0), 0.0, 100.0));
+        assert_eq!(
+            plot.series,
+            vec![
+                IopsSeries {
+                    run: 0,
+                    plain: vec![(2.0, 50.0), (3.0, 0.0)],
+                    special: vec![(4.0, 100.0)],
+                },
+                IopsSeries {
+                    run: 1,
+                    plain: vec![(2.0, 0.0)],
+                    special: vec![],
+                },
+            ]
+        );
+        assert_eq!(
+            legend_entries(&runs[1], &plot.series[1], scale),
+            ("b on sim:b (1 intervals)".to_string(), None)
+        );
+        assert!(caption(&plot, scale, Dir::Read).ends_with(
+            " 1 intervals were above the ceiling of 100 IOPS: they are drawn hollow on the top row."
+        ));
+        assert_eq!(
+            title(&runs, &g, Dir::Read, scale, window),
+            "Read IOPS per interval (linear, fixed ceiling, 1.5..4 s) — spec · p · sim:a / sim:b"
+        );
+    }
+
+    #[test]
+    fn linear_scatter_fits_its_top_to_the_data() {
+        assert_eq!(
+            y_range(Scale::Linear { ymax: None }, 50.0, 2000.0),
+            (0.0, 2100.0)
+        );
+        assert_eq!(
+            y_range(Scale::Linear { ymax: None }, f64::INFINITY, 0.0),
+            (0.0, 1.0)
+        );
+        // No non-zero value on a log axis: floor 0.1 under the decade 1..10.
+        assert_eq!(y_range(Scale::Log, f64::INFINITY, 0.0), (0.1, 10.0));
+        let plot = iops_plot(vec![(0, vec![])], Scale::Linear { ymax: None }, None);
+        assert_eq!(plot.x, (0.0, 1e-3 * 1.02));
+    }
+
+    #[test]
+    fn scatter_svg_has_a_circle_per_interval() {
+        let (runs, g) = runs();
+        let c = iops_scatter(&runs, &g, Dir::Read, Scale::Log, None).expect("draws");
+        assert_eq!(c.svg.matches("<circle").count(), 6);
+        assert!(c.title.starts_with("Read IOPS per interval (log scale) — "));
+    }
+}

@@ -121,3 +121,68 @@ pub fn latency_series(runs: &[RunData], group: &PhaseGroup, dir: Dir) -> Result<
         svg,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{phase, row, run};
+    use super::*;
+
+    #[test]
+    fn points_are_the_rows_with_completions_in_the_direction() {
+        // Rows: reads only, writes only, both, nothing. Reads (10, 20) µs, writes (30, 40) µs.
+        let a = run(
+            "a",
+            "sim:a",
+            vec![(
+                phase("p", 1),
+                Some(vec![
+                    row(1.0, 5, 0),
+                    row(2.0, 0, 5),
+                    row(3.0, 5, 5),
+                    row(4.0, 0, 0),
+                ]),
+            )],
+        );
+        let runs = [a];
+        let g = PhaseGroup {
+            name: "p".into(),
+            kind: crate::spec::PhaseKind::Workload,
+            members: vec![(0, 0)],
+        };
+        let reads = latency_points(&runs, &g, Dir::Read);
+        assert_eq!(
+            reads,
+            vec![LatencySeries {
+                run: 0,
+                points: vec![(1.0, 10.0, 20.0), (3.0, 10.0, 20.0)],
+                empty: 2,
+            }]
+        );
+        // 10..20 µs: the decade 10..100; x to the last read's end plus 2 %.
+        assert_eq!(latency_ranges(&reads), (3.0 * 1.02, (10.0, 100.0)));
+        assert_eq!(
+            caption(&reads, Dir::Read),
+            "2 intervals with reads: a circle at the interval's mean read latency and a triangle at its \
+largest. 2 intervals completed no reads and have no latency to show."
+        );
+        let writes = latency_points(&runs, &g, Dir::Write);
+        assert_eq!(writes[0].points, vec![(2.0, 30.0, 40.0), (3.0, 30.0, 40.0)]);
+        let c = latency_series(&runs, &g, Dir::Write).expect("draws");
+        assert_eq!(c.svg.matches("<circle").count(), 2);
+        assert_eq!(c.svg.matches("<polygon").count(), 2);
+        assert_eq!(
+            c.title,
+            "Write latency per interval, mean and max — spec · p · sim:a"
+        );
+    }
+
+    #[test]
+    fn ranges_without_points_are_one_decade() {
+        let empty = [LatencySeries {
+            run: 0,
+            points: vec![],
+            empty: 3,
+        }];
+        assert_eq!(latency_ranges(&empty), (1e-3 * 1.02, (1.0, 10.0)));
+    }
+}

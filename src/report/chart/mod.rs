@@ -237,3 +237,83 @@ fn capital(s: &str) -> String {
         None => String::new(),
     }
 }
+
+#[cfg(test)]
+pub(super) mod testing;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_number_scales_and_trims() {
+        let cases = [
+            (0.0, "0"),
+            (0.01, "0.01"),
+            (0.00012345, "0.0001"),
+            (-0.5, "-0.5"),
+            (1.0, "1"),
+            (2.5, "2.5"),
+            (100.0, "100"),
+            (999.994, "999.99"),
+            (1000.0, "1k"),
+            (12_500.0, "12.5k"),
+            (12_346.0, "12.35k"),
+            (-2000.0, "-2k"),
+            (3e6, "3M"),
+            (1.25e6, "1.25M"),
+            (7e9, "7G"),
+            (12.3e9, "12.3G"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(short_number(v), want, "short_number({v})");
+        }
+    }
+
+    #[test]
+    fn decades_round_out_to_powers_of_ten() {
+        assert_eq!(decades(3.0, 250.0), (1.0, 1000.0));
+        let (lo, hi) = decades(0.02, 0.5);
+        assert!((lo - 0.01).abs() < 1e-15 && hi == 1.0, "{lo} {hi}");
+        // Both in one decade, or on one power of ten: still a decade apart.
+        assert_eq!(decades(20.0, 30.0), (10.0, 100.0));
+        assert_eq!(decades(100.0, 100.0), (100.0, 1000.0));
+        assert_eq!(decades(1.0, 10.0), (1.0, 10.0));
+    }
+
+    #[test]
+    fn log_range_falls_back_to_one_decade_when_there_is_nothing_positive() {
+        assert_eq!(log_range(f64::INFINITY, 0.0), (1.0, 10.0));
+        assert_eq!(log_range(0.0, 5.0), (1.0, 10.0));
+        assert_eq!(log_range(4.0, 5.0), (1.0, 10.0));
+        assert_eq!(log_range(40.0, 5000.0), (10.0, 10000.0));
+    }
+
+    #[test]
+    fn capital_upper_cases_the_first_letter_only() {
+        assert_eq!(capital("read"), "Read");
+        assert_eq!(capital("write iops"), "Write iops");
+        assert_eq!(capital(""), "");
+    }
+
+    #[test]
+    fn run_colours_repeat_after_eight_runs() {
+        assert_eq!(colour(0), RGBColor(31, 119, 180));
+        assert_eq!(colour(8), colour(0));
+        assert_eq!(colour(9), RGBColor(214, 39, 40));
+    }
+
+    #[test]
+    fn subject_names_each_spec_and_target_once() {
+        use testing::{phase, run};
+        let a = run("a", "sim:capacity=1GiB", vec![(phase("p", 0), None)]);
+        let b = run("b", "sim:capacity=1GiB", vec![(phase("p", 0), None)]);
+        let c = run("c", "sim:capacity=2GiB", vec![(phase("p", 0), None)]);
+        let runs = [a, b, c];
+        assert_eq!(subject(&runs, &[0, 1], "p"), "spec · p · sim:capacity=1GiB");
+        assert_eq!(
+            subject(&runs, &[0, 1, 2], "p[x]"),
+            "spec · p[x] · sim:capacity=1GiB / sim:capacity=2GiB"
+        );
+    }
+}

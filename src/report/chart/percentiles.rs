@@ -153,3 +153,92 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
         svg,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{latency, phase, run};
+    use super::*;
+    use crate::results::DirStats;
+
+    #[test]
+    fn points_are_the_percentiles_in_microseconds_at_their_nines() {
+        let mut p = phase("p", 1);
+        assert_eq!(percentile_points(&p, Dir::Read), None);
+        p.read = DirStats::new(
+            10,
+            40960,
+            1.0,
+            Some(latency(1_500, 20_000, 30_000, 40_000, 50_000, 60_000)),
+        );
+        assert_eq!(
+            percentile_points(&p, Dir::Read),
+            Some(vec![
+                (0.0, 1.5),
+                (std::f64::consts::LOG10_2, 20.0),
+                (1.0, 30.0),
+                (2.0, 40.0),
+                (3.0, 50.0),
+                (4.0, 60.0),
+            ])
+        );
+        assert_eq!(percentile_points(&p, Dir::Write), None);
+    }
+
+    #[test]
+    fn curves_go_per_run_reads_then_writes_and_span_their_decades() {
+        let mut p = phase("p", 1);
+        p.read = DirStats::new(
+            1,
+            4096,
+            1.0,
+            Some(latency(500, 2_000, 3_000, 4_000, 5_000, 6_000)),
+        );
+        p.write = DirStats::new(
+            1,
+            4096,
+            1.0,
+            Some(latency(9_000, 10_000, 11_000, 12_000, 13_000, 140_000)),
+        );
+        let mut q = phase("p", 1);
+        q.write = p.write.clone();
+        let runs = [
+            run("a", "sim:a", vec![(p, None)]),
+            run("b", "sim:b", vec![(q, None)]),
+        ];
+        let g = PhaseGroup {
+            name: "p".into(),
+            kind: crate::spec::PhaseKind::Workload,
+            members: vec![(0, 0), (1, 0)],
+        };
+        let curves = percentile_curves(&runs, &g);
+        let keys: Vec<_> = curves.iter().map(|c| (c.run, c.dir, c.max_us)).collect();
+        // The helper's max is twice p99.99.
+        assert_eq!(
+            keys,
+            vec![
+                (0, Dir::Read, 12.0),
+                (0, Dir::Write, 280.0),
+                (1, Dir::Write, 280.0)
+            ]
+        );
+        // 0.5 µs (the read minimum) to 140 µs: 0.1 to 1000 µs.
+        let (lo, hi) = percentile_range(&curves);
+        assert!((lo - 0.1).abs() < 1e-15 && hi == 1000.0, "{lo} {hi}");
+        assert_eq!(percentile_range(&[]), (1.0, 10.0));
+        let c = percentiles(&runs, &g).expect("draws");
+        assert_eq!(c.svg.matches("<circle").count(), 6);
+        assert_eq!(c.svg.matches("<polygon").count(), 12);
+    }
+
+    #[test]
+    fn nines_label_names_whole_nines_only() {
+        let got: Vec<String> = [-0.2, 0.0, 0.5, 1.0, 2.0, 2.0000001, 3.0, 4.0, 4.3]
+            .into_iter()
+            .map(nines_label)
+            .collect();
+        assert_eq!(
+            got,
+            ["", "p0", "", "p90", "p99", "p99", "p99.9", "p99.99", ""]
+        );
+    }
+}

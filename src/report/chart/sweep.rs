@@ -335,3 +335,167 @@ where
         .map_err(why)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{labelled, latency, row, run};
+    use super::*;
+    use crate::results::{DirStats, PhaseResult, WindowResult};
+    use crate::stats::window::SliceStats;
+
+    fn window(spec: &str, avg: f64, min: f64, max: f64) -> WindowResult {
+        WindowResult {
+            spec: spec.into(),
+            start_s: 0.0,
+            end_s: 1.0,
+            complete: true,
+            iops: Some(SliceStats {
+                count: 1,
+                avg,
+                min,
+                max,
+                stddev: 0.0,
+                p1: min,
+                p99: max,
+                consistency: None,
+            }),
+        }
+    }
+
+    /// `sat[op=N]` with `read` reads and `write` writes over its 1 s, and a total latency summary.
+    fn sat(op: &str, index: usize, read: u64, write: u64) -> PhaseResult {
+        let mut p = labelled(&format!("sat[op={op}]"), index, &[("span", op)]);
+        p.read = DirStats::new(read, read * 4096, 1.0, None);
+        p.write = DirStats::new(write, write * 4096, 1.0, None);
+        p.total = DirStats::new(
+            read + write,
+            (read + write) * 4096,
+            1.0,
+            Some(latency(2_000, 5_000, 6_000, 7_000, 8_000, 9_000)),
+        );
+        p
+    }
+
+    fn group() -> LabelGroup {
+        LabelGroup {
+            base: "sat".into(),
+            keys: vec!["span".into()],
+            phases: vec!["sat[op=90%]".into(), "sat[op=50%]".into()],
+            values: vec!["90%".into(), "50%".into()],
+        }
+    }
+
+    #[test]
+    fn iops_bars_are_the_phase_mean_with_full_interval_whiskers() {
+        // Full rows 80 and 120 total IOPS; the partial last row (500) does not count.
+        let mut last = row(3.0, 500, 0);
+        last.partial = 1;
+        let a = run(
+            "a",
+            "sim:a",
+            vec![
+                (
+                    sat("90%", 1, 60, 40),
+                    Some(vec![row(1.0, 50, 30), row(2.0, 70, 50), last]),
+                ),
+                (sat("50%", 2, 10, 0), Some(vec![])),
+            ],
+        );
+        let b = run("b", "sim:b", vec![(sat("50%", 1, 0, 30), None)]);
+        let runs = [a, b];
+        let bars = label_bars(&runs, &group(), LabelMetric::Iops, None);
+        let bar = |run, category, mean, min, max| LabelBar {
+            run,
+            category,
+            mean,
+            min,
+            max,
+        };
+        assert_eq!(
+            bars,
+            vec![
+                bar(0, 0, 100.0, 80.0, 120.0),
+                // No series: the whiskers collapse on the mean.
+                bar(0, 1, 10.0, 10.0, 10.0),
+                bar(1, 1, 30.0, 30.0, 30.0),
+            ]
+        );
+        assert_eq!(bar_ranges(&bars).0, 120.0 * 1.08);
+        assert_eq!(common_window(&runs, &group()), None);
+        let lat = label_bars(&runs, &group(), LabelMetric::Latency, None);
+        assert_eq!(lat[0], bar(0, 0, 5.0, 2.0, 18.0));
+        // 2..18 µs: the decades 1..100.
+        assert_eq!(bar_ranges(&lat).1, (1.0, 100.0));
+        assert_eq!(
+            title(&runs, &group(), LabelMetric::Latency),
+            "Latency across span — spec · sat[span] · sim:a / sim:b"
+        );
+    }
+
+    #[test]
+    fn a_window_every_phase_has_first_is_charted_instead() {
+        let mut p = sat("90%", 1, 60, 40);
+        let mut q = sat("50%", 2, 10, 0);
+        p.windows = vec![
+            window("5s..", 90.0, 70.0, 95.0),
+            window("last 1s", 1.0, 1.0, 1.0),
+        ];
+        q.windows = vec![window("5s..", 9.0, 7.0, 9.5)];
+        let runs = [run(
+            "a",
+            "sim:a",
+            vec![(p.clone(), None), (q.clone(), None)],
+        )];
+        assert_eq!(common_window(&runs, &group()).as_deref(), Some("5s.."));
+        assert_eq!(
+            label_value(&runs[0], "sat[op=50%]", LabelMetric::Iops, Some("5s..")),
+            Some((9.0, 7.0, 9.5))
+        );
+        assert_eq!(
+            label_value(&runs[0], "sat[op=50%]", LabelMetric::Iops, Some("last 1s")),
+            None
+        );
+        assert_eq!(label_value(&runs[0], "nope", LabelMetric::Iops, None), None);
+        // Another first window, or none, in any phase: no common window.
+        q.windows = vec![window("last 1s", 9.0, 7.0, 9.5)];
+        let other = [run("a", "sim:a", vec![(p.clone(), None), (q, None)])];
+        assert_eq!(common_window(&other, &group()), None);
+        let bare = [run(
+            "a",
+            "sim:a",
+            vec![(p, None), (sat("50%", 2, 1, 1), None)],
+        )];
+        assert_eq!(common_window(&bare, &group()), None);
+        let c = label_chart(&runs, &group(), LabelMetric::Iops).expect("draws");
+        assert!(c.caption.contains("over the window 5s.."));
+    }
+
+    #[test]
+    fn slots_share_eight_tenths_of_a_category() {
+        let one = Slots::new(1);
+        assert_eq!((one.width, one.x(0, 2)), (0.8, 2.0));
+        let s = Slots::new(4);
+        assert_eq!(s.width, 0.2);
+        let xs: Vec<f64> = (0..4).map(|r| s.x(r, 1)).collect();
+        let want = [
+            1.0 - 1.5 * 0.2,
+            1.0 - 0.5 * 0.2,
+            1.0 + 0.5 * 0.2,
+            1.0 + 1.5 * 0.2,
+        ];
+        for (x, w) in xs.iter().zip(want) {
+            assert!((x - w).abs() < 1e-12, "{xs:?}");
+        }
+        assert_eq!(Slots::new(0), Slots::new(1));
+    }
+
+    #[test]
+    fn categories_are_named_at_whole_numbers_only() {
+        let cats = ["4KiB, 65".to_string(), "8KiB, 100".to_string()];
+        let got: Vec<String> = [-0.5, 0.0, 0.5, 1.0, 1.0000001, 2.0]
+            .into_iter()
+            .map(|v| category_label(&cats, v))
+            .collect();
+        assert_eq!(got, ["", "4KiB, 65", "", "8KiB, 100", "8KiB, 100", ""]);
+    }
+}
