@@ -13,7 +13,7 @@ use super::chart::sweep::{LabelMetric, label_chart};
 use super::chart::{Chart, PlotError};
 use super::html;
 use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
-use super::runs::{Dir, PhaseGroup, RunData, label_groups, phase_groups};
+use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use crate::stats::window::WindowSpec;
 use std::path::{Path, PathBuf};
 
@@ -56,90 +56,109 @@ pub fn directions(runs: &[RunData], g: &PhaseGroup) -> Vec<Dir> {
         .collect()
 }
 
+/// The start of a phase's file names: its number in the first run that has it, as in its CSV name, and its
+/// name (`r2-` in front when that run is not the first: numbers of different runs may collide).
+fn phase_base(runs: &[RunData], g: &PhaseGroup) -> String {
+    let (r0, p0) = g.members[0];
+    let index = runs[r0].results.phases[p0].index;
+    if r0 == 0 {
+        format!("{index:02}-{}", slug(&g.name))
+    } else {
+        format!("r{}-{index:02}-{}", r0 + 1, slug(&g.name))
+    }
+}
+
+/// The `--window` zoom of a phase in seconds from its start, when asked for and not empty.
+fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f64)> {
+    let (_, w) = opts.window.as_ref()?;
+    let end = g
+        .members
+        .iter()
+        .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
+        .fold(0.0, f64::max);
+    let (a, b) = window_seconds(w, end);
+    (b > a).then_some((a, b))
+}
+
+/// The plots of one phase: per direction with I/O (when a run has series rows), IOPS on a log and a linear
+/// axis, the zoom, latency per interval; then the percentiles when a run has latency.
+fn phase_section(
+    runs: &[RunData],
+    g: PhaseGroup,
+    opts: &Options,
+) -> Result<PhaseSection, PlotError> {
+    let base = phase_base(runs, &g);
+    let mut figures = Vec::new();
+    let mut add = |suffix: &str, chart: Chart| {
+        figures.push(Figure {
+            file: format!("{base}-{suffix}.svg"),
+            chart,
+        })
+    };
+    let has_rows = g
+        .members
+        .iter()
+        .any(|&(r, p)| !runs[r].phase(p).1.is_empty());
+    let linear = Scale::Linear { ymax: opts.ymax };
+    for d in directions(runs, &g) {
+        let n = d.name();
+        if has_rows {
+            add(
+                &format!("iops-log-{n}"),
+                iops_scatter(runs, &g, d, Scale::Log, None)?,
+            );
+            add(
+                &format!("iops-linear-{n}"),
+                iops_scatter(runs, &g, d, linear, None)?,
+            );
+            if let Some(w) = zoom(runs, &g, opts) {
+                add(
+                    &format!("zoom-{n}"),
+                    iops_scatter(runs, &g, d, linear, Some(w))?,
+                );
+            }
+            add(&format!("latency-{n}"), latency_series(runs, &g, d)?);
+        }
+    }
+    if g.members.iter().any(|&(r, p)| {
+        let (phase, _) = runs[r].phase(p);
+        phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
+    }) {
+        add("percentiles", percentiles(runs, &g)?);
+    }
+    Ok(PhaseSection { group: g, figures })
+}
+
+/// The charts across the `k`-th sweep or matrix: total IOPS and latency.
+fn sweep_section(runs: &[RunData], k: usize, lg: LabelGroup) -> Result<SweepSection, PlotError> {
+    let base = format!("sweep{k:02}-{}", slug(&lg.base));
+    let figures = vec![
+        Figure {
+            file: format!("{base}-iops.svg"),
+            chart: label_chart(runs, &lg, LabelMetric::Iops)?,
+        },
+        Figure {
+            file: format!("{base}-latency.svg"),
+            chart: label_chart(runs, &lg, LabelMetric::Latency)?,
+        },
+    ];
+    Ok(SweepSection { group: lg, figures })
+}
+
 /// Draws every plot of `runs`.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
 pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
-    let mut phases = Vec::new();
-    for g in phase_groups(runs) {
-        // The phase's number in the first run that has it, as in its CSV name (`r2-` when that run is not
-        // the first: numbers of different runs may collide).
-        let (r0, p0) = g.members[0];
-        let index = runs[r0].results.phases[p0].index;
-        let base = if r0 == 0 {
-            format!("{index:02}-{}", slug(&g.name))
-        } else {
-            format!("r{}-{index:02}-{}", r0 + 1, slug(&g.name))
-        };
-        let mut figures = Vec::new();
-        let mut add = |suffix: &str, chart: Chart| {
-            figures.push(Figure {
-                file: format!("{base}-{suffix}.svg"),
-                chart,
-            })
-        };
-        let has_rows = g
-            .members
-            .iter()
-            .any(|&(r, p)| !runs[r].phase(p).1.is_empty());
-        for d in directions(runs, &g) {
-            let n = d.name();
-            if has_rows {
-                add(
-                    &format!("iops-log-{n}"),
-                    iops_scatter(runs, &g, d, Scale::Log, None)?,
-                );
-                add(
-                    &format!("iops-linear-{n}"),
-                    iops_scatter(runs, &g, d, Scale::Linear { ymax: opts.ymax }, None)?,
-                );
-                if let Some((_, w)) = &opts.window {
-                    let end = g
-                        .members
-                        .iter()
-                        .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
-                        .fold(0.0, f64::max);
-                    let (a, b) = window_seconds(w, end);
-                    if b > a {
-                        add(
-                            &format!("zoom-{n}"),
-                            iops_scatter(
-                                runs,
-                                &g,
-                                d,
-                                Scale::Linear { ymax: opts.ymax },
-                                Some((a, b)),
-                            )?,
-                        );
-                    }
-                }
-                add(&format!("latency-{n}"), latency_series(runs, &g, d)?);
-            }
-        }
-        if g.members.iter().any(|&(r, p)| {
-            let (phase, _) = runs[r].phase(p);
-            phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
-        }) {
-            add("percentiles", percentiles(runs, &g)?);
-        }
-        phases.push(PhaseSection { group: g, figures });
-    }
-    let mut sweeps = Vec::new();
-    for (k, lg) in label_groups(runs).into_iter().enumerate() {
-        let base = format!("sweep{k:02}-{}", slug(&lg.base));
-        let figures = vec![
-            Figure {
-                file: format!("{base}-iops.svg"),
-                chart: label_chart(runs, &lg, LabelMetric::Iops)?,
-            },
-            Figure {
-                file: format!("{base}-latency.svg"),
-                chart: label_chart(runs, &lg, LabelMetric::Latency)?,
-            },
-        ];
-        sweeps.push(SweepSection { group: lg, figures });
-    }
+    let phases = phase_groups(runs)
+        .into_iter()
+        .map(|g| phase_section(runs, g, opts))
+        .collect::<Result<_, _>>()?;
+    let sweeps = label_groups(runs)
+        .into_iter()
+        .enumerate()
+        .map(|(k, lg)| sweep_section(runs, k, lg))
+        .collect::<Result<_, _>>()?;
     Ok(Report { phases, sweeps })
 }
 
