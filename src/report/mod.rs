@@ -11,6 +11,8 @@ pub mod compare;
 pub mod html;
 pub mod model;
 pub mod runs;
+#[cfg(test)]
+mod testing;
 
 use crate::results::{RESULTS_FORMAT, Results};
 use std::path::{Path, PathBuf};

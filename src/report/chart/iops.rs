@@ -313,36 +313,24 @@ pub fn iops_scatter(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{phase, row, run};
     use super::*;
+    use crate::report::testing::{group, row, series_run};
 
     /// Two runs of one phase: run 0 with reads 0, 50, 0, 2000 IOPS at 1..4 s; run 1 with 300 at 1 s and
     /// 0 at 2 s.
     fn runs() -> (Vec<RunData>, PhaseGroup) {
-        let a = run(
+        let a = series_run(
             "a",
             "sim:a",
-            vec![(
-                phase("p", 1),
-                Some(vec![
-                    row(1.0, 0, 7),
-                    row(2.0, 50, 7),
-                    row(3.0, 0, 7),
-                    row(4.0, 2000, 7),
-                ]),
-            )],
+            vec![
+                row(1.0, 0, 7),
+                row(2.0, 50, 7),
+                row(3.0, 0, 7),
+                row(4.0, 2000, 7),
+            ],
         );
-        let b = run(
-            "b",
-            "sim:b",
-            vec![(phase("p", 1), Some(vec![row(1.0, 300, 0), row(2.0, 0, 0)]))],
-        );
-        let g = PhaseGroup {
-            name: "p".into(),
-            kind: crate::spec::PhaseKind::Workload,
-            members: vec![(0, 0), (1, 0)],
-        };
-        (vec![a, b], g)
+        let b = series_run("b", "sim:b", vec![row(1.0, 300, 0), row(2.0, 0, 0)]);
+        (vec![a, b], group("p", &[(0, 0), (1, 0)]))
     }
 
     #[test]

@@ -124,31 +124,20 @@ pub fn latency_series(runs: &[RunData], group: &PhaseGroup, dir: Dir) -> Result<
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{phase, row, run};
     use super::*;
+    use crate::report::testing::{group, row, series_run};
 
     #[test]
     fn points_are_the_rows_with_completions_in_the_direction() {
         // Rows: reads only, writes only, both, nothing. Reads (10, 20) µs, writes (30, 40) µs.
-        let a = run(
-            "a",
-            "sim:a",
-            vec![(
-                phase("p", 1),
-                Some(vec![
-                    row(1.0, 5, 0),
-                    row(2.0, 0, 5),
-                    row(3.0, 5, 5),
-                    row(4.0, 0, 0),
-                ]),
-            )],
-        );
-        let runs = [a];
-        let g = PhaseGroup {
-            name: "p".into(),
-            kind: crate::spec::PhaseKind::Workload,
-            members: vec![(0, 0)],
-        };
+        let rows = vec![
+            row(1.0, 5, 0),
+            row(2.0, 0, 5),
+            row(3.0, 5, 5),
+            row(4.0, 0, 0),
+        ];
+        let runs = [series_run("a", "sim:a", rows)];
+        let g = group("p", &[(0, 0)]);
         let reads = latency_points(&runs, &g, Dir::Read);
         assert_eq!(
             reads,

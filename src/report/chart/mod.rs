@@ -3,7 +3,7 @@
 //! [`Chart`] (the SVG text, its title and a caption for the HTML page): [`iops::iops_scatter`],
 //! [`latency::latency_series`], [`percentiles::percentiles`] and [`sweep::label_chart`]. Each first works
 //! out what to draw (points, axis ranges, labels: plain functions of the runs) and then draws it with the
-//! helpers here, which every plot shares: [`render`], the chart frame, axes and legend styles, the run
+//! helpers here, which every plot shares: rendering to SVG, the chart frame, axes and legend styles, the run
 //! colours and the tick numbers ([`short_number`]).
 //!
 //! Markers, so that a reader (or a test) can count them: every interval of an IOPS scatter is one
@@ -239,9 +239,6 @@ fn capital(s: &str) -> String {
 }
 
 #[cfg(test)]
-pub(super) mod testing;
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -305,7 +302,7 @@ mod tests {
 
     #[test]
     fn subject_names_each_spec_and_target_once() {
-        use testing::{phase, run};
+        use crate::report::testing::{phase, run};
         let a = run("a", "sim:capacity=1GiB", vec![(phase("p", 0), None)]);
         let b = run("b", "sim:capacity=1GiB", vec![(phase("p", 0), None)]);
         let c = run("c", "sim:capacity=2GiB", vec![(phase("p", 0), None)]);

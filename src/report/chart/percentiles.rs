@@ -156,8 +156,8 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{latency, phase, run};
     use super::*;
+    use crate::report::testing::{group, latency, phase, run};
     use crate::results::DirStats;
 
     #[test]
@@ -205,11 +205,7 @@ mod tests {
             run("a", "sim:a", vec![(p, None)]),
             run("b", "sim:b", vec![(q, None)]),
         ];
-        let g = PhaseGroup {
-            name: "p".into(),
-            kind: crate::spec::PhaseKind::Workload,
-            members: vec![(0, 0), (1, 0)],
-        };
+        let g = group("p", &[(0, 0), (1, 0)]);
         let curves = percentile_curves(&runs, &g);
         let keys: Vec<_> = curves.iter().map(|c| (c.run, c.dir, c.max_us)).collect();
         // The helper's max is twice p99.99.

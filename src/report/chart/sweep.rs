@@ -338,8 +338,8 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{labelled, latency, row, run};
     use super::*;
+    use crate::report::testing::{labelled, latency, row, run};
     use crate::results::{DirStats, PhaseResult, WindowResult};
     use crate::stats::window::SliceStats;
 

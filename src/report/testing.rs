@@ -1,7 +1,7 @@
-//! Runs made in memory for the chart tests: a phase with no I/O, series rows of given IOPS and latency, a
-//! run on a simulated target.
+//! Results made in memory for the report tests: a phase with no I/O, series rows of given IOPS and
+//! latency, a results document, a run on a simulated target.
 
-use crate::report::runs::RunData;
+use super::runs::{PhaseGroup, RunData};
 use crate::results::series_csv::SeriesRow;
 use crate::results::{DirStats, HostInfo, PhaseResult, Results, SpecRef, Status};
 use crate::spec::{Label, PhaseKind};
@@ -97,6 +97,52 @@ pub fn row(t_s: f64, read: u64, write: u64) -> SeriesRow {
     }
 }
 
+/// A completed results document of spec `spec` on the target `path` of kind `kind` (1 MiB, 512 B logical
+/// blocks), started and finished at `at`.
+pub fn results(
+    spec: &str,
+    at: &str,
+    path: &str,
+    kind: TargetKind,
+    phases: Vec<PhaseResult>,
+) -> Results {
+    Results {
+        format: 1,
+        wkrun_version: "0.1.0".into(),
+        started_at: at.into(),
+        finished_at: Some(at.into()),
+        status: Status::Completed,
+        error: None,
+        spec: SpecRef {
+            name: spec.into(),
+            version: "1".into(),
+            sha256: "00".into(),
+            path: "spec.toml".into(),
+            overrides: vec![],
+        },
+        host: HostInfo {
+            hostname: "h".into(),
+            kernel: "k".into(),
+            cpus: 1,
+        },
+        target: TargetInfo {
+            path: path.into(),
+            kind,
+            capacity_bytes: 1 << 20,
+            logical_block_size: 512,
+            physical_block_size: 4096,
+            model: None,
+            serial: None,
+            firmware: None,
+            discard_max_bytes: None,
+            nvme_namespace: None,
+            created: false,
+            sim: None,
+        },
+        phases,
+    }
+}
+
 /// A run labelled `label` of spec `spec` on the simulated drive `target` (its name in titles), with its
 /// phases and their series rows.
 pub fn run(
@@ -108,41 +154,27 @@ pub fn run(
     RunData {
         file: format!("{label}/results.json").into(),
         label: label.into(),
-        results: Results {
-            format: 1,
-            wkrun_version: "0.1.0".into(),
-            started_at: "2026-01-01T00:00:00.000Z".into(),
-            finished_at: None,
-            status: Status::Completed,
-            error: None,
-            spec: SpecRef {
-                name: "spec".into(),
-                version: "1".into(),
-                sha256: "00".into(),
-                path: "spec.toml".into(),
-                overrides: vec![],
-            },
-            host: HostInfo {
-                hostname: "h".into(),
-                kernel: "k".into(),
-                cpus: 1,
-            },
-            target: TargetInfo {
-                path: target.into(),
-                kind: TargetKind::Sim,
-                capacity_bytes: 1 << 30,
-                logical_block_size: 512,
-                physical_block_size: 4096,
-                model: None,
-                serial: None,
-                firmware: None,
-                discard_max_bytes: None,
-                nvme_namespace: None,
-                created: false,
-                sim: None,
-            },
+        results: results(
+            "spec",
+            "2026-01-01T00:00:00.000Z",
+            target,
+            TargetKind::Sim,
             phases,
-        },
+        ),
         series,
+    }
+}
+
+/// A run with one phase, `p` (number 1), and its series rows.
+pub fn series_run(label: &str, target: &str, rows: Vec<SeriesRow>) -> RunData {
+    run(label, target, vec![(phase("p", 1), Some(rows))])
+}
+
+/// The phase `name` in the runs and phase indices `members`.
+pub fn group(name: &str, members: &[(usize, usize)]) -> PhaseGroup {
+    PhaseGroup {
+        name: name.into(),
+        kind: PhaseKind::Workload,
+        members: members.to_vec(),
     }
 }
