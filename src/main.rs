@@ -350,7 +350,7 @@ fn cmd_report(
     ymax: Option<f64>,
     window: Option<String>,
 ) -> Result<(), Fail> {
-    use wkrun::report::{build, data};
+    use wkrun::report::{build, model, runs};
     if let Some(y) = ymax
         && !(y.is_finite() && y > 0.0)
     {
@@ -368,10 +368,10 @@ fn cmd_report(
     };
     let mut runs = files
         .iter()
-        .map(|f| data::load_run(f).map_err(|e| bad(e.to_string())))
+        .map(|f| runs::load_run(f).map_err(|e| bad(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    data::name_runs(&mut runs);
-    let opts = build::Options { ymax, window };
+    runs::name_runs(&mut runs);
+    let opts = model::Options { ymax, window };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     std::fs::create_dir_all(&dir).map_err(|e| {

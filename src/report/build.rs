@@ -6,56 +6,16 @@
 //! phase. Per sweep or matrix (phases sharing a base name and label keys): total IOPS and latency across
 //! its phases.
 
-use super::data::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
+use super::chart::iops::{Scale, iops_scatter};
+use super::chart::latency::latency_series;
+use super::chart::percentiles::percentiles;
+use super::chart::sweep::{LabelMetric, label_chart};
+use super::chart::{Chart, PlotError};
 use super::html;
-use super::plot::{self, Chart, LabelMetric, PlotError, Scale};
+use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
+use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use crate::stats::window::WindowSpec;
 use std::path::{Path, PathBuf};
-
-/// What to draw.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Fixed ceiling of the linear IOPS plots, I/Os per s (`--ymax`); `None`: fitted to the data.
-    pub ymax: Option<f64>,
-    /// The zoom window (`--window`), as written and parsed; `None`: no zoom plots.
-    pub window: Option<(String, WindowSpec)>,
-}
-
-/// A plot and the file it is written to (relative to the report folder).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
-    /// File name, `NN-<phase>-<plot>.svg`, NN the phase's number (characters outside `A-Za-z0-9._-` replaced).
-    pub file: String,
-    /// The plot.
-    pub chart: Chart,
-}
-
-/// The plots of one phase name.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PhaseSection {
-    /// The phase in each run.
-    pub group: PhaseGroup,
-    /// Its plots, in page order.
-    pub figures: Vec<Figure>,
-}
-
-/// The plots across one sweep or matrix.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SweepSection {
-    /// The phases charted.
-    pub group: LabelGroup,
-    /// IOPS and latency charts.
-    pub figures: Vec<Figure>,
-}
-
-/// Every plot of a report, in page order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Report {
-    /// One section per I/O phase name.
-    pub phases: Vec<PhaseSection>,
-    /// One section per sweep or matrix.
-    pub sweeps: Vec<SweepSection>,
-}
 
 /// A file name part made of `A-Za-z0-9._-` only: `saturate[op=93%]` → `saturate_op-93pct`.
 pub fn slug(name: &str) -> String {
@@ -96,90 +56,109 @@ pub fn directions(runs: &[RunData], g: &PhaseGroup) -> Vec<Dir> {
         .collect()
 }
 
+/// The start of a phase's file names: its number in the first run that has it, as in its CSV name, and its
+/// name (`r2-` in front when that run is not the first: numbers of different runs may collide).
+fn phase_base(runs: &[RunData], g: &PhaseGroup) -> String {
+    let (r0, p0) = g.members[0];
+    let index = runs[r0].results.phases[p0].index;
+    if r0 == 0 {
+        format!("{index:02}-{}", slug(&g.name))
+    } else {
+        format!("r{}-{index:02}-{}", r0 + 1, slug(&g.name))
+    }
+}
+
+/// The `--window` zoom of a phase in seconds from its start, when asked for and not empty.
+fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f64)> {
+    let (_, w) = opts.window.as_ref()?;
+    let end = g
+        .members
+        .iter()
+        .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
+        .fold(0.0, f64::max);
+    let (a, b) = window_seconds(w, end);
+    (b > a).then_some((a, b))
+}
+
+/// The plots of one phase: per direction with I/O (when a run has series rows), IOPS on a log and a linear
+/// axis, the zoom, latency per interval; then the percentiles when a run has latency.
+fn phase_section(
+    runs: &[RunData],
+    g: PhaseGroup,
+    opts: &Options,
+) -> Result<PhaseSection, PlotError> {
+    let base = phase_base(runs, &g);
+    let mut figures = Vec::new();
+    let mut add = |suffix: &str, chart: Chart| {
+        figures.push(Figure {
+            file: format!("{base}-{suffix}.svg"),
+            chart,
+        })
+    };
+    let has_rows = g
+        .members
+        .iter()
+        .any(|&(r, p)| !runs[r].phase(p).1.is_empty());
+    let linear = Scale::Linear { ymax: opts.ymax };
+    for d in directions(runs, &g) {
+        let n = d.name();
+        if has_rows {
+            add(
+                &format!("iops-log-{n}"),
+                iops_scatter(runs, &g, d, Scale::Log, None)?,
+            );
+            add(
+                &format!("iops-linear-{n}"),
+                iops_scatter(runs, &g, d, linear, None)?,
+            );
+            if let Some(w) = zoom(runs, &g, opts) {
+                add(
+                    &format!("zoom-{n}"),
+                    iops_scatter(runs, &g, d, linear, Some(w))?,
+                );
+            }
+            add(&format!("latency-{n}"), latency_series(runs, &g, d)?);
+        }
+    }
+    if g.members.iter().any(|&(r, p)| {
+        let (phase, _) = runs[r].phase(p);
+        phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
+    }) {
+        add("percentiles", percentiles(runs, &g)?);
+    }
+    Ok(PhaseSection { group: g, figures })
+}
+
+/// The charts across the `k`-th sweep or matrix: total IOPS and latency.
+fn sweep_section(runs: &[RunData], k: usize, lg: LabelGroup) -> Result<SweepSection, PlotError> {
+    let base = format!("sweep{k:02}-{}", slug(&lg.base));
+    let figures = vec![
+        Figure {
+            file: format!("{base}-iops.svg"),
+            chart: label_chart(runs, &lg, LabelMetric::Iops)?,
+        },
+        Figure {
+            file: format!("{base}-latency.svg"),
+            chart: label_chart(runs, &lg, LabelMetric::Latency)?,
+        },
+    ];
+    Ok(SweepSection { group: lg, figures })
+}
+
 /// Draws every plot of `runs`.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
 pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
-    let mut phases = Vec::new();
-    for g in phase_groups(runs) {
-        // The phase's number in the first run that has it, as in its CSV name (`r2-` when that run is not
-        // the first: numbers of different runs may collide).
-        let (r0, p0) = g.members[0];
-        let index = runs[r0].results.phases[p0].index;
-        let base = if r0 == 0 {
-            format!("{index:02}-{}", slug(&g.name))
-        } else {
-            format!("r{}-{index:02}-{}", r0 + 1, slug(&g.name))
-        };
-        let mut figures = Vec::new();
-        let mut add = |suffix: &str, chart: Chart| {
-            figures.push(Figure {
-                file: format!("{base}-{suffix}.svg"),
-                chart,
-            })
-        };
-        let has_rows = g
-            .members
-            .iter()
-            .any(|&(r, p)| !runs[r].phase(p).1.is_empty());
-        for d in directions(runs, &g) {
-            let n = d.name();
-            if has_rows {
-                add(
-                    &format!("iops-log-{n}"),
-                    plot::iops_scatter(runs, &g, d, Scale::Log, None)?,
-                );
-                add(
-                    &format!("iops-linear-{n}"),
-                    plot::iops_scatter(runs, &g, d, Scale::Linear { ymax: opts.ymax }, None)?,
-                );
-                if let Some((_, w)) = &opts.window {
-                    let end = g
-                        .members
-                        .iter()
-                        .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
-                        .fold(0.0, f64::max);
-                    let (a, b) = window_seconds(w, end);
-                    if b > a {
-                        add(
-                            &format!("zoom-{n}"),
-                            plot::iops_scatter(
-                                runs,
-                                &g,
-                                d,
-                                Scale::Linear { ymax: opts.ymax },
-                                Some((a, b)),
-                            )?,
-                        );
-                    }
-                }
-                add(&format!("latency-{n}"), plot::latency_series(runs, &g, d)?);
-            }
-        }
-        if g.members.iter().any(|&(r, p)| {
-            let (phase, _) = runs[r].phase(p);
-            phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
-        }) {
-            add("percentiles", plot::percentiles(runs, &g)?);
-        }
-        phases.push(PhaseSection { group: g, figures });
-    }
-    let mut sweeps = Vec::new();
-    for (k, lg) in label_groups(runs).into_iter().enumerate() {
-        let base = format!("sweep{k:02}-{}", slug(&lg.base));
-        let figures = vec![
-            Figure {
-                file: format!("{base}-iops.svg"),
-                chart: plot::label_chart(runs, &lg, LabelMetric::Iops)?,
-            },
-            Figure {
-                file: format!("{base}-latency.svg"),
-                chart: plot::label_chart(runs, &lg, LabelMetric::Latency)?,
-            },
-        ];
-        sweeps.push(SweepSection { group: lg, figures });
-    }
+    let phases = phase_groups(runs)
+        .into_iter()
+        .map(|g| phase_section(runs, g, opts))
+        .collect::<Result<_, _>>()?;
+    let sweeps = label_groups(runs)
+        .into_iter()
+        .enumerate()
+        .map(|(k, lg)| sweep_section(runs, k, lg))
+        .collect::<Result<_, _>>()?;
     Ok(Report { phases, sweeps })
 }
 

@@ -464,9 +464,10 @@ pub fn render_csv(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{DirStats, HostInfo, SpecRef, SteadyState};
+    use crate::report::testing;
+    use crate::results::{DirStats, SteadyState};
     use crate::stats::steady::{Rule, SniaRule, Verdict};
-    use crate::target::{TargetInfo, TargetKind};
+    use crate::target::TargetKind;
 
     fn lat(mean_ns: f64, p99: u64, p99_9: u64, max: u64) -> LatencySummary {
         LatencySummary {
@@ -485,80 +486,17 @@ mod tests {
     /// A 1-second 4 KiB workload: IOPS equal the op counts.
     fn phase(name: &str, reads: u64, writes: u64, rl: Option<LatencySummary>) -> PhaseResult {
         let wl = (writes > 0).then(|| lat(50_000.0, 60_000, 70_000, 80_000));
-        let read = DirStats::new(reads, reads * 4096, 1.0, rl);
-        let write = DirStats::new(writes, writes * 4096, 1.0, wl);
-        let total = DirStats::new(reads + writes, (reads + writes) * 4096, 1.0, None);
-        PhaseResult {
-            index: 0,
-            name: name.into(),
-            kind: PhaseKind::Workload,
-            labels: vec![],
-            params: serde_json::from_value(
-                serde_json::json!({"span_start_bytes": 0, "span_bytes": 1 << 20}),
-            )
-            .unwrap(),
-            started_at: "2026-01-01T00:00:00.000Z".into(),
-            measured_started_at: None,
-            duration_s: 1.0,
-            completed: true,
-            read,
-            write,
-            total,
-            series_csv: None,
-            coverage: None,
-            read_share: None,
-            ops_by_size: vec![],
-            steady_state: None,
-            windows: vec![],
-            aggregates: None,
-            intervals: None,
-            erase_method: None,
-            erased_bytes: None,
-            errors: None,
-            verify: None,
-            warnings: vec![],
-            device: None,
-        }
+        let mut p = testing::phase(name, 0);
+        p.read = DirStats::new(reads, reads * 4096, 1.0, rl);
+        p.write = DirStats::new(writes, writes * 4096, 1.0, wl);
+        p.total = DirStats::new(reads + writes, (reads + writes) * 4096, 1.0, None);
+        p
     }
 
     fn run(file: &str, spec: &str, started: &str, phases: Vec<PhaseResult>) -> Run {
         Run {
             file: file.into(),
-            results: Results {
-                format: 1,
-                wkrun_version: "0.1.0".into(),
-                started_at: started.into(),
-                finished_at: Some(started.into()),
-                status: Status::Completed,
-                error: None,
-                spec: SpecRef {
-                    name: spec.into(),
-                    version: "1".into(),
-                    sha256: "00".into(),
-                    path: "spec.toml".into(),
-                    overrides: vec![],
-                },
-                host: HostInfo {
-                    hostname: "h".into(),
-                    kernel: "k".into(),
-                    cpus: 1,
-                },
-                target: TargetInfo {
-                    path: "/dev/x".into(),
-                    kind: TargetKind::File,
-                    capacity_bytes: 1 << 20,
-                    logical_block_size: 512,
-                    physical_block_size: 4096,
-                    model: None,
-                    serial: None,
-                    firmware: None,
-                    discard_max_bytes: None,
-                    nvme_namespace: None,
-                    created: false,
-                    sim: None,
-                },
-                phases,
-            },
+            results: testing::results(spec, started, "/dev/x", TargetKind::File, phases),
         }
     }
 

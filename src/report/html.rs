@@ -2,9 +2,9 @@
 //! phase the summary table and the plots (`<img>` of the SVG files beside it). Self-contained: inline CSS,
 //! no script, nothing loaded from the network.
 
-use super::build::{Figure, Options, Report};
-use super::data::RunData;
-use super::plot::{RUN_COLOURS, short_number};
+use super::chart::{RUN_COLOURS, short_number};
+use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
+use super::runs::RunData;
 use crate::results::{DirStats, PhaseResult, Status};
 use std::fmt::Write;
 
@@ -222,6 +222,156 @@ fn figures(o: &mut String, figs: &[Figure]) {
     }
 }
 
+/// The target cell of a run's row: path, kind, capacity and block size, then what the device says of itself.
+fn target_cell(r: &RunData) -> String {
+    let t = &r.results.target;
+    let mut target = format!(
+        "{} ({})<br>{}, logical block {} B",
+        esc(&t.path.display().to_string()),
+        match t.kind {
+            crate::target::TargetKind::File => "file",
+            crate::target::TargetKind::Block => "block device",
+            crate::target::TargetKind::Sim => "simulated SSD, virtual time",
+        },
+        esc(&bytes(t.capacity_bytes)),
+        t.logical_block_size
+    );
+    for (k, v) in [
+        ("model", &t.model),
+        ("serial", &t.serial),
+        ("firmware", &t.firmware),
+    ] {
+        if let Some(v) = v {
+            let _ = write!(target, "<br>{k} {}", esc(v));
+        }
+    }
+    target
+}
+
+/// The spec cell of a run's row: name, version, hash, path and `--set` overrides.
+fn spec_cell(r: &RunData) -> String {
+    let res = &r.results;
+    let mut spec = format!(
+        "{} {}<br>sha256 {}…<br>{}",
+        esc(&res.spec.name),
+        esc(&res.spec.version),
+        esc(res.spec.sha256.get(..12).unwrap_or(&res.spec.sha256)),
+        esc(&res.spec.path)
+    );
+    if !res.spec.overrides.is_empty() {
+        let _ = write!(spec, "<br>--set {}", esc(&res.spec.overrides.join(" ")));
+    }
+    spec
+}
+
+/// The header's table: one row per run (colour, name, spec, target, host, when, status).
+fn runs_table(o: &mut String, runs: &[RunData]) {
+    o.push_str(
+        "<div class=\"scroll\"><table><thead><tr><th class=\"l\">run</th><th class=\"l\">spec</th>\
+<th class=\"l\">target</th><th class=\"l\">host</th><th class=\"l\">when</th><th class=\"l\">status</th>\
+</tr></thead><tbody>\n",
+    );
+    for (i, r) in runs.iter().enumerate() {
+        let res = &r.results;
+        let _ = writeln!(
+            o,
+            "<tr><td class=\"l\">{}{}<br><small>{}</small></td><td class=\"l\">{}</td>\
+<td class=\"l\">{}</td><td class=\"l\">{}<br>{}<br>{} CPUs</td><td class=\"l\">{}<br>to {}</td>\
+<td class=\"l\">{}{}<br>wkrun {}</td></tr>",
+            swatch(i),
+            esc(&r.label),
+            esc(&r.file.display().to_string()),
+            spec_cell(r),
+            target_cell(r),
+            esc(&res.host.hostname),
+            esc(&res.host.kernel),
+            res.host.cpus,
+            esc(&res.started_at),
+            esc(res.finished_at.as_deref().unwrap_or("(not finished)")),
+            status(res.status),
+            res.error
+                .as_deref()
+                .map_or(String::new(), |e| format!(": {}", esc(e))),
+            esc(&res.wkrun_version)
+        );
+    }
+    o.push_str("</tbody></table></div>\n</header>\n");
+}
+
+/// The contents: a link to each sweep's section, then to each phase's.
+fn contents(o: &mut String, report: &Report) {
+    o.push_str("<nav><h2>Contents</h2><ul class=\"toc\">\n");
+    for (k, s) in report.sweeps.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<li><a href=\"#sweep-{k}\">{} across {}</a></li>",
+            esc(&s.group.base),
+            esc(&s.group.keys.join(", "))
+        );
+    }
+    for (k, s) in report.phases.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<li><a href=\"#phase-{k}\">{}</a></li>",
+            esc(&s.group.name)
+        );
+    }
+    o.push_str("</ul></nav>\n");
+}
+
+/// A sweep's section: its phases, then its charts.
+fn sweep_section(o: &mut String, k: usize, s: &SweepSection) {
+    let _ = writeln!(
+        o,
+        "<section id=\"sweep-{k}\">\n<h2>{} across {}</h2>\n<p class=\"params\">{} phases: {}</p>",
+        esc(&s.group.base),
+        esc(&s.group.keys.join(", ")),
+        s.group.phases.len(),
+        esc(&s.group.phases.join(", "))
+    );
+    figures(o, &s.figures);
+    o.push_str("</section>\n");
+}
+
+/// A phase's section: its parameters, the summary table, warnings, the runs without it, then its plots.
+fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection) {
+    let _ = writeln!(
+        o,
+        "<section id=\"phase-{k}\">\n<h2>{}</h2>",
+        esc(&s.group.name)
+    );
+    let (r0, p0) = s.group.members[0];
+    let _ = writeln!(
+        o,
+        "<p class=\"params\">{}</p>",
+        esc(&params_line(runs[r0].phase(p0).0))
+    );
+    o.push_str(&phase_table(runs, &s.group.members));
+    for &(r, p) in &s.group.members {
+        for w in &runs[r].phase(p).0.warnings {
+            let _ = writeln!(
+                o,
+                "<p class=\"warn\">{}: warning: {}</p>",
+                esc(&runs[r].label),
+                esc(w)
+            );
+        }
+    }
+    if runs.len() > s.group.members.len() {
+        let missing: Vec<String> = (0..runs.len())
+            .filter(|r| !s.group.members.iter().any(|m| m.0 == *r))
+            .map(|r| esc(&runs[r].label))
+            .collect();
+        let _ = writeln!(
+            o,
+            "<p class=\"meta\">missing from: {}</p>",
+            missing.join(", ")
+        );
+    }
+    figures(o, &s.figures);
+    o.push_str("</section>\n");
+}
+
 /// The page: runs header, contents, sweep charts, then each phase's table and plots.
 pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     let mut specs: Vec<String> = Vec::new();
@@ -246,129 +396,14 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
         runs.len(),
         if runs.len() == 1 { "" } else { "s" }
     );
-    o.push_str(
-        "<div class=\"scroll\"><table><thead><tr><th class=\"l\">run</th><th class=\"l\">spec</th>\
-<th class=\"l\">target</th><th class=\"l\">host</th><th class=\"l\">when</th><th class=\"l\">status</th>\
-</tr></thead><tbody>\n",
-    );
-    for (i, r) in runs.iter().enumerate() {
-        let res = &r.results;
-        let t = &res.target;
-        let mut target = format!(
-            "{} ({})<br>{}, logical block {} B",
-            esc(&t.path.display().to_string()),
-            match t.kind {
-                crate::target::TargetKind::File => "file",
-                crate::target::TargetKind::Block => "block device",
-                crate::target::TargetKind::Sim => "simulated SSD, virtual time",
-            },
-            esc(&bytes(t.capacity_bytes)),
-            t.logical_block_size
-        );
-        for (k, v) in [
-            ("model", &t.model),
-            ("serial", &t.serial),
-            ("firmware", &t.firmware),
-        ] {
-            if let Some(v) = v {
-                let _ = write!(target, "<br>{k} {}", esc(v));
-            }
-        }
-        let mut spec = format!(
-            "{} {}<br>sha256 {}…<br>{}",
-            esc(&res.spec.name),
-            esc(&res.spec.version),
-            esc(res.spec.sha256.get(..12).unwrap_or(&res.spec.sha256)),
-            esc(&res.spec.path)
-        );
-        if !res.spec.overrides.is_empty() {
-            let _ = write!(spec, "<br>--set {}", esc(&res.spec.overrides.join(" ")));
-        }
-        let _ = writeln!(
-            o,
-            "<tr><td class=\"l\">{}{}<br><small>{}</small></td><td class=\"l\">{spec}</td>\
-<td class=\"l\">{target}</td><td class=\"l\">{}<br>{}<br>{} CPUs</td><td class=\"l\">{}<br>to {}</td>\
-<td class=\"l\">{}{}<br>wkrun {}</td></tr>",
-            swatch(i),
-            esc(&r.label),
-            esc(&r.file.display().to_string()),
-            esc(&res.host.hostname),
-            esc(&res.host.kernel),
-            res.host.cpus,
-            esc(&res.started_at),
-            esc(res.finished_at.as_deref().unwrap_or("(not finished)")),
-            status(res.status),
-            res.error
-                .as_deref()
-                .map_or(String::new(), |e| format!(": {}", esc(e))),
-            esc(&res.wkrun_version)
-        );
-    }
-    o.push_str("</tbody></table></div>\n</header>\n<nav><h2>Contents</h2><ul class=\"toc\">\n");
+    runs_table(&mut o, runs);
+    contents(&mut o, report);
+    o.push_str("<main>\n");
     for (k, s) in report.sweeps.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "<li><a href=\"#sweep-{k}\">{} across {}</a></li>",
-            esc(&s.group.base),
-            esc(&s.group.keys.join(", "))
-        );
+        sweep_section(&mut o, k, s);
     }
     for (k, s) in report.phases.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "<li><a href=\"#phase-{k}\">{}</a></li>",
-            esc(&s.group.name)
-        );
-    }
-    o.push_str("</ul></nav>\n<main>\n");
-    for (k, s) in report.sweeps.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "<section id=\"sweep-{k}\">\n<h2>{} across {}</h2>\n<p class=\"params\">{} phases: {}</p>",
-            esc(&s.group.base),
-            esc(&s.group.keys.join(", ")),
-            s.group.phases.len(),
-            esc(&s.group.phases.join(", "))
-        );
-        figures(&mut o, &s.figures);
-        o.push_str("</section>\n");
-    }
-    for (k, s) in report.phases.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "<section id=\"phase-{k}\">\n<h2>{}</h2>",
-            esc(&s.group.name)
-        );
-        let (r0, p0) = s.group.members[0];
-        let _ = writeln!(
-            o,
-            "<p class=\"params\">{}</p>",
-            esc(&params_line(runs[r0].phase(p0).0))
-        );
-        o.push_str(&phase_table(runs, &s.group.members));
-        for &(r, p) in &s.group.members {
-            for w in &runs[r].phase(p).0.warnings {
-                let _ = writeln!(
-                    o,
-                    "<p class=\"warn\">{}: warning: {}</p>",
-                    esc(&runs[r].label),
-                    esc(w)
-                );
-            }
-        }
-        if runs.len() > s.group.members.len() {
-            let missing: Vec<String> = (0..runs.len())
-                .filter(|r| !s.group.members.iter().any(|m| m.0 == *r))
-                .map(|r| esc(&runs[r].label))
-                .collect();
-            let _ = writeln!(
-                o,
-                "<p class=\"meta\">missing from: {}</p>",
-                missing.join(", ")
-            );
-        }
-        figures(&mut o, &s.figures);
-        o.push_str("</section>\n");
+        phase_section(&mut o, runs, k, s);
     }
     let _ = write!(
         o,

@@ -1,14 +1,18 @@
-//! Reports made from results files: [`compare`] puts several runs side by side; [`build`] writes SVG
-//! plots ([`plot`]) and an HTML page ([`html`]) from runs loaded with [`data::load_run`].
+//! Reports made from results files: [`compare`] puts several runs side by side; [`build`] assembles a
+//! [`model::Report`] of SVG plots ([`chart`]) from runs loaded with [`runs::load_run`], and writes it with its
+//! HTML page ([`html`]).
 //!
 //! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, and never
 //! touches a target.
 
 pub mod build;
+pub mod chart;
 pub mod compare;
-pub mod data;
 pub mod html;
-pub mod plot;
+pub mod model;
+pub mod runs;
+#[cfg(test)]
+mod testing;
 
 use crate::results::{RESULTS_FORMAT, Results};
 use std::path::{Path, PathBuf};

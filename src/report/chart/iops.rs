@@ -1,0 +1,450 @@
+//! IOPS per interval against time, one series per run: a scatter of one point per interval. On a log axis
+//! the intervals with 0 IOPS are drawn hollow on a floor row labelled `0`; on a linear axis with a fixed
+//! ceiling (`--ymax`) those above it are drawn hollow on the top row.
+
+use super::{
+    Axes, Chart, Plane, PlotError, Points, capital, colour, draw_axes, draw_legend, frame,
+    log_range, render, short_number, subject, swatch, why,
+};
+use crate::report::runs::{Dir, PhaseGroup, RunData};
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::prelude::*;
+
+/// How an IOPS scatter's y axis is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    /// Log scale; intervals with 0 IOPS on a floor row a decade below the smallest non-zero value's decade.
+    Log,
+    /// Linear from 0; `ymax` fixes the top (IOPS), and intervals above it are drawn on the top row.
+    Linear {
+        /// The ceiling, IOPS; `None`: the largest value plus 5 %.
+        ymax: Option<f64>,
+    },
+}
+
+/// One run's points on an IOPS scatter, `(t_s, IOPS)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IopsSeries {
+    /// The run (its index).
+    pub run: usize,
+    /// The intervals drawn at their value.
+    pub plain: Points,
+    /// The intervals drawn hollow on the special row, at that row's height (see [`Scale`]).
+    pub special: Points,
+}
+
+/// What an IOPS scatter draws: its axes' ranges and each run's points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IopsPlot {
+    /// The x axis, s from the phase's start: the window, or 0 to the last interval's end plus 2 %.
+    pub x: (f64, f64),
+    /// The floor row on a log axis (a decade below the lowest decade of a non-zero value); 0 on a linear one.
+    pub floor: f64,
+    /// The top of the data range: the highest decade (log), the ceiling, or the largest value plus 5 %.
+    pub top: f64,
+    /// One per run that has the phase, in run order.
+    pub series: Vec<IopsSeries>,
+}
+
+impl IopsPlot {
+    /// How many intervals are drawn hollow.
+    pub fn specials(&self) -> usize {
+        self.series.iter().map(|s| s.special.len()).sum()
+    }
+
+    /// How many intervals are drawn.
+    pub fn intervals(&self) -> usize {
+        self.series
+            .iter()
+            .map(|s| s.plain.len() + s.special.len())
+            .sum()
+    }
+}
+
+/// Each run's `(t_s, IOPS)` of `dir` in the phase, one point per series row (per row whose end `t_s` lies
+/// in `window`, seconds, when given).
+pub fn iops_points(
+    runs: &[RunData],
+    group: &PhaseGroup,
+    dir: Dir,
+    window: Option<(f64, f64)>,
+) -> Vec<(usize, Points)> {
+    group
+        .members
+        .iter()
+        .map(|&(r, p)| {
+            let (_, rows) = runs[r].phase(p);
+            let pts = rows
+                .iter()
+                .filter(|row| window.is_none_or(|(a, b)| row.t_s >= a && row.t_s <= b))
+                .map(|row| (row.t_s, dir.iops(row)))
+                .collect();
+            (r, pts)
+        })
+        .collect()
+}
+
+/// The floor and top of the y data range (see [`IopsPlot`]) for values up to `max` whose smallest
+/// non-zero one is `min_pos` (∞ when there is none).
+pub fn y_range(scale: Scale, min_pos: f64, max: f64) -> (f64, f64) {
+    match scale {
+        Scale::Log => {
+            let (lo, hi) = log_range(min_pos, max);
+            (lo / 10.0, hi)
+        }
+        Scale::Linear { ymax: Some(y) } => (0.0, y),
+        Scale::Linear { ymax: None } => (0.0, if max > 0.0 { max * 1.05 } else { 1.0 }),
+    }
+}
+
+/// What to draw of the points `iops_points` gives: axis ranges, and each run's points split into those
+/// drawn at their value and those drawn hollow on the special row.
+pub fn iops_plot(
+    series: Vec<(usize, Points)>,
+    scale: Scale,
+    window: Option<(f64, f64)>,
+) -> IopsPlot {
+    let all = || series.iter().flat_map(|(_, p)| p.iter());
+    let x = match window {
+        Some((a, b)) => (a, b),
+        None => (0.0, all().map(|p| p.0).fold(0.0, f64::max).max(1e-3) * 1.02),
+    };
+    let max = all().map(|p| p.1).fold(0.0, f64::max);
+    let min_pos = all()
+        .map(|p| p.1)
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let (floor, top) = y_range(scale, min_pos, max);
+    let series = series
+        .into_iter()
+        .map(|(run, pts)| {
+            let (mut plain, mut special) = (Vec::new(), Vec::new());
+            for (t, v) in pts {
+                match scale {
+                    Scale::Log if v <= 0.0 => special.push((t, floor)),
+                    Scale::Linear { ymax: Some(y) } if v > y => special.push((t, y)),
+                    _ => plain.push((t, v)),
+                }
+            }
+            IopsSeries {
+                run,
+                plain,
+                special,
+            }
+        })
+        .collect();
+    IopsPlot {
+        x,
+        floor,
+        top,
+        series,
+    }
+}
+
+/// A y tick label: the value, or `0` for the floor row of a log axis.
+pub fn tick_label(scale: Scale, floor: f64, v: f64) -> String {
+    if scale == Scale::Log && (v / floor - 1.0).abs() < 1e-9 {
+        "0".to_string()
+    } else {
+        short_number(v)
+    }
+}
+
+/// The legend entries of a run: its filled points, and its hollow ones when it has any.
+pub fn legend_entries(run: &RunData, s: &IopsSeries, scale: Scale) -> (String, Option<String>) {
+    let n = s.plain.len() + s.special.len();
+    let filled = format!("{} ({n} intervals)", run.legend());
+    let hollow = (!s.special.is_empty()).then(|| {
+        let (word, row) = match scale {
+            Scale::Log => ("with 0 IOPS", "\"0\""),
+            Scale::Linear { ymax: Some(_) } => ("above the ceiling", "top"),
+            Scale::Linear { ymax: None } => ("", "top"),
+        };
+        format!(
+            "{}: {} of {n} intervals {word}, hollow on the {row} row",
+            run.label,
+            s.special.len()
+        )
+    });
+    (filled, hollow)
+}
+
+fn title(
+    runs: &[RunData],
+    group: &PhaseGroup,
+    dir: Dir,
+    scale: Scale,
+    window: Option<(f64, f64)>,
+) -> String {
+    let kind = match scale {
+        Scale::Log => "log scale",
+        Scale::Linear { ymax: Some(_) } => "linear, fixed ceiling",
+        Scale::Linear { ymax: None } => "linear scale",
+    };
+    let zoom = window.map_or(String::new(), |(a, b)| {
+        format!(", {}..{} s", short_number(a), short_number(b))
+    });
+    let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
+    format!(
+        "{} IOPS per interval ({kind}{zoom}) — {}",
+        capital(dir.name()),
+        subject(runs, &members, &group.name)
+    )
+}
+
+/// The caption: how many points, and where the hollow ones are.
+pub fn caption(plot: &IopsPlot, scale: Scale, dir: Dir) -> String {
+    let (total, specials, d) = (plot.intervals(), plot.specials(), dir.name());
+    let mut caption =
+        format!("{total} points, one per interval (at the interval's end); one colour per run.");
+    match scale {
+        Scale::Log if specials > 0 => caption.push_str(&format!(
+            " {specials} intervals had 0 {d} IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0, below the lowest decade."
+        )),
+        Scale::Linear { ymax: Some(y) } if specials > 0 => caption.push_str(&format!(
+            " {specials} intervals were above the ceiling of {} IOPS: they are drawn hollow on the top row.",
+            short_number(y)
+        )),
+        _ => {}
+    }
+    caption
+}
+
+/// Draws the special row (when any point is on it), then each run's points and legend entries, then the
+/// legend.
+fn draw_points<'a, 'b: 'a, Y>(
+    chart: &mut Plane<'a, 'b, Y>,
+    plot: &IopsPlot,
+    legends: &[(String, Option<String>)],
+    row: f64,
+) -> Result<(), String>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    if plot.specials() > 0 {
+        // The special row: a thin grey line across the plot.
+        let (x0, x1) = plot.x;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(x0, row), (x1, row)],
+                RGBColor(170, 170, 170).stroke_width(1),
+            ))
+            .map_err(why)?;
+    }
+    for (s, (filled, hollow)) in plot.series.iter().zip(legends) {
+        let c = colour(s.run);
+        chart
+            .draw_series(
+                s.plain
+                    .iter()
+                    .map(|&p| Circle::new(p, 2, c.mix(0.75).filled())),
+            )
+            .map_err(why)?
+            .label(filled)
+            .legend(swatch(c.filled(), 4));
+        let drawn = chart
+            .draw_series(
+                s.special
+                    .iter()
+                    .map(|&p| Circle::new(p, 3, c.stroke_width(1))),
+            )
+            .map_err(why)?;
+        if let Some(text) = hollow {
+            drawn.label(text).legend(swatch(c.stroke_width(1), 4));
+        }
+    }
+    draw_legend(chart, SeriesLabelPosition::UpperRight)
+}
+
+/// The IOPS per interval of `dir` in one phase, one series per run, against time: a scatter of one point per
+/// interval (per series row whose end `t_s` lies in `window`, seconds, when given).
+///
+/// # Errors
+/// [`PlotError`] from plotters.
+pub fn iops_scatter(
+    runs: &[RunData],
+    group: &PhaseGroup,
+    dir: Dir,
+    scale: Scale,
+    window: Option<(f64, f64)>,
+) -> Result<Chart, PlotError> {
+    let plot = iops_plot(iops_points(runs, group, dir, window), scale, window);
+    let legends: Vec<_> = plot
+        .series
+        .iter()
+        .map(|s| legend_entries(&runs[s.run], s, scale))
+        .collect();
+    let title = title(runs, group, dir, scale, window);
+    let y_desc = format!("{} IOPS (I/Os per s)", dir.name());
+    let (x0, x1) = plot.x;
+    let (floor, top) = (plot.floor, plot.top);
+    let svg = render(&title, |root| {
+        let y_ticks = |v: &f64| tick_label(scale, floor, *v);
+        let axes = Axes {
+            x_desc: "time since the phase's start (s)",
+            y_desc: &y_desc,
+            x_ticks: &|v| short_number(*v),
+            y_ticks: &y_ticks,
+            x_labels: None,
+            x_mesh: true,
+        };
+        let mut b = frame(root, &title, 45);
+        match scale {
+            Scale::Log => {
+                let mut chart = b
+                    .build_cartesian_2d(x0..x1, (floor / 2.0..top).log_scale())
+                    .map_err(why)?;
+                draw_axes(&mut chart, &axes)?;
+                draw_points(&mut chart, &plot, &legends, floor)
+            }
+            Scale::Linear { .. } => {
+                let mut chart = b.build_cartesian_2d(x0..x1, 0.0..top * 1.02).map_err(why)?;
+                draw_axes(&mut chart, &axes)?;
+                draw_points(&mut chart, &plot, &legends, top)
+            }
+        }
+    })?;
+    Ok(Chart {
+        caption: caption(&plot, scale, dir),
+        title,
+        svg,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::{group, row, series_run};
+
+    /// Two runs of one phase: run 0 with reads 0, 50, 0, 2000 IOPS at 1..4 s; run 1 with 300 at 1 s and
+    /// 0 at 2 s.
+    fn runs() -> (Vec<RunData>, PhaseGroup) {
+        let a = series_run(
+            "a",
+            "sim:a",
+            vec![
+                row(1.0, 0, 7),
+                row(2.0, 50, 7),
+                row(3.0, 0, 7),
+                row(4.0, 2000, 7),
+            ],
+        );
+        let b = series_run("b", "sim:b", vec![row(1.0, 300, 0), row(2.0, 0, 0)]);
+        (vec![a, b], group("p", &[(0, 0), (1, 0)]))
+    }
+
+    #[test]
+    fn points_are_one_per_row_of_the_direction_in_the_window() {
+        let (runs, g) = runs();
+        assert_eq!(
+            iops_points(&runs, &g, Dir::Read, None),
+            vec![
+                (0, vec![(1.0, 0.0), (2.0, 50.0), (3.0, 0.0), (4.0, 2000.0)]),
+                (1, vec![(1.0, 300.0), (2.0, 0.0)]),
+            ]
+        );
+        assert_eq!(
+            iops_points(&runs, &g, Dir::Write, Some((2.0, 3.0))),
+            vec![(0, vec![(2.0, 7.0), (3.0, 7.0)]), (1, vec![(2.0, 0.0)])]
+        );
+    }
+
+    #[test]
+    fn log_scatter_puts_zero_intervals_on_the_floor_a_decade_below() {
+        let (runs, g) = runs();
+        let plot = iops_plot(iops_points(&runs, &g, Dir::Read, None), Scale::Log, None);
+        // Non-zero values 50..2000: decades 10..10 000, floor row at 1.
+        assert_eq!((plot.floor, plot.top), (1.0, 10_000.0));
+        assert_eq!(plot.x, (0.0, 4.0 * 1.02));
+        assert_eq!(
+            plot.series,
+            vec![
+                IopsSeries {
+                    run: 0,
+                    plain: vec![(2.0, 50.0), (4.0, 2000.0)],
+                    special: vec![(1.0, 1.0), (3.0, 1.0)],
+                },
+                IopsSeries {
+                    run: 1,
+                    plain: vec![(1.0, 300.0)],
+                    special: vec![(2.0, 1.0)],
+                },
+            ]
+        );
+        assert_eq!((plot.intervals(), plot.specials()), (6, 3));
+        assert_eq!(tick_label(Scale::Log, 1.0, 1.0), "0");
+        assert_eq!(tick_label(Scale::Log, 1.0, 10.0), "10");
+        assert_eq!(tick_label(Scale::Linear { ymax: None }, 0.0, 0.0), "0");
+        assert_eq!(
+            caption(&plot, Scale::Log, Dir::Read),
+            "6 points, one per interval (at the interval's end); one colour per run. 3 intervals had 0 read \
+IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0, below the lowest decade."
+        );
+        assert_eq!(
+            legend_entries(&runs[0], &plot.series[0], Scale::Log),
+            (
+                "a on sim:a (4 intervals)".to_string(),
+                Some("a: 2 of 4 intervals with 0 IOPS, hollow on the \"0\" row".to_string())
+            )
+        );
+    }
+
+    #[test]
+    fn linear_scatter_with_a_ceiling_puts_higher_intervals_on_the_top_row() {
+        let (runs, g) = runs();
+        let scale = Scale::Linear { ymax: Some(100.0) };
+        let window = Some((1.5, 4.0));
+        let plot = iops_plot(iops_points(&runs, &g, Dir::Read, window), scale, window);
+        assert_eq!((plot.x, plot.floor, plot.top), ((1.5, 4.0), 0.0, 100.0));
+        assert_eq!(
+            plot.series,
+            vec![
+                IopsSeries {
+                    run: 0,
+                    plain: vec![(2.0, 50.0), (3.0, 0.0)],
+                    special: vec![(4.0, 100.0)],
+                },
+                IopsSeries {
+                    run: 1,
+                    plain: vec![(2.0, 0.0)],
+                    special: vec![],
+                },
+            ]
+        );
+        assert_eq!(
+            legend_entries(&runs[1], &plot.series[1], scale),
+            ("b on sim:b (1 intervals)".to_string(), None)
+        );
+        assert!(caption(&plot, scale, Dir::Read).ends_with(
+            " 1 intervals were above the ceiling of 100 IOPS: they are drawn hollow on the top row."
+        ));
+        assert_eq!(
+            title(&runs, &g, Dir::Read, scale, window),
+            "Read IOPS per interval (linear, fixed ceiling, 1.5..4 s) — spec · p · sim:a / sim:b"
+        );
+    }
+
+    #[test]
+    fn linear_scatter_fits_its_top_to_the_data() {
+        assert_eq!(
+            y_range(Scale::Linear { ymax: None }, 50.0, 2000.0),
+            (0.0, 2100.0)
+        );
+        assert_eq!(
+            y_range(Scale::Linear { ymax: None }, f64::INFINITY, 0.0),
+            (0.0, 1.0)
+        );
+        // No non-zero value on a log axis: floor 0.1 under the decade 1..10.
+        assert_eq!(y_range(Scale::Log, f64::INFINITY, 0.0), (0.1, 10.0));
+        let plot = iops_plot(vec![(0, vec![])], Scale::Linear { ymax: None }, None);
+        assert_eq!(plot.x, (0.0, 1e-3 * 1.02));
+    }
+
+    #[test]
+    fn scatter_svg_has_a_circle_per_interval() {
+        let (runs, g) = runs();
+        let c = iops_scatter(&runs, &g, Dir::Read, Scale::Log, None).expect("draws");
+        assert_eq!(c.svg.matches("<circle").count(), 6);
+        assert!(c.title.starts_with("Read IOPS per interval (log scale) — "));
+    }
+}

@@ -1,0 +1,240 @@
+//! The latency percentile curve of a phase, reads and writes, one colour per run: p0..p99.99 from the
+//! phase's latency histogram (as recorded in results.json), x in nines.
+
+use super::{
+    Axes, Chart, PlotError, Points, colour, draw_axes, draw_legend, frame, log_range, render,
+    short_number, subject, swatch, why,
+};
+use crate::report::runs::{Dir, PhaseGroup, RunData};
+use crate::results::PhaseResult;
+use plotters::prelude::*;
+
+/// The percentiles a phase's results give, with their x position in "nines" (−log10(1 − p)): p0 (the
+/// minimum) at 0, p50 at 0.30, p90 at 1, p99 at 2, p99.9 at 3, p99.99 at 4. Latencies in µs.
+pub fn percentile_points(p: &PhaseResult, dir: Dir) -> Option<Vec<(f64, f64)>> {
+    let l = dir.stats(p).latency_ns.as_ref()?;
+    let us = |ns: u64| ns as f64 / 1e3;
+    Some(vec![
+        (0.0, us(l.min)),
+        (2f64.log10(), us(l.p50)),
+        (1.0, us(l.p90)),
+        (2.0, us(l.p99)),
+        (3.0, us(l.p99_9)),
+        (4.0, us(l.p99_99)),
+    ])
+}
+
+/// One curve: a direction of a run's phase.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// The run (its index).
+    pub run: usize,
+    /// Reads or writes.
+    pub dir: Dir,
+    /// [`percentile_points`].
+    pub points: Points,
+    /// The largest latency, µs (named in the legend).
+    pub max_us: f64,
+}
+
+/// The curves of the phase: per run, reads then writes, those with a latency summary.
+pub fn percentile_curves(runs: &[RunData], group: &PhaseGroup) -> Vec<Curve> {
+    let mut curves = Vec::new();
+    for &(r, p) in &group.members {
+        let (phase, _) = runs[r].phase(p);
+        for dir in Dir::BOTH {
+            if let (Some(points), Some(l)) = (
+                percentile_points(phase, dir),
+                dir.stats(phase).latency_ns.as_ref(),
+            ) {
+                curves.push(Curve {
+                    run: r,
+                    dir,
+                    points,
+                    max_us: l.max as f64 / 1e3,
+                });
+            }
+        }
+    }
+    curves
+}
+
+/// The y axis's decades: around every percentile of every curve.
+pub fn percentile_range(curves: &[Curve]) -> (f64, f64) {
+    let values = || curves.iter().flat_map(|c| c.points.iter().map(|p| p.1));
+    let lo = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    let hi = values().fold(0.0, f64::max);
+    log_range(lo, hi)
+}
+
+/// An x tick label: `p0`, `p90`, `p99`, `p99.9`, `p99.99` at 0..4 nines, nothing elsewhere.
+pub fn nines_label(v: f64) -> String {
+    let names = ["p0", "p90", "p99", "p99.9", "p99.99"];
+    let k = v.round();
+    if (v - k).abs() < 1e-6 && (0.0..=4.0).contains(&k) {
+        names[k as usize].to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// Draws one curve: its line (thick for reads) with its legend entry, then a marker per percentile
+/// (circles for reads, triangles for writes).
+fn draw_curve(
+    chart: &mut super::Plane<'_, '_, LogCoord<f64>>,
+    run: &RunData,
+    c: &Curve,
+) -> Result<(), String> {
+    let colour = colour(c.run);
+    let width = if c.dir == Dir::Read { 2 } else { 1 };
+    chart
+        .draw_series(LineSeries::new(
+            c.points.clone(),
+            colour.stroke_width(width),
+        ))
+        .map_err(why)?
+        .label(format!(
+            "{}: {} (max {} µs)",
+            run.legend(),
+            c.dir.name(),
+            short_number(c.max_us)
+        ))
+        .legend(swatch(colour.filled(), 1));
+    match c.dir {
+        Dir::Read => chart.draw_series(
+            c.points
+                .iter()
+                .map(|&p| Circle::new(p, 3, colour.filled()).into_dyn()),
+        ),
+        Dir::Write => chart.draw_series(
+            c.points
+                .iter()
+                .map(|&p| TriangleMarker::new(p, 4, colour.filled()).into_dyn()),
+        ),
+    }
+    .map_err(why)?;
+    Ok(())
+}
+
+/// The latency percentile curve of a phase, reads and writes, one colour per run: p0..p99.99 from the
+/// phase's latency histogram (as recorded in results.json), x in nines.
+///
+/// # Errors
+/// [`PlotError`] from plotters.
+pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotError> {
+    let curves = percentile_curves(runs, group);
+    let (y0, y1) = percentile_range(&curves);
+    let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
+    let title = format!(
+        "Latency percentiles — {}",
+        subject(runs, &members, &group.name)
+    );
+    let svg = render(&title, |root| {
+        let mut chart = frame(root, &title, 45)
+            .build_cartesian_2d(-0.2..4.3, (y0..y1).log_scale())
+            .map_err(why)?;
+        let axes = Axes {
+            x_desc: "percentile, in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)",
+            y_desc: "latency (µs)",
+            x_ticks: &|v| nines_label(*v),
+            y_ticks: &|v| short_number(*v),
+            x_labels: Some(10),
+            x_mesh: true,
+        };
+        draw_axes(&mut chart, &axes)?;
+        for c in &curves {
+            draw_curve(&mut chart, &runs[c.run], c)?;
+        }
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
+    })?;
+    Ok(Chart {
+        title,
+        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99; reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
+        svg,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::{group, latency, phase, run};
+    use crate::results::DirStats;
+
+    #[test]
+    fn points_are_the_percentiles_in_microseconds_at_their_nines() {
+        let mut p = phase("p", 1);
+        assert_eq!(percentile_points(&p, Dir::Read), None);
+        p.read = DirStats::new(
+            10,
+            40960,
+            1.0,
+            Some(latency(1_500, 20_000, 30_000, 40_000, 50_000, 60_000)),
+        );
+        assert_eq!(
+            percentile_points(&p, Dir::Read),
+            Some(vec![
+                (0.0, 1.5),
+                (std::f64::consts::LOG10_2, 20.0),
+                (1.0, 30.0),
+                (2.0, 40.0),
+                (3.0, 50.0),
+                (4.0, 60.0),
+            ])
+        );
+        assert_eq!(percentile_points(&p, Dir::Write), None);
+    }
+
+    #[test]
+    fn curves_go_per_run_reads_then_writes_and_span_their_decades() {
+        let mut p = phase("p", 1);
+        p.read = DirStats::new(
+            1,
+            4096,
+            1.0,
+            Some(latency(500, 2_000, 3_000, 4_000, 5_000, 6_000)),
+        );
+        p.write = DirStats::new(
+            1,
+            4096,
+            1.0,
+            Some(latency(9_000, 10_000, 11_000, 12_000, 13_000, 140_000)),
+        );
+        let mut q = phase("p", 1);
+        q.write = p.write.clone();
+        let runs = [
+            run("a", "sim:a", vec![(p, None)]),
+            run("b", "sim:b", vec![(q, None)]),
+        ];
+        let g = group("p", &[(0, 0), (1, 0)]);
+        let curves = percentile_curves(&runs, &g);
+        let keys: Vec<_> = curves.iter().map(|c| (c.run, c.dir, c.max_us)).collect();
+        // The helper's max is twice p99.99.
+        assert_eq!(
+            keys,
+            vec![
+                (0, Dir::Read, 12.0),
+                (0, Dir::Write, 280.0),
+                (1, Dir::Write, 280.0)
+            ]
+        );
+        // 0.5 µs (the read minimum) to 140 µs: 0.1 to 1000 µs.
+        let (lo, hi) = percentile_range(&curves);
+        assert!((lo - 0.1).abs() < 1e-15 && hi == 1000.0, "{lo} {hi}");
+        assert_eq!(percentile_range(&[]), (1.0, 10.0));
+        let c = percentiles(&runs, &g).expect("draws");
+        assert_eq!(c.svg.matches("<circle").count(), 6);
+        assert_eq!(c.svg.matches("<polygon").count(), 12);
+    }
+
+    #[test]
+    fn nines_label_names_whole_nines_only() {
+        let got: Vec<String> = [-0.2, 0.0, 0.5, 1.0, 2.0, 2.0000001, 3.0, 4.0, 4.3]
+            .into_iter()
+            .map(nines_label)
+            .collect();
+        assert_eq!(
+            got,
+            ["", "p0", "", "p90", "p99", "p99", "p99.9", "p99.99", ""]
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! Results made in memory for the report tests: a phase with no I/O, series rows of given IOPS and
+//! latency, a results document, a run on a simulated target.
+
+use super::runs::{PhaseGroup, RunData};
+use crate::results::series_csv::SeriesRow;
+use crate::results::{DirStats, HostInfo, PhaseResult, Results, SpecRef, Status};
+use crate::spec::{Label, PhaseKind};
+use crate::stats::LatencySummary;
+use crate::target::{TargetInfo, TargetKind};
+
+/// A 1-second workload phase named `name`, number `index`, with no I/O and no latency.
+pub fn phase(name: &str, index: usize) -> PhaseResult {
+    let none = || DirStats::new(0, 0, 1.0, None);
+    PhaseResult {
+        index,
+        name: name.into(),
+        kind: PhaseKind::Workload,
+        labels: vec![],
+        params: serde_json::from_value(
+            serde_json::json!({"span_start_bytes": 0, "span_bytes": 1 << 20}),
+        )
+        .expect("phase params"),
+        started_at: "2026-01-01T00:00:00.000Z".into(),
+        measured_started_at: None,
+        duration_s: 1.0,
+        completed: true,
+        read: none(),
+        write: none(),
+        total: none(),
+        series_csv: None,
+        coverage: None,
+        read_share: None,
+        ops_by_size: vec![],
+        steady_state: None,
+        windows: vec![],
+        aggregates: None,
+        intervals: None,
+        erase_method: None,
+        erased_bytes: None,
+        errors: None,
+        verify: None,
+        warnings: vec![],
+        device: None,
+    }
+}
+
+/// `phase` with labels `(key, value)`.
+pub fn labelled(name: &str, index: usize, labels: &[(&str, &str)]) -> PhaseResult {
+    let mut p = phase(name, index);
+    p.labels = labels
+        .iter()
+        .map(|(k, v)| Label {
+            key: (*k).into(),
+            value: (*v).into(),
+            sweep: None,
+        })
+        .collect();
+    p
+}
+
+/// Latency percentiles, ns; p50 and p90 as given, the rest from `p99` up.
+pub fn latency(min: u64, p50: u64, p90: u64, p99: u64, p99_9: u64, p99_99: u64) -> LatencySummary {
+    LatencySummary {
+        min,
+        mean: p50 as f64,
+        stddev: 0.0,
+        max: p99_99 * 2,
+        p50,
+        p90,
+        p99,
+        p99_9,
+        p99_99,
+    }
+}
+
+/// A full 1-second row ending at `t_s` with `read` and `write` IOPS (and as many ops); latency (mean, max)
+/// in µs for a direction with I/O: `(10, 20)` for reads, `(30, 40)` for writes.
+pub fn row(t_s: f64, read: u64, write: u64) -> SeriesRow {
+    let lat = |ops: u64, v: f64| (ops > 0).then_some(v);
+    SeriesRow {
+        t_s,
+        interval_s: 1.0,
+        partial: 0,
+        read_ops: read,
+        write_ops: write,
+        read_iops: read as f64,
+        write_iops: write as f64,
+        read_bytes: read * 4096,
+        write_bytes: write * 4096,
+        read_bw_bytes_per_s: (read * 4096) as f64,
+        write_bw_bytes_per_s: (write * 4096) as f64,
+        read_lat_mean_us: lat(read, 10.0),
+        read_lat_max_us: lat(read, 20.0),
+        write_lat_mean_us: lat(write, 30.0),
+        write_lat_max_us: lat(write, 40.0),
+        errors: 0,
+    }
+}
+
+/// A completed results document of spec `spec` on the target `path` of kind `kind` (1 MiB, 512 B logical
+/// blocks), started and finished at `at`.
+pub fn results(
+    spec: &str,
+    at: &str,
+    path: &str,
+    kind: TargetKind,
+    phases: Vec<PhaseResult>,
+) -> Results {
+    Results {
+        format: 1,
+        wkrun_version: "0.1.0".into(),
+        started_at: at.into(),
+        finished_at: Some(at.into()),
+        status: Status::Completed,
+        error: None,
+        spec: SpecRef {
+            name: spec.into(),
+            version: "1".into(),
+            sha256: "00".into(),
+            path: "spec.toml".into(),
+            overrides: vec![],
+        },
+        host: HostInfo {
+            hostname: "h".into(),
+            kernel: "k".into(),
+            cpus: 1,
+        },
+        target: TargetInfo {
+            path: path.into(),
+            kind,
+            capacity_bytes: 1 << 20,
+            logical_block_size: 512,
+            physical_block_size: 4096,
+            model: None,
+            serial: None,
+            firmware: None,
+            discard_max_bytes: None,
+            nvme_namespace: None,
+            created: false,
+            sim: None,
+        },
+        phases,
+    }
+}
+
+/// A run labelled `label` of spec `spec` on the simulated drive `target` (its name in titles), with its
+/// phases and their series rows.
+pub fn run(
+    label: &str,
+    target: &str,
+    phases: Vec<(PhaseResult, Option<Vec<SeriesRow>>)>,
+) -> RunData {
+    let (phases, series): (Vec<_>, Vec<_>) = phases.into_iter().unzip();
+    RunData {
+        file: format!("{label}/results.json").into(),
+        label: label.into(),
+        results: results(
+            "spec",
+            "2026-01-01T00:00:00.000Z",
+            target,
+            TargetKind::Sim,
+            phases,
+        ),
+        series,
+    }
+}
+
+/// A run with one phase, `p` (number 1), and its series rows.
+pub fn series_run(label: &str, target: &str, rows: Vec<SeriesRow>) -> RunData {
+    run(label, target, vec![(phase("p", 1), Some(rows))])
+}
+
+/// The phase `name` in the runs and phase indices `members`.
+pub fn group(name: &str, members: &[(usize, usize)]) -> PhaseGroup {
+    PhaseGroup {
+        name: name.into(),
+        kind: PhaseKind::Workload,
+        members: members.to_vec(),
+    }
+}
