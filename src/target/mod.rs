@@ -1,6 +1,7 @@
 //! Targets: what wkrun reads and writes. A regular file (created sparse when absent) or a block device.
 //! Probing reads geometry only; opening for writing happens in [`open`], after the plan is valid.
 
+pub mod erase;
 pub mod open;
 mod probe;
 pub mod safety;
