@@ -185,10 +185,7 @@ mod tests {
     /// makes), block devices with and without discard, NVMe namespaces, the simulated drive.
     fn shapes() -> Vec<TargetInfo> {
         let mut out = Vec::new();
-        for (kind, path) in [
-            (TargetKind::File, "t.img"),
-            (TargetKind::Block, "/dev/sdz"),
-        ] {
+        for (kind, path) in [(TargetKind::File, "t.img"), (TargetKind::Block, "/dev/sdz")] {
             for discard in [None, Some(0), Some(1 << 20)] {
                 for ns in [None, Some(1)] {
                     let mut t = host(path, kind);
@@ -233,7 +230,10 @@ mod tests {
             erase_problem(&block, EraseMethod::Discard, (0, 1 << 30)).unwrap(),
             "erase method \"discard\" needs discard support, and /dev/sdz cannot discard (queue/discard_max_bytes is 0)"
         );
-        assert_eq!(erase_problem(&block, EraseMethod::ZeroOut, (0, 1 << 30)), None);
+        assert_eq!(
+            erase_problem(&block, EraseMethod::ZeroOut, (0, 1 << 30)),
+            None
+        );
         block.nvme_namespace = Some(1);
         assert_eq!(
             erase_problem(&block, EraseMethod::NvmeFormat, (0, 4096)).unwrap(),
@@ -334,7 +334,15 @@ mod tests {
         let ns = e.drive_time_ns.expect("the drive's time");
         assert!(ns > 0);
         assert_eq!(d.lock().unwrap().clock(), ns, "the drive's clock moved on");
-        let e = erase(&t, Access::Sim(&d), EraseMethod::SecureDiscard, 0, mib, &stop).unwrap();
+        let e = erase(
+            &t,
+            Access::Sim(&d),
+            EraseMethod::SecureDiscard,
+            0,
+            mib,
+            &stop,
+        )
+        .unwrap();
         assert_eq!(e.method_used, EraseMethod::SecureDiscard);
         // Methods the model does not have are refused; a file is no way to reach the drive.
         let err = erase(&t, Access::Sim(&d), EraseMethod::ZeroOut, 0, mib, &stop).unwrap_err();
