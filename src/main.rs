@@ -9,7 +9,7 @@ use wkrun::results::schema;
 use wkrun::run::{self, RunError};
 use wkrun::spec::{self, LoadedSpec};
 use wkrun::sys::signal;
-use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo, TargetKind};
+use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo};
 use wkrun::units::Size;
 
 /// Declarative storage workload-spec runner: runs the phases of a TOML spec (erase, fill, restore-image,
@@ -305,7 +305,7 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
     for n in &notes {
         eprintln!("note: {n}");
     }
-    if let Some(r) = refusal(&plan, None) {
+    if let Err(r) = target::safety::consent(&plan.target, plan.writes(), None) {
         eprintln!("note: the run would be refused: {r}");
     }
     if json {
@@ -389,43 +389,6 @@ fn cmd_report(
     Ok(())
 }
 
-/// Why a run of `plan` must not start (checked before anything is opened for writing): a block device
-/// that the plan writes to without `--allow-destroy` naming it, or that is mounted or in use.
-fn refusal(plan: &Plan, allow_destroy: Option<&Path>) -> Option<String> {
-    let t = &plan.target;
-    if let (Some(d), false) = (allow_destroy, t.kind == TargetKind::Block) {
-        // The user meant a device and forgot --target (or named the wrong one): running on the file or the
-        // simulated drive instead would look like a test of the device.
-        return Some(format!(
-            "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
-            d.display(),
-            t.path.display(),
-            match t.kind {
-                TargetKind::Sim => "a simulated drive",
-                _ => "a file",
-            },
-            d.display()
-        ));
-    }
-    if t.kind != TargetKind::Block || !plan.writes() {
-        return None;
-    }
-    let dev = t.path.display();
-    if let Some(why) = target::safety::in_use_reason(t) {
-        return Some(format!("refusing to write to {dev}: {why}"));
-    }
-    match allow_destroy {
-        Some(d) if target::safety::same_device(d, &t.path) => None,
-        Some(d) => Some(format!(
-            "--allow-destroy names {}, but the target is {dev}; name the target device itself",
-            d.display()
-        )),
-        None => Some(format!(
-            "{dev} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {dev} to confirm"
-        )),
-    }
-}
-
 /// Applies `--from PHASE` (a phase name or a 0-based index) to the plan.
 fn start_at(plan: &mut Plan, from: Option<&str>) -> Result<(), Fail> {
     let Some(from) = from else {
@@ -467,9 +430,9 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     for n in &notes {
         say(&format!("note: {n}"));
     }
-    if let Some(refusal) = refusal(&plan, a.allow_destroy.as_deref()) {
-        return Err(bad(refusal));
-    }
+    // Checked before anything is opened for writing.
+    let consent = target::safety::consent(&plan.target, plan.writes(), a.allow_destroy.as_deref())
+        .map_err(bad)?;
     let out_dir = a
         .output
         .clone()
@@ -526,7 +489,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut console = run::observer::Console::new(a.quiet, live);
-    let r = run::execute(&s, &plan, &out_dir, &signal::STOP, &mut console);
+    let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
     match r {
         Ok(_) => {
@@ -537,6 +500,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             130,
             format!("interrupted; partial results in {}", out_dir.display()),
         )),
+        Err(RunError::Refused(e)) => Err(bad(e)),
         Err(e) => Err(Fail(1, e.to_string())),
     }
 }

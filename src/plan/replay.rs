@@ -7,7 +7,7 @@ use super::{ByteRange, IoWork, PhasePlan, Work, WriteSource};
 use crate::ops::OpKind;
 use crate::stamp::{MAX_OP_INDEX, SECTOR};
 use crate::target::TargetKind;
-use crate::vocab::{EraseMethod, PhaseKind};
+use crate::vocab::PhaseKind;
 
 /// Most units the last-writer map of one verify phase may hold: 16 Mi entries of 8 bytes (128 MiB), e.g. a
 /// 64 GiB span at 4 KiB units, 8 GiB at 512-byte units. The plan refuses more.
@@ -194,7 +194,7 @@ impl VerifyMap {
         for (p, range) in writers_before(phases, i) {
             match &p.work {
                 Work::Erase(e) => {
-                    let zeros = target_kind == TargetKind::File || e.method == EraseMethod::ZeroOut;
+                    let zeros = crate::target::erase::reads_back_zeros(target_kind, Some(e.method));
                     let w = if zeros {
                         LastWriter::Zeros
                     } else {

@@ -322,12 +322,12 @@ impl Phase<'_> {
     /// Case C09: an explicitly requested erase method the target cannot do is refused here, not at run time.
     fn erase(&self, sp: &ResolvedSpan) -> Result<EraseWork, SpecError> {
         let method = self.p.method.unwrap_or(EraseMethod::Auto);
-        match erase_problem(self.t, method, (sp.start, sp.len)) {
+        match crate::target::erase::erase_problem(self.t, method, (sp.start, sp.len)) {
             None => Ok(EraseWork { method }),
-            Some(why) => Err(self.err(
+            Some(msg) => Err(self.err(
                 "method",
-                format!("erase method \"{}\" {why}", method.as_str()),
-                Some("method = \"auto\" picks what the target supports".into()),
+                msg,
+                Some(crate::target::erase::PROBLEM_HINT.into()),
             )),
         }
     }
@@ -590,45 +590,6 @@ fn default_block_size(kind: PhaseKind) -> u64 {
         PhaseKind::RestoreImage => 1 << 20,
         PhaseKind::Workload | PhaseKind::Erase => 4 << 10,
     }
-}
-
-/// Why `target` cannot erase `span` with `m`, in words; `None` when it can.
-fn erase_problem(t: &TargetInfo, m: EraseMethod, span: (u64, u64)) -> Option<String> {
-    match (t.kind, m) {
-    (_, EraseMethod::Auto) => None,
-    (TargetKind::Sim, EraseMethod::Discard | EraseMethod::SecureDiscard) => None,
-    (TargetKind::Sim, _) => Some(
-        "is not modelled by the simulated drive (use \"auto\", \"discard\" or \"secure-discard\")"
-            .to_string(),
-    ),
-    (_, EraseMethod::NvmeFormat) if t.nvme_namespace.is_none() => Some(format!(
-        "is for whole NVMe namespaces, and {} is not one (a partition, or not NVMe)",
-        t.path.display()
-    )),
-    (_, EraseMethod::NvmeFormat) if span != (0, t.capacity_bytes) => Some(format!(
-        "erases the whole namespace, but the span is [{}, {}) of {} B; use span = \"100%\" and no offset",
-        span.0,
-        span.0 + span.1,
-        t.capacity_bytes
-    )),
-    (TargetKind::File, EraseMethod::PunchHole) => None,
-    (TargetKind::File, _) => Some(
-        "is for block devices; this target is a regular file (use \"punch-hole\" or \"auto\")"
-            .to_string(),
-    ),
-    (TargetKind::Block, EraseMethod::PunchHole) => {
-        Some("is for files; this target is a block device".to_string())
-    }
-    (TargetKind::Block, EraseMethod::Discard | EraseMethod::SecureDiscard)
-        if t.discard_max_bytes == Some(0) =>
-    {
-        Some(format!(
-            "needs discard support, and {} cannot discard (queue/discard_max_bytes is 0)",
-            t.path.display()
-        ))
-    }
-    (TargetKind::Block, _) => None,
-}
 }
 
 /// The phase with `[defaults]` applied: each key the phase does not set, taken from `[defaults]`.

@@ -119,13 +119,9 @@ fn expected_bytes(p: &PhasePlan) -> Option<u64> {
 /// The bound column: the erase method, passes, the image, the check, a time or a number of I/Os.
 fn bound(p: &PhasePlan, target: TargetKind) -> String {
     match &p.work {
-        Work::Erase(e) => match (e.method, target) {
-            (EraseMethod::Auto, TargetKind::File) => "punch-hole".to_string(),
-            (EraseMethod::Auto, TargetKind::Sim) => "discard (auto)".to_string(),
-            (EraseMethod::Auto, TargetKind::Block) => {
-                "auto: first of secure-discard, discard, zero-out".to_string()
-            }
-            (m, _) => m.as_str().to_string(),
+        Work::Erase(e) => match e.method {
+            EraseMethod::Auto => crate::target::erase::auto_description(target).to_string(),
+            m => m.as_str().to_string(),
         },
         Work::Verify(v) => format!(
             "read back, expect {}",

@@ -19,6 +19,7 @@ use crate::results::write::{ResultsWriter, WriteError};
 use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
 use crate::sim::SimDevice;
 use crate::spec::LoadedSpec;
+use crate::target::safety::Consent;
 use observer::Both;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -39,6 +40,9 @@ pub enum RunError {
     /// Stopped by a signal; partial results were written.
     #[error("interrupted")]
     Interrupted,
+    /// The consent does not cover this plan's target or its writes: nothing was written.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// Current time as RFC 3339 UTC with milliseconds.
@@ -140,19 +144,25 @@ impl<'a> Ctx<'a> {
 }
 
 /// Runs every phase of `plan` from [`Plan::start_at`], writing `results.json` and the series CSVs into
-/// `out_dir` (which must exist). The target must exist (a file target the plan marks `created` has been
-/// created by the caller). `obs` hears every event besides the results file; `stop` interrupts at the next
-/// I/O boundary.
+/// `out_dir` (which must exist). `consent` (from [`crate::target::safety::consent`]) must cover the plan's
+/// target and its writes: it is checked again here, before anything is written. The target must exist (a
+/// file target the plan marks `created` has been created by the caller). `obs` hears every event besides the
+/// results file; `stop` interrupts at the next I/O boundary.
 ///
 /// # Errors
-/// [`RunError`]; `results.json` then holds every phase up to the failure, with the status.
+/// [`RunError::Refused`] when the consent does not cover the plan (nothing written); otherwise a
+/// [`RunError`] with `results.json` holding every phase up to the failure, with the status.
 pub fn execute(
     spec: &LoadedSpec,
     plan: &Plan,
+    consent: &Consent,
     out_dir: &Path,
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> Result<Results, RunError> {
+    consent
+        .check(&plan.target, plan.writes())
+        .map_err(RunError::Refused)?;
     let mut writer = ResultsWriter::new(out_dir)?;
     // A simulated target: one drive, factory-new, for the whole run.
     let (device, device_error) = match plan.target.sim.as_ref().map(|t| SimDevice::new(&t.params)) {

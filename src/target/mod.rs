@@ -1,6 +1,10 @@
-//! Targets: what wkrun reads and writes. A regular file (created sparse when absent) or a block device.
-//! Probing reads geometry only; opening for writing happens in [`open`], after the plan is valid.
+//! Targets: what wkrun reads and writes. A regular file (created sparse when absent), a block device, or a
+//! simulated drive. Probing reads identity and geometry only ([`TargetInfo`]); what writing needs is decided
+//! in [`safety`], opening for I/O happens in [`open`] after the plan is valid, and [`erase`] holds each kind's
+//! erase methods. What differs between the kinds is described once per kind, in one private module.
 
+pub mod erase;
+mod kinds;
 pub mod open;
 mod probe;
 pub mod safety;
@@ -70,7 +74,21 @@ pub struct TargetInfo {
 /// Model name of simulated targets.
 pub const SIM_MODEL: &str = "wkrun simulated SSD (page-mapped FTL, greedy GC)";
 
+impl TargetKind {
+    /// Whether targets of this kind are files or devices of the host, opened (and created) through the OS;
+    /// false for the simulated drive, which lives in wkrun's memory.
+    pub fn opens_on_host(self) -> bool {
+        kinds::of(self).on_host()
+    }
+}
+
 impl TargetInfo {
+    /// Whether the target is a file or device of the host, opened (and created) through the OS; false for the
+    /// simulated drive.
+    pub fn opens_on_host(&self) -> bool {
+        self.kind.opens_on_host()
+    }
+
     /// A simulated target with parameters `params`: 512-byte logical blocks, 4 KiB physical blocks, the
     /// capacity rounded down to whole 4 KiB units.
     ///

@@ -1,6 +1,6 @@
 //! Opening a target for I/O, and creating a file target. Nothing here runs before the plan is valid.
 
-use super::{TargetInfo, TargetKind};
+use super::{TargetInfo, kinds};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
@@ -15,18 +15,31 @@ pub fn create_sparse(path: &Path, size: u64) -> io::Result<()> {
     f.set_len(size)
 }
 
-/// Opens the target for reading and writing. With `direct`, O_DIRECT (buffers, offsets and lengths must then be
-/// aligned to the logical block size). Block devices are opened with O_EXCL, which the kernel refuses while the
-/// device is mounted or claimed by another holder (RAID, LVM, device mapper).
+/// Opens the target (a file or block device) for reading, and for writing with `write`. With `direct`,
+/// O_DIRECT (buffers, offsets and lengths must then be aligned to the logical block size). Block devices are
+/// opened for writing with O_EXCL, which the kernel refuses while the device is mounted or claimed by another
+/// holder (RAID, LVM, device mapper).
 ///
 /// # Errors
-/// The OS error; EBUSY on a block device means it is in use.
+/// The OS error; EBUSY on a block device means it is in use. `ErrorKind::InvalidInput` for a simulated drive,
+/// which is not on the host ([`TargetInfo::opens_on_host`]).
 pub fn open_io(target: &TargetInfo, direct: bool, write: bool) -> io::Result<File> {
+    let kind = kinds::of(target.kind);
+    if !kind.on_host() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a file or device to open",
+                target.path.display(),
+                kind.noun()
+            ),
+        ));
+    }
     let mut flags = 0;
     if direct {
         flags |= libc::O_DIRECT;
     }
-    if target.kind == TargetKind::Block && write {
+    if kind.exclusive_when_writing() && write {
         flags |= libc::O_EXCL;
     }
     OpenOptions::new()

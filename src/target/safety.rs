@@ -1,8 +1,9 @@
-//! Refusing targets that are in use: a block device (or one of its partitions) that is mounted, used as swap,
-//! or held by another device (RAID, LVM, device mapper). Opening with O_EXCL is the kernel's final word; these
-//! checks give the reason in words before anything is opened for writing.
+//! Consent to write, and refusing targets that are in use. A run needs a [`Consent`], which only [`consent`]
+//! issues: for a block device that the run writes, only when `--allow-destroy` names that device and nothing
+//! uses it (mounted, swap, held by RAID, LVM or device mapper, or open exclusively). Opening with O_EXCL is the
+//! kernel's final word; these checks give the reason in words before anything is opened for writing.
 
-use super::{TargetInfo, TargetKind};
+use super::{TargetInfo, TargetKind, kinds};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -136,5 +137,333 @@ impl BlockLike for fs::FileType {
     fn is_block_device_like(&self) -> bool {
         use std::os::unix::fs::FileTypeExt;
         self.is_block_device()
+    }
+}
+
+/// Consent to run on one target: issued only by [`consent`], after the checks; it records the target as checked
+/// (path, kind and device number) and whether the run may write, so that the runner can check, before it
+/// writes, that the consent is for the target in front of it ([`Consent::check`]).
+#[derive(Debug)]
+#[must_use]
+pub struct Consent {
+    /// The target's path, as checked.
+    path: PathBuf,
+    /// The target's kind.
+    kind: TargetKind,
+    /// The device number of a block device, as checked.
+    device: Option<u64>,
+    /// Whether the run may write.
+    writes: bool,
+}
+
+/// Decides whether a run on `target` may start (before anything is opened for writing): `writes` says whether
+/// the run writes (or erases), `allow_destroy` is the `--allow-destroy` argument.
+///
+/// Refused: `--allow-destroy` naming anything when the target is not a block device (the user meant a device
+/// and forgot `--target`: running on the file or the simulated drive instead would look like a test of the
+/// device); a block device that the run writes when it is mounted or in use, or when `--allow-destroy` does
+/// not name it. Every other run is allowed: one that only reads, and one on a file or a simulated drive.
+///
+/// # Errors
+/// Why the run must not start, in the words printed to the user.
+pub fn consent(
+    target: &TargetInfo,
+    writes: bool,
+    allow_destroy: Option<&Path>,
+) -> Result<Consent, String> {
+    let t = target;
+    let kind = kinds::of(t.kind);
+    if let (Some(d), false) = (allow_destroy, kind.writes_need_allow_destroy()) {
+        return Err(format!(
+            "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
+            d.display(),
+            t.path.display(),
+            kind.noun(),
+            d.display()
+        ));
+    }
+    let granted = || Consent {
+        path: t.path.clone(),
+        kind: t.kind,
+        device: kind.device_number(t),
+        writes,
+    };
+    if !kind.writes_need_allow_destroy() || !writes {
+        return Ok(granted());
+    }
+    let dev = t.path.display();
+    if let Some(why) = in_use_reason(t) {
+        return Err(format!("refusing to write to {dev}: {why}"));
+    }
+    match allow_destroy {
+        Some(d) if same_device(d, &t.path) => Ok(granted()),
+        Some(d) => Err(format!(
+            "--allow-destroy names {}, but the target is {dev}; name the target device itself",
+            d.display()
+        )),
+        None => Err(format!(
+            "{dev} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {dev} to confirm"
+        )),
+    }
+}
+
+impl Consent {
+    /// Whether this consent is for `target`: the same path and kind and, for a block device, the path still
+    /// names the device that was checked.
+    pub fn covers(&self, target: &TargetInfo) -> bool {
+        self.path == target.path
+            && self.kind == target.kind
+            && kinds::of(target.kind).device_number(target) == self.device
+    }
+
+    /// Whether the run may write to its target.
+    pub fn allows_writes(&self) -> bool {
+        self.writes
+    }
+
+    /// Checks, before a run starts or writes, that this consent is for `target` and, with `writes`, allows
+    /// writing.
+    ///
+    /// # Errors
+    /// Which of the two it is not.
+    pub fn check(&self, target: &TargetInfo, writes: bool) -> Result<(), String> {
+        if !self.covers(target) {
+            return Err(if self.path == target.path && self.kind == target.kind {
+                format!(
+                    "{} is no longer the device that was checked before the run; nothing was written to it",
+                    target.path.display()
+                )
+            } else {
+                format!(
+                    "the consent to run is for {}, not {}; nothing was written to it",
+                    self.path.display(),
+                    target.path.display()
+                )
+            });
+        }
+        if writes && !self.writes {
+            return Err(format!(
+                "the consent to run on {} is for a run that only reads; nothing was written to it",
+                target.path.display()
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+    use std::sync::{Mutex, MutexGuard};
+
+    fn file_target(path: &str) -> TargetInfo {
+        TargetInfo {
+            path: PathBuf::from(path),
+            kind: TargetKind::File,
+            capacity_bytes: 1 << 20,
+            logical_block_size: 512,
+            physical_block_size: 4096,
+            model: None,
+            serial: None,
+            firmware: None,
+            discard_max_bytes: None,
+            nvme_namespace: None,
+            created: true,
+            sim: None,
+        }
+    }
+
+    fn sim_target() -> TargetInfo {
+        let p =
+            crate::sim::SimParams::parse_target("sim:capacity=64MiB,op=7%,block=256KiB").unwrap();
+        TargetInfo::sim(p).unwrap()
+    }
+
+    /// One test at a time makes loop devices (two `losetup --find` at once can race for a device).
+    static LOOP_LOCK: Mutex<()> = Mutex::new(());
+
+    /// Loop devices over sparse files in a temporary folder, detached on drop.
+    struct Loops {
+        devs: Vec<PathBuf>,
+        dir: tempfile::TempDir,
+        _lock: MutexGuard<'static, ()>,
+    }
+
+    impl Loops {
+        /// `n` 1 MiB loop devices, or `None` after printing why `test` skips.
+        fn new(test: &str, n: usize) -> Option<Loops> {
+            let skip = |why: &str| {
+                eprintln!("SKIPPED {test}: {why}");
+                None
+            };
+            let uid = Command::new("id").arg("-u").output().ok();
+            if uid.map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0") != Some(true) {
+                return skip("not running as root: loop devices need root");
+            }
+            let lock = LOOP_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+            let mut loops = Loops {
+                devs: Vec::new(),
+                dir: tempfile::tempdir().unwrap(),
+                _lock: lock,
+            };
+            for i in 0..n {
+                let backing = loops.dir.path().join(format!("backing-{i}.img"));
+                std::fs::File::create(&backing)
+                    .and_then(|f| f.set_len(1 << 20))
+                    .unwrap();
+                let out = match Command::new("losetup")
+                    .args(["--find", "--show", "--direct-io=on"])
+                    .arg(&backing)
+                    .output()
+                {
+                    Ok(o) if o.status.success() => o,
+                    Ok(o) => {
+                        let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
+                        return skip(&format!("losetup failed: {why}"));
+                    }
+                    Err(e) => return skip(&format!("no losetup (util-linux): {e}")),
+                };
+                let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                loops.devs.push(PathBuf::from(dev));
+            }
+            Some(loops)
+        }
+
+        fn target(&self, i: usize) -> TargetInfo {
+            super::super::probe(&self.devs[i], 0).unwrap()
+        }
+    }
+
+    impl Drop for Loops {
+        fn drop(&mut self) {
+            for d in &self.devs {
+                let _ = Command::new("losetup").arg("-d").arg(d).status();
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_device_that_the_run_writes_needs_allow_destroy_naming_it() {
+        let test = "target::safety::tests::a_block_device_that_the_run_writes_needs_allow_destroy_naming_it";
+        let Some(loops) = Loops::new(test, 2) else {
+            return;
+        };
+        let t = loops.target(0);
+        let dev = t.path.display().to_string();
+        let other = loops.devs[1].display().to_string();
+        assert_eq!(t.kind, TargetKind::Block);
+
+        let err = consent(&t, true, None).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "{dev} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {dev} to confirm"
+            )
+        );
+        for named in [other.as_str(), "/dev/null", "t.img", "/no/such/device"] {
+            let err = consent(&t, true, Some(Path::new(named))).unwrap_err();
+            assert_eq!(
+                err,
+                format!(
+                    "--allow-destroy names {named}, but the target is {dev}; name the target device itself"
+                )
+            );
+        }
+
+        let c = consent(&t, true, Some(Path::new(&dev))).unwrap();
+        assert!(c.covers(&t) && c.allows_writes());
+        assert_eq!(c.check(&t, true), Ok(()));
+        // Another device, a file, a simulated drive: not covered.
+        let t1 = loops.target(1);
+        assert!(!c.covers(&t1));
+        assert_eq!(
+            c.check(&t1, true).unwrap_err(),
+            format!("the consent to run is for {dev}, not {other}; nothing was written to it")
+        );
+        assert!(!c.covers(&file_target(&dev)));
+        assert!(!c.covers(&sim_target()));
+
+        // A run that only reads needs no --allow-destroy, and its consent does not cover writing.
+        let r = consent(&t, false, None).unwrap();
+        assert!(r.covers(&t) && !r.allows_writes());
+        assert_eq!(r.check(&t, false), Ok(()));
+        assert_eq!(
+            r.check(&t, true).unwrap_err(),
+            format!(
+                "the consent to run on {dev} is for a run that only reads; nothing was written to it"
+            )
+        );
+    }
+
+    /// The consent records the device a path named when it was checked: a path that names another device
+    /// by the time of the run is not covered.
+    #[test]
+    fn a_path_that_names_another_device_at_run_time_is_not_covered() {
+        let test =
+            "target::safety::tests::a_path_that_names_another_device_at_run_time_is_not_covered";
+        let Some(loops) = Loops::new(test, 2) else {
+            return;
+        };
+        let link = loops.dir.path().join("disk");
+        std::os::unix::fs::symlink(&loops.devs[0], &link).unwrap();
+        let t = super::super::probe(&link, 0).unwrap();
+        let c = consent(&t, true, Some(&link)).unwrap();
+        assert!(c.covers(&t));
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&loops.devs[1], &link).unwrap();
+        let now = super::super::probe(&link, 0).unwrap();
+        assert!(!c.covers(&now));
+        assert_eq!(
+            c.check(&now, true).unwrap_err(),
+            format!(
+                "{} is no longer the device that was checked before the run; nothing was written to it",
+                link.display()
+            )
+        );
+    }
+
+    #[test]
+    fn allow_destroy_with_a_file_or_a_simulated_drive_is_refused() {
+        for (t, noun) in [
+            (file_target("t.img"), "a file"),
+            (sim_target(), "a simulated drive"),
+        ] {
+            // Whether the run writes or not: the user meant a device.
+            for writes in [true, false] {
+                let err = consent(&t, writes, Some(Path::new("/dev/loop0"))).unwrap_err();
+                assert_eq!(
+                    err,
+                    format!(
+                        "--allow-destroy names /dev/loop0, but the target is {} ({noun}); add --target /dev/loop0 to run on that device, or drop --allow-destroy",
+                        t.path.display()
+                    )
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_or_a_simulated_drive_needs_no_allow_destroy() {
+        let file = file_target("t.img");
+        let c = consent(&file, true, None).unwrap();
+        assert!(c.covers(&file) && c.allows_writes());
+        assert_eq!(c.check(&file, true), Ok(()));
+        // The file wkrun creates is planned again once it exists: the same path and kind are covered.
+        let mut created = file.clone();
+        created.logical_block_size = 4096;
+        assert!(c.covers(&created));
+        assert!(!c.covers(&file_target("u.img")));
+        assert!(!c.covers(&sim_target()));
+
+        let sim = sim_target();
+        let s = consent(&sim, true, None).unwrap();
+        assert!(s.covers(&sim) && s.allows_writes());
+        assert!(!s.covers(&file));
+        let other = TargetInfo::sim(
+            crate::sim::SimParams::parse_target("sim:capacity=128MiB,op=7%,block=256KiB").unwrap(),
+        )
+        .unwrap();
+        assert!(!s.covers(&other));
     }
 }

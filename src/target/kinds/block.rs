@@ -1,0 +1,195 @@
+//! A block device: written only with consent (`--allow-destroy`), opened exclusively; erased with
+//! BLKSECDISCARD, BLKDISCARD or BLKZEROOUT in ranges the device accepts (case C09), or an NVMe format.
+
+use super::{Kind, host_file, nvme_format, nvme_format_problem};
+use crate::sys::block::{RangeOp, range_op};
+use crate::target::TargetInfo;
+use crate::target::erase::{Access, Erased};
+use crate::vocab::EraseMethod;
+use std::fs;
+use std::io;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Largest range given to one ioctl when the device states no discard limit: 1 GiB.
+const DEFAULT_CHUNK: u64 = 1 << 30;
+
+/// A block device (`/dev/...`).
+pub(super) struct Block;
+
+impl Kind for Block {
+    fn noun(&self) -> &'static str {
+        "a block device"
+    }
+
+    fn on_host(&self) -> bool {
+        true
+    }
+
+    fn writes_need_allow_destroy(&self) -> bool {
+        true
+    }
+
+    fn exclusive_when_writing(&self) -> bool {
+        true
+    }
+
+    fn device_number(&self, t: &TargetInfo) -> Option<u64> {
+        fs::metadata(&t.path)
+            .ok()
+            .filter(|m| m.file_type().is_block_device())
+            .map(|m| m.rdev())
+    }
+
+    fn erase_problem(
+        &self,
+        t: &TargetInfo,
+        method: EraseMethod,
+        span: (u64, u64),
+    ) -> Option<String> {
+        match method {
+            EraseMethod::NvmeFormat => nvme_format_problem(t, span),
+            EraseMethod::PunchHole => {
+                Some("is for files; this target is a block device".to_string())
+            }
+            EraseMethod::Discard | EraseMethod::SecureDiscard if t.discard_max_bytes == Some(0) => {
+                Some(format!(
+                    "needs discard support, and {} cannot discard (queue/discard_max_bytes is 0)",
+                    t.path.display()
+                ))
+            }
+            EraseMethod::Auto
+            | EraseMethod::Discard
+            | EraseMethod::SecureDiscard
+            | EraseMethod::ZeroOut => None,
+        }
+    }
+
+    fn auto_erase(&self) -> &'static str {
+        "auto: first of secure-discard, discard, zero-out"
+    }
+
+    /// `auto` is the first of secure-discard, discard and zero-out that the device supports (the discards are
+    /// skipped when `discard_max_bytes` is 0). The span is erased in ranges of at most `discard_max_bytes`
+    /// (1 GiB for zero-out); `stop` is checked between ranges.
+    fn erase(
+        &self,
+        t: &TargetInfo,
+        access: Access<'_>,
+        method: EraseMethod,
+        start: u64,
+        len: u64,
+        stop: &AtomicBool,
+    ) -> io::Result<Erased> {
+        let file = host_file(t, access)?;
+        let op = match method {
+            EraseMethod::NvmeFormat => return nvme_format(file),
+            EraseMethod::PunchHole => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "punch-hole is for files",
+                ));
+            }
+            EraseMethod::Auto => return auto(t, file, start, len, stop),
+            EraseMethod::SecureDiscard => RangeOp::SecureDiscard,
+            EraseMethod::Discard => RangeOp::Discard,
+            EraseMethod::ZeroOut => RangeOp::ZeroOut,
+        };
+        ranges(t, file, op, start, len, stop).map(|()| Erased::host(method))
+    }
+}
+
+/// `auto`: the first method the device supports; for an error other than "not supported", that error.
+fn auto(
+    t: &TargetInfo,
+    file: &fs::File,
+    start: u64,
+    len: u64,
+    stop: &AtomicBool,
+) -> io::Result<Erased> {
+    let mut last = None;
+    for (m, op) in [
+        (EraseMethod::SecureDiscard, RangeOp::SecureDiscard),
+        (EraseMethod::Discard, RangeOp::Discard),
+        (EraseMethod::ZeroOut, RangeOp::ZeroOut),
+    ] {
+        if op != RangeOp::ZeroOut && t.discard_max_bytes == Some(0) {
+            continue;
+        }
+        match ranges(t, file, op, start, len, stop) {
+            Ok(()) => return Ok(Erased::host(m)),
+            Err(e) if unsupported(&e) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::Unsupported,
+            "no erase method works on this device",
+        )
+    }))
+}
+
+fn unsupported(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOTTY)
+    )
+}
+
+/// The largest range given to one ioctl of `op`: `discard_max_bytes` rounded down to whole logical blocks
+/// (at least one, at most 1 GiB) for discards; 1 GiB for zero-out or when the device states no limit.
+fn chunk_limit(op: RangeOp, lbs: u32, discard_max_bytes: Option<u64>) -> u64 {
+    let lbs = lbs.max(1) as u64;
+    match (op, discard_max_bytes) {
+        (RangeOp::ZeroOut, _) | (_, None | Some(0)) => DEFAULT_CHUNK,
+        (_, Some(max)) => (max / lbs * lbs).clamp(lbs, DEFAULT_CHUNK),
+    }
+}
+
+/// `op` over `[start, start + len)` in ranges the device accepts; `stop` is checked before each.
+fn ranges(
+    t: &TargetInfo,
+    file: &fs::File,
+    op: RangeOp,
+    start: u64,
+    len: u64,
+    stop: &AtomicBool,
+) -> io::Result<()> {
+    let limit = chunk_limit(op, t.logical_block_size, t.discard_max_bytes);
+    let mut off = start;
+    while off < start + len {
+        if stop.load(Ordering::Relaxed) {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "interrupted between erase ranges",
+            ));
+        }
+        let n = limit.min(start + len - off);
+        range_op(file, op, off, n)?;
+        off += n;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discards_go_in_whole_blocks_of_at_most_discard_max_bytes() {
+        let gib = DEFAULT_CHUNK;
+        assert_eq!(chunk_limit(RangeOp::Discard, 512, Some(1 << 20)), 1 << 20);
+        assert_eq!(
+            chunk_limit(RangeOp::SecureDiscard, 4096, Some(10_000)),
+            8192
+        );
+        // Below one block: one block; above 1 GiB: 1 GiB; no limit stated (or none at all): 1 GiB.
+        assert_eq!(chunk_limit(RangeOp::Discard, 4096, Some(100)), 4096);
+        assert_eq!(chunk_limit(RangeOp::Discard, 512, Some(4 * gib)), gib);
+        assert_eq!(chunk_limit(RangeOp::Discard, 512, None), gib);
+        assert_eq!(chunk_limit(RangeOp::Discard, 512, Some(0)), gib);
+        // Zero-out ignores the discard limit.
+        assert_eq!(chunk_limit(RangeOp::ZeroOut, 512, Some(1 << 20)), gib);
+    }
+}
