@@ -85,140 +85,225 @@ fn failed(op: &Op, cause: IoCause) -> IoError {
 
 /// Runs `job` on `q` (depth = `job.queue_depth`) from this thread, recording into a single recorder.
 pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outcome {
-    let mut rec = Recorder::new(0, job.clock, events.clone());
     let qd = job.queue_depth as usize;
-    let mut slot_op: Vec<Option<Op>> = vec![None; qd];
-    let mut submitted_at = vec![0u64; qd];
-    let mut free: Vec<usize> = (0..qd).rev().collect();
-    let mut batch: Vec<(usize, Dir, u64, u32)> = Vec::with_capacity(qd);
-    let mut chunk = None;
-    let mut exhausted = false;
-    let mut in_flight = 0usize;
-    let mut error: Option<IoError> = None;
-    let mut done: Vec<(usize, i64)> = Vec::with_capacity(qd);
-    // With a rate cap: the next op, taken from the stream but not yet due, and when it is due.
-    let mut held: Option<(Op, u64)> = None;
+    let mut l = Loop {
+        job,
+        q,
+        rec: Recorder::new(0, job.clock, events.clone()),
+        slot_op: vec![None; qd],
+        submitted_at: vec![0u64; qd],
+        free: (0..qd).rev().collect(),
+        batch: Vec::with_capacity(qd),
+        chunk: None,
+        exhausted: false,
+        in_flight: 0,
+        error: None,
+        done: Vec::with_capacity(qd),
+        held: None,
+        t: 0,
+    };
     job.begin();
-    let now = || job.now_ns();
     // Two clock readings per batch: just before the submission (the batch's submission time) and just after
     // the reap (the completion time of what it returned, and "now" for the deadline and the next batch).
-    let mut t = now();
+    l.t = job.now_ns();
     loop {
-        let may_submit = error.is_none()
-            && !exhausted
-            && !job.stopping()
-            && job.deadline_ns.is_none_or(|d| t < d);
-        if may_submit {
-            while let Some(&slot) = free.last() {
-                let Some(op) = held
-                    .take()
-                    .map(|h| h.0)
-                    .or_else(|| next_op(job, &mut chunk))
-                else {
-                    exhausted = true;
-                    break;
-                };
-                if let Some(at) = job.issue_at(&op) {
-                    if job.deadline_ns.is_some_and(|d| at >= d) {
-                        exhausted = true;
-                        break;
-                    }
-                    if at > now() {
-                        held = Some((op, at));
-                        break;
-                    }
-                }
-                if op.kind == OpKind::Write {
-                    let Some(buf) = q.buf(slot) else {
-                        held = Some((op, 0));
-                        break;
-                    };
-                    if let Err(e) = job.data.fill(&mut buf[..op.len as usize], &op) {
-                        error = Some(failed(&op, IoCause::Data(e)));
-                        break;
-                    }
-                }
-                free.pop();
-                slot_op[slot] = Some(op);
-                batch.push((slot, dir(op.kind), op.offset, op.len));
+        l.fill();
+        l.submit();
+        if l.in_flight == 0 {
+            match l.idle() {
+                Flow::Continue => continue,
+                Flow::Break => break,
             }
         }
-        if !batch.is_empty() && error.is_none() {
-            t = now();
-            match q.submit(&batch) {
-                Ok(n) => {
-                    for &(slot, ..) in &batch[..n] {
-                        submitted_at[slot] = t;
-                    }
-                    in_flight += n;
-                    batch.drain(..n);
-                }
-                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) && in_flight > 0 => {}
-                Err(e) => {
-                    let op = slot_op[batch[0].0].unwrap_or(Op {
-                        index: 0,
-                        kind: OpKind::Write,
-                        offset: 0,
-                        len: 0,
-                    });
-                    error = Some(failed(&op, IoCause::Os(e)));
-                }
-            }
-        }
-        if in_flight == 0 {
-            if error.is_none() && !batch.is_empty() {
-                t = now();
-                continue;
-            }
-            // An op held for its issue time that the deadline overtook (the thread woke late) is never
-            // issued: without this check the loop would spin here, unable to submit or to sleep.
-            let before_deadline = job.deadline_ns.is_none_or(|d| now() < d);
-            if let Some((_, at)) =
-                held.filter(|_| error.is_none() && !job.stopping() && before_deadline)
-            {
-                // Nothing in flight and the next op not due yet: sleep until it is, or the interval ends.
-                t = now();
-                let boundary = (t / job.clock.interval_ns + 1) * job.clock.interval_ns;
-                let until = at.min(boundary);
-                if until > t {
-                    std::thread::sleep(std::time::Duration::from_nanos(until - t));
-                }
-                t = now();
-                rec.advance(t);
-                continue;
-            }
+        if !l.reap() {
             break;
         }
-        // Wake at the next interval boundary at the latest, so that idle intervals close on time.
-        let boundary = (t / job.clock.interval_ns + 1) * job.clock.interval_ns;
+        l.complete();
+    }
+    if l.error.is_some() {
+        job.abort();
+    }
+    l.rec.finish(l.error)
+}
+
+/// Whether the loop goes on.
+enum Flow {
+    Continue,
+    Break,
+}
+
+/// The loop's state: which op each slot holds and since when, the free slots, the batch being built.
+struct Loop<'j, 'q> {
+    job: &'j Job<'j>,
+    q: &'q mut dyn SlotQueue,
+    rec: Recorder,
+    slot_op: Vec<Option<Op>>,
+    submitted_at: Vec<u64>,
+    free: Vec<usize>,
+    batch: Vec<(usize, Dir, u64, u32)>,
+    chunk: Option<Ops<'j>>,
+    exhausted: bool,
+    in_flight: usize,
+    error: Option<IoError>,
+    done: Vec<(usize, i64)>,
+    /// With a rate cap: the next op, taken from the stream but not yet due, and when it is due.
+    held: Option<(Op, u64)>,
+    /// The last clock reading.
+    t: u64,
+}
+
+impl Loop<'_, '_> {
+    fn now(&self) -> u64 {
+        self.job.now_ns()
+    }
+
+    /// Gives every free slot its next op (with its data for a write), until the stream, the deadline or a
+    /// rate cap says wait.
+    #[inline]
+    fn fill(&mut self) {
+        let job = self.job;
+        let may_submit = self.error.is_none()
+            && !self.exhausted
+            && !job.stopping()
+            && job.deadline_ns.is_none_or(|d| self.t < d);
+        if !may_submit {
+            return;
+        }
+        while let Some(&slot) = self.free.last() {
+            let Some(op) = self
+                .held
+                .take()
+                .map(|h| h.0)
+                .or_else(|| next_op(job, &mut self.chunk))
+            else {
+                self.exhausted = true;
+                break;
+            };
+            if let Some(at) = job.issue_at(&op) {
+                if job.deadline_ns.is_some_and(|d| at >= d) {
+                    self.exhausted = true;
+                    break;
+                }
+                if at > self.now() {
+                    self.held = Some((op, at));
+                    break;
+                }
+            }
+            if op.kind == OpKind::Write {
+                let Some(buf) = self.q.buf(slot) else {
+                    self.held = Some((op, 0));
+                    break;
+                };
+                if let Err(e) = job.data.fill(&mut buf[..op.len as usize], &op) {
+                    self.error = Some(failed(&op, IoCause::Data(e)));
+                    break;
+                }
+            }
+            self.free.pop();
+            self.slot_op[slot] = Some(op);
+            self.batch.push((slot, dir(op.kind), op.offset, op.len));
+        }
+    }
+
+    /// Submits the batch; what the kernel does not take stays for the next round.
+    #[inline]
+    fn submit(&mut self) {
+        if self.batch.is_empty() || self.error.is_some() {
+            return;
+        }
+        self.t = self.now();
+        match self.q.submit(&self.batch) {
+            Ok(n) => {
+                for &(slot, ..) in &self.batch[..n] {
+                    self.submitted_at[slot] = self.t;
+                }
+                self.in_flight += n;
+                self.batch.drain(..n);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EAGAIN) && self.in_flight > 0 => {}
+            Err(e) => {
+                let op = self.slot_op[self.batch[0].0].unwrap_or(Op {
+                    index: 0,
+                    kind: OpKind::Write,
+                    offset: 0,
+                    len: 0,
+                });
+                self.error = Some(failed(&op, IoCause::Os(e)));
+            }
+        }
+    }
+
+    /// Nothing in flight: submit what is left, sleep until a held op is due, or end.
+    fn idle(&mut self) -> Flow {
+        let job = self.job;
+        if self.error.is_none() && !self.batch.is_empty() {
+            self.t = self.now();
+            return Flow::Continue;
+        }
+        // An op held for its issue time that the deadline overtook (the thread woke late) is never issued:
+        // without this check the loop would spin here, unable to submit or to sleep.
+        let before_deadline = job.deadline_ns.is_none_or(|d| self.now() < d);
+        let Some((_, at)) = self
+            .held
+            .filter(|_| self.error.is_none() && !job.stopping() && before_deadline)
+        else {
+            return Flow::Break;
+        };
+        // Nothing in flight and the next op not due yet: sleep until it is, or the interval ends.
+        self.t = self.now();
+        let boundary = (self.t / job.clock.interval_ns + 1) * job.clock.interval_ns;
+        let until = at.min(boundary);
+        if until > self.t {
+            std::thread::sleep(std::time::Duration::from_nanos(until - self.t));
+        }
+        self.t = self.now();
+        self.rec.advance(self.t);
+        Flow::Continue
+    }
+
+    /// Waits for completions, at the latest until the next interval boundary (so that idle intervals close
+    /// on time), the deadline or a held op's issue time; false when the queue failed.
+    #[inline]
+    fn reap(&mut self) -> bool {
+        let job = self.job;
+        let boundary = (self.t / job.clock.interval_ns + 1) * job.clock.interval_ns;
         let mut wake = job
             .deadline_ns
-            .filter(|&d| d > t)
+            .filter(|&d| d > self.t)
             .map_or(boundary, |d| d.min(boundary));
-        if let Some((_, at)) = held {
-            wake = wake.min(at.max(t + 1));
+        if let Some((_, at)) = self.held {
+            wake = wake.min(at.max(self.t + 1));
         }
-        let reaped = q.reap(Some(wake.saturating_sub(t).max(1)), &mut |slot, res| {
-            done.push((slot, res))
-        });
-        t = now();
+        let done = &mut self.done;
+        let reaped = self.q.reap(
+            Some(wake.saturating_sub(self.t).max(1)),
+            &mut |slot, res| done.push((slot, res)),
+        );
+        self.t = self.now();
         match reaped {
-            Ok(0) => rec.advance(t),
+            Ok(0) => self.rec.advance(self.t),
             Ok(_) => {}
             Err(e) => {
-                error.get_or_insert(IoError {
+                self.error.get_or_insert(IoError {
                     kind: OpKind::Read,
                     offset: 0,
                     len: 0,
                     cause: IoCause::Os(e),
                 });
-                break;
+                return false;
             }
         }
-        for (slot, res) in done.drain(..) {
-            in_flight -= 1;
-            free.push(slot);
-            let Some(op) = slot_op[slot].take() else {
+        true
+    }
+
+    /// Records every completion reaped: its latency, or its failure.
+    #[inline]
+    fn complete(&mut self) {
+        let (job, t) = (self.job, self.t);
+        for (slot, res) in self.done.drain(..) {
+            self.in_flight -= 1;
+            self.free.push(slot);
+            let Some(op) = self.slot_op[slot].take() else {
                 continue;
             };
             let cause = if res < 0 {
@@ -226,25 +311,22 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
             } else if res as u64 != op.len as u64 {
                 IoCause::Short(res as usize)
             } else {
-                rec.record(op.kind, op.len as u64, t - submitted_at[slot], t);
+                self.rec
+                    .record(op.kind, op.len as u64, t - self.submitted_at[slot], t);
                 if let Some(check) = job.check
-                    && let Some(buf) = q.buf(slot)
+                    && let Some(buf) = self.q.buf(slot)
                 {
-                    check.check(&op, &buf[..op.len as usize], t, &mut rec);
+                    check.check(&op, &buf[..op.len as usize], t, &mut self.rec);
                 }
                 continue;
             };
             let e = failed(&op, cause);
-            rec.fail(&e, t);
+            self.rec.fail(&e, t);
             if !job.goes_on_after(&e) {
-                error.get_or_insert(e);
+                self.error.get_or_insert(e);
             }
         }
     }
-    if error.is_some() {
-        job.abort();
-    }
-    rec.finish(error)
 }
 
 /// The syscall layer's direction of an op.
