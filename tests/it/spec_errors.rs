@@ -4,8 +4,8 @@
 //! 4096-byte-sector device), C04 (span rounding) and C11 (long durations).
 
 use crate::common::{
-    LoopDev, code_out_err, dir_listing, patterned_file, plan_json, read, skip, spec_text, tempdir,
-    wkrun, write_file,
+    LoopDev, code_out_err, dir_listing, loop_guard, patterned_file, plan_json, read, skip,
+    spec_text, tempdir, wkrun, write_file,
 };
 use std::fs;
 use std::path::Path;
@@ -844,6 +844,7 @@ fn sectors_written(lo: &LoopDev) -> u64 {
 fn c02_unaligned_direct_io_on_a_4096_byte_sector_device_is_refused_at_plan_time() {
     let d = tempdir();
     let dir = d.path();
+    let _lock = loop_guard();
     let lo = match LoopDev::new(dir, 64, 4096) {
         Ok(lo) => lo,
         Err(why) => {
@@ -911,6 +912,7 @@ fn block_device_needs_allow_destroy_naming_that_device() {
     const TEST: &str = "block_device_needs_allow_destroy_naming_that_device";
     let d = tempdir();
     let dir = d.path();
+    let _lock = loop_guard();
     let (a, b) = match (LoopDev::new(dir, 8, 512), LoopDev::new(dir, 9, 512)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(why), _) | (_, Err(why)) => return skip(TEST, &why),
