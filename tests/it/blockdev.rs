@@ -55,9 +55,7 @@ impl std::ops::Deref for Fixture {
 
 /// A 64 MiB, 512-byte-sector loop device, or `None` after printing why the test skips.
 fn loop_dev(test: &str, dir: &Path) -> Option<Fixture> {
-    let lock = LOOP_LOCK
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let lock = loop_guard();
     match LoopDev::new(dir, 64, 512) {
         Ok(dev) => Some(Fixture {
             inner: Some(dev),

@@ -105,6 +105,13 @@ pub fn loop_unavailable() -> Option<String> {
 /// lives.
 pub static LOOP_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Holds [`LOOP_LOCK`] (also after a test that held it panicked) for as long as the guard lives.
+pub fn loop_guard() -> std::sync::MutexGuard<'static, ()> {
+    LOOP_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A loop device over a fresh sparse file, detached and removed on drop.
 pub struct LoopDev {
     pub dev: PathBuf,
@@ -531,4 +538,128 @@ impl Drop for Mount {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checks collected over the cases of a test.
+
+/// Failures collected over the cases of a test (every engine, every variant, every row of a table) and reported
+/// together at the end, so that one failing case does not hide what the others do. Each failure starts with the
+/// name of its case, set by [`Failures::case`].
+#[derive(Default)]
+pub struct Failures {
+    failed: Vec<String>,
+    case: String,
+}
+
+impl Failures {
+    /// Names the case that the checks which follow belong to (`psync`, `libaio, QD4`).
+    pub fn case(&mut self, name: impl Into<String>) {
+        self.case = name.into();
+    }
+
+    /// Records `what()` unless `ok`; returns `ok`.
+    pub fn check(&mut self, ok: bool, what: impl FnOnce() -> String) -> bool {
+        if !ok {
+            let what = what();
+            self.failed.push(match self.case.as_str() {
+                "" => what,
+                case => format!("{case}: {what}"),
+            });
+        }
+        ok
+    }
+
+    /// Records a failure unless `got == want`; returns whether they are equal.
+    pub fn eq<T: PartialEq + std::fmt::Debug>(&mut self, what: &str, got: T, want: T) -> bool {
+        let ok = got == want;
+        self.check(ok, || format!("{what}: got {got:?}, expected {want:?}"))
+    }
+
+    /// Checks of the fields of the JSON document `doc` (see [`Fields::is`]); `name` names it in the failures
+    /// (`"mix"` gives `mix/read/ops`).
+    pub fn json<'a>(&'a mut self, name: &str, doc: &'a serde_json::Value) -> Fields<'a> {
+        Fields {
+            f: self,
+            name: name.to_string(),
+            doc,
+        }
+    }
+
+    /// Records a failure for each of `wants` that `text` does not contain; `what` names the text.
+    pub fn contains(&mut self, what: &str, text: &str, wants: &[impl AsRef<str>]) {
+        for want in wants.iter().map(AsRef::as_ref) {
+            self.check(text.contains(want), || {
+                format!("{what} does not say {want:?}: {text:?}")
+            });
+        }
+    }
+
+    /// Records a failure unless `got == want`, giving where they first differ in 4 KiB blocks; `what` says what
+    /// the difference means. Returns whether they are equal.
+    pub fn same_bytes(&mut self, what: &str, got: &[u8], want: &[u8]) -> bool {
+        self.check(got == want, || {
+            format!(
+                "{what}: {}",
+                first_difference(got, want, 4096).unwrap_or_default()
+            )
+        })
+    }
+
+    /// Panics listing every failure recorded, if any.
+    pub fn assert_none(self, test: &str) {
+        assert!(
+            self.failed.is_empty(),
+            "{test}: {} failure(s):\n  - {}",
+            self.failed.len(),
+            self.failed.join("\n  - ")
+        );
+    }
+}
+
+/// Checks of the fields of one JSON document, recorded in a [`Failures`]: `f.json("mix", m).is("/read/ops", 8)`.
+pub struct Fields<'a> {
+    f: &'a mut Failures,
+    name: String,
+    doc: &'a serde_json::Value,
+}
+
+impl Fields<'_> {
+    /// Records a failure unless the field at JSON pointer `pointer` is `want`: an integer `want` is compared with
+    /// the field's `as_u64`, a float with its `as_f64`, any other value as JSON.
+    pub fn is(self, pointer: &str, want: impl Into<serde_json::Value>) -> Self {
+        let want = want.into();
+        let got = self.doc.pointer(pointer);
+        let ok = if want.is_u64() {
+            got.and_then(serde_json::Value::as_u64) == want.as_u64()
+        } else if want.is_f64() {
+            got.and_then(serde_json::Value::as_f64) == want.as_f64()
+        } else {
+            got == Some(&want)
+        };
+        self.f.check(ok, || {
+            let got = got.map_or_else(|| "nothing".to_string(), ToString::to_string);
+            format!("{}{pointer}: got {got}, expected {want}", self.name)
+        });
+        self
+    }
+}
+
+/// Where `got` first differs from `want`, in `unit`-byte blocks, as text; `None` when equal.
+pub fn first_difference(got: &[u8], want: &[u8], unit: usize) -> Option<String> {
+    if got == want {
+        return None;
+    }
+    if got.len() != want.len() {
+        return Some(format!("{} bytes instead of {}", got.len(), want.len()));
+    }
+    let bad: Vec<usize> = (0..got.len() / unit)
+        .filter(|&b| got[b * unit..(b + 1) * unit] != want[b * unit..(b + 1) * unit])
+        .collect();
+    Some(format!(
+        "{} of {} blocks of {unit} B differ, the first at offset {}",
+        bad.len(),
+        got.len() / unit,
+        bad[0] * unit
+    ))
 }

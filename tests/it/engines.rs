@@ -7,16 +7,17 @@
 //! run prints `SKIPPED <test>: <reason>` and returns. Every mount, loop device and zram set up here is undone by
 //! a guard's `Drop`, also when an assertion fails.
 //!
-//! Tests that compare engines run every engine and collect the failures ([`Failures`]), so that one broken
-//! engine does not hide what the others do.
+//! Tests that compare engines run every engine through [`for_engines`], which collects the failures
+//! ([`Failures`]), each named by its engine, so that one broken engine does not hide what the others do.
 
 use crate::common::*;
+use serde_json::json;
 use std::fs;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use wkrun::data::DataGen;
@@ -74,13 +75,6 @@ fn usable_engines(test: &str) -> Vec<&'static str> {
             None => true,
         })
         .collect()
-}
-
-/// Holds the loop-device lock (see [`LOOP_LOCK`]) for a test that makes loop devices.
-fn loop_guard() -> std::sync::MutexGuard<'static, ()> {
-    LOOP_LOCK
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A 64 MiB zram device of this test, reset (and removed, if the test added it) on drop. Holds [`ZRAM_LOCK`].
@@ -177,99 +171,255 @@ impl Drop for Zram {
     }
 }
 
+/// Prints a skip line and returns true when `missing` names something the test needs.
+fn skipped(test: &str, missing: Option<String>) -> bool {
+    if let Some(why) = &missing {
+        skip(test, why);
+    }
+    missing.is_some()
+}
+
+/// `not running as root: WHAT needs root`, unless the tests run as root.
+fn not_root(what: &str) -> Option<String> {
+    (!is_root()).then(|| format!("not running as root: {what} needs root"))
+}
+
+/// Why mkfs.ext4 cannot run here, or `None` when it can.
+fn no_mkfs_ext4() -> Option<String> {
+    let missing = Command::new("mkfs.ext4").arg("-V").output().is_err();
+    missing.then(|| "mkfs.ext4 (e2fsprogs) is not installed".to_string())
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-// Running wkrun and checking results.
+// Running wkrun on every engine and checking results.
 
-/// Failures collected over every engine of a test, reported together at the end.
-#[derive(Default)]
-struct Failures(Vec<String>);
+/// How one case of [`for_engines`] ends early.
+enum Stop {
+    /// The test cannot run here (the reason): print a skip line and end the test.
+    Skip(String),
+    /// The case failed (the failure is recorded) and its remaining checks make no sense: go on with the next.
+    Next,
+}
 
-impl Failures {
-    /// Records `what()` unless `ok`; returns `ok`.
-    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) -> bool {
-        if !ok {
-            self.0.push(what());
-        }
-        ok
-    }
-
-    /// Records a failure unless `got == want`; returns whether they are equal.
-    fn eq<T: PartialEq + std::fmt::Debug>(
-        &mut self,
-        who: &str,
-        what: &str,
-        got: T,
-        want: T,
-    ) -> bool {
-        let ok = got == want;
-        self.check(ok, || {
-            format!("{who}: {what}: got {got:?}, expected {want:?}")
-        })
-    }
-
-    fn assert_none(self, test: &str) {
-        assert!(
-            self.0.is_empty(),
-            "{test}: {} failure(s):\n  - {}",
-            self.0.len(),
-            self.0.join("\n  - ")
-        );
+impl From<String> for Stop {
+    fn from(why: String) -> Stop {
+        Stop::Skip(why)
     }
 }
 
-/// One finished run of wkrun.
+impl Stop {
+    /// `Err(Stop::Next)` unless `ok` (the result of a recorded check).
+    fn unless(ok: bool) -> Result<(), Stop> {
+        if ok { Ok(()) } else { Err(Stop::Next) }
+    }
+}
+
+/// Runs `case` for every variant on every engine that can run here, collecting the failures of all of them (each
+/// named by its engine, or by what the case sets with [`Failures::case`]) and asserting at the end that there are
+/// none. A case that returns [`Stop::Skip`] ends the test with a skip line, after the failures found until then.
+fn for_engines<V>(
+    test: &str,
+    variants: &[V],
+    mut case: impl FnMut(&mut Failures, &'static str, &V) -> Result<(), Stop>,
+) {
+    let mut f = Failures::default();
+    'engines: for engine in usable_engines(test) {
+        for v in variants {
+            f.case(engine);
+            if let Err(Stop::Skip(why)) = case(&mut f, engine, v) {
+                skip(test, &why);
+                break 'engines;
+            }
+        }
+    }
+    f.assert_none(test);
+}
+
+/// [`for_engines`] with one case per engine.
+fn each_engine(test: &str, mut case: impl FnMut(&mut Failures, &'static str) -> Result<(), Stop>) {
+    for_engines(test, &[()], |f, engine, ()| case(f, engine));
+}
+
+/// One finished run of wkrun on `engine`.
 struct Ran {
     code: i32,
     stderr: String,
     out: PathBuf,
+    engine: String,
 }
 
 impl Ran {
+    /// The run on `engine` that ended with `o`, whose output folder is `out`.
+    fn of(o: Output, out: PathBuf, engine: &str) -> Ran {
+        let (code, _, stderr) = code_out_err(&o);
+        let engine = engine.to_string();
+        Ran {
+            code,
+            stderr,
+            out,
+            engine,
+        }
+    }
+
     /// Whether the process ended in a panic (Rust's exit code 101, or the panic message).
     fn panicked(&self) -> bool {
         self.code == 101 || self.stderr.contains("panicked")
     }
 }
 
-/// Runs `body` (prefixed with `[defaults] engine = ENGINE`) on `target` in a fresh folder `dir/sub`.
-fn run_engine(
+/// `wkrun spec.toml --target TARGET --output out -q ARGS` in a fresh folder under `dir`, where spec.toml is `body`
+/// prefixed with `[defaults] engine = ENGINE`. Returns the command and its output folder.
+fn engine_command(
     dir: &Path,
-    sub: &str,
     engine: &str,
     body: &str,
     target: &Path,
     args: &[&str],
-) -> Ran {
-    let d = dir.join(sub);
-    fs::create_dir_all(&d).expect("run folder");
+) -> (Command, PathBuf) {
+    let run = (1..)
+        .map(|i| dir.join(format!("run-{i}")))
+        .find(|p| !p.exists())
+        .expect("a free folder name");
+    fs::create_dir_all(&run).expect("run folder");
     let body = format!("[defaults]\nengine = \"{engine}\"\n{body}");
-    let (o, out) = run_spec(&d, "engines", &body, target, args);
-    let (code, _, stderr) = code_out_err(&o);
-    Ran { code, stderr, out }
+    write_file(&run, "spec.toml", &spec_text("engines", &body));
+    let out = run.join("out");
+    let mut cmd = Command::new(wkrun_bin());
+    cmd.arg("spec.toml")
+        .arg("--target")
+        .arg(target)
+        .arg("--output")
+        .arg(&out);
+    cmd.arg("-q").args(args).current_dir(&run);
+    (cmd, out)
 }
 
-/// Checks exit 0 and a valid, completed results file whose I/O phases ran on `engine`; returns the results.
-fn completed(f: &mut Failures, who: &str, ran: &Ran, engine: &str) -> Option<serde_json::Value> {
-    if !f.check(ran.code == 0, || {
-        format!(
-            "{who}: exit {} (expected 0): {}",
-            ran.code,
-            ran.stderr.trim()
-        )
-    }) {
-        return None;
+/// Runs `body` on `engine` (see [`engine_command`]) and waits for it.
+fn run_engine(dir: &Path, engine: &str, body: &str, target: &Path, args: &[&str]) -> Ran {
+    let (mut cmd, out) = engine_command(dir, engine, body, target, args);
+    Ran::of(cmd.output().expect("run wkrun"), out, engine)
+}
+
+/// [`run_engine`] on the block device `dev`, with `--allow-destroy DEV`.
+fn run_on_device(dir: &Path, engine: &str, body: &str, dev: &Path) -> Ran {
+    let dev_s = dev.to_str().expect("utf-8 device path");
+    run_engine(dir, engine, body, dev, &["--allow-destroy", dev_s])
+}
+
+/// `mount` arguments of a 4 MiB tmpfs.
+const TMPFS_4M: &[&str] = &["-t", "tmpfs", "-o", "size=4m", "tmpfs"];
+
+/// Runs `body` on `engine` with a file target of `size` (`--target-size`) on a filesystem mounted for the run
+/// (`mount ARGS`) and unmounted after it.
+fn run_on_fs(
+    dir: &Path,
+    mount: &[&str],
+    size: &str,
+    engine: &str,
+    body: &str,
+) -> Result<Ran, String> {
+    let mnt = Mount::new(dir.join("mnt"), mount)?;
+    let target = mnt.dir.join("t.img");
+    Ok(run_engine(
+        dir,
+        engine,
+        body,
+        &target,
+        &["--target-size", size],
+    ))
+}
+
+/// A run of wkrun started by [`start_engine`], which the test acts on while it runs.
+struct Running {
+    child: Child,
+    out: PathBuf,
+    engine: String,
+}
+
+impl Running {
+    /// Waits for the run to end.
+    fn wait(self) -> Ran {
+        let o = self.child.wait_with_output().expect("wait for wkrun");
+        Ran::of(o, self.out, &self.engine)
     }
+}
+
+/// Starts `body` on `engine` (see [`engine_command`]) without waiting for it.
+fn start_engine(dir: &Path, engine: &str, body: &str, target: &Path, args: &[&str]) -> Running {
+    let (mut cmd, out) = engine_command(dir, engine, body, target, args);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().expect("start wkrun");
+    let engine = engine.to_string();
+    Running { child, out, engine }
+}
+
+/// Checks exit 0 and a valid, completed results file whose I/O phases ran on the run's engine; returns the
+/// results.
+fn completed(f: &mut Failures, ran: &Ran) -> Result<serde_json::Value, Stop> {
+    Stop::unless(f.check(ran.code == 0, || {
+        format!("exit {} (expected 0): {}", ran.code, ran.stderr.trim())
+    }))?;
     let (_, r) = strict_results(&ran.out);
-    f.eq(who, "status", r["status"].as_str(), Some("completed"));
+    f.eq("status", r["status"].as_str(), Some("completed"));
     for (i, p) in r["phases"].as_array().into_iter().flatten().enumerate() {
+        let engine_of = p["params"]["engine"].as_str();
         f.eq(
-            who,
             &format!("phases[{i}].params.engine"),
-            p["params"]["engine"].as_str(),
-            Some(engine),
+            engine_of,
+            Some(ran.engine.as_str()),
         );
     }
-    Some(r)
+    Ok(r)
+}
+
+/// Checks a run that failed cleanly: no panic, exit 1, a valid results file with status "failed" and an error
+/// that stderr carries too. Returns the results and the error.
+fn failed(f: &mut Failures, ran: &Ran) -> Result<(serde_json::Value, String), Stop> {
+    f.check(!ran.panicked(), || {
+        format!("wkrun panicked: {}", ran.stderr.trim())
+    });
+    Stop::unless(f.check(ran.code == 1, || {
+        format!("exit {} (expected 1): {}", ran.code, ran.stderr.trim())
+    }))?;
+    let (_, r) = strict_results(&ran.out);
+    f.eq("status", r["status"].as_str(), Some("failed"));
+    let err = r["error"].as_str().unwrap_or_default().to_string();
+    f.check(!err.is_empty() && ran.stderr.contains(&err), || {
+        format!(
+            "stderr does not carry the error {err:?}: {}",
+            ran.stderr.trim()
+        )
+    });
+    Ok((r, err))
+}
+
+/// Checks a run that an I/O error stopped: [`failed`] cleanly, with an error that names phase `phase`
+/// (`phase N "name"`), the op, its length and errno `errno`, and the failed phase recorded as not completed.
+/// Returns the results and the error.
+fn failed_cleanly(
+    f: &mut Failures,
+    ran: &Ran,
+    (index, name): (usize, &str),
+    op: &str,
+    errno: i32,
+) -> Result<(serde_json::Value, String), Stop> {
+    let (r, err) = failed(f, ran)?;
+    let errno_text = io::Error::from_raw_os_error(errno).to_string();
+    let errno_words = errno_text.split(" (os error").next().unwrap_or_default();
+    let wants = [
+        format!("phase {index} \"{name}\""),
+        op.to_string(),
+        format!("errno {errno}"),
+    ];
+    f.contains("the error", &err, &wants);
+    f.contains("the error", &err, &[errno_words]);
+    let phases = r["phases"].as_array().map_or(0, Vec::len);
+    if f.check(index < phases, || {
+        format!("results have no phase {index} ({phases} phases)")
+    }) {
+        f.json("", phase(&r, index)).is("/completed", false);
+    }
+    Ok((r, err))
 }
 
 /// `ops_by_size` of a phase as sorted (bytes, ops) pairs.
@@ -293,78 +443,22 @@ fn offset_in(msg: &str) -> Option<u64> {
         .ok()
 }
 
-/// Checks a run that an I/O error stopped: exit 1 without a panic, a valid results file with status
-/// "failed", an error that names phase `phase` (`phase N "name"`), the op, its length and errno `errno`, the
-/// same error on stderr, and the failed phase recorded as not completed. Returns the results and the error.
-fn failed_cleanly(
-    f: &mut Failures,
-    who: &str,
-    ran: &Ran,
-    phase: (usize, &str),
-    op: &str,
-    errno: i32,
-) -> Option<(serde_json::Value, String)> {
-    f.check(!ran.panicked(), || {
-        format!("{who}: wkrun panicked: {}", ran.stderr.trim())
-    });
-    if !f.check(ran.code == 1, || {
-        format!(
-            "{who}: exit {} (expected 1): {}",
-            ran.code,
-            ran.stderr.trim()
-        )
-    }) {
-        return None;
-    }
-    let (_, r) = strict_results(&ran.out);
-    f.eq(who, "status", r["status"].as_str(), Some("failed"));
-    let err = r["error"].as_str().unwrap_or_default().to_string();
-    let (index, name) = phase;
-    let errno_text = io::Error::from_raw_os_error(errno).to_string();
-    for want in [
-        format!("phase {index} \"{name}\""),
-        op.to_string(),
-        format!("errno {errno}"),
-        errno_text
-            .split(" (os error")
-            .next()
-            .unwrap_or_default()
-            .to_string(),
-    ] {
-        f.check(err.contains(&want), || {
-            format!("{who}: the error does not say {want:?}: {err:?}")
-        });
-    }
-    f.check(!err.is_empty() && ran.stderr.contains(&err), || {
-        format!(
-            "{who}: stderr does not carry the error {err:?}: {}",
-            ran.stderr.trim()
-        )
-    });
-    let phases = r["phases"].as_array().cloned().unwrap_or_default();
-    match phases.get(index) {
-        Some(p) => {
-            f.eq(
-                who,
-                "failed phase completed",
-                p["completed"].as_bool(),
-                Some(false),
-            );
-        }
-        None => {
-            f.check(false, || {
-                format!(
-                    "{who}: results have no phase {index} ({} phases)",
-                    phases.len()
-                )
-            });
-        }
-    }
-    Some((r, err))
+// ---------------------------------------------------------------------------------------------------------------
+// Targets and expected data.
+
+/// A sparse file `dir/t.img` of `len` bytes.
+fn sparse_target(dir: &Path, len: u64) -> PathBuf {
+    let target = dir.join("t.img");
+    sparse_file(&target, len);
+    target
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Expected data.
+/// A file `dir/t.img` of `len` zero bytes, written (allocated).
+fn zeroed_target(dir: &Path, len: u64) -> PathBuf {
+    let target = dir.join("t.img");
+    fs::write(&target, vec![0u8; len as usize]).expect("zeroed file");
+    target
+}
 
 /// `len` bytes of the [`patterned_file`] pattern (byte i = i % 251 + 1), built by copying one period.
 fn patterned(len: usize) -> Vec<u8> {
@@ -386,40 +480,79 @@ fn drop_cache(path: &Path) {
     }
 }
 
-/// Writes `img` over the start of the loop device's backing file (in place, no truncation) and flushes it.
-fn write_backing(dev: &LoopDev, img: &[u8]) {
-    let f = fs::OpenOptions::new()
-        .write(true)
-        .open(&dev.backing)
-        .expect("open backing file");
-    f.write_all_at(img, 0).expect("write backing file");
-    f.sync_all().expect("sync backing file");
-    drop(f);
-    drop_cache(&dev.backing);
+/// How many 4 KiB blocks of `img` are all zeros.
+fn zero_blocks(img: &[u8]) -> usize {
+    img.chunks(4096)
+        .filter(|c| c.iter().all(|&b| b == 0))
+        .count()
 }
 
-/// Writes the data of op `index` (pattern `random`, `seed`) at `at` in `img`.
-fn put_op(img: &mut [u8], datagen: &DataGen, at: u64, len: usize, index: u64) {
-    datagen.fill(&mut img[at as usize..at as usize + len], index);
+/// A 64 MiB direct-io loop device (512-byte sectors) that holds the [`patterned`] pattern, with the loop-device
+/// lock held while it lives.
+struct PatternedLoop {
+    lo: LoopDev,
+    /// Its sectors written when the pattern was in place (the counter lives as long as the kernel's device).
+    before: u64,
+    _lock: std::sync::MutexGuard<'static, ()>,
 }
 
-/// Where `got` first differs from `want`, in `unit`-byte blocks, as text; `None` when equal.
-fn first_difference(got: &[u8], want: &[u8], unit: usize) -> Option<String> {
-    if got == want {
-        return None;
+impl PatternedLoop {
+    fn new(dir: &Path) -> Result<PatternedLoop, String> {
+        let lock = loop_guard();
+        let lo = LoopDev::new(dir, 64, 512)?;
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .open(&lo.backing)
+            .expect("open backing file");
+        f.write_all_at(&patterned((64 * MIB) as usize), 0)
+            .expect("write backing file");
+        f.sync_all().expect("sync backing file");
+        drop(f);
+        drop_cache(&lo.backing);
+        let before = lo.sectors_written();
+        Ok(PatternedLoop {
+            lo,
+            before,
+            _lock: lock,
+        })
     }
-    if got.len() != want.len() {
-        return Some(format!("{} bytes instead of {}", got.len(), want.len()));
+
+    /// The device node.
+    fn path(&self) -> &Path {
+        &self.lo.dev
     }
-    let bad: Vec<usize> = (0..got.len() / unit)
-        .filter(|&b| got[b * unit..(b + 1) * unit] != want[b * unit..(b + 1) * unit])
-        .collect();
-    Some(format!(
-        "{} of {} blocks of {unit} B differ, the first at offset {}",
-        bad.len(),
-        got.len() / unit,
-        bad[0] * unit
-    ))
+
+    /// Sectors written to the device since the pattern was in place.
+    fn sectors_written(&self) -> u64 {
+        self.lo.sectors_written() - self.before
+    }
+
+    /// The device's bytes, read from its backing file past the page cache.
+    fn image(&self) -> Vec<u8> {
+        drop_cache(&self.lo.backing);
+        read(&self.lo.backing)
+    }
+}
+
+/// Writes over `img[start..start + len]` what a fill with data seed `seed` and `bs`-byte blocks writes there:
+/// block b holds the data of op b.
+fn fill_image(img: &mut [u8], seed: u64, bs: usize, start: u64, len: u64) {
+    let datagen = DataGen::new(DataPattern::Random, seed, bs);
+    for b in 0..len / bs as u64 {
+        let at = (start + b * bs as u64) as usize;
+        datagen.fill(&mut img[at..at + bs], b);
+    }
+}
+
+/// Writes the data of each op of `ops` (data seed `seed`, `bs`-byte blocks) at its offset in `img`, in op order.
+fn write_ops(img: &mut [u8], seed: u64, bs: usize, ops: impl IntoIterator<Item = Op>) {
+    let datagen = DataGen::new(DataPattern::Random, seed, bs);
+    for op in ops {
+        datagen.fill(
+            &mut img[op.offset as usize..op.offset as usize + bs],
+            op.index,
+        );
+    }
 }
 
 fn random_stream(
@@ -452,7 +585,6 @@ fn random_stream(
 #[test]
 fn conformance_qd1_random_mix_every_engine() {
     let test = "engines::conformance_qd1_random_mix_every_engine";
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "fill"
@@ -483,92 +615,51 @@ seed = 6
     let writes = n - reads;
     // The expected device: the pattern, the fill over the span, then every write in op order (QD1).
     let mut want = patterned((64 * MIB) as usize);
-    let fill = DataGen::new(DataPattern::Random, 5, 64 << 10);
-    for b in 0..len / (64 << 10) {
-        put_op(&mut want, &fill, start + b * (64 << 10), 64 << 10, b);
-    }
-    let mix = DataGen::new(DataPattern::Random, 6, 4096);
-    for op in ops.iter().filter(|o| o.kind == OpKind::Write) {
-        put_op(&mut want, &mix, op.offset, 4096, op.index);
-    }
-    let mut f = Failures::default();
-    let mut images: Vec<(&str, Vec<u8>)> = Vec::new();
-    for engine in engines {
+    fill_image(&mut want, 5, 64 << 10, start, len);
+    write_ops(
+        &mut want,
+        6,
+        4096,
+        ops.iter().copied().filter(|o| o.kind == OpKind::Write),
+    );
+    let share = reads as f64 / n as f64;
+    let mut first: Option<(&str, Vec<u8>)> = None;
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let _lock = loop_guard();
-        let dev = match LoopDev::new(d.path(), 64, 512) {
-            Ok(dev) => dev,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
-        write_backing(&dev, &patterned((64 * MIB) as usize));
-        let before = dev.sectors_written();
-        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
-        let ran = run_engine(
-            d.path(),
-            engine,
-            engine,
-            body,
-            &dev.dev,
-            &["--allow-destroy", &dev_s],
-        );
-        let Some(r) = completed(&mut f, engine, &ran, engine) else {
-            continue;
-        };
-        let (fl, m) = (phase(&r, 0), phase(&r, 1));
-        f.eq(engine, "fill write.ops", u(fl, "/write/ops"), 512);
-        f.eq(engine, "fill write.bytes", u(fl, "/write/bytes"), len);
-        f.eq(engine, "mix read.ops", u(m, "/read/ops"), reads);
-        f.eq(engine, "mix write.ops", u(m, "/write/ops"), writes);
-        f.eq(engine, "mix read.bytes", u(m, "/read/bytes"), reads * 4096);
+        let dev = PatternedLoop::new(d.path())?;
+        let r = completed(f, &run_on_device(d.path(), engine, body, dev.path()))?;
+        f.json("fill", phase(&r, 0))
+            .is("/write/ops", 512)
+            .is("/write/bytes", len);
+        let mix = phase(&r, 1);
+        f.json("mix", mix)
+            .is("/read/ops", reads)
+            .is("/write/ops", writes)
+            .is("/read/bytes", reads * 4096)
+            .is("/write/bytes", writes * 4096)
+            .is("/read_share/ops", share)
+            .is("/read_share/bytes", share);
+        f.eq("mix ops_by_size", ops_by_size(mix), vec![(4096, n)]);
+        let sectors = dev.sectors_written();
         f.eq(
-            engine,
-            "mix write.bytes",
-            u(m, "/write/bytes"),
-            writes * 4096,
-        );
-        f.eq(
-            engine,
-            "mix read_share.ops",
-            m["read_share"]["ops"].as_f64(),
-            Some(reads as f64 / n as f64),
-        );
-        f.eq(
-            engine,
-            "mix read_share.bytes",
-            m["read_share"]["bytes"].as_f64(),
-            Some(reads as f64 / n as f64),
-        );
-        f.eq(engine, "mix ops_by_size", ops_by_size(m), vec![(4096, n)]);
-        f.eq(
-            engine,
             "sectors written to the device",
-            dev.sectors_written() - before,
+            sectors,
             (len + writes * 4096) / 512,
         );
-        drop_cache(&dev.backing);
-        let got = read(&dev.backing);
-        f.check(got == want, || {
-            format!(
-                "{engine}: the device is not what ops 0..{n} make of it: {}",
-                first_difference(&got, &want, 4096).unwrap_or_default()
-            )
-        });
-        images.push((engine, got));
-    }
-    if let Some((first, img)) = images.first() {
-        for (engine, other) in &images[1..] {
-            f.check(img == other, || {
-                format!(
-                    "{engine}: the device differs from {first}'s: {}",
-                    first_difference(other, img, 4096).unwrap_or_default()
-                )
-            });
+        let got = dev.image();
+        f.same_bytes(
+            &format!("the device is not what ops 0..{n} make of it"),
+            &got,
+            &want,
+        );
+        match &first {
+            Some((first, img)) => {
+                f.same_bytes(&format!("the device differs from {first}'s"), &got, img);
+            }
+            None => first = Some((engine, got)),
         }
-    }
-    f.assert_none(test);
+        Ok(())
+    });
 }
 
 /// QD16, `coverage = "full"`, one pass over the middle half (`size = "100%"`), writes only: each 4 KiB block of the
@@ -576,7 +667,6 @@ seed = 6
 #[test]
 fn conformance_qd16_full_coverage_every_engine() {
     let test = "engines::conformance_qd16_full_coverage_every_engine";
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "cover"
@@ -594,85 +684,32 @@ seed = 8
     let (start, len) = (16 * MIB, 32 * MIB);
     let n = len / 4096;
     let stream = random_stream(start, len, 4096, Order::RandomFull, 0, 8, Some(n));
-    let mut want = patterned((64 * MIB) as usize);
-    let datagen = DataGen::new(DataPattern::Random, 8, 4096);
     let mut hits = vec![0u32; n as usize];
     for op in stream.ops(0..n) {
         hits[((op.offset - start) / 4096) as usize] += 1;
-        put_op(&mut want, &datagen, op.offset, 4096, op.index);
     }
     assert!(
         hits.iter().all(|&h| h == 1),
         "the stream itself does not visit each block once"
     );
-    let mut f = Failures::default();
-    for engine in engines {
+    let mut want = patterned((64 * MIB) as usize);
+    write_ops(&mut want, 8, 4096, stream.ops(0..n));
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let _lock = loop_guard();
-        let dev = match LoopDev::new(d.path(), 64, 512) {
-            Ok(dev) => dev,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
-        write_backing(&dev, &patterned((64 * MIB) as usize));
-        let before = dev.sectors_written();
-        let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
-        let ran = run_engine(
-            d.path(),
-            engine,
-            engine,
-            body,
-            &dev.dev,
-            &["--allow-destroy", &dev_s],
-        );
-        let Some(r) = completed(&mut f, engine, &ran, engine) else {
-            continue;
-        };
-        let p = phase(&r, 0);
-        f.eq(engine, "write.ops", u(p, "/write/ops"), n);
-        f.eq(engine, "read.ops", u(p, "/read/ops"), 0);
-        f.eq(
-            engine,
-            "read_share.ops",
-            p["read_share"]["ops"].as_f64(),
-            Some(0.0),
-        );
-        f.eq(
-            engine,
-            "params.queue_depth",
-            u(p, "/params/queue_depth"),
-            16,
-        );
-        f.eq(
-            engine,
-            "coverage.fraction",
-            p["coverage"]["fraction"].as_f64(),
-            Some(1.0),
-        );
-        f.eq(
-            engine,
-            "coverage.exact",
-            p["coverage"]["exact"].as_bool(),
-            Some(true),
-        );
-        f.eq(
-            engine,
-            "sectors written",
-            dev.sectors_written() - before,
-            len / 512,
-        );
-        drop_cache(&dev.backing);
-        let got = read(&dev.backing);
-        f.check(got == want, || {
-            format!(
-                "{engine}: a block does not hold the data of the op the permutation maps to it: {}",
-                first_difference(&got, &want, 4096).unwrap_or_default()
-            )
-        });
-    }
-    f.assert_none(test);
+        let dev = PatternedLoop::new(d.path())?;
+        let r = completed(f, &run_on_device(d.path(), engine, body, dev.path()))?;
+        f.json("", phase(&r, 0))
+            .is("/write/ops", n)
+            .is("/read/ops", 0)
+            .is("/read_share/ops", 0.0)
+            .is("/params/queue_depth", 16)
+            .is("/coverage/fraction", 1.0)
+            .is("/coverage/exact", true);
+        f.eq("sectors written", dev.sectors_written(), len / 512);
+        let what = "a block does not hold the data of the op the permutation maps to it";
+        f.same_bytes(what, &dev.image(), &want);
+        Ok(())
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -685,7 +722,6 @@ seed = 8
 #[test]
 fn zram_end_to_end_every_engine() {
     let test = "engines::zram_end_to_end_every_engine";
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "fill"
@@ -706,73 +742,32 @@ read_percent = 50
 duration = "2s"
 seed = 12
 "#;
-    let fill_bs = 128usize << 10;
     let mut fill_img = vec![0u8; (64 * MIB) as usize];
-    let fill = DataGen::new(DataPattern::Random, 11, fill_bs);
-    for b in 0..(64 * MIB) / fill_bs as u64 {
-        put_op(&mut fill_img, &fill, b * fill_bs as u64, fill_bs, b);
-    }
+    fill_image(&mut fill_img, 11, 128 << 10, 0, 64 * MIB);
     let mix = DataGen::new(DataPattern::Random, 12, 4096);
-    let mut f = Failures::default();
-    for engine in engines {
-        let zram = match Zram::new() {
-            Ok(z) => z,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
+    each_engine(test, |f, engine| {
+        let zram = Zram::new()?;
         let d = tempdir();
-        let dev = zram.dev.clone();
-        let dev_s = dev.to_str().expect("utf-8 device path").to_string();
-        let ran = run_engine(
-            d.path(),
-            engine,
-            engine,
-            body,
-            &dev,
-            &["--allow-destroy", &dev_s],
-        );
-        let Some(r) = completed(&mut f, engine, &ran, engine) else {
-            drop(zram);
-            continue;
-        };
-        f.eq(
-            engine,
-            "target.kind",
-            r["target"]["kind"].as_str(),
-            Some("block"),
-        );
-        f.eq(
-            engine,
-            "target.capacity_bytes",
-            u(&r, "/target/capacity_bytes"),
-            64 * MIB,
-        );
-        f.eq(engine, "fill write.ops", u(phase(&r, 0), "/write/ops"), 512);
+        let r = completed(f, &run_on_device(d.path(), engine, body, &zram.dev))?;
+        f.json("", &r)
+            .is("/target/kind", "block")
+            .is("/target/capacity_bytes", 64 * MIB)
+            .is("/phases/0/write/ops", 512);
         let m = phase(&r, 1);
         let (reads, writes) = (u(m, "/read/ops"), u(m, "/write/ops"));
         let share = m["read_share"]["ops"].as_f64().unwrap_or(-1.0);
         f.check((share - 0.5).abs() <= 0.01, || {
-            format!(
-                "{engine}: read share {share} ({reads} reads, {writes} writes) is not 0.50 ± 0.01"
-            )
+            format!("read share {share} ({reads} reads, {writes} writes) is not 0.50 ± 0.01")
         });
         f.check(reads + writes >= 1000, || {
-            format!("{engine}: only {} I/Os in 2 s", reads + writes)
+            format!("only {} I/Os in 2 s", reads + writes)
         });
-        drop_cache(&dev);
-        let got = read(&dev);
-        if !f.eq(engine, "bytes read back", got.len() as u64, 64 * MIB) {
-            continue;
-        }
+        drop_cache(&zram.dev);
+        let got = read(&zram.dev);
+        Stop::unless(f.eq("bytes read back", got.len() as u64, 64 * MIB))?;
         let half = (32 * MIB) as usize;
-        f.check(got[..half] == fill_img[..half], || {
-            format!(
-                "{engine}: the first half does not read back as the fill wrote it: {}",
-                first_difference(&got[..half], &fill_img[..half], 4096).unwrap_or_default()
-            )
-        });
+        let what = "the first half does not read back as the fill wrote it";
+        f.same_bytes(what, &got[..half], &fill_img[..half]);
         // Ops issued: a prefix of each claimed chunk (1024 ops), at most QD8 chunks beyond the completed count.
         let limit = reads + writes + 9 * 1024;
         let stream = random_stream(32 * MIB, 32 * MIB, 4096, Order::Random, 50, 12, None);
@@ -796,14 +791,13 @@ seed = 12
         }
         f.check(bad.is_empty(), || {
             format!(
-                "{engine}: {} blocks of the second half hold neither the fill's data nor a write op's, the first at {}",
+                "{} blocks of the second half hold neither the fill's data nor a write op's, the first at {}",
                 bad.len(),
                 bad[0]
             )
         });
-        drop(zram);
-    }
-    f.assert_none(test);
+        Ok(())
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -814,7 +808,6 @@ seed = 12
 #[test]
 fn c05_multiworker_fill_every_engine() {
     let test = "engines::c05_multiworker_fill_every_engine";
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "fill"
@@ -824,33 +817,19 @@ queue_depth = 8
 seed = 3
 "#;
     let mut want = vec![0u8; (64 * MIB) as usize];
-    let datagen = DataGen::new(DataPattern::Random, 3, 4096);
-    for b in 0..16_384u64 {
-        put_op(&mut want, &datagen, b * 4096, 4096, b);
-    }
-    let mut f = Failures::default();
-    for engine in engines {
+    fill_image(&mut want, 3, 4096, 0, 64 * MIB);
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let target = d.path().join("t.img");
-        sparse_file(&target, 64 * MIB);
-        let ran = run_engine(d.path(), engine, engine, body, &target, &[]);
-        let Some(r) = completed(&mut f, engine, &ran, engine) else {
-            continue;
-        };
-        let p = phase(&r, 0);
-        f.eq(engine, "queue_depth", u(p, "/params/queue_depth"), 8);
-        f.eq(engine, "write.bytes", u(p, "/write/bytes"), 67_108_864);
-        f.eq(engine, "write.ops", u(p, "/write/ops"), 16_384);
-        f.eq(engine, "read.ops", u(p, "/read/ops"), 0);
-        let got = read(&target);
-        f.check(got == want, || {
-            format!(
-                "{engine}: a block does not hold its op's data: {}",
-                first_difference(&got, &want, 4096).unwrap_or_default()
-            )
-        });
-    }
-    f.assert_none(test);
+        let target = sparse_target(d.path(), 64 * MIB);
+        let r = completed(f, &run_engine(d.path(), engine, body, &target, &[]))?;
+        f.json("", phase(&r, 0))
+            .is("/params/queue_depth", 8)
+            .is("/write/bytes", 67_108_864)
+            .is("/write/ops", 16_384)
+            .is("/read/ops", 0);
+        f.same_bytes("a block does not hold its op's data", &read(&target), &want);
+        Ok(())
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -863,7 +842,6 @@ seed = 3
 #[test]
 fn c06_random_fill_writes_every_block_once_every_engine() {
     let test = "engines::c06_random_fill_writes_every_block_once_every_engine";
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "random-fill"
@@ -875,70 +853,43 @@ queue_depth = 4
 data = "random"
 seed = 21
 "#;
-    let mut f = Failures::default();
-    for (blocks, zeroed) in [(1000u64, false), (4097, false), (2048, true)] {
+    // (blocks, zeroed file rather than sparse, the file's expected bytes)
+    let files: Vec<(u64, bool, Vec<u8>)> = [(1000u64, false), (4097, false), (2048, true)]
+        .into_iter()
+        .map(|(blocks, zeroed)| {
+            let len = blocks * 4096;
+            let stream = random_stream(0, len, 4096, Order::RandomFull, 0, 21, Some(blocks));
+            let mut want = vec![0u8; len as usize];
+            write_ops(&mut want, 21, 4096, stream.ops(0..blocks));
+            (blocks, zeroed, want)
+        })
+        .collect();
+    for_engines(test, &files, |f, engine, &(blocks, zeroed, ref want)| {
+        f.case(format!("{engine}, {blocks} blocks"));
         let len = blocks * 4096;
-        let stream = random_stream(0, len, 4096, Order::RandomFull, 0, 21, Some(blocks));
-        let datagen = DataGen::new(DataPattern::Random, 21, 4096);
-        let mut want = vec![0u8; len as usize];
-        for op in stream.ops(0..blocks) {
-            put_op(&mut want, &datagen, op.offset, 4096, op.index);
-        }
-        for &engine in &engines {
-            let who = format!("{engine}, {blocks} blocks");
-            let d = tempdir();
-            let target = d.path().join("t.img");
-            if zeroed {
-                fs::write(&target, vec![0u8; len as usize]).expect("zeroed file");
-            } else {
-                sparse_file(&target, len);
-            }
-            let ran = run_engine(d.path(), engine, engine, body, &target, &[]);
-            let Some(r) = completed(&mut f, &who, &ran, engine) else {
-                continue;
-            };
-            let p = phase(&r, 0);
-            f.eq(
-                &who,
-                "params.pattern",
-                p["params"]["pattern"].as_str(),
-                Some("random"),
-            );
-            f.eq(
-                &who,
-                "params.coverage",
-                p["params"]["coverage"].as_str(),
-                Some("full"),
-            );
-            f.eq(&who, "write.ops", u(p, "/write/ops"), blocks);
-            f.eq(&who, "write.bytes", u(p, "/write/bytes"), len);
-            f.eq(
-                &who,
-                "coverage.fraction",
-                p["coverage"]["fraction"].as_f64(),
-                Some(1.0),
-            );
-            f.eq(
-                &who,
-                "coverage.exact",
-                p["coverage"]["exact"].as_bool(),
-                Some(true),
-            );
-            let got = read(&target);
-            let zero_blocks = got
-                .chunks(4096)
-                .filter(|c| c.iter().all(|&b| b == 0))
-                .count();
-            f.eq(&who, "all-zero blocks on read-back", zero_blocks, 0);
-            f.check(got == want, || {
-                format!(
-                    "{who}: a block does not hold the data of the op mapped to it: {}",
-                    first_difference(&got, &want, 4096).unwrap_or_default()
-                )
-            });
-        }
-    }
-    f.assert_none(test);
+        let d = tempdir();
+        let target = if zeroed {
+            zeroed_target(d.path(), len)
+        } else {
+            sparse_target(d.path(), len)
+        };
+        let r = completed(f, &run_engine(d.path(), engine, body, &target, &[]))?;
+        f.json("", phase(&r, 0))
+            .is("/params/pattern", "random")
+            .is("/params/coverage", "full")
+            .is("/write/ops", blocks)
+            .is("/write/bytes", len)
+            .is("/coverage/fraction", 1.0)
+            .is("/coverage/exact", true);
+        let got = read(&target);
+        f.eq("all-zero blocks on read-back", zero_blocks(&got), 0);
+        f.same_bytes(
+            "a block does not hold the data of the op mapped to it",
+            &got,
+            want,
+        );
+        Ok(())
+    });
 }
 
 /// C06: a short time-bounded uniform random workload cannot cover its span and says so: `coverage.exact` false,
@@ -948,9 +899,8 @@ seed = 21
 fn c06_time_bounded_uniform_random_reports_partial_coverage() {
     let test = "engines::c06_time_bounded_uniform_random_reports_partial_coverage";
     let d = tempdir();
-    let target = d.path().join("t.img");
     let blocks = 2048u64;
-    fs::write(&target, vec![0u8; (blocks * 4096) as usize]).expect("zeroed file");
+    let target = zeroed_target(d.path(), blocks * 4096);
     let body = r#"
 [[phase]]
 name = "uniform"
@@ -962,18 +912,14 @@ read_percent = 0
 duration = "100ms"
 seed = 22
 "#;
-    let ran = run_engine(d.path(), "psync", "psync", body, &target, &[]);
+    let ran = run_engine(d.path(), "psync", body, &target, &[]);
     let mut f = Failures::default();
-    if let Some(r) = completed(&mut f, "psync", &ran, "psync") {
+    f.case("psync");
+    if let Ok(r) = completed(&mut f, &ran) {
         let p = phase(&r, 0);
         let k = u(p, "/write/ops");
         let fraction = p["coverage"]["fraction"].as_f64().unwrap_or(-1.0);
-        f.eq(
-            "psync",
-            "coverage.exact",
-            p["coverage"]["exact"].as_bool(),
-            Some(false),
-        );
+        f.json("", p).is("/coverage/exact", false);
         f.check(fraction > 0.0 && fraction < 1.0, || {
             format!(
                 "coverage.fraction {fraction} after {k} I/Os over {blocks} blocks is not below 1"
@@ -991,16 +937,8 @@ seed = 22
         }
         let touched = hit.iter().filter(|&&h| h).count();
         let got = read(&target);
-        let nonzero = got
-            .chunks(4096)
-            .filter(|c| c.iter().any(|&b| b != 0))
-            .count();
-        f.eq(
-            "psync",
-            "blocks written (read-back vs op stream)",
-            nonzero,
-            touched,
-        );
+        let nonzero = got.chunks(4096).count() - zero_blocks(&got);
+        f.eq("blocks written (read-back vs op stream)", nonzero, touched);
         f.check(touched < blocks as usize, || {
             format!("{k} I/Os touched all {blocks} blocks: the test needs a shorter duration")
         });
@@ -1023,7 +961,6 @@ seed = 22
 #[test]
 fn c07_size_mix_and_read_share_every_engine() {
     let test = "engines::c07_size_mix_and_read_share_every_engine";
-    let engines = usable_engines(test);
     let body = |ms: u64| {
         format!(
             r#"
@@ -1042,75 +979,50 @@ seed = 7
         )
     };
     let weights = [(4096u64, 0.10f64), (32768, 0.40), (65536, 0.50)];
-    let mut f = Failures::default();
-    for engine in engines {
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let target = d.path().join("t.img");
-        sparse_file(&target, 64 * MIB);
+        let target = sparse_target(d.path(), 64 * MIB);
         // 1 s gives far more than 10,000 I/Os on an idle machine; on a loaded one, run once more for as long as
         // the measured rate needs (at most 8 s), so that the count, not the machine, is what is tested.
         let mut ms = 1000u64;
         let mut attempt = 0;
         let r = loop {
             attempt += 1;
-            let ran = run_engine(
-                d.path(),
-                &format!("{engine}-{attempt}"),
-                engine,
-                &body(ms),
-                &target,
-                &[],
-            );
-            let Some(r) = completed(&mut f, engine, &ran, engine) else {
-                break None;
-            };
+            let r = completed(f, &run_engine(d.path(), engine, &body(ms), &target, &[]))?;
             let n = u(phase(&r, 0), "/read/ops") + u(phase(&r, 0), "/write/ops");
             if n >= 10_000 || attempt == 2 {
-                break Some(r);
+                break r;
             }
             ms = (ms * 13_000 / n.max(1)).clamp(1000, 8000);
         };
-        let Some(r) = r else {
-            continue;
-        };
         let p = phase(&r, 0);
-        f.eq(
-            engine,
-            "params.block_size_bytes",
-            u(p, "/params/block_size_bytes"),
-            4096,
-        );
+        f.json("", p).is("/params/block_size_bytes", 4096);
         let mix: Vec<(u64, u32)> = p["params"]["block_size_mix"]
             .as_array()
             .into_iter()
             .flatten()
             .map(|e| (u(e, "/bytes"), u(e, "/weight") as u32))
             .collect();
+        let spec_order = vec![(4096, 10), (32768, 40), (65536, 50)];
         f.eq(
-            engine,
             "params.block_size_mix (spec order)",
             mix.clone(),
-            vec![(4096, 10), (32768, 40), (65536, 50)],
+            spec_order,
         );
         let (reads, writes) = (u(p, "/read/ops"), u(p, "/write/ops"));
         let n = reads + writes;
         f.check(n >= 10_000, || {
-            format!("{engine}: only {n} I/Os in {ms} ms; C07 needs at least 10,000")
+            format!("only {n} I/Os in {ms} ms; C07 needs at least 10,000")
         });
         let share = p["read_share"]["ops"].as_f64().unwrap_or(-1.0);
         f.check((share - 0.70).abs() <= 0.01, || {
-            format!("{engine}: read share {share} is not 0.70 ± 0.01")
+            format!("read share {share} is not 0.70 ± 0.01")
         });
         let (rb, wb) = (u(p, "/read/bytes"), u(p, "/write/bytes"));
-        f.eq(
-            engine,
-            "read_share.bytes",
-            p["read_share"]["bytes"].as_f64(),
-            Some(rb as f64 / (rb + wb) as f64),
-        );
+        f.json("", p)
+            .is("/read_share/bytes", rb as f64 / (rb + wb) as f64);
         let got_sizes = ops_by_size(p);
         f.eq(
-            engine,
             "ops_by_size total",
             got_sizes.iter().map(|e| e.1).sum::<u64>(),
             n,
@@ -1121,7 +1033,7 @@ seed = 7
             let sigma = (weight * (1.0 - weight) / n.max(1) as f64).sqrt();
             f.check((got - weight).abs() <= 4.0 * sigma, || {
                 format!(
-                    "{engine}: {bytes} B share {got:.4} is not {weight} ± 4σ ({:.4})",
+                    "{bytes} B share {got:.4} is not {weight} ± 4σ ({:.4})",
                     4.0 * sigma
                 )
             });
@@ -1141,15 +1053,14 @@ seed = 7
             let v: Vec<&Op> = ops.iter().filter(|o| o.kind == k).collect();
             (v.len() as u64, v.iter().map(|o| o.len as u64).sum())
         };
+        let stream_says = "= ops 0..N of the stream";
         f.eq(
-            engine,
-            "reads (ops, bytes) = ops 0..N of the stream",
+            &format!("reads (ops, bytes) {stream_says}"),
             (reads, rb),
             sum(OpKind::Read),
         );
         f.eq(
-            engine,
-            "writes (ops, bytes) = ops 0..N of the stream",
+            &format!("writes (ops, bytes) {stream_says}"),
             (writes, wb),
             sum(OpKind::Write),
         );
@@ -1157,21 +1068,15 @@ seed = 7
             .iter()
             .map(|&(b, _)| (b, ops.iter().filter(|o| o.len as u64 == b).count() as u64))
             .collect();
-        f.eq(
-            engine,
-            "ops_by_size = ops 0..N of the stream",
-            got_sizes,
-            want_sizes,
-        );
-    }
-    f.assert_none(test);
+        f.eq(&format!("ops_by_size {stream_says}"), got_sizes, want_sizes);
+        Ok(())
+    });
 }
 
 /// C07: `{ "4KiB" = 0, "64KiB" = 100 }` (the zero weight listed first) issues only 64 KiB I/Os, on every engine.
 #[test]
 fn c07_zero_weight_size_never_issued_every_engine() {
     let test = "engines::c07_zero_weight_size_never_issued_every_engine";
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "mix"
@@ -1184,39 +1089,25 @@ queue_depth = 4
 duration = "300ms"
 seed = 7
 "#;
-    let mut f = Failures::default();
-    for engine in engines {
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let target = d.path().join("t.img");
-        sparse_file(&target, 64 * MIB);
-        let ran = run_engine(d.path(), engine, engine, body, &target, &[]);
-        let Some(r) = completed(&mut f, engine, &ran, engine) else {
-            continue;
-        };
+        let target = sparse_target(d.path(), 64 * MIB);
+        let r = completed(f, &run_engine(d.path(), engine, body, &target, &[]))?;
         let p = phase(&r, 0);
         let n = u(p, "/read/ops") + u(p, "/write/ops");
-        f.check(n > 0, || format!("{engine}: no I/O"));
-        f.eq(engine, "ops_by_size", ops_by_size(p), vec![(65536, n)]);
+        f.check(n > 0, || "no I/O".to_string());
+        f.eq("ops_by_size", ops_by_size(p), vec![(65536, n)]);
         f.eq(
-            engine,
             "bytes",
             u(p, "/read/bytes") + u(p, "/write/bytes"),
             n * 65536,
         );
-        f.eq(
-            engine,
-            "params.block_size_bytes",
-            u(p, "/params/block_size_bytes"),
-            65536,
+        f.json("", p).is("/params/block_size_bytes", 65536).is(
+            "/params/block_size_mix",
+            json!([{"bytes": 65536, "weight": 100}]),
         );
-        f.eq(
-            engine,
-            "params.block_size_mix",
-            p["params"]["block_size_mix"].clone(),
-            serde_json::json!([{"bytes": 65536, "weight": 100}]),
-        );
-    }
-    f.assert_none(test);
+        Ok(())
+    });
 }
 
 /// C07: a block-size mix with `pattern = "sequential"` is refused before any I/O: exit 2, the error names the
@@ -1224,8 +1115,7 @@ seed = 7
 #[test]
 fn c07_size_mix_with_sequential_pattern_is_refused() {
     let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 64 * MIB);
+    let target = sparse_target(d.path(), 64 * MIB);
     let body = r#"
 [[phase]]
 name = "mix"
@@ -1235,7 +1125,7 @@ block_size = { "4KiB" = 10, "32KiB" = 40, "64KiB" = 50 }
 read_percent = 70
 duration = "1s"
 "#;
-    let ran = run_engine(d.path(), "run", "psync", body, &target, &[]);
+    let ran = run_engine(d.path(), "psync", body, &target, &[]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
     assert!(
         ran.stderr.contains("block_size") && ran.stderr.contains("pattern = \"random\""),
@@ -1256,60 +1146,30 @@ duration = "1s"
 #[test]
 fn enospc_file_on_full_tmpfs_every_engine() {
     let test = "engines::enospc_file_on_full_tmpfs_every_engine";
-    if !is_root() {
-        skip(test, "not running as root: mounting a tmpfs needs root");
+    if skipped(test, not_root("mounting a tmpfs")) {
         return;
     }
-    let engines = usable_engines(test);
-    let mut f = Failures::default();
-    for engine in engines {
-        for qd in [1u64, 4] {
-            let who = format!("{engine}, QD{qd}");
-            let body = format!(
-                "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n"
-            );
-            let d = tempdir();
-            let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
-                Ok(m) => m,
-                Err(why) => {
-                    skip(test, &why);
-                    return;
-                }
-            };
-            let target = mnt.dir.join("t.img");
-            let ran = run_engine(
-                d.path(),
-                "run",
-                engine,
-                &body,
-                &target,
-                &["--target-size", "16MiB"],
-            );
-            let Some((r, err)) = failed_cleanly(
-                &mut f,
-                &who,
-                &ran,
-                (0, "fill"),
-                "write of 4096 B at offset",
-                28,
-            ) else {
-                continue;
-            };
-            let p = phase(&r, 0);
-            f.eq(&who, "writes that fit", u(p, "/write/ops"), 1024);
-            f.eq(&who, "bytes written", u(p, "/write/bytes"), 4 * MIB);
-            let off = offset_in(&err);
-            if qd == 1 {
-                f.eq(&who, "failing offset", off, Some(4 * MIB));
-            } else {
-                f.check(off.is_some_and(|o| o % 4096 == 0 && o < 16 * MIB), || {
-                    format!("{who}: failing offset {off:?} is not a write of the fill: {err}")
-                });
-            }
-            drop(mnt);
+    for_engines(test, &[1u64, 4], |f, engine, &qd| {
+        f.case(format!("{engine}, QD{qd}"));
+        let body = format!(
+            "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n"
+        );
+        let d = tempdir();
+        let ran = run_on_fs(d.path(), TMPFS_4M, "16MiB", engine, &body)?;
+        let (r, err) = failed_cleanly(f, &ran, (0, "fill"), "write of 4096 B at offset", 28)?;
+        f.json("the writes that fit: ", phase(&r, 0))
+            .is("/write/ops", 1024)
+            .is("/write/bytes", 4 * MIB);
+        let off = offset_in(&err);
+        if qd == 1 {
+            f.eq("failing offset", off, Some(4 * MIB));
+        } else {
+            f.check(off.is_some_and(|o| o % 4096 == 0 && o < 16 * MIB), || {
+                format!("failing offset {off:?} is not a write of the fill: {err}")
+            });
         }
-    }
-    f.assert_none(test);
+        Ok(())
+    });
 }
 
 /// A direct-io loop device whose backing file sits on a 4 MiB tmpfs: writes past what the tmpfs holds fail in
@@ -1329,88 +1189,48 @@ fn enospc_file_on_full_tmpfs_every_engine() {
 #[test]
 fn enospc_loop_device_on_full_tmpfs_every_engine() {
     let test = "engines::enospc_loop_device_on_full_tmpfs_every_engine";
-    if !is_root() {
-        skip(
-            test,
-            "not running as root: loop devices and mounts need root",
-        );
+    if skipped(test, not_root("loop devices and mounts")) {
         return;
     }
-    let engines = usable_engines(test);
-    let mut f = Failures::default();
-    for engine in engines {
-        for qd in [1u64, 4] {
-            let who = format!("{engine}, QD{qd}");
-            let body = format!(
-                "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\nqueue_depth = {qd}\n"
+    for_engines(test, &[1u64, 4], |f, engine, &qd| {
+        f.case(format!("{engine}, QD{qd}"));
+        let body = format!(
+            "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\nqueue_depth = {qd}\n"
+        );
+        let d = tempdir();
+        let _lock = loop_guard();
+        let mnt = Mount::tmpfs(d.path().join("mnt"), "4m")?;
+        let dev = LoopDev::new(&mnt.dir, 16, 512)?;
+        let ran = run_on_device(d.path(), engine, &body, &dev.dev);
+        f.eq(
+            "bytes the device kept (allocated in its backing file)",
+            allocated_blocks(&dev.backing) * 512,
+            4 * MIB,
+        );
+        let (r, err) = failed_cleanly(f, &ran, (0, "fill"), "write of 65536 B at offset", 28)?;
+        let (ops, bytes) = (
+            u(phase(&r, 0), "/write/ops"),
+            u(phase(&r, 0), "/write/bytes"),
+        );
+        f.eq("bytes = ops × 64 KiB", bytes, ops * 65536);
+        let off = offset_in(&err);
+        if qd == 1 {
+            f.eq("writes that succeeded", ops, 64);
+            f.eq("failing offset", off, Some(4 * MIB));
+        } else {
+            f.check((64..=64 + qd - 1).contains(&ops), || {
+                format!("{ops} writes succeeded, not 64 to {}", 64 + qd - 1)
+            });
+            // The failing write was issued when at most QD − 1 others were in flight and every
+            // earlier-issued write had completed, so its index is at most (successes) + QD − 1; no lower
+            // bound holds (a psync worker can be preempted between claiming a write and making it).
+            f.check(
+                off.is_some_and(|o| o % 65536 == 0 && o / 65536 < ops + qd),
+                || format!("failing offset {off:?} after {ops} writes: {err}"),
             );
-            let d = tempdir();
-            let _lock = loop_guard();
-            let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
-                Ok(m) => m,
-                Err(why) => {
-                    skip(test, &why);
-                    return;
-                }
-            };
-            let dev = match LoopDev::new(&mnt.dir, 16, 512) {
-                Ok(dev) => dev,
-                Err(why) => {
-                    skip(test, &why);
-                    return;
-                }
-            };
-            let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
-            let ran = run_engine(
-                d.path(),
-                "run",
-                engine,
-                &body,
-                &dev.dev,
-                &["--allow-destroy", &dev_s],
-            );
-            f.eq(
-                &who,
-                "bytes the device kept (allocated in its backing file)",
-                allocated_blocks(&dev.backing) * 512,
-                4 * MIB,
-            );
-            let Some((r, err)) = failed_cleanly(
-                &mut f,
-                &who,
-                &ran,
-                (0, "fill"),
-                "write of 65536 B at offset",
-                28,
-            ) else {
-                continue;
-            };
-            let (ops, bytes) = (
-                u(phase(&r, 0), "/write/ops"),
-                u(phase(&r, 0), "/write/bytes"),
-            );
-            f.eq(&who, "bytes = ops × 64 KiB", bytes, ops * 65536);
-            let off = offset_in(&err);
-            if qd == 1 {
-                f.eq(&who, "writes that succeeded", ops, 64);
-                f.eq(&who, "failing offset", off, Some(4 * MIB));
-            } else {
-                f.check((64..=64 + qd - 1).contains(&ops), || {
-                    format!("{who}: {ops} writes succeeded, not 64 to {}", 64 + qd - 1)
-                });
-                // The failing write was issued when at most QD − 1 others were in flight and every
-                // earlier-issued write had completed, so its index is at most (successes) + QD − 1; no lower
-                // bound holds (a psync worker can be preempted between claiming a write and making it).
-                f.check(
-                    off.is_some_and(|o| o % 65536 == 0 && o / 65536 < ops + qd),
-                    || format!("{who}: failing offset {off:?} after {ops} writes: {err}"),
-                );
-            }
-            drop(dev);
-            drop(mnt);
         }
-    }
-    f.assert_none(test);
+        Ok(())
+    });
 }
 
 /// EIO: a direct-io loop device whose backing file sits on a small ext4 (itself on a loop device); once 1 MiB
@@ -1419,18 +1239,12 @@ fn enospc_loop_device_on_full_tmpfs_every_engine() {
 #[test]
 fn eio_loop_device_on_shut_down_ext4_every_engine() {
     let test = "engines::eio_loop_device_on_shut_down_ext4_every_engine";
-    if !is_root() {
-        skip(
-            test,
-            "not running as root: loop devices and mounts need root",
-        );
+    if skipped(
+        test,
+        not_root("loop devices and mounts").or_else(no_mkfs_ext4),
+    ) {
         return;
     }
-    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
-        skip(test, "mkfs.ext4 (e2fsprogs) is not installed");
-        return;
-    }
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "w"
@@ -1443,55 +1257,32 @@ duration = "20s"
 seed = 31
 "#;
     let stream = random_stream(0, 16 * MIB, 4096, Order::Random, 0, 31, None);
-    let mut f = Failures::default();
-    for engine in engines {
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let (ran, shut) = match run_on_loop_device_failing_after_1_mib(d.path(), engine, body) {
-            Ok(x) => x,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
-        if !f.check(shut.is_ok(), || {
-            format!("{engine}: EXT4_IOC_SHUTDOWN failed: {shut:?}")
-        }) {
-            continue;
-        }
-        let Some((r, err)) = failed_cleanly(
-            &mut f,
-            engine,
-            &ran,
-            (0, "w"),
-            "write of 4096 B at offset",
-            libc::EIO,
-        ) else {
-            continue;
-        };
+        let ran = run_on_loop_device_failing_after_1_mib(f, d.path(), engine, body)?;
+        let (r, err) = failed_cleanly(f, &ran, (0, "w"), "write of 4096 B at offset", libc::EIO)?;
         let k = u(phase(&r, 0), "/write/ops");
-        f.check(k >= 256, || {
-            format!("{engine}: only {k} writes before the shutdown")
-        });
+        f.check(k >= 256, || format!("only {k} writes before the shutdown"));
         let want = stream.op(k).offset;
         f.eq(
-            engine,
             "failing offset (op k = write.ops)",
             offset_in(&err),
             Some(want),
         );
-    }
-    f.assert_none(test);
+        Ok(())
+    });
 }
 
 /// Runs `body` (a spec body) with `engine` on a 16 MiB loop device whose backing file lives on an ext4 that is
 /// shut down (EXT4_IOC_SHUTDOWN) once 1 MiB went through the device, so that every I/O from then on fails
-/// with EIO. Returns the run and the shutdown's result; `Err(why)` when the setup cannot be made here (the
-/// caller skips). Holds the loop-device lock for the whole run.
+/// with EIO. Returns the run; [`Stop::Skip`] when the setup cannot be made here, [`Stop::Next`] (recorded in `f`)
+/// when the shutdown failed. Holds the loop-device lock for the whole run.
 fn run_on_loop_device_failing_after_1_mib(
+    f: &mut Failures,
     d: &Path,
     engine: &str,
     body: &str,
-) -> Result<(Ran, io::Result<()>), String> {
+) -> Result<Ran, Stop> {
     let _lock = loop_guard();
     let img = d.join("ext4.img");
     sparse_file(&img, 32 * MIB);
@@ -1500,54 +1291,26 @@ fn run_on_loop_device_failing_after_1_mib(
         .arg(&img)
         .output();
     if !mk.as_ref().is_ok_and(|o| o.status.success()) {
-        return Err(format!("mkfs.ext4 failed: {mk:?}"));
+        return Err(Stop::Skip(format!("mkfs.ext4 failed: {mk:?}")));
     }
     let img_s = img.to_str().expect("utf-8 path").to_string();
     let mnt = Mount::new(d.join("mnt"), &["-o", "loop", &img_s])?;
     let dev = LoopDev::new(&mnt.dir, 16, 512)?;
-    let dev_s = dev.dev.to_str().expect("utf-8 device path").to_string();
-    let run_dir = d.join("run");
-    fs::create_dir_all(&run_dir).expect("run folder");
-    write_file(
-        &run_dir,
-        "spec.toml",
-        &spec_text(
-            "engines",
-            &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
-        ),
-    );
-    let out = run_dir.join("out");
+    let dev_s = dev.dev.to_str().expect("utf-8 device path");
     // The device's counters live as long as the kernel's loop device, across attachments: use a difference.
     let before = dev.sectors_written();
-    let child = Command::new(wkrun_bin())
-        .args([
-            "spec.toml",
-            "--target",
-            &dev_s,
-            "--allow-destroy",
-            &dev_s,
-            "-q",
-            "--output",
-        ])
-        .arg(&out)
-        .current_dir(&run_dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start wkrun");
+    let running = start_engine(d, engine, body, &dev.dev, &["--allow-destroy", dev_s]);
     // Shut the ext4 down once 1 MiB went through the loop device.
     let deadline = Instant::now() + Duration::from_secs(15);
     while dev.sectors_written() - before < 2048 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
     let shut = ext4_shutdown(&mnt.dir);
-    let o = child.wait_with_output().expect("wait for wkrun");
-    let ran = Ran {
-        code: o.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        out,
-    };
-    Ok((ran, shut))
+    let ran = running.wait();
+    Stop::unless(f.check(shut.is_ok(), || {
+        format!("EXT4_IOC_SHUTDOWN failed: {shut:?}")
+    }))?;
+    Ok(ran)
 }
 
 /// EXT4_IOC_SHUTDOWN (`_IOR('X', 125, __u32)`) with EXT4_GOING_FLAGS_NOLOGFLUSH on the filesystem holding `dir`.
@@ -1577,11 +1340,9 @@ fn ext4_shutdown(dir: &Path) -> io::Result<()> {
 #[test]
 fn einval_direct_open_on_ramfs_every_engine() {
     let test = "engines::einval_direct_open_on_ramfs_every_engine";
-    if !is_root() {
-        skip(test, "not running as root: mounting ramfs needs root");
+    if skipped(test, not_root("mounting ramfs")) {
         return;
     }
-    let engines = usable_engines(test);
     let body = r#"
 [[phase]]
 name = "fill"
@@ -1596,63 +1357,16 @@ block_size = "4KiB"
 read_percent = 50
 size = "1MiB"
 "#;
-    let mut f = Failures::default();
-    for engine in engines {
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let mnt = match Mount::new(d.path().join("mnt"), &["-t", "ramfs", "ramfs"]) {
-            Ok(m) => m,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
-        let target = mnt.dir.join("t.img");
-        let ran = run_engine(
-            d.path(),
-            "run",
-            engine,
-            body,
-            &target,
-            &["--target-size", "8MiB"],
-        );
-        f.check(!ran.panicked(), || {
-            format!("{engine}: panicked: {}", ran.stderr)
-        });
-        if !f.check(ran.code == 1, || {
-            format!(
-                "{engine}: exit {} (expected 1): {}",
-                ran.code,
-                ran.stderr.trim()
-            )
-        }) {
-            continue;
-        }
-        let (_, r) = strict_results(&ran.out);
-        f.eq(engine, "status", r["status"].as_str(), Some("failed"));
-        f.eq(
-            engine,
-            "phase 0 completed",
-            phase(&r, 0)["completed"].as_bool(),
-            Some(true),
-        );
-        f.eq(
-            engine,
-            "phase 0 write.bytes",
-            u(phase(&r, 0), "/write/bytes"),
-            8 * MIB,
-        );
-        let err = r["error"].as_str().unwrap_or_default();
-        for want in ["\"w\"", "Invalid argument", "22"] {
-            f.check(err.contains(want), || {
-                format!("{engine}: the error does not say {want:?}: {err:?}")
-            });
-        }
-        f.check(ran.stderr.contains(err), || {
-            format!("{engine}: stderr lacks the error: {}", ran.stderr)
-        });
-        drop(mnt);
-    }
-    f.assert_none(test);
+        let ran = run_on_fs(d.path(), &["-t", "ramfs", "ramfs"], "8MiB", engine, body)?;
+        let (r, err) = failed(f, &ran)?;
+        f.json("phase 0", phase(&r, 0))
+            .is("/completed", true)
+            .is("/write/bytes", 8 * MIB);
+        f.contains("the error", &err, &["\"w\"", "Invalid argument", "22"]);
+        Ok(())
+    });
 }
 
 /// An engine that cannot start is a clean failure that says so: io_uring without its registered buffers (the
@@ -1661,28 +1375,15 @@ size = "1MiB"
 #[test]
 fn io_uring_setup_failure_is_reported_as_such() {
     let test = "engines::io_uring_setup_failure_is_reported_as_such";
-    if let Some(why) = engine_unavailable("io_uring") {
-        skip(test, &why);
-        return;
-    }
-    if !is_root() {
-        skip(
-            test,
-            "not running as root: dropping CAP_IPC_LOCK from the bounding set needs root",
-        );
+    let why_not = engine_unavailable("io_uring")
+        .or_else(|| not_root("dropping CAP_IPC_LOCK from the bounding set"));
+    if skipped(test, why_not) {
         return;
     }
     let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 8 * MIB);
-    write_file(
-        d.path(),
-        "spec.toml",
-        &spec_text(
-            "engines",
-            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"io_uring\"\nread_percent = 50\nduration = \"100ms\"\n",
-        ),
-    );
+    sparse_file(&d.path().join("t.img"), 8 * MIB);
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"io_uring\"\nread_percent = 50\nduration = \"100ms\"\n";
+    write_file(d.path(), "spec.toml", &spec_text("engines", body));
     let o = Command::new("prlimit")
         .args(["--memlock=0:0", "setpriv", "--bounding-set", "-ipc_lock"])
         .arg(wkrun_bin())
@@ -1699,29 +1400,23 @@ fn io_uring_setup_failure_is_reported_as_such() {
             return;
         }
     };
-    let (code, _, stderr) = code_out_err(&o);
-    if code != 0 && !d.path().join("out/results.json").exists() {
-        skip(
-            test,
-            &format!(
-                "wkrun did not start under prlimit + setpriv (exit {code}): {}",
-                stderr.trim()
-            ),
+    let ran = Ran::of(o, d.path().join("out"), "io_uring");
+    if ran.code != 0 && !ran.out.join("results.json").exists() {
+        let why = format!(
+            "wkrun did not start under prlimit + setpriv (exit {}): {}",
+            ran.code,
+            ran.stderr.trim()
         );
+        skip(test, &why);
         return;
     }
-    if code == 0 {
+    if ran.code == 0 {
         skip(
             test,
             "io_uring started without locked memory here (buffers not accounted to RLIMIT_MEMLOCK)",
         );
         return;
     }
-    let ran = Ran {
-        code,
-        stderr,
-        out: d.path().join("out"),
-    };
     assert!(!ran.panicked(), "{}", ran.stderr);
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     let (_, r) = strict_results(&ran.out);
@@ -1773,9 +1468,15 @@ fn phase_errors(p: &serde_json::Value) -> ErrorCounts {
     (u(e, "/total"), u(e, "/read"), u(e, "/write"), causes)
 }
 
-/// Sum of the `errors` column of a series CSV.
-fn csv_errors(path: &Path) -> u64 {
-    csv_rows(path)
+/// `(total, read, write, [(cause, errno, count)])` for `n` errors of `cause`, all reads or all writes.
+fn errors_of(n: u64, reads: bool, cause: &str, errno: Option<i64>) -> ErrorCounts {
+    let (r, w) = if reads { (n, 0) } else { (0, n) };
+    (n, r, w, vec![(cause.to_string(), errno, n)])
+}
+
+/// Sum of the `errors` column of the series CSV `name` in the run's output folder.
+fn csv_errors(ran: &Ran, name: &str) -> u64 {
+    csv_rows(&ran.out.join(name))
         .iter()
         .map(|r| r["errors"].parse::<u64>().expect("errors is an integer"))
         .sum()
@@ -1784,171 +1485,102 @@ fn csv_errors(path: &Path) -> u64 {
 /// ENOSPC with `on_error = "continue"` (once from `[defaults]`, once on the phase): a buffered 4 KiB fill of a
 /// 16 MiB file on a 4 MiB tmpfs writes exactly the 1,024 blocks that fit, and each of the other 3,072 writes fails
 /// with ENOSPC, is counted, and the fill goes on to its end: exit 0, status "completed", `errors` = 3,072 writes, all
-/// ENOSPC (errno 28), the first at offset 4 MiB (QD1), and the series' `errors` column sums to 3,072. With the
-/// default (`stop`), the same fill fails at the first ENOSPC with `errors.total` = 1 at QD1.
+/// ENOSPC (errno 28), the first at offset 4 MiB (QD1), and the series' `errors` column sums to 3,072. (With the
+/// default, `stop`: [`on_error_stop_counts_the_one_enospc_on_full_tmpfs_every_engine`].)
 #[test]
 fn on_error_continue_counts_every_enospc_on_full_tmpfs_every_engine() {
     let test = "engines::on_error_continue_counts_every_enospc_on_full_tmpfs_every_engine";
-    if !is_root() {
-        skip(test, "not running as root: mounting a tmpfs needs root");
+    if skipped(test, not_root("mounting a tmpfs")) {
         return;
     }
-    let mut f = Failures::default();
-    for engine in usable_engines(test) {
-        for (qd, in_defaults) in [(1u64, true), (4, false), (1, false)] {
-            let who = format!(
-                "{engine}, QD{qd}, on_error in {}",
-                if in_defaults {
-                    "[defaults]"
-                } else {
-                    "the phase"
-                }
-            );
-            let (defaults, key) = if in_defaults {
-                ("on_error = \"continue\"\n", "")
-            } else {
-                ("", "on_error = \"continue\"\n")
-            };
-            let body = format!(
-                "{defaults}[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n{key}"
-            );
-            let d = tempdir();
-            let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
-                Ok(m) => m,
-                Err(why) => {
-                    skip(test, &why);
-                    return;
-                }
-            };
-            let target = mnt.dir.join("t.img");
-            let ran = run_engine(
-                d.path(),
-                "run",
-                engine,
-                &body,
-                &target,
-                &["--target-size", "16MiB"],
-            );
-            f.check(!ran.panicked(), || {
-                format!("{who}: panicked: {}", ran.stderr)
-            });
-            let Some(r) = completed(&mut f, &who, &ran, engine) else {
-                continue;
-            };
-            let p = phase(&r, 0);
-            f.eq(
-                &who,
-                "on_error",
-                p["params"]["on_error"].as_str(),
-                Some("continue"),
-            );
-            f.eq(&who, "completed", p["completed"].as_bool(), Some(true));
-            f.eq(&who, "writes that fit", u(p, "/write/ops"), 1024);
-            f.eq(&who, "bytes written", u(p, "/write/bytes"), 4 * MIB);
-            f.eq(
-                &who,
-                "errors",
-                phase_errors(p),
-                (3072, 0, 3072, vec![("ENOSPC".to_string(), Some(28), 3072)]),
-            );
-            f.eq(
-                &who,
-                "first error's op",
-                p["errors"]["first"]["op"].as_str(),
-                Some("write"),
-            );
-            f.eq(
-                &who,
-                "first error's length",
-                p["errors"]["first"]["len_bytes"].as_u64(),
-                Some(4096),
-            );
-            let first = p["errors"]["first"]["offset_bytes"].as_u64();
-            if qd == 1 {
-                f.eq(&who, "first failing offset", first, Some(4 * MIB));
-            } else {
-                // Each 4 KiB write takes one page, so the first failure came once 1,024 writes had
-                // succeeded, with at most QD − 1 others in flight: its index is at most 1,024 + QD − 1. No
-                // lower bound holds: a psync worker preempted between claiming a write and making it makes
-                // that write after the tmpfs filled (seen under load: op 652 failing first).
-                f.check(
-                    first.is_some_and(|o| o % 4096 == 0 && o / 4096 < 1024 + qd),
-                    || format!("{who}: first failing offset {first:?}"),
-                );
-            }
-            f.check(
-                p["errors"]["first"]["message"].as_str().is_some_and(|m| {
-                    m.contains("write of 4096 B at offset") && m.contains("errno 28")
-                }),
-                || {
-                    format!(
-                        "{who}: first error message {}",
-                        p["errors"]["first"]["message"]
-                    )
-                },
-            );
-            let csv = ran.out.join(p["series_csv"].as_str().unwrap_or_default());
-            f.eq(&who, "CSV errors column sum", csv_errors(&csv), 3072);
-            f.check(
-                p["warnings"].as_array().is_some_and(|w| {
-                    w.iter()
-                        .any(|w| w.as_str().is_some_and(|w| w.contains("3072 I/Os failed")))
-                }),
-                || format!("{who}: no warning about the failed I/Os: {}", p["warnings"]),
-            );
-            drop(mnt);
-        }
-        // The default, stop: one failed write, counted, and the run fails.
-        let d = tempdir();
-        let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
-            Ok(m) => m,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
+    // (queue depth, whether `on_error` stands in `[defaults]` rather than on the phase)
+    let variants = [(1u64, true), (4, false), (1, false)];
+    for_engines(test, &variants, |f, engine, &(qd, in_defaults)| {
+        let (defaults, key, place) = if in_defaults {
+            ("on_error = \"continue\"\n", "", "[defaults]")
+        } else {
+            ("", "on_error = \"continue\"\n", "the phase")
         };
-        let body =
-            "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\ndirect = false\n";
-        let target = mnt.dir.join("t.img");
-        let ran = run_engine(
-            d.path(),
-            "run",
-            engine,
-            body,
-            &target,
-            &["--target-size", "16MiB"],
+        f.case(format!("{engine}, QD{qd}, on_error in {place}"));
+        let body = format!(
+            "{defaults}[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n{key}"
         );
-        if let Some((r, _)) = failed_cleanly(
-            &mut f,
-            engine,
-            &ran,
-            (0, "fill"),
-            "write of 4096 B at offset",
-            28,
-        ) {
-            let p = phase(&r, 0);
-            f.eq(
-                engine,
-                "stop: on_error",
-                p["params"]["on_error"].as_str(),
-                Some("stop"),
-            );
-            f.eq(
-                engine,
-                "stop: errors",
-                phase_errors(p),
-                (1, 0, 1, vec![("ENOSPC".to_string(), Some(28), 1)]),
-            );
-            f.eq(
-                engine,
-                "stop: first offset",
-                p["errors"]["first"]["offset_bytes"].as_u64(),
-                Some(4 * MIB),
+        let d = tempdir();
+        let ran = run_on_fs(d.path(), TMPFS_4M, "16MiB", engine, &body)?;
+        f.check(!ran.panicked(), || format!("panicked: {}", ran.stderr));
+        let r = completed(f, &ran)?;
+        let p = phase(&r, 0);
+        f.json("", p)
+            .is("/params/on_error", "continue")
+            .is("/completed", true)
+            .is("/write/ops", 1024)
+            .is("/write/bytes", 4 * MIB)
+            .is("/errors/first/op", "write")
+            .is("/errors/first/len_bytes", 4096);
+        f.eq(
+            "errors",
+            phase_errors(p),
+            errors_of(3072, false, "ENOSPC", Some(28)),
+        );
+        let first = p["errors"]["first"]["offset_bytes"].as_u64();
+        if qd == 1 {
+            f.eq("first failing offset", first, Some(4 * MIB));
+        } else {
+            // Each 4 KiB write takes one page, so the first failure came once 1,024 writes had
+            // succeeded, with at most QD − 1 others in flight: its index is at most 1,024 + QD − 1. No
+            // lower bound holds: a psync worker preempted between claiming a write and making it makes
+            // that write after the tmpfs filled (seen under load: op 652 failing first).
+            f.check(
+                first.is_some_and(|o| o % 4096 == 0 && o / 4096 < 1024 + qd),
+                || format!("first failing offset {first:?}"),
             );
         }
-        drop(mnt);
+        let message = &p["errors"]["first"]["message"];
+        f.check(
+            message
+                .as_str()
+                .is_some_and(|m| m.contains("write of 4096 B at offset") && m.contains("errno 28")),
+            || format!("first error message {message}"),
+        );
+        let csv = p["series_csv"].as_str().unwrap_or_default();
+        f.eq("CSV errors column sum", csv_errors(&ran, csv), 3072);
+        let warnings = &p["warnings"];
+        f.check(
+            warnings.as_array().is_some_and(|w| {
+                w.iter()
+                    .any(|w| w.as_str().is_some_and(|w| w.contains("3072 I/Os failed")))
+            }),
+            || format!("no warning about the failed I/Os: {warnings}"),
+        );
+        Ok(())
+    });
+}
+
+/// The default, `on_error = "stop"`, on the fill of [`on_error_continue_counts_every_enospc_on_full_tmpfs_every_engine`]:
+/// the fill fails at the first ENOSPC, with that one failed write counted (`errors.total` = 1 at QD1, at offset
+/// 4 MiB).
+#[test]
+fn on_error_stop_counts_the_one_enospc_on_full_tmpfs_every_engine() {
+    let test = "engines::on_error_stop_counts_the_one_enospc_on_full_tmpfs_every_engine";
+    if skipped(test, not_root("mounting a tmpfs")) {
+        return;
     }
-    f.assert_none(test);
+    let body =
+        "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\ndirect = false\n";
+    each_engine(test, |f, engine| {
+        let d = tempdir();
+        let ran = run_on_fs(d.path(), TMPFS_4M, "16MiB", engine, body)?;
+        let (r, _) = failed_cleanly(f, &ran, (0, "fill"), "write of 4096 B at offset", 28)?;
+        let p = phase(&r, 0);
+        f.json("", p).is("/params/on_error", "stop");
+        f.eq(
+            "errors",
+            phase_errors(p),
+            errors_of(1, false, "ENOSPC", Some(28)),
+        );
+        f.json("", p).is("/errors/first/offset_bytes", 4 * MIB);
+        Ok(())
+    });
 }
 
 /// EIO with `on_error = "continue"` on a direct-io loop device whose backing file sits on an ext4 that is shut down
@@ -1958,15 +1590,10 @@ fn on_error_continue_counts_every_enospc_on_full_tmpfs_every_engine() {
 #[test]
 fn on_error_continue_counts_every_eio_of_a_failing_loop_device_every_engine() {
     let test = "engines::on_error_continue_counts_every_eio_of_a_failing_loop_device_every_engine";
-    if !is_root() {
-        skip(
-            test,
-            "not running as root: loop devices and mounts need root",
-        );
-        return;
-    }
-    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
-        skip(test, "mkfs.ext4 (e2fsprogs) is not installed");
+    if skipped(
+        test,
+        not_root("loop devices and mounts").or_else(no_mkfs_ext4),
+    ) {
         return;
     }
     const OPS: u64 = 8192;
@@ -1983,50 +1610,25 @@ seed = 32
 on_error = "continue"
 "#;
     let stream = random_stream(0, 16 * MIB, 4096, Order::Random, 0, 32, Some(OPS));
-    let mut f = Failures::default();
-    for engine in usable_engines(test) {
+    each_engine(test, |f, engine| {
         let d = tempdir();
-        let (ran, shut) = match run_on_loop_device_failing_after_1_mib(d.path(), engine, body) {
-            Ok(x) => x,
-            Err(why) => {
-                skip(test, &why);
-                return;
-            }
-        };
-        if !f.check(shut.is_ok(), || {
-            format!("{engine}: EXT4_IOC_SHUTDOWN failed: {shut:?}")
-        }) {
-            continue;
-        }
-        let Some(r) = completed(&mut f, engine, &ran, engine) else {
-            continue;
-        };
+        let ran = run_on_loop_device_failing_after_1_mib(f, d.path(), engine, body)?;
+        let r = completed(f, &ran)?;
         let p = phase(&r, 0);
         let k = u(p, "/write/ops");
-        f.check((256..OPS).contains(&k), || {
-            format!("{engine}: {k} writes completed")
-        });
+        f.check((256..OPS).contains(&k), || format!("{k} writes completed"));
         f.eq(
-            engine,
             "errors",
             phase_errors(p),
-            (
-                OPS - k,
-                0,
-                OPS - k,
-                vec![("EIO".to_string(), Some(5), OPS - k)],
-            ),
+            errors_of(OPS - k, false, "EIO", Some(5)),
         );
-        f.eq(
-            engine,
-            "first failing offset (op k)",
-            p["errors"]["first"]["offset_bytes"].as_u64(),
-            Some(stream.op(k).offset),
-        );
-        let csv = ran.out.join(p["series_csv"].as_str().unwrap_or_default());
-        f.eq(engine, "CSV errors column sum", csv_errors(&csv), OPS - k);
-    }
-    f.assert_none(test);
+        let first = stream.op(k).offset;
+        f.json("first failing offset (op k): ", p)
+            .is("/errors/first/offset_bytes", first);
+        let csv = p["series_csv"].as_str().unwrap_or_default();
+        f.eq("CSV errors column sum", csv_errors(&ran, csv), OPS - k);
+        Ok(())
+    });
 }
 
 /// Short reads (IoCause::Short) with `on_error = "continue"`: a QD1 sequential, rate-capped read of an 8 MiB file
@@ -2050,34 +1652,13 @@ interval = "100ms"
 direct = false
 on_error = "continue"
 "#;
-    let mut f = Failures::default();
-    for engine in usable_engines(test) {
+    each_engine(test, |f, engine| {
         let d = tempdir();
         let target = d.path().join("t.img");
         patterned_file(&target, 8 << 20);
-        let run_dir = d.path().join("run");
-        fs::create_dir_all(&run_dir).expect("run folder");
-        write_file(
-            &run_dir,
-            "spec.toml",
-            &spec_text(
-                "engines",
-                &format!("[defaults]\nengine = \"{engine}\"\n{body}"),
-            ),
-        );
-        let out = run_dir.join("out");
-        let child = Command::new(wkrun_bin())
-            .args(["spec.toml", "-q", "--target"])
-            .arg(&target)
-            .arg("--output")
-            .arg(&out)
-            .current_dir(&run_dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start wkrun");
+        let running = start_engine(d.path(), engine, body, &target, &[]);
         // Truncate once the series has rows (the phase is reading), long before its 2 s end.
-        let csv = out.join("00-r.csv");
+        let csv = running.out.join("00-r.csv");
         let deadline = Instant::now() + Duration::from_secs(20);
         while fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 4
             && Instant::now() < deadline
@@ -2089,49 +1670,23 @@ on_error = "continue"
             .open(&target)
             .and_then(|t| t.set_len(0))
             .expect("truncate the target");
-        let o = child.wait_with_output().expect("wait for wkrun");
-        let ran = Ran {
-            code: o.status.code().unwrap_or(-1),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-            out,
-        };
-        let Some(r) = completed(&mut f, engine, &ran, engine) else {
-            continue;
-        };
+        let ran = running.wait();
+        let r = completed(f, &ran)?;
         let p = phase(&r, 0);
         let k = u(p, "/read/ops");
         f.check((1..2048).contains(&k), || {
-            format!("{engine}: {k} reads completed before the truncation")
+            format!("{k} reads completed before the truncation")
         });
         f.eq(
-            engine,
             "errors",
             phase_errors(p),
-            (
-                2048 - k,
-                2048 - k,
-                0,
-                vec![("short".to_string(), None, 2048 - k)],
-            ),
+            errors_of(2048 - k, true, "short", None),
         );
-        f.eq(
-            engine,
-            "first short read's offset",
-            p["errors"]["first"]["offset_bytes"].as_u64(),
-            Some(k * 4096),
-        );
-        f.eq(
-            engine,
-            "first error's cause",
-            p["errors"]["first"]["cause"].as_str(),
-            Some("short"),
-        );
-        f.eq(
-            engine,
-            "CSV errors column sum",
-            csv_errors(&ran.out.join("00-r.csv")),
-            2048 - k,
-        );
-    }
-    f.assert_none(test);
+        f.json("", p)
+            .is("/errors/first/offset_bytes", k * 4096)
+            .is("/errors/first/cause", "short");
+        let sum = csv_errors(&ran, "00-r.csv");
+        f.eq("CSV errors column sum", sum, 2048 - k);
+        Ok(())
+    });
 }

@@ -4,8 +4,8 @@
 //! 4096-byte-sector device), C04 (span rounding) and C11 (long durations).
 
 use crate::common::{
-    LoopDev, code_out_err, dir_listing, patterned_file, read, skip, spec_text, tempdir, wkrun,
-    write_file,
+    LoopDev, code_out_err, dir_listing, loop_guard, patterned_file, plan_json, read, skip,
+    spec_text, tempdir, wkrun, write_file,
 };
 use std::fs;
 use std::path::Path;
@@ -22,6 +22,22 @@ fn workload(rest: &str) -> String {
         "t",
         &format!("[[phase]]\nname = \"w\"\nkind = \"workload\"\n{rest}"),
     )
+}
+
+/// A spec whose workload "w" has `lines` from line 8, then its bounds (`read_percent = 0`, `duration = "1s"`).
+fn line8(lines: &str) -> String {
+    workload(&format!("{lines}\nread_percent = 0\nduration = \"1s\"\n"))
+}
+
+/// A spec whose workload "w" has its bounds on lines 8 and 9 (`read_percent = 0`, `duration = "1s"`), then
+/// `lines` from line 10.
+fn line10(lines: &str) -> String {
+    workload(&format!("read_percent = 0\nduration = \"1s\"\n{lines}\n"))
+}
+
+/// [`line8`] with `direct = true` on line 8 and `line` on line 9.
+fn sized(line: &str) -> String {
+    line8(&format!("direct = true\n{line}"))
 }
 
 /// A spec with `body` from line 5.
@@ -114,6 +130,29 @@ fn expect_refusal(
     Ok(err)
 }
 
+/// [`expect_refusal`] without a help line to check, panicking with its message when the refusal is not as
+/// wanted. Returns stderr.
+fn refused(dir: &Path, args: &[&str], first: &str) -> String {
+    expect_refusal(dir, args, first, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Writes `text` to `dir/file` and checks that `wkrun validate FILE` refuses it with the first stderr line
+/// `first` ([`refused`]). Returns stderr.
+fn validate_refused(dir: &Path, file: &str, text: &str, first: &str) -> String {
+    write_file(dir, file, text);
+    refused(dir, &["validate", file], first)
+}
+
+/// The words of a command line (split at spaces): `words("plan t.toml --json")`.
+fn words(line: &str) -> Vec<&str> {
+    line.split(' ').collect()
+}
+
+/// `wkrun plan --json SPEC --target TARGET` in `dir` (exit 0), as JSON.
+fn plan_value(dir: &Path, spec: &str, target: &str) -> serde_json::Value {
+    plan_json(dir, Path::new(spec), Path::new(target), &[])
+}
+
 /// Checks one bad spec with `run`, `plan`, `plan --json` and `validate` against a patterned file target.
 fn check_bad(b: &Bad) -> Result<(), String> {
     let d = tempdir();
@@ -123,31 +162,15 @@ fn check_bad(b: &Bad) -> Result<(), String> {
     patterned_file(&target, TARGET_LEN);
     let bytes_before = read(&target);
     let listing_before = dir_listing(dir);
-    let help = b.help.as_deref();
-    expect_refusal(
-        dir,
-        &[b.file, "--target", "target.img", "-o", "out"],
-        &b.first,
-        help,
-    )?;
-    expect_refusal(
-        dir,
-        &["run", b.file, "--target", "target.img", "--output", "out"],
-        &b.first,
-        help,
-    )?;
-    expect_refusal(
-        dir,
-        &["plan", b.file, "--target", "target.img"],
-        &b.first,
-        help,
-    )?;
-    expect_refusal(
-        dir,
-        &["plan", b.file, "--target", "target.img", "--json"],
-        &b.first,
-        help,
-    )?;
+    let (f, help) = (b.file, b.help.as_deref());
+    for args in [
+        &[f, "--target", "target.img", "-o", "out"][..],
+        &["run", f, "--target", "target.img", "--output", "out"],
+        &["plan", f, "--target", "target.img"],
+        &["plan", f, "--target", "target.img", "--json"],
+    ] {
+        expect_refusal(dir, args, &b.first, help)?;
+    }
     if b.at_plan {
         let (code, out, err) = code_out_err(&wkrun(dir, &["validate", b.file]));
         if code != 0 || !out.starts_with(&format!("{}: ok (", b.file)) {
@@ -175,24 +198,13 @@ fn file_target_lbs() -> u64 {
     let d = tempdir();
     write_file(d.path(), "ok.toml", &spec(ERASE));
     patterned_file(&d.path().join("target.img"), TARGET_LEN);
-    let (code, out, err) = code_out_err(&wkrun(
-        d.path(),
-        &["plan", "ok.toml", "--target", "target.img", "--json"],
-    ));
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).expect("plan --json is JSON");
-    v["target"]["logical_block_size"]
+    plan_value(d.path(), "ok.toml", "target.img")["target"]["logical_block_size"]
         .as_u64()
         .expect("logical_block_size")
 }
 
 /// Every bad spec of the table, with its error. `lbs`: the file target's logical block size.
 fn bad_specs(lbs: u64) -> Vec<Bad> {
-    let sized = |line: &str| {
-        workload(&format!(
-            "direct = true\n{line}\nread_percent = 0\nduration = \"1s\"\n"
-        ))
-    };
     vec![
         // Unknown and misspelled keys, at every level and in every phase kind.
         bad("top-unknown.toml", format!("format = 1\nbogus = true\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
@@ -227,7 +239,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":2:43: phase[0] \"w\".duraton: unknown key `duraton`")
             .help("did you mean `duration`?"),
         // Keys that exist but not for the phase's kind.
-        bad("not-for-workload.toml", workload("image = \"synthetic\"\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("not-for-workload.toml", line8("image = \"synthetic\""),
             ":8:1: phase[0] \"w\".image: key `image` does not apply to a phase of kind \"workload\"")
             .help(format!(
                 "keys for kind \"workload\": {}",
@@ -237,26 +249,26 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":8:1: phase[0] \"purge\".block_size: key `block_size` does not apply to a phase of kind \"erase\"")
             .help("keys for kind \"erase\": name, kind, description, span, offset, method"),
         // Wrong types and out-of-range numbers, in plain words (not serde's type names).
-        bad("qd-string.toml", workload("queue_depth = \"8\"\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("qd-string.toml", line8("queue_depth = \"8\""),
             ":8:15: phase[0] \"w\".queue_depth: invalid type: string \"8\", expected a whole number"),
-        bad("seed-negative.toml", workload("seed = -1\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("seed-negative.toml", line8("seed = -1"),
             ":8:8: phase[0] \"w\".seed: invalid value: integer `-1`, expected a non-negative whole number"),
-        bad("steady-string.toml", workload("steady_state = \"snia\"\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("steady-string.toml", line8("steady_state = \"snia\""),
             ":8:16: phase[0] \"w\".steady_state: invalid type: string \"snia\", expected a table such as { rule = \"snia\" }"),
-        bad("qd-huge.toml", workload("queue_depth = 99999999999999999999\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("qd-huge.toml", line8("queue_depth = 99999999999999999999"),
             ":8:15: phase[0] \"w\".queue_depth: the number 99999999999999999999 is too large"),
         // A misspelled key inside a phase's table is matched against that table's keys, not the phase's.
-        bad("steady-key.toml", workload("steady_state = { rule = \"snia\", windw = 5 }\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("steady-key.toml", line8("steady_state = { rule = \"snia\", windw = 5 }"),
             ":8:16: phase[0] \"w\".steady_state: unknown key `windw`")
             .help("did you mean `window`?"),
-        bad("steady-rounds.toml", workload("steady_state = { rule = \"snia\", max_round = 40 }\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("steady-rounds.toml", line8("steady_state = { rule = \"snia\", max_round = 40 }"),
             ":8:16: phase[0] \"w\".steady_state: unknown key `max_round`")
             .help("did you mean `max_rounds`?"),
-        bad("rate-key.toml", workload("rate_iops = { totl = 5 }\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("rate-key.toml", line8("rate_iops = { totl = 5 }"),
             ":8:13: phase[0] \"w\".rate_iops: unknown key `totl`")
             .help("did you mean `total`?"),
         // An abbreviated value.
-        bad("pattern-abbrev.toml", workload("pattern = \"seq\"\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("pattern-abbrev.toml", line8("pattern = \"seq\""),
             ":8:11: phase[0] \"w\".pattern: unknown value `seq`, expected `random` or `sequential`")
             .help("did you mean `sequential`?"),
         // Durations need their unit.
@@ -265,18 +277,18 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("duration-no-unit.toml", workload("read_percent = 0\nduration = \"5\"\n"),
             ":9:12: phase[0] \"w\".duration: duration \"5\" has no unit; write \"5s\" for seconds, \"5min\" for minutes or \"5ms\" for milliseconds"),
         // Ranges.
-        bad("span-101.toml", workload("read_percent = 0\nduration = \"1s\"\nspan = \"101%\"\n"),
+        bad("span-101.toml", line10("span = \"101%\""),
             ":10:1: phase[0] \"w\".span: span = \"101%\" is outside 0..100 % of the target")
             .help("a span is at most \"100%\" of the target's capacity"),
-        bad("offset-plus-span.toml", workload("read_percent = 0\nduration = \"1s\"\noffset = \"50%\"\nspan = \"60%\"\n"),
+        bad("offset-plus-span.toml", line10("offset = \"50%\"\nspan = \"60%\""),
             ":11:1: phase[0] \"w\".span: offset 50% + span 60% is over 100 % of the target"),
-        bad("qd-0.toml", workload("read_percent = 0\nduration = \"1s\"\nqueue_depth = 0\n"),
+        bad("qd-0.toml", line10("queue_depth = 0"),
             ":10:1: phase[0] \"w\".queue_depth: queue_depth = 0 is out of range")
             .help("queue_depth is 1 to 1024"),
-        bad("qd-5000.toml", workload("read_percent = 0\nduration = \"1s\"\nqueue_depth = 5000\n"),
+        bad("qd-5000.toml", line10("queue_depth = 5000"),
             ":10:1: phase[0] \"w\".queue_depth: queue_depth = 5000 is out of range")
             .help("queue_depth is 1 to 1024"),
-        bad("bs-0.toml", workload("read_percent = 0\nduration = \"1s\"\nblock_size = 0\n"),
+        bad("bs-0.toml", line10("block_size = 0"),
             ":10:1: phase[0] \"w\".block_size: block_size is 0")
             .help("e.g. block_size = \"4KiB\""),
         bad("defaults-bs-0.toml", spec("[defaults]\nblock_size = \"0KiB\"\n[[phase]]\nname = \"f\"\nkind = \"fill\"\n"),
@@ -288,7 +300,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         // Required keys and bounds.
         bad("read-missing.toml", workload("duration = \"1s\"\n"), ":5:1: phase[0] \"w\": missing key `read_percent`")
             .help("read_percent = 0 for all writes, 100 for all reads, 65 for a 65/35 mix"),
-        bad("both-bounds.toml", workload("read_percent = 0\nduration = \"1s\"\nsize = \"100%\"\n"),
+        bad("both-bounds.toml", line10("size = \"100%\""),
             ":10:1: phase[0] \"w\".size: both `duration` and `size` are set")
             .help("keep one bound: duration = \"...\" or size = \"...\""),
         bad("no-bound.toml", workload("read_percent = 0\n"),
@@ -321,14 +333,14 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("bad-toml.toml", "format = 1\n[spec\nname = \"t\"\n", ":2:6: not valid TOML: unclosed table, expected `]`"),
         bad("duplicate-key.toml", "format = 1\n[spec]\nname = \"t\"\nname = \"u\"\n", ":4:1: not valid TOML: duplicate key"),
         // Values.
-        bad("engine-typo.toml", workload("engine = \"libaoi\"\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("engine-typo.toml", line8("engine = \"libaoi\""),
             ":8:10: phase[0] \"w\".engine: unknown value `libaoi`, expected one of `psync`, `libaio`, `io_uring`, `null`")
             .help("did you mean `libaio`?"),
         bad("engine-typo-defaults.toml",
             spec("[defaults]\nengine = \"iouring\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n"),
             ":6:10: defaults.engine: unknown value `iouring`, expected one of `psync`, `libaio`, `io_uring`, `null`")
             .help("did you mean `io_uring`?"),
-        bad("data-rnd.toml", workload("data = \"rnd\"\nread_percent = 0\nduration = \"1s\"\n"),
+        bad("data-rnd.toml", line8("data = \"rnd\""),
             ":8:8: phase[0] \"w\".data: unknown data pattern \"rnd\"; use \"random\", \"zeros\" or \"compressible:N%\" (e.g. \"compressible:50%\")"),
         // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.
         bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
@@ -408,18 +420,12 @@ fn missing_kind_in_the_only_phase_is_named_phase_0_every_time() {
 #[test]
 fn misspelled_phase_key_is_matched_against_the_keys_of_its_kind() {
     let d = tempdir();
-    write_file(
+    let err = validate_refused(
         d.path(),
         "erase.toml",
         &spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\npases = 1\n"),
-    );
-    let err = expect_refusal(
-        d.path(),
-        &["validate", "erase.toml"],
         "error: erase.toml:8:1: phase[0] \"purge\".pases: unknown key `pases`",
-        None,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     assert!(
         err.contains("`method`") || err.contains(" method"),
         "the erase keys are offered:\n{err}"
@@ -489,18 +495,12 @@ fn numbers_beyond_their_type_get_the_keys_range_in_words() {
 #[test]
 fn format_error_help_names_a_document_that_exists() {
     let d = tempdir();
-    write_file(
+    let err = validate_refused(
         d.path(),
         "f.toml",
         &format!("format = 2\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
-    );
-    let err = expect_refusal(
-        d.path(),
-        &["validate", "f.toml"],
         "error: f.toml:1:10: format: unknown spec format 2…",
-        None,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     let help = err
         .lines()
         .find_map(|l| l.strip_prefix("  help: "))
@@ -532,11 +532,7 @@ fn validate_checks_every_file_and_prints_every_error() {
             "{ERASE}[[phase]]\nname = \"fill\"\nkind = \"fill\"\n"
         )),
     );
-    write_file(
-        dir,
-        "bad-qd.toml",
-        &workload("queue_depth = 0\nread_percent = 0\nduration = \"1s\"\n"),
-    );
+    write_file(dir, "bad-qd.toml", &line8("queue_depth = 0"));
     write_file(
         dir,
         "bad-typo.toml",
@@ -544,16 +540,8 @@ fn validate_checks_every_file_and_prints_every_error() {
     );
     let listing = dir_listing(dir);
 
-    let (code, out, err) = code_out_err(&wkrun(
-        dir,
-        &[
-            "validate",
-            "good-a.toml",
-            "bad-qd.toml",
-            "good-b.toml",
-            "bad-typo.toml",
-        ],
-    ));
+    let all = words("validate good-a.toml bad-qd.toml good-b.toml bad-typo.toml");
+    let (code, out, err) = code_out_err(&wkrun(dir, &all));
     assert_eq!(code, 2, "{out}{err}");
     assert_eq!(
         out,
@@ -621,13 +609,11 @@ fn every_spec_in_specs_validates_with_the_cli() {
 fn no_spec_given_exits_2_and_creates_nothing() {
     let d = tempdir();
     for args in [&[][..], &["run"][..], &["--target", "t.img"][..]] {
-        let err = expect_refusal(
+        let err = refused(
             d.path(),
             args,
             "error: no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)",
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
     for (args, missing) in [(&["validate"][..], "<SPECS>..."), (&["plan"][..], "<SPEC>")] {
@@ -655,7 +641,7 @@ fn nonexistent_spec_file_exits_2_naming_the_path() {
         &["plan", "nowhere/missing.toml"][..],
         &["validate", "nowhere/missing.toml"][..],
     ] {
-        expect_refusal(d.path(), args, want, None).unwrap_or_else(|e| panic!("{e}"));
+        refused(d.path(), args, want);
     }
     assert_eq!(
         dir_listing(d.path()),
@@ -667,18 +653,12 @@ fn nonexistent_spec_file_exits_2_naming_the_path() {
 #[test]
 fn bad_spec_with_the_default_target_creates_nothing() {
     let d = tempdir();
-    write_file(
-        d.path(),
-        "bad.toml",
-        &workload("queue_depth = 0\nread_percent = 0\nduration = \"1s\"\n"),
-    );
-    expect_refusal(
+    write_file(d.path(), "bad.toml", &line8("queue_depth = 0"));
+    refused(
         d.path(),
         &["bad.toml"],
         "error: bad.toml:8:1: phase[0] \"w\".queue_depth: queue_depth = 0 is out of range",
-        None,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     assert_eq!(
         dir_listing(d.path()),
         ["bad.toml"],
@@ -692,34 +672,17 @@ fn bad_target_size_exits_2_and_creates_nothing() {
     write_file(d.path(), "ok.toml", &spec(ERASE));
     let listing = dir_listing(d.path());
     let unit = "error: --target-size: size \"12q\" has an unknown unit \"q\"; use B, KiB, MiB, GiB, TiB (binary), KB, MB, GB, TB (decimal) or k/M/G (binary, as in fio)";
-    for args in [
-        &[
-            "ok.toml",
-            "--target",
-            "new.img",
-            "--target-size",
-            "12q",
-            "-o",
-            "out",
-        ][..],
-        &[
-            "plan",
-            "ok.toml",
-            "--target",
-            "new.img",
-            "--target-size",
-            "12q",
-        ][..],
+    for line in [
+        "ok.toml --target new.img --target-size 12q -o out",
+        "plan ok.toml --target new.img --target-size 12q",
     ] {
-        expect_refusal(d.path(), args, unit, None).unwrap_or_else(|e| panic!("{e}"));
+        refused(d.path(), &words(line), unit);
     }
-    expect_refusal(
+    refused(
         d.path(),
-        &["ok.toml", "--target", "new.img", "--target-size", "0", "-o", "out"],
+        &words("ok.toml --target new.img --target-size 0 -o out"),
         "error: new.img: a file target must be larger than 0 bytes (--target-size or [target].size)",
-        None,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     assert_eq!(
         dir_listing(d.path()),
         listing,
@@ -743,24 +706,12 @@ fn output_folder_holding_results_json_is_refused_and_left_alone() {
     let previous = "{\"format\": 1, \"status\": \"completed\", \"note\": \"an earlier run\"}\n";
     write_file(&dir.join("out"), "results.json", previous);
     let listing = dir_listing(dir);
-    for args in [
-        &["ok.toml", "--target", "target.img", "-o", "out"][..],
-        &[
-            "run",
-            "ok.toml",
-            "--target",
-            "target.img",
-            "--output",
-            "out",
-        ][..],
+    for line in [
+        "ok.toml --target target.img -o out",
+        "run ok.toml --target target.img --output out",
     ] {
-        expect_refusal(
-            dir,
-            args,
-            "error: out already holds results.json; choose another --output folder",
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let first = "error: out already holds results.json; choose another --output folder";
+        refused(dir, &words(line), first);
     }
     assert_eq!(
         fs::read_to_string(dir.join("out/results.json")).expect("results.json"),
@@ -774,12 +725,9 @@ fn output_folder_holding_results_json_is_refused_and_left_alone() {
     );
 }
 
-/// Runs `wkrun plan SPEC --target TARGET [--json]` in `dir`; exit 0 expected; returns stdout.
-fn plan_ok(dir: &Path, spec: &str, target: &str, json: bool) -> String {
-    let mut args = vec!["plan", spec, "--target", target];
-    if json {
-        args.push("--json");
-    }
+/// Runs `wkrun plan SPEC --target TARGET` in `dir`; exit 0 expected; returns stdout (the text plan).
+fn plan_ok(dir: &Path, spec: &str, target: &str) -> String {
+    let args = ["plan", spec, "--target", target];
     let (code, out, err) = code_out_err(&wkrun(dir, &args));
     assert_eq!(code, 0, "wkrun {}: {err}", args.join(" "));
     out
@@ -815,8 +763,7 @@ fn c04_plan_rounds_offset_up_and_span_down_and_shows_both() {
         .expect("30 KiB target");
 
     // 10 MiB, offset 33 %, span 33 %: 3,460,300.8 B each; start up to 3,461,120, length down to 844 blocks.
-    let v: serde_json::Value =
-        serde_json::from_str(&plan_ok(dir, "c04-33.toml", "t10.img", true)).expect("JSON");
+    let v = plan_value(dir, "c04-33.toml", "t10.img");
     assert_eq!(v["target"]["capacity_bytes"], 10_485_760);
     let p = &v["phases"][0]["params"];
     assert_eq!(p["span_start_bytes"], 3_461_120);
@@ -832,13 +779,12 @@ fn c04_plan_rounds_offset_up_and_span_down_and_shows_both() {
         "span 33% of 10485760 B = 3460300.8 B, rounded down to 3457024 B (844 blocks of 4KiB); 3276 B left unused",
     ];
     assert_eq!(v["phases"][0]["rounding"], serde_json::json!(notes_33));
-    let text = plan_ok(dir, "c04-33.toml", "t10.img", false);
+    let text = plan_ok(dir, "c04-33.toml", "t10.img");
     assert!(text.contains(" [3461120, 6918144) "), "{text}");
     assert_eq!(rounding_lines(&text), notes_33, "{text}");
 
     // 30 KiB, span 100 %: 7 blocks, 28,672 B, 2,048 B unused.
-    let v: serde_json::Value =
-        serde_json::from_str(&plan_ok(dir, "c04-100.toml", "t30.img", true)).expect("JSON");
+    let v = plan_value(dir, "c04-100.toml", "t30.img");
     let p = &v["phases"][0]["params"];
     assert_eq!(
         (
@@ -852,7 +798,7 @@ fn c04_plan_rounds_offset_up_and_span_down_and_shows_both() {
         "span 100% of 30720 B = 30720 B, rounded down to 28672 B (7 blocks of 4KiB); 2048 B left unused",
     ];
     assert_eq!(v["phases"][0]["rounding"], serde_json::json!(notes_100));
-    let text = plan_ok(dir, "c04-100.toml", "t30.img", false);
+    let text = plan_ok(dir, "c04-100.toml", "t30.img");
     assert!(text.contains(" [0, 28672) "), "{text}");
     assert_eq!(rounding_lines(&text), notes_100, "{text}");
 }
@@ -867,7 +813,7 @@ fn c11_plan_500min() {
         &workload("read_percent = 0\nduration = \"500min\"\ninterval = \"1m\"\n"),
     );
     patterned_file(&dir.join("target.img"), TARGET_LEN);
-    let text = plan_ok(dir, "c11.toml", "target.img", false);
+    let text = plan_ok(dir, "c11.toml", "target.img");
     let row = text
         .lines()
         .find(|l| l.contains(" workload "))
@@ -877,8 +823,7 @@ fn c11_plan_500min() {
         text.lines().any(|l| l.trim() == "500 intervals of 1min"),
         "{text}"
     );
-    let v: serde_json::Value =
-        serde_json::from_str(&plan_ok(dir, "c11.toml", "target.img", true)).expect("JSON");
+    let v = plan_value(dir, "c11.toml", "target.img");
     let p = &v["phases"][0]["params"];
     assert_eq!(p["duration_ns"], 30_000_000_000_000u64);
     assert_eq!(p["interval_ns"], 60_000_000_000u64);
@@ -899,6 +844,7 @@ fn sectors_written(lo: &LoopDev) -> u64 {
 fn c02_unaligned_direct_io_on_a_4096_byte_sector_device_is_refused_at_plan_time() {
     let d = tempdir();
     let dir = d.path();
+    let _lock = loop_guard();
     let lo = match LoopDev::new(dir, 64, 4096) {
         Ok(lo) => lo,
         Err(why) => {
@@ -910,8 +856,7 @@ fn c02_unaligned_direct_io_on_a_4096_byte_sector_device_is_refused_at_plan_time(
     };
     let dev = lo.dev.display().to_string();
     write_file(dir, "ok.toml", &spec(ERASE));
-    let v: serde_json::Value =
-        serde_json::from_str(&plan_ok(dir, "ok.toml", &dev, true)).expect("JSON");
+    let v = plan_value(dir, "ok.toml", &dev);
     assert_eq!(v["target"]["kind"], "block");
     assert_eq!(
         v["target"]["logical_block_size"], 4096,
@@ -940,13 +885,7 @@ fn c02_unaligned_direct_io_on_a_4096_byte_sector_device_is_refused_at_plan_time(
     ];
     let written = sectors_written(&lo);
     for (file, line, what, help) in cells {
-        write_file(
-            dir,
-            file,
-            &workload(&format!(
-                "direct = true\n{line}\nread_percent = 0\nduration = \"1s\"\n"
-            )),
-        );
+        write_file(dir, file, &sized(line));
         let first = format!(
             "error: {file}:9:1: phase[0] \"w\".{what} is not a multiple of the target's logical block size (4096 B), which O_DIRECT requires"
         );
@@ -973,6 +912,7 @@ fn block_device_needs_allow_destroy_naming_that_device() {
     const TEST: &str = "block_device_needs_allow_destroy_naming_that_device";
     let d = tempdir();
     let dir = d.path();
+    let _lock = loop_guard();
     let (a, b) = match (LoopDev::new(dir, 8, 512), LoopDev::new(dir, 9, 512)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(why), _) | (_, Err(why)) => return skip(TEST, &why),
@@ -989,32 +929,21 @@ fn block_device_needs_allow_destroy_naming_that_device() {
     let no_flag = format!(
         "error: {dev} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {dev} to confirm"
     );
-    expect_refusal(
-        dir,
-        &["fill.toml", "--target", &dev, "-o", "out"],
-        &no_flag,
-        None,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    refused(dir, &["fill.toml", "--target", &dev, "-o", "out"], &no_flag);
     for wrong in [&other, &backing] {
         let first = format!(
             "error: --allow-destroy names {wrong}, but the target is {dev}; name the target device itself"
         );
-        expect_refusal(
-            dir,
-            &[
-                "fill.toml",
-                "--target",
-                &dev,
-                "--allow-destroy",
-                wrong,
-                "-o",
-                "out",
-            ],
-            &first,
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let args = [
+            "fill.toml",
+            "--target",
+            &dev,
+            "--allow-destroy",
+            wrong,
+            "-o",
+            "out",
+        ];
+        refused(dir, &args, &first);
     }
     assert_eq!(
         (sectors_written(&a), sectors_written(&b)),
