@@ -13,7 +13,7 @@ pub use show::render_text;
 use crate::ops::{OpStream, Order, Sizes};
 use crate::spec::{
     BlockSize, Coverage, DataPattern, Engine, EraseMethod, Label, LoadedSpec, One, Pattern,
-    PhaseKind, PhaseSpec, SpecError, Vary,
+    PhaseKind, PhaseSpec, SpecError,
 };
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Size};
@@ -245,27 +245,7 @@ impl PhaseParams {
 
 /// The phase with `[defaults]` applied: each key the phase does not set, taken from `[defaults]`.
 fn inherit(p: &PhaseSpec, spec: &LoadedSpec) -> PhaseSpec {
-    let d = spec.file.defaults.clone().unwrap_or_default();
-    let keys = crate::spec::rules::keys_for(p.kind);
-    let has = |k: &str| keys.contains(&k);
-    let mut q = p.clone();
-    macro_rules! take {
-        ($($k:ident),*) => {$(
-            if q.$k.is_none() && has(stringify!($k)) {
-                q.$k = d.$k;
-            }
-        )*};
-    }
-    macro_rules! take_one {
-        ($($k:ident),*) => {$(
-            if q.$k.is_none() && has(stringify!($k)) {
-                q.$k = d.$k.map(Vary::One);
-            }
-        )*};
-    }
-    take!(direct, seed, offset, interval, on_error);
-    take_one!(engine, data, span, block_size, queue_depth);
-    q
+    crate::spec::keys::with_defaults(p, &spec.file.defaults.clone().unwrap_or_default())
 }
 
 /// Resolves every phase of `spec` against `target`.

@@ -2,21 +2,9 @@
 //! ranges of values, required keys, unique names. Rules that need the target's geometry (capacity, logical
 //! block size, erase support) live in the plan.
 
+use super::keys::KEYS;
 use super::{BlockSize, One, PhaseKind, PhaseSpec, SpecFile};
 use crate::units::{Amount, Percent};
-
-/// Keys every phase kind accepts.
-const COMMON: &[&str] = &["name", "kind", "description", "span", "offset"];
-/// Keys of phases that issue I/O through an engine.
-const IO: &[&str] = &[
-    "engine",
-    "direct",
-    "seed",
-    "block_size",
-    "queue_depth",
-    "interval",
-    "on_error",
-];
 
 /// Largest queue depth accepted.
 pub const MAX_QUEUE_DEPTH: u32 = 1024;
@@ -29,43 +17,10 @@ pub const MAX_PASSES: i64 = 10_000;
 
 /// The keys a phase of `kind` may set (besides these, a key is refused), in documentation order.
 pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
-    let mut keys = COMMON.to_vec();
-    match kind {
-        PhaseKind::Erase => keys.push("method"),
-        PhaseKind::Fill => {
-            keys.extend(IO);
-            keys.extend(["data", "passes", "size", "pattern", "coverage", "verify"]);
-        }
-        PhaseKind::Verify => {
-            keys.extend(IO.iter().filter(|&&k| k != "seed"));
-            keys.extend(["expect", "max_listed"]);
-        }
-        PhaseKind::RestoreImage => {
-            keys.extend(IO);
-            keys.extend(["image", "image_size"]);
-        }
-        PhaseKind::Workload => {
-            keys.extend(IO);
-            keys.extend([
-                "data",
-                "pattern",
-                "coverage",
-                "read_percent",
-                "rate_iops",
-                "ramp",
-                "steady_state",
-                "steady_leave",
-                "steady_round",
-                "until",
-                "windows",
-                "aggregate",
-                "duration",
-                "size",
-                "verify",
-            ]);
-        }
-    }
-    keys
+    KEYS.iter()
+        .filter(|k| k.kinds.has(kind))
+        .map(|k| k.name)
+        .collect()
 }
 
 /// A broken rule: the field path it concerns (`phase[2].queue_depth`), the phase index, what and how to fix.
@@ -93,46 +48,6 @@ fn err(
         message: message.into(),
         help: help.map(str::to_string),
     }
-}
-
-/// The keys a phase sets, in declaration order.
-fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
-    let mut v = vec!["name", "kind"];
-    let opt: [(&'static str, bool); 31] = [
-        ("description", p.description.is_some()),
-        ("engine", p.engine.is_some()),
-        ("direct", p.direct.is_some()),
-        ("data", p.data.is_some()),
-        ("seed", p.seed.is_some()),
-        ("span", p.span.is_some()),
-        ("offset", p.offset.is_some()),
-        ("block_size", p.block_size.is_some()),
-        ("queue_depth", p.queue_depth.is_some()),
-        ("interval", p.interval.is_some()),
-        ("on_error", p.on_error.is_some()),
-        ("method", p.method.is_some()),
-        ("verify", p.verify.is_some()),
-        ("expect", p.expect.is_some()),
-        ("max_listed", p.max_listed.is_some()),
-        ("passes", p.passes.is_some()),
-        ("image", p.image.is_some()),
-        ("image_size", p.image_size.is_some()),
-        ("pattern", p.pattern.is_some()),
-        ("coverage", p.coverage.is_some()),
-        ("rate_iops", p.rate_iops.is_some()),
-        ("ramp", p.ramp.is_some()),
-        ("steady_state", p.steady_state.is_some()),
-        ("steady_leave", p.steady_leave.is_some()),
-        ("steady_round", p.steady_round.is_some()),
-        ("until", p.until.is_some()),
-        ("windows", p.windows.is_some()),
-        ("aggregate", p.aggregate.is_some()),
-        ("read_percent", p.read_percent.is_some()),
-        ("duration", p.duration.is_some()),
-        ("size", p.size.is_some()),
-    ];
-    v.extend(opt.iter().filter(|(_, set)| *set).map(|(k, _)| *k));
-    v
 }
 
 /// Whether a name is safe in a file name: ASCII letters, digits, `-`, `_`, `.`, `[`, `]`, `=`, `,`, `%`,
@@ -231,8 +146,11 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                 Some("phase names must be unique"),
             ));
         }
-        let allowed = keys_for(p.kind);
-        if let Some(bad) = keys_set(p).into_iter().find(|k| !allowed.contains(k)) {
+        if let Some(bad) = KEYS
+            .iter()
+            .find(|k| (k.is_set)(p) && !k.kinds.has(p.kind))
+            .map(|k| k.name)
+        {
             return Err(RuleError {
                 path: at(bad),
                 phase: Some(i),
@@ -243,7 +161,7 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
                 help: Some(format!(
                     "keys for kind \"{}\": {}",
                     p.kind.as_str(),
-                    allowed.join(", ")
+                    keys_for(p.kind).join(", ")
                 )),
             });
         }
@@ -564,77 +482,4 @@ fn check_common(
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `keys_set` lists the phase's keys by hand: it must name every field of `PhaseSpec`, or a new key
-    /// would be accepted for every phase kind.
-    #[test]
-    fn keys_set_names_every_phase_field() {
-        let toml_text = r#"
-            name = "p"
-            kind = "workload"
-            description = "d"
-            engine = "psync"
-            direct = true
-            data = "random"
-            seed = 1
-            span = "50%"
-            offset = "0%"
-            block_size = "4KiB"
-            queue_depth = 1
-            interval = "1s"
-            on_error = "continue"
-            method = "auto"
-            verify = true
-            expect = "header"
-            max_listed = 3
-            passes = 1
-            image = "synthetic"
-            image_size = "1MiB"
-            pattern = "random"
-            coverage = "full"
-            read_percent = 0
-            duration = "1s"
-            size = "1MiB"
-            rate_iops = 100
-            ramp = "1s"
-            steady_state = { rule = "snia" }
-            steady_leave = { drop = 0.2 }
-            steady_round = "1m"
-            until = "steady"
-            windows = ["last 20m"]
-            aggregate = "1m"
-        "#;
-        let p: PhaseSpec = toml::from_str(toml_text).expect("every key parses");
-        let json = serde_json::to_value(&p).expect("serializes");
-        let mut fields: Vec<&str> = json
-            .as_object()
-            .expect("object")
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let mut listed = keys_set(&p);
-        fields.sort_unstable();
-        listed.sort_unstable();
-        assert_eq!(fields, listed);
-        // And every key some kind accepts is a field.
-        for kind in [
-            PhaseKind::Erase,
-            PhaseKind::Fill,
-            PhaseKind::RestoreImage,
-            PhaseKind::Workload,
-            PhaseKind::Verify,
-        ] {
-            for k in keys_for(kind) {
-                assert!(
-                    fields.contains(&k),
-                    "{k} of {kind:?} is not a PhaseSpec field"
-                );
-            }
-        }
-    }
 }
