@@ -9,7 +9,7 @@ use super::{
     Window, Work, WriteSource, image_path, replay,
 };
 use crate::ops::Order;
-use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError, Vary};
+use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError};
 use crate::stats::window::WindowSpec;
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Duration, Size};
@@ -28,7 +28,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
     let defaults = spec.file.defaults.clone().unwrap_or_default();
     let mut phases = Vec::with_capacity(spec.phases.len());
     for (i, raw) in spec.phases.iter().enumerate() {
-        let p = inherit(raw, &defaults);
+        let p = crate::spec::keys::with_defaults(raw, &defaults);
         let at = Phase {
             spec,
             t: target,
@@ -590,28 +590,4 @@ fn default_block_size(kind: PhaseKind) -> u64 {
         PhaseKind::RestoreImage => 1 << 20,
         PhaseKind::Workload | PhaseKind::Erase => 4 << 10,
     }
-}
-
-/// The phase with `[defaults]` applied: each key the phase does not set, taken from `[defaults]`.
-fn inherit(p: &PhaseSpec, d: &crate::spec::Defaults) -> PhaseSpec {
-    let keys = crate::spec::rules::keys_for(p.kind);
-    let has = |k: &str| keys.contains(&k);
-    let mut q = p.clone();
-    macro_rules! take {
-        ($($k:ident),*) => {$(
-            if q.$k.is_none() && has(stringify!($k)) {
-                q.$k = d.$k;
-            }
-        )*};
-    }
-    macro_rules! take_one {
-        ($($k:ident),*) => {$(
-            if q.$k.is_none() && has(stringify!($k)) {
-                q.$k = d.$k.clone().map(Vary::One);
-            }
-        )*};
-    }
-    take!(direct, seed, offset, interval, on_error);
-    take_one!(engine, data, span, block_size, queue_depth);
-    q
 }

@@ -2,21 +2,15 @@
 //! `schemas/*.schema.json` are that output, committed (a test keeps them in sync).
 
 use crate::results::Results;
+use crate::spec::SpecFile;
+use crate::spec::keys::PHASE_KINDS;
 use crate::spec::rules::keys_for;
-use crate::spec::{PhaseKind, SpecFile};
 use serde_json::{Value, json};
 
 /// The spec schema (draft 2020-12). Besides the types, it states which keys each phase kind accepts.
 pub fn spec_schema() -> Value {
     let mut v = serde_json::to_value(schemars::schema_for!(SpecFile)).unwrap_or(Value::Null);
-    let kinds = [
-        PhaseKind::Erase,
-        PhaseKind::Fill,
-        PhaseKind::RestoreImage,
-        PhaseKind::Workload,
-        PhaseKind::Verify,
-    ];
-    let rules: Vec<Value> = kinds
+    let rules: Vec<Value> = PHASE_KINDS
         .iter()
         .map(|k| {
             json!({

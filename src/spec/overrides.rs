@@ -2,7 +2,6 @@
 //! are expanded; when nothing sets it, set it in `[defaults]` (`--set engine=libaio`) (e.g. `--set duration=10s` for a one-minute trial of an hours-long spec). The value is TOML
 //! (`10`, `"10s"`); a bare word that is not TOML is taken as a string (`10s`).
 
-use super::PhaseKind;
 use super::{Defaults, LoadedSpec, PhaseSpec};
 use toml::Value;
 
@@ -57,6 +56,9 @@ impl LoadedSpec {
     /// or the result breaks a rule.
     pub fn apply_overrides(&mut self, sets: &[(String, Value)]) -> Result<(), String> {
         for (key, value) in sets {
+            if super::keys::find(key).is_some_and(|k| !k.settable) {
+                return Err(format!("--set {key}: `{key}` cannot be changed by --set"));
+            }
             // Names and labels of expanded phases say which value made them: a --set of that key would
             // make them lie.
             let short = super::expand::label_of(key);
@@ -96,19 +98,13 @@ impl LoadedSpec {
                 match replace::<Defaults>(&d, key, value, true) {
                     Ok(Some(new)) => self.file.defaults = Some(new),
                     _ => {
-                        // A misspelled key: suggest the closest key any phase kind accepts.
-                        let mut known: Vec<&str> = [
-                            PhaseKind::Erase,
-                            PhaseKind::Fill,
-                            PhaseKind::RestoreImage,
-                            PhaseKind::Workload,
-                            PhaseKind::Verify,
-                        ]
-                        .into_iter()
-                        .flat_map(super::rules::keys_for)
-                        .collect();
+                        // A misspelled key: suggest the closest key --set can change.
+                        let mut known: Vec<&str> = super::keys::KEYS
+                            .iter()
+                            .filter(|k| k.settable)
+                            .map(|k| k.name)
+                            .collect();
                         known.sort_unstable();
-                        known.dedup();
                         let hint = match super::load::nearest(key, &known) {
                             Some(k) if k != key => format!(" (did you mean `{k}`?)"),
                             _ => String::new(),

@@ -2,21 +2,9 @@
 //! ranges of values, required keys, unique names. Rules that need the target's geometry (capacity, logical
 //! block size, erase support) live in the plan.
 
-use super::{BlockSize, One, PhaseKind, PhaseSpec, SpecFile};
+use super::keys::KEYS;
+use super::{BlockSize, Defaults, One, PhaseKind, PhaseSpec, SpecFile};
 use crate::units::{Amount, Percent};
-
-/// Keys every phase kind accepts.
-const COMMON: &[&str] = &["name", "kind", "description", "span", "offset"];
-/// Keys of phases that issue I/O through an engine.
-const IO: &[&str] = &[
-    "engine",
-    "direct",
-    "seed",
-    "block_size",
-    "queue_depth",
-    "interval",
-    "on_error",
-];
 
 /// Largest queue depth accepted.
 pub const MAX_QUEUE_DEPTH: u32 = 1024;
@@ -29,43 +17,10 @@ pub const MAX_PASSES: i64 = 10_000;
 
 /// The keys a phase of `kind` may set (besides these, a key is refused), in documentation order.
 pub fn keys_for(kind: PhaseKind) -> Vec<&'static str> {
-    let mut keys = COMMON.to_vec();
-    match kind {
-        PhaseKind::Erase => keys.push("method"),
-        PhaseKind::Fill => {
-            keys.extend(IO);
-            keys.extend(["data", "passes", "size", "pattern", "coverage", "verify"]);
-        }
-        PhaseKind::Verify => {
-            keys.extend(IO.iter().filter(|&&k| k != "seed"));
-            keys.extend(["expect", "max_listed"]);
-        }
-        PhaseKind::RestoreImage => {
-            keys.extend(IO);
-            keys.extend(["image", "image_size"]);
-        }
-        PhaseKind::Workload => {
-            keys.extend(IO);
-            keys.extend([
-                "data",
-                "pattern",
-                "coverage",
-                "read_percent",
-                "rate_iops",
-                "ramp",
-                "steady_state",
-                "steady_leave",
-                "steady_round",
-                "until",
-                "windows",
-                "aggregate",
-                "duration",
-                "size",
-                "verify",
-            ]);
-        }
-    }
-    keys
+    KEYS.iter()
+        .filter(|k| k.kinds.has(kind))
+        .map(|k| k.name)
+        .collect()
 }
 
 /// A broken rule: the field path it concerns (`phase[2].queue_depth`), the phase index, what and how to fix.
@@ -95,44 +50,23 @@ fn err(
     }
 }
 
-/// The keys a phase sets, in declaration order.
-fn keys_set(p: &PhaseSpec) -> Vec<&'static str> {
-    let mut v = vec!["name", "kind"];
-    let opt: [(&'static str, bool); 31] = [
-        ("description", p.description.is_some()),
-        ("engine", p.engine.is_some()),
-        ("direct", p.direct.is_some()),
-        ("data", p.data.is_some()),
-        ("seed", p.seed.is_some()),
-        ("span", p.span.is_some()),
-        ("offset", p.offset.is_some()),
-        ("block_size", p.block_size.is_some()),
-        ("queue_depth", p.queue_depth.is_some()),
-        ("interval", p.interval.is_some()),
-        ("on_error", p.on_error.is_some()),
-        ("method", p.method.is_some()),
-        ("verify", p.verify.is_some()),
-        ("expect", p.expect.is_some()),
-        ("max_listed", p.max_listed.is_some()),
-        ("passes", p.passes.is_some()),
-        ("image", p.image.is_some()),
-        ("image_size", p.image_size.is_some()),
-        ("pattern", p.pattern.is_some()),
-        ("coverage", p.coverage.is_some()),
-        ("rate_iops", p.rate_iops.is_some()),
-        ("ramp", p.ramp.is_some()),
-        ("steady_state", p.steady_state.is_some()),
-        ("steady_leave", p.steady_leave.is_some()),
-        ("steady_round", p.steady_round.is_some()),
-        ("until", p.until.is_some()),
-        ("windows", p.windows.is_some()),
-        ("aggregate", p.aggregate.is_some()),
-        ("read_percent", p.read_percent.is_some()),
-        ("duration", p.duration.is_some()),
-        ("size", p.size.is_some()),
-    ];
-    v.extend(opt.iter().filter(|(_, set)| *set).map(|(k, _)| *k));
-    v
+/// Where a rule is checked: the table (`defaults`, or `phase[N]` with N the `[[phase]]` the phase came from)
+/// and the index of the (expanded) phase.
+struct At {
+    table: String,
+    phase: Option<usize>,
+}
+
+impl At {
+    /// An error about the table's `key`.
+    fn key(&self, key: &str, message: impl Into<String>, help: Option<&str>) -> RuleError {
+        err(format!("{}.{key}", self.table), self.phase, message, help)
+    }
+
+    /// An error about the table as a whole (a missing key).
+    fn table(&self, message: impl Into<String>, help: Option<&str>) -> RuleError {
+        err(self.table.clone(), self.phase, message, help)
+    }
 }
 
 /// Whether a name is safe in a file name: ASCII letters, digits, `-`, `_`, `.`, `[`, `]`, `=`, `,`, `%`,
@@ -151,6 +85,29 @@ pub fn valid_name(name: &str) -> bool {
 /// # Errors
 /// The first [`RuleError`] found, in file order.
 pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
+    check_spec(spec)?;
+    let defaults = At {
+        table: "defaults".into(),
+        phase: None,
+    };
+    let d = spec.defaults.clone().unwrap_or_default();
+    check_common(&defaults, &Common::of_defaults(&d))?;
+    if spec.phase.is_empty() {
+        return Err(err(
+            "phase".into(),
+            None,
+            "the spec has no [[phase]]",
+            Some("add at least one [[phase]] table"),
+        ));
+    }
+    for i in 0..phases.len() {
+        check_phase(phases, i)?;
+    }
+    Ok(())
+}
+
+/// `[spec]` and `[target]`.
+fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
     if !valid_name(&spec.spec.name) {
         return Err(err(
             "spec.name".into(),
@@ -187,375 +144,271 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
             ));
         }
     }
-    let d = spec.defaults.clone().unwrap_or_default();
-    check_common(
-        "defaults",
-        None,
-        d.queue_depth,
-        d.block_size.as_ref(),
-        d.span,
-        d.offset,
-        d.interval.map(|i| i.0),
-    )?;
-    if spec.phase.is_empty() {
-        return Err(err(
-            "phase".into(),
-            None,
-            "the spec has no [[phase]]",
-            Some("add at least one [[phase]] table"),
+    Ok(())
+}
+
+/// The `i`-th phase: its name, the keys its kind accepts, the rules common to all kinds, then those of its
+/// kind.
+fn check_phase(phases: &[PhaseSpec], i: usize) -> Result<(), RuleError> {
+    let p = &phases[i];
+    // Errors are located at the [[phase]] the (possibly expanded) phase came from.
+    let at = At {
+        table: format!("phase[{}]", p.origin.unwrap_or(i)),
+        phase: Some(i),
+    };
+    if !valid_name(&p.name) {
+        return Err(at.key(
+            "name",
+            format!("phase name {:?} is not usable in a file name", p.name),
+            Some(
+                "use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)",
+            ),
         ));
     }
-    for (i, p) in phases.iter().enumerate() {
-        // Errors are located at the [[phase]] the (possibly expanded) phase came from.
-        let o = p.origin.unwrap_or(i);
-        let at = |key: &str| format!("phase[{o}].{key}");
-        if !valid_name(&p.name) {
-            return Err(err(
-                at("name"),
-                Some(i),
-                format!("phase name {:?} is not usable in a file name", p.name),
-                Some(
-                    "use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)",
-                ),
-            ));
+    if let Some(j) = phases[..i].iter().position(|q| q.name == p.name) {
+        return Err(at.key(
+            "name",
+            format!(
+                "phase name {:?} is already used by phase[{}]",
+                p.name,
+                phases[j].origin.unwrap_or(j)
+            ),
+            Some("phase names must be unique"),
+        ));
+    }
+    if let Some(bad) = KEYS.iter().find(|k| (k.is_set)(p) && !k.kinds.has(p.kind)) {
+        let kind = p.kind.as_str();
+        return Err(at.key(
+            bad.name,
+            format!(
+                "key `{}` does not apply to a phase of kind \"{kind}\"",
+                bad.name
+            ),
+            Some(&format!(
+                "keys for kind \"{kind}\": {}",
+                keys_for(p.kind).join(", ")
+            )),
+        ));
+    }
+    check_common(&at, &Common::of_phase(p))?;
+    match p.kind {
+        PhaseKind::Erase => Ok(()),
+        PhaseKind::Verify => check_verify(&at, p),
+        PhaseKind::Fill => check_fill(&at, p),
+        PhaseKind::RestoreImage => check_restore_image(&at, p),
+        PhaseKind::Workload => {
+            check_workload_extras(&at, p)?;
+            check_workload_bounds(&at, p)
         }
-        if let Some(j) = phases[..i].iter().position(|q| q.name == p.name) {
-            return Err(err(
-                at("name"),
-                Some(i),
-                format!(
-                    "phase name {:?} is already used by phase[{}]",
-                    p.name,
-                    phases[j].origin.unwrap_or(j)
-                ),
-                Some("phase names must be unique"),
-            ));
-        }
-        let allowed = keys_for(p.kind);
-        if let Some(bad) = keys_set(p).into_iter().find(|k| !allowed.contains(k)) {
-            return Err(RuleError {
-                path: at(bad),
-                phase: Some(i),
-                message: format!(
-                    "key `{bad}` does not apply to a phase of kind \"{}\"",
-                    p.kind.as_str()
-                ),
-                help: Some(format!(
-                    "keys for kind \"{}\": {}",
-                    p.kind.as_str(),
-                    allowed.join(", ")
-                )),
-            });
-        }
-        check_common(
-            &format!("phase[{o}]"),
-            Some(i),
-            p.queue_depth.one(),
-            p.block_size.one().as_ref(),
-            p.span.one(),
-            p.offset,
-            p.interval.map(|d| d.0),
-        )?;
-        match p.kind {
-            PhaseKind::Erase => {}
-            PhaseKind::Verify => {
-                if let Some(n) = p.max_listed.filter(|n| !(0..=10_000).contains(n)) {
-                    return Err(err(
-                        at("max_listed"),
-                        Some(i),
-                        format!("max_listed = {n} is outside 0..10000"),
-                        Some("max_listed is 0 to 10000"),
-                    ));
-                }
-            }
-            PhaseKind::Fill => {
-                if p.passes.is_some() && p.size.is_some() {
-                    return Err(err(
-                        at("size"),
-                        Some(i),
-                        "both `passes` and `size` are set",
-                        Some(
-                            "bound a fill by passes = N or by size = \"200%\" (of the span), not both",
-                        ),
-                    ));
-                }
-                if matches!(p.size, Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))) {
-                    return Err(err(
-                        at("size"),
-                        Some(i),
-                        "size is 0",
-                        Some("e.g. size = \"200%\" of the span"),
-                    ));
-                }
-                if let Some(Amount::Percent(pc)) = p.size
-                    && pc.0 > MAX_PASSES as u64 * Percent::FULL.0
-                {
-                    return Err(err(
-                        at("size"),
-                        Some(i),
-                        format!("size = \"{pc}\" is more than {MAX_PASSES} passes"),
-                        None,
-                    ));
-                }
-                if p.passes.is_some_and(|n| !(1..=MAX_PASSES).contains(&n)) {
-                    return Err(err(
-                        at("passes"),
-                        Some(i),
-                        format!(
-                            "passes = {} is outside 1..{MAX_PASSES}",
-                            p.passes.unwrap_or(0)
-                        ),
-                        Some("passes is 1 to 10000"),
-                    ));
-                }
-            }
-            PhaseKind::RestoreImage => {
-                match p.image.as_deref() {
-                    None => {
-                        return Err(err(
-                            at("image"),
-                            Some(i),
-                            "missing key `image`",
-                            Some("image = \"synthetic\" or the path of a raw image file"),
-                        ));
-                    }
-                    Some("") => {
-                        return Err(err(
-                            at("image"),
-                            Some(i),
-                            "image is empty",
-                            Some("image = \"synthetic\" or the path of a raw image file"),
-                        ));
-                    }
-                    Some(_) => {}
-                }
-                if p.image_size.is_some() && p.image.as_deref() != Some("synthetic") {
-                    return Err(err(
-                        at("image_size"),
-                        Some(i),
-                        "image_size applies only to image = \"synthetic\"",
-                        Some("a file image has the size of the file"),
-                    ));
-                }
-                if p.image_size.is_some_and(|s| s.0 == 0) {
-                    return Err(err(at("image_size"), Some(i), "image_size is 0", None));
-                }
-            }
-            PhaseKind::Workload => {
-                if p.verify == Some(true) && p.read_percent.one().map(|r| r.0) == Some(100) {
-                    return Err(err(
-                        at("verify"),
-                        Some(i),
-                        "verify = true stamps written sectors, and this workload only reads (read_percent = 100)",
-                        Some("check what was written with a phase of kind \"verify\""),
-                    ));
-                }
-                if p.rate_iops.is_some_and(|r| r.has_zero()) {
-                    return Err(err(
-                        at("rate_iops"),
-                        Some(i),
-                        "rate_iops = 0 issues nothing",
-                        Some("omit rate_iops for no cap"),
-                    ));
-                }
-                if let Some(rule) = &p.steady_state {
-                    rule.validate()
-                        .map_err(|e| err(at("steady_state"), Some(i), e, None))?;
-                }
-                if p.steady_round.is_some() && p.steady_state.is_none() {
-                    return Err(err(
-                        at("steady_round"),
-                        Some(i),
-                        "steady_round needs steady_state",
-                        None,
-                    ));
-                }
-                if let Some(leave) = &p.steady_leave {
-                    if p.steady_state.is_none() {
-                        return Err(err(
-                            at("steady_leave"),
-                            Some(i),
-                            "steady_leave needs steady_state",
-                            None,
-                        ));
-                    }
-                    leave
-                        .validate()
-                        .map_err(|e| err(at("steady_leave"), Some(i), e, None))?;
-                }
-                if p.until == Some(super::Until::Steady)
-                    && (p.steady_state.is_none() || p.duration.is_none())
-                {
-                    return Err(err(
-                        at("until"),
-                        Some(i),
-                        "until = \"steady\" needs steady_state and a duration bound",
-                        Some("e.g. steady_state = { rule = \"snia\" } and duration = \"2h\""),
-                    ));
-                }
-                for w in p.windows.iter().flatten() {
-                    crate::stats::window::WindowSpec::parse(w)
-                        .map_err(|e| err(at("windows"), Some(i), e, None))?;
-                }
-                if p.ramp.is_some_and(|r| r.0 == 0) {
-                    return Err(err(
-                        at("ramp"),
-                        Some(i),
-                        "ramp is 0",
-                        Some("omit ramp for no lead-in"),
-                    ));
-                }
-                match p.read_percent.one().map(|r| r.0) {
-                    None => {
-                        return Err(err(
-                            format!("phase[{o}]"),
-                            Some(i),
-                            "missing key `read_percent`",
-                            Some(
-                                "read_percent = 0 for all writes, 100 for all reads, 65 for a 65/35 mix",
-                            ),
-                        ));
-                    }
-                    Some(r) if !(0..=100).contains(&r) => {
-                        return Err(err(
-                            at("read_percent"),
-                            Some(i),
-                            format!("read_percent = {r} is outside 0..100"),
-                            Some("0..100"),
-                        ));
-                    }
-                    Some(_) => {}
-                }
-                match (p.duration, p.size) {
-                    (None, None) => {
-                        return Err(err(
-                            format!("phase[{o}]"),
-                            Some(i),
-                            "a workload needs a bound: `duration` or `size`",
-                            Some("e.g. duration = \"60s\" or size = \"100%\" (of the span)"),
-                        ));
-                    }
-                    (Some(_), Some(_)) => {
-                        return Err(err(
-                            at("size"),
-                            Some(i),
-                            "both `duration` and `size` are set",
-                            Some("keep one bound: duration = \"...\" or size = \"...\""),
-                        ));
-                    }
-                    (Some(d), None) if d.0 == 0 => {
-                        return Err(err(
-                            at("duration"),
-                            Some(i),
-                            "duration is 0",
-                            Some("e.g. duration = \"60s\""),
-                        ));
-                    }
-                    (None, Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))) => {
-                        return Err(err(
-                            at("size"),
-                            Some(i),
-                            "size is 0",
-                            Some("e.g. size = \"100%\" of the span"),
-                        ));
-                    }
-                    _ => {}
-                }
-            }
-        }
+    }
+}
+
+fn check_verify(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    if let Some(n) = p.max_listed.filter(|n| !(0..=10_000).contains(n)) {
+        return Err(at.key(
+            "max_listed",
+            format!("max_listed = {n} is outside 0..10000"),
+            Some("max_listed is 0 to 10000"),
+        ));
     }
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn check_common(
-    prefix: &str,
-    phase: Option<usize>,
-    qd: Option<i64>,
-    block_size: Option<&BlockSize>,
+fn check_fill(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    if p.passes.is_some() && p.size.is_some() {
+        return Err(at.key(
+            "size",
+            "both `passes` and `size` are set",
+            Some("bound a fill by passes = N or by size = \"200%\" (of the span), not both"),
+        ));
+    }
+    if matches!(p.size, Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))) {
+        return Err(at.key(
+            "size",
+            "size is 0",
+            Some("e.g. size = \"200%\" of the span"),
+        ));
+    }
+    if let Some(Amount::Percent(pc)) = p.size
+        && pc.0 > MAX_PASSES as u64 * Percent::FULL.0
+    {
+        return Err(at.key(
+            "size",
+            format!("size = \"{pc}\" is more than {MAX_PASSES} passes"),
+            None,
+        ));
+    }
+    if let Some(n) = p.passes.filter(|n| !(1..=MAX_PASSES).contains(n)) {
+        return Err(at.key(
+            "passes",
+            format!("passes = {n} is outside 1..{MAX_PASSES}"),
+            Some("passes is 1 to 10000"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_restore_image(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    let help = Some("image = \"synthetic\" or the path of a raw image file");
+    match p.image.as_deref() {
+        None => return Err(at.key("image", "missing key `image`", help)),
+        Some("") => return Err(at.key("image", "image is empty", help)),
+        Some(_) => {}
+    }
+    if p.image_size.is_some() && p.image.as_deref() != Some("synthetic") {
+        return Err(at.key(
+            "image_size",
+            "image_size applies only to image = \"synthetic\"",
+            Some("a file image has the size of the file"),
+        ));
+    }
+    if p.image_size.is_some_and(|s| s.0 == 0) {
+        return Err(at.key("image_size", "image_size is 0", None));
+    }
+    Ok(())
+}
+
+/// A workload's optional keys: verification, rate cap, steady state, windows, ramp.
+fn check_workload_extras(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    if p.verify == Some(true) && p.read_percent.one().map(|r| r.0) == Some(100) {
+        return Err(at.key(
+            "verify",
+            "verify = true stamps written sectors, and this workload only reads (read_percent = 100)",
+            Some("check what was written with a phase of kind \"verify\""),
+        ));
+    }
+    if p.rate_iops.is_some_and(|r| r.has_zero()) {
+        return Err(at.key(
+            "rate_iops",
+            "rate_iops = 0 issues nothing",
+            Some("omit rate_iops for no cap"),
+        ));
+    }
+    check_steady(at, p)?;
+    for w in p.windows.iter().flatten() {
+        crate::stats::window::WindowSpec::parse(w).map_err(|e| at.key("windows", e, None))?;
+    }
+    if p.ramp.is_some_and(|r| r.0 == 0) {
+        return Err(at.key("ramp", "ramp is 0", Some("omit ramp for no lead-in")));
+    }
+    Ok(())
+}
+
+/// `steady_state` and the keys that need it.
+fn check_steady(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    if let Some(rule) = &p.steady_state {
+        rule.validate()
+            .map_err(|e| at.key("steady_state", e, None))?;
+    }
+    if p.steady_round.is_some() && p.steady_state.is_none() {
+        return Err(at.key("steady_round", "steady_round needs steady_state", None));
+    }
+    if let Some(leave) = &p.steady_leave {
+        if p.steady_state.is_none() {
+            return Err(at.key("steady_leave", "steady_leave needs steady_state", None));
+        }
+        leave
+            .validate()
+            .map_err(|e| at.key("steady_leave", e, None))?;
+    }
+    if p.until == Some(super::Until::Steady) && (p.steady_state.is_none() || p.duration.is_none()) {
+        return Err(at.key(
+            "until",
+            "until = \"steady\" needs steady_state and a duration bound",
+            Some("e.g. steady_state = { rule = \"snia\" } and duration = \"2h\""),
+        ));
+    }
+    Ok(())
+}
+
+/// A workload's required keys: `read_percent`, and one bound (`duration` or `size`).
+fn check_workload_bounds(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    match p.read_percent.one().map(|r| r.0) {
+        None => {
+            return Err(at.table(
+                "missing key `read_percent`",
+                Some("read_percent = 0 for all writes, 100 for all reads, 65 for a 65/35 mix"),
+            ));
+        }
+        Some(r) if !(0..=100).contains(&r) => {
+            return Err(at.key(
+                "read_percent",
+                format!("read_percent = {r} is outside 0..100"),
+                Some("0..100"),
+            ));
+        }
+        Some(_) => {}
+    }
+    match (p.duration, p.size) {
+        (None, None) => Err(at.table(
+            "a workload needs a bound: `duration` or `size`",
+            Some("e.g. duration = \"60s\" or size = \"100%\" (of the span)"),
+        )),
+        (Some(_), Some(_)) => Err(at.key(
+            "size",
+            "both `duration` and `size` are set",
+            Some("keep one bound: duration = \"...\" or size = \"...\""),
+        )),
+        (Some(d), None) if d.0 == 0 => {
+            Err(at.key("duration", "duration is 0", Some("e.g. duration = \"60s\"")))
+        }
+        (None, Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))) => Err(at.key(
+            "size",
+            "size is 0",
+            Some("e.g. size = \"100%\" of the span"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The keys `[defaults]` and phases share whose values are checked alike.
+struct Common<'a> {
+    queue_depth: Option<i64>,
+    block_size: Option<&'a BlockSize>,
     span: Option<Amount>,
     offset: Option<Amount>,
     interval_ns: Option<u64>,
-) -> Result<(), RuleError> {
-    let at = |key: &str| format!("{prefix}.{key}");
-    if let Some(q) = qd
+}
+
+impl<'a> Common<'a> {
+    fn of_defaults(d: &'a Defaults) -> Common<'a> {
+        Common {
+            queue_depth: d.queue_depth,
+            block_size: d.block_size.as_ref(),
+            span: d.span,
+            offset: d.offset,
+            interval_ns: d.interval.map(|i| i.0),
+        }
+    }
+
+    fn of_phase(p: &'a PhaseSpec) -> Common<'a> {
+        Common {
+            queue_depth: p.queue_depth.one(),
+            block_size: p.block_size.as_ref().and_then(|b| b.one()),
+            span: p.span.one(),
+            offset: p.offset,
+            interval_ns: p.interval.map(|d| d.0),
+        }
+    }
+}
+
+fn check_common(at: &At, c: &Common<'_>) -> Result<(), RuleError> {
+    if let Some(q) = c.queue_depth
         && (q < 1 || q > MAX_QUEUE_DEPTH as i64)
     {
-        return Err(err(
-            at("queue_depth"),
-            phase,
+        return Err(at.key(
+            "queue_depth",
             format!("queue_depth = {q} is out of range"),
             Some("queue_depth is 1 to 1024"),
         ));
     }
-    if let Some(bs) = block_size {
-        if bs.sizes().contains(&0) {
-            return Err(err(
-                at("block_size"),
-                phase,
-                "block_size is 0",
-                Some("e.g. block_size = \"4KiB\""),
-            ));
-        }
-        if let Some(&big) = bs.sizes().iter().find(|&&b| b > MAX_BLOCK_SIZE) {
-            return Err(err(
-                at("block_size"),
-                phase,
-                format!(
-                    "block_size {} is larger than the largest block size, 128MiB",
-                    crate::units::Size(big)
-                ),
-                None,
-            ));
-        }
-        if let BlockSize::Mix(v) = bs
-            && v.iter().all(|e| e.1 == 0)
-        {
-            return Err(err(
-                at("block_size"),
-                phase,
-                "the block-size mix has no entry with a positive weight",
-                Some("e.g. block_size = { \"4KiB\" = 60, \"64KiB\" = 40 }"),
-            ));
-        }
+    if let Some(bs) = c.block_size {
+        check_block_size(at, bs)?;
     }
-    if let Some(Amount::Percent(p)) = span
-        && (p.0 == 0 || p > Percent::FULL)
-    {
-        return Err(err(
-            at("span"),
-            phase,
-            format!("span = \"{p}\" is outside 0..100 % of the target"),
-            Some("a span is at most \"100%\" of the target's capacity"),
-        ));
-    }
-    if span == Some(Amount::Bytes(0)) {
-        return Err(err(at("span"), phase, "span is 0 bytes", None));
-    }
-    if let Some(Amount::Percent(p)) = offset {
-        if p >= Percent::FULL {
-            return Err(err(
-                at("offset"),
-                phase,
-                format!("offset = \"{p}\" leaves no room for a span"),
-                Some("an offset is below \"100%\""),
-            ));
-        }
-        if let Some(Amount::Percent(s)) = span
-            && p.0 + s.0 > Percent::FULL.0
-        {
-            return Err(err(
-                at("span"),
-                phase,
-                format!("offset {p} + span {s} is over 100 % of the target"),
-                None,
-            ));
-        }
-    }
-    if let Some(ns) = interval_ns.filter(|&ns| ns < MIN_INTERVAL_NS) {
-        return Err(err(
-            at("interval"),
-            phase,
+    check_span(at, c.span, c.offset)?;
+    if let Some(ns) = c.interval_ns.filter(|&ns| ns < MIN_INTERVAL_NS) {
+        return Err(at.key(
+            "interval",
             format!(
                 "interval {} is shorter than the shortest interval, 1ms",
                 crate::units::Duration(ns)
@@ -566,75 +419,66 @@ fn check_common(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+fn check_block_size(at: &At, bs: &BlockSize) -> Result<(), RuleError> {
+    if bs.sizes().contains(&0) {
+        return Err(at.key(
+            "block_size",
+            "block_size is 0",
+            Some("e.g. block_size = \"4KiB\""),
+        ));
+    }
+    if let Some(&big) = bs.sizes().iter().find(|&&b| b > MAX_BLOCK_SIZE) {
+        return Err(at.key(
+            "block_size",
+            format!(
+                "block_size {} is larger than the largest block size, 128MiB",
+                crate::units::Size(big)
+            ),
+            None,
+        ));
+    }
+    if let BlockSize::Mix(v) = bs
+        && v.iter().all(|e| e.1 == 0)
+    {
+        return Err(at.key(
+            "block_size",
+            "the block-size mix has no entry with a positive weight",
+            Some("e.g. block_size = { \"4KiB\" = 60, \"64KiB\" = 40 }"),
+        ));
+    }
+    Ok(())
+}
 
-    /// `keys_set` lists the phase's keys by hand: it must name every field of `PhaseSpec`, or a new key
-    /// would be accepted for every phase kind.
-    #[test]
-    fn keys_set_names_every_phase_field() {
-        let toml_text = r#"
-            name = "p"
-            kind = "workload"
-            description = "d"
-            engine = "psync"
-            direct = true
-            data = "random"
-            seed = 1
-            span = "50%"
-            offset = "0%"
-            block_size = "4KiB"
-            queue_depth = 1
-            interval = "1s"
-            on_error = "continue"
-            method = "auto"
-            verify = true
-            expect = "header"
-            max_listed = 3
-            passes = 1
-            image = "synthetic"
-            image_size = "1MiB"
-            pattern = "random"
-            coverage = "full"
-            read_percent = 0
-            duration = "1s"
-            size = "1MiB"
-            rate_iops = 100
-            ramp = "1s"
-            steady_state = { rule = "snia" }
-            steady_leave = { drop = 0.2 }
-            steady_round = "1m"
-            until = "steady"
-            windows = ["last 20m"]
-            aggregate = "1m"
-        "#;
-        let p: PhaseSpec = toml::from_str(toml_text).expect("every key parses");
-        let json = serde_json::to_value(&p).expect("serializes");
-        let mut fields: Vec<&str> = json
-            .as_object()
-            .expect("object")
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let mut listed = keys_set(&p);
-        fields.sort_unstable();
-        listed.sort_unstable();
-        assert_eq!(fields, listed);
-        // And every key some kind accepts is a field.
-        for kind in [
-            PhaseKind::Erase,
-            PhaseKind::Fill,
-            PhaseKind::RestoreImage,
-            PhaseKind::Workload,
-            PhaseKind::Verify,
-        ] {
-            for k in keys_for(kind) {
-                assert!(
-                    fields.contains(&k),
-                    "{k} of {kind:?} is not a PhaseSpec field"
-                );
-            }
+fn check_span(at: &At, span: Option<Amount>, offset: Option<Amount>) -> Result<(), RuleError> {
+    if let Some(Amount::Percent(p)) = span
+        && (p.0 == 0 || p > Percent::FULL)
+    {
+        return Err(at.key(
+            "span",
+            format!("span = \"{p}\" is outside 0..100 % of the target"),
+            Some("a span is at most \"100%\" of the target's capacity"),
+        ));
+    }
+    if span == Some(Amount::Bytes(0)) {
+        return Err(at.key("span", "span is 0 bytes", None));
+    }
+    if let Some(Amount::Percent(p)) = offset {
+        if p >= Percent::FULL {
+            return Err(at.key(
+                "offset",
+                format!("offset = \"{p}\" leaves no room for a span"),
+                Some("an offset is below \"100%\""),
+            ));
+        }
+        if let Some(Amount::Percent(s)) = span
+            && p.0 + s.0 > Percent::FULL.0
+        {
+            return Err(at.key(
+                "span",
+                format!("offset {p} + span {s} is over 100 % of the target"),
+                None,
+            ));
         }
     }
+    Ok(())
 }
