@@ -420,7 +420,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     };
     let s = load(spec_path, &a.set)?;
     let mut notes = Vec::new();
-    let (info, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
+    let (_, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
     start_at(&mut plan, a.from.as_deref())?;
     let say = |m: &str| {
         if !a.quiet {
@@ -443,41 +443,19 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             out_dir.display()
         )));
     }
-    // A plan whose phases all run on the null engine never opens the target: nothing to create.
-    let created = info.created && plan.opens_target();
+    // The plan marks the target created only when some phase opens it (not when all run on null).
+    let created = plan.target.created;
     if created {
-        target::open::create_sparse(&info.path, info.capacity_bytes).map_err(|e| {
-            Fail(
-                2,
-                format!("cannot create the target file {}: {e}", info.path.display()),
-            )
-        })?;
+        plan = run::create_target(&s, &plan).map_err(bad)?;
         say(&format!(
             "created {} ({} B, sparse)",
-            info.path.display(),
-            info.capacity_bytes
+            plan.target.path.display(),
+            plan.target.capacity_bytes
         ));
-        // The real file may need another O_DIRECT alignment than its folder suggested: plan again.
-        let replanned = target::probe(&info.path, info.capacity_bytes)
-            .map_err(|e| e.to_string())
-            .and_then(|mut real| {
-                real.created = true;
-                plan::resolve(&s, &real).map_err(|e| e.to_string())
-            });
-        match replanned {
-            Ok(mut p) => {
-                p.start_at = plan.start_at;
-                plan = p;
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&info.path);
-                return Err(bad(e));
-            }
-        }
     }
     if let Err(e) = std::fs::create_dir_all(&out_dir) {
         if created {
-            let _ = std::fs::remove_file(&info.path);
+            let _ = std::fs::remove_file(&plan.target.path);
         }
         return Err(bad(format!(
             "cannot create the output folder {}: {e}",

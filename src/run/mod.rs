@@ -7,12 +7,14 @@ mod host;
 pub mod io_phase;
 pub mod measure;
 pub mod observer;
+mod prepare;
 pub mod progress;
 pub mod verify;
 mod written;
 
 pub use host::host_info;
 pub use observer::Observer;
+pub use prepare::create_target;
 
 use crate::plan::{PhasePlan, Plan, Work};
 use crate::results::write::{ResultsWriter, WriteError};

@@ -1,0 +1,33 @@
+//! Before a run: the file target a plan marks `created` is made, and the plan made again for it.
+
+use crate::plan::{self, Plan};
+use crate::spec::LoadedSpec;
+use crate::target;
+
+/// Creates the file target `plan` marks `created` (sparse, of the planned capacity) and plans `spec` again for
+/// the real file, whose O_DIRECT alignment may differ from what its folder suggested; the new plan keeps
+/// `start_at`. The file is removed again when the second plan fails.
+///
+/// # Errors
+/// Why the file could not be created, or the second plan's error; nothing is left behind.
+pub fn create_target(spec: &LoadedSpec, plan: &Plan) -> Result<Plan, String> {
+    let info = &plan.target;
+    target::open::create_sparse(&info.path, info.capacity_bytes)
+        .map_err(|e| format!("cannot create the target file {}: {e}", info.path.display()))?;
+    let replanned = target::probe(&info.path, info.capacity_bytes)
+        .map_err(|e| e.to_string())
+        .and_then(|mut real| {
+            real.created = true;
+            plan::resolve(spec, &real).map_err(|e| e.to_string())
+        });
+    match replanned {
+        Ok(mut p) => {
+            p.start_at = plan.start_at;
+            Ok(p)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&info.path);
+            Err(e)
+        }
+    }
+}
