@@ -271,8 +271,10 @@ pub struct SteadyPlan {
     pub rule: Rule,
     /// The leave-steady-state rule.
     pub leave: Option<LeaveRule>,
-    /// Length of a round, ns (a multiple of the interval); `None` for one interval.
+    /// Length of a round as the spec gives it (`steady_round`), ns; `None` for one interval.
     pub round_ns: Option<u64>,
+    /// Intervals per round (1 by default).
+    pub intervals_per_round: u64,
 }
 
 /// A named slice of the series.

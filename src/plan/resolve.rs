@@ -504,6 +504,7 @@ impl Phase<'_> {
                 rule,
                 leave: p.steady_leave,
                 round_ns: steady_round,
+                intervals_per_round: steady_round.map_or(1, |r| (r / interval_ns).max(1)),
             }),
             until: p.until,
             windows,

@@ -117,14 +117,14 @@ fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
     pr.errors = phase_errors(&o.outcome.errors);
 }
 
-/// The steady-state verdict with its times: rounds are `round_ns` long (one interval by default).
+/// The steady-state verdict with its times: a round is `intervals_per_round` intervals.
 fn steady_state(
     s: SteadyPlan,
     interval_ns: u64,
     v: crate::stats::steady::Verdict,
     ended_phase: bool,
 ) -> SteadyState {
-    let round_s = s.round_ns.unwrap_or(interval_ns) as f64 / 1e9;
+    let round_s = (s.intervals_per_round * interval_ns) as f64 / 1e9;
     SteadyState {
         criterion: s.rule,
         reached: v.reached,

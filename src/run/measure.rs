@@ -426,10 +426,7 @@ fn measure(
     });
     let csv = SeriesWriter::create(csv_path)
         .map_err(setup(format!("cannot create {}", csv_path.display())))?;
-    let per_round = m
-        .steady
-        .and_then(|s| s.round_ns)
-        .map_or(1, |r| (r / shape.io.interval_ns).max(1) as usize);
+    let per_round = m.steady.map_or(1, |s| s.intervals_per_round) as usize;
     let keep_iops = !m.windows.is_empty() || m.aggregate_ns.is_some();
     let mut c = Collector {
         csv,
