@@ -84,7 +84,7 @@ struct Parts<'a> {
 /// [`SetupError`] when the target, image or CSV cannot be opened or written. I/O errors during the phase are
 /// in the outcome (`outcome.error`), with the rows written so far.
 pub fn run(
-    ctx: &Env<'_>,
+    env: &Env<'_>,
     phase: &PhasePlan,
     csv_path: &Path,
     check: Option<&dyn ReadCheck>,
@@ -97,10 +97,10 @@ pub fn run(
             source: io::Error::other("internal error: not an I/O phase"),
         });
     };
-    let parts = parts(ctx, phase, &shape)?;
+    let parts = parts(env, phase, &shape)?;
     let device_csv = csv_path.with_extension("device.csv");
     let csv_error = Mutex::new(None);
-    let slots = ctx.sim.map(|device| {
+    let slots = env.sim.map(|device| {
         let pattern = match &parts.data {
             WriteData::Pattern(g) | WriteData::Stamped(g, _) => g.pattern(),
             // A restored image is taken as incompressible.
@@ -109,7 +109,7 @@ pub fn run(
         lock(device).slots_for(pattern)
     });
     let new_engine = |csv| {
-        let sim = ctx.sim.map(|device| engine::sim::Sim {
+        let sim = env.sim.map(|device| engine::sim::Sim {
             device,
             slots: slots.unwrap_or(1),
             device_csv: csv,
@@ -141,7 +141,7 @@ pub fn run(
         Some(r) => (r.first, r.errors),
         None => (0, Default::default()),
     };
-    let device_before = ctx.sim.map(|d| lock(d).counters());
+    let device_before = env.sim.map(|d| lock(d).counters());
     let engine = new_engine(Some(&device_csv))?;
     let mut out = measure(
         &shape,
@@ -161,7 +161,7 @@ pub fn run(
         });
     }
     // The engine moved the drive's clock to the phase's end (its bound, for a time-bounded phase).
-    out.device = ctx
+    out.device = env
         .sim
         .zip(device_before)
         .map(|(d, before)| lock(d).counters().since(&before));
@@ -195,10 +195,10 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
 }
 
 /// Opens the target (when the engine does), builds the write data and the op stream's sharing.
-fn parts<'a>(ctx: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Parts<'a>, SetupError> {
+fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Parts<'a>, SetupError> {
     let io = shape.io;
     let caps = engine::caps(io.engine);
-    let target = &ctx.plan.target;
+    let target = &env.plan.target;
     let file = match caps.opens_target {
         true => Some(
             crate::target::open::open_io(target, io.direct, phase.writes()).map_err(setup(
@@ -207,7 +207,7 @@ fn parts<'a>(ctx: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
         ),
         false => None,
     };
-    let data = write_data(ctx, phase, shape)?;
+    let data = write_data(env, phase, shape)?;
     Ok(Parts {
         file,
         data,
@@ -220,14 +220,14 @@ fn parts<'a>(ctx: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
         },
         max_len: shape.stream.sizes.max() as usize,
         align: (target.logical_block_size as usize).max(4096),
-        stop: ctx.stop,
+        stop: env.stop,
         virtual_clock: caps.virtual_clock,
     })
 }
 
 /// Where the phase's write bytes come from.
 fn write_data(
-    ctx: &Env<'_>,
+    env: &Env<'_>,
     phase: &PhasePlan,
     shape: &Shape<'_>,
 ) -> Result<WriteData, SetupError> {
@@ -237,7 +237,7 @@ fn write_data(
             let source = if image == "synthetic" {
                 ImageSource::Synthetic(io.seed)
             } else {
-                let path = image_path(&ctx.plan.spec_path, image);
+                let path = image_path(&env.plan.spec_path, image);
                 ImageSource::File(
                     File::open(&path)
                         .map_err(setup(format!("cannot open the image {}", path.display())))?,
