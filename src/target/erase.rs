@@ -88,12 +88,19 @@ pub fn erase(
     if let Some(why) = erase_problem(target, method, (start, len)) {
         return Err(io::Error::new(io::ErrorKind::Unsupported, why));
     }
-    kinds::of(target.kind).erase(target, access, method, start, len, stop)
+    kinds::of(target.kind).erase(kinds::Job {
+        t: target,
+        access,
+        method,
+        start,
+        len,
+        stop,
+    })
 }
 
 /// What `method = "auto"` does on a target of `kind`, in the plan's words (`punch-hole`).
 pub fn auto_description(kind: TargetKind) -> &'static str {
-    kinds::of(kind).auto_erase()
+    kinds::of(kind).facts().auto_erase
 }
 
 /// Whether an erase with `method` (as planned; `None` is `auto`) leaves the span of a target of `kind` reading

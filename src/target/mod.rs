@@ -78,7 +78,7 @@ impl TargetKind {
     /// Whether targets of this kind are files or devices of the host, opened (and created) through the OS;
     /// false for the simulated drive, which lives in wkrun's memory.
     pub fn opens_on_host(self) -> bool {
-        kinds::of(self).on_host()
+        kinds::of(self).facts().on_host
     }
 }
 

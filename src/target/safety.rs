@@ -173,12 +173,13 @@ pub fn consent(
 ) -> Result<Consent, String> {
     let t = target;
     let kind = kinds::of(t.kind);
-    if let (Some(d), false) = (allow_destroy, kind.writes_need_allow_destroy()) {
+    let facts = kind.facts();
+    if let (Some(d), false) = (allow_destroy, facts.writes_need_allow_destroy) {
         return Err(format!(
             "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
             d.display(),
             t.path.display(),
-            kind.noun(),
+            facts.noun,
             d.display()
         ));
     }
@@ -188,7 +189,7 @@ pub fn consent(
         device: kind.device_number(t),
         writes,
     };
-    if !kind.writes_need_allow_destroy() || !writes {
+    if !facts.writes_need_allow_destroy || !writes {
         return Ok(granted());
     }
     let dev = t.path.display();
