@@ -114,7 +114,6 @@ mod tests {
     use super::*;
     use crate::sim::SimParams;
     use std::io::{Read, Seek, Write};
-    use std::path::PathBuf;
 
     const METHODS: [EraseMethod; 6] = [
         EraseMethod::Auto,
@@ -126,20 +125,7 @@ mod tests {
     ];
 
     fn host(path: &str, kind: TargetKind) -> TargetInfo {
-        TargetInfo {
-            path: PathBuf::from(path),
-            kind,
-            capacity_bytes: 1 << 30,
-            logical_block_size: 512,
-            physical_block_size: 4096,
-            model: None,
-            serial: None,
-            firmware: None,
-            discard_max_bytes: None,
-            nvme_namespace: None,
-            created: false,
-            sim: None,
-        }
+        TargetInfo::new(path, kind, 1 << 30, 512, 4096)
     }
 
     fn sim_target() -> TargetInfo {

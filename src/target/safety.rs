@@ -260,18 +260,8 @@ mod tests {
 
     fn file_target(path: &str) -> TargetInfo {
         TargetInfo {
-            path: PathBuf::from(path),
-            kind: TargetKind::File,
-            capacity_bytes: 1 << 20,
-            logical_block_size: 512,
-            physical_block_size: 4096,
-            model: None,
-            serial: None,
-            firmware: None,
-            discard_max_bytes: None,
-            nvme_namespace: None,
             created: true,
-            sim: None,
+            ..TargetInfo::new(path, TargetKind::File, 1 << 20, 512, 4096)
         }
     }
 

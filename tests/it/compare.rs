@@ -120,18 +120,9 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
             cpus: 4,
         },
         target: TargetInfo {
-            path: target.into(),
-            kind: TargetKind::Block,
-            capacity_bytes: 1 << 30,
-            logical_block_size: 512,
-            physical_block_size: 4096,
             model: Some("Drive".into()),
-            serial: None,
-            firmware: None,
             discard_max_bytes: Some(0),
-            nvme_namespace: None,
-            created: false,
-            sim: None,
+            ..TargetInfo::new(target, TargetKind::Block, 1 << 30, 512, 4096)
         },
         phases,
     }
