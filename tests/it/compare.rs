@@ -560,9 +560,7 @@ duration = "300ms"
 
 #[test]
 fn two_real_runs() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 8 << 20);
+    let (d, target) = sparse_target_dir(8 << 20);
     let mut outs = Vec::new();
     for (sub, body) in [("a", BASE.to_string()), ("b", format!("{BASE}{EXTRA}"))] {
         let dir = d.path().join(sub);

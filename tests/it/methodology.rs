@@ -465,9 +465,7 @@ fn set_unknown_key_is_refused_with_exit_2_naming_it() {
 
 #[test]
 fn set_is_recorded_in_results_and_applied_to_the_run() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 16 << 20);
+    let (d, t) = sparse_target_dir(16 << 20);
     let (o, out) = run_spec(
         d.path(),
         "set",
@@ -506,9 +504,7 @@ duration = "1h"
 /// Runs `body` (one or more `[[phase]]`) on a fresh sparse file of `len` bytes; returns the folder, the
 /// output folder and the (strictly checked) results.
 fn run_on_sparse(len: u64, body: &str) -> (tempfile::TempDir, PathBuf, Value) {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, len);
+    let (d, t) = sparse_target_dir(len);
     let out = run_ok(d.path(), "methodology", body, &t);
     let (_, r) = strict_results(&out);
     (d, out, r)
@@ -684,9 +680,7 @@ fn assert_percentiles_in_range(l: &Value, what: &str) {
 
 #[test]
 fn c08_latency_matrix_cells_have_exact_mixed_maxima_and_op_weighted_means() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 8 << 20);
+    let (d, t) = sparse_target_dir(8 << 20);
     let spec = seed_spec("latency");
     let out = d.path().join("out");
     let o = wkrun(
@@ -763,9 +757,7 @@ fn c08_latency_matrix_cells_have_exact_mixed_maxima_and_op_weighted_means() {
 
 #[test]
 fn c11_plan_of_500_minutes_in_one_minute_intervals() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 16 << 20);
+    let (d, t) = sparse_target_dir(16 << 20);
     let spec = write_file(
         d.path(),
         "spec.toml",
@@ -1264,9 +1256,7 @@ fn until_steady_stops_on_time_with_psync_rate_cap_and_several_workers() {
 /// of a row at t ms at most t + 1 ops have completed.
 #[test]
 fn until_steady_ends_a_psync_phase_with_rate_cap_and_several_workers() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 16 << 20);
+    let (d, t) = sparse_target_dir(16 << 20);
     let out = run_ok(d.path(), "steady-qd8", &steady_qd8("psync"), &t);
     let (_, r) = strict_results(&out);
     let p = phase(&r, 0);

@@ -117,9 +117,7 @@ fn verify_counts_zeroed_stale_and_corrupted_sectors_exactly() {
     let (b_zero, b_flip, b_stale) = (w_blocks[3], w_blocks[10], w_blocks[20]);
     let (f_flip, f_dst, f_src) = (fill_only[5], fill_only[9], fill_only[12]);
     for engine in ["psync", "libaio", "io_uring"] {
-        let d = tempdir();
-        let target = d.path().join("t.img");
-        sparse_file(&target, CAP);
+        let (d, target) = sparse_target_dir(CAP);
         write_file(d.path(), "s.toml", &spec_text("v", &body(engine, "")));
         let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
         if code != 0 && engine != "psync" && err.contains("could not start") {
@@ -288,9 +286,7 @@ fn verify_counts_zeroed_stale_and_corrupted_sectors_exactly() {
 /// there afterwards is caught as corrupted; a byte-bounded write without `verify` leaves its blocks unchecked.
 #[test]
 fn verify_expects_zeros_after_an_erase_and_skips_unstamped_writes() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, CAP);
+    let (d, target) = sparse_target_dir(CAP);
     let body = r#"
 [[phase]]
 name = "fill"
@@ -457,9 +453,7 @@ fn verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones() {
             "{engine}: two blocks with a far earlier write"
         );
 
-        let d = tempdir();
-        let target = d.path().join("t.img");
-        sparse_file(&target, CAP);
+        let (d, target) = sparse_target_dir(CAP);
         write_file(d.path(), "s.toml", &spec_text("v", &body_qd8(engine)));
         let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
         if code != 0 && engine != "psync" && err.contains("could not start") {
