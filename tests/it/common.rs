@@ -249,6 +249,13 @@ pub fn assert_patterned(bytes: &[u8], at: u64, what: &str) {
     }
 }
 
+/// Asserts that `data`, a whole file, still holds the [`patterned_file`] pattern before `start` and from `end`
+/// on; `what` names the range between in the failure messages ("before {what}", "after {what}").
+pub fn assert_patterned_around(data: &[u8], start: u64, end: u64, what: &str) {
+    assert_patterned(&data[..start as usize], 0, &format!("before {what}"));
+    assert_patterned(&data[end as usize..], end, &format!("after {what}"));
+}
+
 /// Asserts that every byte of `bytes` (at file offset `at`) is zero.
 pub fn assert_zeros(bytes: &[u8], at: u64, what: &str) {
     if let Some(i) = bytes.iter().position(|&b| b != 0) {

@@ -66,12 +66,7 @@ seed = 7
     assert_eq!(data.len() as u64, 16 * MIB, "the file keeps its size");
     // Pass 1 (0-based): block b of the span holds op blocks + b.
     assert_op_blocks(&data, start, bs, blocks..2 * blocks, 7, "the span");
-    assert_patterned(&data[..start as usize], 0, "before the span");
-    assert_patterned(
-        &data[(start + span) as usize..],
-        start + span,
-        "after the span",
-    );
+    assert_patterned_around(&data, start, start + span, "the span");
 }
 
 #[test]
@@ -113,16 +108,11 @@ span = "50%"
 
     let data = read(&target);
     assert_eq!(data.len() as u64, 16 * MIB, "punching keeps the file size");
-    assert_patterned(&data[..(4 * MIB) as usize], 0, "before the erased span");
+    assert_patterned_around(&data, 4 * MIB, 12 * MIB, "the erased span");
     assert_zeros(
         &data[(4 * MIB) as usize..(12 * MIB) as usize],
         4 * MIB,
         "the erased span",
-    );
-    assert_patterned(
-        &data[(12 * MIB) as usize..],
-        12 * MIB,
-        "after the erased span",
     );
     let after = allocated_blocks(&target);
     assert!(
@@ -207,12 +197,7 @@ seed = 5
         image.contains(&0) && image.iter().any(|&b| b != 0),
         "the image mixes zero and data extents"
     );
-    assert_patterned(&data[..start as usize], 0, "before the image");
-    assert_patterned(
-        &data[(start + len) as usize..],
-        start + len,
-        "after the image",
-    );
+    assert_patterned_around(&data, start, start + len, "the image");
 }
 
 #[test]
@@ -332,12 +317,7 @@ seed = 3
         }
     }
     let data = read(&target);
-    assert_patterned(&data[..start as usize], 0, "before the span");
-    assert_patterned(
-        &data[(start + span) as usize..],
-        start + span,
-        "after the span",
-    );
+    assert_patterned_around(&data, start, start + span, "the span");
     let datagen = DataGen::new(DataPattern::Random, 3, bs as usize);
     let mut want = vec![0u8; bs as usize];
     for off in (start..start + span).step_by(bs as usize) {
@@ -404,8 +384,7 @@ seed = 8
         writers.entry(op.offset).or_default().push(op.index);
     }
     let data = read(&target);
-    assert_patterned(&data[..MIB as usize], 0, "before the span");
-    assert_patterned(&data[(2 * MIB) as usize..], 2 * MIB, "after the span");
+    assert_patterned_around(&data, MIB, 2 * MIB, "the span");
     let datagen = DataGen::new(DataPattern::Random, 8, 4096);
     let mut want = vec![0u8; 4096];
     for off in (MIB..2 * MIB).step_by(4096) {
