@@ -1,8 +1,7 @@
 //! The `libaio` engine: Linux native AIO (io_submit / io_getevents) from one thread.
 
-use super::{Engine, Event, Job, Outcome, Recorder, queue};
+use super::{Engine, Event, Job, Outcome, queue};
 use crate::sys::aio::AioQueue;
-use std::os::fd::AsRawFd;
 use std::sync::mpsc::Sender;
 
 /// Linux native AIO.
@@ -13,26 +12,7 @@ impl Engine for Libaio {
         "libaio"
     }
 
-    fn workers(&self, _job: &Job<'_>) -> usize {
-        1
-    }
-
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
-        let Some(file) = job.file else {
-            return queue::setup_failed(
-                Recorder::new(0, job.clock, events.clone()),
-                "libaio",
-                std::io::Error::other("no target file is open"),
-            );
-        };
-        match AioQueue::new(
-            file.as_raw_fd(),
-            job.queue_depth as usize,
-            job.max_len,
-            job.align,
-        ) {
-            Ok(mut q) => queue::run(job, &mut q, events),
-            Err(e) => queue::setup_failed(Recorder::new(0, job.clock, events.clone()), "libaio", e),
-        }
+        queue::run_on_target(job, events, self.name(), AioQueue::new)
     }
 }

@@ -397,8 +397,11 @@ pub fn new<'a>(
 pub trait Engine {
     /// Name as in specs (`"psync"`).
     fn name(&self) -> &'static str;
-    /// Number of recorders (workers) the engine uses for a job: the series waits for all of them.
-    fn workers(&self, job: &Job<'_>) -> usize;
+    /// Number of recorders (workers) the engine uses for a job: the series waits for all of them. One unless
+    /// the engine says otherwise (a loop from one thread).
+    fn workers(&self, _job: &Job<'_>) -> usize {
+        1
+    }
     /// Runs the job to its end.
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome;
 }

@@ -16,10 +16,6 @@ impl Engine for Null {
         "null"
     }
 
-    fn workers(&self, _job: &Job<'_>) -> usize {
-        1
-    }
-
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let mut q = NullQueue::new(job.queue_depth as usize, job.max_len, job.align);
         queue::run(job, &mut q, events)

@@ -9,6 +9,7 @@ use crate::sys::Dir;
 use crate::sys::aio::AioQueue;
 use crate::sys::uring::UringQueue;
 use std::io;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::mpsc::Sender;
 
 /// A kernel queue of `depth` slots, each with its own buffer.
@@ -51,6 +52,30 @@ impl SlotQueue for UringQueue {
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize> {
         UringQueue::reap(self, timeout_ns, f)
+    }
+}
+
+/// Runs `job` on the queue that `open(fd, depth, buf_len, align)` makes over the job's open target, with the
+/// job's queue depth and buffer size and alignment. Without an open target, or when `open` fails, the outcome
+/// carries the error ([`setup_failed`], naming `engine`).
+pub fn run_on_target<Q: SlotQueue>(
+    job: &Job<'_>,
+    events: &Sender<Event>,
+    engine: &'static str,
+    open: impl FnOnce(RawFd, usize, usize, usize) -> io::Result<Q>,
+) -> Outcome {
+    let q = match job.file {
+        Some(file) => open(
+            file.as_raw_fd(),
+            job.queue_depth as usize,
+            job.max_len,
+            job.align,
+        ),
+        None => Err(io::Error::other("no target file is open")),
+    };
+    match q {
+        Ok(mut q) => run(job, &mut q, events),
+        Err(e) => setup_failed(Recorder::new(0, job.clock, events.clone()), engine, e),
     }
 }
 

@@ -56,10 +56,6 @@ impl Engine for Sim<'_> {
         "sim"
     }
 
-    fn workers(&self, _job: &Job<'_>) -> usize {
-        1
-    }
-
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let mut dev = self.device.lock().unwrap_or_else(|p| p.into_inner());
         let base = dev.clock();

@@ -125,20 +125,7 @@ pub fn results(
             kernel: "k".into(),
             cpus: 1,
         },
-        target: TargetInfo {
-            path: path.into(),
-            kind,
-            capacity_bytes: 1 << 20,
-            logical_block_size: 512,
-            physical_block_size: 4096,
-            model: None,
-            serial: None,
-            firmware: None,
-            discard_max_bytes: None,
-            nvme_namespace: None,
-            created: false,
-            sim: None,
-        },
+        target: TargetInfo::new(path, kind, 1 << 20, 512, 4096),
         phases,
     }
 }

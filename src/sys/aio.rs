@@ -3,7 +3,7 @@
 //! aligned buffer per slot, and never lets a buffer go while the kernel may still use it.
 
 use super::Dir;
-use crate::buf::AlignedBuf;
+use super::slots::SlotBufs;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -44,8 +44,7 @@ pub struct AioQueue {
     ctx: libc::c_ulong,
     fd: RawFd,
     iocbs: Box<[Iocb]>,
-    bufs: Vec<AlignedBuf>,
-    in_flight: Vec<bool>,
+    slots: SlotBufs,
     ptrs: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
 }
@@ -72,10 +71,7 @@ impl AioQueue {
             ctx,
             fd,
             iocbs: vec![Iocb::default(); depth].into_boxed_slice(),
-            bufs: (0..depth)
-                .map(|_| AlignedBuf::new(buf_len, align))
-                .collect(),
-            in_flight: vec![false; depth],
+            slots: SlotBufs::new(depth, buf_len, align),
             ptrs: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
         })
@@ -83,11 +79,7 @@ impl AioQueue {
 
     /// The buffer of an idle slot, to fill before a write. `None` while the slot's I/O is in flight.
     pub fn buf(&mut self, slot: usize) -> Option<&mut [u8]> {
-        if self.in_flight[slot] {
-            None
-        } else {
-            Some(&mut self.bufs[slot])
-        }
+        self.slots.idle(slot)
     }
 
     /// Submits one I/O per `(slot, kind, offset, len)`, using each slot's buffer; returns how many the kernel
@@ -98,10 +90,7 @@ impl AioQueue {
     pub fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
         self.ptrs.clear();
         for &(slot, kind, offset, len) in ios {
-            assert!(
-                !self.in_flight[slot] && len as usize <= self.bufs[slot].len(),
-                "slot {slot} busy or too small"
-            );
+            let buf = self.slots.for_io(slot, len);
             self.iocbs[slot] = Iocb {
                 data: slot as u64,
                 opcode: if kind == Dir::Read {
@@ -110,7 +99,7 @@ impl AioQueue {
                     CMD_PWRITE
                 },
                 fd: self.fd as u32,
-                buf: self.bufs[slot].as_mut_ptr() as u64,
+                buf: buf as u64,
                 nbytes: len as u64,
                 offset: offset as i64,
                 ..Iocb::default()
@@ -121,7 +110,7 @@ impl AioQueue {
             return Ok(0);
         }
         // SAFETY: every pointer is to an iocb in `self.iocbs` (a boxed slice, never moved) naming a slot buffer
-        // in `self.bufs`; both live until the context is destroyed, which waits for the I/O, and a slot's buffer
+        // in `self.slots`; both live until the context is destroyed, which waits for the I/O, and a slot's buffer
         // is not handed out (`buf`) while in flight.
         let r = unsafe {
             libc::syscall(
@@ -135,7 +124,7 @@ impl AioQueue {
             return Err(io::Error::last_os_error());
         }
         for &(slot, ..) in &ios[..r as usize] {
-            self.in_flight[slot] = true;
+            self.slots.set_in_flight(slot, true);
         }
         Ok(r as usize)
     }
@@ -179,7 +168,7 @@ impl AioQueue {
         }
         for ev in &self.events[..r as usize] {
             let slot = ev.data as usize;
-            self.in_flight[slot] = false;
+            self.slots.set_in_flight(slot, false);
             f(slot, ev.res);
         }
         Ok(r as usize)
@@ -187,7 +176,7 @@ impl AioQueue {
 
     /// I/Os in flight.
     pub fn in_flight(&self) -> usize {
-        self.in_flight.iter().filter(|&&b| b).count()
+        self.slots.in_flight()
     }
 }
 

@@ -7,6 +7,7 @@ pub mod block;
 pub mod file;
 pub mod nvme;
 pub mod signal;
+mod slots;
 pub mod uring;
 
 /// The direction of one I/O handed to a queue ([`aio::AioQueue`], [`uring::UringQueue`]).

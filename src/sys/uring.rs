@@ -3,17 +3,16 @@
 //! every I/O in flight before the buffers can be freed.
 
 use super::Dir;
-use crate::buf::AlignedBuf;
+use super::slots::SlotBufs;
 use io_uring::{IoUring, opcode, types};
 use std::io;
 use std::os::fd::RawFd;
 
-/// A ring with `depth` slots. `ring` is declared before `bufs` so that, after `Drop::drop` has waited for
+/// A ring with `depth` slots. `ring` is declared before `slots` so that, after `Drop::drop` has waited for
 /// the I/Os in flight, the ring (and its buffer registration) goes before the buffers.
 pub struct UringQueue {
     ring: IoUring,
-    bufs: Vec<AlignedBuf>,
-    in_flight: Vec<bool>,
+    slots: SlotBufs,
     queued: usize,
 }
 
@@ -25,10 +24,9 @@ impl UringQueue {
     pub fn new(fd: RawFd, depth: usize, buf_len: usize, align: usize) -> io::Result<UringQueue> {
         let ring = new_ring((depth as u32).next_power_of_two().max(2))?;
         ring.submitter().register_files(&[fd])?;
-        let mut bufs: Vec<AlignedBuf> = (0..depth)
-            .map(|_| AlignedBuf::new(buf_len, align))
-            .collect();
-        let iovecs: Vec<libc::iovec> = bufs
+        let mut slots = SlotBufs::new(depth, buf_len, align);
+        let iovecs: Vec<libc::iovec> = slots
+            .all_mut()
             .iter_mut()
             .map(|b| libc::iovec {
                 iov_base: b.as_mut_ptr().cast(),
@@ -40,19 +38,14 @@ impl UringQueue {
         unsafe { ring.submitter().register_buffers(&iovecs)? };
         Ok(UringQueue {
             ring,
-            bufs,
-            in_flight: vec![false; depth],
+            slots,
             queued: 0,
         })
     }
 
     /// The buffer of an idle slot, to fill before a write. `None` while the slot's I/O is in flight.
     pub fn buf(&mut self, slot: usize) -> Option<&mut [u8]> {
-        if self.in_flight[slot] {
-            None
-        } else {
-            Some(&mut self.bufs[slot])
-        }
+        self.slots.idle(slot)
     }
 
     /// Queues one I/O per `(slot, kind, offset, len)` on the submission ring; they reach the kernel with the
@@ -63,11 +56,7 @@ impl UringQueue {
     pub fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
         let mut n = 0;
         for &(slot, kind, offset, len) in ios {
-            assert!(
-                !self.in_flight[slot] && len as usize <= self.bufs[slot].len(),
-                "slot {slot} busy or too small"
-            );
-            let ptr = self.bufs[slot].as_mut_ptr();
+            let ptr = self.slots.for_io(slot, len);
             let entry = match kind {
                 Dir::Read => opcode::ReadFixed::new(types::Fixed(0), ptr, len, slot as u16)
                     .offset(offset)
@@ -81,7 +70,7 @@ impl UringQueue {
             if unsafe { self.ring.submission().push(&entry.user_data(slot as u64)) }.is_err() {
                 break;
             }
-            self.in_flight[slot] = true;
+            self.slots.set_in_flight(slot, true);
             self.queued += 1;
             n += 1;
         }
@@ -122,7 +111,7 @@ impl UringQueue {
         let mut n = 0;
         for cqe in self.ring.completion() {
             let slot = cqe.user_data() as usize;
-            self.in_flight[slot] = false;
+            self.slots.set_in_flight(slot, false);
             f(slot, cqe.result() as i64);
             n += 1;
         }
@@ -131,7 +120,7 @@ impl UringQueue {
 
     /// I/Os queued or in flight.
     pub fn in_flight(&self) -> usize {
-        self.in_flight.iter().filter(|&&b| b).count()
+        self.slots.in_flight()
     }
 }
 
@@ -155,7 +144,7 @@ impl Drop for UringQueue {
         while self.in_flight() > 0 {
             if self.reap(None, |_, _| {}).is_err() {
                 // The kernel may still write into the buffers: never free them.
-                std::mem::forget(std::mem::take(&mut self.bufs));
+                self.slots.leak();
                 break;
             }
         }

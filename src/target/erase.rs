@@ -88,12 +88,19 @@ pub fn erase(
     if let Some(why) = erase_problem(target, method, (start, len)) {
         return Err(io::Error::new(io::ErrorKind::Unsupported, why));
     }
-    kinds::of(target.kind).erase(target, access, method, start, len, stop)
+    kinds::of(target.kind).erase(kinds::Job {
+        t: target,
+        access,
+        method,
+        start,
+        len,
+        stop,
+    })
 }
 
 /// What `method = "auto"` does on a target of `kind`, in the plan's words (`punch-hole`).
 pub fn auto_description(kind: TargetKind) -> &'static str {
-    kinds::of(kind).auto_erase()
+    kinds::of(kind).facts().auto_erase
 }
 
 /// Whether an erase with `method` (as planned; `None` is `auto`) leaves the span of a target of `kind` reading
@@ -107,7 +114,6 @@ mod tests {
     use super::*;
     use crate::sim::SimParams;
     use std::io::{Read, Seek, Write};
-    use std::path::PathBuf;
 
     const METHODS: [EraseMethod; 6] = [
         EraseMethod::Auto,
@@ -119,20 +125,7 @@ mod tests {
     ];
 
     fn host(path: &str, kind: TargetKind) -> TargetInfo {
-        TargetInfo {
-            path: PathBuf::from(path),
-            kind,
-            capacity_bytes: 1 << 30,
-            logical_block_size: 512,
-            physical_block_size: 4096,
-            model: None,
-            serial: None,
-            firmware: None,
-            discard_max_bytes: None,
-            nvme_namespace: None,
-            created: false,
-            sim: None,
-        }
+        TargetInfo::new(path, kind, 1 << 30, 512, 4096)
     }
 
     fn sim_target() -> TargetInfo {

@@ -78,11 +78,37 @@ impl TargetKind {
     /// Whether targets of this kind are files or devices of the host, opened (and created) through the OS;
     /// false for the simulated drive, which lives in wkrun's memory.
     pub fn opens_on_host(self) -> bool {
-        kinds::of(self).on_host()
+        kinds::of(self).facts().on_host
     }
 }
 
 impl TargetInfo {
+    /// A target of `kind` at `path` with this geometry and nothing else known: no model, serial, firmware,
+    /// discard limit, NVMe namespace or simulated model, and not one that wkrun creates. [`probe()`] adds what a
+    /// device says of itself, [`TargetInfo::sim`] the model of a simulated drive.
+    pub fn new(
+        path: impl Into<PathBuf>,
+        kind: TargetKind,
+        capacity_bytes: u64,
+        logical_block_size: u32,
+        physical_block_size: u32,
+    ) -> TargetInfo {
+        TargetInfo {
+            path: path.into(),
+            kind,
+            capacity_bytes,
+            logical_block_size,
+            physical_block_size,
+            model: None,
+            serial: None,
+            firmware: None,
+            discard_max_bytes: None,
+            nvme_namespace: None,
+            created: false,
+            sim: None,
+        }
+    }
+
     /// Whether the target is a file or device of the host, opened (and created) through the OS; false for the
     /// simulated drive.
     pub fn opens_on_host(&self) -> bool {
@@ -96,20 +122,17 @@ impl TargetInfo {
     /// A message naming the parameter when they do not describe a drive.
     pub fn sim(params: crate::sim::SimParams) -> Result<TargetInfo, String> {
         let t = crate::sim::SimTarget::new(params).map_err(|e| e.to_string())?;
+        let bare = TargetInfo::new(
+            t.name(),
+            TargetKind::Sim,
+            t.params.capacity.0 / crate::sim::params::UNIT * crate::sim::params::UNIT,
+            crate::sim::params::SECTOR,
+            crate::sim::params::UNIT as u32,
+        );
         Ok(TargetInfo {
-            path: PathBuf::from(t.name()),
-            kind: TargetKind::Sim,
-            capacity_bytes: t.params.capacity.0 / crate::sim::params::UNIT
-                * crate::sim::params::UNIT,
-            logical_block_size: crate::sim::params::SECTOR,
-            physical_block_size: crate::sim::params::UNIT as u32,
             model: Some(SIM_MODEL.to_string()),
-            serial: None,
-            firmware: None,
-            discard_max_bytes: None,
-            nvme_namespace: None,
-            created: false,
             sim: Some(t),
+            ..bare
         })
     }
 }

@@ -24,14 +24,14 @@ pub fn create_sparse(path: &Path, size: u64) -> io::Result<()> {
 /// The OS error; EBUSY on a block device means it is in use. `ErrorKind::InvalidInput` for a simulated drive,
 /// which is not on the host ([`TargetInfo::opens_on_host`]).
 pub fn open_io(target: &TargetInfo, direct: bool, write: bool) -> io::Result<File> {
-    let kind = kinds::of(target.kind);
-    if !kind.on_host() {
+    let kind = kinds::of(target.kind).facts();
+    if !kind.on_host {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
                 "{} is {}, not a file or device to open",
                 target.path.display(),
-                kind.noun()
+                kind.noun
             ),
         ));
     }
@@ -39,7 +39,7 @@ pub fn open_io(target: &TargetInfo, direct: bool, write: bool) -> io::Result<Fil
     if direct {
         flags |= libc::O_DIRECT;
     }
-    if kind.exclusive_when_writing() && write {
+    if kind.exclusive_when_writing && write {
         flags |= libc::O_EXCL;
     }
     OpenOptions::new()

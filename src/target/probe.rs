@@ -65,20 +65,13 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
         Ok(Some((_, off))) if off > 0 => off,
         _ => fs_device_lbs(meta.dev()).unwrap_or(512),
     };
-    Ok(TargetInfo {
-        path: path.to_path_buf(),
-        kind: TargetKind::File,
-        capacity_bytes: meta.len(),
-        logical_block_size: lbs,
-        physical_block_size: (meta.blksize() as u32).max(lbs),
-        model: None,
-        serial: None,
-        firmware: None,
-        discard_max_bytes: None,
-        nvme_namespace: None,
-        created: false,
-        sim: None,
-    })
+    Ok(TargetInfo::new(
+        path,
+        TargetKind::File,
+        meta.len(),
+        lbs,
+        (meta.blksize() as u32).max(lbs),
+    ))
 }
 
 fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
@@ -92,19 +85,10 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
     let pmeta =
         fs::metadata(&parent).map_err(io_err(path, "find the folder of the target file"))?;
     let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);
+    let pbs = (pmeta.blksize() as u32).max(lbs);
     Ok(TargetInfo {
-        path: path.to_path_buf(),
-        kind: TargetKind::File,
-        capacity_bytes: size,
-        logical_block_size: lbs,
-        physical_block_size: (pmeta.blksize() as u32).max(lbs),
-        model: None,
-        serial: None,
-        firmware: None,
-        discard_max_bytes: None,
-        nvme_namespace: None,
         created: true,
-        sim: None,
+        ..TargetInfo::new(path, TargetKind::File, size, lbs, pbs)
     })
 }
 
@@ -155,11 +139,6 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
     let disk = if partition { sysdir.join("..") } else { sysdir };
     let attr = |name: &str| read_sys(&disk.join("device").join(name));
     Ok(TargetInfo {
-        path: path.to_path_buf(),
-        kind: TargetKind::Block,
-        capacity_bytes: capacity,
-        logical_block_size: lbs,
-        physical_block_size: pbs,
         model: attr("model"),
         serial: attr("serial"),
         firmware: attr("firmware_rev").or_else(|| attr("rev")),
@@ -171,7 +150,6 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         } else {
             sys::nvme::namespace_id(&f).ok()
         },
-        created: false,
-        sim: None,
+        ..TargetInfo::new(path, TargetKind::Block, capacity, lbs, pbs)
     })
 }

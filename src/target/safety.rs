@@ -173,12 +173,13 @@ pub fn consent(
 ) -> Result<Consent, String> {
     let t = target;
     let kind = kinds::of(t.kind);
-    if let (Some(d), false) = (allow_destroy, kind.writes_need_allow_destroy()) {
+    let facts = kind.facts();
+    if let (Some(d), false) = (allow_destroy, facts.writes_need_allow_destroy) {
         return Err(format!(
             "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
             d.display(),
             t.path.display(),
-            kind.noun(),
+            facts.noun,
             d.display()
         ));
     }
@@ -188,7 +189,7 @@ pub fn consent(
         device: kind.device_number(t),
         writes,
     };
-    if !kind.writes_need_allow_destroy() || !writes {
+    if !facts.writes_need_allow_destroy || !writes {
         return Ok(granted());
     }
     let dev = t.path.display();
@@ -259,18 +260,8 @@ mod tests {
 
     fn file_target(path: &str) -> TargetInfo {
         TargetInfo {
-            path: PathBuf::from(path),
-            kind: TargetKind::File,
-            capacity_bytes: 1 << 20,
-            logical_block_size: 512,
-            physical_block_size: 4096,
-            model: None,
-            serial: None,
-            firmware: None,
-            discard_max_bytes: None,
-            nvme_namespace: None,
             created: true,
-            sim: None,
+            ..TargetInfo::new(path, TargetKind::File, 1 << 20, 512, 4096)
         }
     }
 

@@ -279,20 +279,13 @@ fn bad_command_lines_and_specs_exit_2_and_leave_the_target_alone() {
 
 /// A 1 MiB..16 TiB file target with 512 or 4096-byte logical blocks.
 fn target(capacity: u64, lbs: u32) -> TargetInfo {
-    TargetInfo {
-        path: PathBuf::from("/nonexistent/t.img"),
-        kind: TargetKind::File,
-        capacity_bytes: capacity,
-        logical_block_size: lbs,
-        physical_block_size: lbs.max(4096),
-        model: None,
-        serial: None,
-        firmware: None,
-        discard_max_bytes: None,
-        nvme_namespace: None,
-        created: false,
-        sim: None,
-    }
+    TargetInfo::new(
+        "/nonexistent/t.img",
+        TargetKind::File,
+        capacity,
+        lbs,
+        lbs.max(4096),
+    )
 }
 
 const VALID: &str = r#"format = 1

@@ -5,10 +5,12 @@
 //! O_DIRECT and turns discards into punched holes, so the backing file shows exactly what the device holds).
 
 use crate::common::*;
+use serde_json::Value;
 use std::path::Path;
 use std::sync::MutexGuard;
 use wkrun::data::DataGen;
 use wkrun::ops::{OpKind, OpStream, Order};
+use wkrun::results::Results;
 use wkrun::spec::DataPattern;
 
 const MIB: u64 = 1 << 20;
@@ -77,18 +79,39 @@ fn dev_str(dev: &LoopDev) -> &str {
     dev.dev.to_str().expect("utf-8 device path")
 }
 
-/// Asserts that `data[start..start + len]` holds a sequential fill with `seed` in blocks of `bs` from `start`.
-fn assert_fill_data(data: &[u8], start: u64, len: u64, bs: u64, seed: u64) {
-    let datagen = DataGen::new(DataPattern::Random, seed, bs as usize);
-    let mut want = vec![0u8; bs as usize];
-    for b in 0..len / bs {
-        datagen.fill(&mut want, b);
-        let at = (start + b * bs) as usize;
-        assert!(
-            data[at..at + bs as usize] == want[..],
-            "block {b} at {at} is not the fill's data of op {b}"
-        );
+/// Runs `body` (spec `name`) in `dir` on `dev` with `--allow-destroy` naming it, and asserts that it
+/// succeeds: the typed results and the raw ones.
+fn run_destroying_ok(dir: &Path, name: &str, body: &str, dev: &LoopDev) -> (Results, Value) {
+    let args = ["--allow-destroy", dev_str(dev)];
+    let (o, out) = run_spec(dir, name, body, &dev.dev, &args);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    strict_results(&out)
+}
+
+/// Runs `body` (spec `name`) in `dir` on `dev`, with `--allow-destroy` naming it when `allow_destroy`, and
+/// asserts that it is refused when the plan is made: exit 2, the message holding each of `wants`, no results,
+/// no sector of the device written. Returns the device's count of sectors written, which the run left as it was.
+fn assert_refused_at_plan(
+    dir: &Path,
+    name: &str,
+    body: &str,
+    dev: &LoopDev,
+    allow_destroy: bool,
+    wants: &[&str],
+) -> u64 {
+    let args = ["--allow-destroy", dev_str(dev)];
+    let args: &[&str] = if allow_destroy { &args } else { &[] };
+    let before = dev.sectors_written();
+    let (o, out) = run_spec(dir, name, body, &dev.dev, args);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "refused at plan time: {err}");
+    for w in wants {
+        assert!(err.contains(w), "the message says {w:?}: {err}");
     }
+    assert!(!out.join("results.json").exists(), "nothing ran");
+    assert_eq!(dev.sectors_written(), before, "no sector written");
+    before
 }
 
 #[test]
@@ -124,28 +147,8 @@ duration = "2s"
 seed = 6
 "#;
     // Without --allow-destroy: refused, nothing written.
-    let before = dev.sectors_written();
-    let (o, out) = run_spec(d.path(), "e2e", body, &dev.dev, &[]);
-    let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--allow-destroy"), "{err}");
-    assert!(!out.join("results.json").exists());
-    assert_eq!(
-        dev.sectors_written(),
-        before,
-        "nothing written without --allow-destroy"
-    );
-
-    let (o, out) = run_spec(
-        d.path(),
-        "e2e",
-        body,
-        &dev.dev,
-        &["--allow-destroy", dev_str(&dev)],
-    );
-    let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 0, "{err}");
-    let (typed, r) = strict_results(&out);
+    let before = assert_refused_at_plan(d.path(), "e2e", body, &dev, false, &["--allow-destroy"]);
+    let (typed, r) = run_destroying_ok(d.path(), "e2e", body, &dev);
     assert_eq!(r["status"], "completed");
     assert_eq!(r["target"]["kind"], "block");
     assert_eq!(typed.target.path, dev.dev);
@@ -180,7 +183,7 @@ seed = 6
     );
 
     let data = read(&dev.backing);
-    assert_fill_data(&data, 0, 32 * MIB, 64 << 10, 5);
+    assert_op_blocks(&data, 0, 64 << 10, 0..512, 5, "the fill");
     // The workload at QD1 ran ops 0..reads+writes of its stream: each block of its span holds its last write,
     // or zeros (erased, never written).
     let stream = OpStream {
@@ -235,16 +238,7 @@ method = "discard"
 offset = "25%"
 span = "50%"
 "#;
-    let (o, out) = run_spec(
-        d.path(),
-        "c09",
-        body,
-        &dev.dev,
-        &["--allow-destroy", dev_str(&dev)],
-    );
-    let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 0, "{err}");
-    let (typed, r) = strict_results(&out);
+    let (typed, r) = run_destroying_ok(d.path(), "c09", body, &dev);
     match limit {
         Some(l) => assert_eq!(
             typed.target.discard_max_bytes,
@@ -260,23 +254,14 @@ span = "50%"
     assert_eq!(u(e, "/params/span_start_bytes"), 16 * MIB);
     assert_eq!(u(e, "/erased_bytes"), 32 * MIB);
     let data = read(&dev.backing);
-    assert_fill_data(&data[..(16 * MIB) as usize], 0, 16 * MIB, 128 << 10, 9);
+    assert_op_blocks(&data, 0, 128 << 10, 0..128, 9, "before the span");
     assert_zeros(
         &data[(16 * MIB) as usize..(48 * MIB) as usize],
         16 * MIB,
         "the discarded span",
     );
     // After the span: fill ops 384..512 (blocks 384.. of 128 KiB).
-    let datagen = DataGen::new(DataPattern::Random, 9, 128 << 10);
-    let mut want = vec![0u8; 128 << 10];
-    for b in 384..512u64 {
-        datagen.fill(&mut want, b);
-        let at = (b * (128 << 10)) as usize;
-        assert!(
-            data[at..at + (128 << 10)] == want[..],
-            "block {b} after the span is not the fill's data"
-        );
-    }
+    assert_op_blocks(&data, 48 * MIB, 128 << 10, 384..512, 9, "after the span");
 }
 
 #[test]
@@ -312,22 +297,8 @@ kind = "erase"
 method = "discard"
 span = "50%"
 "#;
-    let before = dev.sectors_written();
-    let (o, out) = run_spec(
-        d.path(),
-        "c09",
-        body,
-        &dev.dev,
-        &["--allow-destroy", dev_str(&dev)],
-    );
-    let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 2, "refused at plan time: {err}");
-    assert!(
-        err.contains("cannot discard") && err.contains("method"),
-        "{err}"
-    );
-    assert!(!out.join("results.json").exists(), "nothing ran");
-    assert_eq!(dev.sectors_written(), before, "no sector written");
+    let wants = ["cannot discard", "method"];
+    assert_refused_at_plan(d.path(), "c09", body, &dev, true, &wants);
     assert_zeros(&read(&dev.backing), 0, "the device after a refused run");
 
     // `auto` on the same device does not try to discard: it zeroes the span instead, and says so.
@@ -345,29 +316,12 @@ method = "auto"
 span = "50%"
 "#;
     let d2 = tempdir();
-    let (o, out) = run_spec(
-        d2.path(),
-        "c09",
-        body,
-        &dev.dev,
-        &["--allow-destroy", dev_str(&dev)],
-    );
-    let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 0, "{err}");
-    let (typed, r) = strict_results(&out);
+    let (typed, r) = run_destroying_ok(d2.path(), "c09", body, &dev);
     assert_eq!(typed.target.discard_max_bytes, Some(0));
     assert_eq!(phase(&r, 1)["erase_method"], "zero-out");
     let data = read(&dev.backing);
     assert_zeros(&data[..(32 * MIB) as usize], 0, "the zeroed span");
-    let datagen = DataGen::new(DataPattern::Random, 2, 1 << 20);
-    let mut want = vec![0u8; 1 << 20];
-    for b in 32..64u64 {
-        datagen.fill(&mut want, b);
-        assert!(
-            data[(b << 20) as usize..((b + 1) << 20) as usize] == want[..],
-            "MiB {b} after the span keeps the fill's data"
-        );
-    }
+    assert_op_blocks(&data, 32 * MIB, MIB, 32..64, 2, "after the span, the fill");
 }
 
 #[test]
@@ -388,23 +342,49 @@ name = "purge"
 kind = "erase"
 method = "nvme-format"
 "#;
-    let before = dev.sectors_written();
-    let (o, out) = run_spec(
-        d.path(),
-        "nvme",
-        body,
-        &dev.dev,
-        &["--allow-destroy", dev_str(&dev)],
+    let wants = [
+        "erase method \"nvme-format\" is for whole NVMe namespaces",
+        "is not one",
+    ];
+    assert_refused_at_plan(d.path(), "nvme", body, &dev, true, &wants);
+}
+
+/// Mounts `source` (an ext4 on `dev` or on one of its partitions) read-only without journal replay
+/// (`ro,noload`: the mount writes nothing) at `dir/mnt`; asserts that a write to `dev` is refused
+/// ([`assert_write_refused`] in `dir/run`: `what`, the message naming each of `why(mount point)`); unmounts;
+/// asserts that the device counted no sector written and its bytes hash as before. Returns the device's count
+/// of sectors written, or `None` after printing why `test` skips when the mount fails.
+fn assert_refused_while_mounted(
+    test: &str,
+    dir: &Path,
+    dev: &LoopDev,
+    source: &str,
+    what: &str,
+    why: impl FnOnce(&str) -> Vec<String>,
+) -> Option<u64> {
+    let hash_before = sha256_hex(&read(&dev.backing));
+    let written_before = dev.sectors_written();
+    let mnt_dir = dir.join("mnt");
+    let why = why(mnt_dir.to_str().expect("utf-8 path"));
+    let mnt = match Mount::new(mnt_dir, &["-o", "ro,noload", source]) {
+        Ok(m) => m,
+        Err(why) => {
+            skip(test, &why);
+            return None;
+        }
+    };
+    let run_dir = dir.join("run");
+    std::fs::create_dir_all(&run_dir).expect("run folder");
+    let why: Vec<&str> = why.iter().map(String::as_str).collect();
+    assert_write_refused(&run_dir, what, &dev.dev, &why);
+    drop(mnt);
+    assert_eq!(dev.sectors_written(), written_before, "no sector written");
+    assert_eq!(
+        sha256_hex(&read(&dev.backing)),
+        hash_before,
+        "the device's bytes are unchanged"
     );
-    let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 2, "refused at plan time: {err}");
-    assert!(
-        err.contains("erase method \"nvme-format\" is for whole NVMe namespaces")
-            && err.contains("is not one"),
-        "{err}"
-    );
-    assert!(!out.join("results.json").exists(), "nothing ran");
-    assert_eq!(dev.sectors_written(), before, "no sector written");
+    Some(written_before)
 }
 
 /// Runs `wkrun plan` and then a one-phase 1 MiB fill of `target` with `--allow-destroy target`; asserts the
@@ -448,39 +428,15 @@ fn mounted_loop_device_is_refused_and_left_unchanged() {
         skip(name, &format!("mkfs.ext4 failed or is missing: {mk:?}"));
         return;
     }
-    let hash_before = sha256_hex(&read(&dev.backing));
-    let written_before = dev.sectors_written();
-    let mnt_dir = d.path().join("mnt");
-    let mnt = match Mount::new(mnt_dir.clone(), &["-o", "ro,noload", dev_str(&dev)]) {
-        Ok(m) => m,
-        Err(why) => {
-            skip(name, &why);
-            return;
-        }
+    let dev_s = dev_str(&dev);
+    let why = |mnt: &str| {
+        vec![
+            format!("refusing to write to {dev_s}"),
+            format!("{dev_s} is mounted at {mnt}"),
+        ]
     };
-    let run_dir = d.path().join("run");
-    std::fs::create_dir_all(&run_dir).expect("run folder");
-    let mnt_s = mnt_dir.to_str().expect("utf-8 path");
-    assert_write_refused(
-        &run_dir,
-        "mounted loop device",
-        &dev.dev,
-        &[
-            &format!("refusing to write to {}", dev_str(&dev)),
-            &format!("{} is mounted at {mnt_s}", dev_str(&dev)),
-        ],
-    );
-    drop(mnt);
-    assert_eq!(
-        dev.sectors_written(),
-        written_before,
-        "no sector written to the device"
-    );
-    assert_eq!(
-        sha256_hex(&read(&dev.backing)),
-        hash_before,
-        "the device's bytes are unchanged"
-    );
+    let what = "mounted loop device";
+    assert_refused_while_mounted(name, d.path(), &dev, dev_s, what, why);
 }
 
 /// The whole disk is refused when one of its partitions is mounted: a loop device with an MBR partition
@@ -530,34 +486,13 @@ fn disk_with_a_mounted_partition_or_a_holder_is_refused() {
         skip(name, &format!("cannot partition the loop device: {why}"));
         return;
     }
-    let hash_before = sha256_hex(&read(&dev.backing));
-    let written_before = dev.sectors_written();
-    let mnt_dir = d.path().join("mnt");
-    let mnt = match Mount::new(mnt_dir.clone(), &["-o", "ro,noload", &part_s]) {
-        Ok(m) => m,
-        Err(why) => {
-            skip(name, &why);
-            return;
-        }
+    let why = |mnt: &str| vec![format!("{part_s} is mounted at {mnt}")];
+    let what = "disk with a mounted partition";
+    let Some(written_before) =
+        assert_refused_while_mounted(name, d.path(), &dev, &part_s, what, why)
+    else {
+        return;
     };
-    let run_dir = d.path().join("run");
-    std::fs::create_dir_all(&run_dir).expect("run folder");
-    assert_write_refused(
-        &run_dir,
-        "disk with a mounted partition",
-        &dev.dev,
-        &[&format!(
-            "{part_s} is mounted at {}",
-            mnt_dir.to_str().expect("utf-8 path")
-        )],
-    );
-    drop(mnt);
-    assert_eq!(dev.sectors_written(), written_before, "no sector written");
-    assert_eq!(
-        sha256_hex(&read(&dev.backing)),
-        hash_before,
-        "the device's bytes are unchanged"
-    );
 
     // A holder: dm-linear over the whole loop device.
     let dm_name = format!("wkrun-test-{}", std::process::id());

@@ -24,9 +24,7 @@ fn longest_zero_run(data: &[u8]) -> usize {
 
 #[test]
 fn c05_multiworker_fill_writes_each_block_once_in_place() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 64 * MIB);
+    let (d, target) = sparse_target_dir(64 * MIB);
     let out = run_ok(
         d.path(),
         "c05",
@@ -54,23 +52,12 @@ seed = 3
     // place, and no other op overwrote it; a block never written would read as zeros (sparse file).
     let data = read(&target);
     assert_eq!(data.len() as u64, 64 * MIB);
-    let datagen = DataGen::new(DataPattern::Random, 3, 4096);
-    let mut want = vec![0u8; 4096];
-    for b in 0..16_384u64 {
-        datagen.fill(&mut want, b);
-        let at = (b * 4096) as usize;
-        assert!(
-            data[at..at + 4096] == want[..],
-            "block {b} does not hold the data of op {b}"
-        );
-    }
+    assert_op_blocks(&data, 0, 4096, 0..16_384, 3, "the fill");
 }
 
 #[test]
 fn c10_random_data_is_unique_and_incompressible() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 64 * MIB);
+    let (d, target) = sparse_target_dir(64 * MIB);
     let out = run_ok(
         d.path(),
         "c10",
@@ -157,9 +144,7 @@ seed = 11
 
 #[test]
 fn c10_zeros_data_writes_zeros() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, (16 * MIB) as usize);
+    let (d, target) = patterned_target_dir((16 * MIB) as usize);
     let out = run_ok(
         d.path(),
         "c10z",
@@ -205,9 +190,7 @@ seed = 2
 /// Fills 16 MiB with `compressible:{pct}%` in 128 KiB blocks; returns the blocks as read back, each checked
 /// against the data of its op.
 fn compressible_fill(pct: u8) -> Vec<Vec<u8>> {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 16 * MIB);
+    let (d, target) = sparse_target_dir(16 * MIB);
     let body = format!(
         "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 2\ndata = \"compressible:{pct}%\"\nseed = 4\n"
     );
@@ -286,9 +269,7 @@ fn c10_reads_of_never_written_space_are_flagged() {
         "{w:?}"
     );
     // The same reads after a fill of the span: no warning.
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 16 * MIB);
+    let (d, target) = sparse_target_dir(16 * MIB);
     let body = format!(
         "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n\n{read_phase}"
     );
@@ -303,9 +284,7 @@ fn c10_reads_of_never_written_space_are_flagged() {
 
 #[test]
 fn c12_results_json() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 16 * MIB);
+    let (d, _target) = sparse_target_dir(16 * MIB);
     write_file(
         d.path(),
         "spec.toml",
@@ -392,9 +371,7 @@ duration = "1s"
 fn c10_an_erase_flags_only_the_range_it_erased() {
     // Fill the whole target, erase its first half, then read each half. Only reads of the erased half read
     // trimmed blocks; the second half still holds the fill's data.
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 16 * MIB);
+    let (d, target) = sparse_target_dir(16 * MIB);
     let out = run_ok(
         d.path(),
         "c10e",

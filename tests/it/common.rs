@@ -190,6 +190,47 @@ pub fn sparse_file(path: &Path, len: u64) {
     f.set_len(len).expect("size sparse file");
 }
 
+/// A fresh temporary folder holding `t.img`, a sparse file of `len` bytes ([`sparse_file`]): the folder (keep
+/// it alive) and the file's path.
+pub fn sparse_target_dir(len: u64) -> (tempfile::TempDir, PathBuf) {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    sparse_file(&target, len);
+    (d, target)
+}
+
+/// A fresh temporary folder holding `t.img`, `len` bytes of the [`patterned_file`] pattern: the folder (keep
+/// it alive) and the file's path.
+pub fn patterned_target_dir(len: usize) -> (tempfile::TempDir, PathBuf) {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, len);
+    (d, target)
+}
+
+/// Asserts that the `bs`-byte blocks of `data` from offset `start` hold the random data (seed `seed`) of write
+/// ops `ops`, one op a block in order: what a sequential fill, or one pass of it, writes there. `what` names the
+/// range in the failure message.
+pub fn assert_op_blocks(
+    data: &[u8],
+    start: u64,
+    bs: u64,
+    ops: std::ops::Range<u64>,
+    seed: u64,
+    what: &str,
+) {
+    let datagen = wkrun::data::DataGen::new(wkrun::spec::DataPattern::Random, seed, bs as usize);
+    let mut want = vec![0u8; bs as usize];
+    for (k, op) in ops.enumerate() {
+        datagen.fill(&mut want, op);
+        let at = (start + k as u64 * bs) as usize;
+        assert!(
+            data[at..at + bs as usize] == want[..],
+            "{what}: block {k} at {at} is not the data of op {op}"
+        );
+    }
+}
+
 /// Byte `i` of the pattern [`patterned_file`] writes.
 pub fn pattern_byte(i: u64) -> u8 {
     (i % 251) as u8 + 1
@@ -206,6 +247,13 @@ pub fn assert_patterned(bytes: &[u8], at: u64, what: &str) {
             pattern_byte(at + i as u64)
         );
     }
+}
+
+/// Asserts that `data`, a whole file, still holds the [`patterned_file`] pattern before `start` and from `end`
+/// on; `what` names the range between in the failure messages ("before {what}", "after {what}").
+pub fn assert_patterned_around(data: &[u8], start: u64, end: u64, what: &str) {
+    assert_patterned(&data[..start as usize], 0, &format!("before {what}"));
+    assert_patterned(&data[end as usize..], end, &format!("after {what}"));
 }
 
 /// Asserts that every byte of `bytes` (at file offset `at`) is zero.

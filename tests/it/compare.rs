@@ -120,18 +120,9 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
             cpus: 4,
         },
         target: TargetInfo {
-            path: target.into(),
-            kind: TargetKind::Block,
-            capacity_bytes: 1 << 30,
-            logical_block_size: 512,
-            physical_block_size: 4096,
             model: Some("Drive".into()),
-            serial: None,
-            firmware: None,
             discard_max_bytes: Some(0),
-            nvme_namespace: None,
-            created: false,
-            sim: None,
+            ..TargetInfo::new(target, TargetKind::Block, 1 << 30, 512, 4096)
         },
         phases,
     }
@@ -569,9 +560,7 @@ duration = "300ms"
 
 #[test]
 fn two_real_runs() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 8 << 20);
+    let (d, target) = sparse_target_dir(8 << 20);
     let mut outs = Vec::new();
     for (sub, body) in [("a", BASE.to_string()), ("b", format!("{BASE}{EXTRA}"))] {
         let dir = d.path().join(sub);

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 const BODY: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nqueue_depth = 4\n\
                     read_percent = 50\nrate_iops = 2000\ninterval = \"100ms\"\nduration = \"60s\"\n";
 
+/// Starts wkrun in `dir` on [`BODY`], a 60 s rate-capped workload on a sparse 64 MiB `t.img`, output in `out`.
 fn start(dir: &Path) -> Child {
     write_file(dir, "s.toml", &spec_text("int", BODY));
     let target = dir.join("t.img");
@@ -24,6 +25,14 @@ fn start(dir: &Path) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start wkrun")
+}
+
+/// A fresh folder with wkrun running [`BODY`] in it ([`start`]), once the series holds `n` rows.
+fn started_with_rows(n: usize) -> (tempfile::TempDir, Child) {
+    let d = tempdir();
+    let child = start(d.path());
+    wait_rows(d.path(), n);
+    (d, child)
 }
 
 /// Rows in the phase's CSV so far (header excluded).
@@ -65,9 +74,7 @@ fn assert_whole_rows(dir: &Path) -> usize {
 
 #[test]
 fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
-    let d = tempdir();
-    let mut child = start(d.path());
-    wait_rows(d.path(), 5);
+    let (d, mut child) = started_with_rows(5);
     signal(&child, libc::SIGINT);
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(130), "{status:?}");
@@ -92,9 +99,7 @@ fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
 
 #[test]
 fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
-    let d = tempdir();
-    let mut child = start(d.path());
-    wait_rows(d.path(), 3);
+    let (d, mut child) = started_with_rows(3);
     signal(&child, libc::SIGINT);
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, libc::SIGINT);
@@ -114,9 +119,7 @@ fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
 /// one: a clean stop with 130 and "interrupted", never a kill before the partial results are written.
 #[test]
 fn two_sigints_at_once_count_as_one() {
-    let d = tempdir();
-    let mut child = start(d.path());
-    wait_rows(d.path(), 3);
+    let (d, mut child) = started_with_rows(3);
     signal(&child, libc::SIGINT);
     signal(&child, libc::SIGINT);
     let status = child.wait().expect("wait");
@@ -127,9 +130,7 @@ fn two_sigints_at_once_count_as_one() {
 
 #[test]
 fn kill_9_keeps_every_completed_row_and_an_untorn_results_json() {
-    let d = tempdir();
-    let mut child = start(d.path());
-    wait_rows(d.path(), 8);
+    let (d, mut child) = started_with_rows(8);
     signal(&child, libc::SIGKILL);
     let status = child.wait().expect("wait");
     assert_eq!(status.signal(), Some(libc::SIGKILL));

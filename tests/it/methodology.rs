@@ -156,6 +156,40 @@ fn assert_phases<'a>(plan: &'a Value, want: &[Value]) -> &'a Vec<Value> {
     got
 }
 
+/// The plan of seed spec `name` on the 10 GiB target (`wkrun plan --json`), which names the spec as the seed.
+fn seed_plan(name: &str) -> Value {
+    let (d, t) = big_target();
+    let plan = plan_json(d.path(), &seed_spec(name), &t, &[]);
+    assert_eq!(plan["spec_name"], name);
+    plan
+}
+
+/// Appends to `want` the phases of one sweep cell: `name[cell]` for each `(name, kind, params)`, labelled
+/// `label`, numbered on from the phases already in `want`.
+fn push_cell(want: &mut Vec<Value>, cell: &str, label: Value, phases: Vec<(&str, &str, Value)>) {
+    for (name, kind, params) in phases {
+        let name = format!("{name}[{cell}]");
+        want.push(phase_json(
+            want.len(),
+            &name,
+            kind,
+            vec![label.clone()],
+            params,
+        ));
+    }
+}
+
+/// The seeds' steady-state rule: SNIA, 5 rounds, 20 % data and 10 % slope excursion, at most `max_rounds`.
+fn snia_steady(max_rounds: u32) -> Value {
+    json!({
+        "rule": "snia",
+        "window": 5,
+        "max_rounds": max_rounds,
+        "data_excursion": 0.2,
+        "slope_excursion": 0.1
+    })
+}
+
 /// A phase's `rounding` notes.
 fn rounding(p: &Value) -> Vec<String> {
     p["rounding"]
@@ -168,9 +202,7 @@ fn rounding(p: &Value) -> Vec<String> {
 
 #[test]
 fn latency_seed_expands_to_the_nine_cell_matrix() {
-    let (d, t) = big_target();
-    let plan = plan_json(d.path(), &seed_spec("latency"), &t, &[]);
-    assert_eq!(plan["spec_name"], "latency");
+    let plan = seed_plan("latency");
     let mut want = vec![
         phase_json(0, "purge", "erase", vec![], erase_params()),
         phase_json(1, "precondition", "fill", vec![], fill_params(CAP, 2)),
@@ -199,44 +231,28 @@ fn latency_seed_expands_to_the_nine_cell_matrix() {
 
 #[test]
 fn over_provisioning_seed_sweeps_five_spans_with_a_whole_target_purge() {
-    let (d, t) = big_target();
-    let plan = plan_json(d.path(), &seed_spec("over-provisioning"), &t, &[]);
-    assert_eq!(plan["spec_name"], "over-provisioning");
+    let plan = seed_plan("over-provisioning");
     let pcts = [100u64, 93, 84, 50, 25];
     let mut want = Vec::new();
     for p in pcts {
-        let label = || vec![sweep_label("op", "span", &format!("{p}%"))];
+        let saturate = workload_params(
+            span_of(CAP, p, 4096),
+            4096,
+            32,
+            0,
+            3,
+            "random",
+            3600 * S,
+            json!({"windows": ["last 20m"], "aggregate_ns": 60 * S}),
+        );
         // The purge keeps its own span = "100%": every purge erases the whole target.
-        want.push(phase_json(
-            want.len(),
-            &format!("purge[op={p}%]"),
-            "erase",
-            label(),
-            erase_params(),
-        ));
-        want.push(phase_json(
-            want.len(),
-            &format!("fill[op={p}%]"),
-            "fill",
-            label(),
-            fill_params(span_of(CAP, p, KIB128), 3),
-        ));
-        want.push(phase_json(
-            want.len(),
-            &format!("saturate[op={p}%]"),
-            "workload",
-            label(),
-            workload_params(
-                span_of(CAP, p, 4096),
-                4096,
-                32,
-                0,
-                3,
-                "random",
-                3600 * S,
-                json!({"windows": ["last 20m"], "aggregate_ns": 60 * S}),
-            ),
-        ));
+        let phases = vec![
+            ("purge", "erase", erase_params()),
+            ("fill", "fill", fill_params(span_of(CAP, p, KIB128), 3)),
+            ("saturate", "workload", saturate),
+        ];
+        let label = sweep_label("op", "span", &format!("{p}%"));
+        push_cell(&mut want, &format!("op={p}%"), label, phases);
     }
     assert_eq!(want.len(), 15);
     let got = assert_phases(&plan, &want);
@@ -267,52 +283,30 @@ fn over_provisioning_seed_sweeps_five_spans_with_a_whole_target_purge() {
 
 #[test]
 fn consistency_seed_sweeps_the_spare_area() {
-    let (d, t) = big_target();
-    let plan = plan_json(d.path(), &seed_spec("consistency"), &t, &[]);
-    assert_eq!(plan["spec_name"], "consistency");
+    let plan = seed_plan("consistency");
     let mut want = Vec::new();
     for p in [100u64, 75] {
-        let label = || vec![sweep_label("spare-area", "span", &format!("{p}%"))];
-        want.push(phase_json(
-            want.len(),
-            &format!("purge[spare-area={p}%]"),
-            "erase",
-            label(),
-            erase_params(),
-        ));
-        want.push(phase_json(
-            want.len(),
-            &format!("fill[spare-area={p}%]"),
-            "fill",
-            label(),
-            fill_params(span_of(CAP, p, KIB128), 0),
-        ));
-        want.push(phase_json(
-            want.len(),
-            &format!("random-write[spare-area={p}%]"),
-            "workload",
-            label(),
-            workload_params(
-                span_of(CAP, p, 4096),
-                4096,
-                32,
-                0,
-                0,
-                "random",
-                2000 * S,
-                json!({
-                    "steady_state": {
-                        "rule": "snia",
-                        "window": 5,
-                        "max_rounds": 40,
-                        "data_excursion": 0.2,
-                        "slope_excursion": 0.1
-                    },
-                    "steady_round_ns": 60 * S,
-                    "windows": ["1400s..", "0.."]
-                }),
-            ),
-        ));
+        let random_write = workload_params(
+            span_of(CAP, p, 4096),
+            4096,
+            32,
+            0,
+            0,
+            "random",
+            2000 * S,
+            json!({
+                "steady_state": snia_steady(40),
+                "steady_round_ns": 60 * S,
+                "windows": ["1400s..", "0.."]
+            }),
+        );
+        let phases = vec![
+            ("purge", "erase", erase_params()),
+            ("fill", "fill", fill_params(span_of(CAP, p, KIB128), 0)),
+            ("random-write", "workload", random_write),
+        ];
+        let label = sweep_label("spare-area", "span", &format!("{p}%"));
+        push_cell(&mut want, &format!("spare-area={p}%"), label, phases);
     }
     let got = assert_phases(&plan, &want);
     assert_eq!(span_of(CAP, 75, 4096), 8_053_063_680);
@@ -323,46 +317,30 @@ fn consistency_seed_sweeps_the_spare_area() {
 
 #[test]
 fn write_saturation_seed_sweeps_zeros_then_random_data() {
-    let (d, t) = big_target();
-    let plan = plan_json(d.path(), &seed_spec("write-saturation"), &t, &[]);
-    assert_eq!(plan["spec_name"], "write-saturation");
+    let plan = seed_plan("write-saturation");
     let mut want = Vec::new();
     for data in ["zeros", "random"] {
-        let label = || vec![sweep_label("data", "data", data)];
-        want.push(phase_json(
-            want.len(),
-            &format!("purge[data={data}]"),
-            "erase",
-            label(),
-            erase_params(),
-        ));
-        want.push(phase_json(
-            want.len(),
-            &format!("saturate[data={data}]"),
-            "workload",
-            label(),
-            workload_params(
-                CAP,
-                4096,
-                32,
-                0,
-                4,
-                data,
-                300 * 60 * S,
-                json!({
-                    "steady_state": {
-                        "rule": "snia",
-                        "window": 5,
-                        "max_rounds": 300,
-                        "data_excursion": 0.2,
-                        "slope_excursion": 0.1
-                    },
-                    "steady_round_ns": 60 * S,
-                    "windows": ["last 20m", "0.."],
-                    "aggregate_ns": 60 * S
-                }),
-            ),
-        ));
+        let saturate = workload_params(
+            CAP,
+            4096,
+            32,
+            0,
+            4,
+            data,
+            300 * 60 * S,
+            json!({
+                "steady_state": snia_steady(300),
+                "steady_round_ns": 60 * S,
+                "windows": ["last 20m", "0.."],
+                "aggregate_ns": 60 * S
+            }),
+        );
+        let phases = vec![
+            ("purge", "erase", erase_params()),
+            ("saturate", "workload", saturate),
+        ];
+        let label = sweep_label("data", "data", data);
+        push_cell(&mut want, &format!("data={data}"), label, phases);
     }
     let got = assert_phases(&plan, &want);
     for p in got {
@@ -465,9 +443,7 @@ fn set_unknown_key_is_refused_with_exit_2_naming_it() {
 
 #[test]
 fn set_is_recorded_in_results_and_applied_to_the_run() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 16 << 20);
+    let (d, t) = sparse_target_dir(16 << 20);
     let (o, out) = run_spec(
         d.path(),
         "set",
@@ -506,9 +482,7 @@ duration = "1h"
 /// Runs `body` (one or more `[[phase]]`) on a fresh sparse file of `len` bytes; returns the folder, the
 /// output folder and the (strictly checked) results.
 fn run_on_sparse(len: u64, body: &str) -> (tempfile::TempDir, PathBuf, Value) {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, len);
+    let (d, t) = sparse_target_dir(len);
     let out = run_ok(d.path(), "methodology", body, &t);
     let (_, r) = strict_results(&out);
     (d, out, r)
@@ -684,9 +658,7 @@ fn assert_percentiles_in_range(l: &Value, what: &str) {
 
 #[test]
 fn c08_latency_matrix_cells_have_exact_mixed_maxima_and_op_weighted_means() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 8 << 20);
+    let (d, t) = sparse_target_dir(8 << 20);
     let spec = seed_spec("latency");
     let out = d.path().join("out");
     let o = wkrun(
@@ -763,9 +735,7 @@ fn c08_latency_matrix_cells_have_exact_mixed_maxima_and_op_weighted_means() {
 
 #[test]
 fn c11_plan_of_500_minutes_in_one_minute_intervals() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 16 << 20);
+    let (d, t) = sparse_target_dir(16 << 20);
     let spec = write_file(
         d.path(),
         "spec.toml",
@@ -1264,9 +1234,7 @@ fn until_steady_stops_on_time_with_psync_rate_cap_and_several_workers() {
 /// of a row at t ms at most t + 1 ops have completed.
 #[test]
 fn until_steady_ends_a_psync_phase_with_rate_cap_and_several_workers() {
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 16 << 20);
+    let (d, t) = sparse_target_dir(16 << 20);
     let out = run_ok(d.path(), "steady-qd8", &steady_qd8("psync"), &t);
     let (_, r) = strict_results(&out);
     let p = phase(&r, 0);

@@ -12,9 +12,7 @@ const MIB: u64 = 1 << 20;
 
 #[test]
 fn fill_writes_span_bytes_per_pass_with_the_data_of_each_op() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, (16 * MIB) as usize);
+    let (d, target) = patterned_target_dir((16 * MIB) as usize);
     // Span [4 MiB, 12 MiB): 128 blocks of 64 KiB, two passes. QD1 keeps the passes in order, so the second
     // pass's data is what remains.
     let out = run_ok(
@@ -66,30 +64,14 @@ seed = 7
 
     let data = read(&target);
     assert_eq!(data.len() as u64, 16 * MIB, "the file keeps its size");
-    let datagen = DataGen::new(DataPattern::Random, 7, bs as usize);
-    let mut want = vec![0u8; bs as usize];
-    for b in 0..blocks {
-        datagen.fill(&mut want, blocks + b); // pass 1 (0-based), block b
-        let at = (start + b * bs) as usize;
-        assert!(
-            data[at..at + bs as usize] == want[..],
-            "block {b} of the span is not the data of op {}",
-            blocks + b
-        );
-    }
-    assert_patterned(&data[..start as usize], 0, "before the span");
-    assert_patterned(
-        &data[(start + span) as usize..],
-        start + span,
-        "after the span",
-    );
+    // Pass 1 (0-based): block b of the span holds op blocks + b.
+    assert_op_blocks(&data, start, bs, blocks..2 * blocks, 7, "the span");
+    assert_patterned_around(&data, start, start + span, "the span");
 }
 
 #[test]
 fn c09_erase_file() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, (16 * MIB) as usize);
+    let (d, target) = patterned_target_dir((16 * MIB) as usize);
     let before = allocated_blocks(&target);
     assert!(
         before >= 16 * MIB / 512,
@@ -126,16 +108,11 @@ span = "50%"
 
     let data = read(&target);
     assert_eq!(data.len() as u64, 16 * MIB, "punching keeps the file size");
-    assert_patterned(&data[..(4 * MIB) as usize], 0, "before the erased span");
+    assert_patterned_around(&data, 4 * MIB, 12 * MIB, "the erased span");
     assert_zeros(
         &data[(4 * MIB) as usize..(12 * MIB) as usize],
         4 * MIB,
         "the erased span",
-    );
-    assert_patterned(
-        &data[(12 * MIB) as usize..],
-        12 * MIB,
-        "after the erased span",
     );
     let after = allocated_blocks(&target);
     assert!(
@@ -151,9 +128,7 @@ span = "50%"
 #[test]
 fn c09_file_refuses_block_device_erase_methods_at_plan_time() {
     for method in ["discard", "secure-discard", "zero-out"] {
-        let d = tempdir();
-        let target = d.path().join("t.img");
-        patterned_file(&target, MIB as usize);
+        let (d, target) = patterned_target_dir(MIB as usize);
         let body = format!(
             "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n\n[[phase]]\nname = \"purge\"\nkind = \"erase\"\nmethod = \"{method}\"\n"
         );
@@ -178,9 +153,7 @@ fn c09_file_refuses_block_device_erase_methods_at_plan_time() {
 
 #[test]
 fn restore_synthetic_image_equals_synthetic_fill() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, (16 * MIB) as usize);
+    let (d, target) = patterned_target_dir((16 * MIB) as usize);
     // 3000 KiB at 1 MiB per I/O: two whole I/Os and a short last one, restored to the start of a span at 1 MiB.
     let out = run_ok(
         d.path(),
@@ -224,19 +197,12 @@ seed = 5
         image.contains(&0) && image.iter().any(|&b| b != 0),
         "the image mixes zero and data extents"
     );
-    assert_patterned(&data[..start as usize], 0, "before the image");
-    assert_patterned(
-        &data[(start + len) as usize..],
-        start + len,
-        "after the image",
-    );
+    assert_patterned_around(&data, start, start + len, "the image");
 }
 
 #[test]
 fn restore_image_file_relative_to_the_spec_folder() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, (16 * MIB) as usize);
+    let (d, target) = patterned_target_dir((16 * MIB) as usize);
     // The spec lives in specs/, the image in specs/img/; wkrun runs from the parent folder, so the image path
     // resolves against the spec's folder, not the current directory.
     let spec_dir = d.path().join("specs");
@@ -290,9 +256,7 @@ queue_depth = 2
 
 #[test]
 fn workload_never_touches_bytes_outside_its_span() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, (16 * MIB) as usize);
+    let (d, target) = patterned_target_dir((16 * MIB) as usize);
     let out = run_ok(
         d.path(),
         "span",
@@ -353,12 +317,7 @@ seed = 3
         }
     }
     let data = read(&target);
-    assert_patterned(&data[..start as usize], 0, "before the span");
-    assert_patterned(
-        &data[(start + span) as usize..],
-        start + span,
-        "after the span",
-    );
+    assert_patterned_around(&data, start, start + span, "the span");
     let datagen = DataGen::new(DataPattern::Random, 3, bs as usize);
     let mut want = vec![0u8; bs as usize];
     for off in (start..start + span).step_by(bs as usize) {
@@ -378,9 +337,7 @@ seed = 3
 
 #[test]
 fn size_bounded_workload_issues_exactly_its_ops() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, (4 * MIB) as usize);
+    let (d, target) = patterned_target_dir((4 * MIB) as usize);
     // size = 150 % of a 1 MiB span at 4 KiB: 384 I/Os, whatever the queue depth; 30 % reads.
     let out = run_ok(
         d.path(),
@@ -427,8 +384,7 @@ seed = 8
         writers.entry(op.offset).or_default().push(op.index);
     }
     let data = read(&target);
-    assert_patterned(&data[..MIB as usize], 0, "before the span");
-    assert_patterned(&data[(2 * MIB) as usize..], 2 * MIB, "after the span");
+    assert_patterned_around(&data, MIB, 2 * MIB, "the span");
     let datagen = DataGen::new(DataPattern::Random, 8, 4096);
     let mut want = vec![0u8; 4096];
     for off in (MIB..2 * MIB).step_by(4096) {
@@ -451,9 +407,7 @@ seed = 8
 
 #[test]
 fn results_json_reads_back_into_strict_types_and_the_schema() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 16 * MIB);
+    let (d, target) = sparse_target_dir(16 * MIB);
     let out = run_ok(
         d.path(),
         "strict",
@@ -522,9 +476,7 @@ duration = "1s"
 
 #[test]
 fn nvme_format_is_refused_on_a_file() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    patterned_file(&target, 1 << 20);
+    let (d, target) = patterned_target_dir(1 << 20);
     let spec = write_file(
         d.path(),
         "s.toml",

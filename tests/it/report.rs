@@ -29,6 +29,20 @@ fn report_ok(cwd: &Path, args: &[&str]) -> String {
     out
 }
 
+/// `wkrun report` of the fixture runs `runs`, then `args`, into the folder `rep` of a fresh temporary folder;
+/// asserts success. Returns the temporary folder (keep it alive), the report folder and stdout.
+fn report_fixtures(runs: &[&str], args: &[&str]) -> (tempfile::TempDir, PathBuf, String) {
+    let tmp = tempdir();
+    let out = tmp.path().join("rep");
+    let mut all: Vec<String> = runs.iter().map(|r| fixture_results(r)).collect();
+    all.push("-o".into());
+    all.push(out.to_str().expect("utf-8 path").into());
+    all.extend(args.iter().map(|a| a.to_string()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let stdout = report_ok(tmp.path(), &all);
+    (tmp, out, stdout)
+}
+
 /// The elements of an SVG file; panics (naming the file) when it is not well-formed XML.
 struct Svg {
     text: String,
@@ -95,12 +109,7 @@ fn f(row: &HashMap<String, String>, col: &str) -> f64 {
 
 #[test]
 fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
-    let tmp = tempdir();
-    let out = tmp.path().join("rep");
-    let stdout = report_ok(
-        tmp.path(),
-        &[&fixture_results("run-a"), "-o", out.to_str().unwrap()],
-    );
+    let (_tmp, out, stdout) = report_fixtures(&["run-a"], &[]);
     assert!(stdout.starts_with("report: "), "{stdout}");
     // Every SVG is XML.
     let mut n = 0;
@@ -209,17 +218,7 @@ fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
 
 #[test]
 fn report_puts_several_runs_on_one_plot_one_colour_each() {
-    let tmp = tempdir();
-    let out = tmp.path().join("rep");
-    report_ok(
-        tmp.path(),
-        &[
-            &fixture_results("run-a"),
-            &fixture_results("run-b"),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    );
+    let (_tmp, out, _) = report_fixtures(&["run-a", "run-b"], &[]);
     let log = Svg::read(&out.join("02-trickle-iops-log-read.svg"));
     let (filled, hollow) = circles(&log);
     assert_eq!((filled.len(), hollow.len()), (12, 48), "30 + 30 intervals");
@@ -251,20 +250,7 @@ fn report_puts_several_runs_on_one_plot_one_colour_each() {
 
 #[test]
 fn report_zoom_window_and_fixed_ceiling() {
-    let tmp = tempdir();
-    let out = tmp.path().join("rep");
-    report_ok(
-        tmp.path(),
-        &[
-            &fixture_results("run-a"),
-            "-o",
-            out.to_str().unwrap(),
-            "--window",
-            "1s..2s",
-            "--ymax",
-            "5",
-        ],
-    );
+    let (_tmp, out, _) = report_fixtures(&["run-a"], &["--window", "1s..2s", "--ymax", "5"]);
     let rows = csv_rows(&fixture("run-a").join("02-trickle.csv"));
     let inside: Vec<_> = rows
         .iter()
@@ -291,12 +277,7 @@ fn report_zoom_window_and_fixed_ceiling() {
 
 #[test]
 fn report_charts_across_sweeps_and_matrices() {
-    let tmp = tempdir();
-    let out = tmp.path().join("rep");
-    report_ok(
-        tmp.path(),
-        &[&fixture_results("run-a"), "-o", out.to_str().unwrap()],
-    );
+    let (_tmp, out, _) = report_fixtures(&["run-a"], &[]);
     let mix = Svg::read(&out.join("sweep00-mix-iops.svg"));
     for cat in ["4KiB, 100", "4KiB, 0", "16KiB, 100", "16KiB, 0"] {
         assert!(mix.has_text(cat), "category {cat:?} in {:?}", mix.texts());
@@ -587,17 +568,7 @@ fn report_html_renders_in_chromium_without_console_errors() {
         );
         return;
     }
-    let tmp = tempdir();
-    let out = tmp.path().join("rep");
-    report_ok(
-        tmp.path(),
-        &[
-            &fixture_results("run-a"),
-            &fixture_results("run-b"),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    );
+    let (tmp, out, _) = report_fixtures(&["run-a", "run-b"], &[]);
     // The check itself sees errors: a page with a console error and an image that is not there.
     let bad = write_file(
         tmp.path(),

@@ -129,9 +129,7 @@ fn memory_is_flat_with_duration_on_a_file() {
         skip(test, &why);
         return;
     }
-    let d = tempdir();
-    let t = d.path().join("t.img");
-    sparse_file(&t, 64 << 20);
+    let (d, t) = sparse_target_dir(64 << 20);
     let t = t.to_str().expect("utf-8 path");
     let body = |duration: &str| {
         format!(

@@ -14,9 +14,7 @@ const TAIL_SLACK_S: f64 = 0.1;
 
 /// A 16 MiB file filled first (so reads read written data), then `workload`.
 fn run_workload(workload: &str) -> (tempfile::TempDir, PathBuf, serde_json::Value) {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 16 << 20);
+    let (d, target) = sparse_target_dir(16 << 20);
     let body = format!(
         "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\nqueue_depth = 2\n\n{workload}"
     );
@@ -278,9 +276,7 @@ duration = "2s"
 
 #[test]
 fn fill_and_restore_series_add_up_to_the_phase_totals() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, 32 << 20);
+    let (d, target) = sparse_target_dir(32 << 20);
     let out = run_ok(
         d.path(),
         "series",

@@ -20,6 +20,26 @@ fn phase_csvs(out: &Path, r: &serde_json::Value, i: usize) -> (Rows, Rows) {
     (series, device)
 }
 
+/// The workload phases of a results document, in order.
+fn workloads(r: &serde_json::Value) -> Vec<&serde_json::Value> {
+    r["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .filter(|p| p["kind"] == "workload")
+        .collect()
+}
+
+/// The names in `dir` (not below it), sorted.
+fn top_names(dir: &Path) -> Vec<String> {
+    let mut top: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    top
+}
+
 const TINY: &str = "sim:capacity=64KiB,op=100%,page=4KiB,block=16KiB,dies=1,gc_free_superblocks=2";
 
 /// Hand-computed: 16 units of 4 KiB in superblocks of 4 units (8 superblocks of flash), GC when 2 or fewer
@@ -176,12 +196,7 @@ span = ["100%", "93%", "84%", "50%", "25%"]
         Path::new("sim:capacity=64MiB,op=7%,block=256KiB"),
     );
     let (_, r) = strict_results(&out);
-    let saturate: Vec<&serde_json::Value> = r["phases"]
-        .as_array()
-        .expect("phases")
-        .iter()
-        .filter(|p| p["kind"] == "workload")
-        .collect();
+    let saturate = workloads(&r);
     assert_eq!(saturate.len(), 5);
     // The first purge finds a factory-new drive; the second releases every unit the first sweep wrote
     // (its fill covered the whole drive); the third only the 93 % span the second sweep wrote (its
@@ -304,11 +319,8 @@ until = "steady"
     let a = strip(strict_results(&runs[0].1).1);
     let b = strip(strict_results(&runs[1].1).1);
     assert_eq!(a, b, "results differ between identical runs");
-    let ended: Vec<bool> = a["phases"]
-        .as_array()
-        .expect("phases")
+    let ended: Vec<bool> = workloads(&a)
         .iter()
-        .filter(|p| p["kind"] == "workload")
         .map(|p| p["steady_state"]["ended_phase"] == true)
         .collect();
     assert_eq!(
@@ -450,12 +462,7 @@ fn spec_sim_table_and_plan() {
     assert_eq!(w["duration_s"].as_f64().map(|d| d >= 3.0), Some(true));
     assert_eq!(u(w, "/device/host_write_bytes"), u(w, "/write/ops") * 4096);
     // Nothing was created on the host but the output folder.
-    let mut top: Vec<String> = std::fs::read_dir(dir.path())
-        .expect("read dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    top.sort();
-    assert_eq!(top, ["out", "s.toml"]);
+    assert_eq!(top_names(dir.path()), ["out", "s.toml"]);
 }
 
 /// Verification needs data, which the simulated drive does not keep: refused at plan time, naming the key.
@@ -534,11 +541,10 @@ fn allow_destroy_without_the_device_as_target_is_refused() {
                 && err.contains("add --target /dev/loop0"),
             "{target:?}: {err}"
         );
-        let mut top: Vec<String> = std::fs::read_dir(dir.path())
-            .expect("read dir")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        top.sort();
-        assert_eq!(top, ["s.toml"], "{target:?}: nothing created");
+        assert_eq!(
+            top_names(dir.path()),
+            ["s.toml"],
+            "{target:?}: nothing created"
+        );
     }
 }

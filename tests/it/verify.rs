@@ -7,7 +7,7 @@ use crate::common::*;
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use wkrun::data::DataGen;
 use wkrun::ops::{Op, OpKind, OpStream, Order, Sizes};
 use wkrun::spec::DataPattern;
@@ -102,6 +102,26 @@ fn run(dir: &Path, spec: &str, target: &Path, out: &str, args: &[&str]) -> (i32,
     (code, err)
 }
 
+/// Writes `body` (which names `engine`) as `s.toml` in a fresh folder with a sparse `CAP`-byte `t.img` and runs
+/// it into `out1`, asserting that it succeeds: the folder (keep it alive), the target and the results. `None`,
+/// after printing why `test` skips, when `engine` (not psync) could not start here.
+fn clean_run(
+    test: &str,
+    engine: &str,
+    body: &str,
+) -> Option<(tempfile::TempDir, PathBuf, serde_json::Value)> {
+    let (d, target) = sparse_target_dir(CAP);
+    write_file(d.path(), "s.toml", &spec_text("v", body));
+    let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
+    if code != 0 && engine != "psync" && err.contains("could not start") {
+        skip(test, &format!("{engine}: {err}"));
+        return None;
+    }
+    assert_eq!(code, 0, "{engine}: clean run: {err}");
+    let (_, r) = strict_results(&d.path().join("out1"));
+    Some((d, target, r))
+}
+
 /// Every engine: the three phases verify cleanly (16,384 sectors, all ok). Then the file is corrupted: 3 sectors
 /// of a block "w" wrote zeroed, one byte flipped in a block "w" wrote and in a block only the fill wrote, one
 /// fill-only sector overwritten by a copy of another (valid) sector, and one 4 KiB block "w" wrote put back to
@@ -117,20 +137,10 @@ fn verify_counts_zeroed_stale_and_corrupted_sectors_exactly() {
     let (b_zero, b_flip, b_stale) = (w_blocks[3], w_blocks[10], w_blocks[20]);
     let (f_flip, f_dst, f_src) = (fill_only[5], fill_only[9], fill_only[12]);
     for engine in ["psync", "libaio", "io_uring"] {
-        let d = tempdir();
-        let target = d.path().join("t.img");
-        sparse_file(&target, CAP);
-        write_file(d.path(), "s.toml", &spec_text("v", &body(engine, "")));
-        let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
-        if code != 0 && engine != "psync" && err.contains("could not start") {
-            skip(
-                "verify::verify_counts_zeroed_stale_and_corrupted_sectors_exactly",
-                &format!("{engine}: {err}"),
-            );
+        let test = "verify::verify_counts_zeroed_stale_and_corrupted_sectors_exactly";
+        let Some((d, target, r)) = clean_run(test, engine, &body(engine, "")) else {
             continue;
-        }
-        assert_eq!(code, 0, "{engine}: clean run: {err}");
-        let (_, r) = strict_results(&d.path().join("out1"));
+        };
         assert_eq!(
             verify_of(&r, 2),
             (16384, 16384, 0, 0, 0, 0, 0),
@@ -288,9 +298,7 @@ fn verify_counts_zeroed_stale_and_corrupted_sectors_exactly() {
 /// there afterwards is caught as corrupted; a byte-bounded write without `verify` leaves its blocks unchecked.
 #[test]
 fn verify_expects_zeros_after_an_erase_and_skips_unstamped_writes() {
-    let d = tempdir();
-    let target = d.path().join("t.img");
-    sparse_file(&target, CAP);
+    let (d, target) = sparse_target_dir(CAP);
     let body = r#"
 [[phase]]
 name = "fill"
@@ -457,20 +465,10 @@ fn verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones() {
             "{engine}: two blocks with a far earlier write"
         );
 
-        let d = tempdir();
-        let target = d.path().join("t.img");
-        sparse_file(&target, CAP);
-        write_file(d.path(), "s.toml", &spec_text("v", &body_qd8(engine)));
-        let (code, err) = run(d.path(), "s.toml", &target, "out1", &[]);
-        if code != 0 && engine != "psync" && err.contains("could not start") {
-            skip(
-                "verify::verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones",
-                &format!("{engine}: {err}"),
-            );
+        let test = "verify::verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones";
+        let Some((d, target, r)) = clean_run(test, engine, &body_qd8(engine)) else {
             continue;
-        }
-        assert_eq!(code, 0, "{engine}: clean run: {err}");
-        let (_, r) = strict_results(&d.path().join("out1"));
+        };
         let v = &phase(&r, 2)["verify"];
         let reordered = u(v, "/reordered");
         eprintln!("{engine}: clean run at QD8: {reordered} reordered sectors");

@@ -1,15 +1,15 @@
 //! A block device: written only with consent (`--allow-destroy`), opened exclusively; erased with
 //! BLKSECDISCARD, BLKDISCARD or BLKZEROOUT in ranges the device accepts (case C09), or an NVMe format.
 
-use super::{Kind, host_file, nvme_format, nvme_format_problem};
+use super::{Facts, Job, Kind, host_file, nvme_format, nvme_format_problem};
 use crate::sys::block::{RangeOp, range_op};
 use crate::target::TargetInfo;
-use crate::target::erase::{Access, Erased};
+use crate::target::erase::Erased;
 use crate::vocab::EraseMethod;
 use std::fs;
 use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 /// Largest range given to one ioctl when the device states no discard limit: 1 GiB.
 const DEFAULT_CHUNK: u64 = 1 << 30;
@@ -17,21 +17,18 @@ const DEFAULT_CHUNK: u64 = 1 << 30;
 /// A block device (`/dev/...`).
 pub(super) struct Block;
 
+/// Block devices: on the host, written only with consent, opened exclusively for writing.
+const FACTS: Facts = Facts {
+    noun: "a block device",
+    on_host: true,
+    writes_need_allow_destroy: true,
+    exclusive_when_writing: true,
+    auto_erase: "auto: first of secure-discard, discard, zero-out",
+};
+
 impl Kind for Block {
-    fn noun(&self) -> &'static str {
-        "a block device"
-    }
-
-    fn on_host(&self) -> bool {
-        true
-    }
-
-    fn writes_need_allow_destroy(&self) -> bool {
-        true
-    }
-
-    fn exclusive_when_writing(&self) -> bool {
-        true
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn device_number(&self, t: &TargetInfo) -> Option<u64> {
@@ -65,24 +62,12 @@ impl Kind for Block {
         }
     }
 
-    fn auto_erase(&self) -> &'static str {
-        "auto: first of secure-discard, discard, zero-out"
-    }
-
     /// `auto` is the first of secure-discard, discard and zero-out that the device supports (the discards are
     /// skipped when `discard_max_bytes` is 0). The span is erased in ranges of at most `discard_max_bytes`
     /// (1 GiB for zero-out); `stop` is checked between ranges.
-    fn erase(
-        &self,
-        t: &TargetInfo,
-        access: Access<'_>,
-        method: EraseMethod,
-        start: u64,
-        len: u64,
-        stop: &AtomicBool,
-    ) -> io::Result<Erased> {
-        let file = host_file(t, access)?;
-        let op = match method {
+    fn erase(&self, job: Job<'_>) -> io::Result<Erased> {
+        let file = host_file(&job)?;
+        let op = match job.method {
             EraseMethod::NvmeFormat => return nvme_format(file),
             EraseMethod::PunchHole => {
                 return Err(io::Error::new(
@@ -90,33 +75,27 @@ impl Kind for Block {
                     "punch-hole is for files",
                 ));
             }
-            EraseMethod::Auto => return auto(t, file, start, len, stop),
+            EraseMethod::Auto => return auto(&job, file),
             EraseMethod::SecureDiscard => RangeOp::SecureDiscard,
             EraseMethod::Discard => RangeOp::Discard,
             EraseMethod::ZeroOut => RangeOp::ZeroOut,
         };
-        ranges(t, file, op, start, len, stop).map(|()| Erased::host(method))
+        ranges(&job, file, op).map(|()| Erased::host(job.method))
     }
 }
 
 /// `auto`: the first method the device supports; for an error other than "not supported", that error.
-fn auto(
-    t: &TargetInfo,
-    file: &fs::File,
-    start: u64,
-    len: u64,
-    stop: &AtomicBool,
-) -> io::Result<Erased> {
+fn auto(job: &Job<'_>, file: &fs::File) -> io::Result<Erased> {
     let mut last = None;
     for (m, op) in [
         (EraseMethod::SecureDiscard, RangeOp::SecureDiscard),
         (EraseMethod::Discard, RangeOp::Discard),
         (EraseMethod::ZeroOut, RangeOp::ZeroOut),
     ] {
-        if op != RangeOp::ZeroOut && t.discard_max_bytes == Some(0) {
+        if op != RangeOp::ZeroOut && job.t.discard_max_bytes == Some(0) {
             continue;
         }
-        match ranges(t, file, op, start, len, stop) {
+        match ranges(job, file, op) {
             Ok(()) => return Ok(Erased::host(m)),
             Err(e) if unsupported(&e) => last = Some(e),
             Err(e) => return Err(e),
@@ -147,15 +126,15 @@ fn chunk_limit(op: RangeOp, lbs: u32, discard_max_bytes: Option<u64>) -> u64 {
     }
 }
 
-/// `op` over `[start, start + len)` in ranges the device accepts; `stop` is checked before each.
-fn ranges(
-    t: &TargetInfo,
-    file: &fs::File,
-    op: RangeOp,
-    start: u64,
-    len: u64,
-    stop: &AtomicBool,
-) -> io::Result<()> {
+/// `op` over the job's span in ranges the device accepts; its `stop` is checked before each.
+fn ranges(job: &Job<'_>, file: &fs::File, op: RangeOp) -> io::Result<()> {
+    let Job {
+        t,
+        start,
+        len,
+        stop,
+        ..
+    } = *job;
     let limit = chunk_limit(op, t.logical_block_size, t.discard_max_bytes);
     let mut off = start;
     while off < start + len {

@@ -1,34 +1,26 @@
 //! A regular file: created sparse when absent, erased by punching holes.
 
-use super::{Kind, host_file, nvme_format, nvme_format_problem};
+use super::{Facts, Job, Kind, host_file, nvme_format, nvme_format_problem};
 use crate::target::TargetInfo;
-use crate::target::erase::{Access, Erased};
+use crate::target::erase::Erased;
 use crate::vocab::EraseMethod;
 use std::io;
-use std::sync::atomic::AtomicBool;
 
 /// A regular file.
 pub(super) struct File;
 
+/// Files: on the host, written without consent and without an exclusive open.
+const FACTS: Facts = Facts {
+    noun: "a file",
+    on_host: true,
+    writes_need_allow_destroy: false,
+    exclusive_when_writing: false,
+    auto_erase: "punch-hole",
+};
+
 impl Kind for File {
-    fn noun(&self) -> &'static str {
-        "a file"
-    }
-
-    fn on_host(&self) -> bool {
-        true
-    }
-
-    fn writes_need_allow_destroy(&self) -> bool {
-        false
-    }
-
-    fn exclusive_when_writing(&self) -> bool {
-        false
-    }
-
-    fn device_number(&self, _: &TargetInfo) -> Option<u64> {
-        None
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn erase_problem(
@@ -52,28 +44,16 @@ impl Kind for File {
         }
     }
 
-    fn auto_erase(&self) -> &'static str {
-        "punch-hole"
-    }
-
     fn erase_reads_zeros(&self, _: Option<EraseMethod>) -> bool {
         true
     }
 
-    fn erase(
-        &self,
-        t: &TargetInfo,
-        access: Access<'_>,
-        method: EraseMethod,
-        start: u64,
-        len: u64,
-        _stop: &AtomicBool,
-    ) -> io::Result<Erased> {
-        let file = host_file(t, access)?;
-        match method {
+    fn erase(&self, job: Job<'_>) -> io::Result<Erased> {
+        let file = host_file(&job)?;
+        match job.method {
             EraseMethod::NvmeFormat => nvme_format(file),
             EraseMethod::Auto | EraseMethod::PunchHole => {
-                crate::sys::file::punch_hole(file, start, len)?;
+                crate::sys::file::punch_hole(file, job.start, job.len)?;
                 Ok(Erased::host(EraseMethod::PunchHole))
             }
             m @ (EraseMethod::SecureDiscard | EraseMethod::Discard | EraseMethod::ZeroOut) => {

@@ -1,7 +1,8 @@
 //! The kinds of target, each described in one place: whether it lives on the host, how it is opened, what
 //! writing to it needs, which erase methods it has and how it erases.
 //!
-//! Adding a kind of target: a variant of [`TargetKind`], a module here with a [`Kind`], and its arm in [`of`].
+//! Adding a kind of target: a variant of [`TargetKind`], a module here with its [`Facts`] and a [`Kind`], and
+//! its arm in [`of`].
 //! Everything in [`super`] that depends on the kind asks it here.
 
 mod block;
@@ -14,24 +15,50 @@ use crate::vocab::EraseMethod;
 use std::io;
 use std::sync::atomic::AtomicBool;
 
-/// What one kind of target is and can do.
-pub(super) trait Kind: Sync {
+/// What one kind of target is: the facts that are data, the same for every target of the kind.
+pub(super) struct Facts {
     /// The kind in a message: "a file", "a simulated drive".
-    fn noun(&self) -> &'static str;
-
+    pub noun: &'static str,
     /// Whether targets of this kind are files or devices of the host, opened (and created) through the OS;
     /// false for a model that lives in wkrun's memory.
-    fn on_host(&self) -> bool;
-
+    pub on_host: bool,
     /// Whether a run that writes needs `--allow-destroy` naming the target (its data is not wkrun's to
     /// destroy), and must find it not in use.
-    fn writes_need_allow_destroy(&self) -> bool;
-
+    pub writes_need_allow_destroy: bool,
     /// Whether opening for writing is exclusive (O_EXCL: the kernel refuses while something holds the target).
-    fn exclusive_when_writing(&self) -> bool;
+    pub exclusive_when_writing: bool,
+    /// What `method = "auto"` does on this kind, in the plan's words.
+    pub auto_erase: &'static str,
+}
 
-    /// The device number (`st_rdev`) of the device node at the target's path, for kinds identified by one.
-    fn device_number(&self, t: &TargetInfo) -> Option<u64>;
+/// One erase handed to a kind: `[start, start + len)` of `t` through `access` with `method`, which the target
+/// can do (the caller checked [`Kind::erase_problem`]); `stop` is set to interrupt it.
+#[derive(Clone, Copy)]
+pub(super) struct Job<'a> {
+    /// The target.
+    pub t: &'a TargetInfo,
+    /// Its open file, or the simulated drive's state.
+    pub access: Access<'a>,
+    /// The method, as planned (`auto`: the kind picks one, as its [`Facts::auto_erase`] says).
+    pub method: EraseMethod,
+    /// The first byte of the span.
+    pub start: u64,
+    /// The span's length in bytes.
+    pub len: u64,
+    /// Set to stop between ranges.
+    pub stop: &'a AtomicBool,
+}
+
+/// What one kind of target is ([`Kind::facts`]) and how it behaves.
+pub(super) trait Kind: Sync {
+    /// The facts of this kind.
+    fn facts(&self) -> &'static Facts;
+
+    /// The device number (`st_rdev`) of the device node at the target's path, for kinds identified by one;
+    /// `None` for the others.
+    fn device_number(&self, _t: &TargetInfo) -> Option<u64> {
+        None
+    }
 
     /// Why `method` (never `auto`) cannot erase `span` (`(start, len)`) of `t`, in the words that follow
     /// `erase method "..."`; `None` when it can.
@@ -42,25 +69,14 @@ pub(super) trait Kind: Sync {
         span: (u64, u64),
     ) -> Option<String>;
 
-    /// What `method = "auto"` does on this kind, in the plan's words.
-    fn auto_erase(&self) -> &'static str;
-
     /// Whether the span reads back as zeros after an erase with `method` (as planned; `None` is `auto`).
     fn erase_reads_zeros(&self, method: Option<EraseMethod>) -> bool {
         method == Some(EraseMethod::ZeroOut)
     }
 
-    /// Erases `[start, start + len)` of `t` through `access` with `method`, which the target can do (the
-    /// caller checked [`Kind::erase_problem`]).
-    fn erase(
-        &self,
-        t: &TargetInfo,
-        access: Access<'_>,
-        method: EraseMethod,
-        start: u64,
-        len: u64,
-        stop: &AtomicBool,
-    ) -> io::Result<Erased>;
+    /// Erases the span of `job` (its target can do its method: the caller checked
+    /// [`Kind::erase_problem`]).
+    fn erase(&self, job: Job<'_>) -> io::Result<Erased>;
 }
 
 /// The description of targets of kind `kind`.
@@ -73,14 +89,14 @@ pub(super) fn of(kind: TargetKind) -> &'static dyn Kind {
 }
 
 /// The open file of a host target, or the error for an erase handed the simulated drive's state instead.
-fn host_file<'a>(t: &TargetInfo, access: Access<'a>) -> io::Result<&'a std::fs::File> {
-    match access {
+fn host_file<'a>(job: &Job<'a>) -> io::Result<&'a std::fs::File> {
+    match job.access {
         Access::Host(f) => Ok(f),
         Access::Sim(_) => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
                 "{} is erased through its open file, not a simulated drive",
-                t.path.display()
+                job.t.path.display()
             ),
         )),
     }
