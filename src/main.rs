@@ -54,7 +54,7 @@ enum Cmd {
     /// Compare runs side by side: one column per results.json, one row per phase and metric, with each
     /// run's relative change against the first.
     Compare {
-        /// results.json files; the first is the baseline.
+        /// results.json files, or results folders (their results.json); the first is the baseline.
         #[arg(required = true, value_name = "RESULTS")]
         files: Vec<PathBuf>,
         /// Output format.
@@ -65,7 +65,8 @@ enum Cmd {
     /// latency per interval and percentiles; charts across sweeps and matrices; several runs on one plot,
     /// one colour per run.
     Report {
-        /// results.json files (their series CSVs are read from the same folder).
+        /// results.json files, or results folders (their results.json); the series CSVs are read from the same
+        /// folder.
         #[arg(required = true, value_name = "RESULTS")]
         files: Vec<PathBuf>,
         /// Report folder, created if needed; files of the same name are replaced (default: `report/` in the
@@ -319,7 +320,18 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
     Ok(())
 }
 
+/// The results files named on the command line: a results folder stands for its `results.json`.
+fn results_files(args: &[PathBuf]) -> Vec<PathBuf> {
+    args.iter()
+        .map(|p| match p.is_dir() {
+            true => p.join("results.json"),
+            false => p.clone(),
+        })
+        .collect()
+}
+
 fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
+    let files = &results_files(files);
     use wkrun::report::{self, compare};
     let runs = files
         .iter()
@@ -345,11 +357,12 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
 }
 
 fn cmd_report(
-    files: &[PathBuf],
+    args: &[PathBuf],
     output: Option<PathBuf>,
     ymax: Option<f64>,
     window: Option<String>,
 ) -> Result<(), Fail> {
+    let files = &results_files(args);
     use wkrun::report::{build, model, runs};
     if let Some(y) = ymax
         && !(y.is_finite() && y > 0.0)

@@ -285,7 +285,10 @@ mod tests {
         /// `n` 1 MiB loop devices, or `None` after printing why `test` skips.
         fn new(test: &str, n: usize) -> Option<Loops> {
             let skip = |why: &str| {
-                eprintln!("SKIPPED {test}: {why}");
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr().lock(),
+                    format_args!("SKIPPED {test}: {why}\n"),
+                );
                 None
             };
             let uid = Command::new("id").arg("-u").output().ok();

@@ -176,9 +176,11 @@ impl Drop for LoopDev {
     }
 }
 
-/// Prints a visible skip line (shown with `--nocapture`, and in the test's captured output on failure).
+/// Prints a skip line that shows in a plain `cargo test`: written straight to the process's stderr, past the
+/// test harness's capture of `eprintln!`.
 pub fn skip(test: &str, why: &str) {
-    eprintln!("SKIPPED {test}: {why}");
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {why}");
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -619,3 +619,21 @@ fn two_real_runs() {
     let table = compare_out(d.path(), &files, &[]);
     assert!(table.contains("missing"), "{table}");
 }
+
+/// A results folder stands for its results.json, in compare and in report.
+#[test]
+fn a_results_folder_stands_for_its_results_json() {
+    let dir = tempdir();
+    let files = three_runs(dir.path());
+    let folders: Vec<PathBuf> = files
+        .iter()
+        .map(|f| f.parent().expect("results folder").to_path_buf())
+        .collect();
+    for format in ["table", "csv"] {
+        assert_eq!(
+            compare_out(dir.path(), &folders, &["--format", format]),
+            compare_out(dir.path(), &files, &["--format", format]),
+            "compare --format {format}: folders and their results.json differ"
+        );
+    }
+}

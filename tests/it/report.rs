@@ -596,3 +596,24 @@ fn report_html_renders_in_chromium_without_console_errors() {
     );
     assert!(run_a, "run-a's colour (#1f77b4) is on the page");
 }
+
+/// `wkrun report DIR`: a results folder stands for its results.json, and the report goes to `DIR/report/`
+/// with the same pages as from the file.
+#[test]
+fn report_of_a_results_folder_is_that_of_its_results_json() {
+    let tmp = tempdir();
+    let run = tmp.path().join("run-a");
+    std::fs::create_dir(&run).expect("mkdir");
+    for f in std::fs::read_dir(fixture("run-a")).expect("fixture") {
+        let f = f.expect("entry").path();
+        std::fs::copy(&f, run.join(f.file_name().expect("name"))).expect("copy fixture");
+    }
+    let out = report_ok(tmp.path(), &["run-a"]);
+    assert!(out.starts_with("report: run-a/report/index.html"), "{out}");
+    report_ok(tmp.path(), &["run-a/results.json", "-o", "from-file"]);
+    assert_eq!(
+        std::fs::read_to_string(run.join("report/index.html")).expect("index.html"),
+        std::fs::read_to_string(tmp.path().join("from-file/index.html")).expect("index.html"),
+        "index.html from the folder and from its results.json differ"
+    );
+}
