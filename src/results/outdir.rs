@@ -78,6 +78,8 @@ impl OutDir {
     /// [`OutDirError::Link`] when `path` itself is a symbolic link, [`OutDirError::Create`] when it cannot be
     /// created or opened (not a folder, no permission).
     pub fn open(path: &Path, what: &'static str) -> Result<OutDir, OutDirError> {
+        // Without a trailing `/` or `/.`, which would make the kernel follow a link named by the last part.
+        let path: &Path = &path.components().collect::<PathBuf>();
         let create = |source| OutDirError::Create {
             what,
             path: path.to_path_buf(),
@@ -301,9 +303,14 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir(t.path().join("real")).unwrap();
         std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
-        assert!(matches!(
-            OutDir::open(&t.path().join("link"), "report folder"),
-            Err(OutDirError::Link { .. })
-        ));
+        for given in ["link", "link/", "link/.", "link//"] {
+            assert!(
+                matches!(
+                    OutDir::open(&t.path().join(given), "report folder"),
+                    Err(OutDirError::Link { .. })
+                ),
+                "{given}"
+            );
+        }
     }
 }
