@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wkrun::plan::{self, Plan};
+use wkrun::results::outdir::OutDir;
 use wkrun::results::schema;
 use wkrun::run::{self, RunError};
 use wkrun::spec::{self, LoadedSpec};
@@ -387,13 +388,8 @@ fn cmd_report(
     let opts = model::Options { ymax, window };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        bad(format!(
-            "cannot create the report folder {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let written = build::write(&dir, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;
+    let written = build::write(&out, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
     println!(
         "report: {} ({} plots)",
         dir.join("index.html").display(),
@@ -446,36 +442,30 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // Checked before anything is opened for writing.
     let consent = target::safety::consent(&plan.target, plan.writes(), a.allow_destroy.as_deref())
         .map_err(bad)?;
-    let out_dir = a
+    let out_path = a
         .output
         .clone()
         .unwrap_or_else(|| run::default_output_dir(&plan.spec_name));
-    if out_dir.join("results.json").exists() {
-        return Err(bad(format!(
-            "{} already holds results.json; choose another --output folder",
-            out_dir.display()
-        )));
-    }
+    // The folder is opened and locked before anything is written: a folder that another run holds, that
+    // holds results.json or that is a symbolic link is refused here.
+    let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
     // The plan marks the target created only when some phase opens it (not when all run on null).
-    let created = plan.target.created;
-    if created {
-        plan = run::create_target(&s, &plan).map_err(bad)?;
+    if plan.target.created {
+        plan = match run::create_target(&s, &plan) {
+            Ok(p) => p,
+            Err(e) => {
+                out_dir.discard();
+                return Err(bad(e));
+            }
+        };
         say(&format!(
             "created {} ({} B, sparse)",
             plan.target.path.display(),
             plan.target.capacity_bytes
         ));
     }
-    if let Err(e) = std::fs::create_dir_all(&out_dir) {
-        if created {
-            let _ = std::fs::remove_file(&plan.target.path);
-        }
-        return Err(bad(format!(
-            "cannot create the output folder {}: {e}",
-            out_dir.display()
-        )));
-    }
-    say(&format!("results: {}", out_dir.display()));
+    let out_path = out_dir.path();
+    say(&format!("results: {}", out_path.display()));
     signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -489,7 +479,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         }
         Err(RunError::Interrupted) => Err(Fail(
             130,
-            format!("interrupted; partial results in {}", out_dir.display()),
+            format!("interrupted; partial results in {}", out_path.display()),
         )),
         Err(RunError::Refused(e)) => Err(bad(e)),
         Err(e) => Err(Fail(1, e.to_string())),

@@ -8,12 +8,12 @@ use crate::ops::{Op, OpKind, Ops};
 use crate::sim::{DeviceCounters, SimDevice};
 use crate::stats::IntervalClock;
 use crate::stats::MAX_INTERVALS;
+use crate::sys::dir::RowFile;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io;
-use std::path::Path;
 use std::sync::Mutex;
 use std::sync::mpsc::Sender;
 
@@ -23,8 +23,9 @@ pub struct Sim<'d> {
     pub device: &'d Mutex<SimDevice>,
     /// Flash slots each written 4 KiB unit takes (see [`SimDevice::slots_for`]).
     pub slots: u32,
-    /// Where to write the per-interval device internals (`NN-<phase>.device.csv`); `None` for none.
-    pub device_csv: Option<&'d Path>,
+    /// The file, created empty, to write the per-interval device internals into (`NN-<phase>.device.csv`);
+    /// `None` for none.
+    pub device_csv: Option<&'d File>,
     /// Receives the first error writing that CSV, if any.
     pub csv_error: &'d Mutex<Option<io::Error>>,
 }
@@ -62,7 +63,7 @@ impl Engine for Sim<'_> {
         let mut rec = Recorder::new(0, job.clock, events.clone());
         let mut rows = match self
             .device_csv
-            .map(|p| DeviceRows::create(p, job.clock, &dev))
+            .map(|f| DeviceRows::create(f, job.clock, &dev))
         {
             Some(Ok(r)) => Some(r),
             Some(Err(e)) => {
@@ -216,19 +217,25 @@ impl DeviceRow {
     }
 }
 
-/// Writes a row per interval of the phase's series as the virtual clock passes its end.
+/// Writes a row per interval of the phase's series as the virtual clock passes its end, each row in one
+/// piece ([`RowFile`]): the file always ends with a whole row.
 struct DeviceRows {
-    csv: csv::Writer<File>,
+    file: RowFile,
     clock: IntervalClock,
     cur: u64,
     last: DeviceCounters,
 }
 
 impl DeviceRows {
-    fn create(path: &Path, clock: IntervalClock, dev: &SimDevice) -> io::Result<DeviceRows> {
-        let csv = csv::Writer::from_writer(File::create(path)?);
+    /// Rows into `file` (empty), starting with the header.
+    fn create(file: &File, clock: IntervalClock, dev: &SimDevice) -> io::Result<DeviceRows> {
+        let mut file = RowFile::new(file.try_clone()?);
+        file.append(&csv_line(
+            &DeviceRow::new(0.0, &DeviceCounters::default()),
+            true,
+        )?)?;
         Ok(DeviceRows {
-            csv,
+            file,
             clock,
             cur: 0,
             last: dev.counters(),
@@ -262,20 +269,32 @@ impl DeviceRows {
             DeviceRow::new(end as f64 / 1e9, &now.since(&self.last)),
             sim,
         );
-        if let Err(e) = self.csv.flush() {
+    }
+
+    /// Appends a row; the first error is kept for the phase to report (later rows are refused).
+    fn write(&mut self, row: DeviceRow, sim: &Sim<'_>) {
+        if let Err(e) = csv_line(&row, false).and_then(|b| self.file.append(&b)) {
             sim.csv_error
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .get_or_insert(e);
         }
     }
+}
 
-    fn write(&mut self, row: DeviceRow, sim: &Sim<'_>) {
-        if let Err(e) = self.csv.serialize(row) {
-            sim.csv_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(io::Error::other(e));
-        }
+/// `row` as one CSV line, or with `header` the header line alone.
+fn csv_line(row: &DeviceRow, header: bool) -> io::Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(Vec::with_capacity(256));
+    w.serialize(row).map_err(io::Error::other)?;
+    let mut b = w.into_inner().map_err(io::Error::other)?;
+    if header {
+        let end = b
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |i| i + 1);
+        b.truncate(end);
     }
+    Ok(b)
 }

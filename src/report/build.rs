@@ -14,8 +14,9 @@ use super::chart::{Chart, PlotError};
 use super::html;
 use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
 use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
+use crate::results::outdir::OutDir;
 use crate::stats::window::WindowSpec;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A file name part made of `A-Za-z0-9._-` only: `saturate[op=93%]` → `saturate_op-93pct`.
 pub fn slug(name: &str) -> String {
@@ -172,29 +173,27 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
-/// Writes the report into `dir` (created with its parents when missing): every SVG, then `index.html`.
-/// Files of the same name are replaced; nothing else in `dir` is touched. Returns the files written,
+/// Writes the report into `dir` (opened with [`OutDir::open`]): every SVG, then `index.html`, each to a new
+/// temporary file renamed over its name ([`OutDir::replace`]), so a file or symbolic link of the same name
+/// is replaced, never written through; nothing else in `dir` is touched. Returns the files written,
 /// `index.html` last.
 ///
 /// # Errors
-/// [`WriteError`] naming the folder or file.
+/// [`WriteError`] naming the file.
 pub fn write(
-    dir: &Path,
+    dir: &OutDir,
     runs: &[RunData],
     report: &Report,
     opts: &Options,
 ) -> Result<Vec<PathBuf>, WriteError> {
-    std::fs::create_dir_all(dir).map_err(|source| WriteError {
-        path: dir.to_path_buf(),
-        source,
-    })?;
     let mut written = Vec::new();
     let put = |name: &str, text: &str, written: &mut Vec<PathBuf>| {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|source| WriteError {
-            path: path.clone(),
-            source,
-        })?;
+        dir.replace(name, text.as_bytes(), false)
+            .map_err(|source| WriteError {
+                path: path.clone(),
+                source,
+            })?;
         written.push(path);
         Ok(())
     };

@@ -36,6 +36,20 @@ pub enum ReadError {
         /// What is wrong with it.
         why: String,
     },
+    /// A file name in a results file (`series_csv`, `device_csv`) that is not a plain name of a file next to
+    /// it: a path such as `../../etc/passwd` or `/proc/self/environ` is refused, never opened.
+    #[error(
+        "{}: {field} = {name:?} is not a file name in the results folder (a plain name, without `/`); refused",
+        path.display()
+    )]
+    BadName {
+        /// The results file.
+        path: PathBuf,
+        /// The field, e.g. `phases[2].series_csv`.
+        field: String,
+        /// Its value.
+        name: String,
+    },
     /// A series CSV that a results file names is missing or is not a series CSV.
     #[error("series {}: {why}", path.display())]
     Series {
@@ -46,7 +60,8 @@ pub enum ReadError {
     },
 }
 
-/// Reads and parses one `results.json` (format 1).
+/// Reads and parses one `results.json` (format 1); the CSV names it holds must be plain file names
+/// ([`ReadError::BadName`]).
 pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
         path: path.to_path_buf(),
@@ -70,5 +85,35 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
         }
         Some(_) => {}
     }
-    serde_json::from_value(value).map_err(|e| not(e.to_string()))
+    let results: Results = serde_json::from_value(value).map_err(|e| not(e.to_string()))?;
+    check_names(path, &results)?;
+    Ok(results)
+}
+
+/// Whether `name` names a file in the folder itself: not empty, not `.` or `..`, no `/` or NUL.
+pub fn plain_file_name(name: &str) -> bool {
+    !(name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']))
+}
+
+/// Refuses a results file whose `series_csv` or `device.device_csv` is not a plain file name.
+fn check_names(path: &Path, results: &Results) -> Result<(), ReadError> {
+    for (i, p) in results.phases.iter().enumerate() {
+        let names = [
+            ("series_csv", p.series_csv.as_ref()),
+            (
+                "device.device_csv",
+                p.device.as_ref().and_then(|d| d.device_csv.as_ref()),
+            ),
+        ];
+        for (field, name) in names {
+            if let Some(name) = name.filter(|n| !plain_file_name(n)) {
+                return Err(ReadError::BadName {
+                    path: path.to_path_buf(),
+                    field: format!("phases[{i}].{field}"),
+                    name: name.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
 }

@@ -6,6 +6,7 @@ use super::{ReadError, read_results};
 use crate::results::series_csv::SeriesRow;
 use crate::results::{DirStats, PhaseResult, Results};
 use crate::spec::PhaseKind;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// One run: its results and, per phase (same order as `results.phases`), the rows of its series CSV
@@ -54,8 +55,8 @@ impl RunData {
     }
 }
 
-/// Reads `path` (a `results.json`) and every series CSV it names (`series_csv`, relative to the
-/// results file's folder).
+/// Reads `path` (a `results.json`) and every series CSV it names (`series_csv`, a file name in the results
+/// file's folder; see [`read_results`]).
 ///
 /// # Errors
 /// [`ReadError`] naming the file: unreadable, not a results document, or a series CSV that is missing or
@@ -79,7 +80,7 @@ pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
     })
 }
 
-/// The rows of a series CSV (`NN-<phase>.csv`).
+/// The rows of a series CSV (`NN-<phase>.csv`); a symbolic link is refused, not followed.
 ///
 /// # Errors
 /// [`ReadError::Series`] naming the file and, for a bad row, its line.
@@ -88,7 +89,16 @@ pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
         path: path.to_path_buf(),
         why,
     };
-    let mut r = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    // The CSV is a file next to the results file, not a link to something elsewhere.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => bad("a symbolic link; not followed".into()),
+            _ => bad(e.to_string()),
+        })?;
+    let mut r = csv::Reader::from_reader(file);
     let mut rows = Vec::new();
     for (i, rec) in r.deserialize::<SeriesRow>().enumerate() {
         // Line 1 is the header.

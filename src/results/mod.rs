@@ -1,7 +1,9 @@
 //! Results: the `results.json` document ([`model`]), the per-phase series CSV ([`series_csv`]), atomic writing
-//! with validation against the results schema ([`mod@write`]) and the JSON Schemas themselves ([`schema`]).
+//! with validation against the results schema ([`mod@write`]), the JSON Schemas themselves ([`schema`]), and
+//! the output folder everything is written into ([`outdir`]).
 
 pub mod model;
+pub mod outdir;
 pub mod schema;
 pub mod series_csv;
 pub mod write;

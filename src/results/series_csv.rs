@@ -1,9 +1,10 @@
 //! The per-phase series CSV: a header row, then one [`SeriesRow`] per interval, flushed as each row is final,
 //! so that a run killed at any moment keeps every interval completed before it.
 
+use super::outdir::OutDir;
 use crate::stats::{DirInterval, IntervalCounts};
+use crate::sys::dir::RowFile;
 use serde::{Deserialize, Serialize};
-use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -17,39 +18,38 @@ pub fn device_file_name(index: usize, name: &str) -> String {
     format!("{index:02}-{name}.device.csv")
 }
 
-/// Appends rows to one phase's CSV.
+/// Appends rows to one phase's CSV, each in one piece: a row that cannot be written in full (a full disk) is
+/// taken back, so the file always ends with a whole row, and no row is written after it.
 pub struct SeriesWriter {
     path: PathBuf,
-    csv: csv::Writer<File>,
+    file: RowFile,
     rows: u64,
 }
 
 impl SeriesWriter {
-    /// Creates (truncates) the CSV and writes its header.
+    /// Creates the CSV `name` in `dir` (replacing a file or link of that name, never writing through it;
+    /// [`OutDir::create`]) and writes its header.
     ///
     /// # Errors
-    /// The OS error creating the file.
-    pub fn create(path: &Path) -> io::Result<SeriesWriter> {
-        let file = File::create(path)?;
-        let mut csv = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(file);
-        csv.write_record(HEADER)?;
-        csv.flush()?;
+    /// The OS error creating or writing the file.
+    pub fn create(dir: &OutDir, name: &str) -> io::Result<SeriesWriter> {
+        let mut file = RowFile::new(dir.create(name)?);
+        let mut header = csv::Writer::from_writer(Vec::new());
+        header.write_record(HEADER)?;
+        file.append(&header.into_inner().map_err(io::Error::other)?)?;
         Ok(SeriesWriter {
-            path: path.to_path_buf(),
-            csv,
+            path: dir.join(name),
+            file,
             rows: 0,
         })
     }
 
-    /// Appends one row and flushes it to the file.
+    /// Appends one row to the file (one write).
     ///
     /// # Errors
-    /// The OS error writing the file.
+    /// The OS error writing the file (the row is then not in it), or an earlier row's failure.
     pub fn append(&mut self, row: &SeriesRow) -> io::Result<()> {
-        self.csv.serialize(row).map_err(io::Error::other)?;
-        self.csv.flush()?;
+        self.file.append(&row_bytes(row)?)?;
         self.rows += 1;
         Ok(())
     }
@@ -63,6 +63,15 @@ impl SeriesWriter {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// One record as a CSV line (no header), for [`RowFile::append`].
+fn row_bytes(row: &impl Serialize) -> io::Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::with_capacity(256));
+    w.serialize(row).map_err(io::Error::other)?;
+    w.into_inner().map_err(io::Error::other)
 }
 
 /// Column names, in order (the fields of [`SeriesRow`]).

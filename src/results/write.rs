@@ -1,10 +1,10 @@
-//! Writing `results.json`: validated against the results schema, then written atomically (temporary file,
-//! fsync, rename), so a reader or a crash never sees a torn or invalid file.
+//! Writing `results.json`: validated against the results schema, then written atomically (a new temporary
+//! file, fsync, rename; [`OutDir::replace`]), so a reader or a crash never sees a torn or invalid file.
 
 use super::Results;
+use super::outdir::OutDir;
 use super::schema::result_schema;
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Why results could not be written.
@@ -25,19 +25,21 @@ pub enum WriteError {
 
 /// Writes `results.json` into one folder, validating every version it writes.
 pub struct ResultsWriter {
+    dir: OutDir,
     path: PathBuf,
     validator: jsonschema::Validator,
 }
 
 impl ResultsWriter {
-    /// A writer for `dir/results.json`.
+    /// A writer for `results.json` in `dir`.
     ///
     /// # Errors
     /// [`WriteError::Invalid`] if the generated schema does not compile (a bug).
-    pub fn new(dir: &Path) -> Result<ResultsWriter, WriteError> {
+    pub fn new(dir: &OutDir) -> Result<ResultsWriter, WriteError> {
         let validator = jsonschema::validator_for(&result_schema())
             .map_err(|e| WriteError::Invalid(e.to_string()))?;
         Ok(ResultsWriter {
+            dir: dir.clone(),
             path: dir.join("results.json"),
             validator,
         })
@@ -64,30 +66,11 @@ impl ResultsWriter {
         let mut text =
             serde_json::to_vec_pretty(&value).map_err(|e| WriteError::Invalid(e.to_string()))?;
         text.push(b'\n');
-        atomic_write(&self.path, &text).map_err(|source| WriteError::Io {
-            path: self.path.clone(),
-            source,
-        })
+        self.dir
+            .replace("results.json", &text, true)
+            .map_err(|source| WriteError::Io {
+                path: self.path.clone(),
+                source,
+            })
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent()
-        && let Ok(d) = File::open(if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        })
-    {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }

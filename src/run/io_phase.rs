@@ -59,9 +59,12 @@ pub fn measured(
     pr: &mut PhaseResult,
 ) -> Result<IoOutcome, PhaseEnd> {
     let csv_name = series_csv::file_name(phase.index, &phase.name);
-    let csv_path = ctx.out_dir.join(&csv_name);
     let env = ctx.env();
-    let o = measure::run(&env, phase, &csv_path, check, &mut ctx.obs);
+    let csv = measure::CsvOut {
+        dir: ctx.out_dir,
+        name: &csv_name,
+    };
+    let o = measure::run(&env, phase, csv, check, &mut ctx.obs);
     ctx.obs.phase_end();
     let o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
     record(phase, &o, pr);

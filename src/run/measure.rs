@@ -11,14 +11,15 @@ use crate::engine::{
 use crate::image::ImageSource;
 use crate::ops::{OpKind, OpStream, SharedOps};
 use crate::plan::{Bound, IoSettings, Measure, PhasePlan, Work, WriteSource, image_path};
-use crate::results::series_csv::{SeriesRow, SeriesWriter};
+use crate::results::outdir::OutDir;
+use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::steady::{FioMetric, LeaveRule, Rule, SteadyDetector};
 use crate::stats::{IntervalClock, Series};
 use crate::vocab::DataPattern;
 use std::fs::File;
 use std::io;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, mpsc};
 
@@ -56,6 +57,28 @@ fn setup(what: String) -> impl FnOnce(io::Error) -> SetupError {
     move |source| SetupError { what, source }
 }
 
+/// Where a phase's series CSV goes: the run's output folder and the file's name in it.
+#[derive(Clone, Copy)]
+pub struct CsvOut<'a> {
+    /// The run's output folder.
+    pub dir: &'a OutDir,
+    /// The series CSV's name (`NN-<phase>.csv`).
+    pub name: &'a str,
+}
+
+impl CsvOut<'_> {
+    /// The CSV's path, for messages.
+    fn path(&self) -> PathBuf {
+        self.dir.join(self.name)
+    }
+
+    /// Creates the CSV with its header.
+    fn create(&self) -> Result<SeriesWriter, SetupError> {
+        SeriesWriter::create(self.dir, self.name)
+            .map_err(setup(format!("cannot create {}", self.path().display())))
+    }
+}
+
 /// The shape of an I/O phase, the same for fills, restores, workloads and verify reads.
 struct Shape<'a> {
     io: &'a IoSettings,
@@ -76,7 +99,7 @@ struct Parts<'a> {
     virtual_clock: bool,
 }
 
-/// Runs the I/O of `phase` and writes its series to `csv_path`; `check` sees the data of every read (a verify
+/// Runs the I/O of `phase` and writes its series to `csv`; `check` sees the data of every read (a verify
 /// phase). A simulated target runs on the drive's virtual clock and also writes the drive's internals per
 /// interval next to the series, as `NN-<phase>.device.csv`.
 ///
@@ -86,7 +109,7 @@ struct Parts<'a> {
 pub fn run(
     env: &Env<'_>,
     phase: &PhasePlan,
-    csv_path: &Path,
+    csv: CsvOut<'_>,
     check: Option<&dyn ReadCheck>,
     obs: &mut dyn Observer,
 ) -> Result<IoOutcome, SetupError> {
@@ -98,7 +121,7 @@ pub fn run(
         });
     };
     let parts = parts(env, phase, &shape)?;
-    let device_csv = csv_path.with_extension("device.csv");
+    let device_csv = series_csv::device_file_name(phase.index, &phase.name);
     let csv_error = Mutex::new(None);
     let slots = env.sim.map(|device| {
         let pattern = match &parts.data {
@@ -136,27 +159,27 @@ pub fn run(
             errors,
             ..
         }) => {
-            return ramp_failed(csv_path, e, errors, measured_started_at);
+            return ramp_failed(csv, e, errors, measured_started_at);
         }
         Some(r) => (r.first, r.errors),
         None => (0, Default::default()),
     };
     let device_before = env.sim.map(|d| lock(d).counters());
-    let engine = new_engine(Some(&device_csv))?;
-    let mut out = measure(
-        &shape,
-        &parts,
-        (first, check),
-        engine.as_ref(),
-        csv_path,
-        obs,
-    )?;
+    let device_file = match env.sim {
+        Some(_) => Some(csv.dir.create(&device_csv).map_err(setup(format!(
+            "cannot create {}",
+            csv.dir.join(&device_csv).display()
+        )))?),
+        None => None,
+    };
+    let engine = new_engine(device_file.as_ref())?;
+    let mut out = measure(&shape, &parts, (first, check), engine.as_ref(), csv, obs)?;
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     out.outcome.errors.merge(ramp_errors);
     out.measured_started_at = measured_started_at;
     if let Some(e) = lock(&csv_error).take() {
         return Err(SetupError {
-            what: format!("cannot write {}", device_csv.display()),
+            what: format!("cannot write {}", csv.dir.join(&device_csv).display()),
             source: e,
         });
     }
@@ -345,13 +368,12 @@ fn run_ramp(
 
 /// The outcome of a phase whose ramp failed: an empty series and the ramp's error.
 fn ramp_failed(
-    csv_path: &Path,
+    csv: CsvOut<'_>,
     error: IoError,
     errors: crate::engine::errors::ErrorTally,
     measured_started_at: Option<String>,
 ) -> Result<IoOutcome, SetupError> {
-    let csv = SeriesWriter::create(csv_path)
-        .map_err(setup(format!("cannot create {}", csv_path.display())))?;
+    let csv = csv.create()?;
     Ok(IoOutcome {
         outcome: Outcome {
             read: crate::stats::LatencyRecorder::new(),
@@ -402,7 +424,7 @@ fn measure(
     parts: &Parts<'_>,
     (first, check): (u64, Option<&dyn ReadCheck>),
     engine: &(dyn engine::Engine + Sync),
-    csv_path: &Path,
+    csv_out: CsvOut<'_>,
     obs: &mut dyn Observer,
 ) -> Result<IoOutcome, SetupError> {
     let m = shape.measure;
@@ -424,8 +446,7 @@ fn measure(
         true => LockStep::default(),
         false => LockStep::with_lag(SIM_LAG),
     });
-    let csv = SeriesWriter::create(csv_path)
-        .map_err(setup(format!("cannot create {}", csv_path.display())))?;
+    let csv = csv_out.create()?;
     let per_round = m.steady.map_or(1, |s| s.intervals_per_round) as usize;
     let keep_iops = !m.windows.is_empty() || m.aggregate_ns.is_some();
     let mut c = Collector {
@@ -450,7 +471,7 @@ fn measure(
         ended_at_steady,
         series,
         c,
-        csv_path,
+        csv_out,
     )
 }
 
@@ -507,7 +528,7 @@ fn finish(
     ended_at_steady: bool,
     mut series: Series,
     mut c: Collector<'_>,
-    csv_path: &Path,
+    csv: CsvOut<'_>,
 ) -> Result<IoOutcome, SetupError> {
     let end_ns = end_of_phase(shape, parts, job, &mut outcome, ended_at_steady);
     let cut_short = outcome.error.is_some() || ended_at_steady || parts.stopped();
@@ -521,7 +542,7 @@ fn finish(
     }
     if let Some(e) = c.write_err {
         return Err(SetupError {
-            what: format!("cannot write {}", csv_path.display()),
+            what: format!("cannot write {}", csv.path().display()),
             source: e,
         });
     }

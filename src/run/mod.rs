@@ -17,13 +17,14 @@ pub use observer::Observer;
 pub use prepare::create_target;
 
 use crate::plan::{PhasePlan, Plan, Work};
+use crate::results::outdir::OutDir;
 use crate::results::write::{ResultsWriter, WriteError};
 use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
 use crate::sim::SimDevice;
 use crate::spec::LoadedSpec;
 use crate::target::safety::Consent;
 use observer::Both;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
@@ -81,8 +82,8 @@ pub struct Env<'a> {
 pub struct Ctx<'a> {
     /// The plan being run.
     pub plan: &'a Plan,
-    /// Where series CSVs go.
-    pub out_dir: &'a Path,
+    /// Where series CSVs go: the run's output folder, open and locked.
+    pub out_dir: &'a OutDir,
     /// Set by a signal: stop at the next I/O boundary.
     pub stop: &'a AtomicBool,
     /// The simulated drive, for a simulated target.
@@ -146,7 +147,7 @@ impl<'a> Ctx<'a> {
 }
 
 /// Runs every phase of `plan` from [`Plan::start_at`], writing `results.json` and the series CSVs into
-/// `out_dir` (which must exist). `consent` (from [`crate::target::safety::consent`]) must cover the plan's
+/// `out_dir` (opened with [`OutDir::for_run`]). `consent` (from [`crate::target::safety::consent`]) must cover the plan's
 /// target and its writes: it is checked again here, before anything is written. The target must exist (a
 /// file target the plan marks `created` has been created by the caller). `obs` hears every event besides the
 /// results file; `stop` interrupts at the next I/O boundary.
@@ -158,7 +159,7 @@ pub fn execute(
     spec: &LoadedSpec,
     plan: &Plan,
     consent: &Consent,
-    out_dir: &Path,
+    out_dir: &OutDir,
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> Result<Results, RunError> {

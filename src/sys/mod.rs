@@ -4,6 +4,7 @@
 
 pub mod aio;
 pub mod block;
+pub mod dir;
 pub mod file;
 pub mod nvme;
 pub mod signal;

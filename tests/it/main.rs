@@ -11,6 +11,7 @@ mod engines;
 mod interrupt;
 mod methodology;
 mod null_engine;
+mod outdir;
 mod phases;
 mod progress;
 mod report;

@@ -1,0 +1,316 @@
+//! The folder a run or a report writes into ([`OutDir`]): created when missing, held open by its descriptor,
+//! and for a run locked for the run's lifetime. Nothing in it is written through a symbolic link: a file is
+//! created anew (an existing file or link of its name is removed first, never opened) or written to a fresh
+//! temporary file and renamed over its name.
+
+use crate::sys::dir::Dir;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why an output folder cannot be used. Nothing was written into it.
+#[derive(Debug, thiserror::Error)]
+pub enum OutDirError {
+    /// The folder's own name is a symbolic link.
+    #[error(
+        "the {what} {} is a symbolic link; wkrun does not write through links: give the folder it points to",
+        path.display()
+    )]
+    Link {
+        /// "output folder" or "report folder".
+        what: &'static str,
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The folder (or a parent) cannot be created, or it cannot be opened.
+    #[error("cannot create the {what} {}: {source}", path.display())]
+    Create {
+        /// "output folder" or "report folder".
+        what: &'static str,
+        /// The folder.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// Another process holds the folder's lock: another run writes into it.
+    #[error(
+        "the output folder {} is in use by another wkrun run{}; choose another --output folder",
+        path.display(),
+        pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+    )]
+    InUse {
+        /// The folder.
+        path: PathBuf,
+        /// The process holding the lock, when /proc/locks tells.
+        pid: Option<u32>,
+    },
+    /// The folder already holds the results of a run.
+    #[error("{} already holds results.json; choose another --output folder", path.display())]
+    HasResults {
+        /// The folder.
+        path: PathBuf,
+    },
+}
+
+/// An open output folder; cloning shares the descriptor (and the lock, for a run's folder).
+#[derive(Debug, Clone)]
+pub struct OutDir {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    dir: Dir,
+    path: PathBuf,
+    created: bool,
+}
+
+/// Numbers the temporary files of this process (with its pid, a name no other writer uses).
+static TEMP: AtomicU64 = AtomicU64::new(0);
+
+impl OutDir {
+    /// Opens the folder `path`, creating it (with its parents) when missing. `what` names it in errors
+    /// ("output folder", "report folder").
+    ///
+    /// # Errors
+    /// [`OutDirError::Link`] when `path` itself is a symbolic link, [`OutDirError::Create`] when it cannot be
+    /// created or opened (not a folder, no permission).
+    pub fn open(path: &Path, what: &'static str) -> Result<OutDir, OutDirError> {
+        // Without a trailing `/` or `/.`, which would make the kernel follow a link named by the last part.
+        let path: &Path = &path.components().collect::<PathBuf>();
+        let create = |source| OutDirError::Create {
+            what,
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(create)?;
+        }
+        let created = match std::fs::create_dir(path) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(create(e)),
+        };
+        let dir = Dir::open(path).map_err(|e| {
+            match std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) {
+                true => OutDirError::Link {
+                    what,
+                    path: path.to_path_buf(),
+                },
+                false => create(e),
+            }
+        })?;
+        Ok(OutDir {
+            inner: Arc::new(Inner {
+                dir,
+                path: path.to_path_buf(),
+                created,
+            }),
+        })
+    }
+
+    /// Opens a run's output folder ([`OutDir::open`]) and locks it for as long as this value (or a clone)
+    /// lives; refuses a folder another run holds or one that already holds `results.json`.
+    ///
+    /// # Errors
+    /// [`OutDirError`]; when refused, the folder is left as it was.
+    pub fn for_run(path: &Path) -> Result<OutDir, OutDirError> {
+        let out = OutDir::open(path, "output folder")?;
+        let create = |source| OutDirError::Create {
+            what: "output folder",
+            path: path.to_path_buf(),
+            source,
+        };
+        if !out.inner.dir.try_lock().map_err(create)? {
+            return Err(OutDirError::InUse {
+                path: path.to_path_buf(),
+                pid: lock_holder(&out.inner.dir),
+            });
+        }
+        if out.inner.dir.exists("results.json").map_err(create)? {
+            return Err(OutDirError::HasResults {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The folder as given.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The path of `name` in the folder (for messages; files are opened through the descriptor).
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.inner.path.join(name)
+    }
+
+    /// Removes the folder if [`OutDir::open`] created it and it is still empty (a run refused after its
+    /// folder was made).
+    pub fn discard(self) {
+        if self.inner.created {
+            let _ = std::fs::remove_dir(&self.inner.path);
+        }
+    }
+
+    /// Creates the file `name` for writing, empty. A file or symbolic link of that name is removed first
+    /// (never opened, so never followed); if one appears again before the file is made, the creation fails
+    /// with `EEXIST`.
+    ///
+    /// # Errors
+    /// The OS error (`EISDIR` when `name` is a folder).
+    pub fn create(&self, name: &str) -> io::Result<File> {
+        match self.inner.dir.remove(name) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
+            Err(e) => return Err(e),
+        }
+        self.inner.dir.create_new(name)
+    }
+
+    /// Replaces the file `name` with `bytes` atomically: written to a new temporary file
+    /// (`<name>.<pid>.<n>.tmp`, created exclusively), synced when `durable` (and then the folder too), and
+    /// renamed over `name` (a link named `name` is replaced, not followed). A reader sees the old file or
+    /// the new one, never a part; on any error the temporary file is removed.
+    ///
+    /// # Errors
+    /// The OS error (`ENOSPC` on a full disk).
+    pub fn replace(&self, name: &str, bytes: &[u8], durable: bool) -> io::Result<()> {
+        let (tmp, mut f) = self.temp(name)?;
+        let r = f
+            .write_all(bytes)
+            .and_then(|()| if durable { f.sync_all() } else { Ok(()) })
+            .and_then(|()| self.inner.dir.rename(&tmp, name));
+        drop(f);
+        if let Err(e) = r {
+            let _ = self.inner.dir.remove(&tmp);
+            return Err(e);
+        }
+        if durable {
+            let _ = self.inner.dir.sync();
+        }
+        Ok(())
+    }
+
+    /// A new temporary file for `name`: a name nothing in the folder has.
+    fn temp(&self, name: &str) -> io::Result<(String, File)> {
+        let pid = std::process::id();
+        let mut tries = 0;
+        loop {
+            let n = TEMP.fetch_add(1, Ordering::Relaxed);
+            let tmp = format!("{name}.{pid}.{n}.tmp");
+            match self.inner.dir.create_new(&tmp) {
+                Ok(f) => return Ok((tmp, f)),
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) && tries < 100 => tries += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// The process holding an flock on `dir`, from /proc/locks (`N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE ...`,
+/// device numbers in hex); `None` when it cannot be told.
+fn lock_holder(dir: &Dir) -> Option<u32> {
+    let (dev, ino) = dir.id().ok()?;
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let want = format!("{major:02x}:{minor:02x}:{ino}");
+    let text = std::fs::read_to_string("/proc/locks").ok()?;
+    holder_in(&text, &want).filter(|&p| p != std::process::id())
+}
+
+/// The pid of the first granted FLOCK on `id` (`MAJ:MIN:INODE`) in the text of /proc/locks.
+fn holder_in(text: &str, id: &str) -> Option<u32> {
+    text.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // Waiting requests read `N: -> FLOCK ...`: the field after the number is "->", not a lock kind.
+        (f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id))
+            .then(|| f.get(4)?.parse().ok())
+            .flatten()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_locks_lines_give_the_holder() {
+        let text = "1: POSIX  ADVISORY  WRITE 10 00:2f:77 0 EOF\n\
+                    2: FLOCK  ADVISORY  WRITE 4242 00:2f:77 0 EOF\n\
+                    2: -> FLOCK  ADVISORY  WRITE 99 00:2f:77 0 EOF\n";
+        assert_eq!(holder_in(text, "00:2f:77"), Some(4242));
+        assert_eq!(holder_in(text, "00:2f:78"), None);
+    }
+
+    #[test]
+    fn a_second_run_on_a_folder_is_refused_with_the_holder() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("a/b");
+        let first = OutDir::for_run(&p).unwrap();
+        match OutDir::for_run(&p) {
+            Err(OutDirError::InUse { pid, .. }) => {
+                // This process holds the lock; it is not named as "another" run.
+                assert_eq!(pid, None);
+            }
+            other => panic!("{other:?}"),
+        }
+        drop(first);
+        let again = OutDir::for_run(&p).unwrap();
+        again.replace("results.json", b"{}\n", true).unwrap();
+        drop(again);
+        assert!(matches!(
+            OutDir::for_run(&p),
+            Err(OutDirError::HasResults { .. })
+        ));
+    }
+
+    #[test]
+    fn replace_and_create_do_not_follow_links() {
+        let t = tempfile::tempdir().unwrap();
+        let victim = t.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let d = t.path().join("out");
+        std::fs::create_dir(&d).unwrap();
+        for name in ["index.html", "00-w.csv", "results.json.tmp"] {
+            std::os::unix::fs::symlink(&victim, d.join(name)).unwrap();
+        }
+        let out = OutDir::open(&d, "report folder").unwrap();
+        out.replace("index.html", b"new", false).unwrap();
+        out.create("00-w.csv").unwrap().write_all(b"csv").unwrap();
+        out.replace("results.json", b"{}", true).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(
+            std::fs::read_to_string(d.join("index.html")).unwrap(),
+            "new"
+        );
+        assert_eq!(std::fs::read_to_string(d.join("00-w.csv")).unwrap(), "csv");
+        let mut names: Vec<String> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["00-w.csv", "index.html", "results.json", "results.json.tmp"]
+        );
+    }
+
+    #[test]
+    fn a_linked_folder_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("real")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
+        for given in ["link", "link/", "link/.", "link//"] {
+            assert!(
+                matches!(
+                    OutDir::open(&t.path().join(given), "report folder"),
+                    Err(OutDirError::Link { .. })
+                ),
+                "{given}"
+            );
+        }
+    }
+}

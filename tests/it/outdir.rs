@@ -1,0 +1,371 @@
+//! The output folder (issue 13, items 2, 6 and 7): files a run or a report writes are never written through a
+//! link planted in its folder; a second run on a folder in use is refused at once; a full disk leaves whole
+//! CSV rows and no temporary file; `report` opens only CSVs named by a plain file name in the results folder.
+
+use crate::common::*;
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const SERIES_HEADER: &str = "t_s,interval_s,partial,read_ops,write_ops,read_iops,write_iops,read_bytes,write_bytes,read_bw_bytes_per_s,write_bw_bytes_per_s,read_lat_mean_us,read_lat_max_us,write_lat_mean_us,write_lat_max_us,errors";
+const DEVICE_HEADER: &str = "t_s,host_write_bytes,flash_write_bytes,gc_copy_bytes,erased_blocks,free_blocks,write_amplification";
+
+/// A workload on a simulated drive: `rate` writes per second for `duration`, one row per `interval`.
+fn sim_workload(name: &str, duration: &str, interval: &str, rate: u32) -> String {
+    format!(
+        "[[phase]]\nname = \"{name}\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+         read_percent = 0\nduration = \"{duration}\"\ninterval = \"{interval}\"\nrate_iops = {rate}\n"
+    )
+}
+
+/// The names in a folder, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A file holding "keep", to be pointed at.
+fn victim(dir: &Path, name: &str) -> PathBuf {
+    write_file(dir, name, "keep")
+}
+
+fn assert_kept(victims: &[&Path]) {
+    for v in victims {
+        assert_eq!(fs::read_to_string(v).unwrap(), "keep", "{}", v.display());
+    }
+}
+
+fn is_link(p: &Path) -> bool {
+    fs::symlink_metadata(p).unwrap().is_symlink()
+}
+
+/// Links named as the run's temporary file, series CSV and device CSV, and a hard link named as a second
+/// series CSV: the run completes, every victim is unchanged; each CSV is a new file of its own (header and
+/// one row per interval); the planted `results.json.tmp` is left as it was, no other temporary file stays.
+#[test]
+fn planted_links_in_the_output_folder_are_replaced_not_followed() {
+    let dir = tempdir();
+    let d = dir.path();
+    let out = d.join("out");
+    fs::create_dir(&out).unwrap();
+    let v: Vec<PathBuf> = (1..=4).map(|i| victim(d, &format!("victim{i}"))).collect();
+    symlink(&v[0], out.join("results.json.tmp")).unwrap();
+    symlink(&v[1], out.join("00-w.csv")).unwrap();
+    symlink(&v[2], out.join("00-w.device.csv")).unwrap();
+    fs::hard_link(&v[3], out.join("01-x.csv")).unwrap();
+    let body = sim_workload("w", "3s", "1s", 10) + &sim_workload("x", "2s", "1s", 10);
+    let (o, out) = run_spec(d, "planted", &body, Path::new("sim:capacity=1GiB"), &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    assert_kept(&[&v[0], &v[1], &v[2], &v[3]]);
+    assert_eq!(
+        names(&out),
+        [
+            "00-w.csv",
+            "00-w.device.csv",
+            "01-x.csv",
+            "01-x.device.csv",
+            "results.json",
+            "results.json.tmp"
+        ]
+    );
+    assert!(is_link(&out.join("results.json.tmp")));
+    assert_eq!(fs::read_link(out.join("results.json.tmp")).unwrap(), v[0]);
+    for (csv, header, rows) in [
+        ("00-w.csv", SERIES_HEADER, 3),
+        ("00-w.device.csv", DEVICE_HEADER, 3),
+        ("01-x.csv", SERIES_HEADER, 2),
+    ] {
+        let p = out.join(csv);
+        assert!(!is_link(&p), "{csv}");
+        let text = fs::read_to_string(&p).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], header, "{csv}");
+        assert_eq!(lines.len(), 1 + rows, "{csv}: {text}");
+    }
+    let (_, r) = strict_results(&out);
+    assert_eq!(r["status"], "completed");
+}
+
+/// `-o` naming a symbolic link to a folder: refused (exit 2) before anything is written, the target file
+/// not created and the folder the link points to left empty.
+#[test]
+fn a_linked_output_folder_is_refused() {
+    let dir = tempdir();
+    let d = dir.path();
+    fs::create_dir(d.join("real")).unwrap();
+    symlink(d.join("real"), d.join("out")).unwrap();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n";
+    let (o, _) = run_spec(
+        d,
+        "linked",
+        body,
+        &d.join("t.img"),
+        &["--target-size", "16MiB"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: the output folder {} is a symbolic link; wkrun does not write through links: give the folder it points to\n",
+            d.join("out").display()
+        )
+    );
+    assert!(names(&d.join("real")).is_empty());
+    assert!(!d.join("t.img").exists());
+}
+
+/// Two runs on one output folder: the second is refused at once (exit 2, within a second, naming the first
+/// run's pid), creates no target, and the first completes.
+#[test]
+fn a_second_run_on_a_folder_in_use_is_refused_at_once() {
+    let dir = tempdir();
+    let d = dir.path();
+    let spec = write_file(
+        d,
+        "busy.toml",
+        &spec_text(
+            "busy",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"2s\"\n",
+        ),
+    );
+    let run = |target: &str| {
+        let mut c = Command::new(wkrun_bin());
+        c.arg(&spec)
+            .args([
+                "--target",
+                target,
+                "--target-size",
+                "16MiB",
+                "-o",
+                "out",
+                "-q",
+            ])
+            .current_dir(d);
+        c
+    };
+    let mut first = run("t1.img").spawn().unwrap();
+    // The first run holds the folder once it has written its first results.json.
+    let until = Instant::now() + Duration::from_secs(20);
+    while !d.join("out/results.json").exists() {
+        assert!(Instant::now() < until, "the first run never wrote results");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let t0 = Instant::now();
+    let second = run("t2.img").output().unwrap();
+    let took = t0.elapsed();
+    let (code, _, err) = code_out_err(&second);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: the output folder out is in use by another wkrun run (pid {}); choose another --output folder\n",
+            first.id()
+        )
+    );
+    assert!(took < Duration::from_secs(1), "refused after {took:?}");
+    assert!(!d.join("t2.img").exists());
+    let status = first.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let (_, r) = strict_results(&d.join("out"));
+    assert_eq!(r["status"], "completed");
+    assert_eq!(r["phases"].as_array().unwrap().len(), 1);
+    assert_eq!(names(&d.join("out")), ["00-w.csv", "results.json"]);
+}
+
+/// Checks a CSV written on a full disk: it ends with a line end, its first line is `header`, and its rows
+/// are whole and consecutive: row k (from 1) ends at k ms. Returns the number of rows.
+fn whole_rows(path: &Path, header: &str, fields: usize) -> usize {
+    let text = fs::read_to_string(path).unwrap();
+    assert!(text.ends_with('\n'), "{}: a torn last row", path.display());
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(header), "{}", path.display());
+    let mut n = 0;
+    for (k, line) in lines.enumerate() {
+        let cols: Vec<&str> = line.split(',').collect();
+        assert_eq!(
+            cols.len(),
+            fields,
+            "{} row {}: {line}",
+            path.display(),
+            k + 1
+        );
+        let t: f64 = cols[0].parse().unwrap();
+        assert_eq!(
+            t,
+            (k + 1) as f64 / 1000.0,
+            "{} row {}",
+            path.display(),
+            k + 1
+        );
+        n += 1;
+    }
+    n
+}
+
+/// The output folder on a 64 KiB tmpfs and a run writing about 1 MB of CSV rows (a simulated drive, 10,000
+/// intervals of 1 ms): exit 1 with an error naming ENOSPC; each CSV holds its header and whole consecutive
+/// rows only; no temporary file is left; results.json is a valid document, saying "failed" when it could be
+/// written, else the previous version (and the message says it could not be written).
+#[test]
+fn a_full_disk_leaves_whole_rows_and_no_temporary_file() {
+    let dir = tempdir();
+    let d = dir.path();
+    let m = match Mount::tmpfs(d.join("full"), "64k") {
+        Ok(m) => m,
+        Err(why) => return skip("a_full_disk_leaves_whole_rows_and_no_temporary_file", &why),
+    };
+    let spec = write_file(
+        d,
+        "full.toml",
+        &spec_text("full", &sim_workload("w", "10s", "1ms", 1000)),
+    );
+    let o = wkrun(
+        d,
+        &[
+            spec.to_str().unwrap(),
+            "--target",
+            "sim:capacity=1GiB",
+            "-o",
+            "full/out",
+            "-q",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: phase \"w\": cannot write full/out/00-w."),
+        "{err}"
+    );
+    assert!(
+        err.contains(": No space left on device (os error 28)"),
+        "{err}"
+    );
+    let out = m.dir.join("out");
+    assert_eq!(names(&out), ["00-w.csv", "00-w.device.csv", "results.json"]);
+    let series = whole_rows(&out.join("00-w.csv"), SERIES_HEADER, 16);
+    let device = whole_rows(&out.join("00-w.device.csv"), DEVICE_HEADER, 7);
+    assert!(series > 0 && series < 10_000, "{series} series rows");
+    assert!(device < 10_000, "{device} device rows");
+    let (_, r) = strict_results(&out);
+    if err.contains("; and the results could not be written: cannot write full/out/results.json: No space left on device (os error 28)") {
+        assert_eq!(r["status"], "running");
+    } else {
+        assert_eq!(r["status"], "failed");
+        assert!(
+            r["error"]
+                .as_str()
+                .unwrap()
+                .contains("No space left on device"),
+            "{r}"
+        );
+    }
+}
+
+fn fixture_run(dest: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/run-a");
+    fs::create_dir_all(dest).unwrap();
+    for e in fs::read_dir(src).unwrap() {
+        let p = e.unwrap().path();
+        fs::copy(&p, dest.join(p.file_name().unwrap())).unwrap();
+    }
+}
+
+/// Links named as `index.html` and an SVG in the report folder: replaced by the new files, the victims
+/// unchanged. A report folder that is itself a link is refused (exit 2) and nothing written where it points.
+#[test]
+fn report_replaces_planted_links_and_refuses_a_linked_folder() {
+    let dir = tempdir();
+    let d = dir.path();
+    fixture_run(&d.join("run"));
+    fs::create_dir(d.join("run/report")).unwrap();
+    let (v1, v2) = (victim(d, "victim1"), victim(d, "victim2"));
+    symlink(&v1, d.join("run/report/index.html")).unwrap();
+    symlink(&v2, d.join("run/report/01-fill-percentiles.svg")).unwrap();
+    let o = wkrun(d, &["report", "run/results.json"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "report: run/report/index.html (46 plots)\n");
+    assert_kept(&[&v1, &v2]);
+    for f in ["index.html", "01-fill-percentiles.svg"] {
+        let p = d.join("run/report").join(f);
+        assert!(!is_link(&p), "{f}");
+        assert!(fs::read_to_string(&p).unwrap().len() > 1000, "{f}");
+    }
+    assert_eq!(names(&d.join("run/report")).len(), 47);
+    // The report folder itself a link.
+    fixture_run(&d.join("run2"));
+    fs::create_dir(d.join("elsewhere")).unwrap();
+    symlink(d.join("elsewhere"), d.join("run2/report")).unwrap();
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "run2/results.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "error: the report folder run2/report is a symbolic link; wkrun does not write through links: give the folder it points to\n"
+    );
+    assert!(names(&d.join("elsewhere")).is_empty());
+}
+
+/// Sets `field` (a JSON pointer) of `run/results.json` to `value`.
+fn patch(run: &Path, pointer: &str, value: serde_json::Value) {
+    let p = run.join("results.json");
+    let mut r: serde_json::Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
+    *r.pointer_mut(pointer).unwrap() = value;
+    fs::write(&p, serde_json::to_string_pretty(&r).unwrap()).unwrap();
+}
+
+/// A results file whose `series_csv` or `device_csv` is a path rather than a file name in its folder:
+/// `report` (and `compare`) refuse it with exit 2, naming the file and the field, and write nothing; a
+/// series CSV that is a link is refused too.
+#[test]
+fn report_refuses_csv_names_outside_the_results_folder() {
+    let dir = tempdir();
+    let d = dir.path();
+    for (i, bad) in ["../../etc/passwd", "/proc/self/environ", "..", ""]
+        .into_iter()
+        .enumerate()
+    {
+        let run = d.join(format!("run{i}"));
+        fixture_run(&run);
+        patch(&run, "/phases/1/series_csv", bad.into());
+        let want = format!(
+            "error: run{i}/results.json: phases[1].series_csv = {bad:?} is not a file name in the results folder (a plain name, without `/`); refused\n"
+        );
+        let results = format!("run{i}/results.json");
+        for cmd in ["report", "compare"] {
+            let (code, _, err) = code_out_err(&wkrun(d, &[cmd, &results]));
+            assert_eq!((code, err.as_str()), (2, want.as_str()), "{cmd} {bad:?}");
+        }
+        assert!(!run.join("report").exists());
+    }
+    // A series CSV in the folder that links elsewhere.
+    let run = d.join("linked");
+    fixture_run(&run);
+    fs::remove_file(run.join("01-fill.csv")).unwrap();
+    symlink("/etc/passwd", run.join("01-fill.csv")).unwrap();
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "linked/results.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "error: series linked/01-fill.csv: a symbolic link; not followed\n"
+    );
+    assert!(!run.join("report").exists());
+    // A simulated drive's device CSV named by a path.
+    let body = sim_workload("w", "2s", "1s", 10);
+    let (o, out) = run_spec(d, "dev", &body, Path::new("sim:capacity=1GiB"), &[]);
+    assert_eq!(o.status.code(), Some(0));
+    patch(&out, "/phases/0/device/device_csv", "../00-w.csv".into());
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "out/results.json"]));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "error: out/results.json: phases[0].device.device_csv = \"../00-w.csv\" is not a file name in the results folder (a plain name, without `/`); refused\n"
+    );
+}
