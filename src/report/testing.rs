@@ -138,6 +138,7 @@ pub fn results(
             nvme_namespace: None,
             created: false,
             sim: None,
+            identity: None,
         },
         phases,
     }

@@ -292,6 +292,7 @@ fn target(capacity: u64, lbs: u32) -> TargetInfo {
         nvme_namespace: None,
         created: false,
         sim: None,
+        identity: None,
     }
 }
 

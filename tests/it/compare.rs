@@ -132,6 +132,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
             nvme_namespace: None,
             created: false,
             sim: None,
+            identity: None,
         },
         phases,
     }

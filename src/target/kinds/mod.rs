@@ -30,7 +30,8 @@ pub(super) trait Kind: Sync {
     /// Whether opening for writing is exclusive (O_EXCL: the kernel refuses while something holds the target).
     fn exclusive_when_writing(&self) -> bool;
 
-    /// The device number (`st_rdev`) of the device node at the target's path, for kinds identified by one.
+    /// The device number (`st_rdev`) of the target, for kinds identified by one: as probed
+    /// ([`TargetInfo::identity`]), or for a target never probed, of the node its path names now.
     fn device_number(&self, t: &TargetInfo) -> Option<u64>;
 
     /// Why `method` (never `auto`) cannot erase `span` (`(start, len)`) of `t`, in the words that follow
