@@ -17,22 +17,9 @@ pub fn run(
 ) -> PhaseEnd {
     let (start, len) = (phase.span.start, phase.span.len);
     let target = &ctx.plan.target;
-    let file = match ctx.sim {
-        Some(_) => None,
-        None => match crate::target::open::open_io(target, false, true) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                return PhaseEnd::NotRun(format!(
-                    "phase \"{}\": cannot open {}: {e}",
-                    phase.name,
-                    target.path.display()
-                ));
-            }
-        },
-    };
-    let access = match (ctx.sim, &file) {
+    let access = match (ctx.sim, ctx.target) {
         (Some(device), _) => Access::Sim(device),
-        (None, Some(f)) => Access::Host(f),
+        (None, Some(held)) => Access::Host(held.file()),
         (None, None) => return PhaseEnd::NotRun("internal error: no target to erase".into()),
     };
     let before = ctx.sim.map(|d| lock(d).counters());

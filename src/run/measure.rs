@@ -90,7 +90,7 @@ struct Shape<'a> {
 
 /// Everything a phase's jobs share: the open target, the write data, the op stream's sharers.
 struct Parts<'a> {
-    file: Option<File>,
+    file: Option<&'a File>,
     data: WriteData,
     sharers: u32,
     max_len: usize,
@@ -217,18 +217,28 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
     })
 }
 
-/// Opens the target (when the engine does), builds the write data and the op stream's sharing.
+/// The target held for the run (when the engine opens it) with O_DIRECT set as the phase says, the write data
+/// and the op stream's sharing.
 fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Parts<'a>, SetupError> {
     let io = shape.io;
     let caps = engine::caps(io.engine);
     let target = &env.plan.target;
-    let file = match caps.opens_target {
-        true => Some(
-            crate::target::open::open_io(target, io.direct, phase.writes()).map_err(setup(
-                format!("cannot open {} for I/O", target.path.display()),
-            ))?,
-        ),
-        false => None,
+    let file = match (caps.opens_target, env.target) {
+        (false, _) => None,
+        (true, Some(held)) => {
+            held.set_direct(io.direct).map_err(setup(format!(
+                "cannot {} O_DIRECT on {}",
+                if io.direct { "use" } else { "turn off" },
+                target.path.display()
+            )))?;
+            Some(held.file())
+        }
+        (true, None) => {
+            return Err(SetupError {
+                what: format!("{} is not open for the run", target.path.display()),
+                source: io::Error::other("internal error: no held target"),
+            });
+        }
     };
     let data = write_data(env, phase, shape)?;
     Ok(Parts {
@@ -293,7 +303,7 @@ impl Parts<'_> {
     /// A job over `ops`, bounded by `bound_ns`.
     fn job<'j>(&'j self, shape: &Shape<'_>, ops: &'j SharedOps, bound_ns: Option<u64>) -> Job<'j> {
         Job {
-            file: self.file.as_ref(),
+            file: self.file,
             ops,
             data: &self.data,
             queue_depth: shape.io.queue_depth,
@@ -583,7 +593,7 @@ fn end_of_phase(
         d => outcome.end_ns.max(d.unwrap_or(0).min(job.now_ns())),
     };
     let writes = shape.stream.read_percent < 100;
-    if let Some(file) = parts.file.as_ref().filter(|_| !shape.io.direct && writes)
+    if let Some(file) = parts.file.filter(|_| !shape.io.direct && writes)
         && outcome.error.is_none()
     {
         if let Err(e) = file.sync_data() {

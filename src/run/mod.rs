@@ -22,6 +22,7 @@ use crate::results::write::{ResultsWriter, WriteError};
 use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
 use crate::sim::SimDevice;
 use crate::spec::LoadedSpec;
+use crate::target::open::{Held, HoldError};
 use crate::target::safety::Consent;
 use observer::Both;
 use std::path::PathBuf;
@@ -66,13 +67,17 @@ pub enum PhaseEnd {
     NotRun(String),
 }
 
-/// What the measuring code of a phase needs of the run: the plan, the stop flag and the simulated drive.
+/// What the measuring code of a phase needs of the run: the plan, the stop flag, the target held open and the
+/// simulated drive.
 #[derive(Clone, Copy)]
 pub struct Env<'a> {
     /// The plan being run.
     pub plan: &'a Plan,
     /// Set by a signal: stop at the next I/O boundary.
     pub stop: &'a AtomicBool,
+    /// The target, opened once for the whole run; `None` when no phase opens it (the `null` engine, a
+    /// simulated drive).
+    pub target: Option<&'a Held>,
     /// The simulated drive, for a simulated target (one drive, factory-new, for the whole run).
     pub sim: Option<&'a Mutex<SimDevice>>,
 }
@@ -86,6 +91,8 @@ pub struct Ctx<'a> {
     pub out_dir: &'a OutDir,
     /// Set by a signal: stop at the next I/O boundary.
     pub stop: &'a AtomicBool,
+    /// The target, opened once for the whole run; `None` when no phase opens it.
+    pub target: Option<&'a Held>,
     /// The simulated drive, for a simulated target.
     pub sim: Option<&'a Mutex<SimDevice>>,
     written: Written,
@@ -105,6 +112,7 @@ impl<'a> Ctx<'a> {
         Env {
             plan: self.plan,
             stop: self.stop,
+            target: self.target,
             sim: self.sim,
         }
     }
@@ -149,12 +157,15 @@ impl<'a> Ctx<'a> {
 /// Runs every phase of `plan` from [`Plan::start_at`], writing `results.json` and the series CSVs into
 /// `out_dir` (opened with [`OutDir::for_run`]). `consent` (from [`crate::target::safety::consent`]) must cover the plan's
 /// target and its writes: it is checked again here, before anything is written. The target must exist (a
-/// file target the plan marks `created` has been created by the caller). `obs` hears every event besides the
-/// results file; `stop` interrupts at the next I/O boundary.
+/// file target the plan marks `created` has been created by the caller). When a phase opens it, the target is
+/// opened once, before the first phase, and held to the end ([`Held`]: a block device the run writes stays
+/// claimed with O_EXCL between phases); it must still be what the plan probed. `obs` hears every event besides
+/// the results file; `stop` interrupts at the next I/O boundary.
 ///
 /// # Errors
-/// [`RunError::Refused`] when the consent does not cover the plan (nothing written); otherwise a
-/// [`RunError`] with `results.json` holding every phase up to the failure, with the status.
+/// [`RunError::Refused`] when the consent does not cover the plan, or the target's path names something else
+/// than was probed (nothing written); otherwise a [`RunError`] with `results.json` holding every phase up to
+/// the failure, with the status.
 pub fn execute(
     spec: &LoadedSpec,
     plan: &Plan,
@@ -166,6 +177,11 @@ pub fn execute(
     consent
         .check(&plan.target, plan.writes())
         .map_err(RunError::Refused)?;
+    let held = match hold(plan) {
+        Err(HoldError::Changed(msg)) => return Err(RunError::Refused(msg)),
+        Err(HoldError::Failed(msg)) => Err(msg),
+        Ok(h) => Ok(h),
+    };
     let mut writer = ResultsWriter::new(out_dir)?;
     // A simulated target: one drive, factory-new, for the whole run.
     let (device, device_error) = match plan.target.sim.as_ref().map(|t| SimDevice::new(&t.params)) {
@@ -177,6 +193,7 @@ pub fn execute(
         plan,
         out_dir,
         stop,
+        target: held.as_ref().ok().and_then(Option::as_ref),
         sim: device.as_ref(),
         written: Written::default(),
         results: start(spec, plan),
@@ -185,6 +202,9 @@ pub fn execute(
     ctx.record()?;
     if let Some(e) = device_error {
         return Err(ctx.fail(None, format!("simulated target: {e}")));
+    }
+    if let Err(msg) = &held {
+        return Err(ctx.fail(None, msg.clone()));
     }
     ctx.log(&match plan.phases.len() {
         1 => "1 phase, numbered 0".to_string(),
@@ -217,6 +237,15 @@ pub fn execute(
     Ok(ctx.results)
 }
 
+/// The target opened for the run, when a phase that runs opens it: for writing when the run writes.
+fn hold(plan: &Plan) -> Result<Option<Held>, HoldError> {
+    let kind = plan.target.kind;
+    if !plan.to_run().any(|p| p.opens_target(kind)) {
+        return Ok(None);
+    }
+    Held::open(&plan.target, plan.writes()).map(Some)
+}
+
 /// Runs one phase by the runner of its kind.
 fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
     ctx.log(&format!(
@@ -228,7 +257,12 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
     ));
     ctx.obs
         .phase_start(phase.index + 1, ctx.plan.phases.len(), phase);
-    let pr = phase_result(phase);
+    let mut pr = phase_result(phase);
+    // The held target is used whatever its path names now; a path that moved is worth a word.
+    if let Some(w) = ctx.target.and_then(Held::path_moved) {
+        ctx.log(&format!("      warning: {w}"));
+        pr.warnings.push(w);
+    }
     match &phase.work {
         Work::Erase(w) => erase::run(ctx, phase, w, pr),
         Work::Io(w) => io_phase::run(ctx, phase, w, pr),

@@ -2,24 +2,33 @@
 
 use crate::plan::{self, Plan};
 use crate::spec::LoadedSpec;
-use crate::target;
+use crate::target::{self, Identity};
 
 /// Creates the file target `plan` marks `created` (sparse, of the planned capacity) and plans `spec` again for
 /// the real file, whose O_DIRECT alignment may differ from what its folder suggested; the new plan keeps
-/// `start_at`. The file is removed again when the second plan fails.
+/// `start_at`. The file is removed again when the second plan fails. The new plan's target is the file created:
+/// a path that names another file by the time it is probed again is refused (and left alone).
 ///
 /// # Errors
 /// Why the file could not be created, or the second plan's error; nothing is left behind.
 pub fn create_target(spec: &LoadedSpec, plan: &Plan) -> Result<Plan, String> {
     let info = &plan.target;
-    target::open::create_sparse(&info.path, info.capacity_bytes)
+    let created = target::open::create_sparse(&info.path, info.capacity_bytes)
         .map_err(|e| format!("cannot create the target file {}: {e}", info.path.display()))?;
-    let replanned = target::probe(&info.path, info.capacity_bytes)
-        .map_err(|e| e.to_string())
-        .and_then(|mut real| {
-            real.created = true;
-            plan::resolve(spec, &real).map_err(|e| e.to_string())
-        });
+    let real = match target::probe(&info.path, info.capacity_bytes) {
+        Ok(real) if real.identity != Some(created) => {
+            return Err(format!(
+                "{} was replaced just after wkrun created it (it now names {}); nothing was written to it",
+                info.path.display(),
+                Identity::describe(real.identity)
+            ));
+        }
+        r => r,
+    };
+    let replanned = real.map_err(|e| e.to_string()).and_then(|mut real| {
+        real.created = true;
+        plan::resolve(spec, &real).map_err(|e| e.to_string())
+    });
     match replanned {
         Ok(mut p) => {
             p.start_at = plan.start_at;

@@ -1,4 +1,4 @@
-//! Block-device ioctls: geometry (BLKGETSIZE64, BLKSSZGET, BLKPBSZGET) and erase (BLKDISCARD, BLKSECDISCARD,
+//! Block-device ioctls: geometry (BLKGETSIZE64, BLKSSZGET, BLKPBSZGET), the read-only flag (BLKROGET) and erase (BLKDISCARD, BLKSECDISCARD,
 //! BLKZEROOUT), from `<linux/fs.h>`.
 
 use std::io;
@@ -11,6 +11,7 @@ const BLKPBSZGET: libc::c_ulong = 0x127b;
 const BLKDISCARD: libc::c_ulong = 0x1277;
 const BLKSECDISCARD: libc::c_ulong = 0x127d;
 const BLKZEROOUT: libc::c_ulong = 0x127f;
+const BLKROGET: libc::c_ulong = 0x125e;
 
 /// Capacity of a block device in bytes (BLKGETSIZE64).
 pub fn size_bytes(f: &impl AsRawFd) -> io::Result<u64> {
@@ -45,6 +46,19 @@ pub fn physical_block_size(f: &impl AsRawFd) -> io::Result<u32> {
         Err(io::Error::last_os_error())
     } else {
         Ok(v)
+    }
+}
+
+/// Whether the block device is read-only (BLKROGET): set by `blockdev --setro`, `losetup --read-only` or the
+/// hardware; writes then fail with EPERM although the device opens for writing.
+pub fn read_only(f: &impl AsRawFd) -> io::Result<bool> {
+    let mut v: libc::c_int = 0;
+    // SAFETY: BLKROGET writes one int through the pointer, which points to a live local.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKROGET as _, &mut v as *mut libc::c_int) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(v != 0)
     }
 }
 

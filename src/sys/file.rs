@@ -1,4 +1,5 @@
-//! File syscalls not in `std`: hole punching and the O_DIRECT alignment a file needs (statx STATX_DIOALIGN).
+//! File syscalls not in `std`: hole punching, the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
+//! switching O_DIRECT on an open file (fcntl F_SETFL), and whether a file's filesystem is read-only (fstatvfs).
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -45,4 +46,46 @@ pub fn dio_alignment(f: &impl AsRawFd) -> io::Result<Option<(u32, u32)>> {
         return Ok(None);
     }
     Ok(Some((st.stx_dio_mem_align, st.stx_dio_offset_align)))
+}
+
+/// Switches O_DIRECT on or off for the open file description of `f` (fcntl F_GETFL, then F_SETFL), the other
+/// status flags kept. Every fd sharing the description sees the change.
+///
+/// # Errors
+/// The OS error; EINVAL when the file's filesystem has no O_DIRECT (as `open(O_DIRECT)` would fail).
+pub fn set_direct(f: &impl AsRawFd, direct: bool) -> io::Result<()> {
+    // SAFETY: F_GETFL takes no argument and only reads the fd's flags; an invalid fd is an error return.
+    let flags = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let want = match direct {
+        true => flags | libc::O_DIRECT,
+        false => flags & !libc::O_DIRECT,
+    };
+    if want == flags {
+        return Ok(());
+    }
+    // SAFETY: F_SETFL takes an integer of flags; the kernel ignores the access mode and refuses what it cannot do.
+    let r = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETFL, want) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether the filesystem holding the open file `f` is mounted read-only (fstatvfs, ST_RDONLY).
+///
+/// # Errors
+/// The OS error from fstatvfs.
+pub fn on_read_only_fs(f: &impl AsRawFd) -> io::Result<bool> {
+    // SAFETY: an all-zero statvfs struct is a valid value (plain integers).
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatvfs writes one statvfs into `st`, a live local; an invalid fd is an error return.
+    let r = unsafe { libc::fstatvfs(f.as_raw_fd(), &mut st) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_flag & libc::ST_RDONLY != 0)
 }

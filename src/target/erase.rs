@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 /// How an erase reaches its target.
 #[derive(Clone, Copy)]
 pub enum Access<'a> {
-    /// A file or block device: the target opened for writing ([`super::open::open_io`]).
+    /// A file or block device: the target held open for the run ([`super::open::Held`]).
     Host(&'a File),
     /// A simulated drive: the run's model of it, which keeps its state from phase to phase.
     Sim(&'a Mutex<SimDevice>),

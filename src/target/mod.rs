@@ -69,6 +69,67 @@ pub struct TargetInfo {
     /// A simulated target's model: every parameter and the derived flash layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimTarget>,
+    /// What the path named when it was probed (its device and inode, or the device number); the run opens the
+    /// target only if it is still that ([`open::Held`]). Not recorded: `None` for a file still to be created,
+    /// the simulated drive, and a target read back from results.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub identity: Option<Identity>,
+}
+
+/// What a host target's path named when it was probed, to tell it from whatever the path names later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Identity {
+    /// A regular file: the device of its filesystem and its inode number (`st_dev`, `st_ino`).
+    File {
+        /// `st_dev`.
+        dev: u64,
+        /// `st_ino`.
+        ino: u64,
+    },
+    /// A block device: its device number (`st_rdev`), whichever node or link names it.
+    Block {
+        /// `st_rdev`.
+        rdev: u64,
+    },
+}
+
+impl Identity {
+    /// The kind of target an identity is of.
+    pub fn kind(self) -> TargetKind {
+        match self {
+            Identity::File { .. } => TargetKind::File,
+            Identity::Block { .. } => TargetKind::Block,
+        }
+    }
+
+    /// The identity of what `meta` describes; `None` when it is neither a regular file nor a block device.
+    pub fn of(meta: &std::fs::Metadata) -> Option<Identity> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let ft = meta.file_type();
+        if ft.is_block_device() {
+            Some(Identity::Block { rdev: meta.rdev() })
+        } else if ft.is_file() {
+            Some(Identity::File {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The identity in words: "the file with inode 12 on device 8:1", "block device 7:3".
+    pub fn describe(this: Option<Identity>) -> String {
+        let mm = |d: u64| format!("{}:{}", libc::major(d), libc::minor(d));
+        match this {
+            Some(Identity::File { dev, ino }) => {
+                format!("the file with inode {ino} on device {}", mm(dev))
+            }
+            Some(Identity::Block { rdev }) => format!("block device {}", mm(rdev)),
+            None => "neither a regular file nor a block device".to_string(),
+        }
+    }
 }
 
 /// Model name of simulated targets.
@@ -106,6 +167,7 @@ impl TargetInfo {
             nvme_namespace: None,
             created: false,
             sim: None,
+            identity: None,
         }
     }
 

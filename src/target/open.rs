@@ -1,50 +1,291 @@
 //! Opening a target for I/O, and creating a file target. Nothing here runs before the plan is valid.
+//!
+//! A run opens its target once, before its first phase, and holds it to the end ([`Held`]): every phase reads,
+//! writes and erases through that one open file, so the path is not looked up again while the run writes. The
+//! open is checked against what the path named when it was probed ([`TargetInfo::identity`]).
 
-use super::{TargetInfo, kinds};
+use super::{Identity, TargetInfo, kinds};
 use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Creates a sparse file of `size` bytes at `path`; fails if the path already exists (never truncates).
+/// Creates a sparse file of `size` bytes at `path`; fails if the path already exists (never truncates). Returns
+/// the identity of the file it created.
 ///
 /// # Errors
 /// The OS error from creating or sizing the file.
-pub fn create_sparse(path: &Path, size: u64) -> io::Result<()> {
+pub fn create_sparse(path: &Path, size: u64) -> io::Result<Identity> {
     let f = OpenOptions::new().write(true).create_new(true).open(path)?;
-    f.set_len(size)
+    f.set_len(size)?;
+    Identity::of(&f.metadata()?)
+        .ok_or_else(|| io::Error::other("the created target is not a regular file"))
 }
 
-/// Opens the target (a file or block device) for reading, and for writing with `write`. With `direct`,
-/// O_DIRECT (buffers, offsets and lengths must then be aligned to the logical block size). Block devices are
-/// opened for writing with O_EXCL, which the kernel refuses while the device is mounted or claimed by another
-/// holder (RAID, LVM, device mapper).
+/// A host target opened for the whole run: the open file every phase uses, and what it is.
 ///
-/// # Errors
-/// The OS error; EBUSY on a block device means it is in use. `ErrorKind::InvalidInput` for a simulated drive,
-/// which is not on the host ([`TargetInfo::opens_on_host`]).
-pub fn open_io(target: &TargetInfo, direct: bool, write: bool) -> io::Result<File> {
-    let kind = kinds::of(target.kind).facts();
-    if !kind.on_host {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "{} is {}, not a file or device to open",
-                target.path.display(),
+/// Opened for reading, and for writing when the run writes; a block device the run writes is opened with
+/// O_EXCL, so that while the run lasts (between phases too) the kernel refuses to mount it or to let another
+/// program claim it exclusively. O_DIRECT is switched per phase on the open file ([`Held::set_direct`]).
+#[derive(Debug)]
+pub struct Held {
+    file: File,
+    identity: Identity,
+    path: PathBuf,
+    noun: &'static str,
+}
+
+/// Why the target could not be held for the run.
+#[derive(Debug, thiserror::Error)]
+pub enum HoldError {
+    /// The path no longer names what was probed and checked (it was replaced); nothing was written to it.
+    #[error("{0}")]
+    Changed(String),
+    /// It could not be opened (in use, no permission, gone, read-only).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl Held {
+    /// Opens `target` for the run: for reading, and for writing with `write` (a block device then with O_EXCL).
+    /// The path is first opened with O_PATH, which opens nothing on the device, and its identity compared with
+    /// the one probed; the open for I/O then reopens that very file through `/proc/self/fd` (or, without
+    /// `/proc`, the path again) and is compared once more. A block device that is read-only is refused when
+    /// `write`.
+    ///
+    /// # Errors
+    /// [`HoldError::Changed`] when the path names something else than was probed (or the target was never
+    /// probed); [`HoldError::Failed`] with the OS error otherwise (EBUSY: the device is in use).
+    pub fn open(target: &TargetInfo, write: bool) -> Result<Held, HoldError> {
+        let kind = kinds::of(target.kind).facts();
+        let path = &target.path;
+        let shown = path.display();
+        let Some(expected) = target.identity.filter(|_| kind.on_host) else {
+            return Err(HoldError::Changed(format!(
+                "{shown} ({}) was not probed on this host: what it should be is unknown; nothing was opened",
                 kind.noun
-            ),
-        ));
+            )));
+        };
+        if expected.kind() != target.kind {
+            return Err(HoldError::Changed(format!(
+                "{shown} was probed as {}, not {}; nothing was opened",
+                kinds::of(expected.kind()).facts().noun,
+                kind.noun
+            )));
+        }
+        let failed = |what: &str, e: io::Error| HoldError::Failed(format!("{what} {shown}: {e}"));
+        let changed = |now: Option<Identity>| {
+            HoldError::Changed(format!(
+                "{shown} changed after it was checked: it was {}, it is now {}; nothing was written to it",
+                Identity::describe(Some(expected)),
+                Identity::describe(now)
+            ))
+        };
+        let check = |f: &File| match f.metadata() {
+            Ok(m) if Identity::of(&m) == Some(expected) => Ok(()),
+            Ok(m) => Err(changed(Identity::of(&m))),
+            Err(e) => Err(failed("cannot stat", e)),
+        };
+        let pinned = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(path)
+            .map_err(|e| failed("cannot open", e))?;
+        check(&pinned)?;
+        let mut flags = libc::O_NOCTTY;
+        if write && kind.exclusive_when_writing {
+            flags |= libc::O_EXCL;
+        }
+        let mut opts = OpenOptions::new();
+        opts.read(true).write(write).custom_flags(flags);
+        let file = match opts.open(format!("/proc/self/fd/{}", pinned.as_raw_fd())) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => opts.open(path),
+            r => r,
+        }
+        .map_err(|e| failed("cannot open", e))?;
+        check(&file)?;
+        if write && let Identity::Block { .. } = expected {
+            match crate::sys::block::read_only(&file) {
+                Ok(false) => {}
+                Ok(true) => {
+                    return Err(HoldError::Failed(format!(
+                        "{shown} is read-only (blockdev --setro, losetup --read-only or the hardware); nothing was written to it"
+                    )));
+                }
+                Err(e) => return Err(failed("cannot read the read-only flag (BLKROGET) of", e)),
+            }
+        }
+        Ok(Held {
+            file,
+            identity: expected,
+            path: path.clone(),
+            noun: kind.noun,
+        })
     }
-    let mut flags = 0;
-    if direct {
-        flags |= libc::O_DIRECT;
+
+    /// The open file.
+    pub fn file(&self) -> &File {
+        &self.file
     }
-    if kind.exclusive_when_writing && write {
-        flags |= libc::O_EXCL;
+
+    /// Switches O_DIRECT on or off for what follows (between phases: no I/O may be in flight).
+    ///
+    /// # Errors
+    /// The OS error; EINVAL when the target's filesystem has no O_DIRECT.
+    pub fn set_direct(&self, direct: bool) -> io::Result<()> {
+        crate::sys::file::set_direct(&self.file, direct)
     }
-    OpenOptions::new()
-        .read(true)
-        .write(write)
-        .custom_flags(flags)
-        .open(&target.path)
+
+    /// A warning when the path no longer names the held target (it was moved, removed or replaced during the
+    /// run); the run goes on with the target it holds. `None` while the path still names it.
+    pub fn path_moved(&self) -> Option<String> {
+        let now = std::fs::metadata(&self.path).map(|m| Identity::of(&m));
+        if now.as_ref().is_ok_and(|n| *n == Some(self.identity)) {
+            return None;
+        }
+        let noun = self.noun.trim_start_matches("a ");
+        Some(format!(
+            "{} no longer names the {noun} this run opened (it was moved, removed or replaced during the run; it now names {}); the run goes on with the {noun} it opened",
+            self.path.display(),
+            now.map_or_else(|_| "nothing".to_string(), Identity::describe),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::unix::fs::FileExt;
+
+    /// A 1 MiB file of zeros in a fresh folder, probed.
+    fn probed(dir: &Path, name: &str) -> TargetInfo {
+        let p = dir.join(name);
+        File::create(&p).unwrap().set_len(1 << 20).unwrap();
+        super::super::probe(&p, 0).unwrap()
+    }
+
+    /// The status flags of an open file, from /proc/self/fdinfo (octal).
+    fn fd_flags(f: &File) -> i32 {
+        let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", f.as_raw_fd())).unwrap();
+        let line = info.lines().find(|l| l.starts_with("flags:")).unwrap();
+        i32::from_str_radix(line.trim_start_matches("flags:").trim(), 8).unwrap()
+    }
+
+    #[test]
+    fn a_run_that_writes_holds_the_probed_file_for_reading_and_writing() {
+        let d = tempfile::tempdir().unwrap();
+        let t = probed(d.path(), "t.img");
+        let h = Held::open(&t, true).unwrap();
+        assert_eq!(fd_flags(h.file()) & libc::O_ACCMODE, libc::O_RDWR);
+        h.file().write_all_at(b"held", 4096).unwrap();
+        assert_eq!(&std::fs::read(&t.path).unwrap()[4096..4100], b"held");
+        assert_eq!(h.path_moved(), None);
+    }
+
+    #[test]
+    fn a_run_that_only_reads_holds_the_file_read_only() {
+        let d = tempfile::tempdir().unwrap();
+        let t = probed(d.path(), "t.img");
+        let h = Held::open(&t, false).unwrap();
+        assert_eq!(fd_flags(h.file()) & libc::O_ACCMODE, libc::O_RDONLY);
+        let e = h.file().write_at(b"x", 0).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF));
+    }
+
+    #[test]
+    fn o_direct_is_switched_on_the_open_file() {
+        let d = tempfile::tempdir().unwrap();
+        let t = probed(d.path(), "t.img");
+        let h = Held::open(&t, true).unwrap();
+        assert_eq!(fd_flags(h.file()) & libc::O_DIRECT, 0);
+        if let Err(e) = h.set_direct(true) {
+            eprintln!(
+                "SKIPPED target::open::tests::o_direct_is_switched_on_the_open_file: no O_DIRECT here: {e}"
+            );
+            return;
+        }
+        assert_eq!(fd_flags(h.file()) & libc::O_DIRECT, libc::O_DIRECT);
+        h.set_direct(false).unwrap();
+        assert_eq!(fd_flags(h.file()) & libc::O_DIRECT, 0);
+    }
+
+    /// Replaced between the probe and the open: refused, naming both; the new file is not written.
+    #[test]
+    fn a_path_replaced_after_the_probe_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let t = probed(d.path(), "t.img");
+        let Some(Identity::File { dev, ino }) = t.identity else {
+            panic!("a probed file has a file identity: {:?}", t.identity);
+        };
+        std::fs::rename(&t.path, d.path().join("old.img")).unwrap();
+        let mut other = File::create(&t.path).unwrap();
+        other.write_all(b"not yours").unwrap();
+        let new_ino = std::fs::metadata(&t.path).map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.ino()
+        });
+        let err = Held::open(&t, true).unwrap_err().to_string();
+        let mm = format!("{}:{}", libc::major(dev), libc::minor(dev));
+        assert_eq!(
+            err,
+            format!(
+                "{} changed after it was checked: it was the file with inode {ino} on device {mm}, it is now the file with inode {} on device {mm}; nothing was written to it",
+                t.path.display(),
+                new_ino.unwrap()
+            )
+        );
+        assert_eq!(std::fs::read(&t.path).unwrap(), b"not yours");
+        // A folder in its place: neither a file nor a device.
+        std::fs::remove_file(&t.path).unwrap();
+        std::fs::create_dir(&t.path).unwrap();
+        let err = Held::open(&t, false).unwrap_err();
+        assert!(matches!(err, HoldError::Changed(_)), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("it is now neither a regular file nor a block device"),
+            "{err}"
+        );
+    }
+
+    /// Moved during the run: the held file is still the one written, and the warning says so.
+    #[test]
+    fn a_path_moved_during_the_run_leaves_the_held_file_in_use() {
+        let d = tempfile::tempdir().unwrap();
+        let t = probed(d.path(), "t.img");
+        let h = Held::open(&t, true).unwrap();
+        let moved = d.path().join("moved.img");
+        std::fs::rename(&t.path, &moved).unwrap();
+        let shown = t.path.display();
+        assert_eq!(
+            h.path_moved().unwrap(),
+            format!(
+                "{shown} no longer names the file this run opened (it was moved, removed or replaced during the run; it now names nothing); the run goes on with the file it opened"
+            )
+        );
+        std::os::unix::fs::symlink("/dev/null", &t.path).unwrap();
+        assert!(
+            h.path_moved()
+                .unwrap()
+                .contains("it now names neither a regular file nor a block device"),
+        );
+        h.file().write_all_at(b"still", 0).unwrap();
+        assert_eq!(&std::fs::read(&moved).unwrap()[..5], b"still");
+    }
+
+    #[test]
+    fn a_target_never_probed_is_not_opened() {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = probed(d.path(), "t.img");
+        t.identity = None;
+        let err = Held::open(&t, true).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{} (a file) was not probed on this host: what it should be is unknown; nothing was opened",
+                t.path.display()
+            )
+        );
+    }
 }

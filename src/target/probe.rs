@@ -1,6 +1,6 @@
 //! Reading a target's geometry without writing to it.
 
-use super::{TargetInfo, TargetKind};
+use super::{Identity, TargetInfo, TargetKind};
 use crate::sys;
 use std::fs::{self, File};
 use std::io;
@@ -29,6 +29,9 @@ pub enum ProbeError {
     /// The target has no capacity.
     #[error("{0}: the target is empty (0 bytes)")]
     Empty(PathBuf),
+    /// The path named something else when it was opened than when it was looked up (replaced meanwhile).
+    #[error("{0} changed while it was being probed (it was replaced); nothing was written to it")]
+    Changed(PathBuf),
 }
 
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
@@ -60,18 +63,32 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     if meta.len() == 0 {
         return Err(ProbeError::Empty(path.to_path_buf()));
     }
-    let f = File::open(path).map_err(io_err(path, "open"))?;
+    let (f, identity) = open_same(path, &meta)?;
     let lbs = match sys::file::dio_alignment(&f) {
         Ok(Some((_, off))) if off > 0 => off,
         _ => fs_device_lbs(meta.dev()).unwrap_or(512),
     };
-    Ok(TargetInfo::new(
-        path,
-        TargetKind::File,
-        meta.len(),
-        lbs,
-        (meta.blksize() as u32).max(lbs),
-    ))
+    Ok(TargetInfo {
+        identity: Some(identity),
+        ..TargetInfo::new(
+            path,
+            TargetKind::File,
+            meta.len(),
+            lbs,
+            (meta.blksize() as u32).max(lbs),
+        )
+    })
+}
+
+/// Opens `path` for reading and checks that the open file is what `meta` (the path looked up just before)
+/// described: its identity is that of everything the probe reads from the open file.
+fn open_same(path: &Path, meta: &fs::Metadata) -> Result<(File, Identity), ProbeError> {
+    let f = File::open(path).map_err(io_err(path, "open"))?;
+    let opened = f.metadata().map_err(io_err(path, "stat"))?;
+    match (Identity::of(&opened), Identity::of(meta)) {
+        (Some(a), Some(b)) if a == b => Ok((f, a)),
+        _ => Err(ProbeError::Changed(path.to_path_buf())),
+    }
 }
 
 fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
@@ -117,7 +134,7 @@ fn read_sys(p: &Path) -> Option<String> {
 }
 
 fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeError> {
-    let f = File::open(path).map_err(io_err(path, "open"))?;
+    let (f, identity) = open_same(path, meta)?;
     let capacity =
         sys::block::size_bytes(&f).map_err(io_err(path, "read the capacity (BLKGETSIZE64) of"))?;
     if capacity == 0 {
@@ -150,6 +167,7 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         } else {
             sys::nvme::namespace_id(&f).ok()
         },
+        identity: Some(identity),
         ..TargetInfo::new(path, TargetKind::Block, capacity, lbs, pbs)
     })
 }

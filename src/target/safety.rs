@@ -1,23 +1,36 @@
-//! Consent to write, and refusing targets that are in use. A run needs a [`Consent`], which only [`consent`]
-//! issues: for a block device that the run writes, only when `--allow-destroy` names that device and nothing
-//! uses it (mounted, swap, held by RAID, LVM or device mapper, or open exclusively). Opening with O_EXCL is the
-//! kernel's final word; these checks give the reason in words before anything is opened for writing.
+//! Consent to write, and refusing targets that are read-only or in use. A run needs a [`Consent`], which only
+//! [`consent`] issues: for a block device that the run writes, only when `--allow-destroy` names that device,
+//! the device is not read-only and nothing uses it (mounted, swap, held by RAID, LVM or device mapper, or open
+//! exclusively); for a file that the run writes, only when its filesystem is not read-only and it is not the
+//! backing file of a loop device in use. Opening with O_EXCL when the run holds the target
+//! ([`super::open::Held`]) is the kernel's final word; these checks give the reason in words before anything
+//! is opened for writing.
 
-use super::{TargetInfo, TargetKind, kinds};
+use super::{Identity, TargetInfo, TargetKind, kinds};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// Why the target must not be written, or `None` when nothing is known to use it.
+/// Why the target must not be written because something uses it, or `None` when nothing is known to: a block
+/// device mounted, used as swap, held by RAID, LVM or device mapper, or open exclusively; a file (or device)
+/// that is the backing file of a loop device in such use.
 pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
-    if t.kind != TargetKind::Block {
-        return None;
+    match t.kind {
+        TargetKind::Block => device_in_use(kinds::of(t.kind).device_number(t)?, &t.path)
+            .or_else(|| backing_in_use(t)),
+        TargetKind::File if !t.created => backing_in_use(t),
+        TargetKind::File | TargetKind::Sim => None,
     }
-    let rdev = fs::metadata(&t.path).ok()?.rdev();
+}
+
+/// Why the block device `rdev` (named by the node `node`) must not be written, or `None` when nothing is known
+/// to use it: it or one of its partitions is mounted, used as swap or held by RAID, LVM or device mapper, or an
+/// exclusive open of `node` fails.
+fn device_in_use(rdev: u64, node: &Path) -> Option<String> {
     let mut devs = vec![(
         libc::major(rdev),
         libc::minor(rdev),
-        t.path.display().to_string(),
+        node.display().to_string(),
     )];
     let sys = PathBuf::from(format!(
         "/sys/dev/block/{}:{}",
@@ -25,6 +38,14 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
         libc::minor(rdev)
     ));
     devs.extend(partitions(&sys));
+    mounted(&devs)
+        .or_else(|| swap(&devs))
+        .or_else(|| held(&devs))
+        .or_else(|| exclusive_open_fails(node))
+}
+
+/// A device of `devs` (`(major, minor, name)`) that is mounted, from /proc/self/mountinfo.
+fn mounted(devs: &[(u32, u32, String)]) -> Option<String> {
     let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let is_ours = |dev_number: u64| {
         devs.iter()
@@ -59,6 +80,11 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
             return Some(format!("{name} is mounted at {}", f[4]));
         }
     }
+    None
+}
+
+/// A device of `devs` in use as swap, from /proc/swaps.
+fn swap(devs: &[(u32, u32, String)]) -> Option<String> {
     let swaps = fs::read_to_string("/proc/swaps").unwrap_or_default();
     for line in swaps.lines().skip(1) {
         if let Some(dev) = line.split_whitespace().next()
@@ -70,7 +96,12 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
             return Some(format!("{dev} is in use as swap"));
         }
     }
-    for (maj, min, name) in &devs {
+    None
+}
+
+/// A device of `devs` with a holder in sysfs (RAID, LVM, device mapper).
+fn held(devs: &[(u32, u32, String)]) -> Option<String> {
+    for (maj, min, name) in devs {
         let holders = PathBuf::from(format!("/sys/dev/block/{maj}:{min}/holders"));
         if let Ok(mut it) = fs::read_dir(&holders)
             && let Some(Ok(h)) = it.next()
@@ -81,18 +112,75 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
             ));
         }
     }
-    // The kernel's own answer: an exclusive open fails with EBUSY while anything holds the device.
+    None
+}
+
+/// The kernel's own answer: an exclusive open fails with EBUSY while anything holds the device.
+fn exclusive_open_fails(node: &Path) -> Option<String> {
     use std::os::unix::fs::OpenOptionsExt;
     match fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_EXCL)
-        .open(&t.path)
+        .open(node)
     {
         Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Some(format!(
             "{} is in use (an exclusive open fails: {e})",
-            t.path.display()
+            node.display()
         )),
         _ => None,
+    }
+}
+
+/// Why the target must not be written because it backs a loop device that is in use (mounted, held, open
+/// exclusively): found through `/sys/block/loop*/loop/backing_file`, compared by identity (device and inode of
+/// a file, device number of a device).
+fn backing_in_use(t: &TargetInfo) -> Option<String> {
+    let want = t
+        .identity
+        .or_else(|| fs::metadata(&t.path).ok().and_then(|m| Identity::of(&m)))?;
+    let entries = fs::read_dir("/sys/block").ok()?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Ok(backing) = fs::read_to_string(e.path().join("loop/backing_file")) else {
+            continue;
+        };
+        let backs_it = fs::metadata(backing.trim_end_matches('\n'))
+            .ok()
+            .and_then(|m| Identity::of(&m))
+            == Some(want);
+        let rdev = fs::read_to_string(e.path().join("dev"))
+            .ok()
+            .and_then(|d| parse_dev(d.trim()));
+        if let (true, Some(rdev)) = (backs_it, rdev)
+            && let Some(why) = device_in_use(rdev, &Path::new("/dev").join(&name))
+        {
+            return Some(format!("it is the backing file of /dev/{name}, and {why}"));
+        }
+    }
+    None
+}
+
+/// `major:minor` as a device number.
+fn parse_dev(text: &str) -> Option<u64> {
+    let (a, b) = text.split_once(':')?;
+    Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Why the target cannot be written at all, or `None`: a block device that is read-only (BLKROGET), a file on a
+/// filesystem mounted read-only.
+pub fn read_only_reason(t: &TargetInfo) -> Option<String> {
+    if t.created || !kinds::of(t.kind).facts().on_host {
+        return None;
+    }
+    let f = fs::File::open(&t.path).ok()?;
+    match t.kind {
+        TargetKind::Block => crate::sys::block::read_only(&f)
+            .ok()?
+            .then(|| format!("{} is read-only (blockdev --setro, losetup --read-only or write-protected hardware)", t.path.display())),
+        TargetKind::File => crate::sys::file::on_read_only_fs(&f)
+            .ok()?
+            .then(|| format!("{} is on a filesystem mounted read-only", t.path.display())),
+        TargetKind::Sim => None,
     }
 }
 
@@ -161,8 +249,10 @@ pub struct Consent {
 ///
 /// Refused: `--allow-destroy` naming anything when the target is not a block device (the user meant a device
 /// and forgot `--target`: running on the file or the simulated drive instead would look like a test of the
-/// device); a block device that the run writes when it is mounted or in use, or when `--allow-destroy` does
-/// not name it. Every other run is allowed: one that only reads, and one on a file or a simulated drive.
+/// device); a target that the run writes when it is read-only ([`read_only_reason`]: a read-only device, a file
+/// on a read-only filesystem) or in use ([`in_use_reason`]: a device mounted or held, a file backing a loop
+/// device in use); a block device that the run writes when `--allow-destroy` does not name it. Every other run
+/// is allowed: one that only reads, and one on a file or a simulated drive.
 ///
 /// # Errors
 /// Why the run must not start, in the words printed to the user.
@@ -174,6 +264,15 @@ pub fn consent(
     let t = target;
     let kind = kinds::of(t.kind);
     let facts = kind.facts();
+    // The kind is what the probe found, not what a caller says: a device relabelled as a file is refused.
+    if let Some(found) = t.identity.map(Identity::kind).filter(|&k| k != t.kind) {
+        return Err(format!(
+            "{} is {}, not {}; nothing was written to it",
+            t.path.display(),
+            kinds::of(found).facts().noun,
+            facts.noun
+        ));
+    }
     if let (Some(d), false) = (allow_destroy, facts.writes_need_allow_destroy) {
         return Err(format!(
             "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
@@ -189,12 +288,15 @@ pub fn consent(
         device: kind.device_number(t),
         writes,
     };
-    if !facts.writes_need_allow_destroy || !writes {
+    if !writes {
         return Ok(granted());
     }
     let dev = t.path.display();
-    if let Some(why) = in_use_reason(t) {
+    if let Some(why) = read_only_reason(t).or_else(|| in_use_reason(t)) {
         return Err(format!("refusing to write to {dev}: {why}"));
+    }
+    if !facts.writes_need_allow_destroy {
+        return Ok(granted());
     }
     match allow_destroy {
         Some(d) if same_device(d, &t.path) => Ok(granted()),
@@ -392,6 +494,23 @@ mod tests {
 
     /// The consent records the device a path named when it was checked: a path that names another device
     /// by the time of the run is not covered.
+    #[test]
+    fn a_device_relabelled_as_a_file_is_refused() {
+        let test = "target::safety::a_device_relabelled_as_a_file_is_refused";
+        let Some(loops) = Loops::new(test, 1) else {
+            return;
+        };
+        let mut t = loops.target(0);
+        t.kind = TargetKind::File;
+        let dev = t.path.display().to_string();
+        for writes in [true, false] {
+            assert_eq!(
+                consent(&t, writes, None).unwrap_err(),
+                format!("{dev} is a block device, not a file; nothing was written to it")
+            );
+        }
+    }
+
     #[test]
     fn a_path_that_names_another_device_at_run_time_is_not_covered() {
         let test =

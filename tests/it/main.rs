@@ -8,6 +8,7 @@ mod blockdev;
 mod cases;
 mod compare;
 mod engines;
+mod hold;
 mod interrupt;
 mod methodology;
 mod null_engine;

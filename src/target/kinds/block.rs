@@ -31,11 +31,17 @@ impl Kind for Block {
         &FACTS
     }
 
+    /// The device number recorded when the target was probed; for a target never probed, the one its path
+    /// names now.
     fn device_number(&self, t: &TargetInfo) -> Option<u64> {
-        fs::metadata(&t.path)
-            .ok()
-            .filter(|m| m.file_type().is_block_device())
-            .map(|m| m.rdev())
+        match t.identity {
+            Some(crate::target::Identity::Block { rdev }) => Some(rdev),
+            Some(crate::target::Identity::File { .. }) => None,
+            None => fs::metadata(&t.path)
+                .ok()
+                .filter(|m| m.file_type().is_block_device())
+                .map(|m| m.rdev()),
+        }
     }
 
     fn erase_problem(

@@ -54,8 +54,9 @@ pub(super) trait Kind: Sync {
     /// The facts of this kind.
     fn facts(&self) -> &'static Facts;
 
-    /// The device number (`st_rdev`) of the device node at the target's path, for kinds identified by one;
-    /// `None` for the others.
+    /// The device number (`st_rdev`) of the target, for kinds identified by one: as probed
+    /// ([`TargetInfo::identity`]), or for a target never probed, of the node its path names now; `None` for
+    /// the others.
     fn device_number(&self, _t: &TargetInfo) -> Option<u64> {
         None
     }

@@ -1,0 +1,431 @@
+//! Holding the target for the whole run (issue 13, items 1 and 7): the target is opened once, before the first
+//! phase, and every phase uses that open file; a block device stays claimed (O_EXCL) between phases; a target
+//! that cannot or must not be written (a read-only device, a file on a read-only filesystem, the backing file
+//! of a mounted loop device) is refused when the plan is checked, exit 2, nothing written. Needs root (loop
+//! devices, mounts); without it each test prints why it skipped.
+//!
+//! The runs that are changed from outside mid-run have a `null`-engine phase in the middle, which opens nothing:
+//! the old code reopened the target by path for the next phase, so anything done to the path or the device
+//! during that phase was met by the next open. The test acts while `results.json` shows exactly one phase done.
+
+use crate::common::*;
+use std::fs;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use wkrun::data::DataGen;
+use wkrun::spec::DataPattern;
+
+const MIB: u64 = 1 << 20;
+
+/// Phase 0 writes for 1 s (rate-capped), phase 1 runs 2 s on the `null` engine (nothing opened), phase 2 is a
+/// sequential fill of the span with seed 7 in 64 KiB blocks.
+const THREE_PHASES: &str = r#"
+[[phase]]
+name = "first"
+kind = "workload"
+read_percent = 0
+duration = "1s"
+rate_iops = 200
+
+[[phase]]
+name = "between"
+kind = "workload"
+engine = "null"
+read_percent = 0
+duration = "2s"
+
+[[phase]]
+name = "last"
+kind = "fill"
+block_size = "64KiB"
+seed = 7
+"#;
+
+/// `wkrun spec.toml --target TARGET --output out -q ARGS`, started in `dir` and not waited for.
+fn spawn(dir: &Path, body: &str, target: &Path, args: &[&str]) -> (Child, PathBuf) {
+    write_file(dir, "spec.toml", &spec_text("hold", body));
+    let out = dir.join("out");
+    let child = Command::new(wkrun_bin())
+        .args(["spec.toml", "--target"])
+        .arg(target)
+        .arg("--output")
+        .arg(&out)
+        .arg("-q")
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    (child, out)
+}
+
+/// Phases done so far in `out/results.json`; `None` while it does not exist (or is being replaced).
+fn phases_done(out: &Path) -> Option<usize> {
+    let text = fs::read_to_string(out.join("results.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["phases"].as_array().map(Vec::len)
+}
+
+/// Waits (up to 30 s) until `results.json` shows `n` phases done; panics when the run ended or overtook.
+fn wait_for_phases(child: &mut Child, out: &Path, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(k) = phases_done(out) {
+            assert!(k <= n, "the run is past phase {n} already ({k} done)");
+            if k == n {
+                return;
+            }
+        }
+        if let Ok(Some(st)) = child.try_wait() {
+            panic!("wkrun ended ({st}) before {n} phases were done");
+        }
+        assert!(Instant::now() < deadline, "{n} phases not done in 30 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits for the run; exit code and stderr.
+fn finish(child: Child) -> (i32, String) {
+    let o = child.wait_with_output().expect("wait for wkrun");
+    let (code, _, err) = code_out_err(&o);
+    (code, err)
+}
+
+/// A loop device for one test (holding the loop lock), or `None` after printing why the test skips.
+fn loop_dev(
+    test: &str,
+    dir: &Path,
+    mib: u64,
+) -> Option<(LoopDev, std::sync::MutexGuard<'static, ()>)> {
+    let lock = loop_guard();
+    match LoopDev::new(dir, mib, 512) {
+        Ok(dev) => Some((dev, lock)),
+        Err(why) => {
+            skip(test, &why);
+            None
+        }
+    }
+}
+
+/// A read-only loop device (`losetup --read-only`) over a fresh 16 MiB file, detached and removed on drop.
+fn read_only_loop(dir: &Path) -> Result<LoopDev, String> {
+    if let Some(why) = loop_unavailable() {
+        return Err(why);
+    }
+    let backing = dir.join("ro-backing.img");
+    sparse_file(&backing, 16 * MIB);
+    let o = Command::new("losetup")
+        .args(["-f", "--show", "--read-only"])
+        .arg(&backing)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !o.status.success() {
+        return Err(format!(
+            "losetup --read-only failed: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ));
+    }
+    let dev = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim().to_string());
+    Ok(LoopDev { dev, backing })
+}
+
+/// An exclusive open of `dev` by this process (as `mount` or another holder would claim it): the OS error.
+fn exclusive_open(dev: &Path) -> Option<i32> {
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(dev)
+        .err()
+        .and_then(|e| e.raw_os_error())
+}
+
+/// `mount -t ext4 DEV DIR`: exit code and stderr. A mount that succeeds is undone at once.
+fn try_mount(dev: &Path, dir: &Path) -> (i32, String) {
+    let o = Command::new("mount")
+        .args(["-t", "ext4"])
+        .arg(dev)
+        .arg(dir)
+        .output()
+        .expect("run mount");
+    if o.status.success() {
+        let _ = Command::new("umount").arg(dir).status();
+    }
+    let (code, _, err) = code_out_err(&o);
+    (code, err)
+}
+
+/// Issue 13 item 1: a file target replaced by a symlink to a block device mid-run. The run keeps writing the
+/// file it opened (now `moved.img`): the device is not written (its backing file stays zeros and its written
+/// sectors do not move), the run completes (exit 0) with the last phase's fill in the moved file, and the
+/// phase that began after the swap carries a warning naming the path.
+///
+/// Chosen over failing the run: the file that was checked is the one written and measured to the end, so the
+/// results stay whole and true to it; nothing else is touched either way.
+#[test]
+fn a_file_target_swapped_for_a_device_mid_run_is_not_followed() {
+    let test = "hold::a_file_target_swapped_for_a_device_mid_run_is_not_followed";
+    let d = tempdir();
+    let Some((dev, _lock)) = loop_dev(test, d.path(), 16) else {
+        return;
+    };
+    let target = d.path().join("t.img");
+    sparse_file(&target, 8 * MIB);
+    let written_before = dev.sectors_written();
+    let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
+    wait_for_phases(&mut child, &out, 1);
+    // Well into the null phase (2 s), after its start was logged: the swap is seen by the last phase only.
+    std::thread::sleep(Duration::from_millis(300));
+    let moved = d.path().join("moved.img");
+    fs::rename(&target, &moved).unwrap();
+    std::os::unix::fs::symlink(&dev.dev, &target).unwrap();
+    assert_eq!(
+        phases_done(&out),
+        Some(1),
+        "the swap must happen during the null phase"
+    );
+    let (code, err) = finish(child);
+    assert_eq!(code, 0, "{err}");
+
+    assert_eq!(
+        dev.sectors_written(),
+        written_before,
+        "the device was written"
+    );
+    assert_zeros(&read(&dev.backing), 0, "the device's backing file");
+    let (_, r) = strict_results(&out);
+    assert_eq!(r["status"], "completed");
+    assert_eq!(r["target"]["kind"], "file");
+    assert_eq!(u(phase(&r, 2), "/write/bytes"), 8 * MIB);
+    let data = read(&moved);
+    let bs = 64 << 10;
+    let datagen = DataGen::new(DataPattern::Random, 7, bs);
+    let mut want = vec![0u8; bs];
+    for b in 0..(8 * MIB) as usize / bs {
+        datagen.fill(&mut want, b as u64);
+        assert!(
+            data[b * bs..(b + 1) * bs] == want[..],
+            "block {b} of the moved file is not the last phase's fill"
+        );
+    }
+    let shown = target.display();
+    let rdev = std::os::unix::fs::MetadataExt::rdev(&fs::metadata(&dev.dev).unwrap());
+    assert_eq!(phase(&r, 1).get("warnings"), None);
+    assert_eq!(
+        phase(&r, 2)["warnings"],
+        serde_json::json!([format!(
+            "{shown} no longer names the file this run opened (it was moved, removed or replaced during the run; it now names block device {}:{}); the run goes on with the file it opened",
+            libc::major(rdev),
+            libc::minor(rdev)
+        )])
+    );
+}
+
+/// Issue 13 item 1: a block device written by a run stays claimed from before the first phase to the end,
+/// also while no phase has it open for I/O: an exclusive open fails with EBUSY and so does `mount`, during
+/// the first phase and during the null phase between the two that write. After the run it is free again.
+#[test]
+fn a_block_device_stays_claimed_between_phases() {
+    let test = "hold::a_block_device_stays_claimed_between_phases";
+    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
+        skip(test, "no mkfs.ext4 (e2fsprogs)");
+        return;
+    }
+    let d = tempdir();
+    let Some((dev, _lock)) = loop_dev(test, d.path(), 16) else {
+        return;
+    };
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&dev.dev)
+        .status()
+        .expect("run mkfs.ext4");
+    assert!(mkfs.success(), "mkfs.ext4 on {}", dev.dev.display());
+    let mnt = d.path().join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    let name = dev.dev.to_str().unwrap();
+    let (mut child, out) = spawn(d.path(), THREE_PHASES, &dev.dev, &["--allow-destroy", name]);
+    for done in [0, 1] {
+        wait_for_phases(&mut child, &out, done);
+        assert_eq!(
+            exclusive_open(&dev.dev),
+            Some(libc::EBUSY),
+            "an exclusive open with {done} phases done"
+        );
+        let (code, err) = try_mount(&dev.dev, &mnt);
+        assert_eq!(code, 32, "mount with {done} phases done: {err}");
+        assert!(err.contains("busy"), "mount with {done} phases done: {err}");
+        assert_eq!(
+            phases_done(&out),
+            Some(done),
+            "the checks overran the phase"
+        );
+    }
+    let (code, err) = finish(child);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(results(&out)["status"], "completed");
+    assert_eq!(
+        exclusive_open(&dev.dev),
+        None,
+        "the device is free after the run"
+    );
+}
+
+/// Issue 13 item 7: a read-only block device (`losetup --read-only`, `blockdev --setro`) is refused before
+/// anything is opened for writing, even with `--allow-destroy`: exit 2, the reason in words, no output folder,
+/// no sector written; `wkrun plan` notes the refusal. A run that only reads it is allowed.
+#[test]
+fn a_read_only_device_is_refused_at_plan_time() {
+    let test = "hold::a_read_only_device_is_refused_at_plan_time";
+    let d = tempdir();
+    let _lock = loop_guard();
+    let ro = match read_only_loop(d.path()) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    let setro = match LoopDev::new(d.path(), 16, 512) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    let st = Command::new("blockdev")
+        .arg("--setro")
+        .arg(&setro.dev)
+        .status();
+    if !st.is_ok_and(|s| s.success()) {
+        return skip(test, "blockdev --setro failed");
+    }
+    let write =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    let read_only =
+        "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nduration = \"200ms\"\n";
+    let mut f = Failures::default();
+    for dev in [&ro, &setro] {
+        let name = dev.dev.to_str().unwrap();
+        f.case(name);
+        let before = dev.sectors_written();
+        let (o, out) = run_spec(d.path(), "ro", write, &dev.dev, &["--allow-destroy", name]);
+        let (code, _, err) = code_out_err(&o);
+        f.eq("exit", code, 2);
+        f.eq(
+            "stderr",
+            err.as_str(),
+            &format!("error: refusing to write to {name}: {name} is read-only (blockdev --setro, losetup --read-only or write-protected hardware)\n"),
+        );
+        f.check(!out.exists(), || "an output folder was made".into());
+        f.eq("sectors written", dev.sectors_written(), before);
+        let spec = d.path().join("spec.toml");
+        let (code, _, err) = code_out_err(&wkrun(
+            d.path(),
+            &["plan", spec.to_str().unwrap(), "--target", name],
+        ));
+        f.eq("plan exit", code, 0);
+        f.contains(
+            "plan",
+            &err,
+            &[format!(
+                "note: the run would be refused: refusing to write to {name}: {name} is read-only"
+            )],
+        );
+        let (o, out) = run_spec(d.path(), "ro", read_only, &dev.dev, &[]);
+        let (code, _, err) = code_out_err(&o);
+        f.eq(&format!("a run that only reads: {err}"), code, 0);
+        let _ = fs::remove_dir_all(out);
+    }
+    let _ = Command::new("blockdev")
+        .arg("--setrw")
+        .arg(&setro.dev)
+        .status();
+    f.assert_none(test);
+}
+
+/// Issue 13 item 7: a file on a filesystem mounted read-only is refused like a read-only device: exit 2, the
+/// reason in words, nothing written.
+#[test]
+fn a_file_on_a_read_only_filesystem_is_refused_at_plan_time() {
+    let test = "hold::a_file_on_a_read_only_filesystem_is_refused_at_plan_time";
+    let d = tempdir();
+    let m = match Mount::tmpfs(d.path().join("fs"), "16m") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let target = m.dir.join("t.img");
+    sparse_file(&target, 4 * MIB);
+    let ro = Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(&m.dir)
+        .status();
+    if !ro.is_ok_and(|s| s.success()) {
+        return skip(test, "mount -o remount,ro failed");
+    }
+    let write =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    let (o, out) = run_spec(d.path(), "rofs", write, &target, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: refusing to write to {t}: {t} is on a filesystem mounted read-only\n",
+            t = target.display()
+        )
+    );
+    assert!(!out.exists());
+}
+
+/// Issue 13 item 7: the backing file of a mounted loop device is refused as a target that the run writes, like
+/// the busy device itself (`/sys/block/loopN/loop/backing_file`, compared by device and inode): exit 2, the
+/// loop device and its mount point named, the file unchanged. A run that only reads it is allowed.
+#[test]
+fn the_backing_file_of_a_mounted_loop_device_is_refused() {
+    let test = "hold::the_backing_file_of_a_mounted_loop_device_is_refused";
+    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
+        return skip(test, "no mkfs.ext4 (e2fsprogs)");
+    }
+    let d = tempdir();
+    let Some((dev, _lock)) = loop_dev(test, d.path(), 16) else {
+        return;
+    };
+    // Inode tables and journal written now, so that the mounted filesystem writes nothing by itself later.
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"])
+        .arg(&dev.dev)
+        .status()
+        .expect("run mkfs.ext4");
+    assert!(mkfs.success());
+    let m = match Mount::new(
+        d.path().join("mnt"),
+        &["-t", "ext4", dev.dev.to_str().unwrap()],
+    ) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let _ = Command::new("sync").status();
+    let before = sha256_hex(&read(&dev.backing));
+    let write =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    let (o, out) = run_spec(d.path(), "backing", write, &dev.backing, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    let (b, n) = (dev.backing.display(), dev.dev.display());
+    assert_eq!(
+        err,
+        format!(
+            "error: refusing to write to {b}: it is the backing file of {n}, and {n} is mounted at {}\n",
+            m.dir.display()
+        )
+    );
+    assert!(!out.exists());
+    assert_eq!(
+        sha256_hex(&read(&dev.backing)),
+        before,
+        "the backing file changed"
+    );
+    let read_only =
+        "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nduration = \"200ms\"\n";
+    let (o, _) = run_spec(d.path(), "backing", read_only, &dev.backing, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "a run that only reads: {err}");
+    drop(m);
+}
