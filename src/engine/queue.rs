@@ -56,12 +56,7 @@ impl SlotQueue for UringQueue {
 
 /// An engine that could not start (no AIO context, io_uring disabled): the outcome carries the error.
 pub fn setup_failed(rec: Recorder, engine: &'static str, e: io::Error) -> Outcome {
-    rec.finish(Some(IoError {
-        kind: OpKind::Write,
-        offset: 0,
-        len: 0,
-        cause: IoCause::Setup(engine, e),
-    }))
+    rec.finish(Some(super::setup_error(engine, e)))
 }
 
 /// The next op of the shared stream, claiming a new chunk when the current one is used up.

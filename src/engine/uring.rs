@@ -1,7 +1,9 @@
 //! The `io_uring` engine: one ring from one thread, with the target as a registered file and registered
-//! buffers.
+//! buffers (unregistered when the locked-memory limit is too small for them, with a warning).
 
 use super::{Engine, Event, Job, Outcome, Recorder, queue};
+use crate::buf::try_bufs;
+use crate::sys::limits::Limit;
 use crate::sys::uring::UringQueue;
 use std::os::fd::AsRawFd;
 use std::sync::mpsc::Sender;
@@ -19,23 +21,44 @@ impl Engine for Uring {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
+        let rec = || Recorder::new(0, job.clock, events.clone());
         let Some(file) = job.file else {
             return queue::setup_failed(
-                Recorder::new(0, job.clock, events.clone()),
+                rec(),
                 "io_uring",
                 std::io::Error::other("no target file is open"),
             );
         };
-        match UringQueue::new(
-            file.as_raw_fd(),
-            job.queue_depth as usize,
-            job.max_len,
-            job.align,
-        ) {
-            Ok(mut q) => queue::run(job, &mut q, events),
-            Err(e) => {
-                queue::setup_failed(Recorder::new(0, job.clock, events.clone()), "io_uring", e)
+        let depth = job.queue_depth as usize;
+        let bufs = match try_bufs(depth, job.max_len, job.align) {
+            Ok(b) => b,
+            Err(e) => return rec().finish(Some(super::alloc_error("io_uring", &e))),
+        };
+        match UringQueue::new(file.as_raw_fd(), bufs) {
+            Ok(mut q) => {
+                let warning = q
+                    .unregistered()
+                    .map(|e| unregistered_warning(depth, job.max_len, e));
+                let mut out = queue::run(job, &mut q, events);
+                out.warnings.extend(warning);
+                out
             }
+            Err(e) => queue::setup_failed(rec(), "io_uring", e),
         }
     }
+}
+
+/// The warning of a phase whose `depth` buffers of `len` bytes could not be registered (`e`, ENOMEM): which
+/// limit, how much registration needs, and what the phase did instead.
+fn unregistered_warning(depth: usize, len: usize, e: &std::io::Error) -> String {
+    let needs = UringQueue::registration_bytes(depth as u64, len as u64);
+    let limit = Limit::LockedMemory
+        .soft()
+        .map_or("unlimited".to_string(), |v| format!("{v} B"));
+    format!(
+        "io_uring: registering the {depth} I/O buffers of {len} B failed with {}: it needs {needs} B of locked memory, and {} is {limit}. The phase used the buffers unregistered (plain reads and writes, a little more CPU per I/O); raise the limit (ulimit -l {} or more) to register them",
+        crate::sys::os_text(e),
+        Limit::LockedMemory.name(),
+        needs.div_ceil(1024)
+    )
 }

@@ -5,6 +5,7 @@
 pub mod aio;
 pub mod block;
 pub mod file;
+pub mod limits;
 pub mod nvme;
 pub mod signal;
 pub mod uring;
@@ -16,4 +17,17 @@ pub enum Dir {
     Read,
     /// Write the slot's buffer.
     Write,
+}
+
+/// An OS error as `"<message> (errno N)"` (std writes "(os error N)"; errno is the term users search for);
+/// other errors as they display.
+pub fn os_text(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => {
+            let s = e.to_string();
+            let msg = s.strip_suffix(&format!(" (os error {n})")).unwrap_or(&s);
+            format!("{msg} (errno {n})")
+        }
+        None => e.to_string(),
+    }
 }
