@@ -9,6 +9,7 @@ mod cases;
 mod compare;
 mod engines;
 mod interrupt;
+mod limits;
 mod methodology;
 mod null_engine;
 mod phases;
