@@ -88,7 +88,7 @@ fn main() {
     let blocks = [4096usize, 128 << 10];
     let mut rows = Vec::new();
     for &block in &blocks {
-        let mut buf = AlignedBuf::new(block, 4096);
+        let mut buf = AlignedBuf::try_new(block, 4096).expect("buffer");
         for (name, pat) in patterns {
             let g = DataGen::new(pat, 1, block);
             let ns = measure(|i| {
@@ -157,7 +157,7 @@ fn main() {
     const BIG: usize = 512 << 20;
     let mut big = vec![1u8; BIG]; // written once, so every page is mapped before timing
     let slots = (BIG / 4096) as u64;
-    let mut buf = AlignedBuf::new(4096, 4096);
+    let mut buf = AlignedBuf::try_new(4096, 4096).expect("buffer");
     let slot = |i: u64| (wkrun::data::mix64(i) % slots) as usize * 4096;
     let copy_only = measure(|i| {
         let o = slot(i);

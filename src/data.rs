@@ -3,6 +3,7 @@
 //! `random` blocks are a window of a per-phase random pool (256 KiB) XORed with a 64-bit key unique to the op:
 //! incompressible, no two blocks equal, and cheap (one XOR per 8 bytes, no generator call per byte).
 
+use crate::buf::{AllocError, try_vec};
 use crate::vocab::DataPattern;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -49,23 +50,35 @@ impl DataGen {
         self.pattern
     }
 
-    /// A generator for `pattern` with `seed`; `max_len` is the largest block it will fill.
+    /// A generator for `pattern` with `seed`; `max_len` is the largest block it will fill. Aborts if the
+    /// random pool (256 KiB, or twice `max_len` when larger) cannot be allocated, as `vec!` does; a run uses
+    /// [`DataGen::try_new`].
     pub fn new(pattern: DataPattern, seed: u64, max_len: usize) -> DataGen {
+        Self::try_new(pattern, seed, max_len).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A generator for `pattern` with `seed`; `max_len` is the largest block it will fill.
+    ///
+    /// # Errors
+    /// [`AllocError`] when the random pool (256 KiB, or twice `max_len` when larger: 256 MiB for 128 MiB
+    /// blocks) cannot be allocated.
+    pub fn try_new(pattern: DataPattern, seed: u64, max_len: usize) -> Result<DataGen, AllocError> {
         let pool = match pattern {
             DataPattern::Zeros => Vec::new(),
             _ => {
-                let mut v = vec![0u8; POOL_BYTES.max(2 * max_len) + 8];
+                let len = POOL_BYTES.max(2 * max_len) + 8;
+                let mut v = try_vec(len, 0u8, "the random data pool")?;
                 fill_random(&mut v, mix64(seed ^ 0xd6e8_feb8_6659_fd93));
                 v
             }
         };
         let filler = Arc::new(std::array::from_fn(|j| FILLER[j % FILLER.len()]));
-        DataGen {
+        Ok(DataGen {
             pattern,
             seed,
             pool: Arc::new(pool),
             filler,
-        }
+        })
     }
 
     /// Writes the data of op `index` into `buf` (the whole slice).

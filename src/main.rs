@@ -178,7 +178,8 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
             if !msg.is_empty() {
-                eprintln!("error: {msg}");
+                // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
+                run::progress::log_line(&format!("error: {msg}"));
             }
             ExitCode::from(code)
         }
@@ -307,6 +308,9 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
     for n in &notes {
         eprintln!("note: {n}");
     }
+    for n in run::limit_notes(&plan) {
+        eprintln!("note: {n}");
+    }
     if let Err(r) = target::safety::consent(&plan.target, plan.writes(), None) {
         eprintln!("note: the run would be refused: {r}");
     }
@@ -433,7 +437,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     start_at(&mut plan, a.from.as_deref())?;
     let say = |m: &str| {
         if !a.quiet {
-            eprintln!("{m}");
+            run::progress::log_line(m);
         }
     };
     for n in &notes {

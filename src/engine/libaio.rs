@@ -13,6 +13,6 @@ impl Engine for Libaio {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
-        queue::run_on_target(job, events, self.name(), AioQueue::new)
+        queue::run_on_target(job, events, self.name(), AioQueue::new, |_| None)
     }
 }

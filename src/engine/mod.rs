@@ -17,6 +17,7 @@ use crate::data::DataGen;
 use crate::image::ImageSource;
 use crate::ops::{Op, OpKind, SharedOps};
 use crate::stats::{IntervalClock, LatencyRecorder};
+use crate::sys::limits::Limit;
 use crate::vocab::EngineKind;
 use std::fs::File;
 use std::io;
@@ -45,7 +46,7 @@ impl WriteData {
     ///
     /// # Errors
     /// A read error from an image file.
-    #[inline]
+    #[inline(always)]
     pub fn fill(&self, buf: &mut [u8], op: &Op) -> io::Result<()> {
         match self {
             WriteData::Pattern(g) => {
@@ -89,7 +90,7 @@ pub struct Job<'a> {
     pub rate_iops: Option<crate::vocab::Rate>,
     /// Index of the first op of this run of the stream (after a ramp, the measured part starts later in it).
     pub first_index: u64,
-    /// Set by a signal (SIGINT/SIGTERM) to stop at the next I/O boundary; owned by the caller, only read here.
+    /// Set by a signal (SIGINT, SIGTERM, SIGHUP) to stop at the next I/O boundary; owned by the caller, only read here.
     pub interrupt: &'a AtomicBool,
     /// Set by a worker whose I/O failed, so the other workers stop too; local to the phase.
     pub abort: AtomicBool,
@@ -192,7 +193,7 @@ impl Job<'_> {
     /// With a rate cap: when `op` may be issued, in ns from the start: the latest of its slot under the total
     /// cap (its position in this run / total) and under its direction's cap (its position among this run's
     /// reads or writes / that rate).
-    #[inline]
+    #[inline(always)]
     pub fn issue_at(&self, op: &Op) -> Option<u64> {
         let r = self.rate_iops?;
         let at = |n: u64, rate: u64| ((n as u128 * 1_000_000_000) / rate as u128) as u64;
@@ -245,14 +246,37 @@ pub struct Outcome {
     pub end_ns: u64,
     /// Completed I/Os per length: `(bytes, ops)`.
     pub sizes: Vec<(u32, u64)>,
-    /// The first I/O error, which stopped the phase.
+    /// The error that stopped the phase: of several workers' errors, the earliest (see `error_ns`).
     pub error: Option<IoError>,
+    /// When `error` happened, ns from `Job::start`: the completion time of the failed I/O (a worker stops
+    /// at its error, so this is its last clock reading); 0 for an engine that could not start.
+    pub error_ns: u64,
     /// Every failed I/O (with `on_error = "continue"`, the phase went on after them).
     pub errors: errors::ErrorTally,
+    /// What the phase's results should say about how the engine ran (io_uring without registered
+    /// buffers); the same for every worker, so kept once.
+    pub warnings: Vec<String>,
 }
 
 impl Outcome {
-    /// Adds another worker's outcome; the first error wins.
+    /// An outcome with nothing measured and `error`, if any: the start of a merge of workers' outcomes, or
+    /// an engine that stopped before its first I/O.
+    pub fn new(error: Option<IoError>) -> Outcome {
+        Outcome {
+            read: LatencyRecorder::new(),
+            write: LatencyRecorder::new(),
+            end_ns: 0,
+            sizes: Vec::new(),
+            error,
+            error_ns: 0,
+            errors: Default::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Adds another worker's outcome. Of two errors the earlier one wins (on a tie, the one already here),
+    /// by the same rule as [`errors::ErrorTally::merge`] keeps the first failed I/O, so that with
+    /// `on_error = "stop"` the phase's error and `errors.first` name the same I/O.
     pub fn merge(&mut self, o: Outcome) {
         self.read.merge(&o.read);
         self.write.merge(&o.write);
@@ -263,11 +287,43 @@ impl Outcome {
                 None => self.sizes.push((len, n)),
             }
         }
-        if self.error.is_none() {
+        if o.error.is_some() && (self.error.is_none() || o.error_ns < self.error_ns) {
             self.error = o.error;
+            self.error_ns = o.error_ns;
         }
         self.errors.merge(o.errors);
+        for w in o.warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
     }
+}
+
+/// An engine that could not start: `why`, as the phase's error.
+pub fn setup_error(engine: &'static str, why: io::Error) -> IoError {
+    IoError {
+        kind: OpKind::Write,
+        offset: 0,
+        len: 0,
+        cause: IoCause::Setup(engine, why),
+    }
+}
+
+/// Memory an engine needed (its I/O buffers) could not be allocated: the error names what and how much, and
+/// the address-space limit when one is set.
+pub fn alloc_error(engine: &'static str, e: &crate::buf::AllocError) -> IoError {
+    let msg = format!("{e}{}", Limit::AddressSpace.note());
+    setup_error(engine, io::Error::new(io::ErrorKind::OutOfMemory, msg))
+}
+
+/// A thread an engine needed (`what`: "worker thread 39 of 64") could not be started: the error names it,
+/// the OS error and the limit on processes and threads when one is set (or the address-space limit, as a
+/// thread's stack is memory too).
+pub fn spawn_error(engine: &'static str, what: &str, e: &io::Error) -> IoError {
+    let limits = format!("{}{}", Limit::Processes.note(), Limit::AddressSpace.note());
+    let msg = format!("cannot start {what}: {}{limits}", os_text(e));
+    setup_error(engine, io::Error::new(e.kind(), msg))
 }
 
 /// A failed I/O: which op, where, how long, and the OS error (or a short transfer); or an engine that
@@ -321,16 +377,9 @@ pub enum IoCause {
     Limit(String),
 }
 
-/// An OS error as "<message> (errno N)" (std writes "(os error N)"; errno is the term users search for).
+/// An OS error as `"<message> (errno N)"`.
 fn os_text(e: &io::Error) -> String {
-    match e.raw_os_error() {
-        Some(n) => {
-            let s = e.to_string();
-            let msg = s.strip_suffix(&format!(" (os error {n})")).unwrap_or(&s);
-            format!("{msg} (errno {n})")
-        }
-        None => e.to_string(),
-    }
+    crate::sys::os_text(e)
 }
 
 /// What an engine can do: the layers above ask these, never the engine's name.

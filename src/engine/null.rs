@@ -3,8 +3,8 @@
 //! [`super::Recorder`] as `libaio` and `io_uring`, so a run measures wkrun's own cost per I/O (like fio's
 //! `null` ioengine). The target is never opened: [`Job::file`] is not touched.
 
-use super::{Engine, Event, Job, Outcome, queue};
-use crate::buf::AlignedBuf;
+use super::{Engine, Event, Job, Outcome, Recorder, queue};
+use crate::buf::{AlignedBuf, AllocError};
 use std::io;
 use std::sync::mpsc::Sender;
 
@@ -17,8 +17,11 @@ impl Engine for Null {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
-        let mut q = NullQueue::new(job.queue_depth as usize, job.max_len, job.align);
-        queue::run(job, &mut q, events)
+        match NullQueue::new(job.queue_depth as usize, job.max_len, job.align) {
+            Ok(mut q) => queue::run(job, &mut q, events),
+            Err(e) => Recorder::new(0, job.clock, events.clone())
+                .finish(Some(super::alloc_error("null", &e))),
+        }
     }
 }
 
@@ -31,13 +34,11 @@ struct NullQueue {
 }
 
 impl NullQueue {
-    fn new(depth: usize, buf_len: usize, align: usize) -> NullQueue {
-        NullQueue {
-            bufs: (0..depth)
-                .map(|_| AlignedBuf::new(buf_len, align))
-                .collect(),
+    fn new(depth: usize, buf_len: usize, align: usize) -> Result<NullQueue, AllocError> {
+        Ok(NullQueue {
+            bufs: crate::buf::try_bufs(depth, buf_len, align)?,
             done: Vec::with_capacity(depth),
-        }
+        })
     }
 }
 

@@ -1,12 +1,11 @@
 //! The `psync` engine: `queue_depth` threads, each with one pread/pwrite in flight, sharing the op stream.
 
 use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder};
-use crate::buf::AlignedBuf;
+use crate::buf::{AlignedBuf, AllocError};
 use crate::ops::OpKind;
-use crate::stats::LatencyRecorder;
 use std::os::unix::fs::FileExt;
-use std::sync::Barrier;
 use std::sync::mpsc::Sender;
+use std::sync::{Condvar, Mutex};
 
 /// The pread/pwrite thread pool.
 pub struct Psync;
@@ -30,39 +29,44 @@ impl Engine for Psync {
         };
         let n = self.workers(job);
         // Setup (buffers, threads) happens before the phase clock starts: every worker allocates, then
-        // waits; the clock starts once all are ready, and only then are they released.
-        let ready = Barrier::new(n + 1);
-        let go = Barrier::new(n + 1);
-        let outcomes: Vec<Outcome> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..n)
-                .map(|w| {
-                    let tx = events.clone();
-                    let (ready, go) = (&ready, &go);
-                    s.spawn(move || {
-                        let buf = AlignedBuf::new(job.max_len, job.align);
-                        let rec = Recorder::new(w, job.clock, tx);
-                        ready.wait();
-                        go.wait();
-                        worker(job, file, buf, rec)
-                    })
-                })
-                .collect();
-            ready.wait();
-            job.begin();
-            go.wait();
-            handles
+        // waits at the gate; the clock starts once all are ready, and only then are they let go. A thread
+        // that cannot be spawned or a buffer that cannot be allocated closes the gate: every worker started
+        // returns at once, and the phase fails with that error.
+        let gate = Gate::default();
+        let (outcomes, spawn_error) = std::thread::scope(|s| {
+            let mut handles = Vec::with_capacity(n);
+            let mut spawn_error = None;
+            for w in 0..n {
+                let tx = events.clone();
+                let gate = &gate;
+                let spawned = std::thread::Builder::new()
+                    .spawn_scoped(s, move || start_worker(job, file, w, n, tx, gate));
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        let what = format!("worker thread {} of {n}", w + 1);
+                        spawn_error = Some(super::spawn_error("psync", &what, &e));
+                        break;
+                    }
+                }
+            }
+            if spawn_error.is_none() {
+                gate.wait_ready(n);
+            }
+            let go = spawn_error.is_none() && !job.stopping();
+            if go {
+                job.begin();
+            } else {
+                job.abort();
+            }
+            gate.open(go);
+            let outcomes: Vec<Outcome> = handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
+                .collect();
+            (outcomes, spawn_error)
         });
-        let mut out = Outcome {
-            read: LatencyRecorder::new(),
-            write: LatencyRecorder::new(),
-            end_ns: 0,
-            sizes: Vec::new(),
-            error: None,
-            errors: Default::default(),
-        };
+        let mut out = Outcome::new(spawn_error);
         for o in outcomes {
             out.merge(o);
         }
@@ -70,6 +74,77 @@ impl Engine for Psync {
     }
 }
 
+/// A worker thread: allocates its buffer, waits at the gate, then does its I/O; returns at once when the
+/// gate closed (another worker could not start), or with the error when its buffer could not be allocated.
+fn start_worker(
+    job: &Job<'_>,
+    file: &std::fs::File,
+    w: usize,
+    n: usize,
+    tx: Sender<Event>,
+    gate: &Gate,
+) -> Outcome {
+    let rec = Recorder::new(w, job.clock, tx);
+    let buf = AlignedBuf::try_new(job.max_len, job.align);
+    if buf.is_err() {
+        job.abort();
+    }
+    let go = gate.ready();
+    match buf {
+        Err(_) => {
+            let e = AllocError::io_bufs(n, job.max_len);
+            rec.finish(Some(super::alloc_error("psync", &e)))
+        }
+        Ok(buf) if go => worker(job, file, buf, rec),
+        Ok(_) => rec.finish(None),
+    }
+}
+
+/// Where the workers wait, once set up, for the phase to start: each says it is ready and waits; the caller
+/// waits until all are, then opens the gate (go) or closes it (stop at once).
+#[derive(Default)]
+struct Gate {
+    /// Workers ready, and the decision once taken.
+    state: Mutex<(usize, Option<bool>)>,
+    cv: Condvar,
+}
+
+impl Gate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (usize, Option<bool>)> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A worker is ready: waits for the decision; true to go.
+    fn ready(&self) -> bool {
+        let mut s = self.lock();
+        s.0 += 1;
+        self.cv.notify_all();
+        loop {
+            if let Some(go) = s.1 {
+                return go;
+            }
+            s = self.cv.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Waits until `n` workers are ready.
+    fn wait_ready(&self, n: usize) {
+        let mut s = self.lock();
+        while s.0 < n {
+            s = self.cv.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Lets every worker go (`true`) or stop (`false`), those waiting and those still setting up.
+    fn open(&self, go: bool) {
+        self.lock().1 = Some(go);
+        self.cv.notify_all();
+    }
+}
+
+/// A worker's I/O loop. Never inlined into its setup ([`start_worker`]), so that what it calls per I/O
+/// (recording, write data, the op stream) stays inlined into it.
+#[inline(never)]
 fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
     let mut error = None;
     'claims: while let Some(chunk) = job.ops.claim() {

@@ -4,6 +4,7 @@
 //! nothing after its setup.
 
 use super::{Event, IoCause, IoError, Job, Outcome, Recorder};
+use crate::buf::{AlignedBuf, try_bufs};
 use crate::ops::{Op, OpKind, Ops};
 use crate::sys::Dir;
 use crate::sys::aio::AioQueue;
@@ -55,38 +56,39 @@ impl SlotQueue for UringQueue {
     }
 }
 
-/// Runs `job` on the queue that `open(fd, depth, buf_len, align)` makes over the job's open target, with the
-/// job's queue depth and buffer size and alignment. Without an open target, or when `open` fails, the outcome
-/// carries the error ([`setup_failed`], naming `engine`).
+/// Runs `job` on the queue that `open(fd, bufs)` makes over the job's open target, with one buffer per queue
+/// slot of the job's buffer size and alignment, allocated here (fallibly); `warning` says what the phase's
+/// results should hear about the queue made (buffers left unregistered). Without an open target, buffers, or
+/// when `open` fails, the outcome carries the error ([`setup_failed`], naming `engine`).
 pub fn run_on_target<Q: SlotQueue>(
     job: &Job<'_>,
     events: &Sender<Event>,
     engine: &'static str,
-    open: impl FnOnce(RawFd, usize, usize, usize) -> io::Result<Q>,
+    open: impl FnOnce(RawFd, Vec<AlignedBuf>) -> io::Result<Q>,
+    warning: impl FnOnce(&Q) -> Option<String>,
 ) -> Outcome {
-    let q = match job.file {
-        Some(file) => open(
-            file.as_raw_fd(),
-            job.queue_depth as usize,
-            job.max_len,
-            job.align,
-        ),
-        None => Err(io::Error::other("no target file is open")),
+    let rec = || Recorder::new(0, job.clock, events.clone());
+    let Some(file) = job.file else {
+        return setup_failed(rec(), engine, io::Error::other("no target file is open"));
     };
-    match q {
-        Ok(mut q) => run(job, &mut q, events),
-        Err(e) => setup_failed(Recorder::new(0, job.clock, events.clone()), engine, e),
+    let bufs = match try_bufs(job.queue_depth as usize, job.max_len, job.align) {
+        Ok(b) => b,
+        Err(e) => return rec().finish(Some(super::alloc_error(engine, &e))),
+    };
+    match open(file.as_raw_fd(), bufs) {
+        Ok(mut q) => {
+            let w = warning(&q);
+            let mut out = run(job, &mut q, events);
+            out.warnings.extend(w);
+            out
+        }
+        Err(e) => setup_failed(rec(), engine, e),
     }
 }
 
 /// An engine that could not start (no AIO context, io_uring disabled): the outcome carries the error.
 pub fn setup_failed(rec: Recorder, engine: &'static str, e: io::Error) -> Outcome {
-    rec.finish(Some(IoError {
-        kind: OpKind::Write,
-        offset: 0,
-        len: 0,
-        cause: IoCause::Setup(engine, e),
-    }))
+    rec.finish(Some(super::setup_error(engine, e)))
 }
 
 /// The next op of the shared stream, claiming a new chunk when the current one is used up.

@@ -1,7 +1,8 @@
 //! The `io_uring` engine: one ring from one thread, with the target as a registered file and registered
-//! buffers.
+//! buffers (unregistered when the locked-memory limit is too small for them, with a warning).
 
 use super::{Engine, Event, Job, Outcome, queue};
+use crate::sys::limits::Limit;
 use crate::sys::uring::UringQueue;
 use std::sync::mpsc::Sender;
 
@@ -14,6 +15,25 @@ impl Engine for Uring {
     }
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
-        queue::run_on_target(job, events, self.name(), UringQueue::new)
+        let (depth, len) = (job.queue_depth as usize, job.max_len);
+        queue::run_on_target(job, events, self.name(), UringQueue::new, |q| {
+            q.unregistered()
+                .map(|e| unregistered_warning(depth, len, e))
+        })
     }
+}
+
+/// The warning of a phase whose `depth` buffers of `len` bytes could not be registered (`e`, ENOMEM): which
+/// limit, how much registration needs, and what the phase did instead.
+fn unregistered_warning(depth: usize, len: usize, e: &std::io::Error) -> String {
+    let needs = UringQueue::registration_bytes(depth as u64, len as u64);
+    let limit = Limit::LockedMemory
+        .soft()
+        .map_or("unlimited".to_string(), |v| format!("{v} B"));
+    format!(
+        "io_uring: registering the {depth} I/O buffers of {len} B failed with {}: it needs {needs} B of locked memory, and {} is {limit}. The phase used the buffers unregistered (plain reads and writes, a little more CPU per I/O); raise the limit (ulimit -l {} or more) to register them",
+        crate::sys::os_text(e),
+        Limit::LockedMemory.name(),
+        needs.div_ceil(1024)
+    )
 }

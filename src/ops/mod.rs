@@ -161,7 +161,7 @@ impl OpStream {
         (self.span_len - len) / self.sizes.unit() + 1
     }
 
-    #[inline]
+    #[inline(always)]
     fn make(
         &self,
         index: u64,
@@ -269,7 +269,7 @@ pub struct Ops<'a> {
 
 impl Iterator for Ops<'_> {
     type Item = Op;
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Op> {
         if self.next >= self.end {
             return None;

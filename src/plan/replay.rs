@@ -4,6 +4,7 @@
 //! of the block sizes and span starts involved (at least 512 bytes), and is bounded by [`MAX_MAP_UNITS`].
 
 use super::{ByteRange, IoWork, PhasePlan, Work, WriteSource};
+use crate::buf::try_vec;
 use crate::ops::OpKind;
 use crate::stamp::{MAX_OP_INDEX, SECTOR};
 use crate::target::TargetKind;
@@ -177,7 +178,7 @@ impl VerifyMap {
     /// the span of the verify phase `phases[i]`, assuming each ran to its end.
     ///
     /// # Errors
-    /// As [`map_unit`].
+    /// As [`map_unit`]; or the map (at most [`MAX_MAP_UNITS`] × 8 B) cannot be allocated.
     pub fn build(
         phases: &[PhasePlan],
         i: usize,
@@ -185,11 +186,14 @@ impl VerifyMap {
     ) -> Result<VerifyMap, String> {
         let unit = map_unit(phases, i)?;
         let span = phases[i].span;
+        let what = format!("the verify map (8 B per {unit}-byte unit of the span)");
+        let entries =
+            try_vec(span.len.div_ceil(unit) as usize, 0, &what).map_err(|e| e.to_string())?;
         let mut m = VerifyMap {
             start: span.start,
             unit,
             writers: Vec::new(),
-            entries: vec![0; span.len.div_ceil(unit) as usize],
+            entries,
         };
         for (p, range) in writers_before(phases, i) {
             match &p.work {

@@ -69,6 +69,11 @@ pub fn measured(
     let o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
     record(phase, &o, pr);
     pr.series_csv = Some(csv_name);
+    // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
+    for w in &o.outcome.warnings {
+        ctx.log(&format!("      warning: {w}"));
+        pr.warnings.push(w.clone());
+    }
     Ok(o)
 }
 

@@ -154,14 +154,10 @@ pub fn run(
     };
     let measured_started_at = ramp.as_ref().map(|_| crate::run::now_rfc3339());
     let (first, ramp_errors) = match ramp {
-        Some(Ramp {
-            error: Some(e),
-            errors,
-            ..
-        }) => {
-            return ramp_failed(csv, e, errors, measured_started_at);
-        }
-        Some(r) => (r.first, r.errors),
+        Some(mut r) => match r.error.take() {
+            Some(e) => return ramp_failed(csv, r, e, measured_started_at),
+            None => (r.first, r.errors),
+        },
         None => (0, Default::default()),
     };
     let device_before = env.sim.map(|d| lock(d).counters());
@@ -286,7 +282,13 @@ fn write_data(
         Some(WriteSource::Data { pattern, stamped }) => (*pattern, *stamped),
         None => (DataPattern::Zeros, false),
     };
-    let g = DataGen::new(pattern, io.seed, io.largest_block() as usize);
+    let g = DataGen::try_new(pattern, io.seed, io.largest_block() as usize).map_err(|e| {
+        let msg = format!("{e}{}", crate::sys::limits::Limit::AddressSpace.note());
+        SetupError {
+            what: "the write data".to_string(),
+            source: io::Error::new(io::ErrorKind::OutOfMemory, msg),
+        }
+    })?;
     Ok(match stamped {
         true => WriteData::Stamped(
             g,
@@ -334,11 +336,13 @@ impl Parts<'_> {
     }
 }
 
-/// How the ramp ended: where the measured part continues the op stream, and its failures.
+/// How the ramp ended: where the measured part continues the op stream, its failures, and the engine's
+/// warnings (the measured part, run by the same engine, repeats them).
 struct Ramp {
     first: u64,
     error: Option<IoError>,
     errors: crate::engine::errors::ErrorTally,
+    warnings: Vec<String>,
 }
 
 /// The ramp: the same workload, unmeasured, before the measured part.
@@ -373,26 +377,26 @@ fn run_ramp(
         first: ops.position(),
         error: outcome.error,
         errors: outcome.errors,
+        warnings: outcome.warnings,
     }
 }
 
 /// The outcome of a phase whose ramp failed: an empty series and the ramp's error.
 fn ramp_failed(
     csv: CsvOut<'_>,
+    ramp: Ramp,
     error: IoError,
-    errors: crate::engine::errors::ErrorTally,
     measured_started_at: Option<String>,
 ) -> Result<IoOutcome, SetupError> {
+    let Ramp {
+        errors, warnings, ..
+    } = ramp;
     let csv = csv.create()?;
+    let mut outcome = Outcome::new(Some(error));
+    outcome.errors = errors;
+    outcome.warnings = warnings;
     Ok(IoOutcome {
-        outcome: Outcome {
-            read: crate::stats::LatencyRecorder::new(),
-            write: crate::stats::LatencyRecorder::new(),
-            end_ns: 0,
-            sizes: Vec::new(),
-            error: Some(error),
-            errors,
-        },
+        outcome,
         rows: csv.rows(),
         totals: Default::default(),
         measured_started_at,
@@ -497,10 +501,17 @@ fn collect(
     let (tx, rx) = mpsc::channel::<Event>();
     let mut ended_at_steady = false;
     let outcome = std::thread::scope(|s| {
-        let runner = s.spawn(|| {
+        let runner = std::thread::Builder::new().spawn_scoped(s, || {
             let tx = tx;
             engine.run(job, &tx)
         });
+        let runner = match runner {
+            Ok(r) => r,
+            Err(e) => {
+                let what = "the engine's thread";
+                return Outcome::new(Some(engine::spawn_error(engine.name(), what, &e)));
+            }
+        };
         for ev in rx.iter() {
             let Event::Closed {
                 worker,

@@ -5,6 +5,7 @@
 pub mod erase;
 mod host;
 pub mod io_phase;
+mod limits;
 pub mod measure;
 pub mod observer;
 mod prepare;
@@ -13,6 +14,7 @@ pub mod verify;
 mod written;
 
 pub use host::host_info;
+pub use limits::limit_notes;
 pub use observer::Observer;
 pub use prepare::create_target;
 

@@ -3,7 +3,7 @@
 //! ([`ResultsWriter`], always present), the terminal another ([`Console`]: log lines on stderr, the live
 //! progress line when stderr is a terminal).
 
-use super::progress::Bar;
+use super::progress::{self, Bar};
 use crate::plan::PhasePlan;
 use crate::results::Results;
 use crate::results::series_csv::SeriesRow;
@@ -83,7 +83,7 @@ impl Observer for Console {
     fn log(&mut self, line: &str) {
         match &self.bar {
             Some(bar) => bar.println(line),
-            None if !self.quiet => eprintln!("{line}"),
+            None if !self.quiet => progress::log_line(line),
             None => {}
         }
     }

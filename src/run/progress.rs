@@ -55,10 +55,17 @@ impl Bar {
     /// Prints a log line to stderr above the progress line.
     pub fn println(&self, line: &str) {
         match &self.state.borrow().bar {
-            Some(b) => b.suspend(|| eprintln!("{line}")),
-            None => eprintln!("{line}"),
+            Some(b) => b.suspend(|| log_line(line)),
+            None => log_line(line),
         }
     }
+}
+
+/// Writes a log line to stderr, ignoring a failed write: after a hang-up (the terminal closed) the run goes on
+/// to write its partial results, where `eprintln!` would panic.
+pub fn log_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// The text after the bar for a row: progress against the bound, then the interval's rates.

@@ -58,12 +58,20 @@ impl SimDevice {
     /// A fresh (factory-new) drive.
     ///
     /// # Errors
-    /// The geometry's error when the parameters do not describe a drive (see [`Geometry::of`]).
+    /// The geometry's error when the parameters do not describe a drive (see [`Geometry::of`]); an error at
+    /// `capacity` when the model's mapping tables cannot be allocated.
     pub fn new(p: &SimParams) -> Result<SimDevice, super::geometry::ParamError> {
         let g = Geometry::of(p)?;
+        let ftl = Ftl::new(g).map_err(|e| super::geometry::ParamError {
+            key: "capacity",
+            message: format!(
+                "sim capacity = {} B: {e}; simulate a smaller drive, or give wkrun more memory",
+                p.capacity.0
+            ),
+        })?;
         Ok(SimDevice {
             g,
-            ftl: Ftl::new(g),
+            ftl,
             timing: Timing::new(p, g.dies, g.page_slots),
             clock: 0,
         })

@@ -9,6 +9,7 @@
 
 use super::geometry::Geometry;
 use super::timing::Flash;
+use crate::buf::{AllocError, try_vec};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
@@ -89,30 +90,45 @@ pub struct Ftl {
 
 impl Ftl {
     /// A fresh drive: nothing mapped, every superblock erased and free.
-    pub fn new(g: Geometry) -> Ftl {
+    ///
+    /// # Errors
+    /// [`AllocError`] when a mapping table cannot be allocated (the geometry keeps them within
+    /// 2 GiB, but the process may have less).
+    pub fn new(g: Geometry) -> Result<Ftl, AllocError> {
         let closed_frontier = Frontier {
             sb: NONE,
             next: g.sb_slots,
             page_ready: 0,
             page_units: 0,
         };
-        Ftl {
+        let (units, sbs) = (g.user_units as usize, g.superblocks as usize);
+        let mut free = VecDeque::new();
+        free.try_reserve_exact(sbs).map_err(|_| AllocError {
+            what: "the simulated drive's free list".into(),
+            bytes: sbs as u64 * 4,
+        })?;
+        free.extend(0..g.superblocks);
+        Ok(Ftl {
             g,
-            l2p: vec![NONE; g.user_units as usize],
+            l2p: try_vec(units, NONE, "the simulated drive's logical-to-physical map")?,
             len: if g.slots_per_unit > 1 {
-                vec![0; g.user_units as usize]
+                try_vec(units, 0, "the simulated drive's unit lengths")?
             } else {
                 Vec::new()
             },
-            p2l: vec![NONE; g.total_slots() as usize],
-            valid: vec![0; g.superblocks as usize],
-            closed: vec![false; g.superblocks as usize],
-            free: (0..g.superblocks).collect(),
+            p2l: try_vec(
+                g.total_slots() as usize,
+                NONE,
+                "the simulated drive's physical-to-logical map",
+            )?,
+            valid: try_vec(sbs, 0, "the simulated drive's superblock counts")?,
+            closed: try_vec(sbs, false, "the simulated drive's superblock states")?,
+            free,
             host: closed_frontier,
             gc: closed_frontier,
             job: None,
             counters: FtlCounters::default(),
-        }
+        })
     }
 
     /// The geometry.
@@ -450,7 +466,7 @@ mod tests {
             "sim:capacity=64KiB,op=100%,page=4KiB,block=16KiB,dies=1,gc_free_superblocks=2",
         )
         .unwrap();
-        Ftl::new(Geometry::of(&p).unwrap())
+        Ftl::new(Geometry::of(&p).unwrap()).unwrap()
     }
 
     #[test]

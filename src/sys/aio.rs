@@ -4,6 +4,7 @@
 
 use super::Dir;
 use super::slots::SlotBufs;
+use crate::buf::AlignedBuf;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -50,11 +51,12 @@ pub struct AioQueue {
 }
 
 impl AioQueue {
-    /// io_setup for `depth` I/Os on `fd`, with a `buf_len`-byte buffer aligned to `align` per slot.
+    /// io_setup for one I/O per buffer of `bufs` (the slots, each with its buffer) on `fd`.
     ///
     /// # Errors
     /// The OS error of io_setup (EAGAIN when /proc/sys/fs/aio-max-nr is exhausted).
-    pub fn new(fd: RawFd, depth: usize, buf_len: usize, align: usize) -> io::Result<AioQueue> {
+    pub fn new(fd: RawFd, bufs: Vec<AlignedBuf>) -> io::Result<AioQueue> {
+        let depth = bufs.len();
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the new context id into `ctx`, a live local.
         let r = unsafe {
@@ -71,7 +73,7 @@ impl AioQueue {
             ctx,
             fd,
             iocbs: vec![Iocb::default(); depth].into_boxed_slice(),
-            slots: SlotBufs::new(depth, buf_len, align),
+            slots: SlotBufs::new(bufs),
             ptrs: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
         })

@@ -6,6 +6,7 @@ pub mod aio;
 pub mod block;
 pub mod dir;
 pub mod file;
+pub mod limits;
 pub mod nvme;
 pub mod signal;
 mod slots;
@@ -18,4 +19,17 @@ pub enum Dir {
     Read,
     /// Write the slot's buffer.
     Write,
+}
+
+/// An OS error as `"<message> (errno N)"` (std writes "(os error N)"; errno is the term users search for);
+/// other errors as they display.
+pub fn os_text(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => {
+            let s = e.to_string();
+            let msg = s.strip_suffix(&format!(" (os error {n})")).unwrap_or(&s);
+            format!("{msg} (errno {n})")
+        }
+        None => e.to_string(),
+    }
 }

@@ -1,5 +1,6 @@
-//! SIGINT/SIGTERM: the first sets a flag that stops the run at the next I/O boundary; a second one, 200 ms or
-//! more after the first, ends the process at once (the signal's default action).
+//! SIGINT, SIGTERM and SIGHUP (the terminal closed): the first sets a flag that stops the run at the next I/O
+//! boundary; a second one (of any of the three), 200 ms or more after the first, ends the process at once
+//! (that signal's default action).
 //!
 //! Copies of one signal arriving within 200 ms count as one: `timeout(1)` forwards a SIGINT both to its child
 //! and to its process group, so the child gets it twice at once, which must not kill it before it has written
@@ -7,7 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Set by the first SIGINT or SIGTERM.
+/// Set by the first SIGINT, SIGTERM or SIGHUP.
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
 /// CLOCK_MONOTONIC time of the first signal, ns.
@@ -42,9 +43,12 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-/// Installs the handler for SIGINT and SIGTERM.
+/// The signals that stop a run: interrupt (Ctrl-C), terminate, and hang-up (the terminal closed).
+pub const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Installs the handler for [`STOP_SIGNALS`].
 pub fn install() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
+    for sig in STOP_SIGNALS {
         // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
         let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
         act.sa_sigaction = on_signal as *const () as libc::sighandler_t;

@@ -12,13 +12,11 @@ pub(super) struct SlotBufs {
 }
 
 impl SlotBufs {
-    /// `depth` idle slots with a `buf_len`-byte buffer aligned to `align` each.
-    pub(super) fn new(depth: usize, buf_len: usize, align: usize) -> SlotBufs {
+    /// One idle slot per buffer of `bufs`.
+    pub(super) fn new(bufs: Vec<AlignedBuf>) -> SlotBufs {
         SlotBufs {
-            bufs: (0..depth)
-                .map(|_| AlignedBuf::new(buf_len, align))
-                .collect(),
-            in_flight: vec![false; depth],
+            in_flight: vec![false; bufs.len()],
+            bufs,
         }
     }
 

@@ -1,10 +1,14 @@
 //! io_uring (through the io-uring crate) behind a safe slot queue: [`UringQueue`] owns the ring, the target
 //! as a registered file and one registered aligned buffer per slot (READ_FIXED / WRITE_FIXED), and waits for
-//! every I/O in flight before the buffers can be freed.
+//! every I/O in flight before the buffers can be freed. Registered buffers are pinned memory, counted against
+//! RLIMIT_MEMLOCK for a process without CAP_IPC_LOCK: when registration fails for it (ENOMEM), the queue uses
+//! the same buffers unregistered, with plain READ / WRITE ops, and says so ([`UringQueue::unregistered`]).
 
 use super::Dir;
+use super::limits::Limit;
 use super::slots::SlotBufs;
-use io_uring::{IoUring, opcode, types};
+use crate::buf::AlignedBuf;
+use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -14,17 +18,32 @@ pub struct UringQueue {
     ring: IoUring,
     slots: SlotBufs,
     queued: usize,
+    /// Why the buffers are not registered (their registration failed with ENOMEM); `None` when they are.
+    unregistered: Option<io::Error>,
 }
 
 impl UringQueue {
-    /// A ring for `depth` I/Os on `fd`, with a registered `buf_len`-byte buffer aligned to `align` per slot.
+    /// A ring for one I/O per buffer of `bufs` (the slots, each with its buffer) on `fd`, with the buffers
+    /// registered; when their registration fails with ENOMEM (RLIMIT_MEMLOCK), unregistered.
     ///
     /// # Errors
-    /// The OS error of io_uring_setup or of a registration (ENOSYS/EPERM where io_uring is disabled).
-    pub fn new(fd: RawFd, depth: usize, buf_len: usize, align: usize) -> io::Result<UringQueue> {
-        let ring = new_ring((depth as u32).next_power_of_two().max(2))?;
+    /// The OS error of io_uring_setup (ENOMEM with the locked-memory limit named: before Linux 5.12 the ring
+    /// itself counts against it) or of a registration (ENOSYS/EPERM where io_uring is disabled).
+    pub fn new(fd: RawFd, bufs: Vec<AlignedBuf>) -> io::Result<UringQueue> {
+        let depth = bufs.len();
+        let ring = new_ring((depth as u32).next_power_of_two().max(2)).map_err(|e| {
+            if e.raw_os_error() != Some(libc::ENOMEM) {
+                return e;
+            }
+            let msg = format!(
+                "io_uring_setup: {}{}",
+                super::os_text(&e),
+                Limit::LockedMemory.note()
+            );
+            io::Error::new(e.kind(), msg)
+        })?;
         ring.submitter().register_files(&[fd])?;
-        let mut slots = SlotBufs::new(depth, buf_len, align);
+        let mut slots = SlotBufs::new(bufs);
         let iovecs: Vec<libc::iovec> = slots
             .all_mut()
             .iter_mut()
@@ -35,12 +54,29 @@ impl UringQueue {
             .collect();
         // SAFETY: the buffers stay allocated (and are not moved: AlignedBuf is a heap allocation) until the ring
         // is dropped, which happens before them (field order) and after every I/O in flight completed (Drop).
-        unsafe { ring.submitter().register_buffers(&iovecs)? };
+        let unregistered = match unsafe { ring.submitter().register_buffers(&iovecs) } {
+            Ok(()) => None,
+            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => Some(e),
+            Err(e) => return Err(e),
+        };
         Ok(UringQueue {
             ring,
             slots,
             queued: 0,
+            unregistered,
         })
+    }
+
+    /// Why the buffers are not registered (their registration failed with ENOMEM, as it does when they are
+    /// more than RLIMIT_MEMLOCK allows), when they are not: the queue then issues plain reads and writes.
+    pub fn unregistered(&self) -> Option<&io::Error> {
+        self.unregistered.as_ref()
+    }
+
+    /// Bytes that registering `count` buffers of `len` bytes pins: whole 4 KiB pages of each (buffers are
+    /// page-aligned), counted against RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK.
+    pub fn registration_bytes(count: u64, len: u64) -> u64 {
+        count.saturating_mul(len.div_ceil(4096).saturating_mul(4096))
     }
 
     /// The buffer of an idle slot, to fill before a write. `None` while the slot's I/O is in flight.
@@ -54,27 +90,46 @@ impl UringQueue {
     /// # Errors
     /// None today; the signature matches the AIO queue. Panics if a slot is busy or `len` exceeds its buffer.
     pub fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
+        // One branch per batch, not per I/O: each loop is the plain one for its kind of buffer.
+        Ok(match self.unregistered.is_none() {
+            true => self.queue(ios, |(kind, at, len), fd, ptr, slot| match kind {
+                Dir::Read => opcode::ReadFixed::new(fd, ptr, len, slot)
+                    .offset(at)
+                    .build(),
+                Dir::Write => opcode::WriteFixed::new(fd, ptr, len, slot)
+                    .offset(at)
+                    .build(),
+            }),
+            false => self.queue(ios, |(kind, at, len), fd, ptr, _| match kind {
+                Dir::Read => opcode::Read::new(fd, ptr, len).offset(at).build(),
+                Dir::Write => opcode::Write::new(fd, ptr, len).offset(at).build(),
+            }),
+        })
+    }
+
+    /// Pushes an entry made by `entry((kind, offset, len), file, buffer, buffer index)` per I/O (a prefix of
+    /// `ios` while the ring has room); returns how many.
+    #[inline(always)]
+    fn queue(
+        &mut self,
+        ios: &[(usize, Dir, u64, u32)],
+        entry: impl Fn((Dir, u64, u32), types::Fixed, *mut u8, u16) -> squeue::Entry,
+    ) -> usize {
         let mut n = 0;
         for &(slot, kind, offset, len) in ios {
             let ptr = self.slots.for_io(slot, len);
-            let entry = match kind {
-                Dir::Read => opcode::ReadFixed::new(types::Fixed(0), ptr, len, slot as u16)
-                    .offset(offset)
-                    .build(),
-                Dir::Write => opcode::WriteFixed::new(types::Fixed(0), ptr, len, slot as u16)
-                    .offset(offset)
-                    .build(),
-            };
-            // SAFETY: the entry names registered buffer `slot`, which is not handed out (`buf`) nor freed until
-            // its completion is reaped (Drop waits for it).
-            if unsafe { self.ring.submission().push(&entry.user_data(slot as u64)) }.is_err() {
+            let e = entry((kind, offset, len), types::Fixed(0), ptr, slot as u16)
+                .user_data(slot as u64);
+            // SAFETY: the entry names buffer `slot` (registered, or by its address), which is not handed out
+            // (`buf`) nor freed until its completion is reaped (Drop waits for it).
+            if unsafe { self.ring.submission().push(&e) }.is_err() {
                 break;
             }
             self.slots.set_in_flight(slot, true);
             self.queued += 1;
             n += 1;
         }
-        Ok(n)
+        n
     }
 
     /// Submits what is queued and waits for at least one completion or `timeout_ns` (`None`: no limit), then
@@ -151,6 +206,8 @@ impl Drop for UringQueue {
         // The kernel tears a ring down in the background: unregister the file now, or its hold on the
         // target (the exclusive claim of a block device) outlives the phase and even the process.
         let _ = self.ring.submitter().unregister_files();
-        let _ = self.ring.submitter().unregister_buffers();
+        if self.unregistered.is_none() {
+            let _ = self.ring.submitter().unregister_buffers();
+        }
     }
 }

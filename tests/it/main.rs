@@ -10,6 +10,7 @@ mod compare;
 mod engines;
 mod hold;
 mod interrupt;
+mod limits;
 mod methodology;
 mod null_engine;
 mod outdir;

@@ -1,0 +1,84 @@
+//! The resource limits (getrlimit) an engine's setup can run into, in words for error messages and notes.
+
+/// A resource limit of this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// RLIMIT_NPROC: processes and threads of this user, all processes together (root is exempt).
+    Processes,
+    /// RLIMIT_MEMLOCK: locked (pinned) memory, bytes; io_uring's registered buffers count against it.
+    LockedMemory,
+    /// RLIMIT_AS: the process's address space, bytes; every allocation counts against it.
+    AddressSpace,
+}
+
+impl Limit {
+    fn resource(self) -> libc::__rlimit_resource_t {
+        match self {
+            Limit::Processes => libc::RLIMIT_NPROC,
+            Limit::LockedMemory => libc::RLIMIT_MEMLOCK,
+            Limit::AddressSpace => libc::RLIMIT_AS,
+        }
+    }
+
+    /// The limit in words, with its name and the shell's `ulimit` flag.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Processes => {
+                "the limit on this user's processes and threads (RLIMIT_NPROC, ulimit -u)"
+            }
+            Limit::LockedMemory => "the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l)",
+            Limit::AddressSpace => "the address-space limit (RLIMIT_AS, ulimit -v)",
+        }
+    }
+
+    /// The soft limit of this process: a count of processes, or bytes; `None` when unlimited (or unknown).
+    pub fn soft(self) -> Option<u64> {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one rlimit to a valid pointer.
+        let rc = unsafe { libc::getrlimit(self.resource(), &mut r) };
+        (rc == 0 && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
+    }
+
+    /// `"; <name> is <value>"` when the limit is set, else an empty string: the tail of an error message.
+    pub fn note(self) -> String {
+        let unit = match self {
+            Limit::Processes => "",
+            Limit::LockedMemory | Limit::AddressSpace => " B",
+        };
+        self.soft()
+            .map_or(String::new(), |v| format!("; {} is {v}{unit}", self.name()))
+    }
+}
+
+/// Whether this process may lock any amount of memory (CAP_IPC_LOCK in its effective set, as root usually
+/// has): then RLIMIT_MEMLOCK does not limit io_uring's registered buffers. False when it cannot be read.
+pub fn can_lock_any_memory() -> bool {
+    const CAP_IPC_LOCK: u32 = 14;
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << CAP_IPC_LOCK) != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Limit;
+
+    #[test]
+    fn reads_the_limits_of_this_process() {
+        for l in [Limit::Processes, Limit::LockedMemory, Limit::AddressSpace] {
+            let expected = match (l.soft(), l) {
+                (None, _) => String::new(),
+                (Some(v), Limit::Processes) => format!("; {} is {v}", l.name()),
+                (Some(v), _) => format!("; {} is {v} B", l.name()),
+            };
+            assert_eq!(l.note(), expected);
+        }
+        assert!(Limit::LockedMemory.name().contains("RLIMIT_MEMLOCK"));
+    }
+}

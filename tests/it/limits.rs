@@ -1,0 +1,422 @@
+//! Resource limits and signals (issue 13, items 3, 4, 7 and 8): the real binary under `prlimit` (util-linux),
+//! as user nobody (`setpriv`) where root would be exempt. A thread that cannot be spawned, I/O buffers that
+//! cannot be allocated end the run cleanly: exit 1, within seconds, results.json "failed" naming the limit and
+//! the size; registered io_uring buffers over the locked-memory limit fall back to unregistered ones with a
+//! warning (and `wkrun plan` says so beforehand); SIGHUP and a closed terminal interrupt like SIGINT; with psync
+//! workers failing together, the run's error and `errors.first` name the same I/O.
+
+use crate::common::*;
+use std::fs::{self, File};
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// User and group `nobody`.
+const NOBODY: u32 = 65534;
+
+/// What a run under limits did.
+struct Ran {
+    code: i32,
+    stderr: String,
+    took: Duration,
+}
+
+/// Why the tests cannot run the binary under limits here: not root (setpriv and lifting limits need it), or
+/// util-linux's `prlimit`/`setpriv` missing.
+fn limits_unavailable() -> Option<String> {
+    if !is_root() {
+        return Some("not running as root: setpriv and prlimit need root".into());
+    }
+    ["prlimit", "setpriv"]
+        .into_iter()
+        .find(|t| Command::new(t).arg("--version").output().is_err())
+        .map(|t| format!("{t} (util-linux) is not installed"))
+}
+
+/// A fresh folder that user nobody owns (and so may write).
+fn nobody_dir() -> tempfile::TempDir {
+    let d = tempdir();
+    std::os::unix::fs::chown(d.path(), Some(NOBODY), Some(NOBODY)).expect("chown to nobody");
+    d
+}
+
+/// `prlimit LIMITS [setpriv ... --] wkrun ARGS` in `dir`, as nobody when `as_nobody`; killed after 60 s.
+fn run_limited(dir: &Path, limits: &[&str], as_nobody: bool, args: &[&str]) -> Ran {
+    let mut cmd = Command::new("prlimit");
+    cmd.args(limits);
+    if as_nobody {
+        cmd.args([
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+        ]);
+    }
+    cmd.arg(wkrun_bin()).args(args).current_dir(dir);
+    let t0 = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start prlimit");
+    let status = wait_or_kill(&mut child, Duration::from_secs(60));
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        e.read_to_string(&mut stderr).expect("stderr");
+    }
+    Ran {
+        code: status.and_then(|s| s.code()).unwrap_or(-1),
+        stderr,
+        took: t0.elapsed(),
+    }
+}
+
+/// The child's exit status, or `None` after killing it at `limit`.
+fn wait_or_kill(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            return Some(s);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The run failed cleanly: exit 1, results.json valid with status "failed", the phase included and not
+/// completed, and the error on stderr's last line is results.json's. Returns the error.
+fn failed_cleanly(ran: &Ran, out: &Path) -> String {
+    assert_eq!(ran.code, 1, "exit code; stderr: {}", ran.stderr);
+    let (_, r) = strict_results(out);
+    assert_eq!(r["status"], "failed");
+    assert_eq!(phase(&r, 0)["completed"], false);
+    let error = r["error"].as_str().expect("an error").to_string();
+    assert_eq!(
+        ran.stderr.lines().last(),
+        Some(format!("error: {error}").as_str())
+    );
+    error
+}
+
+/// One workload phase named `w`: `body` gives the rest of its keys.
+fn workload(body: &str) -> String {
+    spec_text(
+        "limits",
+        &format!(
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 0\n{body}"
+        ),
+    )
+}
+
+/// Item 3: 64 psync workers under RLIMIT_NPROC 40, as nobody (root is exempt from the limit). The spawn that
+/// fails ends the run at once: no hang, no panic; the workers already started never do I/O.
+#[test]
+fn psync_thread_that_cannot_be_spawned_fails_the_run_naming_the_thread_limit() {
+    let test = "limits::psync_thread_that_cannot_be_spawned_fails_the_run_naming_the_thread_limit";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = nobody_dir();
+    let body = "engine = \"psync\"\nblock_size = \"4KiB\"\nqueue_depth = 64\nduration = \"2s\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "16MiB",
+        "-o",
+        "out",
+    ];
+    let ran = run_limited(d.path(), &["--nproc=40"], true, &args);
+    assert!(ran.took < Duration::from_secs(10), "took {:?}", ran.took);
+    let error = failed_cleanly(&ran, &d.path().join("out"));
+    // Which thread fails depends on what else counts against the limit (the main and engine threads).
+    let prefix = "phase 0 \"w\": the psync engine could not start: cannot start worker thread ";
+    let suffix = " of 64: Resource temporarily unavailable (errno 11); the limit on this user's processes and threads (RLIMIT_NPROC, ulimit -u) is 40";
+    let k = error
+        .strip_prefix(prefix)
+        .and_then(|e| e.strip_suffix(suffix))
+        .and_then(|k| k.parse::<u32>().ok());
+    assert!(k.is_some_and(|k| (1..=40).contains(&k)), "{error}");
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(u(phase(&r, 0), "/write/ops"), 0, "no worker did I/O");
+}
+
+/// Item 4: I/O buffers over the address-space limit (QD16 × 128 MiB = 2 GiB under 1.5 GB, within the
+/// documented 2 GiB buffer limit) on the null engine, and io_uring's QD1024 × 2 MiB on a file: exit 1,
+/// the error names what could not be allocated, how much, and the limit; the file is not written.
+#[test]
+fn io_buffers_over_the_address_space_limit_fail_the_run_naming_the_size() {
+    let test = "limits::io_buffers_over_the_address_space_limit_fail_the_run_naming_the_size";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let cases = [
+        ("null", "128MiB", 16, 134217728u64),
+        ("io_uring", "2MiB", 1024, 2097152),
+    ];
+    for (engine, bs, qd, len) in cases {
+        let d = tempdir();
+        let body = format!(
+            "engine = \"{engine}\"\nblock_size = \"{bs}\"\nqueue_depth = {qd}\ndirect = false\nsize = \"256MiB\"\n"
+        );
+        write_file(d.path(), "s.toml", &workload(&body));
+        sparse_file(&d.path().join("t.img"), 4 << 30);
+        let args = ["s.toml", "--target", "t.img", "-o", "out"];
+        let ran = run_limited(d.path(), &["--as=1500000000"], false, &args);
+        let error = failed_cleanly(&ran, &d.path().join("out"));
+        assert_eq!(
+            error,
+            format!(
+                "phase 0 \"w\": the {engine} engine could not start: cannot allocate the I/O buffers, {qd} × {len} B: 2147483648 B of memory; the address-space limit (RLIMIT_AS, ulimit -v) is 1500000000 B"
+            )
+        );
+        assert_eq!(
+            allocated_blocks(&d.path().join("t.img")),
+            0,
+            "{engine}: nothing written"
+        );
+    }
+}
+
+/// Why io_uring cannot run here for an unprivileged user.
+fn io_uring_unavailable() -> Option<String> {
+    let disabled = fs::read_to_string("/proc/sys/kernel/io_uring_disabled").unwrap_or_default();
+    match disabled.trim() {
+        "" | "0" => None,
+        v => Some(format!(
+            "io_uring is disabled for unprivileged users (kernel.io_uring_disabled = {v})"
+        )),
+    }
+}
+
+/// Item 8: io_uring's 32 registered buffers of 128 KiB need 4 MiB of locked memory; under RLIMIT_MEMLOCK 64 KiB
+/// as nobody (root has CAP_IPC_LOCK) the phase runs with unregistered buffers: every op done, and a warning
+/// saying which limit, how much registration needs and what the phase did. `wkrun plan` says so beforehand.
+#[test]
+fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
+    let test = "limits::io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning";
+    if let Some(why) = limits_unavailable().or_else(io_uring_unavailable) {
+        return skip(test, &why);
+    }
+    let d = nobody_dir();
+    let body = "engine = \"io_uring\"\nblock_size = \"128KiB\"\nqueue_depth = 32\ndirect = false\nsize = \"16MiB\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "64MiB",
+        "-o",
+        "out",
+    ];
+    let ran = run_limited(d.path(), &["--memlock=65536"], true, &args);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "completed");
+    let p = phase(&r, 0);
+    assert_eq!((u(p, "/write/ops"), u(p, "/write/bytes")), (128, 16 << 20));
+    let warning = "io_uring: registering the 32 I/O buffers of 131072 B failed with Cannot allocate memory (errno 12): it needs 4194304 B of locked memory, and the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l) is 65536 B. The phase used the buffers unregistered (plain reads and writes, a little more CPU per I/O); raise the limit (ulimit -l 4096 or more) to register them";
+    assert_eq!(p["warnings"], serde_json::json!([warning]));
+    assert!(
+        ran.stderr.contains(&format!("      warning: {warning}\n")),
+        "{}",
+        ran.stderr
+    );
+
+    let note = "note: phase 0 \"w\": io_uring registers 32 I/O buffers of 131072 B, 4194304 B of locked memory, more than the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l) allows (65536 B): the phase will run with unregistered buffers (a warning in its results); raise the limit (ulimit -l 4096 or more) to register them";
+    let plan = ["plan", "s.toml", "--target", "t.img"];
+    let ran = run_limited(d.path(), &["--memlock=65536"], true, &plan);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr
+            .lines()
+            .filter(|l| l.contains("locked memory"))
+            .collect::<Vec<_>>(),
+        vec![note]
+    );
+    // Root may lock any amount: no note.
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &plan));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("locked memory"), "{err}");
+}
+
+/// A time-bounded workload that writes rows every 100 ms for a minute, started in `dir` by `cmd` (wkrun).
+fn long_run(dir: &Path, cmd: &mut Command) -> Child {
+    let body = "block_size = \"4KiB\"\nqueue_depth = 2\nrate_iops = 2000\ninterval = \"100ms\"\nduration = \"60s\"\n";
+    write_file(dir, "s.toml", &workload(body));
+    sparse_file(&dir.join("t.img"), 64 << 20);
+    cmd.args(["s.toml", "--target", "t.img", "-o", "out"])
+        .current_dir(dir)
+        .spawn()
+        .expect("start wkrun")
+}
+
+/// Waits until the run's series has `n` rows.
+fn wait_rows(dir: &Path, n: usize) {
+    let rows = || {
+        fs::read_to_string(dir.join("out/00-w.csv"))
+            .map_or(0, |t| t.lines().count().saturating_sub(1))
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while rows() < n && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(rows() >= n, "no {n} rows within 30 s");
+}
+
+/// The run was interrupted: exit 130, results.json "interrupted" with the phase's partial result.
+fn interrupted(status: Option<std::process::ExitStatus>, out: &Path) {
+    assert_eq!(status.and_then(|s| s.code()), Some(130), "{status:?}");
+    let (_, r) = strict_results(out);
+    assert_eq!(r["status"], "interrupted");
+    assert_eq!(phase(&r, 0)["completed"], false);
+    assert!(u(phase(&r, 0), "/write/ops") > 0);
+}
+
+/// Item 7: SIGHUP stops a run like SIGINT: partial results, status interrupted, exit 130.
+#[test]
+fn sighup_interrupts_the_run_with_partial_results() {
+    let d = tempdir();
+    let mut cmd = Command::new(wkrun_bin());
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    let mut child = long_run(d.path(), &mut cmd);
+    wait_rows(d.path(), 3);
+    // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGHUP) }, 0);
+    interrupted(
+        wait_or_kill(&mut child, Duration::from_secs(30)),
+        &d.path().join("out"),
+    );
+}
+
+/// Item 7: closing the terminal wkrun runs in (the live progress line on it) hangs it up: the kernel sends
+/// SIGHUP and writes to the terminal fail from then on; the run still ends interrupted with its results.
+#[test]
+fn closing_the_terminal_interrupts_the_run_with_partial_results() {
+    let d = tempdir();
+    let (master, slave) = open_pty();
+    let mut cmd = Command::new(wkrun_bin());
+    cmd.stdin(slave.try_clone().expect("dup"))
+        .stdout(slave.try_clone().expect("dup"))
+        .stderr(slave);
+    // SAFETY: setsid and ioctl are async-signal-safe; between fork and exec the child only makes itself a
+    // session leader with the terminal on its stdin as its controlling terminal.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = long_run(d.path(), &mut cmd);
+    drop(cmd);
+    // Drain the terminal until told to close it, so that wkrun never blocks writing to it.
+    let close = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let close = Arc::clone(&close);
+        std::thread::spawn(move || {
+            let mut master = master;
+            let mut buf = [0u8; 4096];
+            while !close.load(Ordering::SeqCst) {
+                match master.read(&mut buf) {
+                    Ok(n) if n > 0 => {}
+                    _ => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        })
+    };
+    wait_rows(d.path(), 3);
+    close.store(true, Ordering::SeqCst);
+    reader.join().expect("reader");
+    interrupted(
+        wait_or_kill(&mut child, Duration::from_secs(30)),
+        &d.path().join("out"),
+    );
+}
+
+/// A pseudo-terminal: its master (non-blocking) and its slave.
+fn open_pty() -> (File, File) {
+    // SAFETY: posix_openpt returns a new descriptor or -1; it is owned by the File below. Close-on-exec: wkrun
+    // must not hold the master, or closing it here would not hang the terminal up.
+    let fd = unsafe {
+        libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+    };
+    assert!(fd >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+    // SAFETY: fd is a fresh descriptor nobody else owns.
+    let master = unsafe { File::from_raw_fd(fd) };
+    let mut name = [0 as libc::c_char; 128];
+    // SAFETY: grantpt and unlockpt take the master's descriptor; ptsname_r writes at most name.len() bytes.
+    let ok = unsafe {
+        libc::grantpt(master.as_raw_fd()) == 0
+            && libc::unlockpt(master.as_raw_fd()) == 0
+            && libc::ptsname_r(master.as_raw_fd(), name.as_mut_ptr(), name.len()) == 0
+    };
+    assert!(ok, "pty: {}", std::io::Error::last_os_error());
+    // SAFETY: ptsname_r wrote a NUL-terminated path into name.
+    let path = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) };
+    let slave = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOCTTY)
+        .open(path.to_str().expect("pty path"))
+        .expect("open the pty's slave");
+    (master, slave)
+}
+
+/// Item 7: eight psync workers filling a file on a 4 MiB tmpfs all meet ENOSPC at about the same time; the
+/// run's error (results.json `error`, stderr) and `errors.first` name the same write, the earliest by
+/// completion time; the writes that fit are exactly the tmpfs's 4 MiB.
+#[test]
+fn psync_workers_failing_together_the_error_is_errors_first() {
+    let test = "limits::psync_workers_failing_together_the_error_is_errors_first";
+    if !is_root() {
+        return skip(test, "not running as root: mounting a tmpfs needs root");
+    }
+    for _ in 0..3 {
+        let d = tempdir();
+        let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
+            Ok(m) => m,
+            Err(why) => return skip(test, &why),
+        };
+        let target = mnt.dir.join("t.img");
+        sparse_file(&target, 16 << 20);
+        let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nengine = \"psync\"\nblock_size = \"4KiB\"\nqueue_depth = 8\ndirect = false\non_error = \"stop\"\n";
+        write_file(d.path(), "s.toml", &spec_text("enospc", body));
+        let t = target.to_str().expect("path");
+        let (code, _, err) =
+            code_out_err(&wkrun(d.path(), &["s.toml", "--target", t, "-o", "out"]));
+        assert_eq!(code, 1, "{err}");
+        let (_, r) = strict_results(&d.path().join("out"));
+        let first = &phase(&r, 0)["errors"]["first"];
+        let off = u(first, "/offset_bytes");
+        let expected = format!(
+            "phase 0 \"fill\": write of 4096 B at offset {off} failed: No space left on device (errno 28)"
+        );
+        assert_eq!(
+            first["message"],
+            expected.strip_prefix("phase 0 \"fill\": ").unwrap_or("")
+        );
+        assert_eq!(r["error"], expected.as_str());
+        assert_eq!(
+            err.lines().last(),
+            Some(format!("error: {expected}").as_str())
+        );
+        assert_eq!(u(phase(&r, 0), "/write/bytes"), 4 << 20);
+        drop(mnt);
+    }
+}
