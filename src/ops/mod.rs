@@ -81,6 +81,14 @@ impl Sizes {
         }
     }
 
+    /// Every op length, in spec order.
+    pub fn lengths(&self) -> Vec<u64> {
+        match self {
+            Sizes::Fixed(b) => vec![*b],
+            Sizes::Mix(v) => v.iter().map(|e| e.0).collect(),
+        }
+    }
+
     fn pick(&self, r: u64) -> u64 {
         match self {
             Sizes::Fixed(b) => *b,

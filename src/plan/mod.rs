@@ -7,6 +7,7 @@
 //! of image files. [`record`] turns a phase into the parameters `plan --json` and `results.json` show;
 //! [`replay`] replays the plan's writes for verification.
 
+mod caution;
 pub mod record;
 pub mod replay;
 mod resolve;
@@ -109,6 +110,9 @@ pub struct PhasePlan {
     pub work: Work,
     /// How offsets and spans were rounded to whole blocks, in words (empty when nothing was rounded).
     pub rounding: Vec<String>,
+    /// Why the phase's numbers may describe something other than the device (read-modify-write, the page
+    /// cache), in words; the run copies them into the phase's results (`warnings`).
+    pub warnings: Vec<String>,
 }
 
 /// The work of a phase, by kind.
@@ -407,6 +411,8 @@ impl Serialize for PhasePlan {
             labels: &'a [Label],
             params: PhaseParams,
             rounding: &'a [String],
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            warnings: &'a [String],
         }
         Record {
             index: self.index,
@@ -415,6 +421,7 @@ impl Serialize for PhasePlan {
             labels: &self.labels,
             params: self.params(),
             rounding: &self.rounding,
+            warnings: &self.warnings,
         }
         .serialize(s)
     }

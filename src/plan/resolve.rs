@@ -134,7 +134,7 @@ impl Phase<'_> {
                 }
             }
         };
-        Ok(PhasePlan {
+        let mut phase = PhasePlan {
             index: self.i,
             name: self.p.name.clone(),
             kind: self.p.kind,
@@ -145,7 +145,10 @@ impl Phase<'_> {
             },
             work,
             rounding,
-        })
+            warnings: Vec::new(),
+        };
+        phase.warnings = super::caution::cautions(&phase, self.t);
+        Ok(phase)
     }
 
     /// The block size (the kind's default, or the spec's) and a mix's sizes with a positive weight.

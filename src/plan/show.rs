@@ -94,6 +94,9 @@ pub fn render_text(plan: &Plan) -> String {
         for note in &p.rounding {
             let _ = writeln!(out, "     {:<24} rounding: {note}", "");
         }
+        for w in &p.warnings {
+            let _ = writeln!(out, "     {:<24} warning: {w}", "");
+        }
     }
     out
 }

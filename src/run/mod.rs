@@ -260,6 +260,10 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
     ctx.obs
         .phase_start(phase.index + 1, ctx.plan.phases.len(), phase);
     let mut pr = phase_result(phase);
+    for w in &phase.warnings {
+        ctx.log(&format!("      warning: {w}"));
+        pr.warnings.push(w.clone());
+    }
     // The held target is used whatever its path names now; a path that moved is worth a word.
     if let Some(w) = ctx.target.and_then(Held::path_moved) {
         ctx.log(&format!("      warning: {w}"));

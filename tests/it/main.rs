@@ -6,6 +6,7 @@ mod common;
 mod bad_input;
 mod blockdev;
 mod cases;
+mod cautions;
 mod compare;
 mod engines;
 mod hold;
