@@ -274,13 +274,16 @@ pub(crate) fn describe_field(path: &str, phase_name: Option<&str>) -> String {
     }
 }
 
-/// Reads and loads a spec file. See [`load_str`].
+/// The largest spec file wkrun reads: 16 MiB (a spec of a thousand phases is about 200 KiB).
+pub const MAX_SPEC_BYTES: u64 = 16 << 20;
+
+/// Reads and loads a spec file of at most [`MAX_SPEC_BYTES`]. See [`load_str`].
 ///
 /// # Errors
-/// A [`SpecError`] when the file cannot be read, is not UTF-8, is not TOML, does not match format 1, or breaks
-/// a rule (see [`rules::check`]).
+/// A [`SpecError`] when the file cannot be read, is larger than [`MAX_SPEC_BYTES`], is not UTF-8, is not
+/// TOML, does not match format 1, or breaks a rule (see [`rules::check`]).
 pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecError> {
-    let bytes = std::fs::read(path).map_err(|e| SpecError {
+    let bytes = read_spec_file(path).map_err(|message| SpecError {
         location: Location {
             file: path.to_path_buf(),
             line: 0,
@@ -288,10 +291,36 @@ pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecError> {
             snippet: None,
         },
         field: None,
-        message: format!("cannot read the spec file: {e}"),
+        message,
         help: None,
     })?;
     load_bytes(path, &bytes)
+}
+
+/// The bytes of a spec file, read no further than one byte past [`MAX_SPEC_BYTES`] (a device such as
+/// `/dev/zero` or a pipe has no size to check first).
+fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read the spec file: {e}");
+    let too_large = || {
+        format!(
+            "the spec file is larger than {}, the largest spec wkrun reads",
+            crate::units::fmt_bytes(MAX_SPEC_BYTES)
+        )
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?;
+    if size.is_file() && size.len() > MAX_SPEC_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SPEC_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_SPEC_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 /// Loads a spec from bytes that came from `path` (used only in messages).
