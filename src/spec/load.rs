@@ -113,19 +113,22 @@ pub struct SpecError {
     pub help: Option<String>,
 }
 
+/// Control characters (a NUL or an escape sequence in a quoted key or value) are shown escaped (`\0`,
+/// `\u{1b}`) in every part of the message, never passed to the terminal; a tab stays a tab in the source line.
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let l = &self.location;
-        write!(f, "{}", l.file.display())?;
+        write!(f, "{}", escape_controls(&l.file.display().to_string()))?;
         if l.line > 0 {
             write!(f, ":{}:{}", l.line, l.column)?;
         }
         write!(f, ": ")?;
         if let Some(field) = &self.field {
-            write!(f, "{field}: ")?;
+            write!(f, "{}: ", escape_controls(field))?;
         }
-        write!(f, "{}", self.message)?;
+        write!(f, "{}", escape_controls(&self.message))?;
         if let Some((text, caret)) = &l.snippet {
+            let (text, caret) = escape_line(text, caret.clone());
             let num = l.line.to_string();
             let pad = " ".repeat(num.len());
             let width = caret.end.saturating_sub(caret.start).max(1);
@@ -137,13 +140,49 @@ impl fmt::Display for SpecError {
             )?;
         }
         if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
+            write!(f, "\n  help: {}", escape_controls(help))?;
         }
         Ok(())
     }
 }
 
-impl std::error::Error for SpecError {}
+/// `text` with every control character written as its escape (`\0`, `\n`, `\u{1b}`).
+pub(crate) fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_debug().to_string(),
+            false => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// A source line with its control characters but tab escaped, and the caret range (in characters) moved
+/// to the same characters of the escaped line.
+fn escape_line(text: &str, caret: Range<usize>) -> (String, Range<usize>) {
+    let mut out = String::with_capacity(text.len());
+    // The column of each character in the escaped line, then of the line's end.
+    let mut cols = Vec::with_capacity(text.len() + 1);
+    let mut col = 0;
+    for c in text.chars() {
+        cols.push(col);
+        if c.is_control() && c != '\t' {
+            let e = c.escape_debug();
+            col += e.clone().count();
+            out.extend(e);
+        } else {
+            out.push(c);
+            col += 1;
+        }
+    }
+    cols.push(col);
+    let last = cols.len() - 1;
+    let map = |i: usize| cols.get(i).copied().unwrap_or(col + (i - last));
+    (out, map(caret.start)..map(caret.end))
+}
 
 /// Key and value byte ranges of every key in the document, by field path (`spec.name`, `phase[2].span`,
 /// `phase[2]` for a phase's `[[phase]]` header).
