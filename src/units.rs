@@ -417,6 +417,47 @@ string_unit!(
 mod tests {
     use super::*;
 
+    /// The message of a bare TOML number given as a `T`.
+    fn bare<T: for<'de> Deserialize<'de> + fmt::Debug>(toml_value: &str) -> String {
+        #[derive(Debug, Deserialize)]
+        struct W<T> {
+            #[allow(dead_code)]
+            v: T,
+        }
+        toml::from_str::<W<T>>(&format!("v = {toml_value}"))
+            .unwrap_err()
+            .message()
+            .to_string()
+    }
+
+    #[test]
+    fn a_bare_number_hint_suggests_only_values_of_the_type() {
+        let d = |v| bare::<Duration>(v);
+        assert_eq!(
+            d("30"),
+            "bare number 30 has no unit; write a duration as a string with its unit, e.g. \"30s\""
+        );
+        assert_eq!(
+            d("1.5"),
+            "bare number 1.5 has no unit; write the duration as a string with its unit, e.g. \"1.5s\""
+        );
+        for (v, shown) in [
+            ("nan", "NaN"),
+            ("-inf", "-inf"),
+            ("-3", "-3"),
+            ("1e30", "1000000000000000000000000000000"),
+        ] {
+            let m = d(v);
+            assert!(
+                m.starts_with(&format!("bare number {shown} has no unit")),
+                "{m}"
+            );
+            assert!(m.ends_with("e.g. \"30s\""), "{v}: {m}");
+        }
+        assert!(bare::<Percent>("nan").ends_with("e.g. \"50%\""));
+        assert!(bare::<Percent>("12.5").ends_with("e.g. \"12.5%\""));
+    }
+
     #[test]
     fn sizes() {
         assert_eq!(Size::parse("4KiB"), Ok(Size(4096)));

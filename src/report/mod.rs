@@ -13,7 +13,7 @@ pub mod html;
 pub mod model;
 pub mod runs;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 use crate::results::{RESULTS_FORMAT, Results};
 use std::path::{Path, PathBuf};

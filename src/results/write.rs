@@ -242,3 +242,114 @@ fn assemble(envelope: &Value, phases: &[String]) -> Result<Vec<u8>, WriteError> 
     out.extend_from_slice(b"\n  ]\n}\n");
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::{phase, results};
+    use crate::target::TargetKind;
+
+    fn run_of(n: usize) -> Results {
+        let phases = (0..n).map(|i| phase(&format!("p\u{1b}{i}"), i)).collect();
+        let mut r = results(
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            "/t",
+            TargetKind::File,
+            phases,
+        );
+        r.status = Status::Running;
+        r.finished_at = None;
+        r
+    }
+
+    fn whole(r: &Results) -> Vec<u8> {
+        let mut text = serde_json::to_vec_pretty(r).unwrap();
+        text.push(b'\n');
+        text
+    }
+
+    #[test]
+    fn the_spliced_document_is_the_whole_document_printed_pretty() {
+        for n in [0, 1, 3] {
+            let r = run_of(n);
+            let texts: Vec<String> = r
+                .phases
+                .iter()
+                .map(|p| indented(&serde_json::to_value(p).unwrap()).unwrap())
+                .collect();
+            let got = assemble(&serde_json::to_value(r.envelope()).unwrap(), &texts).unwrap();
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                String::from_utf8(whole(&r)).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn each_phase_is_validated_once_and_each_write_checks_the_rest_against_the_whole_schema() {
+        let d = tempfile::tempdir().unwrap();
+        let out = OutDir::for_run(&d.path().join("o")).unwrap();
+        let mut w = ResultsWriter::new(&out).unwrap();
+        let mut r = run_of(0);
+        w.write(&r).unwrap();
+        for i in 0..50 {
+            r.phases.push(phase(&format!("p{i}"), i));
+            w.write(&r).unwrap();
+        }
+        r.status = Status::Completed;
+        w.write(&r).unwrap();
+        assert_eq!(
+            w.counts(),
+            Counts {
+                writes: 52,
+                phases_checked: 50,
+                documents_checked: 52
+            }
+        );
+        let text = std::fs::read(out.join("results.json")).unwrap();
+        assert_eq!(text, whole(&r));
+        let value: Value = serde_json::from_slice(&text).unwrap();
+        assert!(jsonschema::is_valid(&result_schema(), &value));
+    }
+
+    #[test]
+    fn during_a_run_writes_are_paced_and_the_end_is_always_written() {
+        let d = tempfile::tempdir().unwrap();
+        let out = OutDir::for_run(&d.path().join("o")).unwrap();
+        let mut w = ResultsWriter::new(&out).unwrap();
+        let mut r = run_of(0);
+        w.update(&r).unwrap();
+        // The last write took an hour: the next ones wait, but their phases are checked as they come.
+        w.last = Some((Instant::now(), Duration::from_secs(3600)));
+        for i in 0..10 {
+            r.phases.push(phase(&format!("p{i}"), i));
+            w.update(&r).unwrap();
+        }
+        assert_eq!((w.counts().writes, w.counts().phases_checked), (1, 10));
+        r.status = Status::Completed;
+        w.update(&r).unwrap();
+        assert_eq!((w.counts().writes, w.counts().phases_checked), (2, 10));
+        assert_eq!(std::fs::read(out.join("results.json")).unwrap(), whole(&r));
+    }
+
+    #[test]
+    fn a_rewrite_is_due_after_twenty_times_the_last_one() {
+        let ms = Duration::from_millis;
+        assert!(due(ms(0), ms(0)));
+        assert!(!due(ms(19), ms(1)));
+        assert!(due(ms(20), ms(1)));
+        assert!(!due(ms(1999), ms(100)));
+        assert!(due(ms(2000), ms(100)));
+    }
+
+    #[test]
+    fn the_schema_puts_no_rule_on_the_list_of_phases_but_its_items() {
+        let item = phase_schema(&result_schema()).unwrap();
+        assert_eq!(item["$ref"], "#/$defs/PhaseResult");
+        let bad = serde_json::json!({"properties": {"phases": {"type": "array", "items": {}, "maxItems": 3}}});
+        assert!(
+            matches!(phase_schema(&bad), Err(WriteError::Invalid(m)) if m.contains("`maxItems`"))
+        );
+    }
+}

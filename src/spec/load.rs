@@ -180,7 +180,7 @@ fn escape_line(text: &str, caret: Range<usize>) -> (String, Range<usize>) {
     }
     cols.push(col);
     let last = cols.len() - 1;
-    let map = |i: usize| cols.get(i).copied().unwrap_or(col + (i - last));
+    let map = |i: usize| cols.get(i).copied().unwrap_or_else(|| col + (i - last));
     (out, map(caret.start)..map(caret.end))
 }
 
@@ -628,4 +628,25 @@ pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
         .filter(|(c, d)| *d <= 2.max(c.len() / 4) && *d < c.len())
         .min_by_key(|(_, d)| *d)
         .map(|(c, _)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_the_caret_follows() {
+        assert_eq!(escape_controls("a\0b\u{1b}[31m\n"), "a\\0b\\u{1b}[31m\\n");
+        assert_eq!(escape_controls("plain é"), "plain é");
+        // `k\0y = 1` with the caret under `y`: `\0` takes two columns.
+        assert_eq!(
+            escape_line("k\0y = 1", 2..3),
+            ("k\\0y = 1".to_string(), 3..4)
+        );
+        // A tab stays; a caret past the end stays past the end.
+        assert_eq!(
+            escape_line("\tx\u{7}", 3..4),
+            ("\tx\\u{7}".to_string(), 7..8)
+        );
+    }
 }
