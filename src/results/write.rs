@@ -5,7 +5,7 @@
 //! phase is validated against the schema's phase definition and turned into text once, when it is first
 //! written, and every write validates the rest of the document (the run without its phases) against the
 //! whole schema. The schema puts no rule on the list of phases but that each item is a phase, so the
-//! document written is valid against the whole schema. During a run ([`Observer`](crate::run::Observer)),
+//! document written is valid against the whole schema. During a run ([`ResultsWriter::update`]),
 //! a rewrite is skipped while the last one ended less than [`PACE`] times its own duration ago, so that
 //! rewriting takes at most about 1/[`PACE`] of a run of many short phases; the run's first and last
 //! states are always written.
