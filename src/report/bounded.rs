@@ -86,8 +86,8 @@ impl<R: Read> Bounded<R> {
         if self.bytes > self.max_bytes {
             return Err(self.too_large());
         }
-        for &b in chunk {
-            if b == b'\n' {
+        for (k, piece) in chunk.split(|&b| b == b'\n').enumerate() {
+            if k > 0 {
                 self.lines += 1;
                 self.line = 0;
                 if self.lines > self.max_lines {
@@ -97,16 +97,15 @@ impl<R: Read> Bounded<R> {
                         self.what
                     )));
                 }
-            } else {
-                self.line += 1;
-                if self.line > self.max_line {
-                    return Err(Exceeded(format!(
-                        "line {} is longer than {}, the longest line wkrun reads in a {}",
-                        self.lines + 1,
-                        fmt_bytes(self.max_line),
-                        self.what
-                    )));
-                }
+            }
+            self.line += piece.len() as u64;
+            if self.line > self.max_line {
+                return Err(Exceeded(format!(
+                    "line {} is longer than {}, the longest line wkrun reads in a {}",
+                    self.lines + 1,
+                    fmt_bytes(self.max_line),
+                    self.what
+                )));
             }
         }
         Ok(())
