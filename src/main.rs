@@ -487,8 +487,12 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             format!("interrupted; partial results in {}", out_path.display()),
         )),
         Err(RunError::Refused(e)) => {
-            // Refused before anything was written: what this command made goes again.
-            if created {
+            // Refused before anything was written: what this command made goes again (the target only
+            // while its path still names the file created, not whatever was put in its place).
+            let named = std::fs::symlink_metadata(&plan.target.path)
+                .ok()
+                .and_then(|m| target::Identity::of(&m));
+            if created && named.is_some() && named == plan.target.identity {
                 let _ = std::fs::remove_file(&plan.target.path);
             }
             out_dir.discard();
