@@ -454,7 +454,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // holds results.json or that is a symbolic link is refused here.
     let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
     // The plan marks the target created only when some phase opens it (not when all run on null).
-    if plan.target.created {
+    let created = plan.target.created;
+    if created {
         plan = match run::create_target(&s, &plan) {
             Ok(p) => p,
             Err(e) => {
@@ -485,7 +486,18 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             130,
             format!("interrupted; partial results in {}", out_path.display()),
         )),
-        Err(RunError::Refused(e)) => Err(bad(e)),
+        Err(RunError::Refused(e)) => {
+            // Refused before anything was written: what this command made goes again (the target only
+            // while its path still names the file created, not whatever was put in its place).
+            let named = std::fs::symlink_metadata(&plan.target.path)
+                .ok()
+                .and_then(|m| target::Identity::of(&m));
+            if created && named.is_some() && named == plan.target.identity {
+                let _ = std::fs::remove_file(&plan.target.path);
+            }
+            out_dir.discard();
+            Err(bad(e))
+        }
         Err(e) => Err(Fail(1, e.to_string())),
     }
 }

@@ -302,10 +302,20 @@ impl fmt::Display for Amount {
 }
 
 macro_rules! string_unit {
-    ($ty:ty, $what:literal, $example_unit:literal, $int_ok:expr, $schema_desc:literal, $pattern:literal) => {
+    ($ty:ty, $what:literal, $example_unit:literal, $example:literal, $int_ok:expr, $schema_desc:literal, $pattern:literal) => {
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 use serde::de::Error;
+                /// The bare number `v` with the unit when that is a value of the type (not `NaNs`, `-3s`
+                /// or 300 digits), else a fixed example.
+                fn example(v: impl fmt::Display) -> String {
+                    let with_unit = format!(concat!("{}", $example_unit), v);
+                    if with_unit.len() <= 24 && <$ty>::parse(&with_unit).is_ok() {
+                        with_unit
+                    } else {
+                        $example.to_string()
+                    }
+                }
                 struct V;
                 impl serde::de::Visitor<'_> for V {
                     type Value = $ty;
@@ -323,8 +333,9 @@ macro_rules! string_unit {
                             Err(E::custom(format!(concat!($what, " {} is negative"), v)))
                         } else {
                             Err(E::custom(format!(
-                                concat!("bare number {} has no unit; write a ", $what, " as a string with its unit, e.g. \"{}", $example_unit, "\""),
-                                v, v
+                                concat!("bare number {} has no unit; write a ", $what, " as a string with its unit, e.g. \"{}\""),
+                                v,
+                                example(v)
                             )))
                         }
                     }
@@ -333,8 +344,9 @@ macro_rules! string_unit {
                     }
                     fn visit_f64<E: Error>(self, v: f64) -> Result<$ty, E> {
                         Err(E::custom(format!(
-                            concat!("bare number {} has no unit; write the ", $what, " as a string with its unit, e.g. \"{}", $example_unit, "\""),
-                            v, v
+                            concat!("bare number {} has no unit; write the ", $what, " as a string with its unit, e.g. \"{}\""),
+                            v,
+                            example(v)
                         )))
                     }
                 }
@@ -368,6 +380,7 @@ string_unit!(
     Size,
     "size",
     "KiB",
+    "4KiB",
     true,
     "A size in bytes: \"4KiB\", \"1GiB\" (binary), \"240GB\" (decimal), \"4k\" (4096, as in fio) or an integer number of bytes.",
     "^\\s*[0-9]*\\.?[0-9]+\\s*([kKmMgGtTpP]|[kKMGTP]i?B|B|b|kB)?\\s*$"
@@ -376,6 +389,7 @@ string_unit!(
     Duration,
     "duration",
     "s",
+    "30s",
     false,
     "A duration with its unit: \"500ms\", \"30s\", \"20m\" or \"20min\" (minutes), \"5h\", or a sum such as \"1h30m\". A bare number is refused.",
     "^\\s*([0-9]*\\.?[0-9]+\\s*(ns|us|µs|ms|s|m|min|h|d)\\s*)+$"
@@ -384,6 +398,7 @@ string_unit!(
     Percent,
     "percentage",
     "%",
+    "50%",
     false,
     "A percentage with the % sign: \"84%\", \"12.5%\".",
     "^\\s*[0-9]*\\.?[0-9]+\\s*%\\s*$"
@@ -392,6 +407,7 @@ string_unit!(
     Amount,
     "size or percentage",
     "%",
+    "50%",
     true,
     "A byte amount: a size (\"64MiB\", \"240GB\", integer bytes) or a percentage of the reference (\"84%\").",
     "^\\s*[0-9]*\\.?[0-9]+\\s*(%|[kKmMgGtTpP]|[kKMGTP]i?B|B|b|kB)?\\s*$"
@@ -400,6 +416,47 @@ string_unit!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The message of a bare TOML number given as a `T`.
+    fn bare<T: for<'de> Deserialize<'de> + fmt::Debug>(toml_value: &str) -> String {
+        #[derive(Debug, Deserialize)]
+        struct W<T> {
+            #[allow(dead_code)]
+            v: T,
+        }
+        toml::from_str::<W<T>>(&format!("v = {toml_value}"))
+            .unwrap_err()
+            .message()
+            .to_string()
+    }
+
+    #[test]
+    fn a_bare_number_hint_suggests_only_values_of_the_type() {
+        let d = |v| bare::<Duration>(v);
+        assert_eq!(
+            d("30"),
+            "bare number 30 has no unit; write a duration as a string with its unit, e.g. \"30s\""
+        );
+        assert_eq!(
+            d("1.5"),
+            "bare number 1.5 has no unit; write the duration as a string with its unit, e.g. \"1.5s\""
+        );
+        for (v, shown) in [
+            ("nan", "NaN"),
+            ("-inf", "-inf"),
+            ("-3", "-3"),
+            ("1e30", "1000000000000000000000000000000"),
+        ] {
+            let m = d(v);
+            assert!(
+                m.starts_with(&format!("bare number {shown} has no unit")),
+                "{m}"
+            );
+            assert!(m.ends_with("e.g. \"30s\""), "{v}: {m}");
+        }
+        assert!(bare::<Percent>("nan").ends_with("e.g. \"50%\""));
+        assert!(bare::<Percent>("12.5").ends_with("e.g. \"12.5%\""));
+    }
 
     #[test]
     fn sizes() {

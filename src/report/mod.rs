@@ -2,9 +2,10 @@
 //! [`model::Report`] of SVG plots ([`chart`]) from runs loaded with [`runs::load_run`], and writes it with its
 //! HTML page ([`html`]).
 //!
-//! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, and never
-//! touches a target.
+//! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, within the
+//! limits of [`bounded`], and never touches a target.
 
+pub mod bounded;
 pub mod build;
 pub mod chart;
 pub mod compare;
@@ -12,7 +13,7 @@ pub mod html;
 pub mod model;
 pub mod runs;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 use crate::results::{RESULTS_FORMAT, Results};
 use std::path::{Path, PathBuf};
@@ -50,6 +51,14 @@ pub enum ReadError {
         /// Its value.
         name: String,
     },
+    /// A file past a limit of [`bounded`] (too large, too many rows, a line too long).
+    #[error("{}: {why}", path.display())]
+    Limit {
+        /// The file.
+        path: PathBuf,
+        /// Which limit, and its value.
+        why: String,
+    },
     /// A series CSV that a results file names is missing or is not a series CSV.
     #[error("series {}: {why}", path.display())]
     Series {
@@ -60,19 +69,57 @@ pub enum ReadError {
     },
 }
 
-/// Reads and parses one `results.json` (format 1); the CSV names it holds must be plain file names
-/// ([`ReadError::BadName`]).
+/// Reads and parses one `results.json` (format 1) of at most [`bounded::MAX_RESULTS_BYTES`]; the CSV names
+/// it holds must be plain file names ([`ReadError::BadName`]).
+///
+/// # Errors
+/// [`ReadError`] naming the file: unreadable, past the limit, not a results document, or a bad CSV name.
 pub fn read_results(path: &Path) -> Result<Results, ReadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+    let io = |source: std::io::Error| ReadError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let reader = bounded::Bounded::results(file);
+    if meta.is_file() && meta.len() > bounded::MAX_RESULTS_BYTES {
+        return Err(ReadError::Limit {
+            path: path.to_path_buf(),
+            why: reader.too_large().0,
+        });
+    }
+    // Straight into the types, without the whole text or a JSON tree in memory.
+    match serde_json::from_reader::<_, Results>(std::io::BufReader::new(reader)) {
+        Ok(r) if r.format == RESULTS_FORMAT => {
+            check_names(path, &r)?;
+            Ok(r)
+        }
+        Ok(_) => read_results_tree(path),
+        Err(e) if e.is_io() || e.is_syntax() || e.is_eof() => Err(json_error(path, e)),
+        // JSON, but not these types: read again as a tree to say what is wrong (a regular file only; a
+        // pipe or device cannot be read twice).
+        Err(_) if meta.is_file() => read_results_tree(path),
+        Err(e) => Err(ReadError::NotResults {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        }),
+    }
+}
+
+/// [`read_results`] through a JSON tree, for a document that is not a results file of this format: the
+/// error says what is wrong (not an object, no `format`, another format, a field of the wrong type).
+fn read_results_tree(path: &Path) -> Result<Results, ReadError> {
     let not = |why: String| ReadError::NotResults {
         path: path.to_path_buf(),
         why,
     };
+    let file = std::fs::File::open(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let reader = std::io::BufReader::new(bounded::Bounded::results(file));
     let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| not(format!("not JSON ({e})")))?;
+        serde_json::from_reader(reader).map_err(|e| json_error(path, e))?;
     let Some(obj) = value.as_object() else {
         return Err(not("the document is not a JSON object".into()));
     };
@@ -116,4 +163,25 @@ fn check_names(path: &Path, results: &Results) -> Result<(), ReadError> {
         }
     }
     Ok(())
+}
+
+/// A JSON reading error: the limit passed, the OS error, or not JSON.
+fn json_error(path: &Path, e: serde_json::Error) -> ReadError {
+    if !e.is_io() {
+        return ReadError::NotResults {
+            path: path.to_path_buf(),
+            why: format!("not JSON ({e})"),
+        };
+    }
+    let e = std::io::Error::from(e);
+    match bounded::exceeded(&e) {
+        Some(x) => ReadError::Limit {
+            path: path.to_path_buf(),
+            why: x.0.clone(),
+        },
+        None => ReadError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    }
 }

@@ -2,6 +2,7 @@
 //! their phases: by phase name across runs ([`phase_groups`]) and by the labels sweeps and matrices gave
 //! them ([`label_groups`]).
 
+use super::bounded::{Bounded, exceeded};
 use super::{ReadError, read_results};
 use crate::results::series_csv::SeriesRow;
 use crate::results::{DirStats, PhaseResult, Results};
@@ -80,14 +81,24 @@ pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
     })
 }
 
-/// The rows of a series CSV (`NN-<phase>.csv`); a symbolic link is refused, not followed.
+/// The rows of a series CSV (`NN-<phase>.csv`): at most [`super::bounded::MAX_SERIES_ROWS`] rows of at most
+/// [`super::bounded::MAX_SERIES_LINE`] bytes; a symbolic link is refused, not followed.
 ///
 /// # Errors
-/// [`ReadError::Series`] naming the file and, for a bad row, its line.
+/// [`ReadError::Series`] naming the file and, for a bad row, its line; [`ReadError::Limit`] for a file
+/// past a limit (a device such as `/dev/zero` included).
 pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
     let bad = |why: String| ReadError::Series {
         path: path.to_path_buf(),
         why,
+    };
+    // A limit passed names the limit; any other error the line it is on.
+    let limit = |e: &csv::Error| match e.kind() {
+        csv::ErrorKind::Io(e) => exceeded(e).map(|x| ReadError::Limit {
+            path: path.to_path_buf(),
+            why: x.0.clone(),
+        }),
+        _ => None,
     };
     // The CSV is a file next to the results file, not a link to something elsewhere.
     let file = std::fs::OpenOptions::new()
@@ -98,11 +109,16 @@ pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
             Some(libc::ELOOP) => bad("a symbolic link; not followed".into()),
             _ => bad(e.to_string()),
         })?;
-    let mut r = csv::Reader::from_reader(file);
+    let mut r = csv::Reader::from_reader(Bounded::series(file));
+    // The header first: the rows' iterator would take an error reading it for the end of the file.
+    r.headers()
+        .map_err(|e| limit(&e).unwrap_or_else(|| bad(format!("line 1: {e}"))))?;
     let mut rows = Vec::new();
     for (i, rec) in r.deserialize::<SeriesRow>().enumerate() {
         // Line 1 is the header.
-        rows.push(rec.map_err(|e| bad(format!("line {}: {e}", i + 2)))?);
+        rows.push(
+            rec.map_err(|e| limit(&e).unwrap_or_else(|| bad(format!("line {}: {e}", i + 2))))?,
+        );
     }
     Ok(rows)
 }

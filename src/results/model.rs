@@ -58,6 +58,24 @@ pub struct Results {
     pub phases: Vec<PhaseResult>,
 }
 
+impl Results {
+    /// The run without its phases (`phases` empty): what changes between two writes besides new phases.
+    pub fn envelope(&self) -> Results {
+        Results {
+            format: self.format,
+            wkrun_version: self.wkrun_version.clone(),
+            started_at: self.started_at.clone(),
+            finished_at: self.finished_at.clone(),
+            status: self.status,
+            error: self.error.clone(),
+            spec: self.spec.clone(),
+            host: self.host.clone(),
+            target: self.target.clone(),
+            phases: Vec::new(),
+        }
+    }
+}
+
 /// Identity of the spec file that ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

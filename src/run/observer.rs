@@ -29,10 +29,11 @@ pub trait Observer {
     }
 }
 
-/// `results.json`, rewritten atomically (and validated) at every change.
+/// `results.json`, rewritten atomically (and validated) at the start, after each phase and at the end;
+/// after phases shorter than the writes themselves, paced ([`ResultsWriter::update`]).
 impl Observer for ResultsWriter {
     fn results(&mut self, results: &Results) -> Result<(), WriteError> {
-        self.write(results)
+        self.update(results)
     }
 }
 

@@ -13,6 +13,7 @@ use super::keys::{self, Key};
 use super::rules::RuleError;
 use super::{BlockSize, Label, PhaseSpec, SpecFile, SweepSpec, Vary};
 use crate::units::{Amount, fmt_bytes};
+use std::collections::HashMap;
 
 /// The short label of a matrix or sweep key (`block_size` → `bs`); `"value"` for any other key.
 pub fn label_of(key: &str) -> &'static str {
@@ -144,39 +145,130 @@ fn sweep_err(k: usize, field: &str, message: String, help: Option<&str>) -> Rule
     }
 }
 
+/// The most phases a spec may expand to, counting every phase after sweeps and matrices: 100,000.
+pub const MAX_PHASES: u64 = 100_000;
+
+/// A `[[sweep]]` placed in the spec: its name, the phases it repeats (`start..start + len` of `spec.phase`),
+/// its key and values.
+struct Placed<'a> {
+    name: &'a str,
+    start: usize,
+    len: usize,
+    key: &'static Key,
+    values: Vec<Setting>,
+}
+
 /// Expands sweeps and matrices: the phases that will run, each with single values, its `origin` and labels.
+/// The number of phases is counted first, from the lengths of the lists, and refused above [`MAX_PHASES`]
+/// before any phase is built; expansion is linear in the phases it makes.
 ///
 /// # Errors
-/// A [`RuleError`] for a sweep that names no, unknown, non-consecutive or already swept phases, or has not
-/// exactly one key with at least one value.
+/// A [`RuleError`] for a sweep that names no, unknown, non-consecutive or already swept phases (or a name
+/// two `[[phase]]` tables share), or has not exactly one key with at least one value; or for a spec that
+/// expands to more than [`MAX_PHASES`] phases, located at the `[[phase]]` that passes the limit.
 pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
-    let mut phases: Vec<PhaseSpec> = spec
-        .phase
-        .iter()
-        .enumerate()
-        .map(|(i, p)| PhaseSpec {
-            origin: Some(i),
-            ..p.clone()
-        })
-        .collect();
-    for (k, s) in spec.sweep.iter().enumerate() {
-        let (key, values) = swept_key(k, s)?;
-        let start = swept_phases(k, s, &phases)?;
-        let block: Vec<PhaseSpec> = phases.drain(start..start + s.phases.len()).collect();
-        let mut copies = Vec::with_capacity(block.len() * values.len());
-        for v in &values {
-            for p in &block {
-                let mut q = p.clone();
-                if key.kinds.has(q.kind) && !(key.is_set)(&q) {
+    let placed = place_sweeps(spec)?;
+    // copies[i]: how many times the sweeps repeat phase i.
+    let mut copies = vec![1u64; spec.phase.len()];
+    for s in &placed {
+        copies[s.start..s.start + s.len].fill(s.values.len() as u64);
+    }
+    let total = count(spec, &copies)?;
+    let mut phases = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let origin = |i: usize| PhaseSpec {
+        origin: Some(i),
+        ..spec.phase[i].clone()
+    };
+    let mut next = placed.iter().peekable();
+    let mut i = 0;
+    while i < spec.phase.len() {
+        let Some(s) = next.next_if(|s| s.start == i) else {
+            phases.extend(expand_matrix(origin(i)));
+            i += 1;
+            continue;
+        };
+        for v in &s.values {
+            for j in s.start..s.start + s.len {
+                let mut q = origin(j);
+                if s.key.kinds.has(q.kind) && !(s.key.is_set)(&q) {
                     (v.set)(&mut q);
                 }
-                q.labels.push(label(key, v, Some(&s.name)));
-                copies.push(q);
+                q.labels.push(label(s.key, v, Some(s.name)));
+                phases.extend(expand_matrix(q));
             }
         }
-        phases.splice(start..start, copies);
+        i += s.len;
     }
-    Ok(phases.into_iter().flat_map(expand_matrix).collect())
+    Ok(phases)
+}
+
+/// Each `[[sweep]]`, in file order: its key and values, and the phases it repeats, which no earlier sweep
+/// repeats. Returned in the order of the phases they repeat.
+fn place_sweeps(spec: &SpecFile) -> Result<Vec<Placed<'_>>, RuleError> {
+    let mut owner: Vec<Option<usize>> = vec![None; spec.phase.len()];
+    let mut placed = Vec::with_capacity(spec.sweep.len());
+    let names = Names::of(&spec.phase);
+    for (k, s) in spec.sweep.iter().enumerate() {
+        let (key, values) = swept_key(k, s)?;
+        let start = swept_phases(k, s, &spec.phase, &names)?;
+        let range = start..start + s.phases.len();
+        if let Some((i, j)) = range.clone().find_map(|i| owner[i].map(|j| (i, j))) {
+            return Err(sweep_err(
+                k,
+                "phases",
+                format!(
+                    "phase \"{}\" is already repeated by sweep \"{}\" (sweep[{j}]); sweep \"{}\" cannot repeat it too",
+                    spec.phase[i].name, spec.sweep[j].name, s.name
+                ),
+                Some("a phase can be in one sweep"),
+            ));
+        }
+        owner[range].fill(Some(k));
+        placed.push(Placed {
+            name: &s.name,
+            start,
+            len: s.phases.len(),
+            key,
+            values,
+        });
+    }
+    placed.sort_by_key(|s| s.start);
+    Ok(placed)
+}
+
+/// The number of phases after expansion, refused above [`MAX_PHASES`]: phase `i` makes `copies[i]` times
+/// the product of its matrix lists' lengths.
+fn count(spec: &SpecFile, copies: &[u64]) -> Result<u64, RuleError> {
+    let matrix = keys::matrix_keys();
+    let mut total = 0u64;
+    for (i, p) in spec.phase.iter().enumerate() {
+        let made = matrix
+            .iter()
+            .filter_map(|(_, m)| (m.list)(p).map(|v| v.len() as u64))
+            .fold(copies[i], u64::saturating_mul);
+        let before = total;
+        total = total.saturating_add(made);
+        if total > MAX_PHASES {
+            let made = match made {
+                u64::MAX => format!("more than {}", u64::MAX - 1),
+                n => n.to_string(),
+            };
+            let before = match before {
+                0 => String::new(),
+                n => format!(" (the phases before it make {n})"),
+            };
+            return Err(RuleError {
+                path: format!("phase[{i}]"),
+                phase: None,
+                message: format!(
+                    "sweeps and matrices expand the spec to more than {MAX_PHASES} phases, the most a spec may have: phase \"{}\" makes {made}{before}",
+                    p.name
+                ),
+                help: Some("shorten the lists, or split the spec into several".into()),
+            });
+        }
+    }
+    Ok(total)
 }
 
 /// The label a setting gives the phase it made.
@@ -220,8 +312,36 @@ fn swept_key(k: usize, s: &SweepSpec) -> Result<(&'static Key, Vec<Setting>), Ru
     }
 }
 
-/// Where the phases the `k`-th sweep repeats start in `phases`.
-fn swept_phases(k: usize, s: &SweepSpec, phases: &[PhaseSpec]) -> Result<usize, RuleError> {
+/// The `[[phase]]` tables by name: the first with each name, and the second when two share it.
+struct Names<'a> {
+    first: HashMap<&'a str, usize>,
+    second: HashMap<&'a str, usize>,
+}
+
+impl<'a> Names<'a> {
+    fn of(phases: &'a [PhaseSpec]) -> Names<'a> {
+        let mut names = Names {
+            first: HashMap::with_capacity(phases.len()),
+            second: HashMap::new(),
+        };
+        for (i, p) in phases.iter().enumerate() {
+            if names.first.contains_key(p.name.as_str()) {
+                names.second.entry(&p.name).or_insert(i);
+            } else {
+                names.first.insert(&p.name, i);
+            }
+        }
+        names
+    }
+}
+
+/// Where the phases the `k`-th sweep repeats start in `phases` (the spec's `[[phase]]` tables).
+fn swept_phases(
+    k: usize,
+    s: &SweepSpec,
+    phases: &[PhaseSpec],
+    names: &Names<'_>,
+) -> Result<usize, RuleError> {
     let Some(first) = s.phases.first() else {
         return Err(sweep_err(
             k,
@@ -230,33 +350,30 @@ fn swept_phases(k: usize, s: &SweepSpec, phases: &[PhaseSpec]) -> Result<usize, 
             None,
         ));
     };
-    let starts: Vec<usize> = phases
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| &p.name == first)
-        .map(|(i, _)| i)
-        .collect();
-    let start = match starts.as_slice() {
-        [i] => *i,
-        [] => {
-            return Err(sweep_err(
-                k,
-                "phases",
-                format!(
-                    "sweep \"{}\" names phase \"{first}\", which the spec does not have",
-                    s.name
-                ),
-                None,
-            ));
+    // A sweep names phases by name: a name two [[phase]] tables share is refused as the rules would.
+    for name in &s.phases {
+        if let (Some(i), Some(j)) = (
+            names.first.get(name.as_str()),
+            names.second.get(name.as_str()),
+        ) {
+            return Err(RuleError {
+                path: format!("phase[{j}].name"),
+                phase: None,
+                message: format!("phase name {name:?} is already used by phase[{i}]"),
+                help: Some("phase names must be unique".into()),
+            });
         }
-        _ => {
-            return Err(sweep_err(
-                k,
-                "phases",
-                format!("phase \"{first}\" is already repeated by an earlier sweep"),
-                Some("a phase can be in one sweep"),
-            ));
-        }
+    }
+    let Some(&start) = names.first.get(first.as_str()) else {
+        return Err(sweep_err(
+            k,
+            "phases",
+            format!(
+                "sweep \"{}\" names phase \"{first}\", which the spec does not have",
+                s.name
+            ),
+            None,
+        ));
     };
     for (j, name) in s.phases.iter().enumerate() {
         if phases.get(start + j).is_none_or(|p| &p.name != name) {

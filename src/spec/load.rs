@@ -113,19 +113,22 @@ pub struct SpecError {
     pub help: Option<String>,
 }
 
+/// Control characters (a NUL or an escape sequence in a quoted key or value) are shown escaped (`\0`,
+/// `\u{1b}`) in every part of the message, never passed to the terminal; a tab stays a tab in the source line.
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let l = &self.location;
-        write!(f, "{}", l.file.display())?;
+        write!(f, "{}", escape_controls(&l.file.display().to_string()))?;
         if l.line > 0 {
             write!(f, ":{}:{}", l.line, l.column)?;
         }
         write!(f, ": ")?;
         if let Some(field) = &self.field {
-            write!(f, "{field}: ")?;
+            write!(f, "{}: ", escape_controls(field))?;
         }
-        write!(f, "{}", self.message)?;
+        write!(f, "{}", escape_controls(&self.message))?;
         if let Some((text, caret)) = &l.snippet {
+            let (text, caret) = escape_line(text, caret.clone());
             let num = l.line.to_string();
             let pad = " ".repeat(num.len());
             let width = caret.end.saturating_sub(caret.start).max(1);
@@ -137,13 +140,49 @@ impl fmt::Display for SpecError {
             )?;
         }
         if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
+            write!(f, "\n  help: {}", escape_controls(help))?;
         }
         Ok(())
     }
 }
 
-impl std::error::Error for SpecError {}
+/// `text` with every control character written as its escape (`\0`, `\n`, `\u{1b}`).
+pub(crate) fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_debug().to_string(),
+            false => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// A source line with its control characters but tab escaped, and the caret range (in characters) moved
+/// to the same characters of the escaped line.
+fn escape_line(text: &str, caret: Range<usize>) -> (String, Range<usize>) {
+    let mut out = String::with_capacity(text.len());
+    // The column of each character in the escaped line, then of the line's end.
+    let mut cols = Vec::with_capacity(text.len() + 1);
+    let mut col = 0;
+    for c in text.chars() {
+        cols.push(col);
+        if c.is_control() && c != '\t' {
+            let e = c.escape_debug();
+            col += e.clone().count();
+            out.extend(e);
+        } else {
+            out.push(c);
+            col += 1;
+        }
+    }
+    cols.push(col);
+    let last = cols.len() - 1;
+    let map = |i: usize| cols.get(i).copied().unwrap_or_else(|| col + (i - last));
+    (out, map(caret.start)..map(caret.end))
+}
 
 /// Key and value byte ranges of every key in the document, by field path (`spec.name`, `phase[2].span`,
 /// `phase[2]` for a phase's `[[phase]]` header).
@@ -274,13 +313,16 @@ pub(crate) fn describe_field(path: &str, phase_name: Option<&str>) -> String {
     }
 }
 
-/// Reads and loads a spec file. See [`load_str`].
+/// The largest spec file wkrun reads: 16 MiB (a spec of a thousand phases is about 200 KiB).
+pub const MAX_SPEC_BYTES: u64 = 16 << 20;
+
+/// Reads and loads a spec file of at most [`MAX_SPEC_BYTES`]. See [`load_str`].
 ///
 /// # Errors
-/// A [`SpecError`] when the file cannot be read, is not UTF-8, is not TOML, does not match format 1, or breaks
-/// a rule (see [`rules::check`]).
+/// A [`SpecError`] when the file cannot be read, is larger than [`MAX_SPEC_BYTES`], is not UTF-8, is not
+/// TOML, does not match format 1, or breaks a rule (see [`rules::check`]).
 pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecError> {
-    let bytes = std::fs::read(path).map_err(|e| SpecError {
+    let bytes = read_spec_file(path).map_err(|message| SpecError {
         location: Location {
             file: path.to_path_buf(),
             line: 0,
@@ -288,10 +330,36 @@ pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecError> {
             snippet: None,
         },
         field: None,
-        message: format!("cannot read the spec file: {e}"),
+        message,
         help: None,
     })?;
     load_bytes(path, &bytes)
+}
+
+/// The bytes of a spec file, read no further than one byte past [`MAX_SPEC_BYTES`] (a device such as
+/// `/dev/zero` or a pipe has no size to check first).
+fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read the spec file: {e}");
+    let too_large = || {
+        format!(
+            "the spec file is larger than {}, the largest spec wkrun reads",
+            crate::units::fmt_bytes(MAX_SPEC_BYTES)
+        )
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?;
+    if size.is_file() && size.len() > MAX_SPEC_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SPEC_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_SPEC_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 /// Loads a spec from bytes that came from `path` (used only in messages).
@@ -560,4 +628,25 @@ pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
         .filter(|(c, d)| *d <= 2.max(c.len() / 4) && *d < c.len())
         .min_by_key(|(_, d)| *d)
         .map(|(c, _)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_the_caret_follows() {
+        assert_eq!(escape_controls("a\0b\u{1b}[31m\n"), "a\\0b\\u{1b}[31m\\n");
+        assert_eq!(escape_controls("plain é"), "plain é");
+        // `k\0y = 1` with the caret under `y`: `\0` takes two columns.
+        assert_eq!(
+            escape_line("k\0y = 1", 2..3),
+            ("k\\0y = 1".to_string(), 3..4)
+        );
+        // A tab stays; a caret past the end stays past the end.
+        assert_eq!(
+            escape_line("\tx\u{7}", 3..4),
+            ("\tx\\u{7}".to_string(), 7..8)
+        );
+    }
 }

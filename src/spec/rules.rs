@@ -5,6 +5,7 @@
 use super::keys::KEYS;
 use super::{BlockSize, Defaults, One, PhaseKind, PhaseSpec, SpecFile};
 use crate::units::{Amount, Percent};
+use std::collections::HashMap;
 
 /// Largest queue depth accepted.
 pub const MAX_QUEUE_DEPTH: u32 = 1024;
@@ -100,8 +101,10 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
             Some("add at least one [[phase]] table"),
         ));
     }
+    // Each name with the index of the first phase that has it: one look-up per phase.
+    let mut names = HashMap::with_capacity(phases.len());
     for i in 0..phases.len() {
-        check_phase(phases, i)?;
+        check_phase(phases, i, &mut names)?;
     }
     Ok(())
 }
@@ -147,9 +150,13 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// The `i`-th phase: its name, the keys its kind accepts, the rules common to all kinds, then those of its
-/// kind.
-fn check_phase(phases: &[PhaseSpec], i: usize) -> Result<(), RuleError> {
+/// The `i`-th phase: its name (unique among `names`, the names of the phases before it, to which it is
+/// added), the keys its kind accepts, the rules common to all kinds, then those of its kind.
+fn check_phase<'a>(
+    phases: &'a [PhaseSpec],
+    i: usize,
+    names: &mut HashMap<&'a str, usize>,
+) -> Result<(), RuleError> {
     let p = &phases[i];
     // Errors are located at the [[phase]] the (possibly expanded) phase came from.
     let at = At {
@@ -165,7 +172,7 @@ fn check_phase(phases: &[PhaseSpec], i: usize) -> Result<(), RuleError> {
             ),
         ));
     }
-    if let Some(j) = phases[..i].iter().position(|q| q.name == p.name) {
+    if let Some(&j) = names.get(p.name.as_str()) {
         return Err(at.key(
             "name",
             format!(
@@ -176,6 +183,7 @@ fn check_phase(phases: &[PhaseSpec], i: usize) -> Result<(), RuleError> {
             Some("phase names must be unique"),
         ));
     }
+    names.insert(&p.name, i);
     if let Some(bad) = KEYS.iter().find(|k| (k.is_set)(p) && !k.kinds.has(p.kind)) {
         let kind = p.kind.as_str();
         return Err(at.key(

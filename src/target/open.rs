@@ -12,15 +12,26 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Creates a sparse file of `size` bytes at `path`; fails if the path already exists (never truncates). Returns
-/// the identity of the file it created.
+/// the identity of the file it created. When the file cannot be given its size (`EFBIG` for a size the file
+/// system cannot hold, a quota), the empty file just created is removed again (if the path still names it): a
+/// failed creation leaves nothing behind.
 ///
 /// # Errors
 /// The OS error from creating or sizing the file.
 pub fn create_sparse(path: &Path, size: u64) -> io::Result<Identity> {
     let f = OpenOptions::new().write(true).create_new(true).open(path)?;
-    f.set_len(size)?;
-    Identity::of(&f.metadata()?)
-        .ok_or_else(|| io::Error::other("the created target is not a regular file"))
+    let identity = f.metadata().ok().and_then(|m| Identity::of(&m));
+    if let Err(e) = f.set_len(size) {
+        drop(f);
+        let named = std::fs::symlink_metadata(path)
+            .ok()
+            .and_then(|m| Identity::of(&m));
+        if identity.is_some() && named == identity {
+            let _ = std::fs::remove_file(path);
+        }
+        return Err(e);
+    }
+    identity.ok_or_else(|| io::Error::other("the created target is not a regular file"))
 }
 
 /// A host target opened for the whole run: the open file every phase uses, and what it is.

@@ -5,6 +5,7 @@ mod common;
 
 mod bad_input;
 mod blockdev;
+mod bounds;
 mod cases;
 mod cautions;
 mod compare;
