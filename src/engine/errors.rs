@@ -18,6 +18,69 @@ pub struct ErrorTally {
     pub by_cause: Vec<(String, Option<i32>, u64)>,
     /// The earliest failed I/O: its completion time (ns from the phase start) and its description.
     pub first: Option<(u64, FirstError)>,
+    /// The byte ranges of the failed writes, for verification.
+    pub failed_writes: FailedWrites,
+}
+
+/// Most separate byte ranges [`FailedWrites`] keeps: 4096 (64 KiB per worker). Beyond it the list becomes one
+/// range from the first to the last failed byte, and [`FailedWrites::too_many`] says so.
+pub const MAX_FAILED_RANGES: usize = 4096;
+
+/// The byte ranges of a phase's failed writes (their sectors may hold the older content, part of the write, or
+/// anything): sorted, adjacent and overlapping ranges merged, at most [`MAX_FAILED_RANGES`] of them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FailedWrites {
+    /// `[start, end)` byte ranges, sorted, neither overlapping nor adjacent.
+    pub ranges: Vec<(u64, u64)>,
+    /// More than [`MAX_FAILED_RANGES`] separate ranges failed: `ranges` is one range from the first to the last
+    /// failed byte, which also covers writes that succeeded.
+    pub too_many: bool,
+}
+
+impl FailedWrites {
+    /// Adds the failed write of `len` bytes at `offset`.
+    pub fn add(&mut self, offset: u64, len: u64) {
+        if len == 0 {
+            return;
+        }
+        let (a, b) = (offset, offset.saturating_add(len));
+        if self.too_many {
+            let r = &mut self.ranges[0];
+            *r = (r.0.min(a), r.1.max(b));
+            return;
+        }
+        // The first range that ends at or after `a` (it may touch or overlap), then all that start by `b`.
+        let i = self.ranges.partition_point(|r| r.1 < a);
+        let j = i + self.ranges[i..].partition_point(|r| r.0 <= b);
+        if i == j {
+            self.ranges.insert(i, (a, b));
+        } else {
+            let merged = (a.min(self.ranges[i].0), b.max(self.ranges[j - 1].1));
+            self.ranges.splice(i..j, [merged]);
+        }
+        if self.ranges.len() > MAX_FAILED_RANGES {
+            let hull = (self.ranges[0].0, self.ranges[self.ranges.len() - 1].1);
+            self.ranges = vec![hull];
+            self.too_many = true;
+        }
+    }
+
+    /// Adds another worker's failed writes.
+    pub fn merge(&mut self, o: FailedWrites) {
+        for (a, b) in o.ranges {
+            self.add(a, b - a);
+        }
+        if o.too_many && !self.too_many {
+            let hull = (self.ranges[0].0, self.ranges[self.ranges.len() - 1].1);
+            self.ranges = vec![hull];
+            self.too_many = true;
+        }
+    }
+
+    /// Whether no write failed.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
 }
 
 /// The first failed I/O of a phase, as plain values.
@@ -42,6 +105,9 @@ impl ErrorTally {
     pub fn add(&mut self, e: &IoError, t_ns: u64) {
         let (cause, errno) = cause_key(&e.cause);
         self.add_cause(e.kind, cause, errno, 1);
+        if e.kind == OpKind::Write {
+            self.failed_writes.add(e.offset, e.len as u64);
+        }
         if self.first.as_ref().is_none_or(|f| t_ns < f.0) {
             self.first = Some((
                 t_ns,
@@ -74,6 +140,7 @@ impl ErrorTally {
         self.total += o.total;
         self.reads += o.reads;
         self.writes += o.writes;
+        self.failed_writes.merge(o.failed_writes);
         for (cause, errno, n) in o.by_cause {
             match self.by_cause.iter_mut().find(|c| c.0 == cause) {
                 Some(c) => c.2 += n,
@@ -217,6 +284,55 @@ mod tests {
             "{}",
             f.message
         );
+    }
+
+    #[test]
+    fn failed_writes_merge_adjacent_and_overlapping_ranges() {
+        let mut f = FailedWrites::default();
+        f.add(8192, 4096);
+        f.add(0, 4096);
+        f.add(20480, 4096);
+        assert_eq!(f.ranges, vec![(0, 4096), (8192, 12288), (20480, 24576)]);
+        f.add(4096, 4096); // touches both neighbours: one range
+        assert_eq!(f.ranges, vec![(0, 12288), (20480, 24576)]);
+        f.add(10000, 11000); // overlaps both
+        assert_eq!(f.ranges, vec![(0, 24576)]);
+        f.add(100, 10); // inside
+        assert_eq!(f.ranges, vec![(0, 24576)]);
+        let mut g = FailedWrites::default();
+        g.add(24576, 512);
+        g.add(1 << 20, 512);
+        f.merge(g);
+        assert_eq!(f.ranges, vec![(0, 25088), (1 << 20, (1 << 20) + 512)]);
+        assert!(!f.too_many);
+        // Counted through the tally: writes only.
+        let mut t = ErrorTally::default();
+        t.add(&e(OpKind::Read, 0, IoCause::Short(0)), 1);
+        t.add(&e(OpKind::Write, 4096, IoCause::Short(0)), 2);
+        assert_eq!(t.failed_writes.ranges, vec![(4096, 8192)]);
+    }
+
+    #[test]
+    fn failed_writes_beyond_the_cap_become_one_range_marked_too_many() {
+        let mut f = FailedWrites::default();
+        for k in 0..MAX_FAILED_RANGES as u64 {
+            f.add(k * 8192, 4096); // separate: a gap of 4096 between each
+        }
+        assert_eq!(f.ranges.len(), MAX_FAILED_RANGES);
+        assert!(!f.too_many);
+        let last = (MAX_FAILED_RANGES as u64 - 1) * 8192 + 4096;
+        f.add(1 << 40, 512);
+        assert!(f.too_many);
+        assert_eq!(f.ranges, vec![(0, (1 << 40) + 512)]);
+        f.add(1 << 41, 512);
+        assert_eq!(f.ranges, vec![(0, (1 << 41) + 512)]);
+        // A worker over the cap makes the merged list too many as well.
+        let mut g = FailedWrites::default();
+        g.add(0, 4096);
+        g.merge(f);
+        assert!(g.too_many);
+        assert_eq!(g.ranges, vec![(0, (1 << 41) + 512)]);
+        assert!(last < 1 << 40);
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub enum LastWriter {
     Zeros,
     /// Content unknown (a discard, a restored image, a write without `verify`): not checked.
     Unknown,
+    /// Written last by a verified write that failed (`on_error = "continue"`): the sector may hold the older
+    /// content, part of the write, or anything; not a mismatch.
+    WriteFailed,
     /// Written last by op `op` of the `slot`-th verified writer.
     Write {
         /// Position in [`VerifyMap::writers`].
@@ -38,6 +41,7 @@ impl LastWriter {
             LastWriter::Untouched => 0,
             LastWriter::Zeros => 1 << 48,
             LastWriter::Unknown => 2 << 48,
+            LastWriter::WriteFailed => (2 << 48) | 1,
             LastWriter::Write { slot, op } => ((slot as u64 + 3) << 48) | (op & MAX_OP_INDEX),
         }
     }
@@ -46,6 +50,7 @@ impl LastWriter {
         match v >> 48 {
             0 => LastWriter::Untouched,
             1 => LastWriter::Zeros,
+            2 if v & MAX_OP_INDEX == 1 => LastWriter::WriteFailed,
             2 => LastWriter::Unknown,
             t => LastWriter::Write {
                 slot: (t - 3) as u16,
@@ -173,9 +178,20 @@ pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
     Ok(unit)
 }
 
+/// The failed writes of one phase that ran: its index and the `[start, end)` byte ranges of its writes that
+/// failed (`on_error = "continue"`).
+#[derive(Debug, Clone, Copy)]
+pub struct FailedRanges<'a> {
+    /// The phase's index in the run.
+    pub phase: usize,
+    /// Sorted `[start, end)` byte ranges.
+    pub ranges: &'a [(u64, u64)],
+}
+
 impl VerifyMap {
     /// Replays the writes and erases of `phases[..i]` (the op stream of each, [`PhasePlan::op_stream`]) over
-    /// the span of the verify phase `phases[i]`, assuming each ran to its end.
+    /// the span of the verify phase `phases[i]`, assuming each ran to its end; the verified writes of `failed`
+    /// (the failed writes of the phases that ran) are marked [`LastWriter::WriteFailed`].
     ///
     /// # Errors
     /// As [`map_unit`]; or the map (at most [`MAX_MAP_UNITS`] × 8 B) cannot be allocated.
@@ -183,6 +199,7 @@ impl VerifyMap {
         phases: &[PhasePlan],
         i: usize,
         target_kind: TargetKind,
+        failed: &[FailedRanges<'_>],
     ) -> Result<VerifyMap, String> {
         let unit = map_unit(phases, i)?;
         let span = phases[i].span;
@@ -206,7 +223,18 @@ impl VerifyMap {
                     };
                     m.mark(range.start, range.len, w);
                 }
-                Work::Io(w) if stream_writer(p).is_some() => m.replay(p, w),
+                Work::Io(w) if stream_writer(p).is_some() => {
+                    m.replay(p, w);
+                    if stamped(w) {
+                        let ranges = failed.iter().filter(|f| f.phase == p.index);
+                        for &(a, b) in ranges.flat_map(|f| f.ranges) {
+                            let (a, b) = (a.max(range.start), b.min(range.end()));
+                            if a < b {
+                                m.mark(a, b - a, LastWriter::WriteFailed);
+                            }
+                        }
+                    }
+                }
                 _ => m.mark(range.start, range.len, LastWriter::Unknown),
             }
         }
@@ -275,6 +303,7 @@ mod tests {
             LastWriter::Untouched,
             LastWriter::Zeros,
             LastWriter::Unknown,
+            LastWriter::WriteFailed,
             LastWriter::Write { slot: 0, op: 0 },
             LastWriter::Write {
                 slot: 40000,

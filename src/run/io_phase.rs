@@ -27,6 +27,10 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
         Err(end) => return end,
     };
     log_io_failures(ctx, &o, 0, &mut pr);
+    let failed = &o.outcome.errors.failed_writes;
+    if !failed.is_empty() {
+        ctx.failed_writes.push((phase.index, failed.clone()));
+    }
     let interrupted = ctx.stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
     pr.completed = o.outcome.error.is_none() && !interrupted;
     // A fill covers its span only when it visits every block (sequential or full coverage).

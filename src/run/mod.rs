@@ -18,6 +18,7 @@ pub use limits::limit_notes;
 pub use observer::Observer;
 pub use prepare::create_target;
 
+use crate::engine::errors::FailedWrites;
 use crate::plan::{PhasePlan, Plan, Work};
 use crate::results::outdir::OutDir;
 use crate::results::write::{ResultsWriter, WriteError};
@@ -98,6 +99,8 @@ pub struct Ctx<'a> {
     /// The simulated drive, for a simulated target.
     pub sim: Option<&'a Mutex<SimDevice>>,
     written: Written,
+    /// The failed writes of the phases run so far (`on_error = "continue"`), by phase index, for verification.
+    failed_writes: Vec<(usize, FailedWrites)>,
     results: Results,
     /// Hears every event: `results.json` and the caller's observer.
     pub obs: Both<'a>,
@@ -198,6 +201,7 @@ pub fn execute(
         target: held.as_ref().ok().and_then(Option::as_ref),
         sim: device.as_ref(),
         written: Written::default(),
+        failed_writes: Vec::new(),
         results: start(spec, plan),
         obs: Both(&mut writer, obs),
     };

@@ -3,7 +3,8 @@
 
 use super::io_phase::{end_of, log_io_failures, log_summary, measured};
 use super::{Ctx, PhaseEnd};
-use crate::plan::replay::VerifyMap;
+use crate::engine::errors::MAX_FAILED_RANGES;
+use crate::plan::replay::{FailedRanges, VerifyMap};
 use crate::plan::{PhasePlan, VerifyWork};
 use crate::results::PhaseResult;
 use crate::verify::Checker;
@@ -19,17 +20,12 @@ pub fn run(
 ) -> PhaseEnd {
     let map = match work.expect {
         Expect::Header => None,
-        Expect::LastWriter => {
-            match VerifyMap::build(&ctx.plan.phases, phase.index, ctx.plan.target.kind) {
-                Ok(m) => Some(m),
-                Err(e) => {
-                    return PhaseEnd::NotRun(format!(
-                        "phase {} \"{}\": {e}",
-                        phase.index, phase.name
-                    ));
-                }
+        Expect::LastWriter => match last_writers(ctx, phase, &mut pr) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                return PhaseEnd::NotRun(format!("phase {} \"{}\": {e}", phase.index, phase.name));
             }
-        }
+        },
     };
     let checker = Checker::new(work.expect, map, work.max_listed as usize);
     let o = match measured(ctx, phase, Some(&checker), &mut pr) {
@@ -38,8 +34,19 @@ pub fn run(
     };
     let v = checker.summary(pr.read.bytes / crate::stamp::SECTOR as u64);
     ctx.log(&format!(
-        "      verified {} sectors: {} ok, {} reordered, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked",
-        v.sectors, v.ok, v.reordered, v.zeroed, v.stale, v.corrupted, v.unexpected, v.unchecked
+        "      verified {} sectors: {} ok, {} reordered, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked{}",
+        v.sectors,
+        v.ok,
+        v.reordered,
+        v.zeroed,
+        v.stale,
+        v.corrupted,
+        v.unexpected,
+        v.unchecked,
+        match v.write_failed {
+            0 => String::new(),
+            n => format!(", {n} of failed writes (not checked)"),
+        }
     ));
     let mut failed = None;
     if v.mismatched > 0 {
@@ -76,4 +83,40 @@ pub fn run(
         Some(msg) => PhaseEnd::Failed(pr, msg),
         None => end_of(phase, &o, pr, interrupted),
     }
+}
+
+/// The last-writer map of the verify phase `phase`, with the failed writes of the phases run before it; a
+/// phase whose failed writes were too many to list gets a warning (its sectors between its first and last
+/// failed byte count as `write_failed`, whether their write failed or not).
+fn last_writers(
+    ctx: &mut Ctx<'_>,
+    phase: &PhasePlan,
+    pr: &mut PhaseResult,
+) -> Result<VerifyMap, String> {
+    let failed: Vec<FailedRanges<'_>> = ctx
+        .failed_writes
+        .iter()
+        .filter(|(i, _)| *i < phase.index)
+        .map(|(i, f)| FailedRanges {
+            phase: *i,
+            ranges: &f.ranges,
+        })
+        .collect();
+    let map = VerifyMap::build(&ctx.plan.phases, phase.index, ctx.plan.target.kind, &failed)?;
+    let too_many: Vec<String> = ctx
+        .failed_writes
+        .iter()
+        .filter(|(i, f)| *i < phase.index && f.too_many)
+        .map(|(i, f)| {
+            let (a, b) = f.ranges.first().copied().unwrap_or_default();
+            format!(
+                "phase {i} had more than {MAX_FAILED_RANGES} separate failed writes: which of its writes in [{a}, {b}) failed is not known, so every sector there that it wrote last is counted as write_failed"
+            )
+        })
+        .collect();
+    for w in too_many {
+        ctx.log(&format!("      warning: {w}"));
+        pr.warnings.push(w);
+    }
+    Ok(map)
 }

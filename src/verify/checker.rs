@@ -17,11 +17,11 @@ pub struct Checker {
     expect: Expect,
     map: Option<VerifyMap>,
     max_listed: usize,
-    counts: [AtomicU64; 7],
+    counts: [AtomicU64; 8],
     listed: Mutex<BTreeMap<u64, Mismatch>>,
 }
 
-const CLASSES: [Class; 7] = [
+const CLASSES: [Class; 8] = [
     Class::Ok,
     Class::Reordered,
     Class::Unchecked,
@@ -29,6 +29,7 @@ const CLASSES: [Class; 7] = [
     Class::Stale,
     Class::Corrupted,
     Class::Unexpected,
+    Class::WriteFailed,
 ];
 
 impl Checker {
@@ -93,6 +94,7 @@ impl Checker {
         };
         let class = match (expected, found) {
             (LastWriter::Untouched | LastWriter::Unknown, _) => Class::Unchecked,
+            (LastWriter::WriteFailed, _) => Class::WriteFailed,
             (LastWriter::Zeros, Found::Zeros) => Class::Ok,
             (LastWriter::Zeros, Found::Stamp { offset: o, .. }) if o == offset => Class::Stale,
             (LastWriter::Zeros, _) => Class::Corrupted,
@@ -167,6 +169,7 @@ impl Checker {
             stale: c(Class::Stale),
             corrupted: c(Class::Corrupted),
             unexpected: c(Class::Unexpected),
+            write_failed: c(Class::WriteFailed),
             mismatched,
             mismatches: listed,
         }
@@ -175,7 +178,7 @@ impl Checker {
 
 impl ReadCheck for Checker {
     fn check(&self, op: &Op, data: &[u8], t_ns: u64, rec: &mut Recorder) {
-        let mut local = [0u64; 7];
+        let mut local = [0u64; 8];
         let mut first: Option<String> = None;
         for (k, s) in data.chunks(SECTOR).enumerate() {
             let offset = op.offset + (k * SECTOR) as u64;

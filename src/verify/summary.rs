@@ -28,6 +28,9 @@ pub enum Class {
     Corrupted,
     /// A valid stamp for this offset from a write the plan does not expect here (a newer or unknown writer).
     Unexpected,
+    /// Last written by a write that failed and was counted (`on_error = "continue"`, e.g. ENOSPC): the sector
+    /// may hold the older content, part of the write, or anything. Not a mismatch.
+    WriteFailed,
 }
 
 impl Class {
@@ -84,6 +87,11 @@ pub struct VerifySummary {
     pub corrupted: u64,
     /// Sectors with a valid stamp for this offset from a write the plan does not expect.
     pub unexpected: u64,
+    /// Sectors whose last write failed and was counted (`on_error = "continue"`), not checked: they may hold
+    /// anything. Not mismatched. With more than 4096 separate failed ranges in a phase, every sector from its
+    /// first to its last failed byte is counted here (the phase's warning says so).
+    #[serde(default)]
+    pub write_failed: u64,
     /// Mismatched sectors: zeroed + stale + corrupted + unexpected.
     pub mismatched: u64,
     /// The first mismatched sectors by offset, at most the phase's `max_listed`.

@@ -10,6 +10,7 @@ mod cases;
 mod cautions;
 mod compare;
 mod engines;
+mod failedwrites;
 mod hold;
 mod interrupt;
 mod limits;
