@@ -105,3 +105,116 @@ fn buffered_io_on_a_file_warns_of_the_page_cache() {
         "only the buffered phase warns"
     );
 }
+
+const HOST_QUEUE: &str = "queue_depth = 8 is more than the device's queue holds (4, target.queue_depth_max from sysfs): up to 4 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 4 at once";
+
+/// A loop device whose queue limits a test changed: detached and removed on drop (also when the test
+/// panics), so that the change cannot reach a later user of the device.
+struct Lowered {
+    dev: Option<LoopDev>,
+    index: u32,
+}
+
+impl Drop for Lowered {
+    fn drop(&mut self) {
+        drop(self.dev.take());
+        if let Err(e) = remove_loop_device(self.index) {
+            eprintln!(
+                "note: could not remove /dev/loop{} after changing its queue limits: {e}",
+                self.index
+            );
+        }
+    }
+}
+
+/// A loop device whose request queue was lowered to 4 (`queue/nr_requests`): a libaio phase at queue depth 8
+/// is flagged before the run and in its results; one at 4 is not.
+#[test]
+fn a_queue_deeper_than_the_device_holds_warns_with_its_numbers() {
+    let test = "a_queue_deeper_than_the_device_holds_warns_with_its_numbers";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let dev = match LoopDev::new(d, 16, 512) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    let name = dev.sys_name();
+    let index = name.trim_start_matches("loop").parse().expect("loop index");
+    let held = Lowered {
+        dev: Some(dev),
+        index,
+    };
+    let nr = format!("/sys/block/{name}/queue/nr_requests");
+    if std::fs::write(&nr, "4").is_err()
+        || !std::fs::read_to_string(&nr).is_ok_and(|s| s.trim() == "4")
+    {
+        return skip(
+            test,
+            "sysfs refused queue/nr_requests = 4 on the loop device",
+        );
+    }
+    let dev = held
+        .dev
+        .as_ref()
+        .expect("live loop device")
+        .dev
+        .to_str()
+        .expect("utf-8 device path");
+    let qd = |n: u32| format!("engine = \"libaio\"\nqueue_depth = {n}\nspan = \"1MiB\"\n");
+    let body = [
+        workload("deep", "4KiB", 0, &qd(8)),
+        workload("fits", "4KiB", 0, &qd(4)),
+    ]
+    .concat();
+    write_file(d, "s.toml", &spec_text("qd", &body));
+    let want = vec![vec![HOST_QUEUE.to_string()], vec![]];
+    let (code, out, err) = code_out_err(&wkrun(d, &["plan", "--json", "s.toml", "--target", dev]));
+    assert_eq!(code, 0, "{err}");
+    let plan: serde_json::Value = serde_json::from_str(&out).expect("plan --json is JSON");
+    assert_eq!(plan["target"]["queue_depth_max"], 4, "plan --json target");
+    assert_eq!(warnings(&plan), want, "plan --json");
+    let run = wkrun(
+        d,
+        &[
+            "s.toml",
+            "--target",
+            dev,
+            "--allow-destroy",
+            dev,
+            "-q",
+            "-o",
+            "out",
+        ],
+    );
+    let (code, _, err) = code_out_err(&run);
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&d.join("out"));
+    assert_eq!(results["target"]["queue_depth_max"], 4, "results target");
+    assert_eq!(warnings(&results), want, "results.json");
+}
+
+/// psync with one thread more than the CPUs is flagged in the plan; with as many threads as CPUs it is not.
+#[test]
+fn psync_with_more_threads_than_cpus_warns_of_scheduling_waits() {
+    let dir = tempdir();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let psync = |n: usize| format!("engine = \"psync\"\nqueue_depth = {n}\n");
+    let body = [
+        workload("over", "4KiB", 0, &psync(cpus + 1)),
+        workload("fits", "4KiB", 0, &psync(cpus)),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("threads", &body));
+    let plan = plan_json(
+        dir.path(),
+        Path::new("s.toml"),
+        Path::new("t.img"),
+        &["--target-size", "8MiB"],
+    );
+    let over = format!(
+        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time",
+        n = cpus + 1
+    );
+    assert_eq!(warnings(&plan), vec![vec![over], vec![]]);
+}
