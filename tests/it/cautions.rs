@@ -1,6 +1,7 @@
 //! Issue 13 item 10: a phase whose numbers would describe something other than the device says so, in
 //! `wkrun plan` (text and JSON) and in its results' `warnings`: writes that are not whole physical blocks
-//! (read-modify-write) and buffered I/O (the page cache).
+//! (read-modify-write), buffered I/O (the page cache), a queue deeper than the block device holds, psync
+//! threads past the CPUs; and at run time a submitting thread busy nearly all the phase (the host's pace).
 
 use crate::common::*;
 use std::path::Path;
@@ -15,21 +16,13 @@ fn workload(name: &str, bs: &str, read: u32, extra: &str) -> String {
 }
 
 /// The warnings of every phase, from `plan --json` or results.json.
+/// Without the host-pace warning, which depends on the machine's load (checked on its own below).
 fn warnings(doc: &serde_json::Value) -> Vec<Vec<String>> {
     doc["phases"]
         .as_array()
         .expect("phases")
         .iter()
-        .map(|p| {
-            p["warnings"]
-                .as_array()
-                .map(|w| {
-                    w.iter()
-                        .map(|s| s.as_str().unwrap_or("").to_string())
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
+        .map(|p| device_warnings(p.get("warnings")))
         .collect()
 }
 
@@ -75,6 +68,13 @@ fn sub_block_writes_on_the_simulated_drive_warn_of_read_modify_write() {
     );
     let (_, results) = strict_results(&dir.path().join("out"));
     assert_eq!(warnings(&results), want, "results.json");
+    for i in 0..want.len() {
+        assert_eq!(
+            host(&results, i),
+            None,
+            "the simulated drive's time is virtual"
+        );
+    }
 }
 
 #[test]
@@ -217,4 +217,99 @@ fn psync_with_more_threads_than_cpus_warns_of_scheduling_waits() {
         n = cpus + 1
     );
     assert_eq!(warnings(&plan), vec![vec![over], vec![]]);
+}
+
+/// The results' `host` of phase `i`: (submit_cpu_fraction, submit_threads), or `None` when absent.
+fn host(results: &serde_json::Value, i: usize) -> Option<(f64, u64)> {
+    let h = results["phases"][i].get("host")?;
+    Some((
+        h["submit_cpu_fraction"].as_f64().expect("fraction"),
+        h["submit_threads"].as_u64().expect("threads"),
+    ))
+}
+
+/// The `null` engine does no I/O, so its one submitting thread is CPU-bound: the fraction is near 1 and the
+/// phase warns that the host may have set the pace. On a loaded machine the thread can be descheduled for a
+/// while and the fraction fall below 0.95; then only the field is checked (and no warning may appear).
+#[test]
+fn a_cpu_bound_submitting_thread_warns_that_the_host_set_the_pace() {
+    let dir = tempdir();
+    let body = workload(
+        "null",
+        "4KiB",
+        0,
+        "engine = \"null\"\nqueue_depth = 32\nduration = \"300ms\"\n",
+    )
+    .replace("size = \"1MiB\"\n", "");
+    write_file(dir.path(), "s.toml", &spec_text("cpu", &body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "8MiB",
+        "-o",
+        "out",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&dir.path().join("out"));
+    let (fraction, threads) = host(&results, 0).expect("host of the null phase");
+    assert_eq!(threads, 1);
+    assert!((0.0..=1.0).contains(&fraction), "{fraction}");
+    assert_eq!(
+        host(&results, 1),
+        None,
+        "the simulated drive's time is virtual"
+    );
+    let w = [results["phases"][0]["warnings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s.as_str().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()];
+    if fraction >= 0.95 {
+        let text = format!(
+            "the submitting thread was busy {:.0} % of the phase: wkrun (the host), not the device, may have set the pace",
+            (fraction * 100.0).floor()
+        );
+        assert_eq!(w[0], vec![text.clone()]);
+        assert_eq!(
+            err.matches(&format!("      warning: {text}")).count(),
+            1,
+            "{err}"
+        );
+    } else {
+        eprintln!(
+            "note: the null engine's thread was busy only {fraction:.3} of the phase (a loaded machine)"
+        );
+        assert_eq!(w[0], Vec::<String>::new());
+    }
+}
+
+/// psync threads wait in their own syscalls: they are measured (one each) but not judged.
+#[test]
+fn psync_threads_are_measured_but_not_judged() {
+    let dir = tempdir();
+    let body = workload("psync", "4KiB", 0, "engine = \"psync\"\nqueue_depth = 2\n");
+    write_file(dir.path(), "s.toml", &spec_text("psync", &body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "8MiB",
+        "-o",
+        "out",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&dir.path().join("out"));
+    let (fraction, threads) = host(&results, 0).expect("host of the psync phase");
+    assert_eq!(threads, 2);
+    assert!((0.0..=1.0).contains(&fraction), "{fraction}");
+    let all = &results["phases"][0]["warnings"];
+    assert!(!all.to_string().contains(HOST_PACE), "{all}");
 }
