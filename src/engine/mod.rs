@@ -256,6 +256,43 @@ pub struct Outcome {
     /// What the phase's results should say about how the engine ran (io_uring without registered
     /// buffers); the same for every worker, so kept once.
     pub warnings: Vec<String>,
+    /// How busy the threads that submitted the I/O were over the measured part; `None` for an engine that
+    /// does not measure it (the simulated drive, whose time is virtual) or a worker that never started.
+    pub submit_cpu: Option<SubmitCpu>,
+}
+
+/// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to
+/// their last completion: near 1, a thread was busy all along, and wkrun (the host) may have set the pace.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SubmitCpu {
+    /// The busiest thread's CPU time over its wall time, 0..=1.
+    pub busiest: f64,
+    /// Threads measured.
+    pub threads: u32,
+}
+
+impl SubmitCpu {
+    /// One thread that used `cpu_ns` of CPU time in `wall_ns` (a fraction over 1, from the clocks'
+    /// granularity, is 1; no wall time is 0).
+    pub fn of(cpu_ns: u64, wall_ns: u64) -> SubmitCpu {
+        let busiest = if wall_ns == 0 {
+            0.0
+        } else {
+            (cpu_ns as f64 / wall_ns as f64).min(1.0)
+        };
+        SubmitCpu {
+            busiest,
+            threads: 1,
+        }
+    }
+
+    /// Both threads' measures together: the busier one's fraction, the threads counted.
+    fn merge(self, o: SubmitCpu) -> SubmitCpu {
+        SubmitCpu {
+            busiest: self.busiest.max(o.busiest),
+            threads: self.threads + o.threads,
+        }
+    }
 }
 
 impl Outcome {
@@ -271,6 +308,7 @@ impl Outcome {
             error_ns: 0,
             errors: Default::default(),
             warnings: Vec::new(),
+            submit_cpu: None,
         }
     }
 
@@ -292,6 +330,10 @@ impl Outcome {
             self.error_ns = o.error_ns;
         }
         self.errors.merge(o.errors);
+        self.submit_cpu = match (self.submit_cpu, o.submit_cpu) {
+            (Some(a), Some(b)) => Some(a.merge(b)),
+            (a, b) => a.or(b),
+        };
         for w in o.warnings {
             if !self.warnings.contains(&w) {
                 self.warnings.push(w);

@@ -147,6 +147,7 @@ impl Gate {
 #[inline(never)]
 fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
     let mut error = None;
+    rec.start_cpu();
     'claims: while let Some(chunk) = job.ops.claim() {
         for op in chunk {
             if job.stopping() {

@@ -130,6 +130,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
         t: 0,
     };
     job.begin();
+    l.rec.start_cpu();
     // Two clock readings per batch: just before the submission (the batch's submission time) and just after
     // the reap (the completion time of what it returned, and "now" for the deadline and the next batch).
     l.t = job.now_ns();

@@ -6,6 +6,7 @@ use super::{IoError, Outcome};
 use crate::ops::OpKind;
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
 use std::sync::mpsc::Sender;
+use std::time::Instant;
 
 /// Messages from workers to the series collector.
 #[derive(Debug, Clone)]
@@ -57,6 +58,8 @@ pub struct Recorder {
     errors: ErrorTally,
     tx: Sender<Event>,
     sent: u64,
+    /// The thread's CPU time (ns) and the wall clock when it started submitting ([`Recorder::start_cpu`]).
+    cpu_start: Option<(u64, Instant)>,
 }
 
 impl Recorder {
@@ -76,6 +79,7 @@ impl Recorder {
             errors: ErrorTally::default(),
             tx,
             sent: 0,
+            cpu_start: None,
         }
     }
 
@@ -168,12 +172,26 @@ impl Recorder {
         self.cur
     }
 
+    /// Notes the thread's CPU time and the wall clock as the worker starts submitting (right after the phase
+    /// clock starts), so that [`Recorder::finish`] can tell how busy the thread was. Once per worker.
+    #[inline(never)]
+    pub fn start_cpu(&mut self) {
+        self.cpu_start = crate::sys::cpu::thread_cpu_ns()
+            .ok()
+            .map(|c| (c, Instant::now()));
+    }
+
     /// Closes the current interval, tells the collector this worker is done, and returns what it measured
     /// with the error that stopped it, if any. The error's time is the worker's last clock reading (its
     /// failed I/O's completion: a worker stops at its error). Never inlined: called once per worker, it
     /// would only make the I/O loop around it bigger (and its hot calls less likely to be inlined).
     #[inline(never)]
     pub fn finish(mut self, error: Option<IoError>) -> Outcome {
+        let submit_cpu = self.cpu_start.and_then(|(cpu0, wall0)| {
+            let cpu = crate::sys::cpu::thread_cpu_ns().ok()?;
+            let wall = u64::try_from(wall0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            Some(super::SubmitCpu::of(cpu.saturating_sub(cpu0), wall))
+        });
         self.close(u64::MAX);
         Outcome {
             read: self.read,
@@ -184,6 +202,7 @@ impl Recorder {
             error_ns: self.last_ns,
             errors: self.errors,
             warnings: Vec::new(),
+            submit_cpu,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! (`wkrun plan`) and kept with the phase's results (`warnings`). Each is a fact of the plan and the target's
 //! geometry; the run adds what only it can see (reads of never-written blocks, case C10).
 
-use super::{IoWork, PhasePlan, Work, WriteSource};
+use super::{IoSettings, IoWork, PhasePlan, Work, WriteSource};
 use crate::engine::caps;
 use crate::target::{TargetInfo, TargetKind};
 
@@ -14,7 +14,14 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     let mut out = Vec::new();
     out.extend(read_modify_write(phase, w, target));
     out.extend(page_cache(w, target));
+    out.extend(host_queue(&w.io, target));
+    out.extend(threads_over_cpus(&w.io, cpus()));
     out
+}
+
+/// The CPUs this process may run on (1 when the OS does not say).
+fn cpus() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
 }
 
 /// Writes smaller than the target's physical block, or not aligned to it: the device (or the filesystem of a
@@ -61,4 +68,86 @@ fn page_cache(w: &IoWork, t: &TargetInfo) -> Option<String> {
         "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
             .to_string(),
     )
+}
+
+/// A queue deeper than the device holds: the I/Os past its limit wait in the host's block layer, and their
+/// latencies include that wait.
+fn host_queue(io: &IoSettings, t: &TargetInfo) -> Option<String> {
+    let max = t.queue_depth_max?;
+    let qd = io.queue_depth;
+    if qd <= max || !caps(io.engine).opens_target {
+        return None;
+    }
+    Some(format!(
+        "queue_depth = {qd} is more than the device's queue holds ({max}, target.queue_depth_max from sysfs): up to {} I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than {max} at once",
+        qd - max
+    ))
+}
+
+/// psync with more threads than CPUs: the threads take turns on the CPUs, so latencies include waits for one.
+fn threads_over_cpus(io: &IoSettings, cpus: u32) -> Option<String> {
+    let qd = io.queue_depth;
+    if !caps(io.engine).thread_per_slot || qd <= cpus {
+        return None;
+    }
+    Some(format!(
+        "engine = \"psync\" with queue_depth = {qd} runs {qd} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::EngineKind;
+
+    fn io(engine: EngineKind, queue_depth: u32) -> IoSettings {
+        IoSettings {
+            engine,
+            direct: true,
+            block_size: 4096,
+            mix: None,
+            queue_depth,
+            seed: 1,
+            interval_ns: 1_000_000_000,
+            on_error: crate::vocab::OnError::Stop,
+        }
+    }
+
+    #[test]
+    fn psync_threads_past_the_cpus_are_flagged_and_other_engines_not() {
+        assert_eq!(threads_over_cpus(&io(EngineKind::Psync, 2), 2), None);
+        assert_eq!(
+            threads_over_cpus(&io(EngineKind::Psync, 3), 2).as_deref(),
+            Some(
+                "engine = \"psync\" with queue_depth = 3 runs 3 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+            )
+        );
+        for e in [
+            EngineKind::Libaio,
+            EngineKind::IoUring,
+            EngineKind::Null,
+            EngineKind::Sim,
+        ] {
+            assert_eq!(threads_over_cpus(&io(e, 64), 2), None, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_queue_past_the_device_limit_is_flagged_on_host_engines_only() {
+        let mut t = TargetInfo::new("/dev/x", TargetKind::Block, 1 << 30, 512, 512);
+        assert_eq!(
+            host_queue(&io(EngineKind::Libaio, 64), &t),
+            None,
+            "limit unknown"
+        );
+        t.queue_depth_max = Some(32);
+        assert_eq!(host_queue(&io(EngineKind::IoUring, 32), &t), None);
+        assert_eq!(host_queue(&io(EngineKind::Null, 64), &t), None);
+        assert_eq!(
+            host_queue(&io(EngineKind::Libaio, 40), &t).as_deref(),
+            Some(
+                "queue_depth = 40 is more than the device's queue holds (32, target.queue_depth_max from sysfs): up to 8 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 32 at once"
+            )
+        );
+    }
 }

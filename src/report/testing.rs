@@ -40,6 +40,7 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         errors: None,
         verify: None,
         warnings: vec![],
+        host: None,
         device: None,
     }
 }

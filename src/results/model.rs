@@ -178,6 +178,10 @@ pub struct PhaseResult {
     /// Things the reader should know about this phase's numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// How busy wkrun's own submitting threads were during the measured part (host targets and the `null`
+    /// engine; absent for the simulated drive and phases that issue no I/O).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostResult>,
     /// On a simulated target: the drive's internals during the phase (the measured part, after any ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceResult>,
@@ -364,6 +368,18 @@ impl DirStats {
     pub fn zero() -> DirStats {
         DirStats::new(0, 0, 0.0, None)
     }
+}
+
+/// wkrun's own use of the host during one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostResult {
+    /// CPU time of the busiest thread that submitted the phase's I/O over its wall time, from the start of
+    /// the measured part to its last completion, 0..=1 (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, read twice
+    /// per thread). Near 1, the thread never waited for the device: wkrun may have set the pace.
+    pub submit_cpu_fraction: f64,
+    /// Threads that submitted I/O: 1 for `libaio`, `io_uring` and `null`, `queue_depth` for `psync`.
+    pub submit_threads: u32,
 }
 
 /// A simulated drive's internals during one phase (totals; per interval in `device_csv`).

@@ -7,8 +7,8 @@ use crate::engine::{ReadCheck, errors::ErrorTally};
 use crate::plan::{IoWork, PhasePlan, SteadyPlan};
 use crate::results::series_csv;
 use crate::results::{
-    Aggregates, DirStats, ErrorCause, FirstError, PhaseErrors, PhaseResult, ReadShare, SizeOps,
-    SteadyState, WindowResult,
+    Aggregates, DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare,
+    SizeOps, SteadyState, WindowResult,
 };
 use crate::vocab::PhaseKind;
 use std::sync::atomic::Ordering;
@@ -78,7 +78,32 @@ pub fn measured(
         ctx.log(&format!("      warning: {w}"));
         pr.warnings.push(w.clone());
     }
+    if let Some(c) = o.outcome.submit_cpu {
+        pr.host = Some(HostResult {
+            submit_cpu_fraction: c.busiest,
+            submit_threads: c.threads,
+        });
+        if let Some(w) = host_bound(c) {
+            ctx.log(&format!("      warning: {w}"));
+            pr.warnings.push(w);
+        }
+    }
     Ok(o)
+}
+
+/// A submitting thread busy at least this share of the phase may have set its pace.
+pub const HOST_BOUND: f64 = 0.95;
+
+/// The warning for a single submitting thread busy [`HOST_BOUND`] or more of the phase: it may have been
+/// wkrun, not the device, that set the pace. Several threads (psync) are not judged: each waits in its own
+/// syscall, and more threads than CPUs has its own plan caution.
+fn host_bound(c: crate::engine::SubmitCpu) -> Option<String> {
+    (c.threads == 1 && c.busiest >= HOST_BOUND).then(|| {
+        format!(
+            "the submitting thread was busy {:.0} % of the phase: wkrun (the host), not the device, may have set the pace",
+            (c.busiest * 100.0).floor()
+        )
+    })
 }
 
 /// The phase result's measurements from the outcome.

@@ -330,6 +330,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         errors: None,
         verify: None,
         warnings: Vec::new(),
+        host: None,
         device: None,
     }
 }

@@ -60,6 +60,11 @@ pub struct TargetInfo {
     /// cannot discard. Absent for files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discard_max_bytes: Option<u64>,
+    /// The most I/Os the device's queue holds at once: the smaller of sysfs `queue/nr_requests` and, for
+    /// SCSI/SATA, `device/queue_depth` (a partition's are its disk's). Deeper queues wait in the host. Absent
+    /// for files, the simulated drive, and when sysfs does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth_max: Option<u32>,
     /// The NVMe namespace id, when the target is an NVMe namespace block device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvme_namespace: Option<u32>,
@@ -164,6 +169,7 @@ impl TargetInfo {
             serial: None,
             firmware: None,
             discard_max_bytes: None,
+            queue_depth_max: None,
             nvme_namespace: None,
             created: false,
             sim: None,

@@ -161,6 +161,7 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         firmware: attr("firmware_rev").or_else(|| attr("rev")),
         discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes"))
             .and_then(|s| s.parse().ok()),
+        queue_depth_max: queue_depth_max(&disk),
         // A partition answers the namespace-id ioctl too, but formatting would erase the whole namespace.
         nvme_namespace: if partition {
             None
@@ -170,4 +171,15 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         identity: Some(identity),
         ..TargetInfo::new(path, TargetKind::Block, capacity, lbs, pbs)
     })
+}
+
+/// The most I/Os the disk at `disk` (its sysfs folder) holds at once: the smaller of the block layer's
+/// request slots (`queue/nr_requests`) and the SCSI device's queue (`device/queue_depth`, SCSI and SATA
+/// only); `None` when sysfs gives neither (or 0).
+fn queue_depth_max(disk: &Path) -> Option<u32> {
+    ["queue/nr_requests", "device/queue_depth"]
+        .iter()
+        .filter_map(|name| read_sys(&disk.join(name)).and_then(|s| s.parse::<u32>().ok()))
+        .filter(|&v| v > 0)
+        .min()
 }

@@ -262,7 +262,7 @@ fn c10_reads_of_never_written_space_are_flagged() {
     let (typed, _) = strict_results(&out);
     assert_eq!(typed.target.capacity_bytes, 16 * MIB);
     assert!(typed.phases[0].read.ops > 0);
-    let w = &typed.phases[0].warnings;
+    let w = &device_warnings_of(&typed.phases[0].warnings);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
         w[0].contains("precondition") && w[0].contains("never-written"),
@@ -276,7 +276,7 @@ fn c10_reads_of_never_written_space_are_flagged() {
     let out = run_ok(d.path(), "c10r", &body, &target);
     let (typed, _) = strict_results(&out);
     assert!(
-        typed.phases[1].warnings.is_empty(),
+        device_warnings_of(&typed.phases[1].warnings).is_empty(),
         "{:?}",
         typed.phases[1].warnings
     );
@@ -404,11 +404,11 @@ duration = "200ms"
     );
     let (typed, _) = strict_results(&out);
     assert!(
-        typed.phases[2].warnings.is_empty(),
+        device_warnings_of(&typed.phases[2].warnings).is_empty(),
         "[8 MiB, 16 MiB) was filled and not erased: {:?}",
         typed.phases[2].warnings
     );
-    let w = &typed.phases[3].warnings;
+    let w = &device_warnings_of(&typed.phases[3].warnings);
     assert_eq!(w.len(), 1, "[0, 8 MiB) was erased: {w:?}");
     assert!(w[0].contains("precondition"), "{w:?}");
 }

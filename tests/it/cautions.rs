@@ -1,6 +1,7 @@
 //! Issue 13 item 10: a phase whose numbers would describe something other than the device says so, in
 //! `wkrun plan` (text and JSON) and in its results' `warnings`: writes that are not whole physical blocks
-//! (read-modify-write) and buffered I/O (the page cache).
+//! (read-modify-write), buffered I/O (the page cache), a queue deeper than the block device holds, psync
+//! threads past the CPUs; and at run time a submitting thread busy nearly all the phase (the host's pace).
 
 use crate::common::*;
 use std::path::Path;
@@ -15,21 +16,13 @@ fn workload(name: &str, bs: &str, read: u32, extra: &str) -> String {
 }
 
 /// The warnings of every phase, from `plan --json` or results.json.
+/// Without the host-pace warning, which depends on the machine's load (checked on its own below).
 fn warnings(doc: &serde_json::Value) -> Vec<Vec<String>> {
     doc["phases"]
         .as_array()
         .expect("phases")
         .iter()
-        .map(|p| {
-            p["warnings"]
-                .as_array()
-                .map(|w| {
-                    w.iter()
-                        .map(|s| s.as_str().unwrap_or("").to_string())
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
+        .map(|p| device_warnings(p.get("warnings")))
         .collect()
 }
 
@@ -75,6 +68,13 @@ fn sub_block_writes_on_the_simulated_drive_warn_of_read_modify_write() {
     );
     let (_, results) = strict_results(&dir.path().join("out"));
     assert_eq!(warnings(&results), want, "results.json");
+    for i in 0..want.len() {
+        assert_eq!(
+            host(&results, i),
+            None,
+            "the simulated drive's time is virtual"
+        );
+    }
 }
 
 #[test]
@@ -104,4 +104,212 @@ fn buffered_io_on_a_file_warns_of_the_page_cache() {
         vec![vec![], vec![PAGE_CACHE.to_string()], vec![]],
         "only the buffered phase warns"
     );
+}
+
+const HOST_QUEUE: &str = "queue_depth = 8 is more than the device's queue holds (4, target.queue_depth_max from sysfs): up to 4 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 4 at once";
+
+/// A loop device whose queue limits a test changed: detached and removed on drop (also when the test
+/// panics), so that the change cannot reach a later user of the device.
+struct Lowered {
+    dev: Option<LoopDev>,
+    index: u32,
+}
+
+impl Drop for Lowered {
+    fn drop(&mut self) {
+        drop(self.dev.take());
+        if let Err(e) = remove_loop_device(self.index) {
+            eprintln!(
+                "note: could not remove /dev/loop{} after changing its queue limits: {e}",
+                self.index
+            );
+        }
+    }
+}
+
+/// A loop device whose request queue was lowered to 4 (`queue/nr_requests`): a libaio phase at queue depth 8
+/// is flagged before the run and in its results; one at 4 is not.
+#[test]
+fn a_queue_deeper_than_the_device_holds_warns_with_its_numbers() {
+    let test = "a_queue_deeper_than_the_device_holds_warns_with_its_numbers";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let dev = match LoopDev::new(d, 16, 512) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    let name = dev.sys_name();
+    let index = name.trim_start_matches("loop").parse().expect("loop index");
+    let held = Lowered {
+        dev: Some(dev),
+        index,
+    };
+    let nr = format!("/sys/block/{name}/queue/nr_requests");
+    if std::fs::write(&nr, "4").is_err()
+        || !std::fs::read_to_string(&nr).is_ok_and(|s| s.trim() == "4")
+    {
+        return skip(
+            test,
+            "sysfs refused queue/nr_requests = 4 on the loop device",
+        );
+    }
+    let dev = held
+        .dev
+        .as_ref()
+        .expect("live loop device")
+        .dev
+        .to_str()
+        .expect("utf-8 device path");
+    let qd = |n: u32| format!("engine = \"libaio\"\nqueue_depth = {n}\nspan = \"1MiB\"\n");
+    let body = [
+        workload("deep", "4KiB", 0, &qd(8)),
+        workload("fits", "4KiB", 0, &qd(4)),
+    ]
+    .concat();
+    write_file(d, "s.toml", &spec_text("qd", &body));
+    let want = vec![vec![HOST_QUEUE.to_string()], vec![]];
+    let (code, out, err) = code_out_err(&wkrun(d, &["plan", "--json", "s.toml", "--target", dev]));
+    assert_eq!(code, 0, "{err}");
+    let plan: serde_json::Value = serde_json::from_str(&out).expect("plan --json is JSON");
+    assert_eq!(plan["target"]["queue_depth_max"], 4, "plan --json target");
+    assert_eq!(warnings(&plan), want, "plan --json");
+    let run = wkrun(
+        d,
+        &[
+            "s.toml",
+            "--target",
+            dev,
+            "--allow-destroy",
+            dev,
+            "-q",
+            "-o",
+            "out",
+        ],
+    );
+    let (code, _, err) = code_out_err(&run);
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&d.join("out"));
+    assert_eq!(results["target"]["queue_depth_max"], 4, "results target");
+    assert_eq!(warnings(&results), want, "results.json");
+}
+
+/// psync with one thread more than the CPUs is flagged in the plan; with as many threads as CPUs it is not.
+#[test]
+fn psync_with_more_threads_than_cpus_warns_of_scheduling_waits() {
+    let dir = tempdir();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let psync = |n: usize| format!("engine = \"psync\"\nqueue_depth = {n}\n");
+    let body = [
+        workload("over", "4KiB", 0, &psync(cpus + 1)),
+        workload("fits", "4KiB", 0, &psync(cpus)),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("threads", &body));
+    let plan = plan_json(
+        dir.path(),
+        Path::new("s.toml"),
+        Path::new("t.img"),
+        &["--target-size", "8MiB"],
+    );
+    let over = format!(
+        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time",
+        n = cpus + 1
+    );
+    assert_eq!(warnings(&plan), vec![vec![over], vec![]]);
+}
+
+/// The results' `host` of phase `i`: (submit_cpu_fraction, submit_threads), or `None` when absent.
+fn host(results: &serde_json::Value, i: usize) -> Option<(f64, u64)> {
+    let h = results["phases"][i].get("host")?;
+    Some((
+        h["submit_cpu_fraction"].as_f64().expect("fraction"),
+        h["submit_threads"].as_u64().expect("threads"),
+    ))
+}
+
+/// The `null` engine does no I/O, so its one submitting thread is CPU-bound: the fraction is near 1 and the
+/// phase warns that the host may have set the pace. On a loaded machine the thread can be descheduled for a
+/// while and the fraction fall below 0.95; then only the field is checked (and no warning may appear).
+#[test]
+fn a_cpu_bound_submitting_thread_warns_that_the_host_set_the_pace() {
+    let dir = tempdir();
+    let body = workload(
+        "null",
+        "4KiB",
+        0,
+        "engine = \"null\"\nqueue_depth = 32\nduration = \"300ms\"\n",
+    )
+    .replace("size = \"1MiB\"\n", "");
+    write_file(dir.path(), "s.toml", &spec_text("cpu", &body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "8MiB",
+        "-o",
+        "out",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&dir.path().join("out"));
+    let (fraction, threads) = host(&results, 0).expect("host of the null phase");
+    assert_eq!(threads, 1);
+    assert!((0.0..=1.0).contains(&fraction), "{fraction}");
+    assert_eq!(
+        host(&results, 1),
+        None,
+        "the simulated drive's time is virtual"
+    );
+    let w = [results["phases"][0]["warnings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s.as_str().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()];
+    if fraction >= 0.95 {
+        let text = format!(
+            "the submitting thread was busy {:.0} % of the phase: wkrun (the host), not the device, may have set the pace",
+            (fraction * 100.0).floor()
+        );
+        assert_eq!(w[0], vec![text.clone()]);
+        assert_eq!(
+            err.matches(&format!("      warning: {text}")).count(),
+            1,
+            "{err}"
+        );
+    } else {
+        eprintln!(
+            "note: the null engine's thread was busy only {fraction:.3} of the phase (a loaded machine)"
+        );
+        assert_eq!(w[0], Vec::<String>::new());
+    }
+}
+
+/// psync threads wait in their own syscalls: they are measured (one each) but not judged.
+#[test]
+fn psync_threads_are_measured_but_not_judged() {
+    let dir = tempdir();
+    let body = workload("psync", "4KiB", 0, "engine = \"psync\"\nqueue_depth = 2\n");
+    write_file(dir.path(), "s.toml", &spec_text("psync", &body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "8MiB",
+        "-o",
+        "out",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&dir.path().join("out"));
+    let (fraction, threads) = host(&results, 0).expect("host of the psync phase");
+    assert_eq!(threads, 2);
+    assert!((0.0..=1.0).contains(&fraction), "{fraction}");
+    let all = &results["phases"][0]["warnings"];
+    assert!(!all.to_string().contains(HOST_PACE), "{all}");
 }

@@ -67,6 +67,7 @@ fn workload(
         errors: None,
         verify: None,
         warnings: vec![],
+        host: None,
         device: None,
     }
 }

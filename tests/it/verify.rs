@@ -265,8 +265,8 @@ fn verify_counts_zeroed_stale_and_corrupted_sectors_exactly() {
         assert_eq!(r["status"], "completed");
         assert_eq!(verify_of(&r, 0), (16384, 16370, 3, 8, 3, 0, 0));
         assert!(
-            phase(&r, 0)["warnings"][0]
-                .as_str()
+            device_warnings(phase(&r, 0).get("warnings"))
+                .first()
                 .is_some_and(|w| w.contains("14 of 16384 sectors did not verify")),
             "{}",
             phase(&r, 0)["warnings"]
