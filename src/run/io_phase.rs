@@ -22,6 +22,10 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
         ctx.log(&format!("      warning: {w}"));
         pr.warnings.push(w);
     }
+    if let Some(w) = holes_warning(ctx, phase, work) {
+        ctx.log(&format!("      warning: {w}"));
+        pr.warnings.push(w);
+    }
     let o = match measured(ctx, phase, None, &mut pr) {
         Ok(o) => o,
         Err(end) => return end,
@@ -282,4 +286,31 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
             (None, _) => ctx.log("      steady state not reached"),
         }
     }
+}
+
+/// Most holes looked at in a phase's range (each is two lseek calls).
+const MAX_HOLES: usize = 100_000;
+
+/// The warning of a phase that writes into holes of a file target (never written, or punched): the filesystem
+/// allocates blocks at each first write there, so the numbers include that. Holes under 1 % of the range are
+/// not worth one.
+fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan, work: &IoWork) -> Option<String> {
+    let held = ctx.target?;
+    let range = phase.range();
+    let writes = work.read_percent < 100 && crate::engine::caps(work.io.engine).does_io;
+    if ctx.plan.target.kind != crate::target::TargetKind::File || !writes {
+        return None;
+    }
+    let (bytes, all) =
+        crate::sys::file::hole_bytes(held.file(), range.start, range.len, MAX_HOLES).ok()?;
+    if bytes == 0 || (bytes as u128 * 100) < range.len as u128 {
+        return None;
+    }
+    Some(format!(
+        "{}{bytes} B ({:.1} %) of the write range [{}, {}) are holes in the file (never written, or punched): the filesystem allocates blocks at the first write into each, so the write numbers include its block allocation",
+        if all { "" } else { "at least " },
+        bytes as f64 * 100.0 / range.len as f64,
+        range.start,
+        range.end()
+    ))
 }

@@ -1,4 +1,4 @@
-//! File syscalls not in `std`: hole punching, the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
+//! File syscalls not in `std`: hole punching, finding holes (lseek SEEK_HOLE/SEEK_DATA), the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
 //! switching O_DIRECT on an open file (fcntl F_SETFL), and whether a file's filesystem is read-only (fstatvfs).
 
 use std::io;
@@ -88,4 +88,87 @@ pub fn on_read_only_fs(f: &impl AsRawFd) -> io::Result<bool> {
         return Err(io::Error::last_os_error());
     }
     Ok(st.f_flag & libc::ST_RDONLY != 0)
+}
+
+/// The bytes of `[start, start + len)` of a regular file that are holes (never written, or punched), found with
+/// lseek SEEK_HOLE/SEEK_DATA, looking at no more than `max_holes` holes: `(bytes, whether all were seen)`. The
+/// file offset moves (I/O uses positioned reads and writes).
+///
+/// # Errors
+/// The OS error of lseek (EINVAL where the filesystem cannot tell).
+pub fn hole_bytes(
+    f: &impl AsRawFd,
+    start: u64,
+    len: u64,
+    max_holes: usize,
+) -> io::Result<(u64, bool)> {
+    let seek = |at: u64, whence: libc::c_int| -> io::Result<Option<u64>> {
+        // SAFETY: lseek takes only integers; a bad fd or offset is reported as an error return.
+        let r = unsafe { libc::lseek(f.as_raw_fd(), at as libc::off_t, whence) };
+        match r {
+            r if r >= 0 => Ok(Some(r as u64)),
+            _ => match io::Error::last_os_error() {
+                e if e.raw_os_error() == Some(libc::ENXIO) => Ok(None),
+                e => Err(e),
+            },
+        }
+    };
+    let end = start.saturating_add(len);
+    let (mut pos, mut bytes) = (start, 0u64);
+    for _ in 0..max_holes {
+        let Some(hole) = seek(pos, libc::SEEK_HOLE)?.filter(|&h| h < end) else {
+            return Ok((bytes, true));
+        };
+        let data = seek(hole, libc::SEEK_DATA)?.unwrap_or(end).min(end);
+        bytes += data - hole;
+        pos = data;
+        if pos >= end {
+            return Ok((bytes, true));
+        }
+    }
+    Ok((bytes, false))
+}
+
+#[cfg(test)]
+mod hole_tests {
+    use super::hole_bytes;
+    use std::os::unix::fs::FileExt;
+
+    #[test]
+    fn hole_bytes_counts_the_unwritten_parts_of_a_range() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let f = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(dir.path().join("h.img"))
+            .expect("create");
+        f.set_len(1 << 20).expect("size");
+        if hole_bytes(&f, 0, 1 << 20, 10).ok().map(|h| h.0) != Some(1 << 20) {
+            let _ = std::io::Write::write_fmt(
+                &mut std::io::stderr().lock(),
+                format_args!(
+                    "SKIPPED sys::file::hole_bytes: this filesystem does not report holes\n"
+                ),
+            );
+            return;
+        }
+        f.write_all_at(&[7u8; 4096], 0).expect("write");
+        f.write_all_at(&[7u8; 4096], 512 << 10).expect("write");
+        assert_eq!(
+            hole_bytes(&f, 0, 1 << 20, 10).expect("holes"),
+            ((1 << 20) - 8192, true)
+        );
+        // A range inside the second write, and one that starts in a hole.
+        assert_eq!(
+            hole_bytes(&f, 512 << 10, 4096, 10).expect("holes"),
+            (0, true)
+        );
+        assert_eq!(hole_bytes(&f, 4096, 8192, 10).expect("holes"), (8192, true));
+        // Looking at one hole only: the first, and not all were seen.
+        assert_eq!(
+            hole_bytes(&f, 0, 1 << 20, 1).expect("holes"),
+            ((512 << 10) - 4096, false)
+        );
+    }
 }

@@ -216,8 +216,12 @@ fn a_file_target_swapped_for_a_device_mid_run_is_not_followed() {
         device_warnings(phase(&r, 1).get("warnings")),
         Vec::<String>::new()
     );
+    // The first phase's rate-capped random writes leave holes that the last phase's fill writes into; how many
+    // depends on how many ops the first phase issued in its second, so that warning is left out here.
+    let mut last = device_warnings(phase(&r, 2).get("warnings"));
+    last.retain(|w| !w.contains(" are holes in the file "));
     assert_eq!(
-        device_warnings(phase(&r, 2).get("warnings")),
+        last,
         vec![format!(
             "{shown} no longer names the file this run opened (it was moved, removed or replaced during the run; it now names block device {}:{}); the run goes on with the file it opened",
             libc::major(rdev),
