@@ -9,6 +9,23 @@ use std::path::Path;
 const RMW: &str = "writes of 512 B are not whole physical blocks of the target (4096 B): the device must read, modify and write whole blocks (read-modify-write), so the write numbers describe that, not plain writes of this size";
 const PAGE_CACHE: &str = "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
 
+/// Runs `s.toml` in `dir` on a new 8 MiB file target into `out`; asserts exit 0 and returns results.json
+/// and stderr.
+fn run_on_file(dir: &Path) -> (serde_json::Value, String) {
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "8MiB",
+        "-o",
+        "out",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir, &args));
+    assert_eq!(code, 0, "{err}");
+    (strict_results(&dir.join("out")).1, err)
+}
+
 /// The warning of a phase writing into `n` B of holes of a new sparse file, from its start.
 fn holes(n: u64) -> String {
     format!(
@@ -94,18 +111,7 @@ fn buffered_io_on_a_file_warns_of_the_page_cache() {
     ]
     .concat();
     write_file(dir.path(), "s.toml", &spec_text("cache", &body));
-    let args = [
-        "s.toml",
-        "--target",
-        "t.img",
-        "--target-size",
-        "8MiB",
-        "-o",
-        "out",
-    ];
-    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
-    assert_eq!(code, 0, "{err}");
-    let (_, results) = strict_results(&dir.path().join("out"));
+    let (results, _) = run_on_file(dir.path());
     assert_eq!(
         warnings(&results),
         vec![vec![holes(8 << 20)], vec![PAGE_CACHE.to_string()], vec![]],
@@ -249,18 +255,7 @@ fn a_cpu_bound_submitting_thread_warns_that_the_host_set_the_pace() {
     )
     .replace("size = \"1MiB\"\n", "");
     write_file(dir.path(), "s.toml", &spec_text("cpu", &body));
-    let args = [
-        "s.toml",
-        "--target",
-        "t.img",
-        "--target-size",
-        "8MiB",
-        "-o",
-        "out",
-    ];
-    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
-    assert_eq!(code, 0, "{err}");
-    let (_, results) = strict_results(&dir.path().join("out"));
+    let (results, err) = run_on_file(dir.path());
     let (fraction, threads) = host(&results, 0).expect("host of the null phase");
     assert_eq!(threads, 1);
     assert!((0.0..=1.0).contains(&fraction), "{fraction}");
@@ -302,18 +297,7 @@ fn psync_threads_are_measured_but_not_judged() {
     let dir = tempdir();
     let body = workload("psync", "4KiB", 0, "engine = \"psync\"\nqueue_depth = 2\n");
     write_file(dir.path(), "s.toml", &spec_text("psync", &body));
-    let args = [
-        "s.toml",
-        "--target",
-        "t.img",
-        "--target-size",
-        "8MiB",
-        "-o",
-        "out",
-    ];
-    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
-    assert_eq!(code, 0, "{err}");
-    let (_, results) = strict_results(&dir.path().join("out"));
+    let (results, _) = run_on_file(dir.path());
     let (fraction, threads) = host(&results, 0).expect("host of the psync phase");
     assert_eq!(threads, 2);
     assert!((0.0..=1.0).contains(&fraction), "{fraction}");
