@@ -110,6 +110,31 @@ fn host_bound(c: crate::engine::SubmitCpu) -> Option<String> {
     })
 }
 
+/// The warning for percentiles of `ops` latencies of one direction that rest on fewer than
+/// [`TAIL_MIN`](crate::stats::latency::TAIL_MIN) latencies above them; `None` when all are estimates or
+/// no latency was recorded.
+fn thin_tail(dir: &str, ops: u64) -> Option<String> {
+    use crate::stats::latency::{TAIL_MIN, thin_percentiles};
+    if crate::engine::recording_off() {
+        return None;
+    }
+    let thin = thin_percentiles(ops);
+    let (last, rest) = thin.split_last()?;
+    let names = match rest {
+        [] => last.to_string(),
+        _ => format!("{} and {last}", rest.join(", ")),
+    };
+    Some(format!(
+        "{dir} latency {names}: fewer than {TAIL_MIN} of the {ops} {dir}s lie above {}, so {} the largest few latencies, not the tail",
+        if rest.is_empty() { "it" } else { "each" },
+        if rest.is_empty() {
+            "it names one of"
+        } else {
+            "they name"
+        },
+    ))
+}
+
 /// The phase result's measurements from the outcome.
 fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
     let secs = o.outcome.end_ns as f64 / 1e9;
@@ -148,6 +173,11 @@ fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
         })
         .collect();
     pr.coverage = Some(coverage(phase, pr.read.ops + pr.write.ops));
+    for (dir, ops) in [("read", pr.read.ops), ("write", pr.write.ops)] {
+        if let Some(w) = thin_tail(dir, ops) {
+            pr.warnings.push(w);
+        }
+    }
     if crate::engine::recording_off() {
         pr.warnings.push(format!(
             "per-I/O recording was off ({}=1, for benchmarking wkrun itself): no latencies, and the series counts each I/O in the interval its worker was last in",

@@ -114,6 +114,34 @@ impl LatencyRecorder {
     }
 }
 
+/// The fewest latencies that must lie above a percentile for it to estimate a tail rather than to name
+/// one of the largest few samples (p99.99 of 1,000 latencies is the maximum).
+pub const TAIL_MIN: u64 = 10;
+
+/// The percentiles of a [`LatencySummary`]: their names and ranks in parts per 10,000.
+pub const PERCENTILES: [(&str, u64); 5] = [
+    ("p50", 5_000),
+    ("p90", 9_000),
+    ("p99", 9_900),
+    ("p99.9", 9_990),
+    ("p99.99", 9_999),
+];
+
+/// The names of the percentiles of `count` latencies above which fewer than [`TAIL_MIN`] of them lie
+/// (count × (1 − rank) < 10, exactly in integers); empty without latencies.
+pub fn thin_percentiles(count: u64) -> Vec<&'static str> {
+    if count == 0 {
+        return Vec::new();
+    }
+    PERCENTILES
+        .iter()
+        .filter(|&&(_, rank)| {
+            u128::from(count) * u128::from(10_000 - rank) < u128::from(TAIL_MIN) * 10_000
+        })
+        .map(|&(name, _)| name)
+        .collect()
+}
+
 /// Latency statistics of one direction of one phase, in ns. Percentiles come from an HDR histogram with 3
 /// significant digits (within 0.1 %), clamped to [min, max]; min, max and mean are exact; stddev is the
 /// population standard deviation.
@@ -201,5 +229,30 @@ mod tests {
     fn empty_has_no_summary() {
         assert!(LatencyRecorder::new().summary().is_none());
         assert!(LatencyRecorder::new().percentile(50.0).is_none());
+    }
+
+    #[test]
+    fn percentiles_with_fewer_than_ten_latencies_above_them_are_thin() {
+        // p99.99 needs 100,000 latencies for 10 above it, p99.9 10,000, p99 1,000, p90 100, p50 20.
+        assert!(thin_percentiles(0).is_empty());
+        assert_eq!(
+            thin_percentiles(19),
+            ["p50", "p90", "p99", "p99.9", "p99.99"]
+        );
+        assert_eq!(thin_percentiles(20), ["p90", "p99", "p99.9", "p99.99"]);
+        assert_eq!(thin_percentiles(999), ["p99", "p99.9", "p99.99"]);
+        assert_eq!(thin_percentiles(1_000), ["p99.9", "p99.99"]);
+        assert_eq!(thin_percentiles(99_999), ["p99.99"]);
+        assert!(thin_percentiles(100_000).is_empty());
+        assert!(thin_percentiles(u64::MAX).is_empty());
+        // Oracle: the count above rank r of n is n·(1 − r); brute-force each n from 1 to 2,000.
+        for n in 1..=2_000u64 {
+            let want: Vec<&str> = PERCENTILES
+                .iter()
+                .filter(|(_, r)| (n as f64) * (1.0 - *r as f64 / 10_000.0) < 10.0 - 1e-9)
+                .map(|(p, _)| *p)
+                .collect();
+            assert_eq!(thin_percentiles(n), want, "n = {n}");
+        }
     }
 }
