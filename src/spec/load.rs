@@ -22,8 +22,11 @@ pub struct LoadedSpec {
     pub index: SourceIndex,
     /// The phases to run: `file.phase` with sweeps and matrices expanded ([`super::expand`]).
     pub phases: Vec<super::PhaseSpec>,
-    /// `--set` overrides applied, as given (`duration=10s`).
+    /// `--set` overrides applied, each as `KEY=VALUE` with the value in TOML form (`duration="10s"`), as
+    /// the results record them.
     pub overrides: Vec<String>,
+    /// The `--set` overrides applied, in order (errors name them).
+    pub sets: Vec<super::overrides::Override>,
 }
 
 impl LoadedSpec {
@@ -53,7 +56,8 @@ impl LoadedSpec {
         )
     }
 
-    /// An error about a phase's key found after loading (for example against the target's geometry).
+    /// An error about a phase's key found after loading (for example against the target's geometry), located
+    /// at the key in the file, or, when a `--set` gave the key its value, naming that `--set`.
     pub fn phase_error(
         &self,
         phase: usize,
@@ -61,8 +65,28 @@ impl LoadedSpec {
         message: impl Into<String>,
         help: Option<String>,
     ) -> SpecError {
-        let (location, field) = self.locate_phase_key(phase, key);
         let name = self.phases.get(phase).map(|p| p.name.clone());
+        // A value a --set gave is not where the spec's line says: name the argument instead.
+        if let Some(o) = self.set_for(phase, key) {
+            let origin = self
+                .phases
+                .get(phase)
+                .and_then(|p| p.origin)
+                .unwrap_or(phase);
+            let field = describe_field(&format!("phase[{origin}].{key}"), name.as_deref());
+            return SpecError {
+                location: Location {
+                    file: self.path.clone(),
+                    line: 0,
+                    column: 0,
+                    snippet: None,
+                },
+                field: Some(format!("--set {}: {field}", o.arg)),
+                message: message.into(),
+                help,
+            };
+        }
+        let (location, field) = self.locate_phase_key(phase, key);
         let phase = self
             .phases
             .get(phase)
@@ -480,6 +504,7 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
         index,
         phases: Vec::new(),
         overrides: Vec::new(),
+        sets: Vec::new(),
     };
     // A table that had a key or value error may miss a key because of it: its missing keys are not reported.
     let independent = |r: &rules::RuleError| !parsed.tables.contains(&r.path);
@@ -724,17 +749,47 @@ fn serde_error(
     let span = e.span().unwrap_or(0..0);
     let msg = e.message().trim().to_string();
     let mut path = index.path_at(&span).map(str::to_string);
-    let mut help = None;
-    if let Some(rest) = msg.strip_prefix("unknown field `") {
+    let (message, help) = if let Some(rest) = msg.strip_prefix("unknown field `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
-        help = Some(unknown_key_help(index, path.as_deref(), bad, expected));
+        // serde lists every expected name in the message; the help line says it better.
+        let head = msg
+            .split_once(", expected")
+            .map_or(msg.as_str(), |(h, _)| h);
+        (
+            head.replace("unknown field", "unknown key"),
+            Some(unknown_key_help(index, path.as_deref(), bad, expected)),
+        )
     } else if let Some(rest) = msg.strip_prefix("missing field `") {
         let missing = rest.split('`').next().unwrap_or("");
         path = Some(match path {
             Some(p) => format!("{p}.{missing}"),
             None => missing.to_string(),
         });
-    } else if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        (msg.replace("missing field", "missing key"), None)
+    } else {
+        let p = path.as_deref().unwrap_or("");
+        let raw = index.raw_at(p).unwrap_or("");
+        value_error(p.rsplit('.').next().unwrap_or(p), raw, &msg)
+    };
+    let phase_name = path.as_deref().and_then(|p| phase_name_at(index, p));
+    let err = SpecError {
+        location: location_in(&index.file, text, span),
+        field: path
+            .as_deref()
+            .map(|p| describe_field(p, phase_name.as_deref())),
+        message,
+        help,
+    };
+    (err, path)
+}
+
+/// serde's message about the value of `key` (written `raw`, quotes included) in plain words, with help: the
+/// nearest value for a misspelled or abbreviated one (`"seq"` for `"sequential"`), or what a fio-style value
+/// is in wkrun (`direct = 1`, `engine = "sync"`). Used for spec files and `--set`.
+pub(crate) fn value_error(key: &str, raw: &str, msg: &str) -> (String, Option<String>) {
+    let msg = msg.trim();
+    let mut help = None;
+    if let Some(rest) = msg.strip_prefix("unknown variant `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
         let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
         // A typo, or an abbreviation of exactly one value (`"seq"` for `"sequential"`).
@@ -750,31 +805,11 @@ fn serde_error(
             help = Some(format!("did you mean `{s}`?"));
         }
     }
-    // A fio-style value of a key fio spells the same (`direct = 1`, `engine = "sync"`).
-    if let Some(p) = path.as_deref()
-        && let Some(raw) = index.raw_at(p)
-        && let Some(h) = super::keys::fio_value_hint(p.rsplit('.').next().unwrap_or(p), raw)
-    {
+    if let Some(h) = super::keys::fio_value_hint(key, raw) {
         help = Some(h);
     }
-    let phase_name = path.as_deref().and_then(|p| phase_name_at(index, p));
-    // serde lists every expected name in the message; the help line says it better (a suggestion, or the list).
-    let message = match msg.split_once(", expected") {
-        Some((head, _)) if msg.starts_with("unknown field") => head.to_string(),
-        _ => msg,
-    };
-    let err = SpecError {
-        location: location_in(&index.file, text, span),
-        field: path
-            .as_deref()
-            .map(|p| describe_field(p, phase_name.as_deref())),
-        message: plain_words(&message)
-            .replace("unknown field", "unknown key")
-            .replace("missing field", "missing key")
-            .replace("unknown variant", "unknown value"),
-        help,
-    };
-    (err, path)
+    let message = plain_words(msg).replace("unknown variant", "unknown value");
+    (message, help)
 }
 
 /// The help for an unknown key `bad` at `path`, serde having listed the keys it expected (`expected`): what a
