@@ -337,20 +337,20 @@ const FIO_RW: &[(&str, &str)] = &[
     ("randrw", "pattern = \"random\", read_percent = 50"),
 ];
 
-/// The rw hint, for `rw` and its synonym `readwrite`.
-const RW_HINT: &str = "`rw` is `pattern` and `read_percent` in wkrun";
-
 /// fio options and their wkrun equivalents, by fio name (one line each). The names are none of [`KEYS`]
 /// (a test checks it); fio options that wkrun spells the same (`size`, `offset`, `rate_iops`, `direct`,
 /// `verify`) are wkrun keys, whose fio-style values get [`fio_value_hint`].
 pub const FIO_KEYS: &[FioKey] = &[
     FioKey {
         values: FIO_RW,
-        ..fio("rw", RW_HINT)
+        ..fio("rw", "`rw` is `pattern` and `read_percent` in wkrun")
     },
     FioKey {
         values: FIO_RW,
-        ..fio("readwrite", RW_HINT)
+        ..fio(
+            "readwrite",
+            "`readwrite` is `pattern` and `read_percent` in wkrun",
+        )
     },
     fio("rwmixread", "`rwmixread` is `read_percent` in wkrun"),
     fio(
@@ -725,6 +725,33 @@ mod tests {
             .min()
             .unwrap_or(rest.len());
         &rest[..end]
+    }
+
+    /// fio names are none of wkrun's keys, appear once, and each hint is one line naming the fio option.
+    #[test]
+    fn fio_keys_are_not_wkrun_keys() {
+        let mut seen = BTreeSet::new();
+        for k in FIO_KEYS {
+            assert!(find(k.fio).is_none(), "`{}` is a wkrun key", k.fio);
+            assert!(seen.insert(k.fio), "`{}` twice", k.fio);
+            assert!(!k.hint.contains('\n'), "{}", k.hint);
+            assert!(k.hint.contains(&format!("`{}`", k.fio)) || k.fio == "global");
+        }
+        assert_eq!(
+            fio_hint("ioengine", Some("pvsync")).as_deref(),
+            Some("`ioengine` is `engine` in wkrun: ioengine = \"pvsync\" is engine = \"psync\"")
+        );
+        assert_eq!(
+            fio_hint("iodepth", Some("32")).as_deref(),
+            Some("`iodepth` is `queue_depth` in wkrun")
+        );
+        assert_eq!(fio_hint("queue_depth", None), None);
+        assert_eq!(
+            fio_value_hint("direct", "0").as_deref(),
+            Some("fio's direct=0 is direct = false in wkrun")
+        );
+        assert_eq!(fio_value_hint("direct", "true"), None);
+        assert_eq!(fio_value_hint("engine", "\"foo\""), None);
     }
 
     /// docs/spec.md's key tables and lists say what the table says.

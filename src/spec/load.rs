@@ -678,7 +678,16 @@ fn blank_entry(index: &SourceIndex, work: &mut String, path: &str) -> bool {
     while start > 0 && matches!(bytes[start - 1], b'[' | b' ' | b'\t') {
         start -= 1;
     }
-    let mut end = k.end.max(v.end).min(work.len());
+    // A table written under its own header (`[global]`) ends at its last key.
+    let inner = |p: &str| p.starts_with(&format!("{path}.")) || p.starts_with(&format!("{path}["));
+    let body_end = index
+        .entries
+        .iter()
+        .filter(|(p, _)| inner(p))
+        .map(|(_, (k, v))| k.end.max(v.end))
+        .max()
+        .unwrap_or(0);
+    let mut end = k.end.max(v.end).max(body_end).min(work.len());
     while end < work.len() && bytes[end] == b']' {
         end += 1;
     }
