@@ -455,11 +455,12 @@ fn hex(bytes: &[u8]) -> String {
 /// Loads a spec from text: parses the TOML, checks the format version, deserializes into [`SpecFile`]
 /// (unknown keys refused) and applies [`rules::check`].
 ///
-/// Every error of the file is reported, in file order, except where one stage stops the next: TOML syntax, an
-/// empty file and `format` stop at once; then every unknown key and every value that does not parse
-/// ([`deserialize_all`]); then the expansion of sweeps and matrices and the rules, except the rules about a
-/// whole table (a missing key or bound) of a table that had a key or value error, as likely consequences of
-/// it (a fio `runtime` instead of `duration` also leaves the workload without a bound).
+/// Every error of the file is reported, in file order, except where one stage stops the next: TOML syntax,
+/// an empty file and `format` stop at once; then every unknown key and every value that does not parse
+/// (taking each refused key out and reading again); then the expansion of sweeps and matrices and the
+/// rules, except the rules about a whole table (a missing key or bound) of a table that had a key or value
+/// error, as likely consequences of it (a fio `runtime` instead of `duration` also leaves the workload
+/// without a bound).
 ///
 /// # Errors
 /// [`SpecErrors`]: every problem found, located.
