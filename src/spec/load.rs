@@ -680,7 +680,8 @@ fn blank_entry(index: &SourceIndex, work: &mut String, path: &str) -> bool {
         start -= 1;
     }
     // A table written under its own header (`[global]`) ends at its last key.
-    let inner = |p: &str| p.starts_with(&format!("{path}.")) || p.starts_with(&format!("{path}["));
+    let (dot, bracket) = (format!("{path}."), format!("{path}["));
+    let inner = |p: &str| p.starts_with(&dot) || p.starts_with(&bracket);
     let body_end = index
         .entries
         .iter()

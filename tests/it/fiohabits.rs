@@ -4,7 +4,8 @@
 //! size in decimal units ("128KB", "4KB") is refused with both readings.
 
 use crate::common::{
-    code_out_err, dir_listing, patterned_file, plan_json, spec_text, tempdir, wkrun, write_file,
+    code_out_err, dir_listing, patterned_file, plan_json, results, spec_text, tempdir, wkrun,
+    write_file,
 };
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -450,6 +451,34 @@ fn set_one_phase() {
             row("r", 16, 4096, 2 * S),
         ]
     );
+    // A run does what the plan says and records the overrides as applied.
+    let args = [
+        "p.toml",
+        "--target",
+        "t.img",
+        "-o",
+        "out",
+        "-q",
+        "--set",
+        "phase.r.queue_depth=2",
+        "--set",
+        "duration=200ms",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let r = results(&d.path().join("out"));
+    assert_eq!(
+        r["spec"]["overrides"],
+        serde_json::json!(["phase.r.queue_depth=2", "duration=\"200ms\""])
+    );
+    let qd: Vec<u64> = (0..4)
+        .map(|i| {
+            r["phases"][i]["params"]["queue_depth"]
+                .as_u64()
+                .expect("queue_depth")
+        })
+        .collect();
+    assert_eq!(qd, [1, 1, 1, 2]);
     // The matrix's own key stays refused, by name too.
     let got = refused(
         d.path(),
