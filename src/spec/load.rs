@@ -383,7 +383,7 @@ pub const MAX_SPEC_BYTES: u64 = 16 << 20;
 ///
 /// # Errors
 /// [`SpecErrors`] when the file cannot be read, is larger than [`MAX_SPEC_BYTES`], is not UTF-8, is not
-/// TOML, does not match format 1, or breaks a rule (see [`rules::check`]).
+/// TOML, does not match format 1, or breaks a rule (see [`rules::check_all`]).
 pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let bytes = read_spec_file(path).map_err(|message| SpecError {
         location: Location {
@@ -453,7 +453,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Loads a spec from text: parses the TOML, checks the format version, deserializes into [`SpecFile`]
-/// (unknown keys refused) and applies [`rules::check`].
+/// (unknown keys refused) and applies [`rules::check_all`].
 ///
 /// Every error of the file is reported, in file order, except where one stage stops the next: TOML syntax,
 /// an empty file and `format` stop at once; then every unknown key and every value that does not parse
@@ -496,7 +496,14 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
     let parsed = deserialize_all(&index, text);
     let mut errors = parsed.errors;
     let Some(file) = parsed.file else {
-        return Err(in_file_order(errors));
+        let mut all = in_file_order(errors);
+        if parsed.capped {
+            all.0.push(whole_file(
+                format!("more errors may follow these {MAX_ERRORS}"),
+                Some("fix these and check the file again".into()),
+            ));
+        }
+        return Err(all);
     };
     let mut spec = LoadedSpec {
         path: path.to_path_buf(),
@@ -587,6 +594,8 @@ struct Parsed {
     errors: Vec<SpecError>,
     /// The tables (`phase[2]`, `defaults`, `spec`) that had one.
     tables: Vec<String>,
+    /// Whether it stopped at [`MAX_ERRORS`].
+    capped: bool,
 }
 
 /// Deserializes the spec; each time serde refuses a key or value, records the error, blanks that `key =
@@ -601,6 +610,7 @@ fn deserialize_all(index: &SourceIndex, text: &str) -> Parsed {
         file: None,
         errors: Vec::new(),
         tables: Vec::new(),
+        capped: false,
     };
     let mut blanked: Vec<String> = Vec::new();
     loop {
@@ -632,17 +642,7 @@ fn deserialize_all(index: &SourceIndex, text: &str) -> Parsed {
         }
         out.errors.push(err);
         if out.errors.len() >= MAX_ERRORS {
-            out.errors.push(SpecError {
-                location: Location {
-                    line: 0,
-                    column: 0,
-                    snippet: None,
-                    file: index.file.clone(),
-                },
-                field: None,
-                message: format!("more errors may follow the first {MAX_ERRORS}; fix these first"),
-                help: None,
-            });
+            out.capped = true;
             return out;
         }
         let Some(p) = target.filter(|p| !p.ends_with(']')) else {
@@ -906,6 +906,68 @@ pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn firsts(text: &str) -> Vec<String> {
+        let e = load_str(Path::new("t.toml"), text).expect_err("refused");
+        e.0.iter()
+            .map(|e| {
+                let l = &e.location;
+                format!(
+                    "{}:{} {}: {}",
+                    l.line,
+                    l.column,
+                    e.field.as_deref().unwrap_or(""),
+                    e.message
+                )
+            })
+            .collect()
+    }
+
+    const HEAD: &str = "format = 1\n[spec]\nname = \"t\"\nversion = \"1\"\n[[phase]]\nname = \"e\"\nkind = \"erase\"\n";
+
+    /// A refused key is blanked byte by byte: a multi-byte value before a second error keeps its place.
+    #[test]
+    fn later_errors_keep_their_place_after_a_multibyte_value() {
+        let text = format!("{HEAD}bogus = \"é€ü\"\nmethod = \"wipe\"\n");
+        assert_eq!(
+            firsts(&text),
+            [
+                "8:1 phase[0] \"e\".bogus: unknown key `bogus`",
+                "9:10 phase[0] \"e\".method: unknown value `wipe`, expected one of `auto`, `secure-discard`, `discard`, `zero-out`, `punch-hole`, `nvme-format`",
+            ]
+        );
+    }
+
+    /// At most 50 key and value errors, then one line saying more may follow.
+    #[test]
+    fn errors_stop_after_fifty() {
+        let keys: String = (0..60).map(|i| format!("bogus{i} = 1\n")).collect();
+        let got = firsts(&format!("{HEAD}{keys}"));
+        assert_eq!(got.len(), 51);
+        assert_eq!(got[0], "8:1 phase[0] \"e\".bogus0: unknown key `bogus0`");
+        assert_eq!(
+            got[49],
+            "57:1 phase[0] \"e\".bogus49: unknown key `bogus49`"
+        );
+        assert_eq!(got[50], "0:0 : more errors may follow these 50");
+    }
+
+    /// A missing key in a key's table takes that key out and goes on; a missing `kind` stops (and a key
+    /// taken out is not reported missing).
+    #[test]
+    fn missing_keys() {
+        let text = format!(
+            "{HEAD}[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\nsteady_state = {{ window = 5 }}\nqueue_depth = \"x\"\n[[phase]]\nname = \"v\"\nkind = \"verfy\"\n"
+        );
+        assert_eq!(
+            firsts(&text),
+            [
+                "13:16 phase[1] \"w\".steady_state.rule: missing key `rule`",
+                "14:15 phase[1] \"w\".queue_depth: invalid type: string \"x\", expected a whole number",
+                "17:8 phase[2] \"v\".kind: unknown value `verfy`, expected one of `erase`, `fill`, `restore-image`, `workload`, `verify`",
+            ]
+        );
+    }
 
     #[test]
     fn control_characters_are_escaped_and_the_caret_follows() {
