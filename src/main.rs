@@ -45,7 +45,8 @@ enum Cmd {
         spec: PathBuf,
         #[command(flatten)]
         target: TargetArgs,
-        /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s); repeatable.
+        /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s), or in one phase
+        /// (--set phase.NAME.KEY=VALUE); repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Print JSON instead of a table.
@@ -120,7 +121,7 @@ struct RunArgs {
     #[command(flatten)]
     target: TargetArgs,
     /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s for a short trial of
-    /// a long spec); repeatable.
+    /// a long spec), or in one phase (--set phase.NAME.KEY=VALUE); repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// Folder for results.json and the series CSVs (default: wkrun-results/<spec>-<time>).

@@ -90,6 +90,21 @@ impl Size {
     }
 }
 
+/// The number and unit of a size written in a decimal unit (`"128KB"` → `("128", "KB")`), with the binary
+/// unit of the same letter (`"KiB"`); `None` for any other size.
+pub fn decimal_unit(s: &str) -> Option<(&str, &str, &'static str)> {
+    let (num, unit) = split_unit(s);
+    let binary = match unit {
+        "kB" | "KB" => "KiB",
+        "MB" => "MiB",
+        "GB" => "GiB",
+        "TB" => "TiB",
+        "PB" => "PiB",
+        _ => return None,
+    };
+    Some((num, unit, binary))
+}
+
 impl fmt::Display for Size {
     /// The largest binary unit that divides the size exactly (`4KiB`, `1GiB`, `1000B`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -27,6 +27,30 @@ impl BlockSize {
     }
 }
 
+/// Parses one block size. A size in a decimal unit that is not a power of two is refused, with both
+/// readings: `"128KB"` is 128,000 bytes in wkrun's units (as for capacities), 131,072 in fio's (which reads
+/// KB as KiB by default), and a block size is almost always meant as a power of two.
+pub fn parse_block_size(s: &str) -> Result<Size, String> {
+    let size = Size::parse(s)?;
+    let Some((num, unit, binary)) = crate::units::decimal_unit(s) else {
+        return Ok(size);
+    };
+    if size.0 == 0 || size.0.is_power_of_two() {
+        return Ok(size);
+    }
+    let bytes = size.0;
+    let fio = match Size::parse(&format!("{num}{binary}")) {
+        Ok(b) => format!(
+            "fio reads it as {num}{binary} = {} bytes: write \"{num}{binary}\" for that, or ",
+            b.0
+        ),
+        Err(_) => "write ".to_string(),
+    };
+    Err(format!(
+        "block size \"{s}\" is {bytes} bytes ({unit} is decimal), not a power of two; {fio}\"{bytes}B\" for {bytes} bytes"
+    ))
+}
+
 impl<'de> Deserialize<'de> for BlockSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -36,7 +60,9 @@ impl<'de> Deserialize<'de> for BlockSize {
                 f.write_str("a size such as \"4KiB\", or a table of sizes and weights such as { \"4KiB\" = 60, \"64KiB\" = 40 }")
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<BlockSize, E> {
-                Size::parse(s).map(BlockSize::Single).map_err(E::custom)
+                parse_block_size(s)
+                    .map(BlockSize::Single)
+                    .map_err(E::custom)
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<BlockSize, E> {
                 let v = u64::try_from(v)
@@ -50,7 +76,7 @@ impl<'de> Deserialize<'de> for BlockSize {
                 use serde::de::Error;
                 let mut v = Vec::new();
                 while let Some((k, w)) = m.next_entry::<String, i64>()? {
-                    let size = Size::parse(&k).map_err(A::Error::custom)?;
+                    let size = parse_block_size(&k).map_err(A::Error::custom)?;
                     let w = u32::try_from(w).map_err(|_| {
                         A::Error::custom(format!("weight {w} of {k} is not 0..4294967295"))
                     })?;
@@ -85,7 +111,7 @@ impl JsonSchema for BlockSize {
     fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let size = g.subschema_for::<Size>();
         schemars::json_schema!({
-            "description": "Bytes per I/O: a size (\"4KiB\"), or a table of sizes and integer weights ({ \"4KiB\" = 60, \"64KiB\" = 40 }) from which each I/O's size is drawn by weight.",
+            "description": "Bytes per I/O: a size (\"4KiB\"), or a table of sizes and integer weights ({ \"4KiB\" = 60, \"64KiB\" = 40 }) from which each I/O's size is drawn by weight. A size in a decimal unit (KB, MB) that is not a power of two is refused (write \"128KiB\", or \"128000B\" for 128,000 bytes).",
             "anyOf": [
                 size,
                 { "type": "object", "minProperties": 1, "additionalProperties": { "type": "integer", "minimum": 0 } }

@@ -22,8 +22,11 @@ pub struct LoadedSpec {
     pub index: SourceIndex,
     /// The phases to run: `file.phase` with sweeps and matrices expanded ([`super::expand`]).
     pub phases: Vec<super::PhaseSpec>,
-    /// `--set` overrides applied, as given (`duration=10s`).
+    /// `--set` overrides applied, each as `KEY=VALUE` with the value in TOML form (`duration="10s"`), as
+    /// the results record them.
     pub overrides: Vec<String>,
+    /// The `--set` overrides applied, in order (errors name them).
+    pub sets: Vec<super::overrides::Override>,
 }
 
 impl LoadedSpec {
@@ -53,7 +56,8 @@ impl LoadedSpec {
         )
     }
 
-    /// An error about a phase's key found after loading (for example against the target's geometry).
+    /// An error about a phase's key found after loading (for example against the target's geometry), located
+    /// at the key in the file, or, when a `--set` gave the key its value, naming that `--set`.
     pub fn phase_error(
         &self,
         phase: usize,
@@ -61,8 +65,28 @@ impl LoadedSpec {
         message: impl Into<String>,
         help: Option<String>,
     ) -> SpecError {
-        let (location, field) = self.locate_phase_key(phase, key);
         let name = self.phases.get(phase).map(|p| p.name.clone());
+        // A value a --set gave is not where the spec's line says: name the argument instead.
+        if let Some(o) = self.set_for(phase, key) {
+            let origin = self
+                .phases
+                .get(phase)
+                .and_then(|p| p.origin)
+                .unwrap_or(phase);
+            let field = describe_field(&format!("phase[{origin}].{key}"), name.as_deref());
+            return SpecError {
+                location: Location {
+                    file: self.path.clone(),
+                    line: 0,
+                    column: 0,
+                    snippet: None,
+                },
+                field: Some(format!("--set {}: {field}", o.arg)),
+                message: message.into(),
+                help,
+            };
+        }
+        let (location, field) = self.locate_phase_key(phase, key);
         let phase = self
             .phases
             .get(phase)
@@ -145,6 +169,39 @@ impl fmt::Display for SpecError {
         Ok(())
     }
 }
+
+/// Every error found in one spec file, in file order (line, then column; errors about the whole file
+/// first). Displayed one after another, the second and later each starting `error: ` as the command line
+/// prints the first.
+#[derive(Debug, Clone)]
+pub struct SpecErrors(pub Vec<SpecError>);
+
+impl SpecErrors {
+    /// The first error (there is always one).
+    pub fn first(&self) -> &SpecError {
+        &self.0[0]
+    }
+}
+
+impl From<SpecError> for SpecErrors {
+    fn from(e: SpecError) -> SpecErrors {
+        SpecErrors(vec![e])
+    }
+}
+
+impl fmt::Display for SpecErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                write!(f, "\nerror: ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SpecErrors {}
 
 /// `text` with every control character written as its escape (`\0`, `\n`, `\u{1b}`).
 pub(crate) fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
@@ -266,6 +323,12 @@ impl SourceIndex {
             .map(|(p, _)| p.as_str())
     }
 
+    /// The source text of a value by field path, as written (quotes included).
+    fn raw_at(&self, path: &str) -> Option<&str> {
+        let (_, v) = self.entries.get(path)?;
+        self.text.get(v.clone())
+    }
+
     /// The text of a string value by field path (quotes removed), e.g. a phase's `kind`.
     fn string_at(&self, path: &str) -> Option<String> {
         let (_, v) = self.entries.get(path)?;
@@ -319,9 +382,9 @@ pub const MAX_SPEC_BYTES: u64 = 16 << 20;
 /// Reads and loads a spec file of at most [`MAX_SPEC_BYTES`]. See [`load_str`].
 ///
 /// # Errors
-/// A [`SpecError`] when the file cannot be read, is larger than [`MAX_SPEC_BYTES`], is not UTF-8, is not
-/// TOML, does not match format 1, or breaks a rule (see [`rules::check`]).
-pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecError> {
+/// [`SpecErrors`] when the file cannot be read, is larger than [`MAX_SPEC_BYTES`], is not UTF-8, is not
+/// TOML, does not match format 1, or breaks a rule (see [`rules::check_all`]).
+pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let bytes = read_spec_file(path).map_err(|message| SpecError {
         location: Location {
             file: path.to_path_buf(),
@@ -366,7 +429,7 @@ fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
 ///
 /// # Errors
 /// As [`load_file`].
-pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSpec, SpecError> {
+pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSpec, SpecErrors> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let good = &bytes[..e.valid_up_to()];
         let text = String::from_utf8_lossy(good);
@@ -390,11 +453,18 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Loads a spec from text: parses the TOML, checks the format version, deserializes into [`SpecFile`]
-/// (unknown keys refused) and applies [`rules::check`].
+/// (unknown keys refused) and applies [`rules::check_all`].
+///
+/// Every error of the file is reported, in file order, except where one stage stops the next: TOML syntax,
+/// an empty file and `format` stop at once; then every unknown key and every value that does not parse
+/// (taking each refused key out and reading again); then the expansion of sweeps and matrices and the
+/// rules, except the rules about a whole table (a missing key or bound) of a table that had a key or value
+/// error, as likely consequences of it (a fio `runtime` instead of `duration` also leaves the workload
+/// without a bound).
 ///
 /// # Errors
-/// A located [`SpecError`] for the first problem found.
-pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
+/// [`SpecErrors`]: every problem found, located.
+pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
     let whole_file = |message: String, help: Option<String>| SpecError {
         location: Location {
             file: path.to_path_buf(),
@@ -420,10 +490,21 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
         return Err(whole_file(
             "the spec file is empty".into(),
             Some("a spec needs at least `format = 1`, a [spec] table with name and version, and one [[phase]]".into()),
-        ));
+        ).into());
     }
     check_format(&index, doc.get_ref())?;
-    let file: SpecFile = toml::from_str(text).map_err(|e| serde_error(&index, text, &e))?;
+    let parsed = deserialize_all(&index, text);
+    let mut errors = parsed.errors;
+    let Some(file) = parsed.file else {
+        let mut all = in_file_order(errors);
+        if parsed.capped {
+            all.0.push(whole_file(
+                format!("more errors may follow these {MAX_ERRORS}"),
+                Some("fix these and check the file again".into()),
+            ));
+        }
+        return Err(all);
+    };
     let mut spec = LoadedSpec {
         path: path.to_path_buf(),
         file,
@@ -431,18 +512,52 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
         index,
         phases: Vec::new(),
         overrides: Vec::new(),
+        sets: Vec::new(),
     };
-    let located = |spec: &LoadedSpec, r: rules::RuleError| {
+    // A table that had a key or value error may miss a key because of it: its missing keys are not reported.
+    let independent = |r: &rules::RuleError| !parsed.tables.contains(&r.path);
+    match super::expand::expand(&spec.file) {
+        Ok(phases) => spec.phases = phases,
+        Err(r) => {
+            if independent(&r) {
+                errors.push(spec.rule_error(r));
+            }
+            return Err(in_file_order(errors));
+        }
+    }
+    for r in rules::check_all(&spec.file, &spec.phases) {
+        if independent(&r) {
+            errors.push(spec.rule_error(r));
+        }
+    }
+    if errors.is_empty() {
+        Ok(spec)
+    } else {
+        Err(in_file_order(errors))
+    }
+}
+
+/// `errors` sorted by place (errors about the whole file first), the same message at the same place once
+/// (a rule broken by every phase a matrix expanded is reported at its `[[phase]]` once).
+fn in_file_order(mut errors: Vec<SpecError>) -> SpecErrors {
+    errors.sort_by_key(|e| (e.location.line, e.location.column));
+    let mut seen = std::collections::HashSet::new();
+    errors.retain(|e| seen.insert((e.location.line, e.location.column, e.message.clone())));
+    SpecErrors(errors)
+}
+
+impl LoadedSpec {
+    /// A broken rule, located at its key; for a `[target]` key the file does not set (a default value), at
+    /// the nearest enclosing key it has; failing that at the phase's `[[phase]]`.
+    fn rule_error(&self, r: rules::RuleError) -> SpecError {
         let name = r
             .phase
-            .and_then(|i| spec.phases.get(i))
+            .and_then(|i| self.phases.get(i))
             .map(|p| p.name.as_str());
-        // The key itself; for a [target] key the file does not set (a default value), the nearest
-        // enclosing key it has.
         let nearest = |path: &str| {
             let mut p = path;
             loop {
-                if let Some(l) = spec.index.locate(p) {
+                if let Some(l) = self.index.locate(p) {
                     return Some(l);
                 }
                 if !p.starts_with("target.") {
@@ -455,20 +570,146 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecError> {
             .or_else(|| {
                 let origin = r
                     .phase
-                    .map(|i| spec.phases.get(i).and_then(|p| p.origin).unwrap_or(i));
-                origin.and_then(|i| spec.index.locate(&format!("phase[{i}]")))
+                    .map(|i| self.phases.get(i).and_then(|p| p.origin).unwrap_or(i));
+                origin.and_then(|i| self.index.locate(&format!("phase[{i}]")))
             })
-            .unwrap_or_else(|| spec.index.start());
+            .unwrap_or_else(|| self.index.start());
         SpecError {
             location,
             field: Some(describe_field(&r.path, name)),
             message: r.message,
             help: r.help,
         }
+    }
+}
+
+/// The most key and value errors one file reports; past it, a last error says more may follow.
+const MAX_ERRORS: usize = 50;
+
+/// What [`deserialize_all`] found.
+struct Parsed {
+    /// The spec, when it deserialized once the refused keys were taken out.
+    file: Option<SpecFile>,
+    /// Every refused key or value, located.
+    errors: Vec<SpecError>,
+    /// The tables (`phase[2]`, `defaults`, `spec`) that had one.
+    tables: Vec<String>,
+    /// Whether it stopped at [`MAX_ERRORS`].
+    capped: bool,
+}
+
+/// Deserializes the spec; each time serde refuses a key or value, records the error, blanks that `key =
+/// value` in a copy of the text (spaces, so every other byte keeps its place) and tries again, so that
+/// every unknown key and unparsable value of the file is reported in one go; a missing key inside a key's
+/// table (`steady_state`) takes that key out. Stops at a missing key of a `[[phase]]` or top-level table
+/// (there is no one key to take out), at a "missing key" for a key it took out (a consequence, not
+/// reported), when taking the key out would not leave valid TOML, and after [`MAX_ERRORS`].
+fn deserialize_all(index: &SourceIndex, text: &str) -> Parsed {
+    let mut work = text.to_string();
+    let mut out = Parsed {
+        file: None,
+        errors: Vec::new(),
+        tables: Vec::new(),
+        capped: false,
     };
-    spec.phases = super::expand::expand(&spec.file).map_err(|r| located(&spec, r))?;
-    rules::check(&spec.file, &spec.phases).map_err(|r| located(&spec, r))?;
-    Ok(spec)
+    let mut blanked: Vec<String> = Vec::new();
+    loop {
+        let e = match toml::from_str::<SpecFile>(&work) {
+            Ok(file) => {
+                out.file = Some(file);
+                return out;
+            }
+            Err(e) => e,
+        };
+        let (err, path) = serde_error(index, text, &e);
+        // A missing key is taken out with the table that misses it (`steady_state = { window = 5 }`).
+        let missing = err.message.starts_with("missing key");
+        let target = match (&path, missing) {
+            (Some(p), true) => p.rsplit_once('.').map(|(t, _)| t.to_string()),
+            (p, false) => p.clone(),
+            (None, true) => None,
+        };
+        if missing
+            && [&path, &target]
+                .iter()
+                .any(|p| p.as_ref().is_some_and(|p| blanked.contains(p)))
+        {
+            return out;
+        }
+        let table = path.as_deref().map(table_of).unwrap_or_default();
+        if !out.tables.contains(&table) {
+            out.tables.push(table);
+        }
+        out.errors.push(err);
+        if out.errors.len() >= MAX_ERRORS {
+            out.capped = true;
+            return out;
+        }
+        let Some(p) = target.filter(|p| !p.ends_with(']')) else {
+            return out;
+        };
+        if blanked.contains(&p) || !blank_entry(index, &mut work, &p) {
+            return out;
+        }
+        blanked.push(p);
+    }
+}
+
+/// The table a field path is in: `phase[2]` for `phase[2].steady_state.window`, `defaults` for
+/// `defaults.engine`, `sweep[0]` for `sweep[0]`, the top level (empty) for `bogus`.
+fn table_of(path: &str) -> String {
+    if let Some(ph) = phase_prefix(path) {
+        return ph.to_string();
+    }
+    match path.split_once('.') {
+        Some((head, _)) => head.to_string(),
+        None if path.ends_with(']') => path.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Replaces the entry at `path` (from its key, and the `[` of a table header, to the end of its value) with
+/// spaces, keeping line breaks; false, leaving `work` as it was, when the result is not valid TOML.
+fn blank_entry(index: &SourceIndex, work: &mut String, path: &str) -> bool {
+    let Some((k, v)) = index.entries.get(path).cloned() else {
+        return false;
+    };
+    let bytes = work.as_bytes();
+    let mut start = k.start.min(v.start);
+    while start > 0 && matches!(bytes[start - 1], b'[' | b' ' | b'\t') {
+        start -= 1;
+    }
+    // A table written under its own header (`[global]`) ends at its last key.
+    let (dot, bracket) = (format!("{path}."), format!("{path}["));
+    let inner = |p: &str| p.starts_with(&dot) || p.starts_with(&bracket);
+    let body_end = index
+        .entries
+        .iter()
+        .filter(|(p, _)| inner(p))
+        .map(|(_, (k, v))| k.end.max(v.end))
+        .max()
+        .unwrap_or(0);
+    let mut end = k.end.max(v.end).max(body_end).min(work.len());
+    while end < work.len() && bytes[end] == b']' {
+        end += 1;
+    }
+    let (Some(_), Some(_)) = (work.get(..start), work.get(end..)) else {
+        return false;
+    };
+    // Byte by byte, so that every later byte keeps its offset (a space per byte of a multi-byte character).
+    let mut candidate = work.clone().into_bytes();
+    for b in &mut candidate[start..end] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+    match String::from_utf8(candidate) {
+        Ok(c) if DeTable::parse(&c).is_ok() => {
+            *work = c;
+            true
+        }
+        _ => false,
+    }
 }
 
 fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError> {
@@ -509,48 +750,57 @@ fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError>
     Ok(())
 }
 
-/// Turns a serde/TOML error into a located error naming the field, with a suggestion for misspelled keys.
-fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecError {
+/// Turns a serde/TOML error into a located error naming the field, with a suggestion for misspelled keys
+/// (or, for a fio option, its wkrun name); also the field path (`phase[0].engine`) it concerns.
+fn serde_error(
+    index: &SourceIndex,
+    text: &str,
+    e: &toml::de::Error,
+) -> (SpecError, Option<String>) {
     let span = e.span().unwrap_or(0..0);
     let msg = e.message().trim().to_string();
     let mut path = index.path_at(&span).map(str::to_string);
-    let mut help = None;
-    if let Some(rest) = msg.strip_prefix("unknown field `") {
+    let (message, help) = if let Some(rest) = msg.strip_prefix("unknown field `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
-        let mut choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        // Directly in a phase (the error points at the bad key itself), suggest only keys its kind accepts;
-        // inside a table such as steady_state (the error points at that key's table), the table's own keys,
-        // which serde lists.
-        let in_phase_table = path.as_deref().and_then(phase_prefix).is_some_and(|ph| {
-            path.as_deref().is_some_and(|p| {
-                p.len() > ph.len() && {
-                    let rest = &p[ph.len() + 1..];
-                    !rest.contains('.') && rest == bad
-                }
-            })
-        });
-        if let Some(kind) = path
-            .clone()
-            .filter(|_| in_phase_table)
-            .as_deref()
-            .and_then(phase_prefix)
-            .and_then(|ph| index.string_at(&format!("{ph}.kind")))
-            && let Ok(kind) =
-                serde_json::from_value::<super::PhaseKind>(serde_json::Value::String(kind))
-        {
-            choices = rules::keys_for(kind);
-        }
-        help = Some(match nearest(bad, &choices) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("known keys here: {}", choices.join(", ")),
-        });
+        // serde lists every expected name in the message; the help line says it better.
+        let head = msg
+            .split_once(", expected")
+            .map_or(msg.as_str(), |(h, _)| h);
+        (
+            head.replace("unknown field", "unknown key"),
+            Some(unknown_key_help(index, path.as_deref(), bad, expected)),
+        )
     } else if let Some(rest) = msg.strip_prefix("missing field `") {
         let missing = rest.split('`').next().unwrap_or("");
         path = Some(match path {
             Some(p) => format!("{p}.{missing}"),
             None => missing.to_string(),
         });
-    } else if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        (msg.replace("missing field", "missing key"), None)
+    } else {
+        let p = path.as_deref().unwrap_or("");
+        let raw = index.raw_at(p).unwrap_or("");
+        value_error(p.rsplit('.').next().unwrap_or(p), raw, &msg)
+    };
+    let phase_name = path.as_deref().and_then(|p| phase_name_at(index, p));
+    let err = SpecError {
+        location: location_in(&index.file, text, span),
+        field: path
+            .as_deref()
+            .map(|p| describe_field(p, phase_name.as_deref())),
+        message,
+        help,
+    };
+    (err, path)
+}
+
+/// serde's message about the value of `key` (written `raw`, quotes included) in plain words, with help: the
+/// nearest value for a misspelled or abbreviated one (`"seq"` for `"sequential"`), or what a fio-style value
+/// is in wkrun (`direct = 1`, `engine = "sync"`). Used for spec files and `--set`.
+pub(crate) fn value_error(key: &str, raw: &str, msg: &str) -> (String, Option<String>) {
+    let msg = msg.trim();
+    let mut help = None;
+    if let Some(rest) = msg.strip_prefix("unknown variant `") {
         let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
         let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
         // A typo, or an abbreviation of exactly one value (`"seq"` for `"sequential"`).
@@ -566,20 +816,43 @@ fn serde_error(index: &SourceIndex, text: &str, e: &toml::de::Error) -> SpecErro
             help = Some(format!("did you mean `{s}`?"));
         }
     }
-    let phase_name = path.as_deref().and_then(|p| phase_name_at(index, p));
-    // serde lists every expected name in the message; the help line says it better (a suggestion, or the list).
-    let message = match msg.split_once(", expected") {
-        Some((head, _)) if msg.starts_with("unknown field") => head.to_string(),
-        _ => msg,
-    };
-    SpecError {
-        location: location_in(&index.file, text, span),
-        field: path.map(|p| describe_field(&p, phase_name.as_deref())),
-        message: plain_words(&message)
-            .replace("unknown field", "unknown key")
-            .replace("missing field", "missing key")
-            .replace("unknown variant", "unknown value"),
-        help,
+    if let Some(h) = super::keys::fio_value_hint(key, raw) {
+        help = Some(h);
+    }
+    let message = plain_words(msg).replace("unknown variant", "unknown value");
+    (message, help)
+}
+
+/// The help for an unknown key `bad` at `path`, serde having listed the keys it expected (`expected`): what a
+/// fio option is in wkrun; else the nearest known key; else the known keys. Directly in a phase (the error
+/// points at the bad key itself) the known keys are those its kind accepts; inside a table such as
+/// steady_state (the error points at that key's table), the table's own keys, which serde lists.
+fn unknown_key_help(index: &SourceIndex, path: Option<&str>, bad: &str, expected: &str) -> String {
+    let at_key = path.is_some_and(|p| p == bad || p.ends_with(&format!(".{bad}")));
+    if at_key {
+        let value = path
+            .and_then(|p| index.raw_at(p))
+            .map(|v| v.trim_matches(['"', '\'']));
+        if let Some(h) = super::keys::fio_hint(bad, value) {
+            return h;
+        }
+    }
+    let mut choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let in_phase_table = path
+        .and_then(phase_prefix)
+        .is_some_and(|ph| at_key && path.is_some_and(|p| p.len() == ph.len() + 1 + bad.len()));
+    if let Some(kind) = path
+        .filter(|_| in_phase_table)
+        .and_then(phase_prefix)
+        .and_then(|ph| index.string_at(&format!("{ph}.kind")))
+        && let Ok(kind) =
+            serde_json::from_value::<super::PhaseKind>(serde_json::Value::String(kind))
+    {
+        choices = rules::keys_for(kind);
+    }
+    match nearest(bad, &choices) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("known keys here: {}", choices.join(", ")),
     }
 }
 
@@ -633,6 +906,68 @@ pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn firsts(text: &str) -> Vec<String> {
+        let e = load_str(Path::new("t.toml"), text).expect_err("refused");
+        e.0.iter()
+            .map(|e| {
+                let l = &e.location;
+                format!(
+                    "{}:{} {}: {}",
+                    l.line,
+                    l.column,
+                    e.field.as_deref().unwrap_or(""),
+                    e.message
+                )
+            })
+            .collect()
+    }
+
+    const HEAD: &str = "format = 1\n[spec]\nname = \"t\"\nversion = \"1\"\n[[phase]]\nname = \"e\"\nkind = \"erase\"\n";
+
+    /// A refused key is blanked byte by byte: a multi-byte value before a second error keeps its place.
+    #[test]
+    fn later_errors_keep_their_place_after_a_multibyte_value() {
+        let text = format!("{HEAD}bogus = \"é€ü\"\nmethod = \"wipe\"\n");
+        assert_eq!(
+            firsts(&text),
+            [
+                "8:1 phase[0] \"e\".bogus: unknown key `bogus`",
+                "9:10 phase[0] \"e\".method: unknown value `wipe`, expected one of `auto`, `secure-discard`, `discard`, `zero-out`, `punch-hole`, `nvme-format`",
+            ]
+        );
+    }
+
+    /// At most 50 key and value errors, then one line saying more may follow.
+    #[test]
+    fn errors_stop_after_fifty() {
+        let keys: String = (0..60).map(|i| format!("bogus{i} = 1\n")).collect();
+        let got = firsts(&format!("{HEAD}{keys}"));
+        assert_eq!(got.len(), 51);
+        assert_eq!(got[0], "8:1 phase[0] \"e\".bogus0: unknown key `bogus0`");
+        assert_eq!(
+            got[49],
+            "57:1 phase[0] \"e\".bogus49: unknown key `bogus49`"
+        );
+        assert_eq!(got[50], "0:0 : more errors may follow these 50");
+    }
+
+    /// A missing key in a key's table takes that key out and goes on; a missing `kind` stops (and a key
+    /// taken out is not reported missing).
+    #[test]
+    fn missing_keys() {
+        let text = format!(
+            "{HEAD}[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\nsteady_state = {{ window = 5 }}\nqueue_depth = \"x\"\n[[phase]]\nname = \"v\"\nkind = \"verfy\"\n"
+        );
+        assert_eq!(
+            firsts(&text),
+            [
+                "13:16 phase[1] \"w\".steady_state.rule: missing key `rule`",
+                "14:15 phase[1] \"w\".queue_depth: invalid type: string \"x\", expected a whole number",
+                "17:8 phase[2] \"v\".kind: unknown value `verfy`, expected one of `erase`, `fill`, `restore-image`, `workload`, `verify`",
+            ]
+        );
+    }
 
     #[test]
     fn control_characters_are_escaped_and_the_caret_follows() {

@@ -1,18 +1,52 @@
 //! `--set KEY=VALUE`: replace a key in `[defaults]` and in every phase that sets it, after sweeps and matrices
-//! are expanded; when nothing sets it, set it in `[defaults]` (`--set engine=libaio`) (e.g. `--set duration=10s` for a one-minute trial of an hours-long spec). The value is TOML
-//! (`10`, `"10s"`); a bare word that is not TOML is taken as a string (`10s`).
+//! are expanded; when nothing sets it, set it in `[defaults]` (`--set engine=libaio`) (e.g. `--set
+//! duration=10s` for a one-minute trial of an hours-long spec). `--set phase.NAME.KEY=VALUE` sets KEY in the
+//! phase NAME only (and in every phase expanded from a `[[phase]]` of that name). The value is TOML (`10`,
+//! `"10s"`); a bare word that is not TOML is taken as a string (`10s`).
+//!
+//! Errors name the argument as given (`--set engine=foo: unknown value ...`), never the spec's line: a rule the
+//! new value breaks, here or at plan time ([`LoadedSpec::phase_error`]), is reported against the `--set`.
 
-use super::{Defaults, LoadedSpec, PhaseSpec};
+use super::keys::{self, KEYS};
+use super::{Defaults, LoadedSpec, PhaseSpec, rules};
 use toml::Value;
 
-/// Parses `KEY=VALUE`.
+/// One `--set` argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Override {
+    /// The argument as given (`duration=10s`, `phase.w.queue_depth=8`), for messages.
+    pub arg: String,
+    /// The phase addressed by `phase.NAME.KEY=VALUE`: a phase's name, or the name of the `[[phase]]` it was
+    /// expanded from. `None`: every phase and `[defaults]`.
+    pub phase: Option<String>,
+    /// The key.
+    pub key: String,
+    /// The value.
+    pub value: Value,
+}
+
+/// Parses `KEY=VALUE` or `phase.NAME.KEY=VALUE` (NAME may hold `.` and `=`, as expanded names do: the
+/// first `=` that ends `NAME.KEY` with KEY made of `a-z`, `0-9` and `_` ends the key).
 ///
 /// # Errors
-/// A message when there is no `=` or the key is empty.
-pub fn parse(arg: &str) -> Result<(String, Value), String> {
-    let (k, v) = arg
-        .split_once('=')
-        .ok_or_else(|| format!("--set {arg}: expected KEY=VALUE, e.g. --set duration=10s"))?;
+/// A message when there is no `=`, the key is empty, or the value is a list.
+pub fn parse(arg: &str) -> Result<Override, String> {
+    let (phase, k, v) = match arg.strip_prefix("phase.") {
+        Some(rest) => {
+            let (name, k, v) = split_phase(rest).ok_or_else(|| {
+                format!(
+                    "--set {arg}: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8"
+                )
+            })?;
+            (Some(name.to_string()), k, v)
+        }
+        None => {
+            let (k, v) = arg.split_once('=').ok_or_else(|| {
+                format!("--set {arg}: expected KEY=VALUE, e.g. --set duration=10s")
+            })?;
+            (None, k, v)
+        }
+    };
     let k = k.trim();
     if k.is_empty() {
         return Err(format!("--set {arg}: the key is empty"));
@@ -26,9 +60,28 @@ pub fn parse(arg: &str) -> Result<(String, Value), String> {
             "--set {arg}: a list would expand phases after their names were made; --set takes one value"
         ));
     }
-    Ok((k.to_string(), value))
+    Ok(Override {
+        arg: arg.to_string(),
+        phase,
+        key: k.to_string(),
+        value,
+    })
 }
 
+/// `NAME.KEY=VALUE` split at the first `=` that ends a `NAME.KEY`.
+fn split_phase(rest: &str) -> Option<(&str, &str, &str)> {
+    rest.match_indices('=').find_map(|(i, _)| {
+        let (name, key) = rest[..i].rsplit_once('.')?;
+        let word = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        (word && !name.is_empty()).then(|| (name, key, &rest[i + 1..]))
+    })
+}
+
+/// Sets `key` of `item` to `value` (only if `item` has it, unless `insert`): `Ok(None)` when it does not;
+/// the error says what is wrong with the value, in the words of spec errors (and a `help:` line).
 fn replace<T: serde::Serialize + serde::de::DeserializeOwned>(
     item: &T,
     key: &str,
@@ -43,104 +96,282 @@ fn replace<T: serde::Serialize + serde::de::DeserializeOwned>(
         return Ok(None);
     }
     t.insert(key.to_string(), value.clone());
-    T::deserialize(table)
-        .map(Some)
-        .map_err(|e| e.message().to_string())
+    T::deserialize(table).map(Some).map_err(|e| {
+        let raw = value.to_string();
+        let (message, help) = super::load::value_error(key, &raw, e.message());
+        match help {
+            Some(h) => format!("{message}\n  help: {h}"),
+            None => message,
+        }
+    })
+}
+
+/// Why a key cannot be set at all: not a key (a fio option's wkrun name, or the nearest key), or not one
+/// `--set` may change.
+fn refuse_key(o: &Override) -> Option<String> {
+    let arg = &o.arg;
+    let key = o.key.as_str();
+    if let Some(hint) = keys::fio_hint(key, o.value.as_str()) {
+        return Some(format!("--set {arg}: {hint}"));
+    }
+    match keys::find(key) {
+        Some(k) if !k.settable => Some(format!("--set {arg}: `{key}` cannot be changed by --set")),
+        Some(_) => None,
+        None => {
+            let mut known: Vec<&str> = KEYS.iter().filter(|k| k.settable).map(|k| k.name).collect();
+            known.sort_unstable();
+            Some(match super::load::nearest(key, &known) {
+                Some(k) => format!("--set {arg}: `{key}` is not a key (did you mean `{k}`?)"),
+                None => format!(
+                    "--set {arg}: `{key}` is not a key; keys: {}",
+                    known.join(", ")
+                ),
+            })
+        }
+    }
 }
 
 impl LoadedSpec {
     /// Applies `--set` overrides in order, then checks the rules again.
     ///
     /// # Errors
-    /// A message naming the override when no phase or default sets the key, the value does not fit the key,
-    /// or the result breaks a rule.
-    pub fn apply_overrides(&mut self, sets: &[(String, Value)]) -> Result<(), String> {
-        for (key, value) in sets {
-            if super::keys::find(key).is_some_and(|k| !k.settable) {
-                return Err(format!("--set {key}: `{key}` cannot be changed by --set"));
+    /// A message naming the override when the key is not one `--set` may change, no phase or default sets it,
+    /// the value does not fit the key, or the result breaks a rule (every broken rule, each line after the
+    /// first starting `error: FILE: `).
+    pub fn apply_overrides(&mut self, sets: &[Override]) -> Result<(), String> {
+        for o in sets {
+            if let Some(e) = refuse_key(o) {
+                return Err(e);
             }
-            // Names and labels of expanded phases say which value made them: a --set of that key would
-            // make them lie.
-            let short = super::expand::label_of(key);
-            if let Some(p) = self
-                .phases
+            match &o.phase {
+                None => self.set_everywhere(o)?,
+                Some(name) => self.set_in_phase(o, name)?,
+            }
+            let shown = match &o.phase {
+                None => format!("{}={}", o.key, o.value),
+                Some(name) => format!("phase.{name}.{}={}", o.key, o.value),
+            };
+            self.overrides.push(shown);
+            self.sets.push(o.clone());
+        }
+        let broken: Vec<String> = rules::check_all(&self.file, &self.phases)
+            .into_iter()
+            .map(|r| self.rule_after_set(r))
+            .collect();
+        if broken.is_empty() {
+            return Ok(());
+        }
+        Err(broken.join(&format!("\nerror: {}: ", self.path.display())))
+    }
+
+    /// A broken rule, named after the `--set` that gave the key its value.
+    fn rule_after_set(&self, r: rules::RuleError) -> String {
+        let key = r.path.rsplit('.').next().unwrap_or("");
+        let name = r
+            .phase
+            .and_then(|i| self.phases.get(i))
+            .map(|p| p.name.as_str());
+        let field = super::load::describe_field(&r.path, name);
+        let culprit = match r.phase {
+            Some(i) => self.set_for(i, key),
+            None => self
+                .sets
                 .iter()
-                .find(|p| p.labels.iter().any(|l| l.key == short))
+                .rev()
+                .find(|o| o.phase.is_none() && o.key == key),
+        };
+        let head = match culprit {
+            Some(o) => format!("--set {}", o.arg),
+            None => {
+                let all: Vec<&str> = self.sets.iter().map(|o| o.arg.as_str()).collect();
+                format!("after --set {}", all.join(" "))
+            }
+        };
+        let help = r.help.map(|h| format!("\n  help: {h}")).unwrap_or_default();
+        format!("{head}: {field}: {}{help}", r.message)
+    }
+
+    /// The last `--set` that gave `key` its value in the (expanded) phase `i`, if one did.
+    pub fn set_for(&self, i: usize, key: &str) -> Option<&Override> {
+        let p = self.phases.get(i)?;
+        let row = keys::find(key)?;
+        let d = self.file.defaults.clone().unwrap_or_default();
+        let has = (row.is_set)(&keys::with_defaults(p, &d));
+        self.sets.iter().rev().find(|o| {
+            o.key == key
+                && match &o.phase {
+                    None => has,
+                    Some(name) => self.names(p).contains(&name.as_str()),
+                }
+        })
+    }
+
+    /// The names `phase.NAME.` matches for `p`: its own, and that of the `[[phase]]` it came from.
+    fn names<'a>(&'a self, p: &'a PhaseSpec) -> Vec<&'a str> {
+        let mut names = vec![p.name.as_str()];
+        if let Some(orig) = p.origin.and_then(|o| self.file.phase.get(o)) {
+            names.push(orig.name.as_str());
+        }
+        names
+    }
+
+    /// `--set KEY=VALUE`: in `[defaults]` and every phase that sets KEY, else added to `[defaults]`.
+    fn set_everywhere(&mut self, o: &Override) -> Result<(), String> {
+        let (key, arg) = (o.key.as_str(), o.arg.as_str());
+        // Names and labels of expanded phases say which value made them: a --set of that key would
+        // make them lie.
+        let short = super::expand::label_of(key);
+        if let Some(p) = self
+            .phases
+            .iter()
+            .find(|p| p.labels.iter().any(|l| l.key == short))
+        {
+            return Err(format!(
+                "--set {arg}: `{key}` is varied by a matrix or sweep of this spec (phase \"{}\"); edit the spec instead",
+                p.name
+            ));
+        }
+        let mut hits = 0;
+        if let Some(d) = &self.file.defaults
+            && let Some(new) = replace::<Defaults>(d, key, &o.value, false)
+                .map_err(|e| format!("--set {arg}: {e}"))?
+        {
+            self.file.defaults = Some(new);
+            hits += 1;
+        }
+        for p in &mut self.phases {
+            if let Some(mut new) = replace::<PhaseSpec>(p, key, &o.value, false)
+                .map_err(|e| format!("--set {arg}: {e}"))?
             {
+                new.origin = p.origin;
+                new.labels = std::mem::take(&mut p.labels);
+                *p = new;
+                hits += 1;
+            }
+        }
+        if hits > 0 {
+            return Ok(());
+        }
+        // Nothing sets the key: set it in [defaults], which every phase that accepts it inherits.
+        if keys::find(key).is_some_and(|k| k.inherit.is_none()) {
+            return Err(format!(
+                "--set {arg}: no phase of this spec sets `{key}`, and [defaults] cannot hold it; set it in one phase with --set phase.NAME.{key}=..."
+            ));
+        }
+        let d = self.file.defaults.clone().unwrap_or_default();
+        if let Some(new) =
+            replace::<Defaults>(&d, key, &o.value, true).map_err(|e| format!("--set {arg}: {e}"))?
+        {
+            self.file.defaults = Some(new);
+        }
+        Ok(())
+    }
+
+    /// `--set phase.NAME.KEY=VALUE`: KEY set (or added) in every phase NAME names.
+    fn set_in_phase(&mut self, o: &Override, name: &str) -> Result<(), String> {
+        let (key, arg) = (o.key.as_str(), o.arg.as_str());
+        let row = keys::find(key).ok_or_else(|| format!("--set {arg}: `{key}` is not a key"))?;
+        let hit: Vec<usize> = (0..self.phases.len())
+            .filter(|&i| self.names(&self.phases[i]).contains(&name))
+            .collect();
+        if hit.is_empty() {
+            let names: Vec<&str> = self.phases.iter().map(|p| p.name.as_str()).collect();
+            let hint = match super::load::nearest(name, &names) {
+                Some(n) => format!(" (did you mean \"{n}\"?)"),
+                None => format!("; its phases: {}", names.join(", ")),
+            };
+            return Err(format!(
+                "--set {arg}: this spec has no phase \"{name}\"{hint}"
+            ));
+        }
+        let short = super::expand::label_of(key);
+        for &i in &hit {
+            let p = &self.phases[i];
+            if !row.kinds.has(p.kind) {
                 return Err(format!(
-                    "--set {key}: `{key}` is varied by a matrix or sweep of this spec (phase \"{}\"); edit the spec instead",
+                    "--set {arg}: `{key}` does not apply to phase \"{}\", of kind \"{}\"",
+                    p.name,
+                    p.kind.as_str()
+                ));
+            }
+            if p.labels.iter().any(|l| l.key == short) {
+                return Err(format!(
+                    "--set {arg}: `{key}` is varied by a matrix or sweep of this spec (phase \"{}\"); edit the spec instead",
                     p.name
                 ));
             }
-            let mut hits = 0;
-            let defaults = match &self.file.defaults {
-                Some(d) => replace::<Defaults>(d, key, value, false)
-                    .map_err(|e| format!("--set {key}: {e}"))?,
-                None => None,
-            };
-            if let Some(new) = defaults {
-                self.file.defaults = Some(new);
-                hits += 1;
-            }
-            for p in &mut self.phases {
-                if let Some(mut new) = replace::<PhaseSpec>(p, key, value, false)
-                    .map_err(|e| format!("--set {key}: {e}"))?
-                {
-                    new.origin = p.origin;
-                    new.labels = std::mem::take(&mut p.labels);
-                    *p = new;
-                    hits += 1;
-                }
-            }
-            if hits == 0 {
-                // Nothing sets the key: set it in [defaults], which every phase that accepts it inherits.
-                let d = self.file.defaults.clone().unwrap_or_default();
-                match replace::<Defaults>(&d, key, value, true) {
-                    Ok(Some(new)) => self.file.defaults = Some(new),
-                    _ => {
-                        // A misspelled key: suggest the closest key --set can change.
-                        let mut known: Vec<&str> = super::keys::KEYS
-                            .iter()
-                            .filter(|k| k.settable)
-                            .map(|k| k.name)
-                            .collect();
-                        known.sort_unstable();
-                        let hint = match super::load::nearest(key, &known) {
-                            Some(k) if k != key => format!(" (did you mean `{k}`?)"),
-                            _ => String::new(),
-                        };
-                        return Err(format!(
-                            "--set {key}: no phase of this spec sets `{key}`, and [defaults] cannot hold it{hint}"
-                        ));
-                    }
-                }
-            }
-            self.overrides.push(format!("{key}={value}"));
+            let mut new = replace::<PhaseSpec>(p, key, &o.value, true)
+                .map_err(|e| format!("--set {arg}: {e}"))?
+                .ok_or_else(|| format!("--set {arg}: phase \"{}\" cannot hold `{key}`", p.name))?;
+            new.origin = p.origin;
+            new.labels = std::mem::take(&mut self.phases[i].labels);
+            self.phases[i] = new;
         }
-        super::rules::check(&self.file, &self.phases)
-            .map_err(|r| format!("after --set: {}: {}", r.path, r.message))
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{Override, parse};
     use toml::Value;
+
+    fn o(arg: &str, phase: Option<&str>, key: &str, value: Value) -> Override {
+        Override {
+            arg: arg.into(),
+            phase: phase.map(str::to_string),
+            key: key.into(),
+            value,
+        }
+    }
 
     #[test]
     fn values() {
         assert_eq!(
             parse("duration=10s").unwrap(),
-            ("duration".into(), Value::String("10s".into()))
+            o(
+                "duration=10s",
+                None,
+                "duration",
+                Value::String("10s".into())
+            )
         );
         assert_eq!(
             parse("queue_depth=4").unwrap(),
-            ("queue_depth".into(), Value::Integer(4))
+            o("queue_depth=4", None, "queue_depth", Value::Integer(4))
         );
         assert_eq!(
-            parse("data=\"zeros\"").unwrap(),
-            ("data".into(), Value::String("zeros".into()))
+            parse("data=\"zeros\"").unwrap().value,
+            Value::String("zeros".into())
         );
         assert!(parse("duration").is_err());
+    }
+
+    /// `phase.NAME.KEY=VALUE`, NAME holding dots and `=` as expanded names do.
+    #[test]
+    fn phase_addresses() {
+        assert_eq!(
+            parse("phase.w.queue_depth=8").unwrap(),
+            o(
+                "phase.w.queue_depth=8",
+                Some("w"),
+                "queue_depth",
+                Value::Integer(8)
+            )
+        );
+        let p = parse("phase.w[bs=4KiB,read=65].queue_depth=8").unwrap();
+        assert_eq!(
+            (p.phase.as_deref(), p.key.as_str()),
+            (Some("w[bs=4KiB,read=65]"), "queue_depth")
+        );
+        let p = parse("phase.a.b.duration=1s").unwrap();
+        assert_eq!(
+            (p.phase.as_deref(), p.key.as_str(), p.value),
+            (Some("a.b"), "duration", Value::String("1s".into()))
+        );
+        assert_eq!(
+            parse("phase.w=8").unwrap_err(),
+            "--set phase.w=8: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8"
+        );
     }
 }

@@ -84,17 +84,28 @@ pub fn valid_name(name: &str) -> bool {
 /// Checks every rule that needs no target.
 ///
 /// # Errors
-/// The first [`RuleError`] found, in file order.
+/// The first [`RuleError`] of [`check_all`].
 pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
-    check_spec(spec)?;
+    match check_all(spec, phases).into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Every broken rule that needs no target, in file order: `[spec]` and `[target]`, `[defaults]`, then each
+/// phase. Within a table, each key's range is checked (every bad one reported); rules that combine keys
+/// (a phase kind's bound, steady-state keys) report the first broken one of their group.
+pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
+    let mut out = Vec::new();
+    out.extend(check_spec(spec).err());
     let defaults = At {
         table: "defaults".into(),
         phase: None,
     };
     let d = spec.defaults.clone().unwrap_or_default();
-    check_common(&defaults, &Common::of_defaults(&d))?;
+    check_common(&defaults, &Common::of_defaults(&d), &mut out);
     if spec.phase.is_empty() {
-        return Err(err(
+        out.push(err(
             "phase".into(),
             None,
             "the spec has no [[phase]]",
@@ -104,9 +115,9 @@ pub fn check(spec: &SpecFile, phases: &[PhaseSpec]) -> Result<(), RuleError> {
     // Each name with the index of the first phase that has it: one look-up per phase.
     let mut names = HashMap::with_capacity(phases.len());
     for i in 0..phases.len() {
-        check_phase(phases, i, &mut names)?;
+        check_phase(phases, i, &mut names, &mut out);
     }
-    Ok(())
+    out
 }
 
 /// `[spec]` and `[target]`.
@@ -151,12 +162,14 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
 }
 
 /// The `i`-th phase: its name (unique among `names`, the names of the phases before it, to which it is
-/// added), the keys its kind accepts, the rules common to all kinds, then those of its kind.
+/// added), the keys its kind accepts, the rules common to all kinds, then those of its kind; each broken
+/// rule goes to `out`.
 fn check_phase<'a>(
     phases: &'a [PhaseSpec],
     i: usize,
     names: &mut HashMap<&'a str, usize>,
-) -> Result<(), RuleError> {
+    out: &mut Vec<RuleError>,
+) {
     let p = &phases[i];
     // Errors are located at the [[phase]] the (possibly expanded) phase came from.
     let at = At {
@@ -164,7 +177,7 @@ fn check_phase<'a>(
         phase: Some(i),
     };
     if !valid_name(&p.name) {
-        return Err(at.key(
+        out.push(at.key(
             "name",
             format!("phase name {:?} is not usable in a file name", p.name),
             Some(
@@ -173,7 +186,7 @@ fn check_phase<'a>(
         ));
     }
     if let Some(&j) = names.get(p.name.as_str()) {
-        return Err(at.key(
+        out.push(at.key(
             "name",
             format!(
                 "phase name {:?} is already used by phase[{}]",
@@ -182,11 +195,15 @@ fn check_phase<'a>(
             ),
             Some("phase names must be unique"),
         ));
+    } else {
+        names.insert(&p.name, i);
     }
-    names.insert(&p.name, i);
-    if let Some(bad) = KEYS.iter().find(|k| (k.is_set)(p) && !k.kinds.has(p.kind)) {
-        let kind = p.kind.as_str();
-        return Err(at.key(
+    let kind = p.kind.as_str();
+    for bad in KEYS
+        .iter()
+        .filter(|k| (k.is_set)(p) && !k.kinds.has(p.kind))
+    {
+        out.push(at.key(
             bad.name,
             format!(
                 "key `{}` does not apply to a phase of kind \"{kind}\"",
@@ -198,17 +215,15 @@ fn check_phase<'a>(
             )),
         ));
     }
-    check_common(&at, &Common::of_phase(p))?;
-    match p.kind {
-        PhaseKind::Erase => Ok(()),
-        PhaseKind::Verify => check_verify(&at, p),
-        PhaseKind::Fill => check_fill(&at, p),
-        PhaseKind::RestoreImage => check_restore_image(&at, p),
-        PhaseKind::Workload => {
-            check_workload_extras(&at, p)?;
-            check_workload_bounds(&at, p)
-        }
-    }
+    check_common(&at, &Common::of_phase(p), out);
+    let kind_rules = match p.kind {
+        PhaseKind::Erase => vec![],
+        PhaseKind::Verify => vec![check_verify(&at, p)],
+        PhaseKind::Fill => vec![check_fill(&at, p)],
+        PhaseKind::RestoreImage => vec![check_restore_image(&at, p)],
+        PhaseKind::Workload => vec![check_workload_extras(&at, p), check_workload_bounds(&at, p)],
+    };
+    out.extend(kind_rules.into_iter().filter_map(Result::err));
 }
 
 fn check_verify(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
@@ -400,22 +415,23 @@ impl<'a> Common<'a> {
     }
 }
 
-fn check_common(at: &At, c: &Common<'_>) -> Result<(), RuleError> {
+/// The checks of the keys `[defaults]` and phases share; each broken one goes to `out`.
+fn check_common(at: &At, c: &Common<'_>, out: &mut Vec<RuleError>) {
     if let Some(q) = c.queue_depth
         && (q < 1 || q > MAX_QUEUE_DEPTH as i64)
     {
-        return Err(at.key(
+        out.push(at.key(
             "queue_depth",
             format!("queue_depth = {q} is out of range"),
             Some("queue_depth is 1 to 1024"),
         ));
     }
     if let Some(bs) = c.block_size {
-        check_block_size(at, bs)?;
+        out.extend(check_block_size(at, bs).err());
     }
-    check_span(at, c.span, c.offset)?;
+    out.extend(check_span(at, c.span, c.offset).err());
     if let Some(ns) = c.interval_ns.filter(|&ns| ns < MIN_INTERVAL_NS) {
-        return Err(at.key(
+        out.push(at.key(
             "interval",
             format!(
                 "interval {} is shorter than the shortest interval, 1ms",
@@ -424,7 +440,6 @@ fn check_common(at: &At, c: &Common<'_>) -> Result<(), RuleError> {
             Some("e.g. interval = \"1s\""),
         ));
     }
-    Ok(())
 }
 
 fn check_block_size(at: &At, bs: &BlockSize) -> Result<(), RuleError> {

@@ -68,7 +68,7 @@ fn cases() -> Vec<Case> {
             "--set misspelled key no phase sets",
             GOOD,
             &["--set", "duraton=20s"],
-            "--set duraton: no phase of this spec sets `duraton`, and [defaults] cannot hold it (did you mean `duration`?)",
+            "--set duraton=20s: `duraton` is not a key (did you mean `duration`?)",
         ),
         case(
             "--set bad value",
