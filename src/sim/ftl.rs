@@ -289,15 +289,15 @@ impl Ftl {
     /// Background garbage collection paced by host writes (as controllers interleave it): once the free
     /// pool is at or below the threshold, each host slot written earns `valid / invalid` slots of copying
     /// from the victim, so that the victim is erased by the time the host has used the space it frees.
-    /// Under the deferred policy there is none.
+    /// Under the deferred policy, `gc_pace` of that (none by default).
     fn pace(&mut self, host_slots: u32, at: u64, flash: &mut impl Flash) {
-        if self.g.gc == GcPolicy::Deferred
-            || self.job.is_none() && self.free.len() as u32 > self.g.gc_free
+        if self.g.gc_pace_ppm == 0 || self.job.is_none() && self.free.len() as u32 > self.g.gc_free
         {
             return;
         }
         if let Some(j) = self.job.as_mut() {
-            j.credit += j.ratio * host_slots as f64;
+            // × 1.0 when paced: exact, so the paced policy's copies are those of a plain `ratio`.
+            j.credit += j.ratio * host_slots as f64 * (self.g.gc_pace_ppm as f64 / 1e6);
             let budget = j.credit;
             self.gc_step(at, budget, flash);
         } else {

@@ -4,6 +4,7 @@
 use super::params::{
     AUTO_DIE_BYTES, GcPolicy, MAX_DIES, MAX_JITTER, MAX_MODEL_BYTES, SimParams, UNIT,
 };
+use crate::units::Percent;
 
 /// A parameter that does not describe a drive: which key, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,6 +47,9 @@ pub struct Geometry {
     pub gc_free: u32,
     /// The garbage-collection policy.
     pub gc: GcPolicy,
+    /// Background collection's pace, parts per million of the keep-up pace: 1,000,000 when paced, `gc_pace`
+    /// (default 0) when deferred.
+    pub gc_pace_ppm: u32,
 }
 
 impl Geometry {
@@ -94,6 +98,10 @@ impl Geometry {
             superblocks: superblocks as u32,
             gc_free: p.gc_free_superblocks,
             gc: p.gc,
+            gc_pace_ppm: match p.gc {
+                GcPolicy::Paced => 1_000_000,
+                GcPolicy::Deferred => p.gc_pace.map_or(0, |q| (q.0 / 100) as u32),
+            },
         })
     }
 
@@ -208,6 +216,23 @@ fn check_times(p: &SimParams) -> Result<(), ParamError> {
                 p.jitter
             ),
         ));
+    }
+    match (p.gc, p.gc_pace) {
+        (GcPolicy::Paced, Some(q)) => {
+            return Err(ParamError::new(
+                "gc_pace",
+                format!(
+                    "sim gc_pace = {q}: applies to gc = deferred (paced collection keeps up: 100 %)"
+                ),
+            ));
+        }
+        (GcPolicy::Deferred, Some(q)) if q > Percent::FULL => {
+            return Err(ParamError::new(
+                "gc_pace",
+                format!("sim gc_pace = {q}: at most 100%"),
+            ));
+        }
+        _ => {}
     }
     if p.gc_free_superblocks < 2 {
         return Err(ParamError::new(

@@ -72,6 +72,9 @@ impl SimTarget {
         if p.gc != GcPolicy::Paced {
             s.push_str(&format!(",gc={}", p.gc.as_str()));
         }
+        if let Some(q) = p.gc_pace {
+            s.push_str(&format!(",gc_pace={q}"));
+        }
         if p.jitter.0 > 0 {
             s.push_str(&format!(",jitter={},seed={}", p.jitter, p.seed));
         }

@@ -89,6 +89,13 @@ pub struct SimParams {
     /// `"paced"`.
     #[serde(default)]
     pub gc: GcPolicy,
+    /// With `gc = "deferred"`: the share of the keep-up pace that is still collected in the background
+    /// (each host slot written earns valid / invalid × `gc_pace` slots of copying once
+    /// `gc_free_superblocks` or fewer are free), so that the pool drains slowly and the host waits only now
+    /// and then. `"0%"`: nothing in the background. Refused with `gc = "paced"` (which keeps up: 100 %).
+    /// Example: `"90%"`. Default: `"0%"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_pace: Option<Percent>,
     /// Timing variation: every page read, page program and block erase takes its time × a factor drawn
     /// uniformly from [1 − jitter, 1 + jitter], and every page program also × a factor of its superblock
     /// (process variation between blocks), drawn the same way; at most 50 %. Deterministic: the draws come
@@ -181,6 +188,7 @@ impl Default for SimParams {
             gc_free_superblocks: default_gc_threshold(),
             compression: false,
             gc: GcPolicy::Paced,
+            gc_pace: None,
             jitter: default_jitter(),
             seed: default_seed(),
         }

@@ -24,6 +24,7 @@ mod resources;
 mod schema_sync;
 mod series;
 mod sim;
+mod simgc;
 mod spec_errors;
 mod steady;
 mod verify;
