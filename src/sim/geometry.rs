@@ -321,6 +321,24 @@ mod tests {
                 .unwrap_err()
                 .contains("gc_free")
         );
+        assert_eq!(
+            sim("sim:jitter=51%").unwrap_err(),
+            "jitter: sim jitter = 51%: at most 50% (a flash operation takes its time × 1 ± jitter)"
+        );
+        assert_eq!(
+            sim("sim:gc_pace=50%").unwrap_err(),
+            "gc_pace: sim gc_pace = 50%: applies to gc = deferred (paced collection keeps up: 100 %)"
+        );
+        assert_eq!(
+            sim("sim:gc=deferred,gc_pace=101%").unwrap_err(),
+            "gc_pace: sim gc_pace = 101%: at most 100%"
+        );
+        assert_eq!(
+            sim("sim:gc=deferred,gc_pace=90%").unwrap().gc_pace_ppm,
+            900_000
+        );
+        assert_eq!(sim("sim:gc=deferred").unwrap().gc_pace_ppm, 0);
+        assert_eq!(sim("sim:").unwrap().gc_pace_ppm, 1_000_000);
         // 64 MiB at 7 %: 17 superblocks of 4 MiB hold 16 of capacity, and GC needs 5 more.
         let e = sim("sim:capacity=64MiB,op=7%").unwrap_err();
         assert!(e.contains("raise op"), "{e}");

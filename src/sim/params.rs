@@ -275,5 +275,30 @@ mod tests {
         assert!(e.contains('7'), "{e}");
         let e = SimParams::parse_target("sim:op=7%,op=8%").unwrap_err();
         assert!(e.contains("twice"), "{e}");
+        let e = SimParams::parse_target("sim:gc=lazy").unwrap_err();
+        assert!(
+            e.contains("unknown variant `lazy`, expected `paced` or `deferred`"),
+            "{e}"
+        );
+        let e = SimParams::parse_target("sim:seed=-1").unwrap_err();
+        assert!(e.contains("seed"), "{e}");
+    }
+
+    #[test]
+    fn gc_policy_and_jitter_parse() {
+        let p =
+            SimParams::parse_target("sim:gc=deferred,gc_pace=90%,jitter=12.5%,seed=42").unwrap();
+        assert_eq!(p.gc, GcPolicy::Deferred);
+        assert_eq!(
+            p.gc_pace,
+            Some(Percent(90 * crate::units::PERCENT_SCALE / 100))
+        );
+        assert_eq!(p.jitter, Percent(12_500_000));
+        assert_eq!(p.seed, 42);
+        let d = SimParams::default();
+        assert_eq!(
+            (d.gc, d.gc_pace, d.jitter, d.seed),
+            (GcPolicy::Paced, None, Percent(0), 1)
+        );
     }
 }

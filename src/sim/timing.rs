@@ -240,6 +240,39 @@ mod tests {
     }
 
     #[test]
+    fn jitter_draws_factors_within_its_range_from_the_seed() {
+        // Without jitter every operation takes its nominal time.
+        let mut t = timing("sim:program_time=1ms");
+        assert_eq!(t.program_page(0, 3, 0, 0), 1_000_000);
+        // 20 %: a superblock's factor and an operation's, each in [0.8, 1.2].
+        let run = |seed: u64| {
+            let mut t = timing(&format!(
+                "sim:program_time=1ms,read_time=50us,jitter=20%,seed={seed}"
+            ));
+            let programs: Vec<u64> = (0..200)
+                .map(|i| {
+                    let before = t.die_free[0];
+                    t.program_page(0, i % 8, 0, 0) - before
+                })
+                .collect();
+            let before = t.die_free[0];
+            let read = t.read_page(0, 0) - before;
+            (programs, read)
+        };
+        let (a, read) = run(1);
+        assert!(
+            a.iter().all(|&ns| (640_000..=1_440_000).contains(&ns)),
+            "{a:?}"
+        );
+        assert!((40_000..=60_000).contains(&read), "{read}");
+        let mean = a.iter().sum::<u64>() as f64 / a.len() as f64;
+        assert!((mean - 1e6).abs() < 0.05e6, "mean program time {mean}");
+        assert!(a.iter().collect::<std::collections::BTreeSet<_>>().len() > 150);
+        assert_eq!(run(1), (a.clone(), read), "same seed, same times");
+        assert_ne!(run(2).0, a, "another seed, other times");
+    }
+
+    #[test]
     fn a_full_buffer_waits_for_programs() {
         // 8 KiB buffer with 4 KiB pages: 2 units.
         let mut t = timing("sim:page=4KiB,block=64KiB,buffer=8KiB,program_time=1ms");
