@@ -59,9 +59,8 @@ impl Engine for Sim<'_> {
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let mut dev = self.device.lock().unwrap_or_else(|p| p.into_inner());
-        let base = dev.clock();
-        let mut rec = Recorder::new(0, job.clock, events.clone());
-        let mut rows = match self
+        let rec = Recorder::new(0, job.clock, events.clone());
+        let rows = match self
             .device_csv
             .map(|f| DeviceRows::create(f, job.clock, &dev))
         {
@@ -71,86 +70,136 @@ impl Engine for Sim<'_> {
             }
             None => None,
         };
-        let qd = job.queue_depth.max(1) as usize;
-        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::with_capacity(qd);
-        let mut chunk: Option<Ops<'_>> = None;
-        let mut held: Option<(Op, u64)> = None;
-        let mut exhausted = false;
-        let mut t = 0u64;
-        let mut waited = 0u64;
-        let mut error = None;
-        // A phase without a time bound must still end: at most MAX_INTERVALS intervals of virtual time.
-        let limit = match job.deadline_ns {
-            Some(_) => u64::MAX,
-            None => MAX_INTERVALS.saturating_mul(job.clock.interval_ns),
-        };
+        let mut f = Flight::new(job, &dev, rec, rows);
         job.begin();
-        loop {
-            while heap.len() < qd && !exhausted && !job.stopping() {
-                let next = held.take().or_else(|| {
-                    queue::next_op(job, &mut chunk).map(|op| (op, job.issue_at(&op).unwrap_or(0)))
-                });
-                let Some((op, due)) = next else {
-                    exhausted = true;
-                    break;
-                };
-                let at = due.max(t);
-                if job.deadline_ns.is_some_and(|d| at >= d) {
-                    exhausted = true;
-                    break;
-                }
-                // Under a rate cap an op may be due after a completion still in flight: take that first,
-                // so the drive sees requests in time order.
-                if at > t && heap.peek().is_some_and(|c| c.0.done < at) {
-                    held = Some((op, due));
-                    break;
-                }
-                if at > t {
-                    // Nothing in flight before the op is due: the host is idle until then.
-                    t = at;
-                    job.set_virtual_now(t);
-                    rec.advance(t);
-                    if let Some(r) = rows.as_mut() {
-                        r.at(t, &dev, self);
-                    }
-                    wait(job, &rec, &mut waited);
-                }
-                let done = match op.kind {
-                    OpKind::Read => dev.read(base + at, op.offset, op.len),
-                    OpKind::Write => dev.write(base + at, op.offset, op.len, self.slots),
-                } - base;
-                heap.push(Reverse(InFlight {
-                    done,
-                    index: op.index,
-                    submitted: at,
-                    kind: op.kind,
-                    len: op.len,
-                }));
-            }
-            let Some(Reverse(c)) = heap.pop() else {
-                break;
+        let error = loop {
+            f.submit(job, &mut dev, self);
+            let Some(Reverse(c)) = f.heap.pop() else {
+                break None;
             };
-            if c.done > limit {
-                error = Some(IoError {
-                    kind: c.kind,
-                    offset: 0,
-                    len: c.len,
-                    cause: IoCause::Limit(format!(
-                        "the phase ran past {MAX_INTERVALS} intervals ({} s) of the simulated drive's time; the drive is too slow for this much I/O (check interface_bytes_per_s and the flash times)",
-                        limit / 1_000_000_000
-                    )),
-                });
-                break;
+            if c.done > f.limit {
+                break Some(past_limit(&c, f.limit));
             }
-            t = c.done;
-            job.set_virtual_now(t);
-            if let Some(r) = rows.as_mut() {
-                r.at(t, &dev, self);
-            }
-            rec.record(c.kind, c.len as u64, c.done - c.submitted, c.done);
-            wait(job, &rec, &mut waited);
+            f.complete(job, &dev, self, &c);
+        };
+        f.finish(job, &mut dev, self, error)
+    }
+}
+
+/// One phase on the drive: the I/Os in flight, where the op stream stands, and the phase's clock.
+struct Flight<'a> {
+    /// The drive's clock when the phase started, ns: phase time 0.
+    base: u64,
+    /// I/Os kept in flight.
+    qd: usize,
+    /// The I/Os in flight, earliest completion first.
+    heap: BinaryHeap<Reverse<InFlight>>,
+    /// The op stream's current chunk.
+    chunk: Option<Ops<'a>>,
+    /// An op due after a completion still in flight (under a rate cap), and its due time.
+    held: Option<(Op, u64)>,
+    /// No more ops will be submitted (stream ended, time bound, stop).
+    exhausted: bool,
+    /// Phase time now, ns.
+    t: u64,
+    /// Intervals the collector has been seen to take (lockstep).
+    waited: u64,
+    /// Latest completion a phase without a time bound may have: MAX_INTERVALS intervals.
+    limit: u64,
+    rec: Recorder,
+    rows: Option<DeviceRows>,
+}
+
+impl<'a> Flight<'a> {
+    fn new(job: &Job<'_>, dev: &SimDevice, rec: Recorder, rows: Option<DeviceRows>) -> Flight<'a> {
+        let qd = job.queue_depth.max(1) as usize;
+        Flight {
+            base: dev.clock(),
+            qd,
+            heap: BinaryHeap::with_capacity(qd),
+            chunk: None,
+            held: None,
+            exhausted: false,
+            t: 0,
+            waited: 0,
+            // A phase without a time bound must still end: at most MAX_INTERVALS intervals of virtual time.
+            limit: match job.deadline_ns {
+                Some(_) => u64::MAX,
+                None => MAX_INTERVALS.saturating_mul(job.clock.interval_ns),
+            },
+            rec,
+            rows,
         }
-        let mut end = rec.last_ns;
+    }
+
+    /// Submits ops until `qd` are in flight, the stream or the time bound ends, or the next op is due after
+    /// a completion still in flight.
+    fn submit(&mut self, job: &'a Job<'_>, dev: &mut SimDevice, sim: &Sim<'_>) {
+        while self.heap.len() < self.qd && !self.exhausted && !job.stopping() {
+            let next = self.held.take().or_else(|| {
+                queue::next_op(job, &mut self.chunk).map(|op| (op, job.issue_at(&op).unwrap_or(0)))
+            });
+            let Some((op, due)) = next else {
+                self.exhausted = true;
+                return;
+            };
+            let at = due.max(self.t);
+            if job.deadline_ns.is_some_and(|d| at >= d) {
+                self.exhausted = true;
+                return;
+            }
+            // Under a rate cap an op may be due after a completion still in flight: take that first, so the
+            // drive sees requests in time order.
+            if at > self.t && self.heap.peek().is_some_and(|c| c.0.done < at) {
+                self.held = Some((op, due));
+                return;
+            }
+            if at > self.t {
+                // Nothing in flight before the op is due: the host is idle until then.
+                self.t = at;
+                job.set_virtual_now(at);
+                self.rec.advance(at);
+                if let Some(r) = self.rows.as_mut() {
+                    r.at(at, dev, sim);
+                }
+                wait(job, &self.rec, &mut self.waited);
+            }
+            let done = match op.kind {
+                OpKind::Read => dev.read(self.base + at, op.offset, op.len),
+                OpKind::Write => dev.write(self.base + at, op.offset, op.len, sim.slots),
+            } - self.base;
+            self.heap.push(Reverse(InFlight {
+                done,
+                index: op.index,
+                submitted: at,
+                kind: op.kind,
+                len: op.len,
+            }));
+        }
+    }
+
+    /// Takes completion `c`: the clock moves to it, the device rows and the recorder see it.
+    fn complete(&mut self, job: &Job<'_>, dev: &SimDevice, sim: &Sim<'_>, c: &InFlight) {
+        self.t = c.done;
+        job.set_virtual_now(self.t);
+        if let Some(r) = self.rows.as_mut() {
+            r.at(self.t, dev, sim);
+        }
+        self.rec
+            .record(c.kind, c.len as u64, c.done - c.submitted, c.done);
+        wait(job, &self.rec, &mut self.waited);
+    }
+
+    /// Ends the phase: the drive's clock moves to its end (the time bound, unless stopped or failed, or the
+    /// last completion), the last device row is written.
+    fn finish(
+        mut self,
+        job: &Job<'_>,
+        dev: &mut SimDevice,
+        sim: &Sim<'_>,
+        error: Option<IoError>,
+    ) -> Outcome {
+        let mut end = self.rec.last_ns;
         // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) completed
         // earlier: the drive's clock and the phase's run to the bound.
         if let Some(d) = job
@@ -160,14 +209,27 @@ impl Engine for Sim<'_> {
             end = end.max(d);
         }
         job.set_virtual_now(end);
-        dev.advance_clock(base + end);
-        if let Some(r) = rows.as_mut() {
-            r.finish(end, &dev, self);
+        dev.advance_clock(self.base + end);
+        if let Some(r) = self.rows.as_mut() {
+            r.finish(end, dev, sim);
         }
         if error.is_some() {
             job.abort();
         }
-        rec.finish(error)
+        self.rec.finish(error)
+    }
+}
+
+/// The error of a completion past the limit of a phase without a time bound.
+fn past_limit(c: &InFlight, limit: u64) -> IoError {
+    IoError {
+        kind: c.kind,
+        offset: 0,
+        len: c.len,
+        cause: IoCause::Limit(format!(
+            "the phase ran past {MAX_INTERVALS} intervals ({} s) of the simulated drive's time; the drive is too slow for this much I/O (check interface_bytes_per_s and the flash times)",
+            limit / 1_000_000_000
+        )),
     }
 }
 

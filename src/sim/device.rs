@@ -72,7 +72,7 @@ impl SimDevice {
         Ok(SimDevice {
             g,
             ftl,
-            timing: Timing::new(p, g.dies, g.page_slots),
+            timing: Timing::new(p, g.dies, g.superblocks, g.page_slots),
             clock: 0,
         })
     }

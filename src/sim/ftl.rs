@@ -8,6 +8,7 @@
 //! What happens is decided here; when it happens is asked of a [`Flash`] (the timing model).
 
 use super::geometry::Geometry;
+use super::params::GcPolicy;
 use super::timing::Flash;
 use crate::buf::{AllocError, try_vec};
 use std::collections::VecDeque;
@@ -214,13 +215,7 @@ impl Ftl {
         if f.next + k > self.g.sb_slots {
             self.close_frontier(stream, flash);
             if stream == Stream::Host {
-                // The pace fell behind: collect in the foreground so that one superblock stays free for the
-                // copies.
-                while self.free.len() <= 1 {
-                    if !self.gc_step(ready, f64::INFINITY, flash) {
-                        break;
-                    }
-                }
+                self.collect_under_pressure(ready, flash);
             }
             self.open_frontier(stream);
         }
@@ -245,7 +240,7 @@ impl Ftl {
         // for it too.
         while (f.next / self.g.page_slots + 1) * self.g.page_slots <= end {
             let page = self.g.page_of(f.sb * self.g.sb_slots + f.next);
-            flash.program_page(self.g.die_of_page(page), f.page_ready, f.page_units);
+            flash.program_page(self.g.die_of_page(page), f.sb, f.page_ready, f.page_units);
             f.page_units = 0;
             f.next = (f.next / self.g.page_slots + 1) * self.g.page_slots;
             f.page_ready = if end > f.next { ready } else { 0 };
@@ -273,15 +268,36 @@ impl Ftl {
         }
     }
 
+    /// Foreground collection when the host frontier needs a superblock and only one is free (the host
+    /// waits for it: its pages queue on the dies behind the copies). Paced: until two are free, so that one
+    /// stays free for the copies (the pace fell behind). Deferred: until `gc_free_superblocks` are free.
+    fn collect_under_pressure(&mut self, at: u64, flash: &mut impl Flash) {
+        if self.free.len() > 1 {
+            return;
+        }
+        let target = match self.g.gc {
+            GcPolicy::Paced => 2,
+            GcPolicy::Deferred => self.g.gc_free as usize,
+        };
+        while self.free.len() < target {
+            if !self.gc_step(at, f64::INFINITY, flash) {
+                break;
+            }
+        }
+    }
+
     /// Background garbage collection paced by host writes (as controllers interleave it): once the free
     /// pool is at or below the threshold, each host slot written earns `valid / invalid` slots of copying
     /// from the victim, so that the victim is erased by the time the host has used the space it frees.
+    /// Under the deferred policy, `gc_pace` of that (none by default).
     fn pace(&mut self, host_slots: u32, at: u64, flash: &mut impl Flash) {
-        if self.job.is_none() && self.free.len() as u32 > self.g.gc_free {
+        if self.g.gc_pace_ppm == 0 || self.job.is_none() && self.free.len() as u32 > self.g.gc_free
+        {
             return;
         }
         if let Some(j) = self.job.as_mut() {
-            j.credit += j.ratio * host_slots as f64;
+            // × 1.0 when paced: exact, so the paced policy's copies are those of a plain `ratio`.
+            j.credit += j.ratio * host_slots as f64 * (self.g.gc_pace_ppm as f64 / 1e6);
             let budget = j.credit;
             self.gc_step(at, budget, flash);
         } else {
@@ -364,7 +380,7 @@ impl Ftl {
         }
         if f.next < g.sb_slots && f.next % g.page_slots != 0 {
             let page = g.page_of(f.sb * g.sb_slots + f.next);
-            flash.program_page(g.die_of_page(page), f.page_ready, f.page_units);
+            flash.program_page(g.die_of_page(page), f.sb, f.page_ready, f.page_units);
         }
         self.closed[f.sb as usize] = true;
         *f = Frontier {
@@ -450,7 +466,7 @@ mod tests {
             self.reads += 1;
             at
         }
-        fn program_page(&mut self, _: u32, ready: u64, _: u32) -> u64 {
+        fn program_page(&mut self, _: u32, _: u32, ready: u64, _: u32) -> u64 {
             self.programs += 1;
             ready
         }

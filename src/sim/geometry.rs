@@ -1,7 +1,10 @@
 //! The simulated drive's geometry, derived from its parameters and checked: mapping units, slots (the
 //! flash space a unit may take), pages, superblocks and dies.
 
-use super::params::{AUTO_DIE_BYTES, MAX_DIES, MAX_MODEL_BYTES, SimParams, UNIT};
+use super::params::{
+    AUTO_DIE_BYTES, GcPolicy, MAX_DIES, MAX_JITTER, MAX_MODEL_BYTES, SimParams, UNIT,
+};
+use crate::units::Percent;
 
 /// A parameter that does not describe a drive: which key, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,104 +45,36 @@ pub struct Geometry {
     /// Garbage collection starts when this many superblocks or fewer are free (it aims to keep more free;
     /// the pool may drop to one, when collection runs in the foreground).
     pub gc_free: u32,
+    /// The garbage-collection policy.
+    pub gc: GcPolicy,
+    /// Background collection's pace, parts per million of the keep-up pace: 1,000,000 when paced, `gc_pace`
+    /// (default 0) when deferred.
+    pub gc_pace_ppm: u32,
 }
 
 impl Geometry {
     /// The geometry of `p`.
     ///
     /// # Errors
-    /// [`ParamError`], naming the key, when sizes do not nest (page a multiple of 4 KiB, block of page), the
-    /// over-provisioning leaves too little spare for garbage collection, or the mapping tables would need
-    /// more than 2 GiB of memory.
+    /// [`ParamError`], naming the key, when sizes do not nest (page a multiple of 4 KiB, block of page), a
+    /// time, the bandwidth or the jitter is out of range, the over-provisioning leaves too little spare for
+    /// garbage collection, or the mapping tables would need more than 2 GiB of memory.
     pub fn of(p: &SimParams) -> Result<Geometry, ParamError> {
-        let (page, block) = (p.page.0, p.block.0);
-        if page == 0 || page % UNIT != 0 || page > 1 << 20 {
-            return Err(ParamError::new(
-                "page",
-                format!(
-                    "sim page = {page} B: a flash page must be a multiple of 4 KiB, at most 1 MiB (e.g. \"16KiB\")"
-                ),
-            ));
-        }
-        if block == 0 || block % page != 0 || block / page > 1 << 16 {
-            return Err(ParamError::new(
-                "block",
-                format!(
-                    "sim block = {block} B: an erase block must be a whole number of pages ({page} B), at most 65536 of them (e.g. \"4MiB\")"
-                ),
-            ));
-        }
+        let (page, block) = check_sizes(p)?;
         let user_units = p.capacity.0 / UNIT;
-        if user_units < 1 {
-            return Err(ParamError::new(
-                "capacity",
-                format!(
-                    "sim capacity = {} B: a simulated drive holds at least one 4 KiB unit",
-                    p.capacity.0
-                ),
-            ));
-        }
         let flash =
             p.op.checked_of_floor(p.capacity.0)
                 .and_then(|spare| spare.checked_add(p.capacity.0))
                 .ok_or_else(|| ParamError::new("op", format!("sim op = {}: too large", p.op)))?;
-        let dies = match p.dies {
-            Some(0) => {
-                return Err(ParamError::new(
-                    "dies",
-                    "sim dies = 0: a drive has at least one die".into(),
-                ));
-            }
-            Some(d) if d > MAX_DIES => {
-                return Err(ParamError::new(
-                    "dies",
-                    format!("sim dies = {d}: at most {MAX_DIES}"),
-                ));
-            }
-            Some(d) => d,
-            None => flash.div_ceil(AUTO_DIE_BYTES).clamp(1, MAX_DIES as u64) as u32,
-        };
-        // Times and bandwidth a drive can have; zero would stop the virtual clock (a time-bounded phase would
-        // never end) and a crawl would make even a fill take years of virtual time.
-        for (key, d, lo, hi) in [
-            ("read_time", p.read_time, 1_000, 1_000_000_000),
-            ("program_time", p.program_time, 1_000, 1_000_000_000),
-            ("erase_time", p.erase_time, 1_000, 1_000_000_000),
-            ("command_time", p.command_time, 1_000, 1_000_000_000),
-        ] {
-            if d.0 < lo || d.0 > hi {
-                return Err(ParamError::new(
-                    key,
-                    format!("sim {key} = {d}: must be between 1us and 1s"),
-                ));
-            }
-        }
-        let bw = p.interface_bytes_per_s.0;
-        if !(1_000_000..=1_000_000_000_000).contains(&bw) {
-            return Err(ParamError::new(
-                "interface_bytes_per_s",
-                format!(
-                    "sim interface_bytes_per_s = {bw}: must be between 1MB (1 MB/s) and 1TB (1 TB/s) per second"
-                ),
-            ));
-        }
-        if p.gc_free_superblocks < 2 {
-            return Err(ParamError::new(
-                "gc_free_superblocks",
-                format!(
-                    "sim gc_free_superblocks = {}: garbage collection needs at least 2 free superblocks to make progress",
-                    p.gc_free_superblocks
-                ),
-            ));
-        }
+        let dies = dies_of(p, flash)?;
+        check_times(p)?;
         let slots_per_unit: u32 = if p.compression { 8 } else { 1 };
         let slot_bytes = UNIT / slots_per_unit as u64;
         let sb_bytes = block * dies as u64;
         let superblocks = flash / sb_bytes;
         let sb_slots = sb_bytes / slot_bytes;
         let reserve = p.gc_free_superblocks as u64 + 2;
-        let user_slots = user_units * slots_per_unit as u64;
-        let needed = user_slots.div_ceil(sb_slots) + reserve;
+        let needed = (user_units * slots_per_unit as u64).div_ceil(sb_slots) + reserve;
         if superblocks < needed {
             return Err(ParamError::new(
                 "op",
@@ -151,20 +86,7 @@ impl Geometry {
                 ),
             ));
         }
-        let total_slots = superblocks * sb_slots;
-        let memory = user_units * (4 + u64::from(p.compression)) + total_slots * 4;
-        if total_slots > u32::MAX as u64 - 1
-            || user_units > u32::MAX as u64 - 1
-            || memory > MAX_MODEL_BYTES
-        {
-            return Err(ParamError::new(
-                "capacity",
-                format!(
-                    "sim capacity = {} B: the model's mapping tables would take {memory} B of memory, more than the {MAX_MODEL_BYTES} B limit; simulate a smaller drive",
-                    p.capacity.0
-                ),
-            ));
-        }
+        check_memory(p, user_units, superblocks * sb_slots)?;
         Ok(Geometry {
             user_units: user_units as u32,
             slots_per_unit,
@@ -175,6 +97,11 @@ impl Geometry {
             sb_slots: sb_slots as u32,
             superblocks: superblocks as u32,
             gc_free: p.gc_free_superblocks,
+            gc: p.gc,
+            gc_pace_ppm: match p.gc {
+                GcPolicy::Paced => 1_000_000,
+                GcPolicy::Deferred => p.gc_pace.map_or(0, |q| (q.0 / 100) as u32),
+            },
         })
     }
 
@@ -206,6 +133,136 @@ impl Geometry {
     pub fn sb_of(&self, slot: u32) -> u32 {
         slot / self.sb_slots
     }
+}
+
+/// Page, block and capacity nest: `(page, block)` in bytes.
+fn check_sizes(p: &SimParams) -> Result<(u64, u64), ParamError> {
+    let (page, block) = (p.page.0, p.block.0);
+    if page == 0 || page % UNIT != 0 || page > 1 << 20 {
+        return Err(ParamError::new(
+            "page",
+            format!(
+                "sim page = {page} B: a flash page must be a multiple of 4 KiB, at most 1 MiB (e.g. \"16KiB\")"
+            ),
+        ));
+    }
+    if block == 0 || block % page != 0 || block / page > 1 << 16 {
+        return Err(ParamError::new(
+            "block",
+            format!(
+                "sim block = {block} B: an erase block must be a whole number of pages ({page} B), at most 65536 of them (e.g. \"4MiB\")"
+            ),
+        ));
+    }
+    if p.capacity.0 < UNIT {
+        return Err(ParamError::new(
+            "capacity",
+            format!(
+                "sim capacity = {} B: a simulated drive holds at least one 4 KiB unit",
+                p.capacity.0
+            ),
+        ));
+    }
+    Ok((page, block))
+}
+
+/// The dies: as given (1 to [`MAX_DIES`]), or one per [`AUTO_DIE_BYTES`] of `flash`.
+fn dies_of(p: &SimParams, flash: u64) -> Result<u32, ParamError> {
+    match p.dies {
+        Some(0) => Err(ParamError::new(
+            "dies",
+            "sim dies = 0: a drive has at least one die".into(),
+        )),
+        Some(d) if d > MAX_DIES => Err(ParamError::new(
+            "dies",
+            format!("sim dies = {d}: at most {MAX_DIES}"),
+        )),
+        Some(d) => Ok(d),
+        None => Ok(flash.div_ceil(AUTO_DIE_BYTES).clamp(1, MAX_DIES as u64) as u32),
+    }
+}
+
+/// Times, bandwidth, jitter and the GC threshold a drive can have.
+fn check_times(p: &SimParams) -> Result<(), ParamError> {
+    // Zero would stop the virtual clock (a time-bounded phase would never end) and a crawl would make even
+    // a fill take years of virtual time.
+    for (key, d, lo, hi) in [
+        ("read_time", p.read_time, 1_000, 1_000_000_000),
+        ("program_time", p.program_time, 1_000, 1_000_000_000),
+        ("erase_time", p.erase_time, 1_000, 1_000_000_000),
+        ("command_time", p.command_time, 1_000, 1_000_000_000),
+    ] {
+        if d.0 < lo || d.0 > hi {
+            return Err(ParamError::new(
+                key,
+                format!("sim {key} = {d}: must be between 1us and 1s"),
+            ));
+        }
+    }
+    let bw = p.interface_bytes_per_s.0;
+    if !(1_000_000..=1_000_000_000_000).contains(&bw) {
+        return Err(ParamError::new(
+            "interface_bytes_per_s",
+            format!(
+                "sim interface_bytes_per_s = {bw}: must be between 1MB (1 MB/s) and 1TB (1 TB/s) per second"
+            ),
+        ));
+    }
+    if p.jitter > MAX_JITTER {
+        return Err(ParamError::new(
+            "jitter",
+            format!(
+                "sim jitter = {}: at most {MAX_JITTER} (a flash operation takes its time × 1 ± jitter)",
+                p.jitter
+            ),
+        ));
+    }
+    match (p.gc, p.gc_pace) {
+        (GcPolicy::Paced, Some(q)) => {
+            return Err(ParamError::new(
+                "gc_pace",
+                format!(
+                    "sim gc_pace = {q}: applies to gc = deferred (paced collection keeps up: 100 %)"
+                ),
+            ));
+        }
+        (GcPolicy::Deferred, Some(q)) if q > Percent::FULL => {
+            return Err(ParamError::new(
+                "gc_pace",
+                format!("sim gc_pace = {q}: at most 100%"),
+            ));
+        }
+        _ => {}
+    }
+    if p.gc_free_superblocks < 2 {
+        return Err(ParamError::new(
+            "gc_free_superblocks",
+            format!(
+                "sim gc_free_superblocks = {}: garbage collection needs at least 2 free superblocks to make progress",
+                p.gc_free_superblocks
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The mapping tables of `user_units` units and `total_slots` slots fit the model's memory limit and the
+/// tables' 32-bit indices.
+fn check_memory(p: &SimParams, user_units: u64, total_slots: u64) -> Result<(), ParamError> {
+    let memory = user_units * (4 + u64::from(p.compression)) + total_slots * 4;
+    if total_slots > u32::MAX as u64 - 1
+        || user_units > u32::MAX as u64 - 1
+        || memory > MAX_MODEL_BYTES
+    {
+        return Err(ParamError::new(
+            "capacity",
+            format!(
+                "sim capacity = {} B: the model's mapping tables would take {memory} B of memory, more than the {MAX_MODEL_BYTES} B limit; simulate a smaller drive",
+                p.capacity.0
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -264,6 +321,24 @@ mod tests {
                 .unwrap_err()
                 .contains("gc_free")
         );
+        assert_eq!(
+            sim("sim:jitter=51%").unwrap_err(),
+            "jitter: sim jitter = 51%: at most 50% (a flash operation takes its time × 1 ± jitter)"
+        );
+        assert_eq!(
+            sim("sim:gc_pace=50%").unwrap_err(),
+            "gc_pace: sim gc_pace = 50%: applies to gc = deferred (paced collection keeps up: 100 %)"
+        );
+        assert_eq!(
+            sim("sim:gc=deferred,gc_pace=101%").unwrap_err(),
+            "gc_pace: sim gc_pace = 101%: at most 100%"
+        );
+        assert_eq!(
+            sim("sim:gc=deferred,gc_pace=90%").unwrap().gc_pace_ppm,
+            900_000
+        );
+        assert_eq!(sim("sim:gc=deferred").unwrap().gc_pace_ppm, 0);
+        assert_eq!(sim("sim:").unwrap().gc_pace_ppm, 1_000_000);
         // 64 MiB at 7 %: 17 superblocks of 4 MiB hold 16 of capacity, and GC needs 5 more.
         let e = sim("sim:capacity=64MiB,op=7%").unwrap_err();
         assert!(e.contains("raise op"), "{e}");

@@ -10,7 +10,7 @@ pub mod params;
 pub mod timing;
 
 pub use device::{DeviceCounters, SimDevice};
-pub use params::SimParams;
+pub use params::{GcPolicy, SimParams};
 
 use schemars::JsonSchema;
 
@@ -69,6 +69,15 @@ impl SimTarget {
         if p.compression {
             s.push_str(",compression=true");
         }
+        if p.gc != GcPolicy::Paced {
+            s.push_str(&format!(",gc={}", p.gc.as_str()));
+        }
+        if let Some(q) = p.gc_pace {
+            s.push_str(&format!(",gc_pace={q}"));
+        }
+        if p.jitter.0 > 0 {
+            s.push_str(&format!(",jitter={},seed={}", p.jitter, p.seed));
+        }
         s
     }
 }
@@ -87,5 +96,9 @@ mod tests {
         assert_eq!(name("2GiB"), "sim:capacity=2GiB,op=7%,dies=1");
         assert_eq!(name("256GB"), "sim:capacity=256GB,op=7%,dies=16");
         assert_eq!(name("512GiB"), "sim:capacity=512GiB,op=7%,dies=35");
+        assert_eq!(
+            name("2GiB,gc=deferred,jitter=20%"),
+            "sim:capacity=2GiB,op=7%,dies=1,gc=deferred,jitter=20%,seed=1"
+        );
     }
 }

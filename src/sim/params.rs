@@ -14,6 +14,8 @@ pub const SECTOR: u32 = 512;
 pub const AUTO_DIE_BYTES: u64 = 16 << 30;
 /// Most dies a simulated drive may have.
 pub const MAX_DIES: u32 = 256;
+/// Largest timing variation (`jitter`): 50 %.
+pub const MAX_JITTER: Percent = Percent(crate::units::PERCENT_SCALE / 2);
 /// Largest model memory (mapping tables) a simulated drive may need, bytes: 2 GiB.
 pub const MAX_MODEL_BYTES: u64 = 2 << 30;
 
@@ -80,6 +82,53 @@ pub struct SimParams {
     /// `compressible:N%` data (100 − N) %, random data all of it. Example: `true`. Default: `false`.
     #[serde(default)]
     pub compression: bool,
+    /// Garbage-collection policy: `"paced"` copies a little per host write once the free pool is low, so
+    /// the host sees a steady speed; `"deferred"` cleans only under pressure: nothing until the host
+    /// frontier needs a superblock and one is left, then the host waits while whole victims are collected
+    /// until `gc_free_superblocks` are free (higher peaks, near-zero dips). Example: `"deferred"`. Default:
+    /// `"paced"`.
+    #[serde(default)]
+    pub gc: GcPolicy,
+    /// With `gc = "deferred"`: the share of the keep-up pace that is still collected in the background
+    /// (each host slot written earns valid / invalid × `gc_pace` slots of copying once
+    /// `gc_free_superblocks` or fewer are free), so that the pool drains slowly and the host waits only now
+    /// and then. `"0%"`: nothing in the background. Refused with `gc = "paced"` (which keeps up: 100 %).
+    /// Example: `"90%"`. Default: `"0%"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_pace: Option<Percent>,
+    /// Timing variation: every page read, page program and block erase takes its time × a factor drawn
+    /// uniformly from [1 − jitter, 1 + jitter], and every page program also × a factor of its superblock
+    /// (process variation between blocks), drawn the same way; at most 50 %. Deterministic: the draws come
+    /// from `seed`. Example: `"20%"`. Default: `"0%"` (every operation takes its nominal time).
+    #[serde(default = "default_jitter")]
+    pub jitter: Percent,
+    /// Seed of the timing variation (`jitter`): the same seed gives the same times. Example: `7`. Default:
+    /// `1`.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+/// When garbage collection runs (see [`SimParams::gc`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GcPolicy {
+    /// Background collection paced by host writes once `gc_free_superblocks` or fewer are free; in the
+    /// foreground only when one is left.
+    #[default]
+    Paced,
+    /// No background collection: when one superblock is left, the host waits while collection frees
+    /// `gc_free_superblocks`.
+    Deferred,
+}
+
+impl GcPolicy {
+    /// The spelling in specs and target strings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GcPolicy::Paced => "paced",
+            GcPolicy::Deferred => "deferred",
+        }
+    }
 }
 
 fn default_capacity() -> Size {
@@ -115,6 +164,12 @@ fn default_buffer() -> Size {
 fn default_gc_threshold() -> u32 {
     3
 }
+fn default_jitter() -> Percent {
+    Percent(0)
+}
+fn default_seed() -> u64 {
+    1
+}
 
 impl Default for SimParams {
     fn default() -> SimParams {
@@ -132,6 +187,10 @@ impl Default for SimParams {
             buffer: default_buffer(),
             gc_free_superblocks: default_gc_threshold(),
             compression: false,
+            gc: GcPolicy::Paced,
+            gc_pace: None,
+            jitter: default_jitter(),
+            seed: default_seed(),
         }
     }
 }
@@ -156,7 +215,7 @@ impl SimParams {
             })?;
             let (k, v) = (k.trim(), v.trim());
             let value = match k {
-                "dies" | "gc_free_superblocks" => toml::Value::Integer(
+                "dies" | "gc_free_superblocks" | "seed" => toml::Value::Integer(
                     v.parse()
                         .map_err(|_| format!("--target {s}: {k} = {v:?} is not a whole number"))?,
                 ),
@@ -216,5 +275,30 @@ mod tests {
         assert!(e.contains('7'), "{e}");
         let e = SimParams::parse_target("sim:op=7%,op=8%").unwrap_err();
         assert!(e.contains("twice"), "{e}");
+        let e = SimParams::parse_target("sim:gc=lazy").unwrap_err();
+        assert!(
+            e.contains("unknown variant `lazy`, expected `paced` or `deferred`"),
+            "{e}"
+        );
+        let e = SimParams::parse_target("sim:seed=-1").unwrap_err();
+        assert!(e.contains("seed"), "{e}");
+    }
+
+    #[test]
+    fn gc_policy_and_jitter_parse() {
+        let p =
+            SimParams::parse_target("sim:gc=deferred,gc_pace=90%,jitter=12.5%,seed=42").unwrap();
+        assert_eq!(p.gc, GcPolicy::Deferred);
+        assert_eq!(
+            p.gc_pace,
+            Some(Percent(90 * crate::units::PERCENT_SCALE / 100))
+        );
+        assert_eq!(p.jitter, Percent(12_500_000));
+        assert_eq!(p.seed, 42);
+        let d = SimParams::default();
+        assert_eq!(
+            (d.gc, d.gc_pace, d.jitter, d.seed),
+            (GcPolicy::Paced, None, Percent(0), 1)
+        );
     }
 }

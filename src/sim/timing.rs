@@ -11,9 +11,9 @@ use std::collections::BinaryHeap;
 pub trait Flash {
     /// Reads a page on `die` once `at` has passed; returns when the data is out.
     fn read_page(&mut self, die: u32, at: u64) -> u64;
-    /// Programs a page on `die` once its data is ready at `ready`; `host_units` buffered host units leave
-    /// the write buffer when it is done. Returns when the program ends.
-    fn program_page(&mut self, die: u32, ready: u64, host_units: u32) -> u64;
+    /// Programs a page of superblock `sb` on `die` once its data is ready at `ready`; `host_units`
+    /// buffered host units leave the write buffer when it is done. Returns when the program ends.
+    fn program_page(&mut self, die: u32, sb: u32, ready: u64, host_units: u32) -> u64;
     /// Erases one block on every die, each once `at` has passed.
     fn erase_superblock(&mut self, at: u64);
 }
@@ -35,12 +35,63 @@ pub struct Timing {
     releases: BinaryHeap<Reverse<(u64, u32)>>,
     /// Total die time reserved, ns (reads, programs, erases on every die).
     pub busy_ns: u64,
+    /// Timing variation, if any.
+    jitter: Option<Jitter>,
+}
+
+/// Parts per million: the unit of the jitter's factors.
+const PPM: u64 = 1_000_000;
+
+/// The timing variation of `jitter`: a factor per operation and one per superblock for its programs, each
+/// uniform in [1 − jitter, 1 + jitter] (in parts per million), drawn from a SplitMix64 stream of the seed in
+/// the order the model asks for operations, so the same requests give the same times.
+#[derive(Debug, Clone)]
+struct Jitter {
+    /// Half-width of the factors' range, ppm (jitter 20 % = 200,000).
+    half: u64,
+    /// The stream's state.
+    state: u64,
+    /// Each superblock's program factor, ppm.
+    block: Vec<u32>,
+}
+
+impl Jitter {
+    fn new(p: &SimParams, superblocks: u32) -> Option<Jitter> {
+        let half = p.jitter.0 / (crate::units::PERCENT_SCALE / PPM);
+        if half == 0 {
+            return None;
+        }
+        let mut j = Jitter {
+            half,
+            state: p.seed ^ 0x5349_4d4a_4954_5452, // "SIMJITTR": seeds 0 and 1 differ from the raw stream
+            block: Vec::new(),
+        };
+        j.block = (0..superblocks).map(|_| j.factor() as u32).collect();
+        Some(j)
+    }
+
+    /// The next factor, ppm: uniform in [PPM − half, PPM + half].
+    #[inline]
+    fn factor(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        PPM - self.half + z % (2 * self.half + 1)
+    }
+}
+
+/// `ns` scaled by `ppm` parts per million.
+#[inline]
+fn scale(ns: u64, ppm: u64) -> u64 {
+    (ns as u128 * ppm as u128 / PPM as u128) as u64
 }
 
 impl Timing {
-    /// Idle resources for `p` with `dies` dies, whose pages hold up to `page_units` host units (more than
-    /// page / 4 KiB with compression).
-    pub fn new(p: &SimParams, dies: u32, page_units: u32) -> Timing {
+    /// Idle resources for `p` with `dies` dies and `superblocks` superblocks, whose pages hold up to
+    /// `page_units` host units (more than page / 4 KiB with compression).
+    pub fn new(p: &SimParams, dies: u32, superblocks: u32, page_units: u32) -> Timing {
         Timing {
             die_free: vec![0; dies as usize],
             ctrl_free: 0,
@@ -55,7 +106,21 @@ impl Timing {
             buffered: 0,
             releases: BinaryHeap::new(),
             busy_ns: 0,
+            jitter: Jitter::new(p, superblocks),
         }
+    }
+
+    /// `ns` with the operation's variation (and superblock `sb`'s, for a program), if any.
+    #[inline]
+    fn vary(&mut self, ns: u64, sb: Option<u32>) -> u64 {
+        let Some(j) = self.jitter.as_mut() else {
+            return ns;
+        };
+        let ns = match sb {
+            Some(sb) => scale(ns, j.block[sb as usize] as u64),
+            None => ns,
+        };
+        scale(ns, j.factor())
     }
 
     /// The controller takes a command arriving at `at`; returns when it has been processed.
@@ -110,17 +175,19 @@ impl Timing {
 impl Flash for Timing {
     #[inline]
     fn read_page(&mut self, die: u32, at: u64) -> u64 {
+        let ns = self.vary(self.read_ns, None);
         let d = &mut self.die_free[die as usize];
-        *d = (*d).max(at) + self.read_ns;
-        self.busy_ns += self.read_ns;
+        *d = (*d).max(at) + ns;
+        self.busy_ns += ns;
         *d
     }
 
     #[inline]
-    fn program_page(&mut self, die: u32, ready: u64, host_units: u32) -> u64 {
+    fn program_page(&mut self, die: u32, sb: u32, ready: u64, host_units: u32) -> u64 {
+        let ns = self.vary(self.program_ns, Some(sb));
         let d = &mut self.die_free[die as usize];
-        *d = (*d).max(ready) + self.program_ns;
-        self.busy_ns += self.program_ns;
+        *d = (*d).max(ready) + ns;
+        self.busy_ns += ns;
         if host_units > 0 {
             self.releases.push(Reverse((*d, host_units)));
         }
@@ -128,10 +195,12 @@ impl Flash for Timing {
     }
 
     fn erase_superblock(&mut self, at: u64) {
-        for d in &mut self.die_free {
-            *d = (*d).max(at) + self.erase_ns;
+        for die in 0..self.die_free.len() {
+            let ns = self.vary(self.erase_ns, None);
+            let d = &mut self.die_free[die];
+            *d = (*d).max(at) + ns;
+            self.busy_ns += ns;
         }
-        self.busy_ns += self.erase_ns * self.die_free.len() as u64;
     }
 }
 
@@ -141,7 +210,7 @@ mod tests {
 
     fn timing(s: &str) -> Timing {
         let p = SimParams::parse_target(s).unwrap();
-        Timing::new(&p, p.dies.unwrap_or(1), (p.page.0 / UNIT) as u32)
+        Timing::new(&p, p.dies.unwrap_or(1), 8, (p.page.0 / UNIT) as u32)
     }
 
     #[test]
@@ -154,7 +223,7 @@ mod tests {
             "queued behind the first read"
         );
         assert_eq!(t.read_page(1, 10_000), 60_000, "another die is free");
-        assert_eq!(t.program_page(1, 0, 0), 1_060_000);
+        assert_eq!(t.program_page(1, 0, 0, 0), 1_060_000);
         t.erase_superblock(0);
         assert_eq!(t.flash_idle_at(), 4_060_000);
         assert_eq!(t.read_page(0, 0), 3_150_000);
@@ -171,13 +240,46 @@ mod tests {
     }
 
     #[test]
+    fn jitter_draws_factors_within_its_range_from_the_seed() {
+        // Without jitter every operation takes its nominal time.
+        let mut t = timing("sim:program_time=1ms");
+        assert_eq!(t.program_page(0, 3, 0, 0), 1_000_000);
+        // 20 %: a superblock's factor and an operation's, each in [0.8, 1.2].
+        let run = |seed: u64| {
+            let mut t = timing(&format!(
+                "sim:program_time=1ms,read_time=50us,jitter=20%,seed={seed}"
+            ));
+            let programs: Vec<u64> = (0..200)
+                .map(|i| {
+                    let before = t.die_free[0];
+                    t.program_page(0, i % 8, 0, 0) - before
+                })
+                .collect();
+            let before = t.die_free[0];
+            let read = t.read_page(0, 0) - before;
+            (programs, read)
+        };
+        let (a, read) = run(1);
+        assert!(
+            a.iter().all(|&ns| (640_000..=1_440_000).contains(&ns)),
+            "{a:?}"
+        );
+        assert!((40_000..=60_000).contains(&read), "{read}");
+        let mean = a.iter().sum::<u64>() as f64 / a.len() as f64;
+        assert!((mean - 1e6).abs() < 0.05e6, "mean program time {mean}");
+        assert!(a.iter().collect::<std::collections::BTreeSet<_>>().len() > 150);
+        assert_eq!(run(1), (a.clone(), read), "same seed, same times");
+        assert_ne!(run(2).0, a, "another seed, other times");
+    }
+
+    #[test]
     fn a_full_buffer_waits_for_programs() {
         // 8 KiB buffer with 4 KiB pages: 2 units.
         let mut t = timing("sim:page=4KiB,block=64KiB,buffer=8KiB,program_time=1ms");
         assert_eq!(t.admit(0), 0);
         assert_eq!(t.admit(0), 0);
-        t.program_page(0, 0, 1); // frees 1 unit at 1 ms
-        t.program_page(0, 0, 1); // and 1 at 2 ms
+        t.program_page(0, 0, 0, 1); // frees 1 unit at 1 ms
+        t.program_page(0, 0, 0, 1); // and 1 at 2 ms
         assert_eq!(t.admit(5), 1_000_000);
         assert_eq!(t.admit(5), 2_000_000);
         // After 2 ms nothing is pending: the next unit waits for nothing but the buffer is full again.

@@ -25,6 +25,7 @@ mod resources;
 mod schema_sync;
 mod series;
 mod sim;
+mod simgc;
 mod spec_errors;
 mod steady;
 mod tail;

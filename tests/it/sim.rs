@@ -358,6 +358,16 @@ fn bad_sim_targets_are_refused_with_the_key() {
         ),
         ("sim:capacity=1GiB,program_time=0s", "program_time"),
         ("sim:capacity=1GiB,command_time=0s", "command_time"),
+        // GC policy and timing variation (issue 14 item 5).
+        (
+            "sim:capacity=1GiB,gc=lazy",
+            "expected `paced` or `deferred`",
+        ),
+        ("sim:capacity=1GiB,gc_pace=50%", "applies to gc = deferred"),
+        (
+            "sim:capacity=1GiB,jitter=60%",
+            "sim jitter = 60%: at most 50%",
+        ),
     ] {
         let (o, out) = run_spec(dir.path(), "bad", body, Path::new(target), &[]);
         let (code, _, err) = code_out_err(&o);
