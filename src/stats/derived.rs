@@ -111,7 +111,8 @@ impl fmt::Display for Headline {
 pub struct Worst {
     /// Total IOPS of that interval.
     pub iops: f64,
-    /// End of that interval (the first such when several tie), s from the measured start.
+    /// Nominal end of that interval, (k + 1) × interval for full row k (the first such when several tie), s
+    /// from the measured start.
     pub at_s: f64,
 }
 

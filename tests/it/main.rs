@@ -11,6 +11,7 @@ mod cautions;
 mod compare;
 mod engines;
 mod failedwrites;
+mod headline;
 mod hold;
 mod interrupt;
 mod limits;
