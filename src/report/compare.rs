@@ -345,7 +345,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
             phase: "(all phases)".into(),
             metric: Metric::Composite,
             label: Metric::Composite.label().into(),
-            cells: composite(runs)
+            cells: composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>())
                 .into_iter()
                 .map(|c| match c {
                     None => Cell::NoData,
@@ -540,12 +540,11 @@ fn lead(p: &PhaseResult) -> Lead {
 /// run where lower is better. So 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and
 /// latencies; each phase weighs the same. `None` for a run that shares no such phase with the first; the
 /// first run's own score is 1.
-pub fn composite(runs: &[Run]) -> Vec<Option<f64>> {
+pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
     let base: Vec<(&str, Lead)> = first
-        .results
         .phases
         .iter()
         .filter(|p| p.kind != PhaseKind::Erase)
@@ -557,7 +556,6 @@ pub fn composite(runs: &[Run]) -> Vec<Option<f64>> {
                 .iter()
                 .filter_map(|(name, (key, b, better))| {
                     let p = run
-                        .results
                         .phases
                         .iter()
                         .find(|p| p.name == *name && p.kind != PhaseKind::Erase)?;
@@ -1151,7 +1149,7 @@ mod tests {
             run("b", "b", t, vec![phase("r", 810, 0, None), l2]),
             run("c", "c", t, vec![phase("x", 1, 0, None)]),
         ];
-        let c = composite(&runs);
+        let c = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
         assert_eq!(c[0], Some(1.0));
         assert!((c[1].unwrap() - 0.45).abs() < 1e-12, "{c:?}");
         assert_eq!(c[2], None);

@@ -504,6 +504,29 @@ fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
     for (keys, secs) in &tables {
         headline_table(o, runs, secs, keys);
     }
+    if runs.len() > 1 {
+        let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
+        let scores: Vec<String> = compare::composite(&results)
+            .iter()
+            .zip(runs)
+            .skip(1)
+            .map(|(c, r)| match c {
+                Some(c) => format!(
+                    "{} {c:.3} ({})",
+                    r.label,
+                    compare::format_change((c - 1.0) * 100.0)
+                ),
+                None => format!("{} – (no phase in common)", r.label),
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "<p class=\"meta\">Composite against {} (geometric mean over the phases of the ratio of each \
+phase's lead figure to its value, inverted where lower is better; as in <code>wkrun compare</code>): {}</p>",
+            esc(&runs[0].label),
+            esc(&scores.join(", "))
+        );
+    }
     o.push_str("</section>\n");
 }
 
@@ -553,4 +576,85 @@ latency in µs; IOPS = I/Os per second.</footer>\n</body>\n</html>\n",
             .map_or(String::new(), |(w, _)| format!(", --window {}", esc(w))),
     );
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing;
+    use crate::results::{Better, Figure};
+
+    fn fig(key: &str, value: f64) -> Figure {
+        Figure {
+            key: key.into(),
+            label: key.to_uppercase(),
+            value: Some(value),
+            unit: "IOPS".into(),
+            better: Some(Better::Higher),
+        }
+    }
+
+    fn section(name: &str, members: &[(usize, usize)]) -> PhaseSection {
+        PhaseSection {
+            group: testing::group(name, members),
+            figures: vec![],
+        }
+    }
+
+    #[test]
+    fn headline_tables_group_phases_with_the_same_figures() {
+        // Two runs; phases s1 and s2 share figure "a" (one table, a row per phase and run), phase m has "b".
+        let p = |name: &str, i: usize, k: &str, v: f64| {
+            let mut p = testing::phase(name, i);
+            p.headline = vec![fig(k, v)];
+            (p, None)
+        };
+        let runs = [
+            testing::run(
+                "x",
+                "t",
+                vec![
+                    p("s1", 0, "a", 100.0),
+                    p("s2", 1, "a", 200.0),
+                    p("m", 2, "b", 5.0),
+                ],
+            ),
+            testing::run(
+                "y",
+                "t",
+                vec![p("s1", 0, "a", 90.0), p("s2", 1, "a", 250.0)],
+            ),
+        ];
+        let report = Report {
+            phases: vec![
+                section("s1", &[(0, 0), (1, 0)]),
+                section("s2", &[(0, 1), (1, 1)]),
+                section("m", &[(0, 2)]),
+            ],
+            sweeps: vec![],
+        };
+        let mut o = String::new();
+        headline_section(&mut o, &runs, &report);
+        assert_eq!(o.matches("<table>").count(), 2, "{o}");
+        assert_eq!(o.matches("<th>A (IOPS)</th>").count(), 1);
+        assert_eq!(o.matches("<th>B (IOPS)</th>").count(), 1);
+        // Rows: s1 x, s1 y, s2 x, s2 y in the first table; m x in the second.
+        assert_eq!(o.matches("<tr><td class=\"l\">").count(), 5);
+        assert!(
+            o.contains("<td>100.0</td>") && o.contains("<td>90.0 (-10.0 %)</td>"),
+            "{o}"
+        );
+        assert!(o.contains("<td>250.0 (+25.0 %)</td>"), "{o}");
+        // Composite of y against x: √(0.9 · 1.25) = 1.0607 (m is not in y).
+        assert!(o.contains("y 1.061 (+6.1 %)"), "{o}");
+        // No figures, no section.
+        let mut empty = String::new();
+        let plain = [testing::run("x", "t", vec![(testing::phase("f", 0), None)])];
+        let r = Report {
+            phases: vec![section("f", &[(0, 0)])],
+            sweeps: vec![],
+        };
+        headline_section(&mut empty, &plain, &r);
+        assert!(empty.is_empty());
+    }
 }
