@@ -70,6 +70,8 @@ pub enum Metric {
     Parameters,
     /// The runs' `--set` overrides (a row only when they differ).
     Overrides,
+    /// The runs' spec files: name, version and SHA-256 prefix (a row only when the files differ).
+    Spec,
     /// The composite score against the first run ([`composite`]).
     Composite,
 }
@@ -114,6 +116,7 @@ impl Metric {
             Metric::Headline { .. } => "headline",
             Metric::Parameters => "parameters that differ",
             Metric::Overrides => "--set overrides",
+            Metric::Spec => "spec",
             Metric::Composite => "composite (geometric mean of ratios to the first run)",
         }
     }
@@ -324,10 +327,10 @@ fn phase_names(runs: &[Run]) -> Vec<&str> {
 /// Compares `runs`, the first being the baseline.
 pub fn compare(runs: &[Run]) -> Comparison {
     let columns = headers(runs);
-    let mut rows = Vec::new();
-    if let Some(r) = overrides_row(runs) {
-        rows.push(r);
-    }
+    let mut rows: Vec<Row> = [spec_row(runs), overrides_row(runs)]
+        .into_iter()
+        .flatten()
+        .collect();
     for name in phase_names(runs) {
         let phases: Vec<Option<&PhaseResult>> = runs
             .iter()
@@ -493,6 +496,27 @@ fn differing_params(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
             })
             .collect(),
     )
+}
+
+/// The spec file of each run (`name version sha256:0123456789ab`), when the files are not the same for all.
+fn spec_row(runs: &[Run]) -> Option<Row> {
+    let first = &runs.first()?.results.spec;
+    if runs.iter().all(|r| r.results.spec.sha256 == first.sha256) {
+        return None;
+    }
+    Some(Row {
+        phase: "(runs)".into(),
+        metric: Metric::Spec,
+        label: Metric::Spec.label().into(),
+        cells: runs
+            .iter()
+            .map(|r| {
+                let s = &r.results.spec;
+                let sha = s.sha256.get(..12).unwrap_or(&s.sha256);
+                Cell::Text(format!("{} {} sha256:{sha}", s.name, s.version))
+            })
+            .collect(),
+    })
 }
 
 /// The `--set` overrides of each run, when they are not the same for all (`none` for a run without).
@@ -1177,7 +1201,18 @@ mod tests {
         let t = "t";
         let mut b = run("b", "s", t, vec![p2]);
         b.results.spec.overrides = vec!["queue_depth=32".into(), "seed=7".into()];
+        b.results.spec.sha256 = format!("abcdef{}", "0".repeat(58));
         let c = compare(&[run("a", "s", t, vec![p1]), b, run("c", "s", t, vec![])]);
+        let spec = c.row("(runs)", Metric::Spec).unwrap();
+        // The test results' hash is "00" (shown whole); a real one is cut to 12 digits.
+        assert_eq!(
+            spec.cells,
+            [
+                Cell::Text("s 1 sha256:00".into()),
+                Cell::Text("s 1 sha256:abcdef000000".into()),
+                Cell::Text("s 1 sha256:00".into())
+            ]
+        );
         let o = c.row("(runs)", Metric::Overrides).unwrap();
         assert_eq!(
             o.cells,
@@ -1199,6 +1234,10 @@ mod tests {
         // Alike runs have neither row.
         let same = two();
         assert!(same.row("mix", Metric::Parameters).is_none());
-        assert!(same.rows.iter().all(|r| r.metric != Metric::Overrides));
+        assert!(
+            same.rows
+                .iter()
+                .all(|r| r.metric != Metric::Overrides && r.metric != Metric::Spec)
+        );
     }
 }

@@ -601,7 +601,14 @@ fn two_real_runs() {
     assert_eq!(recs[0][3], header(&typed[1]));
     let mut phases: Vec<&str> = recs[1..].iter().map(|r| r[0].as_str()).collect();
     phases.dedup();
-    assert_eq!(phases, ["fill", "mix", "reads", "(all phases)"]);
+    assert_eq!(phases, ["(runs)", "fill", "mix", "reads", "(all phases)"]);
+    // The second spec file has an extra phase: the spec row says the files differ.
+    let spec_cell = |r: &Results| format!("cmp 1 sha256:{}", &r.spec.sha256[..12]);
+    assert_eq!(
+        record(&recs, "(runs)", "spec")[2..4],
+        [spec_cell(&typed[0]), spec_cell(&typed[1])]
+    );
+    assert_ne!(typed[0].spec.sha256, typed[1].spec.sha256);
     // A workload's default headline ("mean") leads it: the results' own figures.
     let mix_rows: Vec<&Vec<String>> = recs.iter().filter(|r| r[0] == "mix").collect();
     let lead = &typed[0]
