@@ -259,6 +259,9 @@ pub struct Measure {
     pub windows: Vec<Window>,
     /// Length of coarser averages of the IOPS series, ns.
     pub aggregate_ns: Option<u64>,
+    /// The figures that lead the results, in order (the spec's `headline` or its default); a window it names
+    /// is also in `windows`.
+    pub headline: Vec<crate::stats::derived::Headline>,
 }
 
 impl Measure {

@@ -104,6 +104,9 @@ pub struct PhaseParams {
     /// Aggregate length in ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate_ns: Option<u64>,
+    /// The headline items, in order, in their canonical form (`"windows"`, `"fill_once"`, `"at 25min"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headline: Vec<String>,
     /// Number of I/Os for byte-bounded phases (fill, restore-image, workloads with `size`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops: Option<u64>,
@@ -156,6 +159,7 @@ impl PhaseParams {
             until: None,
             windows: Vec::new(),
             aggregate_ns: None,
+            headline: Vec::new(),
             ops: None,
             expected_bytes: None,
         }
@@ -227,6 +231,7 @@ impl PhasePlan {
                 q.until = m.until;
                 q.windows = m.windows.iter().map(|w| w.text.clone()).collect();
                 q.aggregate_ns = m.aggregate_ns;
+                q.headline = m.headline.iter().map(|h| h.to_string()).collect();
                 q.set_bound(w.bound);
             }
         }

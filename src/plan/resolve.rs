@@ -10,6 +10,7 @@ use super::{
 };
 use crate::ops::Order;
 use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError};
+use crate::stats::derived::Headline;
 use crate::stats::window::WindowSpec;
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Duration, Size};
@@ -500,6 +501,7 @@ impl Phase<'_> {
                     .map_err(|e| self.err("windows", e, None))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let (headline, windows) = self.headline(windows)?;
         Ok(Measure {
             rate_iops: p.rate_iops,
             ramp_ns: p.ramp.map(|d| d.0),
@@ -512,7 +514,47 @@ impl Phase<'_> {
             until: p.until,
             windows,
             aggregate_ns,
+            headline,
         })
+    }
+
+    /// A workload's headline items (the spec's, or `steady` with a rule, then `windows` with windows, else
+    /// `mean`), and its windows with any window the headline names and `windows` lacks added at the end.
+    fn headline(
+        &self,
+        mut windows: Vec<Window>,
+    ) -> Result<(Vec<Headline>, Vec<Window>), SpecError> {
+        let p = self.p;
+        let items = match &p.headline {
+            Some(list) => list
+                .iter()
+                .map(|h| Headline::parse(h).map_err(|e| self.err("headline", e, None)))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => {
+                let mut d = Vec::new();
+                if p.steady_state.is_some() {
+                    d.push(Headline::Steady);
+                }
+                if !windows.is_empty() {
+                    d.push(Headline::Windows);
+                }
+                if d.is_empty() {
+                    d.push(Headline::Mean);
+                }
+                d
+            }
+        };
+        for h in &items {
+            if let Headline::Window(spec) = *h
+                && !windows.iter().any(|w| w.spec == spec)
+            {
+                windows.push(Window {
+                    text: h.to_string(),
+                    spec,
+                });
+            }
+        }
+        Ok((items, windows))
     }
 
     /// A duration key that must be a whole number of intervals (`steady_round`, `aggregate`), in ns.

@@ -8,8 +8,12 @@
 //! those only later runs have, in the order they first appear. Erase phases, which measure no I/O, are left
 //! out. A phase a run lacks shows `missing` in that run's column; a metric without data (the read latency
 //! of a run without reads) shows `-`.
+//!
+//! Each phase leads with its headline figures (`phases[].headline`, matched across runs by key), then the
+//! whole-phase metrics. Runs that differ in `--set` overrides, or a phase whose parameters differ between
+//! runs, get a row saying how; with two runs or more, the last row is the composite ([`composite`]).
 
-use crate::results::{PhaseResult, Results, Status};
+use crate::results::{Better, Figure, PhaseResult, Results, Status};
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
 use std::path::PathBuf;
@@ -36,6 +40,8 @@ pub enum Metric {
     Bandwidth,
     /// Read latency mean, µs.
     ReadLatMean,
+    /// Read latency p50 (the median), µs.
+    ReadLatP50,
     /// Read latency p99, µs.
     ReadLatP99,
     /// Read latency p99.9, µs.
@@ -44,6 +50,8 @@ pub enum Metric {
     ReadLatMax,
     /// Write latency mean, µs.
     WriteLatMean,
+    /// Write latency p50, µs.
+    WriteLatP50,
     /// Write latency p99, µs.
     WriteLatP99,
     /// Write latency p99.9, µs.
@@ -52,26 +60,42 @@ pub enum Metric {
     WriteLatMax,
     /// The steady-state verdict (a row only when some run's phase has one).
     SteadyState,
+    /// A headline figure of the phase (`phases[].headline`), shown with this many decimals; the row's
+    /// label names it.
+    Headline {
+        /// Decimals shown.
+        decimals: usize,
+    },
+    /// The phase's parameters that differ between runs (a row only when some do).
+    Parameters,
+    /// The runs' `--set` overrides (a row only when they differ).
+    Overrides,
+    /// The runs' spec files: name, version and SHA-256 prefix (a row only when the files differ).
+    Spec,
+    /// The composite score against the first run ([`composite`]).
+    Composite,
 }
 
 impl Metric {
-    /// The numeric metrics, in row order (the steady-state verdict follows them).
-    pub const NUMERIC: [Metric; 12] = [
+    /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them).
+    pub const NUMERIC: [Metric; 14] = [
         Metric::TotalIops,
         Metric::ReadIops,
         Metric::WriteIops,
         Metric::Bandwidth,
         Metric::ReadLatMean,
+        Metric::ReadLatP50,
         Metric::ReadLatP99,
         Metric::ReadLatP999,
         Metric::ReadLatMax,
         Metric::WriteLatMean,
+        Metric::WriteLatP50,
         Metric::WriteLatP99,
         Metric::WriteLatP999,
         Metric::WriteLatMax,
     ];
 
-    /// The row label, with the unit.
+    /// The row label, with the unit (headline rows carry their own, [`Row::label`]).
     pub fn label(self) -> &'static str {
         match self {
             Metric::TotalIops => "total IOPS",
@@ -79,14 +103,21 @@ impl Metric {
             Metric::WriteIops => "write IOPS",
             Metric::Bandwidth => "bandwidth (B/s)",
             Metric::ReadLatMean => "read lat mean (µs)",
+            Metric::ReadLatP50 => "read lat p50 (µs)",
             Metric::ReadLatP99 => "read lat p99 (µs)",
             Metric::ReadLatP999 => "read lat p99.9 (µs)",
             Metric::ReadLatMax => "read lat max (µs)",
             Metric::WriteLatMean => "write lat mean (µs)",
+            Metric::WriteLatP50 => "write lat p50 (µs)",
             Metric::WriteLatP99 => "write lat p99 (µs)",
             Metric::WriteLatP999 => "write lat p99.9 (µs)",
             Metric::WriteLatMax => "write lat max (µs)",
             Metric::SteadyState => "steady state",
+            Metric::Headline { .. } => "headline",
+            Metric::Parameters => "parameters that differ",
+            Metric::Overrides => "--set overrides",
+            Metric::Spec => "spec",
+            Metric::Composite => "composite (geometric mean of ratios to the first run)",
         }
     }
 
@@ -95,36 +126,60 @@ impl Metric {
         match self {
             Metric::Bandwidth => 0,
             Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => 1,
+            Metric::Headline { decimals } => decimals,
+            Metric::Composite => 3,
             _ => 2,
         }
     }
 
     /// The metric's value for a phase; `None` when it has no data (a latency without I/O in that direction)
-    /// or is not numeric.
+    /// or is not a whole-phase number.
     pub fn value(self, p: &PhaseResult) -> Option<f64> {
         let us = |l: &Option<LatencySummary>, f: fn(&LatencySummary) -> f64| {
             l.as_ref().map(|l| f(l) / 1000.0)
         };
+        let (r, w) = (&p.read.latency_ns, &p.write.latency_ns);
         match self {
             Metric::TotalIops => Some(p.read.iops + p.write.iops),
             Metric::ReadIops => Some(p.read.iops),
             Metric::WriteIops => Some(p.write.iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s),
-            Metric::ReadLatMean => us(&p.read.latency_ns, |l| l.mean),
-            Metric::ReadLatP99 => us(&p.read.latency_ns, |l| l.p99 as f64),
-            Metric::ReadLatP999 => us(&p.read.latency_ns, |l| l.p99_9 as f64),
-            Metric::ReadLatMax => us(&p.read.latency_ns, |l| l.max as f64),
-            Metric::WriteLatMean => us(&p.write.latency_ns, |l| l.mean),
-            Metric::WriteLatP99 => us(&p.write.latency_ns, |l| l.p99 as f64),
-            Metric::WriteLatP999 => us(&p.write.latency_ns, |l| l.p99_9 as f64),
-            Metric::WriteLatMax => us(&p.write.latency_ns, |l| l.max as f64),
-            Metric::SteadyState => None,
+            Metric::ReadLatMean => us(r, |l| l.mean),
+            Metric::ReadLatP50 => us(r, |l| l.p50 as f64),
+            Metric::ReadLatP99 => us(r, |l| l.p99 as f64),
+            Metric::ReadLatP999 => us(r, |l| l.p99_9 as f64),
+            Metric::ReadLatMax => us(r, |l| l.max as f64),
+            Metric::WriteLatMean => us(w, |l| l.mean),
+            Metric::WriteLatP50 => us(w, |l| l.p50 as f64),
+            Metric::WriteLatP99 => us(w, |l| l.p99 as f64),
+            Metric::WriteLatP999 => us(w, |l| l.p99_9 as f64),
+            Metric::WriteLatMax => us(w, |l| l.max as f64),
+            _ => None,
         }
     }
 
     /// The value as shown.
     pub fn format_value(self, v: f64) -> String {
         format!("{v:.*}", self.decimals())
+    }
+}
+
+/// Decimals for a headline figure's unit: IOPS 1, MB/s 2, µs 2, s 1, others 3.
+pub fn unit_decimals(unit: &str) -> usize {
+    match unit {
+        "IOPS" | "s" => 1,
+        "MB/s" | "µs" => 2,
+        _ => 3,
+    }
+}
+
+/// A headline figure's row label: its label, then its unit in parentheses (unless the unit is IOPS and the
+/// label says so).
+pub fn figure_label(f: &Figure) -> String {
+    if f.unit == "IOPS" && f.label.contains("IOPS") {
+        f.label.clone()
+    } else {
+        format!("{} ({})", f.label, f.unit)
     }
 }
 
@@ -143,7 +198,7 @@ pub enum Cell {
         /// (value − first) / first × 100.
         change_pct: Option<f64>,
     },
-    /// A steady-state verdict, as text (`reached at 12.0 s`, `not reached`).
+    /// A steady-state verdict or the parameters that differ, as text (`reached at 12.0 s`, `not reached`).
     Text(String),
 }
 
@@ -170,34 +225,42 @@ impl Cell {
         }
     }
 
-    /// The change alone, as in [`format_change`]; empty when there is none.
-    pub fn change(&self) -> String {
+    /// The change alone as a plain number of percent with one decimal (`-41.0`), for the CSV; empty when
+    /// there is none.
+    pub fn change_number(&self) -> String {
         match self {
             Cell::Number {
                 change_pct: Some(c),
                 ..
-            } => format_change(*c),
+            } => {
+                let r = round1(*c);
+                format!("{r:.1}")
+            }
             _ => String::new(),
         }
     }
 }
 
+/// `x` rounded to one decimal, without a negative zero.
+fn round1(x: f64) -> f64 {
+    let r = (x * 10.0).round() / 10.0;
+    if r == 0.0 { 0.0 } else { r }
+}
+
 /// A relative change in percent, signed, one decimal: `+12.3 %`, `-4.0 %`, `+0.0 %`.
 pub fn format_change(pct: f64) -> String {
-    let mut r = (pct * 10.0).round() / 10.0;
-    if r == 0.0 {
-        r = 0.0; // no "-0.0"
-    }
-    format!("{r:+.1} %")
+    format!("{:+.1} %", round1(pct))
 }
 
 /// One row: a phase and a metric, one cell per run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
-    /// The phase name.
+    /// The phase name (`(runs)` for the overrides row, `(all phases)` for the composite).
     pub phase: String,
     /// The metric.
     pub metric: Metric,
+    /// The row's label as shown: the metric's, or a headline figure's with its unit.
+    pub label: String,
     /// One cell per run, in the order of the runs.
     pub cells: Vec<Cell>,
 }
@@ -213,17 +276,43 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The row of `phase` and `metric`, if any.
+    /// The row of `phase` and `metric`, if any (the first, for headline rows: see [`Self::labelled`]).
     pub fn row(&self, phase: &str, metric: Metric) -> Option<&Row> {
         self.rows
             .iter()
             .find(|r| r.phase == phase && r.metric == metric)
     }
+
+    /// The row of `phase` labelled `label`, if any.
+    pub fn labelled(&self, phase: &str, label: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| r.phase == phase && r.label == label)
+    }
 }
 
-/// Compares `runs`, the first being the baseline.
-pub fn compare(runs: &[Run]) -> Comparison {
-    let columns = headers(runs);
+/// Cells of numbers, each after the first with its change against the first (none when the first is
+/// missing or 0).
+fn number_cells(values: &[Option<Option<f64>>]) -> Vec<Cell> {
+    let base = values[0].flatten().filter(|b| *b != 0.0);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            None => Cell::Missing,
+            Some(None) => Cell::NoData,
+            Some(Some(value)) => Cell::Number {
+                value: *value,
+                change_pct: base
+                    .filter(|_| i > 0)
+                    .map(|b| (value - b) / b.abs() * 100.0),
+            },
+        })
+        .collect()
+}
+
+/// The phase names to compare, in order: the first run's, then those only later runs have.
+fn phase_names(runs: &[Run]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for run in runs {
         for p in &run.results.phases {
@@ -232,8 +321,17 @@ pub fn compare(runs: &[Run]) -> Comparison {
             }
         }
     }
-    let mut rows = Vec::new();
-    for name in names {
+    names
+}
+
+/// Compares `runs`, the first being the baseline.
+pub fn compare(runs: &[Run]) -> Comparison {
+    let columns = headers(runs);
+    let mut rows: Vec<Row> = [spec_row(runs), overrides_row(runs)]
+        .into_iter()
+        .flatten()
+        .collect();
+    for name in phase_names(runs) {
         let phases: Vec<Option<&PhaseResult>> = runs
             .iter()
             .map(|r| {
@@ -243,53 +341,259 @@ pub fn compare(runs: &[Run]) -> Comparison {
                     .find(|p| p.name == name && p.kind != PhaseKind::Erase)
             })
             .collect();
-        for metric in Metric::NUMERIC {
-            let values: Vec<Option<Option<f64>>> =
-                phases.iter().map(|p| p.map(|p| metric.value(p))).collect();
-            let base = values[0].flatten().filter(|b| *b != 0.0);
-            let cells = values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| match v {
-                    None => Cell::Missing,
-                    Some(None) => Cell::NoData,
-                    Some(Some(value)) => Cell::Number {
-                        value: *value,
-                        change_pct: base
-                            .filter(|_| i > 0)
-                            .map(|b| (value - b) / b.abs() * 100.0),
+        phase_rows(name, &phases, &mut rows);
+    }
+    if runs.len() > 1 {
+        rows.push(Row {
+            phase: "(all phases)".into(),
+            metric: Metric::Composite,
+            label: Metric::Composite.label().into(),
+            cells: composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>())
+                .into_iter()
+                .map(|c| match c {
+                    None => Cell::NoData,
+                    Some(ratio) => Cell::Number {
+                        value: ratio,
+                        change_pct: Some((ratio - 1.0) * 100.0),
                     },
                 })
-                .collect();
-            rows.push(Row {
-                phase: name.to_string(),
-                metric,
-                cells,
-            });
-        }
-        if phases.iter().flatten().any(|p| p.steady_state.is_some()) {
-            let cells = phases
-                .iter()
-                .map(|p| match p {
-                    None => Cell::Missing,
-                    Some(p) => match &p.steady_state {
-                        None => Cell::NoData,
-                        Some(s) => Cell::Text(match (s.reached, s.at_s) {
-                            (true, Some(at)) => format!("reached at {at:.1} s"),
-                            (true, None) => "reached".into(),
-                            (false, _) => "not reached".into(),
-                        }),
-                    },
-                })
-                .collect();
-            rows.push(Row {
-                phase: name.to_string(),
-                metric: Metric::SteadyState,
-                cells,
-            });
+                .collect(),
+        });
+        if let Some(Cell::Number { change_pct, .. }) =
+            rows.last_mut().and_then(|r| r.cells.first_mut())
+        {
+            *change_pct = None;
         }
     }
     Comparison { columns, rows }
+}
+
+/// A phase's rows: parameters that differ, headline figures, whole-phase metrics, the steady verdict.
+fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) {
+    let row = |metric: Metric, label: String, cells: Vec<Cell>| Row {
+        phase: name.to_string(),
+        metric,
+        label,
+        cells,
+    };
+    if let Some(cells) = differing_params(phases) {
+        rows.push(row(
+            Metric::Parameters,
+            Metric::Parameters.label().into(),
+            cells,
+        ));
+    }
+    let mut keys: Vec<&Figure> = Vec::new();
+    for p in phases.iter().flatten() {
+        for f in &p.headline {
+            if !keys.iter().any(|k| k.key == f.key) {
+                keys.push(f);
+            }
+        }
+    }
+    for k in keys {
+        let values: Vec<Option<Option<f64>>> = phases
+            .iter()
+            .map(|p| {
+                p.map(|p| {
+                    p.headline
+                        .iter()
+                        .find(|f| f.key == k.key)
+                        .and_then(|f| f.value)
+                })
+            })
+            .collect();
+        let metric = Metric::Headline {
+            decimals: unit_decimals(&k.unit),
+        };
+        rows.push(row(metric, figure_label(k), number_cells(&values)));
+    }
+    for metric in Metric::NUMERIC {
+        let values: Vec<Option<Option<f64>>> =
+            phases.iter().map(|p| p.map(|p| metric.value(p))).collect();
+        rows.push(row(metric, metric.label().into(), number_cells(&values)));
+    }
+    if phases.iter().flatten().any(|p| p.steady_state.is_some()) {
+        let cells = phases
+            .iter()
+            .map(|p| match p {
+                None => Cell::Missing,
+                Some(p) => match &p.steady_state {
+                    None => Cell::NoData,
+                    Some(s) => Cell::Text(match (s.reached, s.at_s) {
+                        (true, Some(at)) => format!("reached at {at:.1} s"),
+                        (true, None) => "reached".into(),
+                        (false, _) => "not reached".into(),
+                    }),
+                },
+            })
+            .collect();
+        rows.push(row(
+            Metric::SteadyState,
+            Metric::SteadyState.label().into(),
+            cells,
+        ));
+    }
+}
+
+/// A phase's parameters as `key=value` pairs (top-level fields of `params`; a nested value as compact JSON).
+fn param_pairs(p: &PhaseResult) -> Vec<(String, String)> {
+    let Ok(serde_json::Value::Object(m)) = serde_json::to_value(&p.params) else {
+        return Vec::new();
+    };
+    m.into_iter()
+        .map(|(k, v)| {
+            let v = match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (k, v)
+        })
+        .collect()
+}
+
+/// The `key=value` of each parameter that is not the same in every run that has the phase (absent counts
+/// as a value, `-`), per run; `None` when they all agree (or fewer than two runs have the phase).
+fn differing_params(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
+    let pairs: Vec<Option<Vec<(String, String)>>> =
+        phases.iter().map(|p| p.map(param_pairs)).collect();
+    let present: Vec<&Vec<(String, String)>> = pairs.iter().flatten().collect();
+    if present.len() < 2 {
+        return None;
+    }
+    let mut keys: Vec<&str> = Vec::new();
+    for ps in &present {
+        for (k, _) in ps.iter() {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+    }
+    let get = |ps: &Vec<(String, String)>, k: &str| {
+        ps.iter()
+            .find(|(q, _)| q == k)
+            .map_or("-".to_string(), |(_, v)| v.clone())
+    };
+    let differ: Vec<&str> = keys
+        .into_iter()
+        .filter(|k| present.iter().any(|ps| get(ps, k) != get(present[0], k)))
+        .collect();
+    if differ.is_empty() {
+        return None;
+    }
+    Some(
+        pairs
+            .iter()
+            .map(|ps| match ps {
+                None => Cell::Missing,
+                Some(ps) => Cell::Text(
+                    differ
+                        .iter()
+                        .map(|k| format!("{k}={}", get(ps, k)))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            })
+            .collect(),
+    )
+}
+
+/// The spec file of each run (`name version sha256:0123456789ab`), when the files are not the same for all.
+fn spec_row(runs: &[Run]) -> Option<Row> {
+    let first = &runs.first()?.results.spec;
+    if runs.iter().all(|r| r.results.spec.sha256 == first.sha256) {
+        return None;
+    }
+    Some(Row {
+        phase: "(runs)".into(),
+        metric: Metric::Spec,
+        label: Metric::Spec.label().into(),
+        cells: runs
+            .iter()
+            .map(|r| {
+                let s = &r.results.spec;
+                let sha = s.sha256.get(..12).unwrap_or(&s.sha256);
+                Cell::Text(format!("{} {} sha256:{sha}", s.name, s.version))
+            })
+            .collect(),
+    })
+}
+
+/// The `--set` overrides of each run, when they are not the same for all (`none` for a run without).
+fn overrides_row(runs: &[Run]) -> Option<Row> {
+    let sets: Vec<&Vec<String>> = runs.iter().map(|r| &r.results.spec.overrides).collect();
+    if sets.iter().all(|s| *s == sets[0]) {
+        return None;
+    }
+    Some(Row {
+        phase: "(runs)".into(),
+        metric: Metric::Overrides,
+        label: Metric::Overrides.label().into(),
+        cells: sets
+            .iter()
+            .map(|s| {
+                Cell::Text(if s.is_empty() {
+                    "none".into()
+                } else {
+                    s.join(" ")
+                })
+            })
+            .collect(),
+    })
+}
+
+/// A phase's lead figure: `(key, value, better)`.
+type Lead = (String, Option<f64>, Better);
+
+/// The lead figure of a phase: its first headline figure with a direction, or total IOPS (higher is better)
+/// when it has none.
+fn lead(p: &PhaseResult) -> Lead {
+    match p.headline.iter().find(|f| f.better.is_some()) {
+        Some(f) => (f.key.clone(), f.value, f.better.unwrap_or(Better::Higher)),
+        None => (
+            "total IOPS".into(),
+            Metric::TotalIops.value(p),
+            Better::Higher,
+        ),
+    }
+}
+
+/// The composite score of each run against the first: the geometric mean, over the phases both have whose
+/// lead figure (the first headline figure that is better higher or lower, else total IOPS) is the same
+/// figure and positive in both, of the ratio run / first for a figure where higher is better and first /
+/// run where lower is better. So 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and
+/// latencies; each phase weighs the same. `None` for a run that shares no such phase with the first; the
+/// first run's own score is 1.
+pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    let base: Vec<(&str, Lead)> = first
+        .phases
+        .iter()
+        .filter(|p| p.kind != PhaseKind::Erase)
+        .map(|p| (p.name.as_str(), lead(p)))
+        .collect();
+    runs.iter()
+        .map(|run| {
+            let logs: Vec<f64> = base
+                .iter()
+                .filter_map(|(name, (key, b, better))| {
+                    let p = run
+                        .phases
+                        .iter()
+                        .find(|p| p.name == *name && p.kind != PhaseKind::Erase)?;
+                    let (k, v, _) = lead(p);
+                    let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
+                    (k == *key).then(|| match better {
+                        Better::Higher => (v / b).ln(),
+                        Better::Lower => (b / v).ln(),
+                    })
+                })
+                .collect();
+            (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+        })
+        .collect()
 }
 
 /// Column headers: the name of the folder holding each results file when every run has one and they all
@@ -368,7 +672,7 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
         .rows
         .iter()
         .map(|r| {
-            let mut v = vec![r.phase.clone(), r.metric.label().to_string()];
+            let mut v = vec![r.phase.clone(), r.label.clone()];
             v.extend(r.cells.iter().map(|cell| cell.display(r.metric)));
             v
         })
@@ -434,25 +738,25 @@ pub fn render_markdown(c: &Comparison) -> String {
 }
 
 /// CSV, header row first: `phase`, `metric`, then each run's column, each run after the first followed by
-/// its change column (`<run> change`, e.g. `+12.3 %`; empty when there is none). Values are as in the
-/// table, without the change.
+/// its change column (`<run> change (%)`: a plain number of percent, e.g. `-41.0`; empty when there is
+/// none). Values are as in the table, without the change.
 pub fn render_csv(c: &Comparison) -> String {
     let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
     let mut header = vec!["phase".to_string(), "metric".to_string()];
     for (i, col) in c.columns.iter().enumerate() {
         header.push(col.clone());
         if i > 0 {
-            header.push(format!("{col} change"));
+            header.push(format!("{col} change (%)"));
         }
     }
     // Writing to a Vec cannot fail, and every record has the header's length.
     w.write_record(&header).expect("csv to memory");
     for r in &c.rows {
-        let mut rec = vec![r.phase.clone(), r.metric.label().to_string()];
+        let mut rec = vec![r.phase.clone(), r.label.clone()];
         for (i, cell) in r.cells.iter().enumerate() {
             rec.push(cell.plain(r.metric));
             if i > 0 {
-                rec.push(cell.change());
+                rec.push(cell.change_number());
             }
         }
         w.write_record(&rec).expect("csv to memory");
@@ -465,7 +769,7 @@ pub fn render_csv(c: &Comparison) -> String {
 mod tests {
     use super::*;
     use crate::report::testing;
-    use crate::results::{DirStats, SteadyState};
+    use crate::results::{DirStats, Figure, SteadyState};
     use crate::stats::steady::{Rule, SniaRule, Verdict};
     use crate::target::TargetKind;
 
@@ -590,8 +894,8 @@ mod tests {
         let c = two();
         let mut phases: Vec<&str> = c.rows.iter().map(|r| r.phase.as_str()).collect();
         phases.dedup();
-        assert_eq!(phases, ["mix", "w", "extra"]);
-        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len());
+        assert_eq!(phases, ["mix", "w", "extra", "(all phases)"]);
+        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1);
         let w = c.row("w", Metric::TotalIops).unwrap();
         assert_eq!(w.cells[1], Cell::Missing);
         let e = c.row("extra", Metric::ReadIops).unwrap();
@@ -714,7 +1018,7 @@ mod tests {
         let w = lines[0].chars().count();
         let row = lines
             .iter()
-            .find(|l| l.starts_with("mix    read IOPS"))
+            .find(|l| l.starts_with("mix           read IOPS"))
             .unwrap();
         assert!(row.ends_with("1100.0 (+10.0 %)"), "{row}");
         assert_eq!(row.chars().count(), w);
@@ -730,7 +1034,7 @@ mod tests {
         let mut r = csv::Reader::from_reader(csv.as_bytes());
         let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
         assert_eq!(h.len(), 5);
-        assert_eq!(h[4], format!("{} change", c.columns[1]));
+        assert_eq!(h[4], format!("{} change (%)", c.columns[1]));
         let recs: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
         assert_eq!(recs.len(), c.rows.len());
         let rec = recs
@@ -739,7 +1043,201 @@ mod tests {
             .unwrap();
         assert_eq!(
             rec.iter().collect::<Vec<_>>(),
-            ["mix", "write IOPS", "500.0", "400.0", "-20.0 %"]
+            ["mix", "write IOPS", "500.0", "400.0", "-20.0"]
+        );
+        // Every change column holds a plain number or nothing.
+        for rec in &recs {
+            assert!(
+                rec[4].is_empty() || rec[4].parse::<f64>().is_ok(),
+                "{rec:?}"
+            );
+        }
+    }
+
+    fn figure(
+        key: &str,
+        label: &str,
+        value: Option<f64>,
+        unit: &str,
+        better: Option<Better>,
+    ) -> Figure {
+        Figure {
+            key: key.into(),
+            label: label.into(),
+            value,
+            unit: unit.into(),
+            better,
+        }
+    }
+
+    #[test]
+    fn headline_rows_lead_each_phase_matched_by_key() {
+        let mut a = phase("sat", 0, 1000, None);
+        a.headline = vec![
+            figure(
+                "window last 20min avg",
+                "IOPS, last 20min, avg",
+                Some(400.0),
+                "IOPS",
+                Some(Better::Higher),
+            ),
+            figure(
+                "fill_once at_s",
+                "time to write the span once",
+                Some(1500.0),
+                "s",
+                None,
+            ),
+        ];
+        let mut b = phase("sat", 0, 900, None);
+        // b lacks the fill figure's value and lists the window second: matched by key, not position.
+        b.headline = vec![
+            figure(
+                "fill_once at_s",
+                "time to write the span once",
+                None,
+                "s",
+                None,
+            ),
+            figure(
+                "window last 20min avg",
+                "IOPS, last 20min, avg",
+                Some(300.0),
+                "IOPS",
+                Some(Better::Higher),
+            ),
+        ];
+        let t = "2026-01-01T00:00:00.000Z";
+        let c = compare(&[run("a", "s", t, vec![a]), run("b", "s", t, vec![b])]);
+        let labels: Vec<&str> = c.rows.iter().take(3).map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "IOPS, last 20min, avg",
+                "time to write the span once (s)",
+                "total IOPS"
+            ]
+        );
+        assert_eq!(
+            c.rows[0].cells,
+            [
+                Cell::Number {
+                    value: 400.0,
+                    change_pct: None
+                },
+                Cell::Number {
+                    value: 300.0,
+                    change_pct: Some(-25.0)
+                }
+            ]
+        );
+        assert_eq!(c.rows[1].cells[1], Cell::NoData);
+        assert_eq!(c.rows[1].cells[0].display(c.rows[1].metric), "1500.0");
+        // The composite takes each phase's first figure with a direction: 300 / 400.
+        let comp = c.row("(all phases)", Metric::Composite).unwrap();
+        assert_eq!(
+            comp.cells,
+            [
+                Cell::Number {
+                    value: 1.0,
+                    change_pct: None
+                },
+                Cell::Number {
+                    value: 0.75,
+                    change_pct: Some(-25.0)
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn composite_is_the_geometric_mean_of_ratios() {
+        // Phase "r": lead = total IOPS (no headline), 1000 → 810 (ratio 0.81). Phase "l": lead = a latency
+        // (lower is better), 100 → 400 µs (ratio 100/400 = 0.25). Geometric mean √(0.81 · 0.25) = 0.45.
+        let lat = |v: f64| {
+            vec![figure(
+                "latency write mean_us",
+                "write latency mean",
+                Some(v),
+                "µs",
+                Some(Better::Lower),
+            )]
+        };
+        let mut l1 = phase("l", 0, 5, None);
+        l1.headline = lat(100.0);
+        let mut l2 = phase("l", 0, 5, None);
+        l2.headline = lat(400.0);
+        let t = "t";
+        let runs = [
+            run("a", "a", t, vec![phase("r", 1000, 0, None), l1]),
+            run("b", "b", t, vec![phase("r", 810, 0, None), l2]),
+            run("c", "c", t, vec![phase("x", 1, 0, None)]),
+        ];
+        let c = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
+        assert_eq!(c[0], Some(1.0));
+        assert!((c[1].unwrap() - 0.45).abs() < 1e-12, "{c:?}");
+        assert_eq!(c[2], None);
+        let cmp = compare(&runs);
+        let row = cmp.row("(all phases)", Metric::Composite).unwrap();
+        assert_eq!(row.cells[1].display(Metric::Composite), "0.450 (-55.0 %)");
+        assert_eq!(row.cells[2], Cell::NoData);
+    }
+
+    #[test]
+    fn p50_rows() {
+        let c = two();
+        // lat(): p50 is the p99 given, 200 µs → 180 µs.
+        assert_eq!(num(&c, "mix", Metric::ReadLatP50, 1), (180.0, Some(-10.0)));
+        assert_eq!(num(&c, "mix", Metric::WriteLatP50, 0), (60.0, None));
+    }
+
+    #[test]
+    fn differing_parameters_and_overrides_are_shown() {
+        let mut p1 = phase("m", 10, 0, None);
+        let mut p2 = phase("m", 10, 0, None);
+        p1.params.queue_depth = Some(4);
+        p2.params.queue_depth = Some(32);
+        p2.params.seed = Some(7);
+        let t = "t";
+        let mut b = run("b", "s", t, vec![p2]);
+        b.results.spec.overrides = vec!["queue_depth=32".into(), "seed=7".into()];
+        b.results.spec.sha256 = format!("abcdef{}", "0".repeat(58));
+        let c = compare(&[run("a", "s", t, vec![p1]), b, run("c", "s", t, vec![])]);
+        let spec = c.row("(runs)", Metric::Spec).unwrap();
+        // The test results' hash is "00" (shown whole); a real one is cut to 12 digits.
+        assert_eq!(
+            spec.cells,
+            [
+                Cell::Text("s 1 sha256:00".into()),
+                Cell::Text("s 1 sha256:abcdef000000".into()),
+                Cell::Text("s 1 sha256:00".into())
+            ]
+        );
+        let o = c.row("(runs)", Metric::Overrides).unwrap();
+        assert_eq!(
+            o.cells,
+            [
+                Cell::Text("none".into()),
+                Cell::Text("queue_depth=32 seed=7".into()),
+                Cell::Text("none".into())
+            ]
+        );
+        let p = c.row("m", Metric::Parameters).unwrap();
+        assert_eq!(
+            p.cells,
+            [
+                Cell::Text("queue_depth=4 seed=-".into()),
+                Cell::Text("queue_depth=32 seed=7".into()),
+                Cell::Missing
+            ]
+        );
+        // Alike runs have neither row.
+        let same = two();
+        assert!(same.row("mix", Metric::Parameters).is_none());
+        assert!(
+            same.rows
+                .iter()
+                .all(|r| r.metric != Metric::Overrides && r.metric != Metric::Spec)
         );
     }
 }

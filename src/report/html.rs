@@ -3,6 +3,7 @@
 //! no script, nothing loaded from the network.
 
 use super::chart::{RUN_COLOURS, short_number};
+use super::compare;
 use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
 use super::runs::RunData;
 use crate::results::{DirStats, PhaseResult, Status};
@@ -157,6 +158,7 @@ fn phase_table(runs: &[RunData], members: &[(usize, usize)]) -> String {
     o
 }
 
+/// A phase's parameters in words (its length is not one: see [`phase_section`]).
 fn params_line(p: &PhaseResult) -> String {
     let q = &p.params;
     let mut parts = vec![p.kind.as_str().to_string()];
@@ -194,7 +196,6 @@ fn params_line(p: &PhaseResult) -> String {
         q.span_start_bytes,
         q.span_start_bytes + q.span_bytes
     ));
-    parts.push(format!("{:.2} s", p.duration_s));
     if !p.labels.is_empty() {
         parts.push(format!(
             "labels {}",
@@ -340,12 +341,44 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection) {
         "<section id=\"phase-{k}\">\n<h2>{}</h2>",
         esc(&s.group.name)
     );
-    let (r0, p0) = s.group.members[0];
-    let _ = writeln!(
-        o,
-        "<p class=\"params\">{}</p>",
-        esc(&params_line(runs[r0].phase(p0).0))
-    );
+    let lines: Vec<(usize, String)> = s
+        .group
+        .members
+        .iter()
+        .map(|&(r, p)| (r, params_line(runs[r].phase(p).0)))
+        .collect();
+    if lines.iter().all(|(_, l)| *l == lines[0].1) {
+        let lengths: Vec<String> = s
+            .group
+            .members
+            .iter()
+            .map(|&(r, p)| {
+                let d = format!("{:.2} s", runs[r].phase(p).0.duration_s);
+                match s.group.members.len() {
+                    1 => d,
+                    _ => format!("{d} ({})", runs[r].label),
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "<p class=\"params\">{} · {}</p>",
+            esc(&lines[0].1),
+            esc(&lengths.join(", "))
+        );
+    } else {
+        // The runs differ in the phase's parameters (or its length): each run's line.
+        for (&(r, p), (_, l)) in s.group.members.iter().zip(&lines) {
+            let _ = writeln!(
+                o,
+                "<p class=\"params\">{}{}: {} · {:.2} s</p>",
+                swatch(r),
+                esc(&runs[r].label),
+                esc(l),
+                runs[r].phase(p).0.duration_s
+            );
+        }
+    }
     o.push_str(&phase_table(runs, &s.group.members));
     for &(r, p) in &s.group.members {
         for w in &runs[r].phase(p).0.warnings {
@@ -369,6 +402,131 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection) {
         );
     }
     figures(o, &s.figures);
+    o.push_str("</section>\n");
+}
+
+/// A headline figure's column: its key, label and unit.
+type Column = (String, String, String);
+
+/// The headline figures of a phase group's members: the keys (with their row labels and units) in order of
+/// first appearance.
+fn headline_keys(runs: &[RunData], s: &PhaseSection) -> Vec<Column> {
+    let mut keys: Vec<Column> = Vec::new();
+    for &(r, p) in &s.group.members {
+        for f in &runs[r].phase(p).0.headline {
+            if !keys.iter().any(|k| k.0 == f.key) {
+                keys.push((f.key.clone(), f.label.clone(), f.unit.clone()));
+            }
+        }
+    }
+    keys
+}
+
+/// A headline value with its change against `base` (the first run's), when there is one.
+fn headline_cell(v: Option<f64>, unit: &str, base: Option<f64>) -> String {
+    let Some(v) = v else {
+        return "<td>–</td>".into();
+    };
+    let mut t = format!("{v:.*}", compare::unit_decimals(unit));
+    if let Some(b) = base.filter(|b| *b != 0.0) {
+        let _ = write!(
+            t,
+            " ({})",
+            compare::format_change((v - b) / b.abs() * 100.0)
+        );
+    }
+    format!("<td>{}</td>", esc(&t))
+}
+
+/// One headline table: phases (the sections `secs`) sharing the same figures, a row per phase and run.
+fn headline_table(
+    o: &mut String,
+    runs: &[RunData],
+    secs: &[&PhaseSection],
+    keys: &[(String, String, String)],
+) {
+    o.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"l\">phase</th><th class=\"l\">run</th>");
+    for (_, label, unit) in keys {
+        let _ = write!(o, "<th>{} ({})</th>", esc(label), esc(unit));
+    }
+    o.push_str("</tr></thead><tbody>\n");
+    for s in secs {
+        let value = |r: usize, p: usize, key: &str| {
+            runs[r]
+                .phase(p)
+                .0
+                .headline
+                .iter()
+                .find(|f| f.key == key)
+                .and_then(|f| f.value)
+        };
+        let first = s.group.members.first().copied();
+        for &(r, p) in &s.group.members {
+            let _ = write!(
+                o,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}{}</td>",
+                esc(&s.group.name),
+                swatch(r),
+                esc(&runs[r].label)
+            );
+            for (key, _, unit) in keys {
+                let base = first
+                    .filter(|&(r0, _)| r0 != r)
+                    .and_then(|(r0, p0)| value(r0, p0, key));
+                o.push_str(&headline_cell(value(r, p, key), unit, base));
+            }
+            o.push_str("</tr>\n");
+        }
+    }
+    o.push_str("</tbody></table></div>\n");
+}
+
+/// The headline numbers at the top of the page: each phase's headline figures (`phases[].headline`), one
+/// table per run of consecutive phases with the same figures (a sweep's or matrix's members then share one
+/// table, a row each), values as in `wkrun compare`, later runs with their change against the first.
+fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
+    let mut tables: Vec<(Vec<Column>, Vec<&PhaseSection>)> = Vec::new();
+    for s in &report.phases {
+        let keys = headline_keys(runs, s);
+        if keys.is_empty() {
+            continue;
+        }
+        match tables.last_mut() {
+            Some((k, secs)) if *k == keys => secs.push(s),
+            _ => tables.push((keys, vec![s])),
+        }
+    }
+    if tables.is_empty() {
+        return;
+    }
+    o.push_str("<section id=\"headline\">\n<h2>Headline numbers</h2>\n<p class=\"meta\">The figures each phase's \
+<code>headline</code> names, from <code>results.json</code> (<code>phases[].headline</code>).</p>\n");
+    for (keys, secs) in &tables {
+        headline_table(o, runs, secs, keys);
+    }
+    if runs.len() > 1 {
+        let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
+        let scores: Vec<String> = compare::composite(&results)
+            .iter()
+            .zip(runs)
+            .skip(1)
+            .map(|(c, r)| match c {
+                Some(c) => format!(
+                    "{} {c:.3} ({})",
+                    r.label,
+                    compare::format_change((c - 1.0) * 100.0)
+                ),
+                None => format!("{} – (no phase in common)", r.label),
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "<p class=\"meta\">Composite against {} (geometric mean over the phases of the ratio of each \
+phase's lead figure to its value, inverted where lower is better; as in <code>wkrun compare</code>): {}</p>",
+            esc(&runs[0].label),
+            esc(&scores.join(", "))
+        );
+    }
     o.push_str("</section>\n");
 }
 
@@ -399,6 +557,7 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     runs_table(&mut o, runs);
     contents(&mut o, report);
     o.push_str("<main>\n");
+    headline_section(&mut o, runs, report);
     for (k, s) in report.sweeps.iter().enumerate() {
         sweep_section(&mut o, k, s);
     }
@@ -417,4 +576,85 @@ latency in µs; IOPS = I/Os per second.</footer>\n</body>\n</html>\n",
             .map_or(String::new(), |(w, _)| format!(", --window {}", esc(w))),
     );
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing;
+    use crate::results::{Better, Figure};
+
+    fn fig(key: &str, value: f64) -> Figure {
+        Figure {
+            key: key.into(),
+            label: key.to_uppercase(),
+            value: Some(value),
+            unit: "IOPS".into(),
+            better: Some(Better::Higher),
+        }
+    }
+
+    fn section(name: &str, members: &[(usize, usize)]) -> PhaseSection {
+        PhaseSection {
+            group: testing::group(name, members),
+            figures: vec![],
+        }
+    }
+
+    #[test]
+    fn headline_tables_group_phases_with_the_same_figures() {
+        // Two runs; phases s1 and s2 share figure "a" (one table, a row per phase and run), phase m has "b".
+        let p = |name: &str, i: usize, k: &str, v: f64| {
+            let mut p = testing::phase(name, i);
+            p.headline = vec![fig(k, v)];
+            (p, None)
+        };
+        let runs = [
+            testing::run(
+                "x",
+                "t",
+                vec![
+                    p("s1", 0, "a", 100.0),
+                    p("s2", 1, "a", 200.0),
+                    p("m", 2, "b", 5.0),
+                ],
+            ),
+            testing::run(
+                "y",
+                "t",
+                vec![p("s1", 0, "a", 90.0), p("s2", 1, "a", 250.0)],
+            ),
+        ];
+        let report = Report {
+            phases: vec![
+                section("s1", &[(0, 0), (1, 0)]),
+                section("s2", &[(0, 1), (1, 1)]),
+                section("m", &[(0, 2)]),
+            ],
+            sweeps: vec![],
+        };
+        let mut o = String::new();
+        headline_section(&mut o, &runs, &report);
+        assert_eq!(o.matches("<table>").count(), 2, "{o}");
+        assert_eq!(o.matches("<th>A (IOPS)</th>").count(), 1);
+        assert_eq!(o.matches("<th>B (IOPS)</th>").count(), 1);
+        // Rows: s1 x, s1 y, s2 x, s2 y in the first table; m x in the second.
+        assert_eq!(o.matches("<tr><td class=\"l\">").count(), 5);
+        assert!(
+            o.contains("<td>100.0</td>") && o.contains("<td>90.0 (-10.0 %)</td>"),
+            "{o}"
+        );
+        assert!(o.contains("<td>250.0 (+25.0 %)</td>"), "{o}");
+        // Composite of y against x: √(0.9 · 1.25) = 1.0607 (m is not in y).
+        assert!(o.contains("y 1.061 (+6.1 %)"), "{o}");
+        // No figures, no section.
+        let mut empty = String::new();
+        let plain = [testing::run("x", "t", vec![(testing::phase("f", 0), None)])];
+        let r = Report {
+            phases: vec![section("f", &[(0, 0)])],
+            sweeps: vec![],
+        };
+        headline_section(&mut empty, &plain, &r);
+        assert!(empty.is_empty());
+    }
 }

@@ -34,6 +34,8 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         steady_state: None,
         windows: vec![],
         aggregates: None,
+        headline: vec![],
+        derived: None,
         intervals: None,
         erase_method: None,
         erased_bytes: None,

@@ -158,6 +158,14 @@ pub struct PhaseResult {
     /// Coarser averages of the IOPS series (`aggregate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregates: Option<Aggregates>,
+    /// The phase's headline figures, in the order of its `headline` items (`params.headline`): what
+    /// `wkrun compare` and the report lead with. Computed once, from the series and the fields above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headline: Vec<Figure>,
+    /// Figures derived from the series for the headline: the worst interval, per-interval statistics, when
+    /// the span had been written once (and N times), before and after a point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived: Option<crate::stats::derived::Derived>,
     /// Number of rows in the series CSV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervals: Option<u64>,
@@ -276,6 +284,35 @@ pub struct WindowResult {
     pub complete: bool,
     /// Statistics of total IOPS per interval over the window; null when it holds no full interval.
     pub iops: Option<crate::stats::window::SliceStats>,
+}
+
+/// Which way a headline figure is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    /// More is better (IOPS, bandwidth).
+    Higher,
+    /// Less is better (latency, time to steady state, the spread of IOPS).
+    Lower,
+}
+
+/// One headline figure of a phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Figure {
+    /// Stable identifier, the same for the same figure in every run: the headline item, then the figure
+    /// (`"window last 20m avg"`, `"fill_once after lat_mean_us"`); `wkrun compare` matches runs by it.
+    pub key: String,
+    /// What it is, in words, without the unit (`"IOPS, last 20min, avg"`).
+    pub label: String,
+    /// Its value in `unit`; null when the phase has none (steady state not reached, the span never
+    /// written once, no I/O in that direction).
+    pub value: Option<f64>,
+    /// The unit: `"IOPS"`, `"MB/s"` (10⁶ bytes per second), `"µs"` or `"s"`.
+    pub unit: String,
+    /// Which way is better; absent for a figure that is neither (when something happened).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub better: Option<Better>,
 }
 
 /// Coarser averages of a phase's IOPS series.

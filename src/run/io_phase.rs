@@ -186,6 +186,9 @@ fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
     }
     pr.intervals = Some(o.rows);
     pr.errors = phase_errors(&o.outcome.errors);
+    if let Some(io) = phase.io() {
+        headline(phase, o, io.interval_ns, pr);
+    }
 }
 
 /// The steady-state verdict with its times: a round is `intervals_per_round` intervals.
@@ -231,6 +234,31 @@ fn windows(phase: &PhasePlan, o: &IoOutcome, interval_ns: u64, pr: &mut PhaseRes
             groups,
         });
     }
+}
+
+/// The figures the headline asks for, derived from the series, then the headline figures themselves (once
+/// every other field of the result is set).
+fn headline(phase: &PhasePlan, o: &IoOutcome, interval_ns: u64, pr: &mut PhaseResult) {
+    use crate::stats::derived::{self, Derived, Headline};
+    let crate::plan::Work::Io(work) = &phase.work else {
+        return;
+    };
+    let items = &work.measure.headline;
+    let (span_writes, splits) = o.splits.clone();
+    let d = Derived {
+        worst: items
+            .contains(&Headline::Worst)
+            .then(|| derived::worst(&o.iops, interval_ns as f64 / 1e9))
+            .flatten(),
+        per_second: items
+            .contains(&Headline::PerSecond)
+            .then(|| crate::stats::window::slice_stats(&o.iops))
+            .flatten(),
+        span_writes,
+        splits,
+    };
+    pr.derived = (!d.is_empty()).then_some(d);
+    pr.headline = crate::results::headline::figures(items, pr);
 }
 
 /// The coverage of a finished I/O phase that completed `ops` I/Os.

@@ -14,6 +14,7 @@ use crate::plan::{Bound, IoSettings, Measure, PhasePlan, Work, WriteSource, imag
 use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
+use crate::stats::derived::{RowFacts, SpanWrite, Split, SplitTracker};
 use crate::stats::steady::{FioMetric, LeaveRule, Rule, SteadyDetector};
 use crate::stats::{IntervalClock, Series};
 use crate::vocab::DataPattern;
@@ -39,6 +40,9 @@ pub struct IoOutcome {
     pub steady: Option<crate::stats::steady::Verdict>,
     /// Whether the phase ended because steady state was reached (`until = "steady"`).
     pub ended_at_steady: bool,
+    /// When the span had been written once, twice, …, and the phase before and after each point its
+    /// headline names (empty unless the headline has `"fill_once"` or `"at T"`).
+    pub splits: (Vec<SpanWrite>, Vec<Split>),
     /// On a simulated target: the drive's internals during the measured part.
     pub device: Option<DeviceCounters>,
 }
@@ -403,6 +407,7 @@ fn ramp_failed(
         iops: Vec::new(),
         steady: None,
         ended_at_steady: false,
+        splits: Default::default(),
         device: None,
     })
 }
@@ -462,7 +467,9 @@ fn measure(
     });
     let csv = csv_out.create()?;
     let per_round = m.steady.map_or(1, |s| s.intervals_per_round) as usize;
-    let keep_iops = !m.windows.is_empty() || m.aggregate_ns.is_some();
+    let keep_iops = !m.windows.is_empty()
+        || m.aggregate_ns.is_some()
+        || m.headline.iter().any(|h| h.needs_iops());
     let mut c = Collector {
         csv,
         rows: Rows::new(
@@ -470,6 +477,7 @@ fn measure(
             m.steady.and_then(|s| s.leave),
             per_round,
             keep_iops,
+            SplitTracker::new(&m.headline, shape.stream.span_len),
         ),
         write_err: None,
         interval_ns: shape.io.interval_ns,
@@ -576,6 +584,7 @@ fn finish(
         steady: c.rows.detector.as_ref().map(|d| d.verdict()),
         iops: c.rows.iops,
         ended_at_steady,
+        splits: c.rows.splits.map(SplitTracker::finish).unwrap_or_default(),
         device: None,
     })
 }
@@ -620,6 +629,20 @@ fn end_of_phase(
     end_ns
 }
 
+/// What the split tracker needs of a row.
+fn facts(row: &SeriesRow) -> RowFacts {
+    RowFacts {
+        t_s: row.t_s,
+        interval_s: row.interval_s,
+        read_ops: row.read_ops,
+        write_ops: row.write_ops,
+        read_bytes: row.read_bytes,
+        write_bytes: row.write_bytes,
+        read_lat_sum_us: row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64,
+        write_lat_sum_us: row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64,
+    }
+}
+
 /// The full rows of a phase as they are released: total IOPS per row, and the steady-state detector.
 struct Rows {
     /// Total IOPS of every full row, kept only for windows and aggregates (8 bytes a row).
@@ -632,6 +655,8 @@ struct Rows {
     per_round: usize,
     round_sum: f64,
     round_rows: usize,
+    /// Span writes and before/after splits, when the headline asks for them.
+    splits: Option<SplitTracker>,
 }
 
 impl Rows {
@@ -640,6 +665,7 @@ impl Rows {
         leave: Option<LeaveRule>,
         per_round: usize,
         keep_iops: bool,
+        splits: Option<SplitTracker>,
     ) -> Rows {
         let metric = match rule {
             Some(Rule::Fio(f)) => f.metric,
@@ -656,6 +682,7 @@ impl Rows {
             per_round,
             round_sum: 0.0,
             round_rows: 0,
+            splits,
         }
     }
 
@@ -664,6 +691,9 @@ impl Rows {
         let iops = row.read_iops + row.write_iops;
         if self.keep_iops {
             self.iops.push(iops);
+        }
+        if let Some(t) = self.splits.as_mut() {
+            t.push(&facts(row));
         }
         let value = match self.metric {
             FioMetric::Iops => iops,

@@ -321,6 +321,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         steady_state: None,
         windows: Vec::new(),
         aggregates: None,
+        headline: Vec::new(),
+        derived: None,
         coverage: None,
         read_share: None,
         ops_by_size: Vec::new(),

@@ -276,6 +276,12 @@ pub const KEYS: &[Key] = &[
     key("windows", WORKLOAD, "none", |p| p.windows.is_some()),
     key("aggregate", WORKLOAD, "none", |p| p.aggregate.is_some()),
     key(
+        "headline",
+        WORKLOAD,
+        "`\"steady\"` with `steady_state`, then `\"windows\"` with `windows`; else `\"mean\"`",
+        |p| p.headline.is_some(),
+    ),
+    key(
         "duration",
         WORKLOAD,
         "— (a workload needs `duration` or `size`)",
@@ -520,6 +526,7 @@ mod tests {
         ("until", "\"steady\""),
         ("windows", "[\"last 20m\"]"),
         ("aggregate", "\"1m\""),
+        ("headline", "[\"worst\", \"fill_once\"]"),
         ("duration", "\"1s\""),
         ("size", "\"1MiB\""),
         ("verify", "true"),

@@ -424,6 +424,16 @@ pub struct PhaseSpec {
     /// of `interval`). Results: `aggregates`. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<Duration>,
+    /// The figures that lead the phase's results, `wkrun compare` and the report, in order: `"mean"` (total
+    /// IOPS, bandwidth, mean latency of the whole phase), `"latency"` (mean and max latency per direction),
+    /// `"worst"` (the lowest IOPS of an interval, and when), `"per_second"` (min/avg/max/stddev of IOPS per
+    /// interval), `"steady"` (time to steady state, window mean; needs `steady_state`), `"windows"` (each of
+    /// `windows`), a window (`"last 20m"`), `"fill_once"` (time until the span's bytes were written once;
+    /// IOPS and latency before and after), `"at 25m"` (IOPS and latency before and after a time).
+    /// Results: `headline`, `derived`. Default: `"steady"` with `steady_state`, then `"windows"` with
+    /// `windows`; `"mean"` when neither. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<Vec<String>>,
     /// Set by expansion: the index of the `[[phase]]` this phase came from (for error locations).
     #[serde(skip)]
     #[schemars(skip)]

@@ -314,6 +314,29 @@ fn check_workload_extras(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
     if p.ramp.is_some_and(|r| r.0 == 0) {
         return Err(at.key("ramp", "ramp is 0", Some("omit ramp for no lead-in")));
     }
+    check_headline(at, p)
+}
+
+/// `headline`: each item parses, `"steady"` has a rule to report, `"fill_once"` a phase that writes.
+fn check_headline(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    use crate::stats::derived::Headline;
+    for item in p.headline.iter().flatten() {
+        let h = Headline::parse(item).map_err(|e| at.key("headline", e, None))?;
+        if h == Headline::Steady && p.steady_state.is_none() {
+            return Err(at.key(
+                "headline",
+                "headline \"steady\" needs steady_state",
+                Some("e.g. steady_state = { rule = \"snia\" }"),
+            ));
+        }
+        if h == Headline::FillOnce && p.read_percent.one().map(|r| r.0) == Some(100) {
+            return Err(at.key(
+                "headline",
+                "headline \"fill_once\" times the writes, and this workload only reads (read_percent = 100)",
+                None,
+            ));
+        }
+    }
     Ok(())
 }
 

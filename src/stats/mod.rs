@@ -1,8 +1,10 @@
 //! Measurement: latency distributions ([`latency`]) and the per-interval series ([`interval`]); computed
-//! from a series: steady state and leaving it ([`steady`]), window statistics and aggregates ([`window`]).
+//! from a series: steady state and leaving it ([`steady`]), window statistics and aggregates ([`window`]), the
+//! figures a phase's `headline` asks for ([`derived`]).
 //! Workers record into their own, unshared structures; the results are merged once per interval and at the end.
 
 pub mod coverage;
+pub mod derived;
 pub mod interval;
 pub mod latency;
 pub mod steady;

@@ -61,6 +61,8 @@ fn workload(
         steady_state: None,
         windows: vec![],
         aggregates: None,
+        headline: vec![],
+        derived: None,
         intervals: None,
         erase_method: None,
         erased_bytes: None,
@@ -291,9 +293,9 @@ fn exact_values_and_changes_in_csv() {
             "metric".into(),
             fresh.into(),
             sim.into(),
-            format!("{sim} change"),
+            format!("{sim} change (%)"),
             used.into(),
-            format!("{used} change"),
+            format!("{used} change (%)"),
         ]
     );
     assert!(
@@ -304,30 +306,52 @@ fn exact_values_and_changes_in_csv() {
     // Phases in the first run's order, then "trim", which only the third run has.
     let mut phases: Vec<&str> = recs[1..].iter().map(|r| r[0].as_str()).collect();
     phases.dedup();
-    assert_eq!(phases, ["rand-write", "mix", "seq-read", "trim"]);
+    assert_eq!(
+        phases,
+        ["rand-write", "mix", "seq-read", "trim", "(all phases)"]
+    );
+    // The composite (seed 004's overall score): per phase shared with the first run, the ratio of its lead
+    // figure (total IOPS: no headline here) to the first run's, geometric mean. Simulated-used: 7500/10000,
+    // 2100/2000, 3000/4000; used: 5000/10000, 1000/2000 (no seq-read).
+    let sim_score = (0.75f64 * 1.05 * 0.75).cbrt();
+    let comp = record(
+        &recs,
+        "(all phases)",
+        "composite (geometric mean of ratios to the first run)",
+    );
+    assert_eq!(
+        comp[2..],
+        [
+            "1.000".to_string(),
+            format!("{sim_score:.3}"),
+            format!("{:.1}", (sim_score - 1.0) * 100.0),
+            "0.500".into(),
+            "-50.0".into()
+        ]
+    );
 
     let row = |p: &str, m: &str| record(&recs, p, m)[2..].to_vec();
     // IOPS over 2 s: 10000 → 7500 (-25 %) → 5000 (-50 %).
     assert_eq!(
         row("rand-write", "total IOPS"),
-        ["10000.0", "7500.0", "-25.0 %", "5000.0", "-50.0 %"]
+        ["10000.0", "7500.0", "-25.0", "5000.0", "-50.0"]
     );
     assert_eq!(
         row("rand-write", "bandwidth (B/s)"),
-        ["40960000", "30720000", "-25.0 %", "20480000", "-50.0 %"]
+        ["40960000", "30720000", "-25.0", "20480000", "-50.0"]
     );
     // Latency: a rise shows as a positive change.
     assert_eq!(
         row("rand-write", "write lat mean (µs)"),
-        ["100.00", "133.00", "+33.0 %", "200.00", "+100.0 %"]
+        ["100.00", "133.00", "33.0", "200.00", "100.0"]
     );
     assert_eq!(
         row("rand-write", "write lat p99.9 (µs)"),
-        ["800.00", "1000.00", "+25.0 %", "1600.00", "+100.0 %"]
+        ["800.00", "1000.00", "25.0", "1600.00", "100.0"]
     );
     assert_eq!(
         row("rand-write", "write lat max (µs)"),
-        ["2000.00", "3000.00", "+50.0 %", "4000.00", "+100.0 %"]
+        ["2000.00", "3000.00", "50.0", "4000.00", "100.0"]
     );
     // No reads: no read latency; read IOPS are 0, with no change against a zero baseline.
     assert_eq!(
@@ -351,37 +375,37 @@ fn exact_values_and_changes_in_csv() {
     // Mixed: 2000 IOPS → 2100 (+5 %) → 1000 (-50 %); per direction.
     assert_eq!(
         row("mix", "total IOPS"),
-        ["2000.0", "2100.0", "+5.0 %", "1000.0", "-50.0 %"]
+        ["2000.0", "2100.0", "5.0", "1000.0", "-50.0"]
     );
     assert_eq!(
         row("mix", "read IOPS"),
-        ["1500.0", "1650.0", "+10.0 %", "750.0", "-50.0 %"]
+        ["1500.0", "1650.0", "10.0", "750.0", "-50.0"]
     );
     assert_eq!(
         row("mix", "write IOPS"),
-        ["500.0", "450.0", "-10.0 %", "250.0", "-50.0 %"]
+        ["500.0", "450.0", "-10.0", "250.0", "-50.0"]
     );
     assert_eq!(
         row("mix", "read lat p99 (µs)"),
-        ["90.00", "99.00", "+10.0 %", "180.00", "+100.0 %"]
+        ["90.00", "99.00", "10.0", "180.00", "100.0"]
     );
     assert_eq!(
         row("mix", "read lat p99.9 (µs)"),
-        ["120.00", "120.00", "+0.0 %", "240.00", "+100.0 %"]
+        ["120.00", "120.00", "0.0", "240.00", "100.0"]
     );
     assert_eq!(
         row("mix", "write lat max (µs)"),
-        ["50.00", "40.00", "-20.0 %", "100.00", "+100.0 %"]
+        ["50.00", "40.00", "-20.0", "100.00", "100.0"]
     );
 
     // A phase missing from a run is shown, as missing.
     assert_eq!(
         row("seq-read", "total IOPS"),
-        ["4000.0", "3000.0", "-25.0 %", "missing", ""]
+        ["4000.0", "3000.0", "-25.0", "missing", ""]
     );
     assert_eq!(
         row("seq-read", "read lat mean (µs)"),
-        ["10.00", "12.50", "+25.0 %", "missing", ""]
+        ["10.00", "12.50", "25.0", "missing", ""]
     );
     assert_eq!(
         row("trim", "total IOPS"),
@@ -389,7 +413,7 @@ fn exact_values_and_changes_in_csv() {
     );
     assert_eq!(
         recs.iter().filter(|r| r[0] == "trim").count(),
-        12,
+        14,
         "every metric row of a phase only the last run has"
     );
 }
@@ -577,7 +601,28 @@ fn two_real_runs() {
     assert_eq!(recs[0][3], header(&typed[1]));
     let mut phases: Vec<&str> = recs[1..].iter().map(|r| r[0].as_str()).collect();
     phases.dedup();
-    assert_eq!(phases, ["fill", "mix", "reads"]);
+    assert_eq!(phases, ["(runs)", "fill", "mix", "reads", "(all phases)"]);
+    // The second spec file has an extra phase: the spec row says the files differ.
+    let spec_cell = |r: &Results| format!("cmp 1 sha256:{}", &r.spec.sha256[..12]);
+    assert_eq!(
+        record(&recs, "(runs)", "spec")[2..4],
+        [spec_cell(&typed[0]), spec_cell(&typed[1])]
+    );
+    assert_ne!(typed[0].spec.sha256, typed[1].spec.sha256);
+    // A workload's default headline ("mean") leads it: the results' own figures.
+    let mix_rows: Vec<&Vec<String>> = recs.iter().filter(|r| r[0] == "mix").collect();
+    let lead = &typed[0]
+        .phases
+        .iter()
+        .find(|p| p.name == "mix")
+        .expect("mix")
+        .headline;
+    assert_eq!(lead[0].key, "mean iops");
+    assert_eq!(mix_rows[0][1], "IOPS, phase mean");
+    assert_eq!(
+        mix_rows[0][2],
+        format!("{:.1}", lead[0].value.expect("a value"))
+    );
 
     // The numbers are the results' own, and the change is computed from them.
     let mix = |r: &Results| {
@@ -592,11 +637,7 @@ fn two_real_runs() {
     let row = record(&recs, "mix", "total IOPS");
     assert_eq!(row[2], format!("{ia:.1}"));
     assert_eq!(row[3], format!("{ib:.1}"));
-    let change: f64 = row[4]
-        .strip_suffix(" %")
-        .expect("a change in %")
-        .parse()
-        .expect("a number");
+    let change: f64 = row[4].parse().expect("a plain number of percent");
     assert!(
         (change - (ib - ia) / ia * 100.0).abs() <= 0.05 + 1e-9,
         "{row:?}"

@@ -242,7 +242,16 @@ fn latency_seed_expands_to_the_nine_cell_matrix() {
                     matrix_label("bs", bs_text),
                     matrix_label("read", &read.to_string()),
                 ],
-                workload_params(CAP, bs, 1, read, 2, "random", 60 * S, json!({})),
+                workload_params(
+                    CAP,
+                    bs,
+                    1,
+                    read,
+                    2,
+                    "random",
+                    60 * S,
+                    json!({"headline": ["latency", "per_second"]}),
+                ),
             ));
             // Issue 13 item 10: 512 B writes are not whole blocks of the file's filesystem.
             let pbs = plan["target"]["physical_block_size"].as_u64().expect("pbs");
@@ -274,7 +283,7 @@ fn over_provisioning_seed_sweeps_five_spans_with_a_whole_target_purge() {
             3,
             "random",
             3600 * S,
-            json!({"windows": ["last 20m"], "aggregate_ns": 60 * S}),
+            json!({"windows": ["last 20m"], "aggregate_ns": 60 * S, "headline": ["windows"]}),
         );
         // The purge keeps its own span = "100%": every purge erases the whole target.
         let phases = vec![
@@ -328,7 +337,8 @@ fn consistency_seed_sweeps_the_spare_area() {
             json!({
                 "steady_state": snia_steady(40),
                 "steady_round_ns": 60 * S,
-                "windows": ["1400s..", "0.."]
+                "windows": ["1400s..", "0.."],
+                "headline": ["worst", "steady", "1400s.."]
             }),
         );
         let phases = vec![
@@ -363,7 +373,8 @@ fn write_saturation_seed_sweeps_zeros_then_random_data() {
                 "steady_state": snia_steady(300),
                 "steady_round_ns": 60 * S,
                 "windows": ["last 20m", "0.."],
-                "aggregate_ns": 60 * S
+                "aggregate_ns": 60 * S,
+                "headline": ["fill_once", "last 20min", "steady"]
             }),
         );
         let phases = vec![

@@ -1,0 +1,230 @@
+//! A phase's headline figures ([`figures`]): the numbers its `headline` items name, taken from the phase
+//! result once it is measured (totals, steady-state verdict, windows, derived figures), each with a stable
+//! key, a label, a unit and which way is better. `wkrun compare` and the report read them from
+//! `results.json` and compute nothing themselves.
+
+use super::model::{Better, DirStats, Figure, PhaseResult};
+use crate::stats::derived::{Headline, SideStats};
+use crate::stats::window::{SliceStats, WindowSpec};
+
+/// A figure under construction.
+fn fig(
+    key: String,
+    label: String,
+    value: Option<f64>,
+    unit: &str,
+    better: Option<Better>,
+) -> Figure {
+    Figure {
+        key,
+        label,
+        value: value.filter(|v| v.is_finite()),
+        unit: unit.into(),
+        better,
+    }
+}
+
+const HI: Option<Better> = Some(Better::Higher);
+const LO: Option<Better> = Some(Better::Lower);
+
+/// The figures of `items`, in order, from the measured phase `pr`.
+pub fn figures(items: &[Headline], pr: &PhaseResult) -> Vec<Figure> {
+    let mut out = Vec::new();
+    for item in items {
+        match *item {
+            Headline::Mean => mean(pr, &mut out),
+            Headline::Latency => latency(pr, &mut out),
+            Headline::Worst => {
+                let w = pr.derived.as_ref().and_then(|d| d.worst.as_ref());
+                let k = |s: &str| format!("worst {s}");
+                out.push(fig(
+                    k("iops"),
+                    "worst IOPS (lowest interval)".into(),
+                    w.map(|w| w.iops),
+                    "IOPS",
+                    HI,
+                ));
+                out.push(fig(
+                    k("at_s"),
+                    "worst interval ends at".into(),
+                    w.map(|w| w.at_s),
+                    "s",
+                    None,
+                ));
+            }
+            Headline::PerSecond => {
+                let s = pr.derived.as_ref().and_then(|d| d.per_second.as_ref());
+                slice("per_second", "IOPS per interval", s, &mut out);
+            }
+            Headline::Steady => steady(pr, &mut out),
+            Headline::Windows => {
+                for w in &pr.windows {
+                    window(w, &mut out);
+                }
+            }
+            Headline::Window(spec) => {
+                let found = pr
+                    .windows
+                    .iter()
+                    .find(|w| WindowSpec::parse(&w.spec).ok() == Some(spec));
+                if let Some(w) = found {
+                    window(w, &mut out);
+                }
+            }
+            Headline::FillOnce => fill_once(pr, &mut out),
+            Headline::At(_) => split(pr, &item.to_string(), &item.to_string(), &mut out),
+        }
+    }
+    out
+}
+
+/// `"mean"`: total IOPS, bandwidth and mean latency of the whole phase.
+fn mean(pr: &PhaseResult, out: &mut Vec<Figure>) {
+    let k = |s: &str| format!("mean {s}");
+    out.push(fig(
+        k("iops"),
+        "IOPS, phase mean".into(),
+        Some(pr.read.iops + pr.write.iops),
+        "IOPS",
+        HI,
+    ));
+    out.push(fig(
+        k("mb_s"),
+        "bandwidth, phase mean".into(),
+        Some(pr.total.bw_bytes_per_s / 1e6),
+        "MB/s",
+        HI,
+    ));
+    let lat = pr.total.latency_ns.as_ref().map(|l| l.mean / 1e3);
+    out.push(fig(
+        k("lat_mean_us"),
+        "latency mean, phase".into(),
+        lat,
+        "µs",
+        LO,
+    ));
+}
+
+/// `"latency"`: mean and max latency of each direction with I/O (both when neither has any).
+fn latency(pr: &PhaseResult, out: &mut Vec<Figure>) {
+    let dirs: [(&str, &DirStats); 2] = [("read", &pr.read), ("write", &pr.write)];
+    let any = dirs.iter().any(|(_, d)| d.ops > 0);
+    for (name, d) in dirs {
+        if any && d.ops == 0 {
+            continue;
+        }
+        let l = d.latency_ns.as_ref();
+        out.push(fig(
+            format!("latency {name} mean_us"),
+            format!("{name} latency mean"),
+            l.map(|l| l.mean / 1e3),
+            "µs",
+            LO,
+        ));
+        out.push(fig(
+            format!("latency {name} max_us"),
+            format!("{name} latency max"),
+            l.map(|l| l.max as f64 / 1e3),
+            "µs",
+            LO,
+        ));
+    }
+}
+
+/// `"steady"`: when steady state was reached, and its window mean.
+fn steady(pr: &PhaseResult, out: &mut Vec<Figure>) {
+    let s = pr.steady_state.as_ref();
+    let reached = s.filter(|s| s.reached);
+    out.push(fig(
+        "steady at_s".into(),
+        "time to steady state".into(),
+        reached.and_then(|s| s.at_s),
+        "s",
+        LO,
+    ));
+    out.push(fig(
+        "steady window_mean".into(),
+        "IOPS, steady window mean".into(),
+        reached.map(|s| s.verdict.window_mean),
+        "IOPS",
+        HI,
+    ));
+}
+
+/// One statistic of a slice: its name, how to read it, which way is better.
+type SlicePart = (&'static str, fn(&SliceStats) -> f64, Option<Better>);
+
+/// min, avg, max and stddev of total IOPS per interval.
+fn slice(key: &str, what: &str, s: Option<&SliceStats>, out: &mut Vec<Figure>) {
+    let parts: [SlicePart; 4] = [
+        ("avg", |s| s.avg, HI),
+        ("min", |s| s.min, HI),
+        ("max", |s| s.max, HI),
+        ("stddev", |s| s.stddev, LO),
+    ];
+    for (name, get, better) in parts {
+        out.push(fig(
+            format!("{key} {name}"),
+            format!("{what}, {name}"),
+            s.map(get),
+            "IOPS",
+            better,
+        ));
+    }
+}
+
+/// A window's statistics, under its canonical form when it parses (`last 20min`).
+fn window(w: &super::model::WindowResult, out: &mut Vec<Figure>) {
+    let name = WindowSpec::parse(&w.spec).map_or(w.spec.clone(), |s| s.to_string());
+    let what = if w.complete {
+        format!("IOPS, {name}")
+    } else {
+        format!("IOPS, {name} (incomplete)")
+    };
+    slice(&format!("window {name}"), &what, w.iops.as_ref(), out);
+}
+
+/// `"fill_once"`: when the span had been written once, then IOPS and latency before and after.
+fn fill_once(pr: &PhaseResult, out: &mut Vec<Figure>) {
+    let at = pr
+        .derived
+        .as_ref()
+        .and_then(|d| d.span_writes.iter().find(|w| w.times == 1))
+        .map(|w| w.at_s);
+    out.push(fig(
+        "fill_once at_s".into(),
+        "time to write the span once".into(),
+        at,
+        "s",
+        None,
+    ));
+    split(pr, "fill_once", "the span written once", out);
+}
+
+/// IOPS and mean latency before and after the split named `point`.
+fn split(pr: &PhaseResult, point: &str, what: &str, out: &mut Vec<Figure>) {
+    let s = pr
+        .derived
+        .as_ref()
+        .and_then(|d| d.splits.iter().find(|s| s.point == point));
+    let sides: [(&str, Option<&SideStats>); 2] = [
+        ("before", s.map(|s| &s.before)),
+        ("after", s.and_then(|s| s.after.as_ref())),
+    ];
+    for (side, stats) in sides {
+        out.push(fig(
+            format!("{point} {side} iops"),
+            format!("IOPS {side} {what}"),
+            stats.map(|s| s.iops),
+            "IOPS",
+            HI,
+        ));
+        out.push(fig(
+            format!("{point} {side} lat_mean_us"),
+            format!("latency mean {side} {what}"),
+            stats.and_then(|s| s.lat_mean_us),
+            "µs",
+            LO,
+        ));
+    }
+}
