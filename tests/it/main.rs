@@ -11,11 +11,8 @@ mod cautions;
 mod compare;
 mod engines;
 mod failedwrites;
-<<<<<<< HEAD
 mod fiohabits;
-=======
 mod headline;
->>>>>>> compare
 mod hold;
 mod interrupt;
 mod limits;
