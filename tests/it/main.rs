@@ -26,4 +26,5 @@ mod series;
 mod sim;
 mod spec_errors;
 mod steady;
+mod steady_after;
 mod verify;
