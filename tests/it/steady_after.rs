@@ -66,6 +66,24 @@ fn first_written(r: &[(f64, u64)], need: u64) -> Option<(usize, u64)> {
 }
 
 /// Purge, a fill of the first half (when `fill`), then random writes over that half with the SNIA rule.
+/// Oracle: the SNIA rule (window 5, 20 % range, 10 % line excursion, both inclusive) over the rounds from
+/// `from` on; the 0-based index of the round that completes the first steady window.
+fn snia_from(r: &[(f64, u64)], from: usize) -> Option<usize> {
+    let v: Vec<f64> = r.iter().skip(from).map(|x| x.0).collect();
+    v.windows(5)
+        .position(|w| {
+            let mean = w.iter().sum::<f64>() / 5.0;
+            let (lo, hi) = w
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+            // Ordinary least squares with x = 0..4: slope = (5 Σxy − Σx Σy) / (5 Σx² − (Σx)²).
+            let sxy: f64 = w.iter().enumerate().map(|(i, y)| i as f64 * y).sum();
+            let slope = (5.0 * sxy - 10.0 * w.iter().sum::<f64>()) / (5.0 * 30.0 - 100.0);
+            mean > 0.0 && hi - lo <= 0.2 * mean && slope.abs() * 4.0 <= 0.1 * mean
+        })
+        .map(|k| from + k + 4)
+}
+
 fn spec_body(fill: bool, after: &str, duration: &str, round: &str) -> String {
     let fill = match fill {
         true => {
@@ -131,8 +149,11 @@ fn the_fresh_plateau_is_steady_without_steady_after_and_not_judged_with_it() {
         ss["judged_from_reason"],
         "from the first round (no steady_after)"
     );
-    let drop_at = first_drop(&rounds(&rows, 1), 0.2).expect("the drive falls by a fifth");
+    let rs = rounds(&rows, 1);
+    let drop_at = first_drop(&rs, 0.2).expect("the drive falls by a fifth");
     assert!(ss["at_s"].as_f64().unwrap() <= drop_at as f64, "{ss}");
+    let oracle_at = snia_from(&rs, 0).expect("steady on the plateau");
+    assert_eq!(ss["at_s"].as_f64(), Some((oracle_at + 1) as f64));
 
     // With steady_after = { drop = 0.2 }: judging begins with the round after the first one below 0.8 × the
     // peak before it, and the verdict describes the level the phase stays at.
@@ -212,7 +233,10 @@ fn written_start_begins_at_the_round_where_the_writes_reach_the_amount() {
             (k + 1) * 5
         )
     );
-    // Not declared before the first full window of judged rounds; if reached, at the level it stays at.
+    // Not declared before the first full window of judged rounds, and then where the SNIA rule over the
+    // judged rounds says; if reached, at the level it stays at.
+    let oracle_at = snia_from(&rs, k + 1).map(|a| ((a + 1) * 5) as f64);
+    assert_eq!(ss["at_s"].as_f64(), oracle_at, "{ss}");
     if ss["reached"] == true {
         let at = ss["at_s"].as_f64().unwrap();
         assert!(at >= ((k + 1 + 5) * 5) as f64, "steady at {at} s");
