@@ -312,9 +312,10 @@ impl Start {
 }
 
 /// The verdict of a steady-state rule over the rounds seen so far. The window statistics describe the
-/// first steady window when `reached`; otherwise the last window judged; with fewer rounds than the window,
-/// all the rounds seen (a partial window, `window_rounds` < the rule's window, never judged). All values are
-/// in the series' unit (IOPS, bytes/s, ns) unless stated.
+/// first steady window when `reached`; otherwise the last window judged; with fewer judged rounds than the
+/// window, all the rounds judged (a partial window, `window_rounds` < the rule's window, never judged); while
+/// a [`StartRule`] is not met, none (`window_rounds` 0). All values are in the series' unit (IOPS, bytes/s,
+/// ns) unless stated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
