@@ -350,3 +350,54 @@ fn seed_specs_wait_for_the_drive_and_watch_it_leave() {
     // consistency: 2 spans; write-saturation: 2 data patterns; over-provisioning: 5 spans.
     assert_eq!(judged.len(), 9, "{judged:?}");
 }
+
+/// Seed 002/003's write saturation from a fresh drive, scaled down: IOPS fall for a long time after the
+/// cliff. Waiting for twice the span does not stop a short window from taking the slow fall for level; rounds
+/// long enough to see it do (`specs/write-saturation.toml` judges 20-minute rounds).
+#[test]
+fn a_slow_decay_passes_short_rounds_and_not_long_ones() {
+    let body = |round: &str| {
+        format!(
+            r#"
+[[phase]]
+name = "purge"
+kind = "erase"
+[[phase]]
+name = "saturate"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 32
+read_percent = 0
+duration = "600s"
+steady_state = {{ rule = "snia", max_rounds = 1000 }}
+steady_round = "{round}"
+steady_after = {{ written = "200%" }}
+"#
+        )
+    };
+    let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let mut verdicts = Vec::new();
+    for (round, per) in [("1s", 1), ("20s", 20)] {
+        let d = tempdir();
+        let (_, r, rows) = run(d.path(), &body(round), sim);
+        let ss = workload(&r)["steady_state"].clone();
+        let rs = rounds(&rows, per);
+        let (k, _) = first_written(&rs, 2 * (64 << 20)).expect("twice the span is written");
+        assert_eq!(ss["judged_from_s"], ((k + 1) * per) as f64, "{round}: {ss}");
+        let at = snia_from(&rs, k + 1).map(|a| ((a + 1) * per) as f64);
+        assert_eq!(ss["at_s"].as_f64(), at, "{round}: {ss}");
+        let mean = ss["verdict"]["window_mean"].as_f64().expect("window mean");
+        verdicts.push((round, at, mean, last_tenth_mean(&rows)));
+    }
+    // One-second rounds: steady on the way down, more than 15 % above the last minute.
+    let (_, at, mean, end) = verdicts[0];
+    assert!(at.is_some() && mean > 1.15 * end, "{:?}", verdicts[0]);
+    // Twenty-second rounds: steady at the level the phase stays at.
+    let (_, at, mean, end) = verdicts[1];
+    assert!(
+        at.is_some() && (mean - end).abs() <= 0.15 * end,
+        "{:?}",
+        verdicts[1]
+    );
+}
