@@ -21,7 +21,7 @@ pub use show::render_text;
 use crate::engine::caps;
 use crate::ops::{OpStream, Order, Sizes};
 use crate::spec::Label;
-use crate::stats::steady::{LeaveRule, Rule};
+use crate::stats::steady::{LeaveRule, Rule, StartRule};
 use crate::stats::window::WindowSpec;
 use crate::target::{TargetInfo, TargetKind};
 use crate::vocab::{DataPattern, EngineKind, EraseMethod, Expect, OnError, PhaseKind, Rate, Until};
@@ -278,6 +278,8 @@ pub struct SteadyPlan {
     pub rule: Rule,
     /// The leave-steady-state rule.
     pub leave: Option<LeaveRule>,
+    /// When judging may begin (`steady_after`, its `written` resolved to bytes against the span).
+    pub start: Option<StartRule>,
     /// Length of a round as the spec gives it (`steady_round`), ns; `None` for one interval.
     pub round_ns: Option<u64>,
     /// Intervals per round (1 by default).

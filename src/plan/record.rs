@@ -4,7 +4,7 @@
 
 use super::{Bound, IoSettings, PhasePlan, Work, WriteSource};
 use crate::ops::Order;
-use crate::stats::steady::{LeaveRule, Rule};
+use crate::stats::steady::{LeaveRule, Rule, StartRule};
 use crate::vocab::{
     Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, Rate, Until,
 };
@@ -92,6 +92,9 @@ pub struct PhaseParams {
     /// Leave-steady-state rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_leave: Option<LeaveRule>,
+    /// When steady-state judging may begin (`steady_after`), its `written` resolved to bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_after: Option<StartRule>,
     /// Length of a steady-state round in ns (a multiple of the interval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_round_ns: Option<u64>,
@@ -155,6 +158,7 @@ impl PhaseParams {
             ramp_ns: None,
             steady_state: None,
             steady_leave: None,
+            steady_after: None,
             steady_round_ns: None,
             until: None,
             windows: Vec::new(),
@@ -227,6 +231,7 @@ impl PhasePlan {
                 q.ramp_ns = m.ramp_ns;
                 q.steady_state = m.steady.as_ref().map(|s| s.rule);
                 q.steady_leave = m.steady.as_ref().and_then(|s| s.leave);
+                q.steady_after = m.steady.as_ref().and_then(|s| s.start);
                 q.steady_round_ns = m.steady.as_ref().and_then(|s| s.round_ns);
                 q.until = m.until;
                 q.windows = m.windows.iter().map(|w| w.text.clone()).collect();

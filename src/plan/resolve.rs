@@ -11,6 +11,7 @@ use super::{
 use crate::ops::Order;
 use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError};
 use crate::stats::derived::Headline;
+use crate::stats::steady::StartRule;
 use crate::stats::window::WindowSpec;
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Duration, Size};
@@ -366,7 +367,7 @@ impl Phase<'_> {
                 (source, bound, None, 0, Measure::default())
             }
             _ => {
-                let measure = self.measure(io.interval_ns)?;
+                let measure = self.measure(io.interval_ns, sp.len)?;
                 let bound = self.workload_bound(bs, sp.len, io.interval_ns, rounding)?;
                 let read = p.read_percent.one().map_or(0, |r| r.0 as u8); // 0..=100, checked by the rules
                 (data, bound, None, read, measure)
@@ -483,7 +484,7 @@ impl Phase<'_> {
     }
 
     /// A workload's pacing and measurements: rate cap, ramp, steady state, windows, aggregates.
-    fn measure(&self, interval_ns: u64) -> Result<Measure, SpecError> {
+    fn measure(&self, interval_ns: u64, span: u64) -> Result<Measure, SpecError> {
         let p = self.p;
         let steady_round =
             self.multiple_of_interval("steady_round", p.steady_round, interval_ns)?;
@@ -502,12 +503,14 @@ impl Phase<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let (headline, windows) = self.headline(windows)?;
+        let start = self.steady_after(span)?;
         Ok(Measure {
             rate_iops: p.rate_iops,
             ramp_ns: p.ramp.map(|d| d.0),
             steady: p.steady_state.map(|rule| SteadyPlan {
                 rule,
                 leave: p.steady_leave,
+                start,
                 round_ns: steady_round,
                 intervals_per_round: steady_round.map_or(1, |r| (r / interval_ns).max(1)),
             }),
@@ -555,6 +558,31 @@ impl Phase<'_> {
             }
         }
         Ok((items, windows))
+    }
+
+    /// `steady_after` with its `written` in bytes (a percentage is of the span, rounded down, at least 1 B).
+    fn steady_after(&self, span: u64) -> Result<Option<StartRule>, SpecError> {
+        let Some(a) = self.p.steady_after else {
+            return Ok(None);
+        };
+        let written_bytes = match a.written {
+            None => None,
+            Some(Amount::Bytes(b)) => Some(b),
+            Some(Amount::Percent(pc)) => Some(
+                pc.checked_of_floor(span)
+                    .ok_or_else(|| {
+                        let what = format!(
+                            "steady_after written {pc} of the span is more bytes than wkrun can count"
+                        );
+                        self.err("steady_after", what, None)
+                    })?
+                    .max(1),
+            ),
+        };
+        Ok(Some(StartRule {
+            written_bytes,
+            drop: a.drop,
+        }))
     }
 
     /// A duration key that must be a whole number of intervals (`steady_round`, `aggregate`), in ns.

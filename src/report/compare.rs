@@ -828,7 +828,13 @@ mod tests {
                 rounds_seen: 5,
                 gave_up: false,
                 left: None,
+                judged_from_round: Some(0),
+                start: None,
             },
+            judged_from_s: Some(0.0),
+            judged_from_reason: String::new(),
+            window_start_s: None,
+            window_end_s: None,
         }
     }
 

@@ -266,6 +266,20 @@ pub struct SteadyState {
     /// Whether the phase ended because steady state was reached (`until = "steady"`); false when it ran to
     /// its bound.
     pub ended_phase: bool,
+    /// When judging began: the end of the last round before the first judged one, s from the measured start
+    /// (0 without `steady_after`); absent when the `steady_after` rule was never met (no round was judged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_from_s: Option<f64>,
+    /// Why judging began then, or why it never did, in words (the numbers are in `verdict.start`).
+    #[serde(default)]
+    pub judged_from_reason: String,
+    /// Start of the window the verdict describes (the first steady window when reached, else the last
+    /// window judged), s from the measured start; absent when no round was judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_start_s: Option<f64>,
+    /// End of that window, s from the measured start (`at_s` when reached); absent when no round was judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_end_s: Option<f64>,
     /// The full verdict: window mean/min/max, slope, excursions, leaving steady state.
     pub verdict: crate::stats::steady::Verdict,
 }

@@ -199,6 +199,7 @@ fn steady_state(
     ended_phase: bool,
 ) -> SteadyState {
     let round_s = (s.intervals_per_round * interval_ns) as f64 / 1e9;
+    let judged = v.window_rounds > 0 && v.judged_from_round.is_some();
     SteadyState {
         criterion: s.rule,
         reached: v.reached,
@@ -206,7 +207,52 @@ fn steady_state(
         left_at_s: v.left.as_ref().map(|l| (l.at_round + 1) as f64 * round_s),
         window_s: s.rule.window() as f64 * round_s,
         ended_phase,
+        judged_from_s: v.judged_from_round.map(|r| r as f64 * round_s),
+        judged_from_reason: judged_from_reason(&v, round_s),
+        window_start_s: judged.then_some(v.window_first_round as f64 * round_s),
+        window_end_s: judged.then_some((v.window_first_round + v.window_rounds) as f64 * round_s),
         verdict: v,
+    }
+}
+
+/// Why judging began when it did (`steady_after`), or why it never did, in words.
+fn judged_from_reason(v: &crate::stats::steady::Verdict, round_s: f64) -> String {
+    let Some(st) = &v.start else {
+        return "from the first round (no steady_after)".into();
+    };
+    let end = |r: usize| (r + 1) as f64 * round_s;
+    let mut met = Vec::new();
+    let mut unmet = Vec::new();
+    if let Some(need) = st.rule.written_bytes {
+        match st.written_round {
+            Some(r) => met.push(format!(
+                "the phase had written {} B (steady_after.written: {need} B) by {} s",
+                st.written_bytes,
+                end(r)
+            )),
+            None => unmet.push(format!(
+                "the phase wrote {} B of the {need} B steady_after.written needs",
+                st.written_bytes
+            )),
+        }
+    }
+    if let Some(drop) = st.rule.drop {
+        let peak = st.peak.unwrap_or(0.0);
+        match (st.drop_round, st.dropped_to) {
+            (Some(r), Some(to)) => met.push(format!(
+                "the round ending {} s fell to {to:.1}, below {} × the peak {peak:.1} (steady_after.drop {drop})",
+                end(r),
+                1.0 - drop
+            )),
+            _ => unmet.push(format!(
+                "no round fell below {} × the peak {peak:.1} (steady_after.drop {drop})",
+                1.0 - drop
+            )),
+        }
+    }
+    match v.judged_from_round {
+        Some(_) => format!("after {}", met.join(" and ")),
+        None => format!("never: {}", unmet.join(" and ")),
     }
 }
 
@@ -342,6 +388,16 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
             )),
             (Some(at), false) => ctx.log(&format!("      steady state reached at {at} s")),
             (None, _) => ctx.log("      steady state not reached"),
+        }
+        if ss.verdict.start.is_some() {
+            match ss.judged_from_s {
+                Some(t) => ctx.log(&format!(
+                    "      judged from {} s, {}",
+                    (t * 1e3).round() / 1e3,
+                    ss.judged_from_reason
+                )),
+                None => ctx.log(&format!("      not judged: {}", ss.judged_from_reason)),
+            }
         }
     }
 }

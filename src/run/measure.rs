@@ -10,12 +10,14 @@ use crate::engine::{
 };
 use crate::image::ImageSource;
 use crate::ops::{OpKind, OpStream, SharedOps};
-use crate::plan::{Bound, IoSettings, Measure, PhasePlan, Work, WriteSource, image_path};
+use crate::plan::{
+    Bound, IoSettings, Measure, PhasePlan, SteadyPlan, Work, WriteSource, image_path,
+};
 use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::derived::{RowFacts, SpanWrite, Split, SplitTracker};
-use crate::stats::steady::{FioMetric, LeaveRule, Rule, SteadyDetector};
+use crate::stats::steady::{FioMetric, Rule, SteadyDetector};
 use crate::stats::{IntervalClock, Series};
 use crate::vocab::DataPattern;
 use std::fs::File;
@@ -473,8 +475,7 @@ fn measure(
     let mut c = Collector {
         csv,
         rows: Rows::new(
-            m.steady.map(|s| s.rule),
-            m.steady.and_then(|s| s.leave),
+            m.steady,
             per_round,
             keep_iops,
             SplitTracker::new(&m.headline, shape.stream.span_len),
@@ -655,24 +656,29 @@ struct Rows {
     per_round: usize,
     round_sum: f64,
     round_rows: usize,
+    /// Bytes written in the round being filled.
+    round_written: u64,
     /// Span writes and before/after splits, when the headline asks for them.
     splits: Option<SplitTracker>,
 }
 
 impl Rows {
     fn new(
-        rule: Option<Rule>,
-        leave: Option<LeaveRule>,
+        steady: Option<SteadyPlan>,
         per_round: usize,
         keep_iops: bool,
         splits: Option<SplitTracker>,
     ) -> Rows {
-        let metric = match rule {
+        let metric = match steady.map(|s| s.rule) {
             Some(Rule::Fio(f)) => f.metric,
             _ => FioMetric::Iops,
         };
-        // The rule was validated with the spec, so the detector builds.
-        let detector = rule.and_then(|r| SteadyDetector::new(r, leave).ok());
+        // The rules were validated with the spec, so the detector builds.
+        let detector = steady.and_then(|s| {
+            SteadyDetector::new(s.rule, s.leave)
+                .and_then(|d| d.starting(s.start))
+                .ok()
+        });
         Rows {
             iops: Vec::new(),
             keep_iops,
@@ -682,6 +688,7 @@ impl Rows {
             per_round,
             round_sum: 0.0,
             round_rows: 0,
+            round_written: 0,
             splits,
         }
     }
@@ -710,12 +717,14 @@ impl Rows {
         };
         self.round_sum += value;
         self.round_rows += 1;
+        self.round_written = self.round_written.saturating_add(row.write_bytes);
         if self.round_rows < self.per_round {
             return false;
         }
         let round = self.round_sum / self.round_rows as f64;
-        (self.round_sum, self.round_rows) = (0.0, 0);
-        let reached = d.push(round).is_some_and(|v| v.reached);
+        let written = self.round_written;
+        (self.round_sum, self.round_rows, self.round_written) = (0.0, 0, 0);
+        let reached = d.push_round(round, written).is_some_and(|v| v.reached);
         let first = reached && !self.reached;
         self.reached |= reached;
         first

@@ -269,6 +269,12 @@ pub const KEYS: &[Key] = &[
     key("steady_leave", WORKLOAD, "none", |p| {
         p.steady_leave.is_some()
     }),
+    key(
+        "steady_after",
+        WORKLOAD,
+        "none (judged from the first round)",
+        |p| p.steady_after.is_some(),
+    ),
     key("steady_round", WORKLOAD, "one interval", |p| {
         p.steady_round.is_some()
     }),
@@ -522,6 +528,7 @@ mod tests {
         ("ramp", "\"1s\""),
         ("steady_state", "{ rule = \"snia\" }"),
         ("steady_leave", "{ drop = 0.2 }"),
+        ("steady_after", "{ written = \"200%\" }"),
         ("steady_round", "\"1m\""),
         ("until", "\"steady\""),
         ("windows", "[\"last 20m\"]"),

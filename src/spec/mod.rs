@@ -270,6 +270,21 @@ pub struct Defaults {
     pub on_error: Option<OnError>,
 }
 
+/// `steady_after`: what must have happened before a phase's steady state is judged. At least one of the two;
+/// with both, judging begins once both have happened.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SteadyAfter {
+    /// Bytes the phase must have written, counted from its measured start (a ramp's writes and earlier
+    /// phases' do not count): a size (`"512GiB"`) or a percentage of the span (`"200%"`), above 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<Amount>,
+    /// A round must first have fallen below (1 − `drop`) × the highest round before it: a fraction in
+    /// (0, 1) (0.5: below half the peak).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<f64>,
+}
+
 /// One `[[phase]]`. Which keys a phase may use depends on its `kind` (see [`rules::keys_for`]); a key that
 /// does not apply to the kind is refused with the list of keys that do.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -406,6 +421,13 @@ pub struct PhaseSpec {
     /// Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_leave: Option<crate::stats::steady::LeaveRule>,
+    /// When steady-state judging may begin: after the phase has written `written` (a size, or a percentage
+    /// of the span: `"200%"` is twice the span, as SNIA PTS preconditions), and/or after a round fell
+    /// below (1 − `drop`) × the highest round before it (a fresh drive's cliff). Rounds before are not
+    /// judged. E.g. `{ written = "200%" }`, `{ drop = 0.5 }`. Needs `steady_state`. Default: judge from
+    /// the first round. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_after: Option<SteadyAfter>,
     /// Length of one steady-state round: the detector judges averages of consecutive intervals over this
     /// length (SNIA rounds are minutes long; per-second IOPS is too noisy for a 20 % excursion). A multiple of
     /// `interval`. Default: one interval. Kinds: workload.

@@ -340,6 +340,31 @@ fn check_headline(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// `steady_after`'s values: at least one condition, `written` above 0, `drop` in (0, 1).
+fn check_steady_after(at: &At, a: &super::SteadyAfter) -> Result<(), RuleError> {
+    if matches!(
+        a.written,
+        Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))
+    ) {
+        return Err(at.key(
+            "steady_after",
+            "steady_after written must be above 0",
+            Some("omit steady_after to judge from the first round"),
+        ));
+    }
+    let rule = crate::stats::steady::StartRule {
+        written_bytes: a.written.map(|_| 1),
+        drop: a.drop,
+    };
+    rule.validate().map_err(|e| {
+        at.key(
+            "steady_after",
+            e,
+            Some("e.g. steady_after = { written = \"200%\" } or { drop = 0.5 }"),
+        )
+    })
+}
+
 /// `steady_state` and the keys that need it.
 fn check_steady(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
     if let Some(rule) = &p.steady_state {
@@ -356,6 +381,12 @@ fn check_steady(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
         leave
             .validate()
             .map_err(|e| at.key("steady_leave", e, None))?;
+    }
+    if let Some(after) = &p.steady_after {
+        if p.steady_state.is_none() {
+            return Err(at.key("steady_after", "steady_after needs steady_state", None));
+        }
+        check_steady_after(at, after)?;
     }
     if p.until == Some(super::Until::Steady) && (p.steady_state.is_none() || p.duration.is_none()) {
         return Err(at.key(

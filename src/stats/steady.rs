@@ -17,6 +17,13 @@
 //! `null`), never 0, so that they cannot pass for a perfectly steady window. A window whose mean is not
 //! positive is never steady, under any rule.
 //!
+//! A [`StartRule`] holds judging back until the drive has been worked hard enough (`steady_after`): until the
+//! phase has written a stated number of bytes (SNIA PTS preconditions with twice the user capacity), and/or
+//! until a round has fallen a stated fraction below the highest round before it (the cliff after a fresh
+//! drive's spare area runs out). Rounds before that are not judged: no window holds them, and `max_rounds`
+//! counts from the first judged round. A fresh drive's plateau is level enough to pass any window rule, so
+//! without a start rule a plateau before the cliff is declared steady.
+//!
 //! [`SteadyDetector`] judges round by round, so the runner can stop a phase when steady (`until = "steady"`);
 //! [`evaluate`] judges a whole series with the same code, for results.
 
@@ -35,8 +42,9 @@ use std::collections::VecDeque;
 pub struct SniaRule {
     /// Rounds in the measurement window (≥ 2). Default 5.
     pub window: usize,
-    /// Rounds within which steady state must be reached (≥ `window`); `None` (`null`) for no limit. Default
-    /// 25. A window ending later is not judged.
+    /// Rounds within which steady state must be reached (≥ `window`), counted from the first judged round
+    /// (after a `steady_after` rule is met); `None` (`null`) for no limit. Default 25. A window ending later
+    /// is not judged.
     pub max_rounds: Option<usize>,
     /// Largest allowed (max − min) of the window, as a fraction of its average (0.20 = 20 %).
     pub data_excursion: f64,
@@ -212,10 +220,102 @@ pub struct Leave {
     pub fall: Option<f64>,
 }
 
+/// When judging may begin (the spec's `steady_after`, resolved to bytes): after the phase has written
+/// `written_bytes`, and/or after a round fell below `(1 − drop)` × the highest round before it. With both,
+/// judging begins once both have happened. The rounds up to and including the one that met the rule are
+/// not judged; the first judged round is the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartRule {
+    /// Bytes the phase must have written (counted from its measured start) before judging; `None` (`null`):
+    /// no such condition.
+    pub written_bytes: Option<u64>,
+    /// The fall that must have been seen before judging, as a fraction of the highest round before it
+    /// (0.5 = a round below half the peak), in (0, 1); `None` (`null`): no such condition.
+    pub drop: Option<f64>,
+}
+
+impl StartRule {
+    /// Checks that at least one condition is given and that `drop` is in (0, 1).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.written_bytes.is_none() && self.drop.is_none() {
+            return Err("steady_after needs `written` or `drop` (or both)".into());
+        }
+        match self.drop {
+            Some(d) if !(d > 0.0 && d < 1.0) => Err(format!(
+                "steady_after drop {d} must be a fraction between 0 and 1 (0.5 for a fall to half the peak)"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Where a [`StartRule`] stands: what the phase had done by the time judging began (or so far, while it
+/// has not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Start {
+    /// The rule.
+    pub rule: StartRule,
+    /// Bytes the phase had written by the end of the round that met the rule; while it is not met, by the
+    /// end of the last round seen.
+    pub written_bytes: u64,
+    /// 0-based index of the round during which the phase's writes reached `rule.written_bytes`; `None`
+    /// without that condition or before it is met.
+    pub written_round: Option<usize>,
+    /// The highest round before the drop (while no drop was seen, the highest so far); `None` without a
+    /// `drop` condition or before any round.
+    pub peak: Option<f64>,
+    /// 0-based index of the first round below `(1 − drop) × peak`; `None` without that condition or before
+    /// it is met.
+    pub drop_round: Option<usize>,
+    /// The value of that round.
+    pub dropped_to: Option<f64>,
+}
+
+impl Start {
+    fn new(rule: StartRule) -> Start {
+        Start {
+            rule,
+            written_bytes: 0,
+            written_round: None,
+            peak: None,
+            drop_round: None,
+            dropped_to: None,
+        }
+    }
+
+    /// Takes round `round` (its value and the bytes written in it); true when the rule is met with it.
+    fn take(&mut self, round: usize, value: f64, written: u64) -> bool {
+        self.written_bytes = self.written_bytes.saturating_add(written);
+        if let Some(need) = self.rule.written_bytes
+            && self.written_round.is_none()
+            && self.written_bytes >= need
+        {
+            self.written_round = Some(round);
+        }
+        if let Some(drop) = self.rule.drop
+            && self.drop_round.is_none()
+        {
+            match self.peak {
+                Some(p) if p > 0.0 && value < (1.0 - drop) * p => {
+                    self.drop_round = Some(round);
+                    self.dropped_to = Some(value);
+                }
+                Some(p) if p >= value => {}
+                _ => self.peak = Some(value),
+            }
+        }
+        (self.rule.written_bytes.is_none() || self.written_round.is_some())
+            && (self.rule.drop.is_none() || self.drop_round.is_some())
+    }
+}
+
 /// The verdict of a steady-state rule over the rounds seen so far. The window statistics describe the
-/// first steady window when `reached`; otherwise the last window judged; with fewer rounds than the window,
-/// all the rounds seen (a partial window, `window_rounds` < the rule's window, never judged). All values are
-/// in the series' unit (IOPS, bytes/s, ns) unless stated.
+/// first steady window when `reached`; otherwise the last window judged; with fewer judged rounds than the
+/// window, all the rounds judged (a partial window, `window_rounds` < the rule's window, never judged); while
+/// a [`StartRule`] is not met, none (`window_rounds` 0). All values are in the series' unit (IOPS, bytes/s,
+/// ns) unless stated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
@@ -255,6 +355,18 @@ pub struct Verdict {
     /// When the drive left steady state, with a [`LeaveRule`]; `None` without one, before steady state, or
     /// while the trailing window stays above the threshold.
     pub left: Option<Leave>,
+    /// 0-based index of the first round judged: 0 without a [`StartRule`], else the round after the one
+    /// that met it; `None` (`null`) while it is not met (no round judged).
+    #[serde(default = "first_round")]
+    pub judged_from_round: Option<usize>,
+    /// With a [`StartRule`]: where it stands (what the phase had written, the peak and the drop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start>,
+}
+
+/// `judged_from_round` of a verdict written before start rules existed: from the first round.
+fn first_round() -> Option<usize> {
+    Some(0)
 }
 
 /// The facts of one window, computed once and shared by every rule.
@@ -344,8 +456,10 @@ fn ratio(x: f64, mean: f64) -> Option<f64> {
 pub struct SteadyDetector {
     rule: Rule,
     leave: Option<LeaveRule>,
-    /// The last `window` values.
+    /// The last `window` judged values.
     recent: VecDeque<f64>,
+    /// Rounds judged so far (those after the start rule was met).
+    judged: usize,
     verdict: Verdict,
 }
 
@@ -361,6 +475,7 @@ impl SteadyDetector {
             rule,
             leave,
             recent: VecDeque::with_capacity(rule.window() + 1),
+            judged: 0,
             verdict: Verdict {
                 reached: false,
                 at_round: None,
@@ -377,8 +492,21 @@ impl SteadyDetector {
                 rounds_seen: 0,
                 gave_up: false,
                 left: None,
+                judged_from_round: Some(0),
+                start: None,
             },
         })
+    }
+
+    /// The same detector, judging only once `start` is met (no change with `None`). Fails when the rule is
+    /// invalid ([`StartRule::validate`]).
+    pub fn starting(mut self, start: Option<StartRule>) -> Result<SteadyDetector, String> {
+        if let Some(s) = start {
+            s.validate()?;
+            self.verdict.judged_from_round = None;
+            self.verdict.start = Some(Start::new(s));
+        }
+        Ok(self)
     }
 
     /// The rule being applied.
@@ -386,17 +514,34 @@ impl SteadyDetector {
         &self.rule
     }
 
-    /// Adds the next round's value (a non-finite value counts as 0). Returns `None` while fewer rounds than
-    /// the window were seen (nothing judged yet), then the verdict so far after every round.
+    /// Adds the next round's value (a non-finite value counts as 0), for a detector without a start rule
+    /// on written bytes: [`push_round`](Self::push_round) with no bytes written.
     pub fn push(&mut self, value: f64) -> Option<Verdict> {
+        self.push_round(value, 0)
+    }
+
+    /// Adds the next round: its value (a non-finite value counts as 0) and the bytes the phase wrote in it.
+    /// Returns `None` while fewer rounds than the window were judged (nothing judged yet), then the verdict
+    /// so far after every round.
+    pub fn push_round(&mut self, value: f64, written: u64) -> Option<Verdict> {
         let value = if value.is_finite() { value } else { 0.0 };
+        let round = self.verdict.rounds_seen;
+        self.verdict.rounds_seen += 1;
+        if self.verdict.judged_from_round.is_none() {
+            if let Some(s) = self.verdict.start.as_mut()
+                && s.take(round, value, written)
+            {
+                self.verdict.judged_from_round = Some(round + 1);
+                self.verdict.window_first_round = round + 1;
+            }
+            return None;
+        }
         let window = self.rule.window();
         self.recent.push_back(value);
         if self.recent.len() > window {
             self.recent.pop_front();
         }
-        let round = self.verdict.rounds_seen;
-        self.verdict.rounds_seen += 1;
+        self.judged += 1;
         let full = self.recent.len() == window;
         if self.verdict.reached {
             self.check_leave(round);
@@ -408,12 +553,12 @@ impl SteadyDetector {
                     self.verdict.reached = true;
                     self.verdict.at_round = Some(round);
                     self.verdict.at_round_number = Some(round + 1);
-                } else if self.rule.max_rounds().is_some_and(|m| round + 1 >= m) {
+                } else if self.rule.max_rounds().is_some_and(|m| self.judged >= m) {
                     self.verdict.gave_up = true;
                 }
             }
         }
-        (self.verdict.rounds_seen >= window).then(|| self.verdict.clone())
+        (self.judged >= window).then(|| self.verdict.clone())
     }
 
     /// The verdict so far (a partial-window description before `window` rounds were seen).
@@ -464,6 +609,21 @@ pub fn evaluate(rule: &Rule, leave: Option<LeaveRule>, series: &[f64]) -> Result
     let mut d = SteadyDetector::new(*rule, leave)?;
     for &v in series {
         d.push(v);
+    }
+    Ok(d.verdict())
+}
+
+/// Judges a whole series of rounds, each its value and the bytes written in it, with a start rule: the
+/// same as pushing every round into a [`SteadyDetector`] built with [`SteadyDetector::starting`].
+pub fn evaluate_from(
+    rule: &Rule,
+    leave: Option<LeaveRule>,
+    start: Option<StartRule>,
+    rounds: &[(f64, u64)],
+) -> Result<Verdict, String> {
+    let mut d = SteadyDetector::new(*rule, leave)?.starting(start)?;
+    for &(v, w) in rounds {
+        d.push_round(v, w);
     }
     Ok(d.verdict())
 }
@@ -705,5 +865,157 @@ mod tests {
         let v = evaluate(&snia(), Some(LeaveRule { drop: 0.2 }), &[1.0; 9]).unwrap();
         let back: Verdict = serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
         assert_eq!(back, v);
+    }
+
+    fn flat_rounds(n: usize, value: f64, written: u64) -> Vec<(f64, u64)> {
+        vec![(value, written); n]
+    }
+
+    #[test]
+    fn written_start_holds_judging_back_to_the_round_after_it() {
+        // 100 B a round, 450 B needed: 500 B by the end of round 4, so rounds 5.. are judged and the flat
+        // series is steady at round 9 (window 5..=9), not 4.
+        let start = StartRule {
+            written_bytes: Some(450),
+            drop: None,
+        };
+        let rounds = flat_rounds(12, 1000.0, 100);
+        let v = evaluate_from(&snia(), None, Some(start), &rounds).unwrap();
+        assert_eq!(v.judged_from_round, Some(5));
+        assert_eq!(
+            (v.at_round, v.window_first_round, v.window_rounds),
+            (Some(9), 5, 5)
+        );
+        let s = v.start.unwrap();
+        assert_eq!((s.written_bytes, s.written_round), (500, Some(4)));
+        assert_eq!((s.peak, s.drop_round, s.dropped_to), (None, None, None));
+        // Exactly the amount by the end of a round: that round met it.
+        let exact = StartRule {
+            written_bytes: Some(500),
+            drop: None,
+        };
+        let v = evaluate_from(&snia(), None, Some(exact), &rounds).unwrap();
+        assert_eq!((v.judged_from_round, v.at_round), (Some(5), Some(9)));
+        // Without a start rule: from round 0, as before.
+        let v = evaluate_from(&snia(), None, None, &rounds).unwrap();
+        assert_eq!(
+            (v.judged_from_round, v.at_round, v.start),
+            (Some(0), Some(4), None)
+        );
+    }
+
+    #[test]
+    fn drop_start_waits_for_the_cliff() {
+        // The plateau (40000) would be steady at round 4; the drop to 10000 (< 0.5 × 40000) is round 5, so
+        // rounds 6.. are judged: 12000, 11000, 11500, 11800, 11600 has mean 11580, range 1000 (8.6 %) and
+        // slope (−2·12000 − 11000 + 11800 + 2·11600) / 10 = 0: steady at round 10.
+        let mut y = vec![40000.0; 5];
+        y.push(10000.0);
+        y.extend([12000.0, 11000.0, 11500.0, 11800.0, 11600.0, 11700.0]);
+        let rounds: Vec<(f64, u64)> = y.iter().map(|&v| (v, 0)).collect();
+        let start = StartRule {
+            written_bytes: None,
+            drop: Some(0.5),
+        };
+        let v = evaluate_from(&snia(), None, Some(start), &rounds).unwrap();
+        assert_eq!(v.judged_from_round, Some(6));
+        assert_eq!((v.at_round, v.window_first_round), (Some(10), 6));
+        assert_eq!((v.window_mean, v.slope), (11580.0, 0.0));
+        let s = v.start.unwrap();
+        assert_eq!(
+            (s.peak, s.drop_round, s.dropped_to),
+            (Some(40000.0), Some(5), Some(10000.0))
+        );
+        assert_eq!(evaluate(&snia(), None, &y).unwrap().at_round, Some(4));
+        // The peak is the highest round before the drop: 100, 200, 300, then 140 < 150.
+        let ramp = [(100.0, 0), (200.0, 0), (160.0, 0), (300.0, 0), (140.0, 0)];
+        let v = evaluate_from(&snia(), None, Some(start), &ramp).unwrap();
+        let s = v.start.unwrap();
+        assert_eq!(
+            (s.peak, s.drop_round, v.judged_from_round),
+            (Some(300.0), Some(4), Some(5))
+        );
+    }
+
+    #[test]
+    fn both_conditions_wait_for_the_later_and_max_rounds_counts_judged_rounds() {
+        // Drop at round 1 (100 → 40), 250 B written by the end of round 4 (50 B a round, 250 needed):
+        // judged from round 5.
+        let mut rounds = vec![(100.0, 50), (40.0, 50)];
+        rounds.extend(flat_rounds(10, 40.0, 50));
+        let start = StartRule {
+            written_bytes: Some(250),
+            drop: Some(0.5),
+        };
+        let v = evaluate_from(&snia(), None, Some(start), &rounds).unwrap();
+        assert_eq!(v.judged_from_round, Some(5));
+        let s = v.start.as_ref().unwrap();
+        assert_eq!(
+            (s.written_round, s.drop_round, s.written_bytes),
+            (Some(4), Some(1), 250)
+        );
+        // max_rounds 5 counts from round 5: the window 5..=9 is the fifth judged round, within the limit.
+        let five = Rule::Snia(SniaRule {
+            max_rounds: Some(5),
+            ..SniaRule::default()
+        });
+        let v = evaluate_from(&five, None, Some(start), &rounds).unwrap();
+        assert_eq!((v.reached, v.at_round, v.gave_up), (true, Some(9), false));
+    }
+
+    #[test]
+    fn a_start_never_met_judges_nothing() {
+        let start = StartRule {
+            written_bytes: Some(10_000),
+            drop: Some(0.5),
+        };
+        let mut d = SteadyDetector::new(snia(), Some(LeaveRule { drop: 0.2 }))
+            .unwrap()
+            .starting(Some(start))
+            .unwrap();
+        for _ in 0..30 {
+            assert_eq!(d.push_round(500.0, 100), None);
+        }
+        let v = d.verdict();
+        assert!(!v.reached && !v.gave_up);
+        assert_eq!(
+            (v.judged_from_round, v.window_rounds, v.rounds_seen),
+            (None, 0, 30)
+        );
+        let s = v.start.unwrap();
+        assert_eq!(
+            (s.written_bytes, s.written_round, s.peak),
+            (3000, None, Some(500.0))
+        );
+        let json = serde_json::to_string(&d.verdict()).unwrap();
+        assert!(json.contains("\"judged_from_round\":null"), "{json}");
+        let e = SteadyDetector::new(snia(), None)
+            .unwrap()
+            .starting(Some(StartRule {
+                written_bytes: None,
+                drop: None,
+            }))
+            .unwrap_err();
+        assert!(e.contains("`written` or `drop`"), "{e}");
+        let e = evaluate_from(
+            &snia(),
+            None,
+            Some(StartRule {
+                written_bytes: None,
+                drop: Some(1.0),
+            }),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.contains("between 0 and 1"), "{e}");
+    }
+
+    #[test]
+    fn a_verdict_without_judged_from_round_reads_as_judged_from_the_start() {
+        let v = evaluate(&snia(), None, &[1.0; 6]).unwrap();
+        let mut json: serde_json::Value = serde_json::to_value(&v).unwrap();
+        json.as_object_mut().unwrap().remove("judged_from_round");
+        let back: Verdict = serde_json::from_value(json).unwrap();
+        assert_eq!(back.judged_from_round, Some(0));
     }
 }

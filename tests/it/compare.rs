@@ -98,7 +98,13 @@ fn steady(at_s: Option<f64>) -> SteadyState {
             rounds_seen: 20,
             gave_up: false,
             left: None,
+            judged_from_round: Some(0),
+            start: None,
         },
+        judged_from_s: Some(0.0),
+        judged_from_reason: "from the first round (no steady_after)".into(),
+        window_start_s: at_s.map(|a| a - 5.0),
+        window_end_s: at_s,
     }
 }
 

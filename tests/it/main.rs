@@ -29,5 +29,6 @@ mod sim;
 mod simgc;
 mod spec_errors;
 mod steady;
+mod steady_after;
 mod tail;
 mod verify;

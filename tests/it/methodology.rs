@@ -203,11 +203,12 @@ fn push_cell(want: &mut Vec<Value>, cell: &str, label: Value, phases: Vec<(&str,
     }
 }
 
-/// The seeds' steady-state rule: SNIA, 5 rounds, 20 % data and 10 % slope excursion, at most `max_rounds`.
-fn snia_steady(max_rounds: u32) -> Value {
+/// The seeds' steady-state rule: SNIA, `window` rounds, 20 % data and 10 % slope excursion, at most
+/// `max_rounds`.
+fn snia_steady(window: u32, max_rounds: u32) -> Value {
     json!({
         "rule": "snia",
-        "window": 5,
+        "window": window,
         "max_rounds": max_rounds,
         "data_excursion": 0.2,
         "slope_excursion": 0.1
@@ -283,7 +284,15 @@ fn over_provisioning_seed_sweeps_five_spans_with_a_whole_target_purge() {
             3,
             "random",
             3600 * S,
-            json!({"windows": ["last 20m"], "aggregate_ns": 60 * S, "headline": ["windows"]}),
+            json!({
+                "windows": ["last 20m"],
+                "aggregate_ns": 60 * S,
+                "headline": ["windows"],
+                "steady_state": snia_steady(5, 60),
+                "steady_round_ns": 60 * S,
+                "steady_after": {"written_bytes": span_of(CAP, p, 4096), "drop": null},
+                "steady_leave": {"drop": 0.2}
+            }),
         );
         // The purge keeps its own span = "100%": every purge erases the whole target.
         let phases = vec![
@@ -335,8 +344,10 @@ fn consistency_seed_sweeps_the_spare_area() {
             "random",
             2000 * S,
             json!({
-                "steady_state": snia_steady(40),
+                "steady_state": snia_steady(10, 33),
                 "steady_round_ns": 60 * S,
+                "steady_after": {"written_bytes": null, "drop": 0.5},
+                "steady_leave": {"drop": 0.2},
                 "windows": ["1400s..", "0.."],
                 "headline": ["worst", "steady", "1400s.."]
             }),
@@ -370,8 +381,10 @@ fn write_saturation_seed_sweeps_zeros_then_random_data() {
             data,
             300 * 60 * S,
             json!({
-                "steady_state": snia_steady(300),
-                "steady_round_ns": 60 * S,
+                "steady_state": snia_steady(5, 15),
+                "steady_round_ns": 20 * 60 * S,
+                "steady_after": {"written_bytes": 2 * CAP, "drop": null},
+                "steady_leave": {"drop": 0.2},
                 "windows": ["last 20m", "0.."],
                 "aggregate_ns": 60 * S,
                 "headline": ["fill_once", "last 20min", "steady"]
@@ -383,6 +396,25 @@ fn write_saturation_seed_sweeps_zeros_then_random_data() {
         ];
         let label = sweep_label("data", "data", data);
         push_cell(&mut want, &format!("data={data}"), label, phases);
+    }
+    // Seed 002's stability cells on the saturated drive: 0 % and 70 % reads, 20 minutes each.
+    for read in [0u8, 70] {
+        want.push(phase_json(
+            want.len(),
+            &format!("stability[read={read}]"),
+            "workload",
+            vec![matrix_label("read", &read.to_string())],
+            workload_params(
+                CAP,
+                4096,
+                32,
+                read,
+                4,
+                "random",
+                20 * 60 * S,
+                json!({"windows": ["0.."], "aggregate_ns": 60 * S, "headline": ["per_second"]}),
+            ),
+        ));
     }
     let got = assert_phases(&plan, &want);
     for p in got {
@@ -416,7 +448,8 @@ fn set_duration_shortens_every_workload_of_every_seed_and_nothing_else() {
         let mut workloads = 0;
         for (b, s) in bp.iter().zip(sp) {
             let mut want = b.clone();
-            if b["kind"] == "workload" {
+            // A byte-bounded workload (anthology's writes) has no duration to replace.
+            if b["kind"] == "workload" && b["params"].get("duration_ns").is_some() {
                 workloads += 1;
                 assert_eq!(
                     s["params"]["duration_ns"].as_u64(),
