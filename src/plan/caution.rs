@@ -107,6 +107,8 @@ mod tests {
             block_size: 4096,
             mix: None,
             queue_depth,
+            workers: 1,
+            split: crate::vocab::WorkersSplit::Partitioned,
             seed: 1,
             interval_ns: 1_000_000_000,
             on_error: crate::vocab::OnError::Stop,

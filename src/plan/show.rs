@@ -91,6 +91,20 @@ pub fn render_text(plan: &Plan) -> String {
                 Duration(iv)
             );
         }
+        if io.is_some_and(|io| io.workers > 1) {
+            for w in p.workers() {
+                let ops = w.ops.map_or(String::new(), |n| format!(", {n} I/Os"));
+                let _ = writeln!(
+                    out,
+                    "     {:<24} worker {}: [{}, {}){ops}, seed {}",
+                    "",
+                    w.index,
+                    w.range.start,
+                    w.range.end(),
+                    w.seed
+                );
+            }
+        }
         for note in &p.rounding {
             let _ = writeln!(out, "     {:<24} rounding: {note}", "");
         }
