@@ -79,8 +79,9 @@ pub struct Job<'a> {
     /// Memory alignment of buffers, bytes.
     pub align: usize,
     /// The phase's start: time 0 of completion times and of the series. Set by [`Job::begin`] once the
-    /// engine's setup (buffers, rings, threads) is done, so setup never counts as I/O time.
-    pub start: OnceLock<Instant>,
+    /// engine's setup (buffers, rings, threads) is done, so setup never counts as I/O time. Shared by the
+    /// jobs of a phase's workers (the first to begin starts the clock of all).
+    pub start: &'a OnceLock<Instant>,
     /// Interval bucketing of the series.
     pub clock: IntervalClock,
     /// For time-bounded phases: no I/O is submitted at or after this many ns from `start`.
@@ -92,8 +93,15 @@ pub struct Job<'a> {
     pub first_index: u64,
     /// Set by a signal (SIGINT, SIGTERM, SIGHUP) to stop at the next I/O boundary; owned by the caller, only read here.
     pub interrupt: &'a AtomicBool,
-    /// Set by a worker whose I/O failed, so the other workers stop too; local to the phase.
-    pub abort: AtomicBool,
+    /// Set by a worker whose I/O failed, so the other workers stop too; shared by the jobs of a phase's
+    /// workers.
+    pub abort: &'a AtomicBool,
+    /// Number of this job's first recorder: its recorders are `recorder_base..recorder_base + workers()`,
+    /// so that several jobs of one phase feed one series.
+    pub recorder_base: usize,
+    /// This job's share of the rate cap, `(stride, slot)`: its `k`-th op (or read, or write) takes slot
+    /// `k · stride + slot` of the cap's evenly spaced issue times; `(1, 0)` for a job alone.
+    pub rate_slot: (u64, u64),
     /// The phase's clock: the wall clock (from `start`), or a virtual clock an engine advances (a simulated
     /// target, whose time is its own).
     pub clock_kind: ClockKind,
@@ -162,6 +170,11 @@ impl LockStep {
 }
 
 impl Job<'_> {
+    /// The recorder of this job's worker `w` (numbered from [`Job::recorder_base`]).
+    pub fn recorder(&self, w: usize, events: &Sender<Event>) -> Recorder {
+        Recorder::new(self.recorder_base + w, self.clock, events.clone())
+    }
+
     /// Starts the phase clock (the first call wins). Engines call it after their setup, before the first I/O.
     pub fn begin(&self) {
         self.start.get_or_init(Instant::now);
@@ -197,8 +210,9 @@ impl Job<'_> {
     pub fn issue_at(&self, op: &Op) -> Option<u64> {
         let r = self.rate_iops?;
         let at = |n: u64, rate: u64| ((n as u128 * 1_000_000_000) / rate as u128) as u64;
+        let (stride, slot) = self.rate_slot;
         let n = op.index.saturating_sub(self.first_index);
-        let mut t = r.total.map(|rate| at(n, rate));
+        let mut t = r.total.map(|rate| at(n * stride + slot, rate));
         let dir = match op.kind {
             OpKind::Read => r.read,
             OpKind::Write => r.write,
@@ -211,7 +225,7 @@ impl Job<'_> {
             } else {
                 n - reads
             };
-            t = Some(t.unwrap_or(0).max(at(k, rate)));
+            t = Some(t.unwrap_or(0).max(at(k * stride + slot, rate)));
         }
         t
     }

@@ -60,7 +60,7 @@ impl Engine for Sim<'_> {
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let mut dev = self.device.lock().unwrap_or_else(|p| p.into_inner());
         let base = dev.clock();
-        let mut rec = Recorder::new(0, job.clock, events.clone());
+        let mut rec = job.recorder(0, events);
         let mut rows = match self
             .device_csv
             .map(|f| DeviceRows::create(f, job.clock, &dev))

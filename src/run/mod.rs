@@ -331,6 +331,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         verify: None,
         warnings: Vec::new(),
         host: None,
+        workers: Vec::new(),
         device: None,
     }
 }
