@@ -27,3 +27,4 @@ mod sim;
 mod spec_errors;
 mod steady;
 mod verify;
+mod workers;
