@@ -443,7 +443,12 @@ fn run_workers(
                         // Not pinned (a container's cgroup refusing it) only costs scheduling freedom.
                         let _ = crate::sys::cpu::pin_to(cpu);
                     }
-                    engine.run(job, &tx)
+                    let o = engine.run(job, &tx);
+                    // A worker that could not start (or stopped at an error) stops the others too.
+                    if o.error.is_some() {
+                        job.abort();
+                    }
+                    o
                 });
                 (w, engine.name(), spawned)
             })
