@@ -96,6 +96,11 @@ pub struct Job<'a> {
     /// Set by a worker whose I/O failed, so the other workers stop too; shared by the jobs of a phase's
     /// workers.
     pub abort: &'a AtomicBool,
+    /// Where the jobs of a phase's workers wait for each other, once set up, before the phase clock starts.
+    pub start_line: &'a StartLine,
+    /// Whether this job reached the start line ([`Job::begin`]); a job whose engine returned without (it
+    /// could not start) is counted there by [`Job::leave_start_line`], so the others do not wait for it.
+    pub began: AtomicBool,
     /// Number of this job's first recorder: its recorders are `recorder_base..recorder_base + workers()`,
     /// so that several jobs of one phase feed one series.
     pub recorder_base: usize,
@@ -131,6 +136,43 @@ pub enum ClockKind {
     Wall,
     /// Virtual nanoseconds since the phase start, set by the engine as it simulates.
     Virtual(AtomicU64),
+}
+
+/// Where the workers of a phase meet before the phase clock starts: each arrives once set up (or once it
+/// gave up) and waits until all have, so that no worker's setup counts as another's I/O time.
+#[derive(Debug, Default)]
+pub struct StartLine {
+    arrived: Mutex<u32>,
+    cv: Condvar,
+    workers: u32,
+}
+
+impl StartLine {
+    /// A start line for `workers` workers.
+    pub fn new(workers: u32) -> StartLine {
+        StartLine {
+            workers,
+            ..StartLine::default()
+        }
+    }
+
+    fn arrive(&self) {
+        let mut n = self.arrived.lock().unwrap_or_else(|p| p.into_inner());
+        *n += 1;
+        self.cv.notify_all();
+    }
+
+    /// Waits until every worker arrived, or `stop()` (checked every 10 ms).
+    fn wait(&self, stop: impl Fn() -> bool) {
+        let mut n = self.arrived.lock().unwrap_or_else(|p| p.into_inner());
+        while *n < self.workers && !stop() {
+            let tick = std::time::Duration::from_millis(10);
+            n = match self.cv.wait_timeout(n, tick) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
 }
 
 /// A counter of events the collector has handled, that an engine can wait on.
@@ -175,9 +217,21 @@ impl Job<'_> {
         Recorder::new(self.recorder_base + w, self.clock, events.clone())
     }
 
-    /// Starts the phase clock (the first call wins). Engines call it after their setup, before the first I/O.
+    /// Starts the phase clock once every worker of the phase is set up (or gave up). Engines call it after
+    /// their setup, before the first I/O.
     pub fn begin(&self) {
+        if !self.began.swap(true, Ordering::Relaxed) {
+            self.start_line.arrive();
+            self.start_line.wait(|| self.stopping());
+        }
         self.start.get_or_init(Instant::now);
+    }
+
+    /// After the engine returned: a job that never began is counted at the start line.
+    pub fn leave_start_line(&self) {
+        if !self.began.swap(true, Ordering::Relaxed) {
+            self.start_line.arrive();
+        }
     }
 
     /// Nanoseconds since the phase clock started (starting it if no engine did); with a virtual clock, the
@@ -516,6 +570,30 @@ mod tests {
     use super::LockStep;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[test]
+    fn the_start_line_waits_for_every_worker_or_a_stop() {
+        let line = Arc::new(super::StartLine::new(2));
+        let passed = Arc::new(AtomicBool::new(false));
+        let t = {
+            let (line, passed) = (Arc::clone(&line), Arc::clone(&passed));
+            std::thread::spawn(move || {
+                line.arrive();
+                line.wait(|| false);
+                passed.store(true, Ordering::SeqCst);
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        assert!(!passed.load(Ordering::SeqCst), "one of two arrived: waits");
+        // The other worker gave up (its engine returned without beginning): counted, the first goes.
+        line.arrive();
+        t.join().expect("waiter");
+        assert!(passed.load(Ordering::SeqCst));
+        // A stop lets a waiter go without the others.
+        let alone = super::StartLine::new(3);
+        alone.arrive();
+        alone.wait(|| true);
+    }
 
     #[test]
     fn lockstep_with_a_lag_waits_only_beyond_it() {

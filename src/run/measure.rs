@@ -6,7 +6,8 @@ use super::Env;
 use super::observer::Observer;
 use crate::data::DataGen;
 use crate::engine::{
-    self, ClockKind, Event, IoCause, IoError, Job, LockStep, Outcome, ReadCheck, WriteData,
+    self, ClockKind, Event, IoCause, IoError, Job, LockStep, Outcome, ReadCheck, StartLine,
+    WriteData,
 };
 use crate::image::ImageSource;
 use crate::ops::{OpKind, OpStream, SharedOps};
@@ -341,11 +342,21 @@ fn write_data(
     })
 }
 
-/// What the jobs of a phase's workers share: the phase clock and the abort flag.
-#[derive(Default)]
+/// What the jobs of a phase's workers share: the start line, the phase clock and the abort flag.
 struct Together {
+    start_line: StartLine,
     start: OnceLock<Instant>,
     abort: AtomicBool,
+}
+
+impl Together {
+    fn new(workers: usize) -> Together {
+        Together {
+            start_line: StartLine::new(workers as u32),
+            start: OnceLock::new(),
+            abort: AtomicBool::new(false),
+        }
+    }
 }
 
 impl Parts<'_> {
@@ -365,6 +376,8 @@ impl Parts<'_> {
             max_len: self.max_len,
             align: self.align,
             start: &together.start,
+            start_line: &together.start_line,
+            began: AtomicBool::new(false),
             clock: IntervalClock {
                 interval_ns: shape.io.interval_ns,
                 bound_ns,
@@ -426,7 +439,9 @@ fn run_workers(
     tx: &mpsc::Sender<Event>,
 ) -> Vec<Outcome> {
     if let ([job], [engine]) = (jobs, engines) {
-        return vec![engine.run(job, tx)];
+        let o = engine.run(job, tx);
+        job.leave_start_line();
+        return vec![o];
     }
     let cpus = crate::sys::cpu::allowed_cpus().unwrap_or_default();
     let pin = jobs.len() <= cpus.len();
@@ -444,6 +459,7 @@ fn run_workers(
                         let _ = crate::sys::cpu::pin_to(cpu);
                     }
                     let o = engine.run(job, &tx);
+                    job.leave_start_line();
                     // A worker that could not start (or stopped at an error) stops the others too.
                     if o.error.is_some() {
                         job.abort();
@@ -453,12 +469,19 @@ fn run_workers(
                 (w, engine.name(), spawned)
             })
             .collect();
+        // A worker whose thread did not start stops the others and leaves the start line before anyone is
+        // joined (they may be waiting there for it).
+        for (w, _, h) in &handles {
+            if h.is_err() {
+                jobs[*w].abort();
+                jobs[*w].leave_start_line();
+            }
+        }
         handles
             .into_iter()
             .map(|(w, name, h)| match h {
                 Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
                 Err(e) => {
-                    jobs[w].abort();
                     let what = format!("the thread of worker {w}");
                     Outcome::new(Some(engine::spawn_error(name, &what, &e)))
                 }
@@ -521,7 +544,7 @@ fn run_ramp(shape: &Shape<'_>, parts: &Parts<'_>, ramp_ns: u64, engines: &[Engin
     let zero = vec![0; shape.workers.len()];
     let capped = shape.measure.rate_iops.is_some();
     let ops = worker_ops(shape, parts, &zero, false, capped);
-    let together = Together::default();
+    let together = Together::new(shape.workers.len());
     let (jobs, _) = jobs(shape, parts, (&ops, engines), Some(ramp_ns), &together);
     // Nobody listens to the ramp's series: its recorders' messages are dropped.
     let (tx, _) = mpsc::channel::<Event>();
@@ -623,7 +646,7 @@ fn measure(
     let one = m.rate_iops.is_some() || (stamped && parts.sharers > 1);
     let ops = worker_ops(shape, parts, first, true, one);
     let duration_ns = shape.bound.duration_ns();
-    let together = Together::default();
+    let together = Together::new(shape.workers.len());
     let (mut jobs, bases) = jobs(shape, parts, (&ops, engines), duration_ns, &together);
     for (job, &first) in jobs.iter_mut().zip(first) {
         job.first_index = first;
