@@ -289,3 +289,65 @@ fn zero_workers_and_more_workers_than_blocks_are_refused() {
     assert!(err.contains("workers = 0 is out of range"), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn every_engine_writes_the_same_bytes_with_workers() {
+    // Two workers, one I/O in flight each, random offsets with replacement in their halves: the final
+    // content depends only on each worker's op stream (seed, worker, index), not on the engine.
+    let body = |engine: &str| {
+        format!(
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"{engine}\"\nblock_size = \"4KiB\"\nqueue_depth = 1\nworkers = 2\nread_percent = 0\nsize = \"4MiB\"\nseed = 7\n"
+        )
+    };
+    let mut images: Vec<(String, Vec<u8>)> = Vec::new();
+    for engine in ["psync", "libaio", "io_uring"] {
+        let (dir, target) = sparse_target_dir(8 * MIB);
+        let (o, _) = run_spec(dir.path(), "workers-same", &body(engine), &target, &[]);
+        let (code, _, err) = code_out_err(&o);
+        if code != 0 && engine == "io_uring" && err.contains("could not start") {
+            crate::common::skip(
+                "every_engine_writes_the_same_bytes_with_workers (io_uring)",
+                &err,
+            );
+            continue;
+        }
+        assert_eq!(code, 0, "{engine}: {err}");
+        images.push((engine.to_string(), read(&target)));
+    }
+    let (first, bytes) = &images[0];
+    assert!(bytes.iter().any(|&b| b != 0), "nothing written");
+    for (engine, other) in &images[1..] {
+        assert!(other == bytes, "{engine} wrote other bytes than {first}");
+    }
+}
+
+#[test]
+fn a_timed_phase_with_a_ramp_sums_its_workers_in_every_row() {
+    let dir = tempdir();
+    let body = "[[phase]]\nname = \"t\"\nkind = \"workload\"\nengine = \"null\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 2\nread_percent = 50\nramp = \"200ms\"\nduration = \"1s\"\ninterval = \"100ms\"\n";
+    let out = run_ok(dir.path(), "workers-timed", body, &dir.path().join("t.img"));
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    assert_eq!(u(p, "/intervals"), 10);
+    assert!(p["measured_started_at"].is_string());
+    for dir in ["read", "write"] {
+        let total = u(p, &format!("/{dir}/ops"));
+        assert!(total > 0, "{dir}");
+        let per: u64 = p["workers"]
+            .as_array()
+            .expect("workers")
+            .iter()
+            .map(|w| u(w, &format!("/{dir}/ops")))
+            .sum();
+        assert_eq!(per, total, "{dir}: workers sum to the phase");
+        assert_eq!(
+            column_sum(&out, &r, 0, &format!("{dir}_ops")),
+            total,
+            "{dir}: rows"
+        );
+        let bytes = u(p, &format!("/{dir}/bytes"));
+        assert_eq!(bytes, total * 4096);
+        assert_eq!(column_sum(&out, &r, 0, &format!("{dir}_bytes")), bytes);
+    }
+    assert_eq!(u(p, "/host/submit_threads"), 2);
+}
