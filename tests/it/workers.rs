@@ -351,3 +351,30 @@ fn a_timed_phase_with_a_ramp_sums_its_workers_in_every_row() {
     }
     assert_eq!(u(p, "/host/submit_threads"), 2);
 }
+
+#[test]
+fn a_restore_with_workers_writes_the_image_as_one_worker_does() {
+    // 10 blocks of 1 MiB in parts of 4, 3 and 3: the same bytes as one worker's restore.
+    let spec = |w: u32| {
+        format!(
+            "[[phase]]\nname = \"r\"\nkind = \"restore-image\"\nimage = \"synthetic\"\nimage_size = \"10MiB\"\nblock_size = \"1MiB\"\nqueue_depth = 2\nworkers = {w}\n"
+        )
+    };
+    let (d1, t1) = sparse_target_dir(16 * MIB);
+    run_ok(d1.path(), "workers-restore", &spec(1), &t1);
+    let (d3, t3) = sparse_target_dir(16 * MIB);
+    let out = run_ok(d3.path(), "workers-restore", &spec(3), &t3);
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    assert_eq!(u(p, "/write/ops"), 10);
+    assert_eq!(
+        parts(p),
+        vec![
+            (0, 0, 4 * MIB, 4),
+            (1, 4 * MIB, 3 * MIB, 3),
+            (2, 7 * MIB, 3 * MIB, 3)
+        ]
+    );
+    assert_eq!(worker_ops(p), vec![(0, 4), (0, 3), (0, 3)]);
+    assert!(read(&t1) == read(&t3), "the restored bytes differ");
+}
