@@ -431,16 +431,6 @@ impl WorkerPlan {
     }
 }
 
-/// The seed of worker `w` of a phase seeded `seed`: worker 0 keeps the phase's seed (one worker runs as
-/// before workers existed); the others get a mix of both.
-pub fn worker_seed(seed: u64, w: u32) -> u64 {
-    if w == 0 {
-        seed
-    } else {
-        crate::data::mix64(seed ^ crate::data::mix64(0x776f_726b_6572 ^ w as u64))
-    }
-}
-
 /// Worker `w`'s share of `n` things dealt evenly to `of` workers: `n / of`, one more for the first `n % of`.
 fn even_share(n: u64, w: u64, of: u64) -> u64 {
     n / of + u64::from(w < n % of)
@@ -494,7 +484,7 @@ impl PhasePlan {
                     index: w,
                     of,
                     range: ByteRange { start, len },
-                    seed: worker_seed(seed, w),
+                    seed: crate::ops::worker_seed(seed, w),
                     ops,
                 }
             })
