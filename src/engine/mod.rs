@@ -79,8 +79,9 @@ pub struct Job<'a> {
     /// Memory alignment of buffers, bytes.
     pub align: usize,
     /// The phase's start: time 0 of completion times and of the series. Set by [`Job::begin`] once the
-    /// engine's setup (buffers, rings, threads) is done, so setup never counts as I/O time.
-    pub start: OnceLock<Instant>,
+    /// engine's setup (buffers, rings, threads) is done, so setup never counts as I/O time. Shared by the
+    /// jobs of a phase's workers (the first to begin starts the clock of all).
+    pub start: &'a OnceLock<Instant>,
     /// Interval bucketing of the series.
     pub clock: IntervalClock,
     /// For time-bounded phases: no I/O is submitted at or after this many ns from `start`.
@@ -92,8 +93,20 @@ pub struct Job<'a> {
     pub first_index: u64,
     /// Set by a signal (SIGINT, SIGTERM, SIGHUP) to stop at the next I/O boundary; owned by the caller, only read here.
     pub interrupt: &'a AtomicBool,
-    /// Set by a worker whose I/O failed, so the other workers stop too; local to the phase.
-    pub abort: AtomicBool,
+    /// Set by a worker whose I/O failed, so the other workers stop too; shared by the jobs of a phase's
+    /// workers.
+    pub abort: &'a AtomicBool,
+    /// Where the jobs of a phase's workers wait for each other, once set up, before the phase clock starts.
+    pub start_line: &'a StartLine,
+    /// Whether this job reached the start line ([`Job::begin`]); a job whose engine returned without (it
+    /// could not start) is counted there by [`Job::leave_start_line`], so the others do not wait for it.
+    pub began: AtomicBool,
+    /// Number of this job's first recorder: its recorders are `recorder_base..recorder_base + workers()`,
+    /// so that several jobs of one phase feed one series.
+    pub recorder_base: usize,
+    /// This job's share of the rate cap, `(stride, slot)`: its `k`-th op (or read, or write) takes slot
+    /// `k · stride + slot` of the cap's evenly spaced issue times; `(1, 0)` for a job alone.
+    pub rate_slot: (u64, u64),
     /// The phase's clock: the wall clock (from `start`), or a virtual clock an engine advances (a simulated
     /// target, whose time is its own).
     pub clock_kind: ClockKind,
@@ -123,6 +136,43 @@ pub enum ClockKind {
     Wall,
     /// Virtual nanoseconds since the phase start, set by the engine as it simulates.
     Virtual(AtomicU64),
+}
+
+/// Where the workers of a phase meet before the phase clock starts: each arrives once set up (or once it
+/// gave up) and waits until all have, so that no worker's setup counts as another's I/O time.
+#[derive(Debug, Default)]
+pub struct StartLine {
+    arrived: Mutex<u32>,
+    cv: Condvar,
+    workers: u32,
+}
+
+impl StartLine {
+    /// A start line for `workers` workers.
+    pub fn new(workers: u32) -> StartLine {
+        StartLine {
+            workers,
+            ..StartLine::default()
+        }
+    }
+
+    fn arrive(&self) {
+        let mut n = self.arrived.lock().unwrap_or_else(|p| p.into_inner());
+        *n += 1;
+        self.cv.notify_all();
+    }
+
+    /// Waits until every worker arrived, or `stop()` (checked every 10 ms).
+    fn wait(&self, stop: impl Fn() -> bool) {
+        let mut n = self.arrived.lock().unwrap_or_else(|p| p.into_inner());
+        while *n < self.workers && !stop() {
+            let tick = std::time::Duration::from_millis(10);
+            n = match self.cv.wait_timeout(n, tick) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
 }
 
 /// A counter of events the collector has handled, that an engine can wait on.
@@ -162,9 +212,26 @@ impl LockStep {
 }
 
 impl Job<'_> {
-    /// Starts the phase clock (the first call wins). Engines call it after their setup, before the first I/O.
+    /// The recorder of this job's worker `w` (numbered from [`Job::recorder_base`]).
+    pub fn recorder(&self, w: usize, events: &Sender<Event>) -> Recorder {
+        Recorder::new(self.recorder_base + w, self.clock, events.clone())
+    }
+
+    /// Starts the phase clock once every worker of the phase is set up (or gave up). Engines call it after
+    /// their setup, before the first I/O.
     pub fn begin(&self) {
+        if !self.began.swap(true, Ordering::Relaxed) {
+            self.start_line.arrive();
+            self.start_line.wait(|| self.stopping());
+        }
         self.start.get_or_init(Instant::now);
+    }
+
+    /// After the engine returned: a job that never began is counted at the start line.
+    pub fn leave_start_line(&self) {
+        if !self.began.swap(true, Ordering::Relaxed) {
+            self.start_line.arrive();
+        }
     }
 
     /// Nanoseconds since the phase clock started (starting it if no engine did); with a virtual clock, the
@@ -197,8 +264,9 @@ impl Job<'_> {
     pub fn issue_at(&self, op: &Op) -> Option<u64> {
         let r = self.rate_iops?;
         let at = |n: u64, rate: u64| ((n as u128 * 1_000_000_000) / rate as u128) as u64;
+        let (stride, slot) = self.rate_slot;
         let n = op.index.saturating_sub(self.first_index);
-        let mut t = r.total.map(|rate| at(n, rate));
+        let mut t = r.total.map(|rate| at(n * stride + slot, rate));
         let dir = match op.kind {
             OpKind::Read => r.read,
             OpKind::Write => r.write,
@@ -211,7 +279,7 @@ impl Job<'_> {
             } else {
                 n - reads
             };
-            t = Some(t.unwrap_or(0).max(at(k, rate)));
+            t = Some(t.unwrap_or(0).max(at(k * stride + slot, rate)));
         }
         t
     }
@@ -502,6 +570,30 @@ mod tests {
     use super::LockStep;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[test]
+    fn the_start_line_waits_for_every_worker_or_a_stop() {
+        let line = Arc::new(super::StartLine::new(2));
+        let passed = Arc::new(AtomicBool::new(false));
+        let t = {
+            let (line, passed) = (Arc::clone(&line), Arc::clone(&passed));
+            std::thread::spawn(move || {
+                line.arrive();
+                line.wait(|| false);
+                passed.store(true, Ordering::SeqCst);
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        assert!(!passed.load(Ordering::SeqCst), "one of two arrived: waits");
+        // The other worker gave up (its engine returned without beginning): counted, the first goes.
+        line.arrive();
+        t.join().expect("waiter");
+        assert!(passed.load(Ordering::SeqCst));
+        // A stop lets a waiter go without the others.
+        let alone = super::StartLine::new(3);
+        alone.arrive();
+        alone.wait(|| true);
+    }
 
     #[test]
     fn lockstep_with_a_lag_waits_only_beyond_it() {

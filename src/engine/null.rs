@@ -3,7 +3,7 @@
 //! [`super::Recorder`] as `libaio` and `io_uring`, so a run measures wkrun's own cost per I/O (like fio's
 //! `null` ioengine). The target is never opened: [`Job::file`] is not touched.
 
-use super::{Engine, Event, Job, Outcome, Recorder, queue};
+use super::{Engine, Event, Job, Outcome, queue};
 use crate::buf::{AlignedBuf, AllocError};
 use std::io;
 use std::sync::mpsc::Sender;
@@ -19,7 +19,8 @@ impl Engine for Null {
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         match NullQueue::new(job.queue_depth as usize, job.max_len, job.align) {
             Ok(mut q) => queue::run(job, &mut q, events),
-            Err(e) => Recorder::new(0, job.clock, events.clone())
+            Err(e) => job
+                .recorder(0, events)
                 .finish(Some(super::alloc_error("null", &e))),
         }
     }

@@ -22,7 +22,7 @@ impl Engine for Psync {
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let Some(file) = job.file else {
             return super::queue::setup_failed(
-                Recorder::new(0, job.clock, events.clone()),
+                job.recorder(0, events),
                 "psync",
                 std::io::Error::other("no target file is open"),
             );
@@ -84,7 +84,7 @@ fn start_worker(
     tx: Sender<Event>,
     gate: &Gate,
 ) -> Outcome {
-    let rec = Recorder::new(w, job.clock, tx);
+    let rec = job.recorder(w, &tx);
     let buf = AlignedBuf::try_new(job.max_len, job.align);
     if buf.is_err() {
         job.abort();

@@ -67,7 +67,7 @@ pub fn run_on_target<Q: SlotQueue>(
     open: impl FnOnce(RawFd, Vec<AlignedBuf>) -> io::Result<Q>,
     warning: impl FnOnce(&Q) -> Option<String>,
 ) -> Outcome {
-    let rec = || Recorder::new(0, job.clock, events.clone());
+    let rec = || job.recorder(0, events);
     let Some(file) = job.file else {
         return setup_failed(rec(), engine, io::Error::other("no target file is open"));
     };
@@ -116,7 +116,7 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
     let mut l = Loop {
         job,
         q,
-        rec: Recorder::new(0, job.clock, events.clone()),
+        rec: job.recorder(0, events),
         slot_op: vec![None; qd],
         submitted_at: vec![0u64; qd],
         free: (0..qd).rev().collect(),

@@ -59,7 +59,7 @@ impl Engine for Sim<'_> {
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let mut dev = self.device.lock().unwrap_or_else(|p| p.into_inner());
-        let rec = Recorder::new(0, job.clock, events.clone());
+        let rec = job.recorder(0, events);
         let rows = match self
             .device_csv
             .map(|f| DeviceRows::create(f, job.clock, &dev))

@@ -22,6 +22,16 @@ use rand_pcg::Pcg64Mcg;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The seed of worker `w`'s op stream (and data) in a phase seeded `seed`: worker 0 keeps the phase's seed
+/// (one worker runs as before workers existed); the others get a mix of both.
+pub fn worker_seed(seed: u64, w: u32) -> u64 {
+    if w == 0 {
+        seed
+    } else {
+        mix64(seed ^ mix64(0x776f_726b_6572 ^ w as u64))
+    }
+}
+
 /// Read or write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OpKind {
@@ -519,6 +529,18 @@ mod tests {
         };
         let v: Vec<(u64, u32)> = s.ops(0..4).map(|o| (o.offset, o.len)).collect();
         assert_eq!(v, vec![(0, 4096), (4096, 4096), (8192, 1808), (0, 4096)]);
+    }
+
+    #[test]
+    fn worker_seeds_keep_worker_0_and_differ_between_workers() {
+        for seed in [0u64, 1, 42, u64::MAX] {
+            assert_eq!(worker_seed(seed, 0), seed);
+            let mut all: Vec<u64> = (0..256).map(|w| worker_seed(seed, w)).collect();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), 256, "seed {seed}");
+        }
+        assert_ne!(worker_seed(1, 1), worker_seed(2, 1));
     }
 
     #[test]

@@ -74,24 +74,37 @@ fn page_cache(w: &IoWork, t: &TargetInfo) -> Option<String> {
 /// latencies include that wait.
 fn host_queue(io: &IoSettings, t: &TargetInfo) -> Option<String> {
     let max = t.queue_depth_max?;
-    let qd = io.queue_depth;
-    if qd <= max || !caps(io.engine).opens_target {
+    let (qd, workers) = (io.queue_depth, io.workers.max(1));
+    let in_flight = qd * workers;
+    if in_flight <= max || !caps(io.engine).opens_target {
         return None;
     }
+    let what = match workers {
+        1 => format!("queue_depth = {qd} is"),
+        w => format!("workers = {w} × queue_depth = {qd} ({in_flight} I/Os in flight) are"),
+    };
     Some(format!(
-        "queue_depth = {qd} is more than the device's queue holds ({max}, target.queue_depth_max from sysfs): up to {} I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than {max} at once",
-        qd - max
+        "{what} more than the device's queue holds ({max}, target.queue_depth_max from sysfs): up to {} I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than {max} at once",
+        in_flight - max
     ))
 }
 
-/// psync with more threads than CPUs: the threads take turns on the CPUs, so latencies include waits for one.
+/// More submitting threads than CPUs (psync's one per queue slot, one per worker otherwise): the threads
+/// take turns on the CPUs, so latencies include waits for one.
 fn threads_over_cpus(io: &IoSettings, cpus: u32) -> Option<String> {
-    let qd = io.queue_depth;
-    if !caps(io.engine).thread_per_slot || qd <= cpus {
+    let (qd, workers) = (io.queue_depth, io.workers.max(1));
+    let per_slot = caps(io.engine).thread_per_slot;
+    let threads = if per_slot { qd * workers } else { workers };
+    if threads <= cpus {
         return None;
     }
+    let what = match (workers, per_slot) {
+        (1, _) => format!("engine = \"psync\" with queue_depth = {qd}"),
+        (w, true) => format!("engine = \"psync\" with workers = {w} × queue_depth = {qd}"),
+        (w, false) => format!("workers = {w}"),
+    };
     Some(format!(
-        "engine = \"psync\" with queue_depth = {qd} runs {qd} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+        "{what} runs {threads} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
     ))
 }
 
@@ -107,6 +120,8 @@ mod tests {
             block_size: 4096,
             mix: None,
             queue_depth,
+            workers: 1,
+            split: crate::vocab::WorkersSplit::Partitioned,
             seed: 1,
             interval_ns: 1_000_000_000,
             on_error: crate::vocab::OnError::Stop,
@@ -130,6 +145,36 @@ mod tests {
         ] {
             assert_eq!(threads_over_cpus(&io(e, 64), 2), None, "{e:?}");
         }
+    }
+
+    #[test]
+    fn workers_count_in_the_threads_and_the_queue() {
+        let w = |engine, qd, workers| IoSettings {
+            workers,
+            ..io(engine, qd)
+        };
+        assert_eq!(threads_over_cpus(&w(EngineKind::Libaio, 32, 2), 2), None);
+        assert_eq!(
+            threads_over_cpus(&w(EngineKind::Libaio, 32, 4), 2).as_deref(),
+            Some(
+                "workers = 4 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+            )
+        );
+        assert_eq!(
+            threads_over_cpus(&w(EngineKind::Psync, 2, 2), 2).as_deref(),
+            Some(
+                "engine = \"psync\" with workers = 2 × queue_depth = 2 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+            )
+        );
+        let mut t = TargetInfo::new("/dev/x", TargetKind::Block, 1 << 30, 512, 512);
+        t.queue_depth_max = Some(32);
+        assert_eq!(host_queue(&w(EngineKind::IoUring, 16, 2), &t), None);
+        assert_eq!(
+            host_queue(&w(EngineKind::IoUring, 16, 4), &t).as_deref(),
+            Some(
+                "workers = 4 × queue_depth = 16 (64 I/Os in flight) are more than the device's queue holds (32, target.queue_depth_max from sysfs): up to 32 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 32 at once"
+            )
+        );
     }
 
     #[test]

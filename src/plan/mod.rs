@@ -14,7 +14,7 @@ mod resolve;
 mod show;
 pub mod span;
 
-pub use record::{PhaseParams, SizeWeight};
+pub use record::{PhaseParams, SizeWeight, WorkerPart};
 pub use resolve::resolve;
 pub use show::render_text;
 
@@ -24,7 +24,9 @@ use crate::spec::Label;
 use crate::stats::steady::{LeaveRule, Rule, StartRule};
 use crate::stats::window::WindowSpec;
 use crate::target::{TargetInfo, TargetKind};
-use crate::vocab::{DataPattern, EngineKind, EraseMethod, Expect, OnError, PhaseKind, Rate, Until};
+use crate::vocab::{
+    DataPattern, EngineKind, EraseMethod, Expect, OnError, PhaseKind, Rate, Until, WorkersSplit,
+};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -146,8 +148,12 @@ pub struct IoSettings {
     pub block_size: u64,
     /// A weighted block-size mix (workloads): sizes with a positive weight, in spec order.
     pub mix: Option<Vec<SizeWeight>>,
-    /// I/Os in flight at once.
+    /// I/Os in flight at once, per worker.
     pub queue_depth: u32,
+    /// Workers (submitters), each with `queue_depth` I/Os in flight; 1 for a verify phase.
+    pub workers: u32,
+    /// How the workers share the span.
+    pub split: WorkersSplit,
     /// Seed of the offset and data generators.
     pub seed: u64,
     /// Interval of the per-interval series, ns.
@@ -400,6 +406,106 @@ impl PhasePlan {
             read_percent,
             seed: io.seed,
             total_ops: self.bound().and_then(Bound::ops),
+        })
+    }
+}
+
+/// One worker of an I/O phase as the plan shares the phase out: its part of the range, its seed, its share of
+/// the byte bound. Its op stream ([`PhasePlan::worker_stream`]) is a pure function of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerPlan {
+    /// 0-based worker number.
+    pub index: u32,
+    /// Workers of the phase.
+    pub of: u32,
+    /// The bytes its ops fall in: a contiguous part of the phase's range (partitioned), or the whole range
+    /// (shared, or one worker).
+    pub range: ByteRange,
+    /// Seed of its op stream and its data: the phase's seed for worker 0, a mix of the phase's seed and the
+    /// worker number for the others.
+    pub seed: u64,
+    /// Its I/Os, for a byte-bounded phase: the workers' shares sum to the phase's.
+    pub ops: Option<u64>,
+}
+
+impl WorkerPlan {
+    /// Its share of a rate cap: its `k`-th op (or `k`-th read, or write) is issued at the time of slot
+    /// `k · of + index` of the phase's cap, so the workers' slots interleave and together make the cap.
+    pub fn rate_slot(&self) -> (u64, u64) {
+        (self.of as u64, self.index as u64)
+    }
+}
+
+/// Worker `w`'s share of `n` things dealt evenly to `of` workers: `n / of`, one more for the first `n % of`.
+fn even_share(n: u64, w: u64, of: u64) -> u64 {
+    n / of + u64::from(w < n % of)
+}
+
+/// The first of worker `w`'s share when `n` things are dealt evenly and in order to `of` workers.
+fn share_start(n: u64, w: u64, of: u64) -> u64 {
+    w * (n / of) + w.min(n % of)
+}
+
+impl PhasePlan {
+    /// The workers of an I/O phase (none for an erase). Partitioned: worker `w` gets the `w`-th of
+    /// `workers` contiguous parts of whole units (`blocks / workers` each, one more for the first
+    /// `blocks % workers`). A byte bound is dealt out: a random stream's ops evenly; a stream that visits
+    /// every block (sequential, full coverage) gives each worker its part's blocks once per whole pass, and
+    /// of a last partial pass of `rest` blocks as many blocks of its part as lie in the span's first `rest`
+    /// blocks (for a sequential stream, exactly those), so together the workers write as many blocks, as
+    /// many times each, as one worker would.
+    pub fn workers(&self) -> Vec<WorkerPlan> {
+        let Some(s) = self.op_stream() else {
+            return Vec::new();
+        };
+        let (of, split) = self.io().map_or((1, WorkersSplit::Partitioned), |io| {
+            (io.workers.max(1), io.split)
+        });
+        let range = self.range();
+        let unit = s.sizes.unit().max(1);
+        let blocks = s.blocks();
+        let seed = s.seed;
+        (0..of)
+            .map(|w| {
+                let (w64, of64) = (w as u64, of as u64);
+                let part = of > 1 && split == WorkersSplit::Partitioned;
+                let (b0, nb) = match part {
+                    true => (
+                        share_start(blocks, w64, of64),
+                        even_share(blocks, w64, of64),
+                    ),
+                    false => (0, blocks),
+                };
+                let start = range.start + b0 * unit;
+                let len = (nb * unit).min(range.end().saturating_sub(start));
+                let ops = s.total_ops.map(|n| match (part, s.order) {
+                    (true, Order::Sequential | Order::RandomFull) => {
+                        let (passes, rest) = (n / blocks.max(1), n % blocks.max(1));
+                        passes * nb + rest.saturating_sub(b0).min(nb)
+                    }
+                    _ => even_share(n, w64, of64),
+                });
+                WorkerPlan {
+                    index: w,
+                    of,
+                    range: ByteRange { start, len },
+                    seed: crate::ops::worker_seed(seed, w),
+                    ops,
+                }
+            })
+            .collect()
+    }
+
+    /// The op stream of one worker: the phase's stream over the worker's part, with its seed and its share
+    /// of the ops. For one worker, the phase's stream ([`PhasePlan::op_stream`]).
+    pub fn worker_stream(&self, w: &WorkerPlan) -> Option<OpStream> {
+        let s = self.op_stream()?;
+        Some(OpStream {
+            span_start: w.range.start,
+            span_len: w.range.len,
+            seed: w.seed,
+            total_ops: w.ops,
+            ..s
         })
     }
 }

@@ -7,6 +7,7 @@ use crate::ops::Order;
 use crate::stats::steady::{LeaveRule, Rule, StartRule};
 use crate::vocab::{
     Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, Rate, Until,
+    WorkersSplit,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -29,6 +30,16 @@ pub struct PhaseParams {
     /// Queue depth: I/Os in flight at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<u32>,
+    /// Workers (submitters), each with `queue_depth` I/Os in flight (fill, restore-image, workload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<u32>,
+    /// How the workers share the span, with more than one worker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_split: Option<WorkersSplit>,
+    /// With more than one worker: each worker's part of the range, seed and share of the I/Os, as the plan
+    /// deals them out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub worker_parts: Vec<WorkerPart>,
     /// I/O engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<EngineKind>,
@@ -128,6 +139,23 @@ pub struct SizeWeight {
     pub weight: u32,
 }
 
+/// One worker's share of a phase, as planned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerPart {
+    /// Worker number, from 0.
+    pub worker: u32,
+    /// First byte of its part of the range (the phase's range when the span is shared).
+    pub span_start_bytes: u64,
+    /// Length of its part in bytes.
+    pub span_bytes: u64,
+    /// Seed of its op stream and data.
+    pub seed: u64,
+    /// Its I/Os, for a byte-bounded phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+}
+
 impl PhaseParams {
     /// A record with the span only; the rest is filled in by kind.
     fn span(p: &PhasePlan) -> PhaseParams {
@@ -137,6 +165,9 @@ impl PhaseParams {
             block_size_bytes: None,
             block_size_mix: None,
             queue_depth: None,
+            workers: None,
+            workers_split: None,
+            worker_parts: Vec::new(),
             engine: None,
             direct: None,
             data: None,
@@ -185,6 +216,27 @@ impl PhaseParams {
         };
     }
 
+    fn set_workers(&mut self, p: &PhasePlan) {
+        let Some(io) = p.io() else {
+            return;
+        };
+        self.workers = Some(io.workers);
+        if io.workers > 1 {
+            self.workers_split = Some(io.split);
+            self.worker_parts = p
+                .workers()
+                .iter()
+                .map(|w| WorkerPart {
+                    worker: w.index,
+                    span_start_bytes: w.range.start,
+                    span_bytes: w.range.len,
+                    seed: w.seed,
+                    ops: w.ops,
+                })
+                .collect();
+        }
+    }
+
     fn set_bound(&mut self, bound: Bound) {
         match bound {
             Bound::Ops { ops, bytes } => {
@@ -214,6 +266,7 @@ impl PhasePlan {
             }
             Work::Io(w) => {
                 q.set_io(&w.io, w.order);
+                q.set_workers(self);
                 q.read_percent = Some(w.read_percent);
                 q.passes = w.passes;
                 match &w.writes {

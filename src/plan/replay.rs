@@ -158,6 +158,12 @@ pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
                 p.index, p.name
             ));
         };
+        if stamped(w) && w.io.workers > 1 && w.io.split == crate::vocab::WorkersSplit::Shared {
+            return Err(format!(
+                "phase {} \"{}\" has {} workers sharing its span, so which of them wrote a block last is not known in advance; use workers_split = \"partitioned\", or expect = \"header\"",
+                p.index, p.name, w.io.workers
+            ));
+        }
         if stamped(w) {
             if ops > MAX_OP_INDEX {
                 return Err(format!(
@@ -241,30 +247,36 @@ impl VerifyMap {
         Ok(m)
     }
 
-    /// Marks every write of the fill or workload `p`, by its op stream.
+    /// Marks every write of the fill or workload `p`, by the op stream of each of its workers (a verified
+    /// writer slot per worker, with the worker's seed its stamps carry).
     fn replay(&mut self, p: &PhasePlan, w: &IoWork) {
-        let slot = stamped(w).then(|| {
-            self.writers.push(Writer {
-                phase: p.index as u32,
-                name: p.name.clone(),
-                seed: w.io.seed,
-                queue_depth: w.io.queue_depth,
-                reorder_window: reorder_window(p),
-            });
-            (self.writers.len() - 1) as u16
-        });
-        let (Some(stream), Some(n)) = (p.op_stream(), w.bound.ops()) else {
+        if w.bound.ops().is_none() {
             return;
-        };
-        for op in stream.ops(0..n) {
-            if op.kind != OpKind::Write {
+        }
+        for wp in p.workers() {
+            let slot = stamped(w).then(|| {
+                self.writers.push(Writer {
+                    phase: p.index as u32,
+                    name: p.name.clone(),
+                    seed: wp.seed,
+                    queue_depth: w.io.queue_depth,
+                    reorder_window: reorder_window(p),
+                });
+                (self.writers.len() - 1) as u16
+            });
+            let (Some(stream), Some(n)) = (p.worker_stream(&wp), wp.ops) else {
                 continue;
-            }
-            let lw = match slot {
-                Some(slot) => LastWriter::Write { slot, op: op.index },
-                None => LastWriter::Unknown,
             };
-            self.mark(op.offset, op.len as u64, lw);
+            for op in stream.ops(0..n) {
+                if op.kind != OpKind::Write {
+                    continue;
+                }
+                let lw = match slot {
+                    Some(slot) => LastWriter::Write { slot, op: op.index },
+                    None => LastWriter::Unknown,
+                };
+                self.mark(op.offset, op.len as u64, lw);
+            }
         }
     }
 

@@ -17,6 +17,7 @@ use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Duration, Size};
 use crate::vocab::{
     Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, PhaseKind,
+    WorkersSplit,
 };
 
 /// Resolves every phase of `spec` against `target`.
@@ -125,6 +126,7 @@ impl Phase<'_> {
                 let sizes = blocks.sizes();
                 let io = self.io_settings(blocks)?;
                 self.check_verify(&sizes, &sp)?;
+                self.check_workers(&io, order, &sp)?;
                 match kind {
                     PhaseKind::Verify => Work::Verify(VerifyWork {
                         ops: sp.len / io.block_size,
@@ -261,14 +263,19 @@ impl Phase<'_> {
     fn io_settings(&self, blocks: Blocks) -> Result<IoSettings, SpecError> {
         let p = self.p;
         let qd = p.queue_depth.one().unwrap_or(1) as u64; // 1..=1024, checked by the rules
+        let workers = p.workers.unwrap_or(1) as u64; // 1..=256, checked by the rules
         let largest = blocks.sizes().into_iter().max().unwrap_or(blocks.size);
-        if qd * largest > MAX_BUFFER_BYTES {
+        if workers * qd * largest > MAX_BUFFER_BYTES {
+            let times = match workers {
+                1 => String::new(),
+                w => format!("workers {w} × "),
+            };
             return Err(self.err(
-                "queue_depth",
+                if workers > 1 { "workers" } else { "queue_depth" },
                 format!(
-                    "queue_depth {qd} × block size {} needs {} of I/O buffers, more than 2GiB",
+                    "{times}queue_depth {qd} × block size {} needs {} of I/O buffers, more than 2GiB",
                     Size(largest),
-                    Size(qd * largest)
+                    Size(workers * qd * largest)
                 ),
                 None,
             ));
@@ -284,10 +291,62 @@ impl Phase<'_> {
             block_size: blocks.size,
             mix: blocks.mix,
             queue_depth: qd as u32,
+            workers: workers as u32,
+            split: p.workers_split.unwrap_or(WorkersSplit::Partitioned),
             seed: p.seed.unwrap_or(1),
             interval_ns: p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0),
             on_error: p.on_error.unwrap_or(OnError::Stop),
         })
+    }
+
+    /// Several workers: not on a simulated drive (one virtual clock, one submitter); shared only by random
+    /// streams with uniform coverage (a stream that visits every block would visit it once per worker);
+    /// partitioned, a part of at least one block (of the largest size of a mix) per worker.
+    fn check_workers(
+        &self,
+        io: &IoSettings,
+        order: Order,
+        sp: &ResolvedSpan,
+    ) -> Result<(), SpecError> {
+        let n = io.workers as u64;
+        if n <= 1 {
+            return Ok(());
+        }
+        if self.t.kind == TargetKind::Sim {
+            return Err(self.err(
+                "workers",
+                format!("workers = {n}: the simulated drive runs one worker (its virtual clock is one submitter's)"),
+                Some("use workers = 1 on a simulated target".into()),
+            ));
+        }
+        if io.split == WorkersSplit::Shared && order != Order::Random {
+            return Err(self.err(
+                "workers_split",
+                format!("workers_split = \"shared\" gives each of the {n} workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would write every block {n} times"),
+                Some("use workers_split = \"partitioned\" (the default)".into()),
+            ));
+        }
+        let unit = io.sizes().unit();
+        let len = match self.p.kind {
+            PhaseKind::RestoreImage => {
+                self.image_bytes(self.p.image.as_deref().unwrap_or(""), sp.len)?
+            }
+            _ => sp.len,
+        };
+        let blocks = len.div_ceil(unit);
+        let smallest_part = (blocks / n) * unit;
+        if io.split == WorkersSplit::Partitioned && smallest_part < io.largest_block() {
+            let of = match &io.mix {
+                Some(_) => format!(" of the largest size, {} B", io.largest_block()),
+                None => String::new(),
+            };
+            return Err(self.err(
+                "workers",
+                format!("workers = {n} is more than the span's {blocks} blocks of {unit} B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block{of}"),
+                Some("use fewer workers, a larger span, or workers_split = \"shared\" for a random workload".into()),
+            ));
+        }
+        Ok(())
     }
 
     /// Verification (a verify phase, or a phase stamping its writes) works on 512-byte sectors of a target

@@ -91,6 +91,9 @@ pub fn render_text(plan: &Plan) -> String {
                 Duration(iv)
             );
         }
+        if io.is_some_and(|io| io.workers > 1) {
+            worker_lines(&mut out, p);
+        }
         for note in &p.rounding {
             let _ = writeln!(out, "     {:<24} rounding: {note}", "");
         }
@@ -142,5 +145,21 @@ fn bound(p: &PhasePlan, target: TargetKind) -> String {
             (None, Bound::Time { ns }) => format!("time {}", Duration(ns)),
             (None, Bound::Ops { ops, .. }) => format!("{ops} I/Os"),
         },
+    }
+}
+
+/// One line per worker of a phase: its part of the range, its share of the I/Os, its seed.
+fn worker_lines(out: &mut String, p: &PhasePlan) {
+    for w in p.workers() {
+        let ops = w.ops.map_or(String::new(), |n| format!(", {n} I/Os"));
+        let _ = writeln!(
+            out,
+            "     {:<24} worker {}: [{}, {}){ops}, seed {}",
+            "",
+            w.index,
+            w.range.start,
+            w.range.end(),
+            w.seed
+        );
     }
 }

@@ -43,6 +43,7 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         verify: None,
         warnings: vec![],
         host: None,
+        workers: Vec::new(),
         device: None,
     }
 }

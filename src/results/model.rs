@@ -137,6 +137,10 @@ pub struct PhaseResult {
     /// Reads and writes together (case C08: a mixed cell's max is the larger of the two maxima and its mean
     /// is weighted by op counts, never a blend of percentages); percentiles from the merged histograms.
     pub total: DirStats,
+    /// With more than one worker (`workers`): each worker's share, in worker order; their counts sum to the
+    /// phase's `read` and `write` counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerResult>,
     /// File name of the per-interval series CSV (in the same folder), for phases that issue I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_csv: Option<String>,
@@ -389,6 +393,26 @@ pub struct DirStats {
     pub bw_bytes_per_s: f64,
     /// Latency statistics, ns; null when `ops` is 0.
     pub latency_ns: Option<LatencySummary>,
+}
+
+/// One worker's share of an I/O phase: its part of the range and seed (as planned) and what it did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerResult {
+    /// Worker number, from 0.
+    pub worker: u32,
+    /// First byte of its part of the range (the phase's range when the span is shared).
+    pub span_start_bytes: u64,
+    /// Length of its part in bytes.
+    pub span_bytes: u64,
+    /// Seed of its op stream and data.
+    pub seed: u64,
+    /// Its reads: counts, rates over the phase's duration, latencies.
+    pub read: DirStats,
+    /// Its writes.
+    pub write: DirStats,
+    /// Its failed I/Os (and a verify phase's blocks that did not verify).
+    pub errors: u64,
 }
 
 impl DirStats {

@@ -8,7 +8,7 @@ use crate::plan::{IoWork, PhasePlan, SteadyPlan};
 use crate::results::series_csv;
 use crate::results::{
     Aggregates, DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare,
-    SizeOps, SteadyState, WindowResult,
+    SizeOps, SteadyState, WindowResult, WorkerResult,
 };
 use crate::vocab::PhaseKind;
 use std::sync::atomic::Ordering;
@@ -189,6 +189,31 @@ fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
     if let Some(io) = phase.io() {
         headline(phase, o, io.interval_ns, pr);
     }
+    pr.workers = worker_results(phase, o, secs);
+}
+
+/// Each worker's share, with more than one worker: its planned part and what its recorders counted.
+fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResult> {
+    if o.workers.len() < 2 {
+        return Vec::new();
+    }
+    phase
+        .workers()
+        .iter()
+        .zip(&o.workers)
+        .map(|(p, w)| {
+            let (r, wr) = (&w.counts.read, &w.counts.write);
+            WorkerResult {
+                worker: p.index,
+                span_start_bytes: p.range.start,
+                span_bytes: p.range.len,
+                seed: p.seed,
+                read: DirStats::new(r.ops, r.bytes, secs, w.read.clone()),
+                write: DirStats::new(wr.ops, wr.bytes, secs, w.write.clone()),
+                errors: w.counts.errors,
+            }
+        })
+        .collect()
 }
 
 /// The steady-state verdict with its times: a round is `intervals_per_round` intervals.

@@ -6,25 +6,28 @@ use super::Env;
 use super::observer::Observer;
 use crate::data::DataGen;
 use crate::engine::{
-    self, ClockKind, Event, IoCause, IoError, Job, LockStep, Outcome, ReadCheck, WriteData,
+    self, ClockKind, Event, IoCause, IoError, Job, LockStep, Outcome, ReadCheck, StartLine,
+    WriteData,
 };
 use crate::image::ImageSource;
 use crate::ops::{OpKind, OpStream, SharedOps};
 use crate::plan::{
-    Bound, IoSettings, Measure, PhasePlan, SteadyPlan, Work, WriteSource, image_path,
+    Bound, IoSettings, Measure, PhasePlan, SteadyPlan, Work, WorkerPlan, WriteSource, image_path,
 };
 use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::derived::{RowFacts, SpanWrite, Split, SplitTracker};
+use crate::stats::latency::LatencySummary;
 use crate::stats::steady::{FioMetric, Rule, SteadyDetector};
-use crate::stats::{IntervalClock, Series};
+use crate::stats::{IntervalClock, IntervalCounts, Series};
 use crate::vocab::DataPattern;
 use std::fs::File;
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, mpsc};
+use std::time::Instant;
 
 /// What an I/O phase produced.
 pub struct IoOutcome {
@@ -47,6 +50,19 @@ pub struct IoOutcome {
     pub splits: (Vec<SpanWrite>, Vec<Split>),
     /// On a simulated target: the drive's internals during the measured part.
     pub device: Option<DeviceCounters>,
+    /// Each worker's share, in worker order (their counts sum to `totals`).
+    pub workers: Vec<WorkerTotals>,
+}
+
+/// What one worker of an I/O phase did: the totals of its part of the series and its latencies.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerTotals {
+    /// Its completed I/Os and bytes per direction (and its failed I/Os).
+    pub counts: IntervalCounts,
+    /// Its read latencies.
+    pub read: Option<LatencySummary>,
+    /// Its write latencies.
+    pub write: Option<LatencySummary>,
 }
 
 /// Why an I/O phase could not run at all: what was being opened or written, and the OS error.
@@ -92,12 +108,14 @@ struct Shape<'a> {
     bound: Bound,
     measure: &'a Measure,
     stream: OpStream,
+    /// The workers as the plan deals them out, with their op streams.
+    workers: Vec<(WorkerPlan, OpStream)>,
 }
 
-/// Everything a phase's jobs share: the open target, the write data, the op stream's sharers.
+/// Everything a phase's jobs share: the open target, the write data of each worker, the op stream's sharers.
 struct Parts<'a> {
     file: Option<&'a File>,
-    data: WriteData,
+    data: Vec<WriteData>,
     sharers: u32,
     max_len: usize,
     align: usize,
@@ -106,8 +124,9 @@ struct Parts<'a> {
 }
 
 /// Runs the I/O of `phase` and writes its series to `csv`; `check` sees the data of every read (a verify
-/// phase). A simulated target runs on the drive's virtual clock and also writes the drive's internals per
-/// interval next to the series, as `NN-<phase>.device.csv`.
+/// phase). Each worker of the phase gets its own engine instance and job, run on its own thread; their
+/// recorders feed one series. A simulated target runs on the drive's virtual clock and also writes the
+/// drive's internals per interval next to the series, as `NN-<phase>.device.csv`.
 ///
 /// # Errors
 /// [`SetupError`] when the target, image or CSV cannot be opened or written. I/O errors during the phase are
@@ -130,7 +149,7 @@ pub fn run(
     let device_csv = series_csv::device_file_name(phase.index, &phase.name);
     let csv_error = Mutex::new(None);
     let slots = env.sim.map(|device| {
-        let pattern = match &parts.data {
+        let pattern = match &parts.data[0] {
             WriteData::Pattern(g) | WriteData::Stamped(g, _) => g.pattern(),
             // A restored image is taken as incompressible.
             WriteData::Image { .. } => DataPattern::Random,
@@ -149,13 +168,14 @@ pub fn run(
             source: io::Error::other(e),
         })
     };
+    let n = shape.workers.len();
     let ramp = match shape.measure.ramp_ns {
-        Some(ramp_ns) => Some(run_ramp(
-            &shape,
-            &parts,
-            ramp_ns,
-            new_engine(None)?.as_ref(),
-        )),
+        Some(ramp_ns) => {
+            let engines = (0..n)
+                .map(|_| new_engine(None))
+                .collect::<Result<Vec<_>, _>>()?;
+            Some(run_ramp(&shape, &parts, ramp_ns, &engines))
+        }
         None => None,
     };
     let measured_started_at = ramp.as_ref().map(|_| crate::run::now_rfc3339());
@@ -164,7 +184,7 @@ pub fn run(
             Some(e) => return ramp_failed(csv, r, e, measured_started_at),
             None => (r.first, r.errors),
         },
-        None => (0, Default::default()),
+        None => (vec![0; shape.workers.len()], Default::default()),
     };
     let device_before = env.sim.map(|d| lock(d).counters());
     let device_file = match env.sim {
@@ -174,8 +194,11 @@ pub fn run(
         )))?),
         None => None,
     };
-    let engine = new_engine(device_file.as_ref())?;
-    let mut out = measure(&shape, &parts, (first, check), engine.as_ref(), csv, obs)?;
+    // One engine per worker; only the first writes a simulated drive's CSV (a simulated drive has one).
+    let engines = (0..n)
+        .map(|w| new_engine(device_file.as_ref().filter(|_| w == 0)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = measure(&shape, &parts, (&first, check), &engines, csv, obs)?;
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     out.outcome.errors.merge(ramp_errors);
     out.measured_started_at = measured_started_at;
@@ -193,6 +216,9 @@ pub fn run(
     Ok(out)
 }
 
+/// An engine instance, one per worker.
+type EngineBox<'a> = Box<dyn engine::Engine + Sync + 'a>;
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -200,6 +226,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The shape of an I/O phase; `None` for an erase.
 fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
     let stream = phase.op_stream()?;
+    let workers = phase
+        .workers()
+        .into_iter()
+        .filter_map(|w| Some((w, phase.worker_stream(&w)?)))
+        .collect();
     Some(match &phase.work {
         Work::Erase(_) => return None,
         Work::Io(w) => Shape {
@@ -208,6 +239,7 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
             bound: w.bound,
             measure: &w.measure,
             stream,
+            workers,
         },
         Work::Verify(v) => Shape {
             io: &v.io,
@@ -215,6 +247,7 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
             bound: v.bound(),
             measure: none,
             stream,
+            workers,
         },
     })
 }
@@ -242,12 +275,16 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
             });
         }
     };
-    let data = write_data(env, phase, shape)?;
+    let data = shape
+        .workers
+        .iter()
+        .map(|(w, _)| write_data(env, phase, shape, w.seed))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Parts {
         file,
         data,
-        // Threads sharing the op stream: one per queue slot (psync), or the engine's one thread, which then
-        // claims whole chunks, not one sequential op at a time.
+        // Threads sharing a worker's op stream: one per queue slot (psync), or the engine's one thread, which
+        // then claims whole chunks, not one sequential op at a time.
         sharers: if caps.thread_per_slot {
             io.queue_depth
         } else {
@@ -260,11 +297,13 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
     })
 }
 
-/// Where the phase's write bytes come from.
+/// Where a worker's write bytes come from: the phase's image, or its data pattern from the worker's `seed`
+/// (stamped with that seed when verified).
 fn write_data(
     env: &Env<'_>,
     phase: &PhasePlan,
     shape: &Shape<'_>,
+    seed: u64,
 ) -> Result<WriteData, SetupError> {
     let io = shape.io;
     let (pattern, stamped) = match shape.writes {
@@ -288,7 +327,7 @@ fn write_data(
         Some(WriteSource::Data { pattern, stamped }) => (*pattern, *stamped),
         None => (DataPattern::Zeros, false),
     };
-    let g = DataGen::try_new(pattern, io.seed, io.largest_block() as usize).map_err(|e| {
+    let g = DataGen::try_new(pattern, seed, io.largest_block() as usize).map_err(|e| {
         let msg = format!("{e}{}", crate::sys::limits::Limit::AddressSpace.note());
         SetupError {
             what: "the write data".to_string(),
@@ -300,24 +339,49 @@ fn write_data(
             g,
             crate::stamp::Stamp {
                 phase: phase.index as u32,
-                seed: io.seed,
+                seed,
             },
         ),
         false => WriteData::Pattern(g),
     })
 }
 
+/// What the jobs of a phase's workers share: the start line, the phase clock and the abort flag.
+struct Together {
+    start_line: StartLine,
+    start: OnceLock<Instant>,
+    abort: AtomicBool,
+}
+
+impl Together {
+    fn new(workers: usize) -> Together {
+        Together {
+            start_line: StartLine::new(workers as u32),
+            start: OnceLock::new(),
+            abort: AtomicBool::new(false),
+        }
+    }
+}
+
 impl Parts<'_> {
-    /// A job over `ops`, bounded by `bound_ns`.
-    fn job<'j>(&'j self, shape: &Shape<'_>, ops: &'j SharedOps, bound_ns: Option<u64>) -> Job<'j> {
+    /// Worker `w`'s job over `ops`, bounded by `bound_ns`, its recorders numbered from `recorder_base`.
+    fn job<'j>(
+        &'j self,
+        shape: &Shape<'_>,
+        (w, ops, recorder_base): (usize, &'j SharedOps, usize),
+        bound_ns: Option<u64>,
+        together: &'j Together,
+    ) -> Job<'j> {
         Job {
             file: self.file,
             ops,
-            data: &self.data,
+            data: &self.data[w],
             queue_depth: shape.io.queue_depth,
             max_len: self.max_len,
             align: self.align,
-            start: OnceLock::new(),
+            start: &together.start,
+            start_line: &together.start_line,
+            began: AtomicBool::new(false),
             clock: IntervalClock {
                 interval_ns: shape.io.interval_ns,
                 bound_ns,
@@ -326,7 +390,9 @@ impl Parts<'_> {
             rate_iops: shape.measure.rate_iops,
             first_index: 0,
             interrupt: self.stop,
-            abort: AtomicBool::new(false),
+            abort: &together.abort,
+            recorder_base,
+            rate_slot: shape.workers[w].0.rate_slot(),
             clock_kind: match self.virtual_clock {
                 true => ClockKind::Virtual(AtomicU64::new(0)),
                 false => ClockKind::Wall,
@@ -342,45 +408,159 @@ impl Parts<'_> {
     }
 }
 
-/// How the ramp ended: where the measured part continues the op stream, its failures, and the engine's
-/// warnings (the measured part, run by the same engine, repeats them).
+/// The jobs of every worker over their shared streams `ops`; each engine tells how many recorders its job
+/// uses, and the next job's recorders are numbered after them.
+fn jobs<'j>(
+    shape: &Shape<'_>,
+    parts: &'j Parts<'_>,
+    (ops, engines): (&'j [SharedOps], &[EngineBox<'_>]),
+    bound_ns: Option<u64>,
+    together: &'j Together,
+) -> (Vec<Job<'j>>, Vec<usize>) {
+    let mut base = 0;
+    let mut bases = Vec::with_capacity(ops.len());
+    let jobs = ops
+        .iter()
+        .zip(engines)
+        .enumerate()
+        .map(|(w, (ops, engine))| {
+            let job = parts.job(shape, (w, ops, base), bound_ns, together);
+            bases.push(base);
+            base += engine.workers(&job);
+            job
+        })
+        .collect();
+    bases.push(base);
+    (jobs, bases)
+}
+
+/// Runs every worker's job on its engine to its end and returns their outcomes, in worker order. One
+/// worker runs on this thread; several run on a thread each, pinned to a CPU of their own while the workers
+/// fit on the CPUs this process may use (a psync worker's threads inherit the pin).
+fn run_workers(
+    jobs: &[Job<'_>],
+    engines: &[EngineBox<'_>],
+    tx: &mpsc::Sender<Event>,
+) -> Vec<Outcome> {
+    if let ([job], [engine]) = (jobs, engines) {
+        let o = engine.run(job, tx);
+        job.leave_start_line();
+        return vec![o];
+    }
+    let cpus = crate::sys::cpu::allowed_cpus().unwrap_or_default();
+    let pin = jobs.len() <= cpus.len();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .zip(engines)
+            .enumerate()
+            .map(|(w, (job, engine))| {
+                let tx = tx.clone();
+                let cpu = cpus.get(w).copied().filter(|_| pin);
+                let spawned = std::thread::Builder::new().spawn_scoped(s, move || {
+                    if let Some(cpu) = cpu {
+                        // Not pinned (a container's cgroup refusing it) only costs scheduling freedom.
+                        let _ = crate::sys::cpu::pin_to(cpu);
+                    }
+                    let o = engine.run(job, &tx);
+                    job.leave_start_line();
+                    // A worker that could not start (or stopped at an error) stops the others too.
+                    if o.error.is_some() {
+                        job.abort();
+                    }
+                    o
+                });
+                (w, engine.name(), spawned)
+            })
+            .collect();
+        // A worker whose thread did not start stops the others and leaves the start line before anyone is
+        // joined (they may be waiting there for it).
+        for (w, _, h) in &handles {
+            if h.is_err() {
+                jobs[*w].abort();
+                jobs[*w].leave_start_line();
+            }
+        }
+        handles
+            .into_iter()
+            .map(|(w, name, h)| match h {
+                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                Err(e) => {
+                    let what = format!("the thread of worker {w}");
+                    Outcome::new(Some(engine::spawn_error(name, &what, &e)))
+                }
+            })
+            .collect()
+    })
+}
+
+/// A worker's read and write latencies.
+type Latencies = (Option<LatencySummary>, Option<LatencySummary>);
+
+/// The workers' outcomes as one (the phase's), and each worker's latencies.
+fn merged(outcomes: Vec<Outcome>) -> (Outcome, Vec<Latencies>) {
+    let mut all = Outcome::new(None);
+    let mut lat = Vec::with_capacity(outcomes.len());
+    for o in outcomes {
+        lat.push((o.read.summary(), o.write.summary()));
+        all.merge(o);
+    }
+    (all, lat)
+}
+
+/// How the ramp ended: where each worker's measured part continues its op stream, its failures, and the
+/// engines' warnings (the measured part, run by the same engines, repeats them).
 struct Ramp {
-    first: u64,
+    first: Vec<u64>,
     error: Option<IoError>,
     errors: crate::engine::errors::ErrorTally,
     warnings: Vec<String>,
 }
 
-/// The ramp: the same workload, unmeasured, before the measured part.
-fn run_ramp(
+/// Each worker's shared op stream, from `first` (its next op index); one op at a time when `one_at_a_time`.
+fn worker_ops(
     shape: &Shape<'_>,
     parts: &Parts<'_>,
-    ramp_ns: u64,
-    engine: &(dyn engine::Engine + Sync),
-) -> Ramp {
-    let ops = SharedOps::new(
-        OpStream {
-            total_ops: None,
-            ..shape.stream.clone()
-        },
-        parts.sharers,
-    );
-    let ops = match shape.measure.rate_iops {
-        Some(_) => ops.one_at_a_time(),
-        None => ops,
-    };
-    let job = parts.job(shape, &ops, Some(ramp_ns));
+    first: &[u64],
+    bounded: bool,
+    one_at_a_time: bool,
+) -> Vec<SharedOps> {
+    shape
+        .workers
+        .iter()
+        .zip(first)
+        .map(|((_, stream), &first)| {
+            let stream = OpStream {
+                total_ops: stream.total_ops.filter(|_| bounded),
+                ..stream.clone()
+            };
+            let ops = SharedOps::starting_at(stream, parts.sharers, first);
+            match one_at_a_time {
+                true => ops.one_at_a_time(),
+                false => ops,
+            }
+        })
+        .collect()
+}
+
+/// The ramp: the same workload, unmeasured, before the measured part.
+fn run_ramp(shape: &Shape<'_>, parts: &Parts<'_>, ramp_ns: u64, engines: &[EngineBox<'_>]) -> Ramp {
+    let zero = vec![0; shape.workers.len()];
+    let capped = shape.measure.rate_iops.is_some();
+    let ops = worker_ops(shape, parts, &zero, false, capped);
+    let together = Together::new(shape.workers.len());
+    let (jobs, _) = jobs(shape, parts, (&ops, engines), Some(ramp_ns), &together);
     // Nobody listens to the ramp's series: its recorders' messages are dropped.
     let (tx, _) = mpsc::channel::<Event>();
-    let outcome = engine.run(&job, &tx);
+    let (outcome, _) = merged(run_workers(&jobs, engines, &tx));
     // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
     // (On a virtual clock the engine already ran the clock to the ramp's end.)
-    let now = job.now_ns();
+    let now = jobs[0].now_ns();
     if !parts.virtual_clock && outcome.error.is_none() && !parts.stopped() && now < ramp_ns {
         std::thread::sleep(std::time::Duration::from_nanos(ramp_ns - now));
     }
     Ramp {
-        first: ops.position(),
+        first: ops.iter().map(SharedOps::position).collect(),
         error: outcome.error,
         errors: outcome.errors,
         warnings: outcome.warnings,
@@ -411,6 +591,7 @@ fn ramp_failed(
         ended_at_steady: false,
         splits: Default::default(),
         device: None,
+        workers: Vec::new(),
     })
 }
 
@@ -418,14 +599,18 @@ fn ramp_failed(
 /// writer; each waiting interval holds one event of about 100 bytes).
 const SIM_LAG: u64 = 4096;
 
-/// The series of the measured part as it is collected: CSV, rows for steady state and windows, and the
-/// first write error.
+/// The series of the measured part as it is collected: CSV, rows for steady state and windows, the first
+/// write error, and each worker's totals.
 struct Collector<'a> {
     csv: SeriesWriter,
     rows: Rows,
     write_err: Option<io::Error>,
     interval_ns: u64,
     obs: &'a mut dyn Observer,
+    /// The first recorder number of each worker, and one past the last worker's.
+    bases: Vec<usize>,
+    /// Each worker's counts so far.
+    per_worker: Vec<IntervalCounts>,
 }
 
 impl Collector<'_> {
@@ -437,33 +622,44 @@ impl Collector<'_> {
         self.obs.row(row);
         full && self.rows.push(row)
     }
+
+    /// Adds the counts a recorder closed to its worker's.
+    fn count(&mut self, recorder: usize, counts: &IntervalCounts) {
+        let w = self
+            .bases
+            .partition_point(|&b| b <= recorder)
+            .saturating_sub(1);
+        if let Some(c) = self.per_worker.get_mut(w) {
+            c.merge(counts);
+        }
+    }
 }
 
-/// The measured part: the engine on its threads, the collector here.
+/// The measured part: the engines on their threads, the collector here.
 fn measure(
     shape: &Shape<'_>,
     parts: &Parts<'_>,
-    (first, check): (u64, Option<&dyn ReadCheck>),
-    engine: &(dyn engine::Engine + Sync),
+    (first, check): (&[u64], Option<&dyn ReadCheck>),
+    engines: &[EngineBox<'_>],
     csv_out: CsvOut<'_>,
     obs: &mut dyn Observer,
 ) -> Result<IoOutcome, SetupError> {
     let m = shape.measure;
-    let ops = SharedOps::starting_at(shape.stream.clone(), parts.sharers, first);
-    // Verified writes by several workers go one op at a time, so the ops in flight together stay close in
+    // Verified writes by several threads go one op at a time, so the ops in flight together stay close in
     // the stream (see plan::replay::reorder_window).
-    let stamped = matches!(parts.data, WriteData::Stamped(..));
-    let ops = match m.rate_iops.is_some() || (stamped && parts.sharers > 1) {
-        true => ops.one_at_a_time(),
-        false => ops,
-    };
+    let stamped = matches!(parts.data[0], WriteData::Stamped(..));
+    let one = m.rate_iops.is_some() || (stamped && parts.sharers > 1);
+    let ops = worker_ops(shape, parts, first, true, one);
     let duration_ns = shape.bound.duration_ns();
-    let mut job = parts.job(shape, &ops, duration_ns);
-    job.first_index = first;
-    job.check = check;
+    let together = Together::new(shape.workers.len());
+    let (mut jobs, bases) = jobs(shape, parts, (&ops, engines), duration_ns, &together);
+    for (job, &first) in jobs.iter_mut().zip(first) {
+        job.first_index = first;
+        job.check = check;
+    }
     // Only a steady-state stop feeds a collector decision back into the engine; without one, a virtual-clock
     // engine need not wait for each interval, only stay at most SIM_LAG ahead (memory).
-    job.lockstep = parts.virtual_clock.then(|| match m.until_steady() {
+    jobs[0].lockstep = parts.virtual_clock.then(|| match m.until_steady() {
         true => LockStep::default(),
         false => LockStep::with_lag(SIM_LAG),
     });
@@ -472,6 +668,7 @@ fn measure(
     let keep_iops = !m.windows.is_empty()
         || m.aggregate_ns.is_some()
         || m.headline.iter().any(|h| h.needs_iops());
+    let recorders = bases.last().copied().unwrap_or(1);
     let mut c = Collector {
         csv,
         rows: Rows::new(
@@ -483,14 +680,17 @@ fn measure(
         write_err: None,
         interval_ns: shape.io.interval_ns,
         obs,
+        per_worker: vec![IntervalCounts::default(); jobs.len()],
+        bases,
     };
-    let mut series = Series::new(job.clock, engine.workers(&job));
-    let (outcome, ended_at_steady) = collect(&job, engine, &mut series, &mut c, m.until_steady());
+    let mut series = Series::new(jobs[0].clock, recorders);
+    let (outcomes, ended_at_steady) =
+        collect(&jobs, engines, &mut series, &mut c, m.until_steady());
     finish(
         shape,
         parts,
-        &job,
-        outcome,
+        &jobs[0],
+        outcomes,
         ended_at_steady,
         series,
         c,
@@ -498,27 +698,28 @@ fn measure(
     )
 }
 
-/// Runs the engine and writes each row as soon as every worker has closed its interval; returns the
-/// engine's outcome and whether the phase ended at steady state.
+/// Runs the engines and writes each row as soon as every recorder has closed its interval; returns the
+/// workers' outcomes and whether the phase ended at steady state.
 fn collect(
-    job: &Job<'_>,
-    engine: &(dyn engine::Engine + Sync),
+    jobs: &[Job<'_>],
+    engines: &[EngineBox<'_>],
     series: &mut Series,
     c: &mut Collector<'_>,
     until_steady: bool,
-) -> (Outcome, bool) {
+) -> (Vec<Outcome>, bool) {
     let (tx, rx) = mpsc::channel::<Event>();
     let mut ended_at_steady = false;
-    let outcome = std::thread::scope(|s| {
+    let outcomes = std::thread::scope(|s| {
         let runner = std::thread::Builder::new().spawn_scoped(s, || {
             let tx = tx;
-            engine.run(job, &tx)
+            run_workers(jobs, engines, &tx)
         });
         let runner = match runner {
             Ok(r) => r,
             Err(e) => {
                 let what = "the engine's thread";
-                return Outcome::new(Some(engine::spawn_error(engine.name(), what, &e)));
+                let name = engines[0].name();
+                return vec![Outcome::new(Some(engine::spawn_error(name, what, &e)))];
             }
         };
         for ev in rx.iter() {
@@ -528,16 +729,17 @@ fn collect(
                 counts,
                 now_in,
             } = ev;
+            c.count(worker, &counts);
             series.close(worker, index, &counts, now_in);
             for (k, counts) in series.ready() {
                 let (a, b) = series.row_span(k, false, 0);
                 let row = SeriesRow::new(a, b, c.interval_ns, &counts);
                 if c.take(&row, true) && until_steady && !ended_at_steady {
                     ended_at_steady = true;
-                    job.abort();
+                    jobs[0].abort();
                 }
             }
-            if let Some(ls) = &job.lockstep {
+            if let Some(ls) = &jobs[0].lockstep {
                 ls.handled_one();
             }
         }
@@ -545,21 +747,22 @@ fn collect(
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
-    (outcome, ended_at_steady)
+    (outcomes, ended_at_steady)
 }
 
-/// After the engine: the phase lasts its duration, buffered writes are flushed, the last rows written.
+/// After the engines: the phase lasts its duration, buffered writes are flushed, the last rows written.
 #[allow(clippy::too_many_arguments)]
 fn finish(
     shape: &Shape<'_>,
     parts: &Parts<'_>,
     job: &Job<'_>,
-    mut outcome: Outcome,
+    outcomes: Vec<Outcome>,
     ended_at_steady: bool,
     mut series: Series,
     mut c: Collector<'_>,
     csv: CsvOut<'_>,
 ) -> Result<IoOutcome, SetupError> {
+    let (mut outcome, latencies) = merged(outcomes);
     let end_ns = end_of_phase(shape, parts, job, &mut outcome, ended_at_steady);
     let cut_short = outcome.error.is_some() || ended_at_steady || parts.stopped();
     let tail = series.finish(end_ns, cut_short);
@@ -577,6 +780,16 @@ fn finish(
         });
     }
     outcome.end_ns = end_ns;
+    let workers = c
+        .per_worker
+        .into_iter()
+        .zip(latencies)
+        .map(|(counts, (read, write))| WorkerTotals {
+            counts,
+            read,
+            write,
+        })
+        .collect();
     Ok(IoOutcome {
         outcome,
         rows: c.csv.rows(),
@@ -587,6 +800,7 @@ fn finish(
         ended_at_steady,
         splits: c.rows.splits.map(SplitTracker::finish).unwrap_or_default(),
         device: None,
+        workers,
     })
 }
 

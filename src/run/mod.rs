@@ -333,6 +333,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         verify: None,
         warnings: Vec::new(),
         host: None,
+        workers: Vec::new(),
         device: None,
     }
 }

@@ -203,6 +203,16 @@ pub const KEYS: &[Key] = &[
         ..key("queue_depth", IO, "`1`", |p| p.queue_depth.is_some())
     },
     Key {
+        inherit: Some(|p, d| inherit(&mut p.workers, &d.workers)),
+        ..key("workers", SEEDED, "`1`", |p| p.workers.is_some())
+    },
+    Key {
+        inherit: Some(|p, d| inherit(&mut p.workers_split, &d.workers_split)),
+        ..key("workers_split", SEEDED, "`\"partitioned\"`", |p| {
+            p.workers_split.is_some()
+        })
+    },
+    Key {
         inherit: Some(|p, d| inherit(&mut p.interval, &d.interval)),
         ..key("interval", IO, "`\"1s\"`", |p| p.interval.is_some())
     },
@@ -515,6 +525,8 @@ mod tests {
         ("seed", "9"),
         ("block_size", "\"8KiB\""),
         ("queue_depth", "4"),
+        ("workers", "2"),
+        ("workers_split", "\"shared\""),
         ("interval", "\"2s\""),
         ("on_error", "\"continue\""),
         ("data", "\"zeros\""),

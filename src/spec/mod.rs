@@ -264,6 +264,13 @@ pub struct Defaults {
     pub queue_depth: Option<i64>,
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 256))]
+    pub workers: Option<i64>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_split: Option<crate::vocab::WorkersSplit>,
+    /// See the phase key of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
     /// See the phase key of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,6 +344,20 @@ pub struct PhaseSpec {
     /// Queue depth (QD): I/Os in flight at once, 1 to 1024. Default: `1`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<Vary<i64>>,
+    /// Submitters (like fio's numjobs): `workers` workers, each keeping `queue_depth` I/Os in flight with its
+    /// own engine instance on its own thread (on its own CPU while there are CPUs), and its own op stream, a
+    /// pure function of (seed, worker, index). Byte bounds, passes and rate caps are for the phase's total,
+    /// shared out by the plan. 1 to 256. Default: `1`. Kinds: fill, restore-image, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 256))]
+    pub workers: Option<i64>,
+    /// How workers share the span: `"partitioned"` (default: the span is cut into `workers` contiguous parts
+    /// of whole blocks, one per worker, so a fill writes every block once per pass across the workers and
+    /// the workers' writes never overlap) or `"shared"` (every worker draws its own random op stream over
+    /// the whole span; only for random workloads with uniform coverage, as a fill or sequential pattern
+    /// would write each block once per worker). Kinds: fill, restore-image, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_split: Option<crate::vocab::WorkersSplit>,
     /// Length of one interval of the per-interval series (IOPS, bandwidth, latency every interval).
     /// Default: `"1s"`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]

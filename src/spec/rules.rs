@@ -9,6 +9,8 @@ use std::collections::HashMap;
 
 /// Largest queue depth accepted.
 pub const MAX_QUEUE_DEPTH: u32 = 1024;
+/// Most workers of a phase.
+pub const MAX_WORKERS: u32 = 256;
 /// Largest block size accepted: 128 MiB (Linux moves at most about 2 GiB per read or write call).
 pub const MAX_BLOCK_SIZE: u64 = 128 << 20;
 /// Shortest series interval accepted: 1 ms.
@@ -441,6 +443,7 @@ fn check_workload_bounds(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
 /// The keys `[defaults]` and phases share whose values are checked alike.
 struct Common<'a> {
     queue_depth: Option<i64>,
+    workers: Option<i64>,
     block_size: Option<&'a BlockSize>,
     span: Option<Amount>,
     offset: Option<Amount>,
@@ -451,6 +454,7 @@ impl<'a> Common<'a> {
     fn of_defaults(d: &'a Defaults) -> Common<'a> {
         Common {
             queue_depth: d.queue_depth,
+            workers: d.workers,
             block_size: d.block_size.as_ref(),
             span: d.span,
             offset: d.offset,
@@ -461,6 +465,7 @@ impl<'a> Common<'a> {
     fn of_phase(p: &'a PhaseSpec) -> Common<'a> {
         Common {
             queue_depth: p.queue_depth.one(),
+            workers: p.workers,
             block_size: p.block_size.as_ref().and_then(|b| b.one()),
             span: p.span.one(),
             offset: p.offset,
@@ -478,6 +483,15 @@ fn check_common(at: &At, c: &Common<'_>, out: &mut Vec<RuleError>) {
             "queue_depth",
             format!("queue_depth = {q} is out of range"),
             Some("queue_depth is 1 to 1024"),
+        ));
+    }
+    if let Some(w) = c.workers
+        && (w < 1 || w > MAX_WORKERS as i64)
+    {
+        out.push(at.key(
+            "workers",
+            format!("workers = {w} is out of range"),
+            Some("workers is 1 to 256"),
         ));
     }
     if let Some(bs) = c.block_size {

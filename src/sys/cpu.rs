@@ -22,9 +22,60 @@ pub fn thread_cpu_ns() -> io::Result<u64> {
     Ok(secs.saturating_mul(1_000_000_000).saturating_add(nanos))
 }
 
+/// The CPUs the calling thread may run on (its affinity mask), in order.
+///
+/// # Errors
+/// The OS error when the mask cannot be read.
+pub fn allowed_cpus() -> io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid, writable cpu_set_t of the size passed; pid 0 is the calling thread.
+    let r = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: CPU_ISSET reads the set within its size (i < CPU_SETSIZE).
+    Ok((0..max)
+        .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
+        .collect())
+}
+
+/// Pins the calling thread to CPU `cpu` (threads it starts afterwards inherit the pin).
+///
+/// # Errors
+/// The OS error when the affinity cannot be set.
+pub fn pin_to(cpu: usize) -> io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: CPU_SET writes within the set (the caller's cpu comes from `allowed_cpus`, below CPU_SETSIZE;
+    // libc's CPU_SET ignores an index past the set's end).
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
+    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::thread_cpu_ns;
+
+    #[test]
+    fn a_thread_pinned_to_an_allowed_cpu_runs_only_there() {
+        let cpus = super::allowed_cpus().expect("affinity");
+        assert!(!cpus.is_empty());
+        let last = *cpus.last().expect("a CPU");
+        let on = std::thread::spawn(move || {
+            super::pin_to(last).expect("pin");
+            super::allowed_cpus().expect("affinity")
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(on, vec![last]);
+    }
 
     #[test]
     fn a_busy_loop_adds_cpu_time_and_a_sleep_almost_none() {

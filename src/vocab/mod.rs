@@ -98,6 +98,16 @@ pub enum Coverage {
     Full,
 }
 
+/// How a phase's workers share its span (`workers_split`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkersSplit {
+    /// Every worker draws its own op stream over the whole span (random workloads only).
+    Shared,
+    /// The span is cut into one contiguous part per worker, each worker's ops stay in its part.
+    Partitioned,
+}
+
 /// What a phase does when an I/O fails (EIO, ENOSPC, a short read or write, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -70,6 +70,7 @@ fn workload(
         verify: None,
         warnings: vec![],
         host: None,
+        workers: Vec::new(),
         device: None,
     }
 }

@@ -32,3 +32,4 @@ mod steady;
 mod steady_after;
 mod tail;
 mod verify;
+mod workers;

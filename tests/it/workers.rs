@@ -1,0 +1,380 @@
+//! `workers = N` (issue 15 item 1): several submitters per phase, each with its own engine, thread and op
+//! stream; the plan deals out the span, the byte bound, the seeds and the rate cap; results add up.
+
+use crate::common::{
+    code_out_err, phase, phase_rows, read, run_ok, run_spec, sparse_target_dir, strict_results,
+    tempdir, u, wkrun, write_file,
+};
+use serde_json::Value;
+use wkrun::stamp::{Found, SECTOR, parse};
+
+const MIB: u64 = 1 << 20;
+
+/// `(worker, span_start_bytes, span_bytes, ops)` of every worker of a phase, as the plan dealt them.
+fn parts(p: &Value) -> Vec<(u64, u64, u64, u64)> {
+    p["params"]["worker_parts"]
+        .as_array()
+        .expect("params.worker_parts")
+        .iter()
+        .map(|w| {
+            (
+                u(w, "/worker"),
+                u(w, "/span_start_bytes"),
+                u(w, "/span_bytes"),
+                u(w, "/ops"),
+            )
+        })
+        .collect()
+}
+
+/// Per-worker `(read ops, write ops)` of a phase's results.
+fn worker_ops(p: &Value) -> Vec<(u64, u64)> {
+    p["workers"]
+        .as_array()
+        .expect("phases[].workers")
+        .iter()
+        .map(|w| (u(w, "/read/ops"), u(w, "/write/ops")))
+        .collect()
+}
+
+/// Sums of the integer column `col` over the series rows of phase `i`.
+fn column_sum(out: &std::path::Path, r: &Value, i: usize, col: &str) -> u64 {
+    phase_rows(out, r, i)
+        .iter()
+        .map(|row| crate::common::n(row, col))
+        .sum()
+}
+
+#[test]
+fn a_byte_bound_is_dealt_out_exactly_and_the_series_sums_to_the_totals() {
+    let (dir, target) = sparse_target_dir(256 * MIB);
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"libaio\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 8\nworkers = 4\nread_percent = 0\nsize = \"64MiB\"\n";
+    let out = run_ok(dir.path(), "workers-bytes", body, &target);
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    assert_eq!(u(p, "/write/ops"), 16384);
+    assert_eq!(u(p, "/write/bytes"), 64 * MIB);
+    assert_eq!(u(p, "/params/workers"), 4);
+    assert_eq!(p["params"]["workers_split"], "partitioned");
+    // Four contiguous quarters of the 256 MiB span, 4096 I/Os each, and each worker did exactly those.
+    let q = 64 * MIB;
+    assert_eq!(
+        parts(p),
+        vec![
+            (0, 0, q, 4096),
+            (1, q, q, 4096),
+            (2, 2 * q, q, 4096),
+            (3, 3 * q, q, 4096)
+        ]
+    );
+    assert_eq!(worker_ops(p), vec![(0, 4096); 4]);
+    let bytes: u64 = p["workers"]
+        .as_array()
+        .expect("workers")
+        .iter()
+        .map(|w| u(w, "/write/bytes"))
+        .sum();
+    assert_eq!(bytes, 64 * MIB);
+    // One row per interval, summing every worker: the columns add up to the totals exactly.
+    assert_eq!(column_sum(&out, &r, 0, "write_ops"), 16384);
+    assert_eq!(column_sum(&out, &r, 0, "write_bytes"), 64 * MIB);
+    assert_eq!(column_sum(&out, &r, 0, "read_ops"), 0);
+}
+
+/// Reads every stamped sector of `file`: `(offset, seed, op)`.
+fn stamps(file: &[u8]) -> Vec<(u64, u64, u64)> {
+    file.chunks(SECTOR)
+        .enumerate()
+        .filter_map(|(k, s)| match parse(s) {
+            Found::Stamp {
+                offset, seed, op, ..
+            } => {
+                assert_eq!(offset, (k * SECTOR) as u64, "a stamp at the wrong place");
+                Some((offset, seed, op))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn c05_a_fill_with_workers_writes_every_block_exactly_once_on_every_engine() {
+    for engine in ["psync", "libaio", "io_uring"] {
+        let (dir, target) = sparse_target_dir(64 * MIB);
+        let body = format!(
+            "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nengine = \"{engine}\"\nblock_size = \"4KiB\"\nqueue_depth = 8\nworkers = 4\nverify = true\n[[phase]]\nname = \"check\"\nkind = \"verify\"\nblock_size = \"1MiB\"\n"
+        );
+        let (o, out) = run_spec(dir.path(), "c05-workers", &body, &target, &[]);
+        let (code, _, err) = code_out_err(&o);
+        if code != 0 && engine == "io_uring" && err.contains("could not start") {
+            crate::common::skip(
+                "c05_a_fill_with_workers_writes_every_block_exactly_once_on_every_engine (io_uring)",
+                &err,
+            );
+            continue;
+        }
+        assert_eq!(code, 0, "{engine}: {err}");
+        let (_, r) = strict_results(&out);
+        let p = phase(&r, 0);
+        assert_eq!(u(p, "/write/ops"), 16384, "{engine}");
+        assert_eq!(u(p, "/write/bytes"), 67_108_864, "{engine}");
+        assert_eq!(worker_ops(p), vec![(0, 4096); 4], "{engine}");
+        // The verify phase finds every sector as the plan's per-worker replay says.
+        let v = &phase(&r, 1)["verify"];
+        assert_eq!(u(v, "/ok"), 64 * MIB / 512, "{engine}: {v}");
+        assert_eq!(u(v, "/mismatched"), 0, "{engine}");
+        // Read back independently: every 4 KiB block holds a stamp, and the 16384 (worker seed, op) pairs
+        // are all different: no block was written twice (its first write would be missing).
+        let st = stamps(&read(&target));
+        assert_eq!(
+            st.len() as u64,
+            64 * MIB / 512,
+            "{engine}: every sector stamped"
+        );
+        let mut writes: Vec<(u64, u64)> = st
+            .iter()
+            .filter(|(off, ..)| off % 4096 == 0)
+            .map(|&(_, seed, op)| (seed, op))
+            .collect();
+        writes.sort_unstable();
+        writes.dedup();
+        assert_eq!(writes.len(), 16384, "{engine}: distinct writes found");
+    }
+}
+
+#[test]
+fn partitioned_workers_write_only_in_their_part() {
+    let (dir, target) = sparse_target_dir(16 * MIB);
+    // A random workload with uniform coverage: each worker draws its offsets in its own quarter.
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 2\nworkers = 4\nread_percent = 0\nsize = \"8MiB\"\nverify = true\n";
+    let out = run_ok(dir.path(), "workers-parts", body, &target);
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    let q = 4 * MIB;
+    assert_eq!(
+        parts(p),
+        (0..4).map(|w| (w, w * q, q, 512)).collect::<Vec<_>>()
+    );
+    let seeds: Vec<u64> = p["params"]["worker_parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .map(|w| u(w, "/seed"))
+        .collect();
+    assert_eq!(seeds[0], 1, "worker 0 keeps the phase's seed");
+    let st = stamps(&read(&target));
+    assert!(!st.is_empty());
+    for (offset, seed, _) in st {
+        let w = seeds
+            .iter()
+            .position(|&s| s == seed)
+            .unwrap_or_else(|| panic!("a stamp with an unknown seed {seed} at {offset}"))
+            as u64;
+        assert!(
+            offset >= w * q && offset < (w + 1) * q,
+            "worker {w} wrote at {offset}, outside [{}, {})",
+            w * q,
+            (w + 1) * q
+        );
+    }
+}
+
+#[test]
+fn the_plan_deals_a_partial_pass_as_one_worker_would() {
+    // 256 blocks in parts of 86, 85, 85; 384 writes = one pass and the first 128 blocks again.
+    let dir = tempdir();
+    let spec = crate::common::spec_text(
+        "workers-plan",
+        "[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 3\nblock_size = \"4KiB\"\nspan = \"1MiB\"\nsize = \"1.5MiB\"\n",
+    );
+    write_file(dir.path(), "spec.toml", &spec);
+    let o = wkrun(
+        dir.path(),
+        &["plan", "spec.toml", "--target", "t.img", "--json"],
+    );
+    let (code, json, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let plan: Value = serde_json::from_str(&json).expect("plan JSON");
+    let p = &plan["phases"][0];
+    assert_eq!(
+        parts(p),
+        vec![
+            (0, 0, 352_256, 86 + 86),
+            (1, 352_256, 348_160, 85 + 42),
+            (2, 700_416, 348_160, 85),
+        ]
+    );
+    assert!(!dir.path().join("t.img").exists());
+}
+
+#[test]
+fn the_read_share_and_a_rate_cap_hold_for_the_total() {
+    let dir = tempdir();
+    // 40000 I/Os, 10000 per worker: every group of 100 of each worker's stream has 65 reads.
+    let body = "[[phase]]\nname = \"mix\"\nkind = \"workload\"\nengine = \"null\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 4\nworkers_split = \"shared\"\nread_percent = 65\nsize = \"160000KiB\"\n[[phase]]\nname = \"capped\"\nkind = \"workload\"\nengine = \"null\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 2\nread_percent = 30\nrate_iops = 2000\nsize = \"8000KiB\"\n";
+    let out = run_ok(dir.path(), "workers-share", body, &dir.path().join("t.img"));
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    assert_eq!(u(p, "/read/ops"), 26000);
+    assert_eq!(u(p, "/write/ops"), 14000);
+    assert_eq!(worker_ops(p), vec![(6500, 3500); 4]);
+    // Shared: every worker's stream spans the whole target.
+    let span = u(p, "/params/span_bytes");
+    assert!(
+        parts(p)
+            .iter()
+            .all(|&(_, s, l, n)| (s, l, n) == (0, span, 10000))
+    );
+    assert_eq!(column_sum(&out, &r, 0, "read_ops"), 26000);
+    // 2000 I/Os at 2000 per second over both workers: worker 0 takes the cap's slots 0, 2, 4, ... and worker
+    // 1 slots 1, 3, 5, ..., so the last I/O (slot 1999) is not issued before 0.9995 s; had each worker kept
+    // the whole cap, the phase would have lasted half that.
+    let c = phase(&r, 1);
+    assert_eq!(u(c, "/read/ops") + u(c, "/write/ops"), 2000);
+    let per: Vec<u64> = worker_ops(c).iter().map(|(r, w)| r + w).collect();
+    assert_eq!(per, vec![1000, 1000]);
+    let secs = c["duration_s"].as_f64().expect("duration_s");
+    assert!(secs >= 0.9995, "2000 I/Os capped at 2000/s took {secs} s");
+}
+
+/// Runs a spec that must be refused; returns stderr after checking exit 2 and that nothing was written.
+fn refused(body: &str) -> String {
+    let dir = tempdir();
+    let target = dir.path().join("t.img");
+    let (o, out) = run_spec(dir.path(), "workers-bad", body, &target, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert!(!out.exists(), "an output folder was made");
+    assert!(!target.exists(), "the target was created");
+    err
+}
+
+#[test]
+fn zero_workers_and_more_workers_than_blocks_are_refused() {
+    let err = refused(
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nworkers = 0\nread_percent = 0\nsize = \"1MiB\"\n",
+    );
+    assert!(
+        err.contains("spec.toml:8:1: phase[0] \"w\".workers: workers = 0 is out of range"),
+        "{err}"
+    );
+    assert!(err.contains("help: workers is 1 to 256"), "{err}");
+    let err = refused(
+        "[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 3\nblock_size = \"4KiB\"\nspan = \"8KiB\"\n",
+    );
+    assert!(
+        err.contains("spec.toml:8:1: phase[0] \"f\".workers: workers = 3 is more than the span's 2 blocks of 4096 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block"),
+        "{err}"
+    );
+    let err = refused(
+        "[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 2\nworkers_split = \"shared\"\nblock_size = \"4KiB\"\nspan = \"1MiB\"\n",
+    );
+    assert!(
+        err.contains("phase[0] \"f\".workers_split: workers_split = \"shared\" gives each of the 2 workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would write every block 2 times"),
+        "{err}"
+    );
+    // --set reaches it too.
+    let dir = tempdir();
+    let target = dir.path().join("t.img");
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 0\nsize = \"1MiB\"\n";
+    let (o, out) = run_spec(
+        dir.path(),
+        "workers-set",
+        body,
+        &target,
+        &["--set", "workers=0"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("workers = 0 is out of range"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn every_engine_writes_the_same_bytes_with_workers() {
+    // Two workers, one I/O in flight each, random offsets with replacement in their halves: the final
+    // content depends only on each worker's op stream (seed, worker, index), not on the engine.
+    let body = |engine: &str| {
+        format!(
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"{engine}\"\nblock_size = \"4KiB\"\nqueue_depth = 1\nworkers = 2\nread_percent = 0\nsize = \"4MiB\"\nseed = 7\n"
+        )
+    };
+    let mut images: Vec<(String, Vec<u8>)> = Vec::new();
+    for engine in ["psync", "libaio", "io_uring"] {
+        let (dir, target) = sparse_target_dir(8 * MIB);
+        let (o, _) = run_spec(dir.path(), "workers-same", &body(engine), &target, &[]);
+        let (code, _, err) = code_out_err(&o);
+        if code != 0 && engine == "io_uring" && err.contains("could not start") {
+            crate::common::skip(
+                "every_engine_writes_the_same_bytes_with_workers (io_uring)",
+                &err,
+            );
+            continue;
+        }
+        assert_eq!(code, 0, "{engine}: {err}");
+        images.push((engine.to_string(), read(&target)));
+    }
+    let (first, bytes) = &images[0];
+    assert!(bytes.iter().any(|&b| b != 0), "nothing written");
+    for (engine, other) in &images[1..] {
+        assert!(other == bytes, "{engine} wrote other bytes than {first}");
+    }
+}
+
+#[test]
+fn a_timed_phase_with_a_ramp_sums_its_workers_in_every_row() {
+    let dir = tempdir();
+    let body = "[[phase]]\nname = \"t\"\nkind = \"workload\"\nengine = \"null\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 2\nread_percent = 50\nramp = \"200ms\"\nduration = \"1s\"\ninterval = \"100ms\"\n";
+    let out = run_ok(dir.path(), "workers-timed", body, &dir.path().join("t.img"));
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    assert_eq!(u(p, "/intervals"), 10);
+    assert!(p["measured_started_at"].is_string());
+    for dir in ["read", "write"] {
+        let total = u(p, &format!("/{dir}/ops"));
+        assert!(total > 0, "{dir}");
+        let per: u64 = p["workers"]
+            .as_array()
+            .expect("workers")
+            .iter()
+            .map(|w| u(w, &format!("/{dir}/ops")))
+            .sum();
+        assert_eq!(per, total, "{dir}: workers sum to the phase");
+        assert_eq!(
+            column_sum(&out, &r, 0, &format!("{dir}_ops")),
+            total,
+            "{dir}: rows"
+        );
+        let bytes = u(p, &format!("/{dir}/bytes"));
+        assert_eq!(bytes, total * 4096);
+        assert_eq!(column_sum(&out, &r, 0, &format!("{dir}_bytes")), bytes);
+    }
+    assert_eq!(u(p, "/host/submit_threads"), 2);
+}
+
+#[test]
+fn a_restore_with_workers_writes_the_image_as_one_worker_does() {
+    // 10 blocks of 1 MiB in parts of 4, 3 and 3: the same bytes as one worker's restore.
+    let spec = |w: u32| {
+        format!(
+            "[[phase]]\nname = \"r\"\nkind = \"restore-image\"\nimage = \"synthetic\"\nimage_size = \"10MiB\"\nblock_size = \"1MiB\"\nqueue_depth = 2\nworkers = {w}\n"
+        )
+    };
+    let (d1, t1) = sparse_target_dir(16 * MIB);
+    run_ok(d1.path(), "workers-restore", &spec(1), &t1);
+    let (d3, t3) = sparse_target_dir(16 * MIB);
+    let out = run_ok(d3.path(), "workers-restore", &spec(3), &t3);
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    assert_eq!(u(p, "/write/ops"), 10);
+    assert_eq!(
+        parts(p),
+        vec![
+            (0, 0, 4 * MIB, 4),
+            (1, 4 * MIB, 3 * MIB, 3),
+            (2, 7 * MIB, 3 * MIB, 3)
+        ]
+    );
+    assert_eq!(worker_ops(p), vec![(0, 4), (0, 3), (0, 3)]);
+    assert!(read(&t1) == read(&t3), "the restored bytes differ");
+}
