@@ -2,10 +2,12 @@
 //! with validation against the results schema ([`mod@write`]), the JSON Schemas themselves ([`schema`]), and
 //! the output folder everything is written into ([`outdir`]).
 
+pub mod cluster;
 pub mod model;
 pub mod outdir;
 pub mod schema;
 pub mod series_csv;
 pub mod write;
 
+pub use cluster::*;
 pub use model::*;

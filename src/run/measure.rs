@@ -41,6 +41,8 @@ pub struct IoOutcome {
     pub ended_at_steady: bool,
     /// On a simulated target: the drive's internals during the measured part.
     pub device: Option<DeviceCounters>,
+    /// Wall clock of t = 0 of the series, ns since the Unix epoch; `None` on a virtual clock.
+    pub t0_unix_ns: Option<u64>,
 }
 
 /// Why an I/O phase could not run at all: what was being opened or written, and the OS error.
@@ -404,6 +406,7 @@ fn ramp_failed(
         steady: None,
         ended_at_steady: false,
         device: None,
+        t0_unix_ns: None,
     })
 }
 
@@ -568,7 +571,11 @@ fn finish(
         });
     }
     outcome.end_ns = end_ns;
+    // The series' t = 0 on the wall clock: now, less the time since the phase clock started.
+    let t0_unix_ns =
+        (!job.is_virtual()).then(|| crate::launch::now_unix_ns().saturating_sub(job.now_ns()));
     Ok(IoOutcome {
+        t0_unix_ns,
         outcome,
         rows: c.csv.rows(),
         totals: series.totals(),

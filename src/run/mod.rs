@@ -10,6 +10,7 @@ pub mod measure;
 pub mod observer;
 mod prepare;
 pub mod progress;
+mod schedule;
 pub mod verify;
 mod written;
 
@@ -223,11 +224,30 @@ pub fn execute(
             plan.start_at - 1
         ));
     }
-    for phase in plan.to_run() {
+    for (i, phase) in plan.to_run().enumerate() {
         if stop.load(Ordering::Relaxed) {
             return Err(ctx.interrupted(None));
         }
-        match run_phase(&mut ctx, phase) {
+        // On a common schedule (--start-at): wait for the phase's start.
+        let requested = plan
+            .launch
+            .phase_start(i == 0, crate::launch::now_unix_ns());
+        let woke = match requested {
+            Some(at) => {
+                ctx.log(&schedule::waiting_line(phase.index, at));
+                match schedule::wait_until(at, stop) {
+                    Some(w) => w,
+                    None => return Err(ctx.interrupted(None)),
+                }
+            }
+            None => 0,
+        };
+        let end = run_phase(&mut ctx, phase);
+        if let (Some(at), Some(l)) = (requested, ctx.results.launch.as_mut()) {
+            l.phase_starts
+                .push(schedule::phase_start(phase.index, at, woke, &end));
+        }
+        match end {
             PhaseEnd::Done(pr) => {
                 if let Work::Erase(_) = phase.work {
                     ctx.written.erase(phase.span.start, phase.span.end());
@@ -298,6 +318,8 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         },
         host: host_info(),
         target: plan.target.clone(),
+        launch: schedule::launch_result(plan),
+        cluster: None,
         phases: Vec::new(),
     }
 }
@@ -312,6 +334,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         params: phase.params(),
         started_at: now_rfc3339(),
         measured_started_at: None,
+        series_t0_unix_ns: None,
         duration_s: 0.0,
         completed: true,
         read: DirStats::zero(),
@@ -332,6 +355,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         warnings: Vec::new(),
         host: None,
         device: None,
+        hosts: Vec::new(),
+        latency_histograms: None,
     }
 }
 
