@@ -12,6 +12,7 @@ mod compare;
 mod engines;
 mod failedwrites;
 mod hold;
+mod hosts;
 mod interrupt;
 mod limits;
 mod methodology;
