@@ -79,22 +79,12 @@ pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<Seri
     ) = (None, None, None, None, None, None);
     m.windows.clear();
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns);
-    m.hosts = parts
-        .iter()
-        .enumerate()
-        .map(|(h, p)| HostPhase {
-            host: h,
-            rank: runs[h].results.launch.as_ref().and_then(|l| l.rank),
-            started_at: p.started_at.clone(),
-            series_t0_unix_ns: p.series_t0_unix_ns,
-            duration_s: p.duration_s,
-            completed: p.completed,
-            read: p.read.clone(),
-            write: p.write.clone(),
-        })
-        .collect();
-    let series = match (p0.series_csv.is_some(), p0.params.interval_ns) {
-        (true, Some(interval_ns)) => {
+    m.hosts = host_parts(runs, &parts);
+    let series = p0
+        .series_csv
+        .as_ref()
+        .and(p0.params.interval_ns)
+        .map(|interval_ns| {
             let hosts: Vec<HostSeries<'_>> = runs
                 .iter()
                 .enumerate()
@@ -107,13 +97,28 @@ pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<Seri
                         .unwrap_or_default(),
                 })
                 .collect();
-            let rows = merge_rows(&hosts, interval_ns);
-            m.intervals = Some(rows.len() as u64);
-            Some(rows)
-        }
-        _ => None,
-    };
+            merge_rows(&hosts, interval_ns)
+        });
+    m.intervals = series.as_ref().map(|rows| rows.len() as u64);
     Ok((m, series))
+}
+
+/// Each host's part of the phase.
+fn host_parts(runs: &[RunData], parts: &[&PhaseResult]) -> Vec<HostPhase> {
+    parts
+        .iter()
+        .enumerate()
+        .map(|(h, p)| HostPhase {
+            host: h,
+            rank: runs[h].results.launch.as_ref().and_then(|l| l.rank),
+            started_at: p.started_at.clone(),
+            series_t0_unix_ns: p.series_t0_unix_ns,
+            duration_s: p.duration_s,
+            completed: p.completed,
+            read: p.read.clone(),
+            write: p.write.clone(),
+        })
+        .collect()
 }
 
 /// One direction merged: counts added, rates over the cluster's span, latency from the added histograms.
