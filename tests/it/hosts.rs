@@ -479,3 +479,62 @@ fn an_explicit_rank_names_the_files_and_merge_refuses_two_hosts_of_one_rank_or_t
     );
     assert_eq!(m["phases"][0]["write"]["ops"], 16);
 }
+
+#[test]
+fn a_rank_template_on_a_block_device_needs_allow_destroy_naming_the_expanded_device() {
+    let test =
+        "hosts::a_rank_template_on_a_block_device_needs_allow_destroy_naming_the_expanded_device";
+    let _g = loop_guard();
+    let d = tempdir();
+    let dir = d.path();
+    let dev = match LoopDev::new(dir, 8, 512) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    // /dev/loopN: the rank N makes /dev/loop{rank} name this device.
+    let n = dev.sys_name().trim_start_matches("loop").to_string();
+    let small = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"1MiB\"\n";
+    write_file(dir, "spec.toml", &spec_text("dev", small));
+    let run = |extra: &[&str], out: &str| {
+        let mut args = vec![
+            "spec.toml",
+            "--rank",
+            &n,
+            "--target",
+            "/dev/loop{rank}",
+            "-o",
+            out,
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        code_out_err(&wkrun_clean(dir, &args))
+    };
+    let before = dev.sectors_written();
+    let expanded = dev.dev.display().to_string();
+    // No consent, or consent naming another device (the template expanded for another rank): refused.
+    let (code, _, err) = run(&[], "o1");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&expanded),
+        "the refusal names the expanded device: {err}"
+    );
+    let (code, _, err) = run(&["--allow-destroy", "/dev/loop{rank}9"], "o2");
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        dev.sectors_written(),
+        before,
+        "nothing written when refused"
+    );
+    assert!(!dir.join("o1").exists() && !dir.join("o2").exists());
+    // The same template in --allow-destroy names the same device on this host: the run writes.
+    let (code, _, err) = run(&["--allow-destroy", "/dev/loop{rank}"], "o3");
+    assert_eq!(code, 0, "{err}");
+    let r = results(&dir.join("o3"));
+    assert_eq!(r["target"]["path"], expanded.as_str());
+    assert_eq!(u(&r, "/phases/0/write/ops"), 256);
+    assert_eq!(
+        dev.sectors_written() - before,
+        2048,
+        "1 MiB in 512 B sectors"
+    );
+}
