@@ -538,3 +538,58 @@ fn a_rank_template_on_a_block_device_needs_allow_destroy_naming_the_expanded_dev
         "1 MiB in 512 B sectors"
     );
 }
+
+#[test]
+fn a_signal_during_the_wait_for_the_start_interrupts_with_the_launch_recorded() {
+    let d = tempdir();
+    let dir = d.path();
+    write_file(dir, "spec.toml", &spec_text("hosts", SPEC));
+    let mut child = Command::new(wkrun_bin())
+        .args([
+            "spec.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "4MiB",
+            "-o",
+            "out",
+        ])
+        .args(["--rank", "1", "--start-at", "+60", "-q"])
+        .current_dir(dir)
+        .spawn()
+        .expect("spawn wkrun");
+    // The wait has begun once results.json says so.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !dir.join("out/results.json").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let t = std::time::Instant::now();
+    // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(2),
+        "the wait stops at once"
+    );
+    let r = results(&dir.join("out"));
+    assert_eq!(r["status"], "interrupted");
+    assert_eq!(r["phases"].as_array().map(Vec::len), Some(0));
+    assert_eq!(
+        (
+            r["launch"]["rank"].as_u64(),
+            r["launch"]["rank_source"].as_str()
+        ),
+        (Some(1), Some("--rank"))
+    );
+    assert!(
+        r["launch"]["start_at"]
+            .as_str()
+            .unwrap()
+            .ends_with(".000000000Z")
+    );
+    assert!(
+        r["launch"].get("phase_starts").is_none(),
+        "no phase started"
+    );
+}
