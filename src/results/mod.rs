@@ -5,6 +5,7 @@
 pub mod cluster;
 pub mod model;
 pub mod outdir;
+pub mod pretty;
 pub mod schema;
 pub mod series_csv;
 pub mod write;
