@@ -224,26 +224,16 @@ pub fn execute(
             plan.start_at - 1
         ));
     }
+    if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref()) {
+        ctx.log(&n);
+    }
     for (i, phase) in plan.to_run().enumerate() {
         if stop.load(Ordering::Relaxed) {
             return Err(ctx.interrupted(None));
         }
-        // On a common schedule (--start-at): wait for the phase's start.
-        let requested = plan
-            .launch
-            .phase_start(i == 0, crate::launch::now_unix_ns());
-        let woke = match requested {
-            Some(at) => {
-                ctx.log(&schedule::waiting_line(phase.index, at));
-                match schedule::wait_until(at, stop) {
-                    Some(w) => w,
-                    None => return Err(ctx.interrupted(None)),
-                }
-            }
-            None => 0,
-        };
+        let scheduled = scheduled_start(&mut ctx, phase, i == 0)?;
         let end = run_phase(&mut ctx, phase);
-        if let (Some(at), Some(l)) = (requested, ctx.results.launch.as_mut()) {
+        if let (Some((at, woke)), Some(l)) = (scheduled, ctx.results.launch.as_mut()) {
             l.phase_starts
                 .push(schedule::phase_start(phase.index, at, woke, &end));
         }
@@ -261,6 +251,27 @@ pub fn execute(
     }
     ctx.finish(Status::Completed, None)?;
     Ok(ctx.results)
+}
+
+/// On a common schedule (`--start-at`): waits for the phase's start; the requested time and the wall clock
+/// when the wait ended, `None` without a schedule for this phase.
+fn scheduled_start(
+    ctx: &mut Ctx<'_>,
+    phase: &PhasePlan,
+    first: bool,
+) -> Result<Option<(u64, u64)>, RunError> {
+    let Some(at) = ctx
+        .plan
+        .launch
+        .phase_start(first, crate::launch::now_unix_ns())
+    else {
+        return Ok(None);
+    };
+    ctx.log(&schedule::waiting_line(phase.index, at));
+    match schedule::wait_until(at, ctx.stop) {
+        Some(woke) => Ok(Some((at, woke))),
+        None => Err(ctx.interrupted(None)),
+    }
 }
 
 /// The target opened for the run, when a phase that runs opens it: for writing when the run writes.

@@ -73,3 +73,11 @@ pub fn waiting_line(index: usize, at_unix_ns: u64) -> String {
         rfc3339_ns(at_unix_ns)
     )
 }
+
+/// A note when the run waits for a common start on a clock the kernel marks unsynchronized.
+pub fn clock_note(l: Option<&LaunchResult>) -> Option<String> {
+    let c = l?.clock?;
+    (!c.synchronized).then(|| {
+        "note: the kernel marks this host's clock unsynchronized (no NTP or PTP daemon disciplines it): hosts may disagree on when --start-at is".to_string()
+    })
+}
