@@ -14,6 +14,7 @@ pub mod buf;
 pub mod data;
 pub mod engine;
 pub mod image;
+pub mod launch;
 pub mod ops;
 pub mod plan;
 pub mod report;

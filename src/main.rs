@@ -84,6 +84,17 @@ enum Cmd {
         #[arg(long, value_name = "WINDOW")]
         window: Option<String>,
     },
+    /// Merge the results of one spec run on several hosts (one wkrun per host, started together with
+    /// --start-at) into one results folder: cluster-wide IOPS and bandwidth per interval on a common wall-clock
+    /// grid, per-host breakdown, latency percentiles from the hosts' histograms added up.
+    Merge {
+        /// results.json files, or results folders, one per host.
+        #[arg(required = true, value_name = "RESULTS")]
+        files: Vec<PathBuf>,
+        /// The merged results folder (created; must not hold a results.json).
+        #[arg(long, short = 'o', value_name = "DIR", required = true)]
+        output: PathBuf,
+    },
     /// Print a JSON Schema: `spec` (spec files) or `result` (results.json).
     Schema {
         /// Which schema.
@@ -137,6 +148,19 @@ struct RunArgs {
     /// done: they are not run, and a verify phase expects what they wrote.
     #[arg(long, value_name = "PHASE")]
     from: Option<String>,
+    /// Start the first phase at TIME, on every host launched together: RFC 3339 (2026-12-01T12:00:00Z) or
+    /// +SECONDS from now (docs/hosts.md).
+    #[arg(long, value_name = "TIME")]
+    start_at: Option<String>,
+    /// With --start-at: start each later phase at the next multiple of this duration after TIME (e.g. 10s),
+    /// so that hosts start it together.
+    #[arg(long, value_name = "DURATION", requires = "start_at")]
+    phase_grid: Option<String>,
+    /// This host's rank, for {rank} in --target, --output and --allow-destroy (default: the launcher's
+    /// variable: OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_ARRAY_TASK_ID, SLURM_PROCID or
+    /// JOB_COMPLETION_INDEX).
+    #[arg(long, value_name = "N")]
+    rank: Option<u32>,
 }
 
 /// A failure with its exit code.
@@ -165,6 +189,7 @@ fn main() -> ExitCode {
             ymax,
             window,
         }) => cmd_report(&files, output, ymax, window),
+        Some(Cmd::Merge { files, output }) => cmd_merge(&files, &output),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
                 schema::spec_schema()
@@ -426,16 +451,71 @@ fn start_at(plan: &mut Plan, from: Option<&str>) -> Result<(), Fail> {
     Ok(())
 }
 
+/// The run's arguments with `{rank}` and `{host}` expanded in --target, --output and --allow-destroy, and
+/// what the launcher asked (rank, --start-at, --phase-grid); checked before anything is written.
+fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
+    use wkrun::launch;
+    let rank = launch::find_rank(a.rank, |v| std::env::var(v).ok()).map_err(bad)?;
+    let host = run::host_info().hostname;
+    let expand = |option: &str, p: &Option<PathBuf>| -> Result<Option<PathBuf>, Fail> {
+        p.as_ref()
+            .map(|p| {
+                launch::expand(option, &p.to_string_lossy(), rank.as_ref(), &host)
+                    .map(PathBuf::from)
+                    .map_err(bad)
+            })
+            .transpose()
+    };
+    let mut out = a.clone();
+    out.target.target = expand("--target", &a.target.target)?;
+    out.output = expand("--output", &a.output)?;
+    out.allow_destroy = expand("--allow-destroy", &a.allow_destroy)?;
+    let now = launch::now_unix_ns();
+    let start_at_unix_ns = a
+        .start_at
+        .as_deref()
+        .map(|t| launch::parse_start_at(t, now))
+        .transpose()
+        .map_err(bad)?;
+    let phase_grid_ns = match a.phase_grid.as_deref().map(wkrun::units::Duration::parse) {
+        None => None,
+        Some(Ok(d)) if d.0 > 0 => Some(d.0),
+        Some(Ok(_)) => return Err(bad("--phase-grid: the grid must be longer than 0")),
+        Some(Err(e)) => return Err(bad(format!("--phase-grid: {e}"))),
+    };
+    let l = launch::Launch {
+        rank,
+        start_at_unix_ns,
+        phase_grid_ns,
+    };
+    Ok((out, l))
+}
+
+fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
+    use wkrun::report::merge;
+    let files = results_files(files);
+    let merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
+    let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
+    merge::write(&out, &merged).map_err(|e| Fail(1, e.to_string()))?;
+    println!(
+        "{}",
+        merge::summary_line(&merged, &out.join("results.json"))
+    );
+    Ok(())
+}
+
 fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let Some(spec_path) = &a.spec else {
         return Err(bad(
             "no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)",
         ));
     };
+    let (a, launch) = &launch_args(a)?;
     let s = load(spec_path, &a.set)?;
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
     start_at(&mut plan, a.from.as_deref())?;
+    plan.launch = launch.clone();
     let say = |m: &str| {
         if !a.quiet {
             run::progress::log_line(m);
@@ -447,10 +527,14 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // Checked before anything is opened for writing.
     let consent = target::safety::consent(&plan.target, plan.writes(), a.allow_destroy.as_deref())
         .map_err(bad)?;
-    let out_path = a
-        .output
-        .clone()
-        .unwrap_or_else(|| run::default_output_dir(&plan.spec_name));
+    // Hosts launched together get one default folder each.
+    let out_path = a.output.clone().unwrap_or_else(|| {
+        let d = run::default_output_dir(&plan.spec_name);
+        match &launch.rank {
+            Some(r) => PathBuf::from(format!("{}-rank{}", d.display(), r.rank)),
+            None => d,
+        }
+    });
     // The folder is opened and locked before anything is written: a folder that another run holds, that
     // holds results.json or that is a symbolic link is refused here.
     let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;

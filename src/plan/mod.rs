@@ -56,6 +56,13 @@ pub struct Plan {
     /// for a verify phase's expected content. 0 by default.
     #[serde(skip_serializing_if = "is_zero")]
     pub start_at: usize,
+    /// What a launcher asked of this host's run (`--rank`, `--start-at`, `--phase-grid`); empty by default.
+    #[serde(skip_serializing_if = "is_default_launch")]
+    pub launch: crate::launch::Launch,
+}
+
+fn is_default_launch(l: &crate::launch::Launch) -> bool {
+    *l == crate::launch::Launch::default()
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -61,6 +61,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         target: target.clone(),
         phases,
         start_at: 0,
+        launch: Default::default(),
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
     plan.target.created &= plan.opens_target();

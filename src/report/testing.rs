@@ -22,6 +22,7 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         .expect("phase params"),
         started_at: "2026-01-01T00:00:00.000Z".into(),
         measured_started_at: None,
+        series_t0_unix_ns: None,
         duration_s: 1.0,
         completed: true,
         read: none(),
@@ -45,6 +46,8 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         host: None,
         workers: Vec::new(),
         device: None,
+        hosts: Vec::new(),
+        latency_histograms: None,
     }
 }
 
@@ -130,6 +133,8 @@ pub fn results(
             cpus: 1,
         },
         target: TargetInfo::new(path, kind, 1 << 20, 512, 4096),
+        launch: None,
+        cluster: None,
         phases,
     }
 }

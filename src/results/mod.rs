@@ -3,11 +3,14 @@
 //! ([`headline`]), and
 //! the output folder everything is written into ([`outdir`]).
 
+pub mod cluster;
 pub mod headline;
 pub mod model;
 pub mod outdir;
+pub mod pretty;
 pub mod schema;
 pub mod series_csv;
 pub mod write;
 
+pub use cluster::*;
 pub use model::*;

@@ -54,6 +54,12 @@ pub struct Results {
     pub host: HostInfo,
     /// The target.
     pub target: TargetInfo,
+    /// How a launcher started this host's run (`--rank`, `--start-at`); absent when nothing asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<super::LaunchResult>,
+    /// A folder written by `wkrun merge`: the hosts merged; absent for one host's run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<super::Cluster>,
     /// Phases run so far, in order.
     pub phases: Vec<PhaseResult>,
 }
@@ -71,6 +77,8 @@ impl Results {
             spec: self.spec.clone(),
             host: self.host.clone(),
             target: self.target.clone(),
+            launch: self.launch.clone(),
+            cluster: self.cluster.clone(),
             phases: Vec::new(),
         }
     }
@@ -126,6 +134,10 @@ pub struct PhaseResult {
     /// After a `ramp`: when the measured part started, RFC 3339 UTC (`started_at` is the ramp's start).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured_started_at: Option<String>,
+    /// Wall clock of t = 0 of the series (the measured part's clock start), ns since the Unix epoch; what
+    /// `wkrun merge` aligns hosts by. Absent on a virtual clock (a simulated target) and without a series.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_t0_unix_ns: Option<u64>,
     /// Phase length in s, from its start to its last completion.
     pub duration_s: f64,
     /// Whether the phase ran to its bound (`false` when interrupted or failed).
@@ -197,6 +209,12 @@ pub struct PhaseResult {
     /// On a simulated target: the drive's internals during the phase (the measured part, after any ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceResult>,
+    /// A merged phase (`wkrun merge`): each host's part, in the order of `cluster.hosts`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<super::HostPhase>,
+    /// The latency histograms behind `read` and `write` (I/O phases with latencies recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_histograms: Option<super::LatencyHistograms>,
 }
 
 /// The failed I/Os of a phase. With `on_error = "stop"` the phase stopped at the first (the I/Os then in flight

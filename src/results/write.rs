@@ -200,8 +200,9 @@ fn check(validator: &jsonschema::Validator, value: &Value) -> Result<(), WriteEr
 /// A phase as pretty JSON at its depth in the document: every line indented by four spaces (JSON strings
 /// hold no raw line breaks).
 fn indented(value: &Value) -> Result<String, WriteError> {
-    let text =
-        serde_json::to_string_pretty(value).map_err(|e| WriteError::Invalid(e.to_string()))?;
+    let text = super::pretty::to_vec(value)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| WriteError::Invalid(e.to_string()))?;
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
@@ -216,8 +217,7 @@ fn indented(value: &Value) -> Result<String, WriteError> {
 /// The pretty document: the envelope (whose last field is the empty `phases`) with the phases' text in
 /// place of `[]`; the same bytes as the whole document printed pretty, with a final line break.
 fn assemble(envelope: &Value, phases: &[String]) -> Result<Vec<u8>, WriteError> {
-    let head =
-        serde_json::to_vec_pretty(envelope).map_err(|e| WriteError::Invalid(e.to_string()))?;
+    let head = super::pretty::to_vec(envelope).map_err(|e| WriteError::Invalid(e.to_string()))?;
     const TAIL: &[u8] = b"\"phases\": []\n}";
     let Some(cut) = head.len().checked_sub(4).filter(|_| head.ends_with(TAIL)) else {
         return Err(WriteError::Invalid(
@@ -264,7 +264,7 @@ mod tests {
     }
 
     fn whole(r: &Results) -> Vec<u8> {
-        let mut text = serde_json::to_vec_pretty(r).unwrap();
+        let mut text = crate::results::pretty::to_vec(r).unwrap();
         text.push(b'\n');
         text
     }

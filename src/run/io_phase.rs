@@ -152,6 +152,13 @@ fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
         )
     });
     pr.measured_started_at = o.measured_started_at.clone();
+    pr.series_t0_unix_ns = o.t0_unix_ns;
+    if !crate::engine::recording_off() {
+        pr.latency_histograms = Some(crate::results::LatencyHistograms {
+            read: o.outcome.read.buckets(),
+            write: o.outcome.write.buckets(),
+        });
+    }
     if let Some(io) = phase.io() {
         let interval_ns = io.interval_ns;
         if let (crate::plan::Work::Io(work), Some(v)) = (&phase.work, o.steady.clone()) {

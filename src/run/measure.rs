@@ -52,6 +52,8 @@ pub struct IoOutcome {
     pub device: Option<DeviceCounters>,
     /// Each worker's share, in worker order (their counts sum to `totals`).
     pub workers: Vec<WorkerTotals>,
+    /// Wall clock of t = 0 of the series, ns since the Unix epoch; `None` on a virtual clock.
+    pub t0_unix_ns: Option<u64>,
 }
 
 /// What one worker of an I/O phase did: the totals of its part of the series and its latencies.
@@ -592,6 +594,7 @@ fn ramp_failed(
         splits: Default::default(),
         device: None,
         workers: Vec::new(),
+        t0_unix_ns: None,
     })
 }
 
@@ -790,7 +793,11 @@ fn finish(
             write,
         })
         .collect();
+    // The series' t = 0 on the wall clock: now, less the time since the phase clock started.
+    let t0_unix_ns =
+        (!job.is_virtual()).then(|| crate::launch::now_unix_ns().saturating_sub(job.now_ns()));
     Ok(IoOutcome {
+        t0_unix_ns,
         outcome,
         rows: c.csv.rows(),
         totals: series.totals(),

@@ -10,6 +10,7 @@ pub mod measure;
 pub mod observer;
 mod prepare;
 pub mod progress;
+mod schedule;
 pub mod verify;
 mod written;
 
@@ -223,11 +224,20 @@ pub fn execute(
             plan.start_at - 1
         ));
     }
-    for phase in plan.to_run() {
+    if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref()) {
+        ctx.log(&n);
+    }
+    for (i, phase) in plan.to_run().enumerate() {
         if stop.load(Ordering::Relaxed) {
             return Err(ctx.interrupted(None));
         }
-        match run_phase(&mut ctx, phase) {
+        let scheduled = scheduled_start(&mut ctx, phase, i == 0)?;
+        let end = run_phase(&mut ctx, phase);
+        if let (Some((at, woke)), Some(l)) = (scheduled, ctx.results.launch.as_mut()) {
+            l.phase_starts
+                .push(schedule::phase_start(phase.index, at, woke, &end));
+        }
+        match end {
             PhaseEnd::Done(pr) => {
                 if let Work::Erase(_) = phase.work {
                     ctx.written.erase(phase.span.start, phase.span.end());
@@ -241,6 +251,27 @@ pub fn execute(
     }
     ctx.finish(Status::Completed, None)?;
     Ok(ctx.results)
+}
+
+/// On a common schedule (`--start-at`): waits for the phase's start; the requested time and the wall clock
+/// when the wait ended, `None` without a schedule for this phase.
+fn scheduled_start(
+    ctx: &mut Ctx<'_>,
+    phase: &PhasePlan,
+    first: bool,
+) -> Result<Option<(u64, u64)>, RunError> {
+    let Some(at) = ctx
+        .plan
+        .launch
+        .phase_start(first, crate::launch::now_unix_ns())
+    else {
+        return Ok(None);
+    };
+    ctx.log(&schedule::waiting_line(phase.index, at));
+    match schedule::wait_until(at, ctx.stop) {
+        Some(woke) => Ok(Some((at, woke))),
+        None => Err(ctx.interrupted(None)),
+    }
 }
 
 /// The target opened for the run, when a phase that runs opens it: for writing when the run writes.
@@ -298,6 +329,8 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         },
         host: host_info(),
         target: plan.target.clone(),
+        launch: schedule::launch_result(plan),
+        cluster: None,
         phases: Vec::new(),
     }
 }
@@ -312,6 +345,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         params: phase.params(),
         started_at: now_rfc3339(),
         measured_started_at: None,
+        series_t0_unix_ns: None,
         duration_s: 0.0,
         completed: true,
         read: DirStats::zero(),
@@ -335,6 +369,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         host: None,
         workers: Vec::new(),
         device: None,
+        hosts: Vec::new(),
+        latency_histograms: None,
     }
 }
 

@@ -32,6 +32,7 @@ pub fn create_target(spec: &LoadedSpec, plan: &Plan) -> Result<Plan, String> {
     match replanned {
         Ok(mut p) => {
             p.start_at = plan.start_at;
+            p.launch = plan.launch.clone();
             Ok(p)
         }
         Err(e) => {

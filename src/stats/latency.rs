@@ -84,6 +84,15 @@ impl LatencyRecorder {
         )
     }
 
+    /// The histogram's non-empty buckets as `[value_ns, count]` pairs in increasing value, where value is the
+    /// highest latency the bucket holds: recording each pair's count at its value rebuilds the histogram.
+    pub fn buckets(&self) -> Vec<[u64; 2]> {
+        self.hist
+            .iter_recorded()
+            .map(|v| [v.value_iterated_to(), v.count_at_value()])
+            .collect()
+    }
+
     /// The summary, or `None` without samples.
     pub fn summary(&self) -> Option<LatencySummary> {
         if self.count == 0 {
@@ -112,6 +121,63 @@ impl LatencyRecorder {
             p99_99: p(99.99),
         })
     }
+}
+
+/// One part of a merge: a summary of `count` latencies and its histogram's buckets
+/// ([`LatencyRecorder::buckets`]).
+pub struct Part<'a> {
+    /// The part's summary.
+    pub summary: &'a LatencySummary,
+    /// Its latency count.
+    pub count: u64,
+    /// Its histogram's `[value_ns, count]` pairs.
+    pub buckets: &'a [[u64; 2]],
+}
+
+/// The summary of the union of `parts`' latencies: min and max exact, mean weighted by counts, the pooled
+/// standard deviation, and percentiles from the histograms added bucket by bucket (never from averaged
+/// percentiles), clamped to [min, max] as [`LatencyRecorder::summary`] does. `None` without latencies.
+///
+/// # Errors
+/// A part whose histogram does not hold its count.
+pub fn merge_parts(parts: &[Part<'_>]) -> Result<Option<LatencySummary>, String> {
+    let mut r = LatencyRecorder::new();
+    let (mut n, mut sum, mut sum_sq) = (0u64, 0f64, 0f64);
+    for p in parts.iter().filter(|p| p.count > 0) {
+        let held: u64 = p.buckets.iter().map(|b| b[1]).sum();
+        if held != p.count {
+            return Err(format!(
+                "its latency histogram holds {held} latencies, not the {} counted",
+                p.count
+            ));
+        }
+        for &[value, count] in p.buckets {
+            r.hist.saturating_record_n(value.max(1), count);
+        }
+        let (c, s) = (p.count as f64, p.summary);
+        n += p.count;
+        sum += s.mean * c;
+        sum_sq += (s.stddev * s.stddev + s.mean * s.mean) * c;
+        r.min = r.min.min(s.min);
+        r.max = r.max.max(s.max);
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    r.count = n;
+    let mean = sum / n as f64;
+    let p = |q: f64| r.percentile(q).unwrap_or(0);
+    Ok(Some(LatencySummary {
+        min: r.min,
+        mean,
+        stddev: (sum_sq / n as f64 - mean * mean).max(0.0).sqrt(),
+        max: r.max,
+        p50: p(50.0),
+        p90: p(90.0),
+        p99: p(99.0),
+        p99_9: p(99.9),
+        p99_99: p(99.99),
+    }))
 }
 
 /// The fewest latencies that must lie above a percentile for it to estimate a tail rather than to name
@@ -223,6 +289,51 @@ mod tests {
         let s = merged.summary().unwrap();
         assert_eq!((s.min, s.max), (50_000, 5_000_000));
         assert_eq!(s.mean, 1_337_500.0);
+    }
+
+    #[test]
+    fn merging_bucket_pairs_equals_recording_the_union() {
+        let (mut a, mut b, mut all) = (
+            LatencyRecorder::new(),
+            LatencyRecorder::new(),
+            LatencyRecorder::new(),
+        );
+        for i in 0..5_000u64 {
+            let x = 1_000 + i * i % 70_001;
+            let y = 20_000 + (i * 7_919) % 3_000_000;
+            a.record(x);
+            b.record(y);
+            all.record(x);
+            all.record(y);
+        }
+        let (sa, sb) = (a.summary().unwrap(), b.summary().unwrap());
+        let (ba, bb) = (a.buckets(), b.buckets());
+        assert_eq!(ba.iter().map(|p| p[1]).sum::<u64>(), 5_000);
+        assert!(ba.windows(2).all(|w| w[0][0] < w[1][0]));
+        let part = |summary, buckets, count| Part {
+            summary,
+            count,
+            buckets,
+        };
+        let m = merge_parts(&[part(&sa, &ba, 5_000), part(&sb, &bb, 5_000)])
+            .unwrap()
+            .unwrap();
+        let u = all.summary().unwrap();
+        assert_eq!(
+            (m.min, m.max, m.p50, m.p90, m.p99, m.p99_9, m.p99_99),
+            (u.min, u.max, u.p50, u.p90, u.p99, u.p99_9, u.p99_99)
+        );
+        assert!((m.mean - u.mean).abs() < 1e-6 * u.mean);
+        assert!((m.stddev - u.stddev).abs() < 1e-6 * u.stddev);
+        // One part merged alone gives its own summary's percentiles.
+        let one = merge_parts(&[part(&sa, &ba, 5_000)]).unwrap().unwrap();
+        assert_eq!((one.p50, one.p99, one.p99_99), (sa.p50, sa.p99, sa.p99_99));
+        let e = merge_parts(&[part(&sa, &ba, 5_001)]).err();
+        assert_eq!(
+            e.as_deref(),
+            Some("its latency histogram holds 5000 latencies, not the 5001 counted")
+        );
+        assert_eq!(merge_parts(&[]), Ok(None));
     }
 
     #[test]

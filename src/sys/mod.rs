@@ -4,6 +4,7 @@
 
 pub mod aio;
 pub mod block;
+pub mod clock;
 pub mod cpu;
 pub mod dir;
 pub mod file;

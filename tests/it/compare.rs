@@ -49,6 +49,7 @@ fn workload(
         .expect("params"),
         started_at: "2026-03-01T00:00:00.000Z".into(),
         measured_started_at: None,
+        series_t0_unix_ns: None,
         duration_s: d,
         completed: true,
         read: DirStats::new(reads, reads * 4096, d, rl),
@@ -72,6 +73,8 @@ fn workload(
         host: None,
         workers: Vec::new(),
         device: None,
+        hosts: Vec::new(),
+        latency_histograms: None,
     }
 }
 
@@ -134,6 +137,8 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
             discard_max_bytes: Some(0),
             ..TargetInfo::new(target, TargetKind::Block, 1 << 30, 512, 4096)
         },
+        launch: None,
+        cluster: None,
         phases,
     }
 }

@@ -14,6 +14,7 @@ mod failedwrites;
 mod fiohabits;
 mod headline;
 mod hold;
+mod hosts;
 mod interrupt;
 mod limits;
 mod methodology;

@@ -1,0 +1,198 @@
+//! `wkrun merge`: the results of one spec run on several hosts (one wkrun per host, started together with
+//! `--start-at`) merged into one results folder that `wkrun report` and `wkrun compare` read like any other.
+//!
+//! Per phase: ops and bytes added; rates over the cluster's wall-clock span of the phase (earliest host's
+//! t = 0 to the latest host's end); latency percentiles from the hosts' histograms added bucket by bucket
+//! ([`crate::stats::latency::merge_parts`]); the series on a common wall-clock grid ([`series`]); each
+//! host's part in `phases[].hosts`; the hosts in `cluster`. docs/hosts.md has the whole method.
+
+mod phase;
+pub mod series;
+
+use super::runs::{RunData, load_run};
+use crate::results::outdir::OutDir;
+use crate::results::series_csv::{SeriesRow, SeriesWriter};
+use crate::results::write::ResultsWriter;
+use crate::results::{Cluster, ClusterHost, HostInfo, Results, Status};
+use std::path::Path;
+
+/// What `cluster.alignment` says of the merged series.
+pub const ALIGNMENT: &str = "each host's series row goes whole into the interval of a common grid (the phase's interval, from the earliest host's t = 0 on the wall clock) that holds the row's midpoint; counts are added, rates are the sum of the hosts' rates";
+
+/// A merged run: the results document and, per phase, the merged series rows.
+pub struct Merged {
+    /// The merged `results.json`.
+    pub results: Results,
+    /// Per phase (same order), the merged series rows; `None` for a phase without a series.
+    pub series: Vec<Option<Vec<SeriesRow>>>,
+}
+
+/// Reads every results file (with its series CSVs) and merges them.
+///
+/// # Errors
+/// A file that cannot be read, or results that do not belong together (another spec, another phase list,
+/// two hosts of the same rank), each named.
+pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Merged, String> {
+    let mut runs = files
+        .iter()
+        .map(|f| load_run(f).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    order_by_rank(&mut runs)?;
+    merge_runs(&runs)
+}
+
+/// The rank a run recorded.
+fn rank_of(r: &RunData) -> Option<u32> {
+    r.results.launch.as_ref().and_then(|l| l.rank)
+}
+
+/// Puts the runs in rank order when every one has a rank (the given order otherwise).
+fn order_by_rank(runs: &mut [RunData]) -> Result<(), String> {
+    if runs.iter().all(|r| rank_of(r).is_some()) {
+        runs.sort_by_key(rank_of);
+        for w in runs.windows(2) {
+            if rank_of(&w[0]) == rank_of(&w[1]) {
+                return Err(format!(
+                    "{} and {} are both rank {}: merge one results folder per host",
+                    w[0].file.display(),
+                    w[1].file.display(),
+                    rank_of(&w[0]).unwrap_or(0)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Merges runs in order (the first one's target and spec describe the merged run).
+///
+/// # Errors
+/// Fewer than one run, runs of different specs, or phases that differ by name.
+pub fn merge_runs(runs: &[RunData]) -> Result<Merged, String> {
+    let first = runs.first().ok_or("nothing to merge")?;
+    for r in &runs[1..] {
+        let (a, b) = (&first.results.spec, &r.results.spec);
+        if a.sha256 != b.sha256 || a.overrides != b.overrides {
+            return Err(format!(
+                "{} ran spec {} (sha256 {}, overrides {:?}) and {} ran {} (sha256 {}, overrides {:?}): merge runs of the same spec",
+                first.file.display(),
+                a.path,
+                a.sha256,
+                a.overrides,
+                r.file.display(),
+                b.path,
+                b.sha256,
+                b.overrides
+            ));
+        }
+    }
+    let n = runs
+        .iter()
+        .map(|r| r.results.phases.len())
+        .min()
+        .unwrap_or(0);
+    let mut phases = Vec::with_capacity(n);
+    let mut series = Vec::with_capacity(n);
+    for i in 0..n {
+        let (p, s) = phase::merge(runs, i)?;
+        phases.push(p);
+        series.push(s);
+    }
+    let results = envelope(runs, phases);
+    Ok(Merged { results, series })
+}
+
+/// The merged document around its phases: the cluster's span, the worst status, the hosts.
+fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>) -> Results {
+    let r0 = &runs[0].results;
+    let all = || runs.iter().map(|r| &r.results);
+    let status = all().map(|r| r.status).max_by_key(|s| match s {
+        Status::Completed => 0,
+        Status::Running => 1,
+        Status::Interrupted => 2,
+        Status::Failed => 3,
+    });
+    let error = all()
+        .zip(0..)
+        .filter_map(|(r, i)| r.error.as_ref().map(|e| format!("host {i}: {e}")))
+        .collect::<Vec<_>>();
+    let unique = |f: &dyn Fn(&Results) -> String| {
+        let mut v: Vec<String> = all().map(f).collect();
+        v.dedup();
+        v.join(", ")
+    };
+    let finished = all()
+        .map(|r| r.finished_at.clone())
+        .collect::<Option<Vec<_>>>();
+    Results {
+        format: r0.format,
+        wkrun_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: all()
+            .map(|r| r.started_at.clone())
+            .min()
+            .unwrap_or_default(),
+        finished_at: finished.and_then(|f| f.into_iter().max()),
+        status: status.unwrap_or(Status::Completed),
+        error: (!error.is_empty()).then(|| error.join("; ")),
+        spec: r0.spec.clone(),
+        host: HostInfo {
+            hostname: unique(&|r| r.host.hostname.clone()),
+            kernel: unique(&|r| r.host.kernel.clone()),
+            cpus: all().map(|r| r.host.cpus).sum(),
+        },
+        target: r0.target.clone(),
+        launch: None,
+        cluster: Some(Cluster {
+            hosts: runs.iter().map(host).collect(),
+            alignment: ALIGNMENT.to_string(),
+        }),
+        phases,
+    }
+}
+
+/// One host of the cluster.
+fn host(r: &RunData) -> ClusterHost {
+    let l = r.results.launch.as_ref();
+    ClusterHost {
+        rank: l.and_then(|l| l.rank),
+        rank_source: l.and_then(|l| l.rank_source.clone()),
+        results: r.file.display().to_string(),
+        hostname: r.results.host.hostname.clone(),
+        target_path: r.results.target.path.display().to_string(),
+        capacity_bytes: r.results.target.capacity_bytes,
+        status: r.results.status,
+        started_at: r.results.started_at.clone(),
+        start_offset_ns: l.and_then(|l| l.phase_starts.first()).map(|s| s.offset_ns),
+        clock: l.and_then(|l| l.clock),
+    }
+}
+
+/// Writes the merged folder: `results.json` (validated) and one series CSV per phase that has one.
+///
+/// # Errors
+/// What could not be written.
+pub fn write(out: &OutDir, m: &Merged) -> Result<(), String> {
+    for (p, rows) in m.results.phases.iter().zip(&m.series) {
+        let (Some(name), Some(rows)) = (&p.series_csv, rows) else {
+            continue;
+        };
+        let mut w = SeriesWriter::create(out, name)
+            .map_err(|e| format!("cannot create {}: {e}", out.join(name).display()))?;
+        for row in rows {
+            w.append(row)
+                .map_err(|e| format!("cannot write {}: {e}", out.join(name).display()))?;
+        }
+    }
+    let mut w = ResultsWriter::new(out).map_err(|e| e.to_string())?;
+    w.write(&m.results).map_err(|e| e.to_string())
+}
+
+/// The line `wkrun merge` prints: hosts, phases, and where.
+pub fn summary_line(m: &Merged, path: &Path) -> String {
+    let hosts = m.results.cluster.as_ref().map_or(0, |c| c.hosts.len());
+    format!(
+        "merged {hosts} hosts, {} phases: {}",
+        m.results.phases.len(),
+        path.display()
+    )
+}

@@ -1,0 +1,267 @@
+//! One phase merged across hosts: totals, latency from the added histograms, the per-host breakdown, the
+//! merged series.
+
+use super::series::{HostSeries, merge_rows};
+use crate::report::runs::RunData;
+use crate::results::series_csv::SeriesRow;
+use crate::results::{
+    DirStats, ErrorCause, HostPhase, LatencyHistograms, PhaseErrors, PhaseResult, ReadShare,
+    SizeOps,
+};
+use crate::stats::latency::{Part, merge_parts};
+use std::collections::BTreeMap;
+
+/// Phase `i` of every run merged, with its merged series.
+///
+/// # Errors
+/// Phases that differ by name or kind, or a host whose histogram does not hold its latencies.
+pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<SeriesRow>>), String> {
+    let parts: Vec<&PhaseResult> = runs.iter().map(|r| &r.results.phases[i]).collect();
+    let p0 = parts[0];
+    for (r, p) in runs.iter().zip(&parts) {
+        if p.name != p0.name || p.kind != p0.kind {
+            return Err(format!(
+                "phase {i} is \"{}\" ({}) in {} but \"{}\" ({}) in {}: merge runs of the same spec",
+                p0.name,
+                p0.kind.as_str(),
+                runs[0].file.display(),
+                p.name,
+                p.kind.as_str(),
+                r.file.display()
+            ));
+        }
+    }
+    // The wall clock aligns hosts when every one has it (not a simulated drive's virtual clock).
+    let t0: Option<Vec<u64>> = parts.iter().map(|p| p.series_t0_unix_ns).collect();
+    let origin = t0.as_ref().and_then(|v| v.iter().copied().min());
+    let shift = |h: usize| match (&t0, origin) {
+        (Some(v), Some(o)) => v[h] - o,
+        _ => 0,
+    };
+    let duration_s = (0..parts.len())
+        .map(|h| shift(h) as f64 / 1e9 + parts[h].duration_s)
+        .fold(0.0, f64::max);
+    let named =
+        |h: usize, e: String| format!("{}, phase {i} \"{}\": {e}", runs[h].file.display(), p0.name);
+    let read = dir(&parts, duration_s, |p| &p.read, |h| &h.read).map_err(|(h, e)| named(h, e))?;
+    let write =
+        dir(&parts, duration_s, |p| &p.write, |h| &h.write).map_err(|(h, e)| named(h, e))?;
+    let total = total(&parts, duration_s).map_err(|(h, e)| named(h, e))?;
+    let mut m = p0.clone();
+    m.started_at = parts
+        .iter()
+        .map(|p| p.started_at.clone())
+        .min()
+        .unwrap_or_default();
+    m.measured_started_at = None;
+    m.series_t0_unix_ns = origin;
+    m.duration_s = duration_s;
+    m.completed = parts.iter().all(|p| p.completed);
+    m.read_share = ReadShare::of(&read, &write);
+    (m.read, m.write, m.total) = (read, write, total);
+    m.latency_histograms = Some(LatencyHistograms {
+        read: add_buckets(&parts, |h| &h.read),
+        write: add_buckets(&parts, |h| &h.write),
+    })
+    .filter(|h| !(h.read.is_empty() && h.write.is_empty()));
+    m.ops_by_size = sizes(&parts);
+    m.erased_bytes = p0
+        .erased_bytes
+        .map(|_| parts.iter().filter_map(|p| p.erased_bytes).sum());
+    m.errors = errors(&parts);
+    (
+        m.coverage,
+        m.steady_state,
+        m.aggregates,
+        m.host,
+        m.device,
+        m.verify,
+    ) = (None, None, None, None, None, None);
+    m.windows.clear();
+    m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns);
+    m.hosts = host_parts(runs, &parts);
+    let series = p0
+        .series_csv
+        .as_ref()
+        .and(p0.params.interval_ns)
+        .map(|interval_ns| {
+            let hosts: Vec<HostSeries<'_>> = runs
+                .iter()
+                .enumerate()
+                .map(|(h, r)| HostSeries {
+                    shift_ns: shift(h),
+                    rows: r
+                        .series
+                        .get(i)
+                        .and_then(|s| s.as_deref())
+                        .unwrap_or_default(),
+                })
+                .collect();
+            merge_rows(&hosts, interval_ns)
+        });
+    m.intervals = series.as_ref().map(|rows| rows.len() as u64);
+    Ok((m, series))
+}
+
+/// Each host's part of the phase.
+fn host_parts(runs: &[RunData], parts: &[&PhaseResult]) -> Vec<HostPhase> {
+    parts
+        .iter()
+        .enumerate()
+        .map(|(h, p)| HostPhase {
+            host: h,
+            rank: runs[h].results.launch.as_ref().and_then(|l| l.rank),
+            started_at: p.started_at.clone(),
+            series_t0_unix_ns: p.series_t0_unix_ns,
+            duration_s: p.duration_s,
+            completed: p.completed,
+            read: p.read.clone(),
+            write: p.write.clone(),
+        })
+        .collect()
+}
+
+/// One direction merged: counts added, rates over the cluster's span, latency from the added histograms.
+fn dir(
+    parts: &[&PhaseResult],
+    duration_s: f64,
+    of: impl Fn(&PhaseResult) -> &DirStats,
+    buckets: impl Fn(&LatencyHistograms) -> &Vec<[u64; 2]>,
+) -> Result<DirStats, (usize, String)> {
+    let mut lat = Vec::new();
+    for (h, p) in parts.iter().enumerate() {
+        let d = of(p);
+        let Some(s) = &d.latency_ns else { continue };
+        let Some(b) = p.latency_histograms.as_ref().map(&buckets) else {
+            return Err((h, "no latency histograms (results written before wkrun recorded them): cluster percentiles need them".to_string()));
+        };
+        lat.push(Part {
+            summary: s,
+            count: d.ops,
+            buckets: b,
+        });
+    }
+    let latency = merge_parts(&lat).map_err(|e| (0, e))?;
+    let ops = parts.iter().map(|p| of(p).ops).sum();
+    let bytes = parts.iter().map(|p| of(p).bytes).sum();
+    Ok(DirStats::new(ops, bytes, duration_s, latency))
+}
+
+/// Reads and writes of every host together.
+fn total(parts: &[&PhaseResult], duration_s: f64) -> Result<DirStats, (usize, String)> {
+    let r = dir(parts, duration_s, |p| &p.read, |h| &h.read)?;
+    let w = dir(parts, duration_s, |p| &p.write, |h| &h.write)?;
+    let (rl, wl) = (r.latency_ns.as_ref(), w.latency_ns.as_ref());
+    let read_buckets = add_buckets(parts, |h| &h.read);
+    let write_buckets = add_buckets(parts, |h| &h.write);
+    let mut lat = Vec::new();
+    if let Some(s) = rl {
+        lat.push(Part {
+            summary: s,
+            count: r.ops,
+            buckets: &read_buckets,
+        });
+    }
+    if let Some(s) = wl {
+        lat.push(Part {
+            summary: s,
+            count: w.ops,
+            buckets: &write_buckets,
+        });
+    }
+    let latency = merge_parts(&lat).map_err(|e| (0, e))?;
+    Ok(DirStats::new(
+        r.ops + w.ops,
+        r.bytes + w.bytes,
+        duration_s,
+        latency,
+    ))
+}
+
+/// The hosts' histograms of one direction added bucket by bucket.
+fn add_buckets(
+    parts: &[&PhaseResult],
+    of: impl Fn(&LatencyHistograms) -> &Vec<[u64; 2]>,
+) -> Vec<[u64; 2]> {
+    let mut sum: BTreeMap<u64, u64> = BTreeMap::new();
+    for h in parts.iter().filter_map(|p| p.latency_histograms.as_ref()) {
+        for &[value, count] in of(h) {
+            *sum.entry(value).or_default() += count;
+        }
+    }
+    sum.into_iter().map(|(v, c)| [v, c]).collect()
+}
+
+/// I/Os per size added, in order of first appearance.
+fn sizes(parts: &[&PhaseResult]) -> Vec<SizeOps> {
+    let mut out: Vec<SizeOps> = Vec::new();
+    for s in parts.iter().flat_map(|p| &p.ops_by_size) {
+        match out.iter_mut().find(|o| o.bytes == s.bytes) {
+            Some(o) => o.ops += s.ops,
+            None => out.push(*s),
+        }
+    }
+    out
+}
+
+/// Failed I/Os added; the first is the first host's (in rank order) that has one.
+fn errors(parts: &[&PhaseResult]) -> Option<PhaseErrors> {
+    let mut all = parts.iter().filter_map(|p| p.errors.as_ref());
+    let mut m = all.next()?.clone();
+    for e in all {
+        m.total += e.total;
+        m.read += e.read;
+        m.write += e.write;
+        for c in &e.by_cause {
+            match m.by_cause.iter_mut().find(|x| x.cause == c.cause) {
+                Some(x) => x.count += c.count,
+                None => m.by_cause.push(ErrorCause { ..c.clone() }),
+            }
+        }
+    }
+    Some(m)
+}
+
+/// Each host's warnings prefixed with its rank (or position), and a word on a host whose series started
+/// more than a quarter interval after the earliest one.
+fn warnings(
+    runs: &[RunData],
+    parts: &[&PhaseResult],
+    shift: impl Fn(usize) -> u64,
+    interval_ns: Option<u64>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let idx = parts[0].index;
+    let requested = |r: &RunData| {
+        let l = r.results.launch.as_ref()?;
+        l.phase_starts
+            .iter()
+            .find(|s| s.index == idx)
+            .map(|s| s.requested_unix_ns)
+    };
+    let mut asked: Vec<u64> = runs.iter().filter_map(requested).collect();
+    asked.sort_unstable();
+    asked.dedup();
+    if let [first, .., last] = asked[..] {
+        out.push(format!(
+            "the hosts were asked to start this phase at {} different times, {:.3} s apart: give --start-at an absolute time computed once for all hosts (docs/hosts.md)",
+            asked.len(),
+            (last - first) as f64 / 1e9
+        ));
+    }
+    for (h, p) in parts.iter().enumerate() {
+        let who = match runs[h].results.launch.as_ref().and_then(|l| l.rank) {
+            Some(r) => format!("rank {r}"),
+            None => format!("host {h}"),
+        };
+        if let Some(iv) = interval_ns.filter(|&iv| p.series_csv.is_some() && shift(h) > iv / 4) {
+            out.push(format!(
+                "{who} started {:.3} s after the earliest host, more than a quarter of the {:.3} s interval: its rows were placed by their midpoints, so its intervals straddle the grid's",
+                shift(h) as f64 / 1e9,
+                iv as f64 / 1e9
+            ));
+        }
+        out.extend(p.warnings.iter().map(|w| format!("{who}: {w}")));
+    }
+    out
+}

@@ -1,0 +1,184 @@
+//! One phase's series merged across hosts: each host's rows put on a common wall-clock grid and added up.
+//!
+//! The grid starts at the earliest host's t = 0 (`series_t0_unix_ns`) and has the phase's interval Δ. A
+//! host's row covers `[t0 + t_s − interval_s, t0 + t_s]` on the wall clock; it goes whole into the grid
+//! interval holding its midpoint (a row is never split: that would need each I/O's time). With hosts started
+//! within Δ/2 of each other, every host's k-th row lands in grid interval k. Counts (ops, bytes, errors) are
+//! added, so the merged ops are exactly the sum of the hosts'; rates are the sum of the hosts' rates; the
+//! mean latency is weighted by ops, the max is the largest. The last grid interval ends at the latest host's
+//! end (partial when any host's row in it is).
+
+use crate::results::series_csv::SeriesRow;
+
+/// One host's series of a phase: t = 0 of its rows relative to the grid's start, ns, and the rows.
+pub struct HostSeries<'a> {
+    /// The host's t = 0 minus the grid's start, ns (0 for the earliest host).
+    pub shift_ns: u64,
+    /// The host's rows, in order.
+    pub rows: &'a [SeriesRow],
+}
+
+/// A grid interval being filled.
+#[derive(Default, Clone)]
+struct Cell {
+    row: Option<SeriesRow>,
+    read_lat_sum: f64,
+    write_lat_sum: f64,
+    end_ns: u64,
+}
+
+/// The grid interval of a row: the one holding its midpoint.
+pub fn cell_of(shift_ns: u64, row: &SeriesRow, interval_ns: u64) -> u64 {
+    let mid_s = row.t_s - row.interval_s / 2.0;
+    let mid_ns = shift_ns as f64 + (mid_s * 1e9).max(0.0);
+    (mid_ns / interval_ns as f64).floor() as u64
+}
+
+/// The merged rows of `hosts` on a grid of `interval_ns` from the earliest host's t = 0.
+pub fn merge_rows(hosts: &[HostSeries<'_>], interval_ns: u64) -> Vec<SeriesRow> {
+    let interval_ns = interval_ns.max(1);
+    let mut cells: Vec<Cell> = Vec::new();
+    for h in hosts {
+        for row in h.rows {
+            let k = cell_of(h.shift_ns, row, interval_ns) as usize;
+            if cells.len() <= k {
+                cells.resize(k + 1, Cell::default());
+            }
+            add(&mut cells[k], h.shift_ns, row);
+        }
+    }
+    cells
+        .into_iter()
+        .enumerate()
+        .map(|(k, c)| finish(k as u64, c, interval_ns))
+        .collect()
+}
+
+/// Adds one host's row to a grid interval.
+fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
+    let end_ns = shift_ns + (r.t_s * 1e9).round() as u64;
+    c.end_ns = c.end_ns.max(end_ns);
+    c.read_lat_sum += r.read_lat_mean_us.unwrap_or(0.0) * r.read_ops as f64;
+    c.write_lat_sum += r.write_lat_mean_us.unwrap_or(0.0) * r.write_ops as f64;
+    let Some(m) = c.row.as_mut() else {
+        c.row = Some(r.clone());
+        return;
+    };
+    let max = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    };
+    m.partial |= r.partial;
+    m.read_ops += r.read_ops;
+    m.write_ops += r.write_ops;
+    m.read_iops += r.read_iops;
+    m.write_iops += r.write_iops;
+    m.read_bytes += r.read_bytes;
+    m.write_bytes += r.write_bytes;
+    m.read_bw_bytes_per_s += r.read_bw_bytes_per_s;
+    m.write_bw_bytes_per_s += r.write_bw_bytes_per_s;
+    m.read_lat_max_us = max(m.read_lat_max_us, r.read_lat_max_us);
+    m.write_lat_max_us = max(m.write_lat_max_us, r.write_lat_max_us);
+    m.errors += r.errors;
+}
+
+/// The merged row of grid interval `k`.
+fn finish(k: u64, c: Cell, interval_ns: u64) -> SeriesRow {
+    let start = k * interval_ns;
+    let mut row = c.row.unwrap_or_else(|| {
+        // No host had a row here (a gap): an interval with nothing done.
+        let mut z = SeriesRow::new(0, interval_ns, interval_ns, &Default::default());
+        z.partial = 0;
+        z
+    });
+    let end = match row.partial {
+        0 => start + interval_ns,
+        _ => c.end_ns.clamp(start, start + interval_ns),
+    };
+    row.t_s = end as f64 / 1e9;
+    row.interval_s = (end - start) as f64 / 1e9;
+    let mean = |sum: f64, ops: u64| (ops > 0).then(|| sum / ops as f64);
+    row.read_lat_mean_us = mean(c.read_lat_sum, row.read_ops);
+    row.write_lat_mean_us = mean(c.write_lat_sum, row.write_ops);
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{DirInterval, IntervalCounts};
+
+    fn row(start_ms: u64, end_ms: u64, reads: u64, lat_us: u64) -> SeriesRow {
+        let d = DirInterval {
+            ops: reads,
+            bytes: reads * 4096,
+            lat_sum_ns: u128::from(reads * lat_us * 1000),
+            lat_max_ns: lat_us * 2000,
+        };
+        let c = IntervalCounts {
+            read: d,
+            ..Default::default()
+        };
+        SeriesRow::new(start_ms * 1_000_000, end_ms * 1_000_000, 1_000_000_000, &c)
+    }
+
+    #[test]
+    fn rows_of_hosts_started_apart_land_in_the_same_grid_interval_and_add_up() {
+        // Host a from the grid start; host b 3 ms later; both 2 full rows and a partial third.
+        let a = [
+            row(0, 1000, 100, 10),
+            row(1000, 2000, 110, 10),
+            row(2000, 2400, 40, 10),
+        ];
+        let b = [
+            row(0, 1000, 50, 40),
+            row(1000, 2000, 60, 40),
+            row(2000, 2500, 30, 40),
+        ];
+        let m = merge_rows(
+            &[
+                HostSeries {
+                    shift_ns: 0,
+                    rows: &a,
+                },
+                HostSeries {
+                    shift_ns: 3_000_000,
+                    rows: &b,
+                },
+            ],
+            1_000_000_000,
+        );
+        assert_eq!(m.len(), 3);
+        let ops: Vec<u64> = m.iter().map(|r| r.read_ops).collect();
+        assert_eq!(ops, [150, 170, 70]);
+        let t: Vec<f64> = m.iter().map(|r| r.t_s).collect();
+        assert_eq!(t, [1.0, 2.0, 2.503]);
+        assert_eq!((m[0].partial, m[2].partial), (0, 1));
+        assert_eq!(m[0].read_iops, 150.0);
+        assert_eq!(m[0].read_bytes, 150 * 4096);
+        // Mean latency weighted by ops: (100·10 + 50·40) / 150 µs; max the larger.
+        assert_eq!(m[0].read_lat_mean_us, Some(20.0));
+        assert_eq!(m[0].read_lat_max_us, Some(80.0));
+        assert_eq!(m[2].interval_s, 0.503);
+    }
+
+    #[test]
+    fn a_gap_is_an_empty_interval_and_midpoints_decide_the_interval() {
+        let a = [row(0, 1000, 5, 1), row(2000, 3000, 7, 1)];
+        let m = merge_rows(
+            &[HostSeries {
+                shift_ns: 0,
+                rows: &a,
+            }],
+            1_000_000_000,
+        );
+        assert_eq!(m.iter().map(|r| r.read_ops).collect::<Vec<_>>(), [5, 0, 7]);
+        assert_eq!(
+            (m[1].t_s, m[1].partial, m[1].read_lat_mean_us),
+            (2.0, 0, None)
+        );
+        // A row shifted by 0.6 of an interval has its midpoint in the next one.
+        assert_eq!(cell_of(600_000_000, &a[0], 1_000_000_000), 1);
+        assert_eq!(cell_of(400_000_000, &a[0], 1_000_000_000), 0);
+    }
+}

@@ -1,0 +1,142 @@
+//! The parts of `results.json` for runs on many hosts: how a launcher started a host's run
+//! ([`LaunchResult`]), each phase's latency histograms ([`LatencyHistograms`], which `wkrun merge` adds up),
+//! and in a merged folder the hosts merged ([`Cluster`]) and each phase's per-host breakdown ([`HostPhase`]).
+//! Field by field in docs/results.md; docs/hosts.md says how they are used.
+
+use super::model::{DirStats, Status};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How a launcher started this host's run: its rank, the common start and each phase's start against it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchResult {
+    /// This host's rank (0 for the first host), when `--rank` or a launcher's variable gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// Where the rank was read: the variable (`OMPI_COMM_WORLD_RANK`, `PMIX_RANK`, `PMI_RANK`,
+    /// `SLURM_ARRAY_TASK_ID`, `SLURM_PROCID`, `JOB_COMPLETION_INDEX`) or `--rank`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_source: Option<String>,
+    /// The requested start of the first phase (`--start-at`), RFC 3339 UTC with ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
+    /// The same, ns since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at_unix_ns: Option<u64>,
+    /// `--phase-grid`, s: later phases start at the next multiple of it after `start_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_grid_s: Option<f64>,
+    /// Each phase started on the schedule: when it was asked to start and when it did, by this host's clock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phase_starts: Vec<PhaseStart>,
+    /// What the kernel says of this host's clock discipline (`adjtimex`), read at the start of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSync>,
+}
+
+/// One phase's start on the schedule, by this host's wall clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseStart {
+    /// The phase's index.
+    pub index: usize,
+    /// When the phase was asked to start, ns since the Unix epoch.
+    pub requested_unix_ns: u64,
+    /// When it started: t = 0 of its series (`series_t0_unix_ns`), or for a phase without a series the end
+    /// of the wait, ns since the Unix epoch.
+    pub started_unix_ns: u64,
+    /// `started_unix_ns - requested_unix_ns`, ns: the wake-up delay plus the phase's setup (opening its CSV,
+    /// the engine's buffers); negative only if the clock stepped back.
+    pub offset_ns: i64,
+}
+
+/// The kernel's view of the host's clock (`adjtimex(2)`, read only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClockSync {
+    /// False when the kernel marks the clock unsynchronized (`STA_UNSYNC`: no NTP or PTP daemon disciplines
+    /// it): the hosts may then disagree on when `start_at` is.
+    pub synchronized: bool,
+    /// The kernel's maximum error estimate, µs (`maxerror`).
+    pub max_error_us: i64,
+    /// The kernel's estimated error, µs (`esterror`).
+    pub est_error_us: i64,
+}
+
+/// A phase's latency histograms per direction: the non-empty buckets of the HDR histogram the percentiles
+/// come from (3 significant digits, 1 ns to 1 h), as `[value_ns, count]` pairs in increasing value, where
+/// value is the highest latency the bucket holds. Adding the counts of two histograms bucket by bucket merges
+/// them exactly: `wkrun merge` takes cluster-wide percentiles from the sum, not from averages.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyHistograms {
+    /// Reads: `[value_ns, count]` pairs.
+    pub read: Vec<[u64; 2]>,
+    /// Writes: `[value_ns, count]` pairs.
+    pub write: Vec<[u64; 2]>,
+}
+
+/// A merged folder (`wkrun merge`): the hosts whose results were merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cluster {
+    /// The hosts, in rank order (the order given when a host has no rank).
+    pub hosts: Vec<ClusterHost>,
+    /// How each host's series rows were put on the common grid.
+    pub alignment: String,
+}
+
+/// One host of a merged folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterHost {
+    /// The host's rank, when its run recorded one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// Where the rank was read (`launch.rank_source`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_source: Option<String>,
+    /// The results file merged, as given.
+    pub results: String,
+    /// Host name.
+    pub hostname: String,
+    /// The host's target.
+    pub target_path: String,
+    /// The host's target's capacity, bytes.
+    pub capacity_bytes: u64,
+    /// How the host's run ended.
+    pub status: Status,
+    /// The host's run started, RFC 3339 UTC.
+    pub started_at: String,
+    /// The first phase's start offset on this host (`launch.phase_starts[0].offset_ns`), ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_offset_ns: Option<i64>,
+    /// The host's clock discipline (`launch.clock`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSync>,
+}
+
+/// One host's part of a merged phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostPhase {
+    /// Position of the host in `cluster.hosts`.
+    pub host: usize,
+    /// The host's rank, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// When the phase started on the host, RFC 3339 UTC.
+    pub started_at: String,
+    /// t = 0 of the host's series, ns since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_t0_unix_ns: Option<u64>,
+    /// The phase's length on the host, s.
+    pub duration_s: f64,
+    /// Whether the phase ran to its bound on the host.
+    pub completed: bool,
+    /// The host's reads.
+    pub read: DirStats,
+    /// The host's writes.
+    pub write: DirStats,
+}

@@ -1,0 +1,595 @@
+//! Issue 15 item 3: many hosts, one wkrun each. Three wkrun started by OpenMPI's mpirun on three file
+//! targets with a common start (`--start-at`), their results merged (`wkrun merge`) and checked against an
+//! oracle computed here from the hosts' own files: ops added exactly, rows on one grid, histograms added,
+//! percentiles recomputed from the histograms. Also the refusals: bad `--start-at`, `{rank}` without a rank,
+//! results that do not belong together.
+
+use crate::common::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+const SPEC: &str = r#"[defaults]
+engine = "psync"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "64KiB"
+[[phase]]
+name = "mixed"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 2
+read_percent = 50
+duration = "2s"
+interval = "500ms"
+"#;
+
+/// The rank variables a launcher sets; removed from test commands that must see none.
+const RANK_VARS: [&str; 6] = [
+    "OMPI_COMM_WORLD_RANK",
+    "PMIX_RANK",
+    "PMI_RANK",
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_PROCID",
+    "JOB_COMPLETION_INDEX",
+];
+
+fn wkrun_clean(cwd: &Path, args: &[&str]) -> std::process::Output {
+    let mut c = Command::new(wkrun_bin());
+    for v in RANK_VARS {
+        c.env_remove(v);
+    }
+    c.args(args).current_dir(cwd).output().expect("run wkrun")
+}
+
+/// The percentile `p` (as wkrun names it: 50, 99, ...) of latencies given as `[value, count]` buckets: the
+/// first bucket whose running count reaches ceil(p/100 · n) (at least 1), clamped to [min, max].
+fn percentile(buckets: &BTreeMap<u64, u64>, p: f64, min: u64, max: u64) -> u64 {
+    let n: u64 = buckets.values().sum();
+    let want = (((p / 100.0) * n as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (&v, &c) in buckets {
+        seen += c;
+        if seen >= want {
+            return v.clamp(min, max);
+        }
+    }
+    unreachable!("{want} of {n}")
+}
+
+fn buckets_of(v: &Value) -> BTreeMap<u64, u64> {
+    let mut m = BTreeMap::new();
+    for pair in v.as_array().expect("bucket list") {
+        *m.entry(pair[0].as_u64().unwrap()).or_default() += pair[1].as_u64().unwrap();
+    }
+    m
+}
+
+/// Checks one merged direction (`read`, `write` or `total`) of phase `i` against the hosts'.
+fn check_direction(merged: &Value, hosts: &[Value], i: usize, dir: &str) {
+    let m = &merged["phases"][i];
+    let ops: u64 = hosts
+        .iter()
+        .map(|h| u(h, &format!("/phases/{i}/{dir}/ops")))
+        .sum();
+    let bytes: u64 = hosts
+        .iter()
+        .map(|h| u(h, &format!("/phases/{i}/{dir}/bytes")))
+        .sum();
+    assert_eq!(u(m, &format!("/{dir}/ops")), ops, "phase {i} {dir} ops");
+    assert_eq!(
+        u(m, &format!("/{dir}/bytes")),
+        bytes,
+        "phase {i} {dir} bytes"
+    );
+    if ops == 0 {
+        assert!(m[dir]["latency_ns"].is_null());
+        return;
+    }
+    // The oracle's histogram: every host's buckets of the direction(s), added.
+    let dirs: &[&str] = if dir == "total" {
+        &["read", "write"]
+    } else {
+        &[dir]
+    };
+    let mut sum = BTreeMap::new();
+    for h in hosts {
+        for d in dirs {
+            for (v, c) in buckets_of(&h["phases"][i]["latency_histograms"][d]) {
+                *sum.entry(v).or_insert(0u64) += c;
+            }
+        }
+    }
+    assert_eq!(
+        sum.values().sum::<u64>(),
+        ops,
+        "phase {i} {dir}: histogram count = ops"
+    );
+    if dir != "total" {
+        assert_eq!(
+            buckets_of(&m["latency_histograms"][dir]),
+            sum,
+            "phase {i} {dir} buckets"
+        );
+    }
+    let lat = |h: &Value, k: &str| u(h, &format!("/phases/{i}/{dir}/latency_ns/{k}"));
+    let min = hosts
+        .iter()
+        .filter(|h| u(h, &format!("/phases/{i}/{dir}/ops")) > 0)
+        .map(|h| lat(h, "min"))
+        .min()
+        .unwrap();
+    let max = hosts.iter().map(|h| lat(h, "max")).max().unwrap_or(0);
+    let ml = &m[dir]["latency_ns"];
+    assert_eq!(
+        (ml["min"].as_u64(), ml["max"].as_u64()),
+        (Some(min), Some(max))
+    );
+    for (key, p) in [("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p99_9", 99.9)] {
+        assert_eq!(
+            ml[key].as_u64(),
+            Some(percentile(&sum, p, min, max)),
+            "phase {i} {dir} {key}"
+        );
+    }
+}
+
+/// Checks the merged series of phase `i`: each merged row holds exactly the hosts' rows whose midpoints fall
+/// in its grid interval (the grid from the earliest host's t = 0), on a grid of the phase's interval.
+fn check_series(dir: &Path, merged: &Value, hosts: &[Value], i: usize) {
+    let m = &merged["phases"][i];
+    let name = m["series_csv"].as_str().unwrap();
+    let interval = u(m, "/params/interval_ns");
+    let t0: Vec<u64> = hosts
+        .iter()
+        .map(|h| u(h, &format!("/phases/{i}/series_t0_unix_ns")))
+        .collect();
+    let origin = *t0.iter().min().unwrap();
+    assert_eq!(u(m, "/series_t0_unix_ns"), origin);
+    let mut want: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    for (r, h) in hosts.iter().enumerate() {
+        let file = h["phases"][i]["series_csv"].as_str().unwrap();
+        for row in csv_rows(&dir.join(format!("out{r}")).join(file)) {
+            let mid =
+                (t0[r] - origin) as f64 + (f(&row, "t_s") - f(&row, "interval_s") / 2.0) * 1e9;
+            let e = want
+                .entry((mid / interval as f64).floor() as u64)
+                .or_default();
+            e.0 += n(&row, "read_ops");
+            e.1 += n(&row, "write_ops");
+        }
+    }
+    let rows = csv_rows(&dir.join("merged").join(name));
+    assert_eq!(rows.len() as u64, u(m, "/intervals"));
+    assert_eq!(
+        rows.len() as u64,
+        want.keys().max().unwrap() + 1,
+        "phase {i}: one row per grid interval"
+    );
+    for (k, row) in rows.iter().enumerate() {
+        let (r, w) = want.get(&(k as u64)).copied().unwrap_or_default();
+        assert_eq!(
+            (n(row, "read_ops"), n(row, "write_ops")),
+            (r, w),
+            "phase {i} row {k}"
+        );
+        if k + 1 < rows.len() {
+            // Every row but the last ends on the grid: (k + 1) intervals from the start.
+            assert_eq!(
+                f(row, "t_s"),
+                ((k as u64 + 1) * interval) as f64 / 1e9,
+                "phase {i} row {k} t_s"
+            );
+            assert_eq!(n(row, "partial"), 0);
+        }
+    }
+    let total: u64 = rows
+        .iter()
+        .map(|r| n(r, "read_ops") + n(r, "write_ops"))
+        .sum();
+    assert_eq!(
+        total,
+        u(m, "/total/ops"),
+        "phase {i}: merged rows add up to the phase's ops"
+    );
+}
+
+#[test]
+fn three_hosts_under_mpirun_start_together_and_merge_exactly() {
+    let test = "hosts::three_hosts_under_mpirun_start_together_and_merge_exactly";
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        return skip(test, "no mpirun (Debian: apt-get install openmpi-bin)");
+    }
+    let d = tempdir();
+    let dir = d.path();
+    write_file(dir, "spec.toml", &spec_text("hosts", SPEC));
+    let o = Command::new("mpirun")
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            "3",
+            wkrun_bin(),
+        ])
+        .args([
+            "spec.toml",
+            "--target",
+            "t{rank}.img",
+            "--target-size",
+            "4MiB",
+        ])
+        .args([
+            "-o",
+            "out{rank}",
+            "--start-at",
+            "+2",
+            "--phase-grid",
+            "2s",
+            "-q",
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("run mpirun");
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "mpirun: {err}");
+    let hosts: Vec<Value> = (0..3)
+        .map(|r| results(&dir.join(format!("out{r}"))))
+        .collect();
+    for (r, h) in hosts.iter().enumerate() {
+        let l = &h["launch"];
+        assert_eq!(l["rank"].as_u64(), Some(r as u64));
+        assert_eq!(l["rank_source"], "OMPI_COMM_WORLD_RANK");
+        assert_eq!(
+            u(l, "/start_at_unix_ns") % 1_000_000_000,
+            0,
+            "+2 is rounded up to a whole second"
+        );
+        assert_eq!(l["phase_grid_s"].as_f64(), Some(2.0));
+        let starts = l["phase_starts"].as_array().unwrap();
+        assert_eq!(starts.len(), 2);
+        assert_eq!(
+            u(&starts[0], "/requested_unix_ns"),
+            u(l, "/start_at_unix_ns")
+        );
+        for s in starts {
+            let off = s["offset_ns"].as_i64().unwrap();
+            assert!(off.abs() < 1_000_000_000, "rank {r}: offset {off} ns");
+            assert_eq!(
+                off,
+                u(s, "/started_unix_ns") as i64 - u(s, "/requested_unix_ns") as i64
+            );
+        }
+        // The later phase starts on the 2 s grid from the common start.
+        assert_eq!(
+            (u(&starts[1], "/requested_unix_ns") - u(l, "/start_at_unix_ns")) % 2_000_000_000,
+            0
+        );
+        assert_eq!(
+            u(h, "/phases/0/write/ops"),
+            64,
+            "rank {r}: a 4 MiB fill in 64 KiB writes"
+        );
+    }
+    let o = wkrun(dir, &["merge", "out0", "out2", "out1", "-o", "merged"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "merge: {err}");
+    assert_eq!(
+        out.trim(),
+        format!(
+            "merged 3 hosts, 2 phases: {}",
+            Path::new("merged").join("results.json").display()
+        )
+    );
+    let (_, merged) = strict_results(&dir.join("merged"));
+    let ranks: Vec<u64> = merged["cluster"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        ranks,
+        [0, 1, 2],
+        "hosts in rank order whatever the order given"
+    );
+    for (r, h) in merged["cluster"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(
+            h["start_offset_ns"],
+            hosts[r]["launch"]["phase_starts"][0]["offset_ns"]
+        );
+    }
+    assert_eq!(u(&merged, "/phases/0/write/ops"), 192);
+    for i in 0..2 {
+        for dir_name in ["read", "write", "total"] {
+            check_direction(&merged, &hosts, i, dir_name);
+        }
+        check_series(dir, &merged, &hosts, i);
+        for (r, hp) in merged["phases"][i]["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(hp["rank"].as_u64(), Some(r as u64));
+            assert_eq!(hp["read"], hosts[r]["phases"][i]["read"]);
+            assert_eq!(hp["write"], hosts[r]["phases"][i]["write"]);
+        }
+    }
+    assert!(u(&merged, "/phases/1/total/ops") > 0);
+    // The merged folder reads as any results folder.
+    let (code, _, err) = code_out_err(&wkrun(dir, &["compare", "merged", "out0"]));
+    assert_eq!(code, 0, "compare: {err}");
+    let (code, _, err) = code_out_err(&wkrun(dir, &["report", "merged"]));
+    assert_eq!(code, 0, "report: {err}");
+}
+
+#[test]
+fn bad_start_times_and_a_rank_template_without_a_rank_exit_2_writing_nothing() {
+    let d = tempdir();
+    let dir = d.path();
+    write_file(dir, "spec.toml", &spec_text("hosts", SPEC));
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--start-at", "tomorrow"],
+            "error: --start-at \"tomorrow\": ",
+        ),
+        (
+            &["--start-at", "+soon"],
+            "error: --start-at \"+soon\": after '+' give a number of seconds from now, e.g. +30 or +2.5\n",
+        ),
+        (
+            &["--start-at", "2001-01-01T00:00:00Z"],
+            "error: --start-at \"2001-01-01T00:00:00Z\": that is ",
+        ),
+        (
+            &["--start-at", "+1", "--phase-grid", "0s"],
+            "error: --phase-grid: the grid must be longer than 0\n",
+        ),
+        (
+            &["--target", "t{rank}.img"],
+            "error: --target t{rank}.img: {rank} needs this host's rank, and none of OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_ARRAY_TASK_ID, SLURM_PROCID or JOB_COMPLETION_INDEX is set (a launcher such as mpirun, srun or a Kubernetes indexed Job sets one); give --rank N\n",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["spec.toml", "-o", "out", "-q"];
+        if !extra.contains(&"--target") {
+            args.extend(["--target", "t.img"]);
+        }
+        args.extend_from_slice(extra);
+        let (code, _, err) = code_out_err(&wkrun_clean(dir, &args));
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.starts_with(want), "{extra:?}: {err}");
+        assert_eq!(
+            dir_listing(dir),
+            ["spec.toml"],
+            "{extra:?}: nothing written"
+        );
+    }
+    let (code, _, err) = code_out_err(&wkrun_clean(
+        dir,
+        &[
+            "spec.toml",
+            "--target",
+            "t.img",
+            "-o",
+            "o",
+            "--phase-grid",
+            "1s",
+        ],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--start-at"), "{err}");
+    let env_bad = Command::new(wkrun_bin())
+        .env("OMPI_COMM_WORLD_RANK", "first")
+        .args(["spec.toml", "--target", "t{rank}.img", "-o", "out"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let (code, _, err) = code_out_err(&env_bad);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "error: OMPI_COMM_WORLD_RANK=\"first\" is not a rank (a whole number from 0); give --rank N\n"
+        )
+    );
+    assert_eq!(dir_listing(dir), ["spec.toml"]);
+}
+
+#[test]
+fn an_explicit_rank_names_the_files_and_merge_refuses_two_hosts_of_one_rank_or_two_specs() {
+    let d = tempdir();
+    let dir = d.path();
+    let small =
+        "[[phase]]\nname = \"w\"\nkind = \"fill\"\nengine = \"psync\"\nblock_size = \"64KiB\"\n";
+    write_file(dir, "spec.toml", &spec_text("small", small));
+    for out in ["a", "b"] {
+        let args = [
+            "spec.toml",
+            "--rank",
+            "5",
+            "--target",
+            "t{rank}-{host}.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            out,
+            "-q",
+        ];
+        let (code, _, err) = code_out_err(&wkrun_clean(dir, &args));
+        assert_eq!(code, 0, "{err}");
+    }
+    let host = results(&dir.join("a"))["host"]["hostname"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(dir.join(format!("t5-{host}.img")).exists());
+    let l = &results(&dir.join("a"))["launch"];
+    assert_eq!(
+        (l["rank"].as_u64(), l["rank_source"].as_str()),
+        (Some(5), Some("--rank"))
+    );
+    assert!(l.get("start_at").is_none() && l.get("phase_starts").is_none());
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "a", "b", "-o", "m"]));
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "error: {} and {} are both rank 5: merge one results folder per host\n",
+            Path::new("a/results.json").display(),
+            Path::new("b/results.json").display()
+        )
+    );
+    write_file(dir, "other.toml", &spec_text("other", small));
+    let (code, _, err) = code_out_err(&wkrun_clean(
+        dir,
+        &[
+            "other.toml",
+            "--rank",
+            "6",
+            "--target",
+            "u.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            "c",
+            "-q",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "a", "c", "-o", "m"]));
+    assert_eq!(code, 2);
+    assert!(err.contains(": merge runs of the same spec"), "{err}");
+    assert!(!dir.join("m").exists(), "nothing written");
+    // One host merged alone keeps its own numbers.
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "a", "-o", "m1"]));
+    assert_eq!(code, 0, "{err}");
+    let (m, a) = (results(&dir.join("m1")), results(&dir.join("a")));
+    assert_eq!(
+        m["phases"][0]["write"]["latency_ns"],
+        a["phases"][0]["write"]["latency_ns"]
+    );
+    assert_eq!(m["phases"][0]["write"]["ops"], 16);
+}
+
+#[test]
+fn a_rank_template_on_a_block_device_needs_allow_destroy_naming_the_expanded_device() {
+    let test =
+        "hosts::a_rank_template_on_a_block_device_needs_allow_destroy_naming_the_expanded_device";
+    let _g = loop_guard();
+    let d = tempdir();
+    let dir = d.path();
+    let dev = match LoopDev::new(dir, 8, 512) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    // /dev/loopN: the rank N makes /dev/loop{rank} name this device.
+    let n = dev.sys_name().trim_start_matches("loop").to_string();
+    let small = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"1MiB\"\n";
+    write_file(dir, "spec.toml", &spec_text("dev", small));
+    let run = |extra: &[&str], out: &str| {
+        let mut args = vec![
+            "spec.toml",
+            "--rank",
+            &n,
+            "--target",
+            "/dev/loop{rank}",
+            "-o",
+            out,
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        code_out_err(&wkrun_clean(dir, &args))
+    };
+    let before = dev.sectors_written();
+    let expanded = dev.dev.display().to_string();
+    // No consent, or consent naming another device (the template expanded for another rank): refused.
+    let (code, _, err) = run(&[], "o1");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&expanded),
+        "the refusal names the expanded device: {err}"
+    );
+    let (code, _, err) = run(&["--allow-destroy", "/dev/loop{rank}9"], "o2");
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        dev.sectors_written(),
+        before,
+        "nothing written when refused"
+    );
+    assert!(!dir.join("o1").exists() && !dir.join("o2").exists());
+    // The same template in --allow-destroy names the same device on this host: the run writes.
+    let (code, _, err) = run(&["--allow-destroy", "/dev/loop{rank}"], "o3");
+    assert_eq!(code, 0, "{err}");
+    let r = results(&dir.join("o3"));
+    assert_eq!(r["target"]["path"], expanded.as_str());
+    assert_eq!(u(&r, "/phases/0/write/ops"), 256);
+    assert_eq!(
+        dev.sectors_written() - before,
+        2048,
+        "1 MiB in 512 B sectors"
+    );
+}
+
+#[test]
+fn a_signal_during_the_wait_for_the_start_interrupts_with_the_launch_recorded() {
+    let d = tempdir();
+    let dir = d.path();
+    write_file(dir, "spec.toml", &spec_text("hosts", SPEC));
+    let mut child = Command::new(wkrun_bin())
+        .args([
+            "spec.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "4MiB",
+            "-o",
+            "out",
+        ])
+        .args(["--rank", "1", "--start-at", "+60", "-q"])
+        .current_dir(dir)
+        .spawn()
+        .expect("spawn wkrun");
+    // The wait has begun once results.json says so.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !dir.join("out/results.json").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let t = std::time::Instant::now();
+    // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(2),
+        "the wait stops at once"
+    );
+    let r = results(&dir.join("out"));
+    assert_eq!(r["status"], "interrupted");
+    assert_eq!(r["phases"].as_array().map(Vec::len), Some(0));
+    assert_eq!(
+        (
+            r["launch"]["rank"].as_u64(),
+            r["launch"]["rank_source"].as_str()
+        ),
+        (Some(1), Some("--rank"))
+    );
+    assert!(
+        r["launch"]["start_at"]
+            .as_str()
+            .unwrap()
+            .ends_with(".000000000Z")
+    );
+    assert!(
+        r["launch"].get("phase_starts").is_none(),
+        "no phase started"
+    );
+}
