@@ -276,6 +276,9 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
         pr.read.iops + pr.write.iops,
         (pr.read.bw_bytes_per_s + pr.write.bw_bytes_per_s) / 1e6
     ));
+    if let Some(line) = latency_line(pr) {
+        ctx.log(&line);
+    }
     if let Some(ss) = &pr.steady_state {
         // To the millisecond, without float noise (1.2, not 1.2000000000000002).
         match (ss.at_s.map(|a| (a * 1e3).round() / 1e3), ss.ended_phase) {
@@ -286,6 +289,24 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
             (None, _) => ctx.log("      steady state not reached"),
         }
     }
+}
+
+/// The summary's latency line: mean and p99 of each direction that completed I/Os, e.g.
+/// `      latency: read mean 21.3 µs, p99 45.1 µs; write mean 1.25 ms, p99 3.40 ms`; `None` without any
+/// (no I/O, or per-I/O recording off).
+pub fn latency_line(pr: &PhaseResult) -> Option<String> {
+    let parts: Vec<String> = [("read", &pr.read), ("write", &pr.write)]
+        .into_iter()
+        .filter_map(|(dir, d)| {
+            let l = d.latency_ns.as_ref().filter(|_| d.ops > 0)?;
+            Some(format!(
+                "{dir} mean {}, p99 {}",
+                super::progress::latency(l.mean),
+                super::progress::latency(l.p99 as f64)
+            ))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("      latency: {}", parts.join("; ")))
 }
 
 /// Most holes looked at in a phase's range (each is two lseek calls).

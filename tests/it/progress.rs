@@ -94,8 +94,13 @@ fn plain_log_lines_without_a_terminal() {
         "      warning: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): the filesystem allocates blocks at the first write into each, so the write numbers include its block allocation"
     );
     assert!(lines[7].starts_with("      0 reads, "), "{}", lines[7]);
-    assert_eq!(lines[8], "done: out/results.json");
-    assert_eq!(lines.len(), 9, "{err}");
+    assert!(
+        lines[8].starts_with("      latency: write mean "),
+        "{}",
+        lines[8]
+    );
+    assert_eq!(lines[9], "done: out/results.json");
+    assert_eq!(lines.len(), 10, "{err}");
     assert!(!err.contains("phase 2/2"), "no progress line: {err}");
     assert!(!err.contains('\x1b'), "no escape codes: {err:?}");
 }
