@@ -119,3 +119,118 @@ fn latency_units_switch_where_the_number_would_reach_1000() {
         assert_eq!(wkrun::run::progress::latency(ns), text);
     }
 }
+
+/// The commands of wkrun, as `wkrun --help` lists them.
+const COMMANDS: [&str; 8] = [
+    "run",
+    "validate",
+    "plan",
+    "compare",
+    "report",
+    "schema",
+    "completions",
+    "man",
+];
+
+#[test]
+fn a_mistyped_command_suggests_the_right_one() {
+    let tmp = tempdir();
+    write_file(tmp.path(), "x.toml", "format = 1\n");
+    for (typed, meant) in [
+        ("valdate", "validate"),
+        ("rpeort", "report"),
+        ("compre", "compare"),
+    ] {
+        let (code, out, err) = code_out_err(&wkrun(tmp.path(), &[typed, "x.toml"]));
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            format!(
+                "error: \"{typed}\" is neither a command nor a spec file; did you mean `wkrun {meant}`? \
+                 (commands: {})\n",
+                COMMANDS.join(", ")
+            )
+        );
+    }
+    assert_eq!(dir_listing(tmp.path()), vec!["x.toml".to_string()]);
+    // A file of that name is a spec, whatever it is called: it is loaded (here, and refused as no TOML spec).
+    write_file(tmp.path(), "valdate", "format = 1\n");
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["valdate"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: valdate:"), "{err}");
+}
+
+#[test]
+fn a_results_file_given_as_a_spec_points_to_report_and_compare() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    let out = run_ok(tmp.path(), "r", body, &tmp.path().join("t.img"));
+    let before = dir_listing(&out);
+    for (given, what) in [("out/results.json", "file"), ("out", "folder")] {
+        for (args, command) in [
+            (vec![given, "--target", "t.img", "-o", "out2"], "run"),
+            (vec!["run", given, "-o", "out2"], "run"),
+            (vec!["validate", given], "validate"),
+            (vec!["plan", given], "plan"),
+        ] {
+            let (code, stdout, err) = code_out_err(&wkrun(tmp.path(), &args));
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert_eq!(stdout, "");
+            assert_eq!(
+                err,
+                format!(
+                    "error: {given} is a wkrun results {what}, not a spec: `wkrun {command}` takes a TOML spec; \
+                     to look at these results, `wkrun report {given}` (plots and index.html) or \
+                     `wkrun compare {given} OTHER` (side by side)\n"
+                ),
+                "{args:?}"
+            );
+        }
+    }
+    assert!(!tmp.path().join("out2").exists());
+    assert_eq!(dir_listing(&out), before);
+}
+
+#[test]
+fn completions_and_the_man_page_name_every_command() {
+    let tmp = tempdir();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["completions", shell]));
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.len() > 1000, "{shell}: {out}");
+        for c in COMMANDS {
+            assert!(
+                out.split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
+                    .any(|w| w == c),
+                "{shell} completions do not name {c}"
+            );
+        }
+    }
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(".ie \\n(.g .ds Aq"), "{out}");
+    assert!(out.contains(".TH wkrun 1"), "{out}");
+    let commands: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("wkrun\\-"))
+        .map(|l| l.split('(').next().unwrap_or(""))
+        .collect();
+    assert_eq!(commands, COMMANDS, "{out}");
+    // With --dir: the same page and one per command, each naming its command.
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man", "--dir", "man1"]));
+    assert_eq!((code, out.as_str()), (0, "man pages: man1\n"), "{err}");
+    let mut files = dir_listing(&tmp.path().join("man1"));
+    files.sort();
+    let mut expected: Vec<String> = COMMANDS.iter().map(|c| format!("wkrun-{c}.1")).collect();
+    expected.push("wkrun.1".into());
+    expected.sort();
+    assert_eq!(files, expected);
+    for c in COMMANDS {
+        let page =
+            std::fs::read_to_string(tmp.path().join(format!("man1/wkrun-{c}.1"))).expect("page");
+        assert!(page.contains(&format!(".TH wkrun-{c} 1")), "{c}: {page}");
+    }
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["completions", "tcsh"]));
+    assert_eq!(code, 2, "{err}");
+}
