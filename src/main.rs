@@ -352,7 +352,9 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
         None => None,
     };
     if let Some(p) = sim {
-        if a.target_size.is_some() || section.as_ref().is_some_and(|t| t.size.is_some()) {
+        // The spec's size is its own contradiction only when its own [target] names the simulated drive.
+        let spec_size = cli_sim.is_none() && section.as_ref().is_some_and(|t| t.size.is_some());
+        if a.target_size.is_some() || spec_size {
             notes.push(
                 "a simulated target: the target size setting is ignored (set sim capacity)".into(),
             );
@@ -375,8 +377,9 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
             .and_then(|t| t.size)
             .map_or(DEFAULT_TARGET_SIZE, |z| z.0),
     };
-    let given_size = a.target_size.is_some() || section.as_ref().is_some_and(|t| t.size.is_some());
-    if given_size && path.exists() {
+    // Only --target-size is worth a note: the spec's [target].size says how to create the file on the
+    // first run, and every later run reuses the file as intended.
+    if a.target_size.is_some() && path.exists() {
         notes.push(format!("{} exists: the target size setting is ignored (it applies only to a file wkrun creates)", path.display()));
     }
     Ok(Chosen::Path(path, size))

@@ -37,14 +37,29 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     }
     let interrupted = ctx.stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
     pr.completed = o.outcome.error.is_none() && !interrupted;
-    // A fill covers its span only when it visits every block (sequential or full coverage).
-    if pr.completed && phase.kind != PhaseKind::Workload && phase.visits_each_block() {
-        let start = phase.span.start;
-        ctx.written
-            .add(start, start + o.totals.write.bytes.min(phase.span.len));
-    }
+    mark_written(ctx, phase, work, &o);
     log_summary(ctx, &pr);
     end_of(phase, &o, pr, interrupted)
+}
+
+/// Records what the phase wrote, for the warning of a later workload reading unwritten space: a sequential
+/// write-only stream wrote a prefix of its span (passes wrap at its end); any other stream wrote the writes
+/// among its first ops, as many as were issued (the ramp's, then the measured part's completed I/Os). With
+/// several psync threads, each claiming its own chunk of the stream, the ops done at the end of a timed
+/// phase may not be exactly the first ones: a chunk's worth per thread may differ.
+fn mark_written(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, o: &IoOutcome) {
+    let written = o.totals.write.bytes;
+    if written == 0 || !crate::engine::caps(work.io.engine).does_io {
+        return;
+    }
+    let start = phase.range().start;
+    if work.order == crate::ops::Order::Sequential && work.read_percent == 0 && o.first_op == 0 {
+        ctx.written
+            .add(start, start + written.min(phase.range().len));
+    } else if let Some(stream) = phase.op_stream() {
+        let ops = o.first_op + o.totals.read.ops + o.totals.write.ops;
+        ctx.written.add_stream(&stream, ops);
+    }
 }
 
 /// How an I/O phase ended: failed at an I/O error, interrupted, or done.

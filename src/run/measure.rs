@@ -33,6 +33,8 @@ pub struct IoOutcome {
     pub totals: crate::stats::IntervalCounts,
     /// When the measured part started, after a ramp (RFC 3339); `None` without a ramp.
     pub measured_started_at: Option<String>,
+    /// The op index where the measured part started in the stream: the ops the ramp claimed (0 without).
+    pub first_op: u64,
     /// Total IOPS of every full row, in order, when the phase has windows or aggregates (empty otherwise).
     pub iops: Vec<f64>,
     /// The steady-state verdict, when the phase has a rule.
@@ -173,6 +175,7 @@ pub fn run(
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     out.outcome.errors.merge(ramp_errors);
     out.measured_started_at = measured_started_at;
+    out.first_op = first;
     if let Some(e) = lock(&csv_error).take() {
         return Err(SetupError {
             what: format!("cannot write {}", csv.dir.join(&device_csv).display()),
@@ -400,6 +403,7 @@ fn ramp_failed(
         rows: csv.rows(),
         totals: Default::default(),
         measured_started_at,
+        first_op: 0,
         iops: Vec::new(),
         steady: None,
         ended_at_steady: false,
@@ -573,6 +577,7 @@ fn finish(
         rows: c.csv.rows(),
         totals: series.totals(),
         measured_started_at: None,
+        first_op: 0,
         steady: c.rows.detector.as_ref().map(|d| d.verdict()),
         iops: c.rows.iops,
         ended_at_steady,

@@ -234,3 +234,136 @@ fn completions_and_the_man_page_name_every_command() {
     let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["completions", "tcsh"]));
     assert_eq!(code, 2, "{err}");
 }
+
+/// The 4 KiB blocks of `data` that are all zeros, as byte ranges merged where adjacent: on a new sparse
+/// target written with random data, exactly the blocks no phase wrote.
+fn zero_runs(data: &[u8]) -> Vec<(u64, u64)> {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for (i, block) in data.chunks(4096).enumerate() {
+        if block.iter().all(|&b| b == 0) {
+            let (a, b) = (i as u64 * 4096, (i as u64 + 1) * 4096);
+            match runs.last_mut() {
+                Some(last) if last.1 == a => last.1 = b,
+                _ => runs.push((a, b)),
+            }
+        }
+    }
+    runs
+}
+
+/// A random-write workload of `size` over a new 4 MiB file, then a random-read workload: the read phase's
+/// warnings, and the file.
+fn read_after_random_writes(dir: &std::path::Path, size: &str) -> (Vec<String>, Vec<u8>) {
+    let body = format!(
+        "[[phase]]\nname = \"rw\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+         read_percent = 0\nsize = \"{size}\"\nseed = 7\ndirect = false\n\
+         [[phase]]\nname = \"r\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+         read_percent = 100\nsize = \"256KiB\"\n"
+    );
+    write_file(dir, "s.toml", &spec_text("coverage", &body));
+    let o = wkrun(
+        dir,
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "4MiB",
+            "-o",
+            "out",
+            "-q",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&dir.join("out"));
+    let warnings = phase(&results, 1)["warnings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|w| w.as_str().expect("text").to_string())
+        .collect();
+    (warnings, read(&dir.join("t.img")))
+}
+
+#[test]
+fn the_unwritten_read_warning_counts_what_random_writes_covered() {
+    // 768 random 4 KiB writes over 1024 blocks cover about 1 - e^-0.75 = 53 % of the span: the warning
+    // gives the share the file shows unwritten (its all-zero blocks), to the tenth of a percent.
+    let tmp = tempdir();
+    let (warnings, data) = read_after_random_writes(tmp.path(), "3MiB");
+    let runs = zero_runs(&data);
+    let missing: u64 = runs.iter().map(|(a, b)| b - a).sum();
+    assert!(
+        (0.40..0.55).contains(&(missing as f64 / (4u64 << 20) as f64)),
+        "{missing}"
+    );
+    assert_eq!(
+        warnings,
+        vec![format!(
+            "{:.1} % of the read span [0, 4194304) was not written earlier in this run (first gap [{}, {})): \
+             reads there may not reach the flash; precondition with a fill",
+            missing as f64 * 100.0 / (4u64 << 20) as f64,
+            runs[0].0,
+            runs[0].1
+        )]
+    );
+    // 16384 writes cover every block: no warning.
+    let tmp = tempdir();
+    let (warnings, data) = read_after_random_writes(tmp.path(), "64MiB");
+    assert_eq!(zero_runs(&data), vec![]);
+    assert_eq!(warnings, Vec::<String>::new());
+}
+
+#[test]
+fn the_target_size_note_only_for_the_command_line_option() {
+    let tmp = tempdir();
+    let body = "[target]\npath = \"t.img\"\nsize = \"1MiB\"\n\
+                [[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("size-note", body));
+    // The first run creates the file; a rerun reuses it: neither names the size.
+    for out in ["a", "b"] {
+        let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["s.toml", "-o", out]));
+        assert_eq!(code, 0, "{err}");
+        assert!(!err.contains("size"), "{err}");
+    }
+    // --target-size on an existing file: one note.
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["s.toml", "-o", "c", "--target-size", "2MiB"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.lines().next(),
+        Some(
+            "note: t.img exists: the target size setting is ignored (it applies only to a file wkrun creates)"
+        )
+    );
+    assert_eq!(err.matches("size setting").count(), 1, "{err}");
+    // A simulated drive named on the command line: the spec's file size is not its business; --target-size is.
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["plan", "s.toml", "--target", "sim:capacity=1GiB"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("size setting"), "{err}");
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &[
+            "plan",
+            "s.toml",
+            "--target",
+            "sim:capacity=1GiB",
+            "--target-size",
+            "1GiB",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "note: a simulated target: the target size setting is ignored (set sim capacity)"
+        ),
+        "{err}"
+    );
+}
