@@ -323,7 +323,7 @@ fn the_target_size_note_only_for_the_command_line_option() {
                 [[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
     write_file(tmp.path(), "s.toml", &spec_text("size-note", body));
     // The first run creates the file; a rerun reuses it: neither names the size.
-    for out in ["a", "b"] {
+    for out in ["运行a", "运行b"] {
         let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["s.toml", "-o", out]));
         assert_eq!(code, 0, "{err}");
         assert!(!err.contains("size"), "{err}");
@@ -366,4 +366,45 @@ fn the_target_size_note_only_for_the_command_line_option() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn every_results_file_a_test_run_writes_is_checked_against_the_committed_schema() {
+    // wkrun writes results.json without validating it (a schema bug must not lose a long run's results);
+    // common::wkrun checks each one a command writes, common::strict_results each one a test reads.
+    let tmp = tempdir();
+    let before = RESULTS_CHECKED.load(std::sync::atomic::Ordering::Relaxed);
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    let out = run_ok(tmp.path(), "checked", body, &tmp.path().join("t.img"));
+    assert!(out.join("results.json").is_file());
+    assert!(RESULTS_CHECKED.load(std::sync::atomic::Ordering::Relaxed) > before);
+}
+
+#[test]
+fn compare_aligns_wide_characters_by_terminal_cells() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"w-4k\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("wide", body));
+    for out in ["运行a", "运行b"] {
+        let (code, _, err) = code_out_err(&wkrun(
+            tmp.path(),
+            &[
+                "s.toml",
+                "--target",
+                "t.img",
+                "--target-size",
+                "1MiB",
+                "-o",
+                out,
+                "-q",
+            ],
+        ));
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, table, err) = code_out_err(&wkrun(tmp.path(), &["compare", "运行a", "运行b"]));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = table.lines().filter(|l| !l.is_empty()).collect();
+    assert!(lines[0].contains("运行b"), "{table}");
+    let cells = |l: &str| unicode_width::UnicodeWidthStr::width(l);
+    assert!(lines.iter().all(|l| cells(l) == cells(lines[0])), "{table}");
 }
