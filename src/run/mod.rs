@@ -200,7 +200,7 @@ pub fn execute(
         stop,
         target: held.as_ref().ok().and_then(Option::as_ref),
         sim: device.as_ref(),
-        written: Written::new(plan.target.capacity_bytes),
+        written: Written::default(),
         failed_writes: Vec::new(),
         results: start(spec, plan),
         obs: Both(&mut writer, obs),

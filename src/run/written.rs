@@ -1,106 +1,103 @@
 //! What the earlier phases of a run wrote, for case C10: reads of never-written or trimmed space are not the
 //! drive's speed, so a workload reading where no earlier phase wrote gets a warning.
 //!
-//! The target is tracked in *units* of 512 bytes (more on a target over 128 GiB, so that the map stays
-//! within 32 MiB): one bit per unit, set when an earlier phase wrote the whole unit. Fills, restores and
-//! workloads mark what their op stream wrote (a pure function of the seed: the first `n` ops of the stream
-//! for a phase that completed `n`); erases clear what they touch.
+//! The written bytes are a set of disjoint ranges: fills, restores and workloads add what their op stream
+//! wrote (a pure function of the seed: the first `n` ops of the stream for a phase that completed `n`);
+//! erases remove what they cover. Memory grows with the number of separate ranges, not with the target
+//! (a few random writes on a 16 TiB file hold a few ranges); past [`MAX_RANGES`], the narrowest gaps are
+//! taken as written until half as many are left, so that a long random-write workload over a large span
+//! stays within about 64 MiB at the cost of under-counting the smallest unwritten gaps.
 
 use crate::ops::{OpKind, OpStream};
 use crate::plan::ByteRange;
+use std::collections::BTreeMap;
 
-/// Smallest unit tracked, bytes.
-const MIN_UNIT: u64 = 512;
-/// Most units tracked: the map is at most 32 MiB.
-const MAX_UNITS: u64 = 1 << 28;
+/// Most separate written ranges kept (each about 40 bytes in the map).
+pub const MAX_RANGES: usize = 1 << 20;
 /// Ops replayed between two checks of whether the phase's range is all written (then replay stops).
 const CHECK_EVERY: u64 = 1 << 20;
 
-/// The units of the target written by the phases so far.
+/// The byte ranges written by the phases so far: start -> end, disjoint and not adjacent.
 #[derive(Debug, Default)]
 pub struct Written {
-    unit: u64,
-    /// One bit per unit; empty when the map could not be allocated (then nothing is warned about).
-    bits: Vec<u64>,
+    ranges: BTreeMap<u64, u64>,
 }
 
 impl Written {
-    /// Nothing written yet on a target of `capacity` bytes; a map that cannot be allocated tracks nothing
-    /// (and no warning is given).
-    pub fn new(capacity: u64) -> Written {
-        let mut unit = MIN_UNIT;
-        while capacity.div_ceil(unit) > MAX_UNITS {
-            unit *= 2;
-        }
-        let words = capacity.div_ceil(unit).div_ceil(64) as usize;
-        let bits =
-            crate::buf::try_vec(words, 0u64, "the map of written blocks").unwrap_or_default();
-        Written { unit, bits }
-    }
-
-    /// Units in the map.
-    fn units(&self) -> u64 {
-        self.bits.len() as u64 * 64
-    }
-
-    fn get(&self, u: u64) -> bool {
-        self.bits[(u / 64) as usize] >> (u % 64) & 1 == 1
-    }
-
-    /// Sets (`on`) or clears the units `[u0, u1)`, a word at a time where it can.
-    fn set(&mut self, u0: u64, u1: u64, on: bool) {
-        let mut u = u0;
-        while u < u1 {
-            let (w, b) = ((u / 64) as usize, u % 64);
-            let n = (64 - b).min(u1 - u);
-            let mask = if n == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << n) - 1) << b
-            };
-            if on {
-                self.bits[w] |= mask;
-            } else {
-                self.bits[w] &= !mask;
-            }
-            u += n;
-        }
-    }
-
-    /// Written units among `[u0, u1)`.
-    fn count(&self, u0: u64, u1: u64) -> u64 {
-        let mut u = u0;
-        let mut total = 0;
-        while u < u1 {
-            let (w, b) = ((u / 64) as usize, u % 64);
-            let n = (64 - b).min(u1 - u);
-            let mask = if n == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << n) - 1) << b
-            };
-            total += (self.bits[w] & mask).count_ones() as u64;
-            u += n;
-        }
-        total
-    }
-
-    /// `[a, b)` was written: the units it covers whole are marked.
+    /// `[a, b)` was written.
     pub fn add(&mut self, a: u64, b: u64) {
-        let end = self.units();
-        let (u0, u1) = (a.div_ceil(self.unit).min(end), (b / self.unit).min(end));
-        if u0 < u1 {
-            self.set(u0, u1, true);
+        if a >= b {
+            return;
+        }
+        let (mut lo, mut hi) = (a, b);
+        // Every range that overlaps or touches [a, b] merges into it.
+        let touching: Vec<(u64, u64)> = self
+            .ranges
+            .range(..=b)
+            .rev()
+            .take_while(|&(_, &e)| e >= a)
+            .map(|(&s, &e)| (s, e))
+            .collect();
+        for (s, e) in touching {
+            self.ranges.remove(&s);
+            lo = lo.min(s);
+            hi = hi.max(e);
+        }
+        self.ranges.insert(lo, hi);
+        if self.ranges.len() > MAX_RANGES {
+            self.coarsen();
         }
     }
 
-    /// `[a, b)` was erased: every unit it touches is cleared.
+    /// `[a, b)` was erased: ranges straddling it keep their parts on either side.
     pub fn erase(&mut self, a: u64, b: u64) {
-        let end = self.units();
-        let (u0, u1) = ((a / self.unit).min(end), b.div_ceil(self.unit).min(end));
-        if u0 < u1 {
-            self.set(u0, u1, false);
+        if a >= b {
+            return;
         }
+        let hit: Vec<(u64, u64)> = self
+            .ranges
+            .range(..b)
+            .rev()
+            .take_while(|&(_, &e)| e > a)
+            .map(|(&s, &e)| (s, e))
+            .collect();
+        for (s, e) in hit {
+            self.ranges.remove(&s);
+            if s < a {
+                self.ranges.insert(s, a);
+            }
+            if e > b {
+                self.ranges.insert(b, e);
+            }
+        }
+    }
+
+    /// Takes the narrowest gaps between ranges as written, until at most half of [`MAX_RANGES`] are left.
+    fn coarsen(&mut self) {
+        let v: Vec<(u64, u64)> = self.ranges.iter().map(|(&s, &e)| (s, e)).collect();
+        let mut gaps: Vec<u64> = v.windows(2).map(|w| w[1].0 - w[0].1).collect();
+        let merges = v.len() - MAX_RANGES / 2;
+        let (_, &mut limit, _) = gaps.select_nth_unstable(merges - 1);
+        // Every gap narrower than `limit` goes, and as many as `limit` wide as make up the count.
+        let narrower = gaps.iter().filter(|&&g| g < limit).count();
+        let mut equal_left = merges - narrower;
+        let mut out = BTreeMap::new();
+        let (mut s0, mut e0) = v[0];
+        for &(s, e) in &v[1..] {
+            let gap = s - e0;
+            let merge = gap < limit || (gap == limit && equal_left > 0);
+            if gap == limit && merge {
+                equal_left -= 1;
+            }
+            if merge {
+                e0 = e;
+            } else {
+                out.insert(s0, e0);
+                (s0, e0) = (s, e);
+            }
+        }
+        out.insert(s0, e0);
+        self.ranges = out;
     }
 
     /// Marks the writes among the first `ops` ops of `stream`; stops early once the stream's span is all
@@ -108,7 +105,7 @@ impl Written {
     pub fn add_stream(&mut self, stream: &OpStream, ops: u64) {
         let (start, end) = (stream.span_start, stream.span_start + stream.span_len);
         let mut i = 0;
-        while i < ops && !self.bits.is_empty() {
+        while i < ops {
             let next = (i + CHECK_EVERY).min(ops);
             for op in stream.ops(i..next) {
                 if op.kind == OpKind::Write {
@@ -122,33 +119,38 @@ impl Written {
         }
     }
 
-    /// Bytes of `[a, b)` in units not written, and the first run of such units (clipped to `[a, b)`).
+    /// Bytes of `[a, b)` that no written range covers, and the first such gap.
     pub fn missing(&self, a: u64, b: u64) -> (u64, Option<(u64, u64)>) {
-        if self.bits.is_empty() || a >= b {
+        if a >= b {
             return (0, None);
         }
-        let unit = self.unit;
-        let (u0, u1) = (a / unit, b.div_ceil(unit).min(self.units()));
-        if u0 >= u1 {
-            return (0, None);
+        let first = self
+            .ranges
+            .range(..a)
+            .next_back()
+            .filter(|&(_, &e)| e > a)
+            .map(|(&s, &e)| (s, e));
+        let mut reach = a;
+        let mut bytes = 0;
+        let mut gap = None;
+        for (s, e) in first
+            .into_iter()
+            .chain(self.ranges.range(a..b).map(|(&s, &e)| (s, e)))
+        {
+            if s > reach {
+                bytes += s - reach;
+                gap.get_or_insert((reach, s));
+            }
+            reach = reach.max(e);
+            if reach >= b {
+                break;
+            }
         }
-        let unwritten = (u1 - u0) - self.count(u0, u1);
-        if unwritten == 0 {
-            return (0, None);
+        if reach < b {
+            bytes += b - reach;
+            gap.get_or_insert((reach, b));
         }
-        let Some(g0) = (u0..u1).find(|&u| !self.get(u)) else {
-            return (0, None);
-        };
-        let g1 = (g0..u1).find(|&u| self.get(u)).unwrap_or(u1);
-        // The units at either end may reach outside [a, b): take off what lies outside.
-        let mut bytes = unwritten * unit;
-        if !self.get(u0) {
-            bytes -= a - u0 * unit;
-        }
-        if !self.get(u1 - 1) {
-            bytes -= (u1 * unit).saturating_sub(b);
-        }
-        (bytes, Some(((g0 * unit).max(a), (g1 * unit).min(b))))
+        (bytes, gap)
     }
 
     /// The warning for a workload reading `span`, when 1 % or more of it was not written by an earlier phase
@@ -173,52 +175,55 @@ mod tests {
 
     #[test]
     fn erase_splits_and_missing_counts_the_gaps() {
-        let mut w = Written::new(1 << 20);
-        w.add(0, 51_200);
-        w.add(102_400, 153_600);
-        w.erase(25_600, 128_000);
-        // Written: [0, 25600) and [128000, 153600).
-        assert_eq!(
-            w.missing(0, 204_800),
-            (102_400 + 51_200, Some((25_600, 128_000)))
-        );
-        assert_eq!(w.missing(0, 25_600), (0, None));
-        assert_eq!(w.missing(128_000, 153_600), (0, None));
-        // Ends inside units: only the bytes inside [a, b) count.
-        assert_eq!(w.missing(25_000, 26_000), (400, Some((25_600, 26_000))));
-        assert_eq!(w.missing(153_600, 154_000), (400, Some((153_600, 154_000))));
-        // A write marks only whole units; an erase clears every unit it touches.
-        let mut w = Written::new(1 << 20);
-        w.add(100, 1100);
-        assert_eq!(w.missing(0, 1536).0, 1024);
-        w.add(0, 4096);
-        w.erase(1000, 1001);
-        assert_eq!(w.missing(0, 4096), (512, Some((512, 1024))));
+        let mut w = Written::default();
+        w.add(0, 100);
+        w.add(200, 300);
+        w.erase(50, 250);
+        assert_eq!(w.ranges, BTreeMap::from([(0, 50), (250, 300)]));
+        assert_eq!(w.missing(0, 400), (300, Some((50, 250))));
+        assert_eq!(w.missing(0, 50), (0, None));
+        assert_eq!(w.missing(260, 280), (0, None));
+        assert_eq!(w.missing(40, 60), (10, Some((50, 60))));
+        // Adjacent and overlapping writes merge into one range.
+        w.add(50, 250);
+        w.add(290, 310);
+        assert_eq!(w.ranges, BTreeMap::from([(0, 310)]));
+        w.erase(0, 1000);
+        assert!(w.ranges.is_empty());
     }
 
     #[test]
-    fn large_targets_use_larger_units() {
-        assert_eq!(Written::new(1 << 30).unit, 512);
-        assert_eq!(Written::new(128 << 30).unit, 512);
-        assert_eq!(Written::new((128 << 30) + 1).unit, 1024);
-        assert_eq!(Written::new(4 << 40).unit, 16384);
+    fn past_the_limit_the_narrowest_gaps_are_taken_as_written() {
+        let mut w = Written::default();
+        // Ranges of 10 bytes, the gap after the i-th one 1 byte wide for odd i, 5 for even i.
+        let mut at = 0;
+        for i in 0..=MAX_RANGES as u64 {
+            w.add(at, at + 10);
+            at += 10 + if i % 2 == 1 { 1 } else { 5 };
+        }
+        // Half are left: every 1-byte gap was merged, and one 5-byte gap (the first) to make the count.
+        assert_eq!(w.ranges.len(), MAX_RANGES / 2);
+        let v: Vec<(u64, u64)> = w.ranges.iter().map(|(&s, &e)| (s, e)).collect();
+        assert!(v.windows(2).all(|p| p[1].0 - p[0].1 == 5));
+        assert_eq!(v[0], (0, 36));
+        assert_eq!(w.missing(0, 60), (5, Some((36, 41))));
     }
 
     #[test]
     fn the_warning_needs_one_percent_unwritten() {
         let span = ByteRange {
             start: 0,
-            len: 102_400,
+            len: 10_000,
         };
-        let mut w = Written::new(1 << 20);
-        w.add(0, 101_888);
-        // 512 of 102400 bytes (0.5 %): no warning; 1024 bytes (1 %): a warning naming the first gap.
+        let mut w = Written::default();
+        w.add(0, 9_950);
+        // 50 of 10000 bytes (0.5 %): no warning; 100 bytes (1 %): a warning naming the first gap.
         assert_eq!(w.read_warning(span), None);
-        let mut w = Written::new(1 << 20);
-        w.add(0, 101_376);
+        let mut w = Written::default();
+        w.add(0, 9_900);
         assert_eq!(
             w.read_warning(span).unwrap_or_default(),
-            "1.0 % of the read span [0, 102400) was not written earlier in this run (first gap [101376, 102400)): reads there may not reach the flash; precondition with a fill"
+            "1.0 % of the read span [0, 10000) was not written earlier in this run (first gap [9900, 10000)): reads there may not reach the flash; precondition with a fill"
         );
     }
 }
