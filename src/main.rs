@@ -1,7 +1,7 @@
 //! The `wkrun` command: maps the command line to library calls and errors to exit codes
 //! (0 done, 1 the run failed, 2 bad spec or arguments with nothing written, 130 interrupted).
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wkrun::plan::{self, Plan};
@@ -101,6 +101,18 @@ enum Cmd {
         #[arg(value_parser = ["spec", "result"])]
         which: String,
     },
+    /// Print a shell completion script, e.g. `wkrun completions bash > /etc/bash_completion.d/wkrun`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `wkrun man > /usr/local/share/man/man1/wkrun.1`; with `--dir`, write
+    /// it and one page per command (`wkrun-run.1`, ...) into a folder.
+    Man {
+        /// Write wkrun.1 and wkrun-COMMAND.1 for every command into this folder (created if needed).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// Output format of `wkrun compare`.
@@ -171,6 +183,10 @@ fn bad(msg: impl Into<String>) -> Fail {
 }
 
 fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(msg) = misspelt_command(&args) {
+        return fail(Fail(2, msg));
+    }
     let cli = Cli::parse();
     let r = match cli.cmd {
         Some(Cmd::Run(a)) => cmd_run(&a),
@@ -199,21 +215,103 @@ fn main() -> ExitCode {
             print!("{}", schema::to_file_text(&s));
             Ok(())
         }
+        Some(Cmd::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "wkrun", &mut std::io::stdout());
+            Ok(())
+        }
+        Some(Cmd::Man { dir }) => cmd_man(dir.as_deref()),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Fail(code, msg)) => {
-            if !msg.is_empty() {
-                // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
-                run::progress::log_line(&format!("error: {msg}"));
-            }
-            ExitCode::from(code)
+        Err(f) => fail(f),
+    }
+}
+
+/// Prints the man page, or writes every page into `dir`.
+fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
+    // The pages document the commands; `help` is clap's own and has no page.
+    let cmd = Cli::command().disable_help_subcommand(true);
+    match dir {
+        None => clap_mangen::Man::new(cmd)
+            .render(&mut std::io::stdout())
+            .map_err(|e| Fail(1, format!("cannot write the man page: {e}"))),
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .and_then(|()| clap_mangen::generate_to(cmd, dir))
+                .map_err(|e| {
+                    Fail(
+                        1,
+                        format!("cannot write the man pages into {}: {e}", dir.display()),
+                    )
+                })?;
+            println!("man pages: {}", dir.display());
+            Ok(())
         }
     }
 }
 
-fn load(path: &Path, sets: &[String]) -> Result<LoadedSpec, Fail> {
-    let mut s = spec::load_file(path).map_err(|e| bad(e.to_string()))?;
+/// Prints the failure's message (if any) and gives its exit code.
+fn fail(Fail(code, msg): Fail) -> ExitCode {
+    if !msg.is_empty() {
+        // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
+        run::progress::log_line(&format!("error: {msg}"));
+    }
+    ExitCode::from(code)
+}
+
+/// The message for a first argument that is neither a command nor a file but close to a command's name
+/// (`wkrun valdate x.toml`): clap would take it for the spec of the default command and then complain about
+/// the next argument.
+fn misspelt_command(args: &[std::ffi::OsString]) -> Option<String> {
+    let word = args.get(1)?.to_str()?;
+    if word.starts_with('-') || Path::new(word).exists() {
+        return None;
+    }
+    let cmd = Cli::command();
+    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+    if names.contains(&word) {
+        return None;
+    }
+    let best = names
+        .iter()
+        .map(|n| (strsim::damerau_levenshtein(word, n), *n))
+        .min()?;
+    (best.0 <= 2 && best.0 < word.len()).then(|| {
+        format!(
+            "{word:?} is neither a command nor a spec file; did you mean `wkrun {}`? (commands: {})",
+            best.1,
+            names.join(", ")
+        )
+    })
+}
+
+/// The message for a results file (or a results folder) given where a spec is expected; `None` for
+/// anything else. A results file is JSON whose first 4 KiB name `wkrun_version`; no spec starts with `{`.
+fn results_given(path: &Path, command: &str) -> Option<String> {
+    use std::io::Read;
+    let file = match path.is_dir() {
+        true => path.join("results.json"),
+        false => path.to_path_buf(),
+    };
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(&file)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    (text.trim_start().starts_with('{') && text.contains("\"wkrun_version\"")).then(|| {
+        let p = path.display();
+        format!(
+            "{p} is a wkrun results {}, not a spec: `wkrun {command}` takes a TOML spec; to look at these results, `wkrun report {p}` (plots and index.html) or `wkrun compare {p} OTHER` (side by side)",
+            if path.is_dir() { "folder" } else { "file" }
+        )
+    })
+}
+
+fn load(path: &Path, sets: &[String], command: &str) -> Result<LoadedSpec, Fail> {
+    let mut s = spec::load_file(path)
+        .map_err(|e| bad(results_given(path, command).unwrap_or_else(|| e.to_string())))?;
     let sets = sets
         .iter()
         .map(|a| spec::overrides::parse(a))
@@ -244,7 +342,10 @@ fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
                 }
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                match results_given(p, "validate") {
+                    Some(m) => eprintln!("error: {m}"),
+                    None => eprintln!("error: {e}"),
+                }
                 failed += 1;
             }
         }
@@ -277,7 +378,9 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
         None => None,
     };
     if let Some(p) = sim {
-        if a.target_size.is_some() || section.as_ref().is_some_and(|t| t.size.is_some()) {
+        // The spec's size is its own contradiction only when its own [target] names the simulated drive.
+        let spec_size = cli_sim.is_none() && section.as_ref().is_some_and(|t| t.size.is_some());
+        if a.target_size.is_some() || spec_size {
             notes.push(
                 "a simulated target: the target size setting is ignored (set sim capacity)".into(),
             );
@@ -300,8 +403,9 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
             .and_then(|t| t.size)
             .map_or(DEFAULT_TARGET_SIZE, |z| z.0),
     };
-    let given_size = a.target_size.is_some() || section.as_ref().is_some_and(|t| t.size.is_some());
-    if given_size && path.exists() {
+    // Only --target-size is worth a note: the spec's [target].size says how to create the file on the
+    // first run, and every later run reuses the file as intended.
+    if a.target_size.is_some() && path.exists() {
         notes.push(format!("{} exists: the target size setting is ignored (it applies only to a file wkrun creates)", path.display()));
     }
     Ok(Chosen::Path(path, size))
@@ -328,7 +432,7 @@ fn probe_and_plan(
 }
 
 fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Result<(), Fail> {
-    let s = load(spec_path, sets)?;
+    let s = load(spec_path, sets, "plan")?;
     let mut notes = Vec::new();
     let (_, plan) = probe_and_plan(&s, a, &mut notes)?;
     for n in &notes {
@@ -511,7 +615,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         ));
     };
     let (a, launch) = &launch_args(a)?;
-    let s = load(spec_path, &a.set)?;
+    let s = load(spec_path, &a.set, "run")?;
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
     start_at(&mut plan, a.from.as_deref())?;

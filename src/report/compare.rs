@@ -684,7 +684,8 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// phases.
 pub fn render_table(c: &Comparison) -> String {
     let (header, body) = display_grid(c);
-    let width = |s: &str| s.chars().count();
+    // Terminal cells, not characters: a CJK phase name takes two cells a character.
+    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
     let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
     for row in &body {
         for (w, cell) in widths.iter_mut().zip(row) {

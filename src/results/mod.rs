@@ -1,6 +1,5 @@
 //! Results: the `results.json` document ([`model`]), the per-phase series CSV ([`series_csv`]), atomic writing
-//! with validation against the results schema ([`mod@write`]), the JSON Schemas themselves ([`schema`]), a phase's headline figures
-//! ([`headline`]), and
+//! ([`mod@write`]), the JSON Schemas themselves ([`schema`]), a phase's headline figures ([`headline`]), and
 //! the output folder everything is written into ([`outdir`]).
 
 pub mod cluster;

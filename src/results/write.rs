@@ -1,17 +1,19 @@
-//! Writing `results.json`: validated against the results schema, then written atomically (a new temporary
-//! file, fsync, rename; [`OutDir::replace`]), so a reader or a crash never sees a torn or invalid file.
+//! Writing `results.json`: serialized from the typed results and written atomically (a new temporary file,
+//! fsync, rename; [`OutDir::replace`]), so a reader or a crash never sees a torn file.
 //!
-//! A run only appends phases, so the cost of a write does not grow with what was validated before: each
-//! phase is validated against the schema's phase definition and turned into text once, when it is first
-//! written, and every write validates the rest of the document (the run without its phases) against the
-//! whole schema. The schema puts no rule on the list of phases but that each item is a phase, so the
-//! document written is valid against the whole schema. During a run ([`ResultsWriter::update`]),
-//! a rewrite is skipped while the last one ended less than [`PACE`] times its own duration ago, so that
-//! rewriting takes at most about 1/[`PACE`] of a run of many short phases; the run's first and last
-//! states are always written.
+//! The file is not validated against the results schema as it is written: a bug in the schema or in the
+//! types would then stop the run and lose its results, possibly of hours. The types are the schema's
+//! source (`wkrun schema result` is generated from them), and the tests keep the two in step: every
+//! `results.json` the integration tests produce is validated against the committed
+//! `schemas/result.schema.json` and read back into the `deny_unknown_fields` types.
+//!
+//! A run only appends phases, so the cost of a write does not grow with the phases before: each phase is
+//! turned into text once, when it is first written, and every write serializes only the rest of the
+//! document (the run without its phases). During a run ([`ResultsWriter::update`]), a rewrite is skipped
+//! while the last one ended less than [`PACE`] times its own duration ago, so that rewriting takes at most
+//! about 1/[`PACE`] of a run of many short phases; the run's first and last states are always written.
 
 use super::outdir::OutDir;
-use super::schema::result_schema;
 use super::{Results, Status};
 use serde_json::Value;
 use std::io;
@@ -25,8 +27,8 @@ pub const PACE: u32 = 20;
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    /// The document does not match the results schema: a bug in wkrun, reported rather than written.
-    #[error("results do not validate against the results schema (a wkrun bug): {0}")]
+    /// The results could not be turned into JSON: a bug in wkrun.
+    #[error("results cannot be serialized (a wkrun bug): {0}")]
     Invalid(String),
     /// The file could not be written.
     #[error("cannot write {path}: {source}")]
@@ -44,21 +46,15 @@ pub enum WriteError {
 pub struct Counts {
     /// Times `results.json` was written.
     pub writes: u64,
-    /// Phases validated against the schema's phase definition (each once).
-    pub phases_checked: u64,
-    /// Documents without their phases validated against the whole schema (one per write).
-    pub documents_checked: u64,
+    /// Phases turned into text (each once).
+    pub phases_serialized: u64,
 }
 
-/// Writes `results.json` into one folder, validating every version it writes.
+/// Writes `results.json` into one folder.
 pub struct ResultsWriter {
     dir: OutDir,
     path: PathBuf,
-    /// The whole results schema.
-    validator: jsonschema::Validator,
-    /// The schema of one item of `phases`.
-    phase_validator: jsonschema::Validator,
-    /// The phases seen so far, validated, as pretty JSON indented for their place in the document.
+    /// The phases seen so far, as pretty JSON indented for their place in the document.
     phases: Vec<String>,
     counts: Counts,
     /// When the last write ended, and how long it took.
@@ -67,24 +63,14 @@ pub struct ResultsWriter {
 
 impl ResultsWriter {
     /// A writer for `results.json` in `dir`.
-    ///
-    /// # Errors
-    /// [`WriteError::Invalid`] if the generated schema does not compile, or puts a rule on the list of
-    /// phases besides its items (a bug).
-    pub fn new(dir: &OutDir) -> Result<ResultsWriter, WriteError> {
-        let schema = result_schema();
-        let compile = |s: &Value| {
-            jsonschema::validator_for(s).map_err(|e| WriteError::Invalid(e.to_string()))
-        };
-        Ok(ResultsWriter {
+    pub fn new(dir: &OutDir) -> ResultsWriter {
+        ResultsWriter {
             dir: dir.clone(),
             path: dir.join("results.json"),
-            validator: compile(&schema)?,
-            phase_validator: compile(&phase_schema(&schema)?)?,
             phases: Vec::new(),
             counts: Counts::default(),
             last: None,
-        })
+        }
     }
 
     /// The file written.
@@ -97,17 +83,15 @@ impl ResultsWriter {
         self.counts
     }
 
-    /// Validates and atomically replaces `results.json`. The phases of `results` are taken as those of
-    /// the last write with new ones appended: a phase already written is not read again.
+    /// Atomically replaces `results.json`. The phases of `results` are taken as those of the last write
+    /// with new ones appended: a phase already written is not read again.
     ///
     /// # Errors
-    /// [`WriteError`] when the document is invalid or the file cannot be written.
+    /// [`WriteError`] when the document cannot be serialized or the file cannot be written.
     pub fn write(&mut self, results: &Results) -> Result<(), WriteError> {
         let started = Instant::now();
         self.add_phases(results)?;
         let envelope = to_value(&results.envelope())?;
-        self.counts.documents_checked += 1;
-        check(&self.validator, &envelope)?;
         let text = assemble(&envelope, &self.phases[..results.phases.len()])?;
         self.dir
             .replace("results.json", &text, true)
@@ -121,20 +105,19 @@ impl ResultsWriter {
         Ok(())
     }
 
-    /// Validates and keeps the text of the phases of `results` not seen before.
+    /// Keeps the text of the phases of `results` not seen before.
     fn add_phases(&mut self, results: &Results) -> Result<(), WriteError> {
         for p in results.phases.iter().skip(self.phases.len()) {
             let value = to_value(p)?;
-            self.counts.phases_checked += 1;
-            check(&self.phase_validator, &value)?;
+            self.counts.phases_serialized += 1;
             self.phases.push(indented(&value)?);
         }
         Ok(())
     }
 
     /// The results changed during a run: written now when the run has ended or is starting, or when the
-    /// last write is far enough behind ([`due`]); otherwise only the new phases are validated, and written
-    /// with a later state.
+    /// last write is far enough behind ([`due`]); otherwise only the new phases are turned into text, and
+    /// written with a later state.
     ///
     /// # Errors
     /// As [`ResultsWriter::write`].
@@ -155,46 +138,8 @@ pub fn due(since: Duration, cost: Duration) -> bool {
     since >= cost.saturating_mul(PACE)
 }
 
-/// The schema of one item of `phases`: the results schema's `items`, with its definitions.
-fn phase_schema(schema: &Value) -> Result<Value, WriteError> {
-    let phases = schema
-        .pointer("/properties/phases")
-        .and_then(Value::as_object)
-        .ok_or_else(|| WriteError::Invalid("the schema has no `phases`".into()))?;
-    if let Some(k) = phases
-        .keys()
-        .find(|k| !["description", "type", "items"].contains(&k.as_str()))
-    {
-        return Err(WriteError::Invalid(format!(
-            "the schema's `phases` has the rule `{k}`: phases cannot be validated one by one"
-        )));
-    }
-    let mut item = phases
-        .get("items")
-        .cloned()
-        .ok_or_else(|| WriteError::Invalid("the schema's `phases` has no `items`".into()))?;
-    if let (Some(obj), Some(defs)) = (item.as_object_mut(), schema.get("$defs")) {
-        obj.insert("$defs".into(), defs.clone());
-        if let Some(dialect) = schema.get("$schema") {
-            obj.insert("$schema".into(), dialect.clone());
-        }
-    }
-    Ok(item)
-}
-
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, WriteError> {
     serde_json::to_value(v).map_err(|e| WriteError::Invalid(e.to_string()))
-}
-
-/// The first error of `value` against `validator`.
-fn check(validator: &jsonschema::Validator, value: &Value) -> Result<(), WriteError> {
-    match validator.iter_errors(value).next() {
-        Some(err) => Err(WriteError::Invalid(format!(
-            "{err} at {}",
-            err.instance_path()
-        ))),
-        None => Ok(()),
-    }
 }
 
 /// A phase as pretty JSON at its depth in the document: every line indented by four spaces (JSON strings
@@ -287,10 +232,10 @@ mod tests {
     }
 
     #[test]
-    fn each_phase_is_validated_once_and_each_write_checks_the_rest_against_the_whole_schema() {
+    fn each_phase_is_serialized_once() {
         let d = tempfile::tempdir().unwrap();
         let out = OutDir::for_run(&d.path().join("o")).unwrap();
-        let mut w = ResultsWriter::new(&out).unwrap();
+        let mut w = ResultsWriter::new(&out);
         let mut r = run_of(0);
         w.write(&r).unwrap();
         for i in 0..50 {
@@ -303,21 +248,20 @@ mod tests {
             w.counts(),
             Counts {
                 writes: 52,
-                phases_checked: 50,
-                documents_checked: 52
+                phases_serialized: 50,
             }
         );
         let text = std::fs::read(out.join("results.json")).unwrap();
         assert_eq!(text, whole(&r));
-        let value: Value = serde_json::from_slice(&text).unwrap();
-        assert!(jsonschema::is_valid(&result_schema(), &value));
+        let back: Results = serde_json::from_slice(&text).unwrap();
+        assert_eq!(back, r);
     }
 
     #[test]
     fn during_a_run_writes_are_paced_and_the_end_is_always_written() {
         let d = tempfile::tempdir().unwrap();
         let out = OutDir::for_run(&d.path().join("o")).unwrap();
-        let mut w = ResultsWriter::new(&out).unwrap();
+        let mut w = ResultsWriter::new(&out);
         let mut r = run_of(0);
         w.update(&r).unwrap();
         // The last write took an hour: the next ones wait, but their phases are checked as they come.
@@ -326,10 +270,10 @@ mod tests {
             r.phases.push(phase(&format!("p{i}"), i));
             w.update(&r).unwrap();
         }
-        assert_eq!((w.counts().writes, w.counts().phases_checked), (1, 10));
+        assert_eq!((w.counts().writes, w.counts().phases_serialized), (1, 10));
         r.status = Status::Completed;
         w.update(&r).unwrap();
-        assert_eq!((w.counts().writes, w.counts().phases_checked), (2, 10));
+        assert_eq!((w.counts().writes, w.counts().phases_serialized), (2, 10));
         assert_eq!(std::fs::read(out.join("results.json")).unwrap(), whole(&r));
     }
 
@@ -341,15 +285,5 @@ mod tests {
         assert!(due(ms(20), ms(1)));
         assert!(!due(ms(1999), ms(100)));
         assert!(due(ms(2000), ms(100)));
-    }
-
-    #[test]
-    fn the_schema_puts_no_rule_on_the_list_of_phases_but_its_items() {
-        let item = phase_schema(&result_schema()).unwrap();
-        assert_eq!(item["$ref"], "#/$defs/PhaseResult");
-        let bad = serde_json::json!({"properties": {"phases": {"type": "array", "items": {}, "maxItems": 3}}});
-        assert!(
-            matches!(phase_schema(&bad), Err(WriteError::Invalid(m)) if m.contains("`maxItems`"))
-        );
     }
 }

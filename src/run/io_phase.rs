@@ -37,14 +37,40 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     }
     let interrupted = ctx.stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
     pr.completed = o.outcome.error.is_none() && !interrupted;
-    // A fill covers its span only when it visits every block (sequential or full coverage).
-    if pr.completed && phase.kind != PhaseKind::Workload && phase.visits_each_block() {
-        let start = phase.span.start;
-        ctx.written
-            .add(start, start + o.totals.write.bytes.min(phase.span.len));
-    }
+    mark_written(ctx, phase, work, &o);
     log_summary(ctx, &pr);
     end_of(phase, &o, pr, interrupted)
+}
+
+/// Records what the phase wrote, for the warning of a later workload reading unwritten space, worker by
+/// worker: a sequential write-only stream wrote a prefix of its part (passes wrap at its end); any other
+/// stream wrote the writes among its first ops, as many as were issued (the ramp's, then the measured part's
+/// completed I/Os). With several psync threads, each claiming its own chunk of the stream, the ops done at
+/// the end of a timed phase may not be exactly the first ones: a chunk's worth per thread may differ.
+fn mark_written(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, o: &IoOutcome) {
+    if o.totals.write.bytes == 0 || !crate::engine::caps(work.io.engine).does_io {
+        return;
+    }
+    let workers = phase.workers();
+    let sequential = work.order == crate::ops::Order::Sequential && work.read_percent == 0;
+    for (i, w) in workers.iter().enumerate() {
+        let counts = match o.workers.get(i) {
+            Some(t) if workers.len() > 1 => &t.counts,
+            _ => &o.totals,
+        };
+        let first = o.first_op.get(i).copied().unwrap_or(0);
+        let written = counts.write.bytes;
+        if written == 0 {
+            continue;
+        }
+        if sequential && first == 0 {
+            ctx.written
+                .add(w.range.start, w.range.start + written.min(w.range.len));
+        } else if let Some(stream) = phase.worker_stream(w) {
+            ctx.written
+                .add_stream(&stream, first + counts.read.ops + counts.write.ops);
+        }
+    }
 }
 
 /// How an I/O phase ended: failed at an I/O error, interrupted, or done.
@@ -412,6 +438,9 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
         pr.read.iops + pr.write.iops,
         (pr.read.bw_bytes_per_s + pr.write.bw_bytes_per_s) / 1e6
     ));
+    if let Some(line) = latency_line(pr) {
+        ctx.log(&line);
+    }
     if let Some(ss) = &pr.steady_state {
         // To the millisecond, without float noise (1.2, not 1.2000000000000002).
         match (ss.at_s.map(|a| (a * 1e3).round() / 1e3), ss.ended_phase) {
@@ -432,6 +461,24 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
             }
         }
     }
+}
+
+/// The summary's latency line: mean and p99 of each direction that completed I/Os, e.g.
+/// `      latency: read mean 21.3 µs, p99 45.1 µs; write mean 1.25 ms, p99 3.40 ms`; `None` without any
+/// (no I/O, or per-I/O recording off).
+pub fn latency_line(pr: &PhaseResult) -> Option<String> {
+    let parts: Vec<String> = [("read", &pr.read), ("write", &pr.write)]
+        .into_iter()
+        .filter_map(|(dir, d)| {
+            let l = d.latency_ns.as_ref().filter(|_| d.ops > 0)?;
+            Some(format!(
+                "{dir} mean {}, p99 {}",
+                super::progress::latency(l.mean),
+                super::progress::latency(l.p99 as f64)
+            ))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("      latency: {}", parts.join("; ")))
 }
 
 /// Most holes looked at in a phase's range (each is two lseek calls).

@@ -39,6 +39,9 @@ pub struct IoOutcome {
     pub totals: crate::stats::IntervalCounts,
     /// When the measured part started, after a ramp (RFC 3339); `None` without a ramp.
     pub measured_started_at: Option<String>,
+    /// Per worker, the op index where the measured part started in its stream: the ops the ramp claimed (0
+    /// without).
+    pub first_op: Vec<u64>,
     /// Total IOPS of every full row, in order, when the phase has windows or aggregates (empty otherwise).
     pub iops: Vec<f64>,
     /// The steady-state verdict, when the phase has a rule.
@@ -204,6 +207,7 @@ pub fn run(
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     out.outcome.errors.merge(ramp_errors);
     out.measured_started_at = measured_started_at;
+    out.first_op = first;
     if let Some(e) = lock(&csv_error).take() {
         return Err(SetupError {
             what: format!("cannot write {}", csv.dir.join(&device_csv).display()),
@@ -588,6 +592,7 @@ fn ramp_failed(
         rows: csv.rows(),
         totals: Default::default(),
         measured_started_at,
+        first_op: Vec::new(),
         iops: Vec::new(),
         steady: None,
         ended_at_steady: false,
@@ -802,6 +807,7 @@ fn finish(
         rows: c.csv.rows(),
         totals: series.totals(),
         measured_started_at: None,
+        first_op: Vec::new(),
         steady: c.rows.detector.as_ref().map(|d| d.verdict()),
         iops: c.rows.iops,
         ended_at_steady,

@@ -188,7 +188,7 @@ pub fn execute(
         Err(HoldError::Failed(msg)) => Err(msg),
         Ok(h) => Ok(h),
     };
-    let mut writer = ResultsWriter::new(out_dir)?;
+    let mut writer = ResultsWriter::new(out_dir);
     // A simulated target: one drive, factory-new, for the whole run.
     let (device, device_error) = match plan.target.sim.as_ref().map(|t| SimDevice::new(&t.params)) {
         None => (None, None),

@@ -5,7 +5,8 @@
 //! The line: `phase 3/10 rw [=====>      ] 1.2/2 s, 0.8 s left · 25.3k IOPS · 103.2 MB/s · lat 152.3 µs`,
 //! the rates those of the last interval (MB = 10⁶ bytes), the latency its mean over reads and writes. A
 //! phase bounded by bytes shows bytes done and left instead of seconds; an erase shows a spinner and the
-//! time since it started.
+//! time since it started. [`fit`] fits the line to the terminal's width, dropping the least important
+//! fields first.
 
 use crate::plan::PhasePlan;
 use crate::results::series_csv::SeriesRow;
@@ -28,6 +29,7 @@ enum Bound {
 struct State {
     bar: Option<ProgressBar>,
     bound: Option<Bound>,
+    prefix: String,
     t_s: f64,
     bytes: u64,
 }
@@ -68,32 +70,161 @@ pub fn log_line(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-/// The text after the bar for a row: progress against the bound, then the interval's rates.
-pub fn row_message(
-    bound_s: Option<f64>,
+/// The fields of a live line, each already written out; [`fit`] keeps those that fit the terminal.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Line {
+    /// `phase 3/10 rw`: always shown (the name shortened with `…` on a very narrow terminal).
+    pub prefix: String,
+    /// Share of the bound done, 0..=1, for the bar; `None`: no bar.
+    pub fraction: Option<f64>,
+    /// Progress against the bound: `1.2/2 s`, `3.0 MiB done`, `1.2 s`.
+    pub done: String,
+    /// What is left: `0.8 s left`, `13.0 MiB left, 1.2 s`.
+    pub left: Option<String>,
+    /// The last interval's rate: `25.3k IOPS`.
+    pub iops: Option<String>,
+    /// The last interval's bandwidth: `103.2 MB/s`.
+    pub bw: Option<String>,
+    /// The last interval's mean latency: `lat 152.3 µs`.
+    pub lat: Option<String>,
+}
+
+/// Widest bar, and the narrowest worth drawing (in cells between the brackets).
+const BAR_MAX: usize = 20;
+const BAR_MIN: usize = 6;
+
+/// The line in at most `width` terminal cells. Fields go in this order as the terminal narrows: the
+/// bandwidth (the IOPS give it), the time left (`done` gives it), the bar (after shrinking from 20 to 6
+/// cells), the latency, the IOPS, the progress; last the phase name is shortened with `…`.
+pub fn fit(line: &Line, width: usize) -> String {
+    // Each try: (left, bandwidth, bar, latency, IOPS, progress) shown or not.
+    const TRIES: [[bool; 6]; 6] = [
+        [true, true, true, true, true, true],
+        [true, false, true, true, true, true],
+        [false, false, true, true, true, true],
+        [false, false, false, true, true, true],
+        [false, false, false, false, true, true],
+        [false, false, false, false, false, true],
+    ];
+    for [left, bw, bar, lat, iops, done] in TRIES {
+        let head = match (&line.left, left) {
+            (Some(l), true) => format!("{}, {l}", line.done),
+            _ => line.done.clone(),
+        };
+        let mut fields: Vec<&str> = Vec::new();
+        if done {
+            fields.push(&head);
+        }
+        for (show, f) in [(iops, &line.iops), (bw, &line.bw), (lat, &line.lat)] {
+            if let (true, Some(f)) = (show, f) {
+                fields.push(f);
+            }
+        }
+        let text = fields.join(" · ");
+        let fixed = cells(&line.prefix) + 1 + cells(&text);
+        match (bar, line.fraction) {
+            (true, Some(f)) if fixed + BAR_MIN + 3 <= width => {
+                let n = (width - fixed - 3).min(BAR_MAX);
+                return format!("{} {} {text}", line.prefix, bar_text(f, n));
+            }
+            (true, Some(_)) => {}
+            _ if fixed <= width => return format!("{} {text}", line.prefix),
+            _ => {}
+        }
+    }
+    shorten(&line.prefix, width)
+}
+
+/// Terminal cells of a text (`µ` and `·` take one).
+fn cells(s: &str) -> usize {
+    console::measure_text_width(s)
+}
+
+/// `[=====>    ]` with `n` cells inside the brackets, `fraction` of them done.
+fn bar_text(fraction: f64, n: usize) -> String {
+    let full = ((fraction.clamp(0.0, 1.0) * n as f64).floor() as usize).min(n);
+    let head = usize::from(full < n && fraction > 0.0);
+    format!(
+        "[{}{}{}]",
+        "=".repeat(full),
+        ">".repeat(head),
+        " ".repeat(n - full - head)
+    )
+}
+
+/// `text` in at most `width` cells: cut, with `…` for what was cut.
+fn shorten(text: &str, width: usize) -> String {
+    if cells(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if cells(&out) + cells(&c.to_string()) + 1 > width {
+            break;
+        }
+        out.push(c);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// The fields of the live line for a row: progress against the bound, then the interval's rates.
+pub fn row_line(
+    prefix: &str,
+    bound: (Option<f64>, Option<u64>),
     done: (f64, u64),
-    left_bytes: Option<u64>,
     row: &SeriesRow,
-) -> String {
+) -> Line {
     let (t, bytes) = done;
-    let head = match (bound_s, left_bytes) {
-        (Some(d), _) => format!("{t:.1}/{} s, {:.1} s left", trim(d), (d - t).max(0.0)),
-        (None, Some(left)) => format!("{} done, {} left, {t:.1} s", size(bytes), size(left)),
-        (None, None) => format!("{t:.1} s"),
+    let (fraction, done, left) = match bound {
+        (Some(d), _) => (
+            Some(if d > 0.0 { t / d } else { 1.0 }),
+            format!("{t:.1}/{} s", trim(d)),
+            Some(format!("{:.1} s left", (d - t).max(0.0))),
+        ),
+        (None, Some(left)) => (
+            Some(bytes as f64 / (bytes + left).max(1) as f64),
+            format!("{} done", size(bytes)),
+            Some(format!("{} left, {t:.1} s", size(left))),
+        ),
+        (None, None) => (None, format!("{t:.1} s"), None),
     };
     let ops = row.read_ops + row.write_ops;
     let lat = if ops > 0 {
         let sum = row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64
             + row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64;
-        format!("lat {:.1} µs", sum / ops as f64)
+        format!("lat {}", latency(sum / ops as f64 * 1e3))
     } else {
         "lat -".to_string()
     };
-    format!(
-        "{head} · {} IOPS · {:.1} MB/s · {lat}",
-        count(row.read_iops + row.write_iops),
-        (row.read_bw_bytes_per_s + row.write_bw_bytes_per_s) / 1e6
-    )
+    Line {
+        prefix: prefix.to_string(),
+        fraction,
+        done,
+        left,
+        iops: Some(format!("{} IOPS", count(row.read_iops + row.write_iops))),
+        bw: Some(format!(
+            "{:.1} MB/s",
+            (row.read_bw_bytes_per_s + row.write_bw_bytes_per_s) / 1e6
+        )),
+        lat: Some(lat),
+    }
+}
+
+/// A latency in nanoseconds with the unit that keeps it short: `850 ns`, `21.3 µs`, `1.25 ms`, `2.50 s`.
+pub fn latency(ns: f64) -> String {
+    // The thresholds are where the rounded value would reach 1000 of its unit.
+    if ns < 999.5 {
+        format!("{ns:.0} ns")
+    } else if ns < 999_950.0 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns < 999_995_000.0 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
 }
 
 /// A rate with a k/M suffix above a thousand: `950`, `25.3k`, `1.2M`.
@@ -123,6 +254,19 @@ fn size(b: u64) -> String {
     format!("{b} B")
 }
 
+/// The terminal's width in cells, read again at each update (the window may be resized); 80 when unknown.
+fn term_width() -> usize {
+    console::Term::stderr()
+        .size_checked()
+        .map_or(80, |(_, cols)| cols as usize)
+}
+
+/// The widest the live line may be on a terminal of `cols` columns: one cell less, so that the cursor
+/// never sits past the last column (where some terminals wrap).
+fn room(cols: usize) -> usize {
+    cols.saturating_sub(1)
+}
+
 impl Bar {
     /// Phase `n` (1-based) of `m` starts: a bar to its bound (time or bytes), or a spinner for an erase.
     pub fn phase_start(&self, n: usize, m: usize, phase: &PhasePlan) {
@@ -131,25 +275,27 @@ impl Bar {
             Some(crate::plan::Bound::Time { ns }) => Bound::Time(ns as f64 / 1e9),
             Some(crate::plan::Bound::Ops { bytes, .. }) => Bound::Bytes(bytes),
         };
-        let bar = match bound {
-            Bound::Time(d) => ProgressBar::new((d * 1000.0).round() as u64),
-            Bound::Bytes(b) => ProgressBar::new(b),
-            Bound::None => ProgressBar::new_spinner(),
-        };
+        let bar = ProgressBar::new(1);
         bar.set_draw_target(ProgressDrawTarget::stderr());
-        let template = match bound {
-            Bound::None => "{prefix} {spinner} {elapsed} {msg}",
-            _ => "{prefix} [{bar:20}] {msg}",
+        let prefix = format!("phase {n}/{m} {}", phase.name);
+        let width = room(term_width());
+        // The line is fitted here ([`fit`]); indicatif only draws it (and, for an erase, the spinner and
+        // the time since it started: 11 cells).
+        let (template, text) = match bound {
+            Bound::None => (
+                "{msg} {spinner} {elapsed_precise}",
+                shorten(
+                    &format!("{prefix} ({})", phase.kind.as_str()),
+                    width.saturating_sub(11),
+                ),
+            ),
+            Bound::Time(d) => ("{msg}", fit(&start_line(&prefix, Some(d), 0), width)),
+            Bound::Bytes(b) => ("{msg}", fit(&start_line(&prefix, None, b), width)),
         };
         if let Ok(style) = ProgressStyle::with_template(template) {
-            bar.set_style(style.progress_chars("=> "));
+            bar.set_style(style);
         }
-        bar.set_prefix(format!("phase {n}/{m} {}", phase.name));
-        bar.set_message(match bound {
-            Bound::Time(d) => format!("0.0/{} s", trim(d)),
-            Bound::Bytes(b) => format!("0 B of {}", size(b)),
-            Bound::None => format!("({})", phase.kind.as_str()),
-        });
+        bar.set_message(text);
         bar.enable_steady_tick(Duration::from_millis(250));
         let mut s = self.state.borrow_mut();
         if let Some(old) = s.bar.take() {
@@ -158,6 +304,7 @@ impl Bar {
         *s = State {
             bar: Some(bar),
             bound: Some(bound),
+            prefix,
             t_s: 0.0,
             bytes: 0,
         };
@@ -168,20 +315,16 @@ impl Bar {
         let mut s = self.state.borrow_mut();
         s.t_s = row.t_s;
         s.bytes += row.read_bytes + row.write_bytes;
-        let (t, bytes, bound) = (s.t_s, s.bytes, s.bound);
+        let (t, bytes) = (s.t_s, s.bytes);
         let Some(bar) = &s.bar else { return };
-        let msg = match bound {
-            Some(Bound::Time(d)) => {
-                bar.set_position(((t * 1000.0).round() as u64).min(bar.length().unwrap_or(0)));
-                row_message(Some(d), (t, bytes), None, row)
-            }
-            Some(Bound::Bytes(b)) => {
-                bar.set_position(bytes.min(b));
-                row_message(None, (t, bytes), Some(b.saturating_sub(bytes)), row)
-            }
-            _ => row_message(None, (t, bytes), None, row),
+        let bound = match s.bound {
+            Some(Bound::Time(d)) => (Some(d), None),
+            Some(Bound::Bytes(b)) => (None, Some(b.saturating_sub(bytes))),
+            // An erase keeps its spinner.
+            _ => return,
         };
-        bar.set_message(msg);
+        let line = row_line(&s.prefix, bound, (t, bytes), row);
+        bar.set_message(fit(&line, room(term_width())));
     }
 
     /// The running phase ended (completed, failed or interrupted).
@@ -189,6 +332,19 @@ impl Bar {
         if let Some(b) = self.state.borrow_mut().bar.take() {
             b.finish_and_clear();
         }
+    }
+}
+
+/// The line of a phase that has not closed an interval yet: `0.0/2 s` or `0 B of 16.0 MiB`.
+fn start_line(prefix: &str, time: Option<f64>, bytes: u64) -> Line {
+    Line {
+        prefix: prefix.to_string(),
+        fraction: Some(0.0),
+        done: match time {
+            Some(d) => format!("0.0/{} s", trim(d)),
+            None => format!("0 B of {}", size(bytes)),
+        },
+        ..Line::default()
     }
 }
 
@@ -217,22 +373,69 @@ mod tests {
         }
     }
 
+    fn line(bound: (Option<f64>, Option<u64>), done: (f64, u64), r: &SeriesRow) -> Line {
+        row_line("phase 2/3 randrw", bound, done, r)
+    }
+
     #[test]
     fn time_bound_line_gives_elapsed_left_and_the_interval_rates() {
-        // 3000 reads at 100 µs and 1000 writes at 250 µs in 0.2 s: 20k IOPS, 81.92 MB/s, mean 137.5 µs.
-        let r = row(3000, 1000, 0.2);
+        // 3000 reads at 100 µs and 1000 writes at 250 µs in 0.2 s: 20k IOPS, 81.92 MB/s, mean 137.5 µs;
+        // 1.2 s of 2: 12 of the bar's 20 cells.
+        let l = line((Some(2.0), None), (1.2, 0), &row(3000, 1000, 0.2));
+        let wide = "phase 2/3 randrw [============>       ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs";
+        assert_eq!(cells(wide), 99);
+        assert_eq!(fit(&l, 200), wide);
+        assert_eq!(fit(&l, 99), wide);
+        // One cell less: the bar gives it up, down to 6 cells.
         assert_eq!(
-            row_message(Some(2.0), (1.2, 0), None, &r),
-            "1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs"
+            fit(&l, 98),
+            "phase 2/3 randrw [===========>       ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs"
         );
+        assert_eq!(
+            fit(&l, 85),
+            "phase 2/3 randrw [===>  ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs"
+        );
+        // Then the bandwidth goes (the bar widening again), then the time left.
+        assert_eq!(
+            fit(&l, 79),
+            "phase 2/3 randrw [=======>    ] 1.2/2 s, 0.8 s left · 20.0k IOPS · lat 137.5 µs"
+        );
+        assert_eq!(
+            fit(&l, 70),
+            "phase 2/3 randrw [=========>     ] 1.2/2 s · 20.0k IOPS · lat 137.5 µs"
+        );
+        // Then the bar, the latency, the IOPS, the progress; last the name is cut.
+        assert_eq!(
+            fit(&l, 60),
+            "phase 2/3 randrw 1.2/2 s · 20.0k IOPS · lat 137.5 µs"
+        );
+        assert_eq!(fit(&l, 48), "phase 2/3 randrw 1.2/2 s · 20.0k IOPS");
+        assert_eq!(fit(&l, 30), "phase 2/3 randrw 1.2/2 s");
+        assert_eq!(fit(&l, 20), "phase 2/3 randrw");
+        assert_eq!(fit(&l, 12), "phase 2/3 r…");
+        for w in 1..130 {
+            assert!(cells(&fit(&l, w)) <= w, "{w}: {}", fit(&l, w));
+        }
     }
 
     #[test]
     fn byte_bound_line_gives_bytes_done_and_left() {
-        let r = row(0, 0, 0.2);
+        let l = line((None, Some(13 << 20)), (1.2, 3 << 20), &row(0, 0, 0.2));
         assert_eq!(
-            row_message(None, (1.2, 3 << 20), Some(13 << 20), &r),
-            "3.0 MiB done, 13.0 MiB left, 1.2 s · 0 IOPS · 0.0 MB/s · lat -"
+            fit(&l, 120),
+            "phase 2/3 randrw [===>                ] 3.0 MiB done, 13.0 MiB left, 1.2 s · 0 IOPS · 0.0 MB/s · lat -"
+        );
+    }
+
+    #[test]
+    fn latency_takes_the_unit_that_keeps_it_short() {
+        assert_eq!(latency(137_500.0), "137.5 µs");
+        assert_eq!(latency(1_999_000.0), "2.00 ms");
+        let mut r = row(10, 0, 1.0);
+        r.read_lat_mean_us = Some(1_999.0);
+        assert_eq!(
+            line((Some(2.0), None), (1.0, 0), &r).lat.as_deref(),
+            Some("lat 2.00 ms")
         );
     }
 }

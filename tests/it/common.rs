@@ -19,13 +19,87 @@ pub fn tempdir() -> tempfile::TempDir {
         .expect("temp dir")
 }
 
-/// Runs `wkrun ARGS` in `cwd`; returns the output.
+/// Runs `wkrun ARGS` in `cwd`; returns the output. Every `results.json` under `cwd` that the command wrote
+/// (new, or changed since before it ran) is checked as [`check_results_file`] does: wkrun writes its
+/// results without validating them, and these checks keep the guarantee that what it writes matches the
+/// committed schema.
 pub fn wkrun(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(wkrun_bin())
+    let before = results_files(cwd);
+    let o = Command::new(wkrun_bin())
         .args(args)
         .current_dir(cwd)
         .output()
-        .expect("run wkrun")
+        .expect("run wkrun");
+    for (path, stamp) in results_files(cwd) {
+        if before.get(&path) != Some(&stamp) {
+            check_results_file(&path);
+        }
+    }
+    o
+}
+
+/// The `results.json` files under `dir` (three levels down, symbolic links not followed), with their
+/// modification time and size.
+fn results_files(dir: &Path) -> std::collections::HashMap<PathBuf, (std::time::SystemTime, u64)> {
+    fn walk(
+        d: &Path,
+        depth: u32,
+        out: &mut std::collections::HashMap<PathBuf, (std::time::SystemTime, u64)>,
+    ) {
+        let Ok(entries) = fs::read_dir(d) else { return };
+        for e in entries.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            let p = e.path();
+            if t.is_dir() && depth > 0 {
+                walk(&p, depth - 1, out);
+            } else if t.is_file()
+                && e.file_name() == "results.json"
+                && let Ok(m) = e.metadata()
+                && let Ok(mtime) = m.modified()
+            {
+                out.insert(p, (mtime, m.len()));
+            }
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    walk(dir, 3, &mut out);
+    out
+}
+
+/// Results files checked by [`check_results_file`] so far in this test binary.
+pub static RESULTS_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The committed results schema, compiled once.
+fn results_validator() -> &'static jsonschema::Validator {
+    static V: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        let text = fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/result.schema.json"),
+        )
+        .expect("committed schema");
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("schema is JSON");
+        jsonschema::validator_for(&schema).expect("results schema compiles")
+    })
+}
+
+/// Asserts that the results file at `path` validates against the committed `schemas/result.schema.json`
+/// and reads back into the `deny_unknown_fields` types of `wkrun::results`.
+pub fn check_results_file(path: &Path) {
+    let text = fs::read_to_string(path).expect("results.json is readable");
+    let value: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+    let errors: Vec<String> = results_validator()
+        .iter_errors(&value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{} does not validate against schemas/result.schema.json: {errors:?}",
+        path.display()
+    );
+    serde_json::from_str::<wkrun::results::Results>(&text)
+        .unwrap_or_else(|e| panic!("{} into Results: {e}", path.display()));
+    RESULTS_CHECKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Exit code, stdout and stderr as strings.
@@ -319,13 +393,7 @@ pub fn strict_results(dir: &Path) -> (wkrun::results::Results, serde_json::Value
         docs.len()
     );
     let value = docs.into_iter().next().expect("one document");
-    let schema_text = fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/result.schema.json"),
-    )
-    .expect("committed schema");
-    let schema: serde_json::Value = serde_json::from_str(&schema_text).expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("results schema compiles");
-    let errors: Vec<String> = validator
+    let errors: Vec<String> = results_validator()
         .iter_errors(&value)
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect();

@@ -8,6 +8,7 @@ mod blockdev;
 mod bounds;
 mod cases;
 mod cautions;
+mod cli;
 mod compare;
 mod engines;
 mod failedwrites;

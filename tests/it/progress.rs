@@ -24,11 +24,17 @@ fn spec(dir: &Path) -> String {
 /// Runs `wkrun ARGS` on a pseudo-terminal; the terminal's output (stdout and stderr together) and the exit
 /// code. `None` when `script` is not installed.
 fn on_pty(cwd: &Path, args: &str) -> Option<(i32, String)> {
+    on_pty_cols(cwd, args, 120)
+}
+
+/// Like [`on_pty`], on a terminal `cols` columns wide (`stty cols`).
+fn on_pty_cols(cwd: &Path, args: &str, cols: u16) -> Option<(i32, String)> {
     if Command::new("script").arg("--version").output().is_err() {
         return None;
     }
+    let cmd = format!("stty cols {cols} rows 20; {} {args}", wkrun_bin());
     let o = Command::new("script")
-        .args(["-qfec", &format!("{} {args}", wkrun_bin()), "/dev/null"])
+        .args(["-qfec", &cmd, "/dev/null"])
         .env("TERM", "xterm")
         .stdin(std::process::Stdio::null())
         .current_dir(cwd)
@@ -94,8 +100,13 @@ fn plain_log_lines_without_a_terminal() {
         "      warning: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): the filesystem allocates blocks at the first write into each, so the write numbers include its block allocation"
     );
     assert!(lines[7].starts_with("      0 reads, "), "{}", lines[7]);
-    assert_eq!(lines[8], "done: out/results.json");
-    assert_eq!(lines.len(), 9, "{err}");
+    assert!(
+        lines[8].starts_with("      latency: write mean "),
+        "{}",
+        lines[8]
+    );
+    assert_eq!(lines[9], "done: out/results.json");
+    assert_eq!(lines.len(), 10, "{err}");
     assert!(!err.contains("phase 2/2"), "no progress line: {err}");
     assert!(!err.contains('\x1b'), "no escape codes: {err:?}");
 }
@@ -115,4 +126,118 @@ fn quiet_prints_nothing_with_or_without_a_terminal() {
             "script (util-linux) not installed: the terminal half did not run",
         );
     }
+}
+
+/// The terminal output without its escape sequences (CSI `ESC [ ... letter`, charset `ESC ( X`), cut into
+/// the lines the terminal shows (at `\r` and `\n`).
+fn screen_lines(out: &str) -> Vec<String> {
+    let mut plain = String::new();
+    let mut chars = out.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\x1b', Some('[')) => {
+                chars.next();
+                for d in chars.by_ref() {
+                    if d.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            ('\x1b', Some('(' | ')')) => {
+                chars.next();
+                chars.next();
+            }
+            _ => plain.push(c),
+        }
+    }
+    plain.split(['\r', '\n']).map(str::to_string).collect()
+}
+
+/// The live lines (`phase n/m ...`) of a run of a 2-second 70/30 random workload on a terminal `cols` wide.
+fn live_lines(cols: u16) -> Option<Vec<String>> {
+    let tmp = tempdir();
+    let text = spec_text(
+        "widths",
+        &format!(
+            "[target]\npath = \"{}\"\nsize = \"8MiB\"\n\
+             [[phase]]\nname = \"randrw-70\"\nkind = \"workload\"\npattern = \"random\"\n\
+             block_size = \"4KiB\"\nqueue_depth = 4\nread_percent = 70\nduration = \"2s\"\ninterval = \"200ms\"\n",
+            tmp.path().join("t.img").display()
+        ),
+    );
+    let s = write_file(tmp.path(), "w.toml", &text);
+    let (code, out) = on_pty_cols(tmp.path(), &format!("{} -o out", s.display()), cols)?;
+    assert_eq!(code, 0, "{out}");
+    let live: Vec<String> = screen_lines(&out)
+        .into_iter()
+        .filter(|l| l.starts_with("phase 1/1 "))
+        .collect();
+    assert!(live.len() >= 5, "{cols} columns: {out:?}");
+    // Every line fits, with the last column left free; `µ` and `·` are one cell each.
+    for l in &live {
+        assert!(
+            l.trim_end().chars().count() < cols as usize,
+            "{cols} columns: {} cells: {l:?}",
+            l.trim_end().chars().count()
+        );
+    }
+    Some(live)
+}
+
+/// The lines after the first interval (the start line has no rates yet).
+fn with_rates(live: &[String]) -> Vec<&String> {
+    live.iter().filter(|l| l.contains(" IOPS")).collect()
+}
+
+#[test]
+fn the_live_line_fits_60_80_and_120_columns() {
+    let Some(at120) = live_lines(120) else {
+        skip(
+            "the_live_line_fits_60_80_and_120_columns",
+            "script (util-linux) not installed",
+        );
+        return;
+    };
+    let at80 = live_lines(80).expect("script ran at 120 columns");
+    let at60 = live_lines(60).expect("script ran at 120 columns");
+    // 120 columns: every field, the bar at its full 20 cells.
+    let rows = with_rates(&at120);
+    assert!(rows.len() >= 4, "{at120:?}");
+    for l in rows {
+        let l = l.trim_end();
+        let bar = l
+            .strip_prefix("phase 1/1 randrw-70 [")
+            .and_then(|r| r.get(20..))
+            .unwrap_or_else(|| panic!("no 20-cell bar: {l:?}"));
+        let rest = bar.strip_prefix("] ").unwrap_or_else(|| panic!("{l:?}"));
+        let fields: Vec<&str> = rest.split(" · ").collect();
+        assert_eq!(fields.len(), 4, "{l:?}");
+        assert!(
+            fields[0].contains("/2 s, ") && fields[0].ends_with(" s left"),
+            "{l:?}"
+        );
+        assert!(fields[1].ends_with(" IOPS"), "{l:?}");
+        assert!(fields[2].ends_with(" MB/s"), "{l:?}");
+        assert!(
+            fields[3].starts_with("lat ") && (fields[3].ends_with("s")),
+            "{l:?}"
+        );
+    }
+    // 80 columns: the bandwidth goes first (it stays only when the numbers are short, as "0 IOPS · lat -"
+    // in an interval without I/O); the bar, the time left, IOPS and latency always fit, whatever the
+    // numbers (at most "999.9k IOPS", "lat 999.9 µs": 77 cells).
+    for l in with_rates(&at80) {
+        assert!(
+            l.starts_with("phase 1/1 randrw-70 [")
+                && l.contains(" s left · ")
+                && l.contains(" IOPS · "),
+            "{l:?}"
+        );
+        assert!(l.contains(" · lat "), "{l:?}");
+    }
+    // 60: no bandwidth, ever; IOPS and latency always (at most 56 cells without the bar).
+    for l in with_rates(&at60) {
+        assert!(l.contains(" IOPS · lat ") && !l.contains("MB/s"), "{l:?}");
+    }
+    assert!(!with_rates(&at80).is_empty() && !with_rates(&at60).is_empty());
 }

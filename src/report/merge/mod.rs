@@ -183,7 +183,7 @@ pub fn write(out: &OutDir, m: &Merged) -> Result<(), String> {
                 .map_err(|e| format!("cannot write {}: {e}", out.join(name).display()))?;
         }
     }
-    let mut w = ResultsWriter::new(out).map_err(|e| e.to_string())?;
+    let mut w = ResultsWriter::new(out);
     w.write(&m.results).map_err(|e| e.to_string())
 }
 

@@ -1,0 +1,405 @@
+//! The first hour with wkrun (issue 16): the run summary's latency, mistyped subcommands, a results file
+//! given to run, shell completions and the man page, the notes about the target size and unwritten reads.
+
+use crate::common::*;
+
+/// A latency as the summary prints it, written independently of wkrun's formatter: under 1 µs in ns (no
+/// decimals), under 1 ms in µs (one decimal), under 1 s in ms (two decimals), else in s (two decimals), the
+/// unit chosen so that the printed number stays under 1000.
+fn lat_text(ns: f64) -> String {
+    for (unit, scale, decimals) in [("ns", 1.0, 0), ("µs", 1e3, 1), ("ms", 1e6, 2)] {
+        let shown = format!("{:.*}", decimals, ns / scale);
+        if shown.parse::<f64>().expect("number") < 1000.0 {
+            return format!("{shown} {unit}");
+        }
+    }
+    format!("{:.2} s", ns / 1e9)
+}
+
+/// The expected latency line of phase `i` of `results`: `latency: read mean X, p99 Y; write mean …`.
+fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
+    let p = phase(results, i);
+    let mut parts = Vec::new();
+    for dir in ["read", "write"] {
+        if p[dir]["ops"].as_u64().expect("ops") > 0 {
+            let l = &p[dir]["latency_ns"];
+            parts.push(format!(
+                "{dir} mean {}, p99 {}",
+                lat_text(l["mean"].as_f64().expect("mean")),
+                lat_text(l["p99"].as_f64().expect("p99"))
+            ));
+        }
+    }
+    format!("      latency: {}", parts.join("; "))
+}
+
+/// The summary lines of phase `i`: from its `N reads, M writes` line to the next phase's header.
+fn phase_lines(log: &str, i: usize) -> Vec<&str> {
+    let head = format!("[phase {i}] ");
+    log.lines()
+        .skip_while(|l| !l.starts_with(&head))
+        .skip(1)
+        .take_while(|l| l.starts_with("      "))
+        .skip_while(|l| !l.contains(" reads, "))
+        .collect()
+}
+
+#[test]
+fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n\
+                [[phase]]\nname = \"mixed\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+                read_percent = 70\nsize = \"4MiB\"\n\
+                [[phase]]\nname = \"reads\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+                read_percent = 100\nsize = \"1MiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("summary", body));
+    let o = wkrun(
+        tmp.path(),
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "8MiB",
+            "-o",
+            "out",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&tmp.path().join("out"));
+    // The mixed workload: 1024 I/Os, each group of 100 with 70 reads (716 reads in 10 groups and 24 ops).
+    assert_eq!(phase(&results, 1)["read"]["ops"], 716);
+    assert_eq!(phase(&results, 1)["write"]["ops"], 308);
+    for i in 0..3 {
+        let lines = phase_lines(&err, i);
+        let p = phase(&results, i);
+        let (r, w) = (&p["read"], &p["write"]);
+        let secs = p["duration_s"].as_f64().expect("duration");
+        assert_eq!(
+            lines[0],
+            format!(
+                "      {} reads, {} writes in {secs:.2} s: {:.0} IOPS, {:.1} MB/s",
+                r["ops"],
+                w["ops"],
+                r["iops"].as_f64().expect("iops") + w["iops"].as_f64().expect("iops"),
+                (r["bw_bytes_per_s"].as_f64().expect("bw")
+                    + w["bw_bytes_per_s"].as_f64().expect("bw"))
+                    / 1e6
+            ),
+            "{err}"
+        );
+        assert_eq!(lines[1], expected_latency_line(&results, i), "{err}");
+    }
+    // A write-only fill names only writes, a read-only workload only reads.
+    assert!(
+        phase_lines(&err, 0)[1].starts_with("      latency: write mean "),
+        "{err}"
+    );
+    assert!(
+        phase_lines(&err, 2)[1].starts_with("      latency: read mean "),
+        "{err}"
+    );
+    assert!(!phase_lines(&err, 2)[1].contains("write"), "{err}");
+}
+
+#[test]
+fn latency_units_switch_where_the_number_would_reach_1000() {
+    for (ns, text) in [
+        (850.0, "850 ns"),
+        (999.4, "999 ns"),
+        (999.6, "1.0 µs"),
+        (21_349.0, "21.3 µs"),
+        (999_940.0, "999.9 µs"),
+        (999_960.0, "1.00 ms"),
+        (1_254_000.0, "1.25 ms"),
+        (2_500_000_000.0, "2.50 s"),
+    ] {
+        assert_eq!(lat_text(ns), text);
+        assert_eq!(wkrun::run::progress::latency(ns), text);
+    }
+}
+
+/// The commands of wkrun, as `wkrun --help` lists them.
+const COMMANDS: [&str; 9] = [
+    "run",
+    "validate",
+    "plan",
+    "compare",
+    "report",
+    "merge",
+    "schema",
+    "completions",
+    "man",
+];
+
+#[test]
+fn a_mistyped_command_suggests_the_right_one() {
+    let tmp = tempdir();
+    write_file(tmp.path(), "x.toml", "format = 1\n");
+    for (typed, meant) in [
+        ("valdate", "validate"),
+        ("rpeort", "report"),
+        ("compre", "compare"),
+    ] {
+        let (code, out, err) = code_out_err(&wkrun(tmp.path(), &[typed, "x.toml"]));
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            format!(
+                "error: \"{typed}\" is neither a command nor a spec file; did you mean `wkrun {meant}`? \
+                 (commands: {})\n",
+                COMMANDS.join(", ")
+            )
+        );
+    }
+    assert_eq!(dir_listing(tmp.path()), vec!["x.toml".to_string()]);
+    // A file of that name is a spec, whatever it is called: it is loaded (here, and refused as no TOML spec).
+    write_file(tmp.path(), "valdate", "format = 1\n");
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["valdate"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: valdate:"), "{err}");
+}
+
+#[test]
+fn a_results_file_given_as_a_spec_points_to_report_and_compare() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    let out = run_ok(tmp.path(), "r", body, &tmp.path().join("t.img"));
+    let before = dir_listing(&out);
+    for (given, what) in [("out/results.json", "file"), ("out", "folder")] {
+        for (args, command) in [
+            (vec![given, "--target", "t.img", "-o", "out2"], "run"),
+            (vec!["run", given, "-o", "out2"], "run"),
+            (vec!["validate", given], "validate"),
+            (vec!["plan", given], "plan"),
+        ] {
+            let (code, stdout, err) = code_out_err(&wkrun(tmp.path(), &args));
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert_eq!(stdout, "");
+            assert_eq!(
+                err,
+                format!(
+                    "error: {given} is a wkrun results {what}, not a spec: `wkrun {command}` takes a TOML spec; \
+                     to look at these results, `wkrun report {given}` (plots and index.html) or \
+                     `wkrun compare {given} OTHER` (side by side)\n"
+                ),
+                "{args:?}"
+            );
+        }
+    }
+    assert!(!tmp.path().join("out2").exists());
+    assert_eq!(dir_listing(&out), before);
+}
+
+#[test]
+fn completions_and_the_man_page_name_every_command() {
+    let tmp = tempdir();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["completions", shell]));
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.len() > 1000, "{shell}: {out}");
+        for c in COMMANDS {
+            assert!(
+                out.split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
+                    .any(|w| w == c),
+                "{shell} completions do not name {c}"
+            );
+        }
+    }
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(".ie \\n(.g .ds Aq"), "{out}");
+    assert!(out.contains(".TH wkrun 1"), "{out}");
+    let commands: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("wkrun\\-"))
+        .map(|l| l.split('(').next().unwrap_or(""))
+        .collect();
+    assert_eq!(commands, COMMANDS, "{out}");
+    // With --dir: the same page and one per command, each naming its command.
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man", "--dir", "man1"]));
+    assert_eq!((code, out.as_str()), (0, "man pages: man1\n"), "{err}");
+    let mut files = dir_listing(&tmp.path().join("man1"));
+    files.sort();
+    let mut expected: Vec<String> = COMMANDS.iter().map(|c| format!("wkrun-{c}.1")).collect();
+    expected.push("wkrun.1".into());
+    expected.sort();
+    assert_eq!(files, expected);
+    for c in COMMANDS {
+        let page =
+            std::fs::read_to_string(tmp.path().join(format!("man1/wkrun-{c}.1"))).expect("page");
+        assert!(page.contains(&format!(".TH wkrun-{c} 1")), "{c}: {page}");
+    }
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["completions", "tcsh"]));
+    assert_eq!(code, 2, "{err}");
+}
+
+/// The 4 KiB blocks of `data` that are all zeros, as byte ranges merged where adjacent: on a new sparse
+/// target written with random data, exactly the blocks no phase wrote.
+fn zero_runs(data: &[u8]) -> Vec<(u64, u64)> {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for (i, block) in data.chunks(4096).enumerate() {
+        if block.iter().all(|&b| b == 0) {
+            let (a, b) = (i as u64 * 4096, (i as u64 + 1) * 4096);
+            match runs.last_mut() {
+                Some(last) if last.1 == a => last.1 = b,
+                _ => runs.push((a, b)),
+            }
+        }
+    }
+    runs
+}
+
+/// A random-write workload of `size` over a new 4 MiB file, then a random-read workload: the read phase's
+/// warnings, and the file.
+fn read_after_random_writes(dir: &std::path::Path, size: &str) -> (Vec<String>, Vec<u8>) {
+    let body = format!(
+        "[[phase]]\nname = \"rw\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+         read_percent = 0\nsize = \"{size}\"\nseed = 7\ndirect = false\n\
+         [[phase]]\nname = \"r\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+         read_percent = 100\nsize = \"256KiB\"\n"
+    );
+    write_file(dir, "s.toml", &spec_text("coverage", &body));
+    let o = wkrun(
+        dir,
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "4MiB",
+            "-o",
+            "out",
+            "-q",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (_, results) = strict_results(&dir.join("out"));
+    let warnings = device_warnings(phase(&results, 1).get("warnings"));
+    (warnings, read(&dir.join("t.img")))
+}
+
+#[test]
+fn the_unwritten_read_warning_counts_what_random_writes_covered() {
+    // 768 random 4 KiB writes over 1024 blocks cover about 1 - e^-0.75 = 53 % of the span: the warning
+    // gives the share the file shows unwritten (its all-zero blocks), to the tenth of a percent.
+    let tmp = tempdir();
+    let (warnings, data) = read_after_random_writes(tmp.path(), "3MiB");
+    let runs = zero_runs(&data);
+    let missing: u64 = runs.iter().map(|(a, b)| b - a).sum();
+    assert!(
+        (0.40..0.55).contains(&(missing as f64 / (4u64 << 20) as f64)),
+        "{missing}"
+    );
+    assert_eq!(
+        warnings,
+        vec![format!(
+            "{:.1} % of the read span [0, 4194304) was not written earlier in this run (first gap [{}, {})): \
+             reads there may not reach the flash; precondition with a fill",
+            missing as f64 * 100.0 / (4u64 << 20) as f64,
+            runs[0].0,
+            runs[0].1
+        )]
+    );
+    // 16384 writes cover every block: no warning.
+    let tmp = tempdir();
+    let (warnings, data) = read_after_random_writes(tmp.path(), "64MiB");
+    assert_eq!(zero_runs(&data), vec![]);
+    assert_eq!(warnings, Vec::<String>::new());
+}
+
+#[test]
+fn the_target_size_note_only_for_the_command_line_option() {
+    let tmp = tempdir();
+    let body = "[target]\npath = \"t.img\"\nsize = \"1MiB\"\n\
+                [[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("size-note", body));
+    // The first run creates the file; a rerun reuses it: neither names the size.
+    for out in ["运行a", "运行b"] {
+        let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["s.toml", "-o", out]));
+        assert_eq!(code, 0, "{err}");
+        assert!(!err.contains("size"), "{err}");
+    }
+    // --target-size on an existing file: one note.
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["s.toml", "-o", "c", "--target-size", "2MiB"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.lines().next(),
+        Some(
+            "note: t.img exists: the target size setting is ignored (it applies only to a file wkrun creates)"
+        )
+    );
+    assert_eq!(err.matches("size setting").count(), 1, "{err}");
+    // A simulated drive named on the command line: the spec's file size is not its business; --target-size is.
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["plan", "s.toml", "--target", "sim:capacity=1GiB"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("size setting"), "{err}");
+    let (code, _, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &[
+            "plan",
+            "s.toml",
+            "--target",
+            "sim:capacity=1GiB",
+            "--target-size",
+            "1GiB",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "note: a simulated target: the target size setting is ignored (set sim capacity)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_results_file_a_test_run_writes_is_checked_against_the_committed_schema() {
+    // wkrun writes results.json without validating it (a schema bug must not lose a long run's results);
+    // common::wkrun checks each one a command writes, common::strict_results each one a test reads.
+    let tmp = tempdir();
+    let before = RESULTS_CHECKED.load(std::sync::atomic::Ordering::Relaxed);
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    let out = run_ok(tmp.path(), "checked", body, &tmp.path().join("t.img"));
+    assert!(out.join("results.json").is_file());
+    assert!(RESULTS_CHECKED.load(std::sync::atomic::Ordering::Relaxed) > before);
+}
+
+#[test]
+fn compare_aligns_wide_characters_by_terminal_cells() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"w-4k\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("wide", body));
+    for out in ["运行a", "运行b"] {
+        let (code, _, err) = code_out_err(&wkrun(
+            tmp.path(),
+            &[
+                "s.toml",
+                "--target",
+                "t.img",
+                "--target-size",
+                "1MiB",
+                "-o",
+                out,
+                "-q",
+            ],
+        ));
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, table, err) = code_out_err(&wkrun(tmp.path(), &["compare", "运行a", "运行b"]));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = table.lines().filter(|l| !l.is_empty()).collect();
+    assert!(lines[0].contains("运行b"), "{table}");
+    let cells = |l: &str| unicode_width::UnicodeWidthStr::width(l);
+    assert!(lines.iter().all(|l| cells(l) == cells(lines[0])), "{table}");
+}
