@@ -12,6 +12,7 @@ pub mod compare;
 pub mod html;
 pub mod model;
 pub mod runs;
+pub mod table;
 #[cfg(test)]
 pub(crate) mod testing;
 

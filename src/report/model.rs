@@ -1,9 +1,41 @@
-//! What a report is made of, in page order: per sweep and per phase, its figures (a chart and its file
-//! name), and the options it was drawn with. [`super::build`] assembles it; [`super::html`] renders it.
+//! What a report is made of: per sweep and per phase, its figures (a chart and its file name), the table
+//! of a matrix, which part of the page each belongs to ([`Report::page_order`]: results first, the fills
+//! that prepared the drive after them), and the options it was drawn with. [`super::build`] assembles it;
+//! [`super::html`] renders it.
 
 use super::chart::Chart;
 use super::runs::{LabelGroup, PhaseGroup};
+use super::table::MatrixTable;
+use crate::spec::PhaseKind;
 use crate::stats::window::WindowSpec;
+
+/// The part of the page a section is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// What was measured: workloads (and verify phases), first.
+    Results,
+    /// What prepared the drive: fills and image restores, after the results.
+    Preparation,
+}
+
+impl Part {
+    /// The part of a phase of kind `kind`.
+    pub fn of(kind: PhaseKind) -> Part {
+        match kind {
+            PhaseKind::Fill | PhaseKind::RestoreImage => Part::Preparation,
+            _ => Part::Results,
+        }
+    }
+}
+
+/// A section, by its place in [`Report::sweeps`] or [`Report::phases`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionRef {
+    /// `sweeps[k]`.
+    Sweep(usize),
+    /// `phases[k]`.
+    Phase(usize),
+}
 
 /// What to draw.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +62,10 @@ pub struct PhaseSection {
     pub group: PhaseGroup,
     /// Its plots, in page order.
     pub figures: Vec<Figure>,
+    /// Its part of the page.
+    pub part: Part,
+    /// A cell of a matrix (whose table sums it up): its plots are folded away on the page.
+    pub folded: bool,
 }
 
 /// The plots across one sweep or matrix.
@@ -37,8 +73,12 @@ pub struct PhaseSection {
 pub struct SweepSection {
     /// The phases charted.
     pub group: LabelGroup,
-    /// IOPS and latency charts.
+    /// The members overlaid on time plots, then IOPS and latency charts across them.
     pub figures: Vec<Figure>,
+    /// Its part of the page.
+    pub part: Part,
+    /// The table of a two-key matrix.
+    pub table: Option<MatrixTable>,
 }
 
 /// Every plot of a report, in page order.
@@ -48,4 +88,25 @@ pub struct Report {
     pub phases: Vec<PhaseSection>,
     /// One section per sweep or matrix.
     pub sweeps: Vec<SweepSection>,
+}
+
+impl Report {
+    /// The sections in page order: the results (sweeps, then phases), then the preparation (sweeps, then
+    /// phases), each in its own order.
+    pub fn page_order(&self) -> Vec<SectionRef> {
+        let mut out = Vec::new();
+        for part in [Part::Results, Part::Preparation] {
+            for (k, s) in self.sweeps.iter().enumerate() {
+                if s.part == part {
+                    out.push(SectionRef::Sweep(k));
+                }
+            }
+            for (k, s) in self.phases.iter().enumerate() {
+                if s.part == part {
+                    out.push(SectionRef::Phase(k));
+                }
+            }
+        }
+        out
+    }
 }

@@ -2,11 +2,12 @@
 //! phase's latency histogram (as recorded in results.json), x in nines.
 
 use super::{
-    Axes, Chart, PlotError, Points, colour, draw_axes, draw_legend, frame, log_range, render,
-    short_number, subject, swatch, why,
+    Axis, Body, Chart, LegendEntry, PlotError, Points, Swatch, colour, log_range, plot_on, render,
+    short_number, subject, why,
 };
 use crate::report::runs::{Dir, PhaseGroup, RunData};
 use crate::results::PhaseResult;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
 /// The percentiles a phase's results give, with their x position in "nines" (−log10(1 − p)): p0 (the
@@ -67,85 +68,106 @@ pub fn percentile_range(curves: &[Curve]) -> (f64, f64) {
     log_range(lo, hi)
 }
 
-/// An x tick label: `p0`, `p90`, `p99`, `p99.9`, `p99.99` at 0..4 nines, nothing elsewhere.
+/// Where the x ticks are: every percentile drawn, p0, p50 (at log10 2 nines), p90 ... p99.99.
+pub const NINES: [f64; 6] = [0.0, std::f64::consts::LOG10_2, 1.0, 2.0, 3.0, 4.0];
+
+/// An x tick label: `p0`, `p50`, `p90`, `p99`, `p99.9`, `p99.99` at their nines, nothing elsewhere.
 pub fn nines_label(v: f64) -> String {
-    let names = ["p0", "p90", "p99", "p99.9", "p99.99"];
-    let k = v.round();
-    if (v - k).abs() < 1e-6 && (0.0..=4.0).contains(&k) {
-        names[k as usize].to_string()
-    } else {
-        String::new()
-    }
+    let names = ["p0", "p50", "p90", "p99", "p99.9", "p99.99"];
+    NINES
+        .iter()
+        .position(|n| (v - n).abs() < 1e-6)
+        .map_or(String::new(), |k| names[k].to_string())
 }
 
-/// Draws one curve: its line (thick for reads) with its legend entry, then a marker per percentile
-/// (circles for reads, triangles for writes).
-fn draw_curve(
-    chart: &mut super::Plane<'_, '_, LogCoord<f64>>,
-    run: &RunData,
-    c: &Curve,
-) -> Result<(), String> {
-    let colour = colour(c.run);
-    let width = if c.dir == Dir::Read { 2 } else { 1 };
-    chart
-        .draw_series(LineSeries::new(
-            c.points.clone(),
-            colour.stroke_width(width),
-        ))
-        .map_err(why)?
-        .label(format!(
+/// The legend entry of a curve.
+fn curve_legend(run: &RunData, c: &Curve) -> LegendEntry {
+    LegendEntry::new(
+        format!(
             "{}: {} (max {} µs)",
             run.legend(),
             c.dir.name(),
             short_number(c.max_us)
-        ))
-        .legend(swatch(colour.filled(), 1));
-    match c.dir {
-        Dir::Read => chart.draw_series(
-            c.points
-                .iter()
-                .map(|&p| Circle::new(p, 3, colour.filled()).into_dyn()),
         ),
-        Dir::Write => chart.draw_series(
-            c.points
-                .iter()
-                .map(|&p| TriangleMarker::new(p, 4, colour.filled()).into_dyn()),
-        ),
+        Swatch::Line(colour(c.run)),
+    )
+}
+
+/// The curves to draw.
+struct Curves<'a>(&'a [Curve]);
+
+impl Body for Curves<'_> {
+    /// Each curve: its line (thick for reads), then a marker per percentile (circles for reads, triangles
+    /// for writes).
+    fn draw<Y>(&self, chart: &mut super::Plane<'_, '_, Y>) -> Result<(), String>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        for c in self.0 {
+            let colour = colour(c.run);
+            let width = if c.dir == Dir::Read { 2 } else { 1 };
+            chart
+                .draw_series(LineSeries::new(
+                    c.points.clone(),
+                    colour.stroke_width(width),
+                ))
+                .map_err(why)?;
+            match c.dir {
+                Dir::Read => chart.draw_series(
+                    c.points
+                        .iter()
+                        .map(|&p| Circle::new(p, 3, colour.filled()).into_dyn()),
+                ),
+                Dir::Write => chart.draw_series(
+                    c.points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 4, colour.filled()).into_dyn()),
+                ),
+            }
+            .map_err(why)?;
+        }
+        Ok(())
     }
-    .map_err(why)?;
-    Ok(())
 }
 
 /// The latency percentile curve of a phase, reads and writes, one colour per run: p0..p99.99 from the
-/// phase's latency histogram (as recorded in results.json), x in nines.
+/// phase's latency histogram (as recorded in results.json), x in nines, each percentile named on the axis.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
 pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotError> {
     let curves = percentile_curves(runs, group);
-    let (y0, y1) = percentile_range(&curves);
     let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
     let title = format!(
         "Latency percentiles — {}",
         subject(runs, &members, &group.name)
     );
-    let svg = render(&title, |root| {
-        let mut chart = frame(root, &title, 45)
-            .build_cartesian_2d(-0.2..4.3, (y0..y1).log_scale())
-            .map_err(why)?;
-        let axes = Axes {
-            x_desc: "percentile, in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)",
-            y_desc: "latency (µs)",
-            x_ticks: &|v| nines_label(*v),
-            y_ticks: &|v| short_number(*v),
-            x_labels: Some(10),
-            x_mesh: true,
-        };
-        draw_axes(&mut chart, &axes)?;
-        for c in &curves {
-            draw_curve(&mut chart, &runs[c.run], c)?;
-        }
-        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
+    let legend: Vec<LegendEntry> = curves
+        .iter()
+        .map(|c| curve_legend(&runs[c.run], c))
+        .collect();
+    let x = Axis {
+        lo: -0.2,
+        hi: 4.3,
+        log: false,
+        ticks: NINES.to_vec(),
+        light: vec![],
+        zero_row: None,
+    };
+    let y = Axis::decades(percentile_range(&curves), false);
+    let svg = render(&title, &legend, |root| {
+        plot_on(
+            root,
+            &title,
+            (&x, &y),
+            (
+                "percentile, in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)",
+                "latency (µs)",
+            ),
+            &|v| nines_label(*v),
+            true,
+            &Curves(&curves),
+        )
     })?;
     Ok(Chart {
         title,
@@ -228,13 +250,15 @@ mod tests {
 
     #[test]
     fn nines_label_names_whole_nines_only() {
-        let got: Vec<String> = [-0.2, 0.0, 0.5, 1.0, 2.0, 2.0000001, 3.0, 4.0, 4.3]
+        let got: Vec<String> = [-0.2, 0.0, 0.30103, 0.5, 1.0, 2.0, 2.0000001, 3.0, 4.0, 4.3]
             .into_iter()
             .map(nines_label)
             .collect();
         assert_eq!(
             got,
-            ["", "p0", "", "p90", "p99", "p99", "p99.9", "p99.99", ""]
+            [
+                "", "p0", "p50", "", "p90", "p99", "p99", "p99.9", "p99.99", ""
+            ]
         );
     }
 }
