@@ -8,6 +8,7 @@ use super::{
 use crate::report::runs::{LabelGroup, RunData, total_iops_full_rows};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// What a chart across a label group shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,11 +183,16 @@ fn caption(metric: LabelMetric, window: Option<&str>) -> String {
     }
 }
 
-/// The text written above a bar or marker: its mean, IOPS as [`short_number`], latency with `µs`.
+/// The text written above a bar or marker: its mean, whole from 10 up (`269`, `2.44k`), latency with `µs`.
 pub fn value_label(metric: LabelMetric, mean: f64) -> String {
+    let v = if (10.0..1000.0).contains(&mean) {
+        format!("{mean:.0}")
+    } else {
+        short_number(mean)
+    };
     match metric {
-        LabelMetric::Iops => short_number(mean),
-        LabelMetric::Latency => format!("{} µs", short_number(mean)),
+        LabelMetric::Iops => v,
+        LabelMetric::Latency => format!("{v} µs"),
     }
 }
 
@@ -244,12 +250,15 @@ impl Body for Bars<'_> {
                     )
                     .map_err(why)?;
             }
-            // The value, beside the mean, to the right of the whisker.
-            let style = ("sans-serif", 12).into_font().color(&RGBColor(31, 35, 40));
+            // The value, centred above the whisker's top.
+            let style = ("sans-serif", 12)
+                .into_font()
+                .color(&RGBColor(31, 35, 40))
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
             chart
                 .draw_series(self.of(r).map(|v| {
-                    EmptyElement::at((x(v), v.mean))
-                        + Text::new(value_label(self.metric, v.mean), (5, -15), style.clone())
+                    EmptyElement::at((x(v), v.max.max(v.mean)))
+                        + Text::new(value_label(self.metric, v.mean), (0, -4), style.clone())
                 }))
                 .map_err(why)?;
         }
@@ -472,6 +481,27 @@ mod tests {
         assert_eq!(common_window(&bare, &group()), None);
         let c = label_chart(&runs, &group(), LabelMetric::Iops).expect("draws");
         assert!(c.caption.contains("over the window 5s.."));
+    }
+
+    #[test]
+    fn bars_carry_their_mean_as_text() {
+        assert_eq!(value_label(LabelMetric::Iops, 269.16), "269");
+        assert_eq!(value_label(LabelMetric::Iops, 2441.9), "2.44k");
+        assert_eq!(value_label(LabelMetric::Iops, 7.5), "7.5");
+        assert_eq!(value_label(LabelMetric::Latency, 12_034.3), "12.03k µs");
+        assert_eq!(value_label(LabelMetric::Latency, 55.55), "56 µs");
+        let a = run(
+            "a",
+            "sim:a",
+            vec![(sat("90%", 1, 61, 40), None), (sat("50%", 2, 10, 0), None)],
+        );
+        let c = label_chart(&[a.clone()], &group(), LabelMetric::Iops).expect("draws");
+        // Means 101 and 10 IOPS (no tick has either label), each written once above its bar.
+        for label in [">\n101\n<", ">\n10\n<"] {
+            assert_eq!(c.svg.matches(label).count(), 1, "{label:?} in the SVG");
+        }
+        let c = label_chart(&[a], &group(), LabelMetric::Latency).expect("draws");
+        assert_eq!(c.svg.matches(">\n5 µs\n<").count(), 2);
     }
 
     #[test]

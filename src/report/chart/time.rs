@@ -248,7 +248,7 @@ impl Body for TimePlot {
                 chart
                     .draw_series([PathElement::new(
                         vec![(a, y0), (a, y1)],
-                        m.colour.stroke_width(2),
+                        m.colour.stroke_width(if m.tag.is_empty() { 1 } else { 2 }),
                     )])
                     .map_err(why)?;
             }
