@@ -445,14 +445,22 @@ pub fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
     let raw = (hi - lo) / 8.0;
     let k = raw.log10().floor() as i32;
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+    // i × m × 10^k, divided rather than multiplied by a negative power (0.6, not 0.6000000000000001).
+    let at = |i: f64, m: f64| {
+        if k >= 0 {
+            i * m * pow10(k)
+        } else {
+            i * m / pow10(-k)
+        }
+    };
+    let m = [1.0, 2.0, 2.5, 5.0, 10.0]
         .into_iter()
-        .map(|m| m * pow10(k))
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * pow10(k));
+        .find(|m| at(1.0, *m) >= raw)
+        .unwrap_or(10.0);
+    let step = at(1.0, m);
     let first = (lo / step - 1e-9).ceil() as i64;
     let last = (hi / step + 1e-9).floor() as i64;
-    dedup_labels((first..=last).map(|i| i as f64 * step).collect())
+    dedup_labels((first..=last).map(|i| at(i as f64, m)).collect())
 }
 
 /// Drops a tick whose label equals the one before it.
@@ -644,5 +652,124 @@ mod tests {
             subject(&runs, &[0, 1, 2], "p[x]"),
             "spec · p[x] · sim:capacity=1GiB / sim:capacity=2GiB"
         );
+    }
+
+    /// Labels of plotters' own log key points (what the plots used before [`Axis`]).
+    fn plotters_log_labels(lo: f64, hi: f64) -> Vec<String> {
+        use plotters::coord::ranged1d::BoldPoints;
+        let c: LogCoord<f64> = (lo..hi).log_scale().into();
+        c.key_points(BoldPoints(10))
+            .iter()
+            .map(|v| short_number(*v))
+            .collect()
+    }
+
+    #[test]
+    fn log_axis_has_a_zero_row_only_when_zeros_are_drawn() {
+        // Values 50..2000 without a zero: the decades 10..10k and nothing below (the old IOPS plots
+        // always had a "0" row a decade under the data).
+        let a = Axis::log(50.0, 2000.0, false);
+        assert_eq!(a.labels(), ["10", "100", "1k", "10k"]);
+        assert_eq!((a.lo, a.hi, a.zero_row), (10.0, 10_000.0, None));
+        // With zeros: a row labelled 0 at 1, the axis half a decade below it.
+        let z = Axis::log(50.0, 2000.0, true);
+        assert_eq!(z.labels(), ["0", "10", "100", "1k", "10k"]);
+        assert_eq!(z.zero_row, Some(1.0));
+        assert!((z.lo - 1.0 / 10f64.sqrt()).abs() < 1e-12, "{}", z.lo);
+        assert_eq!(z.label(1.0), "0");
+        assert_eq!(a.label(1.0), "1");
+    }
+
+    #[test]
+    fn log_axis_never_labels_a_tick_twice() {
+        // plotters' key points on one decade end with the top twice: the doubled "1k" and "10" ticks.
+        assert_eq!(
+            plotters_log_labels(100.0, 1000.0).last_chunk::<2>(),
+            Some(&["1k".to_string(), "1k".to_string()])
+        );
+        assert_eq!(
+            plotters_log_labels(1.0, 10.0).last_chunk::<2>(),
+            Some(&["10".to_string(), "10".to_string()])
+        );
+        // The axes of the same ranges.
+        assert_eq!(
+            Axis::decades((100.0, 1000.0), false).labels(),
+            ["100", "200", "500", "1k"]
+        );
+        assert_eq!(
+            Axis::decades((1.0, 10.0), false).labels(),
+            ["1", "2", "5", "10"]
+        );
+        assert_eq!(
+            Axis::decades((0.01, 1.0), false).labels(),
+            ["0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1"]
+        );
+        assert_eq!(
+            Axis::decades((1.0, 1e6), false).labels(),
+            ["1", "10", "100", "1k", "10k", "100k", "1M"]
+        );
+        for (lo, hi) in [(1e-3, 1.0), (1.0, 10.0), (10.0, 1e4), (1e2, 1e9)] {
+            let labels = Axis::decades((lo, hi), true).labels();
+            let mut unique = labels.clone();
+            unique.dedup();
+            assert_eq!(labels, unique, "{lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn linear_ticks_are_round_and_distinct() {
+        assert_eq!(
+            linear_ticks(0.0, 2100.0),
+            [0.0, 500.0, 1000.0, 1500.0, 2000.0]
+        );
+        assert_eq!(linear_ticks(0.0, 1.0), [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert_eq!(
+            linear_ticks(1400.0, 2000.0),
+            [1400.0, 1500.0, 1600.0, 1700.0, 1800.0, 1900.0, 2000.0]
+        );
+        assert_eq!(
+            Axis::linear(0.0, 2592.0).labels(),
+            ["0", "500", "1k", "1.5k", "2k", "2.5k"]
+        );
+        assert_eq!(linear_ticks(5.0, 5.0), [5.0]);
+    }
+
+    #[test]
+    fn thin_keeps_the_lowest_and_highest_of_each_run_in_time_order() {
+        let pts: Points = (0..10)
+            .map(|i| {
+                (
+                    i as f64,
+                    [5.0, 1.0, 9.0, 4.0, 4.0, 2.0, 8.0, 3.0, 7.0, 6.0][i],
+                )
+            })
+            .collect();
+        assert_eq!(thin(&pts, 10), pts);
+        // 3 runs of 3, 3 and 4 points: (5 1 9) (4 4 2) (8 3 7 6); of equal highs, the later.
+        assert_eq!(
+            thin(&pts, 6),
+            vec![
+                (1.0, 1.0),
+                (2.0, 9.0),
+                (4.0, 4.0),
+                (5.0, 2.0),
+                (6.0, 8.0),
+                (7.0, 3.0)
+            ]
+        );
+        assert_eq!(thin(&pts, 6).len(), 6);
+        let long: Points = (0..100_000).map(|i| (i as f64, (i % 97) as f64)).collect();
+        let t = thin(&long, MAX_POINTS);
+        assert!(t.len() <= MAX_POINTS);
+        assert_eq!(t.iter().map(|p| p.1).fold(f64::INFINITY, f64::min), 0.0);
+        assert_eq!(t.iter().map(|p| p.1).fold(0.0, f64::max), 96.0);
+    }
+
+    #[test]
+    fn legend_goes_in_two_columns_of_short_entries() {
+        let e = |t: &str| LegendEntry::new(t, Swatch::Filled(colour(0)));
+        assert_eq!(legend_grid(&[e("a"), e("b"), e("c")]), (2, 2));
+        assert_eq!(legend_grid(&[e("a"), e(&"x".repeat(63))]), (1, 2));
+        assert_eq!(legend_grid(&[]), (2, 0));
     }
 }
