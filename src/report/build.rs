@@ -24,9 +24,9 @@ use super::model::{Figure, Options, Part, PhaseSection, Report, SweepSection};
 use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use super::table::matrix_table;
 use crate::results::outdir::OutDir;
+use crate::spec::Pattern;
 use crate::spec::PhaseKind;
 use crate::stats::window::WindowSpec;
-use crate::vocab::Pattern;
 use std::path::PathBuf;
 
 /// A file name part made of `A-Za-z0-9._-` only: `saturate[op=93%]` → `saturate_op-93pct`.

@@ -325,7 +325,7 @@ impl Axis {
     }
 
     /// A log axis over the decades around `min_pos` (the smallest value > 0; ∞ when none) and `max`
-    /// ([`log_range`]); with `zeros`, a row labelled `0` a decade below the lowest decade, and the axis
+    /// (powers of ten, see [`decades`]); with `zeros`, a row labelled `0` a decade below the lowest decade, and the axis
     /// reaching half a decade below it. Without zeros, no `0` row.
     pub fn log(min_pos: f64, max: f64, zeros: bool) -> Axis {
         Axis::decades(log_range(min_pos, max), zeros)
@@ -440,7 +440,7 @@ fn log_light(lo: f64, hi: f64) -> Vec<f64> {
 /// About eight round ticks from `lo` to `hi`: multiples of 1, 2, 2.5 or 5 × 10^k, the first at or above
 /// `lo`, the last at or below `hi`; never two ticks with one label.
 pub fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if hi <= lo || !lo.is_finite() || !hi.is_finite() {
         return vec![lo];
     }
     let raw = (hi - lo) / 8.0;

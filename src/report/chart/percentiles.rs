@@ -250,10 +250,21 @@ mod tests {
 
     #[test]
     fn nines_label_names_whole_nines_only() {
-        let got: Vec<String> = [-0.2, 0.0, 0.30103, 0.5, 1.0, 2.0, 2.0000001, 3.0, 4.0, 4.3]
-            .into_iter()
-            .map(nines_label)
-            .collect();
+        let got: Vec<String> = [
+            -0.2,
+            0.0,
+            std::f64::consts::LOG10_2,
+            0.5,
+            1.0,
+            2.0,
+            2.0000001,
+            3.0,
+            4.0,
+            4.3,
+        ]
+        .into_iter()
+        .map(nines_label)
+        .collect();
         assert_eq!(
             got,
             [

@@ -495,7 +495,7 @@ mod tests {
             "sim:a",
             vec![(sat("90%", 1, 61, 40), None), (sat("50%", 2, 10, 0), None)],
         );
-        let c = label_chart(&[a.clone()], &group(), LabelMetric::Iops).expect("draws");
+        let c = label_chart(std::slice::from_ref(&a), &group(), LabelMetric::Iops).expect("draws");
         // Means 101 and 10 IOPS (no tick has either label), each written once above its bar.
         for label in [">\n101\n<", ">\n10\n<"] {
             assert_eq!(c.svg.matches(label).count(), 1, "{label:?} in the SVG");
