@@ -220,7 +220,12 @@ fn time_series(
     legends: &[(String, Option<String>)],
     colours: &dyn Fn(usize) -> RGBColor,
 ) -> Vec<TimeSeries> {
-    let share = MAX_POINTS / (2 * plot.series.len()).max(1);
+    let lists = plot
+        .series
+        .iter()
+        .map(|s| usize::from(!s.plain.is_empty()) + usize::from(!s.special.is_empty()))
+        .sum::<usize>();
+    let share = MAX_POINTS / lists.max(1);
     let mut out = Vec::new();
     for (s, (filled, hollow)) in plot.series.iter().zip(legends) {
         let c = colours(s.run);
@@ -423,6 +428,28 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
         assert_eq!(y_range(Scale::Log, f64::INFINITY, 0.0), (0.1, 10.0));
         let plot = iops_plot(vec![(0, vec![])], Scale::Linear { ymax: None }, None);
         assert_eq!(plot.x, (0.0, 1e-3 * 1.02));
+    }
+
+    #[test]
+    fn a_long_series_is_thinned_to_the_bound_keeping_its_extremes() {
+        // 30,000 one-second rows (500 minutes), writes cycling 100..=199 IOPS, one row at 7.
+        let mut rows: Vec<_> = (1..=30_000)
+            .map(|i| row(i as f64, 0, 100 + i % 100))
+            .collect();
+        rows[12_345] = row(12_346.0, 0, 7);
+        let runs = [series_run("a", "sim:a", rows)];
+        let g = group("p", &[(0, 0)]);
+        let c = iops_scatter(&runs, &g, Dir::Write, Scale::Log, None, &[]).expect("draws");
+        assert_eq!(c.svg.matches("<circle").count(), MAX_POINTS);
+        assert!(c.caption.ends_with(
+            " 4000 of the 30000 points are drawn: in each run of consecutive intervals, its lowest and highest."
+        ), "{}", c.caption);
+        // The worst interval is among them: the axis reaches down to its decade.
+        assert!(c.svg.len() < 450_000, "{} bytes", c.svg.len());
+        let plot = iops_plot(iops_points(&runs, &g, Dir::Write, None), Scale::Log, None);
+        assert_eq!(y_axis(&plot, Scale::Log).labels(), ["1", "10", "100", "1k"]);
+        let kept = thin(&plot.series[0].plain, MAX_POINTS);
+        assert!(kept.contains(&(12_346.0, 7.0)));
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub const SIZE: (u32, u32) = (960, 540);
 const FONT: &str = "sans-serif";
 /// At most this many points are drawn on one plot; longer series are thinned ([`thin`]), so an SVG stays
 /// under about a megabyte whatever the length of the run.
-pub const MAX_POINTS: usize = 3000;
+pub const MAX_POINTS: usize = 4000;
 
 /// One colour per run (or per sweep member), in order (repeating after eight).
 pub const RUN_COLOURS: [RGBColor; 8] = [

@@ -128,7 +128,7 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
         OverlayMetric::IopsLog => Axis::log(min_pos, max, zeros),
         _ => Axis::linear(0.0, if max > 0.0 { max * 1.05 } else { 1.0 }),
     };
-    let share = MAX_POINTS / (2 * series.len()).max(1);
+    let share = MAX_POINTS / series.len().max(1);
     let mut out = Vec::new();
     for s in &series {
         let c = colour(s.member + g.phases.len() * s.run);
@@ -145,11 +145,13 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
             OverlayMetric::Bandwidth if plain.len() <= 300 => Mark::Line,
             OverlayMetric::Bandwidth => Mark::Path,
         };
+        // A member with zeros shares its points between the two lists.
+        let mine = if zero.is_empty() { share } else { share / 2 };
         out.push(TimeSeries {
             name: Some(format!("{} ({} points)", s.name, s.points.len())),
             colour: c,
             mark,
-            points: thin(&plain, share),
+            points: thin(&plain, mine),
         });
         if !zero.is_empty() {
             out.push(TimeSeries {
@@ -160,7 +162,7 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
                 )),
                 colour: c,
                 mark: Mark::Hollow,
-                points: thin(&zero, share),
+                points: thin(&zero, mine),
             });
         }
     }
