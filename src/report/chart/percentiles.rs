@@ -80,8 +80,17 @@ pub fn nines_label(v: f64) -> String {
         .map_or(String::new(), |k| names[k].to_string())
 }
 
+/// A curve's colour: its run's, or with a single run, one per direction (reads blue, writes red).
+pub fn curve_colour(run_count: usize, c: &Curve) -> plotters::style::RGBColor {
+    if run_count == 1 {
+        colour(usize::from(c.dir == Dir::Write))
+    } else {
+        colour(c.run)
+    }
+}
+
 /// The legend entry of a curve.
-fn curve_legend(run: &RunData, c: &Curve) -> LegendEntry {
+fn curve_legend(run: &RunData, run_count: usize, c: &Curve) -> LegendEntry {
     LegendEntry::new(
         format!(
             "{}: {} (max {} µs)",
@@ -89,12 +98,12 @@ fn curve_legend(run: &RunData, c: &Curve) -> LegendEntry {
             c.dir.name(),
             short_number(c.max_us)
         ),
-        Swatch::Line(colour(c.run)),
+        Swatch::Line(curve_colour(run_count, c)),
     )
 }
 
 /// The curves to draw.
-struct Curves<'a>(&'a [Curve]);
+struct Curves<'a>(&'a [Curve], usize);
 
 impl Body for Curves<'_> {
     /// Each curve: its line (thick for reads), then a marker per percentile (circles for reads, triangles
@@ -104,7 +113,7 @@ impl Body for Curves<'_> {
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
         for c in self.0 {
-            let colour = colour(c.run);
+            let colour = curve_colour(self.1, c);
             let width = if c.dir == Dir::Read { 2 } else { 1 };
             chart
                 .draw_series(LineSeries::new(
@@ -144,7 +153,7 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
     );
     let legend: Vec<LegendEntry> = curves
         .iter()
-        .map(|c| curve_legend(&runs[c.run], c))
+        .map(|c| curve_legend(&runs[c.run], runs.len(), c))
         .collect();
     let x = Axis {
         lo: -0.2,
@@ -166,7 +175,7 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
             ),
             &|v| nines_label(*v),
             true,
-            &Curves(&curves),
+            &Curves(&curves, runs.len()),
         )
     })?;
     Ok(Chart {
