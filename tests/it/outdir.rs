@@ -302,7 +302,11 @@ fn report_replaces_planted_links_and_refuses_a_linked_folder() {
         assert!(!is_link(&p), "{f}");
         assert!(fs::read_to_string(&p).unwrap().len() > 1000, "{f}");
     }
-    assert_eq!(names(&d.join("run/report")).len(), 62, "61 plots and index.html");
+    assert_eq!(
+        names(&d.join("run/report")).len(),
+        62,
+        "61 plots and index.html"
+    );
     // The report folder itself a link.
     fixture_run(&d.join("run2"));
     fs::create_dir(d.join("elsewhere")).unwrap();

@@ -2,7 +2,7 @@
 //! groups `results.json` gives (`aggregates`, from the spec's `aggregate`), or, for a long phase without
 //! them, one-minute averages of its full series rows. One line per run, over the per-interval points.
 
-use super::time::{Mark, Marker, TimePlot, TimeSeries};
+use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
 use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, short_number, subject, thin};
 use crate::report::runs::{PhaseGroup, RunData};
 use crate::results::PhaseResult;
@@ -104,7 +104,7 @@ pub fn aggregate_chart(
                 avg.len()
             )),
             colour: c,
-            mark: Mark::Line,
+            mark: line_for(avg.len()),
             points: avg,
         });
     }

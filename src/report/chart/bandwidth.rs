@@ -1,7 +1,7 @@
 //! Bandwidth per interval against time (what matters for sequential phases such as a fill): per run and
 //! direction with I/O, a line through each interval's MB/s (10⁶ bytes per second), on a linear axis from 0.
 
-use super::time::{Mark, Marker, TimePlot, TimeSeries};
+use super::time::{Marker, TimePlot, TimeSeries, line_for};
 use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, subject, thin};
 use crate::report::runs::{Dir, PhaseGroup, RunData};
 
@@ -70,11 +70,7 @@ pub fn bandwidth_series(
         .map(|(k, l)| TimeSeries {
             name: Some(format!("{}: {}s", runs[l.run].legend(), l.dir.name())),
             colour: colour(if runs.len() == 1 { k } else { l.run }),
-            mark: if l.points.len() <= 300 {
-                Mark::Line
-            } else {
-                Mark::Path
-            },
+            mark: line_for(l.points.len()),
             points: thin(&l.points, share),
         })
         .collect();

@@ -4,10 +4,8 @@
 //! ([`super::aggregates::averages`]), or bandwidth per interval for sequential phases.
 
 use super::aggregates::{averages, every_words, total_points};
-use super::time::{Mark, Marker, TimePlot, TimeSeries, filled_once_s};
-use super::{
-    Axis, Chart, MAX_POINTS, PlotError, Points, colour, log_range, short_number, subject, thin,
-};
+use super::time::{Mark, Marker, TimePlot, TimeSeries, filled_once_s, line_for};
+use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, subject, thin};
 use crate::report::runs::{LabelGroup, RunData};
 
 /// What an overlay shows.
@@ -141,9 +139,7 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
         };
         let mark = match metric {
             OverlayMetric::IopsLog | OverlayMetric::IopsLinear => Mark::Dot,
-            OverlayMetric::Averages => Mark::Line,
-            OverlayMetric::Bandwidth if plain.len() <= 300 => Mark::Line,
-            OverlayMetric::Bandwidth => Mark::Path,
+            OverlayMetric::Averages | OverlayMetric::Bandwidth => line_for(plain.len()),
         };
         // A member with zeros shares its points between the two lists.
         let mine = if zero.is_empty() { share } else { share / 2 };
@@ -227,8 +223,16 @@ pub fn overlay_chart(
             }
         ),
     };
-    let _ = log_range;
-    let _ = short_number;
+    let total: usize = overlay_series(runs, g, metric)
+        .iter()
+        .map(|s| s.points.len())
+        .sum();
+    let drawn: usize = tp.series.iter().map(|s| s.points.len()).sum();
+    let caption = if drawn < total {
+        caption + &super::iops::thinned(drawn, total)
+    } else {
+        caption
+    };
     Ok(Some(Chart {
         caption,
         svg: tp.draw()?,

@@ -11,6 +11,18 @@ use crate::results::series_csv::SeriesRow;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
+/// A line through at most this many points gets a square at each; a longer one is a plain line.
+pub const SQUARES_UP_TO: usize = 150;
+
+/// [`Mark::Line`] for a series of up to [`SQUARES_UP_TO`] points, [`Mark::Path`] for a longer one.
+pub fn line_for(points: usize) -> Mark {
+    if points <= SQUARES_UP_TO {
+        Mark::Line
+    } else {
+        Mark::Path
+    }
+}
+
 /// How a series' points are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
