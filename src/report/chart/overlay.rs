@@ -4,8 +4,9 @@
 //! ([`super::aggregates::averages`]), or bandwidth per interval for sequential phases.
 
 use super::aggregates::{averages, every_words, total_points};
-use super::time::{Mark, Marker, TimePlot, TimeSeries, filled_once_s, line_for};
+use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
 use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, subject, thin};
+use crate::report::model::filled_once_s;
 use crate::report::runs::{LabelGroup, RunData};
 
 /// What an overlay shows.

@@ -6,8 +6,8 @@
 use super::{
     Axis, Body, LegendEntry, Plane, PlotError, Points, Swatch, plot_on, render, short_number, why,
 };
+use crate::report::model::filled_once_s;
 use crate::report::runs::RunData;
-use crate::results::series_csv::SeriesRow;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
@@ -125,25 +125,6 @@ impl Marker {
     fn within(&self, x0: f64, x1: f64) -> bool {
         self.to_s >= x0 && self.from_s <= x1
     }
-}
-
-/// When the phase's writes added up to `span_bytes` (its span written once over), s from its start: the
-/// cumulative `write_bytes` of the series rows, the crossing row interpolated linearly over its interval.
-/// `None` when the phase wrote less than its span, or the span is 0.
-pub fn filled_once_s(rows: &[SeriesRow], span_bytes: u64) -> Option<f64> {
-    if span_bytes == 0 {
-        return None;
-    }
-    let mut sum: u64 = 0;
-    for r in rows {
-        let next = sum.saturating_add(r.write_bytes);
-        if next >= span_bytes && r.write_bytes > 0 {
-            let need = (span_bytes - sum) as f64 / r.write_bytes as f64;
-            return Some(r.t_s - r.interval_s + need * r.interval_s);
-        }
-        sum = next;
-    }
-    None
 }
 
 /// The markers of phase `p` of `run`: its steady window (the rule's window ending where steady state was
@@ -335,20 +316,6 @@ where
 mod tests {
     use super::*;
     use crate::report::testing::row;
-
-    #[test]
-    fn filled_once_interpolates_inside_the_crossing_row() {
-        // Rows of 10, 20, 30 writes of 4096 B: 40960, 122880, 245760 B by 1, 2, 3 s.
-        let rows = vec![row(1.0, 0, 10), row(2.0, 5, 20), row(3.0, 0, 30)];
-        // 163840 B: 40960 short after 2 s, of the third row's 122880: a third of its second.
-        let t = filled_once_s(&rows, 163_840).expect("reached");
-        assert!((t - (2.0 + 1.0 / 3.0)).abs() < 1e-12, "{t}");
-        assert_eq!(filled_once_s(&rows, 40_960), Some(1.0));
-        assert_eq!(filled_once_s(&rows, 245_760), Some(3.0));
-        assert_eq!(filled_once_s(&rows, 245_761), None);
-        assert_eq!(filled_once_s(&rows, 0), None);
-        assert_eq!(filled_once_s(&[], 1), None);
-    }
 
     #[test]
     fn markers_come_from_the_steady_verdict_windows_and_writes() {
