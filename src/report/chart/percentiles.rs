@@ -9,6 +9,7 @@ use crate::report::runs::{Dir, PhaseGroup, RunData};
 use crate::results::PhaseResult;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The percentiles a phase's results give, with their x position in "nines" (−log10(1 − p)): p0 (the
 /// minimum) at 0, p50 at 0.30, p90 at 1, p99 at 2, p99.9 at 3, p99.99 at 4. Latencies in µs.
@@ -134,8 +135,34 @@ impl Body for Curves<'_> {
                 ),
             }
             .map_err(why)?;
+            if self.1 == 1 {
+                // One run: each percentile's value beside its point, reads above and to the left (off a
+                // rising curve), writes below and to the right.
+                let (h, at) = match c.dir {
+                    Dir::Read => (HPos::Right, (-5, -15)),
+                    Dir::Write => (HPos::Left, (5, 4)),
+                };
+                let style = ("sans-serif", 11)
+                    .into_font()
+                    .color(&colour)
+                    .pos(Pos::new(h, VPos::Top));
+                chart
+                    .draw_series(c.points.iter().map(|&p| {
+                        EmptyElement::at(p) + Text::new(point_label(p.1), at, style.clone())
+                    }))
+                    .map_err(why)?;
+            }
         }
         Ok(())
+    }
+}
+
+/// The value written beside a percentile point, µs: `77`, `3.38k`, `0.5`.
+pub fn point_label(us: f64) -> String {
+    if (10.0..1000.0).contains(&us) {
+        format!("{us:.0}")
+    } else {
+        short_number(us)
     }
 }
 
@@ -180,7 +207,7 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
     })?;
     Ok(Chart {
         title,
-        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99; reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
+        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99 (with one run, each value, µs, beside its point); reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
         svg,
     })
 }
@@ -255,6 +282,12 @@ mod tests {
         let c = percentiles(&runs, &g).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), 6);
         assert_eq!(c.svg.matches("<polygon").count(), 12);
+        // One run: every point's value written beside it (p50 of the reads: 2 µs).
+        let one = percentiles(&runs[..1], &group("p", &[(0, 0)])).expect("draws");
+        assert!(one.svg.contains(">\n2\n<"), "p50 value");
+        assert_eq!(point_label(77.4), "77");
+        assert_eq!(point_label(3381.0), "3.38k");
+        assert_eq!(point_label(0.5), "0.5");
     }
 
     #[test]
