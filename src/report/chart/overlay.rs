@@ -87,16 +87,21 @@ pub fn overlay_series(
     out
 }
 
+/// The colour of a member's series (and its markers): one per member, and per run after the first run's.
+fn member_colour(g: &LabelGroup, s: &MemberSeries) -> plotters::style::RGBColor {
+    colour(s.member + g.phases.len() * s.run)
+}
+
 /// The markers of an overlay: per member that wrote its span once, a line in its colour; the start of
 /// each results window not at 0 (once per window and start).
-fn overlay_markers(runs: &[RunData], series: &[MemberSeries]) -> Vec<Marker> {
+fn overlay_markers(runs: &[RunData], g: &LabelGroup, series: &[MemberSeries]) -> Vec<Marker> {
     let mut out: Vec<Marker> = Vec::new();
     for s in series {
         let (phase, rows) = runs[s.run].phase(s.phase);
         if phase.kind == crate::spec::PhaseKind::Workload
             && let Some(t) = filled_once_s(rows, phase.params.span_bytes)
         {
-            let mut m = Marker::filled(t, colour(s.member), &format!("{}: ", s.name));
+            let mut m = Marker::filled(t, member_colour(g, s), &format!("{}: ", s.name));
             m.tag.clear();
             out.push(m);
         }
@@ -130,7 +135,7 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
     let share = MAX_POINTS / series.len().max(1);
     let mut out = Vec::new();
     for s in &series {
-        let c = colour(s.member + g.phases.len() * s.run);
+        let c = member_colour(g, s);
         let (plain, zero): (Points, Points) = match (metric, y.zero_row) {
             (OverlayMetric::IopsLog, Some(z)) => {
                 let (p, zs): (Points, Points) = s.points.iter().partition(|p| p.1 > 0.0);
@@ -190,7 +195,7 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
             _ => "total IOPS (I/Os per s)".into(),
         },
         series: out,
-        markers: overlay_markers(runs, &series),
+        markers: overlay_markers(runs, g, &series),
     })
 }
 
