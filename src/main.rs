@@ -63,9 +63,10 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
         format: CompareFormat,
     },
-    /// Write SVG plots and an index.html from results files: per phase, IOPS per interval (log and linear),
-    /// latency per interval and percentiles; charts across sweeps and matrices; several runs on one plot,
-    /// one colour per run.
+    /// Write SVG plots and an index.html from results files: per phase, IOPS per interval (log and linear,
+    /// and zoomed), latency and bandwidth per interval, averages and percentiles, steady window and
+    /// span-written-once marked; a sweep's members on one plot, charts across sweeps and matrices; several
+    /// runs on one plot, one colour per run; results before fills.
     Report {
         /// results.json files, or results folders (their results.json); the series CSVs are read from the same
         /// folder.
@@ -79,8 +80,8 @@ enum Cmd {
         /// the top row.
         #[arg(long, value_name = "IOPS")]
         ymax: Option<f64>,
-        /// Also plot a zoom of this time window of every phase, from the phase's start: `1400s..2000s`,
-        /// `1400s..`, `first 5m`, `last 20m`.
+        /// Zoom every phase on this time window (log and linear), from the phase's start: `1400s..2000s`,
+        /// `1400s..`, `first 5m`, `last 20m` (default: the phase's first results window not at 0).
         #[arg(long, value_name = "WINDOW")]
         window: Option<String>,
     },

@@ -1,20 +1,31 @@
 //! `wkrun report`: every plot of a set of runs ([`make`], in memory) and the report folder ([`write()`]): the
 //! SVG files and `index.html`.
 //!
-//! Per I/O phase (matched by name across runs), for each direction with I/O: IOPS per interval on a log
-//! axis and on a linear axis, a zoom on `--window`, and latency per interval; then one percentile curve per
-//! phase. Per sweep or matrix (phases sharing a base name and label keys): total IOPS and latency across
-//! its phases.
+//! Per I/O phase (matched by name across runs): bandwidth per interval (first for sequential phases), for
+//! each direction with I/O IOPS per interval on a log and a linear axis, a zoom on both (`--window`, or the
+//! phase's first results window not starting at 0), latency per interval; the averages of total IOPS
+//! (`aggregates`); one percentile curve per phase. Time plots mark the steady window, the start of results
+//! windows and the moment the phase had written its span once. Per sweep (phases sharing a base name and
+//! one label key): its members overlaid on time plots; per sweep or matrix: total IOPS and latency across
+//! its phases, and a matrix's table. Results come first on the page, fills after them
+//! ([`Report::page_order`]).
 
+use super::chart::aggregates::aggregate_chart;
+use super::chart::bandwidth::bandwidth_series;
 use super::chart::iops::{Scale, iops_scatter};
 use super::chart::latency::latency_series;
+use super::chart::overlay::{OverlayMetric, overlay_chart};
 use super::chart::percentiles::percentiles;
 use super::chart::sweep::{LabelMetric, label_chart};
+use super::chart::time::{Marker, markers};
 use super::chart::{Chart, PlotError};
 use super::html;
-use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
+use super::model::{Figure, Options, Part, PhaseSection, Report, SweepSection};
 use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
+use super::table::matrix_table;
 use crate::results::outdir::OutDir;
+use crate::spec::Pattern;
+use crate::spec::PhaseKind;
 use crate::stats::window::WindowSpec;
 use std::path::PathBuf;
 
@@ -69,24 +80,59 @@ fn phase_base(runs: &[RunData], g: &PhaseGroup) -> String {
     }
 }
 
-/// The `--window` zoom of a phase in seconds from its start, when asked for and not empty.
-fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f64)> {
-    let (_, w) = opts.window.as_ref()?;
-    let end = g
-        .members
+/// The zoom of a phase in seconds from its start: `--window` when given (and not empty); else the first
+/// results window of its first run that does not start at 0 (seed 000's `1400s..`, seed 003's `last 20m`).
+pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f64)> {
+    if let Some((_, w)) = opts.window.as_ref() {
+        let end = g
+            .members
+            .iter()
+            .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
+            .fold(0.0, f64::max);
+        let (a, b) = window_seconds(w, end);
+        return (b > a).then_some((a, b));
+    }
+    let (r, p) = g.members[0];
+    runs[r]
+        .phase(p)
+        .0
+        .windows
         .iter()
-        .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
-        .fold(0.0, f64::max);
-    let (a, b) = window_seconds(w, end);
-    (b > a).then_some((a, b))
+        .find(|w| w.start_s > 0.0 && w.end_s > w.start_s)
+        .map(|w| (w.start_s, w.end_s))
 }
 
-/// The plots of one phase: per direction with I/O (when a run has series rows), IOPS on a log and a linear
-/// axis, the zoom, latency per interval; then the percentiles when a run has latency.
+/// The markers of a phase's time plots: each run's ([`markers`]), named after the run when there are
+/// several.
+fn phase_markers(runs: &[RunData], g: &PhaseGroup) -> Vec<Marker> {
+    let mut out = Vec::new();
+    for &(r, p) in &g.members {
+        for mut m in markers(&runs[r], p) {
+            if g.members.len() > 1 {
+                m.label = format!("{}: {}", runs[r].label, m.label);
+            }
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// Whether a phase moves data sequentially (a fill, a restore, a sequential workload): its bandwidth plot
+/// comes first.
+fn sequential(runs: &[RunData], g: &PhaseGroup) -> bool {
+    let (r, p) = g.members[0];
+    let phase = runs[r].phase(p).0;
+    Part::of(phase.kind) == Part::Preparation || phase.params.pattern == Some(Pattern::Sequential)
+}
+
+/// The plots of one phase: for a sequential phase its bandwidth first; per direction with I/O (when a run
+/// has series rows), IOPS on a log and a linear axis, the zoom on both, latency per interval; then the
+/// averages, the bandwidth (when not first) and the percentiles. Every time plot has the phase's markers.
 fn phase_section(
     runs: &[RunData],
     g: PhaseGroup,
     opts: &Options,
+    folded: bool,
 ) -> Result<PhaseSection, PlotError> {
     let base = phase_base(runs, &g);
     let mut figures = Vec::new();
@@ -100,26 +146,43 @@ fn phase_section(
         .members
         .iter()
         .any(|&(r, p)| !runs[r].phase(p).1.is_empty());
+    let marks = phase_markers(runs, &g);
+    let seq = sequential(runs, &g);
+    if has_rows && seq {
+        add("bandwidth", bandwidth_series(runs, &g, &marks)?);
+    }
     let linear = Scale::Linear { ymax: opts.ymax };
     for d in directions(runs, &g) {
-        let n = d.name();
-        if has_rows {
-            add(
-                &format!("iops-log-{n}"),
-                iops_scatter(runs, &g, d, Scale::Log, None)?,
-            );
-            add(
-                &format!("iops-linear-{n}"),
-                iops_scatter(runs, &g, d, linear, None)?,
-            );
-            if let Some(w) = zoom(runs, &g, opts) {
-                add(
-                    &format!("zoom-{n}"),
-                    iops_scatter(runs, &g, d, linear, Some(w))?,
-                );
-            }
-            add(&format!("latency-{n}"), latency_series(runs, &g, d)?);
+        if !has_rows {
+            continue;
         }
+        let n = d.name();
+        for (scale, kind) in [(Scale::Log, "log"), (linear, "linear")] {
+            add(
+                &format!("iops-{kind}-{n}"),
+                iops_scatter(runs, &g, d, scale, None, &marks)?,
+            );
+        }
+        if let Some(w) = zoom(runs, &g, opts) {
+            add(
+                &format!("zoom-log-{n}"),
+                iops_scatter(runs, &g, d, Scale::Log, Some(w), &marks)?,
+            );
+            add(
+                &format!("zoom-{n}"),
+                iops_scatter(runs, &g, d, linear, Some(w), &marks)?,
+            );
+        }
+        add(
+            &format!("latency-{n}"),
+            latency_series(runs, &g, d, &marks)?,
+        );
+    }
+    if let Some(c) = aggregate_chart(runs, &g, &marks)? {
+        add("averages", c);
+    }
+    if has_rows && !seq {
+        add("bandwidth", bandwidth_series(runs, &g, &marks)?);
     }
     if g.members.iter().any(|&(r, p)| {
         let (phase, _) = runs[r].phase(p);
@@ -127,23 +190,60 @@ fn phase_section(
     }) {
         add("percentiles", percentiles(runs, &g)?);
     }
-    Ok(PhaseSection { group: g, figures })
+    let part = Part::of(g.kind);
+    Ok(PhaseSection {
+        group: g,
+        figures,
+        part,
+        folded,
+    })
 }
 
-/// The charts across the `k`-th sweep or matrix: total IOPS and latency.
+/// The charts across the `k`-th sweep or matrix: for a sweep (one key), its members overlaid on time
+/// plots (total IOPS per interval, log and linear, and their averages; bandwidth for fills); then total
+/// IOPS and latency across its phases; for a two-key matrix, its table.
 fn sweep_section(runs: &[RunData], k: usize, lg: LabelGroup) -> Result<SweepSection, PlotError> {
     let base = format!("sweep{k:02}-{}", slug(&lg.base));
-    let figures = vec![
-        Figure {
-            file: format!("{base}-iops.svg"),
-            chart: label_chart(runs, &lg, LabelMetric::Iops)?,
-        },
-        Figure {
-            file: format!("{base}-latency.svg"),
-            chart: label_chart(runs, &lg, LabelMetric::Latency)?,
-        },
-    ];
-    Ok(SweepSection { group: lg, figures })
+    let mut figures = Vec::new();
+    let kind = runs
+        .iter()
+        .flat_map(|r| &r.results.phases)
+        .find(|p| lg.phases.contains(&p.name))
+        .map_or(PhaseKind::Workload, |p| p.kind);
+    let part = Part::of(kind);
+    if lg.keys.len() == 1 {
+        let metrics: &[(OverlayMetric, &str)] = match part {
+            Part::Preparation => &[(OverlayMetric::Bandwidth, "bandwidth")],
+            Part::Results => &[
+                (OverlayMetric::Averages, "averages"),
+                (OverlayMetric::IopsLog, "iops-log"),
+                (OverlayMetric::IopsLinear, "iops-linear"),
+            ],
+        };
+        for &(m, name) in metrics {
+            if let Some(chart) = overlay_chart(runs, &lg, m)? {
+                figures.push(Figure {
+                    file: format!("{base}-overlay-{name}.svg"),
+                    chart,
+                });
+            }
+        }
+    }
+    for (m, name) in [
+        (LabelMetric::Iops, "iops"),
+        (LabelMetric::Latency, "latency"),
+    ] {
+        figures.push(Figure {
+            file: format!("{base}-{name}.svg"),
+            chart: label_chart(runs, &lg, m)?,
+        });
+    }
+    Ok(SweepSection {
+        table: matrix_table(runs, &lg),
+        group: lg,
+        figures,
+        part,
+    })
 }
 
 /// Draws every plot of `runs`.
@@ -151,11 +251,20 @@ fn sweep_section(runs: &[RunData], k: usize, lg: LabelGroup) -> Result<SweepSect
 /// # Errors
 /// [`PlotError`] from plotters.
 pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
+    let groups = label_groups(runs);
+    let in_matrix = |name: &str| {
+        groups
+            .iter()
+            .any(|lg| lg.keys.len() >= 2 && lg.phases.iter().any(|p| p == name))
+    };
     let phases = phase_groups(runs)
         .into_iter()
-        .map(|g| phase_section(runs, g, opts))
+        .map(|g| {
+            let folded = in_matrix(&g.name);
+            phase_section(runs, g, opts, folded)
+        })
         .collect::<Result<_, _>>()?;
-    let sweeps = label_groups(runs)
+    let sweeps = groups
         .into_iter()
         .enumerate()
         .map(|(k, lg)| sweep_section(runs, k, lg))

@@ -1,11 +1,14 @@
-//! The report's `index.html`: a header naming the spec, target and host of every run, then per sweep and per
-//! phase the summary table and the plots (`<img>` of the SVG files beside it). Self-contained: inline CSS,
-//! no script, nothing loaded from the network.
+//! The report's `index.html`: a header naming the spec, target and host of every run (with a marked place
+//! for a headline table before it), then the results (per sweep: a matrix's table and the charts; per
+//! phase: the summary table and the plots), then the fills that prepared the drive. Self-contained: the
+//! SVG plots inline (each also in its file beside the page), inline CSS, no script, nothing loaded from the
+//! network.
 
 use super::chart::{RUN_COLOURS, short_number};
 use super::compare;
-use super::model::{Figure, Options, PhaseSection, Report, SweepSection};
+use super::model::{Figure, Options, Part, PhaseSection, Report, SectionRef, SweepSection};
 use super::runs::RunData;
+use super::table::{Latency, MatrixTable};
 use crate::results::{DirStats, PhaseResult, Status};
 use std::fmt::Write;
 
@@ -53,7 +56,10 @@ td.l, th.l { text-align: left; }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem;
   vertical-align: -1px; }
 figure { margin: 1rem 0 1.6rem; }
-figure img { width: 100%; height: auto; border: 1px solid #d0d7de; }
+figure svg { width: 100%; height: auto; border: 1px solid #d0d7de; display: block; }
+h2.part { font-size: 1.4rem; color: #57606a; }
+table.matrix td { text-align: left; }
+details summary { cursor: pointer; color: #0969da; margin: .4rem 0; }
 figcaption { font-size: .85rem; color: #57606a; margin-top: .3rem; }
 ul.toc { columns: 2; font-size: .9rem; }
 .warn { color: #9a6700; }
@@ -209,11 +215,17 @@ fn params_line(p: &PhaseResult) -> String {
     parts.join(" · ")
 }
 
+/// The figures, each SVG inline (the page needs no other file) with its caption and a link to its file.
 fn figures(o: &mut String, figs: &[Figure]) {
     for f in figs {
+        let svg = f.chart.svg.trim();
+        let svg = svg.strip_prefix("<?xml").map_or(svg, |rest| {
+            rest.split_once("?>")
+                .map_or(svg, |(_, body)| body.trim_start())
+        });
         let _ = writeln!(
             o,
-            "<figure><a href=\"{u}\"><img src=\"{u}\" alt=\"{t}\" width=\"960\" height=\"540\"></a>\
+            "<figure role=\"img\" aria-label=\"{t}\">{svg}\n\
 <figcaption>{c} <a href=\"{u}\">{f}</a></figcaption></figure>",
             u = url(&f.file),
             t = esc(&f.chart.title),
@@ -221,6 +233,52 @@ fn figures(o: &mut String, figs: &[Figure]) {
             f = esc(&f.file)
         );
     }
+}
+
+/// A matrix's table: a row per value of its first key, a column per value of its second; in each cell,
+/// per run, reads' and writes' mean and largest latency (µs) and total IOPS.
+fn matrix_table(o: &mut String, runs: &[RunData], t: &MatrixTable) {
+    let _ = write!(
+        o,
+        "<div class=\"scroll\"><table class=\"matrix\"><thead><tr><th class=\"l\">{} \\ {}</th>",
+        esc(&t.row_key),
+        esc(&t.col_key)
+    );
+    for c in &t.cols {
+        let _ = write!(o, "<th>{} {}</th>", esc(&t.col_key), esc(c));
+    }
+    o.push_str("</tr></thead><tbody>\n");
+    let lat = |l: Option<Latency>| {
+        l.map_or("–".to_string(), |l| {
+            format!("{:.1} / {:.1}", l.mean_us, l.max_us)
+        })
+    };
+    for (i, r) in t.rows.iter().enumerate() {
+        let _ = write!(o, "<tr><th class=\"l\">{} {}</th>", esc(&t.row_key), esc(r));
+        for cell in &t.cells[i] {
+            o.push_str("<td>");
+            for c in cell {
+                let who = if runs.len() > 1 {
+                    swatch(c.run)
+                } else {
+                    String::new()
+                };
+                let _ = write!(
+                    o,
+                    "<div>{who}read {}<br>write {}<br><small>{:.1} IOPS</small></div>",
+                    lat(c.read),
+                    lat(c.write),
+                    c.iops
+                );
+            }
+            o.push_str("</td>");
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str(
+        "</tbody></table></div>\n<p class=\"meta\">Each cell: latency mean / max in µs, reads and \
+writes (– without I/O in that direction), and the phase's total IOPS.</p>\n",
+    );
 }
 
 /// The target cell of a run's row: path, kind, capacity and block size, then what the device says of itself.
@@ -302,26 +360,29 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
 /// The contents: a link to each sweep's section, then to each phase's.
 fn contents(o: &mut String, report: &Report) {
     o.push_str("<nav><h2>Contents</h2><ul class=\"toc\">\n");
-    for (k, s) in report.sweeps.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "<li><a href=\"#sweep-{k}\">{} across {}</a></li>",
-            esc(&s.group.base),
-            esc(&s.group.keys.join(", "))
-        );
-    }
-    for (k, s) in report.phases.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "<li><a href=\"#phase-{k}\">{}</a></li>",
-            esc(&s.group.name)
-        );
+    for r in report.page_order() {
+        let _ = match r {
+            SectionRef::Sweep(k) => {
+                let s = &report.sweeps[k];
+                writeln!(
+                    o,
+                    "<li><a href=\"#sweep-{k}\">{} across {}</a></li>",
+                    esc(&s.group.base),
+                    esc(&s.group.keys.join(", "))
+                )
+            }
+            SectionRef::Phase(k) => writeln!(
+                o,
+                "<li><a href=\"#phase-{k}\">{}</a></li>",
+                esc(&report.phases[k].group.name)
+            ),
+        };
     }
     o.push_str("</ul></nav>\n");
 }
 
-/// A sweep's section: its phases, then its charts.
-fn sweep_section(o: &mut String, k: usize, s: &SweepSection) {
+/// A sweep's section: its phases, a matrix's table, then its charts.
+fn sweep_section(o: &mut String, runs: &[RunData], k: usize, s: &SweepSection) {
     let _ = writeln!(
         o,
         "<section id=\"sweep-{k}\">\n<h2>{} across {}</h2>\n<p class=\"params\">{} phases: {}</p>",
@@ -330,6 +391,9 @@ fn sweep_section(o: &mut String, k: usize, s: &SweepSection) {
         s.group.phases.len(),
         esc(&s.group.phases.join(", "))
     );
+    if let Some(t) = &s.table {
+        matrix_table(o, runs, t);
+    }
     figures(o, &s.figures);
     o.push_str("</section>\n");
 }
@@ -401,7 +465,17 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection) {
             missing.join(", ")
         );
     }
-    figures(o, &s.figures);
+    if s.folded {
+        let _ = writeln!(
+            o,
+            "<details><summary>{} plots of this cell (its numbers are in the matrix's table)</summary>",
+            s.figures.len()
+        );
+        figures(o, &s.figures);
+        o.push_str("</details>\n");
+    } else {
+        figures(o, &s.figures);
+    }
     o.push_str("</section>\n");
 }
 
@@ -554,15 +628,28 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
         runs.len(),
         if runs.len() == 1 { "" } else { "s" }
     );
+    // The headline figures first, then what was run, then the results and the preparation.
+    headline_section(&mut o, runs, report);
     runs_table(&mut o, runs);
     contents(&mut o, report);
     o.push_str("<main>\n");
-    headline_section(&mut o, runs, report);
-    for (k, s) in report.sweeps.iter().enumerate() {
-        sweep_section(&mut o, k, s);
-    }
-    for (k, s) in report.phases.iter().enumerate() {
-        phase_section(&mut o, runs, k, s);
+    let mut part = Part::Results;
+    for r in report.page_order() {
+        let p = match r {
+            SectionRef::Sweep(k) => report.sweeps[k].part,
+            SectionRef::Phase(k) => report.phases[k].part,
+        };
+        if p != part {
+            part = p;
+            o.push_str(
+                "<h2 class=\"part\" id=\"preparation\">Preparation: the fills and restores before \
+the measurements</h2>\n",
+            );
+        }
+        match r {
+            SectionRef::Sweep(k) => sweep_section(&mut o, runs, k, &report.sweeps[k]),
+            SectionRef::Phase(k) => phase_section(&mut o, runs, k, &report.phases[k]),
+        }
     }
     let _ = write!(
         o,
@@ -598,6 +685,8 @@ mod tests {
         PhaseSection {
             group: testing::group(name, members),
             figures: vec![],
+            part: Part::Results,
+            folded: false,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod html;
 pub mod merge;
 pub mod model;
 pub mod runs;
+pub mod table;
 #[cfg(test)]
 pub(crate) mod testing;
 

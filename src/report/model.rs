@@ -1,9 +1,42 @@
-//! What a report is made of, in page order: per sweep and per phase, its figures (a chart and its file
-//! name), and the options it was drawn with. [`super::build`] assembles it; [`super::html`] renders it.
+//! What a report is made of: per sweep and per phase, its figures (a chart and its file name), the table
+//! of a matrix, which part of the page each belongs to ([`Report::page_order`]: results first, the fills
+//! that prepared the drive after them), and the options it was drawn with. [`super::build`] assembles it;
+//! [`super::html`] renders it.
 
 use super::chart::Chart;
 use super::runs::{LabelGroup, PhaseGroup};
+use super::table::MatrixTable;
+use crate::results::series_csv::SeriesRow;
+use crate::spec::PhaseKind;
 use crate::stats::window::WindowSpec;
+
+/// The part of the page a section is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// What was measured: workloads (and verify phases), first.
+    Results,
+    /// What prepared the drive: fills and image restores, after the results.
+    Preparation,
+}
+
+impl Part {
+    /// The part of a phase of kind `kind`.
+    pub fn of(kind: PhaseKind) -> Part {
+        match kind {
+            PhaseKind::Fill | PhaseKind::RestoreImage => Part::Preparation,
+            _ => Part::Results,
+        }
+    }
+}
+
+/// A section, by its place in [`Report::sweeps`] or [`Report::phases`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionRef {
+    /// `sweeps[k]`.
+    Sweep(usize),
+    /// `phases[k]`.
+    Phase(usize),
+}
 
 /// What to draw.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +63,10 @@ pub struct PhaseSection {
     pub group: PhaseGroup,
     /// Its plots, in page order.
     pub figures: Vec<Figure>,
+    /// Its part of the page.
+    pub part: Part,
+    /// A cell of a matrix (whose table sums it up): its plots are folded away on the page.
+    pub folded: bool,
 }
 
 /// The plots across one sweep or matrix.
@@ -37,8 +74,12 @@ pub struct PhaseSection {
 pub struct SweepSection {
     /// The phases charted.
     pub group: LabelGroup,
-    /// IOPS and latency charts.
+    /// The members overlaid on time plots, then IOPS and latency charts across them.
     pub figures: Vec<Figure>,
+    /// Its part of the page.
+    pub part: Part,
+    /// The table of a two-key matrix.
+    pub table: Option<MatrixTable>,
 }
 
 /// Every plot of a report, in page order.
@@ -48,4 +89,105 @@ pub struct Report {
     pub phases: Vec<PhaseSection>,
     /// One section per sweep or matrix.
     pub sweeps: Vec<SweepSection>,
+}
+
+impl Report {
+    /// The sections in page order: the results (sweeps, then phases), then the preparation (sweeps, then
+    /// phases), each in its own order.
+    pub fn page_order(&self) -> Vec<SectionRef> {
+        let mut out = Vec::new();
+        for part in [Part::Results, Part::Preparation] {
+            for (k, s) in self.sweeps.iter().enumerate() {
+                if s.part == part {
+                    out.push(SectionRef::Sweep(k));
+                }
+            }
+            for (k, s) in self.phases.iter().enumerate() {
+                if s.part == part {
+                    out.push(SectionRef::Phase(k));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// When the phase's writes added up to `span_bytes` (its span written once over), s from its start: the
+/// cumulative `write_bytes` of the series rows, the crossing row interpolated linearly over its interval.
+/// `None` when the phase wrote less than its span, or the span is 0. The report's only source of this
+/// moment (the "drive filled once" marker): should `results.json` give it, this is the one place to read it.
+pub fn filled_once_s(rows: &[SeriesRow], span_bytes: u64) -> Option<f64> {
+    if span_bytes == 0 {
+        return None;
+    }
+    let mut sum: u64 = 0;
+    for r in rows {
+        let next = sum.saturating_add(r.write_bytes);
+        if next >= span_bytes && r.write_bytes > 0 {
+            let need = (span_bytes - sum) as f64 / r.write_bytes as f64;
+            return Some(r.t_s - r.interval_s + need * r.interval_s);
+        }
+        sum = next;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::row;
+
+    #[test]
+    fn filled_once_interpolates_inside_the_crossing_row() {
+        // Rows of 10, 20, 30 writes of 4096 B: 40960, 122880, 245760 B by 1, 2, 3 s.
+        let rows = vec![row(1.0, 0, 10), row(2.0, 5, 20), row(3.0, 0, 30)];
+        // 163840 B: 40960 short after 2 s, of the third row's 122880: a third of its second.
+        let t = filled_once_s(&rows, 163_840).expect("reached");
+        assert!((t - (2.0 + 1.0 / 3.0)).abs() < 1e-12, "{t}");
+        assert_eq!(filled_once_s(&rows, 40_960), Some(1.0));
+        assert_eq!(filled_once_s(&rows, 245_760), Some(3.0));
+        assert_eq!(filled_once_s(&rows, 245_761), None);
+        assert_eq!(filled_once_s(&rows, 0), None);
+        assert_eq!(filled_once_s(&[], 1), None);
+    }
+
+    #[test]
+    fn page_order_puts_results_before_the_preparation() {
+        let section = |name: &str, kind: PhaseKind| PhaseSection {
+            group: PhaseGroup {
+                name: name.into(),
+                kind,
+                members: vec![(0, 0)],
+            },
+            figures: vec![],
+            part: Part::of(kind),
+            folded: false,
+        };
+        let sweep = |base: &str, part: Part| SweepSection {
+            group: LabelGroup {
+                base: base.into(),
+                keys: vec!["span".into()],
+                phases: vec![],
+                values: vec![],
+            },
+            figures: vec![],
+            part,
+            table: None,
+        };
+        // In run order: fill, workload, restore, workload; the fills' sweep first.
+        let r = Report {
+            phases: vec![
+                section("fill", PhaseKind::Fill),
+                section("w1", PhaseKind::Workload),
+                section("restore", PhaseKind::RestoreImage),
+                section("w2", PhaseKind::Workload),
+            ],
+            sweeps: vec![sweep("fill", Part::Preparation), sweep("w", Part::Results)],
+        };
+        use SectionRef::{Phase, Sweep};
+        assert_eq!(
+            r.page_order(),
+            [Sweep(1), Phase(1), Phase(3), Sweep(0), Phase(0), Phase(2)]
+        );
+    }
 }

@@ -24,6 +24,7 @@ mod outdir;
 mod phases;
 mod progress;
 mod report;
+mod report_charts;
 mod resources;
 mod schema_sync;
 mod series;

@@ -295,14 +295,18 @@ fn report_replaces_planted_links_and_refuses_a_linked_folder() {
     let o = wkrun(d, &["report", "run/results.json"]);
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "report: run/report/index.html (46 plots)\n");
+    assert_eq!(out, "report: run/report/index.html (61 plots)\n");
     assert_kept(&[&v1, &v2]);
     for f in ["index.html", "01-fill-percentiles.svg"] {
         let p = d.join("run/report").join(f);
         assert!(!is_link(&p), "{f}");
         assert!(fs::read_to_string(&p).unwrap().len() > 1000, "{f}");
     }
-    assert_eq!(names(&d.join("run/report")).len(), 47);
+    assert_eq!(
+        names(&d.join("run/report")).len(),
+        62,
+        "61 plots and index.html"
+    );
     // The report folder itself a link.
     fixture_run(&d.join("run2"));
     fs::create_dir(d.join("elsewhere")).unwrap();

@@ -120,10 +120,16 @@ fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
             n += 1;
         }
     }
-    // Per I/O phase: 3 per direction with I/O (log, linear, latency) and the percentiles; trickle and rw
-    // have both directions, fill, the four mix phases and the two sat phases one each; and 2 charts per
-    // label group (mix, sat).
-    assert_eq!(n, 2 * 7 + 7 * 4 + 2 * 2, "SVG files in {}", out.display());
+    // Per I/O phase: 3 per direction with I/O (log, linear, latency), the bandwidth and the percentiles;
+    // trickle and rw have both directions, fill, the four mix phases and the two sat phases one each; the
+    // sat phases also a zoom (log and linear) on their window 250ms..; 2 charts per label group (mix,
+    // sat) and for the sweep sat (one key) its members overlaid, log and linear (too short for averages).
+    assert_eq!(
+        n,
+        2 * 8 + 7 * 5 + 2 * 2 + 2 * 2 + 2,
+        "SVG files in {}",
+        out.display()
+    );
     assert!(stdout.contains(&format!("({n} plots)")), "{stdout}");
 
     // The rate-capped phase: 30 intervals, 24 without reads and 24 without writes.
@@ -240,12 +246,13 @@ fn report_puts_several_runs_on_one_plot_one_colour_each() {
     assert!(html.contains("reached at 1.2 s"), "run-a's verdict");
     assert!(html.contains("not reached"), "run-b's verdict");
     assert!(html.contains("<title>wkrun report: report-fixture</title>"));
+    // Each plot inline in the page, and linked to its file.
     for f in ["02-trickle-iops-log-read.svg", "sweep00-mix-iops.svg"] {
-        assert!(
-            html.contains(&format!("<img src=\"{f}\"")),
-            "{f} in index.html"
-        );
+        let svg = std::fs::read_to_string(out.join(f)).expect("svg file");
+        assert!(html.contains(svg.trim()), "{f} inline in index.html");
+        assert!(html.contains(&format!("<a href=\"{f}\">")), "{f} linked");
     }
+    assert!(!html.contains("<img"), "no image loaded from a file");
 }
 
 #[test]
@@ -308,7 +315,7 @@ fn report_default_folder_is_beside_the_first_results() {
     assert!(tmp.path().join("run-a/report/index.html").is_file());
     assert_eq!(
         out.lines().next().unwrap(),
-        "report: run-a/report/index.html (46 plots)"
+        "report: run-a/report/index.html (61 plots)"
     );
 }
 

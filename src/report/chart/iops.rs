@@ -2,13 +2,13 @@
 //! the intervals with 0 IOPS are drawn hollow on a floor row labelled `0`; on a linear axis with a fixed
 //! ceiling (`--ymax`) those above it are drawn hollow on the top row.
 
+use super::time::{Mark, Marker, TimePlot, TimeSeries};
 use super::{
-    Axes, Chart, Plane, PlotError, Points, capital, colour, draw_axes, draw_legend, frame,
-    log_range, render, short_number, subject, swatch, why,
+    Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, log_range, short_number, subject,
+    thin,
 };
 use crate::report::runs::{Dir, PhaseGroup, RunData};
-use plotters::coord::ranged1d::ValueFormatter;
-use plotters::prelude::*;
+use plotters::style::RGBColor;
 
 /// How an IOPS scatter's y axis is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -141,15 +141,6 @@ pub fn iops_plot(
     }
 }
 
-/// A y tick label: the value, or `0` for the floor row of a log axis.
-pub fn tick_label(scale: Scale, floor: f64, v: f64) -> String {
-    if scale == Scale::Log && (v / floor - 1.0).abs() < 1e-9 {
-        "0".to_string()
-    } else {
-        short_number(v)
-    }
-}
-
 /// The legend entries of a run: its filled points, and its hollow ones when it has any.
 pub fn legend_entries(run: &RunData, s: &IopsSeries, scale: Scale) -> (String, Option<String>) {
     let n = s.plain.len() + s.special.len();
@@ -210,54 +201,54 @@ pub fn caption(plot: &IopsPlot, scale: Scale, dir: Dir) -> String {
     caption
 }
 
-/// Draws the special row (when any point is on it), then each run's points and legend entries, then the
-/// legend.
-fn draw_points<'a, 'b: 'a, Y>(
-    chart: &mut Plane<'a, 'b, Y>,
+/// The y axis of the plot: log with a `0` row only when a zero is drawn on it, or linear from 0.
+pub fn y_axis(plot: &IopsPlot, scale: Scale) -> Axis {
+    match scale {
+        Scale::Log => {
+            let zeros = plot.specials() > 0;
+            // The decades are [floor × 10, top]; the floor is the 0 row.
+            Axis::decades((plot.floor * 10.0, plot.top), zeros)
+        }
+        Scale::Linear { .. } => Axis::linear(0.0, plot.top * 1.02),
+    }
+}
+
+/// The series of the drawing: per run its filled points, then its hollow ones, each thinned to its share
+/// of [`MAX_POINTS`].
+fn time_series(
     plot: &IopsPlot,
     legends: &[(String, Option<String>)],
-    row: f64,
-) -> Result<(), String>
-where
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
-    if plot.specials() > 0 {
-        // The special row: a thin grey line across the plot.
-        let (x0, x1) = plot.x;
-        chart
-            .draw_series(LineSeries::new(
-                vec![(x0, row), (x1, row)],
-                RGBColor(170, 170, 170).stroke_width(1),
-            ))
-            .map_err(why)?;
-    }
+    colours: &dyn Fn(usize) -> RGBColor,
+) -> Vec<TimeSeries> {
+    let lists = plot
+        .series
+        .iter()
+        .map(|s| usize::from(!s.plain.is_empty()) + usize::from(!s.special.is_empty()))
+        .sum::<usize>();
+    let share = MAX_POINTS / lists.max(1);
+    let mut out = Vec::new();
     for (s, (filled, hollow)) in plot.series.iter().zip(legends) {
-        let c = colour(s.run);
-        chart
-            .draw_series(
-                s.plain
-                    .iter()
-                    .map(|&p| Circle::new(p, 2, c.mix(0.75).filled())),
-            )
-            .map_err(why)?
-            .label(filled)
-            .legend(swatch(c.filled(), 4));
-        let drawn = chart
-            .draw_series(
-                s.special
-                    .iter()
-                    .map(|&p| Circle::new(p, 3, c.stroke_width(1))),
-            )
-            .map_err(why)?;
-        if let Some(text) = hollow {
-            drawn.label(text).legend(swatch(c.stroke_width(1), 4));
+        let c = colours(s.run);
+        out.push(TimeSeries {
+            name: Some(filled.clone()),
+            colour: c,
+            mark: Mark::Dot,
+            points: thin(&s.plain, share),
+        });
+        if !s.special.is_empty() {
+            out.push(TimeSeries {
+                name: hollow.clone(),
+                colour: c,
+                mark: Mark::Hollow,
+                points: thin(&s.special, share),
+            });
         }
     }
-    draw_legend(chart, SeriesLabelPosition::UpperRight)
+    out
 }
 
 /// The IOPS per interval of `dir` in one phase, one series per run, against time: a scatter of one point per
-/// interval (per series row whose end `t_s` lies in `window`, seconds, when given).
+/// interval (per series row whose end `t_s` lies in `window`, seconds, when given), with `markers`.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
@@ -267,6 +258,7 @@ pub fn iops_scatter(
     dir: Dir,
     scale: Scale,
     window: Option<(f64, f64)>,
+    markers: &[Marker],
 ) -> Result<Chart, PlotError> {
     let plot = iops_plot(iops_points(runs, group, dir, window), scale, window);
     let legends: Vec<_> = plot
@@ -274,41 +266,38 @@ pub fn iops_scatter(
         .iter()
         .map(|s| legend_entries(&runs[s.run], s, scale))
         .collect();
-    let title = title(runs, group, dir, scale, window);
-    let y_desc = format!("{} IOPS (I/Os per s)", dir.name());
-    let (x0, x1) = plot.x;
-    let (floor, top) = (plot.floor, plot.top);
-    let svg = render(&title, |root| {
-        let y_ticks = |v: &f64| tick_label(scale, floor, *v);
-        let axes = Axes {
-            x_desc: "time since the phase's start (s)",
-            y_desc: &y_desc,
-            x_ticks: &|v| short_number(*v),
-            y_ticks: &y_ticks,
-            x_labels: None,
-            x_mesh: true,
-        };
-        let mut b = frame(root, &title, 45);
-        match scale {
-            Scale::Log => {
-                let mut chart = b
-                    .build_cartesian_2d(x0..x1, (floor / 2.0..top).log_scale())
-                    .map_err(why)?;
-                draw_axes(&mut chart, &axes)?;
-                draw_points(&mut chart, &plot, &legends, floor)
-            }
-            Scale::Linear { .. } => {
-                let mut chart = b.build_cartesian_2d(x0..x1, 0.0..top * 1.02).map_err(why)?;
-                draw_axes(&mut chart, &axes)?;
-                draw_points(&mut chart, &plot, &legends, top)
-            }
-        }
-    })?;
+    let y = y_axis(&plot, scale);
+    let rows = match scale {
+        _ if plot.specials() == 0 => vec![],
+        Scale::Log => vec![plot.floor],
+        Scale::Linear { .. } => vec![plot.top],
+    };
+    let tp = TimePlot {
+        title: title(runs, group, dir, scale, window),
+        x: Axis::linear(plot.x.0, plot.x.1),
+        y,
+        y_desc: format!("{} IOPS (I/Os per s)", dir.name()),
+        series: time_series(&plot, &legends, &colour),
+        rows,
+        markers: markers.to_vec(),
+    };
+    let mut caption = caption(&plot, scale, dir);
+    let drawn: usize = tp.series.iter().map(|s| s.points.len()).sum();
+    if drawn < plot.intervals() {
+        caption.push_str(&thinned(drawn, plot.intervals()));
+    }
     Ok(Chart {
-        caption: caption(&plot, scale, dir),
-        title,
-        svg,
+        caption,
+        svg: tp.draw()?,
+        title: tp.title,
     })
+}
+
+/// The caption's note on a thinned scatter.
+pub fn thinned(drawn: usize, total: usize) -> String {
+    format!(
+        " {drawn} of the {total} points are drawn: in each run of consecutive intervals, its lowest and highest."
+    )
 }
 
 #[cfg(test)]
@@ -372,9 +361,10 @@ mod tests {
             ]
         );
         assert_eq!((plot.intervals(), plot.specials()), (6, 3));
-        assert_eq!(tick_label(Scale::Log, 1.0, 1.0), "0");
-        assert_eq!(tick_label(Scale::Log, 1.0, 10.0), "10");
-        assert_eq!(tick_label(Scale::Linear { ymax: None }, 0.0, 0.0), "0");
+        // The log axis: a 0 row (at the floor) under 10, 100, 1k, 10k.
+        let y = y_axis(&plot, Scale::Log);
+        assert_eq!(y.labels(), ["0", "10", "100", "1k", "10k"]);
+        assert_eq!((y.zero_row, y.hi), (Some(1.0), 10_000.0));
         assert_eq!(
             caption(&plot, Scale::Log, Dir::Read),
             "6 points, one per interval (at the interval's end); one colour per run. 3 intervals had 0 read \
@@ -441,9 +431,31 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
     }
 
     #[test]
+    fn a_long_series_is_thinned_to_the_bound_keeping_its_extremes() {
+        // 30,000 one-second rows (500 minutes), writes cycling 100..=199 IOPS, one row at 7.
+        let mut rows: Vec<_> = (1..=30_000)
+            .map(|i| row(i as f64, 0, 100 + i % 100))
+            .collect();
+        rows[12_345] = row(12_346.0, 0, 7);
+        let runs = [series_run("a", "sim:a", rows)];
+        let g = group("p", &[(0, 0)]);
+        let c = iops_scatter(&runs, &g, Dir::Write, Scale::Log, None, &[]).expect("draws");
+        assert_eq!(c.svg.matches("<circle").count(), MAX_POINTS);
+        assert!(c.caption.ends_with(
+            " 4000 of the 30000 points are drawn: in each run of consecutive intervals, its lowest and highest."
+        ), "{}", c.caption);
+        // The worst interval is among them: the axis reaches down to its decade.
+        assert!(c.svg.len() < 450_000, "{} bytes", c.svg.len());
+        let plot = iops_plot(iops_points(&runs, &g, Dir::Write, None), Scale::Log, None);
+        assert_eq!(y_axis(&plot, Scale::Log).labels(), ["1", "10", "100", "1k"]);
+        let kept = thin(&plot.series[0].plain, MAX_POINTS);
+        assert!(kept.contains(&(12_346.0, 7.0)));
+    }
+
+    #[test]
     fn scatter_svg_has_a_circle_per_interval() {
         let (runs, g) = runs();
-        let c = iops_scatter(&runs, &g, Dir::Read, Scale::Log, None).expect("draws");
+        let c = iops_scatter(&runs, &g, Dir::Read, Scale::Log, None, &[]).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), 6);
         assert!(c.title.starts_with("Read IOPS per interval (log scale) — "));
     }

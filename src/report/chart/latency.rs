@@ -1,12 +1,11 @@
 //! Latency per interval against time, log y: per run, a circle at each interval's mean latency and a
 //! triangle at its largest, for the intervals that completed I/O in the direction.
 
+use super::time::{Mark, Marker, TimePlot, TimeSeries};
 use super::{
-    Axes, Chart, PlotError, capital, colour, draw_axes, draw_legend, frame, log_range, render,
-    short_number, subject, swatch, why,
+    Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, log_range, subject, thin,
 };
 use crate::report::runs::{Dir, PhaseGroup, RunData};
-use plotters::prelude::*;
 
 /// One run's latency per interval.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,60 +64,62 @@ pub fn caption(series: &[LatencySeries], dir: Dir) -> String {
 }
 
 /// Mean and largest latency of `dir` per interval against time, log y: one circle (mean) and one triangle
-/// (max) per interval that completed I/O in that direction.
+/// (max) per interval that completed I/O in that direction (thinned past [`MAX_POINTS`]), with `markers`.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
-pub fn latency_series(runs: &[RunData], group: &PhaseGroup, dir: Dir) -> Result<Chart, PlotError> {
+pub fn latency_series(
+    runs: &[RunData],
+    group: &PhaseGroup,
+    dir: Dir,
+    markers: &[Marker],
+) -> Result<Chart, PlotError> {
     let series = latency_points(runs, group, dir);
-    let (x1, (y0, y1)) = latency_ranges(&series);
+    let (x1, decades) = latency_ranges(&series);
     let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
     let d = dir.name();
-    let title = format!(
-        "{} latency per interval, mean and max — {}",
-        capital(d),
-        subject(runs, &members, &group.name)
-    );
-    let svg = render(&title, |root| {
-        let mut chart = frame(root, &title, 45)
-            .build_cartesian_2d(0.0..x1, (y0..y1).log_scale())
-            .map_err(why)?;
-        let axes = Axes {
-            x_desc: "time since the phase's start (s)",
-            y_desc: &format!("{d} latency (µs)"),
-            x_ticks: &|v| short_number(*v),
-            y_ticks: &|v| short_number(*v),
-            x_labels: None,
-            x_mesh: true,
-        };
-        draw_axes(&mut chart, &axes)?;
-        for s in &series {
-            let c = colour(s.run);
-            chart
-                .draw_series(
-                    s.points
-                        .iter()
-                        .map(|&(t, m, _)| Circle::new((t, m), 2, c.filled())),
-                )
-                .map_err(why)?
-                .label(format!("{}: mean", runs[s.run].legend()))
-                .legend(swatch(c.filled(), 4));
-            chart
-                .draw_series(
-                    s.points
-                        .iter()
-                        .map(|&(t, _, x)| TriangleMarker::new((t, x), 3, c.mix(0.45).filled())),
-                )
-                .map_err(why)?
-                .label(format!("{}: max (triangles)", runs[s.run].label))
-                .legend(swatch(c.mix(0.45).filled(), 4));
-        }
-        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
-    })?;
+    let share = MAX_POINTS / (2 * series.len()).max(1);
+    let mut out = Vec::new();
+    for s in &series {
+        let c = colour(s.run);
+        let means: Points = s.points.iter().map(|&(t, m, _)| (t, m)).collect();
+        let maxes: Points = s.points.iter().map(|&(t, _, x)| (t, x)).collect();
+        out.push(TimeSeries {
+            name: Some(format!("{}: mean", runs[s.run].legend())),
+            colour: c,
+            mark: Mark::Dot,
+            points: thin(&means, share),
+        });
+        out.push(TimeSeries {
+            name: Some(format!("{}: max (triangles)", runs[s.run].label)),
+            colour: c,
+            mark: Mark::Triangle,
+            points: thin(&maxes, share),
+        });
+    }
+    let tp = TimePlot {
+        title: format!(
+            "{} latency per interval, mean and max — {}",
+            capital(d),
+            subject(runs, &members, &group.name)
+        ),
+        x: Axis::linear(0.0, x1),
+        y: Axis::decades(decades, false),
+        y_desc: format!("{d} latency (µs)"),
+        series: out,
+        rows: vec![],
+        markers: markers.to_vec(),
+    };
+    let mut caption = caption(&series, dir);
+    let total: usize = series.iter().map(|s| 2 * s.points.len()).sum();
+    let drawn: usize = tp.series.iter().map(|s| s.points.len()).sum();
+    if drawn < total {
+        caption.push_str(&super::iops::thinned(drawn, total));
+    }
     Ok(Chart {
-        title,
-        caption: caption(&series, dir),
-        svg,
+        caption,
+        svg: tp.draw()?,
+        title: tp.title,
     })
 }
 
@@ -156,7 +157,7 @@ largest. 2 intervals completed no reads and have no latency to show."
         );
         let writes = latency_points(&runs, &g, Dir::Write);
         assert_eq!(writes[0].points, vec![(2.0, 30.0, 40.0), (3.0, 30.0, 40.0)]);
-        let c = latency_series(&runs, &g, Dir::Write).expect("draws");
+        let c = latency_series(&runs, &g, Dir::Write, &[]).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), 2);
         assert_eq!(c.svg.matches("<polygon").count(), 2);
         assert_eq!(

@@ -1,33 +1,43 @@
 //! The SVG plots of `wkrun report`, drawn with plotters' SVG backend (text is left to the viewer's fonts,
 //! so no font is read at run time). One module per kind of plot, each with one function returning a
 //! [`Chart`] (the SVG text, its title and a caption for the HTML page): [`iops::iops_scatter`],
-//! [`latency::latency_series`], [`percentiles::percentiles`] and [`sweep::label_chart`]. Each first works
+//! [`latency::latency_series`], [`bandwidth::bandwidth_series`], [`aggregates::aggregate_chart`],
+//! [`overlay::overlay_chart`], [`percentiles::percentiles`] and [`sweep::label_chart`]. Each first works
 //! out what to draw (points, axis ranges, labels: plain functions of the runs) and then draws it with the
-//! helpers here, which every plot shares: rendering to SVG, the chart frame, axes and legend styles, the run
-//! colours and the tick numbers ([`short_number`]).
+//! helpers here and in [`time`], which every plot shares: rendering to SVG, the chart frame, the axes and
+//! their ticks ([`Axis`]: a log axis has a `0` row only when zeros are drawn, and no tick twice), the
+//! legend (below the plot, never on the data), markers (bands and lines at given seconds), the colours,
+//! the tick numbers ([`short_number`]) and the thinning of long series ([`thin`]).
 //!
 //! Markers, so that a reader (or a test) can count them: every interval of an IOPS scatter is one
-//! `<circle>`, filled when drawn at its value, hollow when it cannot be (0 IOPS on a log axis: drawn on the
-//! floor row labelled `0`; above `--ymax` on a linear axis: drawn on the top row). In the latency plot
-//! each interval with completions is one `<circle>` (its mean) and one `<polygon>` triangle (its max).
-//! Legend swatches are rectangles.
+//! `<circle>` (up to [`MAX_POINTS`] per plot, see [`thin`]), filled when drawn at its value, hollow when it
+//! cannot be (0 IOPS on a log axis: drawn on the row labelled `0`; above `--ymax` on a linear axis: drawn
+//! on the top row). In the latency plot each interval with completions is one `<circle>` (its mean) and
+//! one `<polygon>` triangle (its max). Legend swatches are rectangles or lines, never circles.
 
+pub mod aggregates;
+pub mod bandwidth;
 pub mod iops;
 pub mod latency;
+pub mod overlay;
 pub mod percentiles;
 pub mod sweep;
+pub mod time;
 
 use super::runs::RunData;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
-use plotters::coord::types::RangedCoordf64;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 
-/// Width and height of every plot, px.
+/// Width and height of every plot's drawing, px; the legend adds rows below it.
 pub const SIZE: (u32, u32) = (960, 540);
 const FONT: &str = "sans-serif";
+/// At most this many points are drawn on one plot; longer series are thinned ([`thin`]), so an SVG stays
+/// under about a megabyte whatever the length of the run.
+pub const MAX_POINTS: usize = 4000;
 
-/// One colour per run, in run order (repeating after eight runs).
+/// One colour per run (or per sweep member), in order (repeating after eight).
 pub const RUN_COLOURS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
@@ -39,7 +49,8 @@ pub const RUN_COLOURS: [RGBColor; 8] = [
     RGBColor(127, 127, 127),
 ];
 
-fn colour(run: usize) -> RGBColor {
+/// The colour of run (or series) `run`.
+pub fn colour(run: usize) -> RGBColor {
     RUN_COLOURS[run % RUN_COLOURS.len()]
 }
 
@@ -68,27 +79,160 @@ pub struct Chart {
 pub type Points = Vec<(f64, f64)>;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-/// A chart's drawing context: x linear (f64), y of type `Y` (linear or log, f64).
-type Plane<'a, 'b, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>;
+/// A chart's drawing context: x and y axes with the ranges and ticks [`Axis`] chose (`Y` is always
+/// [`Coord`]; the helpers that draw on it are written for any f64 axis).
+type Plane<'a, 'b, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Coord, Y>>;
+
+/// An [`Axis`] as plotters' coordinate: linear or log, with exactly the axis's ticks and light lines.
+#[derive(Debug, Clone)]
+pub struct Coord(Axis);
+
+impl Ranged for Coord {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let a = &self.0;
+        let f = |x: f64| {
+            if a.log {
+                x.max(f64::MIN_POSITIVE).ln()
+            } else {
+                x
+            }
+        };
+        let (lo, hi) = (f(a.lo), f(a.hi));
+        if hi == lo {
+            return (limit.0 + limit.1) / 2;
+        }
+        let share = (f(*v) - lo) / (hi - lo);
+        let len = f64::from(limit.1 - limit.0);
+        limit.0 + (len * share.clamp(-10.0, 10.0) + 1e-3).floor() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.0.light.clone()
+        } else {
+            self.0.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.0.lo..self.0.hi
+    }
+}
 
 /// plotters' error as text.
 fn why(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-/// Renders a plot into an SVG string; `draw` returns plotters' errors as text.
+/// What a legend entry's swatch looks like.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Swatch {
+    /// A filled square (points drawn filled, bars).
+    Filled(RGBColor),
+    /// An outlined square (hollow points).
+    Hollow(RGBColor),
+    /// A short line (a line series, a marker line).
+    Line(RGBColor),
+    /// A pale square (a marked band of time).
+    Band(RGBColor),
+}
+
+/// One legend entry, drawn below the plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegendEntry {
+    /// The text.
+    pub text: String,
+    /// Its swatch.
+    pub swatch: Swatch,
+}
+
+impl LegendEntry {
+    /// An entry of `text` with `swatch`.
+    pub fn new(text: impl Into<String>, swatch: Swatch) -> LegendEntry {
+        LegendEntry {
+            text: text.into(),
+            swatch,
+        }
+    }
+}
+
+/// Legend rows are this high, px.
+const LEGEND_ROW: u32 = 19;
+
+/// Columns and rows of the legend: two columns when every text is short, else one.
+pub fn legend_grid(entries: &[LegendEntry]) -> (usize, usize) {
+    let cols = if entries.iter().all(|e| e.text.chars().count() <= 62) {
+        2
+    } else {
+        1
+    };
+    (cols, entries.len().div_ceil(cols))
+}
+
+/// The height of the legend strip below the plot, px (0 without entries).
+fn legend_height(rows: usize) -> u32 {
+    if rows == 0 {
+        0
+    } else {
+        8 + rows as u32 * LEGEND_ROW
+    }
+}
+
+/// Draws the legend below the plot: entries filled in row by row, `cols` per row.
+fn draw_legend_strip(area: &Area<'_>, entries: &[LegendEntry], cols: usize) -> Result<(), String> {
+    let col_w = (SIZE.0 as i32 - 90) / cols as i32;
+    for (i, e) in entries.iter().enumerate() {
+        let x = 82 + (i % cols) as i32 * col_w;
+        let y = 4 + (i / cols) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        match e.swatch {
+            Swatch::Filled(c) => {
+                area.draw(&Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()))
+            }
+            Swatch::Hollow(c) => area.draw(&Rectangle::new(
+                [(x, y - 5), (x + 14, y + 5)],
+                c.stroke_width(1),
+            )),
+            Swatch::Band(c) => area.draw(&Rectangle::new(
+                [(x, y - 5), (x + 14, y + 5)],
+                c.mix(0.25).filled(),
+            )),
+            Swatch::Line(c) => area.draw(&PathElement::new(
+                vec![(x, y), (x + 14, y)],
+                c.stroke_width(2),
+            )),
+        }
+        .map_err(why)?;
+        area.draw(&Text::new(
+            e.text.clone(),
+            (x + 20, y - 7),
+            (FONT, 13).into_font().color(&RGBColor(31, 35, 40)),
+        ))
+        .map_err(why)?;
+    }
+    Ok(())
+}
+
+/// Renders a plot into an SVG string, its legend in rows below the drawing; `draw` returns plotters'
+/// errors as text.
 fn render(
     what: &str,
+    legend: &[LegendEntry],
     draw: impl FnOnce(&Area<'_>) -> Result<(), String>,
 ) -> Result<String, PlotError> {
+    let (cols, rows) = legend_grid(legend);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        let r = root
-            .fill(&WHITE)
-            .map_err(why)
-            .and_then(|()| draw(&root))
-            .and_then(|()| root.present().map_err(why));
+        let size = (SIZE.0, SIZE.1 + legend_height(rows));
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let r = root.fill(&WHITE).map_err(why).and_then(|()| {
+            let (plot, below) = root.split_vertically(SIZE.1);
+            draw(&plot)?;
+            draw_legend_strip(&below, legend, cols)?;
+            root.present().map_err(why)
+        });
         r.map_err(|why| PlotError {
             what: what.to_string(),
             why,
@@ -107,6 +251,7 @@ fn frame<'a, 'b>(
     let mut b = ChartBuilder::on(root);
     b.caption(title, (FONT, 17))
         .margin(12)
+        .margin_right(24)
         .x_label_area_size(x_area)
         .y_label_area_size(70);
     b
@@ -121,8 +266,6 @@ struct Axes<'f> {
     y_desc: &'f str,
     x_ticks: Ticks<'f>,
     y_ticks: Ticks<'f>,
-    /// How many x ticks plotters is asked for; `None`: its default.
-    x_labels: Option<usize>,
     /// Vertical grid lines (off for category axes).
     x_mesh: bool,
 }
@@ -136,38 +279,235 @@ where
     if !a.x_mesh {
         mesh.disable_x_mesh();
     }
-    if let Some(n) = a.x_labels {
-        mesh.x_labels(n);
-    }
     mesh.x_desc(a.x_desc)
         .y_desc(a.y_desc)
         .x_label_formatter(a.x_ticks)
         .y_label_formatter(a.y_ticks)
-        .light_line_style(RGBColor(238, 238, 238))
+        .bold_line_style(RGBColor(222, 222, 222))
+        .light_line_style(RGBColor(242, 242, 242))
         .label_style((FONT, 13))
         .axis_desc_style((FONT, 14))
         .draw()
         .map_err(why)
 }
 
-/// Draws the legend box of the labelled series at `pos`.
-fn draw_legend<'a, 'b: 'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
-    pos: SeriesLabelPosition,
-) -> Result<(), String> {
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(160, 160, 160))
-        .label_font((FONT, 13))
-        .position(pos)
-        .draw()
-        .map_err(why)
+/// One axis of a plot: its range, whether it is logarithmic, its ticks (labelled) and light grid lines,
+/// and on a log axis the row standing for 0 (drawn only when a zero is drawn on it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    /// The low end.
+    pub lo: f64,
+    /// The high end.
+    pub hi: f64,
+    /// Log scale.
+    pub log: bool,
+    /// Where the labelled ticks are, ascending, no two with the same label.
+    pub ticks: Vec<f64>,
+    /// Light grid lines.
+    pub light: Vec<f64>,
+    /// The row of zeros on a log axis, labelled `0`; `None` when no zero is drawn.
+    pub zero_row: Option<f64>,
 }
 
-/// A legend swatch: a rectangle 12 px wide and `2 × half` px high in `style`.
-fn swatch(style: ShapeStyle, half: i32) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
-    move |(x, y)| Rectangle::new([(x, y - half), (x + 12, y + half)], style)
+impl Axis {
+    /// A linear axis from `lo` to `hi` with about eight round ticks ([`linear_ticks`]).
+    pub fn linear(lo: f64, hi: f64) -> Axis {
+        let ticks = linear_ticks(lo, hi);
+        let light = ticks.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+        Axis {
+            lo,
+            hi,
+            log: false,
+            ticks,
+            light,
+            zero_row: None,
+        }
+    }
+
+    /// A log axis over the decades around `min_pos` (the smallest value > 0; ∞ when none) and `max`
+    /// (powers of ten, see [`decades`]); with `zeros`, a row labelled `0` a decade below the lowest decade, and the axis
+    /// reaching half a decade below it. Without zeros, no `0` row.
+    pub fn log(min_pos: f64, max: f64, zeros: bool) -> Axis {
+        Axis::decades(log_range(min_pos, max), zeros)
+    }
+
+    /// A log axis from the power of ten `lo` to the power of ten `hi`, with a `0` row below when `zeros`
+    /// (see [`Axis::log`]).
+    pub fn decades((lo, hi): (f64, f64), zeros: bool) -> Axis {
+        let mut ticks = log_ticks(lo, hi);
+        let mut light = log_light(lo, hi);
+        let (bottom, zero_row) = if zeros {
+            let z = lo / 10.0;
+            ticks.insert(0, z);
+            light.insert(0, lo);
+            (z / 10f64.powf(0.5), Some(z))
+        } else {
+            (lo, None)
+        };
+        Axis {
+            lo: bottom,
+            hi,
+            log: true,
+            ticks,
+            light,
+            zero_row,
+        }
+    }
+
+    /// The label of tick `v`: `0` on the zero row, else [`short_number`].
+    pub fn label(&self, v: f64) -> String {
+        match self.zero_row {
+            Some(z) if (v / z - 1.0).abs() < 1e-9 => "0".to_string(),
+            _ => short_number(v),
+        }
+    }
+
+    /// The labels of every tick, in order.
+    pub fn labels(&self) -> Vec<String> {
+        self.ticks.iter().map(|v| self.label(*v)).collect()
+    }
+
+    fn coord(&self) -> Coord {
+        Coord(self.clone())
+    }
+}
+
+/// What a plot draws on its plane once the axes are there; generic over the y axis's kind.
+trait Body {
+    /// Draws the data (and markers) on `chart`.
+    fn draw<Y>(&self, chart: &mut Plane<'_, '_, Y>) -> Result<(), String>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>;
+}
+
+/// Builds the plane of a plot on `root` with the axes `x` (linear) and `y` (linear or log), draws the grid
+/// and ticks (`desc`: x and y descriptions; `x_ticks`: the x labels), then `body`.
+fn plot_on<B: Body>(
+    root: &Area<'_>,
+    title: &str,
+    (x, y): (&Axis, &Axis),
+    desc: (&str, &str),
+    x_ticks: Ticks<'_>,
+    x_mesh: bool,
+    body: &B,
+) -> Result<(), String> {
+    let mut b = frame(root, title, 48);
+    let y_ticks = |v: &f64| y.label(*v);
+    let axes = Axes {
+        x_desc: desc.0,
+        y_desc: desc.1,
+        x_ticks,
+        y_ticks: &y_ticks,
+        x_mesh,
+    };
+    let mut chart = b.build_cartesian_2d(x.coord(), y.coord()).map_err(why)?;
+    draw_axes(&mut chart, &axes)?;
+    body.draw(&mut chart)
+}
+
+/// `10^k`, exact for the powers a plot uses.
+pub fn pow10(k: i32) -> f64 {
+    format!("1e{k}").parse().unwrap_or(f64::NAN)
+}
+
+/// The labelled ticks of a log axis from `lo` to `hi` (powers of ten, `lo < hi`): every power of ten,
+/// and 2× and 5× each when the axis spans at most two decades; never two ticks with one label.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10().round() as i32, hi.log10().round() as i32);
+    let mut ticks = Vec::new();
+    for k in a..=b {
+        let p = pow10(k);
+        ticks.push(p);
+        if b - a <= 2 && k < b {
+            ticks.push(2.0 * p);
+            ticks.push(5.0 * p);
+        }
+    }
+    dedup_labels(ticks)
+}
+
+/// The light grid lines of a log axis: 2× to 9× each decade, up to four decades.
+fn log_light(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10().round() as i32, hi.log10().round() as i32);
+    if b - a > 4 {
+        return Vec::new();
+    }
+    (a..b)
+        .flat_map(|k| (2..10).map(move |m| f64::from(m) * pow10(k)))
+        .collect()
+}
+
+/// About eight round ticks from `lo` to `hi`: multiples of 1, 2, 2.5 or 5 × 10^k, the first at or above
+/// `lo`, the last at or below `hi`; never two ticks with one label.
+pub fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if hi <= lo || !lo.is_finite() || !hi.is_finite() {
+        return vec![lo];
+    }
+    let raw = (hi - lo) / 8.0;
+    let k = raw.log10().floor() as i32;
+    // i × m × 10^k, divided rather than multiplied by a negative power (0.6, not 0.6000000000000001).
+    let at = |i: f64, m: f64| {
+        if k >= 0 {
+            i * m * pow10(k)
+        } else {
+            i * m / pow10(-k)
+        }
+    };
+    let m = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .find(|m| at(1.0, *m) >= raw)
+        .unwrap_or(10.0);
+    let step = at(1.0, m);
+    let first = (lo / step - 1e-9).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    dedup_labels((first..=last).map(|i| at(i as f64, m)).collect())
+}
+
+/// Drops a tick whose label equals the one before it.
+fn dedup_labels(ticks: Vec<f64>) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::with_capacity(ticks.len());
+    for t in ticks {
+        if out
+            .last()
+            .is_none_or(|l| short_number(*l) != short_number(t))
+        {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// At most `max` of `points` (in order of x), keeping the shape of a long series: when there are more,
+/// they are cut into `max / 2` runs of consecutive points and each run keeps its lowest and highest point
+/// (in time order), so the spread and the worst case stay visible. Returns the points kept.
+pub fn thin(points: &[(f64, f64)], max: usize) -> Points {
+    if points.len() <= max || max < 2 {
+        return points.to_vec();
+    }
+    let bins = max / 2;
+    let mut out = Vec::with_capacity(bins * 2);
+    for b in 0..bins {
+        let (i, j) = (b * points.len() / bins, (b + 1) * points.len() / bins);
+        let chunk = &points[i..j];
+        let lo = chunk
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
+            .map(|(k, _)| k);
+        let hi = chunk
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.1.total_cmp(&b.1.1))
+            .map(|(k, _)| k);
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            let (first, second) = (lo.min(hi), lo.max(hi));
+            out.push(chunk[first]);
+            if second != first {
+                out.push(chunk[second]);
+            }
+        }
+    }
+    out
 }
 
 /// Short numbers for tick labels: `0.01`, `2.5`, `100`, `1k`, `12.5k`, `3M`.
@@ -217,7 +557,7 @@ pub fn decades(lo: f64, hi: f64) -> (f64, f64) {
     if b <= a {
         b = a + 1.0;
     }
-    (10f64.powf(a), 10f64.powf(b))
+    (pow10(a as i32), pow10(b as i32))
 }
 
 /// The range of a log axis for values from `lo` (the smallest, > 0 when there is one; ∞ or ≤ 0 when there
@@ -312,5 +652,124 @@ mod tests {
             subject(&runs, &[0, 1, 2], "p[x]"),
             "spec · p[x] · sim:capacity=1GiB / sim:capacity=2GiB"
         );
+    }
+
+    /// Labels of plotters' own log key points (what the plots used before [`Axis`]).
+    fn plotters_log_labels(lo: f64, hi: f64) -> Vec<String> {
+        use plotters::coord::ranged1d::BoldPoints;
+        let c: LogCoord<f64> = (lo..hi).log_scale().into();
+        c.key_points(BoldPoints(10))
+            .iter()
+            .map(|v| short_number(*v))
+            .collect()
+    }
+
+    #[test]
+    fn log_axis_has_a_zero_row_only_when_zeros_are_drawn() {
+        // Values 50..2000 without a zero: the decades 10..10k and nothing below (the old IOPS plots
+        // always had a "0" row a decade under the data).
+        let a = Axis::log(50.0, 2000.0, false);
+        assert_eq!(a.labels(), ["10", "100", "1k", "10k"]);
+        assert_eq!((a.lo, a.hi, a.zero_row), (10.0, 10_000.0, None));
+        // With zeros: a row labelled 0 at 1, the axis half a decade below it.
+        let z = Axis::log(50.0, 2000.0, true);
+        assert_eq!(z.labels(), ["0", "10", "100", "1k", "10k"]);
+        assert_eq!(z.zero_row, Some(1.0));
+        assert!((z.lo - 1.0 / 10f64.sqrt()).abs() < 1e-12, "{}", z.lo);
+        assert_eq!(z.label(1.0), "0");
+        assert_eq!(a.label(1.0), "1");
+    }
+
+    #[test]
+    fn log_axis_never_labels_a_tick_twice() {
+        // plotters' key points on one decade end with the top twice: the doubled "1k" and "10" ticks.
+        assert_eq!(
+            plotters_log_labels(100.0, 1000.0).last_chunk::<2>(),
+            Some(&["1k".to_string(), "1k".to_string()])
+        );
+        assert_eq!(
+            plotters_log_labels(1.0, 10.0).last_chunk::<2>(),
+            Some(&["10".to_string(), "10".to_string()])
+        );
+        // The axes of the same ranges.
+        assert_eq!(
+            Axis::decades((100.0, 1000.0), false).labels(),
+            ["100", "200", "500", "1k"]
+        );
+        assert_eq!(
+            Axis::decades((1.0, 10.0), false).labels(),
+            ["1", "2", "5", "10"]
+        );
+        assert_eq!(
+            Axis::decades((0.01, 1.0), false).labels(),
+            ["0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1"]
+        );
+        assert_eq!(
+            Axis::decades((1.0, 1e6), false).labels(),
+            ["1", "10", "100", "1k", "10k", "100k", "1M"]
+        );
+        for (lo, hi) in [(1e-3, 1.0), (1.0, 10.0), (10.0, 1e4), (1e2, 1e9)] {
+            let labels = Axis::decades((lo, hi), true).labels();
+            let mut unique = labels.clone();
+            unique.dedup();
+            assert_eq!(labels, unique, "{lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn linear_ticks_are_round_and_distinct() {
+        assert_eq!(
+            linear_ticks(0.0, 2100.0),
+            [0.0, 500.0, 1000.0, 1500.0, 2000.0]
+        );
+        assert_eq!(linear_ticks(0.0, 1.0), [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert_eq!(
+            linear_ticks(1400.0, 2000.0),
+            [1400.0, 1500.0, 1600.0, 1700.0, 1800.0, 1900.0, 2000.0]
+        );
+        assert_eq!(
+            Axis::linear(0.0, 2592.0).labels(),
+            ["0", "500", "1k", "1.5k", "2k", "2.5k"]
+        );
+        assert_eq!(linear_ticks(5.0, 5.0), [5.0]);
+    }
+
+    #[test]
+    fn thin_keeps_the_lowest_and_highest_of_each_run_in_time_order() {
+        let pts: Points = (0..10)
+            .map(|i| {
+                (
+                    i as f64,
+                    [5.0, 1.0, 9.0, 4.0, 4.0, 2.0, 8.0, 3.0, 7.0, 6.0][i],
+                )
+            })
+            .collect();
+        assert_eq!(thin(&pts, 10), pts);
+        // 3 runs of 3, 3 and 4 points: (5 1 9) (4 4 2) (8 3 7 6); of equal highs, the later.
+        assert_eq!(
+            thin(&pts, 6),
+            vec![
+                (1.0, 1.0),
+                (2.0, 9.0),
+                (4.0, 4.0),
+                (5.0, 2.0),
+                (6.0, 8.0),
+                (7.0, 3.0)
+            ]
+        );
+        assert_eq!(thin(&pts, 6).len(), 6);
+        let long: Points = (0..100_000).map(|i| (i as f64, (i % 97) as f64)).collect();
+        let t = thin(&long, MAX_POINTS);
+        assert!(t.len() <= MAX_POINTS);
+        assert_eq!(t.iter().map(|p| p.1).fold(f64::INFINITY, f64::min), 0.0);
+        assert_eq!(t.iter().map(|p| p.1).fold(0.0, f64::max), 96.0);
+    }
+
+    #[test]
+    fn legend_goes_in_two_columns_of_short_entries() {
+        let e = |t: &str| LegendEntry::new(t, Swatch::Filled(colour(0)));
+        assert_eq!(legend_grid(&[e("a"), e("b"), e("c")]), (2, 2));
+        assert_eq!(legend_grid(&[e("a"), e(&"x".repeat(63))]), (1, 2));
+        assert_eq!(legend_grid(&[]), (2, 0));
     }
 }

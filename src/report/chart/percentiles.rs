@@ -2,12 +2,14 @@
 //! phase's latency histogram (as recorded in results.json), x in nines.
 
 use super::{
-    Axes, Chart, PlotError, Points, colour, draw_axes, draw_legend, frame, log_range, render,
-    short_number, subject, swatch, why,
+    Axis, Body, Chart, LegendEntry, PlotError, Points, Swatch, colour, log_range, plot_on, render,
+    short_number, subject, why,
 };
 use crate::report::runs::{Dir, PhaseGroup, RunData};
 use crate::results::PhaseResult;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The percentiles a phase's results give, with their x position in "nines" (−log10(1 − p)): p0 (the
 /// minimum) at 0, p50 at 0.30, p90 at 1, p99 at 2, p99.9 at 3, p99.99 at 4. Latencies in µs.
@@ -67,89 +69,145 @@ pub fn percentile_range(curves: &[Curve]) -> (f64, f64) {
     log_range(lo, hi)
 }
 
-/// An x tick label: `p0`, `p90`, `p99`, `p99.9`, `p99.99` at 0..4 nines, nothing elsewhere.
+/// Where the x ticks are: every percentile drawn, p0, p50 (at log10 2 nines), p90 ... p99.99.
+pub const NINES: [f64; 6] = [0.0, std::f64::consts::LOG10_2, 1.0, 2.0, 3.0, 4.0];
+
+/// An x tick label: `p0`, `p50`, `p90`, `p99`, `p99.9`, `p99.99` at their nines, nothing elsewhere.
 pub fn nines_label(v: f64) -> String {
-    let names = ["p0", "p90", "p99", "p99.9", "p99.99"];
-    let k = v.round();
-    if (v - k).abs() < 1e-6 && (0.0..=4.0).contains(&k) {
-        names[k as usize].to_string()
+    let names = ["p0", "p50", "p90", "p99", "p99.9", "p99.99"];
+    NINES
+        .iter()
+        .position(|n| (v - n).abs() < 1e-6)
+        .map_or(String::new(), |k| names[k].to_string())
+}
+
+/// A curve's colour: its run's, or with a single run, one per direction (reads blue, writes red).
+pub fn curve_colour(run_count: usize, c: &Curve) -> plotters::style::RGBColor {
+    if run_count == 1 {
+        colour(usize::from(c.dir == Dir::Write))
     } else {
-        String::new()
+        colour(c.run)
     }
 }
 
-/// Draws one curve: its line (thick for reads) with its legend entry, then a marker per percentile
-/// (circles for reads, triangles for writes).
-fn draw_curve(
-    chart: &mut super::Plane<'_, '_, LogCoord<f64>>,
-    run: &RunData,
-    c: &Curve,
-) -> Result<(), String> {
-    let colour = colour(c.run);
-    let width = if c.dir == Dir::Read { 2 } else { 1 };
-    chart
-        .draw_series(LineSeries::new(
-            c.points.clone(),
-            colour.stroke_width(width),
-        ))
-        .map_err(why)?
-        .label(format!(
+/// The legend entry of a curve.
+fn curve_legend(run: &RunData, run_count: usize, c: &Curve) -> LegendEntry {
+    LegendEntry::new(
+        format!(
             "{}: {} (max {} µs)",
             run.legend(),
             c.dir.name(),
             short_number(c.max_us)
-        ))
-        .legend(swatch(colour.filled(), 1));
-    match c.dir {
-        Dir::Read => chart.draw_series(
-            c.points
-                .iter()
-                .map(|&p| Circle::new(p, 3, colour.filled()).into_dyn()),
         ),
-        Dir::Write => chart.draw_series(
-            c.points
-                .iter()
-                .map(|&p| TriangleMarker::new(p, 4, colour.filled()).into_dyn()),
-        ),
+        Swatch::Line(curve_colour(run_count, c)),
+    )
+}
+
+/// The curves to draw.
+struct Curves<'a>(&'a [Curve], usize);
+
+impl Body for Curves<'_> {
+    /// Each curve: its line (thick for reads), then a marker per percentile (circles for reads, triangles
+    /// for writes).
+    fn draw<Y>(&self, chart: &mut super::Plane<'_, '_, Y>) -> Result<(), String>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        for c in self.0 {
+            let colour = curve_colour(self.1, c);
+            let width = if c.dir == Dir::Read { 2 } else { 1 };
+            chart
+                .draw_series(LineSeries::new(
+                    c.points.clone(),
+                    colour.stroke_width(width),
+                ))
+                .map_err(why)?;
+            match c.dir {
+                Dir::Read => chart.draw_series(
+                    c.points
+                        .iter()
+                        .map(|&p| Circle::new(p, 3, colour.filled()).into_dyn()),
+                ),
+                Dir::Write => chart.draw_series(
+                    c.points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 4, colour.filled()).into_dyn()),
+                ),
+            }
+            .map_err(why)?;
+            if self.1 == 1 {
+                // One run: each percentile's value beside its point, reads above and to the left (off a
+                // rising curve), writes below and to the right.
+                let (h, at) = match c.dir {
+                    Dir::Read => (HPos::Right, (-5, -15)),
+                    Dir::Write => (HPos::Left, (5, 4)),
+                };
+                let style = ("sans-serif", 11)
+                    .into_font()
+                    .color(&colour)
+                    .pos(Pos::new(h, VPos::Top));
+                chart
+                    .draw_series(c.points.iter().map(|&p| {
+                        EmptyElement::at(p) + Text::new(point_label(p.1), at, style.clone())
+                    }))
+                    .map_err(why)?;
+            }
+        }
+        Ok(())
     }
-    .map_err(why)?;
-    Ok(())
+}
+
+/// The value written beside a percentile point, µs: `77`, `3.38k`, `0.5`.
+pub fn point_label(us: f64) -> String {
+    if (10.0..1000.0).contains(&us) {
+        format!("{us:.0}")
+    } else {
+        short_number(us)
+    }
 }
 
 /// The latency percentile curve of a phase, reads and writes, one colour per run: p0..p99.99 from the
-/// phase's latency histogram (as recorded in results.json), x in nines.
+/// phase's latency histogram (as recorded in results.json), x in nines, each percentile named on the axis.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
 pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotError> {
     let curves = percentile_curves(runs, group);
-    let (y0, y1) = percentile_range(&curves);
     let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
     let title = format!(
         "Latency percentiles — {}",
         subject(runs, &members, &group.name)
     );
-    let svg = render(&title, |root| {
-        let mut chart = frame(root, &title, 45)
-            .build_cartesian_2d(-0.2..4.3, (y0..y1).log_scale())
-            .map_err(why)?;
-        let axes = Axes {
-            x_desc: "percentile, in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)",
-            y_desc: "latency (µs)",
-            x_ticks: &|v| nines_label(*v),
-            y_ticks: &|v| short_number(*v),
-            x_labels: Some(10),
-            x_mesh: true,
-        };
-        draw_axes(&mut chart, &axes)?;
-        for c in &curves {
-            draw_curve(&mut chart, &runs[c.run], c)?;
-        }
-        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
+    let legend: Vec<LegendEntry> = curves
+        .iter()
+        .map(|c| curve_legend(&runs[c.run], runs.len(), c))
+        .collect();
+    let x = Axis {
+        lo: -0.2,
+        hi: 4.3,
+        log: false,
+        ticks: NINES.to_vec(),
+        light: vec![],
+        zero_row: None,
+    };
+    let y = Axis::decades(percentile_range(&curves), false);
+    let svg = render(&title, &legend, |root| {
+        plot_on(
+            root,
+            &title,
+            (&x, &y),
+            (
+                "percentile, in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)",
+                "latency (µs)",
+            ),
+            &|v| nines_label(*v),
+            true,
+            &Curves(&curves, runs.len()),
+        )
     })?;
     Ok(Chart {
         title,
-        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99; reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
+        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99 (with one run, each value, µs, beside its point); reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
         svg,
     })
 }
@@ -224,17 +282,36 @@ mod tests {
         let c = percentiles(&runs, &g).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), 6);
         assert_eq!(c.svg.matches("<polygon").count(), 12);
+        // One run: every point's value written beside it (p50 of the reads: 2 µs).
+        let one = percentiles(&runs[..1], &group("p", &[(0, 0)])).expect("draws");
+        assert!(one.svg.contains(">\n2\n<"), "p50 value");
+        assert_eq!(point_label(77.4), "77");
+        assert_eq!(point_label(3381.0), "3.38k");
+        assert_eq!(point_label(0.5), "0.5");
     }
 
     #[test]
     fn nines_label_names_whole_nines_only() {
-        let got: Vec<String> = [-0.2, 0.0, 0.5, 1.0, 2.0, 2.0000001, 3.0, 4.0, 4.3]
-            .into_iter()
-            .map(nines_label)
-            .collect();
+        let got: Vec<String> = [
+            -0.2,
+            0.0,
+            std::f64::consts::LOG10_2,
+            0.5,
+            1.0,
+            2.0,
+            2.0000001,
+            3.0,
+            4.0,
+            4.3,
+        ]
+        .into_iter()
+        .map(nines_label)
+        .collect();
         assert_eq!(
             got,
-            ["", "p0", "", "p90", "p99", "p99", "p99.9", "p99.99", ""]
+            [
+                "", "p0", "p50", "", "p90", "p99", "p99", "p99.9", "p99.99", ""
+            ]
         );
     }
 }

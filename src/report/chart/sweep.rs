@@ -2,13 +2,13 @@
 //! (total IOPS) or a marker (latency) at the mean, with whiskers from min to max.
 
 use super::{
-    Axes, Chart, Plane, PlotError, colour, draw_axes, draw_legend, frame, log_range, render,
-    short_number, subject, swatch, why,
+    Axis, Body, Chart, LegendEntry, Plane, PlotError, Swatch, colour, log_range, plot_on, render,
+    short_number, subject, why,
 };
 use crate::report::runs::{LabelGroup, RunData, total_iops_full_rows};
 use plotters::coord::ranged1d::ValueFormatter;
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// What a chart across a label group shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,11 +183,25 @@ fn caption(metric: LabelMetric, window: Option<&str>) -> String {
     }
 }
 
+/// The text written above a bar or marker: its mean, whole from 10 up (`269`, `2.44k`), latency with `µs`.
+pub fn value_label(metric: LabelMetric, mean: f64) -> String {
+    let v = if (10.0..1000.0).contains(&mean) {
+        format!("{mean:.0}")
+    } else {
+        short_number(mean)
+    };
+    match metric {
+        LabelMetric::Iops => v,
+        LabelMetric::Latency => format!("{v} µs"),
+    }
+}
+
 /// The bars of one chart and what places and names them.
 struct Bars<'a> {
     runs: &'a [RunData],
     bars: &'a [LabelBar],
     slots: Slots,
+    metric: LabelMetric,
 }
 
 impl Bars<'_> {
@@ -195,64 +209,65 @@ impl Bars<'_> {
         self.bars.iter().filter(move |v| v.run == r)
     }
 
-    fn legend(&self, r: usize) -> String {
-        format!("{}: mean, whiskers min–max", self.runs[r].legend())
+    fn legend(&self) -> Vec<LegendEntry> {
+        (0..self.runs.len())
+            .filter(|r| self.of(*r).next().is_some())
+            .map(|r| {
+                LegendEntry::new(
+                    format!("{}: mean, whiskers min–max", self.runs[r].legend()),
+                    Swatch::Filled(colour(r)),
+                )
+            })
+            .collect()
     }
 }
 
-/// IOPS: per run, a bar per category at the mean, then its whiskers.
-fn draw_iops_bars<'a, 'b: 'a>(
-    chart: &mut Plane<'a, 'b, RangedCoordf64>,
-    b: &Bars<'_>,
-) -> Result<(), String> {
-    for r in 0..b.runs.len() {
-        let c = colour(r);
-        let w2 = b.slots.width * 0.4;
-        chart
-            .draw_series(b.of(r).map(|v| {
-                let x = b.slots.x(r, v.category);
-                Rectangle::new([(x - w2, 0.0), (x + w2, v.mean)], c.mix(0.7).filled())
-            }))
-            .map_err(why)?
-            .label(b.legend(r))
-            .legend(swatch(c.filled(), 4));
-        for v in b.of(r) {
-            whisker(chart, b.slots.x(r, v.category), w2 * 0.5, v.min, v.max)?;
+impl Body for Bars<'_> {
+    /// Per run: IOPS bars at the mean or latency markers, the whiskers, and the mean's value above each.
+    fn draw<Y>(&self, chart: &mut Plane<'_, '_, Y>) -> Result<(), String>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        for r in 0..self.runs.len() {
+            let c = colour(r);
+            let w2 = self.slots.width * 0.4;
+            let x = |v: &LabelBar| self.slots.x(r, v.category);
+            if self.metric == LabelMetric::Iops {
+                chart
+                    .draw_series(self.of(r).map(|v| {
+                        Rectangle::new([(x(v) - w2, 0.0), (x(v) + w2, v.mean)], c.mix(0.7).filled())
+                    }))
+                    .map_err(why)?;
+            }
+            for v in self.of(r) {
+                whisker(chart, x(v), w2 * 0.5, v.min, v.max)?;
+            }
+            if self.metric == LabelMetric::Latency {
+                chart
+                    .draw_series(
+                        self.of(r)
+                            .map(|v| Circle::new((x(v), v.mean), 4, c.filled())),
+                    )
+                    .map_err(why)?;
+            }
+            // The value, centred above the whisker's top.
+            let style = ("sans-serif", 12)
+                .into_font()
+                .color(&RGBColor(31, 35, 40))
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            chart
+                .draw_series(self.of(r).map(|v| {
+                    EmptyElement::at((x(v), v.max.max(v.mean)))
+                        + Text::new(value_label(self.metric, v.mean), (0, -4), style.clone())
+                }))
+                .map_err(why)?;
         }
+        Ok(())
     }
-    draw_legend(chart, SeriesLabelPosition::UpperRight)
-}
-
-/// Latency: per run, the whiskers, then a marker per category at the mean.
-fn draw_latency_markers<'a, 'b: 'a>(
-    chart: &mut Plane<'a, 'b, LogCoord<f64>>,
-    b: &Bars<'_>,
-) -> Result<(), String> {
-    for r in 0..b.runs.len() {
-        let c = colour(r);
-        for v in b.of(r) {
-            whisker(
-                chart,
-                b.slots.x(r, v.category),
-                b.slots.width * 0.2,
-                v.min,
-                v.max,
-            )?;
-        }
-        chart
-            .draw_series(
-                b.of(r)
-                    .map(|v| Circle::new((b.slots.x(r, v.category), v.mean), 4, c.filled())),
-            )
-            .map_err(why)?
-            .label(b.legend(r))
-            .legend(swatch(c.filled(), 4));
-    }
-    draw_legend(chart, SeriesLabelPosition::UpperRight)
 }
 
 /// One chart across the phases of a sweep or matrix: a category per phase, a bar (IOPS) or marker
-/// (latency) per run at the mean, with whiskers from min to max.
+/// (latency) per run at the mean, with whiskers from min to max and the mean written beside each.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
@@ -270,8 +285,9 @@ pub fn label_chart(
         runs,
         bars: &bars,
         slots: Slots::new(runs.len()),
+        metric,
     };
-    let (iops_top, (y0, y1)) = bar_ranges(&bars);
+    let (iops_top, decades) = bar_ranges(&bars);
     let n = g.phases.len();
     let title = title(runs, g, metric);
     let x_desc = format!("phase of {}: {}", g.base, g.keys.join(", "));
@@ -280,32 +296,29 @@ pub fn label_chart(
         (LabelMetric::Iops, None) => "total IOPS (I/Os per s)".into(),
         (LabelMetric::Latency, _) => "latency, reads and writes (µs)".into(),
     };
-    let svg = render(&title, |root| {
+    let x = Axis {
+        lo: -0.5,
+        hi: n as f64 - 0.5,
+        log: false,
+        ticks: (0..n).map(|k| k as f64).collect(),
+        light: vec![],
+        zero_row: None,
+    };
+    let y = match metric {
+        LabelMetric::Iops => Axis::linear(0.0, iops_top),
+        LabelMetric::Latency => Axis::decades(decades, false),
+    };
+    let svg = render(&title, &b.legend(), |root| {
         let x_ticks = |v: &f64| category_label(&g.values, *v);
-        let axes = Axes {
-            x_desc: &x_desc,
-            y_desc: &y_desc,
-            x_ticks: &x_ticks,
-            y_ticks: &|v| short_number(*v),
-            x_labels: Some(2 * n + 1),
-            x_mesh: false,
-        };
-        let mut frame = frame(root, &title, 50);
-        let x = -0.5..n as f64 - 0.5;
-        match metric {
-            LabelMetric::Iops => {
-                let mut chart = frame.build_cartesian_2d(x, 0.0..iops_top).map_err(why)?;
-                draw_axes(&mut chart, &axes)?;
-                draw_iops_bars(&mut chart, &b)
-            }
-            LabelMetric::Latency => {
-                let mut chart = frame
-                    .build_cartesian_2d(x, (y0..y1).log_scale())
-                    .map_err(why)?;
-                draw_axes(&mut chart, &axes)?;
-                draw_latency_markers(&mut chart, &b)
-            }
-        }
+        plot_on(
+            root,
+            &title,
+            (&x, &y),
+            (&x_desc, &y_desc),
+            &x_ticks,
+            false,
+            &b,
+        )
     })?;
     Ok(Chart {
         title,
@@ -468,6 +481,27 @@ mod tests {
         assert_eq!(common_window(&bare, &group()), None);
         let c = label_chart(&runs, &group(), LabelMetric::Iops).expect("draws");
         assert!(c.caption.contains("over the window 5s.."));
+    }
+
+    #[test]
+    fn bars_carry_their_mean_as_text() {
+        assert_eq!(value_label(LabelMetric::Iops, 269.16), "269");
+        assert_eq!(value_label(LabelMetric::Iops, 2441.9), "2.44k");
+        assert_eq!(value_label(LabelMetric::Iops, 7.5), "7.5");
+        assert_eq!(value_label(LabelMetric::Latency, 12_034.3), "12.03k µs");
+        assert_eq!(value_label(LabelMetric::Latency, 55.55), "56 µs");
+        let a = run(
+            "a",
+            "sim:a",
+            vec![(sat("90%", 1, 61, 40), None), (sat("50%", 2, 10, 0), None)],
+        );
+        let c = label_chart(std::slice::from_ref(&a), &group(), LabelMetric::Iops).expect("draws");
+        // Means 101 and 10 IOPS (no tick has either label), each written once above its bar.
+        for label in [">\n101\n<", ">\n10\n<"] {
+            assert_eq!(c.svg.matches(label).count(), 1, "{label:?} in the SVG");
+        }
+        let c = label_chart(&[a], &group(), LabelMetric::Latency).expect("draws");
+        assert_eq!(c.svg.matches(">\n5 µs\n<").count(), 2);
     }
 
     #[test]

@@ -1,0 +1,369 @@
+//! Plots against time, the one drawing every time plot shares: series of points (dots, hollow dots,
+//! triangles or lines), horizontal guide rows, and markers of moments and spans of time (the steady
+//! window, the start of a results window, the moment the drive was filled once), with the legend below the
+//! plot. [`markers`] works out a phase's markers from its results and series.
+
+use super::{
+    Axis, Body, LegendEntry, Plane, PlotError, Points, Swatch, plot_on, render, short_number, why,
+};
+use crate::report::model::filled_once_s;
+use crate::report::runs::RunData;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::prelude::*;
+
+/// A line through at most this many points gets a square at each; a longer one is a plain line.
+pub const SQUARES_UP_TO: usize = 150;
+
+/// [`Mark::Line`] for a series of up to [`SQUARES_UP_TO`] points, [`Mark::Path`] for a longer one.
+pub fn line_for(points: usize) -> Mark {
+    if points <= SQUARES_UP_TO {
+        Mark::Line
+    } else {
+        Mark::Path
+    }
+}
+
+/// How a series' points are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A filled dot (`<circle>`) per point.
+    Dot,
+    /// A hollow dot per point (a value the axis cannot show, drawn on a special row).
+    Hollow,
+    /// A filled triangle (`<polygon>`) per point.
+    Triangle,
+    /// A line through the points, a small square at each.
+    Line,
+    /// A line through the points, nothing at each (a long series of intervals).
+    Path,
+}
+
+/// One series of a time plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeSeries {
+    /// Its legend entry; `None`: none.
+    pub name: Option<String>,
+    /// Its colour.
+    pub colour: RGBColor,
+    /// How its points are drawn.
+    pub mark: Mark,
+    /// `(t_s, value)`.
+    pub points: Points,
+}
+
+/// A moment (`from_s == to_s`: a vertical line) or span of time (a pale band) marked on a time plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// Its legend entry: what and when.
+    pub label: String,
+    /// The word drawn at its top inside the plot (short); empty: none.
+    pub tag: String,
+    /// Start, s from the phase's start.
+    pub from_s: f64,
+    /// End, s; equal to `from_s` for a moment.
+    pub to_s: f64,
+    /// Its colour.
+    pub colour: RGBColor,
+}
+
+const MARK_GREY: RGBColor = RGBColor(87, 96, 106);
+const STEADY_GREEN: RGBColor = RGBColor(46, 160, 67);
+
+impl Marker {
+    /// A band from `from_s` to `to_s`.
+    pub fn band(label: String, tag: &str, from_s: f64, to_s: f64, colour: RGBColor) -> Marker {
+        Marker {
+            label,
+            tag: tag.into(),
+            from_s,
+            to_s,
+            colour,
+        }
+    }
+
+    /// A line at `at_s`.
+    pub fn line(label: String, tag: &str, at_s: f64, colour: RGBColor) -> Marker {
+        Marker::band(label, tag, at_s, at_s, colour)
+    }
+
+    /// The steady window, from `from_s` to `to_s` (s from the phase's start).
+    pub fn steady(from_s: f64, to_s: f64) -> Marker {
+        Marker::band(
+            format!(
+                "steady window {}–{} s",
+                short_number(from_s),
+                short_number(to_s)
+            ),
+            "steady",
+            from_s,
+            to_s,
+            STEADY_GREEN,
+        )
+    }
+
+    /// The start of the results window `spec` at `start_s`.
+    pub fn window(spec: &str, start_s: f64) -> Marker {
+        Marker::line(
+            format!("window {spec} starts at {} s", short_number(start_s)),
+            &format!("{} s", short_number(start_s)),
+            start_s,
+            MARK_GREY,
+        )
+    }
+
+    /// The moment the phase had written its span once, `at_s`.
+    pub fn filled(at_s: f64, colour: RGBColor, who: &str) -> Marker {
+        Marker::line(
+            format!("{who}drive span written once at {} s", short_number(at_s)),
+            "filled once",
+            at_s,
+            colour,
+        )
+    }
+
+    /// Whether it shows between `x0` and `x1`.
+    fn within(&self, x0: f64, x1: f64) -> bool {
+        self.to_s >= x0 && self.from_s <= x1
+    }
+}
+
+/// The markers of phase `p` of `run`: its steady window (`steady_state.window_start_s` to `window_end_s`;
+/// in results without them, the rule's window ending where steady state was reached, `at_s − window_s` to
+/// `at_s`), the start of each results window that does not start at 0, and
+/// for a workload that writes, the moment its span had been written once ([`filled_once_s`]).
+pub fn markers(run: &RunData, p: usize) -> Vec<Marker> {
+    let (phase, rows) = run.phase(p);
+    let mut out = Vec::new();
+    if let Some(s) = &phase.steady_state
+        && let (true, Some(at)) = (s.reached, s.at_s)
+    {
+        let start = s.window_start_s.unwrap_or((at - s.window_s).max(0.0));
+        out.push(Marker::steady(start, s.window_end_s.unwrap_or(at)));
+    }
+    for w in &phase.windows {
+        if w.start_s > 0.0 && w.iops.is_some() {
+            out.push(Marker::window(&w.spec, w.start_s));
+        }
+    }
+    if phase.kind == crate::spec::PhaseKind::Workload
+        && let Some(t) = filled_once_s(rows, phase.params.span_bytes)
+    {
+        out.push(Marker::filled(t, MARK_GREY, ""));
+    }
+    out
+}
+
+/// A plot against time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimePlot {
+    /// The title drawn on top.
+    pub title: String,
+    /// The time axis, s.
+    pub x: Axis,
+    /// The value axis.
+    pub y: Axis,
+    /// What the y axis shows, with its unit.
+    pub y_desc: String,
+    /// The series, drawn in order.
+    pub series: Vec<TimeSeries>,
+    /// Horizontal grey rows (the `0` row of a log axis, the top row of a capped linear one).
+    pub rows: Vec<f64>,
+    /// The markers, drawn under the series.
+    pub markers: Vec<Marker>,
+}
+
+impl TimePlot {
+    /// The legend: each named series, then each marker within the time axis.
+    pub fn legend(&self) -> Vec<LegendEntry> {
+        let mut out: Vec<LegendEntry> = self
+            .series
+            .iter()
+            .filter_map(|s| {
+                let swatch = match s.mark {
+                    Mark::Dot | Mark::Triangle => Swatch::Filled(s.colour),
+                    Mark::Hollow => Swatch::Hollow(s.colour),
+                    Mark::Line | Mark::Path => Swatch::Line(s.colour),
+                };
+                s.name.as_ref().map(|n| LegendEntry::new(n.clone(), swatch))
+            })
+            .collect();
+        for m in self.shown_markers() {
+            let swatch = if m.to_s > m.from_s {
+                Swatch::Band(m.colour)
+            } else {
+                Swatch::Line(m.colour)
+            };
+            out.push(LegendEntry::new(m.label.clone(), swatch));
+        }
+        out
+    }
+
+    fn shown_markers(&self) -> impl Iterator<Item = &Marker> {
+        self.markers
+            .iter()
+            .filter(|m| m.within(self.x.lo, self.x.hi))
+    }
+
+    /// Draws the plot.
+    ///
+    /// # Errors
+    /// [`PlotError`] from plotters.
+    pub fn draw(&self) -> Result<String, PlotError> {
+        render(&self.title, &self.legend(), |root| {
+            plot_on(
+                root,
+                &self.title,
+                (&self.x, &self.y),
+                ("time since the phase's start (s)", &self.y_desc),
+                &|v| short_number(*v),
+                true,
+                self,
+            )
+        })
+    }
+}
+
+impl Body for TimePlot {
+    fn draw<Y>(&self, chart: &mut Plane<'_, '_, Y>) -> Result<(), String>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let (x0, x1) = (self.x.lo, self.x.hi);
+        let (y0, y1) = (self.y.lo, self.y.hi);
+        for (i, m) in self.shown_markers().enumerate() {
+            let (a, b) = (m.from_s.max(x0), m.to_s.min(x1));
+            if b > a {
+                chart
+                    .draw_series([Rectangle::new(
+                        [(a, y0), (b, y1)],
+                        m.colour.mix(0.13).filled(),
+                    )])
+                    .map_err(why)?;
+            } else {
+                chart
+                    .draw_series([PathElement::new(
+                        vec![(a, y0), (a, y1)],
+                        m.colour.stroke_width(if m.tag.is_empty() { 1 } else { 2 }),
+                    )])
+                    .map_err(why)?;
+            }
+            if !m.tag.is_empty() {
+                let style = ("sans-serif", 12).into_font().color(&m.colour);
+                let text = EmptyElement::at((a, y1))
+                    + Text::new(m.tag.clone(), (4, 3 + 14 * i as i32), style);
+                chart.draw_series([text]).map_err(why)?;
+            }
+        }
+        for &r in &self.rows {
+            chart
+                .draw_series([PathElement::new(
+                    vec![(x0, r), (x1, r)],
+                    RGBColor(170, 170, 170).stroke_width(1),
+                )])
+                .map_err(why)?;
+        }
+        for s in &self.series {
+            draw_series(chart, s)?;
+        }
+        Ok(())
+    }
+}
+
+/// Draws one series' points.
+fn draw_series<Y>(chart: &mut Plane<'_, '_, Y>, s: &TimeSeries) -> Result<(), String>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let c = s.colour;
+    match s.mark {
+        Mark::Dot => chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|&p| Circle::new(p, 2, c.mix(0.75).filled())),
+            )
+            .map(drop),
+        Mark::Hollow => chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|&p| Circle::new(p, 3, c.stroke_width(1))),
+            )
+            .map(drop),
+        Mark::Triangle => chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|&p| TriangleMarker::new(p, 3, c.mix(0.45).filled())),
+            )
+            .map(drop),
+        Mark::Line | Mark::Path => {
+            chart
+                .draw_series(LineSeries::new(s.points.clone(), c.stroke_width(2)))
+                .map_err(why)?;
+            if s.mark == Mark::Path {
+                return Ok(());
+            }
+            chart
+                .draw_series(s.points.iter().map(|&(x, y)| {
+                    EmptyElement::at((x, y)) + Rectangle::new([(-2, -2), (2, 2)], c.filled())
+                }))
+                .map(drop)
+        }
+    }
+    .map_err(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::row;
+
+    #[test]
+    fn markers_come_from_the_steady_verdict_windows_and_writes() {
+        use crate::report::testing::{phase, run};
+        let mut p = phase("p", 1);
+        p.params.span_bytes = 163_840;
+        let mut r = run(
+            "a",
+            "sim:a",
+            vec![(
+                p,
+                Some(vec![row(1.0, 0, 10), row(2.0, 5, 20), row(3.0, 0, 30)]),
+            )],
+        );
+        let v: serde_json::Value = serde_json::json!({
+            "criterion": {"rule": "snia", "window": 2, "max_rounds": 25, "data_excursion": 0.2, "slope_excursion": 0.1},
+            "reached": true, "at_s": 3.0, "window_s": 2.0, "ended_phase": false,
+            "verdict": {"reached": true, "at_round": 2, "at_round_number": 3, "window_first_round": 1,
+              "window_rounds": 2, "window_mean": 25.0, "window_min": 20.0, "window_max": 30.0, "slope": 10.0,
+              "data_excursion": 0.4, "slope_excursion": 0.4, "max_deviation": 5.0, "rounds_seen": 3,
+              "gave_up": false, "left": null}
+        });
+        r.results.phases[0].steady_state = Some(serde_json::from_value(v).expect("verdict"));
+        r.results.phases[0].windows = vec![crate::results::WindowResult {
+            spec: "2s..".into(),
+            start_s: 2.0,
+            end_s: 3.0,
+            complete: true,
+            iops: Some(crate::stats::window::SliceStats {
+                count: 1,
+                avg: 30.0,
+                min: 30.0,
+                max: 30.0,
+                stddev: 0.0,
+                p1: 30.0,
+                p99: 30.0,
+                consistency: None,
+            }),
+        }];
+        let m = markers(&r, 0);
+        let labels: Vec<(&str, f64, f64)> = m
+            .iter()
+            .map(|m| (m.label.as_str(), m.from_s, m.to_s))
+            .collect();
+        assert_eq!(labels[0], ("steady window 1–3 s", 1.0, 3.0));
+        assert_eq!(labels[1], ("window 2s.. starts at 2 s", 2.0, 2.0));
+        assert_eq!(labels[2].0, "drive span written once at 2.33 s");
+    }
+}

@@ -1,0 +1,261 @@
+//! The charts of `wkrun report` on real runs of the simulated drive (issue 14 item 4, issue 16 item 7):
+//! sweep members overlaid on one time plot and named after their labels, averages equal to a
+//! recomputation from the per-second series, the moment the span was written once recomputed from the
+//! CSV, results before fills on the page, and the latency matrix as one 3 × 3 table of the results' values.
+
+use crate::common::*;
+use std::path::Path;
+use wkrun::report::chart::short_number;
+
+/// The text of every `<text>` element of an SVG file, trimmed.
+fn svg_texts(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("svg");
+    let doc = roxmltree::Document::parse(&text).expect("svg is XML");
+    doc.descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "text")
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect()
+}
+
+fn f(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
+    row[col].parse().expect("number")
+}
+
+/// Runs `spec` (text) on a 512 MiB simulated drive with `sets`, then `wkrun report`; returns the
+/// temporary folder, the results folder and the report folder.
+fn run_and_report(
+    spec: &str,
+    sets: &[&str],
+) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let tmp = tempdir();
+    let spec = write_file(tmp.path(), "s.toml", spec);
+    let mut args = vec![
+        spec.to_str().expect("utf-8"),
+        "--target",
+        "sim:capacity=512MiB,op=7%",
+        "-o",
+        "run",
+        "-q",
+    ];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &args));
+    assert_eq!(code, 0, "run failed: {err}");
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["report", "run", "-o", "rep"]));
+    assert_eq!(code, 0, "report failed: {err}");
+    let (run, rep) = (tmp.path().join("run"), tmp.path().join("rep"));
+    (tmp, run, rep)
+}
+
+const SWEEP: &str = r#"
+[defaults]
+engine = "psync"
+seed = 5
+[[phase]]
+name = "purge"
+kind = "erase"
+span = "100%"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "1MiB"
+queue_depth = 2
+[[phase]]
+name = "saturate"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 32
+read_percent = 0
+duration = "10min"
+aggregate = "1m"
+windows = ["last 2m"]
+[[sweep]]
+name = "op"
+phases = ["purge", "fill", "saturate"]
+span = ["50%", "25%"]
+"#;
+
+#[test]
+fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
+    let (_tmp, run, rep) = run_and_report(&spec_text("ovl", SWEEP), &[]);
+    let res = results(&run);
+    let phases = res["phases"].as_array().expect("phases");
+    let sat: Vec<&serde_json::Value> = phases
+        .iter()
+        .filter(|p| p["name"].as_str().unwrap().starts_with("saturate["))
+        .collect();
+    assert_eq!(sat.len(), 2);
+
+    // Averages: results' one-minute groups = means of 60 consecutive full rows of total IOPS, recomputed
+    // here from the CSV; the library plots exactly those.
+    let loaded = wkrun::report::runs::load_run(&run.join("results.json")).expect("load");
+    let mut legend = Vec::new();
+    for p in &sat {
+        let rows = csv_rows(&run.join(p["series_csv"].as_str().unwrap()));
+        assert_eq!(rows.len(), 600, "10 min of 1 s rows");
+        let full: Vec<f64> = rows
+            .iter()
+            .filter(|r| r["partial"] == "0")
+            .map(|r| f(r, "read_iops") + f(r, "write_iops"))
+            .collect();
+        let mine: Vec<f64> = full
+            .chunks(60)
+            .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+            .collect();
+        let groups = p["aggregates"]["groups"].as_array().expect("groups");
+        assert_eq!(groups.len(), mine.len());
+        let i = p["index"].as_u64().unwrap() as usize;
+        let (phase, series) = loaded.phase(i);
+        let (every, pts) =
+            wkrun::report::chart::aggregates::averages(phase, series).expect("averages");
+        assert_eq!((every, pts.len()), (60.0, mine.len()));
+        for (k, ((t, v), m)) in pts.iter().zip(&mine).enumerate() {
+            assert!((v - m).abs() <= 1e-9 * m.abs(), "group {k}: {v} vs {m}");
+            assert!((groups[k]["avg"].as_f64().unwrap() - m).abs() <= 1e-9 * m.abs());
+            assert_eq!(*t, 60.0 * k as f64 + 30.0, "the group's middle");
+        }
+        // The span written once: cumulative write bytes reach span_bytes inside a row, interpolated.
+        let span = p["params"]["span_bytes"].as_u64().unwrap();
+        let mut sum = 0u64;
+        let mut at = None;
+        for r in &rows {
+            let b: u64 = r["write_bytes"].parse().unwrap();
+            if sum + b >= span && b > 0 {
+                at =
+                    Some(f(r, "t_s") - f(r, "interval_s") * (1.0 - (span - sum) as f64 / b as f64));
+                break;
+            }
+            sum += b;
+        }
+        let at = at.expect("10 minutes write the span over");
+        let label = p["labels"][0]["value"].as_str().unwrap();
+        legend.push((label.to_string(), at, mine.len()));
+    }
+
+    // One chart, a series per member named after its label, and its marker lines.
+    let avg = svg_texts(&rep.join("sweep01-saturate-overlay-averages.svg"));
+    for (label, at, n) in &legend {
+        assert!(
+            avg.contains(&format!("span={label} ({n} points)")),
+            "{avg:?}"
+        );
+        assert!(
+            avg.contains(&format!(
+                "span={label}: drive span written once at {} s",
+                short_number(*at)
+            )),
+            "{avg:?}"
+        );
+    }
+    assert!(avg.contains(&"Total IOPS, one-minute averages, each span — ovl · saturate[span] · sim:capacity=512MiB,op=7%".to_string()) || avg.iter().any(|t| t.starts_with("Total IOPS, one-minute averages, each span — ovl · saturate[span]")), "{avg:?}");
+    let log = std::fs::read_to_string(rep.join("sweep01-saturate-overlay-iops-log.svg")).unwrap();
+    assert_eq!(
+        log.matches("<circle").count(),
+        1200,
+        "every second of both members"
+    );
+    // No zero IOPS: no 0 row on the log axis (the one "0" is the time axis's first tick), no hollow point.
+    let zeros = svg_texts(&rep.join("sweep01-saturate-overlay-iops-log.svg"))
+        .iter()
+        .filter(|t| *t == "0")
+        .count();
+    assert_eq!(zeros, 1);
+    let hollow = log
+        .split("<circle")
+        .skip(1)
+        .filter(|c| c[..c.find("/>").unwrap()].contains("fill=\"none\""))
+        .count();
+    assert_eq!(hollow, 0);
+    // Fills overlaid by bandwidth.
+    let bw = svg_texts(&rep.join("sweep00-fill-overlay-bandwidth.svg"));
+    assert!(
+        bw.iter().any(|t| t.starts_with("span=50% ("))
+            && bw.iter().any(|t| t.starts_with("span=25% ("))
+    );
+
+    // Results first, then the fills; the zoom on the window last 2m, on both scales.
+    let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
+    let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} in index.html"));
+    let prep = pos("id=\"preparation\"");
+    for s in [
+        "saturate across span</h2>",
+        "<h2>saturate[op=50%]</h2>",
+        "<h2>saturate[op=25%]</h2>",
+    ] {
+        assert!(pos(s) < prep, "{s} before the fills");
+    }
+    for s in [
+        "fill across span</h2>",
+        "<h2>fill[op=50%]</h2>",
+        "<h2>fill[op=25%]</h2>",
+    ] {
+        assert!(pos(s) > prep, "{s} after the results");
+    }
+    assert!(pos("<!-- headline -->") < pos("<h2>Contents</h2>"));
+    let zoom = svg_texts(&rep.join("02-saturate_op-50pct-zoom-log-write.svg"));
+    assert!(
+        zoom.iter()
+            .any(|t| t.starts_with("Write IOPS per interval (log scale, 480..600 s)")),
+        "{zoom:?}"
+    );
+    assert!(zoom.contains(&"window last 2m starts at 480 s".to_string()));
+    assert!(rep.join("02-saturate_op-50pct-zoom-write.svg").is_file());
+    assert!(rep.join("02-saturate_op-50pct-bandwidth.svg").is_file());
+}
+
+#[test]
+fn report_of_the_latency_matrix_is_one_table_of_the_results_values() {
+    let spec =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/latency.toml"))
+            .expect("spec");
+    let (_tmp, run, rep) = run_and_report(&spec, &["duration=2s"]);
+    let res = results(&run);
+    let html = std::fs::read_to_string(rep.join("index.html")).unwrap();
+    let start = html
+        .find("<table class=\"matrix\">")
+        .expect("the matrix table");
+    let table = &html[start..start + html[start..].find("</table>").unwrap()];
+    assert_eq!(table.matches("<tr>").count(), 4, "a header and 3 rows");
+    for (i, bs) in ["512B", "4KiB", "8KiB"].iter().enumerate() {
+        let row_start = table
+            .find(&format!("<th class=\"l\">bs {bs}</th>"))
+            .expect("row");
+        let row = &table[row_start..];
+        let row = &row[..row.find("</tr>").unwrap()];
+        let cells: Vec<&str> = row.split("<td>").skip(1).collect();
+        assert_eq!(cells.len(), 3, "row {i}");
+        for (cell, read) in cells.iter().zip(["100", "65", "0"]) {
+            let name = format!("latency[bs={bs},read={read}]");
+            let p = res["phases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name.as_str())
+                .expect("phase");
+            for dir in ["read", "write"] {
+                let l = &p[dir]["latency_ns"];
+                let want = if l.is_null() {
+                    format!("{dir} –")
+                } else {
+                    format!(
+                        "{dir} {:.1} / {:.1}",
+                        l["mean"].as_f64().unwrap() / 1e3,
+                        l["max"].as_f64().unwrap() / 1e3
+                    )
+                };
+                assert!(cell.contains(&want), "{name}: {want:?} in {cell:?}");
+            }
+            let iops = p["read"]["iops"].as_f64().unwrap() + p["write"]["iops"].as_f64().unwrap();
+            assert!(
+                cell.contains(&format!("{iops:.1} IOPS")),
+                "{name}: {iops} in {cell:?}"
+            );
+        }
+    }
+    // The nine cells' own plots are folded away; the percentile plot names p50.
+    assert_eq!(html.matches("<details>").count(), 9);
+    let pct = svg_texts(&rep.join("06-latency_bs-4KiB_read-65-percentiles.svg"));
+    assert!(pct.contains(&"p50".to_string()), "{pct:?}");
+}
