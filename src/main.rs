@@ -62,6 +62,11 @@ enum Cmd {
         /// Output format.
         #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
         format: CompareFormat,
+        /// Compare the members of a sweep (or the values of a matrix list) within each run: one column
+        /// per value of the label NAME (`filled`, `op`, `bs`), phases paired by their other labels, each
+        /// against the first value's.
+        #[arg(long, value_name = "NAME")]
+        by: Option<String>,
     },
     /// Write SVG plots and an index.html from results files: per phase, IOPS per interval (log and linear),
     /// latency per interval and percentiles; charts across sweeps and matrices; several runs on one plot,
@@ -158,7 +163,7 @@ fn main() -> ExitCode {
             set,
             json,
         }) => cmd_plan(&spec, &target, &set, json),
-        Some(Cmd::Compare { files, format }) => cmd_compare(&files, format),
+        Some(Cmd::Compare { files, format, by }) => cmd_compare(&files, format, by.as_deref()),
         Some(Cmd::Report {
             files,
             output,
@@ -336,7 +341,7 @@ fn results_files(args: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
+fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Result<(), Fail> {
     let files = &results_files(files);
     use wkrun::report::{self, compare};
     let runs = files
@@ -350,7 +355,10 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
                 .map_err(|e| bad(e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let c = compare::compare(&runs);
+    let c = match by {
+        None => compare::compare(&runs),
+        Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
+    };
     print!(
         "{}",
         match format {

@@ -558,6 +558,7 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     contents(&mut o, report);
     o.push_str("<main>\n");
     headline_section(&mut o, runs, report);
+    o.push_str(&super::members::html_section(runs));
     for (k, s) in report.sweeps.iter().enumerate() {
         sweep_section(&mut o, k, s);
     }
