@@ -234,3 +234,141 @@ member's, as <code>wkrun compare {} --by {}</code> gives them.</p>",
     }
     format!("<section id=\"members\">\n<h2>Sweep members compared</h2>\n{o}</section>\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing;
+    use crate::results::DirStats;
+    use crate::target::TargetKind;
+
+    fn label(key: &str, value: &str, sweep: Option<&str>) -> Label {
+        Label {
+            key: key.into(),
+            value: value.into(),
+            sweep: sweep.map(String::from),
+        }
+    }
+
+    /// A 1-second workload of `iops` writes, labelled.
+    fn phase(name: &str, labels: Vec<Label>, iops: u64) -> PhaseResult {
+        let mut p = testing::phase(name, 0);
+        p.labels = labels;
+        p.write = DirStats::new(iops, iops * 4096, 1.0, None);
+        p
+    }
+
+    fn run(file: &str, phases: Vec<PhaseResult>) -> Run {
+        Run {
+            file: file.into(),
+            results: testing::results(
+                "s",
+                "2026-01-01T00:00:00Z",
+                "/dev/x",
+                TargetKind::File,
+                phases,
+            ),
+        }
+    }
+
+    fn sweep_run(file: &str, fresh: [u64; 2], used: [u64; 2]) -> Run {
+        let s = |v: &str| label("span", v, Some("state"));
+        run(
+            file,
+            vec![
+                phase("a[state=25%]", vec![s("25%")], fresh[0]),
+                phase(
+                    "b[state=25%,bs=4KiB]",
+                    vec![s("25%"), label("bs", "4KiB", None)],
+                    fresh[1],
+                ),
+                phase("a[state=100%]", vec![s("100%")], used[0]),
+                phase(
+                    "b[state=100%,bs=4KiB]",
+                    vec![s("100%"), label("bs", "4KiB", None)],
+                    used[1],
+                ),
+                phase("plain", vec![], 7),
+            ],
+        )
+    }
+
+    #[test]
+    fn pair_names_drop_only_the_label_compared_by() {
+        let p = phase(
+            "lat[state=25%,bs=4KiB,read=65]",
+            vec![
+                label("span", "25%", Some("state")),
+                label("bs", "4KiB", None),
+                label("read", "65", None),
+            ],
+            1,
+        );
+        assert_eq!(pair_name(&p, "state"), "lat[bs=4KiB,read=65]");
+        assert_eq!(pair_name(&p, "bs"), "lat[state=25%,read=65]");
+        assert_eq!(pair_name(&p, "span"), "lat[state=25%,bs=4KiB,read=65]");
+    }
+
+    #[test]
+    fn members_pair_by_their_other_labels_and_the_composite_is_the_geometric_mean() {
+        let c = compare_by(
+            &[sweep_run("x/results.json", [100, 400], [81, 100])],
+            "state",
+        )
+        .expect("compare");
+        assert_eq!(c.columns, ["state=25%", "state=100%"]);
+        let row = c.row("a", Metric::TotalIops).expect("a");
+        assert_eq!(row.cells[1].change_number(), "-19.0");
+        let row = c.row("b[bs=4KiB]", Metric::TotalIops).expect("b");
+        assert_eq!(row.cells[1].change_number(), "-75.0");
+        assert!(c.rows.iter().all(|r| r.phase != "plain"));
+        // √(0.81 · 0.25) = 0.45.
+        let last = c.rows.last().expect("composite");
+        assert_eq!(
+            last.label,
+            "composite of the workloads (geometric mean of ratios to state=25%)"
+        );
+        assert_eq!(last.cells[0].plain(Metric::Composite), "1.000");
+        assert_eq!(last.cells[1].plain(Metric::Composite), "0.450");
+        assert_eq!(last.cells[1].change_number(), "-55.0");
+    }
+
+    #[test]
+    fn several_runs_give_a_column_per_run_and_member_against_the_first() {
+        let runs = [
+            sweep_run("fresh/results.json", [100, 400], [81, 100]),
+            sweep_run("used/results.json", [50, 400], [50, 400]),
+        ];
+        let c = compare_by(&runs, "state").expect("compare");
+        assert_eq!(
+            c.columns,
+            [
+                "fresh state=25%",
+                "fresh state=100%",
+                "used state=25%",
+                "used state=100%"
+            ]
+        );
+        let row = c.row("a", Metric::TotalIops).expect("a");
+        let changes: Vec<String> = row.cells.iter().map(Cell::change_number).collect();
+        assert_eq!(changes, ["", "-19.0", "-50.0", "-50.0"]);
+    }
+
+    #[test]
+    fn a_label_missing_or_with_one_value_is_an_error_naming_by() {
+        let runs = [sweep_run("x/results.json", [1, 1], [1, 1])];
+        assert_eq!(
+            compare_by(&runs, "op").unwrap_err(),
+            "--by op: no phase of x/results.json has a label op (its labels: state, bs)"
+        );
+        assert_eq!(
+            compare_by(&runs, "bs").unwrap_err(),
+            "--by bs: x/results.json has one value of bs (bs=4KiB): nothing to compare"
+        );
+        let plain = [run("y/results.json", vec![phase("p", vec![], 1)])];
+        assert_eq!(
+            compare_by(&plain, "state").unwrap_err(),
+            "--by state: no phase of y/results.json has a label state (its labels: none)"
+        );
+    }
+}

@@ -30,5 +30,6 @@ mod simgc;
 mod spec_errors;
 mod steady;
 mod steady_after;
+mod sweep_members;
 mod tail;
 mod verify;
