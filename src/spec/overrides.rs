@@ -92,7 +92,9 @@ fn toml_or_text(v: &str) -> Value {
 /// `sweep.NAME=VALUES` (`rest` is what follows `sweep.`): the values as a TOML list, or separated by commas
 /// (`100%,50%`), each read as [`toml_or_text`]; one value is a list of one.
 fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
-    let usage = || format!("--set {arg}: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%");
+    let usage = || {
+        format!("--set {arg}: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%")
+    };
     let (name, v) = rest.split_once('=').ok_or_else(usage)?;
     let name = name.trim();
     if name.is_empty() {
@@ -360,9 +362,8 @@ impl LoadedSpec {
                     ),
                 });
             };
-            let key = swept_key_name(&self.file.sweep[k]).ok_or_else(|| {
-                format!("--set {arg}: sweep \"{name}\" has no key to sweep")
-            })?;
+            let key = swept_key_name(&self.file.sweep[k])
+                .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;
             self.file.sweep[k] = replace(&self.file.sweep[k], key, &o.value, false)
                 .map_err(|e| format!("--set {arg}: {e}"))?
                 .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;

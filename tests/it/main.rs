@@ -31,5 +31,6 @@ mod spec_errors;
 mod steady;
 mod steady_after;
 mod sweep_members;
+mod sweep_set;
 mod tail;
 mod verify;
