@@ -515,4 +515,36 @@ mod tests {
             "--set phase.w=8: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8"
         );
     }
+
+    /// `sweep.NAME=`: values separated by commas or as a TOML list, each read as TOML or text.
+    #[test]
+    fn sweep_values() {
+        let s = |v: &[&str]| Value::Array(v.iter().map(|x| Value::String(x.to_string())).collect());
+        let p = parse("sweep.op=100%,50%").unwrap();
+        assert_eq!(
+            (p.sweep.as_deref(), p.key.as_str(), p.phase, p.value),
+            (Some("op"), "", None, s(&["100%", "50%"]))
+        );
+        assert_eq!(
+            parse("sweep.op=[\"1%\", \"2%\"]").unwrap().value,
+            s(&["1%", "2%"])
+        );
+        assert_eq!(parse("sweep.op=25%").unwrap().value, s(&["25%"]));
+        assert_eq!(
+            parse("sweep.qd=1,32").unwrap().value,
+            Value::Array(vec![Value::Integer(1), Value::Integer(32)])
+        );
+        assert_eq!(
+            parse("sweep.op").unwrap_err(),
+            "--set sweep.op: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%"
+        );
+        assert_eq!(
+            parse("sweep.=1").unwrap_err(),
+            "--set sweep.=1: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%"
+        );
+        assert_eq!(
+            parse("queue_depth=[]").unwrap_err(),
+            "--set queue_depth=[]: the list is empty"
+        );
+    }
 }
