@@ -46,7 +46,7 @@ enum Cmd {
         #[command(flatten)]
         target: TargetArgs,
         /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s), or in one phase
-        /// (--set phase.NAME.KEY=VALUE); repeatable.
+        /// (--set phase.NAME.KEY=VALUE), or a sweep's values (--set sweep.NAME=V1,V2); repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Print JSON instead of a table.
@@ -62,6 +62,11 @@ enum Cmd {
         /// Output format.
         #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
         format: CompareFormat,
+        /// Compare the members of a sweep (or the values of a matrix list) within each run: one column
+        /// per value of the label NAME (`filled`, `op`, `bs`), phases paired by their other labels, each
+        /// against the first value's.
+        #[arg(long, value_name = "NAME")]
+        by: Option<String>,
     },
     /// Write SVG plots and an index.html from results files: per phase, IOPS per interval (log and linear,
     /// and zoomed), latency and bandwidth per interval, averages and percentiles, steady window and
@@ -145,7 +150,8 @@ struct RunArgs {
     #[command(flatten)]
     target: TargetArgs,
     /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s for a short trial of
-    /// a long spec), or in one phase (--set phase.NAME.KEY=VALUE); repeatable.
+    /// a long spec), or in one phase (--set phase.NAME.KEY=VALUE), or a sweep's values (--set
+    /// sweep.NAME=V1,V2); repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// Folder for results.json and the series CSVs (default: wkrun-results/<spec>-<time>).
@@ -199,7 +205,7 @@ fn main() -> ExitCode {
             set,
             json,
         }) => cmd_plan(&spec, &target, &set, json),
-        Some(Cmd::Compare { files, format }) => cmd_compare(&files, format),
+        Some(Cmd::Compare { files, format, by }) => cmd_compare(&files, format, by.as_deref()),
         Some(Cmd::Report {
             files,
             output,
@@ -466,7 +472,7 @@ fn results_files(args: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
+fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Result<(), Fail> {
     let files = &results_files(files);
     use wkrun::report::{self, compare};
     let runs = files
@@ -480,7 +486,10 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat) -> Result<(), Fail> {
                 .map_err(|e| bad(e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let c = compare::compare(&runs);
+    let c = match by {
+        None => compare::compare(&runs),
+        Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
+    };
     print!(
         "{}",
         match format {

@@ -344,28 +344,31 @@ pub fn compare(runs: &[Run]) -> Comparison {
         phase_rows(name, &phases, &mut rows);
     }
     if runs.len() > 1 {
-        rows.push(Row {
-            phase: "(all phases)".into(),
-            metric: Metric::Composite,
-            label: Metric::Composite.label().into(),
-            cells: composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>())
-                .into_iter()
-                .map(|c| match c {
-                    None => Cell::NoData,
-                    Some(ratio) => Cell::Number {
-                        value: ratio,
-                        change_pct: Some((ratio - 1.0) * 100.0),
-                    },
-                })
-                .collect(),
-        });
-        if let Some(Cell::Number { change_pct, .. }) =
-            rows.last_mut().and_then(|r| r.cells.first_mut())
-        {
-            *change_pct = None;
-        }
+        let scores = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
+        rows.push(composite_row(scores, Metric::Composite.label().into()));
     }
     Comparison { columns, rows }
+}
+
+/// The composite row (phase `(all phases)`) of `scores` ([`composite`]), labelled `label`: each score with its
+/// change (score − 1) × 100, none for the first column.
+pub fn composite_row(scores: Vec<Option<f64>>, label: String) -> Row {
+    Row {
+        phase: "(all phases)".into(),
+        metric: Metric::Composite,
+        label,
+        cells: scores
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| match c {
+                None => Cell::NoData,
+                Some(ratio) => Cell::Number {
+                    value: ratio,
+                    change_pct: (i > 0).then_some((ratio - 1.0) * 100.0),
+                },
+            })
+            .collect(),
+    }
 }
 
 /// A phase's rows: parameters that differ, headline figures, whole-phase metrics, the steady verdict.
@@ -600,7 +603,7 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
 /// differ (runs kept as `fresh/`, `used/`, ... are headed so, as `wkrun report` labels them); else
 /// `spec target started_at`, or the file as given when that is ambiguous (and a `#n` suffix when even the
 /// file is given twice).
-fn headers(runs: &[Run]) -> Vec<String> {
+pub(super) fn headers(runs: &[Run]) -> Vec<String> {
     let status = |r: &Results| match r.status {
         Status::Completed => String::new(),
         Status::Running => " [running]".into(),

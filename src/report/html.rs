@@ -630,6 +630,7 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     );
     // The headline figures first, then what was run, then the results and the preparation.
     headline_section(&mut o, runs, report);
+    o.push_str(&super::members::html_section(runs));
     runs_table(&mut o, runs);
     contents(&mut o, report);
     o.push_str("<main>\n");

@@ -10,6 +10,7 @@ pub mod build;
 pub mod chart;
 pub mod compare;
 pub mod html;
+pub mod members;
 pub mod merge;
 pub mod model;
 pub mod runs;

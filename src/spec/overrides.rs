@@ -4,6 +4,12 @@
 //! phase NAME only (and in every phase expanded from a `[[phase]]` of that name). The value is TOML (`10`,
 //! `"10s"`); a bare word that is not TOML is taken as a string (`10s`).
 //!
+//! A key that a sweep or a matrix list varies is changed in the lists, before expansion, so that names and
+//! labels follow: `--set span=50%` makes every list of `span` the one value `50%` (one member, labelled
+//! `op=50%`), `--set 'span=["100%", "50%"]'` replaces every list of `span`, and `--set sweep.NAME=V1,V2`
+//! replaces the values of the sweep NAME only. These are applied first, the spec expanded again, then the
+//! other overrides in order.
+//!
 //! Errors name the argument as given (`--set engine=foo: unknown value ...`), never the spec's line: a rule the
 //! new value breaks, here or at plan time ([`LoadedSpec::phase_error`]), is reported against the `--set`.
 
@@ -19,9 +25,12 @@ pub struct Override {
     /// The phase addressed by `phase.NAME.KEY=VALUE`: a phase's name, or the name of the `[[phase]]` it was
     /// expanded from. `None`: every phase and `[defaults]`.
     pub phase: Option<String>,
+    /// The sweep addressed by `sweep.NAME=V1,V2,...`: its name (`key` is then empty, the sweep's own key
+    /// is meant, and `value` is a list). `None` otherwise.
+    pub sweep: Option<String>,
     /// The key.
     pub key: String,
-    /// The value.
+    /// The value: one value, or a list (only for `sweep.NAME=` and a key a sweep or matrix list varies).
     pub value: Value,
 }
 
@@ -31,6 +40,9 @@ pub struct Override {
 /// # Errors
 /// A message when there is no `=`, the key is empty, or the value is a list.
 pub fn parse(arg: &str) -> Result<Override, String> {
+    if let Some(rest) = arg.strip_prefix("sweep.") {
+        return parse_sweep(arg, rest);
+    }
     let (phase, k, v) = match arg.strip_prefix("phase.") {
         Some(rest) => {
             let (name, k, v) = split_phase(rest).ok_or_else(|| {
@@ -51,20 +63,71 @@ pub fn parse(arg: &str) -> Result<Override, String> {
     if k.is_empty() {
         return Err(format!("--set {arg}: the key is empty"));
     }
-    let value = toml::from_str::<toml::Table>(&format!("v = {v}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| Value::String(v.trim().to_string()));
-    if value.is_array() {
+    let value = toml_or_text(v);
+    if value.is_array() && phase.is_some() {
         return Err(format!(
-            "--set {arg}: a list would expand phases after their names were made; --set takes one value"
+            "--set {arg}: one phase takes one value; a list replaces a sweep's values (--set sweep.NAME=V1,V2) or every list of a key (--set KEY=[...])"
         ));
+    }
+    if value.as_array().is_some_and(Vec::is_empty) {
+        return Err(format!("--set {arg}: the list is empty"));
     }
     Ok(Override {
         arg: arg.to_string(),
         phase,
+        sweep: None,
         key: k.to_string(),
         value,
+    })
+}
+
+/// `v` read as a TOML value, or as a string when it is not one.
+fn toml_or_text(v: &str) -> Value {
+    toml::from_str::<toml::Table>(&format!("v = {v}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(v.trim().to_string()))
+}
+
+/// `sweep.NAME=VALUES` (`rest` is what follows `sweep.`): the values as a TOML list, or separated by commas
+/// (`100%,50%`), each read as [`toml_or_text`]; one value is a list of one.
+fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
+    let usage = || {
+        format!("--set {arg}: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%")
+    };
+    let (name, v) = rest.split_once('=').ok_or_else(usage)?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(usage());
+    }
+    let values = match toml_or_text(v) {
+        Value::Array(a) => a,
+        _ => {
+            let items: Vec<&str> = v.split(',').map(str::trim).collect();
+            if items.iter().any(|i| i.is_empty()) {
+                return Err(format!("--set {arg}: an empty value in the list"));
+            }
+            items.into_iter().map(toml_or_text).collect()
+        }
+    };
+    if values.is_empty() {
+        return Err(format!("--set {arg}: the list is empty"));
+    }
+    if let Some(d) = values
+        .iter()
+        .enumerate()
+        .find_map(|(i, x)| values[..i].contains(x).then_some(x))
+    {
+        return Err(format!(
+            "--set {arg}: the value {d} is given twice (phase names would repeat)"
+        ));
+    }
+    Ok(Override {
+        arg: arg.to_string(),
+        phase: None,
+        sweep: Some(name.to_string()),
+        key: String::new(),
+        value: Value::Array(values),
     })
 }
 
@@ -78,6 +141,14 @@ fn split_phase(rest: &str) -> Option<(&str, &str, &str)> {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         (word && !name.is_empty()).then(|| (name, key, &rest[i + 1..]))
     })
+}
+
+/// The key a sweep varies: its one list among the keys a sweep may hold (`span`, `block_size`, ...).
+fn swept_key_name(s: &super::SweepSpec) -> Option<&'static str> {
+    keys::matrix_keys()
+        .into_iter()
+        .find(|(_, m)| m.sweep.is_some_and(|list| list(s).is_some()))
+        .map(|(k, _)| k.name)
 }
 
 /// Sets `key` of `item` to `value` (only if `item` has it, unless `insert`): `Ok(None)` when it does not;
@@ -139,17 +210,32 @@ impl LoadedSpec {
     /// the value does not fit the key, or the result breaks a rule (every broken rule, each line after the
     /// first starting `error: FILE: `).
     pub fn apply_overrides(&mut self, sets: &[Override]) -> Result<(), String> {
-        for o in sets {
+        for o in sets.iter().filter(|o| o.sweep.is_none()) {
             if let Some(e) = refuse_key(o) {
                 return Err(e);
             }
-            match &o.phase {
-                None => self.set_everywhere(o)?,
-                Some(name) => self.set_in_phase(o, name)?,
+        }
+        let mut relisted = false;
+        for o in sets {
+            relisted |= self.set_lists(o)?;
+        }
+        if relisted {
+            self.phases = super::expand::expand(&self.file).map_err(|r| {
+                let all: Vec<&str> = sets.iter().map(|o| o.arg.as_str()).collect();
+                format!("after --set {}: {}", all.join(" "), r.message)
+            })?;
+        }
+        for o in sets {
+            match (&o.sweep, &o.phase) {
+                (Some(_), _) => {}
+                (None, None) if o.value.is_array() => {}
+                (None, None) => self.set_everywhere(o)?,
+                (None, Some(name)) => self.set_in_phase(o, name)?,
             }
-            let shown = match &o.phase {
-                None => format!("{}={}", o.key, o.value),
-                Some(name) => format!("phase.{name}.{}={}", o.key, o.value),
+            let shown = match (&o.sweep, &o.phase) {
+                (Some(name), _) => format!("sweep.{name}={}", o.value),
+                (None, None) => format!("{}={}", o.key, o.value),
+                (None, Some(name)) => format!("phase.{name}.{}={}", o.key, o.value),
             };
             self.overrides.push(shown);
             self.sets.push(o.clone());
@@ -218,19 +304,8 @@ impl LoadedSpec {
     /// `--set KEY=VALUE`: in `[defaults]` and every phase that sets KEY, else added to `[defaults]`.
     fn set_everywhere(&mut self, o: &Override) -> Result<(), String> {
         let (key, arg) = (o.key.as_str(), o.arg.as_str());
-        // Names and labels of expanded phases say which value made them: a --set of that key would
-        // make them lie.
-        let short = super::expand::label_of(key);
-        if let Some(p) = self
-            .phases
-            .iter()
-            .find(|p| p.labels.iter().any(|l| l.key == short))
-        {
-            return Err(format!(
-                "--set {arg}: `{key}` is varied by a matrix or sweep of this spec (phase \"{}\"); edit the spec instead",
-                p.name
-            ));
-        }
+        // The lists of a key a sweep or matrix varies were set to this one value before expansion
+        // ([`Self::set_lists`]): names and labels say it.
         let mut hits = 0;
         if let Some(d) = &self.file.defaults
             && let Some(new) = replace::<Defaults>(d, key, &o.value, false)
@@ -267,6 +342,71 @@ impl LoadedSpec {
         Ok(())
     }
 
+    /// The lists `o` changes in the spec as written, before expansion: the sweep `sweep.NAME=` names, or
+    /// for `KEY=VALUE` every sweep and matrix list of KEY (made the one value, or the list given). Whether
+    /// it changed one.
+    ///
+    /// # Errors
+    /// An unknown sweep (with the spec's sweeps), a value the key does not take, or a list for a key no
+    /// sweep or matrix list varies.
+    fn set_lists(&mut self, o: &Override) -> Result<bool, String> {
+        let arg = o.arg.as_str();
+        if let Some(name) = &o.sweep {
+            let Some(k) = self.file.sweep.iter().position(|s| &s.name == name) else {
+                let names: Vec<&str> = self.file.sweep.iter().map(|s| s.name.as_str()).collect();
+                return Err(match names.is_empty() {
+                    true => format!("--set {arg}: this spec has no sweep"),
+                    false => format!(
+                        "--set {arg}: this spec has no sweep \"{name}\"; its sweeps: {}",
+                        names.join(", ")
+                    ),
+                });
+            };
+            let key = swept_key_name(&self.file.sweep[k])
+                .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;
+            self.file.sweep[k] = replace(&self.file.sweep[k], key, &o.value, false)
+                .map_err(|e| format!("--set {arg}: {e}"))?
+                .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;
+            return Ok(true);
+        }
+        if o.phase.is_some() {
+            return Ok(false);
+        }
+        let list = match &o.value {
+            Value::Array(_) => o.value.clone(),
+            one => Value::Array(vec![one.clone()]),
+        };
+        let mut hits = 0;
+        for s in &mut self.file.sweep {
+            if let Some(new) =
+                replace(&*s, &o.key, &list, false).map_err(|e| format!("--set {arg}: {e}"))?
+            {
+                *s = new;
+                hits += 1;
+            }
+        }
+        let matrix = keys::matrix_keys();
+        let Some((_, m)) = matrix.iter().find(|(k, _)| k.name == o.key) else {
+            return Ok(hits > 0);
+        };
+        for p in &mut self.file.phase {
+            if (m.list)(p).is_some()
+                && let Some(new) = replace::<PhaseSpec>(p, &o.key, &list, false)
+                    .map_err(|e| format!("--set {arg}: {e}"))?
+            {
+                *p = new;
+                hits += 1;
+            }
+        }
+        if hits == 0 && o.value.is_array() {
+            return Err(format!(
+                "--set {arg}: no sweep or matrix list of this spec varies `{}`; a list replaces one, else give one value",
+                o.key
+            ));
+        }
+        Ok(hits > 0)
+    }
+
     /// `--set phase.NAME.KEY=VALUE`: KEY set (or added) in every phase NAME names.
     fn set_in_phase(&mut self, o: &Override, name: &str) -> Result<(), String> {
         let (key, arg) = (o.key.as_str(), o.arg.as_str());
@@ -296,7 +436,7 @@ impl LoadedSpec {
             }
             if p.labels.iter().any(|l| l.key == short) {
                 return Err(format!(
-                    "--set {arg}: `{key}` is varied by a matrix or sweep of this spec (phase \"{}\"); edit the spec instead",
+                    "--set {arg}: `{key}` is varied by a matrix or sweep of this spec (phase \"{}\"), whose names and labels say each value; change the values with --set {key}=VALUE (every list of it) or --set sweep.NAME=V1,V2",
                     p.name
                 ));
             }
@@ -320,6 +460,7 @@ mod tests {
         Override {
             arg: arg.into(),
             phase: phase.map(str::to_string),
+            sweep: None,
             key: key.into(),
             value,
         }
@@ -372,6 +513,38 @@ mod tests {
         assert_eq!(
             parse("phase.w=8").unwrap_err(),
             "--set phase.w=8: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8"
+        );
+    }
+
+    /// `sweep.NAME=`: values separated by commas or as a TOML list, each read as TOML or text.
+    #[test]
+    fn sweep_values() {
+        let s = |v: &[&str]| Value::Array(v.iter().map(|x| Value::String(x.to_string())).collect());
+        let p = parse("sweep.op=100%,50%").unwrap();
+        assert_eq!(
+            (p.sweep.as_deref(), p.key.as_str(), p.phase, p.value),
+            (Some("op"), "", None, s(&["100%", "50%"]))
+        );
+        assert_eq!(
+            parse("sweep.op=[\"1%\", \"2%\"]").unwrap().value,
+            s(&["1%", "2%"])
+        );
+        assert_eq!(parse("sweep.op=25%").unwrap().value, s(&["25%"]));
+        assert_eq!(
+            parse("sweep.qd=1,32").unwrap().value,
+            Value::Array(vec![Value::Integer(1), Value::Integer(32)])
+        );
+        assert_eq!(
+            parse("sweep.op").unwrap_err(),
+            "--set sweep.op: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%"
+        );
+        assert_eq!(
+            parse("sweep.=1").unwrap_err(),
+            "--set sweep.=1: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%"
+        );
+        assert_eq!(
+            parse("queue_depth=[]").unwrap_err(),
+            "--set queue_depth=[]: the list is empty"
         );
     }
 }

@@ -493,7 +493,7 @@ fn set_one_phase() {
     );
     assert_eq!(
         got[0].first,
-        "p.toml: --set phase.w.block_size=16KiB: `block_size` is varied by a matrix or sweep of this spec (phase \"w[bs=4KiB]\"); edit the spec instead"
+        "p.toml: --set phase.w.block_size=16KiB: `block_size` is varied by a matrix or sweep of this spec (phase \"w[bs=4KiB]\"), whose names and labels say each value; change the values with --set block_size=VALUE (every list of it) or --set sweep.NAME=V1,V2"
     );
 }
 

@@ -33,6 +33,8 @@ mod simgc;
 mod spec_errors;
 mod steady;
 mod steady_after;
+mod sweep_members;
+mod sweep_set;
 mod tail;
 mod verify;
 mod workers;

@@ -193,7 +193,7 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
     ] {
         assert!(pos(s) > prep, "{s} after the results");
     }
-    assert!(pos("<!-- headline -->") < pos("<h2>Contents</h2>"));
+    assert!(pos("<section id=\"headline\">") < pos("<h2>Contents</h2>"));
     let zoom = svg_texts(&rep.join("02-saturate_op-50pct-zoom-log-write.svg"));
     assert!(
         zoom.iter()
