@@ -219,11 +219,13 @@ fn main() -> ExitCode {
             } else {
                 schema::result_schema()
             };
-            print!("{}", schema::to_file_text(&s));
+            stdout_text(&schema::to_file_text(&s));
             Ok(())
         }
         Some(Cmd::Completions { shell }) => {
-            clap_complete::generate(shell, &mut Cli::command(), "wkrun", &mut std::io::stdout());
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "wkrun", &mut text);
+            stdout_text(&String::from_utf8_lossy(&text));
             Ok(())
         }
         Some(Cmd::Man { dir }) => cmd_man(dir.as_deref()),
@@ -239,9 +241,14 @@ fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
     // The pages document the commands; `help` is clap's own and has no page.
     let cmd = Cli::command().disable_help_subcommand(true);
     match dir {
-        None => clap_mangen::Man::new(cmd)
-            .render(&mut std::io::stdout())
-            .map_err(|e| Fail(1, format!("cannot write the man page: {e}"))),
+        None => {
+            let mut text = Vec::new();
+            clap_mangen::Man::new(cmd)
+                .render(&mut text)
+                .map_err(|e| Fail(1, format!("cannot write the man page: {e}")))?;
+            stdout_text(&String::from_utf8_lossy(&text));
+            Ok(())
+        }
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .and_then(|()| clap_mangen::generate_to(cmd, dir))
@@ -251,10 +258,24 @@ fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
                         format!("cannot write the man pages into {}: {e}", dir.display()),
                     )
                 })?;
-            println!("man pages: {}", dir.display());
+            stdout_text(&format!("man pages: {}\n", dir.display()));
             Ok(())
         }
     }
+}
+
+/// Writes `text` to stdout. A reader that went away (`wkrun schema result | head`) is no error: the rest is
+/// dropped, where `print!` would panic.
+fn stdout_text(text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes()).and_then(|()| o.flush());
+}
+
+/// Writes `text` to stderr, ignoring a failed write (where `eprint!` would panic).
+fn err_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Prints the failure's message (if any) and gives its exit code.
@@ -339,19 +360,19 @@ fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
                 let (n, m) = (s.file.phase.len(), s.phases.len());
                 let plural = |k: usize| if k == 1 { "" } else { "s" };
                 if n == m {
-                    println!("{}: ok ({n} phase{})", p.display(), plural(n));
+                    stdout_text(&format!("{}: ok ({n} phase{})\n", p.display(), plural(n)));
                 } else {
-                    println!(
-                        "{}: ok ({n} phase{}, {m} after expanding sweeps and matrices)",
+                    stdout_text(&format!(
+                        "{}: ok ({n} phase{}, {m} after expanding sweeps and matrices)\n",
                         p.display(),
                         plural(n)
-                    );
+                    ));
                 }
             }
             Err(e) => {
                 match results_given(p, "validate") {
-                    Some(m) => eprintln!("error: {m}"),
-                    None => eprintln!("error: {e}"),
+                    Some(m) => err_out(&format!("error: {m}\n")),
+                    None => err_out(&format!("error: {e}\n")),
                 }
                 failed += 1;
             }
@@ -443,21 +464,21 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
     let mut notes = Vec::new();
     let (_, plan) = probe_and_plan(&s, a, &mut notes)?;
     for n in &notes {
-        eprintln!("note: {n}");
+        err_out(&format!("note: {n}\n"));
     }
     for n in run::limit_notes(&plan) {
-        eprintln!("note: {n}");
+        err_out(&format!("note: {n}\n"));
     }
     if let Err(r) = target::safety::consent(&plan.target, plan.writes(), None) {
-        eprintln!("note: the run would be refused: {r}");
+        err_out(&format!("note: the run would be refused: {r}\n"));
     }
     if json {
-        println!(
-            "{}",
+        stdout_text(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&plan).map_err(|e| Fail(1, e.to_string()))?
-        );
+        ));
     } else {
-        print!("{}", plan::render_text(&plan));
+        stdout_text(&plan::render_text(&plan));
     }
     Ok(())
 }
@@ -490,14 +511,11 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Re
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
-    print!(
-        "{}",
-        match format {
-            CompareFormat::Table => compare::render_table(&c),
-            CompareFormat::Markdown => compare::render_markdown(&c),
-            CompareFormat::Csv => compare::render_csv(&c),
-        }
-    );
+    stdout_text(&match format {
+        CompareFormat::Table => compare::render_table(&c),
+        CompareFormat::Markdown => compare::render_markdown(&c),
+        CompareFormat::Csv => compare::render_csv(&c),
+    });
     Ok(())
 }
 
@@ -534,11 +552,11 @@ fn cmd_report(
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;
     let written = build::write(&out, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
-    println!(
-        "report: {} ({} plots)",
+    stdout_text(&format!(
+        "report: {} ({} plots)\n",
         dir.join("index.html").display(),
         written.len() - 1
-    );
+    ));
     Ok(())
 }
 
@@ -611,10 +629,10 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     let merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
     merge::write(&out, &merged).map_err(|e| Fail(1, e.to_string()))?;
-    println!(
-        "{}",
+    stdout_text(&format!(
+        "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))
-    );
+    ));
     Ok(())
 }
 

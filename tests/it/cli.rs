@@ -403,3 +403,38 @@ fn compare_aligns_wide_characters_by_terminal_cells() {
     let cells = |l: &str| unicode_width::UnicodeWidthStr::width(l);
     assert!(lines.iter().all(|l| cells(l) == cells(lines[0])), "{table}");
 }
+
+/// Output into a pipe whose reader is gone (`wkrun schema result | head -c 10`): exit 0 and no panic, for
+/// every command that prints to stdout. The read end is closed before wkrun starts, so each write fails
+/// with EPIPE (Rust ignores SIGPIPE).
+#[test]
+fn printing_into_a_closed_pipe_is_no_panic() {
+    let tmp = tempdir();
+    write_file(
+        tmp.path(),
+        "s.toml",
+        &spec_text(
+            "p",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n",
+        ),
+    );
+    for args in [
+        &["schema", "result"][..],
+        &["man"],
+        &["completions", "bash"],
+        &["validate", "s.toml"],
+        &["plan", "s.toml", "--target", "sim:capacity=1GiB"],
+    ] {
+        let (r, w) = std::io::pipe().expect("pipe");
+        drop(r);
+        let o = std::process::Command::new(wkrun_bin())
+            .args(args)
+            .current_dir(tmp.path())
+            .stdout(w)
+            .output()
+            .expect("wkrun runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
