@@ -561,7 +561,8 @@ fn lead(p: &PhaseResult) -> Lead {
     }
 }
 
-/// The composite score of each run against the first: the geometric mean, over the phases both have whose
+/// The composite score of each run against the first: the geometric mean, over the workload phases both
+/// have (fills, restores and erases prepare the drive; they are not the benchmark) whose
 /// lead figure (the first headline figure that is better higher or lower, else total IOPS) is the same
 /// figure and positive in both, of the ratio run / first for a figure where higher is better and first /
 /// run where lower is better. So 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and
@@ -574,7 +575,7 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     let base: Vec<(&str, Lead)> = first
         .phases
         .iter()
-        .filter(|p| p.kind != PhaseKind::Erase)
+        .filter(|p| p.kind == PhaseKind::Workload)
         .map(|p| (p.name.as_str(), lead(p)))
         .collect();
     runs.iter()
@@ -585,7 +586,7 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
                     let p = run
                         .phases
                         .iter()
-                        .find(|p| p.name == *name && p.kind != PhaseKind::Erase)?;
+                        .find(|p| p.name == *name && p.kind == PhaseKind::Workload)?;
                     let (k, v, _) = lead(p);
                     let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
                     (k == *key).then(|| match better {
@@ -1177,10 +1178,16 @@ mod tests {
         l1.headline = lat(100.0);
         let mut l2 = phase("l", 0, 5, None);
         l2.headline = lat(400.0);
+        // A fill, 10x slower in run b, prepares the drive and is not in the score.
+        let fill = |writes: u64| {
+            let mut f = phase("f", 0, writes, None);
+            f.kind = PhaseKind::Fill;
+            f
+        };
         let t = "t";
         let runs = [
-            run("a", "a", t, vec![phase("r", 1000, 0, None), l1]),
-            run("b", "b", t, vec![phase("r", 810, 0, None), l2]),
+            run("a", "a", t, vec![fill(1000), phase("r", 1000, 0, None), l1]),
+            run("b", "b", t, vec![fill(100), phase("r", 810, 0, None), l2]),
             run("c", "c", t, vec![phase("x", 1, 0, None)]),
         ];
         let c = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
