@@ -199,6 +199,7 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                     if let Some(check) = job.check {
                         check.check(&op, data, t1, &mut rec);
                     }
+                    job.ops.done(op.index);
                     continue;
                 }
                 Ok(n) => IoCause::Short(n),
@@ -215,8 +216,11 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                 error = Some(e);
                 break 'claims;
             }
+            job.ops.done(op.index);
         }
     }
+    // Ops this worker claimed and will not do no longer hold the others' window back.
+    job.ops.close();
     if error.is_some() {
         job.abort();
     }

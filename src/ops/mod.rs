@@ -21,6 +21,7 @@ use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// The seed of worker `w`'s op stream (and data) in a phase seeded `seed`: worker 0 keeps the phase's seed
 /// (one worker runs as before workers existed); the others get a mix of both.
@@ -329,6 +330,27 @@ pub struct SharedOps {
     chunk: u64,
     /// First index of this run of the stream; a bounded stream issues `total_ops` from here.
     first: u64,
+    /// With a window: op `i` is claimed only once every op before `i − depth + 1` is done.
+    window: Option<Window>,
+}
+
+/// The sliding window of a [`SharedOps`] claimed one op at a time: at most `depth` ops claimed and not yet
+/// done, the oldest of them at most `depth − 1` before the newest, as with one thread keeping `depth` I/Os
+/// in flight. So an op that lands after a later one of the stream is less than `depth` before it, however
+/// long a thread is held between claiming its op and issuing it.
+struct Window {
+    depth: u64,
+    state: Mutex<WindowState>,
+    moved: Condvar,
+}
+
+struct WindowState {
+    /// The oldest op not yet done.
+    low: u64,
+    /// Done flags of ops `low..low + depth`, at `index % depth`.
+    done: Vec<bool>,
+    /// No more claims: a worker stopped.
+    closed: bool,
 }
 
 impl SharedOps {
@@ -346,6 +368,7 @@ impl SharedOps {
             next: AtomicU64::new(0),
             chunk,
             first: 0,
+            window: None,
         }
     }
 
@@ -375,8 +398,73 @@ impl SharedOps {
         self.next.load(Ordering::Relaxed)
     }
 
-    /// Claims the next chunk; `None` when a bounded stream is exhausted.
+    /// Claims one op at a time within a sliding window of `depth` ops ([`Window`]): for verified writes by
+    /// `depth` threads, whose replay assumes that an op lands after a later one only if it is less than
+    /// `depth` before it. Each worker must call [`SharedOps::done`] for every op it claimed and
+    /// [`SharedOps::close`] when it stops.
+    pub fn windowed(mut self, depth: u64) -> SharedOps {
+        let first = self.first;
+        self.chunk = 1;
+        let depth = depth.max(1);
+        self.window = Some(Window {
+            depth,
+            state: Mutex::new(WindowState {
+                low: first,
+                done: vec![false; depth as usize],
+                closed: false,
+            }),
+            moved: Condvar::new(),
+        });
+        self
+    }
+
+    /// Marks op `index` (claimed from this stream) done: issued and completed, failed, or skipped. Frees
+    /// its place in the window; without a window, nothing.
+    pub fn done(&self, index: u64) {
+        let Some(w) = &self.window else {
+            return;
+        };
+        let mut s = w.state.lock().unwrap_or_else(|p| p.into_inner());
+        if index < s.low || index >= s.low + w.depth {
+            return;
+        }
+        let depth = w.depth;
+        s.done[(index % depth) as usize] = true;
+        while s.done[(s.low % depth) as usize] {
+            let at = (s.low % depth) as usize;
+            s.done[at] = false;
+            s.low += 1;
+        }
+        w.moved.notify_all();
+    }
+
+    /// Ends claiming: later claims get `None`, and workers waiting for the window wake up. A worker that
+    /// stops calls it (its claimed ops may never be done); without a window, nothing.
+    pub fn close(&self) {
+        if let Some(w) = &self.window {
+            w.state.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
+            w.moved.notify_all();
+        }
+    }
+
+    /// Claims the next chunk; `None` when a bounded stream is exhausted (or a windowed stream closed).
     pub fn claim(&self) -> Option<Ops<'_>> {
+        if let Some(w) = &self.window {
+            let mut s = w.state.lock().unwrap_or_else(|p| p.into_inner());
+            // Claims happen under the lock, so `next` moves in step with the window.
+            while !s.closed && self.next.load(Ordering::Relaxed) >= s.low + w.depth {
+                s = w.moved.wait(s).unwrap_or_else(|p| p.into_inner());
+            }
+            if s.closed {
+                return None;
+            }
+            return self.take();
+        }
+        self.take()
+    }
+
+    /// The next chunk of indices, or `None` past a bounded stream's end.
+    fn take(&self) -> Option<Ops<'_>> {
         let start = self.next.fetch_add(self.chunk, Ordering::Relaxed);
         let end = match self.stream.total_ops.map(|n| self.first + n) {
             Some(n) if start >= n => return None,
@@ -553,5 +641,65 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&c| c == 1));
+    }
+
+    /// The index of the one op a windowed claim gives.
+    fn one(ops: &SharedOps) -> Option<u64> {
+        let mut c = ops.claim()?;
+        let op = c.next().expect("one op");
+        assert!(c.next().is_none(), "a windowed claim is one op");
+        Some(op.index)
+    }
+
+    #[test]
+    fn a_window_claims_at_most_depth_ops_past_the_oldest_not_done() {
+        let ops = SharedOps::new(stream(Order::Random, 0, None), 4).windowed(4);
+        assert_eq!(
+            (0..4).map(|_| one(&ops)).collect::<Vec<_>>(),
+            [Some(0), Some(1), Some(2), Some(3)]
+        );
+        // Ops 1 and 3 done, 0 not: op 4 still waits for op 0.
+        ops.done(1);
+        ops.done(3);
+        std::thread::scope(|t| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            t.spawn(|| {
+                let tx = tx;
+                tx.send(one(&ops)).unwrap();
+                tx.send(one(&ops)).unwrap();
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(
+                rx.try_recv().is_err(),
+                "op 4 claimed while op 0 was not done"
+            );
+            // Op 0 done: the oldest not done is 2, so ops 4 and 5 may go.
+            ops.done(0);
+            assert_eq!(rx.recv().unwrap(), Some(4));
+            assert_eq!(rx.recv().unwrap(), Some(5));
+        });
+        assert_eq!(ops.position(), 6);
+    }
+
+    #[test]
+    fn closing_a_window_wakes_a_waiting_claim_with_none() {
+        let ops = SharedOps::new(stream(Order::Random, 0, None), 2).windowed(2);
+        assert_eq!((one(&ops), one(&ops)), (Some(0), Some(1)));
+        std::thread::scope(|t| {
+            let waiting = t.spawn(|| one(&ops));
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            ops.close();
+            assert_eq!(waiting.join().unwrap(), None);
+        });
+        assert_eq!(one(&ops), None);
+    }
+
+    #[test]
+    fn a_bounded_window_ends_at_its_total() {
+        let ops = SharedOps::starting_at(stream(Order::Random, 0, Some(3)), 8, 10).windowed(8);
+        assert_eq!(
+            (0..4).map(|_| one(&ops)).collect::<Vec<_>>(),
+            [Some(10), Some(11), Some(12), None]
+        );
     }
 }

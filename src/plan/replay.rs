@@ -85,12 +85,11 @@ pub struct Writer {
 ///   in flight, so op `j` can still be in flight when op `i > j` is submitted only if `i - j < queue_depth`
 ///   (with completions in about submission order).
 /// - `psync`: `queue_depth` threads, which for a verified phase claim one op of the shared stream at a time
-///   (not chunks, whose ops may run far apart), so the ops in flight together are the last `queue_depth`
-///   claimed (with the threads in step).
+///   within a sliding window (`ops::SharedOps::windowed`): op `i` is claimed only once every op up to
+///   `i - queue_depth` is done, so the bound holds however the threads are scheduled.
 ///
-/// Both assume that the I/Os in flight progress at comparable speeds: a write held back (a psync worker
-/// preempted between claiming its op and writing it, an I/O stalled in the kernel or the device) while
-/// `queue_depth` or more later writes are issued, and then landing over one of them, shows as `stale`, as a
+/// Both assume that a write the device reported done is done: a write held in the device while
+/// `queue_depth` or more later writes complete, and then landing over one of them, shows as `stale`, as a
 /// lost write would. (Measured: no reordering at all in clean runs at QD8 on files, any engine.)
 pub fn reorder_window(p: &PhasePlan) -> u64 {
     p.io().map_or(1, |io| io.queue_depth).max(1) as u64

@@ -523,13 +523,41 @@ struct Ramp {
     warnings: Vec<String>,
 }
 
-/// Each worker's shared op stream, from `first` (its next op index); one op at a time when `one_at_a_time`.
+/// How the threads sharing a stream claim its ops.
+#[derive(Clone, Copy)]
+enum Claim {
+    /// In chunks (the fastest).
+    Chunks,
+    /// One at a time, in time order (rate caps).
+    OneAtATime,
+    /// One at a time within a sliding window of `parts.sharers` ops (verified writes by several threads).
+    Window,
+}
+
+impl Claim {
+    /// The way for a phase: a window for stamped writes by several threads (so that the replay's reorder
+    /// window, plan::replay::reorder_window, holds however the threads are scheduled), one at a time under a
+    /// rate cap, chunks otherwise.
+    fn of(shape: &Shape<'_>, parts: &Parts<'_>) -> Claim {
+        let stamped = matches!(parts.data[0], WriteData::Stamped(..));
+        match (
+            stamped && parts.sharers > 1,
+            shape.measure.rate_iops.is_some(),
+        ) {
+            (true, _) => Claim::Window,
+            (false, true) => Claim::OneAtATime,
+            (false, false) => Claim::Chunks,
+        }
+    }
+}
+
+/// Each worker's shared op stream, from `first` (its next op index), claimed as `claim` says.
 fn worker_ops(
     shape: &Shape<'_>,
     parts: &Parts<'_>,
     first: &[u64],
     bounded: bool,
-    one_at_a_time: bool,
+    claim: Claim,
 ) -> Vec<SharedOps> {
     shape
         .workers
@@ -541,9 +569,10 @@ fn worker_ops(
                 ..stream.clone()
             };
             let ops = SharedOps::starting_at(stream, parts.sharers, first);
-            match one_at_a_time {
-                true => ops.one_at_a_time(),
-                false => ops,
+            match claim {
+                Claim::Chunks => ops,
+                Claim::OneAtATime => ops.one_at_a_time(),
+                Claim::Window => ops.windowed(u64::from(parts.sharers)),
             }
         })
         .collect()
@@ -552,8 +581,7 @@ fn worker_ops(
 /// The ramp: the same workload, unmeasured, before the measured part.
 fn run_ramp(shape: &Shape<'_>, parts: &Parts<'_>, ramp_ns: u64, engines: &[EngineBox<'_>]) -> Ramp {
     let zero = vec![0; shape.workers.len()];
-    let capped = shape.measure.rate_iops.is_some();
-    let ops = worker_ops(shape, parts, &zero, false, capped);
+    let ops = worker_ops(shape, parts, &zero, false, Claim::of(shape, parts));
     let together = Together::new(shape.workers.len());
     let (jobs, _) = jobs(shape, parts, (&ops, engines), Some(ramp_ns), &together);
     // Nobody listens to the ramp's series: its recorders' messages are dropped.
@@ -653,11 +681,7 @@ fn measure(
     obs: &mut dyn Observer,
 ) -> Result<IoOutcome, SetupError> {
     let m = shape.measure;
-    // Verified writes by several threads go one op at a time, so the ops in flight together stay close in
-    // the stream (see plan::replay::reorder_window).
-    let stamped = matches!(parts.data[0], WriteData::Stamped(..));
-    let one = m.rate_iops.is_some() || (stamped && parts.sharers > 1);
-    let ops = worker_ops(shape, parts, first, true, one);
+    let ops = worker_ops(shape, parts, first, true, Claim::of(shape, parts));
     let duration_ns = shape.bound.duration_ns();
     let together = Together::new(shape.workers.len());
     let (mut jobs, bases) = jobs(shape, parts, (&ops, engines), duration_ns, &together);
