@@ -629,8 +629,13 @@ fn deserialize_all(index: &SourceIndex, text: &str) -> Parsed {
             (p, false) => p.clone(),
             (None, true) => None,
         };
+        // The key itself as a top-level path too: a `[spec]` taken out for its missing `version` is then
+        // reported missing at the top level (as `format.spec`, serde naming the last key it saw).
+        let key = path
+            .as_deref()
+            .map(|p| p.rsplit_once('.').map_or(p, |(_, k)| k).to_string());
         if missing
-            && [&path, &target]
+            && [&path, &target, &key]
                 .iter()
                 .any(|p| p.as_ref().is_some_and(|p| blanked.contains(p)))
         {
@@ -967,6 +972,16 @@ mod tests {
                 "17:8 phase[2] \"v\".kind: unknown value `verfy`, expected one of `erase`, `fill`, `restore-image`, `workload`, `verify`",
             ]
         );
+    }
+
+    /// A `[spec]` missing `version` (or `name`) is one error, at the table: taking the table out must not
+    /// add a "missing key `spec`" at the top (as `format.spec`, found by a newcomer).
+    #[test]
+    fn a_spec_table_missing_a_key_is_one_error() {
+        let text = "format = 1\n[spec]\nname = \"x\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+        assert_eq!(firsts(text), ["2:1 spec.version: missing key `version`"]);
+        let text = text.replace("name = \"x\"", "version = \"1\"");
+        assert_eq!(firsts(&text), ["2:1 spec.name: missing key `name`"]);
     }
 
     #[test]
