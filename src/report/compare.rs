@@ -409,7 +409,17 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
         let metric = Metric::Headline {
             decimals: unit_decimals(&k.unit),
         };
-        rows.push(row(metric, figure_label(k), number_cells(&values)));
+        let mut cells = number_cells(&values);
+        // A time that is a fact, not a score (when the worst interval ended, when the span was written
+        // once): no change against the first run.
+        if k.better.is_none() {
+            for c in &mut cells {
+                if let Cell::Number { change_pct, .. } = c {
+                    *change_pct = None;
+                }
+            }
+        }
+        rows.push(row(metric, figure_label(k), cells));
     }
     for metric in Metric::NUMERIC {
         let values: Vec<Option<Option<f64>>> =
@@ -1198,6 +1208,51 @@ mod tests {
         let row = cmp.row("(all phases)", Metric::Composite).unwrap();
         assert_eq!(row.cells[1].display(Metric::Composite), "0.450 (-55.0 %)");
         assert_eq!(row.cells[2], Cell::NoData);
+    }
+
+    /// A headline time that is a fact (`better` absent: when the worst interval ended) gets no change; a
+    /// score (time to steady state, lower is better) does.
+    #[test]
+    fn a_fact_has_no_change_and_a_score_has() {
+        let figs = |end: f64, steady: f64| {
+            vec![
+                figure("worst at_s", "worst interval ends at", Some(end), "s", None),
+                figure(
+                    "steady at_s",
+                    "time to steady state",
+                    Some(steady),
+                    "s",
+                    Some(Better::Lower),
+                ),
+            ]
+        };
+        let mut a = phase("w", 0, 5, None);
+        a.headline = figs(18.0, 720.0);
+        let mut b = phase("w", 0, 5, None);
+        b.headline = figs(80.0, 360.0);
+        let t = "t";
+        let c = compare(&[run("a", "s", t, vec![a]), run("b", "s", t, vec![b])]);
+        let cells = |label: &str| {
+            c.rows
+                .iter()
+                .find(|r| r.phase == "w" && r.label.starts_with(label))
+                .map(|r| r.cells.clone())
+                .unwrap_or_else(|| panic!("{label}"))
+        };
+        assert_eq!(
+            cells("worst interval ends at")[1],
+            Cell::Number {
+                value: 80.0,
+                change_pct: None
+            }
+        );
+        assert_eq!(
+            cells("time to steady state")[1],
+            Cell::Number {
+                value: 360.0,
+                change_pct: Some(-50.0)
+            }
+        );
     }
 
     #[test]

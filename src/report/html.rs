@@ -525,15 +525,10 @@ fn headline_table(
     }
     o.push_str("</tr></thead><tbody>\n");
     for s in secs {
-        let value = |r: usize, p: usize, key: &str| {
-            runs[r]
-                .phase(p)
-                .0
-                .headline
-                .iter()
-                .find(|f| f.key == key)
-                .and_then(|f| f.value)
+        let figure = |r: usize, p: usize, key: &str| {
+            runs[r].phase(p).0.headline.iter().find(|f| f.key == key)
         };
+        let value = |r: usize, p: usize, key: &str| figure(r, p, key).and_then(|f| f.value);
         let first = s.group.members.first().copied();
         for &(r, p) in &s.group.members {
             let _ = write!(
@@ -544,9 +539,12 @@ fn headline_table(
                 esc(&runs[r].label)
             );
             for (key, _, unit) in keys {
+                // A time that is a fact, not a score, has no change (as in `wkrun compare`).
                 let base = first
                     .filter(|&(r0, _)| r0 != r)
-                    .and_then(|(r0, p0)| value(r0, p0, key));
+                    .and_then(|(r0, p0)| figure(r0, p0, key))
+                    .filter(|f| f.better.is_some())
+                    .and_then(|f| f.value);
                 o.push_str(&headline_cell(value(r, p, key), unit, base));
             }
             o.push_str("</tr>\n");
