@@ -103,8 +103,12 @@ fn threads_over_cpus(io: &IoSettings, cpus: u32) -> Option<String> {
         (w, true) => format!("engine = \"psync\" with workers = {w} × queue_depth = {qd}"),
         (w, false) => format!("workers = {w}"),
     };
+    let instead = match per_slot {
+        true => "; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
+        false => "",
+    };
     Some(format!(
-        "{what} runs {threads} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+        "{what} runs {threads} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time{instead}"
     ))
 }
 
@@ -134,7 +138,7 @@ mod tests {
         assert_eq!(
             threads_over_cpus(&io(EngineKind::Psync, 3), 2).as_deref(),
             Some(
-                "engine = \"psync\" with queue_depth = 3 runs 3 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+                "engine = \"psync\" with queue_depth = 3 runs 3 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread"
             )
         );
         for e in [
@@ -163,7 +167,7 @@ mod tests {
         assert_eq!(
             threads_over_cpus(&w(EngineKind::Psync, 2, 2), 2).as_deref(),
             Some(
-                "engine = \"psync\" with workers = 2 × queue_depth = 2 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+                "engine = \"psync\" with workers = 2 × queue_depth = 2 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread"
             )
         );
         let mut t = TargetInfo::new("/dev/x", TargetKind::Block, 1 << 30, 512, 512);

@@ -77,7 +77,7 @@ fn fill_params(span: u64, seed: u64) -> Value {
         "block_size_bytes": KIB128,
         "queue_depth": 4,
         "workers": 1,
-        "engine": "psync",
+        "engine": "libaio",
         "direct": true,
         "data": "random",
         "seed": seed,
@@ -110,7 +110,7 @@ fn workload_params(
         "block_size_bytes": bs,
         "queue_depth": qd,
         "workers": 1,
-        "engine": "psync",
+        "engine": "libaio",
         "direct": true,
         "data": data,
         "seed": seed,
@@ -135,7 +135,7 @@ fn psync_caution(phase: &Value) -> Option<Value> {
     let qd = phase["params"]["queue_depth"].as_u64()?;
     (phase["params"]["engine"] == "psync" && qd > cpus).then(|| {
         json!(format!(
-            "engine = \"psync\" with queue_depth = {qd} runs {qd} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+            "engine = \"psync\" with queue_depth = {qd} runs {qd} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread"
         ))
     })
 }
