@@ -73,6 +73,26 @@ fn mark_written(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, o: &IoOutco
     }
 }
 
+/// Marks what a phase taken as done (`--from`) wrote, as far as its plan says: an erase clears its span; a
+/// byte- or pass-bounded phase wrote the writes among its ops, worker by worker. A time-bound phase is not
+/// counted: how many ops it did is not known.
+pub fn assume_done(written: &mut super::written::Written, phase: &PhasePlan) {
+    if let crate::plan::Work::Erase(_) = phase.work {
+        written.erase(phase.span.start, phase.span.end());
+        return;
+    }
+    if !phase.writes() {
+        return;
+    }
+    for w in phase.workers() {
+        if let Some(stream) = phase.worker_stream(&w)
+            && let Some(n) = stream.total_ops
+        {
+            written.add_stream(&stream, n);
+        }
+    }
+}
+
 /// How an I/O phase ended: failed at an I/O error, interrupted, or done.
 pub fn end_of(phase: &PhasePlan, o: &IoOutcome, pr: PhaseResult, interrupted: bool) -> PhaseEnd {
     match &o.outcome.error {

@@ -223,6 +223,9 @@ pub fn execute(
             plan.start_at,
             plan.start_at - 1
         ));
+        for phase in plan.phases.iter().take(plan.start_at) {
+            io_phase::assume_done(&mut ctx.written, phase);
+        }
     }
     if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref()) {
         ctx.log(&n);
