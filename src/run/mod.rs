@@ -377,7 +377,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
     }
 }
 
-/// One line on what a phase does: its byte range, and for I/O its block size, queue depth and bound.
+/// One line on what a phase does: its byte range, and for I/O its block size, workers, queue depth and
+/// bound (`4 workers × QD8`: 32 I/Os in flight).
 fn summary(p: &PhasePlan) -> String {
     let r = p.range();
     let range = format!("[{}, {})", r.start, r.end());
@@ -389,8 +390,12 @@ fn summary(p: &PhasePlan) -> String {
         Some(crate::plan::Bound::Ops { bytes, .. }) => format!(", {bytes} B"),
         None => String::new(),
     };
+    let workers = match io.workers {
+        0 | 1 => String::new(),
+        w => format!("{w} workers × "),
+    };
     format!(
-        "{range}, {} B blocks, QD{}{bound}",
+        "{range}, {} B blocks, {workers}QD{}{bound}",
         io.block_size, io.queue_depth
     )
 }

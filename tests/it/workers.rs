@@ -378,3 +378,25 @@ fn a_restore_with_workers_writes_the_image_as_one_worker_does() {
     assert_eq!(worker_ops(p), vec![(0, 4), (0, 3), (0, 3)]);
     assert!(read(&t1) == read(&t3), "the restored bytes differ");
 }
+
+/// The run's phase line says how many I/Os are in flight: `2 workers × QD4`; one worker keeps `QD4`.
+#[test]
+fn the_phase_line_names_workers_and_queue_depth() {
+    let (d, target) = sparse_target_dir(1 << 20);
+    let body = "[defaults]\nengine = \"null\"\n[[phase]]\nname = \"two\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 2\nread_percent = 100\nsize = \"64KiB\"\n[[phase]]\nname = \"one\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nread_percent = 100\nsize = \"64KiB\"\n";
+    write_file(d.path(), "s.toml", &crate::common::spec_text("lines", body));
+    let t = target.to_str().expect("utf-8");
+    let o = wkrun(d.path(), &["s.toml", "--target", t, "-o", "out"]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "[phase 0] workload \"two\": [0, 1048576), 4096 B blocks, 2 workers × QD4, 65536 B\n"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("[phase 1] workload \"one\": [0, 1048576), 4096 B blocks, QD4, 65536 B\n"),
+        "{err}"
+    );
+}
