@@ -205,6 +205,36 @@ fn partitions(sys: &Path) -> Vec<(u32, u32, String)> {
     out
 }
 
+/// Why the targets of one run must not run together, or `None`: two of them are the same file or device,
+/// whatever paths name them (a link, another node of the device, `/dev/block/MAJ:MIN`): compared by the
+/// identity the probe recorded ([`Identity`]: device and inode of a file, device number of a device), and a
+/// file still to be created by its folder's real path and its name. Two simulated drives are two drives.
+pub fn duplicate(targets: &[&TargetInfo]) -> Option<String> {
+    let key = |t: &TargetInfo| -> Option<String> {
+        if let Some(id) = t.identity {
+            return Some(Identity::describe(Some(id)));
+        }
+        if !t.opens_on_host() {
+            return None;
+        }
+        let parent = t.path.parent().filter(|p| !p.as_os_str().is_empty());
+        let dir = fs::canonicalize(parent.unwrap_or(Path::new("."))).ok()?;
+        Some(dir.join(t.path.file_name()?).display().to_string())
+    };
+    let keys: Vec<Option<String>> = targets.iter().map(|t| key(t)).collect();
+    for (i, a) in keys.iter().enumerate() {
+        let Some(a) = a else { continue };
+        if let Some(j) = keys[..i].iter().position(|b| b.as_ref() == Some(a)) {
+            return Some(format!(
+                "targets {j} ({}) and {i} ({}) are the same target ({a}): name each file or device once",
+                targets[j].path.display(),
+                targets[i].path.display()
+            ));
+        }
+    }
+    None
+}
+
 /// Whether `named` (the `--allow-destroy` argument) names the same device as `target`.
 pub fn same_device(named: &Path, target: &Path) -> bool {
     match (fs::metadata(named), fs::metadata(target)) {
