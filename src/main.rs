@@ -459,7 +459,10 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
     let targets = target_list(&s, a);
     if targets.len() > 1 {
         for (i, t) in targets.iter().enumerate() {
-            println!("target {i}: {}", t.as_deref().unwrap_or(Path::new("")).display());
+            println!(
+                "target {i}: {}",
+                t.as_deref().unwrap_or(Path::new("")).display()
+            );
             plan_one(&s, t.as_deref(), a, json)?;
         }
         return Ok(());
@@ -683,8 +686,12 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         say(&format!("note: {n}"));
     }
     // Checked before anything is opened for writing.
-    let consent = target::safety::consent(&plan.target, plan.writes(), a.allow_destroy.first().map(PathBuf::as_path))
-        .map_err(bad)?;
+    let consent = target::safety::consent(
+        &plan.target,
+        plan.writes(),
+        a.allow_destroy.first().map(PathBuf::as_path),
+    )
+    .map_err(bad)?;
     // Hosts launched together get one default folder each.
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plan.spec_name);

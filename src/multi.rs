@@ -112,10 +112,16 @@ fn finish(
     if !failed.is_empty() {
         return Err(Fail(1, failed.join("; ")));
     }
-    if outcomes.iter().any(|o| matches!(o, Err(RunError::Interrupted))) {
+    if outcomes
+        .iter()
+        .any(|o| matches!(o, Err(RunError::Interrupted)))
+    {
         return Err(Fail(
             130,
-            format!("interrupted; partial results in {}", out_dir.path().display()),
+            format!(
+                "interrupted; partial results in {}",
+                out_dir.path().display()
+            ),
         ));
     }
     say(&format!(

@@ -155,8 +155,15 @@ pub fn execute_many(
                         label: &r.label,
                         inner: Console::new(quiet, false),
                     };
-                    let res =
-                        execute_gated(spec, r.plan, r.consent, r.out_dir, stop, &mut obs, Some(gate));
+                    let res = execute_gated(
+                        spec,
+                        r.plan,
+                        r.consent,
+                        r.out_dir,
+                        stop,
+                        &mut obs,
+                        Some(gate),
+                    );
                     gate.leave(failure(&r.label, &res));
                     res
                 };

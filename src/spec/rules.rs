@@ -156,7 +156,9 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
                 "target.paths".into(),
                 None,
                 "[target] sets paths and also path or sim; keep one",
-                Some("paths lists every target of the run: files, block devices or \"sim:KEY=VALUE,...\""),
+                Some(
+                    "paths lists every target of the run: files, block devices or \"sim:KEY=VALUE,...\"",
+                ),
             ));
         }
         if t.paths.as_ref().is_some_and(Vec::is_empty) {

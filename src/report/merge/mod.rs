@@ -220,8 +220,16 @@ pub fn merge_targets(files: &[std::path::PathBuf]) -> Result<Merged, String> {
         path,
         targets[0].kind,
         targets.iter().map(|t| t.capacity_bytes).sum(),
-        targets.iter().map(|t| t.logical_block_size).max().unwrap_or(512),
-        targets.iter().map(|t| t.physical_block_size).max().unwrap_or(512),
+        targets
+            .iter()
+            .map(|t| t.logical_block_size)
+            .max()
+            .unwrap_or(512),
+        targets
+            .iter()
+            .map(|t| t.physical_block_size)
+            .max()
+            .unwrap_or(512),
     );
     Ok(m)
 }
