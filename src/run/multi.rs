@@ -84,14 +84,17 @@ impl Gate {
         }
     }
 
-    /// A run ended: with `failure`, the others stop at their next phase.
+    /// A run ended: with `failure`, the others stop at their next phase (those waiting at once); without,
+    /// the runs waiting for it are let through when they are all that is left.
     pub fn leave(&self, failure: Option<String>) {
         let mut s = self.lock();
         s.live = s.live.saturating_sub(1);
-        if s.failed.is_none() {
-            s.failed = failure;
-        }
-        if s.arrived > 0 && s.arrived >= s.live {
+        if failure.is_some() {
+            // The runs waiting stop (they see the failure); none is let through.
+            if s.failed.is_none() {
+                s.failed = failure;
+            }
+        } else if s.arrived > 0 && s.arrived >= s.live {
             s.arrived = 0;
             s.generation += 1;
         }
