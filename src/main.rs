@@ -457,21 +457,32 @@ fn probe_and_plan(
 fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Result<(), Fail> {
     let s = load(spec_path, sets, "plan")?;
     let targets = target_list(&s, a);
-    if targets.len() > 1 {
-        for (i, t) in targets.iter().enumerate() {
-            println!(
-                "target {i}: {}",
-                t.as_deref().unwrap_or(Path::new("")).display()
-            );
-            plan_one(&s, t.as_deref(), a, json)?;
-        }
+    let plans = targets
+        .iter()
+        .map(|t| plan_one(&s, t.as_deref(), a))
+        .collect::<Result<Vec<_>, _>>()?;
+    if json {
+        // Several targets: a JSON array of plans.
+        let text = match plans.as_slice() {
+            [one] => serde_json::to_string_pretty(one),
+            _ => serde_json::to_string_pretty(&plans),
+        };
+        println!("{}", text.map_err(|e| Fail(1, e.to_string()))?);
         return Ok(());
     }
-    plan_one(&s, targets[0].as_deref(), a, json)
+    if let [one] = plans.as_slice() {
+        print!("{}", plan::render_text(one));
+        return Ok(());
+    }
+    for (i, p) in plans.iter().enumerate() {
+        println!("target {i}: {}", p.target.path.display());
+        print!("{}", plan::render_text(p));
+    }
+    Ok(())
 }
 
-/// Prints the plan of the spec on one target.
-fn plan_one(s: &LoadedSpec, target: Option<&Path>, a: &TargetArgs, json: bool) -> Result<(), Fail> {
+/// The plan of the spec on one target, with its notes on stderr.
+fn plan_one(s: &LoadedSpec, target: Option<&Path>, a: &TargetArgs) -> Result<Plan, Fail> {
     let mut notes = Vec::new();
     let (_, plan) = probe_and_plan(s, target, a, &mut notes)?;
     for n in &notes {
@@ -483,15 +494,7 @@ fn plan_one(s: &LoadedSpec, target: Option<&Path>, a: &TargetArgs, json: bool) -
     if let Err(r) = target::safety::consent(&plan.target, plan.writes(), None) {
         eprintln!("note: the run would be refused: {r}");
     }
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&plan).map_err(|e| Fail(1, e.to_string()))?
-        );
-    } else {
-        print!("{}", plan::render_text(&plan));
-    }
-    Ok(())
+    Ok(plan)
 }
 
 /// The results files named on the command line: a results folder stands for its `results.json`.

@@ -447,3 +447,49 @@ fn a_phase_starts_on_every_target_only_when_all_have_finished_the_one_before() {
         );
     }
 }
+
+#[test]
+fn plan_with_several_targets_prints_each_targets_plan() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("a.img"), 4 << 20);
+    sparse_file(&d.join("b.img"), 6 << 20);
+    write_file(d, "spec.toml", &spec_text("multi", FILL));
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "spec.toml",
+            "--target",
+            "a.img",
+            "--target",
+            "b.img",
+            "--json",
+        ],
+    );
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let plans: Value = serde_json::from_str(&out).expect("a JSON array");
+    let caps: Vec<u64> = plans
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["target"]["capacity_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(caps, [4 << 20, 6 << 20]);
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "spec.toml",
+            "--target",
+            "a.img",
+            "--target",
+            "b.img",
+        ],
+    );
+    let (code, out, _) = code_out_err(&o);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("target 0: a.img\n"), "{out}");
+    assert!(out.contains("\ntarget 1: b.img\n"), "{out}");
+}
