@@ -259,6 +259,20 @@ fn each_block_device_needs_its_own_allow_destroy() {
         "targets 0 ({p1}) and 1 ({alias}) are the same target (block device {major}:{minor})"
     );
     assert!(err.contains(&want), "{err}");
+    // The loop device's backing file is its storage: refused too.
+    let backing = l1.backing.to_str().unwrap();
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &["--target", p1, "--target", backing, "--allow-destroy", p1],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "target 1 ({backing}) is the backing file of target 0 ({p1}): they share their storage"
+        )),
+        "{err}"
+    );
     assert_eq!((l1.sectors_written(), l2.sectors_written()), before);
     // Both named: each device gets its writes.
     let (code, err) = run(
@@ -492,4 +506,106 @@ fn plan_with_several_targets_prints_each_targets_plan() {
     assert_eq!(code, 0);
     assert!(out.starts_with("target 0: a.img\n"), "{out}");
     assert!(out.contains("\ntarget 1: b.img\n"), "{out}");
+}
+
+/// A partitioned loop device (`losetup -P`) over a file with one partition, detached and removed on drop.
+struct PartedLoop {
+    dev: String,
+    backing: std::path::PathBuf,
+}
+
+impl Drop for PartedLoop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        let _ = fs::remove_file(&self.backing);
+    }
+}
+
+#[test]
+fn a_device_and_its_partition_are_refused_together() {
+    let test = "a_device_and_its_partition_are_refused_together";
+    if let Some(why) = loop_unavailable() {
+        return skip(test, &why);
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let backing = d.join("parted.img");
+    sparse_file(&backing, 8 << 20);
+    let sfdisk = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo 'start=2048, size=8192' | sfdisk -q {}",
+            backing.display()
+        ))
+        .status();
+    if !sfdisk.is_ok_and(|s| s.success()) {
+        return skip(test, "sfdisk cannot write a partition table");
+    }
+    let out = Command::new("losetup")
+        .args(["-f", "--show", "-P"])
+        .arg(&backing)
+        .output()
+        .expect("losetup");
+    if !out.status.success() {
+        return skip(test, &String::from_utf8_lossy(&out.stderr));
+    }
+    let lp = PartedLoop {
+        dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        backing: backing.clone(),
+    };
+    let name = lp.dev.trim_start_matches("/dev/").to_string();
+    let sys_dev = format!("/sys/block/{name}/{name}p1/dev");
+    // Without udev the kernel's scan may not show the partition: partx adds it.
+    if !Path::new(&sys_dev).exists() {
+        let _ = Command::new("partx").args(["-a", &lp.dev]).status();
+    }
+    let mut waited = 0;
+    while !Path::new(&sys_dev).exists() && waited < 50 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        waited += 1;
+    }
+    let Ok(mm) = fs::read_to_string(&sys_dev) else {
+        return skip(
+            test,
+            "the kernel made no partition device for the loop device",
+        );
+    };
+    let mut part = format!("{}p1", lp.dev);
+    if !Path::new(&part).exists() {
+        let (a, b) = mm.trim().split_once(':').unwrap();
+        part = d.join("part1").display().to_string();
+        assert!(
+            Command::new("mknod")
+                .args([&part, "b", a, b])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+    let before = fs::read(&backing).unwrap();
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &[
+            "--target",
+            &part,
+            "--target",
+            &lp.dev,
+            "--allow-destroy",
+            &lp.dev,
+            "--allow-destroy",
+            &part,
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "target 0 ({part}) is a partition of target 1 ({}): they share their storage",
+            lp.dev
+        )),
+        "{err}"
+    );
+    assert_eq!(fs::read(&backing).unwrap(), before);
+    drop(lp);
 }
