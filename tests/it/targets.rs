@@ -93,6 +93,34 @@ fn two_files_of_different_sizes_each_get_their_own_writes_results_and_the_aggreg
         .collect();
     assert_eq!(parts, [256, 256]);
     assert!(d.join("out/00-rw.csv").is_file());
+    // The aggregate does not carry one target's headline figures as its own.
+    assert!(
+        agg["phases"][0].get("headline").is_none(),
+        "{}",
+        agg["phases"][0]
+    );
+    // Each folder is a results folder that report and compare read.
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &["report", "out", "out/t0-a.img", "out/t1-b.img", "-o", "rep"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "compare",
+            "out/t0-a.img",
+            "out/t1-b.img",
+            "out",
+            "--format",
+            "csv",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some("phase,metric,t0-a.img,t1-b.img,t1-b.img change (%),out,out change (%)")
+    );
 
     // A fill covers each target's own capacity.
     fs::remove_dir_all(d.join("out")).unwrap();
