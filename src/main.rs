@@ -13,6 +13,8 @@ use wkrun::sys::signal;
 use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo};
 use wkrun::units::Size;
 
+mod multi;
+
 /// Declarative storage workload-spec runner: runs the phases of a TOML spec (erase, fill, restore-image,
 /// workloads) on one target and writes per-interval IOPS series, latency percentiles and results.json.
 #[derive(Parser)]
@@ -135,9 +137,9 @@ enum CompareFormat {
 #[derive(Args, Clone)]
 struct TargetArgs {
     /// Target: a file, a block device, or sim:KEY=VALUE,... for a simulated SSD (replaces the spec's
-    /// [target]).
+    /// [target]); repeat it to run on several targets at once, phase by phase.
     #[arg(long, value_name = "PATH")]
-    target: Option<PathBuf>,
+    target: Vec<PathBuf>,
     /// Size of a file target wkrun creates (e.g. 4GiB); ignored for existing files and devices.
     #[arg(long, value_name = "SIZE")]
     target_size: Option<String>,
@@ -157,9 +159,9 @@ struct RunArgs {
     /// Folder for results.json and the series CSVs (default: wkrun-results/<spec>-<time>).
     #[arg(long, short = 'o', value_name = "DIR")]
     output: Option<PathBuf>,
-    /// Allow writing to this block device (must name the target device).
+    /// Allow writing to this block device (must name a target device); once per block device the run writes.
     #[arg(long, value_name = "DEVICE")]
-    allow_destroy: Option<PathBuf>,
+    allow_destroy: Vec<PathBuf>,
     /// Print nothing but errors (no log lines, no live progress).
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -393,16 +395,19 @@ enum Chosen {
 }
 
 /// The target path and the size for creating it, or a simulated drive, with notes on what was ignored.
-fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Result<Chosen, Fail> {
+fn choose_target(
+    s: &LoadedSpec,
+    target: Option<&Path>,
+    a: &TargetArgs,
+    notes: &mut Vec<String>,
+) -> Result<Chosen, Fail> {
     let section = s.file.target.clone();
-    let cli_sim = a
-        .target
-        .as_ref()
+    let cli_sim = target
         .and_then(|p| p.to_str())
         .filter(|p| p.starts_with(wkrun::sim::params::PREFIX));
     let sim = match cli_sim {
         Some(text) => Some(wkrun::sim::SimParams::parse_target(text).map_err(bad)?),
-        None if a.target.is_none() => section.as_ref().and_then(|t| t.sim.clone()),
+        None if target.is_none() => section.as_ref().and_then(|t| t.sim.clone()),
         None => None,
     };
     if let Some(p) = sim {
@@ -415,9 +420,8 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
         }
         return Ok(Chosen::Sim(p));
     }
-    let path = a
-        .target
-        .clone()
+    let path = target
+        .map(Path::to_path_buf)
         .or_else(|| section.as_ref().and_then(|t| t.path.clone()))
         .unwrap_or_else(|| PathBuf::from(DEFAULT_TARGET_PATH));
     let size = match &a.target_size {
@@ -439,12 +443,24 @@ fn choose_target(s: &LoadedSpec, a: &TargetArgs, notes: &mut Vec<String>) -> Res
     Ok(Chosen::Path(path, size))
 }
 
+/// The targets the run names: each `--target`, else each of the spec's `[target] paths`, else one target
+/// chosen by [`choose_target`] from the spec's `[target]` or the default (`None`).
+fn target_list(s: &LoadedSpec, a: &TargetArgs) -> Vec<Option<PathBuf>> {
+    let listed = s.file.target.as_ref().and_then(|t| t.paths.clone());
+    match (a.target.is_empty(), listed) {
+        (false, _) => a.target.iter().cloned().map(Some).collect(),
+        (true, Some(paths)) => paths.into_iter().map(Some).collect(),
+        (true, None) => vec![None],
+    }
+}
+
 fn probe_and_plan(
     s: &LoadedSpec,
+    target: Option<&Path>,
     a: &TargetArgs,
     notes: &mut Vec<String>,
 ) -> Result<(TargetInfo, Plan), Fail> {
-    let info = match choose_target(s, a, notes)? {
+    let info = match choose_target(s, target, a, notes)? {
         Chosen::Path(path, size) => target::probe(&path, size).map_err(|e| bad(e.to_string()))?,
         Chosen::Sim(p) => {
             let info = TargetInfo::sim(p).map_err(|e| bad(format!("simulated target: {e}")))?;
@@ -461,8 +477,35 @@ fn probe_and_plan(
 
 fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Result<(), Fail> {
     let s = load(spec_path, sets, "plan")?;
+    let targets = target_list(&s, a);
+    let plans = targets
+        .iter()
+        .map(|t| plan_one(&s, t.as_deref(), a))
+        .collect::<Result<Vec<_>, _>>()?;
+    if json {
+        // Several targets: a JSON array of plans.
+        let text = match plans.as_slice() {
+            [one] => serde_json::to_string_pretty(one),
+            _ => serde_json::to_string_pretty(&plans),
+        };
+        stdout_text(&format!("{}\n", text.map_err(|e| Fail(1, e.to_string()))?));
+        return Ok(());
+    }
+    if let [one] = plans.as_slice() {
+        stdout_text(&plan::render_text(one));
+        return Ok(());
+    }
+    for (i, p) in plans.iter().enumerate() {
+        stdout_text(&format!("target {i}: {}\n", p.target.path.display()));
+        stdout_text(&plan::render_text(p));
+    }
+    Ok(())
+}
+
+/// The plan of the spec on one target, with its notes on stderr.
+fn plan_one(s: &LoadedSpec, target: Option<&Path>, a: &TargetArgs) -> Result<Plan, Fail> {
     let mut notes = Vec::new();
-    let (_, plan) = probe_and_plan(&s, a, &mut notes)?;
+    let (_, plan) = probe_and_plan(s, target, a, &mut notes)?;
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }
@@ -472,15 +515,7 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
     if let Err(r) = target::safety::consent(&plan.target, plan.writes(), None) {
         err_out(&format!("note: the run would be refused: {r}\n"));
     }
-    if json {
-        stdout_text(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&plan).map_err(|e| Fail(1, e.to_string()))?
-        ));
-    } else {
-        stdout_text(&plan::render_text(&plan));
-    }
-    Ok(())
+    Ok(plan)
 }
 
 /// The results files named on the command line: a results folder stands for its `results.json`.
@@ -598,10 +633,15 @@ fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
             })
             .transpose()
     };
+    let expand_all = |option: &str, ps: &[PathBuf]| -> Result<Vec<PathBuf>, Fail> {
+        ps.iter()
+            .map(|p| expand(option, &Some(p.clone())).map(|e| e.unwrap_or_default()))
+            .collect()
+    };
     let mut out = a.clone();
-    out.target.target = expand("--target", &a.target.target)?;
+    out.target.target = expand_all("--target", &a.target.target)?;
     out.output = expand("--output", &a.output)?;
-    out.allow_destroy = expand("--allow-destroy", &a.allow_destroy)?;
+    out.allow_destroy = expand_all("--allow-destroy", &a.allow_destroy)?;
     let now = launch::now_unix_ns();
     let start_at_unix_ns = a
         .start_at
@@ -644,8 +684,18 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     };
     let (a, launch) = &launch_args(a)?;
     let s = load(spec_path, &a.set, "run")?;
+    let targets = target_list(&s, &a.target);
+    if targets.len() > 1 {
+        return multi::cmd_run_many(&s, &targets, a, launch);
+    }
+    if a.allow_destroy.len() > 1 {
+        return Err(bad(format!(
+            "--allow-destroy is given {} times, but the run has one target: name only its device",
+            a.allow_destroy.len()
+        )));
+    }
     let mut notes = Vec::new();
-    let (_, mut plan) = probe_and_plan(&s, &a.target, &mut notes)?;
+    let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes)?;
     start_at(&mut plan, a.from.as_deref())?;
     plan.launch = launch.clone();
     let say = |m: &str| {
@@ -657,8 +707,12 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         say(&format!("note: {n}"));
     }
     // Checked before anything is opened for writing.
-    let consent = target::safety::consent(&plan.target, plan.writes(), a.allow_destroy.as_deref())
-        .map_err(bad)?;
+    let consent = target::safety::consent(
+        &plan.target,
+        plan.writes(),
+        a.allow_destroy.first().map(PathBuf::as_path),
+    )
+    .map_err(bad)?;
     // Hosts launched together get one default folder each.
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plan.spec_name);

@@ -7,6 +7,7 @@ mod host;
 pub mod io_phase;
 mod limits;
 pub mod measure;
+pub mod multi;
 pub mod observer;
 mod prepare;
 pub mod progress;
@@ -180,6 +181,20 @@ pub fn execute(
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> Result<Results, RunError> {
+    execute_gated(spec, plan, consent, out_dir, stop, obs, None)
+}
+
+/// [`execute`], with each phase started only when every target of the run has reached it (`gate`: one
+/// [`multi::Gate`] shared by the runs of several targets; `None` for a run on one target).
+pub(crate) fn execute_gated(
+    spec: &LoadedSpec,
+    plan: &Plan,
+    consent: &Consent,
+    out_dir: &OutDir,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+    gate: Option<&multi::Gate>,
+) -> Result<Results, RunError> {
     consent
         .check(&plan.target, plan.writes())
         .map_err(RunError::Refused)?;
@@ -231,6 +246,10 @@ pub fn execute(
         ctx.log(&n);
     }
     for (i, phase) in plan.to_run().enumerate() {
+        // Several targets: every one starts the phase together; a target that failed stops the others here.
+        if let Some(Err(msg)) = gate.map(multi::Gate::arrive) {
+            return Err(ctx.fail(None, msg));
+        }
         if stop.load(Ordering::Relaxed) {
             return Err(ctx.interrupted(None));
         }

@@ -136,6 +136,12 @@ pub struct TargetSection {
     /// Example: `"wkrun-target.img"`. Default: the built-in default target `wkrun-target.img`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathBuf>,
+    /// Several targets, run together phase by phase (each with its own plan and results folder, plus an
+    /// aggregate), each as `--target` takes it: a file, a block device or `sim:KEY=VALUE,...`. Set `path`,
+    /// `paths` or `sim`, one of them; repeated `--target` on the command line replaces the list. Example:
+    /// `paths = ["a.img", "b.img"]`. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<PathBuf>>,
     /// Size of a file target that wkrun creates (sparse) when it does not exist. Ignored, with a note, for
     /// block devices and existing files. Example: `"1GiB"`. Default: 1 GiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]

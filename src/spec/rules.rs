@@ -151,6 +151,24 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
                 Some("path is a file or block device, sim a simulated SSD"),
             ));
         }
+        if t.paths.is_some() && (t.path.is_some() || t.sim.is_some()) {
+            return Err(err(
+                "target.paths".into(),
+                None,
+                "[target] sets paths and also path or sim; keep one",
+                Some(
+                    "paths lists every target of the run: files, block devices or \"sim:KEY=VALUE,...\"",
+                ),
+            ));
+        }
+        if t.paths.as_ref().is_some_and(Vec::is_empty) {
+            return Err(err(
+                "target.paths".into(),
+                None,
+                "[target] paths is empty",
+                Some("list at least one target, e.g. paths = [\"a.img\", \"b.img\"]"),
+            ));
+        }
         if let Some(Err(e)) = t.sim.clone().map(crate::sim::SimTarget::new) {
             return Err(err(
                 format!("target.sim.{}", e.key),

@@ -205,6 +205,79 @@ fn partitions(sys: &Path) -> Vec<(u32, u32, String)> {
     out
 }
 
+/// Why the targets of one run must not run together, or `None`: two of them are the same file or device,
+/// whatever paths name them (a link, another node of the device, `/dev/block/MAJ:MIN`): compared by the
+/// identity the probe recorded ([`Identity`]: device and inode of a file, device number of a device), and a
+/// file still to be created by its folder's real path and its name; and a target inside another: a partition
+/// of a device that is a target, the backing file of a loop device that is a target. Two simulated drives are
+/// two drives.
+pub fn duplicate(targets: &[&TargetInfo]) -> Option<String> {
+    let key = |t: &TargetInfo| -> Option<String> {
+        if let Some(id) = t.identity {
+            return Some(Identity::describe(Some(id)));
+        }
+        if !t.opens_on_host() {
+            return None;
+        }
+        let parent = t.path.parent().filter(|p| !p.as_os_str().is_empty());
+        let dir = fs::canonicalize(parent.unwrap_or(Path::new("."))).ok()?;
+        Some(dir.join(t.path.file_name()?).display().to_string())
+    };
+    let keys: Vec<Option<String>> = targets.iter().map(|t| key(t)).collect();
+    for (i, a) in keys.iter().enumerate() {
+        let Some(a) = a else { continue };
+        if let Some(j) = keys[..i].iter().position(|b| b.as_ref() == Some(a)) {
+            return Some(format!(
+                "targets {j} ({}) and {i} ({}) are the same target ({a}): name each file or device once",
+                targets[j].path.display(),
+                targets[i].path.display()
+            ));
+        }
+    }
+    // A device's partitions and a loop device's backing file are its storage too.
+    for (i, t) in targets.iter().enumerate() {
+        for (what, inner) in inside(t) {
+            let inner = Identity::describe(Some(inner));
+            if let Some(j) = keys.iter().position(|k| k.as_ref() == Some(&inner)) {
+                return Some(format!(
+                    "target {j} ({}) is {what} target {i} ({}): they share their storage; name each once",
+                    targets[j].path.display(),
+                    t.path.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// What lies inside a block device target: its partitions and, for a loop device, its backing file, each
+/// with how it relates to the device ("a partition of", "the backing file of").
+fn inside(t: &TargetInfo) -> Vec<(&'static str, Identity)> {
+    let Some(Identity::Block { rdev }) = t.identity else {
+        return Vec::new();
+    };
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ));
+    let mut out: Vec<(&'static str, Identity)> = partitions(&sys)
+        .into_iter()
+        .map(|(a, b, _)| {
+            let rdev = libc::makedev(a, b);
+            ("a partition of", Identity::Block { rdev })
+        })
+        .collect();
+    if let Ok(backing) = fs::read_to_string(sys.join("loop/backing_file"))
+        && let Some(id) = fs::metadata(backing.trim_end_matches('\n'))
+            .ok()
+            .and_then(|m| Identity::of(&m))
+    {
+        out.push(("the backing file of", id));
+    }
+    out
+}
+
 /// Whether `named` (the `--allow-destroy` argument) names the same device as `target`.
 pub fn same_device(named: &Path, target: &Path) -> bool {
     match (fs::metadata(named), fs::metadata(target)) {

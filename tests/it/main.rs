@@ -36,5 +36,6 @@ mod steady_after;
 mod sweep_members;
 mod sweep_set;
 mod tail;
+mod targets;
 mod verify;
 mod workers;

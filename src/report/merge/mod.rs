@@ -196,3 +196,40 @@ pub fn summary_line(m: &Merged, path: &Path) -> String {
         path.display()
     )
 }
+
+/// The aggregate of a run on several targets (`wkrun SPEC --target A --target B`): the targets' results
+/// folders merged as hosts are, in target order (the ranks, all the same host's, are not used), with
+/// `target` describing them together: the paths joined by ` + `, the capacities summed, the first target's
+/// kind and the largest block sizes. Each target's own part stays in `cluster.hosts` and `phases[].hosts`.
+///
+/// # Errors
+/// A results file that cannot be read, or phases that differ.
+pub fn merge_targets(files: &[std::path::PathBuf]) -> Result<Merged, String> {
+    let runs = files
+        .iter()
+        .map(|f| load_run(f).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut m = merge_runs(&runs)?;
+    let targets: Vec<&crate::target::TargetInfo> = runs.iter().map(|r| &r.results.target).collect();
+    let path = targets
+        .iter()
+        .map(|t| t.path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    m.results.target = crate::target::TargetInfo::new(
+        path,
+        targets[0].kind,
+        targets.iter().map(|t| t.capacity_bytes).sum(),
+        targets
+            .iter()
+            .map(|t| t.logical_block_size)
+            .max()
+            .unwrap_or(512),
+        targets
+            .iter()
+            .map(|t| t.physical_block_size)
+            .max()
+            .unwrap_or(512),
+    );
+    Ok(m)
+}

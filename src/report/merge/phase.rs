@@ -78,6 +78,9 @@ pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<Seri
         m.verify,
     ) = (None, None, None, None, None, None);
     m.windows.clear();
+    // The headline figures and their derived values are the first host's: not the cluster's.
+    m.headline.clear();
+    m.derived = None;
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns);
     m.hosts = host_parts(runs, &parts);
     let series = p0

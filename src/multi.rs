@@ -1,0 +1,232 @@
+//! `wkrun SPEC --target A --target B ...`: one plan per target, every target checked (duplicates, read-only,
+//! in use, the consent of each block device) before anything is written to any of them, then run together
+//! phase by phase (`run::multi`), each target into its own results folder `DIR/tN-NAME/`, and the aggregate
+//! (`report::merge::merge_targets`) into `DIR`.
+
+use super::{Fail, RunArgs, bad, probe_and_plan, start_at};
+use std::path::{Path, PathBuf};
+use wkrun::launch::Launch;
+use wkrun::plan::Plan;
+use wkrun::report::merge;
+use wkrun::results::outdir::OutDir;
+use wkrun::run::{self, RunError, multi::TargetRun};
+use wkrun::spec::LoadedSpec;
+use wkrun::sys::signal;
+use wkrun::target::safety::{self, Consent};
+use wkrun::target::{TargetInfo, TargetKind};
+
+/// Runs the spec on every target of `targets` (two or more) at once.
+pub(super) fn cmd_run_many(
+    s: &LoadedSpec,
+    targets: &[Option<PathBuf>],
+    a: &RunArgs,
+    launch: &Launch,
+) -> Result<(), Fail> {
+    let say = |m: &str| {
+        if !a.quiet {
+            run::progress::log_line(m);
+        }
+    };
+    let mut plans = Vec::with_capacity(targets.len());
+    for t in targets {
+        let mut notes = Vec::new();
+        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes)?;
+        start_at(&mut plan, a.from.as_deref())?;
+        plan.launch = launch.clone();
+        for n in &notes {
+            say(&format!("note: {}: {n}", plan.target.path.display()));
+        }
+        plans.push(plan);
+    }
+    let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
+    if let Some(why) = safety::duplicate(&infos) {
+        return Err(bad(format!("{why}; nothing was written")));
+    }
+    // Every target is checked before anything is opened for writing on any of them.
+    let consents = consents(&plans, &a.allow_destroy)?;
+    let labels = labels(&plans);
+    let out_path = a.output.clone().unwrap_or_else(|| {
+        let d = run::default_output_dir(&plans[0].spec_name);
+        match &launch.rank {
+            Some(r) => PathBuf::from(format!("{}-rank{}", d.display(), r.rank)),
+            None => d,
+        }
+    });
+    let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
+    let subs = match sub_dirs(&out_dir, &labels) {
+        Ok(d) => d,
+        Err(e) => {
+            out_dir.discard();
+            return Err(e);
+        }
+    };
+    if let Err(e) = create_targets(s, &mut plans, &say) {
+        subs.into_iter().for_each(OutDir::discard);
+        out_dir.discard();
+        return Err(e);
+    }
+    say(&format!(
+        "results: {} ({} targets, each in its own folder: {})",
+        out_dir.path().display(),
+        plans.len(),
+        labels.join(", ")
+    ));
+    signal::install();
+    let runs: Vec<TargetRun<'_>> = (0..plans.len())
+        .map(|i| TargetRun {
+            label: labels[i].clone(),
+            plan: &plans[i],
+            consent: &consents[i],
+            out_dir: &subs[i],
+        })
+        .collect();
+    let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet);
+    let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
+    let aggregate = merge::merge_targets(&files).and_then(|m| merge::write(&out_dir, &m));
+    finish(&out_dir, &labels, &outcomes, aggregate, &say)
+}
+
+/// The exit of the run: 0 when every target completed and the aggregate was written, 1 when a target
+/// failed or the aggregate could not be written, 130 when interrupted.
+fn finish(
+    out_dir: &OutDir,
+    labels: &[String],
+    outcomes: &[Result<wkrun::results::Results, RunError>],
+    aggregate: Result<(), String>,
+    say: &dyn Fn(&str),
+) -> Result<(), Fail> {
+    let mut failed: Vec<String> = labels
+        .iter()
+        .zip(outcomes)
+        .filter_map(|(l, o)| match o {
+            Err(RunError::Interrupted) | Ok(_) => None,
+            Err(e) => Some(format!("{l}: {e}")),
+        })
+        .collect();
+    if let Err(e) = &aggregate {
+        failed.push(format!(
+            "the aggregate {} could not be written: {e}",
+            out_dir.join("results.json").display()
+        ));
+    }
+    if !failed.is_empty() {
+        return Err(Fail(1, failed.join("; ")));
+    }
+    if outcomes
+        .iter()
+        .any(|o| matches!(o, Err(RunError::Interrupted)))
+    {
+        return Err(Fail(
+            130,
+            format!(
+                "interrupted; partial results in {}",
+                out_dir.path().display()
+            ),
+        ));
+    }
+    say(&format!(
+        "done: {} (the sum of {} targets; each target's own results in {})",
+        out_dir.join("results.json").display(),
+        labels.len(),
+        labels.join(", ")
+    ));
+    Ok(())
+}
+
+/// The consent of each target: every `--allow-destroy` must name one of the run's block devices, and each
+/// block device the run writes needs its own.
+fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, Fail> {
+    let names = |d: &Path, p: &Plan| {
+        p.target.kind == TargetKind::Block && safety::same_device(d, &p.target.path)
+    };
+    for d in allow {
+        if !plans.iter().any(|p| names(d, p)) {
+            let paths: Vec<String> = plans
+                .iter()
+                .map(|p| p.target.path.display().to_string())
+                .collect();
+            return Err(bad(format!(
+                "--allow-destroy names {}, which is none of the run's block devices (targets: {}); nothing was written to any target",
+                d.display(),
+                paths.join(", ")
+            )));
+        }
+    }
+    plans
+        .iter()
+        .map(|p| {
+            let mine = allow.iter().find(|d| names(d, p));
+            safety::consent(&p.target, p.writes(), mine.map(PathBuf::as_path))
+                .map_err(|e| bad(format!("{e}; nothing was written to any target")))
+        })
+        .collect()
+}
+
+/// Each target's label and results folder name: `t<index>-<file name>` (`t1-sim` for a simulated drive),
+/// the name's characters other than ASCII letters, digits, `.`, `-` and `_` replaced by `_`.
+fn labels(plans: &[Plan]) -> Vec<String> {
+    plans
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let name = match p.target.kind {
+                TargetKind::Sim => "sim".to_string(),
+                _ => p
+                    .target
+                    .path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            };
+            let clean: String = name
+                .chars()
+                .map(|c| match c {
+                    'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
+                    _ => '_',
+                })
+                .collect();
+            format!("t{i}-{}", clean.trim_start_matches('.'))
+        })
+        .collect()
+}
+
+/// Each target's results folder inside the run's, created and locked.
+fn sub_dirs(out_dir: &OutDir, labels: &[String]) -> Result<Vec<OutDir>, Fail> {
+    let mut subs = Vec::with_capacity(labels.len());
+    for l in labels {
+        match OutDir::for_run(&out_dir.join(l)) {
+            Ok(d) => subs.push(d),
+            Err(e) => {
+                subs.into_iter().for_each(OutDir::discard);
+                return Err(bad(e.to_string()));
+            }
+        }
+    }
+    Ok(subs)
+}
+
+/// Creates the file targets that do not exist yet (planning each again for its real file); on a failure,
+/// removes those it created.
+fn create_targets(s: &LoadedSpec, plans: &mut [Plan], say: &dyn Fn(&str)) -> Result<(), Fail> {
+    let mut made: Vec<PathBuf> = Vec::new();
+    for plan in plans.iter_mut().filter(|p| p.target.created) {
+        match run::create_target(s, plan) {
+            Ok(p) => {
+                *plan = p;
+                made.push(plan.target.path.clone());
+                say(&format!(
+                    "created {} ({} B, sparse)",
+                    plan.target.path.display(),
+                    plan.target.capacity_bytes
+                ));
+            }
+            Err(e) => {
+                for m in &made {
+                    let _ = std::fs::remove_file(m);
+                }
+                return Err(bad(e));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,639 @@
+//! Several targets in one run (`--target` repeated, `[target] paths`): every target's writes on disk, each
+//! target's own results folder, the aggregate as their sum; the safety rules per target (consent per block
+//! device, duplicates by identity, a mounted device) refusing the whole run before anything is written.
+
+use crate::common::*;
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+const BS: u64 = 4096;
+
+/// A random write of `size` bytes, every block at most once (`coverage = "full"`): the bytes on disk are
+/// exactly the bytes written.
+fn rand_write(size: &str) -> String {
+    format!(
+        "[[phase]]\nname = \"rw\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\ncoverage = \"full\"\nread_percent = 0\nblock_size = \"4KiB\"\nsize = \"{size}\"\n"
+    )
+}
+
+const FILL: &str =
+    "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nengine = \"psync\"\nblock_size = \"4KiB\"\n";
+
+/// The number of `BS`-byte blocks of `bytes` that are not all zeros.
+fn nonzero_blocks(bytes: &[u8]) -> u64 {
+    bytes
+        .chunks(BS as usize)
+        .filter(|c| c.iter().any(|&b| b != 0))
+        .count() as u64
+}
+
+/// Runs `wkrun spec.toml ARGS -q -o out` in `d`; the exit code and stderr.
+fn run(d: &Path, body: &str, args: &[&str]) -> (i32, String) {
+    run_to(d, "out", body, args)
+}
+
+/// Runs `wkrun spec.toml ARGS -q -o OUT` in `d`; the exit code and stderr.
+fn run_to(d: &Path, out: &str, body: &str, args: &[&str]) -> (i32, String) {
+    write_file(d, "spec.toml", &spec_text("multi", body));
+    let mut all = vec!["spec.toml", "-q", "-o", out];
+    all.extend_from_slice(args);
+    let (code, _, err) = code_out_err(&wkrun(d, &all));
+    (code, err)
+}
+
+/// Phase `i`'s write ops and bytes.
+fn writes(r: &Value, i: usize) -> (u64, u64) {
+    (
+        u(r, &format!("/phases/{i}/write/ops")),
+        u(r, &format!("/phases/{i}/write/bytes")),
+    )
+}
+
+#[test]
+fn two_files_of_different_sizes_each_get_their_own_writes_results_and_the_aggregate_is_the_sum() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("a.img"), 4 << 20);
+    sparse_file(&d.join("b.img"), 6 << 20);
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &["--target", "a.img", "--target", "b.img"],
+    );
+    assert_eq!(code, 0, "{err}");
+    for (name, cap) in [("a", 4u64 << 20), ("b", 6 << 20)] {
+        let bytes = read(&d.join(format!("{name}.img")));
+        assert_eq!(bytes.len() as u64, cap);
+        assert_eq!(nonzero_blocks(&bytes) * BS, 1 << 20, "{name}.img on disk");
+        let r = results(&d.join(format!("out/t{}-{name}.img", (name == "b") as u8)));
+        assert_eq!(r["status"], "completed");
+        assert_eq!(u(&r, "/target/capacity_bytes"), cap);
+        assert_eq!(r["target"]["path"], format!("{name}.img"));
+        assert_eq!(writes(&r, 0), (256, 1 << 20));
+        assert_eq!(r["phases"][0]["series_csv"], "00-rw.csv");
+    }
+    let agg = results(&d.join("out"));
+    assert_eq!(agg["status"], "completed");
+    assert_eq!(agg["target"]["path"], "a.img + b.img");
+    assert_eq!(u(&agg, "/target/capacity_bytes"), 10 << 20);
+    assert_eq!(writes(&agg, 0), (512, 2 << 20));
+    let hosts = agg["cluster"]["hosts"].as_array().expect("cluster.hosts");
+    let caps: Vec<u64> = hosts
+        .iter()
+        .map(|h| h["capacity_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(caps, [4 << 20, 6 << 20]);
+    let parts: Vec<u64> = agg["phases"][0]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["write"]["ops"].as_u64().unwrap())
+        .collect();
+    assert_eq!(parts, [256, 256]);
+    assert!(d.join("out/00-rw.csv").is_file());
+    // The aggregate does not carry one target's headline figures as its own.
+    assert!(
+        agg["phases"][0].get("headline").is_none(),
+        "{}",
+        agg["phases"][0]
+    );
+    // Each folder is a results folder that report and compare read.
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &["report", "out", "out/t0-a.img", "out/t1-b.img", "-o", "rep"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "compare",
+            "out/t0-a.img",
+            "out/t1-b.img",
+            "out",
+            "--format",
+            "csv",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some("phase,metric,t0-a.img,t1-b.img,t1-b.img change (%),out,out change (%)")
+    );
+
+    // A fill covers each target's own capacity.
+    fs::remove_dir_all(d.join("out")).unwrap();
+    let (code, err) = run(d, FILL, &["--target", "a.img", "--target", "b.img"]);
+    assert_eq!(code, 0, "{err}");
+    for (i, name, cap) in [(0, "a", 4u64 << 20), (1, "b", 6 << 20)] {
+        let bytes = read(&d.join(format!("{name}.img")));
+        assert_eq!(nonzero_blocks(&bytes) * BS, cap, "{name}.img filled");
+        let r = results(&d.join(format!("out/t{i}-{name}.img")));
+        assert_eq!(writes(&r, 0), (cap / BS, cap));
+    }
+    let agg = results(&d.join("out"));
+    assert_eq!(writes(&agg, 0), ((10 << 20) / BS, 10 << 20));
+}
+
+#[test]
+fn the_spec_lists_targets_and_the_command_line_replaces_the_list() {
+    let dir = tempdir();
+    let d = dir.path();
+    let body = format!(
+        "[target]\npaths = [\"p.img\", \"q.img\"]\nsize = \"2MiB\"\n{}",
+        rand_write("512KiB")
+    );
+    let (code, err) = run(d, &body, &[]);
+    assert_eq!(code, 0, "{err}");
+    for (i, name) in [(0, "p"), (1, "q")] {
+        let bytes = read(&d.join(format!("{name}.img")));
+        assert_eq!(nonzero_blocks(&bytes) * BS, 512 << 10);
+        let r = results(&d.join(format!("out/t{i}-{name}.img")));
+        assert_eq!(u(&r, "/target/capacity_bytes"), 2 << 20);
+    }
+    // One --target replaces the list: a single-target run, laid out as always.
+    let (code, err) = run_to(d, "one", &body, &["--target", "p.img"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(results(&d.join("one"))["target"]["path"], "p.img");
+    assert!(!d.join("one/t0-p.img").exists());
+    // path and paths together are refused, naming the key.
+    let (code, err) = run_to(
+        d,
+        "never",
+        &format!(
+            "[target]\npath = \"p.img\"\npaths = [\"q.img\"]\n{}",
+            rand_write("512KiB")
+        ),
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("target.paths"), "{err}");
+    assert!(!d.join("never").exists());
+}
+
+#[test]
+fn a_simulated_drive_and_a_file_run_together() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("f.img"), 8 << 20);
+    let (code, err) = run(
+        d,
+        &rand_write("4MiB"),
+        &["--target", "sim:capacity=2GiB,op=7%", "--target", "f.img"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let sim = results(&d.join("out/t0-sim"));
+    assert_eq!(sim["target"]["kind"], "sim");
+    assert_eq!(writes(&sim, 0), (1024, 4 << 20));
+    let file = results(&d.join("out/t1-f.img"));
+    assert_eq!(file["target"]["kind"], "file");
+    assert_eq!(writes(&file, 0), (1024, 4 << 20));
+    assert_eq!(nonzero_blocks(&read(&d.join("f.img"))) * BS, 4 << 20);
+    let agg = results(&d.join("out"));
+    assert_eq!(writes(&agg, 0), (2048, 8 << 20));
+    assert_eq!(
+        u(&agg, "/target/capacity_bytes"),
+        u(&sim, "/target/capacity_bytes") + (8 << 20)
+    );
+}
+
+#[test]
+fn the_same_file_by_two_paths_is_refused_before_anything_is_written() {
+    let dir = tempdir();
+    let d = dir.path();
+    patterned_file(&d.join("f.img"), 1 << 20);
+    std::os::unix::fs::symlink("f.img", d.join("link.img")).unwrap();
+    let before = read(&d.join("f.img"));
+    let (code, err) = run(
+        d,
+        &rand_write("256KiB"),
+        &["--target", "f.img", "--target", "link.img"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("targets 0 (f.img) and 1 (link.img) are the same target (the file with inode"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(read(&d.join("f.img")), before);
+    assert!(!d.join("out").exists());
+    // Two names of a file still to be created are one target too.
+    let (code, err) = run(
+        d,
+        &rand_write("256KiB"),
+        &["--target", "new.img", "--target", "./new.img"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("are the same target"), "{err}");
+    assert!(!d.join("new.img").exists());
+}
+
+/// The device's bytes.
+fn dev_bytes(dev: &Path) -> Vec<u8> {
+    fs::read(dev).expect("read the loop device")
+}
+
+#[test]
+fn each_block_device_needs_its_own_allow_destroy() {
+    let test = "each_block_device_needs_its_own_allow_destroy";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let (l1, l2) = match (LoopDev::new(d, 8, 512), LoopDev::new(d, 12, 512)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(why), _) | (_, Err(why)) => return skip(test, &why),
+    };
+    let (p1, p2) = (l1.dev.to_str().unwrap(), l2.dev.to_str().unwrap());
+    let before = (l1.sectors_written(), l2.sectors_written());
+    // Consent for one of the two: the whole run is refused, neither device written.
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &["--target", p1, "--target", p2, "--allow-destroy", p1],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{p2} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {p2} to confirm; nothing was written to any target"
+        )),
+        "{err}"
+    );
+    assert_eq!((l1.sectors_written(), l2.sectors_written()), before);
+    assert_eq!(nonzero_blocks(&dev_bytes(&l1.dev)), 0);
+    assert_eq!(nonzero_blocks(&dev_bytes(&l2.dev)), 0);
+    assert!(!d.join("out").exists());
+    // The same device by another name: /dev/block/MAJ:MIN where udev made it, else a second device node
+    // made here (mknod).
+    let meta = fs::metadata(&l1.dev).unwrap();
+    let rdev = std::os::unix::fs::MetadataExt::rdev(&meta);
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let mut alias = format!("/dev/block/{major}:{minor}");
+    if !Path::new(&alias).exists() {
+        alias = d.join("node").display().to_string();
+        let ok = Command::new("mknod")
+            .args([&alias, "b", &major.to_string(), &minor.to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mknod {alias}");
+    }
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &["--target", p1, "--target", &alias, "--allow-destroy", p1],
+    );
+    assert_eq!(code, 2, "{err}");
+    let want = format!(
+        "targets 0 ({p1}) and 1 ({alias}) are the same target (block device {major}:{minor})"
+    );
+    assert!(err.contains(&want), "{err}");
+    // The loop device's backing file is its storage: refused too.
+    let backing = l1.backing.to_str().unwrap();
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &["--target", p1, "--target", backing, "--allow-destroy", p1],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "target 1 ({backing}) is the backing file of target 0 ({p1}): they share their storage"
+        )),
+        "{err}"
+    );
+    assert_eq!((l1.sectors_written(), l2.sectors_written()), before);
+    // Both named: each device gets its writes.
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &[
+            "--target",
+            p1,
+            "--target",
+            p2,
+            "--allow-destroy",
+            p2,
+            "--allow-destroy",
+            p1,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    for (i, l, cap) in [(0, &l1, 8u64 << 20), (1, &l2, 12 << 20)] {
+        assert_eq!(nonzero_blocks(&dev_bytes(&l.dev)) * BS, 1 << 20);
+        let r = results(&d.join(format!("out/t{i}-{}", l.sys_name())));
+        assert_eq!(u(&r, "/target/capacity_bytes"), cap);
+        assert_eq!(writes(&r, 0), (256, 1 << 20));
+    }
+}
+
+#[test]
+fn a_mounted_device_among_the_targets_refuses_the_whole_run() {
+    let test = "a_mounted_device_among_the_targets_refuses_the_whole_run";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let dev = match LoopDev::new(d, 32, 512) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    match Command::new("mkfs.ext4").arg("-q").arg(&dev.dev).output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => return skip(test, &String::from_utf8_lossy(&o.stderr)),
+        Err(e) => return skip(test, &format!("mkfs.ext4: {e}")),
+    }
+    let mnt = match Mount::new(d.join("mnt"), &[dev.dev.to_str().unwrap()]) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    patterned_file(&d.join("f.img"), 1 << 20);
+    let before = read(&d.join("f.img"));
+    let written = dev.sectors_written();
+    let p = dev.dev.to_str().unwrap();
+    let (code, err) = run(
+        d,
+        &rand_write("256KiB"),
+        &["--target", "f.img", "--target", p, "--allow-destroy", p],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "refusing to write to {p}: {p} is mounted at {}; nothing was written to any target",
+            mnt.dir.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(read(&d.join("f.img")), before);
+    assert_eq!(dev.sectors_written(), written);
+    assert!(!d.join("out").exists());
+    drop(mnt);
+}
+
+#[test]
+fn a_failed_target_fails_the_run_and_the_others_stop_at_the_phase_end() {
+    let test = "a_failed_target_fails_the_run_and_the_others_stop_at_the_phase_end";
+    let dir = tempdir();
+    let d = dir.path();
+    // A 1 MiB tmpfs holding an 8 MiB sparse file: its fill fails with ENOSPC after about 1 MiB.
+    let mnt = match Mount::tmpfs(d.join("small"), "1m") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    sparse_file(&mnt.dir.join("big.img"), 8 << 20);
+    sparse_file(&d.join("ok.img"), 8 << 20);
+    let big = mnt.dir.join("big.img");
+    let body = format!(
+        "[defaults]\ndirect = false\n{FILL}{}",
+        rand_write("256KiB").replace("\"rw\"", "\"after\"")
+    );
+    let (code, err) = run(
+        d,
+        &body,
+        &["--target", big.to_str().unwrap(), "--target", "ok.img"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("t0-big.img: "), "{err}");
+    let failed = results(&d.join("out/t0-big.img"));
+    assert_eq!(failed["status"], "failed");
+    let other = results(&d.join("out/t1-ok.img"));
+    assert_eq!(other["status"], "failed");
+    // The other target finished the phase it was running, and ran no more.
+    assert_eq!(other["phases"].as_array().unwrap().len(), 1);
+    assert_eq!(writes(&other, 0), (2048, 8 << 20));
+    assert_eq!(nonzero_blocks(&read(&d.join("ok.img"))) * BS, 8 << 20);
+    let why = other["error"].as_str().unwrap();
+    assert!(
+        why.starts_with("stopped before this phase: target t0-big.img failed: "),
+        "{why}"
+    );
+    assert_eq!(results(&d.join("out"))["status"], "failed");
+    drop(mnt);
+}
+
+#[test]
+fn sigint_stops_every_target_and_each_results_says_interrupted() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("a.img"), 8 << 20);
+    sparse_file(&d.join("b.img"), 8 << 20);
+    write_file(
+        d,
+        "spec.toml",
+        &spec_text(
+            "int",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 50\nrate_iops = 500\ninterval = \"100ms\"\nduration = \"60s\"\n",
+        ),
+    );
+    let mut child = Command::new(wkrun_bin())
+        .args([
+            "spec.toml",
+            "-q",
+            "--target",
+            "a.img",
+            "--target",
+            "b.img",
+            "-o",
+            "out",
+        ])
+        .current_dir(d)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    let rows = |t: &str| {
+        fs::read_to_string(d.join(format!("out/{t}/00-w.csv")))
+            .map_or(0, |s| s.lines().count().saturating_sub(1))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while (rows("t0-a.img") < 3 || rows("t1-b.img") < 3) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130));
+    for t in ["out/t0-a.img", "out/t1-b.img", "out"] {
+        let (_, r) = strict_results(&d.join(t));
+        assert_eq!(r["status"], "interrupted", "{t}");
+        assert_eq!(r["phases"][0]["completed"], false, "{t}");
+    }
+}
+
+/// An RFC 3339 time as seconds since the epoch.
+fn secs(v: &Value) -> f64 {
+    let t = humantime::parse_rfc3339(v.as_str().expect("a time")).expect("RFC 3339");
+    t.duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+#[test]
+fn a_phase_starts_on_every_target_only_when_all_have_finished_the_one_before() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("f.img"), 8 << 20);
+    // The simulated drive runs its 1 s of virtual time in far less wall time; the file takes 1 s.
+    let body = "[[phase]]\nname = \"first\"\nkind = \"workload\"\nread_percent = 100\nrate_iops = 200\nduration = \"1s\"\n[[phase]]\nname = \"second\"\nkind = \"workload\"\nread_percent = 100\nsize = \"64KiB\"\n";
+    let (code, err) = run(
+        d,
+        body,
+        &["--target", "sim:capacity=2GiB,op=7%", "--target", "f.img"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let sim = results(&d.join("out/t0-sim"));
+    let file = results(&d.join("out/t1-f.img"));
+    let file_first_end = secs(&file["phases"][0]["started_at"]) + 1.0;
+    for r in [&sim, &file] {
+        let second = secs(&r["phases"][1]["started_at"]);
+        assert!(
+            second >= file_first_end - 0.01,
+            "phase 1 started at {second}, before the file's phase 0 ended at {file_first_end}"
+        );
+    }
+}
+
+#[test]
+fn plan_with_several_targets_prints_each_targets_plan() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("a.img"), 4 << 20);
+    sparse_file(&d.join("b.img"), 6 << 20);
+    write_file(d, "spec.toml", &spec_text("multi", FILL));
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "spec.toml",
+            "--target",
+            "a.img",
+            "--target",
+            "b.img",
+            "--json",
+        ],
+    );
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let plans: Value = serde_json::from_str(&out).expect("a JSON array");
+    let caps: Vec<u64> = plans
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["target"]["capacity_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(caps, [4 << 20, 6 << 20]);
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "spec.toml",
+            "--target",
+            "a.img",
+            "--target",
+            "b.img",
+        ],
+    );
+    let (code, out, _) = code_out_err(&o);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("target 0: a.img\n"), "{out}");
+    assert!(out.contains("\ntarget 1: b.img\n"), "{out}");
+}
+
+/// A partitioned loop device (`losetup -P`) over a file with one partition, detached and removed on drop.
+struct PartedLoop {
+    dev: String,
+    backing: std::path::PathBuf,
+}
+
+impl Drop for PartedLoop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        let _ = fs::remove_file(&self.backing);
+    }
+}
+
+#[test]
+fn a_device_and_its_partition_are_refused_together() {
+    let test = "a_device_and_its_partition_are_refused_together";
+    if let Some(why) = loop_unavailable() {
+        return skip(test, &why);
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let backing = d.join("parted.img");
+    sparse_file(&backing, 8 << 20);
+    let sfdisk = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo 'start=2048, size=8192' | sfdisk -q {}",
+            backing.display()
+        ))
+        .status();
+    if !sfdisk.is_ok_and(|s| s.success()) {
+        return skip(test, "sfdisk cannot write a partition table");
+    }
+    let out = Command::new("losetup")
+        .args(["-f", "--show", "-P"])
+        .arg(&backing)
+        .output()
+        .expect("losetup");
+    if !out.status.success() {
+        return skip(test, &String::from_utf8_lossy(&out.stderr));
+    }
+    let lp = PartedLoop {
+        dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        backing: backing.clone(),
+    };
+    let name = lp.dev.trim_start_matches("/dev/").to_string();
+    let sys_dev = format!("/sys/block/{name}/{name}p1/dev");
+    // Without udev the kernel's scan may not show the partition: partx adds it.
+    if !Path::new(&sys_dev).exists() {
+        let _ = Command::new("partx").args(["-a", &lp.dev]).status();
+    }
+    let mut waited = 0;
+    while !Path::new(&sys_dev).exists() && waited < 50 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        waited += 1;
+    }
+    let Ok(mm) = fs::read_to_string(&sys_dev) else {
+        return skip(
+            test,
+            "the kernel made no partition device for the loop device",
+        );
+    };
+    let mut part = format!("{}p1", lp.dev);
+    if !Path::new(&part).exists() {
+        let (a, b) = mm.trim().split_once(':').unwrap();
+        part = d.join("part1").display().to_string();
+        assert!(
+            Command::new("mknod")
+                .args([&part, "b", a, b])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+    let before = fs::read(&backing).unwrap();
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &[
+            "--target",
+            &part,
+            "--target",
+            &lp.dev,
+            "--allow-destroy",
+            &lp.dev,
+            "--allow-destroy",
+            &part,
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "target 0 ({part}) is a partition of target 1 ({}): they share their storage",
+            lp.dev
+        )),
+        "{err}"
+    );
+    assert_eq!(fs::read(&backing).unwrap(), before);
+    drop(lp);
+}
