@@ -398,7 +398,7 @@ impl SharedOps {
         self.next.load(Ordering::Relaxed)
     }
 
-    /// Claims one op at a time within a sliding window of `depth` ops ([`Window`]): for verified writes by
+    /// Claims one op at a time within a sliding window of `depth` ops (see `Window`): for verified writes by
     /// `depth` threads, whose replay assumes that an op lands after a later one only if it is less than
     /// `depth` before it. Each worker must call [`SharedOps::done`] for every op it claimed and
     /// [`SharedOps::close`] when it stops.
