@@ -252,26 +252,52 @@ fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
             Ok(())
         }
         Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .and_then(|()| clap_mangen::generate_to(cmd, dir))
-                .map_err(|e| {
-                    Fail(
-                        1,
-                        format!("cannot write the man pages into {}: {e}", dir.display()),
-                    )
-                })?;
+            // Written as a report is: the folder opened without following a link, each page created anew
+            // beside its name and renamed over it, so a link planted in the folder is replaced, not followed.
+            let out = OutDir::open(dir, "man folder").map_err(|e| Fail(2, e.to_string()))?;
+            let mut cmd = cmd;
+            cmd.build();
+            let mut pages = Vec::new();
+            man_pages(cmd, &mut pages);
+            for (name, page) in pages {
+                let mut text = Vec::new();
+                page.render(&mut text)
+                    .and_then(|()| out.replace(&name, &text, false))
+                    .map_err(|e| {
+                        Fail(
+                            1,
+                            format!("cannot write {}: {e}", out.join(&name).display()),
+                        )
+                    })?;
+            }
             stdout_text(&format!("man pages: {}\n", dir.display()));
             Ok(())
         }
     }
 }
 
+/// The man page of `cmd` and of each of its commands, with their file names (`wkrun.1`, `wkrun-run.1`).
+fn man_pages(cmd: clap::Command, out: &mut Vec<(String, clap_mangen::Man)>) {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+        man_pages(sub, out);
+    }
+    let page = clap_mangen::Man::new(cmd);
+    out.push((page.get_filename(), page));
+}
+
 /// Writes `text` to stdout. A reader that went away (`wkrun schema result | head`) is no error: the rest is
-/// dropped, where `print!` would panic.
+/// dropped, where `print!` would panic. Any other failure (`> /dev/full`, a full disk) ends wkrun with exit
+/// 1 and the reason.
 fn stdout_text(text: &str) {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
-    let _ = o.write_all(text.as_bytes()).and_then(|()| o.flush());
+    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            err_out(&format!("error: cannot write to standard output: {e}\n"));
+            std::process::exit(1);
+        }
+        _ => {}
+    }
 }
 
 /// Writes `text` to stderr, ignoring a failed write (where `eprint!` would panic).

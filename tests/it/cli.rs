@@ -477,3 +477,47 @@ fn printing_into_a_closed_pipe_is_no_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// Output to a full device (`> /dev/full`): exit 1 naming standard output, no panic.
+#[test]
+fn printing_to_a_full_device_fails_cleanly() {
+    let tmp = tempdir();
+    for args in [&["schema", "spec"][..], &["completions", "bash"], &["man"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let o = std::process::Command::new(wkrun_bin())
+            .args(args)
+            .current_dir(tmp.path())
+            .stdout(full)
+            .output()
+            .expect("wkrun runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(
+            err, "error: cannot write to standard output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
+
+/// `man --dir`: a link planted in the folder is replaced, not written through; a folder that is a link is
+/// refused (exit 2), as `-o` and `report -o` are.
+#[test]
+fn man_pages_never_write_through_links() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    std::fs::write(d.join("victim"), "VICTIM").unwrap();
+    std::fs::create_dir(d.join("m")).unwrap();
+    std::os::unix::fs::symlink("../victim", d.join("m/wkrun-run.1")).unwrap();
+    let (code, out, err) = code_out_err(&wkrun(d, &["man", "--dir", "m"]));
+    assert_eq!((code, out.as_str()), (0, "man pages: m\n"), "{err}");
+    assert_eq!(std::fs::read_to_string(d.join("victim")).unwrap(), "VICTIM");
+    let page = std::fs::symlink_metadata(d.join("m/wkrun-run.1")).unwrap();
+    assert!(page.is_file(), "the link was replaced by the page");
+    std::os::unix::fs::symlink("m", d.join("link")).unwrap();
+    let (code, _, err) = code_out_err(&wkrun(d, &["man", "--dir", "link"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("link"), "{err}");
+}
