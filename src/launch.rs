@@ -105,13 +105,22 @@ fn variables_in_words() -> String {
 /// name; other text is kept as it is.
 ///
 /// # Errors
-/// `{rank}` without a rank: the message names the option and the variables looked at.
+/// `{rank}` without a rank: the message names the option and the variables looked at. `{host}` with a host
+/// name that is not one plain path part (empty, `.`, `..`, or holding `/` or a control character), which
+/// would move the path elsewhere.
 pub fn expand(
     option: &str,
     template: &str,
     rank: Option<&Rank>,
     host: &str,
 ) -> Result<String, String> {
+    if template.contains("{host}")
+        && (matches!(host, "" | "." | "..") || host.chars().any(|c| c == '/' || c.is_control()))
+    {
+        return Err(format!(
+            "{option} {template}: the host name {host:?} is not a plain file name, so {{host}} cannot stand for it"
+        ));
+    }
     let mut out = template.replace("{host}", host);
     if out.contains("{rank}") {
         let Some(r) = rank else {
@@ -328,6 +337,16 @@ mod tests {
             Ok("out/node7-3".into())
         );
         assert_eq!(expand("-o", "plain{x}", None, "h"), Ok("plain{x}".into()));
+        // A host name that would move the path (set by whoever controls the UTS namespace) is refused.
+        for bad in ["../../esc", "..", "", "a/b", "e\u{1b}[2J"] {
+            assert_eq!(
+                expand("-o", "out/{host}", None, bad),
+                Err(format!(
+                    "-o out/{{host}}: the host name {bad:?} is not a plain file name, so {{host}} cannot stand for it"
+                ))
+            );
+        }
+        assert_eq!(expand("-o", "out", None, ".."), Ok("out".into()));
         assert_eq!(
             expand("--target", "t{rank}.img", None, "h"),
             Err("--target t{rank}.img: {rank} needs this host's rank, and none of OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_ARRAY_TASK_ID, SLURM_PROCID or JOB_COMPLETION_INDEX is set (a launcher such as mpirun, srun or a Kubernetes indexed Job sets one); give --rank N".into())

@@ -33,12 +33,35 @@ pub struct Merged {
 /// A file that cannot be read, or results that do not belong together (another spec, another phase list,
 /// two hosts of the same rank), each named.
 pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Merged, String> {
+    same_file_twice(files)?;
     let mut runs = files
         .iter()
         .map(|f| load_run(f).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     order_by_rank(&mut runs)?;
     merge_runs(&runs)
+}
+
+/// Refuses one results file given twice (by two paths, or a folder and its `results.json`): its ops would
+/// count twice.
+fn same_file_twice(files: &[std::path::PathBuf]) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen: Vec<((u64, u64), &std::path::PathBuf)> = Vec::new();
+    for f in files {
+        let Ok(m) = std::fs::metadata(f) else {
+            continue; // reading it names the problem
+        };
+        let id = (m.dev(), m.ino());
+        if let Some((_, first)) = seen.iter().find(|(i, _)| *i == id) {
+            return Err(format!(
+                "{} and {} are the same results file: merge each host's results once",
+                first.display(),
+                f.display()
+            ));
+        }
+        seen.push((id, f));
+    }
+    Ok(())
 }
 
 /// The rank a run recorded.
@@ -232,4 +255,32 @@ pub fn merge_targets(files: &[std::path::PathBuf]) -> Result<Merged, String> {
             .unwrap_or(512),
     );
     Ok(m)
+}
+
+#[cfg(test)]
+mod same_file_tests {
+    use super::same_file_twice;
+
+    /// The same results file by a second path (a link) is refused naming both; two files are not.
+    #[test]
+    fn one_file_by_two_paths_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b, l) = (
+            d.path().join("a.json"),
+            d.path().join("b.json"),
+            d.path().join("l.json"),
+        );
+        std::fs::write(&a, "{}").unwrap();
+        std::fs::write(&b, "{}").unwrap();
+        std::os::unix::fs::symlink(&a, &l).unwrap();
+        assert_eq!(same_file_twice(&[a.clone(), b.clone()]), Ok(()));
+        assert_eq!(
+            same_file_twice(&[a.clone(), b, l.clone()]),
+            Err(format!(
+                "{} and {} are the same results file: merge each host's results once",
+                a.display(),
+                l.display()
+            ))
+        );
+    }
 }

@@ -101,7 +101,9 @@ pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<Seri
                 })
                 .collect();
             merge_rows(&hosts, interval_ns)
-        });
+        })
+        .transpose()
+        .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
     m.intervals = series.as_ref().map(|rows| rows.len() as u64);
     Ok((m, series))
 }

@@ -8,6 +8,7 @@
 //! mean latency is weighted by ops, the max is the largest. The last grid interval ends at the latest host's
 //! end (partial when any host's row in it is).
 
+use crate::report::bounded::MAX_SERIES_ROWS;
 use crate::results::series_csv::SeriesRow;
 
 /// One host's series of a phase: t = 0 of its rows relative to the grid's start, ns, and the rows.
@@ -35,8 +36,24 @@ pub fn cell_of(shift_ns: u64, row: &SeriesRow, interval_ns: u64) -> u64 {
 }
 
 /// The merged rows of `hosts` on a grid of `interval_ns` from the earliest host's t = 0.
-pub fn merge_rows(hosts: &[HostSeries<'_>], interval_ns: u64) -> Vec<SeriesRow> {
+///
+/// # Errors
+/// The grid would take more than [`MAX_SERIES_ROWS`] intervals (hosts whose series start far apart, such as
+/// results of runs on different days, or a crafted interval): the number of intervals and the spread.
+pub fn merge_rows(hosts: &[HostSeries<'_>], interval_ns: u64) -> Result<Vec<SeriesRow>, String> {
     let interval_ns = interval_ns.max(1);
+    let last = hosts
+        .iter()
+        .flat_map(|h| h.rows.iter().map(|r| cell_of(h.shift_ns, r, interval_ns)))
+        .max();
+    if let Some(k) = last.filter(|&k| k >= MAX_SERIES_ROWS) {
+        let spread = hosts.iter().map(|h| h.shift_ns).max().unwrap_or(0) as f64 / 1e9;
+        return Err(format!(
+            "the hosts' series would take {} intervals of {} s on one grid, more than {MAX_SERIES_ROWS}: their starts are {spread:.0} s apart (results of runs at different times?)",
+            k.saturating_add(1),
+            interval_ns as f64 / 1e9
+        ));
+    }
     let mut cells: Vec<Cell> = Vec::new();
     for h in hosts {
         for row in h.rows {
@@ -47,11 +64,11 @@ pub fn merge_rows(hosts: &[HostSeries<'_>], interval_ns: u64) -> Vec<SeriesRow> 
             add(&mut cells[k], h.shift_ns, row);
         }
     }
-    cells
+    Ok(cells
         .into_iter()
         .enumerate()
         .map(|(k, c)| finish(k as u64, c, interval_ns))
-        .collect()
+        .collect())
 }
 
 /// Adds one host's row to a grid interval.
@@ -147,7 +164,8 @@ mod tests {
                 },
             ],
             1_000_000_000,
-        );
+        )
+        .unwrap();
         assert_eq!(m.len(), 3);
         let ops: Vec<u64> = m.iter().map(|r| r.read_ops).collect();
         assert_eq!(ops, [150, 170, 70]);
@@ -171,7 +189,8 @@ mod tests {
                 rows: &a,
             }],
             1_000_000_000,
-        );
+        )
+        .unwrap();
         assert_eq!(m.iter().map(|r| r.read_ops).collect::<Vec<_>>(), [5, 0, 7]);
         assert_eq!(
             (m[1].t_s, m[1].partial, m[1].read_lat_mean_us),
@@ -180,5 +199,28 @@ mod tests {
         // A row shifted by 0.6 of an interval has its midpoint in the next one.
         assert_eq!(cell_of(600_000_000, &a[0], 1_000_000_000), 1);
         assert_eq!(cell_of(400_000_000, &a[0], 1_000_000_000), 0);
+    }
+
+    /// Hosts whose series start years apart (or a crafted t0 or interval) would need a grid of more than
+    /// MAX_SERIES_ROWS intervals: refused with the numbers, before anything is allocated (it aborted).
+    #[test]
+    fn hosts_far_apart_are_refused_before_the_grid_is_made() {
+        let a = [row(0, 1000, 5, 1)];
+        let hosts = |shift_ns| {
+            [
+                HostSeries {
+                    shift_ns: 0,
+                    rows: &a,
+                },
+                HostSeries { shift_ns, rows: &a },
+            ]
+        };
+        // Five seconds apart: six intervals; 10,000,000 s apart: one interval too many.
+        assert!(merge_rows(&hosts(5_000_000_000), 1_000_000_000).is_ok_and(|m| m.len() == 6));
+        assert_eq!(
+            merge_rows(&hosts(10_000_000_000_000_000), 1_000_000_000).unwrap_err(),
+            "the hosts' series would take 10000001 intervals of 1 s on one grid, more than 10000000: their starts are 10000000 s apart (results of runs at different times?)"
+        );
+        assert!(merge_rows(&hosts(u64::MAX), 1).is_err());
     }
 }
