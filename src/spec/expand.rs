@@ -202,6 +202,39 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
     Ok(phases)
 }
 
+/// A sweep's name labels its phases (`fill[op=93%]`) and is what `compare --by` splits by: it must differ
+/// from every earlier sweep's and from the matrix labels of other keys (`bs`, `read`, ...), or two labels
+/// would share it.
+fn sweep_name(spec: &SpecFile, k: usize) -> Result<(), RuleError> {
+    let name = spec.sweep[k].name.as_str();
+    if let Some(j) = spec.sweep[..k].iter().position(|s| s.name == name) {
+        return Err(sweep_err(
+            k,
+            "name",
+            format!("sweep name \"{name}\" is already the name of sweep[{j}]"),
+            Some("give each sweep its own name"),
+        ));
+    }
+    // Named after the label of the key it sweeps (`data` sweeping `data`) is the same label: allowed.
+    let swept = swept_key(k, &spec.sweep[k]).ok().map(|(key, _)| key.name);
+    if keys::KEYS
+        .iter()
+        .any(|key| Some(key.name) != swept && key.matrix.as_ref().is_some_and(|m| m.label == name))
+    {
+        return Err(sweep_err(
+            k,
+            "name",
+            format!(
+                "sweep name \"{name}\" is a matrix label (a list of a key labels its phases with it)"
+            ),
+            Some(
+                "name the sweep after what it varies in the procedure, such as \"op\" or \"filled\"",
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Each `[[sweep]]`, in file order: its key and values, and the phases it repeats, which no earlier sweep
 /// repeats. Returned in the order of the phases they repeat.
 fn place_sweeps(spec: &SpecFile) -> Result<Vec<Placed<'_>>, RuleError> {
@@ -209,6 +242,7 @@ fn place_sweeps(spec: &SpecFile) -> Result<Vec<Placed<'_>>, RuleError> {
     let mut placed = Vec::with_capacity(spec.sweep.len());
     let names = Names::of(&spec.phase);
     for (k, s) in spec.sweep.iter().enumerate() {
+        sweep_name(spec, k)?;
         let (key, values) = swept_key(k, s)?;
         let start = swept_phases(k, s, &spec.phase, &names)?;
         let range = start..start + s.phases.len();

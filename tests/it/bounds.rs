@@ -407,3 +407,43 @@ fn an_unwritable_output_folder_is_refused_before_the_target_is_created() {
     );
     drop(ro);
 }
+
+/// Two sweeps of one name, or a sweep named after another key's matrix label, would give phases two labels
+/// of one name (`a[bs=10%,bs=4KiB]`, and `compare --by bs` dropped members; found by the attacker): refused.
+/// A sweep named after the key it sweeps (`data` sweeping `data`) is the same label and is accepted.
+#[test]
+fn sweep_names_that_would_collide_are_refused() {
+    let dir = tempdir();
+    let d = dir.path();
+    let phases =
+        "[[phase]]\nname = \"a\"\nkind = \"erase\"\n[[phase]]\nname = \"b\"\nkind = \"erase\"\n";
+    let cases = [
+        (
+            "[[sweep]]\nname = \"op\"\nphases = [\"a\"]\nspan = [\"10%\"]\n[[sweep]]\nname = \"op\"\nphases = [\"b\"]\nspan = [\"20%\"]\n",
+            Some(
+                "error: t.toml:16:1: sweep[1].name: sweep name \"op\" is already the name of sweep[0]",
+            ),
+        ),
+        (
+            "[[sweep]]\nname = \"bs\"\nphases = [\"a\"]\nspan = [\"10%\"]\n",
+            Some(
+                "error: t.toml:12:1: sweep[0].name: sweep name \"bs\" is a matrix label (a list of a key labels its phases with it)",
+            ),
+        ),
+        (
+            "[[sweep]]\nname = \"span\"\nphases = [\"a\"]\nspan = [\"10%\"]\n",
+            None,
+        ),
+    ];
+    for (sweeps, want) in cases {
+        write_file(d, "t.toml", &spec_text("s", &format!("{phases}{sweeps}")));
+        let (code, _, err) = code_out_err(&wkrun(d, &["validate", "t.toml"]));
+        match want {
+            Some(w) => {
+                assert_eq!(code, 2, "{err}");
+                assert_eq!(err.lines().next().unwrap(), w);
+            }
+            None => assert_eq!(code, 0, "{err}"),
+        }
+    }
+}
