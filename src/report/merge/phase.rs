@@ -140,6 +140,17 @@ fn dir(
         let Some(b) = p.latency_histograms.as_ref().map(&buckets) else {
             return Err((h, "no latency histograms (results written before wkrun recorded them): cluster percentiles need them".to_string()));
         };
+        // Checked here, per host, so that the error names the host whose histogram is wrong.
+        let held = b.iter().fold(0u64, |n, x| n.saturating_add(x[1]));
+        if held != d.ops {
+            return Err((
+                h,
+                format!(
+                    "its latency histogram holds {held} latencies, not the {} counted",
+                    d.ops
+                ),
+            ));
+        }
         lat.push(Part {
             summary: s,
             count: d.ops,
@@ -269,4 +280,42 @@ fn warnings(
         out.extend(p.warnings.iter().map(|w| format!("{who}: {w}")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge;
+    use crate::report::testing;
+    use crate::results::{DirStats, LatencyHistograms};
+    use crate::stats::LatencyRecorder;
+
+    /// A phase of `ops` reads of 100 µs with a histogram that holds `held` of them.
+    fn host(label: &str, ops: u64, held: u64) -> crate::report::runs::RunData {
+        let mut r = LatencyRecorder::new();
+        for _ in 0..ops {
+            r.record(100_000);
+        }
+        let mut p = testing::phase("w", 0);
+        p.read = DirStats::new(ops, ops * 4096, 1.0, r.summary());
+        p.latency_histograms = Some(LatencyHistograms {
+            read: vec![[100_000, held]],
+            write: Vec::new(),
+        });
+        testing::run(label, "/dev/x", vec![(p, None)])
+    }
+
+    /// The host whose histogram does not hold its count is the one named (the first was, whatever its
+    /// state; found by the attacker).
+    #[test]
+    fn a_bad_histogram_names_its_own_host() {
+        let runs = [host("good", 10, 10), host("bad", 10, 5)];
+        assert_eq!(
+            merge(&runs, 0).err(),
+            Some(
+                "bad/results.json, phase 0 \"w\": its latency histogram holds 5 latencies, not the 10 counted"
+                    .to_string()
+            )
+        );
+        assert!(merge(&[host("a", 10, 10), host("b", 7, 7)], 0).is_ok());
+    }
 }
