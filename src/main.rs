@@ -306,11 +306,30 @@ fn err_out(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// `text` with its control characters but line breaks and tabs shown as `\u{1b}`: names and values from the
+/// command line or a results file must not reach the terminal as escape sequences.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Prints the failure's message (if any) and gives its exit code.
 fn fail(Fail(code, msg): Fail) -> ExitCode {
     if !msg.is_empty() {
         // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
-        run::progress::log_line(&format!("error: {msg}"));
+        run::progress::log_line(&format!("error: {}", printable(&msg)));
     }
     ExitCode::from(code)
 }
@@ -572,11 +591,11 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Re
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
-    stdout_text(&match format {
+    stdout_text(&printable(&match format {
         CompareFormat::Table => compare::render_table(&c),
         CompareFormat::Markdown => compare::render_markdown(&c),
         CompareFormat::Csv => compare::render_csv(&c),
-    });
+    }));
     Ok(())
 }
 

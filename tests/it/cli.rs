@@ -521,3 +521,36 @@ fn man_pages_never_write_through_links() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("link"), "{err}");
 }
+
+/// Control characters from the command line or a results file never reach the terminal raw: errors and
+/// `compare` show them as `\u{1b}` (an ESC in a crafted phase name cleared the screen; attacker).
+#[test]
+fn control_characters_are_shown_escaped() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    write_file(d, "s.toml", &spec_text("esc", body));
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &["plan", "s.toml", "--set", "\u{1b}[2Jduration=1s"],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !err.contains('\u{1b}') && err.contains("\\u{1b}[2J"),
+        "{err:?}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &["s.toml", "--target", "sim:capacity=1GiB", "-o", "r", "-q"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let f = d.join("r/results.json");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("\"name\": \"w\"", "\"name\": \"w\\u001b]0;owned\\u0007\"");
+    std::fs::write(&f, text).unwrap();
+    let (code, out, err) = code_out_err(&wkrun(d, &["compare", "r"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("w\\u{1b}]0;owned\\u{7}"), "{out}");
+}
