@@ -407,6 +407,13 @@ fn check_steady(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
             return Err(at.key("steady_after", "steady_after needs steady_state", None));
         }
         check_steady_after(at, after)?;
+        if after.written.is_some() && p.read_percent.one().map(|r| r.0) == Some(100) {
+            return Err(at.key(
+                "steady_after",
+                "steady_after written counts the phase's writes, and this workload only reads (read_percent = 100): judging would never begin",
+                Some("use steady_after = { drop = F }, or no steady_after"),
+            ));
+        }
     }
     if p.until == Some(super::Until::Steady) && (p.steady_state.is_none() || p.duration.is_none()) {
         return Err(at.key(

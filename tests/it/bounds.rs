@@ -447,3 +447,19 @@ fn sweep_names_that_would_collide_are_refused() {
         }
     }
 }
+
+/// `steady_after.written` on a read-only workload could never be met (it counts the phase's writes): refused
+/// like `headline = ["fill_once"]` there (attacker).
+#[test]
+fn steady_after_written_on_a_read_only_workload_is_refused() {
+    let dir = tempdir();
+    let d = dir.path();
+    let body = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nduration = \"10s\"\nsteady_state = { rule = \"snia\" }\nsteady_after = { written = \"1%\" }\n";
+    write_file(d, "t.toml", &spec_text("s", body));
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "t.toml"]));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.lines().next().unwrap(),
+        "error: t.toml:11:1: phase[0] \"r\".steady_after: steady_after written counts the phase's writes, and this workload only reads (read_percent = 100): judging would never begin"
+    );
+}
