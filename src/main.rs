@@ -54,6 +54,9 @@ enum Cmd {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// This host's rank, for {rank} in --target (default: the launcher's variable, as for a run).
+        #[arg(long, value_name = "N")]
+        rank: Option<u32>,
     },
     /// Compare runs side by side: one column per results.json, one row per phase and metric, with each
     /// run's relative change against the first.
@@ -206,7 +209,8 @@ fn main() -> ExitCode {
             target,
             set,
             json,
-        }) => cmd_plan(&spec, &target, &set, json),
+            rank,
+        }) => plan_targets(&target, rank).and_then(|t| cmd_plan(&spec, &t, &set, json)),
         Some(Cmd::Compare { files, format, by }) => cmd_compare(&files, format, by.as_deref()),
         Some(Cmd::Report {
             files,
@@ -665,6 +669,26 @@ fn start_at(plan: &mut Plan, from: Option<&str>) -> Result<(), Fail> {
 
 /// The run's arguments with `{rank}` and `{host}` expanded in --target, --output and --allow-destroy, and
 /// what the launcher asked (rank, --start-at, --phase-grid); checked before anything is written.
+/// `plan`'s targets with `{rank}` and `{host}` expanded as a run would expand them.
+fn plan_targets(a: &TargetArgs, rank: Option<u32>) -> Result<TargetArgs, Fail> {
+    use wkrun::launch;
+    let rank = launch::find_rank(rank, |v| std::env::var(v).ok()).map_err(bad)?;
+    let host = run::host_info().hostname;
+    let target = a
+        .target
+        .iter()
+        .map(|p| {
+            launch::expand("--target", &p.to_string_lossy(), rank.as_ref(), &host)
+                .map(PathBuf::from)
+                .map_err(bad)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(TargetArgs {
+        target,
+        target_size: a.target_size.clone(),
+    })
+}
+
 fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
     use wkrun::launch;
     let rank = launch::find_rank(a.rank, |v| std::env::var(v).ok()).map_err(bad)?;

@@ -593,3 +593,29 @@ fn a_signal_during_the_wait_for_the_start_interrupts_with_the_launch_recorded() 
         "no phase started"
     );
 }
+
+/// `plan` expands `{rank}` in `--target` as a run does (`--rank` or the launcher's variable), so the plan of
+/// a templated command line can be checked first; without a rank it says so, exit 2 (attacker).
+#[test]
+fn plan_expands_the_rank_template() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nsize = \"64KiB\"\n";
+    write_file(d, "s.toml", &spec_text("p", body));
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &["plan", "s.toml", "--target", "t{rank}.img", "--rank", "3"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines().any(|l| l.starts_with("target t3.img ")),
+        "{out}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(d, &["plan", "s.toml", "--target", "t{rank}.img"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("error: --target t{rank}.img: {rank} needs this host's rank"),
+        "{err}"
+    );
+    assert!(!d.join("t3.img").exists() && !d.join("t{rank}.img").exists());
+}
