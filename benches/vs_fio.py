@@ -53,6 +53,11 @@ class Case:
     rw: str  # randwrite | randread | randrwN (N % reads) | write (sequential)
     bs: int
     vs: str = "fio"
+    workers: int = 0  # wkrun `workers`, fio `--numjobs`, each with `qd` I/Os in flight; 0: not given (one)
+
+    @property
+    def nworkers(self) -> int:
+        return max(1, self.workers)
 
     @property
     def read_percent(self) -> int:
@@ -69,11 +74,11 @@ class Case:
     @property
     def label(self) -> str:
         bs = f"{self.bs >> 10}k" if self.bs % 1024 == 0 else f"{self.bs}B"
-        return f"{self.rw} {bs}"
+        return f"{self.rw} {bs}" + (f" w{self.workers}" if self.workers else "")
 
     @property
     def tag(self) -> str:
-        return f"{'rec-' if self.vs == 'norecord' else ''}{self.target}-{self.engine}-qd{self.qd}-{self.rw}-{self.bs}"
+        return f"{'rec-' if self.vs == 'norecord' else ''}{self.target}-{self.engine}-qd{self.qd}-{self.rw}-{self.bs}" + (f"-w{self.workers}" if self.workers else "")
 
     def goal(self) -> tuple[float, bool]:
         """Issue 6: the minimum IOPS ratio wkrun / B, and whether CPU per I/O must not exceed B's."""
@@ -110,8 +115,9 @@ def parse_size(s: str) -> int:
 
 
 def parse_cases(s: str) -> list[Case]:
-    """`[rec@]TARGET:ENGINE:QD[:RW[:BS]]`, comma-separated. RW: randwrite (default), randread, randrwN (N % reads),
-    write (sequential); BS: e.g. 4k (default), 128k. `rec@`: wkrun with recording on vs off instead of fio."""
+    """`[rec@]TARGET:ENGINE:QD[:RW[:BS]][:wN]`, comma-separated. RW: randwrite (default), randread, randrwN (N %
+    reads), write (sequential); BS: e.g. 4k (default), 128k; wN: N workers (wkrun `workers = N`, fio `--numjobs=N
+    --group_reporting`), each with QD I/Os in flight. `rec@`: wkrun with recording on vs off instead of fio."""
     out = []
     for item in s.split(","):
         item = item.strip()
@@ -121,6 +127,11 @@ def parse_cases(s: str) -> list[Case]:
         if item.startswith("rec@"):
             vs, item = "norecord", item[4:]
         parts = item.split(":")
+        workers = 0
+        if len(parts) > 3 and re.fullmatch(r"w\d{1,3}", parts[-1]):
+            workers = int(parts.pop()[1:])
+            if not 1 <= workers <= 256:
+                raise argparse.ArgumentTypeError(f"workers {workers} outside 1..256 in {item!r}")
         if len(parts) < 3 or len(parts) > 5:
             raise argparse.ArgumentTypeError(f"case {item!r}: use [rec@]TARGET:ENGINE:QD[:RW[:BS]], "
                                               f"e.g. shm:io_uring:32 or zram:io_uring:32:randrw70")
@@ -143,7 +154,9 @@ def parse_cases(s: str) -> list[Case]:
         if rw not in ("randwrite", "randread", "write") and not m:
             raise argparse.ArgumentTypeError(f"workload {rw!r} in {item!r}: randwrite, randread, randrwN, write")
         bs = parse_size(bs_text)
-        out.append(Case(target, eng, q, rw, bs, vs))
+        if workers and eng == "psync" and q > 1:
+            raise argparse.ArgumentTypeError(f"{item!r}: psync QD > 1 already runs QD jobs; use wN with QD 1")
+        out.append(Case(target, eng, q, rw, bs, vs, workers))
     if not out:
         raise argparse.ArgumentTypeError("no cases")
     return out
@@ -501,6 +514,10 @@ def fio_cmd(args, t: Target, c: Case, out_json: str) -> list[str]:
         # fio's psync is synchronous: iodepth > 1 has no effect. wkrun's psync runs QD threads with one I/O
         # each; the fio equivalent is QD jobs (processes) of one I/O each, reported as one group.
         cmd += [f"--numjobs={c.qd}", "--group_reporting"]
+    elif c.workers:
+        # wkrun's workers: one submitter each with QD I/Os in flight over the whole span ("shared" for random
+        # offsets), the equivalent of fio's numjobs (each job a process over the same offset and size)
+        cmd += [f"--numjobs={c.workers}", "--group_reporting"]
     if c.read_percent < 100 and not (args.fio_as_check and t.name == "shm"):
         cmd += fio_data_args(args.data)
     if c.engine == "io_uring" and not args.fio_uring_plain and not args.fio_as_check:
@@ -560,6 +577,7 @@ pattern = "{pattern}"
 span = "{span}"
 block_size = "{bs}"
 queue_depth = {qd}
+workers = {workers}{split}
 read_percent = {read_percent}
 duration = "{seconds}s"
 """
@@ -581,7 +599,9 @@ def run_wkrun(args, t: Target, c: Case, rnd: int, work: str, record: bool = True
             f.write(WKRUN_SPEC.format(tag=c.tag, label=c.label, engine=c.engine, rw=c.rw,
                                       direct=str(t.direct).lower(), data=args.data, seed=args.seed,
                                       pattern="sequential" if c.sequential else "random", span=t.span,
-                                      bs=c.bs, qd=c.qd, read_percent=c.read_percent, seconds=args.seconds))
+                                      bs=c.bs, qd=c.qd, workers=c.nworkers,
+                                      split="" if c.sequential else '\nworkers_split = "shared"',
+                                      read_percent=c.read_percent, seconds=args.seconds))
     tool = "wkrun" if record else "wkrun-norecord"
     out_dir = os.path.join(work, f"{tool}-{c.tag}-r{rnd}")  # fresh folder per run
     cmd = wkrun_cmd(args, t, spec, out_dir)
