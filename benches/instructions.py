@@ -19,12 +19,15 @@ import subprocess
 import sys
 import tempfile
 
-# name: (engine, queue depth, read percent, target on /dev/shm?, pattern)
+# name: (engine, queue depth, read percent, target on /dev/shm?, pattern[, workers])
 CASES = {
     "null-qd32-randwrite": ("null", 32, 0, False, "random"),
     "null-qd32-randread": ("null", 32, 100, False, "random"),
     "null-qd32-seqwrite": ("null", 32, 0, False, "sequential"),
     "null-qd1-randwrite": ("null", 1, 0, False, "random"),
+    # workers: the same total of ops, split over 2 workers (their own threads, op streams and engines)
+    "null-qd32-randread-w2": ("null", 32, 100, False, "random", 2),
+    "null-qd32-randwrite-w2": ("null", 32, 0, False, "random", 2),
     "shm-io_uring-qd32-randwrite": ("io_uring", 32, 0, True, "random"),
     "shm-libaio-qd32-randwrite": ("libaio", 32, 0, True, "random"),
     "shm-psync-qd1-randwrite": ("psync", 1, 0, True, "random"),
@@ -33,7 +36,7 @@ SPAN = 64 << 20
 BLOCK = 4096
 
 
-def spec_text(engine, qd, rp, pattern, ops, path):
+def spec_text(engine, qd, rp, pattern, ops, path, workers=1):
     return f"""format = 1
 [spec]
 name = "instructions"
@@ -50,17 +53,18 @@ kind = "workload"
 pattern = "{pattern}"
 block_size = "4KiB"
 queue_depth = {qd}
+workers = {workers}
 read_percent = {rp}
 size = "{ops * BLOCK}"
 """
 
 
-def callgrind(wkrun, tmp, engine, qd, rp, pattern, ops, path, env):
+def callgrind(wkrun, tmp, engine, qd, rp, pattern, ops, path, env, workers=1):
     """Runs one op-bounded run under callgrind; returns {function: instructions} and the total."""
-    tag = f"{engine}-{qd}-{rp}-{pattern}-{ops}"
+    tag = f"{engine}-{qd}-{rp}-{pattern}-{ops}-w{workers}"
     spec = os.path.join(tmp, f"{tag}.toml")
     with open(spec, "w") as f:
-        f.write(spec_text(engine, qd, rp, pattern, ops, path))
+        f.write(spec_text(engine, qd, rp, pattern, ops, path, workers))
     out = os.path.join(tmp, f"{tag}.cg")
     res = os.path.join(tmp, f"{tag}-results")
     p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", wkrun, spec,
@@ -107,15 +111,16 @@ def main():
         for name in a.cases.split(","):
             if name not in CASES:
                 sys.exit(f"unknown case {name!r}; cases: {', '.join(CASES)}")
-            engine, qd, rp, on_shm, pattern = CASES[name]
+            engine, qd, rp, on_shm, pattern, *rest = CASES[name]
+            workers = rest[0] if rest else 1
             if on_shm and shm is None:
                 fd, shm = tempfile.mkstemp(dir="/dev/shm", prefix="wkrun-instr.", suffix=".img")
                 os.close(fd)
                 with open(shm, "wb") as f:  # allocated up front: every run overwrites allocated pages
                     f.write(os.urandom(SPAN))
             path = shm if on_shm else os.path.join(tmp, "never-created.img")
-            f1, t1 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, a.ops, path, env)
-            f3, t3 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, 3 * a.ops, path, env)
+            f1, t1 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, a.ops, path, env, workers)
+            f3, t3 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, 3 * a.ops, path, env, workers)
             d = 2 * a.ops
             per = (t3 - t1) / d
             summary.append((name, per))
