@@ -56,10 +56,6 @@ class Case:
     workers: int = 0  # wkrun `workers`, fio `--numjobs`, each with `qd` I/Os in flight; 0: not given (one)
 
     @property
-    def nworkers(self) -> int:
-        return max(1, self.workers)
-
-    @property
     def read_percent(self) -> int:
         if self.rw == "randread":
             return 100
@@ -576,11 +572,17 @@ kind = "workload"
 pattern = "{pattern}"
 span = "{span}"
 block_size = "{bs}"
-queue_depth = {qd}
-workers = {workers}{split}
+queue_depth = {qd}{workers}
 read_percent = {read_percent}
 duration = "{seconds}s"
 """
+
+
+def workers_lines(c: Case) -> str:
+    """The spec lines of a `wN` case (none without one: the spec is as before workers existed)."""
+    if not c.workers:
+        return ""
+    return f"\nworkers = {c.workers}" + ("" if c.sequential else '\nworkers_split = "shared"')
 
 
 def wkrun_cmd(args, t: Target, spec: str, out_dir: str) -> list[str]:
@@ -599,8 +601,7 @@ def run_wkrun(args, t: Target, c: Case, rnd: int, work: str, record: bool = True
             f.write(WKRUN_SPEC.format(tag=c.tag, label=c.label, engine=c.engine, rw=c.rw,
                                       direct=str(t.direct).lower(), data=args.data, seed=args.seed,
                                       pattern="sequential" if c.sequential else "random", span=t.span,
-                                      bs=c.bs, qd=c.qd, workers=c.nworkers,
-                                      split="" if c.sequential else '\nworkers_split = "shared"',
+                                      bs=c.bs, qd=c.qd, workers=workers_lines(c),
                                       read_percent=c.read_percent, seconds=args.seconds))
     tool = "wkrun" if record else "wkrun-norecord"
     out_dir = os.path.join(work, f"{tool}-{c.tag}-r{rnd}")  # fresh folder per run
@@ -701,8 +702,9 @@ def main() -> int:
                     help="run only the cases on these targets, comma-separated: none (the null engine), shm, "
                          "zram (default: %(default)s)")
     ap.add_argument("--cases", type=parse_cases, default=parse_cases(DEFAULT_CASES),
-                    help="comma-separated [rec@]TARGET:ENGINE:QD[:RW[:BS]], RW = randwrite (default), "
-                         "randread, randrwN (N %% reads), write (sequential); BS default 4k; rec@ compares "
+                    help="comma-separated [rec@]TARGET:ENGINE:QD[:RW[:BS]][:wN], RW = randwrite (default), "
+                         "randread, randrwN (N %% reads), write (sequential); BS default 4k; wN: N workers "
+                         "(fio --numjobs=N); rec@ compares "
                          "wkrun with recording on and off (default: the rows of issue 6: %(default)s)".replace(
                              "%(default)s", DEFAULT_CASES))
     ap.add_argument("--size", type=parse_size, default=parse_size("1GiB"),
