@@ -451,7 +451,7 @@ fn check_workload_bounds(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
         (Some(_), Some(_)) => Err(at.key(
             "size",
             "both `duration` and `size` are set",
-            Some("keep one bound: duration = \"...\" or size = \"...\""),
+            Some("keep one bound: duration = \"...\" or size = \"...\" (size is the bytes to transfer, fio's io_size; the region the I/Os fall in is span)"),
         )),
         (Some(d), None) if d.0 == 0 => {
             Err(at.key("duration", "duration is 0", Some("e.g. duration = \"60s\"")))

@@ -302,7 +302,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             .help("read_percent = 0 for all writes, 100 for all reads, 65 for a 65/35 mix"),
         bad("both-bounds.toml", line10("size = \"100%\""),
             ":10:1: phase[0] \"w\".size: both `duration` and `size` are set")
-            .help("keep one bound: duration = \"...\" or size = \"...\""),
+            .help("keep one bound: duration = \"...\" or size = \"...\" (size is the bytes to transfer, fio's io_size; the region the I/Os fall in is span)"),
         bad("no-bound.toml", workload("read_percent = 0\n"),
             ":5:1: phase[0] \"w\": a workload needs a bound: `duration` or `size`")
             .help("e.g. duration = \"60s\" or size = \"100%\" (of the span)"),
