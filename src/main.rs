@@ -803,11 +803,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
                 return Err(bad(e));
             }
         };
-        say(&format!(
-            "created {} ({} B, sparse)",
-            plan.target.path.display(),
-            plan.target.capacity_bytes
-        ));
+        say(&run::created_line(&plan.target));
     }
     let out_path = out_dir.path();
     say(&format!("results: {}", out_path.display()));

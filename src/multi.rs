@@ -214,11 +214,7 @@ fn create_targets(s: &LoadedSpec, plans: &mut [Plan], say: &dyn Fn(&str)) -> Res
             Ok(p) => {
                 *plan = p;
                 made.push(plan.target.path.clone());
-                say(&format!(
-                    "created {} ({} B, sparse)",
-                    plan.target.path.display(),
-                    plan.target.capacity_bytes
-                ));
+                say(&run::created_line(&plan.target));
             }
             Err(e) => {
                 for m in &made {

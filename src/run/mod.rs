@@ -18,7 +18,7 @@ mod written;
 pub use host::host_info;
 pub use limits::limit_notes;
 pub use observer::Observer;
-pub use prepare::create_target;
+pub use prepare::{create_target, created_line};
 
 use crate::engine::errors::FailedWrites;
 use crate::plan::{PhasePlan, Plan, Work};

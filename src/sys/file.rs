@@ -1,8 +1,23 @@
-//! File syscalls not in `std`: hole punching, finding holes (lseek SEEK_HOLE/SEEK_DATA), the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
+//! File syscalls not in `std`: preallocation and hole punching, finding holes (lseek SEEK_HOLE/SEEK_DATA), the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
 //! switching O_DIRECT on an open file (fcntl F_SETFL), and whether a file's filesystem is read-only (fstatvfs).
 
 use std::io;
 use std::os::fd::AsRawFd;
+
+/// Allocates the blocks of `[0, len)` of a regular file (fallocate mode 0: the file system reserves them, reads
+/// still return zeros, and the size grows to `len` if it was smaller).
+///
+/// # Errors
+/// The OS error: `EOPNOTSUPP` when the file system cannot preallocate, `ENOSPC` or `EDQUOT` when it has no room.
+pub fn preallocate(f: &impl AsRawFd, len: u64) -> io::Result<()> {
+    // SAFETY: fallocate takes only integers; an invalid fd or range is reported as an error return.
+    let r = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, len as libc::off_t) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
 
 /// Deallocates `[start, start + len)` of a regular file, keeping its size (fallocate PUNCH_HOLE|KEEP_SIZE).
 /// The range then reads as zeros.
