@@ -199,7 +199,7 @@ pub(crate) fn execute_gated(
         .check(&plan.target, plan.writes())
         .map_err(RunError::Refused)?;
     let held = match hold(plan) {
-        Err(HoldError::Changed(msg)) => return Err(RunError::Refused(msg)),
+        Err(HoldError::Changed(msg) | HoldError::InUse(msg)) => return Err(RunError::Refused(msg)),
         Err(HoldError::Failed(msg)) => Err(msg),
         Ok(h) => Ok(h),
     };

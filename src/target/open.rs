@@ -89,6 +89,9 @@ pub enum HoldError {
     /// It could not be opened (in use, no permission, gone, read-only).
     #[error("{0}")]
     Failed(String),
+    /// A file target another process holds (another wkrun run on the same file); nothing was written to it.
+    #[error("{0}")]
+    InUse(String),
 }
 
 impl Held {
@@ -160,6 +163,9 @@ impl Held {
                 Err(e) => return Err(failed("cannot read the read-only flag (BLKROGET) of", e)),
             }
         }
+        if let Identity::File { dev, ino } = expected {
+            claim(&file, write, dev, ino, &shown.to_string())?;
+        }
         Ok(Held {
             file,
             identity: expected,
@@ -194,6 +200,24 @@ impl Held {
             self.path.display(),
             now.map_or_else(|_| "nothing".to_string(), Identity::describe),
         ))
+    }
+}
+
+/// Claims a file target for the run with an advisory lock held while the file stays open: exclusive for a run
+/// that writes, shared for one that only reads, so that two wkrun runs never write the same file at once (a
+/// block device is claimed by its exclusive open instead). A file system without flock runs unclaimed.
+fn claim(file: &File, write: bool, dev: u64, ino: u64, shown: &str) -> Result<(), HoldError> {
+    match crate::sys::file::try_flock(file, write) {
+        Ok(true) | Err(_) => Ok(()),
+        Ok(false) => {
+            let holder = crate::sys::file::flock_holder(dev, ino)
+                .filter(|&p| p != std::process::id())
+                .map_or_else(String::new, |p| format!(" (pid {p})"));
+            Err(HoldError::InUse(format!(
+                "{shown} is in use by another wkrun run{holder}, which {} it; nothing was written to it",
+                if write { "reads or writes" } else { "writes" }
+            )))
+        }
     }
 }
 
