@@ -33,8 +33,13 @@ pub(super) fn cmd_run_many(
         let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes)?;
         start_at(&mut plan, a.from.as_deref())?;
         plan.launch = launch.clone();
+        let path = plan.target.path.display().to_string();
         for n in &notes {
-            say(&format!("note: {}: {n}", plan.target.path.display()));
+            // A note that starts with its target's path (`PATH exists: ...`) names it already.
+            match n.starts_with(&path) {
+                true => say(&format!("note: {n}")),
+                false => say(&format!("note: {path}: {n}")),
+            }
         }
         plans.push(plan);
     }
