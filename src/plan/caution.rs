@@ -194,13 +194,13 @@ mod tests {
     }
 
     #[test]
-    fn io_uring_waits_for_a_quarter_of_its_queue_only_when_the_workers_take_every_cpu() {
+    fn io_uring_waits_for_an_eighth_of_its_queue_only_when_the_workers_take_every_cpu() {
         use crate::plan::completions_per_wait as per_wait;
-        assert_eq!(per_wait(EngineKind::IoUring, 32, 2, 2), 8);
-        assert_eq!(per_wait(EngineKind::IoUring, 32, 4, 2), 8);
-        assert_eq!(per_wait(EngineKind::IoUring, 32, 1, 1), 8);
-        assert_eq!(per_wait(EngineKind::IoUring, 30, 2, 2), 7);
-        assert_eq!(per_wait(EngineKind::IoUring, 3, 2, 2), 1);
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 2, 2), 4);
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 4, 2), 4);
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 1, 1), 4);
+        assert_eq!(per_wait(EngineKind::IoUring, 30, 2, 2), 3);
+        assert_eq!(per_wait(EngineKind::IoUring, 7, 2, 2), 1);
         assert_eq!(per_wait(EngineKind::IoUring, 32, 1, 2), 1);
         assert_eq!(per_wait(EngineKind::IoUring, 32, 3, 4), 1);
         for e in [
@@ -214,13 +214,13 @@ mod tests {
         assert_eq!(batched_completions(&io(EngineKind::IoUring, 32), 2), None);
         let batched = IoSettings {
             workers: 2,
-            completions_per_wait: 8,
+            completions_per_wait: 4,
             ..io(EngineKind::IoUring, 32)
         };
         assert_eq!(
             batched_completions(&batched, 2).as_deref(),
             Some(
-                "engine = \"io_uring\" with workers = 2 on 2 CPUs: each worker waits for 8 of its 32 I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to 7 later completions"
+                "engine = \"io_uring\" with workers = 2 on 2 CPUs: each worker waits for 4 of its 32 I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to 3 later completions"
             )
         );
     }

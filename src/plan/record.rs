@@ -44,7 +44,7 @@ pub struct PhaseParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<EngineKind>,
     /// Completions each worker waits for at a time, when more than 1 (io_uring with a worker on every CPU:
-    /// a quarter of the queue depth); absent when 1. A completion is timed when its wait ends.
+    /// an eighth of the queue depth); absent when 1. A completion is timed when its wait ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions_per_wait: Option<u32>,
     /// O_DIRECT.

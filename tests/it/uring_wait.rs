@@ -35,10 +35,10 @@ fn workload(name: &str, size: u64, extra: &str) -> String {
     )
 }
 
-/// Only io_uring with as many workers as CPUs (or more) waits for more than one completion: a quarter of
+/// Only io_uring with as many workers as CPUs (or more) waits for more than one completion: an eighth of
 /// its queue depth; one worker fewer, or libaio, waits for one, and the plan says nothing of it.
 #[test]
-fn the_plan_waits_for_a_quarter_of_the_queue_only_for_io_uring_workers_on_every_cpu() {
+fn the_plan_waits_for_an_eighth_of_the_queue_only_for_io_uring_workers_on_every_cpu() {
     let dir = tempdir();
     let n = cpus();
     let body = [
@@ -71,7 +71,7 @@ fn the_plan_waits_for_a_quarter_of_the_queue_only_for_io_uring_workers_on_every_
         workload(
             "shallow",
             MIB,
-            &format!("engine = \"io_uring\"\nqueue_depth = 3\nworkers = {n}\n"),
+            &format!("engine = \"io_uring\"\nqueue_depth = 7\nworkers = {n}\n"),
         ),
     ]
     .concat();
@@ -87,12 +87,12 @@ fn the_plan_waits_for_a_quarter_of_the_queue_only_for_io_uring_workers_on_every_
             .get("completions_per_wait")
             .and_then(|v| v.as_u64())
     };
-    assert_eq!(per_wait(0), Some(8));
-    assert_eq!(per_wait(1), Some(7));
-    assert_eq!(wait_warnings(&plan, 0), vec![caution(n, 32, 8)]);
-    assert_eq!(wait_warnings(&plan, 1), vec![caution(n + 1, 30, 7)]);
+    assert_eq!(per_wait(0), Some(4));
+    assert_eq!(per_wait(1), Some(3));
+    assert_eq!(wait_warnings(&plan, 0), vec![caution(n, 32, 4)]);
+    assert_eq!(wait_warnings(&plan, 1), vec![caution(n + 1, 30, 3)]);
     // One worker on a single-CPU machine takes every CPU too: then "fewer" is that case again.
-    let fewer = if n == 1 { Some(8) } else { None };
+    let fewer = if n == 1 { Some(4) } else { None };
     assert_eq!(per_wait(2), fewer);
     for i in [3, 4] {
         assert_eq!(per_wait(i), None, "phase {i}");
@@ -100,14 +100,14 @@ fn the_plan_waits_for_a_quarter_of_the_queue_only_for_io_uring_workers_on_every_
     }
 }
 
-/// Waiting for 8 completions at a time changes nothing of what is done: a byte bound that is no multiple
-/// of 8 per worker ends with exactly its I/Os (the last waits ask for no more than are in flight), every
+/// Waiting for 4 completions at a time changes nothing of what is done: a byte bound that is no multiple
+/// of 4 per worker ends with exactly its I/Os (the last waits ask for no more than are in flight), every
 /// write lands with its data (verified), and every completion has one latency record.
 #[test]
 fn io_uring_waiting_for_several_completions_does_every_io_once_and_times_each() {
     let dir = tempdir();
     let n = cpus();
-    // 2001 blocks per worker: 250 waits of 8 and a tail of 1.
+    // 2001 blocks per worker: 500 waits of 4 and a tail of 1.
     let ios = 2001 * n;
     let body = [
         workload(
@@ -140,8 +140,8 @@ fn io_uring_waiting_for_several_completions_does_every_io_once_and_times_each() 
     assert_eq!(code, 0, "{err}");
     let (_, r) = strict_results(&dir.path().join("out"));
     let p = phase(&r, 0);
-    assert_eq!(u(p, "/params/completions_per_wait"), 8);
-    assert_eq!(wait_warnings(&r, 0), vec![caution(n, 32, 8)]);
+    assert_eq!(u(p, "/params/completions_per_wait"), 4);
+    assert_eq!(wait_warnings(&r, 0), vec![caution(n, 32, 4)]);
     assert_eq!(u(p, "/write/ops"), ios);
     assert_eq!(u(p, "/write/bytes"), ios * 4096);
     let per_worker: Vec<u64> = p["workers"].as_array().map_or_else(
