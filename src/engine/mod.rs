@@ -117,6 +117,10 @@ pub struct Job<'a> {
     pub lockstep: Option<LockStep>,
     /// What a failed I/O does: stop the phase, or be counted while the phase goes on.
     pub on_error: crate::vocab::OnError,
+    /// Completions a queue engine waits for at a time (1 for all but the cases the plan names; it never waits
+    /// for more than it has in flight). Above 1, the first completions of a wait are timed when the last
+    /// arrives, since a completion is timed when it is reaped.
+    pub completions_per_wait: u32,
     /// A verify phase's check of the data of every completed read (`None` for other phases).
     pub check: Option<&'a dyn ReadCheck>,
 }

@@ -56,6 +56,7 @@ impl queue::SlotQueue for NullQueue {
 
     fn reap(
         &mut self,
+        _want: usize,
         _timeout_ns: Option<u64>,
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize> {

@@ -19,9 +19,14 @@ pub trait SlotQueue {
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]>;
     /// Queues `(slot, kind, offset, len)` I/Os; returns how many were accepted (a prefix).
     fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize>;
-    /// Waits for at least one completion or the timeout; calls `f(slot, result)` per completion.
-    fn reap(&mut self, timeout_ns: Option<u64>, f: &mut dyn FnMut(usize, i64))
-    -> io::Result<usize>;
+    /// Waits for at least `want` completions (1 to the I/Os in flight) or the timeout; calls `f(slot, result)`
+    /// per completion.
+    fn reap(
+        &mut self,
+        want: usize,
+        timeout_ns: Option<u64>,
+        f: &mut dyn FnMut(usize, i64),
+    ) -> io::Result<usize>;
 }
 
 impl SlotQueue for AioQueue {
@@ -33,10 +38,11 @@ impl SlotQueue for AioQueue {
     }
     fn reap(
         &mut self,
+        want: usize,
         timeout_ns: Option<u64>,
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize> {
-        AioQueue::reap(self, 1, timeout_ns, f)
+        AioQueue::reap(self, want, timeout_ns, f)
     }
 }
 
@@ -49,10 +55,11 @@ impl SlotQueue for UringQueue {
     }
     fn reap(
         &mut self,
+        want: usize,
         timeout_ns: Option<u64>,
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize> {
-        UringQueue::reap(self, timeout_ns, f)
+        UringQueue::reap(self, want, timeout_ns, f)
     }
 }
 
@@ -289,8 +296,9 @@ impl Loop<'_, '_> {
         Flow::Continue
     }
 
-    /// Waits for completions, at the latest until the next interval boundary (so that idle intervals close
-    /// on time), the deadline or a held op's issue time; false when the queue failed.
+    /// Waits for completions (the job's `completions_per_wait`, or all in flight when fewer), at the latest
+    /// until the next interval boundary (so that idle intervals close on time), the deadline or a held op's
+    /// issue time; false when the queue failed.
     #[inline]
     fn reap(&mut self) -> bool {
         let job = self.job;
@@ -302,8 +310,11 @@ impl Loop<'_, '_> {
         if let Some((_, at)) = self.held {
             wake = wake.min(at.max(self.t + 1));
         }
+        // More than one completion per wait only when the plan says so (Job::completions_per_wait).
+        let want = (job.completions_per_wait as usize).clamp(1, self.in_flight.max(1));
         let done = &mut self.done;
         let reaped = self.q.reap(
+            want,
             Some(wake.saturating_sub(self.t).max(1)),
             &mut |slot, res| done.push((slot, res)),
         );

@@ -15,13 +15,9 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     out.extend(read_modify_write(phase, w, target));
     out.extend(page_cache(w, target));
     out.extend(host_queue(&w.io, target));
-    out.extend(threads_over_cpus(&w.io, cpus()));
+    out.extend(threads_over_cpus(&w.io, super::host_cpus()));
+    out.extend(batched_completions(&w.io, super::host_cpus()));
     out
-}
-
-/// The CPUs this process may run on (1 when the OS does not say).
-fn cpus() -> u32 {
-    std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
 }
 
 /// Writes smaller than the target's physical block, or not aligned to it: the device (or the filesystem of a
@@ -112,6 +108,21 @@ fn threads_over_cpus(io: &IoSettings, cpus: u32) -> Option<String> {
     ))
 }
 
+/// Completions reaped several at a time ([`super::completions_per_wait`]): a completion is timed when its
+/// wait ends, so latencies include up to `n - 1` later completions of the same worker.
+fn batched_completions(io: &IoSettings, cpus: u32) -> Option<String> {
+    let n = io.completions_per_wait;
+    if n <= 1 {
+        return None;
+    }
+    Some(format!(
+        "engine = \"io_uring\" with workers = {} on {cpus} CPUs: each worker waits for {n} of its {} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to {} later completions",
+        io.workers,
+        io.queue_depth,
+        n - 1
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +140,7 @@ mod tests {
             seed: 1,
             interval_ns: 1_000_000_000,
             on_error: crate::vocab::OnError::Stop,
+            completions_per_wait: 1,
         }
     }
 
@@ -177,6 +189,38 @@ mod tests {
             host_queue(&w(EngineKind::IoUring, 16, 4), &t).as_deref(),
             Some(
                 "workers = 4 × queue_depth = 16 (64 I/Os in flight) are more than the device's queue holds (32, target.queue_depth_max from sysfs): up to 32 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 32 at once"
+            )
+        );
+    }
+
+    #[test]
+    fn io_uring_waits_for_an_eighth_of_its_queue_only_when_the_workers_take_every_cpu() {
+        use crate::plan::completions_per_wait as per_wait;
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 2, 2), 4);
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 4, 2), 4);
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 1, 1), 4);
+        assert_eq!(per_wait(EngineKind::IoUring, 30, 2, 2), 3);
+        assert_eq!(per_wait(EngineKind::IoUring, 7, 2, 2), 1);
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 1, 2), 1);
+        assert_eq!(per_wait(EngineKind::IoUring, 32, 3, 4), 1);
+        for e in [
+            EngineKind::Libaio,
+            EngineKind::Psync,
+            EngineKind::Null,
+            EngineKind::Sim,
+        ] {
+            assert_eq!(per_wait(e, 32, 2, 2), 1, "{e:?}");
+        }
+        assert_eq!(batched_completions(&io(EngineKind::IoUring, 32), 2), None);
+        let batched = IoSettings {
+            workers: 2,
+            completions_per_wait: 4,
+            ..io(EngineKind::IoUring, 32)
+        };
+        assert_eq!(
+            batched_completions(&batched, 2).as_deref(),
+            Some(
+                "engine = \"io_uring\" with workers = 2 on 2 CPUs: each worker waits for 4 of its 32 I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to 3 later completions"
             )
         );
     }

@@ -43,6 +43,10 @@ pub struct PhaseParams {
     /// I/O engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<EngineKind>,
+    /// Completions each worker waits for at a time, when more than 1 (io_uring with a worker on every CPU:
+    /// an eighth of the queue depth); absent when 1. A completion is timed when its wait ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions_per_wait: Option<u32>,
     /// O_DIRECT.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direct: Option<bool>,
@@ -169,6 +173,7 @@ impl PhaseParams {
             workers_split: None,
             worker_parts: Vec::new(),
             engine: None,
+            completions_per_wait: None,
             direct: None,
             data: None,
             seed: None,
@@ -205,6 +210,7 @@ impl PhaseParams {
         self.block_size_mix = io.mix.clone();
         self.queue_depth = Some(io.queue_depth);
         self.engine = Some(io.engine);
+        self.completions_per_wait = Some(io.completions_per_wait).filter(|&n| n > 1);
         self.direct = Some(io.direct);
         self.seed = Some(io.seed);
         self.interval_ns = Some(io.interval_ns);

@@ -297,6 +297,12 @@ impl Phase<'_> {
             seed: p.seed.unwrap_or(1),
             interval_ns: p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0),
             on_error: p.on_error.unwrap_or(OnError::Stop),
+            completions_per_wait: super::completions_per_wait(
+                engine,
+                qd as u32,
+                workers as u32,
+                super::host_cpus(),
+            ),
         })
     }
 

@@ -405,6 +405,7 @@ impl Parts<'_> {
             },
             lockstep: None,
             on_error: shape.io.on_error,
+            completions_per_wait: shape.io.completions_per_wait,
             check: None,
         }
     }

@@ -38,5 +38,6 @@ mod sweep_members;
 mod sweep_set;
 mod tail;
 mod targets;
+mod uring_wait;
 mod verify;
 mod workers;

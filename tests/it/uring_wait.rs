@@ -1,0 +1,173 @@
+//! io_uring with a worker on every CPU waits for several completions per `io_uring_enter` (issue 15 item 4):
+//! the plan decides it (`params.completions_per_wait`, a caution in the phase's warnings), the engine only
+//! applies it; the I/Os done, their data and their latency records are those of any other run.
+
+use crate::common::*;
+use std::path::Path;
+
+const MIB: u64 = 1 << 20;
+
+fn cpus() -> u64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
+}
+
+/// The caution of an io_uring phase with `workers` workers of `qd` I/Os each, waiting for `n` at a time.
+fn caution(workers: u64, qd: u64, n: u64) -> String {
+    format!(
+        "engine = \"io_uring\" with workers = {workers} on {} CPUs: each worker waits for {n} of its {qd} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to {} later completions",
+        cpus(),
+        n - 1
+    )
+}
+
+/// The warnings of phase `i` that are about waiting for completions.
+fn wait_warnings(doc: &serde_json::Value, i: usize) -> Vec<String> {
+    device_warnings(doc["phases"][i].get("warnings"))
+        .into_iter()
+        .filter(|w| w.contains("io_uring_enter"))
+        .collect()
+}
+
+/// A workload phase `name` of 4 KiB random writes, `size` bytes, with `extra` lines.
+fn workload(name: &str, size: u64, extra: &str) -> String {
+    format!(
+        "[[phase]]\nname = \"{name}\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"{size}\"\ndirect = false\n{extra}"
+    )
+}
+
+/// Only io_uring with as many workers as CPUs (or more) waits for more than one completion: an eighth of
+/// its queue depth; one worker fewer, or libaio, waits for one, and the plan says nothing of it.
+#[test]
+fn the_plan_waits_for_an_eighth_of_the_queue_only_for_io_uring_workers_on_every_cpu() {
+    let dir = tempdir();
+    let n = cpus();
+    let body = [
+        workload(
+            "every-cpu",
+            MIB,
+            &format!("engine = \"io_uring\"\nqueue_depth = 32\nworkers = {n}\n"),
+        ),
+        workload(
+            "more",
+            MIB,
+            &format!(
+                "engine = \"io_uring\"\nqueue_depth = 30\nworkers = {}\n",
+                n + 1
+            ),
+        ),
+        workload(
+            "fewer",
+            MIB,
+            &format!(
+                "engine = \"io_uring\"\nqueue_depth = 32\nworkers = {}\n",
+                n.max(2) - 1
+            ),
+        ),
+        workload(
+            "libaio",
+            MIB,
+            &format!("engine = \"libaio\"\nqueue_depth = 32\nworkers = {n}\n"),
+        ),
+        workload(
+            "shallow",
+            MIB,
+            &format!("engine = \"io_uring\"\nqueue_depth = 7\nworkers = {n}\n"),
+        ),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("wait", &body));
+    let plan = plan_json(
+        dir.path(),
+        Path::new("s.toml"),
+        Path::new("t.img"),
+        &["--target-size", "64MiB"],
+    );
+    let per_wait = |i: usize| {
+        plan["phases"][i]["params"]
+            .get("completions_per_wait")
+            .and_then(|v| v.as_u64())
+    };
+    assert_eq!(per_wait(0), Some(4));
+    assert_eq!(per_wait(1), Some(3));
+    assert_eq!(wait_warnings(&plan, 0), vec![caution(n, 32, 4)]);
+    assert_eq!(wait_warnings(&plan, 1), vec![caution(n + 1, 30, 3)]);
+    // One worker on a single-CPU machine takes every CPU too: then "fewer" is that case again.
+    let fewer = if n == 1 { Some(4) } else { None };
+    assert_eq!(per_wait(2), fewer);
+    for i in [3, 4] {
+        assert_eq!(per_wait(i), None, "phase {i}");
+        assert_eq!(wait_warnings(&plan, i), Vec::<String>::new(), "phase {i}");
+    }
+}
+
+/// Waiting for 4 completions at a time changes nothing of what is done: a byte bound that is no multiple
+/// of 4 per worker ends with exactly its I/Os (the last waits ask for no more than are in flight), every
+/// write lands with its data (verified), and every completion has one latency record.
+#[test]
+fn io_uring_waiting_for_several_completions_does_every_io_once_and_times_each() {
+    let dir = tempdir();
+    let n = cpus();
+    // 2001 blocks per worker: 500 waits of 4 and a tail of 1.
+    let ios = 2001 * n;
+    let body = [
+        workload(
+            "w",
+            ios * 4096,
+            &format!("engine = \"io_uring\"\nqueue_depth = 32\nworkers = {n}\nverify = true\n"),
+        ),
+        "[[phase]]\nname = \"v\"\nkind = \"verify\"\n".to_string(),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("wait", &body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "64MiB",
+        "-o",
+        "out",
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    if code != 0 && err.contains("could not start") {
+        skip(
+            "io_uring_waiting_for_several_completions_does_every_io_once_and_times_each",
+            &err,
+        );
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&dir.path().join("out"));
+    let p = phase(&r, 0);
+    assert_eq!(u(p, "/params/completions_per_wait"), 4);
+    assert_eq!(wait_warnings(&r, 0), vec![caution(n, 32, 4)]);
+    assert_eq!(u(p, "/write/ops"), ios);
+    assert_eq!(u(p, "/write/bytes"), ios * 4096);
+    let per_worker: Vec<u64> = p["workers"].as_array().map_or_else(
+        || vec![u(p, "/write/ops")],
+        |a| a.iter().map(|w| u(w, "/write/ops")).collect(),
+    );
+    assert_eq!(per_worker, vec![2001; n as usize]);
+    // One latency per completed write, none lost or doubled by the batched reaping.
+    let counted: u64 = p["latency_histograms"]["write"]
+        .as_array()
+        .expect("write histogram")
+        .iter()
+        .map(|b| b[1].as_u64().expect("count"))
+        .sum();
+    assert_eq!(counted, ios);
+    assert!(u(p, "/write/latency_ns/min") > 0);
+    let rows: u64 = phase_rows(&dir.path().join("out"), &r, 0)
+        .iter()
+        .map(|row| n_col(row, "write_ops"))
+        .sum();
+    assert_eq!(rows, ios);
+    let v = &phase(&r, 1)["verify"];
+    assert_eq!(u(v, "/mismatched"), 0, "{v}");
+    assert!(u(v, "/ok") > 0, "{v}");
+}
+
+fn n_col(row: &std::collections::HashMap<String, String>, col: &str) -> u64 {
+    crate::common::n(row, col)
+}
