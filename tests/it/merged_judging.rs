@@ -333,3 +333,125 @@ fn wkrun_merge_judges_the_merged_series_of_two_simulated_drives() {
         assert_eq!(phase(&r1, 0)[key], phase(&hosts[0], 0)[key], "{key}");
     }
 }
+
+/// A 2 s random-write workload on a real file, 250 ms intervals, judged by the SNIA rule.
+const FILE_BODY: &str = r#"[[phase]]
+name = "w"
+kind = "workload"
+engine = "psync"
+pattern = "random"
+block_size = "4KiB"
+read_percent = 0
+duration = "2s"
+interval = "250ms"
+steady_state = { rule = "snia" }
+windows = ["last 1s"]
+headline = ["mean", "steady", "worst", "per_second", "windows"]
+"#;
+
+#[test]
+fn the_aggregate_of_two_file_targets_is_judged_on_its_merged_series_and_leads_compare_and_report() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("a.img"), 8 << 20);
+    sparse_file(&d.join("b.img"), 12 << 20);
+    write_file(d, "spec.toml", &spec_text("mt", FILE_BODY));
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "spec.toml",
+            "--target",
+            "a.img",
+            "--target",
+            "b.img",
+            "-o",
+            "out",
+            "-q",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let out = d.join("out");
+    let (_, r) = strict_results(&out);
+    let parts: Vec<PathBuf> = ["t0-a.img", "t1-b.img"]
+        .iter()
+        .map(|t| out.join(t))
+        .collect();
+    let hosts: Vec<Value> = parts.iter().map(|f| strict_results(f).1).collect();
+    let p = phase(&r, 0);
+    let rows = phase_rows(&out, &r, 0);
+
+    // The mean: both targets' per-interval ops added, over the cluster's time (the earliest series start
+    // to the latest end, docs/hosts.md).
+    let all_ops: u64 = parts
+        .iter()
+        .zip(&hosts)
+        .flat_map(|(f, h)| phase_rows(f, h, 0))
+        .map(|r| ops(&r))
+        .sum();
+    assert_eq!(all_ops, u(p, "/total/ops"));
+    let t0 = |h: &Value| u(h, "/phases/0/series_t0_unix_ns");
+    let first = hosts.iter().map(t0).min().unwrap();
+    let time = hosts
+        .iter()
+        .map(|h| (t0(h) - first) as f64 / 1e9 + fl(h, "/phases/0/duration_s"))
+        .fold(0.0, f64::max);
+    assert_eq!(figure(p, "mean iops"), Some(all_ops as f64 / time));
+
+    // The verdict and every per-interval figure from the merged CSV.
+    let round = check_verdict(p, &rows, 0.25, None);
+    check_per_interval(p, &rows, 0.25, "last 1s", 4);
+    eprintln!(
+        "aggregate: {} rows, {all_ops} ops in {time} s, steady round {round:?}",
+        rows.len()
+    );
+
+    // compare leads the aggregate's column with its own figures, as it does a single run's.
+    let (code, text, err) = code_out_err(&wkrun(
+        d,
+        &["compare", "out/t0-a.img", "out", "--format", "csv"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let recs: Vec<Vec<String>> = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let labels: Vec<&str> = recs
+        .iter()
+        .filter(|r| r[0] == "w")
+        .map(|r| r[1].as_str())
+        .collect();
+    assert_eq!(
+        labels[..4],
+        [
+            "IOPS, phase mean",
+            "bandwidth, phase mean (MB/s)",
+            "latency mean, phase (µs)",
+            "time to steady state (s)"
+        ],
+        "{recs:?}"
+    );
+    let mean_row = recs
+        .iter()
+        .find(|r| r[0] == "w" && r[1] == "IOPS, phase mean")
+        .unwrap();
+    let own = figure(phase(&hosts[0], 0), "mean iops").unwrap();
+    assert_eq!(
+        mean_row[2..4],
+        [format!("{own:.1}"), format!("{:.1}", all_ops as f64 / time)]
+    );
+
+    // The report's headline section shows the aggregate's figures.
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "out", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(d.join("rep/index.html")).expect("index.html");
+    let start = page
+        .find("<section id=\"headline\">")
+        .expect("a headline section");
+    let section = &page[start..start + page[start..].find("</section>").unwrap()];
+    assert!(
+        section.contains(&format!("<td>{:.1}</td>", all_ops as f64 / time)),
+        "{section}"
+    );
+}

@@ -9,8 +9,8 @@ use crate::results::{
     DirStats, ErrorCause, HostPhase, LatencyHistograms, PhaseErrors, PhaseResult, ReadShare,
     SizeOps,
 };
+use crate::spec::PhaseKind;
 use crate::stats::latency::{Part, merge_parts};
-use crate::vocab::PhaseKind;
 use std::collections::BTreeMap;
 
 /// Phase `i` of every run merged, with its merged series.
