@@ -326,6 +326,30 @@ fn wkrun_merge_judges_the_merged_series_of_two_simulated_drives() {
         );
     }
 
+    // The report's span-written-once line of the merged phase: the merged writes against both spans,
+    // interpolated inside the row that reaches them (each host's span is in `hosts[].span_bytes`).
+    let spans: Vec<u64> = p["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["span_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(spans, [64 << 20, 96 << 20]);
+    let before: u64 = rows[..cut].iter().map(|r| n(r, "write_bytes")).sum();
+    let b = n(&rows[cut], "write_bytes");
+    let at = f(&rows[cut], "t_s")
+        - f(&rows[cut], "interval_s") * (1.0 - (span - before) as f64 / b as f64);
+    let loaded = wkrun::report::runs::load_run(&m.join("results.json")).expect("load");
+    let labels: Vec<String> = wkrun::report::chart::time::markers(&loaded, 0)
+        .into_iter()
+        .map(|m| m.label)
+        .collect();
+    let want = format!(
+        "drive span written once at {} s",
+        wkrun::report::chart::short_number(at)
+    );
+    assert!(labels.contains(&want), "{want} not in {labels:?}");
+
     // One host merged alone is judged exactly as its run judged itself: the same code on the same rows.
     let one = merge(d, &[&a], "one");
     let (_, r1) = strict_results(&one);

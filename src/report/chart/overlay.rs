@@ -99,7 +99,7 @@ fn overlay_markers(runs: &[RunData], g: &LabelGroup, series: &[MemberSeries]) ->
     for s in series {
         let (phase, rows) = runs[s.run].phase(s.phase);
         if phase.kind == crate::spec::PhaseKind::Workload
-            && let Some(t) = filled_once_s(rows, phase.params.span_bytes)
+            && let Some(t) = filled_once_s(rows, phase.span_written_against())
         {
             let mut m = Marker::filled(t, member_colour(g, s), &format!("{}: ", s.name));
             m.tag.clear();

@@ -159,6 +159,7 @@ fn host_parts(runs: &[RunData], parts: &[&PhaseResult]) -> Vec<HostPhase> {
             series_t0_unix_ns: p.series_t0_unix_ns,
             duration_s: p.duration_s,
             completed: p.completed,
+            span_bytes: Some(p.params.span_bytes),
             read: p.read.clone(),
             write: p.write.clone(),
         })
