@@ -16,7 +16,8 @@ use wkrun::units::Size;
 mod multi;
 
 /// Declarative storage workload-spec runner: runs the phases of a TOML spec (erase, fill, restore-image,
-/// workloads) on one target and writes per-interval IOPS series, latency percentiles and results.json.
+/// workloads) on a target, or on several at once, and writes per-interval IOPS series, latency percentiles and
+/// results.json.
 #[derive(Parser)]
 #[command(
     name = "wkrun",
@@ -33,7 +34,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run every phase of SPEC on one target (the default command).
+    /// Run every phase of SPEC on its target, or on several at once with --target repeated (the default command).
     Run(RunArgs),
     /// Check specs against the schema and rules; no I/O.
     Validate {
@@ -803,11 +804,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
                 return Err(bad(e));
             }
         };
-        say(&format!(
-            "created {} ({} B, sparse)",
-            plan.target.path.display(),
-            plan.target.capacity_bytes
-        ));
+        say(&run::created_line(&plan.target));
     }
     let out_path = out_dir.path();
     say(&format!("results: {}", out_path.display()));

@@ -33,8 +33,13 @@ pub(super) fn cmd_run_many(
         let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes)?;
         start_at(&mut plan, a.from.as_deref())?;
         plan.launch = launch.clone();
+        let path = plan.target.path.display().to_string();
         for n in &notes {
-            say(&format!("note: {}: {n}", plan.target.path.display()));
+            // A note that starts with its target's path (`PATH exists: ...`) names it already.
+            match n.starts_with(&path) {
+                true => say(&format!("note: {n}")),
+                false => say(&format!("note: {path}: {n}")),
+            }
         }
         plans.push(plan);
     }
@@ -214,11 +219,7 @@ fn create_targets(s: &LoadedSpec, plans: &mut [Plan], say: &dyn Fn(&str)) -> Res
             Ok(p) => {
                 *plan = p;
                 made.push(plan.target.path.clone());
-                say(&format!(
-                    "created {} ({} B, sparse)",
-                    plan.target.path.display(),
-                    plan.target.capacity_bytes
-                ));
+                say(&run::created_line(&plan.target));
             }
             Err(e) => {
                 for m in &made {

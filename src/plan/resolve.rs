@@ -323,7 +323,7 @@ impl Phase<'_> {
         if io.split == WorkersSplit::Shared && order != Order::Random {
             return Err(self.err(
                 "workers_split",
-                format!("workers_split = \"shared\" gives each of the {n} workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would write every block {n} times"),
+                format!("workers_split = \"shared\" gives each of the {n} workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would read or write every block {n} times"),
                 Some("use workers_split = \"partitioned\" (the default)".into()),
             ));
         }

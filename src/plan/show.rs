@@ -12,7 +12,7 @@ pub fn render_text(plan: &Plan) -> String {
     let t = &plan.target;
     let mut out = String::new();
     let kind = match t.kind {
-        TargetKind::File if t.created => "file, will be created sparse",
+        TargetKind::File if t.created => "file, will be created (blocks preallocated)",
         TargetKind::File => "file",
         TargetKind::Block => "block device",
         TargetKind::Sim => "simulated SSD, virtual time",

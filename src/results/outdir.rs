@@ -210,40 +210,15 @@ impl OutDir {
     }
 }
 
-/// The process holding an flock on `dir`, from /proc/locks (`N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE ...`,
-/// device numbers in hex); `None` when it cannot be told.
+/// The process holding an flock on `dir` (another than this one), from /proc/locks.
 fn lock_holder(dir: &Dir) -> Option<u32> {
     let (dev, ino) = dir.id().ok()?;
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    let want = format!("{major:02x}:{minor:02x}:{ino}");
-    let text = std::fs::read_to_string("/proc/locks").ok()?;
-    holder_in(&text, &want).filter(|&p| p != std::process::id())
-}
-
-/// The pid of the first granted FLOCK on `id` (`MAJ:MIN:INODE`) in the text of /proc/locks.
-fn holder_in(text: &str, id: &str) -> Option<u32> {
-    text.lines().find_map(|line| {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        // Waiting requests read `N: -> FLOCK ...`: the field after the number is "->", not a lock kind.
-        (f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id))
-            .then(|| f.get(4)?.parse().ok())
-            .flatten()
-    })
+    crate::sys::file::flock_holder(dev, ino).filter(|&p| p != std::process::id())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn proc_locks_lines_give_the_holder() {
-        let text = "1: POSIX  ADVISORY  WRITE 10 00:2f:77 0 EOF\n\
-                    2: FLOCK  ADVISORY  WRITE 4242 00:2f:77 0 EOF\n\
-                    2: -> FLOCK  ADVISORY  WRITE 99 00:2f:77 0 EOF\n";
-        assert_eq!(holder_in(text, "00:2f:77"), Some(4242));
-        assert_eq!(holder_in(text, "00:2f:78"), None);
-    }
 
     #[test]
     fn a_second_run_on_a_folder_is_refused_with_the_holder() {

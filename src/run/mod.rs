@@ -18,7 +18,7 @@ mod written;
 pub use host::host_info;
 pub use limits::limit_notes;
 pub use observer::Observer;
-pub use prepare::create_target;
+pub use prepare::{create_target, created_line};
 
 use crate::engine::errors::FailedWrites;
 use crate::plan::{PhasePlan, Plan, Work};
@@ -199,7 +199,7 @@ pub(crate) fn execute_gated(
         .check(&plan.target, plan.writes())
         .map_err(RunError::Refused)?;
     let held = match hold(plan) {
-        Err(HoldError::Changed(msg)) => return Err(RunError::Refused(msg)),
+        Err(HoldError::Changed(msg) | HoldError::InUse(msg)) => return Err(RunError::Refused(msg)),
         Err(HoldError::Failed(msg)) => Err(msg),
         Ok(h) => Ok(h),
     };

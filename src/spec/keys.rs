@@ -416,7 +416,7 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     fio(
         "filename",
-        "`filename` is the target in wkrun: [target] path = \"...\" or --target PATH",
+        "`filename` is the target in wkrun: [target] path = \"...\" or --target PATH (several files, like filename=a:b: [target] paths = [...] or --target repeated)",
     ),
     fio(
         "log_avg_msec",

@@ -142,7 +142,7 @@ pub struct TargetSection {
     /// `paths = ["a.img", "b.img"]`. Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paths: Option<Vec<PathBuf>>,
-    /// Size of a file target that wkrun creates (sparse) when it does not exist. Ignored, with a note, for
+    /// Size of a file target that wkrun creates (preallocated) when it does not exist. Ignored, with a note, for
     /// block devices and existing files. Example: `"1GiB"`. Default: 1 GiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Size>,

@@ -1,8 +1,23 @@
-//! File syscalls not in `std`: hole punching, finding holes (lseek SEEK_HOLE/SEEK_DATA), the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
+//! File syscalls not in `std`: preallocation, advisory locks (and who holds one), hole punching, finding holes (lseek SEEK_HOLE/SEEK_DATA), the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
 //! switching O_DIRECT on an open file (fcntl F_SETFL), and whether a file's filesystem is read-only (fstatvfs).
 
 use std::io;
 use std::os::fd::AsRawFd;
+
+/// Allocates the blocks of `[0, len)` of a regular file (fallocate mode 0: the file system reserves them, reads
+/// still return zeros, and the size grows to `len` if it was smaller).
+///
+/// # Errors
+/// The OS error: `EOPNOTSUPP` when the file system cannot preallocate, `ENOSPC` or `EDQUOT` when it has no room.
+pub fn preallocate(f: &impl AsRawFd, len: u64) -> io::Result<()> {
+    // SAFETY: fallocate takes only integers; an invalid fd or range is reported as an error return.
+    let r = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, len as libc::off_t) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
 
 /// Deallocates `[start, start + len)` of a regular file, keeping its size (fallocate PUNCH_HOLE|KEEP_SIZE).
 /// The range then reads as zeros.
@@ -127,6 +142,62 @@ pub fn hole_bytes(
         }
     }
     Ok((bytes, false))
+}
+
+/// Takes an advisory lock on the open file without waiting (flock LOCK_EX or LOCK_SH, with LOCK_NB), held until
+/// the file's open description closes. `Ok(false)` when another open description holds a conflicting one.
+///
+/// # Errors
+/// The OS error of flock(2) other than `EWOULDBLOCK` (`ENOLCK` where the file system has no locks).
+pub fn try_flock(f: &impl AsRawFd, exclusive: bool) -> io::Result<bool> {
+    let op = if exclusive {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_SH
+    };
+    // SAFETY: flock takes only integers; a bad descriptor is reported as an error return.
+    if unsafe { libc::flock(f.as_raw_fd(), op | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+/// The process holding a granted flock on the file `(dev, ino)` (`st_dev`, `st_ino`), from /proc/locks
+/// (`N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE ...`, device numbers in hex); `None` when it cannot be told.
+pub fn flock_holder(dev: u64, ino: u64) -> Option<u32> {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let want = format!("{major:02x}:{minor:02x}:{ino}");
+    let text = std::fs::read_to_string("/proc/locks").ok()?;
+    holder_in(&text, &want)
+}
+
+/// The pid of the first granted FLOCK on `id` (`MAJ:MIN:INODE`) in the text of /proc/locks.
+fn holder_in(text: &str, id: &str) -> Option<u32> {
+    text.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // Waiting requests read `N: -> FLOCK ...`: the field after the number is "->", not a lock kind.
+        (f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id))
+            .then(|| f.get(4)?.parse().ok())
+            .flatten()
+    })
+}
+
+#[cfg(test)]
+mod lock_tests {
+    #[test]
+    fn proc_locks_lines_give_the_holder() {
+        let text = "1: POSIX  ADVISORY  WRITE 10 00:2f:77 0 EOF\n\
+                    2: FLOCK  ADVISORY  WRITE 4242 00:2f:77 0 EOF\n\
+                    2: -> FLOCK  ADVISORY  WRITE 99 00:2f:77 0 EOF\n";
+        assert_eq!(super::holder_in(text, "00:2f:77"), Some(4242));
+        assert_eq!(super::holder_in(text, "00:2f:78"), None);
+    }
 }
 
 #[cfg(test)]

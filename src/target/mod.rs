@@ -1,4 +1,4 @@
-//! Targets: what wkrun reads and writes. A regular file (created sparse when absent), a block device, or a
+//! Targets: what wkrun reads and writes. A regular file (created, preallocated, when absent), a block device, or a
 //! simulated drive. Probing reads identity and geometry only ([`TargetInfo`]); what writing needs is decided
 //! in [`safety`], opening for I/O happens in [`open`] after the plan is valid, and [`erase`] holds each kind's
 //! erase methods. What differs between the kinds is described once per kind, in one private module.
@@ -68,9 +68,13 @@ pub struct TargetInfo {
     /// The NVMe namespace id, when the target is an NVMe namespace block device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvme_namespace: Option<u32>,
-    /// True when the file does not exist yet and wkrun will create it (sparse) before the first phase.
+    /// True when the file does not exist yet and wkrun will create it before the first phase.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created: bool,
+    /// True when wkrun created the file with its blocks allocated (fallocate); absent when it was created sparse
+    /// (the file system cannot preallocate) or not created by wkrun.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preallocated: bool,
     /// A simulated target's model: every parameter and the derived flash layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimTarget>,
@@ -172,6 +176,7 @@ impl TargetInfo {
             queue_depth_max: None,
             nvme_namespace: None,
             created: false,
+            preallocated: false,
             sim: None,
             identity: None,
         }

@@ -11,27 +11,60 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-/// Creates a sparse file of `size` bytes at `path`; fails if the path already exists (never truncates). Returns
-/// the identity of the file it created. When the file cannot be given its size (`EFBIG` for a size the file
-/// system cannot hold, a quota), the empty file just created is removed again (if the path still names it): a
+/// A file target wkrun created: what it is, and whether its blocks were allocated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Created {
+    /// The identity of the file created.
+    pub identity: Identity,
+    /// True when the file system allocated every block (fallocate); false when it cannot preallocate
+    /// (`EOPNOTSUPP`) and the file was left sparse.
+    pub preallocated: bool,
+}
+
+/// Creates a file of `size` bytes at `path`, with its blocks allocated (fallocate, as fio's `fallocate=native`)
+/// so that no measured write pays for the file system's block allocation and a file system without room for
+/// the target says so before the run, not in its middle. A file system that cannot preallocate leaves it
+/// sparse. Fails if the path already exists (never truncates). When the file cannot be given its size or its
+/// blocks (`EFBIG`, `ENOSPC`, a quota), the file just created is removed again (if the path still names it): a
 /// failed creation leaves nothing behind.
 ///
 /// # Errors
-/// The OS error from creating or sizing the file.
-pub fn create_sparse(path: &Path, size: u64) -> io::Result<Identity> {
+/// The OS error from creating, sizing or preallocating the file.
+pub fn create_file(path: &Path, size: u64) -> io::Result<Created> {
     let f = OpenOptions::new().write(true).create_new(true).open(path)?;
     let identity = f.metadata().ok().and_then(|m| Identity::of(&m));
-    if let Err(e) = f.set_len(size) {
-        drop(f);
-        let named = std::fs::symlink_metadata(path)
-            .ok()
-            .and_then(|m| Identity::of(&m));
-        if identity.is_some() && named == identity {
-            let _ = std::fs::remove_file(path);
+    let sized = f.set_len(size).and_then(|()| {
+        match crate::sys::file::preallocate(&f, size) {
+            Ok(()) => Ok(true),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOSYS)) => Ok(false),
+            Err(e) => Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot allocate its {size} B ({}): {e}; give a smaller size (--target-size or [target] size) or a folder on a file system with room",
+                    crate::units::fmt_bytes(size)
+                ),
+            )),
         }
-        return Err(e);
-    }
-    identity.ok_or_else(|| io::Error::other("the created target is not a regular file"))
+    });
+    let preallocated = match sized {
+        Ok(p) => p,
+        Err(e) => {
+            drop(f);
+            let named = std::fs::symlink_metadata(path)
+                .ok()
+                .and_then(|m| Identity::of(&m));
+            if identity.is_some() && named == identity {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
+    };
+    let identity =
+        identity.ok_or_else(|| io::Error::other("the created target is not a regular file"))?;
+    Ok(Created {
+        identity,
+        preallocated,
+    })
 }
 
 /// A host target opened for the whole run: the open file every phase uses, and what it is.
@@ -56,6 +89,9 @@ pub enum HoldError {
     /// It could not be opened (in use, no permission, gone, read-only).
     #[error("{0}")]
     Failed(String),
+    /// A file target another process holds (another wkrun run on the same file); nothing was written to it.
+    #[error("{0}")]
+    InUse(String),
 }
 
 impl Held {
@@ -127,6 +163,9 @@ impl Held {
                 Err(e) => return Err(failed("cannot read the read-only flag (BLKROGET) of", e)),
             }
         }
+        if let Identity::File { dev, ino } = expected {
+            claim(&file, write, dev, ino, &shown.to_string())?;
+        }
         Ok(Held {
             file,
             identity: expected,
@@ -161,6 +200,24 @@ impl Held {
             self.path.display(),
             now.map_or_else(|_| "nothing".to_string(), Identity::describe),
         ))
+    }
+}
+
+/// Claims a file target for the run with an advisory lock held while the file stays open: exclusive for a run
+/// that writes, shared for one that only reads, so that two wkrun runs never write the same file at once (a
+/// block device is claimed by its exclusive open instead). A file system without flock runs unclaimed.
+fn claim(file: &File, write: bool, dev: u64, ino: u64, shown: &str) -> Result<(), HoldError> {
+    match crate::sys::file::try_flock(file, write) {
+        Ok(true) | Err(_) => Ok(()),
+        Ok(false) => {
+            let holder = crate::sys::file::flock_holder(dev, ino)
+                .filter(|&p| p != std::process::id())
+                .map_or_else(String::new, |p| format!(" (pid {p})"));
+            Err(HoldError::InUse(format!(
+                "{shown} is in use by another wkrun run{holder}, which {} it; nothing was written to it",
+                if write { "reads or writes" } else { "writes" }
+            )))
+        }
     }
 }
 

@@ -309,24 +309,20 @@ fn run_on_device(dir: &Path, engine: &str, body: &str, dev: &Path) -> Ran {
 /// `mount` arguments of a 4 MiB tmpfs.
 const TMPFS_4M: &[&str] = &["-t", "tmpfs", "-o", "size=4m", "tmpfs"];
 
-/// Runs `body` on `engine` with a file target of `size` (`--target-size`) on a filesystem mounted for the run
+/// Runs `body` on `engine` with an existing sparse file target of `size` bytes (a file wkrun creates is
+/// preallocated, and one larger than the filesystem is refused before the run) on a filesystem mounted for the run
 /// (`mount ARGS`) and unmounted after it.
 fn run_on_fs(
     dir: &Path,
     mount: &[&str],
-    size: &str,
+    size: u64,
     engine: &str,
     body: &str,
 ) -> Result<Ran, String> {
     let mnt = Mount::new(dir.join("mnt"), mount)?;
     let target = mnt.dir.join("t.img");
-    Ok(run_engine(
-        dir,
-        engine,
-        body,
-        &target,
-        &["--target-size", size],
-    ))
+    sparse_file(&target, size);
+    Ok(run_engine(dir, engine, body, &target, &[]))
 }
 
 /// A run of wkrun started by [`start_engine`], which the test acts on while it runs.
@@ -1155,7 +1151,7 @@ fn enospc_file_on_full_tmpfs_every_engine() {
             "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n"
         );
         let d = tempdir();
-        let ran = run_on_fs(d.path(), TMPFS_4M, "16MiB", engine, &body)?;
+        let ran = run_on_fs(d.path(), TMPFS_4M, 16 * MIB, engine, &body)?;
         let (r, err) = failed_cleanly(f, &ran, (0, "fill"), "write of 4096 B at offset", 28)?;
         f.json("the writes that fit: ", phase(&r, 0))
             .is("/write/ops", 1024)
@@ -1359,7 +1355,7 @@ size = "1MiB"
 "#;
     each_engine(test, |f, engine| {
         let d = tempdir();
-        let ran = run_on_fs(d.path(), &["-t", "ramfs", "ramfs"], "8MiB", engine, body)?;
+        let ran = run_on_fs(d.path(), &["-t", "ramfs", "ramfs"], 8 * MIB, engine, body)?;
         let (r, err) = failed(f, &ran)?;
         f.json("phase 0", phase(&r, 0))
             .is("/completed", true)
@@ -1506,7 +1502,7 @@ fn on_error_continue_counts_every_enospc_on_full_tmpfs_every_engine() {
             "{defaults}[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\nqueue_depth = {qd}\ndirect = false\n{key}"
         );
         let d = tempdir();
-        let ran = run_on_fs(d.path(), TMPFS_4M, "16MiB", engine, &body)?;
+        let ran = run_on_fs(d.path(), TMPFS_4M, 16 * MIB, engine, &body)?;
         f.check(!ran.panicked(), || format!("panicked: {}", ran.stderr));
         let r = completed(f, &ran)?;
         let p = phase(&r, 0);
@@ -1569,7 +1565,7 @@ fn on_error_stop_counts_the_one_enospc_on_full_tmpfs_every_engine() {
         "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"4KiB\"\ndirect = false\n";
     each_engine(test, |f, engine| {
         let d = tempdir();
-        let ran = run_on_fs(d.path(), TMPFS_4M, "16MiB", engine, body)?;
+        let ran = run_on_fs(d.path(), TMPFS_4M, 16 * MIB, engine, body)?;
         let (r, _) = failed_cleanly(f, &ran, (0, "fill"), "write of 4096 B at offset", 28)?;
         let p = phase(&r, 0);
         f.json("", p).is("/params/on_error", "stop");

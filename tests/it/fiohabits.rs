@@ -113,7 +113,7 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
     (
         "filename",
         "\"/dev/nvme0n1\"",
-        "`filename` is the target in wkrun: [target] path = \"...\" or --target PATH",
+        "`filename` is the target in wkrun: [target] path = \"...\" or --target PATH (several files, like filename=a:b: [target] paths = [...] or --target repeated)",
     ),
     (
         "log_avg_msec",

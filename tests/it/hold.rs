@@ -436,3 +436,57 @@ fn the_backing_file_of_a_mounted_loop_device_is_refused() {
     assert_eq!(code, 0, "a run that only reads: {err}");
     drop(m);
 }
+
+/// A file target is claimed for the run (an advisory flock: exclusive when the run writes): while a run that
+/// writes holds it, a second run on the same file, writing or only reading, and by another path (a symbolic
+/// link), is refused: exit 2, the holder's pid named, no output folder. After the first run the file is free:
+/// a run that only reads it completes.
+#[test]
+fn a_file_target_is_claimed_for_the_run() {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, 4 << 20);
+    std::os::unix::fs::symlink(&target, d.path().join("link.img")).unwrap();
+    let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
+    wait_for_phases(&mut child, &out, 1);
+    let pid = child.id();
+    let reader =
+        "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nsize = \"1MiB\"\n";
+    write_file(d.path(), "read.toml", &spec_text("reader", reader));
+    for (spec, path, does) in [
+        ("spec.toml", "t.img", "reads or writes"),
+        ("read.toml", "link.img", "writes"),
+    ] {
+        let second = d.path().join(format!("second-{spec}"));
+        let s = second.to_str().unwrap();
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &[spec, "--target", path, "-o", s]));
+        assert_eq!(code, 2, "{spec} on {path}: {err}");
+        assert_eq!(
+            err.lines().last().unwrap_or(""),
+            format!(
+                "error: {path} is in use by another wkrun run (pid {pid}), which {does} it; nothing was written to it"
+            ),
+            "{spec} on {path}"
+        );
+        assert!(
+            !second.exists(),
+            "{spec} on {path}: an output folder was made"
+        );
+    }
+    let (code, err) = finish(child);
+    assert_eq!(code, 0, "{err}");
+    let s = d.path().join("after");
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "read.toml",
+            "--target",
+            "t.img",
+            "-o",
+            s.to_str().unwrap(),
+            "-q",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(results(&s)["status"], "completed");
+}

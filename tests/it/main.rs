@@ -23,6 +23,7 @@ mod methodology;
 mod null_engine;
 mod outdir;
 mod phases;
+mod prealloc;
 mod progress;
 mod report;
 mod report_charts;

@@ -358,11 +358,12 @@ fn wkrun_merge_judges_the_merged_series_of_two_simulated_drives() {
     }
 }
 
-/// A 2 s random-write workload on a real file, 250 ms intervals, judged by the SNIA rule.
+/// A 2 s random-write workload with two workers on a real file, 250 ms intervals, judged by the SNIA rule.
 const FILE_BODY: &str = r#"[[phase]]
 name = "w"
 kind = "workload"
 engine = "psync"
+workers = 2
 pattern = "random"
 block_size = "4KiB"
 read_percent = 0
@@ -420,6 +421,13 @@ fn the_aggregate_of_two_file_targets_is_judged_on_its_merged_series_and_leads_co
         .map(|h| (t0(h) - first) as f64 / 1e9 + fl(h, "/phases/0/duration_s"))
         .fold(0.0, f64::max);
     assert_eq!(figure(p, "mean iops"), Some(all_ops as f64 / time));
+
+    // Each target's worker breakdown stays in its folder: the aggregate carries none (it carried the first
+    // target's, whose counts add up to that target's totals only).
+    for h in &hosts {
+        assert_eq!(phase(h, 0)["workers"].as_array().map(Vec::len), Some(2));
+    }
+    assert!(p.get("workers").is_none(), "{}", p["workers"]);
 
     // The verdict and every per-interval figure from the merged CSV.
     let round = check_verdict(p, &rows, 0.25, None);

@@ -107,7 +107,10 @@ size = "1MiB"
         &["plan", "spec.toml", "--target", t, "--set", "engine=psync"],
     ));
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("file, will be created sparse"), "{out}");
+    assert!(
+        out.contains("file, will be created (blocks preallocated)"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -83,7 +83,7 @@ fn plain_log_lines_without_a_terminal() {
     assert_eq!(
         lines[0],
         format!(
-            "created {} (4194304 B, sparse)",
+            "created {} (4194304 B, preallocated)",
             tmp.path().join("t.img").display()
         )
     );
@@ -97,7 +97,7 @@ fn plain_log_lines_without_a_terminal() {
     // The purge punched the whole span: the workload writes into holes of the file.
     assert_eq!(
         lines[6],
-        "      warning: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): the filesystem allocates blocks at the first write into each, so the write numbers include its block allocation"
+        "      warning: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
     );
     assert!(lines[7].starts_with("      0 reads, "), "{}", lines[7]);
     assert!(

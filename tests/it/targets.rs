@@ -203,6 +203,39 @@ fn a_simulated_drive_and_a_file_run_together() {
     );
 }
 
+/// Each target's notes name it once: a note that starts with the target's path is not prefixed with it again
+/// (`note: sim:...: sim:... runs in virtual time`, `note: f.img: f.img exists` before).
+#[test]
+fn each_targets_notes_name_it_once() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("f.img"), 8 << 20);
+    write_file(d, "spec.toml", &spec_text("multi", &rand_write("64KiB")));
+    let args = [
+        "spec.toml",
+        "-o",
+        "out",
+        "--target-size",
+        "4MiB",
+        "--target",
+        "sim:capacity=2GiB,op=7%",
+        "--target",
+        "f.img",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    let sim = "sim:capacity=2GiB,op=7%,dies=1";
+    assert_eq!(
+        notes,
+        [
+            format!("note: {sim}: a simulated target: the target size setting is ignored (set sim capacity)"),
+            format!("note: {sim} runs in virtual time on its own engine: the phases' engine and direct settings do not apply"),
+            "note: f.img exists: the target size setting is ignored (it applies only to a file wkrun creates)".to_string(),
+        ]
+    );
+}
+
 #[test]
 fn the_same_file_by_two_paths_is_refused_before_anything_is_written() {
     let dir = tempdir();

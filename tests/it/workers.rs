@@ -270,7 +270,7 @@ fn zero_workers_and_more_workers_than_blocks_are_refused() {
         "[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 2\nworkers_split = \"shared\"\nblock_size = \"4KiB\"\nspan = \"1MiB\"\n",
     );
     assert!(
-        err.contains("phase[0] \"f\".workers_split: workers_split = \"shared\" gives each of the 2 workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would write every block 2 times"),
+        err.contains("phase[0] \"f\".workers_split: workers_split = \"shared\" gives each of the 2 workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would read or write every block 2 times"),
         "{err}"
     );
     // --set reaches it too.

@@ -72,6 +72,7 @@ pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<Seri
         .map(|_| parts.iter().filter_map(|p| p.erased_bytes).sum());
     m.errors = errors(&parts);
     (m.coverage, m.host, m.device, m.verify) = (None, None, None, None);
+    m.workers.clear();
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns);
     m.hosts = host_parts(runs, &parts);
     let series = merged_series(runs, i, p0, shift)?;

@@ -1,4 +1,4 @@
-//! A regular file: created sparse when absent, erased by punching holes.
+//! A regular file: created (its blocks preallocated) when absent, erased by punching holes.
 
 use super::{Facts, Job, Kind, host_file, nvme_format, nvme_format_problem};
 use crate::target::TargetInfo;

@@ -1,0 +1,72 @@
+//! A file target wkrun creates is preallocated: its blocks exist before the first phase, so no measured
+//! write pays for block allocation, and a file system without room refuses the run before anything runs.
+
+use crate::common::*;
+
+const SPEC: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 2\nread_percent = 0\nsize = \"8MiB\"\n";
+
+/// Two created targets (the scale check's run): each holds its whole 64 MiB on disk before any write, its
+/// results say `created` and `preallocated`, and each got exactly its 2048 writes of 4 KiB.
+#[test]
+fn created_file_targets_have_their_blocks_allocated() {
+    let d = tempdir();
+    write_file(d.path(), "s.toml", &spec_text("prealloc", SPEC));
+    let args = [
+        "s.toml",
+        "--target",
+        "a.img",
+        "--target",
+        "c.img",
+        "--target-size",
+        "64MiB",
+        "-o",
+        "r",
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    for (i, name) in ["a.img", "c.img"].iter().enumerate() {
+        let r = results(&d.path().join(format!("r/t{i}-{name}")));
+        check_results_file(&d.path().join(format!("r/t{i}-{name}/results.json")));
+        assert_eq!(r["target"]["created"], true, "{name}");
+        assert_eq!(u(&phase(&r, 0)["write"], "/ops"), 2048, "{name}");
+        assert_eq!(u(&phase(&r, 0)["write"], "/bytes"), 8 << 20, "{name}");
+        if r["target"]["preallocated"] != true {
+            return skip(
+                "prealloc::created_file_targets_have_their_blocks_allocated",
+                "this file system cannot preallocate (fallocate EOPNOTSUPP): the targets were created sparse",
+            );
+        }
+        let on_disk = allocated_blocks(&d.path().join(name)) * 512;
+        assert!(on_disk >= 64 << 20, "{name}: {on_disk} B allocated");
+    }
+}
+
+/// A 64 MiB target on a 4 MiB tmpfs: exit 2 naming the file, its size and the way out; no file is left on
+/// the file system and no results folder is made.
+#[test]
+fn a_file_system_without_room_for_the_target_refuses_the_run() {
+    let test = "prealloc::a_file_system_without_room_for_the_target_refuses_the_run";
+    if !is_root() {
+        return skip(test, "not running as root: mounting a tmpfs needs root");
+    }
+    let d = tempdir();
+    let mnt = match Mount::tmpfs(d.path().join("mnt"), "4m") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    write_file(d.path(), "s.toml", &spec_text("prealloc", SPEC));
+    let target = mnt.dir.join("t.img");
+    let t = target.to_str().expect("path");
+    let args = ["s.toml", "--target", t, "--target-size", "64MiB", "-o", "r"];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: cannot create the target file {t}: cannot allocate its 67108864 B (64MiB): No space left on device (os error 28); give a smaller size (--target-size or [target] size) or a folder on a file system with room"
+        )
+    );
+    assert_eq!(dir_listing(&mnt.dir), Vec::<String>::new());
+    assert!(!d.path().join("r").exists(), "a results folder was made");
+}
