@@ -325,6 +325,13 @@ pub struct SteadyPlan {
     pub intervals_per_round: u64,
 }
 
+impl SteadyPlan {
+    /// Intervals per round of `round_ns` (the spec's `steady_round`; one interval without it).
+    pub fn rounds_of(round_ns: Option<u64>, interval_ns: u64) -> u64 {
+        round_ns.map_or(1, |r| (r / interval_ns.max(1)).max(1))
+    }
+}
+
 /// A named slice of the series.
 #[derive(Debug, Clone)]
 pub struct Window {

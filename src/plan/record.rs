@@ -2,9 +2,11 @@
 //! (`phases[].params`). Written from the typed [`PhasePlan`]; read back by `report` and `compare`. A key that
 //! does not apply to the phase's kind is absent.
 
-use super::{Bound, IoSettings, PhasePlan, Work, WriteSource};
+use super::{Bound, IoSettings, Measure, PhasePlan, SteadyPlan, Window, Work, WriteSource};
 use crate::ops::Order;
+use crate::stats::derived::Headline;
 use crate::stats::steady::{LeaveRule, Rule, StartRule};
+use crate::stats::window::WindowSpec;
 use crate::vocab::{
     Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, Rate, Until,
     WorkersSplit,
@@ -251,6 +253,55 @@ impl PhaseParams {
             }
             Bound::Time { ns } => self.duration_ns = Some(ns),
         }
+    }
+}
+
+impl PhaseParams {
+    /// What a phase recorded with these parameters was measured by, read back: its steady-state rule,
+    /// windows, aggregates and headline items as the plan had them, for judging a series again (`wkrun
+    /// merge` judges the merged series with it). A verify or erase phase gives an empty `Measure`.
+    ///
+    /// # Errors
+    /// A window or headline item that does not parse (a results file edited by hand), named.
+    pub fn measure(&self) -> Result<Measure, String> {
+        let interval_ns = self.interval_ns.unwrap_or(1_000_000_000).max(1);
+        let windows = self
+            .windows
+            .iter()
+            .map(|w| {
+                WindowSpec::parse(w)
+                    .map(|spec| Window {
+                        text: w.clone(),
+                        spec,
+                    })
+                    .map_err(|e| format!("params.windows {w:?}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let headline = self
+            .headline
+            .iter()
+            .map(|h| Headline::parse(h).map_err(|e| format!("params.headline: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Measure {
+            rate_iops: self.rate_iops,
+            ramp_ns: self.ramp_ns,
+            steady: self.steady_state.map(|rule| SteadyPlan {
+                rule,
+                leave: self.steady_leave,
+                start: self.steady_after,
+                round_ns: self.steady_round_ns,
+                intervals_per_round: SteadyPlan::rounds_of(self.steady_round_ns, interval_ns),
+            }),
+            until: self.until,
+            windows,
+            aggregate_ns: self.aggregate_ns,
+            headline,
+        })
+    }
+
+    /// Bytes of the range the phase works on (`PhasePlan::range`): a restored image's bytes, else the span.
+    pub fn range_bytes(&self) -> u64 {
+        self.image_bytes.unwrap_or(self.span_bytes)
     }
 }
 

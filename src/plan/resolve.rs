@@ -578,7 +578,7 @@ impl Phase<'_> {
                 leave: p.steady_leave,
                 start,
                 round_ns: steady_round,
-                intervals_per_round: steady_round.map_or(1, |r| (r / interval_ns).max(1)),
+                intervals_per_round: SteadyPlan::rounds_of(steady_round, interval_ns),
             }),
             until: p.until,
             windows,

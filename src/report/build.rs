@@ -102,14 +102,19 @@ pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f6
         .map(|w| (w.start_s, w.end_s))
 }
 
-/// The markers of a phase's time plots: each run's ([`markers`]), named after the run when there are
-/// several.
+/// The markers of a phase's time plots: each run's ([`markers`]). When several runs have the phase, each
+/// run's markers are told apart: drawn in its run's colour (that of its points), their legend entry and the
+/// tag drawn in the plot prefixed with the run's label (`used: steady`).
 fn phase_markers(runs: &[RunData], g: &PhaseGroup) -> Vec<Marker> {
     let mut out = Vec::new();
     for &(r, p) in &g.members {
         for mut m in markers(&runs[r], p) {
             if g.members.len() > 1 {
                 m.label = format!("{}: {}", runs[r].label, m.label);
+                if !m.tag.is_empty() {
+                    m.tag = format!("{}: {}", runs[r].label, m.tag);
+                }
+                m.colour = super::chart::colour(r);
             }
             out.push(m);
         }
@@ -316,4 +321,82 @@ pub fn write(
     }
     put("index.html", &html::index(runs, report, opts), &mut written)?;
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::phase_markers;
+    use crate::report::chart::colour;
+    use crate::report::runs::phase_groups;
+    use crate::report::testing::{phase, row, run};
+
+    /// A run whose phase `p` writes its 163840-byte span once halfway through its second row and has a window from
+    /// 2 s.
+    fn one(label: &str) -> crate::report::runs::RunData {
+        let mut p = phase("p", 0);
+        p.params.span_bytes = 163_840;
+        p.windows = vec![crate::results::WindowResult {
+            spec: "2s..".into(),
+            start_s: 2.0,
+            end_s: 3.0,
+            complete: true,
+            iops: Some(crate::stats::window::SliceStats {
+                count: 1,
+                avg: 30.0,
+                min: 30.0,
+                max: 30.0,
+                stddev: 0.0,
+                p1: 30.0,
+                p99: 30.0,
+                consistency: None,
+            }),
+        }];
+        let rows = vec![row(1.0, 0, 10), row(2.0, 0, 60), row(3.0, 0, 30)];
+        run(label, "sim:a", vec![(p, Some(rows))])
+    }
+
+    /// Two runs' markers are each in its run's colour, named and tagged after the run; one run's keep the
+    /// plain colours and tags.
+    #[test]
+    fn each_runs_markers_are_in_its_colour_and_named_after_it() {
+        let runs = [one("fresh"), one("used")];
+        let g = &phase_groups(&runs)[0];
+        let got: Vec<(String, String, _)> = phase_markers(&runs, g)
+            .into_iter()
+            .map(|m| (m.label, m.tag, m.colour))
+            .collect();
+        assert_eq!(got.len(), 4);
+        assert_eq!(
+            got[0],
+            (
+                "fresh: window 2s.. starts at 2 s".to_string(),
+                "fresh: 2 s".to_string(),
+                colour(0)
+            )
+        );
+        assert_eq!(
+            (got[1].0.as_str(), got[1].1.as_str(), got[1].2),
+            (
+                "fresh: drive span written once at 1.5 s",
+                "fresh: filled once",
+                colour(0)
+            )
+        );
+        assert_eq!(
+            (got[3].0.as_str(), got[3].1.as_str(), got[3].2),
+            (
+                "used: drive span written once at 1.5 s",
+                "used: filled once",
+                colour(1)
+            )
+        );
+        assert_ne!(colour(0), colour(1));
+        let single = [one("fresh")];
+        let m = phase_markers(&single, &phase_groups(&single)[0]);
+        assert_eq!(
+            (m[1].label.as_str(), m[1].tag.as_str()),
+            ("drive span written once at 1.5 s", "filled once")
+        );
+        assert_ne!(m[1].colour, colour(0));
+    }
 }

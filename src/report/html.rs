@@ -207,7 +207,7 @@ fn params_line(p: &PhaseResult) -> String {
             "labels {}",
             p.labels
                 .iter()
-                .map(|l| format!("{}={}", l.key, l.value))
+                .map(|l| format!("{}={}", super::members::label_name(l), l.value))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -241,7 +241,8 @@ pub fn phase_groups(runs: &[RunData]) -> Vec<PhaseGroup> {
 pub struct LabelGroup {
     /// The base name (`saturate` for `saturate[op=93%]`).
     pub base: String,
-    /// The label keys, in the order of the first phase's labels (`["span"]`, `["bs", "read"]`).
+    /// The labels' names, in the order of the first phase's labels: a sweep's name (`["op"]` for a sweep
+    /// `op` of `span`), else the matrix key (`["bs", "read"]`), as phase names and `--by` give them.
     pub keys: Vec<String>,
     /// The phases' full names, in order of first appearance: the chart's categories.
     pub phases: Vec<String>,
@@ -258,7 +259,11 @@ pub fn label_groups(runs: &[RunData]) -> Vec<LabelGroup> {
                 continue;
             }
             let base = p.name.split('[').next().unwrap_or(&p.name).to_string();
-            let keys: Vec<String> = p.labels.iter().map(|l| l.key.clone()).collect();
+            let keys: Vec<String> = p
+                .labels
+                .iter()
+                .map(|l| super::members::label_name(l).to_string())
+                .collect();
             let value = p
                 .labels
                 .iter()
@@ -308,5 +313,58 @@ pub fn total_iops_full_rows(rows: &[SeriesRow]) -> Vec<f64> {
         rows.iter().map(|r| r.read_iops + r.write_iops).collect()
     } else {
         full
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::label_groups;
+    use crate::report::testing;
+
+    /// anthology's `filled` sweep varies `span`: its members are a group named `filled`, not `span`; a
+    /// matrix list (no sweep) goes by its key.
+    #[test]
+    fn a_sweeps_members_are_named_by_the_sweep() {
+        let member = |name: &str, i: usize, v: &str| {
+            let mut p = testing::labelled(name, i, &[("span", v)]);
+            p.labels[0].sweep = Some("filled".into());
+            (p, None)
+        };
+        let run = testing::run(
+            "a",
+            "/dev/x",
+            vec![
+                member("read[filled=25%]", 0, "25%"),
+                member("read[filled=100%]", 1, "100%"),
+                (
+                    testing::labelled("lat[bs=4KiB]", 2, &[("bs", "4KiB")]),
+                    None,
+                ),
+                (
+                    testing::labelled("lat[bs=8KiB]", 3, &[("bs", "8KiB")]),
+                    None,
+                ),
+            ],
+        );
+        let g = label_groups(&[run]);
+        let names: Vec<(&str, &[String], &[String])> = g
+            .iter()
+            .map(|g| (g.base.as_str(), &g.keys[..], &g.values[..]))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (
+                    "read",
+                    &["filled".to_string()][..],
+                    &["25%".to_string(), "100%".to_string()][..]
+                ),
+                (
+                    "lat",
+                    &["bs".to_string()][..],
+                    &["4KiB".to_string(), "8KiB".to_string()][..]
+                ),
+            ]
+        );
     }
 }

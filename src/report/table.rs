@@ -76,7 +76,7 @@ pub fn matrix_table(runs: &[RunData], g: &LabelGroup) -> Option<MatrixTable> {
         let value = |key: &str| {
             labels
                 .iter()
-                .find(|l| l.key == key)
+                .find(|l| super::members::label_name(l) == key)
                 .map(|l| l.value.clone())
         };
         let (rv, cv) = (value(&t.row_key)?, value(&t.col_key)?);

@@ -135,6 +135,10 @@ pub struct HostPhase {
     pub duration_s: f64,
     /// Whether the phase ran to its bound on the host.
     pub completed: bool,
+    /// The host's span, bytes (its `params.span_bytes`): the merged phase's writes are measured against
+    /// the hosts' spans added (`fill_once`, the report's span-written-once line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_bytes: Option<u64>,
     /// The host's reads.
     pub read: DirStats,
     /// The host's writes.

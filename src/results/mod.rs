@@ -4,6 +4,7 @@
 
 pub mod cluster;
 pub mod headline;
+pub mod judge;
 pub mod model;
 pub mod outdir;
 pub mod pretty;

@@ -371,6 +371,20 @@ pub struct ReadShare {
     pub bytes: f64,
 }
 
+impl PhaseResult {
+    /// The bytes of the span the phase's writes are measured against (the report's span-written-once
+    /// line): its `params.span_bytes`; in a merged phase, the hosts' spans added (`hosts[].span_bytes`, when
+    /// every host has one).
+    pub fn span_written_against(&self) -> u64 {
+        self.hosts
+            .iter()
+            .map(|h| h.span_bytes)
+            .sum::<Option<u64>>()
+            .filter(|_| !self.hosts.is_empty())
+            .unwrap_or(self.params.span_bytes)
+    }
+}
+
 impl ReadShare {
     /// The share from both directions' totals; `None` when nothing completed.
     pub fn of(read: &DirStats, write: &DirStats) -> Option<ReadShare> {

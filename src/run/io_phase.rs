@@ -4,12 +4,12 @@
 use super::measure::{self, IoOutcome};
 use super::{Ctx, Observer, PhaseEnd};
 use crate::engine::{ReadCheck, errors::ErrorTally};
-use crate::plan::{IoWork, PhasePlan, SteadyPlan};
-use crate::results::series_csv;
+use crate::plan::{IoWork, PhasePlan};
 use crate::results::{
-    Aggregates, DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare,
-    SizeOps, SteadyState, WindowResult, WorkerResult,
+    DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare, SizeOps,
+    WorkerResult,
 };
+use crate::results::{judge, series_csv};
 use crate::vocab::PhaseKind;
 use std::sync::atomic::Ordering;
 
@@ -120,8 +120,8 @@ pub fn measured(
     };
     let o = measure::run(&env, phase, csv, check, &mut ctx.obs);
     ctx.obs.phase_end();
-    let o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
-    record(phase, &o, pr);
+    let mut o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
+    record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
     // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
     for w in &o.outcome.warnings {
@@ -182,7 +182,7 @@ fn thin_tail(dir: &str, ops: u64) -> Option<String> {
 }
 
 /// The phase result's measurements from the outcome.
-fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
+fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
     let secs = o.outcome.end_ns as f64 / 1e9;
     pr.duration_s = secs;
     let (r, w) = (&o.totals.read, &o.totals.write);
@@ -204,16 +204,6 @@ fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
             read: o.outcome.read.buckets(),
             write: o.outcome.write.buckets(),
         });
-    }
-    if let Some(io) = phase.io() {
-        let interval_ns = io.interval_ns;
-        if let (crate::plan::Work::Io(work), Some(v)) = (&phase.work, o.steady.clone()) {
-            pr.steady_state = work
-                .measure
-                .steady
-                .map(|s| steady_state(s, interval_ns, v, o.ended_at_steady));
-        }
-        windows(phase, o, interval_ns, pr);
     }
     pr.read_share = ReadShare::of(&pr.read, &pr.write);
     pr.ops_by_size = o
@@ -239,8 +229,9 @@ fn record(phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
     }
     pr.intervals = Some(o.rows);
     pr.errors = phase_errors(&o.outcome.errors);
-    if let Some(io) = phase.io() {
-        headline(phase, o, io.interval_ns, pr);
+    if let (Some(io), crate::plan::Work::Io(work)) = (phase.io(), &phase.work) {
+        let j = std::mem::take(&mut o.judged);
+        judge::record(&work.measure, io.interval_ns, j, o.ended_at_steady, pr);
     }
     pr.workers = worker_results(phase, o, secs);
 }
@@ -267,122 +258,6 @@ fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResu
             }
         })
         .collect()
-}
-
-/// The steady-state verdict with its times: a round is `intervals_per_round` intervals.
-fn steady_state(
-    s: SteadyPlan,
-    interval_ns: u64,
-    v: crate::stats::steady::Verdict,
-    ended_phase: bool,
-) -> SteadyState {
-    let round_s = (s.intervals_per_round * interval_ns) as f64 / 1e9;
-    let judged = v.window_rounds > 0 && v.judged_from_round.is_some();
-    SteadyState {
-        criterion: s.rule,
-        reached: v.reached,
-        at_s: v.at_round.map(|r| (r + 1) as f64 * round_s),
-        left_at_s: v.left.as_ref().map(|l| (l.at_round + 1) as f64 * round_s),
-        window_s: s.rule.window() as f64 * round_s,
-        ended_phase,
-        judged_from_s: v.judged_from_round.map(|r| r as f64 * round_s),
-        judged_from_reason: judged_from_reason(&v, round_s),
-        window_start_s: judged.then_some(v.window_first_round as f64 * round_s),
-        window_end_s: judged.then_some((v.window_first_round + v.window_rounds) as f64 * round_s),
-        verdict: v,
-    }
-}
-
-/// Why judging began when it did (`steady_after`), or why it never did, in words.
-fn judged_from_reason(v: &crate::stats::steady::Verdict, round_s: f64) -> String {
-    let Some(st) = &v.start else {
-        return "from the first round (no steady_after)".into();
-    };
-    let end = |r: usize| (r + 1) as f64 * round_s;
-    let mut met = Vec::new();
-    let mut unmet = Vec::new();
-    if let Some(need) = st.rule.written_bytes {
-        match st.written_round {
-            Some(r) => met.push(format!(
-                "the phase had written {} B (steady_after.written: {need} B) by {} s",
-                st.written_bytes,
-                end(r)
-            )),
-            None => unmet.push(format!(
-                "the phase wrote {} B of the {need} B steady_after.written needs",
-                st.written_bytes
-            )),
-        }
-    }
-    if let Some(drop) = st.rule.drop {
-        let peak = st.peak.unwrap_or(0.0);
-        match (st.drop_round, st.dropped_to) {
-            (Some(r), Some(to)) => met.push(format!(
-                "the round ending {} s fell to {to:.1}, below {} × the peak {peak:.1} (steady_after.drop {drop})",
-                end(r),
-                1.0 - drop
-            )),
-            _ => unmet.push(format!(
-                "no round fell below {} × the peak {peak:.1} (steady_after.drop {drop})",
-                1.0 - drop
-            )),
-        }
-    }
-    match v.judged_from_round {
-        Some(_) => format!("after {}", met.join(" and ")),
-        None => format!("never: {}", unmet.join(" and ")),
-    }
-}
-
-/// The windows' statistics and the aggregates of a workload's IOPS series.
-fn windows(phase: &PhasePlan, o: &IoOutcome, interval_ns: u64, pr: &mut PhaseResult) {
-    let crate::plan::Work::Io(work) = &phase.work else {
-        return;
-    };
-    let interval_s = interval_ns as f64 / 1e9;
-    for w in &work.measure.windows {
-        let (rows, stats) = w.spec.stats(&o.iops, interval_ns);
-        pr.windows.push(WindowResult {
-            spec: w.text.clone(),
-            start_s: rows.rows.start as f64 * interval_s,
-            end_s: rows.rows.end as f64 * interval_s,
-            complete: rows.complete,
-            iops: stats,
-        });
-    }
-    if let Some(every) = work.measure.aggregate_ns
-        && let Ok(groups) = crate::stats::window::aggregate(&o.iops, interval_ns, every)
-    {
-        pr.aggregates = Some(Aggregates {
-            every_s: every as f64 / 1e9,
-            groups,
-        });
-    }
-}
-
-/// The figures the headline asks for, derived from the series, then the headline figures themselves (once
-/// every other field of the result is set).
-fn headline(phase: &PhasePlan, o: &IoOutcome, interval_ns: u64, pr: &mut PhaseResult) {
-    use crate::stats::derived::{self, Derived, Headline};
-    let crate::plan::Work::Io(work) = &phase.work else {
-        return;
-    };
-    let items = &work.measure.headline;
-    let (span_writes, splits) = o.splits.clone();
-    let d = Derived {
-        worst: items
-            .contains(&Headline::Worst)
-            .then(|| derived::worst(&o.iops, interval_ns as f64 / 1e9))
-            .flatten(),
-        per_second: items
-            .contains(&Headline::PerSecond)
-            .then(|| crate::stats::window::slice_stats(&o.iops))
-            .flatten(),
-        span_writes,
-        splits,
-    };
-    pr.derived = (!d.is_empty()).then_some(d);
-    pr.headline = crate::results::headline::figures(items, pr);
 }
 
 /// The coverage of a finished I/O phase that completed `ops` I/Os.

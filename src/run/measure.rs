@@ -12,14 +12,13 @@ use crate::engine::{
 use crate::image::ImageSource;
 use crate::ops::{OpKind, OpStream, SharedOps};
 use crate::plan::{
-    Bound, IoSettings, Measure, PhasePlan, SteadyPlan, Work, WorkerPlan, WriteSource, image_path,
+    Bound, IoSettings, Measure, PhasePlan, Work, WorkerPlan, WriteSource, image_path,
 };
+use crate::results::judge::{Judged, Rows};
 use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
-use crate::stats::derived::{RowFacts, SpanWrite, Split, SplitTracker};
 use crate::stats::latency::LatencySummary;
-use crate::stats::steady::{FioMetric, Rule, SteadyDetector};
 use crate::stats::{IntervalClock, IntervalCounts, Series};
 use crate::vocab::DataPattern;
 use std::fs::File;
@@ -42,15 +41,10 @@ pub struct IoOutcome {
     /// Per worker, the op index where the measured part started in its stream: the ops the ramp claimed (0
     /// without).
     pub first_op: Vec<u64>,
-    /// Total IOPS of every full row, in order, when the phase has windows or aggregates (empty otherwise).
-    pub iops: Vec<f64>,
-    /// The steady-state verdict, when the phase has a rule.
-    pub steady: Option<crate::stats::steady::Verdict>,
+    /// What its full rows gave: per-row IOPS, the steady-state verdict, the splits.
+    pub judged: Judged,
     /// Whether the phase ended because steady state was reached (`until = "steady"`).
     pub ended_at_steady: bool,
-    /// When the span had been written once, twice, …, and the phase before and after each point its
-    /// headline names (empty unless the headline has `"fill_once"` or `"at T"`).
-    pub splits: (Vec<SpanWrite>, Vec<Split>),
     /// On a simulated target: the drive's internals during the measured part.
     pub device: Option<DeviceCounters>,
     /// Each worker's share, in worker order (their counts sum to `totals`).
@@ -622,10 +616,8 @@ fn ramp_failed(
         totals: Default::default(),
         measured_started_at,
         first_op: Vec::new(),
-        iops: Vec::new(),
-        steady: None,
+        judged: Judged::default(),
         ended_at_steady: false,
-        splits: Default::default(),
         device: None,
         workers: Vec::new(),
         t0_unix_ns: None,
@@ -697,19 +689,10 @@ fn measure(
         false => LockStep::with_lag(SIM_LAG),
     });
     let csv = csv_out.create()?;
-    let per_round = m.steady.map_or(1, |s| s.intervals_per_round) as usize;
-    let keep_iops = !m.windows.is_empty()
-        || m.aggregate_ns.is_some()
-        || m.headline.iter().any(|h| h.needs_iops());
     let recorders = bases.last().copied().unwrap_or(1);
     let mut c = Collector {
         csv,
-        rows: Rows::new(
-            m.steady,
-            per_round,
-            keep_iops,
-            SplitTracker::new(&m.headline, shape.stream.span_len),
-        ),
+        rows: Rows::new(m, shape.stream.span_len),
         write_err: None,
         interval_ns: shape.io.interval_ns,
         obs,
@@ -833,10 +816,8 @@ fn finish(
         totals: series.totals(),
         measured_started_at: None,
         first_op: Vec::new(),
-        steady: c.rows.detector.as_ref().map(|d| d.verdict()),
-        iops: c.rows.iops,
+        judged: c.rows.finish(),
         ended_at_steady,
-        splits: c.rows.splits.map(SplitTracker::finish).unwrap_or_default(),
         device: None,
         workers,
     })
@@ -880,105 +861,4 @@ fn end_of_phase(
         end_ns = end_ns.max(job.now_ns());
     }
     end_ns
-}
-
-/// What the split tracker needs of a row.
-fn facts(row: &SeriesRow) -> RowFacts {
-    RowFacts {
-        t_s: row.t_s,
-        interval_s: row.interval_s,
-        read_ops: row.read_ops,
-        write_ops: row.write_ops,
-        read_bytes: row.read_bytes,
-        write_bytes: row.write_bytes,
-        read_lat_sum_us: row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64,
-        write_lat_sum_us: row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64,
-    }
-}
-
-/// The full rows of a phase as they are released: total IOPS per row, and the steady-state detector.
-struct Rows {
-    /// Total IOPS of every full row, kept only for windows and aggregates (8 bytes a row).
-    iops: Vec<f64>,
-    keep_iops: bool,
-    detector: Option<SteadyDetector>,
-    metric: FioMetric,
-    reached: bool,
-    /// Rows per steady-state round, and the sum and count of the round being filled.
-    per_round: usize,
-    round_sum: f64,
-    round_rows: usize,
-    /// Bytes written in the round being filled.
-    round_written: u64,
-    /// Span writes and before/after splits, when the headline asks for them.
-    splits: Option<SplitTracker>,
-}
-
-impl Rows {
-    fn new(
-        steady: Option<SteadyPlan>,
-        per_round: usize,
-        keep_iops: bool,
-        splits: Option<SplitTracker>,
-    ) -> Rows {
-        let metric = match steady.map(|s| s.rule) {
-            Some(Rule::Fio(f)) => f.metric,
-            _ => FioMetric::Iops,
-        };
-        // The rules were validated with the spec, so the detector builds.
-        let detector = steady.and_then(|s| {
-            SteadyDetector::new(s.rule, s.leave)
-                .and_then(|d| d.starting(s.start))
-                .ok()
-        });
-        Rows {
-            iops: Vec::new(),
-            keep_iops,
-            detector,
-            metric,
-            reached: false,
-            per_round,
-            round_sum: 0.0,
-            round_rows: 0,
-            round_written: 0,
-            splits,
-        }
-    }
-
-    /// Takes one full row; true when steady state was first reached with it.
-    fn push(&mut self, row: &SeriesRow) -> bool {
-        let iops = row.read_iops + row.write_iops;
-        if self.keep_iops {
-            self.iops.push(iops);
-        }
-        if let Some(t) = self.splits.as_mut() {
-            t.push(&facts(row));
-        }
-        let value = match self.metric {
-            FioMetric::Iops => iops,
-            FioMetric::Bw => row.read_bw_bytes_per_s + row.write_bw_bytes_per_s,
-            FioMetric::Lat => {
-                let ops = row.read_ops + row.write_ops;
-                let sum = row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64
-                    + row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64;
-                if ops > 0 { sum / ops as f64 * 1e3 } else { 0.0 }
-            }
-        };
-        let Some(d) = self.detector.as_mut() else {
-            return false;
-        };
-        self.round_sum += value;
-        self.round_rows += 1;
-        self.round_written = self.round_written.saturating_add(row.write_bytes);
-        if self.round_rows < self.per_round {
-            return false;
-        }
-        let round = self.round_sum / self.round_rows as f64;
-        let written = self.round_written;
-        (self.round_sum, self.round_rows, self.round_written) = (0.0, 0, 0);
-        let reached = d.push_round(round, written).is_some_and(|v| v.reached);
-        let first = reached && !self.reached;
-        self.reached |= reached;
-        first
-    }
 }

@@ -137,19 +137,22 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
     // One chart, a series per member named after its label, and its marker lines.
     let avg = svg_texts(&rep.join("sweep01-saturate-overlay-averages.svg"));
     for (label, at, n) in &legend {
-        assert!(
-            avg.contains(&format!("span={label} ({n} points)")),
-            "{avg:?}"
-        );
+        assert!(avg.contains(&format!("op={label} ({n} points)")), "{avg:?}");
         assert!(
             avg.contains(&format!(
-                "span={label}: drive span written once at {} s",
+                "op={label}: drive span written once at {} s",
                 short_number(*at)
             )),
             "{avg:?}"
         );
     }
-    assert!(avg.contains(&"Total IOPS, one-minute averages, each span — ovl · saturate[span] · sim:capacity=512MiB,op=7%".to_string()) || avg.iter().any(|t| t.starts_with("Total IOPS, one-minute averages, each span — ovl · saturate[span]")), "{avg:?}");
+    // Members are named by the sweep ("op"), not by the key it varies ("span").
+    assert!(
+        avg.iter().any(|t| t.starts_with(
+            "Total IOPS, one-minute averages, each op — ovl · saturate[op] · sim:capacity=512MiB,op=7%"
+        )),
+        "{avg:?}"
+    );
     let log = std::fs::read_to_string(rep.join("sweep01-saturate-overlay-iops-log.svg")).unwrap();
     assert_eq!(
         log.matches("<circle").count(),
@@ -171,8 +174,8 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
     // Fills overlaid by bandwidth.
     let bw = svg_texts(&rep.join("sweep00-fill-overlay-bandwidth.svg"));
     assert!(
-        bw.iter().any(|t| t.starts_with("span=50% ("))
-            && bw.iter().any(|t| t.starts_with("span=25% ("))
+        bw.iter().any(|t| t.starts_with("op=50% ("))
+            && bw.iter().any(|t| t.starts_with("op=25% ("))
     );
 
     // Results first, then the fills; the zoom on the window last 2m, on both scales.
@@ -180,14 +183,14 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
     let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} in index.html"));
     let prep = pos("id=\"preparation\"");
     for s in [
-        "saturate across span</h2>",
+        "saturate across op</h2>",
         "<h2>saturate[op=50%]</h2>",
         "<h2>saturate[op=25%]</h2>",
     ] {
         assert!(pos(s) < prep, "{s} before the fills");
     }
     for s in [
-        "fill across span</h2>",
+        "fill across op</h2>",
         "<h2>fill[op=50%]</h2>",
         "<h2>fill[op=25%]</h2>",
     ] {

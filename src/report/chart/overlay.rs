@@ -1,6 +1,6 @@
 //! The members of a sweep on one time plot (seed 000's 100 % and 75 % spans, seed 002's zeros and
 //! incompressible data, seed 003's five spans): one series per member (and run), coloured per member, named
-//! after its label (`span=93%`). Total IOPS per interval (log or linear), their averages
+//! after its label (`op=93%`: the sweep's name, not the key it varies). Total IOPS per interval (log or linear), their averages
 //! ([`super::aggregates::averages`]), or bandwidth per interval for sequential phases.
 
 use super::aggregates::{averages, every_words, total_points};
@@ -31,7 +31,7 @@ pub struct MemberSeries {
     pub phase: usize,
     /// The member's position in the group (its colour).
     pub member: usize,
-    /// Its name in the legend: `span=93%`, preceded by the run's label when there are several runs.
+    /// Its name in the legend: `op=93%`, preceded by the run's label when there are several runs.
     pub name: String,
     /// Its points `(t_s, value)`.
     pub points: Points,
@@ -99,7 +99,7 @@ fn overlay_markers(runs: &[RunData], g: &LabelGroup, series: &[MemberSeries]) ->
     for s in series {
         let (phase, rows) = runs[s.run].phase(s.phase);
         if phase.kind == crate::spec::PhaseKind::Workload
-            && let Some(t) = filled_once_s(rows, phase.params.span_bytes)
+            && let Some(t) = filled_once_s(rows, phase.span_written_against())
         {
             let mut m = Marker::filled(t, member_colour(g, s), &format!("{}: ", s.name));
             m.tag.clear();

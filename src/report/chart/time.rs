@@ -146,7 +146,7 @@ pub fn markers(run: &RunData, p: usize) -> Vec<Marker> {
         }
     }
     if phase.kind == crate::spec::PhaseKind::Workload
-        && let Some(t) = filled_once_s(rows, phase.params.span_bytes)
+        && let Some(t) = filled_once_s(rows, phase.span_written_against())
     {
         out.push(Marker::filled(t, MARK_GREY, ""));
     }

@@ -3,11 +3,13 @@
 
 use super::series::{HostSeries, merge_rows};
 use crate::report::runs::RunData;
+use crate::results::judge;
 use crate::results::series_csv::SeriesRow;
 use crate::results::{
     DirStats, ErrorCause, HostPhase, LatencyHistograms, PhaseErrors, PhaseResult, ReadShare,
     SizeOps,
 };
+use crate::spec::PhaseKind;
 use crate::stats::latency::{Part, merge_parts};
 use std::collections::BTreeMap;
 
@@ -69,43 +71,81 @@ pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<Seri
         .erased_bytes
         .map(|_| parts.iter().filter_map(|p| p.erased_bytes).sum());
     m.errors = errors(&parts);
-    (
-        m.coverage,
-        m.steady_state,
-        m.aggregates,
-        m.host,
-        m.device,
-        m.verify,
-    ) = (None, None, None, None, None, None);
-    m.windows.clear();
-    // The headline figures and their derived values are the first host's: not the cluster's.
-    m.headline.clear();
-    m.derived = None;
+    (m.coverage, m.host, m.device, m.verify) = (None, None, None, None);
+    m.workers.clear();
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns);
     m.hosts = host_parts(runs, &parts);
-    let series = p0
-        .series_csv
-        .as_ref()
-        .and(p0.params.interval_ns)
-        .map(|interval_ns| {
-            let hosts: Vec<HostSeries<'_>> = runs
-                .iter()
-                .enumerate()
-                .map(|(h, r)| HostSeries {
-                    shift_ns: shift(h),
-                    rows: r
-                        .series
-                        .get(i)
-                        .and_then(|s| s.as_deref())
-                        .unwrap_or_default(),
-                })
-                .collect();
-            merge_rows(&hosts, interval_ns)
-        })
-        .transpose()
-        .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
+    let series = merged_series(runs, i, p0, shift)?;
     m.intervals = series.as_ref().map(|rows| rows.len() as u64);
+    judge(&parts, series.as_deref(), &mut m)
+        .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
     Ok((m, series))
+}
+
+/// Phase `i`'s series of every host on the common grid; `None` for a phase without a series.
+fn merged_series(
+    runs: &[RunData],
+    i: usize,
+    p0: &PhaseResult,
+    shift: impl Fn(usize) -> u64,
+) -> Result<Option<Vec<SeriesRow>>, String> {
+    let (Some(_), Some(interval_ns)) = (&p0.series_csv, p0.params.interval_ns) else {
+        return Ok(None);
+    };
+    let hosts: Vec<HostSeries<'_>> = runs
+        .iter()
+        .enumerate()
+        .map(|(h, r)| HostSeries {
+            shift_ns: shift(h),
+            rows: r
+                .series
+                .get(i)
+                .and_then(|s| s.as_deref())
+                .unwrap_or_default(),
+        })
+        .collect();
+    merge_rows(&hosts, interval_ns)
+        .map(Some)
+        .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))
+}
+
+/// The merged phase `m` (totals set) judged as a run judges its own series, by the same code
+/// ([`crate::results::judge`]): the steady-state verdict, windows, aggregates, derived and headline figures
+/// of the merged rows, by the measure the phase's record gives. What depends on a host's span is the
+/// cluster's: `steady_after.written` is the sum of the hosts' resolved bytes, and `"fill_once"` the sum of
+/// their ranges' bytes. The verdict ended the phase when it ended every host's. A phase without merged rows,
+/// or not a fill, restore or workload, has none of them.
+fn judge(
+    parts: &[&PhaseResult],
+    rows: Option<&[SeriesRow]>,
+    m: &mut PhaseResult,
+) -> Result<(), String> {
+    (m.steady_state, m.aggregates, m.derived) = (None, None, None);
+    m.windows.clear();
+    m.headline.clear();
+    let io = matches!(
+        m.kind,
+        PhaseKind::Fill | PhaseKind::RestoreImage | PhaseKind::Workload
+    );
+    let (Some(rows), Some(interval_ns), true) = (rows, m.params.interval_ns, io) else {
+        return Ok(());
+    };
+    let mut measure = m.params.measure()?;
+    if let Some(start) = measure.steady.as_mut().and_then(|s| s.start.as_mut())
+        && start.written_bytes.is_some()
+    {
+        start.written_bytes = parts
+            .iter()
+            .map(|p| p.params.steady_after.and_then(|s| s.written_bytes))
+            .sum();
+    }
+    let span_len = parts.iter().map(|p| p.params.range_bytes()).sum();
+    let ended_phase = parts
+        .iter()
+        .all(|p| p.steady_state.as_ref().is_some_and(|s| s.ended_phase));
+    let judged = judge::judge_rows(&measure, span_len, rows);
+    judge::record(&measure, interval_ns, judged, ended_phase, m);
+    Ok(())
 }
 
 /// Each host's part of the phase.
@@ -120,6 +160,7 @@ fn host_parts(runs: &[RunData], parts: &[&PhaseResult]) -> Vec<HostPhase> {
             series_t0_unix_ns: p.series_t0_unix_ns,
             duration_s: p.duration_s,
             completed: p.completed,
+            span_bytes: Some(p.params.span_bytes),
             read: p.read.clone(),
             write: p.write.clone(),
         })

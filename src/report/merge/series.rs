@@ -64,10 +64,11 @@ pub fn merge_rows(hosts: &[HostSeries<'_>], interval_ns: u64) -> Result<Vec<Seri
             add(&mut cells[k], h.shift_ns, row);
         }
     }
+    let n = cells.len();
     Ok(cells
         .into_iter()
         .enumerate()
-        .map(|(k, c)| finish(k as u64, c, interval_ns))
+        .map(|(k, c)| finish(k as u64, c, interval_ns, k + 1 == n))
         .collect())
 }
 
@@ -99,8 +100,10 @@ fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
     m.errors += r.errors;
 }
 
-/// The merged row of grid interval `k`.
-fn finish(k: u64, c: Cell, interval_ns: u64) -> SeriesRow {
+/// The merged row of grid interval `k`; the `last` one ends at the latest host's end, also when a host's
+/// last row is longer than the interval (a simulated drive's, which holds the I/Os still in flight at the
+/// bound).
+fn finish(k: u64, c: Cell, interval_ns: u64, last: bool) -> SeriesRow {
     let start = k * interval_ns;
     let mut row = c.row.unwrap_or_else(|| {
         // No host had a row here (a gap): an interval with nothing done.
@@ -109,6 +112,7 @@ fn finish(k: u64, c: Cell, interval_ns: u64) -> SeriesRow {
         z
     });
     let end = match row.partial {
+        0 if last => c.end_ns.max(start + interval_ns),
         0 => start + interval_ns,
         _ => c.end_ns.clamp(start, start + interval_ns),
     };
@@ -199,6 +203,29 @@ mod tests {
         // A row shifted by 0.6 of an interval has its midpoint in the next one.
         assert_eq!(cell_of(600_000_000, &a[0], 1_000_000_000), 1);
         assert_eq!(cell_of(400_000_000, &a[0], 1_000_000_000), 0);
+    }
+
+    /// A last row longer than the interval (a simulated drive's, holding the I/Os in flight at the bound)
+    /// ends the merged series at the latest host's end, as docs/hosts.md says, not on the grid.
+    #[test]
+    fn an_overlong_last_row_ends_at_the_latest_hosts_end() {
+        let a = [row(0, 1000, 5, 1), row(1000, 2050, 7, 1)];
+        let b = [row(0, 1000, 5, 1), row(1000, 2030, 3, 1)];
+        let hosts = [
+            HostSeries {
+                shift_ns: 0,
+                rows: &a,
+            },
+            HostSeries {
+                shift_ns: 0,
+                rows: &b,
+            },
+        ];
+        let m = merge_rows(&hosts, 1_000_000_000).unwrap();
+        let ends: Vec<(f64, f64, u8)> =
+            m.iter().map(|r| (r.t_s, r.interval_s, r.partial)).collect();
+        assert_eq!(ends, [(1.0, 1.0, 0), (2.05, 1.05, 0)]);
+        assert_eq!(m[1].read_ops, 10);
     }
 
     /// Hosts whose series start years apart (or a crafted t0 or interval) would need a grid of more than

@@ -1,0 +1,259 @@
+//! A phase's series judged: the steady-state verdict, the windows, the aggregates, the derived figures and
+//! the headline figures of a measured I/O phase, from its full rows. One implementation for both places that
+//! judge a series: a run, row by row as the collector releases them (`run/measure.rs`), and `wkrun merge`
+//! (and the aggregate of a run on several targets), over the merged rows (`report/merge`). What is judged
+//! and how is the phase's [`Measure`]: the plan's, or the one its record (`phases[].params`) reads back as
+//! ([`PhaseParams::measure`](crate::plan::PhaseParams::measure)).
+
+use super::series_csv::SeriesRow;
+use super::{Aggregates, PhaseResult, SteadyState, WindowResult};
+use crate::plan::{Measure, SteadyPlan};
+use crate::stats::derived::{self, Derived, Headline, RowFacts, SpanWrite, Split, SplitTracker};
+use crate::stats::steady::{FioMetric, Rule, SteadyDetector, Verdict};
+
+/// What the full rows of a phase gave: the per-row IOPS, the verdict and the splits.
+#[derive(Debug, Clone, Default)]
+pub struct Judged {
+    /// Total IOPS of every full row, in order, when the phase has windows, aggregates or a headline item
+    /// that needs them (empty otherwise).
+    pub iops: Vec<f64>,
+    /// The steady-state verdict, when the phase has a rule.
+    pub steady: Option<Verdict>,
+    /// When the span had been written once, twice, …, and the phase before and after each point its
+    /// headline names (empty unless the headline has `"fill_once"` or `"at T"`).
+    pub splits: (Vec<SpanWrite>, Vec<Split>),
+}
+
+/// What the split tracker needs of a row.
+fn facts(row: &SeriesRow) -> RowFacts {
+    RowFacts {
+        t_s: row.t_s,
+        interval_s: row.interval_s,
+        read_ops: row.read_ops,
+        write_ops: row.write_ops,
+        read_bytes: row.read_bytes,
+        write_bytes: row.write_bytes,
+        read_lat_sum_us: row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64,
+        write_lat_sum_us: row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64,
+    }
+}
+
+/// The full rows of a phase as they come: total IOPS per row, the steady-state detector, the splits.
+pub struct Rows {
+    /// Total IOPS of every full row, kept only for windows and aggregates (8 bytes a row).
+    iops: Vec<f64>,
+    keep_iops: bool,
+    detector: Option<SteadyDetector>,
+    metric: FioMetric,
+    reached: bool,
+    /// Rows per steady-state round, and the sum and count of the round being filled.
+    per_round: usize,
+    round_sum: f64,
+    round_rows: usize,
+    /// Bytes written in the round being filled.
+    round_written: u64,
+    /// Span writes and before/after splits, when the headline asks for them.
+    splits: Option<SplitTracker>,
+}
+
+impl Rows {
+    /// The judge of a phase measured as `m`, whose range holds `span_len` bytes (for `"fill_once"`).
+    pub fn new(m: &Measure, span_len: u64) -> Rows {
+        let steady: Option<SteadyPlan> = m.steady;
+        let metric = match steady.map(|s| s.rule) {
+            Some(Rule::Fio(f)) => f.metric,
+            _ => FioMetric::Iops,
+        };
+        // The rules were validated with the spec (or read back from a results file, checked there), so the
+        // detector builds.
+        let detector = steady.and_then(|s| {
+            SteadyDetector::new(s.rule, s.leave)
+                .and_then(|d| d.starting(s.start))
+                .ok()
+        });
+        Rows {
+            iops: Vec::new(),
+            keep_iops: !m.windows.is_empty()
+                || m.aggregate_ns.is_some()
+                || m.headline.iter().any(|h| h.needs_iops()),
+            detector,
+            metric,
+            reached: false,
+            per_round: steady.map_or(1, |s| s.intervals_per_round).max(1) as usize,
+            round_sum: 0.0,
+            round_rows: 0,
+            round_written: 0,
+            splits: SplitTracker::new(&m.headline, span_len),
+        }
+    }
+
+    /// Takes one full row; true when steady state was first reached with it.
+    pub fn push(&mut self, row: &SeriesRow) -> bool {
+        let iops = row.read_iops + row.write_iops;
+        if self.keep_iops {
+            self.iops.push(iops);
+        }
+        if let Some(t) = self.splits.as_mut() {
+            t.push(&facts(row));
+        }
+        let value = match self.metric {
+            FioMetric::Iops => iops,
+            FioMetric::Bw => row.read_bw_bytes_per_s + row.write_bw_bytes_per_s,
+            FioMetric::Lat => {
+                let ops = row.read_ops + row.write_ops;
+                let sum = row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64
+                    + row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64;
+                if ops > 0 { sum / ops as f64 * 1e3 } else { 0.0 }
+            }
+        };
+        let Some(d) = self.detector.as_mut() else {
+            return false;
+        };
+        self.round_sum += value;
+        self.round_rows += 1;
+        self.round_written = self.round_written.saturating_add(row.write_bytes);
+        if self.round_rows < self.per_round {
+            return false;
+        }
+        let round = self.round_sum / self.round_rows as f64;
+        let written = self.round_written;
+        (self.round_sum, self.round_rows, self.round_written) = (0.0, 0, 0);
+        let reached = d.push_round(round, written).is_some_and(|v| v.reached);
+        let first = reached && !self.reached;
+        self.reached |= reached;
+        first
+    }
+
+    /// What the rows gave.
+    pub fn finish(self) -> Judged {
+        Judged {
+            steady: self.detector.as_ref().map(|d| d.verdict()),
+            iops: self.iops,
+            splits: self.splits.map(SplitTracker::finish).unwrap_or_default(),
+        }
+    }
+}
+
+/// Judges a whole series at once: its full rows (`partial` 0) in order, as a run releases them.
+pub fn judge_rows(m: &Measure, span_len: u64, rows: &[SeriesRow]) -> Judged {
+    let mut r = Rows::new(m, span_len);
+    for row in rows.iter().filter(|r| r.partial == 0) {
+        r.push(row);
+    }
+    r.finish()
+}
+
+/// Records what the rows gave in `pr`, whose totals (`read`, `write`, `total`) are set: the steady-state
+/// verdict with its times (`ended_phase` when the phase ended at steady state), the windows, the
+/// aggregates, the derived figures and, last, the headline figures.
+pub fn record(
+    m: &Measure,
+    interval_ns: u64,
+    judged: Judged,
+    ended_phase: bool,
+    pr: &mut PhaseResult,
+) {
+    if let (Some(s), Some(v)) = (m.steady, judged.steady) {
+        pr.steady_state = Some(steady_state(s, interval_ns, v, ended_phase));
+    }
+    windows(m, &judged.iops, interval_ns, pr);
+    let items = &m.headline;
+    let (span_writes, splits) = judged.splits;
+    let d = Derived {
+        worst: items
+            .contains(&Headline::Worst)
+            .then(|| derived::worst(&judged.iops, interval_ns as f64 / 1e9))
+            .flatten(),
+        per_second: items
+            .contains(&Headline::PerSecond)
+            .then(|| crate::stats::window::slice_stats(&judged.iops))
+            .flatten(),
+        span_writes,
+        splits,
+    };
+    pr.derived = (!d.is_empty()).then_some(d);
+    pr.headline = super::headline::figures(items, pr);
+}
+
+/// The steady-state verdict with its times: a round is `intervals_per_round` intervals.
+fn steady_state(s: SteadyPlan, interval_ns: u64, v: Verdict, ended_phase: bool) -> SteadyState {
+    let round_s = (s.intervals_per_round * interval_ns) as f64 / 1e9;
+    let judged = v.window_rounds > 0 && v.judged_from_round.is_some();
+    SteadyState {
+        criterion: s.rule,
+        reached: v.reached,
+        at_s: v.at_round.map(|r| (r + 1) as f64 * round_s),
+        left_at_s: v.left.as_ref().map(|l| (l.at_round + 1) as f64 * round_s),
+        window_s: s.rule.window() as f64 * round_s,
+        ended_phase,
+        judged_from_s: v.judged_from_round.map(|r| r as f64 * round_s),
+        judged_from_reason: judged_from_reason(&v, round_s),
+        window_start_s: judged.then_some(v.window_first_round as f64 * round_s),
+        window_end_s: judged.then_some((v.window_first_round + v.window_rounds) as f64 * round_s),
+        verdict: v,
+    }
+}
+
+/// Why judging began when it did (`steady_after`), or why it never did, in words.
+fn judged_from_reason(v: &Verdict, round_s: f64) -> String {
+    let Some(st) = &v.start else {
+        return "from the first round (no steady_after)".into();
+    };
+    let end = |r: usize| (r + 1) as f64 * round_s;
+    let mut met = Vec::new();
+    let mut unmet = Vec::new();
+    if let Some(need) = st.rule.written_bytes {
+        match st.written_round {
+            Some(r) => met.push(format!(
+                "the phase had written {} B (steady_after.written: {need} B) by {} s",
+                st.written_bytes,
+                end(r)
+            )),
+            None => unmet.push(format!(
+                "the phase wrote {} B of the {need} B steady_after.written needs",
+                st.written_bytes
+            )),
+        }
+    }
+    if let Some(drop) = st.rule.drop {
+        let peak = st.peak.unwrap_or(0.0);
+        match (st.drop_round, st.dropped_to) {
+            (Some(r), Some(to)) => met.push(format!(
+                "the round ending {} s fell to {to:.1}, below {} × the peak {peak:.1} (steady_after.drop {drop})",
+                end(r),
+                1.0 - drop
+            )),
+            _ => unmet.push(format!(
+                "no round fell below {} × the peak {peak:.1} (steady_after.drop {drop})",
+                1.0 - drop
+            )),
+        }
+    }
+    match v.judged_from_round {
+        Some(_) => format!("after {}", met.join(" and ")),
+        None => format!("never: {}", unmet.join(" and ")),
+    }
+}
+
+/// The windows' statistics and the aggregates of the IOPS series.
+fn windows(m: &Measure, iops: &[f64], interval_ns: u64, pr: &mut PhaseResult) {
+    let interval_s = interval_ns as f64 / 1e9;
+    for w in &m.windows {
+        let (rows, stats) = w.spec.stats(iops, interval_ns);
+        pr.windows.push(WindowResult {
+            spec: w.text.clone(),
+            start_s: rows.rows.start as f64 * interval_s,
+            end_s: rows.rows.end as f64 * interval_s,
+            complete: rows.complete,
+            iops: stats,
+        });
+    }
+    if let Some(every) = m.aggregate_ns
+        && let Ok(groups) = crate::stats::window::aggregate(iops, interval_ns, every)
+    {
+        pr.aggregates = Some(Aggregates {
+            every_s: every as f64 / 1e9,
+            groups,
+        });
+    }
+}
