@@ -619,3 +619,91 @@ fn plan_expands_the_rank_template() {
     );
     assert!(!d.join("t3.img").exists() && !d.join("t{rank}.img").exists());
 }
+
+/// Hosts that each ran two targets: each host's aggregate keeps its rank (`launch`), names its targets' warnings
+/// by target, and merges with the other host's aggregate by rank into exactly the sum of the four targets;
+/// a merged folder given again with one of the hosts it merged is refused (its ops would count twice).
+#[test]
+fn hosts_with_several_targets_merge_by_rank_and_nothing_counts_twice() {
+    let d = tempdir();
+    let dir = d.path();
+    let small = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\nread_percent = 0\npattern = \"sequential\"\nblock_size = \"64KiB\"\nsize = \"1MiB\"\n";
+    write_file(dir, "spec.toml", &spec_text("small", small));
+    for rank in ["1", "0"] {
+        let (a, b) = (format!("a{rank}.img"), format!("b{rank}.img"));
+        // Existing sparse files: the writes land in holes, so each target's phase carries that warning.
+        sparse_file(&dir.join(&a), 2 << 20);
+        sparse_file(&dir.join(&b), 2 << 20);
+        let out = format!("h{rank}");
+        let args = [
+            "spec.toml",
+            "--rank",
+            rank,
+            "--target",
+            &a,
+            "--target",
+            &b,
+            "-o",
+            &out,
+            "-q",
+        ];
+        let (code, _, err) = code_out_err(&wkrun_clean(dir, &args));
+        assert_eq!(code, 0, "{err}");
+        let r = results(&dir.join(&out));
+        assert_eq!(r["launch"]["rank"].as_u64(), rank.parse().ok());
+        let holes = "2097152 B (100.0 %) of the write range [0, 2097152) are holes in the file";
+        let w: Vec<&str> = r["phases"][0]["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .filter_map(|w| w.as_str())
+            .filter(|w| w.contains(" are holes in the file "))
+            .collect();
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w[0].starts_with(&format!("target t0-{a}: {holes}")),
+            "{}",
+            w[0]
+        );
+        assert!(
+            w[1].starts_with(&format!("target t1-{b}: {holes}")),
+            "{}",
+            w[1]
+        );
+    }
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "h1", "h0", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let m = results(&dir.join("m"));
+    let ranks: Vec<Option<u64>> = m["cluster"]["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .map(|h| h["rank"].as_u64())
+        .collect();
+    assert_eq!(ranks, vec![Some(0), Some(1)]);
+    assert_eq!(m["phases"][0]["write"]["ops"], 4 * 16);
+    assert_eq!(m["phases"][0]["write"]["bytes"], 4 << 20);
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "m", "h0", "-o", "m2"]));
+    assert_eq!(code, 2, "{err}");
+    let h0 = results(&dir.join("h0"));
+    assert_eq!(
+        err,
+        format!(
+            "error: m/results.json and h0/results.json both hold the run of {} on {} started {}: a merged folder already counts the hosts it merged; merge each host's results once\n",
+            h0["host"]["hostname"].as_str().unwrap(),
+            h0["target"]["path"].as_str().unwrap(),
+            h0["started_at"].as_str().unwrap()
+        )
+    );
+    assert!(!dir.join("m2").exists(), "nothing written");
+    // A merge of one host (which holds that host's run twice: as itself and as its one host) merges with the
+    // other host: nothing is shared between the two.
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "h0", "-o", "m0"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "m0", "h1", "-o", "m3"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        results(&dir.join("m3"))["phases"][0]["write"]["ops"],
+        4 * 16
+    );
+}

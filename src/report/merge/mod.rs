@@ -19,6 +19,26 @@ use std::path::Path;
 /// What `cluster.alignment` says of the merged series.
 pub const ALIGNMENT: &str = "each host's series row goes whole into the interval of a common grid (the phase's interval, from the earliest host's t = 0 on the wall clock) that holds the row's midpoint; counts are added, rates are the sum of the hosts' rates";
 
+/// What the merged runs are: hosts of a cluster (`wkrun merge`) or targets of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// One run per host: named by its rank (`rank 2`), else by its position (`host 2`).
+    Host,
+    /// One run per target of a single run: named by its folder (`target t1-b.img`).
+    Target,
+}
+
+impl Unit {
+    /// How warnings and errors name run `h` of `runs`.
+    fn name(self, runs: &[RunData], h: usize) -> String {
+        match (self, runs[h].results.launch.as_ref().and_then(|l| l.rank)) {
+            (Unit::Target, _) => format!("target {}", runs[h].label),
+            (Unit::Host, Some(r)) => format!("rank {r}"),
+            (Unit::Host, None) => format!("host {h}"),
+        }
+    }
+}
+
 /// A merged run: the results document and, per phase, the merged series rows.
 pub struct Merged {
     /// The merged `results.json`.
@@ -39,7 +59,52 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Merged, String> {
         .map(|f| load_run(f).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     order_by_rank(&mut runs)?;
-    merge_runs(&runs)
+    counted_once(&runs)?;
+    merge_runs(&runs, Unit::Host)
+}
+
+/// The runs a results file stands for: itself and, for a merged one, the runs it merged (`cluster.hosts`);
+/// each as (hostname, target path, start time), which no two runs share.
+fn leaves(r: &RunData) -> Vec<(String, String, String)> {
+    let own = (
+        r.results.host.hostname.clone(),
+        r.results.target.path.display().to_string(),
+        r.results.started_at.clone(),
+    );
+    let merged = r.results.cluster.iter().flat_map(|c| &c.hosts);
+    let of = |h: &ClusterHost| {
+        (
+            h.hostname.clone(),
+            h.target_path.clone(),
+            h.started_at.clone(),
+        )
+    };
+    std::iter::once(own).chain(merged.map(of)).collect()
+}
+
+/// Refuses a run that two of the files hold (a merged folder given with one of the hosts it merged, or two
+/// merged folders sharing a host): its ops would count twice.
+fn counted_once(runs: &[RunData]) -> Result<(), String> {
+    let mut seen: Vec<((String, String, String), &RunData)> = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        for leaf in leaves(r) {
+            let earlier = seen
+                .iter()
+                .find(|(l, by)| *l == leaf && !std::ptr::eq(*by, &runs[i]));
+            if let Some((_, first)) = earlier {
+                return Err(format!(
+                    "{} and {} both hold the run of {} on {} started {}: a merged folder already counts the hosts it merged; merge each host's results once",
+                    first.file.display(),
+                    r.file.display(),
+                    leaf.0,
+                    leaf.1,
+                    leaf.2
+                ));
+            }
+            seen.push((leaf, r));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses one results file given twice (by two paths, or a folder and its `results.json`): its ops would
@@ -87,11 +152,11 @@ fn order_by_rank(runs: &mut [RunData]) -> Result<(), String> {
     Ok(())
 }
 
-/// Merges runs in order (the first one's target and spec describe the merged run).
+/// Merges runs in order (the first one's target and spec describe the merged run); `unit` says what they are.
 ///
 /// # Errors
 /// Fewer than one run, runs of different specs, or phases that differ by name.
-pub fn merge_runs(runs: &[RunData]) -> Result<Merged, String> {
+pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     let first = runs.first().ok_or("nothing to merge")?;
     for r in &runs[1..] {
         let (a, b) = (&first.results.spec, &r.results.spec);
@@ -117,16 +182,16 @@ pub fn merge_runs(runs: &[RunData]) -> Result<Merged, String> {
     let mut phases = Vec::with_capacity(n);
     let mut series = Vec::with_capacity(n);
     for i in 0..n {
-        let (p, s) = phase::merge(runs, i)?;
+        let (p, s) = phase::merge(runs, i, unit)?;
         phases.push(p);
         series.push(s);
     }
-    let results = envelope(runs, phases);
+    let results = envelope(runs, phases, unit);
     Ok(Merged { results, series })
 }
 
 /// The merged document around its phases: the cluster's span, the worst status, the hosts.
-fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>) -> Results {
+fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Unit) -> Results {
     let r0 = &runs[0].results;
     let all = || runs.iter().map(|r| &r.results);
     let status = all().map(|r| r.status).max_by_key(|s| match s {
@@ -137,7 +202,11 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>) -> Resul
     });
     let error = all()
         .zip(0..)
-        .filter_map(|(r, i)| r.error.as_ref().map(|e| format!("host {i}: {e}")))
+        .filter_map(|(r, i)| {
+            r.error
+                .as_ref()
+                .map(|e| format!("{}: {e}", unit.name(runs, i)))
+        })
         .collect::<Vec<_>>();
     let unique = |f: &dyn Fn(&Results) -> String| {
         let mut v: Vec<String> = all().map(f).collect();
@@ -232,7 +301,10 @@ pub fn merge_targets(files: &[std::path::PathBuf]) -> Result<Merged, String> {
         .iter()
         .map(|f| load_run(f).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut m = merge_runs(&runs)?;
+    let mut m = merge_runs(&runs, Unit::Target)?;
+    // The targets ran in one process: its launch (rank, requested start) is theirs, recorded by each; the
+    // first target's stands for the run, so that hosts that each ran several targets merge by rank.
+    m.results.launch = runs[0].results.launch.clone();
     let targets: Vec<&crate::target::TargetInfo> = runs.iter().map(|r| &r.results.target).collect();
     let path = targets
         .iter()

@@ -17,7 +17,11 @@ use std::collections::BTreeMap;
 ///
 /// # Errors
 /// Phases that differ by name or kind, or a host whose histogram does not hold its latencies.
-pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<SeriesRow>>), String> {
+pub fn merge(
+    runs: &[RunData],
+    i: usize,
+    unit: super::Unit,
+) -> Result<(PhaseResult, Option<Vec<SeriesRow>>), String> {
     let parts: Vec<&PhaseResult> = runs.iter().map(|r| &r.results.phases[i]).collect();
     let p0 = parts[0];
     for (r, p) in runs.iter().zip(&parts) {
@@ -73,7 +77,7 @@ pub fn merge(runs: &[RunData], i: usize) -> Result<(PhaseResult, Option<Vec<Seri
     m.errors = errors(&parts);
     (m.coverage, m.host, m.device, m.verify) = (None, None, None, None);
     m.workers.clear();
-    m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns);
+    m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns, unit);
     m.hosts = host_parts(runs, &parts);
     let series = merged_series(runs, i, p0, shift)?;
     m.intervals = series.as_ref().map(|rows| rows.len() as u64);
@@ -286,6 +290,7 @@ fn warnings(
     parts: &[&PhaseResult],
     shift: impl Fn(usize) -> u64,
     interval_ns: Option<u64>,
+    unit: super::Unit,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let idx = parts[0].index;
@@ -307,10 +312,7 @@ fn warnings(
         ));
     }
     for (h, p) in parts.iter().enumerate() {
-        let who = match runs[h].results.launch.as_ref().and_then(|l| l.rank) {
-            Some(r) => format!("rank {r}"),
-            None => format!("host {h}"),
-        };
+        let who = unit.name(runs, h);
         if let Some(iv) = interval_ns.filter(|&iv| p.series_csv.is_some() && shift(h) > iv / 4) {
             out.push(format!(
                 "{who} started {:.3} s after the earliest host, more than a quarter of the {:.3} s interval: its rows were placed by their midpoints, so its intervals straddle the grid's",
@@ -351,12 +353,19 @@ mod tests {
     fn a_bad_histogram_names_its_own_host() {
         let runs = [host("good", 10, 10), host("bad", 10, 5)];
         assert_eq!(
-            merge(&runs, 0).err(),
+            merge(&runs, 0, super::super::Unit::Host).err(),
             Some(
                 "bad/results.json, phase 0 \"w\": its latency histogram holds 5 latencies, not the 10 counted"
                     .to_string()
             )
         );
-        assert!(merge(&[host("a", 10, 10), host("b", 7, 7)], 0).is_ok());
+        assert!(
+            merge(
+                &[host("a", 10, 10), host("b", 7, 7)],
+                0,
+                super::super::Unit::Host
+            )
+            .is_ok()
+        );
     }
 }
