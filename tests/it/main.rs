@@ -18,6 +18,7 @@ mod hold;
 mod hosts;
 mod interrupt;
 mod limits;
+mod lines;
 mod methodology;
 mod null_engine;
 mod outdir;
