@@ -41,3 +41,4 @@ mod tail;
 mod targets;
 mod verify;
 mod workers;
+mod workers_rules;
