@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// The `(fd, text)` of each `write` to fd 1 or 2 in an strace log (`-f`: a pid before each call; a call
 /// interrupted by another thread's is `write(2, "...", N <unfinished ...>`, its string printed there).
-fn console_writes(log: &str) -> Vec<(u32, String)> {
+fn console_writes(log: &str) -> Writes {
     let mut out = Vec::new();
     for line in log.lines() {
         let Some(at) = line.find("write(") else {
@@ -51,9 +51,12 @@ fn console_writes(log: &str) -> Vec<(u32, String)> {
     out
 }
 
+/// The `(fd, text)` of each console write.
+type Writes = Vec<(u32, String)>;
+
 /// Runs `wkrun ARGS` in `d` under strace; its exit code, stderr, and the console writes it made. `None`
 /// when strace cannot run here.
-fn traced(d: &Path, args: &[&str]) -> Option<(i32, String, Vec<(u32, String)>)> {
+fn traced(d: &Path, args: &[&str]) -> Option<(i32, String, Writes)> {
     let log = d.join("strace.log");
     let o = Command::new("strace")
         .args(["-f", "-qq", "-e", "trace=write", "-s", "65536", "-o"])

@@ -183,3 +183,102 @@ fn workers_a_bound_leaves_without_io_are_warned_in_the_plan_and_the_results() {
     assert_eq!(idle(phase(&r, 0)), [w0]);
     assert_eq!(idle(phase(&r, 1)), [w1]);
 }
+
+/// `wkrun validate FILE` on `text` in `d`: exit code, stdout, stderr.
+fn validate(d: &std::path::Path, text: &str) -> (i32, String, String) {
+    write_file(d, "v.toml", text);
+    code_out_err(&wkrun(d, &["validate", "v.toml"]))
+}
+
+const SHARED: &str = "workers_split = \"shared\" gives each of the 2 workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would read or write every block 2 times";
+
+#[test]
+fn validate_refuses_a_shared_split_on_a_phase_that_visits_every_block() {
+    let dir = tempdir();
+    let d = dir.path();
+    // Inherited from [defaults] by a fill (located at [defaults]), set on a sequential workload.
+    let text = "format = 1\n[spec]\nname = \"v\"\nversion = \"1\"\n[defaults]\nworkers = 2\nworkers_split = \"shared\"\n\
+                [[phase]]\nname = \"f\"\nkind = \"fill\"\n\
+                [[phase]]\nname = \"s\"\nkind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\nsize = \"1MiB\"\n\
+                [[phase]]\nname = \"rf\"\nkind = \"workload\"\ncoverage = \"full\"\nread_percent = 0\nsize = \"1MiB\"\n\
+                [[phase]]\nname = \"ok\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1MiB\"\n";
+    let (code, out, err) = validate(d, text);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    // The three phases break it at the one place, [defaults] (reported there once, as for a matrix).
+    let firsts: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(
+        firsts,
+        [format!(
+            "error: v.toml:7:1: phase[0] \"f\".workers_split (inherited from defaults.workers_split): {SHARED}"
+        )]
+    );
+    assert!(
+        err.ends_with("  help: use workers_split = \"partitioned\" (the default)\n"),
+        "{err}"
+    );
+    // The random, uniform phase alone is fine.
+    let ok = text
+        .split("[[phase]]\nname = \"f\"")
+        .next()
+        .unwrap_or("")
+        .to_string()
+        + "[[phase]]\nname = \"ok\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1MiB\"\n";
+    assert_eq!(validate(d, &ok).0, 0);
+    // Set on the phase: located at its own key; a run refuses it with the same words, nothing written.
+    let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 2\nworkers_split = \"shared\"\nspan = \"1MiB\"\n";
+    let (code, _, err) = validate(d, &spec_text("v", body));
+    assert_eq!(code, 2);
+    let want = format!("error: v.toml:9:1: phase[0] \"f\".workers_split: {SHARED}\n");
+    assert!(err.starts_with(&want), "{err}");
+    let (o, out) = run_spec(d, "v", body, &d.join("t.img"), &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&want.replace("v.toml", "spec.toml")),
+        "{err}"
+    );
+    assert!(!out.exists() && !d.join("t.img").exists());
+}
+
+#[test]
+fn validate_refuses_a_last_writer_verify_after_a_shared_verified_phase() {
+    let dir = tempdir();
+    let d = dir.path();
+    let writer = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1MiB\"\nworkers = 2\nworkers_split = \"shared\"\nverify = true\n";
+    let why = "phase 0 \"r\" has 2 workers sharing its span, so which of them wrote a block last is not known in advance; use workers_split = \"partitioned\", or expect = \"header\"";
+    let text = spec_text(
+        "v",
+        &format!("{writer}[[phase]]\nname = \"v\"\nkind = \"verify\"\n"),
+    );
+    let (code, out, err) = validate(d, &text);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    let first = err.lines().next().unwrap_or("");
+    assert_eq!(
+        first,
+        format!("error: v.toml:13:1: phase[1] \"v\".expect: {why}")
+    );
+    // Where the spans can be told apart only on a target, or the check is of headers: validate says ok, and
+    // the plan of the disjoint spans is fine too.
+    let disjoint = writer.replace(
+        "verify = true\n",
+        "verify = true\noffset = \"50%\"\nspan = \"50%\"\n",
+    ) + "[[phase]]\nname = \"low\"\nkind = \"verify\"\nspan = \"50%\"\n\
+           [[phase]]\nname = \"all\"\nkind = \"verify\"\nexpect = \"header\"\n";
+    let (code, out, err) = validate(d, &spec_text("v", &disjoint));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "v.toml: ok (3 phases)\n", "")
+    );
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "v.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "8MiB",
+        ],
+    );
+    assert_eq!(code_out_err(&o).0, 0);
+}
