@@ -172,7 +172,7 @@ fn check_workers_split(at: &At, p: &PhaseSpec) -> Option<RuleError> {
 
 /// Why the last writer of a block that phase `index` ("`name`", `workers` workers sharing its span, its
 /// writes stamped) wrote is not known in advance: the one definition of the rule, which `validate` applies
-/// where the spans surely overlap and the plan ([`crate::plan::replay::map_unit`]) on the resolved spans.
+/// where the spans surely overlap and the plan (`map_unit` in `src/plan/replay.rs`) on the resolved spans.
 pub fn shared_writers_unknown(index: usize, name: &str, workers: u32) -> String {
     format!(
         "phase {index} \"{name}\" has {workers} workers sharing its span, so which of them wrote a block last is not known in advance; use workers_split = \"partitioned\", or expect = \"header\""
