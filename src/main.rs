@@ -532,6 +532,11 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
         .iter()
         .map(|t| plan_one(&s, t.as_deref(), a))
         .collect::<Result<Vec<_>, _>>()?;
+    // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
+    let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
+    if let Some(why) = target::safety::duplicate(&infos) {
+        err_out(&format!("note: the run would be refused: {why}\n"));
+    }
     if json {
         // Several targets: a JSON array of plans.
         let text = match plans.as_slice() {

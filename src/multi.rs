@@ -139,7 +139,7 @@ fn finish(
 }
 
 /// The consent of each target: every `--allow-destroy` must name one of the run's block devices, and each
-/// block device the run writes needs its own.
+/// block device the run writes needs its own; every target refused is named in the one error.
 fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, Fail> {
     let names = |d: &Path, p: &Plan| {
         p.target.kind == TargetKind::Block && safety::same_device(d, &p.target.path)
@@ -157,14 +157,23 @@ fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, Fail> {
             )));
         }
     }
-    plans
-        .iter()
-        .map(|p| {
-            let mine = allow.iter().find(|d| names(d, p));
-            safety::consent(&p.target, p.writes(), mine.map(PathBuf::as_path))
-                .map_err(|e| bad(format!("{e}; nothing was written to any target")))
-        })
-        .collect()
+    // Every target's refusal in one error: a user missing two consents learns both at once.
+    let mut granted = Vec::with_capacity(plans.len());
+    let mut refused = Vec::new();
+    for p in plans {
+        let mine = allow.iter().find(|d| names(d, p));
+        match safety::consent(&p.target, p.writes(), mine.map(PathBuf::as_path)) {
+            Ok(c) => granted.push(c),
+            Err(e) => refused.push(e),
+        }
+    }
+    match refused.is_empty() {
+        true => Ok(granted),
+        false => Err(bad(format!(
+            "{}; nothing was written to any target",
+            refused.join("; ")
+        ))),
+    }
 }
 
 /// Each target's label and results folder name: `t<index>-<file name>` (`t1-sim` for a simulated drive),

@@ -17,7 +17,36 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     out.extend(host_queue(&w.io, target));
     out.extend(threads_over_cpus(&w.io, super::host_cpus()));
     out.extend(batched_completions(&w.io, super::host_cpus()));
+    out.extend(idle_workers(phase));
     out
+}
+
+/// Workers that the phase's byte bound gives no I/O: they take a thread and a part of the span and do
+/// nothing, so the phase runs on fewer submitters than `workers` says.
+fn idle_workers(phase: &PhasePlan) -> Option<String> {
+    let workers = phase.workers();
+    let idle: Vec<String> = workers
+        .iter()
+        .filter(|w| w.ops == Some(0))
+        .map(|w| w.index.to_string())
+        .collect();
+    if idle.is_empty() {
+        return None;
+    }
+    let ops: u64 = workers.iter().filter_map(|w| w.ops).sum();
+    let (noun, verb) = match idle.len() {
+        1 => ("worker", "gets"),
+        _ => ("workers", "get"),
+    };
+    let ios = match ops {
+        1 => "1 I/O".to_string(),
+        n => format!("{n} I/Os"),
+    };
+    Some(format!(
+        "{noun} {} of {} {verb} no I/O: the phase's byte bound is {ios}; use fewer workers or a larger size",
+        idle.join(", "),
+        workers.len()
+    ))
 }
 
 /// Writes smaller than the target's physical block, or not aligned to it: the device (or the filesystem of a

@@ -489,11 +489,13 @@ fn share_start(n: u64, w: u64, of: u64) -> u64 {
 impl PhasePlan {
     /// The workers of an I/O phase (none for an erase). Partitioned: worker `w` gets the `w`-th of
     /// `workers` contiguous parts of whole units (`blocks / workers` each, one more for the first
-    /// `blocks % workers`). A byte bound is dealt out: a random stream's ops evenly; a stream that visits
-    /// every block (sequential, full coverage) gives each worker its part's blocks once per whole pass, and
-    /// of a last partial pass of `rest` blocks as many blocks of its part as lie in the span's first `rest`
-    /// blocks (for a sequential stream, exactly those), so together the workers write as many blocks, as
-    /// many times each, as one worker would.
+    /// `blocks % workers`) of the region the phase covers: the range, or for a sequential stream bounded
+    /// to less than one pass of `n` blocks (at least one per worker), the range's first `n` blocks, which
+    /// each worker then writes once. A byte bound is dealt out: a random stream's ops evenly; a stream that
+    /// visits every block (sequential, full coverage) gives each worker its part's blocks once per whole
+    /// pass, and of a last partial pass of `rest` blocks a sequential stream's workers the blocks of their
+    /// parts among the range's first `rest` blocks (the blocks one worker would write), a full-coverage
+    /// stream's workers `rest` dealt evenly (each block of its part at most once more).
     pub fn workers(&self) -> Vec<WorkerPlan> {
         let Some(s) = self.op_stream() else {
             return Vec::new();
@@ -503,12 +505,17 @@ impl PhasePlan {
         });
         let range = self.range();
         let unit = s.sizes.unit().max(1);
-        let blocks = s.blocks();
+        let part = of > 1 && split == WorkersSplit::Partitioned;
+        // A sequential stream bounded to less than a pass covers the range's first `n` blocks only: those
+        // are cut into the parts, so that each worker has its share of them.
+        let blocks = match (part, s.order, s.total_ops) {
+            (true, Order::Sequential, Some(n)) if n < s.blocks() && n >= of as u64 => n,
+            _ => s.blocks(),
+        };
         let seed = s.seed;
         (0..of)
             .map(|w| {
                 let (w64, of64) = (w as u64, of as u64);
-                let part = of > 1 && split == WorkersSplit::Partitioned;
                 let (b0, nb) = match part {
                     true => (
                         share_start(blocks, w64, of64),
@@ -518,12 +525,13 @@ impl PhasePlan {
                 };
                 let start = range.start + b0 * unit;
                 let len = (nb * unit).min(range.end().saturating_sub(start));
-                let ops = s.total_ops.map(|n| match (part, s.order) {
-                    (true, Order::Sequential | Order::RandomFull) => {
-                        let (passes, rest) = (n / blocks.max(1), n % blocks.max(1));
-                        passes * nb + rest.saturating_sub(b0).min(nb)
+                let ops = s.total_ops.map(|n| {
+                    let (passes, rest) = (n / blocks.max(1), n % blocks.max(1));
+                    match (part, s.order) {
+                        (true, Order::Sequential) => passes * nb + rest.saturating_sub(b0).min(nb),
+                        (true, Order::RandomFull) => passes * nb + even_share(rest, w64, of64),
+                        _ => even_share(n, w64, of64),
                     }
-                    _ => even_share(n, w64, of64),
                 });
                 WorkerPlan {
                     index: w,

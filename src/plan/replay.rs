@@ -158,9 +158,10 @@ pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
             ));
         };
         if stamped(w) && w.io.workers > 1 && w.io.split == crate::vocab::WorkersSplit::Shared {
-            return Err(format!(
-                "phase {} \"{}\" has {} workers sharing its span, so which of them wrote a block last is not known in advance; use workers_split = \"partitioned\", or expect = \"header\"",
-                p.index, p.name, w.io.workers
+            return Err(crate::spec::rules::shared_writers_unknown(
+                p.index,
+                &p.name,
+                w.io.workers,
             ));
         }
         if stamped(w) {

@@ -127,7 +127,7 @@ impl Phase<'_> {
                 let sizes = blocks.sizes();
                 let io = self.io_settings(blocks)?;
                 self.check_verify(&sizes, &sp)?;
-                self.check_workers(&io, order, &sp)?;
+                self.check_workers(&io, &sp)?;
                 match kind {
                     PhaseKind::Verify => Work::Verify(VerifyWork {
                         ops: sp.len / io.block_size,
@@ -193,10 +193,7 @@ impl Phase<'_> {
     /// The offset order; a block-size mix and full coverage are checked against it.
     fn order(&self, blocks: &Blocks) -> Result<Order, SpecError> {
         let p = self.p;
-        let pattern = match p.kind {
-            PhaseKind::Workload => p.pattern.one().unwrap_or(Pattern::Random),
-            _ => p.pattern.one().unwrap_or(Pattern::Sequential),
-        };
+        let (pattern, coverage) = crate::spec::rules::pattern_and_coverage(p);
         if blocks.mix.is_some() {
             let why = if p.kind != PhaseKind::Workload {
                 Some("a block-size mix is for workloads")
@@ -221,11 +218,7 @@ impl Phase<'_> {
             ));
         }
         // A random fill is meant to fill: it covers the span fully unless told otherwise.
-        let default = match p.kind {
-            PhaseKind::Fill => Coverage::Full,
-            _ => Coverage::Uniform,
-        };
-        Ok(match (pattern, p.coverage.unwrap_or(default)) {
+        Ok(match (pattern, coverage) {
             (Pattern::Sequential, _) => Order::Sequential,
             (Pattern::Random, Coverage::Uniform) => Order::Random,
             (Pattern::Random, Coverage::Full) => Order::RandomFull,
@@ -306,15 +299,10 @@ impl Phase<'_> {
         })
     }
 
-    /// Several workers: not on a simulated drive (one virtual clock, one submitter); shared only by random
-    /// streams with uniform coverage (a stream that visits every block would visit it once per worker);
-    /// partitioned, a part of at least one block (of the largest size of a mix) per worker.
-    fn check_workers(
-        &self,
-        io: &IoSettings,
-        order: Order,
-        sp: &ResolvedSpan,
-    ) -> Result<(), SpecError> {
+    /// Several workers: not on a simulated drive (one virtual clock, one submitter); partitioned, a part of
+    /// at least one block (of the largest size of a mix) per worker. (Shared only by random streams with
+    /// uniform coverage: a rule that needs no target, in `spec::rules`.)
+    fn check_workers(&self, io: &IoSettings, sp: &ResolvedSpan) -> Result<(), SpecError> {
         let n = io.workers as u64;
         if n <= 1 {
             return Ok(());
@@ -324,13 +312,6 @@ impl Phase<'_> {
                 "workers",
                 format!("workers = {n}: the simulated drive runs one worker (its virtual clock is one submitter's)"),
                 Some("use workers = 1 on a simulated target".into()),
-            ));
-        }
-        if io.split == WorkersSplit::Shared && order != Order::Random {
-            return Err(self.err(
-                "workers_split",
-                format!("workers_split = \"shared\" gives each of the {n} workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would read or write every block {n} times"),
-                Some("use workers_split = \"partitioned\" (the default)".into()),
             ));
         }
         let unit = io.sizes().unit();

@@ -66,8 +66,17 @@ impl Bar {
 /// Writes a log line to stderr, ignoring a failed write: after a hang-up (the terminal closed) the run goes on
 /// to write its partial results, where `eprintln!` would panic.
 pub fn log_line(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let _ = write_line(&mut std::io::stderr().lock(), line);
+}
+
+/// Writes `line` and its newline to `w` in one `write_all` of one buffer, so that an unbuffered stderr makes
+/// one `write(2)` per line: a launcher that tags each line it reads (`mpirun --tag-output`, `srun --label`)
+/// never sees a line cut from its newline (`writeln!` writes the text and the `\n` apart).
+pub fn write_line(w: &mut impl std::io::Write, line: &str) -> std::io::Result<()> {
+    let mut whole = String::with_capacity(line.len() + 1);
+    whole.push_str(line);
+    whole.push('\n');
+    w.write_all(whole.as_bytes())
 }
 
 /// The fields of a live line, each already written out; [`fit`] keeps those that fit the terminal.
@@ -351,6 +360,34 @@ fn start_line(prefix: &str, time: Option<f64>, bytes: u64) -> Line {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records each `write` call it receives.
+    #[derive(Default)]
+    struct Calls(Vec<Vec<u8>>);
+
+    impl std::io::Write for Calls {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_log_line_is_one_write_with_its_newline() {
+        let mut w = Calls::default();
+        write_line(&mut w, "[t0-a.img] phase 1/2 fill: 4096 writes").unwrap();
+        write_line(&mut w, "").unwrap();
+        assert_eq!(
+            w.0,
+            vec![
+                b"[t0-a.img] phase 1/2 fill: 4096 writes\n".to_vec(),
+                b"\n".to_vec()
+            ]
+        );
+    }
 
     fn row(read_ops: u64, write_ops: u64, secs: f64) -> SeriesRow {
         SeriesRow {

@@ -419,6 +419,18 @@ pub const FIO_KEYS: &[FioKey] = &[
         "`filename` is the target in wkrun: [target] path = \"...\" or --target PATH (several files, like filename=a:b: [target] paths = [...] or --target repeated)",
     ),
     fio(
+        "nrfiles",
+        "wkrun has no `nrfiles`: name each file, [target] paths = [...] or --target repeated (each target runs the whole phase)",
+    ),
+    fio(
+        "offset_increment",
+        "wkrun has no `offset_increment`: with `workers`, workers_split = \"partitioned\" (the default) gives each worker its own contiguous part of the span",
+    ),
+    fio(
+        "group_reporting",
+        "wkrun has no `group_reporting`: a phase's results always sum its workers, with each worker's counts in phases[].workers",
+    ),
+    fio(
         "log_avg_msec",
         "`log_avg_msec` is `interval` in wkrun (\"1s\"; every I/O phase writes its series CSV)",
     ),

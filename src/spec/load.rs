@@ -550,6 +550,18 @@ impl LoadedSpec {
     /// A broken rule, located at its key; for a `[target]` key the file does not set (a default value), at
     /// the nearest enclosing key it has; failing that at the phase's `[[phase]]`.
     fn rule_error(&self, r: rules::RuleError) -> SpecError {
+        // A phase's key the phase does not set itself (inherited from [defaults], or a default): located as
+        // the plan's errors are, at [defaults] or else at the phase's [[phase]].
+        if let Some(i) = r.phase
+            && self.index.locate(&r.path).is_none()
+        {
+            let origin = self.phases.get(i).and_then(|p| p.origin).unwrap_or(i);
+            if let Some(key) = r.path.strip_prefix(&format!("phase[{origin}]."))
+                && !key.contains('.')
+            {
+                return self.phase_error(i, key, r.message, r.help);
+            }
+        }
         let name = r
             .phase
             .and_then(|i| self.phases.get(i))

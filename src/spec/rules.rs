@@ -5,6 +5,7 @@
 use super::keys::KEYS;
 use super::{BlockSize, Defaults, One, PhaseKind, PhaseSpec, SpecFile};
 use crate::units::{Amount, Percent};
+use crate::vocab::{Coverage, Expect, Pattern, WorkersSplit};
 use std::collections::HashMap;
 
 /// Largest queue depth accepted.
@@ -116,10 +117,108 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
     }
     // Each name with the index of the first phase that has it: one look-up per phase.
     let mut names = HashMap::with_capacity(phases.len());
+    // The phases as they run, with their [defaults]: the workers rules read the inherited values.
+    let running: Vec<PhaseSpec> = phases
+        .iter()
+        .map(|p| super::keys::with_defaults(p, &d))
+        .collect();
     for i in 0..phases.len() {
         check_phase(phases, i, &mut names, &mut out);
+        let at = phase_at(phases, i);
+        out.extend(check_workers_split(&at, &running[i]));
+        out.extend(check_last_writer(&at, &running, i));
     }
     out
+}
+
+/// Where the `i`-th (expanded) phase's errors are: at the `[[phase]]` it came from.
+fn phase_at(phases: &[PhaseSpec], i: usize) -> At {
+    At {
+        table: format!("phase[{}]", phases[i].origin.unwrap_or(i)),
+        phase: Some(i),
+    }
+}
+
+/// A phase's offset order as its keys and kind give it: `pattern` (sequential but for a workload) and
+/// `coverage` (full for a fill, which is meant to fill; uniform otherwise). The plan resolves the same.
+pub fn pattern_and_coverage(p: &PhaseSpec) -> (Pattern, Coverage) {
+    let pattern = match p.kind {
+        PhaseKind::Workload => p.pattern.one().unwrap_or(Pattern::Random),
+        _ => p.pattern.one().unwrap_or(Pattern::Sequential),
+    };
+    let coverage = match p.kind {
+        PhaseKind::Fill => p.coverage.unwrap_or(Coverage::Full),
+        _ => p.coverage.unwrap_or(Coverage::Uniform),
+    };
+    (pattern, coverage)
+}
+
+/// `workers_split = "shared"` with several workers is for random streams with uniform coverage only: a
+/// phase that visits every block of its span (a fill, a sequential pattern, full coverage, a restore)
+/// would visit each once per worker. `p` is the phase with its `[defaults]`.
+fn check_workers_split(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let n = p.workers.filter(|n| (2..=MAX_WORKERS as i64).contains(n))?;
+    if p.workers_split != Some(WorkersSplit::Shared)
+        || pattern_and_coverage(p) == (Pattern::Random, Coverage::Uniform)
+    {
+        return None;
+    }
+    Some(at.key(
+        "workers_split",
+        format!("workers_split = \"shared\" gives each of the {n} workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would read or write every block {n} times"),
+        Some("use workers_split = \"partitioned\" (the default)"),
+    ))
+}
+
+/// Why the last writer of a block that phase `index` ("`name`", `workers` workers sharing its span, its
+/// writes stamped) wrote is not known in advance: the one definition of the rule, which `validate` applies
+/// where the spans surely overlap and the plan (`map_unit` in `src/plan/replay.rs`) on the resolved spans.
+pub fn shared_writers_unknown(index: usize, name: &str, workers: u32) -> String {
+    format!(
+        "phase {index} \"{name}\" has {workers} workers sharing its span, so which of them wrote a block last is not known in advance; use workers_split = \"partitioned\", or expect = \"header\""
+    )
+}
+
+/// Whether the span of `p` starts at the target's start and runs to its end.
+fn whole_target(p: &PhaseSpec) -> bool {
+    let zero = matches!(
+        p.offset,
+        None | Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))
+    );
+    zero && matches!(p.span.one(), None | Some(Amount::Percent(Percent::FULL)))
+}
+
+/// Whether the spans of `a` and `b` overlap whatever the target: one is the whole target, both run to the
+/// target's end, or both start at the same offset (every span holds at least a block).
+fn surely_overlap(a: &PhaseSpec, b: &PhaseSpec) -> bool {
+    let start = |p: &PhaseSpec| match p.offset {
+        None | Some(Amount::Bytes(0) | Amount::Percent(Percent(0))) => None,
+        o => o,
+    };
+    whole_target(a)
+        || whole_target(b)
+        || (a.span.one().is_none() && b.span.one().is_none())
+        || start(a) == start(b)
+}
+
+/// A verify phase expecting each sector's last writer after a stamped phase with workers sharing its span
+/// (it overlaps): which worker wrote a block last is not known in advance. `running` are the phases with
+/// their `[defaults]`; the error is at the verify phase's `expect`.
+fn check_last_writer(at: &At, running: &[PhaseSpec], i: usize) -> Option<RuleError> {
+    let v = &running[i];
+    if v.kind != PhaseKind::Verify || v.expect.unwrap_or(Expect::LastWriter) != Expect::LastWriter {
+        return None;
+    }
+    let (j, w) = running[..i].iter().enumerate().find(|(_, w)| {
+        matches!(w.kind, PhaseKind::Fill | PhaseKind::Workload)
+            && w.verify == Some(true)
+            && w.workers
+                .is_some_and(|n| (2..=MAX_WORKERS as i64).contains(&n))
+            && w.workers_split == Some(WorkersSplit::Shared)
+            && surely_overlap(w, v)
+    })?;
+    let n = w.workers.unwrap_or(1) as u32;
+    Some(at.key("expect", shared_writers_unknown(j, &w.name, n), None))
 }
 
 /// `[spec]` and `[target]`.

@@ -116,6 +116,21 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
         "`filename` is the target in wkrun: [target] path = \"...\" or --target PATH (several files, like filename=a:b: [target] paths = [...] or --target repeated)",
     ),
     (
+        "nrfiles",
+        "2",
+        "wkrun has no `nrfiles`: name each file, [target] paths = [...] or --target repeated (each target runs the whole phase)",
+    ),
+    (
+        "offset_increment",
+        "\"256m\"",
+        "wkrun has no `offset_increment`: with `workers`, workers_split = \"partitioned\" (the default) gives each worker its own contiguous part of the span",
+    ),
+    (
+        "group_reporting",
+        "1",
+        "wkrun has no `group_reporting`: a phase's results always sum its workers, with each worker's counts in phases[].workers",
+    ),
+    (
         "log_avg_msec",
         "1000",
         "`log_avg_msec` is `interval` in wkrun (\"1s\"; every I/O phase writes its series CSV)",

@@ -284,6 +284,16 @@ fn each_block_device_needs_its_own_allow_destroy() {
     };
     let (p1, p2) = (l1.dev.to_str().unwrap(), l2.dev.to_str().unwrap());
     let before = (l1.sectors_written(), l2.sectors_written());
+    // No consent at all: one error names both devices.
+    let (code, err) = run(d, &rand_write("1MiB"), &["--target", p1, "--target", p2]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {p1} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {p1} to confirm; {p2} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {p2} to confirm; nothing was written to any target\n"
+        )
+    );
+    assert!(!d.join("out").exists());
     // Consent for one of the two: the whole run is refused, neither device written.
     let (code, err) = run(
         d,
@@ -568,10 +578,41 @@ fn plan_with_several_targets_prints_each_targets_plan() {
             "b.img",
         ],
     );
-    let (code, out, _) = code_out_err(&o);
+    let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0);
     assert!(out.starts_with("target 0: a.img\n"), "{out}");
     assert!(out.contains("\ntarget 1: b.img\n"), "{out}");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn plan_notes_two_paths_naming_one_target_as_the_run_refuses_them() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("a.img"), 4 << 20);
+    std::os::unix::fs::symlink("a.img", d.join("link.img")).unwrap();
+    write_file(d, "spec.toml", &spec_text("multi", FILL));
+    let args = ["spec.toml", "--target", "a.img", "--target", "link.img"];
+    let mut plan_args = vec!["plan"];
+    plan_args.extend_from_slice(&args);
+    let (code, out, err) = code_out_err(&wkrun(d, &plan_args));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\ntarget 1: link.img\n"), "{out}");
+    let ino = std::os::unix::fs::MetadataExt::ino(&fs::metadata(d.join("a.img")).unwrap());
+    let dev = std::os::unix::fs::MetadataExt::dev(&fs::metadata(d.join("a.img")).unwrap());
+    let why = format!(
+        "targets 0 (a.img) and 1 (link.img) are the same target (the file with inode {ino} on device {}:{}): name each file or device once",
+        libc::major(dev),
+        libc::minor(dev)
+    );
+    assert_eq!(err, format!("note: the run would be refused: {why}\n"));
+    // The run refuses the pair with the same words.
+    let mut run_args = args.to_vec();
+    run_args.extend_from_slice(&["-q", "-o", "out"]);
+    let (code, _, err) = code_out_err(&wkrun(d, &run_args));
+    assert_eq!(code, 2);
+    assert_eq!(err, format!("error: {why}; nothing was written\n"));
+    assert!(!d.join("out").exists());
 }
 
 /// A partitioned loop device (`losetup -P`) over a file with one partition, detached and removed on drop.

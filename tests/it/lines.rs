@@ -1,0 +1,154 @@
+//! Every line wkrun prints on stdout or stderr goes out in one `write(2)` with its newline, so that a
+//! launcher tagging each line it reads (`mpirun --tag-output`, `srun --label`) never splits one: checked on
+//! the real binary under `strace -f -e trace=write` (skipped, visibly, where strace is missing).
+
+use crate::common::*;
+use std::path::Path;
+use std::process::Command;
+
+/// The `(fd, text)` of each `write` to fd 1 or 2 in an strace log (`-f`: a pid before each call; a call
+/// interrupted by another thread's is `write(2, "...", N <unfinished ...>`, its string printed there).
+fn console_writes(log: &str) -> Writes {
+    let mut out = Vec::new();
+    for line in log.lines() {
+        let Some(at) = line.find("write(") else {
+            continue;
+        };
+        let rest = &line[at + "write(".len()..];
+        let Some((fd, rest)) = rest.split_once(", \"") else {
+            continue;
+        };
+        let Ok(fd) = fd.parse::<u32>() else { continue };
+        if fd != 1 && fd != 2 {
+            continue;
+        }
+        // The string up to its closing quote, strace's escapes undone (`\n`, `\"`, octal bytes `\303`).
+        let mut bytes = Vec::new();
+        let mut it = rest.bytes().peekable();
+        while let Some(c) = it.next() {
+            match c {
+                b'"' => break,
+                b'\\' => match it.next() {
+                    Some(b'n') => bytes.push(b'\n'),
+                    Some(b't') => bytes.push(b'\t'),
+                    Some(d @ b'0'..=b'7') => {
+                        let mut v = u32::from(d - b'0');
+                        while let Some(&n @ b'0'..=b'7') = it.peek() {
+                            v = v * 8 + u32::from(n - b'0');
+                            it.next();
+                        }
+                        bytes.push(v as u8);
+                    }
+                    Some(e) => bytes.push(e),
+                    None => break,
+                },
+                c => bytes.push(c),
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        out.push((fd, text));
+    }
+    out
+}
+
+/// The `(fd, text)` of each console write.
+type Writes = Vec<(u32, String)>;
+
+/// Runs `wkrun ARGS` in `d` under strace; its exit code, stderr, and the console writes it made. `None`
+/// when strace cannot run here.
+fn traced(d: &Path, args: &[&str]) -> Option<(i32, String, Writes)> {
+    let log = d.join("strace.log");
+    let o = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=write", "-s", "65536", "-o"])
+        .arg(&log)
+        .arg(wkrun_bin())
+        .args(args)
+        .current_dir(d)
+        .output()
+        .ok()?;
+    let text = std::fs::read_to_string(&log).ok()?;
+    let (code, _, err) = code_out_err(&o);
+    Some((code, err, console_writes(&text)))
+}
+
+/// Asserts that each write is whole lines (ends with its newline) and that together they are `stderr`'s
+/// text (with what went to stdout).
+fn assert_whole_lines(what: &str, writes: &[(u32, String)], stderr: &str) {
+    assert!(!writes.is_empty(), "{what}: no console write traced");
+    for (fd, w) in writes {
+        assert!(
+            w.ends_with('\n'),
+            "{what}: a write to fd {fd} without its newline: {w:?}"
+        );
+    }
+    let err: String = writes
+        .iter()
+        .filter(|(fd, _)| *fd == 2)
+        .map(|(_, w)| w.as_str())
+        .collect();
+    assert_eq!(err, stderr, "{what}");
+}
+
+#[test]
+fn every_console_line_is_one_write_with_its_newline() {
+    let test = "lines::every_console_line_is_one_write_with_its_newline";
+    if Command::new("strace").arg("-V").output().is_err() {
+        return skip(test, "strace is not installed (apt-get install -y strace)");
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("a.img"), 4 << 20);
+    sparse_file(&d.join("b.img"), 4 << 20);
+    let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nengine = \"psync\"\nworkers = 2\n\
+                [[phase]]\nname = \"rr\"\nkind = \"workload\"\nengine = \"psync\"\nread_percent = 100\n\
+                block_size = \"4KiB\"\nsize = \"256KiB\"\n";
+    write_file(d, "spec.toml", &spec_text("lines", body));
+    // One target, then two (log lines prefixed with the label, from a thread per target).
+    let Some((code, err, writes)) = traced(d, &["spec.toml", "--target", "a.img", "-o", "one"])
+    else {
+        return skip(test, "strace cannot trace here (ptrace refused?)");
+    };
+    assert_eq!(code, 0, "{err}");
+    assert_whole_lines("one target", &writes, &err);
+    assert!(err.lines().count() >= 4, "{err}");
+    let (code, err, writes) = traced(
+        d,
+        &[
+            "spec.toml",
+            "--target",
+            "a.img",
+            "--target",
+            "b.img",
+            "-o",
+            "two",
+        ],
+    )
+    .expect("traced");
+    assert_eq!(code, 0, "{err}");
+    assert_whole_lines("two targets", &writes, &err);
+    assert!(err.contains("\n[t1-b.img] "), "{err}");
+    // A plan (stdout, with a note on stderr) and an error.
+    let (code, err, writes) = traced(
+        d,
+        &[
+            "plan",
+            "spec.toml",
+            "--target",
+            "a.img",
+            "--target-size",
+            "4MiB",
+        ],
+    )
+    .expect("traced");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err,
+        "note: a.img exists: the target size setting is ignored (it applies only to a file wkrun creates)\n"
+    );
+    assert_whole_lines("plan", &writes, &err);
+    assert!(writes.iter().any(|(fd, _)| *fd == 1));
+    let (code, err, writes) =
+        traced(d, &["spec.toml", "--target", "a.img", "-o", "one"]).expect("traced");
+    assert_eq!(code, 2, "{err}");
+    assert_whole_lines("refused", &writes, &err);
+}
