@@ -152,8 +152,9 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Ends the run as interrupted.
+    /// Ends the run as interrupted, naming the signal that stopped it (when one did).
     fn interrupted(&mut self, pr: Option<PhaseResult>) -> RunError {
+        self.results.signal = crate::sys::signal::first().map(crate::sys::signal::name);
         match self.finish(Status::Interrupted, pr) {
             Ok(()) => RunError::Interrupted,
             Err(e) => RunError::Results(e),
@@ -342,6 +343,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         finished_at: None,
         status: Status::Running,
         error: None,
+        signal: None,
         spec: SpecRef {
             name: plan.spec_name.clone(),
             version: plan.spec_version.clone(),

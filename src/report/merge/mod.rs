@@ -157,6 +157,10 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>) -> Resul
         finished_at: finished.and_then(|f| f.into_iter().max()),
         status: status.unwrap_or(Status::Completed),
         error: (!error.is_empty()).then(|| error.join("; ")),
+        // An interrupted merge names the signal of the first host a signal stopped.
+        signal: (status == Some(Status::Interrupted))
+            .then(|| all().find_map(|r| r.signal.clone()))
+            .flatten(),
         spec: r0.spec.clone(),
         host: HostInfo {
             hostname: unique(&|r| r.host.hostname.clone()),
