@@ -738,7 +738,11 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     let files = results_files(files);
     let merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
-    merge::write(&out, &merged).map_err(|e| Fail(1, e.to_string()))?;
+    if let Err(e) = merge::write(&out, &merged) {
+        // Nothing of the merge is left; the folder goes too when this command made it.
+        out.discard();
+        return Err(Fail(1, e));
+    }
     stdout_text(&format!(
         "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))

@@ -10,6 +10,7 @@ mod cases;
 mod cautions;
 mod cli;
 mod compare;
+mod diskfull;
 mod engines;
 mod failedwrites;
 mod fiohabits;

@@ -11,7 +11,7 @@ pub mod series;
 
 use super::runs::{RunData, load_run};
 use crate::results::outdir::OutDir;
-use crate::results::series_csv::{SeriesRow, SeriesWriter};
+use crate::results::series_csv::{SeriesRow, csv_bytes};
 use crate::results::write::ResultsWriter;
 use crate::results::{Cluster, ClusterHost, HostInfo, Results, Status};
 use std::path::Path;
@@ -194,21 +194,34 @@ fn host(r: &RunData) -> ClusterHost {
     }
 }
 
-/// Writes the merged folder: `results.json` (validated) and one series CSV per phase that has one.
+/// Writes the merged folder: one series CSV per phase that has one, then `results.json`, each whole (a
+/// temporary file renamed over its name). When one cannot be written (a full disk), the CSVs written before
+/// are removed: nothing of the merge is left.
 ///
 /// # Errors
 /// What could not be written.
 pub fn write(out: &OutDir, m: &Merged) -> Result<(), String> {
+    let mut made: Vec<&str> = Vec::new();
+    let r = write_all(out, m, &mut made);
+    if r.is_err() {
+        for name in made {
+            let _ = out.remove(name);
+        }
+    }
+    r
+}
+
+/// The series CSVs, then `results.json`, each whole (a temporary file renamed over its name); `made`
+/// collects the names written.
+fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result<(), String> {
     for (p, rows) in m.results.phases.iter().zip(&m.series) {
         let (Some(name), Some(rows)) = (&p.series_csv, rows) else {
             continue;
         };
-        let mut w = SeriesWriter::create(out, name)
-            .map_err(|e| format!("cannot create {}: {e}", out.join(name).display()))?;
-        for row in rows {
-            w.append(row)
-                .map_err(|e| format!("cannot write {}: {e}", out.join(name).display()))?;
-        }
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", out.join(name).display());
+        let text = csv_bytes(rows).map_err(fail)?;
+        out.replace(name, &text, true).map_err(fail)?;
+        made.push(name);
     }
     let mut w = ResultsWriter::new(out);
     w.write(&m.results).map_err(|e| e.to_string())
