@@ -39,7 +39,29 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Merged, String> {
         .map(|f| load_run(f).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     order_by_rank(&mut runs)?;
+    one_clock(&runs)?;
     merge_runs(&runs)
+}
+
+/// Refuses a simulated drive's run (virtual time) merged with a real target's (wall clock): their
+/// durations, rates and series are on different clocks and cannot be added.
+fn one_clock(runs: &[RunData]) -> Result<(), String> {
+    let sim = |r: &RunData| r.results.target.kind == crate::target::TargetKind::Sim;
+    let Some(s) = runs.iter().find(|r| sim(r)) else {
+        return Ok(());
+    };
+    let Some(real) = runs.iter().find(|r| !sim(r)) else {
+        return Ok(());
+    };
+    Err(format!(
+        "{} ran on a simulated drive ({}: virtual time) and {} on a real target ({}: the wall clock): \
+         their durations, rates and series are on different clocks and cannot be added; merge simulated \
+         runs together, or real ones",
+        s.file.display(),
+        s.results.target.path.display(),
+        real.file.display(),
+        real.results.target.path.display()
+    ))
 }
 
 /// Refuses one results file given twice (by two paths, or a folder and its `results.json`): its ops would
