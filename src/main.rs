@@ -374,7 +374,8 @@ fn results_given(path: &Path, command: &str) -> Option<String> {
         false => path.to_path_buf(),
     };
     let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(&file)
+    // Only a regular file is looked into: a FIFO would block.
+    spec::load::open_regular(&file, false)
         .ok()?
         .take(4096)
         .read_to_end(&mut head)

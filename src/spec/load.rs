@@ -399,8 +399,67 @@ pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     load_bytes(path, &bytes)
 }
 
-/// The bytes of a spec file, read no further than one byte past [`MAX_SPEC_BYTES`] (a device such as
-/// `/dev/zero` or a pipe has no size to check first).
+/// What a file that is not a regular file is, in words: `a FIFO (named pipe)`, `a character device`.
+fn non_regular(t: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    Some(if t.is_file() {
+        return None;
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    })
+}
+
+/// Opens `path` for reading when it is a regular file (through symbolic links unless `nofollow`). Anything
+/// else is refused from its type before it is opened: reading a FIFO nobody writes to would block forever,
+/// and opening a device can have effects. The open itself does not block (O_NONBLOCK, should a FIFO take the
+/// file's place in between), and the file opened is checked again.
+///
+/// # Errors
+/// The OS error (`ELOOP` for a symbolic link when `nofollow`), or one of kind `InvalidInput` saying what
+/// the path is: `it is a FIFO (named pipe), not a regular file`.
+pub fn open_regular(path: &Path, nofollow: bool) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let refuse = |what: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a regular file"),
+        )
+    };
+    let meta = match nofollow {
+        true => std::fs::symlink_metadata(path)?,
+        false => std::fs::metadata(path)?,
+    };
+    if nofollow && meta.file_type().is_symlink() {
+        return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+    }
+    if let Some(what) = non_regular(meta.file_type()) {
+        return Err(refuse(what));
+    }
+    let flags = libc::O_NONBLOCK | if nofollow { libc::O_NOFOLLOW } else { 0 };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)?;
+    match non_regular(file.metadata()?.file_type()) {
+        Some(what) => Err(refuse(what)),
+        None => Ok(file),
+    }
+}
+
+/// The bytes of a spec file (a regular file: [`open_regular`]), read no further than one byte past
+/// [`MAX_SPEC_BYTES`].
 fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let cannot = |e: std::io::Error| format!("cannot read the spec file: {e}");
@@ -410,9 +469,9 @@ fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
             crate::units::fmt_bytes(MAX_SPEC_BYTES)
         )
     };
-    let file = std::fs::File::open(path).map_err(cannot)?;
+    let file = open_regular(path, false).map_err(cannot)?;
     let size = file.metadata().map_err(cannot)?;
-    if size.is_file() && size.len() > MAX_SPEC_BYTES {
+    if size.len() > MAX_SPEC_BYTES {
         return Err(too_large());
     }
     let mut bytes = Vec::new();

@@ -27,6 +27,7 @@ mod progress;
 mod report;
 mod report_charts;
 mod resources;
+mod robust;
 mod schema_sync;
 mod series;
 mod sim;
