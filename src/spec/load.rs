@@ -66,9 +66,26 @@ impl LoadedSpec {
         message: impl Into<String>,
         help: Option<String>,
     ) -> SpecError {
+        self.phase_error_of(phase, key, &[], message, help)
+    }
+
+    /// [`LoadedSpec::phase_error`] for an error about `key` that the values of the keys `also` take part in
+    /// (an interval count: `interval` and `duration`): when a `--set` gave any of them its value, the error
+    /// names that `--set` (the first of `key`, then `also`, that has one) rather than the spec's line.
+    pub fn phase_error_of(
+        &self,
+        phase: usize,
+        key: &str,
+        also: &[&str],
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> SpecError {
         let name = self.phases.get(phase).map(|p| p.name.clone());
         // A value a --set gave is not where the spec's line says: name the argument instead.
-        if let Some(o) = self.set_for(phase, key) {
+        let set = std::iter::once(key)
+            .chain(also.iter().copied())
+            .find_map(|k| self.set_for(phase, k));
+        if let Some(o) = set {
             let origin = self
                 .phases
                 .get(phase)

@@ -177,3 +177,43 @@ fn many_errors_in_a_large_spec_are_each_reported_at_their_line() {
     assert_eq!(got.len(), 45);
     assert_eq!(got, want);
 }
+
+/// An error that a `--set` value causes through another key names that `--set`, not the spec's line: the
+/// interval count of `--set duration=100000h` (the interval itself is the default; before, the error
+/// pointed at the `[[phase]]` line), and a rule that a `--set duration` breaks for the file's headline.
+/// Exit 2, nothing written.
+#[test]
+fn errors_caused_by_a_set_value_name_the_set() {
+    let d = tempdir();
+    let dir = d.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"10s\"\n\
+                headline = [\"at 8s\"]\n";
+    write_file(dir, "s.toml", &spec_text("s", body));
+    let before = dir_listing(dir);
+    let cases = [
+        (
+            "duration=100000h",
+            "error: s.toml: --set duration=100000h: phase[0] \"w\".interval: 100000h / 1s gives 360000000 \
+             intervals, more than 10000000\n  help: use a longer interval\n",
+        ),
+        (
+            "duration=5s",
+            "error: s.toml: after --set duration=5s: phase[0] \"w\".headline: headline \"at 8s\" leaves no \
+             figures after it: the phase measures 5s (duration) in intervals of 1s; the latest point with \
+             figures after it is \"at 4s\"\n  help: give a point inside the phase, or a longer duration\n",
+        ),
+    ];
+    for (set, want) in cases {
+        for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out"]] {
+            let mut args = cmd.to_vec();
+            args.extend(["--target", "t.img", "--target-size", "1MiB", "--set", set]);
+            let (code, out, err) = code_out_err(&wkrun(dir, &args));
+            assert_eq!(
+                (code, out.as_str(), err.as_str()),
+                (2, "", want),
+                "{args:?}"
+            );
+            assert_eq!(dir_listing(dir), before, "{args:?}: nothing written");
+        }
+    }
+}
