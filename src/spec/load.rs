@@ -598,7 +598,7 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
         ).into());
     }
     check_format(&index, doc.get_ref())?;
-    let parsed = deserialize_all(&index, &doc);
+    let parsed = deserialize_all(&index, doc);
     let mut errors = parsed.errors;
     let Some(file) = parsed.file else {
         let mut all = in_file_order(errors);
@@ -708,7 +708,7 @@ struct Parsed {
 /// reported in one go, and an error costs the deserialization of its own table, not of the whole file: the
 /// work is linear in the file's size (times the errors of one table). A phase that cannot be settled (a
 /// missing `kind`) leaves the spec without a `file`, and the other phases are still checked.
-fn deserialize_all(index: &SourceIndex, doc: &Spanned<DeTable<'_>>) -> Parsed {
+fn deserialize_all(index: &SourceIndex, doc: Spanned<DeTable<'_>>) -> Parsed {
     use serde::Deserialize;
     let mut out = Parsed {
         file: None,
@@ -717,9 +717,9 @@ fn deserialize_all(index: &SourceIndex, doc: &Spanned<DeTable<'_>>) -> Parsed {
         capped: false,
     };
     let span = doc.span();
-    let mut top = doc.get_ref().clone();
+    let mut top = doc.into_inner();
     // `[[phase]]` tables (or `phase = [{...}]`): taken out to be deserialized one by one.
-    let mut phases = Vec::new();
+    let mut phases = toml::de::DeArray::new();
     let is_tables = |v: &Spanned<DeValue<'_>>| {
         v.get_ref()
             .as_array()
@@ -728,20 +728,24 @@ fn deserialize_all(index: &SourceIndex, doc: &Spanned<DeTable<'_>>) -> Parsed {
     if top.get("phase").is_some_and(is_tables)
         && let Some(DeValue::Array(items)) = top.remove("phase").map(Spanned::into_inner)
     {
-        phases = items.iter().cloned().collect();
+        phases = items;
     }
     let top = Spanned::new(span, DeValue::Table(top));
     let file = settle(index, &mut out, "", top, |v| {
         SpecFile::deserialize(toml::de::ValueDeserializer::from(v))
     });
     let mut settled = Vec::with_capacity(phases.len());
-    for (i, item) in phases.into_iter().enumerate() {
+    for (i, item) in phases.iter().enumerate() {
         if out.capped {
             return out;
         }
-        settled.push(settle(index, &mut out, &format!("phase[{i}]"), item, |v| {
-            super::PhaseSpec::deserialize(toml::de::ValueDeserializer::from(v))
-        }));
+        settled.push(settle(
+            index,
+            &mut out,
+            &format!("phase[{i}]"),
+            item.clone(),
+            |v| super::PhaseSpec::deserialize(toml::de::ValueDeserializer::from(v)),
+        ));
     }
     if let (Some(mut file), Some(phases)) = (file, settled.into_iter().collect::<Option<Vec<_>>>())
     {
