@@ -562,9 +562,9 @@ fn hex(bytes: &[u8]) -> String {
 ///
 /// Every error of the file is reported, in file order, except where one stage stops the next: TOML syntax,
 /// an empty file and `format` stop at once; then every unknown key and every value that does not parse,
-/// every bad element of a list included ([`deserialize_all`], from the tree parsed once); then the expansion of sweeps and matrices and the
-/// rules, except the rules about a whole table (a missing key or bound) of a table that had a key or value
-/// error, as likely consequences of it (a fio `runtime` instead of `duration` also leaves the workload
+/// every bad element of a list included (from the tree parsed once, one table at a time); then the
+/// expansion of sweeps and matrices and the rules, except the rules about a whole table (a missing key or
+/// bound) of a table that had a key or value error, as likely consequences of it (a fio `runtime` instead of `duration` also leaves the workload
 /// without a bound).
 ///
 /// # Errors
