@@ -1,5 +1,6 @@
 //! The `wkrun` command: maps the command line to library calls and errors to exit codes
-//! (0 done, 1 the run failed, 2 bad spec or arguments with nothing written, 130 interrupted).
+//! (0 done, 1 the run failed, 2 bad spec or arguments with nothing written, 128 + the signal's number when
+//! a signal interrupted the run: 130 for SIGINT, 143 for SIGTERM).
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -374,7 +375,8 @@ fn results_given(path: &Path, command: &str) -> Option<String> {
         false => path.to_path_buf(),
     };
     let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(&file)
+    // Only a regular file is looked into: a FIFO would block.
+    spec::load::open_regular(&file, false)
         .ok()?
         .take(4096)
         .read_to_end(&mut head)
@@ -743,7 +745,11 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     let files = results_files(files);
     let merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
-    merge::write(&out, &merged).map_err(|e| Fail(1, e.to_string()))?;
+    if let Err(e) = merge::write(&out, &merged) {
+        // Nothing of the merge is left; the folder goes too when this command made it.
+        out.discard();
+        return Err(Fail(1, e));
+    }
     stdout_text(&format!(
         "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))
@@ -824,10 +830,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             say(&format!("done: {}", out_dir.join("results.json").display()));
             Ok(())
         }
-        Err(RunError::Interrupted) => Err(Fail(
-            130,
-            format!("interrupted; partial results in {}", out_path.display()),
-        )),
+        Err(RunError::Interrupted) => Err(interrupted(out_path)),
         Err(RunError::Refused(e)) => {
             // Refused before anything was written: what this command made goes again (the target only
             // while its path still names the file created, not whatever was put in its place).
@@ -842,4 +845,18 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         }
         Err(e) => Err(Fail(1, e.to_string())),
     }
+}
+
+/// The exit of an interrupted run: 128 + the number of the signal that stopped it (130 for SIGINT), the
+/// signal named in the message.
+fn interrupted(out_path: &Path) -> Fail {
+    let sig = signal::first().unwrap_or(libc::SIGINT);
+    Fail(
+        u8::try_from(128 + sig).unwrap_or(130),
+        format!(
+            "interrupted by {}; partial results in {}",
+            signal::name(sig),
+            out_path.display()
+        ),
+    )
 }

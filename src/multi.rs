@@ -92,7 +92,7 @@ pub(super) fn cmd_run_many(
 }
 
 /// The exit of the run: 0 when every target completed and the aggregate was written, 1 when a target
-/// failed or the aggregate could not be written, 130 when interrupted.
+/// failed or the aggregate could not be written, 128 + the signal's number when a signal interrupted it.
 fn finish(
     out_dir: &OutDir,
     labels: &[String],
@@ -121,13 +121,7 @@ fn finish(
         .iter()
         .any(|o| matches!(o, Err(RunError::Interrupted)))
     {
-        return Err(Fail(
-            130,
-            format!(
-                "interrupted; partial results in {}",
-                out_dir.path().display()
-            ),
-        ));
+        return Err(crate::interrupted(out_dir.path()));
     }
     say(&format!(
         "done: {} (the sum of {} targets; each target's own results in {})",

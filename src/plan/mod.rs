@@ -30,10 +30,7 @@ use crate::vocab::{
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-pub use crate::stats::MAX_INTERVALS;
-
-/// Default interval of the per-interval series: 1 s, in ns.
-pub const DEFAULT_INTERVAL_NS: u64 = 1_000_000_000;
+pub use crate::stats::{DEFAULT_INTERVAL_NS, MAX_INTERVALS};
 /// Most bytes of I/O buffers a phase may use (queue depth × largest block size): 2 GiB.
 pub const MAX_BUFFER_BYTES: u64 = 2 << 30;
 /// Default size of the synthetic image: 256 MiB (capped at the span).

@@ -97,6 +97,18 @@ impl Phase<'_> {
         self.spec.phase_error(self.i, key, message, help)
     }
 
+    /// [`Self::err`] about `key` for an error the values of `also` take part in (named when a `--set` gave
+    /// them: [`LoadedSpec::phase_error_of`]).
+    fn err_of(
+        &self,
+        key: &str,
+        also: &[&str],
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> SpecError {
+        self.spec.phase_error_of(self.i, key, also, message, help)
+    }
+
     fn lbs(&self) -> u64 {
         self.t.logical_block_size as u64
     }
@@ -488,8 +500,9 @@ impl Phase<'_> {
         if let Some(d) = self.p.duration {
             let rows = d.0.div_ceil(interval_ns);
             if rows > MAX_INTERVALS {
-                return Err(self.err(
+                return Err(self.err_of(
                     "interval",
+                    &["duration"],
                     format!(
                         "{} / {} gives {rows} intervals, more than {MAX_INTERVALS}",
                         d,
@@ -504,8 +517,9 @@ impl Phase<'_> {
         let bytes = match size {
             Amount::Bytes(b) => b,
             Amount::Percent(pc) => pc.checked_of_floor(span).ok_or_else(|| {
-                self.err(
+                self.err_of(
                     "size",
+                    &["span"],
                     format!("size {size} of the span is more bytes than wkrun can count"),
                     None,
                 )
@@ -513,8 +527,9 @@ impl Phase<'_> {
         };
         let ops = bytes / bs;
         if ops == 0 {
-            return Err(self.err(
+            return Err(self.err_of(
                 "size",
+                &["block_size", "span"],
                 format!("size {size} ({bytes} B) is less than one block ({bs} B)"),
                 None,
             ));
@@ -643,8 +658,9 @@ impl Phase<'_> {
             return Ok(None);
         };
         if v.0 % interval_ns != 0 || v.0 < interval_ns {
-            return Err(self.err(
+            return Err(self.err_of(
                 key,
+                &["interval"],
                 format!(
                     "{key} {v} is not a multiple of the interval {}",
                     Duration(interval_ns)

@@ -82,7 +82,7 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = crate::spec::load::open_regular(path, false).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     let reader = bounded::Bounded::results(file);
     if meta.is_file() && meta.len() > bounded::MAX_RESULTS_BYTES {
@@ -116,7 +116,7 @@ fn read_results_tree(path: &Path) -> Result<Results, ReadError> {
         path: path.to_path_buf(),
         why,
     };
-    let file = std::fs::File::open(path).map_err(|source| ReadError::Io {
+    let file = crate::spec::load::open_regular(path, false).map_err(|source| ReadError::Io {
         path: path.to_path_buf(),
         source,
     })?;

@@ -7,7 +7,6 @@ use super::{ReadError, read_results};
 use crate::results::series_csv::SeriesRow;
 use crate::results::{DirStats, PhaseResult, Results};
 use crate::spec::PhaseKind;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// One run: its results and, per phase (same order as `results.phases`), the rows of its series CSV
@@ -101,14 +100,10 @@ pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
         _ => None,
     };
     // The CSV is a file next to the results file, not a link to something elsewhere.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => bad("a symbolic link; not followed".into()),
-            _ => bad(e.to_string()),
-        })?;
+    let file = crate::spec::load::open_regular(path, true).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => bad("a symbolic link; not followed".into()),
+        _ => bad(e.to_string()),
+    })?;
     let mut r = csv::Reader::from_reader(Bounded::series(file));
     // The header first: the rows' iterator would take an error reading it for the end of the file.
     r.headers()

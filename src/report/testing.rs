@@ -120,6 +120,7 @@ pub fn results(
         finished_at: Some(at.into()),
         status: Status::Completed,
         error: None,
+        signal: None,
         spec: SpecRef {
             name: spec.into(),
             version: "1".into(),

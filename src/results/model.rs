@@ -48,6 +48,9 @@ pub struct Results {
     /// The error that stopped the run, when `status` is `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The signal that stopped the run (`SIGTERM`, `SIGRTMIN+3`), when `status` is `interrupted` by one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
     /// The spec that ran.
     pub spec: SpecRef,
     /// The machine.
@@ -74,6 +77,7 @@ impl Results {
             finished_at: self.finished_at.clone(),
             status: self.status,
             error: self.error.clone(),
+            signal: self.signal.clone(),
             spec: self.spec.clone(),
             host: self.host.clone(),
             target: self.target.clone(),

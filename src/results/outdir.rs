@@ -170,6 +170,14 @@ impl OutDir {
         self.inner.dir.create_new(name)
     }
 
+    /// Removes the file `name` from the folder (never what a link of that name points to).
+    ///
+    /// # Errors
+    /// The OS error (`ENOENT` when there is none).
+    pub fn remove(&self, name: &str) -> io::Result<()> {
+        self.inner.dir.remove(name)
+    }
+
     /// Replaces the file `name` with `bytes` atomically: written to a new temporary file
     /// (`<name>.<pid>.<n>.tmp`, created exclusively), synced when `durable` (and then the folder too), and
     /// renamed over `name` (a link named `name` is replaced, not followed). A reader sees the old file or
@@ -194,6 +202,21 @@ impl OutDir {
         Ok(())
     }
 
+    /// Creates the file `name` ([`OutDir::create`]) as a [`Reserve`] of room in the folder's file system,
+    /// empty until grown.
+    ///
+    /// # Errors
+    /// As [`OutDir::create`].
+    pub fn reserve(&self, name: &str) -> io::Result<Reserve> {
+        let file = self.create(name)?;
+        Ok(Reserve {
+            dir: self.clone(),
+            name: name.to_string(),
+            file: Some(file),
+            len: 0,
+        })
+    }
+
     /// A new temporary file for `name`: a name nothing in the folder has.
     fn temp(&self, name: &str) -> io::Result<(String, File)> {
         let pid = std::process::id();
@@ -208,6 +231,85 @@ impl OutDir {
             }
         }
     }
+}
+
+/// Room kept in a folder's file system: a file whose blocks are allocated ([`Reserve::grow`]) and given back
+/// by removing it ([`Reserve::release`]), so that a last write can be made when the disk is full.
+#[derive(Debug)]
+pub struct Reserve {
+    dir: OutDir,
+    name: String,
+    file: Option<File>,
+    len: u64,
+}
+
+impl Reserve {
+    /// Bytes held.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Holds at least `len` bytes: allocated ahead (fallocate) or, where the file system cannot, written
+    /// (bytes that do not compress, so that a compressing file system stores them in full). A reserve
+    /// already that large, or released, is left as it is.
+    ///
+    /// # Errors
+    /// The OS error (`ENOSPC`): the reserve keeps what it held before.
+    pub fn grow(&mut self, len: u64) -> io::Result<()> {
+        let Some(f) = &self.file else { return Ok(()) };
+        if len <= self.len {
+            return Ok(());
+        }
+        match crate::sys::dir::allocate(f, len) {
+            Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => {
+                write_incompressible(f, self.len, len).inspect_err(|_| {
+                    let _ = f.set_len(self.len);
+                })?
+            }
+            r => r?,
+        }
+        self.len = len;
+        Ok(())
+    }
+
+    /// Gives the room back: the file is closed and removed. Later calls do nothing.
+    pub fn release(&mut self) {
+        if self.file.take().is_some() {
+            let _ = self.dir.inner.dir.remove(&self.name);
+            self.len = 0;
+        }
+    }
+}
+
+impl Drop for Reserve {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Writes bytes from `from` to `to` in `f`: a xorshift sequence, which does not compress.
+fn write_incompressible(f: &File, from: u64, to: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ from;
+    let mut buf = vec![0u8; 64 << 10];
+    let mut at = from;
+    while at < to {
+        for c in buf.chunks_exact_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            c.copy_from_slice(&x.to_le_bytes());
+        }
+        let n = usize::try_from(to - at).map_or(buf.len(), |n| n.min(buf.len()));
+        f.write_all_at(&buf[..n], at)?;
+        at += n as u64;
+    }
+    Ok(())
 }
 
 /// The process holding an flock on `dir` (another than this one), from /proc/locks.

@@ -65,6 +65,22 @@ impl SeriesWriter {
     }
 }
 
+/// A whole series CSV, header and rows, as one piece of text (written at once with [`OutDir::replace`]:
+/// `wkrun merge`).
+///
+/// # Errors
+/// A row that cannot be serialized.
+pub fn csv_bytes(rows: &[SeriesRow]) -> io::Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::with_capacity(128 * (rows.len() + 1)));
+    w.write_record(HEADER)?;
+    for r in rows {
+        w.serialize(r).map_err(io::Error::other)?;
+    }
+    w.into_inner().map_err(io::Error::other)
+}
+
 /// One record as a CSV line (no header), for [`RowFile::append`].
 fn row_bytes(row: &impl Serialize) -> io::Result<Vec<u8>> {
     let mut w = csv::WriterBuilder::new()
@@ -166,6 +182,19 @@ impl SeriesRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_csv_is_the_header_and_the_rows_appended() {
+        let rows: Vec<SeriesRow> = (1..=3)
+            .map(|k| SeriesRow::new(0, k * 1_000_000, 1_000_000, &IntervalCounts::default()))
+            .collect();
+        let mut want = HEADER.join(",") + "\n";
+        for r in &rows {
+            want.push_str(&String::from_utf8(row_bytes(r).unwrap()).unwrap());
+        }
+        assert_eq!(String::from_utf8(csv_bytes(&rows).unwrap()).unwrap(), want);
+        assert_eq!(want.lines().count(), 4);
+    }
 
     #[test]
     fn header_names_the_row_fields_in_order() {

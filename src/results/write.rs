@@ -12,8 +12,16 @@
 //! document (the run without its phases). During a run ([`ResultsWriter::update`]), a rewrite is skipped
 //! while the last one ended less than [`PACE`] times its own duration ago, so that rewriting takes at most
 //! about 1/[`PACE`] of a run of many short phases; the run's first and last states are always written.
+//!
+//! A full disk must not keep a run's last state from being written (a file left saying `running`): a run's
+//! writer ([`ResultsWriter::for_run`]) keeps room for it in the folder, a [`Reserve`] file ([`RESERVE`]) as
+//! large as the document would be now plus a margin ([`reserve_for`]), grown as phases are added, and
+//! removed just before the last write (a status other than `running`); on a file system without that much
+//! room, the document and [`RESERVE_SLACK`]. Should the last document still not
+//! fit (a phase's result larger than the margin), the phases written before are written with the status
+//! `failed` and an error saying what is missing ([`WriteError::Shortened`]).
 
-use super::outdir::OutDir;
+use super::outdir::{OutDir, Reserve};
 use super::{Results, Status};
 use serde_json::Value;
 use std::io;
@@ -23,6 +31,24 @@ use std::time::{Duration, Instant};
 /// A rewrite during a run waits until this many times the last rewrite's duration has passed since it
 /// ended: rewriting results.json takes at most about 1/20 of the run.
 pub const PACE: u32 = 20;
+
+/// The file that keeps room for a run's last `results.json` while the run goes on; removed before that
+/// write (left behind only by a process killed at once).
+pub const RESERVE: &str = "results.json.reserve";
+
+/// Room kept besides the document itself: at least this much, and twice the largest phase.
+pub const RESERVE_MARGIN: u64 = 256 << 10;
+
+/// Room kept besides the document when the file system has not [`reserve_for`]'s: enough for the last
+/// status and an error message, with the phases written before.
+pub const RESERVE_SLACK: u64 = 16 << 10;
+
+/// The room to keep for a document now `doc` bytes long whose largest phase is `max_phase` bytes: the
+/// document, plus [`RESERVE_MARGIN`] or twice its largest phase, whichever is more (a phase stopped by a
+/// failure and its error are yet to be added).
+pub fn reserve_for(doc: u64, max_phase: u64) -> u64 {
+    doc.saturating_add(RESERVE_MARGIN.max(max_phase.saturating_mul(2)))
+}
 
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +63,20 @@ pub enum WriteError {
         path: PathBuf,
         /// The OS error.
         source: io::Error,
+    },
+    /// The last document did not fit: the file holds the phases written before, `failed`, and an error
+    /// naming the phases missing.
+    #[error(
+        "cannot write {} in full: {source}; it holds the {kept} phases written before, without the rest",
+        path.display()
+    )]
+    Shortened {
+        /// The file.
+        path: PathBuf,
+        /// The OS error of the full document.
+        source: io::Error,
+        /// Phases the file holds.
+        kept: usize,
     },
 }
 
@@ -59,6 +99,17 @@ pub struct ResultsWriter {
     counts: Counts,
     /// When the last write ended, and how long it took.
     last: Option<(Instant, Duration)>,
+    /// Whether this writer keeps room for the last write ([`ResultsWriter::for_run`]).
+    reserving: bool,
+    /// The room kept: made at the first write, `None` once released (or when it could not be made).
+    reserve: Option<Reserve>,
+    /// Phases in the file as last written.
+    on_disk: usize,
+    /// Bytes of the phases' text, and of the largest.
+    phase_bytes: u64,
+    max_phase: u64,
+    /// Bytes of the document without its phases, as last serialized.
+    envelope_bytes: u64,
 }
 
 impl ResultsWriter {
@@ -70,6 +121,51 @@ impl ResultsWriter {
             phases: Vec::new(),
             counts: Counts::default(),
             last: None,
+            reserving: false,
+            reserve: None,
+            on_disk: 0,
+            phase_bytes: 0,
+            max_phase: 0,
+            envelope_bytes: 0,
+        }
+    }
+
+    /// A writer for a run's `results.json` in `dir` that keeps room for the run's last write
+    /// ([`RESERVE`]).
+    pub fn for_run(dir: &OutDir) -> ResultsWriter {
+        ResultsWriter {
+            reserving: true,
+            ..ResultsWriter::new(dir)
+        }
+    }
+
+    /// Bytes of room kept now (0 before the first write, after the last, or when none could be made).
+    pub fn reserved(&self) -> u64 {
+        self.reserve.as_ref().map_or(0, Reserve::len)
+    }
+
+    /// Keeps room for the document as it would be now, made at the first call; best effort: when the file
+    /// system has no room for it, the reserve keeps what it had.
+    fn keep_room(&mut self) {
+        if !self.reserving {
+            return;
+        }
+        if self.reserve.is_none() && self.counts.writes == 0 {
+            self.reserve = self.dir.reserve(RESERVE).ok();
+        }
+        let doc = self.envelope_bytes + self.phase_bytes;
+        if let Some(r) = &mut self.reserve {
+            // Short of the whole margin, at least the document with its last status and error.
+            let _ = r
+                .grow(reserve_for(doc, self.max_phase))
+                .or_else(|_| r.grow(doc + RESERVE_SLACK));
+        }
+    }
+
+    /// Gives the room kept back to the file system (before the last write, or when the run ends).
+    pub fn release(&mut self) {
+        if let Some(mut r) = self.reserve.take() {
+            r.release();
         }
     }
 
@@ -91,18 +187,67 @@ impl ResultsWriter {
     pub fn write(&mut self, results: &Results) -> Result<(), WriteError> {
         let started = Instant::now();
         self.add_phases(results)?;
+        let last = results.status != Status::Running;
+        if last {
+            self.release();
+        } else if self.counts.writes == 0 {
+            self.keep_room();
+        }
+        let n = results.phases.len();
         let envelope = to_value(&results.envelope())?;
-        let text = assemble(&envelope, &self.phases[..results.phases.len()])?;
-        self.dir
-            .replace("results.json", &text, true)
-            .map_err(|source| WriteError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
+        let text = assemble(&envelope, &self.phases[..n])?;
+        match self.dir.replace("results.json", &text, true) {
+            Ok(()) => {}
+            Err(e) if self.reserving && last && no_space(&e) && self.on_disk < n => {
+                return self.shortened(results, e);
+            }
+            Err(source) => {
+                return Err(WriteError::Io {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        }
+        self.envelope_bytes = (text.len() as u64).saturating_sub(self.phase_bytes);
+        self.on_disk = n;
         self.counts.writes += 1;
+        if !last {
+            self.keep_room();
+        }
         let now = Instant::now();
         self.last = Some((now, now - started));
         Ok(())
+    }
+
+    /// The last document did not fit (`full`): writes the phases written before with the status `failed`
+    /// and an error naming what is missing, which the room released makes fit.
+    fn shortened(&mut self, results: &Results, full: io::Error) -> Result<(), WriteError> {
+        let kept = self.on_disk;
+        let mut envelope = results.envelope();
+        let missing = match results.phases.len() - kept {
+            1 => format!("phase {kept}"),
+            k => format!("phases {kept} to {}", kept + k - 1),
+        };
+        let note = format!(
+            "results.json could not be written in full ({full}): the result of {missing} is missing"
+        );
+        envelope.error = Some(match envelope.error.take() {
+            Some(e) => format!("{e}; {note}"),
+            None => note,
+        });
+        envelope.status = Status::Failed;
+        let text = assemble(&to_value(&envelope)?, &self.phases[..kept])?;
+        let io = |source| WriteError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        self.dir.replace("results.json", &text, true).map_err(io)?;
+        self.counts.writes += 1;
+        Err(WriteError::Shortened {
+            path: self.path.clone(),
+            source: full,
+            kept,
+        })
     }
 
     /// Keeps the text of the phases of `results` not seen before.
@@ -110,7 +255,12 @@ impl ResultsWriter {
         for p in results.phases.iter().skip(self.phases.len()) {
             let value = to_value(p)?;
             self.counts.phases_serialized += 1;
-            self.phases.push(indented(&value)?);
+            let text = indented(&value)?;
+            // With the ",\n" that separates it from the next.
+            let len = text.len() as u64 + 2;
+            self.phase_bytes += len;
+            self.max_phase = self.max_phase.max(len);
+            self.phases.push(text);
         }
         Ok(())
     }
@@ -127,7 +277,9 @@ impl ResultsWriter {
         if write {
             self.write(results)
         } else {
-            self.add_phases(results)
+            self.add_phases(results)?;
+            self.keep_room();
+            Ok(())
         }
     }
 }
@@ -136,6 +288,11 @@ impl ResultsWriter {
 /// duration has passed.
 pub fn due(since: Duration, cost: Duration) -> bool {
     since >= cost.saturating_mul(PACE)
+}
+
+/// Whether `e` says the file system is full (or the user's quota is).
+fn no_space(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, WriteError> {

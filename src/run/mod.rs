@@ -129,10 +129,20 @@ impl<'a> Ctx<'a> {
         self.obs.results(&self.results)
     }
 
-    /// Adds a finished phase and records.
-    fn push(&mut self, pr: PhaseResult) -> Result<(), WriteError> {
+    /// Records the results of a run going on; when they cannot be written (a full disk), the run fails,
+    /// which writes them once more with the status `failed` (the room the writer kept is given back for
+    /// that write).
+    fn record_running(&mut self) -> Result<(), RunError> {
+        match self.record() {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(None, e.to_string())),
+        }
+    }
+
+    /// Adds a finished phase and records ([`Ctx::record_running`]).
+    fn push(&mut self, pr: PhaseResult) -> Result<(), RunError> {
         self.results.phases.push(pr);
-        self.record()
+        self.record_running()
     }
 
     /// Ends the run with `status` (with the phase's partial result, if any) and records.
@@ -152,8 +162,9 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Ends the run as interrupted.
+    /// Ends the run as interrupted, naming the signal that stopped it (when one did).
     fn interrupted(&mut self, pr: Option<PhaseResult>) -> RunError {
+        self.results.signal = crate::sys::signal::first().map(crate::sys::signal::name);
         match self.finish(Status::Interrupted, pr) {
             Ok(()) => RunError::Interrupted,
             Err(e) => RunError::Results(e),
@@ -203,7 +214,7 @@ pub(crate) fn execute_gated(
         Err(HoldError::Failed(msg)) => Err(msg),
         Ok(h) => Ok(h),
     };
-    let mut writer = ResultsWriter::new(out_dir);
+    let mut writer = ResultsWriter::for_run(out_dir);
     // A simulated target: one drive, factory-new, for the whole run.
     let (device, device_error) = match plan.target.sim.as_ref().map(|t| SimDevice::new(&t.params)) {
         None => (None, None),
@@ -221,7 +232,7 @@ pub(crate) fn execute_gated(
         results: start(spec, plan),
         obs: Both(&mut writer, obs),
     };
-    ctx.record()?;
+    ctx.record_running()?;
     if let Some(e) = device_error {
         return Err(ctx.fail(None, format!("simulated target: {e}")));
     }
@@ -342,6 +353,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         finished_at: None,
         status: Status::Running,
         error: None,
+        signal: None,
         spec: SpecRef {
             name: plan.spec_name.clone(),
             version: plan.spec_version.clone(),

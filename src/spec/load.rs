@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 /// A spec that parsed and passed every rule that needs no target.
@@ -65,9 +66,26 @@ impl LoadedSpec {
         message: impl Into<String>,
         help: Option<String>,
     ) -> SpecError {
+        self.phase_error_of(phase, key, &[], message, help)
+    }
+
+    /// [`LoadedSpec::phase_error`] for an error about `key` that the values of the keys `also` take part in
+    /// (an interval count: `interval` and `duration`): when a `--set` gave any of them its value, the error
+    /// names that `--set` (the first of `key`, then `also`, that has one) rather than the spec's line.
+    pub fn phase_error_of(
+        &self,
+        phase: usize,
+        key: &str,
+        also: &[&str],
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> SpecError {
         let name = self.phases.get(phase).map(|p| p.name.clone());
         // A value a --set gave is not where the spec's line says: name the argument instead.
-        if let Some(o) = self.set_for(phase, key) {
+        let set = std::iter::once(key)
+            .chain(also.iter().copied())
+            .find_map(|k| self.set_for(phase, k));
+        if let Some(o) = set {
             let origin = self
                 .phases
                 .get(phase)
@@ -248,6 +266,10 @@ pub struct SourceIndex {
     file: PathBuf,
     text: String,
     entries: HashMap<String, (Range<usize>, Range<usize>)>,
+    /// The byte offset where each line starts: a location is a binary search, not a scan of the text.
+    lines: Vec<usize>,
+    /// For each key or value span, the most specific path with it ([`SourceIndex::path_at`]).
+    by_span: HashMap<(usize, usize), String>,
 }
 
 impl SourceIndex {
@@ -256,8 +278,23 @@ impl SourceIndex {
             file: file.to_path_buf(),
             text: text.to_string(),
             entries: HashMap::new(),
+            lines: std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+            by_span: HashMap::new(),
         };
         idx.walk("", table);
+        let mut by_span: HashMap<(usize, usize), String> = HashMap::new();
+        for (p, (k, v)) in &idx.entries {
+            for r in [k, v] {
+                let slot = by_span.entry((r.start, r.end)).or_default();
+                // The longest path wins; of two as long, the first in order.
+                if slot.is_empty() || p.len() > slot.len() || (p.len() == slot.len() && p < slot) {
+                    *slot = p.clone();
+                }
+            }
+        }
+        idx.by_span = by_span;
         idx
     }
 
@@ -301,14 +338,8 @@ impl SourceIndex {
     /// The field path whose key or value span is `span`, or (failing that) the innermost one containing it.
     /// Ties go to the most specific (longest) path, so `phase[0]` wins over `phase` for a one-element array.
     fn path_at(&self, span: &Range<usize>) -> Option<&str> {
-        let exact = self
-            .entries
-            .iter()
-            .filter(|(_, (k, v))| k == span || v == span)
-            .map(|(p, _)| p.as_str())
-            .max_by(|a, b| a.len().cmp(&b.len()).then_with(|| b.cmp(a)));
-        if exact.is_some() {
-            return exact;
+        if let Some(p) = self.by_span.get(&(span.start, span.end)) {
+            return Some(p);
         }
         self.entries
             .iter()
@@ -341,15 +372,30 @@ impl SourceIndex {
     }
 
     fn location(&self, span: Range<usize>) -> Location {
-        location_in(&self.file, &self.text, span)
+        let start = span.start.min(self.text.len());
+        let line = self.lines.partition_point(|&s| s <= start).max(1) - 1;
+        location_on(&self.file, &self.text, self.lines[line], line + 1, span)
     }
 }
 
 fn location_in(file: &Path, text: &str, span: Range<usize>) -> Location {
     let start = span.start.min(text.len());
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     let line_no = text[..start].matches('\n').count() + 1;
+    location_on(file, text, line_start, line_no, span)
+}
+
+/// [`location_in`], the line that holds the span's start being known: it starts at `line_start` and is
+/// line `line_no`.
+fn location_on(
+    file: &Path,
+    text: &str,
+    line_start: usize,
+    line_no: usize,
+    span: Range<usize>,
+) -> Location {
+    let start = span.start.min(text.len());
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     let line_text = &text[line_start..line_end];
     let col = text[line_start..start].chars().count();
     let end = span.end.clamp(start, line_end);
@@ -399,8 +445,67 @@ pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     load_bytes(path, &bytes)
 }
 
-/// The bytes of a spec file, read no further than one byte past [`MAX_SPEC_BYTES`] (a device such as
-/// `/dev/zero` or a pipe has no size to check first).
+/// What a file that is not a regular file is, in words: `a FIFO (named pipe)`, `a character device`.
+fn non_regular(t: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    Some(if t.is_file() {
+        return None;
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    })
+}
+
+/// Opens `path` for reading when it is a regular file (through symbolic links unless `nofollow`). Anything
+/// else is refused from its type before it is opened: reading a FIFO nobody writes to would block forever,
+/// and opening a device can have effects. The open itself does not block (O_NONBLOCK, should a FIFO take the
+/// file's place in between), and the file opened is checked again.
+///
+/// # Errors
+/// The OS error (`ELOOP` for a symbolic link when `nofollow`), or one of kind `InvalidInput` saying what
+/// the path is: `it is a FIFO (named pipe), not a regular file`.
+pub fn open_regular(path: &Path, nofollow: bool) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let refuse = |what: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a regular file"),
+        )
+    };
+    let meta = match nofollow {
+        true => std::fs::symlink_metadata(path)?,
+        false => std::fs::metadata(path)?,
+    };
+    if nofollow && meta.file_type().is_symlink() {
+        return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+    }
+    if let Some(what) = non_regular(meta.file_type()) {
+        return Err(refuse(what));
+    }
+    let flags = libc::O_NONBLOCK | if nofollow { libc::O_NOFOLLOW } else { 0 };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)?;
+    match non_regular(file.metadata()?.file_type()) {
+        Some(what) => Err(refuse(what)),
+        None => Ok(file),
+    }
+}
+
+/// The bytes of a spec file (a regular file: [`open_regular`]), read no further than one byte past
+/// [`MAX_SPEC_BYTES`].
 fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let cannot = |e: std::io::Error| format!("cannot read the spec file: {e}");
@@ -410,9 +515,9 @@ fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
             crate::units::fmt_bytes(MAX_SPEC_BYTES)
         )
     };
-    let file = std::fs::File::open(path).map_err(cannot)?;
+    let file = open_regular(path, false).map_err(cannot)?;
     let size = file.metadata().map_err(cannot)?;
-    if size.is_file() && size.len() > MAX_SPEC_BYTES {
+    if size.len() > MAX_SPEC_BYTES {
         return Err(too_large());
     }
     let mut bytes = Vec::new();
@@ -456,10 +561,10 @@ fn hex(bytes: &[u8]) -> String {
 /// (unknown keys refused) and applies [`rules::check_all`].
 ///
 /// Every error of the file is reported, in file order, except where one stage stops the next: TOML syntax,
-/// an empty file and `format` stop at once; then every unknown key and every value that does not parse
-/// (taking each refused key out and reading again); then the expansion of sweeps and matrices and the
-/// rules, except the rules about a whole table (a missing key or bound) of a table that had a key or value
-/// error, as likely consequences of it (a fio `runtime` instead of `duration` also leaves the workload
+/// an empty file and `format` stop at once; then every unknown key and every value that does not parse,
+/// every bad element of a list included (from the tree parsed once, one table at a time); then the
+/// expansion of sweeps and matrices and the rules, except the rules about a whole table (a missing key or
+/// bound) of a table that had a key or value error, as likely consequences of it (a fio `runtime` instead of `duration` also leaves the workload
 /// without a bound).
 ///
 /// # Errors
@@ -493,7 +598,7 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
         ).into());
     }
     check_format(&index, doc.get_ref())?;
-    let parsed = deserialize_all(&index, text);
+    let parsed = deserialize_all(&index, doc);
     let mut errors = parsed.errors;
     let Some(file) = parsed.file else {
         let mut all = in_file_order(errors);
@@ -610,30 +715,79 @@ struct Parsed {
     capped: bool,
 }
 
-/// Deserializes the spec; each time serde refuses a key or value, records the error, blanks that `key =
-/// value` in a copy of the text (spaces, so every other byte keeps its place) and tries again, so that
-/// every unknown key and unparsable value of the file is reported in one go; a missing key inside a key's
-/// table (`steady_state`) takes that key out. Stops at a missing key of a `[[phase]]` or top-level table
-/// (there is no one key to take out), at a "missing key" for a key it took out (a consequence, not
-/// reported), when taking the key out would not leave valid TOML, and after [`MAX_ERRORS`].
-fn deserialize_all(index: &SourceIndex, text: &str) -> Parsed {
-    let mut work = text.to_string();
+/// Deserializes the spec from its parsed tree (`doc`): the top level (without its `[[phase]]` tables), then
+/// each `[[phase]]` on its own ([`settle`]), so that every unknown key and unparsable value of the file is
+/// reported in one go, and an error costs the deserialization of its own table, not of the whole file: the
+/// work is linear in the file's size (times the errors of one table). A phase that cannot be settled (a
+/// missing `kind`) leaves the spec without a `file`, and the other phases are still checked.
+fn deserialize_all(index: &SourceIndex, doc: Spanned<DeTable<'_>>) -> Parsed {
+    use serde::Deserialize;
     let mut out = Parsed {
         file: None,
         errors: Vec::new(),
         tables: Vec::new(),
         capped: false,
     };
-    let mut blanked: Vec<String> = Vec::new();
+    let span = doc.span();
+    let mut top = doc.into_inner();
+    // `[[phase]]` tables (or `phase = [{...}]`): taken out to be deserialized one by one.
+    let mut phases = toml::de::DeArray::new();
+    let is_tables = |v: &Spanned<DeValue<'_>>| {
+        v.get_ref()
+            .as_array()
+            .is_some_and(|a| a.iter().all(|t| t.get_ref().is_table()))
+    };
+    if top.get("phase").is_some_and(is_tables)
+        && let Some(DeValue::Array(items)) = top.remove("phase").map(Spanned::into_inner)
+    {
+        phases = items;
+    }
+    let top = Spanned::new(span, DeValue::Table(top));
+    let file = settle(index, &mut out, "", top, |v| {
+        SpecFile::deserialize(toml::de::ValueDeserializer::from(v))
+    });
+    let mut settled = Vec::with_capacity(phases.len());
+    for (i, item) in phases.iter().enumerate() {
+        if out.capped {
+            return out;
+        }
+        settled.push(settle(
+            index,
+            &mut out,
+            &format!("phase[{i}]"),
+            item.clone(),
+            |v| super::PhaseSpec::deserialize(toml::de::ValueDeserializer::from(v)),
+        ));
+    }
+    if let (Some(mut file), Some(phases)) = (file, settled.into_iter().collect::<Option<Vec<_>>>())
+    {
+        if !phases.is_empty() {
+            file.phase = phases;
+        }
+        out.file = Some(file);
+    }
+    out
+}
+
+/// Deserializes one table at `prefix` (`phase[2]`, or the top level for `""`); each time serde refuses a
+/// key or value, records the error, takes that key (or list element) out of the table and tries again. A
+/// missing key inside a key's table (`steady_state`) takes that key out. Gives up (`None`) at a missing key
+/// of the table itself (there is no one key to take out), at a "missing key" for a key it took out (a
+/// consequence, not reported), and after [`MAX_ERRORS`] in all.
+fn settle<'i, T>(
+    index: &SourceIndex,
+    out: &mut Parsed,
+    prefix: &str,
+    mut value: Spanned<DeValue<'i>>,
+    de: impl Fn(Spanned<DeValue<'i>>) -> Result<T, toml::de::Error>,
+) -> Option<T> {
+    let mut removed: Vec<String> = Vec::new();
     loop {
-        let e = match toml::from_str::<SpecFile>(&work) {
-            Ok(file) => {
-                out.file = Some(file);
-                return out;
-            }
+        let e = match de(value.clone()) {
+            Ok(t) => return Some(t),
             Err(e) => e,
         };
-        let (err, path) = serde_error(index, text, &e);
+        let (err, path) = serde_error(index, &e);
         // A missing key is taken out with the table that misses it (`steady_state = { window = 5 }`).
         let missing = err.message.starts_with("missing key");
         let target = match (&path, missing) {
@@ -649,9 +803,9 @@ fn deserialize_all(index: &SourceIndex, text: &str) -> Parsed {
         if missing
             && [&path, &target, &key]
                 .iter()
-                .any(|p| p.as_ref().is_some_and(|p| blanked.contains(p)))
+                .any(|p| p.as_ref().is_some_and(|p| removed.contains(p)))
         {
-            return out;
+            return None;
         }
         let table = path.as_deref().map(table_of).unwrap_or_default();
         if !out.tables.contains(&table) {
@@ -660,15 +814,16 @@ fn deserialize_all(index: &SourceIndex, text: &str) -> Parsed {
         out.errors.push(err);
         if out.errors.len() >= MAX_ERRORS {
             out.capped = true;
-            return out;
+            return None;
         }
-        let Some(p) = target.filter(|p| !p.ends_with(']')) else {
-            return out;
-        };
-        if blanked.contains(&p) || !blank_entry(index, &mut work, &p) {
-            return out;
+        let target = target?;
+        let rel = relative(prefix, &target)?;
+        // A list element is found by its place in the source: elements taken out before shift the rest.
+        let span = index.entries.get(&target).map(|(_, v)| v.clone());
+        if removed.contains(&target) || !remove_at(value.get_mut(), rel, span) {
+            return None;
         }
-        blanked.push(p);
+        removed.push(target);
     }
 }
 
@@ -685,47 +840,71 @@ fn table_of(path: &str) -> String {
     }
 }
 
-/// Replaces the entry at `path` (from its key, and the `[` of a table header, to the end of its value) with
-/// spaces, keeping line breaks; false, leaving `work` as it was, when the result is not valid TOML.
-fn blank_entry(index: &SourceIndex, work: &mut String, path: &str) -> bool {
-    let Some((k, v)) = index.entries.get(path).cloned() else {
+/// `path` inside the table at `prefix`, when it is inside it and not the table itself: `steady_state` for
+/// `phase[2].steady_state` under `phase[2]`; the whole path under the top level (`""`).
+fn relative<'p>(prefix: &str, path: &'p str) -> Option<&'p str> {
+    let rest = match prefix {
+        "" => path,
+        _ => path.strip_prefix(prefix)?.strip_prefix('.')?,
+    };
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Takes the entry at `path` (`steady_state`, `rate_iops.read`, `block_size[1]`) out of `value`; false
+/// when there is none. A list element is the one whose source is `span` when given (elements taken out
+/// before shift the others' places), else the one at its index; a list left empty is taken out whole.
+fn remove_at(value: &mut DeValue<'_>, path: &str, span: Option<Range<usize>>) -> bool {
+    let (head, rest) = match path.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (path, None),
+    };
+    // `name[i]` (an element of a list) or `name`.
+    let (name, element) = match head.split_once('[') {
+        Some((n, i)) => match i.strip_suffix(']').and_then(|i| i.parse::<usize>().ok()) {
+            Some(i) => (n, Some(i)),
+            None => return false,
+        },
+        None => (head, None),
+    };
+    let DeValue::Table(t) = value else {
         return false;
     };
-    let bytes = work.as_bytes();
-    let mut start = k.start.min(v.start);
-    while start > 0 && matches!(bytes[start - 1], b'[' | b' ' | b'\t') {
-        start -= 1;
-    }
-    // A table written under its own header (`[global]`) ends at its last key.
-    let (dot, bracket) = (format!("{path}."), format!("{path}["));
-    let inner = |p: &str| p.starts_with(&dot) || p.starts_with(&bracket);
-    let body_end = index
-        .entries
-        .iter()
-        .filter(|(p, _)| inner(p))
-        .map(|(_, (k, v))| k.end.max(v.end))
-        .max()
-        .unwrap_or(0);
-    let mut end = k.end.max(v.end).max(body_end).min(work.len());
-    while end < work.len() && bytes[end] == b']' {
-        end += 1;
-    }
-    let (Some(_), Some(_)) = (work.get(..start), work.get(end..)) else {
+    let Some(entry) = t.get_mut(name) else {
         return false;
     };
-    // Byte by byte, so that every later byte keeps its offset (a space per byte of a multi-byte character).
-    let mut candidate = work.clone().into_bytes();
-    for b in &mut candidate[start..end] {
-        if *b != b'\n' && *b != b'\r' {
-            *b = b' ';
-        }
-    }
-    match String::from_utf8(candidate) {
-        Ok(c) if DeTable::parse(&c).is_ok() => {
-            *work = c;
+    match (element, rest) {
+        (None, None) => t.remove(name).is_some(),
+        (None, Some(r)) => remove_at(entry.get_mut(), r, span),
+        (Some(i), r) => {
+            let DeValue::Array(items) = entry.get_mut() else {
+                return false;
+            };
+            if let Some(r) = r {
+                return match items.get_mut(i) {
+                    Some(item) => remove_at(item.get_mut(), r, span),
+                    None => false,
+                };
+            }
+            let at = match span {
+                Some(s) => items.iter().position(|v| v.span() == s),
+                None => (i < items.len()).then_some(i),
+            };
+            let Some(i) = at else {
+                return false;
+            };
+            let mut kept = toml::de::DeArray::new();
+            for (j, v) in items.iter().enumerate() {
+                if j != i {
+                    kept.push(v.clone());
+                }
+            }
+            if kept.is_empty() {
+                t.remove(name);
+            } else {
+                *entry.get_mut() = DeValue::Array(kept);
+            }
             true
         }
-        _ => false,
     }
 }
 
@@ -769,11 +948,7 @@ fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError>
 
 /// Turns a serde/TOML error into a located error naming the field, with a suggestion for misspelled keys
 /// (or, for a fio option, its wkrun name); also the field path (`phase[0].engine`) it concerns.
-fn serde_error(
-    index: &SourceIndex,
-    text: &str,
-    e: &toml::de::Error,
-) -> (SpecError, Option<String>) {
+fn serde_error(index: &SourceIndex, e: &toml::de::Error) -> (SpecError, Option<String>) {
     let span = e.span().unwrap_or(0..0);
     let msg = e.message().trim().to_string();
     let mut path = index.path_at(&span).map(str::to_string);
@@ -801,7 +976,7 @@ fn serde_error(
     };
     let phase_name = path.as_deref().and_then(|p| phase_name_at(index, p));
     let err = SpecError {
-        location: location_in(&index.file, text, span),
+        location: index.location(span),
         field: path
             .as_deref()
             .map(|p| describe_field(p, phase_name.as_deref())),

@@ -4,7 +4,8 @@
 
 use super::keys::KEYS;
 use super::{BlockSize, Defaults, One, PhaseKind, PhaseSpec, SpecFile};
-use crate::units::{Amount, Percent};
+use crate::stats::DEFAULT_INTERVAL_NS;
+use crate::units::{Amount, Duration, Percent};
 use crate::vocab::{Coverage, Expect, Pattern, WorkersSplit};
 use std::collections::HashMap;
 
@@ -122,8 +123,9 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
         .iter()
         .map(|p| super::keys::with_defaults(p, &d))
         .collect();
+    let interval = d.interval.map(|i| i.0);
     for i in 0..phases.len() {
-        check_phase(phases, i, &mut names, &mut out);
+        check_phase(phases, i, interval, &mut names, &mut out);
         let at = phase_at(phases, i);
         out.extend(check_workers_split(&at, &running[i]));
         out.extend(check_last_writer(&at, &running, i));
@@ -282,10 +284,11 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
 
 /// The `i`-th phase: its name (unique among `names`, the names of the phases before it, to which it is
 /// added), the keys its kind accepts, the rules common to all kinds, then those of its kind; each broken
-/// rule goes to `out`.
+/// rule goes to `out`. `interval` is `[defaults]`' interval (ns), if any.
 fn check_phase<'a>(
     phases: &'a [PhaseSpec],
     i: usize,
+    interval: Option<u64>,
     names: &mut HashMap<&'a str, usize>,
     out: &mut Vec<RuleError>,
 ) {
@@ -340,7 +343,13 @@ fn check_phase<'a>(
         PhaseKind::Verify => vec![check_verify(&at, p)],
         PhaseKind::Fill => vec![check_fill(&at, p)],
         PhaseKind::RestoreImage => vec![check_restore_image(&at, p)],
-        PhaseKind::Workload => vec![check_workload_extras(&at, p), check_workload_bounds(&at, p)],
+        PhaseKind::Workload => {
+            let interval = p.interval.map(|d| d.0).or(interval);
+            vec![
+                check_workload_extras(&at, p, interval.unwrap_or(DEFAULT_INTERVAL_NS)),
+                check_workload_bounds(&at, p),
+            ]
+        }
     };
     out.extend(kind_rules.into_iter().filter_map(Result::err));
 }
@@ -410,8 +419,9 @@ fn check_restore_image(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// A workload's optional keys: verification, rate cap, steady state, windows, ramp.
-fn check_workload_extras(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+/// A workload's optional keys: verification, rate cap, steady state, windows, ramp, headline (whose
+/// `"at T"` must fall before the last full interval of `interval_ns` of a duration bound).
+fn check_workload_extras(at: &At, p: &PhaseSpec, interval_ns: u64) -> Result<(), RuleError> {
     if p.verify == Some(true) && p.read_percent.one().map(|r| r.0) == Some(100) {
         return Err(at.key(
             "verify",
@@ -433,14 +443,17 @@ fn check_workload_extras(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
     if p.ramp.is_some_and(|r| r.0 == 0) {
         return Err(at.key("ramp", "ramp is 0", Some("omit ramp for no lead-in")));
     }
-    check_headline(at, p)
+    check_headline(at, p, interval_ns)
 }
 
 /// `headline`: each item parses, `"steady"` has a rule to report, `"fill_once"` a phase that writes.
-fn check_headline(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+fn check_headline(at: &At, p: &PhaseSpec, interval_ns: u64) -> Result<(), RuleError> {
     use crate::stats::derived::Headline;
     for item in p.headline.iter().flatten() {
         let h = Headline::parse(item).map_err(|e| at.key("headline", e, None))?;
+        if let (Headline::At(t), Some(d)) = (h, p.duration) {
+            check_at(at, t, d.0, interval_ns)?;
+        }
         if h == Headline::Steady && p.steady_state.is_none() {
             return Err(at.key(
                 "headline",
@@ -457,6 +470,34 @@ fn check_headline(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
         }
     }
     Ok(())
+}
+
+/// A headline `"at T"` (ns from the measured start) in a phase measured for `duration_ns` in intervals of
+/// `interval_ns`: "before" ends with the full row in which T is reached, so "after" has rows only when that
+/// row is not the last full one, that is when T is at most (full rows − 1) intervals.
+fn check_at(at: &At, t: u64, duration_ns: u64, interval_ns: u64) -> Result<(), RuleError> {
+    let full = duration_ns / interval_ns.max(1);
+    let latest = full.saturating_sub(1).saturating_mul(interval_ns);
+    if full >= 2 && t <= latest {
+        return Ok(());
+    }
+    let (d, i) = (Duration(duration_ns), Duration(interval_ns));
+    let why = if full >= 2 {
+        format!(
+            "the latest point with figures after it is \"at {}\"",
+            Duration(latest)
+        )
+    } else {
+        "the phase has no full interval after any point".to_string()
+    };
+    Err(at.key(
+        "headline",
+        format!(
+            "headline \"at {}\" leaves no figures after it: the phase measures {d} (duration) in intervals of {i}; {why}",
+            Duration(t)
+        ),
+        Some("give a point inside the phase, or a longer duration"),
+    ))
 }
 
 /// `steady_after`'s values: at least one condition, `written` above 0, `drop` in (0, 1).

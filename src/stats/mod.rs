@@ -13,5 +13,8 @@ pub mod window;
 pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series};
 pub use latency::{LatencyRecorder, LatencySummary};
 
+/// Default interval of the per-interval series: 1 s, in ns.
+pub const DEFAULT_INTERVAL_NS: u64 = 1_000_000_000;
+
 /// Most rows a phase's series may have (duration / interval).
 pub const MAX_INTERVALS: u64 = 10_000_000;

@@ -161,6 +161,20 @@ impl Dir {
     }
 }
 
+/// Allocates the first `len` bytes of `file` on its file system (fallocate(2), mode 0: the file grows to
+/// `len` when shorter; blocks already allocated stay), so that later writes into them cannot fail for
+/// lack of space.
+///
+/// # Errors
+/// The OS error: `ENOSPC` when the file system has not that much room, `EOPNOTSUPP` when it cannot
+/// allocate ahead.
+pub fn allocate(file: &File, len: u64) -> io::Result<()> {
+    let len = libc::off_t::try_from(len)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "length past off_t"))?;
+    // SAFETY: fallocate takes a descriptor and integers; a bad descriptor is reported as an error return.
+    check(unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) }).map(|_| ())
+}
+
 /// A file written as whole rows, each appended at the end of the last whole row (one write(2) when it
 /// fits). When a row cannot be written in full (a disk full, an I/O error), the file is truncated back to
 /// the rows before it, the error returned, and every later append refused: the file always ends with a

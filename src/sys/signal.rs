@@ -1,15 +1,25 @@
-//! SIGINT, SIGTERM and SIGHUP (the terminal closed): the first sets a flag that stops the run at the next I/O
-//! boundary; a second one (of any of the three), 200 ms or more after the first, ends the process at once
-//! (that signal's default action).
+//! The signals whose default action ends the process and that a process may catch (SIGINT, SIGTERM, SIGHUP
+//! when the terminal closes, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGIO, SIGPWR,
+//! SIGSTKFLT and the real-time signals): the first sets a flag that stops the run at the next I/O boundary
+//! and is remembered ([`first`]) so that results can name it and the exit code be 128 + its number; a
+//! second one (of any of them), 200 ms or more after the first, ends the process at once (that signal's
+//! default action).
+//!
+//! Left alone: the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT), which a handler
+//! cannot recover from; SIGPIPE, which Rust ignores (a write then fails with EPIPE); SIGXFSZ is ignored
+//! ([`install`]) so that a write beyond RLIMIT_FSIZE fails with EFBIG, a resource limit that fails the run.
 //!
 //! Copies of one signal arriving within 200 ms count as one: `timeout(1)` forwards a SIGINT both to its child
 //! and to its process group, so the child gets it twice at once, which must not kill it before it has written
 //! its partial results.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
-/// Set by the first SIGINT, SIGTERM or SIGHUP.
+/// Set by the first of the [`stop_signals`].
 pub static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The number of the first signal received, 0 before any.
+static FIRST_SIG: AtomicI32 = AtomicI32::new(0);
 
 /// CLOCK_MONOTONIC time of the first signal, ns.
 static FIRST_NS: AtomicU64 = AtomicU64::new(0);
@@ -31,6 +41,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
     let now = monotonic_ns();
     if !STOP.swap(true, Ordering::SeqCst) {
         FIRST_NS.store(now, Ordering::SeqCst);
+        FIRST_SIG.store(sig, Ordering::SeqCst);
         return;
     }
     if now.saturating_sub(FIRST_NS.load(Ordering::SeqCst)) >= SECOND_SIGNAL_AFTER_NS {
@@ -43,12 +54,54 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-/// The signals that stop a run: interrupt (Ctrl-C), terminate, and hang-up (the terminal closed).
-pub const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// The named signals that stop a run; [`stop_signals`] adds the real-time ones.
+const NAMED: [(libc::c_int, &str); 13] = [
+    (libc::SIGHUP, "SIGHUP"),
+    (libc::SIGINT, "SIGINT"),
+    (libc::SIGQUIT, "SIGQUIT"),
+    (libc::SIGUSR1, "SIGUSR1"),
+    (libc::SIGUSR2, "SIGUSR2"),
+    (libc::SIGALRM, "SIGALRM"),
+    (libc::SIGTERM, "SIGTERM"),
+    (libc::SIGSTKFLT, "SIGSTKFLT"),
+    (libc::SIGXCPU, "SIGXCPU"),
+    (libc::SIGVTALRM, "SIGVTALRM"),
+    (libc::SIGPROF, "SIGPROF"),
+    (libc::SIGIO, "SIGIO"),
+    (libc::SIGPWR, "SIGPWR"),
+];
 
-/// Installs the handler for [`STOP_SIGNALS`].
+/// Every signal that stops a run: the named ones, then SIGRTMIN to SIGRTMAX (those the C library leaves to
+/// programs).
+pub fn stop_signals() -> Vec<libc::c_int> {
+    let mut all: Vec<libc::c_int> = NAMED.iter().map(|&(s, _)| s).collect();
+    all.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    all
+}
+
+/// The signal's name: `SIGTERM`, `SIGRTMIN+3`; its number for one wkrun does not catch.
+pub fn name(sig: libc::c_int) -> String {
+    if let Some((_, n)) = NAMED.iter().find(|&&(s, _)| s == sig) {
+        return (*n).to_string();
+    }
+    match sig - libc::SIGRTMIN() {
+        0 => "SIGRTMIN".to_string(),
+        k if k > 0 && sig <= libc::SIGRTMAX() => format!("SIGRTMIN+{k}"),
+        _ => format!("signal {sig}"),
+    }
+}
+
+/// The first signal received since [`install`], if any.
+pub fn first() -> Option<libc::c_int> {
+    match FIRST_SIG.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Installs the handler for [`stop_signals`] and ignores SIGXFSZ.
 pub fn install() {
-    for sig in STOP_SIGNALS {
+    for sig in stop_signals() {
         // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
         let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
         act.sa_sigaction = on_signal as *const () as libc::sighandler_t;
@@ -58,5 +111,24 @@ pub fn install() {
         // SAFETY: `act` is fully initialised; on_signal only uses atomics, clock_gettime, signal and raise,
         // which are async-signal-safe.
         unsafe { libc::sigaction(sig, &act, std::ptr::null_mut()) };
+    }
+    // SAFETY: setting a signal's disposition to SIG_IGN has no memory effects.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_are_named_as_kill_l_names_them() {
+        assert_eq!(name(libc::SIGTERM), "SIGTERM");
+        assert_eq!(name(libc::SIGUSR2), "SIGUSR2");
+        assert_eq!(name(libc::SIGRTMIN()), "SIGRTMIN");
+        assert_eq!(name(libc::SIGRTMIN() + 3), "SIGRTMIN+3");
+        assert_eq!(name(libc::SIGSEGV), "signal 11");
+        let all = stop_signals();
+        assert!(all.contains(&libc::SIGALRM) && all.contains(&libc::SIGRTMAX()));
+        assert!(!all.contains(&libc::SIGSEGV) && !all.contains(&libc::SIGPIPE));
     }
 }

@@ -1,6 +1,6 @@
 //! Bounds (issue 13, items 5, 6 and 7): every file a user names is read within a stated limit (a spec at most
-//! 16 MiB, a results file at most 1 GiB, a series CSV at most 10,000,000 rows of 4 KiB), so `/dev/zero` is
-//! refused at once in little memory; a spec expanding past 100,000 phases is refused before any is built; a
+//! 16 MiB, a results file at most 1 GiB, a series CSV at most 10,000,000 rows of 4 KiB), and only a regular
+//! file is read, so `/dev/zero` is refused at once in little memory; a spec expanding past 100,000 phases is refused before any is built; a
 //! run's cost is linear in its phases; a refused target creation or output folder leaves nothing behind;
 //! errors show control characters escaped and hints only real values.
 
@@ -43,18 +43,34 @@ fn assert_small(test: &str, rss: Option<u64>) {
     }
 }
 
+/// `/dev/zero` is refused as what it is (a device is never read as a spec or results file), at once.
 #[test]
-fn validate_dev_zero_is_refused_at_the_spec_limit_in_bounded_memory() {
+fn validate_dev_zero_is_refused_as_a_device_in_bounded_memory() {
     let dir = tempdir();
     let t = Instant::now();
     let (code, err, rss) = measured(dir.path(), &["validate", "/dev/zero"]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(
         err.trim(),
-        "error: /dev/zero: the spec file is larger than 16MiB, the largest spec wkrun reads"
+        "error: /dev/zero: cannot read the spec file: it is a character device, not a regular file"
     );
     assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     assert_small("validate_dev_zero", rss);
+}
+
+/// A spec file one byte past 16 MiB (sparse) is refused from its size, before it is read.
+#[test]
+fn a_spec_file_past_its_limit_is_refused_naming_the_limit() {
+    let dir = tempdir();
+    let big = dir.path().join("big.toml");
+    sparse_file(&big, (16 << 20) + 1);
+    let (code, err, rss) = measured(dir.path(), &["validate", "big.toml"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: big.toml: the spec file is larger than 16MiB, the largest spec wkrun reads"
+    );
+    assert_small("a_spec_file_past_its_limit", rss);
 }
 
 #[test]
@@ -64,7 +80,7 @@ fn compare_dev_zero_exits_2_in_bounded_memory() {
     assert_eq!(code, 2, "{err}");
     assert_eq!(
         err.trim(),
-        "error: /dev/zero is not a wkrun results document: not JSON (expected value at line 1 column 1)"
+        "error: cannot read /dev/zero: it is a character device, not a regular file"
     );
     assert_small("compare_dev_zero", rss);
 }

@@ -120,6 +120,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         finished_at: Some(started.into()),
         status: Status::Completed,
         error: None,
+        signal: None,
         spec: SpecRef {
             name: spec.into(),
             version: "1".into(),

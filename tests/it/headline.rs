@@ -448,3 +448,52 @@ fn report_leads_with_headline_numbers_and_per_run_parameters() {
     assert_eq!(page.matches("<p class=\"params\">").count(), 2, "{page}");
     assert!(page.contains("QD8") && page.contains("QD16"));
 }
+
+/// `"at T"` past the last full interval of a duration-bounded workload has no figures after it: refused by
+/// `validate` and by a run (exit 2, file, line and key named, nothing written). With `duration = "10s"`
+/// and `interval = "2s"` the latest point is 8 s (row 4 ends there, row 5 is after): `"at 8s"` runs with
+/// after-figures over exactly that one row; `"at 9s"` (reached in the last row) and `"at 99h"` are refused.
+#[test]
+fn an_at_point_with_nothing_after_it_is_refused() {
+    let d = tempdir();
+    let dir = d.path();
+    for (point, latest) in [("99h", "8s"), ("9s", "8s"), ("10s", "8s")] {
+        let extra = format!("interval = \"2s\"\nheadline = [\"at {point}\"]\n");
+        write_file(dir, "bad.toml", &spec_text("bad", &body("10s", &extra)));
+        let before = dir_listing(dir);
+        for args in [
+            &["validate", "bad.toml"][..],
+            &["bad.toml", "--target", SIM, "-o", "out"],
+        ] {
+            let (code, _, err) = code_out_err(&wkrun(dir, args));
+            assert_eq!(code, 2, "{args:?}: {err}");
+            let first = err.lines().next().unwrap_or_default();
+            assert_eq!(
+                first,
+                format!(
+                    "error: bad.toml:14:1: phase[0] \"w\".headline: headline \"at {point}\" leaves no figures \
+                     after it: the phase measures 10s (duration) in intervals of 2s; the latest point with \
+                     figures after it is \"at {latest}\""
+                ),
+                "{args:?}"
+            );
+            assert_eq!(dir_listing(dir), before, "{args:?}: nothing written");
+        }
+    }
+    let out = run_sim(
+        &dir.join("ok"),
+        &body("10s", "interval = \"2s\"\nheadline = [\"at 8s\"]\n"),
+        &[],
+    );
+    let (_, r) = strict_results(&out);
+    let split = &phase(&r, 0)["derived"]["splits"][0];
+    assert_eq!(
+        (
+            split["before"]["intervals"].as_u64(),
+            split["after"]["intervals"].as_u64()
+        ),
+        (Some(4), Some(1)),
+        "{split}"
+    );
+    assert!(figure(phase(&r, 0), "at 8s after iops").is_some());
+}

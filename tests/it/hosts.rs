@@ -707,3 +707,45 @@ fn hosts_with_several_targets_merge_by_rank_and_nothing_counts_twice() {
         4 * 16
     );
 }
+
+/// A simulated drive's run (virtual time) and a real target's (wall clock) of one spec: `merge` refuses
+/// them, naming both and why (exit 2, nothing written); before, it added their ops and rates.
+#[test]
+fn merge_refuses_a_simulated_run_with_a_real_one() {
+    let d = tempdir();
+    let dir = d.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"64KiB\"\nread_percent = 0\n\
+                engine = \"psync\"\nduration = \"200ms\"\n";
+    write_file(dir, "spec.toml", &spec_text("mix", body));
+    for (target, out) in [("sim:capacity=2GiB,op=7%", "s"), ("t.img", "r")] {
+        let args = [
+            "spec.toml",
+            "--target",
+            target,
+            "--target-size",
+            "1MiB",
+            "-o",
+            out,
+            "-q",
+        ];
+        let (code, _, err) = code_out_err(&wkrun_clean(dir, &args));
+        assert_eq!(code, 0, "{err}");
+    }
+    let before = dir_listing(dir);
+    for (a, b) in [("s", "r"), ("r", "s")] {
+        let (code, _, err) = code_out_err(&wkrun(dir, &["merge", a, b, "-o", "m"]));
+        assert_eq!(
+            (code, err),
+            (
+                2,
+                "error: s/results.json ran on a simulated drive (sim:capacity=2GiB,op=7%,dies=1: virtual time) \
+                 and r/results.json on a real target (t.img: the wall clock): their durations, rates and \
+                 series are on different clocks and cannot be added; merge simulated runs together, or real \
+                 ones\n"
+                    .to_string()
+            ),
+            "{a} {b}"
+        );
+        assert_eq!(dir_listing(dir), before, "nothing written");
+    }
+}

@@ -80,6 +80,7 @@ fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
     assert_eq!(status.code(), Some(130), "{status:?}");
     let (_, r) = strict_results(&d.path().join("out"));
     assert_eq!(r["status"], "interrupted");
+    assert_eq!(r["signal"], "SIGINT");
     assert_eq!(phase(&r, 0)["completed"], false);
     let n = assert_whole_rows(d.path());
     assert!(n >= 5, "{n} rows");
@@ -147,4 +148,52 @@ fn kill_9_keeps_every_completed_row_and_an_untorn_results_json() {
     // results.json is the last atomic write: the one from the start of the run.
     let (_, r) = strict_results(&d.path().join("out"));
     assert_eq!(r["status"], "running");
+}
+
+/// Every catchable signal whose default action ends the process stops the run as SIGINT does: the phase's
+/// partial result, `"status": "interrupted"` with the signal named, exit 128 + its number, and the message
+/// naming it. The runs go in parallel, one folder each.
+#[test]
+fn every_terminating_signal_interrupts_with_its_name_and_128_plus_its_number() {
+    let rt = libc::SIGRTMIN() + 1;
+    let cases = [
+        (libc::SIGTERM, "SIGTERM".to_string()),
+        (libc::SIGHUP, "SIGHUP".to_string()),
+        (libc::SIGUSR1, "SIGUSR1".to_string()),
+        (libc::SIGUSR2, "SIGUSR2".to_string()),
+        (libc::SIGALRM, "SIGALRM".to_string()),
+        (libc::SIGQUIT, "SIGQUIT".to_string()),
+        (rt, "SIGRTMIN+1".to_string()),
+    ];
+    let runs: Vec<_> = cases
+        .iter()
+        .map(|_| {
+            let d = tempdir();
+            let child = start(d.path());
+            (d, child)
+        })
+        .collect();
+    for ((sig, name), (d, mut child)) in cases.into_iter().zip(runs) {
+        wait_rows(d.path(), 3);
+        signal(&child, sig);
+        let status = child.wait().expect("wait");
+        assert_eq!(status.code(), Some(128 + sig), "{name}: {status:?}");
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+            .expect("stderr");
+        assert_eq!(
+            err.trim_end(),
+            format!("error: interrupted by {name}; partial results in out"),
+            "{name}"
+        );
+        let (_, r) = strict_results(&d.path().join("out"));
+        assert_eq!(r["status"], "interrupted", "{name}");
+        assert_eq!(r["signal"], name.as_str());
+        assert_eq!(phase(&r, 0)["completed"], false, "{name}");
+        assert_eq!(
+            u(phase(&r, 0), "/intervals"),
+            assert_whole_rows(d.path()) as u64,
+            "{name}"
+        );
+    }
 }

@@ -285,16 +285,18 @@ fn wait_rows(dir: &Path, n: usize) {
     assert!(rows() >= n, "no {n} rows within 30 s");
 }
 
-/// The run was interrupted: exit 130, results.json "interrupted" with the phase's partial result.
+/// The run was interrupted by SIGHUP: exit 129 (128 + 1), results.json "interrupted" by "SIGHUP" with the
+/// phase's partial result.
 fn interrupted(status: Option<std::process::ExitStatus>, out: &Path) {
-    assert_eq!(status.and_then(|s| s.code()), Some(130), "{status:?}");
+    assert_eq!(status.and_then(|s| s.code()), Some(129), "{status:?}");
     let (_, r) = strict_results(out);
     assert_eq!(r["status"], "interrupted");
+    assert_eq!(r["signal"], "SIGHUP");
     assert_eq!(phase(&r, 0)["completed"], false);
     assert!(u(phase(&r, 0), "/write/ops") > 0);
 }
 
-/// Item 7: SIGHUP stops a run like SIGINT: partial results, status interrupted, exit 130.
+/// Item 7: SIGHUP stops a run like SIGINT: partial results, status interrupted, exit 129.
 #[test]
 fn sighup_interrupts_the_run_with_partial_results() {
     let d = tempdir();

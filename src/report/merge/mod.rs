@@ -11,7 +11,7 @@ pub mod series;
 
 use super::runs::{RunData, load_run};
 use crate::results::outdir::OutDir;
-use crate::results::series_csv::{SeriesRow, SeriesWriter};
+use crate::results::series_csv::{SeriesRow, csv_bytes};
 use crate::results::write::ResultsWriter;
 use crate::results::{Cluster, ClusterHost, HostInfo, Results, Status};
 use std::path::Path;
@@ -60,6 +60,7 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Merged, String> {
         .collect::<Result<Vec<_>, _>>()?;
     order_by_rank(&mut runs)?;
     counted_once(&runs)?;
+    one_clock(&runs)?;
     merge_runs(&runs, Unit::Host)
 }
 
@@ -105,6 +106,27 @@ fn counted_once(runs: &[RunData]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Refuses a simulated drive's run (virtual time) merged with a real target's (wall clock): their
+/// durations, rates and series are on different clocks and cannot be added.
+fn one_clock(runs: &[RunData]) -> Result<(), String> {
+    let sim = |r: &RunData| r.results.target.kind == crate::target::TargetKind::Sim;
+    let Some(s) = runs.iter().find(|r| sim(r)) else {
+        return Ok(());
+    };
+    let Some(real) = runs.iter().find(|r| !sim(r)) else {
+        return Ok(());
+    };
+    Err(format!(
+        "{} ran on a simulated drive ({}: virtual time) and {} on a real target ({}: the wall clock): \
+         their durations, rates and series are on different clocks and cannot be added; merge simulated \
+         runs together, or real ones",
+        s.file.display(),
+        s.results.target.path.display(),
+        real.file.display(),
+        real.results.target.path.display()
+    ))
 }
 
 /// Refuses one results file given twice (by two paths, or a folder and its `results.json`): its ops would
@@ -226,6 +248,10 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
         finished_at: finished.and_then(|f| f.into_iter().max()),
         status: status.unwrap_or(Status::Completed),
         error: (!error.is_empty()).then(|| error.join("; ")),
+        // An interrupted merge names the signal of the first host a signal stopped.
+        signal: (status == Some(Status::Interrupted))
+            .then(|| all().find_map(|r| r.signal.clone()))
+            .flatten(),
         spec: r0.spec.clone(),
         host: HostInfo {
             hostname: unique(&|r| r.host.hostname.clone()),
@@ -259,21 +285,34 @@ fn host(r: &RunData) -> ClusterHost {
     }
 }
 
-/// Writes the merged folder: `results.json` (validated) and one series CSV per phase that has one.
+/// Writes the merged folder: one series CSV per phase that has one, then `results.json`, each whole (a
+/// temporary file renamed over its name). When one cannot be written (a full disk), the CSVs written before
+/// are removed: nothing of the merge is left.
 ///
 /// # Errors
 /// What could not be written.
 pub fn write(out: &OutDir, m: &Merged) -> Result<(), String> {
+    let mut made: Vec<&str> = Vec::new();
+    let r = write_all(out, m, &mut made);
+    if r.is_err() {
+        for name in made {
+            let _ = out.remove(name);
+        }
+    }
+    r
+}
+
+/// The series CSVs, then `results.json`, each whole (a temporary file renamed over its name); `made`
+/// collects the names written.
+fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result<(), String> {
     for (p, rows) in m.results.phases.iter().zip(&m.series) {
         let (Some(name), Some(rows)) = (&p.series_csv, rows) else {
             continue;
         };
-        let mut w = SeriesWriter::create(out, name)
-            .map_err(|e| format!("cannot create {}: {e}", out.join(name).display()))?;
-        for row in rows {
-            w.append(row)
-                .map_err(|e| format!("cannot write {}: {e}", out.join(name).display()))?;
-        }
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", out.join(name).display());
+        let text = csv_bytes(rows).map_err(fail)?;
+        out.replace(name, &text, true).map_err(fail)?;
+        made.push(name);
     }
     let mut w = ResultsWriter::new(out);
     w.write(&m.results).map_err(|e| e.to_string())

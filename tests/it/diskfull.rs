@@ -1,0 +1,240 @@
+//! A full disk at the end of a run (robustness, item 2): the output folder's file system filled by a file
+//! target on the same tmpfs. The run keeps room for its last `results.json` (`results.json.reserve`), so the
+//! file says `"failed"` with the error, never the `"running"` of its last version; the reserve is gone
+//! afterwards. When even the room kept is too small for the last document, the phases written before are
+//! written with `"failed"` and an error naming what is missing.
+
+use crate::common::*;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use wkrun::results::outdir::OutDir;
+use wkrun::results::write::{RESERVE, ResultsWriter, WriteError, reserve_for};
+use wkrun::results::{Results, Status};
+
+/// A tmpfs of `size` at `d/mnt` holding a sparse 64 MiB `t.img` and the spec `s.toml` in `d`; `None` (after
+/// printing SKIPPED) when it cannot be mounted.
+fn full_mount(test: &str, d: &Path, size: &str, body: &str) -> Option<Mount> {
+    let m = match Mount::tmpfs(d.join("mnt"), size) {
+        Ok(m) => m,
+        Err(why) => {
+            skip(test, &why);
+            return None;
+        }
+    };
+    sparse_file(&m.dir.join("t.img"), 64 << 20);
+    write_file(d, "s.toml", &spec_text("full", body));
+    Some(m)
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+const WRITE: &str = "[defaults]\nengine = \"psync\"\ndirect = false\n\
+                     [[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"sequential\"\n\
+                     block_size = \"64KiB\"\nread_percent = 0\ninterval = \"100ms\"\nduration = \"1s\"\n";
+
+/// The attack of the last session: a workload fills the tmpfs its output folder is on; the write that finds
+/// it full fails the phase, and results.json says so (it used to stay at its first, "running", version).
+#[test]
+fn a_write_that_fills_the_disk_leaves_results_failed() {
+    let test = "diskfull::a_write_that_fills_the_disk_leaves_results_failed";
+    let d = tempdir();
+    let Some(m) = full_mount(test, d.path(), "8m", WRITE) else {
+        return;
+    };
+    let o = wkrun(
+        d.path(),
+        &["s.toml", "--target", "mnt/t.img", "-o", "mnt/out", "-q"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: phase 0 \"w\": write of 65536 B at offset ")
+            && !err.contains("results"),
+        "{err}"
+    );
+    let out = m.dir.join("out");
+    assert_eq!(names(&out), ["00-w.csv", "results.json"]);
+    let (_, r) = strict_results(&out);
+    assert_eq!(r["status"], "failed");
+    assert_eq!(
+        format!("error: {}\n", r["error"].as_str().expect("error")),
+        err
+    );
+    assert_eq!(phase(&r, 0)["completed"], false);
+}
+
+/// The phase itself survives the full disk (`on_error = "continue"`) and ends; the rewrite of results.json
+/// after it finds no room, and the run fails with that error written into results.json, thanks to the room
+/// kept (before: exit 1 and results.json left saying "running").
+#[test]
+fn results_that_find_the_disk_full_after_a_phase_still_say_failed() {
+    let test = "diskfull::results_that_find_the_disk_full_after_a_phase_still_say_failed";
+    let body = format!(
+        "{WRITE}on_error = \"continue\"\n[[phase]]\nname = \"r\"\nkind = \"workload\"\n\
+         read_percent = 100\nduration = \"1s\"\n"
+    );
+    let d = tempdir();
+    let Some(m) = full_mount(test, d.path(), "8m", &body) else {
+        return;
+    };
+    let o = wkrun(
+        d.path(),
+        &["s.toml", "--target", "mnt/t.img", "-o", "mnt/out", "-q"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    let msg = "cannot write mnt/out/results.json: No space left on device (os error 28)";
+    assert_eq!(
+        (code, err.as_str()),
+        (1, format!("error: {msg}\n").as_str())
+    );
+    let out = m.dir.join("out");
+    assert_eq!(names(&out), ["00-w.csv", "results.json"]);
+    let (_, r) = strict_results(&out);
+    assert_eq!(r["status"], "failed");
+    assert_eq!(r["error"], msg);
+    assert_eq!(r["phases"].as_array().map(Vec::len), Some(1));
+    assert_eq!(phase(&r, 0)["completed"], true);
+    assert!(u(phase(&r, 0), "/errors/write") > 0);
+}
+
+/// A run's results as the report fixture holds them, with no phases and `status` running: the start of a
+/// run.
+fn fixture() -> Results {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/run-a");
+    let text = fs::read_to_string(dir.join("results.json")).expect("fixture");
+    let mut r: Results = serde_json::from_str(&text).expect("fixture results");
+    r.status = Status::Running;
+    r.finished_at = None;
+    r
+}
+
+/// Fills the file system of `dir` with `dir/filler` until it has no room left.
+fn fill(dir: &Path) {
+    let mut f = fs::File::create(dir.join("filler")).expect("filler");
+    let chunk = vec![0x5au8; 4096];
+    while f.write_all(&chunk).is_ok() {}
+}
+
+/// The writer's reserve, exactly: the document plus 256 KiB while it has no phases; released before the last
+/// write, which fits on the full tmpfs; a last document larger than the room kept is written without the
+/// phase that does not fit, as "failed" with the error naming it.
+#[test]
+fn the_room_kept_takes_the_last_write_or_its_shortened_form() {
+    let test = "diskfull::the_room_kept_takes_the_last_write_or_its_shortened_form";
+    let d = tempdir();
+    for (case, big) in [("fits", false), ("too-large", true)] {
+        let m = match Mount::tmpfs(d.path().join(case), "2m") {
+            Ok(m) => m,
+            Err(why) => return skip(test, &why),
+        };
+        let out = OutDir::for_run(&m.dir.join("out")).expect("out");
+        let mut w = ResultsWriter::for_run(&out);
+        let mut r = fixture();
+        let phases = std::mem::take(&mut r.phases);
+        w.write(&r).expect("first write");
+        let len = fs::metadata(m.dir.join("out/results.json"))
+            .expect("results")
+            .len();
+        assert_eq!(w.reserved(), reserve_for(len, 0), "{case}");
+        assert_eq!(w.reserved(), len + (256 << 10), "{case}");
+        assert_eq!(
+            fs::metadata(m.dir.join("out").join(RESERVE))
+                .expect("reserve")
+                .len(),
+            w.reserved()
+        );
+        fill(&m.dir);
+        let mut p = phases[0].clone();
+        if big {
+            // A warning of 600 KiB: more than the 256 KiB margin.
+            p.warnings.push("x".repeat(600 << 10));
+        }
+        r.phases.push(p);
+        r.status = Status::Failed;
+        r.error = Some("boom".into());
+        let got = w.write(&r);
+        let (_, v) = strict_results(&m.dir.join("out"));
+        assert_eq!(names(&m.dir.join("out")), ["results.json"], "{case}");
+        assert_eq!(v["status"], "failed", "{case}");
+        if !big {
+            assert!(got.is_ok(), "{got:?}");
+            assert_eq!(v["error"], "boom");
+            assert_eq!(v["phases"].as_array().map(Vec::len), Some(1));
+            continue;
+        }
+        assert!(
+            matches!(got, Err(WriteError::Shortened { kept: 0, .. })),
+            "{got:?}"
+        );
+        assert_eq!(
+            v["error"],
+            "boom; results.json could not be written in full (No space left on device (os error 28)): \
+             the result of phase 0 is missing"
+        );
+        assert_eq!(v["phases"].as_array().map(Vec::len), Some(0));
+    }
+}
+
+/// `wkrun merge` into a folder on a full tmpfs: exit 1 naming the file that did not fit, and nothing of the
+/// merge left (each file is written whole through a temporary file; those written before are removed, and
+/// the folder the command made). Before: an empty CSV was left. Case "csv": no room even for the CSV; case
+/// "results": the CSV fits (one 4 KiB page of the 8 KiB tmpfs), results.json (two pages) does not.
+#[test]
+fn merge_on_a_full_disk_leaves_nothing() {
+    let test = "diskfull::merge_on_a_full_disk_leaves_nothing";
+    let d = tempdir();
+    let dir = d.path();
+    let small =
+        "[[phase]]\nname = \"w\"\nkind = \"fill\"\nengine = \"psync\"\nblock_size = \"64KiB\"\n";
+    write_file(dir, "s.toml", &spec_text("small", small));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "1MiB",
+        "-o",
+        "a",
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir, &args));
+    assert_eq!(code, 0, "{err}");
+    for (case, file) in [("csv", "00-w.csv"), ("results", "results.json")] {
+        let m = match Mount::tmpfs(dir.join(case), "8k") {
+            Ok(m) => m,
+            Err(why) => return skip(test, &why),
+        };
+        // For "csv", the mount full but without a name in it: a file filling it, held open and unlinked.
+        let holder = (case == "csv").then(|| {
+            let f = fs::File::create(m.dir.join("hold")).expect("hold");
+            let mut f2 = f.try_clone().expect("dup");
+            let chunk = vec![1u8; 4096];
+            while f2.write_all(&chunk).is_ok() {}
+            fs::remove_file(m.dir.join("hold")).expect("unlink");
+            f
+        });
+        let out = format!("{case}/m");
+        let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "a", "-o", &out]));
+        assert_eq!(
+            (code, err),
+            (
+                1,
+                format!(
+                    "error: cannot write {out}/{file}: No space left on device (os error 28)\n"
+                )
+            ),
+            "{case}"
+        );
+        assert_eq!(dir_listing(&m.dir), Vec::<String>::new(), "{case}");
+        drop(holder);
+    }
+}
