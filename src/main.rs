@@ -506,11 +506,14 @@ fn target_list(s: &LoadedSpec, a: &TargetArgs) -> Vec<Option<PathBuf>> {
     }
 }
 
+/// The target probed and the spec planned on it. `several`: the target's place among several targets, which
+/// a plan error then names (the spec is planned against each, and may fit one and not another).
 fn probe_and_plan(
     s: &LoadedSpec,
     target: Option<&Path>,
     a: &TargetArgs,
     notes: &mut Vec<String>,
+    several: Option<usize>,
 ) -> Result<(TargetInfo, Plan), Fail> {
     let info = match choose_target(s, target, a, notes)? {
         Chosen::Path(path, size) => target::probe(&path, size).map_err(|e| bad(e.to_string()))?,
@@ -523,16 +526,25 @@ fn probe_and_plan(
             info
         }
     };
-    let plan = plan::resolve(s, &info).map_err(|e| bad(e.to_string()))?;
+    let plan = plan::resolve(s, &info).map_err(|e| match several {
+        Some(i) => bad(format!(
+            "{e}\n  note: on target {i} ({}, {} B); the spec is planned against each target",
+            info.path.display(),
+            info.capacity_bytes
+        )),
+        None => bad(e.to_string()),
+    })?;
     Ok((info, plan))
 }
 
 fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Result<(), Fail> {
     let s = load(spec_path, sets, "plan")?;
     let targets = target_list(&s, a);
+    let several = targets.len() > 1;
     let plans = targets
         .iter()
-        .map(|t| plan_one(&s, t.as_deref(), a))
+        .enumerate()
+        .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i)))
         .collect::<Result<Vec<_>, _>>()?;
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
@@ -560,9 +572,14 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
 }
 
 /// The plan of the spec on one target, with its notes on stderr.
-fn plan_one(s: &LoadedSpec, target: Option<&Path>, a: &TargetArgs) -> Result<Plan, Fail> {
+fn plan_one(
+    s: &LoadedSpec,
+    target: Option<&Path>,
+    a: &TargetArgs,
+    several: Option<usize>,
+) -> Result<Plan, Fail> {
     let mut notes = Vec::new();
-    let (_, plan) = probe_and_plan(s, target, a, &mut notes)?;
+    let (_, plan) = probe_and_plan(s, target, a, &mut notes, several)?;
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }
@@ -776,7 +793,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         )));
     }
     let mut notes = Vec::new();
-    let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes)?;
+    let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes, None)?;
     start_at(&mut plan, a.from.as_deref())?;
     plan.launch = launch.clone();
     let say = |m: &str| {

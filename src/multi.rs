@@ -28,9 +28,9 @@ pub(super) fn cmd_run_many(
         }
     };
     let mut plans = Vec::with_capacity(targets.len());
-    for t in targets {
+    for (i, t) in targets.iter().enumerate() {
         let mut notes = Vec::new();
-        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes)?;
+        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
         start_at(&mut plan, a.from.as_deref())?;
         plan.launch = launch.clone();
         let path = plan.target.path.display().to_string();

@@ -786,3 +786,38 @@ fn two_loop_devices_of_one_file_are_refused_together() {
         "the backing file changed"
     );
 }
+
+/// The spec is planned against each target and may fit one and not another: the plan error names the
+/// target it is about (found by the attack session: nine partitioned workers need nine blocks, which the
+/// 1 MiB target has not; the error named neither target), for a run and for `wkrun plan`; exit 2, nothing
+/// written.
+#[test]
+fn a_plan_error_on_one_of_several_targets_names_it() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("big.img"), 64 << 20);
+    sparse_file(&d.join("small.img"), 1 << 20);
+    let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nworkers = 9\n";
+    let want = "error: spec.toml:9:1: phase[0] \"f\".workers: workers = 9 is more than the span's 8 blocks of 131072 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block\n   |\n 9 | workers = 9\n   | ^^^^^^^\n  help: use fewer workers, a larger span, or workers_split = \"shared\" for a random workload\n  note: on target 1 (small.img, 1048576 B); the spec is planned against each target\n";
+    let before = dir_listing(d);
+    let (code, err) = run(d, body, &["--target", "big.img", "--target", "small.img"]);
+    assert_eq!((code, err.as_str()), (2, want));
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "spec.toml",
+            "--target",
+            "big.img",
+            "--target",
+            "small.img",
+        ],
+    );
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", want));
+    let mut after = dir_listing(d);
+    after.retain(|n| n != "spec.toml");
+    assert_eq!(after, before, "nothing written");
+    assert_eq!(nonzero_blocks(&read(&d.join("small.img"))), 0);
+    assert_eq!(nonzero_blocks(&read(&d.join("big.img"))), 0);
+}
