@@ -425,6 +425,17 @@ pub fn consent(
         ));
     }
     if let (Some(d), false) = (allow_destroy, facts.writes_need_allow_destroy) {
+        // `--target t.img --allow-destroy t.img`: the user named the file itself, not another device.
+        let itself = d == t.path
+            || t.identity.is_some()
+                && fs::metadata(d).ok().and_then(|m| Identity::of(&m)) == t.identity;
+        if itself {
+            return Err(format!(
+                "--allow-destroy names {}, which is the target itself, {}: only a block device needs --allow-destroy; drop it",
+                d.display(),
+                facts.noun
+            ));
+        }
         return Err(format!(
             "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
             d.display(),
@@ -705,6 +716,12 @@ mod tests {
                 );
             }
         }
+        // The file itself named (found by the attack session: the message said to add --target t.img).
+        let err = consent(&file_target("t.img"), true, Some(Path::new("t.img"))).unwrap_err();
+        assert_eq!(
+            err,
+            "--allow-destroy names t.img, which is the target itself, a file: only a block device needs --allow-destroy; drop it"
+        );
     }
 
     #[test]
