@@ -336,10 +336,15 @@ fn bad_start_times_and_a_rank_template_without_a_rank_exit_2_writing_nothing() {
     let d = tempdir();
     let dir = d.path();
     write_file(dir, "spec.toml", &spec_text("hosts", SPEC));
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--start-at", "tomorrow"],
-            "error: --start-at \"tomorrow\": ",
+            "error: --start-at \"tomorrow\": not a time; give an RFC 3339 time such as 2026-12-01T12:00:00Z (date -u +%FT%TZ) or +SECONDS from now\n",
+        ),
+        // Found by the attack session: "no time zone" for an offset out of range (and for "tomorrow").
+        (
+            &["--start-at", "2026-12-01T12:00:00+25:00"],
+            "error: --start-at \"2026-12-01T12:00:00+25:00\": the offset +25:00 is not one (hours 00 to 23, minutes 00 to 59); give an RFC 3339 time such as 2026-12-01T12:00:00Z (date -u +%FT%TZ) or +SECONDS from now\n",
         ),
         (
             &["--start-at", "+soon"],
