@@ -774,6 +774,23 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
+/// Refuses a file target that is one of the files the run writes into one of its output folders (its
+/// `results.json`, reserve, a series CSV): the run would remove or replace it, the target's data with it.
+fn target_not_a_run_file(plan: &Plan, dirs: &[&OutDir]) -> Result<(), Fail> {
+    if plan.target.kind != target::TargetKind::File {
+        return Ok(());
+    }
+    let t = &plan.target.path;
+    match dirs.iter().find_map(|d| Some((d, d.run_file_named(t)?))) {
+        Some((d, name)) => Err(bad(format!(
+            "the target {} is {name} in the output folder {}, which the run writes: it would replace the target and its data; nothing was written: choose another target path or --output folder",
+            t.display(),
+            d.path().display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let Some(spec_path) = &a.spec else {
         return Err(bad(
@@ -822,6 +839,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // The folder is opened and locked before anything is written: a folder that another run holds, that
     // holds results.json or that is a symbolic link is refused here.
     let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
+    if let Err(e) = target_not_a_run_file(&plan, &[&out_dir]) {
+        out_dir.discard();
+        return Err(e);
+    }
     // The plan marks the target created only when some phase opens it (not when all run on null).
     let created = plan.target.created;
     if created {

@@ -65,6 +65,15 @@ pub(super) fn cmd_run_many(
             return Err(e);
         }
     };
+    let dirs: Vec<&OutDir> = std::iter::once(&out_dir).chain(&subs).collect();
+    if let Err(e) = plans
+        .iter()
+        .try_for_each(|p| super::target_not_a_run_file(p, &dirs))
+    {
+        subs.into_iter().for_each(OutDir::discard);
+        out_dir.discard();
+        return Err(e);
+    }
     if let Err(e) = create_targets(s, &mut plans, &say) {
         subs.into_iter().for_each(OutDir::discard);
         out_dir.discard();
