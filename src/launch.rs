@@ -208,7 +208,11 @@ fn parse_rfc3339(t: &str) -> Result<u64, String> {
 
 /// Splits `...±HH:MM` into the local time and the offset in s.
 fn split_offset(t: &str) -> Result<(&str, i64), String> {
-    let no_zone = || "no time zone: end it with Z (UTC) or an offset such as +02:00".to_string();
+    // A time without a zone is told to add one; text that is no time at all is told so.
+    let no_zone = || match humantime::parse_rfc3339_weak(t) {
+        Ok(_) => "no time zone: end it with Z (UTC) or an offset such as +02:00".to_string(),
+        Err(_) => "not a time".to_string(),
+    };
     if t.len() < 6 || !t.is_char_boundary(t.len() - 6) {
         return Err(no_zone());
     }
@@ -226,6 +230,9 @@ fn split_offset(t: &str) -> Result<(&str, i64), String> {
     };
     match (num(&zone[1..3]), b[3], num(&zone[4..6])) {
         (Some(h), b':', Some(m)) if h < 24 && m < 60 => Ok((local, sign * (h * 3600 + m * 60))),
+        (Some(_), b':', Some(_)) => Err(format!(
+            "the offset {zone} is not one (hours 00 to 23, minutes 00 to 59)"
+        )),
         _ => Err(no_zone()),
     }
 }
@@ -280,7 +287,21 @@ mod tests {
         let e = parse_start_at("2026-12-01T12:00:30", NOW).unwrap_err();
         assert!(e.contains("no time zone: end it with Z"), "{e}");
         let e = parse_start_at("tomorrow", NOW).unwrap_err();
-        assert!(e.starts_with("--start-at \"tomorrow\": "), "{e}");
+        assert!(
+            e.starts_with("--start-at \"tomorrow\": not a time; give "),
+            "{e}"
+        );
+        // Found by the attack session: both were "no time zone".
+        let e = parse_start_at("garbage", NOW).unwrap_err();
+        assert!(
+            e.starts_with("--start-at \"garbage\": not a time; give "),
+            "{e}"
+        );
+        let e = parse_start_at("2026-12-01T12:00:30+25:00", NOW).unwrap_err();
+        assert!(
+            e.starts_with("--start-at \"2026-12-01T12:00:30+25:00\": the offset +25:00 is not one (hours 00 to 23, minutes 00 to 59); give "),
+            "{e}"
+        );
         let e = parse_start_at("2026-12-01T11:59:58Z", NOW).unwrap_err();
         assert_eq!(
             e,

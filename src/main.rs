@@ -506,11 +506,14 @@ fn target_list(s: &LoadedSpec, a: &TargetArgs) -> Vec<Option<PathBuf>> {
     }
 }
 
+/// The target probed and the spec planned on it. `several`: the target's place among several targets, which
+/// a plan error then names (the spec is planned against each, and may fit one and not another).
 fn probe_and_plan(
     s: &LoadedSpec,
     target: Option<&Path>,
     a: &TargetArgs,
     notes: &mut Vec<String>,
+    several: Option<usize>,
 ) -> Result<(TargetInfo, Plan), Fail> {
     let info = match choose_target(s, target, a, notes)? {
         Chosen::Path(path, size) => target::probe(&path, size).map_err(|e| bad(e.to_string()))?,
@@ -523,16 +526,25 @@ fn probe_and_plan(
             info
         }
     };
-    let plan = plan::resolve(s, &info).map_err(|e| bad(e.to_string()))?;
+    let plan = plan::resolve(s, &info).map_err(|e| match several {
+        Some(i) => bad(format!(
+            "{e}\n  note: on target {i} ({}, {} B); the spec is planned against each target",
+            info.path.display(),
+            info.capacity_bytes
+        )),
+        None => bad(e.to_string()),
+    })?;
     Ok((info, plan))
 }
 
 fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Result<(), Fail> {
     let s = load(spec_path, sets, "plan")?;
     let targets = target_list(&s, a);
+    let several = targets.len() > 1;
     let plans = targets
         .iter()
-        .map(|t| plan_one(&s, t.as_deref(), a))
+        .enumerate()
+        .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i)))
         .collect::<Result<Vec<_>, _>>()?;
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
@@ -560,9 +572,14 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Re
 }
 
 /// The plan of the spec on one target, with its notes on stderr.
-fn plan_one(s: &LoadedSpec, target: Option<&Path>, a: &TargetArgs) -> Result<Plan, Fail> {
+fn plan_one(
+    s: &LoadedSpec,
+    target: Option<&Path>,
+    a: &TargetArgs,
+    several: Option<usize>,
+) -> Result<Plan, Fail> {
     let mut notes = Vec::new();
-    let (_, plan) = probe_and_plan(s, target, a, &mut notes)?;
+    let (_, plan) = probe_and_plan(s, target, a, &mut notes, several)?;
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }
@@ -757,6 +774,23 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
+/// Refuses a file target that is one of the files the run writes into one of its output folders (its
+/// `results.json`, reserve, a series CSV): the run would remove or replace it, the target's data with it.
+fn target_not_a_run_file(plan: &Plan, dirs: &[&OutDir]) -> Result<(), Fail> {
+    if plan.target.kind != target::TargetKind::File {
+        return Ok(());
+    }
+    let t = &plan.target.path;
+    match dirs.iter().find_map(|d| Some((d, d.run_file_named(t)?))) {
+        Some((d, name)) => Err(bad(format!(
+            "the target {} is {name} in the output folder {}, which the run writes: it would replace the target and its data; nothing was written: choose another target path or --output folder",
+            t.display(),
+            d.path().display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let Some(spec_path) = &a.spec else {
         return Err(bad(
@@ -776,7 +810,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         )));
     }
     let mut notes = Vec::new();
-    let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes)?;
+    let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes, None)?;
     start_at(&mut plan, a.from.as_deref())?;
     plan.launch = launch.clone();
     let say = |m: &str| {
@@ -805,6 +839,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // The folder is opened and locked before anything is written: a folder that another run holds, that
     // holds results.json or that is a symbolic link is refused here.
     let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
+    if let Err(e) = target_not_a_run_file(&plan, &[&out_dir]) {
+        out_dir.discard();
+        return Err(e);
+    }
     // The plan marks the target created only when some phase opens it (not when all run on null).
     let created = plan.target.created;
     if created {

@@ -28,9 +28,9 @@ pub(super) fn cmd_run_many(
         }
     };
     let mut plans = Vec::with_capacity(targets.len());
-    for t in targets {
+    for (i, t) in targets.iter().enumerate() {
         let mut notes = Vec::new();
-        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes)?;
+        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
         start_at(&mut plan, a.from.as_deref())?;
         plan.launch = launch.clone();
         let path = plan.target.path.display().to_string();
@@ -65,6 +65,15 @@ pub(super) fn cmd_run_many(
             return Err(e);
         }
     };
+    let dirs: Vec<&OutDir> = std::iter::once(&out_dir).chain(&subs).collect();
+    if let Err(e) = plans
+        .iter()
+        .try_for_each(|p| super::target_not_a_run_file(p, &dirs))
+    {
+        subs.into_iter().for_each(OutDir::discard);
+        out_dir.discard();
+        return Err(e);
+    }
     if let Err(e) = create_targets(s, &mut plans, &say) {
         subs.into_iter().for_each(OutDir::discard);
         out_dir.discard();

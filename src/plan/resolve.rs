@@ -340,10 +340,21 @@ impl Phase<'_> {
                 Some(_) => format!(" of the largest size, {} B", io.largest_block()),
                 None => String::new(),
             };
+            let restore = self.p.kind == PhaseKind::RestoreImage;
+            let what = if restore { "image" } else { "span" };
+            let plural = if blocks == 1 { "" } else { "s" };
+            let help = match restore {
+                true => {
+                    "use fewer workers (an image is cut into parts of whole blocks, one per worker)"
+                }
+                false => {
+                    "use fewer workers, a larger span, or workers_split = \"shared\" for a random workload"
+                }
+            };
             return Err(self.err(
                 "workers",
-                format!("workers = {n} is more than the span's {blocks} blocks of {unit} B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block{of}"),
-                Some("use fewer workers, a larger span, or workers_split = \"shared\" for a random workload".into()),
+                format!("workers = {n} is more than the {what}'s {blocks} block{plural} of {unit} B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block{of}"),
+                Some(help.into()),
             ));
         }
         Ok(())

@@ -67,6 +67,17 @@ struct Inner {
     created: bool,
 }
 
+/// Whether a run writes a file of this name into its output folder (and may remove or replace what has
+/// it): `results.json`, `results.json.<anything>` (the reserve, temporary files) and `NN-<phase>.csv`
+/// (series and device CSVs).
+pub fn is_run_file(name: &str) -> bool {
+    let csv = name.ends_with(".csv")
+        && name
+            .split_once('-')
+            .is_some_and(|(n, _)| n.len() >= 2 && n.bytes().all(|b| b.is_ascii_digit()));
+    csv || name == "results.json" || name.starts_with("results.json.")
+}
+
 /// Numbers the temporary files of this process (with its pid, a name no other writer uses).
 static TEMP: AtomicU64 = AtomicU64::new(0);
 
@@ -145,6 +156,19 @@ impl OutDir {
     /// The path of `name` in the folder (for messages; files are opened through the descriptor).
     pub fn join(&self, name: &str) -> PathBuf {
         self.inner.path.join(name)
+    }
+
+    /// The name of the file that `path` names in this folder when it is one a run writes there
+    /// ([`is_run_file`]: its `results.json`, reserve and temporary files, its series CSVs), or `None`. The
+    /// folders are compared by device and inode (whatever path names them); a path whose folder does not
+    /// exist is in no folder.
+    pub fn run_file_named(&self, path: &Path) -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        let name = path.file_name()?.to_str()?;
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let m = std::fs::metadata(parent.unwrap_or(Path::new("."))).ok()?;
+        let here = self.inner.dir.id().ok()?;
+        ((m.dev(), m.ino()) == here && is_run_file(name)).then(|| name.to_string())
     }
 
     /// Removes the folder if [`OutDir::open`] created it and it is still empty (a run refused after its

@@ -742,6 +742,33 @@ fn deserialize_all(index: &SourceIndex, doc: Spanned<DeTable<'_>>) -> Parsed {
     {
         phases = items;
     }
+    // `[[target]]` (or `[[spec]]`, `[[defaults]]`): a list where one table is meant. serde would read the
+    // list as the table's fields in order ("expected path string"); said plainly instead.
+    for key in ["spec", "target", "defaults"] {
+        let Some(list) = top.get(key).and_then(|v| v.get_ref().as_array()) else {
+            continue;
+        };
+        let message = match list.iter().all(|t| t.get_ref().is_table()) {
+            true => format!("[[{key}]] makes a list of tables, and a spec has one [{key}] table"),
+            false => format!("{key} is a list here, and a spec has one [{key}] table"),
+        };
+        top.remove(key);
+        out.errors.push(SpecError {
+            location: index
+                .locate(key)
+                .or_else(|| index.locate(&format!("{key}[0]")))
+                .unwrap_or_else(|| index.start()),
+            field: Some(key.to_string()),
+            message,
+            help: Some(match key {
+                "target" => {
+                    "several targets are one [target] table with paths = [\"a.img\", \"/dev/nvme1n1\"]"
+                        .to_string()
+                }
+                _ => format!("write [{key}] once"),
+            }),
+        });
+    }
     let top = Spanned::new(span, DeValue::Table(top));
     let file = settle(index, &mut out, "", top, |v| {
         SpecFile::deserialize(toml::de::ValueDeserializer::from(v))

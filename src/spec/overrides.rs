@@ -386,16 +386,24 @@ impl LoadedSpec {
             }
         }
         let matrix = keys::matrix_keys();
-        let Some((_, m)) = matrix.iter().find(|(k, _)| k.name == o.key) else {
-            return Ok(hits > 0);
-        };
-        for p in &mut self.file.phase {
-            if (m.list)(p).is_some()
-                && let Some(new) = replace::<PhaseSpec>(p, &o.key, &list, false)
-                    .map_err(|e| format!("--set {arg}: {e}"))?
-            {
-                *p = new;
-                hits += 1;
+        let listed = matrix.iter().find(|(k, _)| k.name == o.key);
+        if listed.is_none() && hits == 0 && o.value.is_array() {
+            let names: Vec<&str> = matrix.iter().map(|(k, _)| k.name).collect();
+            return Err(format!(
+                "--set {arg}: `{}` takes one value, not a list (the keys a list may vary: {}); give one value",
+                o.key,
+                names.join(", ")
+            ));
+        }
+        if let Some((_, m)) = listed {
+            for p in &mut self.file.phase {
+                if (m.list)(p).is_some()
+                    && let Some(new) = replace::<PhaseSpec>(p, &o.key, &list, false)
+                        .map_err(|e| format!("--set {arg}: {e}"))?
+                {
+                    *p = new;
+                    hits += 1;
+                }
             }
         }
         if hits == 0 && o.value.is_array() {

@@ -270,6 +270,9 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
                 Some("list at least one target, e.g. paths = [\"a.img\", \"b.img\"]"),
             ));
         }
+        if let Some(e) = check_target_paths(t) {
+            return Err(e);
+        }
         if let Some(Err(e)) = t.sim.clone().map(crate::sim::SimTarget::new) {
             return Err(err(
                 format!("target.sim.{}", e.key),
@@ -280,6 +283,60 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
         }
     }
     Ok(())
+}
+
+/// `[target] path` and each of `paths`: not empty, no NUL byte; a simulated drive (`"sim:..."`) only in
+/// `paths` (where it is parsed as `--target` parses it), since `path` names a file: `path = "sim:..."` would
+/// create a file of that name.
+fn check_target_paths(t: &super::TargetSection) -> Option<RuleError> {
+    let prefix = crate::sim::params::PREFIX;
+    let one = t.path.iter().map(|p| ("target.path".to_string(), p));
+    let listed = t.paths.iter().flatten().enumerate();
+    let all = one.chain(listed.map(|(i, p)| (format!("target.paths[{i}]"), p)));
+    for (key, p) in all {
+        let text = p.to_string_lossy();
+        if text.is_empty() {
+            return Some(err(
+                key,
+                None,
+                "the path is empty",
+                Some("name a file or a block device, e.g. \"/dev/nvme1n1\" or \"t.img\""),
+            ));
+        }
+        if text.contains('\0') {
+            return Some(err(key, None, "the path holds a NUL byte", None));
+        }
+        let Some(_) = text.strip_prefix(prefix) else {
+            continue;
+        };
+        if key == "target.path" {
+            return Some(err(
+                key,
+                None,
+                format!("path names a file, so {text:?} would create a file of that name"),
+                Some(
+                    "a simulated drive is sim = { capacity = \"2GiB\" } (or an entry of paths); a file of that name is \"./sim:...\"",
+                ),
+            ));
+        }
+        let parsed = crate::sim::SimParams::parse_target(&text).and_then(|p| {
+            crate::sim::SimTarget::new(p)
+                .map(|_| ())
+                .map_err(|e| e.message)
+        });
+        if let Err(e) = parsed {
+            let e = e
+                .strip_prefix(&format!("--target {text}: "))
+                .map_or(e.clone(), str::to_string);
+            return Some(err(
+                key,
+                None,
+                e,
+                Some("see \"Simulated SSD target\" in docs/spec.md"),
+            ));
+        }
+    }
+    None
 }
 
 /// The `i`-th phase: its name (unique among `names`, the names of the phases before it, to which it is

@@ -16,11 +16,54 @@ use std::path::{Path, PathBuf};
 /// that is the backing file of a loop device in such use.
 pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
     match t.kind {
-        TargetKind::Block => device_in_use(kinds::of(t.kind).device_number(t)?, &t.path)
-            .or_else(|| backing_in_use(t)),
+        TargetKind::Block => {
+            let rdev = kinds::of(t.kind).device_number(t)?;
+            device_in_use(rdev, &t.path)
+                .or_else(|| backing_in_use(t))
+                .or_else(|| under_loop_in_use(rdev, 0).map(|why| format!("it {why}")))
+        }
         TargetKind::File if !t.created => backing_in_use(t),
         TargetKind::File | TargetKind::Sim => None,
     }
+}
+
+/// How deep [`under_loop_in_use`] and [`storage_under`] follow loop devices stacked on loop devices.
+const LOOP_DEPTH: u32 = 8;
+
+/// The backing file (or device) of the loop device `rdev`, with its identity, or `None` when `rdev` is not a
+/// loop device or its backing file cannot be found (deleted, another mount namespace).
+fn loop_backing(rdev: u64) -> Option<(PathBuf, Identity)> {
+    let sys = format!(
+        "/sys/dev/block/{}:{}/loop/backing_file",
+        libc::major(rdev),
+        libc::minor(rdev)
+    );
+    let path = PathBuf::from(fs::read_to_string(sys).ok()?.trim_end_matches('\n'));
+    let id = fs::metadata(&path).ok().and_then(|m| Identity::of(&m))?;
+    Some((path, id))
+}
+
+/// Why the storage under the loop device `rdev` must not be written (`is a loop device of ...`, without its
+/// subject), or `None`: its backing device is in use
+/// (mounted, swap, held, open exclusively; or, a loop device itself, what lies under it), or another loop
+/// device on the same backing file or device is (the same storage by another device: writing `rdev` writes
+/// the mounted filesystem).
+fn under_loop_in_use(rdev: u64, depth: u32) -> Option<String> {
+    if depth >= LOOP_DEPTH {
+        return None;
+    }
+    let (path, id) = loop_backing(rdev)?;
+    let shown = path.display();
+    if let Identity::Block { rdev: b } = id
+        && let Some(why) = device_in_use(b, &path)
+            .or_else(|| under_loop_in_use(b, depth + 1).map(|why| format!("{shown} {why}")))
+    {
+        return Some(format!("is a loop device of {shown}, and {why}"));
+    }
+    let (other, why) = loop_in_use_over(id, Some(rdev))?;
+    Some(format!(
+        "is a loop device of {shown}, which is also the backing file of {other}, and {why}"
+    ))
 }
 
 /// Why the block device `rdev` (named by the node `node`) must not be written, or `None` when nothing is known
@@ -138,6 +181,13 @@ fn backing_in_use(t: &TargetInfo) -> Option<String> {
     let want = t
         .identity
         .or_else(|| fs::metadata(&t.path).ok().and_then(|m| Identity::of(&m)))?;
+    let (name, why) = loop_in_use_over(want, None)?;
+    Some(format!("it is the backing file of {name}, and {why}"))
+}
+
+/// A loop device over the file or device `want` (other than `skip`) that is in use: its `/dev` name and why
+/// (as [`device_in_use`] says it).
+fn loop_in_use_over(want: Identity, skip: Option<u64>) -> Option<(String, String)> {
     let entries = fs::read_dir("/sys/block").ok()?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
@@ -150,11 +200,13 @@ fn backing_in_use(t: &TargetInfo) -> Option<String> {
             == Some(want);
         let rdev = fs::read_to_string(e.path().join("dev"))
             .ok()
-            .and_then(|d| parse_dev(d.trim()));
+            .and_then(|d| parse_dev(d.trim()))
+            .filter(|&r| Some(r) != skip);
+        let node = Path::new("/dev").join(&name);
         if let (true, Some(rdev)) = (backs_it, rdev)
-            && let Some(why) = device_in_use(rdev, &Path::new("/dev").join(&name))
+            && let Some(why) = device_in_use(rdev, &node)
         {
-            return Some(format!("it is the backing file of /dev/{name}, and {why}"));
+            return Some((node.display().to_string(), why));
         }
     }
     None
@@ -208,9 +260,10 @@ fn partitions(sys: &Path) -> Vec<(u32, u32, String)> {
 /// Why the targets of one run must not run together, or `None`: two of them are the same file or device,
 /// whatever paths name them (a link, another node of the device, `/dev/block/MAJ:MIN`): compared by the
 /// identity the probe recorded ([`Identity`]: device and inode of a file, device number of a device), and a
-/// file still to be created by its folder's real path and its name; and a target inside another: a partition
-/// of a device that is a target, the backing file of a loop device that is a target. Two simulated drives are
-/// two drives.
+/// file still to be created by its folder's real path and its name; a target inside another: a partition
+/// of a device that is a target, the backing file of a loop device that is a target (or what lies inside
+/// that); and two loop devices on one backing file or device (or on a device and its partition). Two
+/// simulated drives are two drives.
 pub fn duplicate(targets: &[&TargetInfo]) -> Option<String> {
     let key = |t: &TargetInfo| -> Option<String> {
         if let Some(id) = t.identity {
@@ -235,9 +288,16 @@ pub fn duplicate(targets: &[&TargetInfo]) -> Option<String> {
         }
     }
     // A device's partitions and a loop device's backing file are its storage too.
+    let under: Vec<Vec<(&'static str, Identity, String)>> = targets
+        .iter()
+        .map(|t| match t.identity {
+            Some(Identity::Block { rdev }) => storage_under(rdev, 0),
+            _ => Vec::new(),
+        })
+        .collect();
     for (i, t) in targets.iter().enumerate() {
-        for (what, inner) in inside(t) {
-            let inner = Identity::describe(Some(inner));
+        for (what, inner, _) in &under[i] {
+            let inner = Identity::describe(Some(*inner));
             if let Some(j) = keys.iter().position(|k| k.as_ref() == Some(&inner)) {
                 return Some(format!(
                     "target {j} ({}) is {what} target {i} ({}): they share their storage; name each once",
@@ -247,33 +307,51 @@ pub fn duplicate(targets: &[&TargetInfo]) -> Option<String> {
             }
         }
     }
+    // Two loop devices of one file (or of one device, or of a device and its partition) are one storage.
+    for i in 0..targets.len() {
+        for j in 0..i {
+            if let Some((_, _, common)) = under[i]
+                .iter()
+                .find(|(_, a, _)| under[j].iter().any(|(_, b, _)| b == a))
+            {
+                return Some(format!(
+                    "targets {j} ({}) and {i} ({}) share their storage (both lie on {common}): name each once",
+                    targets[j].path.display(),
+                    targets[i].path.display(),
+                ));
+            }
+        }
+    }
     None
 }
 
-/// What lies inside a block device target: its partitions and, for a loop device, its backing file, each
-/// with how it relates to the device ("a partition of", "the backing file of").
-fn inside(t: &TargetInfo) -> Vec<(&'static str, Identity)> {
-    let Some(Identity::Block { rdev }) = t.identity else {
-        return Vec::new();
-    };
+/// What lies inside the block device `rdev`, each with how it relates to it ("a partition of", "the backing
+/// file of", "inside") and its name: its partitions and, for a loop device, its backing file or device and
+/// what lies inside that (loop devices on loop devices), to [`LOOP_DEPTH`] levels.
+fn storage_under(rdev: u64, depth: u32) -> Vec<(&'static str, Identity, String)> {
     let sys = PathBuf::from(format!(
         "/sys/dev/block/{}:{}",
         libc::major(rdev),
         libc::minor(rdev)
     ));
-    let mut out: Vec<(&'static str, Identity)> = partitions(&sys)
+    let mut out: Vec<(&'static str, Identity, String)> = partitions(&sys)
         .into_iter()
-        .map(|(a, b, _)| {
+        .map(|(a, b, name)| {
             let rdev = libc::makedev(a, b);
-            ("a partition of", Identity::Block { rdev })
+            ("a partition of", Identity::Block { rdev }, name)
         })
         .collect();
-    if let Ok(backing) = fs::read_to_string(sys.join("loop/backing_file"))
-        && let Some(id) = fs::metadata(backing.trim_end_matches('\n'))
-            .ok()
-            .and_then(|m| Identity::of(&m))
+    if depth < LOOP_DEPTH
+        && let Some((path, id)) = loop_backing(rdev)
     {
-        out.push(("the backing file of", id));
+        out.push(("the backing file of", id, path.display().to_string()));
+        if let Identity::Block { rdev: b } = id {
+            out.extend(
+                storage_under(b, depth + 1)
+                    .into_iter()
+                    .map(|(_, id, name)| ("inside", id, name)),
+            );
+        }
     }
     out
 }
@@ -347,6 +425,17 @@ pub fn consent(
         ));
     }
     if let (Some(d), false) = (allow_destroy, facts.writes_need_allow_destroy) {
+        // `--target t.img --allow-destroy t.img`: the user named the file itself, not another device.
+        let itself = d == t.path
+            || t.identity.is_some()
+                && fs::metadata(d).ok().and_then(|m| Identity::of(&m)) == t.identity;
+        if itself {
+            return Err(format!(
+                "--allow-destroy names {}, which is the target itself, {}: only a block device needs --allow-destroy; drop it",
+                d.display(),
+                facts.noun
+            ));
+        }
         return Err(format!(
             "--allow-destroy names {}, but the target is {} ({}); add --target {} to run on that device, or drop --allow-destroy",
             d.display(),
@@ -627,6 +716,12 @@ mod tests {
                 );
             }
         }
+        // The file itself named (found by the attack session: the message said to add --target t.img).
+        let err = consent(&file_target("t.img"), true, Some(Path::new("t.img"))).unwrap_err();
+        assert_eq!(
+            err,
+            "--allow-destroy names t.img, which is the target itself, a file: only a block device needs --allow-destroy; drop it"
+        );
     }
 
     #[test]

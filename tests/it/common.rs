@@ -250,6 +250,37 @@ impl Drop for LoopDev {
     }
 }
 
+/// A second loop device over an existing file or device (`losetup -f --show PATH`), detached on drop (the
+/// path is left alone).
+pub struct LoopOver {
+    pub dev: PathBuf,
+}
+
+impl LoopOver {
+    /// A loop device over `backing`; Err(losetup's message) when it cannot be made.
+    pub fn new(backing: &Path) -> Result<LoopOver, String> {
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(backing)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!(
+                "losetup failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string());
+        Ok(LoopOver { dev })
+    }
+}
+
+impl Drop for LoopOver {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+    }
+}
+
 /// Prints a skip line that shows in a plain `cargo test`: written straight to the process's stderr, past the
 /// test harness's capture of `eprintln!`.
 pub fn skip(test: &str, why: &str) {

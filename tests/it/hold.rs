@@ -437,6 +437,79 @@ fn the_backing_file_of_a_mounted_loop_device_is_refused() {
     drop(m);
 }
 
+/// A loop device over the storage of a mounted one is that mounted filesystem's storage (found by the attack
+/// session: both were written, the filesystem destroyed): another loop device of the mounted device's backing
+/// file, and a loop device of the mounted device itself, are refused with `--allow-destroy`, exit 2, naming
+/// what lies under them and the mount; the backing file unchanged. A run that only reads is allowed.
+#[test]
+fn a_loop_device_over_a_mounted_devices_storage_is_refused() {
+    let test = "hold::a_loop_device_over_a_mounted_devices_storage_is_refused";
+    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
+        return skip(test, "no mkfs.ext4 (e2fsprogs)");
+    }
+    let d = tempdir();
+    let Some((dev, _lock)) = loop_dev(test, d.path(), 16) else {
+        return;
+    };
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"])
+        .arg(&dev.dev)
+        .status()
+        .expect("run mkfs.ext4");
+    assert!(mkfs.success());
+    let m = match Mount::new(
+        d.path().join("mnt"),
+        &["-t", "ext4", dev.dev.to_str().unwrap()],
+    ) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let (sibling, stacked) = match (LoopOver::new(&dev.backing), LoopOver::new(&dev.dev)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(why), _) | (_, Err(why)) => return skip(test, &why),
+    };
+    let _ = Command::new("sync").status();
+    let before = sha256_hex(&read(&dev.backing));
+    let backing = fs::canonicalize(&dev.backing).unwrap();
+    let (n, mnt) = (dev.dev.display(), m.dir.display());
+    let write =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    for (target, why) in [
+        (
+            &sibling.dev,
+            format!(
+                "it is a loop device of {}, which is also the backing file of {n}, and {n} is mounted at {mnt}",
+                backing.display()
+            ),
+        ),
+        (
+            &stacked.dev,
+            format!("it is a loop device of {n}, and {n} is mounted at {mnt}"),
+        ),
+    ] {
+        let t = target.to_str().unwrap();
+        let (o, out) = run_spec(d.path(), "under", write, target, &["--allow-destroy", t]);
+        let (code, _, err) = code_out_err(&o);
+        assert_eq!(
+            (code, err),
+            (2, format!("error: refusing to write to {t}: {why}\n"))
+        );
+        assert!(!out.exists());
+    }
+    assert_eq!(
+        sha256_hex(&read(&dev.backing)),
+        before,
+        "the backing file changed"
+    );
+    let read_only =
+        "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nduration = \"200ms\"\n";
+    let (o, _) = run_spec(d.path(), "under", read_only, &sibling.dev, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "a run that only reads: {err}");
+    drop((sibling, stacked));
+    drop(m);
+}
+
 /// A file target is claimed for the run (an advisory flock: exclusive when the run writes): while a run that
 /// writes holds it, a second run on the same file, writing or only reading, and by another path (a symbolic
 /// link), is refused: exit 2, the holder's pid named, no output folder. After the first run the file is free:

@@ -336,10 +336,15 @@ fn bad_start_times_and_a_rank_template_without_a_rank_exit_2_writing_nothing() {
     let d = tempdir();
     let dir = d.path();
     write_file(dir, "spec.toml", &spec_text("hosts", SPEC));
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--start-at", "tomorrow"],
-            "error: --start-at \"tomorrow\": ",
+            "error: --start-at \"tomorrow\": not a time; give an RFC 3339 time such as 2026-12-01T12:00:00Z (date -u +%FT%TZ) or +SECONDS from now\n",
+        ),
+        // Found by the attack session: "no time zone" for an offset out of range (and for "tomorrow").
+        (
+            &["--start-at", "2026-12-01T12:00:00+25:00"],
+            "error: --start-at \"2026-12-01T12:00:00+25:00\": the offset +25:00 is not one (hours 00 to 23, minutes 00 to 59); give an RFC 3339 time such as 2026-12-01T12:00:00Z (date -u +%FT%TZ) or +SECONDS from now\n",
         ),
         (
             &["--start-at", "+soon"],
@@ -747,5 +752,98 @@ fn merge_refuses_a_simulated_run_with_a_real_one() {
             "{a} {b}"
         );
         assert_eq!(dir_listing(dir), before, "nothing written");
+    }
+}
+
+/// Results edited or corrupted so that the merge's sums pass 64 bits (`"bytes": 18446744073709551615`), or
+/// a series row whose time is not one (NaN, infinite, negative, huge), made `wkrun merge` panic with an
+/// overflow (found by the attack session); now each is refused naming the file and field, exit 2, nothing
+/// written. A row far in time but finite merges without a panic.
+#[test]
+fn merge_refuses_counts_past_64_bits_and_rows_whose_time_is_not_one() {
+    let d = tempdir();
+    let dir = d.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"64KiB\"\nread_percent = 0\n\
+                engine = \"psync\"\nsize = \"256KiB\"\n";
+    write_file(dir, "spec.toml", &spec_text("sums", body));
+    for rank in ["0", "1"] {
+        let args = [
+            "spec.toml",
+            "--rank",
+            rank,
+            "--target",
+            "t{rank}.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            "r{rank}",
+            "-q",
+        ];
+        let (code, _, err) = code_out_err(&wkrun_clean(dir, &args));
+        assert_eq!(code, 0, "{err}");
+    }
+    let json = std::fs::read_to_string(dir.join("r1/results.json")).unwrap();
+    let csv = std::fs::read_to_string(dir.join("r1/00-w.csv")).unwrap();
+    let row = csv.lines().nth(1).unwrap().to_string();
+    let t0 = results(&dir.join("r0"))["phases"][0]["series_t0_unix_ns"]
+        .as_u64()
+        .unwrap();
+    // r1 made to start 100 ms after r0, so that its rows are shifted on the grid.
+    let later =
+        move |v: &mut Value| v["phases"][0]["series_t0_unix_ns"] = (t0 + 100_000_000).into();
+    let with_row = |t: &str, iv: &str| {
+        let mut f: Vec<String> = row.split(',').map(str::to_string).collect();
+        (f[0], f[1]) = (t.to_string(), iv.to_string());
+        csv.replace(&row, &f.join(","))
+    };
+    let huge = u64::MAX;
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Edit, String, Option<&str>)> = vec![
+        (
+            "bytes",
+            Box::new(move |v| v["phases"][0]["write"]["bytes"] = huge.into()),
+            csv.clone(),
+            Some(
+                "error: v/results.json: phases[0].write.bytes = 18446744073709551615: with the other counts of the runs merged it adds up past 18446744073709551615 (64 bits); the results were edited or are corrupt\n",
+            ),
+        ),
+        (
+            "nan",
+            Box::new(later),
+            with_row("NaN", "0.1"),
+            Some(
+                "error: v/00-w.csv: line 2: t_s = NaN is not a time in s from the phase's start; the series was edited or is corrupt\n",
+            ),
+        ),
+        (
+            "negative",
+            Box::new(later),
+            with_row("0.1", "-1e308"),
+            Some(
+                "error: v/00-w.csv: line 2: interval_s = -1e308 is not a time in s from the phase's start; the series was edited or is corrupt\n",
+            ),
+        ),
+        ("far", Box::new(later), with_row("1e30", "2e30"), None),
+    ];
+    for (name, edit, text, want) in cases {
+        let _ = std::fs::remove_dir_all(dir.join("v"));
+        std::fs::create_dir(dir.join("v")).unwrap();
+        let mut v: Value = serde_json::from_str(&json).unwrap();
+        edit(&mut v);
+        std::fs::write(dir.join("v/results.json"), v.to_string()).unwrap();
+        std::fs::write(dir.join("v/00-w.csv"), &text).unwrap();
+        let o = wkrun(dir, &["merge", "r0", "v", "-o", "m"]);
+        let (code, _, err) = code_out_err(&o);
+        match want {
+            Some(want) => {
+                assert_eq!((code, err.as_str()), (2, want), "{name}");
+                assert!(!dir.join("m").exists(), "{name}: nothing written");
+            }
+            None => {
+                assert_eq!(code, 0, "{name}: {err}");
+                assert_eq!(results(&dir.join("m"))["phases"][0]["write"]["ops"], 8);
+                std::fs::remove_dir_all(dir.join("m")).unwrap();
+            }
+        }
     }
 }

@@ -372,3 +372,63 @@ fn report_refuses_csv_names_outside_the_results_folder() {
         "error: out/results.json: phases[0].device.device_csv = \"../00-w.csv\" is not a file name in the results folder (a plain name, without `/`); refused\n"
     );
 }
+
+/// A file target that is one of the files a run writes into its output folder (its `results.json`, reserve
+/// or a series CSV; found by the attack session): the run removed or replaced it (`--target o/00-fill.csv`
+/// with the user's data: the file was unlinked when the CSV was created, and the run reported "completed"
+/// on a target gone). Refused before anything is written, also with several targets (the top folder gets
+/// the aggregate's files); a target file of another name in the folder runs.
+#[test]
+fn a_target_named_like_a_file_the_run_writes_in_its_folder_is_refused() {
+    let d = tempdir();
+    let dir = d.path();
+    let fill = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n";
+    write_file(dir, "s.toml", &spec_text("o", fill));
+    fs::create_dir(dir.join("o")).unwrap();
+    patterned_file(&dir.join("o/00-fill.csv"), 1 << 20);
+    let data = read(&dir.join("o/00-fill.csv"));
+    for (name, extra) in [
+        ("00-fill.csv", &[][..]),
+        ("results.json", &["--target-size", "1MiB"][..]),
+        ("results.json.reserve", &["--target-size", "1MiB"][..]),
+        (
+            "00-fill.csv",
+            &["--target", "a.img", "--target-size", "1MiB"][..],
+        ),
+    ] {
+        let t = format!("o/{name}");
+        let mut args = vec!["s.toml", "--target", &t, "-o", "o", "-q"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = code_out_err(&wkrun(dir, &args));
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (
+                2,
+                "",
+                format!("error: the target o/{name} is {name} in the output folder o, which the run writes: it would replace the target and its data; nothing was written: choose another target path or --output folder\n").as_str()
+            ),
+            "{args:?}"
+        );
+        assert_eq!(names(&dir.join("o")), ["00-fill.csv"], "{args:?}");
+        assert_eq!(read(&dir.join("o/00-fill.csv")), data, "{args:?}");
+        assert!(!dir.join("a.img").exists(), "{args:?}");
+    }
+    let (code, _, err) = code_out_err(&wkrun(
+        dir,
+        &[
+            "s.toml",
+            "--target",
+            "o/t.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            "o",
+            "-q",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        names(&dir.join("o")),
+        ["00-fill.csv", "results.json", "t.img"]
+    );
+}

@@ -557,4 +557,32 @@ fn allow_destroy_without_the_device_as_target_is_refused() {
             "{target:?}: nothing created"
         );
     }
+    // The file target itself named: the message said to add --target t.img, which is given (found by the
+    // attack session).
+    write_file(dir.path(), "t.img", &"x".repeat(1 << 20));
+    let o = wkrun(
+        dir.path(),
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--allow-destroy",
+            "./t.img",
+            "-o",
+            "out",
+        ],
+    );
+    assert_eq!(
+        code_out_err(&o),
+        (
+            2,
+            String::new(),
+            "error: --allow-destroy names ./t.img, which is the target itself, a file: only a block device needs --allow-destroy; drop it\n".to_string()
+        )
+    );
+    assert_eq!(
+        top_names(dir.path()),
+        ["s.toml", "t.img"],
+        "nothing created"
+    );
 }

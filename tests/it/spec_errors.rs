@@ -342,6 +342,22 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             .help("did you mean `io_uring`?"),
         bad("data-rnd.toml", line8("data = \"rnd\""),
             ":8:8: phase[0] \"w\".data: unknown data pattern \"rnd\"; use \"random\", \"zeros\" or \"compressible:N%\" (e.g. \"compressible:50%\")"),
+        // The target section (found by the attack session: `[[target]]` read as "expected path string", an
+        // empty path or a bad simulated entry of `paths` reported without file or line, and `path =
+        // "sim:..."` creating a 1 GiB file of that name).
+        bad("target-tables.toml", spec(&format!("[[target]]\npath = \"a.img\"\n[[target]]\npath = \"b.img\"\n{ERASE}")),
+            ":5:3: target: [[target]] makes a list of tables, and a spec has one [target] table")
+            .help("several targets are one [target] table with paths = [\"a.img\", \"/dev/nvme1n1\"]"),
+        bad("target-empty-path.toml", spec(&format!("[target]\npath = \"\"\n{ERASE}")),
+            ":6:1: target.path: the path is empty")
+            .help("name a file or a block device, e.g. \"/dev/nvme1n1\" or \"t.img\""),
+        bad("target-sim-path.toml", spec(&format!("[target]\npath = \"sim:capacity=2GiB\"\n{ERASE}")),
+            ":6:1: target.path: path names a file, so \"sim:capacity=2GiB\" would create a file of that name")
+            .help("a simulated drive is sim = { capacity = \"2GiB\" } (or an entry of paths); a file of that name is \"./sim:...\""),
+        bad("target-empty-paths.toml", spec(&format!("[target]\npaths = [\"a.img\", \"\"]\n{ERASE}")),
+            ":6:19: target.paths[1]: the path is empty"),
+        bad("target-bad-sim.toml", spec(&format!("[target]\npaths = [\"a.img\", \"sim:capacity=bogus\"]\n{ERASE}")),
+            ":6:19: target.paths[1]: size \"bogus\" has no number; write e.g. \"4KiB\" or \"1GiB\""),
         // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.
         bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
             format!(":9:1: phase[0] \"w\".block_size: block_size 1000B (1000 B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))

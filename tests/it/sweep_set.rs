@@ -234,6 +234,16 @@ fn bad_sweep_overrides_exit_2_naming_the_argument_and_write_nothing() {
             "queue_depth=[1,2]",
             "error: spec.toml: --set queue_depth=[1,2]: no sweep or matrix list of this spec varies `queue_depth`; a list replaces one, else give one value",
         ),
+        // A list for a key that takes one value was dropped without a word (found by the attack session:
+        // `--set workers=[1,2]` ran one worker and recorded the list among the overrides).
+        (
+            "workers=[1,2]",
+            "error: spec.toml: --set workers=[1,2]: `workers` takes one value, not a list (the keys a list may vary: block_size, read_percent, queue_depth, data, pattern, engine, span); give one value",
+        ),
+        (
+            "duration=[\"1s\",\"2s\"]",
+            "error: spec.toml: --set duration=[\"1s\",\"2s\"]: `duration` takes one value, not a list (the keys a list may vary: block_size, read_percent, queue_depth, data, pattern, engine, span); give one value",
+        ),
         (
             "phase.fill.span=50%",
             "error: spec.toml: --set phase.fill.span=50%: `span` is varied by a matrix or sweep of this spec (phase \"fill[op=100%]\"), whose names and labels say each value; change the values with --set span=VALUE (every list of it) or --set sweep.NAME=V1,V2",

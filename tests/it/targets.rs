@@ -716,3 +716,108 @@ fn a_device_and_its_partition_are_refused_together() {
     assert_eq!(fs::read(&backing).unwrap(), before);
     drop(lp);
 }
+
+/// Two loop devices of one backing file are one storage by two devices (found by the attack session: both
+/// were written at once, each run's bytes over the other's): refused like two paths of one file, naming the
+/// file, exit 2, nothing written; so is a loop device of a loop device with the device under it.
+#[test]
+fn two_loop_devices_of_one_file_are_refused_together() {
+    let test = "targets::two_loop_devices_of_one_file_are_refused_together";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let l1 = match LoopDev::new(d, 8, 512) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    let (l2, l3) = match (LoopOver::new(&l1.backing), LoopOver::new(&l1.dev)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(why), _) | (_, Err(why)) => return skip(test, &why),
+    };
+    let (p1, p2, p3) = (
+        l1.dev.to_str().unwrap(),
+        l2.dev.to_str().unwrap(),
+        l3.dev.to_str().unwrap(),
+    );
+    let backing = fs::canonicalize(&l1.backing).unwrap();
+    let backing = backing.display();
+    let before = sha256_hex(&read(&l1.backing));
+    let cases = [
+        (
+            [p1, p2],
+            format!(
+                "error: targets 0 ({p1}) and 1 ({p2}) share their storage (both lie on {backing}): name each once; nothing was written\n"
+            ),
+        ),
+        (
+            [p2, p3],
+            format!(
+                "error: targets 0 ({p2}) and 1 ({p3}) share their storage (both lie on {backing}): name each once; nothing was written\n"
+            ),
+        ),
+        (
+            [p3, p1],
+            format!(
+                "error: target 1 ({p1}) is the backing file of target 0 ({p3}): they share their storage; name each once; nothing was written\n"
+            ),
+        ),
+    ];
+    for ([a, b], want) in cases {
+        let (code, err) = run(
+            d,
+            &rand_write("1MiB"),
+            &[
+                "--target",
+                a,
+                "--target",
+                b,
+                "--allow-destroy",
+                a,
+                "--allow-destroy",
+                b,
+            ],
+        );
+        assert_eq!((code, err), (2, want));
+        assert!(!d.join("out").exists());
+    }
+    assert_eq!(
+        sha256_hex(&read(&l1.backing)),
+        before,
+        "the backing file changed"
+    );
+}
+
+/// The spec is planned against each target and may fit one and not another: the plan error names the
+/// target it is about (found by the attack session: nine partitioned workers need nine blocks, which the
+/// 1 MiB target has not; the error named neither target), for a run and for `wkrun plan`; exit 2, nothing
+/// written.
+#[test]
+fn a_plan_error_on_one_of_several_targets_names_it() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("big.img"), 64 << 20);
+    sparse_file(&d.join("small.img"), 1 << 20);
+    let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nworkers = 9\n";
+    let want = "error: spec.toml:9:1: phase[0] \"f\".workers: workers = 9 is more than the span's 8 blocks of 131072 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block\n   |\n 9 | workers = 9\n   | ^^^^^^^\n  help: use fewer workers, a larger span, or workers_split = \"shared\" for a random workload\n  note: on target 1 (small.img, 1048576 B); the spec is planned against each target\n";
+    let before = dir_listing(d);
+    let (code, err) = run(d, body, &["--target", "big.img", "--target", "small.img"]);
+    assert_eq!((code, err.as_str()), (2, want));
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "spec.toml",
+            "--target",
+            "big.img",
+            "--target",
+            "small.img",
+        ],
+    );
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", want));
+    let mut after = dir_listing(d);
+    after.retain(|n| n != "spec.toml");
+    assert_eq!(after, before, "nothing written");
+    assert_eq!(nonzero_blocks(&read(&d.join("small.img"))), 0);
+    assert_eq!(nonzero_blocks(&read(&d.join("big.img"))), 0);
+}

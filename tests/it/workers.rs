@@ -273,6 +273,22 @@ fn zero_workers_and_more_workers_than_blocks_are_refused() {
         err.contains("phase[0] \"f\".workers_split: workers_split = \"shared\" gives each of the 2 workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would read or write every block 2 times"),
         "{err}"
     );
+    // A restore's parts are cut from the image (found by the attack session: "the span's 1 blocks", and a
+    // help suggesting workers_split = "shared", which a restore refuses).
+    let dir = tempdir();
+    std::fs::write(dir.path().join("img.bin"), vec![7u8; 65536]).unwrap();
+    let target = dir.path().join("t.img");
+    let body = "[[phase]]\nname = \"r\"\nkind = \"restore-image\"\nimage = \"img.bin\"\nblock_size = \"64KiB\"\nworkers = 4\n";
+    let (o, out) = run_spec(dir.path(), "workers-restore", body, &target, &[]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "error: spec.toml:10:1: phase[0] \"r\".workers: workers = 4 is more than the image's 1 block of 65536 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block\n    |\n 10 | workers = 4\n    | ^^^^^^^\n  help: use fewer workers (an image is cut into parts of whole blocks, one per worker)\n"
+        )
+    );
+    assert!(!out.exists() && !target.exists());
     // --set reaches it too.
     let dir = tempdir();
     let target = dir.path().join("t.img");

@@ -8,6 +8,7 @@
 
 mod phase;
 pub mod series;
+mod sums;
 
 use super::runs::{RunData, load_run};
 use crate::results::outdir::OutDir;
@@ -180,6 +181,7 @@ fn order_by_rank(runs: &mut [RunData]) -> Result<(), String> {
 /// Fewer than one run, runs of different specs, or phases that differ by name.
 pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     let first = runs.first().ok_or("nothing to merge")?;
+    sums::check(runs)?;
     for r in &runs[1..] {
         let (a, b) = (&first.results.spec, &r.results.spec);
         if a.sha256 != b.sha256 || a.overrides != b.overrides {

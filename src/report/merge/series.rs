@@ -74,7 +74,8 @@ pub fn merge_rows(hosts: &[HostSeries<'_>], interval_ns: u64) -> Result<Vec<Seri
 
 /// Adds one host's row to a grid interval.
 fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
-    let end_ns = shift_ns + (r.t_s * 1e9).round() as u64;
+    // Saturating: a row's times are checked finite and not negative ([`super::sums::check`]), not small.
+    let end_ns = shift_ns.saturating_add((r.t_s * 1e9).round() as u64);
     c.end_ns = c.end_ns.max(end_ns);
     c.read_lat_sum += r.read_lat_mean_us.unwrap_or(0.0) * r.read_ops as f64;
     c.write_lat_sum += r.write_lat_mean_us.unwrap_or(0.0) * r.write_ops as f64;
@@ -104,7 +105,8 @@ fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
 /// last row is longer than the interval (a simulated drive's, which holds the I/Os still in flight at the
 /// bound).
 fn finish(k: u64, c: Cell, interval_ns: u64, last: bool) -> SeriesRow {
-    let start = k * interval_ns;
+    let start = k.saturating_mul(interval_ns);
+    let next = start.saturating_add(interval_ns);
     let mut row = c.row.unwrap_or_else(|| {
         // No host had a row here (a gap): an interval with nothing done.
         let mut z = SeriesRow::new(0, interval_ns, interval_ns, &Default::default());
@@ -112,9 +114,9 @@ fn finish(k: u64, c: Cell, interval_ns: u64, last: bool) -> SeriesRow {
         z
     });
     let end = match row.partial {
-        0 if last => c.end_ns.max(start + interval_ns),
-        0 => start + interval_ns,
-        _ => c.end_ns.clamp(start, start + interval_ns),
+        0 if last => c.end_ns.max(next),
+        0 => next,
+        _ => c.end_ns.clamp(start, next),
     };
     row.t_s = end as f64 / 1e9;
     row.interval_s = (end - start) as f64 / 1e9;
