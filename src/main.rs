@@ -465,7 +465,7 @@ fn choose_target(
     if let Some(p) = sim {
         // The spec's size is its own contradiction only when its own [target] names the simulated drive.
         let spec_size = cli_sim.is_none() && section.as_ref().is_some_and(|t| t.size.is_some());
-        if a.target_size.is_some() || spec_size {
+        if (a.target_size.is_some() && !size_used(s, a)) || spec_size {
             notes.push(
                 "a simulated target: the target size setting is ignored (set sim capacity)".into(),
             );
@@ -489,10 +489,21 @@ fn choose_target(
     };
     // Only --target-size is worth a note: the spec's [target].size says how to create the file on the
     // first run, and every later run reuses the file as intended.
-    if a.target_size.is_some() && path.exists() {
+    if a.target_size.is_some() && path.exists() && !size_used(s, a) {
         notes.push(format!("{} exists: the target size setting is ignored (it applies only to a file wkrun creates)", path.display()));
     }
     Ok(Chosen::Path(path, size))
+}
+
+/// Whether one of several targets is a file wkrun creates, with `--target-size`: the size is then used, and
+/// the other targets (a device, an existing file, a simulated drive) get no note that it is ignored.
+fn size_used(s: &LoadedSpec, a: &TargetArgs) -> bool {
+    let listed = target_list(s, a);
+    let sim = |p: &Path| {
+        p.to_str()
+            .is_some_and(|t| t.starts_with(wkrun::sim::params::PREFIX))
+    };
+    listed.len() > 1 && listed.iter().flatten().any(|p| !sim(p) && !p.exists())
 }
 
 /// The targets the run names: each `--target`, else each of the spec's `[target] paths`, else one target

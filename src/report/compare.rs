@@ -449,12 +449,15 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
     }
 }
 
-/// A phase's parameters as `key=value` pairs (top-level fields of `params`; a nested value as compact JSON).
+/// A phase's parameters as `key=value` pairs (top-level fields of `params`; a nested value as compact JSON),
+/// but `worker_parts`: it follows from `workers`, `workers_split`, the span, the bound and `seed`, which show
+/// when they differ, and as JSON it made a column hundreds of characters wide.
 fn param_pairs(p: &PhaseResult) -> Vec<(String, String)> {
     let Ok(serde_json::Value::Object(m)) = serde_json::to_value(&p.params) else {
         return Vec::new();
     };
     m.into_iter()
+        .filter(|(k, _)| k != "worker_parts")
         .map(|(k, v)| {
             let v = match v {
                 serde_json::Value::String(s) => s,
@@ -783,6 +786,7 @@ pub fn render_csv(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::WorkerPart;
     use crate::report::testing;
     use crate::results::{DirStats, Figure, SteadyState};
     use crate::stats::steady::{Rule, SniaRule, Verdict};
@@ -1301,6 +1305,33 @@ mod tests {
                 Cell::Text("queue_depth=4 seed=-".into()),
                 Cell::Text("queue_depth=32 seed=7".into()),
                 Cell::Missing
+            ]
+        );
+        // Workers on spans of two sizes: the span and the op count show, not each worker's part.
+        let parts = |n: u64| {
+            (0..2)
+                .map(|w| WorkerPart {
+                    worker: w as u32,
+                    span_start_bytes: w * n / 2,
+                    span_bytes: n / 2,
+                    seed: w + 1,
+                    ops: Some(n / 8192),
+                })
+                .collect::<Vec<_>>()
+        };
+        let (mut w1, mut w2) = (phase("w", 10, 0, None), phase("w", 10, 0, None));
+        for (p, n) in [(&mut w1, 1u64 << 20), (&mut w2, 1 << 21)] {
+            p.params.workers = Some(2);
+            p.params.span_bytes = n;
+            p.params.ops = Some(n / 4096);
+            p.params.worker_parts = parts(n);
+        }
+        let c = compare(&[run("a", "s", t, vec![w1]), run("b", "s", t, vec![w2])]);
+        assert_eq!(
+            c.row("w", Metric::Parameters).unwrap().cells,
+            [
+                Cell::Text("span_bytes=1048576 ops=256".into()),
+                Cell::Text("span_bytes=2097152 ops=512".into())
             ]
         );
         // Alike runs have neither row.

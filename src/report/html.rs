@@ -282,17 +282,29 @@ writes (– without I/O in that direction), and the phase's total IOPS.</p>\n",
 }
 
 /// The target cell of a run's row: path, kind, capacity and block size, then what the device says of itself.
+/// A folder merged from several hosts: the hosts' targets ([`RunData::target_name`]) and their capacity
+/// together; the rest is the first host's.
 fn target_cell(r: &RunData) -> String {
     let t = &r.results.target;
+    let (name, capacity) = match (r.merged_hosts(), &r.results.cluster) {
+        (Some(_), Some(c)) => (
+            r.target_name(),
+            format!(
+                "{} together",
+                bytes(c.hosts.iter().map(|h| h.capacity_bytes).sum())
+            ),
+        ),
+        _ => (t.path.display().to_string(), bytes(t.capacity_bytes)),
+    };
     let mut target = format!(
         "{} ({})<br>{}, logical block {} B",
-        esc(&t.path.display().to_string()),
+        esc(&name),
         match t.kind {
             crate::target::TargetKind::File => "file",
             crate::target::TargetKind::Block => "block device",
             crate::target::TargetKind::Sim => "simulated SSD, virtual time",
         },
-        esc(&bytes(t.capacity_bytes)),
+        esc(&capacity),
         t.logical_block_size
     );
     for (k, v) in [
@@ -335,7 +347,7 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
         let _ = writeln!(
             o,
             "<tr><td class=\"l\">{}{}<br><small>{}</small></td><td class=\"l\">{}</td>\
-<td class=\"l\">{}</td><td class=\"l\">{}<br>{}<br>{} CPUs</td><td class=\"l\">{}<br>to {}</td>\
+<td class=\"l\">{}</td><td class=\"l\">{}<br>{}<br>{}</td><td class=\"l\">{}<br>to {}</td>\
 <td class=\"l\">{}{}<br>wkrun {}</td></tr>",
             swatch(i),
             esc(&r.label),
@@ -344,7 +356,10 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
             target_cell(r),
             esc(&res.host.hostname),
             esc(&res.host.kernel),
-            res.host.cpus,
+            match r.merged_hosts() {
+                Some((n, _)) => format!("{} CPUs on {n} hosts together", res.host.cpus),
+                None => format!("{} CPUs", res.host.cpus),
+            },
             esc(&res.started_at),
             esc(res.finished_at.as_deref().unwrap_or("(not finished)")),
             status(res.status),

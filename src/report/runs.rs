@@ -27,15 +27,48 @@ pub struct RunData {
 impl RunData {
     /// The target as named in legends and titles: its model when known, else its path; a simulated drive
     /// by its parameters (`sim:capacity=2GiB,op=7%,dies=1`), since every simulated drive has the same model.
+    /// A folder merged from several hosts, whose `target` is the first host's, is named by its hosts:
+    /// `3 hosts: a.img + b.img + c.img` (the first three distinct paths, then `+ K more`), or `4 hosts, each
+    /// NAME` when every host ran on the same path.
     pub fn target_name(&self) -> String {
         let t = &self.results.target;
-        if t.kind == crate::target::TargetKind::Sim {
-            return t.path.display().to_string();
-        }
-        match &t.model {
-            Some(m) if !m.trim().is_empty() => m.trim().to_string(),
+        let own = match &t.model {
+            Some(m) if !m.trim().is_empty() && t.kind != crate::target::TargetKind::Sim => {
+                m.trim().to_string()
+            }
             _ => t.path.display().to_string(),
+        };
+        match self.merged_hosts() {
+            None => own,
+            Some((n, paths)) if paths.len() == 1 => format!("{n} hosts, each {own}"),
+            Some((n, paths)) => {
+                let more = paths.len().saturating_sub(3);
+                let mut shown = paths[..paths.len().min(3)].join(" + ");
+                if more > 0 {
+                    shown.push_str(&format!(" + {more} more"));
+                }
+                format!("{n} hosts: {shown}")
+            }
         }
+    }
+
+    /// For a folder `wkrun merge` made from two hosts or more: their number and their distinct target
+    /// paths, in rank order. `None` for one run and for the aggregate of a run on several targets (whose
+    /// `target.path` already joins its targets' paths with ` + `).
+    pub fn merged_hosts(&self) -> Option<(usize, Vec<&str>)> {
+        let hosts = &self.results.cluster.as_ref()?.hosts;
+        let paths: Vec<&str> = hosts.iter().map(|h| h.target_path.as_str()).collect();
+        if hosts.len() < 2 || self.results.target.path.to_str() == Some(paths.join(" + ").as_str())
+        {
+            return None;
+        }
+        let mut distinct: Vec<&str> = Vec::new();
+        for p in paths {
+            if !distinct.contains(&p) {
+                distinct.push(p);
+            }
+        }
+        Some((hosts.len(), distinct))
     }
 
     /// The run's legend entry: `label (target)`.
@@ -360,6 +393,64 @@ mod label_tests {
                     &["4KiB".to_string(), "8KiB".to_string()][..]
                 ),
             ]
+        );
+    }
+}
+
+#[cfg(test)]
+mod merged_name_tests {
+    use crate::report::testing;
+    use crate::results::{Cluster, ClusterHost, Status};
+
+    fn host(path: &str) -> ClusterHost {
+        ClusterHost {
+            rank: None,
+            rank_source: None,
+            results: format!("{path}/results.json"),
+            hostname: "h".into(),
+            target_path: path.into(),
+            capacity_bytes: 1 << 20,
+            status: Status::Completed,
+            started_at: "2026-01-01T00:00:00.000Z".into(),
+            start_offset_ns: None,
+            clock: None,
+        }
+    }
+
+    /// A run with `cluster.hosts` on `paths`, its `target` the first host's (as `wkrun merge` writes it) or
+    /// the ` + ` join (as a several-target aggregate does).
+    fn merged(paths: &[&str], target: &str) -> super::RunData {
+        let mut r = testing::series_run("m", target, vec![]);
+        r.results.target.kind = crate::target::TargetKind::File;
+        r.results.cluster = Some(Cluster {
+            hosts: paths.iter().map(|p| host(p)).collect(),
+            alignment: String::new(),
+        });
+        r
+    }
+
+    /// A folder merged from hosts is named by its hosts, not by the first host's target; a several-target
+    /// aggregate and a single run keep their own name.
+    #[test]
+    fn a_merged_folder_is_named_by_its_hosts() {
+        let r = merged(&["t0.img", "t1.img", "t2.img"], "t0.img");
+        assert_eq!(r.target_name(), "3 hosts: t0.img + t1.img + t2.img");
+        assert_eq!(r.legend(), "m on 3 hosts: t0.img + t1.img + t2.img");
+        let five = ["a", "b", "c", "d", "e"];
+        assert_eq!(
+            merged(&five, "a").target_name(),
+            "5 hosts: a + b + c + 2 more"
+        );
+        let mut same = merged(&["/dev/nvme0n1"; 4], "/dev/nvme0n1");
+        assert_eq!(same.target_name(), "4 hosts, each /dev/nvme0n1");
+        same.results.target.model = Some("Drive X".into());
+        assert_eq!(same.target_name(), "4 hosts, each Drive X");
+        let aggregate = merged(&["a.img", "b.img"], "a.img + b.img");
+        assert_eq!(aggregate.target_name(), "a.img + b.img");
+        assert_eq!(merged(&["t0.img"], "t0.img").target_name(), "t0.img");
+        assert_eq!(
+            testing::series_run("s", "t.img", vec![]).target_name(),
+            "t.img"
         );
     }
 }

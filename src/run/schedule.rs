@@ -74,10 +74,48 @@ pub fn waiting_line(index: usize, at_unix_ns: u64) -> String {
     )
 }
 
-/// A note when the run waits for a common start on a clock the kernel marks unsynchronized.
+/// A note when the run waits for a common start on a clock the kernel marks unsynchronized: the start it
+/// waits for and the kernel's own error bound.
 pub fn clock_note(l: Option<&LaunchResult>) -> Option<String> {
-    let c = l?.clock?;
+    let l = l?;
+    let c = l.clock?;
     (!c.synchronized).then(|| {
-        "note: the kernel marks this host's clock unsynchronized (no NTP or PTP daemon disciplines it): hosts may disagree on when --start-at is".to_string()
+        format!(
+            "note: the kernel marks this host's clock unsynchronized (no NTP or PTP daemon disciplines it; its maximum error is {:.1} s): the hosts may not agree on when {} comes; check their clocks (chronyc tracking, timedatectl)",
+            c.max_error_us as f64 / 1e6,
+            l.start_at.as_deref().unwrap_or("the start")
+        )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_note_names_the_start_and_the_kernels_error() {
+        let clock = |synchronized| ClockSync {
+            synchronized,
+            max_error_us: 16_000_000,
+            est_error_us: 16_000_000,
+        };
+        let mut l = LaunchResult {
+            rank: Some(0),
+            rank_source: Some("--rank".into()),
+            start_at: Some("2026-12-01T16:27:21.000000000Z".into()),
+            start_at_unix_ns: Some(1_796_142_441_000_000_000),
+            phase_grid_s: None,
+            phase_starts: Vec::new(),
+            clock: Some(clock(false)),
+        };
+        assert_eq!(
+            clock_note(Some(&l)).as_deref(),
+            Some(
+                "note: the kernel marks this host's clock unsynchronized (no NTP or PTP daemon disciplines it; its maximum error is 16.0 s): the hosts may not agree on when 2026-12-01T16:27:21.000000000Z comes; check their clocks (chronyc tracking, timedatectl)"
+            )
+        );
+        l.clock = Some(clock(true));
+        assert_eq!(clock_note(Some(&l)), None);
+        assert_eq!(clock_note(None), None);
+    }
 }

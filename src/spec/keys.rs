@@ -451,6 +451,10 @@ pub const FIO_KEYS: &[FioKey] = &[
         "kb_base",
         "wkrun has no `kb_base`: KiB, MiB, k, M are binary and KB, MB decimal (block sizes refuse decimal units)",
     ),
+    fio(
+        "stonewall",
+        "wkrun has no `stonewall`: phases always run one after another, as fio jobs separated by stonewall do; jobs fio runs at once are one phase's `workers` (copies of one job) or --target repeated (one job per file)",
+    ),
     fio("global", "fio's [global] is [defaults] in wkrun"),
 ];
 

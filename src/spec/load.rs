@@ -587,7 +587,7 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
             location: location_in(path, text, span),
             field: None,
             message: format!("not valid TOML: {}", e.message().trim()),
-            help: None,
+            help: fio_job_file(text),
         }
     })?;
     let index = SourceIndex::build(path, text, doc.get_ref());
@@ -597,7 +597,12 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
             Some("a spec needs at least `format = 1`, a [spec] table with name and version, and one [[phase]]".into()),
         ).into());
     }
-    check_format(&index, doc.get_ref())?;
+    check_format(&index, doc.get_ref()).map_err(|mut e| {
+        if e.message.starts_with("missing `format`") {
+            e.help = fio_job_file(text).or(e.help);
+        }
+        e
+    })?;
     let parsed = deserialize_all(&index, doc);
     let mut errors = parsed.errors;
     let Some(file) = parsed.file else {
@@ -933,6 +938,28 @@ fn remove_at(value: &mut DeValue<'_>, path: &str, span: Option<Range<usize>>) ->
             true
         }
     }
+}
+
+/// The help for a file that looks like a fio job file given as a spec: no `format` line, and a `[global]`
+/// section or a line setting a fio option wkrun names differently (`rw=randread`, `time_based`), the first
+/// of which it quotes. `None` for anything else.
+fn fio_job_file(text: &str) -> Option<String> {
+    let lines = text.lines().map(str::trim);
+    if lines.clone().any(|l| l.starts_with("format")) {
+        return None;
+    }
+    let (n, line) = lines.enumerate().find(|(_, l)| {
+        let key = l.split('=').next().unwrap_or_default().trim();
+        *l == "[global]" || (key != "global" && super::keys::fio_key(key).is_some())
+    })?;
+    let line: String = match line.chars().nth(60) {
+        Some(_) => line.chars().take(60).chain("...".chars()).collect(),
+        None => line.to_string(),
+    };
+    Some(format!(
+        "this looks like a fio job file (line {}: `{line}`): wkrun reads TOML specs (format = {FORMAT_VERSION}, [spec], a [[phase]] per job); docs/spec.md, \"Coming from fio\", gives each fio option's wkrun key",
+        n + 1
+    ))
 }
 
 fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError> {

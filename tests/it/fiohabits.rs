@@ -156,6 +156,11 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
         "1000",
         "wkrun has no `kb_base`: KiB, MiB, k, M are binary and KB, MB decimal (block sizes refuse decimal units)",
     ),
+    (
+        "stonewall",
+        "1",
+        "wkrun has no `stonewall`: phases always run one after another, as fio jobs separated by stonewall do; jobs fio runs at once are one phase's `workers` (copies of one job) or --target repeated (one job per file)",
+    ),
 ];
 
 /// Every fio option wkrun names differently is refused with one line naming the wkrun key; all of them in
@@ -576,4 +581,58 @@ fn decimal_block_sizes_are_refused_with_both_readings() {
     assert_eq!(params["block_size_bytes"], 4096);
     // 512,000 bytes rounded down to whole 4 KiB blocks: 125 blocks.
     assert_eq!(params["span_bytes"], 125 * 4096);
+}
+
+/// A fio job file given as a spec (to run, validate or plan) is refused, exit 2, nothing written, with its
+/// TOML error and a help line that quotes the first line that is fio's and points to the translation
+/// table; also when the job file happens to be valid TOML (then the error is the missing `format`). A TOML
+/// spec with a syntax error gets no such help, even with a fio key in it.
+#[test]
+fn a_fio_job_file_is_named_as_one() {
+    let d = tempdir();
+    let job = "; two jobs\n[global]\nioengine=libaio\ndirect=1\nruntime=5\ntime_based\n\n[randread]\nrw=randread\nnumjobs=4\n";
+    write_file(d.path(), "jobs.fio", job);
+    let help = |n: usize, line: &str| {
+        Some(format!(
+            "this looks like a fio job file (line {n}: `{line}`): wkrun reads TOML specs (format = 1, [spec], a [[phase]] per job); docs/spec.md, \"Coming from fio\", gives each fio option's wkrun key"
+        ))
+    };
+    let want = vec![Reported {
+        first: "jobs.fio:1:3: not valid TOML: key with no value, expected `=`".into(),
+        help: help(2, "[global]"),
+    }];
+    for args in [
+        &["jobs.fio"][..],
+        &["validate", "jobs.fio"],
+        &["plan", "jobs.fio", "--target", "t.img"],
+    ] {
+        assert_eq!(refused(d.path(), args), want, "wkrun {args:?}");
+    }
+    // Valid TOML (numbers only), without [global]: the first fio option is quoted.
+    write_file(d.path(), "n.fio", "[job1]\niodepth=32\nnumjobs=4\n");
+    assert_eq!(
+        refused(d.path(), &["validate", "n.fio"]),
+        vec![Reported {
+            first: "n.fio:1:1: format: missing `format`: the spec format version".into(),
+            help: help(2, "iodepth=32"),
+        }]
+    );
+    // A TOML spec (it has `format`) with a syntax error keeps the plain TOML error.
+    write_file(
+        d.path(),
+        "s.toml",
+        &spec_text(
+            "s",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\niodepth = 32\nduration = 5s\n",
+        ),
+    );
+    assert_eq!(
+        refused(d.path(), &["validate", "s.toml"]),
+        vec![Reported {
+            first:
+                "s.toml:9:12: not valid TOML: string values must be quoted, expected literal string"
+                    .into(),
+            help: None,
+        }]
+    );
 }

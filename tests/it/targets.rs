@@ -236,6 +236,40 @@ fn each_targets_notes_name_it_once() {
     );
 }
 
+/// `--target-size` with a file to create among the targets is used there: the other targets (an existing
+/// file, a simulated drive) get no note that it is ignored, and the new file has that size.
+#[test]
+fn the_target_size_used_by_a_new_file_is_not_noted_on_the_others() {
+    let dir = tempdir();
+    let d = dir.path();
+    sparse_file(&d.join("f.img"), 8 << 20);
+    write_file(d, "spec.toml", &spec_text("multi", &rand_write("64KiB")));
+    let args = [
+        "spec.toml",
+        "-o",
+        "out",
+        "--target-size",
+        "4MiB",
+        "--target",
+        "sim:capacity=2GiB,op=7%",
+        "--target",
+        "f.img",
+        "--target",
+        "new.img",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(
+        notes,
+        [
+            "note: sim:capacity=2GiB,op=7%,dies=1 runs in virtual time on its own engine: the phases' engine and direct settings do not apply"
+        ]
+    );
+    assert_eq!(fs::metadata(d.join("new.img")).unwrap().len(), 4 << 20);
+    assert_eq!(fs::metadata(d.join("f.img")).unwrap().len(), 8 << 20);
+}
+
 #[test]
 fn the_same_file_by_two_paths_is_refused_before_anything_is_written() {
     let dir = tempdir();
