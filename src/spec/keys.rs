@@ -455,6 +455,38 @@ pub const FIO_KEYS: &[FioKey] = &[
         "stonewall",
         "wkrun has no `stonewall`: phases always run one after another, as fio jobs separated by stonewall do; jobs fio runs at once are one phase's `workers` (copies of one job) or --target repeated (one job per file)",
     ),
+    fio(
+        "buffered",
+        "`buffered` is the opposite of `direct` in wkrun: buffered = 1 is direct = false",
+    ),
+    fio(
+        "thread",
+        "wkrun has no `thread`: every worker is a thread of the one wkrun process",
+    ),
+    fio(
+        "rate",
+        "wkrun has no `rate` (a bandwidth cap): cap the I/Os with `rate_iops` (4 MiB/s in 4 KiB blocks is rate_iops = 1024)",
+    ),
+    fio(
+        "random_distribution",
+        "wkrun has no `random_distribution`: random offsets are uniform over the span (coverage = \"uniform\"), or each block once (coverage = \"full\")",
+    ),
+    fio(
+        "percentile_list",
+        "wkrun has no `percentile_list`: results give p50, p90, p99, p99.9 and p99.99, and the latency histograms for any other",
+    ),
+    fio(
+        "write_iops_log",
+        "wkrun has no `write_iops_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+    ),
+    fio(
+        "write_bw_log",
+        "wkrun has no `write_bw_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+    ),
+    fio(
+        "write_lat_log",
+        "wkrun has no `write_lat_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+    ),
     fio("global", "fio's [global] is [defaults] in wkrun"),
 ];
 

@@ -161,6 +161,46 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
         "1",
         "wkrun has no `stonewall`: phases always run one after another, as fio jobs separated by stonewall do; jobs fio runs at once are one phase's `workers` (copies of one job) or --target repeated (one job per file)",
     ),
+    (
+        "buffered",
+        "1",
+        "`buffered` is the opposite of `direct` in wkrun: buffered = 1 is direct = false",
+    ),
+    (
+        "thread",
+        "1",
+        "wkrun has no `thread`: every worker is a thread of the one wkrun process",
+    ),
+    (
+        "rate",
+        "\"4m\"",
+        "wkrun has no `rate` (a bandwidth cap): cap the I/Os with `rate_iops` (4 MiB/s in 4 KiB blocks is rate_iops = 1024)",
+    ),
+    (
+        "random_distribution",
+        "\"zipf:1.2\"",
+        "wkrun has no `random_distribution`: random offsets are uniform over the span (coverage = \"uniform\"), or each block once (coverage = \"full\")",
+    ),
+    (
+        "percentile_list",
+        "\"50:99:99.9\"",
+        "wkrun has no `percentile_list`: results give p50, p90, p99, p99.9 and p99.99, and the latency histograms for any other",
+    ),
+    (
+        "write_iops_log",
+        "\"x\"",
+        "wkrun has no `write_iops_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+    ),
+    (
+        "write_bw_log",
+        "\"x\"",
+        "wkrun has no `write_bw_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+    ),
+    (
+        "write_lat_log",
+        "\"x\"",
+        "wkrun has no `write_lat_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+    ),
 ];
 
 /// Every fio option wkrun names differently is refused with one line naming the wkrun key; all of them in
