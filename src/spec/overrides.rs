@@ -206,14 +206,18 @@ impl LoadedSpec {
     /// Applies `--set` overrides in order, then checks the rules again.
     ///
     /// # Errors
-    /// A message naming the override when the key is not one `--set` may change, no phase or default sets it,
+    /// A message naming the override when the key is not one `--set` may change (every such override, each
+    /// line after the first starting `error: FILE: `), no phase or default sets it,
     /// the value does not fit the key, or the result breaks a rule (every broken rule, each line after the
     /// first starting `error: FILE: `).
     pub fn apply_overrides(&mut self, sets: &[Override]) -> Result<(), String> {
-        for o in sets.iter().filter(|o| o.sweep.is_none()) {
-            if let Some(e) = refuse_key(o) {
-                return Err(e);
-            }
+        let refused: Vec<String> = sets
+            .iter()
+            .filter(|o| o.sweep.is_none())
+            .filter_map(refuse_key)
+            .collect();
+        if !refused.is_empty() {
+            return Err(refused.join(&format!("\nerror: {}: ", self.path.display())));
         }
         let mut relisted = false;
         for o in sets {

@@ -455,6 +455,41 @@ fn set_errors_name_the_argument_and_what_is_wrong() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Several `--set` arguments that are not keys wkrun knows (fio's names among them) are reported together,
+/// each on its own `error:` line in the order given, as a spec file's keys are; nothing is written.
+#[test]
+fn every_set_of_an_unknown_key_is_reported() {
+    let d = tempdir();
+    write_file(d.path(), "s.toml", &spec_text("s", SET_SPEC));
+    patterned_file(&d.path().join("t.img"), 1 << 20);
+    let args = [
+        "plan",
+        "s.toml",
+        "--target",
+        "t.img",
+        "--set",
+        "iodepth=8",
+        "--set",
+        "seed=3",
+        "--set",
+        "numjobs=2",
+        "--set",
+        "duraton=1s",
+    ];
+    let got: Vec<String> = refused(d.path(), &args)
+        .into_iter()
+        .map(|r| r.first)
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "s.toml: --set iodepth=8: `iodepth` is `queue_depth` in wkrun",
+            "s.toml: --set numjobs=2: `numjobs` is `workers` in wkrun",
+            "s.toml: --set duraton=1s: `duraton` is not a key (did you mean `duration`?)",
+        ]
+    );
+}
+
 /// `--set phase.NAME.KEY=VALUE` sets one phase: by its name, by the name of the `[[phase]]` a matrix
 /// expanded (every phase of it), or by an expanded name (that one only); later `--set`s win.
 #[test]
