@@ -9,7 +9,7 @@ use super::{
     Window, Work, WriteSource, image_path, replay,
 };
 use crate::ops::Order;
-use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError};
+use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError, SpecErrors};
 use crate::stats::derived::Headline;
 use crate::stats::steady::StartRule;
 use crate::stats::window::WindowSpec;
@@ -20,16 +20,21 @@ use crate::vocab::{
     WorkersSplit,
 };
 
+/// The most phase errors a plan reports, as `validate` stops after 50 errors.
+pub const MAX_PLAN_ERRORS: usize = 50;
+
 /// Resolves every phase of `spec` against `target`.
 ///
 /// # Errors
-/// A located [`SpecError`] for the first phase that cannot run on this target: a block size or offset not
+/// A located [`SpecError`] for each phase that cannot run on this target (its first, in the fixed order of
+/// the checks; at most [`MAX_PLAN_ERRORS`]): a block size or offset not
 /// aligned to the logical block size with O_DIRECT (case C02), a span past the end of the target, an erase
 /// method the target lacks (case C09), an image larger than the span or unreadable, a verify phase whose
 /// expected content cannot be tracked.
-pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError> {
+pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecErrors> {
     let defaults = spec.file.defaults.clone().unwrap_or_default();
     let mut phases = Vec::with_capacity(spec.phases.len());
+    let mut errors = Vec::new();
     for (i, raw) in spec.phases.iter().enumerate() {
         let p = crate::spec::keys::with_defaults(raw, &defaults);
         let at = Phase {
@@ -38,7 +43,14 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
             i,
             p: &p,
         };
-        phases.push(at.resolve()?);
+        match at.resolve() {
+            Ok(phase) => phases.push(phase),
+            Err(e) if errors.len() < MAX_PLAN_ERRORS => errors.push(e),
+            Err(_) => break,
+        }
+    }
+    if !errors.is_empty() {
+        return Err(SpecErrors(errors));
     }
     for (i, phase) in phases.iter().enumerate() {
         if let Work::Verify(v) = &phase.work

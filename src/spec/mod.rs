@@ -16,7 +16,7 @@ pub use crate::vocab::{
     Coverage, DataPattern, EngineKind, EraseMethod, OnError, Pattern, PhaseKind, Rate, Until,
 };
 pub use block_size::BlockSize;
-pub use load::{LoadedSpec, SpecError, load_file, load_str};
+pub use load::{LoadedSpec, SpecError, SpecErrors, load_file, load_str};
 pub use vary::{One, Vary};
 
 use crate::units::{Amount, Duration, Size};

@@ -973,3 +973,37 @@ fn block_device_needs_allow_destroy_naming_that_device() {
         "the device still reads as zeros"
     );
 }
+
+/// `plan` and a run report the first error of every phase that cannot run on the target, each located at
+/// its key, in phase order (they stopped at the first phase); nothing is written.
+#[test]
+fn plan_errors_of_every_phase_are_reported() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"a\"\nkind = \"workload\"\nblock_size = \"3000B\"\nread_percent = 0\nduration = \"1s\"\n\
+                [[phase]]\nname = \"b\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n\
+                [[phase]]\nname = \"c\"\nkind = \"workload\"\nworkers = 4\nread_percent = 0\nduration = \"1s\"\n";
+    write_file(d.path(), "s.toml", &spec_text("pe", body));
+    let first_line = spec_text("pe", "").lines().count() + 1;
+    let (a, c) = (first_line + 3, first_line + 14);
+    for cmd in [&["plan"][..], &["run", "-o", "out"][..]] {
+        let mut args = cmd.to_vec();
+        args.extend(["s.toml", "--target", "sim:capacity=1GiB"]);
+        let before = dir_listing(d.path());
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+        assert_eq!(
+            errors,
+            [
+                format!(
+                    "error: s.toml:{a}:1: phase[0] \"a\".block_size: block_size 3000B (3000 B) is not a multiple of the target's logical block size (512 B), which O_DIRECT requires"
+                ),
+                format!(
+                    "error: s.toml:{c}:1: phase[2] \"c\".workers: workers = 4: the simulated drive runs one worker (its virtual clock is one submitter's)"
+                ),
+            ],
+            "{args:?}"
+        );
+        assert_eq!(dir_listing(d.path()), before, "{args:?} wrote something");
+    }
+}
