@@ -21,13 +21,13 @@ use crate::vocab::{
 };
 
 /// The most phase errors a plan reports, as `validate` stops after 50 errors.
-pub const MAX_PLAN_ERRORS: usize = 50;
+const MAX_PLAN_ERRORS: usize = 50;
 
 /// Resolves every phase of `spec` against `target`.
 ///
 /// # Errors
 /// A located [`SpecError`] for each phase that cannot run on this target (its first, in the fixed order of
-/// the checks; at most [`MAX_PLAN_ERRORS`]): a block size or offset not
+/// the checks; at most 50): a block size or offset not
 /// aligned to the logical block size with O_DIRECT (case C02), a span past the end of the target, an erase
 /// method the target lacks (case C09), an image larger than the span or unreadable, a verify phase whose
 /// expected content cannot be tracked.
