@@ -253,7 +253,9 @@ pub(crate) fn execute_gated(
             io_phase::assume_done(&mut ctx.written, phase);
         }
     }
-    if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref()) {
+    if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref())
+        && gate.is_none_or(multi::Gate::say_for_host)
+    {
         ctx.log(&n);
     }
     for (i, phase) in plan.to_run().enumerate() {

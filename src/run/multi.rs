@@ -23,6 +23,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 pub struct Gate {
     state: Mutex<GateState>,
     cv: Condvar,
+    /// Whether a run has said what is true of the host, not of its target (the clock note).
+    host_said: AtomicBool,
 }
 
 struct GateState {
@@ -47,7 +49,16 @@ impl Gate {
                 failed: None,
             }),
             cv: Condvar::new(),
+            host_said: AtomicBool::new(false),
         }
+    }
+
+    /// Whether this run is the one to say what is true of the whole host (true once, for the first asking):
+    /// the runs share the host, so such a note is printed once, not once per target.
+    pub fn say_for_host(&self) -> bool {
+        !self
+            .host_said
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
     }
 
     fn lock(&self) -> MutexGuard<'_, GateState> {

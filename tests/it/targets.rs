@@ -855,3 +855,46 @@ fn a_plan_error_on_one_of_several_targets_names_it() {
     assert_eq!(nonzero_blocks(&read(&d.join("small.img"))), 0);
     assert_eq!(nonzero_blocks(&read(&d.join("big.img"))), 0);
 }
+
+/// What is true of the host, not of a target, is said once in a several-target run: the note about an
+/// unsynchronized clock before a `--start-at` start is printed by one target, not by each. Each target's
+/// results still record the clock.
+#[test]
+fn a_note_about_the_host_is_printed_once_for_all_targets() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "spec.toml", &spec_text("multi", &rand_write("64KiB")));
+    let args = [
+        "spec.toml",
+        "-o",
+        "out",
+        "--target-size",
+        "1MiB",
+        "--target",
+        "a.img",
+        "--target",
+        "b.img",
+        "--target",
+        "c.img",
+        "--start-at",
+        "+0.2",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    let clocks: Vec<bool> = ["t0-a.img", "t1-b.img", "t2-c.img"]
+        .iter()
+        .map(|t| {
+            results(&d.join("out").join(t))["launch"]["clock"]["synchronized"]
+                .as_bool()
+                .expect("launch.clock.synchronized")
+        })
+        .collect();
+    assert!(clocks.iter().all(|&c| c == clocks[0]), "{clocks:?}");
+    let notes = err
+        .lines()
+        .filter(|l| l.contains("note: the kernel marks this host's clock unsynchronized"))
+        .count();
+    // The kernel's view of the clock decides whether there is a note at all (chrony on a CI machine
+    // synchronizes it); there is never more than one.
+    assert_eq!(notes, usize::from(!clocks[0]), "{err}");
+}
