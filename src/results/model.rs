@@ -443,6 +443,10 @@ pub struct WorkerResult {
     pub span_bytes: u64,
     /// Seed of its op stream and data.
     pub seed: u64,
+    /// Time from the phase's t = 0 to its last completion, s (0 when it completed nothing): in a
+    /// byte-bounded phase, how long it took for its share. Absent in results of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
     /// Its reads: counts, rates over the phase's duration, latencies.
     pub read: DirStats,
     /// Its writes.

@@ -123,6 +123,11 @@ pub fn measured(
     let mut o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
     record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
+    // Workers that did unequal work: the host's scheduling shaped the phase's total.
+    if let Some(w) = crate::results::balance::warning(pr) {
+        ctx.log(&format!("      warning: {w}"));
+        pr.warnings.push(w);
+    }
     // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
     for w in &o.outcome.warnings {
         ctx.log(&format!("      warning: {w}"));
@@ -252,6 +257,7 @@ fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResu
                 span_start_bytes: p.range.start,
                 span_bytes: p.range.len,
                 seed: p.seed,
+                duration_s: Some(w.end_ns as f64 / 1e9),
                 read: DirStats::new(r.ops, r.bytes, secs, w.read.clone()),
                 write: DirStats::new(wr.ops, wr.bytes, secs, w.write.clone()),
                 errors: w.counts.errors,
