@@ -331,14 +331,7 @@ pub fn log_io_failures(ctx: &mut Ctx<'_>, o: &IoOutcome, mismatched: u64, pr: &m
 
 /// The phase's summary line, and its steady-state line.
 pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
-    ctx.log(&format!(
-        "      {} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
-        pr.read.ops,
-        pr.write.ops,
-        pr.duration_s,
-        pr.read.iops + pr.write.iops,
-        (pr.read.bw_bytes_per_s + pr.write.bw_bytes_per_s) / 1e6
-    ));
+    ctx.log(&format!("      {}", pr.totals_text()));
     if let Some(line) = latency_line(pr) {
         ctx.log(&line);
     }
