@@ -80,14 +80,25 @@ pub fn hosts_table(run: &RunData, p: &PhaseResult, named: bool) -> String {
         return String::new();
     }
     let hosts = run.results.cluster.as_ref().map(|c| &c.hosts[..]);
+    // Parts that all ran on one machine (the targets of one run, or runs merged from one host) are its
+    // targets.
+    let one_host = hosts
+        .and_then(|h| h.split_first())
+        .filter(|(first, rest)| rest.iter().all(|h| h.hostname == first.hostname))
+        .map(|(first, _)| first.hostname.as_str());
+    let what = match one_host {
+        Some(name) if p.hosts.len() > 1 => {
+            format!("{} targets on host {}", p.hosts.len(), esc(name))
+        }
+        _ => format!("{} hosts", p.hosts.len()),
+    };
     let mut o = format!(
-        "<h3>{}{} hosts</h3>\n<div class=\"scroll\"><table class=\"hosts\"><thead><tr><th class=\"l\">host</th><th class=\"l\">rank</th><th class=\"l\">host name</th><th class=\"l\">target</th>{HEAD}</tr></thead><tbody>",
+        "<h3>{}{what}</h3>\n<div class=\"scroll\"><table class=\"hosts\"><thead><tr><th class=\"l\">host</th><th class=\"l\">rank</th><th class=\"l\">host name</th><th class=\"l\">target</th>{HEAD}</tr></thead><tbody>",
         if named {
             format!("{}: ", esc(&run.label))
         } else {
             String::new()
         },
-        p.hosts.len()
     );
     for h in &p.hosts {
         let info = hosts.and_then(|c| c.get(h.host));
@@ -266,5 +277,10 @@ mod tests {
             ]
         );
         assert!(hosts_table(&r, &phase("w", 0), false).is_empty());
+        // Both on one machine: its targets.
+        if let Some(c) = r.results.cluster.as_mut() {
+            c.hosts[1].hostname = "n0".into();
+        }
+        assert!(hosts_table(&r, &p, true).starts_with("<h3>m: 2 targets on host n0</h3>"));
     }
 }
