@@ -96,8 +96,15 @@ pub(super) fn cmd_run_many(
         .collect();
     let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet);
     let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
-    let aggregate = merge::merge_targets(&files).and_then(|m| merge::write(&out_dir, &m));
-    finish(&out_dir, &labels, &outcomes, aggregate, &say)
+    let aggregate =
+        merge::merge_targets(&files).and_then(|m| merge::write(&out_dir, &m).map(|()| m));
+    // The targets' sum of each phase, after the targets' own lines: the aggregate results.json's totals.
+    if let Ok(m) = &aggregate {
+        for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len())) {
+            say(&l);
+        }
+    }
+    finish(&out_dir, &labels, &outcomes, aggregate.map(|_| ()), &say)
 }
 
 /// The exit of the run: 0 when every target completed and the aggregate was written, 1 when a target

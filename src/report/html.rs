@@ -459,6 +459,12 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection) {
         }
     }
     o.push_str(&phase_table(runs, &s.group.members));
+    let named = runs.len() > 1;
+    for &(r, p) in &s.group.members {
+        let ph = runs[r].phase(p).0;
+        o.push_str(&super::parts::workers_table(&runs[r], ph, named));
+        o.push_str(&super::parts::hosts_table(&runs[r], ph, named));
+    }
     for &(r, p) in &s.group.members {
         for w in &runs[r].phase(p).0.warnings {
             let _ = writeln!(

@@ -13,6 +13,7 @@ pub mod html;
 pub mod members;
 pub mod merge;
 pub mod model;
+pub mod parts;
 pub mod runs;
 pub mod table;
 #[cfg(test)]

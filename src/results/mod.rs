@@ -2,6 +2,7 @@
 //! ([`mod@write`]), the JSON Schemas themselves ([`schema`]), a phase's headline figures ([`headline`]), and
 //! the output folder everything is written into ([`outdir`]).
 
+pub mod balance;
 pub mod cluster;
 pub mod headline;
 pub mod judge;

@@ -431,6 +431,22 @@ pub struct DirStats {
     pub latency_ns: Option<LatencySummary>,
 }
 
+impl PhaseResult {
+    /// The phase's totals in words, as the run's summary line, the several targets' sum and `wkrun merge`
+    /// print them: `256 reads, 256 writes in 0.01 s: 41629 IOPS, 170.5 MB/s` (IOPS `read.iops` +
+    /// `write.iops`, MB/s the directions' `bw_bytes_per_s` / 10⁶).
+    pub fn totals_text(&self) -> String {
+        format!(
+            "{} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
+            self.read.ops,
+            self.write.ops,
+            self.duration_s,
+            self.read.iops + self.write.iops,
+            (self.read.bw_bytes_per_s + self.write.bw_bytes_per_s) / 1e6
+        )
+    }
+}
+
 /// One worker's share of an I/O phase: its part of the range and seed (as planned) and what it did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -443,6 +459,10 @@ pub struct WorkerResult {
     pub span_bytes: u64,
     /// Seed of its op stream and data.
     pub seed: u64,
+    /// Time from the phase's t = 0 to its last completion, s (0 when it completed nothing): in a
+    /// byte-bounded phase, how long it took for its share. Absent in results of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
     /// Its reads: counts, rates over the phase's duration, latencies.
     pub read: DirStats,
     /// Its writes.

@@ -123,6 +123,11 @@ pub fn measured(
     let mut o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
     record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
+    // Workers that did unequal work: the host's scheduling shaped the phase's total.
+    if let Some(w) = crate::results::balance::warning(pr) {
+        ctx.log(&format!("      warning: {w}"));
+        pr.warnings.push(w);
+    }
     // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
     for w in &o.outcome.warnings {
         ctx.log(&format!("      warning: {w}"));
@@ -252,6 +257,7 @@ fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResu
                 span_start_bytes: p.range.start,
                 span_bytes: p.range.len,
                 seed: p.seed,
+                duration_s: Some(w.end_ns as f64 / 1e9),
                 read: DirStats::new(r.ops, r.bytes, secs, w.read.clone()),
                 write: DirStats::new(wr.ops, wr.bytes, secs, w.write.clone()),
                 errors: w.counts.errors,
@@ -325,14 +331,7 @@ pub fn log_io_failures(ctx: &mut Ctx<'_>, o: &IoOutcome, mismatched: u64, pr: &m
 
 /// The phase's summary line, and its steady-state line.
 pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
-    ctx.log(&format!(
-        "      {} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
-        pr.read.ops,
-        pr.write.ops,
-        pr.duration_s,
-        pr.read.iops + pr.write.iops,
-        (pr.read.bw_bytes_per_s + pr.write.bw_bytes_per_s) / 1e6
-    ));
+    ctx.log(&format!("      {}", pr.totals_text()));
     if let Some(line) = latency_line(pr) {
         ctx.log(&line);
     }

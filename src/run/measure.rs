@@ -62,6 +62,8 @@ pub struct WorkerTotals {
     pub read: Option<LatencySummary>,
     /// Its write latencies.
     pub write: Option<LatencySummary>,
+    /// Its last completion, ns from the phase's t = 0 (0 when it completed nothing).
+    pub end_ns: u64,
 }
 
 /// Why an I/O phase could not run at all: what was being opened or written, and the OS error.
@@ -495,15 +497,15 @@ fn run_workers(
     })
 }
 
-/// A worker's read and write latencies.
-type Latencies = (Option<LatencySummary>, Option<LatencySummary>);
+/// A worker's read and write latencies, and its last completion (ns).
+type Latencies = (Option<LatencySummary>, Option<LatencySummary>, u64);
 
-/// The workers' outcomes as one (the phase's), and each worker's latencies.
+/// The workers' outcomes as one (the phase's), and each worker's latencies and end.
 fn merged(outcomes: Vec<Outcome>) -> (Outcome, Vec<Latencies>) {
     let mut all = Outcome::new(None);
     let mut lat = Vec::with_capacity(outcomes.len());
     for o in outcomes {
-        lat.push((o.read.summary(), o.write.summary()));
+        lat.push((o.read.summary(), o.write.summary(), o.end_ns));
         all.merge(o);
     }
     (all, lat)
@@ -800,10 +802,11 @@ fn finish(
         .per_worker
         .into_iter()
         .zip(latencies)
-        .map(|(counts, (read, write))| WorkerTotals {
+        .map(|(counts, (read, write, end_ns))| WorkerTotals {
             counts,
             read,
             write,
+            end_ns,
         })
         .collect();
     // The series' t = 0 on the wall clock: now, less the time since the phase clock started.

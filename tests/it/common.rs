@@ -825,13 +825,18 @@ pub fn is_thin_tail(w: &str) -> bool {
         && w.contains(" lie above ")
 }
 
-/// Whether tests of device and data warnings leave `w` out: the host-pace ([`HOST_PACE`]) and the thin
-/// tail ([`is_thin_tail`]) warnings.
+/// The start of the warning that a phase's workers did unequal work (`results::balance`): it depends on
+/// how the host scheduled them.
+pub const UNEQUAL_WORKERS: &str = "unequal workers: ";
+
+/// Whether tests of device and data warnings leave `w` out: the host-pace ([`HOST_PACE`]), the thin
+/// tail ([`is_thin_tail`]) and the unequal-workers ([`UNEQUAL_WORKERS`]) warnings.
 fn left_out(w: &str) -> bool {
-    w.starts_with(HOST_PACE) || is_thin_tail(w)
+    w.starts_with(HOST_PACE) || is_thin_tail(w) || w.starts_with(UNEQUAL_WORKERS)
 }
 
-/// A phase's `warnings` (a JSON array, or absent) without the host-pace and thin-tail warnings.
+/// A phase's `warnings` (a JSON array, or absent) without the host-pace, thin-tail and unequal-workers
+/// warnings.
 pub fn device_warnings(w: Option<&serde_json::Value>) -> Vec<String> {
     w.and_then(|w| w.as_array())
         .map(|a| {

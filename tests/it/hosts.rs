@@ -276,14 +276,25 @@ fn three_hosts_under_mpirun_start_together_and_merge_exactly() {
     let o = wkrun(dir, &["merge", "out0", "out2", "out1", "-o", "merged"]);
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "merge: {err}");
-    assert_eq!(
-        out.trim(),
-        format!(
-            "merged 3 hosts, 2 phases: {}",
-            Path::new("merged").join("results.json").display()
-        )
+    let (typed, merged) = strict_results(&dir.join("merged"));
+    // The summary, then each phase's merged totals as the run's summary line prints one host's.
+    let mut want = format!(
+        "merged 3 hosts, 2 phases: {}",
+        Path::new("merged").join("results.json").display()
     );
-    let (_, merged) = strict_results(&dir.join("merged"));
+    for p in &typed.phases {
+        want.push_str(&format!(
+            "\n  phase {} \"{}\": {} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
+            p.index,
+            p.name,
+            p.read.ops,
+            p.write.ops,
+            p.duration_s,
+            p.read.iops + p.write.iops,
+            (p.read.bw_bytes_per_s + p.write.bw_bytes_per_s) / 1e6
+        ));
+    }
+    assert_eq!(out.trim(), want);
     let ranks: Vec<u64> = merged["cluster"]["hosts"]
         .as_array()
         .unwrap()

@@ -416,3 +416,35 @@ fn the_phase_line_names_workers_and_queue_depth() {
         "{err}"
     );
 }
+
+/// Workers that did equal work get no unequal-workers warning (`results::balance`): two null-engine workers
+/// under a total rate cap take interleaved slots of one schedule, so each completes half of the phase's
+/// I/Os, whatever the host's load; each worker's own time (`workers[].duration_s`) is the phase's.
+#[test]
+fn balanced_workers_get_no_unequal_workers_warning() {
+    let (dir, target) = sparse_target_dir(16 * MIB);
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\ndirect = false\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 2\nread_percent = 0\nduration = \"500ms\"\nrate_iops = 2000\n";
+    let out = run_ok(dir.path(), "workers-balanced", body, &target);
+    let (_, r) = strict_results(&out);
+    let p = phase(&r, 0);
+    let ops = worker_ops(p);
+    assert_eq!(ops.len(), 2);
+    let (a, b) = (ops[0].1, ops[1].1);
+    assert!(a.abs_diff(b) <= 1 && a + b == u(p, "/write/ops"), "{ops:?}");
+    let warnings: Vec<&str> = p["warnings"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|w| w.as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.starts_with(crate::common::UNEQUAL_WORKERS)),
+        "{warnings:?}"
+    );
+    // Each worker's time runs to its last completion, within the phase's.
+    let phase_s = p["duration_s"].as_f64().expect("duration_s");
+    for w in p["workers"].as_array().expect("workers") {
+        let t = w["duration_s"].as_f64().expect("workers[].duration_s");
+        assert!(t > 0.4 && t <= phase_s, "{t} of {phase_s}");
+    }
+}

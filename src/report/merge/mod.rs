@@ -320,14 +320,40 @@ fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result
     w.write(&m.results).map_err(|e| e.to_string())
 }
 
-/// The line `wkrun merge` prints: hosts, phases, and where.
+/// The lines `wkrun merge` prints: hosts, phases, and where; then each phase's merged totals
+/// ([`totals_lines`], prefixed `  `).
 pub fn summary_line(m: &Merged, path: &Path) -> String {
     let hosts = m.results.cluster.as_ref().map_or(0, |c| c.hosts.len());
-    format!(
+    let mut o = format!(
         "merged {hosts} hosts, {} phases: {}",
         m.results.phases.len(),
         path.display()
-    )
+    );
+    for l in totals_lines(m, "  ") {
+        o.push('\n');
+        o.push_str(&l);
+    }
+    o
+}
+
+/// One line per merged phase that did I/O (not an erase): `PREFIXphase N "NAME": R reads, W writes in D
+/// s: X IOPS, Y MB/s`, the totals the merged `results.json` holds
+/// ([`PhaseResult::totals_text`](crate::results::PhaseResult::totals_text)), as the run's summary line
+/// prints one host's.
+pub fn totals_lines(m: &Merged, prefix: &str) -> Vec<String> {
+    m.results
+        .phases
+        .iter()
+        .filter(|p| p.kind != crate::spec::PhaseKind::Erase)
+        .map(|p| {
+            format!(
+                "{prefix}phase {} \"{}\": {}",
+                p.index,
+                p.name,
+                p.totals_text()
+            )
+        })
+        .collect()
 }
 
 /// The aggregate of a run on several targets (`wkrun SPEC --target A --target B`): the targets' results
@@ -394,6 +420,58 @@ mod same_file_tests {
                 a.display(),
                 l.display()
             ))
+        );
+    }
+}
+
+#[cfg(test)]
+mod totals_tests {
+    use super::{Merged, summary_line, totals_lines};
+    use crate::report::testing::{phase, results};
+    use crate::results::{Cluster, DirStats};
+    use crate::spec::PhaseKind;
+    use crate::target::TargetKind;
+    use std::path::Path;
+
+    /// Each phase that did I/O gets one line of the merged totals, as the run's summary prints them; an
+    /// erase gets none.
+    #[test]
+    fn each_io_phase_gets_its_merged_totals_line() {
+        let mut erase = phase("wipe", 0);
+        erase.kind = PhaseKind::Erase;
+        let mut fill = phase("fill", 1);
+        fill.kind = PhaseKind::Fill;
+        fill.duration_s = 2.0;
+        fill.write = DirStats::new(3072, 3 << 30, 2.0, None);
+        let mut w = phase("mix", 2);
+        w.duration_s = 4.0;
+        w.read = DirStats::new(70_000, 70_000 * 4096, 4.0, None);
+        w.write = DirStats::new(30_001, 30_001 * 4096, 4.0, None);
+        let mut r = results(
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            "a + b + c",
+            TargetKind::File,
+            vec![erase, fill, w],
+        );
+        r.cluster = Some(Cluster {
+            hosts: vec![],
+            alignment: String::new(),
+        });
+        let m = Merged {
+            results: r,
+            series: vec![None, None, None],
+        };
+        assert_eq!(
+            totals_lines(&m, "[all 3 targets] "),
+            [
+                "[all 3 targets] phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s",
+                "[all 3 targets] phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s",
+            ]
+        );
+        assert_eq!(
+            summary_line(&m, Path::new("m/results.json")),
+            "merged 0 hosts, 3 phases: m/results.json\n  phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s\n  phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s"
         );
     }
 }
