@@ -419,7 +419,7 @@ fn the_phase_line_names_workers_and_queue_depth() {
 
 /// Workers that did equal work get no unequal-workers warning (`results::balance`): two null-engine workers
 /// under a total rate cap take interleaved slots of one schedule, so each completes half of the phase's
-/// I/Os, whatever the host's load; each worker's own time (`workers[].duration_s`) is the phase's.
+/// I/Os (within its queue depth at the end), whatever the host's load; each worker's own time (`workers[].duration_s`) is the phase's.
 #[test]
 fn balanced_workers_get_no_unequal_workers_warning() {
     let (dir, target) = sparse_target_dir(16 * MIB);
@@ -430,7 +430,9 @@ fn balanced_workers_get_no_unequal_workers_warning() {
     let ops = worker_ops(p);
     assert_eq!(ops.len(), 2);
     let (a, b) = (ops[0].1, ops[1].1);
-    assert!(a.abs_diff(b) <= 1 && a + b == u(p, "/write/ops"), "{ops:?}");
+    // Each takes every other slot of one schedule; at the end of the 500 ms a loaded host may leave a
+    // worker's last slots (up to its queue depth) unissued: 500 and 498 were seen under a parallel build.
+    assert!(a.abs_diff(b) <= 4 && a + b == u(p, "/write/ops"), "{ops:?}");
     let warnings: Vec<&str> = p["warnings"]
         .as_array()
         .map(|a| a.iter().filter_map(|w| w.as_str()).collect())
