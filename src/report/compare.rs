@@ -647,12 +647,12 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
     let natural: Vec<String> = runs
         .iter()
         .map(|r| {
-            format!(
-                "{} {} {}",
-                r.results.spec.name,
-                r.results.target.path.display(),
-                r.results.started_at
-            )
+            // A folder merged from several hosts is named by its hosts, not by the first host's target.
+            let target = match super::runs::merged_hosts(&r.results) {
+                Some(_) => super::runs::target_name(&r.results),
+                None => r.results.target.path.display().to_string(),
+            };
+            format!("{} {target} {}", r.results.spec.name, r.results.started_at)
         })
         .collect();
     let mut out: Vec<String> = runs
@@ -956,6 +956,42 @@ mod tests {
             used,
         ]);
         assert_eq!(c.columns, ["fresh", "simulated-used", "used [failed]"]);
+    }
+
+    /// Runs in folders of one name are headed by spec, target and start; a folder merged from hosts by its
+    /// hosts (`3 hosts: ...`), not by the first host's target.
+    #[test]
+    fn a_merged_folder_is_headed_by_its_hosts() {
+        use crate::results::{Cluster, ClusterHost};
+        let host = |path: &str| ClusterHost {
+            rank: None,
+            rank_source: None,
+            results: format!("{path}/results.json"),
+            hostname: "h".into(),
+            target_path: path.into(),
+            capacity_bytes: 1 << 20,
+            status: Status::Completed,
+            started_at: "2026-01-01T00:00:00.000Z".into(),
+            start_offset_ns: None,
+            clock: None,
+        };
+        let p = || vec![phase("mix", 1, 1, None)];
+        let mut merged = run("a/m/results.json", "s", "2026-01-01T00:00:00.000Z", p());
+        merged.results.cluster = Some(Cluster {
+            hosts: ["/dev/x", "t1.img", "t2.img"]
+                .iter()
+                .map(|p| host(p))
+                .collect(),
+            alignment: String::new(),
+        });
+        let one = run("b/m/results.json", "s", "2026-01-02T00:00:00.000Z", p());
+        assert_eq!(
+            compare(&[merged, one]).columns,
+            [
+                "s 3 hosts: /dev/x + t1.img + t2.img 2026-01-01T00:00:00.000Z",
+                "s /dev/x 2026-01-02T00:00:00.000Z"
+            ]
+        );
     }
 
     #[test]

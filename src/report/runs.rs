@@ -25,50 +25,14 @@ pub struct RunData {
 }
 
 impl RunData {
-    /// The target as named in legends and titles: its model when known, else its path; a simulated drive
-    /// by its parameters (`sim:capacity=2GiB,op=7%,dies=1`), since every simulated drive has the same model.
-    /// A folder merged from several hosts, whose `target` is the first host's, is named by its hosts:
-    /// `3 hosts: a.img + b.img + c.img` (the first three distinct paths, then `+ K more`), or `4 hosts, each
-    /// NAME` when every host ran on the same path.
+    /// The target as named in legends and titles ([`target_name`]).
     pub fn target_name(&self) -> String {
-        let t = &self.results.target;
-        let own = match &t.model {
-            Some(m) if !m.trim().is_empty() && t.kind != crate::target::TargetKind::Sim => {
-                m.trim().to_string()
-            }
-            _ => t.path.display().to_string(),
-        };
-        match self.merged_hosts() {
-            None => own,
-            Some((n, paths)) if paths.len() == 1 => format!("{n} hosts, each {own}"),
-            Some((n, paths)) => {
-                let more = paths.len().saturating_sub(3);
-                let mut shown = paths[..paths.len().min(3)].join(" + ");
-                if more > 0 {
-                    shown.push_str(&format!(" + {more} more"));
-                }
-                format!("{n} hosts: {shown}")
-            }
-        }
+        target_name(&self.results)
     }
 
-    /// For a folder `wkrun merge` made from two hosts or more: their number and their distinct target
-    /// paths, in rank order. `None` for one run and for the aggregate of a run on several targets (whose
-    /// `target.path` already joins its targets' paths with ` + `).
+    /// The hosts of a merged folder ([`merged_hosts`]).
     pub fn merged_hosts(&self) -> Option<(usize, Vec<&str>)> {
-        let hosts = &self.results.cluster.as_ref()?.hosts;
-        let paths: Vec<&str> = hosts.iter().map(|h| h.target_path.as_str()).collect();
-        if hosts.len() < 2 || self.results.target.path.to_str() == Some(paths.join(" + ").as_str())
-        {
-            return None;
-        }
-        let mut distinct: Vec<&str> = Vec::new();
-        for p in paths {
-            if !distinct.contains(&p) {
-                distinct.push(p);
-            }
-        }
-        Some((hosts.len(), distinct))
+        merged_hosts(&self.results)
     }
 
     /// The run's legend entry: `label (target)`.
@@ -86,6 +50,51 @@ impl RunData {
                 .unwrap_or_default(),
         )
     }
+}
+
+/// The target as named in legends and titles: its model when known, else its path; a simulated drive
+/// by its parameters (`sim:capacity=2GiB,op=7%,dies=1`), since every simulated drive has the same model.
+/// A folder merged from several hosts, whose `target` is the first host's, is named by its hosts:
+/// `3 hosts: a.img + b.img + c.img` (the first three distinct paths, then `+ K more`), or `4 hosts, each
+/// NAME` when every host ran on the same path.
+pub fn target_name(results: &Results) -> String {
+    let t = &results.target;
+    let own = match &t.model {
+        Some(m) if !m.trim().is_empty() && t.kind != crate::target::TargetKind::Sim => {
+            m.trim().to_string()
+        }
+        _ => t.path.display().to_string(),
+    };
+    match merged_hosts(results) {
+        None => own,
+        Some((n, paths)) if paths.len() == 1 => format!("{n} hosts, each {own}"),
+        Some((n, paths)) => {
+            let more = paths.len().saturating_sub(3);
+            let mut shown = paths[..paths.len().min(3)].join(" + ");
+            if more > 0 {
+                shown.push_str(&format!(" + {more} more"));
+            }
+            format!("{n} hosts: {shown}")
+        }
+    }
+}
+
+/// For a folder `wkrun merge` made from two hosts or more: their number and their distinct target
+/// paths, in rank order. `None` for one run and for the aggregate of a run on several targets (whose
+/// `target.path` already joins its targets' paths with ` + `).
+pub fn merged_hosts(results: &Results) -> Option<(usize, Vec<&str>)> {
+    let hosts = &results.cluster.as_ref()?.hosts;
+    let paths: Vec<&str> = hosts.iter().map(|h| h.target_path.as_str()).collect();
+    if hosts.len() < 2 || results.target.path.to_str() == Some(paths.join(" + ").as_str()) {
+        return None;
+    }
+    let mut distinct: Vec<&str> = Vec::new();
+    for p in paths {
+        if !distinct.contains(&p) {
+            distinct.push(p);
+        }
+    }
+    Some((hosts.len(), distinct))
 }
 
 /// Reads `path` (a `results.json`) and every series CSV it names (`series_csv`, a file name in the results
