@@ -821,3 +821,27 @@ fn a_plan_error_on_one_of_several_targets_names_it() {
     assert_eq!(nonzero_blocks(&read(&d.join("small.img"))), 0);
     assert_eq!(nonzero_blocks(&read(&d.join("big.img"))), 0);
 }
+
+/// A target path that is a symbolic link to nothing (found by the attack session: the plan said "will be
+/// created", the run failed with "cannot create the target file b.img: File exists"): refused when probed,
+/// by `plan` and by a run with one target or several, exit 2, nothing made.
+#[test]
+fn a_target_that_is_a_dangling_link_is_refused_naming_the_link() {
+    let dir = tempdir();
+    let d = dir.path();
+    std::os::unix::fs::symlink("a.img", d.join("b.img")).unwrap();
+    let want = "error: b.img is a symbolic link to a.img, which does not exist; wkrun does not create a target through a link: create the file first, or name it without the link\n";
+    for targets in [&["b.img"][..], &["a.img", "b.img"][..]] {
+        let mut args = vec!["--target-size", "1MiB"];
+        for t in targets {
+            args.extend(["--target", t]);
+        }
+        let (code, err) = run(d, FILL, &args);
+        assert_eq!((code, err.as_str()), (2, want), "{targets:?}");
+        assert!(!d.join("a.img").exists() && !d.join("out").exists());
+    }
+    let o = wkrun(d, &["plan", "spec.toml", "--target", "b.img"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", want));
+    assert!(!d.join("a.img").exists());
+}
