@@ -774,13 +774,21 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
-/// Refuses a file target that is one of the files the run writes into one of its output folders (its
-/// `results.json`, reserve, a series CSV): the run would remove or replace it, the target's data with it.
+/// Refuses a file target that is one of the run's output folders (made just now for a target still to be
+/// created), or one of the files the run writes into them (its `results.json`, reserve, a series CSV): the
+/// run would remove or replace it, the target's data with it.
 fn target_not_a_run_file(plan: &Plan, dirs: &[&OutDir]) -> Result<(), Fail> {
     if plan.target.kind != target::TargetKind::File {
         return Ok(());
     }
     let t = &plan.target.path;
+    if let Some(d) = dirs.iter().find(|d| d.is(t)) {
+        return Err(bad(format!(
+            "the target {} is the output folder {}; nothing was written: name a file or a device as the target, and another folder with --output",
+            t.display(),
+            d.path().display()
+        )));
+    }
     match dirs.iter().find_map(|d| Some((d, d.run_file_named(t)?))) {
         Some((d, name)) => Err(bad(format!(
             "the target {} is {name} in the output folder {}, which the run writes: it would replace the target and its data; nothing was written: choose another target path or --output folder",
