@@ -238,3 +238,35 @@ fn merge_on_a_full_disk_leaves_nothing() {
         drop(holder);
     }
 }
+
+/// An output folder on a file system with room for nothing but the first `results.json` (a 4 KiB tmpfs,
+/// found by the attack session): no room could be kept, the phase could not create its CSV, and the last
+/// write, which needs room for a new file beside the old one, failed: results.json stayed saying
+/// "running". The last write now removes the old version first when there is no room beside it: exit 1,
+/// results.json "failed" with the error.
+#[test]
+fn a_folder_with_no_room_to_keep_still_ends_failed() {
+    let test = "diskfull::a_folder_with_no_room_to_keep_still_ends_failed";
+    let d = tempdir();
+    let m = match Mount::tmpfs(d.path().join("mnt"), "4k") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    sparse_file(&d.path().join("t.img"), 16 << 20);
+    write_file(d.path(), "s.toml", &spec_text("full", WRITE));
+    let o = wkrun(
+        d.path(),
+        &["s.toml", "--target", "t.img", "-o", "mnt/out", "-q"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    let msg = "phase \"w\": cannot create mnt/out/00-w.csv: No space left on device (os error 28)";
+    assert_eq!(
+        (code, err.as_str()),
+        (1, format!("error: {msg}\n").as_str())
+    );
+    let out = m.dir.join("out");
+    assert_eq!(names(&out), ["results.json"]);
+    let (_, r) = strict_results(&out);
+    assert_eq!(r["status"], "failed");
+    assert_eq!(r["error"], msg);
+}
