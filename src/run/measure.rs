@@ -51,6 +51,9 @@ pub struct IoOutcome {
     pub workers: Vec<WorkerTotals>,
     /// Wall clock of t = 0 of the series, ns since the Unix epoch; `None` on a virtual clock.
     pub t0_unix_ns: Option<u64>,
+    /// A row of the series CSV (or the simulated drive's CSV) that could not be written (a full disk): the
+    /// phase ran to its end and its totals stand, but the run fails with this.
+    pub csv_error: Option<SetupError>,
 }
 
 /// What one worker of an I/O phase did: the totals of its part of the series and its latencies.
@@ -202,8 +205,10 @@ pub fn run(
     out.outcome.errors.merge(ramp_errors);
     out.measured_started_at = measured_started_at;
     out.first_op = first;
-    if let Some(e) = lock(&csv_error).take() {
-        return Err(SetupError {
+    if let Some(e) = lock(&csv_error).take()
+        && out.csv_error.is_none()
+    {
+        out.csv_error = Some(SetupError {
             what: format!("cannot write {}", csv.dir.join(&device_csv).display()),
             source: e,
         });
@@ -621,6 +626,7 @@ fn ramp_failed(
         device: None,
         workers: Vec::new(),
         t0_unix_ns: None,
+        csv_error: None,
     })
 }
 
@@ -789,12 +795,10 @@ fn finish(
         // A partial last row is not a full round: it stays out of steady-state rounds and windows.
         c.take(&row, row.partial == 0);
     }
-    if let Some(e) = c.write_err {
-        return Err(SetupError {
-            what: format!("cannot write {}", csv.path().display()),
-            source: e,
-        });
-    }
+    let csv_error = c.write_err.take().map(|e| SetupError {
+        what: format!("cannot write {}", csv.path().display()),
+        source: e,
+    });
     outcome.end_ns = end_ns;
     let workers = c
         .per_worker
@@ -820,6 +824,7 @@ fn finish(
         ended_at_steady,
         device: None,
         workers,
+        csv_error,
     })
 }
 
