@@ -745,6 +745,13 @@ fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
         .map_err(bad)?;
     let phase_grid_ns = match a.phase_grid.as_deref().map(wkrun::units::Duration::parse) {
         None => None,
+        Some(Ok(d)) if d.0 > launch::MAX_START_AHEAD_S * 1_000_000_000 => {
+            // As for --start-at: a mistyped unit (10d for 10s) would make a later phase wait for days.
+            return Err(bad(format!(
+                "--phase-grid: {} is more than 7 days: a later phase would wait up to that long for its start",
+                a.phase_grid.as_deref().unwrap_or_default()
+            )));
+        }
         Some(Ok(d)) if d.0 > 0 => Some(d.0),
         Some(Ok(_)) => return Err(bad("--phase-grid: the grid must be longer than 0")),
         Some(Err(e)) => return Err(bad(format!("--phase-grid: {e}"))),
