@@ -197,6 +197,7 @@ fn bad(msg: impl Into<String>) -> Fail {
 }
 
 fn main() -> ExitCode {
+    wkrun::sys::limits::one_malloc_arena_under_address_limit();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(msg) = misspelt_command(&args) {
         return fail(Fail(2, msg));
