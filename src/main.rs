@@ -197,6 +197,7 @@ fn bad(msg: impl Into<String>) -> Fail {
 }
 
 fn main() -> ExitCode {
+    wkrun::sys::limits::one_malloc_arena_under_address_limit();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(msg) = misspelt_command(&args) {
         return fail(Fail(2, msg));
@@ -756,6 +757,13 @@ fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
         .map_err(bad)?;
     let phase_grid_ns = match a.phase_grid.as_deref().map(wkrun::units::Duration::parse) {
         None => None,
+        Some(Ok(d)) if d.0 > launch::MAX_START_AHEAD_S * 1_000_000_000 => {
+            // As for --start-at: a mistyped unit (10d for 10s) would make a later phase wait for days.
+            return Err(bad(format!(
+                "--phase-grid: {} is more than 7 days: a later phase would wait up to that long for its start",
+                a.phase_grid.as_deref().unwrap_or_default()
+            )));
+        }
         Some(Ok(d)) if d.0 > 0 => Some(d.0),
         Some(Ok(_)) => return Err(bad("--phase-grid: the grid must be longer than 0")),
         Some(Err(e)) => return Err(bad(format!("--phase-grid: {e}"))),
@@ -785,13 +793,21 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
-/// Refuses a file target that is one of the files the run writes into one of its output folders (its
-/// `results.json`, reserve, a series CSV): the run would remove or replace it, the target's data with it.
+/// Refuses a file target that is one of the run's output folders (made just now for a target still to be
+/// created), or one of the files the run writes into them (its `results.json`, reserve, a series CSV): the
+/// run would remove or replace it, the target's data with it.
 fn target_not_a_run_file(plan: &Plan, dirs: &[&OutDir]) -> Result<(), Fail> {
     if plan.target.kind != target::TargetKind::File {
         return Ok(());
     }
     let t = &plan.target.path;
+    if let Some(d) = dirs.iter().find(|d| d.is(t)) {
+        return Err(bad(format!(
+            "the target {} is the output folder {}; nothing was written: name a file or a device as the target, and another folder with --output",
+            t.display(),
+            d.path().display()
+        )));
+    }
     match dirs.iter().find_map(|d| Some((d, d.run_file_named(t)?))) {
         Some((d, name)) => Err(bad(format!(
             "the target {} is {name} in the output folder {}, which the run writes: it would replace the target and its data; nothing was written: choose another target path or --output folder",

@@ -171,6 +171,13 @@ impl OutDir {
         ((m.dev(), m.ino()) == here && is_run_file(name)).then(|| name.to_string())
     }
 
+    /// Whether `path` names this folder itself (compared by device and inode).
+    pub fn is(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let here = self.inner.dir.id().ok();
+        std::fs::metadata(path).is_ok_and(|m| Some((m.dev(), m.ino())) == here)
+    }
+
     /// Removes the folder if [`OutDir::open`] created it and it is still empty (a run refused after its
     /// folder was made).
     pub fn discard(self) {

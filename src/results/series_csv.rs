@@ -36,7 +36,11 @@ impl SeriesWriter {
         let mut file = RowFile::new(dir.create(name)?);
         let mut header = csv::Writer::from_writer(Vec::new());
         header.write_record(HEADER)?;
-        file.append(&header.into_inner().map_err(io::Error::other)?)?;
+        if let Err(e) = file.append(&header.into_inner().map_err(io::Error::other)?) {
+            // No file without its header (a full disk): the empty file made goes again.
+            let _ = dir.remove(name);
+            return Err(e);
+        }
         Ok(SeriesWriter {
             path: dir.join(name),
             file,

@@ -19,7 +19,8 @@
 //! removed just before the last write (a status other than `running`); on a file system without that much
 //! room, the document and [`RESERVE_SLACK`]. Should the last document still not
 //! fit (a phase's result larger than the margin), the phases written before are written with the status
-//! `failed` and an error saying what is missing ([`WriteError::Shortened`]).
+//! `failed` and an error saying what is missing ([`WriteError::Shortened`]). With no room kept at all (the
+//! first document filled the file system), the last write removes the old version to make room for the new.
 
 use super::outdir::{OutDir, Reserve};
 use super::{Results, Status};
@@ -196,7 +197,11 @@ impl ResultsWriter {
         let n = results.phases.len();
         let envelope = to_value(&results.envelope())?;
         let text = assemble(&envelope, &self.phases[..n])?;
-        match self.dir.replace("results.json", &text, true) {
+        let replaced = match last && self.reserving {
+            true => self.replace_last(&text),
+            false => self.dir.replace("results.json", &text, true),
+        };
+        match replaced {
             Ok(()) => {}
             Err(e) if self.reserving && last && no_space(&e) && self.on_disk < n => {
                 return self.shortened(results, e);
@@ -241,13 +246,28 @@ impl ResultsWriter {
             path: self.path.clone(),
             source,
         };
-        self.dir.replace("results.json", &text, true).map_err(io)?;
+        self.replace_last(&text).map_err(io)?;
         self.counts.writes += 1;
         Err(WriteError::Shortened {
             path: self.path.clone(),
             source: full,
             kept,
         })
+    }
+
+    /// The run's last write of `results.json`: atomically, as every write; when the file system has no room
+    /// for the new file beside the old one (a folder too small even for the room kept: none could be
+    /// made), the old version is removed first to make that room, then the new one written, so that the
+    /// file does not stay saying `running`. A reader may then find no file for that moment, never a torn
+    /// one.
+    fn replace_last(&self, text: &[u8]) -> io::Result<()> {
+        match self.dir.replace("results.json", text, true) {
+            Err(e) if no_space(&e) && self.counts.writes > 0 => {
+                self.dir.remove("results.json")?;
+                self.dir.replace("results.json", text, true)
+            }
+            r => r,
+        }
     }
 
     /// Keeps the text of the phases of `results` not seen before.

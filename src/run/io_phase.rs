@@ -128,6 +128,14 @@ pub fn measured(
         ctx.log(&format!("      warning: {w}"));
         pr.warnings.push(w);
     }
+    // A CSV that could not be written (a full disk) fails the run, with what the phase measured kept.
+    if let Some(e) = o.csv_error.take() {
+        pr.completed = false;
+        return Err(PhaseEnd::Failed(
+            pr.clone(),
+            format!("phase \"{}\": {e}", phase.name),
+        ));
+    }
     // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
     for w in &o.outcome.warnings {
         ctx.log(&format!("      warning: {w}"));

@@ -51,6 +51,9 @@ pub struct IoOutcome {
     pub workers: Vec<WorkerTotals>,
     /// Wall clock of t = 0 of the series, ns since the Unix epoch; `None` on a virtual clock.
     pub t0_unix_ns: Option<u64>,
+    /// A row of the series CSV (or the simulated drive's CSV) that could not be written (a full disk): the
+    /// phase ran to its end and its totals stand, but the run fails with this.
+    pub csv_error: Option<SetupError>,
 }
 
 /// What one worker of an I/O phase did: the totals of its part of the series and its latencies.
@@ -204,8 +207,10 @@ pub fn run(
     out.outcome.errors.merge(ramp_errors);
     out.measured_started_at = measured_started_at;
     out.first_op = first;
-    if let Some(e) = lock(&csv_error).take() {
-        return Err(SetupError {
+    if let Some(e) = lock(&csv_error).take()
+        && out.csv_error.is_none()
+    {
+        out.csv_error = Some(SetupError {
             what: format!("cannot write {}", csv.dir.join(&device_csv).display()),
             source: e,
         });
@@ -445,6 +450,15 @@ fn run_workers(
     engines: &[EngineBox<'_>],
     tx: &mpsc::Sender<Event>,
 ) -> Vec<Outcome> {
+    if let Some(e) = address_space_short(jobs, engines) {
+        for job in jobs {
+            job.abort();
+            job.leave_start_line();
+        }
+        let mut out = vec![Outcome::new(Some(e))];
+        out.extend((1..jobs.len()).map(|_| Outcome::new(None)));
+        return out;
+    }
     if let ([job], [engine]) = (jobs, engines) {
         let o = engine.run(job, tx);
         job.leave_start_line();
@@ -495,6 +509,54 @@ fn run_workers(
             })
             .collect()
     })
+}
+
+/// Address space a thread takes, as estimated before the phase: the standard library's default stack
+/// (2 MiB), its guard page and signal stack, and the latency tables its recorder allocates (about
+/// 264 KiB), rounded up.
+const THREAD_SPACE: u64 = 3 << 20;
+
+/// Room kept besides the threads and buffers: the runner's own allocations while the phase starts (under
+/// the limit, malloc keeps to one arena: `sys::limits::one_malloc_arena_under_address_limit`).
+const SPACE_MARGIN: u64 = 1 << 20;
+
+/// Under an address-space limit (`ulimit -v`), the error when the phase's threads (their stacks) and I/O
+/// buffers would not fit in the address space left: a thread that cannot map its signal stack aborts the process (the
+/// standard library's choice), so the phase fails cleanly before any thread is started. `None` when they
+/// fit, or no limit is set.
+fn address_space_short(jobs: &[Job<'_>], engines: &[EngineBox<'_>]) -> Option<engine::IoError> {
+    use crate::sys::limits::{Limit, address_space_free};
+    let limit = Limit::AddressSpace.soft()?;
+    let several = u64::from(jobs.len() > 1);
+    let (threads, buffers) =
+        jobs.iter()
+            .zip(engines)
+            .fold((0u64, 0u64), |(t, b), (job, engine)| {
+                let bufs = u64::from(job.queue_depth).saturating_mul(job.max_len as u64);
+                (
+                    t + engine.threads_started(job) as u64 + several,
+                    b.saturating_add(bufs),
+                )
+            });
+    // No thread is started: the engine allocates its buffers itself, fallibly, and says so precisely.
+    if threads == 0 {
+        return None;
+    }
+    let need = threads
+        .saturating_mul(THREAD_SPACE)
+        .saturating_add(buffers)
+        .saturating_add(SPACE_MARGIN);
+    if address_space_free(need) {
+        return None;
+    }
+    let msg = format!(
+        "the phase's {threads} threads and {buffers} B of I/O buffers need about {need} B of address space, more than is left under {} of {limit} B",
+        Limit::AddressSpace.name()
+    );
+    Some(engine::setup_error(
+        engines[0].name(),
+        std::io::Error::new(std::io::ErrorKind::OutOfMemory, msg),
+    ))
 }
 
 /// A worker's read and write latencies, and its last completion (ns).
@@ -623,6 +685,7 @@ fn ramp_failed(
         device: None,
         workers: Vec::new(),
         t0_unix_ns: None,
+        csv_error: None,
     })
 }
 
@@ -791,12 +854,10 @@ fn finish(
         // A partial last row is not a full round: it stays out of steady-state rounds and windows.
         c.take(&row, row.partial == 0);
     }
-    if let Some(e) = c.write_err {
-        return Err(SetupError {
-            what: format!("cannot write {}", csv.path().display()),
-            source: e,
-        });
-    }
+    let csv_error = c.write_err.take().map(|e| SetupError {
+        what: format!("cannot write {}", csv.path().display()),
+        source: e,
+    });
     outcome.end_ns = end_ns;
     let workers = c
         .per_worker
@@ -823,6 +884,7 @@ fn finish(
         ended_at_steady,
         device: None,
         workers,
+        csv_error,
     })
 }
 

@@ -158,6 +158,8 @@ impl<'a> Ctx<'a> {
         self.results.error = Some(msg.clone());
         match self.finish(Status::Failed, pr) {
             Ok(()) => RunError::Failed(msg),
+            // The run failed writing its results: said once.
+            Err(e) if e.to_string() == msg => RunError::Failed(msg),
             Err(e) => RunError::Failed(format!("{msg}; and the results could not be written: {e}")),
         }
     }

@@ -337,6 +337,15 @@ impl LoadedSpec {
                 "--set {arg}: no phase of this spec sets `{key}`, and [defaults] cannot hold it; set it in one phase with --set phase.NAME.{key}=..."
             ));
         }
+        // A default no phase takes would change nothing: said, rather than recorded as if it did.
+        if let Some(row) = keys::find(key)
+            && !self.phases.iter().any(|p| row.kinds.has(p.kind))
+        {
+            return Err(format!(
+                "--set {arg}: no phase of this spec takes `{key}` (its phases: {}), so it would change nothing",
+                self.phase_kinds()
+            ));
+        }
         let d = self.file.defaults.clone().unwrap_or_default();
         if let Some(new) =
             replace::<Defaults>(&d, key, &o.value, true).map_err(|e| format!("--set {arg}: {e}"))?
@@ -344,6 +353,17 @@ impl LoadedSpec {
             self.file.defaults = Some(new);
         }
         Ok(())
+    }
+
+    /// The kinds of the spec's phases, each once (`erase, verify`).
+    fn phase_kinds(&self) -> String {
+        let mut kinds: Vec<&str> = Vec::new();
+        for p in &self.phases {
+            if !kinds.contains(&p.kind.as_str()) {
+                kinds.push(p.kind.as_str());
+            }
+        }
+        kinds.join(", ")
     }
 
     /// The lists `o` changes in the spec as written, before expansion: the sweep `sweep.NAME=` names, or

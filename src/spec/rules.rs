@@ -306,6 +306,19 @@ fn check_target_paths(t: &super::TargetSection) -> Option<RuleError> {
         if text.contains('\0') {
             return Some(err(key, None, "the path holds a NUL byte", None));
         }
+        // Under a launcher every host would use the path as written: one file for all of them.
+        if let Some(t) = ["{rank}", "{host}"].into_iter().find(|t| text.contains(t)) {
+            return Some(err(
+                key,
+                None,
+                format!(
+                    "{t} is expanded on the command line only (--target, -o, --allow-destroy), not in the spec: every host would use {text:?} as written"
+                ),
+                Some(
+                    "give the target on the command line: --target with the template (docs/hosts.md)",
+                ),
+            ));
+        }
         let Some(_) = text.strip_prefix(prefix) else {
             continue;
         };

@@ -53,6 +53,52 @@ impl Limit {
     }
 }
 
+/// Whether `bytes` of address space are free now, under the address-space limit: true when no limit is set
+/// (address space is then not what runs out), else whether a mapping of that size (no access, nothing
+/// committed) can be made, at once unmapped again. Threads need address space for their stacks and the
+/// standard library aborts the process when a new thread cannot map its signal stack, so a phase checks
+/// first ([`Limit::AddressSpace`]).
+pub fn address_space_free(bytes: u64) -> bool {
+    if Limit::AddressSpace.soft().is_none() || bytes == 0 {
+        return true;
+    }
+    let Ok(len) = usize::try_from(bytes) else {
+        return false;
+    };
+    // SAFETY: an anonymous private mapping with no access, at an address the kernel chooses; nothing reads
+    // or writes it, and it is unmapped with the length it was made with.
+    unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        );
+        if p == libc::MAP_FAILED {
+            return false;
+        }
+        libc::munmap(p, len);
+    }
+    true
+}
+
+/// Under an address-space limit (`ulimit -v`), keeps glibc's malloc to its main arena: each thread that
+/// allocates would otherwise reserve an arena of 64 MiB of address space (up to 8 per CPU) as it goes,
+/// which the limit does not leave room for and the check before a phase cannot foresee. Call once at the
+/// start, before other threads exist; does nothing without the limit (or outside glibc).
+pub fn one_malloc_arena_under_address_limit() {
+    if Limit::AddressSpace.soft().is_none() {
+        return;
+    }
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt sets a tunable of glibc's allocator; called at the start, on the only thread.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
 /// Whether this process may lock any amount of memory (CAP_IPC_LOCK in its effective set, as root usually
 /// has): then RLIMIT_MEMLOCK does not limit io_uring's registered buffers. False when it cannot be read.
 pub fn can_lock_any_memory() -> bool {

@@ -29,6 +29,11 @@ pub enum ProbeError {
     /// The target has no capacity.
     #[error("{0}: the target is empty (0 bytes)")]
     Empty(PathBuf),
+    /// The path is a symbolic link to nothing: wkrun does not create a target through a link.
+    #[error(
+        "{0} is a symbolic link to {1}, which does not exist; wkrun does not create a target through a link: create the file first, or name it without the link"
+    )]
+    DanglingLink(PathBuf, PathBuf),
     /// The path named something else when it was opened than when it was looked up (replaced meanwhile).
     #[error("{0} changed while it was being probed (it was replaced); nothing was written to it")]
     Changed(PathBuf),
@@ -92,6 +97,9 @@ fn open_same(path: &Path, meta: &fs::Metadata) -> Result<(File, Identity), Probe
 }
 
 fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
+    if let Ok(to) = fs::read_link(path) {
+        return Err(ProbeError::DanglingLink(path.to_path_buf(), to));
+    }
     if size == 0 {
         return Err(ProbeError::ZeroSize(path.to_path_buf()));
     }

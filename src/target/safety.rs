@@ -30,21 +30,38 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
 /// How deep [`under_loop_in_use`] and [`storage_under`] follow loop devices stacked on loop devices.
 const LOOP_DEPTH: u32 = 8;
 
-/// The backing file (or device) of the loop device `rdev`, with its identity, or `None` when `rdev` is not a
-/// loop device or its backing file cannot be found (deleted, another mount namespace).
+/// The backing file (or device) of the loop device `rdev`, or of the loop device a partition `rdev` is part
+/// of, with its identity, or `None` when `rdev` is neither or its backing file cannot be found (deleted,
+/// another mount namespace).
 fn loop_backing(rdev: u64) -> Option<(PathBuf, Identity)> {
-    let sys = format!(
-        "/sys/dev/block/{}:{}/loop/backing_file",
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
         libc::major(rdev),
         libc::minor(rdev)
-    );
-    let path = PathBuf::from(fs::read_to_string(sys).ok()?.trim_end_matches('\n'));
+    ));
+    let disk = disk_of(rdev).unwrap_or(sys);
+    let backing = fs::read_to_string(disk.join("loop/backing_file")).ok()?;
+    let path = PathBuf::from(backing.trim_end_matches('\n'));
     let id = fs::metadata(&path).ok().and_then(|m| Identity::of(&m))?;
     Some((path, id))
 }
 
-/// Why the storage under the loop device `rdev` must not be written (`is a loop device of ...`, without its
-/// subject), or `None`: its backing device is in use
+/// The sysfs folder of the disk that the partition `rdev` is part of; `None` when `rdev` is not a partition.
+fn disk_of(rdev: u64) -> Option<PathBuf> {
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ));
+    // A partition's folder sits in its disk's.
+    match sys.join("partition").exists() {
+        true => Some(fs::canonicalize(&sys).ok()?.parent()?.to_path_buf()),
+        false => None,
+    }
+}
+
+/// Why the storage under the loop device `rdev` (or the partition of one) must not be written (`is a loop
+/// device of ...`, without its subject), or `None`: its backing device is in use
 /// (mounted, swap, held, open exclusively; or, a loop device itself, what lies under it), or another loop
 /// device on the same backing file or device is (the same storage by another device: writing `rdev` writes
 /// the mounted filesystem).
@@ -54,15 +71,24 @@ fn under_loop_in_use(rdev: u64, depth: u32) -> Option<String> {
     }
     let (path, id) = loop_backing(rdev)?;
     let shown = path.display();
+    let is = match disk_of(rdev) {
+        Some(_) => "is a partition of a loop device of",
+        None => "is a loop device of",
+    };
     if let Identity::Block { rdev: b } = id
         && let Some(why) = device_in_use(b, &path)
             .or_else(|| under_loop_in_use(b, depth + 1).map(|why| format!("{shown} {why}")))
     {
-        return Some(format!("is a loop device of {shown}, and {why}"));
+        return Some(format!("{is} {shown}, and {why}"));
     }
-    let (other, why) = loop_in_use_over(id, Some(rdev))?;
+    // The loop device itself (for a partition, the disk holding it) is not "another" one.
+    let own = disk_of(rdev)
+        .and_then(|d| fs::read_to_string(d.join("dev")).ok())
+        .and_then(|d| parse_dev(d.trim()))
+        .unwrap_or(rdev);
+    let (other, why) = loop_in_use_over(id, Some(own))?;
     Some(format!(
-        "is a loop device of {shown}, which is also the backing file of {other}, and {why}"
+        "{is} {shown}, which is also the backing file of {other}, and {why}"
     ))
 }
 
@@ -307,9 +333,17 @@ pub fn duplicate(targets: &[&TargetInfo]) -> Option<String> {
             }
         }
     }
-    // Two loop devices of one file (or of one device, or of a device and its partition) are one storage.
+    // Two loop devices of one file (or of one device, or of a device and its partition) are one storage;
+    // two partitions of one disk are not (each lies on its own part of it).
+    let disk = |t: &TargetInfo| match t.identity {
+        Some(Identity::Block { rdev }) => disk_of(rdev),
+        _ => None,
+    };
     for i in 0..targets.len() {
         for j in 0..i {
+            if disk(targets[i]).is_some() && disk(targets[i]) == disk(targets[j]) {
+                continue;
+            }
             if let Some((_, _, common)) = under[i]
                 .iter()
                 .find(|(_, a, _)| under[j].iter().any(|(_, b, _)| b == a))
@@ -344,7 +378,11 @@ fn storage_under(rdev: u64, depth: u32) -> Vec<(&'static str, Identity, String)>
     if depth < LOOP_DEPTH
         && let Some((path, id)) = loop_backing(rdev)
     {
-        out.push(("the backing file of", id, path.display().to_string()));
+        let what = match disk_of(rdev) {
+            Some(_) => "the backing file of the loop device holding",
+            None => "the backing file of",
+        };
+        out.push((what, id, path.display().to_string()));
         if let Identity::Block { rdev: b } = id {
             out.extend(
                 storage_under(b, depth + 1)

@@ -238,3 +238,87 @@ fn merge_on_a_full_disk_leaves_nothing() {
         drop(holder);
     }
 }
+
+/// An output folder on a file system with room for nothing but the first `results.json` (a 4 KiB tmpfs,
+/// found by the attack session): no room could be kept, the phase could not create its CSV, and the last
+/// write, which needs room for a new file beside the old one, failed: results.json stayed saying
+/// "running". The last write now removes the old version first when there is no room beside it: exit 1,
+/// results.json "failed" with the error.
+#[test]
+fn a_folder_with_no_room_to_keep_still_ends_failed() {
+    let test = "diskfull::a_folder_with_no_room_to_keep_still_ends_failed";
+    let d = tempdir();
+    let m = match Mount::tmpfs(d.path().join("mnt"), "4k") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    sparse_file(&d.path().join("t.img"), 16 << 20);
+    write_file(d.path(), "s.toml", &spec_text("full", WRITE));
+    let o = wkrun(
+        d.path(),
+        &["s.toml", "--target", "t.img", "-o", "mnt/out", "-q"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    let msg = "phase \"w\": cannot create mnt/out/00-w.csv: No space left on device (os error 28)";
+    assert_eq!(
+        (code, err.as_str()),
+        (1, format!("error: {msg}\n").as_str())
+    );
+    let out = m.dir.join("out");
+    assert_eq!(names(&out), ["results.json"]);
+    let (_, r) = strict_results(&out);
+    assert_eq!(r["status"], "failed");
+    assert_eq!(r["error"], msg);
+}
+
+/// A phase whose series CSV fills the disk runs to its end, and its result stays in results.json (found by
+/// the attack session: the whole phase was dropped, `"phases": []`, although every I/O had been measured):
+/// exit 1, "failed" with the CSV's error, the phase with its 10,000 writes and `completed` false, the CSV
+/// whole rows short of the 10,000 intervals.
+#[test]
+fn a_phase_whose_csv_fills_the_disk_keeps_its_result() {
+    let test = "diskfull::a_phase_whose_csv_fills_the_disk_keeps_its_result";
+    let d = tempdir();
+    let m = match Mount::tmpfs(d.path().join("mnt"), "1m") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+                read_percent = 0\nduration = \"10s\"\ninterval = \"1ms\"\nrate_iops = 1000\n";
+    write_file(d.path(), "s.toml", &spec_text("full", body));
+    let o = wkrun(
+        d.path(),
+        &[
+            "s.toml",
+            "--target",
+            "sim:capacity=1GiB",
+            "-o",
+            "mnt/out",
+            "-q",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    let msg = "phase \"w\": cannot write mnt/out/00-w.csv: No space left on device (os error 28)";
+    assert_eq!(
+        (code, err.as_str()),
+        (1, format!("error: {msg}\n").as_str())
+    );
+    let out = m.dir.join("out");
+    assert_eq!(names(&out), ["00-w.csv", "00-w.device.csv", "results.json"]);
+    let (_, r) = strict_results(&out);
+    assert_eq!(
+        (r["status"].as_str(), r["error"].as_str()),
+        (Some("failed"), Some(msg))
+    );
+    assert_eq!(r["phases"].as_array().map(Vec::len), Some(1));
+    let p = phase(&r, 0);
+    assert_eq!(p["completed"], false);
+    assert_eq!((u(p, "/write/ops"), u(p, "/read/ops")), (10_000, 0));
+    assert_eq!(p["series_csv"], "00-w.csv");
+    let rows = fs::read_to_string(out.join("00-w.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert!(rows > 0 && rows < 10_000, "{rows} rows");
+}

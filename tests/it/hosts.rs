@@ -347,7 +347,12 @@ fn bad_start_times_and_a_rank_template_without_a_rank_exit_2_writing_nothing() {
     let d = tempdir();
     let dir = d.path();
     write_file(dir, "spec.toml", &spec_text("hosts", SPEC));
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
+        // Found by the attack session: a grid of 1000 days was taken, and the second phase waited.
+        (
+            &["--start-at", "+1", "--phase-grid", "1000d"],
+            "error: --phase-grid: 1000d is more than 7 days: a later phase would wait up to that long for its start\n",
+        ),
         (
             &["--start-at", "tomorrow"],
             "error: --start-at \"tomorrow\": not a time; give an RFC 3339 time such as 2026-12-01T12:00:00Z (date -u +%FT%TZ) or +SECONDS from now\n",

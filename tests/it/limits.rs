@@ -191,6 +191,38 @@ fn io_buffers_over_the_address_space_limit_fail_the_run_naming_the_size() {
     }
 }
 
+/// Many psync threads under an address-space limit (found by the attack session): 8 workers × 64 threads
+/// with 1 MiB buffers under `ulimit -v` of 1.8 GB aborted the process (exit 134: "failed to allocate an
+/// alternative stack", or "memory allocation of 270336 bytes failed"), the standard library's answer when
+/// a new thread cannot map its signal stack or an allocation fails. The phase now checks the room its
+/// threads and buffers need before starting any: exit 1, "failed", naming the numbers and the limit; the
+/// target untouched.
+#[test]
+fn psync_threads_over_the_address_space_limit_fail_the_run_without_an_abort() {
+    let test = "limits::psync_threads_over_the_address_space_limit_fail_the_run_without_an_abort";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let body = "engine = \"psync\"\nblock_size = \"1MiB\"\nqueue_depth = 64\nworkers = 8\n\
+                workers_split = \"shared\"\nduration = \"1s\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    sparse_file(&d.path().join("t.img"), 64 << 20);
+    let args = ["s.toml", "--target", "t.img", "-o", "out"];
+    let ran = run_limited(d.path(), &["--as=1800000000"], false, &args);
+    let error = failed_cleanly(&ran, &d.path().join("out"));
+    // 520 threads (8 × 64, and the 8 workers' own) of 3 MiB, 8 × 64 × 1 MiB of buffers and 1 MiB more.
+    assert_eq!(
+        error,
+        "phase 0 \"w\": the psync engine could not start: the phase's 520 threads and 536870912 B of I/O buffers need about 2173698048 B of address space, more than is left under the address-space limit (RLIMIT_AS, ulimit -v) of 1800000000 B"
+    );
+    assert_eq!(
+        allocated_blocks(&d.path().join("t.img")),
+        0,
+        "nothing written"
+    );
+}
+
 /// Why io_uring cannot run here for an unprivileged user.
 fn io_uring_unavailable() -> Option<String> {
     let disabled = fs::read_to_string("/proc/sys/kernel/io_uring_disabled").unwrap_or_default();

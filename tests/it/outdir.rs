@@ -384,6 +384,30 @@ fn a_target_named_like_a_file_the_run_writes_in_its_folder_is_refused() {
     let dir = d.path();
     let fill = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n";
     write_file(dir, "s.toml", &spec_text("o", fill));
+    // The output folder itself as the target, still to be created: the folder was made first, and the
+    // target's creation failed with "File exists".
+    for extra in [&[][..], &["--target", "b.img"][..]] {
+        let mut args = vec![
+            "s.toml",
+            "--target",
+            "o",
+            "-o",
+            "o",
+            "--target-size",
+            "1MiB",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = code_out_err(&wkrun(dir, &args));
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (
+                2,
+                "",
+                "error: the target o is the output folder o; nothing was written: name a file or a device as the target, and another folder with --output\n"
+            )
+        );
+        assert_eq!(names(dir), ["s.toml"], "{args:?}");
+    }
     fs::create_dir(dir.join("o")).unwrap();
     patterned_file(&dir.join("o/00-fill.csv"), 1 << 20);
     let data = read(&dir.join("o/00-fill.csv"));

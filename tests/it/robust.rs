@@ -217,3 +217,36 @@ fn errors_caused_by_a_set_value_name_the_set() {
         }
     }
 }
+
+/// `--set KEY=VALUE` for a key no phase of the spec takes (found by the attack session: `--set workers=3` on
+/// a spec of erase and verify phases ran, recorded the override, and changed nothing): exit 2, naming the
+/// phases' kinds, nothing written.
+#[test]
+fn a_set_that_no_phase_takes_is_refused() {
+    let d = tempdir();
+    let dir = d.path();
+    let body = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"check\"\nkind = \"verify\"\nexpect = \"header\"\n";
+    write_file(dir, "s.toml", &spec_text("s", body));
+    let before = dir_listing(dir);
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "1MiB",
+        "-o",
+        "out",
+        "--set",
+        "workers=3",
+    ];
+    let (code, out, err) = code_out_err(&wkrun(dir, &args));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: s.toml: --set workers=3: no phase of this spec takes `workers` (its phases: erase, verify), so it would change nothing\n"
+        )
+    );
+    assert_eq!(dir_listing(dir), before, "nothing written");
+}

@@ -358,6 +358,9 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":6:19: target.paths[1]: the path is empty"),
         bad("target-bad-sim.toml", spec(&format!("[target]\npaths = [\"a.img\", \"sim:capacity=bogus\"]\n{ERASE}")),
             ":6:19: target.paths[1]: size \"bogus\" has no number; write e.g. \"4KiB\" or \"1GiB\""),
+        bad("target-rank-template.toml", spec(&format!("[target]\npath = \"t{{rank}}.img\"\n{ERASE}")),
+            ":6:1: target.path: {rank} is expanded on the command line only (--target, -o, --allow-destroy), not in the spec: every host would use \"t{rank}.img\" as written")
+            .help("give the target on the command line: --target with the template (docs/hosts.md)"),
         // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.
         bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
             format!(":9:1: phase[0] \"w\".block_size: block_size 1000B (1000 B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))

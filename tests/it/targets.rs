@@ -898,3 +898,130 @@ fn a_note_about_the_host_is_printed_once_for_all_targets() {
     // synchronizes it); there is never more than one.
     assert_eq!(notes, usize::from(!clocks[0]), "{err}");
 }
+
+/// A target path that is a symbolic link to nothing (found by the attack session: the plan said "will be
+/// created", the run failed with "cannot create the target file b.img: File exists"): refused when probed,
+/// by `plan` and by a run with one target or several, exit 2, nothing made.
+#[test]
+fn a_target_that_is_a_dangling_link_is_refused_naming_the_link() {
+    let dir = tempdir();
+    let d = dir.path();
+    std::os::unix::fs::symlink("a.img", d.join("b.img")).unwrap();
+    let want = "error: b.img is a symbolic link to a.img, which does not exist; wkrun does not create a target through a link: create the file first, or name it without the link\n";
+    for targets in [&["b.img"][..], &["a.img", "b.img"][..]] {
+        let mut args = vec!["--target-size", "1MiB"];
+        for t in targets {
+            args.extend(["--target", t]);
+        }
+        let (code, err) = run(d, FILL, &args);
+        assert_eq!((code, err.as_str()), (2, want), "{targets:?}");
+        assert!(!d.join("a.img").exists() && !d.join("out").exists());
+    }
+    let o = wkrun(d, &["plan", "spec.toml", "--target", "b.img"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", want));
+    assert!(!d.join("a.img").exists());
+}
+
+/// A partition of a loop device lies on the loop device's backing file (found by the attack session: the
+/// partition and the file ran together, both written): refused with the file, exit 2, nothing written; two
+/// partitions of one disk are two parts of it and run together.
+#[test]
+fn a_partition_of_a_loop_device_and_its_backing_file_are_refused_together() {
+    let test = "targets::a_partition_of_a_loop_device_and_its_backing_file_are_refused_together";
+    if let Some(why) = loop_unavailable() {
+        return skip(test, &why);
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let backing = d.join("pt.img");
+    sparse_file(&backing, 16 << 20);
+    let table = "label: gpt\nsize=8M\nsize=4M\n";
+    let parted = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "printf '{}' | sfdisk -q {}",
+            table.replace('\n', "\\n"),
+            backing.display()
+        ))
+        .status()
+        .is_ok_and(|s| s.success());
+    if !parted {
+        return skip(
+            test,
+            "sfdisk (util-linux) could not write a partition table",
+        );
+    }
+    let Ok(o) = Command::new("losetup")
+        .args(["-f", "--show", "-P"])
+        .arg(&backing)
+        .output()
+    else {
+        return skip(test, "losetup -P failed");
+    };
+    let dev = LoopOver {
+        dev: String::from_utf8_lossy(&o.stdout).trim().into(),
+    };
+    let _ = Command::new("partx").arg("-a").arg(&dev.dev).status();
+    let name = dev.dev.file_name().unwrap().to_string_lossy().into_owned();
+    // The partitions' nodes: /dev's when udev made them, else made here.
+    let mut nodes = Vec::new();
+    for k in [1, 2] {
+        let Ok(num) = fs::read_to_string(format!("/sys/block/{name}/{name}p{k}/dev")) else {
+            return skip(test, "the kernel made no partitions of the loop device");
+        };
+        let mut node = format!("/dev/{name}p{k}");
+        if !Path::new(&node).exists() {
+            node = d.join(format!("p{k}")).display().to_string();
+            let (a, b) = num.trim().split_once(':').unwrap();
+            assert!(
+                Command::new("mknod")
+                    .args([&node, "b", a, b])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+        }
+        nodes.push(node);
+    }
+    let (p1, p2) = (nodes[0].as_str(), nodes[1].as_str());
+    let b = backing.to_str().unwrap();
+    let before = sha256_hex(&read(&backing));
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &["--target", p1, "--target", b, "--allow-destroy", p1],
+    );
+    assert_eq!(
+        (code, err),
+        (
+            2,
+            format!(
+                "error: target 1 ({b}) is the backing file of the loop device holding target 0 ({p1}): they share their storage; name each once; nothing was written\n"
+            )
+        )
+    );
+    assert!(!d.join("out").exists());
+    assert_eq!(
+        sha256_hex(&read(&backing)),
+        before,
+        "the backing file changed"
+    );
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &[
+            "--target",
+            p1,
+            "--target",
+            p2,
+            "--allow-destroy",
+            p1,
+            "--allow-destroy",
+            p2,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    drop(dev);
+}
