@@ -102,21 +102,52 @@ impl Written {
 
     /// Marks the writes among the first `ops` ops of `stream`; stops early once the stream's span is all
     /// written.
+    ///
+    /// The writes of each [`CHECK_EVERY`] ops are sorted and joined where they touch before they go into
+    /// the map: a random stream then costs one map insert per separate range instead of one per write (a
+    /// 1.6 million-op random workload took about as much CPU to replay as its I/O took in user space). Where
+    /// that batch cannot be allocated, the writes go in one at a time. Below [`MAX_RANGES`] the result is the
+    /// same either way; past it, coarsening may happen at another point.
     pub fn add_stream(&mut self, stream: &OpStream, ops: u64) {
         let (start, end) = (stream.span_start, stream.span_start + stream.span_len);
+        let mut batch: Vec<(u64, u64)> = Vec::new();
         let mut i = 0;
         while i < ops {
             let next = (i + CHECK_EVERY).min(ops);
-            for op in stream.ops(i..next) {
-                if op.kind == OpKind::Write {
-                    self.add(op.offset, op.offset + op.len as u64);
-                }
+            let writes = stream
+                .ops(i..next)
+                .filter(|op| op.kind == OpKind::Write)
+                .map(|op| (op.offset, op.offset + op.len as u64));
+            batch.clear();
+            if batch.try_reserve((next - i) as usize).is_ok() {
+                batch.extend(writes);
+                self.add_sorted(&mut batch);
+            } else {
+                writes.for_each(|(a, b)| self.add(a, b));
             }
             i = next;
             if self.missing(start, end).0 == 0 {
                 break;
             }
         }
+    }
+
+    /// Adds `ranges` (in any order), joining those that overlap or touch first.
+    fn add_sorted(&mut self, ranges: &mut [(u64, u64)]) {
+        ranges.sort_unstable();
+        let mut it = ranges.iter().copied().filter(|&(a, b)| a < b);
+        let Some((mut lo, mut hi)) = it.next() else {
+            return;
+        };
+        for (a, b) in it {
+            if a <= hi {
+                hi = hi.max(b);
+            } else {
+                self.add(lo, hi);
+                (lo, hi) = (a, b);
+            }
+        }
+        self.add(lo, hi);
     }
 
     /// Bytes of `[a, b)` that no written range covers, and the first such gap.
@@ -207,6 +238,50 @@ mod tests {
         assert!(v.windows(2).all(|p| p[1].0 - p[0].1 == 5));
         assert_eq!(v[0], (0, 36));
         assert_eq!(w.missing(0, 60), (5, Some((36, 41))));
+    }
+
+    /// Replaying a stream in sorted batches gives exactly the ranges of adding its writes one by one (the
+    /// oracle), for random (with repeats), full-coverage and sequential streams with reads among the writes,
+    /// variable sizes, and a replay that stops inside a batch.
+    #[test]
+    fn a_stream_replayed_in_batches_writes_what_its_ops_write() {
+        use crate::ops::{Order, Sizes};
+        for (order, sizes, ops) in [
+            (Order::Random, Sizes::Fixed(4096), 300_000),
+            (Order::RandomFull, Sizes::Fixed(4096), 100_000),
+            (Order::Sequential, Sizes::Fixed(65536), 50_000),
+            // Past CHECK_EVERY with the span not yet all written: a second, partial batch.
+            (Order::Random, Sizes::Fixed(512), 1_100_000),
+        ] {
+            let stream = OpStream {
+                span_start: 1 << 20,
+                span_len: 1 << 28,
+                sizes,
+                order,
+                read_percent: 30,
+                seed: 11,
+                total_ops: None,
+            };
+            let mut batched = Written::default();
+            batched.add_stream(&stream, ops);
+            let mut one_by_one = Written::default();
+            let (start, end) = (stream.span_start, stream.span_start + stream.span_len);
+            let mut i = 0;
+            while i < ops {
+                let next = (i + CHECK_EVERY).min(ops);
+                for op in stream.ops(i..next) {
+                    if op.kind == OpKind::Write {
+                        one_by_one.add(op.offset, op.offset + op.len as u64);
+                    }
+                }
+                i = next;
+                if one_by_one.missing(start, end).0 == 0 {
+                    break;
+                }
+            }
+            assert_eq!(batched.ranges, one_by_one.ranges, "{order:?}");
+            assert!(!batched.ranges.is_empty());
+        }
     }
 
     #[test]
