@@ -962,25 +962,13 @@ mod tests {
     /// hosts (`3 hosts: ...`), not by the first host's target.
     #[test]
     fn a_merged_folder_is_headed_by_its_hosts() {
-        use crate::results::{Cluster, ClusterHost};
-        let host = |path: &str| ClusterHost {
-            rank: None,
-            rank_source: None,
-            results: format!("{path}/results.json"),
-            hostname: "h".into(),
-            target_path: path.into(),
-            capacity_bytes: 1 << 20,
-            status: Status::Completed,
-            started_at: "2026-01-01T00:00:00.000Z".into(),
-            start_offset_ns: None,
-            clock: None,
-        };
+        use crate::results::Cluster;
         let p = || vec![phase("mix", 1, 1, None)];
         let mut merged = run("a/m/results.json", "s", "2026-01-01T00:00:00.000Z", p());
         merged.results.cluster = Some(Cluster {
             hosts: ["/dev/x", "t1.img", "t2.img"]
                 .iter()
-                .map(|p| host(p))
+                .map(|p| testing::cluster_host(p))
                 .collect(),
             alignment: String::new(),
         });

@@ -409,22 +409,7 @@ mod label_tests {
 #[cfg(test)]
 mod merged_name_tests {
     use crate::report::testing;
-    use crate::results::{Cluster, ClusterHost, Status};
-
-    fn host(path: &str) -> ClusterHost {
-        ClusterHost {
-            rank: None,
-            rank_source: None,
-            results: format!("{path}/results.json"),
-            hostname: "h".into(),
-            target_path: path.into(),
-            capacity_bytes: 1 << 20,
-            status: Status::Completed,
-            started_at: "2026-01-01T00:00:00.000Z".into(),
-            start_offset_ns: None,
-            clock: None,
-        }
-    }
+    use crate::results::Cluster;
 
     /// A run with `cluster.hosts` on `paths`, its `target` the first host's (as `wkrun merge` writes it) or
     /// the ` + ` join (as a several-target aggregate does).
@@ -432,7 +417,7 @@ mod merged_name_tests {
         let mut r = testing::series_run("m", target, vec![]);
         r.results.target.kind = crate::target::TargetKind::File;
         r.results.cluster = Some(Cluster {
-            hosts: paths.iter().map(|p| host(p)).collect(),
+            hosts: paths.iter().map(|p| testing::cluster_host(p)).collect(),
             alignment: String::new(),
         });
         r

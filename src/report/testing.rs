@@ -175,3 +175,19 @@ pub fn group(name: &str, members: &[(usize, usize)]) -> PhaseGroup {
         members: members.to_vec(),
     }
 }
+
+/// A host of a merged folder (`cluster.hosts[]`) that ran on `path`, with no rank.
+pub fn cluster_host(path: &str) -> crate::results::ClusterHost {
+    crate::results::ClusterHost {
+        rank: None,
+        rank_source: None,
+        results: format!("{path}/results.json"),
+        hostname: "h".into(),
+        target_path: path.into(),
+        capacity_bytes: 1 << 20,
+        status: Status::Completed,
+        started_at: "2026-01-01T00:00:00.000Z".into(),
+        start_offset_ns: None,
+        clock: None,
+    }
+}
