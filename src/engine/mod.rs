@@ -5,6 +5,7 @@
 pub mod errors;
 pub mod libaio;
 pub mod null;
+mod pace;
 pub mod psync;
 mod queue;
 mod recorder;
@@ -121,6 +122,9 @@ pub struct Job<'a> {
     /// for more than it has in flight). Above 1, the first completions of a wait are timed when the last
     /// arrives, since a completion is timed when it is reaped.
     pub completions_per_wait: u32,
+    /// Whether a queue engine may probe for batched completion waits at the start of the phase (io_uring
+    /// with a CPU to spare: `plan::probe_waits`); it keeps them only where they complete more I/Os per second.
+    pub probe_waits: bool,
     /// A verify phase's check of the data of every completed read (`None` for other phases).
     pub check: Option<&'a dyn ReadCheck>,
 }

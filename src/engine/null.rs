@@ -18,7 +18,7 @@ impl Engine for Null {
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         match NullQueue::new(job.queue_depth as usize, job.max_len, job.align) {
-            Ok(mut q) => queue::run(job, &mut q, events),
+            Ok(mut q) => queue::run(job, &mut q, events, self.name()),
             Err(e) => job
                 .recorder(0, events)
                 .finish(Some(super::alloc_error("null", &e))),
@@ -57,6 +57,7 @@ impl queue::SlotQueue for NullQueue {
     fn reap(
         &mut self,
         _want: usize,
+        _min_wait_us: u32,
         _timeout_ns: Option<u64>,
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize> {

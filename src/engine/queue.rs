@@ -3,6 +3,7 @@
 //! take one clock reading per batch as the submission (or completion) time of all its I/Os. Allocates
 //! nothing after its setup.
 
+use super::pace::{MIN_WAIT_US, Mode, Pace};
 use super::{Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::buf::{AlignedBuf, try_bufs};
 use crate::ops::{Op, OpKind, Ops};
@@ -20,13 +21,20 @@ pub trait SlotQueue {
     /// Queues `(slot, kind, offset, len)` I/Os; returns how many were accepted (a prefix).
     fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize>;
     /// Waits for at least `want` completions (1 to the I/Os in flight) or the timeout; calls `f(slot, result)`
-    /// per completion.
+    /// per completion. With `min_wait_us` > 0, a queue that can ([`SlotQueue::can_wait_min`]) also ends
+    /// the wait that long after it began once any completion is in; the others ignore it.
     fn reap(
         &mut self,
         want: usize,
+        min_wait_us: u32,
         timeout_ns: Option<u64>,
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize>;
+    /// Whether the queue's waits can end after a minimum time once any completion is in (io_uring on
+    /// Linux 6.12+), so that batched waits ([`super::pace`]) can be tried.
+    fn can_wait_min(&self) -> bool {
+        false
+    }
 }
 
 impl SlotQueue for AioQueue {
@@ -39,6 +47,7 @@ impl SlotQueue for AioQueue {
     fn reap(
         &mut self,
         want: usize,
+        _min_wait_us: u32,
         timeout_ns: Option<u64>,
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize> {
@@ -56,10 +65,14 @@ impl SlotQueue for UringQueue {
     fn reap(
         &mut self,
         want: usize,
+        min_wait_us: u32,
         timeout_ns: Option<u64>,
         f: &mut dyn FnMut(usize, i64),
     ) -> io::Result<usize> {
-        UringQueue::reap(self, want, timeout_ns, f)
+        UringQueue::reap(self, want, min_wait_us, timeout_ns, f)
+    }
+    fn can_wait_min(&self) -> bool {
+        UringQueue::can_wait_min(self)
     }
 }
 
@@ -85,7 +98,7 @@ pub fn run_on_target<Q: SlotQueue>(
     match open(file.as_raw_fd(), bufs) {
         Ok(mut q) => {
             let w = warning(&q);
-            let mut out = run(job, &mut q, events);
+            let mut out = run(job, &mut q, events, engine);
             out.warnings.extend(w);
             out
         }
@@ -118,9 +131,16 @@ fn failed(op: &Op, cause: IoCause) -> IoError {
 }
 
 /// Runs `job` on `q` (depth = `job.queue_depth`) from this thread, recording into a single recorder.
-pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outcome {
+pub fn run(
+    job: &Job<'_>,
+    q: &mut dyn SlotQueue,
+    events: &Sender<Event>,
+    engine: &'static str,
+) -> Outcome {
     let qd = job.queue_depth as usize;
+    let probe = job.probe_waits && job.rate_iops.is_none() && q.can_wait_min();
     let mut l = Loop {
+        pace: Pace::new(probe),
         job,
         q,
         rec: job.recorder(0, events),
@@ -158,7 +178,10 @@ pub fn run(job: &Job<'_>, q: &mut dyn SlotQueue, events: &Sender<Event>) -> Outc
     if l.error.is_some() {
         job.abort();
     }
-    l.rec.finish(l.error)
+    let said = l.pace.warning(engine);
+    let mut out = l.rec.finish(l.error);
+    out.warnings.extend(said);
+    out
 }
 
 /// Whether the loop goes on.
@@ -185,6 +208,8 @@ struct Loop<'j, 'q> {
     held: Option<(Op, u64)>,
     /// The last clock reading.
     t: u64,
+    /// How to wait for completions.
+    pace: Pace,
 }
 
 impl Loop<'_, '_> {
@@ -310,18 +335,28 @@ impl Loop<'_, '_> {
         if let Some((_, at)) = self.held {
             wake = wake.min(at.max(self.t + 1));
         }
-        // More than one completion per wait only when the plan says so (Job::completions_per_wait).
-        let want = (job.completions_per_wait as usize).clamp(1, self.in_flight.max(1));
+        // More than one completion per wait only when the plan says so (Job::completions_per_wait), or
+        // batched waits where the probe found them faster (super::pace).
+        let (want, min_wait_us) = match self.pace.mode() {
+            Mode::Each => (job.completions_per_wait as usize, 0),
+            Mode::Batched => (self.in_flight, MIN_WAIT_US),
+        };
+        let want = want.clamp(1, self.in_flight.max(1));
         let done = &mut self.done;
         let reaped = self.q.reap(
             want,
+            min_wait_us,
             Some(wake.saturating_sub(self.t).max(1)),
             &mut |slot, res| done.push((slot, res)),
         );
         self.t = self.now();
         match reaped {
-            Ok(0) => self.rec.advance(self.t),
-            Ok(_) => {}
+            Ok(n) => {
+                if n == 0 {
+                    self.rec.advance(self.t);
+                }
+                self.pace.observe(self.t, n);
+            }
             Err(e) => {
                 self.error.get_or_insert(IoError {
                     kind: OpKind::Read,

@@ -170,6 +170,7 @@ mod tests {
             interval_ns: 1_000_000_000,
             on_error: crate::vocab::OnError::Stop,
             completions_per_wait: 1,
+            probe_waits: false,
         }
     }
 
@@ -252,6 +253,24 @@ mod tests {
                 "engine = \"io_uring\" with workers = 2 on 2 CPUs: each worker waits for 4 of its 32 I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to 3 later completions"
             )
         );
+    }
+
+    #[test]
+    fn io_uring_probes_batched_waits_only_at_depth_8_or_more_with_a_cpu_to_spare() {
+        use crate::plan::probe_waits as probes;
+        assert!(probes(EngineKind::IoUring, 32, 1, 2));
+        assert!(probes(EngineKind::IoUring, 8, 3, 4));
+        assert!(!probes(EngineKind::IoUring, 7, 1, 2));
+        assert!(!probes(EngineKind::IoUring, 32, 2, 2));
+        assert!(!probes(EngineKind::IoUring, 32, 1, 1));
+        for e in [
+            EngineKind::Libaio,
+            EngineKind::Psync,
+            EngineKind::Null,
+            EngineKind::Sim,
+        ] {
+            assert!(!probes(e, 32, 1, 2), "{e:?}");
+        }
     }
 
     #[test]

@@ -320,6 +320,7 @@ impl Phase<'_> {
                 workers as u32,
                 super::host_cpus(),
             ),
+            probe_waits: super::probe_waits(engine, qd as u32, workers as u32, super::host_cpus()),
         })
     }
 

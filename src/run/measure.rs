@@ -407,6 +407,7 @@ impl Parts<'_> {
             lockstep: None,
             on_error: shape.io.on_error,
             completions_per_wait: shape.io.completions_per_wait,
+            probe_waits: shape.io.probe_waits,
             check: None,
         }
     }

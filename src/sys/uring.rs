@@ -20,6 +20,8 @@ pub struct UringQueue {
     queued: usize,
     /// Why the buffers are not registered (their registration failed with ENOMEM); `None` when they are.
     unregistered: Option<io::Error>,
+    /// Whether the kernel can wait a minimum time for more completions (IORING_FEAT_MIN_TIMEOUT, 6.12+).
+    min_wait: bool,
 }
 
 impl UringQueue {
@@ -59,11 +61,13 @@ impl UringQueue {
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => Some(e),
             Err(e) => return Err(e),
         };
+        let min_wait = ring.params().is_feature_min_timeout();
         Ok(UringQueue {
             ring,
             slots,
             queued: 0,
             unregistered,
+            min_wait,
         })
     }
 
@@ -132,27 +136,40 @@ impl UringQueue {
         n
     }
 
+    /// Whether [`UringQueue::reap`] can wait a minimum time for more completions (Linux 6.12+).
+    pub fn can_wait_min(&self) -> bool {
+        self.min_wait
+    }
+
     /// Submits what is queued and waits for at least `want` completions (at least 1, at most the I/Os in
     /// flight) or `timeout_ns` (`None`: no limit), then calls `f(slot, result)` for each completion (result:
     /// bytes, or a negative errno). Returns how many (fewer than `want` after a timeout or EINTR).
+    ///
+    /// With `min_wait_us` > 0 (and a timeout) where the kernel can ([`UringQueue::can_wait_min`]), the wait
+    /// ends `min_wait_us` after it began once any completion is in, even short of `want`; until then no
+    /// completion wakes this thread (the kernel's min_wait_usec: the waiter is woken by its own timer, not
+    /// by the thread that completes the I/O).
     ///
     /// # Errors
     /// The OS error of io_uring_enter (a timeout or EINTR is not an error: it returns 0).
     pub fn reap(
         &mut self,
         want: usize,
+        min_wait_us: u32,
         timeout_ns: Option<u64>,
         mut f: impl FnMut(usize, i64),
     ) -> io::Result<usize> {
         let want = want.clamp(1, self.in_flight().max(1));
+        let min_wait_us = if self.min_wait { min_wait_us } else { 0 };
         let r = match timeout_ns {
             Some(ns) => {
                 let ts = types::Timespec::new()
                     .sec(ns / 1_000_000_000)
                     .nsec((ns % 1_000_000_000) as u32);
-                self.ring
-                    .submitter()
-                    .submit_with_args(want, &types::SubmitArgs::new().timespec(&ts))
+                let args = types::SubmitArgs::new()
+                    .min_wait_usec(min_wait_us)
+                    .timespec(&ts);
+                self.ring.submitter().submit_with_args(want, &args)
             }
             None => self.ring.submitter().submit_and_wait(want),
         };
@@ -200,7 +217,7 @@ fn new_ring(entries: u32) -> io::Result<IoUring> {
 impl Drop for UringQueue {
     fn drop(&mut self) {
         while self.in_flight() > 0 {
-            if self.reap(1, None, |_, _| {}).is_err() {
+            if self.reap(1, 0, None, |_, _| {}).is_err() {
                 // The kernel may still write into the buffers: never free them.
                 self.slots.leak();
                 break;
@@ -258,20 +275,20 @@ mod tests {
         write(&mut q, 0..16);
         let mut seen = Vec::new();
         let n = q
-            .reap(8, None, |slot, res| seen.push((slot, res)))
+            .reap(8, 0, None, |slot, res| seen.push((slot, res)))
             .expect("reap");
         assert!(n >= 8, "{n} completions for a wait of 8");
         assert_eq!((n, q.in_flight()), (seen.len(), 16 - n));
         while q.in_flight() > 0 {
             // Asking for more than is in flight waits for what is (no timeout: it would hang otherwise).
-            q.reap(64, None, |slot, res| seen.push((slot, res)))
+            q.reap(64, 0, None, |slot, res| seen.push((slot, res)))
                 .expect("reap");
         }
         seen.sort_unstable();
         assert_eq!(seen, (0..16).map(|i| (i, 4096)).collect::<Vec<_>>());
         write(&mut q, 0..3);
         let n = q
-            .reap(64, None, |_, res| assert_eq!(res, 4096))
+            .reap(64, 0, None, |_, res| assert_eq!(res, 4096))
             .expect("reap");
         assert_eq!((n, q.in_flight()), (3, 0));
         drop(q);
@@ -280,6 +297,30 @@ mod tests {
         for (i, block) in bytes.chunks(4096).enumerate() {
             assert!(block.iter().all(|&b| b == i as u8 + 1), "block {i}");
         }
+        drop(f);
+    }
+
+    #[test]
+    fn a_wait_with_a_minimum_time_returns_what_completed_and_loses_none() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let Some((f, mut q)) = queue(&dir, 16) else {
+            return;
+        };
+        println!("minimum waits supported here: {}", q.can_wait_min());
+        write(&mut q, 0..16);
+        let mut seen = Vec::new();
+        let mut waits = 0;
+        while q.in_flight() > 0 && waits < 1000 {
+            // Asks for all 16; ends 1 ms after it began once any is in (or, without the feature, at 16).
+            q.reap(16, 1_000, Some(5_000_000_000), |slot, res| {
+                seen.push((slot, res))
+            })
+            .expect("reap");
+            waits += 1;
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, (0..16).map(|i| (i, 4096)).collect::<Vec<_>>());
+        drop(q);
         drop(f);
     }
 }

@@ -1,0 +1,260 @@
+//! How the asynchronous loop waits for completions: woken for each one, or in batches, chosen by a probe at
+//! the start of the phase.
+//!
+//! Where a device cannot take an io_uring I/O without blocking (zram, a buffered file on tmpfs), the kernel
+//! does the I/O on one io-wq thread of the ring, and that thread is the device's pace. Woken for each
+//! completion, the submitter makes that thread pay for the wake: on a virtual machine an inter-processor
+//! interrupt to a halted CPU (measured on zram: 9 % of all CPU samples in the io-wq thread's
+//! `_raw_spin_unlock_irqrestore`, against 1.6 % for fio, whose thread is seldom asleep). A batched wait asks
+//! for every I/O in flight and a minimum wait of [`MIN_WAIT_US`]: the kernel's own timer wakes the submitter,
+//! and no completion does. That helps only where the device is slow enough for a queue to cover the
+//! submitter's longer sleep; on a fast one (tmpfs: 1.4 us per write) it starves the device. So the loop
+//! probes: after a warm-up window, two windows each way, alternating, and keeps batched waits only when they
+//! completed at least [`WIN_PERMILLE`] per mille of the I/Os per second of waking per completion. The probe
+//! runs only where the plan allows it (`Job::probe_waits`) on a queue that can wait a minimum time, without
+//! a rate cap (whose pace is its own).
+
+/// The minimum wait of a batched wait, us: a completion is timed at most this much (plus the timer's slack)
+/// after it came in.
+pub const MIN_WAIT_US: u32 = 20;
+
+/// The length of each probe window, ns.
+pub const WINDOW_NS: u64 = 40_000_000;
+
+/// Batched waits are kept when their rate is at least this many thousandths of the per-completion rate.
+pub const WIN_PERMILLE: u64 = 1050;
+
+/// How the loop waits: `Each` completion wakes it (or the plan's completions per wait), or `Batched`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Woken per completion (or per the plan's completions per wait).
+    Each,
+    /// Waiting for every I/O in flight with a minimum wait of [`MIN_WAIT_US`].
+    Batched,
+}
+
+/// The probe's windows: a warm-up (not counted), then two each way, alternating.
+const WINDOWS: [Mode; 5] = [
+    Mode::Each,
+    Mode::Each,
+    Mode::Batched,
+    Mode::Each,
+    Mode::Batched,
+];
+
+/// What the probe measured: completions and ns, waking per completion and batched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Probed {
+    /// Completions and ns of the windows woken per completion.
+    pub each: (u64, u64),
+    /// Completions and ns of the batched windows.
+    pub batched: (u64, u64),
+}
+
+impl Probed {
+    /// Whether batched waits won: their rate at least [`WIN_PERMILLE`] thousandths of the other's (in
+    /// integers: `b_ops × e_ns × 1000 ≥ e_ops × b_ns × WIN_PERMILLE`).
+    pub fn batched_wins(&self) -> bool {
+        let ((e_ops, e_ns), (b_ops, b_ns)) = (self.each, self.batched);
+        let lhs = (b_ops as u128) * (e_ns as u128) * 1000;
+        let rhs = (e_ops as u128) * (b_ns as u128) * (WIN_PERMILLE as u128);
+        e_ns > 0 && b_ns > 0 && lhs >= rhs
+    }
+
+    /// Completions per second of `(ops, ns)`.
+    pub fn rate((ops, ns): (u64, u64)) -> f64 {
+        if ns == 0 {
+            0.0
+        } else {
+            ops as f64 * 1e9 / ns as f64
+        }
+    }
+}
+
+/// The loop's waiting mode and the probe that picks it.
+#[derive(Debug)]
+pub struct Pace {
+    /// The window the probe is in (`WINDOWS.len()` once it is over), when it runs.
+    window: usize,
+    /// When the current window began, ns, and the completions counted in it; `None` before the first.
+    began: Option<u64>,
+    counted: u64,
+    probed: Probed,
+    mode: Mode,
+    /// Whether the probe ran to its end.
+    decided: bool,
+}
+
+impl Pace {
+    /// A pace that probes when `probe`, else waits per completion throughout.
+    pub fn new(probe: bool) -> Pace {
+        Pace {
+            window: if probe { 0 } else { WINDOWS.len() },
+            began: None,
+            counted: 0,
+            probed: Probed::default(),
+            mode: Mode::Each,
+            decided: false,
+        }
+    }
+
+    /// How to wait now.
+    #[inline]
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Counts `n` completions reaped at `now` (ns) and moves the probe on when its window is over.
+    #[inline]
+    pub fn observe(&mut self, now: u64, n: usize) {
+        if self.window >= WINDOWS.len() {
+            return;
+        }
+        let Some(began) = self.began else {
+            self.began = Some(now);
+            return;
+        };
+        self.counted += n as u64;
+        let took = now.saturating_sub(began);
+        if took < WINDOW_NS {
+            return;
+        }
+        let done = (self.counted, took);
+        match (self.window, WINDOWS[self.window]) {
+            (0, _) => {}
+            (_, Mode::Each) => add(&mut self.probed.each, done),
+            (_, Mode::Batched) => add(&mut self.probed.batched, done),
+        }
+        self.window += 1;
+        self.began = Some(now);
+        self.counted = 0;
+        self.mode = match WINDOWS.get(self.window) {
+            Some(&m) => m,
+            None => {
+                self.decided = true;
+                match self.probed.batched_wins() {
+                    true => Mode::Batched,
+                    false => Mode::Each,
+                }
+            }
+        };
+    }
+
+    /// What the probe measured, when it ran to its end.
+    pub fn probed(&self) -> Option<Probed> {
+        self.decided.then_some(self.probed)
+    }
+
+    /// What the phase's results should say: that completions were reaped in batches after the probe, why,
+    /// and what it does to latencies. `None` when they were not.
+    pub fn warning(&self, engine: &str) -> Option<String> {
+        let p = self.probed().filter(|_| self.mode == Mode::Batched)?;
+        Some(format!(
+            "{engine}: completions were reaped in batches after the first {} ms (each wait for every I/O in flight, ending {MIN_WAIT_US} us after it began once one completed), because a probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion: the device's I/O ran on a kernel worker thread, which paid for each wake. A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} us (plus timer slack) longer than the device's",
+            WINDOW_NS * WINDOWS.len() as u64 / 1_000_000,
+            Probed::rate(p.batched),
+            Probed::rate(p.each),
+        ))
+    }
+}
+
+fn add(to: &mut (u64, u64), (ops, ns): (u64, u64)) {
+    to.0 += ops;
+    to.1 += ns;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const W: u64 = WINDOW_NS;
+
+    /// Drives a pace through the probe: the first observation starts it, then one observation per window end
+    /// with that window's completions.
+    fn probe(per_window: [usize; 5]) -> Pace {
+        let mut p = Pace::new(true);
+        p.observe(1_000, 0);
+        let mut modes = vec![p.mode()];
+        for (i, n) in per_window.into_iter().enumerate() {
+            // Half-way through the window: no change yet.
+            p.observe(1_000 + i as u64 * W + W / 2, 0);
+            assert_eq!(p.mode(), modes[i], "window {i} mid-way");
+            p.observe(1_000 + (i as u64 + 1) * W, n);
+            modes.push(p.mode());
+        }
+        assert_eq!(
+            &modes[..5],
+            &WINDOWS[..],
+            "the windows alternate after the warm-up"
+        );
+        p
+    }
+
+    #[test]
+    fn batched_waits_are_kept_only_when_they_beat_waking_per_completion_by_five_percent() {
+        // Warm-up 999 (not counted); each: 1000 + 1000; batched: 1050 + 1050 -> exactly 1.05: kept.
+        let p = probe([999, 1000, 1050, 1000, 1050]);
+        assert_eq!(p.mode(), Mode::Batched);
+        let got = p.probed().expect("decided");
+        assert_eq!(got.each, (2000, 2 * W));
+        assert_eq!(got.batched, (2100, 2 * W));
+        let said = p.warning("io_uring").expect("said");
+        assert!(
+            said.contains("26250 I/Os per second that way against 25000"),
+            "{said}"
+        );
+        // 1049 + 1050: 2099 < 2100: not kept; nothing to say.
+        let p = probe([5000, 1000, 1049, 1000, 1050]);
+        assert_eq!(p.mode(), Mode::Each);
+        assert_eq!(p.probed().expect("decided").batched, (2099, 2 * W));
+        assert_eq!(p.warning("io_uring"), None);
+    }
+
+    #[test]
+    fn windows_are_compared_by_rate_not_by_count() {
+        let mut p = Pace::new(true);
+        p.observe(0, 0);
+        for (end, n) in [
+            (W, 1),
+            (2 * W, 100),
+            (4 * W, 150),
+            (5 * W, 100),
+            (7 * W, 150),
+        ] {
+            p.observe(end, n);
+        }
+        // each: 200 in 2W; batched: 300 in 4W -> 0.75 of the rate: not kept although more I/Os.
+        let got = p.probed().expect("decided");
+        assert_eq!((got.each, got.batched), ((200, 2 * W), (300, 4 * W)));
+        assert_eq!(p.mode(), Mode::Each);
+    }
+
+    #[test]
+    fn without_a_probe_or_before_its_end_waits_stay_per_completion_with_nothing_to_say() {
+        let mut p = Pace::new(false);
+        for t in 0..20 {
+            p.observe(t * W, 1_000_000);
+            assert_eq!(p.mode(), Mode::Each);
+        }
+        assert_eq!((p.probed(), p.warning("io_uring")), (None, None));
+        // A phase that ends in a batched window of the probe: no decision, no warning.
+        let mut p = Pace::new(true);
+        for (t, n) in [(0, 0), (W, 10), (2 * W, 10)] {
+            p.observe(t, n);
+        }
+        assert_eq!(p.mode(), Mode::Batched);
+        assert_eq!((p.probed(), p.warning("io_uring")), (None, None));
+    }
+
+    #[test]
+    fn an_empty_window_never_divides_by_zero() {
+        let none = Probed::default();
+        assert!(!none.batched_wins());
+        assert_eq!(Probed::rate((5, 0)), 0.0);
+        let only_batched = Probed {
+            each: (0, W),
+            batched: (10, W),
+        };
+        assert!(only_batched.batched_wins());
+    }
+}
