@@ -6,20 +6,30 @@
 //! completion, the submitter makes that thread pay for the wake: on a virtual machine an inter-processor
 //! interrupt to a halted CPU (measured on zram: 9 % of all CPU samples in the io-wq thread's
 //! `_raw_spin_unlock_irqrestore`, against 1.6 % for fio, whose thread is seldom asleep). A batched wait asks
-//! for every I/O in flight and a minimum wait of [`MIN_WAIT_US`]: the kernel's own timer wakes the submitter,
-//! and no completion does. That helps only where the device is slow enough for a queue to cover the
-//! submitter's longer sleep; on a fast one (tmpfs: 1.4 us per write) it starves the device. So the loop
-//! probes: after a warm-up window, two windows each way, alternating, and keeps batched waits only when they
-//! completed at least [`WIN_PERMILLE`] per mille of the I/Os per second of waking per completion. The probe
-//! runs only where the plan allows it (`Job::probe_waits`) on a queue that can wait a minimum time, without
-//! a rate cap (whose pace is its own).
+//! for every I/O in flight and a minimum wait of [`MIN_WAIT_US`]: until then only the last of them would
+//! wake the submitter, and its own timer ends the wait once any is in (after an empty minimum wait, the next
+//! completion wakes it). That helps only where the device is slow enough for a queue to cover the
+//! submitter's longer sleep; on a fast one (tmpfs: 1.4 µs per write) it starves the device. So the loop
+//! probes: after a warm-up window, windows per completion, batched, batched, per completion (symmetric, so
+//! a device that speeds up or slows down over the probe favours neither), each at least [`WINDOW_NS`] and
+//! [`WINDOW_OPS`] completions long, and keeps batched waits only when they completed at least
+//! [`WIN_PERMILLE`] per mille of the I/Os per second of waking per completion. The probe runs only where
+//! the plan allows it (`Job::probe_waits`) on a queue that can wait a minimum time, without a rate cap
+//! (whose pace is its own).
 
-/// The minimum wait of a batched wait, us: a completion is timed at most this much (plus the timer's slack)
-/// after it came in.
+/// The minimum wait of a batched wait, µs: a completion is timed up to this much (plus the timer's slack)
+/// later than a wait per completion would time it.
 pub const MIN_WAIT_US: u32 = 20;
 
-/// The length of each probe window, ns.
+/// The shortest probe window, ns.
 pub const WINDOW_NS: u64 = 40_000_000;
+
+/// The fewest completions a probe window counts (a slow device's window runs on until it has them, up
+/// to [`WINDOW_MAX_NS`]), so that one completion more or less is not the 5 % that decides.
+pub const WINDOW_OPS: u64 = 256;
+
+/// The longest probe window, ns: a window ends then even short of [`WINDOW_OPS`].
+pub const WINDOW_MAX_NS: u64 = 1_000_000_000;
 
 /// Batched waits are kept when their rate is at least this many thousandths of the per-completion rate.
 pub const WIN_PERMILLE: u64 = 1050;
@@ -33,13 +43,13 @@ pub enum Mode {
     Batched,
 }
 
-/// The probe's windows: a warm-up (not counted), then two each way, alternating.
+/// The probe's windows: a warm-up (not counted), then two each way, symmetric in time.
 const WINDOWS: [Mode; 5] = [
     Mode::Each,
     Mode::Each,
     Mode::Batched,
-    Mode::Each,
     Mode::Batched,
+    Mode::Each,
 ];
 
 /// What the probe measured: completions and ns, waking per completion and batched.
@@ -52,13 +62,13 @@ pub struct Probed {
 }
 
 impl Probed {
-    /// Whether batched waits won: their rate at least [`WIN_PERMILLE`] thousandths of the other's (in
-    /// integers: `b_ops × e_ns × 1000 ≥ e_ops × b_ns × WIN_PERMILLE`).
+    /// Whether batched waits won: they completed something, at a rate of at least [`WIN_PERMILLE`]
+    /// thousandths of the other's (in integers: `b_ops × e_ns × 1000 ≥ e_ops × b_ns × WIN_PERMILLE`).
     pub fn batched_wins(&self) -> bool {
         let ((e_ops, e_ns), (b_ops, b_ns)) = (self.each, self.batched);
         let lhs = (b_ops as u128) * (e_ns as u128) * 1000;
         let rhs = (e_ops as u128) * (b_ns as u128) * (WIN_PERMILLE as u128);
-        e_ns > 0 && b_ns > 0 && lhs >= rhs
+        e_ns > 0 && b_ns > 0 && b_ops > 0 && lhs >= rhs
     }
 
     /// Completions per second of `(ops, ns)`.
@@ -116,7 +126,7 @@ impl Pace {
         };
         self.counted += n as u64;
         let took = now.saturating_sub(began);
-        if took < WINDOW_NS {
+        if took < WINDOW_NS || (self.counted < WINDOW_OPS && took < WINDOW_MAX_NS) {
             return;
         }
         let done = (self.counted, took);
@@ -150,7 +160,7 @@ impl Pace {
     pub fn warning(&self, engine: &str) -> Option<String> {
         let p = self.probed().filter(|_| self.mode == Mode::Batched)?;
         Some(format!(
-            "{engine}: completions were reaped in batches after the first {} ms (each wait for every I/O in flight, ending {MIN_WAIT_US} us after it began once one completed), because a probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion: the device's I/O ran on a kernel worker thread, which paid for each wake. A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} us (plus timer slack) longer than the device's",
+            "{engine}: completions were reaped in batches after a probe of at least the first {} ms (each wait for every I/O in flight, ending {MIN_WAIT_US} µs after it began once one completed), because the probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion (probably the device's I/O ran on a kernel worker thread, which paid for each wake; completion_waits = \"each\" turns the probe off). A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} µs (plus timer slack) longer than a wait per completion would time it",
             WINDOW_NS * WINDOWS.len() as u64 / 1_000_000,
             Probed::rate(p.batched),
             Probed::rate(p.each),
@@ -183,9 +193,15 @@ mod tests {
             modes.push(p.mode());
         }
         assert_eq!(
-            &modes[..5],
-            &WINDOWS[..],
-            "the windows alternate after the warm-up"
+            modes[..5],
+            [
+                Mode::Each,
+                Mode::Each,
+                Mode::Batched,
+                Mode::Batched,
+                Mode::Each
+            ],
+            "a warm-up, then per completion, batched, batched, per completion"
         );
         p
     }
@@ -193,18 +209,18 @@ mod tests {
     #[test]
     fn batched_waits_are_kept_only_when_they_beat_waking_per_completion_by_five_percent() {
         // Warm-up 999 (not counted); each: 1000 + 1000; batched: 1050 + 1050 -> exactly 1.05: kept.
-        let p = probe([999, 1000, 1050, 1000, 1050]);
+        let p = probe([999, 1000, 1050, 1050, 1000]);
         assert_eq!(p.mode(), Mode::Batched);
         let got = p.probed().expect("decided");
         assert_eq!(got.each, (2000, 2 * W));
         assert_eq!(got.batched, (2100, 2 * W));
         let said = p.warning("io_uring").expect("said");
         assert!(
-            said.contains("26250 I/Os per second that way against 25000"),
+            said.contains("completed 26250 I/Os per second that way against 25000 when woken"),
             "{said}"
         );
         // 1049 + 1050: 2099 < 2100: not kept; nothing to say.
-        let p = probe([5000, 1000, 1049, 1000, 1050]);
+        let p = probe([5000, 1000, 1049, 1050, 1000]);
         assert_eq!(p.mode(), Mode::Each);
         assert_eq!(p.probed().expect("decided").batched, (2099, 2 * W));
         assert_eq!(p.warning("io_uring"), None);
@@ -215,18 +231,34 @@ mod tests {
         let mut p = Pace::new(true);
         p.observe(0, 0);
         for (end, n) in [
-            (W, 1),
-            (2 * W, 100),
-            (4 * W, 150),
-            (5 * W, 100),
-            (7 * W, 150),
+            (W, 1000),
+            (2 * W, 1000),
+            (4 * W, 1500),
+            (6 * W, 1500),
+            (7 * W, 1000),
         ] {
             p.observe(end, n);
         }
-        // each: 200 in 2W; batched: 300 in 4W -> 0.75 of the rate: not kept although more I/Os.
+        // each: 2000 in 2W; batched: 3000 in 4W -> 0.75 of the rate: not kept although more I/Os.
         let got = p.probed().expect("decided");
-        assert_eq!((got.each, got.batched), ((200, 2 * W), (300, 4 * W)));
+        assert_eq!((got.each, got.batched), ((2000, 2 * W), (3000, 4 * W)));
         assert_eq!(p.mode(), Mode::Each);
+    }
+
+    #[test]
+    fn a_window_runs_on_until_it_has_enough_completions_or_a_second() {
+        let mut p = Pace::new(true);
+        p.observe(0, 0);
+        // 255 completions after 2 windows' time: the warm-up goes on; the 256th ends it.
+        p.observe(2 * W, 255);
+        assert_eq!(p.window, 0);
+        p.observe(2 * W + 1, 1);
+        assert_eq!(p.window, 1);
+        // A window of 5 completions ends at a second.
+        p.observe(2 * W + 1 + WINDOW_MAX_NS - 1, 5);
+        assert_eq!(p.window, 1);
+        p.observe(2 * W + 1 + WINDOW_MAX_NS, 0);
+        assert_eq!((p.window, p.probed.each), (2, (5, WINDOW_MAX_NS)));
     }
 
     #[test]
@@ -237,9 +269,10 @@ mod tests {
             assert_eq!(p.mode(), Mode::Each);
         }
         assert_eq!((p.probed(), p.warning("io_uring")), (None, None));
-        // A phase that ends in a batched window of the probe: no decision, no warning.
+        // A phase that ends in a batched window of the probe: no decision, no warning (the phase's params
+        // say it probed).
         let mut p = Pace::new(true);
-        for (t, n) in [(0, 0), (W, 10), (2 * W, 10)] {
+        for (t, n) in [(0, 0), (W, 300), (2 * W, 300)] {
             p.observe(t, n);
         }
         assert_eq!(p.mode(), Mode::Batched);
@@ -247,9 +280,13 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_window_never_divides_by_zero() {
-        let none = Probed::default();
-        assert!(!none.batched_wins());
+    fn nothing_completed_either_way_keeps_per_completion_waits_and_never_divides_by_zero() {
+        assert!(!Probed::default().batched_wins());
+        let stalled = Probed {
+            each: (0, WINDOW_MAX_NS),
+            batched: (0, WINDOW_MAX_NS),
+        };
+        assert!(!stalled.batched_wins());
         assert_eq!(Probed::rate((5, 0)), 0.0);
         let only_batched = Probed {
             each: (0, W),

@@ -321,9 +321,10 @@ impl Loop<'_, '_> {
         Flow::Continue
     }
 
-    /// Waits for completions (the job's `completions_per_wait`, or all in flight when fewer), at the latest
-    /// until the next interval boundary (so that idle intervals close on time), the deadline or a held op's
-    /// issue time; false when the queue failed.
+    /// Waits for completions (the job's `completions_per_wait`, or all in flight when fewer; in batched mode,
+    /// all in flight with the kernel's minimum wait: [`super::pace`]), at the latest until the next interval
+    /// boundary (so that idle intervals close on time), the deadline or a held op's issue time; false when
+    /// the queue failed.
     #[inline]
     fn reap(&mut self) -> bool {
         let job = self.job;
@@ -337,18 +338,20 @@ impl Loop<'_, '_> {
         }
         // More than one completion per wait only when the plan says so (Job::completions_per_wait), or
         // batched waits where the probe found them faster (super::pace).
+        let timeout = wake.saturating_sub(self.t).max(1);
         let (want, min_wait_us) = match self.pace.mode() {
             Mode::Each => (job.completions_per_wait as usize, 0),
+            // The kernel's minimum wait outlasts a shorter timeout: then the timeout alone.
+            Mode::Batched if timeout < MIN_WAIT_US as u64 * 1000 => (self.in_flight, 0),
             Mode::Batched => (self.in_flight, MIN_WAIT_US),
         };
         let want = want.clamp(1, self.in_flight.max(1));
         let done = &mut self.done;
-        let reaped = self.q.reap(
-            want,
-            min_wait_us,
-            Some(wake.saturating_sub(self.t).max(1)),
-            &mut |slot, res| done.push((slot, res)),
-        );
+        let reaped = self
+            .q
+            .reap(want, min_wait_us, Some(timeout), &mut |slot, res| {
+                done.push((slot, res))
+            });
         self.t = self.now();
         match reaped {
             Ok(n) => {

@@ -256,10 +256,11 @@ mod tests {
     }
 
     #[test]
-    fn io_uring_probes_batched_waits_only_at_depth_8_or_more_with_a_cpu_to_spare() {
+    fn io_uring_probes_batched_waits_only_with_one_worker_at_depth_8_or_more_and_a_cpu_to_spare() {
         use crate::plan::probe_waits as probes;
         assert!(probes(EngineKind::IoUring, 32, 1, 2));
-        assert!(probes(EngineKind::IoUring, 8, 3, 4));
+        assert!(probes(EngineKind::IoUring, 8, 1, 4));
+        assert!(!probes(EngineKind::IoUring, 8, 3, 4));
         assert!(!probes(EngineKind::IoUring, 7, 1, 2));
         assert!(!probes(EngineKind::IoUring, 32, 2, 2));
         assert!(!probes(EngineKind::IoUring, 32, 1, 1));

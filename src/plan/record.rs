@@ -8,8 +8,8 @@ use crate::stats::derived::Headline;
 use crate::stats::steady::{LeaveRule, Rule, StartRule};
 use crate::stats::window::WindowSpec;
 use crate::vocab::{
-    Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, Rate, Until,
-    WorkersSplit,
+    CompletionWaits, Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern,
+    Rate, Until, WorkersSplit,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -49,6 +49,11 @@ pub struct PhaseParams {
     /// an eighth of the queue depth); absent when 1. A completion is timed when its wait ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions_per_wait: Option<u32>,
+    /// `"probe"` when the phase's engine probes at its start whether batched completion waits are faster
+    /// (io_uring, one worker, a queue depth of 8 or more, a CPU to spare, `completion_waits` not `"each"`);
+    /// absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_waits: Option<CompletionWaits>,
     /// O_DIRECT.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direct: Option<bool>,
@@ -176,6 +181,7 @@ impl PhaseParams {
             worker_parts: Vec::new(),
             engine: None,
             completions_per_wait: None,
+            completion_waits: None,
             direct: None,
             data: None,
             seed: None,
@@ -213,6 +219,7 @@ impl PhaseParams {
         self.queue_depth = Some(io.queue_depth);
         self.engine = Some(io.engine);
         self.completions_per_wait = Some(io.completions_per_wait).filter(|&n| n > 1);
+        self.completion_waits = io.probe_waits.then_some(CompletionWaits::Probe);
         self.direct = Some(io.direct);
         self.seed = Some(io.seed);
         self.interval_ns = Some(io.interval_ns);

@@ -16,8 +16,8 @@ use crate::stats::window::WindowSpec;
 use crate::target::{TargetInfo, TargetKind};
 use crate::units::{Amount, Duration, Size};
 use crate::vocab::{
-    Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern, PhaseKind,
-    WorkersSplit,
+    CompletionWaits, Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern,
+    PhaseKind, WorkersSplit,
 };
 
 /// The most phase errors a plan reports, as `validate` stops after 50 errors.
@@ -303,6 +303,7 @@ impl Phase<'_> {
             TargetKind::Sim => EngineKind::Sim,
             _ => p.engine.one().map_or(EngineKind::Psync, EngineKind::from),
         };
+        let cpus = super::host_cpus();
         Ok(IoSettings {
             engine,
             direct: self.direct(),
@@ -318,9 +319,10 @@ impl Phase<'_> {
                 engine,
                 qd as u32,
                 workers as u32,
-                super::host_cpus(),
+                cpus,
             ),
-            probe_waits: super::probe_waits(engine, qd as u32, workers as u32, super::host_cpus()),
+            probe_waits: p.completion_waits != Some(CompletionWaits::Each)
+                && super::probe_waits(engine, qd as u32, workers as u32, cpus),
         })
     }
 

@@ -221,6 +221,12 @@ pub const KEYS: &[Key] = &[
         ..key("on_error", IO, "`\"stop\"`", |p| p.on_error.is_some())
     },
     Key {
+        inherit: Some(|p, d| inherit(&mut p.completion_waits, &d.completion_waits)),
+        ..key("completion_waits", IO, "`\"probe\"`", |p| {
+            p.completion_waits.is_some()
+        })
+    },
+    Key {
         inherit: Some(|p, d| inherit_one(&mut p.data, &d.data)),
         matrix: Some(Matrix {
             label: "data",
@@ -386,6 +392,10 @@ pub const FIO_KEYS: &[FioKey] = &[
         "`bssplit` is a `block_size` table in wkrun: block_size = { \"4KiB\" = 60, \"64KiB\" = 40 }",
     ),
     fio("iodepth", "`iodepth` is `queue_depth` in wkrun"),
+    fio(
+        "iodepth_batch_complete_min",
+        "`iodepth_batch_complete_min` has no wkrun key: an io_uring phase waits per completion, or for every I/O in flight with a 20 µs minimum wait where a probe at its start finds that faster (completion_waits = \"probe\", the default; \"each\" turns it off)",
+    ),
     fio(
         "runtime",
         "`runtime` is `duration` in wkrun, with its unit (\"60s\")",
@@ -577,6 +587,7 @@ mod tests {
         ("workers_split", "\"shared\""),
         ("interval", "\"2s\""),
         ("on_error", "\"continue\""),
+        ("completion_waits", "\"each\""),
         ("data", "\"zeros\""),
         ("passes", "2"),
         ("image", "\"synthetic\""),

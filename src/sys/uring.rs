@@ -146,9 +146,9 @@ impl UringQueue {
     /// bytes, or a negative errno). Returns how many (fewer than `want` after a timeout or EINTR).
     ///
     /// With `min_wait_us` > 0 (and a timeout) where the kernel can ([`UringQueue::can_wait_min`]), the wait
-    /// ends `min_wait_us` after it began once any completion is in, even short of `want`; until then no
-    /// completion wakes this thread (the kernel's min_wait_usec: the waiter is woken by its own timer, not
-    /// by the thread that completes the I/O).
+    /// ends `min_wait_us` after it began once any completion is in, even short of `want` (the kernel's
+    /// min_wait_usec): until then only the `want`-th completion wakes this thread, then its own timer does
+    /// (after an empty minimum wait, the next completion). The minimum wait outlasts a shorter timeout.
     ///
     /// # Errors
     /// The OS error of io_uring_enter (a timeout or EINTR is not an error: it returns 0).
@@ -320,6 +320,14 @@ mod tests {
         }
         seen.sort_unstable();
         assert_eq!(seen, (0..16).map(|i| (i, 4096)).collect::<Vec<_>>());
+        // Nothing in flight, a timeout of 100 µs: a minimum wait of 5 ms reaches the kernel and outlasts it.
+        let t0 = std::time::Instant::now();
+        let n = q.reap(1, 5_000, Some(100_000), |_, _| {}).expect("reap");
+        let took = t0.elapsed();
+        assert_eq!(n, 0);
+        if q.can_wait_min() {
+            assert!(took >= std::time::Duration::from_millis(5), "{took:?}");
+        }
         drop(q);
         drop(f);
     }

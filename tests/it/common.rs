@@ -844,8 +844,8 @@ fn left_out(w: &str) -> bool {
         || w.starts_with(BATCHED_WAITS)
 }
 
-/// A phase's `warnings` (a JSON array, or absent) without the host-pace, thin-tail and unequal-workers
-/// warnings.
+/// A phase's `warnings` (a JSON array, or absent) without the host-pace, thin-tail, unequal-workers and
+/// batched-waits warnings.
 pub fn device_warnings(w: Option<&serde_json::Value>) -> Vec<String> {
     w.and_then(|w| w.as_array())
         .map(|a| {

@@ -77,6 +77,11 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
     ),
     ("iodepth", "32", "`iodepth` is `queue_depth` in wkrun"),
     (
+        "iodepth_batch_complete_min",
+        "8",
+        "`iodepth_batch_complete_min` has no wkrun key: an io_uring phase waits per completion, or for every I/O in flight with a 20 µs minimum wait where a probe at its start finds that faster (completion_waits = \"probe\", the default; \"each\" turns it off)",
+    ),
+    (
         "runtime",
         "\"60s\"",
         "`runtime` is `duration` in wkrun, with its unit (\"60s\")",
