@@ -335,22 +335,13 @@ mod tests {
     fn one(label: &str) -> crate::report::runs::RunData {
         let mut p = phase("p", 0);
         p.params.span_bytes = 163_840;
-        p.windows = vec![crate::results::WindowResult {
-            spec: "2s..".into(),
-            start_s: 2.0,
-            end_s: 3.0,
-            complete: true,
-            iops: Some(crate::stats::window::SliceStats {
-                count: 1,
-                avg: 30.0,
-                min: 30.0,
-                max: 30.0,
-                stddev: 0.0,
-                p1: 30.0,
-                p99: 30.0,
-                consistency: None,
-            }),
-        }];
+        p.windows = vec![crate::report::testing::window(
+            "2s..",
+            (2.0, 3.0),
+            30.0,
+            30.0,
+            30.0,
+        )];
         let rows = vec![row(1.0, 0, 10), row(2.0, 0, 60), row(3.0, 0, 30)];
         run(label, "sim:a", vec![(p, Some(rows))])
     }

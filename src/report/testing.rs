@@ -3,7 +3,7 @@
 
 use super::runs::{PhaseGroup, RunData};
 use crate::results::series_csv::SeriesRow;
-use crate::results::{DirStats, HostInfo, PhaseResult, Results, SpecRef, Status};
+use crate::results::{DirStats, HostInfo, PhaseResult, Results, SpecRef, Status, WindowResult};
 use crate::spec::{Label, PhaseKind};
 use crate::stats::LatencySummary;
 use crate::target::{TargetInfo, TargetKind};
@@ -173,6 +173,33 @@ pub fn group(name: &str, members: &[(usize, usize)]) -> PhaseGroup {
         name: name.into(),
         kind: PhaseKind::Workload,
         members: members.to_vec(),
+    }
+}
+
+/// A complete window `spec` from `start_s` to `end_s` whose IOPS are one slice of mean `avg` between `min`
+/// (also its p1) and `max` (also its p99).
+pub fn window(
+    spec: &str,
+    (start_s, end_s): (f64, f64),
+    avg: f64,
+    min: f64,
+    max: f64,
+) -> WindowResult {
+    WindowResult {
+        spec: spec.into(),
+        start_s,
+        end_s,
+        complete: true,
+        iops: Some(crate::stats::window::SliceStats {
+            count: 1,
+            avg,
+            min,
+            max,
+            stddev: 0.0,
+            p1: min,
+            p99: max,
+            consistency: None,
+        }),
     }
 }
 

@@ -354,25 +354,9 @@ mod tests {
     use super::*;
     use crate::report::testing::{labelled, latency, row, run};
     use crate::results::{DirStats, PhaseResult, WindowResult};
-    use crate::stats::window::SliceStats;
 
     fn window(spec: &str, avg: f64, min: f64, max: f64) -> WindowResult {
-        WindowResult {
-            spec: spec.into(),
-            start_s: 0.0,
-            end_s: 1.0,
-            complete: true,
-            iops: Some(SliceStats {
-                count: 1,
-                avg,
-                min,
-                max,
-                stddev: 0.0,
-                p1: min,
-                p99: max,
-                consistency: None,
-            }),
-        }
+        crate::report::testing::window(spec, (0.0, 1.0), avg, min, max)
     }
 
     /// `sat[op=N]` with `read` reads and `write` writes over its 1 s, and a total latency summary.

@@ -341,22 +341,13 @@ mod tests {
               "gave_up": false, "left": null}
         });
         r.results.phases[0].steady_state = Some(serde_json::from_value(v).expect("verdict"));
-        r.results.phases[0].windows = vec![crate::results::WindowResult {
-            spec: "2s..".into(),
-            start_s: 2.0,
-            end_s: 3.0,
-            complete: true,
-            iops: Some(crate::stats::window::SliceStats {
-                count: 1,
-                avg: 30.0,
-                min: 30.0,
-                max: 30.0,
-                stddev: 0.0,
-                p1: 30.0,
-                p99: 30.0,
-                consistency: None,
-            }),
-        }];
+        r.results.phases[0].windows = vec![crate::report::testing::window(
+            "2s..",
+            (2.0, 3.0),
+            30.0,
+            30.0,
+            30.0,
+        )];
         let m = markers(&r, 0);
         let labels: Vec<(&str, f64, f64)> = m
             .iter()
