@@ -8,7 +8,8 @@
 //! taken as written until half as many are left, so that a long random-write workload over a large span
 //! stays within about 64 MiB at the cost of under-counting the smallest unwritten gaps.
 
-use crate::ops::{OpKind, OpStream};
+use crate::buf::try_vec;
+use crate::ops::{OpKind, OpStream, Sizes};
 use crate::plan::ByteRange;
 use std::collections::BTreeMap;
 
@@ -16,6 +17,9 @@ use std::collections::BTreeMap;
 pub const MAX_RANGES: usize = 1 << 20;
 /// Ops replayed between two checks of whether the phase's range is all written (then replay stops).
 const CHECK_EVERY: u64 = 1 << 20;
+/// Most bits of the bitmap a replay marks its writes in (4 MiB: a span of 128 GiB in 4 KiB blocks); a
+/// larger span is replayed into the ranges directly.
+const BITMAP_BITS: u64 = 1 << 25;
 
 /// The byte ranges written by the phases so far: start -> end, disjoint and not adjacent.
 #[derive(Debug, Default)]
@@ -106,7 +110,24 @@ impl Written {
 
     /// Marks the writes among the first `ops` ops of `stream`; stops early once the stream's span is all
     /// written.
+    ///
+    /// A span of at most [`BITMAP_BITS`] units (the largest size that divides every op length) is
+    /// replayed into a bitmap first, one bit per unit (a few ns per write, where a map lookup per write
+    /// took about 60 ns: a 3 s psync run at 550k writes per second spent a tenth of its CPU time there),
+    /// whose runs then become ranges; a larger span, or a bitmap that cannot be allocated, goes into the
+    /// ranges directly.
     pub fn add_stream(&mut self, stream: &OpStream, ops: u64) {
+        self.add_stream_within(stream, ops, BITMAP_BITS);
+    }
+
+    /// [`Written::add_stream`] with a bitmap of at most `max_bits` bits.
+    fn add_stream_within(&mut self, stream: &OpStream, ops: u64, max_bits: u64) {
+        if let Some(bits) = Bitmap::replay(stream, ops, max_bits) {
+            for (a, b) in bits.runs() {
+                self.add(a, b);
+            }
+            return;
+        }
         let (start, end) = (stream.span_start, stream.span_start + stream.span_len);
         let mut i = 0;
         while i < ops {
@@ -173,6 +194,91 @@ impl Written {
     }
 }
 
+/// The units of a stream's span that its writes covered: bit `i` is `[start + i × unit, + unit)`.
+struct Bitmap {
+    start: u64,
+    unit: u64,
+    words: Vec<u64>,
+    bits: u64,
+}
+
+impl Bitmap {
+    /// The writes among the first `ops` ops of `stream`, or `None` when its span has more than
+    /// `max_bits` units (or is no whole number of them) or the bitmap cannot be allocated. Stops once
+    /// every unit is written.
+    fn replay(stream: &OpStream, ops: u64, max_bits: u64) -> Option<Bitmap> {
+        let unit = match &stream.sizes {
+            Sizes::Fixed(n) => *n,
+            Sizes::Mix(m) => m.iter().fold(0, |g, &(n, _)| gcd(g, n)),
+        };
+        if unit == 0
+            || !stream.span_len.is_multiple_of(unit)
+            || !stream.span_start.is_multiple_of(unit)
+        {
+            return None;
+        }
+        let bits = stream.span_len / unit;
+        if bits > max_bits {
+            return None;
+        }
+        let words = try_vec(bits.div_ceil(64) as usize, 0u64, "the replay bitmap").ok()?;
+        let mut map = Bitmap {
+            start: stream.span_start,
+            unit,
+            words,
+            bits,
+        };
+        let mut set = 0u64;
+        for op in stream.ops(0..ops) {
+            if op.kind != OpKind::Write {
+                continue;
+            }
+            let first = (op.offset - map.start) / unit;
+            for i in first..first + op.len as u64 / unit {
+                let (w, b) = ((i / 64) as usize, 1u64 << (i % 64));
+                if map.words[w] & b == 0 {
+                    map.words[w] |= b;
+                    set += 1;
+                }
+            }
+            if set == bits {
+                break;
+            }
+        }
+        Some(map)
+    }
+
+    /// The byte ranges of the runs of written units, in order.
+    fn runs(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let at = |i: u64| self.start + i * self.unit;
+        let mut i = 0u64;
+        std::iter::from_fn(move || {
+            i = self.next(i, true)?;
+            let end = self.next(i, false).unwrap_or(self.bits);
+            let run = (at(i), at(end));
+            i = end;
+            Some(run)
+        })
+    }
+
+    /// The first unit from `i` whose bit is `value`, or `None` past the last.
+    fn next(&self, mut i: u64, value: bool) -> Option<u64> {
+        while i < self.bits {
+            let w = self.words[(i / 64) as usize];
+            let word = (if value { w } else { !w }) >> (i % 64);
+            if word != 0 {
+                return Some((i + word.trailing_zeros() as u64).min(self.bits));
+            }
+            i = (i / 64 + 1) * 64;
+        }
+        None
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,17 +321,31 @@ mod tests {
 
     /// Replaying a stream gives exactly the union of its writes, computed by an independent oracle (a
     /// bitmap of 512-byte sectors), for random (with repeats), full-coverage and sequential streams with
-    /// reads among the writes, and a replay that goes past one check of coverage.
+    /// reads among the writes, a block-size mix whose sizes are not multiples of the smallest, a replay
+    /// that goes past one check of coverage and one that covers the whole span, each through the bitmap and
+    /// through the ranges directly (a bitmap of 0 bits).
     #[test]
     fn a_replayed_stream_holds_the_union_of_its_writes() {
         use crate::ops::{Order, Sizes};
-        for (order, sizes, ops) in [
+        let cases = [
             (Order::Random, Sizes::Fixed(4096), 300_000),
             (Order::RandomFull, Sizes::Fixed(4096), 100_000),
             (Order::Sequential, Sizes::Fixed(65536), 50_000),
             // Past CHECK_EVERY with the span not yet all written: a second, partial round of replay.
             (Order::Random, Sizes::Fixed(512), 1_100_000),
-        ] {
+            // 4 KiB and 6 KiB at 4 KiB offsets: a bitmap of 2 KiB units.
+            (
+                Order::Random,
+                Sizes::Mix(vec![(4096, 1), (6144, 1)]),
+                200_000,
+            ),
+            // Every block twice over: the bitmap stops when all are written.
+            (Order::RandomFull, Sizes::Fixed(65536), 9_000),
+        ];
+        for ((order, sizes, ops), max_bits) in cases
+            .into_iter()
+            .flat_map(|c| [(c.clone(), BITMAP_BITS), (c, 0)])
+        {
             let stream = OpStream {
                 span_start: 1 << 20,
                 span_len: 1 << 28,
@@ -236,7 +356,7 @@ mod tests {
                 total_ops: None,
             };
             let mut w = Written::default();
-            w.add_stream(&stream, ops);
+            w.add_stream_within(&stream, ops, max_bits);
             // The oracle: every 512-byte sector of the span a write of the first `ops` ops covers.
             let sector = |x: u64| ((x - stream.span_start) / 512) as usize;
             let mut bits = vec![false; (stream.span_len / 512) as usize];
@@ -256,7 +376,11 @@ mod tests {
                     _ => {}
                 }
             }
-            assert_eq!(w.ranges, want, "{order:?}");
+            assert_eq!(
+                w.ranges, want,
+                "{order:?} {:?} bitmap {max_bits}",
+                stream.sizes
+            );
             assert!(!want.is_empty());
         }
     }
