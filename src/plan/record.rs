@@ -50,7 +50,8 @@ pub struct PhaseParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions_per_wait: Option<u32>,
     /// `"probe"` when the phase's engine probes at its start whether batched completion waits are faster
-    /// (io_uring, one worker, a queue depth of 8 or more, a CPU to spare, `completion_waits` not `"each"`);
+    /// (io_uring, one worker, a queue depth of 8 or more, a CPU to spare, no rate cap, `completion_waits`
+    /// not `"each"`; on a kernel without the minimum wait, before Linux 6.12, it waits per completion);
     /// absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_waits: Option<CompletionWaits>,

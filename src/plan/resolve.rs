@@ -321,7 +321,9 @@ impl Phase<'_> {
                 workers as u32,
                 cpus,
             ),
+            // Not under a rate cap: its pace is its own, so the two ways could not be told apart.
             probe_waits: p.completion_waits != Some(CompletionWaits::Each)
+                && p.rate_iops.is_none()
                 && super::probe_waits(engine, qd as u32, workers as u32, cpus),
         })
     }

@@ -378,8 +378,9 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_error: Option<OnError>,
     /// How an `io_uring` phase waits for completions: `"probe"` (default) or `"each"`. With `"probe"`, a
-    /// phase with one worker, a `queue_depth` of 8 or more and a CPU to spare measures in its first 200 ms
-    /// (40 ms windows: a warm-up, then woken per completion, batched, batched, per completion) whether
+    /// phase with one worker, a `queue_depth` of 8 or more, a CPU to spare and no rate cap measures at its
+    /// start (windows of at least 40 ms and 256 completions: a warm-up, then woken per completion, batched,
+    /// batched, per completion) whether
     /// waiting for every I/O in flight with a 20 µs minimum wait (Linux 6.12+) completes at least 5 % more
     /// I/Os per second than being woken for each completion, and keeps the faster: where the device's I/O
     /// runs on a kernel worker thread (zram, a buffered tmpfs file) that thread pays for every wake. Batched

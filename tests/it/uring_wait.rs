@@ -171,3 +171,33 @@ fn io_uring_waiting_for_several_completions_does_every_io_once_and_times_each() 
 fn n_col(row: &std::collections::HashMap<String, String>, col: &str) -> u64 {
     crate::common::n(row, col)
 }
+
+/// The plan says which phases probe for batched completion waits (`params.completion_waits = "probe"`):
+/// io_uring with one worker at a queue depth of 8 or more on 2 CPUs or more; not under a rate cap, not with
+/// `completion_waits = "each"`, not below 8 in flight, not with 2 workers, not on libaio.
+#[test]
+fn the_plan_probes_completion_waits_only_for_one_io_uring_worker_without_a_rate_cap() {
+    let dir = tempdir();
+    let uring = |extra: &str| format!("engine = \"io_uring\"\nqueue_depth = 32\n{extra}");
+    let body = [
+        workload("probe", MIB, &uring("")),
+        workload("capped", MIB, &uring("rate_iops = 1000\n")),
+        workload("each", MIB, &uring("completion_waits = \"each\"\n")),
+        workload("shallow", MIB, "engine = \"io_uring\"\nqueue_depth = 7\n"),
+        workload("two", MIB, &uring("workers = 2\n")),
+        workload("libaio", MIB, "engine = \"libaio\"\nqueue_depth = 32\n"),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("probe", &body));
+    let plan = plan_json(
+        dir.path(),
+        Path::new("s.toml"),
+        Path::new("t.img"),
+        &["--target-size", "64MiB"],
+    );
+    let waits: Vec<Option<&str>> = (0..6)
+        .map(|i| plan["phases"][i]["params"]["completion_waits"].as_str())
+        .collect();
+    let first = (cpus() >= 2).then_some("probe");
+    assert_eq!(waits, vec![first, None, None, None, None, None]);
+}
