@@ -13,7 +13,8 @@
 //! probes: after a warm-up window, windows per completion, batched, batched, per completion (symmetric, so
 //! a device that speeds up or slows down over the probe favours neither), each at least [`WINDOW_NS`] and
 //! [`WINDOW_OPS`] completions long, and keeps batched waits only when they completed at least
-//! [`WIN_PERMILLE`] per mille of the I/Os per second of waking per completion. The probe runs only where
+//! [`WIN_PERMILLE`] per mille of the I/Os per second of waking per completion and each batched window was
+//! at least as fast as each window woken per completion. The probe runs only where
 //! the plan allows it (`Job::probe_waits`) on a queue that can wait a minimum time, without a rate cap
 //! (whose pace is its own).
 
@@ -59,16 +60,26 @@ pub struct Probed {
     pub each: (u64, u64),
     /// Completions and ns of the batched windows.
     pub batched: (u64, u64),
+    /// The fastest window woken per completion.
+    pub fastest_each: Option<(u64, u64)>,
+    /// The slowest batched window.
+    pub slowest_batched: Option<(u64, u64)>,
 }
 
 impl Probed {
     /// Whether batched waits won: they completed something, at a rate of at least [`WIN_PERMILLE`]
-    /// thousandths of the other's (in integers: `b_ops × e_ns × 1000 ≥ e_ops × b_ns × WIN_PERMILLE`).
+    /// thousandths of the other's (in integers: `b_ops × e_ns × 1000 ≥ e_ops × b_ns × WIN_PERMILLE`), and
+    /// each batched window at least as fast as each window woken per completion (a machine whose pace
+    /// changed during the probe, one window each way slow, gives no win).
     pub fn batched_wins(&self) -> bool {
         let ((e_ops, e_ns), (b_ops, b_ns)) = (self.each, self.batched);
         let lhs = (b_ops as u128) * (e_ns as u128) * 1000;
         let rhs = (e_ops as u128) * (b_ns as u128) * (WIN_PERMILLE as u128);
-        e_ns > 0 && b_ns > 0 && b_ops > 0 && lhs >= rhs
+        let every_window = match (self.slowest_batched, self.fastest_each) {
+            (Some(b), Some(e)) => at_least(b, e),
+            _ => true,
+        };
+        e_ns > 0 && b_ns > 0 && b_ops > 0 && lhs >= rhs && every_window
     }
 
     /// Completions per second of `(ops, ns)`.
@@ -132,8 +143,16 @@ impl Pace {
         let done = (self.counted, took);
         match (self.window, WINDOWS[self.window]) {
             (0, _) => {}
-            (_, Mode::Each) => add(&mut self.probed.each, done),
-            (_, Mode::Batched) => add(&mut self.probed.batched, done),
+            (_, Mode::Each) => {
+                add(&mut self.probed.each, done);
+                let e = &mut self.probed.fastest_each;
+                *e = Some(e.filter(|&f| at_least(f, done)).unwrap_or(done));
+            }
+            (_, Mode::Batched) => {
+                add(&mut self.probed.batched, done);
+                let b = &mut self.probed.slowest_batched;
+                *b = Some(b.filter(|&s| at_least(done, s)).unwrap_or(done));
+            }
         }
         self.window += 1;
         self.began = Some(now);
@@ -166,6 +185,11 @@ impl Pace {
             Probed::rate(p.each),
         ))
     }
+}
+
+/// Whether `(ops, ns)` `a` is at least as fast as `b`.
+fn at_least(a: (u64, u64), b: (u64, u64)) -> bool {
+    (a.0 as u128) * (b.1 as u128) >= (b.0 as u128) * (a.1 as u128)
 }
 
 fn add(to: &mut (u64, u64), (ops, ns): (u64, u64)) {
@@ -227,6 +251,21 @@ mod tests {
     }
 
     #[test]
+    fn one_slow_batched_window_under_a_fast_one_per_completion_is_no_win() {
+        // Batched 2000 + 1000 against 1000 + 1000: 1.5 in all, but the second batched window is as slow as
+        // the per-completion ones, and one more per-completion completion makes it slower.
+        let p = probe([1000, 1000, 2000, 1000, 1000]);
+        assert_eq!(p.mode(), Mode::Batched, "as fast: kept");
+        let p = probe([1000, 1000, 2000, 1000, 1001]);
+        assert_eq!(p.mode(), Mode::Each);
+        let got = p.probed().expect("decided");
+        assert_eq!(
+            (got.fastest_each, got.slowest_batched),
+            (Some((1001, W)), Some((1000, W)))
+        );
+    }
+
+    #[test]
     fn windows_are_compared_by_rate_not_by_count() {
         let mut p = Pace::new(true);
         p.observe(0, 0);
@@ -285,12 +324,14 @@ mod tests {
         let stalled = Probed {
             each: (0, WINDOW_MAX_NS),
             batched: (0, WINDOW_MAX_NS),
+            ..Probed::default()
         };
         assert!(!stalled.batched_wins());
         assert_eq!(Probed::rate((5, 0)), 0.0);
         let only_batched = Probed {
             each: (0, W),
             batched: (10, W),
+            ..Probed::default()
         };
         assert!(only_batched.batched_wins());
     }

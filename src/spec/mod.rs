@@ -382,7 +382,8 @@ pub struct PhaseSpec {
     /// start (windows of at least 40 ms and 256 completions: a warm-up, then woken per completion, batched,
     /// batched, per completion) whether
     /// waiting for every I/O in flight with a 20 µs minimum wait (Linux 6.12+) completes at least 5 % more
-    /// I/Os per second than being woken for each completion, and keeps the faster: where the device's I/O
+    /// I/Os per second than being woken for each completion (each batched window at least as fast as each
+    /// per-completion one), and keeps the faster: where the device's I/O
     /// runs on a kernel worker thread (zram, a buffered tmpfs file) that thread pays for every wake. Batched
     /// waits time a completion up to 20 µs later than per-completion waits would. `"each"`: woken for each
     /// completion throughout. Other engines wait per completion either way. Kinds: fill, restore-image,
