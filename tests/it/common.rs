@@ -511,6 +511,25 @@ pub fn phase_rows(
     csv_rows(&out.join(name))
 }
 
+/// The sum of column `col` over phase `i`'s series rows.
+pub fn series_sum(out: &Path, results: &serde_json::Value, i: usize, col: &str) -> u64 {
+    phase_rows(out, results, i)
+        .iter()
+        .map(|row| n(row, col))
+        .sum()
+}
+
+/// The latencies phase result `p` recorded in direction `dir` (`"read"`, `"write"`): the sum of its
+/// histogram's counts.
+pub fn histogram_count(p: &serde_json::Value, dir: &str) -> u64 {
+    p["latency_histograms"][dir]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {dir} histogram"))
+        .iter()
+        .map(|b| b[1].as_u64().expect("count"))
+        .sum()
+}
+
 /// Deterministic pseudo-random bytes (xorshift64*), independent of wkrun's generators: for image files.
 pub fn noise(len: usize, seed: u64) -> Vec<u8> {
     let mut x = seed | 1;

@@ -1747,18 +1747,8 @@ fn io_uring_probing_batched_waits_on_zram_loses_and_doubles_no_io() {
         let want = probes.then_some("probe");
         assert_eq!(params["completion_waits"].as_str(), want, "{waits}");
         assert_eq!(u(p, "/write/ops"), ios);
-        let counted: u64 = p["latency_histograms"]["write"]
-            .as_array()
-            .expect("write histogram")
-            .iter()
-            .map(|b| b[1].as_u64().expect("count"))
-            .sum();
-        assert_eq!(counted, ios);
-        let rows: u64 = phase_rows(&ran.out, &r, 0)
-            .iter()
-            .map(|row| crate::common::n(row, "write_ops"))
-            .sum();
-        assert_eq!(rows, ios);
+        assert_eq!(histogram_count(p, "write"), ios);
+        assert_eq!(series_sum(&ran.out, &r, 0, "write_ops"), ios);
         let v = &phase(&r, 1)["verify"];
         let got: Vec<u64> = [
             "sectors",

@@ -150,26 +150,12 @@ fn io_uring_waiting_for_several_completions_does_every_io_once_and_times_each() 
     );
     assert_eq!(per_worker, vec![2001; n as usize]);
     // One latency per completed write, none lost or doubled by the batched reaping.
-    let counted: u64 = p["latency_histograms"]["write"]
-        .as_array()
-        .expect("write histogram")
-        .iter()
-        .map(|b| b[1].as_u64().expect("count"))
-        .sum();
-    assert_eq!(counted, ios);
+    assert_eq!(histogram_count(p, "write"), ios);
     assert!(u(p, "/write/latency_ns/min") > 0);
-    let rows: u64 = phase_rows(&dir.path().join("out"), &r, 0)
-        .iter()
-        .map(|row| n_col(row, "write_ops"))
-        .sum();
-    assert_eq!(rows, ios);
+    assert_eq!(series_sum(&dir.path().join("out"), &r, 0, "write_ops"), ios);
     let v = &phase(&r, 1)["verify"];
     assert_eq!(u(v, "/mismatched"), 0, "{v}");
     assert!(u(v, "/ok") > 0, "{v}");
-}
-
-fn n_col(row: &std::collections::HashMap<String, String>, col: &str) -> u64 {
-    crate::common::n(row, col)
 }
 
 /// The plan says which phases probe for batched completion waits (`params.completion_waits = "probe"`):
