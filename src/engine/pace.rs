@@ -15,8 +15,8 @@
 //! [`WINDOW_OPS`] completions long, and keeps batched waits only when they completed at least
 //! [`WIN_PERMILLE`] per mille of the I/Os per second of waking per completion and each batched window was
 //! at least as fast as each window woken per completion. The probe runs only where
-//! the plan allows it (`Job::probe_waits`) on a queue that can wait a minimum time, without a rate cap
-//! (whose pace is its own).
+//! the plan allows it (`Job::probe_waits`: never under a rate cap, whose pace is its own) on a queue that
+//! can wait a minimum time.
 
 /// The minimum wait of a batched wait, µs: a completion is timed up to this much (plus the timer's slack)
 /// later than a wait per completion would time it.

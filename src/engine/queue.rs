@@ -138,7 +138,7 @@ pub fn run(
     engine: &'static str,
 ) -> Outcome {
     let qd = job.queue_depth as usize;
-    let probe = job.probe_waits && job.rate_iops.is_none() && q.can_wait_min();
+    let probe = job.probe_waits && q.can_wait_min();
     let mut l = Loop {
         pace: Pace::new(probe),
         job,
