@@ -335,6 +335,20 @@ pub struct Outcome {
     /// How busy the threads that submitted the I/O were over the measured part; `None` for an engine that
     /// does not measure it (the simulated drive, whose time is virtual) or a worker that never started.
     pub submit_cpu: Option<SubmitCpu>,
+    /// What the probe for batched completion waits measured and kept (`Job::probe_waits`), when it ran to
+    /// its end; `None` otherwise.
+    pub waits: Option<ProbedWaits>,
+}
+
+/// The outcome of the probe for batched completion waits at the start of a phase.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbedWaits {
+    /// Whether the loop kept batched waits after the probe (else it woke per completion).
+    pub kept_batched: bool,
+    /// Completions per second of the probe's windows woken per completion.
+    pub each_per_s: f64,
+    /// Completions per second of its batched windows.
+    pub batched_per_s: f64,
 }
 
 /// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to
@@ -385,6 +399,7 @@ impl Outcome {
             errors: Default::default(),
             warnings: Vec::new(),
             submit_cpu: None,
+            waits: None,
         }
     }
 
@@ -410,6 +425,8 @@ impl Outcome {
             (Some(a), Some(b)) => Some(a.merge(b)),
             (a, b) => a.or(b),
         };
+        // Only a phase with one worker probes.
+        self.waits = self.waits.or(o.waits);
         for w in o.warnings {
             if !self.warnings.contains(&w) {
                 self.warnings.push(w);

@@ -174,6 +174,15 @@ impl Pace {
         self.decided.then_some(self.probed)
     }
 
+    /// The probe's outcome for the phase's results, when it ran to its end.
+    pub fn outcome(&self) -> Option<super::ProbedWaits> {
+        self.probed().map(|p| super::ProbedWaits {
+            kept_batched: self.mode == Mode::Batched,
+            each_per_s: Probed::rate(p.each),
+            batched_per_s: Probed::rate(p.batched),
+        })
+    }
+
     /// What the phase's results should say: that completions were reaped in batches after the probe, why,
     /// and what it does to latencies. `None` when they were not.
     pub fn warning(&self, engine: &str) -> Option<String> {
@@ -243,11 +252,24 @@ mod tests {
             said.contains("completed 26250 I/Os per second that way against 25000 when woken"),
             "{said}"
         );
-        // 1049 + 1050: 2099 < 2100: not kept; nothing to say.
+        // The results' record: 2100 and 2000 in 80 ms each.
+        let kept = super::super::ProbedWaits {
+            kept_batched: true,
+            each_per_s: 25_000.0,
+            batched_per_s: 26_250.0,
+        };
+        assert_eq!(p.outcome(), Some(kept));
+        // 1049 + 1050: 2099 < 2100: not kept; no warning, the rates recorded.
         let p = probe([5000, 1000, 1049, 1050, 1000]);
         assert_eq!(p.mode(), Mode::Each);
         assert_eq!(p.probed().expect("decided").batched, (2099, 2 * W));
         assert_eq!(p.warning("io_uring"), None);
+        let each = super::super::ProbedWaits {
+            kept_batched: false,
+            batched_per_s: 26_237.5,
+            ..kept
+        };
+        assert_eq!(p.outcome(), Some(each));
     }
 
     #[test]
@@ -316,6 +338,7 @@ mod tests {
         }
         assert_eq!(p.mode(), Mode::Batched);
         assert_eq!((p.probed(), p.warning("io_uring")), (None, None));
+        assert_eq!(p.outcome(), None);
     }
 
     #[test]

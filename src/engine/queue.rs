@@ -181,6 +181,7 @@ pub fn run(
     let said = l.pace.warning(engine);
     let mut out = l.rec.finish(l.error);
     out.warnings.extend(said);
+    out.waits = l.pace.outcome();
     out
 }
 

@@ -203,6 +203,7 @@ impl Recorder {
             errors: self.errors,
             warnings: Vec::new(),
             submit_cpu,
+            waits: None,
         }
     }
 }

@@ -94,6 +94,13 @@ pub fn render_text(plan: &Plan) -> String {
         if io.is_some_and(|io| io.workers > 1) {
             worker_lines(&mut out, p);
         }
+        if io.is_some_and(|io| io.probe_waits) {
+            let _ = writeln!(
+                out,
+                "     {:<24} probes at its start whether batched completion waits are faster (completion_waits = \"probe\")",
+                ""
+            );
+        }
         for note in &p.rounding {
             let _ = writeln!(out, "     {:<24} rounding: {note}", "");
         }

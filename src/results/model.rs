@@ -511,6 +511,33 @@ pub struct HostResult {
     pub submit_cpu_fraction: f64,
     /// Threads that submitted I/O: 1 for `libaio`, `io_uring` and `null`, `queue_depth` for `psync`.
     pub submit_threads: u32,
+    /// An io_uring phase that probed for batched completion waits (`params.completion_waits = "probe"`):
+    /// the rates it measured each way and the way it kept. Absent when the phase did not probe or ended
+    /// before the probe did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_waits: Option<WaitsProbe>,
+}
+
+/// The outcome of the probe for batched completion waits at the start of an io_uring phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitsProbe {
+    /// The way the rest of the phase waited: `"each"` (woken per completion) or `"batched"`.
+    pub kept: KeptWaits,
+    /// I/Os per second of the probe's windows woken per completion.
+    pub each_iops: f64,
+    /// I/Os per second of its batched windows.
+    pub batched_iops: f64,
+}
+
+/// The way of waiting for completions that the probe kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KeptWaits {
+    /// Woken for each completion.
+    Each,
+    /// Waiting for every I/O in flight, with a minimum wait.
+    Batched,
 }
 
 /// A simulated drive's internals during one phase (totals; per interval in `device_csv`).

@@ -6,8 +6,8 @@ use super::{Ctx, Observer, PhaseEnd};
 use crate::engine::{ReadCheck, errors::ErrorTally};
 use crate::plan::{IoWork, PhasePlan};
 use crate::results::{
-    DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare, SizeOps,
-    WorkerResult,
+    DirStats, ErrorCause, FirstError, HostResult, KeptWaits, PhaseErrors, PhaseResult, ReadShare,
+    SizeOps, WaitsProbe, WorkerResult,
 };
 use crate::results::{judge, series_csv};
 use crate::vocab::PhaseKind;
@@ -145,6 +145,7 @@ pub fn measured(
         pr.host = Some(HostResult {
             submit_cpu_fraction: c.busiest,
             submit_threads: c.threads,
+            completion_waits: o.outcome.waits.map(waits_probe),
         });
         if let Some(w) = host_bound(c) {
             ctx.log(&format!("      warning: {w}"));
@@ -152,6 +153,18 @@ pub fn measured(
         }
     }
     Ok(o)
+}
+
+/// The probe for batched completion waits, as the results say it.
+fn waits_probe(w: crate::engine::ProbedWaits) -> WaitsProbe {
+    WaitsProbe {
+        kept: match w.kept_batched {
+            true => KeptWaits::Batched,
+            false => KeptWaits::Each,
+        },
+        each_iops: w.each_per_s,
+        batched_iops: w.batched_per_s,
+    }
 }
 
 /// A submitting thread busy at least this share of the phase may have set its pace.

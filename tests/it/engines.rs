@@ -1769,6 +1769,33 @@ fn io_uring_probing_batched_waits_on_zram_loses_and_doubles_no_io() {
         );
         let warnings: Vec<String> =
             serde_json::from_value(p["warnings"].clone()).unwrap_or_default();
+        // The results say what the probe measured and kept, whichever way, and only where it probed.
+        let host = &p["host"]["completion_waits"];
+        assert_eq!(host.is_object(), probes, "{}", p["host"]);
+        if probes {
+            let rate = |k: &str| host[k].as_f64().unwrap();
+            assert!(
+                rate("each_iops") > 0.0 && rate("batched_iops") > 0.0,
+                "{host}"
+            );
+            let kept = host["kept"].as_str().unwrap();
+            assert_eq!(
+                kept == "batched",
+                batched_rates(&warnings).is_some(),
+                "{host}"
+            );
+            if kept == "batched" {
+                assert!(rate("batched_iops") >= rate("each_iops") * 1.05 * (1.0 - 1e-12));
+                let (b, e) = batched_rates(&warnings).unwrap();
+                assert_eq!(
+                    (b, e),
+                    (
+                        rate("batched_iops").round() as u64,
+                        rate("each_iops").round() as u64
+                    )
+                );
+            }
+        }
         match batched_rates(&warnings) {
             Some((batched, each)) => {
                 assert!(probes, "{warnings:?}");

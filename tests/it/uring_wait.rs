@@ -186,4 +186,27 @@ fn the_plan_probes_completion_waits_only_for_one_io_uring_worker_without_a_rate_
         .collect();
     let first = (cpus() >= 2).then_some("probe");
     assert_eq!(waits, vec![first, None, None, None, None, None]);
+    // The text plan says it under the phase that probes, and only there.
+    let text = wkrun(
+        dir.path(),
+        &[
+            "plan",
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "64MiB",
+        ],
+    );
+    let (code, stdout, stderr) = code_out_err(&text);
+    assert_eq!(code, 0, "{stderr}");
+    let said = "probes at its start whether batched completion waits are faster";
+    let lines: Vec<&str> = stdout.lines().collect();
+    let row = lines
+        .iter()
+        .position(|l| l.starts_with("  0  probe "))
+        .unwrap();
+    assert_eq!(lines[row + 1].contains(said), first.is_some(), "{stdout}");
+    let count = lines.iter().filter(|l| l.contains(said)).count();
+    assert_eq!(count, usize::from(first.is_some()), "{stdout}");
 }
