@@ -152,10 +152,7 @@ pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
             continue;
         };
         let Some(ops) = w.bound.ops().filter(|_| w.measure.ramp_ns.is_none()) else {
-            return Err(format!(
-                "phase {} \"{}\" writes in this span for a time (duration or ramp), so which blocks it wrote last is not known in advance; give it a size bound, or use expect = \"header\"",
-                p.index, p.name
-            ));
+            return Err(crate::spec::rules::timed_writer_unknown(p.index, &p.name));
         };
         if stamped(w) && w.io.workers > 1 && w.io.split == crate::vocab::WorkersSplit::Shared {
             return Err(crate::spec::rules::shared_writers_unknown(

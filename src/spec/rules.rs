@@ -181,6 +181,15 @@ pub fn shared_writers_unknown(index: usize, name: &str, workers: u32) -> String 
     )
 }
 
+/// Why the last writer of a block of phase `index` ("`name`", which writes for a time: a `duration` or a
+/// `ramp`) is not known in advance: the one definition of the rule, applied like
+/// [`shared_writers_unknown`].
+pub fn timed_writer_unknown(index: usize, name: &str) -> String {
+    format!(
+        "phase {index} \"{name}\" writes in this span for a time (duration or ramp), so which blocks it wrote last is not known in advance; give it a size bound, or use expect = \"header\""
+    )
+}
+
 /// Whether the span of `p` starts at the target's start and runs to its end.
 fn whole_target(p: &PhaseSpec) -> bool {
     let zero = matches!(
@@ -203,13 +212,23 @@ fn surely_overlap(a: &PhaseSpec, b: &PhaseSpec) -> bool {
         || start(a) == start(b)
 }
 
-/// A verify phase expecting each sector's last writer after a stamped phase with workers sharing its span
-/// (it overlaps): which worker wrote a block last is not known in advance. `running` are the phases with
-/// their `[defaults]`; the error is at the verify phase's `expect`.
+/// A verify phase expecting each sector's last writer after a phase that surely wrote in its span for a
+/// time (a `duration` or a `ramp`), or after a stamped phase with workers sharing its span: which blocks
+/// were written last, or by which worker, is not known in advance. `running` are the phases with their
+/// `[defaults]`; the error is at the verify phase's `expect`.
 fn check_last_writer(at: &At, running: &[PhaseSpec], i: usize) -> Option<RuleError> {
     let v = &running[i];
     if v.kind != PhaseKind::Verify || v.expect.unwrap_or(Expect::LastWriter) != Expect::LastWriter {
         return None;
+    }
+    let timed = running[..i].iter().enumerate().find(|(_, w)| {
+        matches!(w.kind, PhaseKind::Fill | PhaseKind::Workload)
+            && w.read_percent.one().map(|r| r.0) != Some(100)
+            && (w.duration.is_some() || w.ramp.is_some())
+            && surely_overlap(w, v)
+    });
+    if let Some((j, w)) = timed {
+        return Some(at.key("expect", timed_writer_unknown(j, &w.name), None));
     }
     let (j, w) = running[..i].iter().enumerate().find(|(_, w)| {
         matches!(w.kind, PhaseKind::Fill | PhaseKind::Workload)

@@ -337,6 +337,64 @@ kind = "verify"
     assert_eq!(phase(&r, 0)["verify"]["mismatches"][0]["expected"], "zeros");
 }
 
+/// `wkrun validate` refuses, at the verify phase's `expect`, a last-writer verify after a phase that surely
+/// writes in its span for a time (a `duration`, a `ramp`), with the words the plan uses; a read-only timed
+/// phase, a header check and a span that may lie apart (known only on a target) pass.
+#[test]
+fn validate_refuses_a_last_writer_verify_after_a_timed_write() {
+    let d = tempdir();
+    let why = |name: &str| {
+        format!(
+            "phase 0 \"{name}\" writes in this span for a time (duration or ramp), so which blocks it wrote last is not known in advance; give it a size bound, or use expect = \"header\""
+        )
+    };
+    let verify = "[[phase]]\nname = \"c\"\nkind = \"verify\"\n";
+    let timed =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 70\nduration = \"1s\"\n";
+    let ramped = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1MiB\"\nramp = \"1s\"\noffset = \"25%\"\n";
+    for (i, (writer, name, line)) in [(timed, "w", 10), (ramped, "r", 12)]
+        .into_iter()
+        .enumerate()
+    {
+        let spec = format!("s{i}.toml");
+        write_file(
+            d.path(),
+            &spec,
+            &spec_text("t", &format!("{writer}{verify}")),
+        );
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &["validate", &spec]));
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        let want = format!(
+            "error: {spec}:{line}:1: phase[1] \"c\".expect: {}",
+            why(name)
+        );
+        assert_eq!(err.lines().next(), Some(want.as_str()), "{err}");
+        // The plan gives the same reason.
+        let (code, _, err) = code_out_err(&wkrun(
+            d.path(),
+            &["plan", &spec, "--target", "t.img", "--target-size", "8MiB"],
+        ));
+        assert_eq!(code, 2);
+        assert!(err.contains(&why(name)), "{err}");
+    }
+    let fine = [
+        timed.replace("read_percent = 70", "read_percent = 100") + verify,
+        format!("{timed}{verify}expect = \"header\"\n"),
+        timed.replace("duration", "offset = \"50%\"\nspan = \"50%\"\nduration")
+            + &verify.replace("verify\"\n", "verify\"\nspan = \"50%\"\n"),
+    ];
+    for (i, body) in fine.iter().enumerate() {
+        let spec = format!("ok{i}.toml");
+        write_file(d.path(), &spec, &spec_text("t", body));
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &["validate", &spec]));
+        assert_eq!(
+            (code, out),
+            (0, format!("{spec}: ok (2 phases)\n")),
+            "{err}"
+        );
+    }
+}
+
 /// What the plan refuses: a last-writer verify after a time-bounded write in its span, a span whose map would
 /// exceed 16 Mi units, a verified block size that is not a multiple of 512; all exit 2 at plan time.
 #[test]
