@@ -349,6 +349,8 @@ pub struct ProbedWaits {
     pub each_per_s: f64,
     /// Completions per second of its batched windows.
     pub batched_per_s: f64,
+    /// Rounds the probe took (1 to 3: `pace::MAX_ROUNDS`).
+    pub rounds: u32,
 }
 
 /// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to

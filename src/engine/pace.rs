@@ -14,7 +14,9 @@
 //! a device that speeds up or slows down over the probe favours neither), each at least [`WINDOW_NS`] and
 //! [`WINDOW_OPS`] completions long, and keeps batched waits only when they completed at least
 //! [`WIN_PERMILLE`] per mille of the I/Os per second of waking per completion and each batched window was
-//! at least as fast as each window woken per completion. The probe runs only where
+//! at least as fast as each window woken per completion. A round whose total favours batched waits but
+//! whose windows disagree (a noisy machine) is probed again, without the warm-up, up to [`MAX_ROUNDS`]
+//! rounds; batched waits are then kept only when the last round is a win. The probe runs only where
 //! the plan allows it (`Job::probe_waits`: never under a rate cap, whose pace is its own) on a queue that
 //! can wait a minimum time.
 
@@ -35,6 +37,9 @@ pub const WINDOW_MAX_NS: u64 = 1_000_000_000;
 /// Batched waits are kept when their rate is at least this many thousandths of the per-completion rate.
 pub const WIN_PERMILLE: u64 = 1050;
 
+/// Probe rounds at most: a round whose total favours batched waits but whose windows disagree is repeated.
+pub const MAX_ROUNDS: u32 = 3;
+
 /// How the loop waits: `Each` completion wakes it (or the plan's completions per wait), or `Batched`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -53,33 +58,39 @@ const WINDOWS: [Mode; 5] = [
     Mode::Each,
 ];
 
-/// What the probe measured: completions and ns, waking per completion and batched.
+/// What the probe measured: completions and ns, waking per completion and batched (of one round, or of all
+/// rounds together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Probed {
     /// Completions and ns of the windows woken per completion.
     pub each: (u64, u64),
     /// Completions and ns of the batched windows.
     pub batched: (u64, u64),
-    /// The fastest window woken per completion.
+    /// The fastest window woken per completion (of the last round).
     pub fastest_each: Option<(u64, u64)>,
-    /// The slowest batched window.
+    /// The slowest batched window (of the last round).
     pub slowest_batched: Option<(u64, u64)>,
 }
 
 impl Probed {
-    /// Whether batched waits won: they completed something, at a rate of at least [`WIN_PERMILLE`]
-    /// thousandths of the other's (in integers: `b_ops × e_ns × 1000 ≥ e_ops × b_ns × WIN_PERMILLE`), and
-    /// each batched window at least as fast as each window woken per completion (a machine whose pace
-    /// changed during the probe, one window each way slow, gives no win).
+    /// Whether batched waits won: they won in total ([`Probed::faster_in_total`]) and each batched window
+    /// was at least as fast as each window woken per completion (a machine whose pace changed during the
+    /// probe, one window each way slow, gives no win).
     pub fn batched_wins(&self) -> bool {
-        let ((e_ops, e_ns), (b_ops, b_ns)) = (self.each, self.batched);
-        let lhs = (b_ops as u128) * (e_ns as u128) * 1000;
-        let rhs = (e_ops as u128) * (b_ns as u128) * (WIN_PERMILLE as u128);
         let every_window = match (self.slowest_batched, self.fastest_each) {
             (Some(b), Some(e)) => at_least(b, e),
             _ => true,
         };
-        e_ns > 0 && b_ns > 0 && b_ops > 0 && lhs >= rhs && every_window
+        self.faster_in_total() && every_window
+    }
+
+    /// Whether batched waits completed something, at a rate of at least [`WIN_PERMILLE`] thousandths of
+    /// the other's (in integers: `b_ops × e_ns × 1000 ≥ e_ops × b_ns × WIN_PERMILLE`).
+    pub fn faster_in_total(&self) -> bool {
+        let ((e_ops, e_ns), (b_ops, b_ns)) = (self.each, self.batched);
+        let lhs = (b_ops as u128) * (e_ns as u128) * 1000;
+        let rhs = (e_ops as u128) * (b_ns as u128) * (WIN_PERMILLE as u128);
+        e_ns > 0 && b_ns > 0 && b_ops > 0 && lhs >= rhs
     }
 
     /// Completions per second of `(ops, ns)`.
@@ -100,7 +111,12 @@ pub struct Pace {
     /// When the current window began, ns, and the completions counted in it; `None` before the first.
     began: Option<u64>,
     counted: u64,
+    /// The current round's windows.
+    round: Probed,
+    /// All rounds' windows together, the last round's fastest and slowest windows.
     probed: Probed,
+    /// Rounds ended.
+    rounds: u32,
     mode: Mode,
     /// Whether the probe ran to its end.
     decided: bool,
@@ -113,7 +129,9 @@ impl Pace {
             window: if probe { 0 } else { WINDOWS.len() },
             began: None,
             counted: 0,
+            round: Probed::default(),
             probed: Probed::default(),
+            rounds: 0,
             mode: Mode::Each,
             decided: false,
         }
@@ -144,13 +162,13 @@ impl Pace {
         match (self.window, WINDOWS[self.window]) {
             (0, _) => {}
             (_, Mode::Each) => {
-                add(&mut self.probed.each, done);
-                let e = &mut self.probed.fastest_each;
+                add(&mut self.round.each, done);
+                let e = &mut self.round.fastest_each;
                 *e = Some(e.filter(|&f| at_least(f, done)).unwrap_or(done));
             }
             (_, Mode::Batched) => {
-                add(&mut self.probed.batched, done);
-                let b = &mut self.probed.slowest_batched;
+                add(&mut self.round.batched, done);
+                let b = &mut self.round.slowest_batched;
                 *b = Some(b.filter(|&s| at_least(done, s)).unwrap_or(done));
             }
         }
@@ -159,14 +177,30 @@ impl Pace {
         self.counted = 0;
         self.mode = match WINDOWS.get(self.window) {
             Some(&m) => m,
-            None => {
-                self.decided = true;
-                match self.probed.batched_wins() {
-                    true => Mode::Batched,
-                    false => Mode::Each,
-                }
-            }
+            None => self.end_round(),
         };
+    }
+
+    /// Ends a round of the probe: keeps batched waits when the round was a win (then every round favoured
+    /// them in total, and so do all together); probes again (without the warm-up) when the round favoured them in total but its windows
+    /// disagreed, up to [`MAX_ROUNDS`] rounds; else waits per completion.
+    fn end_round(&mut self) -> Mode {
+        let round = std::mem::take(&mut self.round);
+        add(&mut self.probed.each, round.each);
+        add(&mut self.probed.batched, round.batched);
+        self.probed.fastest_each = round.fastest_each;
+        self.probed.slowest_batched = round.slowest_batched;
+        self.rounds += 1;
+        let win = round.batched_wins();
+        if !win && round.faster_in_total() && self.rounds < MAX_ROUNDS {
+            self.window = 1;
+            return WINDOWS[1];
+        }
+        self.decided = true;
+        match win {
+            true => Mode::Batched,
+            false => Mode::Each,
+        }
     }
 
     /// What the probe measured, when it ran to its end.
@@ -180,6 +214,7 @@ impl Pace {
             kept_batched: self.mode == Mode::Batched,
             each_per_s: Probed::rate(p.each),
             batched_per_s: Probed::rate(p.batched),
+            rounds: self.rounds,
         })
     }
 
@@ -188,8 +223,12 @@ impl Pace {
     pub fn warning(&self, engine: &str) -> Option<String> {
         let p = self.probed().filter(|_| self.mode == Mode::Batched)?;
         Some(format!(
-            "{engine}: completions were reaped in batches after a probe of at least the first {} ms (each wait for every I/O in flight, ending {MIN_WAIT_US} µs after it began once one completed), because the probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion (probably the device's I/O ran on a kernel worker thread, which paid for each wake; completion_waits = \"each\" turns the probe off). A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} µs (plus timer slack) longer than a wait per completion would time it",
-            WINDOW_NS * WINDOWS.len() as u64 / 1_000_000,
+            "{engine}: completions were reaped in batches after a probe of at least the first {} ms{} (each wait for every I/O in flight, ending {MIN_WAIT_US} µs after it began once one completed), because the probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion (probably the device's I/O ran on a kernel worker thread, which paid for each wake; completion_waits = \"each\" turns the probe off). A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} µs (plus timer slack) longer than a wait per completion would time it",
+            WINDOW_NS * (1 + (WINDOWS.len() as u64 - 1) * u64::from(self.rounds)) / 1_000_000,
+            match self.rounds {
+                1 => String::new(),
+                n => format!(" in {n} rounds"),
+            },
             Probed::rate(p.batched),
             Probed::rate(p.each),
         ))
@@ -249,7 +288,9 @@ mod tests {
         assert_eq!(got.batched, (2100, 2 * W));
         let said = p.warning("io_uring").expect("said");
         assert!(
-            said.contains("completed 26250 I/Os per second that way against 25000 when woken"),
+            said.contains("after a probe of at least the first 200 ms (each wait")
+                && said
+                    .contains("completed 26250 I/Os per second that way against 25000 when woken"),
             "{said}"
         );
         // The results' record: 2100 and 2000 in 80 ms each.
@@ -257,6 +298,7 @@ mod tests {
             kept_batched: true,
             each_per_s: 25_000.0,
             batched_per_s: 26_250.0,
+            rounds: 1,
         };
         assert_eq!(p.outcome(), Some(kept));
         // 1049 + 1050: 2099 < 2100: not kept; no warning, the rates recorded.
@@ -272,19 +314,74 @@ mod tests {
         assert_eq!(p.outcome(), Some(each));
     }
 
+    /// Drives `p` through one more round (per completion, batched, batched, per completion) from `t`, one
+    /// observation per window end; returns the time at its end.
+    fn round(p: &mut Pace, t: u64, per_window: [usize; 4]) -> u64 {
+        let modes: Vec<Mode> = per_window
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let mode = p.mode();
+                p.observe(t + (i as u64 + 1) * W, n);
+                mode
+            })
+            .collect();
+        assert_eq!(modes, WINDOWS[1..], "a round without the warm-up");
+        t + 4 * W
+    }
+
     #[test]
-    fn one_slow_batched_window_under_a_fast_one_per_completion_is_no_win() {
+    fn one_slow_batched_window_under_a_fast_one_per_completion_is_no_win_and_probes_again() {
         // Batched 2000 + 1000 against 1000 + 1000: 1.5 in all, but the second batched window is as slow as
-        // the per-completion ones, and one more per-completion completion makes it slower.
+        // the per-completion ones (kept), and one more per-completion completion makes it slower: the round
+        // is unsure, and the probe goes on with a second round, per completion first.
         let p = probe([1000, 1000, 2000, 1000, 1000]);
         assert_eq!(p.mode(), Mode::Batched, "as fast: kept");
-        let p = probe([1000, 1000, 2000, 1000, 1001]);
-        assert_eq!(p.mode(), Mode::Each);
+        let mut p = probe([1000, 1000, 2000, 1000, 1001]);
+        assert_eq!((p.mode(), p.probed(), p.window), (Mode::Each, None, 1));
+        // The second round wins (1100 + 1100 against 1000 + 1000): kept, the rates of both rounds together.
+        let t = 1_000 + 5 * W;
+        round(&mut p, t, [1000, 1100, 1100, 1000]);
+        assert_eq!(p.mode(), Mode::Batched);
         let got = p.probed().expect("decided");
+        assert_eq!((got.each, got.batched), ((4001, 4 * W), (5200, 4 * W)));
         assert_eq!(
             (got.fastest_each, got.slowest_batched),
-            (Some((1001, W)), Some((1000, W)))
+            (Some((1000, W)), Some((1100, W))),
+            "the last round's"
         );
+        assert_eq!(p.outcome().map(|o| o.rounds), Some(2));
+        let said = p.warning("io_uring").expect("said");
+        assert!(
+            said.contains("at least the first 360 ms in 2 rounds (each wait"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn three_unsure_rounds_keep_per_completion_waits_and_a_lost_round_ends_the_probe() {
+        let mut p = probe([1000, 1000, 2000, 1000, 1001]);
+        let t = round(&mut p, 1_000 + 5 * W, [1001, 2000, 1000, 1000]);
+        assert_eq!((p.mode(), p.probed(), p.window), (Mode::Each, None, 1));
+        round(&mut p, t, [1000, 1000, 2000, 1001]);
+        assert_eq!(p.mode(), Mode::Each);
+        let got = p.probed().expect("decided after the third round");
+        assert_eq!((got.each, got.batched), ((6003, 6 * W), (9000, 6 * W)));
+        assert_eq!(
+            p.outcome().map(|o| (o.kept_batched, o.rounds)),
+            Some((false, 3))
+        );
+        assert_eq!(p.warning("io_uring"), None);
+        // An unsure round, then one that loses in total (1000 + 1049 against 1000 + 1000): decided, per
+        // completion.
+        let mut p = probe([1000, 1000, 2000, 1000, 1001]);
+        round(&mut p, 1_000 + 5 * W, [1000, 1000, 1049, 1000]);
+        assert_eq!(p.mode(), Mode::Each);
+        assert_eq!(p.outcome().map(|o| o.rounds), Some(2));
+        // Once decided, nothing changes.
+        let w = p.window;
+        p.observe(1_000 + 20 * W, 100_000);
+        assert_eq!((p.mode(), p.window), (Mode::Each, w));
     }
 
     #[test]
@@ -319,7 +416,7 @@ mod tests {
         p.observe(2 * W + 1 + WINDOW_MAX_NS - 1, 5);
         assert_eq!(p.window, 1);
         p.observe(2 * W + 1 + WINDOW_MAX_NS, 0);
-        assert_eq!((p.window, p.probed.each), (2, (5, WINDOW_MAX_NS)));
+        assert_eq!((p.window, p.round.each), (2, (5, WINDOW_MAX_NS)));
     }
 
     #[test]

@@ -528,6 +528,9 @@ pub struct WaitsProbe {
     pub each_iops: f64,
     /// I/Os per second of its batched windows.
     pub batched_iops: f64,
+    /// Rounds the probe took: 1, or up to 3 when a round's total favoured batched waits but its windows
+    /// disagreed. The rates are of all rounds together.
+    pub rounds: u32,
 }
 
 /// The way of waiting for completions that the probe kept.

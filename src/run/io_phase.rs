@@ -164,6 +164,7 @@ fn waits_probe(w: crate::engine::ProbedWaits) -> WaitsProbe {
         },
         each_iops: w.each_per_s,
         batched_iops: w.batched_per_s,
+        rounds: w.rounds,
     }
 }
 

@@ -383,7 +383,8 @@ pub struct PhaseSpec {
     /// batched, per completion) whether
     /// waiting for every I/O in flight with a 20 µs minimum wait (Linux 6.12+) completes at least 5 % more
     /// I/Os per second than being woken for each completion (each batched window at least as fast as each
-    /// per-completion one), and keeps the faster: where the device's I/O
+    /// per-completion one; a round that wins in total but not in every window is probed again, up to 3
+    /// rounds), and keeps the faster: where the device's I/O
     /// runs on a kernel worker thread (zram, a buffered tmpfs file) that thread pays for every wake. Batched
     /// waits time a completion up to 20 µs later than per-completion waits would. `"each"`: woken for each
     /// completion throughout. Other engines wait per completion either way. Kinds: fill, restore-image,

@@ -1778,6 +1778,7 @@ fn io_uring_probing_batched_waits_on_zram_loses_and_doubles_no_io() {
                 rate("each_iops") > 0.0 && rate("batched_iops") > 0.0,
                 "{host}"
             );
+            assert!((1..=3).contains(&u(host, "/rounds")), "{host}");
             let kept = host["kept"].as_str().unwrap();
             assert_eq!(
                 kept == "batched",
