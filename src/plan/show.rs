@@ -80,35 +80,41 @@ pub fn render_text(plan: &Plan) -> String {
             bound(p, t.kind),
             expected_bytes(p).map_or_else(dash, |b| b.to_string()),
         );
-        if let (Some(d), Some(io)) = (p.bound().and_then(Bound::duration_ns), io) {
-            let iv = io.interval_ns;
-            let _ = writeln!(
-                out,
-                "     {:<24} {} interval{} of {}",
-                "",
-                d.div_ceil(iv),
-                if d.div_ceil(iv) == 1 { "" } else { "s" },
-                Duration(iv)
-            );
-        }
-        if io.is_some_and(|io| io.workers > 1) {
-            worker_lines(&mut out, p);
-        }
-        if io.is_some_and(|io| io.probe_waits) {
-            let _ = writeln!(
-                out,
-                "     {:<24} probes at its start whether batched completion waits are faster (completion_waits = \"probe\")",
-                ""
-            );
-        }
-        for note in &p.rounding {
-            let _ = writeln!(out, "     {:<24} rounding: {note}", "");
-        }
-        for w in &p.warnings {
-            let _ = writeln!(out, "     {:<24} warning: {w}", "");
-        }
+        phase_notes(&mut out, p);
     }
     out
+}
+
+/// The lines under a phase's row: its intervals, workers, the completion-wait probe, roundings, warnings.
+fn phase_notes(out: &mut String, p: &PhasePlan) {
+    let io = p.io();
+    if let (Some(d), Some(io)) = (p.bound().and_then(Bound::duration_ns), io) {
+        let iv = io.interval_ns;
+        let _ = writeln!(
+            out,
+            "     {:<24} {} interval{} of {}",
+            "",
+            d.div_ceil(iv),
+            if d.div_ceil(iv) == 1 { "" } else { "s" },
+            Duration(iv)
+        );
+    }
+    if io.is_some_and(|io| io.workers > 1) {
+        worker_lines(out, p);
+    }
+    if io.is_some_and(|io| io.probe_waits) {
+        let _ = writeln!(
+            out,
+            "     {:<24} probes at its start whether batched completion waits are faster (completion_waits = \"probe\")",
+            ""
+        );
+    }
+    for note in &p.rounding {
+        let _ = writeln!(out, "     {:<24} rounding: {note}", "");
+    }
+    for w in &p.warnings {
+        let _ = writeln!(out, "     {:<24} warning: {w}", "");
+    }
 }
 
 /// The share of reads of an I/O phase.
