@@ -20,6 +20,8 @@
 //! the plan allows it (`Job::probe_waits`: never under a rate cap, whose pace is its own) on a queue that
 //! can wait a minimum time.
 
+use super::RoundVerdict;
+
 /// The minimum wait of a batched wait, µs: a completion is timed up to this much (plus the timer's slack)
 /// later than a wait per completion would time it.
 pub const MIN_WAIT_US: u32 = 20;
@@ -38,7 +40,7 @@ pub const WINDOW_MAX_NS: u64 = 1_000_000_000;
 pub const WIN_PERMILLE: u64 = 1050;
 
 /// Probe rounds at most: a round whose total favours batched waits but whose windows disagree is repeated.
-pub const MAX_ROUNDS: u32 = 3;
+pub const MAX_ROUNDS: usize = 3;
 
 /// How the loop waits: `Each` completion wakes it (or the plan's completions per wait), or `Batched`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,8 +117,8 @@ pub struct Pace {
     round: Probed,
     /// All rounds' windows together, the last round's fastest and slowest windows.
     probed: Probed,
-    /// Rounds ended.
-    rounds: u32,
+    /// The rounds ended, with their verdicts.
+    rounds: Vec<super::ProbeRound>,
     mode: Mode,
     /// Whether the probe ran to its end.
     decided: bool,
@@ -131,7 +133,7 @@ impl Pace {
             counted: 0,
             round: Probed::default(),
             probed: Probed::default(),
-            rounds: 0,
+            rounds: Vec::new(),
             mode: Mode::Each,
             decided: false,
         }
@@ -190,16 +192,24 @@ impl Pace {
         add(&mut self.probed.batched, round.batched);
         self.probed.fastest_each = round.fastest_each;
         self.probed.slowest_batched = round.slowest_batched;
-        self.rounds += 1;
-        let win = round.batched_wins();
-        if !win && round.faster_in_total() && self.rounds < MAX_ROUNDS {
+        let verdict = match (round.batched_wins(), round.faster_in_total()) {
+            (true, _) => RoundVerdict::Won,
+            (false, true) => RoundVerdict::Unsure,
+            (false, false) => RoundVerdict::Lost,
+        };
+        self.rounds.push(super::ProbeRound {
+            each_per_s: Probed::rate(round.each),
+            batched_per_s: Probed::rate(round.batched),
+            verdict,
+        });
+        if verdict == RoundVerdict::Unsure && self.rounds.len() < MAX_ROUNDS {
             self.window = 1;
             return WINDOWS[1];
         }
         self.decided = true;
-        match win {
-            true => Mode::Batched,
-            false => Mode::Each,
+        match verdict {
+            RoundVerdict::Won => Mode::Batched,
+            _ => Mode::Each,
         }
     }
 
@@ -214,7 +224,7 @@ impl Pace {
             kept_batched: self.mode == Mode::Batched,
             each_per_s: Probed::rate(p.each),
             batched_per_s: Probed::rate(p.batched),
-            rounds: self.rounds,
+            rounds: self.rounds.clone(),
         })
     }
 
@@ -223,9 +233,9 @@ impl Pace {
     pub fn warning(&self, engine: &str) -> Option<String> {
         let p = self.probed().filter(|_| self.mode == Mode::Batched)?;
         Some(format!(
-            "{engine}: completions were reaped in batches after a probe of at least the first {} ms{} (each wait for every I/O in flight, ending {MIN_WAIT_US} µs after it began once one completed), because the probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion (probably the device's I/O ran on a kernel worker thread, which paid for each wake; completion_waits = \"each\" turns the probe off). A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} µs (plus timer slack) longer than a wait per completion would time it",
-            WINDOW_NS * (1 + (WINDOWS.len() as u64 - 1) * u64::from(self.rounds)) / 1_000_000,
-            match self.rounds {
+            "{engine}: completions were reaped in batches after a probe of at least the first {} ms{} (each wait for every I/O in flight, ending {MIN_WAIT_US} µs after it began once one completed), because the probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion (waking per completion costs the device's pace where its I/O runs on a kernel worker thread, as on zram or a buffered tmpfs file; completion_waits = \"each\" turns the probe off). A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} µs (plus timer slack) longer than a wait per completion would time it",
+            WINDOW_NS * (1 + (WINDOWS.len() as u64 - 1) * self.rounds.len() as u64) / 1_000_000,
+            match self.rounds.len() {
                 1 => String::new(),
                 n => format!(" in {n} rounds"),
             },
@@ -247,6 +257,7 @@ fn add(to: &mut (u64, u64), (ops, ns): (u64, u64)) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{ProbeRound, ProbedWaits};
     use super::*;
 
     const W: u64 = WINDOW_NS;
@@ -294,24 +305,39 @@ mod tests {
             "{said}"
         );
         // The results' record: 2100 and 2000 in 80 ms each.
-        let kept = super::super::ProbedWaits {
+        let won = ProbeRound {
+            each_per_s: 25_000.0,
+            batched_per_s: 26_250.0,
+            verdict: RoundVerdict::Won,
+        };
+        let kept = ProbedWaits {
             kept_batched: true,
             each_per_s: 25_000.0,
             batched_per_s: 26_250.0,
-            rounds: 1,
+            rounds: vec![won],
         };
-        assert_eq!(p.outcome(), Some(kept));
+        assert_eq!(p.outcome(), Some(kept.clone()));
         // 1049 + 1050: 2099 < 2100: not kept; no warning, the rates recorded.
         let p = probe([5000, 1000, 1049, 1050, 1000]);
         assert_eq!(p.mode(), Mode::Each);
         assert_eq!(p.probed().expect("decided").batched, (2099, 2 * W));
         assert_eq!(p.warning("io_uring"), None);
-        let each = super::super::ProbedWaits {
+        let lost = ProbeRound {
+            batched_per_s: 26_237.5,
+            verdict: RoundVerdict::Lost,
+            ..won
+        };
+        let each = ProbedWaits {
             kept_batched: false,
             batched_per_s: 26_237.5,
+            rounds: vec![lost],
             ..kept
         };
         assert_eq!(p.outcome(), Some(each));
+    }
+
+    fn verdicts(w: &ProbedWaits) -> Vec<RoundVerdict> {
+        w.rounds.iter().map(|r| r.verdict).collect()
     }
 
     /// Drives `p` through one more round (per completion, batched, batched, per completion) from `t`, one
@@ -350,7 +376,18 @@ mod tests {
             (Some((1000, W)), Some((1100, W))),
             "the last round's"
         );
-        assert_eq!(p.outcome().map(|o| o.rounds), Some(2));
+        let rounds = p.outcome().expect("decided").rounds;
+        let rates: Vec<(f64, f64, RoundVerdict)> = rounds
+            .iter()
+            .map(|r| (r.each_per_s, r.batched_per_s, r.verdict))
+            .collect();
+        assert_eq!(
+            rates,
+            [
+                (25_012.5, 37_500.0, RoundVerdict::Unsure),
+                (25_000.0, 27_500.0, RoundVerdict::Won)
+            ]
+        );
         let said = p.warning("io_uring").expect("said");
         assert!(
             said.contains("at least the first 360 ms in 2 rounds (each wait"),
@@ -367,17 +404,17 @@ mod tests {
         assert_eq!(p.mode(), Mode::Each);
         let got = p.probed().expect("decided after the third round");
         assert_eq!((got.each, got.batched), ((6003, 6 * W), (9000, 6 * W)));
-        assert_eq!(
-            p.outcome().map(|o| (o.kept_batched, o.rounds)),
-            Some((false, 3))
-        );
+        let got = p.outcome().expect("decided");
+        assert!(!got.kept_batched);
+        assert_eq!(verdicts(&got), [RoundVerdict::Unsure; 3]);
         assert_eq!(p.warning("io_uring"), None);
         // An unsure round, then one that loses in total (1000 + 1049 against 1000 + 1000): decided, per
         // completion.
         let mut p = probe([1000, 1000, 2000, 1000, 1001]);
         round(&mut p, 1_000 + 5 * W, [1000, 1000, 1049, 1000]);
         assert_eq!(p.mode(), Mode::Each);
-        assert_eq!(p.outcome().map(|o| o.rounds), Some(2));
+        let got = p.outcome().expect("decided");
+        assert_eq!(verdicts(&got), [RoundVerdict::Unsure, RoundVerdict::Lost]);
         // Once decided, nothing changes.
         let w = p.window;
         p.observe(1_000 + 20 * W, 100_000);

@@ -7,7 +7,7 @@ use crate::engine::{ReadCheck, errors::ErrorTally};
 use crate::plan::{IoWork, PhasePlan};
 use crate::results::{
     DirStats, ErrorCause, FirstError, HostResult, KeptWaits, PhaseErrors, PhaseResult, ReadShare,
-    SizeOps, WaitsProbe, WorkerResult,
+    RoundVerdict, SizeOps, WaitsProbe, WaitsRound, WorkerResult,
 };
 use crate::results::{judge, series_csv};
 use crate::vocab::PhaseKind;
@@ -145,7 +145,7 @@ pub fn measured(
         pr.host = Some(HostResult {
             submit_cpu_fraction: c.busiest,
             submit_threads: c.threads,
-            completion_waits: o.outcome.waits.map(waits_probe),
+            completion_waits: o.outcome.waits.as_ref().map(waits_probe),
         });
         if let Some(w) = host_bound(c) {
             ctx.log(&format!("      warning: {w}"));
@@ -156,7 +156,17 @@ pub fn measured(
 }
 
 /// The probe for batched completion waits, as the results say it.
-fn waits_probe(w: crate::engine::ProbedWaits) -> WaitsProbe {
+fn waits_probe(w: &crate::engine::ProbedWaits) -> WaitsProbe {
+    use crate::engine::RoundVerdict as V;
+    let round = |r: &crate::engine::ProbeRound| WaitsRound {
+        each_iops: r.each_per_s,
+        batched_iops: r.batched_per_s,
+        verdict: match r.verdict {
+            V::Won => RoundVerdict::Won,
+            V::Lost => RoundVerdict::Lost,
+            V::Unsure => RoundVerdict::Unsure,
+        },
+    };
     WaitsProbe {
         kept: match w.kept_batched {
             true => KeptWaits::Batched,
@@ -164,7 +174,7 @@ fn waits_probe(w: crate::engine::ProbedWaits) -> WaitsProbe {
         },
         each_iops: w.each_per_s,
         batched_iops: w.batched_per_s,
-        rounds: w.rounds,
+        rounds: w.rounds.iter().map(round).collect(),
     }
 }
 
