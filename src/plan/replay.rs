@@ -152,7 +152,11 @@ pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
             continue;
         };
         let Some(ops) = w.bound.ops().filter(|_| w.measure.ramp_ns.is_none()) else {
-            return Err(crate::spec::rules::timed_writer_unknown(p.index, &p.name));
+            let duration = w.bound.ops().is_none();
+            let ramp = w.measure.ramp_ns.is_some();
+            return Err(crate::spec::rules::timed_writer_unknown(
+                p.index, &p.name, duration, ramp,
+            ));
         };
         if stamped(w) && w.io.workers > 1 && w.io.split == crate::vocab::WorkersSplit::Shared {
             return Err(crate::spec::rules::shared_writers_unknown(

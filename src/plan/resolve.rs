@@ -52,19 +52,26 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
     if !errors.is_empty() {
         return Err(SpecErrors(errors));
     }
-    for (i, phase) in phases.iter().enumerate() {
-        if let Work::Verify(v) = &phase.work
-            && v.expect == Expect::LastWriter
-        {
-            replay::map_unit(&phases, i).map_err(|why| {
-                spec.phase_error(
-                    i,
-                    "expect",
-                    format!("the expected content of the span cannot be tracked: {why}"),
-                    None,
-                )
-            })?;
-        }
+    // Every verify phase whose expected content cannot be tracked (a `--set` of its span or offset is
+    // named as the cause).
+    let untracked: Vec<SpecError> = phases
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(&p.work, Work::Verify(v) if v.expect == Expect::LastWriter))
+        .filter_map(|(i, _)| {
+            let why = replay::map_unit(&phases, i).err()?;
+            Some(spec.phase_error_of(
+                i,
+                "expect",
+                &["span", "offset"],
+                format!("the expected content of the span cannot be tracked: {why}"),
+                None,
+            ))
+        })
+        .take(MAX_PLAN_ERRORS)
+        .collect();
+    if !untracked.is_empty() {
+        return Err(SpecErrors(untracked));
     }
     let mut plan = Plan {
         spec_name: spec.file.spec.name.clone(),

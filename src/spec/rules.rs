@@ -181,35 +181,32 @@ pub fn shared_writers_unknown(index: usize, name: &str, workers: u32) -> String 
     )
 }
 
-/// Why the last writer of a block of phase `index` ("`name`", which writes for a time: a `duration` or a
-/// `ramp`) is not known in advance: the one definition of the rule, applied like
-/// [`shared_writers_unknown`].
-pub fn timed_writer_unknown(index: usize, name: &str) -> String {
+/// Why the last writer of a block of phase `index` ("`name`", which writes for a time: it has a
+/// `duration`, a `ramp` or both) is not known in advance, and what to change: the one definition of the
+/// rule, applied like [`shared_writers_unknown`].
+pub fn timed_writer_unknown(index: usize, name: &str, duration: bool, ramp: bool) -> String {
+    let (what, fix) = match (duration, ramp) {
+        (true, false) => ("its duration", "give it a size bound instead"),
+        (false, true) => ("its ramp", "remove the ramp"),
+        _ => ("its duration and ramp", "give it a size bound and no ramp"),
+    };
     format!(
-        "phase {index} \"{name}\" writes in this span for a time (duration or ramp), so which blocks it wrote last is not known in advance; give it a size bound, or use expect = \"header\""
+        "phase {index} \"{name}\" writes in this span for a time ({what}), so which blocks it wrote last is not known in advance; {fix}, or use expect = \"header\""
     )
 }
 
-/// Whether the span of `p` starts at the target's start and runs to its end.
-fn whole_target(p: &PhaseSpec) -> bool {
-    let zero = matches!(
-        p.offset,
-        None | Some(Amount::Bytes(0) | Amount::Percent(Percent(0)))
-    );
-    zero && matches!(p.span.one(), None | Some(Amount::Percent(Percent::FULL)))
-}
-
-/// Whether the spans of `a` and `b` overlap whatever the target: one is the whole target, both run to the
-/// target's end, or both start at the same offset (every span holds at least a block).
+/// Whether the spans of `a` and `b` overlap whatever the target: both start at its start, or at the same
+/// byte offset (every span holds at least a block). Not spans that start at the same percentage (each
+/// rounds it up to its own block size) or that cover the whole target or run to its end (each rounds its
+/// length down to its own blocks, so a span of small blocks may lie in the other's unused tail): those
+/// are judged by the plan, on the target.
 fn surely_overlap(a: &PhaseSpec, b: &PhaseSpec) -> bool {
     let start = |p: &PhaseSpec| match p.offset {
-        None | Some(Amount::Bytes(0) | Amount::Percent(Percent(0))) => None,
-        o => o,
+        None | Some(Amount::Bytes(0) | Amount::Percent(Percent(0))) => Some(0),
+        Some(Amount::Bytes(n)) => Some(n),
+        Some(Amount::Percent(_)) => None,
     };
-    whole_target(a)
-        || whole_target(b)
-        || (a.span.one().is_none() && b.span.one().is_none())
-        || start(a) == start(b)
+    start(a).is_some() && start(a) == start(b)
 }
 
 /// A verify phase expecting each sector's last writer after a phase that surely wrote in its span for a
@@ -228,7 +225,8 @@ fn check_last_writer(at: &At, running: &[PhaseSpec], i: usize) -> Option<RuleErr
             && surely_overlap(w, v)
     });
     if let Some((j, w)) = timed {
-        return Some(at.key("expect", timed_writer_unknown(j, &w.name), None));
+        let why = timed_writer_unknown(j, &w.name, w.duration.is_some(), w.ramp.is_some());
+        return Some(at.key("expect", why, None));
     }
     let (j, w) = running[..i].iter().enumerate().find(|(_, w)| {
         matches!(w.kind, PhaseKind::Fill | PhaseKind::Workload)

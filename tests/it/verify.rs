@@ -344,14 +344,18 @@ kind = "verify"
 fn validate_refuses_a_last_writer_verify_after_a_timed_write() {
     let d = tempdir();
     let why = |name: &str| {
+        let (what, fix) = match name {
+            "w" => ("its duration", "give it a size bound instead"),
+            _ => ("its ramp", "remove the ramp"),
+        };
         format!(
-            "phase 0 \"{name}\" writes in this span for a time (duration or ramp), so which blocks it wrote last is not known in advance; give it a size bound, or use expect = \"header\""
+            "phase 0 \"{name}\" writes in this span for a time ({what}), so which blocks it wrote last is not known in advance; {fix}, or use expect = \"header\""
         )
     };
     let verify = "[[phase]]\nname = \"c\"\nkind = \"verify\"\n";
     let timed =
         "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 70\nduration = \"1s\"\n";
-    let ramped = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1MiB\"\nramp = \"1s\"\noffset = \"25%\"\n";
+    let ramped = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1MiB\"\nramp = \"1s\"\noffset = 0\n";
     for (i, (writer, name, line)) in [(timed, "w", 10), (ramped, "r", 12)]
         .into_iter()
         .enumerate()
@@ -382,6 +386,12 @@ fn validate_refuses_a_last_writer_verify_after_a_timed_write() {
         format!("{timed}{verify}expect = \"header\"\n"),
         timed.replace("duration", "offset = \"50%\"\nspan = \"50%\"\nduration")
             + &verify.replace("verify\"\n", "verify\"\nspan = \"50%\"\n"),
+        // One 4 KiB block in the tail the whole-target verify (128 KiB blocks) leaves unused on a target of
+        // 64 MiB + 4 KiB: disjoint there, so validate leaves it to the plan, which runs it.
+        timed.replace(
+            "duration",
+            "block_size = \"4KiB\"\noffset = 67108864\nspan = \"4KiB\"\nduration",
+        ) + verify,
     ];
     for (i, body) in fine.iter().enumerate() {
         let spec = format!("ok{i}.toml");
@@ -393,6 +403,42 @@ fn validate_refuses_a_last_writer_verify_after_a_timed_write() {
             "{err}"
         );
     }
+    let plan = |spec: &str| {
+        code_out_err(&wkrun(
+            d.path(),
+            &[
+                "plan",
+                spec,
+                "--target",
+                "t.img",
+                "--target-size",
+                "65540KiB",
+            ],
+        ))
+    };
+    let (code, out, err) = plan("ok3.toml");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("[67108864, 67112960)") && out.contains("[0, 67108864)"),
+        "{out}"
+    );
+    // Two verify phases that overlap the timed writer only on a target (validate leaves them to the plan):
+    // the plan names both.
+    let writer = timed.replace("duration", "offset = \"25%\"\nspan = \"50%\"\nduration");
+    let half = verify.replace("verify\"\n", "verify\"\nspan = \"50%\"\n");
+    let body = format!("{writer}{half}{}", half.replace("\"c\"", "\"c2\""));
+    write_file(d.path(), "two.toml", &spec_text("t", &body));
+    let (code, _, err) = plan("two.toml");
+    assert_eq!(code, 2);
+    let refused: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(".expect: the expected content of the span cannot be tracked"))
+        .collect();
+    assert_eq!(refused.len(), 2, "{err}");
+    assert!(
+        refused[0].contains("\"c\".expect") && refused[1].contains("\"c2\".expect"),
+        "{err}"
+    );
 }
 
 /// What the plan refuses: a last-writer verify after a time-bounded write in its span, a span whose map would
