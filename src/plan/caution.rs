@@ -133,8 +133,17 @@ fn threads_over_cpus(io: &IoSettings, cpus: u32) -> Option<String> {
         false => "",
     };
     Some(format!(
-        "{what} runs {threads} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time{instead}"
+        "{what} runs {threads} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time{instead}",
+        cpus_text(cpus),
     ))
+}
+
+/// `"1 CPU"`, `"2 CPUs"`.
+fn cpus_text(cpus: u32) -> String {
+    match cpus {
+        1 => "1 CPU".to_string(),
+        n => format!("{n} CPUs"),
+    }
 }
 
 /// Completions reaped several at a time ([`super::completions_per_wait`]): a completion is timed when its
@@ -145,8 +154,9 @@ fn batched_completions(io: &IoSettings, cpus: u32) -> Option<String> {
         return None;
     }
     Some(format!(
-        "engine = \"io_uring\" with workers = {} on {cpus} CPUs: each worker waits for {n} of its {} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to {} later completions",
+        "engine = \"io_uring\" with workers = {} on {}: each worker waits for {n} of its {} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to {} later completions",
         io.workers,
+        cpus_text(cpus),
         io.queue_depth,
         n - 1
     ))
@@ -191,6 +201,8 @@ mod tests {
         ] {
             assert_eq!(threads_over_cpus(&io(e, 64), 2), None, "{e:?}");
         }
+        let one = threads_over_cpus(&io(EngineKind::Psync, 2), 1).unwrap_or_default();
+        assert!(one.contains("runs 2 threads on 1 CPU: they share"), "{one}");
     }
 
     #[test]

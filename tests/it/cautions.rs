@@ -226,7 +226,8 @@ fn psync_with_more_threads_than_cpus_warns_of_scheduling_waits() {
         &["--target-size", "8MiB"],
     );
     let over = format!(
-        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {cpus} CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
+        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
+        cpus_text(cpus as u64),
         n = cpus + 1
     );
     assert_eq!(warnings(&plan), vec![vec![over], vec![]]);

@@ -639,6 +639,15 @@ pub fn plan_json(dir: &Path, spec: &Path, target: &Path, args: &[&str]) -> serde
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("plan --json is JSON: {e}\n{out}"))
 }
 
+/// `n` CPUs as the plan's cautions say it: `"1 CPU"`, `"2 CPUs"`.
+pub fn cpus_text(n: u64) -> String {
+    if n == 1 {
+        "1 CPU".to_string()
+    } else {
+        format!("{n} CPUs")
+    }
+}
+
 /// Whether the tests run as root (mounts, loop devices).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
