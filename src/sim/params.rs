@@ -110,7 +110,7 @@ pub struct SimParams {
 
 /// When garbage collection runs (see [`SimParams::gc`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(remote = "Self", rename_all = "lowercase")]
 pub enum GcPolicy {
     /// Background collection paced by host writes once `gc_free_superblocks` or fewer are free; in the
     /// foreground only when one is left.
@@ -234,6 +234,8 @@ impl SimParams {
         Ok(p)
     }
 }
+
+crate::vocab::string_only!(GcPolicy);
 
 #[cfg(test)]
 mod tests {

@@ -1107,6 +1107,10 @@ fn unknown_key_help(index: &SourceIndex, path: Option<&str>, bad: &str, expected
 /// table such as { rule = "snia" }`; an integer beyond 64 bits (`integer `N` as i128, expected ...`) becomes
 /// `the number N is too large`.
 fn plain_words(msg: &str) -> String {
+    // TOML's words for serde's kinds of value.
+    let msg = &msg
+        .replace("invalid type: map,", "invalid type: table,")
+        .replace("invalid type: sequence,", "invalid type: array,");
     if let Some(rest) = msg.strip_prefix("invalid type: integer `")
         && let Some((n, tail)) = rest.split_once('`')
         && tail.starts_with(" as i128")

@@ -155,7 +155,7 @@ pub struct TargetSection {
 
 /// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
+#[serde(remote = "Self", rename_all = "snake_case")]
 pub enum Engine {
     /// A pool of `queue_depth` threads, each with one pread/pwrite in flight.
     Psync,
@@ -509,3 +509,5 @@ pub struct PhaseSpec {
     #[schemars(skip)]
     pub labels: Vec<Label>,
 }
+
+crate::vocab::string_only!(Engine);

@@ -67,7 +67,7 @@ impl Default for SniaRule {
 /// Which measurement a [`FioRule`] is about. Only a label: the caller passes the matching series (IOPS per
 /// round, bytes per second per round, or mean latency per round).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
+#[serde(remote = "Self", rename_all = "snake_case")]
 pub enum FioMetric {
     /// I/O operations per second (fio `iops`, `iops_slope`).
     Iops,
@@ -79,7 +79,7 @@ pub enum FioMetric {
 
 /// The criterion of a [`FioRule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
+#[serde(remote = "Self", rename_all = "snake_case")]
 pub enum FioKind {
     /// |least-squares slope| of the window (series units per round) must be below the limit (fio `*_slope`).
     Slope,
@@ -627,6 +627,8 @@ pub fn evaluate_from(
     }
     Ok(d.verdict())
 }
+
+crate::vocab::string_only!(FioMetric, FioKind);
 
 #[cfg(test)]
 mod tests {

@@ -2,6 +2,31 @@
 //! erase method, data pattern, offset pattern, coverage, on-error, until, expected content, rate cap). They
 //! sit at the bottom of the module graph: this module imports nothing of the crate, and everything may import it.
 
+/// Serde for a unit-only enum derived with `#[serde(remote = "Self")]`: serialized as its name, and
+/// deserialized from a string only (the derived form would also take serde's externally tagged table,
+/// `{ each = {} }`, which no spec means).
+macro_rules! string_only {
+    ($($t:ty),*) => {$(
+        impl serde::Serialize for $t {
+            // The derive's inherent `serialize` (remote = "Self").
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                <$t>::serialize(self, s)
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                use serde::de::{Error, IntoDeserializer};
+                let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                let s: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+                    name.as_ref().into_deserializer();
+                <$t>::deserialize(s).map_err(D::Error::custom)
+            }
+        }
+    )*};
+}
+
+pub(crate) use string_only;
+
 mod data_pattern;
 mod rate;
 
@@ -15,7 +40,7 @@ use serde::{Deserialize, Serialize};
 /// first four; a phase on a simulated target runs on `sim`. All engines issue the same op stream for the same
 /// seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
+#[serde(remote = "Self", rename_all = "snake_case")]
 #[schemars(rename = "Engine")]
 pub enum EngineKind {
     /// A pool of `queue_depth` threads, each with one pread/pwrite in flight.
@@ -36,7 +61,7 @@ pub enum EngineKind {
 
 /// How an `erase` phase erases its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum EraseMethod {
     /// Files: `punch-hole`. Block devices: the first of `secure-discard`, `discard`, `zero-out` the device supports.
     Auto,
@@ -69,7 +94,7 @@ impl EraseMethod {
 
 /// The order in which a phase visits its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum Pattern {
     /// Block-aligned offsets in a random order from the seeded generator: uniform with replacement, or
     /// every block once per pass with `coverage = "full"`.
@@ -80,7 +105,7 @@ pub enum Pattern {
 
 /// When a workload ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum Until {
     /// At its bound (`duration` or `size`).
     Bound,
@@ -90,7 +115,7 @@ pub enum Until {
 
 /// How a random pattern covers its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum Coverage {
     /// Offsets drawn uniformly with replacement.
     Uniform,
@@ -100,7 +125,7 @@ pub enum Coverage {
 
 /// How a phase's workers share its span (`workers_split`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum WorkersSplit {
     /// Every worker draws its own op stream over the whole span (random workloads only).
     Shared,
@@ -110,7 +135,7 @@ pub enum WorkersSplit {
 
 /// How a queue engine waits for completions (`completion_waits`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
+#[serde(remote = "Self", rename_all = "snake_case")]
 pub enum CompletionWaits {
     /// An io_uring phase with one worker, a queue depth of 8 or more and a CPU to spare measures both ways
     /// at its start and keeps batched waits where they complete 5 % more I/Os per second.
@@ -122,7 +147,7 @@ pub enum CompletionWaits {
 
 /// What a phase does when an I/O fails (EIO, ENOSPC, a short read or write, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
+#[serde(remote = "Self", rename_all = "snake_case")]
 pub enum OnError {
     /// Stop the phase at the first failed I/O (the I/Os in flight complete), write the results with
     /// `"status": "failed"` and the error, and exit 1.
@@ -144,7 +169,7 @@ impl OnError {
 
 /// The kind of a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum PhaseKind {
     /// Erase the span (purge / secure erase / TRIM): see `method`.
     Erase,
@@ -175,7 +200,7 @@ impl PhaseKind {
 
 /// What a `verify` phase checks each sector against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum Expect {
     /// The last write to the sector by an earlier phase of the run, computed from the plan: finds zeroed,
     /// stale (an older write) and corrupted sectors. Needs every earlier phase that writes in the span to be
@@ -185,3 +210,16 @@ pub enum Expect {
     /// sectors, not stale ones. For spans written by time-bounded phases or by another run.
     Header,
 }
+
+string_only!(
+    EngineKind,
+    CompletionWaits,
+    EraseMethod,
+    Pattern,
+    Until,
+    Coverage,
+    WorkersSplit,
+    OnError,
+    PhaseKind,
+    Expect
+);

@@ -1010,3 +1010,47 @@ fn plan_errors_of_every_phase_are_reported() {
         assert_eq!(dir_listing(d.path()), before, "{args:?} wrote something");
     }
 }
+
+/// A key that takes one of a set of names takes a string only: serde's table form of a name
+/// (`on_error = { stop = {} }`), an array or a number is refused at the value, in TOML's words, and
+/// `--set` says the same.
+#[test]
+fn named_values_take_a_string_only() {
+    let d = tempdir();
+    let phase = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1MiB\"\n";
+    for (line, want) in [
+        (
+            "completion_waits = { each = {} }",
+            "10:20: phase[0] \"w\".completion_waits: invalid type: table, expected a string",
+        ),
+        (
+            "on_error = { stop = {} }",
+            "10:12: phase[0] \"w\".on_error: invalid type: table, expected a string",
+        ),
+        (
+            "coverage = [\"full\"]",
+            "10:12: phase[0] \"w\".coverage: invalid type: array, expected a string",
+        ),
+        (
+            "workers_split = 1",
+            "10:17: phase[0] \"w\".workers_split: invalid type: integer `1`, expected a string",
+        ),
+    ] {
+        let text = spec_text("n", &format!("{phase}{line}\n"));
+        validate_refused(d.path(), "n.toml", &text, &format!("error: n.toml:{want}"));
+    }
+    let kind = spec_text("n", &phase.replace("\"workload\"", "{ workload = {} }"));
+    validate_refused(
+        d.path(),
+        "k.toml",
+        &kind,
+        "error: k.toml:7:8: phase[0] \"w\".kind: invalid type: table, expected a string",
+    );
+    write_file(d.path(), "ok.toml", &spec_text("n", phase));
+    refused(
+        d.path(),
+        &words("plan ok.toml --target t.img --target-size 8MiB --set completion_waits={each={}}"),
+        "error: ok.toml: --set completion_waits={each={}}: invalid type: table, expected a string",
+    );
+    assert!(!d.path().join("t.img").exists());
+}
