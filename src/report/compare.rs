@@ -13,7 +13,7 @@
 //! whole-phase metrics. Runs that differ in `--set` overrides, or a phase whose parameters differ between
 //! runs, get a row saying how; with two runs or more, the last row is the composite ([`composite`]).
 
-use crate::results::{Better, Figure, PhaseResult, Results, Status};
+use crate::results::{Better, Figure, KeptWaits, PhaseResult, Results, Status};
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
 use std::path::PathBuf;
@@ -68,6 +68,9 @@ pub enum Metric {
     },
     /// The phase's parameters that differ between runs (a row only when some do).
     Parameters,
+    /// How an io_uring phase waited for completions after its probe (`host.completion_waits.kept`), a row
+    /// only when the runs differ in it.
+    CompletionWaits,
     /// The runs' `--set` overrides (a row only when they differ).
     Overrides,
     /// The runs' spec files: name, version and SHA-256 prefix (a row only when the files differ).
@@ -115,6 +118,7 @@ impl Metric {
             Metric::SteadyState => "steady state",
             Metric::Headline { .. } => "headline",
             Metric::Parameters => "parameters that differ",
+            Metric::CompletionWaits => "completion waits kept",
             Metric::Overrides => "--set overrides",
             Metric::Spec => "spec",
             Metric::Composite => "composite (geometric mean of ratios to the first run)",
@@ -386,6 +390,13 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
             cells,
         ));
     }
+    if let Some(cells) = differing_waits(phases) {
+        rows.push(row(
+            Metric::CompletionWaits,
+            Metric::CompletionWaits.label().into(),
+            cells,
+        ));
+    }
     let mut keys: Vec<&Figure> = Vec::new();
     for p in phases.iter().flatten() {
         for f in &p.headline {
@@ -510,6 +521,42 @@ fn differing_params(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
                         .join(" "),
                 ),
             })
+            .collect(),
+    )
+}
+
+/// The way each run's phase waited for completions after its probe (`batched after 2 rounds`, `each after 1
+/// round`, `-` where it did not probe), when not the same in every run that has the phase: the same spec
+/// on the same device can keep either way, and the latencies then differ by up to the minimum wait.
+fn differing_waits(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
+    let kept = |p: &PhaseResult| {
+        let w = p.host.as_ref()?.completion_waits.as_ref()?;
+        Some((w.kept, w.rounds.len()))
+    };
+    let present: Vec<Option<(KeptWaits, usize)>> =
+        phases.iter().flatten().map(|p| kept(p)).collect();
+    if present.len() < 2
+        || present
+            .iter()
+            .all(|k| k.map(|k| k.0) == present[0].map(|k| k.0))
+    {
+        return None;
+    }
+    let text = |k: Option<(KeptWaits, usize)>| match k {
+        None => "-".to_string(),
+        Some((way, n)) => format!(
+            "{} after {n} round{}",
+            match way {
+                KeptWaits::Each => "each",
+                KeptWaits::Batched => "batched",
+            },
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    Some(
+        phases
+            .iter()
+            .map(|p| p.map_or(Cell::Missing, |p| Cell::Text(text(kept(p)))))
             .collect(),
     )
 }
@@ -1038,6 +1085,60 @@ mod tests {
             ]
         );
         assert!(two().row("mix", Metric::SteadyState).is_none());
+    }
+
+    #[test]
+    fn the_wait_kept_after_the_probe_is_a_row_only_where_runs_differ() {
+        use crate::results::{HostResult, RoundVerdict, WaitsProbe, WaitsRound};
+        let waits = |kept: KeptWaits, verdicts: &[RoundVerdict]| {
+            let mut p = phase("q", 0, 100, None);
+            p.host = Some(HostResult {
+                submit_cpu_fraction: 0.5,
+                submit_threads: 1,
+                completion_waits: Some(WaitsProbe {
+                    kept,
+                    each_iops: 100.0,
+                    batched_iops: 120.0,
+                    rounds: verdicts
+                        .iter()
+                        .map(|&verdict| WaitsRound {
+                            each_iops: 100.0,
+                            batched_iops: 120.0,
+                            verdict,
+                        })
+                        .collect(),
+                }),
+            });
+            p
+        };
+        let won = waits(
+            KeptWaits::Batched,
+            &[RoundVerdict::Unsure, RoundVerdict::Won],
+        );
+        let lost = waits(KeptWaits::Each, &[RoundVerdict::Lost]);
+        let unprobed = phase("q", 0, 100, None);
+        let t = "2026-01-01T00:00:00.000Z";
+        let c = compare(&[
+            run("a", "a", t, vec![won.clone()]),
+            run("b", "b", t, vec![lost]),
+            run("c", "c", t, vec![unprobed]),
+            run("d", "d", t, vec![]),
+        ]);
+        let r = c.row("q", Metric::CompletionWaits).unwrap();
+        assert_eq!(r.label, "completion waits kept");
+        assert_eq!(
+            r.cells,
+            [
+                Cell::Text("batched after 2 rounds".into()),
+                Cell::Text("each after 1 round".into()),
+                Cell::Text("-".into()),
+                Cell::Missing
+            ]
+        );
+        // The same way kept in every run (rounds aside): no row.
+        let again = waits(KeptWaits::Batched, &[RoundVerdict::Won]);
+        let c = compare(&[run("a", "a", t, vec![won]), run("b", "b", t, vec![again])]);
+        assert!(c.row("q", Metric::CompletionWaits).is_none());
     }
 
     #[test]
