@@ -337,44 +337,7 @@ pub struct Outcome {
     pub submit_cpu: Option<SubmitCpu>,
     /// What the probe for batched completion waits measured and kept (`Job::probe_waits`), when it ran to
     /// its end; `None` otherwise.
-    pub waits: Option<ProbedWaits>,
-}
-
-/// The outcome of the probe for batched completion waits at the start of a phase.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProbedWaits {
-    /// Whether the loop kept batched waits after the probe (else it woke per completion).
-    pub kept_batched: bool,
-    /// Completions per second of the probe's windows woken per completion.
-    pub each_per_s: f64,
-    /// Completions per second of its batched windows.
-    pub batched_per_s: f64,
-    /// Each round's rates and verdict, in order (1 to 3 rounds: `pace::MAX_ROUNDS`).
-    pub rounds: Vec<ProbeRound>,
-}
-
-/// One round of the probe for batched completion waits.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ProbeRound {
-    /// Completions per second of its windows woken per completion.
-    pub each_per_s: f64,
-    /// Completions per second of its batched windows.
-    pub batched_per_s: f64,
-    /// What the round found.
-    pub verdict: RoundVerdict,
-}
-
-/// What one round of the probe found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RoundVerdict {
-    /// Batched waits were 5 % faster in total and each batched window at least as fast as each window woken
-    /// per completion: kept.
-    Won,
-    /// Batched waits were not 5 % faster in total: per-completion waits kept.
-    Lost,
-    /// Batched waits were 5 % faster in total but not in every window: probed again, or after the last
-    /// round, per-completion waits kept.
-    Unsure,
+    pub waits: Option<crate::vocab::WaitsProbe>,
 }
 
 /// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to

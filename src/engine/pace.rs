@@ -20,7 +20,7 @@
 //! the plan allows it (`Job::probe_waits`: never under a rate cap, whose pace is its own) on a queue that
 //! can wait a minimum time.
 
-use super::RoundVerdict;
+use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 
 /// The minimum wait of a batched wait, µs: a completion is timed up to this much (plus the timer's slack)
 /// later than a wait per completion would time it.
@@ -118,7 +118,7 @@ pub struct Pace {
     /// All rounds' windows together, the last round's fastest and slowest windows.
     probed: Probed,
     /// The rounds ended, with their verdicts.
-    rounds: Vec<super::ProbeRound>,
+    rounds: Vec<WaitsRound>,
     mode: Mode,
     /// Whether the probe ran to its end.
     decided: bool,
@@ -184,8 +184,8 @@ impl Pace {
     }
 
     /// Ends a round of the probe: keeps batched waits when the round was a win (then every round favoured
-    /// them in total, and so do all together); probes again (without the warm-up) when the round favoured them in total but its windows
-    /// disagreed, up to [`MAX_ROUNDS`] rounds; else waits per completion.
+    /// them in total, and so do all together); probes again, without the warm-up, when the round favoured
+    /// them in total but its windows disagreed, up to [`MAX_ROUNDS`] rounds; else waits per completion.
     fn end_round(&mut self) -> Mode {
         let round = std::mem::take(&mut self.round);
         add(&mut self.probed.each, round.each);
@@ -197,9 +197,9 @@ impl Pace {
             (false, true) => RoundVerdict::Unsure,
             (false, false) => RoundVerdict::Lost,
         };
-        self.rounds.push(super::ProbeRound {
-            each_per_s: Probed::rate(round.each),
-            batched_per_s: Probed::rate(round.batched),
+        self.rounds.push(WaitsRound {
+            each_iops: Probed::rate(round.each),
+            batched_iops: Probed::rate(round.batched),
             verdict,
         });
         if verdict == RoundVerdict::Unsure && self.rounds.len() < MAX_ROUNDS {
@@ -219,11 +219,14 @@ impl Pace {
     }
 
     /// The probe's outcome for the phase's results, when it ran to its end.
-    pub fn outcome(&self) -> Option<super::ProbedWaits> {
-        self.probed().map(|p| super::ProbedWaits {
-            kept_batched: self.mode == Mode::Batched,
-            each_per_s: Probed::rate(p.each),
-            batched_per_s: Probed::rate(p.batched),
+    pub fn outcome(&self) -> Option<WaitsProbe> {
+        self.probed().map(|p| WaitsProbe {
+            kept: match self.mode {
+                Mode::Batched => KeptWaits::Batched,
+                Mode::Each => KeptWaits::Each,
+            },
+            each_iops: Probed::rate(p.each),
+            batched_iops: Probed::rate(p.batched),
             rounds: self.rounds.clone(),
         })
     }
@@ -257,7 +260,6 @@ fn add(to: &mut (u64, u64), (ops, ns): (u64, u64)) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ProbeRound, ProbedWaits};
     use super::*;
 
     const W: u64 = WINDOW_NS;
@@ -305,16 +307,16 @@ mod tests {
             "{said}"
         );
         // The results' record: 2100 and 2000 in 80 ms each.
-        let won = ProbeRound {
-            each_per_s: 25_000.0,
-            batched_per_s: 26_250.0,
+        let won = WaitsRound {
+            each_iops: 25_000.0,
+            batched_iops: 26_250.0,
             verdict: RoundVerdict::Won,
         };
-        let kept = ProbedWaits {
-            kept_batched: true,
-            each_per_s: 25_000.0,
-            batched_per_s: 26_250.0,
-            rounds: vec![won],
+        let kept = WaitsProbe {
+            kept: KeptWaits::Batched,
+            each_iops: 25_000.0,
+            batched_iops: 26_250.0,
+            rounds: vec![won.clone()],
         };
         assert_eq!(p.outcome(), Some(kept.clone()));
         // 1049 + 1050: 2099 < 2100: not kept; no warning, the rates recorded.
@@ -322,21 +324,21 @@ mod tests {
         assert_eq!(p.mode(), Mode::Each);
         assert_eq!(p.probed().expect("decided").batched, (2099, 2 * W));
         assert_eq!(p.warning("io_uring"), None);
-        let lost = ProbeRound {
-            batched_per_s: 26_237.5,
+        let lost = WaitsRound {
+            batched_iops: 26_237.5,
             verdict: RoundVerdict::Lost,
             ..won
         };
-        let each = ProbedWaits {
-            kept_batched: false,
-            batched_per_s: 26_237.5,
+        let each = WaitsProbe {
+            kept: KeptWaits::Each,
+            batched_iops: 26_237.5,
             rounds: vec![lost],
             ..kept
         };
         assert_eq!(p.outcome(), Some(each));
     }
 
-    fn verdicts(w: &ProbedWaits) -> Vec<RoundVerdict> {
+    fn verdicts(w: &WaitsProbe) -> Vec<RoundVerdict> {
         w.rounds.iter().map(|r| r.verdict).collect()
     }
 
@@ -379,7 +381,7 @@ mod tests {
         let rounds = p.outcome().expect("decided").rounds;
         let rates: Vec<(f64, f64, RoundVerdict)> = rounds
             .iter()
-            .map(|r| (r.each_per_s, r.batched_per_s, r.verdict))
+            .map(|r| (r.each_iops, r.batched_iops, r.verdict))
             .collect();
         assert_eq!(
             rates,
@@ -405,7 +407,7 @@ mod tests {
         let got = p.probed().expect("decided after the third round");
         assert_eq!((got.each, got.batched), ((6003, 6 * W), (9000, 6 * W)));
         let got = p.outcome().expect("decided");
-        assert!(!got.kept_batched);
+        assert_eq!(got.kept, KeptWaits::Each);
         assert_eq!(verdicts(&got), [RoundVerdict::Unsure; 3]);
         assert_eq!(p.warning("io_uring"), None);
         // An unsure round, then one that loses in total (1000 + 1049 against 1000 + 1000): decided, per

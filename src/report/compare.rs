@@ -546,10 +546,7 @@ fn differing_waits(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
         None => "-".to_string(),
         Some((way, n)) => format!(
             "{} after {n} round{}",
-            match way {
-                KeptWaits::Each => "each",
-                KeptWaits::Batched => "batched",
-            },
+            way.as_str(),
             if n == 1 { "" } else { "s" }
         ),
     };

@@ -13,5 +13,6 @@ pub mod schema;
 pub mod series_csv;
 pub mod write;
 
+pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 pub use cluster::*;
 pub use model::*;

@@ -6,8 +6,8 @@ use super::{Ctx, Observer, PhaseEnd};
 use crate::engine::{ReadCheck, errors::ErrorTally};
 use crate::plan::{IoWork, PhasePlan};
 use crate::results::{
-    DirStats, ErrorCause, FirstError, HostResult, KeptWaits, PhaseErrors, PhaseResult, ReadShare,
-    RoundVerdict, SizeOps, WaitsProbe, WaitsRound, WorkerResult,
+    DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare, SizeOps,
+    WorkerResult,
 };
 use crate::results::{judge, series_csv};
 use crate::vocab::PhaseKind;
@@ -145,7 +145,7 @@ pub fn measured(
         pr.host = Some(HostResult {
             submit_cpu_fraction: c.busiest,
             submit_threads: c.threads,
-            completion_waits: o.outcome.waits.as_ref().map(waits_probe),
+            completion_waits: o.outcome.waits.clone(),
         });
         if let Some(w) = host_bound(c) {
             ctx.log(&format!("      warning: {w}"));
@@ -153,29 +153,6 @@ pub fn measured(
         }
     }
     Ok(o)
-}
-
-/// The probe for batched completion waits, as the results say it.
-fn waits_probe(w: &crate::engine::ProbedWaits) -> WaitsProbe {
-    use crate::engine::RoundVerdict as V;
-    let round = |r: &crate::engine::ProbeRound| WaitsRound {
-        each_iops: r.each_per_s,
-        batched_iops: r.batched_per_s,
-        verdict: match r.verdict {
-            V::Won => RoundVerdict::Won,
-            V::Lost => RoundVerdict::Lost,
-            V::Unsure => RoundVerdict::Unsure,
-        },
-    };
-    WaitsProbe {
-        kept: match w.kept_batched {
-            true => KeptWaits::Batched,
-            false => KeptWaits::Each,
-        },
-        each_iops: w.each_per_s,
-        batched_iops: w.batched_per_s,
-        rounds: w.rounds.iter().map(round).collect(),
-    }
 }
 
 /// A submitting thread busy at least this share of the phase may have set its pace.

@@ -29,9 +29,11 @@ pub(crate) use string_only;
 
 mod data_pattern;
 mod rate;
+mod waits;
 
 pub use data_pattern::DataPattern;
 pub use rate::Rate;
+pub use waits::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
