@@ -49,9 +49,14 @@ pub fn render_text(plan: &Plan) -> String {
             t.path.display()
         );
     }
-    let _ = writeln!(
-        out,
-        "\n{:>3}  {:<24} {:<13} {:<31} {:>8} {:>4} {:>6}  {:<20} {:>15}",
+    phase_table(&mut out, plan);
+    out
+}
+
+/// The phase table: a header and one row per phase with the lines under it. Each column is as wide as its
+/// longest cell, so long expanded names, ranges and bounds do not shift the columns after them.
+fn phase_table(out: &mut String, plan: &Plan) {
+    const HEAD: [&str; 9] = [
         "#",
         "phase",
         "kind",
@@ -60,60 +65,95 @@ pub fn render_text(plan: &Plan) -> String {
         "QD",
         "read%",
         "bound",
-        "expected bytes"
-    );
-    for p in &plan.phases {
-        let r = p.range();
-        let range = format!("[{}, {})", r.start, r.end());
-        let io = p.io();
-        let dash = || "-".to_string();
-        let _ = writeln!(
-            out,
-            "{:>3}  {:<24} {:<13} {:<31} {:>8} {:>4} {:>6}  {:<20} {:>15}",
-            p.index,
-            p.name,
-            p.kind.as_str(),
-            range,
-            io.map_or_else(dash, |io| fmt_bytes(io.block_size)),
-            io.map_or_else(dash, |io| io.queue_depth.to_string()),
-            read_percent(p).map_or_else(dash, |r| r.to_string()),
-            bound(p, t.kind),
-            expected_bytes(p).map_or_else(dash, |b| b.to_string()),
-        );
-        phase_notes(&mut out, p);
+        "expected bytes",
+    ];
+    // Right-aligned columns: the numbers.
+    const RIGHT: [bool; 9] = [true, false, false, false, true, true, true, false, true];
+    const MIN: [usize; 9] = [3, 24, 13, 31, 8, 4, 6, 20, 15];
+    let dash = || "-".to_string();
+    let rows: Vec<[String; 9]> = plan
+        .phases
+        .iter()
+        .map(|p| {
+            let (r, io) = (p.range(), p.io());
+            [
+                p.index.to_string(),
+                p.name.clone(),
+                p.kind.as_str().to_string(),
+                format!("[{}, {})", r.start, r.end()),
+                io.map_or_else(dash, |io| fmt_bytes(io.block_size)),
+                io.map_or_else(dash, |io| io.queue_depth.to_string()),
+                read_percent(p).map_or_else(dash, |r| r.to_string()),
+                bound(p, plan.target.kind),
+                expected_bytes(p).map_or_else(dash, |b| b.to_string()),
+            ]
+        })
+        .collect();
+    let mut widths = MIN;
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cells(cell));
+        }
     }
-    out
+    let line = |row: [&str; 9]| {
+        let mut text = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            // Two spaces after the number and before the bound, as the table always had.
+            let gap = if i == 1 || i == 7 { "  " } else { " " };
+            let fill = " ".repeat(widths[i].saturating_sub(cells(cell)));
+            if i > 0 {
+                text.push_str(gap);
+            }
+            if RIGHT[i] {
+                text.push_str(&fill);
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.push_str(&fill);
+            }
+        }
+        text
+    };
+    let _ = writeln!(out, "\n{}", line(HEAD));
+    let indent = " ".repeat(widths[0] + 3 + widths[1]);
+    for (p, row) in plan.phases.iter().zip(&rows) {
+        let _ = writeln!(out, "{}", line(row.each_ref().map(String::as_str)));
+        phase_notes(out, p, &indent);
+    }
+}
+
+/// Terminal cells of a text (a wide character takes two).
+fn cells(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
 }
 
 /// The lines under a phase's row: its intervals, workers, the completion-wait probe, roundings, warnings.
-fn phase_notes(out: &mut String, p: &PhasePlan) {
+fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
     let io = p.io();
     if let (Some(d), Some(io)) = (p.bound().and_then(Bound::duration_ns), io) {
         let iv = io.interval_ns;
         let _ = writeln!(
             out,
-            "     {:<24} {} interval{} of {}",
-            "",
+            "{indent}{} interval{} of {}",
             d.div_ceil(iv),
             if d.div_ceil(iv) == 1 { "" } else { "s" },
             Duration(iv)
         );
     }
     if io.is_some_and(|io| io.workers > 1) {
-        worker_lines(out, p);
+        worker_lines(out, p, indent);
     }
     if io.is_some_and(|io| io.probe_waits) {
         let _ = writeln!(
             out,
-            "     {:<24} probes at its start whether batched completion waits are faster (completion_waits = \"probe\")",
-            ""
+            "{indent}probes at its start whether batched completion waits are faster (completion_waits = \"probe\")"
         );
     }
     for note in &p.rounding {
-        let _ = writeln!(out, "     {:<24} rounding: {note}", "");
+        let _ = writeln!(out, "{indent}rounding: {note}");
     }
     for w in &p.warnings {
-        let _ = writeln!(out, "     {:<24} warning: {w}", "");
+        let _ = writeln!(out, "{indent}warning: {w}");
     }
 }
 
@@ -162,13 +202,12 @@ fn bound(p: &PhasePlan, target: TargetKind) -> String {
 }
 
 /// One line per worker of a phase: its part of the range, its share of the I/Os, its seed.
-fn worker_lines(out: &mut String, p: &PhasePlan) {
+fn worker_lines(out: &mut String, p: &PhasePlan, indent: &str) {
     for w in p.workers() {
         let ops = w.ops.map_or(String::new(), |n| format!(", {n} I/Os"));
         let _ = writeln!(
             out,
-            "     {:<24} worker {}: [{}, {}){ops}, seed {}",
-            "",
+            "{indent}worker {}: [{}, {}){ops}, seed {}",
             w.index,
             w.range.start,
             w.range.end(),

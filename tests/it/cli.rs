@@ -554,3 +554,59 @@ fn control_characters_are_shown_escaped() {
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
     assert!(out.contains("w\\u{1b}]0;owned\\u{7}"), "{out}");
 }
+
+#[test]
+fn the_text_plan_keeps_its_columns_under_long_names_ranges_and_bounds() {
+    // A 40-character name and a 10 GiB simulated drive (long byte ranges): every row's cells start where
+    // the header's do, and the lines under a row start under the kind column.
+    let tmp = tempdir();
+    let long = "precondition-with-a-very-long-phase-name";
+    let short = "timed";
+    let body = format!(
+        "[[phase]]\nname = \"{long}\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n\
+         [[phase]]\nname = \"{short}\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"2s\"\n"
+    );
+    write_file(tmp.path(), "s.toml", &spec_text("cols", &body));
+    let (code, out, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["plan", "s.toml", "--target", "sim:capacity=10GiB"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("# "))
+        .expect("header row");
+    let cell = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    // The terminal cell where `word` starts in `line`.
+    let col = |line: &str, word: &str| cell(&line[..line.find(word).expect(word)]);
+    let row0 = lines[head + 1];
+    let row1 = lines
+        .iter()
+        .find(|l| l.contains(" timed "))
+        .expect("timed row");
+    for (header_word, row, cell_word) in [
+        ("kind", row0, "workload"),
+        ("kind", *row1, "workload"),
+        ("byte range", row0, "[0, 10737418240)"),
+        ("byte range", *row1, "[0, 10737418240)"),
+        ("bound", row0, "16 I/Os"),
+    ] {
+        assert_eq!(
+            col(lines[head], header_word),
+            col(row, cell_word),
+            "{header_word} / {cell_word}:\n{out}"
+        );
+    }
+    // Numbers are right-aligned: every row ends where the header does.
+    assert_eq!(cell(row0), cell(lines[head]), "{out}");
+    let note = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("1 interval") || l.contains(" intervals of "))
+        .expect("interval note");
+    assert_eq!(
+        cell(&note[..note.len() - note.trim_start().len()]),
+        col(lines[head], "kind"),
+        "{out}"
+    );
+}
