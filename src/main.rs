@@ -59,6 +59,10 @@ enum Cmd {
         /// This host's rank, for {rank} in --target (default: the launcher's variable, as for a run).
         #[arg(long, value_name = "N")]
         rank: Option<u32>,
+        /// The plan of `wkrun run --from PHASE` (a phase name or 0-based index): the phases before it are
+        /// marked as taken as done, and whether the run writes counts only the phases from it.
+        #[arg(long, value_name = "PHASE")]
+        from: Option<String>,
     },
     /// Compare runs side by side: one column per results.json, one row per phase and metric, with each
     /// run's relative change against the first.
@@ -213,7 +217,9 @@ fn main() -> ExitCode {
             set,
             json,
             rank,
-        }) => plan_targets(&target, rank).and_then(|t| cmd_plan(&spec, &t, &set, json)),
+            from,
+        }) => plan_targets(&target, rank)
+            .and_then(|t| cmd_plan(&spec, &t, &set, json, from.as_deref())),
         Some(Cmd::Compare { files, format, by }) => cmd_compare(&files, format, by.as_deref()),
         Some(Cmd::Report {
             files,
@@ -549,14 +555,20 @@ fn probe_and_plan(
     Ok((info, plan))
 }
 
-fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], json: bool) -> Result<(), Fail> {
+fn cmd_plan(
+    spec_path: &Path,
+    a: &TargetArgs,
+    sets: &[String],
+    json: bool,
+    from: Option<&str>,
+) -> Result<(), Fail> {
     let s = load(spec_path, sets, "plan")?;
     let targets = target_list(&s, a);
     let several = targets.len() > 1;
     let plans = targets
         .iter()
         .enumerate()
-        .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i)))
+        .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i), from))
         .collect::<Result<Vec<_>, _>>()?;
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
@@ -589,9 +601,11 @@ fn plan_one(
     target: Option<&Path>,
     a: &TargetArgs,
     several: Option<usize>,
+    from: Option<&str>,
 ) -> Result<Plan, Fail> {
     let mut notes = Vec::new();
-    let (_, plan) = probe_and_plan(s, target, a, &mut notes, several)?;
+    let (_, mut plan) = probe_and_plan(s, target, a, &mut notes, several)?;
+    start_at(&mut plan, from)?;
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }

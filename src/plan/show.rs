@@ -116,8 +116,17 @@ fn phase_table(out: &mut String, plan: &Plan) {
     };
     let _ = writeln!(out, "\n{}", line(HEAD));
     let indent = " ".repeat(widths[0] + 3 + widths[1]);
-    for (p, row) in plan.phases.iter().zip(&rows) {
+    for (i, (p, row)) in plan.phases.iter().zip(&rows).enumerate() {
         let _ = writeln!(out, "{}", line(row.each_ref().map(String::as_str)));
+        if i < plan.start_at {
+            let from = &plan.phases[plan.start_at].name;
+            let _ = writeln!(
+                out,
+                "{indent}not run: taken as done (--from {from} starts at phase {})",
+                plan.start_at
+            );
+            continue;
+        }
         phase_notes(out, p, &indent);
     }
 }

@@ -610,3 +610,64 @@ fn the_text_plan_keeps_its_columns_under_long_names_ranges_and_bounds() {
         "{out}"
     );
 }
+
+#[test]
+fn plan_from_shows_the_run_from_a_phase() {
+    // `wkrun plan --from` is the plan of `wkrun run --from`: the phases before it are marked taken as
+    // done, and a run that only reads from there destroys nothing (no DESTROYS line).
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n\
+                [[phase]]\nname = \"check\"\nkind = \"verify\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("from", body));
+    patterned_file(&tmp.path().join("t.img"), 1 << 20);
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["plan", "s.toml", "--target", "t.img"];
+        args.extend_from_slice(extra);
+        code_out_err(&wkrun(tmp.path(), &args))
+    };
+    let (code, all, err) = plan(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(all.contains("DESTROYS the data of t.img"), "{all}");
+    assert!(!all.contains("not run"), "{all}");
+    for from in ["check", "1"] {
+        let (code, out, err) = plan(&["--from", from]);
+        assert_eq!(code, 0, "{err}");
+        assert!(!out.contains("DESTROYS"), "{out}");
+        let marks: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("not run: "))
+            .collect();
+        assert_eq!(
+            marks,
+            ["taken as done (--from check starts at phase 1)"],
+            "{out}"
+        );
+        // The mark sits right under phase 0's row.
+        let lines: Vec<&str> = out.lines().collect();
+        let row0 = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("0  fill "))
+            .expect("row 0");
+        assert!(
+            lines[row0 + 1].trim_start().starts_with("not run: "),
+            "{out}"
+        );
+    }
+    let (code, json, err) = plan(&["--from", "check", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("plan JSON");
+    assert_eq!(v["start_at"], 1);
+    let (_, json, _) = plan(&["--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("plan JSON");
+    assert!(v.get("start_at").is_none(), "{json}");
+    let (code, out, err) = plan(&["--from", "nope"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains(
+            "--from \"nope\": the plan has no phase of that name or index (0 to 1); phases: fill, check"
+        ),
+        "{err}"
+    );
+    // Nothing was written: the target still holds its pattern.
+    assert_patterned(&read(&tmp.path().join("t.img")), 0, "t.img");
+}
