@@ -60,7 +60,7 @@ enum Cmd {
         #[arg(long, value_name = "N")]
         rank: Option<u32>,
         /// The plan of `wkrun run --from PHASE` (a phase name or 0-based index): the phases before it are
-        /// marked as taken as done, and whether the run writes counts only the phases from it.
+        /// marked as taken as done; the DESTROYS line and the consent note count only the phases from it.
         #[arg(long, value_name = "PHASE")]
         from: Option<String>,
     },

@@ -40,7 +40,12 @@ pub fn render_text(plan: &Plan) -> String {
     if t.kind == TargetKind::Sim {
         let _ = writeln!(
             out,
-            "writes only to the simulated drive: nothing on this host is opened or written"
+            "{} the simulated drive: nothing on this host is opened or written",
+            if plan.writes() {
+                "writes only to"
+            } else {
+                "only reads"
+            }
         );
     } else if plan.writes() {
         let _ = writeln!(
@@ -120,9 +125,16 @@ fn phase_table(out: &mut String, plan: &Plan) {
         let _ = writeln!(out, "{}", line(row.each_ref().map(String::as_str)));
         if i < plan.start_at {
             let from = &plan.phases[plan.start_at].name;
+            // A simulated drive is created factory-new when the run starts: what these phases did is not there.
+            let done = match plan.target.kind {
+                TargetKind::Sim => {
+                    "the simulated drive starts factory-new, not as this phase left it"
+                }
+                _ => "taken as done",
+            };
             let _ = writeln!(
                 out,
-                "{indent}not run: taken as done (--from {from} starts at phase {})",
+                "{indent}not run: {done} (--from {from} starts at phase {})",
                 plan.start_at
             );
             continue;

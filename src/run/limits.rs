@@ -13,8 +13,7 @@ pub fn limit_notes(plan: &Plan) -> Vec<String> {
         Some(l) if !can_lock_any_memory() => l,
         _ => return Vec::new(),
     };
-    plan.phases
-        .iter()
+    plan.to_run()
         .filter_map(|p| {
             let io = p.io().filter(|io| io.engine == EngineKind::IoUring)?;
             let (qd, len) = (io.queue_depth as u64, io.largest_block());

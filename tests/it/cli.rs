@@ -670,4 +670,40 @@ fn plan_from_shows_the_run_from_a_phase() {
     );
     // Nothing was written: the target still holds its pattern.
     assert_patterned(&read(&tmp.path().join("t.img")), 0, "t.img");
+    // A simulated drive starts every run factory-new: the phases before --from are not there, and a run of
+    // reads only says it reads.
+    let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n\
+                [[phase]]\nname = \"reads\"\nkind = \"workload\"\nread_percent = 100\nsize = \"64KiB\"\n";
+    write_file(tmp.path(), "sim.toml", &spec_text("from-sim", body));
+    let sim = ["plan", "sim.toml", "--target", "sim:capacity=1GiB"];
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &sim));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "\nwrites only to the simulated drive: nothing on this host is opened or written\n"
+        ),
+        "{out}"
+    );
+    let (code, out, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &[&sim[..], &["--from", "reads"]].concat(),
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "\nonly reads the simulated drive: nothing on this host is opened or written\n"
+        ),
+        "{out}"
+    );
+    let marks: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("not run: "))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            "the simulated drive starts factory-new, not as this phase left it (--from reads starts at phase 1)"
+        ],
+        "{out}"
+    );
 }

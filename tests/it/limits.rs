@@ -291,6 +291,25 @@ fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
     let (code, _, err) = code_out_err(&wkrun(d.path(), &plan));
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("locked memory"), "{err}");
+    // The plan of a run from a later phase: the io_uring phase does not run, so no note; from it, the note.
+    let later =
+        "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nsize = \"64KiB\"\n";
+    write_file(d.path(), "s.toml", &format!("{}{later}", workload(body)));
+    for (from, notes) in [("r", vec![]), ("w", vec![note])] {
+        let ran = run_limited(
+            d.path(),
+            &["--memlock=65536"],
+            true,
+            &["plan", "s.toml", "--target", "t.img", "--from", from],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let got: Vec<&str> = ran
+            .stderr
+            .lines()
+            .filter(|l| l.contains("locked memory"))
+            .collect();
+        assert_eq!(got, notes, "--from {from}");
+    }
 }
 
 /// A time-bounded workload that writes rows every 100 ms for a minute, started in `dir` by `cmd` (wkrun).
