@@ -611,6 +611,13 @@ fn the_text_plan_keeps_its_columns_under_long_names_ranges_and_bounds() {
     );
 }
 
+/// The `not run: ` marks of a text plan, in order.
+fn not_run_marks(plan: &str) -> Vec<&str> {
+    plan.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("not run: "))
+        .collect()
+}
+
 #[test]
 fn plan_from_shows_the_run_from_a_phase() {
     // `wkrun plan --from` is the plan of `wkrun run --from`: the phases before it are marked taken as
@@ -633,10 +640,7 @@ fn plan_from_shows_the_run_from_a_phase() {
         let (code, out, err) = plan(&["--from", from]);
         assert_eq!(code, 0, "{err}");
         assert!(!out.contains("DESTROYS"), "{out}");
-        let marks: Vec<&str> = out
-            .lines()
-            .filter_map(|l| l.trim_start().strip_prefix("not run: "))
-            .collect();
+        let marks = not_run_marks(&out);
         assert_eq!(
             marks,
             ["taken as done (--from check starts at phase 1)"],
@@ -695,10 +699,7 @@ fn plan_from_shows_the_run_from_a_phase() {
         ),
         "{out}"
     );
-    let marks: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("not run: "))
-        .collect();
+    let marks = not_run_marks(&out);
     assert_eq!(
         marks,
         [
