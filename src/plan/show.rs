@@ -86,7 +86,7 @@ fn phase_table(out: &mut String, plan: &Plan) {
                 p.name.clone(),
                 p.kind.as_str().to_string(),
                 format!("[{}, {})", r.start, r.end()),
-                io.map_or_else(dash, |io| fmt_bytes(io.block_size)),
+                io.map_or_else(dash, block),
                 io.map_or_else(dash, |io| io.queue_depth.to_string()),
                 read_percent(p).map_or_else(dash, |r| r.to_string()),
                 bound(p, plan.target.kind),
@@ -161,6 +161,17 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
             Duration(iv)
         );
     }
+    if let Some(mix) = io.and_then(|io| io.mix.as_deref()).filter(|m| m.len() > 1) {
+        let sizes: Vec<String> = mix
+            .iter()
+            .map(|e| format!("{} {}", fmt_bytes(e.bytes), e.weight))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{indent}block-size mix (weights): {}",
+            sizes.join(", ")
+        );
+    }
     if io.is_some_and(|io| io.workers > 1) {
         worker_lines(out, p, indent);
     }
@@ -217,15 +228,29 @@ fn bound(p: &PhasePlan, target: TargetKind) -> String {
         Work::Io(w) => match (w.passes, w.bound) {
             (Some(n), _) => format!("{n} pass{}", if n == 1 { "" } else { "es" }),
             (None, Bound::Time { ns }) => format!("time {}", Duration(ns)),
-            (None, Bound::Ops { ops, .. }) => format!("{ops} I/Os"),
+            (None, Bound::Ops { ops, .. }) => ios(ops),
         },
+    }
+}
+
+/// `n I/Os`, or `1 I/O`.
+fn ios(n: u64) -> String {
+    format!("{n} I/O{}", if n == 1 { "" } else { "s" })
+}
+
+/// The block column: the block size, or a mix's smallest and largest size (`4KiB-64KiB`).
+fn block(io: &super::IoSettings) -> String {
+    let (small, large) = (io.block_size, io.largest_block());
+    match large > small {
+        true => format!("{}-{}", fmt_bytes(small), fmt_bytes(large)),
+        false => fmt_bytes(small),
     }
 }
 
 /// One line per worker of a phase: its part of the range, its share of the I/Os, its seed.
 fn worker_lines(out: &mut String, p: &PhasePlan, indent: &str) {
     for w in p.workers() {
-        let ops = w.ops.map_or(String::new(), |n| format!(", {n} I/Os"));
+        let ops = w.ops.map_or(String::new(), |n| format!(", {}", ios(n)));
         let _ = writeln!(
             out,
             "{indent}worker {}: [{}, {}){ops}, seed {}",

@@ -708,3 +708,42 @@ fn plan_from_shows_the_run_from_a_phase() {
         "{out}"
     );
 }
+
+#[test]
+fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"m\"\nkind = \"workload\"\nread_percent = 0\n\
+                block_size = { \"4KiB\" = 3, \"64KiB\" = 1 }\nduration = \"2s\"\nworkers = 2\n\
+                [[phase]]\nname = \"one\"\nkind = \"workload\"\nread_percent = 0\nblock_size = \"4KiB\"\nsize = \"4KiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("mix", body));
+    let args = [
+        "plan",
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "1MiB",
+    ];
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let cells = |name: &str| -> Vec<String> {
+        let row = out
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("row {name}:\n{out}"));
+        row.split_whitespace().map(str::to_string).collect()
+    };
+    // # name kind [start, end) block QD read% bound... expected
+    assert_eq!(cells("m")[5], "4KiB-64KiB", "{out}");
+    assert_eq!(cells("one")[5], "4KiB", "{out}");
+    assert_eq!(cells("one")[8..], ["1", "I/O", "4096"], "{out}");
+    let notes: Vec<&str> = out.lines().map(str::trim).collect();
+    assert!(
+        notes.contains(&"block-size mix (weights): 4KiB 3, 64KiB 1"),
+        "{out}"
+    );
+    assert!(
+        !tmp.path().join("t.img").exists(),
+        "plan created the target"
+    );
+}
