@@ -695,25 +695,46 @@ fn cmd_report(
     Ok(())
 }
 
-/// Applies `--from PHASE` (a phase name or a 0-based index) to the plan.
+/// Applies `--from PHASE` (a phase name or a 0-based index) to the plan. An index is written in plain digits
+/// (`1`, not `+1` or `01`); a name that is also another phase's index is refused as ambiguous.
 fn start_at(plan: &mut Plan, from: Option<&str>) -> Result<(), Fail> {
     let Some(from) = from else {
         return Ok(());
     };
     let n = plan.phases.len();
-    let i = plan
-        .phases
-        .iter()
-        .position(|p| p.name == from)
-        .or_else(|| from.parse::<usize>().ok().filter(|&i| i < n))
-        .ok_or_else(|| {
-            let names: Vec<&str> = plan.phases.iter().map(|p| p.name.as_str()).collect();
-            bad(format!(
-                "--from {from:?}: the plan has no phase of that name or index (0 to {}); phases: {}",
+    let by_name = plan.phases.iter().position(|p| p.name == from);
+    let canonical =
+        from == "0" || (!from.starts_with('0') && from.bytes().all(|b| b.is_ascii_digit()));
+    let by_index = from.parse::<usize>().ok().filter(|&i| canonical && i < n);
+    let i = match (by_name, by_index) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(bad(format!(
+                "--from {from:?} is ambiguous: phase {a} is named {from:?}, and phase {b} is {:?}; give phase {b}'s name, or rename phase {a}",
+                plan.phases[b].name
+            )));
+        }
+        (Some(i), _) | (None, Some(i)) => i,
+        (None, None) => {
+            const SHOWN: usize = 20;
+            let names: Vec<&str> = plan
+                .phases
+                .iter()
+                .take(SHOWN)
+                .map(|p| p.name.as_str())
+                .collect();
+            let more = n.saturating_sub(SHOWN);
+            let more = if more > 0 {
+                format!(" and {more} more (wkrun plan lists them)")
+            } else {
+                String::new()
+            };
+            return Err(bad(format!(
+                "--from {from:?}: the plan has no phase of that name or index (0 to {}); phases: {}{more}",
                 n.saturating_sub(1),
                 names.join(", ")
-            ))
-        })?;
+            )));
+        }
+    };
     plan.start_at = i;
     Ok(())
 }

@@ -94,6 +94,25 @@ fn cases() -> Vec<Case> {
             &["--from", "7"],
             "0 to 0",
         ),
+        case(
+            "--from index with a sign",
+            GOOD,
+            &["--from", "+0"],
+            "--from \"+0\": the plan has no phase of that name or index (0 to 0); phases: w",
+        ),
+        case(
+            "--from index with a leading zero",
+            GOOD,
+            &["--from", "00"],
+            "--from \"00\": the plan has no phase",
+        ),
+        case(
+            "--from a name that is another phase's index",
+            "[[phase]]\nname = \"1\"\nkind = \"workload\"\nread_percent = 100\nsize = \"4KiB\"\n\
+             [[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 100\nsize = \"4KiB\"\n",
+            &["--from", "1"],
+            "--from \"1\" is ambiguous: phase 0 is named \"1\", and phase 1 is \"w\"; give phase 1's name, or rename phase 0",
+        ),
         case("--output without a value", GOOD, &["--output"], "--output"),
         // New keys of this issue.
         case(

@@ -747,3 +747,37 @@ fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
         "plan created the target"
     );
 }
+
+#[test]
+fn an_unknown_from_lists_at_most_twenty_phases() {
+    let tmp = tempdir();
+    let body: String = (0..25)
+        .map(|i| {
+            format!("[[phase]]\nname = \"p{i}\"\nkind = \"workload\"\nread_percent = 100\nsize = \"4KiB\"\n")
+        })
+        .collect();
+    write_file(tmp.path(), "s.toml", &spec_text("many", &body));
+    let names: Vec<String> = (0..20).map(|i| format!("p{i}")).collect();
+    let want = format!(
+        "error: --from \"nope\": the plan has no phase of that name or index (0 to 24); phases: {} and 5 more (wkrun plan lists them)\n",
+        names.join(", ")
+    );
+    for cmd in [&["plan"][..], &["run"][..]] {
+        let args = [
+            cmd,
+            &[
+                "s.toml",
+                "--target",
+                "t.img",
+                "--target-size",
+                "1MiB",
+                "--from",
+                "nope",
+            ],
+        ]
+        .concat();
+        let (code, out, err) = code_out_err(&wkrun(tmp.path(), &args));
+        assert_eq!((code, out.as_str(), err.as_str()), (2, "", want.as_str()));
+    }
+    assert!(!tmp.path().join("t.img").exists());
+}
