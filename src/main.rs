@@ -63,6 +63,10 @@ enum Cmd {
         /// marked as taken as done; the DESTROYS line and the consent note count only the phases from it.
         #[arg(long, value_name = "PHASE")]
         from: Option<String>,
+        /// The consent the run would be given, as for a run (once per block device it writes): the plan
+        /// notes a refusal the run would make with these, and none when they suffice.
+        #[arg(long, value_name = "DEVICE")]
+        allow_destroy: Vec<PathBuf>,
     },
     /// Compare runs side by side: one column per results.json, one row per phase and metric, with each
     /// run's relative change against the first.
@@ -218,8 +222,15 @@ fn main() -> ExitCode {
             json,
             rank,
             from,
-        }) => plan_targets(&target, rank)
-            .and_then(|t| cmd_plan(&spec, &t, &set, json, from.as_deref())),
+            allow_destroy,
+        }) => plan_targets(&target, &allow_destroy, rank).and_then(|(t, allow)| {
+            let how = PlanHow {
+                json,
+                from: from.as_deref(),
+                allow: &allow,
+            };
+            cmd_plan(&spec, &t, &set, &how)
+        }),
         Some(Cmd::Compare { files, format, by }) => cmd_compare(&files, format, by.as_deref()),
         Some(Cmd::Report {
             files,
@@ -555,27 +566,45 @@ fn probe_and_plan(
     Ok((info, plan))
 }
 
-fn cmd_plan(
-    spec_path: &Path,
-    a: &TargetArgs,
-    sets: &[String],
+/// The refusal of `n` > 1 `--allow-destroy` for a run on one target.
+fn allows_for_one_target(n: usize) -> String {
+    format!("--allow-destroy is given {n} times, but the run has one target: name only its device")
+}
+
+/// How `wkrun plan` shows the plan: as JSON, from a phase, with the consent a run would be given.
+struct PlanHow<'a> {
     json: bool,
-    from: Option<&str>,
-) -> Result<(), Fail> {
+    from: Option<&'a str>,
+    allow: &'a [PathBuf],
+}
+
+fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) -> Result<(), Fail> {
     let s = load(spec_path, sets, "plan")?;
     let targets = target_list(&s, a);
     let several = targets.len() > 1;
     let plans = targets
         .iter()
         .enumerate()
-        .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i), from))
+        .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i), how.from))
         .collect::<Result<Vec<_>, _>>()?;
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = target::safety::duplicate(&infos) {
         err_out(&format!("note: the run would be refused: {why}\n"));
     }
-    if json {
+    // The run's own consent rules: a single-target run takes one --allow-destroy.
+    let consent = match (plans.as_slice(), how.allow) {
+        ([_], [_, _, ..]) => Err(allows_for_one_target(how.allow.len())),
+        ([p], allow) => {
+            target::safety::consent(&p.target, p.writes(), allow.first().map(PathBuf::as_path))
+                .map(drop)
+        }
+        (all, allow) => multi::consents(all, allow).map(drop),
+    };
+    if let Err(why) = consent {
+        err_out(&format!("note: the run would be refused: {why}\n"));
+    }
+    if how.json {
         // Several targets: a JSON array of plans.
         let text = match plans.as_slice() {
             [one] => serde_json::to_string_pretty(one),
@@ -611,9 +640,6 @@ fn plan_one(
     }
     for n in run::limit_notes(&plan) {
         err_out(&format!("note: {n}\n"));
-    }
-    if let Err(r) = target::safety::consent(&plan.target, plan.writes(), None) {
-        err_out(&format!("note: the run would be refused: {r}\n"));
     }
     Ok(plan)
 }
@@ -739,28 +765,34 @@ fn start_at(plan: &mut Plan, from: Option<&str>) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The run's arguments with `{rank}` and `{host}` expanded in --target, --output and --allow-destroy, and
-/// what the launcher asked (rank, --start-at, --phase-grid); checked before anything is written.
-/// `plan`'s targets with `{rank}` and `{host}` expanded as a run would expand them.
-fn plan_targets(a: &TargetArgs, rank: Option<u32>) -> Result<TargetArgs, Fail> {
+/// `plan`'s targets and `--allow-destroy` devices with `{rank}` and `{host}` expanded as a run would
+/// expand them.
+fn plan_targets(
+    a: &TargetArgs,
+    allow: &[PathBuf],
+    rank: Option<u32>,
+) -> Result<(TargetArgs, Vec<PathBuf>), Fail> {
     use wkrun::launch;
     let rank = launch::find_rank(rank, |v| std::env::var(v).ok()).map_err(bad)?;
     let host = run::host_info().hostname;
-    let target = a
-        .target
-        .iter()
-        .map(|p| {
-            launch::expand("--target", &p.to_string_lossy(), rank.as_ref(), &host)
-                .map(PathBuf::from)
-                .map_err(bad)
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(TargetArgs {
-        target,
+    let expand = |option: &str, ps: &[PathBuf]| -> Result<Vec<PathBuf>, Fail> {
+        ps.iter()
+            .map(|p| {
+                launch::expand(option, &p.to_string_lossy(), rank.as_ref(), &host)
+                    .map(PathBuf::from)
+                    .map_err(bad)
+            })
+            .collect()
+    };
+    let targets = TargetArgs {
+        target: expand("--target", &a.target)?,
         target_size: a.target_size.clone(),
-    })
+    };
+    Ok((targets, expand("--allow-destroy", allow)?))
 }
 
+/// The run's arguments with `{rank}` and `{host}` expanded in --target, --output and --allow-destroy, and
+/// what the launcher asked (rank, --start-at, --phase-grid); checked before anything is written.
 fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
     use wkrun::launch;
     let rank = launch::find_rank(a.rank, |v| std::env::var(v).ok()).map_err(bad)?;
@@ -866,10 +898,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         return multi::cmd_run_many(&s, &targets, a, launch);
     }
     if a.allow_destroy.len() > 1 {
-        return Err(bad(format!(
-            "--allow-destroy is given {} times, but the run has one target: name only its device",
-            a.allow_destroy.len()
-        )));
+        return Err(bad(allows_for_one_target(a.allow_destroy.len())));
     }
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes, None)?;

@@ -48,7 +48,8 @@ pub(super) fn cmd_run_many(
         return Err(bad(format!("{why}; nothing was written")));
     }
     // Every target is checked before anything is opened for writing on any of them.
-    let consents = consents(&plans, &a.allow_destroy)?;
+    let consents = consents(&plans, &a.allow_destroy)
+        .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
     let labels = labels(&plans);
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plans[0].spec_name);
@@ -149,8 +150,9 @@ fn finish(
 }
 
 /// The consent of each target: every `--allow-destroy` must name one of the run's block devices, and each
-/// block device the run writes needs its own; every target refused is named in the one error.
-fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, Fail> {
+/// block device the run writes needs its own; every target refused is named in the one error. Also what
+/// `wkrun plan` checks to note a refusal.
+pub(super) fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, String> {
     let names = |d: &Path, p: &Plan| {
         p.target.kind == TargetKind::Block && safety::same_device(d, &p.target.path)
     };
@@ -160,11 +162,11 @@ fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, Fail> {
                 .iter()
                 .map(|p| p.target.path.display().to_string())
                 .collect();
-            return Err(bad(format!(
-                "--allow-destroy names {}, which is none of the run's block devices (targets: {}); nothing was written to any target",
+            return Err(format!(
+                "--allow-destroy names {}, which is none of the run's block devices (targets: {})",
                 d.display(),
                 paths.join(", ")
-            )));
+            ));
         }
     }
     // Every target's refusal in one error: a user missing two consents learns both at once.
@@ -179,10 +181,7 @@ fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, Fail> {
     }
     match refused.is_empty() {
         true => Ok(granted),
-        false => Err(bad(format!(
-            "{}; nothing was written to any target",
-            refused.join("; ")
-        ))),
+        false => Err(refused.join("; ")),
     }
 }
 

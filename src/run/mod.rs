@@ -246,11 +246,13 @@ pub(crate) fn execute_gated(
         n => format!("{n} phases, numbered 0 to {}", n.saturating_sub(1)),
     });
     if plan.start_at > 0 {
-        ctx.log(&format!(
-            "starting at phase {}: phases 0 to {} are taken as done",
-            plan.start_at,
-            plan.start_at - 1
-        ));
+        ctx.log(&match plan.start_at {
+            1 => "starting at phase 1: phase 0 is taken as done".to_string(),
+            n => format!(
+                "starting at phase {n}: phases 0 to {} are taken as done",
+                n - 1
+            ),
+        });
         for phase in plan.phases.iter().take(plan.start_at) {
             io_phase::assume_done(&mut ctx.written, phase);
         }

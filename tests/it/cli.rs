@@ -780,4 +780,28 @@ fn an_unknown_from_lists_at_most_twenty_phases() {
         assert_eq!((code, out.as_str(), err.as_str()), (2, "", want.as_str()));
     }
     assert!(!tmp.path().join("t.img").exists());
+    // The run says which phases it takes as done, in the singular for one.
+    for (from, said) in [
+        (
+            "p23",
+            "starting at phase 23: phases 0 to 22 are taken as done\n",
+        ),
+        ("p1", "starting at phase 1: phase 0 is taken as done\n"),
+    ] {
+        let out = format!("out-{from}");
+        let args = [
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "--from",
+            from,
+            "-o",
+            &out,
+        ];
+        let (code, _, err) = code_out_err(&wkrun(tmp.path(), &args));
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains(said), "{err}");
+    }
 }

@@ -306,15 +306,20 @@ fn dev_bytes(dev: &Path) -> Vec<u8> {
     fs::read(dev).expect("read the loop device")
 }
 
+/// Two loop devices of 8 and 12 MiB with 512-byte sectors over files in `d`.
+fn two_loops(d: &Path) -> Result<(LoopDev, LoopDev), String> {
+    Ok((LoopDev::new(d, 8, 512)?, LoopDev::new(d, 12, 512)?))
+}
+
 #[test]
 fn each_block_device_needs_its_own_allow_destroy() {
     let test = "each_block_device_needs_its_own_allow_destroy";
     let dir = tempdir();
     let d = dir.path();
     let _g = loop_guard();
-    let (l1, l2) = match (LoopDev::new(d, 8, 512), LoopDev::new(d, 12, 512)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(why), _) | (_, Err(why)) => return skip(test, &why),
+    let (l1, l2) = match two_loops(d) {
+        Ok(both) => both,
+        Err(why) => return skip(test, &why),
     };
     let (p1, p2) = (l1.dev.to_str().unwrap(), l2.dev.to_str().unwrap());
     let before = (l1.sectors_written(), l2.sectors_written());
@@ -1024,4 +1029,62 @@ fn a_partition_of_a_loop_device_and_its_backing_file_are_refused_together() {
     );
     assert_eq!(code, 0, "{err}");
     drop(dev);
+}
+
+#[test]
+fn plan_notes_the_consent_a_run_would_lack_and_none_when_given() {
+    let test = "plan_notes_the_consent_a_run_would_lack_and_none_when_given";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let (l1, l2) = match two_loops(d) {
+        Ok(both) => both,
+        Err(why) => return skip(test, &why),
+    };
+    let (p1, p2) = (l1.dev.to_str().unwrap(), l2.dev.to_str().unwrap());
+    write_file(d, "spec.toml", &spec_text("multi", &rand_write("1MiB")));
+    let refusals = |args: &[&str]| -> Vec<String> {
+        let all = [&["plan", "spec.toml"][..], args].concat();
+        let (code, _, err) = code_out_err(&wkrun(d, &all));
+        assert_eq!(code, 0, "{err}");
+        err.lines()
+            .filter_map(|l| l.strip_prefix("note: the run would be refused: "))
+            .map(str::to_string)
+            .collect()
+    };
+    let lacks = |p: &str| {
+        format!(
+            "{p} is a block device: its data in the planned ranges will be destroyed; add --allow-destroy {p} to confirm"
+        )
+    };
+    let both = ["--target", p1, "--target", p2];
+    // The run's own rules and words: every device without its consent, in one note.
+    assert_eq!(refusals(&both), [format!("{}; {}", lacks(p1), lacks(p2))]);
+    assert_eq!(
+        refusals(&[&both[..], &["--allow-destroy", p1]].concat()),
+        [lacks(p2)]
+    );
+    assert!(
+        refusals(&[&both[..], &["--allow-destroy", p1, "--allow-destroy", p2]].concat()).is_empty()
+    );
+    // One target: its consent, or the run's refusal of another device's, or of two.
+    assert_eq!(refusals(&["--target", p1]), [lacks(p1)]);
+    assert!(refusals(&["--target", p1, "--allow-destroy", p1]).is_empty());
+    assert_eq!(refusals(&["--target", p1, "--allow-destroy", p2]).len(), 1);
+    assert_eq!(
+        refusals(&["--target", p1, "--allow-destroy", p1, "--allow-destroy", p1]),
+        ["--allow-destroy is given 2 times, but the run has one target: name only its device"]
+    );
+    // What the plan says is what the run does: refused without, run with the consent it named.
+    let (code, err) = run(d, &rand_write("1MiB"), &["--target", p1]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&lacks(p1)), "{err}");
+    let before = l1.sectors_written();
+    let (code, err) = run(
+        d,
+        &rand_write("1MiB"),
+        &["--target", p1, "--allow-destroy", p1],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(l1.sectors_written() - before, 2048);
 }
