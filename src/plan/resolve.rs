@@ -371,9 +371,14 @@ impl Phase<'_> {
                 true => {
                     "use fewer workers (an image is cut into parts of whole blocks, one per worker)"
                 }
-                false => {
-                    "use fewer workers, a larger span, or workers_split = \"shared\" for a random workload"
+                false
+                    if crate::spec::rules::pattern_and_coverage(self.p)
+                        == (Pattern::Random, Coverage::Uniform) =>
+                {
+                    "use fewer workers, a larger span, or workers_split = \"shared\" (each worker draws from the whole span)"
                 }
+                // Shared workers would each visit every block (spec::rules::check_workers_split).
+                false => "use fewer workers or a larger span",
             };
             return Err(self.err(
                 "workers",

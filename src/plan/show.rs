@@ -50,7 +50,7 @@ pub fn render_text(plan: &Plan) -> String {
     } else if plan.writes() {
         let _ = writeln!(
             out,
-            "DESTROYS the data of {} in the byte ranges below",
+            "DESTROYS the data of {} within the byte ranges below",
             t.path.display()
         );
     }

@@ -837,7 +837,7 @@ fn a_plan_error_on_one_of_several_targets_names_it() {
     sparse_file(&d.join("big.img"), 64 << 20);
     sparse_file(&d.join("small.img"), 1 << 20);
     let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nworkers = 9\n";
-    let want = "error: spec.toml:9:1: phase[0] \"f\".workers: workers = 9 is more than the span's 8 blocks of 131072 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block\n   |\n 9 | workers = 9\n   | ^^^^^^^\n  help: use fewer workers, a larger span, or workers_split = \"shared\" for a random workload\n  note: on target 1 (small.img, 1048576 B); the spec is planned against each target\n";
+    let want = "error: spec.toml:9:1: phase[0] \"f\".workers: workers = 9 is more than the span's 8 blocks of 131072 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block\n   |\n 9 | workers = 9\n   | ^^^^^^^\n  help: use fewer workers or a larger span\n  note: on target 1 (small.img, 1048576 B); the spec is planned against each target\n";
     let before = dir_listing(d);
     let (code, err) = run(d, body, &["--target", "big.img", "--target", "small.img"]);
     assert_eq!((code, err.as_str()), (2, want));

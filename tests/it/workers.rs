@@ -266,6 +266,19 @@ fn zero_workers_and_more_workers_than_blocks_are_refused() {
         err.contains("spec.toml:8:1: phase[0] \"f\".workers: workers = 3 is more than the span's 2 blocks of 4096 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block"),
         "{err}"
     );
+    // A fill cannot share its span (each worker would fill all of it): the help does not offer it; a random
+    // workload can.
+    assert!(
+        err.contains("  help: use fewer workers or a larger span\n"),
+        "{err}"
+    );
+    let err = refused(
+        "[[phase]]\nname = \"r\"\nkind = \"workload\"\npattern = \"random\"\nworkers = 3\nread_percent = 100\nblock_size = \"4KiB\"\nspan = \"8KiB\"\nsize = \"8KiB\"\n",
+    );
+    assert!(
+        err.contains("  help: use fewer workers, a larger span, or workers_split = \"shared\" (each worker draws from the whole span)\n"),
+        "{err}"
+    );
     let err = refused(
         "[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 2\nworkers_split = \"shared\"\nblock_size = \"4KiB\"\nspan = \"1MiB\"\n",
     );
