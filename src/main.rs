@@ -634,7 +634,7 @@ fn plan_one(
 ) -> Result<Plan, Fail> {
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(s, target, a, &mut notes, several)?;
-    start_at(&mut plan, from)?;
+    start_at(&mut plan, from, s)?;
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }
@@ -721,14 +721,25 @@ fn cmd_report(
     Ok(())
 }
 
-/// Applies `--from PHASE` (a phase name or a 0-based index) to the plan. An index is written in plain digits
-/// (`1`, not `+1` or `01`); a name that is also another phase's index is refused as ambiguous.
-fn start_at(plan: &mut Plan, from: Option<&str>) -> Result<(), Fail> {
+/// Applies `--from PHASE` (a phase name or a 0-based index) to the plan of `s`. An index is written in plain
+/// digits (`1`, not `+1` or `01`); a name that is also another phase's index is refused as ambiguous. The
+/// name of a `[[phase]]` a sweep or matrix expanded (as `--set phase.NAME.` takes it) starts at its first
+/// member.
+fn start_at(plan: &mut Plan, from: Option<&str>, s: &LoadedSpec) -> Result<(), Fail> {
     let Some(from) = from else {
         return Ok(());
     };
     let n = plan.phases.len();
-    let by_name = plan.phases.iter().position(|p| p.name == from);
+    let expanded_from = |p: &spec::PhaseSpec| {
+        p.origin
+            .and_then(|o| s.file.phase.get(o))
+            .is_some_and(|o| o.name == from)
+    };
+    let by_name = plan
+        .phases
+        .iter()
+        .position(|p| p.name == from)
+        .or_else(|| s.phases.iter().position(expanded_from).filter(|&i| i < n));
     let canonical =
         from == "0" || (!from.starts_with('0') && from.bytes().all(|b| b.is_ascii_digit()));
     let by_index = from.parse::<usize>().ok().filter(|&i| canonical && i < n);
@@ -902,7 +913,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     }
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes, None)?;
-    start_at(&mut plan, a.from.as_deref())?;
+    start_at(&mut plan, a.from.as_deref(), &s)?;
     plan.launch = launch.clone();
     let say = |m: &str| {
         if !a.quiet {

@@ -31,7 +31,7 @@ pub(super) fn cmd_run_many(
     for (i, t) in targets.iter().enumerate() {
         let mut notes = Vec::new();
         let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
-        start_at(&mut plan, a.from.as_deref())?;
+        start_at(&mut plan, a.from.as_deref(), s)?;
         plan.launch = launch.clone();
         let path = plan.target.path.display().to_string();
         for n in &notes {

@@ -611,6 +611,9 @@ fn the_text_plan_keeps_its_columns_under_long_names_ranges_and_bounds() {
     );
 }
 
+/// `s.toml` on a 1 MiB file target `t.img` (created only by a run).
+const ON_1MIB: [&str; 5] = ["s.toml", "--target", "t.img", "--target-size", "1MiB"];
+
 /// The `not run: ` marks of a text plan, in order.
 fn not_run_marks(plan: &str) -> Vec<&str> {
     plan.lines()
@@ -716,14 +719,7 @@ fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
                 block_size = { \"4KiB\" = 3, \"64KiB\" = 1 }\nduration = \"2s\"\nworkers = 2\n\
                 [[phase]]\nname = \"one\"\nkind = \"workload\"\nread_percent = 0\nblock_size = \"4KiB\"\nsize = \"4KiB\"\n";
     write_file(tmp.path(), "s.toml", &spec_text("mix", body));
-    let args = [
-        "plan",
-        "s.toml",
-        "--target",
-        "t.img",
-        "--target-size",
-        "1MiB",
-    ];
+    let args = [&["plan"][..], &ON_1MIB].concat();
     let (code, out, err) = code_out_err(&wkrun(tmp.path(), &args));
     assert_eq!(code, 0, "{err}");
     let cells = |name: &str| -> Vec<String> {
@@ -763,19 +759,7 @@ fn an_unknown_from_lists_at_most_twenty_phases() {
         names.join(", ")
     );
     for cmd in [&["plan"][..], &["run"][..]] {
-        let args = [
-            cmd,
-            &[
-                "s.toml",
-                "--target",
-                "t.img",
-                "--target-size",
-                "1MiB",
-                "--from",
-                "nope",
-            ],
-        ]
-        .concat();
+        let args = [cmd, &ON_1MIB, &["--from", "nope"]].concat();
         let (code, out, err) = code_out_err(&wkrun(tmp.path(), &args));
         assert_eq!((code, out.as_str(), err.as_str()), (2, "", want.as_str()));
     }
@@ -789,19 +773,43 @@ fn an_unknown_from_lists_at_most_twenty_phases() {
         ("p1", "starting at phase 1: phase 0 is taken as done\n"),
     ] {
         let out = format!("out-{from}");
-        let args = [
-            "s.toml",
-            "--target",
-            "t.img",
-            "--target-size",
-            "1MiB",
-            "--from",
-            from,
-            "-o",
-            &out,
-        ];
+        let args = [&ON_1MIB[..], &["--from", from, "-o", &out]].concat();
         let (code, _, err) = code_out_err(&wkrun(tmp.path(), &args));
         assert_eq!(code, 0, "{err}");
         assert!(err.contains(said), "{err}");
     }
+}
+
+#[test]
+fn from_the_name_of_an_expanded_phase_starts_at_its_first_member() {
+    // `--from lat` on a spec whose `lat` expands into lat[read=100] and lat[read=0]: as `--set phase.lat.`
+    // takes the unexpanded name, so does --from, and it starts at the first member.
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nsize = \"64KiB\"\n\
+                [[phase]]\nname = \"lat\"\nkind = \"workload\"\nread_percent = [100, 0]\nsize = \"64KiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("expanded", body));
+    let args = [&["plan"][..], &ON_1MIB, &["--json"]].concat();
+    for (from, at) in [("lat", 1), ("lat[read=0]", 2), ("w", 0)] {
+        let (code, json, err) =
+            code_out_err(&wkrun(tmp.path(), &[&args[..], &["--from", from]].concat()));
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&json).expect("plan JSON");
+        assert_eq!(
+            v.get("start_at").and_then(|s| s.as_u64()).unwrap_or(0),
+            at,
+            "--from {from}"
+        );
+    }
+    // The run starts there too: the results hold the two members only.
+    let run = [&ON_1MIB[..], &["--from", "lat", "-o", "out", "-q"]].concat();
+    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &run));
+    assert_eq!(code, 0, "{err}");
+    let r = results(&tmp.path().join("out"));
+    let names: Vec<&str> = r["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["lat[read=100]", "lat[read=0]"]);
 }
