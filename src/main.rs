@@ -776,6 +776,35 @@ fn start_at(plan: &mut Plan, from: Option<&str>, s: &LoadedSpec) -> Result<(), F
     Ok(())
 }
 
+/// `{rank}` and `{host}` in path options, expanded with this host's rank (`--rank` or the launcher's
+/// variable) and name: one definition for a run and for `wkrun plan`.
+struct PathExpander {
+    rank: Option<wkrun::launch::Rank>,
+    host: String,
+}
+
+impl PathExpander {
+    fn new(rank: Option<u32>) -> Result<PathExpander, Fail> {
+        let rank = wkrun::launch::find_rank(rank, |v| std::env::var(v).ok()).map_err(bad)?;
+        Ok(PathExpander {
+            rank,
+            host: run::host_info().hostname,
+        })
+    }
+
+    /// `p` of `option` expanded.
+    fn one(&self, option: &str, p: &Path) -> Result<PathBuf, Fail> {
+        wkrun::launch::expand(option, &p.to_string_lossy(), self.rank.as_ref(), &self.host)
+            .map(PathBuf::from)
+            .map_err(bad)
+    }
+
+    /// Each of `ps`, given to `option`, expanded.
+    fn all(&self, option: &str, ps: &[PathBuf]) -> Result<Vec<PathBuf>, Fail> {
+        ps.iter().map(|p| self.one(option, p)).collect()
+    }
+}
+
 /// `plan`'s targets and `--allow-destroy` devices with `{rank}` and `{host}` expanded as a run would
 /// expand them.
 fn plan_targets(
@@ -783,49 +812,27 @@ fn plan_targets(
     allow: &[PathBuf],
     rank: Option<u32>,
 ) -> Result<(TargetArgs, Vec<PathBuf>), Fail> {
-    use wkrun::launch;
-    let rank = launch::find_rank(rank, |v| std::env::var(v).ok()).map_err(bad)?;
-    let host = run::host_info().hostname;
-    let expand = |option: &str, ps: &[PathBuf]| -> Result<Vec<PathBuf>, Fail> {
-        ps.iter()
-            .map(|p| {
-                launch::expand(option, &p.to_string_lossy(), rank.as_ref(), &host)
-                    .map(PathBuf::from)
-                    .map_err(bad)
-            })
-            .collect()
-    };
+    let x = PathExpander::new(rank)?;
     let targets = TargetArgs {
-        target: expand("--target", &a.target)?,
+        target: x.all("--target", &a.target)?,
         target_size: a.target_size.clone(),
     };
-    Ok((targets, expand("--allow-destroy", allow)?))
+    Ok((targets, x.all("--allow-destroy", allow)?))
 }
 
 /// The run's arguments with `{rank}` and `{host}` expanded in --target, --output and --allow-destroy, and
 /// what the launcher asked (rank, --start-at, --phase-grid); checked before anything is written.
 fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
     use wkrun::launch;
-    let rank = launch::find_rank(a.rank, |v| std::env::var(v).ok()).map_err(bad)?;
-    let host = run::host_info().hostname;
-    let expand = |option: &str, p: &Option<PathBuf>| -> Result<Option<PathBuf>, Fail> {
-        p.as_ref()
-            .map(|p| {
-                launch::expand(option, &p.to_string_lossy(), rank.as_ref(), &host)
-                    .map(PathBuf::from)
-                    .map_err(bad)
-            })
-            .transpose()
-    };
-    let expand_all = |option: &str, ps: &[PathBuf]| -> Result<Vec<PathBuf>, Fail> {
-        ps.iter()
-            .map(|p| expand(option, &Some(p.clone())).map(|e| e.unwrap_or_default()))
-            .collect()
-    };
+    let x = PathExpander::new(a.rank)?;
     let mut out = a.clone();
-    out.target.target = expand_all("--target", &a.target.target)?;
-    out.output = expand("--output", &a.output)?;
-    out.allow_destroy = expand_all("--allow-destroy", &a.allow_destroy)?;
+    out.target.target = x.all("--target", &a.target.target)?;
+    out.output = a
+        .output
+        .as_deref()
+        .map(|o| x.one("--output", o))
+        .transpose()?;
+    out.allow_destroy = x.all("--allow-destroy", &a.allow_destroy)?;
     let now = launch::now_unix_ns();
     let start_at_unix_ns = a
         .start_at
@@ -847,7 +854,7 @@ fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
         Some(Err(e)) => return Err(bad(format!("--phase-grid: {e}"))),
     };
     let l = launch::Launch {
-        rank,
+        rank: x.rank,
         start_at_unix_ns,
         phase_grid_ns,
     };
