@@ -26,6 +26,7 @@ pub mod stamp;
 pub mod stats;
 pub mod sys;
 pub mod target;
+pub mod text;
 pub mod units;
 pub mod verify;
 pub mod vocab;

@@ -3,6 +3,7 @@
 
 use super::{Bound, IoWork, PhasePlan, Plan, Work, WriteSource};
 use crate::target::TargetKind;
+use crate::text;
 use crate::units::{Duration, fmt_bytes};
 use crate::vocab::{EraseMethod, Expect};
 use std::fmt::Write;
@@ -94,58 +95,44 @@ fn phase_table(out: &mut String, plan: &Plan) {
             ]
         })
         .collect();
-    let mut widths = MIN;
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cells(cell));
-        }
-    }
+    let widths = text::widths(&MIN, &rows);
     let line = |row: [&str; 9]| {
-        let mut text = String::new();
+        let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
             // Two spaces after the number and before the bound, as the table always had.
-            let gap = if i == 1 || i == 7 { "  " } else { " " };
-            let fill = " ".repeat(widths[i].saturating_sub(cells(cell)));
-            if i > 0 {
-                text.push_str(gap);
-            }
-            if RIGHT[i] {
-                text.push_str(&fill);
-                text.push_str(cell);
-            } else {
-                text.push_str(cell);
-                text.push_str(&fill);
-            }
+            line.push_str(match i {
+                0 => "",
+                1 | 7 => "  ",
+                _ => " ",
+            });
+            line.push_str(&text::pad(cell, widths[i], RIGHT[i]));
         }
-        text
+        line
     };
     let _ = writeln!(out, "\n{}", line(HEAD));
     let indent = " ".repeat(widths[0] + 3 + widths[1]);
     for (i, (p, row)) in plan.phases.iter().zip(&rows).enumerate() {
         let _ = writeln!(out, "{}", line(row.each_ref().map(String::as_str)));
-        if i < plan.start_at {
-            let from = &plan.phases[plan.start_at].name;
-            // A simulated drive is created factory-new when the run starts: what these phases did is not there.
-            let done = match plan.target.kind {
-                TargetKind::Sim => {
-                    "the simulated drive starts factory-new, not as this phase left it"
-                }
-                _ => "taken as done",
-            };
-            let _ = writeln!(
-                out,
-                "{indent}not run: {done} (--from {from} starts at phase {})",
-                plan.start_at
-            );
-            continue;
+        match i < plan.start_at {
+            true => not_run(out, plan, &indent),
+            false => phase_notes(out, p, &indent),
         }
-        phase_notes(out, p, &indent);
     }
 }
 
-/// Terminal cells of a text (a wide character takes two).
-fn cells(s: &str) -> usize {
-    unicode_width::UnicodeWidthStr::width(s)
+/// The line under a phase before `--from`'s.
+fn not_run(out: &mut String, plan: &Plan, indent: &str) {
+    let from = &plan.phases[plan.start_at].name;
+    // A simulated drive is created factory-new when the run starts: what these phases did is not there.
+    let done = match plan.target.kind {
+        TargetKind::Sim => "the simulated drive starts factory-new, not as this phase left it",
+        _ => "taken as done",
+    };
+    let _ = writeln!(
+        out,
+        "{indent}not run: {done} (--from {from} starts at phase {})",
+        plan.start_at
+    );
 }
 
 /// The lines under a phase's row: its intervals, workers, the completion-wait probe, roundings, warnings.

@@ -744,27 +744,15 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// A plain-text table with aligned columns: names left-aligned, values right-aligned, a blank line between
 /// phases.
 pub fn render_table(c: &Comparison) -> String {
+    use crate::text;
     let (header, body) = display_grid(c);
     // Terminal cells, not characters: a CJK phase name takes two cells a character.
-    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
-    let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
-    for row in &body {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(width(cell));
-        }
-    }
+    let widths = text::widths(&[], std::iter::once(&header).chain(&body));
     let line = |cells: &[String]| -> String {
         let parts: Vec<String> = cells
             .iter()
             .enumerate()
-            .map(|(i, s)| {
-                let pad = " ".repeat(widths[i] - width(s));
-                if i < 2 {
-                    format!("{s}{pad}")
-                } else {
-                    format!("{pad}{s}")
-                }
-            })
+            .map(|(i, s)| text::pad(s, widths[i], i >= 2))
             .collect();
         parts.join("  ").trim_end().to_string() + "\n"
     };
