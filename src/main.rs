@@ -566,11 +566,6 @@ fn probe_and_plan(
     Ok((info, plan))
 }
 
-/// The refusal of `n` > 1 `--allow-destroy` for a run on one target.
-fn allows_for_one_target(n: usize) -> String {
-    format!("--allow-destroy is given {n} times, but the run has one target: name only its device")
-}
-
 /// How `wkrun plan` shows the plan: as JSON, from a phase, with the consent a run would be given.
 struct PlanHow<'a> {
     json: bool,
@@ -592,16 +587,8 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) ->
     if let Some(why) = target::safety::duplicate(&infos) {
         err_out(&format!("note: the run would be refused: {why}\n"));
     }
-    // The run's own consent rules: a single-target run takes one --allow-destroy.
-    let consent = match (plans.as_slice(), how.allow) {
-        ([_], [_, _, ..]) => Err(allows_for_one_target(how.allow.len())),
-        ([p], allow) => {
-            target::safety::consent(&p.target, p.writes(), allow.first().map(PathBuf::as_path))
-                .map(drop)
-        }
-        (all, allow) => multi::consents(all, allow).map(drop),
-    };
-    if let Err(why) = consent {
+    // The run's own consent rules.
+    if let Err(why) = multi::consents(&plans, how.allow) {
         err_out(&format!("note: the run would be refused: {why}\n"));
     }
     if how.json {
@@ -915,9 +902,6 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     if targets.len() > 1 {
         return multi::cmd_run_many(&s, &targets, a, launch);
     }
-    if a.allow_destroy.len() > 1 {
-        return Err(bad(allows_for_one_target(a.allow_destroy.len())));
-    }
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes, None)?;
     start_at(&mut plan, a.from.as_deref(), &s)?;
@@ -931,12 +915,9 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         say(&format!("note: {n}"));
     }
     // Checked before anything is opened for writing.
-    let consent = target::safety::consent(
-        &plan.target,
-        plan.writes(),
-        a.allow_destroy.first().map(PathBuf::as_path),
-    )
-    .map_err(bad)?;
+    let consent = multi::consents(std::slice::from_ref(&plan), &a.allow_destroy)
+        .map_err(bad)?
+        .remove(0);
     // Hosts launched together get one default folder each.
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plan.spec_name);

@@ -149,10 +149,21 @@ fn finish(
     Ok(())
 }
 
-/// The consent of each target: every `--allow-destroy` must name one of the run's block devices, and each
-/// block device the run writes needs its own; every target refused is named in the one error. Also what
-/// `wkrun plan` checks to note a refusal.
+/// The consent of each target, the one definition of the rules for a run (on one target or several) and for
+/// `wkrun plan`'s note: a run on one target takes at most one `--allow-destroy`, which `safety::consent`
+/// checks; on several, every `--allow-destroy` must name one of the run's block devices, and each block
+/// device the run writes needs its own; every target refused is named in the one error.
 pub(super) fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>, String> {
+    if let [p] = plans {
+        if allow.len() > 1 {
+            return Err(format!(
+                "--allow-destroy is given {} times, but the run has one target: name only its device",
+                allow.len()
+            ));
+        }
+        return safety::consent(&p.target, p.writes(), allow.first().map(PathBuf::as_path))
+            .map(|c| vec![c]);
+    }
     let names = |d: &Path, p: &Plan| {
         p.target.kind == TargetKind::Block && safety::same_device(d, &p.target.path)
     };
