@@ -69,7 +69,7 @@ impl Recorder {
             worker,
             clock,
             cur: 0,
-            cur_end_ns: interval_end(&clock, 0),
+            cur_end_ns: clock.end_of(0),
             on: !recording_off(),
             counts: IntervalCounts::default(),
             read: LatencyRecorder::new(),
@@ -159,7 +159,7 @@ impl Recorder {
         });
         self.sent += 1;
         self.cur = now_in;
-        self.cur_end_ns = interval_end(&self.clock, now_in);
+        self.cur_end_ns = self.clock.end_of(now_in);
     }
 
     /// Events sent to the collector so far.
@@ -205,15 +205,5 @@ impl Recorder {
             submit_cpu,
             waits: None,
         }
-    }
-}
-
-/// The end of interval `k` in ns: `(k + 1)·Δ`, or never (`u64::MAX`) for the last interval of a time-bounded
-/// phase, which also takes the completions after the bound.
-fn interval_end(clock: &IntervalClock, k: u64) -> u64 {
-    if clock.last_index().is_some_and(|last| k >= last) {
-        u64::MAX
-    } else {
-        k.saturating_add(1).saturating_mul(clock.interval_ns)
     }
 }

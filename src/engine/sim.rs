@@ -307,13 +307,13 @@ impl DeviceRows {
     /// The clock reached `t` ns: rows for every interval that ended before it.
     fn at(&mut self, t: u64, dev: &SimDevice, sim: &Sim<'_>) {
         // Most completions fall in the current interval: no division for them.
-        if t < (self.cur + 1).saturating_mul(self.clock.interval_ns) {
+        if t < self.clock.end_of(self.cur) {
             return;
         }
         let k = self.clock.index_of(t);
         while self.cur < k {
             let now = dev.counters();
-            let end = (self.cur + 1) * self.clock.interval_ns;
+            let end = self.clock.end_of(self.cur);
             self.write(
                 DeviceRow::new(end as f64 / 1e9, &now.since(&self.last)),
                 sim,
@@ -323,9 +323,14 @@ impl DeviceRows {
         }
     }
 
-    /// The last row, ending at `end` ns: the last completion, or the phase's time bound if later.
+    /// The last row, ending at `end` ns: the last completion, or the phase's time bound if later. A phase
+    /// that ends at a bound of whole intervals has no drain: its last row, ending there, is already written
+    /// (the series' rows, `stats::Series::finish`, are the same).
     fn finish(&mut self, end: u64, dev: &SimDevice, sim: &Sim<'_>) {
         self.at(end, dev, sim);
+        if self.clock.bound_ns == Some(end) && end.is_multiple_of(self.clock.interval_ns) {
+            return;
+        }
         let now = dev.counters();
         self.write(
             DeviceRow::new(end as f64 / 1e9, &now.since(&self.last)),

@@ -40,6 +40,20 @@ impl RunData {
         format!("{} on {}", self.label, self.target_name())
     }
 
+    /// Phase `i` and the rows a chart of per-interval values draws: its full rows, or every row when none
+    /// is full (a phase shorter than an interval). A partial row (a phase's shorter last interval, the
+    /// drain after a time bound, where the queue empties and nothing new is issued) has a rate that
+    /// describes the queue emptying rather than the device, so it is not drawn, as it is not judged.
+    pub fn plotted(&self, i: usize) -> (&PhaseResult, std::borrow::Cow<'_, [SeriesRow]>) {
+        let (p, rows) = self.phase(i);
+        let full = rows.iter().filter(|r| r.partial == 0).count();
+        if full == rows.len() || full == 0 {
+            return (p, std::borrow::Cow::Borrowed(rows));
+        }
+        let kept = rows.iter().filter(|r| r.partial == 0).cloned().collect();
+        (p, std::borrow::Cow::Owned(kept))
+    }
+
     /// Phase `i` and its series rows (empty when it has none).
     pub fn phase(&self, i: usize) -> (&PhaseResult, &[SeriesRow]) {
         (

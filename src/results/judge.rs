@@ -210,7 +210,7 @@ fn judged_from_reason(v: &Verdict, round_s: f64) -> String {
                 end(r)
             )),
             None => unmet.push(format!(
-                "the phase wrote {} B of the {need} B steady_after.written needs",
+                "the phase had written {} B by the end of its last round, of the {need} B steady_after.written needs",
                 st.written_bytes
             )),
         }

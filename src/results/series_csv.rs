@@ -122,7 +122,8 @@ pub struct SeriesRow {
     pub t_s: f64,
     /// True length of the interval, s.
     pub interval_s: f64,
-    /// 1 when the interval is shorter than the configured interval (the phase's bound fell inside it), else 0.
+    /// 1 when the row is not a whole interval: shorter than the configured interval (the phase ended inside
+    /// it), or the row holding the drain of a time-bounded phase (the I/Os in flight at the bound), else 0.
     pub partial: u8,
     /// Reads completed in the interval (a count, not a rate).
     pub read_ops: u64,

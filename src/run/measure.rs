@@ -851,8 +851,11 @@ fn finish(
     let n = tail.len();
     for (i, (k, counts)) in tail.into_iter().enumerate() {
         let (a, b) = series.row_span(k, i + 1 == n, end_ns);
-        let row = SeriesRow::new(a, b, c.interval_ns, &counts);
-        // A partial last row is not a full round: it stays out of steady-state rounds and windows.
+        let mut row = SeriesRow::new(a, b, c.interval_ns, &counts);
+        // The drain after a time bound is partial whatever its length (the I/Os in flight at the bound,
+        // nothing new issued): like a partial last row, it is not a full round, and stays out of
+        // steady-state rounds and windows.
+        row.partial |= u8::from(series.is_drain(k));
         c.take(&row, row.partial == 0);
     }
     let csv_error = c.write_err.take().map(|e| SetupError {

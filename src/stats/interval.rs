@@ -1,7 +1,11 @@
 //! The per-interval series: completions counted in the interval containing their completion time, per
 //! direction, on a monotonic clock measured from the phase start (cases C01, C03, C11).
 //!
-//! Interval `k` covers `[k·Δ, (k+1)·Δ)` ns. All arithmetic is in u64 nanoseconds (584 years) or wider.
+//! Interval `k` covers `[k·Δ, (k+1)·Δ)` ns. In a time-bounded phase of duration D, no I/O starts at or after
+//! D, and the I/Os in flight at D (the *drain*) complete in the last row, which is always partial: the short
+//! interval D falls in, or, when D is a whole number of intervals, a row of its own, `[D, end)`. So a
+//! completion after the bound never stretches a full row. All arithmetic is in u64 nanoseconds (584 years)
+//! or wider.
 //! Several workers record independently; the [`Series`] merges their closed intervals and releases a row
 //! once every worker has moved past it, so rows are final when written and their counts add up exactly to
 //! the phase totals.
@@ -12,24 +16,39 @@ pub struct IntervalClock {
     /// Interval length Δ, ns (> 0).
     pub interval_ns: u64,
     /// For a time-bounded phase of duration D: the nominal end D in ns. Completions at or after D (the I/Os
-    /// in flight when the bound is reached) are counted in the last interval, index `ceil(D/Δ) - 1`.
+    /// in flight when the bound is reached) are counted in the drain ([`IntervalClock::drain_index`]).
     pub bound_ns: Option<u64>,
 }
 
 impl IntervalClock {
-    /// Index of the last interval of a time-bounded phase.
+    /// Index of the last interval that starts before the bound of a time-bounded phase.
     pub fn last_index(&self) -> Option<u64> {
         self.bound_ns
             .map(|d| d.div_ceil(self.interval_ns).max(1) - 1)
     }
 
+    /// Index of the drain of a time-bounded phase, the row holding the completions at or after the bound:
+    /// `floor(D/Δ)`, which is the last interval itself when D falls inside it (that row is partial anyway)
+    /// and the row after it when D is a whole number of intervals.
+    pub fn drain_index(&self) -> Option<u64> {
+        self.bound_ns.map(|d| d / self.interval_ns)
+    }
+
     /// Interval index of a completion at `t_ns` after the phase start.
     #[inline]
     pub fn index_of(&self, t_ns: u64) -> u64 {
-        let k = t_ns / self.interval_ns;
-        match self.last_index() {
-            Some(last) => k.min(last),
-            None => k,
+        match self.bound_ns {
+            Some(d) if t_ns >= d => d / self.interval_ns,
+            _ => t_ns / self.interval_ns,
+        }
+    }
+
+    /// The end of interval `k`, ns: `(k + 1)·Δ`, or never (`u64::MAX`) for the drain of a time-bounded
+    /// phase, which takes every completion after the bound.
+    pub fn end_of(&self, k: u64) -> u64 {
+        match self.drain_index() {
+            Some(drain) if k >= drain => u64::MAX,
+            _ => k.saturating_add(1).saturating_mul(self.interval_ns),
         }
     }
 }
@@ -137,8 +156,8 @@ impl Series {
         self.watermarks[w] = self.watermarks[w].max(now_in);
     }
 
-    /// Releases the rows every worker has closed, as `(index, counts)`. The phase's last row is left for
-    /// [`Series::finish`], which knows the phase's true end.
+    /// Releases the rows every worker has closed, as `(index, counts)`. The phase's last interval before the
+    /// bound and the drain are left for [`Series::finish`], which knows the phase's true end.
     pub fn ready(&mut self) -> Vec<(u64, IntervalCounts)> {
         let done_below = self.watermarks.iter().copied().min().unwrap_or(u64::MAX);
         if done_below == u64::MAX {
@@ -159,14 +178,16 @@ impl Series {
     }
 
     /// After every worker finished: releases all remaining rows. The last row is the one containing `end_ns`
-    /// (the phase's end); for a time-bounded phase that ran to its bound, it is fixed by the duration
-    /// (`cut_short` = false), so a 4 s phase has exactly 4 rows.
+    /// (the phase's end); for a time-bounded phase that ran to its bound (`cut_short` = false), the rows up
+    /// to the bound are fixed by the duration, so a 4 s phase has exactly 4 rows before its drain, and the
+    /// drain is a row of its own when the phase ended after a bound that is a whole number of intervals.
     pub fn finish(&mut self, end_ns: u64, cut_short: bool) -> Vec<(u64, IntervalCounts)> {
         let by_time = end_ns / self.clock.interval_ns;
-        let last = match self.clock.last_index() {
-            Some(l) if !cut_short => l,
-            Some(l) => by_time.min(l),
-            None => by_time,
+        let last = match (self.clock.bound_ns, self.clock.last_index()) {
+            (Some(d), Some(l)) if end_ns > d => l.max(d / self.clock.interval_ns),
+            (_, Some(l)) if !cut_short => l,
+            (_, Some(l)) => by_time.min(l),
+            _ => by_time,
         };
         let mut out = Vec::new();
         while self.base <= last || !self.pending.is_empty() {
@@ -183,12 +204,18 @@ impl Series {
         self.totals
     }
 
-    /// The `[start, end)` ns of row `index`: `[kΔ, (k+1)Δ)`, except that the last row ends at the phase's
-    /// true end `end_ns` (the bound, or later when I/Os in flight at the bound completed after it).
+    /// Whether row `index` holds the drain of a time-bounded phase (a partial row, whatever its length).
+    pub fn is_drain(&self, index: u64) -> bool {
+        self.clock.drain_index() == Some(index)
+    }
+
+    /// The `[start, end)` ns of row `index`: `[kΔ, (k+1)Δ)`, except that the last row, and the drain, end at
+    /// the phase's true end `end_ns` (the bound, or later when I/Os in flight at the bound completed after
+    /// it).
     pub fn row_span(&self, index: u64, is_last: bool, end_ns: u64) -> (u64, u64) {
         let d = self.clock.interval_ns;
         let start = index * d;
-        if is_last {
+        if is_last || self.is_drain(index) {
             (start, end_ns.max(start))
         } else {
             (start, start + d)
@@ -270,7 +297,7 @@ mod tests {
         );
         rows.extend(s.finish(3_500_200_000, false));
         let idx: Vec<u64> = rows.iter().map(|r| r.0).collect();
-        assert_eq!(idx, vec![1, 2, 3]);
+        assert_eq!(idx, vec![1, 2, 3], "the drain is in the partial row");
         assert!(
             rows[0].1.is_empty(),
             "interval 1 had no completions: a zero row"
@@ -281,9 +308,70 @@ mod tests {
             s.row_span(3, true, 3_500_200_000),
             (3_000_000_000, 3_500_200_000)
         );
+        assert!(s.is_drain(3) && !s.is_drain(2));
         assert_eq!(
             s.row_span(1, false, 3_500_200_000),
             (1_000_000_000, 2_000_000_000)
+        );
+    }
+
+    #[test]
+    fn completions_after_the_bound_go_to_the_drain_and_never_stretch_a_full_row() {
+        let clock = IntervalClock {
+            interval_ns: 1_000_000_000,
+            bound_ns: Some(4_000_000_000),
+        };
+        assert_eq!(
+            (clock.last_index(), clock.drain_index()),
+            (Some(3), Some(4))
+        );
+        assert_eq!(clock.index_of(3_999_999_999), 3);
+        assert_eq!(clock.index_of(4_000_000_000), 4);
+        assert_eq!(clock.index_of(9_000_000_000), 4, "however late");
+        assert_eq!(clock.end_of(3), 4_000_000_000);
+        assert_eq!(clock.end_of(4), u64::MAX);
+        let mut s = Series::new(clock, 1);
+        s.close(0, 3, &c(0, 5), 4);
+        assert!(
+            s.ready().iter().all(|r| r.0 < 3),
+            "the last two wait for finish"
+        );
+        s.close(0, 4, &c(0, 32), u64::MAX);
+        let rows = s.finish(5_475_200_000, false);
+        let got: Vec<(u64, u64, (u64, u64))> = rows
+            .iter()
+            .map(|(k, c)| (*k, c.write.ops, s.row_span(*k, *k == 4, 5_475_200_000)))
+            .collect();
+        assert_eq!(
+            got.last().copied(),
+            Some((4, 32, (4_000_000_000, 5_475_200_000))),
+            "a 1.4752 s drain is a row of its own"
+        );
+        assert_eq!(got[got.len() - 2], (3, 5, (3_000_000_000, 4_000_000_000)));
+        assert!(s.is_drain(4) && !s.is_drain(3));
+        // Ended exactly at the bound, nothing after it: no drain row.
+        let mut s = Series::new(clock, 1);
+        s.close(0, 3, &c(0, 5), u64::MAX);
+        let rows = s.finish(4_000_000_000, false);
+        assert_eq!(rows.last().map(|r| r.0), Some(3));
+        // An interval that does not divide the bound: the drain joins the partial interval the bound is in.
+        let clock = IntervalClock {
+            interval_ns: 1_500_000_000,
+            bound_ns: Some(7_000_000_000),
+        };
+        assert_eq!(
+            (clock.last_index(), clock.drain_index()),
+            (Some(4), Some(4))
+        );
+        assert_eq!(clock.index_of(6_999_999_999), 4);
+        assert_eq!(clock.index_of(7_100_000_000), 4);
+        assert_eq!(clock.end_of(3), 6_000_000_000);
+        let mut s = Series::new(clock, 1);
+        s.close(0, 4, &c(1, 0), u64::MAX);
+        assert_eq!(s.finish(7_100_000_000, false).len(), 5);
+        assert_eq!(
+            s.row_span(4, true, 7_100_000_000),
+            (6_000_000_000, 7_100_000_000)
         );
     }
 }

@@ -499,6 +499,54 @@ pub fn n(row: &std::collections::HashMap<String, String>, col: &str) -> u64 {
         .unwrap_or_else(|e| panic!("{col}: {e}"))
 }
 
+/// A series CSV row by column name.
+pub type CsvRow = std::collections::HashMap<String, String>;
+
+/// The rows of a time-bounded phase of `bound_ns` in intervals of `interval_ns` that divide it, split into
+/// its `bound / interval` full rows and its drain: the row `[bound, end)` that holds the I/Os in flight at
+/// the bound, partial, with at least one and at most `queue` I/Os (`queue` = workers × queue depth). The
+/// drain is absent when nothing was in flight at the bound (a thread that found the bound passed when its
+/// last I/O completed before it): both are right, the rest is exact.
+pub fn split_drain(
+    rows: &[CsvRow],
+    bound_ns: u64,
+    interval_ns: u64,
+    queue: u64,
+) -> (&[CsvRow], Option<&CsvRow>) {
+    assert_eq!(bound_ns % interval_ns, 0, "the interval divides the bound");
+    let full = (bound_ns / interval_ns) as usize;
+    assert!(
+        rows.len() == full || rows.len() == full + 1,
+        "{} rows: want {full} full rows and at most a drain",
+        rows.len()
+    );
+    for (k, row) in rows[..full].iter().enumerate() {
+        assert_eq!(n(row, "partial"), 0, "row {k} is full");
+        assert_eq!(
+            (f(row, "interval_s") * 1e9).round() as u64,
+            interval_ns,
+            "row {k} is one interval long"
+        );
+        assert_eq!(
+            (f(row, "t_s") * 1e9).round() as u64,
+            (k as u64 + 1) * interval_ns,
+            "row {k} ends at (k+1)·Δ"
+        );
+    }
+    let drain = rows.get(full);
+    if let Some(d) = drain {
+        assert_eq!(n(d, "partial"), 1, "the drain is partial");
+        let start = ((f(d, "t_s") - f(d, "interval_s")) * 1e9).round() as u64;
+        assert_eq!(start, bound_ns, "the drain starts at the bound");
+        let ops = n(d, "read_ops") + n(d, "write_ops");
+        assert!(
+            (1..=queue).contains(&ops),
+            "the drain holds the I/Os in flight at the bound: {ops}, at most {queue}"
+        );
+    }
+    (&rows[..full], drain)
+}
+
 /// The rows of phase `i`'s series CSV, found through the results' `series_csv`.
 pub fn phase_rows(
     out: &Path,

@@ -34,7 +34,7 @@ static ZRAM_LOCK: Mutex<()> = Mutex::new(());
 // Environment checks and guards.
 
 /// Why `engine` cannot run on this machine, or `None` when it can.
-fn engine_unavailable(engine: &str) -> Option<String> {
+pub(crate) fn engine_unavailable(engine: &str) -> Option<String> {
     match engine {
         "libaio" => {
             let mut ctx: libc::c_ulong = 0;

@@ -221,8 +221,14 @@ fn wkrun_merge_judges_the_merged_series_of_two_simulated_drives() {
         .map(|(f, h)| phase_rows(f, h, 0))
         .collect();
 
-    // Virtual clocks: host row k is merged row k; its ops add up, all 30 rows full.
-    assert_eq!(rows.len(), 30);
+    // Virtual clocks: host row k is merged row k; its ops add up, 30 rows full, then the drain (partial).
+    assert_eq!(rows.len(), 31);
+    for (k, row) in rows.iter().enumerate() {
+        assert_eq!(n(row, "partial"), u64::from(k == 30), "row {k}");
+        if k < 30 {
+            assert_eq!(f(row, "interval_s"), 1.0, "row {k} is one interval");
+        }
+    }
     for (k, row) in rows.iter().enumerate() {
         assert_eq!(
             ops(row),
@@ -238,12 +244,14 @@ fn wkrun_merge_judges_the_merged_series_of_two_simulated_drives() {
             &format!("row {k}: merged IOPS is the sum of the hosts' IOPS"),
         );
     }
-    // The last row ends at the latest host's end (a simulated drive's holds what was in flight at 30 s).
+    // The drain ends at the latest host's end (a simulated drive's holds what was in flight at 30 s).
     let end = host_rows
         .iter()
-        .map(|h| f(&h[29], "t_s"))
+        .map(|h| f(&h[30], "t_s"))
         .fold(0.0, f64::max);
-    assert_eq!(f(&rows[29], "t_s"), end);
+    assert!(end > 30.0);
+    assert_eq!(f(&rows[29], "t_s"), 30.0);
+    assert_eq!(f(&rows[30], "t_s"), end);
 
     // The mean: every host's per-interval ops added, over the cluster's time (the longest host's here).
     let all_ops: u64 = host_rows.iter().flatten().map(ops).sum();
@@ -287,9 +295,10 @@ fn wkrun_merge_judges_the_merged_series_of_two_simulated_drives() {
         .iter()
         .map(|h| figure(phase(h, 0), "steady at_s"))
         .collect();
-    // Deterministic: the cluster is steady at 28 s, which is neither host's own verdict.
+    // Deterministic: the cluster is steady at 28 s, which is neither host's own verdict (the first host's
+    // last round, 21-30 s, is a whole one since the drain after 30 s is a row of its own).
     assert_eq!(round, Some(27));
-    assert_eq!(own, [None, Some(18.0)]);
+    assert_eq!(own, [Some(30.0), Some(18.0)]);
     eprintln!(
         "merged: judged from {} s, steady at {} s, mean {} IOPS",
         p["steady_state"]["judged_from_s"],
@@ -303,7 +312,8 @@ fn wkrun_merge_judges_the_merged_series_of_two_simulated_drives() {
     assert_eq!(figure(p, "fill_once at_s"), Some(f(&rows[cut], "t_s")));
     for (point, k) in [("fill_once", cut), ("at 7s", 6)] {
         let (bi, bl) = side(&rows[..=k]);
-        let (ai, al) = side(&rows[k + 1..]);
+        // After: up to the bound (the drain is not a full row, so not in the figures).
+        let (ai, al) = side(&rows[k + 1..30]);
         close(
             figure(p, &format!("{point} before iops")).unwrap(),
             bi,

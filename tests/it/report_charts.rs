@@ -94,7 +94,7 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
     let mut legend = Vec::new();
     for p in &sat {
         let rows = csv_rows(&run.join(p["series_csv"].as_str().unwrap()));
-        assert_eq!(rows.len(), 600, "10 min of 1 s rows");
+        assert_eq!(rows.len(), 601, "10 min of 1 s rows and the drain");
         let full: Vec<f64> = rows
             .iter()
             .filter(|r| r["partial"] == "0")

@@ -125,10 +125,12 @@ steady_round = "10s"
     let (_, r) = strict_results(&out);
     let w = phase(&r, 2);
     let (series, device) = phase_csvs(&out, &r, 2);
-    assert_eq!(series.len(), 400);
+    assert_eq!(series.len(), 401, "400 intervals and the drain");
     assert_eq!(device.len(), series.len(), "one device row per interval");
+    assert_eq!(n(&series[400], "partial"), 1);
+    assert_eq!(f(&series[400], "t_s"), f(&device[400], "t_s"));
     let iops: Vec<f64> = series.iter().map(|row| f(row, "write_iops")).collect();
-    let tail = &iops[320..];
+    let tail = &iops[320..400];
     let tail_mean = tail.iter().sum::<f64>() / tail.len() as f64;
     assert!(
         iops[0] > 3.0 * tail_mean,

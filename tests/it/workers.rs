@@ -357,7 +357,7 @@ fn a_timed_phase_with_a_ramp_sums_its_workers_in_every_row() {
     let out = run_ok(dir.path(), "workers-timed", body, &dir.path().join("t.img"));
     let (_, r) = strict_results(&out);
     let p = phase(&r, 0);
-    assert_eq!(u(p, "/intervals"), 10);
+    assert_eq!(u(p, "/intervals"), 11, "10 intervals and the drain");
     assert!(p["measured_started_at"].is_string());
     for dir in ["read", "write"] {
         let total = u(p, &format!("/{dir}/ops"));

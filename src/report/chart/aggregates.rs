@@ -84,7 +84,7 @@ pub fn aggregate_chart(
             continue;
         };
         every = Some(e);
-        let dots = total_points(rows);
+        let dots = total_points(&runs[r].plotted(p).1);
         for &(t, v) in dots.iter().chain(&avg) {
             x1 = x1.max(t);
             top = top.max(v);

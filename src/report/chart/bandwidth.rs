@@ -20,7 +20,7 @@ pub struct BandwidthLine {
 pub fn bandwidth_lines(runs: &[RunData], group: &PhaseGroup) -> Vec<BandwidthLine> {
     let mut out = Vec::new();
     for &(r, p) in &group.members {
-        let (_, rows) = runs[r].phase(p);
+        let (_, rows) = runs[r].plotted(p);
         for dir in Dir::BOTH {
             let bytes = |row: &crate::results::series_csv::SeriesRow| match dir {
                 Dir::Read => row.read_bytes,
@@ -107,18 +107,25 @@ mod tests {
         let mut half = row(1.5, 100, 0);
         half.interval_s = 0.5;
         half.partial = 1;
-        let runs = [series_run("a", "sim:a", vec![row(1.0, 250, 0), half])];
+        let runs = [series_run(
+            "a",
+            "sim:a",
+            vec![row(1.0, 250, 0), half.clone()],
+        )];
         let g = group("p", &[(0, 0)]);
         let lines = bandwidth_lines(&runs, &g);
-        // 250 × 4096 B over 1 s; 100 × 4096 B over 0.5 s. No writes: no write line.
+        // 250 × 4096 B over 1 s; the partial row is not drawn. No writes: no write line.
         assert_eq!(
             lines,
             vec![BandwidthLine {
                 run: 0,
                 dir: Dir::Read,
-                points: vec![(1.0, 1.024), (1.5, 0.8192)],
+                points: vec![(1.0, 1.024)],
             }]
         );
+        // A phase of partial rows only (shorter than an interval) is drawn: 100 × 4096 B over 0.5 s.
+        let runs = [series_run("a", "sim:a", vec![half])];
+        assert_eq!(bandwidth_lines(&runs, &g)[0].points, vec![(1.5, 0.8192)]);
         let c = bandwidth_series(&runs, &g, &[]).expect("draws");
         assert_eq!(c.title, "Bandwidth per interval — spec · p · sim:a");
         assert!(c.svg.contains("a on sim:a: reads"));

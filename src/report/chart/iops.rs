@@ -61,8 +61,8 @@ impl IopsPlot {
     }
 }
 
-/// Each run's `(t_s, IOPS)` of `dir` in the phase, one point per series row (per row whose end `t_s` lies
-/// in `window`, seconds, when given).
+/// Each run's `(t_s, IOPS)` of `dir` in the phase, one point per full series row ([`RunData::plotted`]; per
+/// row whose end `t_s` lies in `window`, seconds, when given).
 pub fn iops_points(
     runs: &[RunData],
     group: &PhaseGroup,
@@ -73,7 +73,7 @@ pub fn iops_points(
         .members
         .iter()
         .map(|&(r, p)| {
-            let (_, rows) = runs[r].phase(p);
+            let (_, rows) = runs[r].plotted(p);
             let pts = rows
                 .iter()
                 .filter(|row| window.is_none_or(|(a, b)| row.t_s >= a && row.t_s <= b))

@@ -24,7 +24,7 @@ pub fn latency_points(runs: &[RunData], group: &PhaseGroup, dir: Dir) -> Vec<Lat
         .members
         .iter()
         .map(|&(r, p)| {
-            let (_, rows) = runs[r].phase(p);
+            let (_, rows) = runs[r].plotted(p);
             let points: Vec<_> = rows
                 .iter()
                 .filter_map(|row| dir.lat_us(row).map(|(m, x)| (row.t_s, m, x)))

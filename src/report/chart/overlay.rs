@@ -50,10 +50,10 @@ pub fn overlay_series(
             let Some(p) = run.results.phases.iter().position(|x| &x.name == name) else {
                 continue;
             };
-            let (phase, rows) = run.phase(p);
+            let (phase, rows) = run.plotted(p);
             let points = match metric {
-                OverlayMetric::IopsLog | OverlayMetric::IopsLinear => total_points(rows),
-                OverlayMetric::Averages => match averages(phase, rows) {
+                OverlayMetric::IopsLog | OverlayMetric::IopsLinear => total_points(&rows),
+                OverlayMetric::Averages => match averages(phase, run.phase(p).1) {
                     Some((_, pts)) => pts,
                     None => continue,
                 },

@@ -28,9 +28,12 @@ struct Cell {
     end_ns: u64,
 }
 
-/// The grid interval of a row: the one holding its midpoint.
+/// The grid interval of a row: the one holding its midpoint, or for a row longer than the interval (a
+/// drain, `[D, end)` after a time bound, may be) the midpoint of its first interval's length, so that it
+/// leaves no grid interval before it empty.
 pub fn cell_of(shift_ns: u64, row: &SeriesRow, interval_ns: u64) -> u64 {
-    let mid_s = row.t_s - row.interval_s / 2.0;
+    let first_s = row.interval_s.min(interval_ns as f64 / 1e9);
+    let mid_s = row.t_s - row.interval_s + first_s / 2.0;
     let mid_ns = shift_ns as f64 + (mid_s * 1e9).max(0.0);
     (mid_ns / interval_ns as f64).floor() as u64
 }
@@ -102,8 +105,8 @@ fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
 }
 
 /// The merged row of grid interval `k`; the `last` one ends at the latest host's end, also when a host's
-/// last row is longer than the interval (a simulated drive's, which holds the I/Os still in flight at the
-/// bound).
+/// last row is longer than the interval (a drain: the I/Os still in flight at a time bound, which on a
+/// simulated drive may take more than an interval).
 fn finish(k: u64, c: Cell, interval_ns: u64, last: bool) -> SeriesRow {
     let start = k.saturating_mul(interval_ns);
     let next = start.saturating_add(interval_ns);
@@ -113,10 +116,11 @@ fn finish(k: u64, c: Cell, interval_ns: u64, last: bool) -> SeriesRow {
         z.partial = 0;
         z
     });
-    let end = match row.partial {
-        0 if last => c.end_ns.max(next),
-        0 => next,
-        _ => c.end_ns.clamp(start, next),
+    let end = match (row.partial, last) {
+        (0, true) => c.end_ns.max(next),
+        (0, false) => next,
+        (_, true) => c.end_ns.max(start),
+        (_, false) => c.end_ns.clamp(start, next),
     };
     row.t_s = end as f64 / 1e9;
     row.interval_s = (end - start) as f64 / 1e9;
