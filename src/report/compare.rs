@@ -13,6 +13,7 @@
 //! whole-phase metrics. Runs that differ in `--set` overrides, or a phase whose parameters differ between
 //! runs, get a row saying how; with two runs or more, the last row is the composite ([`composite`]).
 
+use crate::results::headline::is_level;
 use crate::results::{Better, Figure, KeptWaits, PhaseResult, Results, Status};
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
@@ -605,51 +606,70 @@ fn overrides_row(runs: &[Run]) -> Option<Row> {
 /// A phase's lead figure: `(key, value, better)`.
 type Lead = (String, Option<f64>, Better);
 
-/// The lead figure of a phase: its first headline figure with a direction, or total IOPS (higher is better)
-/// when it has none.
-fn lead(p: &PhaseResult) -> Lead {
-    match p.headline.iter().find(|f| f.better.is_some()) {
-        Some(f) => (f.key.clone(), f.value, f.better.unwrap_or(Better::Higher)),
-        None => (
+/// The candidates for a phase's lead figure, in order: its headline figures that are levels
+/// ([`is_level`]) with a direction; total IOPS (higher is better) when it has none.
+fn leads(p: &PhaseResult) -> Vec<Lead> {
+    let levels: Vec<Lead> = p
+        .headline
+        .iter()
+        .filter(|f| is_level(&f.key))
+        .filter_map(|f| Some((f.key.clone(), f.value, f.better?)))
+        .collect();
+    if levels.is_empty() {
+        vec![(
             "total IOPS".into(),
             Metric::TotalIops.value(p),
             Better::Higher,
-        ),
+        )]
+    } else {
+        levels
     }
 }
 
+/// The log of a phase's ratio to its twin in the first run: of the first lead figure ([`leads`]) that
+/// both have, positive; `None` when they share none.
+fn log_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
+    let mine = leads(p);
+    leads(base).into_iter().find_map(|(key, b, better)| {
+        let (_, v, _) = mine.iter().find(|(k, _, _)| *k == key)?;
+        let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
+        Some(match better {
+            Better::Higher => (v / b).ln(),
+            Better::Lower => (b / v).ln(),
+        })
+    })
+}
+
+/// A run's workload phases.
+fn workloads(r: &Results) -> Vec<&PhaseResult> {
+    r.phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::Workload)
+        .collect()
+}
+
 /// The composite score of each run against the first: the geometric mean, over the workload phases both
-/// have (fills, restores and erases prepare the drive; they are not the benchmark) whose
-/// lead figure (the first headline figure that is better higher or lower, else total IOPS) is the same
-/// figure and positive in both, of the ratio run / first for a figure where higher is better and first /
-/// run where lower is better. So 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and
-/// latencies; each phase weighs the same. `None` for a run that shares no such phase with the first; the
-/// first run's own score is 1.
+/// have (fills, restores and erases prepare the drive; they are not the benchmark), of the ratio of the
+/// phase's lead figure in the run to the first run's: run / first for a figure where higher is better,
+/// first / run where lower is better. The lead figure is the phase's first headline figure that is a level
+/// (a mean: the steady window's, a window's average, the phase's IOPS; never an extreme such as the worst
+/// interval, [`is_level`]) and that both runs have, positive (a run that never reached steady state is
+/// compared on the next level, a window's average); total IOPS when the phase's headline has no level. So
+/// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
+/// same. `None` for a run that shares no such phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
-    let base: Vec<(&str, Lead)> = first
-        .phases
-        .iter()
-        .filter(|p| p.kind == PhaseKind::Workload)
-        .map(|p| (p.name.as_str(), lead(p)))
-        .collect();
+    let base = workloads(first);
     runs.iter()
         .map(|run| {
+            let mine = workloads(run);
             let logs: Vec<f64> = base
                 .iter()
-                .filter_map(|(name, (key, b, better))| {
-                    let p = run
-                        .phases
-                        .iter()
-                        .find(|p| p.name == *name && p.kind == PhaseKind::Workload)?;
-                    let (k, v, _) = lead(p);
-                    let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
-                    (k == *key).then(|| match better {
-                        Better::Higher => (v / b).ln(),
-                        Better::Lower => (b / v).ln(),
-                    })
+                .filter_map(|b| {
+                    let p = mine.iter().find(|p| p.name == b.name)?;
+                    log_ratio(b, p)
                 })
                 .collect();
             (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
@@ -1322,6 +1342,75 @@ mod tests {
         let row = cmp.row("(all phases)", Metric::Composite).unwrap();
         assert_eq!(row.cells[1].display(Metric::Composite), "0.450 (-55.0 %)");
         assert_eq!(row.cells[2], Cell::NoData);
+    }
+
+    /// The lead figure is a level, never an extreme: the worst interval (first in seed 000's headline) is
+    /// passed over for the steady window's mean; where one run never reached steady state, the next level
+    /// both have, the window's average, leads.
+    #[test]
+    fn the_composite_leads_with_a_level_both_runs_have() {
+        let figs = |worst: f64, steady: Option<f64>, avg: f64| {
+            vec![
+                figure(
+                    "worst iops",
+                    "worst",
+                    Some(worst),
+                    "IOPS",
+                    Some(Better::Higher),
+                ),
+                figure(
+                    "steady at_s",
+                    "time",
+                    steady.map(|_| 720.0),
+                    "s",
+                    Some(Better::Lower),
+                ),
+                figure(
+                    "steady window_mean",
+                    "steady",
+                    steady,
+                    "IOPS",
+                    Some(Better::Higher),
+                ),
+                figure(
+                    "window 1400s.. avg",
+                    "avg",
+                    Some(avg),
+                    "IOPS",
+                    Some(Better::Higher),
+                ),
+            ]
+        };
+        let ph = |name: &str, h: Vec<Figure>| {
+            let mut p = phase(name, 0, 5, None);
+            p.headline = h;
+            p
+        };
+        let t = "t";
+        let runs = [
+            run(
+                "a",
+                "a",
+                t,
+                vec![
+                    ph("s100", figs(172.0, Some(270.0), 269.0)),
+                    ph("s75", figs(796.0, Some(1246.0), 1253.0)),
+                ],
+            ),
+            // s100: steady 270 → 945 (3.5); s75: not steady in b, 1253 → 2506 on the window (2.0).
+            run(
+                "b",
+                "b",
+                t,
+                vec![
+                    ph("s100", figs(1.0, Some(945.0), 940.0)),
+                    ph("s75", figs(9999.0, None, 2506.0)),
+                ],
+            ),
+        ];
+        let c = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
+        let want = (3.5f64 * 2.0).sqrt();
+        assert!((c[1].unwrap() - want).abs() < 1e-12, "{c:?}, want {want}");
     }
 
     /// A headline time that is a fact (`better` absent: when the worst interval ended) gets no change; a

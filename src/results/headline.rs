@@ -24,6 +24,20 @@ fn fig(
     }
 }
 
+/// Whether the figure keyed `key` is a level of its phase: a mean over its I/Os or intervals (whole-phase
+/// IOPS, bandwidth or mean latency, a window's or the per-interval average, the steady window's mean, the
+/// IOPS or mean latency before or after a point) rather than an extreme (the worst interval, a min or
+/// max), a spread (stddev) or a time. The composite score of `wkrun compare` is built from levels: one
+/// interval's extreme moves from run to run far more than the level it departs from.
+pub fn is_level(key: &str) -> bool {
+    let last = key.rsplit(' ').next().unwrap_or_default();
+    !key.starts_with("worst ")
+        && matches!(
+            last,
+            "iops" | "mb_s" | "lat_mean_us" | "mean_us" | "avg" | "window_mean"
+        )
+}
+
 const HI: Option<Better> = Some(Better::Higher);
 const LO: Option<Better> = Some(Better::Lower);
 
@@ -226,5 +240,40 @@ fn split(pr: &PhaseResult, point: &str, what: &str, out: &mut Vec<Figure>) {
             "µs",
             LO,
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn levels_are_means_and_never_extremes_spreads_or_times() {
+        let levels = [
+            "mean iops",
+            "mean mb_s",
+            "mean lat_mean_us",
+            "latency read mean_us",
+            "latency write mean_us",
+            "per_second avg",
+            "steady window_mean",
+            "window last 20min avg",
+            "window 1400s.. avg",
+            "fill_once before iops",
+            "fill_once after lat_mean_us",
+            "at 7s before iops",
+        ];
+        let not = [
+            "worst iops",
+            "worst at_s",
+            "steady at_s",
+            "fill_once at_s",
+            "latency read max_us",
+            "per_second min",
+            "per_second max",
+            "per_second stddev",
+            "window last 20min min",
+            "window 1400s.. stddev",
+        ];
+        assert!(levels.iter().all(|k| super::is_level(k)));
+        assert!(not.iter().all(|k| !super::is_level(k)));
     }
 }

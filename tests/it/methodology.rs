@@ -254,7 +254,8 @@ fn latency_seed_expands_to_the_nine_cell_matrix() {
                     2,
                     "random",
                     60 * S,
-                    json!({"headline": ["latency", "per_second"]}),
+                    // Each cell after an unmeasured 10 s of its own workload (issue 25 item 2).
+                    json!({"ramp_ns": 10 * S, "headline": ["latency", "per_second"]}),
                 ),
             ));
             // Issue 13 item 10: 512 B writes are not whole blocks of the file's filesystem.
@@ -390,7 +391,7 @@ fn write_saturation_seed_sweeps_zeros_then_random_data() {
                 "steady_leave": {"drop": 0.2},
                 "windows": ["last 20m", "0.."],
                 "aggregate_ns": 60 * S,
-                "headline": ["fill_once", "last 20min", "steady"]
+                "headline": ["last 20min", "fill_once", "steady"]
             }),
         );
         let phases = vec![
