@@ -691,9 +691,10 @@ mod tests {
     use crate::report::testing;
     use crate::results::{Better, Figure};
 
+    /// A level (an average: it can lead the composite) labelled by `key` in capitals.
     fn fig(key: &str, value: f64) -> Figure {
         Figure {
-            key: key.into(),
+            key: format!("{key} avg"),
             label: key.to_uppercase(),
             value: Some(value),
             unit: "IOPS".into(),

@@ -28,6 +28,7 @@ mod parts;
 mod phases;
 mod prealloc;
 mod progress;
+mod published;
 mod report;
 mod report_charts;
 mod resources;

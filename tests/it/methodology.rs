@@ -751,6 +751,8 @@ fn c08_latency_matrix_cells_have_exact_mixed_maxima_and_op_weighted_means() {
             "-q",
             "--set",
             "duration=500ms",
+            "--set",
+            "ramp=100ms",
         ],
     );
     let (code, _, err) = code_out_err(&o);
