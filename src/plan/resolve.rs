@@ -322,12 +322,11 @@ impl Phase<'_> {
             seed: p.seed.unwrap_or(1),
             interval_ns: p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0),
             on_error: p.on_error.unwrap_or(OnError::Stop),
-            completions_per_wait: super::completions_per_wait(
-                engine,
-                qd as u32,
-                workers as u32,
-                cpus,
-            ),
+            // `completion_waits = "each"`: one completion per wait everywhere.
+            completions_per_wait: match p.completion_waits {
+                Some(CompletionWaits::Each) => 1,
+                _ => super::completions_per_wait(engine, qd as u32, workers as u32, cpus),
+            },
             // Not under a rate cap: its pace is its own, so the two ways could not be told apart.
             probe_waits: p.completion_waits != Some(CompletionWaits::Each)
                 && p.rate_iops.is_none()

@@ -142,8 +142,9 @@ pub enum CompletionWaits {
     /// An io_uring phase with one worker, a queue depth of 8 or more and a CPU to spare measures both ways
     /// at its start and keeps batched waits where they complete 5 % more I/Os per second.
     Probe,
-    /// Woken for each completion (or the plan's completions per wait): every latency timed as closely as
-    /// the engine can.
+    /// Woken for each completion throughout, also with a worker on every CPU (where the plan would
+    /// otherwise wait for an eighth of the queue at a time): every latency timed as closely as the engine
+    /// can.
     Each,
 }
 

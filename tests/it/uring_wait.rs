@@ -36,7 +36,8 @@ fn workload(name: &str, size: u64, extra: &str) -> String {
 }
 
 /// Only io_uring with as many workers as CPUs (or more) waits for more than one completion: an eighth of
-/// its queue depth; one worker fewer, or libaio, waits for one, and the plan says nothing of it.
+/// its queue depth; one worker fewer, libaio, or `completion_waits = "each"`, waits for one, and the plan
+/// says nothing of it.
 #[test]
 fn the_plan_waits_for_an_eighth_of_the_queue_only_for_io_uring_workers_on_every_cpu() {
     let dir = tempdir();
@@ -73,6 +74,14 @@ fn the_plan_waits_for_an_eighth_of_the_queue_only_for_io_uring_workers_on_every_
             MIB,
             &format!("engine = \"io_uring\"\nqueue_depth = 7\nworkers = {n}\n"),
         ),
+        // Issue 24 item 1: "each" is honoured with a worker on every CPU too.
+        workload(
+            "each",
+            MIB,
+            &format!(
+                "engine = \"io_uring\"\nqueue_depth = 32\nworkers = {n}\ncompletion_waits = \"each\"\n"
+            ),
+        ),
     ]
     .concat();
     write_file(dir.path(), "s.toml", &spec_text("wait", &body));
@@ -94,7 +103,7 @@ fn the_plan_waits_for_an_eighth_of_the_queue_only_for_io_uring_workers_on_every_
     // One worker on a single-CPU machine takes every CPU too: then "fewer" is that case again.
     let fewer = if n == 1 { Some(4) } else { None };
     assert_eq!(per_wait(2), fewer);
-    for i in [3, 4] {
+    for i in [3, 4, 5] {
         assert_eq!(per_wait(i), None, "phase {i}");
         assert_eq!(wait_warnings(&plan, i), Vec::<String>::new(), "phase {i}");
     }
