@@ -5,7 +5,7 @@ use super::{Bound, IoWork, PhasePlan, Plan, Work, WriteSource};
 use crate::target::TargetKind;
 use crate::text;
 use crate::units::{Duration, fmt_bytes};
-use crate::vocab::{EraseMethod, Expect};
+use crate::vocab::{EraseMethod, Expect, WorkersSplit};
 use std::fmt::Write;
 
 /// Renders the plan for humans.
@@ -234,8 +234,20 @@ fn block(io: &super::IoSettings) -> String {
     }
 }
 
-/// One line per worker of a phase: its part of the range, its share of the I/Os, its seed.
+/// One line per worker of a phase: its part of the range, its share of the I/Os, its seed; first, how the
+/// workers share the range, where they could share it as fio's jobs do (a random workload).
 fn worker_lines(out: &mut String, p: &PhasePlan, indent: &str) {
+    if let Some(io) = p.io().filter(|_| !p.visits_each_block()) {
+        let how = match io.split {
+            WorkersSplit::Partitioned => {
+                "workers partitioned: each its own part of the range (fio's numjobs would give each the whole range: workers_split = \"shared\")"
+            }
+            WorkersSplit::Shared => {
+                "workers shared: each draws its I/Os over the whole range, as fio's numjobs"
+            }
+        };
+        let _ = writeln!(out, "{indent}{how}");
+    }
     for w in p.workers() {
         let ops = w.ops.map_or(String::new(), |n| format!(", {}", ios(n)));
         let _ = writeln!(

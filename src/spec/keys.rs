@@ -405,7 +405,10 @@ pub const FIO_KEYS: &[FioKey] = &[
         "`time_based` is what `duration` does in wkrun: a workload with a duration runs for all of it",
     ),
     fio("io_size", "`io_size` is `size` in wkrun"),
-    fio("numjobs", "`numjobs` is `workers` in wkrun"),
+    fio(
+        "numjobs",
+        "`numjobs` is `workers` in wkrun; fio gives every job the whole file, wkrun gives each worker its own part of the span by default (the same uniform spread over the span in all, with exact byte ranges); `workers_split = \"shared\"` gives each worker the whole span, as fio does (random workloads only)",
+    ),
     FioKey {
         values: FIO_ENGINES,
         ..fio("ioengine", "`ioengine` is `engine` in wkrun")

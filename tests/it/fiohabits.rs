@@ -92,7 +92,11 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
         "`time_based` is what `duration` does in wkrun: a workload with a duration runs for all of it",
     ),
     ("io_size", "\"1g\"", "`io_size` is `size` in wkrun"),
-    ("numjobs", "4", "`numjobs` is `workers` in wkrun"),
+    (
+        "numjobs",
+        "4",
+        "`numjobs` is `workers` in wkrun; fio gives every job the whole file, wkrun gives each worker its own part of the span by default (the same uniform spread over the span in all, with exact byte ranges); `workers_split = \"shared\"` gives each worker the whole span, as fio does (random workloads only)",
+    ),
     (
         "ioengine",
         "\"io_uring\"",
@@ -489,7 +493,7 @@ fn every_set_of_an_unknown_key_is_reported() {
         got,
         [
             "s.toml: --set iodepth=8: `iodepth` is `queue_depth` in wkrun",
-            "s.toml: --set numjobs=2: `numjobs` is `workers` in wkrun",
+            "s.toml: --set numjobs=2: `numjobs` is `workers` in wkrun; fio gives every job the whole file, wkrun gives each worker its own part of the span by default (the same uniform spread over the span in all, with exact byte ranges); `workers_split = \"shared\"` gives each worker the whole span, as fio does (random workloads only)",
             "s.toml: --set duraton=1s: `duraton` is not a key (did you mean `duration`?)",
         ]
     );

@@ -2,8 +2,8 @@
 //! stream; the plan deals out the span, the byte bound, the seeds and the rate cap; results add up.
 
 use crate::common::{
-    code_out_err, phase, phase_rows, read, run_ok, run_spec, sparse_target_dir, strict_results,
-    tempdir, u, wkrun, write_file,
+    code_out_err, phase, phase_rows, read, run_ok, run_spec, sparse_target_dir, spec_text,
+    strict_results, tempdir, u, wkrun, write_file,
 };
 use serde_json::Value;
 use wkrun::stamp::{Found, SECTOR, parse};
@@ -462,4 +462,71 @@ fn balanced_workers_get_no_unequal_workers_warning() {
         let t = w["duration_s"].as_f64().expect("workers[].duration_s");
         assert!(t > 0.4 && t <= phase_s, "{t} of {phase_s}");
     }
+}
+
+/// Issue 24 item 3: how workers share the span is said where it could go either way (a random workload),
+/// in the plan's text and in the results (`params.workers_split`): partitioned by default (each worker its
+/// own part, so every byte range is exact), shared as fio's numjobs on request; a fill has no such line.
+#[test]
+fn the_plan_and_the_results_say_how_workers_share_a_random_workloads_span() {
+    let d = tempdir();
+    let w = |name: &str, extra: &str| {
+        format!(
+            "[[phase]]\nname = \"{name}\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 0\nworkers = 2\nduration = \"200ms\"\n{extra}"
+        )
+    };
+    let body = [
+        "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\nworkers = 2\n"
+            .to_string(),
+        w("part", ""),
+        w("shared", "workers_split = \"shared\"\n"),
+    ]
+    .concat();
+    write_file(d.path(), "s.toml", &spec_text("split", &body));
+    let o = wkrun(
+        d.path(),
+        &[
+            "plan",
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "16MiB",
+        ],
+    );
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("workers "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "workers partitioned: each its own part of the range (fio's numjobs would give each the whole range: workers_split = \"shared\")",
+            "workers shared: each draws its I/Os over the whole range, as fio's numjobs",
+        ]
+    );
+    let o = wkrun(
+        d.path(),
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "16MiB",
+            "-q",
+            "-o",
+            "out",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&d.path().join("out"));
+    let split = |i: usize| phase(&r, i)["params"]["workers_split"].clone();
+    assert_eq!(
+        [split(0), split(1), split(2)],
+        ["partitioned", "partitioned", "shared"]
+    );
 }
