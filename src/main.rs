@@ -14,6 +14,7 @@ use wkrun::sys::signal;
 use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo};
 use wkrun::units::Size;
 
+mod man;
 mod multi;
 
 /// Declarative storage workload-spec runner: runs the phases of a TOML spec (erase, fill, restore-image,
@@ -24,7 +25,8 @@ mod multi;
     name = "wkrun",
     version,
     args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    subcommand_negates_reqs = true,
+    after_help = "The spec language: docs/spec.md. Coming from fio (its options and what they are here): docs/spec.md#coming-from-fio. Exit status: 0 done, 1 the run failed, 2 bad input (nothing written), 128+N a signal. More: wkrun man."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -272,7 +274,7 @@ fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
             clap_mangen::Man::new(cmd)
                 .render(&mut text)
                 .map_err(|e| Fail(1, format!("cannot write the man page: {e}")))?;
-            stdout_text(&String::from_utf8_lossy(&text));
+            stdout_text(&man::complete(&String::from_utf8_lossy(&text)));
             Ok(())
         }
         Some(dir) => {
@@ -286,7 +288,12 @@ fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
             for (name, page) in pages {
                 let mut text = Vec::new();
                 page.render(&mut text)
-                    .and_then(|()| out.replace(&name, &text, false))
+                    .and_then(|()| {
+                        if name == "wkrun.1" {
+                            text = man::complete(&String::from_utf8_lossy(&text)).into_bytes();
+                        }
+                        out.replace(&name, &text, false)
+                    })
                     .map_err(|e| {
                         Fail(
                             1,

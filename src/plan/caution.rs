@@ -15,7 +15,11 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     out.extend(read_modify_write(phase, w, target));
     out.extend(page_cache(w, target));
     out.extend(host_queue(&w.io, target));
-    out.extend(threads_over_cpus(&w.io, super::host_cpus()));
+    out.extend(threads_over_cpus(
+        &w.io,
+        super::host_cpus(),
+        super::online_cpus(),
+    ));
     out.extend(batched_completions(&w.io, super::host_cpus()));
     out.extend(idle_workers(phase));
     out
@@ -115,8 +119,9 @@ fn host_queue(io: &IoSettings, t: &TargetInfo) -> Option<String> {
 }
 
 /// More submitting threads than CPUs (psync's one per queue slot, one per worker otherwise): the threads
-/// take turns on the CPUs, so latencies include waits for one.
-fn threads_over_cpus(io: &IoSettings, cpus: u32) -> Option<String> {
+/// take turns on the CPUs, so latencies include waits for one. When the machine has more CPUs `online` than
+/// this process may use, its affinity was narrowed (OpenMPI binds each rank to a core by default): said.
+fn threads_over_cpus(io: &IoSettings, cpus: u32, online: Option<u32>) -> Option<String> {
     let (qd, workers) = (io.queue_depth, io.workers.max(1));
     let per_slot = caps(io.engine).thread_per_slot;
     let threads = if per_slot { qd * workers } else { workers };
@@ -132,8 +137,15 @@ fn threads_over_cpus(io: &IoSettings, cpus: u32) -> Option<String> {
         true => "; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
         false => "",
     };
+    let bound = match online.filter(|&n| n > cpus) {
+        Some(n) => format!(
+            "; this process may run on {} of the machine's {n} (its CPU affinity, narrowed by whoever started it: OpenMPI's mpirun binds each rank to a core unless given --bind-to none)",
+            cpus_text(cpus)
+        ),
+        None => String::new(),
+    };
     Some(format!(
-        "{what} runs {threads} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time{instead}",
+        "{what} runs {threads} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time{instead}{bound}",
         cpus_text(cpus),
     ))
 }
@@ -186,9 +198,9 @@ mod tests {
 
     #[test]
     fn psync_threads_past_the_cpus_are_flagged_and_other_engines_not() {
-        assert_eq!(threads_over_cpus(&io(EngineKind::Psync, 2), 2), None);
+        assert_eq!(threads_over_cpus(&io(EngineKind::Psync, 2), 2, None), None);
         assert_eq!(
-            threads_over_cpus(&io(EngineKind::Psync, 3), 2).as_deref(),
+            threads_over_cpus(&io(EngineKind::Psync, 3), 2, None).as_deref(),
             Some(
                 "engine = \"psync\" with queue_depth = 3 runs 3 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread"
             )
@@ -199,9 +211,9 @@ mod tests {
             EngineKind::Null,
             EngineKind::Sim,
         ] {
-            assert_eq!(threads_over_cpus(&io(e, 64), 2), None, "{e:?}");
+            assert_eq!(threads_over_cpus(&io(e, 64), 2, None), None, "{e:?}");
         }
-        let one = threads_over_cpus(&io(EngineKind::Psync, 2), 1).unwrap_or_default();
+        let one = threads_over_cpus(&io(EngineKind::Psync, 2), 1, None).unwrap_or_default();
         assert!(one.contains("runs 2 threads on 1 CPU: they share"), "{one}");
     }
 
@@ -211,19 +223,32 @@ mod tests {
             workers,
             ..io(engine, qd)
         };
-        assert_eq!(threads_over_cpus(&w(EngineKind::Libaio, 32, 2), 2), None);
         assert_eq!(
-            threads_over_cpus(&w(EngineKind::Libaio, 32, 4), 2).as_deref(),
+            threads_over_cpus(&w(EngineKind::Libaio, 32, 2), 2, Some(2)),
+            None
+        );
+        assert_eq!(
+            threads_over_cpus(&w(EngineKind::Libaio, 32, 4), 2, Some(2)).as_deref(),
             Some(
                 "workers = 4 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
             )
         );
         assert_eq!(
-            threads_over_cpus(&w(EngineKind::Psync, 2, 2), 2).as_deref(),
+            threads_over_cpus(&w(EngineKind::Psync, 2, 2), 2, None).as_deref(),
             Some(
                 "engine = \"psync\" with workers = 2 × queue_depth = 2 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread"
             )
         );
+        // Bound to 1 CPU of 2 (mpirun's default binding): said, with the way out.
+        assert_eq!(
+            threads_over_cpus(&w(EngineKind::Libaio, 32, 4), 1, Some(2)).as_deref(),
+            Some(
+                "workers = 4 runs 4 threads on 1 CPU: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; this process may run on 1 CPU of the machine's 2 (its CPU affinity, narrowed by whoever started it: OpenMPI's mpirun binds each rank to a core unless given --bind-to none)"
+            )
+        );
+        assert_eq!(super::super::cpu_list_len("0-3,6,8-9"), Some(7));
+        assert_eq!(super::super::cpu_list_len("0"), Some(1));
+        assert_eq!(super::super::cpu_list_len("3-1"), None);
         let mut t = TargetInfo::new("/dev/x", TargetKind::Block, 1 << 30, 512, 512);
         t.queue_depth_max = Some(32);
         assert_eq!(host_queue(&w(EngineKind::IoUring, 16, 2), &t), None);

@@ -209,6 +209,24 @@ pub fn host_cpus() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
 }
 
+/// The CPUs the machine has online (`/sys/devices/system/cpu/online`), when it says: more than
+/// [`host_cpus`] when this process's CPU affinity was narrowed (a launcher's binding).
+pub fn online_cpus() -> Option<u32> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?;
+    cpu_list_len(text.trim())
+}
+
+/// The number of CPUs in a kernel CPU list (`0-3,6,8-9`: 7).
+fn cpu_list_len(list: &str) -> Option<u32> {
+    let mut n: u32 = 0;
+    for part in list.split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+        n = n.checked_add(b.checked_sub(a)?.checked_add(1)?)?;
+    }
+    Some(n)
+}
+
 impl IoSettings {
     /// The op lengths.
     pub fn sizes(&self) -> Sizes {

@@ -208,6 +208,14 @@ fn completions_and_the_man_page_name_every_command() {
             );
         }
     }
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["--help"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "Coming from fio (its options and what they are here): docs/spec.md#coming-from-fio"
+        ),
+        "{out}"
+    );
     let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man"]));
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with(".ie \\n(.g .ds Aq"), "{out}");
@@ -218,6 +226,23 @@ fn completions_and_the_man_page_name_every_command() {
         .map(|l| l.split('(').next().unwrap_or(""))
         .collect();
     assert_eq!(commands, COMMANDS, "{out}");
+    // Issue 24 item 9: the synopsis names the arguments, and the sections a man page reader expects follow.
+    assert!(
+        out.contains(".SH SYNOPSIS\n.nf\nwkrun SPEC [\\-\\-target PATH]..."),
+        "{out}"
+    );
+    for section in [
+        ".SH EXAMPLES",
+        ".SH \"EXIT STATUS\"",
+        ".SH FILES",
+        ".SH \"SEE ALSO\"",
+    ] {
+        assert_eq!(out.matches(section).count(), 1, "{section} in {out}");
+    }
+    assert!(
+        out.contains("\\fB128+N\\fR\nInterrupted by signal N"),
+        "{out}"
+    );
     // With --dir: the same page and one per command, each naming its command.
     let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man", "--dir", "man1"]));
     assert_eq!((code, out.as_str()), (0, "man pages: man1\n"), "{err}");
@@ -227,6 +252,11 @@ fn completions_and_the_man_page_name_every_command() {
     expected.push("wkrun.1".into());
     expected.sort();
     assert_eq!(files, expected);
+    let top = std::fs::read_to_string(tmp.path().join("man1/wkrun.1")).expect("page");
+    assert!(
+        top.contains(".SH SYNOPSIS\n.nf\nwkrun SPEC") && top.contains(".SH EXAMPLES"),
+        "wkrun.1 has the synopsis and sections `wkrun man` prints: {top}"
+    );
     for c in COMMANDS {
         let page =
             std::fs::read_to_string(tmp.path().join(format!("man1/wkrun-{c}.1"))).expect("page");

@@ -530,3 +530,42 @@ fn the_plan_and_the_results_say_how_workers_share_a_random_workloads_span() {
         ["partitioned", "partitioned", "shared"]
     );
 }
+
+/// Issue 24 item 10: a process bound to fewer CPUs than the machine has (as OpenMPI binds each rank to a
+/// core) and given more workers than it may use is told so in the plan, with the way out.
+#[test]
+fn a_narrowed_cpu_affinity_is_named_in_the_plan() {
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    if online.trim() == "0"
+        || std::process::Command::new("taskset")
+            .arg("-V")
+            .output()
+            .is_err()
+    {
+        crate::common::skip(
+            "a_narrowed_cpu_affinity_is_named_in_the_plan",
+            "needs taskset and 2 CPUs or more",
+        );
+        return;
+    }
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"libaio\"\npattern = \"random\"\nread_percent = 0\nworkers = 2\nduration = \"1s\"\n";
+    write_file(d.path(), "s.toml", &spec_text("bound", body));
+    let o = std::process::Command::new("taskset")
+        .args(["-c", "0", crate::common::wkrun_bin(), "plan", "s.toml"])
+        .args(["--target", "t.img", "--target-size", "16MiB"])
+        .current_dir(d.path())
+        .output()
+        .expect("taskset");
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("workers = 2 runs 2 threads on 1 CPU"))
+        .unwrap_or_else(|| panic!("no warning: {out}"));
+    assert!(
+        line.contains("this process may run on 1 CPU of the machine's")
+            && line.contains("--bind-to none"),
+        "{line}"
+    );
+}
