@@ -316,6 +316,13 @@ fn man_pages(cmd: clap::Command, out: &mut Vec<(String, clap_mangen::Man)>) {
     out.push((page.get_filename(), page));
 }
 
+/// The width of the terminal stdout is, in cells; `None` when stdout is not a terminal (a pipe, a file:
+/// tables keep their full lines there).
+fn terminal_width() -> Option<usize> {
+    let term = console::Term::stdout();
+    term.is_term().then(|| usize::from(term.size().1))
+}
+
 /// Writes `text` to stdout. A reader that went away (`wkrun schema result | head`) is no error: the rest is
 /// dropped, where `print!` would panic. Any other failure (`> /dev/full`, a full disk) ends wkrun with exit
 /// 1 and the reason.
@@ -667,7 +674,7 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Re
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
     stdout_text(&printable(&match format {
-        CompareFormat::Table => compare::render_table(&c),
+        CompareFormat::Table => compare::render_table(&c, terminal_width()),
         CompareFormat::Markdown => compare::render_markdown(&c),
         CompareFormat::Csv => compare::render_csv(&c),
     }));

@@ -32,6 +32,24 @@ pub fn pad(s: &str, width: usize, right: bool) -> String {
     }
 }
 
+/// `s` cut at spaces into lines of at most `width` cells (a word longer than that is a line of its own).
+pub fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in s.split(' ').filter(|w| !w.is_empty()) {
+        match lines.last_mut() {
+            Some(l) if cells(l) + 1 + cells(word) <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,5 +66,18 @@ mod tests {
         assert_eq!(pad("試験", 6, false), "試験  ");
         assert_eq!(pad("7", 3, true), "  7");
         assert_eq!(pad("long", 2, true), "long");
+        assert_eq!(
+            wrap(
+                "consistency sim:capacity=2GiB,op=7%,dies=1 2026-12-04T18:09:43.497Z",
+                24
+            ),
+            [
+                "consistency",
+                "sim:capacity=2GiB,op=7%,dies=1",
+                "2026-12-04T18:09:43.497Z"
+            ]
+        );
+        assert_eq!(wrap("a b c", 3), ["a b", "c"]);
+        assert_eq!(wrap("", 3), [""]);
     }
 }

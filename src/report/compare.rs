@@ -436,7 +436,10 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
     for metric in Metric::NUMERIC {
         let values: Vec<Option<Option<f64>>> =
             phases.iter().map(|p| p.map(|p| metric.value(p))).collect();
-        rows.push(row(metric, metric.label().into(), number_cells(&values)));
+        // A metric no run has a value of (read latency of a fill that only writes) is left out.
+        if values.iter().any(|v| v.is_some_and(|v| v.is_some())) {
+            rows.push(row(metric, metric.label().into(), number_cells(&values)));
+        }
     }
     if phases.iter().flatten().any(|p| p.steady_state.is_some()) {
         let cells = phases
@@ -762,30 +765,128 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 /// A plain-text table with aligned columns: names left-aligned, values right-aligned, a blank line between
-/// phases.
-pub fn render_table(c: &Comparison) -> String {
+/// phases. With the terminal's `width`, it fits: a run's name wraps onto several header lines (at spaces, to
+/// its values' width, at least [`MIN_WRAP`] cells), and runs that would still make it wider are shown in
+/// further blocks of columns, each with the phase and metric columns (many drives compared: 20 runs make
+/// several blocks). Without a width (a pipe, a file), one table of full-length lines.
+pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
     use crate::text;
     let (header, body) = display_grid(c);
-    // Terminal cells, not characters: a CJK phase name takes two cells a character.
-    let widths = text::widths(&[], std::iter::once(&header).chain(&body));
-    let line = |cells: &[String]| -> String {
-        let parts: Vec<String> = cells
+    // Terminal cells, not characters: a CJK phase name takes two cells a character. On a terminal, a cell
+    // longer than its column's cap (the composite's label, the parameters that differ) does not widen it:
+    // a long label goes on a line of its own, a long value runs past its column.
+    let cap = |i: usize| match (width, i) {
+        (None, _) => usize::MAX,
+        (Some(_), 0) => usize::MAX,
+        (Some(_), 1) => LONG_LABEL,
+        (Some(_), _) => LONG_VALUE,
+    };
+    let mut values = vec![0; header.len()];
+    for row in &body {
+        for (i, cell) in row.iter().enumerate() {
+            let w = text::cells(cell);
+            if w <= cap(i) {
+                values[i] = values[i].max(w);
+            }
+        }
+    }
+    let heads: Vec<Vec<String>> = header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| match (i >= 2, width) {
+            (true, Some(_)) => text::wrap(h, values[i].max(MIN_WRAP)),
+            _ => vec![h.clone()],
+        })
+        .collect();
+    let widths: Vec<usize> = heads
+        .iter()
+        .zip(&values)
+        .map(|(h, v)| h.iter().map(|l| text::cells(l)).max().unwrap_or(0).max(*v))
+        .collect();
+    let blocks = column_blocks(&widths, width);
+    let mut out = String::new();
+    for (k, cols) in blocks.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        table_block(&mut out, c, (&heads, &body), &widths, cols);
+    }
+    out
+}
+
+/// On a terminal, the widest metric label that sets its column's width (longer ones go on a line of their
+/// own) and the widest value that sets a run column's.
+const LONG_LABEL: usize = 40;
+const LONG_VALUE: usize = 24;
+
+/// The least width a run's name wraps to on a terminal.
+pub const MIN_WRAP: usize = 16;
+
+/// The run columns (indices into the grid, from 2) of each block of a table `width` cells wide at most:
+/// as many as fit beside the phase and metric columns, at least one.
+fn column_blocks(widths: &[usize], width: Option<usize>) -> Vec<Vec<usize>> {
+    let fixed = widths.iter().take(2).map(|w| w + 2).sum::<usize>();
+    let mut blocks: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut used = fixed;
+    for (i, w) in widths.iter().enumerate().skip(2) {
+        let last = blocks.last_mut().expect("a block");
+        if width.is_some_and(|max| !last.is_empty() && used + w + 2 > max + 2) {
+            blocks.push(vec![i]);
+            used = fixed + w + 2;
+        } else {
+            last.push(i);
+            used += w + 2;
+        }
+    }
+    blocks
+}
+
+/// One block of the table: the header lines (bottom-aligned), a rule, the body's phase and metric columns
+/// and the run columns `cols`.
+fn table_block(
+    out: &mut String,
+    c: &Comparison,
+    (heads, body): (&[Vec<String>], &[Vec<String>]),
+    widths: &[usize],
+    cols: &[usize],
+) {
+    use crate::text;
+    let shown: Vec<usize> = [0, 1].into_iter().chain(cols.iter().copied()).collect();
+    let line = |cell: &dyn Fn(usize) -> String| -> String {
+        let parts: Vec<String> = shown
             .iter()
-            .enumerate()
-            .map(|(i, s)| text::pad(s, widths[i], i >= 2))
+            .map(|&i| text::pad(&cell(i), widths[i], i >= 2))
             .collect();
         parts.join("  ").trim_end().to_string() + "\n"
     };
-    let mut out = line(&header);
-    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    let lines = shown.iter().map(|&i| heads[i].len()).max().unwrap_or(1);
+    for l in 0..lines {
+        out.push_str(&line(&|i| {
+            let h = &heads[i];
+            let skip = lines - h.len();
+            l.checked_sub(skip).map_or(String::new(), |j| h[j].clone())
+        }));
+    }
+    let rule: Vec<String> = shown.iter().map(|&i| "-".repeat(widths[i])).collect();
     out.push_str(&(rule.join("  ") + "\n"));
-    for (i, row) in body.iter().enumerate() {
-        if i > 0 && c.rows[i].phase != c.rows[i - 1].phase {
+    for (r, row) in body.iter().enumerate() {
+        if r > 0 && c.rows[r].phase != c.rows[r - 1].phase {
             out.push('\n');
         }
-        out.push_str(&line(row));
+        if text::cells(&row[1]) > widths[1] {
+            // A label longer than its column: on its own line, the values under it.
+            out.push_str(&format!(
+                "{}  {}\n",
+                text::pad(&row[0], widths[0], false),
+                row[1]
+            ));
+            out.push_str(&line(&|i| {
+                if i < 2 { String::new() } else { row[i].clone() }
+            }));
+        } else {
+            out.push_str(&line(&|i| row[i].clone()));
+        }
     }
-    out
 }
 
 /// A GitHub-flavoured Markdown table (numbers right-aligned).
@@ -972,7 +1073,8 @@ mod tests {
         let mut phases: Vec<&str> = c.rows.iter().map(|r| r.phase.as_str()).collect();
         phases.dedup();
         assert_eq!(phases, ["mix", "w", "extra", "(all phases)"]);
-        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1);
+        // Rows no run has a value of are left out: "w" has no reads, "extra" no writes (10 of 3 × 14).
+        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1 - 10);
         let w = c.row("w", Metric::TotalIops).unwrap();
         assert_eq!(w.cells[1], Cell::Missing);
         let e = c.row("extra", Metric::ReadIops).unwrap();
@@ -984,13 +1086,15 @@ mod tests {
                 change_pct: None
             }
         );
-        assert_eq!(
-            c.row("w", Metric::ReadLatMean).unwrap().cells[0],
-            Cell::NoData
+        assert!(
+            c.row("w", Metric::ReadLatMean).is_none(),
+            "no run of w reads"
         );
+        assert!(c.row("extra", Metric::WriteLatMax).is_none());
         assert_eq!(
-            c.row("extra", Metric::WriteLatMax).unwrap().cells[1],
-            Cell::NoData
+            c.row("mix", Metric::ReadLatMean).unwrap().cells.len(),
+            2,
+            "a metric some run has stays"
         );
         // A zero baseline has no relative change.
         assert_eq!(num(&c, "extra", Metric::WriteIops, 1), (0.0, None));
@@ -1162,10 +1266,60 @@ mod tests {
         assert_eq!(format_change(0.0), "+0.0 %");
     }
 
+    /// Issue 24 item 11, issue 25 item 7: on a terminal, long run names wrap and twenty runs make blocks of
+    /// columns that each fit, every run in exactly one block, each block with the phase and metric columns.
+    #[test]
+    fn a_table_fits_the_terminal_in_blocks_of_columns() {
+        let names: Vec<String> = (0..20)
+            .map(|i| {
+                format!("consistency sim:capacity=2GiB,op={i}%,dies=1 2026-12-04T18:09:43.{i:03}Z")
+            })
+            .collect();
+        let cells: Vec<Cell> = (0..20)
+            .map(|i| Cell::Number {
+                value: 1000.0 + f64::from(i),
+                change_pct: (i > 0).then_some(f64::from(i) / 10.0),
+            })
+            .collect();
+        let c = Comparison {
+            columns: names.clone(),
+            rows: vec![Row {
+                phase: "random-write".into(),
+                metric: Metric::TotalIops,
+                label: Metric::TotalIops.label().into(),
+                cells,
+            }],
+        };
+        let t = render_table(&c, Some(100));
+        assert!(t.lines().all(|l| crate::text::cells(l) <= 100), "{t}");
+        // Every run's value once; every block has the phase's row and its header's date line.
+        for i in 0..20 {
+            assert_eq!(
+                t.matches(&format!("{}.0", 1000 + i)).count(),
+                1,
+                "run {i}: {t}"
+            );
+            assert_eq!(
+                t.matches(&format!("18:09:43.{i:03}Z")).count(),
+                1,
+                "run {i}: {t}"
+            );
+        }
+        let blocks = t.split("\n\n").count();
+        assert!(
+            blocks > 1 && t.matches("random-write").count() == blocks,
+            "{t}"
+        );
+        // Without a width (a pipe): one line per row, names whole.
+        let p = render_table(&c, None);
+        assert_eq!(p.lines().count(), 3);
+        assert!(p.lines().next().unwrap().contains(&names[19]));
+    }
+
     #[test]
     fn renderers() {
         let c = two();
-        let t = render_table(&c);
+        let t = render_table(&c, None);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].starts_with("phase"));
         assert!(lines[1].starts_with("-----"));

@@ -357,7 +357,8 @@ fn compare_leads_with_headlines_and_shows_what_differed() {
             "IOPS, last 5s, min",
         ]
     );
-    assert!(labels.contains(&"write lat p50 (µs)") && labels.contains(&"read lat p50 (µs)"));
+    // A write-only phase: write latency rows, none of reads (issue 24 item 11).
+    assert!(labels.contains(&"write lat p50 (µs)") && !labels.contains(&"read lat p50 (µs)"));
     // Values are the results' own; the change is a plain number computed from them.
     let (pa, pb) = (phase(&ra, 0), phase(&rb, 0));
     let row = find("w", "IOPS, last 5s, avg");
