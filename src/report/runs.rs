@@ -123,7 +123,20 @@ pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
     let mut series = Vec::with_capacity(results.phases.len());
     for p in &results.phases {
         series.push(match &p.series_csv {
-            Some(name) => Some(read_series(&dir.join(name))?),
+            Some(name) => Some(read_series(&dir.join(name)).and_then(|rows| {
+                // A phase's results count its rows: a CSV cut short (or grown) is not the phase's series.
+                match p.intervals.filter(|&n| n != rows.len() as u64) {
+                    Some(n) => Err(ReadError::Series {
+                        path: dir.join(name),
+                        why: format!(
+                            "{} rows, where results.json says phase {:?} has {n} intervals",
+                            rows.len(),
+                            p.name
+                        ),
+                    }),
+                    None => Ok(rows),
+                }
+            })?),
             None => None,
         });
     }
@@ -161,9 +174,22 @@ pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
         _ => bad(e.to_string()),
     })?;
     let mut r = csv::Reader::from_reader(Bounded::series(file));
-    // The header first: the rows' iterator would take an error reading it for the end of the file.
-    r.headers()
+    // The header first: the rows' iterator would take an error reading it for the end of the file. It must
+    // be a series CSV's (an empty or binary file is not; a series written before the `errors` column
+    // existed lacks only that one).
+    let header = r
+        .headers()
         .map_err(|e| limit(&e).unwrap_or_else(|| bad(format!("line 1: {e}"))))?;
+    let want = &crate::results::series_csv::HEADER;
+    let known = header.len() >= want.len() - 1
+        && header.len() <= want.len()
+        && header.iter().zip(want).all(|(a, b)| a == *b);
+    if !known {
+        return Err(bad(format!(
+            "line 1 is not a series CSV's header (want {})",
+            want.join(",")
+        )));
+    }
     let mut rows = Vec::new();
     for (i, rec) in r.deserialize::<SeriesRow>().enumerate() {
         // Line 1 is the header.

@@ -624,3 +624,58 @@ fn report_of_a_results_folder_is_that_of_its_results_json() {
         "index.html from the folder and from its results.json differ"
     );
 }
+
+/// Issue 24 item 21: a series CSV that is empty, binary, or cut short (fewer rows than the phase's
+/// `intervals`) is refused by `report` (exit 2, naming the file and what is wrong), where the
+/// report used to show the phase with no plots and no word; nothing is written.
+#[test]
+fn a_series_csv_that_is_empty_binary_or_cut_short_is_refused() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 0\ninterval = \"100ms\"\nduration = \"500ms\"\n";
+    let out = run_ok(d.path(), "bad-csv", body, &d.path().join("t.img"));
+    let (_, r) = strict_results(&out);
+    let csv = out.join(r["phases"][0]["series_csv"].as_str().unwrap());
+    let good = std::fs::read(&csv).unwrap();
+    let rows = u64::try_from(good.iter().filter(|&&b| b == b'\n').count() - 1).unwrap();
+    let cut: Vec<u8> = {
+        let text = String::from_utf8(good.clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        (lines[..lines.len() - 1].join("\n") + "\n").into_bytes()
+    };
+    let name = csv.display().to_string();
+    let cases: [(&str, Vec<u8>, String); 3] = [
+        (
+            "empty",
+            Vec::new(),
+            format!("series {name}: line 1 is not a series CSV's header"),
+        ),
+        (
+            "binary",
+            [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, b'\n', 0, 0, 0, 3, 0, 0x3e].repeat(8),
+            format!("series {name}: line 1 is not a series CSV's header"),
+        ),
+        (
+            "cut short",
+            cut,
+            format!(
+                "series {name}: {} rows, where results.json says phase \"w\" has {rows} intervals",
+                rows - 1
+            ),
+        ),
+    ];
+    for (what, bytes, want) in cases {
+        std::fs::write(&csv, &bytes).unwrap();
+        let (run, rep) = (out.to_str().unwrap(), d.path().join("rep"));
+        let rep = rep.to_str().unwrap();
+        // (compare reads results.json only, never the series.)
+        for args in [&["report", run, "-o", rep][..]] {
+            let (code, _, err) = code_out_err(&wkrun(d.path(), args));
+            assert_eq!(code, 2, "{what} {args:?}: {err}");
+            assert!(err.contains(&want), "{what} {args:?}: {err}");
+        }
+        assert!(
+            !d.path().join("rep").exists(),
+            "{what}: a report was written"
+        );
+    }
+}
