@@ -651,7 +651,10 @@ fn a_series_csv_that_is_empty_binary_or_cut_short_is_refused() {
         ),
         (
             "binary",
-            [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, b'\n', 0, 0, 0, 3, 0, 0x3e].repeat(8),
+            [
+                0x7f, b'E', b'L', b'F', 2, 1, 1, 0, b'\n', 0, 0, 0, 3, 0, 0x3e,
+            ]
+            .repeat(8),
             format!("series {name}: line 1 is not a series CSV's header"),
         ),
         (
@@ -668,11 +671,9 @@ fn a_series_csv_that_is_empty_binary_or_cut_short_is_refused() {
         let (run, rep) = (out.to_str().unwrap(), d.path().join("rep"));
         let rep = rep.to_str().unwrap();
         // (compare reads results.json only, never the series.)
-        for args in [&["report", run, "-o", rep][..]] {
-            let (code, _, err) = code_out_err(&wkrun(d.path(), args));
-            assert_eq!(code, 2, "{what} {args:?}: {err}");
-            assert!(err.contains(&want), "{what} {args:?}: {err}");
-        }
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", run, "-o", rep]));
+        assert_eq!(code, 2, "{what}: {err}");
+        assert!(err.contains(&want), "{what}: {err}");
         assert!(
             !d.path().join("rep").exists(),
             "{what}: a report was written"
