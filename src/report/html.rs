@@ -43,7 +43,7 @@ fn url(file: &str) -> String {
 
 const STYLE: &str = "
 body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
-  margin: 0 auto; max-width: 1040px; padding: 1.5rem; color: #1f2328; background: #fff; line-height: 1.45; }
+  margin: 0 auto; max-width: 1500px; padding: 1.5rem; color: #1f2328; background: #fff; line-height: 1.45; }
 h1 { font-size: 1.6rem; margin: 0 0 .3rem; }
 h2 { font-size: 1.25rem; margin: 2.2rem 0 .4rem; padding-top: .6rem; border-top: 1px solid #d0d7de; }
 h3 { font-size: 1.05rem; margin: 1.2rem 0 .3rem; }
@@ -372,10 +372,21 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
     o.push_str("</tbody></table></div>\n</header>\n");
 }
 
-/// The contents: a link to each sweep's section, then to each phase's.
-fn contents(o: &mut String, report: &Report) {
+/// The contents: a link to each sweep's section, then to each phase's, as the page orders them (the results,
+/// then the preparation under its own heading); each phase with its number in the first run that has it, so
+/// that the run's order shows ("02 random-write").
+fn contents(o: &mut String, runs: &[RunData], report: &Report) {
     o.push_str("<nav><h2>Contents</h2><ul class=\"toc\">\n");
+    let mut part = Part::Results;
     for r in report.page_order() {
+        let here = match r {
+            SectionRef::Sweep(k) => report.sweeps[k].part,
+            SectionRef::Phase(k) => report.phases[k].part,
+        };
+        if here != part {
+            part = here;
+            o.push_str("</ul><h3>Preparation (fills and restores, run before the results)</h3><ul class=\"toc\">\n");
+        }
         let _ = match r {
             SectionRef::Sweep(k) => {
                 let s = &report.sweeps[k];
@@ -386,11 +397,17 @@ fn contents(o: &mut String, report: &Report) {
                     esc(&s.group.keys.join(", "))
                 )
             }
-            SectionRef::Phase(k) => writeln!(
-                o,
-                "<li><a href=\"#phase-{k}\">{}</a></li>",
-                esc(&report.phases[k].group.name)
-            ),
+            SectionRef::Phase(k) => {
+                let g = &report.phases[k].group;
+                let index = g.members.first().map_or(String::new(), |&(r, p)| {
+                    format!("{:02} ", runs[r].results.phases[p].index)
+                });
+                writeln!(
+                    o,
+                    "<li><a href=\"#phase-{k}\">{index}{}</a></li>",
+                    esc(&g.name)
+                )
+            }
         };
     }
     o.push_str("</ul></nav>\n");
@@ -651,7 +668,7 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     headline_section(&mut o, runs, report);
     o.push_str(&super::members::html_section(runs));
     runs_table(&mut o, runs);
-    contents(&mut o, report);
+    contents(&mut o, runs, report);
     o.push_str("<main>\n");
     let mut part = Part::Results;
     for r in report.page_order() {
@@ -709,6 +726,31 @@ mod tests {
             part: Part::Results,
             folded: false,
         }
+    }
+
+    /// Issue 24 item 12: the contents number each phase as the run did and head the preparation, so that
+    /// a fill listed after the workloads reads as run before them.
+    #[test]
+    fn the_contents_number_phases_in_run_order_and_head_the_preparation() {
+        let mut fill = testing::phase("fill", 1);
+        fill.kind = crate::spec::PhaseKind::Fill;
+        let runs = [testing::run(
+            "x",
+            "t",
+            vec![(fill, None), (testing::phase("w", 2), None)],
+        )];
+        let mut f = section("fill", &[(0, 0)]);
+        f.part = Part::Preparation;
+        let report = Report {
+            phases: vec![f, section("w", &[(0, 1)])],
+            sweeps: vec![],
+        };
+        let mut o = String::new();
+        contents(&mut o, &runs, &report);
+        let w = o.find("<a href=\"#phase-1\">02 w</a>").expect("w");
+        let head = o.find("<h3>Preparation").expect("the heading");
+        let f = o.find("<a href=\"#phase-0\">01 fill</a>").expect("fill");
+        assert!(w < head && head < f, "{o}");
     }
 
     #[test]

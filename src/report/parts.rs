@@ -86,7 +86,13 @@ pub fn hosts_table(run: &RunData, p: &PhaseResult, named: bool) -> String {
         .and_then(|h| h.split_first())
         .filter(|(first, rest)| rest.iter().all(|h| h.hostname == first.hostname))
         .map(|(first, _)| first.hostname.as_str());
+    // Ranks a launcher started (their rank recorded) are hosts of a merge even on one machine; parts
+    // without a rank are the targets of one run.
+    let ranks = p.hosts.iter().any(|h| h.rank.is_some());
     let what = match one_host {
+        Some(name) if p.hosts.len() > 1 && ranks => {
+            format!("{} hosts (ranks) on machine {}", p.hosts.len(), esc(name))
+        }
         Some(name) if p.hosts.len() > 1 => {
             format!("{} targets on host {}", p.hosts.len(), esc(name))
         }
@@ -277,10 +283,20 @@ mod tests {
             ]
         );
         assert!(hosts_table(&r, &phase("w", 0), false).is_empty());
-        // Both on one machine: its targets.
+        // Both ranks on one machine (mpirun there): hosts of a merge, on that machine (issue 24 item 12).
         if let Some(c) = r.results.cluster.as_mut() {
             c.hosts[1].hostname = "n0".into();
         }
-        assert!(hosts_table(&r, &p, true).starts_with("<h3>m: 2 targets on host n0</h3>"));
+        let html = hosts_table(&r, &p, true);
+        assert!(
+            html.starts_with("<h3>m: 2 hosts (ranks) on machine n0</h3>"),
+            "{html}"
+        );
+        // The targets of one run (no rank): its targets.
+        let mut t = p.clone();
+        for h in &mut t.hosts {
+            h.rank = None;
+        }
+        assert!(hosts_table(&r, &t, true).starts_with("<h3>m: 2 targets on host n0</h3>"));
     }
 }

@@ -10,6 +10,7 @@ use crate::report::model::filled_once_s;
 use crate::report::runs::RunData;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// A line through at most this many points gets a square at each; a longer one is a plain line.
 pub const SQUARES_UP_TO: usize = 150;
@@ -248,9 +249,19 @@ impl Body for TimePlot {
                     .map_err(why)?;
             }
             if !m.tag.is_empty() {
-                let style = ("sans-serif", 12).into_font().color(&m.colour);
+                // Right of the line, or left of it in the right part of the plot, so that a tag near
+                // the end (a window starting late, the span written once at the end) is not cut off.
+                let right_part = x1 > x0 && (a - x0) / (x1 - x0) > 0.6;
+                let (anchor, dx) = match right_part {
+                    true => (HPos::Right, -4),
+                    false => (HPos::Left, 4),
+                };
+                let style = ("sans-serif", 12)
+                    .into_font()
+                    .color(&m.colour)
+                    .pos(Pos::new(anchor, VPos::Top));
                 let text = EmptyElement::at((a, y1))
-                    + Text::new(m.tag.clone(), (4, 3 + 14 * i as i32), style);
+                    + Text::new(m.tag.clone(), (dx, 3 + 14 * i as i32), style);
                 chart.draw_series([text]).map_err(why)?;
             }
         }
@@ -318,6 +329,36 @@ where
 mod tests {
     use super::*;
     use crate::report::testing::row;
+
+    /// Issue 24 item 12: a marker's tag in the right part of the plot is drawn left of its line (anchored at
+    /// its end), so that it is not cut off at the plot's edge; one in the left part, right of it.
+    #[test]
+    fn tags_near_the_right_edge_end_at_their_line() {
+        let m = |tag: &str, at: f64| Marker {
+            label: format!("{tag} at {at}"),
+            tag: tag.into(),
+            from_s: at,
+            to_s: at,
+            colour: MARK_GREY,
+        };
+        let plot = TimePlot {
+            title: "t".into(),
+            x: Axis::linear(0.0, 100.0),
+            y: Axis::linear(0.0, 10.0),
+            y_desc: "y".into(),
+            series: vec![],
+            rows: vec![],
+            markers: vec![m("early", 10.0), m("filled once", 95.0)],
+        };
+        let svg = plot.draw().expect("draws");
+        let anchor = |tag: &str| {
+            let at = svg.find(&format!(">\n{tag}\n<")).expect(tag);
+            let start = svg[..at].rfind("<text").expect("its element");
+            svg[start..at].contains("text-anchor=\"end\"")
+        };
+        assert!(anchor("filled once"), "{svg}");
+        assert!(!anchor("early"), "{svg}");
+    }
 
     #[test]
     fn markers_come_from_the_steady_verdict_windows_and_writes() {
