@@ -159,6 +159,9 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
             sizes.join(", ")
         );
     }
+    if let Work::Io(w) = &p.work {
+        pacing_lines(out, &w.measure, indent);
+    }
     if io.is_some_and(|io| io.workers > 1) {
         worker_lines(out, p, indent);
     }
@@ -231,6 +234,28 @@ fn block(io: &super::IoSettings) -> String {
     match large > small {
         true => format!("{}-{}", fmt_bytes(small), fmt_bytes(large)),
         false => fmt_bytes(small),
+    }
+}
+
+/// A workload's unmeasured ramp and rate cap, as set in the spec or by `--set`.
+fn pacing_lines(out: &mut String, m: &super::Measure, indent: &str) {
+    if let Some(r) = m.ramp_ns {
+        let _ = writeln!(
+            out,
+            "{indent}ramp {} of the same workload first, unmeasured",
+            Duration(r)
+        );
+    }
+    if let Some(rate) = m.rate_iops {
+        let caps: Vec<String> = [
+            ("total", rate.total),
+            ("reads", rate.read),
+            ("writes", rate.write),
+        ]
+        .into_iter()
+        .filter_map(|(what, n)| n.map(|n| format!("{n} IOPS {what}")))
+        .collect();
+        let _ = writeln!(out, "{indent}rate cap: at most {}", caps.join(", "));
     }
 }
 

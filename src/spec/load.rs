@@ -643,8 +643,28 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
     if errors.is_empty() {
         Ok(spec)
     } else {
-        Err(in_file_order(errors))
+        Err(at_most_max(in_file_order(errors), path))
     }
+}
+
+/// The first [`MAX_ERRORS`] of `errors` in file order, then a line saying more may follow: a rule broken
+/// by every one of 50,000 phases is said 50 times, not 50,000 (as serde's errors are).
+fn at_most_max(mut errors: SpecErrors, path: &Path) -> SpecErrors {
+    if errors.0.len() > MAX_ERRORS {
+        errors.0.truncate(MAX_ERRORS);
+        errors.0.push(SpecError {
+            location: Location {
+                file: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                snippet: None,
+            },
+            field: None,
+            message: format!("more errors may follow these {MAX_ERRORS}"),
+            help: Some("fix these and check the file again".into()),
+        });
+    }
+    errors
 }
 
 /// `errors` sorted by place (errors about the whole file first), the same message at the same place once

@@ -843,3 +843,42 @@ fn from_the_name_of_an_expanded_phase_starts_at_its_first_member() {
         .collect();
     assert_eq!(names, ["lat[read=100]", "lat[read=0]"]);
 }
+
+/// Issue 24 item 22: the text plan shows a workload's ramp and rate cap, also when `--set phase.NAME.`
+/// set them.
+#[test]
+fn the_text_plan_shows_the_ramp_and_the_rate_cap() {
+    let d = tempdir();
+    let w = |name: &str| {
+        format!(
+            "[[phase]]\nname = \"{name}\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 50\nduration = \"1s\"\n"
+        )
+    };
+    write_file(d.path(), "s.toml", &spec_text("pace", &(w("a") + &w("b"))));
+    let args = [
+        "plan",
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "16MiB",
+        "--set",
+        "phase.a.ramp=2s",
+        "--set",
+        "phase.b.rate_iops={ read = 300, write = 100 }",
+    ];
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let notes: Vec<&str> = out
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("ramp ") || l.starts_with("rate cap"))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "ramp 2s of the same workload first, unmeasured",
+            "rate cap: at most 300 IOPS reads, 100 IOPS writes",
+        ]
+    );
+}

@@ -250,3 +250,25 @@ fn a_set_that_no_phase_takes_is_refused() {
     );
     assert_eq!(dir_listing(dir), before, "nothing written");
 }
+
+/// Issue 24 item 22: a rule broken by thousands of phases (3,000 phases sharing a name) is reported for the
+/// first 50, then `more errors may follow these 50`, as serde's errors are; it printed 2,999.
+#[test]
+fn a_rule_broken_by_thousands_of_phases_is_reported_fifty_times() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"x\"\nkind = \"erase\"\n".repeat(3000);
+    write_file(d.path(), "dup.toml", &spec_text("dup", &body));
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "dup.toml"]));
+    assert_eq!(code, 2);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 51, "{}", &err[..err.len().min(2000)]);
+    assert!(
+        errors[..50]
+            .iter()
+            .all(|e| e.contains(".name: phase name \"x\" is already used by phase[0]"))
+    );
+    assert_eq!(
+        errors[50],
+        "error: dup.toml: more errors may follow these 50"
+    );
+}
