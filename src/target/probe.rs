@@ -1,6 +1,7 @@
 //! Reading a target's geometry without writing to it.
 
-use super::{Identity, TargetInfo, TargetKind};
+use super::safety::{LOOP_DEPTH, disk_of, loop_backing, parse_dev};
+use super::{CachedLoop, Identity, TargetInfo, TargetKind};
 use crate::sys;
 use std::fs::{self, File};
 use std::io;
@@ -170,6 +171,7 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes"))
             .and_then(|s| s.parse().ok()),
         queue_depth_max: queue_depth_max(&disk),
+        page_cached_loop: cached_loop(rdev, 0),
         // A partition answers the namespace-id ioctl too, but formatting would erase the whole namespace.
         nvme_namespace: if partition {
             None
@@ -190,4 +192,38 @@ fn queue_depth_max(disk: &Path) -> Option<u32> {
         .filter_map(|name| read_sys(&disk.join(name)).and_then(|s| s.parse::<u32>().ok()))
         .filter(|&v| v > 0)
         .min()
+}
+
+/// The loop device without direct I/O (sysfs `loop/dio` = 0) that the block device `rdev` is or lies on: the
+/// disk of a partition, the members of a device-mapper or RAID device (`slaves/`), the backing device of a
+/// loop device with direct I/O, followed down [`LOOP_DEPTH`] levels.
+fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
+    if depth >= LOOP_DEPTH {
+        return None;
+    }
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ));
+    let disk = fs::canonicalize(disk_of(rdev).unwrap_or(sys)).ok()?;
+    if let Some(dio) = read_sys(&disk.join("loop/dio")) {
+        if dio == "0" {
+            return Some(CachedLoop {
+                device: Path::new("/dev").join(disk.file_name()?),
+                backing_file: read_sys(&disk.join("loop/backing_file"))
+                    .map(PathBuf::from)
+                    .unwrap_or_default(),
+            });
+        }
+        return match loop_backing(rdev)?.1 {
+            Identity::Block { rdev: under } => cached_loop(under, depth + 1),
+            Identity::File { .. } => None,
+        };
+    }
+    fs::read_dir(disk.join("slaves"))
+        .ok()?
+        .flatten()
+        .filter_map(|m| read_sys(&m.path().join("dev")).and_then(|d| parse_dev(&d)))
+        .find_map(|m| cached_loop(m, depth + 1))
 }
