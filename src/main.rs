@@ -494,6 +494,9 @@ fn choose_target(
         .map(Path::to_path_buf)
         .or_else(|| section.as_ref().and_then(|t| t.path.clone()))
         .unwrap_or_else(|| PathBuf::from(DEFAULT_TARGET_PATH));
+    if let Some(why) = path.to_str().and_then(wkrun::sim::params::misspelt_prefix) {
+        return Err(bad(why));
+    }
     let size = match &a.target_size {
         Some(txt) => {
             Size::parse(txt)
