@@ -38,6 +38,31 @@ pub enum ProbeError {
     /// The path named something else when it was opened than when it was looked up (replaced meanwhile).
     #[error("{0} changed while it was being probed (it was replaced); nothing was written to it")]
     Changed(PathBuf),
+    /// The path is (or would be created) on one of the kernel's pseudo file systems (sysfs, procfs, ...).
+    #[error(
+        "{path} is on {fs}, a pseudo file system of the kernel: its files are the kernel's settings and state, not storage, so it cannot be a target; nothing was written to it"
+    )]
+    PseudoFs {
+        /// The target.
+        path: PathBuf,
+        /// The file system's name (`sysfs`, `procfs`, ...).
+        fs: &'static str,
+    },
+    /// A path in /dev that does not exist: a device name typed wrong, not a file to create among the nodes.
+    #[error(
+        "{} does not exist, and wkrun does not create a file target in /dev, among the device nodes (a device name typed wrong?); {}; nothing was created",
+        path.display(),
+        match closest {
+            Some(c) => format!("the closest block device is {} (lsblk lists them)", c.display()),
+            None => "there is no block device in /dev".to_string(),
+        }
+    )]
+    NoSuchDevice {
+        /// The target.
+        path: PathBuf,
+        /// The existing block device whose name is closest to the one given.
+        closest: Option<PathBuf>,
+    },
 }
 
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
@@ -66,6 +91,8 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     if !ft.is_file() {
         return Err(ProbeError::NotFileOrDevice(path.to_path_buf()));
     }
+    // Before the size: a /proc file says it is empty.
+    not_pseudo(path, path)?;
     if meta.len() == 0 {
         return Err(ProbeError::Empty(path.to_path_buf()));
     }
@@ -108,14 +135,95 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if in_dev(path) {
+        return Err(ProbeError::NoSuchDevice {
+            path: path.to_path_buf(),
+            closest: closest_device(&absolute(path)),
+        });
+    }
     let pmeta =
         fs::metadata(&parent).map_err(io_err(path, "find the folder of the target file"))?;
+    not_pseudo(path, &parent)?;
     let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);
     let pbs = (pmeta.blksize() as u32).max(lbs);
     Ok(TargetInfo {
         created: true,
         ..TargetInfo::new(path, TargetKind::File, size, lbs, pbs)
     })
+}
+
+/// Refuses `target` when `on` (the target, or the folder it would be made in) lies on a pseudo file system.
+fn not_pseudo(target: &Path, on: &Path) -> Result<(), ProbeError> {
+    match sys::file::pseudo_fs(on) {
+        Ok(Some(fs)) => Err(ProbeError::PseudoFs {
+            path: target.to_path_buf(),
+            fs,
+        }),
+        Ok(None) => Ok(()),
+        Err(e) => Err(io_err(target, "find the file system of")(e)),
+    }
+}
+
+/// Whether `path` (which does not exist) would be made among the device nodes: its nearest existing folder
+/// is `/dev` or under it, on the file system of `/dev` itself (so not `/dev/shm`, a file system of its own).
+fn in_dev(path: &Path) -> bool {
+    let dev = Path::new("/dev");
+    let Some(folder) = path
+        .ancestors()
+        .skip(1)
+        .map(|a| {
+            if a.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                a
+            }
+        })
+        .find_map(|a| fs::canonicalize(a).ok())
+    else {
+        return false;
+    };
+    let same_fs = match (fs::metadata(&folder), fs::metadata(dev)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev(),
+        _ => false,
+    };
+    folder.starts_with(dev) && same_fs
+}
+
+/// `path` with its folder's links and `..` resolved (as far as the folder exists).
+fn absolute(path: &Path) -> PathBuf {
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    match (
+        fs::canonicalize(folder.unwrap_or(Path::new("."))),
+        path.file_name(),
+    ) {
+        (Ok(f), Some(name)) => f.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// The block device in `/dev` (or in the folder of `path`, such as `/dev/mapper`) whose name is closest to
+/// `path`'s (an absolute path), by edit distance of the names below `/dev` (ties: the first by name).
+fn closest_device(path: &Path) -> Option<PathBuf> {
+    let dev = Path::new("/dev");
+    let wanted = path.strip_prefix(dev).unwrap_or(path).to_string_lossy();
+    let mut folders = vec![dev.to_path_buf()];
+    if let Some(parent) = path.parent()
+        && parent != dev
+        && parent.starts_with(dev)
+    {
+        folders.push(parent.to_path_buf());
+    }
+    folders
+        .iter()
+        .filter_map(|f| fs::read_dir(f).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path()))
+        .filter(|p| fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()))
+        .map(|p| {
+            let name = p.strip_prefix(dev).unwrap_or(&p).to_string_lossy();
+            (strsim::damerau_levenshtein(&wanted, &name), p.clone())
+        })
+        .min()
+        .map(|(_, p)| p)
 }
 
 /// Logical block size of the block device holding a filesystem (`st_dev`), from sysfs.
