@@ -206,6 +206,8 @@ fn bad(msg: impl Into<String>) -> Fail {
 
 fn main() -> ExitCode {
     wkrun::sys::limits::one_malloc_arena_under_address_limit();
+    // Before any file is made: a file past RLIMIT_FSIZE is then an error (EFBIG), not a kill.
+    signal::ignore_file_size_signal();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(msg) = misspelt_command(&args) {
         return fail(Fail(2, msg));

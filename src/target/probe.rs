@@ -63,6 +63,21 @@ pub enum ProbeError {
         /// The existing block device whose name is closest to the one given.
         closest: Option<PathBuf>,
     },
+    /// The file to create is larger than the process may make (RLIMIT_FSIZE).
+    #[error(
+        "{}: cannot create a file of {size} B ({}): {} is {limit} B; give a smaller --target-size (or [target] size) or raise the limit; nothing was created",
+        path.display(),
+        crate::units::fmt_bytes(*size),
+        sys::limits::Limit::FileSize.name()
+    )]
+    OverFileSizeLimit {
+        /// The target.
+        path: PathBuf,
+        /// The size it would be created with.
+        size: u64,
+        /// The limit, bytes.
+        limit: u64,
+    },
 }
 
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
@@ -144,6 +159,15 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
     let pmeta =
         fs::metadata(&parent).map_err(io_err(path, "find the folder of the target file"))?;
     not_pseudo(path, &parent)?;
+    if let Some(limit) = sys::limits::Limit::FileSize.soft()
+        && size > limit
+    {
+        return Err(ProbeError::OverFileSizeLimit {
+            path: path.to_path_buf(),
+            size,
+            limit,
+        });
+    }
     let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);
     let pbs = (pmeta.blksize() as u32).max(lbs);
     Ok(TargetInfo {
