@@ -66,9 +66,9 @@ pub struct TargetInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth_max: Option<u32>,
     /// A loop device without direct I/O (sysfs `loop/dio` = 0) that the target is, or lies on (a partition's
-    /// disk, a device-mapper or RAID member, a loop device's backing device, followed down 8 levels): its I/O
-    /// goes through the host's page cache of its backing file, which the numbers then describe as much as the
-    /// device. Absent otherwise, and for files and the simulated drive.
+    /// disk, a device-mapper or RAID member, a loop device's backing device, followed down 8 levels; for a
+    /// file, the device of its file system): its I/O goes through the host's page cache of its backing file,
+    /// which the numbers then describe as much as the device. Absent otherwise, and for the simulated drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cached_loop: Option<CachedLoop>,
     /// The NVMe namespace id, when the target is an NVMe namespace block device.

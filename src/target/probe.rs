@@ -118,6 +118,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     };
     Ok(TargetInfo {
         identity: Some(identity),
+        page_cached_loop: cached_loop(meta.dev(), 0),
         ..TargetInfo::new(
             path,
             TargetKind::File,
@@ -172,6 +173,7 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
     let pbs = (pmeta.blksize() as u32).max(lbs);
     Ok(TargetInfo {
         created: true,
+        page_cached_loop: cached_loop(pmeta.dev(), 0),
         ..TargetInfo::new(path, TargetKind::File, size, lbs, pbs)
     })
 }
@@ -326,8 +328,8 @@ fn queue_depth_max(disk: &Path) -> Option<u32> {
         .min()
 }
 
-/// The loop device without direct I/O (sysfs `loop/dio` = 0) that the block device `rdev` is or lies on: the
-/// disk of a partition, the members of a device-mapper or RAID device (`slaves/`), the backing device of a
+/// The loop device without direct I/O (sysfs `loop/dio` = 0) that the block device `rdev` (a device target's,
+/// or the one holding a file target's file system) is or lies on: the disk of a partition, the members of a device-mapper or RAID device (`slaves/`), the backing device of a
 /// loop device with direct I/O, followed down [`LOOP_DEPTH`] levels.
 fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
     if depth >= LOOP_DEPTH {

@@ -246,6 +246,40 @@ fn a_loop_device_without_direct_io_warns_of_its_backing_files_page_cache() {
     let plan = plan_json(d, Path::new("s.toml"), &direct.dev, &[]);
     assert_eq!(plan["target"].get("page_cached_loop"), None);
     assert_eq!(warnings(&plan), vec![Vec::<String>::new(), vec![]]);
+    drop(direct);
+
+    // A file on a file system mounted from such a loop device: O_DIRECT on the file ends in that cache too.
+    let cached = match LoopOver::new(&backing) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    let dev = cached.dev.to_str().expect("utf-8 device path");
+    match std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", dev])
+        .output()
+    {
+        Ok(o) if o.status.success() => {}
+        other => return skip(test, &format!("mkfs.ext4 {dev}: {other:?}")),
+    }
+    let mnt = match Mount::new(d.join("mnt"), &[dev]) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let file = plan_json(
+        d,
+        Path::new("s.toml"),
+        &mnt.dir.join("t.img"),
+        &["--target-size", "1MiB"],
+    );
+    assert_eq!(
+        warnings(&file),
+        vec![
+            vec![cached_loop(&format!("the target lies on {dev},"), &backing)],
+            vec![]
+        ],
+        "a file on ext4 on {dev}"
+    );
+    drop(mnt);
 }
 
 const HOST_QUEUE: &str = "queue_depth = 8 is more than the device's queue holds (4, target.queue_depth_max from sysfs): up to 4 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 4 at once";
