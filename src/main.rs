@@ -208,6 +208,8 @@ fn bad(msg: impl Into<String>) -> Fail {
 
 fn main() -> ExitCode {
     wkrun::sys::limits::one_malloc_arena_under_address_limit();
+    // Before any file is made: a file past RLIMIT_FSIZE is then an error (EFBIG), not a kill.
+    signal::ignore_file_size_signal();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(msg) = misspelt_command(&args) {
         return fail(Fail(2, msg));
@@ -508,6 +510,9 @@ fn choose_target(
         .map(Path::to_path_buf)
         .or_else(|| section.as_ref().and_then(|t| t.path.clone()))
         .unwrap_or_else(|| PathBuf::from(DEFAULT_TARGET_PATH));
+    if let Some(why) = path.to_str().and_then(wkrun::sim::params::misspelt_prefix) {
+        return Err(bad(why));
+    }
     let size = match &a.target_size {
         Some(txt) => {
             Size::parse(txt)

@@ -14,6 +14,7 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     let mut out = Vec::new();
     out.extend(read_modify_write(phase, w, target));
     out.extend(page_cache(w, target));
+    out.extend(cached_loop(w, target));
     out.extend(host_queue(&w.io, target));
     out.extend(threads_over_cpus(
         &w.io,
@@ -97,6 +98,23 @@ fn page_cache(w: &IoWork, t: &TargetInfo) -> Option<String> {
         "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
             .to_string(),
     )
+}
+
+/// A loop device without direct I/O under the target: its backing file's page cache answers reads and
+/// absorbs writes, whatever `direct` says.
+fn cached_loop(w: &IoWork, t: &TargetInfo) -> Option<String> {
+    let l = t.page_cached_loop.as_ref()?;
+    if !caps(w.io.engine).opens_target {
+        return None;
+    }
+    let what = match l.device == t.path {
+        true => format!("{} is", l.device.display()),
+        false => format!("the target lies on {},", l.device.display()),
+    };
+    Some(format!(
+        "{what} a loop device without direct I/O (loop/dio = 0): its I/O goes through the page cache of its backing file {}, which can answer reads from memory and absorbs writes, so these numbers describe the host's cache as much as the device; set it up with losetup --direct-io=on",
+        l.backing_file.display()
+    ))
 }
 
 /// A queue deeper than the device holds: the I/Os past its limit wait in the host's block layer, and their

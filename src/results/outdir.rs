@@ -46,6 +46,17 @@ pub enum OutDirError {
         /// The process holding the lock, when /proc/locks tells.
         pid: Option<u32>,
     },
+    /// A file cannot be made in the folder (no permission, an immutable folder, a read-only file system).
+    #[error(
+        "cannot write into the output folder {}: {source}; choose another --output folder",
+        path.display()
+    )]
+    NotWritable {
+        /// The folder.
+        path: PathBuf,
+        /// The OS error of making a file there.
+        source: io::Error,
+    },
     /// The folder already holds the results of a run.
     #[error("{} already holds results.json; choose another --output folder", path.display())]
     HasResults {
@@ -123,7 +134,8 @@ impl OutDir {
     }
 
     /// Opens a run's output folder ([`OutDir::open`]) and locks it for as long as this value (or a clone)
-    /// lives; refuses a folder another run holds or one that already holds `results.json`.
+    /// lives; refuses a folder another run holds, one that already holds `results.json`, and one where a
+    /// file cannot be made (tried with a temporary file, removed at once).
     ///
     /// # Errors
     /// [`OutDirError`]; when refused, the folder is left as it was.
@@ -144,6 +156,21 @@ impl OutDir {
             return Err(OutDirError::HasResults {
                 path: path.to_path_buf(),
             });
+        }
+        // A file is made (and removed) as the run will make its own: an existing folder this user may not
+        // write, or an immutable one, is refused here, before the target is created.
+        match out.temp("results.json") {
+            Ok((tmp, f)) => {
+                drop(f);
+                let _ = out.inner.dir.remove(&tmp);
+            }
+            Err(source) => {
+                out.discard();
+                return Err(OutDirError::NotWritable {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
         }
         Ok(out)
     }

@@ -209,11 +209,21 @@ impl SimParams {
             .strip_prefix(PREFIX)
             .ok_or_else(|| format!("{s:?} is not a simulated target (sim:...)"))?;
         let mut table = toml::Table::new();
-        for item in body.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        // `sim:` alone is every default; otherwise every item is key=value, no item empty, no space.
+        for item in body.split(',').filter(|_| !body.is_empty()) {
+            if item.is_empty() {
+                return Err(format!(
+                    "--target {s}: an empty item (two commas in a row, or a comma at the start or the end); write key=value items separated by single commas (e.g. sim:capacity=2GiB,op=7%)"
+                ));
+            }
+            if item.chars().any(char::is_whitespace) {
+                return Err(format!(
+                    "--target {s:?}: {item:?} holds a space; write key=value items separated by commas, without spaces (e.g. sim:capacity=2GiB,op=7%)"
+                ));
+            }
             let (k, v) = item.split_once('=').ok_or_else(|| {
                 format!("--target {s}: {item:?} is not key=value (e.g. capacity=2GiB)")
             })?;
-            let (k, v) = (k.trim(), v.trim());
             let value = match k {
                 "dies" | "gc_free_superblocks" | "seed" => toml::Value::Integer(
                     v.parse()
@@ -235,6 +245,18 @@ impl SimParams {
     }
 }
 
+/// The refusal of a target path that starts with [`PREFIX`] in another case (`SIM:capacity=1GiB`): a
+/// simulated drive misspelt, which would otherwise become a file of that name; `None` for any other path.
+pub fn misspelt_prefix(path: &str) -> Option<String> {
+    let head = path.get(..PREFIX.len())?;
+    (head != PREFIX && head.eq_ignore_ascii_case(PREFIX)).then(|| {
+        format!(
+            "--target {path:?}: a simulated drive is named with {PREFIX} in lower case ({PREFIX}{}); for a file really named so, write ./{path}",
+            &path[PREFIX.len()..]
+        )
+    })
+}
+
 crate::vocab::string_only!(GcPolicy);
 
 #[cfg(test)]
@@ -244,7 +266,7 @@ mod tests {
     #[test]
     fn command_line_form_parses_every_key() {
         let p = SimParams::parse_target(
-            "sim:capacity=2GiB, op=28%,page=8KiB,block=2MiB,dies=4,read_time=50us,program_time=1ms,erase_time=2ms,command_time=5us,interface_bytes_per_s=1GB,buffer=256KiB,gc_free_superblocks=4,compression=true",
+            "sim:capacity=2GiB,op=28%,page=8KiB,block=2MiB,dies=4,read_time=50us,program_time=1ms,erase_time=2ms,command_time=5us,interface_bytes_per_s=1GB,buffer=256KiB,gc_free_superblocks=4,compression=true",
         )
         .unwrap();
         assert_eq!(p.capacity, Size(2 << 30));

@@ -357,6 +357,7 @@ fn check_target_paths(t: &super::TargetSection) -> Option<RuleError> {
         if let Err(e) = parsed {
             let e = e
                 .strip_prefix(&format!("--target {text}: "))
+                .or_else(|| e.strip_prefix(&format!("--target {text:?}: ")))
                 .map_or(e.clone(), str::to_string);
             return Some(err(
                 key,

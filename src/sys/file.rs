@@ -1,8 +1,55 @@
 //! File syscalls not in `std`: preallocation, advisory locks (and who holds one), hole punching, finding holes (lseek SEEK_HOLE/SEEK_DATA), the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
-//! switching O_DIRECT on an open file (fcntl F_SETFL), and whether a file's filesystem is read-only (fstatvfs).
+//! switching O_DIRECT on an open file (fcntl F_SETFL), whether a file's filesystem is read-only (fstatvfs), and
+//! whether a path lies on one of the kernel's pseudo file systems (statfs).
 
 use std::io;
 use std::os::fd::AsRawFd;
+use std::path::Path;
+
+/// The kernel's pseudo file systems (statfs `f_type`, from `linux/magic.h`) and their names: their files are
+/// the kernel's settings and state (sysfs attributes, /proc entries, cgroup controls), not storage.
+const PSEUDO_FS: [(u32, &str); 17] = [
+    (0x9fa0, "procfs"),
+    (0x6265_6572, "sysfs"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x6265_6570, "configfs"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x1cd1, "devpts"),
+    (0x7363_6673, "securityfs"),
+    (0xf97c_ff8c, "selinuxfs"),
+    (0x4341_5d53, "smackfs"),
+    (0x6165_676c, "pstore"),
+    (0xde5e_81e4, "efivarfs"),
+    (0xcafe_4a11, "bpf"),
+    (0x6573_5543, "fusectl"),
+    (0x4249_4e4d, "binfmt_misc"),
+    (0x6e73_6673, "nsfs"),
+];
+
+/// The name of the pseudo file system `path` lies on (`"sysfs"`, `"procfs"`, `"cgroup2"`, ...; see
+/// `PSEUDO_FS`), or `None` for any other file system. The path is followed as `stat` follows it.
+///
+/// # Errors
+/// The OS error of statfs (`ENOENT` when the path does not exist).
+pub fn pseudo_fs(path: &Path) -> io::Result<Option<&'static str>> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: an all-zero statfs struct is a valid value (plain integers).
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid C string and statfs writes one struct into `st`, a live local.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // f_type is a signed word; the magics are 32-bit values.
+    let magic = st.f_type as u32;
+    Ok(PSEUDO_FS
+        .iter()
+        .find(|(m, _)| *m == magic)
+        .map(|(_, name)| *name))
+}
 
 /// Allocates the blocks of `[0, len)` of a regular file (fallocate mode 0: the file system reserves them, reads
 /// still return zeros, and the size grows to `len` if it was smaller).

@@ -9,6 +9,8 @@ pub enum Limit {
     LockedMemory,
     /// RLIMIT_AS: the process's address space, bytes; every allocation counts against it.
     AddressSpace,
+    /// RLIMIT_FSIZE: the largest file the process may make or write, bytes (`ulimit -f` counts KiB).
+    FileSize,
 }
 
 impl Limit {
@@ -17,6 +19,7 @@ impl Limit {
             Limit::Processes => libc::RLIMIT_NPROC,
             Limit::LockedMemory => libc::RLIMIT_MEMLOCK,
             Limit::AddressSpace => libc::RLIMIT_AS,
+            Limit::FileSize => libc::RLIMIT_FSIZE,
         }
     }
 
@@ -28,6 +31,7 @@ impl Limit {
             }
             Limit::LockedMemory => "the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l)",
             Limit::AddressSpace => "the address-space limit (RLIMIT_AS, ulimit -v)",
+            Limit::FileSize => "the file-size limit (RLIMIT_FSIZE, ulimit -f)",
         }
     }
 
@@ -46,7 +50,7 @@ impl Limit {
     pub fn note(self) -> String {
         let unit = match self {
             Limit::Processes => "",
-            Limit::LockedMemory | Limit::AddressSpace => " B",
+            Limit::LockedMemory | Limit::AddressSpace | Limit::FileSize => " B",
         };
         self.soft()
             .map_or(String::new(), |v| format!("; {} is {v}{unit}", self.name()))
@@ -117,7 +121,12 @@ mod tests {
 
     #[test]
     fn reads_the_limits_of_this_process() {
-        for l in [Limit::Processes, Limit::LockedMemory, Limit::AddressSpace] {
+        for l in [
+            Limit::Processes,
+            Limit::LockedMemory,
+            Limit::AddressSpace,
+            Limit::FileSize,
+        ] {
             let expected = match (l.soft(), l) {
                 (None, _) => String::new(),
                 (Some(v), Limit::Processes) => format!("; {} is {v}", l.name()),

@@ -7,7 +7,7 @@
 //!
 //! Left alone: the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT), which a handler
 //! cannot recover from; SIGPIPE, which Rust ignores (a write then fails with EPIPE); SIGXFSZ is ignored
-//! ([`install`]) so that a write beyond RLIMIT_FSIZE fails with EFBIG, a resource limit that fails the run.
+//! ([`ignore_file_size_signal`], from the start of `main`) so that a write beyond RLIMIT_FSIZE fails with EFBIG, a resource limit that fails the run.
 //!
 //! Copies of one signal arriving within 200 ms count as one: `timeout(1)` forwards a SIGINT both to its child
 //! and to its process group, so the child gets it twice at once, which must not kill it before it has written
@@ -99,7 +99,14 @@ pub fn first() -> Option<libc::c_int> {
     }
 }
 
-/// Installs the handler for [`stop_signals`] and ignores SIGXFSZ.
+/// Ignores SIGXFSZ, so that making or writing a file past RLIMIT_FSIZE fails with EFBIG (an error wkrun
+/// reports) instead of killing the process. Call at the start, before any file is created.
+pub fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN has no memory effects.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+}
+
+/// Installs the handler for [`stop_signals`] and ignores SIGXFSZ ([`ignore_file_size_signal`]).
 pub fn install() {
     for sig in stop_signals() {
         // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
@@ -112,8 +119,7 @@ pub fn install() {
         // which are async-signal-safe.
         unsafe { libc::sigaction(sig, &act, std::ptr::null_mut()) };
     }
-    // SAFETY: setting a signal's disposition to SIG_IGN has no memory effects.
-    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    ignore_file_size_signal();
 }
 
 #[cfg(test)]

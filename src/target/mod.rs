@@ -65,6 +65,12 @@ pub struct TargetInfo {
     /// for files, the simulated drive, and when sysfs does not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth_max: Option<u32>,
+    /// A loop device without direct I/O (sysfs `loop/dio` = 0) that the target is, or lies on (a partition's
+    /// disk, a device-mapper or RAID member, a loop device's backing device, followed down 8 levels; for a
+    /// file, the device of its file system): its I/O goes through the host's page cache of its backing file,
+    /// which the numbers then describe as much as the device. Absent otherwise, and for the simulated drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cached_loop: Option<CachedLoop>,
     /// The NVMe namespace id, when the target is an NVMe namespace block device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvme_namespace: Option<u32>,
@@ -84,6 +90,16 @@ pub struct TargetInfo {
     #[serde(skip)]
     #[schemars(skip)]
     pub identity: Option<Identity>,
+}
+
+/// A loop device that reads and writes its backing file through the host's page cache (sysfs `loop/dio` = 0).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CachedLoop {
+    /// The loop device (`/dev/loop3`).
+    pub device: PathBuf,
+    /// Its backing file (or device), as sysfs `loop/backing_file` names it.
+    pub backing_file: PathBuf,
 }
 
 /// What a host target's path named when it was probed, to tell it from whatever the path names later.
@@ -174,6 +190,7 @@ impl TargetInfo {
             firmware: None,
             discard_max_bytes: None,
             queue_depth_max: None,
+            page_cached_loop: None,
             nvme_namespace: None,
             created: false,
             preallocated: false,

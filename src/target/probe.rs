@@ -1,6 +1,7 @@
 //! Reading a target's geometry without writing to it.
 
-use super::{Identity, TargetInfo, TargetKind};
+use super::safety::{LOOP_DEPTH, disk_of, loop_backing, parse_dev};
+use super::{CachedLoop, Identity, TargetInfo, TargetKind};
 use crate::sys;
 use std::fs::{self, File};
 use std::io;
@@ -37,6 +38,46 @@ pub enum ProbeError {
     /// The path named something else when it was opened than when it was looked up (replaced meanwhile).
     #[error("{0} changed while it was being probed (it was replaced); nothing was written to it")]
     Changed(PathBuf),
+    /// The path is (or would be created) on one of the kernel's pseudo file systems (sysfs, procfs, ...).
+    #[error(
+        "{path} is on {fs}, a pseudo file system of the kernel: its files are the kernel's settings and state, not storage, so it cannot be a target; nothing was written to it"
+    )]
+    PseudoFs {
+        /// The target.
+        path: PathBuf,
+        /// The file system's name (`sysfs`, `procfs`, ...).
+        fs: &'static str,
+    },
+    /// A path in /dev that does not exist: a device name typed wrong, not a file to create among the nodes.
+    #[error(
+        "{} does not exist, and wkrun does not create a file target in /dev, among the device nodes (a device name typed wrong?); {}; nothing was created",
+        path.display(),
+        match closest {
+            Some(c) => format!("the closest block device is {} (lsblk lists them)", c.display()),
+            None => "there is no block device in /dev".to_string(),
+        }
+    )]
+    NoSuchDevice {
+        /// The target.
+        path: PathBuf,
+        /// The existing block device whose name is closest to the one given.
+        closest: Option<PathBuf>,
+    },
+    /// The file to create is larger than the process may make (RLIMIT_FSIZE).
+    #[error(
+        "{}: cannot create a file of {size} B ({}): {} is {limit} B; give a smaller --target-size (or [target] size) or raise the limit; nothing was created",
+        path.display(),
+        crate::units::fmt_bytes(*size),
+        sys::limits::Limit::FileSize.name()
+    )]
+    OverFileSizeLimit {
+        /// The target.
+        path: PathBuf,
+        /// The size it would be created with.
+        size: u64,
+        /// The limit, bytes.
+        limit: u64,
+    },
 }
 
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
@@ -65,6 +106,8 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     if !ft.is_file() {
         return Err(ProbeError::NotFileOrDevice(path.to_path_buf()));
     }
+    // Before the size: a /proc file says it is empty.
+    not_pseudo(path, path)?;
     if meta.len() == 0 {
         return Err(ProbeError::Empty(path.to_path_buf()));
     }
@@ -75,6 +118,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     };
     Ok(TargetInfo {
         identity: Some(identity),
+        page_cached_loop: cached_loop(meta.dev(), 0),
         ..TargetInfo::new(
             path,
             TargetKind::File,
@@ -107,14 +151,105 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if in_dev(path) {
+        return Err(ProbeError::NoSuchDevice {
+            path: path.to_path_buf(),
+            closest: closest_device(&absolute(path)),
+        });
+    }
     let pmeta =
         fs::metadata(&parent).map_err(io_err(path, "find the folder of the target file"))?;
+    not_pseudo(path, &parent)?;
+    if let Some(limit) = sys::limits::Limit::FileSize.soft()
+        && size > limit
+    {
+        return Err(ProbeError::OverFileSizeLimit {
+            path: path.to_path_buf(),
+            size,
+            limit,
+        });
+    }
     let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);
     let pbs = (pmeta.blksize() as u32).max(lbs);
     Ok(TargetInfo {
         created: true,
+        page_cached_loop: cached_loop(pmeta.dev(), 0),
         ..TargetInfo::new(path, TargetKind::File, size, lbs, pbs)
     })
+}
+
+/// Refuses `target` when `on` (the target, or the folder it would be made in) lies on a pseudo file system.
+fn not_pseudo(target: &Path, on: &Path) -> Result<(), ProbeError> {
+    match sys::file::pseudo_fs(on) {
+        Ok(Some(fs)) => Err(ProbeError::PseudoFs {
+            path: target.to_path_buf(),
+            fs,
+        }),
+        Ok(None) => Ok(()),
+        Err(e) => Err(io_err(target, "find the file system of")(e)),
+    }
+}
+
+/// Whether `path` (which does not exist) would be made among the device nodes: its nearest existing folder
+/// is `/dev` or under it, on the file system of `/dev` itself (so not `/dev/shm`, a file system of its own).
+fn in_dev(path: &Path) -> bool {
+    let dev = Path::new("/dev");
+    let Some(folder) = path
+        .ancestors()
+        .skip(1)
+        .map(|a| {
+            if a.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                a
+            }
+        })
+        .find_map(|a| fs::canonicalize(a).ok())
+    else {
+        return false;
+    };
+    let same_fs = match (fs::metadata(&folder), fs::metadata(dev)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev(),
+        _ => false,
+    };
+    folder.starts_with(dev) && same_fs
+}
+
+/// `path` with its folder's links and `..` resolved (as far as the folder exists).
+fn absolute(path: &Path) -> PathBuf {
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    match (
+        fs::canonicalize(folder.unwrap_or(Path::new("."))),
+        path.file_name(),
+    ) {
+        (Ok(f), Some(name)) => f.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// The block device in `/dev` (or in the folder of `path`, such as `/dev/mapper`) whose name is closest to
+/// `path`'s (an absolute path), by edit distance of the names below `/dev` (ties: the first by name).
+fn closest_device(path: &Path) -> Option<PathBuf> {
+    let dev = Path::new("/dev");
+    let wanted = path.strip_prefix(dev).unwrap_or(path).to_string_lossy();
+    let mut folders = vec![dev.to_path_buf()];
+    if let Some(parent) = path.parent()
+        && parent != dev
+        && parent.starts_with(dev)
+    {
+        folders.push(parent.to_path_buf());
+    }
+    folders
+        .iter()
+        .filter_map(|f| fs::read_dir(f).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path()))
+        .filter(|p| fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()))
+        .map(|p| {
+            let name = p.strip_prefix(dev).unwrap_or(&p).to_string_lossy();
+            (strsim::damerau_levenshtein(&wanted, &name), p.clone())
+        })
+        .min()
+        .map(|(_, p)| p)
 }
 
 /// Logical block size of the block device holding a filesystem (`st_dev`), from sysfs.
@@ -170,6 +305,7 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes"))
             .and_then(|s| s.parse().ok()),
         queue_depth_max: queue_depth_max(&disk),
+        page_cached_loop: cached_loop(rdev, 0),
         // A partition answers the namespace-id ioctl too, but formatting would erase the whole namespace.
         nvme_namespace: if partition {
             None
@@ -190,4 +326,38 @@ fn queue_depth_max(disk: &Path) -> Option<u32> {
         .filter_map(|name| read_sys(&disk.join(name)).and_then(|s| s.parse::<u32>().ok()))
         .filter(|&v| v > 0)
         .min()
+}
+
+/// The loop device without direct I/O (sysfs `loop/dio` = 0) that the block device `rdev` (a device target's,
+/// or the one holding a file target's file system) is or lies on: the disk of a partition, the members of a device-mapper or RAID device (`slaves/`), the backing device of a
+/// loop device with direct I/O, followed down [`LOOP_DEPTH`] levels.
+fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
+    if depth >= LOOP_DEPTH {
+        return None;
+    }
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ));
+    let disk = fs::canonicalize(disk_of(rdev).unwrap_or(sys)).ok()?;
+    if let Some(dio) = read_sys(&disk.join("loop/dio")) {
+        if dio == "0" {
+            return Some(CachedLoop {
+                device: Path::new("/dev").join(disk.file_name()?),
+                backing_file: read_sys(&disk.join("loop/backing_file"))
+                    .map(PathBuf::from)
+                    .unwrap_or_default(),
+            });
+        }
+        return match loop_backing(rdev)?.1 {
+            Identity::Block { rdev: under } => cached_loop(under, depth + 1),
+            Identity::File { .. } => None,
+        };
+    }
+    fs::read_dir(disk.join("slaves"))
+        .ok()?
+        .flatten()
+        .filter_map(|m| read_sys(&m.path().join("dev")).and_then(|d| parse_dev(&d)))
+        .find_map(|m| cached_loop(m, depth + 1))
 }

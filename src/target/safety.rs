@@ -28,12 +28,12 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
 }
 
 /// How deep [`under_loop_in_use`] and [`storage_under`] follow loop devices stacked on loop devices.
-const LOOP_DEPTH: u32 = 8;
+pub(super) const LOOP_DEPTH: u32 = 8;
 
 /// The backing file (or device) of the loop device `rdev`, or of the loop device a partition `rdev` is part
 /// of, with its identity, or `None` when `rdev` is neither or its backing file cannot be found (deleted,
 /// another mount namespace).
-fn loop_backing(rdev: u64) -> Option<(PathBuf, Identity)> {
+pub(super) fn loop_backing(rdev: u64) -> Option<(PathBuf, Identity)> {
     let sys = PathBuf::from(format!(
         "/sys/dev/block/{}:{}",
         libc::major(rdev),
@@ -47,7 +47,7 @@ fn loop_backing(rdev: u64) -> Option<(PathBuf, Identity)> {
 }
 
 /// The sysfs folder of the disk that the partition `rdev` is part of; `None` when `rdev` is not a partition.
-fn disk_of(rdev: u64) -> Option<PathBuf> {
+pub(super) fn disk_of(rdev: u64) -> Option<PathBuf> {
     let sys = PathBuf::from(format!(
         "/sys/dev/block/{}:{}",
         libc::major(rdev),
@@ -239,7 +239,7 @@ fn loop_in_use_over(want: Identity, skip: Option<u64>) -> Option<(String, String
 }
 
 /// `major:minor` as a device number.
-fn parse_dev(text: &str) -> Option<u64> {
+pub(super) fn parse_dev(text: &str) -> Option<u64> {
     let (a, b) = text.split_once(':')?;
     Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
 }

@@ -480,3 +480,51 @@ fn psync_workers_failing_together_the_error_is_errors_first() {
         drop(mnt);
     }
 }
+
+/// Issue 24 item 14: under a file-size limit of 1,000,000 B, creating a 16 MiB target was killed by SIGXFSZ
+/// (exit 153), leaving an empty target (which every later run refused as empty) and an empty output folder.
+/// The size is checked against RLIMIT_FSIZE before anything is made: `plan` and the run exit 2 naming the
+/// limit, and the folder holds only the spec. A target within the limit is created and run as before.
+#[test]
+fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_created() {
+    let test =
+        "limits::a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_created";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"256KiB\"\n";
+    write_file(d, "s.toml", &spec_text("fsize", fill));
+    let want = "error: new.img: cannot create a file of 16777216 B (16MiB): the file-size limit (RLIMIT_FSIZE, ulimit -f) is 1000000 B; give a smaller --target-size (or [target] size) or raise the limit; nothing was created";
+    let target = ["--target", "new.img", "--target-size", "16MiB"];
+    for args in [
+        [&["plan", "s.toml"][..], &target[..]].concat(),
+        [&["s.toml"][..], &target[..], &["-o", "o"][..]].concat(),
+    ] {
+        let ran = run_limited(d, &["--fsize=1000000"], false, &args);
+        assert_eq!(ran.code, 2, "wkrun {args:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.lines().last(), Some(want), "wkrun {args:?}");
+        assert_eq!(dir_listing(d), ["s.toml"], "wkrun {args:?} left files");
+    }
+    let ran = run_limited(
+        d,
+        &["--fsize=1000000"],
+        false,
+        &[
+            "s.toml",
+            "--target",
+            "small.img",
+            "--target-size",
+            "512KiB",
+            "-o",
+            "o",
+            "-q",
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        fs::metadata(d.join("small.img")).expect("small.img").len(),
+        512 << 10
+    );
+}

@@ -48,3 +48,4 @@ mod uring_wait;
 mod verify;
 mod workers;
 mod workers_rules;
+mod wrong_target;

@@ -456,3 +456,82 @@ fn a_target_named_like_a_file_the_run_writes_in_its_folder_is_refused() {
         ["00-fill.csv", "results.json", "t.img"]
     );
 }
+
+/// A folder made immutable (`chattr +i`) for a test; made mutable again on drop, also when the test panics,
+/// so that the temporary folder can be removed.
+struct Immutable(PathBuf);
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+    }
+}
+
+/// Issue 24 item 15: an existing output folder the run cannot write into (immutable, as root; root's own
+/// 755 folder, as user nobody) let the 8 MiB target be created and preallocated first, then failed with exit
+/// 1 at `results.json`, leaving the target. Now a file is made (and removed) in the folder when it is opened,
+/// so it is refused with exit 2 before the target exists, and the folder is left empty.
+#[test]
+fn an_existing_output_folder_that_cannot_be_written_is_refused_before_the_target_is_created() {
+    let test = "outdir::an_existing_output_folder_that_cannot_be_written_is_refused_before_the_target_is_created";
+    if !is_root() {
+        return skip(test, "not running as root: chattr +i and setpriv need root");
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n";
+    write_file(d, "f.toml", &spec_text("f", fill));
+    // Refused, naming the folder and the OS error: nothing in the folder, no target.
+    let refused = |o: &std::process::Output, folder: &str, target: &str, why: &str| {
+        let (code, _, err) = code_out_err(o);
+        assert_eq!(code, 2, "{err}");
+        let want = format!(
+            "error: cannot write into the output folder {folder}: {why}; choose another --output folder"
+        );
+        assert_eq!(err.lines().last(), Some(want.as_str()));
+        assert!(!d.join(target).exists(), "{target} was created");
+        assert_eq!(names(&d.join(folder)), Vec::<String>::new());
+    };
+    let args = |target: &'static str, folder: &'static str| {
+        [
+            "f.toml",
+            "--target",
+            target,
+            "--target-size",
+            "8MiB",
+            "-q",
+            "-o",
+            folder,
+        ]
+    };
+    let out = d.join("frozen");
+    fs::create_dir(&out).expect("mkdir frozen");
+    let chattr = Command::new("chattr").arg("+i").arg(&out).output();
+    let _thaw = Immutable(out.clone());
+    match chattr {
+        Ok(o) if o.status.success() => refused(
+            &wkrun(d, &args("t.img", "frozen")),
+            "frozen",
+            "t.img",
+            "Operation not permitted (os error 1)",
+        ),
+        other => skip(test, &format!("chattr +i failed here: {other:?}")),
+    }
+
+    // Root's folder, mode 755, as user nobody: the tests' folder opened to nobody, the output folder not.
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(d, fs::Permissions::from_mode(0o777)).expect("chmod 777");
+    let ro = d.join("ro");
+    fs::create_dir(&ro).expect("mkdir ro");
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).expect("chmod 755");
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(wkrun_bin())
+        .args(args("nobody.img", "ro"))
+        .current_dir(d)
+        .output();
+    match o {
+        Ok(o) => refused(&o, "ro", "nobody.img", "Permission denied (os error 13)"),
+        Err(e) => skip(test, &format!("setpriv cannot run here: {e}")),
+    }
+}
