@@ -90,7 +90,20 @@ impl ImageSource {
                 synthetic_fill(*seed, offset, buf);
                 Ok(())
             }
-            ImageSource::File(f) => f.read_exact_at(buf, offset),
+            ImageSource::File(f) => f.read_exact_at(buf, offset).map_err(|e| match e.kind() {
+                // The file was long enough when planned: it shrank since.
+                io::ErrorKind::UnexpectedEof => {
+                    let now = f.metadata().map_or(String::new(), |m| format!(" ({} B now)", m.len()));
+                    io::Error::new(
+                        e.kind(),
+                        format!(
+                            "the image file ends before byte {}{now}: it was shortened since the plan",
+                            offset + buf.len() as u64
+                        ),
+                    )
+                }
+                _ => e,
+            }),
         }
     }
 }
@@ -98,6 +111,23 @@ impl ImageSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24 item 22: an image file shortened during the run is named as such, not "failed to fill
+    /// whole buffer".
+    #[test]
+    fn an_image_shorter_than_planned_says_so() {
+        let f = tempfile::tempfile().expect("temp file");
+        f.set_len(4096).expect("set_len");
+        let src = ImageSource::File(f);
+        let mut buf = vec![0u8; 4096];
+        src.fill(0, &mut buf).expect("within the file");
+        let e = src.fill(2048, &mut buf).expect_err("past its end");
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(
+            e.to_string(),
+            "the image file ends before byte 6144 (4096 B now): it was shortened since the plan"
+        );
+    }
 
     #[test]
     fn ranges_are_independent_and_mixed() {

@@ -3,7 +3,8 @@
 
 use super::measure::{self, IoOutcome};
 use super::{Ctx, Observer, PhaseEnd};
-use crate::engine::{ReadCheck, errors::ErrorTally};
+use crate::engine::{IoCause, IoError, ReadCheck, errors::ErrorTally};
+use crate::ops::OpKind;
 use crate::plan::{IoWork, PhasePlan};
 use crate::results::{
     DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare, SizeOps,
@@ -93,6 +94,35 @@ pub fn assume_done(written: &mut super::written::Written, phase: &PhasePlan) {
     }
 }
 
+/// A short transfer on a file says why where the file can tell: it now ends inside the I/O (shortened
+/// during the run), or a write found its filesystem full (the kernel returns the bytes it could write,
+/// and the error only for the next write).
+fn explain_short(err: &mut IoError, file: &std::fs::File) {
+    let IoCause::Short(n) = err.cause else {
+        return;
+    };
+    let Some(meta) = file.metadata().ok().filter(|m| m.file_type().is_file()) else {
+        return;
+    };
+    let end = err.offset + u64::from(err.len);
+    let why = if meta.len() < end {
+        format!(
+            "the target file is now {} B, ending inside this I/O: it was shortened during the run",
+            meta.len()
+        )
+    } else if err.kind == OpKind::Write
+        && crate::sys::file::free_bytes(file).is_ok_and(|free| free < u64::from(err.len))
+    {
+        "the file system holding the target is full (no space left on device)".to_string()
+    } else {
+        return;
+    };
+    err.cause = IoCause::Os(std::io::Error::other(format!(
+        "short transfer: {n} of {} B: {why}",
+        err.len
+    )));
+}
+
 /// How an I/O phase ended: failed at an I/O error, interrupted, or done.
 pub fn end_of(phase: &PhasePlan, o: &IoOutcome, pr: PhaseResult, interrupted: bool) -> PhaseEnd {
     match &o.outcome.error {
@@ -121,6 +151,9 @@ pub fn measured(
     let o = measure::run(&env, phase, csv, check, &mut ctx.obs);
     ctx.obs.phase_end();
     let mut o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
+    if let (Some(err), Some(held)) = (o.outcome.error.as_mut(), env.target) {
+        explain_short(err, held.file());
+    }
     record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
     // Workers that did unequal work: the host's scheduling shaped the phase's total.

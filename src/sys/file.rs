@@ -137,11 +137,8 @@ pub fn set_direct(f: &impl AsRawFd, direct: bool) -> io::Result<()> {
     }
 }
 
-/// Whether the filesystem holding the open file `f` is mounted read-only (fstatvfs, ST_RDONLY).
-///
-/// # Errors
-/// The OS error from fstatvfs.
-pub fn on_read_only_fs(f: &impl AsRawFd) -> io::Result<bool> {
+/// The statvfs of the filesystem holding the open file `f`.
+fn fstatvfs(f: &impl AsRawFd) -> io::Result<libc::statvfs> {
     // SAFETY: an all-zero statvfs struct is a valid value (plain integers).
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: fstatvfs writes one statvfs into `st`, a live local; an invalid fd is an error return.
@@ -149,7 +146,25 @@ pub fn on_read_only_fs(f: &impl AsRawFd) -> io::Result<bool> {
     if r < 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(st.f_flag & libc::ST_RDONLY != 0)
+    Ok(st)
+}
+
+/// Whether the filesystem holding the open file `f` is mounted read-only (fstatvfs, ST_RDONLY).
+///
+/// # Errors
+/// The OS error from fstatvfs.
+pub fn on_read_only_fs(f: &impl AsRawFd) -> io::Result<bool> {
+    Ok(fstatvfs(f)?.f_flag & libc::ST_RDONLY != 0)
+}
+
+/// The bytes an unprivileged writer may still allocate on the filesystem holding the open file `f`
+/// (fstatvfs: `f_bavail` × `f_frsize`).
+///
+/// # Errors
+/// The OS error from fstatvfs.
+pub fn free_bytes(f: &impl AsRawFd) -> io::Result<u64> {
+    let st = fstatvfs(f)?;
+    Ok(u64::from(st.f_bavail).saturating_mul(u64::from(st.f_frsize)))
 }
 
 /// The bytes of `[start, start + len)` of a regular file that are holes (never written, or punched), found with

@@ -61,6 +61,15 @@ fn a_write_that_fills_the_disk_leaves_results_failed() {
             && !err.contains("results"),
         "{err}"
     );
+    // The write that found the disk full says so, as ENOSPC or as a short write on a full file system
+    // (issue 24 item 22: it said "short transfer" alone).
+    assert!(
+        err.ends_with("failed: No space left on device (errno 28)\n")
+            || err.contains(
+                ": the file system holding the target is full (no space left on device)\n"
+            ),
+        "{err}"
+    );
     let out = m.dir.join("out");
     assert_eq!(names(&out), ["00-w.csv", "results.json"]);
     let (_, r) = strict_results(&out);

@@ -1826,3 +1826,34 @@ fn io_uring_probing_batched_waits_on_zram_loses_and_doubles_no_io() {
         }
     }
 }
+
+/// Issue 24 item 22: a target file shortened during the run fails the phase (`on_error = "stop"`) with the
+/// reason, not with "short transfer" alone.
+#[test]
+fn a_target_shortened_during_the_run_is_named_as_such() {
+    let body = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"sequential\"\n\
+                block_size = \"4KiB\"\nqueue_depth = 1\nread_percent = 100\nsize = \"100%\"\nrate_iops = 1000\n\
+                interval = \"100ms\"\ndirect = false\n";
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, 8 << 20);
+    let running = start_engine(d.path(), "psync", body, &target, &[]);
+    let csv = running.out.join("00-r.csv");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 4 && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&target)
+        .and_then(|t| t.set_len(0))
+        .expect("truncate the target");
+    let ran = running.wait();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("failed: short transfer: 0 of 4096 B: the target file is now 0 B, ending inside this I/O: it was shortened during the run"),
+        "{}",
+        ran.stderr
+    );
+}
