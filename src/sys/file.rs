@@ -164,7 +164,7 @@ pub fn on_read_only_fs(f: &impl AsRawFd) -> io::Result<bool> {
 /// The OS error from fstatvfs.
 pub fn free_bytes(f: &impl AsRawFd) -> io::Result<u64> {
     let st = fstatvfs(f)?;
-    Ok(u64::from(st.f_bavail).saturating_mul(u64::from(st.f_frsize)))
+    Ok(st.f_bavail.saturating_mul(st.f_frsize))
 }
 
 /// The bytes of `[start, start + len)` of a regular file that are holes (never written, or punched), found with
