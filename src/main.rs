@@ -610,6 +610,12 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) ->
     if let Err(why) = multi::consents(&plans, how.allow) {
         err_out(&format!("note: the run would be refused: {why}\n"));
     }
+    // A file another run holds: the run would be refused when it claims it.
+    for p in &plans {
+        if let Some(why) = target::safety::held_by_a_run(&p.target) {
+            err_out(&format!("note: {why}\n"));
+        }
+    }
     if how.json {
         // Several targets: a JSON array of plans.
         let text = match plans.as_slice() {

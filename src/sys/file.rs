@@ -157,6 +157,24 @@ pub fn on_read_only_fs(f: &impl AsRawFd) -> io::Result<bool> {
     Ok(fstatvfs(f)?.f_flag & libc::ST_RDONLY != 0)
 }
 
+/// Whether the open file `f` is immutable (`chattr +i`) or append-only (`chattr +a`), from its inode flags
+/// (FS_IOC_GETFLAGS): `(immutable, append_only)`. Either makes every positioned write fail.
+///
+/// # Errors
+/// The OS error of the ioctl (`ENOTTY` where the file system has no such flags).
+pub fn write_protection(f: &impl AsRawFd) -> io::Result<(bool, bool)> {
+    const IMMUTABLE: libc::c_long = 0x10;
+    const APPEND: libc::c_long = 0x20;
+    let mut flags: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes the inode's flags into `flags`, a live local of the size it takes
+    // (the kernel writes an int; a long holds it); a bad descriptor is an error return.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((flags & IMMUTABLE != 0, flags & APPEND != 0))
+}
+
 /// The bytes an unprivileged writer may still allocate on the filesystem holding the open file `f`
 /// (fstatvfs: `f_bavail` × `f_frsize`).
 ///

@@ -27,6 +27,20 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
     }
 }
 
+/// A file target another wkrun run holds (its flock, seen in /proc/locks), in words: `wkrun plan` notes it,
+/// since the run would be refused when it claims the file (`target::open`), a run that writes while another
+/// run reads or writes, one that reads while another writes.
+pub fn held_by_a_run(t: &TargetInfo) -> Option<String> {
+    let Some(Identity::File { dev, ino }) = t.identity else {
+        return None;
+    };
+    let pid = crate::sys::file::flock_holder(dev, ino).filter(|&p| p != std::process::id())?;
+    Some(format!(
+        "{} is in use by another wkrun run (pid {pid}): a run that writes it is refused while that run goes on, and a run that reads it while that run writes it",
+        t.path.display()
+    ))
+}
+
 /// How deep [`under_loop_in_use`] and [`storage_under`] follow loop devices stacked on loop devices.
 pub(super) const LOOP_DEPTH: u32 = 8;
 
@@ -255,9 +269,17 @@ pub fn read_only_reason(t: &TargetInfo) -> Option<String> {
         TargetKind::Block => crate::sys::block::read_only(&f)
             .ok()?
             .then(|| format!("{} is read-only (blockdev --setro, losetup --read-only or write-protected hardware)", t.path.display())),
-        TargetKind::File => crate::sys::file::on_read_only_fs(&f)
-            .ok()?
-            .then(|| format!("{} is on a filesystem mounted read-only", t.path.display())),
+        TargetKind::File => {
+            let shown = t.path.display();
+            if crate::sys::file::on_read_only_fs(&f).ok()? {
+                return Some(format!("{shown} is on a filesystem mounted read-only"));
+            }
+            match crate::sys::file::write_protection(&f).ok()? {
+                (true, _) => Some(format!("{shown} is immutable (chattr +i): no write to it can succeed; chattr -i to write it")),
+                (false, true) => Some(format!("{shown} is append-only (chattr +a): a write inside it cannot succeed; chattr -a to write it")),
+                (false, false) => None,
+            }
+        }
         TargetKind::Sim => None,
     }
 }
@@ -471,6 +493,14 @@ pub fn consent(
             return Err(format!(
                 "--allow-destroy names {}, which is the target itself, {}: only a block device needs --allow-destroy; drop it",
                 d.display(),
+                facts.noun
+            ));
+        }
+        if fs::symlink_metadata(d).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(format!(
+                "--allow-destroy names {}, which does not exist, and the target is {} ({}); drop --allow-destroy, or name the device as it is",
+                d.display(),
+                t.path.display(),
                 facts.noun
             ));
         }

@@ -563,3 +563,105 @@ fn a_file_target_is_claimed_for_the_run() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(results(&s)["status"], "completed");
 }
+
+/// Issue 24 item 22: an immutable or append-only target file is refused before anything is written (exit
+/// 2, naming the flag and how to lift it), where the run failed at its first write (exit 1); `wkrun plan`
+/// notes it. A run that only reads it is allowed.
+#[test]
+fn an_immutable_or_append_only_target_file_is_refused_before_the_run() {
+    let test = "hold::an_immutable_or_append_only_target_file_is_refused_before_the_run";
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, 4 << 20);
+    let before = std::fs::read(&target).unwrap();
+    let write =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    let read =
+        "[[phase]]\nname = \"r\"\nkind = \"workload\"\nread_percent = 100\nsize = \"1MiB\"\n";
+    for (flag, why) in [
+        (
+            "+i",
+            "is immutable (chattr +i): no write to it can succeed; chattr -i to write it",
+        ),
+        (
+            "+a",
+            "is append-only (chattr +a): a write inside it cannot succeed; chattr -a to write it",
+        ),
+    ] {
+        let set = Command::new("chattr").arg(flag).arg(&target).status();
+        if !set.is_ok_and(|s| s.success()) {
+            return skip(
+                test,
+                "chattr cannot set the flag here (root on ext4, xfs or btrfs)",
+            );
+        }
+        let (o, out) = run_spec(d.path(), "prot", write, &target, &[]);
+        let (code, _, err) = code_out_err(&o);
+        let unset = flag.replace('+', "-");
+        let _ = Command::new("chattr").arg(&unset).arg(&target).status();
+        let t = target.display();
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert_eq!(
+            err,
+            format!("error: refusing to write to {t}: {t} {why}\n"),
+            "{flag}"
+        );
+        assert!(!out.exists(), "{flag}: an output folder was made");
+        assert_eq!(
+            std::fs::read(&target).unwrap(),
+            before,
+            "{flag}: the file changed"
+        );
+        // Reading it is allowed.
+        Command::new("chattr")
+            .arg(flag)
+            .arg(&target)
+            .status()
+            .unwrap();
+        let rd = d.path().join(format!("r{unset}"));
+        std::fs::create_dir_all(&rd).unwrap();
+        let (o, _) = run_spec(&rd, "prot", read, &target, &[]);
+        let _ = Command::new("chattr").arg(&unset).arg(&target).status();
+        let (code, _, err) = code_out_err(&o);
+        assert_eq!(code, 0, "{flag}, reading: {err}");
+    }
+}
+
+/// Issue 24 item 22: `wkrun plan` says that a file target is held by another run (which the run would be
+/// refused for when it claims it), and `--allow-destroy` naming a path that does not exist says so.
+#[test]
+fn the_plan_notes_a_target_held_by_another_run() {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, 4 << 20);
+    let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
+    wait_for_phases(&mut child, &out, 1);
+    let pid = child.id();
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "spec.toml", "--target", "t.img"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "note: t.img is in use by another wkrun run (pid {pid}): a run that writes it is refused"
+        )),
+        "{err}"
+    );
+    let (code, _) = finish(child);
+    assert_eq!(code, 0);
+    let args = [
+        "plan",
+        "spec.toml",
+        "--target",
+        "t.img",
+        "--allow-destroy",
+        "/dev/wkrun-none",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("note: the run would be refused: --allow-destroy names /dev/wkrun-none, which does not exist, and the target is t.img (a file)"),
+        "{err}"
+    );
+}
