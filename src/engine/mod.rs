@@ -447,7 +447,12 @@ pub fn alloc_error(engine: &'static str, e: &crate::buf::AllocError) -> IoError 
 /// the OS error and the limit on processes and threads when one is set (or the address-space limit, as a
 /// thread's stack is memory too).
 pub fn spawn_error(engine: &'static str, what: &str, e: &io::Error) -> IoError {
-    let limits = format!("{}{}", Limit::Processes.note(), Limit::AddressSpace.note());
+    let limits = format!(
+        "{}{}{}",
+        Limit::Processes.note(),
+        crate::sys::limits::cgroup_pids_note(),
+        Limit::AddressSpace.note()
+    );
     let msg = format!("cannot start {what}: {}{limits}", os_text(e));
     setup_error(engine, io::Error::new(e.kind(), msg))
 }

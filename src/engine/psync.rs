@@ -48,7 +48,7 @@ impl Engine for Psync {
                 match spawned {
                     Ok(h) => handles.push(h),
                     Err(e) => {
-                        let what = format!("worker thread {} of {n}", w + 1);
+                        let what = format!("queue-slot thread {} of {n}", w + 1);
                         spawn_error = Some(super::spawn_error("psync", &what, &e));
                         break;
                     }

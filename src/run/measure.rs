@@ -499,10 +499,15 @@ fn run_workers(
                 jobs[*w].leave_start_line();
             }
         }
+        let n = jobs.len();
         handles
             .into_iter()
             .map(|(w, name, h)| match h {
-                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                Ok(h) => {
+                    let mut o = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    name_the_worker(&mut o, w, n);
+                    o
+                }
                 Err(e) => {
                     let what = format!("the thread of worker {w}");
                     Outcome::new(Some(engine::spawn_error(name, &what, &e)))
@@ -558,6 +563,24 @@ fn address_space_short(jobs: &[Job<'_>], engines: &[EngineBox<'_>]) -> Option<en
         engines[0].name(),
         std::io::Error::new(std::io::ErrorKind::OutOfMemory, msg),
     ))
+}
+
+/// With several workers, an engine that could not start says which worker's it was (`worker 3 of 256: ...`):
+/// the engine knows its threads and buffers, not the phase's workers.
+fn name_the_worker(o: &mut Outcome, w: usize, n: usize) {
+    if n < 2 {
+        return;
+    }
+    if let Some(IoError {
+        cause: IoCause::Setup(_, e),
+        ..
+    }) = o.error.as_mut()
+    {
+        *e = io::Error::new(
+            e.kind(),
+            format!("worker {w} of {n}: {}", crate::sys::os_text(e)),
+        );
+    }
 }
 
 /// A worker's read and write latencies, and its last completion (ns).

@@ -47,14 +47,59 @@ impl Limit {
     }
 
     /// `"; <name> is <value>"` when the limit is set, else an empty string: the tail of an error message.
+    /// The process limit is left out for root, which it does not bind.
     pub fn note(self) -> String {
         let unit = match self {
             Limit::Processes => "",
             Limit::LockedMemory | Limit::AddressSpace | Limit::FileSize => " B",
         };
+        // SAFETY: geteuid takes nothing and cannot fail.
+        if self == Limit::Processes && unsafe { libc::geteuid() } == 0 {
+            return String::new();
+        }
         self.soft()
             .map_or(String::new(), |v| format!("; {} is {v}{unit}", self.name()))
     }
+}
+
+/// `"; the cgroup's pids.max is N (pids.current M, FILE)"` when a pids controller of this process's cgroup
+/// (or of one above it) limits its tasks, else an empty string: a thread that cannot be made under a
+/// container's or a systemd unit's limit is that limit's doing, whoever the user is.
+pub fn cgroup_pids_note() -> String {
+    let Ok(text) = std::fs::read_to_string("/proc/self/cgroup") else {
+        return String::new();
+    };
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = match (parts.next(), parts.next(), parts.next()) {
+            (Some(a), Some(b), Some(c)) => (a, b, c),
+            _ => continue,
+        };
+        // cgroup v1's pids hierarchy, or v2's unified one.
+        let roots: &[&str] = match controllers {
+            c if c.split(',').any(|x| x == "pids") => &["/sys/fs/cgroup/pids"],
+            "" => &["/sys/fs/cgroup", "/sys/fs/cgroup/unified"],
+            _ => continue,
+        };
+        for root in roots {
+            let mut dir = std::path::PathBuf::from(format!("{root}{path}"));
+            loop {
+                let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
+                if let Some(max) = read("pids.max").and_then(|m| m.trim().parse::<u64>().ok()) {
+                    let current = read("pids.current")
+                        .map_or(String::new(), |c| format!("pids.current {}, ", c.trim()));
+                    return format!(
+                        "; the cgroup's pids.max is {max} ({current}{})",
+                        dir.join("pids.max").display()
+                    );
+                }
+                if dir.as_os_str().len() <= root.len() || !dir.pop() {
+                    break;
+                }
+            }
+        }
+    }
+    String::new()
 }
 
 /// Whether `bytes` of address space are free now, under the address-space limit: true when no limit is set

@@ -143,7 +143,7 @@ fn psync_thread_that_cannot_be_spawned_fails_the_run_naming_the_thread_limit() {
     assert!(ran.took < Duration::from_secs(10), "took {:?}", ran.took);
     let error = failed_cleanly(&ran, &d.path().join("out"));
     // Which thread fails depends on what else counts against the limit (the main and engine threads).
-    let prefix = "phase 0 \"w\": the psync engine could not start: cannot start worker thread ";
+    let prefix = "phase 0 \"w\": the psync engine could not start: cannot start queue-slot thread ";
     let suffix = " of 64: Resource temporarily unavailable (errno 11); the limit on this user's processes and threads (RLIMIT_NPROC, ulimit -u) is 40";
     let k = error
         .strip_prefix(prefix)
@@ -152,6 +152,79 @@ fn psync_thread_that_cannot_be_spawned_fails_the_run_naming_the_thread_limit() {
     assert!(k.is_some_and(|k| (1..=40).contains(&k)), "{error}");
     let (_, r) = strict_results(&d.path().join("out"));
     assert_eq!(u(phase(&r, 0), "/write/ops"), 0, "no worker did I/O");
+}
+
+/// Issue 24 item 22: with several workers, the error names the worker whose thread could not start (of 4
+/// psync workers of 16 threads each under RLIMIT_NPROC 40: whichever reached the limit, numbered from 0 as
+/// the plan numbers them).
+#[test]
+fn the_worker_whose_thread_cannot_start_is_named() {
+    let test = "limits::the_worker_whose_thread_cannot_start_is_named";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = nobody_dir();
+    let body = "engine = \"psync\"\nblock_size = \"4KiB\"\nqueue_depth = 16\nworkers = 4\nduration = \"2s\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "16MiB",
+        "-o",
+        "out",
+    ];
+    let ran = run_limited(d.path(), &["--nproc=40"], true, &args);
+    let error = failed_cleanly(&ran, &d.path().join("out"));
+    let prefix = "phase 0 \"w\": the psync engine could not start: worker ";
+    let w = error
+        .strip_prefix(prefix)
+        .and_then(|e| e.split_once(" of 4: cannot start queue-slot thread "))
+        .and_then(|(w, _)| w.parse::<u32>().ok());
+    assert!(w.is_some_and(|w| w < 4), "{error}");
+    assert!(error.contains("(RLIMIT_NPROC, ulimit -u) is 40"), "{error}");
+}
+
+/// Issue 24 item 22: under a cgroup's pids.max (a container's or a systemd unit's limit), as root, whom
+/// RLIMIT_NPROC does not bind: the error names the cgroup's limit, not RLIMIT_NPROC.
+#[test]
+fn a_thread_refused_by_the_cgroups_pids_max_names_it() {
+    let test = "limits::a_thread_refused_by_the_cgroups_pids_max_names_it";
+    let cg = std::path::PathBuf::from(format!(
+        "/sys/fs/cgroup/pids/wkrun-test-{}",
+        std::process::id()
+    ));
+    if std::fs::create_dir(&cg).is_err() || std::fs::write(cg.join("pids.max"), "30").is_err() {
+        let _ = std::fs::remove_dir(&cg);
+        return skip(
+            test,
+            "no cgroup v1 pids hierarchy to make a group in (root, /sys/fs/cgroup/pids)",
+        );
+    }
+    let d = tempdir();
+    let body = "engine = \"psync\"\nblock_size = \"4KiB\"\nqueue_depth = 64\nduration = \"2s\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec {} s.toml --target t.img --target-size 16MiB -o out -q",
+        cg.display(),
+        wkrun_bin()
+    );
+    let o = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(d.path())
+        .output()
+        .expect("sh");
+    let _ = std::fs::remove_dir(&cg);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "Resource temporarily unavailable (errno 11); the cgroup's pids.max is 30 (pids.current 30, {}/pids.max)",
+            cg.display()
+        )) && !err.contains("RLIMIT_NPROC"),
+        "{err}"
+    );
 }
 
 /// Item 4: I/O buffers over the address-space limit (QD16 × 128 MiB = 2 GiB under 1.5 GB, within the
