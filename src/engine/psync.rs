@@ -78,7 +78,7 @@ impl Engine for Psync {
     }
 }
 
-/// A worker thread: allocates its buffer, waits at the gate, then does its I/O; returns at once when the
+/// A queue-slot thread: allocates its buffer, waits at the gate, then does its I/O; returns at once when the
 /// gate closed (another worker could not start), or with the error when its buffer could not be allocated.
 fn start_worker(
     job: &Job<'_>,
