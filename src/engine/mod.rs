@@ -443,7 +443,7 @@ pub fn alloc_error(engine: &'static str, e: &crate::buf::AllocError) -> IoError 
     setup_error(engine, io::Error::new(io::ErrorKind::OutOfMemory, msg))
 }
 
-/// A thread an engine needed (`what`: "worker thread 39 of 64") could not be started: the error names it,
+/// A thread an engine needed (`what`: "queue-slot thread 39 of 64") could not be started: the error names it,
 /// the OS error and the limit on processes and threads when one is set (or the address-space limit, as a
 /// thread's stack is memory too).
 pub fn spawn_error(engine: &'static str, what: &str, e: &io::Error) -> IoError {
