@@ -94,6 +94,28 @@ pub fn assume_done(written: &mut super::written::Written, phase: &PhasePlan) {
     }
 }
 
+/// A write that reaches past the file-size limit (RLIMIT_FSIZE) says so: it fails with EFBIG, or with
+/// EINVAL under O_DIRECT, which alone reads as a misaligned I/O.
+fn explain_file_size(err: &mut IoError) {
+    let end = err.offset + u64::from(err.len);
+    let Some(limit) = crate::sys::limits::Limit::FileSize
+        .soft()
+        .filter(|&l| end > l)
+    else {
+        return;
+    };
+    let IoCause::Os(e) = &err.cause else {
+        return;
+    };
+    if err.kind == OpKind::Write && matches!(e.raw_os_error(), Some(libc::EFBIG | libc::EINVAL)) {
+        err.cause = IoCause::Os(std::io::Error::other(format!(
+            "{}: the write ends at byte {end}, past {} ({limit} B)",
+            crate::sys::os_text(e),
+            crate::sys::limits::Limit::FileSize.name()
+        )));
+    }
+}
+
 /// A short transfer on a file says why where the file can tell: it now ends inside the I/O (shortened
 /// during the run), or a write found its filesystem full (the kernel returns the bytes it could write,
 /// and the error only for the next write).
@@ -151,8 +173,11 @@ pub fn measured(
     let o = measure::run(&env, phase, csv, check, &mut ctx.obs);
     ctx.obs.phase_end();
     let mut o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
-    if let (Some(err), Some(held)) = (o.outcome.error.as_mut(), env.target) {
-        explain_short(err, held.file());
+    if let Some(err) = o.outcome.error.as_mut() {
+        explain_file_size(err);
+        if let Some(held) = env.target {
+            explain_short(err, held.file());
+        }
     }
     record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);

@@ -227,6 +227,30 @@ fn a_thread_refused_by_the_cgroups_pids_max_names_it() {
     );
 }
 
+/// Issue 24 item 22: a write to an existing file past RLIMIT_FSIZE fails with EINVAL under O_DIRECT (EFBIG
+/// buffered); the error says it reached past the limit, where EINVAL alone reads as a misaligned I/O.
+#[test]
+fn a_write_past_the_file_size_limit_names_the_limit() {
+    let test = "limits::a_write_past_the_file_size_limit_names_the_limit";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    sparse_file(&d.path().join("t.img"), 16 << 20);
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"sequential\"\nblock_size = \"64KiB\"\nread_percent = 0\nsize = \"100%\"\n";
+    write_file(d.path(), "s.toml", &spec_text("fsize", body));
+    let args = ["s.toml", "--target", "t.img", "-o", "out", "-q"];
+    let ran = run_limited(d.path(), &["--fsize=1000000"], false, &args);
+    let error = failed_cleanly(&ran, &d.path().join("out"));
+    assert!(
+        error.starts_with("phase 0 \"w\": write of 65536 B at offset 983040 failed: ")
+            && error.ends_with(
+                ": the write ends at byte 1048576, past the file-size limit (RLIMIT_FSIZE, ulimit -f) (1000000 B)"
+            ),
+        "{error}"
+    );
+}
+
 /// Item 4: I/O buffers over the address-space limit (QD16 × 128 MiB = 2 GiB under 1.5 GB, within the
 /// documented 2 GiB buffer limit) on the null engine, and io_uring's QD1024 × 2 MiB on a file: exit 1,
 /// the error names what could not be allocated, how much, and the limit; the file is not written.
