@@ -582,6 +582,9 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) ->
         .enumerate()
         .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i), how.from))
         .collect::<Result<Vec<_>, _>>()?;
+    for l in s.set_lines() {
+        err_out(&format!("{l}\n"));
+    }
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = target::safety::duplicate(&infos) {
@@ -911,6 +914,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             run::progress::log_line(m);
         }
     };
+    s.set_lines().iter().for_each(|l| say(l));
     for n in &notes {
         say(&format!("note: {n}"));
     }

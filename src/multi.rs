@@ -43,6 +43,7 @@ pub(super) fn cmd_run_many(
         }
         plans.push(plan);
     }
+    s.set_lines().iter().for_each(|l| say(l));
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = safety::duplicate(&infos) {
         return Err(bad(format!("{why}; nothing was written")));

@@ -17,6 +17,9 @@ use super::keys::{self, KEYS};
 use super::{Defaults, LoadedSpec, PhaseSpec, rules};
 use toml::Value;
 
+/// How many phase names a line of [`LoadedSpec::set_lines`] shows.
+pub const SHOWN: usize = 12;
+
 /// One `--set` argument.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Override {
@@ -299,6 +302,50 @@ impl LoadedSpec {
         };
         let help = r.help.map(|h| format!("\n  help: {h}")).unwrap_or_default();
         format!("{head}: {field}: {}{help}", r.message)
+    }
+
+    /// One line per `--set`, naming the (expanded) phases it changed, since `--set KEY=VALUE` changes
+    /// every phase that has KEY, which surprised users (`--set queue_depth=8: phases prep, mix`). A phase
+    /// counts when the `--set` gave it its value (and no later one replaced it), or when it is a member of a
+    /// sweep or matrix list the `--set` changed. Up to [`SHOWN`] names, then how many more.
+    pub fn set_lines(&self) -> Vec<String> {
+        self.sets
+            .iter()
+            .enumerate()
+            .map(|(k, o)| {
+                let names: Vec<&str> = (0..self.phases.len())
+                    .filter(|&i| self.changed(k, i))
+                    .map(|i| self.phases[i].name.as_str())
+                    .collect();
+                let arg = crate::text::escaped(&o.arg);
+                let more = names.len().saturating_sub(SHOWN);
+                match names.as_slice() {
+                    [] => {
+                        format!("--set {arg}: changes no phase (a later --set replaces its value)")
+                    }
+                    [one] => format!("--set {arg}: phase {one}"),
+                    _ if more == 0 => format!("--set {arg}: phases {}", names.join(", ")),
+                    _ => format!(
+                        "--set {arg}: {} phases: {}, and {more} more",
+                        names.len(),
+                        names[..SHOWN].join(", ")
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether the `k`th `--set` changed the (expanded) phase `i`: a member of the sweep it names, or of a
+    /// sweep or matrix list of its key; or the phase takes its key's value from it.
+    fn changed(&self, k: usize, i: usize) -> bool {
+        let (o, p) = (&self.sets[k], &self.phases[i]);
+        if let Some(name) = &o.sweep {
+            return p.labels.iter().any(|l| l.sweep.as_ref() == Some(name));
+        }
+        let short = keys::find(&o.key).and_then(|r| r.matrix.as_ref().map(|m| m.label));
+        let listed = o.phase.is_none() && p.labels.iter().any(|l| Some(l.key.as_str()) == short);
+        let last = self.set_for(i, &o.key).map(|x| std::ptr::eq(x, o));
+        listed || (!o.value.is_array() && last == Some(true))
     }
 
     /// The last `--set` that gave `key` its value in the (expanded) phase `i`, if one did.
