@@ -175,7 +175,8 @@ struct RunArgs {
     /// Allow writing to this block device (must name a target device); once per block device the run writes.
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Vec<PathBuf>,
-    /// Print nothing but errors (no log lines, no live progress).
+    /// Nothing on stderr but errors (no notes, warnings or live progress); the summary on stdout (the
+    /// results folder, each phase's lines, done) stays.
     #[arg(long, short = 'q')]
     quiet: bool,
     /// Start at this phase (its name, or its 0-based index in the plan); the phases before it are taken as
@@ -950,7 +951,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         say(&run::created_line(&plan.target));
     }
     let out_path = out_dir.path();
-    say(&format!("results: {}", out_path.display()));
+    // The summary goes to stdout, with -q too (`wkrun SPEC > log`): where the results are, each phase's
+    // lines, where they were written and what to do next.
+    let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
+    run::progress::out_line(&format!("results: {}", shown(out_path)));
     signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -959,7 +963,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     run::Observer::phase_end(&mut console);
     match r {
         Ok(_) => {
-            say(&format!("done: {}", out_dir.join("results.json").display()));
+            run::progress::out_line(&format!("done: {}", shown(&out_dir.join("results.json"))));
+            run::progress::out_line(&run::next_line(out_path));
             Ok(())
         }
         Err(RunError::Interrupted) => Err(interrupted(out_path)),

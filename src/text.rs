@@ -17,6 +17,18 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     escape_if(s, |c| c != '\n' && c != '\t')
 }
 
+/// `s` as one word a shell reads back as `s` (for a command line wkrun suggests): as is when it is made of
+/// `A-Za-z0-9` and `_ - . / + , : = @ %` only, else in single quotes (a `'` in it as `'\''`); control
+/// characters shown escaped ([`escaped`]).
+pub fn shell_word(s: &str) -> String {
+    let s = escaped(s);
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:=@%".contains(c);
+    match !s.is_empty() && s.chars().all(plain) {
+        true => s.into_owned(),
+        false => format!("'{}'", s.replace('\'', "'\\''")),
+    }
+}
+
 /// `s` with the control characters `which` picks shown escaped.
 fn escape_if(s: &str, which: impl Fn(char) -> bool) -> Cow<'_, str> {
     let hit = |c: char| c.is_control() && which(c);
@@ -79,6 +91,18 @@ mod tests {
             printable("a\nb\t\u{1b}[2J\u{9b}"),
             "a\nb\t\\u{1b}[2J\\u{9b}"
         );
+    }
+
+    #[test]
+    fn shell_words_quote_only_what_needs_it() {
+        assert_eq!(
+            shell_word("wkrun-results/s-2026-12-04T191654Z"),
+            "wkrun-results/s-2026-12-04T191654Z"
+        );
+        assert_eq!(shell_word("my runs/a"), "'my runs/a'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("a[1]"), "'a[1]'");
+        assert_eq!(shell_word(""), "''");
     }
 
     #[test]

@@ -338,29 +338,29 @@ pub fn log_io_failures(ctx: &mut Ctx<'_>, o: &IoOutcome, mismatched: u64, pr: &m
     }
 }
 
-/// The phase's summary line, and its steady-state line.
+/// The phase's summary lines (stdout): totals, latency, steady state.
 pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
-    ctx.log(&format!("      {}", pr.totals_text()));
+    ctx.result(&format!("      {}", pr.totals_text()));
     if let Some(line) = latency_line(pr) {
-        ctx.log(&line);
+        ctx.result(&line);
     }
     if let Some(ss) = &pr.steady_state {
         // To the millisecond, without float noise (1.2, not 1.2000000000000002).
         match (ss.at_s.map(|a| (a * 1e3).round() / 1e3), ss.ended_phase) {
-            (Some(at), true) => ctx.log(&format!(
+            (Some(at), true) => ctx.result(&format!(
                 "      steady state at {at} s: the phase ended there (until = \"steady\")"
             )),
-            (Some(at), false) => ctx.log(&format!("      steady state reached at {at} s")),
-            (None, _) => ctx.log("      steady state not reached"),
+            (Some(at), false) => ctx.result(&format!("      steady state reached at {at} s")),
+            (None, _) => ctx.result("      steady state not reached"),
         }
         if ss.verdict.start.is_some() {
             match ss.judged_from_s {
-                Some(t) => ctx.log(&format!(
+                Some(t) => ctx.result(&format!(
                     "      judged from {} s, {}",
                     (t * 1e3).round() / 1e3,
                     ss.judged_from_reason
                 )),
-                None => ctx.log(&format!("      not judged: {}", ss.judged_from_reason)),
+                None => ctx.result(&format!("      not judged: {}", ss.judged_from_reason)),
             }
         }
     }

@@ -109,9 +109,14 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    /// A log line for humans.
+    /// A log line for humans (stderr).
     pub fn log(&mut self, line: &str) {
         self.obs.log(line);
+    }
+
+    /// A line of the run's result summary (stdout).
+    pub fn result(&mut self, line: &str) {
+        self.obs.result(line);
     }
 
     /// The environment of the measuring code.
@@ -324,7 +329,7 @@ fn hold(plan: &Plan) -> Result<Option<Held>, HoldError> {
 
 /// Runs one phase by the runner of its kind.
 fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
-    ctx.log(&format!(
+    ctx.result(&format!(
         "[phase {}] {} \"{}\": {}",
         phase.index,
         phase.kind.as_str(),
@@ -434,6 +439,15 @@ fn summary(p: &PhasePlan) -> String {
     format!(
         "{range}, {} B blocks, {workers}QD{}{bound}",
         io.block_size, io.queue_depth
+    )
+}
+
+/// The line after a run's `done:` that suggests what to do with its results folder `dir`:
+/// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`.
+pub fn next_line(dir: &std::path::Path) -> String {
+    let d = crate::text::shell_word(&dir.to_string_lossy());
+    format!(
+        "next: wkrun report {d} (plots, index.html); wkrun compare {d} OTHER (side by side with another run)"
     )
 }
 

@@ -135,6 +135,9 @@ impl Observer for Prefixed<'_> {
     fn log(&mut self, line: &str) {
         self.inner.log(&format!("[{}] {line}", self.label));
     }
+    fn result(&mut self, line: &str) {
+        self.inner.result(&format!("[{}] {line}", self.label));
+    }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.inner.phase_start(number, of, phase);
     }

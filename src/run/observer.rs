@@ -1,7 +1,7 @@
-//! The run's events and who hears them: one [`Observer`] receives every event (log lines, phase start and end,
-//! each series row, each new state of the results). The results file is one observer
-//! ([`ResultsWriter`], always present), the terminal another ([`Console`]: log lines on stderr, the live
-//! progress line when stderr is a terminal).
+//! The run's events and who hears them: one [`Observer`] receives every event (log lines, result lines,
+//! phase start and end, each series row, each new state of the results). The results file is one observer
+//! ([`ResultsWriter`], always present), the terminal another ([`Console`]: result lines on stdout, log lines
+//! on stderr, the live progress line when stderr is a terminal).
 
 use super::progress::{self, Bar};
 use crate::plan::PhasePlan;
@@ -12,8 +12,11 @@ use crate::results::write::{ResultsWriter, WriteError};
 /// Hears the events of a run, on the thread that runs the plan. Every method has a default that ignores the
 /// event.
 pub trait Observer {
-    /// A line for humans (what the run does, warnings, each phase's summary).
+    /// A line for humans about the run: what it does, notes, warnings (stderr).
     fn log(&mut self, _line: &str) {}
+    /// A line of the run's result summary: a phase's header (what it ran) and its totals, latency and
+    /// steady state (stdout, as fio prints its results).
+    fn result(&mut self, _line: &str) {}
     /// Phase `number` (1-based) of `of` starts.
     fn phase_start(&mut self, _number: usize, _of: usize, _phase: &PhasePlan) {}
     /// The running phase closed one interval of its series (the row was written to its CSV).
@@ -45,6 +48,10 @@ impl Observer for Both<'_> {
         self.0.log(line);
         self.1.log(line);
     }
+    fn result(&mut self, line: &str) {
+        self.0.result(line);
+        self.1.result(line);
+    }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.0.phase_start(number, of, phase);
         self.1.phase_start(number, of, phase);
@@ -64,7 +71,8 @@ impl Observer for Both<'_> {
     }
 }
 
-/// The terminal: log lines on stderr (none with `quiet`), and with a live progress line they print above it.
+/// The terminal: result lines on stdout (with `quiet` too: the summary of the run), log lines on stderr (none
+/// with `quiet`), and with a live progress line both print above it.
 pub struct Console {
     quiet: bool,
     bar: Option<Bar>,
@@ -86,6 +94,12 @@ impl Observer for Console {
             Some(bar) => bar.println(line),
             None if !self.quiet => progress::log_line(line),
             None => {}
+        }
+    }
+    fn result(&mut self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.print_result(line),
+            None => progress::out_line(line),
         }
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {

@@ -61,6 +61,20 @@ impl Bar {
             None => log_line(line),
         }
     }
+
+    /// Prints a result line to stdout above the progress line.
+    pub fn print_result(&self, line: &str) {
+        match &self.state.borrow().bar {
+            Some(b) => b.suspend(|| out_line(line)),
+            None => out_line(line),
+        }
+    }
+}
+
+/// Writes a line of the result summary to stdout in one write (as [`log_line`]), ignoring a failed write: a
+/// reader that went away or a full disk must not stop a run, whose results are in its folder.
+pub fn out_line(line: &str) {
+    let _ = write_line(&mut std::io::stdout().lock(), line);
 }
 
 /// Writes a log line to stderr, ignoring a failed write: after a hang-up (the terminal closed) the run goes on

@@ -33,7 +33,7 @@ pub fn run(
         Err(end) => return end,
     };
     let v = checker.summary(pr.read.bytes / crate::stamp::SECTOR as u64);
-    ctx.log(&format!(
+    ctx.result(&format!(
         "      verified {} sectors: {} ok, {} reordered, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked{}",
         v.sectors,
         v.ok,

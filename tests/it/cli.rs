@@ -33,7 +33,8 @@ fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
     format!("      latency: {}", parts.join("; "))
 }
 
-/// The summary lines of phase `i`: from its `N reads, M writes` line to the next phase's header.
+/// The summary lines of phase `i` in a run's stdout (issue 24 item 6: the summary is there): from its
+/// `N reads, M writes` line to the next phase's header.
 fn phase_lines(log: &str, i: usize) -> Vec<&str> {
     let head = format!("[phase {i}] ");
     log.lines()
@@ -65,14 +66,14 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
             "out",
         ],
     );
-    let (code, _, err) = code_out_err(&o);
+    let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
     let (_, results) = strict_results(&tmp.path().join("out"));
     // The mixed workload: 1024 I/Os, each group of 100 with 70 reads (716 reads in 10 groups and 24 ops).
     assert_eq!(phase(&results, 1)["read"]["ops"], 716);
     assert_eq!(phase(&results, 1)["write"]["ops"], 308);
     for i in 0..3 {
-        let lines = phase_lines(&err, i);
+        let lines = phase_lines(&out, i);
         let p = phase(&results, i);
         let (r, w) = (&p["read"], &p["write"]);
         let secs = p["duration_s"].as_f64().expect("duration");
@@ -87,20 +88,20 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
                     + w["bw_bytes_per_s"].as_f64().expect("bw"))
                     / 1e6
             ),
-            "{err}"
+            "{out}"
         );
-        assert_eq!(lines[1], expected_latency_line(&results, i), "{err}");
+        assert_eq!(lines[1], expected_latency_line(&results, i), "{out}");
     }
     // A write-only fill names only writes, a read-only workload only reads.
     assert!(
-        phase_lines(&err, 0)[1].starts_with("      latency: write mean "),
-        "{err}"
+        phase_lines(&out, 0)[1].starts_with("      latency: write mean "),
+        "{out}"
     );
     assert!(
-        phase_lines(&err, 2)[1].starts_with("      latency: read mean "),
-        "{err}"
+        phase_lines(&out, 2)[1].starts_with("      latency: read mean "),
+        "{out}"
     );
-    assert!(!phase_lines(&err, 2)[1].contains("write"), "{err}");
+    assert!(!phase_lines(&out, 2)[1].contains("write"), "{out}");
 }
 
 #[test]
