@@ -19,12 +19,10 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
         && work.read_percent != 0
         && let Some(w) = ctx.written.read_warning(phase.span)
     {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(&mut pr, w);
     }
     if let Some(w) = holes_warning(ctx, phase, work) {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(&mut pr, w);
     }
     let o = match measured(ctx, phase, None, &mut pr) {
         Ok(o) => o,
@@ -125,8 +123,7 @@ pub fn measured(
     pr.series_csv = Some(csv_name);
     // Workers that did unequal work: the host's scheduling shaped the phase's total.
     if let Some(w) = crate::results::balance::warning(pr) {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(pr, w);
     }
     // A CSV that could not be written (a full disk) fails the run, with what the phase measured kept.
     if let Some(e) = o.csv_error.take() {
@@ -138,8 +135,7 @@ pub fn measured(
     }
     // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
     for w in &o.outcome.warnings {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w.clone());
+        ctx.warn(pr, w.clone());
     }
     if let Some(c) = o.outcome.submit_cpu {
         pr.host = Some(HostResult {
@@ -148,8 +144,7 @@ pub fn measured(
             completion_waits: o.outcome.waits.clone(),
         });
         if let Some(w) = host_bound(c) {
-            ctx.log(&format!("      warning: {w}"));
-            pr.warnings.push(w);
+            ctx.warn(pr, w);
         }
     }
     Ok(o)
@@ -333,8 +328,7 @@ pub fn log_io_failures(ctx: &mut Ctx<'_>, o: &IoOutcome, mismatched: u64, pr: &m
             "{} I/Os failed and were counted (on_error = \"continue\"), first: {}",
             e.total, e.first.message
         );
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(pr, w);
     }
 }
 

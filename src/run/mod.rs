@@ -119,6 +119,12 @@ impl<'a> Ctx<'a> {
         self.obs.result(line);
     }
 
+    /// A warning of the running phase: kept in full in its results, said on one line on the console.
+    pub fn warn(&mut self, pr: &mut PhaseResult, w: String) {
+        self.obs.warning(&[pr.name.as_str()], &w);
+        pr.warnings.push(w);
+    }
+
     /// The environment of the measuring code.
     pub fn env(&self) -> Env<'a> {
         Env {
@@ -262,6 +268,13 @@ pub(crate) fn execute_gated(
             io_phase::assume_done(&mut ctx.written, phase);
         }
     }
+    // The plan's warnings, each once with the phases that have it (the phases' results keep their own).
+    let phases = plan
+        .to_run()
+        .map(|p| (p.name.as_str(), p.warnings.as_slice()));
+    for (text, names) in observer::grouped(phases) {
+        ctx.obs.warning(&names, text);
+    }
     if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref())
         && gate.is_none_or(multi::Gate::say_for_host)
     {
@@ -339,14 +352,11 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
     ctx.obs
         .phase_start(phase.index + 1, ctx.plan.phases.len(), phase);
     let mut pr = phase_result(phase);
-    for w in &phase.warnings {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w.clone());
-    }
+    // Said on the console at the start of the run ([`observer::grouped`]).
+    pr.warnings.extend(phase.warnings.iter().cloned());
     // The held target is used whatever its path names now; a path that moved is worth a word.
     if let Some(w) = ctx.target.and_then(Held::path_moved) {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(&mut pr, w);
     }
     match &phase.work {
         Work::Erase(w) => erase::run(ctx, phase, w, pr),
