@@ -310,11 +310,14 @@ fn man_pages(cmd: clap::Command, out: &mut Vec<(String, clap_mangen::Man)>) {
     out.push((page.get_filename(), page));
 }
 
-/// Writes `text` to stdout. A reader that went away (`wkrun schema result | head`) is no error: the rest is
-/// dropped, where `print!` would panic. Any other failure (`> /dev/full`, a full disk) ends wkrun with exit
-/// 1 and the reason.
+/// Writes `text` to stdout, its control characters but line breaks and tabs shown escaped
+/// ([`wkrun::text::printable`]: a name or path from a spec, the command line or a results file never reaches
+/// the terminal as an escape sequence). A reader that went away (`wkrun schema result | head`) is no error:
+/// the rest is dropped, where `print!` would panic. Any other failure (`> /dev/full`, a full disk) ends
+/// wkrun with exit 1 and the reason.
 fn stdout_text(text: &str) {
     use std::io::Write;
+    let text = wkrun::text::printable(text);
     let mut o = std::io::stdout().lock();
     match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -325,36 +328,19 @@ fn stdout_text(text: &str) {
     }
 }
 
-/// Writes `text` to stderr, ignoring a failed write (where `eprint!` would panic).
+/// Writes `text` to stderr, its control characters but line breaks and tabs shown escaped, ignoring a
+/// failed write (where `eprint!` would panic).
 fn err_out(text: &str) {
     use std::io::Write;
+    let text = wkrun::text::printable(text);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
-}
-
-/// `text` with its control characters but line breaks and tabs shown as `\u{1b}`: names and values from the
-/// command line or a results file must not reach the terminal as escape sequences.
-fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return text.into();
-    }
-    text.chars()
-        .map(|c| match c {
-            '\n' | '\t' => c.to_string(),
-            c if c.is_control() => c.escape_unicode().to_string(),
-            c => c.to_string(),
-        })
-        .collect::<String>()
-        .into()
 }
 
 /// Prints the failure's message (if any) and gives its exit code.
 fn fail(Fail(code, msg): Fail) -> ExitCode {
     if !msg.is_empty() {
         // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
-        run::progress::log_line(&format!("error: {}", printable(&msg)));
+        run::progress::log_line(&format!("error: {msg}"));
     }
     ExitCode::from(code)
 }
@@ -663,11 +649,13 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Re
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
-    stdout_text(&printable(&match format {
-        CompareFormat::Table => compare::render_table(&c),
-        CompareFormat::Markdown => compare::render_markdown(&c),
-        CompareFormat::Csv => compare::render_csv(&c),
-    }));
+    stdout_text(
+        &(match format {
+            CompareFormat::Table => compare::render_table(&c),
+            CompareFormat::Markdown => compare::render_markdown(&c),
+            CompareFormat::Csv => compare::render_csv(&c),
+        }),
+    );
     Ok(())
 }
 
