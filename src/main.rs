@@ -649,13 +649,12 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Re
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
-    stdout_text(
-        &(match format {
-            CompareFormat::Table => compare::render_table(&c),
-            CompareFormat::Markdown => compare::render_markdown(&c),
-            CompareFormat::Csv => compare::render_csv(&c),
-        }),
-    );
+    let text = match format {
+        CompareFormat::Table => compare::render_table(&c),
+        CompareFormat::Markdown => compare::render_markdown(&c),
+        CompareFormat::Csv => compare::render_csv(&c),
+    };
+    stdout_text(&text);
     Ok(())
 }
 
