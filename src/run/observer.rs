@@ -12,7 +12,7 @@ use crate::results::write::{ResultsWriter, WriteError};
 /// Hears the events of a run, on the thread that runs the plan. Every method has a default that ignores the
 /// event.
 pub trait Observer {
-    /// A line for humans about the run: what it does, notes, warnings (stderr).
+    /// A line for humans about the run: what it does, notes (stderr).
     fn log(&mut self, _line: &str) {}
     /// A line of the run's result summary: a phase's header (what it ran) and its totals, latency and
     /// steady state (stdout, as fio prints its results).
