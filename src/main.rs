@@ -177,7 +177,8 @@ struct RunArgs {
     /// Allow writing to this block device (must name a target device); once per block device the run writes.
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Vec<PathBuf>,
-    /// Print nothing but errors (no log lines, no live progress).
+    /// Nothing on stderr but errors (no notes, warnings or live progress); the summary on stdout (the
+    /// results folder, each phase's lines, done) stays.
     #[arg(long, short = 'q')]
     quiet: bool,
     /// Start at this phase (its name, or its 0-based index in the plan); the phases before it are taken as
@@ -325,11 +326,14 @@ fn terminal_width() -> Option<usize> {
     term.is_term().then(|| usize::from(term.size().1))
 }
 
-/// Writes `text` to stdout. A reader that went away (`wkrun schema result | head`) is no error: the rest is
-/// dropped, where `print!` would panic. Any other failure (`> /dev/full`, a full disk) ends wkrun with exit
-/// 1 and the reason.
+/// Writes `text` to stdout, its control characters but line breaks and tabs shown escaped
+/// ([`wkrun::text::printable`]: a name or path from a spec, the command line or a results file never reaches
+/// the terminal as an escape sequence). A reader that went away (`wkrun schema result | head`) is no error:
+/// the rest is dropped, where `print!` would panic. Any other failure (`> /dev/full`, a full disk) ends
+/// wkrun with exit 1 and the reason.
 fn stdout_text(text: &str) {
     use std::io::Write;
+    let text = wkrun::text::printable(text);
     let mut o = std::io::stdout().lock();
     match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -340,36 +344,19 @@ fn stdout_text(text: &str) {
     }
 }
 
-/// Writes `text` to stderr, ignoring a failed write (where `eprint!` would panic).
+/// Writes `text` to stderr, its control characters but line breaks and tabs shown escaped, ignoring a
+/// failed write (where `eprint!` would panic).
 fn err_out(text: &str) {
     use std::io::Write;
+    let text = wkrun::text::printable(text);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
-}
-
-/// `text` with its control characters but line breaks and tabs shown as `\u{1b}`: names and values from the
-/// command line or a results file must not reach the terminal as escape sequences.
-fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return text.into();
-    }
-    text.chars()
-        .map(|c| match c {
-            '\n' | '\t' => c.to_string(),
-            c if c.is_control() => c.escape_unicode().to_string(),
-            c => c.to_string(),
-        })
-        .collect::<String>()
-        .into()
 }
 
 /// Prints the failure's message (if any) and gives its exit code.
 fn fail(Fail(code, msg): Fail) -> ExitCode {
     if !msg.is_empty() {
         // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
-        run::progress::log_line(&format!("error: {}", printable(&msg)));
+        run::progress::log_line(&format!("error: {msg}"));
     }
     ExitCode::from(code)
 }
@@ -601,6 +588,9 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) ->
         .enumerate()
         .map(|(i, t)| plan_one(&s, t.as_deref(), a, several.then_some(i), how.from))
         .collect::<Result<Vec<_>, _>>()?;
+    for l in s.set_lines() {
+        err_out(&format!("{l}\n"));
+    }
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = target::safety::duplicate(&infos) {
@@ -684,11 +674,12 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Re
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
-    stdout_text(&printable(&match format {
+    let text = match format {
         CompareFormat::Table => compare::render_table(&c, terminal_width()),
         CompareFormat::Markdown => compare::render_markdown(&c),
         CompareFormat::Csv => compare::render_csv(&c),
-    }));
+    };
+    stdout_text(&text);
     Ok(())
 }
 
@@ -936,6 +927,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             run::progress::log_line(m);
         }
     };
+    s.set_lines().iter().for_each(|l| say(l));
     for n in &notes {
         say(&format!("note: {n}"));
     }
@@ -971,7 +963,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         say(&run::created_line(&plan.target));
     }
     let out_path = out_dir.path();
-    say(&format!("results: {}", out_path.display()));
+    // The summary goes to stdout, with -q too (`wkrun SPEC > log`): where the results are, each phase's
+    // lines, where they were written and what to do next.
+    let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
+    run::progress::out_line(&format!("results: {}", shown(out_path)));
     signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -980,7 +975,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     run::Observer::phase_end(&mut console);
     match r {
         Ok(_) => {
-            say(&format!("done: {}", out_dir.join("results.json").display()));
+            run::progress::out_line(&format!("done: {}", shown(&out_dir.join("results.json"))));
+            run::progress::out_line(&run::next_line(out_path));
             Ok(())
         }
         Err(RunError::Interrupted) => Err(interrupted(out_path)),

@@ -43,6 +43,7 @@ pub(super) fn cmd_run_many(
         }
         plans.push(plan);
     }
+    s.set_lines().iter().for_each(|l| say(l));
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = safety::duplicate(&infos) {
         return Err(bad(format!("{why}; nothing was written")));
@@ -80,9 +81,9 @@ pub(super) fn cmd_run_many(
         out_dir.discard();
         return Err(e);
     }
-    say(&format!(
+    run::progress::out_line(&format!(
         "results: {} ({} targets, each in its own folder: {})",
-        out_dir.path().display(),
+        wkrun::text::escaped(&out_dir.path().to_string_lossy()),
         plans.len(),
         labels.join(", ")
     ));
@@ -102,10 +103,10 @@ pub(super) fn cmd_run_many(
     // The targets' sum of each phase, after the targets' own lines: the aggregate results.json's totals.
     if let Ok(m) = &aggregate {
         for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len())) {
-            say(&l);
+            run::progress::out_line(&l);
         }
     }
-    finish(&out_dir, &labels, &outcomes, aggregate.map(|_| ()), &say)
+    finish(&out_dir, &labels, &outcomes, aggregate.map(|_| ()))
 }
 
 /// The exit of the run: 0 when every target completed and the aggregate was written, 1 when a target
@@ -115,7 +116,6 @@ fn finish(
     labels: &[String],
     outcomes: &[Result<wkrun::results::Results, RunError>],
     aggregate: Result<(), String>,
-    say: &dyn Fn(&str),
 ) -> Result<(), Fail> {
     let mut failed: Vec<String> = labels
         .iter()
@@ -140,12 +140,13 @@ fn finish(
     {
         return Err(crate::interrupted(out_dir.path()));
     }
-    say(&format!(
+    run::progress::out_line(&format!(
         "done: {} (the sum of {} targets; each target's own results in {})",
-        out_dir.join("results.json").display(),
+        wkrun::text::escaped(&out_dir.join("results.json").to_string_lossy()),
         labels.len(),
         labels.join(", ")
     ));
+    run::progress::out_line(&run::next_line(out_dir.path()));
     Ok(())
 }
 

@@ -1,5 +1,49 @@
-//! Plain-text tables for terminals: widths in terminal cells (a wide character takes two, `µ` one), cells
-//! padded to their column's width. `wkrun plan` and `wkrun compare` lay out their tables with these.
+//! Plain text for terminals: control characters shown escaped, so that a name or a path from a spec, the
+//! command line or a results file never reaches a terminal as an escape sequence; and tables: widths in
+//! terminal cells (a wide character takes two, `µ` one), cells padded to their column's width. `wkrun plan`
+//! and `wkrun compare` lay out their tables with these.
+
+use std::borrow::Cow;
+
+/// `s` with every control character (a line break too) shown as Rust writes it in a string (`\n`,
+/// `\u{1b}`): one line, nothing a terminal would act on. For a name, a path or a value within a line.
+pub fn escaped(s: &str) -> Cow<'_, str> {
+    escape_if(s, |_| true)
+}
+
+/// `s` with its control characters but line breaks and tabs shown escaped (`\u{1b}`), for text of several
+/// lines.
+pub fn printable(s: &str) -> Cow<'_, str> {
+    escape_if(s, |c| c != '\n' && c != '\t')
+}
+
+/// `s` as one word a shell reads back as `s` (for a command line wkrun suggests): as is when it is made of
+/// `A-Za-z0-9` and `_ - . / + , : = @ %` only, else in single quotes (a `'` in it as `'\''`); control
+/// characters shown escaped ([`escaped`]).
+pub fn shell_word(s: &str) -> String {
+    let s = escaped(s);
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:=@%".contains(c);
+    match !s.is_empty() && s.chars().all(plain) {
+        true => s.into_owned(),
+        false => format!("'{}'", s.replace('\'', "'\\''")),
+    }
+}
+
+/// `s` with the control characters `which` picks shown escaped.
+fn escape_if(s: &str, which: impl Fn(char) -> bool) -> Cow<'_, str> {
+    let hit = |c: char| c.is_control() && which(c);
+    if !s.chars().any(hit) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match hit(c) {
+            true => out.extend(c.escape_default()),
+            false => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// Terminal cells of a text.
 pub fn cells(s: &str) -> usize {
@@ -53,6 +97,31 @@ pub fn wrap(s: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        assert_eq!(escaped("plain µ 試験"), "plain µ 試験");
+        assert_eq!(
+            escaped("a\nb\t\u{1b}]0;x\u{7}"),
+            "a\\nb\\t\\u{1b}]0;x\\u{7}"
+        );
+        assert_eq!(
+            printable("a\nb\t\u{1b}[2J\u{9b}"),
+            "a\nb\t\\u{1b}[2J\\u{9b}"
+        );
+    }
+
+    #[test]
+    fn shell_words_quote_only_what_needs_it() {
+        assert_eq!(
+            shell_word("wkrun-results/s-2026-12-04T191654Z"),
+            "wkrun-results/s-2026-12-04T191654Z"
+        );
+        assert_eq!(shell_word("my runs/a"), "'my runs/a'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("a[1]"), "'a[1]'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn widths_count_terminal_cells_and_pads_fill_them() {

@@ -23,26 +23,11 @@ use super::html;
 use super::model::{Figure, Options, Part, PhaseSection, Report, SweepSection};
 use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use super::table::matrix_table;
-use crate::results::outdir::OutDir;
+use crate::results::outdir::{OutDir, slug};
 use crate::spec::Pattern;
 use crate::spec::PhaseKind;
 use crate::stats::window::WindowSpec;
 use std::path::PathBuf;
-
-/// A file name part made of `A-Za-z0-9._-` only: `saturate[op=93%]` → `saturate_op-93pct`.
-pub fn slug(name: &str) -> String {
-    let mut s = String::new();
-    for c in name.chars() {
-        match c {
-            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' => s.push(c),
-            '%' => s.push_str("pct"),
-            '=' => s.push('-'),
-            ']' => {}
-            _ => s.push('_'),
-        }
-    }
-    s
-}
 
 /// The zoom window of a phase in seconds from its start, `(from, to)`, given the end of its last interval
 /// `end_s`: `A..B` is A to B (B defaults to `end_s`), `first D` is 0 to D, `last D` is `end_s − D` to `end_s`.

@@ -12,7 +12,8 @@ use super::table::{Latency, MatrixTable};
 use crate::results::{DirStats, PhaseResult, Status};
 use std::fmt::Write;
 
-/// Escapes text for HTML element content and double-quoted attributes.
+/// Escapes text for HTML element content and double-quoted attributes; control characters (but tab, line
+/// feed and carriage return) are left out.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -22,6 +23,8 @@ pub fn esc(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&#39;"),
+            // Control characters (an ESC or a BEL in a phase name or target path) are left out.
+            c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
             _ => o.push(c),
         }
     }

@@ -89,6 +89,24 @@ pub fn is_run_file(name: &str) -> bool {
     csv || name == "results.json" || name.starts_with("results.json.")
 }
 
+/// A file name part that needs no quoting in a shell, made of `A-Za-z0-9._-` only, from a phase's name:
+/// `saturate[op=93%]` → `saturate_op-93pct`, `w[bs=4KiB,read=65]` → `w_bs-4KiB_read-65`. The one
+/// definition for every file a run, a merge or a report names after a phase (series and device CSVs, SVG
+/// plots); the phase's own name stays in `results.json`.
+pub fn slug(name: &str) -> String {
+    let mut s = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' => s.push(c),
+            '%' => s.push_str("pct"),
+            '=' => s.push('-'),
+            ']' => {}
+            _ => s.push('_'),
+        }
+    }
+    s
+}
+
 /// Numbers the temporary files of this process (with its pid, a name no other writer uses).
 static TEMP: AtomicU64 = AtomicU64::new(0);
 

@@ -1,21 +1,24 @@
 //! The per-phase series CSV: a header row, then one [`SeriesRow`] per interval, flushed as each row is final,
 //! so that a run killed at any moment keeps every interval completed before it.
 
-use super::outdir::OutDir;
+use super::outdir::{OutDir, slug};
 use crate::stats::{DirInterval, IntervalCounts};
 use crate::sys::dir::RowFile;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The CSV file name of phase `index` named `name`: `NN-<name>.csv`.
+/// The CSV file name of phase `index` named `name`: `NN-<name>.csv`, the name made shell-safe
+/// ([`slug`]: `03-4k-random-read-qd1_filled-25pct.csv` for `4k-random-read-qd1[filled=25%]`). Readers take
+/// the name from `results.json` (`series_csv`), never from this: older runs named it `NN-<name>.csv` as is.
 pub fn file_name(index: usize, name: &str) -> String {
-    format!("{index:02}-{name}.csv")
+    format!("{index:02}-{}.csv", slug(name))
 }
 
-/// The device CSV file name of phase `index` named `name` on a simulated target: `NN-<name>.device.csv`.
+/// The device CSV file name of phase `index` named `name` on a simulated target: `NN-<name>.device.csv`,
+/// the name made shell-safe as in [`file_name`].
 pub fn device_file_name(index: usize, name: &str) -> String {
-    format!("{index:02}-{name}.device.csv")
+    format!("{index:02}-{}.device.csv", slug(name))
 }
 
 /// Appends rows to one phase's CSV, each in one piece: a row that cannot be written in full (a full disk) is
@@ -187,6 +190,20 @@ impl SeriesRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// File names need no quoting in a shell (issue 24 item 7).
+    #[test]
+    fn file_names_are_shell_safe() {
+        assert_eq!(
+            file_name(3, "4k-random-read-qd1[filled=25%]"),
+            "03-4k-random-read-qd1_filled-25pct.csv"
+        );
+        assert_eq!(
+            device_file_name(12, "w[bs=4KiB,read=65]"),
+            "12-w_bs-4KiB_read-65.device.csv"
+        );
+        assert_eq!(file_name(0, "fill_1.b"), "00-fill_1.b.csv");
+    }
 
     #[test]
     fn a_whole_csv_is_the_header_and_the_rows_appended() {

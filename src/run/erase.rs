@@ -40,7 +40,7 @@ pub fn run(
                 ));
                 clock = " of drive time";
             }
-            ctx.log(&format!(
+            ctx.result(&format!(
                 "      erased {len} B with {} in {:.3} s{clock}",
                 e.method_used.as_str(),
                 pr.duration_s

@@ -20,12 +20,10 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
         && work.read_percent != 0
         && let Some(w) = ctx.written.read_warning(phase.span)
     {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(&mut pr, w);
     }
     if let Some(w) = holes_warning(ctx, phase, work) {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(&mut pr, w);
     }
     let o = match measured(ctx, phase, None, &mut pr) {
         Ok(o) => o,
@@ -183,8 +181,7 @@ pub fn measured(
     pr.series_csv = Some(csv_name);
     // Workers that did unequal work: the host's scheduling shaped the phase's total.
     if let Some(w) = crate::results::balance::warning(pr) {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(pr, w);
     }
     // A CSV that could not be written (a full disk) fails the run, with what the phase measured kept.
     if let Some(e) = o.csv_error.take() {
@@ -196,8 +193,7 @@ pub fn measured(
     }
     // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
     for w in &o.outcome.warnings {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w.clone());
+        ctx.warn(pr, w.clone());
     }
     if let Some(c) = o.outcome.submit_cpu {
         pr.host = Some(HostResult {
@@ -206,8 +202,7 @@ pub fn measured(
             completion_waits: o.outcome.waits.clone(),
         });
         if let Some(w) = host_bound(c) {
-            ctx.log(&format!("      warning: {w}"));
-            pr.warnings.push(w);
+            ctx.warn(pr, w);
         }
     }
     Ok(o)
@@ -391,34 +386,33 @@ pub fn log_io_failures(ctx: &mut Ctx<'_>, o: &IoOutcome, mismatched: u64, pr: &m
             "{} I/Os failed and were counted (on_error = \"continue\"), first: {}",
             e.total, e.first.message
         );
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(pr, w);
     }
 }
 
-/// The phase's summary line, and its steady-state line.
+/// The phase's summary lines (stdout): totals, latency, steady state.
 pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
-    ctx.log(&format!("      {}", pr.totals_text()));
+    ctx.result(&format!("      {}", pr.totals_text()));
     if let Some(line) = latency_line(pr) {
-        ctx.log(&line);
+        ctx.result(&line);
     }
     if let Some(ss) = &pr.steady_state {
         // To the millisecond, without float noise (1.2, not 1.2000000000000002).
         match (ss.at_s.map(|a| (a * 1e3).round() / 1e3), ss.ended_phase) {
-            (Some(at), true) => ctx.log(&format!(
+            (Some(at), true) => ctx.result(&format!(
                 "      steady state at {at} s: the phase ended there (until = \"steady\")"
             )),
-            (Some(at), false) => ctx.log(&format!("      steady state reached at {at} s")),
-            (None, _) => ctx.log("      steady state not reached"),
+            (Some(at), false) => ctx.result(&format!("      steady state reached at {at} s")),
+            (None, _) => ctx.result("      steady state not reached"),
         }
         if ss.verdict.start.is_some() {
             match ss.judged_from_s {
-                Some(t) => ctx.log(&format!(
+                Some(t) => ctx.result(&format!(
                     "      judged from {} s, {}",
                     (t * 1e3).round() / 1e3,
                     ss.judged_from_reason
                 )),
-                None => ctx.log(&format!("      not judged: {}", ss.judged_from_reason)),
+                None => ctx.result(&format!("      not judged: {}", ss.judged_from_reason)),
             }
         }
     }

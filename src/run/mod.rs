@@ -109,9 +109,20 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    /// A log line for humans.
+    /// A log line for humans (stderr).
     pub fn log(&mut self, line: &str) {
         self.obs.log(line);
+    }
+
+    /// A line of the run's result summary (stdout).
+    pub fn result(&mut self, line: &str) {
+        self.obs.result(line);
+    }
+
+    /// A warning of the running phase: kept in full in its results, said on one line on the console.
+    pub fn warn(&mut self, pr: &mut PhaseResult, w: String) {
+        self.obs.warning(&[pr.name.as_str()], &w);
+        pr.warnings.push(w);
     }
 
     /// The environment of the measuring code.
@@ -257,6 +268,13 @@ pub(crate) fn execute_gated(
             io_phase::assume_done(&mut ctx.written, phase);
         }
     }
+    // The plan's warnings, each once with the phases that have it (the phases' results keep their own).
+    let phases = plan
+        .to_run()
+        .map(|p| (p.name.as_str(), p.warnings.as_slice()));
+    for (text, names) in observer::grouped(phases) {
+        ctx.obs.warning(&names, text);
+    }
     if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref())
         && gate.is_none_or(multi::Gate::say_for_host)
     {
@@ -324,7 +342,7 @@ fn hold(plan: &Plan) -> Result<Option<Held>, HoldError> {
 
 /// Runs one phase by the runner of its kind.
 fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
-    ctx.log(&format!(
+    ctx.result(&format!(
         "[phase {}] {} \"{}\": {}",
         phase.index,
         phase.kind.as_str(),
@@ -334,14 +352,11 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
     ctx.obs
         .phase_start(phase.index + 1, ctx.plan.phases.len(), phase);
     let mut pr = phase_result(phase);
-    for w in &phase.warnings {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w.clone());
-    }
+    // Said on the console at the start of the run ([`observer::grouped`]).
+    pr.warnings.extend(phase.warnings.iter().cloned());
     // The held target is used whatever its path names now; a path that moved is worth a word.
     if let Some(w) = ctx.target.and_then(Held::path_moved) {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(&mut pr, w);
     }
     match &phase.work {
         Work::Erase(w) => erase::run(ctx, phase, w, pr),
@@ -434,6 +449,15 @@ fn summary(p: &PhasePlan) -> String {
     format!(
         "{range}, {} B blocks, {workers}QD{}{bound}",
         io.block_size, io.queue_depth
+    )
+}
+
+/// The line after a run's `done:` that suggests what to do with its results folder `dir`:
+/// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`.
+pub fn next_line(dir: &std::path::Path) -> String {
+    let d = crate::text::shell_word(&dir.to_string_lossy());
+    format!(
+        "next: wkrun report {d} (plots, index.html); wkrun compare {d} OTHER (side by side with another run)"
     )
 }
 

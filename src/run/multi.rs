@@ -135,6 +135,15 @@ impl Observer for Prefixed<'_> {
     fn log(&mut self, line: &str) {
         self.inner.log(&format!("[{}] {line}", self.label));
     }
+    fn result(&mut self, line: &str) {
+        self.inner.result(&format!("[{}] {line}", self.label));
+    }
+    fn warning(&mut self, phases: &[&str], text: &str) {
+        // The label's room taken from the line's, so that the whole line keeps to the width.
+        let width = super::observer::WARNING_WIDTH.saturating_sub(self.label.len() + 3);
+        let line = super::observer::warning_line(phases, text, width);
+        self.inner.log(&format!("[{}] {line}", self.label));
+    }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.inner.phase_start(number, of, phase);
     }

@@ -1,7 +1,7 @@
-//! The run's events and who hears them: one [`Observer`] receives every event (log lines, phase start and end,
-//! each series row, each new state of the results). The results file is one observer
-//! ([`ResultsWriter`], always present), the terminal another ([`Console`]: log lines on stderr, the live
-//! progress line when stderr is a terminal).
+//! The run's events and who hears them: one [`Observer`] receives every event (log lines, result lines,
+//! phase start and end, each series row, each new state of the results). The results file is one observer
+//! ([`ResultsWriter`], always present), the terminal another ([`Console`]: result lines on stdout, log lines
+//! on stderr, the live progress line when stderr is a terminal).
 
 use super::progress::{self, Bar};
 use crate::plan::PhasePlan;
@@ -12,8 +12,14 @@ use crate::results::write::{ResultsWriter, WriteError};
 /// Hears the events of a run, on the thread that runs the plan. Every method has a default that ignores the
 /// event.
 pub trait Observer {
-    /// A line for humans (what the run does, warnings, each phase's summary).
+    /// A line for humans about the run: what it does, notes (stderr).
     fn log(&mut self, _line: &str) {}
+    /// A line of the run's result summary: a phase's header (what it ran) and its totals, latency and
+    /// steady state (stdout, as fio prints its results).
+    fn result(&mut self, _line: &str) {}
+    /// A warning of the phases named `phases` (one, or several with the same warning), in full; the
+    /// results keep it in full, the console says it on one line ([`warning_line`]).
+    fn warning(&mut self, _phases: &[&str], _text: &str) {}
     /// Phase `number` (1-based) of `of` starts.
     fn phase_start(&mut self, _number: usize, _of: usize, _phase: &PhasePlan) {}
     /// The running phase closed one interval of its series (the row was written to its CSV).
@@ -45,6 +51,14 @@ impl Observer for Both<'_> {
         self.0.log(line);
         self.1.log(line);
     }
+    fn result(&mut self, line: &str) {
+        self.0.result(line);
+        self.1.result(line);
+    }
+    fn warning(&mut self, phases: &[&str], text: &str) {
+        self.0.warning(phases, text);
+        self.1.warning(phases, text);
+    }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.0.phase_start(number, of, phase);
         self.1.phase_start(number, of, phase);
@@ -64,7 +78,8 @@ impl Observer for Both<'_> {
     }
 }
 
-/// The terminal: log lines on stderr (none with `quiet`), and with a live progress line they print above it.
+/// The terminal: result lines on stdout (with `quiet` too: the summary of the run), log lines on stderr (none
+/// with `quiet`), and with a live progress line both print above it.
 pub struct Console {
     quiet: bool,
     bar: Option<Bar>,
@@ -88,6 +103,15 @@ impl Observer for Console {
             None => {}
         }
     }
+    fn result(&mut self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.print_result(line),
+            None => progress::out_line(line),
+        }
+    }
+    fn warning(&mut self, phases: &[&str], text: &str) {
+        self.log(&warning_line(phases, text, WARNING_WIDTH));
+    }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         if let Some(bar) = &self.bar {
             bar.phase_start(number, of, phase);
@@ -105,7 +129,146 @@ impl Observer for Console {
     }
 }
 
+/// The longest a warning's console line is, in bytes.
+pub const WARNING_WIDTH: usize = 200;
+
+/// Where a warning cut on the console is read in full.
+const IN_FULL: &str = " (in full: results.json; docs/results.md#warnings)";
+
+/// A warning on one line of at most `width` bytes (`width` at least 100): `warning: phase w: TEXT` or
+/// `warning: phases f, r: TEXT`, its control characters escaped; a text that does not fit is cut at a word
+/// and ends `… (in full: results.json; docs/results.md#warnings)`. The paragraphs some warnings are (90
+/// words, once per phase) made a run's console unreadable; the results keep them whole.
+pub fn warning_line(phases: &[&str], text: &str, width: usize) -> String {
+    let width = width.max(100);
+    let text = crate::text::escaped(text);
+    let head = format!("warning: {}: ", named(phases));
+    if head.len() + text.len() <= width {
+        return format!("{head}{text}");
+    }
+    let room = width.saturating_sub(head.len() + IN_FULL.len() + '…'.len_utf8());
+    format!("{head}{}…{IN_FULL}", cut_at_word(&text, room))
+}
+
+/// `phase w`, `phases f, r`, or as many names as fit in about 60 bytes and how many more (`phases a, b
+/// and 7 more`); a name over 40 bytes cut with `…`.
+fn named(phases: &[&str]) -> String {
+    const MOST: usize = 60;
+    let mut out = match phases.len() {
+        1 => "phase ".to_string(),
+        _ => "phases ".to_string(),
+    };
+    for (i, p) in phases.iter().enumerate() {
+        let p = match p.len() > 40 {
+            true => format!("{}…", cut_at_word(p, 39)),
+            false => p.to_string(),
+        };
+        if i > 0 && out.len() + 2 + p.len() > MOST {
+            out.push_str(&format!(" and {} more", phases.len() - i));
+            return out;
+        }
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&p);
+    }
+    out
+}
+
+/// The longest start of `s` within `room` bytes, ended at a space when one is in its second half, without
+/// a trailing space or `,;:`.
+fn cut_at_word(s: &str, room: usize) -> &str {
+    let mut end = room.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end == s.len() {
+        return s;
+    }
+    let head = &s[..end];
+    let head = match head.rfind(' ') {
+        Some(sp) if sp >= end / 2 => &head[..sp],
+        _ => head,
+    };
+    head.trim_end_matches([' ', ',', ';', ':'])
+}
+
+/// Each distinct warning of `phases` (name, warnings) once, in order of first appearance, with the names
+/// of the phases that have it.
+pub fn grouped<'a>(
+    phases: impl IntoIterator<Item = (&'a str, &'a [String])>,
+) -> Vec<(&'a str, Vec<&'a str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (name, warnings) in phases {
+        for w in warnings {
+            match out.iter_mut().find(|(t, _)| *t == w.as_str()) {
+                Some((_, names)) => names.push(name),
+                None => out.push((w.as_str(), vec![name])),
+            }
+        }
+    }
+    out
+}
+
 /// Hears nothing.
 pub struct Silent;
 
 impl Observer for Silent {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A warning that fits is said whole; a paragraph is cut at a word, said where to read it in full, and
+    /// keeps to the width (issue 24 item 5).
+    #[test]
+    fn a_warning_is_one_line_of_at_most_the_width() {
+        assert_eq!(
+            warning_line(&["w"], "short", 200),
+            "warning: phase w: short"
+        );
+        let cache = "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
+        let line = warning_line(&["f", "r"], cache, 200);
+        assert_eq!(
+            line,
+            "warning: phases f, r: direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's… (in full: results.json; docs/results.md#warnings)"
+        );
+        assert_eq!(line.len(), 195);
+        for width in 100..260 {
+            assert!(
+                warning_line(&["f", "r"], cache, width).len() <= width,
+                "{width}"
+            );
+        }
+        // Line breaks and escapes never reach the terminal.
+        assert_eq!(
+            warning_line(&["w"], "a\nb\u{1b}[2J", 200),
+            "warning: phase w: a\\nb\\u{1b}[2J"
+        );
+    }
+
+    #[test]
+    fn many_phases_are_named_as_far_as_they_fit() {
+        let names: Vec<String> = (0..12).map(|i| format!("phase-{i:02}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        assert_eq!(
+            warning_line(&names, "x", 200),
+            "warning: phases phase-00, phase-01, phase-02, phase-03, phase-04 and 7 more: x"
+        );
+        let long = "l".repeat(120);
+        assert_eq!(
+            warning_line(&[&long], "x", 200),
+            format!("warning: phase {}…: x", "l".repeat(39))
+        );
+    }
+
+    #[test]
+    fn warnings_are_grouped_by_text_in_order() {
+        let (a, b) = (
+            vec!["x".to_string(), "y".to_string()],
+            vec!["y".to_string()],
+        );
+        let got = grouped([("f", a.as_slice()), ("r", b.as_slice()), ("e", &[][..])]);
+        assert_eq!(got, [("x", vec!["f"]), ("y", vec!["f", "r"])]);
+    }
+}

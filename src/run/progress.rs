@@ -61,6 +61,20 @@ impl Bar {
             None => log_line(line),
         }
     }
+
+    /// Prints a result line to stdout above the progress line.
+    pub fn print_result(&self, line: &str) {
+        match &self.state.borrow().bar {
+            Some(b) => b.suspend(|| out_line(line)),
+            None => out_line(line),
+        }
+    }
+}
+
+/// Writes a line of the result summary to stdout in one write (as [`log_line`]), ignoring a failed write: a
+/// reader that went away or a full disk must not stop a run, whose results are in its folder.
+pub fn out_line(line: &str) {
+    let _ = write_line(&mut std::io::stdout().lock(), line);
 }
 
 /// Writes a log line to stderr, ignoring a failed write: after a hang-up (the terminal closed) the run goes on
@@ -71,10 +85,13 @@ pub fn log_line(line: &str) {
 
 /// Writes `line` and its newline to `w` in one `write_all` of one buffer, so that an unbuffered stderr makes
 /// one `write(2)` per line: a launcher that tags each line it reads (`mpirun --tag-output`, `srun --label`)
-/// never sees a line cut from its newline (`writeln!` writes the text and the `\n` apart).
+/// never sees a line cut from its newline (`writeln!` writes the text and the `\n` apart). Control
+/// characters but line breaks and tabs are shown escaped ([`crate::text::printable`]): a target path or a
+/// name with an escape sequence never reaches the terminal raw.
 pub fn write_line(w: &mut impl std::io::Write, line: &str) -> std::io::Result<()> {
+    let line = crate::text::printable(line);
     let mut whole = String::with_capacity(line.len() + 1);
-    whole.push_str(line);
+    whole.push_str(&line);
     whole.push('\n');
     w.write_all(whole.as_bytes())
 }

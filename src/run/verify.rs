@@ -33,7 +33,7 @@ pub fn run(
         Err(end) => return end,
     };
     let v = checker.summary(pr.read.bytes / crate::stamp::SECTOR as u64);
-    ctx.log(&format!(
+    ctx.result(&format!(
         "      verified {} sectors: {} ok, {} reordered, {} zeroed, {} stale, {} corrupted, {} unexpected, {} unchecked{}",
         v.sectors,
         v.ok,
@@ -63,8 +63,7 @@ pub fn run(
             pr.errors.as_ref().map_or("", |e| e.first.message.as_str())
         );
         if work.io.on_error == OnError::Continue {
-            ctx.log(&format!("      warning: {msg}"));
-            pr.warnings.push(msg);
+            ctx.warn(&mut pr, msg);
         } else {
             failed = Some(msg);
         }
@@ -115,8 +114,7 @@ fn last_writers(
         })
         .collect();
     for w in too_many {
-        ctx.log(&format!("      warning: {w}"));
-        pr.warnings.push(w);
+        ctx.warn(pr, w);
     }
     Ok(map)
 }

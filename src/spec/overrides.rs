@@ -17,6 +17,9 @@ use super::keys::{self, KEYS};
 use super::{Defaults, LoadedSpec, PhaseSpec, rules};
 use toml::Value;
 
+/// How many phase names a line of [`LoadedSpec::set_lines`] shows.
+pub const SHOWN: usize = 12;
+
 /// One `--set` argument.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Override {
@@ -63,7 +66,7 @@ pub fn parse(arg: &str) -> Result<Override, String> {
     if k.is_empty() {
         return Err(format!("--set {arg}: the key is empty"));
     }
-    let value = toml_or_text(v);
+    let value = toml_or_text(arg, v)?;
     if value.is_array() && phase.is_some() {
         return Err(format!(
             "--set {arg}: one phase takes one value; a list replaces a sweep's values (--set sweep.NAME=V1,V2) or every list of a key (--set KEY=[...])"
@@ -81,12 +84,29 @@ pub fn parse(arg: &str) -> Result<Override, String> {
     })
 }
 
-/// `v` read as a TOML value, or as a string when it is not one.
-fn toml_or_text(v: &str) -> Value {
-    toml::from_str::<toml::Table>(&format!("v = {v}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| Value::String(v.trim().to_string()))
+/// `v` read as one TOML value, or as a string when it is no TOML (a bare word: `10s`).
+///
+/// # Errors
+/// A message naming `arg` (its control characters shown escaped) when `v` is more than one value (TOML that
+/// goes on after a line break: `8\n[spec]\nname="x"`, which was once read as `8` with the rest dropped),
+/// or a word that holds a control character (a line break, an escape).
+fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
+    let refuse = |why: &str| {
+        Err(format!(
+            "--set {}: the value {why}; give one TOML value or one word (--set once per key)",
+            crate::text::escaped(arg)
+        ))
+    };
+    match toml::from_str::<toml::Table>(&format!("v = {v}")) {
+        Ok(mut t) => match (t.len(), t.remove("v")) {
+            (1, Some(value)) => Ok(value),
+            _ => refuse("is more than one TOML value: it goes on after a line break"),
+        },
+        Err(_) if v.chars().any(char::is_control) => {
+            refuse("is not one TOML value, and as a word it holds a control character")
+        }
+        Err(_) => Ok(Value::String(v.trim().to_string())),
+    }
 }
 
 /// `sweep.NAME=VALUES` (`rest` is what follows `sweep.`): the values as a TOML list, or separated by commas
@@ -100,14 +120,17 @@ fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
     if name.is_empty() {
         return Err(usage());
     }
-    let values = match toml_or_text(v) {
+    let values = match toml_or_text(arg, v)? {
         Value::Array(a) => a,
         _ => {
             let items: Vec<&str> = v.split(',').map(str::trim).collect();
             if items.iter().any(|i| i.is_empty()) {
                 return Err(format!("--set {arg}: an empty value in the list"));
             }
-            items.into_iter().map(toml_or_text).collect()
+            items
+                .into_iter()
+                .map(|i| toml_or_text(arg, i))
+                .collect::<Result<_, _>>()?
         }
     };
     if values.is_empty() {
@@ -279,6 +302,50 @@ impl LoadedSpec {
         };
         let help = r.help.map(|h| format!("\n  help: {h}")).unwrap_or_default();
         format!("{head}: {field}: {}{help}", r.message)
+    }
+
+    /// One line per `--set`, naming the (expanded) phases it changed, since `--set KEY=VALUE` changes
+    /// every phase that has KEY, which surprised users (`--set queue_depth=8: phases prep, mix`). A phase
+    /// counts when the `--set` gave it its value (and no later one replaced it), or when it is a member of a
+    /// sweep or matrix list the `--set` changed. Up to [`SHOWN`] names, then how many more.
+    pub fn set_lines(&self) -> Vec<String> {
+        self.sets
+            .iter()
+            .enumerate()
+            .map(|(k, o)| {
+                let names: Vec<&str> = (0..self.phases.len())
+                    .filter(|&i| self.changed(k, i))
+                    .map(|i| self.phases[i].name.as_str())
+                    .collect();
+                let arg = crate::text::escaped(&o.arg);
+                let more = names.len().saturating_sub(SHOWN);
+                match names.as_slice() {
+                    [] => {
+                        format!("--set {arg}: changes no phase (a later --set replaces its value)")
+                    }
+                    [one] => format!("--set {arg}: phase {one}"),
+                    _ if more == 0 => format!("--set {arg}: phases {}", names.join(", ")),
+                    _ => format!(
+                        "--set {arg}: {} phases: {}, and {more} more",
+                        names.len(),
+                        names[..SHOWN].join(", ")
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether the `k`th `--set` changed the (expanded) phase `i`: a member of the sweep it names, or of a
+    /// sweep or matrix list of its key; or the phase takes its key's value from it.
+    fn changed(&self, k: usize, i: usize) -> bool {
+        let (o, p) = (&self.sets[k], &self.phases[i]);
+        if let Some(name) = &o.sweep {
+            return p.labels.iter().any(|l| l.sweep.as_ref() == Some(name));
+        }
+        let short = keys::find(&o.key).and_then(|r| r.matrix.as_ref().map(|m| m.label));
+        let listed = o.phase.is_none() && p.labels.iter().any(|l| Some(l.key.as_str()) == short);
+        let last = self.set_for(i, &o.key).map(|x| std::ptr::eq(x, o));
+        listed || (!o.value.is_array() && last == Some(true))
     }
 
     /// The last `--set` that gave `key` its value in the (expanded) phase `i`, if one did.
@@ -518,6 +585,34 @@ mod tests {
             Value::String("zeros".into())
         );
         assert!(parse("duration").is_err());
+        assert_eq!(parse("queue_depth=8\n").unwrap().value, Value::Integer(8));
+    }
+
+    /// A value that goes on after a line break was read as its first line, the rest dropped (attacker,
+    /// issue 24 item 19): it is refused, as is a word holding a control character.
+    #[test]
+    fn more_than_one_value_is_refused() {
+        let tail = "; give one TOML value or one word (--set once per key)";
+        assert_eq!(
+            parse("queue_depth=8\n[spec]\nname=\"x\"").unwrap_err(),
+            format!(
+                "--set queue_depth=8\\n[spec]\\nname=\"x\": the value is more than one TOML value: it goes on after a line break{tail}"
+            )
+        );
+        assert_eq!(
+            parse("queue_depth=8\nduration=\"1s\"").unwrap_err(),
+            format!(
+                "--set queue_depth=8\\nduration=\"1s\": the value is more than one TOML value: it goes on after a line break{tail}"
+            )
+        );
+        assert_eq!(
+            parse("duration=1s\nseed=2").unwrap_err(),
+            format!(
+                "--set duration=1s\\nseed=2: the value is not one TOML value, and as a word it holds a control character{tail}"
+            )
+        );
+        assert!(parse("phase.w.queue_depth=8\n[x]\ny=1").is_err());
+        assert!(parse("sweep.op=50%,\u{1b}[2J").is_err());
     }
 
     /// `phase.NAME.KEY=VALUE`, NAME holding dots and `=` as expanded names do.

@@ -103,10 +103,17 @@ fn sub_block_writes_on_the_simulated_drive_warn_of_read_modify_write() {
         &["s.toml", "--target", sim, "-o", "out"],
     ));
     assert_eq!(code, 0, "{err}");
+    // On the console, once for both phases, on one line (issue 24 item 5).
+    let line = wkrun::run::observer::warning_line(&["w512", "rw512"], RMW, 200);
+    assert!(
+        line.starts_with("warning: phases w512, rw512: writes of 512 B "),
+        "{line}"
+    );
     assert_eq!(
-        err.matches(&format!("      warning: {RMW}")).count(),
-        2,
-        "{err}"
+        err.lines()
+            .filter(|l| l.contains("not whole physical blocks"))
+            .collect::<Vec<_>>(),
+        [line]
     );
     let (_, results) = strict_results(&dir.path().join("out"));
     assert_eq!(warnings(&results), want, "results.json");
@@ -429,7 +436,8 @@ fn a_cpu_bound_submitting_thread_warns_that_the_host_set_the_pace() {
         );
         assert_eq!(w[0], vec![text.clone()]);
         assert_eq!(
-            err.matches(&format!("      warning: {text}")).count(),
+            err.matches(&format!("warning: phase null: {text}\n"))
+                .count(),
             1,
             "{err}"
         );
@@ -453,4 +461,53 @@ fn psync_threads_are_measured_but_not_judged() {
     assert!((0.0..=1.0).contains(&fraction), "{fraction}");
     let all = &results["phases"][0]["warnings"];
     assert!(!all.to_string().contains(HOST_PACE), "{all}");
+}
+
+/// Console warnings are one line each, at most 200 bytes, a warning of several phases said once with the
+/// phases named; `wkrun plan` and results.json keep the whole text (issue 24 item 5: the page-cache
+/// paragraph, 40 words, was printed once per phase, and again per rank).
+#[test]
+fn console_warnings_are_one_line_each_and_said_once_for_several_phases() {
+    let dir = tempdir();
+    let d = dir.path();
+    let body = "[defaults]\ndirect = false\n\
+                [[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n\
+                [[phase]]\nname = \"r\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 100\nduration = \"1s\"\n";
+    write_file(d, "s.toml", &spec_text("warn", body));
+    let args = [
+        "s.toml",
+        "--target",
+        "w.img",
+        "--target-size",
+        "64MiB",
+        "-o",
+        "w",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    let warned: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(
+        warned
+            .iter()
+            .filter(|l| l.contains("page cache"))
+            .copied()
+            .collect::<Vec<_>>(),
+        [
+            "warning: phases f, r: direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's… (in full: results.json; docs/results.md#warnings)"
+        ]
+    );
+    for l in &warned {
+        assert!(l.len() <= 200 && l.starts_with("warning: phase"), "{l}");
+    }
+    let r = results(&d.join("w"));
+    for i in 0..2 {
+        assert_eq!(r["phases"][i]["warnings"][0], PAGE_CACHE);
+    }
+    let (code, plan, _) = code_out_err(&wkrun(d, &["plan", "s.toml", "--target", "w.img"]));
+    assert_eq!(code, 0);
+    assert_eq!(
+        plan.matches(&format!("warning: {PAGE_CACHE}\n")).count(),
+        2,
+        "{plan}"
+    );
 }

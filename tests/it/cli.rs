@@ -33,7 +33,8 @@ fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
     format!("      latency: {}", parts.join("; "))
 }
 
-/// The summary lines of phase `i`: from its `N reads, M writes` line to the next phase's header.
+/// The summary lines of phase `i` in a run's stdout (issue 24 item 6: the summary is there): from its
+/// `N reads, M writes` line to the next phase's header.
 fn phase_lines(log: &str, i: usize) -> Vec<&str> {
     let head = format!("[phase {i}] ");
     log.lines()
@@ -65,14 +66,14 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
             "out",
         ],
     );
-    let (code, _, err) = code_out_err(&o);
+    let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
     let (_, results) = strict_results(&tmp.path().join("out"));
     // The mixed workload: 1024 I/Os, each group of 100 with 70 reads (716 reads in 10 groups and 24 ops).
     assert_eq!(phase(&results, 1)["read"]["ops"], 716);
     assert_eq!(phase(&results, 1)["write"]["ops"], 308);
     for i in 0..3 {
-        let lines = phase_lines(&err, i);
+        let lines = phase_lines(&out, i);
         let p = phase(&results, i);
         let (r, w) = (&p["read"], &p["write"]);
         let secs = p["duration_s"].as_f64().expect("duration");
@@ -87,20 +88,20 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
                     + w["bw_bytes_per_s"].as_f64().expect("bw"))
                     / 1e6
             ),
-            "{err}"
+            "{out}"
         );
-        assert_eq!(lines[1], expected_latency_line(&results, i), "{err}");
+        assert_eq!(lines[1], expected_latency_line(&results, i), "{out}");
     }
     // A write-only fill names only writes, a read-only workload only reads.
     assert!(
-        phase_lines(&err, 0)[1].starts_with("      latency: write mean "),
-        "{err}"
+        phase_lines(&out, 0)[1].starts_with("      latency: write mean "),
+        "{out}"
     );
     assert!(
-        phase_lines(&err, 2)[1].starts_with("      latency: read mean "),
-        "{err}"
+        phase_lines(&out, 2)[1].starts_with("      latency: read mean "),
+        "{out}"
     );
-    assert!(!phase_lines(&err, 2)[1].contains("write"), "{err}");
+    assert!(!phase_lines(&out, 2)[1].contains("write"), "{out}");
 }
 
 #[test]
@@ -583,6 +584,86 @@ fn control_characters_are_shown_escaped() {
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
     assert!(out.contains("w\\u{1b}]0;owned\\u{7}"), "{out}");
+}
+
+/// Control characters in a target path or a phase name reach neither a terminal nor an SVG (issue 24 item
+/// 20, attacker): `wkrun plan`, a run's lines, `wkrun merge` show them escaped (`\u{1b}`), and every plot
+/// of `wkrun report` stays well-formed XML, with them left out.
+#[test]
+fn escape_sequences_reach_no_terminal_and_no_svg() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 50\nsize = \"64KiB\"\n";
+    write_file(d, "s.toml", &spec_text("esc", body));
+    let target = "t\u{1b}]0;owned\u{7}.img";
+    let shown = "t\\u{1b}]0;owned\\u{7}.img";
+    let raw = |t: &str| t.contains(['\u{1b}', '\u{7}']);
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "plan",
+            "s.toml",
+            "--target",
+            target,
+            "--target-size",
+            "1MiB",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(!raw(&out) && !raw(&err), "{out:?}{err:?}");
+    assert!(
+        out.contains(&format!("\ntarget {shown} (file, will be created")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("DESTROYS the data of {shown} ")),
+        "{out}"
+    );
+    let run = [
+        "s.toml",
+        "--target",
+        target,
+        "--target-size",
+        "1MiB",
+        "-o",
+        "r",
+    ];
+    let (code, out, err) = code_out_err(&wkrun(d, &run));
+    assert_eq!(code, 0, "{err}");
+    assert!(!raw(&out) && !raw(&err), "{out:?}{err:?}");
+    assert_eq!(
+        err.lines().next(),
+        Some(format!("created {shown} (1048576 B, preallocated)").as_str())
+    );
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "r", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let mut svgs = 0;
+    for e in std::fs::read_dir(d.join("rep")).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!raw(&text), "{}", p.display());
+        if p.extension().is_some_and(|x| x == "svg") {
+            svgs += 1;
+            roxmltree::Document::parse(&text)
+                .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", p.display()));
+        }
+    }
+    assert_eq!(svgs, 8);
+    // A phase name with an escape sequence, in a results file: `merge` shows it escaped, as `compare` does.
+    let f = d.join("r/results.json");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("\"name\": \"w\"", "\"name\": \"w\\u001b]0;owned\\u0007\"");
+    std::fs::write(&f, text).unwrap();
+    let (code, out, err) = code_out_err(&wkrun(d, &["merge", "r", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!raw(&out) && !raw(&err), "{out:?}{err:?}");
+    let line = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        line.starts_with("  phase 0 \"w\\u{1b}]0;owned\\u{7}\": 9 reads, 7 writes in "),
+        "{out}"
+    );
 }
 
 #[test]

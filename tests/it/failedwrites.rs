@@ -56,11 +56,11 @@ expect = "last-writer"
     }
     assert_eq!(u(v, "/reordered") + u(v, "/unchecked"), 0);
     assert!(
-        err.contains(&format!(
+        out.contains(&format!(
             "verified {sectors} sectors: {} ok, 0 reordered, 0 zeroed, 0 stale, 0 corrupted, 0 unexpected, 0 unchecked, {write_failed} of failed writes (not checked)",
             sectors - write_failed
         )),
-        "{err}"
+        "{out}"
     );
     assert!(phase(&r, 1)["errors"].is_null());
     assert_eq!(r["status"], "completed");

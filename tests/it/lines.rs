@@ -54,9 +54,9 @@ fn console_writes(log: &str) -> Writes {
 /// The `(fd, text)` of each console write.
 type Writes = Vec<(u32, String)>;
 
-/// Runs `wkrun ARGS` in `d` under strace; its exit code, stderr, and the console writes it made. `None`
-/// when strace cannot run here.
-fn traced(d: &Path, args: &[&str]) -> Option<(i32, String, Writes)> {
+/// Runs `wkrun ARGS` in `d` under strace; its exit code, stdout and stderr, and the console writes it made.
+/// `None` when strace cannot run here.
+fn traced(d: &Path, args: &[&str]) -> Option<(i32, [String; 2], Writes)> {
     let log = d.join("strace.log");
     let o = Command::new("strace")
         .args(["-f", "-qq", "-e", "trace=write", "-s", "65536", "-o"])
@@ -67,13 +67,13 @@ fn traced(d: &Path, args: &[&str]) -> Option<(i32, String, Writes)> {
         .output()
         .ok()?;
     let text = std::fs::read_to_string(&log).ok()?;
-    let (code, _, err) = code_out_err(&o);
-    Some((code, err, console_writes(&text)))
+    let (code, out, err) = code_out_err(&o);
+    Some((code, [out, err], console_writes(&text)))
 }
 
-/// Asserts that each write is whole lines (ends with its newline) and that together they are `stderr`'s
-/// text (with what went to stdout).
-fn assert_whole_lines(what: &str, writes: &[(u32, String)], stderr: &str) {
+/// Asserts that each write is whole lines (ends with its newline) and that together they are stdout's and
+/// stderr's text.
+fn assert_whole_lines(what: &str, writes: &[(u32, String)], [stdout, stderr]: &[String; 2]) {
     assert!(!writes.is_empty(), "{what}: no console write traced");
     for (fd, w) in writes {
         assert!(
@@ -81,12 +81,14 @@ fn assert_whole_lines(what: &str, writes: &[(u32, String)], stderr: &str) {
             "{what}: a write to fd {fd} without its newline: {w:?}"
         );
     }
-    let err: String = writes
-        .iter()
-        .filter(|(fd, _)| *fd == 2)
-        .map(|(_, w)| w.as_str())
-        .collect();
-    assert_eq!(err, stderr, "{what}");
+    for (fd, text) in [(1, stdout), (2, stderr)] {
+        let got: String = writes
+            .iter()
+            .filter(|(f, _)| *f == fd)
+            .map(|(_, w)| w.as_str())
+            .collect();
+        assert_eq!(&got, text, "{what}: fd {fd}");
+    }
 }
 
 #[test]
@@ -104,14 +106,16 @@ fn every_console_line_is_one_write_with_its_newline() {
                 block_size = \"4KiB\"\nsize = \"256KiB\"\n";
     write_file(d, "spec.toml", &spec_text("lines", body));
     // One target, then two (log lines prefixed with the label, from a thread per target).
-    let Some((code, err, writes)) = traced(d, &["spec.toml", "--target", "a.img", "-o", "one"])
+    let Some((code, both, writes)) = traced(d, &["spec.toml", "--target", "a.img", "-o", "one"])
     else {
         return skip(test, "strace cannot trace here (ptrace refused?)");
     };
-    assert_eq!(code, 0, "{err}");
-    assert_whole_lines("one target", &writes, &err);
-    assert!(err.lines().count() >= 4, "{err}");
-    let (code, err, writes) = traced(
+    assert_eq!(code, 0, "{both:?}");
+    assert_whole_lines("one target", &writes, &both);
+    // The summary on stdout (results, two phases of two lines or more, done, next), the rest on stderr.
+    assert!(both[0].lines().count() >= 9, "{both:?}");
+    assert!(!both[1].is_empty(), "{both:?}");
+    let (code, both, writes) = traced(
         d,
         &[
             "spec.toml",
@@ -124,11 +128,12 @@ fn every_console_line_is_one_write_with_its_newline() {
         ],
     )
     .expect("traced");
-    assert_eq!(code, 0, "{err}");
-    assert_whole_lines("two targets", &writes, &err);
-    assert!(err.contains("\n[t1-b.img] "), "{err}");
+    assert_eq!(code, 0, "{both:?}");
+    assert_whole_lines("two targets", &writes, &both);
+    assert!(both[0].contains("\n[t1-b.img] "), "{both:?}");
+    assert!(both[1].contains("[t1-b.img] "), "{both:?}");
     // A plan (stdout, with a note on stderr) and an error.
-    let (code, err, writes) = traced(
+    let (code, both, writes) = traced(
         d,
         &[
             "plan",
@@ -140,15 +145,15 @@ fn every_console_line_is_one_write_with_its_newline() {
         ],
     )
     .expect("traced");
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 0, "{both:?}");
     assert_eq!(
-        err,
+        both[1],
         "note: a.img exists: the target size setting is ignored (it applies only to a file wkrun creates)\n"
     );
-    assert_whole_lines("plan", &writes, &err);
+    assert_whole_lines("plan", &writes, &both);
     assert!(writes.iter().any(|(fd, _)| *fd == 1));
-    let (code, err, writes) =
+    let (code, both, writes) =
         traced(d, &["spec.toml", "--target", "a.img", "-o", "one"]).expect("traced");
-    assert_eq!(code, 2, "{err}");
-    assert_whole_lines("refused", &writes, &err);
+    assert_eq!(code, 2, "{both:?}");
+    assert_whole_lines("refused", &writes, &both);
 }

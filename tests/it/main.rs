@@ -24,6 +24,7 @@ mod merged_judging;
 mod methodology;
 mod null_engine;
 mod outdir;
+mod overrides;
 mod parts;
 mod phases;
 mod prealloc;

@@ -535,3 +535,77 @@ fn an_existing_output_folder_that_cannot_be_written_is_refused_before_the_target
         Err(e) => skip(test, &format!("setpriv cannot run here: {e}")),
     }
 }
+
+/// Every file a run or a merge writes into a results folder has a name that needs no quoting in a shell
+/// (`[A-Za-z0-9._-]`): a swept phase `w[op=50%]` writes `03-w_op-50pct.csv`, where its CSV was
+/// `03-w[op=50%].csv` (issue 24 item 7); the phase's name stays in `results.json`, beside the file's. An
+/// older results folder with the bracketed names is still read by `report`, `compare` and `merge`, which
+/// take the names from its `results.json`; the merge writes today's names.
+#[test]
+fn results_file_names_need_no_shell_quoting_and_older_names_are_still_read() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\n\
+                [[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 50\nduration = \"1s\"\n\
+                [[sweep]]\nname = \"op\"\nphases = [\"fill\", \"w\"]\nspan = [\"100%\", \"50%\"]\n";
+    write_file(d, "s.toml", &spec_text("names", body));
+    let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let (code, _, err) = code_out_err(&wkrun(d, &["s.toml", "--target", sim, "-o", "r", "-q"]));
+    assert_eq!(code, 0, "{err}");
+    let stems = [
+        "00-fill_op-100pct",
+        "01-w_op-100pct",
+        "02-fill_op-50pct",
+        "03-w_op-50pct",
+    ];
+    let mut want: Vec<String> = stems
+        .iter()
+        .flat_map(|s| [format!("{s}.csv"), format!("{s}.device.csv")])
+        .collect();
+    want.push("results.json".into());
+    want.sort();
+    assert_eq!(names(&d.join("r")), want);
+    let phase_names = ["fill[op=100%]", "w[op=100%]", "fill[op=50%]", "w[op=50%]"];
+    let r = results(&d.join("r"));
+    for (i, (name, stem)) in phase_names.iter().zip(stems).enumerate() {
+        let p = &r["phases"][i];
+        assert_eq!(p["name"], *name);
+        assert_eq!(p["series_csv"], format!("{stem}.csv"));
+        assert_eq!(p["device"]["device_csv"], format!("{stem}.device.csv"));
+    }
+    // An older run: the same folder with the CSVs under the names runs gave them before.
+    let old = d.join("old");
+    fs::create_dir(&old).unwrap();
+    let mut r = r;
+    for (i, (name, stem)) in phase_names.iter().zip(stems).enumerate() {
+        for (ext, pointer) in [("csv", "series_csv"), ("device.csv", "device/device_csv")] {
+            let was = format!("{:02}-{name}.{ext}", i);
+            fs::copy(d.join(format!("r/{stem}.{ext}")), old.join(&was)).unwrap();
+            *r.pointer_mut(&format!("/phases/{i}/{pointer}")).unwrap() = was.into();
+        }
+    }
+    fs::write(
+        old.join("results.json"),
+        serde_json::to_string_pretty(&r).unwrap(),
+    )
+    .unwrap();
+    let (code, out, err) = code_out_err(&wkrun(d, &["compare", "r", "old"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("w[op=50%]"), "{out}");
+    for run in ["r", "old"] {
+        let (code, out, err) =
+            code_out_err(&wkrun(d, &["report", run, "-o", &format!("rep-{run}")]));
+        assert_eq!((code, err.as_str()), (0, ""), "{run}");
+        assert!(out.starts_with("report: "), "{out}");
+    }
+    assert_eq!(names(&d.join("rep-old")), names(&d.join("rep-r")));
+    assert!(names(&d.join("rep-old")).contains(&"03-w_op-50pct-iops-log-write.svg".to_string()));
+    let (code, _, err) = code_out_err(&wkrun(d, &["merge", "old", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let mut want: Vec<String> = stems.iter().map(|s| format!("{s}.csv")).collect();
+    want.push("results.json".into());
+    assert_eq!(names(&d.join("m")), want);
+    let m = results(&d.join("m"));
+    assert_eq!(m["phases"][3]["name"], "w[op=50%]");
+    assert_eq!(m["phases"][3]["series_csv"], "03-w_op-50pct.csv");
+}

@@ -88,11 +88,11 @@ fn the_targets_sum_is_printed_per_phase_and_the_report_tables_hold_the_results_n
             "out",
         ],
     );
-    let (code, _, err) = code_out_err(&o);
+    let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
     let (agg, _) = strict_results(&d.join("out"));
-    // After every target's lines and before `done:`, one line per phase: the aggregate's totals.
-    let lines: Vec<&str> = err.lines().collect();
+    // After every target's lines and before `done:`, one line per phase on stdout: the aggregate's totals.
+    let lines: Vec<&str> = out.lines().collect();
     let first_all = lines
         .iter()
         .position(|l| l.starts_with("[all "))
@@ -101,7 +101,7 @@ fn the_targets_sum_is_printed_per_phase_and_the_report_tables_hold_the_results_n
         .iter()
         .rposition(|l| l.starts_with("[t"))
         .expect("target lines");
-    assert!(first_all > last_target, "{err}");
+    assert!(first_all > last_target, "{out}");
     let expected: Vec<String> = agg
         .phases
         .iter()
@@ -114,8 +114,8 @@ fn the_targets_sum_is_printed_per_phase_and_the_report_tables_hold_the_results_n
             )
         })
         .collect();
-    assert_eq!(lines[first_all..first_all + 2], expected[..], "{err}");
-    assert!(lines[first_all + 2].starts_with("done: "), "{err}");
+    assert_eq!(lines[first_all..first_all + 2], expected[..], "{out}");
+    assert!(lines[first_all + 2].starts_with("done: "), "{out}");
     assert_eq!(agg.phases[1].read.ops + agg.phases[1].write.ops, 1024);
 
     // `wkrun merge` of the targets' folders prints the same per-phase lines after its summary.

@@ -1,6 +1,8 @@
 //! The live progress display of a run (issue 5, item 4): on a terminal (a pseudo-terminal from util-linux
 //! `script`) one line per phase with its position, time left, IOPS, bandwidth and latency; without a
-//! terminal only the plain log lines; with `--quiet` nothing.
+//! terminal only the plain log lines; with `--quiet` nothing on stderr. The summary of the run (where the
+//! results are, each phase's lines, `done:` and the next commands) is on stdout, with `--quiet` too (issue
+//! 24 item 6).
 
 use crate::common::*;
 use std::path::Path;
@@ -78,51 +80,65 @@ fn plain_log_lines_without_a_terminal() {
     let s = spec(tmp.path());
     let (code, out, err) = code_out_err(&wkrun(tmp.path(), &[&s, "-o", "out"]));
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "");
-    let lines: Vec<&str> = err.lines().collect();
     assert_eq!(
-        lines[0],
-        format!(
-            "created {} (4194304 B, preallocated)",
-            tmp.path().join("t.img").display()
-        )
+        err.lines().collect::<Vec<_>>(),
+        [
+            format!(
+                "created {} (4194304 B, preallocated)",
+                tmp.path().join("t.img").display()
+            ),
+            "2 phases, numbered 0 to 1".to_string(),
+            // The purge punched the whole span: the workload writes into holes of the file. One line
+            // (issue 24 item 5); results.json has the paragraph.
+            "warning: phase w: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): at the first write into… (in full: results.json; docs/results.md#warnings)".to_string(),
+        ]
     );
-    assert_eq!(lines[1], "results: out");
-    assert_eq!(lines[2], "2 phases, numbered 0 to 1");
-    assert_eq!(lines[3], "[phase 0] erase \"purge\": [0, 4194304)");
-    assert_eq!(
-        lines[5],
-        "[phase 1] workload \"w\": [0, 4194304), 4096 B blocks, QD1, 1s"
-    );
-    // The purge punched the whole span: the workload writes into holes of the file.
-    assert_eq!(
-        lines[6],
-        "      warning: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
-    );
-    assert!(lines[7].starts_with("      0 reads, "), "{}", lines[7]);
-    assert!(
-        lines[8].starts_with("      latency: write mean "),
-        "{}",
-        lines[8]
-    );
-    assert_eq!(lines[9], "done: out/results.json");
-    assert_eq!(lines.len(), 10, "{err}");
+    assert_summary(&out, "out");
     assert!(!err.contains("phase 2/2"), "no progress line: {err}");
     assert!(!err.contains('\x1b'), "no escape codes: {err:?}");
 }
 
+/// Asserts that `out` is the summary of a run of [`spec`] into `dir`: the results folder, each phase's
+/// header and totals, `done:` and the next commands (issue 24 item 6).
+fn assert_summary(out: &str, dir: &str) {
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 8, "{out}");
+    assert_eq!(lines[0], format!("results: {dir}"));
+    assert_eq!(lines[1], "[phase 0] erase \"purge\": [0, 4194304)");
+    assert!(
+        lines[2].starts_with("      erased 4194304 B with "),
+        "{out}"
+    );
+    assert_eq!(
+        lines[3],
+        "[phase 1] workload \"w\": [0, 4194304), 4096 B blocks, QD1, 1s"
+    );
+    assert!(lines[4].starts_with("      0 reads, "), "{out}");
+    assert!(lines[5].starts_with("      latency: write mean "), "{out}");
+    assert_eq!(lines[6], format!("done: {dir}/results.json"));
+    assert_eq!(
+        lines[7],
+        format!(
+            "next: wkrun report {dir} (plots, index.html); wkrun compare {dir} OTHER (side by side with another run)"
+        )
+    );
+}
+
+/// `-q` quiets stderr (no notes, warnings or progress) and keeps the summary on stdout (issue 24 item 6).
 #[test]
-fn quiet_prints_nothing_with_or_without_a_terminal() {
+fn quiet_prints_only_the_summary_with_or_without_a_terminal() {
     let tmp = tempdir();
     let s = spec(tmp.path());
     let (code, out, err) = code_out_err(&wkrun(tmp.path(), &[&s, "-o", "a", "--quiet"]));
-    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_summary(&out, "a");
     if let Some((code, out)) = on_pty(tmp.path(), &format!("{s} -o b -q")) {
-        assert_eq!((code, out.as_str()), (0, ""));
+        assert_eq!(code, 0, "{out}");
+        assert_summary(&out.replace("\r\n", "\n"), "b");
         assert!(tmp.path().join("b/results.json").is_file());
     } else {
         skip(
-            "quiet_prints_nothing_with_or_without_a_terminal",
+            "quiet_prints_only_the_summary_with_or_without_a_terminal",
             "script (util-linux) not installed: the terminal half did not run",
         );
     }
@@ -240,4 +256,22 @@ fn the_live_line_fits_60_80_and_120_columns() {
         assert!(l.contains(" IOPS · lat ") && !l.contains("MB/s"), "{l:?}");
     }
     assert!(!with_rates(&at80).is_empty() && !with_rates(&at60).is_empty());
+}
+
+/// The `next:` line quotes a results folder a shell would split (issue 24 item 6).
+#[test]
+fn the_next_commands_quote_a_folder_with_a_space() {
+    let tmp = tempdir();
+    let s = spec(tmp.path());
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &[&s, "-o", "my runs/a", "-q"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "results: my runs/a");
+    assert_eq!(
+        lines[lines.len() - 2..],
+        [
+            "done: my runs/a/results.json",
+            "next: wkrun report 'my runs/a' (plots, index.html); wkrun compare 'my runs/a' OTHER (side by side with another run)",
+        ]
+    );
 }

@@ -32,10 +32,12 @@ fn documents() -> Vec<PathBuf> {
     docs
 }
 
-/// One run of a spec: its results folder, `results.json` and what it printed on stderr.
+/// One run of a spec: its results folder, `results.json` and what it printed on stdout (the summary) and
+/// stderr (notes, warnings).
 struct Run {
     dir: PathBuf,
     r: Value,
+    out: String,
     err: String,
 }
 
@@ -175,11 +177,17 @@ fn run_all(dir: &Path) -> BTreeMap<&'static str, Run> {
                 s.spawn(move || {
                     let spec = root.join(format!("specs/{spec}.toml"));
                     let args = [spec.to_str().unwrap(), "--target", target, "-o", name];
-                    let (code, _, err) = code_out_err(&wkrun(dir, &args));
+                    let (code, stdout, err) = code_out_err(&wkrun(dir, &args));
                     assert_eq!(code, 0, "{args:?}: {err}");
                     let out = dir.join(name);
                     let (_, r) = strict_results(&out);
-                    (name, Run { dir: out, r, err })
+                    let run = Run {
+                        dir: out,
+                        r,
+                        out: stdout,
+                        err,
+                    };
+                    (name, run)
                 })
             })
             .collect();
@@ -238,12 +246,13 @@ fn gc_policies(runs: &BTreeMap<&str, Run>, m: &mut BTreeMap<String, String>) {
     m.insert("gc.c7.band_high".into(), top[1].to_string());
 }
 
-/// README.md: the console of the consistency run (its note, then phases 2 and 5), and its write
-/// amplification.
+/// README.md: the console of the consistency run (its note, on stderr, then phases 2 and 5 of the summary
+/// on stdout), and its write amplification.
 fn readme(c7: &Run, m: &mut BTreeMap<String, String>) {
-    let lines: Vec<&str> = c7.err.lines().collect();
+    let note = c7.err.lines().next().expect("a note on stderr");
+    let lines: Vec<&str> = c7.out.lines().collect();
     let from = |tag: &str| lines.iter().position(|l| l.starts_with(tag)).expect(tag);
-    let mut out = vec![lines[0], "..."];
+    let mut out = vec![note, "..."];
     out.extend(&lines[from("[phase 2]")..from("[phase 3]")]);
     out.push("...");
     out.extend(&lines[from("[phase 5]")..from("done:")]);

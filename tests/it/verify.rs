@@ -648,14 +648,14 @@ fn verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones() {
                 "check",
             ],
         );
-        let (code, _, err) = code_out_err(&out);
+        let (code, stdout, err) = code_out_err(&out);
         assert_eq!(code, 0, "{engine}: {err}");
         let (_, r) = strict_results(&d.path().join("out4"));
         assert_eq!(verify_of(&r, 0), (16384, 16376, 0, 0, 0, 0, 0), "{engine}");
         assert_eq!(u(phase(&r, 0), "/verify/reordered"), 8);
         assert!(
-            err.contains("verified 16384 sectors: 16376 ok, 8 reordered, 0 zeroed, 0 stale, 0 corrupted, 0 unexpected, 0 unchecked"),
-            "{err}"
+            stdout.contains("verified 16384 sectors: 16376 ok, 8 reordered, 0 zeroed, 0 stale, 0 corrupted, 0 unexpected, 0 unchecked"),
+            "{stdout}"
         );
     }
 }

@@ -416,17 +416,17 @@ fn the_phase_line_names_workers_and_queue_depth() {
     write_file(d.path(), "s.toml", &crate::common::spec_text("lines", body));
     let t = target.to_str().expect("utf-8");
     let o = wkrun(d.path(), &["s.toml", "--target", t, "-o", "out"]);
-    let (code, _, err) = code_out_err(&o);
+    let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains(
+        out.contains(
             "[phase 0] workload \"two\": [0, 1048576), 4096 B blocks, 2 workers × QD4, 65536 B\n"
         ),
-        "{err}"
+        "{out}"
     );
     assert!(
-        err.contains("[phase 1] workload \"one\": [0, 1048576), 4096 B blocks, QD4, 65536 B\n"),
-        "{err}"
+        out.contains("[phase 1] workload \"one\": [0, 1048576), 4096 B blocks, QD4, 65536 B\n"),
+        "{out}"
     );
 }
 

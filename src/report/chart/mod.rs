@@ -238,7 +238,23 @@ fn render(
             why,
         })?;
     }
-    Ok(svg)
+    Ok(without_controls(svg))
+}
+
+/// `svg` without the control characters XML 1.0 forbids (all but tab, line feed and carriage return):
+/// a phase name or a target path holding an ESC or a BEL made every plot ill-formed XML. plotters writes
+/// none of its own, so only text from results is touched.
+pub fn without_controls(svg: String) -> String {
+    match svg.chars().any(forbidden_in_xml) {
+        true => svg.chars().filter(|&c| !forbidden_in_xml(c)).collect(),
+        false => svg,
+    }
+}
+
+/// A character XML 1.0 does not allow in a document (a C0 control but tab, line feed and carriage
+/// return), or one it discourages and a terminal acts on (DEL and the C1 controls).
+fn forbidden_in_xml(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
 /// The frame every plot shares: the title on top, margins, and room for the x axis's labels (`x_area`
@@ -581,6 +597,16 @@ fn capital(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An ESC or a BEL from a phase name or target path made every plot ill-formed XML (issue 24 item 20).
+    #[test]
+    fn control_characters_are_left_out_of_svg_text() {
+        assert_eq!(
+            without_controls("<text>t\u{1b}]0;x\u{7}.img\u{9b}</text>\n\t".to_string()),
+            "<text>t]0;x.img</text>\n\t"
+        );
+        assert_eq!(without_controls("µ <ok/>".to_string()), "µ <ok/>");
+    }
 
     #[test]
     fn short_number_scales_and_trims() {

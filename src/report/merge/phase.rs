@@ -4,7 +4,7 @@
 use super::series::{HostSeries, merge_rows};
 use crate::report::runs::RunData;
 use crate::results::judge;
-use crate::results::series_csv::SeriesRow;
+use crate::results::series_csv::{SeriesRow, file_name};
 use crate::results::{
     DirStats, ErrorCause, HostPhase, LatencyHistograms, PhaseErrors, PhaseResult, ReadShare,
     SizeOps,
@@ -81,6 +81,8 @@ pub fn merge(
     m.hosts = host_parts(runs, &parts);
     let series = merged_series(runs, i, p0, shift)?;
     m.intervals = series.as_ref().map(|rows| rows.len() as u64);
+    // Named as a run names it today, whatever the hosts' (older) results called theirs.
+    m.series_csv = series.as_ref().map(|_| file_name(m.index, &m.name));
     judge(&parts, series.as_deref(), &mut m)
         .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
     Ok((m, series))

@@ -1,0 +1,232 @@
+//! `--set KEY=VALUE` (issue 24): a value that is more than one TOML value is refused (item 19).
+
+use crate::common::*;
+
+/// A fill `prep` at QD 4 and a random 50 % read workload `mix` at QD 16, 1 s.
+const BODY: &str = r#"
+[[phase]]
+name = "prep"
+kind = "fill"
+queue_depth = 4
+
+[[phase]]
+name = "mix"
+kind = "workload"
+pattern = "random"
+read_percent = 50
+queue_depth = 16
+duration = "1s"
+"#;
+
+/// A 1 MiB file target `t.img`, created by a run.
+const FILE: [&str; 4] = ["--target", "t.img", "--target-size", "1MiB"];
+
+/// A `--set` value that goes on after a line break was read as its first line and the rest dropped
+/// (`--set $'queue_depth=8\n[spec]\nname="x"'` ran at QD 8 and said nothing): refused with exit 2, the
+/// argument shown on one line, nothing written, for `plan` and for a run.
+#[test]
+fn a_set_value_of_more_than_one_toml_value_is_refused() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    write_file(d, "s.toml", &spec_text("set", BODY));
+    let tail = "; give one TOML value or one word (--set once per key)";
+    let cases = [
+        (
+            "queue_depth=8\n[spec]\nname=\"x\"",
+            format!(
+                "error: --set queue_depth=8\\n[spec]\\nname=\"x\": the value is more than one TOML value: it goes on after a line break{tail}"
+            ),
+        ),
+        (
+            "queue_depth=8\nduration=\"1s\"",
+            format!(
+                "error: --set queue_depth=8\\nduration=\"1s\": the value is more than one TOML value: it goes on after a line break{tail}"
+            ),
+        ),
+        (
+            "duration=2s\nqueue_depth=8",
+            format!(
+                "error: --set duration=2s\\nqueue_depth=8: the value is not one TOML value, and as a word it holds a control character{tail}"
+            ),
+        ),
+    ];
+    for (arg, want) in &cases {
+        for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out"][..]] {
+            let before = dir_listing(d);
+            let mut args = cmd.to_vec();
+            args.extend(FILE);
+            args.extend(["--set", arg]);
+            let (code, out, err) = code_out_err(&wkrun(d, &args));
+            assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+            assert_eq!(err.trim_end(), want, "{args:?}");
+            assert_eq!(dir_listing(d), before, "{args:?} wrote something");
+        }
+    }
+    // One value on its own line, with a trailing line break, is still one value.
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "plan",
+            "--json",
+            "s.toml",
+            FILE[0],
+            FILE[1],
+            FILE[2],
+            FILE[3],
+            "--set",
+            "queue_depth=8\n",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(plan["phases"][1]["params"]["queue_depth"], 8, "{out}");
+}
+
+/// The simulated drive the runs of these tests use (virtual time: a 1 s workload takes milliseconds).
+const SIM: &str = "sim:capacity=64MiB,op=7%,block=256KiB";
+
+/// The stderr lines of `wkrun ARGS` in `d` that start with `--set`, after asserting exit 0.
+fn set_lines(d: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let (code, _, err) = code_out_err(&wkrun(d, args));
+    assert_eq!(code, 0, "{args:?}: {err}");
+    err.lines()
+        .filter(|l| l.starts_with("--set"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--set KEY=VALUE` changes every phase that has KEY, the fill's queue depth as well as the workload's
+/// (issue 24 item 4): `wkrun plan` and a run say, per `--set`, which phases it changed; a later `--set`
+/// that replaces an earlier one's value is said; `-q` says nothing.
+#[test]
+fn each_set_names_the_phases_it_changed() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    write_file(d, "s.toml", &spec_text("set", BODY));
+    let with = |sets: &[&'static str]| {
+        let mut a = vec!["plan", "s.toml"];
+        a.extend(FILE);
+        sets.iter().for_each(|s| a.extend(["--set", s]));
+        set_lines(d, &a)
+    };
+    assert_eq!(
+        with(&["queue_depth=8"]),
+        ["--set queue_depth=8: phases prep, mix"]
+    );
+    assert_eq!(
+        with(&["duration=2s", "phase.mix.queue_depth=2", "engine=libaio"]),
+        [
+            "--set duration=2s: phase mix",
+            "--set phase.mix.queue_depth=2: phase mix",
+            "--set engine=libaio: phases prep, mix",
+        ]
+    );
+    assert_eq!(
+        with(&["phase.mix.queue_depth=2", "queue_depth=3"]),
+        [
+            "--set phase.mix.queue_depth=2: changes no phase (a later --set replaces its value)",
+            "--set queue_depth=3: phases prep, mix",
+        ]
+    );
+    let run = [
+        "s.toml",
+        "--target",
+        SIM,
+        "-o",
+        "r",
+        "--set",
+        "queue_depth=8",
+    ];
+    assert_eq!(
+        set_lines(d, &run),
+        ["--set queue_depth=8: phases prep, mix"]
+    );
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "s.toml",
+            "--target",
+            SIM,
+            "-o",
+            "q",
+            "-q",
+            "--set",
+            "queue_depth=8",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !err.contains("--set") && !out.contains("--set"),
+        "{out}{err}"
+    );
+}
+
+/// A sweep's or a matrix list's members are named when a `--set` changes their list (issue 24 item 4).
+#[test]
+fn a_set_on_a_sweep_names_its_members() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "128KiB"
+
+[[phase]]
+name = "w"
+kind = "workload"
+pattern = "random"
+block_size = ["4KiB", "8KiB"]
+read_percent = 0
+duration = "1s"
+
+[[sweep]]
+name = "op"
+phases = ["fill", "w"]
+span = ["100%", "50%"]
+"#;
+    write_file(d, "s.toml", &spec_text("sw", body));
+    let mut args = vec!["plan", "s.toml", "--target", SIM];
+    args.extend([
+        "--set",
+        "sweep.op=25%",
+        "--set",
+        "block_size=[\"4KiB\"]",
+        "--set",
+        "phase.w.duration=2s",
+    ]);
+    assert_eq!(
+        set_lines(d, &args),
+        [
+            "--set sweep.op=25%: phases fill[op=25%], w[op=25%,bs=4KiB]",
+            "--set block_size=[\"4KiB\"]: phase w[op=25%,bs=4KiB]",
+            "--set phase.w.duration=2s: phase w[op=25%,bs=4KiB]",
+        ]
+    );
+    let mut args = vec!["plan", "s.toml", "--target", SIM];
+    args.extend(["--set", "block_size=8KiB"]);
+    assert_eq!(
+        set_lines(d, &args),
+        [
+            "--set block_size=8KiB: phases fill[op=100%], w[op=100%,bs=8KiB], fill[op=50%], w[op=50%,bs=8KiB]"
+        ]
+    );
+    // More than 12 phases: the first 12 named, and how many more.
+    let sizes: Vec<String> = (1..=14).map(|k| format!("\"{k}KiB\"")).collect();
+    let body = format!(
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = [{}]\nread_percent = 0\nduration = \"1s\"\n",
+        sizes.join(", ")
+    );
+    write_file(d, "m.toml", &spec_text("m", &body));
+    let names: Vec<String> = (1..=12).map(|k| format!("w[bs={k}KiB]")).collect();
+    assert_eq!(
+        set_lines(
+            d,
+            &["plan", "m.toml", "--target", SIM, "--set", "queue_depth=2"]
+        ),
+        [format!(
+            "--set queue_depth=2: 14 phases: {}, and 2 more",
+            names.join(", ")
+        )]
+    );
+}
