@@ -110,6 +110,9 @@ pub fn slug(name: &str) -> String {
 /// Numbers the temporary files of this process (with its pid, a name no other writer uses).
 static TEMP: AtomicU64 = AtomicU64::new(0);
 
+/// The least room a run's output folder must have: the first results.json and a series CSV's first rows.
+pub const MIN_ROOM: u64 = 64 * 1024;
+
 impl OutDir {
     /// Opens the folder `path`, creating it (with its parents) when missing. `what` names it in errors
     /// ("output folder", "report folder").
@@ -177,18 +180,26 @@ impl OutDir {
         }
         // A file is made (and removed) as the run will make its own: an existing folder this user may not
         // write, or an immutable one, is refused here, before the target is created.
-        match out.temp("results.json") {
-            Ok((tmp, f)) => {
-                drop(f);
-                let _ = out.inner.dir.remove(&tmp);
+        // A file system with no room for the results is refused too (a full disk once left an empty folder
+        // and exit 1 at the first write of results.json).
+        let made = out.temp("results.json").and_then(|(tmp, f)| {
+            let free = crate::sys::file::free_bytes(&f);
+            drop(f);
+            let _ = out.inner.dir.remove(&tmp);
+            match free {
+                Ok(n) if n < MIN_ROOM => Err(io::Error::new(
+                    io::ErrorKind::StorageFull,
+                    format!("its file system has {n} B free, less than the {MIN_ROOM} B a run's results need at least"),
+                )),
+                _ => Ok(()),
             }
-            Err(source) => {
-                out.discard();
-                return Err(OutDirError::NotWritable {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
+        });
+        if let Err(source) = made {
+            out.discard();
+            return Err(OutDirError::NotWritable {
+                path: path.to_path_buf(),
+                source,
+            });
         }
         Ok(out)
     }

@@ -105,6 +105,18 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
         Err(_) if v.chars().any(char::is_control) => {
             refuse("is not one TOML value, and as a word it holds a control character")
         }
+        // A whole number TOML cannot hold (it was read as the word, and refused as "invalid type: string").
+        Err(_)
+            if v.trim()
+                .trim_start_matches(['+', '-'])
+                .bytes()
+                .all(|b| b.is_ascii_digit()) =>
+        {
+            Err(format!(
+                "--set {}: the value is a whole number past TOML's integers (-9223372036854775808 to 9223372036854775807), the most --set can give; a larger one goes in the spec file",
+                crate::text::escaped(arg)
+            ))
+        }
         Err(_) => Ok(Value::String(v.trim().to_string())),
     }
 }

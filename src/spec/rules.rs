@@ -74,15 +74,33 @@ impl At {
     }
 }
 
+/// The longest name of a spec or phase, bytes (it names a folder or a file, with a prefix and a suffix).
+pub const MAX_NAME: usize = 120;
+
 /// Whether a name is safe in a file name: ASCII letters, digits, `-`, `_`, `.`, `[`, `]`, `=`, `,`, `%`,
-/// `:`, `+` (the last six appear in expanded names), not starting with `.`.
+/// `:`, `+` (the last six appear in expanded names), not starting with `.`, at most [`MAX_NAME`] bytes.
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
-        && name.len() <= 120
+        && name.len() <= MAX_NAME
         && !name.starts_with('.')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.[]=,%:+".contains(c))
+}
+
+/// What is wrong with a name [`valid_name`] refuses, and the way out, for `what` it names (`the output
+/// folder`, `the phase's CSV file`).
+fn name_help(name: &str, what: &str) -> String {
+    if name.len() > MAX_NAME {
+        format!(
+            "a name is at most {MAX_NAME} characters (it names {what}); this one has {}",
+            name.len()
+        )
+    } else {
+        format!(
+            "use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names {what})"
+        )
+    }
 }
 
 /// Checks every rule that needs no target.
@@ -247,9 +265,7 @@ fn check_spec(spec: &SpecFile) -> Result<(), RuleError> {
             "spec.name".into(),
             None,
             format!("name {:?} is not usable in a file name", spec.spec.name),
-            Some(
-                "use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the output folder)",
-            ),
+            Some(&name_help(&spec.spec.name, "the output folder")),
         ));
     }
     if spec.spec.version.trim().is_empty() {
@@ -390,9 +406,7 @@ fn check_phase<'a>(
         out.push(at.key(
             "name",
             format!("phase name {:?} is not usable in a file name", p.name),
-            Some(
-                "use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)",
-            ),
+            Some(&name_help(&p.name, "the phase's CSV file")),
         ));
     }
     if let Some(&j) = names.get(p.name.as_str()) {

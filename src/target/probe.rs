@@ -78,6 +78,20 @@ pub enum ProbeError {
         /// The limit, bytes.
         limit: u64,
     },
+    /// The file to create does not fit on its file system (the run would preallocate it).
+    #[error(
+        "{}: cannot create a file of {size} B ({}): the file system it would be on has {free} B free; give a smaller --target-size (or [target] size) or a folder on a file system with room; nothing was created",
+        path.display(),
+        crate::units::fmt_bytes(*size)
+    )]
+    NoRoom {
+        /// The target.
+        path: PathBuf,
+        /// The size it would be created with.
+        size: u64,
+        /// Bytes free for it.
+        free: u64,
+    },
 }
 
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
@@ -167,6 +181,19 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
             path: path.to_path_buf(),
             size,
             limit,
+        });
+    }
+    // The run preallocates the file: one that cannot fit (or is past the largest file size, 2^63 - 1 B)
+    // is refused now, before anything is made.
+    let free = fs::File::open(&parent)
+        .and_then(|d| sys::file::free_bytes(&d))
+        .unwrap_or(u64::MAX)
+        .min(i64::MAX as u64);
+    if size > free {
+        return Err(ProbeError::NoRoom {
+            path: path.to_path_buf(),
+            size,
+            free,
         });
     }
     let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);

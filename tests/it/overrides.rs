@@ -49,6 +49,11 @@ fn a_set_value_of_more_than_one_toml_value_is_refused() {
                 "error: --set duration=2s\\nqueue_depth=8: the value is not one TOML value, and as a word it holds a control character{tail}"
             ),
         ),
+        // Issue 24 item 22: a whole number past TOML's integers was "invalid type: string".
+        (
+            "seed=18446744073709551615",
+            "error: --set seed=18446744073709551615: the value is a whole number past TOML's integers (-9223372036854775808 to 9223372036854775807), the most --set can give; a larger one goes in the spec file".to_string(),
+        ),
     ];
     for (arg, want) in &cases {
         for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out"][..]] {

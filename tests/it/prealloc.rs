@@ -61,12 +61,30 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
     let args = ["s.toml", "--target", t, "--target-size", "64MiB", "-o", "r"];
     let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
     assert_eq!(code, 2, "{err}");
-    assert_eq!(
-        err.trim_end(),
-        format!(
-            "error: cannot create the target file {t}: cannot allocate its 67108864 B (64MiB): No space left on device (os error 28); give a smaller size (--target-size or [target] size) or a folder on a file system with room"
-        )
+    // Refused by the probe, before anything is made (issue 24 item 22); `wkrun plan` says the same.
+    let want = format!(
+        "error: {t}: cannot create a file of 67108864 B (64MiB): the file system it would be on has 4194304 B free; give a smaller --target-size (or [target] size) or a folder on a file system with room; nothing was created"
     );
+    assert_eq!(err.trim_end(), want);
     assert_eq!(dir_listing(&mnt.dir), Vec::<String>::new());
     assert!(!d.path().join("r").exists(), "a results folder was made");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &[&["plan"][..], &args[..5]].concat()));
+    assert_eq!((code, err.trim_end()), (2, want.as_str()));
+    // A size past the largest file size (`--target-size 10000000000000000000B`, once "out of range integral
+    // type conversion attempted") is refused the same way.
+    let big = [
+        "s.toml",
+        "--target",
+        t,
+        "--target-size",
+        "10000000000000000000B",
+        "-o",
+        "r",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &big));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("cannot create a file of 10000000000000000000 B") && err.contains("B free"),
+        "{err}"
+    );
 }
