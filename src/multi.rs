@@ -51,6 +51,7 @@ pub(super) fn cmd_run_many(
     // Every target is checked before anything is opened for writing on any of them.
     let consents = consents(&plans, &a.allow_destroy)
         .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
+    run::check_open_files(plans.len()).map_err(bad)?;
     let labels = labels(&plans);
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plans[0].spec_name);
@@ -87,6 +88,12 @@ pub(super) fn cmd_run_many(
         plans.len(),
         labels.join(", ")
     ));
+    // Room kept for the aggregate (its merged CSVs and results.json), as each target's results writer keeps
+    // its own: a disk the targets fill leaves room for the sum of what they did.
+    let mut room = out_dir.reserve(wkrun::results::write::RESERVE).ok();
+    if let Some(r) = room.as_mut() {
+        let _ = r.grow(AGGREGATE_ROOM);
+    }
     signal::install();
     let runs: Vec<TargetRun<'_>> = (0..plans.len())
         .map(|i| TargetRun {
@@ -98,8 +105,10 @@ pub(super) fn cmd_run_many(
         .collect();
     let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet);
     let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
-    let aggregate =
-        merge::merge_targets(&files).and_then(|m| merge::write(&out_dir, &m).map(|()| m));
+    if let Some(mut r) = room.take() {
+        r.release();
+    }
+    let aggregate = merge::merge_targets(&files).and_then(|m| write_aggregate(&out_dir, m));
     // The targets' sum of each phase, after the targets' own lines: the aggregate results.json's totals.
     if let Ok(m) = &aggregate {
         for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len())) {
@@ -107,6 +116,28 @@ pub(super) fn cmd_run_many(
         }
     }
     finish(&out_dir, &labels, &outcomes, aggregate.map(|_| ()))
+}
+
+/// Bytes kept free for the aggregate while the targets run.
+const AGGREGATE_ROOM: u64 = 256 * 1024;
+
+/// Writes the aggregate `m`; when its series do not fit (a full disk), at least its `results.json`, without
+/// the series and saying "failed" with why, so that every results file of the run says how it ended.
+///
+/// # Errors
+/// Why the whole aggregate could not be written (the run fails with it).
+fn write_aggregate(out_dir: &OutDir, m: merge::Merged) -> Result<merge::Merged, String> {
+    let Err(e) = merge::write(out_dir, &m) else {
+        return Ok(m);
+    };
+    let mut short = m.results.clone();
+    for p in &mut short.phases {
+        p.series_csv = None;
+    }
+    short.status = wkrun::results::Status::Failed;
+    short.error = Some(format!("the aggregate's series could not be written: {e}"));
+    let _ = wkrun::results::write::ResultsWriter::new(out_dir).write(&short);
+    Err(e)
 }
 
 /// The exit of the run: 0 when every target completed and the aggregate was written, 1 when a target

@@ -11,6 +11,8 @@ pub enum Limit {
     AddressSpace,
     /// RLIMIT_FSIZE: the largest file the process may make or write, bytes (`ulimit -f` counts KiB).
     FileSize,
+    /// RLIMIT_NOFILE: files this process may hold open at once (one more than the highest descriptor).
+    OpenFiles,
 }
 
 impl Limit {
@@ -20,6 +22,7 @@ impl Limit {
             Limit::LockedMemory => libc::RLIMIT_MEMLOCK,
             Limit::AddressSpace => libc::RLIMIT_AS,
             Limit::FileSize => libc::RLIMIT_FSIZE,
+            Limit::OpenFiles => libc::RLIMIT_NOFILE,
         }
     }
 
@@ -32,6 +35,7 @@ impl Limit {
             Limit::LockedMemory => "the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l)",
             Limit::AddressSpace => "the address-space limit (RLIMIT_AS, ulimit -v)",
             Limit::FileSize => "the file-size limit (RLIMIT_FSIZE, ulimit -f)",
+            Limit::OpenFiles => "the limit on open files (RLIMIT_NOFILE, ulimit -n)",
         }
     }
 
@@ -50,7 +54,7 @@ impl Limit {
     /// The process limit is left out for root, which it does not bind.
     pub fn note(self) -> String {
         let unit = match self {
-            Limit::Processes => "",
+            Limit::Processes | Limit::OpenFiles => "",
             Limit::LockedMemory | Limit::AddressSpace | Limit::FileSize => " B",
         };
         // SAFETY: geteuid takes nothing and cannot fail.
@@ -60,6 +64,12 @@ impl Limit {
         self.soft()
             .map_or(String::new(), |v| format!("; {} is {v}{unit}", self.name()))
     }
+}
+
+/// Files this process has open now (the entries of /proc/self/fd, less the one reading it), or `None`.
+pub fn open_files() -> Option<u64> {
+    let n = std::fs::read_dir("/proc/self/fd").ok()?.count() as u64;
+    Some(n.saturating_sub(1))
 }
 
 /// `"; the cgroup's pids.max is N (pids.current M, FILE)"` when a pids controller of this process's cgroup
