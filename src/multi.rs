@@ -52,6 +52,10 @@ pub(super) fn cmd_run_many(
     let consents = consents(&plans, &a.allow_destroy)
         .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
     run::check_open_files(plans.len()).map_err(bad)?;
+    // A file another run holds would be refused when its target claims it, after the others started.
+    if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
+        return Err(bad(format!("{why}; nothing was written to any target")));
+    }
     let labels = labels(&plans);
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plans[0].spec_name);

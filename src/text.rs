@@ -31,7 +31,13 @@ pub fn shell_word(s: &str) -> String {
 
 /// `s` with the control characters `which` picks shown escaped.
 fn escape_if(s: &str, which: impl Fn(char) -> bool) -> Cow<'_, str> {
-    let hit = |c: char| c.is_control() && which(c);
+    // Control characters, and the format and separator characters that reorder or break a line as shown
+    // (bidirectional overrides and isolates, zero-width ones, U+2028/2029).
+    let hit = |c: char| {
+        (c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}'))
+            && which(c)
+    };
     if !s.chars().any(hit) {
         return Cow::Borrowed(s);
     }

@@ -28,7 +28,7 @@ pub fn render_text(plan: &Plan) -> String {
     let _ = writeln!(
         out,
         "target {} ({kind}): {} B ({}), logical block {} B, physical block {} B{}",
-        t.path.display(),
+        text::escaped(&t.path.to_string_lossy()),
         t.capacity_bytes,
         fmt_bytes(t.capacity_bytes),
         t.logical_block_size,
@@ -52,7 +52,7 @@ pub fn render_text(plan: &Plan) -> String {
         let _ = writeln!(
             out,
             "DESTROYS the data of {} within the byte ranges below",
-            t.path.display()
+            text::escaped(&t.path.to_string_lossy())
         );
     }
     phase_table(&mut out, plan);

@@ -750,14 +750,17 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
 
 /// The header row and body rows as the table and Markdown renderers show them.
 fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
+    // One cell, one line: a line break in a name from a results file (a phase, a path) is shown escaped,
+    // never starting a row of its own.
+    let cell = |s: &str| crate::text::escaped(s).into_owned();
     let mut header = vec!["phase".to_string(), "metric".to_string()];
-    header.extend(c.columns.iter().cloned());
+    header.extend(c.columns.iter().map(|h| cell(h)));
     let body = c
         .rows
         .iter()
         .map(|r| {
-            let mut v = vec![r.phase.clone(), r.label.clone()];
-            v.extend(r.cells.iter().map(|cell| cell.display(r.metric)));
+            let mut v = vec![cell(&r.phase), cell(&r.label)];
+            v.extend(r.cells.iter().map(|x| cell(&x.display(r.metric))));
             v
         })
         .collect();

@@ -199,6 +199,12 @@ fn judged_from_reason(v: &Verdict, round_s: f64) -> String {
     let Some(st) = &v.start else {
         return "from the first round (no steady_after)".into();
     };
+    if v.rounds_seen == 0 {
+        // (A trial run shorter than one round: "no round fell below 0.5 × the peak 0.0" said nothing true.)
+        return format!(
+            "never: no whole round of {round_s} s was measured (the phase is shorter than one steady_round)"
+        );
+    }
     let end = |r: usize| (r + 1) as f64 * round_s;
     let mut met = Vec::new();
     let mut unmet = Vec::new();

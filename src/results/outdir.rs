@@ -113,6 +113,9 @@ static TEMP: AtomicU64 = AtomicU64::new(0);
 /// The least room a run's output folder must have: the first results.json and a series CSV's first rows.
 pub const MIN_ROOM: u64 = 64 * 1024;
 
+/// The least file size (RLIMIT_FSIZE) a run's output folder needs: the results of a run of many phases.
+pub const MIN_FILE: u64 = 1 << 20;
+
 impl OutDir {
     /// Opens the folder `path`, creating it (with its parents) when missing. `what` names it in errors
     /// ("output folder", "report folder").
@@ -178,6 +181,17 @@ impl OutDir {
                 path: path.to_path_buf(),
             });
         }
+        // An append-only folder (`chattr +a`) lets a file be made but not removed or renamed over: the run
+        // could not replace results.json. Told by its flags, before a file is made that could not go again.
+        if crate::sys::file::write_protection(&out.inner.dir).is_ok_and(|(_, append)| append) {
+            return Err(OutDirError::NotWritable {
+                path: path.to_path_buf(),
+                source: io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the folder is append-only (chattr +a): results.json could not be replaced in it",
+                ),
+            });
+        }
         // A file is made (and removed) as the run will make its own: an existing folder this user may not
         // write, or an immutable one, is refused here, before the target is created.
         // A file system with no room for the results is refused too (a full disk once left an empty folder
@@ -185,7 +199,18 @@ impl OutDir {
         let made = out.temp("results.json").and_then(|(tmp, f)| {
             let free = crate::sys::file::free_bytes(&f);
             drop(f);
-            let _ = out.inner.dir.remove(&tmp);
+            // A folder where a file can be made but not removed or replaced (append-only, `chattr +a`):
+            // the run could not replace results.json either.
+            out.inner.dir.remove(&tmp)?;
+            if let Some(limit) = crate::sys::limits::Limit::FileSize.soft().filter(|&l| l < MIN_FILE) {
+                return Err(io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    format!(
+                        "{} is {limit} B, less than the {MIN_FILE} B a run's results.json may need",
+                        crate::sys::limits::Limit::FileSize.name()
+                    ),
+                ));
+            }
             match free {
                 Ok(n) if n < MIN_ROOM => Err(io::Error::new(
                     io::ErrorKind::StorageFull,

@@ -245,16 +245,69 @@ impl SimParams {
     }
 }
 
-/// The refusal of a target path that starts with [`PREFIX`] in another case (`SIM:capacity=1GiB`): a
-/// simulated drive misspelt, which would otherwise become a file of that name; `None` for any other path.
+/// The keys of a simulated drive's command-line form (`sim:KEY=VALUE,...`).
+const TARGET_KEYS: [&str; 17] = [
+    "capacity",
+    "op",
+    "page",
+    "block",
+    "dies",
+    "read_time",
+    "program_time",
+    "erase_time",
+    "command_time",
+    "interface_bytes_per_s",
+    "buffer",
+    "gc_free_superblocks",
+    "compression",
+    "gc",
+    "gc_pace",
+    "jitter",
+    "seed",
+];
+
+/// The refusal of a target path that would make a file where a simulated drive was meant: [`PREFIX`] in
+/// another case (`SIM:capacity=1GiB`), white space around the name (` sim:capacity=1GiB`), `sim` with
+/// another separator (`sim :...`, `sim=...`, `sim.capacity=...`), or the drive's items alone
+/// (`capacity=1GiB,op=7%`). A path from `./` or `/` is a file, as meant.
 pub fn misspelt_prefix(path: &str) -> Option<String> {
-    let head = path.get(..PREFIX.len())?;
-    (head != PREFIX && head.eq_ignore_ascii_case(PREFIX)).then(|| {
-        format!(
-            "--target {path:?}: a simulated drive is named with {PREFIX} in lower case ({PREFIX}{}); for a file really named so, write ./{path}",
+    let refuse = |what: String| {
+        Some(format!(
+            "--target {path:?}: {what}; for a file really named so, write ./{}",
+            path.trim_start_matches("./")
+        ))
+    };
+    if path.starts_with("./") || path.starts_with('/') {
+        return None;
+    }
+    if path != path.trim() {
+        return refuse(
+            "the name begins or ends with white space (a simulated drive is sim:KEY=VALUE,...)"
+                .into(),
+        );
+    }
+    if let Some(head) = path.get(..PREFIX.len())
+        && head != PREFIX
+        && head.eq_ignore_ascii_case(PREFIX)
+    {
+        return refuse(format!(
+            "a simulated drive is named with {PREFIX} in lower case ({PREFIX}{})",
             &path[PREFIX.len()..]
-        )
-    })
+        ));
+    }
+    // `sim :...`, `sim=...`, `sim;...`, `sim.capacity=...`, or the drive's items without `sim:` at all.
+    let lower = path.to_ascii_lowercase();
+    let sim_word = lower.starts_with("sim")
+        && lower[3..].starts_with([' ', '=', ';', '.', ','])
+        && lower.contains('=');
+    let items = lower.split(',').all(|item| {
+        item.split_once('=')
+            .is_some_and(|(k, _)| TARGET_KEYS.contains(&k.trim()))
+    });
+    if !(sim_word || items) {
+        return None;
+    }
+    refuse("it looks like a simulated drive's parameters, which are written sim:KEY=VALUE,... (sim:capacity=2GiB,op=7%)".into())
 }
 
 crate::vocab::string_only!(GcPolicy);

@@ -17,6 +17,12 @@ pub struct Dir {
     fd: File,
 }
 
+impl std::os::fd::AsRawFd for Dir {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
 /// `name` as a C string, when it is a plain file name.
 fn plain(name: &str) -> io::Result<CString> {
     if name.is_empty() || name == "." || name == ".." || name.contains('/') {

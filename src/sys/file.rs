@@ -176,12 +176,16 @@ pub fn write_protection(f: &impl AsRawFd) -> io::Result<(bool, bool)> {
 }
 
 /// The bytes an unprivileged writer may still allocate on the filesystem holding the open file `f`
-/// (fstatvfs: `f_bavail` × `f_frsize`).
+/// (fstatvfs: `f_bavail` × `f_frsize`); `u64::MAX` for a file system that reports no size at all (no
+/// blocks: a tmpfs mounted without a limit, `size=0`), whose room is not known.
 ///
 /// # Errors
 /// The OS error from fstatvfs.
 pub fn free_bytes(f: &impl AsRawFd) -> io::Result<u64> {
     let st = fstatvfs(f)?;
+    if st.f_blocks == 0 {
+        return Ok(u64::MAX);
+    }
     Ok(st.f_bavail.saturating_mul(st.f_frsize))
 }
 

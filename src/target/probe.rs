@@ -239,7 +239,14 @@ fn in_dev(path: &Path) -> bool {
         (Ok(a), Ok(b)) => a.dev() == b.dev(),
         _ => false,
     };
-    folder.starts_with(dev) && same_fs
+    // /dev's own file system (a devtmpfs) seen through another path (a bind mount of /dev in a chroot or a
+    // container, a second devtmpfs mount) is /dev all the same; where /dev is no file system of its own, only
+    // paths under it are.
+    let own = match (fs::metadata(dev), fs::metadata("/")) {
+        (Ok(d), Ok(r)) => d.dev() != r.dev(),
+        _ => false,
+    };
+    same_fs && (folder.starts_with(dev) || own)
 }
 
 /// `path` with its folder's links and `..` resolved (as far as the folder exists).

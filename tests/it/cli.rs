@@ -963,3 +963,48 @@ fn the_text_plan_shows_the_ramp_and_the_rate_cap() {
         ]
     );
 }
+
+/// The attack of issue 24's closing session: a line break in a target path or in a phase name of a results
+/// file printed a line of its own (`plan` and `compare` could be made to show a forged line), and
+/// bidirectional overrides passed raw; both are shown escaped.
+#[test]
+fn line_breaks_and_bidi_overrides_in_names_are_shown_escaped() {
+    let d = tempdir();
+    let body =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"200ms\"\n";
+    write_file(d.path(), "s.toml", &spec_text("nl", body));
+    let t = "nl\ndone: forged\u{202e}.img";
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "s.toml", "--target", t, "--target-size", "1MiB"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("target nl\\ndone: forged\\u{202e}.img (file"),
+        "{out}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("done: forged")), "{out}");
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            "r",
+            "-q",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let path = d.path().join("r/results.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"name\": \"w\"", "\"name\": \"w\\nforged\"");
+    std::fs::write(&path, text).unwrap();
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", "r"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("w\\nforged"), "{out}");
+    assert!(!out.lines().any(|l| l.starts_with("forged")), "{out}");
+}

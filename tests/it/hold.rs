@@ -665,3 +665,38 @@ fn the_plan_notes_a_target_held_by_another_run() {
         "{err}"
     );
 }
+
+/// The attack of issue 24's closing session: with several targets, one that another run holds was found
+/// only when its target claimed it, after the others had started (exit 1, a folder without results, no
+/// aggregate); now refused with the others' checks, before anything is written.
+#[test]
+fn a_held_file_among_several_targets_is_refused_before_anything_is_written() {
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, 4 << 20);
+    let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
+    wait_for_phases(&mut child, &out, 1);
+    let pid = child.id();
+    let args = [
+        "spec.toml",
+        "--target",
+        "sim:capacity=64MiB,op=28%,block=256KiB",
+        "--target",
+        "t.img",
+        "-o",
+        "second",
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    let _ = finish(child);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.trim_end().starts_with(&format!(
+            "error: t.img is in use by another wkrun run (pid {pid}): "
+        )) && err
+            .trim_end()
+            .ends_with("; nothing was written to any target"),
+        "{err}"
+    );
+    assert!(!d.path().join("second").exists());
+}

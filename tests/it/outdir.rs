@@ -609,3 +609,75 @@ fn results_file_names_need_no_shell_quoting_and_older_names_are_still_read() {
     assert_eq!(m["phases"][3]["name"], "w[op=50%]");
     assert_eq!(m["phases"][3]["series_csv"], "03-w_op-50pct.csv");
 }
+
+/// The attack of issue 24's closing session: an append-only output folder (`chattr +a`: files can be made,
+/// not removed or replaced) and a file-size limit below what results.json may need were let through, then
+/// the run failed (exit 1) leaving temporary files, or results "running"; both are refused before
+/// anything is written.
+#[test]
+fn an_append_only_output_folder_and_a_tiny_file_size_limit_are_refused_first() {
+    let test = "outdir::an_append_only_output_folder_and_a_tiny_file_size_limit_are_refused_first";
+    if !is_root() {
+        return skip(test, "not running as root: chattr +a needs root");
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(
+        d,
+        "s.toml",
+        &spec_text(
+            "s",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"200ms\"\n",
+        ),
+    );
+    let app = d.join("app");
+    fs::create_dir(&app).expect("mkdir");
+    if !Command::new("chattr")
+        .arg("+a")
+        .arg(&app)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        return skip(test, "chattr +a failed here");
+    }
+    let o = wkrun(
+        d,
+        &[
+            "s.toml",
+            "--target",
+            "sim:capacity=64MiB,op=28%,block=256KiB",
+            "-o",
+            "app",
+            "-q",
+        ],
+    );
+    let _ = Command::new("chattr").arg("-a").arg(&app).status();
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "error: cannot write into the output folder app: the folder is append-only (chattr +a): results.json could not be replaced in it; choose another --output folder"
+    );
+    assert_eq!(names(&app), Vec::<String>::new());
+    let o = Command::new("prlimit")
+        .args([
+            "--fsize=5000",
+            wkrun_bin(),
+            "s.toml",
+            "--target",
+            "sim:capacity=64MiB,op=28%,block=256KiB",
+            "-o",
+            "small",
+            "-q",
+        ])
+        .current_dir(d)
+        .output()
+        .expect("prlimit");
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "error: cannot write into the output folder small: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 1048576 B a run's results.json may need; choose another --output folder"
+    );
+    assert!(!d.join("small").exists(), "a folder was left");
+}

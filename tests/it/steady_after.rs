@@ -406,3 +406,18 @@ steady_after = {{ written = "200%" }}
         verdicts[1]
     );
 }
+
+/// Found by a newcomer running a seed's trial (`--set duration=20s` with one-minute rounds): no whole round
+/// was measured, and the reason said "no round fell below 0.5 × the peak 0.0". It now says why.
+#[test]
+fn a_phase_shorter_than_one_round_says_no_round_was_measured() {
+    let d = tempdir();
+    let body = spec_body(false, "steady_after = { drop = 0.5 }", "20s", "1m");
+    let (_, r, _) = run(d.path(), &body, "sim:capacity=64MiB,op=7%,block=256KiB");
+    let ss = &workload(&r)["steady_state"];
+    assert_eq!(ss["reached"], false);
+    assert_eq!(
+        ss["judged_from_reason"],
+        "never: no whole round of 60 s was measured (the phase is shorter than one steady_round)"
+    );
+}

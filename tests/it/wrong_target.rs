@@ -185,4 +185,68 @@ fn a_misspelt_or_malformed_simulated_drive_is_refused() {
     );
     assert_eq!(file["target"]["kind"], "file");
     assert_eq!(file["target"]["capacity_bytes"], 1 << 20);
+    // The attack's other forms (each once a 1 GiB file in the current folder): white space around the
+    // name, `sim` with another separator, the drive's items alone.
+    let looks = "it looks like a simulated drive's parameters, which are written sim:KEY=VALUE,... (sim:capacity=2GiB,op=7%)";
+    for (t, why) in [
+        (
+            " sim:capacity=1GiB",
+            "the name begins or ends with white space (a simulated drive is sim:KEY=VALUE,...)",
+        ),
+        ("sim :capacity=1GiB", looks),
+        ("sim=capacity=1GiB", looks),
+        ("sim.capacity=1GiB", looks),
+        ("capacity=1GiB,op=7%", looks),
+    ] {
+        refused(
+            d,
+            t,
+            &format!("--target {t:?}: {why}; for a file really named so, write ./{t}"),
+        );
+    }
+}
+
+/// The attack of issue 24's closing session: /dev's own file system seen through a bind mount (a chroot's or
+/// a container's /dev) is /dev all the same: no file target is made there; a tmpfs without a size limit
+/// (which reports no blocks) is no full disk: a target and an output folder on it are accepted.
+#[test]
+fn dev_through_a_bind_mount_is_refused_and_an_unlimited_tmpfs_is_not_full() {
+    let test =
+        "wrong_target::dev_through_a_bind_mount_is_refused_and_an_unlimited_tmpfs_is_not_full";
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "s.toml", &spec_text("sim", FILL));
+    let devb = match Mount::new(d.join("devb"), &["--bind", "/dev"]) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let _gone = NoFilesLeft(vec!["/dev/wkrun-bind-test".into()]);
+    let t = devb.dir.join("wkrun-bind-test");
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &["plan", "s.toml", "--target", t.to_str().unwrap()],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("wkrun-bind-test"), "{err}");
+    assert!(
+        !Path::new("/dev/wkrun-bind-test").exists(),
+        "a file was made in /dev"
+    );
+    drop(devb);
+    let big = match Mount::new(d.join("big"), &["-t", "tmpfs", "-o", "size=0", "tmpfs"]) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let t = big.dir.join("t.img");
+    let out = big.dir.join("out");
+    let args = [
+        "s.toml",
+        "--target",
+        t.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
 }
