@@ -84,6 +84,13 @@ pub fn parse(arg: &str) -> Result<Override, String> {
     })
 }
 
+/// Whether `w` is a whole number in decimal digits, signed or not (`-12`, `18446744073709551615`; not `08`,
+/// which TOML refuses for its leading zero, nor the empty word).
+fn is_whole_number(w: &str) -> bool {
+    let digits = w.strip_prefix(['+', '-']).unwrap_or(w);
+    !digits.is_empty() && !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// `v` read as one TOML value, or as a string when it is no TOML (a bare word: `10s`).
 ///
 /// # Errors
@@ -106,17 +113,10 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
             refuse("is not one TOML value, and as a word it holds a control character")
         }
         // A whole number TOML cannot hold (it was read as the word, and refused as "invalid type: string").
-        Err(_)
-            if v.trim()
-                .trim_start_matches(['+', '-'])
-                .bytes()
-                .all(|b| b.is_ascii_digit()) =>
-        {
-            Err(format!(
-                "--set {}: the value is a whole number past TOML's integers (-9223372036854775808 to 9223372036854775807), the most --set can give; a larger one goes in the spec file",
-                crate::text::escaped(arg)
-            ))
-        }
+        Err(_) if is_whole_number(v.trim()) => Err(format!(
+            "--set {}: the value is a whole number past TOML's integers (-9223372036854775808 to 9223372036854775807), the most --set can give; a larger one goes in the spec file",
+            crate::text::escaped(arg)
+        )),
         Err(_) => Ok(Value::String(v.trim().to_string())),
     }
 }

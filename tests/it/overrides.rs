@@ -235,3 +235,25 @@ span = ["100%", "50%"]
         )]
     );
 }
+
+/// The attack of issue 24's closing session: an empty value or one with a leading zero was said to be "a
+/// whole number past TOML's integers"; they get the key's own message.
+#[test]
+fn an_empty_or_zero_led_value_is_not_called_too_large() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    write_file(d, "s.toml", &spec_text("set", BODY));
+    for (arg, got) in [("queue_depth=", "\"\""), ("queue_depth=08", "\"08\"")] {
+        let mut args = vec!["plan", "s.toml"];
+        args.extend(FILE);
+        args.extend(["--set", arg]);
+        let (code, _, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "error: s.toml: --set {arg}: invalid type: string {got}, expected a whole number"
+            )
+        );
+    }
+}
