@@ -113,8 +113,8 @@ static TEMP: AtomicU64 = AtomicU64::new(0);
 /// The least room a run's output folder must have: the first results.json and a series CSV's first rows.
 pub const MIN_ROOM: u64 = 64 * 1024;
 
-/// The least file size (RLIMIT_FSIZE) a run's output folder needs: the results of a run of many phases.
-pub const MIN_FILE: u64 = 1 << 20;
+/// The least file size (RLIMIT_FSIZE) a run's output folder needs: a first results.json and series rows.
+pub const MIN_FILE: u64 = 64 * 1024;
 
 impl OutDir {
     /// Opens the folder `path`, creating it (with its parents) when missing. `what` names it in errors

@@ -677,7 +677,7 @@ fn an_append_only_output_folder_and_a_tiny_file_size_limit_are_refused_first() {
     assert_eq!(code, 2, "{err}");
     assert_eq!(
         err.trim_end(),
-        "error: cannot write into the output folder small: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 1048576 B a run's results.json may need; choose another --output folder"
+        "error: cannot write into the output folder small: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 65536 B a run's results.json may need; choose another --output folder"
     );
     assert!(!d.join("small").exists(), "a folder was left");
 }
