@@ -17,9 +17,10 @@ use wkrun::units::Size;
 mod man;
 mod multi;
 
-/// Declarative storage workload-spec runner: runs the phases of a TOML spec (erase, fill, restore-image,
-/// workloads) on a target, or on several at once, and writes per-interval IOPS series, latency percentiles and
-/// results.json.
+/// Declarative storage workload-spec runner
+///
+/// Runs the phases of a TOML spec (erase, fill, restore-image, workloads) on a target, or on several at
+/// once, and writes per-interval IOPS series, latency percentiles and results.json.
 #[derive(Parser)]
 #[command(
     name = "wkrun",
@@ -216,9 +217,16 @@ fn main() -> ExitCode {
         return fail(Fail(2, msg));
     }
     let cli = Cli::parse();
+    let ran = |a: &RunArgs| {
+        // The summary that could not be written (`> /dev/full`) fails a run that went well otherwise.
+        cmd_run(a).and_then(|()| match run::progress::stdout_failure() {
+            Some(e) => Err(Fail(1, format!("cannot write to standard output: {e}"))),
+            None => Ok(()),
+        })
+    };
     let r = match cli.cmd {
-        Some(Cmd::Run(a)) => cmd_run(&a),
-        None => cmd_run(&cli.run),
+        Some(Cmd::Run(a)) => ran(&a),
+        None => ran(&cli.run),
         Some(Cmd::Validate { specs }) => cmd_validate(&specs),
         Some(Cmd::Plan {
             spec,

@@ -115,6 +115,15 @@ fn tagged(out: &mut String, title: &str, items: &[(&str, &str)]) {
     }
 }
 
+/// The byte range of the section `title` of `page`: from its `.SH` line to the next section's.
+fn section(page: &str, title: &str) -> Option<(usize, usize)> {
+    let a = page.find(&format!(".SH {title}\n"))?;
+    let b = page[a + 1..]
+        .find("\n.SH ")
+        .map_or(page.len(), |j| a + 1 + j + 1);
+    Some((a, b))
+}
+
 /// The top-level page `page` (as clap_mangen renders it) with the SYNOPSIS replaced by [`SYNOPSIS`] and
 /// EXAMPLES, EXIT STATUS, FILES and SEE ALSO added at the end.
 pub fn complete(page: &str) -> String {
@@ -124,12 +133,14 @@ pub fn complete(page: &str) -> String {
         synopsis.push('\n');
     }
     synopsis.push_str(".fi\n");
-    let mut out = match page.find(".SH SYNOPSIS\n") {
-        Some(i) => {
-            let rest = &page[i + 1..];
-            let end = rest.find("\n.SH ").map_or(page.len(), |j| i + 1 + j + 1);
-            format!("{}{synopsis}{}", &page[..i], &page[end..])
-        }
+    // The --help epilogue (where the docs are, exit codes, "More: wkrun man") is clap's EXTRA section:
+    // the sections below say it in full.
+    let page = match section(page, "EXTRA") {
+        Some((a, b)) => format!("{}{}", &page[..a], &page[b..]),
+        None => page.to_string(),
+    };
+    let mut out = match section(&page, "SYNOPSIS") {
+        Some((a, b)) => format!("{}{synopsis}{}", &page[..a], &page[b..]),
         None => format!("{page}{synopsis}"),
     };
     tagged(&mut out, "EXAMPLES", &EXAMPLES);
@@ -145,7 +156,7 @@ mod tests {
 
     #[test]
     fn the_synopsis_replaces_claps_and_the_sections_follow() {
-        let page = ".TH wkrun 1\n.SH NAME\nwkrun\n.SH SYNOPSIS\n\\fBwkrun\\fR [\\fB\\-\\-target\\fR]\n.SH DESCRIPTION\nd\n";
+        let page = ".TH wkrun 1\n.SH NAME\nwkrun\n.SH SYNOPSIS\n\\fBwkrun\\fR [\\fB\\-\\-target\\fR]\n.SH DESCRIPTION\nd\n.SH EXTRA\nMore: wkrun man.\n.SH VERSION\nv1\n";
         let out = complete(page);
         assert!(out.starts_with(
             ".TH wkrun 1\n.SH NAME\nwkrun\n.SH SYNOPSIS\n.nf\nwkrun SPEC [\\-\\-target PATH]..."
@@ -153,6 +164,10 @@ mod tests {
         assert!(
             !out.contains("[\\fB\\-\\-target\\fR]"),
             "clap's synopsis is gone"
+        );
+        assert!(
+            !out.contains("EXTRA") && out.contains(".SH VERSION\nv1\n"),
+            "{out}"
         );
         let order: Vec<usize> = [
             ".SH DESCRIPTION",

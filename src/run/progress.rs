@@ -74,7 +74,21 @@ impl Bar {
 /// Writes a line of the result summary to stdout in one write (as [`log_line`]), ignoring a failed write: a
 /// reader that went away or a full disk must not stop a run, whose results are in its folder.
 pub fn out_line(line: &str) {
-    let _ = write_line(&mut std::io::stdout().lock(), line);
+    if let Err(e) = write_line(&mut std::io::stdout().lock(), line)
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        // The run goes on (its results are the files it writes); the command fails at its end
+        // ([`stdout_failure`]), as `> /dev/full` must not look like a success.
+        let _ = STDOUT_FAILURE.set(e.to_string());
+    }
+}
+
+/// The first failure writing the summary to stdout (other than a reader that went away).
+static STDOUT_FAILURE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Why the summary could not be written to stdout, when it could not (`wkrun SPEC > /dev/full`).
+pub fn stdout_failure() -> Option<&'static str> {
+    STDOUT_FAILURE.get().map(String::as_str)
 }
 
 /// Writes a log line to stderr, ignoring a failed write: after a hang-up (the terminal closed) the run goes on

@@ -1008,3 +1008,42 @@ fn line_breaks_and_bidi_overrides_in_names_are_shown_escaped() {
     assert!(out.contains("w\\nforged"), "{out}");
     assert!(!out.lines().any(|l| l.starts_with("forged")), "{out}");
 }
+
+/// The attack of issue 24's closing session: `wkrun SPEC > /dev/full` exited 0 with its summary lost; the
+/// run still writes its results, and the command fails with the reason.
+#[test]
+fn a_summary_that_cannot_be_written_fails_the_command() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return skip(
+            "cli::a_summary_that_cannot_be_written_fails_the_command",
+            "no /dev/full",
+        );
+    };
+    let d = tempdir();
+    let body =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"100ms\"\n";
+    write_file(d.path(), "s.toml", &spec_text("full", body));
+    let o = std::process::Command::new(wkrun_bin())
+        .args([
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            "r",
+            "-q",
+        ])
+        .current_dir(d.path())
+        .stdout(full)
+        .output()
+        .expect("wkrun");
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "error: cannot write to standard output: No space left on device (os error 28)"
+    );
+    let (_, r) = strict_results(&d.path().join("r"));
+    assert_eq!(r["status"], "completed", "the run itself completed");
+}
