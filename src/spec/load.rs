@@ -431,17 +431,7 @@ pub const MAX_SPEC_BYTES: u64 = 16 << 20;
 /// [`SpecErrors`] when the file cannot be read, is larger than [`MAX_SPEC_BYTES`], is not UTF-8, is not
 /// TOML, does not match format 1, or breaks a rule (see [`rules::check_all`]).
 pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecErrors> {
-    let bytes = read_spec_file(path).map_err(|message| SpecError {
-        location: Location {
-            file: path.to_path_buf(),
-            line: 0,
-            column: 0,
-            snippet: None,
-        },
-        field: None,
-        message,
-        help: None,
-    })?;
+    let bytes = read_spec_file(path).map_err(|message| whole_file(path, message, None))?;
     load_bytes(path, &bytes)
 }
 
@@ -570,17 +560,7 @@ fn hex(bytes: &[u8]) -> String {
 /// # Errors
 /// [`SpecErrors`]: every problem found, located.
 pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
-    let whole_file = |message: String, help: Option<String>| SpecError {
-        location: Location {
-            file: path.to_path_buf(),
-            line: 0,
-            column: 0,
-            snippet: None,
-        },
-        field: None,
-        message,
-        help,
-    };
+    let whole_file = |message: String, help: Option<String>| whole_file(path, message, help);
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         SpecError {
@@ -608,10 +588,7 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
     let Some(file) = parsed.file else {
         let mut all = in_file_order(errors);
         if parsed.capped {
-            all.0.push(whole_file(
-                format!("more errors may follow these {MAX_ERRORS}"),
-                Some("fix these and check the file again".into()),
-            ));
+            all.0.push(more_errors(path));
         }
         return Err(all);
     };
@@ -652,19 +629,33 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
 fn at_most_max(mut errors: SpecErrors, path: &Path) -> SpecErrors {
     if errors.0.len() > MAX_ERRORS {
         errors.0.truncate(MAX_ERRORS);
-        errors.0.push(SpecError {
-            location: Location {
-                file: path.to_path_buf(),
-                line: 0,
-                column: 0,
-                snippet: None,
-            },
-            field: None,
-            message: format!("more errors may follow these {MAX_ERRORS}"),
-            help: Some("fix these and check the file again".into()),
-        });
+        errors.0.push(more_errors(path));
     }
     errors
+}
+
+/// An error about the file `path` as a whole (no line: it is said first).
+fn whole_file(path: &Path, message: String, help: Option<String>) -> SpecError {
+    SpecError {
+        location: Location {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            snippet: None,
+        },
+        field: None,
+        message,
+        help,
+    }
+}
+
+/// The line after the first [`MAX_ERRORS`] errors of a file.
+fn more_errors(path: &Path) -> SpecError {
+    whole_file(
+        path,
+        format!("more errors may follow these {MAX_ERRORS}"),
+        Some("fix these and check the file again".into()),
+    )
 }
 
 /// `errors` sorted by place (errors about the whole file first), the same message at the same place once
