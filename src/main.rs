@@ -178,6 +178,11 @@ struct RunArgs {
     /// Allow writing to this block device (must name a target device); once per block device the run writes.
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Vec<PathBuf>,
+    /// The run's name in compare, report and the results library (e.g. "Vendor X 1TB, fw 2.1"; default: the
+    /// device's model and capacity, else the target's name). With several targets each is named
+    /// `NAME: TARGET` and their sum NAME.
+    #[arg(long, value_name = "NAME", value_parser = parse_label)]
+    label: Option<String>,
     /// Nothing on stderr but errors (no notes, warnings or live progress); the summary on stdout (the
     /// results folder, each phase's lines, done) stays.
     #[arg(long, short = 'q')]
@@ -199,6 +204,27 @@ struct RunArgs {
     /// JOB_COMPLETION_INDEX).
     #[arg(long, value_name = "N")]
     rank: Option<u32>,
+}
+
+/// The longest `--label`, in characters.
+const MAX_LABEL: usize = 120;
+
+/// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control character, not only spaces.
+fn parse_label(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err("a label needs at least one character that is not a space".into());
+    }
+    if let Some(c) = t.chars().find(|c| c.is_control()) {
+        return Err(format!("a label cannot hold the control character {:?}", c));
+    }
+    if t.chars().count() > MAX_LABEL {
+        return Err(format!(
+            "a label has at most {MAX_LABEL} characters; this one has {}",
+            t.chars().count()
+        ));
+    }
+    Ok(t.to_string())
 }
 
 /// A failure with its exit code.
@@ -930,6 +956,9 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes, None)?;
     start_at(&mut plan, a.from.as_deref(), &s)?;
     plan.launch = launch.clone();
+    if let Some(l) = &a.label {
+        plan.label = l.clone();
+    }
     let say = |m: &str| {
         if !a.quiet {
             run::progress::log_line(m);

@@ -6,7 +6,7 @@
 /// The synopsis, one line per form (README.md's "Commands" block is this text).
 pub const SYNOPSIS: &str = "\
 wkrun SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [-o DIR] [--allow-destroy DEVICE]... [--from PHASE]
-           [--start-at TIME [--phase-grid DURATION]] [--rank N] [-q]
+           [--label NAME] [--start-at TIME [--phase-grid DURATION]] [--rank N] [-q]
 wkrun run SPEC [same options]
 wkrun validate SPEC...
 wkrun plan SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [--allow-destroy DEVICE]... [--from PHASE] [--json] [--rank N]

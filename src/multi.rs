@@ -33,6 +33,9 @@ pub(super) fn cmd_run_many(
         let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
         start_at(&mut plan, a.from.as_deref(), s)?;
         plan.launch = launch.clone();
+        if let Some(l) = &a.label {
+            plan.label = format!("{l}: {}", plan.label);
+        }
         let path = plan.target.path.display().to_string();
         for n in &notes {
             // A note that starts with its target's path (`PATH exists: ...`) names it already.
@@ -112,7 +115,14 @@ pub(super) fn cmd_run_many(
     if let Some(mut r) = room.take() {
         r.release();
     }
-    let aggregate = merge::merge_targets(&files).and_then(|m| write_aggregate(&out_dir, m));
+    let aggregate = merge::merge_targets(&files)
+        .map(|mut m| {
+            if let Some(l) = &a.label {
+                m.results.label = Some(l.clone());
+            }
+            m
+        })
+        .and_then(|m| write_aggregate(&out_dir, m));
     // The targets' sum of each phase, after the targets' own lines: the aggregate results.json's totals.
     if let Ok(m) = &aggregate {
         for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len())) {

@@ -47,6 +47,9 @@ pub struct Plan {
     pub spec_path: PathBuf,
     /// The target and its geometry.
     pub target: TargetInfo,
+    /// The run's name in comparisons, reports and the results library: `--label`, else the target's
+    /// [`TargetInfo::default_label`].
+    pub label: String,
     /// The phases, in run order.
     pub phases: Vec<PhasePlan>,
     /// Index of the first phase to run (`wkrun run --from`); the phases before it are taken as done, e.g.

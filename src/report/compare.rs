@@ -680,7 +680,8 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
         .collect()
 }
 
-/// Column headers: the name of the folder holding each results file when every run has one and they all
+/// Column headers: each run's `label` when every run has one (with its folder when two runs share a label)
+/// and they all differ; else the name of the folder holding each results file when every run has one and they all
 /// differ (runs kept as `fresh/`, `used/`, ... are headed so, as `wkrun report` labels them); else
 /// `spec target started_at`, or the file as given when that is ambiguous (and a `#n` suffix when even the
 /// file is given twice).
@@ -704,6 +705,31 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
         f.as_ref()
             .is_some_and(|f| !folders[..i].iter().any(|g| g.as_ref() == Some(f)))
     });
+    // Labelled runs by their labels; two runs under one label (two runs on one drive) by label and folder.
+    let labelled: Option<Vec<String>> = runs
+        .iter()
+        .zip(&folders)
+        .map(|(r, f)| {
+            let l = r.results.label.as_ref()?;
+            let shared = runs
+                .iter()
+                .filter(|o| o.results.label.as_ref() == Some(l))
+                .count()
+                > 1;
+            Some(match (shared, f) {
+                (true, Some(f)) => format!("{l} ({f})"),
+                _ => l.clone(),
+            })
+        })
+        .collect();
+    if let Some(names) = labelled.filter(|n| n.iter().enumerate().all(|(i, a)| !n[..i].contains(a)))
+    {
+        return names
+            .into_iter()
+            .zip(runs)
+            .map(|(n, r)| format!("{n}{}", status(&r.results)))
+            .collect();
+    }
     if distinct && runs.len() > 1 {
         return folders
             .into_iter()

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 pub struct RunData {
     /// The results file, as given.
     pub file: PathBuf,
-    /// The run's name in legends and tables: the name of the folder holding the results file (with `#N`
-    /// appended when two runs would have the same name; see [`name_runs`]).
+    /// The run's name in legends and tables: the results' `label`, or for results without one the name of the
+    /// folder holding the results file (with `#N` appended when two runs would have the same name; see
+    /// [`name_runs`]).
     pub label: String,
     /// The parsed `results.json`.
     pub results: Results,
@@ -35,9 +36,14 @@ impl RunData {
         merged_hosts(&self.results)
     }
 
-    /// The run's legend entry: `label (target)`.
+    /// The run's legend entry: `LABEL on TARGET`, or the label alone when it names the target.
     pub fn legend(&self) -> String {
-        format!("{} on {}", self.label, self.target_name())
+        let target = self.target_name();
+        // A run labelled by its target (the default label of a drive without a model) is named once.
+        match self.label.contains(&target) {
+            true => self.label.clone(),
+            false => format!("{} on {target}", self.label),
+        }
     }
 
     /// Phase `i` and the rows a chart of per-interval values draws: its full rows, or every row when none
@@ -140,7 +146,8 @@ pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
             None => None,
         });
     }
-    let label = folder_name(path);
+    // Results from before labels are named by their folder.
+    let label = results.label.clone().unwrap_or_else(|| folder_name(path));
     Ok(RunData {
         file: path.to_path_buf(),
         label,
@@ -201,15 +208,28 @@ pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
 }
 
 /// The name of the folder holding `path`, or the path itself when it has none.
-fn folder_name(path: &Path) -> String {
+pub fn folder_name(path: &Path) -> String {
     path.parent()
         .and_then(|d| d.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Makes the runs' labels unique: a label that two runs share gets ` #1`, ` #2`, ... in run order.
+/// Makes the runs' labels unique: runs that share a label (two runs on one drive) are told apart by their
+/// folders, `LABEL (FOLDER)`, and what is still shared gets ` #1`, ` #2`, ... in run order.
 pub fn name_runs(runs: &mut [RunData]) {
+    let shared = |runs: &[RunData], l: &str| runs.iter().filter(|r| r.label == l).count() > 1;
+    let folders: Vec<Option<String>> = runs
+        .iter()
+        .map(|r| {
+            (shared(runs, &r.label) && r.results.label.is_some()).then(|| folder_name(&r.file))
+        })
+        .collect();
+    for (r, f) in runs.iter_mut().zip(folders) {
+        if let Some(f) = f {
+            r.label = format!("{} ({f})", r.label);
+        }
+    }
     let labels: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
     let mut seen = std::collections::HashMap::<String, usize>::new();
     for r in runs.iter_mut() {

@@ -134,6 +134,7 @@ pub fn results(
             cpus: 1,
         },
         target: TargetInfo::new(path, kind, 1 << 20, 512, 4096),
+        label: None,
         launch: None,
         cluster: None,
         phases,

@@ -57,6 +57,11 @@ pub struct Results {
     pub host: HostInfo,
     /// The target.
     pub target: TargetInfo,
+    /// The run's name in comparisons, reports and the results library: `--label NAME`, else the device's
+    /// model and capacity, else the target's name. Absent in results written before labels, which are named
+    /// by their folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// How a launcher started this host's run (`--rank`, `--start-at`); absent when nothing asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch: Option<super::LaunchResult>,
@@ -81,6 +86,7 @@ impl Results {
             spec: self.spec.clone(),
             host: self.host.clone(),
             target: self.target.clone(),
+            label: self.label.clone(),
             launch: self.launch.clone(),
             cluster: self.cluster.clone(),
             phases: Vec::new(),

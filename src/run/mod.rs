@@ -384,6 +384,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         },
         host: host_info(),
         target: plan.target.clone(),
+        label: Some(plan.label.clone()),
         launch: schedule::launch_result(plan),
         cluster: None,
         phases: Vec::new(),

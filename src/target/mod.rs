@@ -169,6 +169,19 @@ impl TargetKind {
 }
 
 impl TargetInfo {
+    /// The name a run on this target goes by when `--label` gives none: the device's model and capacity in
+    /// the vendors' decimal units (`Samsung SSD 860 EVO 500GB, 500 GB`) when the device says its model, else
+    /// the target's name (a simulated drive's `sim:...`, a file's path).
+    pub fn default_label(&self) -> String {
+        if let Some(s) = &self.sim {
+            return s.name();
+        }
+        match self.model.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => format!("{m}, {}", decimal_capacity(self.capacity_bytes)),
+            _ => self.path.display().to_string(),
+        }
+    }
+
     /// A target of `kind` at `path` with this geometry and nothing else known: no model, serial, firmware,
     /// discard limit, NVMe namespace or simulated model, and not one that wkrun creates. [`probe()`] adds what a
     /// device says of itself, [`TargetInfo::sim`] the model of a simulated drive.
@@ -224,5 +237,39 @@ impl TargetInfo {
             sim: Some(t),
             ..bare
         })
+    }
+}
+
+/// A capacity as drive vendors write it: decimal gigabytes (`500 GB`), or terabytes with up to two decimals
+/// from 1 TB (`1.92 TB`), megabytes below 1 GB.
+pub fn decimal_capacity(bytes: u64) -> String {
+    let b = bytes as f64;
+    if bytes >= 1_000_000_000_000 {
+        let t = format!("{:.2}", b / 1e12);
+        format!("{} TB", t.trim_end_matches('0').trim_end_matches('.'))
+    } else if bytes >= 1_000_000_000 {
+        format!("{:.0} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", b / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drive_is_labelled_by_model_and_decimal_capacity_else_by_path() {
+        let mut t = TargetInfo::new("/dev/sdb", TargetKind::Block, 500_107_862_016, 512, 4096);
+        assert_eq!(t.default_label(), "/dev/sdb");
+        t.model = Some("  Samsung SSD 860 EVO 500GB ".into());
+        assert_eq!(t.default_label(), "Samsung SSD 860 EVO 500GB, 500 GB");
+        t.capacity_bytes = 1_920_383_410_176;
+        assert_eq!(t.default_label(), "Samsung SSD 860 EVO 500GB, 1.92 TB");
+        t.capacity_bytes = 4_000_787_030_016;
+        assert_eq!(t.default_label(), "Samsung SSD 860 EVO 500GB, 4 TB");
+        t.model = Some("   ".into());
+        assert_eq!(t.default_label(), "/dev/sdb");
+        assert_eq!(decimal_capacity(268_435_456), "268 MB");
     }
 }

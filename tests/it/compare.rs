@@ -138,6 +138,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
             discard_max_bytes: Some(0),
             ..TargetInfo::new(target, TargetKind::Block, 1 << 30, 512, 4096)
         },
+        label: None,
         launch: None,
         cluster: None,
         phases,

@@ -18,6 +18,7 @@ mod headline;
 mod hold;
 mod hosts;
 mod interrupt;
+mod labels;
 mod limits;
 mod lines;
 mod merged_judging;

@@ -124,7 +124,8 @@ fn two_files_of_different_sizes_each_get_their_own_writes_results_and_the_aggreg
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out.lines().next(),
-        Some("phase,metric,t0-a.img,t1-b.img,t1-b.img change (%),out,out change (%)")
+        // Each run by its label: a file target's is its path; the aggregate's joins them.
+        Some("phase,metric,a.img,b.img,b.img change (%),a.img + b.img,a.img + b.img change (%)")
     );
 
     // A fill covers each target's own capacity.

@@ -33,7 +33,8 @@ impl Unit {
     /// How warnings and errors name run `h` of `runs`.
     fn name(self, runs: &[RunData], h: usize) -> String {
         match (self, runs[h].results.launch.as_ref().and_then(|l| l.rank)) {
-            (Unit::Target, _) => format!("target {}", runs[h].label),
+            // By its folder (`t0-a.img`), as the run's console lines name it.
+            (Unit::Target, _) => format!("target {}", super::runs::folder_name(&runs[h].file)),
             (Unit::Host, Some(r)) => format!("rank {r}"),
             (Unit::Host, None) => format!("host {h}"),
         }
@@ -214,6 +215,19 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     Ok(Merged { results, series })
 }
 
+/// A merged run's label: the label its runs share, else their labels (the default of those without one)
+/// joined with ` + `, each once, as the targets' paths are.
+fn merged_label(runs: &[RunData]) -> String {
+    let mut labels: Vec<String> = Vec::new();
+    for r in runs {
+        let l = (r.results.label.clone()).unwrap_or_else(|| r.results.target.default_label());
+        if !labels.contains(&l) {
+            labels.push(l);
+        }
+    }
+    labels.join(" + ")
+}
+
 /// The merged document around its phases: the cluster's span, the worst status, the hosts.
 fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Unit) -> Results {
     let r0 = &runs[0].results;
@@ -261,6 +275,7 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
             cpus: all().map(|r| r.host.cpus).sum(),
         },
         target: r0.target.clone(),
+        label: Some(merged_label(runs)),
         launch: None,
         cluster: Some(Cluster {
             hosts: runs.iter().map(host).collect(),

@@ -1,0 +1,126 @@
+//! Drive labels (issue 25, item 3): `--label NAME` names a run in results.json, compare's columns and the
+//! report's legends; without it a run is named by its target (a simulated drive's parameters, a file's
+//! path); bad labels are refused before anything is written.
+
+use crate::common::*;
+
+const SPEC: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nread_percent = 0\nduration = \"2s\"\n";
+
+fn run_sim(dir: &std::path::Path, out: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "s.toml",
+        "--target",
+        "sim:capacity=512MiB,op=7%",
+        "-q",
+        "-o",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    code_out_err(&wkrun(dir, &args))
+}
+
+#[test]
+fn a_label_names_the_run_in_results_compare_and_report() {
+    let t = tempdir();
+    write_file(t.path(), "s.toml", &spec_text("lab", SPEC));
+    let (c, _, e) = run_sim(t.path(), "a", &["--label", "Vendor X 1TB, fw 2.1"]);
+    assert_eq!(c, 0, "{e}");
+    let (c, _, e) = run_sim(t.path(), "b", &[]);
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(
+        results(&t.path().join("a"))["label"],
+        "Vendor X 1TB, fw 2.1"
+    );
+    // No label given: the simulated drive's name.
+    assert_eq!(
+        results(&t.path().join("b"))["label"],
+        "sim:capacity=512MiB,op=7%,dies=1"
+    );
+    check_results_file(&t.path().join("a/results.json"));
+
+    let (c, out, e) = code_out_err(&wkrun(t.path(), &["compare", "a", "b", "--format", "csv"]));
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(
+        out.lines().next(),
+        Some(
+            "phase,metric,\"Vendor X 1TB, fw 2.1\",\"sim:capacity=512MiB,op=7%,dies=1\",\"sim:capacity=512MiB,op=7%,dies=1 change (%)\""
+        )
+    );
+
+    // Two runs under one label are told apart by their folders.
+    let (c, _, e) = run_sim(t.path(), "c", &[]);
+    assert_eq!(c, 0, "{e}");
+    let (c, out, e) = code_out_err(&wkrun(t.path(), &["compare", "b", "c", "--format", "csv"]));
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(
+        out.lines().next(),
+        Some(
+            "phase,metric,\"sim:capacity=512MiB,op=7%,dies=1 (b)\",\"sim:capacity=512MiB,op=7%,dies=1 (c)\",\"sim:capacity=512MiB,op=7%,dies=1 (c) change (%)\""
+        )
+    );
+
+    let (c, _, e) = code_out_err(&wkrun(t.path(), &["report", "a", "b", "-o", "rep"]));
+    assert_eq!(c, 0, "{e}");
+    let index = std::fs::read_to_string(t.path().join("rep/index.html")).expect("index");
+    assert!(
+        index.contains("Vendor X 1TB, fw 2.1"),
+        "the report names the labelled run"
+    );
+}
+
+#[test]
+fn a_file_target_is_named_by_its_path_and_several_targets_by_label_and_target() {
+    let t = tempdir();
+    write_file(
+        t.path(),
+        "s.toml",
+        &spec_text(
+            "lab",
+            "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n",
+        ),
+    );
+    sparse_file(&t.path().join("x.img"), 1 << 20);
+    sparse_file(&t.path().join("y.img"), 1 << 20);
+    let (c, _, e) = code_out_err(&wkrun(
+        t.path(),
+        &["s.toml", "--target", "x.img", "-q", "-o", "one"],
+    ));
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(results(&t.path().join("one"))["label"], "x.img");
+    let (c, _, e) = code_out_err(&wkrun(
+        t.path(),
+        &[
+            "s.toml", "--target", "x.img", "--target", "y.img", "--label", "pair", "-q", "-o",
+            "two",
+        ],
+    ));
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(results(&t.path().join("two"))["label"], "pair");
+    assert_eq!(
+        results(&t.path().join("two/t0-x.img"))["label"],
+        "pair: x.img"
+    );
+    assert_eq!(
+        results(&t.path().join("two/t1-y.img"))["label"],
+        "pair: y.img"
+    );
+}
+
+#[test]
+fn bad_labels_are_refused_before_anything_is_written() {
+    let t = tempdir();
+    write_file(t.path(), "s.toml", &spec_text("lab", SPEC));
+    let long = "x".repeat(121);
+    for (label, why) in [
+        ("", "at least one character that is not a space"),
+        ("   ", "at least one character that is not a space"),
+        ("a\u{1b}]0;x\u{7}", "control character"),
+        ("line\nbreak", "control character"),
+        (long.as_str(), "at most 120 characters; this one has 121"),
+    ] {
+        let (c, _, e) = run_sim(t.path(), "o", &["--label", label]);
+        assert_eq!(c, 2, "{label:?}: {e}");
+        assert!(e.contains(why), "{label:?}: {e}");
+        assert!(!t.path().join("o").exists(), "{label:?} wrote its folder");
+    }
+}
