@@ -208,7 +208,7 @@ mod tests {
     #[test]
     fn a_write_completes_when_buffered_and_a_read_waits_for_the_die() {
         let mut d = dev(
-            "sim:capacity=64MiB,op=50%,dies=1,command_time=10us,interface_bytes_per_s=1GB,read_time=60us,program_time=1ms",
+            "sim:capacity=64MiB,op=50%,dies=1,command_time=10us,interface_bytes_per_s=1GB,read_time=60us,program_time=1ms,jitter=0%",
         );
         // 10 µs command + 4096 ns transfer; the buffer has room.
         assert_eq!(d.write(0, 0, 4096, 1), 14_096);

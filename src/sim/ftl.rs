@@ -319,7 +319,7 @@ impl Ftl {
                 GcJob {
                     sb,
                     pos: 0,
-                    ratio: v / (self.g.sb_slots as f64 - v),
+                    ratio: v / (self.g.sb_slots as f64 - v) * flash.gc_pace_factor(),
                     credit: 0.0,
                     last_page: NONE,
                 }

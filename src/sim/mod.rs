@@ -75,8 +75,13 @@ impl SimTarget {
         if let Some(q) = p.gc_pace {
             s.push_str(&format!(",gc_pace={q}"));
         }
-        if p.jitter.0 > 0 {
-            s.push_str(&format!(",jitter={},seed={}", p.jitter, p.seed));
+        // The default jitter and seed go unsaid; any other jitter, and the seed of a drive that varies.
+        let d = SimParams::default();
+        if p.jitter != d.jitter {
+            s.push_str(&format!(",jitter={}", p.jitter));
+        }
+        if p.jitter.0 > 0 && p.seed != d.seed {
+            s.push_str(&format!(",seed={}", p.seed));
         }
         s
     }
@@ -98,7 +103,15 @@ mod tests {
         assert_eq!(name("512GiB"), "sim:capacity=512GiB,op=7%,dies=35");
         assert_eq!(
             name("2GiB,gc=deferred,jitter=20%"),
-            "sim:capacity=2GiB,op=7%,dies=1,gc=deferred,jitter=20%,seed=1"
+            "sim:capacity=2GiB,op=7%,dies=1,gc=deferred,jitter=20%"
+        );
+        assert_eq!(
+            name("2GiB,jitter=30%,seed=7"),
+            "sim:capacity=2GiB,op=7%,dies=1,seed=7"
+        );
+        assert_eq!(
+            name("2GiB,jitter=0%,seed=7"),
+            "sim:capacity=2GiB,op=7%,dies=1,jitter=0%"
         );
     }
 }

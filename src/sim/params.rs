@@ -96,10 +96,12 @@ pub struct SimParams {
     /// Example: `"90%"`. Default: `"0%"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gc_pace: Option<Percent>,
-    /// Timing variation: every page read, page program and block erase takes its time × a factor drawn
-    /// uniformly from [1 − jitter, 1 + jitter], and every page program also × a factor of its superblock
-    /// (process variation between blocks), drawn the same way; at most 50 %. Deterministic: the draws come
-    /// from `seed`. Example: `"20%"`. Default: `"0%"` (every operation takes its nominal time).
+    /// Timing variation: every page read, page program, block erase and controller command takes its time ×
+    /// a factor drawn uniformly from [1 − jitter, 1 + jitter]; every page program also × a factor of its
+    /// superblock (process variation between blocks), drawn the same way; one page read in a thousand needs
+    /// retries and takes four reads' time; each victim's background collection runs at the keep-up pace × a
+    /// factor drawn the same way. At most 50 %. Deterministic: the draws come from `seed`. `"0%"`: every
+    /// operation takes its nominal time. Example: `"20%"`. Default: `"30%"`.
     #[serde(default = "default_jitter")]
     pub jitter: Percent,
     /// Seed of the timing variation (`jitter`): the same seed gives the same times. Example: `7`. Default:
@@ -165,7 +167,7 @@ fn default_gc_threshold() -> u32 {
     3
 }
 fn default_jitter() -> Percent {
-    Percent(0)
+    Percent(30 * crate::units::PERCENT_SCALE / 100)
 }
 fn default_seed() -> u64 {
     1
@@ -375,7 +377,7 @@ mod tests {
         let d = SimParams::default();
         assert_eq!(
             (d.gc, d.gc_pace, d.jitter, d.seed),
-            (GcPolicy::Paced, None, Percent(0), 1)
+            (GcPolicy::Paced, None, Percent(30_000_000), 1)
         );
     }
 }

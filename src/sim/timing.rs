@@ -16,6 +16,11 @@ pub trait Flash {
     fn program_page(&mut self, die: u32, sb: u32, ready: u64, host_units: u32) -> u64;
     /// Erases one block on every die, each once `at` has passed.
     fn erase_superblock(&mut self, at: u64);
+    /// The pace of background collection for the next victim, as a factor of the pace that keeps up
+    /// exactly: 1 without jitter.
+    fn gc_pace_factor(&mut self) -> f64 {
+        1.0
+    }
 }
 
 /// The drive's resources and when each is next free.
@@ -41,6 +46,10 @@ pub struct Timing {
 
 /// Parts per million: the unit of the jitter's factors.
 const PPM: u64 = 1_000_000;
+/// With jitter, the share of page reads that need retries, ppm: 1 in 1000.
+const RETRY_PPM: u64 = 1_000;
+/// A read with retries takes this many reads' time.
+const RETRY_READS: u64 = 4;
 
 /// The timing variation of `jitter`: a factor per operation and one per superblock for its programs, each
 /// uniform in [1 − jitter, 1 + jitter] (in parts per million), drawn from a SplitMix64 stream of the seed in
@@ -73,12 +82,23 @@ impl Jitter {
     /// The next factor, ppm: uniform in [PPM − half, PPM + half].
     #[inline]
     fn factor(&mut self) -> u64 {
+        PPM - self.half + self.next() % (2 * self.half + 1)
+    }
+
+    /// A draw uniform in [0, PPM).
+    #[inline]
+    fn draw(&mut self) -> u64 {
+        self.next() % PPM
+    }
+
+    /// The stream's next value (SplitMix64).
+    #[inline]
+    fn next(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        PPM - self.half + z % (2 * self.half + 1)
+        z ^ (z >> 31)
     }
 }
 
@@ -126,7 +146,8 @@ impl Timing {
     /// The controller takes a command arriving at `at`; returns when it has been processed.
     #[inline]
     pub fn command(&mut self, at: u64) -> u64 {
-        self.ctrl_free = self.ctrl_free.max(at) + self.cmd_ns;
+        let ns = self.vary(self.cmd_ns, None);
+        self.ctrl_free = self.ctrl_free.max(at) + ns;
         self.ctrl_free
     }
 
@@ -175,7 +196,14 @@ impl Timing {
 impl Flash for Timing {
     #[inline]
     fn read_page(&mut self, die: u32, at: u64) -> u64 {
-        let ns = self.vary(self.read_ns, None);
+        let mut ns = self.vary(self.read_ns, None);
+        // A read that needs retries (the page's cells read again at shifted reference voltages) takes the
+        // time of RETRY_READS reads.
+        if let Some(j) = self.jitter.as_mut()
+            && j.draw() < RETRY_PPM
+        {
+            ns *= RETRY_READS;
+        }
         let d = &mut self.die_free[die as usize];
         *d = (*d).max(at) + ns;
         self.busy_ns += ns;
@@ -192,6 +220,13 @@ impl Flash for Timing {
             self.releases.push(Reverse((*d, host_units)));
         }
         *d
+    }
+
+    fn gc_pace_factor(&mut self) -> f64 {
+        match self.jitter.as_mut() {
+            Some(j) => j.factor() as f64 / PPM as f64,
+            None => 1.0,
+        }
     }
 
     fn erase_superblock(&mut self, at: u64) {
@@ -215,7 +250,7 @@ mod tests {
 
     #[test]
     fn dies_serve_one_operation_at_a_time() {
-        let mut t = timing("sim:dies=2,read_time=50us,program_time=1ms,erase_time=3ms");
+        let mut t = timing("sim:dies=2,read_time=50us,program_time=1ms,erase_time=3ms,jitter=0%");
         assert_eq!(t.read_page(0, 0), 50_000);
         assert_eq!(
             t.read_page(0, 10_000),
@@ -231,7 +266,7 @@ mod tests {
 
     #[test]
     fn controller_and_interface_serialise() {
-        let mut t = timing("sim:command_time=10us,interface_bytes_per_s=1GB");
+        let mut t = timing("sim:command_time=10us,interface_bytes_per_s=1GB,jitter=0%");
         assert_eq!(t.command(0), 10_000);
         assert_eq!(t.command(0), 20_000);
         assert_eq!(t.command(100_000), 110_000);
@@ -242,7 +277,7 @@ mod tests {
     #[test]
     fn jitter_draws_factors_within_its_range_from_the_seed() {
         // Without jitter every operation takes its nominal time.
-        let mut t = timing("sim:program_time=1ms");
+        let mut t = timing("sim:program_time=1ms,jitter=0%");
         assert_eq!(t.program_page(0, 3, 0, 0), 1_000_000);
         // 20 %: a superblock's factor and an operation's, each in [0.8, 1.2].
         let run = |seed: u64| {
@@ -273,9 +308,45 @@ mod tests {
     }
 
     #[test]
+    fn jitter_varies_commands_and_gc_pace_and_a_read_in_a_thousand_retries() {
+        let mut t = timing("sim:read_time=50us,command_time=10us,jitter=30%");
+        let reads: Vec<u64> = (0..100_000)
+            .map(|_| {
+                let before = t.die_free[0];
+                t.read_page(0, before) - before
+            })
+            .collect();
+        // Plain reads in [35, 65] µs; a read with retries takes 4 reads' time: [140, 260] µs.
+        let retried = reads.iter().filter(|&&ns| ns > 65_000).count();
+        assert!(
+            reads
+                .iter()
+                .all(|&ns| (35_000..=65_000).contains(&ns) || (140_000..=260_000).contains(&ns))
+        );
+        // 1 in 1000 of 100,000: 100 expected, within 4 standard deviations (sqrt(100) = 10).
+        assert!((60..=140).contains(&retried), "{retried} reads retried");
+        let commands: Vec<u64> = (0..10_000)
+            .map(|_| {
+                let before = t.ctrl_free;
+                t.command(before) - before
+            })
+            .collect();
+        assert!(commands.iter().all(|&ns| (7_000..=13_000).contains(&ns)));
+        let mean = commands.iter().sum::<u64>() as f64 / 1e4;
+        assert!((mean - 10_000.0).abs() < 100.0, "mean command time {mean}");
+        let paces: Vec<f64> = (0..1000).map(|_| t.gc_pace_factor()).collect();
+        assert!(paces.iter().all(|f| (0.7..=1.3).contains(f)), "{paces:?}");
+        assert!(paces.iter().any(|&f| f < 0.8) && paces.iter().any(|&f| f > 1.2));
+        // Without jitter: nominal times, the exact pace.
+        let mut t = timing("sim:read_time=50us,command_time=10us,jitter=0%");
+        assert!((0..10_000).all(|i| t.read_page(0, i * 50_000) == (i + 1) * 50_000));
+        assert_eq!(t.gc_pace_factor(), 1.0);
+    }
+
+    #[test]
     fn a_full_buffer_waits_for_programs() {
         // 8 KiB buffer with 4 KiB pages: 2 units.
-        let mut t = timing("sim:page=4KiB,block=64KiB,buffer=8KiB,program_time=1ms");
+        let mut t = timing("sim:page=4KiB,block=64KiB,buffer=8KiB,program_time=1ms,jitter=0%");
         assert_eq!(t.admit(0), 0);
         assert_eq!(t.admit(0), 0);
         t.program_page(0, 0, 0, 1); // frees 1 unit at 1 ms

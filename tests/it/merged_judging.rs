@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 type Row = HashMap<String, String>;
 
 /// Two simulated drives of different sizes: their cliffs come at different times.
-const SIM_A: &str = "sim:capacity=64MiB,op=7%,block=256KiB";
-const SIM_B: &str = "sim:capacity=96MiB,op=7%,block=256KiB";
+const SIM_A: &str = "sim:capacity=64MiB,op=7%,block=256KiB,jitter=0%";
+const SIM_B: &str = "sim:capacity=96MiB,op=7%,block=256KiB,jitter=0%";
 
 /// A 30 s random-write workload at QD8 judged by the SNIA rule, with every kind of headline item.
 const SIM_BODY: &str = r#"[[phase]]

@@ -856,7 +856,7 @@ fn c11_plan_of_500_minutes_in_one_minute_intervals() {
 
 /// The simulated drive, for runs whose subject is the runner's time arithmetic rather than an engine: its
 /// virtual clock makes every completion time, and so every row, exact and independent of the host's load.
-const SIM: &str = "sim:capacity=256MiB,op=28%,block=1MiB";
+const SIM: &str = "sim:capacity=256MiB,op=28%,block=1MiB,jitter=0%";
 
 /// Runs `body` on the simulated drive [`SIM`]; returns the folder, the output folder and the results.
 fn run_on_sim(body: &str) -> (tempfile::TempDir, PathBuf, Value) {

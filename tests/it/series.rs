@@ -374,7 +374,7 @@ fn the_drain_on_the_simulated_drive_holds_the_whole_queue() {
         d.path(),
         "drain",
         body,
-        Path::new("sim:capacity=64MiB,op=7%,block=256KiB"),
+        Path::new("sim:capacity=64MiB,op=7%,block=256KiB,jitter=0%"),
     );
     let (_, r) = strict_results(&out);
     let rows = phase_rows(&out, &r, 0);
