@@ -40,10 +40,11 @@ struct Cli {
 enum Cmd {
     /// Run every phase of SPEC on its target, or on several at once with --target repeated (the default command).
     Run(RunArgs),
-    /// Check specs against the schema and rules; no I/O.
+    /// Check specs against the spec schema and rules, and results files or folders against the results
+    /// schema (with their series CSVs), told apart by content; no I/O on any target.
     Validate {
-        /// Spec files.
-        #[arg(required = true)]
+        /// Spec files, results.json files or results folders.
+        #[arg(required = true, value_name = "FILE")]
         specs: Vec<PathBuf>,
     },
     /// Print the plan: each phase's byte range, block size, QD, bound and expected bytes; no I/O.
@@ -461,28 +462,18 @@ fn load(path: &Path, sets: &[String], command: &str) -> Result<LoadedSpec, Fail>
     Ok(s)
 }
 
-fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
+fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
     let mut failed = 0;
-    for p in specs {
-        match spec::load_file(p) {
-            Ok(s) => {
-                let (n, m) = (s.file.phase.len(), s.phases.len());
-                let plural = |k: usize| if k == 1 { "" } else { "s" };
-                if n == m {
-                    stdout_text(&format!("{}: ok ({n} phase{})\n", p.display(), plural(n)));
-                } else {
-                    stdout_text(&format!(
-                        "{}: ok ({n} phase{}, {m} after expanding sweeps and matrices)\n",
-                        p.display(),
-                        plural(n)
-                    ));
-                }
-            }
+    for p in files {
+        // Told apart by content: a folder or a JSON document is results, anything else a spec.
+        let checked = match p.is_dir() || json_document(p) {
+            true => validate_results(p),
+            false => validate_spec(p),
+        };
+        match checked {
+            Ok(line) => stdout_text(&format!("{line}\n")),
             Err(e) => {
-                match results_given(p, "validate") {
-                    Some(m) => err_out(&format!("error: {m}\n")),
-                    None => err_out(&format!("error: {e}\n")),
-                }
+                err_out(&format!("error: {e}\n"));
                 failed += 1;
             }
         }
@@ -492,6 +483,51 @@ fn cmd_validate(specs: &[PathBuf]) -> Result<(), Fail> {
     } else {
         Ok(())
     }
+}
+
+/// `PATH: ok (N phases)` for a spec that loads, or its errors.
+fn validate_spec(p: &Path) -> Result<String, String> {
+    let s = spec::load_file(p).map_err(|e| e.to_string())?;
+    let (n, m) = (s.file.phase.len(), s.phases.len());
+    let plural = |k: usize| if k == 1 { "" } else { "s" };
+    Ok(match n == m {
+        true => format!("{}: ok ({n} phase{})", p.display(), plural(n)),
+        false => format!(
+            "{}: ok ({n} phase{}, {m} after expanding sweeps and matrices)",
+            p.display(),
+            plural(n)
+        ),
+    })
+}
+
+/// `PATH: ok (results, N phases)` for a results file (or folder) that matches the results schema and whose
+/// series CSVs are whole (header, columns, numbers, a row per interval), or what is wrong.
+fn validate_results(p: &Path) -> Result<String, String> {
+    let file = match p.is_dir() {
+        true => p.join("results.json"),
+        false => p.to_path_buf(),
+    };
+    let run = wkrun::report::runs::load_run(&file).map_err(|e| e.to_string())?;
+    let n = run.results.phases.len();
+    let series = run.series.iter().flatten().count();
+    Ok(format!(
+        "{}: ok (results, {n} phase{}, {series} series CSV{})",
+        p.display(),
+        if n == 1 { "" } else { "s" },
+        if series == 1 { "" } else { "s" }
+    ))
+}
+
+/// Whether `path` is a regular file whose first character that is not white space is `{`: a JSON document
+/// (a TOML spec cannot start so).
+fn json_document(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4096);
+    // Only a regular file is looked into: a FIFO would block.
+    spec::load::open_regular(path, false)
+        .ok()
+        .and_then(|f| f.take(4096).read_to_end(&mut head).ok())
+        .is_some_and(|_| String::from_utf8_lossy(&head).trim_start().starts_with('{'))
 }
 
 /// The target the run uses: a path and the size for creating it, or a simulated drive; with notes on what
@@ -908,6 +944,7 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
         out.discard();
         return Err(Fail(1, e));
     }
+    wkrun::results::check::check_written(&out).map_err(|e| Fail(1, e))?;
     stdout_text(&format!(
         "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))
@@ -1010,6 +1047,21 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let mut console = run::observer::Console::new(a.quiet, live);
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
+    // What was written is checked against the published schema, whatever the outcome; a run refused before
+    // it wrote anything has nothing to check.
+    let checked = match &r {
+        Err(RunError::Refused(_)) => Ok(()),
+        _ => wkrun::results::check::check_written(&out_dir),
+    };
+    let r = match (r, checked) {
+        (Ok(_), Err(e)) => return Err(Fail(1, e)),
+        (Err(RunError::Failed(f)), Err(e)) => Err(RunError::Failed(format!("{f}; {e}"))),
+        (r, Err(e)) => {
+            err_out(&format!("error: {e}\n"));
+            r
+        }
+        (r, Ok(())) => r,
+    };
     match r {
         Ok(_) => {
             run::progress::out_line(&format!("done: {}", shown(&out_dir.join("results.json"))));

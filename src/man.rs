@@ -8,7 +8,7 @@ pub const SYNOPSIS: &str = "\
 wkrun SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [-o DIR] [--allow-destroy DEVICE]... [--from PHASE]
            [--label NAME] [--start-at TIME [--phase-grid DURATION]] [--rank N] [-q]
 wkrun run SPEC [same options]
-wkrun validate SPEC...
+wkrun validate FILE...
 wkrun plan SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [--allow-destroy DEVICE]... [--from PHASE] [--json] [--rank N]
 wkrun schema spec|result
 wkrun compare RESULTS... [--by SWEEP] [--format table|markdown|csv]

@@ -129,7 +129,20 @@ pub(super) fn cmd_run_many(
             run::progress::out_line(&l);
         }
     }
-    finish(&out_dir, &labels, &outcomes, aggregate.map(|_| ()))
+    // Every results.json written, each target's and the aggregate, checked against the published schema.
+    let unchecked: Vec<String> = subs
+        .iter()
+        .chain(std::iter::once(&out_dir))
+        .filter(|d| d.join("results.json").is_file())
+        .filter_map(|d| wkrun::results::check::check_written(d).err())
+        .collect();
+    finish(
+        &out_dir,
+        &labels,
+        &outcomes,
+        aggregate.map(|_| ()),
+        unchecked,
+    )
 }
 
 /// Bytes kept free for the aggregate while the targets run.
@@ -155,12 +168,13 @@ fn write_aggregate(out_dir: &OutDir, m: merge::Merged) -> Result<merge::Merged, 
 }
 
 /// The exit of the run: 0 when every target completed and the aggregate was written, 1 when a target
-/// failed or the aggregate could not be written, 128 + the signal's number when a signal interrupted it.
+/// failed, the aggregate could not be written or a results file written breaks the schema (`unchecked`), 128 + the signal's number when a signal interrupted it.
 fn finish(
     out_dir: &OutDir,
     labels: &[String],
     outcomes: &[Result<wkrun::results::Results, RunError>],
     aggregate: Result<(), String>,
+    unchecked: Vec<String>,
 ) -> Result<(), Fail> {
     let mut failed: Vec<String> = labels
         .iter()
@@ -176,6 +190,7 @@ fn finish(
             out_dir.join("results.json").display()
         ));
     }
+    failed.extend(unchecked);
     if !failed.is_empty() {
         return Err(Fail(1, failed.join("; ")));
     }

@@ -7,8 +7,10 @@ use crate::units::fmt_bytes;
 use std::fmt;
 use std::io::{self, Read};
 
-/// The largest `results.json` read: 1 GiB (a run of 100,000 phases writes about 200 MB).
-pub const MAX_RESULTS_BYTES: u64 = 1 << 30;
+/// The largest `results.json` read: 512 MiB (a run of 100,000 phases, the most a spec expands to, writes
+/// about 200 MB). The file is checked against the results schema as a JSON tree, which takes several times
+/// its size in memory.
+pub const MAX_RESULTS_BYTES: u64 = 512 << 20;
 /// The most rows read from one series CSV: 10,000,000, the most intervals a time-bounded phase has
 /// ([`crate::stats::MAX_INTERVALS`]).
 pub const MAX_SERIES_ROWS: u64 = crate::stats::MAX_INTERVALS;

@@ -63,6 +63,20 @@ pub enum ReadError {
         /// Which limit, and its value.
         why: String,
     },
+    /// A results document that breaks the published results schema: each violation with its JSON path.
+    #[error(
+        "{} does not match the results schema ({all} violation{}):{lines}",
+        path.display(),
+        if *all == 1 { "" } else { "s" }
+    )]
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// How many violations there are.
+        all: usize,
+        /// The violations shown, one indented line each ([`crate::results::check::lines`]).
+        lines: String,
+    },
     /// A series CSV that a results file names is missing or is not a series CSV.
     #[error("series {}: {why}", path.display())]
     Series {
@@ -73,57 +87,20 @@ pub enum ReadError {
     },
 }
 
-/// Reads and parses one `results.json` (format 1) of at most [`bounded::MAX_RESULTS_BYTES`]; the CSV names
-/// it holds must be plain file names ([`ReadError::BadName`]).
+/// Reads one `results.json` (format 1) of at most [`bounded::MAX_RESULTS_BYTES`], checks it against the
+/// published results schema ([`crate::results::check`]) and parses it; the CSV names it holds must be plain
+/// file names ([`ReadError::BadName`]).
 ///
 /// # Errors
-/// [`ReadError`] naming the file: unreadable, past the limit, not a results document, or a bad CSV name.
+/// [`ReadError`] naming the file: unreadable, past the limit, not a results document, a violation of the
+/// schema (with its JSON path), or a bad CSV name.
 pub fn read_results(path: &Path) -> Result<Results, ReadError> {
-    let io = |source: std::io::Error| ReadError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = crate::spec::load::open_regular(path, false).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    let reader = bounded::Bounded::results(file);
-    if meta.is_file() && meta.len() > bounded::MAX_RESULTS_BYTES {
-        return Err(ReadError::Limit {
-            path: path.to_path_buf(),
-            why: reader.too_large().0,
-        });
-    }
-    // Straight into the types, without the whole text or a JSON tree in memory.
-    match serde_json::from_reader::<_, Results>(std::io::BufReader::new(reader)) {
-        Ok(r) if r.format == RESULTS_FORMAT => {
-            check_names(path, &r)?;
-            Ok(r)
-        }
-        Ok(_) => read_results_tree(path),
-        Err(e) if e.is_io() || e.is_syntax() || e.is_eof() => Err(json_error(path, e)),
-        // JSON, but not these types: read again as a tree to say what is wrong (a regular file only; a
-        // pipe or device cannot be read twice).
-        Err(_) if meta.is_file() => read_results_tree(path),
-        Err(e) => Err(ReadError::NotResults {
-            path: path.to_path_buf(),
-            why: e.to_string(),
-        }),
-    }
-}
-
-/// [`read_results`] through a JSON tree, for a document that is not a results file of this format: the
-/// error says what is wrong (not an object, no `format`, another format, a field of the wrong type).
-fn read_results_tree(path: &Path) -> Result<Results, ReadError> {
+    let text = read_results_text(path)?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| json_error(path, e))?;
     let not = |why: String| ReadError::NotResults {
         path: path.to_path_buf(),
         why,
     };
-    let file = crate::spec::load::open_regular(path, false).map_err(|source| ReadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let reader = std::io::BufReader::new(bounded::Bounded::results(file));
-    let value: serde_json::Value =
-        serde_json::from_reader(reader).map_err(|e| json_error(path, e))?;
     let Some(obj) = value.as_object() else {
         return Err(not("the document is not a JSON object".into()));
     };
@@ -136,9 +113,54 @@ fn read_results_tree(path: &Path) -> Result<Results, ReadError> {
         }
         Some(_) => {}
     }
-    let results: Results = serde_json::from_value(value).map_err(|e| not(e.to_string()))?;
+    let (shown, all) = crate::results::check::violations(&value).map_err(not)?;
+    if all > 0 {
+        return Err(ReadError::Schema {
+            path: path.to_path_buf(),
+            all,
+            lines: crate::results::check::lines(&shown, all),
+        });
+    }
+    drop(value);
+    // Into the types from the text: faster than from the tree.
+    let results: Results = serde_json::from_str(&text).map_err(|e| not(e.to_string()))?;
     check_names(path, &results)?;
     Ok(results)
+}
+
+/// The text of a results file, read within [`bounded::MAX_RESULTS_BYTES`] (a regular file only).
+fn read_results_text(path: &Path) -> Result<String, ReadError> {
+    let io = |source: std::io::Error| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = crate::spec::load::open_regular(path, false).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let reader = bounded::Bounded::results(file);
+    if meta.len() > bounded::MAX_RESULTS_BYTES {
+        return Err(ReadError::Limit {
+            path: path.to_path_buf(),
+            why: reader.too_large().0,
+        });
+    }
+    let mut text = String::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    std::io::Read::read_to_string(&mut { reader }, &mut text).map_err(
+        |e| match bounded::exceeded(&e) {
+            Some(x) => ReadError::Limit {
+                path: path.to_path_buf(),
+                why: x.0.clone(),
+            },
+            None if e.kind() == std::io::ErrorKind::InvalidData => ReadError::NotResults {
+                path: path.to_path_buf(),
+                why: "not JSON (not UTF-8 text)".into(),
+            },
+            None => ReadError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            },
+        },
+    )?;
+    Ok(text)
 }
 
 /// Whether `name` names a file in the folder itself: not empty, not `.` or `..`, no `/` or NUL.

@@ -3,6 +3,7 @@
 //! the output folder everything is written into ([`outdir`]).
 
 pub mod balance;
+pub mod check;
 pub mod cluster;
 pub mod headline;
 pub mod judge;

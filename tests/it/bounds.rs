@@ -85,19 +85,19 @@ fn compare_dev_zero_exits_2_in_bounded_memory() {
     assert_small("compare_dev_zero", rss);
 }
 
-/// A results file one byte past 1 GiB (sparse) is refused from its size, before it is read.
+/// A results file one byte past 512 MiB (sparse) is refused from its size, before it is read.
 #[test]
 fn a_results_file_past_its_limit_is_refused_naming_the_limit() {
     let dir = tempdir();
     let big = dir.path().join("results.json");
-    sparse_file(&big, (1 << 30) + 1);
+    sparse_file(&big, (512 << 20) + 1);
     for cmd in ["compare", "report"] {
         let (code, err, rss) = measured(dir.path(), &[cmd, big.to_str().unwrap()]);
         assert_eq!(code, 2, "{cmd}: {err}");
         assert_eq!(
             err.trim(),
             format!(
-                "error: {}: larger than 1GiB, the largest results file wkrun reads",
+                "error: {}: larger than 512MiB, the largest results file wkrun reads",
                 big.display()
             ),
             "{cmd}"

@@ -169,11 +169,19 @@ fn a_results_file_given_as_a_spec_points_to_report_and_compare() {
     let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"64KiB\"\n";
     let out = run_ok(tmp.path(), "r", body, &tmp.path().join("t.img"));
     let before = dir_listing(&out);
+    // `validate` checks results as results.
+    for given in ["out/results.json", "out"] {
+        let (code, stdout, err) = code_out_err(&wkrun(tmp.path(), &["validate", given]));
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            stdout,
+            format!("{given}: ok (results, 1 phase, 1 series CSV)\n")
+        );
+    }
     for (given, what) in [("out/results.json", "file"), ("out", "folder")] {
         for (args, command) in [
             (vec![given, "--target", "t.img", "-o", "out2"], "run"),
             (vec!["run", given, "-o", "out2"], "run"),
-            (vec!["validate", given], "validate"),
             (vec!["plan", given], "plan"),
         ] {
             let (code, stdout, err) = code_out_err(&wkrun(tmp.path(), &args));

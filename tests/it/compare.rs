@@ -553,7 +553,10 @@ fn bad_files_exit_2_naming_the_file() {
         (spec, "not JSON"),
         (other, "no integer `format`"),
         (future, "results format 2"),
-        (broken, "missing field"),
+        (
+            broken,
+            "does not match the results schema (6 violations):\n  (the document): \"wkrun_version\" is a required property",
+        ),
     ] {
         let f = file.to_str().expect("utf-8");
         let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", good, f]));

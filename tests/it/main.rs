@@ -47,6 +47,7 @@ mod sweep_set;
 mod tail;
 mod targets;
 mod uring_wait;
+mod validate_results;
 mod verify;
 mod workers;
 mod workers_rules;

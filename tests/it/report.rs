@@ -346,7 +346,7 @@ fn report_refuses_bad_input_and_writes_nothing() {
     let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["report", "x.json", "-o", o]));
     assert_eq!(code, 2);
     assert!(
-        err.contains("x.json is not a wkrun results document"),
+        err.contains("x.json does not match the results schema (7 violations):"),
         "{err}"
     );
     // Bad options.

@@ -639,7 +639,7 @@ fn no_spec_given_exits_2_and_creates_nothing() {
         );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
-    for (args, missing) in [(&["validate"][..], "<SPECS>..."), (&["plan"][..], "<SPEC>")] {
+    for (args, missing) in [(&["validate"][..], "<FILE>..."), (&["plan"][..], "<SPEC>")] {
         let (code, _, err) = code_out_err(&wkrun(d.path(), args));
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(

@@ -431,21 +431,21 @@ fn the_phase_line_names_workers_and_queue_depth() {
 }
 
 /// Workers that did equal work get no unequal-workers warning (`results::balance`): two null-engine workers
-/// under a total rate cap take interleaved slots of one schedule, so each completes half of the phase's
-/// I/Os (within its queue depth at the end), whatever the host's load; each worker's own time (`workers[].duration_s`) is the phase's.
+/// under a total rate cap take interleaved slots of one schedule, each completing exactly half of the
+/// phase's 512 I/Os (a byte bound: exact whatever the host's load, where a time bound leaves a worker a
+/// loaded host delayed at the end behind by the slots it missed); each worker's own time
+/// (`workers[].duration_s`) is the phase's.
 #[test]
 fn balanced_workers_get_no_unequal_workers_warning() {
     let (dir, target) = sparse_target_dir(16 * MIB);
-    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\ndirect = false\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 2\nread_percent = 0\nduration = \"500ms\"\nrate_iops = 2000\n";
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\ndirect = false\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nworkers = 2\nread_percent = 0\nsize = \"2MiB\"\nrate_iops = 1000\n";
     let out = run_ok(dir.path(), "workers-balanced", body, &target);
     let (_, r) = strict_results(&out);
     let p = phase(&r, 0);
     let ops = worker_ops(p);
     assert_eq!(ops.len(), 2);
     let (a, b) = (ops[0].1, ops[1].1);
-    // Each takes every other slot of one schedule; at the end of the 500 ms a loaded host may leave a
-    // worker's last slots (up to its queue depth) unissued: 500 and 498 were seen under a parallel build.
-    assert!(a.abs_diff(b) <= 4 && a + b == u(p, "/write/ops"), "{ops:?}");
+    assert_eq!((a, b, u(p, "/write/ops")), (256, 256, 512));
     let warnings: Vec<&str> = p["warnings"]
         .as_array()
         .map(|a| a.iter().filter_map(|w| w.as_str()).collect())

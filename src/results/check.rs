@@ -1,0 +1,205 @@
+//! Results checked against the published results schema (`schemas/result.schema.json`, compiled into the
+//! binary): after a run writes `results.json`, by `wkrun validate`, and before `compare`, `report` and
+//! `merge` use a results file. A violation is named by its JSON path in the dotted form users write
+//! (`phases[3].read.ops`) with what the schema expects there.
+
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// The most violations reported for one document; a count of the rest follows.
+pub const MAX_VIOLATIONS: usize = 20;
+
+/// The committed results schema, as published.
+const SCHEMA_TEXT: &str = include_str!("../../schemas/result.schema.json");
+
+/// One place where a document breaks the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Where: `phases[3].read.ops`, or `(the document)` for the top level.
+    pub path: String,
+    /// What the schema expects there, in the validator's words: `"12" is not of type "integer"`.
+    pub expected: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.expected)
+    }
+}
+
+/// The compiled schema, or why it does not compile (a wkrun bug, said as such).
+fn validator() -> Result<&'static jsonschema::Validator, String> {
+    static V: OnceLock<Result<jsonschema::Validator, String>> = OnceLock::new();
+    V.get_or_init(|| {
+        let schema: Value = serde_json::from_str(SCHEMA_TEXT)
+            .map_err(|e| format!("the built-in results schema is not JSON: {e}"))?;
+        // No remote references: the schema refers only to its own `$defs`, and the crate is built without
+        // its network resolver.
+        jsonschema::validator_for(&schema)
+            .map_err(|e| format!("the built-in results schema does not compile: {e}"))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// The violations of the results schema in `doc`: at most [`MAX_VIOLATIONS`], and the number of all.
+///
+/// # Errors
+/// The schema itself cannot be used (a wkrun bug).
+pub fn violations(doc: &Value) -> Result<(Vec<Violation>, usize), String> {
+    let v = validator()?;
+    // The common case first: a valid document, checked without collecting errors.
+    if v.is_valid(doc) {
+        return Ok((Vec::new(), 0));
+    }
+    let mut shown = Vec::new();
+    let mut all = 0;
+    for e in v.iter_errors(doc) {
+        all += 1;
+        if shown.len() < MAX_VIOLATIONS {
+            shown.push(Violation {
+                path: dotted(&e.instance_path().to_string()),
+                expected: crate::text::escaped(&e.to_string()).into_owned(),
+            });
+        }
+    }
+    Ok((shown, all))
+}
+
+/// The violations as lines, each indented, with `... and N more` when some were left out.
+pub fn lines(shown: &[Violation], all: usize) -> String {
+    let mut s: String = shown.iter().map(|v| format!("\n  {v}")).collect();
+    if all > shown.len() {
+        s.push_str(&format!("\n  ... and {} more", all - shown.len()));
+    }
+    s
+}
+
+/// A JSON pointer (`/phases/3/read/ops`) in dotted form (`phases[3].read.ops`); a key that is not a plain
+/// name is quoted (`labels["a b"]`).
+pub fn dotted(pointer: &str) -> String {
+    if pointer.is_empty() {
+        return "(the document)".into();
+    }
+    let mut out = String::new();
+    for raw in pointer.split('/').skip(1) {
+        let seg = raw.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{seg}]"));
+        } else if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        } else {
+            out.push_str(&format!("[{}]", crate::text::escaped(&format!("{seg:?}"))));
+        }
+    }
+    out
+}
+
+/// The file beside a results file that records its violations, when a written `results.json` breaks the
+/// schema.
+pub const VIOLATIONS_FILE: &str = "schema-violations.txt";
+
+/// Checks the `results.json` a run or merge has just written in `dir`. The results stay as written either
+/// way; violations (a wkrun bug) are recorded in [`VIOLATIONS_FILE`] beside them.
+///
+/// # Errors
+/// The message to report (and exit 1 with): every violation with its JSON path, and where they were
+/// recorded.
+pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
+    let path = dir.join("results.json");
+    let doc: Value = std::fs::File::open(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|f| {
+            serde_json::from_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
+        })
+        .map_err(|e| format!("cannot read back {} to check it: {e}", path.display()))?;
+    let (shown, all) = violations(&doc)?;
+    if all == 0 {
+        return Ok(());
+    }
+    let text = lines(&shown, all);
+    // One violation per line, as printed without the indentation.
+    let file: String = text
+        .lines()
+        .skip(1)
+        .map(|l| format!("{}\n", l.trim_start()))
+        .collect();
+    let recorded = match dir.replace(VIOLATIONS_FILE, file.as_bytes(), false) {
+        Ok(()) => format!("recorded in {}", dir.join(VIOLATIONS_FILE).display()),
+        Err(e) => format!("not recorded: {e}"),
+    };
+    Err(format!(
+        "{} does not match the results schema ({all} violation{}; a wkrun bug: please report it; the results are kept as written, {recorded}):{text}",
+        path.display(),
+        if all == 1 { "" } else { "s" }
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_file_that_breaks_the_schema_is_kept_and_its_violations_recorded_beside_it() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = crate::results::outdir::OutDir::open(tmp.path(), "results folder").expect("dir");
+        let text = "{\"format\": 1}";
+        std::fs::write(dir.join("results.json"), text).expect("write");
+        let e = check_written(&dir).expect_err("violations");
+        assert!(
+            e.contains("does not match the results schema (7 violations; a wkrun bug"),
+            "{e}"
+        );
+        assert!(
+            e.ends_with("\n  (the document): \"phases\" is a required property"),
+            "{e}"
+        );
+        let recorded = std::fs::read_to_string(dir.join(VIOLATIONS_FILE)).expect("recorded");
+        assert_eq!(recorded.lines().count(), 7);
+        assert_eq!(
+            recorded.lines().next(),
+            Some("(the document): \"wkrun_version\" is a required property")
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("results.json")).expect("kept"),
+            text
+        );
+    }
+
+    #[test]
+    fn pointers_read_as_dotted_paths() {
+        assert_eq!(dotted(""), "(the document)");
+        assert_eq!(dotted("/phases/3/read/ops"), "phases[3].read.ops");
+        assert_eq!(dotted("/target/sim/params"), "target.sim.params");
+        assert_eq!(dotted("/a~1b/c d"), "[\"a/b\"][\"c d\"]");
+    }
+
+    #[test]
+    fn the_built_in_schema_is_the_generated_one() {
+        let built_in: Value = serde_json::from_str(SCHEMA_TEXT).expect("JSON");
+        assert_eq!(built_in, crate::results::schema::result_schema());
+    }
+
+    #[test]
+    fn a_wrong_type_a_missing_field_and_an_extra_field_are_each_named() {
+        let mut doc = serde_json::json!({ "format": 1 });
+        let (v, all) = violations(&doc).expect("schema");
+        assert!(all >= 6, "{v:?}");
+        assert!(v.iter().all(|x| x.path == "(the document)"), "{v:?}");
+        assert!(
+            v.iter()
+                .any(|x| x.expected == "\"phases\" is a required property"),
+            "{v:?}"
+        );
+        doc["surprise"] = serde_json::json!(true);
+        let (v, _) = violations(&doc).expect("schema");
+        assert!(
+            v.iter()
+                .any(|x| x.expected.contains("'surprise' was unexpected")),
+            "{v:?}"
+        );
+    }
+}
