@@ -55,6 +55,13 @@ pub fn render_text(plan: &Plan) -> String {
             text::escaped(&t.path.to_string_lossy())
         );
     }
+    if let Some(p) = plan.lays_out_for() {
+        let _ = writeln!(
+            out,
+            "lays out the file before phase {}, which reads it first: writes its {} B once (a created file's blocks are unwritten, and reads of them do not reach the device; fio does the same)",
+            p.index, t.capacity_bytes
+        );
+    }
     phase_table(&mut out, plan);
     out
 }

@@ -18,7 +18,10 @@ use std::sync::atomic::Ordering;
 pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseResult) -> PhaseEnd {
     if phase.kind == PhaseKind::Workload
         && work.read_percent != 0
-        && let Some(w) = ctx.written.read_warning(phase.span)
+        && let Some(w) = ctx.written.read_warning(
+            phase.span,
+            ctx.plan.target.kind == crate::target::TargetKind::File,
+        )
     {
         ctx.warn(&mut pr, w);
     }

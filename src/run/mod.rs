@@ -252,6 +252,13 @@ pub(crate) fn execute_gated(
     if let Err(msg) = &held {
         return Err(ctx.fail(None, msg.clone()));
     }
+    // A file the run did not create may hold what earlier runs wrote: its file system says where.
+    if let Some(held) = ctx.target
+        && plan.target.kind == crate::target::TargetKind::File
+        && !plan.target.created
+    {
+        ctx.written = Written::on_file(held.file(), plan.target.capacity_bytes);
+    }
     ctx.log(&match plan.phases.len() {
         1 => "1 phase, numbered 0".to_string(),
         n => format!("{n} phases, numbered 0 to {}", n.saturating_sub(1)),
@@ -280,6 +287,7 @@ pub(crate) fn execute_gated(
     {
         ctx.log(&n);
     }
+    prepare::lay_out(&mut ctx)?;
     for (i, phase) in plan.to_run().enumerate() {
         // Several targets: every one starts the phase together; a target that failed stops the others here.
         if let Some(Err(msg)) = gate.map(multi::Gate::arrive) {

@@ -328,8 +328,8 @@ fn the_unwritten_read_warning_counts_what_random_writes_covered() {
     assert_eq!(
         warnings,
         vec![format!(
-            "{:.1} % of the read span [0, 4194304) was not written earlier in this run (first gap [{}, {})): \
-             reads there may not reach the flash; precondition with a fill",
+            "never-written reads: {:.1} % of the span holds no written data: add a fill phase before this one, \
+             or reads there may not reach the device (read span [0, 4194304), first gap [{}, {}))",
             missing as f64 * 100.0 / (4u64 << 20) as f64,
             runs[0].0,
             runs[0].1
@@ -376,7 +376,7 @@ fn phases_taken_as_done_count_as_written() {
     assert_eq!(
         run("erased", format!("{fill}{erase}{read}")),
         [
-            "100.0 % of the read span [0, 4194304) was not written earlier in this run (first gap [0, 4194304)): reads there may not reach the flash; precondition with a fill"
+            "never-written reads: 100.0 % of the span holds no written data: add a fill phase before this one, or reads there may not reach the device (read span [0, 4194304), first gap [0, 4194304))"
         ]
     );
 }
