@@ -960,6 +960,15 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     }
     // The plan marks the target created only when some phase opens it (not when all run on null).
     let created = plan.target.created;
+    if created
+        && let Err(e) = out_dir.room_beside(&[(
+            plan.target.path.parent().unwrap_or(Path::new(".")),
+            plan.target.capacity_bytes,
+        )])
+    {
+        out_dir.discard();
+        return Err(bad(e.to_string()));
+    }
     if created {
         plan = match run::create_target(&s, &plan) {
             Ok(p) => p,
@@ -974,17 +983,18 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // The summary goes to stdout, with -q too (`wkrun SPEC > log`): where the results are, each phase's
     // lines, where they were written and what to do next.
     let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
-    run::progress::out_line(&format!("results: {}", shown(out_path)));
     signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let mut console = run::observer::Console::new(a.quiet, live);
+    // `results: DIR` once the run writes there (not before a refusal).
+    let mut console = run::observer::Console::new(a.quiet, live)
+        .announcing(format!("results: {}", shown(out_path)));
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
     match r {
         Ok(_) => {
             run::progress::out_line(&format!("done: {}", shown(&out_dir.join("results.json"))));
-            run::progress::out_line(&run::next_line(out_path));
+            run::progress::out_line(&run::next_line(out_path, &plan));
             Ok(())
         }
         Err(RunError::Interrupted) => Err(interrupted(out_path)),

@@ -129,6 +129,8 @@ pub struct TargetRun<'a> {
 struct Prefixed<'a> {
     label: &'a str,
     inner: Console,
+    /// The run's first result line, said once by whichever target records its results first.
+    first: Option<(&'a std::sync::Once, &'a str)>,
 }
 
 impl Observer for Prefixed<'_> {
@@ -154,21 +156,28 @@ impl Observer for Prefixed<'_> {
         self.inner.phase_end();
     }
     fn results(&mut self, results: &Results) -> Result<(), WriteError> {
+        if let Some((once, line)) = self.first.take() {
+            once.call_once(|| self.inner.result(line));
+        }
         self.inner.results(results)
     }
 }
 
 /// Runs every target's plan at once, phase by phase (a [`Gate`]), one thread per target, each writing its
 /// own results folder; log lines on stderr prefixed with the target's label (none with `quiet`; no live
-/// progress line). Returns each target's outcome, in order, as [`super::execute`] would.
+/// progress line). `first` is said (stdout) once, when the first target records its results: the run then
+/// really writes. Returns each target's outcome, in order, as [`super::execute`] would.
 pub fn execute_many(
     spec: &LoadedSpec,
     runs: &[TargetRun<'_>],
     stop: &AtomicBool,
     quiet: bool,
+    first: &str,
 ) -> Vec<Result<Results, RunError>> {
     let gate = Gate::new(runs.len());
     let gate = &gate;
+    let said = std::sync::Once::new();
+    let said = &said;
     std::thread::scope(|scope| {
         let handles: Vec<_> = runs
             .iter()
@@ -177,6 +186,7 @@ pub fn execute_many(
                     let mut obs = Prefixed {
                         label: &r.label,
                         inner: Console::new(quiet, false),
+                        first: Some((said, first)),
                     };
                     let res = execute_gated(
                         spec,

@@ -83,6 +83,8 @@ impl Observer for Both<'_> {
 pub struct Console {
     quiet: bool,
     bar: Option<Bar>,
+    /// A result line said when the results are first recorded ([`Console::announcing`]).
+    first: Option<String>,
 }
 
 impl Console {
@@ -91,7 +93,15 @@ impl Console {
         Console {
             quiet,
             bar: live.then(Bar::new),
+            first: None,
         }
+    }
+
+    /// Says `line` (stdout) once the run records its results for the first time, when it really starts
+    /// writing into its folder (`results: DIR`): a run refused before then says nothing of a folder.
+    pub fn announcing(mut self, line: String) -> Console {
+        self.first = Some(line);
+        self
     }
 }
 
@@ -126,6 +136,12 @@ impl Observer for Console {
         if let Some(bar) = &self.bar {
             bar.phase_end();
         }
+    }
+    fn results(&mut self, _results: &Results) -> Result<(), WriteError> {
+        if let Some(line) = self.first.take() {
+            self.result(&line);
+        }
+        Ok(())
     }
 }
 

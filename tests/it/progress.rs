@@ -275,3 +275,33 @@ fn the_next_commands_quote_a_folder_with_a_space() {
         ]
     );
 }
+
+/// The `next:` line after a sweep suggests comparing its members (`--by` the sweep's name), and gives a
+/// folder with a control character in `$'...'` quoting, which a shell reads back as the folder (it gave the
+/// escaped form, `'sw\tx'`, another path): `wkrun compare` run through `sh -c` with the line's word finds
+/// the results (issue 24, round 2).
+#[test]
+fn the_next_commands_name_the_sweep_and_paste_back() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nengine = \"null\"\nblock_size = \"1MiB\"\n\
+                [[sweep]]\nname = \"filled\"\nphases = [\"f\"]\nspan = [\"25%\", \"100%\"]\n";
+    write_file(tmp.path(), "s.toml", &spec_text("sw", body));
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["s.toml", "-o", "sw\tx", "-q"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let next = out.lines().last().unwrap_or_default();
+    assert_eq!(
+        next,
+        "next: wkrun report $'sw\\x09x' (plots, index.html); wkrun compare $'sw\\x09x' --by filled (the sweep's members side by side); wkrun compare $'sw\\x09x' OTHER (side by side with another run)"
+    );
+    let word = "$'sw\\x09x'";
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("ls {word}"))
+        .current_dir(tmp.path())
+        .output()
+        .expect("bash");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "00-f_filled-25pct.csv\n01-f_filled-100pct.csv\nresults.json\n"
+    );
+}
