@@ -358,7 +358,7 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
         summary(phase)
     ));
     ctx.obs
-        .phase_start(phase.index + 1, ctx.plan.phases.len(), phase);
+        .phase_start(phase.index, ctx.plan.phases.len(), phase);
     let mut pr = phase_result(phase);
     // Said on the console at the start of the run ([`observer::grouped`]).
     pr.warnings.extend(phase.warnings.iter().cloned());

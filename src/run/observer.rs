@@ -20,7 +20,7 @@ pub trait Observer {
     /// A warning of the phases named `phases` (one, or several with the same warning), in full; the
     /// results keep it in full, the console says it on one line ([`warning_line`]).
     fn warning(&mut self, _phases: &[&str], _text: &str) {}
-    /// Phase `number` (1-based) of `of` starts.
+    /// Phase `number` (its index, from 0) of a run of `of` phases starts.
     fn phase_start(&mut self, _number: usize, _of: usize, _phase: &PhasePlan) {}
     /// The running phase closed one interval of its series (the row was written to its CSV).
     fn row(&mut self, _row: &SeriesRow) {}

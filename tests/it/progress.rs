@@ -61,8 +61,11 @@ fn progress_line_on_a_terminal() {
     };
     assert_eq!(code, 0, "{out}");
     // The erase: a spinner line; the workload: a bar, time done and left, the last interval's rates.
-    assert!(out.contains("phase 1/2 purge "), "{out}");
-    assert!(out.contains("phase 2/2 w ["), "{out}");
+    // Numbered from 0, as the summary's lines and the series CSVs' names (issue 24, round 2).
+    assert!(out.contains("#0 of 0-1 purge "), "{out}");
+    assert!(out.contains("#1 of 0-1 w ["), "{out}");
+    assert!(out.contains("[phase 1] workload \"w\""), "{out}");
+    assert!(tmp.path().join("out/01-w.csv").exists());
     assert!(out.contains("/1 s, "), "{out}");
     assert!(out.contains(" s left · "), "{out}");
     assert!(out.contains(" IOPS · "), "{out}");
@@ -94,7 +97,7 @@ fn plain_log_lines_without_a_terminal() {
         ]
     );
     assert_summary(&out, "out");
-    assert!(!err.contains("phase 2/2"), "no progress line: {err}");
+    assert!(!err.contains("#1 of 0-1"), "no progress line: {err}");
     assert!(!err.contains('\x1b'), "no escape codes: {err:?}");
 }
 
@@ -186,7 +189,7 @@ fn live_lines(cols: u16) -> Option<Vec<String>> {
     assert_eq!(code, 0, "{out}");
     let live: Vec<String> = screen_lines(&out)
         .into_iter()
-        .filter(|l| l.starts_with("phase 1/1 "))
+        .filter(|l| l.starts_with("#0 of 0-0 "))
         .collect();
     assert!(live.len() >= 5, "{cols} columns: {out:?}");
     // Every line fits, with the last column left free; `µ` and `·` are one cell each.
@@ -222,7 +225,7 @@ fn the_live_line_fits_60_80_and_120_columns() {
     for l in rows {
         let l = l.trim_end();
         let bar = l
-            .strip_prefix("phase 1/1 randrw-70 [")
+            .strip_prefix("#0 of 0-0 randrw-70 [")
             .and_then(|r| r.get(20..))
             .unwrap_or_else(|| panic!("no 20-cell bar: {l:?}"));
         let rest = bar.strip_prefix("] ").unwrap_or_else(|| panic!("{l:?}"));
@@ -244,7 +247,7 @@ fn the_live_line_fits_60_80_and_120_columns() {
     // numbers (at most "999.9k IOPS", "lat 999.9 µs": 77 cells).
     for l in with_rates(&at80) {
         assert!(
-            l.starts_with("phase 1/1 randrw-70 [")
+            l.starts_with("#0 of 0-0 randrw-70 [")
                 && l.contains(" s left · ")
                 && l.contains(" IOPS · "),
             "{l:?}"
