@@ -1,5 +1,5 @@
-//! `wkrun plan` as text: one line per phase with byte range, block size, QD, bound and expected bytes, then
-//! the roundings.
+//! `wkrun plan` as text: one line per phase with byte range, block size, I/Os in flight (workers × QD), bound
+//! and expected bytes, then the roundings.
 
 use super::{Bound, IoWork, PhasePlan, Plan, Work, WriteSource};
 use crate::target::TargetKind;
@@ -75,7 +75,7 @@ fn phase_table(out: &mut String, plan: &Plan) {
         "kind",
         "byte range [start, end)",
         "block",
-        "QD",
+        "in flight",
         "read%",
         "bound",
         "expected bytes",
@@ -95,7 +95,7 @@ fn phase_table(out: &mut String, plan: &Plan) {
                 p.kind.as_str().to_string(),
                 format!("[{}, {})", r.start, r.end()),
                 io.map_or_else(dash, block),
-                io.map_or_else(dash, |io| io.queue_depth.to_string()),
+                io.map_or_else(dash, in_flight),
                 read_percent(p).map_or_else(dash, |r| r.to_string()),
                 bound(p, plan.target.kind),
                 expected_bytes(p).map_or_else(dash, |b| b.to_string()),
@@ -106,10 +106,10 @@ fn phase_table(out: &mut String, plan: &Plan) {
     let line = |row: [&str; 9]| {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
-            // Two spaces after the number and before the bound, as the table always had.
+            // Two spaces after the number, before the I/Os in flight and before the bound.
             line.push_str(match i {
                 0 => "",
-                1 | 7 => "  ",
+                1 | 5 | 7 => "  ",
                 _ => " ",
             });
             line.push_str(&text::pad(cell, widths[i], RIGHT[i]));
@@ -124,6 +124,19 @@ fn phase_table(out: &mut String, plan: &Plan) {
             true => not_run(out, plan, &indent),
             false => phase_notes(out, p, &indent),
         }
+    }
+}
+
+/// The I/Os a phase keeps in flight at once: its queue depth (`4`), or with several workers their sum and
+/// how it is made (`8 (2×4)`: workers × queue depth).
+fn in_flight(io: &super::IoSettings) -> String {
+    match io.workers {
+        0 | 1 => io.queue_depth.to_string(),
+        w => format!(
+            "{} ({w}×{})",
+            u64::from(w) * u64::from(io.queue_depth),
+            io.queue_depth
+        ),
     }
 }
 

@@ -831,7 +831,7 @@ fn plan_from_shows_the_run_from_a_phase() {
 fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
     let tmp = tempdir();
     let body = "[[phase]]\nname = \"m\"\nkind = \"workload\"\nread_percent = 0\n\
-                block_size = { \"4KiB\" = 3, \"64KiB\" = 1 }\nduration = \"2s\"\nworkers = 2\n\
+                block_size = { \"4KiB\" = 3, \"64KiB\" = 1 }\nduration = \"2s\"\nworkers = 2\nqueue_depth = 4\n\
                 [[phase]]\nname = \"one\"\nkind = \"workload\"\nread_percent = 0\nblock_size = \"4KiB\"\nsize = \"4KiB\"\n";
     write_file(tmp.path(), "s.toml", &spec_text("mix", body));
     let args = [&["plan"][..], &ON_1MIB].concat();
@@ -844,9 +844,12 @@ fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
             .unwrap_or_else(|| panic!("row {name}:\n{out}"));
         row.split_whitespace().map(str::to_string).collect()
     };
-    // # name kind [start, end) block QD read% bound... expected
+    // # name kind [start, end) block in-flight read% bound... expected
     assert_eq!(cells("m")[5], "4KiB-64KiB", "{out}");
     assert_eq!(cells("one")[5], "4KiB", "{out}");
+    // The I/Os in flight: 2 workers × QD 4 are 8 (issue 24, round 2); one worker at QD 1, 1.
+    assert_eq!(cells("m")[6..8], ["8", "(2×4)"], "{out}");
+    assert_eq!(cells("one")[6], "1", "{out}");
     assert_eq!(cells("one")[8..], ["1", "I/O", "4096"], "{out}");
     let notes: Vec<&str> = out.lines().map(str::trim).collect();
     assert!(
