@@ -40,7 +40,7 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     let interrupted = ctx.stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
     pr.completed = o.outcome.error.is_none() && !interrupted;
     mark_written(ctx, phase, work, &o);
-    log_summary(ctx, &pr);
+    log_summary(ctx, &pr, interrupted);
     end_of(phase, &o, pr, interrupted)
 }
 
@@ -393,9 +393,14 @@ pub fn log_io_failures(ctx: &mut Ctx<'_>, o: &IoOutcome, mismatched: u64, pr: &m
     }
 }
 
-/// The phase's summary lines (stdout): totals, latency, steady state.
-pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
-    ctx.result(&format!("      {}", pr.totals_text()));
+/// The phase's summary lines (stdout): totals (after `interrupted (SIGINT): ` for a phase a signal stopped),
+/// latency, steady state.
+pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult, interrupted: bool) {
+    let head = match interrupted {
+        true => format!("{}: ", interrupted_word()),
+        false => String::new(),
+    };
+    ctx.result(&format!("      {head}{}", pr.totals_text()));
     if let Some(line) = latency_line(pr) {
         ctx.result(&line);
     }
@@ -418,6 +423,15 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
                 None => ctx.result(&format!("      not judged: {}", ss.judged_from_reason)),
             }
         }
+    }
+}
+
+/// `interrupted (SIGINT)`: how the summary marks a phase a signal stopped (its numbers are of the part that
+/// ran), naming the signal when one did.
+pub fn interrupted_word() -> String {
+    match crate::sys::signal::first() {
+        Some(s) => format!("interrupted ({})", crate::sys::signal::name(s)),
+        None => "interrupted".into(),
     }
 }
 

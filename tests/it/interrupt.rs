@@ -21,7 +21,7 @@ fn start(dir: &Path) -> Child {
     Command::new(wkrun_bin())
         .args(["s.toml", "-q", "--target", "t.img", "-o", "out"])
         .current_dir(dir)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start wkrun")
@@ -78,7 +78,15 @@ fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
     signal(&child, libc::SIGINT);
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(130), "{status:?}");
-    let (_, r) = strict_results(&d.path().join("out"));
+    let (typed, r) = strict_results(&d.path().join("out"));
+    // The summary on stdout marks the phase (issue 24, round 2): its totals line says it was interrupted.
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out).unwrap();
+    let totals = format!(
+        "      interrupted (SIGINT): {}",
+        expected_totals(&typed.phases[0])
+    );
+    assert!(out.lines().any(|l| l == totals), "{out}");
     assert_eq!(r["status"], "interrupted");
     assert_eq!(r["signal"], "SIGINT");
     assert_eq!(phase(&r, 0)["completed"], false);
@@ -125,7 +133,15 @@ fn two_sigints_at_once_count_as_one() {
     signal(&child, libc::SIGINT);
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(130), "{status:?}");
-    let (_, r) = strict_results(&d.path().join("out"));
+    let (typed, r) = strict_results(&d.path().join("out"));
+    // The summary on stdout marks the phase (issue 24, round 2): its totals line says it was interrupted.
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out).unwrap();
+    let totals = format!(
+        "      interrupted (SIGINT): {}",
+        expected_totals(&typed.phases[0])
+    );
+    assert!(out.lines().any(|l| l == totals), "{out}");
     assert_eq!(r["status"], "interrupted");
 }
 
