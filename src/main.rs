@@ -209,6 +209,18 @@ fn bad(msg: impl Into<String>) -> Fail {
 }
 
 fn main() -> ExitCode {
+    // Under an address-space limit too small to work in, a clear refusal now, written without allocating
+    // (a failed allocation later would abort the process).
+    if let Some((limit, enough)) = wkrun::sys::limits::address_space_too_small() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the {} B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it",
+            wkrun::sys::limits::START_ROOM,
+            enough / 1024
+        );
+        return ExitCode::from(2);
+    }
     wkrun::sys::limits::one_malloc_arena_under_address_limit();
     // Before any file is made: a file past RLIMIT_FSIZE is then an error (EFBIG), not a kill.
     signal::ignore_file_size_signal();
