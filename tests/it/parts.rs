@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use std::path::Path;
-use wkrun::results::{DirStats, PhaseResult};
+use wkrun::results::DirStats;
 
 const SPEC: &str = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nengine = \"null\"\nblock_size = \"64KiB\"\n\n[[phase]]\nname = \"rw\"\nkind = \"workload\"\nengine = \"null\"\npattern = \"random\"\nblock_size = \"4KiB\"\nworkers = 2\nread_percent = 50\nsize = \"2MiB\"\n";
 
