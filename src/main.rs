@@ -340,10 +340,15 @@ fn man_pages(cmd: clap::Command, out: &mut Vec<(String, clap_mangen::Man)>) {
 }
 
 /// The width of the terminal stdout is, in cells; `None` when stdout is not a terminal (a pipe, a file:
-/// tables keep their full lines there).
+/// tables keep their full lines there). A terminal that reports 0 columns (some ptys) is of unknown width:
+/// `$COLUMNS`, else 100 ([`wkrun::text::terminal_width`]).
 fn terminal_width() -> Option<usize> {
     let term = console::Term::stdout();
-    term.is_term().then(|| usize::from(term.size().1))
+    let columns = std::env::var("COLUMNS").ok();
+    term.is_term().then(|| {
+        let reported = term.size_checked().map(|(_, c)| c);
+        wkrun::text::terminal_width(reported, columns.as_deref(), 100)
+    })
 }
 
 /// Writes `text` to stdout, its control characters but line breaks and tabs shown escaped

@@ -62,6 +62,17 @@ fn hidden(c: char, which: impl Fn(char) -> bool) -> bool {
         && which(c)
 }
 
+/// A terminal's width in cells from what it reported (`reported`, from TIOCGWINSZ; 0 means it does not know,
+/// as some ptys report) and the environment's `COLUMNS` (`columns`): the reported width when it is not 0,
+/// else `COLUMNS` when it is a positive number, else `fallback`.
+pub fn terminal_width(reported: Option<u16>, columns: Option<&str>, fallback: usize) -> usize {
+    reported
+        .filter(|&c| c > 0)
+        .map(usize::from)
+        .or_else(|| columns?.trim().parse::<usize>().ok().filter(|&c| c > 0))
+        .unwrap_or(fallback)
+}
+
 /// `s` with the control characters `which` picks shown escaped.
 fn escape_if(s: &str, which: impl Fn(char) -> bool) -> Cow<'_, str> {
     // Control characters, and the format and separator characters that reorder or break a line as shown
@@ -165,6 +176,16 @@ mod tests {
         );
         assert_eq!(shell_word(b"r\xffs"), "$'r\\xffs'");
         assert_eq!(shell_word("a\u{202e}b".as_bytes()), "$'a\\u202eb'");
+    }
+
+    #[test]
+    fn a_terminal_of_0_columns_is_of_unknown_width() {
+        assert_eq!(terminal_width(Some(132), Some("90"), 100), 132);
+        assert_eq!(terminal_width(Some(0), Some("90"), 100), 90);
+        assert_eq!(terminal_width(None, Some(" 90\n"), 100), 90);
+        assert_eq!(terminal_width(Some(0), Some("0"), 100), 100);
+        assert_eq!(terminal_width(Some(0), Some("wide"), 100), 100);
+        assert_eq!(terminal_width(None, None, 80), 80);
     }
 
     #[test]

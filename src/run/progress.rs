@@ -294,11 +294,11 @@ fn size(b: u64) -> String {
     format!("{b} B")
 }
 
-/// The terminal's width in cells, read again at each update (the window may be resized); 80 when unknown.
+/// The terminal's width in cells, read again at each update (the window may be resized); when unknown (or
+/// reported as 0 columns), `$COLUMNS`, else 80.
 fn term_width() -> usize {
-    console::Term::stderr()
-        .size_checked()
-        .map_or(80, |(_, cols)| cols as usize)
+    let reported = console::Term::stderr().size_checked().map(|(_, c)| c);
+    crate::text::terminal_width(reported, std::env::var("COLUMNS").ok().as_deref(), 80)
 }
 
 /// The widest the live line may be on a terminal of `cols` columns: one cell less, so that the cursor

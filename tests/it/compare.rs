@@ -705,3 +705,58 @@ fn a_results_folder_stands_for_its_results_json() {
         );
     }
 }
+
+/// `compare` on a terminal that reports 0 columns (some ptys do): the width is unknown, not 79; the table
+/// is fitted to `$COLUMNS` when set, else to 100 cells, exactly as `render_table` fits it to that width
+/// (issue 24, round 2).
+#[test]
+fn a_terminal_of_0_columns_is_fitted_to_columns_or_100() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip(
+            "compare::a_terminal_of_0_columns_is_fitted_to_columns_or_100",
+            "script (util-linux) not installed",
+        );
+    }
+    let d = tempdir();
+    let files = three_runs(d.path());
+    let names: Vec<&str> = files.iter().map(|f| f.to_str().expect("path")).collect();
+    let runs: Vec<wkrun::report::compare::Run> = files
+        .iter()
+        .map(|f| wkrun::report::compare::Run {
+            file: f.clone(),
+            results: wkrun::report::read_results(f).expect("results"),
+        })
+        .collect();
+    let c = wkrun::report::compare::compare(&runs);
+    // The old fallback, 79 cells, fitted this table otherwise.
+    assert_ne!(
+        wkrun::report::compare::render_table(&c, Some(79)),
+        wkrun::report::compare::render_table(&c, Some(100))
+    );
+    for (columns, width) in [(None, 100), (Some("60"), 60)] {
+        let cmd = format!(
+            "stty cols 0 rows 20; {}{} compare {}",
+            columns.map_or(String::new(), |c| format!("COLUMNS={c} ")),
+            wkrun_bin(),
+            names.join(" ")
+        );
+        let o = std::process::Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .env("TERM", "xterm")
+            .env_remove("COLUMNS")
+            .stdin(std::process::Stdio::null())
+            .current_dir(d.path())
+            .output()
+            .expect("run script");
+        let out = String::from_utf8_lossy(&o.stdout).replace("\r\n", "\n");
+        assert_eq!(
+            out,
+            wkrun::report::compare::render_table(&c, Some(width)),
+            "COLUMNS {columns:?}"
+        );
+    }
+}
