@@ -472,7 +472,7 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan, work: &IoWork) -> Option<Stri
         return None;
     }
     Some(format!(
-        "{}{bytes} B ({:.1} %) of the write range [{}, {}) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
+        "writes into holes: {}{bytes} B ({:.1} %) of the write range [{}, {}) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
         if all { "" } else { "at least " },
         bytes as f64 * 100.0 / range.len as f64,
         range.start,

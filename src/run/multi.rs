@@ -133,18 +133,39 @@ struct Prefixed<'a> {
     first: Option<(&'a std::sync::Once, &'a str)>,
 }
 
+impl Prefixed<'_> {
+    /// The label as lines show it: whole up to [`LABEL_SHOWN`] bytes, else its start and `…` (`t0-` keeps
+    /// targets apart), so that a long path leaves a warning's line room for the warning.
+    fn shown(&self) -> String {
+        match self.label.len() > LABEL_SHOWN {
+            true => {
+                let mut end = LABEL_SHOWN - 1;
+                while !self.label.is_char_boundary(end) {
+                    end -= 1;
+                }
+                format!("{}…", &self.label[..end])
+            }
+            false => self.label.to_string(),
+        }
+    }
+}
+
+/// The most bytes of a target's label in its log lines' prefix.
+const LABEL_SHOWN: usize = 40;
+
 impl Observer for Prefixed<'_> {
     fn log(&mut self, line: &str) {
-        self.inner.log(&format!("[{}] {line}", self.label));
+        self.inner.log(&format!("[{}] {line}", self.shown()));
     }
     fn result(&mut self, line: &str) {
-        self.inner.result(&format!("[{}] {line}", self.label));
+        self.inner.result(&format!("[{}] {line}", self.shown()));
     }
     fn warning(&mut self, phases: &[&str], text: &str) {
         // The label's room taken from the line's, so that the whole line keeps to the width.
-        let width = super::observer::WARNING_WIDTH.saturating_sub(self.label.len() + 3);
+        let label = self.shown();
+        let width = super::observer::WARNING_WIDTH.saturating_sub(label.len() + 3);
         let line = super::observer::warning_line(phases, text, width);
-        self.inner.log(&format!("[{}] {line}", self.label));
+        self.inner.log(&format!("[{label}] {line}"));
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.inner.phase_start(number, of, phase);

@@ -428,7 +428,7 @@ fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
     // direct = false also draws the plan's page-cache caution (issue 13 item 10), first.
     let cache = "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
     // And the fill of the new sparse file writes into its holes (the filesystem allocates blocks).
-    let holes = "67108864 B (100.0 %) of the write range [0, 67108864) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
+    let holes = "writes into holes: 67108864 B (100.0 %) of the write range [0, 67108864) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
     assert_eq!(
         device_warnings(p.get("warnings")),
         vec![cache, holes, warning]

@@ -93,7 +93,7 @@ fn plain_log_lines_without_a_terminal() {
             "2 phases, numbered 0 to 1".to_string(),
             // The purge punched the whole span: the workload writes into holes of the file. One line
             // (issue 24 item 5); results.json has the paragraph.
-            "warning: phase w: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): at the first write into… (in full: results.json; docs/results.md#warnings)".to_string(),
+            "warning: phase w: writes into holes: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): at the… (in full: results.json; docs/results.md#warnings)".to_string(),
         ]
     );
     assert_summary(&out, "out");
