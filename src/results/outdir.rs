@@ -57,6 +57,20 @@ pub enum OutDirError {
         /// The OS error of making a file there.
         source: io::Error,
     },
+    /// The folder is, or would be made, on no storage: a pseudo file system (sysfs, procfs) or among `/dev`'s
+    /// device nodes.
+    #[error(
+        "the {what} {} would be on {on}, not on storage; choose another folder",
+        path.display()
+    )]
+    NotStorage {
+        /// "output folder" or "report folder".
+        what: &'static str,
+        /// The folder.
+        path: PathBuf,
+        /// What it would be on.
+        on: &'static str,
+    },
     /// The folder already holds the results of a run.
     #[error("{} already holds results.json; choose another --output folder", path.display())]
     HasResults {
@@ -131,6 +145,14 @@ impl OutDir {
             path: path.to_path_buf(),
             source,
         };
+        // Before anything is made: no folder among the device nodes or the kernel's pseudo files.
+        if let Some(on) = crate::target::not_storage(path) {
+            return Err(OutDirError::NotStorage {
+                what,
+                path: path.to_path_buf(),
+                on,
+            });
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(create)?;
         }

@@ -9,7 +9,7 @@ pub mod open;
 mod probe;
 pub mod safety;
 
-pub use probe::{ProbeError, probe};
+pub use probe::{ProbeError, not_storage, probe};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
