@@ -54,6 +54,14 @@ fn signal(child: &Child, sig: i32) {
     assert_eq!(r, 0, "kill failed");
 }
 
+/// The summary on stdout marks the phase a SIGINT stopped (issue 24, round 2): its totals line says so.
+fn summary_says_interrupted(child: &mut Child, p: &wkrun::results::PhaseResult) {
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out).unwrap();
+    let totals = format!("      interrupted (SIGINT): {}", expected_totals(p));
+    assert!(out.lines().any(|l| l == totals), "{out}");
+}
+
 /// Every line of the CSV is a whole row of 16 fields ending in a newline.
 fn assert_whole_rows(dir: &Path) -> usize {
     let text = fs::read_to_string(dir.join("out/00-w.csv")).expect("csv");
@@ -79,14 +87,7 @@ fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(130), "{status:?}");
     let (typed, r) = strict_results(&d.path().join("out"));
-    // The summary on stdout marks the phase (issue 24, round 2): its totals line says it was interrupted.
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out).unwrap();
-    let totals = format!(
-        "      interrupted (SIGINT): {}",
-        expected_totals(&typed.phases[0])
-    );
-    assert!(out.lines().any(|l| l == totals), "{out}");
+    summary_says_interrupted(&mut child, &typed.phases[0]);
     assert_eq!(r["status"], "interrupted");
     assert_eq!(r["signal"], "SIGINT");
     assert_eq!(phase(&r, 0)["completed"], false);
@@ -134,14 +135,7 @@ fn two_sigints_at_once_count_as_one() {
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(130), "{status:?}");
     let (typed, r) = strict_results(&d.path().join("out"));
-    // The summary on stdout marks the phase (issue 24, round 2): its totals line says it was interrupted.
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out).unwrap();
-    let totals = format!(
-        "      interrupted (SIGINT): {}",
-        expected_totals(&typed.phases[0])
-    );
-    assert!(out.lines().any(|l| l == totals), "{out}");
+    summary_says_interrupted(&mut child, &typed.phases[0]);
     assert_eq!(r["status"], "interrupted");
 }
 

@@ -735,7 +735,6 @@ fn an_output_folder_on_no_storage_is_refused() {
         "1MiB",
         "-o",
         "out",
-        "-q",
     ];
     assert_eq!(code_out_err(&wkrun(d.path(), &args)).0, 0);
     let report = format!("/dev/{name}-report");
