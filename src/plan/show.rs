@@ -82,7 +82,7 @@ fn phase_table(out: &mut String, plan: &Plan) {
     ];
     // Right-aligned columns: the numbers.
     const RIGHT: [bool; 9] = [true, false, false, false, true, true, true, false, true];
-    const MIN: [usize; 9] = [3, 24, 13, 31, 8, 4, 6, 20, 15];
+    const MIN: [usize; 9] = [3, 24, 13, 31, 8, 9, 6, 20, 15];
     let dash = || "-".to_string();
     let rows: Vec<[String; 9]> = plan
         .phases
@@ -128,12 +128,12 @@ fn phase_table(out: &mut String, plan: &Plan) {
 }
 
 /// The I/Os a phase keeps in flight at once: its queue depth (`4`), or with several workers their sum and
-/// how it is made (`8 (2×4)`: workers × queue depth).
+/// how it is made (`8 (2x4)`: workers × queue depth).
 fn in_flight(io: &super::IoSettings) -> String {
     match io.workers {
         0 | 1 => io.queue_depth.to_string(),
         w => format!(
-            "{} ({w}×{})",
+            "{} ({w}x{})",
             u64::from(w) * u64::from(io.queue_depth),
             io.queue_depth
         ),

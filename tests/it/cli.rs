@@ -848,7 +848,7 @@ fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
     assert_eq!(cells("m")[5], "4KiB-64KiB", "{out}");
     assert_eq!(cells("one")[5], "4KiB", "{out}");
     // The I/Os in flight: 2 workers × QD 4 are 8 (issue 24, round 2); one worker at QD 1, 1.
-    assert_eq!(cells("m")[6..8], ["8", "(2×4)"], "{out}");
+    assert_eq!(cells("m")[6..8], ["8", "(2x4)"], "{out}");
     assert_eq!(cells("one")[6], "1", "{out}");
     assert_eq!(cells("one")[8..], ["1", "I/O", "4096"], "{out}");
     let notes: Vec<&str> = out.lines().map(str::trim).collect();
