@@ -236,6 +236,18 @@ fn bad(msg: impl Into<String>) -> Fail {
 }
 
 fn main() -> ExitCode {
+    // Under an address-space limit too small to work in, a clear refusal now, written without allocating
+    // (a failed allocation later would abort the process).
+    if let Some((limit, enough)) = wkrun::sys::limits::address_space_too_small() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the {} B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it",
+            wkrun::sys::limits::START_ROOM,
+            enough / 1024
+        );
+        return ExitCode::from(2);
+    }
     wkrun::sys::limits::one_malloc_arena_under_address_limit();
     // Before any file is made: a file past RLIMIT_FSIZE is then an error (EFBIG), not a kill.
     signal::ignore_file_size_signal();
@@ -355,10 +367,15 @@ fn man_pages(cmd: clap::Command, out: &mut Vec<(String, clap_mangen::Man)>) {
 }
 
 /// The width of the terminal stdout is, in cells; `None` when stdout is not a terminal (a pipe, a file:
-/// tables keep their full lines there).
+/// tables keep their full lines there). A terminal that reports 0 columns (some ptys) is of unknown width:
+/// `$COLUMNS`, else 100 ([`wkrun::text::terminal_width`]).
 fn terminal_width() -> Option<usize> {
     let term = console::Term::stdout();
-    term.is_term().then(|| usize::from(term.size().1))
+    let columns = std::env::var("COLUMNS").ok();
+    term.is_term().then(|| {
+        let reported = term.size_checked().map(|(_, c)| c);
+        wkrun::text::terminal_width(reported, columns.as_deref(), 100)
+    })
 }
 
 /// Writes `text` to stdout, its control characters but line breaks and tabs shown escaped
@@ -1026,6 +1043,15 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     }
     // The plan marks the target created only when some phase opens it (not when all run on null).
     let created = plan.target.created;
+    if created
+        && let Err(e) = out_dir.room_beside(&[(
+            plan.target.path.parent().unwrap_or(Path::new(".")),
+            plan.target.capacity_bytes,
+        )])
+    {
+        out_dir.discard();
+        return Err(bad(e.to_string()));
+    }
     if created {
         plan = match run::create_target(&s, &plan) {
             Ok(p) => p,
@@ -1040,11 +1066,12 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // The summary goes to stdout, with -q too (`wkrun SPEC > log`): where the results are, each phase's
     // lines, where they were written and what to do next.
     let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
-    run::progress::out_line(&format!("results: {}", shown(out_path)));
     signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let mut console = run::observer::Console::new(a.quiet, live);
+    // `results: DIR` once the run writes there (not before a refusal).
+    let mut console = run::observer::Console::new(a.quiet, live)
+        .announcing(format!("results: {}", shown(out_path)));
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
     // What was written is checked against the published schema, whatever the outcome; a run refused before
@@ -1065,7 +1092,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     match r {
         Ok(_) => {
             run::progress::out_line(&format!("done: {}", shown(&out_dir.join("results.json"))));
-            run::progress::out_line(&run::next_line(out_path));
+            run::progress::out_line(&run::next_line(out_path, &plan));
             Ok(())
         }
         Err(RunError::Interrupted) => Err(interrupted(out_path)),

@@ -84,17 +84,30 @@ pub(super) fn cmd_run_many(
         out_dir.discard();
         return Err(e);
     }
+    let to_create: Vec<(&Path, u64)> = plans
+        .iter()
+        .filter(|p| p.target.created)
+        .map(|p| {
+            let dir = p.target.path.parent().unwrap_or(Path::new("."));
+            (dir, p.target.capacity_bytes)
+        })
+        .collect();
+    if let Err(e) = out_dir.room_beside(&to_create) {
+        subs.into_iter().for_each(OutDir::discard);
+        out_dir.discard();
+        return Err(bad(e.to_string()));
+    }
     if let Err(e) = create_targets(s, &mut plans, &say) {
         subs.into_iter().for_each(OutDir::discard);
         out_dir.discard();
         return Err(e);
     }
-    run::progress::out_line(&format!(
+    let first = format!(
         "results: {} ({} targets, each in its own folder: {})",
         wkrun::text::escaped(&out_dir.path().to_string_lossy()),
         plans.len(),
         labels.join(", ")
-    ));
+    );
     // Room kept for the aggregate (its merged CSVs and results.json), as each target's results writer keeps
     // its own: a disk the targets fill leaves room for the sum of what they did.
     let mut room = out_dir.reserve(wkrun::results::write::RESERVE).ok();
@@ -110,7 +123,7 @@ pub(super) fn cmd_run_many(
             out_dir: &subs[i],
         })
         .collect();
-    let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet);
+    let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet, &first);
     let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
     if let Some(mut r) = room.take() {
         r.release();
@@ -142,6 +155,7 @@ pub(super) fn cmd_run_many(
         &outcomes,
         aggregate.map(|_| ()),
         unchecked,
+        &plans[0],
     )
 }
 
@@ -175,6 +189,7 @@ fn finish(
     outcomes: &[Result<wkrun::results::Results, RunError>],
     aggregate: Result<(), String>,
     unchecked: Vec<String>,
+    plan: &Plan,
 ) -> Result<(), Fail> {
     let mut failed: Vec<String> = labels
         .iter()
@@ -206,7 +221,7 @@ fn finish(
         labels.len(),
         labels.join(", ")
     ));
-    run::progress::out_line(&run::next_line(out_dir.path()));
+    run::progress::out_line(&run::next_line(out_dir.path(), plan));
     Ok(())
 }
 

@@ -17,27 +17,67 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     escape_if(s, |c| c != '\n' && c != '\t')
 }
 
-/// `s` as one word a shell reads back as `s` (for a command line wkrun suggests): as is when it is made of
-/// `A-Za-z0-9` and `_ - . / + , : = @ %` only, else in single quotes (a `'` in it as `'\''`); control
-/// characters shown escaped ([`escaped`]).
-pub fn shell_word(s: &str) -> String {
-    let s = escaped(s);
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:=@%".contains(c);
-    match !s.is_empty() && s.chars().all(plain) {
-        true => s.into_owned(),
-        false => format!("'{}'", s.replace('\'', "'\\''")),
+/// The bytes `s` (a path's) as one word a POSIX shell reads back as those bytes, for a command line wkrun
+/// suggests: as is when made of `A-Za-z0-9` and `_ - . / + , : = @ %` only; in single quotes (a `'` as
+/// `'\''`) when it is UTF-8 without control or format characters; else in bash's `$'...'` quoting, an ASCII
+/// control character or a byte that is not UTF-8 as `\xHH`, another control or format character as `\uHHHH`,
+/// so that the line shown holds no raw control character and still pastes back to the same path (bash,
+/// zsh, ksh; the escaped form `'x\ty'` named another path).
+pub fn shell_word(s: &[u8]) -> String {
+    let plain = |c: u8| c.is_ascii_alphanumeric() || b"_-./+,:=@%".contains(&c);
+    if !s.is_empty() && s.iter().all(|&c| plain(c)) {
+        return String::from_utf8_lossy(s).into_owned();
     }
+    if let Ok(t) = std::str::from_utf8(s)
+        && !t.chars().any(|c| hidden(c, |_| true))
+    {
+        return format!("'{}'", t.replace('\'', "'\\''"));
+    }
+    let mut out = String::from("$'");
+    for chunk in s.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\'' | '\\' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+                c if hidden(c, |_| true) => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// Whether `c` is a control character, or a format or separator character that reorders or breaks a line
+/// as shown (bidirectional overrides and isolates, zero-width ones, U+2028/2029), and `which` picks it.
+fn hidden(c: char, which: impl Fn(char) -> bool) -> bool {
+    (c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}'))
+        && which(c)
+}
+
+/// A terminal's width in cells from what it reported (`reported`, from TIOCGWINSZ; 0 means it does not know,
+/// as some ptys report) and the environment's `COLUMNS` (`columns`): the reported width when it is not 0,
+/// else `COLUMNS` when it is a positive number, else `fallback`.
+pub fn terminal_width(reported: Option<u16>, columns: Option<&str>, fallback: usize) -> usize {
+    reported
+        .filter(|&c| c > 0)
+        .map(usize::from)
+        .or_else(|| columns?.trim().parse::<usize>().ok().filter(|&c| c > 0))
+        .unwrap_or(fallback)
 }
 
 /// `s` with the control characters `which` picks shown escaped.
 fn escape_if(s: &str, which: impl Fn(char) -> bool) -> Cow<'_, str> {
     // Control characters, and the format and separator characters that reorder or break a line as shown
     // (bidirectional overrides and isolates, zero-width ones, U+2028/2029).
-    let hit = |c: char| {
-        (c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}'))
-            && which(c)
-    };
+    let hit = |c: char| hidden(c, &which);
     if !s.chars().any(hit) {
         return Cow::Borrowed(s);
     }
@@ -120,13 +160,32 @@ mod tests {
     #[test]
     fn shell_words_quote_only_what_needs_it() {
         assert_eq!(
-            shell_word("wkrun-results/s-2026-12-04T191654Z"),
+            shell_word(b"wkrun-results/s-2026-12-04T191654Z"),
             "wkrun-results/s-2026-12-04T191654Z"
         );
-        assert_eq!(shell_word("my runs/a"), "'my runs/a'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-        assert_eq!(shell_word("a[1]"), "'a[1]'");
-        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word(b"my runs/a"), "'my runs/a'");
+        assert_eq!(shell_word(b"it's"), "'it'\\''s'");
+        assert_eq!(shell_word(b"a[1]"), "'a[1]'");
+        assert_eq!(shell_word("試験 µ".as_bytes()), "'試験 µ'");
+        assert_eq!(shell_word(b""), "''");
+        // Control characters, bytes that are not UTF-8 and a bidi override: ANSI-C quoting, no raw byte.
+        assert_eq!(shell_word(b"x\ty"), "$'x\\x09y'");
+        assert_eq!(
+            shell_word(b"a\x1b]0;t\x07'\\b"),
+            "$'a\\x1b]0;t\\x07\\'\\\\b'"
+        );
+        assert_eq!(shell_word(b"r\xffs"), "$'r\\xffs'");
+        assert_eq!(shell_word("a\u{202e}b".as_bytes()), "$'a\\u202eb'");
+    }
+
+    #[test]
+    fn a_terminal_of_0_columns_is_of_unknown_width() {
+        assert_eq!(terminal_width(Some(132), Some("90"), 100), 132);
+        assert_eq!(terminal_width(Some(0), Some("90"), 100), 90);
+        assert_eq!(terminal_width(None, Some(" 90\n"), 100), 90);
+        assert_eq!(terminal_width(Some(0), Some("0"), 100), 100);
+        assert_eq!(terminal_width(Some(0), Some("wide"), 100), 100);
+        assert_eq!(terminal_width(None, None, 80), 80);
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Size {
             "PB" => 1_000_000_000_000_000,
             _ => {
                 return Err(format!(
-                    "size {s:?} has an unknown unit {unit:?}; use B, KiB, MiB, GiB, TiB (binary), KB, MB, GB, TB (decimal) or k/M/G (binary, as in fio)"
+                    "size {s:?} has an unknown unit {unit:?}; use B, KiB, MiB, GiB, TiB, PiB (binary), KB, MB, GB, TB, PB (decimal) or k/M/G/T/P (binary, as in fio)"
                 ));
             }
         };
@@ -443,6 +443,26 @@ mod tests {
             .unwrap_err()
             .message()
             .to_string()
+    }
+
+    /// The unknown-unit message lists every unit a size takes, PiB and PB too (issue 24, round 2), and
+    /// each one it lists parses.
+    #[test]
+    fn the_unknown_unit_message_lists_every_unit() {
+        let e = Size::parse("12q").unwrap_err();
+        assert_eq!(
+            e,
+            "size \"12q\" has an unknown unit \"q\"; use B, KiB, MiB, GiB, TiB, PiB (binary), KB, MB, GB, TB, PB (decimal) or k/M/G/T/P (binary, as in fio)"
+        );
+        for u in [
+            "B", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "k", "M", "G",
+            "T", "P",
+        ] {
+            assert!(Size::parse(&format!("1{u}")).is_ok(), "{u}");
+        }
+        assert_eq!(Size::parse("1PiB"), Ok(Size(1 << 50)));
+        assert_eq!(Size::parse("1P"), Ok(Size(1 << 50)));
+        assert_eq!(Size::parse("1PB"), Ok(Size(1_000_000_000_000_000)));
     }
 
     #[test]

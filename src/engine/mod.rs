@@ -270,9 +270,28 @@ impl Job<'_> {
     /// reads or writes / that rate).
     #[inline(always)]
     pub fn issue_at(&self, op: &Op) -> Option<u64> {
+        self.slot(op, 0)
+    }
+
+    /// With a rate cap and a time bound: whether `op`'s slot ends after the bound, so that it is not issued.
+    /// Each I/O owns one slot of 1/R s of the cap; only those whose slot ends within the bound are issued, so
+    /// a phase of D s at R I/Os per second issues at most ⌊D · R⌋ (it issued ⌈D · R⌉, above the cap when
+    /// D · R is not whole).
+    #[inline]
+    pub fn past_deadline(&self, op: &Op) -> bool {
+        match (self.deadline_ns, self.slot(op, 1)) {
+            (Some(d), Some(end)) => end > d,
+            _ => false,
+        }
+    }
+
+    /// The start (`plus` 0) or end (`plus` 1) of `op`'s slot under the rate cap, ns from the start.
+    #[inline(always)]
+    fn slot(&self, op: &Op, plus: u64) -> Option<u64> {
         let r = self.rate_iops?;
         let at = |n: u64, rate: u64| ((n as u128 * 1_000_000_000) / rate as u128) as u64;
         let (stride, slot) = self.rate_slot;
+        let slot = slot + plus;
         let n = op.index.saturating_sub(self.first_index);
         let mut t = r.total.map(|rate| at(n * stride + slot, rate));
         let dir = match op.kind {

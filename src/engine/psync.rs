@@ -170,8 +170,9 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                 break 'claims;
             }
             if let Some(at) = job.issue_at(&op) {
-                // Rate cap: wait for the op's issue time (past the deadline, the op is never issued).
-                if job.deadline_ns.is_some_and(|d| at >= d) {
+                // Rate cap: wait for the op's issue time (an op whose slot ends past the deadline is never
+                // issued).
+                if job.past_deadline(&op) {
                     break 'claims;
                 }
                 // Sleep in slices of at most 10 ms, telling the series this worker is idle (so rows are not

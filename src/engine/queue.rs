@@ -241,7 +241,7 @@ impl Loop<'_, '_> {
                 break;
             };
             if let Some(at) = job.issue_at(&op) {
-                if job.deadline_ns.is_some_and(|d| at >= d) {
+                if job.past_deadline(&op) {
                     self.exhausted = true;
                     break;
                 }

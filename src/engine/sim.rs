@@ -144,7 +144,7 @@ impl<'a> Flight<'a> {
                 return;
             };
             let at = due.max(self.t);
-            if job.deadline_ns.is_some_and(|d| at >= d) {
+            if job.deadline_ns.is_some_and(|d| at >= d) || job.past_deadline(&op) {
                 self.exhausted = true;
                 return;
             }

@@ -75,14 +75,42 @@ impl Plan {
         self.phases.iter().skip(self.start_at)
     }
 
-    /// Whether any phase that will run writes to the target.
+    /// Whether the run writes to the target: a phase that will run writes, or the run lays out the file it
+    /// creates ([`Plan::lays_out_for`]).
     pub fn writes(&self) -> bool {
-        self.to_run().any(PhasePlan::writes)
+        self.to_run().any(PhasePlan::writes) || self.lays_out_for().is_some()
     }
 
     /// Whether any phase opens the target on this host (not on the `null` engine, not on a simulated drive).
     pub fn opens_target(&self) -> bool {
         self.phases.iter().any(|p| p.opens_target(self.target.kind))
+    }
+
+    /// The phase for which the run lays out the file target it creates (writes its whole size once, before
+    /// the first phase, as fio lays out a file it creates): the first phase that runs, reads, and comes before
+    /// any phase that writes or erases. A file wkrun creates is preallocated, its blocks unwritten extents
+    /// that the file system reads as zeros without touching the device, so reads there would measure
+    /// nothing. `None` for any other target, and when a phase that writes or erases comes first (phases
+    /// taken as done, before [`Plan::start_at`], count for what they write and erase, not for what they read).
+    pub fn lays_out_for(&self) -> Option<&PhasePlan> {
+        if !self.target.created || self.target.kind != TargetKind::File {
+            return None;
+        }
+        for p in &self.phases {
+            let reads = match &p.work {
+                Work::Erase(_) => return None,
+                Work::Io(w) => caps(w.io.engine).does_io && w.read_percent > 0,
+                // A verify phase reads what earlier phases wrote: with none before it, nothing.
+                Work::Verify(_) => false,
+            } && p.index >= self.start_at;
+            if p.writes() {
+                return reads.then_some(p);
+            }
+            if reads {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 

@@ -1,5 +1,5 @@
-//! `wkrun plan` as text: one line per phase with byte range, block size, QD, bound and expected bytes, then
-//! the roundings.
+//! `wkrun plan` as text: one line per phase with byte range, block size, I/Os in flight (workers × QD), bound
+//! and expected bytes, then the roundings.
 
 use super::{Bound, IoWork, PhasePlan, Plan, Work, WriteSource};
 use crate::target::TargetKind;
@@ -55,6 +55,13 @@ pub fn render_text(plan: &Plan) -> String {
             text::escaped(&t.path.to_string_lossy())
         );
     }
+    if let Some(p) = plan.lays_out_for() {
+        let _ = writeln!(
+            out,
+            "lays out the file before phase {}, which reads it first: writes its {} B once (a created file's blocks are unwritten, and reads of them do not reach the device; fio does the same)",
+            p.index, t.capacity_bytes
+        );
+    }
     phase_table(&mut out, plan);
     out
 }
@@ -68,14 +75,14 @@ fn phase_table(out: &mut String, plan: &Plan) {
         "kind",
         "byte range [start, end)",
         "block",
-        "QD",
+        "in flight",
         "read%",
         "bound",
         "expected bytes",
     ];
     // Right-aligned columns: the numbers.
     const RIGHT: [bool; 9] = [true, false, false, false, true, true, true, false, true];
-    const MIN: [usize; 9] = [3, 24, 13, 31, 8, 4, 6, 20, 15];
+    const MIN: [usize; 9] = [3, 24, 13, 31, 8, 9, 6, 20, 15];
     let dash = || "-".to_string();
     let rows: Vec<[String; 9]> = plan
         .phases
@@ -88,7 +95,7 @@ fn phase_table(out: &mut String, plan: &Plan) {
                 p.kind.as_str().to_string(),
                 format!("[{}, {})", r.start, r.end()),
                 io.map_or_else(dash, block),
-                io.map_or_else(dash, |io| io.queue_depth.to_string()),
+                io.map_or_else(dash, in_flight),
                 read_percent(p).map_or_else(dash, |r| r.to_string()),
                 bound(p, plan.target.kind),
                 expected_bytes(p).map_or_else(dash, |b| b.to_string()),
@@ -99,10 +106,10 @@ fn phase_table(out: &mut String, plan: &Plan) {
     let line = |row: [&str; 9]| {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
-            // Two spaces after the number and before the bound, as the table always had.
+            // Two spaces after the number, before the I/Os in flight and before the bound.
             line.push_str(match i {
                 0 => "",
-                1 | 7 => "  ",
+                1 | 5 | 7 => "  ",
                 _ => " ",
             });
             line.push_str(&text::pad(cell, widths[i], RIGHT[i]));
@@ -117,6 +124,19 @@ fn phase_table(out: &mut String, plan: &Plan) {
             true => not_run(out, plan, &indent),
             false => phase_notes(out, p, &indent),
         }
+    }
+}
+
+/// The I/Os a phase keeps in flight at once: its queue depth (`4`), or with several workers their sum and
+/// how it is made (`8 (2x4)`: workers × queue depth).
+fn in_flight(io: &super::IoSettings) -> String {
+    match io.workers {
+        0 | 1 => io.queue_depth.to_string(),
+        w => format!(
+            "{} ({w}x{})",
+            u64::from(w) * u64::from(io.queue_depth),
+            io.queue_depth
+        ),
     }
 }
 

@@ -102,20 +102,20 @@ impl Metric {
     /// The row label, with the unit (headline rows carry their own, [`Row::label`]).
     pub fn label(self) -> &'static str {
         match self {
-            Metric::TotalIops => "total IOPS",
-            Metric::ReadIops => "read IOPS",
-            Metric::WriteIops => "write IOPS",
-            Metric::Bandwidth => "bandwidth (B/s)",
-            Metric::ReadLatMean => "read lat mean (µs)",
-            Metric::ReadLatP50 => "read lat p50 (µs)",
-            Metric::ReadLatP99 => "read lat p99 (µs)",
-            Metric::ReadLatP999 => "read lat p99.9 (µs)",
-            Metric::ReadLatMax => "read lat max (µs)",
-            Metric::WriteLatMean => "write lat mean (µs)",
-            Metric::WriteLatP50 => "write lat p50 (µs)",
-            Metric::WriteLatP99 => "write lat p99 (µs)",
-            Metric::WriteLatP999 => "write lat p99.9 (µs)",
-            Metric::WriteLatMax => "write lat max (µs)",
+            Metric::TotalIops => "IOPS, phase mean",
+            Metric::ReadIops => "read IOPS, phase mean",
+            Metric::WriteIops => "write IOPS, phase mean",
+            Metric::Bandwidth => "bandwidth, phase mean (MB/s)",
+            Metric::ReadLatMean => "read latency, phase mean (µs)",
+            Metric::ReadLatP50 => "read latency p50 (µs)",
+            Metric::ReadLatP99 => "read latency p99 (µs)",
+            Metric::ReadLatP999 => "read latency p99.9 (µs)",
+            Metric::ReadLatMax => "read latency max (µs)",
+            Metric::WriteLatMean => "write latency, phase mean (µs)",
+            Metric::WriteLatP50 => "write latency p50 (µs)",
+            Metric::WriteLatP99 => "write latency p99 (µs)",
+            Metric::WriteLatP999 => "write latency p99.9 (µs)",
+            Metric::WriteLatMax => "write latency max (µs)",
             Metric::SteadyState => "steady state",
             Metric::Headline { .. } => "headline",
             Metric::Parameters => "parameters that differ",
@@ -129,7 +129,6 @@ impl Metric {
     /// Decimals shown for the metric's values.
     fn decimals(self) -> usize {
         match self {
-            Metric::Bandwidth => 0,
             Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => 1,
             Metric::Headline { decimals } => decimals,
             Metric::Composite => 3,
@@ -148,7 +147,7 @@ impl Metric {
             Metric::TotalIops => Some(p.read.iops + p.write.iops),
             Metric::ReadIops => Some(p.read.iops),
             Metric::WriteIops => Some(p.write.iops),
-            Metric::Bandwidth => Some(p.total.bw_bytes_per_s),
+            Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
             Metric::ReadLatMean => us(r, |l| l.mean),
             Metric::ReadLatP50 => us(r, |l| l.p50 as f64),
             Metric::ReadLatP99 => us(r, |l| l.p99 as f64),
@@ -159,6 +158,18 @@ impl Metric {
             Metric::WriteLatP99 => us(w, |l| l.p99 as f64),
             Metric::WriteLatP999 => us(w, |l| l.p99_9 as f64),
             Metric::WriteLatMax => us(w, |l| l.max as f64),
+            _ => None,
+        }
+    }
+
+    /// What a whole-phase numeric metric measures, when another row can say the same of a phase ([`same`]):
+    /// `None` for the percentiles, which no other row restates.
+    fn quantity(self) -> Option<&'static str> {
+        match self {
+            Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => Some("iops"),
+            Metric::Bandwidth => Some("mb_s"),
+            Metric::ReadLatMean | Metric::WriteLatMean => Some("lat_mean"),
+            Metric::ReadLatMax | Metric::WriteLatMax => Some("lat_max"),
             _ => None,
         }
     }
@@ -398,6 +409,8 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
             cells,
         ));
     }
+    // The quantity ([`Metric::quantity`]) and cells of each row so far that another may restate.
+    let mut shown: Vec<(&str, Vec<Cell>)> = Vec::new();
     let mut keys: Vec<&Figure> = Vec::new();
     for p in phases.iter().flatten() {
         for f in &p.headline {
@@ -431,15 +444,31 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
                 }
             }
         }
+        if let Some(q) = same(&k.key) {
+            shown.push((q, cells.clone()));
+        }
         rows.push(row(metric, figure_label(k), cells));
     }
     for metric in Metric::NUMERIC {
         let values: Vec<Option<Option<f64>>> =
             phases.iter().map(|p| p.map(|p| metric.value(p))).collect();
-        // A metric no run has a value of (read latency of a fill that only writes) is left out.
-        if values.iter().any(|v| v.is_some_and(|v| v.is_some())) {
-            rows.push(row(metric, metric.label().into(), number_cells(&values)));
+        // A metric no run has a value of (read latency of a fill that only writes) is left out, and so is
+        // a direction's IOPS where no run did I/O in that direction.
+        let numbers = || values.iter().flatten().flatten();
+        let direction = matches!(metric, Metric::ReadIops | Metric::WriteIops);
+        if numbers().next().is_none() || (direction && numbers().all(|v| *v == 0.0)) {
+            continue;
         }
+        let cells = number_cells(&values);
+        // A row that says what an earlier one says (the headline's phase-mean IOPS is the whole-phase
+        // IOPS; a read-only phase's read IOPS its IOPS, its read latency mean the phase's) is left out.
+        if let Some(q) = metric.quantity() {
+            if shown.iter().any(|(u, c)| *u == q && same_cells(c, &cells)) {
+                continue;
+            }
+            shown.push((q, cells.clone()));
+        }
+        rows.push(row(metric, metric.label().into(), cells));
     }
     if phases.iter().flatten().any(|p| p.steady_state.is_some()) {
         let cells = phases
@@ -462,6 +491,31 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
             cells,
         ));
     }
+}
+
+/// The quantity ([`Metric::quantity`]) a headline figure keyed `key` gives of its phase, when a whole-phase
+/// metric can restate it: the `mean` item's IOPS, bandwidth and mean latency, the `latency` item's means and
+/// maxima.
+fn same(key: &str) -> Option<&'static str> {
+    match key {
+        "mean iops" => Some("iops"),
+        "mean mb_s" => Some("mb_s"),
+        "mean lat_mean_us" | "latency read mean_us" | "latency write mean_us" => Some("lat_mean"),
+        "latency read max_us" | "latency write max_us" => Some("lat_max"),
+        _ => None,
+    }
+}
+
+/// Whether two rows' cells say the same: the same kind of cell in every column, numbers equal to a part in
+/// 10⁹ (one figure computed two ways).
+fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Cell::Number { value: v, .. }, Cell::Number { value: w, .. }) => {
+                (v - w).abs() <= 1e-9 * v.abs().max(w.abs())
+            }
+            _ => x == y,
+        })
 }
 
 /// A phase's parameters as `key=value` pairs (top-level fields of `params`; a nested value as compact JSON),
@@ -1102,11 +1156,19 @@ mod tests {
         let mut phases: Vec<&str> = c.rows.iter().map(|r| r.phase.as_str()).collect();
         phases.dedup();
         assert_eq!(phases, ["mix", "w", "extra", "(all phases)"]);
-        // Rows no run has a value of are left out: "w" has no reads, "extra" no writes (10 of 3 × 14).
-        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1 - 10);
+        // Rows no run has a value of are left out: "w" has no reads, "extra" no writes (10 latency rows of
+        // 3 × 14), nor their read and write IOPS (all 0); and rows that restate another: the write IOPS of
+        // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS.
+        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1 - 10 - 4);
+        for (phase, m) in [("w", Metric::ReadIops), ("w", Metric::WriteIops)] {
+            assert!(c.row(phase, m).is_none(), "{phase} {m:?}");
+        }
+        for (phase, m) in [("extra", Metric::ReadIops), ("extra", Metric::WriteIops)] {
+            assert!(c.row(phase, m).is_none(), "{phase} {m:?}");
+        }
         let w = c.row("w", Metric::TotalIops).unwrap();
         assert_eq!(w.cells[1], Cell::Missing);
-        let e = c.row("extra", Metric::ReadIops).unwrap();
+        let e = c.row("extra", Metric::TotalIops).unwrap();
         assert_eq!(e.cells[0], Cell::Missing);
         assert_eq!(
             e.cells[1],
@@ -1126,7 +1188,13 @@ mod tests {
             "a metric some run has stays"
         );
         // A zero baseline has no relative change.
-        assert_eq!(num(&c, "extra", Metric::WriteIops, 1), (0.0, None));
+        assert_eq!(
+            number_cells(&[Some(Some(0.0)), Some(Some(5.0))])[1],
+            Cell::Number {
+                value: 5.0,
+                change_pct: None
+            }
+        );
     }
 
     #[test]
@@ -1356,7 +1424,7 @@ mod tests {
         let w = lines[0].chars().count();
         let row = lines
             .iter()
-            .find(|l| l.starts_with("mix           read IOPS"))
+            .find(|l| l.starts_with("mix           read IOPS, phase mean"))
             .unwrap();
         assert!(row.ends_with("1100.0 (+10.0 %)"), "{row}");
         assert_eq!(row.chars().count(), w);
@@ -1365,7 +1433,7 @@ mod tests {
         let md = render_markdown(&c);
         let lines: Vec<&str> = md.lines().collect();
         assert_eq!(lines[1], "|---|---|---:|---:|");
-        assert!(lines.contains(&"| mix | write IOPS | 500.0 | 400.0 (-20.0 %) |"));
+        assert!(lines.contains(&"| mix | write IOPS, phase mean | 500.0 | 400.0 (-20.0 %) |"));
         assert_eq!(lines.len(), 2 + c.rows.len());
 
         let csv = render_csv(&c);
@@ -1377,11 +1445,11 @@ mod tests {
         assert_eq!(recs.len(), c.rows.len());
         let rec = recs
             .iter()
-            .find(|r| &r[0] == "mix" && &r[1] == "write IOPS")
+            .find(|r| &r[0] == "mix" && &r[1] == "write IOPS, phase mean")
             .unwrap();
         assert_eq!(
             rec.iter().collect::<Vec<_>>(),
-            ["mix", "write IOPS", "500.0", "400.0", "-20.0"]
+            ["mix", "write IOPS, phase mean", "500.0", "400.0", "-20.0"]
         );
         // Every change column holds a plain number or nothing.
         for rec in &recs {
@@ -1453,7 +1521,7 @@ mod tests {
             [
                 "IOPS, last 20min, avg",
                 "time to write the span once (s)",
-                "total IOPS"
+                "IOPS, phase mean"
             ]
         );
         assert_eq!(

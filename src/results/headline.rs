@@ -112,7 +112,7 @@ fn mean(pr: &PhaseResult, out: &mut Vec<Figure>) {
     let lat = pr.total.latency_ns.as_ref().map(|l| l.mean / 1e3);
     out.push(fig(
         k("lat_mean_us"),
-        "latency mean, phase".into(),
+        "latency, phase mean".into(),
         lat,
         "µs",
         LO,
@@ -130,7 +130,7 @@ fn latency(pr: &PhaseResult, out: &mut Vec<Figure>) {
         let l = d.latency_ns.as_ref();
         out.push(fig(
             format!("latency {name} mean_us"),
-            format!("{name} latency mean"),
+            format!("{name} latency, phase mean"),
             l.map(|l| l.mean / 1e3),
             "µs",
             LO,

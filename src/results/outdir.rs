@@ -57,6 +57,20 @@ pub enum OutDirError {
         /// The OS error of making a file there.
         source: io::Error,
     },
+    /// The folder is, or would be made, on no storage: a pseudo file system (sysfs, procfs) or among `/dev`'s
+    /// device nodes.
+    #[error(
+        "the {what} {} would be on {on}, not on storage; choose another folder",
+        path.display()
+    )]
+    NotStorage {
+        /// "output folder" or "report folder".
+        what: &'static str,
+        /// The folder.
+        path: PathBuf,
+        /// What it would be on.
+        on: &'static str,
+    },
     /// The folder already holds the results of a run.
     #[error("{} already holds results.json; choose another --output folder", path.display())]
     HasResults {
@@ -131,6 +145,14 @@ impl OutDir {
             path: path.to_path_buf(),
             source,
         };
+        // Before anything is made: no folder among the device nodes or the kernel's pseudo files.
+        if let Some(on) = crate::target::not_storage(path) {
+            return Err(OutDirError::NotStorage {
+                what,
+                path: path.to_path_buf(),
+                on,
+            });
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(create)?;
         }
@@ -227,6 +249,45 @@ impl OutDir {
             });
         }
         Ok(out)
+    }
+
+    /// Refuses a run whose target files, still to be created (each a folder it goes in and the bytes it
+    /// takes, allocated), would leave this folder's file system with less than [`MIN_ROOM`] free for the
+    /// results: those on the same file system count. Checked before any target is made (one once was made
+    /// first, and the run then failed writing `results.json`, exit 1).
+    ///
+    /// # Errors
+    /// [`OutDirError::NotWritable`], naming the room there is and what the targets take.
+    pub fn room_beside(&self, targets: &[(&Path, u64)]) -> Result<(), OutDirError> {
+        use std::os::unix::fs::MetadataExt;
+        let dev = |p: &Path| {
+            let p = if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            };
+            std::fs::metadata(p).ok().map(|m| m.dev())
+        };
+        let Some(here) = dev(self.path()) else {
+            return Ok(());
+        };
+        let bytes = targets
+            .iter()
+            .filter(|(d, _)| dev(d) == Some(here))
+            .fold(0u64, |a, (_, b)| a.saturating_add(*b));
+        let free = crate::sys::file::free_bytes(&self.inner.dir).unwrap_or(u64::MAX);
+        if bytes == 0 || free >= bytes.saturating_add(MIN_ROOM) {
+            return Ok(());
+        }
+        Err(OutDirError::NotWritable {
+            path: self.path().to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::StorageFull,
+                format!(
+                    "its file system has {free} B free, and the target file to create on it takes {bytes} B, which would leave less than the {MIN_ROOM} B a run's results need; nothing was created"
+                ),
+            ),
+        })
     }
 
     /// The folder as given.

@@ -49,6 +49,11 @@ pub fn run(
         }
         Err(e) if e.kind() == io::ErrorKind::Interrupted => {
             pr.completed = false;
+            ctx.result(&format!(
+                "      {} after {:.3} s: the erase did not finish",
+                super::io_phase::interrupted_word(),
+                pr.duration_s
+            ));
             PhaseEnd::Interrupted(pr)
         }
         Err(e) => PhaseEnd::NotRun(format!(

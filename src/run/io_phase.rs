@@ -18,7 +18,10 @@ use std::sync::atomic::Ordering;
 pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseResult) -> PhaseEnd {
     if phase.kind == PhaseKind::Workload
         && work.read_percent != 0
-        && let Some(w) = ctx.written.read_warning(phase.span)
+        && let Some(w) = ctx.written.read_warning(
+            phase.span,
+            ctx.plan.target.kind == crate::target::TargetKind::File,
+        )
     {
         ctx.warn(&mut pr, w);
     }
@@ -37,7 +40,7 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     let interrupted = ctx.stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
     pr.completed = o.outcome.error.is_none() && !interrupted;
     mark_written(ctx, phase, work, &o);
-    log_summary(ctx, &pr);
+    log_summary(ctx, &pr, interrupted);
     end_of(phase, &o, pr, interrupted)
 }
 
@@ -390,9 +393,14 @@ pub fn log_io_failures(ctx: &mut Ctx<'_>, o: &IoOutcome, mismatched: u64, pr: &m
     }
 }
 
-/// The phase's summary lines (stdout): totals, latency, steady state.
-pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
-    ctx.result(&format!("      {}", pr.totals_text()));
+/// The phase's summary lines (stdout): totals (after `interrupted (SIGINT): ` for a phase a signal stopped),
+/// latency, steady state.
+pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult, interrupted: bool) {
+    let head = match interrupted {
+        true => format!("{}: ", interrupted_word()),
+        false => String::new(),
+    };
+    ctx.result(&format!("      {head}{}", pr.totals_text()));
     if let Some(line) = latency_line(pr) {
         ctx.result(&line);
     }
@@ -415,6 +423,15 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult) {
                 None => ctx.result(&format!("      not judged: {}", ss.judged_from_reason)),
             }
         }
+    }
+}
+
+/// `interrupted (SIGINT)`: how the summary marks a phase a signal stopped (its numbers are of the part that
+/// ran), naming the signal when one did.
+pub fn interrupted_word() -> String {
+    match crate::sys::signal::first() {
+        Some(s) => format!("interrupted ({})", crate::sys::signal::name(s)),
+        None => "interrupted".into(),
     }
 }
 
@@ -455,7 +472,7 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan, work: &IoWork) -> Option<Stri
         return None;
     }
     Some(format!(
-        "{}{bytes} B ({:.1} %) of the write range [{}, {}) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
+        "writes into holes: {}{bytes} B ({:.1} %) of the write range [{}, {}) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
         if all { "" } else { "at least " },
         bytes as f64 * 100.0 / range.len as f64,
         range.start,

@@ -915,6 +915,20 @@ fn finish(
     })
 }
 
+/// The end of the last slot of `reads` and `writes` I/Os under the cap `r`, ns from the start (rounded up, so
+/// that N I/Os over it never make more than the cap): the latest of (reads + writes) / total, reads / read
+/// and writes / write, for the caps given.
+fn rate_end_ns(r: crate::vocab::Rate, reads: u64, writes: u64) -> u64 {
+    let at = |n: u64, rate: Option<u64>| {
+        rate.filter(|&r| r > 0).map_or(0, |r| {
+            (n as u128 * 1_000_000_000).div_ceil(r as u128) as u64
+        })
+    };
+    at(reads + writes, r.total)
+        .max(at(reads, r.read))
+        .max(at(writes, r.write))
+}
+
 /// When the phase ends, ns: a time-bounded phase lasts its duration even when its last I/O (under a rate cap)
 /// was issued earlier, on the wall clock by waiting it out, on a virtual clock (where no time passes by
 /// itself) by ending there. Buffered writes are flushed inside the phase, so that page-cache writeback is
@@ -938,6 +952,21 @@ fn end_of_phase(
         Some(d) if job.is_virtual() && ran_out => outcome.end_ns.max(d),
         d => outcome.end_ns.max(d.unwrap_or(0).min(job.now_ns())),
     };
+    // Under a rate cap, a phase bound by bytes lasts to the end of its last I/O's slot (N I/Os own N / R
+    // s), as one bound by time lasts its duration: its IOPS never exceed the cap (N I/Os issued from 0 to
+    // (N - 1) / R s once made 2 I/Os in 1 s of a cap of 1).
+    if let (None, Some(r)) = (duration_ns, shape.measure.rate_iops)
+        && ran_out
+    {
+        let slots_end = rate_end_ns(r, outcome.read.count(), outcome.write.count());
+        if !job.is_virtual() {
+            let now = job.now_ns();
+            if now < slots_end {
+                std::thread::sleep(std::time::Duration::from_nanos(slots_end - now));
+            }
+        }
+        end_ns = end_ns.max(slots_end);
+    }
     let writes = shape.stream.read_percent < 100;
     if let Some(file) = parts.file.filter(|_| !shape.io.direct && writes)
         && outcome.error.is_none()

@@ -252,6 +252,13 @@ pub(crate) fn execute_gated(
     if let Err(msg) = &held {
         return Err(ctx.fail(None, msg.clone()));
     }
+    // A file the run did not create may hold what earlier runs wrote: its file system says where.
+    if let Some(held) = ctx.target
+        && plan.target.kind == crate::target::TargetKind::File
+        && !plan.target.created
+    {
+        ctx.written = Written::on_file(held.file(), plan.target.capacity_bytes);
+    }
     ctx.log(&match plan.phases.len() {
         1 => "1 phase, numbered 0".to_string(),
         n => format!("{n} phases, numbered 0 to {}", n.saturating_sub(1)),
@@ -280,6 +287,7 @@ pub(crate) fn execute_gated(
     {
         ctx.log(&n);
     }
+    prepare::lay_out(&mut ctx)?;
     for (i, phase) in plan.to_run().enumerate() {
         // Several targets: every one starts the phase together; a target that failed stops the others here.
         if let Some(Err(msg)) = gate.map(multi::Gate::arrive) {
@@ -350,7 +358,7 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
         summary(phase)
     ));
     ctx.obs
-        .phase_start(phase.index + 1, ctx.plan.phases.len(), phase);
+        .phase_start(phase.index, ctx.plan.phases.len(), phase);
     let mut pr = phase_result(phase);
     // Said on the console at the start of the run ([`observer::grouped`]).
     pr.warnings.extend(phase.warnings.iter().cloned());
@@ -454,11 +462,31 @@ fn summary(p: &PhasePlan) -> String {
 }
 
 /// The line after a run's `done:` that suggests what to do with its results folder `dir`:
-/// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`.
-pub fn next_line(dir: &std::path::Path) -> String {
-    let d = crate::text::shell_word(&dir.to_string_lossy());
+/// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`,
+/// with `wkrun compare DIR --by NAME (the sweep's members side by side); ` before the last for a plan with a
+/// sweep (`NAME` its name; a matrix's first key when it has none); `DIR` as a shell word that pastes back
+/// ([`crate::text::shell_word`]).
+pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let d = crate::text::shell_word(dir.as_os_str().as_bytes());
+    // A sweep's members side by side (a matrix key's values when the spec has no sweep).
+    let labels = || plan.phases.iter().flat_map(|p| &p.labels);
+    let by = match labels().find_map(|l| l.sweep.as_deref()) {
+        Some(n) => Some((n, "the sweep's members")),
+        None => labels()
+            .next()
+            .map(|l| (l.key.as_str(), "the matrix's values")),
+    };
+    let by = by
+        .map(|(n, what)| {
+            format!(
+                "wkrun compare {d} --by {} ({what} side by side); ",
+                crate::text::shell_word(n.as_bytes())
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "next: wkrun report {d} (plots, index.html); wkrun compare {d} OTHER (side by side with another run)"
+        "next: wkrun report {d} (plots, index.html); {by}wkrun compare {d} OTHER (side by side with another run)"
     )
 }
 

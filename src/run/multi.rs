@@ -129,20 +129,43 @@ pub struct TargetRun<'a> {
 struct Prefixed<'a> {
     label: &'a str,
     inner: Console,
+    /// The run's first result line, said once by whichever target records its results first.
+    first: Option<(&'a std::sync::Once, &'a str)>,
 }
+
+impl Prefixed<'_> {
+    /// The label as lines show it: whole up to [`LABEL_SHOWN`] bytes, else its start and `…` (`t0-` keeps
+    /// targets apart), so that a long path leaves a warning's line room for the warning.
+    fn shown(&self) -> String {
+        match self.label.len() > LABEL_SHOWN {
+            true => {
+                let mut end = LABEL_SHOWN - 1;
+                while !self.label.is_char_boundary(end) {
+                    end -= 1;
+                }
+                format!("{}…", &self.label[..end])
+            }
+            false => self.label.to_string(),
+        }
+    }
+}
+
+/// The most bytes of a target's label in its log lines' prefix.
+const LABEL_SHOWN: usize = 40;
 
 impl Observer for Prefixed<'_> {
     fn log(&mut self, line: &str) {
-        self.inner.log(&format!("[{}] {line}", self.label));
+        self.inner.log(&format!("[{}] {line}", self.shown()));
     }
     fn result(&mut self, line: &str) {
-        self.inner.result(&format!("[{}] {line}", self.label));
+        self.inner.result(&format!("[{}] {line}", self.shown()));
     }
     fn warning(&mut self, phases: &[&str], text: &str) {
         // The label's room taken from the line's, so that the whole line keeps to the width.
-        let width = super::observer::WARNING_WIDTH.saturating_sub(self.label.len() + 3);
+        let label = self.shown();
+        let width = super::observer::WARNING_WIDTH.saturating_sub(label.len() + 3);
         let line = super::observer::warning_line(phases, text, width);
-        self.inner.log(&format!("[{}] {line}", self.label));
+        self.inner.log(&format!("[{label}] {line}"));
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.inner.phase_start(number, of, phase);
@@ -154,21 +177,28 @@ impl Observer for Prefixed<'_> {
         self.inner.phase_end();
     }
     fn results(&mut self, results: &Results) -> Result<(), WriteError> {
+        if let Some((once, line)) = self.first.take() {
+            once.call_once(|| self.inner.result(line));
+        }
         self.inner.results(results)
     }
 }
 
 /// Runs every target's plan at once, phase by phase (a [`Gate`]), one thread per target, each writing its
 /// own results folder; log lines on stderr prefixed with the target's label (none with `quiet`; no live
-/// progress line). Returns each target's outcome, in order, as [`super::execute`] would.
+/// progress line). `first` is said (stdout) once, when the first target records its results: the run then
+/// really writes. Returns each target's outcome, in order, as [`super::execute`] would.
 pub fn execute_many(
     spec: &LoadedSpec,
     runs: &[TargetRun<'_>],
     stop: &AtomicBool,
     quiet: bool,
+    first: &str,
 ) -> Vec<Result<Results, RunError>> {
     let gate = Gate::new(runs.len());
     let gate = &gate;
+    let said = std::sync::Once::new();
+    let said = &said;
     std::thread::scope(|scope| {
         let handles: Vec<_> = runs
             .iter()
@@ -177,6 +207,7 @@ pub fn execute_many(
                     let mut obs = Prefixed {
                         label: &r.label,
                         inner: Console::new(quiet, false),
+                        first: Some((said, first)),
                     };
                     let res = execute_gated(
                         spec,

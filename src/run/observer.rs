@@ -20,7 +20,7 @@ pub trait Observer {
     /// A warning of the phases named `phases` (one, or several with the same warning), in full; the
     /// results keep it in full, the console says it on one line ([`warning_line`]).
     fn warning(&mut self, _phases: &[&str], _text: &str) {}
-    /// Phase `number` (1-based) of `of` starts.
+    /// Phase `number` (its index, from 0) of a run of `of` phases starts.
     fn phase_start(&mut self, _number: usize, _of: usize, _phase: &PhasePlan) {}
     /// The running phase closed one interval of its series (the row was written to its CSV).
     fn row(&mut self, _row: &SeriesRow) {}
@@ -83,6 +83,8 @@ impl Observer for Both<'_> {
 pub struct Console {
     quiet: bool,
     bar: Option<Bar>,
+    /// A result line said when the results are first recorded ([`Console::announcing`]).
+    first: Option<String>,
 }
 
 impl Console {
@@ -91,7 +93,15 @@ impl Console {
         Console {
             quiet,
             bar: live.then(Bar::new),
+            first: None,
         }
+    }
+
+    /// Says `line` (stdout) once the run records its results for the first time, when it really starts
+    /// writing into its folder (`results: DIR`): a run refused before then says nothing of a folder.
+    pub fn announcing(mut self, line: String) -> Console {
+        self.first = Some(line);
+        self
     }
 }
 
@@ -127,6 +137,12 @@ impl Observer for Console {
             bar.phase_end();
         }
     }
+    fn results(&mut self, _results: &Results) -> Result<(), WriteError> {
+        if let Some(line) = self.first.take() {
+            self.result(&line);
+        }
+        Ok(())
+    }
 }
 
 /// The longest a warning's console line is, in bytes.
@@ -138,32 +154,51 @@ const IN_FULL: &str = " (in full: results.json; docs/results.md#warnings)";
 /// A warning on one line of at most `width` bytes (`width` at least 100): `warning: phase w: TEXT` or
 /// `warning: phases f, r: TEXT`, its control characters escaped; a text that does not fit is cut at a word
 /// and ends `… (in full: results.json; docs/results.md#warnings)`. The paragraphs some warnings are (90
-/// words, once per phase) made a run's console unreadable; the results keep them whole.
+/// words, once per phase) made a run's console unreadable; the results keep them whole. A warning's text
+/// starts with what it is and its key (`direct = false: ...`), so the cut keeps at least [`MIN_TEXT`]
+/// bytes of it: where the phases' names (and a target's label before the line) leave less, the names are
+/// cut shorter, then the ending is ` (in full: results.json)`.
 pub fn warning_line(phases: &[&str], text: &str, width: usize) -> String {
     let width = width.max(100);
     let text = crate::text::escaped(text);
-    let head = format!("warning: {}: ", named(phases));
-    if head.len() + text.len() <= width {
-        return format!("{head}{text}");
+    let mut line = String::new();
+    for (most, each, in_full) in [
+        (60, 40, IN_FULL),
+        (24, 16, IN_FULL),
+        (24, 16, IN_FULL_SHORT),
+    ] {
+        let head = format!("warning: {}: ", named(phases, most, each));
+        if head.len() + text.len() <= width {
+            return format!("{head}{text}");
+        }
+        let room = width.saturating_sub(head.len() + in_full.len() + '…'.len_utf8());
+        line = format!("{head}{}…{in_full}", cut_at_word(&text, room));
+        if room >= MIN_TEXT {
+            break;
+        }
     }
-    let room = width.saturating_sub(head.len() + IN_FULL.len() + '…'.len_utf8());
-    format!("{head}{}…{IN_FULL}", cut_at_word(&text, room))
+    line
 }
 
-/// `phase w`, `phases f, r`, or as many names as fit in about 60 bytes and how many more (`phases a, b
-/// and 7 more`); a name over 40 bytes cut with `…`.
-fn named(phases: &[&str]) -> String {
-    const MOST: usize = 60;
+/// The fewest bytes of a warning's text a cut console line keeps, when the line's width allows.
+pub const MIN_TEXT: usize = 80;
+
+/// The ending of a cut warning when the long one leaves its text too little room.
+const IN_FULL_SHORT: &str = " (in full: results.json)";
+
+/// `phase w`, `phases f, r`, or as many names as fit in about `most` bytes and how many more (`phases a, b
+/// and 7 more`); a name over `each` bytes cut with `…`.
+fn named(phases: &[&str], most: usize, each: usize) -> String {
     let mut out = match phases.len() {
         1 => "phase ".to_string(),
         _ => "phases ".to_string(),
     };
     for (i, p) in phases.iter().enumerate() {
-        let p = match p.len() > 40 {
-            true => format!("{}…", cut_at_word(p, 39)),
+        let p = match p.len() > each {
+            true => format!("{}…", cut_at_word(p, each - 1)),
             false => p.to_string(),
         };
-        if i > 0 && out.len() + 2 + p.len() > MOST {
+        if i > 0 && out.len() + 2 + p.len() > most {
             out.push_str(&format!(" and {} more", phases.len() - i));
             return out;
         }

@@ -2,7 +2,7 @@
 //! phase start, each series row (the per-interval rows the collector writes to the CSV) and each phase end
 //! (the terminal observer, [`super::observer::Console`], calls it when stderr is a terminal).
 //!
-//! The line: `phase 3/10 rw [=====>      ] 1.2/2 s, 0.8 s left · 25.3k IOPS · 103.2 MB/s · lat 152.3 µs`,
+//! The line: `#2 of 0-9 rw [=====>      ] 1.2/2 s, 0.8 s left · 25.3k IOPS · 103.2 MB/s · lat 152.3 µs`,
 //! the rates those of the last interval (MB = 10⁶ bytes), the latency its mean over reads and writes. A
 //! phase bounded by bytes shows bytes done and left instead of seconds; an erase shows a spinner and the
 //! time since it started. [`fit`] fits the line to the terminal's width, dropping the least important
@@ -113,7 +113,7 @@ pub fn write_line(w: &mut impl std::io::Write, line: &str) -> std::io::Result<()
 /// The fields of a live line, each already written out; [`fit`] keeps those that fit the terminal.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Line {
-    /// `phase 3/10 rw`: always shown (the name shortened with `…` on a very narrow terminal).
+    /// `#2 of 0-9 rw`: always shown (the name shortened with `…` on a very narrow terminal).
     pub prefix: String,
     /// Share of the bound done, 0..=1, for the bar; `None`: no bar.
     pub fraction: Option<f64>,
@@ -294,11 +294,11 @@ fn size(b: u64) -> String {
     format!("{b} B")
 }
 
-/// The terminal's width in cells, read again at each update (the window may be resized); 80 when unknown.
+/// The terminal's width in cells, read again at each update (the window may be resized); when unknown (or
+/// reported as 0 columns), `$COLUMNS`, else 80.
 fn term_width() -> usize {
-    console::Term::stderr()
-        .size_checked()
-        .map_or(80, |(_, cols)| cols as usize)
+    let reported = console::Term::stderr().size_checked().map(|(_, c)| c);
+    crate::text::terminal_width(reported, std::env::var("COLUMNS").ok().as_deref(), 80)
 }
 
 /// The widest the live line may be on a terminal of `cols` columns: one cell less, so that the cursor
@@ -308,7 +308,8 @@ fn room(cols: usize) -> usize {
 }
 
 impl Bar {
-    /// Phase `n` (1-based) of `m` starts: a bar to its bound (time or bytes), or a spinner for an erase.
+    /// Phase `n` of a run of `m` starts: a bar to its bound (time or bytes), or a spinner for an erase. Phases
+    /// are numbered from 0, as in the summary on stdout and the series CSVs' names (`#3 of 0-9 rw`).
     pub fn phase_start(&self, n: usize, m: usize, phase: &PhasePlan) {
         let bound = match phase.bound() {
             None => Bound::None,
@@ -317,7 +318,7 @@ impl Bar {
         };
         let bar = ProgressBar::new(1);
         bar.set_draw_target(ProgressDrawTarget::stderr());
-        let prefix = format!("phase {n}/{m} {}", phase.name);
+        let prefix = format!("#{n} of 0-{} {}", m.saturating_sub(1), phase.name);
         let width = room(term_width());
         // The line is fitted here ([`fit`]); indicatif only draws it (and, for an erase, the spinner and
         // the time since it started: 11 cells).
@@ -409,12 +410,12 @@ mod tests {
     #[test]
     fn a_log_line_is_one_write_with_its_newline() {
         let mut w = Calls::default();
-        write_line(&mut w, "[t0-a.img] phase 1/2 fill: 4096 writes").unwrap();
+        write_line(&mut w, "[t0-a.img] #0 of 0-1 fill: 4096 writes").unwrap();
         write_line(&mut w, "").unwrap();
         assert_eq!(
             w.0,
             vec![
-                b"[t0-a.img] phase 1/2 fill: 4096 writes\n".to_vec(),
+                b"[t0-a.img] #0 of 0-1 fill: 4096 writes\n".to_vec(),
                 b"\n".to_vec()
             ]
         );
@@ -442,7 +443,7 @@ mod tests {
     }
 
     fn line(bound: (Option<f64>, Option<u64>), done: (f64, u64), r: &SeriesRow) -> Line {
-        row_line("phase 2/3 randrw", bound, done, r)
+        row_line("#1 of 0-2 randrw", bound, done, r)
     }
 
     #[test]
@@ -450,37 +451,37 @@ mod tests {
         // 3000 reads at 100 µs and 1000 writes at 250 µs in 0.2 s: 20k IOPS, 81.92 MB/s, mean 137.5 µs;
         // 1.2 s of 2: 12 of the bar's 20 cells.
         let l = line((Some(2.0), None), (1.2, 0), &row(3000, 1000, 0.2));
-        let wide = "phase 2/3 randrw [============>       ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs";
+        let wide = "#1 of 0-2 randrw [============>       ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs";
         assert_eq!(cells(wide), 99);
         assert_eq!(fit(&l, 200), wide);
         assert_eq!(fit(&l, 99), wide);
         // One cell less: the bar gives it up, down to 6 cells.
         assert_eq!(
             fit(&l, 98),
-            "phase 2/3 randrw [===========>       ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs"
+            "#1 of 0-2 randrw [===========>       ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs"
         );
         assert_eq!(
             fit(&l, 85),
-            "phase 2/3 randrw [===>  ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs"
+            "#1 of 0-2 randrw [===>  ] 1.2/2 s, 0.8 s left · 20.0k IOPS · 81.9 MB/s · lat 137.5 µs"
         );
         // Then the bandwidth goes (the bar widening again), then the time left.
         assert_eq!(
             fit(&l, 79),
-            "phase 2/3 randrw [=======>    ] 1.2/2 s, 0.8 s left · 20.0k IOPS · lat 137.5 µs"
+            "#1 of 0-2 randrw [=======>    ] 1.2/2 s, 0.8 s left · 20.0k IOPS · lat 137.5 µs"
         );
         assert_eq!(
             fit(&l, 70),
-            "phase 2/3 randrw [=========>     ] 1.2/2 s · 20.0k IOPS · lat 137.5 µs"
+            "#1 of 0-2 randrw [=========>     ] 1.2/2 s · 20.0k IOPS · lat 137.5 µs"
         );
         // Then the bar, the latency, the IOPS, the progress; last the name is cut.
         assert_eq!(
             fit(&l, 60),
-            "phase 2/3 randrw 1.2/2 s · 20.0k IOPS · lat 137.5 µs"
+            "#1 of 0-2 randrw 1.2/2 s · 20.0k IOPS · lat 137.5 µs"
         );
-        assert_eq!(fit(&l, 48), "phase 2/3 randrw 1.2/2 s · 20.0k IOPS");
-        assert_eq!(fit(&l, 30), "phase 2/3 randrw 1.2/2 s");
-        assert_eq!(fit(&l, 20), "phase 2/3 randrw");
-        assert_eq!(fit(&l, 12), "phase 2/3 r…");
+        assert_eq!(fit(&l, 48), "#1 of 0-2 randrw 1.2/2 s · 20.0k IOPS");
+        assert_eq!(fit(&l, 30), "#1 of 0-2 randrw 1.2/2 s");
+        assert_eq!(fit(&l, 20), "#1 of 0-2 randrw");
+        assert_eq!(fit(&l, 12), "#1 of 0-2 r…");
         for w in 1..130 {
             assert!(cells(&fit(&l, w)) <= w, "{w}: {}", fit(&l, w));
         }
@@ -491,7 +492,7 @@ mod tests {
         let l = line((None, Some(13 << 20)), (1.2, 3 << 20), &row(0, 0, 0.2));
         assert_eq!(
             fit(&l, 120),
-            "phase 2/3 randrw [===>                ] 3.0 MiB done, 13.0 MiB left, 1.2 s · 0 IOPS · 0.0 MB/s · lat -"
+            "#1 of 0-2 randrw [===>                ] 3.0 MiB done, 13.0 MiB left, 1.2 s · 0 IOPS · 0.0 MB/s · lat -"
         );
     }
 

@@ -77,7 +77,7 @@ pub fn run(
         // A verify phase writes nothing: an empty range, as every phase that visits its span records.
         ctx.written.add(phase.span.start, phase.span.start);
     }
-    log_summary(ctx, &pr);
+    log_summary(ctx, &pr, interrupted);
     match failed.filter(|_| o.outcome.error.is_none() && !interrupted) {
         Some(msg) => PhaseEnd::Failed(pr, msg),
         None => end_of(phase, &o, pr, interrupted),

@@ -28,6 +28,15 @@ pub struct Written {
 }
 
 impl Written {
+    /// What a file target held before the run: the ranges its file system holds data in (written blocks;
+    /// holes and preallocated blocks never written are not), as far as [`MAX_RANGES`] of them; nothing when
+    /// the file system cannot tell.
+    pub fn on_file(f: &std::fs::File, len: u64) -> Written {
+        let mut w = Written::default();
+        let _ = crate::sys::file::data_ranges(f, 0, len, MAX_RANGES, |a, b| w.add(a, b));
+        w
+    }
+
     /// `[a, b)` was written.
     ///
     /// Called once per write when a phase's op stream is replayed (millions of times), so it allocates
@@ -180,7 +189,9 @@ impl Written {
 
     /// The warning for a workload reading `span`, when 1 % or more of it was not written by an earlier phase
     /// (a sliver left by rounding is not worth one).
-    pub fn read_warning(&self, span: ByteRange) -> Option<String> {
+    ///
+    /// `file`: the target is a file, whose data before the run its file system told ([`Written::on_file`]).
+    pub fn read_warning(&self, span: ByteRange, file: bool) -> Option<String> {
         let (start, end) = (span.start, span.end());
         let (missing, first) = self.missing(start, end);
         let (g0, g1) = first?;
@@ -188,8 +199,12 @@ impl Written {
             return None;
         }
         Some(format!(
-            "{:.1} % of the read span [{start}, {end}) was not written earlier in this run (first gap [{g0}, {g1})): reads there may not reach the flash; precondition with a fill",
+            "never-written reads: {:.1} % of the span {}: add a fill phase before this one, or reads there may not reach the device (read span [{start}, {end}), first gap [{g0}, {g1}))",
             missing as f64 * 100.0 / span.len as f64,
+            match file {
+                true => "holds no written data",
+                false => "was not written in this run",
+            }
         ))
     }
 }
@@ -394,12 +409,16 @@ mod tests {
         let mut w = Written::default();
         w.add(0, 9_950);
         // 50 of 10000 bytes (0.5 %): no warning; 100 bytes (1 %): a warning naming the first gap.
-        assert_eq!(w.read_warning(span), None);
+        assert_eq!(w.read_warning(span, false), None);
         let mut w = Written::default();
         w.add(0, 9_900);
         assert_eq!(
-            w.read_warning(span).unwrap_or_default(),
-            "1.0 % of the read span [0, 10000) was not written earlier in this run (first gap [9900, 10000)): reads there may not reach the flash; precondition with a fill"
+            w.read_warning(span, false).unwrap_or_default(),
+            "never-written reads: 1.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 10000), first gap [9900, 10000))"
+        );
+        assert_eq!(
+            w.read_warning(span, true).unwrap_or_default(),
+            "never-written reads: 1.0 % of the span holds no written data: add a fill phase before this one, or reads there may not reach the device (read span [0, 10000), first gap [9900, 10000))"
         );
     }
 }

@@ -207,6 +207,21 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
 /// would share it.
 fn sweep_name(spec: &SpecFile, k: usize) -> Result<(), RuleError> {
     let name = spec.sweep[k].name.as_str();
+    // The name goes into its phases' names (`f[NAME=50%]`), which name their CSV files: said here, at the
+    // sweep's `name`, once, rather than at every phase it makes.
+    let label_char = |c: char| c.is_ascii_alphanumeric() || "-_.%:+".contains(c);
+    if name.is_empty() || !name.chars().all(label_char) {
+        return Err(sweep_err(
+            k,
+            "name",
+            format!(
+                "sweep name {:?} is not usable in the names of its phases (they would be named like \"PHASE[{}=VALUE]\", which name their CSV files)",
+                crate::text::escaped(name),
+                crate::text::escaped(name)
+            ),
+            Some("use ASCII letters, digits and - _ . % : +"),
+        ));
+    }
     if let Some(j) = spec.sweep[..k].iter().position(|s| s.name == name) {
         return Err(sweep_err(
             k,

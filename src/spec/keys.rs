@@ -82,6 +82,9 @@ pub struct Key {
     pub inherit: Option<fn(&mut PhaseSpec, &Defaults)>,
     /// For a key that may be given a list: how the list expands.
     pub matrix: Option<Matrix>,
+    /// Whether the key's one value is a list (`windows`, `headline`): `--set` then takes a TOML array as
+    /// that value.
+    pub list: bool,
 }
 
 /// How a key given a list (`block_size = ["4KiB", "8KiB"]`) expands into phases.
@@ -131,6 +134,7 @@ const fn key(
         is_set,
         inherit: None,
         matrix: None,
+        list: false,
     }
 }
 
@@ -295,14 +299,20 @@ pub const KEYS: &[Key] = &[
         p.steady_round.is_some()
     }),
     key("until", WORKLOAD, "`\"bound\"`", |p| p.until.is_some()),
-    key("windows", WORKLOAD, "none", |p| p.windows.is_some()),
+    Key {
+        list: true,
+        ..key("windows", WORKLOAD, "none", |p| p.windows.is_some())
+    },
     key("aggregate", WORKLOAD, "none", |p| p.aggregate.is_some()),
-    key(
-        "headline",
-        WORKLOAD,
-        "`\"steady\"` with `steady_state`, then `\"windows\"` with `windows`; else `\"mean\"`",
-        |p| p.headline.is_some(),
-    ),
+    Key {
+        list: true,
+        ..key(
+            "headline",
+            WORKLOAD,
+            "`\"steady\"` with `steady_state`, then `\"windows\"` with `windows`; else `\"mean\"`",
+            |p| p.headline.is_some(),
+        )
+    },
     key(
         "duration",
         WORKLOAD,

@@ -38,7 +38,8 @@ pub struct Override {
 }
 
 /// Parses `KEY=VALUE` or `phase.NAME.KEY=VALUE` (NAME may hold `.` and `=`, as expanded names do: the
-/// first `=` that ends `NAME.KEY` with KEY made of `a-z`, `0-9` and `_` ends the key).
+/// first `=` that ends `NAME.KEY` with KEY made of `a-z`, `0-9` and `_` ends the key; a NAME in TOML
+/// quotes, `phase."a.b=c".KEY=VALUE`, is taken whole).
 ///
 /// # Errors
 /// A message when there is no `=`, the key is empty, or the value is a list.
@@ -48,12 +49,16 @@ pub fn parse(arg: &str) -> Result<Override, String> {
     }
     let (phase, k, v) = match arg.strip_prefix("phase.") {
         Some(rest) => {
-            let (name, k, v) = split_phase(rest).ok_or_else(|| {
+            let split = match rest.starts_with(['"', '\'']) {
+                true => split_quoted(rest),
+                false => split_phase(rest).map(|(n, k, v)| (n.to_string(), k, v)),
+            };
+            let (name, k, v) = split.ok_or_else(|| {
                 format!(
-                    "--set {arg}: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8"
+                    "--set {arg}: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8 (a NAME with `.` or `=` in TOML quotes: phase.\"a.b\".queue_depth=8)"
                 )
             })?;
-            (Some(name.to_string()), k, v)
+            (Some(name), k, v)
         }
         None => {
             let (k, v) = arg.split_once('=').ok_or_else(|| {
@@ -67,7 +72,7 @@ pub fn parse(arg: &str) -> Result<Override, String> {
         return Err(format!("--set {arg}: the key is empty"));
     }
     let value = toml_or_text(arg, v)?;
-    if value.is_array() && phase.is_some() {
+    if value.is_array() && phase.is_some() && !takes_list(k) {
         return Err(format!(
             "--set {arg}: one phase takes one value; a list replaces a sweep's values (--set sweep.NAME=V1,V2) or every list of a key (--set KEY=[...])"
         ));
@@ -82,6 +87,12 @@ pub fn parse(arg: &str) -> Result<Override, String> {
         key: k.to_string(),
         value,
     })
+}
+
+/// Whether `key`'s one value is a list (`windows`, `headline`): a TOML array given to it is that value, not
+/// a list of values to vary.
+fn takes_list(key: &str) -> bool {
+    keys::find(key.trim()).is_some_and(|k| k.list)
 }
 
 /// Whether `w` is a whole number in decimal digits, signed or not (`-12`, `18446744073709551615`; not `08`,
@@ -166,6 +177,26 @@ fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
     })
 }
 
+/// `"NAME".KEY=VALUE` or `'NAME'.KEY=VALUE`: NAME a TOML basic (escapes read as TOML reads them) or literal
+/// string, as in a TOML dotted key, so that a name holding `.` or `=` (`a.b=c`) can be named.
+fn split_quoted(rest: &str) -> Option<(String, &str, &str)> {
+    let q = rest.chars().next()?;
+    let mut escaped = false;
+    let end = rest.char_indices().skip(1).find_map(|(i, c)| {
+        match (q, escaped, c) {
+            ('"', true, _) => escaped = false,
+            ('"', false, '\\') => escaped = true,
+            (_, _, c) if c == q => return Some(i),
+            _ => {}
+        }
+        None
+    })?;
+    let table: toml::Table = toml::from_str(&format!("n = {}", &rest[..=end])).ok()?;
+    let name = table.get("n")?.as_str()?.to_string();
+    let (k, v) = rest[end + 1..].strip_prefix('.')?.split_once('=')?;
+    Some((name, k, v))
+}
+
 /// `NAME.KEY=VALUE` split at the first `=` that ends a `NAME.KEY`.
 fn split_phase(rest: &str) -> Option<(&str, &str, &str)> {
     rest.match_indices('=').find_map(|(i, _)| {
@@ -223,6 +254,10 @@ fn refuse_key(o: &Override) -> Option<String> {
     match keys::find(key) {
         Some(k) if !k.settable => Some(format!("--set {arg}: `{key}` cannot be changed by --set")),
         Some(_) => None,
+        // `phase.a.b=c.queue_depth=4` read as the phase `a` and the key `b`.
+        None if o.phase.is_some() => Some(format!(
+            "--set {arg}: `{key}` is not a key; a phase name holding `.` or `=` goes in TOML quotes: phase.\"NAME\".KEY=VALUE"
+        )),
         None => {
             let mut known: Vec<&str> = KEYS.iter().filter(|k| k.settable).map(|k| k.name).collect();
             known.sort_unstable();
@@ -267,7 +302,7 @@ impl LoadedSpec {
         for o in sets {
             match (&o.sweep, &o.phase) {
                 (Some(_), _) => {}
-                (None, None) if o.value.is_array() => {}
+                (None, None) if o.value.is_array() && !takes_list(&o.key) => {}
                 (None, None) => self.set_everywhere(o)?,
                 (None, Some(name)) => self.set_in_phase(o, name)?,
             }
@@ -357,7 +392,8 @@ impl LoadedSpec {
         let short = keys::find(&o.key).and_then(|r| r.matrix.as_ref().map(|m| m.label));
         let listed = o.phase.is_none() && p.labels.iter().any(|l| Some(l.key.as_str()) == short);
         let last = self.set_for(i, &o.key).map(|x| std::ptr::eq(x, o));
-        listed || (!o.value.is_array() && last == Some(true))
+        let one = !o.value.is_array() || takes_list(&o.key);
+        listed || (one && last == Some(true))
     }
 
     /// The last `--set` that gave `key` its value in the (expanded) phase `i`, if one did.
@@ -472,7 +508,7 @@ impl LoadedSpec {
                 .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;
             return Ok(true);
         }
-        if o.phase.is_some() {
+        if o.phase.is_some() || takes_list(&o.key) {
             return Ok(false);
         }
         let list = match &o.value {
@@ -509,9 +545,22 @@ impl LoadedSpec {
                 }
             }
         }
+        // A list where no sweep or list varies the key: each `[[phase]]` that sets the key becomes a matrix
+        // over the values (`--set 'block_size=["4KiB", "8KiB"]'` on a phase with `block_size = "4KiB"`).
+        if let Some((k, _)) = listed.filter(|_| hits == 0 && o.value.is_array()) {
+            for p in &mut self.file.phase {
+                if (k.is_set)(p)
+                    && let Some(new) = replace::<PhaseSpec>(p, &o.key, &list, false)
+                        .map_err(|e| format!("--set {arg}: {e}"))?
+                {
+                    *p = new;
+                    hits += 1;
+                }
+            }
+        }
         if hits == 0 && o.value.is_array() {
             return Err(format!(
-                "--set {arg}: no sweep or matrix list of this spec varies `{}`; a list replaces one, else give one value",
+                "--set {arg}: no phase of this spec sets `{}`, nor does a sweep vary it; a list makes each phase that sets the key a matrix over its values, else give one value",
                 o.key
             ));
         }
@@ -651,7 +700,7 @@ mod tests {
         );
         assert_eq!(
             parse("phase.w=8").unwrap_err(),
-            "--set phase.w=8: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8"
+            "--set phase.w=8: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8 (a NAME with `.` or `=` in TOML quotes: phase.\"a.b\".queue_depth=8)"
         );
     }
 

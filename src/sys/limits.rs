@@ -143,6 +143,34 @@ pub fn address_space_free(bytes: u64) -> bool {
     true
 }
 
+/// The address space wkrun needs free when it starts, beyond what the program and its libraries map: under
+/// less, an allocation of its own could fail where it cannot be reported (the standard library aborts).
+pub const START_ROOM: u64 = 4 << 20;
+
+/// Under an address-space limit (`ulimit -v`) that leaves less than [`START_ROOM`] free once the program is
+/// loaded: the limit, and a limit that leaves it (whole MiB); `None` otherwise. Allocates
+/// nothing (it maps and unmaps regions to find the room: a binary search to the page), so it can be the
+/// first thing `main` does.
+pub fn address_space_too_small() -> Option<(u64, u64)> {
+    let limit = Limit::AddressSpace.soft()?;
+    if address_space_free(START_ROOM) {
+        return None;
+    }
+    // The most that can be mapped: in [lo, hi), to 4 KiB.
+    let (mut lo, mut hi) = (0u64, START_ROOM);
+    while hi - lo > 4096 {
+        let mid = (lo + hi) / 2 / 4096 * 4096;
+        match address_space_free(mid.max(4096)) {
+            true => lo = mid.max(4096),
+            false => hi = mid.max(4096),
+        }
+    }
+    // What the process maps at start varies with the limit (a few hundred KiB): 1 MiB more than the room
+    // missing now.
+    let enough = ((limit + START_ROOM - lo).div_ceil(1 << 20) + 1) << 20;
+    Some((limit, enough))
+}
+
 /// Under an address-space limit (`ulimit -v`), keeps glibc's malloc to its main arena: each thread that
 /// allocates would otherwise reserve an arena of 64 MiB of address space (up to 8 per CPU) as it goes,
 /// which the limit does not leave room for and the check before a phase cannot foresee. Call once at the

@@ -9,7 +9,7 @@ pub mod open;
 mod probe;
 pub mod safety;
 
-pub use probe::{ProbeError, probe};
+pub use probe::{ProbeError, not_storage, probe};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -81,6 +81,12 @@ pub struct TargetInfo {
     /// (the file system cannot preallocate) or not created by wkrun.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub preallocated: bool,
+    /// True when the run wrote the whole file once (sequentially, random data, through the page cache, then
+    /// flushed and dropped from it) before its first phase, as fio lays out a file it creates: wkrun created
+    /// the file, and a phase read it before any phase wrote or erased it (reads of a created file's
+    /// unwritten blocks would not reach the device). Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub laid_out: bool,
     /// A simulated target's model: every parameter and the derived flash layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimTarget>,
@@ -207,6 +213,7 @@ impl TargetInfo {
             nvme_namespace: None,
             created: false,
             preallocated: false,
+            laid_out: false,
             sim: None,
             identity: None,
         }

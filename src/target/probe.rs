@@ -217,6 +217,23 @@ fn not_pseudo(target: &Path, on: &Path) -> Result<(), ProbeError> {
     }
 }
 
+/// Why a folder at `path` (existing or to be made) would not be on storage: the pseudo file system its
+/// nearest existing folder is on (`"sysfs"`, `"procfs"`, ...), or `"/dev's device nodes"` for `/dev`'s own
+/// file system; `None` for storage. For an output folder (`-o /dev/x` was made among the device nodes).
+pub fn not_storage(path: &Path) -> Option<&'static str> {
+    if in_dev(&path.join("x")) {
+        return Some("/dev's device nodes");
+    }
+    let existing = path
+        .ancestors()
+        .map(|a| match a.as_os_str().is_empty() {
+            true => Path::new("."),
+            false => a,
+        })
+        .find(|a| a.exists())?;
+    sys::file::pseudo_fs(existing).ok().flatten()
+}
+
 /// Whether `path` (which does not exist) would be made among the device nodes: its nearest existing folder
 /// is `/dev` or under it, on the file system of `/dev` itself (so not `/dev/shm`, a file system of its own).
 fn in_dev(path: &Path) -> bool {

@@ -455,6 +455,14 @@ fn sweep_names_that_would_collide_are_refused() {
             "[[sweep]]\nname = \"span\"\nphases = [\"a\"]\nspan = [\"10%\"]\n",
             None,
         ),
+        // A name its phases' names cannot hold: said once, at the sweep's `name` (it was said at each
+        // phase's `name`, line 5: issue 24, round 2).
+        (
+            "[[sweep]]\nname = \"my op\"\nphases = [\"a\", \"b\"]\nspan = [\"10%\", \"20%\"]\n",
+            Some(
+                "error: t.toml:12:1: sweep[0].name: sweep name \"my op\" is not usable in the names of its phases (they would be named like \"PHASE[my op=VALUE]\", which name their CSV files)",
+            ),
+        ),
     ];
     for (sweeps, want) in cases {
         write_file(d, "t.toml", &spec_text("s", &format!("{phases}{sweeps}")));
@@ -463,6 +471,7 @@ fn sweep_names_that_would_collide_are_refused() {
             Some(w) => {
                 assert_eq!(code, 2, "{err}");
                 assert_eq!(err.lines().next().unwrap(), w);
+                assert_eq!(err.matches("error: ").count(), 1, "{err}");
             }
             None => assert_eq!(code, 0, "{err}"),
         }

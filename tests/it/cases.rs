@@ -244,43 +244,71 @@ fn c10_compressible_75_compresses_to_a_quarter() {
     }
 }
 
+/// Reads of never-written space: a sparse file that holds no data gets the one-line warning (the file
+/// system's map says what earlier runs wrote: a second run on the same file after a fill gets none); a
+/// file wkrun creates for a spec that reads first is laid out (written once, before the first phase,
+/// recorded as `target.laid_out`), so its reads reach written blocks and get no warning (issue 24, round 2).
 #[test]
 fn c10_reads_of_never_written_space_are_flagged() {
     let read_phase =
         "[[phase]]\nname = \"rr\"\nkind = \"workload\"\nread_percent = 100\nduration = \"1s\"\n";
-    // A fresh sparse file that wkrun creates, never written: the reads carry a warning.
+    let fill = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n";
     let d = tempdir();
-    let (o, out) = run_spec(
-        d.path(),
-        "c10r",
-        read_phase,
-        &d.path().join("fresh.img"),
+    // Runs `body` on `target` (with `args`) into the folder `out`: the typed results and stderr.
+    let run = |body: &str, target: &str, out: &str, args: &[&str]| {
+        write_file(d.path(), "s.toml", &spec_text("c10", body));
+        let all = [&["s.toml", "--target", target, "-o", out][..], args].concat();
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &all));
+        assert_eq!(code, 0, "{err}");
+        (strict_results(&d.path().join(out)).0, err)
+    };
+    let none = Vec::<String>::new();
+    // An existing sparse file, never written: the reads carry a warning.
+    sparse_file(&d.path().join("sparse.img"), 16 * MIB);
+    let (r, _) = run(read_phase, "sparse.img", "a", &[]);
+    assert!(!r.target.laid_out);
+    assert_eq!(
+        device_warnings_of(&r.phases[0].warnings),
+        [
+            "never-written reads: 100.0 % of the span holds no written data: add a fill phase before this one, or reads there may not reach the device (read span [0, 16777216), first gap [0, 16777216))"
+        ]
+    );
+    // A fill in one run, the reads in the next: the file system's map says the span was written.
+    run(fill, "sparse.img", "b", &[]);
+    let (r, _) = run(read_phase, "sparse.img", "c", &[]);
+    assert_eq!(device_warnings_of(&r.phases[0].warnings), none);
+    // A file wkrun creates: laid out before the reads (said on stderr), no warning.
+    let (r, err) = run(read_phase, "fresh.img", "d", &["--target-size", "16MiB"]);
+    assert_eq!(r.target.capacity_bytes, 16 * MIB);
+    assert!(r.target.created && r.target.laid_out);
+    assert!(r.phases[0].read.ops > 0);
+    assert_eq!(device_warnings_of(&r.phases[0].warnings), none);
+    assert!(
+        err.contains("laying out fresh.img: writing its 16777216 B once before phase 0 reads it"),
+        "{err}"
+    );
+    // Every 4 KiB block of the file holds data (random, so none is all zeros).
+    let data = read(&d.path().join("fresh.img"));
+    assert_eq!(data.len() as u64, 16 * MIB);
+    assert_eq!(
+        data.chunks(4096)
+            .filter(|b| b.iter().all(|&x| x == 0))
+            .count(),
+        0
+    );
+    // A rerun on the laid-out file: no warning, no second layout.
+    let (r, err) = run(read_phase, "fresh.img", "e", &[]);
+    assert!(!r.target.laid_out && !err.contains("laying out"), "{err}");
+    assert_eq!(device_warnings_of(&r.phases[0].warnings), none);
+    // A spec that fills first is not laid out: the fill writes the span.
+    let (r, _) = run(
+        &format!("{fill}\n{read_phase}"),
+        "f.img",
+        "f",
         &["--target-size", "16MiB"],
     );
-    let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 0, "{err}");
-    let (typed, _) = strict_results(&out);
-    assert_eq!(typed.target.capacity_bytes, 16 * MIB);
-    assert!(typed.phases[0].read.ops > 0);
-    let w = &device_warnings_of(&typed.phases[0].warnings);
-    assert_eq!(w.len(), 1, "{w:?}");
-    assert!(
-        w[0].starts_with("100.0 % of the read span [0, 16777216) was not written earlier")
-            && w[0].contains("precondition"),
-        "{w:?}"
-    );
-    // The same reads after a fill of the span: no warning.
-    let (d, target) = sparse_target_dir(16 * MIB);
-    let body = format!(
-        "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n\n{read_phase}"
-    );
-    let out = run_ok(d.path(), "c10r", &body, &target);
-    let (typed, _) = strict_results(&out);
-    assert!(
-        device_warnings_of(&typed.phases[1].warnings).is_empty(),
-        "{:?}",
-        typed.phases[1].warnings
-    );
+    assert!(r.target.created && !r.target.laid_out);
+    assert_eq!(device_warnings_of(&r.phases[1].warnings), none);
 }
 
 #[test]
@@ -409,7 +437,11 @@ duration = "200ms"
         "[8 MiB, 16 MiB) was filled and not erased: {:?}",
         typed.phases[2].warnings
     );
-    let w = &device_warnings_of(&typed.phases[3].warnings);
-    assert_eq!(w.len(), 1, "[0, 8 MiB) was erased: {w:?}");
-    assert!(w[0].contains("precondition"), "{w:?}");
+    assert_eq!(
+        device_warnings_of(&typed.phases[3].warnings),
+        [
+            "never-written reads: 100.0 % of the span holds no written data: add a fill phase before this one, or reads there may not reach the device (read span [0, 8388608), first gap [0, 8388608))"
+        ],
+        "[0, 8 MiB) was erased"
+    );
 }

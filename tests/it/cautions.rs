@@ -47,7 +47,7 @@ fn run_on_file(dir: &Path) -> (serde_json::Value, String) {
 /// The warning of a phase writing into `n` B of holes of a new sparse file, from its start.
 fn holes(n: u64) -> String {
     format!(
-        "{n} B (100.0 %) of the write range [0, {n}) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
+        "writes into holes: {n} B (100.0 %) of the write range [0, {n}) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
     )
 }
 

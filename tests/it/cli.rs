@@ -68,30 +68,34 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
     );
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
-    let (_, results) = strict_results(&tmp.path().join("out"));
+    let (typed, results) = strict_results(&tmp.path().join("out"));
     // The mixed workload: 1024 I/Os, each group of 100 with 70 reads (716 reads in 10 groups and 24 ops).
     assert_eq!(phase(&results, 1)["read"]["ops"], 716);
     assert_eq!(phase(&results, 1)["write"]["ops"], 308);
     for i in 0..3 {
         let lines = phase_lines(&out, i);
-        let p = phase(&results, i);
-        let (r, w) = (&p["read"], &p["write"]);
-        let secs = p["duration_s"].as_f64().expect("duration");
         assert_eq!(
             lines[0],
-            format!(
-                "      {} reads, {} writes in {secs:.2} s: {:.0} IOPS, {:.1} MB/s",
-                r["ops"],
-                w["ops"],
-                r["iops"].as_f64().expect("iops") + w["iops"].as_f64().expect("iops"),
-                (r["bw_bytes_per_s"].as_f64().expect("bw")
-                    + w["bw_bytes_per_s"].as_f64().expect("bw"))
-                    / 1e6
-            ),
+            format!("      {}", expected_totals(&typed.phases[i])),
             "{out}"
         );
         assert_eq!(lines[1], expected_latency_line(&results, i), "{out}");
     }
+    // The mixed phase gives each direction's IOPS and MB/s too (issue 24, round 2); the others do not.
+    let (r, w) = (&typed.phases[1].read, &typed.phases[1].write);
+    assert!(
+        phase_lines(&out, 1)[0].ends_with(&format!(
+            " (read {:.0} IOPS, {:.1} MB/s; write {:.0} IOPS, {:.1} MB/s)",
+            r.iops,
+            r.bw_bytes_per_s / 1e6,
+            w.iops,
+            w.bw_bytes_per_s / 1e6
+        )),
+        "{out}"
+    );
+    assert!(
+        !phase_lines(&out, 0)[0].contains("(read") && !phase_lines(&out, 2)[0].contains("(read")
+    );
     // A write-only fill names only writes, a read-only workload only reads.
     assert!(
         phase_lines(&out, 0)[1].starts_with("      latency: write mean "),
@@ -336,8 +340,8 @@ fn the_unwritten_read_warning_counts_what_random_writes_covered() {
     assert_eq!(
         warnings,
         vec![format!(
-            "{:.1} % of the read span [0, 4194304) was not written earlier in this run (first gap [{}, {})): \
-             reads there may not reach the flash; precondition with a fill",
+            "never-written reads: {:.1} % of the span holds no written data: add a fill phase before this one, \
+             or reads there may not reach the device (read span [0, 4194304), first gap [{}, {}))",
             missing as f64 * 100.0 / (4u64 << 20) as f64,
             runs[0].0,
             runs[0].1
@@ -384,7 +388,7 @@ fn phases_taken_as_done_count_as_written() {
     assert_eq!(
         run("erased", format!("{fill}{erase}{read}")),
         [
-            "100.0 % of the read span [0, 4194304) was not written earlier in this run (first gap [0, 4194304)): reads there may not reach the flash; precondition with a fill"
+            "never-written reads: 100.0 % of the span holds no written data: add a fill phase before this one, or reads there may not reach the device (read span [0, 4194304), first gap [0, 4194304))"
         ]
     );
 }
@@ -835,7 +839,7 @@ fn plan_from_shows_the_run_from_a_phase() {
 fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
     let tmp = tempdir();
     let body = "[[phase]]\nname = \"m\"\nkind = \"workload\"\nread_percent = 0\n\
-                block_size = { \"4KiB\" = 3, \"64KiB\" = 1 }\nduration = \"2s\"\nworkers = 2\n\
+                block_size = { \"4KiB\" = 3, \"64KiB\" = 1 }\nduration = \"2s\"\nworkers = 2\nqueue_depth = 4\n\
                 [[phase]]\nname = \"one\"\nkind = \"workload\"\nread_percent = 0\nblock_size = \"4KiB\"\nsize = \"4KiB\"\n";
     write_file(tmp.path(), "s.toml", &spec_text("mix", body));
     let args = [&["plan"][..], &ON_1MIB].concat();
@@ -848,9 +852,12 @@ fn the_text_plan_shows_a_block_size_mix_and_counts_one_io() {
             .unwrap_or_else(|| panic!("row {name}:\n{out}"));
         row.split_whitespace().map(str::to_string).collect()
     };
-    // # name kind [start, end) block QD read% bound... expected
+    // # name kind [start, end) block in-flight read% bound... expected
     assert_eq!(cells("m")[5], "4KiB-64KiB", "{out}");
     assert_eq!(cells("one")[5], "4KiB", "{out}");
+    // The I/Os in flight: 2 workers × QD 4 are 8 (issue 24, round 2); one worker at QD 1, 1.
+    assert_eq!(cells("m")[6..8], ["8", "(2x4)"], "{out}");
+    assert_eq!(cells("one")[6], "1", "{out}");
     assert_eq!(cells("one")[8..], ["1", "I/O", "4096"], "{out}");
     let notes: Vec<&str> = out.lines().map(str::trim).collect();
     assert!(

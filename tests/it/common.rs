@@ -937,3 +937,28 @@ pub fn device_warnings(w: Option<&serde_json::Value>) -> Vec<String> {
 pub fn device_warnings_of(w: &[String]) -> Vec<String> {
     w.iter().filter(|s| !left_out(s)).cloned().collect()
 }
+
+/// A phase's totals as the run's summary line, the several targets' sum and `wkrun merge` print them, built
+/// here from its results: both directions summed, and each direction's IOPS and MB/s in brackets when the
+/// phase did both.
+pub fn expected_totals(p: &wkrun::results::PhaseResult) -> String {
+    let (r, w) = (&p.read, &p.write);
+    let mut s = format!(
+        "{} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
+        r.ops,
+        w.ops,
+        p.duration_s,
+        r.iops + w.iops,
+        (r.bw_bytes_per_s + w.bw_bytes_per_s) / 1e6
+    );
+    if r.ops > 0 && w.ops > 0 {
+        s.push_str(&format!(
+            " (read {:.0} IOPS, {:.1} MB/s; write {:.0} IOPS, {:.1} MB/s)",
+            r.iops,
+            r.bw_bytes_per_s / 1e6,
+            w.iops,
+            w.bw_bytes_per_s / 1e6
+        ));
+    }
+    s
+}

@@ -347,37 +347,39 @@ fn exact_values_and_changes_in_csv() {
     let row = |p: &str, m: &str| record(&recs, p, m)[2..].to_vec();
     // IOPS over 2 s: 10000 → 7500 (-25 %) → 5000 (-50 %).
     assert_eq!(
-        row("rand-write", "total IOPS"),
+        row("rand-write", "IOPS, phase mean"),
         ["10000.0", "7500.0", "-25.0", "5000.0", "-50.0"]
     );
     assert_eq!(
-        row("rand-write", "bandwidth (B/s)"),
-        ["40960000", "30720000", "-25.0", "20480000", "-50.0"]
+        row("rand-write", "bandwidth, phase mean (MB/s)"),
+        ["40.96", "30.72", "-25.0", "20.48", "-50.0"]
     );
     // Latency: a rise shows as a positive change.
     assert_eq!(
-        row("rand-write", "write lat mean (µs)"),
+        row("rand-write", "write latency, phase mean (µs)"),
         ["100.00", "133.00", "33.0", "200.00", "100.0"]
     );
     assert_eq!(
-        row("rand-write", "write lat p99.9 (µs)"),
+        row("rand-write", "write latency p99.9 (µs)"),
         ["800.00", "1000.00", "25.0", "1600.00", "100.0"]
     );
     assert_eq!(
-        row("rand-write", "write lat max (µs)"),
+        row("rand-write", "write latency max (µs)"),
         ["2000.00", "3000.00", "50.0", "4000.00", "100.0"]
     );
-    // No reads in any run: no read latency rows (issue 24 item 11); read IOPS are 0, with no change against
-    // a zero baseline.
+    // No reads in any run: no read latency rows (issue 24 item 11), no read IOPS row; and no write IOPS
+    // row, which would restate its IOPS (issue 24, round 2).
     assert!(
         !recs
             .iter()
-            .any(|r| r[0] == "rand-write" && r[1].starts_with("read lat")),
+            .any(|r| r[0] == "rand-write" && r[1].starts_with("read ")),
         "{recs:?}"
     );
-    assert_eq!(
-        row("rand-write", "read IOPS"),
-        ["0.0", "0.0", "", "0.0", ""]
+    assert!(
+        !recs
+            .iter()
+            .any(|r| r[0] == "rand-write" && r[1].starts_with("write IOPS")),
+        "{recs:?}"
     );
     // The steady-state verdict, where a run has one.
     assert_eq!(
@@ -391,47 +393,48 @@ fn exact_values_and_changes_in_csv() {
 
     // Mixed: 2000 IOPS → 2100 (+5 %) → 1000 (-50 %); per direction.
     assert_eq!(
-        row("mix", "total IOPS"),
+        row("mix", "IOPS, phase mean"),
         ["2000.0", "2100.0", "5.0", "1000.0", "-50.0"]
     );
     assert_eq!(
-        row("mix", "read IOPS"),
+        row("mix", "read IOPS, phase mean"),
         ["1500.0", "1650.0", "10.0", "750.0", "-50.0"]
     );
     assert_eq!(
-        row("mix", "write IOPS"),
+        row("mix", "write IOPS, phase mean"),
         ["500.0", "450.0", "-10.0", "250.0", "-50.0"]
     );
     assert_eq!(
-        row("mix", "read lat p99 (µs)"),
+        row("mix", "read latency p99 (µs)"),
         ["90.00", "99.00", "10.0", "180.00", "100.0"]
     );
     assert_eq!(
-        row("mix", "read lat p99.9 (µs)"),
+        row("mix", "read latency p99.9 (µs)"),
         ["120.00", "120.00", "0.0", "240.00", "100.0"]
     );
     assert_eq!(
-        row("mix", "write lat max (µs)"),
+        row("mix", "write latency max (µs)"),
         ["50.00", "40.00", "-20.0", "100.00", "100.0"]
     );
 
     // A phase missing from a run is shown, as missing.
     assert_eq!(
-        row("seq-read", "total IOPS"),
+        row("seq-read", "IOPS, phase mean"),
         ["4000.0", "3000.0", "-25.0", "missing", ""]
     );
     assert_eq!(
-        row("seq-read", "read lat mean (µs)"),
+        row("seq-read", "read latency, phase mean (µs)"),
         ["10.00", "12.50", "25.0", "missing", ""]
     );
     assert_eq!(
-        row("trim", "total IOPS"),
+        row("trim", "IOPS, phase mean"),
         ["missing", "missing", "", "50.0", ""]
     );
     assert_eq!(
         recs.iter().filter(|r| r[0] == "trim").count(),
-        9,
-        "every metric row of a phase only the last run has, but read latency (it writes only)"
+        7,
+        "every metric row of a phase only the last run has, but read IOPS and latency (it writes only) and \
+         write IOPS (its IOPS)"
     );
 }
 
@@ -455,7 +458,7 @@ fn table_and_markdown_show_the_same_numbers() {
     }
     let iops = lines
         .iter()
-        .find(|l| l.starts_with("rand-write") && l.contains("total IOPS"))
+        .find(|l| l.starts_with("rand-write") && l.contains("IOPS, phase mean"))
         .expect("rand-write IOPS line");
     let cells: Vec<&str> = iops
         .split("  ")
@@ -466,7 +469,7 @@ fn table_and_markdown_show_the_same_numbers() {
         cells,
         [
             "rand-write",
-            "total IOPS",
+            "IOPS, phase mean",
             "10000.0",
             "7500.0 (-25.0 %)",
             "5000.0 (-50.0 %)"
@@ -474,7 +477,7 @@ fn table_and_markdown_show_the_same_numbers() {
     );
     assert!(
         lines.iter().any(|l| l.starts_with("seq-read")
-            && l.contains("total IOPS")
+            && l.contains("IOPS, phase mean")
             && l.trim_end().ends_with("missing")),
         "{table}"
     );
@@ -484,11 +487,11 @@ fn table_and_markdown_show_the_same_numbers() {
     assert_eq!(lines[0], "| phase | metric | fresh | simulated | used |");
     assert_eq!(lines[1], "|---|---|---:|---:|---:|");
     for want in [
-        "| rand-write | total IOPS | 10000.0 | 7500.0 (-25.0 %) | 5000.0 (-50.0 %) |",
-        "| rand-write | write lat mean (µs) | 100.00 | 133.00 (+33.0 %) | 200.00 (+100.0 %) |",
+        "| rand-write | IOPS, phase mean | 10000.0 | 7500.0 (-25.0 %) | 5000.0 (-50.0 %) |",
+        "| rand-write | write latency, phase mean (µs) | 100.00 | 133.00 (+33.0 %) | 200.00 (+100.0 %) |",
         "| rand-write | steady state | reached at 12.0 s | not reached | - |",
-        "| seq-read | total IOPS | 4000.0 | 3000.0 (-25.0 %) | missing |",
-        "| trim | write IOPS | missing | missing | 50.0 |",
+        "| seq-read | IOPS, phase mean | 4000.0 | 3000.0 (-25.0 %) | missing |",
+        "| trim | IOPS, phase mean | missing | missing | 50.0 |",
     ] {
         assert!(lines.contains(&want), "no line {want:?} in\n{md}");
     }
@@ -653,7 +656,14 @@ fn two_real_runs() {
     };
     let (a, b) = (mix(&typed[0]), mix(&typed[1]));
     let (ia, ib) = (a.read.iops + a.write.iops, b.read.iops + b.write.iops);
-    let row = record(&recs, "mix", "total IOPS");
+    // The headline's phase mean is the whole-phase IOPS: one row says it (issue 24, round 2).
+    assert_eq!(
+        recs.iter()
+            .filter(|r| r[0] == "mix" && r[1] == "IOPS, phase mean")
+            .count(),
+        1
+    );
+    let row = record(&recs, "mix", "IOPS, phase mean");
     assert_eq!(row[2], format!("{ia:.1}"));
     assert_eq!(row[3], format!("{ib:.1}"));
     let change: f64 = row[4].parse().expect("a plain number of percent");
@@ -663,17 +673,17 @@ fn two_real_runs() {
     );
     let rl = |p: &PhaseResult| p.read.latency_ns.as_ref().expect("reads").p99 as f64 / 1000.0;
     assert_eq!(
-        record(&recs, "mix", "read lat p99 (µs)")[2],
+        record(&recs, "mix", "read latency p99 (µs)")[2],
         format!("{:.2}", rl(&a))
     );
     // The fill writes only: no read latency rows.
     assert!(
         !recs
             .iter()
-            .any(|r| r[0] == "fill" && r[1].starts_with("read lat"))
+            .any(|r| r[0] == "fill" && r[1].starts_with("read latency"))
     );
     // The extra phase only the second run has.
-    let reads = record(&recs, "reads", "read IOPS");
+    let reads = record(&recs, "reads", "IOPS, phase mean");
     assert_eq!(reads[2], "missing");
     assert_ne!(reads[3], "missing");
     assert_eq!(reads[4], "");
@@ -696,6 +706,61 @@ fn a_results_folder_stands_for_its_results_json() {
             compare_out(dir.path(), &folders, &["--format", format]),
             compare_out(dir.path(), &files, &["--format", format]),
             "compare --format {format}: folders and their results.json differ"
+        );
+    }
+}
+
+/// `compare` on a terminal that reports 0 columns (some ptys do): the width is unknown, not 79; the table
+/// is fitted to `$COLUMNS` when set, else to 100 cells, exactly as `render_table` fits it to that width
+/// (issue 24, round 2).
+#[test]
+fn a_terminal_of_0_columns_is_fitted_to_columns_or_100() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip(
+            "compare::a_terminal_of_0_columns_is_fitted_to_columns_or_100",
+            "script (util-linux) not installed",
+        );
+    }
+    let d = tempdir();
+    let files = three_runs(d.path());
+    let names: Vec<&str> = files.iter().map(|f| f.to_str().expect("path")).collect();
+    let runs: Vec<wkrun::report::compare::Run> = files
+        .iter()
+        .map(|f| wkrun::report::compare::Run {
+            file: f.clone(),
+            results: wkrun::report::read_results(f).expect("results"),
+        })
+        .collect();
+    let c = wkrun::report::compare::compare(&runs);
+    // The old fallback, 79 cells, fitted this table otherwise.
+    assert_ne!(
+        wkrun::report::compare::render_table(&c, Some(79)),
+        wkrun::report::compare::render_table(&c, Some(100))
+    );
+    for (columns, width) in [(None, 100), (Some("60"), 60)] {
+        let cmd = format!(
+            "stty cols 0 rows 20; {}{} compare {}",
+            columns.map_or(String::new(), |c| format!("COLUMNS={c} ")),
+            wkrun_bin(),
+            names.join(" ")
+        );
+        let o = std::process::Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .env("TERM", "xterm")
+            .env_remove("COLUMNS")
+            .stdin(std::process::Stdio::null())
+            .current_dir(d.path())
+            .output()
+            .expect("run script");
+        let out = String::from_utf8_lossy(&o.stdout).replace("\r\n", "\n");
+        assert_eq!(
+            out,
+            wkrun::report::compare::render_table(&c, Some(width)),
+            "COLUMNS {columns:?}"
         );
     }
 }

@@ -358,7 +358,9 @@ fn compare_leads_with_headlines_and_shows_what_differed() {
         ]
     );
     // A write-only phase: write latency rows, none of reads (issue 24 item 11).
-    assert!(labels.contains(&"write lat p50 (µs)") && !labels.contains(&"read lat p50 (µs)"));
+    assert!(
+        labels.contains(&"write latency p50 (µs)") && !labels.contains(&"read latency p50 (µs)")
+    );
     // Values are the results' own; the change is a plain number computed from them.
     let (pa, pb) = (phase(&ra, 0), phase(&rb, 0));
     let row = find("w", "IOPS, last 5s, avg");
@@ -372,7 +374,7 @@ fn compare_leads_with_headlines_and_shows_what_differed() {
         (change - (vb - va) / va * 100.0).abs() <= 0.05 + 1e-9,
         "{row:?}"
     );
-    let p50 = find("w", "write lat p50 (µs)");
+    let p50 = find("w", "write latency p50 (µs)");
     assert_eq!(
         p50[2],
         format!(

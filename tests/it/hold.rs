@@ -512,7 +512,7 @@ fn a_loop_device_over_a_mounted_devices_storage_is_refused() {
 
 /// A file target is claimed for the run (an advisory flock: exclusive when the run writes): while a run that
 /// writes holds it, a second run on the same file, writing or only reading, and by another path (a symbolic
-/// link), is refused: exit 2, the holder's pid named, no output folder. After the first run the file is free:
+/// link), is refused: exit 2, the holder's pid named, no output folder, nothing on stdout. After the first run the file is free:
 /// a run that only reads it completes.
 #[test]
 fn a_file_target_is_claimed_for_the_run() {
@@ -532,8 +532,11 @@ fn a_file_target_is_claimed_for_the_run() {
     ] {
         let second = d.path().join(format!("second-{spec}"));
         let s = second.to_str().unwrap();
-        let (code, _, err) = code_out_err(&wkrun(d.path(), &[spec, "--target", path, "-o", s]));
+        let (code, stdout, err) =
+            code_out_err(&wkrun(d.path(), &[spec, "--target", path, "-o", s]));
         assert_eq!(code, 2, "{spec} on {path}: {err}");
+        // No `results: DIR` line for a run that never wrote there (issue 24, round 2).
+        assert_eq!(stdout, "", "{spec} on {path}");
         assert_eq!(
             err.lines().last().unwrap_or(""),
             format!(

@@ -21,7 +21,7 @@ fn start(dir: &Path) -> Child {
     Command::new(wkrun_bin())
         .args(["s.toml", "-q", "--target", "t.img", "-o", "out"])
         .current_dir(dir)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start wkrun")
@@ -54,6 +54,14 @@ fn signal(child: &Child, sig: i32) {
     assert_eq!(r, 0, "kill failed");
 }
 
+/// The summary on stdout marks the phase a SIGINT stopped (issue 24, round 2): its totals line says so.
+fn summary_says_interrupted(child: &mut Child, p: &wkrun::results::PhaseResult) {
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut out).unwrap();
+    let totals = format!("      interrupted (SIGINT): {}", expected_totals(p));
+    assert!(out.lines().any(|l| l == totals), "{out}");
+}
+
 /// Every line of the CSV is a whole row of 16 fields ending in a newline.
 fn assert_whole_rows(dir: &Path) -> usize {
     let text = fs::read_to_string(dir.join("out/00-w.csv")).expect("csv");
@@ -78,7 +86,8 @@ fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
     signal(&child, libc::SIGINT);
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(130), "{status:?}");
-    let (_, r) = strict_results(&d.path().join("out"));
+    let (typed, r) = strict_results(&d.path().join("out"));
+    summary_says_interrupted(&mut child, &typed.phases[0]);
     assert_eq!(r["status"], "interrupted");
     assert_eq!(r["signal"], "SIGINT");
     assert_eq!(phase(&r, 0)["completed"], false);
@@ -125,7 +134,8 @@ fn two_sigints_at_once_count_as_one() {
     signal(&child, libc::SIGINT);
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(130), "{status:?}");
-    let (_, r) = strict_results(&d.path().join("out"));
+    let (typed, r) = strict_results(&d.path().join("out"));
+    summary_says_interrupted(&mut child, &typed.phases[0]);
     assert_eq!(r["status"], "interrupted");
 }
 

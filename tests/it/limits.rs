@@ -320,6 +320,72 @@ fn psync_threads_over_the_address_space_limit_fail_the_run_without_an_abort() {
     );
 }
 
+/// Tiny address-space limits (found by the closing attack of issue 24: 10 to 15 MiB aborted the process,
+/// exit 134, "memory allocation of 72 bytes failed"): from 8 MiB to 32 MiB in steps of 512 KiB, a run either
+/// never reaches wkrun (the dynamic loader cannot map the program and its libraries: exit 127 or a fault,
+/// only below every limit where wkrun ran), or is refused at once, exit 2, naming the limit and a limit
+/// that leaves the 4 MiB it needs (and that limit does let it start), or ends cleanly (exit 1, a phase that
+/// cannot start its thread; or 0). Never an abort, never a fault once wkrun ran.
+#[test]
+fn tiny_address_space_limits_end_cleanly() {
+    let test = "limits::tiny_address_space_limits_end_cleanly";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let body = "engine = \"psync\"\nblock_size = \"4KiB\"\nsize = \"64KiB\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    sparse_file(&d.path().join("t.img"), 1 << 20);
+    let (mut wkrun_ran, mut refused, mut clean) = (false, 0, 0);
+    for limit in (16..=64u64).map(|k| k * 512 * 1024) {
+        let out = format!("out{limit}");
+        let args = ["s.toml", "--target", "t.img", "-o", out.as_str()];
+        let ran = run_limited(d.path(), &[&format!("--as={limit}")], false, &args);
+        let loader = ran.stderr.contains("error while loading shared libraries") || ran.code == -1;
+        if loader && !ran.stderr.contains("error: ") {
+            assert!(
+                !wkrun_ran,
+                "{limit} B: the loader failed above a limit where wkrun ran"
+            );
+            continue;
+        }
+        wkrun_ran = true;
+        match ran.code {
+            2 => {
+                let enough: u64 = ran
+                    .stderr
+                    .split("raise it to at least ")
+                    .nth(1)
+                    .and_then(|t| t.split(' ').next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("{limit} B: {}", ran.stderr));
+                assert_eq!(
+                    ran.stderr,
+                    format!(
+                        "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the 4194304 B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it\n",
+                        enough / 1024
+                    )
+                );
+                assert!(
+                    !d.path().join(&out).exists(),
+                    "{limit} B: a folder was made"
+                );
+                let v = run_limited(
+                    d.path(),
+                    &[&format!("--as={enough}")],
+                    false,
+                    &["validate", "s.toml"],
+                );
+                assert_eq!(v.code, 0, "{limit} B, then {enough} B: {}", v.stderr);
+                refused += 1;
+            }
+            0 | 1 => clean += 1,
+            c => panic!("{limit} B: exit {c}: {}", ran.stderr),
+        }
+    }
+    assert!(refused > 0 && clean > 0, "refused {refused}, clean {clean}");
+}
+
 /// Why io_uring cannot run here for an unprivileged user.
 fn io_uring_unavailable() -> Option<String> {
     let disabled = fs::read_to_string("/proc/sys/kernel/io_uring_disabled").unwrap_or_default();
@@ -362,7 +428,7 @@ fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
     // direct = false also draws the plan's page-cache caution (issue 13 item 10), first.
     let cache = "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
     // And the fill of the new sparse file writes into its holes (the filesystem allocates blocks).
-    let holes = "67108864 B (100.0 %) of the write range [0, 67108864) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
+    let holes = "writes into holes: 67108864 B (100.0 %) of the write range [0, 67108864) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
     assert_eq!(
         device_warnings(p.get("warnings")),
         vec![cache, holes, warning]

@@ -469,7 +469,7 @@ fn the_aggregate_of_two_file_targets_is_judged_on_its_merged_series_and_leads_co
         [
             "IOPS, phase mean",
             "bandwidth, phase mean (MB/s)",
-            "latency mean, phase (µs)",
+            "latency, phase mean (µs)",
             "time to steady state (s)"
         ],
         "{recs:?}"

@@ -681,3 +681,72 @@ fn an_append_only_output_folder_and_a_tiny_file_size_limit_are_refused_first() {
     );
     assert!(!d.join("small").exists(), "a folder was left");
 }
+
+/// An output folder among `/dev`'s device nodes or on the kernel's pseudo file systems is refused before
+/// anything is made (exit 2): `-o /dev/x` was made in /dev and filled with results (issue 24, round 2). A
+/// report folder too.
+#[test]
+fn an_output_folder_on_no_storage_is_refused() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "s.toml",
+        &spec_text(
+            "nostore",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nsize = \"64KiB\"\n",
+        ),
+    );
+    let name = format!("wkrun-test-out-{}", std::process::id());
+    for (dir, on) in [
+        (format!("/dev/{name}"), "/dev's device nodes"),
+        ("/dev".to_string(), "/dev's device nodes"),
+        (format!("/proc/{name}"), "procfs"),
+        (format!("/sys/{name}/r"), "sysfs"),
+    ] {
+        let args = [
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            &dir,
+        ];
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (
+                2,
+                "",
+                format!("error: the output folder {dir} would be on {on}, not on storage; choose another folder\n").as_str()
+            )
+        );
+        assert!(
+            !d.path().join("t.img").exists(),
+            "{dir}: the target was created"
+        );
+    }
+    assert!(!std::path::Path::new(&format!("/dev/{name}")).exists());
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "1MiB",
+        "-o",
+        "out",
+    ];
+    assert_eq!(code_out_err(&wkrun(d.path(), &args)).0, 0);
+    let report = format!("/dev/{name}-report");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", "out", "-o", &report]));
+    assert_eq!(
+        (code, err),
+        (
+            2,
+            format!(
+                "error: the report folder {report} would be on /dev's device nodes, not on storage; choose another folder\n"
+            )
+        )
+    );
+    assert!(!std::path::Path::new(&report).exists());
+}

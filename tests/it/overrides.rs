@@ -257,3 +257,88 @@ fn an_empty_or_zero_led_value_is_not_called_too_large() {
         );
     }
 }
+
+/// Keys whose value is a list take a TOML array with `--set` (`windows`, `headline`, everywhere or in one
+/// phase); a list for a key a matrix may vary makes each phase that sets it a matrix over the values; a
+/// phase whose name holds `.` or `=` is named in TOML quotes, `phase."a.b=c".KEY=V` (it was read as the
+/// phase `a`, key `b`) or `phase.'v1.2'.KEY=V` (issue 24, round 2).
+#[test]
+fn lists_and_quoted_phase_names_can_be_set() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"a.b=c\"\nkind = \"workload\"\nread_percent = 0\nblock_size = \"4KiB\"\nsize = \"64KiB\"\n\
+                [[phase]]\nname = \"v1.2\"\nkind = \"workload\"\nread_percent = 100\nduration = \"1s\"\nwindows = [\"last 500ms\"]\n";
+    write_file(d, "s.toml", &spec_text("lists", body));
+    let (spec, target) = (d.join("s.toml"), d.join("t.img"));
+    let plan = plan_json(
+        d,
+        &spec,
+        &target,
+        &[
+            "--target-size",
+            "1MiB",
+            "--set",
+            r#"windows=["last 1s", "first 200ms"]"#,
+            "--set",
+            r#"phase."a.b=c".headline=["mean", "worst"]"#,
+            "--set",
+            r#"phase."a.b=c".queue_depth=4"#,
+            "--set",
+            "phase.'v1.2'.queue_depth=3",
+        ],
+    );
+    let params = |i: usize| &plan["phases"][i]["params"];
+    assert_eq!(plan["phases"][0]["name"], "a.b=c");
+    assert_eq!(params(0)["headline"], serde_json::json!(["mean", "worst"]));
+    assert_eq!(params(0)["queue_depth"], 4);
+    assert_eq!(
+        params(1)["windows"],
+        serde_json::json!(["last 1s", "first 200ms"])
+    );
+    assert_eq!(params(1)["queue_depth"], 3);
+    // A list of block sizes: the phase that sets block_size becomes two, named by the value.
+    let plan = plan_json(
+        d,
+        &spec,
+        &target,
+        &[
+            "--target-size",
+            "1MiB",
+            "--set",
+            r#"block_size=["4KiB", "8KiB"]"#,
+        ],
+    );
+    let names: Vec<&str> = plan["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .map(|p| p["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["a.b=c[bs=4KiB]", "a.b=c[bs=8KiB]", "v1.2"]);
+    assert_eq!(plan["phases"][1]["params"]["block_size_bytes"], 8192);
+    // The unquoted form of a name with `.KEY=`, and a quote left open: refused (exit 2) with the quoted
+    // form named.
+    for (arg, want) in [
+        (
+            "phase.a.b=c.queue_depth=4",
+            "error: s.toml: --set phase.a.b=c.queue_depth=4: `b` is not a key; a phase name holding `.` or `=` goes in TOML quotes: phase.\"NAME\".KEY=VALUE\n",
+        ),
+        (
+            r#"phase."a.b=c.queue_depth=4"#,
+            "error: --set phase.\"a.b=c.queue_depth=4: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8 (a NAME with `.` or `=` in TOML quotes: phase.\"a.b\".queue_depth=8)\n",
+        ),
+    ] {
+        let args = [
+            "plan",
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "--set",
+            arg,
+        ];
+        let (code, _, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!((code, err.as_str()), (2, want), "{arg}");
+    }
+}

@@ -88,3 +88,45 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
         "{err}"
     );
 }
+
+/// A target to create that fits its file system but leaves the output folder's, the same one, less than the
+/// 64 KiB the results need: refused (exit 2) before the target is made, naming the room and what the target
+/// takes; one target or several (their sizes added). It once made the target and failed at results.json,
+/// exit 1 (issue 24, round 2).
+#[test]
+fn a_target_that_would_leave_no_room_for_the_results_is_refused_first() {
+    let test = "prealloc::a_target_that_would_leave_no_room_for_the_results_is_refused_first";
+    if !is_root() {
+        return skip(test, "not running as root: mounting a tmpfs needs root");
+    }
+    let d = tempdir();
+    let mnt = match Mount::tmpfs(d.path().join("mnt"), "16m") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    write_file(d.path(), "s.toml", &spec_text("prealloc", SPEC));
+    let m = mnt.dir.to_str().expect("path");
+    let (a, b, out) = (format!("{m}/a.img"), format!("{m}/b.img"), format!("{m}/o"));
+    let one = [
+        "s.toml",
+        "--target",
+        &a,
+        "--target-size",
+        "16352KiB",
+        "-o",
+        &out,
+    ];
+    let two = [&one[..], &["--target", &b]].concat();
+    for (args, bytes) in [(&one[..], 16744448u64), (&two[..], 2 * 16744448)] {
+        let (code, stdout, err) = code_out_err(&wkrun(d.path(), args));
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "error: cannot write into the output folder {out}: its file system has 16777216 B free, and the target file to create on it takes {bytes} B, which would leave less than the 65536 B a run's results need; nothing was created; choose another --output folder"
+            )
+        );
+        assert_eq!(stdout, "");
+        assert_eq!(dir_listing(&mnt.dir), Vec::<String>::new());
+    }
+}

@@ -61,8 +61,11 @@ fn progress_line_on_a_terminal() {
     };
     assert_eq!(code, 0, "{out}");
     // The erase: a spinner line; the workload: a bar, time done and left, the last interval's rates.
-    assert!(out.contains("phase 1/2 purge "), "{out}");
-    assert!(out.contains("phase 2/2 w ["), "{out}");
+    // Numbered from 0, as the summary's lines and the series CSVs' names (issue 24, round 2).
+    assert!(out.contains("#0 of 0-1 purge "), "{out}");
+    assert!(out.contains("#1 of 0-1 w ["), "{out}");
+    assert!(out.contains("[phase 1] workload \"w\""), "{out}");
+    assert!(tmp.path().join("out/01-w.csv").exists());
     assert!(out.contains("/1 s, "), "{out}");
     assert!(out.contains(" s left · "), "{out}");
     assert!(out.contains(" IOPS · "), "{out}");
@@ -90,11 +93,11 @@ fn plain_log_lines_without_a_terminal() {
             "2 phases, numbered 0 to 1".to_string(),
             // The purge punched the whole span: the workload writes into holes of the file. One line
             // (issue 24 item 5); results.json has the paragraph.
-            "warning: phase w: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): at the first write into… (in full: results.json; docs/results.md#warnings)".to_string(),
+            "warning: phase w: writes into holes: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file (never written, or punched): at the… (in full: results.json; docs/results.md#warnings)".to_string(),
         ]
     );
     assert_summary(&out, "out");
-    assert!(!err.contains("phase 2/2"), "no progress line: {err}");
+    assert!(!err.contains("#1 of 0-1"), "no progress line: {err}");
     assert!(!err.contains('\x1b'), "no escape codes: {err:?}");
 }
 
@@ -186,7 +189,7 @@ fn live_lines(cols: u16) -> Option<Vec<String>> {
     assert_eq!(code, 0, "{out}");
     let live: Vec<String> = screen_lines(&out)
         .into_iter()
-        .filter(|l| l.starts_with("phase 1/1 "))
+        .filter(|l| l.starts_with("#0 of 0-0 "))
         .collect();
     assert!(live.len() >= 5, "{cols} columns: {out:?}");
     // Every line fits, with the last column left free; `µ` and `·` are one cell each.
@@ -222,7 +225,7 @@ fn the_live_line_fits_60_80_and_120_columns() {
     for l in rows {
         let l = l.trim_end();
         let bar = l
-            .strip_prefix("phase 1/1 randrw-70 [")
+            .strip_prefix("#0 of 0-0 randrw-70 [")
             .and_then(|r| r.get(20..))
             .unwrap_or_else(|| panic!("no 20-cell bar: {l:?}"));
         let rest = bar.strip_prefix("] ").unwrap_or_else(|| panic!("{l:?}"));
@@ -244,7 +247,7 @@ fn the_live_line_fits_60_80_and_120_columns() {
     // numbers (at most "999.9k IOPS", "lat 999.9 µs": 77 cells).
     for l in with_rates(&at80) {
         assert!(
-            l.starts_with("phase 1/1 randrw-70 [")
+            l.starts_with("#0 of 0-0 randrw-70 [")
                 && l.contains(" s left · ")
                 && l.contains(" IOPS · "),
             "{l:?}"
@@ -273,5 +276,35 @@ fn the_next_commands_quote_a_folder_with_a_space() {
             "done: my runs/a/results.json",
             "next: wkrun report 'my runs/a' (plots, index.html); wkrun compare 'my runs/a' OTHER (side by side with another run)",
         ]
+    );
+}
+
+/// The `next:` line after a sweep suggests comparing its members (`--by` the sweep's name), and gives a
+/// folder with a control character in `$'...'` quoting, which a shell reads back as the folder (it gave the
+/// escaped form, `'sw\tx'`, another path): `wkrun compare` run through `sh -c` with the line's word finds
+/// the results (issue 24, round 2).
+#[test]
+fn the_next_commands_name_the_sweep_and_paste_back() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nengine = \"null\"\nblock_size = \"1MiB\"\n\
+                [[sweep]]\nname = \"filled\"\nphases = [\"f\"]\nspan = [\"25%\", \"100%\"]\n";
+    write_file(tmp.path(), "s.toml", &spec_text("sw", body));
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["s.toml", "-o", "sw\tx", "-q"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let next = out.lines().last().unwrap_or_default();
+    assert_eq!(
+        next,
+        "next: wkrun report $'sw\\x09x' (plots, index.html); wkrun compare $'sw\\x09x' --by filled (the sweep's members side by side); wkrun compare $'sw\\x09x' OTHER (side by side with another run)"
+    );
+    let word = "$'sw\\x09x'";
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("ls {word}"))
+        .current_dir(tmp.path())
+        .output()
+        .expect("bash");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "00-f_filled-25pct.csv\n01-f_filled-100pct.csv\nresults.json\n"
     );
 }

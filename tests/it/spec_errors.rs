@@ -694,7 +694,7 @@ fn bad_target_size_exits_2_and_creates_nothing() {
     let d = tempdir();
     write_file(d.path(), "ok.toml", &spec(ERASE));
     let listing = dir_listing(d.path());
-    let unit = "error: --target-size: size \"12q\" has an unknown unit \"q\"; use B, KiB, MiB, GiB, TiB (binary), KB, MB, GB, TB (decimal) or k/M/G (binary, as in fio)";
+    let unit = "error: --target-size: size \"12q\" has an unknown unit \"q\"; use B, KiB, MiB, GiB, TiB, PiB (binary), KB, MB, GB, TB, PB (decimal) or k/M/G/T/P (binary, as in fio)";
     for line in [
         "ok.toml --target new.img --target-size 12q -o out",
         "plan ok.toml --target new.img --target-size 12q",

@@ -189,7 +189,7 @@ fn compare_by_a_sweep_gives_each_members_change_against_the_first_and_a_composit
         // The whole-phase total IOPS of both members.
         let iops =
             |p: &Value| p["read"]["iops"].as_f64().unwrap() + p["write"]["iops"].as_f64().unwrap();
-        let row = get(n, "total IOPS");
+        let row = get(n, "IOPS, phase mean");
         assert_eq!(row[2], format!("{:.1}", iops(fresh)));
         assert_eq!(row[3], format!("{:.1}", iops(used)));
         assert_eq!(

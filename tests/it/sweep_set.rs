@@ -230,9 +230,11 @@ fn bad_sweep_overrides_exit_2_naming_the_argument_and_write_nothing() {
             "sweep=50%",
             "error: spec.toml: --set sweep=50%: `sweep` is not a key (did you mean `seed`?)",
         ),
+        // A list for a key a matrix may vary where no phase sets it (`queue_depth=[1,2]` makes the phases
+        // that set it matrices: `lists_and_quoted_phase_names_can_be_set`).
         (
-            "queue_depth=[1,2]",
-            "error: spec.toml: --set queue_depth=[1,2]: no sweep or matrix list of this spec varies `queue_depth`; a list replaces one, else give one value",
+            "data=[\"zeros\",\"random\"]",
+            "error: spec.toml: --set data=[\"zeros\",\"random\"]: no phase of this spec sets `data`, nor does a sweep vary it; a list makes each phase that sets the key a matrix over its values, else give one value",
         ),
         // A list for a key that takes one value was dropped without a word (found by the attack session:
         // `--set workers=[1,2]` ran one worker and recorded the list among the overrides).

@@ -1164,3 +1164,47 @@ fn several_targets_on_a_full_output_disk_all_end_failed() {
     }
     assert_eq!(statuses, ["failed"; 4], "{err}");
 }
+
+/// Several targets with long names, phases with long names and a warning both share: each warning line on
+/// stderr keeps to 200 bytes and still says what the warning is, its key first (the label and the phase
+/// names once took the whole line: `[t0-a-xxx…xxx.img] warning: phases fill-the-whole-target-sequentially
+/// and 1 more: … (in full: ...)`; issue 24, round 2).
+#[test]
+fn a_warning_line_of_a_long_labelled_target_still_says_what() {
+    let d = tempdir();
+    let body = "[defaults]\ndirect = false\n\
+                [[phase]]\nname = \"fill-the-whole-target-sequentially\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n\
+                [[phase]]\nname = \"random-read-4k-at-queue-depth-one\"\nkind = \"workload\"\npattern = \"random\"\n\
+                block_size = \"4KiB\"\nread_percent = 100\nsize = \"64KiB\"\n";
+    write_file(d.path(), "s.toml", &spec_text("long", body));
+    let x = "x".repeat(120);
+    let (a, b) = (format!("a-{x}.img"), format!("b-{x}.img"));
+    let args = [
+        "s.toml",
+        "--target",
+        &a,
+        "--target",
+        &b,
+        "--target-size",
+        "4MiB",
+        "-o",
+        "out",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    // (The host-pace warning comes and goes with the machine's load.)
+    let mut lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("] warning: ") && !l.contains(HOST_PACE))
+        .collect();
+    lines.sort_unstable();
+    let mut want = Vec::new();
+    for t in ["t0-a", "t1-b"] {
+        let label = format!("[{t}-{}…]", "x".repeat(34));
+        want.push(format!("{label} warning: phase fill-the-whole-…: writes into holes: 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file… (in full: results.json)"));
+        want.push(format!("{label} warning: phases fill-the-whole-… and 1 more: direct = false: I/O goes through the page cache, which can answer reads from… (in full: results.json)"));
+    }
+    want.sort_unstable();
+    assert_eq!(lines, want, "{err}");
+    assert!(lines.iter().all(|l| l.len() <= 200), "{err}");
+}

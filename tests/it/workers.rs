@@ -2,8 +2,8 @@
 //! stream; the plan deals out the span, the byte bound, the seeds and the rate cap; results add up.
 
 use crate::common::{
-    code_out_err, phase, phase_rows, read, run_ok, run_spec, sparse_target_dir, spec_text,
-    strict_results, tempdir, u, wkrun, write_file,
+    code_out_err, phase, phase_rows, read, run_ok, run_spec, sparse_file, sparse_target_dir,
+    spec_text, strict_results, tempdir, u, wkrun, write_file,
 };
 use serde_json::Value;
 use wkrun::stamp::{Found, SECTOR, parse};
@@ -234,7 +234,57 @@ fn the_read_share_and_a_rate_cap_hold_for_the_total() {
     let per: Vec<u64> = worker_ops(c).iter().map(|(r, w)| r + w).collect();
     assert_eq!(per, vec![1000, 1000]);
     let secs = c["duration_s"].as_f64().expect("duration_s");
-    assert!(secs >= 0.9995, "2000 I/Os capped at 2000/s took {secs} s");
+    // The phase lasts to the end of its last I/O's slot, 2000 / 2000 s: its IOPS are at most the cap.
+    assert!(secs >= 1.0, "2000 I/Os capped at 2000/s took {secs} s");
+}
+
+/// A rate cap is the phase's, split exactly across its workers, and no phase runs above it (issue 24, round
+/// 2: `rate_iops = 1` on 2 workers made 2 I/Os in 1 s, and 1 I/O of a 4 KiB size bound in 0.3 ms: 3345
+/// IOPS). Each I/O owns a slot of 1/R s; one is issued at its slot's start only when the slot ends within a
+/// time bound, and a byte-bound phase lasts to its last slot's end. Real psync I/O on a file, 2 workers.
+#[test]
+fn a_rate_cap_is_split_across_workers_and_never_exceeded() {
+    let dir = tempdir();
+    sparse_file(&dir.path().join("t.img"), 1 << 20);
+    let phase_of = |name: &str, rest: &str| {
+        format!(
+            "[[phase]]\nname = \"{name}\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\nblock_size = \"4KiB\"\nworkers = 2\nread_percent = 50\n{rest}"
+        )
+    };
+    let body = [
+        phase_of("r10-3s", "rate_iops = 10\nduration = \"3s\"\n"),
+        phase_of("r1-1500ms", "rate_iops = 1\nduration = \"1500ms\"\n"),
+        phase_of("r1-8KiB", "rate_iops = 1\nsize = \"8KiB\"\n"),
+        phase_of("r1-4KiB", "rate_iops = 1\nsize = \"4KiB\"\n"),
+    ]
+    .concat();
+    let out = run_ok(dir.path(), "rate", &body, &dir.path().join("t.img"));
+    let (typed, _) = strict_results(&out);
+    let ops = |i: usize| typed.phases[i].read.ops + typed.phases[i].write.ops;
+    let per = |i: usize| -> Vec<u64> {
+        typed.phases[i]
+            .workers
+            .iter()
+            .map(|w| w.read.ops + w.write.ops)
+            .collect()
+    };
+    // 3 s at 10 I/Os per second: ⌊3 × 10⌋ = 30, 15 per worker, IOPS exactly 10.
+    assert_eq!((ops(0), per(0)), (30, vec![15, 15]));
+    assert_eq!(typed.phases[0].duration_s, 3.0);
+    // 1.5 s at 1 per second: ⌊1.5⌋ = 1 (the second slot, [1 s, 2 s), ends past the bound).
+    assert_eq!((ops(1), per(1)), (1, vec![1, 0]));
+    // 2 I/Os of a byte bound at 1 per second take 2 s, 1 I/O takes 1 s: 1 IOPS, never more.
+    for (i, n) in [(2, 2), (3, 1)] {
+        let p = &typed.phases[i];
+        assert_eq!(ops(i), n);
+        assert!(p.duration_s >= n as f64, "{}: {} s", p.name, p.duration_s);
+        assert!(
+            p.read.iops + p.write.iops <= 1.0,
+            "{}: {} IOPS",
+            p.name,
+            p.read.iops + p.write.iops
+        );
+    }
 }
 
 /// Runs a spec that must be refused; returns stderr after checking exit 2 and that nothing was written.

@@ -481,12 +481,12 @@ mod totals_tests {
             totals_lines(&m, "[all 3 targets] "),
             [
                 "[all 3 targets] phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s",
-                "[all 3 targets] phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s",
+                "[all 3 targets] phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s (read 17500 IOPS, 71.7 MB/s; write 7500 IOPS, 30.7 MB/s)",
             ]
         );
         assert_eq!(
             summary_line(&m, Path::new("m/results.json")),
-            "merged 0 hosts, 3 phases: m/results.json\n  phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s\n  phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s"
+            "merged 0 hosts, 3 phases: m/results.json\n  phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s\n  phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s (read 17500 IOPS, 71.7 MB/s; write 7500 IOPS, 30.7 MB/s)"
         );
     }
 }
