@@ -5,6 +5,7 @@
 //! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, within the
 //! limits of [`bounded`], and never touches a target.
 
+pub mod against;
 pub mod bounded;
 pub mod build;
 pub mod chart;
@@ -110,13 +111,28 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     }
 }
 
+/// Parses the text of a `results.json` (format 1) already read into memory (the results library keeps it
+/// so), as [`read_results`] does a file; `path` names it in errors.
+///
+/// # Errors
+/// [`ReadError::NotResults`] or [`ReadError::BadName`] naming `path`.
+pub fn parse_results(path: &Path, bytes: &[u8]) -> Result<Results, ReadError> {
+    match serde_json::from_slice::<Results>(bytes) {
+        Ok(r) if r.format == RESULTS_FORMAT => {
+            check_names(path, &r)?;
+            Ok(r)
+        }
+        Err(e) if e.is_syntax() || e.is_eof() => Err(json_error(path, e)),
+        _ => {
+            let value = serde_json::from_slice(bytes).map_err(|e| json_error(path, e))?;
+            results_from_tree(path, value)
+        }
+    }
+}
+
 /// [`read_results`] through a JSON tree, for a document that is not a results file of this format: the
 /// error says what is wrong (not an object, no `format`, another format, a field of the wrong type).
 fn read_results_tree(path: &Path) -> Result<Results, ReadError> {
-    let not = |why: String| ReadError::NotResults {
-        path: path.to_path_buf(),
-        why,
-    };
     let file = crate::spec::load::open_regular(path, false).map_err(|source| ReadError::Io {
         path: path.to_path_buf(),
         source,
@@ -124,6 +140,15 @@ fn read_results_tree(path: &Path) -> Result<Results, ReadError> {
     let reader = std::io::BufReader::new(bounded::Bounded::results(file));
     let value: serde_json::Value =
         serde_json::from_reader(reader).map_err(|e| json_error(path, e))?;
+    results_from_tree(path, value)
+}
+
+/// The results in a JSON tree, or what is wrong with it.
+fn results_from_tree(path: &Path, value: serde_json::Value) -> Result<Results, ReadError> {
+    let not = |why: String| ReadError::NotResults {
+        path: path.to_path_buf(),
+        why,
+    };
     let Some(obj) = value.as_object() else {
         return Err(not("the document is not a JSON object".into()));
     };
