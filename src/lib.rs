@@ -15,6 +15,7 @@ pub mod data;
 pub mod engine;
 pub mod image;
 pub mod launch;
+pub mod library;
 pub mod ops;
 pub mod plan;
 pub mod report;

@@ -84,8 +84,20 @@ enum Cmd {
         /// Compare the members of a sweep (or the values of a matrix list) within each run: one column
         /// per value of the label NAME (`filled`, `op`, `bs`), phases paired by their other labels, each
         /// against the first value's.
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", conflicts_with = "against_library")]
         by: Option<String>,
+        /// Put the runs beside the results library's last N runs of the same spec (by start time, oldest
+        /// first, the runs given left out), matched by phase (default N: 20).
+        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "20",
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        against_library: Option<u32>,
+        #[command(flatten)]
+        library: LibraryArg,
+        /// Fit the table in COLS terminal cells: runs that do not fit go in further blocks of columns,
+        /// each with the phase and metric columns (default: the terminal's width; full-length lines when
+        /// stdout is not a terminal).
+        #[arg(long, value_name = "COLS", value_parser = clap::value_parser!(u16).range(40..))]
+        width: Option<u16>,
     },
     /// Write SVG plots and an index.html from results files: per phase, IOPS per interval (log and linear,
     /// and zoomed), latency and bandwidth per interval, averages and percentiles, steady window and
@@ -108,6 +120,21 @@ enum Cmd {
         /// `1400s..`, `first 5m`, `last 20m` (default: the phase's first results window not at 0).
         #[arg(long, value_name = "WINDOW")]
         window: Option<String>,
+        /// Rank the first run's headline figures among the results library's last N runs of the same spec
+        /// (default N: 20): one horizontal bar chart per figure, this run highlighted.
+        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "20",
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        against_library: Option<u32>,
+        #[command(flatten)]
+        library: LibraryArg,
+    },
+    /// Keep runs in a results library, one SQLite file (entries outlive their results folders), to compare
+    /// new runs with: `compare`/`report RESULTS --against-library`.
+    Library {
+        #[command(subcommand)]
+        cmd: LibraryCmd,
+        #[command(flatten)]
+        library: LibraryArg,
     },
     /// Merge the results of one spec run on several hosts (one wkrun per host, started together with
     /// --start-at) into one results folder: cluster-wide IOPS and bandwidth per interval on a common wall-clock
@@ -137,6 +164,53 @@ enum Cmd {
         /// Write wkrun.1 and wkrun-COMMAND.1 for every command into this folder (created if needed).
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+    },
+}
+
+/// The results library's file.
+#[derive(Args, Clone)]
+struct LibraryArg {
+    /// The results library (default: $WKRUN_LIBRARY, else $XDG_DATA_HOME/wkrun/library.sqlite, else
+    /// ~/.local/share/wkrun/library.sqlite).
+    #[arg(long = "library", value_name = "PATH", global = true)]
+    path: Option<PathBuf>,
+}
+
+/// `wkrun library` commands.
+#[derive(Subcommand)]
+enum LibraryCmd {
+    /// Add runs (results folders or results.json files) with their series CSVs; a run already there (the
+    /// same results.json bytes) is kept once. Every run is checked before any is added.
+    Add {
+        /// results.json files, or results folders.
+        #[arg(required = true, value_name = "RESULTS")]
+        files: Vec<PathBuf>,
+        /// The entries' label (default: the run's own label, else its folder's name); given for a run
+        /// already there, it replaces that entry's label.
+        #[arg(long, value_name = "NAME", value_parser = parse_label)]
+        label: Option<String>,
+    },
+    /// List the entries, oldest run first: id, label, spec, target, start, status and two lead figures.
+    List {
+        /// Only the entries of this spec name.
+        #[arg(long, value_name = "NAME")]
+        spec: Option<String>,
+        /// Only the entries whose label contains TEXT (ignoring case).
+        #[arg(long, value_name = "TEXT")]
+        label: Option<String>,
+    },
+    /// Remove the entry ID, or every entry labelled exactly NAME.
+    Rm {
+        /// The entry's id (as `wkrun library list` shows it).
+        #[arg(
+            value_name = "ID",
+            required_unless_present = "label",
+            conflicts_with = "label"
+        )]
+        id: Option<i64>,
+        /// Every entry of this label (the whole label).
+        #[arg(long, value_name = "NAME")]
+        label: Option<String>,
     },
 }
 
@@ -283,13 +357,30 @@ fn main() -> ExitCode {
             };
             cmd_plan(&spec, &t, &set, &how)
         }),
-        Some(Cmd::Compare { files, format, by }) => cmd_compare(&files, format, by.as_deref()),
+        Some(Cmd::Compare {
+            files,
+            format,
+            by,
+            against_library,
+            library,
+            width,
+        }) => {
+            let against = against_library.map(|n| (library, n));
+            let width = width.map(usize::from).or_else(terminal_width);
+            cmd_compare(&files, format, by.as_deref(), against, width)
+        }
         Some(Cmd::Report {
             files,
             output,
             ymax,
             window,
-        }) => cmd_report(&files, output, ymax, window),
+            against_library,
+            library,
+        }) => {
+            let against = against_library.map(|n| (library, n));
+            cmd_report(&files, output, ymax, window, against)
+        }
+        Some(Cmd::Library { cmd, library }) => cmd_library(cmd, library),
         Some(Cmd::Merge { files, output }) => cmd_merge(&files, &output),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
@@ -743,10 +834,73 @@ fn results_files(args: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Result<(), Fail> {
+/// The library `--library` names, else the default place ([`wkrun::library::default_path`]).
+fn library_path(arg: LibraryArg) -> Result<PathBuf, Fail> {
+    match arg.path {
+        Some(p) => Ok(p),
+        None => wkrun::library::default_path(|k| std::env::var_os(k)).map_err(lib_fail),
+    }
+}
+
+fn lib_fail(e: wkrun::library::LibraryError) -> Fail {
+    Fail(e.exit_code(), e.to_string())
+}
+
+/// The library's last `n` runs of the spec of `files[0]`, the runs in `files` left out.
+fn against_library(
+    files: &[PathBuf],
+    spec: &str,
+    (arg, n): (LibraryArg, u32),
+) -> Result<Vec<wkrun::library::Stored>, Fail> {
+    use wkrun::library::{Library, entry};
+    let path = library_path(arg)?;
+    let except = files
+        .iter()
+        .map(|f| entry::results_sha256(f))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(lib_fail)?;
+    let lib = Library::open(&path, false).map_err(lib_fail)?;
+    lib.recent(spec, n as usize, &except).map_err(lib_fail)
+}
+
+fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
+    use wkrun::library::{self, Library, Selector};
+    let path = library_path(arg)?;
+    let text = match cmd {
+        LibraryCmd::Add { files, label } => {
+            library::add_runs(&path, &results_files(&files), label.as_deref())
+        }
+        LibraryCmd::List { spec, label } => Library::open(&path, false)
+            .and_then(|lib| lib.entries(spec.as_deref(), label.as_deref()))
+            .map(|entries| {
+                if entries.is_empty() {
+                    err_out(&format!("note: the library {} is empty\n", path.display()));
+                }
+                library::list::render(&entries)
+            }),
+        LibraryCmd::Rm { id, label } => {
+            let sel = match (id, label) {
+                (Some(id), _) => Selector::Id(id),
+                (None, Some(l)) => Selector::Label(l),
+                (None, None) => return Err(bad("rm takes an ID or --label NAME")),
+            };
+            library::remove(&path, &sel)
+        }
+    };
+    stdout_text(&text.map_err(lib_fail)?);
+    Ok(())
+}
+
+fn cmd_compare(
+    files: &[PathBuf],
+    format: CompareFormat,
+    by: Option<&str>,
+    against: Option<(LibraryArg, u32)>,
+    width: Option<usize>,
+) -> Result<(), Fail> {
     let files = &results_files(files);
     use wkrun::report::{self, compare};
-    let runs = files
+    let mut runs = files
         .iter()
         .map(|f| {
             report::read_results(f)
@@ -757,12 +911,16 @@ fn cmd_compare(files: &[PathBuf], format: CompareFormat, by: Option<&str>) -> Re
                 .map_err(|e| bad(e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(against) = against {
+        let stored = against_library(files, &runs[0].results.spec.name, against)?;
+        runs.extend(stored.iter().map(wkrun::library::Stored::compare_run));
+    }
     let c = match by {
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
     let text = match format {
-        CompareFormat::Table => compare::render_table(&c, terminal_width()),
+        CompareFormat::Table => compare::render_table(&c, width),
         CompareFormat::Markdown => compare::render_markdown(&c),
         CompareFormat::Csv => compare::render_csv(&c),
     };
@@ -775,6 +933,7 @@ fn cmd_report(
     output: Option<PathBuf>,
     ymax: Option<f64>,
     window: Option<String>,
+    against: Option<(LibraryArg, u32)>,
 ) -> Result<(), Fail> {
     let files = &results_files(args);
     use wkrun::report::{build, model, runs};
@@ -797,8 +956,19 @@ fn cmd_report(
         .iter()
         .map(|f| runs::load_run(f).map_err(|e| bad(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
+    let given = runs.len();
+    if let Some(against) = against {
+        for s in against_library(files, &runs[0].results.spec.name, against)? {
+            runs.push(s.run_data().map_err(lib_fail)?);
+        }
+    }
     runs::name_runs(&mut runs);
-    let opts = model::Options { ymax, window };
+    let against = runs.split_off(given);
+    let opts = model::Options {
+        ymax,
+        window,
+        against,
+    };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;

@@ -11,15 +11,18 @@ wkrun run SPEC [same options]
 wkrun validate FILE...
 wkrun plan SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [--allow-destroy DEVICE]... [--from PHASE] [--json] [--rank N]
 wkrun schema spec|result
-wkrun compare RESULTS... [--by SWEEP] [--format table|markdown|csv]
-wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW]
+wkrun compare RESULTS... [--by SWEEP] [--format table|markdown|csv] [--width COLS] [--against-library [N]] [--library PATH]
+wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW] [--against-library [N]] [--library PATH]
+wkrun library add RESULTS... [--label NAME] [--library PATH]
+wkrun library list [--spec NAME] [--label TEXT] [--library PATH]
+wkrun library rm ID|--label NAME [--library PATH]
 wkrun merge RESULTS... -o DIR
 wkrun completions bash|zsh|fish|elvish|powershell
 wkrun man [--dir DIR]
 ";
 
 /// EXAMPLES: a command and what it does.
-const EXAMPLES: [(&str, &str); 8] = [
+const EXAMPLES: [(&str, &str); 10] = [
     (
         "wkrun specs/anthology.toml",
         "Run the main job on the default target, a 1 GiB file wkrun-target.img in the current folder.",
@@ -49,6 +52,14 @@ const EXAMPLES: [(&str, &str); 8] = [
         "Write rep/index.html and SVG charts of both runs.",
     ),
     (
+        "wkrun library add r1 r2 && wkrun library list",
+        "Keep runs in the results library (~/.local/share/wkrun/library.sqlite), one line per run listed.",
+    ),
+    (
+        "wkrun compare r3 --against-library 20 && wkrun report r3 --against-library -o rep",
+        "Put a new run beside the library's last 20 runs of its spec; rank its headline figures among them.",
+    ),
+    (
         "mpirun -n 3 --bind-to none wkrun spec.toml --target /dev/sdb --allow-destroy /dev/sdb -o 'r-{rank}'",
         "Run on three hosts at once, then wkrun merge r-0 r-1 r-2 -o all.",
     ),
@@ -72,7 +83,7 @@ const EXIT_STATUS: [(&str, &str); 4] = [
 ];
 
 /// FILES: a path and what it is.
-const FILES: [(&str, &str); 4] = [
+const FILES: [(&str, &str); 5] = [
     (
         "wkrun-target.img",
         "The default target, a 1 GiB file created in the current folder when a spec names none.",
@@ -86,14 +97,17 @@ const FILES: [(&str, &str); 4] = [
         "The JSON Schemas of specs and results (wkrun schema spec|result prints them).",
     ),
     (
+        "~/.local/share/wkrun/library.sqlite",
+        "The results library: --library PATH, else $WKRUN_LIBRARY, else $XDG_DATA_HOME/wkrun/library.sqlite, else this (docs/library.md).",
+    ),
+    (
         "docs/spec.md",
         "The spec language, with \"Coming from fio\": fio options and what they are in wkrun.",
     ),
 ];
 
 /// SEE ALSO.
-const SEE_ALSO: &str =
-    "fio(1), docs/spec.md, docs/results.md, docs/report.md, docs/hosts.md, docs/safety.md";
+const SEE_ALSO: &str = "fio(1), sqlite3(1), docs/spec.md, docs/results.md, docs/report.md, docs/library.md, docs/hosts.md, docs/safety.md";
 
 /// `text` for roff: backslashes and hyphens escaped, a leading dot or quote kept from being a request.
 fn roff(text: &str) -> String {

@@ -259,7 +259,11 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
         .enumerate()
         .map(|(k, lg)| sweep_section(runs, k, lg))
         .collect::<Result<_, _>>()?;
-    Ok(Report { phases, sweeps })
+    Ok(Report {
+        phases,
+        sweeps,
+        ranked: super::against::figures(runs, opts)?,
+    })
 }
 
 /// Why the report folder could not be written.
@@ -301,6 +305,7 @@ pub fn write(
         .iter()
         .flat_map(|s| &s.figures)
         .chain(report.phases.iter().flat_map(|s| &s.figures))
+        .chain(&report.ranked)
     {
         put(&f.file, &f.chart.svg, &mut written)?;
     }

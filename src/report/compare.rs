@@ -850,8 +850,8 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// A plain-text table with aligned columns: names left-aligned, values right-aligned, a blank line between
 /// phases. With the terminal's `width`, it fits: a run's name wraps onto several header lines (at spaces, to
 /// its values' width, at least [`MIN_WRAP`] cells), and runs that would still make it wider are shown in
-/// further blocks of columns, each with the phase and metric columns (many drives compared: 20 runs make
-/// several blocks). Without a width (a pipe, a file), one table of full-length lines.
+/// further blocks of columns, each with the phase and metric columns and the first run's (many drives
+/// compared: 20 runs make several blocks). Without a width (a pipe, a file), one table of full-length lines.
 pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
     use crate::text;
     let (header, body) = display_grid(c);
@@ -906,19 +906,28 @@ const LONG_VALUE: usize = 24;
 pub const MIN_WRAP: usize = 16;
 
 /// The run columns (indices into the grid, from 2) of each block of a table `width` cells wide at most:
-/// as many as fit beside the phase and metric columns, at least one.
+/// all in one when they fit; else each block leads with the first run (the baseline every change is
+/// against) and holds as many of the others as fit beside it and the phase and metric columns, at least
+/// one.
 fn column_blocks(widths: &[usize], width: Option<usize>) -> Vec<Vec<usize>> {
-    let fixed = widths.iter().take(2).map(|w| w + 2).sum::<usize>();
-    let mut blocks: Vec<Vec<usize>> = vec![Vec::new()];
+    let all: Vec<usize> = (2..widths.len()).collect();
+    let line = |cols: &mut dyn Iterator<Item = usize>| -> usize {
+        cols.map(|i| widths[i] + 2).sum::<usize>().saturating_sub(2)
+    };
+    let Some(max) = width.filter(|&m| line(&mut (0..widths.len())) > m) else {
+        return vec![all];
+    };
+    let fixed = line(&mut (0..3.min(widths.len())));
+    let mut blocks: Vec<Vec<usize>> = vec![vec![2]];
     let mut used = fixed;
-    for (i, w) in widths.iter().enumerate().skip(2) {
+    for (i, w) in widths.iter().enumerate().skip(3) {
         let last = blocks.last_mut().expect("a block");
-        if width.is_some_and(|max| !last.is_empty() && used + w + 2 > max + 2) {
-            blocks.push(vec![i]);
-            used = fixed + w + 2;
+        if last.len() > 1 && used + 2 + w > max {
+            blocks.push(vec![2, i]);
+            used = fixed + 2 + w;
         } else {
             last.push(i);
-            used += w + 2;
+            used += 2 + w;
         }
     }
     blocks
@@ -1389,24 +1398,26 @@ mod tests {
         };
         let t = render_table(&c, Some(100));
         assert!(t.lines().all(|l| crate::text::cells(l) <= 100), "{t}");
-        // Every run's value once; every block has the phase's row and its header's date line.
-        for i in 0..20 {
-            assert_eq!(
-                t.matches(&format!("{}.0", 1000 + i)).count(),
-                1,
-                "run {i}: {t}"
-            );
-            assert_eq!(
-                t.matches(&format!("18:09:43.{i:03}Z")).count(),
-                1,
-                "run {i}: {t}"
-            );
-        }
+        // Every block has the phase's row and leads with the first run, the baseline; every other run's
+        // value and its header's date line are in one block.
         let blocks = t.split("\n\n").count();
         assert!(
             blocks > 1 && t.matches("random-write").count() == blocks,
             "{t}"
         );
+        for i in 0..20 {
+            let times = if i == 0 { blocks } else { 1 };
+            assert_eq!(
+                t.matches(&format!("{}.0", 1000 + i)).count(),
+                times,
+                "run {i}: {t}"
+            );
+            assert_eq!(
+                t.matches(&format!("18:09:43.{i:03}Z")).count(),
+                times,
+                "run {i}: {t}"
+            );
+        }
         // Without a width (a pipe): one line per row, names whole.
         let p = render_table(&c, None);
         assert_eq!(p.lines().count(), 3);

@@ -219,7 +219,7 @@ fn params_line(p: &PhaseResult) -> String {
 }
 
 /// The figures, each SVG inline (the page needs no other file) with its caption and a link to its file.
-fn figures(o: &mut String, figs: &[Figure]) {
+pub(super) fn figures(o: &mut String, figs: &[Figure]) {
     for f in figs {
         let svg = f.chart.svg.trim();
         let svg = svg.strip_prefix("<?xml").map_or(svg, |rest| {
@@ -669,6 +669,7 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     );
     // The headline figures first, then what was run, then the results and the preparation.
     headline_section(&mut o, runs, report);
+    o.push_str(&super::against::html_section(runs, report, opts));
     o.push_str(&super::members::html_section(runs));
     runs_table(&mut o, runs);
     contents(&mut o, runs, report);
@@ -747,6 +748,7 @@ mod tests {
         let report = Report {
             phases: vec![f, section("w", &[(0, 1)])],
             sweeps: vec![],
+            ranked: vec![],
         };
         let mut o = String::new();
         contents(&mut o, &runs, &report);
@@ -787,6 +789,7 @@ mod tests {
                 section("m", &[(0, 2)]),
             ],
             sweeps: vec![],
+            ranked: vec![],
         };
         let mut o = String::new();
         headline_section(&mut o, &runs, &report);
@@ -808,6 +811,7 @@ mod tests {
         let r = Report {
             phases: vec![section("f", &[(0, 0)])],
             sweeps: vec![],
+            ranked: vec![],
         };
         headline_section(&mut empty, &plain, &r);
         assert!(empty.is_empty());

@@ -5,6 +5,7 @@
 //! Everything here reads `results.json` documents ([`read_results`]) and their series CSVs, within the
 //! limits of [`bounded`], and never touches a target.
 
+pub mod against;
 pub mod bounded;
 pub mod build;
 pub mod chart;
@@ -96,7 +97,18 @@ pub enum ReadError {
 /// schema (with its JSON path), or a bad CSV name.
 pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     let text = read_results_text(path)?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| json_error(path, e))?;
+    parse_results(path, text.as_bytes())
+}
+
+/// Parses the text of a `results.json` (format 1) already read into memory (the results library keeps it
+/// so), as [`read_results`] does a file: checked against the published results schema, then read into the
+/// types; `path` names it in errors.
+///
+/// # Errors
+/// [`ReadError::NotResults`], [`ReadError::Schema`] or [`ReadError::BadName`] naming `path`.
+pub fn parse_results(path: &Path, bytes: &[u8]) -> Result<Results, ReadError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| json_error(path, e))?;
     let not = |why: String| ReadError::NotResults {
         path: path.to_path_buf(),
         why,
@@ -123,7 +135,7 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     }
     drop(value);
     // Into the types from the text: faster than from the tree.
-    let results: Results = serde_json::from_str(&text).map_err(|e| not(e.to_string()))?;
+    let results: Results = serde_json::from_slice(bytes).map_err(|e| not(e.to_string()))?;
     check_names(path, &results)?;
     Ok(results)
 }

@@ -45,6 +45,9 @@ pub struct Options {
     pub ymax: Option<f64>,
     /// The zoom window (`--window`), as written and parsed; `None`: no zoom plots.
     pub window: Option<(String, WindowSpec)>,
+    /// The runs the first run's headline figures are ranked among (`--against-library`: the library's);
+    /// empty: no ranked charts.
+    pub against: Vec<super::runs::RunData>,
 }
 
 /// A plot and the file it is written to (relative to the report folder).
@@ -89,6 +92,8 @@ pub struct Report {
     pub phases: Vec<PhaseSection>,
     /// One section per sweep or matrix.
     pub sweeps: Vec<SweepSection>,
+    /// The first run's headline figures ranked among the library's runs (`--against-library`).
+    pub ranked: Vec<Figure>,
 }
 
 impl Report {
@@ -183,6 +188,7 @@ mod tests {
                 section("w2", PhaseKind::Workload),
             ],
             sweeps: vec![sweep("fill", Part::Preparation), sweep("w", Part::Results)],
+            ranked: vec![],
         };
         use SectionRef::{Phase, Sweep};
         assert_eq!(

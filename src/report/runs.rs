@@ -126,30 +126,46 @@ pub fn merged_hosts(results: &Results) -> Option<(usize, Vec<&str>)> {
 pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
     let results = read_results(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut series = Vec::with_capacity(results.phases.len());
-    for p in &results.phases {
-        series.push(match &p.series_csv {
-            Some(name) => Some(read_series(&dir.join(name)).and_then(|rows| {
-                // A phase's results count its rows: a CSV cut short (or grown) is not the phase's series.
-                match p.intervals.filter(|&n| n != rows.len() as u64) {
-                    Some(n) => Err(ReadError::Series {
-                        path: dir.join(name),
-                        why: format!(
-                            "{} rows, where results.json says phase {:?} has {n} intervals",
-                            rows.len(),
-                            p.name
-                        ),
-                    }),
-                    None => Ok(rows),
-                }
-            })?),
-            None => None,
-        });
-    }
     // Results from before labels are named by their folder.
     let label = results.label.clone().unwrap_or_else(|| folder_name(path));
+    assemble(path.to_path_buf(), label, results, |name| {
+        read_series(&dir.join(name)).map(|rows| (dir.join(name), rows))
+    })
+}
+
+/// A run of `results` named `label`, its series CSVs read by `series_of` (given a phase's `series_csv`, the
+/// CSV's path for errors and its rows); each CSV must have as many rows as the phase has intervals.
+///
+/// # Errors
+/// The first [`ReadError`] of `series_of`, or [`ReadError::Series`] for a CSV of the wrong length.
+pub fn assemble(
+    file: PathBuf,
+    label: String,
+    results: Results,
+    mut series_of: impl FnMut(&str) -> Result<(PathBuf, Vec<SeriesRow>), ReadError>,
+) -> Result<RunData, ReadError> {
+    let mut series = Vec::with_capacity(results.phases.len());
+    for p in &results.phases {
+        let Some(name) = &p.series_csv else {
+            series.push(None);
+            continue;
+        };
+        let (path, rows) = series_of(name)?;
+        // A phase's results count its rows: a CSV cut short (or grown) is not the phase's series.
+        if let Some(n) = p.intervals.filter(|&n| n != rows.len() as u64) {
+            return Err(ReadError::Series {
+                path,
+                why: format!(
+                    "{} rows, where results.json says phase {:?} has {n} intervals",
+                    rows.len(),
+                    p.name
+                ),
+            });
+        }
+        series.push(Some(rows));
+    }
     Ok(RunData {
-        file: path.to_path_buf(),
+        file,
         label,
         results,
         series,
@@ -167,6 +183,24 @@ pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
         path: path.to_path_buf(),
         why,
     };
+    // The CSV is a file next to the results file, not a link to something elsewhere.
+    let file = crate::spec::load::open_regular(path, true).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => bad("a symbolic link; not followed".into()),
+        _ => bad(e.to_string()),
+    })?;
+    series_rows(path, file)
+}
+
+/// The rows of a series CSV read from `source` (a file, or the text the results library keeps), within the
+/// limits [`read_series`] states; `path` names it in errors.
+///
+/// # Errors
+/// As [`read_series`].
+pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<SeriesRow>, ReadError> {
+    let bad = |why: String| ReadError::Series {
+        path: path.to_path_buf(),
+        why,
+    };
     // A limit passed names the limit; any other error the line it is on.
     let limit = |e: &csv::Error| match e.kind() {
         csv::ErrorKind::Io(e) => exceeded(e).map(|x| ReadError::Limit {
@@ -175,12 +209,7 @@ pub fn read_series(path: &Path) -> Result<Vec<SeriesRow>, ReadError> {
         }),
         _ => None,
     };
-    // The CSV is a file next to the results file, not a link to something elsewhere.
-    let file = crate::spec::load::open_regular(path, true).map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) => bad("a symbolic link; not followed".into()),
-        _ => bad(e.to_string()),
-    })?;
-    let mut r = csv::Reader::from_reader(Bounded::series(file));
+    let mut r = csv::Reader::from_reader(Bounded::series(source));
     // The header first: the rows' iterator would take an error reading it for the end of the file. It must
     // be a series CSV's (an empty or binary file is not; a series written before the `errors` column
     // existed lacks only that one).

@@ -543,7 +543,8 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSpec, SpecErrors> {
     load_str(path, text)
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` in lower-case hexadecimal (a SHA-256 digest as `results.json` and the results library write it).
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

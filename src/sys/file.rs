@@ -51,6 +51,24 @@ pub fn pseudo_fs(path: &Path) -> io::Result<Option<&'static str>> {
         .map(|(_, name)| *name))
 }
 
+/// Whether the file system `path` lies on is mounted read-only (statvfs's `ST_RDONLY`). The path is
+/// followed as `stat` follows it.
+///
+/// # Errors
+/// The OS error of statvfs (`ENOENT` when the path does not exist).
+pub fn read_only_fs(path: &Path) -> io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: an all-zero statvfs struct is a valid value (plain integers).
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid C string and statvfs writes one struct into `st`, a live local.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_flag & libc::ST_RDONLY != 0)
+}
+
 /// Allocates the blocks of `[0, len)` of a regular file (fallocate mode 0: the file system reserves them, reads
 /// still return zeros, and the size grows to `len` if it was smaller).
 ///

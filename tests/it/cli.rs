@@ -126,12 +126,13 @@ fn latency_units_switch_where_the_number_would_reach_1000() {
 }
 
 /// The commands of wkrun, as `wkrun --help` lists them.
-const COMMANDS: [&str; 9] = [
+const COMMANDS: [&str; 10] = [
     "run",
     "validate",
     "plan",
     "compare",
     "report",
+    "library",
     "merge",
     "schema",
     "completions",
@@ -263,6 +264,8 @@ fn completions_and_the_man_page_name_every_command() {
     files.sort();
     let mut expected: Vec<String> = COMMANDS.iter().map(|c| format!("wkrun-{c}.1")).collect();
     expected.push("wkrun.1".into());
+    // `wkrun library`'s own commands have a page each.
+    expected.extend(["add", "list", "rm"].map(|c| format!("wkrun-library-{c}.1")));
     expected.sort();
     assert_eq!(files, expected);
     let top = std::fs::read_to_string(tmp.path().join("man1/wkrun.1")).expect("page");

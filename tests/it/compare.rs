@@ -736,12 +736,12 @@ fn a_terminal_of_0_columns_is_fitted_to_columns_or_100() {
         })
         .collect();
     let c = wkrun::report::compare::compare(&runs);
-    // The old fallback, 79 cells, fitted this table otherwise.
+    // The two widths fit this table differently, so the output tells which was used.
     assert_ne!(
-        wkrun::report::compare::render_table(&c, Some(79)),
+        wkrun::report::compare::render_table(&c, Some(200)),
         wkrun::report::compare::render_table(&c, Some(100))
     );
-    for (columns, width) in [(None, 100), (Some("60"), 60)] {
+    for (columns, width) in [(None, 100), (Some("200"), 200)] {
         let cmd = format!(
             "stty cols 0 rows 20; {}{} compare {}",
             columns.map_or(String::new(), |c| format!("COLUMNS={c} ")),
@@ -763,4 +763,143 @@ fn a_terminal_of_0_columns_is_fitted_to_columns_or_100() {
             "COLUMNS {columns:?}"
         );
     }
+}
+
+/// One block of a paged compare table: its column names (from the header's last line, cut where the
+/// rule's dashes are) and body rows, each a list of cells.
+struct Block {
+    names: Vec<String>,
+    widths: Vec<usize>,
+    rows: Vec<Vec<String>>,
+}
+
+/// Cuts a paged table into its blocks: each starts with its header line (`phase  metric ...`: run names
+/// short enough not to wrap), then a rule of dashes whose runs give the columns, then its rows up to the
+/// next block's header; blank lines are skipped.
+fn blocks(table: &str) -> Vec<Block> {
+    let lines: Vec<&str> = table.lines().collect();
+    let mut out: Vec<Block> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !l.starts_with("---") {
+            continue;
+        }
+        let mut spans = Vec::new();
+        let mut at = 0;
+        for dashes in l.split("  ") {
+            spans.push((at, at + dashes.len()));
+            at += dashes.len() + 2;
+        }
+        // By character: every character here takes one terminal cell (`µ` too).
+        let cut = |line: &str| -> Vec<String> {
+            let chars: Vec<char> = line.chars().collect();
+            spans
+                .iter()
+                .map(|&(a, b)| {
+                    let cell: String = chars[a.min(chars.len())..b.min(chars.len())]
+                        .iter()
+                        .collect();
+                    cell.trim().to_string()
+                })
+                .collect()
+        };
+        let names = cut(lines[i - 1]);
+        let rows = lines[i + 1..]
+            .iter()
+            .take_while(|r| !r.starts_with("phase ") && !r.starts_with("---"))
+            .filter(|r| !r.is_empty())
+            .map(|r| cut(r))
+            .collect();
+        out.push(Block {
+            names,
+            widths: spans.iter().map(|(a, b)| b - a).collect(),
+            rows,
+        });
+    }
+    out
+}
+
+/// Issue 25 item 7: twenty labelled runs on a terminal 100 cells wide. The table pages into blocks of
+/// columns: no line is wider than 100, each block starts with the phase and metric columns and the first
+/// run (the baseline of every change) and holds as many other runs as fit (the next would not), every
+/// other run is named in exactly one block, and each block's values are its runs' own (run i: IOPS
+/// 500 + 5i, its change against the first). A pipe without --width gets one table.
+#[test]
+fn twenty_labelled_runs_page_into_blocks_that_fit() {
+    let d = tempdir();
+    let files: Vec<PathBuf> = (0..20u64)
+        .map(|i| {
+            let mut r = results(
+                "twenty",
+                "/dev/sda",
+                "2026-03-01T00:00:00.000Z",
+                vec![workload(
+                    0,
+                    "w",
+                    1000 + 10 * i,
+                    0,
+                    Some(lat(50_000.0, 90_000, 95_000, 99_000)),
+                    None,
+                )],
+            );
+            r.label = Some(format!("drive {i:02}"));
+            write_results(d.path(), &format!("r{i:02}"), &r)
+        })
+        .collect();
+    let t = compare_out(d.path(), &files, &["--width", "100"]);
+    for l in t.lines() {
+        assert!(l.chars().count() <= 100, "{} cells: {l}", l.chars().count());
+    }
+    let bs = blocks(&t);
+    assert!(bs.len() >= 3, "{t}");
+    let mut named: Vec<String> = Vec::new();
+    for (k, b) in bs.iter().enumerate() {
+        assert_eq!(&b.names[..3], ["phase", "metric", "drive 00"], "{t}");
+        let runs = &b.names[2..];
+        assert!(runs.len() >= 2);
+        if let Some(next) = bs.get(k + 1) {
+            // The next block's first run would not have fit: the block is as full as it can be.
+            let used: usize = b.widths.iter().sum::<usize>() + 2 * (b.widths.len() - 1);
+            assert!(
+                used + 2 + next.widths[3] > 100,
+                "block {k}: {used} + {}",
+                next.widths[3]
+            );
+        }
+        let iops = b
+            .rows
+            .iter()
+            .find(|r| r[0] == "w" && r[1] == "IOPS, phase mean")
+            .unwrap_or_else(|| panic!("block {k} has no total IOPS row: {t}"));
+        for (j, name) in runs.iter().enumerate() {
+            let i: u32 = name
+                .trim_start_matches("drive ")
+                .parse()
+                .expect("a run's name");
+            let v = 500.0 + 5.0 * f64::from(i);
+            let want = match i {
+                0 => format!("{v:.1}"),
+                _ => format!("{v:.1} (+{:.1} %)", f64::from(i)),
+            };
+            assert_eq!(iops[2 + j], want, "block {k}, {name}");
+        }
+        assert_eq!(
+            b.rows.iter().filter(|r| r[0] == "(all phases)").count(),
+            1,
+            "block {k}: {t}"
+        );
+        named.extend(runs[1..].iter().cloned());
+    }
+    let want: Vec<String> = (1..20).map(|i| format!("drive {i:02}")).collect();
+    assert_eq!(named, want);
+    // A pipe (no terminal, no --width): one block of full-length lines.
+    let p = compare_out(d.path(), &files, &[]);
+    assert_eq!(blocks(&p).len(), 1);
+    assert_eq!(blocks(&p)[0].names.len(), 22);
+    // Bad widths are refused.
+    let (c, _, e) = code_out_err(&wkrun(
+        d.path(),
+        &["compare", "r00", "r01", "--width", "10"],
+    ));
+    assert_eq!(c, 2);
+    assert!(e.contains("--width"), "{e}");
 }

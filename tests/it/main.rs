@@ -19,6 +19,7 @@ mod hold;
 mod hosts;
 mod interrupt;
 mod labels;
+mod library;
 mod limits;
 mod lines;
 mod merged_judging;

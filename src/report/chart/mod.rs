@@ -21,6 +21,7 @@ pub mod iops;
 pub mod latency;
 pub mod overlay;
 pub mod percentiles;
+pub mod ranked;
 pub mod sweep;
 pub mod time;
 

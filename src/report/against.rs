@@ -1,0 +1,77 @@
+//! The report's section against the results library (`wkrun report RESULTS --against-library [N]`): the
+//! first run's headline figures, each ranked among the library's runs of the same spec
+//! ([`super::chart::ranked`]), and the list of those runs.
+
+use super::chart::PlotError;
+use super::chart::ranked::{ranked_chart, ranked_figures};
+use super::html::esc;
+use super::model::{Figure, Options, Report};
+use super::runs::RunData;
+use crate::results::outdir::slug;
+use std::fmt::Write;
+
+/// The ranked charts of the first of `runs` among `opts.against`, one per figure that some other run has
+/// too, named `ranked-NN-<phase>-<figure>.svg`; none without runs to rank among.
+///
+/// # Errors
+/// [`PlotError`] from plotters.
+pub fn figures(runs: &[RunData], opts: &Options) -> Result<Vec<Figure>, PlotError> {
+    let Some(this) = runs.first().filter(|_| !opts.against.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    ranked_figures(this, &opts.against)
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            Ok(Figure {
+                file: format!(
+                    "ranked-{:02}-{}-{}.svg",
+                    i + 1,
+                    slug(&f.phase),
+                    slug(&f.key)
+                ),
+                chart: ranked_chart(f, &this.results.spec.name)?,
+            })
+        })
+        .collect()
+}
+
+/// The section: a table of the runs ranked among (name, target, start), then the charts; empty without
+/// runs to rank among.
+pub fn html_section(runs: &[RunData], report: &Report, opts: &Options) -> String {
+    let Some(this) = runs.first().filter(|_| !opts.against.is_empty()) else {
+        return String::new();
+    };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<section id=\"library\">\n<h2>Against the library</h2>\n<p class=\"meta\">{} beside the results \
+library's {} run{} of spec {}: each headline figure with a direction, best at the top (<code>wkrun report \
+--against-library</code>).</p>",
+        esc(&this.label),
+        opts.against.len(),
+        if opts.against.len() == 1 { "" } else { "s" },
+        esc(&this.results.spec.name)
+    );
+    o.push_str(
+        "<table>\n<thead><tr><th>run</th><th>target</th><th>started</th></tr></thead>\n<tbody>\n",
+    );
+    for r in runs.iter().take(1).chain(&opts.against) {
+        let _ = writeln!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.label),
+            esc(&r.target_name()),
+            esc(&r.results.started_at)
+        );
+    }
+    o.push_str("</tbody>\n</table>\n");
+    if report.ranked.is_empty() {
+        o.push_str(
+            "<p class=\"meta\">No headline figure of this run is in the library's runs.</p>\n",
+        );
+    }
+    super::html::figures(&mut o, &report.ranked);
+    o.push_str("</section>\n");
+    o
+}

@@ -1,0 +1,337 @@
+//! Ranked bars (`wkrun report RESULTS --against-library`): one chart per headline figure of the first
+//! run, a horizontal bar per run that has the figure (the first run and the library's runs of the same
+//! spec), best at the top, the first run's bar in its colour and the others grey.
+//!
+//! [`ranked_figures`] works out what to draw (plain numbers, tested exactly); [`ranked_chart`] draws one.
+
+use super::{Chart, PlotError, colour, linear_ticks, short_number, without_controls};
+use crate::report::compare::unit_decimals;
+use crate::report::runs::RunData;
+use crate::results::Better;
+use crate::spec::PhaseKind;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// One bar: a run and its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedBar {
+    /// 0 for the run ranked (highlighted), 1 + i for `others[i]`.
+    pub run: usize,
+    /// The run's name (its label).
+    pub name: String,
+    /// The figure's value.
+    pub value: f64,
+}
+
+/// One headline figure across runs, best first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedFigure {
+    /// The phase's name.
+    pub phase: String,
+    /// The figure's key (`phases[].headline[].key`).
+    pub key: String,
+    /// Its label.
+    pub label: String,
+    /// Its unit.
+    pub unit: String,
+    /// Which way is better: the order of the bars.
+    pub better: Better,
+    /// The bars, best first; ties in run order.
+    pub bars: Vec<RankedBar>,
+}
+
+impl RankedFigure {
+    /// The ranked run's place, from 1 (the best).
+    pub fn rank(&self) -> usize {
+        self.bars
+            .iter()
+            .position(|b| b.run == 0)
+            .map_or(0, |i| i + 1)
+    }
+}
+
+/// The figures of `this` to rank among `others`: per phase of `this` with I/O (in order), each headline
+/// figure with a direction and a value, beside every other run's phase of the same name that has a value
+/// of the same figure (matched by key); a figure no other run has is left out.
+pub fn ranked_figures(this: &RunData, others: &[RunData]) -> Vec<RankedFigure> {
+    let mut out = Vec::new();
+    for p in this
+        .results
+        .phases
+        .iter()
+        .filter(|p| p.kind != PhaseKind::Erase)
+    {
+        for f in &p.headline {
+            let (Some(better), Some(value)) = (f.better, f.value) else {
+                continue;
+            };
+            let mut bars = vec![RankedBar {
+                run: 0,
+                name: this.label.clone(),
+                value,
+            }];
+            for (i, o) in others.iter().enumerate() {
+                let theirs = o
+                    .results
+                    .phases
+                    .iter()
+                    .find(|q| q.name == p.name && q.kind != PhaseKind::Erase)
+                    .and_then(|q| q.headline.iter().find(|g| g.key == f.key))
+                    .and_then(|g| g.value);
+                if let Some(value) = theirs {
+                    bars.push(RankedBar {
+                        run: i + 1,
+                        name: o.label.clone(),
+                        value,
+                    });
+                }
+            }
+            if bars.len() < 2 {
+                continue;
+            }
+            // Stable: equal values stay in run order.
+            bars.sort_by(|a, b| match better {
+                Better::Higher => b.value.total_cmp(&a.value),
+                Better::Lower => a.value.total_cmp(&b.value),
+            });
+            out.push(RankedFigure {
+                phase: p.name.clone(),
+                key: f.key.clone(),
+                label: f.label.clone(),
+                unit: f.unit.clone(),
+                better,
+                bars,
+            });
+        }
+    }
+    out
+}
+
+/// The chart's width, px; its height grows with the number of bars.
+const WIDTH: u32 = 960;
+/// Height of one bar's row, px.
+const ROW: u32 = 26;
+/// Room above the bars (title and subtitle) and below them (the value axis), px.
+const TOP: u32 = 64;
+const BOTTOM: u32 = 40;
+/// Where the names end and the bars begin, and where the axis ends, px.
+const NAMES_END: i32 = 330;
+const BARS_START: i32 = 340;
+const BARS_END: i32 = 900;
+/// The longest name drawn, in characters (a longer one is cut, with `…`; the page lists the full names).
+const NAME_CHARS: usize = 40;
+/// The other runs' bars.
+const OTHERS: RGBColor = RGBColor(176, 176, 176);
+const INK: RGBColor = RGBColor(31, 35, 40);
+
+/// `s` cut to `n` characters, the last one `…` when cut.
+fn cut(s: &str, n: usize) -> String {
+    match s.chars().count() > n {
+        true => s.chars().take(n - 1).chain(['…']).collect(),
+        false => s.to_string(),
+    }
+}
+
+/// `v` with the decimals of its unit, and the unit.
+fn value_text(v: f64, unit: &str) -> String {
+    format!("{v:.*} {unit}", unit_decimals(unit))
+}
+
+/// Draws one ranked figure: a row per run, best at the top, `RANK. NAME` left of its bar and the value
+/// right of it, the ranked run's bar in the first run's colour and its name in bold.
+///
+/// # Errors
+/// [`PlotError`] from plotters.
+pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
+    let n = f.bars.len();
+    let height = TOP + ROW * n as u32 + BOTTOM;
+    let title = format!("{} · {} · {}", spec, f.phase, f.label);
+    let way = match f.better {
+        Better::Higher => "higher is better",
+        Better::Lower => "lower is better",
+    };
+    let subtitle = format!(
+        "{}: rank {} of {n} · {way} · best at the top",
+        f.bars.iter().find(|b| b.run == 0).map_or("", |b| &b.name),
+        f.rank()
+    );
+    let top = f.bars.iter().map(|b| b.value).fold(0.0, f64::max);
+    let hi = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let x =
+        |v: f64| BARS_START + ((v.max(0.0) / hi) * f64::from(BARS_END - BARS_START)).round() as i32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        let font = |size: i32| ("sans-serif", size).into_font().color(&INK);
+        let bold = ("sans-serif", 13)
+            .into_font()
+            .style(FontStyle::Bold)
+            .color(&INK);
+        let at = |h: HPos| Pos::new(h, VPos::Center);
+        let draw = || -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+            root.fill(&WHITE)?;
+            root.draw(&Text::new(cut(&title, 110), (12, 16), font(17)))?;
+            root.draw(&Text::new(cut(&subtitle, 120), (12, 40), font(13)))?;
+            let axis_y = (TOP + ROW * n as u32) as i32 + 4;
+            for t in linear_ticks(0.0, hi) {
+                let tx = x(t);
+                root.draw(&PathElement::new(
+                    vec![(tx, TOP as i32 - 4), (tx, axis_y)],
+                    RGBColor(230, 230, 230).stroke_width(1),
+                ))?;
+                let label = font(12).pos(Pos::new(HPos::Center, VPos::Top));
+                root.draw(&Text::new(short_number(t), (tx, axis_y + 4), label))?;
+            }
+            let unit = font(12).pos(Pos::new(HPos::Right, VPos::Top));
+            root.draw(&Text::new(f.unit.clone(), (BARS_END, axis_y + 20), unit))?;
+            for (i, b) in f.bars.iter().enumerate() {
+                let y0 = (TOP + ROW * i as u32) as i32;
+                let mid = y0 + ROW as i32 / 2;
+                let (fill, name_font) = match b.run {
+                    0 => (colour(0), bold.clone()),
+                    _ => (OTHERS, font(13)),
+                };
+                root.draw(&Rectangle::new(
+                    [
+                        (BARS_START, y0 + 4),
+                        (x(b.value).max(BARS_START + 1), y0 + ROW as i32 - 4),
+                    ],
+                    fill.filled(),
+                ))?;
+                let name = format!("{}. {}", i + 1, cut(&b.name, NAME_CHARS));
+                root.draw(&Text::new(
+                    name,
+                    (NAMES_END, mid),
+                    name_font.pos(at(HPos::Right)),
+                ))?;
+                let v = value_text(b.value, &f.unit);
+                root.draw(&Text::new(
+                    v,
+                    (x(b.value) + 6, mid),
+                    font(12).pos(at(HPos::Left)),
+                ))?;
+            }
+            root.present()
+        };
+        draw().map_err(|e| PlotError {
+            what: title.clone(),
+            why: e.to_string(),
+        })?;
+    }
+    let this = f.bars.iter().find(|b| b.run == 0);
+    let caption = format!(
+        "{} of phase {}: {} ranks {} of {n} ({}); {way}. The grey bars are the library's runs of spec {spec}; \
+their full names are in the table above.",
+        f.label,
+        f.phase,
+        this.map_or("", |b| &b.name),
+        f.rank(),
+        this.map_or(String::new(), |b| value_text(b.value, &f.unit)),
+    );
+    Ok(Chart {
+        title,
+        caption,
+        svg: without_controls(svg),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing;
+    use crate::results::Figure;
+
+    fn figure(key: &str, value: Option<f64>, better: Option<Better>) -> Figure {
+        Figure {
+            key: key.into(),
+            label: key.to_uppercase(),
+            value,
+            unit: "IOPS".into(),
+            better,
+        }
+    }
+
+    /// A run labelled `label` whose phase `w` has the figures `avg` (higher is better) and `lat` (lower).
+    fn run(label: &str, avg: Option<f64>, lat: f64) -> RunData {
+        let mut p = testing::phase("w", 0);
+        p.headline = vec![
+            figure("avg", avg, Some(Better::Higher)),
+            figure("lat", Some(lat), Some(Better::Lower)),
+            figure("at", Some(3.0), None),
+        ];
+        testing::run(label, "sim:a", vec![(p, None)])
+    }
+
+    #[test]
+    fn figures_are_ranked_best_first_with_ties_in_run_order() {
+        let this = run("new", Some(200.0), 80.0);
+        let others = [
+            run("a", Some(300.0), 90.0),
+            run("b", None, 70.0),
+            run("c", Some(200.0), 80.0),
+            run("d", Some(100.0), 60.0),
+        ];
+        let r = ranked_figures(&this, &others);
+        // `at` has no direction: not ranked.
+        assert_eq!(r.len(), 2);
+        let got = |k: usize| -> Vec<(usize, &str, f64)> {
+            r[k].bars
+                .iter()
+                .map(|b| (b.run, b.name.as_str(), b.value))
+                .collect()
+        };
+        assert_eq!(
+            got(0),
+            [
+                (1, "a", 300.0),
+                (0, "new", 200.0),
+                (3, "c", 200.0),
+                (4, "d", 100.0)
+            ]
+        );
+        assert_eq!((r[0].key.as_str(), r[0].rank()), ("avg", 2));
+        assert_eq!(
+            got(1),
+            [
+                (4, "d", 60.0),
+                (2, "b", 70.0),
+                (0, "new", 80.0),
+                (3, "c", 80.0),
+                (1, "a", 90.0)
+            ]
+        );
+        assert_eq!(r[1].rank(), 3);
+        // Alone, nothing to rank.
+        assert!(ranked_figures(&this, &[]).is_empty());
+    }
+
+    /// One bar per run, the ranked run's alone in its colour, the rest grey; its rank in the subtitle.
+    #[test]
+    fn the_chart_highlights_one_bar() {
+        let this = run("new", Some(200.0), 80.0);
+        let others: Vec<RunData> = (0..19)
+            .map(|i| {
+                run(
+                    &format!("drive {i}"),
+                    Some(100.0 + 10.0 * f64::from(i)),
+                    50.0,
+                )
+            })
+            .collect();
+        let r = ranked_figures(&this, &others);
+        let c = ranked_chart(&r[0], "lib").expect("drawn");
+        let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        assert_eq!(c.svg.matches(&fill(colour(0))).count(), 1, "{}", c.svg);
+        assert_eq!(c.svg.matches(&fill(OTHERS)).count(), 19);
+        // Eight runs above 200 (210 to 280); drive 10's 200 ties and comes after the ranked run.
+        assert_eq!(r[0].rank(), 9);
+        assert!(c.svg.contains("new: rank 9 of 20"), "{}", c.svg);
+        assert!(c.svg.contains("9. new"));
+        assert!(
+            c.caption.contains("new ranks 9 of 20 (200.0 IOPS)"),
+            "{}",
+            c.caption
+        );
+        roxmltree::Document::parse(&c.svg).expect("well-formed SVG");
+    }
+}
