@@ -87,15 +87,15 @@ pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f6
         .map(|w| (w.start_s, w.end_s))
 }
 
-/// The markers of a phase's time plots: each run's ([`markers`]). When several runs have the phase, each
-/// run's markers are told apart: drawn in its run's colour (that of its points), their legend entry and the
-/// tag drawn in the plot prefixed with the run's label (`used: steady`).
+/// The markers of a phase's time plots: each run's ([`markers`]), each in its run's legend row. When
+/// several runs have the phase, each run's markers are told apart: drawn in its run's colour (that of its
+/// points), the tag drawn in the plot prefixed with the run's label (`used: steady`).
 fn phase_markers(runs: &[RunData], g: &PhaseGroup) -> Vec<Marker> {
     let mut out = Vec::new();
     for &(r, p) in &g.members {
         for mut m in markers(&runs[r], p) {
+            m.run = Some(r);
             if g.members.len() > 1 {
-                m.label = format!("{}: {}", runs[r].label, m.label);
                 if !m.tag.is_empty() {
                     m.tag = format!("{}: {}", runs[r].label, m.tag);
                 }
@@ -331,39 +331,41 @@ mod tests {
         run(label, "sim:a", vec![(p, Some(rows))])
     }
 
-    /// Two runs' markers are each in its run's colour, named and tagged after the run; one run's keep the
-    /// plain colours and tags.
+    /// Two runs' markers are each in its run's colour and legend row, tagged after the run; one run's keep
+    /// the plain colours and tags.
     #[test]
     fn each_runs_markers_are_in_its_colour_and_named_after_it() {
         let runs = [one("fresh"), one("used")];
         let g = &phase_groups(&runs)[0];
-        let got: Vec<(String, String, _)> = phase_markers(&runs, g)
+        let got: Vec<(String, String, _, _)> = phase_markers(&runs, g)
             .into_iter()
-            .map(|m| (m.label, m.tag, m.colour))
+            .map(|m| (m.label, m.tag, m.colour, m.run))
             .collect();
         assert_eq!(got.len(), 4);
         assert_eq!(
             got[0],
             (
-                "fresh: window 2s.. starts at 2 s".to_string(),
+                "window 2s.. starts at 2 s".to_string(),
                 "fresh: 2 s".to_string(),
-                colour(0)
+                colour(0),
+                Some(0)
             )
         );
         assert_eq!(
             (got[1].0.as_str(), got[1].1.as_str(), got[1].2),
             (
-                "fresh: drive span written once at 1.5 s",
+                "drive span written once at 1.5 s",
                 "fresh: filled once",
                 colour(0)
             )
         );
         assert_eq!(
-            (got[3].0.as_str(), got[3].1.as_str(), got[3].2),
+            (got[3].0.as_str(), got[3].1.as_str(), got[3].2, got[3].3),
             (
-                "used: drive span written once at 1.5 s",
+                "drive span written once at 1.5 s",
                 "used: filled once",
-                colour(1)
+                colour(1),
+                Some(1)
             )
         );
         assert_ne!(colour(0), colour(1));
