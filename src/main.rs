@@ -107,6 +107,10 @@ enum Cmd {
         /// `1400s..`, `first 5m`, `last 20m` (default: the phase's first results window not at 0).
         #[arg(long, value_name = "WINDOW")]
         window: Option<String>,
+        /// Also write each chart as PNG beside its SVG, drawn from the same SVG at three times its size
+        /// (2880 px wide, 300 dpi), for print.
+        #[arg(long)]
+        png: bool,
     },
     /// Merge the results of one spec run on several hosts (one wkrun per host, started together with
     /// --start-at) into one results folder: cluster-wide IOPS and bandwidth per interval on a common wall-clock
@@ -276,7 +280,8 @@ fn main() -> ExitCode {
             output,
             ymax,
             window,
-        }) => cmd_report(&files, output, ymax, window),
+            png,
+        }) => cmd_report(&files, output, ymax, window, png),
         Some(Cmd::Merge { files, output }) => cmd_merge(&files, &output),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
@@ -722,6 +727,7 @@ fn cmd_report(
     output: Option<PathBuf>,
     ymax: Option<f64>,
     window: Option<String>,
+    png: bool,
 ) -> Result<(), Fail> {
     let files = &results_files(args);
     use wkrun::report::{build, model, runs};
@@ -745,15 +751,19 @@ fn cmd_report(
         .map(|f| runs::load_run(f).map_err(|e| bad(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     runs::name_runs(&mut runs);
-    let opts = model::Options { ymax, window };
+    let opts = model::Options { ymax, window, png };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;
     let written = build::write(&out, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    let plots = written
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .count();
     stdout_text(&format!(
-        "report: {} ({} plots)\n",
+        "report: {} ({plots} plots{})\n",
         dir.join("index.html").display(),
-        written.len() - 1
+        if png { ", each also as PNG" } else { "" }
     ));
     Ok(())
 }

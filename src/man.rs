@@ -12,7 +12,7 @@ wkrun validate SPEC...
 wkrun plan SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [--allow-destroy DEVICE]... [--from PHASE] [--json] [--rank N]
 wkrun schema spec|result
 wkrun compare RESULTS... [--by SWEEP] [--format table|markdown|csv]
-wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW]
+wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW] [--png]
 wkrun merge RESULTS... -o DIR
 wkrun completions bash|zsh|fish|elvish|powershell
 wkrun man [--dir DIR]

@@ -45,6 +45,8 @@ pub struct Options {
     pub ymax: Option<f64>,
     /// The zoom window (`--window`), as written and parsed; `None`: no zoom plots.
     pub window: Option<(String, WindowSpec)>,
+    /// Each chart also as PNG beside its SVG (`--png`, [`crate::report::png`]).
+    pub png: bool,
 }
 
 /// A plot and the file it is written to (relative to the report folder).
@@ -89,9 +91,19 @@ pub struct Report {
     pub phases: Vec<PhaseSection>,
     /// One section per sweep or matrix.
     pub sweeps: Vec<SweepSection>,
+    /// The batteries of workloads across drives or sweep members (seed 004), at the top of the page.
+    pub batteries: Vec<Figure>,
 }
 
 impl Report {
+    /// Every figure: the batteries, the sweeps', then the phases'.
+    pub fn figures(&self) -> impl Iterator<Item = &Figure> {
+        self.batteries
+            .iter()
+            .chain(self.sweeps.iter().flat_map(|s| &s.figures))
+            .chain(self.phases.iter().flat_map(|s| &s.figures))
+    }
+
     /// The sections in page order: the results (sweeps, then phases), then the preparation (sweeps, then
     /// phases), each in its own order.
     pub fn page_order(&self) -> Vec<SectionRef> {
@@ -183,6 +195,7 @@ mod tests {
                 section("w2", PhaseKind::Workload),
             ],
             sweeps: vec![sweep("fill", Part::Preparation), sweep("w", Part::Results)],
+            batteries: vec![],
         };
         use SectionRef::{Phase, Sweep};
         assert_eq!(

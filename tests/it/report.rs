@@ -123,10 +123,11 @@ fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
     // Per I/O phase: 3 per direction with I/O (log, linear, latency), the bandwidth and the percentiles;
     // trickle and rw have both directions, fill, the four mix phases and the two sat phases one each; the
     // sat phases also a zoom (log and linear) on their window 250ms..; 2 charts per label group (mix,
-    // sat) and for the sweep sat (one key) its members overlaid, log and linear (too short for averages).
+    // sat) and for the sweep sat (one key) its members overlaid, log and linear (too short for averages);
+    // for the matrix mix (two keys) each cell's mean and largest latency as grouped bars.
     assert_eq!(
         n,
-        2 * 8 + 7 * 5 + 2 * 2 + 2 * 2 + 2,
+        2 * 8 + 7 * 5 + 2 * 2 + 2 * 2 + 2 + 2,
         "SVG files in {}",
         out.display()
     );
@@ -315,7 +316,7 @@ fn report_default_folder_is_beside_the_first_results() {
     assert!(tmp.path().join("run-a/report/index.html").is_file());
     assert_eq!(
         out.lines().next().unwrap(),
-        "report: run-a/report/index.html (61 plots)"
+        "report: run-a/report/index.html (63 plots)"
     );
 }
 

@@ -264,6 +264,10 @@ fn swatch_svg(s: Swatch, x: f64, y: f64) -> String {
         Swatch::Filled(c) => rect(hex(c), ""),
         Swatch::Hollow(c) => rect("none".into(), &format!(" stroke=\"{}\"", hex(c))),
         Swatch::Band(c) => rect(hex(c), " fill-opacity=\"0.25\""),
+        Swatch::Outlined(c) => rect(
+            hex(super::palette::lighter(c, 0.6)),
+            &format!(" stroke=\"{}\"", hex(c)),
+        ),
         Swatch::Line(c) => line(c, 2.5),
         Swatch::Thin(c) => line(c, 1.0),
     }

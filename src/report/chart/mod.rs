@@ -17,7 +17,9 @@
 
 pub mod aggregates;
 pub mod bandwidth;
+pub mod battery;
 pub mod canvas;
+pub mod cells;
 pub mod iops;
 pub mod latency;
 pub mod overlay;
@@ -131,6 +133,8 @@ pub enum Swatch {
     Thin(RGBColor),
     /// A pale square (a marked band of time, an envelope).
     Band(RGBColor),
+    /// A pale square outlined in the colour (writes' bars, beside reads' filled ones).
+    Outlined(RGBColor),
 }
 
 /// Renders a plot into an SVG string: `title` on top ([`canvas::title_lines`]), the drawing `draw` makes
