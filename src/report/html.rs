@@ -14,23 +14,8 @@ use crate::results::{Better, DirStats, PhaseResult, Status};
 use std::fmt::Write;
 
 /// Escapes text for HTML element content and double-quoted attributes; control characters (but tab, line
-/// feed and carriage return) are left out.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            // Control characters (an ESC or a BEL in a phase name or target path) are left out.
-            c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
-            _ => o.push(c),
-        }
-    }
-    o
-}
+/// feed and carriage return) are left out (the one escaping the charts use too).
+pub use super::chart::canvas::xml as esc;
 
 /// Escapes a relative file name for an attribute URL: every byte outside `A-Za-z0-9._-` percent-encoded.
 fn url(file: &str) -> String {

@@ -11,8 +11,8 @@ use super::canvas::{shorten, text_width};
 use super::palette::shade;
 use super::sweep::{Slots, category_label};
 use super::{
-    Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, SIZE, Swatch, TickText, colour,
-    plot_on, render, subject, why,
+    Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, SIZE, Swatch, colour, plot_on, render,
+    subject, why,
 };
 use crate::report::compare::lead_ratio;
 use crate::report::runs::{LabelGroup, RunData, label_groups};
@@ -281,15 +281,7 @@ pub fn battery_chart(runs: &[RunData], b: &Battery) -> Result<Chart, PlotError> 
     );
     let top = bars.iter().map(|v| v.2).fold(100.0, f64::max) * 1.12;
     let n = b.workloads.len();
-    let x = Axis {
-        lo: -0.5,
-        hi: n as f64 - 0.5,
-        log: false,
-        ticks: (0..n).map(|k| k as f64).collect(),
-        light: vec![],
-        zero_row: None,
-        text: TickText::Number,
-    };
+    let x = Axis::categories(n);
     let y = Axis::linear(0.0, top);
     let slots = Slots::new(b.columns.len());
     // A value above each bar when a bar is wide enough for it.

@@ -160,18 +160,25 @@ impl LegendEntry {
             - ITEM_GAP
     }
 
+    /// The row without each item's details in parentheses at its end.
+    fn without_details(&self) -> LegendEntry {
+        let mut e = self.clone();
+        for item in &mut e.items {
+            if let Some(at) = item.text.find(" (").filter(|_| item.text.ends_with(')')) {
+                item.text.truncate(at);
+            }
+        }
+        e
+    }
+
     /// The row shortened to `width` px: first each item's details in parentheses at its end are left out
     /// (`fresh on t.img (30 intervals)` becomes `fresh on t.img`), then its longest words are cut with `…`
     /// until it fits.
     fn fitted(&self, width: f64) -> LegendEntry {
-        let mut e = self.clone();
-        if e.width() > width {
-            for item in &mut e.items {
-                if let Some(at) = item.text.find(" (").filter(|_| item.text.ends_with(')')) {
-                    item.text.truncate(at);
-                }
-            }
-        }
+        let mut e = match self.width() > width {
+            true => self.without_details(),
+            false => self.clone(),
+        };
         for _ in 0..64 {
             let over = e.width() - width;
             if over <= 0.0 {
@@ -208,13 +215,19 @@ const LEGEND_X: f64 = 82.0;
 /// The width legend rows share, px.
 const LEGEND_W: f64 = SIZE.0 as f64 - LEGEND_X - 12.0;
 
-/// Columns and rows of the legend: two columns when every row fits half the width, else one.
+/// Rows past which a legend goes in two columns as soon as its rows fit half the width without their
+/// details in parentheses (many drives: a shorter legend rather than every interval count).
+pub const TWO_COLUMNS_PAST: usize = 4;
+
+/// Columns and rows of the legend: two columns when every row fits half the width (past
+/// [`TWO_COLUMNS_PAST`] rows, without its details), else one.
 pub fn legend_grid(entries: &[LegendEntry]) -> (usize, usize) {
-    let cols = if entries.iter().all(|e| e.width() <= LEGEND_W / 2.0 - 12.0) {
-        2
-    } else {
-        1
+    let half = LEGEND_W / 2.0 - 12.0;
+    let fits = |e: &LegendEntry| match entries.len() > TWO_COLUMNS_PAST {
+        true => e.without_details().width() <= half,
+        false => e.width() <= half,
     };
+    let cols = if entries.iter().all(fits) { 2 } else { 1 };
     (cols, entries.len().div_ceil(cols))
 }
 
@@ -227,7 +240,9 @@ pub fn legend_height(rows: usize) -> u32 {
     }
 }
 
-/// `s` escaped for XML text and attributes.
+/// Escapes text for XML and HTML element content and double-quoted attributes; control characters (but
+/// tab, line feed and carriage return) are left out. The report's one escaping, of the SVG charts' text
+/// here and of the page's as [`crate::report::html::esc`].
 pub fn xml(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -236,6 +251,9 @@ pub fn xml(s: &str) -> String {
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            // Control characters (an ESC or a BEL in a phase name or target path) are left out.
+            c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
             _ => o.push(c),
         }
     }
@@ -399,6 +417,19 @@ mod tests {
         let long = LegendEntry::drive(1, "x", "y".repeat(200), Swatch::Filled(c))
             .and("z", Swatch::Line(c));
         assert_eq!(legend_grid(&[short.clone(), long.clone()]), (1, 2));
+        // Many drives: two columns once their details are left out.
+        let drive = |r: usize| {
+            LegendEntry::drive(
+                r,
+                "d",
+                format!("drive {r} on sim:capacity=512MiB,op=5%,dies=1 (15 intervals)"),
+                Swatch::Filled(c),
+            )
+        };
+        let four: Vec<LegendEntry> = (0..4).map(drive).collect();
+        assert_eq!(legend_grid(&four), (1, 4));
+        let twenty: Vec<LegendEntry> = (0..20).map(drive).collect();
+        assert_eq!(legend_grid(&twenty), (2, 10));
         let fitted = long.fitted(LEGEND_W);
         assert!(fitted.width() <= LEGEND_W, "{}", fitted.width());
         // Details in parentheses go first.

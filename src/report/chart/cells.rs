@@ -7,7 +7,7 @@
 use super::scale::latency_text;
 use super::sweep::{Slots, category_label};
 use super::{
-    Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, Swatch, TickText, colour, decades,
+    Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, Swatch, colour, decades,
     palette::lighter, plot_on, render, subject, why,
 };
 use crate::report::runs::{Dir, LabelGroup, RunData};
@@ -185,15 +185,7 @@ pub fn cell_chart(runs: &[RunData], g: &LabelGroup, stat: CellStat) -> Result<Ch
     let mut y = Axis::decades(range, false).latency();
     y.hi *= 10f64.sqrt();
     let n = g.phases.len();
-    let x = Axis {
-        lo: -0.5,
-        hi: n as f64 - 0.5,
-        log: false,
-        ticks: (0..n).map(|k| k as f64).collect(),
-        light: vec![],
-        zero_row: None,
-        text: TickText::Number,
-    };
+    let x = Axis::categories(n);
     let body = Bars {
         bars: &bars,
         slots: Slots::new(2 * runs.len()),

@@ -7,10 +7,10 @@
 //! helpers here and in [`time`], which every plot shares: rendering to SVG, the chart frame, the axes and
 //! their ticks ([`Axis`]: a log axis has a `0` row only when zeros are drawn, and no tick twice), the
 //! legend (below the plot, never on the data), markers (bands and lines at given seconds), the colours,
-//! the tick numbers ([`short_number`]) and the thinning of long series ([`thin`]).
+//! the tick numbers ([`short_number`]) and the thinning of long series ([`thin()`]).
 //!
 //! Markers, so that a reader (or a test) can count them: every interval of an IOPS scatter is one
-//! `<circle>` (up to [`MAX_POINTS`] per plot, see [`thin`]), filled when drawn at its value, hollow when it
+//! `<circle>` (up to [`MAX_POINTS`] per plot, see [`thin()`]), filled when drawn at its value, hollow when it
 //! cannot be (0 IOPS on a log axis: drawn on the row labelled `0`; above `--ymax` on a linear axis: drawn
 //! on the top row). In the latency plot each interval with completions is one `<circle>` (its mean) and
 //! one `<polygon>` triangle (its max). Legend swatches are rectangles or lines, never circles.
@@ -43,7 +43,7 @@ use plotters::prelude::*;
 /// Width and height of every plot's drawing (title and plot), px; a title on two lines adds a line, the
 /// legend adds rows below it.
 pub const SIZE: (u32, u32) = (960, 540);
-/// At most this many points are drawn on one plot; longer series are thinned ([`thin`]), so an SVG stays
+/// At most this many points are drawn on one plot; longer series are thinned ([`thin()`]), so an SVG stays
 /// under about a megabyte whatever the length of the run.
 pub const MAX_POINTS: usize = 4000;
 
@@ -305,6 +305,19 @@ impl Axis {
         }
     }
 
+    /// A category axis of `n` categories at 0 … n − 1, half a category of room each side, a tick at each.
+    pub fn categories(n: usize) -> Axis {
+        Axis {
+            lo: -0.5,
+            hi: n as f64 - 0.5,
+            log: false,
+            ticks: (0..n).map(|k| k as f64).collect(),
+            light: vec![],
+            zero_row: None,
+            text: TickText::Number,
+        }
+    }
+
     /// The same axis with its ticks labelled as latencies ([`TickText::Latency`]).
     pub fn latency(self) -> Axis {
         Axis {
@@ -465,7 +478,7 @@ pub fn drives(runs: &[RunData]) -> Vec<String> {
     runs.iter().map(|r| r.label.clone()).collect()
 }
 
-/// The title's tail: `spec · phase · target(s)`; past three targets, the first two and `K more targets`.
+/// The title's tail: `spec · phase · target(s)`; past three targets, `N targets` (the legend names them).
 pub fn subject(runs: &[RunData], members: &[usize], phase: &str) -> String {
     let mut specs: Vec<String> = Vec::new();
     let mut targets: Vec<String> = Vec::new();
@@ -479,11 +492,9 @@ pub fn subject(runs: &[RunData], members: &[usize], phase: &str) -> String {
             targets.push(t);
         }
     }
-    // Many drives: the first two, and how many more (the legend names each).
+    // Many drives: how many (the legend names each).
     if targets.len() > 3 {
-        let more = targets.len() - 2;
-        targets.truncate(2);
-        targets.push(format!("{more} more targets"));
+        targets = vec![format!("{} targets", targets.len())];
     }
     format!("{} · {phase} · {}", specs.join(" / "), targets.join(" / "))
 }
@@ -598,7 +609,7 @@ mod tests {
             .collect();
         assert_eq!(
             subject(&many, &[0, 1, 2, 3, 4], "p"),
-            "spec · p · t0 / t1 / 3 more targets"
+            "spec · p · 5 targets"
         );
     }
 

@@ -120,7 +120,8 @@ impl Body for Curves<'_> {
     where
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
-        for c in self.0 {
+        // The last drive first, so that the first drive named is drawn on top (as on the time plots).
+        for c in self.0.iter().rev() {
             let colour = curve_colour(c);
             let width = if c.dir == Dir::Read { 2 } else { 1 };
             chart

@@ -2,8 +2,8 @@
 //! (total IOPS) or a marker (latency) at the mean, with whiskers from min to max.
 
 use super::{
-    Axis, Body, Chart, LegendEntry, Plane, PlotError, Swatch, TickText, colour, log_range, plot_on,
-    render, short_number, subject, why,
+    Axis, Body, Chart, LegendEntry, Plane, PlotError, Swatch, colour, log_range, plot_on, render,
+    short_number, subject, why,
 };
 use crate::report::runs::{LabelGroup, RunData, total_iops_full_rows};
 use plotters::coord::ranged1d::ValueFormatter;
@@ -295,15 +295,7 @@ pub fn label_chart(
         (LabelMetric::Iops, None) => "total IOPS (I/Os per s)".into(),
         (LabelMetric::Latency, _) => "latency, reads and writes (log scale)".into(),
     };
-    let x = Axis {
-        lo: -0.5,
-        hi: n as f64 - 0.5,
-        log: false,
-        ticks: (0..n).map(|k| k as f64).collect(),
-        light: vec![],
-        zero_row: None,
-        text: TickText::Number,
-    };
+    let x = Axis::categories(n);
     let y = match metric {
         LabelMetric::Iops => Axis::linear(0.0, iops_top),
         LabelMetric::Latency => Axis::decades(decades, false).latency(),

@@ -1,6 +1,6 @@
 //! Plots against time, the one drawing every time plot shares: series of points (dots, hollow dots,
 //! triangles or lines), each thinned past its share of points to medians over a translucent min–max
-//! envelope ([`super::thin`]), horizontal guide rows, and markers of moments and spans of time (the steady
+//! envelope ([`super::thin()`]), horizontal guide rows, and markers of moments and spans of time (the steady
 //! window, the start of a results window, the moment the drive was filled once), with the legend below the
 //! plot, one row per drive. The time axis is in seconds, minutes or hours after its length
 //! ([`super::scale::time_axis`]). [`markers`] works out a phase's markers from its results and series.
