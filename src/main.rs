@@ -120,6 +120,10 @@ enum Cmd {
         /// `1400s..`, `first 5m`, `last 20m` (default: the phase's first results window not at 0).
         #[arg(long, value_name = "WINDOW")]
         window: Option<String>,
+        /// Also write each chart as PNG beside its SVG, drawn from the same SVG at three times its size
+        /// (2880 px wide, 300 dpi), for print.
+        #[arg(long)]
+        png: bool,
         /// Rank the first run's headline figures among the results library's last N runs of the same spec
         /// (default N: 20): one horizontal bar chart per figure, this run highlighted.
         #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "20",
@@ -374,11 +378,12 @@ fn main() -> ExitCode {
             output,
             ymax,
             window,
+            png,
             against_library,
             library,
         }) => {
             let against = against_library.map(|n| (library, n));
-            cmd_report(&files, output, ymax, window, against)
+            cmd_report(&files, output, ymax, window, png, against)
         }
         Some(Cmd::Library { cmd, library }) => cmd_library(cmd, library),
         Some(Cmd::Merge { files, output }) => cmd_merge(&files, &output),
@@ -933,6 +938,7 @@ fn cmd_report(
     output: Option<PathBuf>,
     ymax: Option<f64>,
     window: Option<String>,
+    png: bool,
     against: Option<(LibraryArg, u32)>,
 ) -> Result<(), Fail> {
     let files = &results_files(args);
@@ -967,16 +973,21 @@ fn cmd_report(
     let opts = model::Options {
         ymax,
         window,
+        png,
         against,
     };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;
     let written = build::write(&out, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    let plots = written
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .count();
     stdout_text(&format!(
-        "report: {} ({} plots)\n",
+        "report: {} ({plots} plots{})\n",
         dir.join("index.html").display(),
-        written.len() - 1
+        if png { ", each also as PNG" } else { "" }
     ));
     Ok(())
 }

@@ -12,7 +12,7 @@ wkrun validate FILE...
 wkrun plan SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [--allow-destroy DEVICE]... [--from PHASE] [--json] [--rank N]
 wkrun schema spec|result
 wkrun compare RESULTS... [--by SWEEP] [--format table|markdown|csv] [--width COLS] [--against-library [N]] [--library PATH]
-wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW] [--against-library [N]] [--library PATH]
+wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW] [--png] [--against-library [N]] [--library PATH]
 wkrun library add RESULTS... [--label NAME] [--library PATH]
 wkrun library list [--spec NAME] [--label TEXT] [--library PATH]
 wkrun library rm ID|--label NAME [--library PATH]

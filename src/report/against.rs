@@ -71,7 +71,7 @@ library's {} run{} of spec {}: each headline figure with a direction, best at th
             "<p class=\"meta\">No headline figure of this run is in the library's runs.</p>\n",
         );
     }
-    super::html::figures(&mut o, &report.ranked);
+    super::html::figures(&mut o, &report.ranked, opts.png);
     o.push_str("</section>\n");
     o
 }

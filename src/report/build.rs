@@ -12,6 +12,8 @@
 
 use super::chart::aggregates::aggregate_chart;
 use super::chart::bandwidth::bandwidth_series;
+use super::chart::battery::{batteries, battery_chart};
+use super::chart::cells::{CellStat, cell_bars, cell_chart};
 use super::chart::iops::{Scale, iops_scatter};
 use super::chart::latency::latency_series;
 use super::chart::overlay::{OverlayMetric, overlay_chart};
@@ -21,6 +23,7 @@ use super::chart::time::{Marker, markers};
 use super::chart::{Chart, PlotError};
 use super::html;
 use super::model::{Figure, Options, Part, PhaseSection, Report, SweepSection};
+use super::png::{PngError, Rasteriser, png_name};
 use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use super::table::matrix_table;
 use crate::results::outdir::{OutDir, slug};
@@ -87,15 +90,15 @@ pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f6
         .map(|w| (w.start_s, w.end_s))
 }
 
-/// The markers of a phase's time plots: each run's ([`markers`]). When several runs have the phase, each
-/// run's markers are told apart: drawn in its run's colour (that of its points), their legend entry and the
-/// tag drawn in the plot prefixed with the run's label (`used: steady`).
+/// The markers of a phase's time plots: each run's ([`markers`]), each in its run's legend row. When
+/// several runs have the phase, each run's markers are told apart: drawn in its run's colour (that of its
+/// points), the tag drawn in the plot prefixed with the run's label (`used: steady`).
 fn phase_markers(runs: &[RunData], g: &PhaseGroup) -> Vec<Marker> {
     let mut out = Vec::new();
     for &(r, p) in &g.members {
         for mut m in markers(&runs[r], p) {
+            m.run = Some(r);
             if g.members.len() > 1 {
-                m.label = format!("{}: {}", runs[r].label, m.label);
                 if !m.tag.is_empty() {
                     m.tag = format!("{}: {}", runs[r].label, m.tag);
                 }
@@ -228,6 +231,15 @@ fn sweep_section(runs: &[RunData], k: usize, lg: LabelGroup) -> Result<SweepSect
             chart: label_chart(runs, &lg, m)?,
         });
     }
+    // A matrix (seed 002's latency cells): each cell's mean and largest latency as grouped bars.
+    if lg.keys.len() >= 2 && !cell_bars(runs, &lg, CellStat::Mean).is_empty() {
+        for (stat, name) in [(CellStat::Mean, "mean"), (CellStat::Max, "max")] {
+            figures.push(Figure {
+                file: format!("{base}-latency-{name}.svg"),
+                chart: cell_chart(runs, &lg, stat)?,
+            });
+        }
+    }
     Ok(SweepSection {
         table: matrix_table(runs, &lg),
         group: lg,
@@ -259,9 +271,20 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
         .enumerate()
         .map(|(k, lg)| sweep_section(runs, k, lg))
         .collect::<Result<_, _>>()?;
+    let batteries = batteries(runs)
+        .iter()
+        .map(|b| {
+            let file = match &b.sweep {
+                Some(s) => format!("battery-{}.svg", slug(s)),
+                None => "battery.svg".to_string(),
+            };
+            battery_chart(runs, b).map(|chart| Figure { file, chart })
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Report {
         phases,
         sweeps,
+        batteries,
         ranked: super::against::figures(runs, opts)?,
     })
 }
@@ -276,10 +299,10 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
-/// Writes the report into `dir` (opened with [`OutDir::open`]): every SVG, then `index.html`, each to a new
-/// temporary file renamed over its name ([`OutDir::replace`]), so a file or symbolic link of the same name
-/// is replaced, never written through; nothing else in `dir` is touched. Returns the files written,
-/// `index.html` last.
+/// Writes the report into `dir` (opened with [`OutDir::open`]): every SVG (with `--png`, each followed by
+/// its PNG, [`png_files`]), then `index.html`, each to a new temporary file renamed over its name
+/// ([`OutDir::replace`]), so a file or symbolic link of the same name is replaced, never written through;
+/// nothing else in `dir` is touched. Returns the files written, `index.html` last.
 ///
 /// # Errors
 /// [`WriteError`] naming the file.
@@ -290,9 +313,9 @@ pub fn write(
     opts: &Options,
 ) -> Result<Vec<PathBuf>, WriteError> {
     let mut written = Vec::new();
-    let put = |name: &str, text: &str, written: &mut Vec<PathBuf>| {
+    let put = |name: &str, bytes: &[u8], written: &mut Vec<PathBuf>| {
         let path = dir.join(name);
-        dir.replace(name, text.as_bytes(), false)
+        dir.replace(name, bytes, false)
             .map_err(|source| WriteError {
                 path: path.clone(),
                 source,
@@ -300,17 +323,56 @@ pub fn write(
         written.push(path);
         Ok(())
     };
-    for f in report
-        .sweeps
-        .iter()
-        .flat_map(|s| &s.figures)
-        .chain(report.phases.iter().flat_map(|s| &s.figures))
-        .chain(&report.ranked)
-    {
-        put(&f.file, &f.chart.svg, &mut written)?;
+    let figures: Vec<&Figure> = report.figures().collect();
+    let pngs = match opts.png {
+        true => png_files(&figures),
+        false => Vec::new(),
+    };
+    for (k, f) in figures.iter().enumerate() {
+        put(&f.file, f.chart.svg.as_bytes(), &mut written)?;
+        if let Some(p) = pngs.get(k) {
+            let name = png_name(&f.file);
+            let bytes = p.as_ref().map_err(|e| WriteError {
+                path: dir.join(&name),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+            put(&name, bytes, &mut written)?;
+        }
     }
-    put("index.html", &html::index(runs, report, opts), &mut written)?;
+    let page = html::index(runs, report, opts);
+    put("index.html", page.as_bytes(), &mut written)?;
     Ok(written)
+}
+
+/// Each figure's PNG ([`Rasteriser::png`]), in order, drawn on as many threads as there are CPUs (at most
+/// four), each with its own rasteriser.
+pub fn png_files(figures: &[&Figure]) -> Vec<Result<Vec<u8>, PngError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
+    let per = figures.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = figures
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    let r = Rasteriser::new();
+                    part.iter().map(|f| r.png(&f.chart.svg)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .zip(figures.chunks(per))
+            .flat_map(|(h, part)| {
+                h.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|_| Err(PngError("the drawing thread failed".into())))
+                        .collect()
+                })
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]
@@ -336,39 +398,41 @@ mod tests {
         run(label, "sim:a", vec![(p, Some(rows))])
     }
 
-    /// Two runs' markers are each in its run's colour, named and tagged after the run; one run's keep the
-    /// plain colours and tags.
+    /// Two runs' markers are each in its run's colour and legend row, tagged after the run; one run's keep
+    /// the plain colours and tags.
     #[test]
     fn each_runs_markers_are_in_its_colour_and_named_after_it() {
         let runs = [one("fresh"), one("used")];
         let g = &phase_groups(&runs)[0];
-        let got: Vec<(String, String, _)> = phase_markers(&runs, g)
+        let got: Vec<(String, String, _, _)> = phase_markers(&runs, g)
             .into_iter()
-            .map(|m| (m.label, m.tag, m.colour))
+            .map(|m| (m.label, m.tag, m.colour, m.run))
             .collect();
         assert_eq!(got.len(), 4);
         assert_eq!(
             got[0],
             (
-                "fresh: window 2s.. starts at 2 s".to_string(),
+                "window 2s.. starts at 2 s".to_string(),
                 "fresh: 2 s".to_string(),
-                colour(0)
+                colour(0),
+                Some(0)
             )
         );
         assert_eq!(
             (got[1].0.as_str(), got[1].1.as_str(), got[1].2),
             (
-                "fresh: drive span written once at 1.5 s",
+                "drive span written once at 1.5 s",
                 "fresh: filled once",
                 colour(0)
             )
         );
         assert_eq!(
-            (got[3].0.as_str(), got[3].1.as_str(), got[3].2),
+            (got[3].0.as_str(), got[3].1.as_str(), got[3].2, got[3].3),
             (
-                "used: drive span written once at 1.5 s",
+                "drive span written once at 1.5 s",
                 "used: filled once",
-                colour(1)
+                colour(1),
+                Some(1)
             )
         );
         assert_ne!(colour(0), colour(1));

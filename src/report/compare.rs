@@ -697,6 +697,12 @@ fn log_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
     })
 }
 
+/// The ratio of a phase's lead figure to its twin's in `base`, inverted where lower is better (so above 1
+/// is better): what the composite averages ([`composite`]); `None` when they share no lead figure.
+pub fn lead_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
+    log_ratio(base, p).map(f64::exp)
+}
+
 /// A run's workload phases.
 fn workloads(r: &Results) -> Vec<&PhaseResult> {
     r.phases

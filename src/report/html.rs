@@ -4,32 +4,18 @@
 //! SVG plots inline (each also in its file beside the page), inline CSS, no script, nothing loaded from the
 //! network.
 
-use super::chart::{RUN_COLOURS, short_number};
+use super::chart::palette::hex;
+use super::chart::{colour, short_number};
 use super::compare;
 use super::model::{Figure, Options, Part, PhaseSection, Report, SectionRef, SweepSection};
 use super::runs::RunData;
 use super::table::{Latency, MatrixTable};
-use crate::results::{DirStats, PhaseResult, Status};
+use crate::results::{Better, DirStats, PhaseResult, Status};
 use std::fmt::Write;
 
 /// Escapes text for HTML element content and double-quoted attributes; control characters (but tab, line
-/// feed and carriage return) are left out.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            // Control characters (an ESC or a BEL in a phase name or target path) are left out.
-            c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
-            _ => o.push(c),
-        }
-    }
-    o
-}
+/// feed and carriage return) are left out (the one escaping the charts use too).
+pub use super::chart::canvas::xml as esc;
 
 /// Escapes a relative file name for an attribute URL: every byte outside `A-Za-z0-9._-` percent-encoded.
 fn url(file: &str) -> String {
@@ -67,14 +53,64 @@ figcaption { font-size: .85rem; color: #57606a; margin-top: .3rem; }
 ul.toc { columns: 2; font-size: .9rem; }
 .warn { color: #9a6700; }
 footer { margin-top: 3rem; font-size: .8rem; color: #57606a; }
+ul.drives { list-style: none; padding: 0; margin: .3rem 0 1rem; display: flex; flex-wrap: wrap;
+  gap: .25rem 1.4rem; }
+ul.drives li { white-space: nowrap; }
+.worse { color: #b2182b; font-weight: 600; }
+.better { color: #2166ac; }
+td.l { overflow-wrap: anywhere; }
+@media print {
+  @page { size: A4; margin: 12mm; }
+  body { max-width: none; padding: 0; font-size: 9pt; line-height: 1.3; }
+  h1 { font-size: 15pt; }
+  h2 { font-size: 12pt; break-after: avoid; }
+  nav { display: none; }
+  .scroll { overflow: visible; }
+  table { font-size: 6.5pt; width: 100%; }
+  th, td { padding: .1rem .2rem; overflow-wrap: anywhere; }
+  figure { break-inside: avoid; margin: .4rem 0 .8rem; }
+  figure svg { border: none; }
+  figcaption { font-size: 7.5pt; }
+  a { color: inherit; text-decoration: none; }
+  .swatch { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+}
 ";
 
-fn swatch(run: usize) -> String {
-    let c = RUN_COLOURS[run % RUN_COLOURS.len()];
+/// The drive's swatch: a square in its colour (that of its points in every chart).
+pub fn swatch(run: usize) -> String {
     format!(
-        "<span class=\"swatch\" style=\"background:#{:02x}{:02x}{:02x}\"></span>",
-        c.0, c.1, c.2
+        "<span class=\"swatch\" style=\"background:{}\"></span>",
+        hex(colour(run))
     )
+}
+
+/// A change against the first run, `(+12.0 %)`, in a span classed `worse` when it goes the way that is
+/// worse (down where higher is better; up where lower is better: a latency or a spread that grows),
+/// `better` the other way, plain when it rounds to 0 or the figure has no direction.
+pub fn change_span(pct: f64, better: Option<Better>) -> String {
+    let text = compare::format_change(pct);
+    let r = (pct * 10.0).round();
+    let class = match better {
+        Some(_) if r == 0.0 => None,
+        Some(Better::Higher) => Some(if r < 0.0 { "worse" } else { "better" }),
+        Some(Better::Lower) => Some(if r > 0.0 { "worse" } else { "better" }),
+        None => None,
+    };
+    match class {
+        Some(c) => format!("<span class=\"{c}\">({})</span>", esc(&text)),
+        None => format!("({})", esc(&text)),
+    }
+}
+
+/// The legend of the page, under its title: each drive's swatch and label, in run order.
+fn drives_legend(o: &mut String, runs: &[RunData]) {
+    o.push_str(
+        "<ul class=\"drives\" aria-label=\"one colour per drive in every chart and table\">",
+    );
+    for (i, r) in runs.iter().enumerate() {
+        let _ = write!(o, "<li>{}{}</li>", swatch(i), esc(&r.label));
+    }
+    o.push_str("</ul>\n");
 }
 
 fn status(s: Status) -> &'static str {
@@ -218,18 +254,26 @@ fn params_line(p: &PhaseResult) -> String {
     parts.join(" · ")
 }
 
-/// The figures, each SVG inline (the page needs no other file) with its caption and a link to its file.
-pub(super) fn figures(o: &mut String, figs: &[Figure]) {
+/// The figures, each SVG inline (the page needs no other file) with its caption and a link to its file
+/// (and to its PNG, with `--png`).
+pub(super) fn figures(o: &mut String, figs: &[Figure], png: bool) {
     for f in figs {
         let svg = f.chart.svg.trim();
         let svg = svg.strip_prefix("<?xml").map_or(svg, |rest| {
             rest.split_once("?>")
                 .map_or(svg, |(_, body)| body.trim_start())
         });
+        let png = match png {
+            true => {
+                let p = super::png::png_name(&f.file);
+                format!(" · <a href=\"{}\">{}</a>", url(&p), esc(&p))
+            }
+            false => String::new(),
+        };
         let _ = writeln!(
             o,
             "<figure role=\"img\" aria-label=\"{t}\">{svg}\n\
-<figcaption>{c} <a href=\"{u}\">{f}</a></figcaption></figure>",
+<figcaption>{c} <a href=\"{u}\">{f}</a>{png}</figcaption></figure>",
             u = url(&f.file),
             t = esc(&f.chart.title),
             c = esc(&f.chart.caption),
@@ -417,7 +461,7 @@ fn contents(o: &mut String, runs: &[RunData], report: &Report) {
 }
 
 /// A sweep's section: its phases, a matrix's table, then its charts.
-fn sweep_section(o: &mut String, runs: &[RunData], k: usize, s: &SweepSection) {
+fn sweep_section(o: &mut String, runs: &[RunData], k: usize, s: &SweepSection, png: bool) {
     let _ = writeln!(
         o,
         "<section id=\"sweep-{k}\">\n<h2>{} across {}</h2>\n<p class=\"params\">{} phases: {}</p>",
@@ -429,12 +473,12 @@ fn sweep_section(o: &mut String, runs: &[RunData], k: usize, s: &SweepSection) {
     if let Some(t) = &s.table {
         matrix_table(o, runs, t);
     }
-    figures(o, &s.figures);
+    figures(o, &s.figures, png);
     o.push_str("</section>\n");
 }
 
 /// A phase's section: its parameters, the summary table, warnings, the runs without it, then its plots.
-fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection) {
+fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, png: bool) {
     let _ = writeln!(
         o,
         "<section id=\"phase-{k}\">\n<h2>{}</h2>",
@@ -512,10 +556,10 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection) {
             "<details><summary>{} plots of this cell (its numbers are in the matrix's table)</summary>",
             s.figures.len()
         );
-        figures(o, &s.figures);
+        figures(o, &s.figures, png);
         o.push_str("</details>\n");
     } else {
-        figures(o, &s.figures);
+        figures(o, &s.figures, png);
     }
     o.push_str("</section>\n");
 }
@@ -537,20 +581,17 @@ fn headline_keys(runs: &[RunData], s: &PhaseSection) -> Vec<Column> {
     keys
 }
 
-/// A headline value with its change against `base` (the first run's), when there is one.
-fn headline_cell(v: Option<f64>, unit: &str, base: Option<f64>) -> String {
+/// A headline value with its change against `base` (the first run's), when there is one, coloured after
+/// `better` ([`change_span`]).
+fn headline_cell(v: Option<f64>, unit: &str, base: Option<f64>, better: Option<Better>) -> String {
     let Some(v) = v else {
         return "<td>–</td>".into();
     };
-    let mut t = format!("{v:.*}", compare::unit_decimals(unit));
+    let mut t = esc(&format!("{v:.*}", compare::unit_decimals(unit)));
     if let Some(b) = base.filter(|b| *b != 0.0) {
-        let _ = write!(
-            t,
-            " ({})",
-            compare::format_change((v - b) / b.abs() * 100.0)
-        );
+        let _ = write!(t, " {}", change_span((v - b) / b.abs() * 100.0, better));
     }
-    format!("<td>{}</td>", esc(&t))
+    format!("<td>{t}</td>")
 }
 
 /// One headline table: phases (the sections `secs`) sharing the same figures, a row per phase and run.
@@ -584,9 +625,10 @@ fn headline_table(
                 let base = first
                     .filter(|&(r0, _)| r0 != r)
                     .and_then(|(r0, p0)| figure(r0, p0, key))
-                    .filter(|f| f.better.is_some())
-                    .and_then(|f| f.value);
-                o.push_str(&headline_cell(value(r, p, key), unit, base));
+                    .filter(|f| f.better.is_some());
+                let better = base.and_then(|f| f.better);
+                let base = base.and_then(|f| f.value);
+                o.push_str(&headline_cell(value(r, p, key), unit, base, better));
             }
             o.push_str("</tr>\n");
         }
@@ -663,13 +705,19 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     );
     let _ = writeln!(
         o,
-        "<p class=\"meta\">{} run{} · one colour per run in every plot</p>",
+        "<p class=\"meta\">{} run{} · one colour per drive in every chart and table:</p>",
         runs.len(),
         if runs.len() == 1 { "" } else { "s" }
     );
+    drives_legend(&mut o, runs);
     // The headline figures first, then what was run, then the results and the preparation.
     headline_section(&mut o, runs, report);
     o.push_str(&super::against::html_section(runs, report, opts));
+    if !report.batteries.is_empty() {
+        o.push_str("<section id=\"battery\">\n<h2>Workloads compared</h2>\n");
+        figures(&mut o, &report.batteries, opts.png);
+        o.push_str("</section>\n");
+    }
     o.push_str(&super::members::html_section(runs));
     runs_table(&mut o, runs);
     contents(&mut o, runs, report);
@@ -688,8 +736,8 @@ the measurements</h2>\n",
             );
         }
         match r {
-            SectionRef::Sweep(k) => sweep_section(&mut o, runs, k, &report.sweeps[k]),
-            SectionRef::Phase(k) => phase_section(&mut o, runs, k, &report.phases[k]),
+            SectionRef::Sweep(k) => sweep_section(&mut o, runs, k, &report.sweeps[k], opts.png),
+            SectionRef::Phase(k) => phase_section(&mut o, runs, k, &report.phases[k], opts.png),
         }
     }
     let _ = write!(
@@ -732,6 +780,26 @@ mod tests {
         }
     }
 
+    /// Issue 25 item 5: a change is coloured worse where it goes the wrong way: a latency or a stddev that
+    /// grows, IOPS that fall; a time (no direction) and a change that rounds to 0 are plain.
+    #[test]
+    fn changes_are_coloured_worse_when_they_go_the_wrong_way() {
+        assert_eq!(
+            change_span(12.0, Some(Better::Lower)),
+            "<span class=\"worse\">(+12.0 %)</span>"
+        );
+        assert_eq!(
+            change_span(-3.0, Some(Better::Lower)),
+            "<span class=\"better\">(-3.0 %)</span>"
+        );
+        assert_eq!(
+            change_span(-3.0, Some(Better::Higher)),
+            "<span class=\"worse\">(-3.0 %)</span>"
+        );
+        assert_eq!(change_span(0.04, Some(Better::Lower)), "(+0.0 %)");
+        assert_eq!(change_span(50.0, None), "(+50.0 %)");
+    }
+
     /// Issue 24 item 12: the contents number each phase as the run did and head the preparation, so that
     /// a fill listed after the workloads reads as run before them.
     #[test]
@@ -749,6 +817,7 @@ mod tests {
             phases: vec![f, section("w", &[(0, 1)])],
             sweeps: vec![],
             ranked: vec![],
+            batteries: vec![],
         };
         let mut o = String::new();
         contents(&mut o, &runs, &report);
@@ -790,6 +859,7 @@ mod tests {
             ],
             sweeps: vec![],
             ranked: vec![],
+            batteries: vec![],
         };
         let mut o = String::new();
         headline_section(&mut o, &runs, &report);
@@ -799,10 +869,14 @@ mod tests {
         // Rows: s1 x, s1 y, s2 x, s2 y in the first table; m x in the second.
         assert_eq!(o.matches("<tr><td class=\"l\">").count(), 5);
         assert!(
-            o.contains("<td>100.0</td>") && o.contains("<td>90.0 (-10.0 %)</td>"),
+            o.contains("<td>100.0</td>")
+                && o.contains("<td>90.0 <span class=\"worse\">(-10.0 %)</span></td>"),
             "{o}"
         );
-        assert!(o.contains("<td>250.0 (+25.0 %)</td>"), "{o}");
+        assert!(
+            o.contains("<td>250.0 <span class=\"better\">(+25.0 %)</span></td>"),
+            "{o}"
+        );
         // Composite of y against x: √(0.9 · 1.25) = 1.0607 (m is not in y).
         assert!(o.contains("y 1.061 (+6.1 %)"), "{o}");
         // No figures, no section.
@@ -812,6 +886,7 @@ mod tests {
             phases: vec![section("f", &[(0, 0)])],
             sweeps: vec![],
             ranked: vec![],
+            batteries: vec![],
         };
         headline_section(&mut empty, &plain, &r);
         assert!(empty.is_empty());

@@ -10,9 +10,9 @@
 //! parameters differ between members by design), it is not what the sweep measures.
 
 use super::compare::{self, Cell, Comparison, Metric, Run};
-use super::html::esc;
+use super::html::{change_span, esc};
 use super::runs::RunData;
-use crate::results::{PhaseResult, Results};
+use crate::results::{Better, PhaseResult, Results};
 use crate::spec::{Label, PhaseKind};
 use std::fmt::Write as _;
 
@@ -176,8 +176,39 @@ fn report_rows(c: &Comparison) -> Vec<&compare::Row> {
     out
 }
 
-/// One HTML table of a comparison by members.
-fn table(o: &mut String, c: &Comparison) {
+/// Which way is better for a row of a comparison of `results`' members: a headline figure's own direction
+/// (found by its label among the run's figures), more IOPS and bandwidth, less latency, a higher composite;
+/// `None` for text rows.
+fn better_of(results: &Results, r: &compare::Row) -> Option<Better> {
+    match r.metric {
+        Metric::Headline { .. } => results
+            .phases
+            .iter()
+            .flat_map(|p| &p.headline)
+            .find(|f| compare::figure_label(f) == r.label)
+            .and_then(|f| f.better),
+        Metric::TotalIops
+        | Metric::ReadIops
+        | Metric::WriteIops
+        | Metric::Bandwidth
+        | Metric::Composite => Some(Better::Higher),
+        Metric::ReadLatMean
+        | Metric::ReadLatP50
+        | Metric::ReadLatP99
+        | Metric::ReadLatP999
+        | Metric::ReadLatMax
+        | Metric::WriteLatMean
+        | Metric::WriteLatP50
+        | Metric::WriteLatP99
+        | Metric::WriteLatP999
+        | Metric::WriteLatMax => Some(Better::Lower),
+        _ => None,
+    }
+}
+
+/// One HTML table of a comparison by members of `results`, each change coloured worse or better
+/// ([`change_span`]).
+fn table(o: &mut String, c: &Comparison, results: &Results) {
     o.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"l\">phase</th><th class=\"l\">figure</th>");
     for col in &c.columns {
         let _ = write!(o, "<th>{}</th>", esc(col));
@@ -195,7 +226,18 @@ fn table(o: &mut String, c: &Comparison) {
                 Cell::Text(_) => " class=\"l\"",
                 _ => "",
             };
-            let _ = write!(o, "<td{class}>{}</td>", esc(&cell.display(r.metric)));
+            let text = match cell {
+                Cell::Number {
+                    value,
+                    change_pct: Some(pct),
+                } => format!(
+                    "{} {}",
+                    esc(&r.metric.format_value(*value)),
+                    change_span(*pct, better_of(results, r))
+                ),
+                _ => esc(&cell.display(r.metric)),
+            };
+            let _ = write!(o, "<td{class}>{text}</td>");
         }
         o.push_str("</tr>\n");
     }
@@ -226,7 +268,7 @@ member's, as <code>wkrun compare {} --by {}</code> gives them.</p>",
                 esc(&run.file.display().to_string()),
                 esc(&s)
             );
-            table(&mut o, &c);
+            table(&mut o, &c, &run.results);
         }
     }
     if o.is_empty() {

@@ -15,6 +15,7 @@ pub mod members;
 pub mod merge;
 pub mod model;
 pub mod parts;
+pub mod png;
 pub mod runs;
 pub mod table;
 #[cfg(test)]

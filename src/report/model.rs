@@ -48,6 +48,8 @@ pub struct Options {
     /// The runs the first run's headline figures are ranked among (`--against-library`: the library's);
     /// empty: no ranked charts.
     pub against: Vec<super::runs::RunData>,
+    /// Each chart also as PNG beside its SVG (`--png`, [`crate::report::png`]).
+    pub png: bool,
 }
 
 /// A plot and the file it is written to (relative to the report folder).
@@ -94,9 +96,20 @@ pub struct Report {
     pub sweeps: Vec<SweepSection>,
     /// The first run's headline figures ranked among the library's runs (`--against-library`).
     pub ranked: Vec<Figure>,
+    /// The batteries of workloads across drives or sweep members (seed 004), at the top of the page.
+    pub batteries: Vec<Figure>,
 }
 
 impl Report {
+    /// Every figure: the batteries, the sweeps', then the phases'.
+    pub fn figures(&self) -> impl Iterator<Item = &Figure> {
+        self.batteries
+            .iter()
+            .chain(self.sweeps.iter().flat_map(|s| &s.figures))
+            .chain(self.phases.iter().flat_map(|s| &s.figures))
+            .chain(&self.ranked)
+    }
+
     /// The sections in page order: the results (sweeps, then phases), then the preparation (sweeps, then
     /// phases), each in its own order.
     pub fn page_order(&self) -> Vec<SectionRef> {
@@ -189,6 +202,7 @@ mod tests {
             ],
             sweeps: vec![sweep("fill", Part::Preparation), sweep("w", Part::Results)],
             ranked: vec![],
+            batteries: vec![],
         };
         use SectionRef::{Phase, Sweep};
         assert_eq!(

@@ -34,6 +34,7 @@ mod progress;
 mod published;
 mod report;
 mod report_charts;
+mod report_style;
 mod resources;
 mod robust;
 mod schema_sync;

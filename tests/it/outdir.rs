@@ -291,7 +291,7 @@ fn report_replaces_planted_links_and_refuses_a_linked_folder() {
     let o = wkrun(d, &["report", "run/results.json"]);
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "report: run/report/index.html (61 plots)\n");
+    assert_eq!(out, "report: run/report/index.html (63 plots)\n");
     assert_kept(&[&v1, &v2]);
     for f in ["index.html", "01-fill-percentiles.svg"] {
         let p = d.join("run/report").join(f);
@@ -300,8 +300,8 @@ fn report_replaces_planted_links_and_refuses_a_linked_folder() {
     }
     assert_eq!(
         names(&d.join("run/report")).len(),
-        62,
-        "61 plots and index.html"
+        64,
+        "63 plots and index.html"
     );
     // The report folder itself a link.
     fixture_run(&d.join("run2"));

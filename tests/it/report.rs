@@ -123,10 +123,11 @@ fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
     // Per I/O phase: 3 per direction with I/O (log, linear, latency), the bandwidth and the percentiles;
     // trickle and rw have both directions, fill, the four mix phases and the two sat phases one each; the
     // sat phases also a zoom (log and linear) on their window 250ms..; 2 charts per label group (mix,
-    // sat) and for the sweep sat (one key) its members overlaid, log and linear (too short for averages).
+    // sat) and for the sweep sat (one key) its members overlaid, log and linear (too short for averages);
+    // for the matrix mix (two keys) each cell's mean and largest latency as grouped bars.
     assert_eq!(
         n,
-        2 * 8 + 7 * 5 + 2 * 2 + 2 * 2 + 2,
+        2 * 8 + 7 * 5 + 2 * 2 + 2 * 2 + 2 + 2,
         "SVG files in {}",
         out.display()
     );
@@ -163,7 +164,7 @@ fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
             "real values above the floor row"
         );
         assert!(log.has_text("0"), "the floor row is labelled 0");
-        assert!(log.has_text("run-a: 24 of 30 intervals with 0 IOPS, hollow on the \"0\" row"));
+        assert!(log.has_text("24 of 30 with 0 IOPS, hollow on the \"0\" row"));
         // Units on both axes; title names spec, phase and target.
         assert!(log.has_text("time since the phase's start (s)"));
         assert!(log.has_text(&format!("{dir} IOPS (I/Os per s)")));
@@ -185,7 +186,7 @@ fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
         assert_eq!(with, 6);
         assert_eq!(lat.elements("circle").len(), with);
         assert_eq!(lat.elements("polygon").len(), with);
-        assert!(lat.has_text(&format!("{dir} latency (µs)")));
+        assert!(lat.has_text(&format!("{dir} latency (log scale)")));
     }
 
     // Every phase: as many points as its CSV has rows, on both IOPS plots.
@@ -217,7 +218,7 @@ fn report_svgs_have_one_point_per_interval_and_keep_zero_iops() {
             }
         }
         let pct = Svg::read(&out.join(format!("{slug}-percentiles.svg")));
-        assert!(pct.has_text("latency (µs)"));
+        assert!(pct.has_text("latency (log scale)"));
         assert!(pct.has_text("p99.9"));
     }
 }
@@ -279,7 +280,7 @@ fn report_zoom_window_and_fixed_ceiling() {
     let over = rows.iter().filter(|r| f(r, "read_iops") > 5.0).count();
     assert_eq!(over, 6);
     assert_eq!(circles(&lin).1.len(), over);
-    assert!(lin.has_text("run-a: 6 of 30 intervals above the ceiling, hollow on the top row"));
+    assert!(lin.has_text("6 of 30 above the ceiling, hollow on the top row"));
 }
 
 #[test]
@@ -297,7 +298,7 @@ fn report_charts_across_sweeps_and_matrices() {
     assert!(sat.has_text("100%") && sat.has_text("50%"));
     assert!(sat.has_text("total IOPS (I/Os per s), window 250ms.."));
     let lat = Svg::read(&out.join("sweep01-sat-latency.svg"));
-    assert!(lat.has_text("latency, reads and writes (µs)"));
+    assert!(lat.has_text("latency, reads and writes (log scale)"));
     // Whiskers: three paths per bar (stem and two caps), 2 phases.
     assert!(lat.elements("polyline").len() >= 6);
 }
@@ -315,7 +316,7 @@ fn report_default_folder_is_beside_the_first_results() {
     assert!(tmp.path().join("run-a/report/index.html").is_file());
     assert_eq!(
         out.lines().next().unwrap(),
-        "report: run-a/report/index.html (61 plots)"
+        "report: run-a/report/index.html (63 plots)"
     );
 }
 
@@ -596,12 +597,12 @@ fn report_html_renders_in_chromium_without_console_errors() {
     );
     let c = check_page(&out.join("index.html"), &tmp.path().join("profile"));
     assert!(c.errors.is_empty(), "console errors: {:?}", c.errors);
-    let (colours, run_a) = png_colours(&c.png, [31, 119, 180]);
+    let (colours, run_a) = png_colours(&c.png, [0, 114, 178]);
     assert!(
         colours > 16,
         "the screenshot is not blank: {colours} colours"
     );
-    assert!(run_a, "run-a's colour (#1f77b4) is on the page");
+    assert!(run_a, "run-a's colour (#0072b2) is on the page");
 }
 
 /// `wkrun report DIR`: a results folder stands for its results.json, and the report goes to `DIR/report/`

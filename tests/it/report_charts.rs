@@ -5,7 +5,6 @@
 
 use crate::common::*;
 use std::path::Path;
-use wkrun::report::chart::short_number;
 
 /// The text of every `<text>` element of an SVG file, trimmed.
 fn svg_texts(path: &Path) -> Vec<String> {
@@ -137,11 +136,10 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
     // One chart, a series per member named after its label, and its marker lines.
     let avg = svg_texts(&rep.join("sweep01-saturate-overlay-averages.svg"));
     for (label, at, n) in &legend {
-        assert!(avg.contains(&format!("op={label} ({n} points)")), "{avg:?}");
         assert!(
             avg.contains(&format!(
-                "op={label}: drive span written once at {} s",
-                short_number(*at)
+                "op={label} ({n} points; filled once {})",
+                wkrun::report::chart::scale::time_text(*at)
             )),
             "{avg:?}"
         );

@@ -266,16 +266,20 @@ fn the_report_shows_each_sweeps_members_against_the_first() {
     assert!(sec.contains(" --by state</code>"), "{sec}");
     let (fresh, used) = (named(&r, "w[state=25%]"), named(&r, "w[state=100%]"));
     let (a, b) = (lead(fresh).0, lead(used).0);
+    // Each change coloured: worse where the used drive's IOPS fall (issue 25 item 5).
+    let class = |change: f64| if change < 0.0 { "worse" } else { "better" };
+    let change = pct((b - a) / a * 100.0).parse::<f64>().unwrap();
     let cells = format!(
-        "<td>{a:.1}</td><td>{b:.1} ({:+.1} %)</td>",
-        pct((b - a) / a * 100.0).parse::<f64>().unwrap()
+        "<td>{a:.1}</td><td>{b:.1} <span class=\"{}\">({change:+.1} %)</span></td>",
+        class(change)
     );
     assert!(sec.contains(&cells), "no {cells} in {sec}");
     let c = composite(&r);
+    let change = pct((c - 1.0) * 100.0).parse::<f64>().unwrap();
     assert!(
         sec.contains(&format!(
-            "<td>1.000</td><td>{c:.3} ({:+.1} %)</td>",
-            pct((c - 1.0) * 100.0).parse::<f64>().unwrap()
+            "<td>1.000</td><td>{c:.3} <span class=\"{}\">({change:+.1} %)</span></td>",
+            class(change)
         )),
         "{sec}"
     );

@@ -3,7 +3,7 @@
 //! them, one-minute averages of its full series rows. One line per run, over the per-interval points.
 
 use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
-use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, short_number, subject, thin};
+use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, drives, short_number, subject};
 use crate::report::runs::{PhaseGroup, RunData};
 use crate::results::PhaseResult;
 use crate::results::series_csv::SeriesRow;
@@ -90,22 +90,21 @@ pub fn aggregate_chart(
             top = top.max(v);
         }
         let c = colour(r);
+        let pale = super::palette::lighter(c, 0.55);
+        series.push(TimeSeries::thinned(r, None, pale, Mark::Dot, &dots, share));
+        let name = format!(
+            "{}: {} averages ({} groups)",
+            runs[r].legend(),
+            every_words(e),
+            avg.len()
+        );
         series.push(TimeSeries {
-            name: None,
-            colour: plotters::style::RGBColor(c.0 / 2 + 120, c.1 / 2 + 120, c.2 / 2 + 120),
-            mark: Mark::Dot,
-            points: thin(&dots, share),
-        });
-        series.push(TimeSeries {
-            name: Some(format!(
-                "{}: {} averages ({} groups)",
-                runs[r].legend(),
-                every_words(e),
-                avg.len()
-            )),
+            run: Some(r),
+            name: Some(name),
             colour: c,
             mark: line_for(avg.len()),
             points: avg,
+            envelope: Vec::new(),
         });
     }
     let Some(every) = every else {
@@ -124,6 +123,7 @@ pub fn aggregate_chart(
         series,
         rows: vec![],
         markers: markers.to_vec(),
+        drives: drives(runs),
     };
     Ok(Some(Chart {
         caption: format!(

@@ -1,8 +1,8 @@
 //! Bandwidth per interval against time (what matters for sequential phases such as a fill): per run and
 //! direction with I/O, a line through each interval's MB/s (10⁶ bytes per second), on a linear axis from 0.
 
-use super::time::{Marker, TimePlot, TimeSeries, line_for};
-use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, subject, thin};
+use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
+use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, drives, subject};
 use crate::report::runs::{Dir, PhaseGroup, RunData};
 
 /// One line of the plot: a run's direction.
@@ -64,14 +64,24 @@ pub fn bandwidth_series(
     let x1 = all().map(|p| p.0).fold(0.0, f64::max).max(1e-3) * 1.02;
     let top = all().map(|p| p.1).fold(0.0, f64::max);
     let share = MAX_POINTS / lines.len().max(1);
+    // One colour per drive: reads a thick line, writes a thin one; the drive named once, first in its row.
     let series = lines
         .iter()
         .enumerate()
-        .map(|(k, l)| TimeSeries {
-            name: Some(format!("{}: {}s", runs[l.run].legend(), l.dir.name())),
-            colour: colour(if runs.len() == 1 { k } else { l.run }),
-            mark: line_for(l.points.len()),
-            points: thin(&l.points, share),
+        .map(|(k, l)| {
+            let first = k == 0 || lines[k - 1].run != l.run;
+            let name = match first {
+                true => format!("{}: {}s", runs[l.run].legend(), l.dir.name()),
+                false => format!("{}s", l.dir.name()),
+            };
+            let mark = match l.dir {
+                Dir::Read => line_for(l.points.len()),
+                Dir::Write if lines.iter().any(|o| o.run == l.run && o.dir == Dir::Read) => {
+                    Mark::ThinPath
+                }
+                Dir::Write => line_for(l.points.len()),
+            };
+            TimeSeries::thinned(l.run, Some(name), colour(l.run), mark, &l.points, share)
         })
         .collect();
     let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
@@ -86,11 +96,12 @@ pub fn bandwidth_series(
         series,
         rows: vec![],
         markers: markers.to_vec(),
+        drives: drives(runs),
     };
     let n: usize = lines.iter().map(|l| l.points.len()).sum();
     Ok(Chart {
         caption: format!(
-            "{n} points: each interval's bytes over its length, one line per run and direction."
+            "{n} points: each interval's bytes over its length, one line per run and direction (reads thick, writes thin where a run has both)."
         ),
         svg: tp.draw()?,
         title: tp.title,

@@ -4,8 +4,8 @@
 
 use super::time::{Mark, Marker, TimePlot, TimeSeries};
 use super::{
-    Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, log_range, short_number, subject,
-    thin,
+    Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, drives, log_range, short_number,
+    subject,
 };
 use crate::report::runs::{Dir, PhaseGroup, RunData};
 use plotters::style::RGBColor;
@@ -141,7 +141,7 @@ pub fn iops_plot(
     }
 }
 
-/// The legend entries of a run: its filled points, and its hollow ones when it has any.
+/// The legend items of a run (in its row): its filled points, and its hollow ones when it has any.
 pub fn legend_entries(run: &RunData, s: &IopsSeries, scale: Scale) -> (String, Option<String>) {
     let n = s.plain.len() + s.special.len();
     let filled = format!("{} ({n} intervals)", run.legend());
@@ -151,11 +151,7 @@ pub fn legend_entries(run: &RunData, s: &IopsSeries, scale: Scale) -> (String, O
             Scale::Linear { ymax: Some(_) } => ("above the ceiling", "top"),
             Scale::Linear { ymax: None } => ("", "top"),
         };
-        format!(
-            "{}: {} of {n} intervals {word}, hollow on the {row} row",
-            run.label,
-            s.special.len()
-        )
+        format!("{} of {n} {word}, hollow on the {row} row", s.special.len())
     });
     (filled, hollow)
 }
@@ -173,7 +169,7 @@ fn title(
         Scale::Linear { ymax: None } => "linear scale",
     };
     let zoom = window.map_or(String::new(), |(a, b)| {
-        format!(", {}..{} s", short_number(a), short_number(b))
+        format!(", {}", super::scale::range_text(a, b, ".."))
     });
     let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
     format!(
@@ -229,19 +225,25 @@ fn time_series(
     let mut out = Vec::new();
     for (s, (filled, hollow)) in plot.series.iter().zip(legends) {
         let c = colours(s.run);
-        out.push(TimeSeries {
-            name: Some(filled.clone()),
-            colour: c,
-            mark: Mark::Dot,
-            points: thin(&s.plain, share),
-        });
+        let name = Some(filled.clone());
+        out.push(TimeSeries::thinned(
+            s.run,
+            name,
+            c,
+            Mark::Dot,
+            &s.plain,
+            share,
+        ));
         if !s.special.is_empty() {
-            out.push(TimeSeries {
-                name: hollow.clone(),
-                colour: c,
-                mark: Mark::Hollow,
-                points: thin(&s.special, share),
-            });
+            let name = hollow.clone();
+            out.push(TimeSeries::thinned(
+                s.run,
+                name,
+                c,
+                Mark::Hollow,
+                &s.special,
+                share,
+            ));
         }
     }
     out
@@ -280,6 +282,7 @@ pub fn iops_scatter(
         series: time_series(&plot, &legends, &colour),
         rows,
         markers: markers.to_vec(),
+        drives: drives(runs),
     };
     let mut caption = caption(&plot, scale, dir);
     let drawn: usize = tp.series.iter().map(|s| s.points.len()).sum();
@@ -293,10 +296,10 @@ pub fn iops_scatter(
     })
 }
 
-/// The caption's note on a thinned scatter.
+/// The caption's note on a thinned plot.
 pub fn thinned(drawn: usize, total: usize) -> String {
     format!(
-        " {drawn} of the {total} points are drawn: in each run of consecutive intervals, its lowest and highest."
+        " The {total} intervals are drawn as {drawn} points: each the median of a run of consecutive intervals, over a pale band from the run's lowest to its highest value."
     )
 }
 
@@ -374,7 +377,7 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
             legend_entries(&runs[0], &plot.series[0], Scale::Log),
             (
                 "a on sim:a (4 intervals)".to_string(),
-                Some("a: 2 of 4 intervals with 0 IOPS, hollow on the \"0\" row".to_string())
+                Some("2 of 4 with 0 IOPS, hollow on the \"0\" row".to_string())
             )
         );
     }
@@ -430,8 +433,10 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
         assert_eq!(plot.x, (0.0, 1e-3 * 1.02));
     }
 
+    /// Issue 25 item 5: a long series is drawn as medians over a min–max envelope, not as each bucket's
+    /// lowest and highest point.
     #[test]
-    fn a_long_series_is_thinned_to_the_bound_keeping_its_extremes() {
+    fn a_long_series_is_drawn_as_medians_over_its_envelope() {
         // 30,000 one-second rows (500 minutes), writes cycling 100..=199 IOPS, one row at 7.
         let mut rows: Vec<_> = (1..=30_000)
             .map(|i| row(i as f64, 0, 100 + i % 100))
@@ -441,15 +446,23 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
         let g = group("p", &[(0, 0)]);
         let c = iops_scatter(&runs, &g, Dir::Write, Scale::Log, None, &[]).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), MAX_POINTS);
+        assert_eq!(c.svg.matches("<polygon").count(), 1, "the envelope");
         assert!(c.caption.ends_with(
-            " 4000 of the 30000 points are drawn: in each run of consecutive intervals, its lowest and highest."
+            " The 30000 intervals are drawn as 4000 points: each the median of a run of consecutive intervals, over a pale band from the run's lowest to its highest value."
         ), "{}", c.caption);
-        // The worst interval is among them: the axis reaches down to its decade.
         assert!(c.svg.len() < 450_000, "{} bytes", c.svg.len());
+        // The worst interval is the envelope's floor: the axis reaches down to its decade.
         let plot = iops_plot(iops_points(&runs, &g, Dir::Write, None), Scale::Log, None);
         assert_eq!(y_axis(&plot, Scale::Log).labels(), ["1", "10", "100", "1k"]);
-        let kept = thin(&plot.series[0].plain, MAX_POINTS);
-        assert!(kept.contains(&(12_346.0, 7.0)));
+        let kept = super::super::thin(&plot.series[0].plain, MAX_POINTS);
+        assert!(kept.envelope.iter().any(|e| e.1 == 7.0));
+        assert!(kept.points.iter().all(|p| p.1 >= 100.0));
+        // 500 minutes: the time axis is in hours.
+        assert!(
+            c.svg
+                .contains(">\ntime since the phase&apos;s start (h)\n<"),
+            "hours"
+        );
     }
 
     #[test]

@@ -1,9 +1,10 @@
-//! Latency per interval against time, log y: per run, a circle at each interval's mean latency and a
-//! triangle at its largest, for the intervals that completed I/O in the direction.
+//! Latency per interval against time, log y (each tick in the unit that fits it: `100 µs`, `1 ms`): per
+//! run, a circle at each interval's mean latency and a triangle at its largest, for the intervals that
+//! completed I/O in the direction.
 
 use super::time::{Mark, Marker, TimePlot, TimeSeries};
 use super::{
-    Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, log_range, subject, thin,
+    Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, drives, log_range, subject,
 };
 use crate::report::runs::{Dir, PhaseGroup, RunData};
 
@@ -84,18 +85,24 @@ pub fn latency_series(
         let c = colour(s.run);
         let means: Points = s.points.iter().map(|&(t, m, _)| (t, m)).collect();
         let maxes: Points = s.points.iter().map(|&(t, _, x)| (t, x)).collect();
-        out.push(TimeSeries {
-            name: Some(format!("{}: mean", runs[s.run].legend())),
-            colour: c,
-            mark: Mark::Dot,
-            points: thin(&means, share),
-        });
-        out.push(TimeSeries {
-            name: Some(format!("{}: max (triangles)", runs[s.run].label)),
-            colour: c,
-            mark: Mark::Triangle,
-            points: thin(&maxes, share),
-        });
+        let mean = Some(format!("{}: mean (circles)", runs[s.run].legend()));
+        out.push(TimeSeries::thinned(
+            s.run,
+            mean,
+            c,
+            Mark::Dot,
+            &means,
+            share,
+        ));
+        let max = Some("max (triangles)".to_string());
+        out.push(TimeSeries::thinned(
+            s.run,
+            max,
+            c,
+            Mark::Triangle,
+            &maxes,
+            share,
+        ));
     }
     let tp = TimePlot {
         title: format!(
@@ -104,11 +111,12 @@ pub fn latency_series(
             subject(runs, &members, &group.name)
         ),
         x: Axis::linear(0.0, x1),
-        y: Axis::decades(decades, false),
-        y_desc: format!("{d} latency (µs)"),
+        y: Axis::decades(decades, false).latency(),
+        y_desc: format!("{d} latency (log scale)"),
         series: out,
         rows: vec![],
         markers: markers.to_vec(),
+        drives: drives(runs),
     };
     let mut caption = caption(&series, dir);
     let total: usize = series.iter().map(|s| 2 * s.points.len()).sum();

@@ -7,23 +7,33 @@
 //! helpers here and in [`time`], which every plot shares: rendering to SVG, the chart frame, the axes and
 //! their ticks ([`Axis`]: a log axis has a `0` row only when zeros are drawn, and no tick twice), the
 //! legend (below the plot, never on the data), markers (bands and lines at given seconds), the colours,
-//! the tick numbers ([`short_number`]) and the thinning of long series ([`thin`]).
+//! the tick numbers ([`short_number`]) and the thinning of long series ([`thin()`]).
 //!
 //! Markers, so that a reader (or a test) can count them: every interval of an IOPS scatter is one
-//! `<circle>` (up to [`MAX_POINTS`] per plot, see [`thin`]), filled when drawn at its value, hollow when it
+//! `<circle>` (up to [`MAX_POINTS`] per plot, see [`thin()`]), filled when drawn at its value, hollow when it
 //! cannot be (0 IOPS on a log axis: drawn on the row labelled `0`; above `--ymax` on a linear axis: drawn
 //! on the top row). In the latency plot each interval with completions is one `<circle>` (its mean) and
 //! one `<polygon>` triangle (its max). Legend swatches are rectangles or lines, never circles.
 
 pub mod aggregates;
 pub mod bandwidth;
+pub mod battery;
+pub mod canvas;
+pub mod cells;
 pub mod iops;
 pub mod latency;
 pub mod overlay;
+pub mod palette;
 pub mod percentiles;
 pub mod ranked;
+pub mod scale;
 pub mod sweep;
+pub mod thin;
 pub mod time;
+
+pub use canvas::{FONT, LegendEntry, legend_grid};
+pub use palette::{RUN_COLOURS, colour};
+pub use thin::thin;
 
 use super::runs::RunData;
 use plotters::coord::Shift;
@@ -31,29 +41,12 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 
-/// Width and height of every plot's drawing, px; the legend adds rows below it.
+/// Width and height of every plot's drawing (title and plot), px; a title on two lines adds a line, the
+/// legend adds rows below it.
 pub const SIZE: (u32, u32) = (960, 540);
-const FONT: &str = "sans-serif";
-/// At most this many points are drawn on one plot; longer series are thinned ([`thin`]), so an SVG stays
+/// At most this many points are drawn on one plot; longer series are thinned ([`thin()`]), so an SVG stays
 /// under about a megabyte whatever the length of the run.
 pub const MAX_POINTS: usize = 4000;
-
-/// One colour per run (or per sweep member), in order (repeating after eight).
-pub const RUN_COLOURS: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
-    RGBColor(255, 127, 14),
-    RGBColor(140, 86, 75),
-    RGBColor(23, 190, 207),
-    RGBColor(127, 127, 127),
-];
-
-/// The colour of run (or series) `run`.
-pub fn colour(run: usize) -> RGBColor {
-    RUN_COLOURS[run % RUN_COLOURS.len()]
-}
 
 /// A drawing failed (plotters' error, as text).
 #[derive(Debug, thiserror::Error)]
@@ -135,111 +128,40 @@ pub enum Swatch {
     Filled(RGBColor),
     /// An outlined square (hollow points).
     Hollow(RGBColor),
-    /// A short line (a line series, a marker line).
+    /// A short thick line (a line series, a marker line; reads where a thin line is writes).
     Line(RGBColor),
-    /// A pale square (a marked band of time).
+    /// A short thin line (writes, beside reads' thick line).
+    Thin(RGBColor),
+    /// A pale square (a marked band of time, an envelope).
     Band(RGBColor),
+    /// A pale square outlined in the colour (writes' bars, beside reads' filled ones).
+    Outlined(RGBColor),
 }
 
-/// One legend entry, drawn below the plot.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LegendEntry {
-    /// The text.
-    pub text: String,
-    /// Its swatch.
-    pub swatch: Swatch,
-}
-
-impl LegendEntry {
-    /// An entry of `text` with `swatch`.
-    pub fn new(text: impl Into<String>, swatch: Swatch) -> LegendEntry {
-        LegendEntry {
-            text: text.into(),
-            swatch,
-        }
-    }
-}
-
-/// Legend rows are this high, px.
-const LEGEND_ROW: u32 = 19;
-
-/// Columns and rows of the legend: two columns when every text is short, else one.
-pub fn legend_grid(entries: &[LegendEntry]) -> (usize, usize) {
-    let cols = if entries.iter().all(|e| e.text.chars().count() <= 62) {
-        2
-    } else {
-        1
-    };
-    (cols, entries.len().div_ceil(cols))
-}
-
-/// The height of the legend strip below the plot, px (0 without entries).
-fn legend_height(rows: usize) -> u32 {
-    if rows == 0 {
-        0
-    } else {
-        8 + rows as u32 * LEGEND_ROW
-    }
-}
-
-/// Draws the legend below the plot: entries filled in row by row, `cols` per row.
-fn draw_legend_strip(area: &Area<'_>, entries: &[LegendEntry], cols: usize) -> Result<(), String> {
-    let col_w = (SIZE.0 as i32 - 90) / cols as i32;
-    for (i, e) in entries.iter().enumerate() {
-        let x = 82 + (i % cols) as i32 * col_w;
-        let y = 4 + (i / cols) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
-        match e.swatch {
-            Swatch::Filled(c) => {
-                area.draw(&Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()))
-            }
-            Swatch::Hollow(c) => area.draw(&Rectangle::new(
-                [(x, y - 5), (x + 14, y + 5)],
-                c.stroke_width(1),
-            )),
-            Swatch::Band(c) => area.draw(&Rectangle::new(
-                [(x, y - 5), (x + 14, y + 5)],
-                c.mix(0.25).filled(),
-            )),
-            Swatch::Line(c) => area.draw(&PathElement::new(
-                vec![(x, y), (x + 14, y)],
-                c.stroke_width(2),
-            )),
-        }
-        .map_err(why)?;
-        area.draw(&Text::new(
-            e.text.clone(),
-            (x + 20, y - 7),
-            (FONT, 13).into_font().color(&RGBColor(31, 35, 40)),
-        ))
-        .map_err(why)?;
-    }
-    Ok(())
-}
-
-/// Renders a plot into an SVG string, its legend in rows below the drawing; `draw` returns plotters'
-/// errors as text.
+/// Renders a plot into an SVG string: `title` on top ([`canvas::title_lines`]), the drawing `draw` makes
+/// below it, `legend` in rows below that ([`canvas::compose`]); `draw` returns plotters' errors as text.
 fn render(
-    what: &str,
+    title: &str,
     legend: &[LegendEntry],
     draw: impl FnOnce(&Area<'_>) -> Result<(), String>,
 ) -> Result<String, PlotError> {
-    let (cols, rows) = legend_grid(legend);
+    let plot_h = SIZE.1 - canvas::TITLE_BLOCK;
     let mut svg = String::new();
     {
-        let size = (SIZE.0, SIZE.1 + legend_height(rows));
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        let r = root.fill(&WHITE).map_err(why).and_then(|()| {
-            let (plot, below) = root.split_vertically(SIZE.1);
-            draw(&plot)?;
-            draw_legend_strip(&below, legend, cols)?;
-            root.present().map_err(why)
-        });
+        let root = SVGBackend::with_string(&mut svg, (SIZE.0, plot_h)).into_drawing_area();
+        let r = root
+            .fill(&WHITE)
+            .map_err(why)
+            .and_then(|()| draw(&root))
+            .and_then(|()| root.present().map_err(why));
         r.map_err(|why| PlotError {
-            what: what.to_string(),
+            what: title.to_string(),
             why,
         })?;
     }
-    Ok(without_controls(svg))
+    Ok(without_controls(canvas::compose(
+        title, &svg, plot_h, legend,
+    )))
 }
 
 /// `svg` without the control characters XML 1.0 forbids (all but tab, line feed and carriage return):
@@ -258,16 +180,12 @@ fn forbidden_in_xml(c: char) -> bool {
     c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
-/// The frame every plot shares: the title on top, margins, and room for the x axis's labels (`x_area`
-/// px high) and the y axis's (70 px wide).
-fn frame<'a, 'b>(
-    root: &'a Area<'b>,
-    title: &str,
-    x_area: u32,
-) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+/// The frame every plot shares (its title is drawn above it, [`render`]): margins, and room for the x
+/// axis's labels (`x_area` px high) and the y axis's (70 px wide).
+fn frame<'a, 'b>(root: &'a Area<'b>, x_area: u32) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
     let mut b = ChartBuilder::on(root);
-    b.caption(title, (FONT, 17))
-        .margin(12)
+    b.margin(12)
+        .margin_top(6)
         .margin_right(24)
         .x_label_area_size(x_area)
         .y_label_area_size(70);
@@ -324,6 +242,21 @@ pub struct Axis {
     pub light: Vec<f64>,
     /// The row of zeros on a log axis, labelled `0`; `None` when no zero is drawn.
     pub zero_row: Option<f64>,
+    /// How its ticks are labelled.
+    pub text: TickText,
+}
+
+/// How an axis's ticks are labelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TickText {
+    /// Short numbers ([`short_number`]): `500`, `2.5k`.
+    #[default]
+    Number,
+    /// Latencies given in µs, each in the unit that keeps it short ([`scale::latency_text`]): `100 µs`,
+    /// `1 ms`, `1 s`.
+    Latency,
+    /// Times given in s, in the unit's numbers (`5`, `10` on an axis in minutes, [`scale::time_axis`]).
+    Time(scale::TimeUnit),
 }
 
 impl Axis {
@@ -338,6 +271,7 @@ impl Axis {
             ticks,
             light,
             zero_row: None,
+            text: TickText::Number,
         }
     }
 
@@ -368,14 +302,38 @@ impl Axis {
             ticks,
             light,
             zero_row,
+            text: TickText::Number,
         }
     }
 
-    /// The label of tick `v`: `0` on the zero row, else [`short_number`].
+    /// A category axis of `n` categories at 0 … n − 1, half a category of room each side, a tick at each.
+    pub fn categories(n: usize) -> Axis {
+        Axis {
+            lo: -0.5,
+            hi: n as f64 - 0.5,
+            log: false,
+            ticks: (0..n).map(|k| k as f64).collect(),
+            light: vec![],
+            zero_row: None,
+            text: TickText::Number,
+        }
+    }
+
+    /// The same axis with its ticks labelled as latencies ([`TickText::Latency`]).
+    pub fn latency(self) -> Axis {
+        Axis {
+            text: TickText::Latency,
+            ..self
+        }
+    }
+
+    /// The label of tick `v`: `0` on the zero row, else after [`Axis::text`].
     pub fn label(&self, v: f64) -> String {
-        match self.zero_row {
-            Some(z) if (v / z - 1.0).abs() < 1e-9 => "0".to_string(),
-            _ => short_number(v),
+        match (self.zero_row, self.text) {
+            (Some(z), _) if (v / z - 1.0).abs() < 1e-9 => "0".to_string(),
+            (_, TickText::Number) => short_number(v),
+            (_, TickText::Latency) => scale::latency_text(v),
+            (_, TickText::Time(u)) => short_number(v / u.seconds()),
         }
     }
 
@@ -401,14 +359,13 @@ trait Body {
 /// and ticks (`desc`: x and y descriptions; `x_ticks`: the x labels), then `body`.
 fn plot_on<B: Body>(
     root: &Area<'_>,
-    title: &str,
     (x, y): (&Axis, &Axis),
     desc: (&str, &str),
     x_ticks: Ticks<'_>,
     x_mesh: bool,
     body: &B,
 ) -> Result<(), String> {
-    let mut b = frame(root, title, 48);
+    let mut b = frame(root, 48);
     let y_ticks = |v: &f64| y.label(*v);
     let axes = Axes {
         x_desc: desc.0,
@@ -494,39 +451,6 @@ fn dedup_labels(ticks: Vec<f64>) -> Vec<f64> {
     out
 }
 
-/// At most `max` of `points` (in order of x), keeping the shape of a long series: when there are more,
-/// they are cut into `max / 2` runs of consecutive points and each run keeps its lowest and highest point
-/// (in time order), so the spread and the worst case stay visible. Returns the points kept.
-pub fn thin(points: &[(f64, f64)], max: usize) -> Points {
-    if points.len() <= max || max < 2 {
-        return points.to_vec();
-    }
-    let bins = max / 2;
-    let mut out = Vec::with_capacity(bins * 2);
-    for b in 0..bins {
-        let (i, j) = (b * points.len() / bins, (b + 1) * points.len() / bins);
-        let chunk = &points[i..j];
-        let lo = chunk
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
-            .map(|(k, _)| k);
-        let hi = chunk
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.1.total_cmp(&b.1.1))
-            .map(|(k, _)| k);
-        if let (Some(lo), Some(hi)) = (lo, hi) {
-            let (first, second) = (lo.min(hi), lo.max(hi));
-            out.push(chunk[first]);
-            if second != first {
-                out.push(chunk[second]);
-            }
-        }
-    }
-    out
-}
-
 /// Short numbers for tick labels: `0.01`, `2.5`, `100`, `1k`, `12.5k`, `3M`.
 pub fn short_number(v: f64) -> String {
     let trim = |s: String| {
@@ -550,7 +474,12 @@ pub fn short_number(v: f64) -> String {
     }
 }
 
-/// The title's tail: `spec · phase · target(s)`.
+/// The drives' labels, by run index: the rows of a legend.
+pub fn drives(runs: &[RunData]) -> Vec<String> {
+    runs.iter().map(|r| r.label.clone()).collect()
+}
+
+/// The title's tail: `spec · phase · target(s)`; past three targets, `N targets` (the legend names them).
 pub fn subject(runs: &[RunData], members: &[usize], phase: &str) -> String {
     let mut specs: Vec<String> = Vec::new();
     let mut targets: Vec<String> = Vec::new();
@@ -563,6 +492,10 @@ pub fn subject(runs: &[RunData], members: &[usize], phase: &str) -> String {
         if !targets.contains(&t) {
             targets.push(t);
         }
+    }
+    // Many drives: how many (the legend names each).
+    if targets.len() > 3 {
+        targets = vec![format!("{} targets", targets.len())];
     }
     format!("{} · {phase} · {}", specs.join(" / "), targets.join(" / "))
 }
@@ -661,13 +594,6 @@ mod tests {
     }
 
     #[test]
-    fn run_colours_repeat_after_eight_runs() {
-        assert_eq!(colour(0), RGBColor(31, 119, 180));
-        assert_eq!(colour(8), colour(0));
-        assert_eq!(colour(9), RGBColor(214, 39, 40));
-    }
-
-    #[test]
     fn subject_names_each_spec_and_target_once() {
         use crate::report::testing::{phase, run};
         let a = run("a", "sim:capacity=1GiB", vec![(phase("p", 0), None)]);
@@ -678,6 +604,13 @@ mod tests {
         assert_eq!(
             subject(&runs, &[0, 1, 2], "p[x]"),
             "spec · p[x] · sim:capacity=1GiB / sim:capacity=2GiB"
+        );
+        let many: Vec<RunData> = (0..5)
+            .map(|i| run("r", &format!("t{i}"), vec![(phase("p", 0), None)]))
+            .collect();
+        assert_eq!(
+            subject(&many, &[0, 1, 2, 3, 4], "p"),
+            "spec · p · 5 targets"
         );
     }
 
@@ -759,44 +692,5 @@ mod tests {
             ["0", "500", "1k", "1.5k", "2k", "2.5k"]
         );
         assert_eq!(linear_ticks(5.0, 5.0), [5.0]);
-    }
-
-    #[test]
-    fn thin_keeps_the_lowest_and_highest_of_each_run_in_time_order() {
-        let pts: Points = (0..10)
-            .map(|i| {
-                (
-                    i as f64,
-                    [5.0, 1.0, 9.0, 4.0, 4.0, 2.0, 8.0, 3.0, 7.0, 6.0][i],
-                )
-            })
-            .collect();
-        assert_eq!(thin(&pts, 10), pts);
-        // 3 runs of 3, 3 and 4 points: (5 1 9) (4 4 2) (8 3 7 6); of equal highs, the later.
-        assert_eq!(
-            thin(&pts, 6),
-            vec![
-                (1.0, 1.0),
-                (2.0, 9.0),
-                (4.0, 4.0),
-                (5.0, 2.0),
-                (6.0, 8.0),
-                (7.0, 3.0)
-            ]
-        );
-        assert_eq!(thin(&pts, 6).len(), 6);
-        let long: Points = (0..100_000).map(|i| (i as f64, (i % 97) as f64)).collect();
-        let t = thin(&long, MAX_POINTS);
-        assert!(t.len() <= MAX_POINTS);
-        assert_eq!(t.iter().map(|p| p.1).fold(f64::INFINITY, f64::min), 0.0);
-        assert_eq!(t.iter().map(|p| p.1).fold(0.0, f64::max), 96.0);
-    }
-
-    #[test]
-    fn legend_goes_in_two_columns_of_short_entries() {
-        let e = |t: &str| LegendEntry::new(t, Swatch::Filled(colour(0)));
-        assert_eq!(legend_grid(&[e("a"), e("b"), e("c")]), (2, 2));
-        assert_eq!(legend_grid(&[e("a"), e(&"x".repeat(63))]), (1, 2));
-        assert_eq!(legend_grid(&[]), (2, 0));
     }
 }

@@ -1,11 +1,15 @@
 //! The members of a sweep on one time plot (seed 000's 100 % and 75 % spans, seed 002's zeros and
-//! incompressible data, seed 003's five spans): one series per member (and run), coloured per member, named
-//! after its label (`op=93%`: the sweep's name, not the key it varies). Total IOPS per interval (log or linear), their averages
+//! incompressible data, seed 003's five spans): one series per member (and run), named after its label
+//! (`op=93%`: the sweep's name, not the key it varies). Each drive keeps its colour; its members are
+//! shades of it, dark to light in the sweep's order ([`super::palette::shade`]), so that a drive's members
+//! read as one family and two drives stay apart. Total IOPS per interval (log or linear), their averages
 //! ([`super::aggregates::averages`]), or bandwidth per interval for sequential phases.
 
 use super::aggregates::{averages, every_words, total_points};
+use super::palette::shade;
+use super::scale::time_text;
 use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
-use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, subject, thin};
+use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, drives, subject};
 use crate::report::model::filled_once_s;
 use crate::report::runs::{LabelGroup, RunData};
 
@@ -31,7 +35,7 @@ pub struct MemberSeries {
     pub phase: usize,
     /// The member's position in the group (its colour).
     pub member: usize,
-    /// Its name in the legend: `op=93%`, preceded by the run's label when there are several runs.
+    /// Its name in the legend (in its drive's row): `op=93%`.
     pub name: String,
     /// Its points `(t_s, value)`.
     pub points: Points,
@@ -70,16 +74,11 @@ pub fn overlay_series(
                     })
                     .collect(),
             };
-            let label = format!("{}={}", g.keys.join(","), g.values[k]);
             out.push(MemberSeries {
                 run: r,
                 phase: p,
                 member: k,
-                name: if runs.len() > 1 {
-                    format!("{}: {label}", run.label)
-                } else {
-                    label
-                },
+                name: format!("{}={}", g.keys.join(","), g.values[k]),
                 points,
             });
         }
@@ -87,25 +86,34 @@ pub fn overlay_series(
     out
 }
 
-/// The colour of a member's series (and its markers): one per member, and per run after the first run's.
+/// The colour of a member's series (and its markers): its drive's colour, shaded by its place in the
+/// sweep.
 fn member_colour(g: &LabelGroup, s: &MemberSeries) -> plotters::style::RGBColor {
-    colour(s.member + g.phases.len() * s.run)
+    shade(colour(s.run), s.member, g.phases.len())
 }
 
-/// The markers of an overlay: per member that wrote its span once, a line in its colour; the start of
-/// each results window not at 0 (once per window and start).
+/// When a member wrote its span once, s from its start (a workload's only).
+fn member_filled_s(runs: &[RunData], s: &MemberSeries) -> Option<f64> {
+    let (phase, rows) = runs[s.run].phase(s.phase);
+    (phase.kind == crate::spec::PhaseKind::Workload)
+        .then(|| filled_once_s(rows, phase.span_written_against()))
+        .flatten()
+}
+
+/// The markers of an overlay: per member that wrote its span once, a thin line in its colour (its legend
+/// item names the moment); the start of each results window not at 0 (once per window and start, in a
+/// legend row of its own: every drive's members share it).
 fn overlay_markers(runs: &[RunData], g: &LabelGroup, series: &[MemberSeries]) -> Vec<Marker> {
     let mut out: Vec<Marker> = Vec::new();
     for s in series {
-        let (phase, rows) = runs[s.run].phase(s.phase);
-        if phase.kind == crate::spec::PhaseKind::Workload
-            && let Some(t) = filled_once_s(rows, phase.span_written_against())
-        {
-            let mut m = Marker::filled(t, member_colour(g, s), &format!("{}: ", s.name));
+        if let Some(t) = member_filled_s(runs, s) {
+            let mut m = Marker::filled(t, member_colour(g, s), "");
             m.tag.clear();
+            m.label.clear();
+            m.run = Some(s.run);
             out.push(m);
         }
-        for w in &phase.windows {
+        for w in &runs[s.run].phase(s.phase).0.windows {
             if w.start_s > 0.0 && w.iops.is_some() && !out.iter().any(|m| m.from_s == w.start_s) {
                 out.push(Marker::window(&w.spec, w.start_s));
             }
@@ -135,6 +143,17 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
     let share = MAX_POINTS / series.len().max(1);
     let mut out = Vec::new();
     for s in &series {
+        if !out.iter().any(|o: &TimeSeries| o.run == Some(s.run)) {
+            // The drive's row starts with the drive, in its own colour (no points).
+            out.push(TimeSeries {
+                run: Some(s.run),
+                name: Some(format!("{}:", runs[s.run].legend())),
+                colour: colour(s.run),
+                mark: Mark::Dot,
+                points: vec![],
+                envelope: vec![],
+            });
+        }
         let c = member_colour(g, s);
         let (plain, zero): (Points, Points) = match (metric, y.zero_row) {
             (OverlayMetric::IopsLog, Some(z)) => {
@@ -149,23 +168,31 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
         };
         // A member with zeros shares its points between the two lists.
         let mine = if zero.is_empty() { share } else { share / 2 };
-        out.push(TimeSeries {
-            name: Some(format!("{} ({} points)", s.name, s.points.len())),
-            colour: c,
+        let filled = member_filled_s(runs, s)
+            .map_or(String::new(), |t| format!("; filled once {}", time_text(t)));
+        let name = format!("{} ({} points{filled})", s.name, s.points.len());
+        out.push(TimeSeries::thinned(
+            s.run,
+            Some(name),
+            c,
             mark,
-            points: thin(&plain, mine),
-        });
+            &plain,
+            mine,
+        ));
         if !zero.is_empty() {
-            out.push(TimeSeries {
-                name: Some(format!(
-                    "{}: {} intervals with 0 IOPS, hollow on the \"0\" row",
-                    s.name,
-                    zero.len()
-                )),
-                colour: c,
-                mark: Mark::Hollow,
-                points: thin(&zero, mine),
-            });
+            let name = format!(
+                "{}: {} with 0 IOPS, hollow on the \"0\" row",
+                s.name,
+                zero.len()
+            );
+            out.push(TimeSeries::thinned(
+                s.run,
+                Some(name),
+                c,
+                Mark::Hollow,
+                &zero,
+                mine,
+            ));
         }
     }
     let members: Vec<usize> = (0..runs.len()).collect();
@@ -196,6 +223,7 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
         },
         series: out,
         markers: overlay_markers(runs, g, &series),
+        drives: drives(runs),
     })
 }
 
@@ -212,16 +240,16 @@ pub fn overlay_chart(
     let Some(tp) = overlay_plot(runs, g, metric) else {
         return Ok(None);
     };
-    let n = tp.series.iter().filter(|s| s.mark != Mark::Hollow).count();
+    let n = overlay_series(runs, g, metric).len();
     let caption = match metric {
         OverlayMetric::Averages => format!(
-            "{n} members of the sweep, one colour each: the mean total IOPS of each group of intervals, at the group's middle."
+            "{n} members of the sweep, each a shade of its drive's colour (dark to light in the sweep's order): the mean total IOPS of each group of intervals, at the group's middle."
         ),
         OverlayMetric::Bandwidth => format!(
-            "{n} members of the sweep, one colour each: bytes read and written in each interval over its length."
+            "{n} members of the sweep, each a shade of its drive's colour (dark to light in the sweep's order): bytes read and written in each interval over its length."
         ),
         _ => format!(
-            "{n} members of the sweep, one colour each: a point per interval (at its end), reads and writes together{}.",
+            "{n} members of the sweep, each a shade of its drive's colour (dark to light in the sweep's order): a point per interval (at its end), reads and writes together{}.",
             if tp.y.zero_row.is_some() {
                 "; intervals with 0 IOPS hollow on the row labelled 0"
             } else {
@@ -299,10 +327,27 @@ mod tests {
         assert_eq!(
             names,
             [
+                "a on sim:a:",
                 "span=100% (2 points)",
-                "span=100%: 1 intervals with 0 IOPS, hollow on the \"0\" row",
+                "span=100%: 1 with 0 IOPS, hollow on the \"0\" row",
                 "span=50% (2 points)",
                 "span=25% (1 points)"
+            ]
+        );
+        // One legend row for the one drive: the drive in its colour, then its members dark to light.
+        let legend = tp.legend();
+        assert_eq!(legend.len(), 1);
+        let swatches: Vec<_> = legend[0].items.iter().map(|i| i.swatch).collect();
+        use super::super::Swatch;
+        let c = colour(0);
+        assert_eq!(
+            swatches,
+            [
+                Swatch::Filled(c),
+                Swatch::Filled(shade(c, 0, 3)),
+                Swatch::Hollow(shade(c, 0, 3)),
+                Swatch::Filled(shade(c, 1, 3)),
+                Swatch::Filled(shade(c, 2, 3))
             ]
         );
         // 10..50 IOPS: the decade 10..100, and a 0 row at 1 for the one zero.
@@ -317,7 +362,8 @@ mod tests {
         assert_eq!(c.svg.matches("<circle").count(), 5);
         // No zero in the linear overlay and no 0 row.
         let lin = overlay_plot(&runs, &g, OverlayMetric::IopsLinear).expect("plot");
-        assert_eq!((lin.y.zero_row, lin.series.len()), (None, 3));
+        // The drive's own row start (no points), then its three members.
+        assert_eq!((lin.y.zero_row, lin.series.len()), (None, 4));
         // No member has averages (short, no aggregates): no chart.
         assert!(overlay_plot(&runs, &g, OverlayMetric::Averages).is_none());
     }

@@ -1,9 +1,11 @@
-//! The latency percentile curve of a phase, reads and writes, one colour per run: p0..p99.99 from the
-//! phase's latency histogram (as recorded in results.json), x in nines.
+//! The latency percentile curve of a phase, reads and writes, one colour per drive (reads circles and a
+//! thick line, writes triangles and a thin line): p0..p99.99 from the phase's latency histogram (as
+//! recorded in results.json), x in nines, y in the unit that fits each tick.
 
+use super::scale::latency_text;
 use super::{
-    Axis, Body, Chart, LegendEntry, PlotError, Points, Swatch, colour, log_range, plot_on, render,
-    short_number, subject, why,
+    Axis, Body, Chart, LegendEntry, PlotError, Points, Swatch, TickText, colour, log_range,
+    plot_on, render, subject, why,
 };
 use crate::report::runs::{Dir, PhaseGroup, RunData};
 use crate::results::PhaseResult;
@@ -81,26 +83,31 @@ pub fn nines_label(v: f64) -> String {
         .map_or(String::new(), |k| names[k].to_string())
 }
 
-/// A curve's colour: its run's, or with a single run, one per direction (reads blue, writes red).
-pub fn curve_colour(run_count: usize, c: &Curve) -> plotters::style::RGBColor {
-    if run_count == 1 {
-        colour(usize::from(c.dir == Dir::Write))
-    } else {
-        colour(c.run)
-    }
+/// A curve's colour: its drive's.
+pub fn curve_colour(c: &Curve) -> plotters::style::RGBColor {
+    colour(c.run)
 }
 
-/// The legend entry of a curve.
-fn curve_legend(run: &RunData, run_count: usize, c: &Curve) -> LegendEntry {
-    LegendEntry::new(
-        format!(
-            "{}: {} (max {} µs)",
-            run.legend(),
-            c.dir.name(),
-            short_number(c.max_us)
-        ),
-        Swatch::Line(curve_colour(run_count, c)),
-    )
+/// The legend: a row per drive, its reads (thick line) and writes (thin line), each with its maximum.
+fn curve_legend(runs: &[RunData], curves: &[Curve]) -> Vec<LegendEntry> {
+    let mut rows: Vec<LegendEntry> = Vec::new();
+    for c in curves {
+        let what = format!("{}s (max {})", c.dir.name(), latency_text(c.max_us));
+        let swatch = match c.dir {
+            Dir::Read => Swatch::Line(curve_colour(c)),
+            Dir::Write => Swatch::Thin(curve_colour(c)),
+        };
+        match rows.last_mut() {
+            Some(e) if e.run.as_ref().is_some_and(|r| r.0 == c.run) => e.push(what, swatch),
+            _ => rows.push(LegendEntry::drive(
+                c.run,
+                &runs[c.run].label,
+                format!("{}: {what}", runs[c.run].legend()),
+                swatch,
+            )),
+        }
+    }
+    rows
 }
 
 /// The curves to draw.
@@ -113,8 +120,9 @@ impl Body for Curves<'_> {
     where
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
-        for c in self.0 {
-            let colour = curve_colour(self.1, c);
+        // The last drive first, so that the first drive named is drawn on top (as on the time plots).
+        for c in self.0.iter().rev() {
+            let colour = curve_colour(c);
             let width = if c.dir == Dir::Read { 2 } else { 1 };
             chart
                 .draw_series(LineSeries::new(
@@ -136,19 +144,26 @@ impl Body for Curves<'_> {
             }
             .map_err(why)?;
             if self.1 == 1 {
-                // One run: each percentile's value beside its point, reads above and to the left (off a
-                // rising curve), writes below and to the right.
-                let (h, at) = match c.dir {
-                    Dir::Read => (HPos::Right, (-5, -15)),
-                    Dir::Write => (HPos::Left, (5, 4)),
+                // One run: each percentile's value beside its point, reads to the left and writes to
+                // the right, each above its point where it is the higher curve and below where it is
+                // the lower, so that no value sits by the other curve's point.
+                let other = self.0.iter().find(|o| o.run == c.run && o.dir != c.dir);
+                let h = match c.dir {
+                    Dir::Read => HPos::Right,
+                    Dir::Write => HPos::Left,
                 };
-                let style = ("sans-serif", 11)
+                let dx = if c.dir == Dir::Read { -5 } else { 5 };
+                let style = (super::FONT, 11)
                     .into_font()
                     .color(&colour)
                     .pos(Pos::new(h, VPos::Top));
                 chart
-                    .draw_series(c.points.iter().map(|&p| {
-                        EmptyElement::at(p) + Text::new(point_label(p.1), at, style.clone())
+                    .draw_series(c.points.iter().enumerate().map(|(i, &p)| {
+                        let higher = other
+                            .and_then(|o| o.points.get(i))
+                            .is_none_or(|q| p.1 > q.1 || (p.1 == q.1 && c.dir == Dir::Read));
+                        let dy = if higher { -15 } else { 4 };
+                        EmptyElement::at(p) + Text::new(point_label(p.1), (dx, dy), style.clone())
                     }))
                     .map_err(why)?;
             }
@@ -157,13 +172,10 @@ impl Body for Curves<'_> {
     }
 }
 
-/// The value written beside a percentile point, µs: `77`, `3.38k`, `0.5`.
+/// The value written beside a percentile point, given in µs, in the unit that fits it: `77.4 µs`,
+/// `3.38 ms`, `500 ns`.
 pub fn point_label(us: f64) -> String {
-    if (10.0..1000.0).contains(&us) {
-        format!("{us:.0}")
-    } else {
-        short_number(us)
-    }
+    latency_text(us)
 }
 
 /// The latency percentile curve of a phase, reads and writes, one colour per run: p0..p99.99 from the
@@ -178,10 +190,7 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
         "Latency percentiles — {}",
         subject(runs, &members, &group.name)
     );
-    let legend: Vec<LegendEntry> = curves
-        .iter()
-        .map(|c| curve_legend(&runs[c.run], runs.len(), c))
-        .collect();
+    let legend = curve_legend(runs, &curves);
     let x = Axis {
         lo: -0.2,
         hi: 4.3,
@@ -189,16 +198,16 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
         ticks: NINES.to_vec(),
         light: vec![],
         zero_row: None,
+        text: TickText::Number,
     };
-    let y = Axis::decades(percentile_range(&curves), false);
+    let y = Axis::decades(percentile_range(&curves), false).latency();
     let svg = render(&title, &legend, |root| {
         plot_on(
             root,
-            &title,
             (&x, &y),
             (
                 "percentile, in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)",
-                "latency (µs)",
+                "latency (log scale)",
             ),
             &|v| nines_label(*v),
             true,
@@ -207,7 +216,7 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
     })?;
     Ok(Chart {
         title,
-        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99 (with one run, each value, µs, beside its point); reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
+        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99 (with one run, each value beside its point); one colour per drive, reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
         svg,
     })
 }
@@ -284,10 +293,35 @@ mod tests {
         assert_eq!(c.svg.matches("<polygon").count(), 12);
         // One run: every point's value written beside it (p50 of the reads: 2 µs).
         let one = percentiles(&runs[..1], &group("p", &[(0, 0)])).expect("draws");
-        assert!(one.svg.contains(">\n2\n<"), "p50 value");
-        assert_eq!(point_label(77.4), "77");
-        assert_eq!(point_label(3381.0), "3.38k");
-        assert_eq!(point_label(0.5), "0.5");
+        assert!(one.svg.contains(">\n2 µs\n<"), "p50 value");
+        assert_eq!(point_label(77.4), "77.4 µs");
+        assert_eq!(point_label(3381.0), "3.38 ms");
+        assert_eq!(point_label(0.5), "500 ns");
+        // One legend row per drive: run a's reads and writes in its colour, b's writes in its own.
+        let legend = curve_legend(&runs, &curves);
+        let rows: Vec<(Option<usize>, Vec<Swatch>)> = legend
+            .iter()
+            .map(|e| {
+                (
+                    e.run.as_ref().map(|r| r.0),
+                    e.items.iter().map(|i| i.swatch).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    Some(0),
+                    vec![Swatch::Line(colour(0)), Swatch::Thin(colour(0))]
+                ),
+                (Some(1), vec![Swatch::Thin(colour(1))])
+            ]
+        );
+        assert_eq!(
+            legend[0].text(),
+            "a on sim:a: reads (max 12 µs) · writes (max 280 µs)"
+        );
     }
 
     #[test]

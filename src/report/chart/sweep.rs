@@ -183,16 +183,13 @@ fn caption(metric: LabelMetric, window: Option<&str>) -> String {
     }
 }
 
-/// The text written above a bar or marker: its mean, whole from 10 up (`269`, `2.44k`), latency with `µs`.
+/// The text written above a bar or marker: its mean, IOPS whole from 10 up (`269`, `2.44k`), latency in
+/// the unit that fits it (`71.2 µs`, `12 ms`).
 pub fn value_label(metric: LabelMetric, mean: f64) -> String {
-    let v = if (10.0..1000.0).contains(&mean) {
-        format!("{mean:.0}")
-    } else {
-        short_number(mean)
-    };
     match metric {
-        LabelMetric::Iops => v,
-        LabelMetric::Latency => format!("{v} µs"),
+        LabelMetric::Iops if (10.0..1000.0).contains(&mean) => format!("{mean:.0}"),
+        LabelMetric::Iops => short_number(mean),
+        LabelMetric::Latency => super::scale::latency_text(mean),
     }
 }
 
@@ -213,7 +210,9 @@ impl Bars<'_> {
         (0..self.runs.len())
             .filter(|r| self.of(*r).next().is_some())
             .map(|r| {
-                LegendEntry::new(
+                LegendEntry::drive(
+                    r,
+                    &self.runs[r].label,
                     format!("{}: mean, whiskers min–max", self.runs[r].legend()),
                     Swatch::Filled(colour(r)),
                 )
@@ -251,7 +250,7 @@ impl Body for Bars<'_> {
                     .map_err(why)?;
             }
             // The value, centred above the whisker's top.
-            let style = ("sans-serif", 12)
+            let style = (super::FONT, 12)
                 .into_font()
                 .color(&RGBColor(31, 35, 40))
                 .pos(Pos::new(HPos::Center, VPos::Bottom));
@@ -294,31 +293,16 @@ pub fn label_chart(
     let y_desc = match (metric, &window) {
         (LabelMetric::Iops, Some(w)) => format!("total IOPS (I/Os per s), window {w}"),
         (LabelMetric::Iops, None) => "total IOPS (I/Os per s)".into(),
-        (LabelMetric::Latency, _) => "latency, reads and writes (µs)".into(),
+        (LabelMetric::Latency, _) => "latency, reads and writes (log scale)".into(),
     };
-    let x = Axis {
-        lo: -0.5,
-        hi: n as f64 - 0.5,
-        log: false,
-        ticks: (0..n).map(|k| k as f64).collect(),
-        light: vec![],
-        zero_row: None,
-    };
+    let x = Axis::categories(n);
     let y = match metric {
         LabelMetric::Iops => Axis::linear(0.0, iops_top),
-        LabelMetric::Latency => Axis::decades(decades, false),
+        LabelMetric::Latency => Axis::decades(decades, false).latency(),
     };
     let svg = render(&title, &b.legend(), |root| {
         let x_ticks = |v: &f64| category_label(&g.values, *v);
-        plot_on(
-            root,
-            &title,
-            (&x, &y),
-            (&x_desc, &y_desc),
-            &x_ticks,
-            false,
-            &b,
-        )
+        plot_on(root, (&x, &y), (&x_desc, &y_desc), &x_ticks, false, &b)
     })?;
     Ok(Chart {
         title,
@@ -472,8 +456,8 @@ mod tests {
         assert_eq!(value_label(LabelMetric::Iops, 269.16), "269");
         assert_eq!(value_label(LabelMetric::Iops, 2441.9), "2.44k");
         assert_eq!(value_label(LabelMetric::Iops, 7.5), "7.5");
-        assert_eq!(value_label(LabelMetric::Latency, 12_034.3), "12.03k µs");
-        assert_eq!(value_label(LabelMetric::Latency, 55.55), "56 µs");
+        assert_eq!(value_label(LabelMetric::Latency, 12_034.3), "12 ms");
+        assert_eq!(value_label(LabelMetric::Latency, 55.55), "55.5 µs");
         let a = run(
             "a",
             "sim:a",
@@ -485,7 +469,8 @@ mod tests {
             assert_eq!(c.svg.matches(label).count(), 1, "{label:?} in the SVG");
         }
         let c = label_chart(&[a], &group(), LabelMetric::Latency).expect("draws");
-        assert_eq!(c.svg.matches(">\n5 µs\n<").count(), 2);
+        // Above each of the two markers, and the axis's tick at 5 µs.
+        assert_eq!(c.svg.matches(">\n5 µs\n<").count(), 3);
     }
 
     #[test]

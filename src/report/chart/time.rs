@@ -1,10 +1,19 @@
 //! Plots against time, the one drawing every time plot shares: series of points (dots, hollow dots,
-//! triangles or lines), horizontal guide rows, and markers of moments and spans of time (the steady
+//! triangles or lines), each thinned past its share of points to medians over a translucent min–max
+//! envelope ([`super::thin()`]), horizontal guide rows, and markers of moments and spans of time (the steady
 //! window, the start of a results window, the moment the drive was filled once), with the legend below the
-//! plot. [`markers`] works out a phase's markers from its results and series.
+//! plot, one row per drive. The time axis is in seconds, minutes or hours after its length
+//! ([`super::scale::time_axis`]). [`markers`] works out a phase's markers from its results and series.
+//!
+//! The drawing order keeps what a reader needs on top: markers first, then every envelope, then the
+//! series from the last drive to the first, so that the first drive named on the command line (the one
+//! the tables compare the others against) is drawn over the others; dots are translucent, so where two
+//! drives overlap both show.
 
+use super::scale::{span_text, time_axis, time_text};
+use super::thin::thin;
 use super::{
-    Axis, Body, LegendEntry, Plane, PlotError, Points, Swatch, plot_on, render, short_number, why,
+    Axis, Body, FONT, LegendEntry, Plane, PlotError, Points, Swatch, plot_on, render, why,
 };
 use crate::report::model::filled_once_s;
 use crate::report::runs::RunData;
@@ -37,12 +46,16 @@ pub enum Mark {
     Line,
     /// A line through the points, nothing at each (a long series of intervals).
     Path,
+    /// A thin line through the points, nothing at each (writes, beside reads' thick line).
+    ThinPath,
 }
 
 /// One series of a time plot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeSeries {
-    /// Its legend entry; `None`: none.
+    /// The drive (run index) it belongs to: its legend item goes in that drive's row.
+    pub run: Option<usize>,
+    /// Its legend item's words; `None`: none.
     pub name: Option<String>,
     /// Its colour.
     pub colour: RGBColor,
@@ -50,12 +63,44 @@ pub struct TimeSeries {
     pub mark: Mark,
     /// `(t_s, value)`.
     pub points: Points,
+    /// When the series was thinned, per bucket `(t_s, lowest, highest)`: drawn as a translucent band.
+    pub envelope: Vec<(f64, f64, f64)>,
+}
+
+impl TimeSeries {
+    /// The series of drive `run` drawing `points` within `max` of them ([`thin`]: past `max`, a point per
+    /// bucket at its median, over the buckets' envelope).
+    pub fn thinned(
+        run: usize,
+        name: Option<String>,
+        colour: RGBColor,
+        mark: Mark,
+        points: &[(f64, f64)],
+        max: usize,
+    ) -> TimeSeries {
+        let t = thin(points, max);
+        TimeSeries {
+            run: Some(run),
+            name,
+            colour,
+            mark,
+            points: t.points,
+            // Hollow points all sit on one row: no band.
+            envelope: if mark == Mark::Hollow {
+                Vec::new()
+            } else {
+                t.envelope
+            },
+        }
+    }
 }
 
 /// A moment (`from_s == to_s`: a vertical line) or span of time (a pale band) marked on a time plot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Marker {
-    /// Its legend entry: what and when.
+    /// The drive (run index) whose phase it marks: its legend item goes in that drive's row.
+    pub run: Option<usize>,
+    /// Its legend item: what and when; empty: none (a member's line its series' item names).
     pub label: String,
     /// The word drawn at its top inside the plot (short); empty: none.
     pub tag: String,
@@ -74,6 +119,7 @@ impl Marker {
     /// A band from `from_s` to `to_s`.
     pub fn band(label: String, tag: &str, from_s: f64, to_s: f64, colour: RGBColor) -> Marker {
         Marker {
+            run: None,
             label,
             tag: tag.into(),
             from_s,
@@ -90,11 +136,7 @@ impl Marker {
     /// The steady window, from `from_s` to `to_s` (s from the phase's start).
     pub fn steady(from_s: f64, to_s: f64) -> Marker {
         Marker::band(
-            format!(
-                "steady window {}–{} s",
-                short_number(from_s),
-                short_number(to_s)
-            ),
+            format!("steady window {}", span_text(from_s, to_s)),
             "steady",
             from_s,
             to_s,
@@ -105,8 +147,8 @@ impl Marker {
     /// The start of the results window `spec` at `start_s`.
     pub fn window(spec: &str, start_s: f64) -> Marker {
         Marker::line(
-            format!("window {spec} starts at {} s", short_number(start_s)),
-            &format!("{} s", short_number(start_s)),
+            format!("window {spec} starts at {}", time_text(start_s)),
+            &time_text(start_s),
             start_s,
             MARK_GREY,
         )
@@ -115,7 +157,7 @@ impl Marker {
     /// The moment the phase had written its span once, `at_s`.
     pub fn filled(at_s: f64, colour: RGBColor, who: &str) -> Marker {
         Marker::line(
-            format!("{who}drive span written once at {} s", short_number(at_s)),
+            format!("{who}drive span written once at {}", time_text(at_s)),
             "filled once",
             at_s,
             colour,
@@ -171,32 +213,56 @@ pub struct TimePlot {
     pub rows: Vec<f64>,
     /// The markers, drawn under the series.
     pub markers: Vec<Marker>,
+    /// The drives' labels, by run index (the legend's rows).
+    pub drives: Vec<String>,
 }
 
 impl TimePlot {
-    /// The legend: each named series, then each marker within the time axis.
+    /// The legend: a row per drive (in run order) with its named series, then its markers within the time
+    /// axis; items of no drive in a last row.
     pub fn legend(&self) -> Vec<LegendEntry> {
-        let mut out: Vec<LegendEntry> = self
-            .series
-            .iter()
-            .filter_map(|s| {
-                let swatch = match s.mark {
-                    Mark::Dot | Mark::Triangle => Swatch::Filled(s.colour),
-                    Mark::Hollow => Swatch::Hollow(s.colour),
-                    Mark::Line | Mark::Path => Swatch::Line(s.colour),
-                };
-                s.name.as_ref().map(|n| LegendEntry::new(n.clone(), swatch))
-            })
-            .collect();
-        for m in self.shown_markers() {
+        let mut rows: Vec<LegendEntry> = Vec::new();
+        let mut shared: Option<LegendEntry> = None;
+        let mut add = |run: Option<usize>, text: &str, swatch: Swatch| match run {
+            Some(r) => match rows
+                .iter_mut()
+                .find(|e| e.run.as_ref().is_some_and(|x| x.0 == r))
+            {
+                Some(e) => e.push(text, swatch),
+                None => rows.push(LegendEntry::drive(
+                    r,
+                    self.drives.get(r).map_or("", String::as_str),
+                    text,
+                    swatch,
+                )),
+            },
+            None => match shared.as_mut() {
+                Some(e) => e.push(text, swatch),
+                None => shared = Some(LegendEntry::new(text, swatch)),
+            },
+        };
+        for s in &self.series {
+            let swatch = match s.mark {
+                Mark::Dot | Mark::Triangle => Swatch::Filled(s.colour),
+                Mark::Hollow => Swatch::Hollow(s.colour),
+                Mark::Line | Mark::Path => Swatch::Line(s.colour),
+                Mark::ThinPath => Swatch::Thin(s.colour),
+            };
+            if let Some(n) = &s.name {
+                add(s.run, n, swatch);
+            }
+        }
+        for m in self.shown_markers().filter(|m| !m.label.is_empty()) {
             let swatch = if m.to_s > m.from_s {
                 Swatch::Band(m.colour)
             } else {
                 Swatch::Line(m.colour)
             };
-            out.push(LegendEntry::new(m.label.clone(), swatch));
+            add(m.run, &m.label, swatch);
         }
-        out
+        rows.sort_by_key(|e| e.run.as_ref().map_or(usize::MAX, |r| r.0));
+        rows.extend(shared);
+        rows
     }
 
     fn shown_markers(&self) -> impl Iterator<Item = &Marker> {
@@ -205,18 +271,19 @@ impl TimePlot {
             .filter(|m| m.within(self.x.lo, self.x.hi))
     }
 
-    /// Draws the plot.
+    /// Draws the plot, its time axis in the unit of its length ([`time_axis`]).
     ///
     /// # Errors
     /// [`PlotError`] from plotters.
     pub fn draw(&self) -> Result<String, PlotError> {
+        let (x, unit) = time_axis(self.x.lo, self.x.hi);
+        let x_desc = format!("time since the phase's start ({})", unit.symbol());
         render(&self.title, &self.legend(), |root| {
             plot_on(
                 root,
-                &self.title,
-                (&self.x, &self.y),
-                ("time since the phase's start (s)", &self.y_desc),
-                &|v| short_number(*v),
+                (&x, &self.y),
+                (&x_desc, &self.y_desc),
+                &|v| x.label(*v),
                 true,
                 self,
             )
@@ -256,7 +323,7 @@ impl Body for TimePlot {
                     true => (HPos::Right, -4),
                     false => (HPos::Left, 4),
                 };
-                let style = ("sans-serif", 12)
+                let style = (FONT, 12)
                     .into_font()
                     .color(&m.colour)
                     .pos(Pos::new(anchor, VPos::Top));
@@ -273,11 +340,35 @@ impl Body for TimePlot {
                 )])
                 .map_err(why)?;
         }
+        // Every envelope under every series; points under lines; the last drive first, the first on top.
         for s in &self.series {
+            draw_envelope(chart, s)?;
+        }
+        let line = |s: &&TimeSeries| matches!(s.mark, Mark::Line | Mark::Path | Mark::ThinPath);
+        for s in self.series.iter().rev().filter(|s| !line(s)) {
+            draw_series(chart, s)?;
+        }
+        for s in self.series.iter().rev().filter(line) {
             draw_series(chart, s)?;
         }
         Ok(())
     }
+}
+
+/// Draws a thinned series' envelope: a translucent band through each bucket's lowest and highest value.
+fn draw_envelope<Y>(chart: &mut Plane<'_, '_, Y>, s: &TimeSeries) -> Result<(), String>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    if s.envelope.is_empty() {
+        return Ok(());
+    }
+    let mut edge: Vec<(f64, f64)> = s.envelope.iter().map(|e| (e.0, e.2)).collect();
+    edge.extend(s.envelope.iter().rev().map(|e| (e.0, e.1)));
+    chart
+        .draw_series([Polygon::new(edge, s.colour.mix(0.18).filled())])
+        .map(drop)
+        .map_err(why)
 }
 
 /// Draws one series' points.
@@ -308,6 +399,9 @@ where
                     .map(|&p| TriangleMarker::new(p, 3, c.mix(0.45).filled())),
             )
             .map(drop),
+        Mark::ThinPath => chart
+            .draw_series(LineSeries::new(s.points.clone(), c.stroke_width(1)))
+            .map(drop),
         Mark::Line | Mark::Path => {
             chart
                 .draw_series(LineSeries::new(s.points.clone(), c.stroke_width(2)))
@@ -335,6 +429,7 @@ mod tests {
     #[test]
     fn tags_near_the_right_edge_end_at_their_line() {
         let m = |tag: &str, at: f64| Marker {
+            run: Some(0),
             label: format!("{tag} at {at}"),
             tag: tag.into(),
             from_s: at,
@@ -349,6 +444,7 @@ mod tests {
             series: vec![],
             rows: vec![],
             markers: vec![m("early", 10.0), m("filled once", 95.0)],
+            drives: vec!["a".into()],
         };
         let svg = plot.draw().expect("draws");
         let anchor = |tag: &str| {

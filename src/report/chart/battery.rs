@@ -1,0 +1,433 @@
+//! A battery of workloads across drives or sweep members as grouped bars (seed 004's fresh, simulated-used
+//! and used drive side by side): a group per workload, in it a bar per column, where a column is a sweep's
+//! member in a run (anthology's `filled=25%` and `filled=100%`), or a run when the runs share workloads
+//! outside sweeps. Each bar is the workload's lead figure against the first column's, as the composite of
+//! `wkrun compare` takes it ([`crate::report::compare::lead_ratio`]: the first headline level, total IOPS
+//! without a headline, inverted where lower is better), in percent: 100 % is par, a taller bar is better,
+//! whatever the mix of IOPS, bandwidths and latencies. A drive keeps its colour; its members are shades of
+//! it, dark to light in the sweep's order.
+
+use super::canvas::{shorten, text_width};
+use super::palette::shade;
+use super::sweep::{Slots, category_label};
+use super::{
+    Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, SIZE, Swatch, colour, plot_on, render,
+    subject, why,
+};
+use crate::report::compare::lead_ratio;
+use crate::report::runs::{LabelGroup, RunData, label_groups};
+use crate::results::PhaseResult;
+use crate::spec::PhaseKind;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// A column of a battery: a run, or a sweep's member in a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// The run.
+    pub run: usize,
+    /// The member: its place among the sweep's values, and its name (`filled=25%`); `None` for a run.
+    pub member: Option<(usize, String)>,
+}
+
+/// A battery: workloads (the groups) by columns (the bars of each group).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Battery {
+    /// The sweep compared (`filled`), or `None` for runs compared.
+    pub sweep: Option<String>,
+    /// How many values the sweep has (the shades of a drive's colour).
+    pub members: usize,
+    /// The workloads, by name (without the sweep's label).
+    pub workloads: Vec<String>,
+    /// The columns, run by run.
+    pub columns: Vec<Column>,
+    /// `phases[w][c]`: workload `w`'s phase in column `c`, by its index in the run's results.
+    pub phases: Vec<Vec<Option<usize>>>,
+}
+
+impl Battery {
+    /// Each bar, `(workload, column, percent of the first column's)`: the ratio of the lead figures
+    /// ([`lead_ratio`]) against the first column that has the workload; none where the column lacks the
+    /// workload or shares no lead figure with that one.
+    pub fn bars(&self, runs: &[RunData]) -> Vec<(usize, usize, f64)> {
+        let phase =
+            |c: usize, p: usize| -> &PhaseResult { &runs[self.columns[c].run].results.phases[p] };
+        let mut out = Vec::new();
+        for (w, row) in self.phases.iter().enumerate() {
+            let Some((c0, p0)) = row.iter().enumerate().find_map(|(c, p)| p.map(|p| (c, p))) else {
+                continue;
+            };
+            for (c, p) in row.iter().enumerate() {
+                if let Some(r) = p.and_then(|p| lead_ratio(phase(c0, p0), phase(c, p))) {
+                    out.push((w, c, r * 100.0));
+                }
+            }
+        }
+        out
+    }
+
+    /// The colour of column `c`: its drive's, shaded by its member.
+    fn colour(&self, c: usize) -> RGBColor {
+        let col = &self.columns[c];
+        match &col.member {
+            Some((k, _)) => shade(colour(col.run), *k, self.members),
+            None => colour(col.run),
+        }
+    }
+}
+
+/// The batteries of a report: one per sweep (one label key) over at least two workloads, its members in
+/// each run as columns; and, for at least two runs, one over the workloads outside sweeps that at least two
+/// runs have, when there are two or more.
+pub fn batteries(runs: &[RunData]) -> Vec<Battery> {
+    let kind = |name: &str| {
+        runs.iter()
+            .flat_map(|r| &r.results.phases)
+            .find(|p| p.name == name)
+            .map(|p| p.kind)
+    };
+    let groups: Vec<_> = label_groups(runs)
+        .into_iter()
+        .filter(|g| {
+            g.keys.len() == 1
+                && g.phases
+                    .iter()
+                    .all(|p| kind(p) == Some(PhaseKind::Workload))
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut keys: Vec<&String> = Vec::new();
+    for g in &groups {
+        if !keys.contains(&&g.keys[0]) {
+            keys.push(&g.keys[0]);
+        }
+    }
+    for key in keys {
+        let mine: Vec<&LabelGroup> = groups.iter().filter(|g| &g.keys[0] == key).collect();
+        if mine.len() < 2 {
+            continue;
+        }
+        let mut values: Vec<&String> = Vec::new();
+        for v in mine.iter().flat_map(|g| &g.values) {
+            if !values.contains(&v) {
+                values.push(v);
+            }
+        }
+        let mut b = Battery {
+            sweep: Some(key.clone()),
+            members: values.len(),
+            workloads: mine.iter().map(|g| g.base.clone()).collect(),
+            columns: Vec::new(),
+            phases: vec![Vec::new(); mine.len()],
+        };
+        for (run, r) in runs.iter().enumerate() {
+            for (k, v) in values.iter().enumerate() {
+                let find = |g: &LabelGroup| {
+                    let name = g.phases.iter().zip(&g.values).find(|(_, x)| x == v)?.0;
+                    r.results.phases.iter().position(|p| &p.name == name)
+                };
+                let found: Vec<Option<usize>> = mine.iter().map(|g| find(g)).collect();
+                if found.iter().all(Option::is_none) {
+                    continue;
+                }
+                b.columns.push(Column {
+                    run,
+                    member: Some((k, format!("{key}={v}"))),
+                });
+                for (w, p) in found.into_iter().enumerate() {
+                    b.phases[w].push(p);
+                }
+            }
+        }
+        out.push(b);
+    }
+    out.extend(across_runs(runs));
+    out
+}
+
+/// The battery of the workloads outside sweeps that at least two of at least two runs have (two or more of
+/// them), a column per run; `None` otherwise.
+fn across_runs(runs: &[RunData]) -> Option<Battery> {
+    if runs.len() < 2 {
+        return None;
+    }
+    let plain = |p: &&PhaseResult| p.kind == PhaseKind::Workload && p.labels.is_empty();
+    let mut names: Vec<&String> = Vec::new();
+    for p in runs
+        .iter()
+        .flat_map(|r| r.results.phases.iter().filter(plain))
+    {
+        let shared = runs
+            .iter()
+            .filter(|r| r.results.phases.iter().any(|q| q.name == p.name))
+            .count();
+        if shared >= 2 && !names.contains(&&p.name) {
+            names.push(&p.name);
+        }
+    }
+    if names.len() < 2 {
+        return None;
+    }
+    Some(Battery {
+        sweep: None,
+        members: 1,
+        workloads: names.iter().map(|n| n.to_string()).collect(),
+        columns: (0..runs.len())
+            .map(|run| Column { run, member: None })
+            .collect(),
+        phases: names
+            .iter()
+            .map(|n| {
+                runs.iter()
+                    .map(|r| r.results.phases.iter().position(|p| &&p.name == n))
+                    .collect()
+            })
+            .collect(),
+    })
+}
+
+/// The legend: a row per drive, its members' shades after it.
+fn legend(runs: &[RunData], b: &Battery) -> Vec<LegendEntry> {
+    let mut rows: Vec<LegendEntry> = Vec::new();
+    for (c, col) in b.columns.iter().enumerate() {
+        let run = &runs[col.run];
+        let (text, swatch) = match &col.member {
+            Some((_, name)) => (name.clone(), Swatch::Filled(b.colour(c))),
+            None => (run.legend(), Swatch::Filled(colour(col.run))),
+        };
+        match rows.last_mut() {
+            Some(e) if e.run.as_ref().is_some_and(|r| r.0 == col.run) => e.push(text, swatch),
+            _ => {
+                let mut e =
+                    LegendEntry::drive(col.run, &run.label, "", Swatch::Filled(colour(col.run)));
+                match col.member {
+                    Some(_) => {
+                        e.items[0].text = format!("{}:", run.legend());
+                        e.push(text, swatch);
+                    }
+                    None => e.items[0].text = text,
+                }
+                rows.push(e);
+            }
+        }
+    }
+    rows
+}
+
+/// The bars to draw.
+struct Bars<'a> {
+    b: &'a Battery,
+    bars: &'a [(usize, usize, f64)],
+    slots: Slots,
+    labelled: bool,
+}
+
+impl Body for Bars<'_> {
+    fn draw<Y>(&self, chart: &mut Plane<'_, '_, Y>) -> Result<(), String>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let half = self.slots.width * 0.42;
+        let n = self.b.workloads.len() as f64;
+        chart
+            .draw_series([PathElement::new(
+                vec![(-0.5, 100.0), (n - 0.5, 100.0)],
+                RGBColor(87, 96, 106).stroke_width(1),
+            )])
+            .map_err(why)?;
+        for &(w, c, pct) in self.bars {
+            let x = self.slots.x(c, w);
+            chart
+                .draw_series([Rectangle::new(
+                    [(x - half, 0.0), (x + half, pct)],
+                    self.b.colour(c).filled(),
+                )])
+                .map_err(why)?;
+        }
+        if self.labelled {
+            let style = (FONT, 11)
+                .into_font()
+                .color(&RGBColor(31, 35, 40))
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            chart
+                .draw_series(self.bars.iter().map(|&(w, c, pct)| {
+                    EmptyElement::at((self.slots.x(c, w), pct))
+                        + Text::new(format!("{pct:.1} %"), (0, -3), style.clone())
+                }))
+                .map_err(why)?;
+        }
+        Ok(())
+    }
+}
+
+/// The battery `b` as grouped bars: per workload, each column's lead figure in percent of the first
+/// column's, a line at 100 %.
+///
+/// # Errors
+/// [`PlotError`] from plotters.
+pub fn battery_chart(runs: &[RunData], b: &Battery) -> Result<Chart, PlotError> {
+    let bars = b.bars(runs);
+    let first = &b.columns[0];
+    let base = match &first.member {
+        Some((_, name)) => format!("{name} on {}", runs[first.run].label),
+        None => runs[first.run].label.clone(),
+    };
+    let runs_in: Vec<usize> = (0..runs.len()).collect();
+    let what = format!("{} workloads", b.workloads.len());
+    let title = format!(
+        "Each workload against {base}, lead figure (%) — {}",
+        subject(runs, &runs_in, &what)
+    );
+    let top = bars.iter().map(|v| v.2).fold(100.0, f64::max) * 1.12;
+    let n = b.workloads.len();
+    let x = Axis::categories(n);
+    let y = Axis::linear(0.0, top);
+    let slots = Slots::new(b.columns.len());
+    // A value above each bar when a bar is wide enough for it.
+    let group_px = f64::from(SIZE.0 - 110) / n as f64;
+    let labelled = slots.width * group_px * 0.84 >= text_width("100.0 %", 11.0);
+    let body = Bars {
+        b,
+        bars: &bars,
+        slots,
+        labelled,
+    };
+    let names: Vec<String> = b
+        .workloads
+        .iter()
+        .map(|w| shorten(w, group_px - 8.0, 10.5))
+        .collect();
+    let x_desc = match &b.sweep {
+        Some(s) => format!("workload (each run across {s})"),
+        None => "workload".to_string(),
+    };
+    let y_desc = format!("lead figure, % of {base} (higher is better)");
+    let svg = render(&title, &legend(runs, b), |root| {
+        let x_ticks = |v: &f64| category_label(&names, *v);
+        plot_on(root, (&x, &y), (&x_desc, &y_desc), &x_ticks, false, &body)
+    })?;
+    Ok(Chart {
+        caption: format!(
+            "Each workload's lead figure (its first headline level, total IOPS without a headline; inverted where lower is better, so a taller bar is better) in percent of {base}'s, the ratio the composite of wkrun compare averages; the line is 100 %. One colour per drive{}.",
+            match b.sweep {
+                Some(_) => ", its sweep's members in shades of it, dark to light",
+                None => "",
+            }
+        ),
+        svg,
+        title,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::{labelled, phase, run};
+    use crate::results::{Better, DirStats, Figure};
+
+    /// A workload `name` of `iops` writes over 1 s, in the sweep `filled` at `v` when given; its headline a
+    /// mean latency of `lat_us` when given (lower is better).
+    fn w(name: &str, i: usize, v: Option<&str>, iops: u64, lat_us: Option<f64>) -> PhaseResult {
+        let mut p = match v {
+            Some(v) => {
+                let mut p = labelled(&format!("{name}[filled={v}]"), i, &[("span", v)]);
+                p.labels[0].sweep = Some("filled".into());
+                p
+            }
+            None => phase(name, i),
+        };
+        p.write = DirStats::new(iops, iops * 4096, 1.0, None);
+        if let Some(us) = lat_us {
+            p.headline = vec![Figure {
+                key: "mean lat_mean_us".into(),
+                label: "mean latency".into(),
+                value: Some(us),
+                unit: "µs".into(),
+                better: Some(Better::Lower),
+            }];
+        }
+        p
+    }
+
+    #[test]
+    fn a_sweep_over_workloads_is_a_battery_of_its_members() {
+        let r = run(
+            "sim",
+            "sim:a",
+            vec![
+                (w("read", 1, Some("25%"), 1000, None), None),
+                (w("write", 2, Some("25%"), 400, Some(50.0)), None),
+                (w("read", 3, Some("100%"), 900, None), None),
+                (w("write", 4, Some("100%"), 100, Some(200.0)), None),
+            ],
+        );
+        let runs = [r];
+        let b = batteries(&runs);
+        assert_eq!(b.len(), 1);
+        let b = &b[0];
+        assert_eq!(b.workloads, ["read", "write"]);
+        assert_eq!(
+            b.columns,
+            [
+                Column {
+                    run: 0,
+                    member: Some((0, "filled=25%".into()))
+                },
+                Column {
+                    run: 0,
+                    member: Some((1, "filled=100%".into()))
+                }
+            ]
+        );
+        // IOPS 900 of 1000: 90 %; latency 200 µs against 50: a quarter (lower is better).
+        let bars = b.bars(&runs);
+        assert_eq!(bars.len(), 4);
+        assert_eq!((bars[0], bars[2]), ((0, 0, 100.0), (1, 0, 100.0)));
+        assert!((bars[1].2 - 90.0).abs() < 1e-9, "{bars:?}");
+        assert!((bars[3].2 - 25.0).abs() < 1e-9, "{bars:?}");
+        let c = battery_chart(&runs, b).expect("draws");
+        assert_eq!(
+            c.title,
+            "Each workload against filled=25% on sim, lead figure (%) — spec · 2 workloads · sim:a"
+        );
+        for t in ["90.0 %", "25.0 %", "read", "write"] {
+            assert!(c.svg.contains(&format!(">\n{t}\n<")), "{t}");
+        }
+        // The drive's row: the drive, then its members dark to light.
+        let l = legend(&runs, b);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].text(), "sim on sim:a: · filled=25% · filled=100%");
+        assert_eq!(l[0].items[1].swatch, Swatch::Filled(shade(colour(0), 0, 2)));
+    }
+
+    #[test]
+    fn runs_sharing_workloads_are_a_battery_of_runs() {
+        let a = run(
+            "fresh",
+            "sim:a",
+            vec![
+                (w("r", 0, None, 1000, None), None),
+                (w("q", 1, None, 50, None), None),
+            ],
+        );
+        let b = run(
+            "used",
+            "sim:b",
+            vec![
+                (w("q", 0, None, 40, None), None),
+                (w("r", 1, None, 800, None), None),
+            ],
+        );
+        let runs = [a, b];
+        let got = batteries(&runs);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].workloads, ["r", "q"]);
+        assert_eq!(got[0].phases, [[Some(0), Some(1)], [Some(1), Some(0)]]);
+        let bars = got[0].bars(&runs);
+        assert!((bars[1].2 - 80.0).abs() < 1e-9 && (bars[3].2 - 80.0).abs() < 1e-9);
+        assert_eq!(legend(&runs, &got[0]).len(), 2);
+        // One run without a sweep: nothing to compare.
+        assert!(batteries(&runs[..1]).is_empty());
+    }
+}
