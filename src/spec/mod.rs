@@ -6,6 +6,7 @@
 
 pub mod block_size;
 pub mod expand;
+pub mod fio;
 pub mod keys;
 pub mod load;
 pub mod overrides;
