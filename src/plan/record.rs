@@ -139,6 +139,10 @@ pub struct PhaseParams {
     /// Bytes the phase will transfer or erase; absent for time-bounded phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_bytes: Option<u64>,
+    /// Where an importer took the phase from (the spec's `imported_from`: a fio job file's line and job,
+    /// or a fio command line's job); absent for a phase written as a spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 /// One entry of a block-size mix.
@@ -211,6 +215,7 @@ impl PhaseParams {
             headline: Vec::new(),
             ops: None,
             expected_bytes: None,
+            imported_from: p.imported_from.clone(),
         }
     }
 

@@ -142,6 +142,10 @@ pub const KEYS: &[Key] = &[
     key("kind", ALL, "— (required)", |_| true),
     key("description", ALL, "none", |p| p.description.is_some()),
     Key {
+        settable: false,
+        ..key("imported_from", ALL, "none", |p| p.imported_from.is_some())
+    },
+    Key {
         inherit: Some(|p, d| inherit_one(&mut p.span, &d.span)),
         matrix: Some(Matrix {
             label: "span",
@@ -361,6 +365,7 @@ mod tests {
     /// A value for every key but `name` and `kind`, as TOML.
     const SAMPLES: &[(&str, &str)] = &[
         ("description", "\"d\""),
+        ("imported_from", "\"a.fio:3 [j]\""),
         ("span", "\"50%\""),
         ("offset", "\"10%\""),
         ("method", "\"discard\""),
