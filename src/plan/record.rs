@@ -176,8 +176,17 @@ impl PhaseParams {
     /// A record with the span only; the rest is filled in by kind.
     fn span(p: &PhasePlan) -> PhaseParams {
         PhaseParams {
-            span_start_bytes: p.span.start,
-            span_bytes: p.span.len,
+            imported_from: p.imported_from.clone(),
+            ..PhaseParams::with_span(p.span.start, p.span.len)
+        }
+    }
+
+    /// A record of a span and nothing else (for results read from another tool's output, which says what it
+    /// says and no more).
+    pub fn with_span(start: u64, len: u64) -> PhaseParams {
+        PhaseParams {
+            span_start_bytes: start,
+            span_bytes: len,
             block_size_bytes: None,
             block_size_mix: None,
             queue_depth: None,
@@ -215,7 +224,7 @@ impl PhaseParams {
             headline: Vec::new(),
             ops: None,
             expected_bytes: None,
-            imported_from: p.imported_from.clone(),
+            imported_from: None,
         }
     }
 

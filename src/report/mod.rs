@@ -63,6 +63,14 @@ pub enum ReadError {
         /// Which limit, and its value.
         why: String,
     },
+    /// fio's JSON output that cannot be read as results: cut short, or not fio's.
+    #[error("{}: {why}", path.display())]
+    Fio {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A series CSV that a results file names is missing or is not a series CSV.
     #[error("series {}: {why}", path.display())]
     Series {
@@ -74,7 +82,8 @@ pub enum ReadError {
 }
 
 /// Reads and parses one `results.json` (format 1) of at most [`bounded::MAX_RESULTS_BYTES`]; the CSV names
-/// it holds must be plain file names ([`ReadError::BadName`]).
+/// it holds must be plain file names ([`ReadError::BadName`]). fio's JSON output (`--output-format=json` or
+/// `json+`) is read as results too ([`crate::fio::json`]).
 ///
 /// # Errors
 /// [`ReadError`] naming the file: unreadable, past the limit, not a results document, or a bad CSV name.
@@ -85,6 +94,9 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     };
     let file = crate::spec::load::open_regular(path, false).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
+    if meta.is_file() && is_fio_output(path) {
+        return read_fio(path, file, meta.len());
+    }
     let reader = bounded::Bounded::results(file);
     if meta.is_file() && meta.len() > bounded::MAX_RESULTS_BYTES {
         return Err(ReadError::Limit {
@@ -108,6 +120,47 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
             why: e.to_string(),
         }),
     }
+}
+
+/// Whether the file starts as fio's JSON output does.
+fn is_fio_output(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(64 << 10);
+    crate::spec::load::open_regular(path, false)
+        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+        .is_ok_and(|_| crate::fio::json::looks_like_fio(&head))
+}
+
+/// fio's JSON output as results, within the results files' limit.
+fn read_fio(path: &Path, file: std::fs::File, len: u64) -> Result<Results, ReadError> {
+    use std::io::Read;
+    let reader = bounded::Bounded::results(file);
+    if len > bounded::MAX_RESULTS_BYTES {
+        return Err(ReadError::Limit {
+            path: path.to_path_buf(),
+            why: reader.too_large().0,
+        });
+    }
+    let mut bytes = Vec::new();
+    let mut reader = reader;
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| match bounded::exceeded(&e) {
+            Some(x) => ReadError::Limit {
+                path: path.to_path_buf(),
+                why: x.0.clone(),
+            },
+            None => ReadError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            },
+        })?;
+    crate::fio::json::from_bytes(&path.display().to_string(), &bytes).map_err(|why| {
+        ReadError::Fio {
+            path: path.to_path_buf(),
+            why,
+        }
+    })
 }
 
 /// [`read_results`] through a JSON tree, for a document that is not a results file of this format: the
