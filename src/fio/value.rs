@@ -11,7 +11,7 @@
 pub enum Size {
     /// Bytes.
     Bytes(u64),
-    /// A percentage, 1 to 100.
+    /// A percentage, 0 to 100.
     Percent(u64),
 }
 
@@ -65,8 +65,8 @@ pub fn size(text: &str, kb_base: u64) -> Result<Size, String> {
     let unit = rest.trim().to_ascii_lowercase();
     if unit == "%" {
         return match n {
-            1..=100 => Ok(Size::Percent(n)),
-            _ => Err(format!("`{t}`: a percentage is 1 to 100")),
+            0..=100 => Ok(Size::Percent(n)),
+            _ => Err(format!("`{t}`: a percentage is 0 to 100")),
         };
     }
     let (pow, iec) = match unit.as_str() {
@@ -215,7 +215,8 @@ mod tests {
         assert!(s("4q").unwrap_err().contains("unknown unit `q`"));
         assert!(s("(1+2)k").unwrap_err().contains("arithmetic"));
         assert!(s("-4k").unwrap_err().contains("negative"));
-        assert!(s("0%").is_err() && s("101%").is_err());
+        assert!(s("101%").is_err());
+        assert_eq!(s("0%"), Ok(Size::Percent(0)));
         assert!(s("99999999999p").unwrap_err().contains("too large"));
         assert_eq!(int("1k", 1024), Ok(1024));
     }

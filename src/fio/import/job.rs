@@ -288,7 +288,7 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
                 "randrw" => (true, true, true),
                 "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
                     return Ok(Outcome::Refuse(format!(
-                        "rw={word}: wkrun issues no trims in a workload yet (an erase phase discards a whole span)"
+                        "wkrun issues no trims in a workload yet (an erase phase discards a whole span)"
                     )));
                 }
                 w => return Err(format!("`{w}` is not one of fio's rw values")),
@@ -300,7 +300,7 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
             };
             if let Some(s) = skip.filter(|s| !s.is_empty() && *s != "0") {
                 return Ok(Outcome::Refuse(format!(
-                    "rw={word}:{s}: fio's `:{s}` skips between sequential I/Os, or takes a new random offset every {s} I/Os; wkrun's offsets are plainly sequential or random"
+                    "fio's `:{s}` skips between sequential I/Os, or takes a new random offset every {s} I/Os; wkrun's offsets are plainly sequential or random"
                 )));
             }
             Ok(Outcome::Done)
@@ -397,6 +397,16 @@ fn split(t: &str, kb: u64) -> Result<Blocks, String> {
 fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
     let kb = job.kb_base;
     let first = || value::directions(v)[0].ok_or_else(|| "no value".to_string());
+    let zoned = ["size", "io_size", "offset", "offset_increment"].contains(&name);
+    if zoned
+        && v.trim()
+            .strip_suffix(['z', 'Z'])
+            .is_some_and(|n| n.parse::<u64>().is_ok())
+    {
+        return Ok(Outcome::Refuse(
+            "a count of zones; wkrun has no zones (zonemode)".into(),
+        ));
+    }
     match name {
         "size" => job.size = Some(value::size(v, kb)?),
         "io_size" => job.io_size = Some(value::size(v, kb)?),
@@ -412,7 +422,7 @@ fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
             };
             if lo != hi {
                 return Ok(Outcome::Refuse(format!(
-                    "filesize={v}: fio picks each file's size in a range; a wkrun target has one size"
+                    "fio picks each file's size in a range; a wkrun target has one size"
                 )));
             }
             job.filesize = Some(lo);
@@ -423,7 +433,7 @@ fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
             let n = value::int(v, kb)?;
             if n != 1 {
                 return Ok(Outcome::Refuse(format!(
-                    "nrfiles={n}: fio spreads one job's I/Os over {n} files; wkrun's several targets each run the whole phase"
+                    "fio spreads one job's I/Os over {n} files; wkrun's several targets each run the whole phase"
                 )));
             }
         }
@@ -469,7 +479,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
             }
             if parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..] {
                 return Ok(Outcome::Refuse(format!(
-                    "{name}={v}: a cap on trims; wkrun issues no trims in a workload"
+                    "a cap on trims; wkrun issues no trims in a workload"
                 )));
             }
             if name == "rate_iops" {
@@ -482,7 +492,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
             "linear" => {}
             "poisson" => {
                 return Ok(Outcome::Refuse(
-                    "rate_process=poisson: wkrun issues capped I/Os at evenly spaced times (fio's linear), not at Poisson-distributed ones".into(),
+                    "wkrun issues capped I/Os at evenly spaced times (fio's linear), not at Poisson-distributed ones".into(),
                 ));
             }
             t => return Err(format!("`{t}` is not linear or poisson")),
@@ -524,7 +534,7 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
             let e = v.trim();
             if !crate::spec::fio::FIO_ENGINES.iter().any(|(f, _)| *f == e) {
                 return Ok(Outcome::Refuse(format!(
-                    "ioengine={e}: fio's {e} engine has no wkrun engine (wkrun's: psync for fio's sync, psync, pvsync and pvsync2; libaio; io_uring; null)"
+                    "fio's {e} engine has no wkrun engine (wkrun's: psync for fio's sync, psync, pvsync and pvsync2; libaio; io_uring; null)"
                 )));
             }
             job.engine.0 = e.to_string();
@@ -537,8 +547,7 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
         "random_distribution" => {
             if v.trim() != "random" {
                 return Ok(Outcome::Refuse(format!(
-                    "random_distribution={}: wkrun has no access distributions yet: random offsets are uniform over the span",
-                    v.trim()
+                    "wkrun has no access distributions yet: random offsets are uniform over the span"
                 )));
             }
         }
@@ -558,7 +567,7 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
             let n = value::int(v, kb)?;
             if n != 512 && n != 0 {
                 return Ok(Outcome::Refuse(format!(
-                    "buffer_compress_chunk={n}: wkrun's compressible data repeats its filler in every 512-byte chunk"
+                    "wkrun's compressible data repeats its filler in every 512-byte chunk"
                 )));
             }
         }
@@ -575,9 +584,9 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
             job.on_error_continue = Some(match v.trim() {
                 "none" | "0" => false,
                 "io" | "all" | "1" => true,
-                t => {
+                _ => {
                     return Ok(Outcome::Refuse(format!(
-                        "continue_on_error={t}: wkrun's on_error = \"continue\" goes on after any failed read or write alike"
+                        "wkrun's on_error = \"continue\" goes on after any failed read or write alike"
                     )));
                 }
             })

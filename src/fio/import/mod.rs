@@ -11,6 +11,9 @@ pub mod schedule;
 pub mod shape;
 pub mod write;
 
+#[cfg(test)]
+mod tests;
+
 use super::jobfile::{self, Env, Input};
 use super::{Place, Problem};
 use job::{Job, Remark};

@@ -263,13 +263,13 @@ fn partitioned(job: &Job, refused: &mut Vec<Remark>) -> Result<bool, Problem> {
     if *inc == Size::Bytes(0) || job.numjobs == 1 {
         return Ok(false);
     }
-    if Some(*inc) == job.size && matches!(inc, Size::Bytes(_)) {
+    if Some(*inc) == job.size {
         return Ok(true);
     }
     refused.push(remark(
         at,
         "offset_increment",
-        "job N starts at offset + N × offset_increment; wkrun's workers split the span into equal parts, which is this only when offset_increment equals an absolute size (--lossy: equal parts)",
+        "job N starts at offset + N × offset_increment; wkrun's workers split the span into equal parts, which is this only when offset_increment equals size (--lossy: equal parts)",
     ));
     Ok(false)
 }

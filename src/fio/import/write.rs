@@ -55,13 +55,14 @@ fn workload(p: &Phase) -> Vec<Entry> {
             k.push(("workers_split", s("shared")));
         }
     }
-    if let Some(o) = sh.offset.filter(|o| *o != Size::Bytes(0)) {
+    if let Some(o) = sh
+        .offset
+        .filter(|o| !matches!(o, Size::Bytes(0) | Size::Percent(0)))
+    {
         k.push(("offset", amount(o)));
     }
-    match (sh.size, sh.partitioned) {
-        (Some(Size::Bytes(b)), true) => k.push(("span", s(&fmt_bytes(b.saturating_mul(w))))),
-        (Some(a), _) => k.push(("span", amount(a))),
-        (None, _) => {}
+    if let Some(span) = span(sh, w) {
+        k.push(("span", span));
     }
     match sh.bound {
         Bound::Time(us) => k.push(("duration", duration_us(us))),
@@ -126,6 +127,15 @@ fn extras(sh: &Shape, k: &mut Vec<Entry>) {
     }
 }
 
+/// The span of `w` workers: one job's region, or `w` of them side by side (`offset_increment = size`).
+fn span(sh: &Shape, w: u64) -> Option<String> {
+    Some(match (sh.size?, sh.partitioned) {
+        (Size::Bytes(b), true) => s(&fmt_bytes(b.saturating_mul(w))),
+        (Size::Percent(p), true) => s(&format!("{}%", p.saturating_mul(w))),
+        (a, false) => amount(a),
+    })
+}
+
 /// A block size as the spec writes it.
 fn block(b: &Block) -> String {
     match b {
@@ -154,7 +164,10 @@ fn verify_keys(p: &Phase) -> Vec<Entry> {
         ("engine", s(sh.engine)),
         ("direct", sh.direct.to_string()),
     ];
-    if let Some(o) = sh.offset.filter(|o| *o != Size::Bytes(0)) {
+    if let Some(o) = sh
+        .offset
+        .filter(|o| !matches!(o, Size::Bytes(0) | Size::Percent(0)))
+    {
         k.push(("offset", amount(o)));
     }
     match (sh.size, sh.partitioned) {

@@ -34,19 +34,36 @@ def entries(src):
                 d -= 1
 
 
+def header_entries(src):
+    """The top-level { ... } blocks of a header (option tables in macros, as engines/cmdprio.h's)."""
+    d, start = 0, None
+    for k, ch in enumerate(src):
+        if ch == "{":
+            d += 1
+            if d == 1:
+                start = k
+        elif ch == "}":
+            if d == 1 and start is not None:
+                yield src[start:k]
+            d = max(d - 1, 0)
+
+
 def origin(path):
     if path == "options.c":
         return "core"
     kind, name = path.split("/", 1)
-    return ("engine:" if kind == "engines" else "profile:") + name[:-2]
+    if name == "cmdprio.h":  # the priority options the libaio and io_uring engines share
+        return "engine:libaio/io_uring"
+    return ("engine:" if kind == "engines" else "profile:") + name.rsplit(".", 1)[0]
 
 
 files = ["options.c"] + [
-    f for f in run("ls-tree", "-r", "--name-only", "HEAD", "engines/", "profiles/").split() if f.endswith(".c")
+    f for f in run("ls-tree", "-r", "--name-only", "HEAD", "engines/", "profiles/").split() if f.endswith((".c", ".h"))
 ]
 rows = {}
 for f in files:
-    for ent in entries(run("show", "HEAD:" + f)):
+    src = run("show", "HEAD:" + f)
+    for ent in (header_entries(src) if f.endswith(".h") else entries(src)):
         name = re.search(r'\.name\s*=\s*"([^"]+)"', ent)
         kind = re.search(r"\.type\s*=\s*FIO_OPT_(\w+)", ent)
         alias = re.search(r'\.alias\s*=\s*"([^"]+)"', ent)
