@@ -186,7 +186,12 @@ fn job(p: &PhaseSpec, e: &mut Exported) -> Option<String> {
         return None;
     }
     say("iodepth", depth.to_string());
-    if !region(p, jobs, &mut say, e) {
+    let (pattern, coverage) = crate::spec::rules::pattern_and_coverage(p);
+    let uniform = pattern == Pattern::Random && coverage == Coverage::Uniform;
+    // psync's threads of one worker draw from its one stream: uniform random draws are fio's jobs each over
+    // the worker's whole region.
+    let shared = p.workers_split == Some(WorkersSplit::Shared) || (uniform && workers == 1);
+    if !region(p, jobs, shared, &mut say, e) {
         return None;
     }
     rest(p, jobs, &mut say, e);
@@ -255,9 +260,14 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
 
 /// `offset`, `size`, `offset_increment`, `numjobs` and the bound; false (with the reason) when fio cannot
 /// hold the workers' parts.
-fn region(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Exported) -> bool {
+fn region(
+    p: &PhaseSpec,
+    jobs: u64,
+    shared: bool,
+    say: &mut impl FnMut(&str, String),
+    e: &mut Exported,
+) -> bool {
     let span = p.span.one();
-    let shared = p.workers_split == Some(WorkersSplit::Shared);
     if let Some(o) = p.offset
         && o != Amount::Bytes(0)
     {
@@ -368,6 +378,9 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
             }
             (None, rd, wr) => (rd.unwrap_or(0), wr.unwrap_or(0)),
         };
+        if rd % jobs != 0 || wr % jobs != 0 {
+            e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
+        }
         say("rate_iops", format!("{},{}", rd / jobs, wr / jobs));
     }
     if let Some(seed) = p.seed {
@@ -432,5 +445,123 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
             p.name
         )),
         None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    const SPEC: &str = r#"format = 1
+[spec]
+name = "x"
+version = "1"
+[target]
+path = "/tmp/x.img"
+size = "64MiB"
+[defaults]
+engine = "libaio"
+[[phase]]
+name = "purge"
+kind = "erase"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "128KiB"
+queue_depth = 4
+workers = 2
+verify = true
+[[phase]]
+name = "mix"
+kind = "workload"
+read_percent = 65
+block_size = { "4KiB" = 60, "64KiB" = 40 }
+queue_depth = 16
+duration = "2s"
+seed = 7
+[[phase]]
+name = "seq"
+kind = "workload"
+pattern = "sequential"
+read_percent = 100
+block_size = "1MiB"
+engine = "psync"
+queue_depth = 2
+size = "200%"
+[[phase]]
+name = "check"
+kind = "verify"
+expect = "header"
+"#;
+
+    /// Phases fio can run become jobs, one after another; the others are named with the reason, and
+    /// what fio reads otherwise is said.
+    #[test]
+    fn phases_become_jobs() {
+        let s = crate::spec::load_str(Path::new("x.toml"), SPEC).expect("spec");
+        let e = export(&s);
+        let cannot: Vec<&str> = e
+            .cannot
+            .iter()
+            .map(|c| c.split(':').next().unwrap_or(""))
+            .collect();
+        assert_eq!(cannot, ["phase purge (erase)", "phase check (verify)"]);
+        let want = "\n[global]\ngroup_reporting=1\nfilename=/tmp/x.img\nfilesize=64m\n\n[fill]\nioengine=libaio\ndirect=1\nrw=write\nbs=128k\niodepth=4\nsize=50%\nnumjobs=2\noffset_increment=50%\nloops=1\nrefill_buffers=1\nverify=crc32c\ndo_verify=0\n\n[mix]\nstonewall\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=65\nnorandommap=1\nbssplit=4k/60:64k/40\niodepth=16\nruntime=2s\ntime_based=1\nrandseed=7\nrefill_buffers=1\n\n[seq]\nstonewall\nioengine=psync\ndirect=1\nrw=read\nbs=1m\niodepth=1\nsize=50%\nnumjobs=2\noffset_increment=50%\nloops=2\nrefill_buffers=1\n";
+        assert!(e.text.ends_with(want), "{}", e.text);
+        for d in [
+            "exactly 65 in every 100 I/Os",
+            "numjobs = workers × queue_depth = 2",
+            "seed 7 gives other offsets",
+        ] {
+            assert!(
+                e.differs.iter().any(|x| x.contains(d)),
+                "{d}: {:?}",
+                e.differs
+            );
+        }
+    }
+
+    /// An exported job file imports back to the phases it came from.
+    #[test]
+    fn export_then_import_keeps_the_workload() {
+        let s = crate::spec::load_str(Path::new("x.toml"), SPEC).expect("spec");
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("x.fio");
+        std::fs::write(&p, export(&s).text).expect("write");
+        let src = crate::fio::import::Source::Files(vec![p]);
+        let back = crate::fio::import::import(&src, false, Some("x"), &|_| None).expect("imports");
+        let again = crate::spec::load_str(Path::new("y.toml"), &back.text).expect("loads");
+        let key = |p: &PhaseSpec| {
+            let p = with_defaults(p, &again.file.defaults.clone().unwrap_or_default());
+            (
+                p.read_percent.one().map(|r| r.0),
+                p.block_size.one(),
+                p.duration,
+                p.engine.one(),
+            )
+        };
+        let orig: Vec<_> = s
+            .phases
+            .iter()
+            .filter(|p| p.kind == PhaseKind::Workload)
+            .map(|p| {
+                let p = with_defaults(p, &s.file.defaults.clone().unwrap_or_default());
+                (
+                    p.read_percent.one().map(|r| r.0),
+                    p.block_size.one(),
+                    p.duration,
+                    p.engine.one(),
+                )
+            })
+            .collect();
+        let got: Vec<_> = again
+            .phases
+            .iter()
+            .skip(1)
+            .filter(|p| p.kind == PhaseKind::Workload)
+            .map(key)
+            .collect();
+        assert_eq!(got, orig, "{}", back.text);
     }
 }

@@ -478,3 +478,106 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> PhaseParams
     p.seed = o("randseed").and_then(|v| v.parse().ok());
     p
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: &str = include_str!("../../tests/data/fio/fio-3.33-two-jobs.json");
+    const PLUS: &str = include_str!("../../tests/data/fio/fio-3.33-json-plus.json");
+    const FAILED: &str = include_str!("../../tests/data/fio/fio-3.33-failed-job.json");
+
+    fn fio(text: &str) -> Value {
+        serde_json::from_str(text).expect("fio JSON")
+    }
+
+    /// Each job is a phase with fio's counts, rates and percentiles, its parameters from the job options,
+    /// and results marked as fio's.
+    #[test]
+    fn jobs_become_phases() {
+        let r = from_bytes("two.json", TWO.as_bytes()).expect("reads");
+        let doc = fio(TWO);
+        assert_eq!(r.source.as_ref().map(|s| s.tool.as_str()), Some("fio"));
+        assert_eq!(
+            r.spec.version,
+            doc["fio version"].as_str().unwrap_or_default()
+        );
+        let names: Vec<&str> = r.phases.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["mix", "seq"]);
+        for (p, j) in r.phases.iter().zip(doc["jobs"].as_array().expect("jobs")) {
+            for (d, got) in [("read", &p.read), ("write", &p.write)] {
+                assert_eq!(got.ops, j[d]["total_ios"].as_u64().unwrap_or(0), "{d}");
+                assert_eq!(got.bytes, j[d]["io_bytes"].as_u64().unwrap_or(0), "{d}");
+                assert_eq!(got.iops, j[d]["iops"].as_f64().unwrap_or(0.0), "{d}");
+                if let Some(l) = &got.latency_ns {
+                    let pct = &j[d]["clat_ns"]["percentile"];
+                    assert_eq!(Some(l.p99), pct["99.000000"].as_u64(), "{d} p99");
+                    assert_eq!(Some(l.p99_9), pct["99.900000"].as_u64(), "{d} p99.9");
+                    assert_eq!(Some(l.max), j[d]["lat_ns"]["max"].as_u64(), "{d} max");
+                }
+            }
+            assert!(p.series_csv.is_none() && p.latency_histograms.is_none());
+            assert!(
+                p.warnings.iter().any(|w| w.contains("clat")),
+                "{:?}",
+                p.warnings
+            );
+        }
+        let mix = &r.phases[0].params;
+        assert_eq!(
+            (
+                mix.read_percent,
+                mix.queue_depth,
+                mix.block_size_bytes,
+                mix.span_bytes
+            ),
+            (Some(70), Some(4), Some(4096), 16 << 20)
+        );
+        assert_eq!(r.phases[1].params.block_size_bytes, Some(65536));
+        // Both directions of a mixed job without bins: the total has no percentiles to give.
+        assert!(r.phases[0].total.latency_ns.is_none());
+        assert_eq!(r.phases[1].total.latency_ns, r.phases[1].read.latency_ns);
+    }
+
+    /// json+: the bins give the histograms and the mixed total's percentiles; group_reporting's group is
+    /// one phase.
+    #[test]
+    fn json_plus_bins() {
+        let r = from_bytes("plus.json", PLUS.as_bytes()).expect("reads");
+        assert_eq!(r.phases.len(), 1);
+        let p = &r.phases[0];
+        let h = p.latency_histograms.as_ref().expect("histograms");
+        let n: u64 = h.read.iter().map(|b| b[1]).sum();
+        assert_eq!(n, p.read.ops);
+        let t = p.total.latency_ns.as_ref().expect("total latency");
+        let (r_, w) = (
+            p.read.latency_ns.as_ref().expect("r"),
+            p.write.latency_ns.as_ref().expect("w"),
+        );
+        assert!(t.p50 >= r_.p50.min(w.p50) && t.p50 <= r_.p50.max(w.p50));
+        assert_eq!(t.max, r_.max.max(w.max));
+        assert_eq!(p.params.workers, Some(2));
+    }
+
+    /// fio's notes before the JSON are skipped; a file cut short, and JSON that is not fio's, are refused
+    /// saying so.
+    #[test]
+    fn notes_truncation_and_other_json() {
+        // fio's own: a job without size fails, and its messages come first.
+        assert!(looks_like_fio(FAILED.as_bytes()));
+        let r = from_bytes("f.json", FAILED.as_bytes()).expect("reads");
+        assert_eq!(r.status, Status::Failed);
+        assert_eq!(r.error.as_deref(), Some("fio job seq: error 22"));
+        assert!(!r.phases[1].completed);
+        let cut = &TWO[..TWO.len() / 2];
+        let e = from_bytes("cut.json", cut.as_bytes()).unwrap_err();
+        assert!(e.starts_with("fio's JSON output cut short"), "{e}");
+        assert!(!looks_like_fio(
+            b"{\"format\": 1, \"wkrun_version\": \"x\"}"
+        ));
+        let e = from_bytes("x.json", b"{\"fio version\": \"fio-3\"}").unwrap_err();
+        assert!(e.contains("no \"jobs\" list"), "{e}");
+        let e = from_bytes("b.json", b"\x00\xff{").unwrap_err();
+        assert!(e.starts_with("not text"), "{e}");
+    }
+}
