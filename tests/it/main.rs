@@ -13,6 +13,7 @@ mod compare;
 mod diskfull;
 mod engines;
 mod failedwrites;
+mod fio_cli;
 mod fiohabits;
 mod headline;
 mod hold;
