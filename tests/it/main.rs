@@ -14,6 +14,7 @@ mod diskfull;
 mod engines;
 mod failedwrites;
 mod fio_cli;
+mod fio_corpus;
 mod fiohabits;
 mod headline;
 mod hold;
