@@ -182,6 +182,7 @@ fn fio_corpus_handful_imports() {
         match name {
             "fio-rand-RW.fio" => {
                 let p = phases[0].as_table().expect("phase");
+                assert_eq!(p["name"].as_str(), Some("file1"));
                 assert_eq!(p["read_percent"].as_integer(), Some(60));
                 assert_eq!(p["workers"].as_integer(), Some(4));
                 assert_eq!(p["duration"].as_str(), Some("15min"));

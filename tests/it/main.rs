@@ -15,6 +15,7 @@ mod engines;
 mod failedwrites;
 mod fio_cli;
 mod fio_corpus;
+mod fio_side;
 mod fiohabits;
 mod headline;
 mod hold;

@@ -113,12 +113,15 @@ pub fn import(
         notes: spec_notes(&sched, &members),
     };
     let text = write::spec_text(&sched, &header);
-    crate::spec::load_str(Path::new(&format!("{}.toml", header.name)), &text).map_err(|e| {
+    let refuse = |e: crate::spec::SpecErrors| {
         vec![Problem::new(
-            Place::File(shown),
+            Place::File(shown.clone()),
             format!("wkrun refuses the spec these jobs make: {e}"),
         )]
-    })?;
+    };
+    let loaded = crate::spec::load_str(Path::new(&format!("{}.toml", header.name)), &text)
+        .map_err(refuse)?;
+    crate::plan::resolve(&loaded, &planning_target(header.target_size)).map_err(refuse)?;
     let line = |r: &Remark| format!("{}: {}: {}", r.at, r.text, r.why);
     Ok(Imported {
         text,
@@ -129,6 +132,30 @@ pub fn import(
             .collect(),
         dropped: dropped_lines(&sched).iter().map(line).collect(),
     })
+}
+
+/// A target to plan the imported spec on, so that an import never writes a spec that `wkrun plan` refuses
+/// for a reason of its own (not of a real target): a file of the spec's size, or of 1 PiB when the spec names
+/// none, with 512-byte logical blocks.
+fn planning_target(size: Option<u64>) -> crate::target::TargetInfo {
+    crate::target::TargetInfo {
+        path: PathBuf::from("fio-import-check"),
+        kind: crate::target::TargetKind::File,
+        capacity_bytes: size.unwrap_or(1 << 50),
+        logical_block_size: 512,
+        physical_block_size: 4096,
+        model: None,
+        serial: None,
+        firmware: None,
+        discard_max_bytes: None,
+        queue_depth_max: None,
+        page_cached_loop: None,
+        nvme_namespace: None,
+        created: false,
+        preallocated: false,
+        sim: None,
+        identity: None,
+    }
 }
 
 /// fio's own command-line options: output ones are noted, the others have no wkrun meaning.
@@ -167,9 +194,9 @@ fn members(input: &Input, problems: &mut Vec<Problem>) -> Vec<Member> {
         }
         let mut j = globals.clone();
         j.at = sec.at.clone();
-        if j.name.is_empty() {
-            j.name = sec.name.clone();
-        }
+        // fio names a job after its section (a `name` in [global] does not carry over); its own `name`
+        // option, read next, renames it.
+        j.name = sec.name.clone();
         j.stonewall |= sec.new_file;
         job::apply(&mut j, sec, problems);
         let file = file_of(&mut j);

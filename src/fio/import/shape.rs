@@ -147,6 +147,17 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     }
     let partitioned = partitioned(job, &mut refused)?;
     let bound = bound(job, &mut refused)?;
+    let block = match block {
+        Block::Mix(v) if !matches!(bound, Bound::Time(_)) => {
+            refused.push(remark(
+                &at,
+                "bssplit/bsrange without time_based",
+                "fio's job ends after its bytes; wkrun's block-size mix needs a time bound, since a byte bound would be met only on average (--lossy: the most frequent size)",
+            ));
+            Block::One(v.iter().max_by_key(|e| e.1).map_or(4096, |e| e.0))
+        }
+        b => b,
+    };
     let (steady, ramp_us) = steady(job, bound, &mut notes, &mut refused)?;
     let rate = rate(job, &block, &mut refused);
     let writes = job.rw.write;
