@@ -112,13 +112,8 @@ pub fn import(
         lossy,
         notes: spec_notes(&sched, &members),
     };
-    let text = write::spec_text(&sched, &header);
-    let refuse = |e: crate::spec::SpecErrors| {
-        vec![Problem::new(
-            Place::File(shown.clone()),
-            format!("wkrun refuses the spec these jobs make: {e}"),
-        )]
-    };
+    let (text, places) = write::spec_text(&sched, &header);
+    let refuse = |e: crate::spec::SpecErrors| refused_spec(e, &places, &shown);
     let loaded = crate::spec::load_str(Path::new(&format!("{}.toml", header.name)), &text)
         .map_err(refuse)?;
     crate::plan::resolve(&loaded, &planning_target(header.target_size)).map_err(refuse)?;
@@ -132,6 +127,47 @@ pub fn import(
             .collect(),
         dropped: dropped_lines(&sched).iter().map(line).collect(),
     })
+}
+
+/// wkrun's refusals of the spec the jobs make, each at the job of the phase it names (`phase[2] ...`).
+fn refused_spec(e: crate::spec::SpecErrors, places: &[Place], shown: &str) -> Vec<Problem> {
+    let mut out: Vec<Problem> = Vec::new();
+    let all = e.0.into_iter().map(|err| {
+        let field = err.field.unwrap_or_default();
+        let index = field
+            .strip_prefix("phase[")
+            .and_then(|r| r.split(']').next())
+            .and_then(|n| n.parse::<usize>().ok());
+        let key = field
+            .rsplit('.')
+            .next()
+            .filter(|k| !k.contains('"'))
+            .unwrap_or("");
+        let what = if key.is_empty() {
+            String::new()
+        } else {
+            format!(" (its {key})")
+        };
+        match index.and_then(|i| places.get(i)) {
+            Some(at) => Problem::new(
+                at.clone(),
+                format!(
+                    "wkrun refuses the phase this job makes{what}: {}",
+                    err.message
+                ),
+            ),
+            None => Problem::new(
+                Place::File(shown.to_string()),
+                format!("wkrun refuses the spec these jobs make: {}", err.message),
+            ),
+        }
+    });
+    for p in all {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// A target to plan the imported spec on, so that an import never writes a spec that `wkrun plan` refuses

@@ -22,6 +22,8 @@ pub struct Member {
 pub struct Phase {
     /// Its name (the first job's).
     pub name: String,
+    /// Where its first job starts.
+    pub at: Place,
     /// Where it came from: each job's place and name.
     pub origin: String,
     /// The first job's `description`.
@@ -156,6 +158,7 @@ fn merge(members: &[Member], idx: &[usize], refused: &mut Vec<Remark>) -> Vec<Ph
         }
         out.push(Phase {
             name: m.job.name.clone(),
+            at: m.job.at.clone(),
             origin: origin_of(&m.job),
             description: m.job.description.clone(),
             shape: s.shape.clone(),

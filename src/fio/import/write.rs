@@ -212,8 +212,9 @@ const DEFAULTABLE: [&str; 6] = [
     "on_error",
 ];
 
-/// The spec text.
-pub fn spec_text(sched: &Schedule, h: &Header) -> String {
+/// The spec text, and where the job of each of its phases starts (in the spec's order).
+pub fn spec_text(sched: &Schedule, h: &Header) -> (String, Vec<crate::fio::Place>) {
+    let mut places = Vec::new();
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut outs: Vec<Out> = Vec::new();
@@ -232,6 +233,7 @@ pub fn spec_text(sched: &Schedule, h: &Header) -> String {
             keys.push(("description", s(d)));
         }
         keys.extend(workload(p));
+        places.push(p.at.clone());
         outs.push(Out {
             comments,
             name: name.clone(),
@@ -242,6 +244,7 @@ pub fn spec_text(sched: &Schedule, h: &Header) -> String {
             let vname = unique(&format!("{name}-verify"), &mut names);
             let mut keys = vec![("imported_from", s(&p.origin))];
             keys.extend(verify_keys(p));
+            places.push(p.at.clone());
             outs.push(Out {
                 comments: vec![format!("fio's verify after {name}: reads the stamps back")],
                 name: vname,
@@ -251,7 +254,7 @@ pub fn spec_text(sched: &Schedule, h: &Header) -> String {
         }
     }
     let defaults = factor(&mut outs);
-    render(sched, h, &defaults, &outs)
+    (render(sched, h, &defaults, &outs), places)
 }
 
 /// Moves the keys every phase sets to the same value into `[defaults]`.
