@@ -270,10 +270,10 @@ fn fio_defaults() {
 #[test]
 fn units_are_fio_units() {
     let p = first(
-        "[j]\nfilename=f\nrw=randread\nnorandommap\nbs=0x2000\nsize=1KiB\ntime_based\nruntime=1500ms\n",
+        "[j]\nfilename=f\nrw=randread\nnorandommap\nbs=0x2000\nsize=8000KiB\ntime_based\nruntime=1500ms\n",
     );
     assert_eq!(p["block_size"].as_str(), Some("8KiB"));
-    assert_eq!(p["span"].as_str(), Some("1000B"));
+    assert_eq!(p["span"].as_str(), Some("8000000B"));
     assert_eq!(p["duration"].as_str(), Some("1500ms"));
     let p = first("[global]\nkb_base=1000\n[j]\nfilename=f\nsize=1KiB\nbs=4KiB\n");
     assert_eq!(p["span"].as_str(), Some("1KiB"));
