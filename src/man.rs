@@ -14,12 +14,15 @@ wkrun schema spec|result
 wkrun compare RESULTS... [--by SWEEP] [--format table|markdown|csv]
 wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW]
 wkrun merge RESULTS... -o DIR
+wkrun import fio JOB... [-o SPEC] [--lossy]
+wkrun import fio [-o SPEC] [--lossy] -- FIO-ARGS...
+wkrun export fio SPEC [-o FILE]
 wkrun completions bash|zsh|fish|elvish|powershell
 wkrun man [--dir DIR]
 ";
 
 /// EXAMPLES: a command and what it does.
-const EXAMPLES: [(&str, &str); 8] = [
+const EXAMPLES: [(&str, &str); 9] = [
     (
         "wkrun specs/anthology.toml",
         "Run the main job on the default target, a 1 GiB file wkrun-target.img in the current folder.",
@@ -47,6 +50,10 @@ const EXAMPLES: [(&str, &str); 8] = [
     (
         "wkrun report r1 r2 -o rep",
         "Write rep/index.html and SVG charts of both runs.",
+    ),
+    (
+        "wkrun import fio jobs.fio -o jobs.toml",
+        "Write a spec running a fio job file's workload; an option with no wkrun meaning is refused naming its line (--lossy drops it with a comment).",
     ),
     (
         "mpirun -n 3 --bind-to none wkrun spec.toml --target /dev/sdb --allow-destroy /dev/sdb -o 'r-{rank}'",

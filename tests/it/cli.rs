@@ -122,13 +122,15 @@ fn latency_units_switch_where_the_number_would_reach_1000() {
 }
 
 /// The commands of wkrun, as `wkrun --help` lists them.
-const COMMANDS: [&str; 9] = [
+const COMMANDS: [&str; 11] = [
     "run",
     "validate",
     "plan",
     "compare",
     "report",
     "merge",
+    "import",
+    "export",
     "schema",
     "completions",
     "man",

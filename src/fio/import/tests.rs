@@ -276,7 +276,10 @@ fn units_are_fio_units() {
     assert_eq!(p["span"].as_str(), Some("8000000B"));
     assert_eq!(p["duration"].as_str(), Some("1500ms"));
     let p = first("[global]\nkb_base=1000\n[j]\nfilename=f\nsize=16KiB\nbs=4KiB\n");
-    assert_eq!((p["span"].as_str(), p["block_size"].as_str()), (Some("16KiB"), Some("4KiB")));
+    assert_eq!(
+        (p["span"].as_str(), p["block_size"].as_str()),
+        (Some("16KiB"), Some("4KiB"))
+    );
     let p = first("[j]\nfilename=f\nrw=randrw\nbs=8k,8k\nnorandommap\nsize=50%\n");
     assert_eq!(
         (p["block_size"].as_str(), p["span"].as_str()),
