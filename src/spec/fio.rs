@@ -592,7 +592,7 @@ pub fn fio_option(name: &str) -> Option<FioOption> {
         .find_map(|l| {
             let mut w = l.split_whitespace();
             let (n, ty, alias, from) = (w.next()?, w.next()?, w.next()?, w.next()?);
-            (n == name || alias == name).then(|| FioOption {
+            (n == name || alias == name).then_some(FioOption {
                 name: n,
                 kind: match ty {
                     "str_set" => FioType::Flag,

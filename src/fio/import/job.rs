@@ -287,9 +287,7 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
                 "randwrite" => (true, false, true),
                 "randrw" => (true, true, true),
                 "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-                    return Ok(Outcome::Refuse(format!(
-                        "wkrun issues no trims in a workload yet (an erase phase discards a whole span)"
-                    )));
+                    return Ok(Outcome::Refuse("wkrun issues no trims in a workload yet (an erase phase discards a whole span)".into()));
                 }
                 w => return Err(format!("`{w}` is not one of fio's rw values")),
             };
@@ -375,11 +373,7 @@ fn split(t: &str, kb: u64) -> Result<Blocks, String> {
     if given > 100 {
         return Err(format!("the percentages add up to {given}, more than 100"));
     }
-    let share = if missing > 0 {
-        (100 - given) / missing
-    } else {
-        0
-    };
+    let share = (100 - given).checked_div(missing).unwrap_or(0);
     let out: Vec<(u64, u64)> = entries
         .iter()
         .map(|(b, p)| (*b, p.unwrap_or(share)))
@@ -421,9 +415,9 @@ fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
                 }
             };
             if lo != hi {
-                return Ok(Outcome::Refuse(format!(
-                    "fio picks each file's size in a range; a wkrun target has one size"
-                )));
+                return Ok(Outcome::Refuse(
+                    "fio picks each file's size in a range; a wkrun target has one size".into(),
+                ));
             }
             job.filesize = Some(lo);
         }
@@ -438,7 +432,7 @@ fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
             }
         }
         "numjobs" => {
-            job.numjobs = value::int(&first()?, kb)?;
+            job.numjobs = value::int(first()?, kb)?;
             if job.numjobs == 0 {
                 return Err("numjobs is at least 1".into());
             }
@@ -478,9 +472,9 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
                 caps[d] = p.map(|t| value::int(t, kb)).transpose()?.filter(|&n| n > 0);
             }
             if parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..] {
-                return Ok(Outcome::Refuse(format!(
-                    "a cap on trims; wkrun issues no trims in a workload"
-                )));
+                return Ok(Outcome::Refuse(
+                    "a cap on trims; wkrun issues no trims in a workload".into(),
+                ));
             }
             if name == "rate_iops" {
                 job.rate_iops = caps;
@@ -546,9 +540,7 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
         "randseed" => job.seed = Some(value::int(v, kb)?),
         "random_distribution" => {
             if v.trim() != "random" {
-                return Ok(Outcome::Refuse(format!(
-                    "wkrun has no access distributions yet: random offsets are uniform over the span"
-                )));
+                return Ok(Outcome::Refuse("wkrun has no access distributions yet: random offsets are uniform over the span".into()));
             }
         }
         "zero_buffers" => {
@@ -566,9 +558,9 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
         "buffer_compress_chunk" => {
             let n = value::int(v, kb)?;
             if n != 512 && n != 0 {
-                return Ok(Outcome::Refuse(format!(
-                    "wkrun's compressible data repeats its filler in every 512-byte chunk"
-                )));
+                return Ok(Outcome::Refuse(
+                    "wkrun's compressible data repeats its filler in every 512-byte chunk".into(),
+                ));
             }
         }
         "refill_buffers" | "scramble_buffers" | "fixedbufs" | "registerfiles" => {}
@@ -585,9 +577,7 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
                 "none" | "0" => false,
                 "io" | "all" | "1" => true,
                 _ => {
-                    return Ok(Outcome::Refuse(format!(
-                        "wkrun's on_error = \"continue\" goes on after any failed read or write alike"
-                    )));
+                    return Ok(Outcome::Refuse("wkrun's on_error = \"continue\" goes on after any failed read or write alike".into()));
                 }
             })
         }

@@ -58,9 +58,16 @@ fn first(text: &str) -> toml::Table {
 /// A job with `extra` lines after a base that every mapping starts from.
 const BASE: &str = "[j]\nioengine=libaio\nrw=randread\nnorandommap\nfilename=/tmp/x.img\nsize=16m\ntime_based\nruntime=2\n";
 
+/// An option, a line setting it, and the key and TOML value the phase then has.
+type Sample = (
+    &'static str,
+    &'static str,
+    Option<(&'static str, &'static str)>,
+);
+
 /// A sample line for each mapped option and what the phase then has (`key`, TOML value); `None` when the
 /// option leaves the phase as the base makes it.
-const MAPPED: &[(&str, &str, Option<(&str, &str)>)] = &[
+const MAPPED: &[Sample] = &[
     ("name", "name=renamed", Some(("name", "\"renamed\""))),
     (
         "description",
