@@ -156,28 +156,12 @@ fn target(jobs: &[Value], g: Option<&Map<String, Value>>) -> crate::target::Targ
         .find_map(|j| opt(j, g, "filename"))
         .unwrap_or("")
         .to_string();
-    crate::target::TargetInfo {
-        kind: if path.starts_with("/dev/") {
-            crate::target::TargetKind::Block
-        } else {
-            crate::target::TargetKind::File
-        },
-        path: path.into(),
-        capacity_bytes: 0,
-        logical_block_size: 0,
-        physical_block_size: 0,
-        model: None,
-        serial: None,
-        firmware: None,
-        discard_max_bytes: None,
-        queue_depth_max: None,
-        page_cached_loop: None,
-        nvme_namespace: None,
-        created: false,
-        preallocated: false,
-        sim: None,
-        identity: None,
-    }
+    let kind = if path.starts_with("/dev/") {
+        crate::target::TargetKind::Block
+    } else {
+        crate::target::TargetKind::File
+    };
+    crate::target::TargetInfo::new(path, kind, 0, 0, 0)
 }
 
 /// One job's phase.

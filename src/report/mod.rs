@@ -145,16 +145,7 @@ fn read_fio(path: &Path, file: std::fs::File, len: u64) -> Result<Results, ReadE
     let mut reader = reader;
     reader
         .read_to_end(&mut bytes)
-        .map_err(|e| match bounded::exceeded(&e) {
-            Some(x) => ReadError::Limit {
-                path: path.to_path_buf(),
-                why: x.0.clone(),
-            },
-            None => ReadError::Io {
-                path: path.to_path_buf(),
-                source: e,
-            },
-        })?;
+        .map_err(|e| io_error(path, e))?;
     crate::fio::json::from_bytes(&path.display().to_string(), &bytes).map_err(|why| {
         ReadError::Fio {
             path: path.to_path_buf(),
@@ -230,7 +221,11 @@ fn json_error(path: &Path, e: serde_json::Error) -> ReadError {
             why: format!("not JSON ({e})"),
         };
     }
-    let e = std::io::Error::from(e);
+    io_error(path, std::io::Error::from(e))
+}
+
+/// A reading error: the limit passed, or the OS error.
+fn io_error(path: &Path, e: std::io::Error) -> ReadError {
     match bounded::exceeded(&e) {
         Some(x) => ReadError::Limit {
             path: path.to_path_buf(),

@@ -174,24 +174,8 @@ fn refused_spec(e: crate::spec::SpecErrors, places: &[Place], shown: &str) -> Ve
 /// for a reason of its own (not of a real target): a file of the spec's size, or of 1 PiB when the spec names
 /// none, with 512-byte logical blocks.
 fn planning_target(size: Option<u64>) -> crate::target::TargetInfo {
-    crate::target::TargetInfo {
-        path: PathBuf::from("fio-import-check"),
-        kind: crate::target::TargetKind::File,
-        capacity_bytes: size.unwrap_or(1 << 50),
-        logical_block_size: 512,
-        physical_block_size: 4096,
-        model: None,
-        serial: None,
-        firmware: None,
-        discard_max_bytes: None,
-        queue_depth_max: None,
-        page_cached_loop: None,
-        nvme_namespace: None,
-        created: false,
-        preallocated: false,
-        sim: None,
-        identity: None,
-    }
+    let kind = crate::target::TargetKind::File;
+    crate::target::TargetInfo::new("fio-import-check", kind, size.unwrap_or(1 << 50), 512, 4096)
 }
 
 /// fio's own command-line options: output ones are noted, the others have no wkrun meaning.

@@ -22,20 +22,12 @@ def entries(src):
         while depth and j < len(src):
             depth += {"{": 1, "}": -1}.get(src[j], 0)
             j += 1
-        body, d, start = src[i:j], 0, None
-        for k, ch in enumerate(body):
-            if ch == "{":
-                d += 1
-                if d == 1:
-                    start = k
-            elif ch == "}":
-                if d == 1 and start is not None:
-                    yield body[start:k]
-                d -= 1
+        yield from header_entries(src[i:j])
 
 
 def header_entries(src):
-    """The top-level { ... } blocks of a header (option tables in macros, as engines/cmdprio.h's)."""
+    """The top-level { ... } blocks of a text: an array's entries, or a header's (option tables in macros, as
+    engines/cmdprio.h's)."""
     d, start = 0, None
     for k, ch in enumerate(src):
         if ch == "{":
