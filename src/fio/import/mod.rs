@@ -51,6 +51,10 @@ pub fn import(
     name: Option<&str>,
     env: Env,
 ) -> Result<Imported, Vec<Problem>> {
+    let whole = Place::File(match source {
+        Source::Files(f) => f.first().map_or(String::new(), |f| f.display().to_string()),
+        Source::Args(_) => "fio command line".into(),
+    });
     let (input, shown, default_name) = match source {
         Source::Files(files) => {
             let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
@@ -79,7 +83,7 @@ pub fn import(
         let at = input
             .sections
             .first()
-            .map_or(Place::File(shown.clone()), |s| s.at.clone());
+            .map_or(whole.clone(), |s| s.at.clone());
         problems.push(Problem::new(at, "no job: fio would run nothing"));
     }
     if !problems.is_empty() {
@@ -113,7 +117,7 @@ pub fn import(
         notes: spec_notes(&sched, &members),
     };
     let (text, places) = write::spec_text(&sched, &header);
-    let refuse = |e: crate::spec::SpecErrors| refused_spec(e, &places, &shown);
+    let refuse = |e: crate::spec::SpecErrors| refused_spec(e, &places, &whole);
     let loaded = crate::spec::load_str(Path::new(&format!("{}.toml", header.name)), &text)
         .map_err(refuse)?;
     crate::plan::resolve(&loaded, &planning_target(header.target_size)).map_err(refuse)?;
@@ -130,7 +134,7 @@ pub fn import(
 }
 
 /// wkrun's refusals of the spec the jobs make, each at the job of the phase it names (`phase[2] ...`).
-fn refused_spec(e: crate::spec::SpecErrors, places: &[Place], shown: &str) -> Vec<Problem> {
+fn refused_spec(e: crate::spec::SpecErrors, places: &[Place], whole: &Place) -> Vec<Problem> {
     let mut out: Vec<Problem> = Vec::new();
     let all = e.0.into_iter().map(|err| {
         let field = err.field.unwrap_or_default();
@@ -157,7 +161,7 @@ fn refused_spec(e: crate::spec::SpecErrors, places: &[Place], shown: &str) -> Ve
                 ),
             ),
             None => Problem::new(
-                Place::File(shown.to_string()),
+                whole.clone(),
                 format!("wkrun refuses the spec these jobs make: {}", err.message),
             ),
         }
