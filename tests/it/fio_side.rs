@@ -9,7 +9,7 @@ use crate::common::{code_out_err, skip, tempdir, wkrun};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// One example: its file, whether it imports only with --lossy, its lines replaced (option name → new
+/// One example (fio's IOPS come from a run without its per-I/O log, the rest from a run with it): its file, whether it imports only with --lossy, its lines replaced (option name → new
 /// line, or "" to drop it), lines added to its first job, and the target's size in MiB.
 struct Case {
     file: &'static str,
@@ -101,8 +101,16 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// The example with this test's target and changes; `logs` adds fio's per-I/O log to each job.
-fn job_text(c: &Case, target: &Path, logs: bool) -> String {
+/// Which job file: the one imported, fio's, fio's with its per-I/O log in each job.
+#[derive(Clone, Copy, PartialEq)]
+enum Job {
+    Import,
+    Fio,
+    Logged,
+}
+
+/// The example with this test's target and changes, as `job` says.
+fn job_text(c: &Case, target: &Path, job: Job) -> String {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/fio-examples")
         .join(c.file);
@@ -129,7 +137,7 @@ fn job_text(c: &Case, target: &Path, logs: bool) -> String {
         if t.starts_with('[') && !t.starts_with("[global") {
             if first_job {
                 out += c.add;
-                if logs {
+                if job != Job::Import {
                     out += c.fio_add;
                 }
                 if !text.contains("filename=") {
@@ -137,7 +145,7 @@ fn job_text(c: &Case, target: &Path, logs: bool) -> String {
                 }
                 first_job = false;
             }
-            if logs {
+            if job == Job::Logged {
                 out += &format!("write_lat_log=lg-{jobs}\nlog_offset=1\n");
             }
             jobs += 1;
@@ -212,19 +220,19 @@ fn fio_side_by_side() {
         let d = tempdir();
         let t = d.path().join("t.img");
         std::fs::write(&t, vec![0x5au8; (c.mib << 20) as usize]).expect("target");
-        std::fs::write(d.path().join("run.fio"), job_text(c, &t, true)).expect("job");
-        std::fs::write(d.path().join("imp.fio"), job_text(c, &t, false)).expect("job");
-        let o = std::process::Command::new("fio")
-            .args(["--output-format=json", "--output=fio.json", "run.fio"])
-            .current_dir(d.path())
-            .output()
-            .expect("fio");
-        assert!(
-            o.status.success(),
-            "{}: fio: {}",
-            c.file,
-            String::from_utf8_lossy(&o.stderr)
-        );
+        std::fs::write(d.path().join("imp.fio"), job_text(c, &t, Job::Import)).expect("job");
+        std::fs::write(d.path().join("plain.fio"), job_text(c, &t, Job::Fio)).expect("job");
+        std::fs::write(d.path().join("run.fio"), job_text(c, &t, Job::Logged)).expect("job");
+        // fio twice: for its IOPS without the per-I/O log (which costs it time), then with the log.
+        for (job, json) in [("plain.fio", "fio.json"), ("run.fio", "logged.json")] {
+            let o = std::process::Command::new("fio")
+                .args(["--output-format=json", &format!("--output={json}"), job])
+                .current_dir(d.path())
+                .output()
+                .expect("fio");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{}: fio: {err}", c.file);
+        }
         let mut args = vec!["import", "fio", "imp.fio", "-o", "imp.toml"];
         if c.lossy {
             args.push("--lossy");
