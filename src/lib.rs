@@ -13,6 +13,7 @@
 pub mod buf;
 pub mod data;
 pub mod engine;
+pub mod fio;
 pub mod image;
 pub mod launch;
 pub mod library;

@@ -14,6 +14,7 @@ use wkrun::sys::signal;
 use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo};
 use wkrun::units::Size;
 
+mod fio_cli;
 mod man;
 mod multi;
 
@@ -150,6 +151,38 @@ enum Cmd {
         /// The merged results folder (created; must not hold a results.json).
         #[arg(long, short = 'o', value_name = "DIR", required = true)]
         output: PathBuf,
+    },
+    /// Write a spec from fio job files, or from fio's command line given after `--`: the same workload, each
+    /// phase naming the job it came from (imported_from). An option with no wkrun meaning is refused naming
+    /// its line, unless --lossy drops it with a comment in the spec.
+    Import {
+        /// The format: fio.
+        #[arg(value_parser = ["fio"])]
+        format: String,
+        /// fio job files, read in order (as `fio JOB...` runs them).
+        #[arg(value_name = "JOB")]
+        files: Vec<PathBuf>,
+        /// Write the spec here (default: standard output); its name is the file's stem.
+        #[arg(long, short = 'o', value_name = "SPEC")]
+        output: Option<PathBuf>,
+        /// Drop options with no wkrun meaning, each with a comment in the spec, instead of refusing them.
+        #[arg(long)]
+        lossy: bool,
+        /// fio's command line, after `--`: --name=a --rw=randrw --bs=4k ... (several --name, several jobs).
+        #[arg(last = true, value_name = "FIO-ARGS", allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Write a fio job file running SPEC's phases (standard output, or -o FILE); what fio cannot run, or
+    /// runs otherwise, is said on stderr and in the file's comments.
+    Export {
+        /// The format: fio.
+        #[arg(value_parser = ["fio"])]
+        format: String,
+        /// Spec file.
+        spec: PathBuf,
+        /// Write the job file here (default: standard output).
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Print a JSON Schema: `spec` (spec files) or `result` (results.json).
     Schema {
@@ -387,6 +420,14 @@ fn main() -> ExitCode {
         }
         Some(Cmd::Library { cmd, library }) => cmd_library(cmd, library),
         Some(Cmd::Merge { files, output }) => cmd_merge(&files, &output),
+        Some(Cmd::Import {
+            files,
+            output,
+            lossy,
+            args,
+            ..
+        }) => fio_cli::cmd_import(&files, &args, output.as_deref(), lossy),
+        Some(Cmd::Export { spec, output, .. }) => fio_cli::cmd_export(&spec, output.as_deref()),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
                 schema::spec_schema()

@@ -17,12 +17,15 @@ wkrun library add RESULTS... [--label NAME] [--library PATH]
 wkrun library list [--spec NAME] [--label TEXT] [--library PATH]
 wkrun library rm ID|--label NAME [--library PATH]
 wkrun merge RESULTS... -o DIR
+wkrun import fio JOB... [-o SPEC] [--lossy]
+wkrun import fio [-o SPEC] [--lossy] -- FIO-ARGS...
+wkrun export fio SPEC [-o FILE]
 wkrun completions bash|zsh|fish|elvish|powershell
 wkrun man [--dir DIR]
 ";
 
 /// EXAMPLES: a command and what it does.
-const EXAMPLES: [(&str, &str); 10] = [
+const EXAMPLES: [(&str, &str); 11] = [
     (
         "wkrun specs/anthology.toml",
         "Run the main job on the default target, a 1 GiB file wkrun-target.img in the current folder.",
@@ -58,6 +61,10 @@ const EXAMPLES: [(&str, &str); 10] = [
     (
         "wkrun compare r3 --against-library 20 && wkrun report r3 --against-library -o rep",
         "Put a new run beside the library's last 20 runs of its spec; rank its headline figures among them.",
+    ),
+    (
+        "wkrun import fio jobs.fio -o jobs.toml",
+        "Write a spec running a fio job file's workload; an option with no wkrun meaning is refused naming its line (--lossy drops it with a comment).",
     ),
     (
         "mpirun -n 3 --bind-to none wkrun spec.toml --target /dev/sdb --allow-destroy /dev/sdb -o 'r-{rank}'",

@@ -150,6 +150,8 @@ pub struct PhasePlan {
     /// Why the phase's numbers may describe something other than the device (read-modify-write, the page
     /// cache), in words; the run copies them into the phase's results (`warnings`).
     pub warnings: Vec<String>,
+    /// Where an importer took the phase from (the spec's `imported_from`).
+    pub imported_from: Option<String>,
 }
 
 /// The work of a phase, by kind.

@@ -139,6 +139,10 @@ pub struct PhaseParams {
     /// Bytes the phase will transfer or erase; absent for time-bounded phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_bytes: Option<u64>,
+    /// Where an importer took the phase from (the spec's `imported_from`: a fio job file's line and job,
+    /// or a fio command line's job); absent for a phase written as a spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 /// One entry of a block-size mix.
@@ -172,8 +176,17 @@ impl PhaseParams {
     /// A record with the span only; the rest is filled in by kind.
     fn span(p: &PhasePlan) -> PhaseParams {
         PhaseParams {
-            span_start_bytes: p.span.start,
-            span_bytes: p.span.len,
+            imported_from: p.imported_from.clone(),
+            ..PhaseParams::with_span(p.span.start, p.span.len)
+        }
+    }
+
+    /// A record of a span and nothing else (for results read from another tool's output, which says what it
+    /// says and no more).
+    pub fn with_span(start: u64, len: u64) -> PhaseParams {
+        PhaseParams {
+            span_start_bytes: start,
+            span_bytes: len,
             block_size_bytes: None,
             block_size_mix: None,
             queue_depth: None,
@@ -211,6 +224,7 @@ impl PhaseParams {
             headline: Vec::new(),
             ops: None,
             expected_bytes: None,
+            imported_from: None,
         }
     }
 

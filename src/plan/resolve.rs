@@ -183,6 +183,7 @@ impl Phase<'_> {
             work,
             rounding,
             warnings: Vec::new(),
+            imported_from: self.p.imported_from.clone(),
         };
         phase.warnings = super::caution::cautions(&phase, self.t);
         Ok(phase)

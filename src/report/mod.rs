@@ -79,6 +79,14 @@ pub enum ReadError {
         /// The violations shown, one indented line each ([`crate::results::check::lines`]).
         lines: String,
     },
+    /// fio's JSON output that cannot be read as results: cut short, or not fio's.
+    #[error("{}: {why}", path.display())]
+    Fio {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A series CSV that a results file names is missing or is not a series CSV.
     #[error("series {}: {why}", path.display())]
     Series {
@@ -92,12 +100,22 @@ pub enum ReadError {
 /// Reads one `results.json` (format 1) of at most [`bounded::MAX_RESULTS_BYTES`], checks it against the
 /// published results schema ([`crate::results::check`]) and parses it; the CSV names it holds must be plain
 /// file names ([`ReadError::BadName`]).
+/// fio's JSON output (`--output-format=json` or `json+`) is read as results too ([`crate::fio::json`]).
 ///
 /// # Errors
 /// [`ReadError`] naming the file: unreadable, past the limit, not a results document, a violation of the
 /// schema (with its JSON path), or a bad CSV name.
 pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     let text = read_results_text(path)?;
+    let head = &text.as_bytes()[..text.len().min(64 << 10)];
+    if crate::fio::json::looks_like_fio(head) {
+        return crate::fio::json::from_bytes(&path.display().to_string(), text.as_bytes()).map_err(
+            |why| ReadError::Fio {
+                path: path.to_path_buf(),
+                why,
+            },
+        );
+    }
     parse_results(path, text.as_bytes())
 }
 
@@ -212,7 +230,11 @@ fn json_error(path: &Path, e: serde_json::Error) -> ReadError {
             why: format!("not JSON ({e})"),
         };
     }
-    let e = std::io::Error::from(e);
+    io_error(path, std::io::Error::from(e))
+}
+
+/// A reading error: the limit passed, or the OS error.
+fn io_error(path: &Path, e: std::io::Error) -> ReadError {
     match bounded::exceeded(&e) {
         Some(x) => ReadError::Limit {
             path: path.to_path_buf(),

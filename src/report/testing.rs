@@ -137,6 +137,7 @@ pub fn results(
         label: None,
         launch: None,
         cluster: None,
+        source: None,
         phases,
     }
 }

@@ -68,6 +68,10 @@ pub struct Results {
     /// A folder written by `wkrun merge`: the hosts merged; absent for one host's run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<super::Cluster>,
+    /// Results wkrun did not run but read from another tool's output (fio's JSON, read by `compare` and
+    /// `report`): the tool, its version and the file; absent for wkrun's own runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ResultsSource>,
     /// Phases run so far, in order.
     pub phases: Vec<PhaseResult>,
 }
@@ -89,9 +93,22 @@ impl Results {
             label: self.label.clone(),
             launch: self.launch.clone(),
             cluster: self.cluster.clone(),
+            source: self.source.clone(),
             phases: Vec::new(),
         }
     }
+}
+
+/// The other tool whose output these results were read from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResultsSource {
+    /// The tool: `"fio"`.
+    pub tool: String,
+    /// Its version as its output gives it (`"fio-3.33"`).
+    pub version: String,
+    /// The file read, as named.
+    pub file: String,
 }
 
 /// Identity of the spec file that ran.

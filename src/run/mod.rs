@@ -395,6 +395,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         label: Some(plan.label.clone()),
         launch: schedule::launch_result(plan),
         cluster: None,
+        source: None,
         phases: Vec::new(),
     }
 }

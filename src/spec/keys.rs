@@ -11,6 +11,8 @@
 //! tables of `docs/spec.md`; the tests below check that all of these agree.
 
 use super::expand::{Setting, list, swept};
+/// The fio option names and what each is in wkrun: [`super::fio`], read by the unknown-key help.
+pub use super::fio::{FIO_KEYS, FioKey, fio_hint, fio_key, fio_value_hint};
 use super::{Defaults, PhaseKind, PhaseSpec, SweepSpec, Vary};
 
 /// A set of phase kinds.
@@ -143,6 +145,10 @@ pub const KEYS: &[Key] = &[
     key("name", ALL, "— (required)", |_| true),
     key("kind", ALL, "— (required)", |_| true),
     key("description", ALL, "none", |p| p.description.is_some()),
+    Key {
+        settable: false,
+        ..key("imported_from", ALL, "none", |p| p.imported_from.is_some())
+    },
     Key {
         inherit: Some(|p, d| inherit_one(&mut p.span, &d.span)),
         matrix: Some(Matrix {
@@ -332,225 +338,6 @@ pub const KEYS: &[Key] = &[
     key("max_listed", VERIFY, "`10`", |p| p.max_listed.is_some()),
 ];
 
-/// A fio option a spec may carry over from a fio job file, and what it is in wkrun. wkrun accepts none of
-/// them (it has one name per key); an unknown key that is one of these gets [`FioKey::hint`] instead of
-/// "did you mean" (in a spec, `validate` and `--set`).
-pub struct FioKey {
-    /// The fio option's name.
-    pub fio: &'static str,
-    /// One line: the wkrun key (or what wkrun does instead).
-    pub hint: &'static str,
-    /// Common fio values and the wkrun setting each is (`("randrw", "pattern = \"random\", ...")`).
-    pub values: &'static [(&'static str, &'static str)],
-}
-
-/// A row of [`FIO_KEYS`] with no value mapping.
-const fn fio(fio: &'static str, hint: &'static str) -> FioKey {
-    FioKey {
-        fio,
-        hint,
-        values: &[],
-    }
-}
-
-/// The fio engines and the wkrun engine each is.
-const FIO_ENGINES: &[(&str, &str)] = &[
-    ("libaio", "engine = \"libaio\""),
-    ("io_uring", "engine = \"io_uring\""),
-    ("psync", "engine = \"psync\""),
-    ("pvsync", "engine = \"psync\""),
-    ("pvsync2", "engine = \"psync\""),
-    ("sync", "engine = \"psync\""),
-    ("null", "engine = \"null\""),
-];
-
-/// fio's `rw` values and the wkrun keys each is (fio's default `rwmixread` is 50).
-const FIO_RW: &[(&str, &str)] = &[
-    ("read", "pattern = \"sequential\", read_percent = 100"),
-    ("write", "pattern = \"sequential\", read_percent = 0"),
-    ("randread", "pattern = \"random\", read_percent = 100"),
-    ("randwrite", "pattern = \"random\", read_percent = 0"),
-    ("rw", "pattern = \"sequential\", read_percent = 50"),
-    ("readwrite", "pattern = \"sequential\", read_percent = 50"),
-    ("randrw", "pattern = \"random\", read_percent = 50"),
-];
-
-/// fio options and their wkrun equivalents, by fio name (one line each). The names are none of [`KEYS`]
-/// (a test checks it); fio options that wkrun spells the same (`size`, `offset`, `rate_iops`, `direct`,
-/// `verify`) are wkrun keys, whose fio-style values get [`fio_value_hint`].
-pub const FIO_KEYS: &[FioKey] = &[
-    FioKey {
-        values: FIO_RW,
-        ..fio("rw", "`rw` is `pattern` and `read_percent` in wkrun")
-    },
-    FioKey {
-        values: FIO_RW,
-        ..fio(
-            "readwrite",
-            "`readwrite` is `pattern` and `read_percent` in wkrun",
-        )
-    },
-    fio("rwmixread", "`rwmixread` is `read_percent` in wkrun"),
-    fio(
-        "rwmixwrite",
-        "`rwmixwrite` is 100 - `read_percent` in wkrun (rwmixwrite = 30 is read_percent = 70)",
-    ),
-    fio("bs", "`bs` is `block_size` in wkrun"),
-    fio("blocksize", "`blocksize` is `block_size` in wkrun"),
-    fio(
-        "bssplit",
-        "`bssplit` is a `block_size` table in wkrun: block_size = { \"4KiB\" = 60, \"64KiB\" = 40 }",
-    ),
-    fio("iodepth", "`iodepth` is `queue_depth` in wkrun"),
-    fio(
-        "iodepth_batch_complete_min",
-        "`iodepth_batch_complete_min` has no wkrun key: an io_uring phase waits per completion, or for every I/O in flight with a 20 µs minimum wait where a probe at its start finds that faster (completion_waits = \"probe\", the default; \"each\" turns it off)",
-    ),
-    fio(
-        "runtime",
-        "`runtime` is `duration` in wkrun, with its unit (\"60s\")",
-    ),
-    fio(
-        "time_based",
-        "`time_based` is what `duration` does in wkrun: a workload with a duration runs for all of it",
-    ),
-    fio("io_size", "`io_size` is `size` in wkrun"),
-    fio(
-        "numjobs",
-        "`numjobs` is `workers` in wkrun; fio gives every job the whole file, wkrun gives each worker its own part of the span by default (the same uniform spread over the span in all, with exact byte ranges); `workers_split = \"shared\"` gives each worker the whole span, as fio does (random workloads only)",
-    ),
-    FioKey {
-        values: FIO_ENGINES,
-        ..fio("ioengine", "`ioengine` is `engine` in wkrun")
-    },
-    fio("ramp_time", "`ramp_time` is `ramp` in wkrun"),
-    fio("randseed", "`randseed` is `seed` in wkrun"),
-    fio(
-        "randrepeat",
-        "wkrun has no `randrepeat`: offsets and data are always the same for the same `seed`",
-    ),
-    fio(
-        "norandommap",
-        "wkrun has no `norandommap`: random offsets are drawn with replacement unless coverage = \"full\" (fio's random map)",
-    ),
-    fio(
-        "random_generator",
-        "wkrun has no `random_generator`: it has one generator (PCG-64), which `seed` starts",
-    ),
-    fio(
-        "filename",
-        "`filename` is the target in wkrun: [target] path = \"...\" or --target PATH (several files, like filename=a:b: [target] paths = [...] or --target repeated)",
-    ),
-    fio(
-        "nrfiles",
-        "wkrun has no `nrfiles`: name each file, [target] paths = [...] or --target repeated (each target runs the whole phase)",
-    ),
-    fio(
-        "offset_increment",
-        "wkrun has no `offset_increment`: with `workers`, workers_split = \"partitioned\" (the default) gives each worker its own contiguous part of the span",
-    ),
-    fio(
-        "group_reporting",
-        "wkrun has no `group_reporting`: a phase's results always sum its workers, with each worker's counts in phases[].workers",
-    ),
-    fio(
-        "log_avg_msec",
-        "`log_avg_msec` is `interval` in wkrun (\"1s\"; every I/O phase writes its series CSV)",
-    ),
-    fio(
-        "buffer_compress_percentage",
-        "`buffer_compress_percentage` is data = \"compressible:N%\" in wkrun",
-    ),
-    fio(
-        "zero_buffers",
-        "`zero_buffers` is data = \"zeros\" in wkrun",
-    ),
-    fio("loops", "`loops` is `passes` (of a fill) in wkrun"),
-    fio(
-        "steadystate",
-        "`steadystate` is `steady_state` in wkrun: { rule = \"fio\", metric = \"iops\", kind = \"slope\", limit = 0.1 }",
-    ),
-    fio(
-        "kb_base",
-        "wkrun has no `kb_base`: KiB, MiB, k, M are binary and KB, MB decimal (block sizes refuse decimal units)",
-    ),
-    fio(
-        "stonewall",
-        "wkrun has no `stonewall`: phases always run one after another, as fio jobs separated by stonewall do; jobs fio runs at once are one phase's `workers` (copies of one job) or --target repeated (one job per file)",
-    ),
-    fio(
-        "buffered",
-        "`buffered` is the opposite of `direct` in wkrun: buffered = 1 is direct = false",
-    ),
-    fio(
-        "thread",
-        "wkrun has no `thread`: every worker is a thread of the one wkrun process",
-    ),
-    fio(
-        "rate",
-        "wkrun has no `rate` (a bandwidth cap): cap the I/Os with `rate_iops` (4 MiB/s in 4 KiB blocks is rate_iops = 1024)",
-    ),
-    fio(
-        "random_distribution",
-        "wkrun has no `random_distribution`: random offsets are uniform over the span (coverage = \"uniform\"), or each block once (coverage = \"full\")",
-    ),
-    fio(
-        "percentile_list",
-        "wkrun has no `percentile_list`: results give p50, p90, p99, p99.9 and p99.99, and the latency histograms for any other",
-    ),
-    fio(
-        "write_iops_log",
-        "wkrun has no `write_iops_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
-    ),
-    fio(
-        "write_bw_log",
-        "wkrun has no `write_bw_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
-    ),
-    fio(
-        "write_lat_log",
-        "wkrun has no `write_lat_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
-    ),
-    fio("global", "fio's [global] is [defaults] in wkrun"),
-];
-
-/// The fio option `name`, if it is one wkrun names differently.
-pub fn fio_key(name: &str) -> Option<&'static FioKey> {
-    FIO_KEYS.iter().find(|k| k.fio == name)
-}
-
-/// The line telling a fio user what `name` (with the string `value`, if known) is in wkrun:
-/// `` `iodepth` is `queue_depth` in wkrun ``, `` `ioengine` is `engine` in wkrun: ioengine = "sync" is
-/// engine = "psync" ``.
-pub fn fio_hint(name: &str, value: Option<&str>) -> Option<String> {
-    let k = fio_key(name)?;
-    let setting = value.and_then(|v| k.values.iter().find(|(f, _)| *f == v));
-    Some(match setting {
-        Some((v, w)) => format!("{}: {name} = \"{v}\" is {w}", k.hint),
-        None => k.hint.to_string(),
-    })
-}
-
-/// For a wkrun key that fio spells the same, help for a fio-style value, given as written in the file
-/// (`raw`, quotes included): `direct = 1`, `verify = "crc32c"`, `engine = "sync"`.
-pub fn fio_value_hint(key: &str, raw: &str) -> Option<String> {
-    let quoted = raw.starts_with(['"', '\'']);
-    let text = raw.trim_matches(['"', '\'']);
-    match key {
-        "direct" if raw == "1" || raw == "0" => Some(format!(
-            "fio's direct={raw} is direct = {} in wkrun",
-            raw == "1"
-        )),
-        "verify" if quoted => Some(format!(
-            "fio's verify={text} is verify = true in wkrun (every sector written is stamped with a checksum)"
-        )),
-        "engine" => FIO_ENGINES
-            .iter()
-            .find(|(f, _)| *f == text)
-            .map(|(_, w)| format!("fio's {text} engine is {w} in wkrun")),
-        _ => None,
-    }
-}
-
 /// The row of a key, by name.
 pub fn find(name: &str) -> Option<&'static Key> {
     KEYS.iter().find(|k| k.name == name)
@@ -588,6 +375,7 @@ mod tests {
     /// A value for every key but `name` and `kind`, as TOML.
     const SAMPLES: &[(&str, &str)] = &[
         ("description", "\"d\""),
+        ("imported_from", "\"a.fio:3 [j]\""),
         ("span", "\"50%\""),
         ("offset", "\"10%\""),
         ("method", "\"discard\""),
@@ -823,33 +611,6 @@ mod tests {
             .min()
             .unwrap_or(rest.len());
         &rest[..end]
-    }
-
-    /// fio names are none of wkrun's keys, appear once, and each hint is one line naming the fio option.
-    #[test]
-    fn fio_keys_are_not_wkrun_keys() {
-        let mut seen = BTreeSet::new();
-        for k in FIO_KEYS {
-            assert!(find(k.fio).is_none(), "`{}` is a wkrun key", k.fio);
-            assert!(seen.insert(k.fio), "`{}` twice", k.fio);
-            assert!(!k.hint.contains('\n'), "{}", k.hint);
-            assert!(k.hint.contains(&format!("`{}`", k.fio)) || k.fio == "global");
-        }
-        assert_eq!(
-            fio_hint("ioengine", Some("pvsync")).as_deref(),
-            Some("`ioengine` is `engine` in wkrun: ioengine = \"pvsync\" is engine = \"psync\"")
-        );
-        assert_eq!(
-            fio_hint("iodepth", Some("32")).as_deref(),
-            Some("`iodepth` is `queue_depth` in wkrun")
-        );
-        assert_eq!(fio_hint("queue_depth", None), None);
-        assert_eq!(
-            fio_value_hint("direct", "0").as_deref(),
-            Some("fio's direct=0 is direct = false in wkrun")
-        );
-        assert_eq!(fio_value_hint("direct", "true"), None);
-        assert_eq!(fio_value_hint("engine", "\"foo\""), None);
     }
 
     /// docs/spec.md's key tables and lists say what the table says.

@@ -969,7 +969,7 @@ fn fio_job_file(text: &str) -> Option<String> {
         None => line.to_string(),
     };
     Some(format!(
-        "this looks like a fio job file (line {}: `{line}`): wkrun reads TOML specs (format = {FORMAT_VERSION}, [spec], a [[phase]] per job); docs/spec.md, \"Coming from fio\", gives each fio option's wkrun key",
+        "this looks like a fio job file (line {}: `{line}`): wkrun reads TOML specs (format = {FORMAT_VERSION}, [spec], a [[phase]] per job); `wkrun import fio FILE -o SPEC.toml` converts a job file (docs/fio.md)",
         n + 1
     ))
 }

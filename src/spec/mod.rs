@@ -6,6 +6,7 @@
 
 pub mod block_size;
 pub mod expand;
+pub mod fio;
 pub mod keys;
 pub mod load;
 pub mod overrides;
@@ -313,6 +314,11 @@ pub struct PhaseSpec {
     /// Free text describing the phase. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Where an importer took the phase from (`wkrun import fio`): the job file, line and job
+    /// (`"jobs.fio:9 [randread]"`), or the command line's job (`"fio command line: --name=mix (job 1)"`).
+    /// Recorded in the results (`params.imported_from`); `--set` cannot change it. Kinds: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
     /// I/O engine: `"psync"` (default; a pool of `queue_depth` threads doing pread/pwrite), `"libaio"` (Linux
     /// native AIO), `"io_uring"`, or `"null"` (no I/O: measures wkrun's own overhead; the target is not opened). All
     /// issue the same op stream for the same seed.

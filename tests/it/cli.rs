@@ -126,7 +126,7 @@ fn latency_units_switch_where_the_number_would_reach_1000() {
 }
 
 /// The commands of wkrun, as `wkrun --help` lists them.
-const COMMANDS: [&str; 10] = [
+const COMMANDS: [&str; 12] = [
     "run",
     "validate",
     "plan",
@@ -134,6 +134,8 @@ const COMMANDS: [&str; 10] = [
     "report",
     "library",
     "merge",
+    "import",
+    "export",
     "schema",
     "completions",
     "man",

@@ -141,6 +141,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         label: None,
         launch: None,
         cluster: None,
+        source: None,
         phases,
     }
 }

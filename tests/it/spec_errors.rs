@@ -247,7 +247,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             )),
         bad("not-for-erase.toml", spec("[[phase]]\nname = \"purge\"\nkind = \"erase\"\nblock_size = \"4KiB\"\n"),
             ":8:1: phase[0] \"purge\".block_size: key `block_size` does not apply to a phase of kind \"erase\"")
-            .help("keys for kind \"erase\": name, kind, description, span, offset, method"),
+            .help("keys for kind \"erase\": name, kind, description, imported_from, span, offset, method"),
         // Wrong types and out-of-range numbers, in plain words (not serde's type names).
         bad("qd-string.toml", line8("queue_depth = \"8\""),
             ":8:15: phase[0] \"w\".queue_depth: invalid type: string \"8\", expected a whole number"),

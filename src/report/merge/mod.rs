@@ -281,6 +281,7 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
             hosts: runs.iter().map(host).collect(),
             alignment: ALIGNMENT.to_string(),
         }),
+        source: None,
         phases,
     }
 }

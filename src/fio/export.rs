@@ -1,0 +1,567 @@
+//! `wkrun export fio SPEC`: a fio job file that runs the spec's phases fio can express, one job per phase
+//! (a phase's workers are its `numjobs`; phases run one after another, so every job after the first is
+//! stonewalled; with several targets, one job per target, run together). Phases fio cannot run (erase,
+//! restore-image, verify, a simulated target) are left out, and settings fio reads differently are said:
+//! [`Exported::cannot`] and [`Exported::differs`], also written into the job file as comments.
+
+use crate::spec::keys::with_defaults;
+use crate::spec::{
+    BlockSize, DataPattern, Engine, LoadedSpec, OnError, One, Pattern, PhaseKind, PhaseSpec,
+};
+use crate::stats::steady::{FioKind, FioMetric, Rule};
+use crate::units::{Amount, fmt_bytes};
+use crate::vocab::{Coverage, WorkersSplit};
+use std::fmt::Write;
+
+/// A job file and what it leaves out or changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported {
+    /// The job file.
+    pub text: String,
+    /// Phases left out, and why (`phase purge (erase): ...`).
+    pub cannot: Vec<String>,
+    /// Where fio runs a phase otherwise than wkrun, and how.
+    pub differs: Vec<String>,
+}
+
+/// The default target's size (wkrun-target.img) when the spec names none.
+const DEFAULT_SIZE: u64 = crate::target::DEFAULT_TARGET_SIZE;
+
+/// A spec's phases as a fio job file.
+pub fn export(s: &LoadedSpec) -> Exported {
+    let mut e = Exported {
+        text: String::new(),
+        cannot: Vec::new(),
+        differs: Vec::new(),
+    };
+    let t = s.file.target.as_ref();
+    let files: Vec<String> = match t {
+        Some(t) if t.sim.is_some() => {
+            e.differs.push("the spec's target is a simulated drive: the job file runs on wkrun's default file instead (fio runs on files and devices)".into());
+            vec![crate::target::DEFAULT_TARGET_PATH.to_string()]
+        }
+        Some(t) => match (&t.path, &t.paths) {
+            (Some(p), _) => vec![p.display().to_string()],
+            (None, Some(ps)) => ps.iter().map(|p| p.display().to_string()).collect(),
+            (None, None) => vec![crate::target::DEFAULT_TARGET_PATH.to_string()],
+        },
+        None => vec![crate::target::DEFAULT_TARGET_PATH.to_string()],
+    };
+    let file_size = t.and_then(|t| t.size).map(|z| z.0).or_else(|| {
+        t.is_none_or(|t| t.path.is_none() && t.paths.is_none())
+            .then_some(DEFAULT_SIZE)
+    });
+    for sw in &s.file.sweep {
+        e.differs.push(format!(
+            "sweep {}: expanded, one job per member phase",
+            sw.name
+        ));
+    }
+    let defaults = s.file.defaults.clone().unwrap_or_default();
+    let mut jobs = String::new();
+    let mut first = true;
+    for p in &s.phases {
+        let p = with_defaults(p, &defaults);
+        let Some(body) = job(&p, &mut e) else {
+            continue;
+        };
+        for (i, f) in files.iter().enumerate() {
+            let _ = writeln!(jobs, "\n[{}{}]", p.name, suffix(i, files.len()));
+            if !first && i == 0 {
+                jobs.push_str("stonewall\n");
+            }
+            if files.len() > 1 {
+                let _ = writeln!(jobs, "filename={}", escape(f));
+            }
+            jobs.push_str(&body);
+        }
+        first = false;
+    }
+    let mut text = format!(
+        "; fio job file exported by wkrun {} from {} (wkrun export fio)\n",
+        env!("CARGO_PKG_VERSION"),
+        s.path.display()
+    );
+    for c in &e.cannot {
+        let _ = writeln!(text, "; not exported: {c}");
+    }
+    for d in &e.differs {
+        let _ = writeln!(text, "; differs: {d}");
+    }
+    text.push_str("\n[global]\ngroup_reporting=1\n");
+    if let [one] = files.as_slice() {
+        let _ = writeln!(text, "filename={}", escape(one));
+    }
+    if let Some(z) = file_size {
+        let _ = writeln!(text, "filesize={}", fio_size(z));
+    }
+    text.push_str(&jobs);
+    e.text = text;
+    e
+}
+
+/// A section name's suffix for the copy of a phase on target `i` of `n`.
+fn suffix(i: usize, n: usize) -> String {
+    if n > 1 {
+        format!("@t{i}")
+    } else {
+        String::new()
+    }
+}
+
+/// A file name as fio reads it (`:` separates files).
+fn escape(f: &str) -> String {
+    f.replace(':', "\\:")
+}
+
+/// Bytes in fio's units (`k` = 1024 with fio's default kb_base).
+fn fio_size(b: u64) -> String {
+    fmt_bytes(b)
+        .replace("KiB", "k")
+        .replace("MiB", "m")
+        .replace("GiB", "g")
+        .replace("TiB", "t")
+        .replace("PiB", "p")
+        .replace('B', "")
+}
+
+/// An amount in fio's units; a percentage must be whole.
+fn fio_amount(a: Amount) -> Option<String> {
+    match a {
+        Amount::Bytes(b) => Some(fio_size(b)),
+        Amount::Percent(p) if p.0 % 1_000_000 == 0 => Some(format!("{}%", p.0 / 1_000_000)),
+        Amount::Percent(_) => None,
+    }
+}
+
+/// The options of the job for phase `p`, or `None` (with the reason in `e.cannot`).
+fn job(p: &PhaseSpec, e: &mut Exported) -> Option<String> {
+    let what = |why: &str| format!("phase {} ({}): {why}", p.name, p.kind.as_str());
+    match p.kind {
+        PhaseKind::Erase => {
+            e.cannot.push(what("fio has no erase (its trim workloads discard block by block); erase the target before running fio (blkdiscard, nvme format)"));
+            return None;
+        }
+        PhaseKind::RestoreImage => {
+            e.cannot
+                .push(what("fio writes no image; restore it with dd first"));
+            return None;
+        }
+        PhaseKind::Verify => {
+            e.cannot.push(what("wkrun's verify reads back its own sector stamps, which fio does not write; fio verifies its own headers in the writing job (verify=crc32c)"));
+            return None;
+        }
+        PhaseKind::Fill | PhaseKind::Workload => {}
+    }
+    let mut o = String::new();
+    let mut say = |k: &str, v: String| {
+        let _ = writeln!(o, "{k}={v}");
+    };
+    let workers = p.workers.unwrap_or(1).max(1) as u64;
+    let qd = p.queue_depth.one().unwrap_or(1).max(1) as u64;
+    let engine = p.engine.one().unwrap_or(Engine::Psync);
+    let (jobs, depth) = match engine {
+        Engine::Psync if qd > 1 => {
+            e.differs.push(format!("phase {}: wkrun's psync keeps queue_depth {qd} threads per worker, each with one I/O; fio's psync keeps one I/O per job, so numjobs = workers × queue_depth = {} with iodepth=1", p.name, workers * qd));
+            (workers * qd, 1)
+        }
+        _ => (workers, qd),
+    };
+    say(
+        "ioengine",
+        match engine {
+            Engine::Psync => "psync",
+            Engine::Libaio => "libaio",
+            Engine::IoUring => "io_uring",
+            Engine::Null => "null",
+        }
+        .into(),
+    );
+    say(
+        "direct",
+        if p.direct.unwrap_or(true) { "1" } else { "0" }.into(),
+    );
+    rw(p, &mut say, e);
+    if !block(p, &mut say, e) {
+        return None;
+    }
+    say("iodepth", depth.to_string());
+    let (pattern, coverage) = crate::spec::rules::pattern_and_coverage(p);
+    let uniform = pattern == Pattern::Random && coverage == Coverage::Uniform;
+    // psync's threads of one worker draw from its one stream: uniform random draws are fio's jobs each over
+    // the worker's whole region.
+    let shared = p.workers_split == Some(WorkersSplit::Shared) || (uniform && workers == 1);
+    if !region(p, jobs, shared, &mut say, e) {
+        return None;
+    }
+    rest(p, jobs, &mut say, e);
+    Some(o)
+}
+
+/// `rw`, `rwmixread`, `norandommap`.
+fn rw(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) {
+    let (pattern, coverage) = crate::spec::rules::pattern_and_coverage(p);
+    let read = match p.kind {
+        PhaseKind::Fill => 0,
+        _ => p.read_percent.one().map_or(0, |r| r.0),
+    };
+    let random = pattern == Pattern::Random;
+    let word = match (random, read) {
+        (false, 100) => "read",
+        (false, 0) => "write",
+        (false, _) => "rw",
+        (true, 100) => "randread",
+        (true, 0) => "randwrite",
+        (true, _) => "randrw",
+    };
+    say("rw", word.into());
+    if (1..100).contains(&read) {
+        say("rwmixread", read.to_string());
+        e.differs.push(format!("phase {}: wkrun's read share is exactly {read} in every 100 I/Os; fio draws each I/O's direction at random ({read} % chance)", p.name));
+    }
+    if random {
+        if coverage == Coverage::Uniform {
+            say("norandommap", "1".into());
+        } else {
+            e.differs.push(format!("phase {}: full coverage is fio's random map (each block once per pass), in another order", p.name));
+        }
+    }
+}
+
+/// `bs` or `bssplit`; false (with the reason) when fio's percentages cannot hold the weights.
+fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) -> bool {
+    let default = match p.kind {
+        PhaseKind::Fill => 128 << 10,
+        _ => 4 << 10,
+    };
+    match p.block_size.one() {
+        None => say("bs", fio_size(default)),
+        Some(BlockSize::Single(b)) => say("bs", fio_size(b.0)),
+        Some(BlockSize::Mix(v)) => {
+            let v: Vec<(u64, u64)> = v
+                .iter()
+                .filter(|e| e.1 > 0)
+                .map(|(z, w)| (z.0, u64::from(*w)))
+                .collect();
+            let sum: u64 = v.iter().map(|e| e.1).sum();
+            if v.iter().any(|e| (e.1 * 100) % sum != 0) {
+                e.cannot.push(format!("phase {} (workload): the block-size weights are no whole percentages, which fio's bssplit needs", p.name));
+                return false;
+            }
+            let parts: Vec<String> = v
+                .iter()
+                .map(|(z, w)| format!("{}/{}", fio_size(*z), w * 100 / sum))
+                .collect();
+            say("bssplit", parts.join(":"));
+        }
+    }
+    true
+}
+
+/// `offset`, `size`, `offset_increment`, `numjobs` and the bound; false (with the reason) when fio cannot
+/// hold the workers' parts.
+fn region(
+    p: &PhaseSpec,
+    jobs: u64,
+    shared: bool,
+    say: &mut impl FnMut(&str, String),
+    e: &mut Exported,
+) -> bool {
+    let span = p.span.one();
+    if let Some(o) = p.offset
+        && o != Amount::Bytes(0)
+    {
+        match fio_amount(o) {
+            Some(v) => say("offset", v),
+            None => {
+                e.cannot.push(format!(
+                    "phase {}: offset {o} is no whole percentage",
+                    p.name
+                ));
+                return false;
+            }
+        }
+    }
+    let part = match (jobs > 1 && !shared, span) {
+        (false, Some(s)) => fio_amount(s),
+        (false, None) => None,
+        (true, s) => match s.unwrap_or(Amount::Percent(crate::units::Percent(100_000_000))) {
+            Amount::Bytes(b) if b % jobs == 0 => Some(fio_size(b / jobs)),
+            Amount::Percent(p) if p.0 % (jobs * 1_000_000) == 0 => {
+                Some(format!("{}%", p.0 / 1_000_000 / jobs))
+            }
+            _ => {
+                e.cannot.push(format!("phase {}: its span does not split into {jobs} whole parts in fio's units (give the span in bytes)", p.name));
+                return false;
+            }
+        },
+    };
+    if let Some(v) = &part {
+        say("size", v.clone());
+    }
+    if jobs > 1 {
+        say("numjobs", jobs.to_string());
+        if !shared {
+            say("offset_increment", part.unwrap_or_default());
+        }
+    }
+    bound(p, jobs, shared, say, e)
+}
+
+/// `runtime` + `time_based`, or `io_size`/`loops`.
+fn bound(
+    p: &PhaseSpec,
+    jobs: u64,
+    shared: bool,
+    say: &mut impl FnMut(&str, String),
+    e: &mut Exported,
+) -> bool {
+    if let Some(d) = p.duration {
+        say("runtime", format!("{}s", d.0.div_ceil(1_000_000_000)));
+        say("time_based", "1".into());
+        if d.0 % 1_000_000_000 != 0 {
+            e.differs.push(format!(
+                "phase {}: duration {d} rounded up to whole seconds",
+                p.name
+            ));
+        }
+        return true;
+    }
+    let passes = p.passes.unwrap_or(1).max(1) as u64;
+    match p.size {
+        None => say("loops", passes.to_string()),
+        Some(Amount::Bytes(b)) if b % jobs == 0 => say("io_size", fio_size(b / jobs)),
+        Some(Amount::Percent(q)) => {
+            // Of the span: each job does q% of its part (partitioned) or of the whole span (shared).
+            let per = if shared { q.0 / jobs } else { q.0 };
+            match per {
+                x if x % 100_000_000 == 0 => say("loops", (x / 100_000_000).to_string()),
+                x if x < 100_000_000 && x % 1_000_000 == 0 => {
+                    say("io_size", format!("{}%", x / 1_000_000))
+                }
+                _ => {
+                    e.cannot.push(format!("phase {}: size {} per job is no whole percentage of its region up to 100 % or whole number of passes", p.name, Amount::Percent(q)));
+                    return false;
+                }
+            }
+        }
+        Some(other) => {
+            e.cannot.push(format!(
+                "phase {}: size {other} does not split evenly over {jobs} jobs",
+                p.name
+            ));
+            return false;
+        }
+    }
+    true
+}
+
+/// A number without trailing zeros (`0.1`, `10`).
+fn num(x: f64) -> String {
+    let t = format!("{x:.6}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Ramp, rate, seed, data, verify, steady state, errors.
+fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Exported) {
+    if let Some(r) = p.ramp {
+        say("ramp_time", format!("{}s", r.0.div_ceil(1_000_000_000)));
+    }
+    if let Some(r) = p.rate_iops {
+        let read = p.read_percent.one().map_or(0, |x| x.0) as u64;
+        let (rd, wr) = match (r.total, r.read, r.write) {
+            (Some(t), _, _) => {
+                if (1..100).contains(&read) {
+                    e.differs.push(format!("phase {}: fio caps each direction; the total cap {t} is split as the read share", p.name));
+                }
+                (t * read / 100, t - t * read / 100)
+            }
+            (None, rd, wr) => (rd.unwrap_or(0), wr.unwrap_or(0)),
+        };
+        if rd % jobs != 0 || wr % jobs != 0 {
+            e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
+        }
+        say("rate_iops", format!("{},{}", rd / jobs, wr / jobs));
+    }
+    if let Some(seed) = p.seed {
+        say("randseed", seed.to_string());
+        e.differs.push(format!(
+            "phase {}: fio's generator is not wkrun's: seed {seed} gives other offsets",
+            p.name
+        ));
+    }
+    match p.data.one() {
+        Some(DataPattern::Zeros) => say("zero_buffers", "1".into()),
+        Some(DataPattern::Compressible(n)) => {
+            say("buffer_compress_percentage", n.to_string());
+            say("refill_buffers", "1".into());
+        }
+        _ => say("refill_buffers", "1".into()),
+    }
+    if p.verify == Some(true) {
+        say("verify", "crc32c".into());
+        say("do_verify", "0".into());
+        e.differs.push(format!(
+            "phase {}: fio writes its own verify headers (crc32c), not wkrun's stamps",
+            p.name
+        ));
+    }
+    if p.on_error == Some(OnError::Continue) {
+        say("continue_on_error", "io".into());
+    }
+    match &p.steady_state {
+        Some(Rule::Fio(f)) => {
+            let metric = match f.metric {
+                FioMetric::Iops => "iops",
+                FioMetric::Bw => "bw",
+                FioMetric::Lat => "lat",
+            };
+            let slope = if f.kind == FioKind::Slope {
+                "_slope"
+            } else {
+                ""
+            };
+            let limit = if f.relative {
+                format!("{}%", num(f.limit * 100.0))
+            } else {
+                num(f.limit)
+            };
+            say("steadystate", format!("{metric}{slope}:{limit}"));
+            let round = p.steady_round.or(p.interval).map_or(1_000_000_000, |d| d.0);
+            let secs = (f.window as u64 * round).div_ceil(1_000_000_000);
+            say("ss_dur", format!("{secs}s"));
+            if round != 1_000_000_000 {
+                e.differs.push(format!("phase {}: fio judges steady state on one-second samples; wkrun's rounds are {}", p.name, crate::units::Duration(round)));
+            }
+            if p.until != Some(crate::vocab::Until::Steady) {
+                e.differs.push(format!(
+                    "phase {}: fio ends the job at steady state; wkrun runs on to its bound",
+                    p.name
+                ));
+            }
+        }
+        Some(Rule::Snia(_)) => e.differs.push(format!(
+            "phase {}: fio has no SNIA steady-state rule; the job runs to its bound",
+            p.name
+        )),
+        None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    const SPEC: &str = r#"format = 1
+[spec]
+name = "x"
+version = "1"
+[target]
+path = "/tmp/x.img"
+size = "64MiB"
+[defaults]
+engine = "libaio"
+[[phase]]
+name = "purge"
+kind = "erase"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "128KiB"
+queue_depth = 4
+workers = 2
+verify = true
+[[phase]]
+name = "mix"
+kind = "workload"
+read_percent = 65
+block_size = { "4KiB" = 60, "64KiB" = 40 }
+queue_depth = 16
+duration = "2s"
+seed = 7
+[[phase]]
+name = "seq"
+kind = "workload"
+pattern = "sequential"
+read_percent = 100
+block_size = "1MiB"
+engine = "psync"
+queue_depth = 2
+size = "200%"
+[[phase]]
+name = "check"
+kind = "verify"
+expect = "header"
+"#;
+
+    /// Phases fio can run become jobs, one after another; the others are named with the reason, and
+    /// what fio reads otherwise is said.
+    #[test]
+    fn phases_become_jobs() {
+        let s = crate::spec::load_str(Path::new("x.toml"), SPEC).expect("spec");
+        let e = export(&s);
+        let cannot: Vec<&str> = e
+            .cannot
+            .iter()
+            .map(|c| c.split(':').next().unwrap_or(""))
+            .collect();
+        assert_eq!(cannot, ["phase purge (erase)", "phase check (verify)"]);
+        let want = "\n[global]\ngroup_reporting=1\nfilename=/tmp/x.img\nfilesize=64m\n\n[fill]\nioengine=libaio\ndirect=1\nrw=write\nbs=128k\niodepth=4\nsize=50%\nnumjobs=2\noffset_increment=50%\nloops=1\nrefill_buffers=1\nverify=crc32c\ndo_verify=0\n\n[mix]\nstonewall\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=65\nnorandommap=1\nbssplit=4k/60:64k/40\niodepth=16\nruntime=2s\ntime_based=1\nrandseed=7\nrefill_buffers=1\n\n[seq]\nstonewall\nioengine=psync\ndirect=1\nrw=read\nbs=1m\niodepth=1\nsize=50%\nnumjobs=2\noffset_increment=50%\nloops=2\nrefill_buffers=1\n";
+        assert!(e.text.ends_with(want), "{}", e.text);
+        for d in [
+            "exactly 65 in every 100 I/Os",
+            "numjobs = workers × queue_depth = 2",
+            "seed 7 gives other offsets",
+        ] {
+            assert!(
+                e.differs.iter().any(|x| x.contains(d)),
+                "{d}: {:?}",
+                e.differs
+            );
+        }
+    }
+
+    /// An exported job file imports back to the phases it came from.
+    #[test]
+    fn export_then_import_keeps_the_workload() {
+        let s = crate::spec::load_str(Path::new("x.toml"), SPEC).expect("spec");
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("x.fio");
+        std::fs::write(&p, export(&s).text).expect("write");
+        let src = crate::fio::import::Source::Files(vec![p]);
+        let back = crate::fio::import::import(&src, false, Some("x"), &|_| None).expect("imports");
+        let again = crate::spec::load_str(Path::new("y.toml"), &back.text).expect("loads");
+        let key = |p: &PhaseSpec| {
+            let p = with_defaults(p, &again.file.defaults.clone().unwrap_or_default());
+            (
+                p.read_percent.one().map(|r| r.0),
+                p.block_size.one(),
+                p.duration,
+                p.engine.one(),
+            )
+        };
+        let orig: Vec<_> = s
+            .phases
+            .iter()
+            .filter(|p| p.kind == PhaseKind::Workload)
+            .map(|p| {
+                let p = with_defaults(p, &s.file.defaults.clone().unwrap_or_default());
+                (
+                    p.read_percent.one().map(|r| r.0),
+                    p.block_size.one(),
+                    p.duration,
+                    p.engine.one(),
+                )
+            })
+            .collect();
+        let got: Vec<_> = again
+            .phases
+            .iter()
+            .skip(1)
+            .filter(|p| p.kind == PhaseKind::Workload)
+            .map(key)
+            .collect();
+        assert_eq!(got, orig, "{}", back.text);
+    }
+}

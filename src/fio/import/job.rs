@@ -1,0 +1,592 @@
+//! A fio job as fio sees it once its options are read: each section starts as a copy of the `[global]`
+//! options read so far and applies its own in order (fio's model). Every option is mapped, noted or
+//! refused by its row of [`crate::spec::fio::FIO_KEYS`]; a value fio would not take is a problem.
+
+use crate::fio::jobfile::{Opt, Section};
+use crate::fio::value::{self, Size};
+use crate::fio::{Place, Problem, unknown_option};
+use crate::spec::fio::{FioType, Import, fio_option, row};
+use crate::vocab::DataPattern;
+
+/// fio's `rw`: the offsets' order and the directions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rw {
+    /// Random offsets.
+    pub random: bool,
+    /// Reads.
+    pub read: bool,
+    /// Writes.
+    pub write: bool,
+}
+
+/// A block size of one direction: one size, a weighted mix, or a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blocks {
+    /// One size, bytes.
+    One(u64),
+    /// `(bytes, percent)`, fio's bssplit with its missing percentages filled in.
+    Split(Vec<(u64, u64)>),
+    /// fio's bsrange, bytes, inclusive.
+    Range(u64, u64),
+}
+
+/// A remark on an option: what it was and why it was noted or refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remark {
+    /// Where.
+    pub at: Place,
+    /// The option as written (`thinktime=10`).
+    pub text: String,
+    /// Why, in words.
+    pub why: String,
+}
+
+/// A job's options, read.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The job's name: its `name` option, else its section's.
+    pub name: String,
+    /// Where its section starts.
+    pub at: Place,
+    /// `description`.
+    pub description: Option<String>,
+    /// `kb_base`: 1024 or 1000.
+    pub kb_base: u64,
+    /// `rw` and where it was set.
+    pub rw: Rw,
+    /// `rwmixread`, percent.
+    pub rwmixread: u64,
+    /// Block sizes of reads and writes, where each was set last.
+    pub bs: [Blocks; 2],
+    /// Where the block size was set.
+    pub bs_at: Option<Place>,
+    /// `ba` (blockalign), bytes, and where.
+    pub ba: Option<(u64, Place)>,
+    /// `iodepth`.
+    pub iodepth: u64,
+    /// `numjobs`.
+    pub numjobs: u64,
+    /// `size`.
+    pub size: Option<Size>,
+    /// `io_size`.
+    pub io_size: Option<Size>,
+    /// `offset`.
+    pub offset: Option<Size>,
+    /// `offset_increment`, bytes, and where.
+    pub offset_increment: Option<(Size, Place)>,
+    /// `filesize`, bytes.
+    pub filesize: Option<u64>,
+    /// `filename`, and where.
+    pub filename: Option<(String, Place)>,
+    /// `directory`.
+    pub directory: Option<String>,
+    /// `runtime`, µs, and where.
+    pub runtime_us: Option<(u64, Place)>,
+    /// `time_based`.
+    pub time_based: bool,
+    /// `ramp_time`, µs.
+    pub ramp_us: Option<u64>,
+    /// `rate_iops` per direction, per job.
+    pub rate_iops: [Option<u64>; 2],
+    /// `rate` per direction, bytes per second per job, and where.
+    pub rate_bytes: ([Option<u64>; 2], Option<Place>),
+    /// `ioengine` as fio names it, and where.
+    pub engine: (String, Option<Place>),
+    /// `direct` (or not `buffered`).
+    pub direct: bool,
+    /// fio's random map (no `norandommap`).
+    pub random_map: bool,
+    /// `randseed`.
+    pub seed: Option<u64>,
+    /// Data written.
+    pub data: DataPattern,
+    /// `verify`'s checksum, and where.
+    pub verify: Option<(String, Place)>,
+    /// `do_verify`.
+    pub do_verify: bool,
+    /// `steadystate`'s criterion as written, and where.
+    pub ss: Option<(String, Place)>,
+    /// `ss_dur`, `ss_ramp`, `ss_interval`, µs.
+    pub ss_times: [u64; 3],
+    /// `loops`.
+    pub loops: u64,
+    /// `stonewall` (or the first job of a later job file).
+    pub stonewall: bool,
+    /// `wait_for`, and where.
+    pub wait_for: Option<(String, Place)>,
+    /// `continue_on_error`: whether failed I/Os are counted and the job goes on.
+    pub on_error_continue: Option<bool>,
+    /// `log_avg_msec`.
+    pub interval_ms: Option<u64>,
+    /// `invalidate`.
+    pub invalidate: bool,
+    /// Options accepted with a note.
+    pub notes: Vec<Remark>,
+    /// Options with no wkrun meaning.
+    pub refused: Vec<Remark>,
+}
+
+impl Job {
+    /// fio's defaults.
+    pub fn fio_default(at: Place) -> Job {
+        Job {
+            name: String::new(),
+            at,
+            description: None,
+            kb_base: 1024,
+            rw: Rw {
+                random: false,
+                read: true,
+                write: false,
+            },
+            rwmixread: 50,
+            bs: [Blocks::One(4096), Blocks::One(4096)],
+            bs_at: None,
+            ba: None,
+            iodepth: 1,
+            numjobs: 1,
+            size: None,
+            io_size: None,
+            offset: None,
+            offset_increment: None,
+            filesize: None,
+            filename: None,
+            directory: None,
+            runtime_us: None,
+            time_based: false,
+            ramp_us: None,
+            rate_iops: [None; 2],
+            rate_bytes: ([None; 2], None),
+            engine: ("psync".into(), None),
+            direct: false,
+            random_map: true,
+            seed: None,
+            data: DataPattern::Random,
+            verify: None,
+            do_verify: true,
+            ss: None,
+            ss_times: [0, 0, 1_000_000],
+            loops: 1,
+            stonewall: false,
+            wait_for: None,
+            on_error_continue: None,
+            interval_ms: None,
+            invalidate: true,
+            notes: Vec::new(),
+            refused: Vec::new(),
+        }
+    }
+}
+
+/// What became of one option.
+enum Outcome {
+    /// Read into the job.
+    Done,
+    /// Accepted with a note.
+    Note(String),
+    /// No wkrun meaning.
+    Refuse(String),
+}
+
+/// Applies the section's options to `job` (a copy of the globals so far): `kb_base` first (fio reads it
+/// before the sizes), then the rest in order. Values fio would not take go to `problems`.
+pub fn apply(job: &mut Job, section: &Section, problems: &mut Vec<Problem>) {
+    let (first, rest): (Vec<&Opt>, Vec<&Opt>) = section
+        .opts
+        .iter()
+        .partition(|o| fio_option(&o.key).is_some_and(|f| f.name == "kb_base"));
+    for o in first.into_iter().chain(rest) {
+        let Some(fo) = fio_option(&o.key) else {
+            problems.push(unknown_option(o.at.clone(), &o.key));
+            continue;
+        };
+        if o.value.is_none() && !matches!(fo.kind, FioType::Flag | FioType::Text) {
+            problems.push(Problem::new(
+                o.at.clone(),
+                format!("{}: fio's `{}` needs a value", o.text(), o.key),
+            ));
+            continue;
+        }
+        let value = o.value.as_deref().unwrap_or("");
+        let outcome = match row(fo.name).map(|r| (r.import, r)) {
+            None => Ok(Outcome::Refuse(no_meaning(fo.name, fo.from))),
+            Some((Import::Noted, r)) => Ok(Outcome::Note(r.hint.to_string())),
+            Some((Import::Refused, r)) if r.neutral.contains(&value.trim()) => Ok(Outcome::Done),
+            Some((Import::Refused, r)) => Ok(Outcome::Refuse(r.hint.to_string())),
+            Some((Import::Mapped, _)) => map(job, fo.name, value, &o.at),
+        };
+        let remark = |why: String| Remark {
+            at: o.at.clone(),
+            text: o.text(),
+            why,
+        };
+        match outcome {
+            Ok(Outcome::Done) => {}
+            Ok(Outcome::Note(why)) => job.notes.push(remark(why)),
+            Ok(Outcome::Refuse(why)) => job.refused.push(remark(why)),
+            Err(why) => problems.push(Problem::new(o.at.clone(), format!("{}: {why}", o.text()))),
+        }
+    }
+}
+
+/// Why an option the table has no row for is refused.
+fn no_meaning(name: &str, from: &str) -> String {
+    match from.split_once(':') {
+        Some(("engine", e)) => {
+            format!("`{name}` is an option of fio's {e} engine, which has no wkrun meaning")
+        }
+        Some(("profile", p)) => {
+            format!("`{name}` is an option of fio's {p} profile, which has no wkrun meaning")
+        }
+        _ => format!("fio's `{name}` has no wkrun meaning (yet)"),
+    }
+}
+
+/// Reads a mapped option into the job.
+fn map(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
+    match name {
+        "global" | "readwrite" | "blocksize" => Ok(Outcome::Done),
+        "rw" | "rwmixread" | "rwmixwrite" | "bs" | "bssplit" | "bsrange" | "ba" => {
+            map_blocks(job, name, v, at)
+        }
+        "size" | "io_size" | "offset" | "offset_increment" | "filesize" | "filename"
+        | "directory" | "nrfiles" | "numjobs" | "iodepth" | "loops" => map_region(job, name, v, at),
+        "runtime" | "time_based" | "ramp_time" | "rate_iops" | "rate" | "rate_process"
+        | "stonewall" | "wait_for" | "name" | "description" => map_time(job, name, v, at),
+        "steadystate"
+        | "steadystate_duration"
+        | "steadystate_ramp_time"
+        | "steadystate_check_interval"
+        | "log_avg_msec" => map_steady(job, name, v, at),
+        "kb_base" => {
+            job.kb_base = match v.trim() {
+                "1024" => 1024,
+                "1000" => 1000,
+                t => return Err(format!("kb_base is 1024 or 1000, not `{t}`")),
+            };
+            Ok(Outcome::Done)
+        }
+        _ => map_io(job, name, v, at),
+    }
+}
+
+/// `rw`, the mix and block sizes.
+fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
+    let kb = job.kb_base;
+    match name {
+        "rw" => {
+            let (word, skip) = match v.split_once(':') {
+                Some((w, s)) => (w.trim(), Some(s.trim())),
+                None => (v.trim(), None),
+            };
+            let (random, read, write) = match word {
+                "read" => (false, true, false),
+                "write" => (false, false, true),
+                "rw" | "readwrite" => (false, true, true),
+                "randread" => (true, true, false),
+                "randwrite" => (true, false, true),
+                "randrw" => (true, true, true),
+                "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+                    return Ok(Outcome::Refuse("wkrun issues no trims in a workload yet (an erase phase discards a whole span)".into()));
+                }
+                w => return Err(format!("`{w}` is not one of fio's rw values")),
+            };
+            job.rw = Rw {
+                random,
+                read,
+                write,
+            };
+            if let Some(s) = skip.filter(|s| !s.is_empty() && *s != "0") {
+                return Ok(Outcome::Refuse(format!(
+                    "fio's `:{s}` skips between sequential I/Os, or takes a new random offset every {s} I/Os; wkrun's offsets are plainly sequential or random"
+                )));
+            }
+            Ok(Outcome::Done)
+        }
+        "rwmixread" | "rwmixwrite" => {
+            let n = value::int(v, kb)?;
+            if n > 100 {
+                return Err(format!("{n} is more than 100 %"));
+            }
+            job.rwmixread = if name == "rwmixread" { n } else { 100 - n };
+            Ok(Outcome::Done)
+        }
+        "bs" => set_blocks(job, v, at, |t| Ok(Blocks::One(value::bytes(t, kb)?))),
+        "bsrange" => set_blocks(job, v, at, |t| {
+            let (a, b) = value::range(t, kb)?;
+            Ok(if a == b {
+                Blocks::One(a)
+            } else {
+                Blocks::Range(a, b)
+            })
+        }),
+        "bssplit" => set_blocks(job, v, at, |t| split(t, kb)),
+        "ba" => {
+            let a = value::directions(v)[0].ok_or("no value")?;
+            job.ba = Some((value::bytes(a, kb)?, at.clone()));
+            Ok(Outcome::Done)
+        }
+        _ => unreachable!("map_blocks: {name}"),
+    }
+}
+
+/// Sets the block sizes of the directions `v` names (`read,write[,trim]`).
+fn set_blocks(
+    job: &mut Job,
+    v: &str,
+    at: &Place,
+    parse: impl Fn(&str) -> Result<Blocks, String>,
+) -> Result<Outcome, String> {
+    let parts = value::directions(v);
+    if parts.iter().all(Option::is_none) {
+        return Err("no value".into());
+    }
+    for (d, p) in parts.iter().take(2).enumerate() {
+        if let Some(t) = p {
+            job.bs[d] = parse(t)?;
+        }
+    }
+    job.bs_at = Some(at.clone());
+    Ok(Outcome::Done)
+}
+
+/// fio's bssplit `bs/perc:bs/perc:...`, missing percentages given the rest in equal parts, as fio does.
+fn split(t: &str, kb: u64) -> Result<Blocks, String> {
+    let mut entries = Vec::new();
+    for e in t.split(':').filter(|e| !e.trim().is_empty()) {
+        let (b, p) = e.split_once('/').unwrap_or((e, ""));
+        let bytes = value::bytes(b, kb)?;
+        let perc = match p.trim() {
+            "" => None,
+            p => Some(
+                p.parse::<u64>()
+                    .map_err(|_| format!("`{p}` is not a whole percentage"))?,
+            ),
+        };
+        entries.push((bytes, perc));
+    }
+    if entries.is_empty() {
+        return Err("an empty bssplit".into());
+    }
+    let given: u64 = entries.iter().filter_map(|e| e.1).sum();
+    let missing = entries.iter().filter(|e| e.1.is_none()).count() as u64;
+    if given > 100 {
+        return Err(format!("the percentages add up to {given}, more than 100"));
+    }
+    let share = (100 - given).checked_div(missing).unwrap_or(0);
+    let out: Vec<(u64, u64)> = entries
+        .iter()
+        .map(|(b, p)| (*b, p.unwrap_or(share)))
+        .collect();
+    let sum: u64 = out.iter().map(|e| e.1).sum();
+    if sum != 100 {
+        return Err(format!(
+            "the percentages add up to {sum}, not 100 (fio gives the rest to whichever entry it sorts last)"
+        ));
+    }
+    Ok(Blocks::Split(out))
+}
+
+/// The region, the number of jobs and depth.
+fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
+    let kb = job.kb_base;
+    let first = || value::directions(v)[0].ok_or_else(|| "no value".to_string());
+    let zoned = ["size", "io_size", "offset", "offset_increment"].contains(&name);
+    if zoned
+        && v.trim()
+            .strip_suffix(['z', 'Z'])
+            .is_some_and(|n| n.parse::<u64>().is_ok())
+    {
+        return Ok(Outcome::Refuse(
+            "a count of zones; wkrun has no zones (zonemode)".into(),
+        ));
+    }
+    match name {
+        "size" => job.size = Some(value::size(v, kb)?),
+        "io_size" => job.io_size = Some(value::size(v, kb)?),
+        "offset" => job.offset = Some(value::size(v, kb)?),
+        "offset_increment" => job.offset_increment = Some((value::size(v, kb)?, at.clone())),
+        "filesize" => {
+            let (lo, hi) = match value::range(v, kb) {
+                Ok(r) => r,
+                Err(_) => {
+                    let b = value::bytes(v, kb)?;
+                    (b, b)
+                }
+            };
+            if lo != hi {
+                return Ok(Outcome::Refuse(
+                    "fio picks each file's size in a range; a wkrun target has one size".into(),
+                ));
+            }
+            job.filesize = Some(lo);
+        }
+        "filename" => job.filename = Some((v.trim().to_string(), at.clone())),
+        "directory" => job.directory = Some(v.trim().to_string()),
+        "nrfiles" => {
+            let n = value::int(v, kb)?;
+            if n != 1 {
+                return Ok(Outcome::Refuse(format!(
+                    "fio spreads one job's I/Os over {n} files; wkrun's several targets each run the whole phase"
+                )));
+            }
+        }
+        "numjobs" => {
+            job.numjobs = value::int(first()?, kb)?;
+            if job.numjobs == 0 {
+                return Err("numjobs is at least 1".into());
+            }
+        }
+        "iodepth" => {
+            job.iodepth = value::int(v, kb)?;
+            if job.iodepth == 0 {
+                return Err("iodepth is at least 1".into());
+            }
+        }
+        "loops" => {
+            job.loops = value::int(v, kb)?;
+            if job.loops == 0 {
+                return Err("loops is at least 1".into());
+            }
+        }
+        _ => unreachable!("map_region: {name}"),
+    }
+    Ok(Outcome::Done)
+}
+
+/// Time bounds, rates and the order of jobs.
+fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
+    let kb = job.kb_base;
+    match name {
+        "runtime" => job.runtime_us = Some((value::time_us(v, true)?, at.clone())),
+        "time_based" => job.time_based = flag(v)?,
+        "ramp_time" => job.ramp_us = Some(value::time_us(v, true)?),
+        "stonewall" => job.stonewall = flag(v)?,
+        "wait_for" => job.wait_for = Some((v.trim().to_string(), at.clone())),
+        "name" => job.name = v.trim().to_string(),
+        "description" => job.description = Some(v.trim().to_string()),
+        "rate_iops" | "rate" => {
+            let parts = value::directions(v);
+            let mut caps = [None; 2];
+            for (d, p) in parts.iter().take(2).enumerate() {
+                caps[d] = p.map(|t| value::int(t, kb)).transpose()?.filter(|&n| n > 0);
+            }
+            if parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..] {
+                return Ok(Outcome::Refuse(
+                    "a cap on trims; wkrun issues no trims in a workload".into(),
+                ));
+            }
+            if name == "rate_iops" {
+                job.rate_iops = caps;
+            } else {
+                job.rate_bytes = (caps, Some(at.clone()));
+            }
+        }
+        "rate_process" => match v.trim() {
+            "linear" => {}
+            "poisson" => {
+                return Ok(Outcome::Refuse(
+                    "wkrun issues capped I/Os at evenly spaced times (fio's linear), not at Poisson-distributed ones".into(),
+                ));
+            }
+            t => return Err(format!("`{t}` is not linear or poisson")),
+        },
+        _ => unreachable!("map_time: {name}"),
+    }
+    Ok(Outcome::Done)
+}
+
+/// A flag: no value, or 0 or 1.
+fn flag(v: &str) -> Result<bool, String> {
+    match v.trim() {
+        "" => Ok(true),
+        t => Ok(value::int(t, 1024)? != 0),
+    }
+}
+
+/// Steady state and the series interval.
+fn map_steady(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
+    match name {
+        "steadystate" => job.ss = Some((v.trim().to_string(), at.clone())),
+        "steadystate_duration" => job.ss_times[0] = value::time_us(v, true)?,
+        "steadystate_ramp_time" => job.ss_times[1] = value::time_us(v, true)?,
+        "steadystate_check_interval" => job.ss_times[2] = value::time_us(v, true)?,
+        "log_avg_msec" => {
+            let ms = value::int(v, job.kb_base)?;
+            job.interval_ms = (ms > 0).then_some(ms);
+        }
+        _ => unreachable!("map_steady: {name}"),
+    }
+    Ok(Outcome::Done)
+}
+
+/// The engine, data and the other I/O options.
+fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
+    let kb = job.kb_base;
+    match name {
+        "ioengine" => {
+            let e = v.trim();
+            if !crate::spec::fio::FIO_ENGINES.iter().any(|(f, _)| *f == e) {
+                return Ok(Outcome::Refuse(format!(
+                    "fio's {e} engine has no wkrun engine (wkrun's: psync for fio's sync, psync, pvsync and pvsync2; libaio; io_uring; null)"
+                )));
+            }
+            job.engine.0 = e.to_string();
+        }
+        "direct" => job.direct = value::boolean(v)?,
+        "buffered" => job.direct = !value::boolean(v)?,
+        "invalidate" => job.invalidate = value::boolean(v)?,
+        "norandommap" => job.random_map = !flag(v)?,
+        "randseed" => job.seed = Some(value::int(v, kb)?),
+        "random_distribution" => {
+            if v.trim() != "random" {
+                return Ok(Outcome::Refuse("wkrun has no access distributions yet: random offsets are uniform over the span".into()));
+            }
+        }
+        "zero_buffers" => {
+            if flag(v)? {
+                job.data = DataPattern::Zeros;
+            }
+        }
+        "buffer_compress_percentage" => {
+            let n = value::int(v, kb)?;
+            if n > 100 {
+                return Err(format!("{n} is more than 100 %"));
+            }
+            job.data = DataPattern::Compressible(n as u8);
+        }
+        "buffer_compress_chunk" => {
+            let n = value::int(v, kb)?;
+            if n != 512 && n != 0 {
+                return Ok(Outcome::Refuse(
+                    "wkrun's compressible data repeats its filler in every 512-byte chunk".into(),
+                ));
+            }
+        }
+        "refill_buffers" | "scramble_buffers" | "fixedbufs" | "registerfiles" => {}
+        "verify" => {
+            let c = v.trim();
+            job.verify = match c {
+                "0" | "none" => None,
+                _ => Some((c.to_string(), at.clone())),
+            };
+        }
+        "do_verify" => job.do_verify = value::boolean(v)?,
+        "continue_on_error" => {
+            job.on_error_continue = Some(match v.trim() {
+                "none" | "0" => false,
+                "io" | "all" | "1" => true,
+                _ => {
+                    return Ok(Outcome::Refuse("wkrun's on_error = \"continue\" goes on after any failed read or write alike".into()));
+                }
+            })
+        }
+        // A row marked mapped that this importer does not read (a test keeps this from happening).
+        _ => {
+            return Ok(Outcome::Refuse(format!(
+                "fio's `{name}` is not read by this importer"
+            )));
+        }
+    }
+    Ok(Outcome::Done)
+}

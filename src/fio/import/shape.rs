@@ -1,0 +1,445 @@
+//! One fio job in wkrun's terms ([`Shape`]): what a phase with one worker per fio job copy does. Where
+//! fio's meaning has no wkrun equivalent, the job gets a refusal naming the option's line and why; under
+//! `--lossy` the shape keeps the nearest wkrun setting and the refusal becomes a comment.
+
+use super::job::{Blocks, Job, Remark};
+use crate::fio::value::Size;
+use crate::fio::{Place, Problem};
+use crate::units::{Duration, fmt_bytes};
+use crate::vocab::DataPattern;
+
+/// A phase's block size: one size or a weighted mix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// Bytes.
+    One(u64),
+    /// `(bytes, weight)`.
+    Mix(Vec<(u64, u64)>),
+}
+
+/// What bounds a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// A time, µs.
+    Time(u64),
+    /// Bytes per job.
+    Bytes(u64),
+    /// A percentage of the job's region per job (100: the region once).
+    Region(u64),
+}
+
+/// fio's steady-state rule in wkrun's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Steady {
+    /// `iops`, `bw` or `lat`.
+    pub metric: String,
+    /// `slope` or `deviation`.
+    pub kind: &'static str,
+    /// The limit.
+    pub limit: f64,
+    /// Whether the limit is a fraction of the window mean.
+    pub relative: bool,
+    /// Rounds in the window.
+    pub window: u64,
+    /// A round's length when it is not one interval, µs.
+    pub round_us: Option<u64>,
+}
+
+/// One fio job (one copy of it) as a wkrun phase with one worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    /// Random offsets (else sequential).
+    pub random: bool,
+    /// Share of reads, %.
+    pub read_percent: u64,
+    /// Block size.
+    pub block: Block,
+    /// Queue depth.
+    pub queue_depth: u64,
+    /// wkrun's engine.
+    pub engine: &'static str,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// fio's random map: every block once per pass.
+    pub full: bool,
+    /// Start of the region.
+    pub offset: Option<Size>,
+    /// Length of the region of one job.
+    pub size: Option<Size>,
+    /// The jobs' regions follow one another (offset_increment = size).
+    pub partitioned: bool,
+    /// What bounds it.
+    pub bound: Bound,
+    /// Unmeasured lead-in, µs.
+    pub ramp_us: Option<u64>,
+    /// Rate caps per direction of one job, I/Os per second.
+    pub rate: [Option<u64>; 2],
+    /// `randseed`.
+    pub seed: Option<u64>,
+    /// Data written (writers).
+    pub data: Option<DataPattern>,
+    /// Stamp writes, and a verify phase after (`Some(true)`) or not.
+    pub verify: Option<bool>,
+    /// Steady state, ending the phase when reached.
+    pub steady: Option<Steady>,
+    /// Series interval, ms.
+    pub interval_ms: Option<u64>,
+    /// Whether a failed I/O is counted and the job goes on.
+    pub on_error_continue: Option<bool>,
+}
+
+/// A job's shape, and what was said about it.
+pub struct Shaped {
+    /// The shape (under refusals, the nearest wkrun setting).
+    pub shape: Shape,
+    /// Notes.
+    pub notes: Vec<Remark>,
+    /// Refusals: the option, and why.
+    pub refused: Vec<Remark>,
+}
+
+/// The option `text` at `at` refused for `why`.
+fn remark(at: &Place, text: impl Into<String>, why: impl Into<String>) -> Remark {
+    Remark {
+        at: at.clone(),
+        text: text.into(),
+        why: why.into(),
+    }
+}
+
+/// The job's shape; a value fio takes but no phase can hold is a problem.
+pub fn shape(job: &Job) -> Result<Shaped, Problem> {
+    let mut notes = job.notes.clone();
+    let mut refused = job.refused.clone();
+    let at = job.bs_at.clone().unwrap_or_else(|| job.at.clone());
+    let read_percent = match (job.rw.read, job.rw.write) {
+        (true, true) => job.rwmixread,
+        (true, false) => 100,
+        _ => 0,
+    };
+    let (block, full) = block(job, &at, &mut refused);
+    let sync = matches!(
+        job.engine.0.as_str(),
+        "psync" | "sync" | "pvsync" | "pvsync2"
+    );
+    let engine = match job.engine.0.as_str() {
+        "libaio" => "libaio",
+        "io_uring" => "io_uring",
+        "null" => "null",
+        _ => "psync",
+    };
+    if sync && job.iodepth > 1 {
+        notes.push(remark(
+            job.engine.1.as_ref().unwrap_or(&job.at),
+            format!("ioengine={}, iodepth={}", job.engine.0, job.iodepth),
+            format!(
+                "fio's {} engine keeps one I/O in flight per job whatever iodepth says; wkrun's psync keeps queue_depth threads, so queue_depth = 1",
+                job.engine.0
+            ),
+        ));
+    }
+    if !job.direct && job.invalidate {
+        notes.push(remark(
+            &job.at,
+            "direct=0",
+            "buffered I/O: fio drops the file's cached pages before the job (invalidate=1, its default); wkrun does not, so its numbers include what is cached",
+        ));
+    }
+    let partitioned = partitioned(job, &mut refused)?;
+    let bound = bound(job, &mut refused)?;
+    let block = match block {
+        Block::Mix(v) if !matches!(bound, Bound::Time(_)) => {
+            refused.push(remark(
+                &at,
+                "bssplit/bsrange without time_based",
+                "fio's job ends after its bytes; wkrun's block-size mix needs a time bound, since a byte bound would be met only on average (--lossy: the most frequent size)",
+            ));
+            Block::One(v.iter().max_by_key(|e| e.1).map_or(4096, |e| e.0))
+        }
+        b => b,
+    };
+    let (steady, ramp_us) = steady(job, bound, &mut notes, &mut refused)?;
+    let rate = rate(job, &block, &mut refused);
+    let writes = job.rw.write;
+    let verify = match (&job.verify, writes) {
+        (Some((sum, vat)), true) => {
+            notes.push(remark(
+                vat,
+                format!("verify={sum}"),
+                "wkrun stamps every 512-byte sector with its own header and checksum (XXH3), not fio's; a verify phase reads them back after the job (none with do_verify=0)",
+            ));
+            Some(job.do_verify)
+        }
+        _ => None,
+    };
+    let shape = Shape {
+        random: job.rw.random,
+        read_percent,
+        block,
+        queue_depth: if sync { 1 } else { job.iodepth },
+        engine,
+        direct: job.direct,
+        full,
+        offset: job.offset,
+        size: job.size,
+        partitioned,
+        bound,
+        ramp_us,
+        rate,
+        seed: job.seed,
+        data: writes.then_some(job.data),
+        verify,
+        steady,
+        interval_ms: job.interval_ms,
+        on_error_continue: job.on_error_continue,
+    };
+    Ok(Shaped {
+        shape,
+        notes,
+        refused,
+    })
+}
+
+/// The block size of the directions the job uses, and whether fio's random map applies (full coverage).
+fn block(job: &Job, at: &Place, refused: &mut Vec<Remark>) -> (Block, bool) {
+    let used: Vec<&Blocks> = [(job.rw.read, &job.bs[0]), (job.rw.write, &job.bs[1])]
+        .into_iter()
+        .filter_map(|(u, b)| u.then_some(b))
+        .collect();
+    let first = used.first().copied().unwrap_or(&job.bs[0]);
+    if used.iter().any(|b| *b != first) {
+        refused.push(remark(
+            at,
+            "bs (per direction)",
+            "reads and writes of different block sizes; a wkrun phase has one block size (or mix) for both (--lossy: the reads')",
+        ));
+    }
+    let mut block = match first {
+        Blocks::One(b) => Block::One(*b),
+        Blocks::Split(v) => Block::Mix(v.clone()),
+        Blocks::Range(lo, hi) if hi % lo == 0 && hi / lo <= 64 => {
+            Block::Mix((1..=hi / lo).map(|k| (k * lo, 1)).collect())
+        }
+        Blocks::Range(lo, hi) => {
+            refused.push(remark(
+                at,
+                format!("bsrange={lo}-{hi}"),
+                "fio draws sizes from a range whose top is not a small multiple of its bottom unevenly; wkrun's mix needs the sizes and weights (--lossy: the smallest size)",
+            ));
+            Block::One(*lo)
+        }
+    };
+    if let Block::Mix(v) = &block
+        && !job.rw.random
+    {
+        refused.push(remark(
+            at,
+            "bssplit/bsrange",
+            "a block-size mix with sequential offsets; wkrun's mix is for random workloads (--lossy: the most frequent size)",
+        ));
+        let top = v.iter().max_by_key(|e| e.1).map_or(4096, |e| e.0);
+        block = Block::One(top);
+    }
+    let unit = match &block {
+        Block::One(b) => *b,
+        Block::Mix(v) => v.iter().map(|e| e.0).min().unwrap_or(4096),
+    };
+    if let Some((ba, bat)) = &job.ba
+        && job.rw.random
+        && *ba != unit
+    {
+        refused.push(remark(
+            bat,
+            format!("ba={ba}"),
+            format!("random offsets aligned to {} B; wkrun aligns them to the block size (or a mix's smallest, {} B)", ba, unit),
+        ));
+    }
+    let mut full = job.rw.random && job.random_map;
+    if full && matches!(block, Block::Mix(_)) {
+        refused.push(remark(
+            at,
+            "bssplit/bsrange without norandommap",
+            "fio's random map (each block once per pass) with a block-size mix; wkrun draws a mix's offsets uniformly with replacement, as fio's norandommap (--lossy: so)",
+        ));
+        full = false;
+    }
+    (block, full)
+}
+
+/// Whether `offset_increment` lays the jobs' regions one after another.
+fn partitioned(job: &Job, refused: &mut Vec<Remark>) -> Result<bool, Problem> {
+    let Some((inc, at)) = &job.offset_increment else {
+        return Ok(false);
+    };
+    if *inc == Size::Bytes(0) || job.numjobs == 1 {
+        return Ok(false);
+    }
+    if Some(*inc) == job.size {
+        return Ok(true);
+    }
+    refused.push(remark(
+        at,
+        "offset_increment",
+        "job N starts at offset + N × offset_increment; wkrun's workers split the span into equal parts, which is this only when offset_increment equals size (--lossy: equal parts)",
+    ));
+    Ok(false)
+}
+
+/// What ends the job: fio's time (with time_based), else its bytes.
+fn bound(job: &Job, refused: &mut Vec<Remark>) -> Result<Bound, Problem> {
+    let bytes = || match job.io_size.or(job.size) {
+        Some(Size::Bytes(b)) => b.checked_mul(job.loops).map(Bound::Bytes),
+        Some(Size::Percent(p)) => Some(Bound::Region(p * job.loops)),
+        None => Some(Bound::Region(100 * job.loops)),
+    };
+    let too_large = || Problem::new(job.at.clone(), "the job's bytes overflow");
+    match (&job.runtime_us, job.time_based) {
+        (Some((us, _)), true) if *us > 0 => Ok(Bound::Time(*us)),
+        (_, true) => Err(Problem::new(
+            job.at.clone(),
+            format!(
+                "job {}: time_based without runtime runs until fio is stopped; a wkrun phase needs a bound (give runtime)",
+                job.name
+            ),
+        )),
+        (Some((us, at)), false) if *us > 0 => {
+            let what = match job.io_size.or(job.size) {
+                Some(Size::Bytes(b)) => format!("{} per job", fmt_bytes(b)),
+                Some(Size::Percent(p)) => format!("{p}% of the file per job"),
+                None => "the whole file per job".into(),
+            };
+            refused.push(remark(
+                at,
+                format!("runtime={} without time_based", Duration(us * 1000)),
+                format!(
+                    "fio stops at whichever comes first, runtime or the job's bytes ({what}); a wkrun phase has one bound: add time_based to keep the time, or drop runtime to keep the bytes (--lossy: the time)"
+                ),
+            ));
+            Ok(Bound::Time(*us))
+        }
+        _ => bytes().ok_or_else(too_large),
+    }
+}
+
+/// fio's steady-state rule, and the lead-in (`ramp_time`, or `ss_ramp` for a steady-state job).
+fn steady(
+    job: &Job,
+    bound: Bound,
+    notes: &mut Vec<Remark>,
+    refused: &mut Vec<Remark>,
+) -> Result<(Option<Steady>, Option<u64>), Problem> {
+    let [dur, ramp, every] = job.ss_times;
+    let at = job.ss.as_ref().map_or(&job.at, |s| &s.1);
+    if dur == 0 {
+        if let Some((text, at)) = &job.ss {
+            notes.push(remark(
+                at,
+                format!("steadystate={text}"),
+                "without ss_dur fio does not judge steady state, so neither does the spec",
+            ));
+        }
+        return Ok((None, job.ramp_us));
+    }
+    let text = job.ss.as_ref().map_or("iops_slope:0.01%", |s| s.0.as_str());
+    let bad = |m: String| Problem::new(at.clone(), format!("steadystate={text}: {m}"));
+    let (what, limit) = text
+        .split_once(':')
+        .ok_or_else(|| bad("fio writes it METRIC:LIMIT".into()))?;
+    let (metric, kind) = match what.trim().strip_suffix("_slope") {
+        Some(m) => (m, "slope"),
+        None => (what.trim(), "deviation"),
+    };
+    if !["iops", "bw", "lat"].contains(&metric) {
+        return Err(bad(format!("`{metric}` is not iops, bw or lat")));
+    }
+    let (num, relative) = match limit.trim().strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (limit.trim(), false),
+    };
+    let mut limit: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| bad(format!("`{num}` is not a number")))?;
+    if relative {
+        limit /= 100.0;
+    }
+    if every == 0 || dur % every != 0 || dur / every < 2 {
+        refused.push(remark(
+            at,
+            "ss_dur/ss_interval",
+            "the window must be at least two whole ss_interval rounds (--lossy: no steady-state rule)",
+        ));
+        return Ok((None, job.ramp_us));
+    }
+    if !matches!(bound, Bound::Time(_)) {
+        refused.push(remark(
+            at,
+            format!("steadystate={text}"),
+            "a steady-state job ends at steady state or its runtime; give runtime with time_based (--lossy: no steady-state rule)",
+        ));
+        return Ok((None, job.ramp_us));
+    }
+    let interval_us = job.interval_ms.unwrap_or(1000) * 1000;
+    if every % interval_us != 0 {
+        refused.push(remark(
+            at,
+            "ss_interval",
+            "fio's steady-state interval is not a multiple of the series interval (log_avg_msec) (--lossy: no steady-state rule)",
+        ));
+        return Ok((None, job.ramp_us));
+    }
+    let ramp_us = match (ramp, job.ramp_us) {
+        (0, r) => r,
+        (r, None) => {
+            notes.push(remark(
+                at,
+                format!("ss_ramp={}", Duration(r * 1000)),
+                "fio's ss_ramp is wkrun's ramp, which also leaves the lead-in out of the phase's totals",
+            ));
+            Some(r)
+        }
+        (_, Some(r)) => {
+            refused.push(remark(
+                at,
+                "ss_ramp with ramp_time",
+                "fio judges steady state only after ss_ramp but counts it; wkrun's lead-in is its ramp (--lossy: ramp_time alone)",
+            ));
+            Some(r)
+        }
+    };
+    let steady = Steady {
+        metric: metric.to_string(),
+        kind,
+        limit,
+        relative,
+        window: dur / every,
+        round_us: (every != interval_us).then_some(every),
+    };
+    Ok((Some(steady), ramp_us))
+}
+
+/// Rate caps per direction of one job: `rate_iops`, or `rate` in I/Os where the block size is one size
+/// that divides it.
+fn rate(job: &Job, block: &Block, refused: &mut Vec<Remark>) -> [Option<u64>; 2] {
+    let mut caps = job.rate_iops;
+    let (bytes, at) = &job.rate_bytes;
+    for d in 0..2 {
+        let Some(b) = bytes[d] else {
+            continue;
+        };
+        match block {
+            Block::One(bs) if b % bs == 0 => caps[d] = Some(b / bs),
+            _ => {
+                if let Some(at) = at {
+                    refused.push(remark(
+                        at,
+                        format!("rate={}", fmt_bytes(b)),
+                        "a bandwidth cap that is no whole number of I/Os per second of one block size; wkrun caps I/Os (rate_iops)",
+                    ));
+                }
+            }
+        }
+    }
+    let used = [job.rw.read, job.rw.write];
+    [0, 1].map(|d| caps[d].filter(|_| used[d]))
+}

@@ -1,0 +1,589 @@
+//! The importer's mappings: every mapped option of the table, fio's units and quirks, fio's order of
+//! jobs, and each refusal naming its option and line.
+
+use super::{Source, import};
+use crate::spec::fio::{FIO_KEYS, Import};
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "SIZE" => Some("32m".into()),
+        "DEPTH" => Some("8".into()),
+        _ => None,
+    }
+}
+
+/// Imports the job file `text` (as `j.fio` in a fresh folder).
+fn import_text(text: &str, lossy: bool) -> Result<super::Imported, Vec<String>> {
+    let d = tempfile::tempdir().expect("tempdir");
+    let p = d.path().join("j.fio");
+    std::fs::write(&p, text).expect("write");
+    // The folder is the test's own: messages and comments keep the file's name.
+    let dir = format!("{}/", d.path().display());
+    import(&Source::Files(vec![p]), lossy, Some("t"), &env)
+        .map(|mut i| {
+            i.text = i.text.replace(&dir, "");
+            i.notes = i.notes.iter().map(|n| n.replace(&dir, "")).collect();
+            i
+        })
+        .map_err(|ps| ps.iter().map(|p| p.to_string().replace(&dir, "")).collect())
+}
+
+/// The spec's phases as TOML tables, each with `[defaults]` filled in, and its `[target]`.
+fn phases(text: &str) -> (Vec<toml::Table>, toml::Table) {
+    let doc: toml::Table = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let defaults = doc
+        .get("defaults")
+        .and_then(|d| d.as_table())
+        .cloned()
+        .unwrap_or_default();
+    let target = doc
+        .get("target")
+        .and_then(|d| d.as_table())
+        .cloned()
+        .unwrap_or_default();
+    let list = doc["phase"].as_array().expect("phases").iter().map(|p| {
+        let mut t = defaults.clone();
+        t.extend(p.as_table().expect("table").clone());
+        t
+    });
+    (list.collect(), target)
+}
+
+/// The first phase of a successful import of `text`.
+fn first(text: &str) -> toml::Table {
+    let out = import_text(text, false).unwrap_or_else(|e| panic!("{text}\n{e:#?}"));
+    phases(&out.text).0.remove(0)
+}
+
+/// A job with `extra` lines after a base that every mapping starts from.
+const BASE: &str = "[j]\nioengine=libaio\nrw=randread\nnorandommap\nfilename=/tmp/x.img\nsize=16m\ntime_based\nruntime=2\n";
+
+/// An option, a line setting it, and the key and TOML value the phase then has.
+type Sample = (
+    &'static str,
+    &'static str,
+    Option<(&'static str, &'static str)>,
+);
+
+/// A sample line for each mapped option and what the phase then has (`key`, TOML value); `None` when the
+/// option leaves the phase as the base makes it.
+const MAPPED: &[Sample] = &[
+    ("name", "name=renamed", Some(("name", "\"renamed\""))),
+    (
+        "description",
+        "description=hello",
+        Some(("description", "\"hello\"")),
+    ),
+    ("rw", "rw=randrw", Some(("read_percent", "50"))),
+    (
+        "readwrite",
+        "readwrite=write",
+        Some(("pattern", "\"sequential\"")),
+    ),
+    (
+        "rwmixread",
+        "rw=randrw\nrwmixread=70",
+        Some(("read_percent", "70")),
+    ),
+    (
+        "rwmixwrite",
+        "rw=randrw\nrwmixwrite=30",
+        Some(("read_percent", "70")),
+    ),
+    ("bs", "bs=8k", Some(("block_size", "\"8KiB\""))),
+    (
+        "blocksize",
+        "blocksize=16k",
+        Some(("block_size", "\"16KiB\"")),
+    ),
+    (
+        "bssplit",
+        "bssplit=4k/60:64k/40",
+        Some(("block_size", "{ \"4KiB\" = 60, \"64KiB\" = 40 }")),
+    ),
+    (
+        "bsrange",
+        "bsrange=4k-12k",
+        Some((
+            "block_size",
+            "{ \"4KiB\" = 1, \"8KiB\" = 1, \"12KiB\" = 1 }",
+        )),
+    ),
+    ("ba", "ba=4k", None),
+    ("iodepth", "iodepth=${DEPTH}", Some(("queue_depth", "8"))),
+    ("runtime", "runtime=5m", Some(("duration", "\"5min\""))),
+    ("time_based", "time_based=1", Some(("duration", "\"2s\""))),
+    ("size", "size=${SIZE}", Some(("span", "\"32MiB\""))),
+    (
+        "io_size",
+        "time_based=0\nruntime=0\nio_size=1g",
+        Some(("size", "\"1GiB\"")),
+    ),
+    ("offset", "offset=10%", Some(("offset", "\"10%\""))),
+    ("filesize", "filesize=64m", None),
+    ("numjobs", "numjobs=4", Some(("workers", "4"))),
+    (
+        "offset_increment",
+        "numjobs=2\noffset_increment=16m\nrw=write",
+        Some(("span", "\"32MiB\"")),
+    ),
+    (
+        "ioengine",
+        "ioengine=io_uring",
+        Some(("engine", "\"io_uring\"")),
+    ),
+    ("direct", "direct=1", Some(("direct", "true"))),
+    ("buffered", "buffered=0", Some(("direct", "true"))),
+    ("invalidate", "invalidate=0", None),
+    ("ramp_time", "ramp_time=30", Some(("ramp", "\"30s\""))),
+    (
+        "rate_iops",
+        "rate_iops=500",
+        Some(("rate_iops", "{ read = 500 }")),
+    ),
+    ("rate", "rate=4m", Some(("rate_iops", "{ read = 1024 }"))),
+    ("rate_process", "rate_process=linear", None),
+    ("randseed", "randseed=42", Some(("seed", "42"))),
+    (
+        "norandommap",
+        "norandommap=0",
+        Some(("coverage", "\"full\"")),
+    ),
+    ("random_distribution", "random_distribution=random", None),
+    ("filename", "filename=/dev/sdz", None),
+    ("directory", "directory=/mnt", None),
+    ("nrfiles", "nrfiles=1", None),
+    (
+        "buffer_compress_percentage",
+        "rw=randwrite\nbuffer_compress_percentage=40",
+        Some(("data", "\"compressible:40%\"")),
+    ),
+    ("buffer_compress_chunk", "buffer_compress_chunk=512", None),
+    (
+        "zero_buffers",
+        "rw=randwrite\nzero_buffers",
+        Some(("data", "\"zeros\"")),
+    ),
+    ("refill_buffers", "refill_buffers", None),
+    ("scramble_buffers", "scramble_buffers=1", None),
+    (
+        "verify",
+        "rw=randwrite\nverify=md5",
+        Some(("verify", "true")),
+    ),
+    ("do_verify", "do_verify=0", None),
+    (
+        "loops",
+        "time_based=0\nruntime=0\nloops=3",
+        Some(("size", "\"48MiB\"")),
+    ),
+    (
+        "steadystate",
+        "steadystate=iops_slope:1%\nss_dur=30",
+        Some(("until", "\"steady\"")),
+    ),
+    (
+        "steadystate_duration",
+        "ss_dur=20",
+        Some(("until", "\"steady\"")),
+    ),
+    (
+        "steadystate_ramp_time",
+        "ss_dur=20\nss_ramp=5",
+        Some(("ramp", "\"5s\"")),
+    ),
+    (
+        "steadystate_check_interval",
+        "ss_dur=20\nss_interval=2",
+        Some(("steady_round", "\"2s\"")),
+    ),
+    (
+        "kb_base",
+        "kb_base=1000\nbs=4k",
+        Some(("block_size", "\"4000B\"")),
+    ),
+    ("stonewall", "stonewall", None),
+    ("wait_for", "wait_for=j", None),
+    (
+        "continue_on_error",
+        "continue_on_error=io",
+        Some(("on_error", "\"continue\"")),
+    ),
+    (
+        "log_avg_msec",
+        "log_avg_msec=500",
+        Some(("interval", "\"500ms\"")),
+    ),
+    ("fixedbufs", "fixedbufs", None),
+    ("registerfiles", "registerfiles", None),
+];
+
+/// Every option the table marks mapped is read with fio's meaning: the samples above are exactly the
+/// table's mapped rows, and each imports (a `wait_for` naming the job before it).
+#[test]
+fn every_mapped_option_is_read() {
+    let mapped: Vec<&str> = FIO_KEYS
+        .iter()
+        .filter(|k| k.import == Import::Mapped && k.fio != "global")
+        .map(|k| k.fio)
+        .collect();
+    let samples: Vec<&str> = MAPPED.iter().map(|m| m.0).collect();
+    assert_eq!(samples, mapped, "MAPPED vs the table's mapped rows");
+    for (name, line, want) in MAPPED {
+        let text = if *name == "wait_for" {
+            "[global]\nfilename=/tmp/x.img\ntime_based\nruntime=1\n[j]\n[k]\nwait_for=j\nrw=write\n"
+                .to_string()
+        } else {
+            format!("{BASE}{line}\n")
+        };
+        let p = first(&text);
+        if let Some((key, value)) = want {
+            let want: toml::Table = format!("v = {value}").parse().expect("sample TOML");
+            assert_eq!(p.get(*key), want.get("v"), "{line}: {key} in {p:#?}");
+        }
+    }
+}
+
+/// fio's defaults: psync at one I/O in flight, buffered, 4 KiB sequential reads of the whole file once.
+#[test]
+fn fio_defaults() {
+    let p = first("[j]\nfilename=f\n");
+    let want = [
+        ("pattern", "\"sequential\""),
+        ("read_percent", "100"),
+        ("block_size", "\"4KiB\""),
+        ("queue_depth", "1"),
+        ("engine", "\"psync\""),
+        ("direct", "false"),
+        ("size", "\"100%\""),
+    ];
+    for (k, v) in want {
+        assert_eq!(p.get(k).map(|x| x.to_string()).as_deref(), Some(v), "{k}");
+    }
+    // A sync engine keeps one I/O in flight whatever iodepth says; the note says so.
+    let out = import_text("[j]\nfilename=f\nioengine=sync\niodepth=32\n", false).expect("imports");
+    assert_eq!(phases(&out.text).0[0]["queue_depth"].as_integer(), Some(1));
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("keeps one I/O in flight per job")),
+        "{:?}",
+        out.notes
+    );
+}
+
+/// Units as fio reads them: k = 1024, KiB = 1000 unless kb_base=1000, percentages, time suffixes,
+/// hexadecimal, per-direction lists.
+#[test]
+fn units_are_fio_units() {
+    let p = first(
+        "[j]\nfilename=f\nrw=randread\nnorandommap\nbs=0x2000\nsize=8000KiB\ntime_based\nruntime=1500ms\n",
+    );
+    assert_eq!(p["block_size"].as_str(), Some("8KiB"));
+    assert_eq!(p["span"].as_str(), Some("8000000B"));
+    assert_eq!(p["duration"].as_str(), Some("1500ms"));
+    let p = first("[global]\nkb_base=1000\n[j]\nfilename=f\nsize=16KiB\nbs=4KiB\n");
+    assert_eq!(
+        (p["span"].as_str(), p["block_size"].as_str()),
+        (Some("16KiB"), Some("4KiB"))
+    );
+    let p = first("[j]\nfilename=f\nrw=randrw\nbs=8k,8k\nnorandommap\nsize=50%\n");
+    assert_eq!(
+        (p["block_size"].as_str(), p["span"].as_str()),
+        (Some("8KiB"), Some("50%"))
+    );
+    let e = import_text("[j]\nfilename=f\nbs=1.5k\n", false).unwrap_err();
+    assert_eq!(
+        e,
+        [
+            "j.fio:3: bs=1.5k: `1.5k`: fio reads no fractions (it takes `1` and drops the rest); write it in a smaller unit"
+        ]
+    );
+    let e = import_text("[j]\nfilename=f\nruntime=10sec\ntime_based\n", false).unwrap_err();
+    assert_eq!(
+        e[0],
+        "j.fio:3: runtime=10sec: `10sec`: fio reads the unit `sec` as µs (its time units: us, ms, s, m, h, d)"
+    );
+}
+
+/// fio's order: jobs of a file run together unless stonewalled; identical ones together are one phase's
+/// workers; differing ones together are refused naming both; a later job file is stonewalled.
+#[test]
+fn stonewall_groups() {
+    let text = "[global]\nfilename=f\nsize=8m\nrw=randread\nnorandommap\ntime_based\nruntime=1\n\
+                [a]\nnumjobs=2\n[b]\n[c]\nstonewall\nrw=randwrite\n[d]\nnew_group\nrw=randwrite\n";
+    let out = import_text(text, false).expect("imports");
+    let (ps, target) = phases(&out.text);
+    assert_eq!(ps.len(), 2);
+    assert_eq!(
+        (ps[0]["name"].as_str(), ps[0]["workers"].as_integer()),
+        (Some("a"), Some(3))
+    );
+    assert_eq!(
+        ps[0]["imported_from"].as_str(),
+        Some("j.fio:8 [a] + j.fio:10 [b]")
+    );
+    assert_eq!(
+        (ps[1]["name"].as_str(), ps[1]["workers"].as_integer()),
+        (Some("c"), Some(2))
+    );
+    assert_eq!(target["path"].as_str(), Some("f"));
+    let e = import_text(
+        "[global]\nfilename=f\ntime_based\nruntime=1\n[a]\nbs=4k\n[b]\nbs=8k\n",
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert!(e[0].starts_with("j.fio:7: [b]: job b runs at the same time as job a (j.fio:5 [a]) on the same target, and they differ in block size"), "{e:?}");
+    let out = import_text(
+        "[global]\nfilename=f\ntime_based\nruntime=1\n[a]\nbs=4k\n[b]\nbs=8k\n",
+        true,
+    )
+    .expect("lossy");
+    assert_eq!(phases(&out.text).0.len(), 2);
+    assert!(
+        out.text
+            .contains("# dropped (--lossy): j.fio:7: [b]: job b runs at the same time as job a"),
+        "{}",
+        out.text
+    );
+    // wait_for the one job before: the next phase; while another still runs: refused.
+    let text = "[global]\nfilename=f\ntime_based\nruntime=1\n[w]\nrw=write\n[r]\nwait_for=w\n";
+    assert_eq!(
+        phases(&import_text(text, false).expect("imports").text)
+            .0
+            .len(),
+        2
+    );
+    let e = import_text(
+        "[global]\nfilename=f\ntime_based\nruntime=1\n[w]\n[x]\n[r]\nwait_for=w\n",
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e[0].starts_with("j.fio:8: wait_for=w: r starts when w ends while x still runs"),
+        "{e:?}"
+    );
+}
+
+/// Identical jobs at once on several files are several targets; a job file after the first is
+/// stonewalled.
+#[test]
+fn files_targets_and_job_files() {
+    let text = "[global]\nsize=8m\ntime_based\nruntime=1\nrw=randread\nnorandommap\n[a]\nfilename=/tmp/a.img\n[b]\nfilename=/tmp/b.img\n";
+    let out = import_text(text, false).expect("imports");
+    let (ps, target) = phases(&out.text);
+    assert_eq!(ps.len(), 1);
+    assert_eq!(target["paths"].as_array().map(Vec::len), Some(2));
+    let d = tempfile::tempdir().expect("tempdir");
+    let a = d.path().join("a.fio");
+    let b = d.path().join("b.fio");
+    std::fs::write(&a, "[x]\nfilename=f\ntime_based\nruntime=1\n").expect("write");
+    std::fs::write(&b, "[y]\nfilename=f\ntime_based\nruntime=1\nrw=write\n").expect("write");
+    let out = import(&Source::Files(vec![a, b]), false, None, &env).expect("imports");
+    assert_eq!(phases(&out.text).0.len(), 2);
+}
+
+/// The command line: options before the first --name are global, each --name a job.
+#[test]
+fn command_lines() {
+    let args: Vec<String> = "--filename=f --direct=1 --ioengine=libaio --size=64m --time_based --runtime=2 --name=mix --rw=randrw --rwmixread=70 --bs=4k --iodepth=16 --name=seq --stonewall --rw=read --bs 1m --output-format=json"
+        .split(' ')
+        .map(String::from)
+        .collect();
+    let out = import(&Source::Args(args), false, None, &env).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps.len(), 2);
+    assert_eq!(ps[0]["read_percent"].as_integer(), Some(70));
+    assert_eq!(ps[0]["queue_depth"].as_integer(), Some(16));
+    assert_eq!(ps[1]["block_size"].as_str(), Some("1MiB"));
+    assert_eq!(
+        ps[0]["imported_from"].as_str(),
+        Some("fio command line: --name=mix (argument 7)")
+    );
+    assert!(
+        out.notes.iter().any(|n| n.contains("--output-format=json")),
+        "{:?}",
+        out.notes
+    );
+    let bad: Vec<String> = vec!["--name=a".into(), "--ioengine=rdma".into()];
+    let e = import(&Source::Args(bad), false, None, &env).unwrap_err();
+    assert!(e[0].to_string().starts_with("fio command line, argument 2 `--ioengine=rdma`: ioengine=rdma: fio's rdma engine has no wkrun engine"), "{e:?}");
+}
+
+/// Each kind of refusal names the option and its line; --lossy drops it with a comment.
+#[test]
+fn refusals_name_option_and_line() {
+    let base = "[j]\nfilename=f\nsize=8m\ntime_based\nruntime=1\n";
+    let cases: &[(&str, &str)] = &[
+        (
+            "thinktime=10",
+            "j.fio:6: thinktime=10: wkrun has no think time yet",
+        ),
+        ("fsync=1", "j.fio:6: fsync=1: wkrun issues no fsync yet"),
+        (
+            "rw=randtrim",
+            "j.fio:6: rw=randtrim: wkrun issues no trims in a workload yet",
+        ),
+        ("rw=read:4k", "j.fio:6: rw=read:4k: fio's `:4k` skips"),
+        (
+            "random_distribution=zipf:1.2",
+            "j.fio:6: random_distribution=zipf:1.2: wkrun has no access distributions yet",
+        ),
+        (
+            "rate_process=poisson\nrate_iops=10",
+            "j.fio:6: rate_process=poisson: wkrun issues capped I/Os at evenly spaced times",
+        ),
+        (
+            "ioengine=rdma",
+            "j.fio:6: ioengine=rdma: fio's rdma engine has no wkrun engine",
+        ),
+        ("hipri", "j.fio:6: hipri: wkrun has no `hipri`"),
+        (
+            "cmdprio_percentage=10",
+            "j.fio:6: cmdprio_percentage=10: `cmdprio_percentage` is an option of fio's libaio/io_uring engine",
+        ),
+        (
+            "exitall_on_error",
+            "j.fio:6: exitall_on_error: fio's `exitall_on_error` has no wkrun meaning (yet)",
+        ),
+        (
+            "filename=a:b",
+            "j.fio:6: filename=a:b: fio spreads one job's I/Os over these files",
+        ),
+        (
+            "nrfiles=4",
+            "j.fio:6: nrfiles=4: fio spreads one job's I/Os over 4 files",
+        ),
+        (
+            "rw=randread\nbssplit=4k/50:8k/50",
+            "j.fio:7: bssplit/bsrange without norandommap",
+        ),
+        (
+            "rw=randread\nnorandommap\nba=8k",
+            "j.fio:8: ba=8192: random offsets aligned to 8192 B",
+        ),
+        ("bsrange=4k-10k", "j.fio:6: bsrange=4096-10240"),
+        (
+            "rw=randread\nnorandommap\nbs=4k,8k\nrw=randrw",
+            "j.fio:8: bs (per direction)",
+        ),
+        (
+            "time_based=0",
+            "j.fio:5: runtime=1s without time_based: fio stops at whichever comes first",
+        ),
+        ("size=4z", "j.fio:6: size=4z: a count of zones"),
+        (
+            "numjobs=2\noffset_increment=1m",
+            "j.fio:7: offset_increment: job N starts at offset + N × offset_increment",
+        ),
+    ];
+    for (line, want) in cases {
+        let text = format!("{base}{line}\n");
+        let e = import_text(&text, false).unwrap_err();
+        assert!(e.iter().any(|m| m.starts_with(want)), "{line}: {e:#?}");
+        assert!(
+            e.iter()
+                .all(|m| m.ends_with("(--lossy drops it, with a comment in the spec)")),
+            "{e:#?}"
+        );
+        let out = import_text(&text, true).unwrap_or_else(|e| panic!("{line} --lossy: {e:?}"));
+        let comment = format!(
+            "# dropped (--lossy): {}",
+            &want[..want.find(": ").unwrap_or(0)]
+        );
+        assert!(
+            out.text.contains(&comment),
+            "{line}: no `{comment}` in\n{}",
+            out.text
+        );
+    }
+    // Refused rows with fio's neutral value ask for nothing: fsync=0, thinktime=0.
+    assert!(import_text(&format!("{base}fsync=0\nthinktime=0\nsync=none\n"), false).is_ok());
+}
+
+/// Input fio itself refuses, or that no spec can come from, is a problem even with --lossy.
+#[test]
+fn bad_input_is_refused_even_when_lossy() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[j]\nfoo=1\n",
+            "j.fio:2: unknown fio option `foo`: fio refuses it too",
+        ),
+        ("[j]\nbs=4q\n", "j.fio:2: bs=4q: `4q`: unknown unit `q`"),
+        (
+            "[j]\ndirect\n",
+            "j.fio:2: direct: fio's `direct` needs a value",
+        ),
+        (
+            "[j]\nrw=sideways\n",
+            "j.fio:2: rw=sideways: `sideways` is not one of fio's rw values",
+        ),
+        (
+            "[j]\nfilename=${NOPE}\n",
+            "j.fio:2: ${NOPE}: the environment variable NOPE is not set",
+        ),
+        (
+            "[j]\ntime_based\n",
+            "j.fio:1: job j: time_based without runtime runs until fio is stopped",
+        ),
+        (
+            "[global]\nbs=4k\n",
+            "j.fio:1: no job: fio would run nothing",
+        ),
+        (
+            "[j]\nwait_for=nobody\n",
+            "j.fio:2: wait_for=nobody: no job named nobody comes before j",
+        ),
+        (
+            "[j]\niodepth=0\n",
+            "j.fio:2: iodepth=0: iodepth is at least 1",
+        ),
+        (
+            "[j]\nbssplit=4k/70:8k/70\n",
+            "j.fio:2: bssplit=4k/70:8k/70: the percentages add up to 140, more than 100",
+        ),
+    ];
+    for (text, want) in cases {
+        for lossy in [false, true] {
+            let e = import_text(text, lossy).unwrap_err();
+            assert!(e.iter().any(|m| m.starts_with(want)), "{text}: {e:#?}");
+        }
+    }
+}
+
+/// Repeated sections are jobs of their own; options without values are flags; comments anywhere.
+#[test]
+fn repeated_sections_flags_comments() {
+    let text = "; top\n[global] # g\nfilename=f ; the file\n[j]\nrw=randread\nnorandommap\ntime_based\nruntime=1\n[j]\nstonewall\nrw=randread\nnorandommap\ntime_based\nruntime=2\n";
+    let (ps, _) = phases(&import_text(text, false).expect("imports").text);
+    let names: Vec<&str> = ps.iter().filter_map(|p| p["name"].as_str()).collect();
+    assert_eq!(names, ["j", "j-2"]);
+    assert_eq!(ps[1]["duration"].as_str(), Some("2s"));
+}
+
+/// An include adds its options where it stands; an include loop is refused.
+#[test]
+fn includes() {
+    let d = tempfile::tempdir().expect("tempdir");
+    std::fs::write(d.path().join("common.fio"), "rw=randwrite\nbs=16k\n").expect("write");
+    let p = d.path().join("j.fio");
+    std::fs::write(
+        &p,
+        "[j]\nfilename=f\ninclude common.fio\ntime_based\nruntime=1\n",
+    )
+    .expect("write");
+    let out = import(&Source::Files(vec![p.clone()]), false, None, &env).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(
+        (
+            ps[0]["read_percent"].as_integer(),
+            ps[0]["block_size"].as_str()
+        ),
+        (Some(0), Some("16KiB"))
+    );
+    std::fs::write(d.path().join("common.fio"), "include j2.fio\n").expect("write");
+    std::fs::write(d.path().join("j2.fio"), "include common.fio\n").expect("write");
+    let e = import(&Source::Files(vec![p]), true, None, &env).unwrap_err();
+    assert!(e[0].to_string().contains("an include loop"), "{e:?}");
+}

@@ -1,0 +1,567 @@
+//! fio's JSON output (`--output-format=json` or `json+`) as results: each job fio reports (each group with
+//! `group_reporting`) becomes a workload phase with its reads and writes (I/Os, bytes, IOPS, bandwidth,
+//! latency: fio's total latency `lat_ns` for min, mean, stddev and max; percentiles from `lat_ns` when fio
+//! computed them, `lat_percentiles=1`, else from its completion latency `clat_ns`, which a warning says;
+//! with `json+`, from its latency bins, which also give the phase's histograms). The parameters come from
+//! the job's options where fio lists them. What fio does not give is absent (a host, a target's geometry,
+//! a series), never invented; [`crate::results::Results::source`] says the results are fio's.
+
+use crate::fio::value::{self, Size};
+use crate::plan::PhaseParams;
+use crate::results::{
+    DirStats, LatencyHistograms, PhaseResult, ReadShare, Results, ResultsSource, SpecRef, Status,
+};
+use crate::stats::LatencySummary;
+use crate::vocab::{EngineKind, Pattern, PhaseKind};
+use serde_json::{Map, Value};
+
+/// Whether the start of a file (`head`) is fio's JSON output: a JSON object, perhaps after fio's notes on
+/// lines of their own, naming `"fio version"`.
+pub fn looks_like_fio(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    json_start(&text).is_some_and(|i| text[i..].contains("\"fio version\""))
+}
+
+/// Where the JSON object starts: the first line that starts with `{` (fio writes notes before it when its
+/// output goes to stdout).
+fn json_start(text: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with('{') {
+            return Some(at + (line.len() - line.trim_start().len()));
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// The results fio's JSON output `bytes` (read from `file`) holds.
+///
+/// # Errors
+/// Why it is not fio's JSON output, or is cut short, in words.
+pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not text (the byte at offset {} is not UTF-8)",
+            e.valid_up_to()
+        )
+    })?;
+    let start = json_start(text).ok_or("no JSON object in it")?;
+    let doc: Value = serde_json::from_str(&text[start..]).map_err(|e| {
+        if e.is_eof() {
+            format!(
+                "fio's JSON output cut short (it ends at line {} before its end)",
+                e.line()
+            )
+        } else {
+            format!("not fio's JSON output: {e}")
+        }
+    })?;
+    let obj = doc.as_object().ok_or("not a JSON object")?;
+    let version = obj
+        .get("fio version")
+        .and_then(Value::as_str)
+        .ok_or("no \"fio version\": not fio's JSON output")?;
+    let jobs = obj
+        .get("jobs")
+        .and_then(Value::as_array)
+        .ok_or("no \"jobs\" list: not fio's JSON output (or cut short)")?;
+    let when = obj
+        .get("timestamp")
+        .and_then(Value::as_u64)
+        .map(|t| crate::launch::rfc3339_ns(t.saturating_mul(1_000_000_000)))
+        .unwrap_or_default();
+    let globals = obj.get("global options").and_then(Value::as_object);
+    let mut phases = Vec::new();
+    let mut failed = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let j = j
+            .as_object()
+            .ok_or_else(|| format!("jobs[{i}] is not an object"))?;
+        if let Some(e) = j.get("error").and_then(Value::as_i64).filter(|&e| e != 0) {
+            failed.push(format!("fio job {}: error {e}", name(j)));
+        }
+        phases.push(phase(i, j, globals, &when)?);
+    }
+    let sha = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let target = target(jobs, globals);
+    Ok(Results {
+        format: crate::results::RESULTS_FORMAT,
+        wkrun_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: when.clone(),
+        finished_at: Some(when),
+        status: if failed.is_empty() {
+            Status::Completed
+        } else {
+            Status::Failed
+        },
+        error: (!failed.is_empty()).then(|| failed.join("; ")),
+        signal: None,
+        spec: SpecRef {
+            name: "fio".into(),
+            version: version.to_string(),
+            sha256: sha,
+            path: file.to_string(),
+            overrides: Vec::new(),
+        },
+        host: crate::results::HostInfo {
+            hostname: String::new(),
+            kernel: String::new(),
+            cpus: 0,
+        },
+        target,
+        label: Some(format!("fio: {}", file.rsplit('/').next().unwrap_or(file))),
+        launch: None,
+        cluster: None,
+        source: Some(ResultsSource {
+            tool: "fio".into(),
+            version: version.to_string(),
+            file: file.to_string(),
+        }),
+        phases,
+    })
+}
+
+/// A job's name.
+fn name(j: &Map<String, Value>) -> String {
+    j.get("jobname")
+        .and_then(Value::as_str)
+        .unwrap_or("fio")
+        .to_string()
+}
+
+/// The job's option `key` (its own, else the global one), as text.
+fn opt<'a>(
+    j: &'a Map<String, Value>,
+    g: Option<&'a Map<String, Value>>,
+    key: &str,
+) -> Option<&'a str> {
+    j.get("job options")
+        .and_then(|o| o.get(key))
+        .or_else(|| g.and_then(|g| g.get(key)))
+        .and_then(Value::as_str)
+}
+
+/// The target as the jobs name it (their `filename`), with what fio does not say left empty.
+fn target(jobs: &[Value], g: Option<&Map<String, Value>>) -> crate::target::TargetInfo {
+    let path = jobs
+        .iter()
+        .filter_map(|j| j.as_object())
+        .find_map(|j| opt(j, g, "filename"))
+        .unwrap_or("")
+        .to_string();
+    let kind = if path.starts_with("/dev/") {
+        crate::target::TargetKind::Block
+    } else {
+        crate::target::TargetKind::File
+    };
+    crate::target::TargetInfo::new(path, kind, 0, 0, 0)
+}
+
+/// One job's phase.
+fn phase(
+    i: usize,
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+    when: &str,
+) -> Result<PhaseResult, String> {
+    let name = name(j);
+    let dir = |d: &str| -> Result<Dir, String> {
+        match j.get(d) {
+            None => Ok(Dir::default()),
+            Some(v) => direction(v).map_err(|e| format!("jobs[{i}].{d}: {e}")),
+        }
+    };
+    let (read, write, trim) = (dir("read")?, dir("write")?, dir("trim")?);
+    let runtime_ms = read.runtime_ms.max(write.runtime_ms);
+    let duration_s = j
+        .get("job_runtime")
+        .and_then(Value::as_u64)
+        .unwrap_or(runtime_ms) as f64
+        / 1000.0;
+    let mut warnings = vec![format!(
+        "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
+    )];
+    if read.from_clat || write.from_clat {
+        warnings.push("latency percentiles are fio's completion latency (clat, from submission to completion, without the submission's own time); min, mean and max are its total latency (lat); fio's lat_percentiles=1 gives total-latency percentiles".into());
+    }
+    if read.missing || write.missing {
+        warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency figures are absent".into());
+    }
+    if trim.stats.ops > 0 {
+        warnings.push(format!(
+            "fio's {} trims are not counted: these results have reads and writes",
+            trim.stats.ops
+        ));
+    }
+    let total = total(&read, &write);
+    let hist = (read.bins.is_some() || write.bins.is_some()).then(|| LatencyHistograms {
+        read: read.bins.clone().unwrap_or_default(),
+        write: write.bins.clone().unwrap_or_default(),
+    });
+    Ok(PhaseResult {
+        index: i,
+        name,
+        kind: PhaseKind::Workload,
+        labels: Vec::new(),
+        params: params(j, g),
+        started_at: when.to_string(),
+        measured_started_at: None,
+        series_t0_unix_ns: None,
+        duration_s,
+        completed: j.get("error").and_then(Value::as_i64).unwrap_or(0) == 0,
+        read_share: ReadShare::of(&read.stats, &write.stats),
+        read: read.stats,
+        write: write.stats,
+        total,
+        workers: Vec::new(),
+        series_csv: None,
+        coverage: None,
+        ops_by_size: Vec::new(),
+        steady_state: None,
+        windows: Vec::new(),
+        aggregates: None,
+        headline: Vec::new(),
+        derived: None,
+        intervals: None,
+        erase_method: None,
+        erased_bytes: None,
+        errors: None,
+        verify: None,
+        warnings,
+        host: None,
+        device: None,
+        hosts: Vec::new(),
+        latency_histograms: hist,
+    })
+}
+
+/// One direction of a job, read.
+struct Dir {
+    stats: DirStats,
+    runtime_ms: u64,
+    /// Percentiles from clat.
+    from_clat: bool,
+    /// A percentile fio did not give.
+    missing: bool,
+    /// json+ latency bins, `[ns, count]`, by value.
+    bins: Option<Vec<[u64; 2]>>,
+}
+
+impl Default for Dir {
+    fn default() -> Dir {
+        Dir {
+            stats: DirStats::zero(),
+            runtime_ms: 0,
+            from_clat: false,
+            missing: false,
+            bins: None,
+        }
+    }
+}
+
+/// A number field.
+fn num(o: &Map<String, Value>, k: &str) -> Result<f64, String> {
+    o.get(k)
+        .and_then(Value::as_f64)
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("no number `{k}`"))
+}
+
+/// One direction (`read`, `write`, `trim`).
+fn direction(v: &Value) -> Result<Dir, String> {
+    let o = v.as_object().ok_or("not an object")?;
+    let ops = num(o, "total_ios")? as u64;
+    let bytes = num(o, "io_bytes")? as u64;
+    let runtime_ms = num(o, "runtime")? as u64;
+    let mut d = Dir {
+        runtime_ms,
+        ..Dir::default()
+    };
+    let lat = o.get("lat_ns").and_then(Value::as_object);
+    let clat = o.get("clat_ns").and_then(Value::as_object);
+    let pick = |m: Option<&Map<String, Value>>| {
+        m.and_then(|m| m.get("percentile"))
+            .and_then(Value::as_object)
+            .cloned()
+    };
+    let bins = |m: Option<&Map<String, Value>>| {
+        m.and_then(|m| m.get("bins"))
+            .and_then(Value::as_object)
+            .cloned()
+    };
+    let (pct, from_bins) = match (pick(lat), bins(lat), pick(clat), bins(clat)) {
+        (Some(p), b, _, _) => (Some(p), b),
+        (None, Some(b), _, _) => (None, Some(b)),
+        (None, None, p, b) => {
+            d.from_clat = p.is_some() || b.is_some();
+            (p, b)
+        }
+    };
+    d.bins = from_bins.map(|b| {
+        let mut v: Vec<[u64; 2]> = b
+            .iter()
+            .filter_map(|(k, c)| Some([k.parse().ok()?, c.as_u64()?]))
+            .filter(|e| e[1] > 0)
+            .collect();
+        v.sort_unstable();
+        v
+    });
+    let latency = match (ops, lat) {
+        (0, _) | (_, None) => None,
+        (_, Some(l)) => {
+            let at = |q: f64| percentile(pct.as_ref(), d.bins.as_deref(), q);
+            let ps = [at(50.0), at(90.0), at(99.0), at(99.9), at(99.99)];
+            d.missing = ps.iter().any(Option::is_none);
+            match ps {
+                [Some(p50), Some(p90), Some(p99), Some(p99_9), Some(p99_99)] => {
+                    Some(LatencySummary {
+                        min: num(l, "min")? as u64,
+                        mean: num(l, "mean")?,
+                        stddev: num(l, "stddev")?,
+                        max: num(l, "max")? as u64,
+                        p50,
+                        p90,
+                        p99,
+                        p99_9,
+                        p99_99,
+                    })
+                }
+                _ => None,
+            }
+        }
+    };
+    d.stats = DirStats {
+        ops,
+        bytes,
+        iops: num(o, "iops")?,
+        bw_bytes_per_s: num(o, "bw_bytes")?,
+        latency_ns: latency,
+    };
+    Ok(d)
+}
+
+/// Percentile `q` (in %): fio's own figure for it, else from its bins.
+fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f64) -> Option<u64> {
+    if let Some(p) = pct {
+        let found = p.iter().find_map(|(k, v)| {
+            let key: f64 = k.parse().ok()?;
+            ((key - q).abs() < 1e-9).then(|| v.as_u64())?
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    let bins = bins?;
+    let n: u64 = bins.iter().map(|b| b[1]).sum();
+    let want = ((q / 100.0) * n as f64).ceil().max(1.0) as u64;
+    let mut seen = 0;
+    bins.iter().find_map(|b| {
+        seen += b[1];
+        (seen >= want).then_some(b[0])
+    })
+}
+
+/// Reads and writes together: counts and rates added; latency from both directions' bins when fio gave
+/// them, or the one direction's, else absent (fio gives percentiles per direction only).
+fn total(r: &Dir, w: &Dir) -> DirStats {
+    let (a, b) = (&r.stats, &w.stats);
+    let latency = match (a.ops, b.ops) {
+        (_, 0) => a.latency_ns.clone(),
+        (0, _) => b.latency_ns.clone(),
+        _ => match (&r.bins, &w.bins, &a.latency_ns, &b.latency_ns) {
+            (Some(x), Some(y), Some(la), Some(lb)) => {
+                let mut all: Vec<[u64; 2]> = x.iter().chain(y).copied().collect();
+                all.sort_unstable();
+                let at = |q| percentile(None, Some(&all), q).unwrap_or(0);
+                let n = (a.ops + b.ops) as f64;
+                let mean = (la.mean * a.ops as f64 + lb.mean * b.ops as f64) / n;
+                let var = |l: &LatencySummary| l.stddev * l.stddev + (l.mean - mean).powi(2);
+                let stddev = ((var(la) * a.ops as f64 + var(lb) * b.ops as f64) / n).sqrt();
+                Some(LatencySummary {
+                    min: la.min.min(lb.min),
+                    mean,
+                    stddev,
+                    max: la.max.max(lb.max),
+                    p50: at(50.0),
+                    p90: at(90.0),
+                    p99: at(99.0),
+                    p99_9: at(99.9),
+                    p99_99: at(99.99),
+                })
+            }
+            _ => None,
+        },
+    };
+    DirStats {
+        ops: a.ops + b.ops,
+        bytes: a.bytes + b.bytes,
+        iops: a.iops + b.iops,
+        bw_bytes_per_s: a.bw_bytes_per_s + b.bw_bytes_per_s,
+        latency_ns: latency,
+    }
+}
+
+/// The parameters the job's options give (fio's units; what they do not say is absent).
+fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> PhaseParams {
+    let o = |k: &str| opt(j, g, k);
+    let bytes = |k: &str| o(k).and_then(|v| value::bytes(v, 1024).ok());
+    let rw = o("rw").or_else(|| o("readwrite")).unwrap_or("read");
+    let word = rw.split(':').next().unwrap_or(rw);
+    let random = word.starts_with("rand");
+    let mix = o("rwmixread")
+        .and_then(|v| v.parse::<u8>().ok())
+        .or_else(|| {
+            o("rwmixwrite")
+                .and_then(|v| v.parse::<u8>().ok())
+                .map(|w| 100 - w.min(100))
+        })
+        .unwrap_or(50);
+    let read_percent = match word {
+        "read" | "randread" => Some(100),
+        "write" | "randwrite" => Some(0),
+        "rw" | "readwrite" | "randrw" => Some(mix),
+        _ => None,
+    };
+    let engine = match o("ioengine").unwrap_or("psync") {
+        "psync" | "sync" | "pvsync" | "pvsync2" => Some(EngineKind::Psync),
+        "libaio" => Some(EngineKind::Libaio),
+        "io_uring" => Some(EngineKind::IoUring),
+        "null" => Some(EngineKind::Null),
+        _ => None,
+    };
+    let (span_start, span) = match (
+        o("offset").map(|v| value::size(v, 1024)),
+        o("size").map(|v| value::size(v, 1024)),
+    ) {
+        (None | Some(Ok(Size::Bytes(_))), Some(Ok(Size::Bytes(s)))) => {
+            (bytes("offset").unwrap_or(0), s)
+        }
+        _ => (0, 0),
+    };
+    let mut p = PhaseParams::with_span(span_start, span);
+    p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
+    p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
+    p.workers = o("numjobs")
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &u32| n > 1);
+    p.engine = engine;
+    p.direct = o("direct").map(|v| v == "1");
+    p.pattern = Some(if random {
+        Pattern::Random
+    } else {
+        Pattern::Sequential
+    });
+    p.read_percent = read_percent;
+    p.seed = o("randseed").and_then(|v| v.parse().ok());
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: &str = include_str!("../../tests/data/fio/fio-3.33-two-jobs.json");
+    const PLUS: &str = include_str!("../../tests/data/fio/fio-3.33-json-plus.json");
+    const FAILED: &str = include_str!("../../tests/data/fio/fio-3.33-failed-job.json");
+
+    fn fio(text: &str) -> Value {
+        serde_json::from_str(text).expect("fio JSON")
+    }
+
+    /// Each job is a phase with fio's counts, rates and percentiles, its parameters from the job options,
+    /// and results marked as fio's.
+    #[test]
+    fn jobs_become_phases() {
+        let r = from_bytes("two.json", TWO.as_bytes()).expect("reads");
+        let doc = fio(TWO);
+        assert_eq!(r.source.as_ref().map(|s| s.tool.as_str()), Some("fio"));
+        assert_eq!(
+            r.spec.version,
+            doc["fio version"].as_str().unwrap_or_default()
+        );
+        let names: Vec<&str> = r.phases.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["mix", "seq"]);
+        for (p, j) in r.phases.iter().zip(doc["jobs"].as_array().expect("jobs")) {
+            for (d, got) in [("read", &p.read), ("write", &p.write)] {
+                assert_eq!(got.ops, j[d]["total_ios"].as_u64().unwrap_or(0), "{d}");
+                assert_eq!(got.bytes, j[d]["io_bytes"].as_u64().unwrap_or(0), "{d}");
+                assert_eq!(got.iops, j[d]["iops"].as_f64().unwrap_or(0.0), "{d}");
+                if let Some(l) = &got.latency_ns {
+                    let pct = &j[d]["clat_ns"]["percentile"];
+                    assert_eq!(Some(l.p99), pct["99.000000"].as_u64(), "{d} p99");
+                    assert_eq!(Some(l.p99_9), pct["99.900000"].as_u64(), "{d} p99.9");
+                    assert_eq!(Some(l.max), j[d]["lat_ns"]["max"].as_u64(), "{d} max");
+                }
+            }
+            assert!(p.series_csv.is_none() && p.latency_histograms.is_none());
+            assert!(
+                p.warnings.iter().any(|w| w.contains("clat")),
+                "{:?}",
+                p.warnings
+            );
+        }
+        let mix = &r.phases[0].params;
+        assert_eq!(
+            (
+                mix.read_percent,
+                mix.queue_depth,
+                mix.block_size_bytes,
+                mix.span_bytes
+            ),
+            (Some(70), Some(4), Some(4096), 16 << 20)
+        );
+        assert_eq!(r.phases[1].params.block_size_bytes, Some(65536));
+        // Both directions of a mixed job without bins: the total has no percentiles to give.
+        assert!(r.phases[0].total.latency_ns.is_none());
+        assert_eq!(r.phases[1].total.latency_ns, r.phases[1].read.latency_ns);
+    }
+
+    /// json+: the bins give the histograms and the mixed total's percentiles; group_reporting's group is
+    /// one phase.
+    #[test]
+    fn json_plus_bins() {
+        let r = from_bytes("plus.json", PLUS.as_bytes()).expect("reads");
+        assert_eq!(r.phases.len(), 1);
+        let p = &r.phases[0];
+        let h = p.latency_histograms.as_ref().expect("histograms");
+        let n: u64 = h.read.iter().map(|b| b[1]).sum();
+        assert_eq!(n, p.read.ops);
+        let t = p.total.latency_ns.as_ref().expect("total latency");
+        let (r_, w) = (
+            p.read.latency_ns.as_ref().expect("r"),
+            p.write.latency_ns.as_ref().expect("w"),
+        );
+        assert!(t.p50 >= r_.p50.min(w.p50) && t.p50 <= r_.p50.max(w.p50));
+        assert_eq!(t.max, r_.max.max(w.max));
+        assert_eq!(p.params.workers, Some(2));
+    }
+
+    /// fio's notes before the JSON are skipped; a file cut short, and JSON that is not fio's, are refused
+    /// saying so.
+    #[test]
+    fn notes_truncation_and_other_json() {
+        // fio's own: a job without size fails, and its messages come first.
+        assert!(looks_like_fio(FAILED.as_bytes()));
+        let r = from_bytes("f.json", FAILED.as_bytes()).expect("reads");
+        assert_eq!(r.status, Status::Failed);
+        assert_eq!(r.error.as_deref(), Some("fio job seq: error 22"));
+        assert!(!r.phases[1].completed);
+        let cut = &TWO[..TWO.len() / 2];
+        let e = from_bytes("cut.json", cut.as_bytes()).unwrap_err();
+        assert!(e.starts_with("fio's JSON output cut short"), "{e}");
+        assert!(!looks_like_fio(
+            b"{\"format\": 1, \"wkrun_version\": \"x\"}"
+        ));
+        let e = from_bytes("x.json", b"{\"fio version\": \"fio-3\"}").unwrap_err();
+        assert!(e.contains("no \"jobs\" list"), "{e}");
+        let e = from_bytes("b.json", b"\x00\xff{").unwrap_err();
+        assert!(e.starts_with("not text"), "{e}");
+    }
+}

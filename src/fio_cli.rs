@@ -1,0 +1,119 @@
+//! The `import fio` and `export fio` commands: their arguments to library calls ([`wkrun::fio`]), their
+//! output to a file or stdout, their problems to exit code 2 with nothing written.
+
+use crate::{Fail, bad, err_out, stdout_text};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use wkrun::fio::import::{self, Source};
+
+/// `wkrun import fio FILE... [-o SPEC] [--lossy]` or `wkrun import fio [-o SPEC] [--lossy] -- ARGS...`.
+pub fn cmd_import(
+    files: &[PathBuf],
+    args: &[String],
+    output: Option<&Path>,
+    lossy: bool,
+) -> Result<(), Fail> {
+    let source = match (files.is_empty(), args.is_empty()) {
+        (false, true) => Source::Files(files.to_vec()),
+        (true, false) => Source::Args(args.to_vec()),
+        (true, true) => {
+            return Err(bad(
+                "give fio job files (wkrun import fio JOB.fio -o SPEC.toml), or fio's command line after -- (wkrun import fio -o SPEC.toml -- --name=a --rw=randread ...)",
+            ));
+        }
+        (false, false) => {
+            return Err(bad(
+                "give job files or a command line after --, not both (name job files on fio's command line after -- instead)",
+            ));
+        }
+    };
+    let name = output
+        .and_then(|o| o.file_stem())
+        .map(|s| s.to_string_lossy().into_owned());
+    let env = |v: &str| std::env::var(v).ok();
+    let done = import::import(&source, lossy, name.as_deref(), &env).map_err(|problems| {
+        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        bad(format!("{}\nnothing was written", lines.join("\nerror: ")))
+    })?;
+    for n in &done.notes {
+        err_out(&format!("note: {n}\n"));
+    }
+    for d in &done.dropped {
+        err_out(&format!("dropped: {d}\n"));
+    }
+    write_out(output, &done.text, "spec")?;
+    if let Some(o) = output {
+        err_out(&format!(
+            "spec: {} (wkrun plan {} shows what it runs)\n",
+            o.display(),
+            o.display()
+        ));
+    }
+    Ok(())
+}
+
+/// `wkrun export fio SPEC [-o FILE]`.
+pub fn cmd_export(spec: &Path, output: Option<&Path>) -> Result<(), Fail> {
+    let s = wkrun::spec::load_file(spec).map_err(|e| bad(e.to_string()))?;
+    let e = wkrun::fio::export::export(&s);
+    for c in &e.cannot {
+        err_out(&format!("not exported: {c}\n"));
+    }
+    for d in &e.differs {
+        err_out(&format!("differs: {d}\n"));
+    }
+    write_out(output, &e.text, "job file")
+}
+
+/// Writes `text` to `output` (a temporary file beside it, renamed over it: a failed write leaves nothing),
+/// or to stdout.
+fn write_out(output: Option<&Path>, text: &str, what: &str) -> Result<(), Fail> {
+    let Some(path) = output else {
+        stdout_text(text);
+        return Ok(());
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let cannot = |e: std::io::Error| {
+        Fail(
+            1,
+            format!("cannot write the {what} {}: {e}", path.display()),
+        )
+    };
+    if path.is_dir() {
+        return Err(bad(format!(
+            "{} is a folder; name the {what} file",
+            path.display()
+        )));
+    }
+    let mut tmp = tempfile_in(&dir).map_err(cannot)?;
+    let written = tmp
+        .1
+        .write_all(text.as_bytes())
+        .and_then(|()| tmp.1.sync_all())
+        .and_then(|()| std::fs::rename(&tmp.0, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp.0);
+        return Err(cannot(e));
+    }
+    Ok(())
+}
+
+/// A new file in `dir` with a name of its own.
+fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    for n in 0..100u32 {
+        let p = dir.join(format!(".wkrun-import-{}-{n}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
+            Ok(f) => return Ok((p, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free temporary name"))
+}

@@ -1,0 +1,333 @@
+//! `wkrun import fio`, `wkrun export fio` and fio's JSON in `compare`/`report` from the command line
+//! (issue 28): specs written with fio's meaning, refusals naming file and line with exit 2 and nothing
+//! written, the command-line form, `--lossy`, a job file fio parses, and fio's output beside wkrun's.
+
+use crate::common::{code_out_err, dir_listing, skip, tempdir, wkrun, write_file};
+use std::path::Path;
+
+/// fio's job file of the shared check: two stonewalled jobs on a 64 MiB file.
+fn two_jobs(target: &Path) -> String {
+    format!(
+        "[global]\nioengine=libaio\ndirect=1\nfilename={}\nsize=64m\n\n[mix]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=16\nruntime=2\ntime_based\n\n[seq]\nstonewall\nrw=read\nbs=1m\niodepth=4\nruntime=1\ntime_based\n",
+        target.display()
+    )
+}
+
+/// Why fio cannot be used here, if it cannot.
+pub fn fio_missing() -> Option<String> {
+    match std::process::Command::new("fio").arg("--version").output() {
+        Ok(o) if o.status.success() => None,
+        Ok(_) => Some("fio --version fails".into()),
+        Err(e) => Some(format!("fio is not installed ({e})")),
+    }
+}
+
+/// The plan of a spec, as JSON.
+fn plan(dir: &Path, spec: &str) -> serde_json::Value {
+    let (code, out, err) = code_out_err(&wkrun(dir, &["plan", "--json", spec]));
+    assert_eq!(code, 0, "plan {spec}: {err}");
+    serde_json::from_str(&out).expect("plan JSON")
+}
+
+/// A job file imports into a spec whose plan has fio's meaning, each phase naming its job; the spec's
+/// notes go to stderr.
+#[test]
+fn fio_import_keeps_the_meaning() {
+    let d = tempdir();
+    let t = d.path().join("t.img");
+    write_file(d.path(), "a.fio", &two_jobs(&t));
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["import", "fio", "a.fio", "-o", "a.toml"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "");
+    assert!(
+        err.contains("note: wkrun's read share is exact in every 100 I/Os"),
+        "{err}"
+    );
+    let p = plan(d.path(), "a.toml");
+    let phases = p["phases"].as_array().expect("phases");
+    let got: Vec<(u64, u64, u64, &str)> = phases
+        .iter()
+        .map(|ph| {
+            let q = &ph["params"];
+            (
+                q["read_percent"].as_u64().unwrap_or(999),
+                q["queue_depth"].as_u64().unwrap_or(0),
+                q["block_size_bytes"].as_u64().unwrap_or(0),
+                q["imported_from"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (70, 16, 4096, "a.fio:7 [mix]"),
+            (100, 4, 1 << 20, "a.fio:15 [seq]")
+        ]
+    );
+    // Without -o the spec goes to stdout.
+    let (code, out, _) = code_out_err(&wkrun(d.path(), &["import", "fio", "a.fio"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("[[phase]]\nname = \"mix\""), "{out}");
+}
+
+/// The command-line form, several --name starting several jobs.
+#[test]
+fn fio_import_of_a_command_line() {
+    let d = tempdir();
+    let args = [
+        "import",
+        "fio",
+        "-o",
+        "c.toml",
+        "--",
+        "--name=mixed",
+        "--rw=randrw",
+        "--rwmixread=70",
+        "--bs=4k",
+        "--iodepth=32",
+        "--numjobs=4",
+        "--direct=1",
+        "--ioengine=libaio",
+        "--size=10G",
+        "--runtime=60",
+        "--time_based",
+        "--group_reporting",
+        "--filename=t.img",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(d.path().join("c.toml")).expect("spec");
+    for line in [
+        "imported_from = \"fio command line: --name=mixed (argument 1)\"",
+        "read_percent = 70",
+        "queue_depth = 32",
+        "workers = 4",
+        "coverage = \"full\"",
+        "duration = \"1min\"",
+        "span = \"10GiB\"",
+    ] {
+        assert!(text.contains(line), "{line} in\n{text}");
+    }
+    assert!(
+        err.contains(
+            "argument 12 `--group_reporting`: group_reporting: wkrun has no `group_reporting`"
+        ),
+        "{err}"
+    );
+    // The issue's own command line: runtime without time_based is fio's "whichever first".
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "import",
+            "fio",
+            "--",
+            "--name=m",
+            "--size=10G",
+            "--runtime=60",
+            "--filename=t.img",
+        ],
+    ));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "fio command line, argument 3 `--runtime=60`: runtime=1min without time_based"
+        ),
+        "{err}"
+    );
+}
+
+/// An option with no wkrun meaning is refused naming file, line and option; --lossy drops it with a
+/// comment in the spec.
+#[test]
+fn fio_import_refuses_then_drops_with_lossy() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "bad.fio",
+        "[x]\nioengine=rdma\nrw=read\nbs=4k\nsize=1m\n",
+    );
+    let before = dir_listing(d.path());
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["import", "fio", "bad.fio", "-o", "bad.toml"],
+    ));
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.starts_with("error: bad.fio:2: ioengine=rdma: fio's rdma engine has no wkrun engine"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(dir_listing(d.path()), before);
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["import", "fio", "--lossy", "bad.fio", "-o", "l.toml"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("dropped: bad.fio:2: ioengine=rdma"), "{err}");
+    let text = std::fs::read_to_string(d.path().join("l.toml")).expect("spec");
+    assert!(
+        text.contains("# dropped (--lossy): bad.fio:2: ioengine=rdma: fio's rdma engine"),
+        "{text}"
+    );
+}
+
+/// Input fio would refuse, or no job file at all, is refused with exit 2 naming file and line, and nothing
+/// is written.
+#[test]
+fn fio_import_bad_input() {
+    let d = tempdir();
+    let write =
+        |name: &str, bytes: &[u8]| std::fs::write(d.path().join(name), bytes).expect("write");
+    write("unknown.fio", b"[a]\nrw=read\nbogus_option=1\n");
+    write("value.fio", b"[a]\nbs=4q\n");
+    write("section.fio", b"[a]\nrw=read\n[b\n");
+    write(
+        "binary.fio",
+        b"[a]\nrw=read\n\x7fELF\x02\x01\x01\x00\x00\x00",
+    );
+    write("loop1.fio", b"include loop2.fio\n");
+    write("loop2.fio", b"include loop1.fio\n");
+    write("loop.fio", b"[a]\ninclude loop1.fio\n");
+    write("var.fio", b"[a]\nfilename=${WKRUN_TEST_UNSET_VARIABLE}\n");
+    let big = std::fs::File::create(d.path().join("big.fio")).expect("create");
+    big.set_len(100 << 20).expect("100 MB");
+    let cases = [
+        (
+            "unknown.fio",
+            "unknown.fio:3: unknown fio option `bogus_option`: fio refuses it too",
+        ),
+        ("value.fio", "value.fio:2: bs=4q: `4q`: unknown unit `q`"),
+        (
+            "section.fio",
+            "section.fio:3: the section header `[b` has no closing `]`",
+        ),
+        (
+            "binary.fio",
+            "binary.fio:3: not a job file: control character",
+        ),
+        (
+            "big.fio",
+            "big.fio: larger than 1 MiB, the largest job file wkrun reads",
+        ),
+        ("loop.fio", ": include "),
+        (
+            "var.fio",
+            "var.fio:2: ${WKRUN_TEST_UNSET_VARIABLE}: the environment variable WKRUN_TEST_UNSET_VARIABLE is not set",
+        ),
+    ];
+    let before = dir_listing(d.path());
+    for (file, want) in cases {
+        for lossy in [false, true] {
+            let mut args = vec!["import", "fio", file, "-o", "out.toml"];
+            if lossy {
+                args.push("--lossy");
+            }
+            let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+            assert_eq!((code, out.as_str()), (2, ""), "{file}: {err}");
+            assert!(
+                err.starts_with("error: ") && err.contains(want),
+                "{file}: want {want:?} in {err}"
+            );
+            assert_eq!(dir_listing(d.path()), before, "{file} wrote something");
+        }
+    }
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["import", "fio"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("give fio job files"), "{err}");
+}
+
+/// The exported job file parses in fio (when fio is installed); what it cannot say is on stderr.
+#[test]
+fn fio_export_parses_in_fio() {
+    let d = tempdir();
+    let spec = crate::common::seed_spec("anthology");
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", spec.to_str().expect("utf-8")],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[global]\ngroup_reporting=1\n"), "{out}");
+    assert!(err.contains("not exported: phase"), "{err}");
+    write_file(d.path(), "a.fio", &out);
+    if let Some(why) = fio_missing() {
+        skip("fio_export_parses_in_fio", &why);
+        return;
+    }
+    let o = std::process::Command::new("fio")
+        .args(["--parse-only", "a.fio"])
+        .current_dir(d.path())
+        .output()
+        .expect("fio");
+    assert!(
+        o.status.success(),
+        "fio --parse-only: {}\n{out}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// fio's JSON output is read by compare and report beside a wkrun run; one that is cut short or not
+/// fio's is refused naming the file.
+#[test]
+fn fio_json_in_compare_and_report() {
+    let d = tempdir();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio");
+    let two = data.join("fio-3.33-two-jobs.json");
+    let two = two.to_str().expect("utf-8");
+    let plus = data.join("fio-3.33-json-plus.json");
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["compare", two, plus.to_str().expect("utf-8")],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("fio: fio-3.33-two-jobs.json") && out.contains("fio fio-3.33 sha256:"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("mix") && l.contains("read lat p99")),
+        "{out}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", two, "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(d.path().join("rep/index.html").exists());
+    let text = std::fs::read_to_string(data.join("fio-3.33-two-jobs.json")).expect("json");
+    write_file(d.path(), "cut.json", &text[..text.len() / 3]);
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["compare", "cut.json", two]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("cut.json: fio's JSON output cut short"),
+        "{err}"
+    );
+    write_file(d.path(), "other.json", "{\"jobs\": [], \"version\": 3}\n");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["compare", "other.json", two]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("other.json is not a wkrun results document"),
+        "{err}"
+    );
+}
+
+/// An imported spec runs, and its results say where each phase came from.
+#[test]
+fn fio_imported_spec_runs_with_its_origin() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "n.fio",
+        "[global]\nioengine=null\nsize=1m\n[r]\nrw=randread\nnorandommap\nbs=4k\nio_size=64k\n",
+    );
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["import", "fio", "n.fio", "-o", "n.toml"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["n.toml", "-o", "out", "-q"]));
+    assert_eq!(code, 0, "{err}");
+    let r = crate::common::results(&d.path().join("out"));
+    assert_eq!(r["phases"][0]["params"]["imported_from"], "n.fio:4 [r]");
+    assert_eq!(r["phases"][0]["read"]["ops"], 16);
+}
