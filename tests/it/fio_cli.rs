@@ -288,7 +288,7 @@ fn fio_json_in_compare_and_report() {
     );
     assert!(
         out.lines()
-            .any(|l| l.starts_with("mix") && l.contains("read lat p99")),
+            .any(|l| l.starts_with("mix") && l.contains("read latency p99")),
         "{out}"
     );
     let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", two, "-o", "rep"]));
