@@ -1265,21 +1265,12 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     }
     // The plan marks the target created only when some phase opens it (not when all run on null).
     let created = plan.target.created;
-    if created
-        && let Err(e) = out_dir.room_beside(&[(
-            plan.target.path.parent().unwrap_or(Path::new(".")),
-            plan.target.capacity_bytes,
-        )])
-    {
-        out_dir.discard();
-        return Err(bad(e.to_string()));
-    }
     if created {
-        plan = match run::create_target(&s, &plan) {
+        plan = match create_one_target(&s, &plan, &out_dir) {
             Ok(p) => p,
             Err(e) => {
                 out_dir.discard();
-                return Err(bad(e));
+                return Err(e);
             }
         };
         say(&run::created_line(&plan.target));
@@ -1296,31 +1287,61 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         .announcing(format!("results: {}", shown(out_path)));
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
-    // What was written is checked against the published schema, whatever the outcome; a run refused before
-    // it wrote anything has nothing to check.
+    outcome(checked_outcome(r, &out_dir), &plan, created, out_dir)
+}
+
+/// The target file a run creates, once the output folder is known to keep room for the results beside it.
+fn create_one_target(s: &LoadedSpec, plan: &Plan, out_dir: &OutDir) -> Result<Plan, Fail> {
+    out_dir
+        .room_beside(&[(
+            plan.target.path.parent().unwrap_or(Path::new(".")),
+            plan.target.capacity_bytes,
+        )])
+        .map_err(|e| bad(e.to_string()))?;
+    run::create_target(s, plan).map_err(bad)
+}
+
+/// The run's outcome once what it wrote is checked against the published schema (whatever the outcome; a
+/// run refused before it wrote anything has nothing to check): a violation fails a run that went well, is
+/// added to a failure's message, and is said beside an interruption.
+fn checked_outcome(
+    r: Result<wkrun::results::Results, RunError>,
+    out_dir: &OutDir,
+) -> Result<wkrun::results::Results, RunError> {
     let checked = match &r {
         Err(RunError::Refused(_)) => Ok(()),
-        _ => wkrun::results::check::check_written(&out_dir),
+        _ => wkrun::results::check::check_written(out_dir),
     };
-    let r = match (r, checked) {
-        (Ok(_), Err(e)) => return Err(Fail(1, e)),
+    match (r, checked) {
+        (Ok(_), Err(e)) => Err(RunError::Failed(e)),
         (Err(RunError::Failed(f)), Err(e)) => Err(RunError::Failed(format!("{f}; {e}"))),
         (r, Err(e)) => {
             err_out(&format!("error: {e}\n"));
             r
         }
         (r, Ok(())) => r,
-    };
+    }
+}
+
+/// The exit of a run on one target, and its last stdout lines: `done:` and `next:`, or the error; a run
+/// refused before it wrote anything leaves nothing this command made.
+fn outcome(
+    r: Result<wkrun::results::Results, RunError>,
+    plan: &Plan,
+    created: bool,
+    out_dir: OutDir,
+) -> Result<(), Fail> {
+    let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
     match r {
         Ok(_) => {
             run::progress::out_line(&format!("done: {}", shown(&out_dir.join("results.json"))));
-            run::progress::out_line(&run::next_line(out_path, &plan));
+            run::progress::out_line(&run::next_line(out_dir.path(), plan));
             Ok(())
         }
-        Err(RunError::Interrupted) => Err(interrupted(out_path)),
+        Err(RunError::Interrupted) => Err(interrupted(out_dir.path())),
         Err(RunError::Refused(e)) => {
-            // Refused before anything was written: what this command made goes again (the target only
-            // while its path still names the file created, not whatever was put in its place).
+            // The target only while its path still names the file created, not whatever was put in its
+            // place.
             let named = std::fs::symlink_metadata(&plan.target.path)
                 .ok()
                 .and_then(|m| target::Identity::of(&m));

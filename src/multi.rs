@@ -27,38 +27,9 @@ pub(super) fn cmd_run_many(
             run::progress::log_line(m);
         }
     };
-    let mut plans = Vec::with_capacity(targets.len());
-    for (i, t) in targets.iter().enumerate() {
-        let mut notes = Vec::new();
-        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
-        start_at(&mut plan, a.from.as_deref(), s)?;
-        plan.launch = launch.clone();
-        if let Some(l) = &a.label {
-            plan.label = format!("{l}: {}", plan.label);
-        }
-        let path = plan.target.path.display().to_string();
-        for n in &notes {
-            // A note that starts with its target's path (`PATH exists: ...`) names it already.
-            match n.starts_with(&path) {
-                true => say(&format!("note: {n}")),
-                false => say(&format!("note: {path}: {n}")),
-            }
-        }
-        plans.push(plan);
-    }
+    let mut plans = plan_each(s, targets, a, launch, &say)?;
     s.set_lines().iter().for_each(|l| say(l));
-    let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
-    if let Some(why) = safety::duplicate(&infos) {
-        return Err(bad(format!("{why}; nothing was written")));
-    }
-    // Every target is checked before anything is opened for writing on any of them.
-    let consents = consents(&plans, &a.allow_destroy)
-        .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
-    run::check_open_files(plans.len()).map_err(bad)?;
-    // A file another run holds would be refused when its target claims it, after the others started.
-    if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
-        return Err(bad(format!("{why}; nothing was written to any target")));
-    }
+    let consents = check_all(&plans, a)?;
     let labels = labels(&plans);
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plans[0].spec_name);
@@ -157,6 +128,53 @@ pub(super) fn cmd_run_many(
         unchecked,
         &plans[0],
     )
+}
+
+/// The plan of each target, with `--from`, the launch and the label applied; each target's notes said.
+fn plan_each(
+    s: &LoadedSpec,
+    targets: &[Option<PathBuf>],
+    a: &RunArgs,
+    launch: &Launch,
+    say: &dyn Fn(&str),
+) -> Result<Vec<Plan>, Fail> {
+    let mut plans = Vec::with_capacity(targets.len());
+    for (i, t) in targets.iter().enumerate() {
+        let mut notes = Vec::new();
+        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
+        start_at(&mut plan, a.from.as_deref(), s)?;
+        plan.launch = launch.clone();
+        if let Some(l) = &a.label {
+            plan.label = format!("{l}: {}", plan.label);
+        }
+        let path = plan.target.path.display().to_string();
+        for n in &notes {
+            // A note that starts with its target's path (`PATH exists: ...`) names it already.
+            match n.starts_with(&path) {
+                true => say(&format!("note: {n}")),
+                false => say(&format!("note: {path}: {n}")),
+            }
+        }
+        plans.push(plan);
+    }
+    Ok(plans)
+}
+
+/// Every target checked before anything is opened for writing on any of them: no two the same, each one's
+/// consent, the open-file limit, none held by another run. The consents, in target order.
+fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
+    let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
+    if let Some(why) = safety::duplicate(&infos) {
+        return Err(bad(format!("{why}; nothing was written")));
+    }
+    let consents = consents(plans, &a.allow_destroy)
+        .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
+    run::check_open_files(plans.len()).map_err(bad)?;
+    // A file another run holds would be refused when its target claims it, after the others started.
+    if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
+        return Err(bad(format!("{why}; nothing was written to any target")));
+    }
+    Ok(consents)
 }
 
 /// Bytes kept free for the aggregate while the targets run.
