@@ -119,6 +119,32 @@ dmsetup remove slow
 "#,
         },
         Case {
+            name: "device_gone",
+            script: r#"
+nullb gone1 64 blocksize=4096 || exit 1
+nullb gone2 64 blocksize=4096 || exit 1
+{ spec g; cat <<'EOF'
+[[phase]]
+name = "w"
+kind = "workload"
+engine = "io_uring"
+queue_depth = 4
+pattern = "random"
+block_size = "4KiB"
+read_percent = 50
+duration = "60s"
+EOF
+} >stop.toml
+sed -e 's/io_uring/psync/' -e 's/^queue_depth = 4/on_error = "continue"/' stop.toml >continue.toml
+( sleep 3; echo 0 >/sys/kernel/config/nullb/gone1/power ) &
+wk stop stop.toml --target /dev/gone1 --allow-destroy /dev/gone1
+wait
+( sleep 3; echo 0 >/sys/kernel/config/nullb/gone2/power ) &
+wk continue continue.toml --target /dev/gone2 --allow-destroy /dev/gone2
+wait
+"#,
+        },
+        Case {
             name: "dm_error_table",
             script: r#"
 need dmsetup
@@ -289,6 +315,34 @@ fn delay_latency() {
         assert!(
             iops <= qd * 20.0,
             "phase {i}: {iops} IOPS at QD {qd} through a 50 ms delay"
+        );
+    }
+}
+
+#[test]
+fn device_gone() {
+    let Some(out) = run("device_gone") else {
+        return;
+    };
+    // A 60 s phase on a device powered off 3 s in: failed within seconds, the device named, with
+    // on_error = "continue" too.
+    for (r, dev) in [("stop", "/dev/gone1"), ("continue", "/dev/gone2")] {
+        let log = out.log(r);
+        assert_eq!(out.rc(r), 1, "{log}");
+        assert!(out.seconds(r) < 30.0, "{r}: {} s", out.seconds(r));
+        let gone = format!(
+            "; {dev} is gone, removed during the run: it now has 0 B, 67108864 B when the run began, its path no longer exists"
+        );
+        assert!(
+            log.starts_with("error: phase 0 \"w\": ") && log.contains(&gone),
+            "{log}"
+        );
+        let res = out.results(r);
+        assert_eq!(res["status"], "failed");
+        assert!(
+            res["error"].as_str().unwrap_or_default().contains(&gone),
+            "{}",
+            res["error"]
         );
     }
 }
