@@ -9,3 +9,4 @@ mod rig;
 
 mod faults;
 mod nvme;
+mod zoned;

@@ -2,7 +2,7 @@
 //! 4096-byte namespace's alignment refusals, erase by Format NVM and by deallocate (discard).
 
 use crate::rig::{Case, CaseOut, Group, case};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 static GROUP: Group = Group::new(
     "nvme",
@@ -23,6 +23,9 @@ EOF
 wk n1 r.toml --target /dev/nvme0n1
 wk n2 r.toml --target /dev/nvme0n2
 cat /sys/class/nvme/nvme0/firmware_rev >fw
+if command -v nvme >/dev/null; then
+  nvme id-ns /dev/nvme0n1 -o json >n1.id; nvme id-ns /dev/nvme0n2 -o json >n2.id
+fi
 "#,
         },
         Case {
@@ -118,6 +121,23 @@ md5 $D 1M 32 32 >second-after.md5
     ],
 );
 
+/// The LBA formats QEMU's NVMe namespaces offer: 512 and 4096 data bytes, each with 0, 8, 16 and 64
+/// metadata bytes.
+fn qemu_lba_formats() -> Value {
+    let f =
+        |d: u32, m: u32| json!({"data_bytes": d, "metadata_bytes": m, "relative_performance": 0});
+    json!([
+        f(512, 0),
+        f(512, 8),
+        f(512, 16),
+        f(512, 64),
+        f(4096, 0),
+        f(4096, 8),
+        f(4096, 16),
+        f(4096, 64)
+    ])
+}
+
 fn run(test: &'static str) -> Option<CaseOut> {
     case(&GROUP, test)
 }
@@ -145,6 +165,27 @@ fn nvme_identify_facts() {
         assert_eq!(t["physical_block_size"], lbs);
         assert_eq!(t["nvme_namespace"], nsid);
         assert_eq!(out.results(r)["label"], "QEMU NVMe Ctrl, 67 MB");
+        // Identify Namespace: QEMU's eight LBA formats, the one in use picked by logical_block_size.
+        let blocks = 67_108_864 / lbs;
+        assert_eq!(
+            t["nvme"],
+            json!({"size_blocks": blocks, "capacity_blocks": blocks, "utilization_blocks": blocks,
+                   "lba_format": if lbs == 512 { 0 } else { 4 }, "lba_formats": qemu_lba_formats()}),
+            "{r}"
+        );
+        // nvme-cli's reading of the same Identify data, where the guest has it.
+        if out.has(&format!("{r}.id")) {
+            let id: Value = serde_json::from_str(&out.text(&format!("{r}.id"))).unwrap();
+            assert_eq!(id["nsze"], blocks);
+            assert_eq!(id["flbas"], t["nvme"]["lba_format"]);
+            let ds: Vec<u64> = id["lbafs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| 1 << f["ds"].as_u64().unwrap())
+                .collect();
+            assert_eq!(ds, [512, 512, 512, 512, 4096, 4096, 4096, 4096]);
+        }
     }
 }
 
@@ -188,7 +229,10 @@ fn nvme_format_erase() {
     assert_eq!(p["erased_bytes"], 67_108_864);
     assert_eq!(out.text("ss").trim(), "4096");
     let plan: Value = serde_json::from_str(&out.stdout("plan")).unwrap();
+    // The namespace kept its LBA format (4: 4096 B, no metadata), as Identify says after the format.
     assert_eq!(plan["target"]["logical_block_size"], 4096);
+    assert_eq!(plan["target"]["nvme"]["lba_format"], 4);
+    assert_eq!(plan["target"]["nvme"]["size_blocks"], 16_384);
 }
 
 #[test]
