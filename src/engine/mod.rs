@@ -118,6 +118,10 @@ pub struct Job<'a> {
     pub lockstep: Option<LockStep>,
     /// What a failed I/O does: stop the phase, or be counted while the phase goes on.
     pub on_error: crate::vocab::OnError,
+    /// For a block device target, its capacity when it was probed, bytes: after a failed I/O, a device that
+    /// now has fewer (a removed device has 0 B) is gone, and the phase stops even with `on_error = "continue"`.
+    /// `None` for files and the simulated drive.
+    pub device_capacity: Option<u64>,
     /// Completions a queue engine waits for at a time (1 for all but the cases the plan names; it never waits
     /// for more than it has in flight). Above 1, the first completions of a wait are timed when the last
     /// arrives, since a completion is timed when it is reaped.
@@ -319,10 +323,21 @@ impl Job<'_> {
     }
 
     /// After a failed I/O (already counted): whether the worker goes on (`on_error = "continue"` and the
-    /// error does not mean the device is gone, see [`errors::is_fatal`]).
+    /// error does not mean the device is gone, see [`errors::is_fatal`], nor has the block device shrunk).
     #[inline]
     pub fn goes_on_after(&self, e: &IoError) -> bool {
-        self.on_error == crate::vocab::OnError::Continue && !errors::is_fatal(e)
+        self.on_error == crate::vocab::OnError::Continue
+            && !errors::is_fatal(e)
+            && !self.device_gone()
+    }
+
+    /// Whether the block device target has fewer bytes than when it was probed (0 B: removed), or cannot say:
+    /// asked only after a failed I/O.
+    fn device_gone(&self) -> bool {
+        match (self.device_capacity, self.file) {
+            (Some(cap), Some(f)) => crate::sys::block::size_bytes(f).map_or(true, |now| now < cap),
+            _ => false,
+        }
     }
 
     /// Makes every worker stop at its next I/O boundary (after an I/O error).

@@ -146,6 +146,43 @@ fn explain_short(err: &mut IoError, file: &std::fs::File) {
     )));
 }
 
+/// An I/O that failed because its block device went away says so, naming the device: the device held open
+/// now has fewer bytes than when it was probed (0 B once removed: null_blk powered off, a disk unplugged, a
+/// namespace detached), or it cannot tell its size, or its path no longer names it.
+fn explain_gone(err: &mut IoError, target: &crate::target::TargetInfo, file: &std::fs::File) {
+    if target.kind != crate::target::TargetKind::Block
+        || matches!(
+            err.cause,
+            IoCause::Setup(..) | IoCause::Limit(_) | IoCause::Data(_)
+        )
+    {
+        return;
+    }
+    let was = target.capacity_bytes;
+    let size = match crate::sys::block::size_bytes(file) {
+        Ok(now) if now < was => format!("it now has {now} B, {was} B when the run began"),
+        Ok(_) => String::new(),
+        Err(e) => format!("its size cannot be read: {}", crate::sys::os_text(&e)),
+    };
+    let node = match std::fs::metadata(&target.path) {
+        Err(_) => "its path no longer exists".to_string(),
+        Ok(m) if crate::target::Identity::of(&m) != target.identity => {
+            "its path now names another device".to_string()
+        }
+        Ok(_) => String::new(),
+    };
+    let why: Vec<String> = [size, node].into_iter().filter(|s| !s.is_empty()).collect();
+    if why.is_empty() {
+        return;
+    }
+    err.cause = IoCause::Os(std::io::Error::other(format!(
+        "{}; {} is gone, removed during the run: {}",
+        err.cause,
+        target.path.display(),
+        why.join(", ")
+    )));
+}
+
 /// How an I/O phase ended: failed at an I/O error, interrupted, or done.
 pub fn end_of(phase: &PhasePlan, o: &IoOutcome, pr: PhaseResult, interrupted: bool) -> PhaseEnd {
     match &o.outcome.error {
@@ -178,6 +215,7 @@ pub fn measured(
         explain_file_size(err);
         if let Some(held) = env.target {
             explain_short(err, held.file());
+            explain_gone(err, &env.plan.target, held.file());
         }
     }
     record(phase, &mut o, pr);

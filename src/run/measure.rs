@@ -125,6 +125,8 @@ struct Parts<'a> {
     align: usize,
     stop: &'a AtomicBool,
     virtual_clock: bool,
+    /// A block device target's probed capacity ([`Job::device_capacity`]).
+    device_capacity: Option<u64>,
 }
 
 /// Runs the I/O of `phase` and writes its series to `csv`; `check` sees the data of every read (a verify
@@ -301,6 +303,8 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
         align: (target.logical_block_size as usize).max(4096),
         stop: env.stop,
         virtual_clock: caps.virtual_clock,
+        device_capacity: (target.kind == crate::target::TargetKind::Block)
+            .then_some(target.capacity_bytes),
     })
 }
 
@@ -406,6 +410,7 @@ impl Parts<'_> {
             },
             lockstep: None,
             on_error: shape.io.on_error,
+            device_capacity: self.device_capacity,
             completions_per_wait: shape.io.completions_per_wait,
             probe_waits: shape.io.probe_waits,
             check: None,

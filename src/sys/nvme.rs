@@ -1,5 +1,5 @@
 //! NVMe admin commands through the Linux passthrough ioctl (`<linux/nvme_ioctl.h>`): namespace id, Identify
-//! Namespace, and Format NVM with Secure Erase Settings = user data erase (NVMe Base Specification 2.0,
+//! Namespace (sizes, LBA formats), and Format NVM with Secure Erase Settings = user data erase (NVMe Base Specification 2.0,
 //! Format NVM command, CDW10 fields LBAFL/MSET/PI/PIL/SES/LBAFU).
 
 use std::io;
@@ -83,6 +83,66 @@ pub fn ns_format(identify: &[u8; 4096]) -> NsFormat {
     }
 }
 
+/// One LBA format of a namespace (Identify Namespace bytes 128 + 4 × index: MS 15:0, LBADS 23:16, RP 25:24).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LbaFormat {
+    /// Data bytes per logical block (2^LBADS).
+    pub data_bytes: u32,
+    /// Metadata bytes per logical block (MS).
+    pub metadata_bytes: u16,
+    /// Relative performance (RP): 0 best, 3 degraded.
+    pub relative_performance: u8,
+}
+
+/// What Identify Namespace says of a namespace's size and formats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NsIdentity {
+    /// Namespace size, logical blocks (NSZE, bytes 0-7).
+    pub size_blocks: u64,
+    /// Namespace capacity, logical blocks (NCAP, bytes 8-15).
+    pub capacity_blocks: u64,
+    /// Namespace utilization, logical blocks (NUSE, bytes 16-23).
+    pub utilization_blocks: u64,
+    /// The format in use (FLBAS).
+    pub format: NsFormat,
+    /// The LBA formats the namespace supports (NLBAF + 1 of them, at most 16), in index order.
+    pub lba_formats: Vec<LbaFormat>,
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(a)
+}
+
+/// Reads sizes and LBA formats from a 4096-byte Identify Namespace data structure (NLBAF at byte 25).
+pub fn ns_identity(identify: &[u8; 4096]) -> NsIdentity {
+    let count = (identify[25] as usize + 1).min(16);
+    let lba_formats = (0..count)
+        .map(|i| {
+            let at = 128 + 4 * i;
+            let d = u32::from_le_bytes([
+                identify[at],
+                identify[at + 1],
+                identify[at + 2],
+                identify[at + 3],
+            ]);
+            LbaFormat {
+                data_bytes: 1u32.checked_shl((d >> 16) & 0xff).unwrap_or(0),
+                metadata_bytes: (d & 0xffff) as u16,
+                relative_performance: ((d >> 24) & 0x03) as u8,
+            }
+        })
+        .collect();
+    NsIdentity {
+        size_blocks: le_u64(&identify[0..]),
+        capacity_blocks: le_u64(&identify[8..]),
+        utilization_blocks: le_u64(&identify[16..]),
+        format: ns_format(identify),
+        lba_formats,
+    }
+}
+
 /// The Identify Namespace command (CNS 0) for `nsid`, reading 4096 bytes into `addr`.
 pub fn identify_ns_cmd(nsid: u32, addr: u64) -> AdminCmd {
     AdminCmd {
@@ -143,6 +203,18 @@ fn admin(f: &impl AsRawFd, cmd: &mut AdminCmd) -> io::Result<u32> {
     }
 }
 
+/// The Identify Namespace data of the namespace open as `f` (needs CAP_SYS_ADMIN on most kernels).
+///
+/// # Errors
+/// ENOTTY when `f` is not an NVMe namespace; the OS error or NVMe status otherwise.
+pub fn identify_namespace(f: &impl AsRawFd) -> io::Result<NsIdentity> {
+    let nsid = namespace_id(f)?;
+    let mut data = Box::new([0u8; 4096]);
+    let mut id = identify_ns_cmd(nsid, data.as_mut_ptr() as u64);
+    admin(f, &mut id)?;
+    Ok(ns_identity(&data))
+}
+
 /// Formats the namespace open as `f` with user data erase, keeping its LBA format and protection settings.
 /// Erases the whole namespace. Can take minutes.
 ///
@@ -201,6 +273,32 @@ mod tests {
                 pi: 3,
                 pil: 1
             }
+        );
+        id[0..8].copy_from_slice(&16384u64.to_le_bytes());
+        id[8..16].copy_from_slice(&16000u64.to_le_bytes());
+        id[16..24].copy_from_slice(&100u64.to_le_bytes());
+        id[25] = 1; // NLBAF: two formats
+        id[128..132].copy_from_slice(&(9u32 << 16).to_le_bytes()); // 512 B, no metadata, RP 0
+        id[132..136].copy_from_slice(&(2 << 24 | 12u32 << 16 | 8).to_le_bytes()); // 4096 B + 8, RP 2
+        let n = ns_identity(&id);
+        assert_eq!(
+            (n.size_blocks, n.capacity_blocks, n.utilization_blocks),
+            (16384, 16000, 100)
+        );
+        assert_eq!(
+            n.lba_formats,
+            vec![
+                LbaFormat {
+                    data_bytes: 512,
+                    metadata_bytes: 0,
+                    relative_performance: 0
+                },
+                LbaFormat {
+                    data_bytes: 4096,
+                    metadata_bytes: 8,
+                    relative_performance: 2
+                }
+            ]
         );
         let c = identify_ns_cmd(5, 0x1000);
         assert_eq!((c.opcode, c.nsid, c.data_len, c.cdw10), (0x06, 5, 4096, 0));

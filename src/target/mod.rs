@@ -74,6 +74,14 @@ pub struct TargetInfo {
     /// The NVMe namespace id, when the target is an NVMe namespace block device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvme_namespace: Option<u32>,
+    /// What the NVMe Identify Namespace command says of the namespace (its size and LBA formats), when the
+    /// target is an NVMe namespace and the command was allowed (root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvme: Option<NvmeNamespace>,
+    /// The zone model and limits of a zoned block device (sysfs `queue/zoned` other than `none`); absent for
+    /// devices that are not zoned, files and the simulated drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<Zoned>,
     /// True when the file does not exist yet and wkrun will create it before the first phase.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created: bool,
@@ -106,6 +114,64 @@ pub struct CachedLoop {
     pub device: PathBuf,
     /// Its backing file (or device), as sysfs `loop/backing_file` names it.
     pub backing_file: PathBuf,
+}
+
+/// An NVMe namespace as Identify Namespace describes it (NVMe Base Specification 2.0, Identify Namespace data
+/// structure).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NvmeNamespace {
+    /// Namespace size in logical blocks (NSZE).
+    pub size_blocks: u64,
+    /// Namespace capacity in logical blocks (NCAP): the most that may be allocated.
+    pub capacity_blocks: u64,
+    /// Namespace utilization in logical blocks (NUSE): allocated when the target was probed.
+    pub utilization_blocks: u64,
+    /// Index of the LBA format in use (FLBAS), into `lba_formats`.
+    pub lba_format: u8,
+    /// The LBA formats the namespace supports, in index order.
+    pub lba_formats: Vec<LbaFormat>,
+}
+
+/// One LBA format of an NVMe namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LbaFormat {
+    /// Data bytes per logical block (2^LBADS).
+    pub data_bytes: u32,
+    /// Metadata bytes per logical block (MS).
+    pub metadata_bytes: u16,
+    /// Relative performance (RP): 0 best performance, 1 better, 2 good, 3 degraded.
+    pub relative_performance: u8,
+}
+
+/// How a zoned block device takes writes (sysfs `queue/zoned`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZoneModel {
+    /// Each zone takes writes only at its write pointer, in order; a zone is rewritten after a reset.
+    HostManaged,
+    /// Random writes are accepted (the device handles them), sequential writes per zone preferred.
+    HostAware,
+}
+
+/// A zoned block device's zones and limits, from sysfs `queue/`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Zoned {
+    /// `host-managed` or `host-aware` (sysfs `queue/zoned`).
+    pub model: ZoneModel,
+    /// Zone size in bytes (sysfs `queue/chunk_sectors` × 512); the last zone may be smaller.
+    pub zone_size_bytes: u64,
+    /// Number of zones (sysfs `queue/nr_zones`).
+    pub zones: u64,
+    /// The most zones that may be open at once (sysfs `queue/max_open_zones`); 0: no limit.
+    pub max_open_zones: u32,
+    /// The most zones that may be active (open or closed) at once (sysfs `queue/max_active_zones`); 0: no limit.
+    pub max_active_zones: u32,
+    /// Writes are multiples of this many bytes (sysfs `queue/zone_write_granularity`; the logical block size
+    /// where sysfs does not say).
+    pub write_granularity_bytes: u32,
 }
 
 /// What a host target's path named when it was probed, to tell it from whatever the path names later.
@@ -189,7 +255,7 @@ impl TargetInfo {
     }
 
     /// A target of `kind` at `path` with this geometry and nothing else known: no model, serial, firmware,
-    /// discard limit, NVMe namespace or simulated model, and not one that wkrun creates. [`probe()`] adds what a
+    /// discard limit, NVMe namespace, zones or simulated model, and not one that wkrun creates. [`probe()`] adds what a
     /// device says of itself, [`TargetInfo::sim`] the model of a simulated drive.
     pub fn new(
         path: impl Into<PathBuf>,
@@ -211,6 +277,8 @@ impl TargetInfo {
             queue_depth_max: None,
             page_cached_loop: None,
             nvme_namespace: None,
+            nvme: None,
+            zoned: None,
             created: false,
             preallocated: false,
             laid_out: false,

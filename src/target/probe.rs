@@ -349,6 +349,12 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
     let partition = sysdir.join("partition").exists();
     let disk = if partition { sysdir.join("..") } else { sysdir };
     let attr = |name: &str| read_sys(&disk.join("device").join(name));
+    // A partition answers the namespace-id ioctl too, but formatting would erase the whole namespace.
+    let nvme_namespace = if partition {
+        None
+    } else {
+        sys::nvme::namespace_id(&f).ok()
+    };
     Ok(TargetInfo {
         model: attr("model"),
         serial: attr("serial"),
@@ -357,14 +363,59 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
             .and_then(|s| s.parse().ok()),
         queue_depth_max: queue_depth_max(&disk),
         page_cached_loop: cached_loop(rdev, 0),
-        // A partition answers the namespace-id ioctl too, but formatting would erase the whole namespace.
-        nvme_namespace: if partition {
-            None
-        } else {
-            sys::nvme::namespace_id(&f).ok()
-        },
+        nvme_namespace,
+        nvme: nvme_namespace.and_then(|_| nvme_identity(&f)),
+        zoned: zoned(&disk, lbs),
         identity: Some(identity),
         ..TargetInfo::new(path, TargetKind::Block, capacity, lbs, pbs)
+    })
+}
+
+/// What Identify Namespace says of the namespace open as `f`; `None` when the command is refused (without
+/// CAP_SYS_ADMIN) or fails.
+fn nvme_identity(f: &File) -> Option<super::NvmeNamespace> {
+    let id = sys::nvme::identify_namespace(f).ok()?;
+    Some(super::NvmeNamespace {
+        size_blocks: id.size_blocks,
+        capacity_blocks: id.capacity_blocks,
+        utilization_blocks: id.utilization_blocks,
+        lba_format: id.format.lbaf,
+        lba_formats: id
+            .lba_formats
+            .iter()
+            .map(|l| super::LbaFormat {
+                data_bytes: l.data_bytes,
+                metadata_bytes: l.metadata_bytes,
+                relative_performance: l.relative_performance,
+            })
+            .collect(),
+    })
+}
+
+/// The zones of the disk at `disk` (its sysfs folder), whose logical block size is `lbs`: `None` unless
+/// `queue/zoned` says `host-managed` or `host-aware` with a zone size.
+fn zoned(disk: &Path, lbs: u32) -> Option<super::Zoned> {
+    let q = |name: &str| read_sys(&disk.join("queue").join(name));
+    let n = |name: &str| q(name).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let model = match q("zoned")?.as_str() {
+        "host-managed" => super::ZoneModel::HostManaged,
+        "host-aware" => super::ZoneModel::HostAware,
+        _ => return None,
+    };
+    let zone_size_bytes = n("chunk_sectors") * 512;
+    if zone_size_bytes == 0 {
+        return None;
+    }
+    Some(super::Zoned {
+        model,
+        zone_size_bytes,
+        zones: n("nr_zones"),
+        max_open_zones: n("max_open_zones") as u32,
+        max_active_zones: n("max_active_zones") as u32,
+        write_granularity_bytes: match n("zone_write_granularity") as u32 {
+            0 => lbs,
+            g => g,
+        },
     })
 }
 

@@ -156,7 +156,8 @@ pub enum OnError {
     /// `"status": "failed"` and the error, and exit 1.
     Stop,
     /// Count the failed I/O (results: the phase's `errors`, the series' `errors` column) and go on with the
-    /// next one; the run can complete. Errors meaning the device is gone (ENODEV, ENXIO, EBADF) still stop.
+    /// next one; the run can complete. Errors meaning the device is gone (ENODEV, ENXIO, EBADF, any
+    /// error on a block device that has since lost bytes) still stop.
     Continue,
 }
 
