@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// A null_blk device of 64 MiB in 4096-byte blocks whose sectors 40960 to 40967 (bytes 20971520 to 20975615)
 /// fail every read and write with EIO: a fill at QD 1 stopping at it, a fill at QD 8 going on past it, a
-/// read of it all.
+/// read of it all, a verified fill and its verification.
 macro_rules! badblock {
     ($engine:literal) => {
         concat!(
@@ -43,6 +43,23 @@ on_error = "continue"
 EOF
 } >read.toml
 wk read read.toml --target /dev/$D
+{ spec vf; cat <<EOF
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "256KiB"
+queue_depth = 8
+engine = "$E"
+on_error = "continue"
+verify = true
+[[phase]]
+name = "check"
+kind = "verify"
+engine = "$E"
+on_error = "continue"
+EOF
+} >verify.toml
+wk verify verify.toml --target /dev/$D --allow-destroy /dev/$D
 "#
         )
     };
@@ -246,6 +263,29 @@ fn badblock(test: &'static str) {
     assert_eq!(first(p), ("read".into(), bad, 65_536, "EIO".into(), 5));
     assert_eq!(p["errors"]["read"], 1);
     assert_eq!(p["read"]["ops"], 1023);
+    // Verification: the sectors of the failed write that read back are classed as failed writes (not
+    // mismatches); the read of the bad sectors fails again.
+    // 64 MiB is 131072 sectors: the 256 of the failed 128 KiB read are not classed, the other 256 of the
+    // failed write are write_failed, the rest ok.
+    assert_eq!(out.rc("verify"), 0, "{}", out.log("verify"));
+    let r = out.results("verify");
+    let (f, v) = (&r["phases"][0], &r["phases"][1]);
+    assert_eq!(first(f), ("write".into(), bad, 262_144, "EIO".into(), 5));
+    assert_eq!(first(v), ("read".into(), bad, 131_072, "EIO".into(), 5));
+    assert_eq!(v["errors"]["total"], 1);
+    let got: Vec<u64> = [
+        "sectors",
+        "ok",
+        "write_failed",
+        "mismatched",
+        "zeroed",
+        "stale",
+        "corrupted",
+    ]
+    .iter()
+    .map(|k| v["verify"][k].as_u64().unwrap())
+    .collect();
+    assert_eq!(got, [130_816, 130_560, 256, 0, 0, 0, 0]);
 }
 
 #[test]
