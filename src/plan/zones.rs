@@ -41,7 +41,7 @@ pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
         Size(z.zone_size_bytes)
     );
     if let Work::Erase(e) = &phase.work {
-        return erase_problem(e.method, t, &device);
+        return erase_problem(e.method, &device);
     }
     if !phase.writes() {
         return None;
@@ -84,14 +84,9 @@ pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
     workers_problem(phase, z, &device)
 }
 
-/// An erase that writes zeros (`zero-out`, or `auto` on a device that cannot discard) cannot work.
-fn erase_problem(method: EraseMethod, t: &TargetInfo, device: &str) -> Option<Refusal> {
-    let zeroes = match method {
-        EraseMethod::ZeroOut => true,
-        EraseMethod::Auto => t.discard_max_bytes == Some(0),
-        _ => false,
-    };
-    if !zeroes {
+/// An erase that writes zeros (`zero-out`) cannot work; `auto` resets the zones.
+fn erase_problem(method: EraseMethod, device: &str) -> Option<Refusal> {
+    if method != EraseMethod::ZeroOut {
         return None;
     }
     refuse(
@@ -100,7 +95,7 @@ fn erase_problem(method: EraseMethod, t: &TargetInfo, device: &str) -> Option<Re
             "erase method \"{}\" writes zeros over the span, which {device} refuses: writes go only at each zone's write pointer",
             method.as_str()
         ),
-        "reset the zones with `blkzone reset` before the run, or use nvme-format on a zoned NVMe namespace",
+        "use method = \"zone-reset\" (or \"auto\", which resets the zones of a zoned device)",
     )
 }
 
@@ -255,7 +250,7 @@ mod tests {
         }
     }
 
-    /// The first plan error of one phase (`lines`) on `t`, as `KEY: MESSAGE`, or `ok`.
+    /// The first plan error of one phase (`lines`) on `t`, as `KEY: MESSAGE...`, or `ok`.
     fn verdict(t: &TargetInfo, lines: &str) -> String {
         let text = format!(
             "format = 1\n[spec]\nname = \"z\"\nversion = \"1\"\n[[phase]]\nname = \"w\"\n{lines}"
@@ -265,8 +260,8 @@ mod tests {
             Ok(_) => "ok".into(),
             Err(e) => {
                 let s = e.0[0].to_string();
-                let field = s.split(".").nth(2).unwrap_or_default();
-                field.split(" (").next().unwrap_or_default().to_string()
+                let at = s.find("\"w\".").map_or(0, |i| i + 4);
+                s[at..].to_string()
             }
         }
     }
@@ -333,9 +328,15 @@ mod tests {
                 "kind = \"erase\"\nmethod = \"zero-out\"\n",
                 "method: erase method \"zero-out\" writes zeros",
             ),
+            ("kind = \"erase\"\n", "ok"),
+            ("kind = \"erase\"\nmethod = \"zone-reset\"\n", "ok"),
             (
-                "kind = \"erase\"\n",
-                "method: erase method \"auto\" writes zeros",
+                "kind = \"erase\"\noffset = \"32MiB\"\nspan = \"64MiB\"\n",
+                "ok",
+            ),
+            (
+                "kind = \"erase\"\noffset = \"1MiB\"\nspan = \"64MiB\"\n",
+                "method: erase method \"auto\" (zone-reset on this zoned device) resets whole zones, but the span [1048576, 68157440) does not begin and end at zone boundaries of /dev/zz (zones of 33554432 B)",
             ),
         ] {
             let got = v(lines);

@@ -1,6 +1,7 @@
 //! Zoned block devices: host-managed null_blk devices (`zoned=1`, 4096-byte blocks, 32 MiB zones) and QEMU's
 //! zoned NVMe namespace (`/dev/nvme0n3`, 16 MiB zones): the probe's facts in the results, plans that cannot
-//! work refused when the plan is made (exit 2, naming file, line and key), sequential fills that can.
+//! work refused when the plan is made (exit 2, naming file, line and key), sequential fills that can, zone
+//! resets.
 
 use crate::rig::{Case, CaseOut, Group, case};
 use serde_json::{Value, json};
@@ -103,6 +104,14 @@ EOF
 } >f.toml
 wk fill f.toml --target /dev/zs --allow-destroy /dev/zs
 wk again f.toml --target /dev/zs --allow-destroy /dev/zs
+# A zone reset (the erase method, and what auto does here) empties the zones: the fill runs again.
+{ spec e; printf '[[phase]]\nname = "reset"\nkind = "erase"\nmethod = "zone-reset"\n'; sed -n '/^\[\[phase\]\]/,$p' f.toml; } >rf.toml
+wk reset rf.toml --target /dev/zs --allow-destroy /dev/zs
+{ spec e; printf '[[phase]]\nname = "reset"\nkind = "erase"\n'; sed -n '/^\[\[phase\]\]/,$p' f.toml; } >af.toml
+wk auto af.toml --target /dev/zs --allow-destroy /dev/zs
+{ spec e; printf '[[phase]]\nname = "reset"\nkind = "erase"\nmethod = "zone-reset"\noffset = "16MiB"\nspan = "32MiB"\n'; } >mid.toml
+wk mid mid.toml --target /dev/zs --allow-destroy /dev/zs
+wk plain rf.toml --target /dev/nvme0n1 --allow-destroy /dev/nvme0n1
 sed 's/^queue_depth = 8$/workers = 4/' f.toml >w.toml
 wk workers w.toml --target /dev/zw --allow-destroy /dev/zw
 wk ns3 f.toml --target /dev/nvme0n3 --allow-destroy /dev/nvme0n3
@@ -318,4 +327,23 @@ fn zoned_sequential_fill_runs() {
         (first["offset_bytes"].as_u64(), first["errno"].as_i64()),
         (Some(0), Some(5))
     );
+    // After a zone reset (explicit, or auto), the same fill runs again.
+    for run in ["reset", "auto"] {
+        assert_eq!(out.rc(run), 0, "{run}: {}", out.log(run));
+        let r = out.results(run);
+        assert_eq!(r["phases"][0]["erase_method"], "zone-reset", "{run}");
+        assert_eq!(r["phases"][0]["erased_bytes"].as_u64(), Some(128 * mib));
+        assert_eq!(
+            r["phases"][1]["write"]["bytes"].as_u64(),
+            Some(128 * mib),
+            "{run}"
+        );
+    }
+    // Zone resets need whole zones, and a zoned device.
+    let log = out.log("mid");
+    assert_eq!(out.rc("mid"), 2, "{log}");
+    assert!(log.starts_with("error: mid.toml:8:1: phase[0] \"reset\".method: erase method \"zone-reset\" resets whole zones, but the span [16777216, 50331648) does not begin and end at zone boundaries of /dev/zs (zones of 33554432 B); use an offset and span that are multiples of 33554432 B"), "{log}");
+    let log = out.log("plain");
+    assert_eq!(out.rc("plain"), 2, "{log}");
+    assert!(log.starts_with("error: rf.toml:8:1: phase[0] \"reset\".method: erase method \"zone-reset\" is for zoned block devices, and /dev/nvme0n1 is not zoned (sysfs queue/zoned is none)"), "{log}");
 }
