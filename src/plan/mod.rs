@@ -13,6 +13,7 @@ pub mod replay;
 mod resolve;
 mod show;
 pub mod span;
+pub mod zones;
 
 pub use record::{PhaseParams, SizeWeight, WorkerPart};
 pub use resolve::resolve;

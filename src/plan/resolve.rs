@@ -30,7 +30,7 @@ const MAX_PLAN_ERRORS: usize = 50;
 /// the checks; at most 50): a block size or offset not
 /// aligned to the logical block size with O_DIRECT (case C02), a span past the end of the target, an erase
 /// method the target lacks (case C09), an image larger than the span or unreadable, a verify phase whose
-/// expected content cannot be tracked.
+/// expected content cannot be tracked, a write a host-managed zoned device cannot take ([`super::zones`]).
 pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecErrors> {
     let defaults = spec.file.defaults.clone().unwrap_or_default();
     let mut phases = Vec::with_capacity(spec.phases.len());
@@ -185,6 +185,9 @@ impl Phase<'_> {
             warnings: Vec::new(),
             imported_from: self.p.imported_from.clone(),
         };
+        if let Some(r) = super::zones::problem(&phase, self.t) {
+            return Err(self.err(r.key, r.message, r.help));
+        }
         phase.warnings = super::caution::cautions(&phase, self.t);
         Ok(phase)
     }

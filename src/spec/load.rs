@@ -1195,7 +1195,7 @@ mod tests {
             firsts(&text),
             [
                 "8:1 phase[0] \"e\".bogus: unknown key `bogus`",
-                "9:10 phase[0] \"e\".method: unknown value `wipe`, expected one of `auto`, `secure-discard`, `discard`, `zero-out`, `punch-hole`, `nvme-format`",
+                "9:10 phase[0] \"e\".method: unknown value `wipe`, expected one of `auto`, `secure-discard`, `discard`, `zero-out`, `punch-hole`, `nvme-format`, `zone-reset`",
             ]
         );
     }

@@ -412,7 +412,8 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_listed: Option<i64>,
     /// Erase method: `"auto"` (default), `"secure-discard"`, `"discard"`, `"zero-out"` (block devices),
-    /// `"nvme-format"` (NVMe namespaces, whole namespace) or `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
+    /// `"nvme-format"` (NVMe namespaces, whole namespace), `"zone-reset"` (zoned block devices, whole zones) or
+    /// `"punch-hole"` (files). An explicit method the target cannot do is an error. Kinds: erase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<EraseMethod>,
     /// How many times a fill writes the whole span. Default: `1`. Kinds: fill.

@@ -1,5 +1,5 @@
 //! Block-device ioctls: geometry (BLKGETSIZE64, BLKSSZGET, BLKPBSZGET), the read-only flag (BLKROGET) and erase (BLKDISCARD, BLKSECDISCARD,
-//! BLKZEROOUT), from `<linux/fs.h>`.
+//! BLKZEROOUT), from `<linux/fs.h>`; zone reset (BLKRESETZONE) from `<linux/blkzoned.h>`.
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -12,6 +12,8 @@ const BLKDISCARD: libc::c_ulong = 0x1277;
 const BLKSECDISCARD: libc::c_ulong = 0x127d;
 const BLKZEROOUT: libc::c_ulong = 0x127f;
 const BLKROGET: libc::c_ulong = 0x125e;
+/// _IOW(0x12, 131, struct blk_zone_range), from <linux/blkzoned.h>.
+const BLKRESETZONE: libc::c_ulong = 0x4010_1283;
 
 /// Capacity of a block device in bytes (BLKGETSIZE64).
 pub fn size_bytes(f: &impl AsRawFd) -> io::Result<u64> {
@@ -83,6 +85,21 @@ pub fn range_op(f: &impl AsRawFd, op: RangeOp, start: u64, len: u64) -> io::Resu
     let range: [u64; 2] = [start, len];
     // SAFETY: the range ioctls read two u64 (start, length) through the pointer, which points to a live local.
     let r = unsafe { libc::ioctl(f.as_raw_fd(), req as _, range.as_ptr()) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Resets the write pointer of every zone in `[start, start + len)` bytes of a zoned block device
+/// (BLKRESETZONE); both must be whole zones (the last zone may be smaller). Needs the device open for writing.
+pub fn reset_zones(f: &impl AsRawFd, start: u64, len: u64) -> io::Result<()> {
+    // struct blk_zone_range { __u64 sector; __u64 nr_sectors; }, in 512-byte sectors.
+    let range: [u64; 2] = [start / 512, len / 512];
+    // SAFETY: BLKRESETZONE reads one struct blk_zone_range (two u64) through the pointer, which points to a
+    // live local.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKRESETZONE as _, range.as_ptr()) };
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {

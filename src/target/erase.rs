@@ -58,7 +58,8 @@ pub const PROBLEM_HINT: &str = "method = \"auto\" picks what the target supports
 /// "discard" needs discard support, ...`); `None` when it can. `auto` always can: it picks what the target
 /// supports. Case C09: an explicit method the target cannot do is refused when the plan is made.
 pub fn erase_problem(target: &TargetInfo, method: EraseMethod, span: (u64, u64)) -> Option<String> {
-    if method == EraseMethod::Auto {
+    // `auto` always can, but on a zoned device it resets zones, which needs whole zones.
+    if method == EraseMethod::Auto && target.zoned.is_none() {
         return None;
     }
     kinds::of(target.kind)
@@ -216,6 +217,44 @@ mod tests {
     }
 
     #[test]
+    fn zone_reset_needs_a_zoned_device_and_whole_zones() {
+        let mut t = host("/dev/zz", TargetKind::Block);
+        let cap = t.capacity_bytes;
+        assert_eq!(
+            erase_problem(&t, EraseMethod::ZoneReset, (0, cap)).unwrap(),
+            "erase method \"zone-reset\" is for zoned block devices, and /dev/zz is not zoned (sysfs queue/zoned is none)"
+        );
+        t.zoned = Some(crate::target::Zoned {
+            model: crate::target::ZoneModel::HostManaged,
+            zone_size_bytes: 48 << 20, // 1 GiB is 21 zones and a runt of 16 MiB
+            zones: 22,
+            max_open_zones: 0,
+            max_active_zones: 0,
+            write_granularity_bytes: 4096,
+        });
+        for m in [EraseMethod::ZoneReset, EraseMethod::Auto] {
+            assert_eq!(erase_problem(&t, m, (0, cap)), None);
+            assert_eq!(
+                erase_problem(&t, m, (48 << 20, cap - (48 << 20))),
+                None,
+                "to the end"
+            );
+            assert_eq!(erase_problem(&t, m, (48 << 20, 96 << 20)), None);
+        }
+        assert_eq!(
+            erase_problem(&t, EraseMethod::ZoneReset, (4096, 48 << 20)).unwrap(),
+            "erase method \"zone-reset\" resets whole zones, but the span [4096, 50335744) does not begin and end at zone boundaries of /dev/zz (zones of 50331648 B); use an offset and span that are multiples of 50331648 B"
+        );
+        assert!(
+            erase_problem(&t, EraseMethod::Auto, (0, 1 << 20))
+                .unwrap()
+                .starts_with(
+                    "erase method \"auto\" (zone-reset on this zoned device) resets whole zones"
+                )
+        );
+    }
+
+    #[test]
     fn erase_problem_words() {
         let mut block = host("/dev/sdz", TargetKind::Block);
         block.discard_max_bytes = Some(0);
@@ -257,7 +296,7 @@ mod tests {
             auto,
             [
                 "punch-hole",
-                "auto: first of secure-discard, discard, zero-out",
+                "auto: first of secure-discard, discard, zero-out (zone-reset on a zoned device)",
                 "discard (auto)"
             ]
         );

@@ -65,7 +65,8 @@ pub enum EngineKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum EraseMethod {
-    /// Files: `punch-hole`. Block devices: the first of `secure-discard`, `discard`, `zero-out` the device supports.
+    /// Files: `punch-hole`. Block devices: the first of `secure-discard`, `discard`, `zero-out` the device supports;
+    /// zoned block devices: `zone-reset`.
     Auto,
     /// BLKSECDISCARD: discard and erase any copies (block devices only).
     SecureDiscard,
@@ -78,6 +79,9 @@ pub enum EraseMethod {
     /// NVMe Format NVM with Secure Erase Settings = user data erase, keeping the LBA format (NVMe
     /// namespaces only; erases the whole namespace, so the span must be 100 %).
     NvmeFormat,
+    /// BLKRESETZONE: reset the write pointer of every zone in the span, which must be whole zones (zoned
+    /// block devices only; what `auto` does on them).
+    ZoneReset,
 }
 
 impl EraseMethod {
@@ -90,6 +94,7 @@ impl EraseMethod {
             EraseMethod::ZeroOut => "zero-out",
             EraseMethod::PunchHole => "punch-hole",
             EraseMethod::NvmeFormat => "nvme-format",
+            EraseMethod::ZoneReset => "zone-reset",
         }
     }
 }

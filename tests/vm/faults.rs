@@ -4,9 +4,9 @@
 use crate::rig::{Case, CaseOut, Group, case};
 use serde_json::Value;
 
-/// A null_blk device of 64 MiB in 4096-byte blocks whose sectors 40960 to 40967 (bytes 20971520 to 20975615)
+/// A null_blk device of 16 MiB in 4096-byte blocks whose sectors 8192 to 8199 (bytes 4194304 to 4198399)
 /// fail every read and write with EIO: a fill at QD 1 stopping at it, a fill at QD 8 going on past it, a
-/// read of it all.
+/// read of it all, a verified fill and its verification.
 macro_rules! badblock {
     ($engine:literal) => {
         concat!(
@@ -14,7 +14,7 @@ macro_rules! badblock {
             $engine,
             r#"
 D=bb_$E
-nullb $D 64 blocksize=4096 badblocks=+40960-40967 || exit 1
+nullb $D 16 blocksize=4096 badblocks=+8192-8199 || exit 1
 for p in stop continue; do
 [ $p = stop ] && q=1 || q=8
 { spec bb; cat <<EOF
@@ -25,6 +25,7 @@ block_size = "256KiB"
 queue_depth = $q
 engine = "$E"
 on_error = "$p"
+data = "zeros"
 EOF
 } >$p.toml
 wk $p $p.toml --target /dev/$D --allow-destroy /dev/$D
@@ -43,6 +44,23 @@ on_error = "continue"
 EOF
 } >read.toml
 wk read read.toml --target /dev/$D
+{ spec vf; cat <<EOF
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "256KiB"
+queue_depth = 8
+engine = "$E"
+on_error = "continue"
+verify = true
+[[phase]]
+name = "check"
+kind = "verify"
+engine = "$E"
+on_error = "continue"
+EOF
+} >verify.toml
+wk verify verify.toml --target /dev/$D --allow-destroy /dev/$D
 "#
         )
     };
@@ -209,12 +227,12 @@ fn badblock(test: &'static str) {
     let Some(out) = run(test) else {
         return;
     };
-    let bad = 20_971_520;
+    let bad = 4_194_304;
     // Stop: the run fails at the bad block, naming its offset.
     assert_eq!(out.rc("stop"), 1, "{}", out.log("stop"));
     assert!(
         out.log("stop")
-            .contains("write of 262144 B at offset 20971520 failed: Input/output error (errno 5)"),
+            .contains("write of 262144 B at offset 4194304 failed: Input/output error (errno 5)"),
         "{}",
         out.log("stop")
     );
@@ -224,10 +242,10 @@ fn badblock(test: &'static str) {
     assert_eq!(first(p), ("write".into(), bad, 262_144, "EIO".into(), 5));
     assert_eq!(p["errors"]["total"], 1);
     assert_eq!(
-        p["write"]["ops"], 80,
-        "the 80 writes before the bad block, at QD 1"
+        p["write"]["ops"], 16,
+        "the 16 writes before the bad block, at QD 1"
     );
-    assert_eq!(p["write"]["bytes"], 80 * 262_144);
+    assert_eq!(p["write"]["bytes"], 16 * 262_144);
     // Continue: one failed write, every other one done.
     assert_eq!(out.rc("continue"), 0, "{}", out.log("continue"));
     let r = out.results("continue");
@@ -238,14 +256,37 @@ fn badblock(test: &'static str) {
         (p["errors"]["total"].as_u64(), p["errors"]["write"].as_u64()),
         (Some(1), Some(1))
     );
-    assert_eq!(p["write"]["ops"], 255);
-    assert_eq!(p["write"]["bytes"], 255 * 262_144);
+    assert_eq!(p["write"]["ops"], 63);
+    assert_eq!(p["write"]["bytes"], 63 * 262_144);
     // Reads of the bad block fail too.
     assert_eq!(out.rc("read"), 0, "{}", out.log("read"));
     let p = &out.results("read")["phases"][0];
     assert_eq!(first(p), ("read".into(), bad, 65_536, "EIO".into(), 5));
     assert_eq!(p["errors"]["read"], 1);
-    assert_eq!(p["read"]["ops"], 1023);
+    assert_eq!(p["read"]["ops"], 255);
+    // Verification: the sectors of the failed write that read back are classed as failed writes (not
+    // mismatches); the read of the bad sectors fails again.
+    // 16 MiB is 32768 sectors: the 256 of the failed 128 KiB read are not classed, the other 256 of the
+    // failed write are write_failed, the rest ok.
+    assert_eq!(out.rc("verify"), 0, "{}", out.log("verify"));
+    let r = out.results("verify");
+    let (f, v) = (&r["phases"][0], &r["phases"][1]);
+    assert_eq!(first(f), ("write".into(), bad, 262_144, "EIO".into(), 5));
+    assert_eq!(first(v), ("read".into(), bad, 131_072, "EIO".into(), 5));
+    assert_eq!(v["errors"]["total"], 1);
+    let got: Vec<u64> = [
+        "sectors",
+        "ok",
+        "write_failed",
+        "mismatched",
+        "zeroed",
+        "stale",
+        "corrupted",
+    ]
+    .iter()
+    .map(|k| v["verify"][k].as_u64().unwrap())
+    .collect();
+    assert_eq!(got, [32_512, 32_256, 256, 0, 0, 0, 0]);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! A block device: written only with consent (`--allow-destroy`), opened exclusively; erased with
-//! BLKSECDISCARD, BLKDISCARD or BLKZEROOUT in ranges the device accepts (case C09), or an NVMe format.
+//! BLKSECDISCARD, BLKDISCARD or BLKZEROOUT in ranges the device accepts (case C09), an NVMe format, or a reset
+//! of a zoned device's zones.
 
 use super::{Facts, Job, Kind, host_file, nvme_format, nvme_format_problem};
 use crate::sys::block::{RangeOp, range_op};
@@ -23,7 +24,7 @@ const FACTS: Facts = Facts {
     on_host: true,
     writes_need_allow_destroy: true,
     exclusive_when_writing: true,
-    auto_erase: "auto: first of secure-discard, discard, zero-out",
+    auto_erase: "auto: first of secure-discard, discard, zero-out (zone-reset on a zoned device)",
 };
 
 impl Kind for Block {
@@ -52,6 +53,9 @@ impl Kind for Block {
     ) -> Option<String> {
         match method {
             EraseMethod::NvmeFormat => nvme_format_problem(t, span),
+            EraseMethod::ZoneReset => zone_reset_problem(t, span),
+            EraseMethod::Auto if t.zoned.is_some() => zone_reset_problem(t, span)
+                .map(|why| format!("(zone-reset on this zoned device) {why}")),
             EraseMethod::PunchHole => {
                 Some("is for files; this target is a block device".to_string())
             }
@@ -75,6 +79,8 @@ impl Kind for Block {
         let file = host_file(&job)?;
         let op = match job.method {
             EraseMethod::NvmeFormat => return nvme_format(file),
+            EraseMethod::ZoneReset => return zone_reset(&job, file),
+            EraseMethod::Auto if job.t.zoned.is_some() => return zone_reset(&job, file),
             EraseMethod::PunchHole => {
                 return Err(io::Error::new(
                     io::ErrorKind::Unsupported,
@@ -88,6 +94,50 @@ impl Kind for Block {
         };
         ranges(&job, file, op).map(|()| Erased::host(job.method))
     }
+}
+
+/// Why `zone-reset` cannot erase `span` of `t`: not zoned, or not whole zones.
+fn zone_reset_problem(t: &TargetInfo, (start, len): (u64, u64)) -> Option<String> {
+    let Some(z) = &t.zoned else {
+        return Some(format!(
+            "is for zoned block devices, and {} is not zoned (sysfs queue/zoned is none)",
+            t.path.display()
+        ));
+    };
+    let zs = z.zone_size_bytes;
+    let end = start + len;
+    if start.is_multiple_of(zs) && (end.is_multiple_of(zs) || end == t.capacity_bytes) {
+        return None;
+    }
+    Some(format!(
+        "resets whole zones, but the span [{start}, {end}) does not begin and end at zone boundaries of {} (zones of {zs} B); use an offset and span that are multiples of {zs} B",
+        t.path.display()
+    ))
+}
+
+/// `zone-reset`: the write pointers of the span's zones reset, at most 1 GiB of zones (at least one zone)
+/// per ioctl; `stop` is checked before each.
+fn zone_reset(job: &Job<'_>, file: &fs::File) -> io::Result<Erased> {
+    let zs = job
+        .t
+        .zoned
+        .as_ref()
+        .map_or(DEFAULT_CHUNK, |z| z.zone_size_bytes);
+    let chunk = (DEFAULT_CHUNK / zs).max(1) * zs;
+    let (start, end) = (job.start, job.start + job.len);
+    let mut off = start;
+    while off < end {
+        if job.stop.load(Ordering::Relaxed) {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "interrupted between zone resets",
+            ));
+        }
+        let n = chunk.min(end - off);
+        crate::sys::block::reset_zones(file, off, n)?;
+        off += n;
+    }
+    Ok(Erased::host(EraseMethod::ZoneReset))
 }
 
 /// `auto`: the first method the device supports; for an error other than "not supported", that error.

@@ -38,9 +38,10 @@ impl Kind for File {
             EraseMethod::NvmeFormat => {
                 Some(nvme_format_problem(t, span).unwrap_or_else(for_devices))
             }
-            EraseMethod::SecureDiscard | EraseMethod::Discard | EraseMethod::ZeroOut => {
-                Some(for_devices())
-            }
+            EraseMethod::SecureDiscard
+            | EraseMethod::Discard
+            | EraseMethod::ZeroOut
+            | EraseMethod::ZoneReset => Some(for_devices()),
         }
     }
 
@@ -56,12 +57,13 @@ impl Kind for File {
                 crate::sys::file::punch_hole(file, job.start, job.len)?;
                 Ok(Erased::host(EraseMethod::PunchHole))
             }
-            m @ (EraseMethod::SecureDiscard | EraseMethod::Discard | EraseMethod::ZeroOut) => {
-                Err(io::Error::new(
-                    io::ErrorKind::Unsupported,
-                    format!("{} is for block devices", m.as_str()),
-                ))
-            }
+            m @ (EraseMethod::SecureDiscard
+            | EraseMethod::Discard
+            | EraseMethod::ZeroOut
+            | EraseMethod::ZoneReset) => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("{} is for block devices", m.as_str()),
+            )),
         }
     }
 }

@@ -26,7 +26,10 @@ impl Kind for Sim {
     fn erase_problem(&self, _: &TargetInfo, method: EraseMethod, _: (u64, u64)) -> Option<String> {
         match method {
             EraseMethod::Auto | EraseMethod::Discard | EraseMethod::SecureDiscard => None,
-            EraseMethod::ZeroOut | EraseMethod::PunchHole | EraseMethod::NvmeFormat => Some(
+            EraseMethod::ZeroOut
+            | EraseMethod::PunchHole
+            | EraseMethod::NvmeFormat
+            | EraseMethod::ZoneReset => Some(
                 "is not modelled by the simulated drive (use \"auto\", \"discard\" or \"secure-discard\")"
                     .to_string(),
             ),
