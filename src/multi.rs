@@ -31,6 +31,49 @@ pub(super) fn cmd_run_many(
     s.set_lines().iter().for_each(|l| say(l));
     let consents = check_all(&plans, a)?;
     let labels = labels(&plans);
+    let (out_dir, subs) = prepare_output(s, &mut plans, a, launch, &labels, &say)?;
+    let first = format!(
+        "results: {} ({} targets, each in its own folder: {})",
+        wkrun::text::escaped(&out_dir.path().to_string_lossy()),
+        plans.len(),
+        labels.join(", ")
+    );
+    // Room kept for the aggregate (its merged CSVs and results.json), as each target's results writer keeps
+    // its own: a disk the targets fill leaves room for the sum of what they did.
+    let mut room = out_dir.reserve(wkrun::results::write::RESERVE).ok();
+    if let Some(r) = room.as_mut() {
+        let _ = r.grow(AGGREGATE_ROOM);
+    }
+    signal::install();
+    let runs: Vec<TargetRun<'_>> = (0..plans.len())
+        .map(|i| TargetRun {
+            label: labels[i].clone(),
+            plan: &plans[i],
+            consent: &consents[i],
+            out_dir: &subs[i],
+        })
+        .collect();
+    let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet, &first);
+    let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
+    if let Some(mut r) = room.take() {
+        r.release();
+    }
+    let (aggregate, unchecked) = aggregate_and_check(&out_dir, &subs, &files, &labels, a);
+    finish(
+        &out_dir, &labels, &outcomes, aggregate, unchecked, &plans[0],
+    )
+}
+
+/// The run's output folder and one folder per target, checked against the targets and the room the targets to
+/// create need, and those targets created. On an error nothing is left behind.
+fn prepare_output(
+    s: &LoadedSpec,
+    plans: &mut [Plan],
+    a: &RunArgs,
+    launch: &Launch,
+    labels: &[String],
+    say: &dyn Fn(&str),
+) -> Result<(OutDir, Vec<OutDir>), Fail> {
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plans[0].spec_name);
         match &launch.rank {
@@ -39,7 +82,7 @@ pub(super) fn cmd_run_many(
         }
     });
     let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
-    let subs = match sub_dirs(&out_dir, &labels) {
+    let subs = match sub_dirs(&out_dir, labels) {
         Ok(d) => d,
         Err(e) => {
             out_dir.discard();
@@ -68,45 +111,31 @@ pub(super) fn cmd_run_many(
         out_dir.discard();
         return Err(bad(e.to_string()));
     }
-    if let Err(e) = create_targets(s, &mut plans, &say) {
+    if let Err(e) = create_targets(s, plans, say) {
         subs.into_iter().for_each(OutDir::discard);
         out_dir.discard();
         return Err(e);
     }
-    let first = format!(
-        "results: {} ({} targets, each in its own folder: {})",
-        wkrun::text::escaped(&out_dir.path().to_string_lossy()),
-        plans.len(),
-        labels.join(", ")
-    );
-    // Room kept for the aggregate (its merged CSVs and results.json), as each target's results writer keeps
-    // its own: a disk the targets fill leaves room for the sum of what they did.
-    let mut room = out_dir.reserve(wkrun::results::write::RESERVE).ok();
-    if let Some(r) = room.as_mut() {
-        let _ = r.grow(AGGREGATE_ROOM);
-    }
-    signal::install();
-    let runs: Vec<TargetRun<'_>> = (0..plans.len())
-        .map(|i| TargetRun {
-            label: labels[i].clone(),
-            plan: &plans[i],
-            consent: &consents[i],
-            out_dir: &subs[i],
-        })
-        .collect();
-    let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet, &first);
-    let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
-    if let Some(mut r) = room.take() {
-        r.release();
-    }
-    let aggregate = merge::merge_targets(&files)
+    Ok((out_dir, subs))
+}
+
+/// The targets' results merged into the aggregate results.json (its totals printed), then every results.json
+/// written, each target's and the aggregate, checked against the published schema.
+fn aggregate_and_check(
+    out_dir: &OutDir,
+    subs: &[OutDir],
+    files: &[PathBuf],
+    labels: &[String],
+    a: &RunArgs,
+) -> (Result<(), String>, Vec<String>) {
+    let aggregate = merge::merge_targets(files)
         .map(|mut m| {
             if let Some(l) = &a.label {
                 m.results.label = Some(l.clone());
             }
             m
         })
-        .and_then(|m| write_aggregate(&out_dir, m));
+        .and_then(|m| write_aggregate(out_dir, m));
     // The targets' sum of each phase, after the targets' own lines: the aggregate results.json's totals.
     if let Ok(m) = &aggregate {
         for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len())) {
@@ -116,18 +145,11 @@ pub(super) fn cmd_run_many(
     // Every results.json written, each target's and the aggregate, checked against the published schema.
     let unchecked: Vec<String> = subs
         .iter()
-        .chain(std::iter::once(&out_dir))
+        .chain(std::iter::once(out_dir))
         .filter(|d| d.join("results.json").is_file())
         .filter_map(|d| wkrun::results::check::check_written(d).err())
         .collect();
-    finish(
-        &out_dir,
-        &labels,
-        &outcomes,
-        aggregate.map(|_| ()),
-        unchecked,
-        &plans[0],
-    )
+    (aggregate.map(|_| ()), unchecked)
 }
 
 /// The plan of each target, with `--from`, the launch and the label applied; each target's notes said.
