@@ -177,6 +177,9 @@ fn phase_section(
     if has_rows && !seq {
         add("bandwidth", bandwidth_series(runs, &g, &marks)?);
     }
+    if let Some(c) = super::chart::device::wa_series(runs, &g, &marks)? {
+        add("write-amplification", c);
+    }
     if g.members.iter().any(|&(r, p)| {
         let (phase, _) = runs[r].phase(p);
         phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()

@@ -59,6 +59,12 @@ pub enum Metric {
     WriteLatP999,
     /// Write latency max, µs.
     WriteLatMax,
+    /// A simulated drive's bytes written by the host in the phase (`device.host_write_bytes`), GB.
+    HostWrites,
+    /// A simulated drive's bytes programmed to flash (NAND) in the phase (`device.flash_write_bytes`), GB.
+    FlashWrites,
+    /// A simulated drive's write amplification over the phase (`device.write_amplification`).
+    WriteAmplification,
     /// The steady-state verdict (a row only when some run's phase has one).
     SteadyState,
     /// A headline figure of the phase (`phases[].headline`), shown with this many decimals; the row's
@@ -82,7 +88,7 @@ pub enum Metric {
 
 impl Metric {
     /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them).
-    pub const NUMERIC: [Metric; 14] = [
+    pub const NUMERIC: [Metric; 17] = [
         Metric::TotalIops,
         Metric::ReadIops,
         Metric::WriteIops,
@@ -97,6 +103,9 @@ impl Metric {
         Metric::WriteLatP99,
         Metric::WriteLatP999,
         Metric::WriteLatMax,
+        Metric::HostWrites,
+        Metric::FlashWrites,
+        Metric::WriteAmplification,
     ];
 
     /// The row label, with the unit (headline rows carry their own, [`Row::label`]).
@@ -116,6 +125,9 @@ impl Metric {
             Metric::WriteLatP99 => "write latency p99 (µs)",
             Metric::WriteLatP999 => "write latency p99.9 (µs)",
             Metric::WriteLatMax => "write latency max (µs)",
+            Metric::HostWrites => "host writes, simulated drive (GB)",
+            Metric::FlashWrites => "NAND writes, simulated drive (GB)",
+            Metric::WriteAmplification => "write amplification, simulated drive",
             Metric::SteadyState => "steady state",
             Metric::Headline { .. } => "headline",
             Metric::Parameters => "parameters that differ",
@@ -131,7 +143,10 @@ impl Metric {
         match self {
             Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => 1,
             Metric::Headline { decimals } => decimals,
-            Metric::Composite => 3,
+            Metric::Composite
+            | Metric::WriteAmplification
+            | Metric::HostWrites
+            | Metric::FlashWrites => 3,
             _ => 2,
         }
     }
@@ -158,6 +173,9 @@ impl Metric {
             Metric::WriteLatP99 => us(w, |l| l.p99 as f64),
             Metric::WriteLatP999 => us(w, |l| l.p99_9 as f64),
             Metric::WriteLatMax => us(w, |l| l.max as f64),
+            Metric::HostWrites => p.device.as_ref().map(|d| d.host_write_bytes as f64 / 1e9),
+            Metric::FlashWrites => p.device.as_ref().map(|d| d.flash_write_bytes as f64 / 1e9),
+            Metric::WriteAmplification => p.device.as_ref().and_then(|d| d.write_amplification),
             _ => None,
         }
     }
@@ -453,9 +471,13 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
         let values: Vec<Option<Option<f64>>> =
             phases.iter().map(|p| p.map(|p| metric.value(p))).collect();
         // A metric no run has a value of (read latency of a fill that only writes) is left out, and so is
-        // a direction's IOPS where no run did I/O in that direction.
+        // a direction's IOPS where no run did I/O in that direction, and a simulated drive's writes where no
+        // run wrote (a read phase).
         let numbers = || values.iter().flatten().flatten();
-        let direction = matches!(metric, Metric::ReadIops | Metric::WriteIops);
+        let direction = matches!(
+            metric,
+            Metric::ReadIops | Metric::WriteIops | Metric::HostWrites | Metric::FlashWrites
+        );
         if numbers().next().is_none() || (direction && numbers().all(|v| *v == 0.0)) {
             continue;
         }
@@ -1165,6 +1187,74 @@ mod tests {
         );
     }
 
+    /// The newcomer's trial: a simulated drive's write amplification, in results, was in no comparison.
+    /// Host and NAND writes in GB and their ratio are rows; the ratio's change is a rise (worse).
+    #[test]
+    fn a_simulated_drives_write_amplification_is_compared() {
+        let device = |host: u64, flash: u64| crate::results::DeviceResult {
+            device_csv: None,
+            host_write_bytes: host,
+            flash_write_bytes: flash,
+            gc_copy_bytes: flash - host,
+            erased_blocks: 0,
+            trimmed_bytes: 0,
+            free_blocks: 0,
+            write_amplification: Some(flash as f64 / host as f64),
+        };
+        let mut a = crate::report::testing::phase("w", 0);
+        a.device = Some(device(2_000_000_000, 3_000_000_000));
+        let mut b = a.clone();
+        b.device = Some(device(2_000_000_000, 4_200_000_000));
+        let at = "2026-01-01T00:00:00.000Z";
+        let c = compare(&[
+            run("a/results.json", "s", at, vec![a.clone()]),
+            run("b/results.json", "s", at, vec![b]),
+        ]);
+        let shown = |m: Metric| {
+            let r = c.row("w", m).unwrap();
+            (
+                r.label.clone(),
+                r.cells[0].display(m),
+                r.cells[1].display(m),
+            )
+        };
+        assert_eq!(
+            shown(Metric::HostWrites),
+            (
+                "host writes, simulated drive (GB)".into(),
+                "2.000".into(),
+                "2.000 (+0.0 %)".into()
+            )
+        );
+        assert_eq!(
+            shown(Metric::FlashWrites),
+            (
+                "NAND writes, simulated drive (GB)".into(),
+                "3.000".into(),
+                "4.200 (+40.0 %)".into()
+            )
+        );
+        assert_eq!(
+            shown(Metric::WriteAmplification),
+            (
+                "write amplification, simulated drive".into(),
+                "1.500".into(),
+                "2.100 (+40.0 %)".into()
+            )
+        );
+        // A phase that only reads wrote nothing: no drive rows but the ratio, which it has not either.
+        a.device = Some(device(0, 0));
+        a.device.as_mut().unwrap().write_amplification = None;
+        let c = compare(&[run("a/results.json", "s", at, vec![a])]);
+        for m in [
+            Metric::HostWrites,
+            Metric::FlashWrites,
+            Metric::WriteAmplification,
+        ] {
+            assert!(c.row("w", m).is_none(), "{m:?}");
+        }
+    }
+
     #[test]
     fn phase_order_missing_and_no_data() {
         let c = two();
@@ -1173,8 +1263,9 @@ mod tests {
         assert_eq!(phases, ["mix", "w", "extra", "(all phases)"]);
         // Rows no run has a value of are left out: "w" has no reads, "extra" no writes (10 latency rows of
         // 3 × 14), nor their read and write IOPS (all 0); and rows that restate another: the write IOPS of
-        // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS.
-        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1 - 10 - 4);
+        // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS. No phase
+        // ran on a simulated drive: no drive rows (3 × 3).
+        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1 - 10 - 4 - 9);
         for (phase, m) in [("w", Metric::ReadIops), ("w", Metric::WriteIops)] {
             assert!(c.row(phase, m).is_none(), "{phase} {m:?}");
         }

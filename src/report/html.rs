@@ -84,14 +84,19 @@ pub fn swatch(run: usize) -> String {
     )
 }
 
+/// Changes smaller than this, in percent, are shown plain, neither better nor worse: two runs of one spec on
+/// one drive differ by about this much (the simulated drive's fills of two runs differ by up to 1.9 %; a
+/// −0.3 % change shown bold red read as a regression).
+pub const NOISE_PCT: f64 = 2.0;
+
 /// A change against the first run, `(+12.0 %)`, in a span classed `worse` when it goes the way that is
 /// worse (down where higher is better; up where lower is better: a latency or a spread that grows),
-/// `better` the other way, plain when it rounds to 0 or the figure has no direction.
+/// `better` the other way, plain when it is smaller than [`NOISE_PCT`] as shown (to 0.1 %) or the figure has no direction.
 pub fn change_span(pct: f64, better: Option<Better>) -> String {
     let text = compare::format_change(pct);
     let r = (pct * 10.0).round();
     let class = match better {
-        Some(_) if r == 0.0 => None,
+        Some(_) if r.abs() < NOISE_PCT * 10.0 => None,
         Some(Better::Higher) => Some(if r < 0.0 { "worse" } else { "better" }),
         Some(Better::Lower) => Some(if r > 0.0 { "worse" } else { "better" }),
         None => None,
@@ -200,6 +205,41 @@ fn phase_table(runs: &[RunData], members: &[(usize, usize)]) -> String {
         let _ = write!(o, "<td class=\"l\">{}</td></tr>", esc(&steady(ph)));
     }
     o.push_str("</tbody></table></div>\n");
+    o
+}
+
+/// A simulated drive's internals over the phase, one row per run whose phase has them
+/// (`phases[].device`): host writes, NAND (flash) writes and garbage-collection copies in GB (10⁹ bytes),
+/// write amplification; empty when no run ran on a simulated drive.
+fn device_table(runs: &[RunData], members: &[(usize, usize)]) -> String {
+    let mut o = String::new();
+    for &(r, p) in members {
+        let Some(d) = runs[r].phase(p).0.device.as_ref() else {
+            continue;
+        };
+        if o.is_empty() {
+            o.push_str(
+                "<div class=\"scroll\"><table class=\"device\"><thead><tr><th class=\"l\">run (simulated drive)</th>\
+<th>host writes (GB)</th><th>NAND writes (GB)</th><th>GC copies (GB)</th><th>write amplification</th>\
+</tr></thead><tbody>",
+            );
+        }
+        let gb = |b: u64| format!("{:.3}", b as f64 / 1e9);
+        let _ = write!(
+            o,
+            "<tr><td class=\"l\">{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            swatch(r),
+            esc(&runs[r].label),
+            gb(d.host_write_bytes),
+            gb(d.flash_write_bytes),
+            gb(d.gc_copy_bytes),
+            d.write_amplification
+                .map_or("–".to_string(), |w| format!("{w:.3}"))
+        );
+    }
+    if !o.is_empty() {
+        o.push_str("</tbody></table></div>\n");
+    }
     o
 }
 
@@ -523,6 +563,7 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, p
         }
     }
     o.push_str(&phase_table(runs, &s.group.members));
+    o.push_str(&device_table(runs, &s.group.members));
     let named = runs.len() > 1;
     for &(r, p) in &s.group.members {
         let ph = runs[r].phase(p).0;
@@ -798,6 +839,56 @@ mod tests {
         );
         assert_eq!(change_span(0.04, Some(Better::Lower)), "(+0.0 %)");
         assert_eq!(change_span(50.0, None), "(+50.0 %)");
+    }
+
+    /// The newcomer's trial: a simulated drive's write amplification was in no table of the report.
+    #[test]
+    fn a_simulated_drives_internals_have_their_table() {
+        let mut p = testing::phase("w", 0);
+        p.device = Some(crate::results::DeviceResult {
+            device_csv: None,
+            host_write_bytes: 2_000_000_000,
+            flash_write_bytes: 4_620_000_000,
+            gc_copy_bytes: 2_620_000_000,
+            erased_blocks: 0,
+            trimmed_bytes: 0,
+            free_blocks: 0,
+            write_amplification: Some(2.31),
+        });
+        let runs = [
+            testing::run("a", "sim:a", vec![(p, None)]),
+            testing::run("b", "/x", vec![(testing::phase("w", 0), None)]),
+        ];
+        let t = device_table(&runs, &[(0, 0), (1, 0)]);
+        assert!(
+            t.contains(&format!(
+                "<tr><td class=\"l\">{}a</td><td>2.000</td><td>4.620</td><td>2.620</td><td>2.310</td></tr></tbody>",
+                swatch(0)
+            )),
+            "{t}"
+        );
+        assert_eq!(device_table(&runs, &[(1, 0)]), "");
+    }
+
+    /// The newcomer's trial: a −0.3 % change was bold red. Changes under [`NOISE_PCT`] (2 %) either way
+    /// are plain; from 2 % they take their direction.
+    #[test]
+    fn changes_within_the_noise_are_plain() {
+        assert_eq!(change_span(-0.3, Some(Better::Higher)), "(-0.3 %)");
+        assert_eq!(change_span(1.94, Some(Better::Lower)), "(+1.9 %)");
+        assert_eq!(change_span(-1.94, Some(Better::Higher)), "(-1.9 %)");
+        assert_eq!(
+            change_span(-1.96, Some(Better::Higher)),
+            "<span class=\"worse\">(-2.0 %)</span>"
+        );
+        assert_eq!(
+            change_span(-2.0, Some(Better::Higher)),
+            "<span class=\"worse\">(-2.0 %)</span>"
+        );
+        assert_eq!(
+            change_span(2.0, Some(Better::Lower)),
+            "<span class=\"worse\">(+2.0 %)</span>"
+        );
     }
 
     /// Issue 24 item 12: the contents number each phase as the run did and head the preparation, so that

@@ -201,7 +201,8 @@ fn better_of(results: &Results, r: &compare::Row) -> Option<Better> {
         | Metric::WriteLatP50
         | Metric::WriteLatP99
         | Metric::WriteLatP999
-        | Metric::WriteLatMax => Some(Better::Lower),
+        | Metric::WriteLatMax
+        | Metric::WriteAmplification => Some(Better::Lower),
         _ => None,
     }
 }

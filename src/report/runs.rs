@@ -23,6 +23,42 @@ pub struct RunData {
     pub results: Results,
     /// One entry per phase: the series rows, in file order.
     pub series: Vec<Option<Vec<SeriesRow>>>,
+    /// A simulated drive's internals per interval, one entry per phase (its `device.device_csv`, read
+    /// next to the results file); empty for runs of other targets and runs from the results library.
+    pub device: Vec<Option<Vec<DeviceSample>>>,
+}
+
+/// One row of a phase's device CSV (`NN-<phase>.device.csv`, a simulated drive's internals), the columns
+/// the report draws.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct DeviceSample {
+    /// End of the interval, s since the phase start.
+    pub t_s: f64,
+    /// Bytes the host wrote in the interval.
+    pub host_write_bytes: u64,
+    /// Bytes programmed to flash in the interval.
+    pub flash_write_bytes: u64,
+    /// Their ratio; none without host writes.
+    pub write_amplification: Option<f64>,
+}
+
+/// The rows of a device CSV, within the limits of a series CSV ([`read_series`]); a symbolic link is
+/// refused, not followed.
+///
+/// # Errors
+/// [`ReadError::Series`] naming the file and, for a bad row, its line.
+pub fn read_device(path: &Path) -> Result<Vec<DeviceSample>, ReadError> {
+    let bad = |why: String| ReadError::Series {
+        path: path.to_path_buf(),
+        why,
+    };
+    let file = crate::spec::load::open_regular(path, true).map_err(|e| bad(e.to_string()))?;
+    let mut r = csv::Reader::from_reader(Bounded::series(file));
+    let mut rows = Vec::new();
+    for (i, rec) in r.deserialize::<DeviceSample>().enumerate() {
+        rows.push(rec.map_err(|e| bad(format!("line {}: {e}", i + 2)))?);
+    }
+    Ok(rows)
 }
 
 impl RunData {
@@ -128,9 +164,20 @@ pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     // Results from before labels are named by their folder.
     let label = results.label.clone().unwrap_or_else(|| folder_name(path));
-    assemble(path.to_path_buf(), label, results, |name| {
+    let mut run = assemble(path.to_path_buf(), label, results, |name| {
         read_series(&dir.join(name)).map(|rows| (dir.join(name), rows))
-    })
+    })?;
+    for p in &run.results.phases {
+        // A device CSV is an addition to the results: one that is gone leaves the phase without its chart.
+        let csv = p
+            .device
+            .as_ref()
+            .and_then(|d| d.device_csv.as_ref())
+            .filter(|c| dir.join(c).exists());
+        run.device
+            .push(csv.map(|c| read_device(&dir.join(c))).transpose()?);
+    }
+    Ok(run)
 }
 
 /// A run of `results` named `label`, its series CSVs read by `series_of` (given a phase's `series_csv`, the
@@ -169,6 +216,7 @@ pub fn assemble(
         label,
         results,
         series,
+        device: Vec::new(),
     })
 }
 

@@ -161,6 +161,7 @@ pub fn run(
             phases,
         ),
         series,
+        device: Vec::new(),
     }
 }
 

@@ -458,10 +458,18 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult, interrupted: bool) {
                     (t * 1e3).round() / 1e3,
                     ss.judged_from_reason
                 )),
-                None => ctx.result(&format!("      not judged: {}", ss.judged_from_reason)),
+                None => ctx.result(&never_judged(&ss.judged_from_reason)),
             }
         }
     }
+}
+
+/// The summary's line for a steady-state rule whose judging never began, a sentence from the results'
+/// `judged_from_reason` (`never: no round fell …`): `      steady state never judged: no round fell …`
+/// (it read `not judged: never: …`).
+pub fn never_judged(reason: &str) -> String {
+    let why = reason.strip_prefix("never: ").unwrap_or(reason);
+    format!("      steady state never judged: {why}.")
 }
 
 /// `interrupted (SIGINT)`: how the summary marks a phase a signal stopped (its numbers are of the part that

@@ -20,6 +20,7 @@ pub mod bandwidth;
 pub mod battery;
 pub mod canvas;
 pub mod cells;
+pub mod device;
 pub mod iops;
 pub mod latency;
 pub mod overlay;
