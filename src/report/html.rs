@@ -571,6 +571,22 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, p
         o.push_str(&super::parts::hosts_table(&runs[r], ph, named));
     }
     for &(r, p) in &s.group.members {
+        // A window the phase was too short for: what its figures are instead (a trial run's `--set
+        // duration=20s` against `last 20m`).
+        for c in runs[r]
+            .phase(p)
+            .0
+            .windows
+            .iter()
+            .filter_map(|w| w.clipped.as_ref())
+        {
+            let _ = writeln!(
+                o,
+                "<p class=\"meta\">{}: {}</p>",
+                esc(&runs[r].label),
+                esc(c)
+            );
+        }
         for w in &runs[r].phase(p).0.warnings {
             let _ = writeln!(
                 o,

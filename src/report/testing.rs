@@ -203,6 +203,7 @@ pub fn window(
             p99: max,
             consistency: None,
         }),
+        clipped: None,
     }
 }
 

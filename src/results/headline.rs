@@ -190,12 +190,20 @@ fn slice(key: &str, what: &str, s: Option<&SliceStats>, out: &mut Vec<Figure>) {
 /// A window's statistics, under its canonical form when it parses (`last 20min`).
 fn window(w: &super::model::WindowResult, out: &mut Vec<Figure>) {
     let name = WindowSpec::parse(&w.spec).map_or(w.spec.clone(), |s| s.to_string());
-    let what = if w.complete {
-        format!("IOPS, {name}")
-    } else {
-        format!("IOPS, {name} (incomplete)")
+    // A clipped window says so in its label, so that compare and the report never show its numbers as
+    // the window's: `IOPS, 1400s.. (clipped: phase 20s), avg`.
+    let what = match (&w.clipped, w.complete) {
+        (_, true) => format!("IOPS, {name}"),
+        (Some(_), false) => format!("IOPS, {name} (clipped: phase {})", phase_len(w)),
+        (None, false) => format!("IOPS, {name} (incomplete)"),
     };
     slice(&format!("window {name}"), &what, w.iops.as_ref(), out);
+}
+
+/// The length of the phase a clipped window ran into: the end of its rows, which is the series' end
+/// (an incomplete window takes the rows up to it; one starting after it, all of them), as `20s`.
+fn phase_len(w: &super::model::WindowResult) -> crate::units::Duration {
+    crate::units::Duration((w.end_s * 1e9).round() as u64)
 }
 
 /// `"fill_once"`: when the span had been written once, then IOPS and latency before and after.

@@ -245,13 +245,29 @@ fn judged_from_reason(v: &Verdict, round_s: f64) -> String {
 fn windows(m: &Measure, iops: &[f64], interval_ns: u64, pr: &mut PhaseResult) {
     let interval_s = interval_ns as f64 / 1e9;
     for w in &m.windows {
-        let (rows, stats) = w.spec.stats(iops, interval_ns);
+        let (mut rows, mut stats) = w.spec.stats(iops, interval_ns);
+        let mut clipped = None;
+        if !rows.complete {
+            let phase = crate::units::Duration(iops.len() as u64 * interval_ns);
+            let mut note = format!(
+                "window clipped: the phase is {phase}, the window {}",
+                w.spec
+            );
+            // A window that starts after the series' end takes the whole phase rather than nothing.
+            if rows.rows.is_empty() && !iops.is_empty() {
+                rows.rows = 0..iops.len();
+                stats = crate::stats::window::slice_stats(iops);
+                note.push_str(" starts after its end: the whole phase instead");
+            }
+            clipped = Some(note);
+        }
         pr.windows.push(WindowResult {
             spec: w.text.clone(),
             start_s: rows.rows.start as f64 * interval_s,
             end_s: rows.rows.end as f64 * interval_s,
             complete: rows.complete,
             iops: stats,
+            clipped,
         });
     }
     if let Some(every) = m.aggregate_ns

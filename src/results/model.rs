@@ -347,6 +347,13 @@ pub struct WindowResult {
     pub complete: bool,
     /// Statistics of total IOPS per interval over the window; null when it holds no full interval.
     pub iops: Option<crate::stats::window::SliceStats>,
+    /// When the series ended before the window did (`complete` false), what was taken instead, in words:
+    /// `window clipped: the phase is 20s, the window last 20min` (the rows that exist), or, for a window
+    /// that starts after the series' end, `window clipped: the phase is 20s, the window 1400s.. starts
+    /// after its end: the whole phase instead` (every full row, as a trial run shortened with `--set
+    /// duration=20s` needs a figure rather than none). Absent for a complete window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clipped: Option<String>,
 }
 
 /// Which way a headline figure is better.

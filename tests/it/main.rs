@@ -51,6 +51,7 @@ mod sweep_members;
 mod sweep_set;
 mod tail;
 mod targets;
+mod trial;
 mod uring_wait;
 mod validate_results;
 mod verify;

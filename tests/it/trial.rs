@@ -1,0 +1,115 @@
+//! A newcomer's trial of run, report, compare and progress (issues 24 and 25): a seed spec shortened with
+//! `--set duration=…` on the simulated drive, compared and reported.
+
+use crate::common::*;
+use std::path::Path;
+
+/// A workload of `duration` on a 64 MiB simulated drive with a steady-state rule of one-minute rounds and
+/// the windows of seed 000 (`1400s..`) and seed 003 (`last 20m`), both in its headline.
+fn short_spec(duration: &str) -> String {
+    format!(
+        r#"
+[[phase]]
+name = "w"
+kind = "workload"
+pattern = "random"
+block_size = "4KiB"
+queue_depth = 8
+read_percent = 0
+duration = "{duration}"
+steady_round = "1m"
+steady_state = {{ rule = "snia" }}
+steady_after = {{ drop = 0.5 }}
+windows = ["1400s..", "last 20m"]
+headline = ["1400s..", "last 20m"]
+"#
+    )
+}
+
+/// Runs the short spec on `sim` into `dir/name`; returns the folder and stdout.
+fn run_short(dir: &Path, name: &str, sim: &str) -> (std::path::PathBuf, String) {
+    write_file(dir, "s.toml", &spec_text("trial", &short_spec("3s")));
+    let o = wkrun(
+        dir,
+        &["s.toml", "--target", sim, "-o", name, "--label", name],
+    );
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    (dir.join(name), out)
+}
+
+/// The mean of the full rows' total IOPS of phase 0 of `out` (the oracle of a whole-phase window).
+fn full_rows_mean(out: &Path) -> f64 {
+    let r = results(out);
+    let rows: Vec<f64> = phase_rows(out, &r, 0)
+        .iter()
+        .filter(|row| row["partial"] == "0")
+        .map(|row| f(row, "read_iops") + f(row, "write_iops"))
+        .collect();
+    assert_eq!(rows.len(), 3);
+    rows.iter().sum::<f64>() / rows.len() as f64
+}
+
+/// A 3 s trial of a spec whose windows are `1400s..` and `last 20m`: the window starting after the end takes
+/// the whole phase, the longer one the rows there are, each saying so (results, headline label, compare,
+/// report); the composite is no longer `-`; the steady-state line is a sentence.
+#[test]
+fn a_shortened_trial_keeps_its_windows_and_says_they_are_clipped() {
+    let d = tempdir();
+    let (a, out) = run_short(d.path(), "a", "sim:capacity=64MiB,op=7%,block=256KiB");
+    let (b, _) = run_short(d.path(), "b", "sim:capacity=64MiB,op=28%,block=256KiB");
+    assert!(
+        out.contains(
+            "      steady state never judged: no whole round of 60 s was measured (the phase is shorter than one steady_round).\n"
+        ),
+        "{out}"
+    );
+    let r = results(&a);
+    let w = &phase(&r, 0)["windows"];
+    assert_eq!(
+        w[0]["clipped"],
+        "window clipped: the phase is 3s, the window 1400s.. starts after its end: the whole phase instead"
+    );
+    assert_eq!(
+        w[1]["clipped"],
+        "window clipped: the phase is 3s, the window last 20min"
+    );
+    let (mean_a, mean_b) = (full_rows_mean(&a), full_rows_mean(&b));
+    for k in [0, 1] {
+        assert_eq!(w[k]["complete"], false);
+        assert_eq!(
+            (w[k]["start_s"].as_f64(), w[k]["end_s"].as_f64()),
+            (Some(0.0), Some(3.0))
+        );
+        let avg = w[k]["iops"]["avg"].as_f64().expect("a window average");
+        assert!((avg - mean_a).abs() < 1e-6, "{avg} vs {mean_a}");
+    }
+    let o = wkrun(d.path(), &["compare", "a", "b"]);
+    let (code, table, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains("IOPS, 1400s.. (clipped: phase 3s), avg"),
+        "{table}"
+    );
+    assert!(
+        table.contains("IOPS, last 20min (clipped: phase 3s), avg"),
+        "{table}"
+    );
+    // The composite: the lead figure (the first level in the headline, the 1400s.. window's average) of
+    // b over a's.
+    let composite = table
+        .lines()
+        .find(|l| l.starts_with("(all phases)"))
+        .expect("a composite row");
+    let want = format!("{:.3}", mean_b / mean_a);
+    assert!(composite.contains(&want), "{composite} vs {want}");
+    let o = wkrun(d.path(), &["report", "a", "-o", "rep"]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = std::fs::read_to_string(d.path().join("rep/index.html")).expect("index.html");
+    assert!(
+        page.contains(
+            "<p class=\"meta\">a: window clipped: the phase is 3s, the window 1400s.. starts after its end: the whole phase instead</p>"
+        ),
+        "no note on the page"
+    );
+}
