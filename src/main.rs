@@ -113,9 +113,9 @@ enum Cmd {
         /// folder of the first results file).
         #[arg(long, short = 'o', value_name = "DIR")]
         output: Option<PathBuf>,
-        /// Fixed ceiling of the linear IOPS plots, I/Os per second; intervals above it are drawn hollow on
-        /// the top row.
-        #[arg(long, value_name = "IOPS")]
+        /// Fixed ceiling of the linear IOPS plots, I/Os per second (`100000`, or `100k`, `1.5M`); intervals
+        /// above it are drawn hollow on the top row.
+        #[arg(long, value_name = "IOPS", value_parser = wkrun::units::parse_count)]
         ymax: Option<f64>,
         /// Zoom every phase on this time window (log and linear), from the phase's start: `1400s..2000s`,
         /// `1400s..`, `first 5m`, `last 20m` (default: the phase's first results window not at 0).
@@ -1011,6 +1011,12 @@ fn cmd_report(
     }
     runs::name_runs(&mut runs);
     let against = runs.split_off(given);
+    if let Some(why) = window
+        .as_ref()
+        .and_then(|(text, w)| build::window_outside(&runs, text, w))
+    {
+        return Err(bad(why));
+    }
     let opts = model::Options {
         ymax,
         window,

@@ -78,7 +78,12 @@ pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f6
             .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
             .fold(0.0, f64::max);
         let (a, b) = window_seconds(w, end);
-        return (b > a).then_some((a, b));
+        // A phase with no row in the window has no zoom (it drew an empty plot).
+        let inside = g.members.iter().any(|&(r, p)| {
+            let (_, rows) = runs[r].plotted(p);
+            rows.iter().any(|row| row.t_s >= a && row.t_s <= b)
+        });
+        return (b > a && inside).then_some((a, b));
     }
     let (r, p) = g.members[0];
     runs[r]
@@ -88,6 +93,49 @@ pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f6
         .iter()
         .find(|w| w.start_s > 0.0 && w.end_s > w.start_s)
         .map(|w| (w.start_s, w.end_s))
+}
+
+/// Why `--window` (as written, `text`, parsed `w`) draws nothing: no phase of any run has a series row whose
+/// end lies in it. The message names the window and the span of the phases' series (`report --window
+/// 5000s..6000s` over phases of 2 to 120 s). `None` when some phase has such a row, or no phase has rows.
+pub fn window_outside(runs: &[RunData], text: &str, w: &WindowSpec) -> Option<String> {
+    let mut ends: Vec<f64> = Vec::new();
+    for run in runs {
+        for p in 0..run.results.phases.len() {
+            let (_, rows) = run.plotted(p);
+            let Some(end) = rows.last().map(|r| r.t_s) else {
+                continue;
+            };
+            let (a, b) = window_seconds(w, end);
+            if b > a && rows.iter().any(|row| row.t_s >= a && row.t_s <= b) {
+                return None;
+            }
+            ends.push(end);
+        }
+    }
+    let longest = ends.iter().copied().fold(f64::NAN, f64::max);
+    let shortest = ends.iter().copied().fold(f64::NAN, f64::min);
+    (!ends.is_empty()).then(|| {
+        let span = match (ends.len(), shortest == longest) {
+            (1, _) => format!("the phase's series ends at {}", secs(longest)),
+            (_, true) => format!("the phases' series end at {}", secs(longest)),
+            _ => format!(
+                "the phases' series end between {} and {}",
+                secs(shortest),
+                secs(longest)
+            ),
+        };
+        format!(
+            "--window {text}: no phase has an interval in it ({span}, counted from each phase's start); name a window within that, such as --window 0s..{}",
+            secs(longest)
+        )
+    })
+}
+
+/// Seconds as `--window` takes them: `120s`, `0.5s`.
+fn secs(s: f64) -> String {
+    let t = format!("{s:.3}");
+    format!("{}s", t.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// The markers of a phase's time plots: each run's ([`markers`]), each in its run's legend row. When
@@ -384,6 +432,49 @@ mod tests {
     use crate::report::chart::colour;
     use crate::report::runs::phase_groups;
     use crate::report::testing::{phase, row, run};
+
+    /// The newcomer's trial: `--window` outside every phase drew 32 empty zooms and said nothing. It is
+    /// refused naming the window and the phases' span; a phase without a row in a window others have gets no
+    /// zoom.
+    #[test]
+    fn a_window_outside_every_phase_is_refused() {
+        use super::{window_outside, zoom};
+        use crate::report::testing::series_run;
+        use crate::stats::window::WindowSpec;
+        let runs = [series_run(
+            "a",
+            "sim:a",
+            vec![row(1.0, 5, 0), row(2.0, 5, 0), row(3.0, 5, 0)],
+        )];
+        let w = |t: &str| WindowSpec::parse(t).expect("a window");
+        assert_eq!(
+            window_outside(&runs, "5000s..6000s", &w("5000s..6000s")).as_deref(),
+            Some(
+                "--window 5000s..6000s: no phase has an interval in it (the phase's series ends at 3s, counted from each phase's start); name a window within that, such as --window 0s..3s"
+            )
+        );
+        assert_eq!(window_outside(&runs, "2s..", &w("2s..")), None);
+        assert_eq!(window_outside(&runs, "last 1s", &w("last 1s")), None);
+        let mut two = runs.to_vec();
+        two.push(series_run("b", "sim:b", vec![row(1.0, 5, 0)]));
+        assert_eq!(
+            window_outside(&two, "10s..20s", &w("10s..20s")).as_deref(),
+            Some(
+                "--window 10s..20s: no phase has an interval in it (the phases' series end between 1s and 3s, counted from each phase's start); name a window within that, such as --window 0s..3s"
+            )
+        );
+        // b's phase has no row in 2s..3s: no zoom of it alone; with a, the zoom is drawn.
+        let opts = |t: &str| crate::report::model::Options {
+            ymax: None,
+            window: Some((t.to_string(), w(t))),
+            png: false,
+            against: vec![],
+        };
+        let g = crate::report::testing::group("p", &[(1, 0)]);
+        assert_eq!(zoom(&two, &g, &opts("2s..3s")), None);
+        let g = crate::report::testing::group("p", &[(0, 0), (1, 0)]);
+        assert_eq!(zoom(&two, &g, &opts("2s..3s")), Some((2.0, 3.0)));
+    }
 
     /// A run whose phase `p` writes its 163840-byte span once halfway through its second row and has a window from
     /// 2 s.

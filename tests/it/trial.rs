@@ -112,4 +112,21 @@ fn a_shortened_trial_keeps_its_windows_and_says_they_are_clipped() {
         ),
         "no note on the page"
     );
+    // --ymax with an SI suffix, as wkrun writes IOPS.
+    let o = wkrun(d.path(), &["report", "a", "-o", "rep2", "--ymax", "10k"]);
+    assert_eq!(code_out_err(&o).0, 0, "{}", code_out_err(&o).2);
+    // A window outside every phase: refused, nothing written.
+    let o = wkrun(
+        d.path(),
+        &["report", "a", "b", "-o", "rep3", "--window", "5000s..6000s"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "error: --window 5000s..6000s: no phase has an interval in it (the phases' series end at 3s, counted from each phase's start); name a window within that, such as --window 0s..3s\n"
+        )
+    );
+    assert!(!d.path().join("rep3").exists());
 }
