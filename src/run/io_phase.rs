@@ -289,6 +289,19 @@ fn thin_tail(dir: &str, ops: u64) -> Option<String> {
     ))
 }
 
+/// The warning of a phase whose measured part lasted `end_ns`, shorter than one interval of `interval_ns`:
+/// its rates are over that time (they are right, but a few I/Os at the queue's start and end make them),
+/// and nothing is judged per interval. `None` for a phase of at least one interval, or of no time.
+pub fn shorter_than_interval(end_ns: u64, interval_ns: u64) -> Option<String> {
+    (end_ns > 0 && end_ns < interval_ns).then(|| {
+        let secs = format!("{:.3} s", end_ns as f64 / 1e9);
+        format!(
+            "the phase lasted {secs}, shorter than one interval ({}): its IOPS and bandwidth are over those {secs}, with the queue filling and draining in them, and it has no full interval for per-interval figures (worst, per_second, windows, steady state); give it a duration or size of several intervals",
+            crate::units::Duration(interval_ns)
+        )
+    })
+}
+
 /// The phase result's measurements from the outcome.
 fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
     let secs = o.outcome.end_ns as f64 / 1e9;
@@ -328,6 +341,12 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
         if let Some(w) = thin_tail(dir, ops) {
             pr.warnings.push(w);
         }
+    }
+    if let Some(w) = phase
+        .io()
+        .and_then(|io| shorter_than_interval(o.outcome.end_ns, io.interval_ns))
+    {
+        pr.warnings.push(w);
     }
     if crate::engine::recording_off() {
         pr.warnings.push(format!(

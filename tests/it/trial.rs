@@ -130,3 +130,36 @@ fn a_shortened_trial_keeps_its_windows_and_says_they_are_clipped() {
     );
     assert!(!d.path().join("rep3").exists());
 }
+
+/// A phase shorter than one interval: its rates are its I/Os over its own elapsed time (not over the
+/// interval), and it warns that it is shorter than one interval.
+#[test]
+fn a_phase_shorter_than_one_interval_says_so() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"r\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 8\nread_percent = 0\nduration = \"300ms\"\n";
+    let out = run_ok(
+        d.path(),
+        "sub",
+        body,
+        Path::new("sim:capacity=64MiB,block=256KiB"),
+    );
+    let r = results(&out);
+    let p = phase(&r, 0);
+    let secs = p["duration_s"].as_f64().expect("duration");
+    let ops = u(p, "/write/ops");
+    assert!(secs > 0.3 && secs < 1.0, "{secs}");
+    assert!((p["write"]["iops"].as_f64().unwrap() - ops as f64 / secs).abs() < 1e-6);
+    assert!(
+        (p["write"]["bw_bytes_per_s"].as_f64().unwrap() - (ops * 4096) as f64 / secs).abs() < 1e-3
+    );
+    let want = format!(
+        "the phase lasted {secs:.3} s, shorter than one interval (1s): its IOPS and bandwidth are over those {secs:.3} s, with the queue filling and draining in them, and it has no full interval for per-interval figures (worst, per_second, windows, steady state); give it a duration or size of several intervals"
+    );
+    let warnings: Vec<&str> = p["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(warnings.contains(&want.as_str()), "{warnings:?}");
+}
