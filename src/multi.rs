@@ -312,15 +312,15 @@ pub(super) fn consents(plans: &[Plan], allow: &[PathBuf]) -> Result<Vec<Consent>
     }
 }
 
-/// Each target's label and results folder name: `t<index>-<file name>` (`t1-sim` for a simulated drive),
-/// the name's characters other than ASCII letters, digits, `.`, `-` and `_` replaced by `_`.
+/// Each target's label and results folder name: `t<index>-<name>`, the name saying which drive ([`drive_name`]).
 fn labels(plans: &[Plan]) -> Vec<String> {
     plans
         .iter()
         .enumerate()
         .map(|(i, p)| {
+            let path = p.target.path.to_string_lossy();
             let name = match p.target.kind {
-                TargetKind::Sim => "sim".to_string(),
+                TargetKind::Sim => path.into_owned(),
                 _ => p
                     .target
                     .path
@@ -328,16 +328,47 @@ fn labels(plans: &[Plan]) -> Vec<String> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default(),
             };
-            let clean: String = name
-                .chars()
-                .map(|c| match c {
-                    'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
-                    _ => '_',
-                })
-                .collect();
-            format!("t{i}-{}", clean.trim_start_matches('.'))
+            format!("t{i}-{}", drive_name(&name))
         })
         .collect()
+}
+
+/// The longest a target's name in its folder's name is, in bytes.
+pub const DRIVE_NAME_MAX: usize = 48;
+
+/// A target's name as its results folder gives it: a file's or device's name (`f.img`, `nvme0n1`); a
+/// simulated drive by its parameters, `sim-<capacity>-op<op>` and each further item as key and value
+/// (`sim:capacity=2GiB,op=7%,dies=1` is `sim-2GiB-op7`, `dies=1` being every drive's default; with
+/// `dies=4,jitter=0%`, `sim-2GiB-op7-dies4-jitter0`), so that two simulated drives' folders say which is
+/// which (they were `t0-sim`, `t1-sim`). Characters other than ASCII letters, digits, `.`, `-` and `_` are
+/// dropped (`%`, `=`) or written `_`, no leading `.`, at most [`DRIVE_NAME_MAX`] bytes: safe in a path and
+/// stable for the same target.
+pub fn drive_name(name: &str) -> String {
+    let raw = match name.strip_prefix("sim:") {
+        Some(items) => {
+            let mut out = String::from("sim");
+            for item in items.split(',') {
+                let (k, v) = item.split_once('=').unwrap_or((item, ""));
+                match (k, v) {
+                    ("capacity", v) => out = format!("{out}-{v}"),
+                    ("dies", "1") => {}
+                    (k, v) => out = format!("{out}-{k}{v}"),
+                }
+            }
+            out.replace('%', "")
+        }
+        None => name.to_string(),
+    };
+    let clean: String = raw
+        .chars()
+        .filter(|c| !matches!(c, '%' | '='))
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
+            _ => '_',
+        })
+        .collect();
+    let clean = clean.trim_start_matches('.');
+    clean[..clean.len().min(DRIVE_NAME_MAX)].to_string()
 }
 
 /// Each target's results folder inside the run's, created and locked.
@@ -375,4 +406,27 @@ fn create_targets(s: &LoadedSpec, plans: &mut [Plan], say: &dyn Fn(&str)) -> Res
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drive_name;
+
+    /// The newcomer's trial: two simulated drives' folders were `t0-sim` and `t1-sim`.
+    #[test]
+    fn a_targets_folder_says_which_drive() {
+        assert_eq!(drive_name("sim:capacity=2GiB,op=7%,dies=1"), "sim-2GiB-op7");
+        assert_eq!(
+            drive_name("sim:capacity=2GiB,op=28%,dies=1"),
+            "sim-2GiB-op28"
+        );
+        assert_eq!(
+            drive_name("sim:capacity=1GiB,op=7%,dies=4,jitter=0%"),
+            "sim-1GiB-op7-dies4-jitter0"
+        );
+        assert_eq!(drive_name("f.img"), "f.img");
+        assert_eq!(drive_name(".hidden img"), "hidden_img");
+        assert_eq!(drive_name("試験/x"), "___x");
+        assert_eq!(drive_name(&"a".repeat(100)), "a".repeat(48));
+    }
 }

@@ -189,7 +189,7 @@ fn a_simulated_drive_and_a_file_run_together() {
         &["--target", "sim:capacity=2GiB,op=7%", "--target", "f.img"],
     );
     assert_eq!(code, 0, "{err}");
-    let sim = results(&d.join("out/t0-sim"));
+    let sim = results(&d.join("out/t0-sim-2GiB-op7"));
     assert_eq!(sim["target"]["kind"], "sim");
     assert_eq!(writes(&sim, 0), (1024, 4 << 20));
     let file = results(&d.join("out/t1-f.img"));
@@ -566,7 +566,7 @@ fn a_phase_starts_on_every_target_only_when_all_have_finished_the_one_before() {
         &["--target", "sim:capacity=2GiB,op=7%", "--target", "f.img"],
     );
     assert_eq!(code, 0, "{err}");
-    let sim = results(&d.join("out/t0-sim"));
+    let sim = results(&d.join("out/t0-sim-2GiB-op7"));
     let file = results(&d.join("out/t1-f.img"));
     let file_first_end = secs(&file["phases"][0]["started_at"]) + 1.0;
     for r in [&sim, &file] {
@@ -1156,7 +1156,7 @@ fn several_targets_on_a_full_output_disk_all_end_failed() {
     let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
     assert_eq!(code, 1, "{err}");
     let mut statuses = Vec::new();
-    for dir in ["", "t0-sim", "t1-sim", "t2-f.img"] {
+    for dir in ["", "t0-sim-1GiB-op7", "t1-sim-2GiB-op7", "t2-f.img"] {
         let text = std::fs::read_to_string(out.join(dir).join("results.json"))
             .unwrap_or_else(|e| panic!("{dir}/results.json: {e}"));
         let v: Value = serde_json::from_str(&text).expect("JSON");
