@@ -22,6 +22,9 @@ pub struct Judged {
     /// When the span had been written once, twice, …, and the phase before and after each point its
     /// headline names (empty unless the headline has `"fill_once"` or `"at T"`).
     pub splits: (Vec<SpanWrite>, Vec<Split>),
+    /// The largest latency of the first full row, either direction, µs (none before a full row, or
+    /// without a completion in it): where a phase's maximum comes from the backlog of the phase before.
+    pub first_max_us: Option<f64>,
 }
 
 /// What the split tracker needs of a row.
@@ -54,6 +57,7 @@ pub struct Rows {
     round_written: u64,
     /// Span writes and before/after splits, when the headline asks for them.
     splits: Option<SplitTracker>,
+    first_max_us: Option<Option<f64>>,
 }
 
 impl Rows {
@@ -84,12 +88,17 @@ impl Rows {
             round_rows: 0,
             round_written: 0,
             splits: SplitTracker::new(&m.headline, span_len),
+            first_max_us: None,
         }
     }
 
     /// Takes one full row; true when steady state was first reached with it.
     pub fn push(&mut self, row: &SeriesRow) -> bool {
         let iops = row.read_iops + row.write_iops;
+        if self.first_max_us.is_none() {
+            let max = [row.read_lat_max_us, row.write_lat_max_us];
+            self.first_max_us = Some(max.into_iter().flatten().reduce(f64::max));
+        }
         if self.keep_iops {
             self.iops.push(iops);
         }
@@ -130,6 +139,7 @@ impl Rows {
             steady: self.detector.as_ref().map(|d| d.verdict()),
             iops: self.iops,
             splits: self.splits.map(SplitTracker::finish).unwrap_or_default(),
+            first_max_us: self.first_max_us.flatten(),
         }
     }
 }

@@ -218,8 +218,15 @@ pub fn measured(
             explain_gone(err, &env.plan.target, held.file());
         }
     }
+    let first_max_us = o.judged.first_max_us;
     record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
+    let ramp = matches!(&phase.work, crate::plan::Work::Io(w) if w.measure.ramp_ns.is_some());
+    if phase.kind == PhaseKind::Workload
+        && let Some(w) = super::backlog::warning(pr, first_max_us, ctx.previous(), ramp)
+    {
+        ctx.warn(pr, w);
+    }
     // Workers that did unequal work: the host's scheduling shaped the phase's total.
     if let Some(w) = crate::results::balance::warning(pr) {
         ctx.warn(pr, w);

@@ -2,6 +2,7 @@
 //! [`verify`]); every event goes to one [`Observer`], which always includes `results.json` (rewritten
 //! atomically and validated at the start, after every phase and at the end). One series CSV per I/O phase.
 
+mod backlog;
 pub mod erase;
 mod host;
 pub mod io_phase;
@@ -109,6 +110,11 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The result of the phase run last, if any (the one before the running phase).
+    pub fn previous(&self) -> Option<&PhaseResult> {
+        self.results.phases.last()
+    }
+
     /// A log line for humans (stderr).
     pub fn log(&mut self, line: &str) {
         self.obs.log(line);

@@ -163,3 +163,52 @@ fn a_phase_shorter_than_one_interval_says_so() {
         .collect();
     assert!(warnings.contains(&want.as_str()), "{warnings:?}");
 }
+
+/// A QD1 read after a phase of random writes on the simulated drive: its maximum latency is in its first
+/// interval, set by the writes' backlog, and the phase warns so, naming `ramp`; with `ramp` it does not.
+#[test]
+fn a_maximum_from_the_previous_phases_backlog_is_flagged() {
+    let d = tempdir();
+    let spec = |ramp: &str| {
+        format!(
+            "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\n[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nduration = \"5s\"\n[[phase]]\nname = \"r\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 1\nread_percent = 100\nduration = \"5s\"\n{ramp}"
+        )
+    };
+    let sim = Path::new("sim:capacity=256MiB,block=256KiB");
+    let out = run_ok(d.path(), "bl", &spec(""), sim);
+    let r = results(&out);
+    let p = phase(&r, 2);
+    let max = u(p, "/read/latency_ns/max") as f64;
+    let p999 = u(p, "/read/latency_ns/p99_9") as f64;
+    // The oracle: the first row of the series holds the maximum.
+    let rows = phase_rows(&out, &r, 2);
+    assert_eq!((f(&rows[0], "read_lat_max_us") * 1e3).round(), max);
+    let ms = |ns: f64| format!("{:.2} ms", ns / 1e6);
+    let us = |ns: f64| format!("{:.1} µs", ns / 1e3);
+    let want = format!(
+        "no ramp: the largest latency, {} in the first interval, is {:.0} times the p99.9 ({}) after phase \"w\" wrote: the drive was likely still working off those writes (a write-back cache, garbage collection), so this maximum describes that phase as much as this one; ramp = \"10s\" (an unmeasured lead-in) gives each phase the same starting state",
+        ms(max),
+        max / p999,
+        us(p999)
+    );
+    assert!(max > 1e6 && p999 < 1e6, "{max} {p999}");
+    let warnings = |p: &serde_json::Value| -> Vec<String> {
+        p["warnings"]
+            .as_array()
+            .map(|w| {
+                w.iter()
+                    .filter_map(|w| w.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert!(warnings(p).contains(&want), "{:?}", warnings(p));
+    let d = tempdir();
+    let out = run_ok(d.path(), "bl", &spec("ramp = \"2s\"\n"), sim);
+    let r = results(&out);
+    let with_ramp = warnings(phase(&r, 2));
+    assert!(
+        !with_ramp.iter().any(|w| w.starts_with("no ramp")),
+        "{with_ramp:?}"
+    );
+}
