@@ -149,6 +149,9 @@ fn phase_markers(runs: &[RunData], g: &PhaseGroup) -> Vec<Marker> {
             if g.members.len() > 1 {
                 if !m.tag.is_empty() {
                     m.tag = format!("{}: {}", runs[r].label, m.tag);
+                    if let Some(p) = m.tag_time.as_mut() {
+                        *p = format!("{}: {p}", runs[r].label);
+                    }
                 }
                 m.colour = super::chart::colour(r);
             }

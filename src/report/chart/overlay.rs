@@ -7,7 +7,7 @@
 
 use super::aggregates::{averages, every_words, total_points};
 use super::palette::shade;
-use super::scale::time_text;
+use super::scale::time_in;
 use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
 use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, drives, subject};
 use crate::report::model::filled_once_s;
@@ -141,6 +141,8 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
         _ => Axis::linear(0.0, if max > 0.0 { max * 1.05 } else { 1.0 }),
     };
     let share = MAX_POINTS / series.len().max(1);
+    // Times in legends in the unit of the time axis.
+    let unit = super::scale::time_axis(0.0, x1).1;
     let mut out = Vec::new();
     for s in &series {
         if !out.iter().any(|o: &TimeSeries| o.run == Some(s.run)) {
@@ -168,8 +170,9 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
         };
         // A member with zeros shares its points between the two lists.
         let mine = if zero.is_empty() { share } else { share / 2 };
-        let filled = member_filled_s(runs, s)
-            .map_or(String::new(), |t| format!("; filled once {}", time_text(t)));
+        let filled = member_filled_s(runs, s).map_or(String::new(), |t| {
+            format!("; filled once {}", time_in(t, unit))
+        });
         let name = format!("{} ({} points{filled})", s.name, s.points.len());
         out.push(TimeSeries::thinned(
             s.run,

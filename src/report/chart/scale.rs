@@ -76,6 +76,23 @@ pub fn time_text(s: f64) -> String {
     format!("{} {}", three_digits(s / u.seconds()), u.symbol())
 }
 
+/// A time of `s` seconds in the unit `u` (that of a plot's axis): `263 s` on an axis in minutes is `4.38
+/// min`, so that one legend never mixes units.
+pub fn time_in(s: f64, u: TimeUnit) -> String {
+    format!("{} {}", three_digits(s / u.seconds()), u.symbol())
+}
+
+/// A span of time from `from_s` to `to_s` seconds in the unit `u`: `1–3 s`, `23.3–33.3 min`.
+pub fn span_in(from_s: f64, to_s: f64, u: TimeUnit) -> String {
+    let k = u.seconds();
+    format!(
+        "{}–{} {}",
+        three_digits(from_s / k),
+        three_digits(to_s / k),
+        u.symbol()
+    )
+}
+
 /// A span of time from `from_s` to `to_s` seconds, both in the unit of `to_s`: `12–40 s`, `23.3–33.3 min`.
 pub fn span_text(from_s: f64, to_s: f64) -> String {
     range_text(from_s, to_s, "–")

@@ -10,7 +10,7 @@
 //! the tables compare the others against) is drawn over the others; dots are translucent, so where two
 //! drives overlap both show.
 
-use super::scale::{span_text, time_axis, time_text};
+use super::scale::{TimeUnit, span_in, span_text, time_axis, time_in, time_text};
 use super::thin::thin;
 use super::{
     Axis, Body, FONT, LegendEntry, Plane, PlotError, Points, Swatch, plot_on, render, why,
@@ -110,6 +110,12 @@ pub struct Marker {
     pub to_s: f64,
     /// Its colour.
     pub colour: RGBColor,
+    /// A legend item that gives its time: the words before and after it, the time written in the unit of
+    /// the plot's axis when drawn ([`Marker::label_in`]); `None`: `label` as it is.
+    pub words: Option<(String, String)>,
+    /// A tag that is its time, after these words (a window's start: `23.3 min`, `used: 23.3 min`), written in
+    /// the unit of the plot's axis when drawn; `None`: `tag` as it is.
+    pub tag_time: Option<String>,
 }
 
 const MARK_GREY: RGBColor = RGBColor(87, 96, 106);
@@ -125,7 +131,35 @@ impl Marker {
             from_s,
             to_s,
             colour,
+            words: None,
+            tag_time: None,
         }
+    }
+
+    /// Its legend item with its time in the unit `u` of the plot's axis (the label as it is when it gives
+    /// no time): a legend mixed `263 s` and `30.9 min`.
+    pub fn label_in(&self, u: TimeUnit) -> String {
+        match &self.words {
+            Some((a, b)) if self.to_s > self.from_s => {
+                format!("{a}{}{b}", span_in(self.from_s, self.to_s, u))
+            }
+            Some((a, b)) => format!("{a}{}{b}", time_in(self.from_s, u)),
+            None => self.label.clone(),
+        }
+    }
+
+    /// Its tag, a time in the unit `u` when it is one.
+    pub fn tag_in(&self, u: TimeUnit) -> String {
+        match &self.tag_time {
+            Some(p) if !self.tag.is_empty() => format!("{p}{}", time_in(self.from_s, u)),
+            _ => self.tag.clone(),
+        }
+    }
+
+    /// The marker with its legend item `words` around its time ([`Marker::label_in`]).
+    fn timed(mut self, before: &str, after: &str) -> Marker {
+        self.words = Some((before.into(), after.into()));
+        self
     }
 
     /// A line at `at_s`.
@@ -142,16 +176,20 @@ impl Marker {
             to_s,
             STEADY_GREEN,
         )
+        .timed("steady window ", "")
     }
 
     /// The start of the results window `spec` at `start_s`.
     pub fn window(spec: &str, start_s: f64) -> Marker {
-        Marker::line(
+        let mut m = Marker::line(
             format!("window {spec} starts at {}", time_text(start_s)),
             &time_text(start_s),
             start_s,
             MARK_GREY,
         )
+        .timed(&format!("window {spec} starts at "), "");
+        m.tag_time = Some(String::new());
+        m
     }
 
     /// The moment the phase had written its span once, `at_s`.
@@ -162,6 +200,7 @@ impl Marker {
             at_s,
             colour,
         )
+        .timed(&format!("{who}drive span written once at "), "")
     }
 
     /// Whether it shows between `x0` and `x1`.
@@ -252,17 +291,23 @@ impl TimePlot {
                 add(s.run, n, swatch);
             }
         }
+        let unit = self.unit();
         for m in self.shown_markers().filter(|m| !m.label.is_empty()) {
             let swatch = if m.to_s > m.from_s {
                 Swatch::Band(m.colour)
             } else {
                 Swatch::Line(m.colour)
             };
-            add(m.run, &m.label, swatch);
+            add(m.run, &m.label_in(unit), swatch);
         }
         rows.sort_by_key(|e| e.run.as_ref().map_or(usize::MAX, |r| r.0));
         rows.extend(shared);
         rows
+    }
+
+    /// The unit of the plot's time axis ([`time_axis`]), in which its legend and tags give times.
+    pub fn unit(&self) -> TimeUnit {
+        time_axis(self.x.lo, self.x.hi).1
     }
 
     fn shown_markers(&self) -> impl Iterator<Item = &Marker> {
@@ -297,6 +342,7 @@ impl Body for TimePlot {
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
         let (x0, x1) = (self.x.lo, self.x.hi);
+        let unit = self.unit();
         let (y0, y1) = (self.y.lo, self.y.hi);
         for (i, m) in self.shown_markers().enumerate() {
             let (a, b) = (m.from_s.max(x0), m.to_s.min(x1));
@@ -328,7 +374,7 @@ impl Body for TimePlot {
                     .color(&m.colour)
                     .pos(Pos::new(anchor, VPos::Top));
                 let text = EmptyElement::at((a, y1))
-                    + Text::new(m.tag.clone(), (dx, 3 + 14 * i as i32), style);
+                    + Text::new(m.tag_in(unit), (dx, 3 + 14 * i as i32), style);
                 chart.draw_series([text]).map_err(why)?;
             }
         }
@@ -424,6 +470,46 @@ mod tests {
     use super::*;
     use crate::report::testing::row;
 
+    /// The newcomer's trial: one legend said `263 s` and `30.9 min`. Every time in a plot's legend and tags is
+    /// in the unit of its axis: minutes for a 33-minute phase.
+    #[test]
+    fn a_legend_gives_its_times_in_the_axis_unit() {
+        let plot = TimePlot {
+            title: "t".into(),
+            x: Axis::linear(0.0, 2000.0),
+            y: Axis::linear(0.0, 10.0),
+            y_desc: "y".into(),
+            series: vec![],
+            rows: vec![],
+            markers: vec![
+                Marker::filled(263.0, MARK_GREY, ""),
+                Marker::steady(40.0, 100.0),
+                Marker::window("1400s..", 1854.0),
+            ],
+            drives: vec!["a".into()],
+        };
+        assert_eq!(plot.unit(), TimeUnit::Minutes);
+        let texts: Vec<String> = plot
+            .legend()
+            .iter()
+            .flat_map(|e| e.items.iter().map(|i| i.text.clone()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "drive span written once at 4.38 min",
+                "steady window 0.667–1.67 min",
+                "window 1400s.. starts at 30.9 min"
+            ]
+        );
+        assert_eq!(plot.markers[2].tag_in(plot.unit()), "30.9 min");
+        // On a plot of seconds, the same marker says seconds.
+        assert_eq!(
+            plot.markers[0].label_in(TimeUnit::Seconds),
+            "drive span written once at 263 s"
+        );
+    }
+
     /// Issue 24 item 12: a marker's tag in the right part of the plot is drawn left of its line (anchored at
     /// its end), so that it is not cut off at the plot's edge; one in the left part, right of it.
     #[test]
@@ -435,6 +521,8 @@ mod tests {
             from_s: at,
             to_s: at,
             colour: MARK_GREY,
+            words: None,
+            tag_time: None,
         };
         let plot = TimePlot {
             title: "t".into(),
