@@ -120,7 +120,12 @@ impl Observer for Console {
         }
     }
     fn warning(&mut self, phases: &[&str], text: &str) {
-        self.log(&warning_line(phases, text, WARNING_WIDTH));
+        let line = warning_line(phases, text, WARNING_WIDTH);
+        match &self.bar {
+            // A terminal wraps a long line wherever its width falls, mid-word: wrapped here at words.
+            Some(bar) => bar.println(&wrapped(&line, progress::term_width())),
+            None => self.log(&line),
+        }
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         if let Some(bar) = &self.bar {
@@ -180,6 +185,14 @@ pub fn warning_line(phases: &[&str], text: &str, width: usize) -> String {
     line
 }
 
+/// `line` wrapped at spaces to a terminal of `cols` columns, each line after the first indented by two
+/// spaces (a terminal wraps a long line mid-word); a word longer than a line stays whole.
+pub fn wrapped(line: &str, cols: usize) -> String {
+    // One column free, as the live line keeps, and the indent on every line for an even measure.
+    let width = cols.saturating_sub(3).max(20);
+    crate::text::wrap(line, width).join("\n  ")
+}
+
 /// The fewest bytes of a warning's text a cut console line keeps, when the line's width allows.
 pub const MIN_TEXT: usize = 80;
 
@@ -210,8 +223,9 @@ fn named(phases: &[&str], most: usize, each: usize) -> String {
     out
 }
 
-/// The longest start of `s` within `room` bytes, ended at a space when one is in its second half, without
-/// a trailing space or `,;:`.
+/// The longest start of `s` within `room` bytes, ended at a word's end (a console line cut mid-word read as
+/// a bug), without a trailing space or `,;:`: at a space in its second half; else after a `/` there (a long
+/// path is cut between its components); else at its last space; within a word only when it has none.
 fn cut_at_word(s: &str, room: usize) -> &str {
     let mut end = room.min(s.len());
     while !s.is_char_boundary(end) {
@@ -221,8 +235,10 @@ fn cut_at_word(s: &str, room: usize) -> &str {
         return s;
     }
     let head = &s[..end];
-    let head = match head.rfind(' ') {
-        Some(sp) if sp >= end / 2 => &head[..sp],
+    let head = match (head.rfind(' '), head.rfind('/')) {
+        (Some(sp), _) if sp >= end / 2 => &head[..sp],
+        (_, Some(sl)) if sl >= end / 2 => &head[..sl + 1],
+        (Some(sp), _) if sp > 0 => &head[..sp],
         _ => head,
     };
     head.trim_end_matches([' ', ',', ';', ':'])
@@ -280,6 +296,41 @@ mod tests {
             warning_line(&["w"], "a\nb\u{1b}[2J", 200),
             "warning: phase w: a\\nb\\u{1b}[2J"
         );
+    }
+
+    /// The newcomer's trial: warnings were cut mid-word. A text whose last space within the room is early
+    /// is cut there, not inside the long word after it; on a terminal the line wraps at words.
+    #[test]
+    fn a_warning_is_cut_and_wrapped_at_words() {
+        let long = format!("target {} is not a regular file", "/x".repeat(100));
+        // Room for the text: 200 − 18 (`warning: phase w: `) − 51 (the ending) − 3 (`…`) = 128 bytes: `target `
+        // and 60 of the `/x`, ended after the next `/`.
+        let cut = warning_line(&["w"], &long, 200);
+        assert_eq!(
+            cut,
+            format!(
+                "warning: phase w: target {}… (in full: results.json; docs/results.md#warnings)",
+                "/x".repeat(60) + "/"
+            )
+        );
+        assert!(cut.len() <= 200, "{}", cut.len());
+        let spaced = format!("{} {}", "w".repeat(30), "v".repeat(300));
+        assert_eq!(
+            warning_line(&["w"], &spaced, 200),
+            format!(
+                "warning: phase w: {}… (in full: results.json; docs/results.md#warnings)",
+                "w".repeat(30)
+            )
+        );
+        assert_eq!(
+            wrapped(
+                "warning: phase w: direct = false: I/O goes through the page cache",
+                40
+            ),
+            "warning: phase w: direct = false: I/O\n  goes through the page cache"
+        );
+        let word = "a".repeat(50);
+        assert_eq!(wrapped(&format!("x {word}"), 40), format!("x\n  {word}"));
     }
 
     #[test]

@@ -323,7 +323,7 @@ fn size(b: u64) -> String {
 
 /// The terminal's width in cells, read again at each update (the window may be resized); when unknown (or
 /// reported as 0 columns), `$COLUMNS`, else 80.
-fn term_width() -> usize {
+pub fn term_width() -> usize {
     let reported = console::Term::stderr().size_checked().map(|(_, c)| c);
     crate::text::terminal_width(reported, std::env::var("COLUMNS").ok().as_deref(), 80)
 }
