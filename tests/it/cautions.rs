@@ -425,7 +425,7 @@ fn a_cpu_bound_submitting_thread_warns_that_the_host_set_the_pace() {
         .map(|a| {
             a.iter()
                 .map(|s| s.as_str().unwrap_or("").to_string())
-                .filter(|s| !is_thin_tail(s))
+                .filter(|s| !is_thin_tail(s) && !s.starts_with(SHORT_PHASE))
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default()];

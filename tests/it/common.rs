@@ -910,18 +910,27 @@ pub const UNEQUAL_WORKERS: &str = "unequal workers: ";
 /// load (tests/it/engines.rs checks it against the rates it gives).
 pub const BATCHED_WAITS: &str = "io_uring: completions were reaped in batches after ";
 
+/// The start of the warning that a phase given a duration lasted less than one interval
+/// (`run::io_phase::shorter_than_interval`): tests/it/trial.rs asserts it exactly.
+pub const SHORT_PHASE: &str = "the phase lasted ";
+
+/// The start of the warning that a phase's maximum latency is the previous phase's backlog
+/// (`run::backlog`): it depends on the latencies measured (tests/it/trial.rs asserts it exactly).
+pub const BACKLOG: &str = "no ramp: the largest latency, ";
+
 /// Whether tests of device and data warnings leave `w` out: the host-pace ([`HOST_PACE`]), the thin
-/// tail ([`is_thin_tail`]), the unequal-workers ([`UNEQUAL_WORKERS`]) and the batched-waits
-/// ([`BATCHED_WAITS`]) warnings.
-fn left_out(w: &str) -> bool {
+/// tail ([`is_thin_tail`]), the unequal-workers ([`UNEQUAL_WORKERS`]), the batched-waits
+/// ([`BATCHED_WAITS`]), the short-phase ([`SHORT_PHASE`]) and the backlog ([`BACKLOG`]) warnings.
+pub fn left_out(w: &str) -> bool {
     w.starts_with(HOST_PACE)
         || is_thin_tail(w)
         || w.starts_with(UNEQUAL_WORKERS)
         || w.starts_with(BATCHED_WAITS)
+        || w.starts_with(SHORT_PHASE)
+        || w.starts_with(BACKLOG)
 }
 
-/// A phase's `warnings` (a JSON array, or absent) without the host-pace, thin-tail, unequal-workers and
-/// batched-waits warnings.
+/// A phase's `warnings` (a JSON array, or absent) without the warnings [`left_out`] names.
 pub fn device_warnings(w: Option<&serde_json::Value>) -> Vec<String> {
     w.and_then(|w| w.as_array())
         .map(|a| {

@@ -189,7 +189,7 @@ fn live_lines(cols: u16) -> Option<Vec<String>> {
     assert_eq!(code, 0, "{out}");
     let live: Vec<String> = screen_lines(&out)
         .into_iter()
-        .filter(|l| l.starts_with("#0 of 0-0 "))
+        .filter(|l| l.starts_with("#0 randrw-70 "))
         .collect();
     assert!(live.len() >= 5, "{cols} columns: {out:?}");
     // Every line fits, with the last column left free; `µ` and `·` are one cell each.
@@ -225,7 +225,7 @@ fn the_live_line_fits_60_80_and_120_columns() {
     for l in rows {
         let l = l.trim_end();
         let bar = l
-            .strip_prefix("#0 of 0-0 randrw-70 [")
+            .strip_prefix("#0 randrw-70 [")
             .and_then(|r| r.get(20..))
             .unwrap_or_else(|| panic!("no 20-cell bar: {l:?}"));
         let rest = bar.strip_prefix("] ").unwrap_or_else(|| panic!("{l:?}"));
@@ -247,9 +247,7 @@ fn the_live_line_fits_60_80_and_120_columns() {
     // numbers (at most "999.9k IOPS", "lat 999.9 µs": 77 cells).
     for l in with_rates(&at80) {
         assert!(
-            l.starts_with("#0 of 0-0 randrw-70 [")
-                && l.contains(" s left · ")
-                && l.contains(" IOPS · "),
+            l.starts_with("#0 randrw-70 [") && l.contains(" s left · ") && l.contains(" IOPS · "),
             "{l:?}"
         );
         assert!(l.contains(" · lat "), "{l:?}");
