@@ -965,11 +965,21 @@ fn cmd_compare(
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
-    let text = match format {
+    let mut text = match format {
         CompareFormat::Table => compare::render_table(&c, width),
         CompareFormat::Markdown => compare::render_markdown(&c),
         CompareFormat::Csv => compare::render_csv(&c),
     };
+    // Notes under a table, after a blank line; beside CSV, which must stay CSV, on stderr.
+    let notes: String = compare::caveats(&runs)
+        .iter()
+        .map(|n| format!("note: {n}\n"))
+        .collect();
+    match format {
+        _ if notes.is_empty() => {}
+        CompareFormat::Csv => err_out(&notes),
+        _ => text.push_str(&format!("\n{notes}")),
+    }
     stdout_text(&text);
     Ok(())
 }
