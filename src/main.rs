@@ -661,9 +661,8 @@ fn validate_results(p: &Path) -> Result<String, String> {
         true => p.join("results.json"),
         false => p.to_path_buf(),
     };
-    let run = wkrun::report::runs::load_run(&file).map_err(|e| e.to_string())?;
-    let n = run.results.phases.len();
-    let series = run.series.iter().flatten().count();
+    let checked = wkrun::report::validate::check(&file).map_err(|all| all.join("\nerror: "))?;
+    let (n, series) = (checked.phases, checked.series);
     Ok(format!(
         "{}: ok (results, {n} phase{}, {series} series CSV{})",
         p.display(),
