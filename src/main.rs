@@ -908,6 +908,14 @@ fn against_library(
     lib.recent(spec, n as usize, &except).map_err(lib_fail)
 }
 
+/// Warns, on stderr, of each library run put beside `this` that measured another kind of target or ran
+/// another spec file ([`wkrun::library::mixed::differences`]).
+fn warn_mixed(this: &wkrun::results::Results, stored: &[wkrun::library::Stored]) {
+    for w in wkrun::library::mixed::differences(this, stored) {
+        err_out(&format!("warning: --against-library: {w}\n"));
+    }
+}
+
 fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
     use wkrun::library::{self, Library, Selector};
     let path = library_path(arg)?;
@@ -958,6 +966,7 @@ fn cmd_compare(
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(against) = against {
         let stored = against_library(files, &runs[0].results.spec.name, against)?;
+        warn_mixed(&runs[0].results, &stored);
         runs.extend(stored.iter().map(wkrun::library::Stored::compare_run));
     }
     let c = match by {
@@ -1014,7 +1023,9 @@ fn cmd_report(
         .collect::<Result<Vec<_>, _>>()?;
     let given = runs.len();
     if let Some(against) = against {
-        for s in against_library(files, &runs[0].results.spec.name, against)? {
+        let stored = against_library(files, &runs[0].results.spec.name, against)?;
+        warn_mixed(&runs[0].results, &stored);
+        for s in stored {
             runs.push(s.run_data().map_err(lib_fail)?);
         }
     }
