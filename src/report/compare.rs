@@ -768,7 +768,7 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// (a mean: the steady window's, a window's average, the phase's IOPS; never an extreme such as the worst
 /// interval, [`is_level`]) and that both runs have, positive (a run that never reached steady state is
 /// compared on the next level, a window's average); total IOPS when the phase's headline has no level, or
-/// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run, [`log_ratio`]). So
+/// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
 /// same. `None` for a run that shares no such phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
