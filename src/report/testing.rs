@@ -138,6 +138,7 @@ pub fn results(
         launch: None,
         cluster: None,
         source: None,
+        round_blocks: Vec::new(),
         phases,
     }
 }

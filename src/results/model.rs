@@ -72,7 +72,13 @@ pub struct Results {
     /// `report`): the tool, its version and the file; absent for wkrun's own runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ResultsSource>,
-    /// Phases run so far, in order.
+    /// The blocks of rounds (`[[repeat]]`) that ran a phase, in spec order: each complete round's tracking
+    /// value, the SNIA PTS verdict over them, the measurement window and its per-cell means. Absent when the
+    /// spec has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_blocks: Vec<super::rounds::RoundBlockResult>,
+    /// Phases run so far, in order. A phase of a block of rounds that the block no longer needed (it was
+    /// steady before that round) did not run and is not here: indices may skip.
     pub phases: Vec<PhaseResult>,
 }
 
@@ -94,6 +100,7 @@ impl Results {
             launch: self.launch.clone(),
             cluster: self.cluster.clone(),
             source: self.source.clone(),
+            round_blocks: self.round_blocks.clone(),
             phases: Vec::new(),
         }
     }

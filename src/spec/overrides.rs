@@ -272,6 +272,14 @@ fn refuse_key(o: &Override) -> Option<String> {
     }
 }
 
+/// What expansion gave `old` and a phase rebuilt from its keys (`new`) does not have: its `[[phase]]`, labels
+/// and round.
+fn keep_expansion(new: &mut PhaseSpec, old: &mut PhaseSpec) {
+    new.origin = old.origin;
+    new.labels = std::mem::take(&mut old.labels);
+    new.round = old.round.take();
+}
+
 impl LoadedSpec {
     /// Applies `--set` overrides in order, then checks the rules again.
     ///
@@ -437,8 +445,7 @@ impl LoadedSpec {
             if let Some(mut new) = replace::<PhaseSpec>(p, key, &o.value, false)
                 .map_err(|e| format!("--set {arg}: {e}"))?
             {
-                new.origin = p.origin;
-                new.labels = std::mem::take(&mut p.labels);
+                keep_expansion(&mut new, p);
                 *p = new;
                 hits += 1;
             }
@@ -603,8 +610,7 @@ impl LoadedSpec {
             let mut new = replace::<PhaseSpec>(p, key, &o.value, true)
                 .map_err(|e| format!("--set {arg}: {e}"))?
                 .ok_or_else(|| format!("--set {arg}: phase \"{}\" cannot hold `{key}`", p.name))?;
-            new.origin = p.origin;
-            new.labels = std::mem::take(&mut self.phases[i].labels);
+            keep_expansion(&mut new, &mut self.phases[i]);
             self.phases[i] = new;
         }
         Ok(())
