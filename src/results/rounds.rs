@@ -51,6 +51,9 @@ pub struct RoundBlockResult {
     pub steady_at_round: Option<u32>,
     /// How the block ended.
     pub ended: BlockEnd,
+    /// The rounds a steady block did not run, as planned (in a merge: that not every merged run ran); `null`
+    /// unless `ended` is `steady` before `max_rounds`.
+    pub skipped: Option<Skipped>,
     /// Per cell (each phase of a round, in round order): the mean of its figures over the window's rounds,
     /// the values a PTS report gives; empty without a window.
     pub cells: Vec<CellResult>,
@@ -80,6 +83,20 @@ pub struct RoundWindow {
     pub first: u32,
     /// The last round of the window.
     pub last: u32,
+}
+
+/// The planned rounds of a block that did not run, and their phases, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Skipped {
+    /// The first round not run.
+    pub first_round: u32,
+    /// The last round not run: the block's `max_rounds`.
+    pub last_round: u32,
+    /// The index of the first phase not run.
+    pub first_phase: usize,
+    /// The index of the last phase not run.
+    pub last_phase: usize,
 }
 
 /// How a block of rounds ended.
@@ -225,6 +242,12 @@ pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult>
         (false, true) => BlockEnd::MaxRounds,
         (false, false) => BlockEnd::Open,
     };
+    let skipped = (ended == BlockEnd::Steady && last < b.max_rounds).then(|| Skipped {
+        first_round: last + 1,
+        last_round: b.max_rounds,
+        first_phase: b.phase(last + 1, 0),
+        last_phase: b.end() - 1,
+    });
     let cells = window.map_or_else(Vec::new, |w| {
         (0..b.phases_per_round)
             .map(|c| {
@@ -253,6 +276,7 @@ pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult>
         steady: v.reached,
         steady_at_round: v.at_round.map(|i| rounds[i].index),
         ended,
+        skipped,
         cells,
         rounds,
         rounds_by_run: Vec::new(),

@@ -18,12 +18,8 @@ pub(super) fn skipped(plan: &Plan, results: &Results, index: usize) -> bool {
 
 /// The phases a steady block skips (after its last round run, to its last planned phase), if it was steady.
 fn ended_steady(results: &Results, b: &RoundBlock) -> Option<Range<usize>> {
-    let r = results
-        .round_blocks
-        .iter()
-        .find(|r| r.name == b.name && r.ended == BlockEnd::Steady)?;
-    let last = r.rounds.last()?.index;
-    Some(b.phase(last + 1, 0)..b.end())
+    let r = results.round_blocks.iter().find(|r| r.name == b.name)?;
+    r.skipped.map(|s| s.first_phase..s.last_phase + 1)
 }
 
 /// The phases that every steady block of the run skipped (for a verify phase's replay of what was written).
@@ -75,20 +71,17 @@ fn round_lines(b: &RoundBlock, r: &RoundBlockResult, round: u32) -> Vec<String> 
             )
         })
         .unwrap_or_default();
-    match r.ended {
-        BlockEnd::Steady if round < b.max_rounds => out.push(format!(
+    match (r.ended, r.skipped) {
+        (BlockEnd::Steady, Some(s)) => out.push(format!(
             "{head}: steady ({window}): rounds {} to {} (phases {} to {}) are skipped",
-            round + 1,
-            b.max_rounds,
-            b.phase(round + 1, 0),
-            b.end() - 1
+            s.first_round, s.last_round, s.first_phase, s.last_phase
         )),
-        BlockEnd::Steady => out.push(format!("{head}: steady ({window})")),
-        BlockEnd::MaxRounds => out.push(format!(
+        (BlockEnd::Steady, None) => out.push(format!("{head}: steady ({window})")),
+        (BlockEnd::MaxRounds, _) => out.push(format!(
             "{head}: not steady within {} rounds; the measurement window is the last ({window})",
             b.max_rounds
         )),
-        BlockEnd::Open => {}
+        (BlockEnd::Open, _) => {}
     }
     out
 }
