@@ -456,3 +456,74 @@ fn bad_blocks_are_refused_at_their_key() {
         assert!(!out.exists(), "{want}: wrote {}", out.display());
     }
 }
+
+/// `specs/snia/iops.toml`, the PTS IOPS test, at trial scale (`--set duration=2s`) on a 64 MiB simulated
+/// drive: purge, 128 MiB of 128 KiB sequential preconditioning, then rounds of 56 cells; steady at round 5
+/// (window rounds 1 to 5), rounds 6 to 25 (phases 282 to 1401) skipped; the 4 KiB 0 %-read cell's window
+/// mean is the window mean of the tracking values, and the tracking values are its phases' CSV rates.
+#[test]
+fn the_pts_iops_spec_runs_at_trial_scale() {
+    let dir = tempdir();
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/snia/iops.toml");
+    let o = wkrun(
+        dir.path(),
+        &[
+            spec.to_str().expect("utf-8"),
+            "--target",
+            SIM,
+            "--set",
+            "duration=2s",
+            "-o",
+            "out",
+            "-q",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let out = dir.path().join("out");
+    let (_, r) = strict_results(&out);
+    assert_eq!(r["phases"][1]["write"]["bytes"], 2 * 64 * 1024 * 1024);
+    let b = &r["round_blocks"][0];
+    assert_eq!(
+        (u(b, "/plan/phases_per_round"), u(b, "/plan/first_phase")),
+        (56, 2)
+    );
+    assert_eq!(b["window"], serde_json::json!({"first": 1, "last": 5}));
+    assert_eq!(
+        (&b["steady"], &b["ended"]),
+        (&Value::Bool(true), &"steady".into())
+    );
+    assert_eq!(
+        b["skipped"],
+        serde_json::json!({"first_round": 6, "last_round": 25, "first_phase": 282, "last_phase": 1401})
+    );
+    assert_eq!(r["phases"].as_array().expect("phases").len(), 282);
+    let phases = by_index(&r);
+    let values: Vec<f64> = (1..=5u64)
+        .map(|i| {
+            // Round i's 4 KiB 0 %-read cell: the 49th of the round (block size 4 KiB is the 7th of 8, read 0 %
+            // the 7th of 7).
+            let p = phases[&(2 + (i - 1) * 56 + 48)];
+            assert_eq!(p["name"], format!("iops[round={i},bs=4KiB,read=0]"));
+            csv_rate(&out, p, "write")
+        })
+        .collect();
+    let got: Vec<f64> = b["rounds"]
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .map(|x| x["tracking_value"].as_f64().expect("value"))
+        .collect();
+    assert_eq!(got.len(), 5);
+    for (g, w) in got.iter().zip(&values) {
+        assert!((g - w).abs() <= 1e-9 * w, "{g} vs {w}");
+    }
+    let mean = values.iter().sum::<f64>() / 5.0;
+    assert_eq!(pts_steady_at(&values, 5, 0.2, 0.1), Some(4));
+    let cell = &b["cells"][48];
+    assert_eq!(cell["name"], "iops[bs=4KiB,read=0]");
+    for x in [&b["window_mean"], &cell["figures"]["write_iops"]] {
+        let x = x.as_f64().expect("mean");
+        assert!((x - mean).abs() <= 1e-9 * mean, "{x} vs {mean}");
+    }
+}
