@@ -220,6 +220,51 @@ fn plan_shows_a_round_and_the_maximum() {
     );
 }
 
+/// `--set repeat.NAME.KEY=VALUE` changes a block's numbers (for a short trial): the plan follows, and a
+/// value the rules refuse, an unknown block or key are refused with exit 2.
+#[test]
+fn set_changes_a_blocks_numbers() {
+    let dir = tempdir();
+    write_file(
+        dir.path(),
+        "spec.toml",
+        &spec_text("rounds", &iops_spec("max_rounds = 12")),
+    );
+    let plan = |sets: &[&str]| {
+        let mut args = vec!["plan", "spec.toml", "--target", SIM];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        code_out_err(&wkrun(dir.path(), &args))
+    };
+    let (code, text, err) = plan(&["repeat.ss.max_rounds=6", "repeat.ss.window=3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("block \"ss\": 2 phases per round, up to 6 rounds (phases 1 to 12), until write_iops of iops[read=0] is steady over 3 rounds"), "{text}");
+    let phases: Vec<String> = (1..=6)
+        .flat_map(|r| [70, 0].map(|p| format!("iops[round={r},read={p}]")))
+        .collect();
+    let line = format!("--set repeat.ss.max_rounds=6: phases {}", phases.join(", "));
+    assert!(err.lines().any(|l| l == line), "{err}");
+    for (set, want) in [
+        (
+            "repeat.ss.max_rounds=2",
+            "error: spec.toml: after --set repeat.ss.max_rounds=2: max_rounds = 2 is fewer than the window of 5 rounds: the block could never be judged",
+        ),
+        (
+            "repeat.zz.max_rounds=2",
+            "error: spec.toml: --set repeat.zz.max_rounds=2: this spec has no [[repeat]] \"zz\"; its blocks: ss",
+        ),
+        (
+            "repeat.ss.name=x",
+            "error: --set repeat.ss.name=x: `name` is not a key --set can change in a [[repeat]]; its keys: max_rounds, window, data_excursion, slope_excursion",
+        ),
+    ] {
+        let (code, _, err) = plan(&[set]);
+        assert_eq!(code, 2, "{set}");
+        assert_eq!(err.lines().next(), Some(want), "{err}");
+    }
+}
+
 /// On a file, verified writes: a fill, a block of rounds of two 4 MiB random workloads whose loose rule
 /// makes it steady at its third round (its window), a workload after it and a verify phase.
 fn verified_spec() -> String {
