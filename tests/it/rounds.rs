@@ -459,7 +459,15 @@ fn each_target_ends_its_own_block() {
 fn bad_blocks_are_refused_at_their_key() {
     let dir = tempdir();
     let base = iops_spec("max_rounds = 12");
-    let cases: [(String, &str); 6] = [
+    let cases: [(String, &str); 8] = [
+        (
+            base.replace("max_rounds = 12", "max_rounds = 10001"),
+            "spec.toml:24:1: repeat[0].max_rounds: max_rounds = 10001 is more than 10000, the most rounds a block may have",
+        ),
+        (
+            base.replace("max_rounds = 12", "max_rounds = 12\nwindow = 1"),
+            "spec.toml:25:1: repeat[0].window: window = 1: the measurement window needs at least 2 rounds (a slope needs two)",
+        ),
         (
             base.replace("max_rounds = 12", "max_rounds = 0"),
             "spec.toml:24:1: repeat[0].max_rounds: max_rounds = 0 is fewer than the window of 5 rounds: the block could never be judged",
