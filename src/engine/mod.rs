@@ -16,10 +16,10 @@ pub use recorder::{Event, NO_RECORD_ENV, Recorder, recording_off};
 
 use crate::data::DataGen;
 use crate::image::ImageSource;
-use crate::ops::{Op, OpKind, SharedOps};
+use crate::ops::{Op, SharedOps};
 use crate::stats::{IntervalClock, LatencyRecorder};
 use crate::sys::limits::Limit;
-use crate::vocab::EngineKind;
+use crate::vocab::{Direction, EngineKind};
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -298,18 +298,9 @@ impl Job<'_> {
         let slot = slot + plus;
         let n = op.index.saturating_sub(self.first_index);
         let mut t = r.total.map(|rate| at(n * stride + slot, rate));
-        let dir = match op.kind {
-            OpKind::Read => r.read,
-            OpKind::Write => r.write,
-        };
-        if let Some(rate) = dir {
+        if let Some(rate) = r.of(op.dir) {
             let s = self.ops.stream();
-            let reads = s.reads_before(op.index) - s.reads_before(self.first_index);
-            let k = if op.kind == OpKind::Read {
-                reads
-            } else {
-                n - reads
-            };
+            let k = s.before(op.dir, op.index) - s.before(op.dir, self.first_index);
             t = Some(t.unwrap_or(0).max(at(k * stride + slot, rate)));
         }
         t
@@ -463,7 +454,7 @@ impl Outcome {
 /// An engine that could not start: `why`, as the phase's error.
 pub fn setup_error(engine: &'static str, why: io::Error) -> IoError {
     IoError {
-        kind: OpKind::Write,
+        dir: Direction::Write,
         offset: 0,
         len: 0,
         cause: IoCause::Setup(engine, why),
@@ -495,8 +486,8 @@ pub fn spawn_error(engine: &'static str, what: &str, e: &io::Error) -> IoError {
 /// could not start.
 #[derive(Debug, thiserror::Error)]
 pub struct IoError {
-    /// Read or write.
-    pub kind: OpKind,
+    /// The op's direction.
+    pub dir: Direction,
     /// Byte offset on the target.
     pub offset: u64,
     /// Bytes requested.
@@ -510,10 +501,7 @@ impl std::fmt::Display for IoError {
         if let IoCause::Setup(..) | IoCause::Limit(_) = self.cause {
             return write!(f, "{}", self.cause);
         }
-        let op = match self.kind {
-            OpKind::Read => "read",
-            OpKind::Write => "write",
-        };
+        let op = self.dir.name();
         write!(
             f,
             "{op} of {} B at offset {} failed: {}",

@@ -3,8 +3,8 @@
 
 use super::errors::ErrorTally;
 use super::{IoError, Outcome};
-use crate::ops::OpKind;
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
+use crate::vocab::Direction;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
@@ -85,7 +85,7 @@ impl Recorder {
 
     /// Records a completion of `bytes` at `t_ns` (from the phase start) that took `lat_ns`.
     #[inline(always)]
-    pub fn record(&mut self, kind: OpKind, bytes: u64, lat_ns: u64, t_ns: u64) {
+    pub fn record(&mut self, dir: Direction, bytes: u64, lat_ns: u64, t_ns: u64) {
         if self.on {
             if t_ns >= self.cur_end_ns {
                 let k = self.clock.index_of(t_ns);
@@ -93,16 +93,18 @@ impl Recorder {
                     self.close(k);
                 }
             }
-            let (counts, hist) = match kind {
-                OpKind::Read => (&mut self.counts.read, &mut self.read),
-                OpKind::Write => (&mut self.counts.write, &mut self.write),
+            let (counts, hist) = match dir {
+                Direction::Read => (&mut self.counts.read, &mut self.read),
+                Direction::Write => (&mut self.counts.write, &mut self.write),
+                Direction::Trim => unreachable!("no op stream issues trims yet"),
             };
             counts.add(bytes, lat_ns);
             hist.record(lat_ns);
         } else {
-            let counts = match kind {
-                OpKind::Read => &mut self.counts.read,
-                OpKind::Write => &mut self.counts.write,
+            let counts = match dir {
+                Direction::Read => &mut self.counts.read,
+                Direction::Write => &mut self.counts.write,
+                Direction::Trim => unreachable!("no op stream issues trims yet"),
             };
             counts.ops += 1;
             counts.bytes += bytes;

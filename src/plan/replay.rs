@@ -5,9 +5,9 @@
 
 use super::{ByteRange, IoWork, PhasePlan, Work, WriteSource};
 use crate::buf::try_vec;
-use crate::ops::OpKind;
 use crate::stamp::{MAX_OP_INDEX, SECTOR};
 use crate::target::TargetKind;
+use crate::vocab::Direction;
 use crate::vocab::PhaseKind;
 
 /// Most units the last-writer map of one verify phase may hold: 16 Mi entries of 8 bytes (128 MiB), e.g. a
@@ -269,7 +269,7 @@ impl VerifyMap {
                 continue;
             };
             for op in stream.ops(0..n) {
-                if op.kind != OpKind::Write {
+                if op.dir != Direction::Write {
                     continue;
                 }
                 let lw = match slot {

@@ -4,14 +4,13 @@
 use super::measure::{self, IoOutcome};
 use super::{Ctx, Observer, PhaseEnd};
 use crate::engine::{IoCause, IoError, ReadCheck, errors::ErrorTally};
-use crate::ops::OpKind;
 use crate::plan::{IoWork, PhasePlan};
 use crate::results::{
     DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare, SizeOps,
     WorkerResult,
 };
 use crate::results::{judge, series_csv};
-use crate::vocab::PhaseKind;
+use crate::vocab::{Direction, PhaseKind};
 use std::sync::atomic::Ordering;
 
 /// Runs a fill, restore or workload phase.
@@ -108,7 +107,7 @@ fn explain_file_size(err: &mut IoError) {
     let IoCause::Os(e) = &err.cause else {
         return;
     };
-    if err.kind == OpKind::Write && matches!(e.raw_os_error(), Some(libc::EFBIG | libc::EINVAL)) {
+    if err.dir == Direction::Write && matches!(e.raw_os_error(), Some(libc::EFBIG | libc::EINVAL)) {
         err.cause = IoCause::Os(std::io::Error::other(format!(
             "{}: the write ends at byte {end}, past {} ({limit} B)",
             crate::sys::os_text(e),
@@ -133,7 +132,7 @@ fn explain_short(err: &mut IoError, file: &std::fs::File) {
             "the target file is now {} B, ending inside this I/O: it was shortened during the run",
             meta.len()
         )
-    } else if err.kind == OpKind::Write
+    } else if err.dir == Direction::Write
         && crate::sys::file::free_bytes(file).is_ok_and(|free| free < u64::from(err.len))
     {
         "the file system holding the target is full (no space left on device)".to_string()
@@ -389,8 +388,8 @@ fn phase_errors(t: &ErrorTally) -> Option<PhaseErrors> {
     let (_, f) = t.first.as_ref().filter(|_| t.total > 0)?;
     Some(PhaseErrors {
         total: t.total,
-        read: t.reads,
-        write: t.writes,
+        read: t.by_dir[Direction::Read],
+        write: t.by_dir[Direction::Write],
         by_cause: t
             .by_cause
             .iter()
@@ -401,10 +400,7 @@ fn phase_errors(t: &ErrorTally) -> Option<PhaseErrors> {
             })
             .collect(),
         first: FirstError {
-            op: match f.kind {
-                crate::ops::OpKind::Read => "read".into(),
-                crate::ops::OpKind::Write => "write".into(),
-            },
+            op: f.dir.name().into(),
             offset_bytes: f.offset,
             len_bytes: f.len as u64,
             cause: f.cause.clone(),

@@ -10,7 +10,7 @@ use crate::engine::{
     WriteData,
 };
 use crate::image::ImageSource;
-use crate::ops::{OpKind, OpStream, SharedOps};
+use crate::ops::{OpStream, SharedOps};
 use crate::plan::{
     Bound, IoSettings, Measure, PhasePlan, Work, WorkerPlan, WriteSource, image_path,
 };
@@ -21,6 +21,7 @@ use crate::sim::DeviceCounters;
 use crate::stats::latency::LatencySummary;
 use crate::stats::{IntervalClock, IntervalCounts, Series};
 use crate::vocab::DataPattern;
+use crate::vocab::Direction;
 use std::fs::File;
 use std::io;
 use std::path::PathBuf;
@@ -334,7 +335,7 @@ fn write_data(
             });
         }
         // A read-only phase writes nothing: no random pool to build.
-        _ if shape.stream.read_percent == 100 => (DataPattern::Zeros, false),
+        _ if shape.stream.mix.percent(Direction::Write) == 0 => (DataPattern::Zeros, false),
         Some(WriteSource::Data { pattern, stamped }) => (*pattern, *stamped),
         None => (DataPattern::Zeros, false),
     };
@@ -972,13 +973,13 @@ fn end_of_phase(
         }
         end_ns = end_ns.max(slots_end);
     }
-    let writes = shape.stream.read_percent < 100;
+    let writes = shape.stream.mix.percent(Direction::Write) > 0;
     if let Some(file) = parts.file.filter(|_| !shape.io.direct && writes)
         && outcome.error.is_none()
     {
         if let Err(e) = file.sync_data() {
             outcome.error = Some(IoError {
-                kind: OpKind::Write,
+                dir: Direction::Write,
                 offset: shape.stream.span_start,
                 len: 0,
                 cause: IoCause::Os(e),
