@@ -19,7 +19,7 @@ use crate::image::ImageSource;
 use crate::ops::{Op, SharedOps};
 use crate::stats::{IntervalClock, LatencyRecorder};
 use crate::sys::limits::Limit;
-use crate::vocab::{Direction, EngineKind};
+use crate::vocab::{Direction, EngineKind, PerDir};
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -339,10 +339,8 @@ impl Job<'_> {
 
 /// What an engine returns after the phase's last completion.
 pub struct Outcome {
-    /// Read latencies.
-    pub read: LatencyRecorder,
-    /// Write latencies.
-    pub write: LatencyRecorder,
+    /// Each direction's latencies.
+    pub latency: PerDir<LatencyRecorder>,
     /// Time of the last completion, ns from `Job::start`.
     pub end_ns: u64,
     /// Completed I/Os per length: `(bytes, ops)`.
@@ -404,8 +402,7 @@ impl Outcome {
     /// an engine that stopped before its first I/O.
     pub fn new(error: Option<IoError>) -> Outcome {
         Outcome {
-            read: LatencyRecorder::new(),
-            write: LatencyRecorder::new(),
+            latency: PerDir::default(),
             end_ns: 0,
             sizes: Vec::new(),
             error,
@@ -421,8 +418,7 @@ impl Outcome {
     /// by the same rule as [`errors::ErrorTally::merge`] keeps the first failed I/O, so that with
     /// `on_error = "stop"` the phase's error and `errors.first` name the same I/O.
     pub fn merge(&mut self, o: Outcome) {
-        self.read.merge(&o.read);
-        self.write.merge(&o.write);
+        self.latency.merge_with(&o.latency, LatencyRecorder::merge);
         self.end_ns = self.end_ns.max(o.end_ns);
         for (len, n) in o.sizes {
             match self.sizes.iter_mut().find(|e| e.0 == len) {
