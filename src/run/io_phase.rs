@@ -484,9 +484,10 @@ pub fn interrupted_word() -> String {
 /// `      latency: read mean 21.3 µs, p99 45.1 µs; write mean 1.25 ms, p99 3.40 ms`; `None` without any
 /// (no I/O, or per-I/O recording off).
 pub fn latency_line(pr: &PhaseResult) -> Option<String> {
-    let parts: Vec<String> = [("read", &pr.read), ("write", &pr.write)]
+    let parts: Vec<String> = Direction::ALL
         .into_iter()
-        .filter_map(|(dir, d)| {
+        .filter_map(|dir| {
+            let d = pr.dir(dir);
             let l = d.latency_ns.as_ref().filter(|_| d.ops > 0)?;
             Some(format!(
                 "{dir} mean {}, p99 {}",
