@@ -126,9 +126,9 @@ pub fn directions(issued: impl Fn(Direction) -> bool) -> Vec<Direction> {
         .collect()
 }
 
-/// The column names of a series with columns for `dirs`, in order: `t_s,interval_s,partial`, each group of
-/// [`GROUPS`] for every direction (`read_ops,write_ops,read_iops,...`), `errors`. For reads and writes:
-/// the 16 columns every series CSV has had.
+/// The column names of a series with columns for `dirs`, in order: `t_s,interval_s,partial`, each group
+/// of per-direction columns for every direction (`read_ops,write_ops,read_iops,...`), `errors`. For reads
+/// and writes: the 16 columns every series CSV has had.
 pub fn header(dirs: &[Direction]) -> Vec<String> {
     let mut h: Vec<String> = LEADING.iter().map(|c| c.to_string()).collect();
     for group in GROUPS {
