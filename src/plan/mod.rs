@@ -523,7 +523,7 @@ impl PhasePlan {
             span_len: self.range().len,
             sizes: io.sizes(),
             order,
-            read_percent,
+            mix: crate::ops::Mix::read_write(read_percent),
             seed: io.seed,
             total_ops: self.bound().and_then(Bound::ops),
         })

@@ -5,9 +5,9 @@
 
 use super::{ByteRange, IoWork, PhasePlan, Work, WriteSource};
 use crate::buf::try_vec;
-use crate::ops::OpKind;
 use crate::stamp::{MAX_OP_INDEX, SECTOR};
 use crate::target::TargetKind;
+use crate::vocab::Direction;
 use crate::vocab::PhaseKind;
 use std::ops::Range;
 
@@ -280,7 +280,7 @@ impl VerifyMap {
                 continue;
             };
             for op in stream.ops(0..n) {
-                if op.kind != OpKind::Write {
+                if op.dir != Direction::Write {
                     continue;
                 }
                 let lw = match slot {

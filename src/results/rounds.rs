@@ -7,7 +7,7 @@
 use super::PhaseResult;
 use crate::plan::RoundBlock;
 use crate::stats::steady::{Rule, evaluate};
-use crate::vocab::{Metric, MetricDir, Quantity};
+use crate::vocab::{Metric, Quantity};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -187,11 +187,7 @@ impl Figures {
 /// The figure `m` of a phase's result (0 for a latency of a direction without I/O).
 pub fn figure(p: &PhaseResult, m: Metric) -> f64 {
     let (dir, q) = m.parts();
-    let d = match dir {
-        MetricDir::Total => &p.total,
-        MetricDir::Read => &p.read,
-        MetricDir::Write => &p.write,
-    };
+    let d = dir.map_or(&p.total, |d| p.dir(d));
     match q {
         Quantity::Iops => d.iops,
         Quantity::BwBytesPerS => d.bw_bytes_per_s,

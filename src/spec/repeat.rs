@@ -9,7 +9,7 @@
 use super::rules::RuleError;
 use super::{PhaseKind, PhaseSpec, SpecFile};
 use crate::stats::steady::SniaRule;
-use crate::vocab::{Metric, MetricDir};
+use crate::vocab::{Direction, Metric};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -234,8 +234,8 @@ fn check_track(k: usize, r: &RepeatSpec, phases: &[PhaseSpec]) -> Result<(), Rul
         _ => Some(0),
     };
     let never = match (dir, read) {
-        (MetricDir::Read, Some(0)) => Some("never reads"),
-        (MetricDir::Write, Some(100)) => Some("never writes"),
+        (Some(Direction::Read), Some(0)) => Some("never reads"),
+        (Some(Direction::Write), Some(100)) => Some("never writes"),
         _ => None,
     };
     if let Some(never) = never {

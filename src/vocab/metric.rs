@@ -5,6 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::Direction;
+
 /// A figure of one phase's result: a direction's (or both directions') I/Os per second, bytes per second,
 /// or mean or largest latency, as `results.json` gives them in `phases[].total`, `read` and `write`.
 #[derive(
@@ -38,17 +40,6 @@ pub enum Metric {
     WriteLatMaxNs,
 }
 
-/// The direction a [`Metric`] is of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetricDir {
-    /// Reads and writes together.
-    Total,
-    /// Reads.
-    Read,
-    /// Writes.
-    Write,
-}
-
 /// What a [`Metric`] measures of its direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quantity {
@@ -79,22 +70,25 @@ impl Metric {
         Metric::WriteLatMaxNs,
     ];
 
-    /// The direction and the quantity.
-    pub fn parts(self) -> (MetricDir, Quantity) {
-        use {Metric as M, MetricDir as D, Quantity as Q};
+    /// The direction (`None`: reads and writes together) and the quantity.
+    pub fn parts(self) -> (Option<Direction>, Quantity) {
+        use {Metric as M, Quantity as Q};
+        const T: Option<Direction> = None;
+        const R: Option<Direction> = Some(Direction::Read);
+        const W: Option<Direction> = Some(Direction::Write);
         match self {
-            M::Iops => (D::Total, Q::Iops),
-            M::ReadIops => (D::Read, Q::Iops),
-            M::WriteIops => (D::Write, Q::Iops),
-            M::BwBytesPerS => (D::Total, Q::BwBytesPerS),
-            M::ReadBwBytesPerS => (D::Read, Q::BwBytesPerS),
-            M::WriteBwBytesPerS => (D::Write, Q::BwBytesPerS),
-            M::LatMeanNs => (D::Total, Q::LatMeanNs),
-            M::ReadLatMeanNs => (D::Read, Q::LatMeanNs),
-            M::WriteLatMeanNs => (D::Write, Q::LatMeanNs),
-            M::LatMaxNs => (D::Total, Q::LatMaxNs),
-            M::ReadLatMaxNs => (D::Read, Q::LatMaxNs),
-            M::WriteLatMaxNs => (D::Write, Q::LatMaxNs),
+            M::Iops => (T, Q::Iops),
+            M::ReadIops => (R, Q::Iops),
+            M::WriteIops => (W, Q::Iops),
+            M::BwBytesPerS => (T, Q::BwBytesPerS),
+            M::ReadBwBytesPerS => (R, Q::BwBytesPerS),
+            M::WriteBwBytesPerS => (W, Q::BwBytesPerS),
+            M::LatMeanNs => (T, Q::LatMeanNs),
+            M::ReadLatMeanNs => (R, Q::LatMeanNs),
+            M::WriteLatMeanNs => (W, Q::LatMeanNs),
+            M::LatMaxNs => (T, Q::LatMaxNs),
+            M::ReadLatMaxNs => (R, Q::LatMaxNs),
+            M::WriteLatMaxNs => (W, Q::LatMaxNs),
         }
     }
 

@@ -12,7 +12,7 @@ mod sums;
 
 use super::runs::{RunData, load_run};
 use crate::results::outdir::OutDir;
-use crate::results::series_csv::{SeriesRow, csv_bytes};
+use crate::results::series_csv::{SeriesRow, csv_bytes, directions};
 use crate::results::write::ResultsWriter;
 use crate::results::{Cluster, ClusterHost, HostInfo, Results, Status};
 use std::path::Path;
@@ -374,7 +374,9 @@ fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result
             continue;
         };
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", out.join(name).display());
-        let text = csv_bytes(rows).map_err(fail)?;
+        // Columns for reads, writes and any other direction the hosts did.
+        let dirs = directions(|d| rows.iter().any(|r| r[d].ops > 0));
+        let text = csv_bytes(rows, &dirs).map_err(fail)?;
         out.replace(name, &text, true).map_err(fail)?;
         made.push(name);
     }
