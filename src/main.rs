@@ -1105,7 +1105,7 @@ fn start_at(plan: &mut Plan, from: Option<&str>, s: &LoadedSpec) -> Result<(), F
         }
     };
     plan.start_at = i;
-    Ok(())
+    wkrun::plan::rounds::check_from(plan).map_err(bad)
 }
 
 /// `{rank}` and `{host}` in path options, expanded with this host's rank (`--rank` or the launcher's

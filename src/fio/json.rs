@@ -138,6 +138,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
             version: version.to_string(),
             file: file.to_string(),
         }),
+        round_blocks: Vec::new(),
         phases,
     })
 }

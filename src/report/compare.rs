@@ -17,6 +17,7 @@ use crate::results::headline::is_level;
 use crate::results::{Better, Figure, KeptWaits, PhaseResult, Results, Status};
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
+use crate::vocab::Direction;
 use std::path::PathBuf;
 
 /// One run to compare: the file it came from and its results.
@@ -28,37 +29,65 @@ pub struct Run {
     pub results: Results,
 }
 
+/// A latency statistic of one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatStat {
+    /// The phase mean.
+    Mean,
+    /// p50 (the median).
+    P50,
+    /// p99.
+    P99,
+    /// p99.9.
+    P999,
+    /// The largest.
+    Max,
+}
+
+impl LatStat {
+    /// Every statistic, in row order.
+    pub const ALL: [LatStat; 5] = [
+        LatStat::Mean,
+        LatStat::P50,
+        LatStat::P99,
+        LatStat::P999,
+        LatStat::Max,
+    ];
+
+    /// The label's words after the direction: `latency p99 (µs)`.
+    fn words(self) -> &'static str {
+        match self {
+            LatStat::Mean => "latency, phase mean (µs)",
+            LatStat::P50 => "latency p50 (µs)",
+            LatStat::P99 => "latency p99 (µs)",
+            LatStat::P999 => "latency p99.9 (µs)",
+            LatStat::Max => "latency max (µs)",
+        }
+    }
+
+    /// The statistic of a summary, ns.
+    fn of(self, l: &LatencySummary) -> f64 {
+        match self {
+            LatStat::Mean => l.mean,
+            LatStat::P50 => l.p50 as f64,
+            LatStat::P99 => l.p99 as f64,
+            LatStat::P999 => l.p99_9 as f64,
+            LatStat::Max => l.max as f64,
+        }
+    }
+}
+
 /// One metric of a phase: a row of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
-    /// read.iops + write.iops.
+    /// The directions' IOPS added (read.iops + write.iops).
     TotalIops,
-    /// read.iops.
-    ReadIops,
-    /// write.iops.
-    WriteIops,
+    /// One direction's IOPS (`read.iops`).
+    Iops(Direction),
     /// total.bw_bytes_per_s.
     Bandwidth,
-    /// Read latency mean, µs.
-    ReadLatMean,
-    /// Read latency p50 (the median), µs.
-    ReadLatP50,
-    /// Read latency p99, µs.
-    ReadLatP99,
-    /// Read latency p99.9, µs.
-    ReadLatP999,
-    /// Read latency max, µs.
-    ReadLatMax,
-    /// Write latency mean, µs.
-    WriteLatMean,
-    /// Write latency p50, µs.
-    WriteLatP50,
-    /// Write latency p99, µs.
-    WriteLatP99,
-    /// Write latency p99.9, µs.
-    WriteLatP999,
-    /// Write latency max, µs.
-    WriteLatMax,
+    /// A latency statistic of one direction, µs.
+    Lat(Direction, LatStat),
     /// The steady-state verdict (a row only when some run's phase has one).
     SteadyState,
     /// A headline figure of the phase (`phases[].headline`), shown with this many decimals; the row's
@@ -81,55 +110,41 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them).
-    pub const NUMERIC: [Metric; 14] = [
-        Metric::TotalIops,
-        Metric::ReadIops,
-        Metric::WriteIops,
-        Metric::Bandwidth,
-        Metric::ReadLatMean,
-        Metric::ReadLatP50,
-        Metric::ReadLatP99,
-        Metric::ReadLatP999,
-        Metric::ReadLatMax,
-        Metric::WriteLatMean,
-        Metric::WriteLatP50,
-        Metric::WriteLatP99,
-        Metric::WriteLatP999,
-        Metric::WriteLatMax,
-    ];
+    /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS, each
+    /// direction's IOPS, bandwidth, then each direction's latencies (reads and writes: results format 1
+    /// has no other direction).
+    pub fn numeric() -> Vec<Metric> {
+        let dirs = Direction::CORE;
+        let mut m = vec![Metric::TotalIops];
+        m.extend(dirs.map(Metric::Iops));
+        m.push(Metric::Bandwidth);
+        for d in dirs {
+            m.extend(LatStat::ALL.map(|s| Metric::Lat(d, s)));
+        }
+        m
+    }
 
     /// The row label, with the unit (headline rows carry their own, [`Row::label`]).
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Metric::TotalIops => "IOPS, phase mean",
-            Metric::ReadIops => "read IOPS, phase mean",
-            Metric::WriteIops => "write IOPS, phase mean",
-            Metric::Bandwidth => "bandwidth, phase mean (MB/s)",
-            Metric::ReadLatMean => "read latency, phase mean (µs)",
-            Metric::ReadLatP50 => "read latency p50 (µs)",
-            Metric::ReadLatP99 => "read latency p99 (µs)",
-            Metric::ReadLatP999 => "read latency p99.9 (µs)",
-            Metric::ReadLatMax => "read latency max (µs)",
-            Metric::WriteLatMean => "write latency, phase mean (µs)",
-            Metric::WriteLatP50 => "write latency p50 (µs)",
-            Metric::WriteLatP99 => "write latency p99 (µs)",
-            Metric::WriteLatP999 => "write latency p99.9 (µs)",
-            Metric::WriteLatMax => "write latency max (µs)",
-            Metric::SteadyState => "steady state",
-            Metric::Headline { .. } => "headline",
-            Metric::Parameters => "parameters that differ",
-            Metric::CompletionWaits => "completion waits kept",
-            Metric::Overrides => "--set overrides",
-            Metric::Spec => "spec",
-            Metric::Composite => "composite (geometric mean of ratios to the first run)",
+            Metric::TotalIops => "IOPS, phase mean".into(),
+            Metric::Iops(d) => format!("{d} IOPS, phase mean"),
+            Metric::Bandwidth => "bandwidth, phase mean (MB/s)".into(),
+            Metric::Lat(d, s) => format!("{d} {}", s.words()),
+            Metric::SteadyState => "steady state".into(),
+            Metric::Headline { .. } => "headline".into(),
+            Metric::Parameters => "parameters that differ".into(),
+            Metric::CompletionWaits => "completion waits kept".into(),
+            Metric::Overrides => "--set overrides".into(),
+            Metric::Spec => "spec".into(),
+            Metric::Composite => "composite (geometric mean of ratios to the first run)".into(),
         }
     }
 
     /// Decimals shown for the metric's values.
     fn decimals(self) -> usize {
         match self {
-            Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => 1,
+            Metric::TotalIops | Metric::Iops(_) => 1,
             Metric::Headline { decimals } => decimals,
             Metric::Composite => 3,
             _ => 2,
@@ -139,25 +154,11 @@ impl Metric {
     /// The metric's value for a phase; `None` when it has no data (a latency without I/O in that direction)
     /// or is not a whole-phase number.
     pub fn value(self, p: &PhaseResult) -> Option<f64> {
-        let us = |l: &Option<LatencySummary>, f: fn(&LatencySummary) -> f64| {
-            l.as_ref().map(|l| f(l) / 1000.0)
-        };
-        let (r, w) = (&p.read.latency_ns, &p.write.latency_ns);
         match self {
-            Metric::TotalIops => Some(p.read.iops + p.write.iops),
-            Metric::ReadIops => Some(p.read.iops),
-            Metric::WriteIops => Some(p.write.iops),
+            Metric::TotalIops => Some(Direction::ALL.iter().fold(0.0, |a, &d| a + p.dir(d).iops)),
+            Metric::Iops(d) => Some(p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
-            Metric::ReadLatMean => us(r, |l| l.mean),
-            Metric::ReadLatP50 => us(r, |l| l.p50 as f64),
-            Metric::ReadLatP99 => us(r, |l| l.p99 as f64),
-            Metric::ReadLatP999 => us(r, |l| l.p99_9 as f64),
-            Metric::ReadLatMax => us(r, |l| l.max as f64),
-            Metric::WriteLatMean => us(w, |l| l.mean),
-            Metric::WriteLatP50 => us(w, |l| l.p50 as f64),
-            Metric::WriteLatP99 => us(w, |l| l.p99 as f64),
-            Metric::WriteLatP999 => us(w, |l| l.p99_9 as f64),
-            Metric::WriteLatMax => us(w, |l| l.max as f64),
+            Metric::Lat(d, s) => p.dir(d).latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
             _ => None,
         }
     }
@@ -166,10 +167,10 @@ impl Metric {
     /// `None` for the percentiles, which no other row restates.
     fn quantity(self) -> Option<&'static str> {
         match self {
-            Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => Some("iops"),
+            Metric::TotalIops | Metric::Iops(_) => Some("iops"),
             Metric::Bandwidth => Some("mb_s"),
-            Metric::ReadLatMean | Metric::WriteLatMean => Some("lat_mean"),
-            Metric::ReadLatMax | Metric::WriteLatMax => Some("lat_max"),
+            Metric::Lat(_, LatStat::Mean) => Some("lat_mean"),
+            Metric::Lat(_, LatStat::Max) => Some("lat_max"),
             _ => None,
         }
     }
@@ -362,7 +363,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
     }
     if runs.len() > 1 {
         let scores = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
-        rows.push(composite_row(scores, Metric::Composite.label().into()));
+        rows.push(composite_row(scores, Metric::Composite.label()));
     }
     Comparison { columns, rows }
 }
@@ -410,16 +411,12 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
         cells,
     };
     if let Some(cells) = differing_params(phases, foreign) {
-        rows.push(row(
-            Metric::Parameters,
-            Metric::Parameters.label().into(),
-            cells,
-        ));
+        rows.push(row(Metric::Parameters, Metric::Parameters.label(), cells));
     }
     if let Some(cells) = differing_waits(phases) {
         rows.push(row(
             Metric::CompletionWaits,
-            Metric::CompletionWaits.label().into(),
+            Metric::CompletionWaits.label(),
             cells,
         ));
     }
@@ -463,13 +460,13 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
         }
         rows.push(row(metric, figure_label(k), cells));
     }
-    for metric in Metric::NUMERIC {
+    for metric in Metric::numeric() {
         let values: Vec<Option<Option<f64>>> =
             phases.iter().map(|p| p.map(|p| metric.value(p))).collect();
         // A metric no run has a value of (read latency of a fill that only writes) is left out, and so is
         // a direction's IOPS where no run did I/O in that direction.
         let numbers = || values.iter().flatten().flatten();
-        let direction = matches!(metric, Metric::ReadIops | Metric::WriteIops);
+        let direction = matches!(metric, Metric::Iops(_));
         if numbers().next().is_none() || (direction && numbers().all(|v| *v == 0.0)) {
             continue;
         }
@@ -482,14 +479,10 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
             }
             shown.push((q, cells.clone()));
         }
-        rows.push(row(metric, metric.label().into(), cells));
+        rows.push(row(metric, metric.label(), cells));
     }
     if let Some(cells) = steady_cells(phases) {
-        rows.push(row(
-            Metric::SteadyState,
-            Metric::SteadyState.label().into(),
-            cells,
-        ));
+        rows.push(row(Metric::SteadyState, Metric::SteadyState.label(), cells));
     }
 }
 
@@ -662,7 +655,7 @@ fn spec_row(runs: &[Run]) -> Option<Row> {
     Some(Row {
         phase: "(runs)".into(),
         metric: Metric::Spec,
-        label: Metric::Spec.label().into(),
+        label: Metric::Spec.label(),
         cells: runs
             .iter()
             .map(|r| {
@@ -683,7 +676,7 @@ fn overrides_row(runs: &[Run]) -> Option<Row> {
     Some(Row {
         phase: "(runs)".into(),
         metric: Metric::Overrides,
-        label: Metric::Overrides.label().into(),
+        label: Metric::Overrides.label(),
         cells: sets
             .iter()
             .map(|s| {
@@ -1203,15 +1196,30 @@ mod tests {
         let c = two();
         assert_eq!(num(&c, "mix", Metric::TotalIops, 0), (1500.0, None));
         assert_eq!(num(&c, "mix", Metric::TotalIops, 1), (1500.0, Some(0.0)));
-        assert_eq!(num(&c, "mix", Metric::ReadIops, 1), (1100.0, Some(10.0)));
-        assert_eq!(num(&c, "mix", Metric::WriteIops, 1), (400.0, Some(-20.0)));
-        let (v, ch) = num(&c, "mix", Metric::ReadLatMean, 1);
+        assert_eq!(
+            num(&c, "mix", Metric::Iops(Direction::Read), 1),
+            (1100.0, Some(10.0))
+        );
+        assert_eq!(
+            num(&c, "mix", Metric::Iops(Direction::Write), 1),
+            (400.0, Some(-20.0))
+        );
+        let (v, ch) = num(&c, "mix", Metric::Lat(Direction::Read, LatStat::Mean), 1);
         assert_eq!(v, 112.346);
         assert!((ch.unwrap() - 12.346).abs() < 1e-9);
-        assert_eq!(num(&c, "mix", Metric::ReadLatP99, 1), (180.0, Some(-10.0)));
-        assert_eq!(num(&c, "mix", Metric::ReadLatMax, 1), (500.0, Some(25.0)));
         assert_eq!(
-            c.row("mix", Metric::ReadLatMean).unwrap().cells[1].display(Metric::ReadLatMean),
+            num(&c, "mix", Metric::Lat(Direction::Read, LatStat::P99), 1),
+            (180.0, Some(-10.0))
+        );
+        assert_eq!(
+            num(&c, "mix", Metric::Lat(Direction::Read, LatStat::Max), 1),
+            (500.0, Some(25.0))
+        );
+        assert_eq!(
+            c.row("mix", Metric::Lat(Direction::Read, LatStat::Mean))
+                .unwrap()
+                .cells[1]
+                .display(Metric::Lat(Direction::Read, LatStat::Mean)),
             "112.35 (+12.3 %)"
         );
     }
@@ -1225,11 +1233,17 @@ mod tests {
         // Rows no run has a value of are left out: "w" has no reads, "extra" no writes (10 latency rows of
         // 3 × 14), nor their read and write IOPS (all 0); and rows that restate another: the write IOPS of
         // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS.
-        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1 - 10 - 4);
-        for (phase, m) in [("w", Metric::ReadIops), ("w", Metric::WriteIops)] {
+        assert_eq!(c.rows.len(), 3 * Metric::numeric().len() + 1 - 10 - 4);
+        for (phase, m) in [
+            ("w", Metric::Iops(Direction::Read)),
+            ("w", Metric::Iops(Direction::Write)),
+        ] {
             assert!(c.row(phase, m).is_none(), "{phase} {m:?}");
         }
-        for (phase, m) in [("extra", Metric::ReadIops), ("extra", Metric::WriteIops)] {
+        for (phase, m) in [
+            ("extra", Metric::Iops(Direction::Read)),
+            ("extra", Metric::Iops(Direction::Write)),
+        ] {
             assert!(c.row(phase, m).is_none(), "{phase} {m:?}");
         }
         let w = c.row("w", Metric::TotalIops).unwrap();
@@ -1244,12 +1258,19 @@ mod tests {
             }
         );
         assert!(
-            c.row("w", Metric::ReadLatMean).is_none(),
+            c.row("w", Metric::Lat(Direction::Read, LatStat::Mean))
+                .is_none(),
             "no run of w reads"
         );
-        assert!(c.row("extra", Metric::WriteLatMax).is_none());
+        assert!(
+            c.row("extra", Metric::Lat(Direction::Write, LatStat::Max))
+                .is_none()
+        );
         assert_eq!(
-            c.row("mix", Metric::ReadLatMean).unwrap().cells.len(),
+            c.row("mix", Metric::Lat(Direction::Read, LatStat::Mean))
+                .unwrap()
+                .cells
+                .len(),
             2,
             "a metric some run has stays"
         );
@@ -1449,7 +1470,7 @@ mod tests {
             rows: vec![Row {
                 phase: "random-write".into(),
                 metric: Metric::TotalIops,
-                label: Metric::TotalIops.label().into(),
+                label: Metric::TotalIops.label(),
                 cells,
             }],
         };
@@ -1781,8 +1802,14 @@ mod tests {
     fn p50_rows() {
         let c = two();
         // lat(): p50 is the p99 given, 200 µs → 180 µs.
-        assert_eq!(num(&c, "mix", Metric::ReadLatP50, 1), (180.0, Some(-10.0)));
-        assert_eq!(num(&c, "mix", Metric::WriteLatP50, 0), (60.0, None));
+        assert_eq!(
+            num(&c, "mix", Metric::Lat(Direction::Read, LatStat::P50), 1),
+            (180.0, Some(-10.0))
+        );
+        assert_eq!(
+            num(&c, "mix", Metric::Lat(Direction::Write, LatStat::P50), 0),
+            (60.0, None)
+        );
     }
 
     #[test]

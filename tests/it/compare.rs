@@ -143,6 +143,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         launch: None,
         cluster: None,
         source: None,
+        round_blocks: Vec::new(),
         phases,
     }
 }

@@ -41,6 +41,7 @@ mod report_charts;
 mod report_style;
 mod resources;
 mod robust;
+mod rounds;
 mod schema_sync;
 mod series;
 mod sim;
