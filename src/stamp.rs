@@ -105,13 +105,13 @@ pub fn parse(s: &[u8]) -> Found {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::OpKind;
+    use crate::vocab::Direction;
 
     #[test]
     fn stamp_round_trips_and_any_flipped_byte_is_caught() {
         let op = Op {
             index: 77,
-            kind: OpKind::Write,
+            dir: Direction::Write,
             offset: 1 << 20,
             len: 1024,
         };

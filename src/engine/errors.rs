@@ -2,17 +2,15 @@
 //! a failed I/O is counted here and the phase goes on; with `"stop"` it is counted and stops the phase.
 
 use super::{IoCause, IoError};
-use crate::ops::OpKind;
+use crate::vocab::{Direction, PerDir};
 
 /// Failed I/Os of a worker or of a whole phase: how many, of which cause, and the first one.
 #[derive(Debug, Default)]
 pub struct ErrorTally {
     /// Failed I/Os in total.
     pub total: u64,
-    /// Failed reads.
-    pub reads: u64,
-    /// Failed writes.
-    pub writes: u64,
+    /// Failed I/Os per direction.
+    pub by_dir: PerDir<u64>,
     /// `(cause, errno, count)` in order of first appearance; `cause` is an errno name (`"ENOSPC"`), `"short"`
     /// (fewer bytes than asked), `"mismatch"` (a verify phase's block that did not verify) or `"data"`.
     pub by_cause: Vec<(String, Option<i32>, u64)>,
@@ -87,7 +85,7 @@ impl FailedWrites {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FirstError {
     /// Read or write.
-    pub kind: OpKind,
+    pub dir: Direction,
     /// Byte offset on the target.
     pub offset: u64,
     /// Bytes requested.
@@ -104,15 +102,15 @@ impl ErrorTally {
     /// Counts one failed I/O that completed at `t_ns` (ns from the phase start).
     pub fn add(&mut self, e: &IoError, t_ns: u64) {
         let (cause, errno) = cause_key(&e.cause);
-        self.add_cause(e.kind, cause, errno, 1);
-        if e.kind == OpKind::Write {
+        self.add_cause(e.dir, cause, errno, 1);
+        if e.dir == Direction::Write {
             self.failed_writes.add(e.offset, e.len as u64);
         }
         if self.first.as_ref().is_none_or(|f| t_ns < f.0) {
             self.first = Some((
                 t_ns,
                 FirstError {
-                    kind: e.kind,
+                    dir: e.dir,
                     offset: e.offset,
                     len: e.len,
                     cause: cause_key(&e.cause).0,
@@ -123,12 +121,9 @@ impl ErrorTally {
         }
     }
 
-    fn add_cause(&mut self, kind: OpKind, cause: String, errno: Option<i32>, n: u64) {
+    fn add_cause(&mut self, dir: Direction, cause: String, errno: Option<i32>, n: u64) {
         self.total += n;
-        match kind {
-            OpKind::Read => self.reads += n,
-            OpKind::Write => self.writes += n,
-        }
+        self.by_dir[dir] += n;
         match self.by_cause.iter_mut().find(|c| c.0 == cause) {
             Some(c) => c.2 += n,
             None => self.by_cause.push((cause, errno, n)),
@@ -138,8 +133,7 @@ impl ErrorTally {
     /// Adds another worker's tally; the earlier first error wins.
     pub fn merge(&mut self, o: ErrorTally) {
         self.total += o.total;
-        self.reads += o.reads;
-        self.writes += o.writes;
+        self.by_dir.merge_with(&o.by_dir, |a, b| *a += b);
         self.failed_writes.merge(o.failed_writes);
         for (cause, errno, n) in o.by_cause {
             match self.by_cause.iter_mut().find(|c| c.0 == cause) {
@@ -219,12 +213,12 @@ impl ErrorTally {
         if n == 0 {
             return;
         }
-        self.add_cause(OpKind::Read, "mismatch".to_string(), None, n);
+        self.add_cause(Direction::Read, "mismatch".to_string(), None, n);
         if self.first.as_ref().is_none_or(|f| t_ns < f.0) {
             self.first = Some((
                 t_ns,
                 FirstError {
-                    kind: OpKind::Read,
+                    dir: Direction::Read,
                     offset,
                     len,
                     cause: "mismatch".to_string(),
@@ -241,9 +235,9 @@ mod tests {
     use super::*;
     use std::io;
 
-    fn e(kind: OpKind, offset: u64, cause: IoCause) -> IoError {
+    fn e(dir: Direction, offset: u64, cause: IoCause) -> IoError {
         IoError {
-            kind,
+            dir,
             offset,
             len: 4096,
             cause,
@@ -255,24 +249,24 @@ mod tests {
         let mut a = ErrorTally::default();
         a.add(
             &e(
-                OpKind::Write,
+                Direction::Write,
                 8192,
                 IoCause::Os(io::Error::from_raw_os_error(28)),
             ),
             50,
         );
-        a.add(&e(OpKind::Read, 0, IoCause::Short(512)), 70);
+        a.add(&e(Direction::Read, 0, IoCause::Short(512)), 70);
         let mut b = ErrorTally::default();
         b.add(
             &e(
-                OpKind::Write,
+                Direction::Write,
                 4096,
                 IoCause::Os(io::Error::from_raw_os_error(28)),
             ),
             20,
         );
         a.merge(b);
-        assert_eq!((a.total, a.reads, a.writes), (3, 1, 2));
+        assert_eq!((a.total, a.by_dir.0), (3, [1, 2, 0]));
         assert_eq!(
             a.by_cause,
             vec![("ENOSPC".into(), Some(28), 2), ("short".into(), None, 1)]
@@ -307,8 +301,8 @@ mod tests {
         assert!(!f.too_many);
         // Counted through the tally: writes only.
         let mut t = ErrorTally::default();
-        t.add(&e(OpKind::Read, 0, IoCause::Short(0)), 1);
-        t.add(&e(OpKind::Write, 4096, IoCause::Short(0)), 2);
+        t.add(&e(Direction::Read, 0, IoCause::Short(0)), 1);
+        t.add(&e(Direction::Write, 4096, IoCause::Short(0)), 2);
         assert_eq!(t.failed_writes.ranges, vec![(4096, 8192)]);
     }
 
@@ -339,7 +333,7 @@ mod tests {
     fn device_gone_is_fatal_enospc_is_not() {
         let os = |n| {
             e(
-                OpKind::Write,
+                Direction::Write,
                 0,
                 IoCause::Os(io::Error::from_raw_os_error(n)),
             )
@@ -347,6 +341,6 @@ mod tests {
         assert!(is_fatal(&os(libc::ENODEV)));
         assert!(!is_fatal(&os(libc::ENOSPC)));
         assert!(!is_fatal(&os(libc::EIO)));
-        assert!(!is_fatal(&e(OpKind::Read, 0, IoCause::Short(0))));
+        assert!(!is_fatal(&e(Direction::Read, 0, IoCause::Short(0))));
     }
 }

@@ -16,10 +16,10 @@ pub use recorder::{Event, NO_RECORD_ENV, Recorder, recording_off};
 
 use crate::data::DataGen;
 use crate::image::ImageSource;
-use crate::ops::{Op, OpKind, SharedOps};
+use crate::ops::{Op, SharedOps};
 use crate::stats::{IntervalClock, LatencyRecorder};
 use crate::sys::limits::Limit;
-use crate::vocab::EngineKind;
+use crate::vocab::{Direction, EngineKind, PerDir};
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -298,18 +298,9 @@ impl Job<'_> {
         let slot = slot + plus;
         let n = op.index.saturating_sub(self.first_index);
         let mut t = r.total.map(|rate| at(n * stride + slot, rate));
-        let dir = match op.kind {
-            OpKind::Read => r.read,
-            OpKind::Write => r.write,
-        };
-        if let Some(rate) = dir {
+        if let Some(rate) = r.of(op.dir) {
             let s = self.ops.stream();
-            let reads = s.reads_before(op.index) - s.reads_before(self.first_index);
-            let k = if op.kind == OpKind::Read {
-                reads
-            } else {
-                n - reads
-            };
+            let k = s.before(op.dir, op.index) - s.before(op.dir, self.first_index);
             t = Some(t.unwrap_or(0).max(at(k * stride + slot, rate)));
         }
         t
@@ -348,10 +339,8 @@ impl Job<'_> {
 
 /// What an engine returns after the phase's last completion.
 pub struct Outcome {
-    /// Read latencies.
-    pub read: LatencyRecorder,
-    /// Write latencies.
-    pub write: LatencyRecorder,
+    /// Each direction's latencies.
+    pub latency: PerDir<LatencyRecorder>,
     /// Time of the last completion, ns from `Job::start`.
     pub end_ns: u64,
     /// Completed I/Os per length: `(bytes, ops)`.
@@ -413,8 +402,7 @@ impl Outcome {
     /// an engine that stopped before its first I/O.
     pub fn new(error: Option<IoError>) -> Outcome {
         Outcome {
-            read: LatencyRecorder::new(),
-            write: LatencyRecorder::new(),
+            latency: PerDir::default(),
             end_ns: 0,
             sizes: Vec::new(),
             error,
@@ -430,8 +418,7 @@ impl Outcome {
     /// by the same rule as [`errors::ErrorTally::merge`] keeps the first failed I/O, so that with
     /// `on_error = "stop"` the phase's error and `errors.first` name the same I/O.
     pub fn merge(&mut self, o: Outcome) {
-        self.read.merge(&o.read);
-        self.write.merge(&o.write);
+        self.latency.merge_with(&o.latency, LatencyRecorder::merge);
         self.end_ns = self.end_ns.max(o.end_ns);
         for (len, n) in o.sizes {
             match self.sizes.iter_mut().find(|e| e.0 == len) {
@@ -463,7 +450,7 @@ impl Outcome {
 /// An engine that could not start: `why`, as the phase's error.
 pub fn setup_error(engine: &'static str, why: io::Error) -> IoError {
     IoError {
-        kind: OpKind::Write,
+        dir: Direction::Write,
         offset: 0,
         len: 0,
         cause: IoCause::Setup(engine, why),
@@ -495,8 +482,8 @@ pub fn spawn_error(engine: &'static str, what: &str, e: &io::Error) -> IoError {
 /// could not start.
 #[derive(Debug, thiserror::Error)]
 pub struct IoError {
-    /// Read or write.
-    pub kind: OpKind,
+    /// The op's direction.
+    pub dir: Direction,
     /// Byte offset on the target.
     pub offset: u64,
     /// Bytes requested.
@@ -510,10 +497,7 @@ impl std::fmt::Display for IoError {
         if let IoCause::Setup(..) | IoCause::Limit(_) = self.cause {
             return write!(f, "{}", self.cause);
         }
-        let op = match self.kind {
-            OpKind::Read => "read",
-            OpKind::Write => "write",
-        };
+        let op = self.dir.name();
         write!(
             f,
             "{op} of {} B at offset {} failed: {}",

@@ -48,9 +48,9 @@ impl queue::SlotQueue for NullQueue {
         Some(&mut self.bufs[slot])
     }
 
-    fn submit(&mut self, ios: &[(usize, crate::sys::Dir, u64, u32)]) -> io::Result<usize> {
+    fn submit(&mut self, ios: &[crate::sys::Io]) -> io::Result<usize> {
         self.done
-            .extend(ios.iter().map(|&(slot, _, _, len)| (slot, len as i64)));
+            .extend(ios.iter().map(|io| (io.slot, io.len as i64)));
         Ok(ios.len())
     }
 

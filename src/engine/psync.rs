@@ -2,7 +2,7 @@
 
 use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::buf::{AlignedBuf, AllocError};
-use crate::ops::OpKind;
+use crate::vocab::Direction;
 use std::os::unix::fs::FileExt;
 use std::sync::mpsc::Sender;
 use std::sync::{Condvar, Mutex};
@@ -158,11 +158,11 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                 break 'claims;
             }
             let data = &mut buf[..op.len as usize];
-            if op.kind == OpKind::Write
+            if op.dir == Direction::Write
                 && let Err(e) = job.data.fill(data, &op)
             {
                 error = Some(IoError {
-                    kind: op.kind,
+                    dir: op.dir,
                     offset: op.offset,
                     len: op.len,
                     cause: IoCause::Data(e),
@@ -193,14 +193,15 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
             if job.deadline_ns.is_some_and(|d| t0 >= d) {
                 break 'claims;
             }
-            let r = match op.kind {
-                OpKind::Read => file.read_at(data, op.offset),
-                OpKind::Write => file.write_at(data, op.offset),
+            let r = match op.dir {
+                Direction::Read => file.read_at(data, op.offset),
+                Direction::Write => file.write_at(data, op.offset),
+                Direction::Trim => unreachable!("no op stream issues trims yet"),
             };
             let t1 = job.now_ns();
             let cause = match r {
                 Ok(n) if n == op.len as usize => {
-                    rec.record(op.kind, n as u64, t1 - t0, t1);
+                    rec.record(op.dir, n as u64, t1 - t0, t1);
                     if let Some(check) = job.check {
                         check.check(&op, data, t1, &mut rec);
                     }
@@ -211,7 +212,7 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                 Err(e) => IoCause::Os(e),
             };
             let e = IoError {
-                kind: op.kind,
+                dir: op.dir,
                 offset: op.offset,
                 len: op.len,
                 cause,

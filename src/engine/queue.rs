@@ -6,10 +6,11 @@
 use super::pace::{MIN_WAIT_US, Mode, Pace};
 use super::{Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::buf::{AlignedBuf, try_bufs};
-use crate::ops::{Op, OpKind, Ops};
-use crate::sys::Dir;
+use crate::ops::{Op, Ops};
 use crate::sys::aio::AioQueue;
 use crate::sys::uring::UringQueue;
+use crate::sys::{Dir, Io};
+use crate::vocab::Direction;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::mpsc::Sender;
@@ -18,8 +19,8 @@ use std::sync::mpsc::Sender;
 pub trait SlotQueue {
     /// The buffer of an idle slot; `None` while its I/O is in flight.
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]>;
-    /// Queues `(slot, kind, offset, len)` I/Os; returns how many were accepted (a prefix).
-    fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize>;
+    /// Queues I/Os, each in its slot's buffer; returns how many were accepted (a prefix).
+    fn submit(&mut self, ios: &[Io]) -> io::Result<usize>;
     /// Waits for at least `want` completions (1 to the I/Os in flight) or the timeout; calls `f(slot, result)`
     /// per completion. With `min_wait_us` > 0, a queue that can ([`SlotQueue::can_wait_min`]) also ends
     /// the wait that long after it began once any completion is in; the others ignore it.
@@ -41,7 +42,7 @@ impl SlotQueue for AioQueue {
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]> {
         AioQueue::buf(self, slot)
     }
-    fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
+    fn submit(&mut self, ios: &[Io]) -> io::Result<usize> {
         AioQueue::submit(self, ios)
     }
     fn reap(
@@ -59,7 +60,7 @@ impl SlotQueue for UringQueue {
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]> {
         UringQueue::buf(self, slot)
     }
-    fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
+    fn submit(&mut self, ios: &[Io]) -> io::Result<usize> {
         UringQueue::submit(self, ios)
     }
     fn reap(
@@ -123,7 +124,7 @@ pub(super) fn next_op<'a>(job: &'a Job<'_>, chunk: &mut Option<Ops<'a>>) -> Opti
 
 fn failed(op: &Op, cause: IoCause) -> IoError {
     IoError {
-        kind: op.kind,
+        dir: op.dir,
         offset: op.offset,
         len: op.len,
         cause,
@@ -199,7 +200,7 @@ struct Loop<'j, 'q> {
     slot_op: Vec<Option<Op>>,
     submitted_at: Vec<u64>,
     free: Vec<usize>,
-    batch: Vec<(usize, Dir, u64, u32)>,
+    batch: Vec<Io>,
     chunk: Option<Ops<'j>>,
     exhausted: bool,
     in_flight: usize,
@@ -250,7 +251,7 @@ impl Loop<'_, '_> {
                     break;
                 }
             }
-            if op.kind == OpKind::Write {
+            if op.dir == Direction::Write {
                 let Some(buf) = self.q.buf(slot) else {
                     self.held = Some((op, 0));
                     break;
@@ -262,7 +263,14 @@ impl Loop<'_, '_> {
             }
             self.free.pop();
             self.slot_op[slot] = Some(op);
-            self.batch.push((slot, dir(op.kind), op.offset, op.len));
+            self.batch.push(Io {
+                slot,
+                dir: dir(op.dir),
+                offset: op.offset,
+                len: op.len,
+                // No per-I/O flags yet (RWF_DSYNC / FUA writes will set them).
+                flags: 0,
+            });
         }
     }
 
@@ -275,17 +283,17 @@ impl Loop<'_, '_> {
         self.t = self.now();
         match self.q.submit(&self.batch) {
             Ok(n) => {
-                for &(slot, ..) in &self.batch[..n] {
-                    self.submitted_at[slot] = self.t;
+                for io in &self.batch[..n] {
+                    self.submitted_at[io.slot] = self.t;
                 }
                 self.in_flight += n;
                 self.batch.drain(..n);
             }
             Err(e) if e.raw_os_error() == Some(libc::EAGAIN) && self.in_flight > 0 => {}
             Err(e) => {
-                let op = self.slot_op[self.batch[0].0].unwrap_or(Op {
+                let op = self.slot_op[self.batch[0].slot].unwrap_or(Op {
                     index: 0,
-                    kind: OpKind::Write,
+                    dir: Direction::Write,
                     offset: 0,
                     len: 0,
                 });
@@ -363,7 +371,7 @@ impl Loop<'_, '_> {
             }
             Err(e) => {
                 self.error.get_or_insert(IoError {
-                    kind: OpKind::Read,
+                    dir: Direction::Read,
                     offset: 0,
                     len: 0,
                     cause: IoCause::Os(e),
@@ -390,7 +398,7 @@ impl Loop<'_, '_> {
                 IoCause::Short(res as usize)
             } else {
                 self.rec
-                    .record(op.kind, op.len as u64, t - self.submitted_at[slot], t);
+                    .record(op.dir, op.len as u64, t - self.submitted_at[slot], t);
                 if let Some(check) = job.check
                     && let Some(buf) = self.q.buf(slot)
                 {
@@ -407,11 +415,13 @@ impl Loop<'_, '_> {
     }
 }
 
-/// The syscall layer's direction of an op.
+/// The syscall layer's direction of an op. No op stream has trims yet (`ops::Mix` makes reads and writes
+/// only), so a trim here is a bug of this crate, never of a spec.
 #[inline]
-fn dir(kind: OpKind) -> Dir {
-    match kind {
-        OpKind::Read => Dir::Read,
-        OpKind::Write => Dir::Write,
+fn dir(d: Direction) -> Dir {
+    match d {
+        Direction::Read => Dir::Read,
+        Direction::Write => Dir::Write,
+        Direction::Trim => unreachable!("no op stream issues trims yet"),
     }
 }

@@ -3,8 +3,8 @@
 
 use super::errors::ErrorTally;
 use super::{IoError, Outcome};
-use crate::ops::OpKind;
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
+use crate::vocab::{Direction, PerDir};
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
@@ -46,10 +46,8 @@ pub struct Recorder {
     /// Per-I/O recording (latency histograms, the series by completion time); off only for benchmarks.
     on: bool,
     counts: IntervalCounts,
-    /// Read latencies.
-    pub read: LatencyRecorder,
-    /// Write latencies.
-    pub write: LatencyRecorder,
+    /// Each direction's latencies.
+    pub latency: PerDir<LatencyRecorder>,
     /// Latest completion time, ns.
     pub last_ns: u64,
     /// Completed I/Os per length: `(bytes, ops)`, in order of first appearance.
@@ -72,8 +70,7 @@ impl Recorder {
             cur_end_ns: clock.end_of(0),
             on: !recording_off(),
             counts: IntervalCounts::default(),
-            read: LatencyRecorder::new(),
-            write: LatencyRecorder::new(),
+            latency: PerDir::default(),
             last_ns: 0,
             sizes: Vec::new(),
             errors: ErrorTally::default(),
@@ -85,7 +82,7 @@ impl Recorder {
 
     /// Records a completion of `bytes` at `t_ns` (from the phase start) that took `lat_ns`.
     #[inline(always)]
-    pub fn record(&mut self, kind: OpKind, bytes: u64, lat_ns: u64, t_ns: u64) {
+    pub fn record(&mut self, dir: Direction, bytes: u64, lat_ns: u64, t_ns: u64) {
         if self.on {
             if t_ns >= self.cur_end_ns {
                 let k = self.clock.index_of(t_ns);
@@ -93,17 +90,10 @@ impl Recorder {
                     self.close(k);
                 }
             }
-            let (counts, hist) = match kind {
-                OpKind::Read => (&mut self.counts.read, &mut self.read),
-                OpKind::Write => (&mut self.counts.write, &mut self.write),
-            };
-            counts.add(bytes, lat_ns);
-            hist.record(lat_ns);
+            self.counts[dir].add(bytes, lat_ns);
+            self.latency[dir].record(lat_ns);
         } else {
-            let counts = match kind {
-                OpKind::Read => &mut self.counts.read,
-                OpKind::Write => &mut self.counts.write,
-            };
+            let counts = &mut self.counts[dir];
             counts.ops += 1;
             counts.bytes += bytes;
         }
@@ -194,8 +184,7 @@ impl Recorder {
         });
         self.close(u64::MAX);
         Outcome {
-            read: self.read,
-            write: self.write,
+            latency: self.latency,
             end_ns: self.last_ns,
             sizes: self.sizes,
             error,

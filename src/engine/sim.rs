@@ -4,11 +4,12 @@
 //! flight would. The phase clock is the drive's: a 2000 s phase takes as long as the CPU needs to simulate it.
 
 use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder, queue};
-use crate::ops::{Op, OpKind, Ops};
+use crate::ops::{Op, Ops};
 use crate::sim::{DeviceCounters, SimDevice};
 use crate::stats::IntervalClock;
 use crate::stats::MAX_INTERVALS;
 use crate::sys::dir::RowFile;
+use crate::vocab::Direction;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -36,7 +37,7 @@ struct InFlight {
     done: u64,
     index: u64,
     submitted: u64,
-    kind: OpKind,
+    dir: Direction,
     len: u32,
 }
 
@@ -164,15 +165,16 @@ impl<'a> Flight<'a> {
                 }
                 wait(job, &self.rec, &mut self.waited);
             }
-            let done = match op.kind {
-                OpKind::Read => dev.read(self.base + at, op.offset, op.len),
-                OpKind::Write => dev.write(self.base + at, op.offset, op.len, sim.slots),
+            let done = match op.dir {
+                Direction::Read => dev.read(self.base + at, op.offset, op.len),
+                Direction::Write => dev.write(self.base + at, op.offset, op.len, sim.slots),
+                Direction::Trim => unreachable!("no op stream issues trims yet"),
             } - self.base;
             self.heap.push(Reverse(InFlight {
                 done,
                 index: op.index,
                 submitted: at,
-                kind: op.kind,
+                dir: op.dir,
                 len: op.len,
             }));
         }
@@ -186,7 +188,7 @@ impl<'a> Flight<'a> {
             r.at(self.t, dev, sim);
         }
         self.rec
-            .record(c.kind, c.len as u64, c.done - c.submitted, c.done);
+            .record(c.dir, c.len as u64, c.done - c.submitted, c.done);
         wait(job, &self.rec, &mut self.waited);
     }
 
@@ -223,7 +225,7 @@ impl<'a> Flight<'a> {
 /// The error of a completion past the limit of a phase without a time bound.
 fn past_limit(c: &InFlight, limit: u64) -> IoError {
     IoError {
-        kind: c.kind,
+        dir: c.dir,
         offset: 0,
         len: c.len,
         cause: IoCause::Limit(format!(

@@ -5,8 +5,9 @@
 //!   offset uniformly over the span (with replacement) from a seeded `rand_pcg` PCG-64 (MCG); `random` with
 //!   full coverage visits every block exactly once per pass in the order of a keyed permutation
 //!   ([`permute::Permutation`]).
-//! - Read or write: in every group of 100 consecutive ops exactly `read_percent` are reads, at positions
-//!   shuffled per group from the seed, so the read share is exact over the run and random in order.
+//! - Direction: in every group of 100 consecutive ops exactly the [`Mix`]'s percentage of each direction
+//!   (`read_percent` reads, the rest writes), at positions shuffled per group from the seed, so each share
+//!   is exact over the run and random in order.
 //! - Length: the block size, or for a weighted mix one size drawn per op by weight.
 //!
 //! Every op consumes exactly two draws of the PCG stream (offset, size), so op `i` is reached by jumping the
@@ -16,6 +17,7 @@
 pub mod permute;
 
 use crate::data::mix64;
+use crate::vocab::{Direction, PerDir};
 use permute::Permutation;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -33,13 +35,29 @@ pub fn worker_seed(seed: u64, w: u32) -> u64 {
     }
 }
 
-/// Read or write.
+/// The op mix: the percentage of a stream's ops in each direction, summing to 100.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OpKind {
-    /// A read.
-    Read,
-    /// A write.
-    Write,
+pub struct Mix(PerDir<u8>);
+
+impl Mix {
+    /// `read_percent` % reads (0..=100, larger is taken as 100), the rest writes.
+    pub fn read_write(read_percent: u8) -> Mix {
+        let r = read_percent.min(100);
+        let mut m = PerDir::default();
+        m[Direction::Read] = r;
+        m[Direction::Write] = 100 - r;
+        Mix(m)
+    }
+
+    /// The percentage of ops in direction `d`.
+    pub fn percent(&self, d: Direction) -> u8 {
+        self.0[d]
+    }
+
+    /// Whether the stream has ops in more than one direction (their positions are then shuffled).
+    pub fn is_mixed(&self) -> bool {
+        self.0.iter().filter(|(_, p)| **p > 0).count() > 1
+    }
 }
 
 /// One I/O.
@@ -47,8 +65,8 @@ pub enum OpKind {
 pub struct Op {
     /// Position in the stream (0-based); also selects the op's data.
     pub index: u64,
-    /// Read or write.
-    pub kind: OpKind,
+    /// Read, write or trim.
+    pub dir: Direction,
     /// Byte offset on the target.
     pub offset: u64,
     /// Bytes.
@@ -130,8 +148,8 @@ pub struct OpStream {
     pub sizes: Sizes,
     /// Offset order.
     pub order: Order,
-    /// Percentage of reads, 0..=100.
-    pub read_percent: u8,
+    /// The share of each direction.
+    pub mix: Mix,
     /// Generator seed.
     pub seed: u64,
     /// Number of ops, or `None` for a time-bounded stream.
@@ -140,7 +158,7 @@ pub struct OpStream {
 
 /// Number of ops a worker claims at once (fewer near the end of a short stream).
 const MAX_CHUNK: u64 = 1024;
-/// Ops per read/write group: each group has exactly `read_percent` reads.
+/// Ops per direction group: each group has exactly each direction's percentage of the mix.
 const GROUP: u64 = 100;
 
 impl OpStream {
@@ -158,13 +176,16 @@ impl OpStream {
         rng
     }
 
-    /// The read positions of group `g`: `reads[k]` tells whether op `g·100 + k` is a read.
-    fn group_reads(&self, g: u64) -> [bool; GROUP as usize] {
-        let mut slots = [false; GROUP as usize];
-        for s in slots.iter_mut().take(self.read_percent as usize) {
-            *s = true;
+    /// The directions of group `g`: `dirs[k]` is the direction of op `g·100 + k`.
+    fn group_dirs(&self, g: u64) -> [Direction; GROUP as usize] {
+        let mut slots = [Direction::Write; GROUP as usize];
+        let mut at = 0;
+        for (d, &percent) in self.mix.0.iter() {
+            let end = (at + percent as usize).min(slots.len());
+            slots[at..end].fill(d);
+            at = end;
         }
-        if self.read_percent > 0 && self.read_percent < 100 {
+        if self.mix.is_mixed() {
             let mut rng =
                 Pcg64Mcg::new(((mix64(self.seed ^ 0x7265_6164) as u128) << 64) | mix64(g) as u128);
             for i in (1..slots.len()).rev() {
@@ -186,7 +207,7 @@ impl OpStream {
         index: u64,
         r_off: u64,
         r_size: u64,
-        is_read: bool,
+        dir: Direction,
         perm: Option<&Permutation>,
         k: &Consts,
     ) -> Op {
@@ -209,7 +230,7 @@ impl OpStream {
         let len = (self.span_start + self.span_len - offset).min(len) as u32;
         Op {
             index,
-            kind: if is_read { OpKind::Read } else { OpKind::Write },
+            dir,
             offset,
             len,
         }
@@ -220,16 +241,20 @@ impl OpStream {
             .then(|| Permutation::new(self.blocks(), mix64(self.seed) ^ mix64(pass)))
     }
 
-    /// Number of reads among ops `0..index` (exact: every group of 100 holds `read_percent` reads).
-    pub fn reads_before(&self, index: u64) -> u64 {
+    /// Number of ops in direction `dir` among ops `0..index` (exact: every group of 100 holds the mix's
+    /// percentage of each direction).
+    pub fn before(&self, dir: Direction, index: u64) -> u64 {
         let g = index / GROUP;
         let within = (index % GROUP) as usize;
         let partial = if within == 0 {
             0
         } else {
-            self.group_reads(g)[..within].iter().filter(|&&r| r).count() as u64
+            self.group_dirs(g)[..within]
+                .iter()
+                .filter(|&&d| d == dir)
+                .count() as u64
         };
-        g * self.read_percent as u64 + partial
+        g * self.mix.percent(dir) as u64 + partial
     }
 
     /// The ops with indices in `range`, in order.
@@ -258,7 +283,7 @@ impl OpStream {
         let mut it = self.ops(index..index + 1);
         it.next().unwrap_or(Op {
             index,
-            kind: OpKind::Write,
+            dir: Direction::Write,
             offset: self.span_start,
             len: 0,
         })
@@ -282,7 +307,7 @@ pub struct Ops<'a> {
     rng: Pcg64Mcg,
     next: u64,
     end: u64,
-    group: Option<(u64, [bool; GROUP as usize])>,
+    group: Option<(u64, [Direction; GROUP as usize])>,
     perm: Option<(u64, Permutation)>,
 }
 
@@ -298,12 +323,12 @@ impl Iterator for Ops<'_> {
         let (r_off, r_size) = (self.rng.next_u64(), self.rng.next_u64());
         let g = i / GROUP;
         if self.group.as_ref().is_none_or(|(cached, _)| *cached != g) {
-            self.group = Some((g, s.group_reads(g)));
+            self.group = Some((g, s.group_dirs(g)));
         }
-        let is_read = self
+        let dir = self
             .group
             .as_ref()
-            .is_some_and(|(_, reads)| reads[(i % GROUP) as usize]);
+            .map_or(Direction::Write, |(_, dirs)| dirs[(i % GROUP) as usize]);
         if s.order == Order::RandomFull {
             let pass = i / self.k.blocks;
             if self.perm.as_ref().is_none_or(|(p, _)| *p != pass) {
@@ -314,7 +339,7 @@ impl Iterator for Ops<'_> {
             i,
             r_off,
             r_size,
-            is_read,
+            dir,
             self.perm.as_ref().map(|(_, p)| p),
             &self.k,
         );
@@ -485,7 +510,7 @@ mod tests {
             span_len: 64 * 4096,
             sizes: Sizes::Fixed(4096),
             order,
-            read_percent: rp,
+            mix: Mix::read_write(rp),
             seed: 7,
             total_ops: total,
         }
@@ -522,7 +547,7 @@ mod tests {
             let ops: Vec<Op> = s.ops(0..10_000).collect();
             for group in ops.chunks(100) {
                 assert_eq!(
-                    group.iter().filter(|o| o.kind == OpKind::Read).count(),
+                    group.iter().filter(|o| o.dir == Direction::Read).count(),
                     rp as usize
                 );
             }
@@ -531,23 +556,24 @@ mod tests {
         let s = stream(Order::Random, 50, None);
         let kinds = |g: u64| {
             s.ops(g * 100..g * 100 + 100)
-                .map(|o| o.kind)
+                .map(|o| o.dir)
                 .collect::<Vec<_>>()
         };
         assert_ne!(kinds(0), kinds(1));
     }
 
     #[test]
-    fn reads_before_counts_exactly() {
+    fn before_counts_each_direction_exactly() {
         for rp in [0u8, 30, 65, 100] {
             let s = stream(Order::Random, rp, None);
             let ops: Vec<Op> = s.ops(0..1000).collect();
             for i in [0u64, 1, 99, 100, 101, 250, 999] {
                 let want = ops[..i as usize]
                     .iter()
-                    .filter(|o| o.kind == OpKind::Read)
+                    .filter(|o| o.dir == Direction::Read)
                     .count() as u64;
-                assert_eq!(s.reads_before(i), want, "rp {rp}, i {i}");
+                assert_eq!(s.before(Direction::Read, i), want, "rp {rp}, i {i}");
+                assert_eq!(s.before(Direction::Write, i), i - want, "rp {rp}, i {i}");
             }
         }
     }
@@ -587,7 +613,7 @@ mod tests {
                 span_len: blocks * 4096,
                 sizes: Sizes::Fixed(4096),
                 order: Order::RandomFull,
-                read_percent: 0,
+                mix: Mix::read_write(0),
                 seed: 3,
                 total_ops: Some(2 * blocks),
             };
@@ -611,7 +637,7 @@ mod tests {
             span_len: 10_000,
             sizes: Sizes::Fixed(4096),
             order: Order::Sequential,
-            read_percent: 0,
+            mix: Mix::read_write(0),
             seed: 1,
             total_ops: Some(3),
         };

@@ -11,12 +11,14 @@ mod caution;
 pub mod record;
 pub mod replay;
 mod resolve;
+pub mod rounds;
 mod show;
 pub mod span;
 pub mod zones;
 
 pub use record::{PhaseParams, SizeWeight, WorkerPart};
 pub use resolve::resolve;
+pub use rounds::RoundBlock;
 pub use show::render_text;
 
 use crate::engine::caps;
@@ -60,6 +62,10 @@ pub struct Plan {
     /// What a launcher asked of this host's run (`--rank`, `--start-at`, `--phase-grid`); empty by default.
     #[serde(skip_serializing_if = "is_default_launch")]
     pub launch: crate::launch::Launch,
+    /// The blocks of rounds (`[[repeat]]`): where each one's rounds are in `phases`, what is tracked and by
+    /// which rule. The runner ends a block once it is steady and skips its phases left.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub round_blocks: Vec<RoundBlock>,
 }
 
 fn is_default_launch(l: &crate::launch::Launch) -> bool {
@@ -71,6 +77,14 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl Plan {
+    /// The block of rounds that plans phase `index`, if one does.
+    pub fn block_of(&self, index: usize) -> Option<(usize, &RoundBlock)> {
+        self.round_blocks
+            .iter()
+            .enumerate()
+            .find(|(_, b)| b.holds(index))
+    }
+
     /// The phases that will run (from [`Plan::start_at`]).
     pub fn to_run(&self) -> impl Iterator<Item = &PhasePlan> {
         self.phases.iter().skip(self.start_at)
@@ -509,7 +523,7 @@ impl PhasePlan {
             span_len: self.range().len,
             sizes: io.sizes(),
             order,
-            read_percent,
+            mix: crate::ops::Mix::read_write(read_percent),
             seed: io.seed,
             total_ops: self.bound().and_then(Bound::ops),
         })

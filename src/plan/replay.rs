@@ -5,10 +5,11 @@
 
 use super::{ByteRange, IoWork, PhasePlan, Work, WriteSource};
 use crate::buf::try_vec;
-use crate::ops::OpKind;
 use crate::stamp::{MAX_OP_INDEX, SECTOR};
 use crate::target::TargetKind;
+use crate::vocab::Direction;
 use crate::vocab::PhaseKind;
+use std::ops::Range;
 
 /// Most units the last-writer map of one verify phase may hold: 16 Mi entries of 8 bytes (128 MiB), e.g. a
 /// 64 GiB span at 4 KiB units, 8 GiB at 512-byte units. The plan refuses more.
@@ -114,14 +115,22 @@ fn overlaps(a: ByteRange, b: ByteRange) -> bool {
     a.start < b.end() && b.start < a.end()
 }
 
-/// The earlier phases that write (or erase) in the span of `phases[i]`, with the bytes they write.
-fn writers_before(phases: &[PhasePlan], i: usize) -> impl Iterator<Item = (&PhasePlan, ByteRange)> {
+/// The earlier phases that write (or erase) in the span of `phases[i]`, with the bytes they write; the
+/// phases in `skipped` (a block of rounds that ended before them) did not run and write nothing.
+fn writers_before<'a>(
+    phases: &'a [PhasePlan],
+    i: usize,
+    skipped: &'a [Range<usize>],
+) -> impl Iterator<Item = (&'a PhasePlan, ByteRange)> {
     let span = phases[i].span;
-    phases[..i].iter().filter_map(move |p| {
-        p.written_range()
-            .filter(|&r| overlaps(r, span))
-            .map(|r| (p, r))
-    })
+    phases[..i]
+        .iter()
+        .filter(|p| !skipped.iter().any(|r| r.contains(&p.index)))
+        .filter_map(move |p| {
+            p.written_range()
+                .filter(|&r| overlaps(r, span))
+                .map(|r| (p, r))
+        })
 }
 
 /// The I/O work of a fill or workload (the phases whose writes follow an op stream).
@@ -147,7 +156,7 @@ pub fn map_unit(phases: &[PhasePlan], i: usize) -> Result<u64, String> {
     let v = &phases[i];
     let block = v.io().map_or(SECTOR as u64, |io| io.block_size);
     let mut unit = gcd(v.span.start, block);
-    for (p, range) in writers_before(phases, i) {
+    for (p, range) in writers_before(phases, i, &[]) {
         let Some(w) = stream_writer(p) else {
             continue;
         };
@@ -197,7 +206,8 @@ pub struct FailedRanges<'a> {
 
 impl VerifyMap {
     /// Replays the writes and erases of `phases[..i]` (the op stream of each, [`PhasePlan::op_stream`]) over
-    /// the span of the verify phase `phases[i]`, assuming each ran to its end; the verified writes of `failed`
+    /// the span of the verify phase `phases[i]`, assuming each ran to its end, except the phases of
+    /// `skipped` (the rounds a block of rounds skipped: they did not run); the verified writes of `failed`
     /// (the failed writes of the phases that ran) are marked [`LastWriter::WriteFailed`].
     ///
     /// # Errors
@@ -207,6 +217,7 @@ impl VerifyMap {
         i: usize,
         target_kind: TargetKind,
         failed: &[FailedRanges<'_>],
+        skipped: &[Range<usize>],
     ) -> Result<VerifyMap, String> {
         let unit = map_unit(phases, i)?;
         let span = phases[i].span;
@@ -219,7 +230,7 @@ impl VerifyMap {
             writers: Vec::new(),
             entries,
         };
-        for (p, range) in writers_before(phases, i) {
+        for (p, range) in writers_before(phases, i, skipped) {
             match &p.work {
                 Work::Erase(e) => {
                     let zeros = crate::target::erase::reads_back_zeros(target_kind, Some(e.method));
@@ -269,7 +280,7 @@ impl VerifyMap {
                 continue;
             };
             for op in stream.ops(0..n) {
-                if op.kind != OpKind::Write {
+                if op.dir != Direction::Write {
                     continue;
                 }
                 let lw = match slot {

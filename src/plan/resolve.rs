@@ -82,6 +82,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         phases,
         start_at: 0,
         launch: Default::default(),
+        round_blocks: super::rounds::blocks(spec),
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
     plan.target.created &= plan.opens_target();

@@ -84,8 +84,16 @@ fn phase_table(out: &mut String, plan: &Plan) {
     const RIGHT: [bool; 9] = [true, false, false, false, true, true, true, false, true];
     const MIN: [usize; 9] = [3, 24, 13, 31, 8, 9, 6, 20, 15];
     let dash = || "-".to_string();
-    let rows: Vec<[String; 9]> = plan
+    // A block of rounds shows one round: its first, or the one `--from` starts in.
+    let shown: Vec<&PhasePlan> = plan
         .phases
+        .iter()
+        .filter(|p| {
+            plan.block_of(p.index)
+                .is_none_or(|(_, b)| shown_round(plan, b, p.index))
+        })
+        .collect();
+    let rows: Vec<[String; 9]> = shown
         .iter()
         .map(|p| {
             let (r, io) = (p.range(), p.io());
@@ -118,13 +126,46 @@ fn phase_table(out: &mut String, plan: &Plan) {
     };
     let _ = writeln!(out, "\n{}", line(HEAD));
     let indent = " ".repeat(widths[0] + 3 + widths[1]);
-    for (i, (p, row)) in plan.phases.iter().zip(&rows).enumerate() {
+    for (p, row) in shown.iter().zip(&rows) {
         let _ = writeln!(out, "{}", line(row.each_ref().map(String::as_str)));
-        match i < plan.start_at {
+        match p.index < plan.start_at {
             true => not_run(out, plan, &indent),
             false => phase_notes(out, p, &indent),
         }
+        if let Some((_, b)) = plan.block_of(p.index)
+            && b.round_of(p.index)
+                .is_some_and(|(_, c)| c + 1 == b.phases_per_round)
+        {
+            block_line(out, b, &indent);
+        }
     }
+}
+
+/// Whether phase `index` of block `b` is in the round `wkrun plan` shows: the first, or the one `--from`
+/// starts in.
+fn shown_round(plan: &Plan, b: &super::RoundBlock, index: usize) -> bool {
+    let from = b.round_of(plan.start_at).map_or(1, |(r, _)| r);
+    b.round_of(index).is_some_and(|(r, _)| r == from)
+}
+
+/// The line after the round a block of rounds shows: up to how many rounds, and until what.
+fn block_line(out: &mut String, b: &super::RoundBlock, indent: &str) {
+    let pct = |f: f64| format!("{} %", f * 100.0);
+    let _ = writeln!(
+        out,
+        "{indent}block \"{}\": {} phase{} per round, up to {} rounds (phases {} to {}), until {} of {} is steady over {} rounds (SNIA: data excursion {}, slope excursion {}); the rounds a steady block does not need are skipped",
+        b.name,
+        b.phases_per_round,
+        if b.phases_per_round == 1 { "" } else { "s" },
+        b.max_rounds,
+        b.first_phase,
+        b.end() - 1,
+        b.track.metric,
+        b.track.phase,
+        b.rule.window,
+        pct(b.rule.data_excursion),
+        pct(b.rule.slope_excursion)
+    );
 }
 
 /// The I/Os a phase keeps in flight at once: its queue depth (`4`), or with several workers their sum and

@@ -7,7 +7,7 @@ use super::{Bound, PhasePlan, Work};
 use crate::ops::Order;
 use crate::target::{TargetInfo, ZoneModel, Zoned};
 use crate::units::Size;
-use crate::vocab::EraseMethod;
+use crate::vocab::{Direction, EraseMethod};
 
 /// Why a phase cannot run on a zoned target: the key to blame, the reason and what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,12 +65,12 @@ pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
             "write with pattern = \"sequential\" from a zone's start, or read only (read_percent = 100)",
         );
     }
-    if s.read_percent > 0 {
+    if s.mix.percent(Direction::Read) > 0 {
         return refuse(
             "read_percent",
             format!(
                 "a sequential mix of reads and writes (read_percent = {}) leaves gaps between the writes (the reads take their offsets), so the writes do not follow each zone's write pointer on {device}",
-                s.read_percent
+                s.mix.percent(Direction::Read)
             ),
             "write in a phase of its own (read_percent = 0), read in another",
         );

@@ -24,12 +24,13 @@ use super::chart::{Chart, PlotError};
 use super::html;
 use super::model::{Figure, Options, Part, PhaseSection, Report, SweepSection};
 use super::png::{PngError, Rasteriser, png_name};
-use super::runs::{Dir, LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
+use super::runs::{LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use super::table::matrix_table;
 use crate::results::outdir::{OutDir, slug};
 use crate::spec::Pattern;
 use crate::spec::PhaseKind;
 use crate::stats::window::WindowSpec;
+use crate::vocab::Direction;
 use std::path::PathBuf;
 
 /// The zoom window of a phase in seconds from its start, `(from, to)`, given the end of its last interval
@@ -43,14 +44,14 @@ pub fn window_seconds(w: &WindowSpec, end_s: f64) -> (f64, f64) {
     }
 }
 
-/// The directions in which any run of the phase completed I/O.
-pub fn directions(runs: &[RunData], g: &PhaseGroup) -> Vec<Dir> {
-    Dir::BOTH
+/// The directions in which any run of the phase completed I/O, in [`Direction::ALL`]'s order.
+pub fn directions(runs: &[RunData], g: &PhaseGroup) -> Vec<Direction> {
+    Direction::ALL
         .into_iter()
-        .filter(|d| {
+        .filter(|&d| {
             g.members.iter().any(|&(r, p)| {
                 let (phase, rows) = runs[r].phase(p);
-                d.stats(phase).ops > 0 || rows.iter().any(|row| d.ops(row) > 0)
+                phase.dir(d).ops > 0 || rows.iter().any(|row| row[d].ops > 0)
             })
         })
         .collect()

@@ -17,6 +17,7 @@ use crate::results::headline::is_level;
 use crate::results::{Better, Figure, KeptWaits, PhaseResult, Results, Status};
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
+use crate::vocab::Direction;
 use std::path::PathBuf;
 
 /// One run to compare: the file it came from and its results.
@@ -28,37 +29,65 @@ pub struct Run {
     pub results: Results,
 }
 
+/// A latency statistic of one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatStat {
+    /// The phase mean.
+    Mean,
+    /// p50 (the median).
+    P50,
+    /// p99.
+    P99,
+    /// p99.9.
+    P999,
+    /// The largest.
+    Max,
+}
+
+impl LatStat {
+    /// Every statistic, in row order.
+    pub const ALL: [LatStat; 5] = [
+        LatStat::Mean,
+        LatStat::P50,
+        LatStat::P99,
+        LatStat::P999,
+        LatStat::Max,
+    ];
+
+    /// The label's words after the direction: `latency p99 (µs)`.
+    fn words(self) -> &'static str {
+        match self {
+            LatStat::Mean => "latency, phase mean (µs)",
+            LatStat::P50 => "latency p50 (µs)",
+            LatStat::P99 => "latency p99 (µs)",
+            LatStat::P999 => "latency p99.9 (µs)",
+            LatStat::Max => "latency max (µs)",
+        }
+    }
+
+    /// The statistic of a summary, ns.
+    fn of(self, l: &LatencySummary) -> f64 {
+        match self {
+            LatStat::Mean => l.mean,
+            LatStat::P50 => l.p50 as f64,
+            LatStat::P99 => l.p99 as f64,
+            LatStat::P999 => l.p99_9 as f64,
+            LatStat::Max => l.max as f64,
+        }
+    }
+}
+
 /// One metric of a phase: a row of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
-    /// read.iops + write.iops.
+    /// The directions' IOPS added (read.iops + write.iops).
     TotalIops,
-    /// read.iops.
-    ReadIops,
-    /// write.iops.
-    WriteIops,
+    /// One direction's IOPS (`read.iops`).
+    Iops(Direction),
     /// total.bw_bytes_per_s.
     Bandwidth,
-    /// Read latency mean, µs.
-    ReadLatMean,
-    /// Read latency p50 (the median), µs.
-    ReadLatP50,
-    /// Read latency p99, µs.
-    ReadLatP99,
-    /// Read latency p99.9, µs.
-    ReadLatP999,
-    /// Read latency max, µs.
-    ReadLatMax,
-    /// Write latency mean, µs.
-    WriteLatMean,
-    /// Write latency p50, µs.
-    WriteLatP50,
-    /// Write latency p99, µs.
-    WriteLatP99,
-    /// Write latency p99.9, µs.
-    WriteLatP999,
-    /// Write latency max, µs.
-    WriteLatMax,
+    /// A latency statistic of one direction, µs.
+    Lat(Direction, LatStat),
     /// A simulated drive's bytes written by the host in the phase (`device.host_write_bytes`), GB.
     HostWrites,
     /// A simulated drive's bytes programmed to flash (NAND) in the phase (`device.flash_write_bytes`), GB.
@@ -87,61 +116,49 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them).
-    pub const NUMERIC: [Metric; 17] = [
-        Metric::TotalIops,
-        Metric::ReadIops,
-        Metric::WriteIops,
-        Metric::Bandwidth,
-        Metric::ReadLatMean,
-        Metric::ReadLatP50,
-        Metric::ReadLatP99,
-        Metric::ReadLatP999,
-        Metric::ReadLatMax,
-        Metric::WriteLatMean,
-        Metric::WriteLatP50,
-        Metric::WriteLatP99,
-        Metric::WriteLatP999,
-        Metric::WriteLatMax,
-        Metric::HostWrites,
-        Metric::FlashWrites,
-        Metric::WriteAmplification,
-    ];
+    /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS, each
+    /// direction's IOPS, bandwidth, then each direction's latencies (reads and writes: results format 1
+    /// has no other direction), then a simulated drive's writes.
+    pub fn numeric() -> Vec<Metric> {
+        let dirs = Direction::CORE;
+        let mut m = vec![Metric::TotalIops];
+        m.extend(dirs.map(Metric::Iops));
+        m.push(Metric::Bandwidth);
+        for d in dirs {
+            m.extend(LatStat::ALL.map(|s| Metric::Lat(d, s)));
+        }
+        m.extend([
+            Metric::HostWrites,
+            Metric::FlashWrites,
+            Metric::WriteAmplification,
+        ]);
+        m
+    }
 
     /// The row label, with the unit (headline rows carry their own, [`Row::label`]).
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Metric::TotalIops => "IOPS, phase mean",
-            Metric::ReadIops => "read IOPS, phase mean",
-            Metric::WriteIops => "write IOPS, phase mean",
-            Metric::Bandwidth => "bandwidth, phase mean (MB/s)",
-            Metric::ReadLatMean => "read latency, phase mean (µs)",
-            Metric::ReadLatP50 => "read latency p50 (µs)",
-            Metric::ReadLatP99 => "read latency p99 (µs)",
-            Metric::ReadLatP999 => "read latency p99.9 (µs)",
-            Metric::ReadLatMax => "read latency max (µs)",
-            Metric::WriteLatMean => "write latency, phase mean (µs)",
-            Metric::WriteLatP50 => "write latency p50 (µs)",
-            Metric::WriteLatP99 => "write latency p99 (µs)",
-            Metric::WriteLatP999 => "write latency p99.9 (µs)",
-            Metric::WriteLatMax => "write latency max (µs)",
-            Metric::HostWrites => "host writes, simulated drive (GB)",
-            Metric::FlashWrites => "NAND writes, simulated drive (GB)",
-            Metric::WriteAmplification => "write amplification, simulated drive",
-            Metric::SteadyState => "steady state",
-            Metric::Headline { .. } => "headline",
-            Metric::Parameters => "parameters that differ",
-            Metric::CompletionWaits => "completion waits kept",
-            Metric::Overrides => "--set overrides",
-            Metric::Spec => "spec",
-            Metric::Composite => "composite (geometric mean of ratios to the first run)",
+            Metric::TotalIops => "IOPS, phase mean".into(),
+            Metric::Iops(d) => format!("{d} IOPS, phase mean"),
+            Metric::Bandwidth => "bandwidth, phase mean (MB/s)".into(),
+            Metric::Lat(d, s) => format!("{d} {}", s.words()),
+            Metric::HostWrites => "host writes, simulated drive (GB)".into(),
+            Metric::FlashWrites => "NAND writes, simulated drive (GB)".into(),
+            Metric::WriteAmplification => "write amplification, simulated drive".into(),
+            Metric::SteadyState => "steady state".into(),
+            Metric::Headline { .. } => "headline".into(),
+            Metric::Parameters => "parameters that differ".into(),
+            Metric::CompletionWaits => "completion waits kept".into(),
+            Metric::Overrides => "--set overrides".into(),
+            Metric::Spec => "spec".into(),
+            Metric::Composite => "composite (geometric mean of ratios to the first run)".into(),
         }
     }
 
     /// Decimals shown for the metric's values.
     fn decimals(self) -> usize {
         match self {
-            Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => 1,
+            Metric::TotalIops | Metric::Iops(_) => 1,
             Metric::Headline { decimals } => decimals,
             Metric::Composite
             | Metric::WriteAmplification
@@ -154,25 +171,11 @@ impl Metric {
     /// The metric's value for a phase; `None` when it has no data (a latency without I/O in that direction)
     /// or is not a whole-phase number.
     pub fn value(self, p: &PhaseResult) -> Option<f64> {
-        let us = |l: &Option<LatencySummary>, f: fn(&LatencySummary) -> f64| {
-            l.as_ref().map(|l| f(l) / 1000.0)
-        };
-        let (r, w) = (&p.read.latency_ns, &p.write.latency_ns);
         match self {
-            Metric::TotalIops => Some(p.read.iops + p.write.iops),
-            Metric::ReadIops => Some(p.read.iops),
-            Metric::WriteIops => Some(p.write.iops),
+            Metric::TotalIops => Some(Direction::ALL.iter().fold(0.0, |a, &d| a + p.dir(d).iops)),
+            Metric::Iops(d) => Some(p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
-            Metric::ReadLatMean => us(r, |l| l.mean),
-            Metric::ReadLatP50 => us(r, |l| l.p50 as f64),
-            Metric::ReadLatP99 => us(r, |l| l.p99 as f64),
-            Metric::ReadLatP999 => us(r, |l| l.p99_9 as f64),
-            Metric::ReadLatMax => us(r, |l| l.max as f64),
-            Metric::WriteLatMean => us(w, |l| l.mean),
-            Metric::WriteLatP50 => us(w, |l| l.p50 as f64),
-            Metric::WriteLatP99 => us(w, |l| l.p99 as f64),
-            Metric::WriteLatP999 => us(w, |l| l.p99_9 as f64),
-            Metric::WriteLatMax => us(w, |l| l.max as f64),
+            Metric::Lat(d, s) => p.dir(d).latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
             Metric::HostWrites => p.device.as_ref().map(|d| d.host_write_bytes as f64 / 1e9),
             Metric::FlashWrites => p.device.as_ref().map(|d| d.flash_write_bytes as f64 / 1e9),
             Metric::WriteAmplification => p.device.as_ref().and_then(|d| d.write_amplification),
@@ -184,10 +187,10 @@ impl Metric {
     /// `None` for the percentiles, which no other row restates.
     fn quantity(self) -> Option<&'static str> {
         match self {
-            Metric::TotalIops | Metric::ReadIops | Metric::WriteIops => Some("iops"),
+            Metric::TotalIops | Metric::Iops(_) => Some("iops"),
             Metric::Bandwidth => Some("mb_s"),
-            Metric::ReadLatMean | Metric::WriteLatMean => Some("lat_mean"),
-            Metric::ReadLatMax | Metric::WriteLatMax => Some("lat_max"),
+            Metric::Lat(_, LatStat::Mean) => Some("lat_mean"),
+            Metric::Lat(_, LatStat::Max) => Some("lat_max"),
             _ => None,
         }
     }
@@ -375,13 +378,25 @@ pub fn compare(runs: &[Run]) -> Comparison {
                     .find(|p| p.name == name && p.kind != PhaseKind::Erase)
             })
             .collect();
-        phase_rows(name, &phases, &mut rows);
+        let foreign: Vec<bool> = runs.iter().map(|r| r.results.source.is_some()).collect();
+        phase_rows(name, &phases, &foreign, &mut rows);
     }
     if runs.len() > 1 {
         let scores = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
-        rows.push(composite_row(scores, Metric::Composite.label().into()));
+        rows.push(composite_row(scores, Metric::Composite.label()));
     }
     Comparison { columns, rows }
+}
+
+/// What a reader must know to read the comparison, one line per run that needs one, named by its column
+/// header: which of fio's latencies a run read from fio's JSON gives ([`crate::fio::json::latency_caveat`]).
+pub fn caveats(runs: &[Run]) -> Vec<String> {
+    runs.iter()
+        .zip(headers(runs))
+        .filter_map(|(r, h)| {
+            crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
+        })
+        .collect()
 }
 
 /// The composite row (phase `(all phases)`) of `scores` ([`composite`]), labelled `label`: each score with its
@@ -406,24 +421,22 @@ pub fn composite_row(scores: Vec<Option<f64>>, label: String) -> Row {
 }
 
 /// A phase's rows: parameters that differ, headline figures, whole-phase metrics, the steady verdict.
-fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) {
+/// `foreign[i]`: run i was read from another tool's output (fio's JSON), whose phases lack parameters that
+/// tool does not give.
+fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], rows: &mut Vec<Row>) {
     let row = |metric: Metric, label: String, cells: Vec<Cell>| Row {
         phase: name.to_string(),
         metric,
         label,
         cells,
     };
-    if let Some(cells) = differing_params(phases) {
-        rows.push(row(
-            Metric::Parameters,
-            Metric::Parameters.label().into(),
-            cells,
-        ));
+    if let Some(cells) = differing_params(phases, foreign) {
+        rows.push(row(Metric::Parameters, Metric::Parameters.label(), cells));
     }
     if let Some(cells) = differing_waits(phases) {
         rows.push(row(
             Metric::CompletionWaits,
-            Metric::CompletionWaits.label().into(),
+            Metric::CompletionWaits.label(),
             cells,
         ));
     }
@@ -467,7 +480,7 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
         }
         rows.push(row(metric, figure_label(k), cells));
     }
-    for metric in Metric::NUMERIC {
+    for metric in Metric::numeric() {
         let values: Vec<Option<Option<f64>>> =
             phases.iter().map(|p| p.map(|p| metric.value(p))).collect();
         // A metric no run has a value of (read latency of a fill that only writes) is left out, and so is
@@ -476,7 +489,7 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
         let numbers = || values.iter().flatten().flatten();
         let direction = matches!(
             metric,
-            Metric::ReadIops | Metric::WriteIops | Metric::HostWrites | Metric::FlashWrites
+            Metric::Iops(_) | Metric::HostWrites | Metric::FlashWrites
         );
         if numbers().next().is_none() || (direction && numbers().all(|v| *v == 0.0)) {
             continue;
@@ -490,29 +503,36 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
             }
             shown.push((q, cells.clone()));
         }
-        rows.push(row(metric, metric.label().into(), cells));
+        rows.push(row(metric, metric.label(), cells));
     }
-    if phases.iter().flatten().any(|p| p.steady_state.is_some()) {
-        let cells = phases
-            .iter()
-            .map(|p| match p {
-                None => Cell::Missing,
-                Some(p) => match &p.steady_state {
-                    None => Cell::NoData,
-                    Some(s) => Cell::Text(match (s.reached, s.at_s) {
-                        (true, Some(at)) => format!("reached at {at:.1} s"),
-                        (true, None) => "reached".into(),
-                        (false, _) => "not reached".into(),
-                    }),
-                },
-            })
-            .collect();
-        rows.push(row(
-            Metric::SteadyState,
-            Metric::SteadyState.label().into(),
-            cells,
-        ));
+    if let Some(cells) = steady_cells(phases) {
+        rows.push(row(Metric::SteadyState, Metric::SteadyState.label(), cells));
     }
+}
+
+/// The steady-state verdict of each run's phase (`reached at 12.0 s`, `not reached`), when some run's phase
+/// has one.
+fn steady_cells(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
+    phases
+        .iter()
+        .flatten()
+        .any(|p| p.steady_state.is_some())
+        .then(|| {
+            phases
+                .iter()
+                .map(|p| match p {
+                    None => Cell::Missing,
+                    Some(p) => match &p.steady_state {
+                        None => Cell::NoData,
+                        Some(s) => Cell::Text(match (s.reached, s.at_s) {
+                            (true, Some(at)) => format!("reached at {at:.1} s"),
+                            (true, None) => "reached".into(),
+                            (false, _) => "not reached".into(),
+                        }),
+                    },
+                })
+                .collect()
+        })
 }
 
 /// The quantity ([`Metric::quantity`]) a headline figure keyed `key` gives of its phase, when a whole-phase
@@ -560,46 +580,58 @@ fn param_pairs(p: &PhaseResult) -> Vec<(String, String)> {
 }
 
 /// The `key=value` of each parameter that is not the same in every run that has the phase (absent counts
-/// as a value, `-`), per run; `None` when they all agree (or fewer than two runs have the phase).
-fn differing_params(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
+/// as a value, `-`, except in a `foreign` run, whose tool does not give every parameter: there it is
+/// unknown, compared with nothing and not shown), per run; `None` when they all agree (or fewer than two
+/// runs have the phase).
+fn differing_params(phases: &[Option<&PhaseResult>], foreign: &[bool]) -> Option<Vec<Cell>> {
     let pairs: Vec<Option<Vec<(String, String)>>> =
         phases.iter().map(|p| p.map(param_pairs)).collect();
-    let present: Vec<&Vec<(String, String)>> = pairs.iter().flatten().collect();
-    if present.len() < 2 {
+    if pairs.iter().flatten().count() < 2 {
         return None;
     }
     let mut keys: Vec<&str> = Vec::new();
-    for ps in &present {
+    for ps in pairs.iter().flatten() {
         for (k, _) in ps.iter() {
             if !keys.contains(&k.as_str()) {
                 keys.push(k);
             }
         }
     }
-    let get = |ps: &Vec<(String, String)>, k: &str| {
-        ps.iter()
-            .find(|(q, _)| q == k)
-            .map_or("-".to_string(), |(_, v)| v.clone())
+    // Run i's value of `k`: `-` where absent, `None` where unknown.
+    let get = |i: usize, k: &str| -> Option<String> {
+        let ps = pairs[i].as_ref()?;
+        match ps.iter().find(|(q, _)| q == k) {
+            Some((_, v)) => Some(v.clone()),
+            None if foreign.get(i).copied().unwrap_or(false) => None,
+            None => Some("-".into()),
+        }
     };
     let differ: Vec<&str> = keys
         .into_iter()
-        .filter(|k| present.iter().any(|ps| get(ps, k) != get(present[0], k)))
+        .filter(|k| {
+            let mut values = (0..pairs.len()).filter_map(|i| get(i, k));
+            values
+                .next()
+                .is_some_and(|first| values.any(|v| v != first))
+        })
         .collect();
     if differ.is_empty() {
         return None;
     }
     Some(
-        pairs
-            .iter()
-            .map(|ps| match ps {
+        (0..pairs.len())
+            .map(|i| match pairs[i] {
                 None => Cell::Missing,
-                Some(ps) => Cell::Text(
-                    differ
+                Some(_) => {
+                    let shown: Vec<String> = differ
                         .iter()
-                        .map(|k| format!("{k}={}", get(ps, k)))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
+                        .filter_map(|k| Some(format!("{k}={}", get(i, k)?)))
+                        .collect();
+                    match shown.is_empty() {
+                        true => Cell::NoData,
+                        false => Cell::Text(shown.join(" ")),
+                    }
+                }
             })
             .collect(),
     )
@@ -647,7 +679,7 @@ fn spec_row(runs: &[Run]) -> Option<Row> {
     Some(Row {
         phase: "(runs)".into(),
         metric: Metric::Spec,
-        label: Metric::Spec.label().into(),
+        label: Metric::Spec.label(),
         cells: runs
             .iter()
             .map(|r| {
@@ -668,7 +700,7 @@ fn overrides_row(runs: &[Run]) -> Option<Row> {
     Some(Row {
         phase: "(runs)".into(),
         metric: Metric::Overrides,
-        label: Metric::Overrides.label().into(),
+        label: Metric::Overrides.label(),
         cells: sets
             .iter()
             .map(|s| {
@@ -706,11 +738,24 @@ fn leads(p: &PhaseResult) -> Vec<Lead> {
 }
 
 /// The log of a phase's ratio to its twin in the first run: of the first lead figure ([`leads`]) that
-/// both have, positive; `None` when they share none.
+/// both have, positive; when the two share no lead figure at all (fio's job, headed by its mean, beside a
+/// wkrun phase headed by its steady window), of their total IOPS; `None` when that gives no positive pair.
 fn log_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
-    let mine = leads(p);
-    leads(base).into_iter().find_map(|(key, b, better)| {
-        let (_, v, _) = mine.iter().find(|(k, _, _)| *k == key)?;
+    let (theirs, mine) = (leads(base), leads(p));
+    let shared = |key: &str| mine.iter().find(|(k, _, _)| k == key).map(|m| m.1);
+    let pairs: Vec<(Option<f64>, Option<f64>, Better)> =
+        match theirs.iter().any(|(k, _, _)| shared(k).is_some()) {
+            true => theirs
+                .iter()
+                .filter_map(|(k, b, better)| Some((*b, shared(k)?, *better)))
+                .collect(),
+            false => vec![(
+                Metric::TotalIops.value(base),
+                Metric::TotalIops.value(p),
+                Better::Higher,
+            )],
+        };
+    pairs.into_iter().find_map(|(b, v, better)| {
         let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
         Some(match better {
             Better::Higher => (v / b).ln(),
@@ -739,7 +784,8 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// first / run where lower is better. The lead figure is the phase's first headline figure that is a level
 /// (a mean: the steady window's, a window's average, the phase's IOPS; never an extreme such as the worst
 /// interval, [`is_level`]) and that both runs have, positive (a run that never reached steady state is
-/// compared on the next level, a window's average); total IOPS when the phase's headline has no level. So
+/// compared on the next level, a window's average); total IOPS when the phase's headline has no level, or
+/// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
 /// same. `None` for a run that shares no such phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
@@ -1174,15 +1220,30 @@ mod tests {
         let c = two();
         assert_eq!(num(&c, "mix", Metric::TotalIops, 0), (1500.0, None));
         assert_eq!(num(&c, "mix", Metric::TotalIops, 1), (1500.0, Some(0.0)));
-        assert_eq!(num(&c, "mix", Metric::ReadIops, 1), (1100.0, Some(10.0)));
-        assert_eq!(num(&c, "mix", Metric::WriteIops, 1), (400.0, Some(-20.0)));
-        let (v, ch) = num(&c, "mix", Metric::ReadLatMean, 1);
+        assert_eq!(
+            num(&c, "mix", Metric::Iops(Direction::Read), 1),
+            (1100.0, Some(10.0))
+        );
+        assert_eq!(
+            num(&c, "mix", Metric::Iops(Direction::Write), 1),
+            (400.0, Some(-20.0))
+        );
+        let (v, ch) = num(&c, "mix", Metric::Lat(Direction::Read, LatStat::Mean), 1);
         assert_eq!(v, 112.346);
         assert!((ch.unwrap() - 12.346).abs() < 1e-9);
-        assert_eq!(num(&c, "mix", Metric::ReadLatP99, 1), (180.0, Some(-10.0)));
-        assert_eq!(num(&c, "mix", Metric::ReadLatMax, 1), (500.0, Some(25.0)));
         assert_eq!(
-            c.row("mix", Metric::ReadLatMean).unwrap().cells[1].display(Metric::ReadLatMean),
+            num(&c, "mix", Metric::Lat(Direction::Read, LatStat::P99), 1),
+            (180.0, Some(-10.0))
+        );
+        assert_eq!(
+            num(&c, "mix", Metric::Lat(Direction::Read, LatStat::Max), 1),
+            (500.0, Some(25.0))
+        );
+        assert_eq!(
+            c.row("mix", Metric::Lat(Direction::Read, LatStat::Mean))
+                .unwrap()
+                .cells[1]
+                .display(Metric::Lat(Direction::Read, LatStat::Mean)),
             "112.35 (+12.3 %)"
         );
     }
@@ -1265,11 +1326,17 @@ mod tests {
         // 3 × 14), nor their read and write IOPS (all 0); and rows that restate another: the write IOPS of
         // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS. No phase
         // ran on a simulated drive: no drive rows (3 × 3).
-        assert_eq!(c.rows.len(), 3 * Metric::NUMERIC.len() + 1 - 10 - 4 - 9);
-        for (phase, m) in [("w", Metric::ReadIops), ("w", Metric::WriteIops)] {
+        assert_eq!(c.rows.len(), 3 * Metric::numeric().len() + 1 - 10 - 4 - 9);
+        for (phase, m) in [
+            ("w", Metric::Iops(Direction::Read)),
+            ("w", Metric::Iops(Direction::Write)),
+        ] {
             assert!(c.row(phase, m).is_none(), "{phase} {m:?}");
         }
-        for (phase, m) in [("extra", Metric::ReadIops), ("extra", Metric::WriteIops)] {
+        for (phase, m) in [
+            ("extra", Metric::Iops(Direction::Read)),
+            ("extra", Metric::Iops(Direction::Write)),
+        ] {
             assert!(c.row(phase, m).is_none(), "{phase} {m:?}");
         }
         let w = c.row("w", Metric::TotalIops).unwrap();
@@ -1284,12 +1351,19 @@ mod tests {
             }
         );
         assert!(
-            c.row("w", Metric::ReadLatMean).is_none(),
+            c.row("w", Metric::Lat(Direction::Read, LatStat::Mean))
+                .is_none(),
             "no run of w reads"
         );
-        assert!(c.row("extra", Metric::WriteLatMax).is_none());
+        assert!(
+            c.row("extra", Metric::Lat(Direction::Write, LatStat::Max))
+                .is_none()
+        );
         assert_eq!(
-            c.row("mix", Metric::ReadLatMean).unwrap().cells.len(),
+            c.row("mix", Metric::Lat(Direction::Read, LatStat::Mean))
+                .unwrap()
+                .cells
+                .len(),
             2,
             "a metric some run has stays"
         );
@@ -1489,7 +1563,7 @@ mod tests {
             rows: vec![Row {
                 phase: "random-write".into(),
                 metric: Metric::TotalIops,
-                label: Metric::TotalIops.label().into(),
+                label: Metric::TotalIops.label(),
                 cells,
             }],
         };
@@ -1821,8 +1895,14 @@ mod tests {
     fn p50_rows() {
         let c = two();
         // lat(): p50 is the p99 given, 200 µs → 180 µs.
-        assert_eq!(num(&c, "mix", Metric::ReadLatP50, 1), (180.0, Some(-10.0)));
-        assert_eq!(num(&c, "mix", Metric::WriteLatP50, 0), (60.0, None));
+        assert_eq!(
+            num(&c, "mix", Metric::Lat(Direction::Read, LatStat::P50), 1),
+            (180.0, Some(-10.0))
+        );
+        assert_eq!(
+            num(&c, "mix", Metric::Lat(Direction::Write, LatStat::P50), 0),
+            (60.0, None)
+        );
     }
 
     #[test]

@@ -187,22 +187,10 @@ fn better_of(results: &Results, r: &compare::Row) -> Option<Better> {
             .flat_map(|p| &p.headline)
             .find(|f| compare::figure_label(f) == r.label)
             .and_then(|f| f.better),
-        Metric::TotalIops
-        | Metric::ReadIops
-        | Metric::WriteIops
-        | Metric::Bandwidth
-        | Metric::Composite => Some(Better::Higher),
-        Metric::ReadLatMean
-        | Metric::ReadLatP50
-        | Metric::ReadLatP99
-        | Metric::ReadLatP999
-        | Metric::ReadLatMax
-        | Metric::WriteLatMean
-        | Metric::WriteLatP50
-        | Metric::WriteLatP99
-        | Metric::WriteLatP999
-        | Metric::WriteLatMax
-        | Metric::WriteAmplification => Some(Better::Lower),
+        Metric::TotalIops | Metric::Iops(_) | Metric::Bandwidth | Metric::Composite => {
+            Some(Better::Higher)
+        }
+        Metric::Lat(..) | Metric::WriteAmplification => Some(Better::Lower),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@ use super::table::MatrixTable;
 use crate::results::series_csv::SeriesRow;
 use crate::spec::PhaseKind;
 use crate::stats::window::WindowSpec;
+use crate::vocab::Direction;
 
 /// The part of the page a section is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,9 +141,10 @@ pub fn filled_once_s(rows: &[SeriesRow], span_bytes: u64) -> Option<f64> {
     }
     let mut sum: u64 = 0;
     for r in rows {
-        let next = sum.saturating_add(r.write_bytes);
-        if next >= span_bytes && r.write_bytes > 0 {
-            let need = (span_bytes - sum) as f64 / r.write_bytes as f64;
+        let written = r[Direction::Write].bytes;
+        let next = sum.saturating_add(written);
+        if next >= span_bytes && written > 0 {
+            let need = (span_bytes - sum) as f64 / written as f64;
             return Some(r.t_s - r.interval_s + need * r.interval_s);
         }
         sum = next;

@@ -4,9 +4,10 @@
 
 use super::bounded::{Bounded, exceeded};
 use super::{ReadError, read_results};
-use crate::results::series_csv::SeriesRow;
-use crate::results::{DirStats, PhaseResult, Results};
+use crate::results::series_csv::{self, SeriesRow};
+use crate::results::{PhaseResult, Results};
 use crate::spec::PhaseKind;
+use crate::vocab::Direction;
 use std::path::{Path, PathBuf};
 
 /// One run: its results and, per phase (same order as `results.phases`), the rows of its series CSV
@@ -198,17 +199,7 @@ pub fn assemble(
             continue;
         };
         let (path, rows) = series_of(name)?;
-        // A phase's results count its rows: a CSV cut short (or grown) is not the phase's series.
-        if let Some(n) = p.intervals.filter(|&n| n != rows.len() as u64) {
-            return Err(ReadError::Series {
-                path,
-                why: format!(
-                    "{} rows, where results.json says phase {:?} has {n} intervals",
-                    rows.len(),
-                    p.name
-                ),
-            });
-        }
+        row_count(&path, &p.name, rows.len(), p.intervals)?;
         series.push(Some(rows));
     }
     Ok(RunData {
@@ -218,6 +209,26 @@ pub fn assemble(
         series,
         device: Vec::new(),
     })
+}
+
+/// Whether the series CSV `path` of phase `phase` has as many rows (`rows`) as the phase's results count
+/// (`intervals`, when they count them): a CSV cut short (or grown) is not the phase's series.
+///
+/// # Errors
+/// [`ReadError::Series`] saying both numbers.
+pub fn row_count(
+    path: &Path,
+    phase: &str,
+    rows: usize,
+    intervals: Option<u64>,
+) -> Result<(), ReadError> {
+    match intervals.filter(|&n| n != rows as u64) {
+        None => Ok(()),
+        Some(n) => Err(ReadError::Series {
+            path: path.to_path_buf(),
+            why: format!("{rows} rows, where results.json says phase {phase:?} has {n} intervals"),
+        }),
+    }
 }
 
 /// The rows of a series CSV (`NN-<phase>.csv`): at most [`super::bounded::MAX_SERIES_ROWS`] rows of at most
@@ -264,22 +275,18 @@ pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<Series
     let header = r
         .headers()
         .map_err(|e| limit(&e).unwrap_or_else(|| bad(format!("line 1: {e}"))))?;
-    let want = &crate::results::series_csv::HEADER;
-    let known = header.len() >= want.len() - 1
-        && header.len() <= want.len()
-        && header.iter().zip(want).all(|(a, b)| a == *b);
-    if !known {
+    let Some((dirs, errors)) = series_csv::read_header(header) else {
         return Err(bad(format!(
             "line 1 is not a series CSV's header (want {})",
-            want.join(",")
+            series_csv::header(&Direction::CORE).join(",")
         )));
-    }
+    };
     let mut rows = Vec::new();
-    for (i, rec) in r.deserialize::<SeriesRow>().enumerate() {
+    for (i, rec) in r.records().enumerate() {
         // Line 1 is the header.
-        rows.push(
-            rec.map_err(|e| limit(&e).unwrap_or_else(|| bad(format!("line {}: {e}", i + 2))))?,
-        );
+        let at = |e: String| bad(format!("line {}: {e}", i + 2));
+        let rec = rec.map_err(|e| limit(&e).unwrap_or_else(|| at(e.to_string())))?;
+        rows.push(series_csv::parse_row(&rec, &dirs, errors).map_err(at)?);
     }
     Ok(rows)
 }
@@ -314,60 +321,6 @@ pub fn name_runs(runs: &mut [RunData]) {
             let n = seen.entry(r.label.clone()).or_insert(0);
             *n += 1;
             r.label = format!("{} #{n}", r.label);
-        }
-    }
-}
-
-/// A direction of I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    /// Reads.
-    Read,
-    /// Writes.
-    Write,
-}
-
-impl Dir {
-    /// Both, reads first.
-    pub const BOTH: [Dir; 2] = [Dir::Read, Dir::Write];
-
-    /// `read` or `write`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dir::Read => "read",
-            Dir::Write => "write",
-        }
-    }
-
-    /// I/Os per second of a row in this direction.
-    pub fn iops(self, r: &SeriesRow) -> f64 {
-        match self {
-            Dir::Read => r.read_iops,
-            Dir::Write => r.write_iops,
-        }
-    }
-
-    /// I/Os completed in a row in this direction.
-    pub fn ops(self, r: &SeriesRow) -> u64 {
-        match self {
-            Dir::Read => r.read_ops,
-            Dir::Write => r.write_ops,
-        }
-    }
-
-    /// Mean and largest latency of a row, µs; `None` when the row has no completion in this direction.
-    pub fn lat_us(self, r: &SeriesRow) -> Option<(f64, f64)> {
-        match self {
-            Dir::Read => r.read_lat_mean_us.zip(r.read_lat_max_us),
-            Dir::Write => r.write_lat_mean_us.zip(r.write_lat_max_us),
-        }
-    }
-
-    /// The phase totals of this direction.
-    pub fn stats(self, p: &PhaseResult) -> &DirStats {
-        match self {
-            Dir::Read => &p.read,
-            Dir::Write => &p.write,
         }
     }
 }
@@ -481,10 +434,10 @@ pub fn total_iops_full_rows(rows: &[SeriesRow]) -> Vec<f64> {
     let full: Vec<f64> = rows
         .iter()
         .filter(|r| r.partial == 0)
-        .map(|r| r.read_iops + r.write_iops)
+        .map(|r| r.rate(|d| d.iops))
         .collect();
     if full.is_empty() {
-        rows.iter().map(|r| r.read_iops + r.write_iops).collect()
+        rows.iter().map(|r| r.rate(|d| d.iops)).collect()
     } else {
         full
     }

@@ -2,11 +2,12 @@
 //! latency, a results document, a run on a simulated target.
 
 use super::runs::{PhaseGroup, RunData};
-use crate::results::series_csv::SeriesRow;
+use crate::results::series_csv::{DirColumns, SeriesRow};
 use crate::results::{DirStats, HostInfo, PhaseResult, Results, SpecRef, Status, WindowResult};
 use crate::spec::{Label, PhaseKind};
 use crate::stats::LatencySummary;
 use crate::target::{TargetInfo, TargetKind};
+use crate::vocab::{Direction, PerDir};
 
 /// A 1-second workload phase named `name`, number `index`, with no I/O and no latency.
 pub fn phase(name: &str, index: usize) -> PhaseResult {
@@ -88,18 +89,21 @@ pub fn row(t_s: f64, read: u64, write: u64) -> SeriesRow {
         t_s,
         interval_s: 1.0,
         partial: 0,
-        read_ops: read,
-        write_ops: write,
-        read_iops: read as f64,
-        write_iops: write as f64,
-        read_bytes: read * 4096,
-        write_bytes: write * 4096,
-        read_bw_bytes_per_s: (read * 4096) as f64,
-        write_bw_bytes_per_s: (write * 4096) as f64,
-        read_lat_mean_us: lat(read, 10.0),
-        read_lat_max_us: lat(read, 20.0),
-        write_lat_mean_us: lat(write, 30.0),
-        write_lat_max_us: lat(write, 40.0),
+        by_dir: PerDir::from_fn(|d| {
+            let (ops, mean, max) = match d {
+                Direction::Read => (read, 10.0, 20.0),
+                Direction::Write => (write, 30.0, 40.0),
+                Direction::Trim => (0, 0.0, 0.0),
+            };
+            DirColumns {
+                ops,
+                iops: ops as f64,
+                bytes: ops * 4096,
+                bw_bytes_per_s: (ops * 4096) as f64,
+                lat_mean_us: lat(ops, mean),
+                lat_max_us: lat(ops, max),
+            }
+        }),
         errors: 0,
     }
 }
@@ -138,6 +142,7 @@ pub fn results(
         launch: None,
         cluster: None,
         source: None,
+        round_blocks: Vec::new(),
         phases,
     }
 }

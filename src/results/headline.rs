@@ -3,9 +3,10 @@
 //! key, a label, a unit and which way is better. `wkrun compare` and the report read them from
 //! `results.json` and compute nothing themselves.
 
-use super::model::{Better, DirStats, Figure, PhaseResult};
+use super::model::{Better, Figure, PhaseResult};
 use crate::stats::derived::{Headline, SideStats};
 use crate::stats::window::{SliceStats, WindowSpec};
+use crate::vocab::Direction;
 
 /// A figure under construction.
 fn fig(
@@ -121,7 +122,7 @@ fn mean(pr: &PhaseResult, out: &mut Vec<Figure>) {
 
 /// `"latency"`: mean and max latency of each direction with I/O (both when neither has any).
 fn latency(pr: &PhaseResult, out: &mut Vec<Figure>) {
-    let dirs: [(&str, &DirStats); 2] = [("read", &pr.read), ("write", &pr.write)];
+    let dirs = Direction::CORE.map(|d| (d.name(), pr.dir(d)));
     let any = dirs.iter().any(|(_, d)| d.ops > 0);
     for (name, d) in dirs {
         if any && d.ops == 0 {

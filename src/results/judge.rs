@@ -10,6 +10,7 @@ use super::{Aggregates, PhaseResult, SteadyState, WindowResult};
 use crate::plan::{Measure, SteadyPlan};
 use crate::stats::derived::{self, Derived, Headline, RowFacts, SpanWrite, Split, SplitTracker};
 use crate::stats::steady::{FioMetric, Rule, SteadyDetector, Verdict};
+use crate::vocab::Direction::{Read, Write};
 
 /// What the full rows of a phase gave: the per-row IOPS, the verdict and the splits.
 #[derive(Debug, Clone, Default)]
@@ -32,12 +33,12 @@ fn facts(row: &SeriesRow) -> RowFacts {
     RowFacts {
         t_s: row.t_s,
         interval_s: row.interval_s,
-        read_ops: row.read_ops,
-        write_ops: row.write_ops,
-        read_bytes: row.read_bytes,
-        write_bytes: row.write_bytes,
-        read_lat_sum_us: row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64,
-        write_lat_sum_us: row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64,
+        read_ops: row[Read].ops,
+        write_ops: row[Write].ops,
+        read_bytes: row[Read].bytes,
+        write_bytes: row[Write].bytes,
+        read_lat_sum_us: row[Read].lat_mean_us.unwrap_or(0.0) * row[Read].ops as f64,
+        write_lat_sum_us: row[Write].lat_mean_us.unwrap_or(0.0) * row[Write].ops as f64,
     }
 }
 
@@ -94,10 +95,10 @@ impl Rows {
 
     /// Takes one full row; true when steady state was first reached with it.
     pub fn push(&mut self, row: &SeriesRow) -> bool {
-        let iops = row.read_iops + row.write_iops;
+        let iops = row.rate(|d| d.iops);
         if self.first_max_us.is_none() {
-            let max = [row.read_lat_max_us, row.write_lat_max_us];
-            self.first_max_us = Some(max.into_iter().flatten().reduce(f64::max));
+            let max = row.by_dir.0.iter().filter_map(|d| d.lat_max_us);
+            self.first_max_us = Some(max.reduce(f64::max));
         }
         if self.keep_iops {
             self.iops.push(iops);
@@ -107,11 +108,10 @@ impl Rows {
         }
         let value = match self.metric {
             FioMetric::Iops => iops,
-            FioMetric::Bw => row.read_bw_bytes_per_s + row.write_bw_bytes_per_s,
+            FioMetric::Bw => row.rate(|d| d.bw_bytes_per_s),
             FioMetric::Lat => {
-                let ops = row.read_ops + row.write_ops;
-                let sum = row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64
-                    + row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64;
+                let ops = row.count(|d| d.ops);
+                let sum = row.lat_sum_us();
                 if ops > 0 { sum / ops as f64 * 1e3 } else { 0.0 }
             }
         };
@@ -120,7 +120,7 @@ impl Rows {
         };
         self.round_sum += value;
         self.round_rows += 1;
-        self.round_written = self.round_written.saturating_add(row.write_bytes);
+        self.round_written = self.round_written.saturating_add(row[Write].bytes);
         if self.round_rows < self.per_round {
             return false;
         }

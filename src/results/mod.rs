@@ -10,6 +10,7 @@ pub mod judge;
 pub mod model;
 pub mod outdir;
 pub mod pretty;
+pub mod rounds;
 pub mod schema;
 pub mod series_csv;
 pub mod write;

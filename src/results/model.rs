@@ -9,6 +9,7 @@ use crate::spec::{EraseMethod, Label, PhaseKind};
 use crate::stats::LatencySummary;
 use crate::stats::coverage::Coverage;
 use crate::target::TargetInfo;
+use crate::vocab::Direction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -72,7 +73,13 @@ pub struct Results {
     /// `report`): the tool, its version and the file; absent for wkrun's own runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ResultsSource>,
-    /// Phases run so far, in order.
+    /// The blocks of rounds (`[[repeat]]`) that ran a phase, in spec order: each complete round's tracking
+    /// value, the SNIA PTS verdict over them, the measurement window and its per-cell means. Absent when the
+    /// spec has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_blocks: Vec<super::rounds::RoundBlockResult>,
+    /// Phases run so far, in order. A phase of a block of rounds that the block no longer needed (it was
+    /// steady before that round) did not run and is not here: indices may skip.
     pub phases: Vec<PhaseResult>,
 }
 
@@ -94,6 +101,7 @@ impl Results {
             launch: self.launch.clone(),
             cluster: self.cluster.clone(),
             source: self.source.clone(),
+            round_blocks: self.round_blocks.clone(),
             phases: Vec::new(),
         }
     }
@@ -166,6 +174,7 @@ pub struct PhaseResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_t0_unix_ns: Option<u64>,
     /// Phase length in s, from its start to its last completion.
+    #[schemars(range(min = 0))]
     pub duration_s: f64,
     /// Whether the phase ran to its bound (`false` when interrupted or failed).
     pub completed: bool,
@@ -311,6 +320,7 @@ pub struct SteadyState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_at_s: Option<f64>,
     /// Length of the measurement window, s (window rounds × round length).
+    #[schemars(range(min = 0))]
     pub window_s: f64,
     /// Whether the phase ended because steady state was reached (`until = "steady"`); false when it ran to
     /// its bound.
@@ -405,7 +415,35 @@ pub struct ReadShare {
     pub bytes: f64,
 }
 
+/// The stats of a direction with no I/O.
+static NO_IO: DirStats = DirStats {
+    ops: 0,
+    bytes: 0,
+    iops: 0.0,
+    bw_bytes_per_s: 0.0,
+    latency_ns: None,
+};
+
 impl PhaseResult {
+    /// Direction `d`'s stats: `read`, `write`; for a trim, none done (results format 1 has no trims, so
+    /// every phase of it did none).
+    pub fn dir(&self, d: Direction) -> &DirStats {
+        match d {
+            Direction::Read => &self.read,
+            Direction::Write => &self.write,
+            Direction::Trim => &NO_IO,
+        }
+    }
+
+    /// Direction `d`'s stats to set; `None` for a direction results format 1 has no field for (trims).
+    pub fn dir_mut(&mut self, d: Direction) -> Option<&mut DirStats> {
+        match d {
+            Direction::Read => Some(&mut self.read),
+            Direction::Write => Some(&mut self.write),
+            Direction::Trim => None,
+        }
+    }
+
     /// The bytes of the span the phase's writes are measured against (the report's span-written-once
     /// line): its `params.span_bytes`; in a merged phase, the hosts' spans added (`hosts[].span_bytes`, when
     /// every host has one).
@@ -454,8 +492,10 @@ pub struct DirStats {
     /// Bytes transferred.
     pub bytes: u64,
     /// ops / duration_s (0 when the duration is 0).
+    #[schemars(range(min = 0))]
     pub iops: f64,
     /// bytes / duration_s (0 when the duration is 0).
+    #[schemars(range(min = 0))]
     pub bw_bytes_per_s: f64,
     /// Latency statistics, ns; null when `ops` is 0.
     pub latency_ns: Option<LatencySummary>,
@@ -504,6 +544,7 @@ pub struct WorkerResult {
     /// Time from the phase's t = 0 to its last completion, s (0 when it completed nothing): in a
     /// byte-bounded phase, how long it took for its share. Absent in results of earlier versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub duration_s: Option<f64>,
     /// Its reads: counts, rates over the phase's duration, latencies.
     pub read: DirStats,

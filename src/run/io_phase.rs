@@ -4,14 +4,13 @@
 use super::measure::{self, IoOutcome};
 use super::{Ctx, Observer, PhaseEnd};
 use crate::engine::{IoCause, IoError, ReadCheck, errors::ErrorTally};
-use crate::ops::OpKind;
 use crate::plan::{IoWork, PhasePlan};
 use crate::results::{
     DirStats, ErrorCause, FirstError, HostResult, PhaseErrors, PhaseResult, ReadShare, SizeOps,
     WorkerResult,
 };
 use crate::results::{judge, series_csv};
-use crate::vocab::PhaseKind;
+use crate::vocab::{Direction, PhaseKind};
 use std::sync::atomic::Ordering;
 
 /// Runs a fill, restore or workload phase.
@@ -50,7 +49,7 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
 /// completed I/Os). With several psync threads, each claiming its own chunk of the stream, the ops done at
 /// the end of a timed phase may not be exactly the first ones: a chunk's worth per thread may differ.
 fn mark_written(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, o: &IoOutcome) {
-    if o.totals.write.bytes == 0 || !crate::engine::caps(work.io.engine).does_io {
+    if o.totals[Direction::Write].bytes == 0 || !crate::engine::caps(work.io.engine).does_io {
         return;
     }
     let workers = phase.workers();
@@ -61,7 +60,7 @@ fn mark_written(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, o: &IoOutco
             _ => &o.totals,
         };
         let first = o.first_op.get(i).copied().unwrap_or(0);
-        let written = counts.write.bytes;
+        let written = counts[Direction::Write].bytes;
         if written == 0 {
             continue;
         }
@@ -69,8 +68,7 @@ fn mark_written(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, o: &IoOutco
             ctx.written
                 .add(w.range.start, w.range.start + written.min(w.range.len));
         } else if let Some(stream) = phase.worker_stream(w) {
-            ctx.written
-                .add_stream(&stream, first + counts.read.ops + counts.write.ops);
+            ctx.written.add_stream(&stream, first + ops(counts));
         }
     }
 }
@@ -108,7 +106,7 @@ fn explain_file_size(err: &mut IoError) {
     let IoCause::Os(e) = &err.cause else {
         return;
     };
-    if err.kind == OpKind::Write && matches!(e.raw_os_error(), Some(libc::EFBIG | libc::EINVAL)) {
+    if err.dir == Direction::Write && matches!(e.raw_os_error(), Some(libc::EFBIG | libc::EINVAL)) {
         err.cause = IoCause::Os(std::io::Error::other(format!(
             "{}: the write ends at byte {end}, past {} ({limit} B)",
             crate::sys::os_text(e),
@@ -133,7 +131,7 @@ fn explain_short(err: &mut IoError, file: &std::fs::File) {
             "the target file is now {} B, ending inside this I/O: it was shortened during the run",
             meta.len()
         )
-    } else if err.kind == OpKind::Write
+    } else if err.dir == Direction::Write
         && crate::sys::file::free_bytes(file).is_ok_and(|free| free < u64::from(err.len))
     {
         "the file system holding the target is full (no space left on device)".to_string()
@@ -314,12 +312,16 @@ pub fn shorter_than_interval(end_ns: u64, interval_ns: u64) -> Option<String> {
 fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
     let secs = o.outcome.end_ns as f64 / 1e9;
     pr.duration_s = secs;
-    let (r, w) = (&o.totals.read, &o.totals.write);
-    pr.read = DirStats::new(r.ops, r.bytes, secs, o.outcome.read.summary());
-    pr.write = DirStats::new(w.ops, w.bytes, secs, o.outcome.write.summary());
-    let mut all = o.outcome.read.clone();
-    all.merge(&o.outcome.write);
-    pr.total = DirStats::new(r.ops + w.ops, r.bytes + w.bytes, secs, all.summary());
+    let (c, lat) = (&o.totals, &o.outcome.latency);
+    for d in Direction::CORE {
+        if let Some(s) = pr.dir_mut(d) {
+            *s = DirStats::new(c[d].ops, c[d].bytes, secs, lat[d].summary());
+        }
+    }
+    let mut all = crate::stats::LatencyRecorder::new();
+    lat.iter().for_each(|(_, l)| all.merge(l));
+    let bytes = c.by_dir.0.iter().map(|d| d.bytes).sum();
+    pr.total = DirStats::new(ops(c), bytes, secs, all.summary());
     pr.device = o.device.as_ref().map(|c| {
         crate::results::DeviceResult::new(
             c,
@@ -330,8 +332,8 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
     pr.series_t0_unix_ns = o.t0_unix_ns;
     if !crate::engine::recording_off() {
         pr.latency_histograms = Some(crate::results::LatencyHistograms {
-            read: o.outcome.read.buckets(),
-            write: o.outcome.write.buckets(),
+            read: lat[Direction::Read].buckets(),
+            write: lat[Direction::Write].buckets(),
         });
     }
     pr.read_share = ReadShare::of(&pr.read, &pr.write);
@@ -344,9 +346,9 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
             ops,
         })
         .collect();
-    pr.coverage = Some(coverage(phase, pr.read.ops + pr.write.ops));
-    for (dir, ops) in [("read", pr.read.ops), ("write", pr.write.ops)] {
-        if let Some(w) = thin_tail(dir, ops) {
+    pr.coverage = Some(coverage(phase, ops(&o.totals)));
+    for d in Direction::CORE {
+        if let Some(w) = thin_tail(d.name(), pr.dir(d).ops) {
             pr.warnings.push(w);
         }
     }
@@ -385,19 +387,27 @@ fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResu
         .iter()
         .zip(&o.workers)
         .map(|(p, w)| {
-            let (r, wr) = (&w.counts.read, &w.counts.write);
+            let dir = |d| {
+                let c: &crate::stats::DirInterval = &w.counts[d];
+                DirStats::new(c.ops, c.bytes, secs, w.latency[d].clone())
+            };
             WorkerResult {
                 worker: p.index,
                 span_start_bytes: p.range.start,
                 span_bytes: p.range.len,
                 seed: p.seed,
                 duration_s: Some(w.end_ns as f64 / 1e9),
-                read: DirStats::new(r.ops, r.bytes, secs, w.read.clone()),
-                write: DirStats::new(wr.ops, wr.bytes, secs, w.write.clone()),
+                read: dir(Direction::Read),
+                write: dir(Direction::Write),
                 errors: w.counts.errors,
             }
         })
         .collect()
+}
+
+/// I/Os completed in every direction.
+fn ops(c: &crate::stats::IntervalCounts) -> u64 {
+    c.by_dir.0.iter().map(|d| d.ops).sum()
 }
 
 /// The coverage of a finished I/O phase that completed `ops` I/Os.
@@ -420,8 +430,8 @@ fn phase_errors(t: &ErrorTally) -> Option<PhaseErrors> {
     let (_, f) = t.first.as_ref().filter(|_| t.total > 0)?;
     Some(PhaseErrors {
         total: t.total,
-        read: t.reads,
-        write: t.writes,
+        read: t.by_dir[Direction::Read],
+        write: t.by_dir[Direction::Write],
         by_cause: t
             .by_cause
             .iter()
@@ -432,10 +442,7 @@ fn phase_errors(t: &ErrorTally) -> Option<PhaseErrors> {
             })
             .collect(),
         first: FirstError {
-            op: match f.kind {
-                crate::ops::OpKind::Read => "read".into(),
-                crate::ops::OpKind::Write => "write".into(),
-            },
+            op: f.dir.name().into(),
             offset_bytes: f.offset,
             len_bytes: f.len as u64,
             cause: f.cause.clone(),
@@ -516,9 +523,10 @@ pub fn interrupted_word() -> String {
 /// `      latency: read mean 21.3 µs, p99 45.1 µs; write mean 1.25 ms, p99 3.40 ms`; `None` without any
 /// (no I/O, or per-I/O recording off).
 pub fn latency_line(pr: &PhaseResult) -> Option<String> {
-    let parts: Vec<String> = [("read", &pr.read), ("write", &pr.write)]
+    let parts: Vec<String> = Direction::ALL
         .into_iter()
-        .filter_map(|(dir, d)| {
+        .filter_map(|dir| {
+            let d = pr.dir(dir);
             let l = d.latency_ns.as_ref().filter(|_| d.ops > 0)?;
             Some(format!(
                 "{dir} mean {}, p99 {}",

@@ -10,7 +10,7 @@ use crate::engine::{
     WriteData,
 };
 use crate::image::ImageSource;
-use crate::ops::{OpKind, OpStream, SharedOps};
+use crate::ops::{OpStream, SharedOps};
 use crate::plan::{
     Bound, IoSettings, Measure, PhasePlan, Work, WorkerPlan, WriteSource, image_path,
 };
@@ -20,7 +20,7 @@ use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::latency::LatencySummary;
 use crate::stats::{IntervalClock, IntervalCounts, Series};
-use crate::vocab::DataPattern;
+use crate::vocab::{DataPattern, Direction, PerDir};
 use std::fs::File;
 use std::io;
 use std::path::PathBuf;
@@ -61,10 +61,8 @@ pub struct IoOutcome {
 pub struct WorkerTotals {
     /// Its completed I/Os and bytes per direction (and its failed I/Os).
     pub counts: IntervalCounts,
-    /// Its read latencies.
-    pub read: Option<LatencySummary>,
-    /// Its write latencies.
-    pub write: Option<LatencySummary>,
+    /// Its latencies per direction.
+    pub latency: PerDir<Option<LatencySummary>>,
     /// Its last completion, ns from the phase's t = 0 (0 when it completed nothing).
     pub end_ns: u64,
 }
@@ -98,9 +96,10 @@ impl CsvOut<'_> {
         self.dir.join(self.name)
     }
 
-    /// Creates the CSV with its header.
-    fn create(&self) -> Result<SeriesWriter, SetupError> {
-        SeriesWriter::create(self.dir, self.name)
+    /// Creates the CSV with its header: columns for reads, writes and any other direction of `mix`.
+    fn create(&self, mix: &crate::ops::Mix) -> Result<SeriesWriter, SetupError> {
+        let dirs = series_csv::directions(|d| mix.percent(d) > 0);
+        SeriesWriter::create(self.dir, self.name, dirs)
             .map_err(setup(format!("cannot create {}", self.path().display())))
     }
 }
@@ -187,7 +186,7 @@ pub fn run(
     let measured_started_at = ramp.as_ref().map(|_| crate::run::now_rfc3339());
     let (first, ramp_errors) = match ramp {
         Some(mut r) => match r.error.take() {
-            Some(e) => return ramp_failed(csv, r, e, measured_started_at),
+            Some(e) => return ramp_failed((csv, &shape.stream.mix), r, e, measured_started_at),
             None => (r.first, r.errors),
         },
         None => (vec![0; shape.workers.len()], Default::default()),
@@ -334,7 +333,7 @@ fn write_data(
             });
         }
         // A read-only phase writes nothing: no random pool to build.
-        _ if shape.stream.read_percent == 100 => (DataPattern::Zeros, false),
+        _ if shape.stream.mix.percent(Direction::Write) == 0 => (DataPattern::Zeros, false),
         Some(WriteSource::Data { pattern, stamped }) => (*pattern, *stamped),
         None => (DataPattern::Zeros, false),
     };
@@ -588,15 +587,15 @@ fn name_the_worker(o: &mut Outcome, w: usize, n: usize) {
     }
 }
 
-/// A worker's read and write latencies, and its last completion (ns).
-type Latencies = (Option<LatencySummary>, Option<LatencySummary>, u64);
+/// A worker's latencies per direction, and its last completion (ns).
+type Latencies = (PerDir<Option<LatencySummary>>, u64);
 
 /// The workers' outcomes as one (the phase's), and each worker's latencies and end.
 fn merged(outcomes: Vec<Outcome>) -> (Outcome, Vec<Latencies>) {
     let mut all = Outcome::new(None);
     let mut lat = Vec::with_capacity(outcomes.len());
     for o in outcomes {
-        lat.push((o.read.summary(), o.write.summary(), o.end_ns));
+        lat.push((o.latency.map(|_, l| l.summary()), o.end_ns));
         all.merge(o);
     }
     (all, lat)
@@ -691,7 +690,7 @@ fn run_ramp(shape: &Shape<'_>, parts: &Parts<'_>, ramp_ns: u64, engines: &[Engin
 
 /// The outcome of a phase whose ramp failed: an empty series and the ramp's error.
 fn ramp_failed(
-    csv: CsvOut<'_>,
+    (csv, mix): (CsvOut<'_>, &crate::ops::Mix),
     ramp: Ramp,
     error: IoError,
     measured_started_at: Option<String>,
@@ -699,7 +698,7 @@ fn ramp_failed(
     let Ramp {
         errors, warnings, ..
     } = ramp;
-    let csv = csv.create()?;
+    let csv = csv.create(mix)?;
     let mut outcome = Outcome::new(Some(error));
     outcome.errors = errors;
     outcome.warnings = warnings;
@@ -782,7 +781,7 @@ fn measure(
         true => LockStep::default(),
         false => LockStep::with_lag(SIM_LAG),
     });
-    let csv = csv_out.create()?;
+    let csv = csv_out.create(&shape.stream.mix)?;
     let recorders = bases.last().copied().unwrap_or(1);
     let mut c = Collector {
         csv,
@@ -895,10 +894,9 @@ fn finish(
         .per_worker
         .into_iter()
         .zip(latencies)
-        .map(|(counts, (read, write, end_ns))| WorkerTotals {
+        .map(|(counts, (latency, end_ns))| WorkerTotals {
             counts,
-            read,
-            write,
+            latency,
             end_ns,
         })
         .collect();
@@ -923,15 +921,15 @@ fn finish(
 /// The end of the last slot of `reads` and `writes` I/Os under the cap `r`, ns from the start (rounded up, so
 /// that N I/Os over it never make more than the cap): the latest of (reads + writes) / total, reads / read
 /// and writes / write, for the caps given.
-fn rate_end_ns(r: crate::vocab::Rate, reads: u64, writes: u64) -> u64 {
+fn rate_end_ns(r: crate::vocab::Rate, ops: &PerDir<u64>) -> u64 {
     let at = |n: u64, rate: Option<u64>| {
         rate.filter(|&r| r > 0).map_or(0, |r| {
             (n as u128 * 1_000_000_000).div_ceil(r as u128) as u64
         })
     };
-    at(reads + writes, r.total)
-        .max(at(reads, r.read))
-        .max(at(writes, r.write))
+    ops.iter()
+        .map(|(d, &n)| at(n, r.of(d)))
+        .fold(at(ops.0.iter().sum(), r.total), u64::max)
 }
 
 /// When the phase ends, ns: a time-bounded phase lasts its duration even when its last I/O (under a rate cap)
@@ -963,7 +961,7 @@ fn end_of_phase(
     if let (None, Some(r)) = (duration_ns, shape.measure.rate_iops)
         && ran_out
     {
-        let slots_end = rate_end_ns(r, outcome.read.count(), outcome.write.count());
+        let slots_end = rate_end_ns(r, &outcome.latency.map(|_, l| l.count()));
         if !job.is_virtual() {
             let now = job.now_ns();
             if now < slots_end {
@@ -972,13 +970,13 @@ fn end_of_phase(
         }
         end_ns = end_ns.max(slots_end);
     }
-    let writes = shape.stream.read_percent < 100;
+    let writes = shape.stream.mix.percent(Direction::Write) > 0;
     if let Some(file) = parts.file.filter(|_| !shape.io.direct && writes)
         && outcome.error.is_none()
     {
         if let Err(e) = file.sync_data() {
             outcome.error = Some(IoError {
-                kind: OpKind::Write,
+                dir: Direction::Write,
                 offset: shape.stream.span_start,
                 len: 0,
                 cause: IoCause::Os(e),

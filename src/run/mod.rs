@@ -12,6 +12,7 @@ pub mod multi;
 pub mod observer;
 mod prepare;
 pub mod progress;
+mod rounds;
 mod schedule;
 pub mod verify;
 mod written;
@@ -156,9 +157,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Adds a finished phase and records ([`Ctx::record_running`]).
+    /// Adds a finished phase, judges its block of rounds when it ends a round ([`rounds::after_phase`]), and
+    /// records ([`Ctx::record_running`]).
     fn push(&mut self, pr: PhaseResult) -> Result<(), RunError> {
+        let index = pr.index;
         self.results.phases.push(pr);
+        rounds::after_phase(self, index);
         self.record_running()
     }
 
@@ -265,6 +269,17 @@ pub(crate) fn execute_gated(
     {
         ctx.written = Written::on_file(held.file(), plan.target.capacity_bytes);
     }
+    announce(&mut ctx, gate);
+    prepare::lay_out(&mut ctx)?;
+    run_phases(&mut ctx, gate)?;
+    ctx.finish(Status::Completed, None)?;
+    Ok(ctx.results)
+}
+
+/// The run's first log lines: its phases, where `--from` starts (and what the phases before it leave
+/// written), the plan's warnings, the launch's clock.
+fn announce(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) {
+    let plan = ctx.plan;
     ctx.log(&match plan.phases.len() {
         1 => "1 phase, numbered 0".to_string(),
         n => format!("{n} phases, numbered 0 to {}", n.saturating_sub(1)),
@@ -293,17 +308,28 @@ pub(crate) fn execute_gated(
     {
         ctx.log(&n);
     }
-    prepare::lay_out(&mut ctx)?;
-    for (i, phase) in plan.to_run().enumerate() {
+}
+
+/// Runs the phases from [`Plan::start_at`] in order, each by the runner of its kind, except those of a block
+/// of rounds that was steady before them ([`rounds::skipped`]; with several targets they still pass the
+/// gate); stops at the first that does not end done.
+fn run_phases(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) -> Result<(), RunError> {
+    let plan = ctx.plan;
+    let mut first = true;
+    for phase in plan.to_run() {
         // Several targets: every one starts the phase together; a target that failed stops the others here.
         if let Some(Err(msg)) = gate.map(multi::Gate::arrive) {
             return Err(ctx.fail(None, msg));
         }
-        if stop.load(Ordering::Relaxed) {
+        if ctx.stop.load(Ordering::Relaxed) {
             return Err(ctx.interrupted(None));
         }
-        let scheduled = scheduled_start(&mut ctx, phase, i == 0)?;
-        let end = run_phase(&mut ctx, phase);
+        if rounds::skipped(plan, &ctx.results, phase.index) {
+            continue;
+        }
+        let scheduled = scheduled_start(ctx, phase, first)?;
+        first = false;
+        let end = run_phase(ctx, phase);
         if let (Some((at, woke)), Some(l)) = (scheduled, ctx.results.launch.as_mut()) {
             l.phase_starts
                 .push(schedule::phase_start(phase.index, at, woke, &end));
@@ -320,8 +346,7 @@ pub(crate) fn execute_gated(
             PhaseEnd::NotRun(msg) => return Err(ctx.fail(None, msg)),
         }
     }
-    ctx.finish(Status::Completed, None)?;
-    Ok(ctx.results)
+    Ok(())
 }
 
 /// On a common schedule (`--start-at`): waits for the phase's start; the requested time and the wall clock
@@ -402,6 +427,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         launch: schedule::launch_result(plan),
         cluster: None,
         source: None,
+        round_blocks: Vec::new(),
         phases: Vec::new(),
     }
 }

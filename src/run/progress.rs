@@ -258,10 +258,9 @@ pub fn row_line(
             ..Line::default()
         };
     };
-    let ops = row.read_ops + row.write_ops;
+    let ops = row.count(|d| d.ops);
     let lat = if ops > 0 {
-        let sum = row.read_lat_mean_us.unwrap_or(0.0) * row.read_ops as f64
-            + row.write_lat_mean_us.unwrap_or(0.0) * row.write_ops as f64;
+        let sum = row.lat_sum_us();
         format!("lat {}", latency(sum / ops as f64 * 1e3))
     } else {
         "lat -".to_string()
@@ -271,11 +270,8 @@ pub fn row_line(
         fraction,
         done,
         left,
-        iops: Some(format!("{} IOPS", count(row.read_iops + row.write_iops))),
-        bw: Some(format!(
-            "{:.1} MB/s",
-            (row.read_bw_bytes_per_s + row.write_bw_bytes_per_s) / 1e6
-        )),
+        iops: Some(format!("{} IOPS", count(row.rate(|d| d.iops)))),
+        bw: Some(format!("{:.1} MB/s", row.rate(|d| d.bw_bytes_per_s) / 1e6)),
         lat: Some(lat),
     }
 }
@@ -383,7 +379,7 @@ impl Bar {
     pub fn row(&self, row: &SeriesRow) {
         let mut s = self.state.borrow_mut();
         s.t_s = row.t_s;
-        s.bytes += row.read_bytes + row.write_bytes;
+        s.bytes += row.count(|d| d.bytes);
         let (t, bytes) = (s.t_s, s.bytes);
         let Some(bar) = &s.bar else { return };
         let bound = match s.bound {
@@ -438,6 +434,8 @@ fn start_line(prefix: &str, time: Option<f64>, bytes: u64) -> Line {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::series_csv::DirColumns;
+    use crate::vocab::{Direction, PerDir};
 
     /// Records each `write` call it receives.
     #[derive(Default)]
@@ -468,22 +466,22 @@ mod tests {
     }
 
     fn row(read_ops: u64, write_ops: u64, secs: f64) -> SeriesRow {
+        let cols = |ops: u64, mean: f64, max: f64| DirColumns {
+            ops,
+            iops: ops as f64 / secs,
+            bytes: ops * 4096,
+            bw_bytes_per_s: (ops * 4096) as f64 / secs,
+            lat_mean_us: (ops > 0).then_some(mean),
+            lat_max_us: (ops > 0).then_some(max),
+        };
+        let mut by_dir = PerDir::default();
+        by_dir[Direction::Read] = cols(read_ops, 100.0, 900.0);
+        by_dir[Direction::Write] = cols(write_ops, 250.0, 990.0);
         SeriesRow {
             t_s: 1.2,
             interval_s: secs,
             partial: 0,
-            read_ops,
-            write_ops,
-            read_iops: read_ops as f64 / secs,
-            write_iops: write_ops as f64 / secs,
-            read_bytes: read_ops * 4096,
-            write_bytes: write_ops * 4096,
-            read_bw_bytes_per_s: (read_ops * 4096) as f64 / secs,
-            write_bw_bytes_per_s: (write_ops * 4096) as f64 / secs,
-            read_lat_mean_us: (read_ops > 0).then_some(100.0),
-            read_lat_max_us: (read_ops > 0).then_some(900.0),
-            write_lat_mean_us: (write_ops > 0).then_some(250.0),
-            write_lat_max_us: (write_ops > 0).then_some(990.0),
+            by_dir,
             errors: 0,
         }
     }
@@ -499,7 +497,7 @@ mod tests {
         let full = row(0, 76_000, 1.0);
         let mut drain = row(0, 5645, 0.05);
         drain.partial = 1;
-        assert_eq!(format!("{:.1}", drain.write_iops), "112900.0");
+        assert_eq!(format!("{:.1}", drain[Direction::Write].iops), "112900.0");
         let shown = shown_rates(&drain, Some(&full));
         assert_eq!(
             fit(&line((Some(2.0), None), (2.05, 0), shown.unwrap()), 200),
@@ -577,7 +575,7 @@ mod tests {
         assert_eq!(latency(137_500.0), "137.5 µs");
         assert_eq!(latency(1_999_000.0), "2.00 ms");
         let mut r = row(10, 0, 1.0);
-        r.read_lat_mean_us = Some(1_999.0);
+        r[Direction::Read].lat_mean_us = Some(1_999.0);
         assert_eq!(
             line((Some(2.0), None), (1.0, 0), &r).lat.as_deref(),
             Some("lat 2.00 ms")

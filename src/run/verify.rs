@@ -101,7 +101,9 @@ fn last_writers(
             ranges: &f.ranges,
         })
         .collect();
-    let map = VerifyMap::build(&ctx.plan.phases, phase.index, ctx.plan.target.kind, &failed)?;
+    let skipped = super::rounds::skipped_ranges(ctx.plan, &ctx.results);
+    let kind = ctx.plan.target.kind;
+    let map = VerifyMap::build(&ctx.plan.phases, phase.index, kind, &failed, &skipped)?;
     let too_many: Vec<String> = ctx
         .failed_writes
         .iter()

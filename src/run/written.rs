@@ -9,8 +9,9 @@
 //! stays within about 64 MiB at the cost of under-counting the smallest unwritten gaps.
 
 use crate::buf::try_vec;
-use crate::ops::{OpKind, OpStream, Sizes};
+use crate::ops::{OpStream, Sizes};
 use crate::plan::ByteRange;
+use crate::vocab::Direction;
 use std::collections::BTreeMap;
 
 /// Most separate written ranges kept (each about 40 bytes in the map).
@@ -142,7 +143,7 @@ impl Written {
         while i < ops {
             let next = (i + CHECK_EVERY).min(ops);
             for op in stream.ops(i..next) {
-                if op.kind == OpKind::Write {
+                if op.dir == Direction::Write {
                     self.add(op.offset, op.offset + op.len as u64);
                 }
             }
@@ -245,7 +246,7 @@ impl Bitmap {
         };
         let mut set = 0u64;
         for op in stream.ops(0..ops) {
-            if op.kind != OpKind::Write {
+            if op.dir != Direction::Write {
                 continue;
             }
             let first = (op.offset - map.start) / unit;
@@ -366,7 +367,7 @@ mod tests {
                 span_len: 1 << 28,
                 sizes,
                 order,
-                read_percent: 30,
+                mix: crate::ops::Mix::read_write(30),
                 seed: 11,
                 total_ops: None,
             };
@@ -375,7 +376,7 @@ mod tests {
             // The oracle: every 512-byte sector of the span a write of the first `ops` ops covers.
             let sector = |x: u64| ((x - stream.span_start) / 512) as usize;
             let mut bits = vec![false; (stream.span_len / 512) as usize];
-            for op in stream.ops(0..ops).filter(|op| op.kind == OpKind::Write) {
+            for op in stream.ops(0..ops).filter(|op| op.dir == Direction::Write) {
                 bits[sector(op.offset)..sector(op.offset + op.len as u64)].fill(true);
             }
             let mut want = BTreeMap::new();

@@ -1,15 +1,18 @@
 //! Expansion of sweeps and matrices into plain phases, before any other rule applies.
 //!
 //! 1. Each `[[sweep]]` repeats its consecutive phases once per value of its key, setting the key on every
-//!    phase of the copy that accepts it and does not set it itself.
+//!    phase of the copy that accepts it and does not set it itself; each `[[repeat]]` block repeats its
+//!    consecutive phases `max_rounds` times, labelling each copy `round=N` (N from 1) and tagging its phases
+//!    with their round ([`super::RoundTag`]).
 //! 2. A phase key given a list (`block_size = ["512B", "4KiB"]`, `read_percent = [100, 65, 0]`) expands the
 //!    phase into one phase per combination, the keys combining in the fixed order of the key table
 //!    ([`super::keys::Matrix::order`]), the first varying slowest.
 //! 3. Expanded phases are named `<name>[<label>=<value>,...]` (`latency[bs=4KiB,read=65]`; a sweep's label is
-//!    its name: `purge[op=93%]`), and remember the
+//!    its name: `purge[op=93%]`; a round's comes first: `iops[round=3,bs=4KiB,read=65]`), and remember the
 //!    `[[phase]]` they came from, for error locations.
 
 use super::keys::{self, Key};
+use super::repeat::{ROUND_LABEL, RoundTag};
 use super::rules::RuleError;
 use super::{BlockSize, Label, PhaseSpec, SpecFile, SweepSpec, Vary};
 use crate::units::{Amount, fmt_bytes};
@@ -133,11 +136,15 @@ pub(super) fn swept<T: Clone + Written + 'static>(
 }
 
 fn sweep_err(k: usize, field: &str, message: String, help: Option<&str>) -> RuleError {
+    table_err(&format!("sweep[{k}]"), field, message, help)
+}
+
+/// An error at `field` of the table `table` (`sweep[0]`, `repeat[1]`), or at the table for an empty field.
+fn table_err(table: &str, field: &str, message: String, help: Option<&str>) -> RuleError {
     RuleError {
-        path: if field.is_empty() {
-            format!("sweep[{k}]")
-        } else {
-            format!("sweep[{k}].{field}")
+        path: match field {
+            "" => table.to_string(),
+            f => format!("{table}.{f}"),
         },
         phase: None,
         message,
@@ -148,30 +155,79 @@ fn sweep_err(k: usize, field: &str, message: String, help: Option<&str>) -> Rule
 /// The most phases a spec may expand to, counting every phase after sweeps and matrices: 100,000.
 pub const MAX_PHASES: u64 = 100_000;
 
-/// A `[[sweep]]` placed in the spec: its name, the phases it repeats (`start..start + len` of `spec.phase`),
-/// its key and values.
+/// What a placed table repeats its phases by: a sweep's values, or a block's rounds.
+enum Copies {
+    /// One copy per value of the sweep's key.
+    Sweep {
+        key: &'static Key,
+        values: Vec<Setting>,
+    },
+    /// One copy per round of the `block`-th `[[repeat]]`, `rounds` in all.
+    Rounds { block: usize, rounds: u32 },
+}
+
+/// A `[[sweep]]` or `[[repeat]]` placed in the spec: its name, the phases it repeats (`start..start + len`
+/// of `spec.phase`) and what it repeats them by.
 struct Placed<'a> {
     name: &'a str,
     start: usize,
     len: usize,
-    key: &'static Key,
-    values: Vec<Setting>,
+    copies: Copies,
 }
 
-/// Expands sweeps and matrices: the phases that will run, each with single values, its `origin` and labels.
-/// The number of phases is counted first, from the lengths of the lists, and refused above [`MAX_PHASES`]
-/// before any phase is built; expansion is linear in the phases it makes.
+impl Placed<'_> {
+    /// How many times it repeats its phases.
+    fn n(&self) -> u64 {
+        match &self.copies {
+            Copies::Sweep { values, .. } => values.len() as u64,
+            Copies::Rounds { rounds, .. } => u64::from(*rounds),
+        }
+    }
+
+    /// Makes `q` a phase of the `c`-th copy (from 0): the sweep's value set where the phase takes it and does
+    /// not set it itself, and its label; or the round's label (`round=N`, from 1) and tag.
+    fn apply(&self, c: usize, q: &mut PhaseSpec) {
+        match &self.copies {
+            Copies::Sweep { key, values } => {
+                let v = &values[c];
+                if key.kinds.has(q.kind) && !(key.is_set)(q) {
+                    (v.set)(q);
+                }
+                q.labels.push(label(key, v, Some(self.name)));
+            }
+            Copies::Rounds { block, .. } => {
+                let round = c as u32 + 1;
+                q.labels.push(Label {
+                    key: ROUND_LABEL.to_string(),
+                    value: round.to_string(),
+                    sweep: None,
+                });
+                q.round = Some(RoundTag {
+                    block: *block,
+                    round,
+                    cell: String::new(),
+                });
+            }
+        }
+    }
+}
+
+/// Expands sweeps, blocks of rounds and matrices: the phases that will run, each with single values, its
+/// `origin` and labels (and its round, in a block).
+/// The number of phases is counted first, from the lengths of the lists and the blocks' rounds, and refused
+/// above [`MAX_PHASES`] before any phase is built; expansion is linear in the phases it makes.
 ///
 /// # Errors
-/// A [`RuleError`] for a sweep that names no, unknown, non-consecutive or already swept phases (or a name
-/// two `[[phase]]` tables share), or has not exactly one key with at least one value; or for a spec that
-/// expands to more than [`MAX_PHASES`] phases, located at the `[[phase]]` that passes the limit.
+/// A [`RuleError`] for a sweep or block that names no, unknown, non-consecutive or already repeated phases
+/// (or a name two `[[phase]]` tables share), a sweep without exactly one key with at least one value, a
+/// block's bad numbers ([`super::repeat::check_numbers`]); or for a spec that expands to more than
+/// [`MAX_PHASES`] phases, located at the `[[phase]]` that passes the limit.
 pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
-    let placed = place_sweeps(spec)?;
-    // copies[i]: how many times the sweeps repeat phase i.
+    let placed = place(spec)?;
+    // copies[i]: how many times the sweeps and blocks repeat phase i.
     let mut copies = vec![1u64; spec.phase.len()];
     for s in &placed {
-        copies[s.start..s.start + s.len].fill(s.values.len() as u64);
+        copies[s.start..s.start + s.len].fill(s.n());
     }
     let total = count(spec, &copies)?;
     let mut phases = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
@@ -187,13 +243,10 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
             i += 1;
             continue;
         };
-        for v in &s.values {
+        for c in 0..s.n() as usize {
             for j in s.start..s.start + s.len {
                 let mut q = origin(j);
-                if s.key.kinds.has(q.kind) && !(s.key.is_set)(&q) {
-                    (v.set)(&mut q);
-                }
-                q.labels.push(label(s.key, v, Some(s.name)));
+                s.apply(c, &mut q);
                 phases.extend(expand_matrix(q));
             }
         }
@@ -209,7 +262,6 @@ fn sweep_name(spec: &SpecFile, k: usize) -> Result<(), RuleError> {
     let name = spec.sweep[k].name.as_str();
     // The name goes into its phases' names (`f[NAME=50%]`), which name their CSV files: said here, at the
     // sweep's `name`, once, rather than at every phase it makes.
-    let label_char = |c: char| c.is_ascii_alphanumeric() || "-_.%:+".contains(c);
     if name.is_empty() || !name.chars().all(label_char) {
         return Err(sweep_err(
             k,
@@ -228,6 +280,16 @@ fn sweep_name(spec: &SpecFile, k: usize) -> Result<(), RuleError> {
             "name",
             format!("sweep name \"{name}\" is already the name of sweep[{j}]"),
             Some("give each sweep its own name"),
+        ));
+    }
+    if name == ROUND_LABEL {
+        return Err(sweep_err(
+            k,
+            "name",
+            format!("sweep name \"{name}\" is the label of a block's rounds ([[repeat]])"),
+            Some(
+                "name the sweep after what it varies in the procedure, such as \"op\" or \"filled\"",
+            ),
         ));
     }
     // Named after the label of the key it sweeps (`data` sweeping `data`) is the same label: allowed.
@@ -250,39 +312,161 @@ fn sweep_name(spec: &SpecFile, k: usize) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// Each `[[sweep]]`, in file order: its key and values, and the phases it repeats, which no earlier sweep
-/// repeats. Returned in the order of the phases they repeat.
-fn place_sweeps(spec: &SpecFile) -> Result<Vec<Placed<'_>>, RuleError> {
-    let mut owner: Vec<Option<usize>> = vec![None; spec.phase.len()];
-    let mut placed = Vec::with_capacity(spec.sweep.len());
+/// Each `[[sweep]]` and then each `[[repeat]]`, in file order: a sweep's key and values, a block's rounds,
+/// and the phases each repeats, which no earlier one repeats. Returned in the order of the phases they
+/// repeat.
+fn place(spec: &SpecFile) -> Result<Vec<Placed<'_>>, RuleError> {
+    let mut owner: Vec<Option<(&str, String)>> = vec![None; spec.phase.len()];
+    let mut placed = Vec::with_capacity(spec.sweep.len() + spec.repeat.len());
     let names = Names::of(&spec.phase);
     for (k, s) in spec.sweep.iter().enumerate() {
         sweep_name(spec, k)?;
         let (key, values) = swept_key(k, s)?;
-        let start = swept_phases(k, s, &spec.phase, &names)?;
-        let range = start..start + s.phases.len();
-        if let Some((i, j)) = range.clone().find_map(|i| owner[i].map(|j| (i, j))) {
-            return Err(sweep_err(
-                k,
-                "phases",
-                format!(
-                    "phase \"{}\" is already repeated by sweep \"{}\" (sweep[{j}]); sweep \"{}\" cannot repeat it too",
-                    spec.phase[i].name, spec.sweep[j].name, s.name
-                ),
-                Some("a phase can be in one sweep"),
-            ));
-        }
-        owner[range].fill(Some(k));
+        let table = format!("sweep[{k}]");
+        let start = repeated_phases(&table, &sweep_noun(&s.name), &s.phases, &spec.phase, &names)?;
+        own(&mut owner, start, &s.phases, "sweep", &s.name, k, spec)?;
         placed.push(Placed {
             name: &s.name,
             start,
             len: s.phases.len(),
-            key,
-            values,
+            copies: Copies::Sweep { key, values },
+        });
+    }
+    for (k, r) in spec.repeat.iter().enumerate() {
+        block_name(spec, k)?;
+        super::repeat::check_numbers(k, r)?;
+        let table = format!("repeat[{k}]");
+        let start = repeated_phases(&table, &block_noun(&r.name), &r.phases, &spec.phase, &names)?;
+        own(&mut owner, start, &r.phases, "repeat", &r.name, k, spec)?;
+        placed.push(Placed {
+            name: &r.name,
+            start,
+            len: r.phases.len(),
+            copies: Copies::Rounds {
+                block: k,
+                rounds: r.rounds(),
+            },
         });
     }
     placed.sort_by_key(|s| s.start);
     Ok(placed)
+}
+
+/// `sweep "NAME"`, as messages name a sweep.
+fn sweep_noun(name: &str) -> String {
+    format!("sweep \"{name}\"")
+}
+
+/// `block "NAME"`, as messages name a `[[repeat]]`.
+fn block_noun(name: &str) -> String {
+    format!("block \"{name}\"")
+}
+
+/// Marks the phases `start..start + phases.len()` as repeated by the `k`-th table of `kind` (`"sweep"`,
+/// `"repeat"`), named `name`.
+///
+/// # Errors
+/// A phase an earlier sweep or block repeats: two sweeps cannot share a phase, nor can two blocks, and a
+/// block's rounds cannot be inside a sweep (nor a sweep inside a round).
+fn own<'a>(
+    owner: &mut [Option<(&'a str, String)>],
+    start: usize,
+    phases: &[String],
+    kind: &'a str,
+    name: &str,
+    k: usize,
+    spec: &SpecFile,
+) -> Result<(), RuleError> {
+    let range = start..start + phases.len();
+    if let Some((i, (by, table))) = range
+        .clone()
+        .find_map(|i| owner[i].as_ref().map(|o| (i, o.clone())))
+    {
+        let phase = &spec.phase[i].name;
+        let (message, help) = match (by, kind) {
+            ("sweep", "sweep") => (
+                format!(
+                    "phase \"{phase}\" is already repeated by {} ({table}); sweep \"{name}\" cannot repeat it too",
+                    sweep_noun(sweep_name_of(spec, &table))
+                ),
+                "a phase can be in one sweep",
+            ),
+            ("repeat", "repeat") => (
+                format!(
+                    "phase \"{phase}\" is already in {} ({table}); blocks of rounds cannot overlap",
+                    block_noun(block_name_of(spec, &table))
+                ),
+                "a phase can be in one [[repeat]]",
+            ),
+            _ => (
+                format!(
+                    "phase \"{phase}\" is in {} ({table}) and in block \"{name}\": rounds inside a sweep, or a sweep inside a round, are not supported",
+                    sweep_noun(sweep_name_of(spec, &table))
+                ),
+                "run the block once per sweep value in specs of their own (--set can change a value)",
+            ),
+        };
+        let path = format!("{kind}[{k}]");
+        return Err(RuleError {
+            path: format!("{path}.phases"),
+            phase: None,
+            message,
+            help: Some(help.into()),
+        });
+    }
+    for i in range {
+        owner[i] = Some((kind, format!("{kind}[{k}]")));
+    }
+    Ok(())
+}
+
+/// The name of the sweep at `table` (`sweep[2]`).
+fn sweep_name_of<'s>(spec: &'s SpecFile, table: &str) -> &'s str {
+    table_index(table)
+        .and_then(|k| spec.sweep.get(k))
+        .map_or("", |s| s.name.as_str())
+}
+
+/// The name of the block at `table` (`repeat[1]`).
+fn block_name_of<'s>(spec: &'s SpecFile, table: &str) -> &'s str {
+    table_index(table)
+        .and_then(|k| spec.repeat.get(k))
+        .map_or("", |r| r.name.as_str())
+}
+
+/// `k` of `kind[k]`.
+fn table_index(table: &str) -> Option<usize> {
+    table.split_once('[')?.1.strip_suffix(']')?.parse().ok()
+}
+
+/// A block's name: usable in messages and results (the characters a sweep's name may have) and its own.
+fn block_name(spec: &SpecFile, k: usize) -> Result<(), RuleError> {
+    let name = spec.repeat[k].name.as_str();
+    if name.is_empty() || !name.chars().all(label_char) {
+        return Err(table_err(
+            &format!("repeat[{k}]"),
+            "name",
+            format!(
+                "block name {:?} is not a name wkrun can print and match",
+                crate::text::escaped(name)
+            ),
+            Some("use ASCII letters, digits and - _ . % : +"),
+        ));
+    }
+    if let Some(j) = spec.repeat[..k].iter().position(|r| r.name == name) {
+        return Err(table_err(
+            &format!("repeat[{k}]"),
+            "name",
+            format!("block name \"{name}\" is already the name of repeat[{j}]"),
+            Some("give each [[repeat]] its own name"),
+        ));
+    }
+    Ok(())
+}
+
+/// The characters of a sweep's or block's name (a sweep's goes into its phases' names).
+fn label_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_.%:+".contains(c)
 }
 
 /// The number of phases after expansion, refused above [`MAX_PHASES`]: phase `i` makes `copies[i]` times
@@ -384,23 +568,25 @@ impl<'a> Names<'a> {
     }
 }
 
-/// Where the phases the `k`-th sweep repeats start in `phases` (the spec's `[[phase]]` tables).
-fn swept_phases(
-    k: usize,
-    s: &SweepSpec,
+/// Where the phases `list` (of the table `table`, named `noun` in messages: `sweep "op"`) start in `phases`
+/// (the spec's `[[phase]]` tables).
+fn repeated_phases(
+    table: &str,
+    noun: &str,
+    list: &[String],
     phases: &[PhaseSpec],
     names: &Names<'_>,
 ) -> Result<usize, RuleError> {
-    let Some(first) = s.phases.first() else {
-        return Err(sweep_err(
-            k,
+    let Some(first) = list.first() else {
+        return Err(table_err(
+            table,
             "phases",
-            format!("sweep \"{}\" names no phase", s.name),
+            format!("{noun} names no phase"),
             None,
         ));
     };
     // A sweep names phases by name: a name two [[phase]] tables share is refused as the rules would.
-    for name in &s.phases {
+    for name in list {
         if let (Some(i), Some(j)) = (
             names.first.get(name.as_str()),
             names.second.get(name.as_str()),
@@ -414,24 +600,20 @@ fn swept_phases(
         }
     }
     let Some(&start) = names.first.get(first.as_str()) else {
-        return Err(sweep_err(
-            k,
+        return Err(table_err(
+            table,
             "phases",
-            format!(
-                "sweep \"{}\" names phase \"{first}\", which the spec does not have",
-                s.name
-            ),
+            format!("{noun} names phase \"{first}\", which the spec does not have"),
             None,
         ));
     };
-    for (j, name) in s.phases.iter().enumerate() {
+    for (j, name) in list.iter().enumerate() {
         if phases.get(start + j).is_none_or(|p| &p.name != name) {
-            return Err(sweep_err(
-                k,
+            return Err(table_err(
+                table,
                 "phases",
                 format!(
-                    "sweep \"{}\": the phases {:?} must follow each other in the spec, in that order",
-                    s.name, s.phases
+                    "{noun}: the phases {list:?} must follow each other in the spec, in that order"
                 ),
                 None,
             ));
@@ -462,16 +644,28 @@ fn expand_matrix(p: PhaseSpec) -> Vec<PhaseSpec> {
             .collect();
     }
     for q in &mut out {
-        if !q.labels.is_empty() {
-            // A sweep's label names the sweep (`purge[op=93%]`: the purge of the 93 % iteration, whatever
-            // its own span); a matrix label names the key (`latency[bs=4KiB,read=65]`).
-            let tags: Vec<String> = q
-                .labels
-                .iter()
-                .map(|l| format!("{}={}", l.sweep.as_deref().unwrap_or(&l.key), l.value))
-                .collect();
-            q.name = format!("{}[{}]", q.name, tags.join(","));
+        if let Some(t) = &mut q.round {
+            t.cell = named(&q.name, q.labels.iter().filter(|l| !is_round(l)));
         }
+        q.name = named(&q.name, q.labels.iter());
     }
     out
+}
+
+/// Whether `l` is a block's round label (`round=3`).
+fn is_round(l: &Label) -> bool {
+    l.sweep.is_none() && l.key == ROUND_LABEL
+}
+
+/// `base[label=value,...]`, or `base` without labels. A sweep's label names the sweep (`purge[op=93%]`:
+/// the purge of the 93 % iteration, whatever its own span); a matrix label names the key
+/// (`latency[bs=4KiB,read=65]`); a round is `round=N`.
+fn named<'l>(base: &str, labels: impl Iterator<Item = &'l Label>) -> String {
+    let tags: Vec<String> = labels
+        .map(|l| format!("{}={}", l.sweep.as_deref().unwrap_or(&l.key), l.value))
+        .collect();
+    match tags.is_empty() {
+        true => base.to_string(),
+        false => format!("{base}[{}]", tags.join(",")),
+    }
 }

@@ -10,6 +10,7 @@ pub mod fio;
 pub mod keys;
 pub mod load;
 pub mod overrides;
+pub mod repeat;
 pub mod rules;
 pub mod vary;
 
@@ -18,6 +19,7 @@ pub use crate::vocab::{
 };
 pub use block_size::BlockSize;
 pub use load::{LoadedSpec, SpecError, SpecErrors, load_file, load_str};
+pub use repeat::{RepeatSpec, RoundTag, Track};
 pub use vary::{One, Vary};
 
 use crate::units::{Amount, Duration, Size};
@@ -62,6 +64,10 @@ pub struct SpecFile {
     /// experiment: erase, fill, saturate at each span of 100/93/84/50/25 %).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweep: Vec<SweepSpec>,
+    /// Blocks of rounds: consecutive phases repeated round after round until a tracked figure of one of them
+    /// is steady by the SNIA PTS rule, or `max_rounds` rounds have run (the PTS tests' loops).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeat: Vec<RepeatSpec>,
 }
 
 /// `[[sweep]]`: repeat the phases named in `phases` (consecutive in the spec, in that order) once per value
@@ -515,6 +521,11 @@ pub struct PhaseSpec {
     #[serde(skip)]
     #[schemars(skip)]
     pub labels: Vec<Label>,
+    /// Set by expansion on the phases of a `[[repeat]]` block: the block, the round and the phase's name
+    /// without the round label.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub round: Option<RoundTag>,
 }
 
 crate::vocab::string_only!(Engine);

@@ -31,6 +31,9 @@ pub struct Override {
     /// The sweep addressed by `sweep.NAME=V1,V2,...`: its name (`key` is then empty, the sweep's own key
     /// is meant, and `value` is a list). `None` otherwise.
     pub sweep: Option<String>,
+    /// The block of rounds addressed by `repeat.NAME.KEY=VALUE`: its name (`key` one of its numbers).
+    /// `None` otherwise.
+    pub block: Option<String>,
     /// The key.
     pub key: String,
     /// The value: one value, or a list (only for `sweep.NAME=` and a key a sweep or matrix list varies).
@@ -46,6 +49,9 @@ pub struct Override {
 pub fn parse(arg: &str) -> Result<Override, String> {
     if let Some(rest) = arg.strip_prefix("sweep.") {
         return parse_sweep(arg, rest);
+    }
+    if let Some(rest) = arg.strip_prefix("repeat.") {
+        return parse_block(arg, rest);
     }
     let (phase, k, v) = match arg.strip_prefix("phase.") {
         Some(rest) => {
@@ -84,6 +90,7 @@ pub fn parse(arg: &str) -> Result<Override, String> {
         arg: arg.to_string(),
         phase,
         sweep: None,
+        block: None,
         key: k.to_string(),
         value,
     })
@@ -172,8 +179,60 @@ fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
         arg: arg.to_string(),
         phase: None,
         sweep: Some(name.to_string()),
+        block: None,
         key: String::new(),
         value: Value::Array(values),
+    })
+}
+
+/// The position of the table named `name` among `names` (of the tables of `what`: `sweep`, `[[repeat]]`;
+/// `plural` in messages: `sweeps`, `blocks`).
+///
+/// # Errors
+/// The spec has none of that name: its names, or that it has none.
+fn named<'a>(
+    arg: &str,
+    (what, plural): (&str, &str),
+    names: impl Iterator<Item = &'a str>,
+    name: &str,
+) -> Result<usize, String> {
+    let names: Vec<&str> = names.collect();
+    names
+        .iter()
+        .position(|n| *n == name)
+        .ok_or_else(|| match names.is_empty() {
+            true => format!("--set {arg}: this spec has no {what}"),
+            false => format!(
+                "--set {arg}: this spec has no {what} \"{name}\"; its {plural}: {}",
+                names.join(", ")
+            ),
+        })
+}
+
+/// The keys of a `[[repeat]]` that `--set repeat.NAME.KEY=VALUE` may change: its numbers.
+const BLOCK_KEYS: [&str; 4] = ["max_rounds", "window", "data_excursion", "slope_excursion"];
+
+/// `repeat.NAME.KEY=VALUE`: one number of the block of rounds NAME.
+fn parse_block(arg: &str, rest: &str) -> Result<Override, String> {
+    let (left, v) = rest.split_once('=').unwrap_or((rest, ""));
+    let Some((name, key)) = left.rsplit_once('.').filter(|(n, _)| !n.is_empty()) else {
+        return Err(format!(
+            "--set {arg}: expected repeat.NAME.KEY=VALUE, e.g. --set repeat.iops.max_rounds=5"
+        ));
+    };
+    if !BLOCK_KEYS.contains(&key) {
+        return Err(format!(
+            "--set {arg}: `{key}` is not a key --set can change in a [[repeat]]; its keys: {}",
+            BLOCK_KEYS.join(", ")
+        ));
+    }
+    Ok(Override {
+        arg: arg.to_string(),
+        phase: None,
+        sweep: None,
+        block: Some(name.to_string()),
+        key: key.to_string(),
+        value: toml_or_text(arg, v)?,
     })
 }
 
@@ -272,6 +331,14 @@ fn refuse_key(o: &Override) -> Option<String> {
     }
 }
 
+/// What expansion gave `old` and a phase rebuilt from its keys (`new`) does not have: its `[[phase]]`, labels
+/// and round.
+fn keep_expansion(new: &mut PhaseSpec, old: &mut PhaseSpec) {
+    new.origin = old.origin;
+    new.labels = std::mem::take(&mut old.labels);
+    new.round = old.round.take();
+}
+
 impl LoadedSpec {
     /// Applies `--set` overrides in order, then checks the rules again.
     ///
@@ -283,7 +350,7 @@ impl LoadedSpec {
     pub fn apply_overrides(&mut self, sets: &[Override]) -> Result<(), String> {
         let refused: Vec<String> = sets
             .iter()
-            .filter(|o| o.sweep.is_none())
+            .filter(|o| o.sweep.is_none() && o.block.is_none())
             .filter_map(refuse_key)
             .collect();
         if !refused.is_empty() {
@@ -301,15 +368,17 @@ impl LoadedSpec {
         }
         for o in sets {
             match (&o.sweep, &o.phase) {
+                _ if o.block.is_some() => {}
                 (Some(_), _) => {}
                 (None, None) if o.value.is_array() && !takes_list(&o.key) => {}
                 (None, None) => self.set_everywhere(o)?,
                 (None, Some(name)) => self.set_in_phase(o, name)?,
             }
-            let shown = match (&o.sweep, &o.phase) {
-                (Some(name), _) => format!("sweep.{name}={}", o.value),
-                (None, None) => format!("{}={}", o.key, o.value),
-                (None, Some(name)) => format!("phase.{name}.{}={}", o.key, o.value),
+            let shown = match (&o.block, &o.sweep, &o.phase) {
+                (Some(name), _, _) => format!("repeat.{name}.{}={}", o.key, o.value),
+                (None, Some(name), _) => format!("sweep.{name}={}", o.value),
+                (None, None, None) => format!("{}={}", o.key, o.value),
+                (None, None, Some(name)) => format!("phase.{name}.{}={}", o.key, o.value),
             };
             self.overrides.push(shown);
             self.sets.push(o.clone());
@@ -386,6 +455,10 @@ impl LoadedSpec {
     /// sweep or matrix list of its key; or the phase takes its key's value from it.
     fn changed(&self, k: usize, i: usize) -> bool {
         let (o, p) = (&self.sets[k], &self.phases[i]);
+        if let Some(name) = &o.block {
+            let k = self.file.repeat.iter().position(|r| &r.name == name);
+            return p.round.as_ref().is_some_and(|t| Some(t.block) == k);
+        }
         if let Some(name) = &o.sweep {
             return p.labels.iter().any(|l| l.sweep.as_ref() == Some(name));
         }
@@ -437,8 +510,7 @@ impl LoadedSpec {
             if let Some(mut new) = replace::<PhaseSpec>(p, key, &o.value, false)
                 .map_err(|e| format!("--set {arg}: {e}"))?
             {
-                new.origin = p.origin;
-                new.labels = std::mem::take(&mut p.labels);
+                keep_expansion(&mut new, p);
                 *p = new;
                 hits += 1;
             }
@@ -490,17 +562,17 @@ impl LoadedSpec {
     /// sweep or matrix list varies.
     fn set_lists(&mut self, o: &Override) -> Result<bool, String> {
         let arg = o.arg.as_str();
+        if let Some(name) = &o.block {
+            let names = self.file.repeat.iter().map(|r| r.name.as_str());
+            let k = named(arg, ("[[repeat]]", "blocks"), names, name)?;
+            self.file.repeat[k] = replace(&self.file.repeat[k], &o.key, &o.value, true)
+                .map_err(|e| format!("--set {arg}: {e}"))?
+                .ok_or_else(|| format!("--set {arg}: [[repeat]] \"{name}\" is not a table"))?;
+            return Ok(true);
+        }
         if let Some(name) = &o.sweep {
-            let Some(k) = self.file.sweep.iter().position(|s| &s.name == name) else {
-                let names: Vec<&str> = self.file.sweep.iter().map(|s| s.name.as_str()).collect();
-                return Err(match names.is_empty() {
-                    true => format!("--set {arg}: this spec has no sweep"),
-                    false => format!(
-                        "--set {arg}: this spec has no sweep \"{name}\"; its sweeps: {}",
-                        names.join(", ")
-                    ),
-                });
-            };
+            let names = self.file.sweep.iter().map(|s| s.name.as_str());
+            let k = named(arg, ("sweep", "sweeps"), names, name)?;
             let key = swept_key_name(&self.file.sweep[k])
                 .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;
             self.file.sweep[k] = replace(&self.file.sweep[k], key, &o.value, false)
@@ -603,8 +675,7 @@ impl LoadedSpec {
             let mut new = replace::<PhaseSpec>(p, key, &o.value, true)
                 .map_err(|e| format!("--set {arg}: {e}"))?
                 .ok_or_else(|| format!("--set {arg}: phase \"{}\" cannot hold `{key}`", p.name))?;
-            new.origin = p.origin;
-            new.labels = std::mem::take(&mut self.phases[i].labels);
+            keep_expansion(&mut new, &mut self.phases[i]);
             self.phases[i] = new;
         }
         Ok(())
@@ -621,6 +692,7 @@ mod tests {
             arg: arg.into(),
             phase: phase.map(str::to_string),
             sweep: None,
+            block: None,
             key: key.into(),
             value,
         }

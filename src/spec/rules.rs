@@ -148,6 +148,7 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
         out.extend(check_workers_split(&at, &running[i]));
         out.extend(check_last_writer(&at, &running, i));
     }
+    out.extend(super::repeat::check_tracks(spec, phases));
     out
 }
 

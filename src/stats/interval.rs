@@ -10,6 +10,9 @@
 //! once every worker has moved past it, so rows are final when written and their counts add up exactly to
 //! the phase totals.
 
+use crate::vocab::{Direction, PerDir};
+use std::ops::{Index, IndexMut};
+
 /// Maps completion times to interval indices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IntervalClock {
@@ -85,13 +88,11 @@ impl DirInterval {
     }
 }
 
-/// Both directions' counts in one interval.
+/// Every direction's counts in one interval; `counts[Direction::Read]` is the reads'.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IntervalCounts {
-    /// Reads.
-    pub read: DirInterval,
-    /// Writes.
-    pub write: DirInterval,
+    /// Each direction's counts.
+    pub by_dir: PerDir<DirInterval>,
     /// I/Os that failed in the interval (with `on_error = "continue"`), and a verify phase's blocks that did
     /// not verify.
     pub errors: u64,
@@ -100,14 +101,28 @@ pub struct IntervalCounts {
 impl IntervalCounts {
     /// Adds another worker's counts.
     pub fn merge(&mut self, o: &IntervalCounts) {
-        self.read.merge(&o.read);
-        self.write.merge(&o.write);
+        self.by_dir.merge_with(&o.by_dir, DirInterval::merge);
         self.errors += o.errors;
     }
 
     /// True when nothing completed or failed.
     pub fn is_empty(&self) -> bool {
-        self.read.ops == 0 && self.write.ops == 0 && self.errors == 0
+        self.by_dir.0.iter().all(|d| d.ops == 0) && self.errors == 0
+    }
+}
+
+impl Index<Direction> for IntervalCounts {
+    type Output = DirInterval;
+    #[inline(always)]
+    fn index(&self, d: Direction) -> &DirInterval {
+        &self.by_dir[d]
+    }
+}
+
+impl IndexMut<Direction> for IntervalCounts {
+    #[inline(always)]
+    fn index_mut(&mut self, d: Direction) -> &mut DirInterval {
+        &mut self.by_dir[d]
     }
 }
 
@@ -230,10 +245,10 @@ mod tests {
     fn c(reads: u64, writes: u64) -> IntervalCounts {
         let mut x = IntervalCounts::default();
         for _ in 0..reads {
-            x.read.add(4096, 10);
+            x[Direction::Read].add(4096, 10);
         }
         for _ in 0..writes {
-            x.write.add(4096, 10);
+            x[Direction::Write].add(4096, 10);
         }
         x
     }
@@ -287,7 +302,10 @@ mod tests {
         s.close(1, 0, &c(0, 4), 1);
         let r = s.ready();
         assert_eq!(r.len(), 1);
-        assert_eq!(r[0].1.read.ops + r[0].1.write.ops, 7);
+        assert_eq!(
+            r[0].1[Direction::Read].ops + r[0].1[Direction::Write].ops,
+            7
+        );
         s.close(1, 3, &c(1, 1), u64::MAX);
         s.close(0, 2, &c(2, 0), u64::MAX);
         let mut rows = s.ready();
@@ -302,8 +320,8 @@ mod tests {
             rows[0].1.is_empty(),
             "interval 1 had no completions: a zero row"
         );
-        assert_eq!(s.totals().read.ops, 6);
-        assert_eq!(s.totals().write.ops, 5);
+        assert_eq!(s.totals()[Direction::Read].ops, 6);
+        assert_eq!(s.totals()[Direction::Write].ops, 5);
         assert_eq!(
             s.row_span(3, true, 3_500_200_000),
             (3_000_000_000, 3_500_200_000)
@@ -340,7 +358,13 @@ mod tests {
         let rows = s.finish(5_475_200_000, false);
         let got: Vec<(u64, u64, (u64, u64))> = rows
             .iter()
-            .map(|(k, c)| (*k, c.write.ops, s.row_span(*k, *k == 4, 5_475_200_000)))
+            .map(|(k, c)| {
+                (
+                    *k,
+                    c[Direction::Write].ops,
+                    s.row_span(*k, *k == 4, 5_475_200_000),
+                )
+            })
             .collect();
         assert_eq!(
             got.last().copied(),

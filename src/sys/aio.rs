@@ -2,8 +2,8 @@
 //! `<linux/aio_abi.h>`), behind a safe slot queue: [`AioQueue`] owns the context, one control block and one
 //! aligned buffer per slot, and never lets a buffer go while the kernel may still use it.
 
-use super::Dir;
 use super::slots::SlotBufs;
+use super::{Dir, Io};
 use crate::buf::AlignedBuf;
 use std::io;
 use std::os::fd::RawFd;
@@ -84,26 +84,28 @@ impl AioQueue {
         self.slots.idle(slot)
     }
 
-    /// Submits one I/O per `(slot, kind, offset, len)`, using each slot's buffer; returns how many the kernel
-    /// accepted (a prefix of `ios`; the rest stay idle and can be submitted again).
+    /// Submits the I/Os, each in its slot's buffer with its flags as `aio_rw_flags`; returns how many the
+    /// kernel accepted (a prefix of `ios`; the rest stay idle and can be submitted again).
     ///
     /// # Errors
     /// The OS error when none was accepted. Panics if a slot is already in flight or `len` exceeds its buffer.
-    pub fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
+    pub fn submit(&mut self, ios: &[Io]) -> io::Result<usize> {
         self.ptrs.clear();
-        for &(slot, kind, offset, len) in ios {
-            let buf = self.slots.for_io(slot, len);
+        for io in ios {
+            let slot = io.slot;
+            let buf = self.slots.for_io(slot, io.len);
             self.iocbs[slot] = Iocb {
                 data: slot as u64,
-                opcode: if kind == Dir::Read {
+                rw_flags: io.flags,
+                opcode: if io.dir == Dir::Read {
                     CMD_PREAD
                 } else {
                     CMD_PWRITE
                 },
                 fd: self.fd as u32,
                 buf: buf as u64,
-                nbytes: len as u64,
-                offset: offset as i64,
+                nbytes: io.len as u64,
+                offset: io.offset as i64,
                 ..Iocb::default()
             };
             self.ptrs.push(&mut self.iocbs[slot] as *mut Iocb);
@@ -125,8 +127,8 @@ impl AioQueue {
         if r < 0 {
             return Err(io::Error::last_os_error());
         }
-        for &(slot, ..) in &ios[..r as usize] {
-            self.slots.set_in_flight(slot, true);
+        for io in &ios[..r as usize] {
+            self.slots.set_in_flight(io.slot, true);
         }
         Ok(r as usize)
     }

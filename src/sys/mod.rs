@@ -14,13 +14,32 @@ pub mod signal;
 mod slots;
 pub mod uring;
 
-/// The direction of one I/O handed to a queue ([`aio::AioQueue`], [`uring::UringQueue`]).
+/// The direction of one I/O handed to a queue ([`aio::AioQueue`], [`uring::UringQueue`]): the directions
+/// the queues can submit. `sys` imports nothing of the crate but the buffers, so this mirrors part of the
+/// crate's `vocab::Direction`; the engines convert at their boundary (`engine/queue.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
     /// Read into the slot's buffer.
     Read,
     /// Write the slot's buffer.
     Write,
+}
+
+/// One I/O handed to a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    /// The queue slot, whose buffer the I/O reads into or writes from.
+    pub slot: usize,
+    /// Read or write.
+    pub dir: Dir,
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Bytes.
+    pub len: u32,
+    /// The kernel's per-I/O flags (`RWF_*` of preadv2/pwritev2: `RWF_DSYNC` makes a write durable when it
+    /// completes, a FUA write on a block device), passed as they are: io_uring's `rw_flags`, the
+    /// `aio_rw_flags` of an AIO control block. 0 for none.
+    pub flags: u32,
 }
 
 /// An OS error as `"<message> (errno N)"` (std writes "(os error N)"; errno is the term users search for);

@@ -4,9 +4,9 @@
 //! RLIMIT_MEMLOCK for a process without CAP_IPC_LOCK: when registration fails for it (ENOMEM), the queue uses
 //! the same buffers unregistered, with plain READ / WRITE ops, and says so ([`UringQueue::unregistered`]).
 
-use super::Dir;
 use super::limits::Limit;
 use super::slots::SlotBufs;
+use super::{Dir, Io};
 use crate::buf::AlignedBuf;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
@@ -88,42 +88,51 @@ impl UringQueue {
         self.slots.idle(slot)
     }
 
-    /// Queues one I/O per `(slot, kind, offset, len)` on the submission ring; they reach the kernel with the
-    /// next [`UringQueue::reap`] (one io_uring_enter submits and waits). Returns how many were queued.
+    /// Queues the I/Os on the submission ring, each with its flags as the entry's `rw_flags`; they reach
+    /// the kernel with the next [`UringQueue::reap`] (one io_uring_enter submits and waits). Returns how
+    /// many were queued.
     ///
     /// # Errors
     /// None today; the signature matches the AIO queue. Panics if a slot is busy or `len` exceeds its buffer.
-    pub fn submit(&mut self, ios: &[(usize, Dir, u64, u32)]) -> io::Result<usize> {
+    pub fn submit(&mut self, ios: &[Io]) -> io::Result<usize> {
         // One branch per batch, not per I/O: each loop is the plain one for its kind of buffer.
         Ok(match self.unregistered.is_none() {
-            true => self.queue(ios, |(kind, at, len), fd, ptr, slot| match kind {
-                Dir::Read => opcode::ReadFixed::new(fd, ptr, len, slot)
-                    .offset(at)
+            true => self.queue(ios, |io, fd, ptr, slot| match io.dir {
+                Dir::Read => opcode::ReadFixed::new(fd, ptr, io.len, slot)
+                    .offset(io.offset)
+                    .rw_flags(io.flags as i32)
                     .build(),
-                Dir::Write => opcode::WriteFixed::new(fd, ptr, len, slot)
-                    .offset(at)
+                Dir::Write => opcode::WriteFixed::new(fd, ptr, io.len, slot)
+                    .offset(io.offset)
+                    .rw_flags(io.flags as i32)
                     .build(),
             }),
-            false => self.queue(ios, |(kind, at, len), fd, ptr, _| match kind {
-                Dir::Read => opcode::Read::new(fd, ptr, len).offset(at).build(),
-                Dir::Write => opcode::Write::new(fd, ptr, len).offset(at).build(),
+            false => self.queue(ios, |io, fd, ptr, _| match io.dir {
+                Dir::Read => opcode::Read::new(fd, ptr, io.len)
+                    .offset(io.offset)
+                    .rw_flags(io.flags as i32)
+                    .build(),
+                Dir::Write => opcode::Write::new(fd, ptr, io.len)
+                    .offset(io.offset)
+                    .rw_flags(io.flags as i32)
+                    .build(),
             }),
         })
     }
 
-    /// Pushes an entry made by `entry((kind, offset, len), file, buffer, buffer index)` per I/O (a prefix of
-    /// `ios` while the ring has room); returns how many.
+    /// Pushes an entry made by `entry(io, file, buffer, buffer index)` per I/O (a prefix of `ios` while the
+    /// ring has room); returns how many.
     #[inline(always)]
     fn queue(
         &mut self,
-        ios: &[(usize, Dir, u64, u32)],
-        entry: impl Fn((Dir, u64, u32), types::Fixed, *mut u8, u16) -> squeue::Entry,
+        ios: &[Io],
+        entry: impl Fn(&Io, types::Fixed, *mut u8, u16) -> squeue::Entry,
     ) -> usize {
         let mut n = 0;
-        for &(slot, kind, offset, len) in ios {
-            let ptr = self.slots.for_io(slot, len);
-            let e = entry((kind, offset, len), types::Fixed(0), ptr, slot as u16)
-                .user_data(slot as u64);
+        for io in ios {
+            let slot = io.slot;
+            let ptr = self.slots.for_io(slot, io.len);
+            let e = entry(io, types::Fixed(0), ptr, slot as u16).user_data(slot as u64);
             // SAFETY: the entry names buffer `slot` (registered, or by its address), which is not handed out
             // (`buf`) nor freed until its completion is reaped (Drop waits for it).
             if unsafe { self.ring.submission().push(&e) }.is_err() {
@@ -260,7 +269,13 @@ mod tests {
         let ios: Vec<_> = slots
             .map(|i| {
                 q.buf(i).expect("idle").fill(i as u8 + 1);
-                (i, Dir::Write, i as u64 * 4096, 4096u32)
+                Io {
+                    slot: i,
+                    dir: Dir::Write,
+                    offset: i as u64 * 4096,
+                    len: 4096,
+                    flags: 0,
+                }
             })
             .collect();
         assert_eq!(q.submit(&ios).expect("queued"), ios.len());

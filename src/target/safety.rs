@@ -774,11 +774,11 @@ mod tests {
         ] {
             // Whether the run writes or not: the user meant a device.
             for writes in [true, false] {
-                let err = consent(&t, writes, Some(Path::new("/dev/loop0"))).unwrap_err();
+                let err = consent(&t, writes, Some(Path::new("/dev/null"))).unwrap_err();
                 assert_eq!(
                     err,
                     format!(
-                        "--allow-destroy names /dev/loop0, but the target is {} ({noun}); add --target /dev/loop0 to run on that device, or drop --allow-destroy",
+                        "--allow-destroy names /dev/null, but the target is {} ({noun}); add --target /dev/null to run on that device, or drop --allow-destroy",
                         t.path.display()
                     )
                 );

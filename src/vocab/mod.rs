@@ -28,10 +28,14 @@ macro_rules! string_only {
 pub(crate) use string_only;
 
 mod data_pattern;
+mod direction;
+mod metric;
 mod rate;
 mod waits;
 
 pub use data_pattern::DataPattern;
+pub use direction::{Direction, PerDir};
+pub use metric::{Metric, Quantity};
 pub use rate::Rate;
 pub use waits::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 

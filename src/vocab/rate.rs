@@ -72,6 +72,15 @@ impl<'de> Deserialize<'de> for Rate {
 }
 
 impl Rate {
+    /// The cap on direction `d` alone (none on trims: the key has no `trim`).
+    pub fn of(&self, d: super::Direction) -> Option<u64> {
+        match d {
+            super::Direction::Read => self.read,
+            super::Direction::Write => self.write,
+            super::Direction::Trim => None,
+        }
+    }
+
     /// Whether any cap is 0 (nothing would be issued).
     pub fn has_zero(&self) -> bool {
         [self.total, self.read, self.write].contains(&Some(0))

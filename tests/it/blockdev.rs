@@ -9,9 +9,10 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::MutexGuard;
 use wkrun::data::DataGen;
-use wkrun::ops::{OpKind, OpStream, Order};
+use wkrun::ops::{Mix, OpStream, Order};
 use wkrun::results::Results;
 use wkrun::spec::DataPattern;
+use wkrun::vocab::Direction;
 
 const MIB: u64 = 1 << 20;
 
@@ -191,13 +192,13 @@ seed = 6
         span_len: 32 * MIB,
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
-        read_percent: 50,
+        mix: Mix::read_write(50),
         seed: 6,
         total_ops: None,
     };
     let mut last = std::collections::HashMap::new();
     for op in stream.ops(0..reads + writes) {
-        if op.kind == OpKind::Write {
+        if op.dir == Direction::Write {
             last.insert(op.offset, op.index);
         }
     }

@@ -5,8 +5,9 @@ use crate::common::*;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use wkrun::data::DataGen;
-use wkrun::ops::{OpKind, OpStream, Order};
+use wkrun::ops::{Mix, OpStream, Order};
 use wkrun::spec::DataPattern;
+use wkrun::vocab::Direction;
 
 const MIB: u64 = 1 << 20;
 
@@ -86,13 +87,13 @@ seed = 11
         span_len: 64 * MIB,
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
-        read_percent: 0,
+        mix: Mix::read_write(0),
         seed: 11,
         total_ops: None,
     };
     let mut writers: HashMap<u64, Vec<u64>> = HashMap::new();
     for op in stream.ops(0..writes + 8 * 1024) {
-        assert_eq!(op.kind, OpKind::Write);
+        assert_eq!(op.dir, Direction::Write);
         writers.entry(op.offset).or_default().push(op.index);
     }
     let data = read(&target);
@@ -171,7 +172,7 @@ seed = 2
         span_len: 16 * MIB,
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
-        read_percent: 0,
+        mix: Mix::read_write(0),
         seed: 2,
         total_ops: None,
     };

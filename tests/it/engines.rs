@@ -21,8 +21,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use wkrun::data::DataGen;
-use wkrun::ops::{Op, OpKind, OpStream, Order, Sizes};
+use wkrun::ops::{Mix, Op, OpStream, Order, Sizes};
 use wkrun::spec::DataPattern;
+use wkrun::vocab::Direction;
 
 const MIB: u64 = 1 << 20;
 const ENGINES: [&str; 3] = ["psync", "libaio", "io_uring"];
@@ -565,7 +566,7 @@ fn random_stream(
         span_len: len,
         sizes: Sizes::Fixed(bs),
         order,
-        read_percent: rp,
+        mix: Mix::read_write(rp),
         seed,
         total_ops: total,
     }
@@ -607,7 +608,7 @@ seed = 6
     let n = (8 * MIB) / 4096;
     let stream = random_stream(start, len, 4096, Order::Random, 30, 6, Some(n));
     let ops: Vec<Op> = ops_below(&stream, n);
-    let reads = ops.iter().filter(|o| o.kind == OpKind::Read).count() as u64;
+    let reads = ops.iter().filter(|o| o.dir == Direction::Read).count() as u64;
     let writes = n - reads;
     // The expected device: the pattern, the fill over the span, then every write in op order (QD1).
     let mut want = patterned((64 * MIB) as usize);
@@ -616,7 +617,7 @@ seed = 6
         &mut want,
         6,
         4096,
-        ops.iter().copied().filter(|o| o.kind == OpKind::Write),
+        ops.iter().copied().filter(|o| o.dir == Direction::Write),
     );
     let share = reads as f64 / n as f64;
     let mut first: Option<(&str, Vec<u8>)> = None;
@@ -768,7 +769,7 @@ seed = 12
         let limit = reads + writes + 9 * 1024;
         let stream = random_stream(32 * MIB, 32 * MIB, 4096, Order::Random, 50, 12, None);
         let mut writers: Vec<Vec<u64>> = vec![Vec::new(); 8192];
-        for op in stream.ops(0..limit).filter(|o| o.kind == OpKind::Write) {
+        for op in stream.ops(0..limit).filter(|o| o.dir == Direction::Write) {
             writers[((op.offset - 32 * MIB) / 4096) as usize].push(op.index);
         }
         let mut want = vec![0u8; 4096];
@@ -1040,25 +1041,25 @@ seed = 7
             span_len: 64 * MIB,
             sizes: Sizes::Mix(mix),
             order: Order::Random,
-            read_percent: 70,
+            mix: Mix::read_write(70),
             seed: 7,
             total_ops: None,
         };
         let ops = ops_below(&stream, n);
-        let sum = |k: OpKind| -> (u64, u64) {
-            let v: Vec<&Op> = ops.iter().filter(|o| o.kind == k).collect();
+        let sum = |k: Direction| -> (u64, u64) {
+            let v: Vec<&Op> = ops.iter().filter(|o| o.dir == k).collect();
             (v.len() as u64, v.iter().map(|o| o.len as u64).sum())
         };
         let stream_says = "= ops 0..N of the stream";
         f.eq(
             &format!("reads (ops, bytes) {stream_says}"),
             (reads, rb),
-            sum(OpKind::Read),
+            sum(Direction::Read),
         );
         f.eq(
             &format!("writes (ops, bytes) {stream_says}"),
             (writes, wb),
-            sum(OpKind::Write),
+            sum(Direction::Write),
         );
         let want_sizes: Vec<(u64, u64)> = weights
             .iter()

@@ -5,8 +5,9 @@
 use crate::common::*;
 use wkrun::data::DataGen;
 use wkrun::image::synthetic_fill;
-use wkrun::ops::{OpKind, OpStream, Order};
+use wkrun::ops::{Mix, OpStream, Order};
 use wkrun::spec::DataPattern;
+use wkrun::vocab::Direction;
 
 const MIB: u64 = 1 << 20;
 
@@ -49,14 +50,18 @@ seed = 7
         span_len: span,
         sizes: wkrun::ops::Sizes::Fixed(bs),
         order: Order::Sequential,
-        read_percent: 0,
+        mix: Mix::read_write(0),
         seed: 7,
         total_ops: Some(2 * blocks),
     };
     for op in stream.ops(0..2 * blocks) {
         assert_eq!(
-            (op.kind, op.offset, op.len),
-            (OpKind::Write, start + (op.index % blocks) * bs, bs as u32),
+            (op.dir, op.offset, op.len),
+            (
+                Direction::Write,
+                start + (op.index % blocks) * bs,
+                bs as u32
+            ),
             "op {}",
             op.index
         );
@@ -294,13 +299,13 @@ seed = 3
         span_len: span,
         sizes: wkrun::ops::Sizes::Fixed(bs),
         order: Order::Random,
-        read_percent: 50,
+        mix: Mix::read_write(50),
         seed: 3,
         total_ops: None,
     };
     let ops = ops_below(&stream, reads + writes);
     assert_eq!(
-        ops.iter().filter(|o| o.kind == OpKind::Read).count() as u64,
+        ops.iter().filter(|o| o.dir == Direction::Read).count() as u64,
         reads,
         "the replayed stream has the reported reads"
     );
@@ -312,7 +317,7 @@ seed = 3
             op.index,
             op.offset
         );
-        if op.kind == OpKind::Write {
+        if op.dir == Direction::Write {
             last_writer.insert(op.offset, op.index);
         }
     }
@@ -364,12 +369,12 @@ seed = 8
         span_len: MIB,
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
-        read_percent: 30,
+        mix: Mix::read_write(30),
         seed: 8,
         total_ops: Some(384),
     };
     let ops = ops_below(&stream, 384);
-    let reads = ops.iter().filter(|o| o.kind == OpKind::Read).count() as u64;
+    let reads = ops.iter().filter(|o| o.dir == Direction::Read).count() as u64;
     assert_eq!(
         u(p, "/read/ops"),
         reads,
@@ -380,7 +385,7 @@ seed = 8
     // Every op ran, so each block's content is its last writer's data whatever the interleaving, unless two
     // writes to one block raced; check the blocks with exactly one write, and that the rest of the file is intact.
     let mut writers: std::collections::HashMap<u64, Vec<u64>> = std::collections::HashMap::new();
-    for op in ops.iter().filter(|o| o.kind == OpKind::Write) {
+    for op in ops.iter().filter(|o| o.dir == Direction::Write) {
         writers.entry(op.offset).or_default().push(op.index);
     }
     let data = read(&target);

@@ -542,15 +542,15 @@ fn allow_destroy_without_the_device_as_target_is_refused() {
         "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
     write_file(dir.path(), "s.toml", &spec_text("ad", body));
     for target in [None, Some("sim:capacity=1GiB"), Some("t.img")] {
-        let mut args = vec!["s.toml", "--allow-destroy", "/dev/loop0", "-o", "out"];
+        let mut args = vec!["s.toml", "--allow-destroy", "/dev/null", "-o", "out"];
         if let Some(t) = target {
             args.extend(["--target", t]);
         }
         let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
         assert_eq!(code, 2, "{target:?}: {err}");
         assert!(
-            err.contains("--allow-destroy names /dev/loop0, but the target is")
-                && err.contains("add --target /dev/loop0"),
+            err.contains("--allow-destroy names /dev/null, but the target is")
+                && err.contains("add --target /dev/null"),
             "{target:?}: {err}"
         );
         assert_eq!(

@@ -209,7 +209,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         // Unknown and misspelled keys, at every level and in every phase kind.
         bad("top-unknown.toml", format!("format = 1\nbogus = true\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
             ":2:1: bogus: unknown key `bogus`")
-            .help("known keys here: format, spec, target, defaults, phase, sweep"),
+            .help("known keys here: format, spec, target, defaults, phase, sweep, repeat"),
         bad("top-typo.toml", spec(&format!("[defualts]\nseed = 1\n{ERASE}")), ":5:2: defualts: unknown key `defualts`")
             .help("did you mean `defaults`?"),
         bad("spec-typo.toml", spec(&format!("descripton = \"x\"\n{ERASE}")),

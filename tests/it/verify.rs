@@ -9,9 +9,10 @@ use std::fs;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use wkrun::data::DataGen;
-use wkrun::ops::{Op, OpKind, OpStream, Order, Sizes};
+use wkrun::ops::{Mix, Op, OpStream, Order, Sizes};
 use wkrun::spec::DataPattern;
 use wkrun::stamp::Stamp;
+use wkrun::vocab::Direction;
 
 const MIB: u64 = 1 << 20;
 const CAP: u64 = 8 * MIB;
@@ -51,7 +52,7 @@ fn w_stream() -> OpStream {
         span_len: CAP,
         sizes: Sizes::Fixed(4096),
         order: Order::Random,
-        read_percent: 0,
+        mix: Mix::read_write(0),
         seed: 7,
         total_ops: Some(1024),
     }
@@ -70,7 +71,7 @@ fn w_last_writers() -> BTreeMap<u64, u64> {
 fn fill_block(block: u64) -> Vec<u8> {
     let op = Op {
         index: block / 16,
-        kind: OpKind::Write,
+        dir: Direction::Write,
         offset: block / 16 * 65536,
         len: 65536,
     };

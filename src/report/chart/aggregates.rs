@@ -32,7 +32,7 @@ pub fn averages(p: &PhaseResult, rows: &[SeriesRow]) -> Option<(f64, Points)> {
     let values: Vec<f64> = rows
         .iter()
         .filter(|r| r.partial == 0)
-        .map(|r| r.read_iops + r.write_iops)
+        .map(|r| r.rate(|d| d.iops))
         .collect();
     let groups = crate::stats::window::aggregate(&values, interval_ns, 60_000_000_000).ok()?;
     let pts = groups
@@ -58,9 +58,7 @@ pub fn every_words(every_s: f64) -> String {
 
 /// Total IOPS per interval of a phase's rows, `(t_s, IOPS)`.
 pub fn total_points(rows: &[SeriesRow]) -> Points {
-    rows.iter()
-        .map(|r| (r.t_s, r.read_iops + r.write_iops))
-        .collect()
+    rows.iter().map(|r| (r.t_s, r.rate(|d| d.iops))).collect()
 }
 
 /// The averages of one phase, a line per run that has them, over the total IOPS of each interval (pale

@@ -3,7 +3,8 @@
 
 use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
 use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, drives, subject};
-use crate::report::runs::{Dir, PhaseGroup, RunData};
+use crate::report::runs::{PhaseGroup, RunData};
+use crate::vocab::Direction;
 
 /// One line of the plot: a run's direction.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,7 +12,7 @@ pub struct BandwidthLine {
     /// The run (its index).
     pub run: usize,
     /// Reads or writes.
-    pub dir: Dir,
+    pub dir: Direction,
     /// `(t_s, MB/s)` per series row: the row's bytes over its interval, in 10⁶ bytes per second.
     pub points: Points,
 }
@@ -21,11 +22,8 @@ pub fn bandwidth_lines(runs: &[RunData], group: &PhaseGroup) -> Vec<BandwidthLin
     let mut out = Vec::new();
     for &(r, p) in &group.members {
         let (_, rows) = runs[r].plotted(p);
-        for dir in Dir::BOTH {
-            let bytes = |row: &crate::results::series_csv::SeriesRow| match dir {
-                Dir::Read => row.read_bytes,
-                Dir::Write => row.write_bytes,
-            };
+        for dir in Direction::CORE {
+            let bytes = |row: &crate::results::series_csv::SeriesRow| row[dir].bytes;
             if !rows.iter().any(|row| bytes(row) > 0) {
                 continue;
             }
@@ -75,11 +73,15 @@ pub fn bandwidth_series(
                 false => format!("{}s", l.dir.name()),
             };
             let mark = match l.dir {
-                Dir::Read => line_for(l.points.len()),
-                Dir::Write if lines.iter().any(|o| o.run == l.run && o.dir == Dir::Read) => {
+                Direction::Read => line_for(l.points.len()),
+                Direction::Write | Direction::Trim
+                    if lines
+                        .iter()
+                        .any(|o| o.run == l.run && o.dir == Direction::Read) =>
+                {
                     Mark::ThinPath
                 }
-                Dir::Write => line_for(l.points.len()),
+                Direction::Write | Direction::Trim => line_for(l.points.len()),
             };
             TimeSeries::thinned(l.run, Some(name), colour(l.run), mark, &l.points, share)
         })
@@ -130,7 +132,7 @@ mod tests {
             lines,
             vec![BandwidthLine {
                 run: 0,
-                dir: Dir::Read,
+                dir: Direction::Read,
                 points: vec![(1.0, 1.024)],
             }]
         );

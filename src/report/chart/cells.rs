@@ -10,7 +10,8 @@ use super::{
     Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, Swatch, colour, decades,
     palette::lighter, plot_on, render, subject, why,
 };
-use crate::report::runs::{Dir, LabelGroup, RunData};
+use crate::report::runs::{LabelGroup, RunData};
+use crate::vocab::Direction;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -41,7 +42,7 @@ pub struct CellBar {
     /// The drive (run index).
     pub run: usize,
     /// Reads or writes.
-    pub dir: Dir,
+    pub dir: Direction,
     /// The latency, µs.
     pub us: f64,
 }
@@ -55,8 +56,8 @@ pub fn cell_bars(runs: &[RunData], g: &LabelGroup, stat: CellStat) -> Vec<CellBa
             let Some(p) = r.results.phases.iter().find(|p| &p.name == name) else {
                 continue;
             };
-            for dir in Dir::BOTH {
-                if let Some(l) = dir.stats(p).latency_ns.as_ref() {
+            for dir in Direction::CORE {
+                if let Some(l) = p.dir(dir).latency_ns.as_ref() {
                     let ns = match stat {
                         CellStat::Mean => l.mean,
                         CellStat::Max => l.max as f64,
@@ -89,7 +90,7 @@ impl Bars<'_> {
     /// A bar's slot: two per drive, reads then writes.
     fn x(&self, b: &CellBar) -> f64 {
         self.slots
-            .x(2 * b.run + usize::from(b.dir == Dir::Write), b.cell)
+            .x(2 * b.run + usize::from(b.dir == Direction::Write), b.cell)
     }
 }
 
@@ -104,8 +105,8 @@ impl Body for Bars<'_> {
             let (x, top) = (self.x(b), b.us.max(self.floor));
             let corners = [(x - half, self.floor), (x + half, top)];
             let drawn = match b.dir {
-                Dir::Read => chart.draw_series([Rectangle::new(corners, c.filled())]),
-                Dir::Write => chart.draw_series([
+                Direction::Read => chart.draw_series([Rectangle::new(corners, c.filled())]),
+                Direction::Write | Direction::Trim => chart.draw_series([
                     Rectangle::new(corners, lighter(c, 0.6).filled()),
                     Rectangle::new(corners, c.stroke_width(1)),
                 ]),
@@ -134,12 +135,12 @@ impl Body for Bars<'_> {
 fn legend(runs: &[RunData], bars: &[CellBar]) -> Vec<LegendEntry> {
     let mut rows: Vec<LegendEntry> = Vec::new();
     for (r, run) in runs.iter().enumerate() {
-        let has = |d: Dir| bars.iter().any(|b| b.run == r && b.dir == d);
+        let has = |d: Direction| bars.iter().any(|b| b.run == r && b.dir == d);
         let c = colour(r);
         let mut row: Option<LegendEntry> = None;
         for (d, what, swatch) in [
-            (Dir::Read, "reads", Swatch::Filled(c)),
-            (Dir::Write, "writes", Swatch::Outlined(c)),
+            (Direction::Read, "reads", Swatch::Filled(c)),
+            (Direction::Write, "writes", Swatch::Outlined(c)),
         ] {
             if !has(d) {
                 continue;
@@ -259,9 +260,9 @@ mod tests {
         assert_eq!(
             cell_bars(&runs, &g, CellStat::Mean),
             [
-                bar(0, 0, Dir::Read, 70.0),
-                bar(1, 0, Dir::Write, 20.0),
-                bar(1, 1, Dir::Write, 1_100.0),
+                bar(0, 0, Direction::Read, 70.0),
+                bar(1, 0, Direction::Write, 20.0),
+                bar(1, 1, Direction::Write, 1_100.0),
             ]
         );
         // The helper's max is twice p99.99.

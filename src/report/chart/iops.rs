@@ -7,7 +7,8 @@ use super::{
     Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, drives, log_range, short_number,
     subject,
 };
-use crate::report::runs::{Dir, PhaseGroup, RunData};
+use crate::report::runs::{PhaseGroup, RunData};
+use crate::vocab::Direction;
 use plotters::style::RGBColor;
 
 /// How an IOPS scatter's y axis is drawn.
@@ -66,7 +67,7 @@ impl IopsPlot {
 pub fn iops_points(
     runs: &[RunData],
     group: &PhaseGroup,
-    dir: Dir,
+    dir: Direction,
     window: Option<(f64, f64)>,
 ) -> Vec<(usize, Points)> {
     group
@@ -77,7 +78,7 @@ pub fn iops_points(
             let pts = rows
                 .iter()
                 .filter(|row| window.is_none_or(|(a, b)| row.t_s >= a && row.t_s <= b))
-                .map(|row| (row.t_s, dir.iops(row)))
+                .map(|row| (row.t_s, row[dir].iops))
                 .collect();
             (r, pts)
         })
@@ -159,7 +160,7 @@ pub fn legend_entries(run: &RunData, s: &IopsSeries, scale: Scale) -> (String, O
 fn title(
     runs: &[RunData],
     group: &PhaseGroup,
-    dir: Dir,
+    dir: Direction,
     scale: Scale,
     window: Option<(f64, f64)>,
 ) -> String {
@@ -180,7 +181,7 @@ fn title(
 }
 
 /// The caption: how many points, and where the hollow ones are.
-pub fn caption(plot: &IopsPlot, scale: Scale, dir: Dir) -> String {
+pub fn caption(plot: &IopsPlot, scale: Scale, dir: Direction) -> String {
     let (total, specials, d) = (plot.intervals(), plot.specials(), dir.name());
     let mut caption =
         format!("{total} points, one per interval (at the interval's end); one colour per run.");
@@ -257,7 +258,7 @@ fn time_series(
 pub fn iops_scatter(
     runs: &[RunData],
     group: &PhaseGroup,
-    dir: Dir,
+    dir: Direction,
     scale: Scale,
     window: Option<(f64, f64)>,
     markers: &[Marker],
@@ -329,14 +330,14 @@ mod tests {
     fn points_are_one_per_row_of_the_direction_in_the_window() {
         let (runs, g) = runs();
         assert_eq!(
-            iops_points(&runs, &g, Dir::Read, None),
+            iops_points(&runs, &g, Direction::Read, None),
             vec![
                 (0, vec![(1.0, 0.0), (2.0, 50.0), (3.0, 0.0), (4.0, 2000.0)]),
                 (1, vec![(1.0, 300.0), (2.0, 0.0)]),
             ]
         );
         assert_eq!(
-            iops_points(&runs, &g, Dir::Write, Some((2.0, 3.0))),
+            iops_points(&runs, &g, Direction::Write, Some((2.0, 3.0))),
             vec![(0, vec![(2.0, 7.0), (3.0, 7.0)]), (1, vec![(2.0, 0.0)])]
         );
     }
@@ -344,7 +345,11 @@ mod tests {
     #[test]
     fn log_scatter_puts_zero_intervals_on_the_floor_a_decade_below() {
         let (runs, g) = runs();
-        let plot = iops_plot(iops_points(&runs, &g, Dir::Read, None), Scale::Log, None);
+        let plot = iops_plot(
+            iops_points(&runs, &g, Direction::Read, None),
+            Scale::Log,
+            None,
+        );
         // Non-zero values 50..2000: decades 10..10 000, floor row at 1.
         assert_eq!((plot.floor, plot.top), (1.0, 10_000.0));
         assert_eq!(plot.x, (0.0, 4.0 * 1.02));
@@ -369,7 +374,7 @@ mod tests {
         assert_eq!(y.labels(), ["0", "10", "100", "1k", "10k"]);
         assert_eq!((y.zero_row, y.hi), (Some(1.0), 10_000.0));
         assert_eq!(
-            caption(&plot, Scale::Log, Dir::Read),
+            caption(&plot, Scale::Log, Direction::Read),
             "6 points, one per interval (at the interval's end); one colour per run. 3 intervals had 0 read \
 IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0, below the lowest decade."
         );
@@ -387,7 +392,11 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
         let (runs, g) = runs();
         let scale = Scale::Linear { ymax: Some(100.0) };
         let window = Some((1.5, 4.0));
-        let plot = iops_plot(iops_points(&runs, &g, Dir::Read, window), scale, window);
+        let plot = iops_plot(
+            iops_points(&runs, &g, Direction::Read, window),
+            scale,
+            window,
+        );
         assert_eq!((plot.x, plot.floor, plot.top), ((1.5, 4.0), 0.0, 100.0));
         assert_eq!(
             plot.series,
@@ -408,11 +417,11 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
             legend_entries(&runs[1], &plot.series[1], scale),
             ("b on sim:b (1 intervals)".to_string(), None)
         );
-        assert!(caption(&plot, scale, Dir::Read).ends_with(
+        assert!(caption(&plot, scale, Direction::Read).ends_with(
             " 1 intervals were above the ceiling of 100 IOPS: they are drawn hollow on the top row."
         ));
         assert_eq!(
-            title(&runs, &g, Dir::Read, scale, window),
+            title(&runs, &g, Direction::Read, scale, window),
             "Read IOPS per interval (linear, fixed ceiling, 1.5..4 s) — spec · p · sim:a / sim:b"
         );
     }
@@ -444,7 +453,7 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
         rows[12_345] = row(12_346.0, 0, 7);
         let runs = [series_run("a", "sim:a", rows)];
         let g = group("p", &[(0, 0)]);
-        let c = iops_scatter(&runs, &g, Dir::Write, Scale::Log, None, &[]).expect("draws");
+        let c = iops_scatter(&runs, &g, Direction::Write, Scale::Log, None, &[]).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), MAX_POINTS);
         assert_eq!(c.svg.matches("<polygon").count(), 1, "the envelope");
         assert!(c.caption.ends_with(
@@ -452,7 +461,11 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
         ), "{}", c.caption);
         assert!(c.svg.len() < 450_000, "{} bytes", c.svg.len());
         // The worst interval is the envelope's floor: the axis reaches down to its decade.
-        let plot = iops_plot(iops_points(&runs, &g, Dir::Write, None), Scale::Log, None);
+        let plot = iops_plot(
+            iops_points(&runs, &g, Direction::Write, None),
+            Scale::Log,
+            None,
+        );
         assert_eq!(y_axis(&plot, Scale::Log).labels(), ["1", "10", "100", "1k"]);
         let kept = super::super::thin(&plot.series[0].plain, MAX_POINTS);
         assert!(kept.envelope.iter().any(|e| e.1 == 7.0));
@@ -468,7 +481,7 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
     #[test]
     fn scatter_svg_has_a_circle_per_interval() {
         let (runs, g) = runs();
-        let c = iops_scatter(&runs, &g, Dir::Read, Scale::Log, None, &[]).expect("draws");
+        let c = iops_scatter(&runs, &g, Direction::Read, Scale::Log, None, &[]).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), 6);
         assert!(c.title.starts_with("Read IOPS per interval (log scale) — "));
     }

@@ -6,7 +6,8 @@ use super::time::{Mark, Marker, TimePlot, TimeSeries};
 use super::{
     Axis, Chart, MAX_POINTS, PlotError, Points, capital, colour, drives, log_range, subject,
 };
-use crate::report::runs::{Dir, PhaseGroup, RunData};
+use crate::report::runs::{PhaseGroup, RunData};
+use crate::vocab::Direction;
 
 /// One run's latency per interval.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +21,7 @@ pub struct LatencySeries {
 }
 
 /// Each run's latency points of `dir` in the phase.
-pub fn latency_points(runs: &[RunData], group: &PhaseGroup, dir: Dir) -> Vec<LatencySeries> {
+pub fn latency_points(runs: &[RunData], group: &PhaseGroup, dir: Direction) -> Vec<LatencySeries> {
     group
         .members
         .iter()
@@ -28,7 +29,7 @@ pub fn latency_points(runs: &[RunData], group: &PhaseGroup, dir: Dir) -> Vec<Lat
             let (_, rows) = runs[r].plotted(p);
             let points: Vec<_> = rows
                 .iter()
-                .filter_map(|row| dir.lat_us(row).map(|(m, x)| (row.t_s, m, x)))
+                .filter_map(|row| row[dir].lat_us().map(|(m, x)| (row.t_s, m, x)))
                 .collect();
             LatencySeries {
                 run: r,
@@ -49,7 +50,7 @@ pub fn latency_ranges(series: &[LatencySeries]) -> (f64, (f64, f64)) {
 }
 
 /// The caption: how many intervals are drawn, and how many have nothing to draw.
-pub fn caption(series: &[LatencySeries], dir: Dir) -> String {
+pub fn caption(series: &[LatencySeries], dir: Direction) -> String {
     let d = dir.name();
     let points: usize = series.iter().map(|s| s.points.len()).sum();
     let empty: usize = series.iter().map(|s| s.empty).sum();
@@ -72,7 +73,7 @@ pub fn caption(series: &[LatencySeries], dir: Dir) -> String {
 pub fn latency_series(
     runs: &[RunData],
     group: &PhaseGroup,
-    dir: Dir,
+    dir: Direction,
     markers: &[Marker],
 ) -> Result<Chart, PlotError> {
     let series = latency_points(runs, group, dir);
@@ -147,7 +148,7 @@ mod tests {
         ];
         let runs = [series_run("a", "sim:a", rows)];
         let g = group("p", &[(0, 0)]);
-        let reads = latency_points(&runs, &g, Dir::Read);
+        let reads = latency_points(&runs, &g, Direction::Read);
         assert_eq!(
             reads,
             vec![LatencySeries {
@@ -159,13 +160,13 @@ mod tests {
         // 10..20 µs: the decade 10..100; x to the last read's end plus 2 %.
         assert_eq!(latency_ranges(&reads), (3.0 * 1.02, (10.0, 100.0)));
         assert_eq!(
-            caption(&reads, Dir::Read),
+            caption(&reads, Direction::Read),
             "2 intervals with reads: a circle at the interval's mean read latency and a triangle at its \
 largest. 2 intervals completed no reads and have no latency to show."
         );
-        let writes = latency_points(&runs, &g, Dir::Write);
+        let writes = latency_points(&runs, &g, Direction::Write);
         assert_eq!(writes[0].points, vec![(2.0, 30.0, 40.0), (3.0, 30.0, 40.0)]);
-        let c = latency_series(&runs, &g, Dir::Write, &[]).expect("draws");
+        let c = latency_series(&runs, &g, Direction::Write, &[]).expect("draws");
         assert_eq!(c.svg.matches("<circle").count(), 2);
         assert_eq!(c.svg.matches("<polygon").count(), 2);
         assert_eq!(

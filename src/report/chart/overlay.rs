@@ -64,7 +64,7 @@ pub fn overlay_series(
                 OverlayMetric::Bandwidth => rows
                     .iter()
                     .map(|row| {
-                        let b = (row.read_bytes + row.write_bytes) as f64;
+                        let b = row.count(|d| d.bytes) as f64;
                         let v = if row.interval_s > 0.0 {
                             b / row.interval_s / 1e6
                         } else {

@@ -7,16 +7,17 @@ use super::{
     Axis, Body, Chart, LegendEntry, PlotError, Points, Swatch, TickText, colour, log_range,
     plot_on, render, subject, why,
 };
-use crate::report::runs::{Dir, PhaseGroup, RunData};
+use crate::report::runs::{PhaseGroup, RunData};
 use crate::results::PhaseResult;
+use crate::vocab::Direction;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The percentiles a phase's results give, with their x position in "nines" (−log10(1 − p)): p0 (the
 /// minimum) at 0, p50 at 0.30, p90 at 1, p99 at 2, p99.9 at 3, p99.99 at 4. Latencies in µs.
-pub fn percentile_points(p: &PhaseResult, dir: Dir) -> Option<Vec<(f64, f64)>> {
-    let l = dir.stats(p).latency_ns.as_ref()?;
+pub fn percentile_points(p: &PhaseResult, dir: Direction) -> Option<Vec<(f64, f64)>> {
+    let l = p.dir(dir).latency_ns.as_ref()?;
     let us = |ns: u64| ns as f64 / 1e3;
     Some(vec![
         (0.0, us(l.min)),
@@ -34,7 +35,7 @@ pub struct Curve {
     /// The run (its index).
     pub run: usize,
     /// Reads or writes.
-    pub dir: Dir,
+    pub dir: Direction,
     /// [`percentile_points`].
     pub points: Points,
     /// The largest latency, µs (named in the legend).
@@ -46,10 +47,10 @@ pub fn percentile_curves(runs: &[RunData], group: &PhaseGroup) -> Vec<Curve> {
     let mut curves = Vec::new();
     for &(r, p) in &group.members {
         let (phase, _) = runs[r].phase(p);
-        for dir in Dir::BOTH {
+        for dir in Direction::CORE {
             if let (Some(points), Some(l)) = (
                 percentile_points(phase, dir),
-                dir.stats(phase).latency_ns.as_ref(),
+                phase.dir(dir).latency_ns.as_ref(),
             ) {
                 curves.push(Curve {
                     run: r,
@@ -94,8 +95,8 @@ fn curve_legend(runs: &[RunData], curves: &[Curve]) -> Vec<LegendEntry> {
     for c in curves {
         let what = format!("{}s (max {})", c.dir.name(), latency_text(c.max_us));
         let swatch = match c.dir {
-            Dir::Read => Swatch::Line(curve_colour(c)),
-            Dir::Write => Swatch::Thin(curve_colour(c)),
+            Direction::Read => Swatch::Line(curve_colour(c)),
+            Direction::Write | Direction::Trim => Swatch::Thin(curve_colour(c)),
         };
         match rows.last_mut() {
             Some(e) if e.run.as_ref().is_some_and(|r| r.0 == c.run) => e.push(what, swatch),
@@ -123,7 +124,7 @@ impl Body for Curves<'_> {
         // The last drive first, so that the first drive named is drawn on top (as on the time plots).
         for c in self.0.iter().rev() {
             let colour = curve_colour(c);
-            let width = if c.dir == Dir::Read { 2 } else { 1 };
+            let width = if c.dir == Direction::Read { 2 } else { 1 };
             chart
                 .draw_series(LineSeries::new(
                     c.points.clone(),
@@ -131,12 +132,12 @@ impl Body for Curves<'_> {
                 ))
                 .map_err(why)?;
             match c.dir {
-                Dir::Read => chart.draw_series(
+                Direction::Read => chart.draw_series(
                     c.points
                         .iter()
                         .map(|&p| Circle::new(p, 3, colour.filled()).into_dyn()),
                 ),
-                Dir::Write => chart.draw_series(
+                Direction::Write | Direction::Trim => chart.draw_series(
                     c.points
                         .iter()
                         .map(|&p| TriangleMarker::new(p, 4, colour.filled()).into_dyn()),
@@ -149,10 +150,10 @@ impl Body for Curves<'_> {
                 // the lower, so that no value sits by the other curve's point.
                 let other = self.0.iter().find(|o| o.run == c.run && o.dir != c.dir);
                 let h = match c.dir {
-                    Dir::Read => HPos::Right,
-                    Dir::Write => HPos::Left,
+                    Direction::Read => HPos::Right,
+                    Direction::Write | Direction::Trim => HPos::Left,
                 };
-                let dx = if c.dir == Dir::Read { -5 } else { 5 };
+                let dx = if c.dir == Direction::Read { -5 } else { 5 };
                 let style = (super::FONT, 11)
                     .into_font()
                     .color(&colour)
@@ -161,7 +162,7 @@ impl Body for Curves<'_> {
                     .draw_series(c.points.iter().enumerate().map(|(i, &p)| {
                         let higher = other
                             .and_then(|o| o.points.get(i))
-                            .is_none_or(|q| p.1 > q.1 || (p.1 == q.1 && c.dir == Dir::Read));
+                            .is_none_or(|q| p.1 > q.1 || (p.1 == q.1 && c.dir == Direction::Read));
                         let dy = if higher { -15 } else { 4 };
                         EmptyElement::at(p) + Text::new(point_label(p.1), (dx, dy), style.clone())
                     }))
@@ -230,7 +231,7 @@ mod tests {
     #[test]
     fn points_are_the_percentiles_in_microseconds_at_their_nines() {
         let mut p = phase("p", 1);
-        assert_eq!(percentile_points(&p, Dir::Read), None);
+        assert_eq!(percentile_points(&p, Direction::Read), None);
         p.read = DirStats::new(
             10,
             40960,
@@ -238,7 +239,7 @@ mod tests {
             Some(latency(1_500, 20_000, 30_000, 40_000, 50_000, 60_000)),
         );
         assert_eq!(
-            percentile_points(&p, Dir::Read),
+            percentile_points(&p, Direction::Read),
             Some(vec![
                 (0.0, 1.5),
                 (std::f64::consts::LOG10_2, 20.0),
@@ -248,7 +249,7 @@ mod tests {
                 (4.0, 60.0),
             ])
         );
-        assert_eq!(percentile_points(&p, Dir::Write), None);
+        assert_eq!(percentile_points(&p, Direction::Write), None);
     }
 
     #[test]
@@ -279,9 +280,9 @@ mod tests {
         assert_eq!(
             keys,
             vec![
-                (0, Dir::Read, 12.0),
-                (0, Dir::Write, 280.0),
-                (1, Dir::Write, 280.0)
+                (0, Direction::Read, 12.0),
+                (0, Direction::Write, 280.0),
+                (1, Direction::Write, 280.0)
             ]
         );
         // 0.5 µs (the read minimum) to 140 µs: 0.1 to 1000 µs.

@@ -12,7 +12,7 @@ mod sums;
 
 use super::runs::{RunData, load_run};
 use crate::results::outdir::OutDir;
-use crate::results::series_csv::{SeriesRow, csv_bytes};
+use crate::results::series_csv::{SeriesRow, csv_bytes, directions};
 use crate::results::write::ResultsWriter;
 use crate::results::{Cluster, ClusterHost, HostInfo, Results, Status};
 use std::path::Path;
@@ -199,20 +199,65 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
             ));
         }
     }
-    let n = runs
-        .iter()
-        .map(|r| r.results.phases.len())
-        .min()
-        .unwrap_or(0);
-    let mut phases = Vec::with_capacity(n);
-    let mut series = Vec::with_capacity(n);
-    for i in 0..n {
-        let (p, s) = phase::merge(runs, i, unit)?;
+    let common = common_phases(runs);
+    let mut phases = Vec::with_capacity(common.len());
+    let mut series = Vec::with_capacity(common.len());
+    for at in &common {
+        let (p, s) = phase::merge(runs, at, unit)?;
         phases.push(p);
         series.push(s);
     }
-    let results = envelope(runs, phases, unit);
+    let mut results = envelope(runs, phases, unit);
+    results.round_blocks = merged_blocks(runs, &results.phases);
     Ok(Merged { results, series })
+}
+
+/// The phases every run has, by index, in order, each as its position in each run's results: a phase that
+/// a run did not reach (it stopped sooner), or skipped (its block of rounds was steady in fewer rounds), is
+/// not merged.
+fn common_phases(runs: &[RunData]) -> Vec<Vec<usize>> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    first
+        .results
+        .phases
+        .iter()
+        .filter_map(|p| {
+            runs.iter()
+                .map(|r| {
+                    let phases = &r.results.phases;
+                    phases.binary_search_by_key(&p.index, |q| q.index).ok()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The blocks of rounds of the merged run, judged from the merged phases by the same code as a run's
+/// ([`crate::results::rounds::judge`]): the rounds every run completed, each round's tracking value that of
+/// the merged tracking phase; `rounds_by_run` says how many rounds each run completed.
+fn merged_blocks(
+    runs: &[RunData],
+    phases: &[crate::results::PhaseResult],
+) -> Vec<crate::results::rounds::RoundBlockResult> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    let rounds_of = |r: &RunData, name: &str| {
+        let b = r.results.round_blocks.iter().find(|b| b.name == name);
+        b.map_or(0, |b| b.rounds.len() as u32)
+    };
+    first
+        .results
+        .round_blocks
+        .iter()
+        .filter_map(|b| {
+            let mut m = crate::results::rounds::judge(&b.plan, phases)?;
+            m.rounds_by_run = runs.iter().map(|r| rounds_of(r, &b.name)).collect();
+            Some(m)
+        })
+        .collect()
 }
 
 /// A merged run's label: the label its runs share, else their labels (the default of those without one)
@@ -282,6 +327,7 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
             alignment: ALIGNMENT.to_string(),
         }),
         source: None,
+        round_blocks: Vec::new(),
         phases,
     }
 }
@@ -328,7 +374,9 @@ fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result
             continue;
         };
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", out.join(name).display());
-        let text = csv_bytes(rows).map_err(fail)?;
+        // Columns for reads, writes and any other direction the hosts did.
+        let dirs = directions(|d| rows.iter().any(|r| r[d].ops > 0));
+        let text = csv_bytes(rows, &dirs).map_err(fail)?;
         out.replace(name, &text, true).map_err(fail)?;
         made.push(name);
     }

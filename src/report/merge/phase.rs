@@ -13,17 +13,23 @@ use crate::spec::PhaseKind;
 use crate::stats::latency::{Part, merge_parts};
 use std::collections::BTreeMap;
 
-/// Phase `i` of every run merged, with its merged series.
+/// One phase of every run merged, with its merged series: the phase at position `at[h]` of run `h`'s
+/// results (the same phase index in every run).
 ///
 /// # Errors
 /// Phases that differ by name or kind, or a host whose histogram does not hold its latencies.
 pub fn merge(
     runs: &[RunData],
-    i: usize,
+    at: &[usize],
     unit: super::Unit,
 ) -> Result<(PhaseResult, Option<Vec<SeriesRow>>), String> {
-    let parts: Vec<&PhaseResult> = runs.iter().map(|r| &r.results.phases[i]).collect();
+    let parts: Vec<&PhaseResult> = runs
+        .iter()
+        .zip(at)
+        .map(|(r, &i)| &r.results.phases[i])
+        .collect();
     let p0 = parts[0];
+    let i = p0.index;
     for (r, p) in runs.iter().zip(&parts) {
         if p.name != p0.name || p.kind != p0.kind {
             return Err(format!(
@@ -79,7 +85,7 @@ pub fn merge(
     m.workers.clear();
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns, unit);
     m.hosts = host_parts(runs, &parts);
-    let series = merged_series(runs, i, p0, shift)?;
+    let series = merged_series(runs, at, p0, shift)?;
     m.intervals = series.as_ref().map(|rows| rows.len() as u64);
     // Named as a run names it today, whatever the hosts' (older) results called theirs.
     m.series_csv = series.as_ref().map(|_| file_name(m.index, &m.name));
@@ -88,10 +94,11 @@ pub fn merge(
     Ok((m, series))
 }
 
-/// Phase `i`'s series of every host on the common grid; `None` for a phase without a series.
+/// The series of the phase at position `at[h]` of every host `h`, on the common grid; `None` for a phase
+/// without a series.
 fn merged_series(
     runs: &[RunData],
-    i: usize,
+    at: &[usize],
     p0: &PhaseResult,
     shift: impl Fn(usize) -> u64,
 ) -> Result<Option<Vec<SeriesRow>>, String> {
@@ -105,14 +112,14 @@ fn merged_series(
             shift_ns: shift(h),
             rows: r
                 .series
-                .get(i)
+                .get(at[h])
                 .and_then(|s| s.as_deref())
                 .unwrap_or_default(),
         })
         .collect();
     merge_rows(&hosts, interval_ns)
         .map(Some)
-        .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))
+        .map_err(|e| format!("phase {} \"{}\": {e}", p0.index, p0.name))
 }
 
 /// The merged phase `m` (totals set) judged as a run judges its own series, by the same code
@@ -355,7 +362,7 @@ mod tests {
     fn a_bad_histogram_names_its_own_host() {
         let runs = [host("good", 10, 10), host("bad", 10, 5)];
         assert_eq!(
-            merge(&runs, 0, super::super::Unit::Host).err(),
+            merge(&runs, &[0, 0], super::super::Unit::Host).err(),
             Some(
                 "bad/results.json, phase 0 \"w\": its latency histogram holds 5 latencies, not the 10 counted"
                     .to_string()
@@ -364,7 +371,7 @@ mod tests {
         assert!(
             merge(
                 &[host("a", 10, 10), host("b", 7, 7)],
-                0,
+                &[0, 0],
                 super::super::Unit::Host
             )
             .is_ok()

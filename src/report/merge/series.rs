@@ -10,6 +10,7 @@
 
 use crate::report::bounded::MAX_SERIES_ROWS;
 use crate::results::series_csv::SeriesRow;
+use crate::vocab::PerDir;
 
 /// One host's series of a phase: t = 0 of its rows relative to the grid's start, ns, and the rows.
 pub struct HostSeries<'a> {
@@ -23,8 +24,8 @@ pub struct HostSeries<'a> {
 #[derive(Default, Clone)]
 struct Cell {
     row: Option<SeriesRow>,
-    read_lat_sum: f64,
-    write_lat_sum: f64,
+    /// Per direction, the sum of the hosts' latencies (mean × ops), µs.
+    lat_sum: PerDir<f64>,
     end_ns: u64,
 }
 
@@ -80,8 +81,9 @@ fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
     // Saturating: a row's times are checked finite and not negative ([`super::sums::check`]), not small.
     let end_ns = shift_ns.saturating_add((r.t_s * 1e9).round() as u64);
     c.end_ns = c.end_ns.max(end_ns);
-    c.read_lat_sum += r.read_lat_mean_us.unwrap_or(0.0) * r.read_ops as f64;
-    c.write_lat_sum += r.write_lat_mean_us.unwrap_or(0.0) * r.write_ops as f64;
+    for (d, sum) in c.lat_sum.iter_mut() {
+        *sum += r[d].lat_mean_us.unwrap_or(0.0) * r[d].ops as f64;
+    }
     let Some(m) = c.row.as_mut() else {
         c.row = Some(r.clone());
         return;
@@ -91,16 +93,13 @@ fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
         (x, y) => x.or(y),
     };
     m.partial |= r.partial;
-    m.read_ops += r.read_ops;
-    m.write_ops += r.write_ops;
-    m.read_iops += r.read_iops;
-    m.write_iops += r.write_iops;
-    m.read_bytes += r.read_bytes;
-    m.write_bytes += r.write_bytes;
-    m.read_bw_bytes_per_s += r.read_bw_bytes_per_s;
-    m.write_bw_bytes_per_s += r.write_bw_bytes_per_s;
-    m.read_lat_max_us = max(m.read_lat_max_us, r.read_lat_max_us);
-    m.write_lat_max_us = max(m.write_lat_max_us, r.write_lat_max_us);
+    m.by_dir.merge_with(&r.by_dir, |m, r| {
+        m.ops += r.ops;
+        m.iops += r.iops;
+        m.bytes += r.bytes;
+        m.bw_bytes_per_s += r.bw_bytes_per_s;
+        m.lat_max_us = max(m.lat_max_us, r.lat_max_us);
+    });
     m.errors += r.errors;
 }
 
@@ -125,8 +124,9 @@ fn finish(k: u64, c: Cell, interval_ns: u64, last: bool) -> SeriesRow {
     row.t_s = end as f64 / 1e9;
     row.interval_s = (end - start) as f64 / 1e9;
     let mean = |sum: f64, ops: u64| (ops > 0).then(|| sum / ops as f64);
-    row.read_lat_mean_us = mean(c.read_lat_sum, row.read_ops);
-    row.write_lat_mean_us = mean(c.write_lat_sum, row.write_ops);
+    for (d, cols) in row.by_dir.iter_mut() {
+        cols.lat_mean_us = mean(c.lat_sum[d], cols.ops);
+    }
     row
 }
 
@@ -134,6 +134,7 @@ fn finish(k: u64, c: Cell, interval_ns: u64, last: bool) -> SeriesRow {
 mod tests {
     use super::*;
     use crate::stats::{DirInterval, IntervalCounts};
+    use crate::vocab::Direction;
 
     fn row(start_ms: u64, end_ms: u64, reads: u64, lat_us: u64) -> SeriesRow {
         let d = DirInterval {
@@ -142,10 +143,8 @@ mod tests {
             lat_sum_ns: u128::from(reads * lat_us * 1000),
             lat_max_ns: lat_us * 2000,
         };
-        let c = IntervalCounts {
-            read: d,
-            ..Default::default()
-        };
+        let mut c = IntervalCounts::default();
+        c[Direction::Read] = d;
         SeriesRow::new(start_ms * 1_000_000, end_ms * 1_000_000, 1_000_000_000, &c)
     }
 
@@ -177,16 +176,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.len(), 3);
-        let ops: Vec<u64> = m.iter().map(|r| r.read_ops).collect();
+        let ops: Vec<u64> = m.iter().map(|r| r[Direction::Read].ops).collect();
         assert_eq!(ops, [150, 170, 70]);
         let t: Vec<f64> = m.iter().map(|r| r.t_s).collect();
         assert_eq!(t, [1.0, 2.0, 2.503]);
         assert_eq!((m[0].partial, m[2].partial), (0, 1));
-        assert_eq!(m[0].read_iops, 150.0);
-        assert_eq!(m[0].read_bytes, 150 * 4096);
+        assert_eq!(m[0][Direction::Read].iops, 150.0);
+        assert_eq!(m[0][Direction::Read].bytes, 150 * 4096);
         // Mean latency weighted by ops: (100·10 + 50·40) / 150 µs; max the larger.
-        assert_eq!(m[0].read_lat_mean_us, Some(20.0));
-        assert_eq!(m[0].read_lat_max_us, Some(80.0));
+        assert_eq!(m[0][Direction::Read].lat_mean_us, Some(20.0));
+        assert_eq!(m[0][Direction::Read].lat_max_us, Some(80.0));
         assert_eq!(m[2].interval_s, 0.503);
     }
 
@@ -201,9 +200,12 @@ mod tests {
             1_000_000_000,
         )
         .unwrap();
-        assert_eq!(m.iter().map(|r| r.read_ops).collect::<Vec<_>>(), [5, 0, 7]);
         assert_eq!(
-            (m[1].t_s, m[1].partial, m[1].read_lat_mean_us),
+            m.iter().map(|r| r[Direction::Read].ops).collect::<Vec<_>>(),
+            [5, 0, 7]
+        );
+        assert_eq!(
+            (m[1].t_s, m[1].partial, m[1][Direction::Read].lat_mean_us),
             (2.0, 0, None)
         );
         // A row shifted by 0.6 of an interval has its midpoint in the next one.
@@ -231,7 +233,7 @@ mod tests {
         let ends: Vec<(f64, f64, u8)> =
             m.iter().map(|r| (r.t_s, r.interval_s, r.partial)).collect();
         assert_eq!(ends, [(1.0, 1.0, 0), (2.05, 1.05, 0)]);
-        assert_eq!(m[1].read_ops, 10);
+        assert_eq!(m[1][Direction::Read].ops, 10);
     }
 
     /// Hosts whose series start years apart (or a crafted t0 or interval) would need a grid of more than

@@ -88,13 +88,9 @@ pub fn check(runs: &[RunData]) -> Result<(), String> {
                         k + 2
                     ));
                 }
-                for v in [
-                    row.read_ops,
-                    row.write_ops,
-                    row.read_bytes,
-                    row.write_bytes,
-                    row.errors,
-                ] {
+                let ops = row.by_dir.0.iter().map(|d| d.ops);
+                let bytes = row.by_dir.0.iter().map(|d| d.bytes);
+                for v in ops.chain(bytes).chain([row.errors]) {
                     add(&mut total, v, r, &field)?;
                 }
             }

@@ -1,0 +1,305 @@
+//! A block of rounds judged from its phases' results (`round_blocks[]` of `results.json`): each complete
+//! round's tracking value, the SNIA PTS rule over the rounds ([`crate::stats::steady`]), the measurement
+//! window and the averages of every cell over it. One function ([`judge`]) for a run, after each round (the
+//! runner ends the block when it says steady), and for `wkrun merge` and the aggregate of several targets,
+//! over the merged phases.
+
+use super::PhaseResult;
+use crate::plan::RoundBlock;
+use crate::stats::steady::{Rule, evaluate};
+use crate::vocab::{Metric, Quantity};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One block of rounds: what ran, the tracking value of each round, the rule's verdict and the measurement
+/// window's averages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoundBlockResult {
+    /// The block's name (`[[repeat]]`'s `name`).
+    pub name: String,
+    /// The block as planned: where its rounds are among the phases, the tracking phase and metric, the rule.
+    pub plan: RoundBlock,
+    /// Every complete round, in order: rounds whose phases all ran to their bound (a round a run stopped in,
+    /// or one that `--from` starts inside, is not one).
+    pub rounds: Vec<Round>,
+    /// The measurement window, rounds from `first` to `last` (round numbers, inclusive): the first steady
+    /// window when `steady`; otherwise the last `rule.window` rounds, or every round when there are fewer
+    /// (then it cannot be steady). `null` before a round completed.
+    pub window: Option<RoundWindow>,
+    /// Mean of the window's tracking values (0 without a window).
+    pub window_mean: f64,
+    /// Smallest tracking value of the window.
+    pub window_min: f64,
+    /// Largest tracking value of the window.
+    pub window_max: f64,
+    /// `window_max − window_min`, in the metric's unit.
+    pub range: f64,
+    /// Slope of the least-squares line through the window's tracking values (against the round number), in
+    /// the metric's unit per round.
+    pub slope: f64,
+    /// `range / window_mean`, a fraction: within `rule.data_excursion` for a steady window; `null` when the
+    /// mean is not positive.
+    pub data_excursion: Option<f64>,
+    /// `|slope| × (window rounds − 1) / window_mean`, a fraction: the least-squares line's excursion across
+    /// the window, within `rule.slope_excursion` for a steady window; `null` when the mean is not positive.
+    pub slope_excursion: Option<f64>,
+    /// Whether the window is a full window that meets the rule.
+    pub steady: bool,
+    /// The round that completed the first steady window (its last round); `null` when not steady.
+    pub steady_at_round: Option<u32>,
+    /// How the block ended.
+    pub ended: BlockEnd,
+    /// The rounds a steady block did not run, as planned (in a merge: that not every merged run ran); `null`
+    /// unless `ended` is `steady` before `max_rounds`.
+    pub skipped: Option<Skipped>,
+    /// Per cell (each phase of a round, in round order): the mean of its figures over the window's rounds,
+    /// the values a PTS report gives; empty without a window.
+    pub cells: Vec<CellResult>,
+    /// For a merge (`wkrun merge`, the aggregate of several targets): the complete rounds of each merged run,
+    /// in the merge's order; the merged block has the rounds every one of them completed. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_by_run: Vec<u32>,
+}
+
+/// One complete round of a block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Round {
+    /// The round's number, from 1 (as the PTS counts rounds, and as its phases' `round` label says).
+    pub index: u32,
+    /// The tracked figure (`plan.track.metric`) of the round's tracking phase.
+    pub tracking_value: f64,
+    /// The index of the round's tracking phase.
+    pub tracking_phase: usize,
+}
+
+/// A window of rounds, by round number, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoundWindow {
+    /// The first round of the window.
+    pub first: u32,
+    /// The last round of the window.
+    pub last: u32,
+}
+
+/// The planned rounds of a block that did not run, and their phases, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Skipped {
+    /// The first round not run.
+    pub first_round: u32,
+    /// The last round not run: the block's `max_rounds`.
+    pub last_round: u32,
+    /// The index of the first phase not run.
+    pub first_phase: usize,
+    /// The index of the last phase not run.
+    pub last_phase: usize,
+}
+
+/// How a block of rounds ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockEnd {
+    /// Its tracking value was steady: the rounds left were skipped.
+    Steady,
+    /// It ran all `max_rounds` rounds without being steady: the window is the last rounds.
+    MaxRounds,
+    /// Neither yet: the run (or a merged run) stopped inside the block, or is still in it.
+    Open,
+}
+
+/// The figures of one cell of a block over the window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CellResult {
+    /// The cell's name: its phases' name without the round label (`iops[bs=4KiB,read=65]`).
+    pub name: String,
+    /// The phases averaged: the cell's phase of each round of the window, by index.
+    pub phases: Vec<usize>,
+    /// The means of their figures.
+    pub figures: Figures,
+}
+
+/// One of each [`Metric`] of a phase result (or their means over a window).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Figures {
+    /// Reads and writes per second.
+    pub iops: f64,
+    /// Reads per second.
+    pub read_iops: f64,
+    /// Writes per second.
+    pub write_iops: f64,
+    /// Bytes read and written per second.
+    pub bw_bytes_per_s: f64,
+    /// Bytes read per second.
+    pub read_bw_bytes_per_s: f64,
+    /// Bytes written per second.
+    pub write_bw_bytes_per_s: f64,
+    /// Mean latency, ns.
+    pub lat_mean_ns: f64,
+    /// Mean read latency, ns.
+    pub read_lat_mean_ns: f64,
+    /// Mean write latency, ns.
+    pub write_lat_mean_ns: f64,
+    /// Largest latency, ns.
+    pub lat_max_ns: f64,
+    /// Largest read latency, ns.
+    pub read_lat_max_ns: f64,
+    /// Largest write latency, ns.
+    pub write_lat_max_ns: f64,
+}
+
+impl Figures {
+    /// The field of metric `m`.
+    pub fn get_mut(&mut self, m: Metric) -> &mut f64 {
+        use Metric as M;
+        match m {
+            M::Iops => &mut self.iops,
+            M::ReadIops => &mut self.read_iops,
+            M::WriteIops => &mut self.write_iops,
+            M::BwBytesPerS => &mut self.bw_bytes_per_s,
+            M::ReadBwBytesPerS => &mut self.read_bw_bytes_per_s,
+            M::WriteBwBytesPerS => &mut self.write_bw_bytes_per_s,
+            M::LatMeanNs => &mut self.lat_mean_ns,
+            M::ReadLatMeanNs => &mut self.read_lat_mean_ns,
+            M::WriteLatMeanNs => &mut self.write_lat_mean_ns,
+            M::LatMaxNs => &mut self.lat_max_ns,
+            M::ReadLatMaxNs => &mut self.read_lat_max_ns,
+            M::WriteLatMaxNs => &mut self.write_lat_max_ns,
+        }
+    }
+
+    /// The means of the figures of `phases` (zeros for none).
+    fn mean_of(phases: &[&PhaseResult]) -> Figures {
+        let mut f = Figures::default();
+        let n = phases.len().max(1) as f64;
+        for m in Metric::ALL {
+            *f.get_mut(m) = phases.iter().map(|p| figure(p, m)).sum::<f64>() / n;
+        }
+        f
+    }
+}
+
+/// The figure `m` of a phase's result (0 for a latency of a direction without I/O).
+pub fn figure(p: &PhaseResult, m: Metric) -> f64 {
+    let (dir, q) = m.parts();
+    let d = dir.map_or(&p.total, |d| p.dir(d));
+    match q {
+        Quantity::Iops => d.iops,
+        Quantity::BwBytesPerS => d.bw_bytes_per_s,
+        Quantity::LatMeanNs => d.latency_ns.as_ref().map_or(0.0, |l| l.mean),
+        Quantity::LatMaxNs => d.latency_ns.as_ref().map_or(0.0, |l| l.max as f64),
+    }
+}
+
+/// The block `b` judged from `phases` (a run's or a merge's, each once, by index): its complete rounds,
+/// from the first to the first that is not (a block's rounds run in order, so later ones are not counted),
+/// the rule over their tracking values, the window and its cells' means. `None` when no phase of the block is
+/// among `phases`.
+pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult> {
+    let by_index: BTreeMap<usize, &PhaseResult> = phases
+        .iter()
+        .filter(|p| b.holds(p.index))
+        .map(|p| (p.index, p))
+        .collect();
+    if by_index.is_empty() {
+        return None;
+    }
+    let complete = |r: u32| {
+        (0..b.phases_per_round).all(|c| by_index.get(&b.phase(r, c)).is_some_and(|p| p.completed))
+    };
+    let rounds: Vec<Round> = (1..=b.max_rounds)
+        .skip_while(|&r| !complete(r))
+        .take_while(|&r| complete(r))
+        .map(|r| {
+            let at = b.phase(r, b.track.cell);
+            Round {
+                index: r,
+                tracking_value: by_index.get(&at).map_or(0.0, |p| figure(p, b.track.metric)),
+                tracking_phase: at,
+            }
+        })
+        .collect();
+    let values: Vec<f64> = rounds.iter().map(|r| r.tracking_value).collect();
+    // The rule's numbers were checked by the spec's rules; a bad one here (a results file edited by hand)
+    // judges nothing.
+    let v = evaluate(&Rule::Snia(b.rule), None, &values).ok()?;
+    let window = (v.window_rounds > 0).then(|| RoundWindow {
+        first: rounds[v.window_first_round].index,
+        last: rounds[v.window_first_round + v.window_rounds - 1].index,
+    });
+    let last = rounds.last().map_or(0, |r| r.index);
+    let ended = match (v.reached, last >= b.max_rounds) {
+        (true, _) => BlockEnd::Steady,
+        (false, true) => BlockEnd::MaxRounds,
+        (false, false) => BlockEnd::Open,
+    };
+    let skipped = (ended == BlockEnd::Steady && last < b.max_rounds).then(|| Skipped {
+        first_round: last + 1,
+        last_round: b.max_rounds,
+        first_phase: b.phase(last + 1, 0),
+        last_phase: b.end() - 1,
+    });
+    let cells = window.map_or_else(Vec::new, |w| {
+        (0..b.phases_per_round)
+            .map(|c| {
+                let at: Vec<usize> = (w.first..=w.last).map(|r| b.phase(r, c)).collect();
+                let of: Vec<&PhaseResult> =
+                    at.iter().filter_map(|i| by_index.get(i).copied()).collect();
+                CellResult {
+                    name: b.cells.get(c).cloned().unwrap_or_default(),
+                    phases: at,
+                    figures: Figures::mean_of(&of),
+                }
+            })
+            .collect()
+    });
+    Some(RoundBlockResult {
+        name: b.name.clone(),
+        plan: b.clone(),
+        window,
+        window_mean: v.window_mean,
+        window_min: v.window_min,
+        window_max: v.window_max,
+        range: v.window_max - v.window_min,
+        slope: v.slope,
+        data_excursion: v.data_excursion,
+        slope_excursion: v.slope_excursion,
+        steady: v.reached,
+        steady_at_round: v.at_round.map(|i| rounds[i].index),
+        ended,
+        skipped,
+        cells,
+        rounds,
+        rounds_by_run: Vec::new(),
+    })
+}
+
+/// Every block of `blocks` that has a phase among `phases`, judged ([`judge`]).
+pub fn judge_all(blocks: &[RoundBlock], phases: &[PhaseResult]) -> Vec<RoundBlockResult> {
+    blocks.iter().filter_map(|b| judge(b, phases)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Figures` has one field per metric, named as the metric is spelt.
+    #[test]
+    fn figures_has_a_field_per_metric() {
+        let mut f = Figures::default();
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            *f.get_mut(m) = i as f64 + 1.0;
+        }
+        let json = serde_json::to_value(&f).unwrap();
+        let fields = json.as_object().unwrap();
+        assert_eq!(fields.len(), Metric::ALL.len());
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            assert_eq!(fields[m.as_str()], i as f64 + 1.0, "{m}");
+        }
+    }
+}
