@@ -46,6 +46,7 @@ mod schema_sync;
 mod series;
 mod sim;
 mod simgc;
+mod snia;
 mod spec_errors;
 mod steady;
 mod steady_after;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::Path;
 
 /// A small simulated drive: 64 MiB, 7 % over-provisioning, 256 KiB erase blocks.
-const SIM: &str = "sim:capacity=64MiB,op=7%,block=256KiB";
+pub(crate) const SIM: &str = "sim:capacity=64MiB,op=7%,block=256KiB";
 
 /// A fill, then a block of rounds of two 10 s random 4 KiB workloads (70 % and 0 % reads), tracking the
 /// 0 %-read cell's write IOPS, with `extra` added to the `[[repeat]]` table.
@@ -39,7 +39,7 @@ track = {{ phase = "iops[read=0]", metric = "write_iops" }}
 }
 
 /// A direction's rate over a phase from its series CSV: the ops of every row over the last row's time.
-fn csv_rate(out: &Path, p: &Value, dir: &str) -> f64 {
+pub(crate) fn csv_rate(out: &Path, p: &Value, dir: &str) -> f64 {
     let rows = csv_rows(&out.join(p["series_csv"].as_str().expect("series_csv")));
     let ops: u64 = rows.iter().map(|r| n(r, &format!("{dir}_ops"))).sum();
     ops as f64 / f(rows.last().expect("a row"), "t_s")
@@ -47,7 +47,7 @@ fn csv_rate(out: &Path, p: &Value, dir: &str) -> f64 {
 
 /// The oracle's PTS rule: the 0-based index of the last round of the first window of `w` rounds whose range
 /// is within `data` of its mean and whose least-squares line moves by at most `slope` of its mean.
-fn pts_steady_at(v: &[f64], w: usize, data: f64, slope: f64) -> Option<usize> {
+pub(crate) fn pts_steady_at(v: &[f64], w: usize, data: f64, slope: f64) -> Option<usize> {
     (w..=v.len()).map(|end| end - 1).find(|&last| {
         let x = &v[last + 1 - w..=last];
         let mean = x.iter().sum::<f64>() / w as f64;
@@ -66,7 +66,7 @@ fn pts_steady_at(v: &[f64], w: usize, data: f64, slope: f64) -> Option<usize> {
 }
 
 /// The phases of a results document by index.
-fn by_index(r: &Value) -> std::collections::BTreeMap<u64, &Value> {
+pub(crate) fn by_index(r: &Value) -> std::collections::BTreeMap<u64, &Value> {
     r["phases"]
         .as_array()
         .expect("phases")
