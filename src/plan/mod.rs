@@ -60,6 +60,10 @@ pub struct Plan {
     /// What a launcher asked of this host's run (`--rank`, `--start-at`, `--phase-grid`); empty by default.
     #[serde(skip_serializing_if = "is_default_launch")]
     pub launch: crate::launch::Launch,
+    /// The volatile write cache state the run sets before its first phase and restores at its end
+    /// (`[target] write_cache`); `None` to leave it as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<crate::vocab::CacheState>,
 }
 
 fn is_default_launch(l: &crate::launch::Launch) -> bool {

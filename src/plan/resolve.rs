@@ -49,6 +49,13 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
             Err(_) => break,
         }
     }
+    let write_cache = match write_cache(spec, target) {
+        Ok(w) => w,
+        Err(e) => {
+            errors.insert(0, e);
+            None
+        }
+    };
     if !errors.is_empty() {
         return Err(SpecErrors(errors));
     }
@@ -82,10 +89,43 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         phases,
         start_at: 0,
         launch: Default::default(),
+        write_cache,
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
     plan.target.created &= plan.opens_target();
     Ok(plan)
+}
+
+/// The write cache state the run sets (`[target] write_cache`), refused (located at the key) on a target
+/// whose volatile write cache wkrun cannot set, with the reason the probe gave.
+fn write_cache(
+    spec: &LoadedSpec,
+    target: &TargetInfo,
+) -> Result<Option<crate::vocab::CacheState>, SpecError> {
+    let setting = spec.file.target.as_ref().and_then(|t| t.write_cache);
+    let Some(want) = setting.and_then(crate::vocab::WriteCacheSetting::wanted) else {
+        return Ok(None);
+    };
+    let why = match &target.write_cache {
+        Some(w) if w.settable => return Ok(Some(want)),
+        Some(w) => w
+            .unavailable
+            .clone()
+            .unwrap_or_else(|| "its volatile write cache cannot be set".into()),
+        None => format!(
+            "{} is a simulated drive, which has no volatile write cache",
+            target.path.display()
+        ),
+    };
+    Err(spec.key_error(
+        "target.write_cache",
+        format!(
+            "write_cache = \"{}\" cannot be set on {}: {why}",
+            want.as_str(),
+            target.path.display()
+        ),
+        Some("use write_cache = \"keep\" (the default), or run on an NVMe namespace".into()),
+    ))
 }
 
 /// One phase being resolved: the spec (for error locations), the target, the phase's index and its keys

@@ -152,6 +152,14 @@ pub struct TargetSection {
     /// Default: none. `--target sim:...` on the command line does the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimParams>,
+    /// The device's volatile write cache for the run: `"on"` or `"off"` sets it before the first phase and
+    /// sets it back to the state found at the end (also after a failure or a signal); `"keep"` leaves it as it
+    /// is. Each state is read back and recorded in the results (`target.write_cache`). Only an NVMe namespace
+    /// whose controller has a volatile write cache can be set (NVMe Set Features, root); on any other target
+    /// `"on"` and `"off"` are refused by `wkrun plan` and before a run. Example: `write_cache = "off"`.
+    /// Default: `"keep"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<crate::vocab::WriteCacheSetting>,
 }
 
 /// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.

@@ -218,6 +218,12 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("target-typo.toml", spec(&format!("[target]\npth = \"x.img\"\n{ERASE}")),
             ":6:1: target.pth: unknown key `pth`")
             .help("did you mean `path`?"),
+        bad("wc-file.toml", spec(&format!("[target]\nwrite_cache = \"off\"\n{ERASE}")),
+            ":6:1: target.write_cache: write_cache = \"off\" cannot be set on target.img: a regular file has no write cache of its own: the volatile write cache of the device under its file system is not read or set through a file")
+            .help("use write_cache = \"keep\" (the default), or run on an NVMe namespace")
+            .at_plan(),
+        bad("wc-value.toml", spec(&format!("[target]\nwrite_cache = \"of\"\n{ERASE}")),
+            ":6:15: target.write_cache: unknown value `of`, expected one of `keep`, `on`, `off`"),
         bad("defaults-typo.toml", spec(&format!("[defaults]\nqueue_dept = 4\n{ERASE}")),
             ":6:1: defaults.queue_dept: unknown key `queue_dept`")
             .help("did you mean `queue_depth`?"),
