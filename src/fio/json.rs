@@ -239,6 +239,7 @@ fn phase(
         device: None,
         hosts: Vec::new(),
         latency_histograms: hist,
+        zones: None,
     })
 }
 

@@ -207,6 +207,8 @@ pub struct IoSettings {
     pub completions_per_wait: u32,
     /// Whether the engine probes for batched completion waits at the start of the phase ([`probe_waits`]).
     pub probe_waits: bool,
+    /// How writes meet a zoned device's zones (`zone_mode`).
+    pub zone_mode: crate::vocab::ZoneMode,
 }
 
 /// Completions a worker of `engine` with `queue_depth` I/Os in flight waits for at a time, with `workers`

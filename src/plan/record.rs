@@ -58,6 +58,9 @@ pub struct PhaseParams {
     /// O_DIRECT.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direct: Option<bool>,
+    /// `zbd` when each write goes to its zone's write pointer (`zone_mode = "zbd"`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_mode: Option<crate::vocab::ZoneMode>,
     /// Data written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataPattern>,
@@ -197,6 +200,7 @@ impl PhaseParams {
             completions_per_wait: None,
             completion_waits: None,
             direct: None,
+            zone_mode: None,
             data: None,
             seed: None,
             interval_ns: None,
@@ -236,6 +240,7 @@ impl PhaseParams {
         self.completions_per_wait = Some(io.completions_per_wait).filter(|&n| n > 1);
         self.completion_waits = io.probe_waits.then_some(CompletionWaits::Probe);
         self.direct = Some(io.direct);
+        self.zone_mode = Some(io.zone_mode).filter(|&m| m != crate::vocab::ZoneMode::None);
         self.seed = Some(io.seed);
         self.interval_ns = Some(io.interval_ns);
         self.on_error = Some(io.on_error);

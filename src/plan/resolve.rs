@@ -376,6 +376,7 @@ impl Phase<'_> {
             probe_waits: p.completion_waits != Some(CompletionWaits::Each)
                 && p.rate_iops.is_none()
                 && super::probe_waits(engine, qd as u32, workers as u32, cpus),
+            zone_mode: p.zone_mode.unwrap_or(crate::vocab::ZoneMode::None),
         })
     }
 

@@ -515,6 +515,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        zones: None,
     }
 }
 

@@ -504,7 +504,7 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     refuse(
         "zonemode",
-        "wkrun has no zones (`zonemode`): a phase's span is one contiguous range",
+        "`zonemode` is not imported: `zonemode=zbd` is `zone_mode = \"zbd\"` in a wkrun phase (a host-managed zoned device); `strided` has no wkrun equivalent",
     ),
     refuse(
         "ioscheduler",

@@ -405,6 +405,15 @@ pub struct PhaseSpec {
     /// workload, verify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_waits: Option<crate::vocab::CompletionWaits>,
+    /// How writes meet a zoned block device's zones: `"none"` (default), each write at the offset the op
+    /// stream gives; `"zbd"` (fio's `zonemode=zbd`), each write at the write pointer of the zone its offset
+    /// falls in, so that random writes go to random zones and sequentially within each, and a full zone is
+    /// reset (BLKRESETZONE) before it is written again. Needs a host-managed zoned block device, a write-only
+    /// phase (`read_percent = 0`), one worker at `queue_depth = 1`, a block size dividing the zone size and a
+    /// span of whole zones; no `verify`. The results count the zones reset and written. Kinds: fill,
+    /// workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_mode: Option<crate::vocab::ZoneMode>,
     /// Stamp every 512-byte sector written with a header (magic, offset, seed, op index, phase index) and an
     /// XXH3 checksum, so that a later `verify` phase can check it. Needs block sizes and the span's start to
     /// be multiples of 512 B. Default: `false`. Kinds: fill, workload.

@@ -272,7 +272,29 @@ impl WriteCacheSetting {
     }
 }
 
+/// How a phase's writes meet a zoned block device's zones (`zone_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum ZoneMode {
+    /// Each write at the offset the op stream gives.
+    None,
+    /// Each write at the write pointer of the zone its offset falls in; a full zone is reset before it is
+    /// written again (fio's `zonemode=zbd`).
+    Zbd,
+}
+
+impl ZoneMode {
+    /// The mode as the spec spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZoneMode::None => "none",
+            ZoneMode::Zbd => "zbd",
+        }
+    }
+}
+
 string_only!(
+    ZoneMode,
     CacheState,
     WriteCacheSetting,
     EngineKind,

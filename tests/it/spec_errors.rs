@@ -222,6 +222,12 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":6:1: target.write_cache: write_cache = \"off\" cannot be set on target.img: a regular file has no write cache of its own: the volatile write cache of the device under its file system is not read or set through a file")
             .help("use write_cache = \"keep\" (the default), or run on an NVMe namespace")
             .at_plan(),
+        bad("zbd-file.toml", spec("[[phase]]\nname = \"f\"\nkind = \"fill\"\nzone_mode = \"zbd\"\nblock_size = \"4KiB\"\n"),
+            ":8:1: phase[0] \"f\".zone_mode: zone_mode = \"zbd\" writes at zones' write pointers, but target.img is not a zoned block device")
+            .help("drop zone_mode (or run on a host-managed zoned device)")
+            .at_plan(),
+        bad("zbd-verify.toml", spec("[[phase]]\nname = \"v\"\nkind = \"verify\"\nzone_mode = \"zbd\"\n"),
+            ":8:1: phase[0] \"v\".zone_mode: key `zone_mode` does not apply to a phase of kind \"verify\""),
         bad("wc-value.toml", spec(&format!("[target]\nwrite_cache = \"of\"\n{ERASE}")),
             ":6:15: target.write_cache: unknown value `of`, expected one of `keep`, `on`, `off`"),
         bad("defaults-typo.toml", spec(&format!("[defaults]\nqueue_dept = 4\n{ERASE}")),
