@@ -4,7 +4,7 @@
 use crate::rig::{Case, CaseOut, Group, case};
 use serde_json::{Value, json};
 
-static GROUP: Group = Group::new(
+static GROUP: Group = Group::with_tools(
     "nvme",
     &[
         Case {
@@ -174,7 +174,35 @@ wk file off.toml --target /out/nvme_write_cache/f.img --target-size 16MiB
 [ -e f.img ] && echo yes >f.made
 "#,
         },
+        Case {
+            name: "nvme_fio_side_by_side",
+            script: r#"
+need fio
+D=/dev/nvme0n1
+# reads: the reads completed on nvme0n1 so far (field 1 of its stat)
+reads() { cut -c1-200 /sys/block/nvme0n1/stat | awk '{print $1}'; }
+for e in psync io_uring; do
+{ spec r; cat <<EOF
+[[phase]]
+name = "r"
+kind = "workload"
+engine = "$e"
+pattern = "random"
+read_percent = 100
+block_size = "4KiB"
+queue_depth = 1
+size = "4000KiB"
+EOF
+} >wk_$e.toml
+reads >wk_$e.before; wk wk_$e wk_$e.toml --target $D; reads >wk_$e.after
+reads >fio_$e.before
+cmd fio_$e fio --name=r --filename=$D --rw=randread --bs=4k --iodepth=1 --ioengine=$e --direct=1 --io_size=4000k --randseed=1 --output-format=json
+reads >fio_$e.after
+done
+"#,
+        },
     ],
+    &["fio"],
 );
 
 /// The LBA formats QEMU's NVMe namespaces offer: 512 and 4096 data bytes, each with 0, 8, 16 and 64
@@ -417,4 +445,42 @@ fn nvme_write_cache() {
         out.log("file")
     );
     assert!(!out.has("f.made"), "a refused run created its file");
+}
+
+#[test]
+fn nvme_fio_side_by_side() {
+    let Some(out) = run("nvme_fio_side_by_side") else {
+        return;
+    };
+    let kernel = |run: &str| -> u64 {
+        let n = |f: &str| -> u64 { out.text(f).trim().parse().unwrap() };
+        n(&format!("{run}.after")) - n(&format!("{run}.before"))
+    };
+    // 1000 random 4 KiB reads at QD 1 on the NVMe namespace, by wkrun and by fio with each engine: both count
+    // 1000 and 4096000 bytes, and so does the kernel (reads completed on nvme0n1).
+    for e in ["psync", "io_uring"] {
+        let w = format!("wk_{e}");
+        assert_eq!(out.rc(&w), 0, "{}", out.log(&w));
+        let r = out.results(&w);
+        let p = &r["phases"][0];
+        assert_eq!(p["params"]["engine"], e);
+        assert_eq!(
+            (p["read"]["ops"].as_u64(), p["read"]["bytes"].as_u64()),
+            (Some(1000), Some(4096000)),
+            "{w}"
+        );
+        assert_eq!(p["write"]["ops"], 0);
+        assert_eq!(kernel(&w), 1000, "{w}: the kernel's reads");
+        let f = format!("fio_{e}");
+        assert_eq!(out.rc(&f), 0, "{}", out.log(&f));
+        let j: Value = serde_json::from_str(&out.stdout(&f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let read = &j["jobs"][0]["read"];
+        assert_eq!(
+            (read["total_ios"].as_u64(), read["io_bytes"].as_u64()),
+            (Some(1000), Some(4096000)),
+            "{f}"
+        );
+        assert_eq!(j["jobs"][0]["write"]["total_ios"], 0);
+        assert_eq!(kernel(&f), 1000, "{f}: the kernel's reads");
+    }
 }
