@@ -212,6 +212,8 @@ mod tests {
             completions_per_wait: 1,
             probe_waits: false,
             zone_mode: crate::vocab::ZoneMode::None,
+            polled: false,
+            sq_poll: false,
         }
     }
 

@@ -209,6 +209,10 @@ pub struct IoSettings {
     pub probe_waits: bool,
     /// How writes meet a zoned device's zones (`zone_mode`).
     pub zone_mode: crate::vocab::ZoneMode,
+    /// io_uring with polled completions (`polled`, IORING_SETUP_IOPOLL).
+    pub polled: bool,
+    /// io_uring with a submission polling thread (`sq_poll`, IORING_SETUP_SQPOLL).
+    pub sq_poll: bool,
 }
 
 /// Completions a worker of `engine` with `queue_depth` I/Os in flight waits for at a time, with `workers`

@@ -457,6 +457,10 @@ impl Parts<'_> {
             completions_per_wait: shape.io.completions_per_wait,
             probe_waits: shape.io.probe_waits,
             check: None,
+            ring: crate::sys::uring::RingSetup {
+                iopoll: shape.io.polled,
+                sqpoll: shape.io.sq_poll,
+            },
         }
     }
 

@@ -414,6 +414,18 @@ pub struct PhaseSpec {
     /// workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone_mode: Option<crate::vocab::ZoneMode>,
+    /// Polled completions (fio's `hipri`): the `io_uring` ring is set up with IORING_SETUP_IOPOLL, so the
+    /// submitting thread polls the device's poll queue for completions instead of being woken by an
+    /// interrupt. Needs `engine = "io_uring"`, `direct = true` and a block device with poll queues (sysfs
+    /// `queue/io_poll` = 1: NVMe with the `nvme` module's `poll_queues` above 0, null_blk with `poll_queues`);
+    /// refused otherwise. Kinds: fill, restore-image, workload, verify. Default: `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polled: Option<bool>,
+    /// Submission by a kernel thread that polls the ring (fio's `sqthread_poll`): IORING_SETUP_SQPOLL, so
+    /// submitting an I/O needs no system call while the thread is awake (it sleeps after 1 s idle). Needs
+    /// `engine = "io_uring"`. Kinds: fill, restore-image, workload, verify. Default: `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sq_poll: Option<bool>,
     /// Stamp every 512-byte sector written with a header (magic, offset, seed, op index, phase index) and an
     /// XXH3 checksum, so that a later `verify` phase can check it. Needs block sizes and the span's start to
     /// be multiples of 512 B. Default: `false`. Kinds: fill, workload.

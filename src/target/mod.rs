@@ -83,6 +83,10 @@ pub struct TargetInfo {
     /// devices that are not zoned, files and the simulated drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zoned: Option<Zoned>,
+    /// Whether a block device has poll queues (sysfs `queue/io_poll`), for `polled = true`; absent for
+    /// files, the simulated drive and a device whose sysfs does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_poll: Option<bool>,
     /// The device's volatile write cache: its state as wkrun read it, whether a run can set it
     /// (`[target] write_cache`), and what a run that set it found, set and restored. Absent for the simulated
     /// drive.
@@ -340,6 +344,7 @@ impl TargetInfo {
             nvme_namespace: None,
             nvme: None,
             zoned: None,
+            io_poll: None,
             write_cache: None,
             created: false,
             preallocated: false,

@@ -368,6 +368,11 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         nvme_namespace,
         nvme: nvme_namespace.and_then(|_| nvme_identity(&f)),
         zoned: zoned(&disk, lbs),
+        io_poll: read_sys(&disk.join("queue/io_poll")).and_then(|v| match v.as_str() {
+            "1" => Some(true),
+            "0" => Some(false),
+            _ => None,
+        }),
         write_cache: Some(write_cache(path, &f, &disk, nvme_namespace.is_some())),
         identity: Some(identity),
         ..TargetInfo::new(path, TargetKind::Block, capacity, lbs, pbs)

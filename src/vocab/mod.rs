@@ -61,6 +61,19 @@ pub enum EngineKind {
     Sim,
 }
 
+impl EngineKind {
+    /// The engine as the spec and results spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::Libaio => "libaio",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+            EngineKind::Sim => "sim",
+        }
+    }
+}
+
 /// How an `erase` phase erases its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(remote = "Self", rename_all = "kebab-case")]
