@@ -131,6 +131,8 @@ pub struct Job<'a> {
     pub probe_waits: bool,
     /// A verify phase's check of the data of every completed read (`None` for other phases).
     pub check: Option<&'a dyn ReadCheck>,
+    /// How an io_uring ring polls (`polled`, `sq_poll`); other engines ignore it.
+    pub ring: crate::sys::uring::RingSetup,
 }
 
 /// Checks the data of completed reads (a verify phase), on the worker's thread, after the read was recorded.

@@ -16,7 +16,9 @@ impl Engine for Uring {
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let (depth, len) = (job.queue_depth as usize, job.max_len);
-        queue::run_on_target(job, events, self.name(), UringQueue::new, |q| {
+        let setup = job.ring;
+        let open = move |fd, bufs| UringQueue::with_setup(fd, bufs, setup);
+        queue::run_on_target(job, events, self.name(), open, |q| {
             q.unregistered()
                 .map(|e| unregistered_warning(depth, len, e))
         })

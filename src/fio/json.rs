@@ -273,6 +273,7 @@ fn phase(
         device: None,
         hosts: Vec::new(),
         latency_histograms: hist,
+        zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
     pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);

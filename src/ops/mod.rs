@@ -15,6 +15,7 @@
 //! counter and generate their chunk locally.
 
 pub mod permute;
+pub mod zones;
 
 use crate::data::mix64;
 use crate::vocab::{Direction, PerDir};
@@ -275,6 +276,7 @@ impl OpStream {
             end: range.end,
             group: None,
             perm: None,
+            zones: None,
         }
     }
 
@@ -309,6 +311,8 @@ pub struct Ops<'a> {
     end: u64,
     group: Option<(u64, [Direction; GROUP as usize])>,
     perm: Option<(u64, Permutation)>,
+    /// Zone-aware writes: each write placed at its zone's write pointer.
+    zones: Option<&'a zones::ZoneWrites>,
 }
 
 impl Iterator for Ops<'_> {
@@ -344,7 +348,16 @@ impl Iterator for Ops<'_> {
             &self.k,
         );
         self.next += 1;
-        Some(op)
+        match self.zones {
+            None => Some(op),
+            Some(z) => {
+                let placed = z.place(op);
+                if placed.is_none() {
+                    self.next = self.end;
+                }
+                placed
+            }
+        }
     }
 }
 
@@ -357,6 +370,8 @@ pub struct SharedOps {
     first: u64,
     /// With a window: op `i` is claimed only once every op before `i − depth + 1` is done.
     window: Option<Window>,
+    /// Zone-aware writes (`zone_mode = "zbd"`).
+    zones: Option<std::sync::Arc<zones::ZoneWrites>>,
 }
 
 /// The sliding window of a [`SharedOps`] claimed one op at a time: at most `depth` ops claimed and not yet
@@ -394,6 +409,7 @@ impl SharedOps {
             chunk,
             first: 0,
             window: None,
+            zones: None,
         }
     }
 
@@ -410,6 +426,12 @@ impl SharedOps {
     /// workers (a chunk each would give every worker a distant slice of time).
     pub fn one_at_a_time(mut self) -> SharedOps {
         self.chunk = 1;
+        self
+    }
+
+    /// Places each write at its zone's write pointer ([`zones::ZoneWrites`]).
+    pub fn zoned(mut self, zones: Option<std::sync::Arc<zones::ZoneWrites>>) -> SharedOps {
+        self.zones = zones;
         self
     }
 
@@ -496,7 +518,9 @@ impl SharedOps {
             Some(n) => (start + self.chunk).min(n),
             None => start + self.chunk,
         };
-        Some(self.stream.ops(start..end))
+        let mut ops = self.stream.ops(start..end);
+        ops.zones = self.zones.as_deref();
+        Some(ops)
     }
 }
 

@@ -211,6 +211,9 @@ mod tests {
             on_error: crate::vocab::OnError::Stop,
             completions_per_wait: 1,
             probe_waits: false,
+            zone_mode: crate::vocab::ZoneMode::None,
+            polled: false,
+            sq_poll: false,
         }
     }
 

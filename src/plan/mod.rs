@@ -66,6 +66,10 @@ pub struct Plan {
     /// which rule. The runner ends a block once it is steady and skips its phases left.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub round_blocks: Vec<RoundBlock>,
+    /// The volatile write cache state the run sets before its first phase and restores at its end
+    /// (`[target] write_cache`); `None` to leave it as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<crate::vocab::CacheState>,
 }
 
 fn is_default_launch(l: &crate::launch::Launch) -> bool {
@@ -217,6 +221,12 @@ pub struct IoSettings {
     pub completions_per_wait: u32,
     /// Whether the engine probes for batched completion waits at the start of the phase ([`probe_waits`]).
     pub probe_waits: bool,
+    /// How writes meet a zoned device's zones (`zone_mode`).
+    pub zone_mode: crate::vocab::ZoneMode,
+    /// io_uring with polled completions (`polled`, IORING_SETUP_IOPOLL).
+    pub polled: bool,
+    /// io_uring with a submission polling thread (`sq_poll`, IORING_SETUP_SQPOLL).
+    pub sq_poll: bool,
 }
 
 /// Completions a worker of `engine` with `queue_depth` I/Os in flight waits for at a time, with `workers`

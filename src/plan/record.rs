@@ -58,6 +58,15 @@ pub struct PhaseParams {
     /// O_DIRECT.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direct: Option<bool>,
+    /// `zbd` when each write goes to its zone's write pointer (`zone_mode = "zbd"`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_mode: Option<crate::vocab::ZoneMode>,
+    /// `true` when the io_uring ring polled for completions (`polled`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polled: Option<bool>,
+    /// `true` when a kernel thread polled the io_uring submission ring (`sq_poll`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sq_poll: Option<bool>,
     /// Data written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataPattern>,
@@ -197,6 +206,9 @@ impl PhaseParams {
             completions_per_wait: None,
             completion_waits: None,
             direct: None,
+            zone_mode: None,
+            polled: None,
+            sq_poll: None,
             data: None,
             seed: None,
             interval_ns: None,
@@ -236,6 +248,9 @@ impl PhaseParams {
         self.completions_per_wait = Some(io.completions_per_wait).filter(|&n| n > 1);
         self.completion_waits = io.probe_waits.then_some(CompletionWaits::Probe);
         self.direct = Some(io.direct);
+        self.zone_mode = Some(io.zone_mode).filter(|&m| m != crate::vocab::ZoneMode::None);
+        self.polled = io.polled.then_some(true);
+        self.sq_poll = io.sq_poll.then_some(true);
         self.seed = Some(io.seed);
         self.interval_ns = Some(io.interval_ns);
         self.on_error = Some(io.on_error);

@@ -49,6 +49,13 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
             Err(_) => break,
         }
     }
+    let write_cache = match write_cache(spec, target) {
+        Ok(w) => w,
+        Err(e) => {
+            errors.insert(0, e);
+            None
+        }
+    };
     if !errors.is_empty() {
         return Err(SpecErrors(errors));
     }
@@ -83,10 +90,43 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         start_at: 0,
         launch: Default::default(),
         round_blocks: super::rounds::blocks(spec),
+        write_cache,
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
     plan.target.created &= plan.opens_target();
     Ok(plan)
+}
+
+/// The write cache state the run sets (`[target] write_cache`), refused (located at the key) on a target
+/// whose volatile write cache wkrun cannot set, with the reason the probe gave.
+fn write_cache(
+    spec: &LoadedSpec,
+    target: &TargetInfo,
+) -> Result<Option<crate::vocab::CacheState>, SpecError> {
+    let setting = spec.file.target.as_ref().and_then(|t| t.write_cache);
+    let Some(want) = setting.and_then(crate::vocab::WriteCacheSetting::wanted) else {
+        return Ok(None);
+    };
+    let why = match &target.write_cache {
+        Some(w) if w.settable => return Ok(Some(want)),
+        Some(w) => w
+            .unavailable
+            .clone()
+            .unwrap_or_else(|| "its volatile write cache cannot be set".into()),
+        None => format!(
+            "{} is a simulated drive, which has no volatile write cache",
+            target.path.display()
+        ),
+    };
+    Err(spec.key_error(
+        "target.write_cache",
+        format!(
+            "write_cache = \"{}\" cannot be set on {}: {why}",
+            want.as_str(),
+            target.path.display()
+        ),
+        Some("use write_cache = \"keep\" (the default), or run on an NVMe namespace".into()),
+    ))
 }
 
 /// One phase being resolved: the spec (for error locations), the target, the phase's index and its keys
@@ -290,6 +330,62 @@ impl Phase<'_> {
         Ok(())
     }
 
+    /// `polled` and `sq_poll`: io_uring only; polled completions also need O_DIRECT and a block device with
+    /// poll queues.
+    fn polling(&self, engine: EngineKind) -> Result<(bool, bool), SpecError> {
+        let (polled, sq_poll) = (
+            self.p.polled.unwrap_or(false),
+            self.p.sq_poll.unwrap_or(false),
+        );
+        for (on, key, what) in [
+            (polled, "polled", "polled completions (IORING_SETUP_IOPOLL)"),
+            (
+                sq_poll,
+                "sq_poll",
+                "a submission polling thread (IORING_SETUP_SQPOLL)",
+            ),
+        ] {
+            if on && engine != EngineKind::IoUring {
+                return Err(self.err(
+                    key,
+                    format!(
+                        "{key} = true asks for {what}, an io_uring ring's setting; engine \"{}\" has none",
+                        engine.as_str()
+                    ),
+                    Some("use engine = \"io_uring\"".into()),
+                ));
+            }
+        }
+        if !polled {
+            return Ok((polled, sq_poll));
+        }
+        if !self.direct() {
+            return Err(self.err(
+                "polled",
+                "polled = true needs direct = true: buffered I/O completes in the page cache, not on a poll queue",
+                Some("use direct = true".into()),
+            ));
+        }
+        let dev = self.t.path.display();
+        let why = match (self.t.kind, self.t.io_poll) {
+            (TargetKind::Block, Some(true)) => return Ok((polled, sq_poll)),
+            (TargetKind::Block, Some(false)) => format!(
+                "{dev} has no poll queues (sysfs queue/io_poll is 0; an NVMe drive gets them from the nvme module's poll_queues parameter, null_blk from its poll_queues setting)"
+            ),
+            (TargetKind::Block, None) => {
+                format!("{dev} does not say whether it has poll queues (no sysfs queue/io_poll)")
+            }
+            _ => format!(
+                "{dev} is not a block device, and only a block device's poll queues can be polled"
+            ),
+        };
+        Err(self.err(
+            "polled",
+            format!("polled = true cannot work here: {why}"),
+            Some("drop polled (completions then come by interrupt)".into()),
+        ))
+    }
+
     /// Engine, queue depth, seed, interval and on-error, with their defaults; the I/O buffers checked.
     fn io_settings(&self, blocks: Blocks) -> Result<IoSettings, SpecError> {
         let p = self.p;
@@ -317,7 +413,10 @@ impl Phase<'_> {
             _ => p.engine.one().map_or(EngineKind::Psync, EngineKind::from),
         };
         let cpus = super::host_cpus();
+        let (polled, sq_poll) = self.polling(engine)?;
         Ok(IoSettings {
+            polled,
+            sq_poll,
             engine,
             direct: self.direct(),
             block_size: blocks.size,
@@ -333,10 +432,14 @@ impl Phase<'_> {
                 Some(CompletionWaits::Each) => 1,
                 _ => super::completions_per_wait(engine, qd as u32, workers as u32, cpus),
             },
-            // Not under a rate cap: its pace is its own, so the two ways could not be told apart.
+            // Not under a rate cap: its pace is its own, so the two ways could not be told apart. Not on a
+            // polled ring either.
             probe_waits: p.completion_waits != Some(CompletionWaits::Each)
                 && p.rate_iops.is_none()
+                && !polled
+                && !sq_poll
                 && super::probe_waits(engine, qd as u32, workers as u32, cpus),
+            zone_mode: p.zone_mode.unwrap_or(crate::vocab::ZoneMode::None),
         })
     }
 

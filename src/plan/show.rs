@@ -38,6 +38,9 @@ pub fn render_text(plan: &Plan) -> String {
             .map(|m| format!(", model {m}"))
             .unwrap_or_default()
     );
+    if let Some(line) = write_cache_line(plan) {
+        let _ = writeln!(out, "{line}");
+    }
     if t.kind == TargetKind::Sim {
         let _ = writeln!(
             out,
@@ -64,6 +67,39 @@ pub fn render_text(plan: &Plan) -> String {
     }
     phase_table(&mut out, plan);
     out
+}
+
+/// What a block device's volatile write cache is and what the run does with it; `None` for a file (whose
+/// results say it is unavailable) and the simulated drive.
+fn write_cache_line(plan: &Plan) -> Option<String> {
+    let w = plan
+        .target
+        .write_cache
+        .as_ref()
+        .filter(|_| plan.target.kind == TargetKind::Block)?;
+    let state = match (w.state, w.read_from) {
+        (Some(s), Some(crate::target::CacheSource::Nvme)) => {
+            format!("{} (NVMe Get Features)", s.as_str())
+        }
+        (Some(s), _) => format!(
+            "{} (the kernel's view, sysfs queue/write_cache)",
+            s.as_str()
+        ),
+        (None, _) => "unknown".to_string(),
+    };
+    Some(match (plan.write_cache, &w.unavailable) {
+        (Some(want), _) => format!(
+            "volatile write cache: {state}; the run sets it {} and sets it back at the end",
+            want.as_str()
+        ),
+        (None, Some(why)) => {
+            format!(
+                "volatile write cache: {state}; cannot be set: {}",
+                text::escaped(why)
+            )
+        }
+        (None, None) => format!("volatile write cache: {state}; the run leaves it as it is"),
+    })
 }
 
 /// The phase table: a header and one row per phase with the lines under it. Each column is as wide as its

@@ -7,7 +7,7 @@ use super::{Bound, PhasePlan, Work};
 use crate::ops::Order;
 use crate::target::{TargetInfo, ZoneModel, Zoned};
 use crate::units::Size;
-use crate::vocab::{Direction, EraseMethod};
+use crate::vocab::{Direction, EraseMethod, ZoneMode};
 
 /// Why a phase cannot run on a zoned target: the key to blame, the reason and what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,10 +30,16 @@ fn refuse(key: &'static str, message: String, help: &str) -> Option<Refusal> {
 
 /// Why `phase` cannot run on `t`, a host-managed zoned device; `None` when it can, or when `t` is not one.
 pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
-    let z = t
+    let zbd = phase.io().is_some_and(|io| io.zone_mode == ZoneMode::Zbd);
+    let managed = t
         .zoned
         .as_ref()
-        .filter(|z| z.model == ZoneModel::HostManaged)?;
+        .filter(|z| z.model == ZoneModel::HostManaged);
+    let z = match managed {
+        Some(z) => z,
+        None if zbd => return not_zoned(t),
+        None => return None,
+    };
     let device = format!(
         "{}, a host-managed zoned device ({} zones of {})",
         t.path.display(),
@@ -47,6 +53,9 @@ pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
         return None;
     }
     let (io, s) = (phase.io()?, phase.op_stream()?);
+    if zbd && io.direct {
+        return zbd_problem(phase, &s, z, &device);
+    }
     if !io.direct {
         return refuse(
             "direct",
@@ -82,6 +91,92 @@ pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
         return Some(r);
     }
     workers_problem(phase, z, &device)
+}
+
+/// `zone_mode = "zbd"` on a target that is not a host-managed zoned device.
+fn not_zoned(t: &TargetInfo) -> Option<Refusal> {
+    let what = match &t.zoned {
+        Some(_) => "a host-aware zoned device, which takes writes anywhere".to_string(),
+        None => "not a zoned block device".to_string(),
+    };
+    refuse(
+        "zone_mode",
+        format!(
+            "zone_mode = \"zbd\" writes at zones' write pointers, but {} is {what}",
+            t.path.display()
+        ),
+        "drop zone_mode (or run on a host-managed zoned device)",
+    )
+}
+
+/// What `zone_mode = "zbd"` needs: writes only, one worker with one I/O in flight (a zone's writes in order,
+/// a reset with none in flight), no verification (the offsets are the device's), a block size that divides the
+/// zone size and a span of whole zones.
+fn zbd_problem(
+    phase: &PhasePlan,
+    s: &crate::ops::OpStream,
+    z: &Zoned,
+    device: &str,
+) -> Option<Refusal> {
+    let io = phase.io()?;
+    let zbd = "zone_mode = \"zbd\"";
+    let reads = s.mix.percent(Direction::Read);
+    if reads > 0 {
+        return refuse(
+            "read_percent",
+            format!("{zbd} writes only: read_percent = {reads} on {device}"),
+            "read in a phase of its own (reads need no zone_mode)",
+        );
+    }
+    if io.queue_depth > 1 || io.workers > 1 {
+        return refuse(
+            if io.workers > 1 {
+                "workers"
+            } else {
+                "queue_depth"
+            },
+            format!(
+                "{zbd} runs one worker with one I/O in flight on {device} (queue_depth = {}, workers = {}): writes in flight together could reach a zone out of order, and a zone is reset with none in flight",
+                io.queue_depth, io.workers
+            ),
+            "use queue_depth = 1 and workers = 1",
+        );
+    }
+    if let Work::Io(w) = &phase.work
+        && matches!(w.writes, super::WriteSource::Data { stamped: true, .. })
+    {
+        return refuse(
+            "verify",
+            format!(
+                "{zbd} writes where each zone's write pointer is, not at the offsets a verify pass replays, on {device}"
+            ),
+            "drop verify",
+        );
+    }
+    if io.mix.is_some() {
+        return refuse(
+            "block_size",
+            format!("{zbd} takes one block size, not a mix, on {device}"),
+            "give one block size",
+        );
+    }
+    if let Some(r) = block_problem(io.block_size, s.span_start, z, device) {
+        return Some(r);
+    }
+    let zs = z.zone_size_bytes;
+    if !s.span_len.is_multiple_of(zs) {
+        return refuse(
+            "span",
+            format!(
+                "{zbd} needs a span of whole zones on {device}: {} B is {} zones and {} B",
+                s.span_len,
+                s.span_len / zs,
+                s.span_len % zs
+            ),
+            &format!("use a span that is a multiple of the zone size ({zs} B)"),
+        );
+    }
+    None
 }
 
 /// An erase that writes zeros (`zero-out`) cannot work; `auto` resets the zones.

@@ -245,6 +245,9 @@ pub struct PhaseResult {
     /// On a simulated target: the drive's internals during the phase (the measured part, after any ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceResult>,
+    /// Zone-aware writes (`zone_mode = "zbd"`): what they did to the zones of the span.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZonesResult>,
     /// A merged phase (`wkrun merge`): each host's part, in the order of `cluster.hosts`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<super::HostPhase>,
@@ -582,6 +585,18 @@ impl DirStats {
     pub fn zero() -> DirStats {
         DirStats::new(0, 0, 0.0, None)
     }
+}
+
+/// What a phase's zone-aware writes (`zone_mode = "zbd"`) did to the zones of its span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ZonesResult {
+    /// Zones of the span.
+    pub zones: u64,
+    /// Zones the phase wrote at least once.
+    pub written: u64,
+    /// Zones reset by the phase: a full zone (write pointer at its capacity) about to be written again.
+    pub resets: u64,
 }
 
 /// wkrun's own use of the host during one phase.

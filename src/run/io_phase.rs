@@ -229,6 +229,18 @@ pub fn measured(
     if let Some(w) = crate::results::balance::warning(pr) {
         ctx.warn(pr, w);
     }
+    pr.zones = o.zones.map(|z| crate::results::ZonesResult {
+        zones: z.zones,
+        written: z.written,
+        resets: z.resets,
+    });
+    if let Some(e) = o.zone_error.take() {
+        pr.completed = false;
+        return Err(PhaseEnd::Failed(
+            pr.clone(),
+            format!("phase \"{}\": {e}", phase.name),
+        ));
+    }
     // A CSV that could not be written (a full disk) fails the run, with what the phase measured kept.
     if let Some(e) = o.csv_error.take() {
         pr.completed = false;

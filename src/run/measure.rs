@@ -10,6 +10,7 @@ use crate::engine::{
     WriteData,
 };
 use crate::image::ImageSource;
+use crate::ops::zones::ZoneWrites;
 use crate::ops::{OpStream, SharedOps};
 use crate::plan::{
     Bound, IoSettings, Measure, PhasePlan, Work, WorkerPlan, WriteSource, image_path,
@@ -20,12 +21,15 @@ use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::latency::LatencySummary;
 use crate::stats::{IntervalClock, IntervalCounts, Series};
-use crate::vocab::{DataPattern, Direction, PerDir};
+use crate::sys;
+use crate::target::TargetInfo;
+use crate::vocab::{DataPattern, Direction, PerDir, ZoneMode};
 use std::fs::File;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::Instant;
 
 /// What an I/O phase produced.
@@ -47,6 +51,10 @@ pub struct IoOutcome {
     pub ended_at_steady: bool,
     /// On a simulated target: the drive's internals during the measured part.
     pub device: Option<DeviceCounters>,
+    /// Zone-aware writes (`zone_mode = "zbd"`): what they did to the zones.
+    pub zones: Option<crate::ops::zones::ZoneCounts>,
+    /// Zone-aware writes: why a zone could not be reset (the phase stopped there).
+    pub zone_error: Option<String>,
     /// Each worker's share, in worker order (their counts sum to `totals`).
     pub workers: Vec<WorkerTotals>,
     /// Wall clock of t = 0 of the series, ns since the Unix epoch; `None` on a virtual clock.
@@ -126,6 +134,36 @@ struct Parts<'a> {
     virtual_clock: bool,
     /// A block device target's probed capacity ([`Job::device_capacity`]).
     device_capacity: Option<u64>,
+    /// Zone-aware writes (`zone_mode = "zbd"`): the zones of the span and their write pointers.
+    zones: Option<Arc<ZoneWrites>>,
+}
+
+/// The zones of `stream`'s span on the zoned device `target` open as `f`, with their write pointers as the
+/// device reports them now; a full zone is reset through `f`.
+fn zone_writes(
+    target: &TargetInfo,
+    stream: &OpStream,
+    f: &File,
+) -> Result<Arc<ZoneWrites>, SetupError> {
+    let what = || format!("cannot report the zones of {}", target.path.display());
+    let zone_size = target.zoned.as_ref().map_or(0, |z| z.zone_size_bytes);
+    if zone_size == 0 {
+        return Err(SetupError {
+            what: what(),
+            source: io::Error::other("internal error: the target has no zones"),
+        });
+    }
+    let report =
+        sys::block::report_zones(f, stream.span_start, stream.span_len).map_err(setup(what()))?;
+    let zones: Vec<(u64, u64)> = report.iter().map(|z| (z.capacity, z.written)).collect();
+    let fd = f.as_raw_fd();
+    let reset = Box::new(move |start, len| sys::block::reset_zones(&fd, start, len));
+    Ok(Arc::new(ZoneWrites::new(
+        stream.span_start,
+        zone_size,
+        &zones,
+        reset,
+    )))
 }
 
 /// Runs the I/O of `phase` and writes its series to `csv`; `check` sees the data of every read (a verify
@@ -288,7 +326,12 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
         .iter()
         .map(|(w, _)| write_data(env, phase, shape, w.seed))
         .collect::<Result<Vec<_>, _>>()?;
+    let zones = match (io.zone_mode, file) {
+        (ZoneMode::Zbd, Some(f)) => Some(zone_writes(target, &shape.stream, f)?),
+        _ => None,
+    };
     Ok(Parts {
+        zones,
         file,
         data,
         // Threads sharing a worker's op stream: one per queue slot (psync), or the engine's one thread, which
@@ -413,6 +456,10 @@ impl Parts<'_> {
             completions_per_wait: shape.io.completions_per_wait,
             probe_waits: shape.io.probe_waits,
             check: None,
+            ring: crate::sys::uring::RingSetup {
+                iopoll: shape.io.polled,
+                sqpoll: shape.io.sq_poll,
+            },
         }
     }
 
@@ -655,7 +702,8 @@ fn worker_ops(
                 total_ops: stream.total_ops.filter(|_| bounded),
                 ..stream.clone()
             };
-            let ops = SharedOps::starting_at(stream, parts.sharers, first);
+            let ops =
+                SharedOps::starting_at(stream, parts.sharers, first).zoned(parts.zones.clone());
             match claim {
                 Claim::Chunks => ops,
                 Claim::OneAtATime => ops.one_at_a_time(),
@@ -711,6 +759,8 @@ fn ramp_failed(
         judged: Judged::default(),
         ended_at_steady: false,
         device: None,
+        zones: None,
+        zone_error: None,
         workers: Vec::new(),
         t0_unix_ns: None,
         csv_error: None,
@@ -913,6 +963,8 @@ fn finish(
         judged: c.rows.finish(),
         ended_at_steady,
         device: None,
+        zones: parts.zones.as_ref().map(|z| z.counts()),
+        zone_error: parts.zones.as_ref().and_then(|z| z.error()),
         workers,
         csv_error,
     })

@@ -29,6 +29,7 @@ use crate::results::write::{ResultsWriter, WriteError};
 use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
 use crate::sim::SimDevice;
 use crate::spec::LoadedSpec;
+use crate::target::cache::CacheHold;
 use crate::target::open::{Held, HoldError};
 use crate::target::safety::Consent;
 use observer::Both;
@@ -108,6 +109,8 @@ pub struct Ctx<'a> {
     results: Results,
     /// Hears every event: `results.json` and the caller's observer.
     pub obs: Both<'a>,
+    /// The volatile write cache set for the run (`[target] write_cache`), set back when the run ends.
+    cache: Option<CacheHold>,
 }
 
 impl<'a> Ctx<'a> {
@@ -166,12 +169,80 @@ impl<'a> Ctx<'a> {
         self.record_running()
     }
 
-    /// Ends the run with `status` (with the phase's partial result, if any) and records.
+    /// Ends the run with `status` (with the phase's partial result, if any) and records. A write cache set
+    /// for the run is set back first; when it cannot be, a run that completed fails, with the reason.
     fn finish(&mut self, status: Status, pr: Option<PhaseResult>) -> Result<(), WriteError> {
         self.results.phases.extend(pr);
+        let mut status = status;
+        if let Some(msg) = self.restore_cache() {
+            self.obs.log(&format!("error: {msg}"));
+            match (status, &mut self.results.error) {
+                (Status::Failed, Some(e)) => *e = format!("{e}; and {msg}"),
+                (Status::Interrupted, _) => {}
+                _ => {
+                    status = Status::Failed;
+                    self.results.error = Some(msg);
+                }
+            }
+        }
         self.results.status = status;
         self.results.finished_at = Some(now_rfc3339());
         self.record()
+    }
+
+    /// Sets back the write cache set for the run, recording the state read back (or why it could not be);
+    /// the reason when it could not be.
+    fn restore_cache(&mut self) -> Option<String> {
+        let hold = self.cache.take()?;
+        let result = hold.restore();
+        let run = self
+            .results
+            .target
+            .write_cache
+            .as_mut()
+            .and_then(|w| w.run.as_mut());
+        match result {
+            Ok(state) => {
+                if let Some(r) = run {
+                    r.restored = Some(state);
+                }
+                self.obs.log(&format!(
+                    "volatile write cache of {} set back to {}",
+                    self.plan.target.path.display(),
+                    state.as_str()
+                ));
+                None
+            }
+            Err(msg) => {
+                if let Some(r) = run {
+                    r.restore_error = Some(msg.clone());
+                }
+                Some(msg)
+            }
+        }
+    }
+
+    /// Sets the volatile write cache for the run when the plan says so, recording what was found and set.
+    fn set_cache(&mut self) -> Result<(), RunError> {
+        let Some(want) = self.plan.write_cache else {
+            return Ok(());
+        };
+        match crate::target::cache::set_for_run(&self.plan.target, want) {
+            Ok((hold, run)) => {
+                self.obs.log(&format!(
+                    "volatile write cache of {}: {}, set {} for the run",
+                    self.plan.target.path.display(),
+                    run.before.as_str(),
+                    run.during.as_str()
+                ));
+                self.cache = Some(hold);
+                if let Some(w) = self.results.target.write_cache.as_mut() {
+                    w.run = Some(run);
+                }
+                self.record_running()
+            }
+            Err(msg) => Err(self.fail(None, msg)),
+        }
     }
 
     /// Ends the run as failed and records what it can.
@@ -254,6 +325,7 @@ pub(crate) fn execute_gated(
         failed_writes: Vec::new(),
         results: start(spec, plan),
         obs: Both(&mut writer, obs),
+        cache: None,
     };
     ctx.record_running()?;
     if let Some(e) = device_error {
@@ -270,9 +342,16 @@ pub(crate) fn execute_gated(
         ctx.written = Written::on_file(held.file(), plan.target.capacity_bytes);
     }
     announce(&mut ctx, gate);
+    ctx.set_cache()?;
     prepare::lay_out(&mut ctx)?;
     run_phases(&mut ctx, gate)?;
     ctx.finish(Status::Completed, None)?;
+    if ctx.results.status == Status::Failed {
+        // The write cache could not be set back.
+        return Err(RunError::Failed(
+            ctx.results.error.clone().unwrap_or_default(),
+        ));
+    }
     Ok(ctx.results)
 }
 
@@ -468,6 +547,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        zones: None,
     }
 }
 

@@ -428,11 +428,11 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     refuse(
         "hipri",
-        "wkrun has no `hipri`: its io_uring engine uses interrupt-driven completions, not polled I/O",
+        "`hipri` is not imported: it is `polled = true` in a wkrun phase (`engine = \"io_uring\"`, a block device with poll queues)",
     ),
     refuse(
         "sqthread_poll",
-        "wkrun has no `sqthread_poll`: its io_uring engine submits from its own thread",
+        "`sqthread_poll` is not imported: it is `sq_poll = true` in a wkrun phase (`engine = \"io_uring\"`)",
     ),
     refuse(
         "thinktime",
@@ -504,7 +504,7 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     refuse(
         "zonemode",
-        "wkrun has no zones (`zonemode`): a phase's span is one contiguous range",
+        "`zonemode` is not imported: `zonemode=zbd` is `zone_mode = \"zbd\"` in a wkrun phase (a host-managed zoned device); `strided` has no wkrun equivalent",
     ),
     refuse(
         "ioscheduler",

@@ -246,6 +246,11 @@ pub const KEYS: &[Key] = &[
         }),
         ..key("data", WRITERS, "`\"random\"`", |p| p.data.is_some())
     },
+    key("zone_mode", WRITERS, "`\"none\"`", |p| {
+        p.zone_mode.is_some()
+    }),
+    key("polled", IO, "`false`", |p| p.polled.is_some()),
+    key("sq_poll", IO, "`false`", |p| p.sq_poll.is_some()),
     key("passes", FILL, "`1` (when `size` is not set either)", |p| {
         p.passes.is_some()
     }),
@@ -390,6 +395,9 @@ mod tests {
         ("on_error", "\"continue\""),
         ("completion_waits", "\"each\""),
         ("data", "\"zeros\""),
+        ("zone_mode", "\"zbd\""),
+        ("polled", "true"),
+        ("sq_poll", "true"),
         ("passes", "2"),
         ("image", "\"synthetic\""),
         ("image_size", "\"1MiB\""),

@@ -69,6 +69,25 @@ impl LoadedSpec {
         self.phase_error_of(phase, key, &[], message, help)
     }
 
+    /// An error about a key outside the phases (`target.write_cache`) found after loading, located at the key
+    /// in the file (at the file's start when the file does not set it).
+    pub fn key_error(
+        &self,
+        path: &str,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> SpecError {
+        SpecError {
+            location: self
+                .index
+                .locate(path)
+                .unwrap_or_else(|| self.index.start()),
+            field: Some(path.to_string()),
+            message: message.into(),
+            help,
+        }
+    }
+
     /// [`LoadedSpec::phase_error`] for an error about `key` that the values of the keys `also` take part in
     /// (an interval count: `interval` and `duration`): when a `--set` gave any of them its value, the error
     /// names that `--set` (the first of `key`, then `also`, that has one) rather than the spec's line.

@@ -158,6 +158,14 @@ pub struct TargetSection {
     /// Default: none. `--target sim:...` on the command line does the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimParams>,
+    /// The device's volatile write cache for the run: `"on"` or `"off"` sets it before the first phase and
+    /// sets it back to the state found at the end (also after a failure or a signal); `"keep"` leaves it as it
+    /// is. Each state is read back and recorded in the results (`target.write_cache`). Only an NVMe namespace
+    /// whose controller has a volatile write cache can be set (NVMe Set Features, root); on any other target
+    /// `"on"` and `"off"` are refused by `wkrun plan` and before a run. Example: `write_cache = "off"`.
+    /// Default: `"keep"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<crate::vocab::WriteCacheSetting>,
 }
 
 /// The I/O engine: how I/Os reach the kernel. All engines issue the same op stream for the same seed.
@@ -403,6 +411,27 @@ pub struct PhaseSpec {
     /// workload, verify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_waits: Option<crate::vocab::CompletionWaits>,
+    /// How writes meet a zoned block device's zones: `"none"` (default), each write at the offset the op
+    /// stream gives; `"zbd"` (fio's `zonemode=zbd`), each write at the write pointer of the zone its offset
+    /// falls in, so that random writes go to random zones and sequentially within each, and a full zone is
+    /// reset (BLKRESETZONE) before it is written again. Needs a host-managed zoned block device, a write-only
+    /// phase (`read_percent = 0`), one worker at `queue_depth = 1`, a block size dividing the zone size and a
+    /// span of whole zones; no `verify`. The results count the zones reset and written. Kinds: fill,
+    /// workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_mode: Option<crate::vocab::ZoneMode>,
+    /// Polled completions (fio's `hipri`): the `io_uring` ring is set up with IORING_SETUP_IOPOLL, so the
+    /// submitting thread polls the device's poll queue for completions instead of being woken by an
+    /// interrupt. Needs `engine = "io_uring"`, `direct = true` and a block device with poll queues (sysfs
+    /// `queue/io_poll` = 1: NVMe with the `nvme` module's `poll_queues` above 0, null_blk with `poll_queues`);
+    /// refused otherwise. Kinds: fill, restore-image, workload, verify. Default: `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polled: Option<bool>,
+    /// Submission by a kernel thread that polls the ring (fio's `sqthread_poll`): IORING_SETUP_SQPOLL, so
+    /// submitting an I/O needs no system call while the thread is awake (it sleeps after 1 s idle). Needs
+    /// `engine = "io_uring"`. Kinds: fill, restore-image, workload, verify. Default: `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sq_poll: Option<bool>,
     /// Stamp every 512-byte sector written with a header (magic, offset, seed, op index, phase index) and an
     /// XXH3 checksum, so that a later `verify` phase can check it. Needs block sizes and the span's start to
     /// be multiples of 512 B. Default: `false`. Kinds: fill, workload.

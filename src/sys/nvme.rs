@@ -1,6 +1,7 @@
 //! NVMe admin commands through the Linux passthrough ioctl (`<linux/nvme_ioctl.h>`): namespace id, Identify
-//! Namespace (sizes, LBA formats), and Format NVM with Secure Erase Settings = user data erase (NVMe Base Specification 2.0,
-//! Format NVM command, CDW10 fields LBAFL/MSET/PI/PIL/SES/LBAFU).
+//! Namespace (sizes, LBA formats), Format NVM with Secure Erase Settings = user data erase (NVMe Base Specification 2.0,
+//! Format NVM command, CDW10 fields LBAFL/MSET/PI/PIL/SES/LBAFU), and the Volatile Write Cache feature (Identify
+//! Controller VWC; Get Features and Set Features, feature 06h, Dword 0 / Dword 11 bit 0 WCE).
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -14,6 +15,12 @@ const NVME_IOCTL_ADMIN_CMD: libc::c_ulong = 0xc048_4e41;
 pub const OPC_IDENTIFY: u8 = 0x06;
 /// Admin opcode: Format NVM.
 pub const OPC_FORMAT_NVM: u8 = 0x80;
+/// Admin opcode: Set Features.
+pub const OPC_SET_FEATURES: u8 = 0x09;
+/// Admin opcode: Get Features.
+pub const OPC_GET_FEATURES: u8 = 0x0a;
+/// Feature identifier: Volatile Write Cache.
+pub const FID_VOLATILE_WRITE_CACHE: u32 = 0x06;
 /// Secure Erase Settings value 1: user data erase.
 pub const SES_USER_DATA_ERASE: u32 = 1;
 
@@ -155,6 +162,44 @@ pub fn identify_ns_cmd(nsid: u32, addr: u64) -> AdminCmd {
     }
 }
 
+/// The Identify Controller command (CNS 1), reading 4096 bytes into `addr`.
+pub fn identify_ctrl_cmd(addr: u64) -> AdminCmd {
+    AdminCmd {
+        opcode: OPC_IDENTIFY,
+        addr,
+        data_len: 4096,
+        cdw10: 1,
+        ..AdminCmd::default()
+    }
+}
+
+/// Whether a 4096-byte Identify Controller data structure says the controller has a volatile write cache
+/// (VWC, byte 525, bit 0).
+pub fn vwc_present(identify: &[u8; 4096]) -> bool {
+    identify[525] & 1 == 1
+}
+
+/// Get Features, Volatile Write Cache, current value (SEL 0): the state is bit 0 (WCE) of the completion's
+/// Dword 0.
+pub fn get_vwc_cmd() -> AdminCmd {
+    AdminCmd {
+        opcode: OPC_GET_FEATURES,
+        cdw10: FID_VOLATILE_WRITE_CACHE,
+        ..AdminCmd::default()
+    }
+}
+
+/// Set Features, Volatile Write Cache, not saved (SV 0: the setting lasts until the controller is reset or
+/// powered off): WCE in bit 0 of Dword 11.
+pub fn set_vwc_cmd(enabled: bool) -> AdminCmd {
+    AdminCmd {
+        opcode: OPC_SET_FEATURES,
+        cdw10: FID_VOLATILE_WRITE_CACHE,
+        cdw11: u32::from(enabled),
+        ..AdminCmd::default()
+    }
+}
+
 /// The Format NVM command for `nsid` keeping format `f`, with Secure Erase Settings `ses`:
 /// `CDW10 = LBAFL[3:0] | MSET[4] | PI[7:5] | PIL[8] | SES[11:9] | LBAFU[13:12]`.
 pub fn format_cmd(nsid: u32, f: NsFormat, ses: u32, timeout_ms: u32) -> AdminCmd {
@@ -213,6 +258,35 @@ pub fn identify_namespace(f: &impl AsRawFd) -> io::Result<NsIdentity> {
     let mut id = identify_ns_cmd(nsid, data.as_mut_ptr() as u64);
     admin(f, &mut id)?;
     Ok(ns_identity(&data))
+}
+
+/// Whether the controller of the namespace open as `f` has a volatile write cache (Identify Controller VWC).
+///
+/// # Errors
+/// ENOTTY when `f` is not an NVMe namespace (or controller); the OS error or NVMe status otherwise.
+pub fn volatile_write_cache_present(f: &impl AsRawFd) -> io::Result<bool> {
+    let mut data = Box::new([0u8; 4096]);
+    let mut id = identify_ctrl_cmd(data.as_mut_ptr() as u64);
+    admin(f, &mut id)?;
+    Ok(vwc_present(&data))
+}
+
+/// Whether the volatile write cache of the controller of `f` is enabled (Get Features 06h, current value).
+///
+/// # Errors
+/// The OS error or NVMe status (a controller without a volatile write cache refuses the feature).
+pub fn volatile_write_cache(f: &impl AsRawFd) -> io::Result<bool> {
+    let mut cmd = get_vwc_cmd();
+    Ok(admin(f, &mut cmd)? & 1 == 1)
+}
+
+/// Enables or disables the volatile write cache of the controller of `f` (Set Features 06h, not saved).
+///
+/// # Errors
+/// The OS error or NVMe status.
+pub fn set_volatile_write_cache(f: &impl AsRawFd, enabled: bool) -> io::Result<()> {
+    let mut cmd = set_vwc_cmd(enabled);
+    admin(f, &mut cmd).map(|_| ())
 }
 
 /// Formats the namespace open as `f` with user data erase, keeping its LBA format and protection settings.
@@ -302,5 +376,20 @@ mod tests {
         );
         let c = identify_ns_cmd(5, 0x1000);
         assert_eq!((c.opcode, c.nsid, c.data_len, c.cdw10), (0x06, 5, 4096, 0));
+    }
+
+    #[test]
+    fn volatile_write_cache_commands() {
+        let c = identify_ctrl_cmd(0x2000);
+        assert_eq!((c.opcode, c.nsid, c.data_len, c.cdw10), (0x06, 0, 4096, 1));
+        let mut id = [0u8; 4096];
+        assert!(!vwc_present(&id));
+        id[525] = 0b0000_0111; // VWC present, flush-broadcast bits 2:1
+        assert!(vwc_present(&id));
+        let g = get_vwc_cmd();
+        assert_eq!((g.opcode, g.cdw10, g.cdw11), (0x0a, 0x06, 0));
+        let on = set_vwc_cmd(true);
+        assert_eq!((on.opcode, on.cdw10, on.cdw11), (0x09, 0x06, 1));
+        assert_eq!(set_vwc_cmd(false).cdw11, 0);
     }
 }

@@ -12,6 +12,19 @@ use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::os::fd::RawFd;
 
+/// How the ring polls (the `polled` and `sq_poll` phase keys).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RingSetup {
+    /// IORING_SETUP_IOPOLL: completions polled from the device's poll queue (needs O_DIRECT on a block
+    /// device with poll queues).
+    pub iopoll: bool,
+    /// IORING_SETUP_SQPOLL: a kernel thread polls the submission ring.
+    pub sqpoll: bool,
+}
+
+/// Milliseconds the submission polling thread spins idle before it sleeps (fio's `sqthread_poll` default).
+const SQPOLL_IDLE_MS: u32 = 1000;
+
 /// A ring with `depth` slots. `ring` is declared before `slots` so that, after `Drop::drop` has waited for
 /// the I/Os in flight, the ring (and its buffer registration) goes before the buffers.
 pub struct UringQueue {
@@ -32,8 +45,20 @@ impl UringQueue {
     /// The OS error of io_uring_setup (ENOMEM with the locked-memory limit named: before Linux 5.12 the ring
     /// itself counts against it) or of a registration (ENOSYS/EPERM where io_uring is disabled).
     pub fn new(fd: RawFd, bufs: Vec<AlignedBuf>) -> io::Result<UringQueue> {
+        UringQueue::with_setup(fd, bufs, RingSetup::default())
+    }
+
+    /// [`UringQueue::new`] with a ring set up to poll as `setup` says.
+    ///
+    /// # Errors
+    /// As [`UringQueue::new`].
+    pub fn with_setup(
+        fd: RawFd,
+        bufs: Vec<AlignedBuf>,
+        setup: RingSetup,
+    ) -> io::Result<UringQueue> {
         let depth = bufs.len();
-        let ring = new_ring((depth as u32).next_power_of_two().max(2)).map_err(|e| {
+        let ring = new_ring((depth as u32).next_power_of_two().max(2), setup).map_err(|e| {
             if e.raw_os_error() != Some(libc::ENOMEM) {
                 return e;
             }
@@ -213,14 +238,24 @@ impl UringQueue {
 /// writes) then neither interrupts the loop while it prepares the next batch nor wakes it once per
 /// completion, and each io_uring_enter that waits reaps them all in one go. Older kernels refuse the flags
 /// (EINVAL): then COOP_TASKRUN (5.19+, no interrupt, completions run at the next kernel entry), then
-/// none.
-fn new_ring(entries: u32) -> io::Result<IoUring> {
-    IoUring::builder()
+/// none. The polling flags of `setup` are in every attempt (DEFER_TASKRUN is refused with SQPOLL).
+fn new_ring(entries: u32, setup: RingSetup) -> io::Result<IoUring> {
+    let builder = || {
+        let mut b = IoUring::builder();
+        if setup.iopoll {
+            b.setup_iopoll();
+        }
+        if setup.sqpoll {
+            b.setup_sqpoll(SQPOLL_IDLE_MS);
+        }
+        b
+    };
+    builder()
         .setup_single_issuer()
         .setup_defer_taskrun()
         .build(entries)
-        .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
-        .or_else(|_| IoUring::new(entries))
+        .or_else(|_| builder().setup_coop_taskrun().build(entries))
+        .or_else(|_| builder().build(entries))
 }
 
 impl Drop for UringQueue {

@@ -3,6 +3,7 @@
 //! in [`safety`], opening for I/O happens in [`open`] after the plan is valid, and [`erase`] holds each kind's
 //! erase methods. What differs between the kinds is described once per kind, in one private module.
 
+pub mod cache;
 pub mod erase;
 mod kinds;
 pub mod open;
@@ -82,6 +83,15 @@ pub struct TargetInfo {
     /// devices that are not zoned, files and the simulated drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zoned: Option<Zoned>,
+    /// Whether a block device has poll queues (sysfs `queue/io_poll`), for `polled = true`; absent for
+    /// files, the simulated drive and a device whose sysfs does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_poll: Option<bool>,
+    /// The device's volatile write cache: its state as wkrun read it, whether a run can set it
+    /// (`[target] write_cache`), and what a run that set it found, set and restored. Absent for the simulated
+    /// drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<WriteCache>,
     /// True when the file does not exist yet and wkrun will create it before the first phase.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created: bool,
@@ -172,6 +182,61 @@ pub struct Zoned {
     /// Writes are multiples of this many bytes (sysfs `queue/zone_write_granularity`; the logical block size
     /// where sysfs does not say).
     pub write_granularity_bytes: u32,
+}
+
+/// Where a write cache state was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheSource {
+    /// The NVMe controller: Get Features, Volatile Write Cache (feature 06h).
+    Nvme,
+    /// The kernel's view (sysfs `queue/write_cache`): whether it sends the device cache flushes.
+    Sysfs,
+}
+
+/// A target's volatile write cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteCache {
+    /// Enabled (`on`) or not (`off`) when the target was probed; absent when it could not be read (a file, an
+    /// NVMe controller without a volatile write cache, the admin command refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<crate::vocab::CacheState>,
+    /// Where `state` was read: `nvme` (the controller, Get Features) or `sysfs` (the kernel's view).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_from: Option<CacheSource>,
+    /// sysfs `queue/write_cache` of a block device: `write back` (the kernel sends cache flushes) or
+    /// `write through`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// Whether a run can set it (`[target] write_cache`): an NVMe namespace whose controller has a volatile
+    /// write cache and answers Get Features.
+    pub settable: bool,
+    /// Why a run cannot set it, in words; absent when it can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// What the run did with it (`[target] write_cache = "on"` or `"off"`); absent when it left it as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<CacheRun>,
+}
+
+/// A run's setting of the volatile write cache: each state read back from the controller.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheRun {
+    /// What the spec asked for (`[target] write_cache`).
+    pub requested: crate::vocab::CacheState,
+    /// The state found when the run began, before it set anything.
+    pub before: crate::vocab::CacheState,
+    /// The state read back once set, before the first phase.
+    pub during: crate::vocab::CacheState,
+    /// The state read back after it was set back to `before` at the end of the run (also after a failure or
+    /// a signal); absent while the run goes on and when it could not be restored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored: Option<crate::vocab::CacheState>,
+    /// Why it could not be restored; absent when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_error: Option<String>,
 }
 
 /// What a host target's path named when it was probed, to tell it from whatever the path names later.
@@ -279,6 +344,8 @@ impl TargetInfo {
             nvme_namespace: None,
             nvme: None,
             zoned: None,
+            io_poll: None,
+            write_cache: None,
             created: false,
             preallocated: false,
             laid_out: false,

@@ -179,6 +179,11 @@ impl Held {
         &self.file
     }
 
+    /// The path it was opened by.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Switches O_DIRECT on or off for what follows (between phases: no I/O may be in flight).
     ///
     /// # Errors

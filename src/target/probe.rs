@@ -133,6 +133,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     Ok(TargetInfo {
         identity: Some(identity),
         page_cached_loop: cached_loop(meta.dev(), 0),
+        write_cache: Some(file_write_cache()),
         ..TargetInfo::new(
             path,
             TargetKind::File,
@@ -201,6 +202,7 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
     Ok(TargetInfo {
         created: true,
         page_cached_loop: cached_loop(pmeta.dev(), 0),
+        write_cache: Some(file_write_cache()),
         ..TargetInfo::new(path, TargetKind::File, size, lbs, pbs)
     })
 }
@@ -366,6 +368,12 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         nvme_namespace,
         nvme: nvme_namespace.and_then(|_| nvme_identity(&f)),
         zoned: zoned(&disk, lbs),
+        io_poll: read_sys(&disk.join("queue/io_poll")).and_then(|v| match v.as_str() {
+            "1" => Some(true),
+            "0" => Some(false),
+            _ => None,
+        }),
+        write_cache: Some(write_cache(path, &f, &disk, nvme_namespace.is_some())),
         identity: Some(identity),
         ..TargetInfo::new(path, TargetKind::Block, capacity, lbs, pbs)
     })
@@ -390,6 +398,78 @@ fn nvme_identity(f: &File) -> Option<super::NvmeNamespace> {
             })
             .collect(),
     })
+}
+
+/// A file's write cache: not the file's to read or set.
+fn file_write_cache() -> super::WriteCache {
+    super::WriteCache {
+        state: None,
+        read_from: None,
+        kernel: None,
+        settable: false,
+        unavailable: Some(
+            "a regular file has no write cache of its own: the volatile write cache of the device under its file system is not read or set through a file".into(),
+        ),
+        run: None,
+    }
+}
+
+/// The volatile write cache of the block device open as `f` (its disk's sysfs folder `disk`): on an NVMe
+/// namespace (`nvme`), the controller's (Identify Controller, Get Features), settable; otherwise the kernel's
+/// view from sysfs `queue/write_cache`, which wkrun does not set.
+fn write_cache(path: &Path, f: &File, disk: &Path, nvme: bool) -> super::WriteCache {
+    use crate::vocab::CacheState;
+    let kernel = read_sys(&disk.join("queue/write_cache"));
+    let from_kernel = kernel.as_deref().and_then(|k| match k {
+        "write back" => Some(CacheState::On),
+        "write through" => Some(CacheState::Off),
+        _ => None,
+    });
+    let by_kernel = |why: String| super::WriteCache {
+        state: from_kernel,
+        read_from: from_kernel.map(|_| super::CacheSource::Sysfs),
+        kernel: kernel.clone(),
+        settable: false,
+        unavailable: Some(why),
+        run: None,
+    };
+    let dev = path.display();
+    if !nvme {
+        return by_kernel(format!(
+            "{dev} is not an NVMe namespace: wkrun sets only an NVMe controller's volatile write cache (Set Features); sysfs queue/write_cache, which it reads, says only whether the kernel sends the device cache flushes, and writing it leaves the device's cache as it is"
+        ));
+    }
+    let present = match sys::nvme::volatile_write_cache_present(f) {
+        Ok(p) => p,
+        Err(e) => {
+            return by_kernel(format!(
+                "the NVMe controller of {dev} did not answer Identify Controller ({}; it needs root)",
+                sys::os_text(&e)
+            ));
+        }
+    };
+    if !present {
+        return super::WriteCache {
+            state: None,
+            ..by_kernel(format!(
+                "the NVMe controller of {dev} has no volatile write cache (Identify Controller VWC bit 0 is 0)"
+            ))
+        };
+    }
+    match sys::nvme::volatile_write_cache(f) {
+        Ok(on) => super::WriteCache {
+            state: Some(CacheState::from_enabled(on)),
+            read_from: Some(super::CacheSource::Nvme),
+            kernel,
+            settable: true,
+            unavailable: None,
+            run: None,
+        },
+        Err(e) => by_kernel(format!(
+            "the NVMe controller of {dev} refused Get Features (Volatile Write Cache): {}",
+            sys::os_text(&e)
+        )),
+    }
 }
 
 /// The zones of the disk at `disk` (its sysfs folder), whose logical block size is `lbs`: `None` unless

@@ -65,6 +65,19 @@ pub enum EngineKind {
     Sim,
 }
 
+impl EngineKind {
+    /// The engine as the spec and results spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::Libaio => "libaio",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+            EngineKind::Sim => "sim",
+        }
+    }
+}
+
 /// How an `erase` phase erases its span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(remote = "Self", rename_all = "kebab-case")]
@@ -224,7 +237,83 @@ pub enum Expect {
     Header,
 }
 
+/// A volatile write cache enabled or disabled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum CacheState {
+    /// Enabled: writes complete once in the device's volatile cache.
+    On,
+    /// Disabled: writes complete once on the medium.
+    Off,
+}
+
+impl CacheState {
+    /// The state as the spec and results spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheState::On => "on",
+            CacheState::Off => "off",
+        }
+    }
+
+    /// `On` for true.
+    pub fn from_enabled(enabled: bool) -> CacheState {
+        if enabled {
+            CacheState::On
+        } else {
+            CacheState::Off
+        }
+    }
+}
+
+/// What a run does with the target's volatile write cache (`[target] write_cache`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum WriteCacheSetting {
+    /// Leave it as it is (recorded, not changed).
+    Keep,
+    /// Enable it for the run, restore the state found at the end.
+    On,
+    /// Disable it for the run, restore the state found at the end.
+    Off,
+}
+
+impl WriteCacheSetting {
+    /// The state to set for the run; `None` for `keep`.
+    pub fn wanted(self) -> Option<CacheState> {
+        match self {
+            WriteCacheSetting::Keep => None,
+            WriteCacheSetting::On => Some(CacheState::On),
+            WriteCacheSetting::Off => Some(CacheState::Off),
+        }
+    }
+}
+
+/// How a phase's writes meet a zoned block device's zones (`zone_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum ZoneMode {
+    /// Each write at the offset the op stream gives.
+    None,
+    /// Each write at the write pointer of the zone its offset falls in; a full zone is reset before it is
+    /// written again (fio's `zonemode=zbd`).
+    Zbd,
+}
+
+impl ZoneMode {
+    /// The mode as the spec spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZoneMode::None => "none",
+            ZoneMode::Zbd => "zbd",
+        }
+    }
+}
+
 string_only!(
+    ZoneMode,
+    CacheState,
+    WriteCacheSetting,
     EngineKind,
     CompletionWaits,
     EraseMethod,

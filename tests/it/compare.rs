@@ -76,6 +76,7 @@ fn workload(
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        zones: None,
     }
 }
 

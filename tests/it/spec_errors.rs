@@ -218,6 +218,26 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("target-typo.toml", spec(&format!("[target]\npth = \"x.img\"\n{ERASE}")),
             ":6:1: target.pth: unknown key `pth`")
             .help("did you mean `path`?"),
+        bad("wc-file.toml", spec(&format!("[target]\nwrite_cache = \"off\"\n{ERASE}")),
+            ":6:1: target.write_cache: write_cache = \"off\" cannot be set on target.img: a regular file has no write cache of its own: the volatile write cache of the device under its file system is not read or set through a file")
+            .help("use write_cache = \"keep\" (the default), or run on an NVMe namespace")
+            .at_plan(),
+        bad("zbd-file.toml", spec("[[phase]]\nname = \"f\"\nkind = \"fill\"\nzone_mode = \"zbd\"\nblock_size = \"4KiB\"\n"),
+            ":8:1: phase[0] \"f\".zone_mode: zone_mode = \"zbd\" writes at zones' write pointers, but target.img is not a zoned block device")
+            .help("drop zone_mode (or run on a host-managed zoned device)")
+            .at_plan(),
+        bad("zbd-verify.toml", spec("[[phase]]\nname = \"v\"\nkind = \"verify\"\nzone_mode = \"zbd\"\n"),
+            ":8:1: phase[0] \"v\".zone_mode: key `zone_mode` does not apply to a phase of kind \"verify\""),
+        bad("polled-file.toml", workload("engine = \"io_uring\"\npolled = true\nread_percent = 100\nduration = \"1s\"\n"),
+            ":9:1: phase[0] \"w\".polled: polled = true cannot work here: target.img is not a block device, and only a block device's poll queues can be polled")
+            .help("drop polled (completions then come by interrupt)")
+            .at_plan(),
+        bad("sqpoll-libaio.toml", workload("engine = \"libaio\"\nsq_poll = true\nread_percent = 100\nduration = \"1s\"\n"),
+            ":9:1: phase[0] \"w\".sq_poll: sq_poll = true asks for a submission polling thread (IORING_SETUP_SQPOLL), an io_uring ring's setting; engine \"libaio\" has none")
+            .help("use engine = \"io_uring\"")
+            .at_plan(),
+        bad("wc-value.toml", spec(&format!("[target]\nwrite_cache = \"of\"\n{ERASE}")),
+            ":6:15: target.write_cache: unknown value `of`, expected one of `keep`, `on`, `off`"),
         bad("defaults-typo.toml", spec(&format!("[defaults]\nqueue_dept = 4\n{ERASE}")),
             ":6:1: defaults.queue_dept: unknown key `queue_dept`")
             .help("did you mean `queue_depth`?"),

@@ -204,6 +204,57 @@ wk mapper nd.toml --target /dev/mapper/slow
 [ -e /dev/mapper/slow ] && echo yes >mapper.left
 "#,
         },
+        Case {
+            name: "polled_io",
+            script: r#"
+nullb pq 64 blocksize=4096 poll_queues=1 || exit 1
+nullb np 64 blocksize=4096 poll_queues=0 || exit 1
+{ spec p; cat <<'EOF'
+[[phase]]
+name = "iopoll"
+kind = "workload"
+engine = "io_uring"
+polled = true
+pattern = "random"
+read_percent = 100
+block_size = "4KiB"
+size = "4000KiB"
+[[phase]]
+name = "sqpoll"
+kind = "workload"
+engine = "io_uring"
+sq_poll = true
+pattern = "random"
+read_percent = 100
+block_size = "4KiB"
+size = "4000KiB"
+[[phase]]
+name = "both"
+kind = "workload"
+engine = "io_uring"
+polled = true
+sq_poll = true
+pattern = "random"
+read_percent = 0
+block_size = "4KiB"
+queue_depth = 4
+size = "4000KiB"
+data = "zeros"
+EOF
+} >p.toml
+# counts: the reads and writes completed on pq (stat)
+counts() { awk '{print $1, $5}' /sys/block/pq/stat; }
+counts >before.counts
+wk run p.toml --target /dev/pq --allow-destroy /dev/pq
+counts >after.counts
+cat /sys/block/pq/queue/io_poll /sys/block/np/queue/io_poll >io_poll
+wk nopoll p.toml --target /dev/np --allow-destroy /dev/np
+sed 's/^engine = "io_uring"$/engine = "psync"/' p.toml >ps.toml
+wk psync ps.toml --target /dev/pq --allow-destroy /dev/pq
+sed 's/^engine = "io_uring"$/engine = "libaio"/' p.toml >la.toml
+wk libaio la.toml --target /dev/pq --allow-destroy /dev/pq
+"#,
+        },
     ],
 );
 
@@ -435,4 +486,62 @@ fn missing_dev_path() {
     assert!(!out.has("left"), "a file was made in /dev");
     assert!(!out.has("mapper.left"), "a file was made in /dev/mapper");
     assert!(!out.has("nd.made"), "a refused run made its output folder");
+}
+
+#[test]
+fn polled_io() {
+    let Some(out) = run("polled_io") else {
+        return;
+    };
+    assert_eq!(
+        out.text("io_poll"),
+        "1\n0\n",
+        "poll queues: pq has them, np not"
+    );
+    assert_eq!(out.rc("run"), 0, "{}", out.log("run"));
+    let r = out.results("run");
+    assert_eq!(r["status"], "completed");
+    assert_eq!(r["target"]["io_poll"], true);
+    let ps = r["phases"].as_array().unwrap();
+    for (p, polled, sq, reads, writes) in [
+        (&ps[0], Some(true), None, 1000, 0),
+        (&ps[1], None, Some(true), 1000, 0),
+        (&ps[2], Some(true), Some(true), 0, 1000),
+    ] {
+        let name = &p["name"];
+        assert_eq!(p["params"]["polled"].as_bool(), polled, "{name}");
+        assert_eq!(p["params"]["sq_poll"].as_bool(), sq, "{name}");
+        assert_eq!(p["read"]["ops"], reads, "{name}");
+        assert_eq!(p["write"]["ops"], writes, "{name}");
+        assert_eq!(p["total"]["bytes"], 4096000, "{name}");
+        assert!(p.get("errors").is_none(), "{name}: {p}");
+    }
+    // The kernel's counts: 2000 reads and 1000 writes completed on pq.
+    let counts = |f: &str| -> Vec<u64> {
+        out.text(f)
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    let (a, b) = (counts("after.counts"), counts("before.counts"));
+    assert_eq!((a[0] - b[0], a[1] - b[1]), (2000, 1000));
+    // Refused at plan time, at the key, nothing run: no poll queues, and engines without a ring.
+    let first = |run: &str| out.log(run).lines().next().unwrap_or("").to_string();
+    assert_eq!(out.rc("nopoll"), 2, "{}", out.log("nopoll"));
+    assert_eq!(
+        first("nopoll"),
+        "error: p.toml:9:1: phase[0] \"iopoll\".polled: polled = true cannot work here: /dev/np has no poll queues (sysfs queue/io_poll is 0; an NVMe drive gets them from the nvme module's poll_queues parameter, null_blk from its poll_queues setting)"
+    );
+    for (run, engine) in [("psync", "psync"), ("libaio", "libaio")] {
+        assert_eq!(out.rc(run), 2, "{}", out.log(run));
+        let file = if run == "psync" { "ps" } else { "la" };
+        assert_eq!(
+            first(run),
+            format!(
+                "error: {file}.toml:9:1: phase[0] \"iopoll\".polled: polled = true asks for polled completions (IORING_SETUP_IOPOLL), an io_uring ring's setting; engine \"{engine}\" has none"
+            )
+        );
+        assert!(!out.has(&format!("{run}/results.json")), "{run}");
+    }
+    assert!(!out.has("nopoll/results.json"));
 }

@@ -4,7 +4,7 @@
 use crate::rig::{Case, CaseOut, Group, case};
 use serde_json::{Value, json};
 
-static GROUP: Group = Group::new(
+static GROUP: Group = Group::with_tools(
     "nvme",
     &[
         Case {
@@ -121,7 +121,88 @@ wk auto auto.toml --target $D --allow-destroy $D
 md5 $D 1M 8 8 >second-after.md5
 "#,
         },
+        Case {
+            name: "nvme_write_cache",
+            script: r#"
+need nvme
+D=/dev/nvme0n1
+feat() { nvme get-feature $D -f 6 >"$1.feat" 2>&1; }
+# until_set RUN: waits until RUN's results say the cache was set (up to 20 s)
+until_set() { i=0; while ! grep -q '"during"' "$1/results.json" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; }
+{ spec wc; cat <<'EOF'
+[target]
+write_cache = "off"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "1MiB"
+span = "4MiB"
+data = "zeros"
+[[phase]]
+name = "read"
+kind = "workload"
+pattern = "random"
+read_percent = 100
+block_size = "4KiB"
+span = "4MiB"
+duration = "3s"
+EOF
+} >off.toml
+sed 's/^duration = "3s"$/duration = "60s"/' off.toml >long.toml
+sed 's/^write_cache = "off"$/write_cache = "on"/' off.toml >on.toml
+sed 's/^write_cache = "off"$/write_cache = "keep"/' off.toml >keep.toml
+feat before
+cat /sys/block/nvme0n1/queue/write_cache >kernel
+cmd plan wkrun plan off.toml --target $D --allow-destroy $D
+cmd keepplan wkrun plan keep.toml --target $D --json
+# Not quiet: the log says what was found, set and set back.
+cmd off wkrun off.toml --target $D --allow-destroy $D -o off
+feat after
+# A signal mid-run: the cache is set back before wkrun exits.
+wk int long.toml --target $D --allow-destroy $D &
+until_set int; feat intduring; kill -INT $(pidof wkrun); wait
+feat intafter
+wk on on.toml --target $D --allow-destroy $D
+wk keep keep.toml --target $D --allow-destroy $D
+# Targets whose write cache wkrun cannot set: refused at plan time, nothing written or made.
+nullb wcnb 16 || exit 1
+wk nb off.toml --target /dev/wcnb --allow-destroy /dev/wcnb
+[ -e nb ] && echo yes >nb.made
+cat /sys/block/wcnb/stat >nb.stat
+cat /sys/block/wcnb/queue/write_cache >nb.kernel
+wk file off.toml --target /out/nvme_write_cache/f.img --target-size 16MiB
+[ -e f.img ] && echo yes >f.made
+"#,
+        },
+        Case {
+            name: "nvme_fio_side_by_side",
+            script: r#"
+need fio
+D=/dev/nvme0n1
+# reads: the reads completed on nvme0n1 so far (field 1 of its stat)
+reads() { cut -c1-200 /sys/block/nvme0n1/stat | awk '{print $1}'; }
+for e in psync io_uring; do
+{ spec r; cat <<EOF
+[[phase]]
+name = "r"
+kind = "workload"
+engine = "$e"
+pattern = "random"
+read_percent = 100
+block_size = "4KiB"
+queue_depth = 1
+size = "4000KiB"
+EOF
+} >wk_$e.toml
+reads >wk_$e.before; wk wk_$e wk_$e.toml --target $D; reads >wk_$e.after
+reads >fio_$e.before
+cmd fio_$e fio --name=r --filename=$D --rw=randread --bs=4k --iodepth=1 --ioengine=$e --direct=1 --io_size=4000k --randseed=1 --output-format=json
+reads >fio_$e.after
+done
+"#,
+        },
     ],
+    &["fio"],
 );
 
 /// The LBA formats QEMU's NVMe namespaces offer: 512 and 4096 data bytes, each with 0, 8, 16 and 64
@@ -258,4 +339,148 @@ fn nvme_discard_erase() {
     let p = &out.results("auto")["phases"][0];
     assert_eq!(p["erase_method"], "discard", "auto on NVMe");
     assert_eq!(out.text("second-after.md5"), zero);
+}
+
+/// The write cache object of `target` as the probe gives it for QEMU's controller (a volatile write cache,
+/// enabled), with the run's record `run` (`null`: none).
+fn qemu_write_cache(run: Value) -> Value {
+    let mut w =
+        json!({"state": "on", "read_from": "nvme", "kernel": "write back", "settable": true});
+    if !run.is_null() {
+        w["run"] = run;
+    }
+    w
+}
+
+#[test]
+fn nvme_write_cache() {
+    let Some(out) = run("nvme_write_cache") else {
+        return;
+    };
+    let on = "Current value:0x00000001";
+    let off = "Current value:00000000"; // nvme-cli's printf("%#010x") writes no 0x for zero
+    // nvme-cli reads QEMU's cache enabled before a run, off while a run goes on (the 60 s run, read before
+    // it is stopped), enabled again after each run.
+    for (f, want) in [
+        ("before", on),
+        ("after", on),
+        ("intduring", off),
+        ("intafter", on),
+    ] {
+        let got = out.text(&format!("{f}.feat"));
+        assert_eq!(
+            got,
+            format!("get-feature:0x06 (Volatile Write Cache), {want}\n"),
+            "{f}"
+        );
+    }
+    assert_eq!(out.text("kernel").trim(), "write back");
+    assert_eq!(out.rc("plan"), 0, "{}", out.log("plan"));
+    assert!(
+        out.stdout("plan").contains(
+            "volatile write cache: on (NVMe Get Features); the run sets it off and sets it back at the end\n"
+        ),
+        "{}",
+        out.stdout("plan")
+    );
+    let plan: Value = serde_json::from_str(&out.stdout("keepplan")).unwrap();
+    assert_eq!(plan["target"]["write_cache"], qemu_write_cache(Value::Null));
+    assert!(plan.get("write_cache").is_none(), "keep sets nothing");
+    let set = |requested: &str| json!({"requested": requested, "before": "on", "during": requested, "restored": "on"});
+    assert_eq!(out.rc("off"), 0, "{}", out.log("off"));
+    let r = out.results("off");
+    assert_eq!(r["status"], "completed");
+    assert_eq!(r["target"]["write_cache"], qemu_write_cache(set("off")));
+    let log = out.log("off");
+    assert!(
+        log.contains("volatile write cache of /dev/nvme0n1: on, set off for the run\n"),
+        "{log}"
+    );
+    assert!(
+        log.contains("volatile write cache of /dev/nvme0n1 set back to on\n"),
+        "{log}"
+    );
+    // Interrupted by SIGINT during its 60 s phase: set back all the same.
+    assert_eq!(out.rc("int"), 130, "{}", out.log("int"));
+    let r = out.results("int");
+    assert_eq!(r["status"], "interrupted");
+    assert_eq!(r["target"]["write_cache"], qemu_write_cache(set("off")));
+    assert_eq!(out.rc("on"), 0, "{}", out.log("on"));
+    assert_eq!(
+        out.results("on")["target"]["write_cache"],
+        qemu_write_cache(set("on"))
+    );
+    assert_eq!(out.rc("keep"), 0, "{}", out.log("keep"));
+    assert_eq!(
+        out.results("keep")["target"]["write_cache"],
+        qemu_write_cache(Value::Null)
+    );
+    // A null_blk device and a file: refused at plan time, at the key, nothing made.
+    let head = "error: off.toml:6:1: target.write_cache: write_cache = \"off\" cannot be set on ";
+    assert_eq!(out.rc("nb"), 2, "{}", out.log("nb"));
+    assert!(out.log("nb").starts_with(&format!(
+        "{head}/dev/wcnb: /dev/wcnb is not an NVMe namespace: wkrun sets only an NVMe controller's volatile write cache (Set Features); sysfs queue/write_cache, which it reads, says only whether the kernel sends the device cache flushes, and writing it leaves the device's cache as it is\n"
+    )), "{}", out.log("nb"));
+    assert!(!out.has("nb.made"));
+    let stat: Vec<u64> = out
+        .text("nb.stat")
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(
+        stat[4], 0,
+        "writes completed on the refused null_blk device"
+    );
+    assert_eq!(
+        out.text("nb.kernel").trim(),
+        "write through",
+        "left as it was"
+    );
+    assert_eq!(out.rc("file"), 2, "{}", out.log("file"));
+    assert!(
+        out.log("file").starts_with(&format!(
+            "{head}/out/nvme_write_cache/f.img: a regular file has no write cache of its own"
+        )),
+        "{}",
+        out.log("file")
+    );
+    assert!(!out.has("f.made"), "a refused run created its file");
+}
+
+#[test]
+fn nvme_fio_side_by_side() {
+    let Some(out) = run("nvme_fio_side_by_side") else {
+        return;
+    };
+    let kernel = |run: &str| -> u64 {
+        let n = |f: &str| -> u64 { out.text(f).trim().parse().unwrap() };
+        n(&format!("{run}.after")) - n(&format!("{run}.before"))
+    };
+    // 1000 random 4 KiB reads at QD 1 on the NVMe namespace, by wkrun and by fio with each engine: both count
+    // 1000 and 4096000 bytes, and so does the kernel (reads completed on nvme0n1).
+    for e in ["psync", "io_uring"] {
+        let w = format!("wk_{e}");
+        assert_eq!(out.rc(&w), 0, "{}", out.log(&w));
+        let r = out.results(&w);
+        let p = &r["phases"][0];
+        assert_eq!(p["params"]["engine"], e);
+        assert_eq!(
+            (p["read"]["ops"].as_u64(), p["read"]["bytes"].as_u64()),
+            (Some(1000), Some(4096000)),
+            "{w}"
+        );
+        assert_eq!(p["write"]["ops"], 0);
+        assert_eq!(kernel(&w), 1000, "{w}: the kernel's reads");
+        let f = format!("fio_{e}");
+        assert_eq!(out.rc(&f), 0, "{}", out.log(&f));
+        let j: Value = serde_json::from_str(&out.stdout(&f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let read = &j["jobs"][0]["read"];
+        assert_eq!(
+            (read["total_ios"].as_u64(), read["io_bytes"].as_u64()),
+            (Some(1000), Some(4096000)),
+            "{f}"
+        );
+        assert_eq!(j["jobs"][0]["write"]["total_ios"], 0);
+        assert_eq!(kernel(&f), 1000, "{f}: the kernel's reads");
+    }
 }

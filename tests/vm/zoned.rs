@@ -125,6 +125,40 @@ wk ns3reset z.toml --target /dev/nvme0n3 --allow-destroy /dev/nvme0n3
 wk ns3again f.toml --target /dev/nvme0n3 --allow-destroy /dev/nvme0n3
 "#,
         },
+        Case {
+            name: "zoned_zbd_writes",
+            script: r#"
+nullb zz 64 blocksize=4096 zoned=1 zone_size=16 zone_max_open=4 zone_max_active=6 || exit 1
+{ spec z; cat <<'EOF'
+[[phase]]
+name = "fill"
+kind = "fill"
+zone_mode = "zbd"
+block_size = "1MiB"
+passes = 2
+data = "zeros"
+[[phase]]
+name = "rw"
+kind = "workload"
+engine = "io_uring"
+zone_mode = "zbd"
+pattern = "random"
+read_percent = 0
+block_size = "1MiB"
+size = "64MiB"
+data = "zeros"
+EOF
+} >z.toml
+cat /sys/block/zz/stat >before.stat
+wk zbd z.toml --target /dev/zz --allow-destroy /dev/zz
+cat /sys/block/zz/stat >after.stat
+# Refused: a device that is not zoned, and more than one I/O in flight.
+cp z.toml plain.toml
+wk plain plain.toml --target /dev/nvme0n1 --allow-destroy /dev/nvme0n1
+sed 's/^engine = "io_uring"$/engine = "io_uring"\nqueue_depth = 4/' z.toml >qd.toml
+wk qd qd.toml --target /dev/zz --allow-destroy /dev/zz
+"#,
+        },
     ],
 );
 
@@ -362,4 +396,81 @@ fn zoned_sequential_fill_runs() {
     let log = out.log("plain");
     assert_eq!(out.rc("plain"), 2, "{log}");
     assert!(log.starts_with("error: rf.toml:8:1: phase[0] \"reset\".method: erase method \"zone-reset\" is for zoned block devices, and /dev/nvme0n1 is not zoned (sysfs queue/zoned is none)"), "{log}");
+}
+
+/// Resets and zones written when `stream`'s writes of 1 MiB go to the write pointers of 16 MiB zones that
+/// were all full when it began: a zone's first write, and every 16th after, finds it full.
+fn zbd_expected(stream: &wkrun::ops::OpStream) -> (u64, u64) {
+    let mut per_zone = [0u64; 4];
+    for op in stream.ops(0..stream.total_ops.unwrap()) {
+        per_zone[(op.offset >> 24) as usize] += 1;
+    }
+    let resets = per_zone.iter().map(|&n| n.div_ceil(16)).sum();
+    let written = per_zone.iter().filter(|&&n| n > 0).count() as u64;
+    (resets, written)
+}
+
+#[test]
+fn zoned_zbd_writes() {
+    let Some(out) = run("zoned_zbd_writes") else {
+        return;
+    };
+    assert_eq!(out.rc("zbd"), 0, "{}", out.log("zbd"));
+    let r = out.results("zbd");
+    assert_eq!(r["status"], "completed");
+    // Two passes of a sequential fill: 128 writes; the second pass finds each of the 4 zones full.
+    let fill = &r["phases"][0];
+    assert_eq!(fill["params"]["zone_mode"], "zbd");
+    assert_eq!(fill["write"]["ops"], 128);
+    assert_eq!(fill["write"]["bytes"], 128u64 << 20);
+    assert_eq!(
+        fill["zones"],
+        json!({"zones": 4, "written": 4, "resets": 4})
+    );
+    // 64 random writes: each at its zone's write pointer (the device takes no other), a full zone reset first.
+    let rw = &r["phases"][1];
+    assert_eq!(rw["write"]["ops"], 64);
+    assert_eq!(rw["write"]["bytes"], 64u64 << 20);
+    assert!(rw.get("errors").is_none(), "{rw}");
+    let stream = wkrun::ops::OpStream {
+        span_start: 0,
+        span_len: 64 << 20,
+        sizes: wkrun::ops::Sizes::Fixed(1 << 20),
+        order: wkrun::ops::Order::Random,
+        mix: wkrun::ops::Mix::read_write(0),
+        seed: rw["params"]["seed"].as_u64().unwrap(),
+        total_ops: Some(64),
+    };
+    let (resets, written) = zbd_expected(&stream);
+    assert_eq!(
+        rw["zones"],
+        json!({"zones": 4, "written": written, "resets": resets})
+    );
+    // The kernel's count: 192 MiB written (sectors, field 7 of /sys/block/zz/stat).
+    let sectors = |f: &str| -> u64 {
+        out.text(f)
+            .split_whitespace()
+            .nth(6)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(
+        sectors("after.stat") - sectors("before.stat"),
+        (192u64 << 20) / 512
+    );
+    refused(
+        &out,
+        "plain",
+        8,
+        "fill",
+        "zone_mode",
+        "zone_mode = \"zbd\" writes at zones' write pointers, but /dev/nvme0n1 is not a zoned block device\n",
+    );
+    // The second phase's queue depth (refused() reads the first phase's errors).
+    assert_eq!(out.rc("qd"), 2, "{}", out.log("qd"));
+    assert!(out.log("qd").starts_with(
+        "error: qd.toml:16:1: phase[1] \"rw\".queue_depth: zone_mode = \"zbd\" runs one worker with one I/O in flight on /dev/zz, a host-managed zoned device (4 zones of 16MiB) (queue_depth = 4, workers = 1): writes in flight together could reach a zone out of order, and a zone is reset with none in flight\n"
+    ), "{}", out.log("qd"));
+    assert!(!out.has("qd/results.json"), "a refused run wrote results");
 }

@@ -439,7 +439,10 @@ fn refusals_name_option_and_line() {
             "ioengine=rdma",
             "j.fio:6: ioengine=rdma: fio's rdma engine has no wkrun engine",
         ),
-        ("hipri", "j.fio:6: hipri: wkrun has no `hipri`"),
+        (
+            "hipri",
+            "j.fio:6: hipri: `hipri` is not imported: it is `polled = true`",
+        ),
         (
             "cmdprio_percentage=10",
             "j.fio:6: cmdprio_percentage=10: `cmdprio_percentage` is an option of fio's libaio/io_uring engine",
