@@ -84,11 +84,14 @@ one over 'kind = "fill"\nblock_size = "64MiB"\n'
             script: r#"
 nullb zs 64 blocksize=4096 zoned=1 zone_size=16 zone_max_open=4 zone_max_active=6 || exit 1
 nullb zw 64 blocksize=4096 zoned=1 zone_size=16 zone_max_open=4 zone_max_active=6 || exit 1
+# The fill on libaio: io_submit hands the 8 writes in flight to the block layer in order. On io_uring, a
+# write the kernel punts to a worker thread can reach a zone after the next one (EIO at the write pointer,
+# seen under load): a sequential fill at a queue depth above 1 on io_uring is not yet made safe on zones.
 { spec f; cat <<'EOF'
 [[phase]]
 name = "fill"
 kind = "fill"
-engine = "io_uring"
+engine = "libaio"
 block_size = "1MiB"
 queue_depth = 8
 data = "zeros"
