@@ -984,11 +984,16 @@ fn cmd_report(
 ) -> Result<(), Fail> {
     let files = &results_files(args);
     use wkrun::report::{build, model, runs};
+    // A ceiling past these draws no useful ladder of ticks (10^-308 made the chart ask for 2^63 of them).
     if let Some(y) = ymax
-        && !(y.is_finite() && y > 0.0)
+        && !(y.is_finite() && (1e-3..=1e15).contains(&y))
     {
+        let shown = match y == 0.0 || (1e-3..1e15).contains(&y.abs()) {
+            true => y.to_string(),
+            false => format!("{y:e}"),
+        };
         return Err(bad(format!(
-            "--ymax {y}: the ceiling must be a number of IOPS above 0"
+            "--ymax {shown}: the ceiling must be a number of IOPS from 0.001 to 1e15"
         )));
     }
     let window = match window {

@@ -361,12 +361,29 @@ fn report_refuses_bad_input_and_writes_nothing() {
         err.contains("--window: window \"2s..1s\" ends at or before its start"),
         "{err}"
     );
-    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["report", &r, "-o", o, "--ymax", "0"]));
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("--ymax 0: the ceiling must be a number of IOPS above 0"),
-        "{err}"
-    );
+    // 1e-308 and the like made the chart ask for 2^63 ticks (exit 101, found by the attack session).
+    for (y, shown) in [
+        ("0", "0"),
+        ("-5", "-5"),
+        ("1e-308", "1e-308"),
+        ("2.3e-308", "2.3e-308"),
+        ("1e-320", "1e-320"),
+        ("1.7e308", "1.7e308"),
+    ] {
+        let (code, _, err) = code_out_err(&wkrun(
+            tmp.path(),
+            &["report", &r, "-o", o, &format!("--ymax={y}")],
+        ));
+        assert_eq!(
+            (code, err),
+            (
+                2,
+                format!(
+                    "error: --ymax {shown}: the ceiling must be a number of IOPS from 0.001 to 1e15\n"
+                )
+            )
+        );
+    }
     assert!(!out.exists(), "nothing written");
 }
 
