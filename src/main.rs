@@ -988,12 +988,9 @@ fn cmd_report(
     if let Some(y) = ymax
         && !(y.is_finite() && (1e-3..=1e15).contains(&y))
     {
-        let shown = match y == 0.0 || (1e-3..1e15).contains(&y.abs()) {
-            true => y.to_string(),
-            false => format!("{y:e}"),
-        };
         return Err(bad(format!(
-            "--ymax {shown}: the ceiling must be a number of IOPS from 0.001 to 1e15"
+            "--ymax {}: the ceiling must be a number of IOPS from 0.001 to 1e15",
+            wkrun::units::readable_float(y)
         )));
     }
     let window = match window {

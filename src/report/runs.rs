@@ -229,9 +229,18 @@ pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<Series
     let mut rows = Vec::new();
     for (i, rec) in r.deserialize::<SeriesRow>().enumerate() {
         // Line 1 is the header.
-        rows.push(
-            rec.map_err(|e| limit(&e).unwrap_or_else(|| bad(format!("line {}: {e}", i + 2))))?,
-        );
+        let row =
+            rec.map_err(|e| limit(&e).unwrap_or_else(|| bad(format!("line {}: {e}", i + 2))))?;
+        if let Some((column, v)) = row.out_of_range() {
+            return Err(bad(format!(
+                "line {}: column {column}: {} is not a value an interval measures (0, or a finite number from {} to {})",
+                i + 2,
+                crate::units::readable_float(v),
+                crate::units::readable_float(crate::results::series_csv::MIN_SERIES_VALUE),
+                crate::units::readable_float(crate::results::series_csv::MAX_SERIES_VALUE),
+            )));
+        }
+        rows.push(row);
     }
     Ok(rows)
 }

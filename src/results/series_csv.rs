@@ -159,7 +159,35 @@ pub struct SeriesRow {
     pub errors: u64,
 }
 
+/// The smallest number other than 0 a series CSV holds: 10^-12 (a rate of one I/O in 10^12 s; a latency of a
+/// millionth of a nanosecond).
+pub const MIN_SERIES_VALUE: f64 = 1e-12;
+/// The largest number a series CSV holds: 10^15 (a PB/s, 10^15 IOPS, 31 million years).
+pub const MAX_SERIES_VALUE: f64 = 1e15;
+
 impl SeriesRow {
+    /// The first number of the row that no interval measures, with its column: one that is not finite
+    /// (`inf`, `NaN`), negative, above [`MAX_SERIES_VALUE`] or, other than 0, below [`MIN_SERIES_VALUE`]
+    /// (charts of such numbers have no ladder of ticks: an infinity asked for 2^31 decades).
+    pub fn out_of_range(&self) -> Option<(&'static str, f64)> {
+        let values = [
+            ("t_s", Some(self.t_s)),
+            ("interval_s", Some(self.interval_s)),
+            ("read_iops", Some(self.read_iops)),
+            ("write_iops", Some(self.write_iops)),
+            ("read_bw_bytes_per_s", Some(self.read_bw_bytes_per_s)),
+            ("write_bw_bytes_per_s", Some(self.write_bw_bytes_per_s)),
+            ("read_lat_mean_us", self.read_lat_mean_us),
+            ("read_lat_max_us", self.read_lat_max_us),
+            ("write_lat_mean_us", self.write_lat_mean_us),
+            ("write_lat_max_us", self.write_lat_max_us),
+        ];
+        let fits = |v: f64| v == 0.0 || (MIN_SERIES_VALUE..=MAX_SERIES_VALUE).contains(&v);
+        values
+            .into_iter()
+            .find_map(|(column, v)| v.filter(|&v| !fits(v)).map(|v| (column, v)))
+    }
+
     /// Builds the row spanning `[start_ns, end_ns)` from its counts; `interval_ns` is the configured Δ.
     pub fn new(start_ns: u64, end_ns: u64, interval_ns: u64, c: &IntervalCounts) -> SeriesRow {
         let len_s = end_ns.saturating_sub(start_ns) as f64 / 1e9;
