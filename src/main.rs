@@ -346,7 +346,41 @@ fn bad(msg: impl Into<String>) -> Fail {
     Fail(2, msg.into())
 }
 
+/// The stack the program's work runs on when the main thread's (RLIMIT_STACK, `ulimit -s`) is smaller: 8 MiB,
+/// the usual main-thread limit. Parsing the command line alone takes about 45 KiB of stack in a release build
+/// and 500 KiB in a debug build (clap's derived `Cmd::augment_subcommands` builds every subcommand's `Arg`s,
+/// hundreds of bytes each, in one frame), so `ulimit -s 64` overflowed the main thread before any work.
+const WORK_STACK: usize = 8 << 20;
+
 fn main() -> ExitCode {
+    use wkrun::sys::limits::Limit;
+    // A spawned thread's stack is what the program asks for, whatever RLIMIT_STACK says. Under the usual limit
+    // the main thread is used as it is (a thread would reserve 8 MiB more of address space under `ulimit -v`).
+    let Some(limit) = Limit::Stack.soft().filter(|&s| s < WORK_STACK as u64) else {
+        return work();
+    };
+    match std::thread::Builder::new()
+        .name("wkrun".into())
+        .stack_size(WORK_STACK)
+        .spawn(work)
+    {
+        Ok(t) => t
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot start a thread with a stack of {WORK_STACK} B to run on, which {} of {limit} B is too small for: {e}",
+                Limit::Stack.name()
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Everything `main` does, on a stack of at least [`WORK_STACK`].
+fn work() -> ExitCode {
     // Under an address-space limit too small to work in, a clear refusal now, written without allocating
     // (a failed allocation later would abort the process).
     if let Some((limit, enough)) = wkrun::sys::limits::address_space_too_small() {
