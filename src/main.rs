@@ -379,6 +379,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// What clap says about the command line (help and version on stdout, exit 0; a usage error on stderr, exit
+/// 2), each value it echoes cut to `text::ECHO` characters: a 100,000-character `--label` was shown whole.
+fn clap_failure(e: &clap::Error) -> ExitCode {
+    use std::io::Write;
+    if !e.use_stderr() {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let _ = write!(
+        std::io::stderr(),
+        "{}",
+        wkrun::text::clip_quoted(&text, '\'', wkrun::text::ECHO)
+    );
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+}
+
 /// Everything `main` does, on a stack of at least [`WORK_STACK`].
 fn work() -> ExitCode {
     // Under an address-space limit too small to work in, a clear refusal now, written without allocating
@@ -400,7 +416,10 @@ fn work() -> ExitCode {
     if let Some(msg) = misspelt_command(&args) {
         return fail(Fail(2, msg));
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_failure(&e),
+    };
     let ran = |a: &RunArgs| {
         // The summary that could not be written (`> /dev/full`) fails a run that went well otherwise.
         cmd_run(a).and_then(|()| match run::progress::stdout_failure() {
