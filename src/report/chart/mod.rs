@@ -386,7 +386,7 @@ pub fn pow10(k: i32) -> f64 {
 
 /// The labelled ticks of a log axis from `lo` to `hi` (powers of ten, `lo < hi`): every power of ten,
 /// and 2× and 5× each when the axis spans at most two decades; never two ticks with one label.
-/// Past [`MAX_LOG_TICKS`] decades, every n-th decade from the lowest, and the highest.
+/// Past 20 decades, every n-th decade from the lowest, and the highest.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let (a, b) = decade_exponents(lo, hi);
     let stride = usize::try_from((b - a) / MAX_LOG_TICKS + 1).unwrap_or(1);
