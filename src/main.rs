@@ -346,7 +346,57 @@ fn bad(msg: impl Into<String>) -> Fail {
     Fail(2, msg.into())
 }
 
+/// The stack the program's work runs on when the main thread's (RLIMIT_STACK, `ulimit -s`) is smaller: 8 MiB,
+/// the usual main-thread limit. Parsing the command line alone takes about 45 KiB of stack in a release build
+/// and 500 KiB in a debug build (clap's derived `Cmd::augment_subcommands` builds every subcommand's `Arg`s,
+/// hundreds of bytes each, in one frame), so `ulimit -s 64` overflowed the main thread before any work.
+const WORK_STACK: usize = 8 << 20;
+
 fn main() -> ExitCode {
+    use wkrun::sys::limits::Limit;
+    // A spawned thread's stack is what the program asks for, whatever RLIMIT_STACK says. Under the usual limit
+    // the main thread is used as it is (a thread would reserve 8 MiB more of address space under `ulimit -v`).
+    let Some(limit) = Limit::Stack.soft().filter(|&s| s < WORK_STACK as u64) else {
+        return work();
+    };
+    match std::thread::Builder::new()
+        .name("wkrun".into())
+        .stack_size(WORK_STACK)
+        .spawn(work)
+    {
+        Ok(t) => t
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot start a thread with a stack of {WORK_STACK} B to run on, which {} of {limit} B is too small for: {e}",
+                Limit::Stack.name()
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// What clap says about the command line (help and version on stdout, exit 0; a usage error on stderr, exit
+/// 2), each value it echoes cut to `text::ECHO` characters: a 100,000-character `--label` was shown whole.
+fn clap_failure(e: &clap::Error) -> ExitCode {
+    use std::io::Write;
+    if !e.use_stderr() {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let _ = write!(
+        std::io::stderr(),
+        "{}",
+        wkrun::text::clip_quoted(&text, '\'', wkrun::text::ECHO)
+    );
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+}
+
+/// Everything `main` does, on a stack of at least [`WORK_STACK`].
+fn work() -> ExitCode {
     // Under an address-space limit too small to work in, a clear refusal now, written without allocating
     // (a failed allocation later would abort the process).
     if let Some((limit, enough)) = wkrun::sys::limits::address_space_too_small() {
@@ -366,7 +416,10 @@ fn main() -> ExitCode {
     if let Some(msg) = misspelt_command(&args) {
         return fail(Fail(2, msg));
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_failure(&e),
+    };
     let ran = |a: &RunArgs| {
         // The summary that could not be written (`> /dev/full`) fails a run that went well otherwise.
         cmd_run(a).and_then(|()| match run::progress::stdout_failure() {
@@ -1002,11 +1055,13 @@ fn cmd_report(
 ) -> Result<(), Fail> {
     let files = &results_files(args);
     use wkrun::report::{build, model, runs};
+    // A ceiling past these draws no useful ladder of ticks (10^-308 made the chart ask for 2^63 of them).
     if let Some(y) = ymax
-        && !(y.is_finite() && y > 0.0)
+        && !(y.is_finite() && (1e-3..=1e15).contains(&y))
     {
         return Err(bad(format!(
-            "--ymax {y}: the ceiling must be a number of IOPS above 0"
+            "--ymax {}: the ceiling must be a number of IOPS from 0.001 to 1e15",
+            wkrun::units::readable_float(y)
         )));
     }
     let window = match window {

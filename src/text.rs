@@ -17,6 +17,72 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     escape_if(s, |c| c != '\n' && c != '\t')
 }
 
+/// The most characters of a value or source line an error message echoes ([`clip`], [`clip_quoted`],
+/// [`clip_line`]): a 100,000-character `--label` or a 400 KB line of a spec was printed whole.
+pub const ECHO: usize = 80;
+
+/// `s` when it has at most `max` characters; else its first `max` and `…(N more)`.
+pub fn clip(s: &str, max: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => Cow::Borrowed(s),
+        Some((at, _)) => {
+            let more = s[at..].chars().count();
+            Cow::Owned(format!("{}…({more} more)", &s[..at]))
+        }
+    }
+}
+
+/// `s` with every part between two `quote`s (`'value'`, `` `key` ``) cut to `max` characters by [`clip`].
+pub fn clip_quoted(s: &str, quote: char, max: usize) -> Cow<'_, str> {
+    let parts: Vec<&str> = s.split(quote).collect();
+    // The odd parts lie between quotes (an unpaired last quote leaves its tail as it is).
+    let long =
+        |i: usize, p: &&str| i % 2 == 1 && i + 1 < parts.len() && p.chars().nth(max).is_some();
+    if !parts.iter().enumerate().any(|(i, p)| long(i, p)) {
+        return Cow::Borrowed(s);
+    }
+    let out: Vec<Cow<'_, str>> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if long(i, p) {
+                clip(p, max)
+            } else {
+                Cow::Borrowed(*p)
+            }
+        })
+        .collect();
+    Cow::Owned(out.join(&quote.to_string()))
+}
+
+/// A source line of more than `max` characters cut to a window of `max` around `caret` (character columns):
+/// `…` before when the window starts past the line's start, `…(N more)` after when it ends before its end;
+/// the caret moved to match and kept within the window.
+pub fn clip_line(
+    line: &str,
+    caret: std::ops::Range<usize>,
+    max: usize,
+) -> (String, std::ops::Range<usize>) {
+    let n = line.chars().count();
+    if n <= max {
+        return (line.to_string(), caret);
+    }
+    let from = caret.start.saturating_sub(max / 2).min(n - max);
+    let to = from + max;
+    let mut out = String::new();
+    let lead = usize::from(from > 0);
+    if from > 0 {
+        out.push('…');
+    }
+    out.extend(line.chars().skip(from).take(max));
+    if to < n {
+        out.push_str(&format!("…({} more)", n - to));
+    }
+    let start = caret.start.clamp(from, to) - from + lead;
+    let end = caret.end.clamp(from, to) - from + lead;
+    (out, start..end.max(start + 1))
+}
+
 /// The bytes `s` (a path's) as one word a POSIX shell reads back as those bytes, for a command line wkrun
 /// suggests: as is when made of `A-Za-z0-9` and `_ - . / + , : = @ %` only; in single quotes (a `'` as
 /// `'\''`) when it is UTF-8 without control or format characters; else in bash's `$'...'` quoting, an ASCII
@@ -143,6 +209,45 @@ pub fn wrap(s: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the attack session: a 100,000-character `--label` and a 400 KB spec line were echoed whole.
+    #[test]
+    fn echoed_values_and_lines_are_cut() {
+        assert_eq!(clip("abcdef", 6), "abcdef");
+        assert_eq!(clip("abcdefgh", 6), "abcdef…(2 more)");
+        assert_eq!(clip("µµµµ", 2), "µµ…(2 more)");
+        assert_eq!(
+            clip_quoted(
+                "invalid value 'abcdefghijklmnopq' for '--label <NAME>': x",
+                '\'',
+                15
+            ),
+            "invalid value 'abcdefghijklmno…(2 more)' for '--label <NAME>': x"
+        );
+        assert_eq!(
+            clip_quoted("a `k` and an unpaired `abcdefgh", '`', 6),
+            "a `k` and an unpaired `abcdefgh"
+        );
+        // A long line: a window of 10 around the caret, marked on both sides.
+        let line = "0123456789abcdefghijklmnopqrstuvwxyz";
+        assert_eq!(
+            clip_line(line, 0..1, 10),
+            ("0123456789…(26 more)".to_string(), 0..1)
+        );
+        assert_eq!(
+            clip_line(line, 20..22, 10),
+            ("…fghijklmno…(11 more)".to_string(), 6..8)
+        );
+        assert_eq!(
+            clip_line(line, 35..36, 10),
+            ("…qrstuvwxyz".to_string(), 10..11)
+        );
+        assert_eq!(
+            clip_line(line, 4..30, 10),
+            ("0123456789…(26 more)".to_string(), 4..10)
+        );
+        assert_eq!(clip_line("short", 1..2, 10), ("short".to_string(), 1..2));
+    }
 
     #[test]
     fn control_characters_are_shown_escaped() {

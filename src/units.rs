@@ -112,6 +112,15 @@ impl fmt::Display for Size {
     }
 }
 
+/// A number as a person reads it: plain from 0.001 to 10^15 (`0`, `2.5`, `100000`), in exponent form past
+/// them (`1e-308`, `1.7e308`, `inf`, `NaN`), never the 300 digits `{}` prints for 1e-308.
+pub fn readable_float(v: f64) -> String {
+    match v == 0.0 || (1e-3..1e15).contains(&v.abs()) {
+        true => v.to_string(),
+        false => format!("{v:e}"),
+    }
+}
+
 /// Formats a byte count with the largest binary unit that divides it exactly: `4096` → `4KiB`, `1000` → `1000B`.
 pub fn fmt_bytes(b: u64) -> String {
     const UNITS: [(u64, &str); 5] = [

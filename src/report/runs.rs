@@ -286,7 +286,16 @@ pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<Series
         // Line 1 is the header.
         let at = |e: String| bad(format!("line {}: {e}", i + 2));
         let rec = rec.map_err(|e| limit(&e).unwrap_or_else(|| at(e.to_string())))?;
-        rows.push(series_csv::parse_row(&rec, &dirs, errors).map_err(at)?);
+        let row = series_csv::parse_row(&rec, &dirs, errors).map_err(at)?;
+        if let Some((column, v)) = row.out_of_range() {
+            return Err(at(format!(
+                "column {column}: {} is not a value an interval measures (0, or a finite number from {} to {})",
+                crate::units::readable_float(v),
+                crate::units::readable_float(series_csv::MIN_SERIES_VALUE),
+                crate::units::readable_float(series_csv::MAX_SERIES_VALUE),
+            )));
+        }
+        rows.push(row);
     }
     Ok(rows)
 }

@@ -198,7 +198,35 @@ impl IndexMut<Direction> for SeriesRow {
     }
 }
 
+/// The smallest number other than 0 a series CSV holds: 10^-12 (a rate of one I/O in 10^12 s; a latency of a
+/// millionth of a nanosecond).
+pub const MIN_SERIES_VALUE: f64 = 1e-12;
+/// The largest number a series CSV holds: 10^15 (a PB/s, 10^15 IOPS, 31 million years).
+pub const MAX_SERIES_VALUE: f64 = 1e15;
+
 impl SeriesRow {
+    /// The first number of the row that no interval measures, with its column: one that is not finite
+    /// (`inf`, `NaN`), negative, above [`MAX_SERIES_VALUE`] or, other than 0, below [`MIN_SERIES_VALUE`]
+    /// (charts of such numbers have no ladder of ticks: an infinity asked for 2^31 decades).
+    pub fn out_of_range(&self) -> Option<(String, f64)> {
+        let fits = |v: f64| v == 0.0 || (MIN_SERIES_VALUE..=MAX_SERIES_VALUE).contains(&v);
+        let whole = [("t_s", self.t_s), ("interval_s", self.interval_s)];
+        if let Some((c, v)) = whole.into_iter().find(|&(_, v)| !fits(v)) {
+            return Some((c.to_string(), v));
+        }
+        self.by_dir.iter().find_map(|(d, c)| {
+            let cells = [
+                ("iops", Some(c.iops)),
+                ("bw_bytes_per_s", Some(c.bw_bytes_per_s)),
+                ("lat_mean_us", c.lat_mean_us),
+                ("lat_max_us", c.lat_max_us),
+            ];
+            cells
+                .into_iter()
+                .find_map(|(n, v)| v.filter(|&v| !fits(v)).map(|v| (format!("{d}_{n}"), v)))
+        })
+    }
+
     /// Builds the row spanning `[start_ns, end_ns)` from its counts; `interval_ns` is the configured Δ.
     pub fn new(start_ns: u64, end_ns: u64, interval_ns: u64, c: &IntervalCounts) -> SeriesRow {
         let len_s = end_ns.saturating_sub(start_ns) as f64 / 1e9;

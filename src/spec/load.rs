@@ -2,6 +2,7 @@
 //! file, line, column and field path (`phase[2].queue_depth`), and a "did you mean" for misspelled keys.
 
 use super::{FORMAT_VERSION, SpecFile, rules};
+use crate::text::{ECHO, clip, clip_line, clip_quoted};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt;
@@ -184,12 +185,21 @@ impl fmt::Display for SpecError {
             write!(f, ":{}:{}", l.line, l.column)?;
         }
         write!(f, ": ")?;
+        // A key or value echoed is cut to `text::ECHO` characters, and the source line to a window of that
+        // many around the caret (a 400 KB line was printed whole).
+        let echo = |t: &str| {
+            let t = escape_controls(t);
+            let t = clip_quoted(&t, '`', ECHO).into_owned();
+            clip_quoted(&t, '"', ECHO).into_owned()
+        };
         if let Some(field) = &self.field {
-            write!(f, "{}: ", escape_controls(field))?;
+            // A field path holds a phase's name and keys: twice as long before it is cut.
+            write!(f, "{}: ", clip(&echo(field), 2 * ECHO))?;
         }
-        write!(f, "{}", escape_controls(&self.message))?;
+        write!(f, "{}", echo(&self.message))?;
         if let Some((text, caret)) = &l.snippet {
             let (text, caret) = escape_line(text, caret.clone());
+            let (text, caret) = clip_line(&text, caret, ECHO);
             let num = l.line.to_string();
             let pad = " ".repeat(num.len());
             let width = caret.end.saturating_sub(caret.start).max(1);
@@ -201,7 +211,7 @@ impl fmt::Display for SpecError {
             )?;
         }
         if let Some(help) = &self.help {
-            write!(f, "\n  help: {}", escape_controls(help))?;
+            write!(f, "\n  help: {}", echo(help))?;
         }
         Ok(())
     }
@@ -562,6 +572,39 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSpec, SpecErrors> {
     load_str(path, text)
 }
 
+/// The most parts a dotted key may have: the toml crate refuses 81 and more (`recursion limit`: a table path of 80 before the last part).
+const KEY_PARTS_LIMIT: usize = 81;
+
+/// The byte range of the first key (of a `key = value` line or a `[table]` header) with at least
+/// [`KEY_PARTS_LIMIT`] dot-separated parts (dots inside quotes not counted), and its parts; `None` when there
+/// is none.
+fn deep_key(text: &str) -> Option<(Range<usize>, usize)> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let body = line.trim_start();
+        let offset = start + line.len() - body.len();
+        let (mut parts, mut quote) = (1, None);
+        for (i, c) in body.char_indices() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '"' | '\'') => quote = Some(c),
+                (None, '.') => parts += 1,
+                (None, '=' | ']' | '#') => {
+                    if parts >= KEY_PARTS_LIMIT {
+                        return Some((offset..offset + i, parts));
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
 /// `bytes` in lower-case hexadecimal (a SHA-256 digest as `results.json` and the results library write it).
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -582,11 +625,20 @@ pub fn hex(bytes: &[u8]) -> String {
 pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
     let whole_file = |message: String, help: Option<String>| whole_file(path, message, help);
     let doc = DeTable::parse(text).map_err(|e| {
-        let span = e.span().unwrap_or(0..0);
+        // The toml crate gives its key-depth error no place: the first key of that many parts is the one.
+        let deep = e.span().is_none().then(|| deep_key(text)).flatten();
+        let span = e.span().or(deep.clone().map(|d| d.0)).unwrap_or(0..0);
+        let mut message = format!("not valid TOML: {}", e.message().trim());
+        if let Some((_, parts)) = deep {
+            let most = KEY_PARTS_LIMIT - 1;
+            message.push_str(&format!(
+                ": this key has {parts} parts, the most a key may have is {most}"
+            ));
+        }
         SpecError {
             location: location_in(path, text, span),
             field: None,
-            message: format!("not valid TOML: {}", e.message().trim()),
+            message,
             help: fio_job_file(text),
         }
     })?;
@@ -1049,6 +1101,16 @@ fn serde_error(index: &SourceIndex, e: &toml::de::Error) -> (SpecError, Option<S
         )
     } else if let Some(rest) = msg.strip_prefix("missing field `") {
         let missing = rest.split('`').next().unwrap_or("");
+        // The document itself misses it (no span): not the first key's table (it read `format.spec`).
+        if span.is_empty() {
+            let mut e = whole_file(
+                &index.file,
+                msg.replace("missing field", "missing key"),
+                None,
+            );
+            e.field = Some(missing.to_string());
+            return (e, Some(missing.to_string()));
+        }
         path = Some(match path {
             Some(p) => format!("{p}.{missing}"),
             None => missing.to_string(),
@@ -1258,6 +1320,53 @@ mod tests {
         assert_eq!(firsts(text), ["2:1 spec.version: missing key `version`"]);
         let text = text.replace("name = \"x\"", "version = \"1\"");
         assert_eq!(firsts(&text), ["2:1 spec.name: missing key `name`"]);
+    }
+
+    /// Found by the attack session: a key of more than 80 parts was placed at 1:1 (the toml crate gives that
+    /// error no span); a spec without `[spec]` was `1:1: format.spec: missing key`.
+    #[test]
+    fn a_key_too_deep_is_placed_on_its_line_and_a_missing_table_on_the_file() {
+        let deep = |n: usize| vec!["a"; n].join(".");
+        let text = format!("format = 1\n\n  {} = 1\n", deep(120));
+        assert_eq!(
+            firsts(&text),
+            [
+                "3:3 : not valid TOML: recursion limit: this key has 120 parts, the most a key may have is 80"
+            ]
+        );
+        let text = format!("format = 1\n[\"x.y\".{}]\n", deep(80));
+        assert_eq!(
+            firsts(&text),
+            [
+                "2:1 : not valid TOML: recursion limit: this key has 81 parts, the most a key may have is 80"
+            ]
+        );
+        let text = format!("format = 1\n{} = 1\n", deep(80));
+        assert_eq!(
+            firsts(&text)[..2],
+            ["0:0 spec: missing key `spec`", "2:1 a: unknown key `a`"]
+        );
+    }
+
+    /// The source line shown with an error is a window of `ECHO` characters around the caret, and a key
+    /// echoed in the message is cut the same way.
+    #[test]
+    fn a_long_line_is_shown_around_the_caret() {
+        let text = format!("format = 1\n{} = 1\n", "k".repeat(400_000));
+        let e = load_str(Path::new("t.toml"), &text).expect_err("refused");
+        let shown = e.to_string();
+        let k80 = "k".repeat(80);
+        assert_eq!(
+            shown.lines().collect::<Vec<_>>()[..4],
+            [
+                "t.toml: spec: missing key `spec`",
+                &format!(
+                    "error: t.toml:2:1: {k80}{k80}…(399840 more): unknown key `{k80}…(399920 more)`"
+                ),
+                "   |",
+                &format!(" 2 | {k80}…(399924 more)"),
+            ]
+        );
     }
 
     #[test]

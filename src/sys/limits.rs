@@ -13,6 +13,8 @@ pub enum Limit {
     FileSize,
     /// RLIMIT_NOFILE: files this process may hold open at once (one more than the highest descriptor).
     OpenFiles,
+    /// RLIMIT_STACK: the main thread's stack, bytes (threads the program starts set their own).
+    Stack,
 }
 
 impl Limit {
@@ -23,6 +25,7 @@ impl Limit {
             Limit::AddressSpace => libc::RLIMIT_AS,
             Limit::FileSize => libc::RLIMIT_FSIZE,
             Limit::OpenFiles => libc::RLIMIT_NOFILE,
+            Limit::Stack => libc::RLIMIT_STACK,
         }
     }
 
@@ -36,6 +39,7 @@ impl Limit {
             Limit::AddressSpace => "the address-space limit (RLIMIT_AS, ulimit -v)",
             Limit::FileSize => "the file-size limit (RLIMIT_FSIZE, ulimit -f)",
             Limit::OpenFiles => "the limit on open files (RLIMIT_NOFILE, ulimit -n)",
+            Limit::Stack => "the stack limit (RLIMIT_STACK, ulimit -s)",
         }
     }
 
@@ -55,7 +59,7 @@ impl Limit {
     pub fn note(self) -> String {
         let unit = match self {
             Limit::Processes | Limit::OpenFiles => "",
-            Limit::LockedMemory | Limit::AddressSpace | Limit::FileSize => " B",
+            Limit::LockedMemory | Limit::AddressSpace | Limit::FileSize | Limit::Stack => " B",
         };
         // SAFETY: geteuid takes nothing and cannot fail.
         if self == Limit::Processes && unsafe { libc::geteuid() } == 0 {

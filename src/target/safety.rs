@@ -2,7 +2,8 @@
 //! [`consent`] issues: for a block device that the run writes, only when `--allow-destroy` names that device,
 //! the device is not read-only and nothing uses it (mounted, swap, held by RAID, LVM or device mapper, or open
 //! exclusively); for a file that the run writes, only when its filesystem is not read-only and it is not the
-//! backing file of a loop device in use. Opening with O_EXCL when the run holds the target
+//! backing file of a loop device in use (directly or through loop devices stacked on it) nor a swap file in
+//! use. Opening with O_EXCL when the run holds the target
 //! ([`super::open::Held`]) is the kernel's final word; these checks give the reason in words before anything
 //! is opened for writing.
 
@@ -13,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 /// Why the target must not be written because something uses it, or `None` when nothing is known to: a block
 /// device mounted, used as swap, held by RAID, LVM or device mapper, or open exclusively; a file (or device)
-/// that is the backing file of a loop device in such use.
+/// that is the backing file of a loop device in such use, or under loop devices stacked up to one in such use;
+/// a swap file in use.
 pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
     match t.kind {
         TargetKind::Block => {
@@ -100,9 +102,12 @@ fn under_loop_in_use(rdev: u64, depth: u32) -> Option<String> {
         .and_then(|d| fs::read_to_string(d.join("dev")).ok())
         .and_then(|d| parse_dev(d.trim()))
         .unwrap_or(rdev);
-    let (other, why) = loop_in_use_over(id, Some(own))?;
+    if let Some(why) = swap_file(id) {
+        return Some(format!("{is} {shown}, which {why}"));
+    }
+    let chain = loop_in_use_over(id, Some(own), depth)?;
     Some(format!(
-        "{is} {shown}, which is also the backing file of {other}, and {why}"
+        "{is} {shown}, which is also the backing file of {chain}"
     ))
 }
 
@@ -214,23 +219,66 @@ fn exclusive_open_fails(node: &Path) -> Option<String> {
     }
 }
 
-/// Why the target must not be written because it backs a loop device that is in use (mounted, held, open
-/// exclusively): found through `/sys/block/loop*/loop/backing_file`, compared by identity (device and inode of
-/// a file, device number of a device).
+/// Why the target must not be written because it backs a loop device that is in use (mounted, swap, held,
+/// open exclusively), directly or through loop devices stacked on it: found through
+/// `/sys/block/loop*/loop/backing_file`, compared by identity (device and inode of a file, device number of a
+/// device); or, a file, because it is in use as swap.
 fn backing_in_use(t: &TargetInfo) -> Option<String> {
     let want = t
         .identity
         .or_else(|| fs::metadata(&t.path).ok().and_then(|m| Identity::of(&m)))?;
-    let (name, why) = loop_in_use_over(want, None)?;
-    Some(format!("it is the backing file of {name}, and {why}"))
+    if let Some(why) = swap_file(want) {
+        return Some(format!("it {why}"));
+    }
+    let chain = loop_in_use_over(want, None, 0)?;
+    Some(format!("it is the backing file of {chain}"))
 }
 
-/// A loop device over the file or device `want` (other than `skip`) that is in use: its `/dev` name and why
-/// (as [`device_in_use`] says it).
-fn loop_in_use_over(want: Identity, skip: Option<u64>) -> Option<(String, String)> {
-    let entries = fs::read_dir("/sys/block").ok()?;
+/// A loop device over the file or device `want` (other than `skip`) that is in use, or over which (or over a
+/// partition of which) another loop device is in use, followed upward through loop devices stacked on loop
+/// devices up to [`LOOP_DEPTH`] levels from `depth`: the chain in words, from the loop device over `want` to
+/// the one in use and why (as [`device_in_use`] says it): `/dev/loop1, which is the backing file of
+/// /dev/loop2, and /dev/loop2 is mounted at /mnt`.
+fn loop_in_use_over(want: Identity, skip: Option<u64>, depth: u32) -> Option<String> {
+    if depth >= LOOP_DEPTH {
+        return None;
+    }
+    for (node, rdev) in loops_over(want) {
+        if Some(rdev) == skip {
+            continue;
+        }
+        let shown = node.display();
+        if let Some(why) = device_in_use(rdev, &node) {
+            return Some(format!("{shown}, and {why}"));
+        }
+        // What is stacked on this loop device, or on one of its partitions.
+        let sys = PathBuf::from(format!(
+            "/sys/dev/block/{}:{}",
+            libc::major(rdev),
+            libc::minor(rdev)
+        ));
+        let mut layers = vec![(rdev, String::new())];
+        layers.extend(
+            partitions(&sys)
+                .into_iter()
+                .map(|(a, b, name)| (libc::makedev(a, b), format!(", whose partition {name}"))),
+        );
+        for (dev, whose) in layers {
+            if let Some(up) = loop_in_use_over(Identity::Block { rdev: dev }, None, depth + 1) {
+                return Some(format!("{shown}{whose}, which is the backing file of {up}"));
+            }
+        }
+    }
+    None
+}
+
+/// The loop devices whose backing file (or device) is `want`: their `/dev` node and device number.
+fn loops_over(want: Identity) -> Vec<(PathBuf, u64)> {
+    let Ok(entries) = fs::read_dir("/sys/block") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
     for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
         let Ok(backing) = fs::read_to_string(e.path().join("loop/backing_file")) else {
             continue;
         };
@@ -240,16 +288,56 @@ fn loop_in_use_over(want: Identity, skip: Option<u64>) -> Option<(String, String
             == Some(want);
         let rdev = fs::read_to_string(e.path().join("dev"))
             .ok()
-            .and_then(|d| parse_dev(d.trim()))
-            .filter(|&r| Some(r) != skip);
-        let node = Path::new("/dev").join(&name);
-        if let (true, Some(rdev)) = (backs_it, rdev)
-            && let Some(why) = device_in_use(rdev, &node)
-        {
-            return Some((node.display().to_string(), why));
+            .and_then(|d| parse_dev(d.trim()));
+        if let (true, Some(rdev)) = (backs_it, rdev) {
+            out.push((Path::new("/dev").join(e.file_name()), rdev));
         }
     }
-    None
+    out.sort();
+    out
+}
+
+/// Whether the regular file `want` is in use as swap (a swap file of /proc/swaps, compared by device and
+/// inode): `is in use as swap (swapon)`, or `None`.
+fn swap_file(want: Identity) -> Option<String> {
+    let Identity::File { .. } = want else {
+        return None;
+    };
+    let swaps = fs::read_to_string("/proc/swaps").unwrap_or_default();
+    let in_use = swaps.lines().skip(1).any(|line| {
+        // The kernel shows a space in a name as `\040` (and a tab, newline, backslash the same way).
+        let name = line.split_whitespace().next().unwrap_or("");
+        fs::metadata(unescape_octal(name))
+            .ok()
+            .and_then(|m| Identity::of(&m))
+            == Some(want)
+    });
+    in_use.then(|| "is in use as swap (swapoff it first)".to_string())
+}
+
+/// A name as /proc shows it, its `\ooo` octal escapes undone.
+fn unescape_octal(s: &str) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStringExt;
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let code = b
+            .get(i + 1..i + 4)
+            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)))
+            .map(|d| d.iter().fold(0u32, |n, c| n * 8 + u32::from(c - b'0')));
+        match code.and_then(|c| u8::try_from(c).ok()) {
+            Some(c) => {
+                out.push(c);
+                i += 4;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    std::ffi::OsString::from_vec(out)
 }
 
 /// `major:minor` as a device number.

@@ -280,6 +280,27 @@ fn a_block_device_stays_claimed_between_phases() {
     );
 }
 
+/// An ext4 filesystem made on `dev` (inode tables and journal written now, so that the mounted filesystem
+/// writes nothing by itself later) and mounted at `dir`, synced; `None` after printing why `test` skips.
+fn ext4_mounted(test: &str, dev: &Path, dir: &Path) -> Option<Mount> {
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"])
+        .arg(dev)
+        .status()
+        .expect("run mkfs.ext4");
+    assert!(mkfs.success());
+    match Mount::new(dir.to_path_buf(), &["-t", "ext4", dev.to_str().unwrap()]) {
+        Ok(m) => {
+            let _ = Command::new("sync").status();
+            Some(m)
+        }
+        Err(why) => {
+            skip(test, &why);
+            None
+        }
+    }
+}
+
 /// Issue 13 item 7: a read-only block device (`losetup --read-only`, `blockdev --setro`) is refused before
 /// anything is opened for writing, even with `--allow-destroy`: exit 2, the reason in words, no output folder,
 /// no sector written; `wkrun plan` notes the refusal. A run that only reads it is allowed.
@@ -394,21 +415,9 @@ fn the_backing_file_of_a_mounted_loop_device_is_refused() {
     let Some((dev, _lock)) = loop_dev(test, d.path(), 16) else {
         return;
     };
-    // Inode tables and journal written now, so that the mounted filesystem writes nothing by itself later.
-    let mkfs = Command::new("mkfs.ext4")
-        .args(["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"])
-        .arg(&dev.dev)
-        .status()
-        .expect("run mkfs.ext4");
-    assert!(mkfs.success());
-    let m = match Mount::new(
-        d.path().join("mnt"),
-        &["-t", "ext4", dev.dev.to_str().unwrap()],
-    ) {
-        Ok(m) => m,
-        Err(why) => return skip(test, &why),
+    let Some(m) = ext4_mounted(test, &dev.dev, &d.path().join("mnt")) else {
+        return;
     };
-    let _ = Command::new("sync").status();
     let before = sha256_hex(&read(&dev.backing));
     let write =
         "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
@@ -508,6 +517,167 @@ fn a_loop_device_over_a_mounted_devices_storage_is_refused() {
     assert_eq!(code, 0, "a run that only reads: {err}");
     drop((sibling, stacked));
     drop(m);
+}
+
+/// Loop devices stacked on loop devices are followed upward to the one in use (found by the attack session:
+/// only one level was, and a run wrote into the storage of a mounted filesystem): a file under two loop
+/// devices, the top one mounted, and the lowest of three stacked devices, with `--allow-destroy`, are refused:
+/// exit 2, the chain named to the mount, no output folder, the backing file unchanged.
+#[test]
+fn storage_under_stacked_loop_devices_in_use_is_refused() {
+    let test = "hold::storage_under_stacked_loop_devices_in_use_is_refused";
+    if Command::new("mkfs.ext4").arg("-V").output().is_err() {
+        return skip(test, "no mkfs.ext4 (e2fsprogs)");
+    }
+    let d = tempdir();
+    let Some((a, _lock)) = loop_dev(test, d.path(), 16) else {
+        return;
+    };
+    let (b, c) = match LoopOver::new(&a.dev).and_then(|b| Ok((LoopOver::new(&b.dev)?, b))) {
+        Ok((c, b)) => (b, c),
+        Err(why) => return skip(test, &why),
+    };
+    let Some(m) = ext4_mounted(test, &c.dev, &d.path().join("mnt")) else {
+        return;
+    };
+    let before = sha256_hex(&read(&a.backing));
+    let (an, bn, cn, mnt) = (
+        a.dev.display(),
+        b.dev.display(),
+        c.dev.display(),
+        m.dir.display(),
+    );
+    let write =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    let file = a.backing.to_str().unwrap();
+    let dev = a.dev.to_str().unwrap();
+    for (target, extra, why) in [
+        (
+            file,
+            vec![],
+            format!(
+                "it is the backing file of {an}, which is the backing file of {bn}, which is the backing file of {cn}, and {cn} is mounted at {mnt}"
+            ),
+        ),
+        (
+            dev,
+            vec!["--allow-destroy", dev],
+            format!(
+                "it is the backing file of {bn}, which is the backing file of {cn}, and {cn} is mounted at {mnt}"
+            ),
+        ),
+    ] {
+        let (o, out) = run_spec(d.path(), "stacked", write, Path::new(target), &extra);
+        let (code, _, err) = code_out_err(&o);
+        assert_eq!(
+            (code, err),
+            (2, format!("error: refusing to write to {target}: {why}\n"))
+        );
+        assert!(!out.exists(), "{target}: an output folder was made");
+    }
+    assert_eq!(
+        sha256_hex(&read(&a.backing)),
+        before,
+        "the backing file changed"
+    );
+    drop(m);
+    drop((c, b));
+}
+
+/// A swap file in use is refused as a target that the run writes, and so is a loop device over it (found by
+/// the attack session: the output folder was made and the phase failed with "Text file busy", exit 1): exit 2,
+/// no output folder, the file unchanged.
+#[test]
+fn a_swap_file_in_use_is_refused() {
+    let test = "hold::a_swap_file_in_use_is_refused";
+    if !is_root() {
+        return skip(test, "not running as root: swapon needs root");
+    }
+    let d = tempdir();
+    let sw = d.path().join("sw.img");
+    patterned_file(&sw, 16 << 20);
+    fs::set_permissions(&sw, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    match Command::new("mkswap").arg(&sw).output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            return skip(
+                test,
+                &format!(
+                    "mkswap failed: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ),
+            );
+        }
+        Err(e) => return skip(test, &format!("no mkswap (util-linux): {e}")),
+    }
+    let swap = match Swap::on(&sw) {
+        Ok(s) => s,
+        Err(why) => return skip(test, &why),
+    };
+    let before = sha256_hex(&read(&sw));
+    let write =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    let (o, out) = run_spec(d.path(), "swap", write, &sw, &["--set", "direct=false"]);
+    let (code, _, err) = code_out_err(&o);
+    let shown = sw.display();
+    assert_eq!(
+        (code, err),
+        (
+            2,
+            format!(
+                "error: refusing to write to {shown}: it is in use as swap (swapoff it first)\n"
+            )
+        )
+    );
+    assert!(!out.exists(), "an output folder was made");
+    let _lock = loop_guard();
+    let over = match LoopOver::new(&sw) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    let l = over.dev.to_str().unwrap();
+    let (o, out) = run_spec(d.path(), "swap", write, &over.dev, &["--allow-destroy", l]);
+    let (code, _, err) = code_out_err(&o);
+    let real = fs::canonicalize(&sw).unwrap();
+    assert_eq!(
+        (code, err),
+        (
+            2,
+            format!(
+                "error: refusing to write to {l}: it is a loop device of {}, which is in use as swap (swapoff it first)\n",
+                real.display()
+            )
+        )
+    );
+    assert!(!out.exists(), "an output folder was made");
+    assert_eq!(sha256_hex(&read(&sw)), before, "the swap file changed");
+    drop(over);
+    drop(swap);
+}
+
+/// A file in use as swap for one test; `swapoff` on drop.
+struct Swap(PathBuf);
+
+impl Swap {
+    fn on(path: &Path) -> Result<Swap, String> {
+        let o = Command::new("swapon")
+            .arg(path)
+            .output()
+            .map_err(|e| format!("no swapon (util-linux): {e}"))?;
+        if !o.status.success() {
+            return Err(format!(
+                "swapon failed: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            ));
+        }
+        Ok(Swap(path.to_path_buf()))
+    }
+}
+
+impl Drop for Swap {
+    fn drop(&mut self) {
+        let _ = Command::new("swapoff").arg(&self.0).status();
+    }
 }
 
 /// A file target is claimed for the run (an advisory flock: exclusive when the run writes): while a run that

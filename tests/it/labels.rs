@@ -124,3 +124,27 @@ fn bad_labels_are_refused_before_anything_is_written() {
         assert!(!t.path().join("o").exists(), "{label:?} wrote its folder");
     }
 }
+
+/// Found by the attack session: a `--label` of 100,000 characters was echoed whole (100 KB on stderr). A
+/// value clap echoes is cut to 80 characters; exit 2, nothing written.
+#[test]
+fn a_huge_label_is_refused_without_echoing_it_whole() {
+    let d = tempdir();
+    let label = "L".repeat(100_000);
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["run", "s.toml", "--label", &label, "-o", "out"],
+    ));
+    assert_eq!(
+        (code, out, err),
+        (
+            2,
+            String::new(),
+            format!(
+                "error: invalid value '{}…(99920 more)' for '--label <NAME>': a label has at most 120 characters; this one has 100000\n\nFor more information, try '--help'.\n",
+                "L".repeat(80)
+            )
+        )
+    );
+    assert!(!d.path().join("out").exists());
+}

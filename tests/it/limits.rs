@@ -695,3 +695,44 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
         512 << 10
     );
 }
+
+/// Found by the attack session: under `ulimit -s 64` every command, `--version` included, overflowed the main
+/// thread's stack (exit 134) while clap built its parser. The work runs on a thread with an 8 MiB stack when
+/// RLIMIT_STACK is smaller: `--version`, `validate` and a run on a file end as they do without the limit.
+#[test]
+fn a_small_stack_limit_runs_every_command() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "s.toml",
+        &workload("engine = \"psync\"\nblock_size = \"4KiB\"\nsize = \"64KiB\"\n"),
+    );
+    sparse_file(&d.path().join("t.img"), 1 << 20);
+    let bin = wkrun_bin();
+    let under = |args: &str| {
+        Command::new("bash")
+            .arg("-c")
+            .arg(format!("ulimit -s 64 && exec {bin} {args}"))
+            .current_dir(d.path())
+            .output()
+            .expect("run bash")
+    };
+    let (code, out, err) = code_out_err(&under("--version"));
+    assert_eq!(
+        (code, out, err),
+        (
+            0,
+            format!("wkrun {}\n", env!("CARGO_PKG_VERSION")),
+            String::new()
+        )
+    );
+    let (code, out, err) = code_out_err(&under("validate s.toml"));
+    assert_eq!(
+        (code, out, err),
+        (0, "s.toml: ok (1 phase)\n".to_string(), String::new())
+    );
+    let (code, _, err) = code_out_err(&under("s.toml --target t.img -o out -q"));
+    assert_eq!((code, err), (0, String::new()));
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "completed");
+}

@@ -361,12 +361,29 @@ fn report_refuses_bad_input_and_writes_nothing() {
         err.contains("--window: window \"2s..1s\" ends at or before its start"),
         "{err}"
     );
-    let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["report", &r, "-o", o, "--ymax", "0"]));
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("--ymax 0: the ceiling must be a number of IOPS above 0"),
-        "{err}"
-    );
+    // 1e-308 and the like made the chart ask for 2^63 ticks (exit 101, found by the attack session).
+    for (y, shown) in [
+        ("0", "0"),
+        ("-5", "-5"),
+        ("1e-308", "1e-308"),
+        ("2.3e-308", "2.3e-308"),
+        ("1e-320", "1e-320"),
+        ("1.7e308", "1.7e308"),
+    ] {
+        let (code, _, err) = code_out_err(&wkrun(
+            tmp.path(),
+            &["report", &r, "-o", o, &format!("--ymax={y}")],
+        ));
+        assert_eq!(
+            (code, err),
+            (
+                2,
+                format!(
+                    "error: --ymax {shown}: the ceiling must be a number of IOPS from 0.001 to 1e15\n"
+                )
+            )
+        );
+    }
     assert!(!out.exists(), "nothing written");
 }
 
@@ -679,5 +696,52 @@ fn a_series_csv_that_is_empty_binary_or_cut_short_is_refused() {
             !d.path().join("rep").exists(),
             "{what}: a report was written"
         );
+    }
+}
+
+/// Found by the attack session: `inf` (or 1.7e308) in a series CSV passed `validate`, and `report` then asked
+/// for 2^31 decades (memory, then exit 134); 2e-308 asked for 2^63 ticks (exit 101). Every number of a row
+/// is 0 or finite from 1e-12 to 1e15: `validate`, `report` and `merge`'s reading refuse the rest, exit 2,
+/// naming the file, line and column; no report written.
+#[test]
+fn a_series_value_no_interval_measures_is_refused() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 50\ninterval = \"100ms\"\nduration = \"300ms\"\n";
+    let out = run_ok(d.path(), "odd-values", body, &d.path().join("t.img"));
+    let (_, r) = strict_results(&out);
+    let csv = out.join(r["phases"][0]["series_csv"].as_str().unwrap());
+    let good = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = good.lines().next().unwrap().split(',').collect();
+    let (run, rep) = (out.to_str().unwrap(), d.path().join("rep"));
+    for (column, value, shown) in [
+        ("read_iops", "inf", "inf"),
+        ("write_iops", "1.7e308", "1.7e308"),
+        ("write_bw_bytes_per_s", "2e-308", "2e-308"),
+        ("read_lat_mean_us", "NaN", "NaN"),
+        ("t_s", "-1", "-1"),
+        ("interval_s", "1e16", "1e16"),
+    ] {
+        let k = header.iter().position(|h| *h == column).unwrap();
+        let mut lines: Vec<String> = good.lines().map(str::to_string).collect();
+        let mut fields: Vec<&str> = lines[2].split(',').collect();
+        fields[k] = value;
+        lines[2] = fields.join(",");
+        std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+        let want = format!(
+            "error: series {}: line 3: column {column}: {shown} is not a value an interval measures (0, or a finite number from 1e-12 to 1e15)\n",
+            csv.display()
+        );
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", run]));
+        assert_eq!(
+            (code, err),
+            (2, want.clone()),
+            "validate, {column} = {value}"
+        );
+        let (code, _, err) = code_out_err(&wkrun(
+            d.path(),
+            &["report", run, "-o", rep.to_str().unwrap()],
+        ));
+        assert_eq!((code, err), (2, want), "report, {column} = {value}");
+        assert!(!rep.exists(), "{column} = {value}: a report was written");
     }
 }

@@ -387,10 +387,12 @@ pub fn pow10(k: i32) -> f64 {
 
 /// The labelled ticks of a log axis from `lo` to `hi` (powers of ten, `lo < hi`): every power of ten,
 /// and 2× and 5× each when the axis spans at most two decades; never two ticks with one label.
+/// Past 20 decades, every n-th decade from the lowest, and the highest.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let (a, b) = (lo.log10().round() as i32, hi.log10().round() as i32);
+    let (a, b) = decade_exponents(lo, hi);
+    let stride = usize::try_from((b - a) / MAX_LOG_TICKS + 1).unwrap_or(1);
     let mut ticks = Vec::new();
-    for k in a..=b {
+    for k in (a..=b).step_by(stride).chain((stride > 1).then_some(b)) {
         let p = pow10(k);
         ticks.push(p);
         if b - a <= 2 && k < b {
@@ -401,9 +403,26 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     dedup_labels(ticks)
 }
 
+/// The most labelled decades on a log axis: 20 (an axis over more shows every n-th).
+const MAX_LOG_TICKS: i32 = 20;
+
+/// The exponents of the powers of ten `lo` and `hi`, each kept within what an `f64` holds (10^-307 to 10^307):
+/// an axis over 0, a subnormal or an infinity still has a bounded number of decades.
+fn decade_exponents(lo: f64, hi: f64) -> (i32, i32) {
+    let exp = |v: f64| {
+        let e = v.log10().round();
+        if e.is_nan() {
+            0
+        } else {
+            e.clamp(-307.0, 307.0) as i32
+        }
+    };
+    (exp(lo), exp(hi))
+}
+
 /// The light grid lines of a log axis: 2× to 9× each decade, up to four decades.
 fn log_light(lo: f64, hi: f64) -> Vec<f64> {
-    let (a, b) = (lo.log10().round() as i32, hi.log10().round() as i32);
+    let (a, b) = decade_exponents(lo, hi);
     if b - a > 4 {
         return Vec::new();
     }
@@ -433,8 +452,17 @@ pub fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
         .find(|m| at(1.0, *m) >= raw)
         .unwrap_or(10.0);
     let step = at(1.0, m);
-    let first = (lo / step - 1e-9).ceil() as i64;
-    let last = (hi / step + 1e-9).floor() as i64;
+    let (first, last) = ((lo / step - 1e-9).ceil(), (hi / step + 1e-9).floor());
+    // A range too narrow for a step an f64 holds (subnormal: 10^-309 is 0), or too wide: no ladder of steps.
+    if !(step > 0.0
+        && step.is_finite()
+        && first.is_finite()
+        && last.is_finite()
+        && last - first <= 100.0)
+    {
+        return vec![lo];
+    }
+    let (first, last) = (first as i64, last as i64);
     dedup_labels((first..=last).map(|i| at(i as f64, m)).collect())
 }
 
@@ -502,9 +530,17 @@ pub fn subject(runs: &[RunData], members: &[usize], phase: &str) -> String {
 }
 
 /// Powers of ten around `[lo, hi]` (both > 0): `(10^floor(log lo), 10^ceil(log hi))`, at least a decade apart.
+/// Exponents are kept from -307 to 307 (an infinity or a subnormal value ends the axis there).
 pub fn decades(lo: f64, hi: f64) -> (f64, f64) {
-    let a = lo.log10().floor();
-    let mut b = hi.log10().ceil();
+    let bound = |e: f64| {
+        if e.is_nan() {
+            0.0
+        } else {
+            e.clamp(-307.0, 307.0)
+        }
+    };
+    let a = bound(lo.log10().floor()).min(306.0);
+    let mut b = bound(hi.log10().ceil());
     if b <= a {
         b = a + 1.0;
     }
@@ -693,5 +729,27 @@ mod tests {
             ["0", "500", "1k", "1.5k", "2k", "2.5k"]
         );
         assert_eq!(linear_ticks(5.0, 5.0), [5.0]);
+    }
+
+    /// Found by the attack session: `--ymax=1e-308` (a step of 10^-309, which an f64 holds as 0) asked for
+    /// 2^63 ticks (exit 101, capacity overflow), and an infinite value for 2^31 decades (memory, then 134).
+    #[test]
+    fn ticks_of_extreme_ranges_are_few() {
+        for hi in [1e-308, 2.3e-308, 1e-320, 2e-308 * 1.05] {
+            assert_eq!(linear_ticks(0.0, hi), [0.0], "{hi}");
+        }
+        assert_eq!(linear_ticks(-1e308, 1e308), [-1e308]);
+        assert_eq!(linear_ticks(0.0, 1.7e308).len(), 7);
+        assert_eq!(decades(1.0, f64::INFINITY), (1.0, 1e307));
+        assert_eq!(decades(0.0, 1e-320), (1e-307, 1e-306));
+        let ticks = log_ticks(1e-307, 1e307);
+        // Every 31st decade from the lowest (614 decades), the labels that read alike (`0`) once.
+        let every: Vec<f64> = (0..10).map(|i| pow10(3 + 31 * i)).collect();
+        assert_eq!(ticks, [&[1e-307][..], &every, &[1e307]].concat());
+        assert_eq!(log_ticks(1.0, f64::INFINITY).last(), Some(&1e307));
+        assert_eq!(
+            Axis::decades(decades(2e-308, 1.7e308), true).ticks,
+            [&[1e-308][..], &ticks].concat()
+        );
     }
 }
