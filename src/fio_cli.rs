@@ -27,13 +27,15 @@ pub fn cmd_import(
             ));
         }
     };
-    let name = output
-        .and_then(|o| o.file_stem())
-        .map(|s| s.to_string_lossy().into_owned());
     let env = |v: &str| std::env::var(v).ok();
-    let done = import::import(&source, lossy, name.as_deref(), &env).map_err(|problems| {
+    // The spec's name is the same whether it goes to stdout or to -o: the job file's, or the first job's.
+    let done = import::import(&source, lossy, None, &env).map_err(|problems| {
         let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        bad(format!("{}\nnothing was written", lines.join("\nerror: ")))
+        bad(format!(
+            "{}{}\nnothing was written",
+            lines.join("\nerror: "),
+            misplaced(args)
+        ))
     })?;
     for n in &done.notes {
         err_out(&format!("note: {n}\n"));
@@ -50,6 +52,18 @@ pub fn cmd_import(
         ));
     }
     Ok(())
+}
+
+/// A hint when wkrun's `--lossy` was given after `--`, among fio's arguments (fio has no such option): it
+/// goes before `--`.
+fn misplaced(args: &[String]) -> String {
+    let lossy = args
+        .iter()
+        .any(|a| a == "--lossy" || a.starts_with("--lossy="));
+    match lossy {
+        true => "\nhint: --lossy is wkrun's option, not fio's: give it before `--` (wkrun import fio --lossy -o SPEC.toml -- --name=...)".into(),
+        false => String::new(),
+    }
 }
 
 /// `wkrun export fio SPEC [-o FILE]`.

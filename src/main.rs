@@ -661,9 +661,8 @@ fn validate_results(p: &Path) -> Result<String, String> {
         true => p.join("results.json"),
         false => p.to_path_buf(),
     };
-    let run = wkrun::report::runs::load_run(&file).map_err(|e| e.to_string())?;
-    let n = run.results.phases.len();
-    let series = run.series.iter().flatten().count();
+    let checked = wkrun::report::validate::check(&file).map_err(|all| all.join("\nerror: "))?;
+    let (n, series) = (checked.phases, checked.series);
     Ok(format!(
         "{}: ok (results, {n} phase{}, {series} series CSV{})",
         p.display(),
@@ -909,6 +908,14 @@ fn against_library(
     lib.recent(spec, n as usize, &except).map_err(lib_fail)
 }
 
+/// Warns, on stderr, of each library run put beside `this` that measured another kind of target or ran
+/// another spec file ([`wkrun::library::mixed::differences`]).
+fn warn_mixed(this: &wkrun::results::Results, stored: &[wkrun::library::Stored]) {
+    for w in wkrun::library::mixed::differences(this, stored) {
+        err_out(&format!("warning: --against-library: {w}\n"));
+    }
+}
+
 fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
     use wkrun::library::{self, Library, Selector};
     let path = library_path(arg)?;
@@ -959,17 +966,28 @@ fn cmd_compare(
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(against) = against {
         let stored = against_library(files, &runs[0].results.spec.name, against)?;
+        warn_mixed(&runs[0].results, &stored);
         runs.extend(stored.iter().map(wkrun::library::Stored::compare_run));
     }
     let c = match by {
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
-    let text = match format {
+    let mut text = match format {
         CompareFormat::Table => compare::render_table(&c, width),
         CompareFormat::Markdown => compare::render_markdown(&c),
         CompareFormat::Csv => compare::render_csv(&c),
     };
+    // Notes under a table, after a blank line; beside CSV, which must stay CSV, on stderr.
+    let notes: String = compare::caveats(&runs)
+        .iter()
+        .map(|n| format!("note: {n}\n"))
+        .collect();
+    match format {
+        _ if notes.is_empty() => {}
+        CompareFormat::Csv => err_out(&notes),
+        _ => text.push_str(&format!("\n{notes}")),
+    }
     stdout_text(&text);
     Ok(())
 }
@@ -1005,7 +1023,9 @@ fn cmd_report(
         .collect::<Result<Vec<_>, _>>()?;
     let given = runs.len();
     if let Some(against) = against {
-        for s in against_library(files, &runs[0].results.spec.name, against)? {
+        let stored = against_library(files, &runs[0].results.spec.name, against)?;
+        warn_mixed(&runs[0].results, &stored);
+        for s in stored {
             runs.push(s.run_data().map_err(lib_fail)?);
         }
     }

@@ -12,8 +12,26 @@ use crate::results::{
     DirStats, LatencyHistograms, PhaseResult, ReadShare, Results, ResultsSource, SpecRef, Status,
 };
 use crate::stats::LatencySummary;
+use crate::stats::derived::Headline;
 use crate::vocab::{EngineKind, Pattern, PhaseKind};
 use serde_json::{Map, Value};
+
+/// The warning of a phase whose percentiles are fio's completion latency.
+const CLAT: &str = "latency percentiles are fio's completion latency (clat, from submission to completion, without the submission's own time); min, mean and max are its total latency (lat); fio's lat_percentiles=1 gives total-latency percentiles";
+
+/// Which of fio's latencies results read from fio's JSON compare with wkrun's (from submission to
+/// completion), for `wkrun compare` to say under its table; `None` for results that are not fio's.
+pub fn latency_caveat(r: &Results) -> Option<String> {
+    r.source.as_ref().filter(|s| s.tool == "fio")?;
+    let clat = r
+        .phases
+        .iter()
+        .any(|p| p.warnings.iter().any(|w| w == CLAT));
+    Some(match clat {
+        true => "latency min, mean and max are fio's total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) are fio's completion latency (clat), which leaves out the submission's own time, so they can read lower than wkrun's for the same I/Os (fio's lat_percentiles=1 gives total-latency percentiles)".into(),
+        false => "latency figures are fio's total latency (lat: submission to completion, as wkrun's)".into(),
+    })
+}
 
 /// Whether the start of a file (`head`) is fio's JSON output: a JSON object, perhaps after fio's notes on
 /// lines of their own, naming `"fio version"`.
@@ -66,11 +84,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         .get("jobs")
         .and_then(Value::as_array)
         .ok_or("no \"jobs\" list: not fio's JSON output (or cut short)")?;
-    let when = obj
-        .get("timestamp")
-        .and_then(Value::as_u64)
-        .map(|t| crate::launch::rfc3339_ns(t.saturating_mul(1_000_000_000)))
-        .unwrap_or_default();
+    let (started, finished) = when(obj, jobs);
     let globals = obj.get("global options").and_then(Value::as_object);
     let mut phases = Vec::new();
     let mut failed = Vec::new();
@@ -81,7 +95,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         if let Some(e) = j.get("error").and_then(Value::as_i64).filter(|&e| e != 0) {
             failed.push(format!("fio job {}: error {e}", name(j)));
         }
-        phases.push(phase(i, j, globals, &when)?);
+        phases.push(phase(i, j, globals, &started)?);
     }
     let sha = {
         use sha2::{Digest, Sha256};
@@ -94,8 +108,8 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
     Ok(Results {
         format: crate::results::RESULTS_FORMAT,
         wkrun_version: env!("CARGO_PKG_VERSION").to_string(),
-        started_at: when.clone(),
-        finished_at: Some(when),
+        started_at: started,
+        finished_at: Some(finished),
         status: if failed.is_empty() {
             Status::Completed
         } else {
@@ -126,6 +140,30 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         }),
         phases,
     })
+}
+
+/// When fio ran, `(start, end)` as RFC 3339: it ended when fio wrote its report (`timestamp_ms`, else
+/// `timestamp` in whole seconds) and started its jobs' `elapsed` (whole seconds since fio started, the
+/// longest of the jobs) before that; empty (unknown) when fio gives no time.
+fn when(obj: &Map<String, Value>, jobs: &[Value]) -> (String, String) {
+    let end_ms = obj.get("timestamp_ms").and_then(Value::as_u64).or_else(|| {
+        obj.get("timestamp")
+            .and_then(Value::as_u64)
+            .map(|s| s.saturating_mul(1000))
+    });
+    let Some(end_ms) = end_ms.filter(|&t| t > 0) else {
+        return (String::new(), String::new());
+    };
+    let elapsed_s = jobs
+        .iter()
+        .filter_map(|j| j.get("elapsed").and_then(Value::as_u64))
+        .max()
+        .unwrap_or(0);
+    let at = |ms: u64| crate::launch::rfc3339_ns(ms.saturating_mul(1_000_000));
+    (
+        at(end_ms.saturating_sub(elapsed_s.saturating_mul(1000))),
+        at(end_ms),
+    )
 }
 
 /// A job's name.
@@ -179,17 +217,12 @@ fn phase(
         }
     };
     let (read, write, trim) = (dir("read")?, dir("write")?, dir("trim")?);
-    let runtime_ms = read.runtime_ms.max(write.runtime_ms);
-    let duration_s = j
-        .get("job_runtime")
-        .and_then(Value::as_u64)
-        .unwrap_or(runtime_ms) as f64
-        / 1000.0;
+    let duration_s = duration_ms(j, g, [&read, &write, &trim]) as f64 / 1000.0;
     let mut warnings = vec![format!(
         "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
     )];
     if read.from_clat || write.from_clat {
-        warnings.push("latency percentiles are fio's completion latency (clat, from submission to completion, without the submission's own time); min, mean and max are its total latency (lat); fio's lat_percentiles=1 gives total-latency percentiles".into());
+        warnings.push(CLAT.into());
     }
     if read.missing || write.missing {
         warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency figures are absent".into());
@@ -205,7 +238,7 @@ fn phase(
         read: read.bins.clone().unwrap_or_default(),
         write: write.bins.clone().unwrap_or_default(),
     });
-    Ok(PhaseResult {
+    let mut pr = PhaseResult {
         index: i,
         name,
         kind: PhaseKind::Workload,
@@ -239,7 +272,41 @@ fn phase(
         device: None,
         hosts: Vec::new(),
         latency_histograms: hist,
-    })
+    };
+    // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
+    pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
+    // A mixed job's mean latency: fio's per-direction means weighted by their I/Os (exact), where the
+    // total has no latency for want of percentiles.
+    if let Some(f) = pr.headline.iter_mut().find(|f| f.key == "mean lat_mean_us") {
+        f.value = f.value.or_else(|| mean_us(&pr.read, &pr.write));
+    }
+    Ok(pr)
+}
+
+/// The mean latency (µs) of reads and writes together, from each direction's mean weighted by its I/Os;
+/// `None` without I/O, or when a direction with I/O has no latency.
+fn mean_us(r: &DirStats, w: &DirStats) -> Option<f64> {
+    let mut sum = 0.0;
+    for d in [r, w].into_iter().filter(|d| d.ops > 0) {
+        sum += d.latency_ns.as_ref()?.mean * d.ops as f64;
+    }
+    let n = r.ops + w.ops;
+    (n > 0).then(|| sum / n as f64 / 1e3)
+}
+
+/// How long a job (or a group, with `group_reporting`) ran, in ms: the longest of its directions'
+/// `runtime` (a group's is its longest job's); for a job without I/O, its `job_runtime`, which sums the
+/// group's `numjobs` jobs, divided by them.
+fn duration_ms(j: &Map<String, Value>, g: Option<&Map<String, Value>>, dirs: [&Dir; 3]) -> u64 {
+    let longest = dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+    if longest > 0 {
+        return longest;
+    }
+    let jobs = opt(j, g, "numjobs")
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(1);
+    j.get("job_runtime").and_then(Value::as_u64).unwrap_or(0) / jobs
 }
 
 /// One direction of a job, read.
@@ -470,6 +537,7 @@ mod tests {
     const TWO: &str = include_str!("../../tests/data/fio/fio-3.33-two-jobs.json");
     const PLUS: &str = include_str!("../../tests/data/fio/fio-3.33-json-plus.json");
     const FAILED: &str = include_str!("../../tests/data/fio/fio-3.33-failed-job.json");
+    const GROUP: &str = include_str!("../../tests/data/fio/fio-3.33-numjobs-group.json");
 
     fn fio(text: &str) -> Value {
         serde_json::from_str(text).expect("fio JSON")
@@ -541,6 +609,91 @@ mod tests {
         assert!(t.p50 >= r_.p50.min(w.p50) && t.p50 <= r_.p50.max(w.p50));
         assert_eq!(t.max, r_.max.max(w.max));
         assert_eq!(p.params.workers, Some(2));
+    }
+
+    /// numjobs=4 with group_reporting: the phase lasts as long as the group's longest job (fio's `runtime`
+    /// per direction, 2031 ms), not the sum of its jobs (`job_runtime`, 8109 ms); the run ends at fio's
+    /// `timestamp_ms` and starts its `elapsed` seconds (3) before; the mean latency of the mix is the
+    /// directions' means weighted by their I/Os; nothing fio does not give reads as a number.
+    #[test]
+    fn a_group_of_numjobs_lasts_as_its_longest_job() {
+        let doc = fio(GROUP);
+        let j = &doc["jobs"][0];
+        assert_eq!(j["job_runtime"].as_u64(), Some(8109));
+        assert_eq!(
+            (
+                j["read"]["runtime"].as_u64(),
+                j["write"]["runtime"].as_u64()
+            ),
+            (Some(2031), Some(2031))
+        );
+        let r = from_bytes("g.json", GROUP.as_bytes()).expect("reads");
+        assert_eq!(r.phases.len(), 1);
+        let p = &r.phases[0];
+        assert_eq!(p.duration_s, 2.031);
+        assert_eq!(p.params.workers, Some(4));
+        assert_eq!(doc["timestamp_ms"].as_u64(), Some(1_796_432_759_274));
+        assert_eq!(j["elapsed"].as_u64(), Some(3));
+        assert_eq!(r.started_at, "2026-12-05T01:05:56.274000000Z");
+        assert_eq!(
+            r.finished_at.as_deref(),
+            Some("2026-12-05T01:05:59.274000000Z")
+        );
+        assert_eq!(p.started_at, r.started_at);
+        assert_eq!(
+            (
+                r.target.capacity_bytes,
+                r.target.logical_block_size,
+                r.host.cpus
+            ),
+            (0, 0, 0)
+        );
+        let fig = |key: &str| {
+            p.headline
+                .iter()
+                .find(|f| f.key == key)
+                .and_then(|f| f.value)
+        };
+        let (rd, wr) = (&j["read"], &j["write"]);
+        let n = |d: &Value, k: &str| d[k].as_f64().unwrap_or(f64::NAN);
+        assert_eq!(fig("mean iops"), Some(n(rd, "iops") + n(wr, "iops")));
+        assert_eq!(
+            fig("mean mb_s"),
+            Some((n(rd, "bw_bytes") + n(wr, "bw_bytes")) / 1e6)
+        );
+        let mean = (n(&rd["lat_ns"], "mean") * n(rd, "total_ios")
+            + n(&wr["lat_ns"], "mean") * n(wr, "total_ios"))
+            / (n(rd, "total_ios") + n(wr, "total_ios"))
+            / 1e3;
+        let got = fig("mean lat_mean_us").expect("mean latency");
+        assert!((got - mean).abs() <= 1e-9 * mean, "{got} vs {mean}");
+        assert_eq!(
+            latency_caveat(&r).as_deref(),
+            Some(
+                "latency min, mean and max are fio's total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) are fio's completion latency (clat), which leaves out the submission's own time, so they can read lower than wkrun's for the same I/Os (fio's lat_percentiles=1 gives total-latency percentiles)"
+            )
+        );
+    }
+
+    /// Without a time in fio's output, the run's start and end are unknown (empty), not the epoch; a job
+    /// without I/O lasts its `job_runtime` shared by its numjobs.
+    #[test]
+    fn no_timestamp_is_unknown_and_a_job_without_io_lasts_its_share() {
+        let mut doc = fio(GROUP);
+        let o = doc.as_object_mut().expect("object");
+        o.remove("timestamp");
+        o.remove("timestamp_ms");
+        for d in ["read", "write"] {
+            doc["jobs"][0][d]["runtime"] = 0.into();
+        }
+        let text = serde_json::to_string(&doc).expect("JSON");
+        let r = from_bytes("g.json", text.as_bytes()).expect("reads");
+        assert_eq!(
+            (r.started_at.as_str(), r.finished_at.as_deref()),
+            ("", Some(""))
+        );
+        // job_runtime 8109 ms over numjobs 4, in whole ms.
+        assert_eq!(r.phases[0].duration_s, 2.027);
     }
 
     /// fio's notes before the JSON are skipped; a file cut short, and JSON that is not fio's, are refused

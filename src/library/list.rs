@@ -6,9 +6,11 @@ use crate::report::compare::unit_decimals;
 use crate::results::headline::is_level;
 use crate::spec::PhaseKind;
 
-/// The entry's lead figures, at most `n`: per phase (workloads first, then the others), its first headline
-/// figure that is a level with a direction and a value (as `wkrun compare`'s composite leads with), else
-/// its whole-phase IOPS.
+/// The entry's lead figures, at most `n`: per phase, its first headline figure that is a level with a
+/// direction and a value (as `wkrun compare`'s composite leads with), passing over the figures of the state
+/// before a point (`fill_once before iops`: the fresh drive, not the point the spec measures) while the
+/// phase has a later level, else its whole-phase IOPS. The phases that reached the steady state their
+/// headline declares come first, then the other workloads, then the rest, each group in run order.
 pub fn leads(e: &Entry, n: usize) -> Vec<&IndexedFigure> {
     let mut phases: Vec<usize> = Vec::new();
     for f in &e.figures {
@@ -16,25 +18,38 @@ pub fn leads(e: &Entry, n: usize) -> Vec<&IndexedFigure> {
             phases.push(f.phase_index);
         }
     }
-    let workload = |i: &usize| {
-        e.figures
-            .iter()
-            .any(|f| f.phase_index == *i && f.phase_kind == PhaseKind::Workload)
+    let has = |i: usize, want: &dyn Fn(&IndexedFigure) -> bool| {
+        e.figures.iter().any(|f| f.phase_index == i && want(f))
     };
-    let (mut order, rest): (Vec<usize>, Vec<usize>) = phases.into_iter().partition(workload);
-    order.extend(rest);
-    order
+    let rank = |i: &usize| {
+        if has(*i, &|f| f.key == STEADY && f.value.is_some()) {
+            0
+        } else if has(*i, &|f| f.phase_kind == PhaseKind::Workload) {
+            1
+        } else {
+            2
+        }
+    };
+    // A stable sort keeps run order within each rank.
+    phases.sort_by_key(rank);
+    phases
         .into_iter()
         .filter_map(|i| {
             let of = || e.figures.iter().filter(move |f| f.phase_index == i);
-            of().find(|f| {
+            let level = |f: &&IndexedFigure| {
                 f.key != PHASE_IOPS && is_level(&f.key) && f.better.is_some() && f.value.is_some()
-            })
-            .or_else(|| of().find(|f| f.key == PHASE_IOPS && f.value.is_some()))
+            };
+            of().filter(level)
+                .find(|f| !f.key.contains(" before "))
+                .or_else(|| of().find(level))
+                .or_else(|| of().find(|f| f.key == PHASE_IOPS && f.value.is_some()))
         })
         .take(n)
         .collect()
 }
+
+/// The key of the steady window's mean among a phase's headline figures.
+const STEADY: &str = "steady window_mean";
 
 /// A figure as the list shows it: `PHASE: VALUE UNIT (LABEL)`.
 pub fn figure_text(f: &IndexedFigure) -> String {
@@ -207,6 +222,28 @@ mod tests {
                 "id  label    spec  target                            started (UTC)     status     figures",
                 " 7  drive 7  lib   sim:capacity=512MiB,op=7%,dies=1  2026-03-01 12:34  completed  w: 120.5 \
 IOPS (window last 20m avg); r: 5000.2 IOPS (phase iops)"
+            ]
+        );
+    }
+
+    /// A phase that reached its steady state leads; within a phase, a figure of the state before a point
+    /// (the fresh drive) gives way to a later level.
+    #[test]
+    fn the_steady_phase_and_the_state_after_the_point_lead() {
+        let e = entry(vec![
+            fig(0, "fresh", PhaseKind::Workload, "mean iops", 9000.0),
+            fig(1, "w", PhaseKind::Workload, "fill_once before iops", 8000.0),
+            fig(1, "w", PhaseKind::Workload, "fill_once after iops", 300.0),
+            fig(1, "w", PhaseKind::Workload, STEADY, 250.5),
+            fig(2, "v", PhaseKind::Workload, "fill_once before iops", 7000.0),
+        ]);
+        let l: Vec<String> = leads(&e, 3).into_iter().map(figure_text).collect();
+        assert_eq!(
+            l,
+            [
+                "w: 300.0 IOPS (fill_once after iops)",
+                "fresh: 9000.0 IOPS (mean iops)",
+                "v: 7000.0 IOPS (fill_once before iops)"
             ]
         );
     }

@@ -10,6 +10,7 @@
 
 pub mod entry;
 pub mod list;
+pub mod mixed;
 pub mod store;
 
 use crate::report::compare::Run;

@@ -358,13 +358,25 @@ pub fn compare(runs: &[Run]) -> Comparison {
                     .find(|p| p.name == name && p.kind != PhaseKind::Erase)
             })
             .collect();
-        phase_rows(name, &phases, &mut rows);
+        let foreign: Vec<bool> = runs.iter().map(|r| r.results.source.is_some()).collect();
+        phase_rows(name, &phases, &foreign, &mut rows);
     }
     if runs.len() > 1 {
         let scores = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
         rows.push(composite_row(scores, Metric::Composite.label()));
     }
     Comparison { columns, rows }
+}
+
+/// What a reader must know to read the comparison, one line per run that needs one, named by its column
+/// header: which of fio's latencies a run read from fio's JSON gives ([`crate::fio::json::latency_caveat`]).
+pub fn caveats(runs: &[Run]) -> Vec<String> {
+    runs.iter()
+        .zip(headers(runs))
+        .filter_map(|(r, h)| {
+            crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
+        })
+        .collect()
 }
 
 /// The composite row (phase `(all phases)`) of `scores` ([`composite`]), labelled `label`: each score with its
@@ -389,14 +401,16 @@ pub fn composite_row(scores: Vec<Option<f64>>, label: String) -> Row {
 }
 
 /// A phase's rows: parameters that differ, headline figures, whole-phase metrics, the steady verdict.
-fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) {
+/// `foreign[i]`: run i was read from another tool's output (fio's JSON), whose phases lack parameters that
+/// tool does not give.
+fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], rows: &mut Vec<Row>) {
     let row = |metric: Metric, label: String, cells: Vec<Cell>| Row {
         phase: name.to_string(),
         metric,
         label,
         cells,
     };
-    if let Some(cells) = differing_params(phases) {
+    if let Some(cells) = differing_params(phases, foreign) {
         rows.push(row(Metric::Parameters, Metric::Parameters.label(), cells));
     }
     if let Some(cells) = differing_waits(phases) {
@@ -467,23 +481,34 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], rows: &mut Vec<Row>) 
         }
         rows.push(row(metric, metric.label(), cells));
     }
-    if phases.iter().flatten().any(|p| p.steady_state.is_some()) {
-        let cells = phases
-            .iter()
-            .map(|p| match p {
-                None => Cell::Missing,
-                Some(p) => match &p.steady_state {
-                    None => Cell::NoData,
-                    Some(s) => Cell::Text(match (s.reached, s.at_s) {
-                        (true, Some(at)) => format!("reached at {at:.1} s"),
-                        (true, None) => "reached".into(),
-                        (false, _) => "not reached".into(),
-                    }),
-                },
-            })
-            .collect();
+    if let Some(cells) = steady_cells(phases) {
         rows.push(row(Metric::SteadyState, Metric::SteadyState.label(), cells));
     }
+}
+
+/// The steady-state verdict of each run's phase (`reached at 12.0 s`, `not reached`), when some run's phase
+/// has one.
+fn steady_cells(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
+    phases
+        .iter()
+        .flatten()
+        .any(|p| p.steady_state.is_some())
+        .then(|| {
+            phases
+                .iter()
+                .map(|p| match p {
+                    None => Cell::Missing,
+                    Some(p) => match &p.steady_state {
+                        None => Cell::NoData,
+                        Some(s) => Cell::Text(match (s.reached, s.at_s) {
+                            (true, Some(at)) => format!("reached at {at:.1} s"),
+                            (true, None) => "reached".into(),
+                            (false, _) => "not reached".into(),
+                        }),
+                    },
+                })
+                .collect()
+        })
 }
 
 /// The quantity ([`Metric::quantity`]) a headline figure keyed `key` gives of its phase, when a whole-phase
@@ -531,46 +556,58 @@ fn param_pairs(p: &PhaseResult) -> Vec<(String, String)> {
 }
 
 /// The `key=value` of each parameter that is not the same in every run that has the phase (absent counts
-/// as a value, `-`), per run; `None` when they all agree (or fewer than two runs have the phase).
-fn differing_params(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
+/// as a value, `-`, except in a `foreign` run, whose tool does not give every parameter: there it is
+/// unknown, compared with nothing and not shown), per run; `None` when they all agree (or fewer than two
+/// runs have the phase).
+fn differing_params(phases: &[Option<&PhaseResult>], foreign: &[bool]) -> Option<Vec<Cell>> {
     let pairs: Vec<Option<Vec<(String, String)>>> =
         phases.iter().map(|p| p.map(param_pairs)).collect();
-    let present: Vec<&Vec<(String, String)>> = pairs.iter().flatten().collect();
-    if present.len() < 2 {
+    if pairs.iter().flatten().count() < 2 {
         return None;
     }
     let mut keys: Vec<&str> = Vec::new();
-    for ps in &present {
+    for ps in pairs.iter().flatten() {
         for (k, _) in ps.iter() {
             if !keys.contains(&k.as_str()) {
                 keys.push(k);
             }
         }
     }
-    let get = |ps: &Vec<(String, String)>, k: &str| {
-        ps.iter()
-            .find(|(q, _)| q == k)
-            .map_or("-".to_string(), |(_, v)| v.clone())
+    // Run i's value of `k`: `-` where absent, `None` where unknown.
+    let get = |i: usize, k: &str| -> Option<String> {
+        let ps = pairs[i].as_ref()?;
+        match ps.iter().find(|(q, _)| q == k) {
+            Some((_, v)) => Some(v.clone()),
+            None if foreign.get(i).copied().unwrap_or(false) => None,
+            None => Some("-".into()),
+        }
     };
     let differ: Vec<&str> = keys
         .into_iter()
-        .filter(|k| present.iter().any(|ps| get(ps, k) != get(present[0], k)))
+        .filter(|k| {
+            let mut values = (0..pairs.len()).filter_map(|i| get(i, k));
+            values
+                .next()
+                .is_some_and(|first| values.any(|v| v != first))
+        })
         .collect();
     if differ.is_empty() {
         return None;
     }
     Some(
-        pairs
-            .iter()
-            .map(|ps| match ps {
+        (0..pairs.len())
+            .map(|i| match pairs[i] {
                 None => Cell::Missing,
-                Some(ps) => Cell::Text(
-                    differ
+                Some(_) => {
+                    let shown: Vec<String> = differ
                         .iter()
-                        .map(|k| format!("{k}={}", get(ps, k)))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
+                        .filter_map(|k| Some(format!("{k}={}", get(i, k)?)))
+                        .collect();
+                    match shown.is_empty() {
+                        true => Cell::NoData,
+                        false => Cell::Text(shown.join(" ")),
+                    }
+                }
             })
             .collect(),
     )
@@ -677,11 +714,24 @@ fn leads(p: &PhaseResult) -> Vec<Lead> {
 }
 
 /// The log of a phase's ratio to its twin in the first run: of the first lead figure ([`leads`]) that
-/// both have, positive; `None` when they share none.
+/// both have, positive; when the two share no lead figure at all (fio's job, headed by its mean, beside a
+/// wkrun phase headed by its steady window), of their total IOPS; `None` when that gives no positive pair.
 fn log_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
-    let mine = leads(p);
-    leads(base).into_iter().find_map(|(key, b, better)| {
-        let (_, v, _) = mine.iter().find(|(k, _, _)| *k == key)?;
+    let (theirs, mine) = (leads(base), leads(p));
+    let shared = |key: &str| mine.iter().find(|(k, _, _)| k == key).map(|m| m.1);
+    let pairs: Vec<(Option<f64>, Option<f64>, Better)> =
+        match theirs.iter().any(|(k, _, _)| shared(k).is_some()) {
+            true => theirs
+                .iter()
+                .filter_map(|(k, b, better)| Some((*b, shared(k)?, *better)))
+                .collect(),
+            false => vec![(
+                Metric::TotalIops.value(base),
+                Metric::TotalIops.value(p),
+                Better::Higher,
+            )],
+        };
+    pairs.into_iter().find_map(|(b, v, better)| {
         let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
         Some(match better {
             Better::Higher => (v / b).ln(),
@@ -710,7 +760,8 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// first / run where lower is better. The lead figure is the phase's first headline figure that is a level
 /// (a mean: the steady window's, a window's average, the phase's IOPS; never an extreme such as the worst
 /// interval, [`is_level`]) and that both runs have, positive (a run that never reached steady state is
-/// compared on the next level, a window's average); total IOPS when the phase's headline has no level. So
+/// compared on the next level, a window's average); total IOPS when the phase's headline has no level, or
+/// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run, [`log_ratio`]). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
 /// same. `None` for a run that shares no such phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {

@@ -122,6 +122,23 @@ fn status(s: Status) -> &'static str {
     }
 }
 
+/// A count the results may not know, as `shown` gives it; `unknown` for 0, which no measured target or host
+/// has (fio's JSON gives no capacity, block size or CPUs: [`crate::fio::json`] leaves them 0).
+fn known(n: u64, unknown: &str, shown: impl Fn(u64) -> String) -> String {
+    match n {
+        0 => unknown.into(),
+        _ => shown(n),
+    }
+}
+
+/// A text the results may not have (fio's JSON names no host): `what unknown` when empty.
+fn or_unknown<'a>(text: &'a str, what: &str) -> std::borrow::Cow<'a, str> {
+    match text {
+        "" => format!("{what} unknown").into(),
+        _ => text.into(),
+    }
+}
+
 /// `1073741824 B (1 GiB)`-style capacity.
 fn bytes(b: u64) -> String {
     let units = [
@@ -341,10 +358,13 @@ fn target_cell(r: &RunData) -> String {
                 bytes(c.hosts.iter().map(|h| h.capacity_bytes).sum())
             ),
         ),
-        _ => (t.path.display().to_string(), bytes(t.capacity_bytes)),
+        _ => (
+            t.path.display().to_string(),
+            known(t.capacity_bytes, "capacity unknown", bytes),
+        ),
     };
     let mut target = format!(
-        "{} ({})<br>{}, logical block {} B",
+        "{} ({})<br>{}, logical block {}",
         esc(&name),
         match t.kind {
             crate::target::TargetKind::File => "file",
@@ -352,7 +372,9 @@ fn target_cell(r: &RunData) -> String {
             crate::target::TargetKind::Sim => "simulated SSD, virtual time",
         },
         esc(&capacity),
-        t.logical_block_size
+        known(u64::from(t.logical_block_size), "unknown", |b| format!(
+            "{b} B"
+        ))
     );
     for (k, v) in [
         ("model", &t.model),
@@ -401,14 +423,19 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
             esc(&r.file.display().to_string()),
             spec_cell(r),
             target_cell(r),
-            esc(&res.host.hostname),
-            esc(&res.host.kernel),
+            esc(&or_unknown(&res.host.hostname, "host")),
+            esc(&or_unknown(&res.host.kernel, "kernel")),
             match r.merged_hosts() {
                 Some((n, _)) => format!("{} CPUs on {n} hosts together", res.host.cpus),
-                None => format!("{} CPUs", res.host.cpus),
+                None => known(u64::from(res.host.cpus), "CPUs unknown", |n| format!(
+                    "{n} CPUs"
+                )),
             },
-            esc(&res.started_at),
-            esc(res.finished_at.as_deref().unwrap_or("(not finished)")),
+            esc(&or_unknown(&res.started_at, "start")),
+            esc(&res
+                .finished_at
+                .as_deref()
+                .map_or("(not finished)".into(), |f| or_unknown(f, "end"))),
             status(res.status),
             res.error
                 .as_deref()

@@ -20,6 +20,7 @@ pub mod runs;
 pub mod table;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod validate;
 
 use crate::results::{RESULTS_FORMAT, Results};
 use std::path::{Path, PathBuf};

@@ -152,17 +152,7 @@ pub fn assemble(
             continue;
         };
         let (path, rows) = series_of(name)?;
-        // A phase's results count its rows: a CSV cut short (or grown) is not the phase's series.
-        if let Some(n) = p.intervals.filter(|&n| n != rows.len() as u64) {
-            return Err(ReadError::Series {
-                path,
-                why: format!(
-                    "{} rows, where results.json says phase {:?} has {n} intervals",
-                    rows.len(),
-                    p.name
-                ),
-            });
-        }
+        row_count(&path, &p.name, rows.len(), p.intervals)?;
         series.push(Some(rows));
     }
     Ok(RunData {
@@ -171,6 +161,26 @@ pub fn assemble(
         results,
         series,
     })
+}
+
+/// Whether the series CSV `path` of phase `phase` has as many rows (`rows`) as the phase's results count
+/// (`intervals`, when they count them): a CSV cut short (or grown) is not the phase's series.
+///
+/// # Errors
+/// [`ReadError::Series`] saying both numbers.
+pub fn row_count(
+    path: &Path,
+    phase: &str,
+    rows: usize,
+    intervals: Option<u64>,
+) -> Result<(), ReadError> {
+    match intervals.filter(|&n| n != rows as u64) {
+        None => Ok(()),
+        Some(n) => Err(ReadError::Series {
+            path: path.to_path_buf(),
+            why: format!("{rows} rows, where results.json says phase {phase:?} has {n} intervals"),
+        }),
+    }
 }
 
 /// The rows of a series CSV (`NN-<phase>.csv`): at most [`super::bounded::MAX_SERIES_ROWS`] rows of at most

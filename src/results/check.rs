@@ -55,15 +55,34 @@ pub fn violations(doc: &Value) -> Result<(Vec<Violation>, usize), String> {
     let mut shown = Vec::new();
     let mut all = 0;
     for e in v.iter_errors(doc) {
-        all += 1;
-        if shown.len() < MAX_VIOLATIONS {
-            shown.push(Violation {
-                path: dotted(&e.instance_path().to_string()),
-                expected: crate::text::escaped(&e.to_string()).into_owned(),
-            });
+        for e in leaves(&e) {
+            all += 1;
+            if shown.len() < MAX_VIOLATIONS {
+                shown.push(Violation {
+                    path: dotted(&e.instance_path().to_string()),
+                    expected: crate::text::escaped(&e.to_string()).into_owned(),
+                });
+            }
         }
     }
     Ok((shown, all))
+}
+
+/// The violations to name for `e`: itself, except for a value that may be null (the schema's
+/// `anyOf: [T, null]`, an `Option<T>`) which is not null and breaks T: then T's own violations, each at its
+/// path (`phases[1].read.latency_ns.mean: -5.0 is less than the minimum of 0`), rather than the whole
+/// value quoted as "not valid under any of the schemas".
+fn leaves<'a>(e: &'a jsonschema::ValidationError<'a>) -> Vec<&'a jsonschema::ValidationError<'a>> {
+    let jsonschema::error::ValidationErrorKind::AnyOf { context } = e.kind() else {
+        return vec![e];
+    };
+    let null = |branch: &Vec<jsonschema::ValidationError<'static>>| {
+        branch.len() == 1 && branch[0].to_string().ends_with("is not of type \"null\"")
+    };
+    match (context.len(), context.iter().position(null)) {
+        (2, Some(n)) => context[1 - n].iter().flat_map(leaves).collect(),
+        _ => vec![e],
+    }
 }
 
 /// The violations as lines, each indented, with `... and N more` when some were left out.
@@ -136,6 +155,95 @@ pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
         path.display(),
         if all == 1 { "" } else { "s" }
     ))
+}
+
+/// Where a results document that matches the schema still cannot be true: each direction's (and the
+/// total's) IOPS and bandwidth are its I/Os and bytes over the phase's `duration_s` (0 over no time), within
+/// rounding; the total is the reads and writes together; a latency summary is ordered, min ≤ mean ≤ max and
+/// min ≤ p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ p99.99 ≤ max. Each with its JSON path. Results another tool wrote
+/// (`source`, fio's JSON: rates over each direction's own time) are not held to wkrun's arithmetic.
+pub fn implausible(r: &super::Results) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if r.source.is_some() {
+        return out;
+    }
+    for (i, p) in r.phases.iter().enumerate() {
+        let at = |what: &str| format!("phases[{i}].{what}");
+        for (name, d) in [("read", &p.read), ("write", &p.write), ("total", &p.total)] {
+            rates(&at(name), d, p.duration_s, &mut out);
+            if let Some(l) = &d.latency_ns {
+                order(&at(&format!("{name}.latency_ns")), l, &mut out);
+            }
+        }
+        for (field, r, w, total) in [
+            ("ops", p.read.ops, p.write.ops, p.total.ops),
+            ("bytes", p.read.bytes, p.write.bytes, p.total.bytes),
+        ] {
+            if r.checked_add(w) != Some(total) {
+                out.push(Violation {
+                    path: at(&format!("total.{field}")),
+                    expected: format!(
+                        "{total} is not read.{field} + write.{field} = {r} + {w} = {}",
+                        u128::from(r) + u128::from(w)
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether two rates agree within rounding: a part in 10⁹ of the larger, or 10⁻⁹ near 0.
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// `iops` and `bw_bytes_per_s` of the direction `d` at `at` against its counts over `secs`.
+fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
+    for (field, got, count) in [
+        ("iops", d.iops, d.ops),
+        ("bw_bytes_per_s", d.bw_bytes_per_s, d.bytes),
+    ] {
+        let want = if secs > 0.0 { count as f64 / secs } else { 0.0 };
+        if !close(got, want) {
+            let what = if field == "iops" { "ops" } else { "bytes" };
+            out.push(Violation {
+                path: format!("{at}.{field}"),
+                expected: format!(
+                    "{got} is not {what} / duration_s = {count} / {secs} = {want} (0 over no time)"
+                ),
+            });
+        }
+    }
+}
+
+/// The order of a latency summary at `at`: min ≤ mean ≤ max, and the percentiles rising from min to max.
+fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
+    let (min, max) = (l.min as f64, l.max as f64);
+    if l.mean < min * (1.0 - 1e-9) || l.mean > max * (1.0 + 1e-9) {
+        out.push(Violation {
+            path: format!("{at}.mean"),
+            expected: format!("{} is not between min {} and max {}", l.mean, l.min, l.max),
+        });
+    }
+    let steps = [
+        ("min", l.min),
+        ("p50", l.p50),
+        ("p90", l.p90),
+        ("p99", l.p99),
+        ("p99_9", l.p99_9),
+        ("p99_99", l.p99_99),
+        ("max", l.max),
+    ];
+    for w in steps.windows(2) {
+        let ((a, x), (b, y)) = (w[0], w[1]);
+        if x > y {
+            out.push(Violation {
+                path: format!("{at}.{b}"),
+                expected: format!("{y} is below {a} {x}"),
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -132,6 +132,7 @@ pub struct HostPhase {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_t0_unix_ns: Option<u64>,
     /// The phase's length on the host, s.
+    #[schemars(range(min = 0))]
     pub duration_s: f64,
     /// Whether the phase ran to its bound on the host.
     pub completed: bool,

@@ -167,6 +167,7 @@ pub struct PhaseResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_t0_unix_ns: Option<u64>,
     /// Phase length in s, from its start to its last completion.
+    #[schemars(range(min = 0))]
     pub duration_s: f64,
     /// Whether the phase ran to its bound (`false` when interrupted or failed).
     pub completed: bool,
@@ -312,6 +313,7 @@ pub struct SteadyState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_at_s: Option<f64>,
     /// Length of the measurement window, s (window rounds × round length).
+    #[schemars(range(min = 0))]
     pub window_s: f64,
     /// Whether the phase ended because steady state was reached (`until = "steady"`); false when it ran to
     /// its bound.
@@ -476,8 +478,10 @@ pub struct DirStats {
     /// Bytes transferred.
     pub bytes: u64,
     /// ops / duration_s (0 when the duration is 0).
+    #[schemars(range(min = 0))]
     pub iops: f64,
     /// bytes / duration_s (0 when the duration is 0).
+    #[schemars(range(min = 0))]
     pub bw_bytes_per_s: f64,
     /// Latency statistics, ns; null when `ops` is 0.
     pub latency_ns: Option<LatencySummary>,
@@ -526,6 +530,7 @@ pub struct WorkerResult {
     /// Time from the phase's t = 0 to its last completion, s (0 when it completed nothing): in a
     /// byte-bounded phase, how long it took for its share. Absent in results of earlier versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub duration_s: Option<f64>,
     /// Its reads: counts, rates over the phase's duration, latencies.
     pub read: DirStats,

@@ -110,6 +110,7 @@ impl fmt::Display for Headline {
 #[serde(deny_unknown_fields)]
 pub struct Worst {
     /// Total IOPS of that interval.
+    #[schemars(range(min = 0))]
     pub iops: f64,
     /// Nominal end of that interval, (k + 1) × interval for full row k (the first such when several tie), s
     /// from the measured start.
@@ -133,16 +134,22 @@ pub struct SideStats {
     /// Intervals on this side.
     pub intervals: u64,
     /// Their total length, s.
+    #[schemars(range(min = 0))]
     pub duration_s: f64,
     /// Reads and writes completed / duration_s (0 when the duration is 0).
+    #[schemars(range(min = 0))]
     pub iops: f64,
     /// Bytes transferred / duration_s.
+    #[schemars(range(min = 0))]
     pub bw_bytes_per_s: f64,
     /// Mean latency of all I/Os, µs (each interval's mean weighted by its I/Os); null without I/O.
+    #[schemars(range(min = 0))]
     pub lat_mean_us: Option<f64>,
     /// Mean read latency, µs; null without reads.
+    #[schemars(range(min = 0))]
     pub read_lat_mean_us: Option<f64>,
     /// Mean write latency, µs; null without writes.
+    #[schemars(range(min = 0))]
     pub write_lat_mean_us: Option<f64>,
 }
 

@@ -217,8 +217,10 @@ pub struct LatencySummary {
     /// Smallest latency, ns.
     pub min: u64,
     /// Mean latency, ns.
+    #[schemars(range(min = 0))]
     pub mean: f64,
     /// Standard deviation, ns.
+    #[schemars(range(min = 0))]
     pub stddev: f64,
     /// Largest latency, ns.
     pub max: u64,

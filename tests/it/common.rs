@@ -97,8 +97,15 @@ pub fn check_results_file(path: &Path) {
         "{} does not validate against schemas/result.schema.json: {errors:?}",
         path.display()
     );
-    serde_json::from_str::<wkrun::results::Results>(&text)
+    let typed = serde_json::from_str::<wkrun::results::Results>(&text)
         .unwrap_or_else(|e| panic!("{} into Results: {e}", path.display()));
+    // What `wkrun validate` holds results to: no run of the tests writes figures it calls implausible.
+    let implausible = wkrun::results::check::implausible(&typed);
+    assert!(
+        implausible.is_empty(),
+        "{}: implausible figures: {implausible:?}",
+        path.display()
+    );
     RESULTS_CHECKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -439,6 +446,11 @@ pub fn strict_results(dir: &Path) -> (wkrun::results::Results, serde_json::Value
         serde_json::to_value(&typed).expect("serialize"),
         value,
         "results.json does not round-trip through Results"
+    );
+    let implausible = wkrun::results::check::implausible(&typed);
+    assert!(
+        implausible.is_empty(),
+        "results.json: implausible figures: {implausible:?}"
     );
     (typed, value)
 }

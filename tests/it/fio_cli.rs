@@ -133,7 +133,7 @@ fn fio_import_of_a_command_line() {
     assert_eq!(code, 2);
     assert!(
         err.contains(
-            "fio command line, argument 3 `--runtime=60`: runtime=1min without time_based"
+            "fio command line, argument 3 `--runtime=60`: the byte bound (10GiB per job) beside runtime=1min without time_based"
         ),
         "{err}"
     );

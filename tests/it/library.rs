@@ -669,3 +669,79 @@ fn two_libraries_of_the_same_folders_list_the_same() {
     assert_eq!(listed(d, &copy, &[]), in_a);
     assert_eq!(listed(d, &copy, &["--label", "DRIVE 3"]), [in_a[3].clone()]);
 }
+
+/// `--against-library` beside a run on another kind of target, or of another edit of the spec, warns
+/// naming the entry and what differs (a fio user's trial: file and simulated runs were mixed silently);
+/// runs that match draw no warning.
+#[test]
+fn against_library_warns_of_mixed_targets_and_specs() {
+    let t = tempdir();
+    let d = t.path();
+    let library = d.join("lib.sqlite");
+    spec(d, "w");
+    let sim = sim_run(d, "w", "sim", 20, "simulated");
+    let twin = sim_run(d, "w", "twin", 28, "twin");
+    let file = d.join("f.img");
+    let args = [
+        "w.toml",
+        "--target",
+        file.to_str().expect("utf-8"),
+        "--target-size",
+        "16MiB",
+        "--set",
+        "duration=1s",
+        "--label",
+        "file",
+        "-q",
+        "-o",
+        "file",
+    ];
+    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    assert_eq!(c, 0, "{e}");
+    for r in [&sim, &twin] {
+        let (c, _, e) = lib(d, &library, &["library", "add", r.to_str().expect("utf-8")]);
+        assert_eq!(c, 0, "{e}");
+    }
+    let sha = |r: &str| {
+        results(&d.join(r))["spec"]["sha256"]
+            .as_str()
+            .map(|s| s[..12].to_string())
+            .expect("sha256")
+    };
+    // A simulated run beside the simulated entries: no warning.
+    let (c, _, e) = lib(d, &library, &["compare", "sim", "--against-library", "5"]);
+    assert_eq!((c, e.as_str()), (0, ""));
+    let (c, _, e) = lib(d, &library, &["compare", "file", "--against-library", "5"]);
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(
+        e,
+        "warning: --against-library: library entry 1 (simulated): it ran on a simulated SSD (virtual time), this run on a file (not the same kind of measurement)\n\
+warning: --against-library: library entry 2 (twin): it ran on a simulated SSD (virtual time), this run on a file (not the same kind of measurement)\n"
+    );
+    // Another edit of the spec of the same name.
+    write_file(d, "w.toml", &spec_text("w", &SPEC.replace("2s", "3s")));
+    let edited = sim_run(d, "w", "edited", 20, "edited");
+    let (c, _, e) = lib(
+        d,
+        &library,
+        &[
+            "report",
+            edited.to_str().expect("utf-8"),
+            "--against-library",
+            "1",
+            "-o",
+            "rep",
+        ],
+    );
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(
+        e.lines()
+            .filter(|l| l.starts_with("warning: --against-library"))
+            .collect::<Vec<_>>(),
+        [format!(
+            "warning: --against-library: library entry 2 (twin): its spec file is w 1 sha256:{}, this run's w 1 sha256:{} (phases of one name may not be one workload)",
+            sha("twin"),
+            sha("edited")
+        )]
+    );
+}

@@ -16,6 +16,7 @@ mod failedwrites;
 mod fio_cli;
 mod fio_corpus;
 mod fio_side;
+mod fio_trial;
 mod fiohabits;
 mod headline;
 mod hold;

@@ -25,13 +25,21 @@ fn a_run(dir: &Path) {
     assert_eq!(c, 0, "{e}");
 }
 
-/// `dir/r/results.json` changed by `edit`, written as `dir/NAME.json`.
+/// `dir/r/results.json` changed by `edit`, written beside it (its series CSVs are its) as `dir/r/NAME.json`.
 fn tampered(dir: &Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
     let mut v = results(&dir.join("r"));
     edit(&mut v);
-    let file = format!("{name}.json");
+    let file = format!("r/{name}.json");
     fs::write(dir.join(&file), serde_json::to_vec(&v).expect("json")).expect("write");
     file
+}
+
+/// Cuts `dir/r/01-w.csv` (the workload's series) to its header and first row.
+fn cut_series(dir: &Path) {
+    let csv = dir.join("r/01-w.csv");
+    let text = fs::read_to_string(&csv).expect("csv");
+    let kept: Vec<&str> = text.lines().take(2).collect();
+    fs::write(&csv, kept.join("\n") + "\n").expect("cut");
 }
 
 #[test]
@@ -67,15 +75,15 @@ fn each_violation_is_named_by_its_json_path() {
     let cases = [
         (
             wrong_type.as_str(),
-            "error: type.json does not match the results schema (1 violation):\n  phases[1].read.ops: \"12\" is not of type \"integer\"\n",
+            "error: r/type.json does not match the results schema (1 violation):\n  phases[1].read.ops: \"12\" is not of type \"integer\"\n",
         ),
         (
             missing.as_str(),
-            "error: missing.json does not match the results schema (1 violation):\n  phases[0]: \"name\" is a required property\n",
+            "error: r/missing.json does not match the results schema (1 violation):\n  phases[0]: \"name\" is a required property\n",
         ),
         (
             extra.as_str(),
-            "error: extra.json does not match the results schema (1 violation):\n  phases[1].read: Additional properties are not allowed ('surprise' was unexpected)\n",
+            "error: r/extra.json does not match the results schema (1 violation):\n  phases[1].read: Additional properties are not allowed ('surprise' was unexpected)\n",
         ),
     ];
     for (file, want) in cases {
@@ -135,14 +143,90 @@ fn json_that_is_not_wkrun_results_and_oversized_files_are_refused() {
 fn a_results_folder_with_a_cut_series_csv_does_not_validate() {
     let t = tempdir();
     a_run(t.path());
-    let csv = t.path().join("r/01-w.csv");
-    let text = fs::read_to_string(&csv).expect("csv");
-    let kept: Vec<&str> = text.lines().take(2).collect();
-    fs::write(&csv, kept.join("\n") + "\n").expect("cut");
+    cut_series(t.path());
     let (c, _, e) = code_out_err(&wkrun(t.path(), &["validate", "r"]));
     assert_eq!(c, 2);
     assert!(
         e.starts_with("error: series r/01-w.csv: 1 rows, where results.json says phase \"w\" has "),
         "{e}"
+    );
+}
+
+/// A phase's figures the schema allows but arithmetic does not (issue 31, a fio user's trial): IOPS of
+/// 10⁹ over the phase's I/Os and duration, a mean latency outside min..max, percentiles out of order; a
+/// negative latency is below the schema's minimum. Each named by its JSON path, exit 2.
+#[test]
+fn implausible_figures_are_named_by_their_json_path() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let v = results(&d.join("r"));
+    let w = &v["phases"][1];
+    let (ops, secs) = (
+        w["read"]["ops"].as_u64().expect("ops"),
+        w["duration_s"].as_f64().expect("duration"),
+    );
+    let lat = &w["read"]["latency_ns"];
+    let (min, max) = (
+        lat["min"].as_u64().expect("min"),
+        lat["max"].as_u64().expect("max"),
+    );
+    let iops = tampered(d, "iops", |v| v["phases"][1]["read"]["iops"] = 1e9.into());
+    let mean = tampered(d, "mean", |v| {
+        v["phases"][1]["read"]["latency_ns"]["mean"] = (max as f64 * 2.0).into();
+        v["phases"][1]["read"]["latency_ns"]["p90"] = 0.into();
+    });
+    let negative = tampered(d, "negative", |v| {
+        v["phases"][1]["read"]["latency_ns"]["mean"] = (-5.0).into()
+    });
+    let p50 = lat["p50"].as_u64().expect("p50");
+    let cases = [
+        (
+            iops,
+            format!(
+                "error: r/iops.json holds figures that cannot be true (1 place):\n  phases[1].read.iops: 1000000000 is not ops / duration_s = {ops} / {secs} = {} (0 over no time)\n",
+                ops as f64 / secs
+            ),
+        ),
+        (
+            mean,
+            format!(
+                "error: r/mean.json holds figures that cannot be true (2 places):\n  phases[1].read.latency_ns.mean: {} is not between min {min} and max {max}\n  phases[1].read.latency_ns.p90: 0 is below p50 {p50}\n",
+                max as f64 * 2.0
+            ),
+        ),
+        (
+            negative,
+            "error: r/negative.json does not match the results schema (1 violation):\n  phases[1].read.latency_ns.mean: -5.0 is less than the minimum of 0\n".to_string(),
+        ),
+    ];
+    for (file, want) in cases {
+        let (c, out, e) = code_out_err(&wkrun(d, &["validate", &file]));
+        assert_eq!(
+            (c, out.as_str(), e.as_str()),
+            (2, "", want.as_str()),
+            "{file}"
+        );
+    }
+}
+
+/// A schema violation does not hide a series CSV cut short: validate reports both.
+#[test]
+fn a_schema_violation_and_a_cut_series_are_both_reported() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let file = tampered(d, "both", |v| v["phases"][1]["read"]["ops"] = "12".into());
+    let intervals = results(&d.join("r"))["phases"][1]["intervals"]
+        .as_u64()
+        .expect("intervals");
+    cut_series(d);
+    let (c, out, e) = code_out_err(&wkrun(d, &["validate", &file]));
+    assert_eq!((c, out.as_str()), (2, ""));
+    assert_eq!(
+        e,
+        format!(
+            "error: r/both.json does not match the results schema (1 violation):\n  phases[1].read.ops: \"12\" is not of type \"integer\"\nerror: series r/01-w.csv: 1 rows, where results.json says phase \"w\" has {intervals} intervals\n"
+        )
     );
 }

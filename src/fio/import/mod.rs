@@ -40,7 +40,8 @@ pub struct Imported {
 }
 
 /// Imports `source`; `lossy` drops options with no wkrun meaning (with a comment) instead of refusing
-/// them; `name` is the spec's name (default: the first job file's stem, or `fio-command-line`).
+/// them; `name` is the spec's name (default: the first job file's stem; for a command line, its first
+/// job's `--name`; `fio-command-line` when that is empty).
 ///
 /// # Errors
 /// Every problem found, each naming its file and line (or argument): options fio does not know or values
@@ -71,7 +72,7 @@ pub fn import(
         Source::Args(args) => (
             jobfile::read_args(args, env)?,
             format!("the fio command line `fio {}`", args.join(" ")),
-            "fio-command-line".to_string(),
+            String::new(),
         ),
     };
     let mut problems = Vec::new();
@@ -89,6 +90,11 @@ pub fn import(
     if !problems.is_empty() {
         return Err(problems);
     }
+    let default_name = match (default_name.is_empty(), members.first()) {
+        (true, Some(m)) if !m.job.name.trim().is_empty() => m.job.name.clone(),
+        (true, _) => "fio-command-line".to_string(),
+        (false, _) => default_name,
+    };
     let mut sched = schedule::schedule(&members)?;
     if let Some(p) = sched.phases.first_mut() {
         p.notes.splice(0..0, extra_notes);
@@ -338,7 +344,7 @@ fn spec_notes(sched: &schedule::Schedule, members: &[Member]) -> Vec<String> {
     }
     let file = sched.files.iter().any(|f| !f.starts_with("/dev/"));
     if file && members.iter().any(|m| m.job.rw.read) {
-        n.push("fio writes a file it creates before a job reads it (its layout); wkrun creates a missing target file without writing it, so add a fill phase first when the file is new".into());
+        n.push("fio writes a file it creates before a job reads it (its layout); so does wkrun with a target file it creates, when the first phase reads before any phase writes (results: target.laid_out); an existing file is read as it is, by both".into());
     }
     n
 }

@@ -308,11 +308,12 @@ fn bound(job: &Job, refused: &mut Vec<Remark>) -> Result<Bound, Problem> {
                 Some(Size::Percent(p)) => format!("{p}% of the file per job"),
                 None => "the whole file per job".into(),
             };
+            let time = Duration(us * 1000);
             refused.push(remark(
                 at,
-                format!("runtime={} without time_based", Duration(us * 1000)),
+                format!("the byte bound ({what}) beside runtime={time} without time_based"),
                 format!(
-                    "fio stops at whichever comes first, runtime or the job's bytes ({what}); a wkrun phase has one bound: add time_based to keep the time, or drop runtime to keep the bytes (--lossy: the time)"
+                    "fio stops at whichever comes first, runtime or the job's bytes; a wkrun phase has one bound: --lossy keeps the time (duration = \"{time}\": the phase runs all of it, even where fio would stop sooner, after {what}) and drops the byte bound; to choose, add time_based to keep the time, or drop runtime to keep the bytes"
                 ),
             ));
             Ok(Bound::Time(*us))

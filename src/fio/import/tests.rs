@@ -23,6 +23,7 @@ fn import_text(text: &str, lossy: bool) -> Result<super::Imported, Vec<String>> 
         .map(|mut i| {
             i.text = i.text.replace(&dir, "");
             i.notes = i.notes.iter().map(|n| n.replace(&dir, "")).collect();
+            i.dropped = i.dropped.iter().map(|n| n.replace(&dir, "")).collect();
             i
         })
         .map_err(|ps| ps.iter().map(|p| p.to_string().replace(&dir, "")).collect())
@@ -470,7 +471,7 @@ fn refusals_name_option_and_line() {
         ),
         (
             "time_based=0",
-            "j.fio:5: runtime=1s without time_based: fio stops at whichever comes first",
+            "j.fio:5: the byte bound (8MiB per job) beside runtime=1s without time_based: fio stops at whichever comes first",
         ),
         ("size=4z", "j.fio:6: size=4z: a count of zones"),
         (
@@ -586,4 +587,53 @@ fn includes() {
     std::fs::write(d.path().join("j2.fio"), "include common.fio\n").expect("write");
     let e = import(&Source::Files(vec![p]), true, None, &env).unwrap_err();
     assert!(e[0].to_string().contains("an include loop"), "{e:?}");
+}
+
+/// runtime without time_based under --lossy: the comment and the dropped line say that the time is kept
+/// and the byte bound dropped, and the phase is bounded by the time alone.
+#[test]
+fn lossy_runtime_without_time_based_keeps_the_time() {
+    let text = "[j]\nfilename=f\nrw=randread\nnorandommap\nsize=8m\nruntime=3\n";
+    let out = import_text(text, true).expect("imports with --lossy");
+    let why = "the byte bound (8MiB per job) beside runtime=3s without time_based: fio stops at whichever comes first, runtime or the job's bytes; a wkrun phase has one bound: --lossy keeps the time (duration = \"3s\": the phase runs all of it, even where fio would stop sooner, after 8MiB per job) and drops the byte bound; to choose, add time_based to keep the time, or drop runtime to keep the bytes";
+    assert_eq!(out.dropped, [format!("j.fio:6: {why}")]);
+    assert!(
+        out.text
+            .contains(&format!("# dropped (--lossy): j.fio:6: {why}\n")),
+        "{}",
+        out.text
+    );
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0]["duration"].as_str(), Some("3s"));
+    assert_eq!(ps[0].get("size"), None);
+    assert_eq!(ps[0]["span"].as_str(), Some("8MiB"));
+}
+
+/// The spec's name does not depend on where it is written: a job file's stem, a command line's first
+/// job's name.
+#[test]
+fn the_spec_is_named_after_the_job_file_or_the_first_job() {
+    let name = |out: &super::Imported| {
+        let doc: toml::Table = out.text.parse().expect("TOML");
+        doc["spec"]["name"].as_str().map(String::from)
+    };
+    let d = tempfile::tempdir().expect("tempdir");
+    let p = d.path().join("nightly.fio");
+    std::fs::write(&p, "[mixed]\nfilename=f\ntime_based\nruntime=1\n").expect("write");
+    let out = import(&Source::Files(vec![p]), false, None, &env).expect("imports");
+    assert_eq!(name(&out).as_deref(), Some("nightly"));
+    let args: Vec<String> = [
+        "--filename=f",
+        "--time_based",
+        "--runtime=1",
+        "--name=mixed",
+        "--name=seq",
+        "--stonewall",
+        "--rw=read",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = import(&Source::Args(args), false, None, &env).expect("imports");
+    assert_eq!(name(&out).as_deref(), Some("mixed"));
 }

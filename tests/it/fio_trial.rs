@@ -1,0 +1,249 @@
+//! What a fio user met on a first trial (issue 28): fio's JSON from numjobs=4 with group_reporting read
+//! with the group's duration and fio's run time, unknowns shown as unknown, fio's job beside a wkrun phase of
+//! the same name in compare (headline rows, composite, the latency caveat) and report; `--lossy` after `--`;
+//! the imported spec's name the same on stdout and in a file.
+
+use crate::common::{code_out_err, run_ok, skip, tempdir, wkrun};
+use crate::fio_cli::fio_missing;
+use std::path::{Path, PathBuf};
+
+/// fio 3.33's JSON of `--name=mixed --rw=randrw --rwmixread=70 --bs=4k --numjobs=4 --ioengine=psync
+/// --size=16m --runtime=2 --time_based --group_reporting` (tests/data/fio).
+fn group_json() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio/fio-3.33-numjobs-group.json")
+}
+
+/// A wkrun run with a workload phase named `mixed` (70 % reads, the null engine, 4000 I/Os), its folder.
+fn wkrun_mixed(dir: &Path) -> PathBuf {
+    let body = "[defaults]\nengine = \"null\"\ndirect = false\n[[phase]]\nname = \"mixed\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 70\nsize = \"16000KiB\"\n";
+    let target = dir.join("t.img");
+    std::fs::write(&target, vec![0u8; 1 << 20]).expect("target");
+    run_ok(dir, "mixed", body, &target)
+}
+
+/// The fio JSON's number at `pointer`.
+fn num(doc: &serde_json::Value, pointer: &str) -> f64 {
+    doc.pointer(pointer)
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or_else(|| panic!("no number at {pointer}"))
+}
+
+/// compare: fio's job and the wkrun phase of the same name share their rows: the headline's IOPS (fio's
+/// read + write IOPS) once, a composite for the wkrun run, parameters fio does not give left out, and a note
+/// saying which fio latency the rows hold.
+#[test]
+fn fio_json_beside_a_wkrun_phase_of_the_same_name() {
+    let d = tempdir();
+    let out = wkrun_mixed(d.path());
+    let fio = group_json();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fio).expect("fixture")).expect("JSON");
+    let (code, text, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "compare",
+            fio.to_str().expect("utf-8"),
+            out.to_str().expect("utf-8"),
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let cells = |l: &str| -> Vec<String> {
+        l.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .map(cells)
+        .filter(|c| c.len() > 2 && c[0] == "mixed" && c[1] == "IOPS, phase mean")
+        .collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    let iops = num(&doc, "/jobs/0/read/iops") + num(&doc, "/jobs/0/write/iops");
+    assert_eq!(rows[0][2], format!("{iops:.1}"), "{text}");
+    let r = crate::common::results(&out);
+    let wk = r["phases"][0]["read"]["iops"].as_f64().unwrap_or(0.0)
+        + r["phases"][0]["write"]["iops"].as_f64().unwrap_or(0.0);
+    let composite = text
+        .lines()
+        .map(cells)
+        .find(|c| c.first().is_some_and(|p| p == "(all phases)"))
+        .expect("composite row");
+    let ratio = wk / iops;
+    assert_eq!(
+        composite[2..],
+        [
+            "1.000".to_string(),
+            format!("{ratio:.3} ({:+.1} %)", (ratio - 1.0) * 100.0)
+        ],
+        "{text}"
+    );
+    // Parameters fio does not give (seed, interval, ...) are unknown, not differences.
+    let params = text
+        .lines()
+        .map(cells)
+        .find(|c| c.get(1).is_some_and(|m| m == "parameters that differ"))
+        .expect("parameters row");
+    assert_eq!(
+        params[2..],
+        [
+            "span_bytes=16777216 workers=4 engine=psync",
+            "span_bytes=1048576 workers=1 engine=null"
+        ],
+        "{text}"
+    );
+    assert!(
+        text.ends_with("\nnote: fio: fio-3.33-numjobs-group.json: latency min, mean and max are fio's total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) are fio's completion latency (clat), which leaves out the submission's own time, so they can read lower than wkrun's for the same I/Os (fio's lat_percentiles=1 gives total-latency percentiles)\n"),
+        "{text}"
+    );
+    // CSV stays CSV: the note goes to stderr.
+    let (code, csv, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "compare",
+            "--format",
+            "csv",
+            fio.to_str().expect("utf-8"),
+            out.to_str().expect("utf-8"),
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(!csv.contains("note:"), "{csv}");
+    assert!(err.starts_with("note: fio: fio-3.33-numjobs-group.json: latency min, mean and max are fio's total latency"), "{err}");
+}
+
+/// report: the fio run's start and end from fio's timestamp and elapsed time, its phase as long as the
+/// group's longest job, what fio does not give shown as unknown, and the composite against it computed.
+#[test]
+fn report_of_fio_json_says_what_is_unknown() {
+    let d = tempdir();
+    let out = wkrun_mixed(d.path());
+    let fio = group_json();
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "report",
+            fio.to_str().expect("utf-8"),
+            out.to_str().expect("utf-8"),
+            "-o",
+            "rep",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.path().join("rep/index.html")).expect("index.html");
+    for want in [
+        "(file)<br>capacity unknown, logical block unknown",
+        "host unknown<br>kernel unknown<br>CPUs unknown",
+        "2026-12-05T01:05:56.274000000Z<br>to 2026-12-05T01:05:59.274000000Z",
+        "2.03 s",
+    ] {
+        assert!(html.contains(want), "{want} not in the report");
+    }
+    assert!(!html.contains("0 CPUs") && !html.contains("logical block 0 B"));
+    assert!(!html.contains("no phase in common"));
+}
+
+/// With the real fio (skipped without it): numjobs=4 with group_reporting, read back with the duration of
+/// the group's longest job (fio's per-direction runtime), not the sum of its jobs' (job_runtime), and the
+/// start fio's report time less its elapsed seconds.
+#[test]
+fn real_fio_group_duration() {
+    if let Some(why) = fio_missing() {
+        skip("real_fio_group_duration", &why);
+        return;
+    }
+    let d = tempdir();
+    let o = std::process::Command::new("fio")
+        .args([
+            "--name=g",
+            "--ioengine=null",
+            "--size=64m",
+            "--rw=randrw",
+            "--bs=4k",
+            "--numjobs=4",
+            "--runtime=1",
+            "--time_based",
+            "--group_reporting",
+            "--output-format=json",
+            "--output=g.json",
+        ])
+        .current_dir(d.path())
+        .output()
+        .expect("fio");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(d.path().join("g.json")).expect("fio's JSON");
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+    let r = wkrun::fio::json::from_bytes("g.json", &bytes).expect("reads");
+    let longest = num(&doc, "/jobs/0/read/runtime").max(num(&doc, "/jobs/0/write/runtime"));
+    assert_eq!(r.phases.len(), 1);
+    assert_eq!(r.phases[0].duration_s, longest / 1000.0);
+    assert!(num(&doc, "/jobs/0/job_runtime") >= 3.0 * longest, "{doc}");
+    let end = num(&doc, "/timestamp_ms") as u64;
+    let start = end - num(&doc, "/jobs/0/elapsed") as u64 * 1000;
+    let rfc = |ms: u64| wkrun::launch::rfc3339_ns(ms * 1_000_000);
+    assert_eq!(
+        (r.started_at.as_str(), r.finished_at.as_deref()),
+        (rfc(start).as_str(), Some(rfc(end).as_str()))
+    );
+}
+
+/// `--lossy` after `--` is one of fio's arguments, which fio has no option for: the error says where it
+/// goes; nothing is written.
+#[test]
+fn lossy_after_the_double_dash_is_explained() {
+    let d = tempdir();
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "import",
+            "fio",
+            "-o",
+            "s.toml",
+            "--",
+            "--name=m",
+            "--size=10G",
+            "--runtime=60",
+            "--filename=t.img",
+            "--lossy",
+        ],
+    ));
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "error: fio command line, argument 5 `--lossy`: unknown fio option `lossy`: fio refuses it too\n\
+hint: --lossy is wkrun's option, not fio's: give it before `--` (wkrun import fio --lossy -o SPEC.toml -- --name=...)\n\
+nothing was written\n"
+    );
+    assert!(!d.path().join("s.toml").exists());
+}
+
+/// The spec imported from a command line is named after its first job, on stdout and with -o alike.
+#[test]
+fn an_imported_spec_has_one_name_wherever_it_goes() {
+    let d = tempdir();
+    let args = [
+        "--name=mixed",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=16m",
+        "--runtime=2",
+        "--time_based",
+        "--filename=t.img",
+    ];
+    let mut to_stdout = vec!["import", "fio", "--"];
+    to_stdout.extend(args);
+    let (code, text, err) = code_out_err(&wkrun(d.path(), &to_stdout));
+    assert_eq!(code, 0, "{err}");
+    let mut to_file = vec!["import", "fio", "-o", "other.toml", "--"];
+    to_file.extend(args);
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &to_file));
+    assert_eq!(code, 0, "{err}");
+    let file = std::fs::read_to_string(d.path().join("other.toml")).expect("spec");
+    let name = |t: &str| {
+        let doc: toml::Table = t.parse().expect("TOML");
+        doc["spec"]["name"].as_str().map(String::from)
+    };
+    assert_eq!(name(&text).as_deref(), Some("mixed"));
+    assert_eq!(name(&file).as_deref(), Some("mixed"));
+}
