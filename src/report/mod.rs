@@ -169,12 +169,10 @@ fn read_results_text(path: &Path) -> Result<String, ReadError> {
     let file = crate::spec::load::open_regular(path, false).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     let reader = bounded::Bounded::results(file);
-    if meta.len() > bounded::MAX_RESULTS_BYTES {
-        return Err(ReadError::Limit {
-            path: path.to_path_buf(),
-            why: reader.too_large().0,
-        });
-    }
+    reader.check_len(meta.len()).map_err(|x| ReadError::Limit {
+        path: path.to_path_buf(),
+        why: x.0,
+    })?;
     let mut text = String::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     std::io::Read::read_to_string(&mut { reader }, &mut text).map_err(
         |e| match bounded::exceeded(&e) {

@@ -745,3 +745,23 @@ warning: --against-library: library entry 2 (twin): it ran on a simulated SSD (v
         )]
     );
 }
+
+/// A results file past the 512 MiB limit (a 1 GiB sparse file) is refused by `library add` from its size,
+/// before it is read, as validate, report and compare refuse it; no library is made.
+#[test]
+fn library_add_refuses_an_oversized_results_file_before_reading_it() {
+    let t = tempdir();
+    let d = t.path();
+    std::fs::create_dir(d.join("big")).expect("mkdir");
+    sparse_file(&d.join("big/results.json"), 1 << 30);
+    let library = d.join("lib.sqlite");
+    let started = std::time::Instant::now();
+    let (c, out, e) = lib(d, &library, &["library", "add", "big"]);
+    assert_eq!((c, out.as_str()), (2, ""), "{e}");
+    assert_eq!(
+        e.trim_end(),
+        "error: big/results.json: larger than 512MiB, the largest results file wkrun reads"
+    );
+    assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
+    assert!(!library.exists());
+}
