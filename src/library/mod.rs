@@ -131,6 +131,9 @@ impl LibraryError {
     fn sqlite(path: &Path, e: rusqlite::Error) -> LibraryError {
         use rusqlite::ErrorCode as C;
         let path = path.to_path_buf();
+        if let Some(why) = damaged_value(&e) {
+            return LibraryError::Damaged { path, why };
+        }
         match e.sqlite_error_code() {
             Some(C::DatabaseCorrupt | C::NotADatabase) => LibraryError::Damaged {
                 path,
@@ -152,6 +155,47 @@ impl LibraryError {
                 why: e.to_string(),
             },
         }
+    }
+}
+
+/// What is wrong with a value read from the library when SQLite's error says it is not what wkrun stores
+/// there (text where a number is kept, a blob where text is, a table or column missing): the library was
+/// changed by other hands.
+fn damaged_value(e: &rusqlite::Error) -> Option<String> {
+    use rusqlite::Error as E;
+    match e {
+        E::InvalidColumnType(_, name, ty) => Some(format!(
+            "its column `{name}` holds {}, not what wkrun stores there",
+            type_name(*ty)
+        )),
+        E::FromSqlConversionFailure(_, ty, _) => Some(format!(
+            "a column holds {} that wkrun cannot read",
+            type_name(*ty)
+        )),
+        E::IntegralValueOutOfRange(_, v) => Some(format!("a column holds {v}, out of range")),
+        E::Utf8Error(..) => Some("a text column holds bytes that are not UTF-8".into()),
+        E::SqliteFailure(_, Some(m))
+            if m.starts_with("no such table") || m.starts_with("no such column") =>
+        {
+            Some(m.clone())
+        }
+        _ => None,
+    }
+}
+
+/// An SQLite storage class in words.
+fn type_name(ty: rusqlite::types::Type) -> &'static str {
+    type_word(&ty.to_string())
+}
+
+/// An SQLite storage class, as `typeof` names it (`text`, `blob`), in words.
+pub(crate) fn type_word(kind: &str) -> &'static str {
+    match kind {
+        "null" | "Null" => "NULL",
+        "integer" | "Integer" => "an integer",
+        "real" | "Real" => "a real number",
+        "text" | "Text" => "text",
+        _ => "a blob",
     }
 }
 

@@ -9,7 +9,7 @@
 //! and of several processes creating one at once, one wins and the others open it.
 
 use super::LibraryError;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -60,6 +60,99 @@ CREATE TABLE figures (
 );
 CREATE INDEX figures_by_key ON figures (phase, key, value);
 "];
+
+/// The tables of a library of [`SCHEMA_VERSION`], their columns as [`MIGRATIONS`] makes them, and the
+/// storage classes (SQLite's `typeof`) wkrun writes in each: a library without one of them (a table dropped
+/// by hand) or with another kind of value in a column (text where a figure is kept) is damaged.
+const TABLES: [(&str, &[(&str, &str)]); 3] = [
+    (
+        "entries",
+        &[
+            ("id", "'integer'"),
+            ("results_sha256", "'text'"),
+            ("label", "'text'"),
+            ("spec_name", "'text'"),
+            ("spec_sha256", "'text'"),
+            ("target", "'text'"),
+            ("hostname", "'text'"),
+            ("started_at", "'text'"),
+            ("status", "'text'"),
+            ("added_from", "'text'"),
+            ("added_at", "'text'"),
+            ("results_json", "'blob'"),
+        ],
+    ),
+    (
+        "files",
+        &[
+            ("entry", "'integer'"),
+            ("name", "'text'"),
+            ("bytes", "'blob'"),
+        ],
+    ),
+    (
+        "figures",
+        &[
+            ("entry", "'integer'"),
+            ("phase_index", "'integer'"),
+            ("phase", "'text'"),
+            ("phase_kind", "'text'"),
+            ("position", "'integer'"),
+            ("key", "'text'"),
+            ("label", "'text'"),
+            ("value", "'real', 'null'"),
+            ("unit", "'text'"),
+            ("better", "'text', 'null'"),
+        ],
+    ),
+];
+
+/// Refuses a library whose tables are not those of [`TABLES`]: one dropped, a column missing, a value of
+/// another storage class than wkrun writes there.
+fn check_tables(path: &Path, c: &Connection) -> Result<(), LibraryError> {
+    let sql = |e| LibraryError::sqlite(path, e);
+    let damaged = |why: String| LibraryError::Damaged {
+        path: path.to_path_buf(),
+        why,
+    };
+    for (table, columns) in TABLES {
+        let mut st = c
+            .prepare("SELECT name FROM pragma_table_info(?1)")
+            .map_err(sql)?;
+        let have = st
+            .query_map([table], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(sql)?;
+        if have.is_empty() {
+            return Err(damaged(format!("it has no table `{table}`")));
+        }
+        if let Some((col, _)) = columns.iter().find(|(c, _)| !have.iter().any(|h| h == c)) {
+            return Err(damaged(format!(
+                "its table `{table}` has no column `{col}`"
+            )));
+        }
+        let cases: String = columns
+            .iter()
+            .map(|(col, kinds)| {
+                format!(" WHEN typeof({col}) NOT IN ({kinds}) THEN '{col} ' || typeof({col})")
+            })
+            .collect();
+        let query = format!(
+            "SELECT bad FROM (SELECT CASE{cases} END AS bad FROM {table}) WHERE bad IS NOT NULL LIMIT 1"
+        );
+        let bad: Option<String> = c
+            .query_row(&query, [], |r| r.get(0))
+            .optional()
+            .map_err(sql)?;
+        if let Some((col, kind)) = bad.as_deref().and_then(|b| b.split_once(' ')) {
+            return Err(damaged(format!(
+                "its column `{col}` holds {}, not what wkrun stores there",
+                super::type_word(kind)
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// What is at a library's path.
 enum Found {
@@ -245,6 +338,7 @@ add` on a writable copy brings it up to date"
         }
         migrate(&c).map_err(sql)?;
     }
+    check_tables(path, &c)?;
     Ok(c)
 }
 

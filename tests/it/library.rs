@@ -765,3 +765,55 @@ fn library_add_refuses_an_oversized_results_file_before_reading_it() {
     assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
     assert!(!library.exists());
 }
+
+/// A library whose values or tables were changed by hand (text where a figure is kept, a blob label, text
+/// results, a dropped table) is damaged for every reader: list, compare and report exit 2 saying so, with
+/// the column or table, never SQLite's raw words with exit 1.
+#[test]
+fn a_library_changed_by_hand_is_damaged_for_every_reader() {
+    let t = tempdir();
+    let d = t.path();
+    spec(d, "lib");
+    sim_run(d, "lib", "r", 28, "drive A");
+    sim_run(d, "lib", "s", 32, "drive B");
+    let good = d.join("good.sqlite");
+    assert_eq!(lib(d, &good, &["library", "add", "r"]).0, 0);
+    let cases = [
+        (
+            "update figures set value = 'abc'",
+            "its column `value` holds text, not what wkrun stores there",
+        ),
+        (
+            "update entries set label = x'00ff41'",
+            "its column `label` holds a blob, not what wkrun stores there",
+        ),
+        (
+            "update entries set results_json = 'x'",
+            "its column `results_json` holds text, not what wkrun stores there",
+        ),
+        ("drop table figures", "it has no table `figures`"),
+    ];
+    let mut failures = Failures::default();
+    for (k, (sql, why)) in cases.iter().enumerate() {
+        failures.case(*sql);
+        let _ = std::fs::remove_dir_all(d.join("rep"));
+        let path = d.join(format!("changed-{k}.sqlite"));
+        std::fs::copy(&good, &path).expect("copy");
+        rusqlite::Connection::open(&path)
+            .and_then(|c| c.execute_batch(sql))
+            .expect("change");
+        let want = format!("{}: the library is damaged ({why})", path.display());
+        for args in [
+            &["library", "list"][..],
+            &["compare", "s", "--against-library"][..],
+            &["report", "s", "--against-library", "-o", "rep"][..],
+        ] {
+            let (c, _, e) = lib(d, &path, args);
+            failures.check(c == 2 && e.contains(&want), || {
+                format!("{args:?}: exit {c}, want 2 and {want:?}: {e}")
+            });
+        }
+        failures.check(!d.join("rep").exists(), || "a report was written".into());
+    }
+    failures.assert_none("library::a_library_changed_by_hand_is_damaged_for_every_reader");
+}
