@@ -12,6 +12,7 @@ use wkrun::run::{self, RunError};
 use wkrun::spec::{self, LoadedSpec};
 use wkrun::sys::signal;
 use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo};
+use wkrun::text::MAX_LABEL;
 use wkrun::units::Size;
 
 mod fio_cli;
@@ -318,17 +319,16 @@ struct RunArgs {
     rank: Option<u32>,
 }
 
-/// The longest `--label`, in characters.
-const MAX_LABEL: usize = 120;
-
-/// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control character, not only spaces.
+/// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
+/// a bidirectional override such as U+202E, a zero-width space), not only spaces.
 fn parse_label(s: &str) -> Result<String, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err("a label needs at least one character that is not a space".into());
     }
-    if let Some(c) = t.chars().find(|c| c.is_control()) {
-        return Err(format!("a label cannot hold the control character {:?}", c));
+    if let Some(c) = t.chars().find(|&c| wkrun::text::hidden_char(c)) {
+        let kind = wkrun::results::check::char_kind(c);
+        return Err(format!("a label cannot hold the {kind} {c:?}"));
     }
     if t.chars().count() > MAX_LABEL {
         return Err(format!(

@@ -180,6 +180,15 @@ fn implausible_figures_are_named_by_their_json_path() {
         v["phases"][1]["read"]["latency_ns"]["mean"] = (-5.0).into()
     });
     let p50 = lat["p50"].as_u64().expect("p50");
+    let place = tampered(d, "place", |v| {
+        v["phases"][1]["index"] = 99.into();
+        v["phases"][0]["duration_s"] = 1e300.into();
+    });
+    let twice = tampered(d, "twice", |v| {
+        let p = v["phases"][1].clone();
+        v["phases"].as_array_mut().expect("phases").push(p);
+    });
+    let label = tampered(d, "label", |v| v["label"] = "a\nb\u{202e}".into());
     let cases = [
         (
             iops,
@@ -194,6 +203,18 @@ fn implausible_figures_are_named_by_their_json_path() {
                 "error: r/mean.json holds figures that cannot be true (2 places):\n  phases[1].read.latency_ns.mean: {} is not between min {min} and max {max}\n  phases[1].read.latency_ns.p90: 0 is below p50 {p50}\n",
                 max as f64 * 2.0
             ),
+        ),
+        (
+            place,
+            "error: r/place.json holds figures that cannot be true (2 places):\n  phases[0].duration_s: 1e300 s is more than ten years (315576000 s), longer than any run\n  phases[1].index: 99 is not the index its series_csv is named by (01)\n".to_string(),
+        ),
+        (
+            twice,
+            "error: r/twice.json holds figures that cannot be true (1 place):\n  phases[2].index: 1 is not above phases[1].index 1: each phase once, in run order\n".to_string(),
+        ),
+        (
+            label,
+            "error: r/label.json holds figures that cannot be true (1 place):\n  label: \"a\\nb\\u{202e}\" holds the control character '\\n'\n".to_string(),
         ),
         (
             negative,
