@@ -189,6 +189,9 @@ fn implausible_figures_are_named_by_their_json_path() {
         v["phases"].as_array_mut().expect("phases").push(p);
     });
     let label = tampered(d, "label", |v| v["label"] = "a\nb\u{202e}".into());
+    let huge = tampered(d, "huge", |v| {
+        v["phases"][1]["read"]["ops"] = 18446744073709551616.0_f64.into()
+    });
     let cases = [
         (
             iops,
@@ -215,6 +218,10 @@ fn implausible_figures_are_named_by_their_json_path() {
         (
             label,
             "error: r/label.json holds figures that cannot be true (1 place):\n  label: \"a\\nb\\u{202e}\" holds the control character '\\n'\n".to_string(),
+        ),
+        (
+            huge,
+            "error: r/huge.json is not a wkrun results document: phases[1].read.ops: 18446744073709552000 is past the largest count a results file holds (2^64 - 1)\n".to_string(),
         ),
         (
             negative,
