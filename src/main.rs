@@ -619,8 +619,12 @@ fn load(path: &Path, sets: &[String], command: &str) -> Result<LoadedSpec, Fail>
 fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
     let mut failed = 0;
     for p in files {
-        // Told apart by content: a folder or a JSON document is results, anything else a spec.
-        let checked = match p.is_dir() || json_document(p) {
+        // Told apart by content: a folder, a JSON document or a file named `*.json` (a results file
+        // of 1 GiB of NULs is not a spec) is results, anything else a spec.
+        let named_json = p
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let checked = match p.is_dir() || named_json || json_document(p) {
             true => validate_results(p),
             false => validate_spec(p),
         };

@@ -137,6 +137,17 @@ fn json_that_is_not_wkrun_results_and_oversized_files_are_refused() {
         e,
         "error: big.json: larger than 512MiB, the largest results file wkrun reads\n"
     );
+    // 1 GiB of NULs named results.json: results by its name, not a spec.
+    fs::create_dir(d.join("nul")).expect("mkdir");
+    sparse_file(&d.join("nul/results.json"), 1 << 30);
+    let (c, _, e) = code_out_err(&wkrun(d, &["validate", "nul/results.json"]));
+    assert_eq!(
+        (c, e.as_str()),
+        (
+            2,
+            "error: nul/results.json: larger than 512MiB, the largest results file wkrun reads\n"
+        )
+    );
 }
 
 #[test]
