@@ -269,3 +269,39 @@ fn a_schema_violation_and_a_cut_series_are_both_reported() {
         )
     );
 }
+
+/// `merge` refuses a run that completed with fewer phases than another (an edited copy with no phases)
+/// rather than merging the phases they share, none.
+#[test]
+fn merge_refuses_a_completed_run_with_fewer_phases() {
+    let t = tempdir();
+    let d = t.path();
+    a_run(d);
+    let args = [
+        "v.toml",
+        "--target",
+        "sim:capacity=512MiB,op=7%",
+        "-q",
+        "-o",
+        "r2",
+    ];
+    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    assert_eq!(c, 0, "{e}");
+    let mut v = results(&d.join("r2"));
+    v["phases"] = serde_json::json!([]);
+    fs::write(
+        d.join("r2/results.json"),
+        serde_json::to_vec(&v).expect("json"),
+    )
+    .expect("write");
+    let (c, out, e) = code_out_err(&wkrun(d, &["merge", "r", "r2", "-o", "m"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (
+            2,
+            "",
+            "error: r2/results.json completed with 0 phases and r/results.json holds 2: a run that completed holds every phase of its spec; merge results of the same phases\n"
+        )
+    );
+    assert!(!d.join("m").exists());
+}

@@ -199,11 +199,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
             ));
         }
     }
-    let n = runs
-        .iter()
-        .map(|r| r.results.phases.len())
-        .min()
-        .unwrap_or(0);
+    let n = common_phases(runs)?;
     let mut phases = Vec::with_capacity(n);
     let mut series = Vec::with_capacity(n);
     for i in 0..n {
@@ -213,6 +209,36 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     }
     let results = envelope(runs, phases, unit);
     Ok(Merged { results, series })
+}
+
+/// How many phases every run holds: a run that completed holds all of its spec's, so one that holds fewer
+/// than another run is not of the same phases (an edited file); a run interrupted or failed holds those
+/// it reached. None in common is nothing to merge.
+fn common_phases(runs: &[RunData]) -> Result<usize, String> {
+    let count = |r: &RunData| r.results.phases.len();
+    let (Some(most), Some(least)) = (
+        runs.iter().max_by_key(|r| count(r)),
+        runs.iter().min_by_key(|r| count(r)),
+    ) else {
+        return Err("nothing to merge".into());
+    };
+    let completed = least.results.status == crate::results::Status::Completed;
+    if count(least) < count(most) && completed {
+        return Err(format!(
+            "{} completed with {} phases and {} holds {}: a run that completed holds every phase of its spec; merge results of the same phases",
+            least.file.display(),
+            count(least),
+            most.file.display(),
+            count(most)
+        ));
+    }
+    if count(least) == 0 {
+        return Err(format!(
+            "{} holds no phase: nothing to merge",
+            least.file.display()
+        ));
+    }
+    Ok(count(least))
 }
 
 /// A merged run's label: the label its runs share, else their labels (the default of those without one)
