@@ -108,7 +108,17 @@ impl LibraryError {
         match self {
             LibraryError::Sqlite { .. } => 1,
             LibraryError::Io { source, .. } => match source.raw_os_error() {
-                Some(libc::EROFS | libc::EACCES | libc::EPERM) => 2,
+                // A path that cannot be a library: its parent a file, a name too long, a folder
+                // that cannot be made (`/proc/lib.sqlite`), no permission.
+                Some(
+                    libc::EROFS
+                    | libc::EACCES
+                    | libc::EPERM
+                    | libc::ENOTDIR
+                    | libc::ENAMETOOLONG
+                    | libc::ENOENT
+                    | libc::EISDIR,
+                ) => 2,
                 _ => 1,
             },
             _ => 2,

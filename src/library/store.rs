@@ -18,6 +18,8 @@ use std::time::Duration;
 pub const APPLICATION_ID: i32 = 0x574B_524C;
 /// The schema version this wkrun writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i32 = 1;
+/// The longest file or folder name (Linux's `NAME_MAX`, in bytes).
+const NAME_MAX: usize = 255;
 /// How long a process waits for another's write to end before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -371,6 +373,11 @@ fn create(path: &Path) -> Result<(), LibraryError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // A name too long for any file system is refused before a folder is made for it.
+    if path.components().any(|c| c.as_os_str().len() > NAME_MAX) {
+        let e = std::io::Error::from_raw_os_error(libc::ENAMETOOLONG);
+        return Err(LibraryError::io(path, e));
+    }
     std::fs::create_dir_all(&parent).map_err(|e| LibraryError::io(path, e))?;
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

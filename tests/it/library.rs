@@ -817,3 +817,27 @@ fn a_library_changed_by_hand_is_damaged_for_every_reader() {
     }
     failures.assert_none("library::a_library_changed_by_hand_is_damaged_for_every_reader");
 }
+
+/// A `--library` path that cannot be a library (its parent a file, a name of 300 characters, a place in
+/// /proc) is refused with exit 2 naming it, and nothing is made for it (no folder for the long name).
+#[test]
+fn a_library_path_that_cannot_be_one_is_refused_with_exit_2() {
+    let t = tempdir();
+    let d = t.path();
+    spec(d, "lib");
+    sim_run(d, "lib", "r", 28, "drive A");
+    std::fs::write(d.join("file"), "x").expect("write");
+    let long = d.join("sub").join(format!("{}.sqlite", "x".repeat(300)));
+    let cases = [
+        (d.join("file/lib.sqlite"), "Not a directory (os error 20)"),
+        (long.clone(), "File name too long (os error 36)"),
+        (PathBuf::from("/proc/lib.sqlite"), "(os error"),
+    ];
+    for (path, why) in cases {
+        let (c, out, e) = lib(d, &path, &["library", "add", "r"]);
+        let want = format!("error: library {}: ", path.display());
+        assert_eq!((c, out.as_str()), (2, ""), "{}: {e}", path.display());
+        assert!(e.starts_with(&want) && e.contains(why), "{e}");
+    }
+    assert!(!d.join("sub").exists());
+}
