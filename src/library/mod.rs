@@ -57,6 +57,14 @@ use that one; left as it is",
         /// SQLite's words.
         why: String,
     },
+    /// A library to be made among the device nodes or on a pseudo file system.
+    #[error("library {}: it would be on {on}, not on storage; choose another --library", path.display())]
+    NotStorage {
+        /// The file.
+        path: PathBuf,
+        /// What it would be on.
+        on: &'static str,
+    },
     /// No library at the path (reading needs one).
     #[error("no library at {} (`wkrun library add RESULTS` makes one there)", .0.display())]
     NoLibrary(PathBuf),

@@ -269,6 +269,12 @@ pub fn open_read(path: &Path) -> Result<Connection, LibraryError> {
 pub fn open_write(path: &Path) -> Result<Connection, LibraryError> {
     let found = match inspect(path)? {
         Found::Missing => {
+            if let Some(on) = crate::target::not_storage(path) {
+                return Err(LibraryError::NotStorage {
+                    path: path.to_path_buf(),
+                    on,
+                });
+            }
             create(path)?;
             inspect(path)?
         }
