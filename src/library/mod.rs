@@ -751,8 +751,18 @@ pub fn add_runs(
         .iter()
         .map(|f| entry::read_run(f))
         .collect::<Result<Vec<_>, _>>()?;
+    let existed = std::fs::symlink_metadata(path).is_ok();
     let mut lib = Library::open(path, true)?;
-    let added = lib.add(&runs, label)?;
+    let added = match lib.add(&runs, label) {
+        Ok(a) => a,
+        Err(e) => {
+            drop(lib);
+            if !existed {
+                remove_if_empty(path);
+            }
+            return Err(e);
+        }
+    };
     let mut out = String::new();
     for a in &added {
         let (what, note) = match &a.outcome {
@@ -773,6 +783,23 @@ pub fn add_runs(
         .map_err(|e| lib.sql(e))?;
     out.push_str(&format!("library: {} ({n} entries)\n", path.display()));
     Ok(out)
+}
+
+/// Removes the library at `path` that this `add` made and could not add to (a full disk), when it holds no
+/// entry (another process may have added to it meanwhile): with its `-wal` and `-shm` files.
+fn remove_if_empty(path: &Path) {
+    let empty = Library::open(path, false).is_ok_and(|lib| {
+        lib.conn
+            .query_row("SELECT count(*) FROM entries", [], |r| r.get::<_, i64>(0))
+            .is_ok_and(|n| n == 0)
+    });
+    if empty {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            let _ = std::fs::remove_file(PathBuf::from(p));
+        }
+    }
 }
 
 /// `wkrun library rm`: removes the entries `sel` names from the library at `path`; returns a line per

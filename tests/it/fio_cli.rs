@@ -2,7 +2,7 @@
 //! (issue 28): specs written with fio's meaning, refusals naming file and line with exit 2 and nothing
 //! written, the command-line form, `--lossy`, a job file fio parses, and fio's output beside wkrun's.
 
-use crate::common::{code_out_err, dir_listing, skip, tempdir, wkrun, write_file};
+use crate::common::{code_out_err, dir_listing, run_s_on_sim, skip, tempdir, wkrun, write_file};
 use std::path::Path;
 
 /// fio's job file of the shared check: two stonewalled jobs on a 64 MiB file.
@@ -373,15 +373,7 @@ fn output_files_among_devices_or_in_a_missing_folder_are_refused_with_exit_2() {
         assert_eq!(c, 2, "{args:?}: {e}");
         assert!(e.lines().any(|l| l.starts_with(want)), "{args:?}: {e}");
     }
-    let run = [
-        "s.toml",
-        "--target",
-        "sim:capacity=512MiB,op=7%",
-        "-q",
-        "-o",
-        "r",
-    ];
-    assert_eq!(code_out_err(&wkrun(d, &run)).0, 0);
+    run_s_on_sim(d, "r");
     let add = ["library", "add", "--library", "/dev/wkrun-lib.sqlite", "r"];
     let (c, _, e) = code_out_err(&wkrun(d, &add));
     assert_eq!(
