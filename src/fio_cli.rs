@@ -90,12 +90,23 @@ fn write_out(output: Option<&Path>, text: &str, what: &str) -> Result<(), Fail> 
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // A path that cannot be written (a folder missing, not a folder, no permission) is the user's: 2.
     let cannot = |e: std::io::Error| {
+        let code = match e.raw_os_error() {
+            Some(libc::ENOSPC | libc::EDQUOT | libc::EIO) | None => 1,
+            Some(_) => 2,
+        };
         Fail(
-            1,
+            code,
             format!("cannot write the {what} {}: {e}", path.display()),
         )
     };
+    if let Some(on) = wkrun::target::not_storage(path) {
+        return Err(bad(format!(
+            "the {what} {} would be on {on}, not on storage; choose another file",
+            path.display()
+        )));
+    }
     if path.is_dir() {
         return Err(bad(format!(
             "{} is a folder; name the {what} file",

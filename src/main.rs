@@ -12,6 +12,7 @@ use wkrun::run::{self, RunError};
 use wkrun::spec::{self, LoadedSpec};
 use wkrun::sys::signal;
 use wkrun::target::{self, DEFAULT_TARGET_PATH, DEFAULT_TARGET_SIZE, TargetInfo};
+use wkrun::text::MAX_LABEL;
 use wkrun::units::Size;
 
 mod fio_cli;
@@ -318,17 +319,16 @@ struct RunArgs {
     rank: Option<u32>,
 }
 
-/// The longest `--label`, in characters.
-const MAX_LABEL: usize = 120;
-
-/// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control character, not only spaces.
+/// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
+/// a bidirectional override such as U+202E, a zero-width space), not only spaces.
 fn parse_label(s: &str) -> Result<String, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err("a label needs at least one character that is not a space".into());
     }
-    if let Some(c) = t.chars().find(|c| c.is_control()) {
-        return Err(format!("a label cannot hold the control character {:?}", c));
+    if let Some(c) = t.chars().find(|&c| wkrun::text::hidden_char(c)) {
+        let kind = wkrun::results::check::char_kind(c);
+        return Err(format!("a label cannot hold the {kind} {c:?}"));
     }
     if t.chars().count() > MAX_LABEL {
         return Err(format!(
@@ -672,8 +672,12 @@ fn load(path: &Path, sets: &[String], command: &str) -> Result<LoadedSpec, Fail>
 fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
     let mut failed = 0;
     for p in files {
-        // Told apart by content: a folder or a JSON document is results, anything else a spec.
-        let checked = match p.is_dir() || json_document(p) {
+        // Told apart by content: a folder, a JSON document or a file named `*.json` (a results file
+        // of 1 GiB of NULs is not a spec) is results, anything else a spec.
+        let named_json = p
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let checked = match p.is_dir() || named_json || json_document(p) {
             true => validate_results(p),
             false => validate_spec(p),
         };

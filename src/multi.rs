@@ -167,7 +167,7 @@ fn plan_each(
         start_at(&mut plan, a.from.as_deref(), s)?;
         plan.launch = launch.clone();
         if let Some(l) = &a.label {
-            plan.label = format!("{l}: {}", plan.label);
+            plan.label = wkrun::text::label(&format!("{l}: {}", plan.label));
         }
         let path = plan.target.path.display().to_string();
         for n in &notes {

@@ -120,6 +120,32 @@ pub fn shell_word(s: &[u8]) -> String {
     out
 }
 
+/// The longest run label (`--label`, or one wkrun derives from it and the target's name), in characters.
+pub const MAX_LABEL: usize = 120;
+
+/// Whether `c` is a control character, or a format or separator character that reorders or breaks a line
+/// as shown (a bidirectional override such as U+202E, a zero-width space U+200B, U+2028): none may be in a
+/// label.
+pub fn hidden_char(c: char) -> bool {
+    hidden(c, |_| true)
+}
+
+/// A label wkrun derives (`LABEL: TARGET` for each of several targets, a target's path or model) by the
+/// rule of a given `--label`: its control and format characters shown escaped (`\n`, `\u{202e}`), trimmed,
+/// and cut to [`MAX_LABEL`] characters (the last then `…`).
+pub fn label(s: &str) -> String {
+    let e = escaped(s);
+    let t = e.trim();
+    match t.chars().count() > MAX_LABEL {
+        true => {
+            let mut cut: String = t.chars().take(MAX_LABEL - 1).collect();
+            cut.push('…');
+            cut
+        }
+        false => t.to_string(),
+    }
+}
+
 /// Whether `c` is a control character, or a format or separator character that reorders or breaks a line
 /// as shown (bidirectional overrides and isolates, zero-width ones, U+2028/2029), and `which` picks it.
 fn hidden(c: char, which: impl Fn(char) -> bool) -> bool {

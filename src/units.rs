@@ -257,8 +257,16 @@ impl Percent {
             .strip_suffix('%')
             .ok_or_else(|| format!("percentage {s:?} lacks the % sign"))?
             .trim();
-        let v = parse_fixed(num, 6)
-            .ok_or_else(|| format!("percentage {s:?} is not a number followed by %"))?;
+        let v = parse_fixed(num, 6).ok_or_else(|| {
+            let digits = num.split_once('.').map_or(0, |(_, f)| f.len());
+            let plain = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+            match num.split_once('.') {
+                Some((i, f)) if digits > 6 && plain(i) && plain(f) => format!(
+                    "percentage {s:?} has {digits} decimals; wkrun keeps at most 6 (0.000001 %)"
+                ),
+                _ => format!("percentage {s:?} is not a number followed by %"),
+            }
+        })?;
         u64::try_from(v)
             .map(Percent)
             .map_err(|_| format!("percentage {s:?} is too large"))
@@ -605,6 +613,17 @@ mod tests {
         assert_eq!(p.of_ceil(10_485_760), 3_460_301);
         assert_eq!(Percent::parse("12.5%").unwrap().to_string(), "12.5%");
         assert!(Percent::parse("12.5").is_err());
+        assert_eq!(
+            Percent::parse("99.9999999%"),
+            Err(
+                "percentage \"99.9999999%\" has 7 decimals; wkrun keeps at most 6 (0.000001 %)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            Percent::parse("9x%"),
+            Err("percentage \"9x%\" is not a number followed by %".into())
+        );
         assert_eq!(
             Amount::parse("200%"),
             Ok(Amount::Percent(Percent(200_000_000)))

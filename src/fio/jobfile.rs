@@ -21,6 +21,21 @@ const MAX_LINE: usize = 8192;
 /// How deep `include` may nest.
 const MAX_INCLUDE_DEPTH: usize = 16;
 
+/// How many `include` lines one top-level job file may expand in all (nested ones counted each time they
+/// are read): sixteen files each including the next sixteen times would otherwise expand 16^16 times.
+const MAX_INCLUDES: usize = 10_000;
+
+/// How many bytes of included text one top-level job file may expand to in all.
+const MAX_INCLUDED_BYTES: usize = 4 << 20;
+
+/// The includes being read for one top-level job file: the nesting (for loops and depth) and the totals
+/// read so far (for [`MAX_INCLUDES`] and [`MAX_INCLUDED_BYTES`]).
+struct Includes {
+    stack: Vec<PathBuf>,
+    count: usize,
+    bytes: usize,
+}
+
 /// One option as written: `key=value` or a bare `key`, after `${VAR}` expansion.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Opt {
@@ -92,7 +107,11 @@ fn read_into(
     let mut stonewall = later;
     let shown = path.display().to_string();
     let text = read_text(path, &shown).map_err(|p| vec![p])?;
-    let mut stack = vec![canonical(path)];
+    let mut stack = Includes {
+        stack: vec![canonical(path)],
+        count: 0,
+        bytes: 0,
+    };
     let mut cur: Option<Section> = None;
     let mut problems = Vec::new();
     for (n, raw) in text.lines().enumerate() {
@@ -159,18 +178,27 @@ fn read_include(
     path: &Path,
     from: &Place,
     env: Env,
-    stack: &mut Vec<PathBuf>,
+    stack: &mut Includes,
     opts: &mut Vec<Opt>,
 ) -> Result<(), Vec<Problem>> {
     let shown = path.display().to_string();
     let key = canonical(path);
-    if stack.contains(&key) {
+    stack.count += 1;
+    if stack.count > MAX_INCLUDES {
+        return Err(vec![Problem::new(
+            from.clone(),
+            format!(
+                "include {shown}: the includes expand to more than {MAX_INCLUDES} files in all"
+            ),
+        )]);
+    }
+    if stack.stack.contains(&key) {
         return Err(vec![Problem::new(
             from.clone(),
             format!("include {shown}: an include loop ({shown} is already being read)"),
         )]);
     }
-    if stack.len() >= MAX_INCLUDE_DEPTH {
+    if stack.stack.len() >= MAX_INCLUDE_DEPTH {
         return Err(vec![Problem::new(
             from.clone(),
             format!("include {shown}: includes nest more than {MAX_INCLUDE_DEPTH} deep"),
@@ -183,7 +211,17 @@ fn read_include(
         }
         vec![p]
     })?;
-    stack.push(key);
+    stack.bytes += text.len();
+    if stack.bytes > MAX_INCLUDED_BYTES {
+        return Err(vec![Problem::new(
+            from.clone(),
+            format!(
+                "include {shown}: the includes expand to more than {} MiB of text in all",
+                MAX_INCLUDED_BYTES >> 20
+            ),
+        )]);
+    }
+    stack.stack.push(key);
     let mut problems = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let at = Place::line(&shown, n + 1);
@@ -211,7 +249,7 @@ fn read_include(
             },
         }
     }
-    stack.pop();
+    stack.stack.pop();
     if problems.is_empty() {
         Ok(())
     } else {
@@ -650,6 +688,35 @@ mod tests {
             [
                 "sect.fio:1: an included file cannot start a section (fio: \"No new sections in included files\")"
             ]
+        );
+    }
+
+    #[test]
+    fn includes_that_multiply_are_bounded() {
+        let d = tempfile::tempdir().expect("tempdir");
+        for i in 1..6 {
+            let text = format!("include l{}.fio\n", i + 1).repeat(16);
+            write(d.path(), &format!("l{i}.fio"), &text);
+        }
+        write(d.path(), "l6.fio", "bs=4k\n");
+        let top = write(d.path(), "top.fio", "[a]\ninclude l1.fio\n");
+        assert_eq!(
+            messages(read_files(&[top], &no_env)),
+            [format!(
+                "l5.fio:13: include {}: the includes expand to more than 10000 files in all",
+                d.path().join("l6.fio").display()
+            )]
+        );
+        write(d.path(), "big.fio", &"bs=4k\n".repeat(170_000));
+        let text = "include big.fio\n".repeat(20);
+        write(d.path(), "many.fio", &text);
+        let top = write(d.path(), "top2.fio", "[a]\ninclude many.fio\n");
+        assert_eq!(
+            messages(read_files(&[top], &no_env)),
+            [format!(
+                "many.fio:5: include {}: the includes expand to more than 4 MiB of text in all",
+                d.path().join("big.fio").display()
+            )]
         );
     }
 

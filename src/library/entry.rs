@@ -109,14 +109,19 @@ where
             },
         }
     })?;
-    let mut bytes = Vec::new();
-    match bounded(file).read_to_end(&mut bytes) {
+    let limit = |x: crate::report::bounded::Exceeded| ReadError::Limit {
+        path: path.to_path_buf(),
+        why: x.0,
+    };
+    // Refused before a byte is read when its length is already past the limit (a 1 GiB sparse file).
+    let len = file.metadata().map_or(0, |m| m.len());
+    let mut reader = bounded(file);
+    reader.check_len(len).map_err(limit)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    match reader.read_to_end(&mut bytes) {
         Ok(_) => Ok(bytes),
         Err(e) => match crate::report::bounded::exceeded(&e) {
-            Some(x) => Err(ReadError::Limit {
-                path: path.to_path_buf(),
-                why: x.0.clone(),
-            }),
+            Some(x) => Err(limit(crate::report::bounded::Exceeded(x.0.clone()))),
             None => Err(ReadError::Io {
                 path: path.to_path_buf(),
                 source: e,

@@ -57,6 +57,14 @@ use that one; left as it is",
         /// SQLite's words.
         why: String,
     },
+    /// A library to be made among the device nodes or on a pseudo file system.
+    #[error("library {}: it would be on {on}, not on storage; choose another --library", path.display())]
+    NotStorage {
+        /// The file.
+        path: PathBuf,
+        /// What it would be on.
+        on: &'static str,
+    },
     /// No library at the path (reading needs one).
     #[error("no library at {} (`wkrun library add RESULTS` makes one there)", .0.display())]
     NoLibrary(PathBuf),
@@ -108,7 +116,17 @@ impl LibraryError {
         match self {
             LibraryError::Sqlite { .. } => 1,
             LibraryError::Io { source, .. } => match source.raw_os_error() {
-                Some(libc::EROFS | libc::EACCES | libc::EPERM) => 2,
+                // A path that cannot be a library: its parent a file, a name too long, a folder
+                // that cannot be made (`/proc/lib.sqlite`), no permission.
+                Some(
+                    libc::EROFS
+                    | libc::EACCES
+                    | libc::EPERM
+                    | libc::ENOTDIR
+                    | libc::ENAMETOOLONG
+                    | libc::ENOENT
+                    | libc::EISDIR,
+                ) => 2,
                 _ => 1,
             },
             _ => 2,
@@ -131,6 +149,9 @@ impl LibraryError {
     fn sqlite(path: &Path, e: rusqlite::Error) -> LibraryError {
         use rusqlite::ErrorCode as C;
         let path = path.to_path_buf();
+        if let Some(why) = damaged_value(&e) {
+            return LibraryError::Damaged { path, why };
+        }
         match e.sqlite_error_code() {
             Some(C::DatabaseCorrupt | C::NotADatabase) => LibraryError::Damaged {
                 path,
@@ -152,6 +173,47 @@ impl LibraryError {
                 why: e.to_string(),
             },
         }
+    }
+}
+
+/// What is wrong with a value read from the library when SQLite's error says it is not what wkrun stores
+/// there (text where a number is kept, a blob where text is, a table or column missing): the library was
+/// changed by other hands.
+fn damaged_value(e: &rusqlite::Error) -> Option<String> {
+    use rusqlite::Error as E;
+    match e {
+        E::InvalidColumnType(_, name, ty) => Some(format!(
+            "its column `{name}` holds {}, not what wkrun stores there",
+            type_name(*ty)
+        )),
+        E::FromSqlConversionFailure(_, ty, _) => Some(format!(
+            "a column holds {} that wkrun cannot read",
+            type_name(*ty)
+        )),
+        E::IntegralValueOutOfRange(_, v) => Some(format!("a column holds {v}, out of range")),
+        E::Utf8Error(..) => Some("a text column holds bytes that are not UTF-8".into()),
+        E::SqliteFailure(_, Some(m))
+            if m.starts_with("no such table") || m.starts_with("no such column") =>
+        {
+            Some(m.clone())
+        }
+        _ => None,
+    }
+}
+
+/// An SQLite storage class in words.
+fn type_name(ty: rusqlite::types::Type) -> &'static str {
+    type_word(&ty.to_string())
+}
+
+/// An SQLite storage class, as `typeof` names it (`text`, `blob`), in words.
+pub(crate) fn type_word(kind: &str) -> &'static str {
+    match kind {
+        "null" | "Null" => "NULL",
+        "integer" | "Integer" => "an integer",
+        "real" | "Real" => "a real number",
+        "text" | "Text" => "text",
+        _ => "a blob",
     }
 }
 
@@ -689,8 +751,18 @@ pub fn add_runs(
         .iter()
         .map(|f| entry::read_run(f))
         .collect::<Result<Vec<_>, _>>()?;
+    let existed = std::fs::symlink_metadata(path).is_ok();
     let mut lib = Library::open(path, true)?;
-    let added = lib.add(&runs, label)?;
+    let added = match lib.add(&runs, label) {
+        Ok(a) => a,
+        Err(e) => {
+            drop(lib);
+            if !existed {
+                remove_if_empty(path);
+            }
+            return Err(e);
+        }
+    };
     let mut out = String::new();
     for a in &added {
         let (what, note) = match &a.outcome {
@@ -711,6 +783,23 @@ pub fn add_runs(
         .map_err(|e| lib.sql(e))?;
     out.push_str(&format!("library: {} ({n} entries)\n", path.display()));
     Ok(out)
+}
+
+/// Removes the library at `path` that this `add` made and could not add to (a full disk), when it holds no
+/// entry (another process may have added to it meanwhile): with its `-wal` and `-shm` files.
+fn remove_if_empty(path: &Path) {
+    let empty = Library::open(path, false).is_ok_and(|lib| {
+        lib.conn
+            .query_row("SELECT count(*) FROM entries", [], |r| r.get::<_, i64>(0))
+            .is_ok_and(|n| n == 0)
+    });
+    if empty {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            let _ = std::fs::remove_file(PathBuf::from(p));
+        }
+    }
 }
 
 /// `wkrun library rm`: removes the entries `sel` names from the library at `path`; returns a line per

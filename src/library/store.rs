@@ -9,7 +9,7 @@
 //! and of several processes creating one at once, one wins and the others open it.
 
 use super::LibraryError;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,6 +18,8 @@ use std::time::Duration;
 pub const APPLICATION_ID: i32 = 0x574B_524C;
 /// The schema version this wkrun writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i32 = 1;
+/// The longest file or folder name (Linux's `NAME_MAX`, in bytes).
+const NAME_MAX: usize = 255;
 /// How long a process waits for another's write to end before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -60,6 +62,99 @@ CREATE TABLE figures (
 );
 CREATE INDEX figures_by_key ON figures (phase, key, value);
 "];
+
+/// The tables of a library of [`SCHEMA_VERSION`], their columns as [`MIGRATIONS`] makes them, and the
+/// storage classes (SQLite's `typeof`) wkrun writes in each: a library without one of them (a table dropped
+/// by hand) or with another kind of value in a column (text where a figure is kept) is damaged.
+const TABLES: [(&str, &[(&str, &str)]); 3] = [
+    (
+        "entries",
+        &[
+            ("id", "'integer'"),
+            ("results_sha256", "'text'"),
+            ("label", "'text'"),
+            ("spec_name", "'text'"),
+            ("spec_sha256", "'text'"),
+            ("target", "'text'"),
+            ("hostname", "'text'"),
+            ("started_at", "'text'"),
+            ("status", "'text'"),
+            ("added_from", "'text'"),
+            ("added_at", "'text'"),
+            ("results_json", "'blob'"),
+        ],
+    ),
+    (
+        "files",
+        &[
+            ("entry", "'integer'"),
+            ("name", "'text'"),
+            ("bytes", "'blob'"),
+        ],
+    ),
+    (
+        "figures",
+        &[
+            ("entry", "'integer'"),
+            ("phase_index", "'integer'"),
+            ("phase", "'text'"),
+            ("phase_kind", "'text'"),
+            ("position", "'integer'"),
+            ("key", "'text'"),
+            ("label", "'text'"),
+            ("value", "'real', 'null'"),
+            ("unit", "'text'"),
+            ("better", "'text', 'null'"),
+        ],
+    ),
+];
+
+/// Refuses a library whose tables are not those of [`TABLES`]: one dropped, a column missing, a value of
+/// another storage class than wkrun writes there.
+fn check_tables(path: &Path, c: &Connection) -> Result<(), LibraryError> {
+    let sql = |e| LibraryError::sqlite(path, e);
+    let damaged = |why: String| LibraryError::Damaged {
+        path: path.to_path_buf(),
+        why,
+    };
+    for (table, columns) in TABLES {
+        let mut st = c
+            .prepare("SELECT name FROM pragma_table_info(?1)")
+            .map_err(sql)?;
+        let have = st
+            .query_map([table], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(sql)?;
+        if have.is_empty() {
+            return Err(damaged(format!("it has no table `{table}`")));
+        }
+        if let Some((col, _)) = columns.iter().find(|(c, _)| !have.iter().any(|h| h == c)) {
+            return Err(damaged(format!(
+                "its table `{table}` has no column `{col}`"
+            )));
+        }
+        let cases: String = columns
+            .iter()
+            .map(|(col, kinds)| {
+                format!(" WHEN typeof({col}) NOT IN ({kinds}) THEN '{col} ' || typeof({col})")
+            })
+            .collect();
+        let query = format!(
+            "SELECT bad FROM (SELECT CASE{cases} END AS bad FROM {table}) WHERE bad IS NOT NULL LIMIT 1"
+        );
+        let bad: Option<String> = c
+            .query_row(&query, [], |r| r.get(0))
+            .optional()
+            .map_err(sql)?;
+        if let Some((col, kind)) = bad.as_deref().and_then(|b| b.split_once(' ')) {
+            return Err(damaged(format!(
+                "its column `{col}` holds {}, not what wkrun stores there",
+                super::type_word(kind)
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// What is at a library's path.
 enum Found {
@@ -174,6 +269,12 @@ pub fn open_read(path: &Path) -> Result<Connection, LibraryError> {
 pub fn open_write(path: &Path) -> Result<Connection, LibraryError> {
     let found = match inspect(path)? {
         Found::Missing => {
+            if let Some(on) = crate::target::not_storage(path) {
+                return Err(LibraryError::NotStorage {
+                    path: path.to_path_buf(),
+                    on,
+                });
+            }
             create(path)?;
             inspect(path)?
         }
@@ -245,6 +346,7 @@ add` on a writable copy brings it up to date"
         }
         migrate(&c).map_err(sql)?;
     }
+    check_tables(path, &c)?;
     Ok(c)
 }
 
@@ -277,6 +379,11 @@ fn create(path: &Path) -> Result<(), LibraryError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // A name too long for any file system is refused before a folder is made for it.
+    if path.components().any(|c| c.as_os_str().len() > NAME_MAX) {
+        let e = std::io::Error::from_raw_os_error(libc::ENAMETOOLONG);
+        return Err(LibraryError::io(path, e));
+    }
     std::fs::create_dir_all(&parent).map_err(|e| LibraryError::io(path, e))?;
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -85,7 +85,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         spec_version: spec.file.spec.version.clone(),
         spec_path: spec.path.clone(),
         target: target.clone(),
-        label: target.default_label(),
+        label: crate::text::label(&target.default_label()),
         phases,
         start_at: 0,
         launch: Default::default(),

@@ -83,6 +83,18 @@ impl<R: Read> Bounded<R> {
         ))
     }
 
+    /// Refuses at once a file whose length (from its metadata) is already past `max_bytes`, before a byte
+    /// of it is read.
+    ///
+    /// # Errors
+    /// [`Bounded::too_large`] when `len` is past the limit.
+    pub fn check_len(&self, len: u64) -> Result<(), Exceeded> {
+        if len > self.max_bytes {
+            return Err(self.too_large());
+        }
+        Ok(())
+    }
+
     fn check(&mut self, chunk: &[u8]) -> Result<(), Exceeded> {
         self.bytes += chunk.len() as u64;
         if self.bytes > self.max_bytes {

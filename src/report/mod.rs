@@ -153,11 +153,39 @@ pub fn parse_results(path: &Path, bytes: &[u8]) -> Result<Results, ReadError> {
             lines: crate::results::check::lines(&shown, all),
         });
     }
-    drop(value);
     // Into the types from the text: faster than from the tree.
-    let results: Results = serde_json::from_slice(bytes).map_err(|e| not(e.to_string()))?;
+    let results: Results =
+        serde_json::from_slice(bytes).map_err(|e| match too_big(&value, "") {
+            Some((at, n)) => not(format!(
+                "{}: {n} is past the largest count a results file holds (2^64 - 1)",
+                crate::results::check::dotted(&at)
+            )),
+            None => not(e.to_string()),
+        })?;
+    drop(value);
     check_names(path, &results)?;
     Ok(results)
+}
+
+/// The JSON pointer and value of the first whole number in `v` past `u64::MAX` (the schema takes it as an
+/// integer; the types cannot hold it), to name its place when the typed load fails.
+fn too_big(v: &serde_json::Value, at: &str) -> Option<(String, f64)> {
+    use serde_json::Value as V;
+    match v {
+        V::Number(n) => n
+            .as_f64()
+            .filter(|x| n.is_f64() && x.fract() == 0.0 && x.abs() > u64::MAX as f64 * 0.999_999)
+            .map(|x| (at.to_string(), x)),
+        V::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| too_big(x, &format!("{at}/{i}"))),
+        V::Object(o) => o.iter().find_map(|(k, x)| {
+            let k = k.replace('~', "~0").replace('/', "~1");
+            too_big(x, &format!("{at}/{k}"))
+        }),
+        _ => None,
+    }
 }
 
 /// The text of a results file, read within [`bounded::MAX_RESULTS_BYTES`] (a regular file only).
@@ -169,12 +197,10 @@ fn read_results_text(path: &Path) -> Result<String, ReadError> {
     let file = crate::spec::load::open_regular(path, false).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     let reader = bounded::Bounded::results(file);
-    if meta.len() > bounded::MAX_RESULTS_BYTES {
-        return Err(ReadError::Limit {
-            path: path.to_path_buf(),
-            why: reader.too_large().0,
-        });
-    }
+    reader.check_len(meta.len()).map_err(|x| ReadError::Limit {
+        path: path.to_path_buf(),
+        why: x.0,
+    })?;
     let mut text = String::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     std::io::Read::read_to_string(&mut { reader }, &mut text).map_err(
         |e| match bounded::exceeded(&e) {

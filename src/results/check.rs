@@ -167,10 +167,17 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
     if r.source.is_some() {
         return out;
     }
+    label(r.label.as_deref(), &mut out);
+    let mut before: Option<usize> = None;
     for (i, p) in r.phases.iter().enumerate() {
         let at = |what: &str| format!("phases[{i}].{what}");
+        phase_place(i, p, before, &mut out);
+        before = Some(p.index);
         for (name, d) in [("read", &p.read), ("write", &p.write), ("total", &p.total)] {
-            rates(&at(name), d, p.duration_s, &mut out);
+            // Rates over an implausible duration would say the same again.
+            if p.duration_s <= MAX_DURATION_S {
+                rates(&at(name), d, p.duration_s, &mut out);
+            }
             if let Some(l) = &d.latency_ns {
                 order(&at(&format!("{name}.latency_ns")), l, &mut out);
             }
@@ -191,6 +198,73 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// The longest duration a phase may claim: ten years, in seconds.
+pub const MAX_DURATION_S: f64 = 10.0 * 365.25 * 86_400.0;
+
+/// A run's label by the rule of `--label`: no control or format character, at most
+/// [`crate::text::MAX_LABEL`] characters.
+fn label(l: Option<&str>, out: &mut Vec<Violation>) {
+    let Some(l) = l else { return };
+    let n = l.chars().count();
+    let why = match l.chars().find(|&c| crate::text::hidden_char(c)) {
+        Some(c) => format!("holds the {} {c:?}", char_kind(c)),
+        None if n > crate::text::MAX_LABEL => {
+            format!("has {n} characters, more than {}", crate::text::MAX_LABEL)
+        }
+        None => return,
+    };
+    out.push(Violation {
+        path: "label".into(),
+        expected: format!("\"{}\" {why}", crate::text::escaped(l)),
+    });
+}
+
+/// What `c`, a character no label may hold, is: a control or a format character.
+pub fn char_kind(c: char) -> &'static str {
+    match c.is_control() {
+        true => "control character",
+        false => "format character",
+    }
+}
+
+/// Phase `i`'s place: its `index` above the one before (each phase once, in run order; a run `--from` a
+/// later phase starts past 0), its series CSV named after its index (`NN-`), a duration of at most
+/// [`MAX_DURATION_S`].
+fn phase_place(i: usize, p: &super::PhaseResult, before: Option<usize>, out: &mut Vec<Violation>) {
+    let at = |what: &str| format!("phases[{i}].{what}");
+    if let Some(b) = before.filter(|&b| p.index <= b) {
+        out.push(Violation {
+            path: at("index"),
+            expected: format!(
+                "{} is not above phases[{}].index {b}: each phase once, in run order",
+                p.index,
+                i - 1
+            ),
+        });
+    }
+    let named = p.series_csv.as_deref().and_then(|n| n.split_once('-'));
+    let digits = |nn: &str| !nn.is_empty() && nn.bytes().all(|b| b.is_ascii_digit());
+    let other = |nn: &str| nn.parse::<usize>().ok() != Some(p.index);
+    if let Some((nn, _)) = named.filter(|(nn, _)| digits(nn) && other(nn)) {
+        out.push(Violation {
+            path: at("index"),
+            expected: format!(
+                "{} is not the index its series_csv is named by ({nn})",
+                p.index
+            ),
+        });
+    }
+    if p.duration_s > MAX_DURATION_S {
+        out.push(Violation {
+            path: at("duration_s"),
+            expected: format!(
+                "{:e} s is more than ten years ({MAX_DURATION_S} s), longer than any run",
+                p.duration_s
+            ),
+        });
+    }
 }
 
 /// Whether two rates agree within rounding: a part in 10⁹ of the larger, or 10⁻⁹ near 0.

@@ -983,3 +983,17 @@ pub fn expected_totals(p: &wkrun::results::PhaseResult) -> String {
     }
     s
 }
+
+/// Runs `dir/s.toml` on a 512 MiB simulated drive into `dir/OUT`, quietly; it must succeed.
+pub fn run_s_on_sim(dir: &Path, out: &str) {
+    let run = [
+        "s.toml",
+        "--target",
+        "sim:capacity=512MiB,op=7%",
+        "-q",
+        "-o",
+        out,
+    ];
+    let (c, _, e) = code_out_err(&wkrun(dir, &run));
+    assert_eq!(c, 0, "{e}");
+}

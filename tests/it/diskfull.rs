@@ -331,3 +331,24 @@ fn a_phase_whose_csv_fills_the_disk_keeps_its_result() {
         - 1;
     assert!(rows > 0 && rows < 10_000, "{rows} rows");
 }
+
+/// `library add` on a file system too full for the entry: exit 1 saying so, and the library it made for
+/// it removed (nothing left on the mount).
+#[test]
+fn library_add_on_a_full_disk_leaves_no_new_library() {
+    let test = "diskfull::library_add_on_a_full_disk_leaves_no_new_library";
+    let d = tempdir();
+    let dir = d.path();
+    write_file(dir, "s.toml", &spec_text("small", WRITE));
+    run_s_on_sim(dir, "r");
+    let m = match Mount::tmpfs(dir.join("mnt"), "48k") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let library = m.dir.join("lib.sqlite");
+    let lib = library.to_str().expect("utf-8");
+    let (c, _, e) = code_out_err(&wkrun(dir, &["library", "add", "r", "--library", lib]));
+    assert_eq!(c, 1, "{e}");
+    assert!(e.contains("database or disk is full"), "{e}");
+    assert_eq!(dir_listing(&m.dir), Vec::<String>::new());
+}

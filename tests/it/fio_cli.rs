@@ -2,7 +2,7 @@
 //! (issue 28): specs written with fio's meaning, refusals naming file and line with exit 2 and nothing
 //! written, the command-line form, `--lossy`, a job file fio parses, and fio's output beside wkrun's.
 
-use crate::common::{code_out_err, dir_listing, skip, tempdir, wkrun, write_file};
+use crate::common::{code_out_err, dir_listing, run_s_on_sim, skip, tempdir, wkrun, write_file};
 use std::path::Path;
 
 /// fio's job file of the shared check: two stonewalled jobs on a 64 MiB file.
@@ -330,4 +330,60 @@ fn fio_imported_spec_runs_with_its_origin() {
     let r = crate::common::results(&d.path().join("out"));
     assert_eq!(r["phases"][0]["params"]["imported_from"], "n.fio:4 [r]");
     assert_eq!(r["phases"][0]["read"]["ops"], 16);
+}
+
+/// `export fio -o`, `import fio -o` and `library add --library` refuse a path among /dev's device nodes
+/// as run and report refuse an output folder there, and a folder that does not exist is exit 2, not 1:
+/// nothing is written.
+#[test]
+fn output_files_among_devices_or_in_a_missing_folder_are_refused_with_exit_2() {
+    let t = tempdir();
+    let d = t.path();
+    let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n";
+    write_file(d, "s.toml", &crate::common::spec_text("s", fill));
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["export", "fio", "s.toml", "-o", "/dev/wkrun-x.fio"],
+            "error: the job file /dev/wkrun-x.fio would be on",
+        ),
+        (
+            &["export", "fio", "s.toml", "-o", "/nonexist/x.fio"],
+            "error: cannot write the job file /nonexist/x.fio: No such file or directory (os error 2)",
+        ),
+        (
+            &[
+                "import",
+                "fio",
+                "-o",
+                "/dev/wkrun-x.toml",
+                "--",
+                "--name=a",
+                "--rw=read",
+                "--size=1m",
+            ],
+            "error: the spec /dev/wkrun-x.toml would be on",
+        ),
+        (
+            &["library", "list", "--library", "/dev/wkrun-lib.sqlite"],
+            "error: no library at /dev/wkrun-lib.sqlite",
+        ),
+    ];
+    for (args, want) in cases {
+        let (c, _, e) = code_out_err(&wkrun(d, args));
+        assert_eq!(c, 2, "{args:?}: {e}");
+        assert!(e.lines().any(|l| l.starts_with(want)), "{args:?}: {e}");
+    }
+    run_s_on_sim(d, "r");
+    let add = ["library", "add", "--library", "/dev/wkrun-lib.sqlite", "r"];
+    let (c, _, e) = code_out_err(&wkrun(d, &add));
+    assert_eq!(
+        (c, e.as_str()),
+        (
+            2,
+            "error: library /dev/wkrun-lib.sqlite: it would be on /dev's device nodes, not on storage; choose another --library\n"
+        )
+    );
+    for f in ["wkrun-x.fio", "wkrun-x.toml", "wkrun-lib.sqlite"] {
+        assert!(!Path::new("/dev").join(f).exists(), "{f} was written");
+    }
 }

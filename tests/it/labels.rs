@@ -68,17 +68,16 @@ fn a_label_names_the_run_in_results_compare_and_report() {
     );
 }
 
+/// Writes `s.toml` into `dir`: one fill phase.
+fn fill_spec(dir: &std::path::Path) {
+    let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n";
+    write_file(dir, "s.toml", &spec_text("lab", fill));
+}
+
 #[test]
 fn a_file_target_is_named_by_its_path_and_several_targets_by_label_and_target() {
     let t = tempdir();
-    write_file(
-        t.path(),
-        "s.toml",
-        &spec_text(
-            "lab",
-            "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n",
-        ),
-    );
+    fill_spec(t.path());
     sparse_file(&t.path().join("x.img"), 1 << 20);
     sparse_file(&t.path().join("y.img"), 1 << 20);
     let (c, _, e) = code_out_err(&wkrun(
@@ -116,6 +115,8 @@ fn bad_labels_are_refused_before_anything_is_written() {
         ("   ", "at least one character that is not a space"),
         ("a\u{1b}]0;x\u{7}", "control character"),
         ("line\nbreak", "control character"),
+        ("ab\u{202e}cd", "format character '\\u{202e}'"),
+        ("zero\u{200b}width", "format character '\\u{200b}'"),
         (long.as_str(), "at most 120 characters; this one has 121"),
     ] {
         let (c, _, e) = run_sim(t.path(), "o", &["--label", label]);
@@ -147,4 +148,36 @@ fn a_huge_label_is_refused_without_echoing_it_whole() {
         )
     );
     assert!(!d.path().join("out").exists());
+}
+
+/// A label wkrun derives (`LABEL: TARGET` for each of several targets, a target's path) follows the rule of
+/// a given one: a line break in a target's name shown escaped, cut to 120 characters; validate passes
+/// what was written.
+#[test]
+fn derived_labels_are_escaped_and_cut_to_the_label_limit() {
+    let t = tempdir();
+    fill_spec(t.path());
+    sparse_file(&t.path().join("n\nl.img"), 1 << 20);
+    let long = format!("{}.img", "y".repeat(150));
+    sparse_file(&t.path().join(&long), 1 << 20);
+    let (c, _, e) = code_out_err(&wkrun(
+        t.path(),
+        &[
+            "s.toml", "--target", "n\nl.img", "--target", &long, "--label", "x", "-q", "-o", "two",
+        ],
+    ));
+    assert_eq!(c, 0, "{e}");
+    let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(t.path().join("two"))
+        .expect("two")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let labels: Vec<String> = dirs
+        .iter()
+        .map(|d| results(d)["label"].as_str().expect("label").to_string())
+        .collect();
+    let cut = format!("x: {}…", "y".repeat(116));
+    assert_eq!(labels, ["x: n\\nl.img".to_string(), cut]);
+    assert_eq!(labels[1].chars().count(), 120);
 }

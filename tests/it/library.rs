@@ -745,3 +745,102 @@ warning: --against-library: library entry 2 (twin): it ran on a simulated SSD (v
         )]
     );
 }
+
+/// A results file past the 512 MiB limit (a 1 GiB sparse file) is refused by `library add` from its size,
+/// before it is read, as validate, report and compare refuse it; no library is made.
+#[test]
+fn library_add_refuses_an_oversized_results_file_before_reading_it() {
+    let t = tempdir();
+    let d = t.path();
+    std::fs::create_dir(d.join("big")).expect("mkdir");
+    sparse_file(&d.join("big/results.json"), 1 << 30);
+    let library = d.join("lib.sqlite");
+    let started = std::time::Instant::now();
+    let (c, out, e) = lib(d, &library, &["library", "add", "big"]);
+    assert_eq!((c, out.as_str()), (2, ""), "{e}");
+    assert_eq!(
+        e.trim_end(),
+        "error: big/results.json: larger than 512MiB, the largest results file wkrun reads"
+    );
+    assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
+    assert!(!library.exists());
+}
+
+/// A library whose values or tables were changed by hand (text where a figure is kept, a blob label, text
+/// results, a dropped table) is damaged for every reader: list, compare and report exit 2 saying so, with
+/// the column or table, never SQLite's raw words with exit 1.
+#[test]
+fn a_library_changed_by_hand_is_damaged_for_every_reader() {
+    let t = tempdir();
+    let d = t.path();
+    spec(d, "lib");
+    sim_run(d, "lib", "r", 28, "drive A");
+    sim_run(d, "lib", "s", 32, "drive B");
+    let good = d.join("good.sqlite");
+    assert_eq!(lib(d, &good, &["library", "add", "r"]).0, 0);
+    let cases = [
+        (
+            "update figures set value = 'abc'",
+            "its column `value` holds text, not what wkrun stores there",
+        ),
+        (
+            "update entries set label = x'00ff41'",
+            "its column `label` holds a blob, not what wkrun stores there",
+        ),
+        (
+            "update entries set results_json = 'x'",
+            "its column `results_json` holds text, not what wkrun stores there",
+        ),
+        ("drop table figures", "it has no table `figures`"),
+    ];
+    let mut failures = Failures::default();
+    for (k, (sql, why)) in cases.iter().enumerate() {
+        failures.case(*sql);
+        let _ = std::fs::remove_dir_all(d.join("rep"));
+        let path = d.join(format!("changed-{k}.sqlite"));
+        std::fs::copy(&good, &path).expect("copy");
+        rusqlite::Connection::open(&path)
+            .and_then(|c| c.execute_batch(sql))
+            .expect("change");
+        let want = format!("{}: the library is damaged ({why})", path.display());
+        for args in [
+            &["library", "list"][..],
+            &["compare", "s", "--against-library"][..],
+            &["report", "s", "--against-library", "-o", "rep"][..],
+        ] {
+            let (c, _, e) = lib(d, &path, args);
+            failures.check(c == 2 && e.contains(&want), || {
+                format!("{args:?}: exit {c}, want 2 and {want:?}: {e}")
+            });
+        }
+        failures.check(!d.join("rep").exists(), || "a report was written".into());
+    }
+    failures.assert_none("library::a_library_changed_by_hand_is_damaged_for_every_reader");
+}
+
+/// A `--library` path that cannot be a library (its parent a file, a name of 300 characters, a place in
+/// /proc) is refused with exit 2 naming it, and nothing is made for it (no folder for the long name).
+#[test]
+fn a_library_path_that_cannot_be_one_is_refused_with_exit_2() {
+    let t = tempdir();
+    let d = t.path();
+    spec(d, "lib");
+    sim_run(d, "lib", "r", 28, "drive A");
+    std::fs::write(d.join("file"), "x").expect("write");
+    let long = d.join("sub").join(format!("{}.sqlite", "x".repeat(300)));
+    let cases = [
+        (d.join("file/lib.sqlite"), "Not a directory (os error 20)"),
+        (long.clone(), "File name too long (os error 36)"),
+        (
+            PathBuf::from("/proc/lib.sqlite"),
+            "it would be on procfs, not on storage; choose another --library",
+        ),
+    ];
+    for (path, why) in cases {
+        let (c, out, e) = lib(d, &path, &["library", "add", "r"]);
+        let want = format!("error: library {}: ", path.display());
+        assert_eq!((c, out.as_str()), (2, ""), "{}: {e}", path.display());
+        assert!(e.starts_with(&want) && e.contains(why), "{e}");
+    }
+    assert!(!d.join("sub").exists());
+}

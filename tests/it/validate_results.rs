@@ -137,6 +137,17 @@ fn json_that_is_not_wkrun_results_and_oversized_files_are_refused() {
         e,
         "error: big.json: larger than 512MiB, the largest results file wkrun reads\n"
     );
+    // 1 GiB of NULs named results.json: results by its name, not a spec.
+    fs::create_dir(d.join("nul")).expect("mkdir");
+    sparse_file(&d.join("nul/results.json"), 1 << 30);
+    let (c, _, e) = code_out_err(&wkrun(d, &["validate", "nul/results.json"]));
+    assert_eq!(
+        (c, e.as_str()),
+        (
+            2,
+            "error: nul/results.json: larger than 512MiB, the largest results file wkrun reads\n"
+        )
+    );
 }
 
 #[test]
@@ -180,6 +191,18 @@ fn implausible_figures_are_named_by_their_json_path() {
         v["phases"][1]["read"]["latency_ns"]["mean"] = (-5.0).into()
     });
     let p50 = lat["p50"].as_u64().expect("p50");
+    let place = tampered(d, "place", |v| {
+        v["phases"][1]["index"] = 99.into();
+        v["phases"][0]["duration_s"] = 1e300.into();
+    });
+    let twice = tampered(d, "twice", |v| {
+        let p = v["phases"][1].clone();
+        v["phases"].as_array_mut().expect("phases").push(p);
+    });
+    let label = tampered(d, "label", |v| v["label"] = "a\nb\u{202e}".into());
+    let huge = tampered(d, "huge", |v| {
+        v["phases"][1]["read"]["ops"] = 18446744073709551616.0_f64.into()
+    });
     let cases = [
         (
             iops,
@@ -194,6 +217,22 @@ fn implausible_figures_are_named_by_their_json_path() {
                 "error: r/mean.json holds figures that cannot be true (2 places):\n  phases[1].read.latency_ns.mean: {} is not between min {min} and max {max}\n  phases[1].read.latency_ns.p90: 0 is below p50 {p50}\n",
                 max as f64 * 2.0
             ),
+        ),
+        (
+            place,
+            "error: r/place.json holds figures that cannot be true (2 places):\n  phases[0].duration_s: 1e300 s is more than ten years (315576000 s), longer than any run\n  phases[1].index: 99 is not the index its series_csv is named by (01)\n".to_string(),
+        ),
+        (
+            twice,
+            "error: r/twice.json holds figures that cannot be true (1 place):\n  phases[2].index: 1 is not above phases[1].index 1: each phase once, in run order\n".to_string(),
+        ),
+        (
+            label,
+            "error: r/label.json holds figures that cannot be true (1 place):\n  label: \"a\\nb\\u{202e}\" holds the control character '\\n'\n".to_string(),
+        ),
+        (
+            huge,
+            "error: r/huge.json is not a wkrun results document: phases[1].read.ops: 18446744073709552000 is past the largest count a results file holds (2^64 - 1)\n".to_string(),
         ),
         (
             negative,
@@ -229,4 +268,40 @@ fn a_schema_violation_and_a_cut_series_are_both_reported() {
             "error: r/both.json does not match the results schema (1 violation):\n  phases[1].read.ops: \"12\" is not of type \"integer\"\nerror: series r/01-w.csv: 1 rows, where results.json says phase \"w\" has {intervals} intervals\n"
         )
     );
+}
+
+/// `merge` refuses a run that completed with fewer phases than another (an edited copy with no phases)
+/// rather than merging the phases they share, none.
+#[test]
+fn merge_refuses_a_completed_run_with_fewer_phases() {
+    let t = tempdir();
+    let d = t.path();
+    a_run(d);
+    let args = [
+        "v.toml",
+        "--target",
+        "sim:capacity=512MiB,op=7%",
+        "-q",
+        "-o",
+        "r2",
+    ];
+    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    assert_eq!(c, 0, "{e}");
+    let mut v = results(&d.join("r2"));
+    v["phases"] = serde_json::json!([]);
+    fs::write(
+        d.join("r2/results.json"),
+        serde_json::to_vec(&v).expect("json"),
+    )
+    .expect("write");
+    let (c, out, e) = code_out_err(&wkrun(d, &["merge", "r", "r2", "-o", "m"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (
+            2,
+            "",
+            "error: r2/results.json completed with 0 phases and r/results.json holds 2: a run that completed holds every phase of its spec; merge results of the same phases\n"
+        )
+    );
+    assert!(!d.join("m").exists());
 }

@@ -431,27 +431,25 @@ fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
                 )));
             }
         }
-        "numjobs" => {
-            job.numjobs = value::int(first()?, kb)?;
-            if job.numjobs == 0 {
-                return Err("numjobs is at least 1".into());
-            }
-        }
-        "iodepth" => {
-            job.iodepth = value::int(v, kb)?;
-            if job.iodepth == 0 {
-                return Err("iodepth is at least 1".into());
-            }
-        }
-        "loops" => {
-            job.loops = value::int(v, kb)?;
-            if job.loops == 0 {
-                return Err("loops is at least 1".into());
-            }
-        }
+        "numjobs" => job.numjobs = positive_uint(name, first()?, kb)?,
+        "iodepth" => job.iodepth = positive_uint(name, v, kb)?,
+        "loops" => job.loops = positive_uint(name, v, kb)?,
         _ => unreachable!("map_region: {name}"),
     }
     Ok(Outcome::Done)
+}
+
+/// The value of fio's unsigned int option `name` (`iodepth`, `numjobs`, `loops`: at least 1), refused
+/// outside fio's range as fio refuses it.
+fn positive_uint(name: &str, v: &str, kb: u64) -> Result<u64, String> {
+    match value::int(v, kb)? {
+        0 => Err(format!("{name} is at least 1")),
+        n if n > u64::from(u32::MAX) => Err(format!(
+            "{name} = {n} is past fio's range (an unsigned int: at most {})",
+            u32::MAX
+        )),
+        n => Ok(n),
+    }
 }
 
 /// Time bounds, rates and the order of jobs.

@@ -544,6 +544,14 @@ fn bad_input_is_refused_even_when_lossy() {
             "j.fio:2: iodepth=0: iodepth is at least 1",
         ),
         (
+            "[j]\niodepth=4294967296\n",
+            "j.fio:2: iodepth=4294967296: iodepth = 4294967296 is past fio's range (an unsigned int: at most 4294967295)",
+        ),
+        (
+            "[j]\nnumjobs=4294967296\n",
+            "j.fio:2: numjobs=4294967296: numjobs = 4294967296 is past fio's range (an unsigned int: at most 4294967295)",
+        ),
+        (
             "[j]\nbssplit=4k/70:8k/70\n",
             "j.fio:2: bssplit=4k/70:8k/70: the percentages add up to 140, more than 100",
         ),
@@ -639,4 +647,27 @@ fn the_spec_is_named_after_the_job_file_or_the_first_job() {
     .collect();
     let out = import(&Source::Args(args), false, None, &env).expect("imports");
     assert_eq!(name(&out).as_deref(), Some("mixed"));
+}
+
+/// A value with a line break (a file name from a command line) stays one TOML string, and the comments
+/// that quote it show the break escaped: the spec imports, its target the name as given.
+#[test]
+fn a_line_break_in_an_argument_stays_in_its_string() {
+    let args: Vec<String> = [
+        "--name=a",
+        "--rw=randread",
+        "--filename=x\ny",
+        "--runtime=1",
+        "--time_based",
+    ]
+    .map(String::from)
+    .to_vec();
+    let i = import(&Source::Args(args), false, Some("t"), &env).expect("imports");
+    let (_, target) = phases(&i.text);
+    assert_eq!(target["path"].as_str(), Some("x\ny"));
+    assert!(
+        i.text.starts_with("# Imported from the fio command line `fio --name=a --rw=randread --filename=x\\ny --runtime=1 --time_based` by"),
+        "{}",
+        i.text
+    );
 }

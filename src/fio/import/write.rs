@@ -18,6 +18,12 @@ fn s(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
 }
 
+/// `text` for a TOML comment: its control characters (a line break, which would end the comment) shown
+/// escaped (`\n`), as TOML allows none in a comment.
+fn comment(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::escaped(text)
+}
+
 /// A size or percentage as the spec writes it.
 fn amount(a: Size) -> String {
     match a {
@@ -286,14 +292,14 @@ fn render(sched: &Schedule, h: &Header, defaults: &[Entry], outs: &[Out]) -> Str
     let _ = writeln!(
         t,
         "# Imported from {} by `wkrun import fio` (wkrun {}).",
-        h.source,
+        comment(&h.source),
         env!("CARGO_PKG_VERSION")
     );
     if h.lossy {
         t.push_str("# --lossy: each option fio has and wkrun has no meaning for is dropped, with a comment at its phase.\n");
     }
     for n in &h.notes {
-        let _ = writeln!(t, "# note: {n}");
+        let _ = writeln!(t, "# note: {}", comment(n));
     }
     t.push_str("format = 1\n\n[spec]\n");
     let _ = writeln!(t, "name = {}", s(&h.name));
@@ -328,7 +334,7 @@ fn render(sched: &Schedule, h: &Header, defaults: &[Entry], outs: &[Out]) -> Str
     for o in outs {
         t.push('\n');
         for c in &o.comments {
-            let _ = writeln!(t, "# {}", c.replace('\n', " "));
+            let _ = writeln!(t, "# {}", comment(c));
         }
         let _ = writeln!(t, "[[phase]]\nname = {}\nkind = {}", s(&o.name), s(o.kind));
         for (k, v) in &o.keys {

@@ -199,7 +199,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
             ));
         }
     }
-    let common = common_phases(runs);
+    let common = common_phases(runs)?;
     let mut phases = Vec::with_capacity(common.len());
     let mut series = Vec::with_capacity(common.len());
     for at in &common {
@@ -214,12 +214,43 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
 
 /// The phases every run has, by index, in order, each as its position in each run's results: a phase that
 /// a run did not reach (it stopped sooner), or skipped (its block of rounds was steady in fewer rounds), is
-/// not merged.
-fn common_phases(runs: &[RunData]) -> Vec<Vec<usize>> {
+/// not merged. A run that completed holds every phase of its spec but those its blocks of rounds skipped, so
+/// one that lacks another phase is not of the same phases (an edited file); none in common is nothing to
+/// merge.
+fn common_phases(runs: &[RunData]) -> Result<Vec<Vec<usize>>, String> {
     let Some(first) = runs.first() else {
-        return Vec::new();
+        return Err("nothing to merge".into());
     };
-    first
+    for a in runs
+        .iter()
+        .filter(|r| r.results.status == Status::Completed)
+    {
+        let skipped = |i: usize| {
+            let blocks = &a.results.round_blocks;
+            let s = blocks.iter().filter_map(|b| b.skipped.as_ref());
+            s.into_iter()
+                .any(|s| (s.first_phase..=s.last_phase).contains(&i))
+        };
+        let has = |i: usize| {
+            a.results
+                .phases
+                .binary_search_by_key(&i, |q| q.index)
+                .is_ok()
+        };
+        if let Some(b) = runs.iter().find(|b| {
+            let idx = b.results.phases.iter().map(|p| p.index);
+            idx.into_iter().any(|i| !has(i) && !skipped(i))
+        }) {
+            return Err(format!(
+                "{} completed with {} phases and {} holds {}: a run that completed holds every phase of its spec; merge results of the same phases",
+                a.file.display(),
+                a.results.phases.len(),
+                b.file.display(),
+                b.results.phases.len()
+            ));
+        }
+    }
+    let common: Vec<Vec<usize>> = first
         .results
         .phases
         .iter()
@@ -231,7 +262,14 @@ fn common_phases(runs: &[RunData]) -> Vec<Vec<usize>> {
                 })
                 .collect()
         })
-        .collect()
+        .collect();
+    match runs.iter().find(|r| r.results.phases.is_empty()) {
+        Some(r) if common.is_empty() => Err(format!(
+            "{} holds no phase: nothing to merge",
+            r.file.display()
+        )),
+        _ => Ok(common),
+    }
 }
 
 /// The blocks of rounds of the merged run, judged from the merged phases by the same code as a run's
