@@ -401,8 +401,8 @@ fn each_target_ends_its_own_block() {
     assert_eq!(code, 0, "{err}");
     let out = dir.path().join("out");
     let rounds_of = |b: &Value| b["rounds"].as_array().expect("rounds").len();
-    let (_, t0) = strict_results(&out.join("t0-sim"));
-    let (_, t1) = strict_results(&out.join("t1-sim"));
+    let (_, t0) = strict_results(&out.join("t0-sim-64MiB-op7"));
+    let (_, t1) = strict_results(&out.join("t1-sim-64MiB-op28"));
     assert_eq!(
         (
             rounds_of(&t0["round_blocks"][0]),
@@ -411,7 +411,7 @@ fn each_target_ends_its_own_block() {
         (6, 5)
     );
     assert_eq!(by_index(&t1).len(), 11);
-    check_against_csv(&out.join("t0-sim"), &t0, &t0["round_blocks"][0]);
+    check_against_csv(&out.join("t0-sim-64MiB-op7"), &t0, &t0["round_blocks"][0]);
     let (_, all) = strict_results(&out);
     let b = &all["round_blocks"][0];
     assert_eq!(
@@ -422,7 +422,7 @@ fn each_target_ends_its_own_block() {
     // CSVs) over the aggregate phase's time.
     let agg = by_index(&all);
     for i in 1..=5u64 {
-        let ops: u64 = ["t0-sim", "t1-sim"]
+        let ops: u64 = ["t0-sim-64MiB-op7", "t1-sim-64MiB-op28"]
             .map(|t| {
                 let rows = csv_rows(
                     &out.join(t)
@@ -443,7 +443,13 @@ fn each_target_ends_its_own_block() {
     }
     let o = wkrun(
         dir.path(),
-        &["merge", "out/t0-sim", "out/t1-sim", "-o", "merged"],
+        &[
+            "merge",
+            "out/t0-sim-64MiB-op7",
+            "out/t1-sim-64MiB-op28",
+            "-o",
+            "merged",
+        ],
     );
     assert_eq!(code_out_err(&o).0, 0, "{}", code_out_err(&o).2);
     let (_, m) = strict_results(&dir.path().join("merged"));

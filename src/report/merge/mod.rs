@@ -215,8 +215,8 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
 /// The phases every run has, by index, in order, each as its position in each run's results: a phase that
 /// a run did not reach (it stopped sooner), or skipped (its block of rounds was steady in fewer rounds), is
 /// not merged. A run that completed holds every phase of its spec but those its blocks of rounds skipped, so
-/// one that lacks another phase is not of the same phases (an edited file); none in common is nothing to
-/// merge.
+/// one that lacks another phase is not of the same phases (an edited file), and one that completed with no
+/// phase is nothing to merge (a run that failed before its first phase merges as failed, with none).
 fn common_phases(runs: &[RunData]) -> Result<Vec<Vec<usize>>, String> {
     let Some(first) = runs.first() else {
         return Err("nothing to merge".into());
@@ -263,7 +263,8 @@ fn common_phases(runs: &[RunData]) -> Result<Vec<Vec<usize>>, String> {
                 .collect()
         })
         .collect();
-    match runs.iter().find(|r| r.results.phases.is_empty()) {
+    let empty = |r: &&RunData| r.results.phases.is_empty() && r.results.status == Status::Completed;
+    match runs.iter().find(empty) {
         Some(r) if common.is_empty() => Err(format!(
             "{} holds no phase: nothing to merge",
             r.file.display()
@@ -299,7 +300,8 @@ fn merged_blocks(
 }
 
 /// A merged run's label: the label its runs share, else their labels (the default of those without one)
-/// joined with ` + `, each once, as the targets' paths are.
+/// joined with ` + `, each once, as the targets' paths are; cut to a label's length like every label wkrun
+/// derives ([`crate::text::label`]).
 fn merged_label(runs: &[RunData]) -> String {
     let mut labels: Vec<String> = Vec::new();
     for r in runs {
@@ -308,7 +310,7 @@ fn merged_label(runs: &[RunData]) -> String {
             labels.push(l);
         }
     }
-    labels.join(" + ")
+    crate::text::label(&labels.join(" + "))
 }
 
 /// The merged document around its phases: the cluster's span, the worst status, the hosts.
