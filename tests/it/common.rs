@@ -984,9 +984,10 @@ pub fn expected_totals(p: &wkrun::results::PhaseResult) -> String {
     s
 }
 
-/// Runs `dir/s.toml` on a 512 MiB simulated drive into `dir/OUT`, quietly; it must succeed.
-pub fn run_s_on_sim(dir: &Path, out: &str) {
-    let run = [
+/// Runs `dir/s.toml` on a 512 MiB simulated drive into `dir/OUT`, quietly, with `extra` arguments: exit
+/// status, stdout, stderr.
+pub fn run_sim(dir: &Path, out: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
         "s.toml",
         "--target",
         "sim:capacity=512MiB,op=7%",
@@ -994,6 +995,12 @@ pub fn run_s_on_sim(dir: &Path, out: &str) {
         "-o",
         out,
     ];
-    let (c, _, e) = code_out_err(&wkrun(dir, &run));
+    args.extend_from_slice(extra);
+    code_out_err(&wkrun(dir, &args))
+}
+
+/// Runs `dir/s.toml` on a 512 MiB simulated drive into `dir/OUT`, quietly; it must succeed.
+pub fn run_s_on_sim(dir: &Path, out: &str) {
+    let (c, _, e) = run_sim(dir, out, &[]);
     assert_eq!(c, 0, "{e}");
 }

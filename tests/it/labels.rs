@@ -6,19 +6,6 @@ use crate::common::*;
 
 const SPEC: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nread_percent = 0\nduration = \"2s\"\n";
 
-fn run_sim(dir: &std::path::Path, out: &str, extra: &[&str]) -> (i32, String, String) {
-    let mut args = vec![
-        "s.toml",
-        "--target",
-        "sim:capacity=512MiB,op=7%",
-        "-q",
-        "-o",
-        out,
-    ];
-    args.extend_from_slice(extra);
-    code_out_err(&wkrun(dir, &args))
-}
-
 #[test]
 fn a_label_names_the_run_in_results_compare_and_report() {
     let t = tempdir();
