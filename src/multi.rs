@@ -39,10 +39,11 @@ pub(super) fn cmd_run_many(
         labels.join(", ")
     );
     // Room kept for the aggregate (its merged CSVs and results.json), as each target's results writer keeps
-    // its own: a disk the targets fill leaves room for the sum of what they did.
+    // its own: a disk the targets fill leaves room for the sum of what they did; never the room each
+    // target's first results need.
     let mut room = out_dir.reserve(wkrun::results::write::RESERVE).ok();
     if let Some(r) = room.as_mut() {
-        let _ = r.grow(AGGREGATE_ROOM);
+        let _ = r.grow(aggregate_room(out_dir.free_bytes(), plans.len()));
     }
     signal::install();
     let runs: Vec<TargetRun<'_>> = (0..plans.len())
@@ -199,8 +200,18 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     Ok(consents)
 }
 
-/// Bytes kept free for the aggregate while the targets run.
+/// Bytes kept free for the aggregate while the targets run, at most.
 const AGGREGATE_ROOM: u64 = 256 * 1024;
+
+/// The room to keep for the aggregate of `targets` targets on a file system with `free` bytes free:
+/// [`AGGREGATE_ROOM`], less whatever would leave a target less than the least room a run's results need
+/// ([`MIN_ROOM`](wkrun::results::outdir::MIN_ROOM)).
+fn aggregate_room(free: Option<u64>, targets: usize) -> u64 {
+    let theirs = wkrun::results::outdir::MIN_ROOM.saturating_mul(targets as u64);
+    free.map_or(AGGREGATE_ROOM, |f| {
+        AGGREGATE_ROOM.min(f.saturating_sub(theirs))
+    })
+}
 
 /// Writes the aggregate `m`; when its series do not fit (a full disk), at least its `results.json`, without
 /// the series and saying "failed" with why, so that every results file of the run says how it ended.

@@ -290,6 +290,11 @@ impl OutDir {
         })
     }
 
+    /// Bytes free in the folder's file system (`u64::MAX` where it keeps no count); `None` when unknown.
+    pub fn free_bytes(&self) -> Option<u64> {
+        crate::sys::file::free_bytes(&self.inner.dir).ok()
+    }
+
     /// The folder as given.
     pub fn path(&self) -> &Path {
         &self.inner.path

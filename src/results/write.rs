@@ -21,6 +21,8 @@
 //! fit (a phase's result larger than the margin), the phases written before are written with the status
 //! `failed` and an error saying what is missing ([`WriteError::Shortened`]). With no room kept at all (the
 //! first document filled the file system), the last write removes the old version to make room for the new.
+//! A first document that finds no room beside the reserve just made (several targets' writers sharing one
+//! file system) gives the reserve back: the run has its file, if not its room.
 
 use super::outdir::{OutDir, Reserve};
 use super::{Results, Status};
@@ -102,6 +104,11 @@ pub struct ResultsWriter {
     last: Option<(Instant, Duration)>,
     /// Whether this writer keeps room for the last write ([`ResultsWriter::for_run`]).
     reserving: bool,
+    /// Whether that room is still to be made: at the first write, or when asked
+    /// ([`ResultsWriter::defer_room`], [`ResultsWriter::keep_room_now`]).
+    room_pending: bool,
+    /// Whether the room waits to be asked for ([`ResultsWriter::keep_room_now`]).
+    room_deferred: bool,
     /// The room kept: made at the first write, `None` once released (or when it could not be made).
     reserve: Option<Reserve>,
     /// Phases in the file as last written.
@@ -123,6 +130,8 @@ impl ResultsWriter {
             counts: Counts::default(),
             last: None,
             reserving: false,
+            room_pending: false,
+            room_deferred: false,
             reserve: None,
             on_disk: 0,
             phase_bytes: 0,
@@ -136,8 +145,23 @@ impl ResultsWriter {
     pub fn for_run(dir: &OutDir) -> ResultsWriter {
         ResultsWriter {
             reserving: true,
+            room_pending: true,
             ..ResultsWriter::new(dir)
         }
+    }
+
+    /// Makes the room for the last write only when asked ([`ResultsWriter::keep_room_now`]), not at the
+    /// first write: the runs of several targets sharing a file system each write their first document
+    /// before any of them keeps room, so that one's room cannot take another's first file.
+    pub fn defer_room(&mut self) {
+        self.room_deferred = true;
+    }
+
+    /// Makes the room deferred by [`ResultsWriter::defer_room`] now (once the run's first document is
+    /// written).
+    pub fn keep_room_now(&mut self) {
+        self.room_deferred = false;
+        self.keep_room();
     }
 
     /// Bytes of room kept now (0 before the first write, after the last, or when none could be made).
@@ -145,13 +169,17 @@ impl ResultsWriter {
         self.reserve.as_ref().map_or(0, Reserve::len)
     }
 
-    /// Keeps room for the document as it would be now, made at the first call; best effort: when the file
-    /// system has no room for it, the reserve keeps what it had.
+    /// Keeps room for the document as it would be now, made at the first call (not while deferred); best
+    /// effort: when the file system has no room for it, the reserve keeps what it had.
     fn keep_room(&mut self) {
         if !self.reserving {
             return;
         }
-        if self.reserve.is_none() && self.counts.writes == 0 {
+        if self.room_deferred {
+            return;
+        }
+        if self.room_pending {
+            self.room_pending = false;
             self.reserve = self.dir.reserve(RESERVE).ok();
         }
         let doc = self.envelope_bytes + self.phase_bytes;
@@ -197,9 +225,10 @@ impl ResultsWriter {
         let n = results.phases.len();
         let envelope = to_value(&results.envelope())?;
         let text = assemble(&envelope, &self.phases[..n])?;
-        let replaced = match last && self.reserving {
-            true => self.replace_last(&text),
-            false => self.dir.replace("results.json", &text, true),
+        let replaced = match (last && self.reserving, self.counts.writes) {
+            (true, _) => self.replace_last(&text),
+            (false, 0) => self.replace_first(&text),
+            (false, _) => self.dir.replace("results.json", &text, true),
         };
         match replaced {
             Ok(()) => {}
@@ -264,6 +293,19 @@ impl ResultsWriter {
         match self.dir.replace("results.json", text, true) {
             Err(e) if no_space(&e) && self.counts.writes > 0 => {
                 self.dir.remove("results.json")?;
+                self.dir.replace("results.json", text, true)
+            }
+            r => r,
+        }
+    }
+
+    /// The run's first write of `results.json`: when the room just kept for the run's last write leaves
+    /// none for the document itself (other targets' writers took the rest of a shared file system), that
+    /// room is given back and the write tried again: a run must have its file before it has a reserve.
+    fn replace_first(&mut self, text: &[u8]) -> io::Result<()> {
+        match self.dir.replace("results.json", text, true) {
+            Err(e) if no_space(&e) && self.reserve.is_some() => {
+                self.release();
                 self.dir.replace("results.json", text, true)
             }
             r => r,

@@ -309,6 +309,10 @@ pub(crate) fn execute_gated(
         Ok(h) => Ok(h),
     };
     let mut writer = ResultsWriter::for_run(out_dir);
+    if gate.is_some() {
+        // Kept once every target has its first results.json ([`first_everywhere`]).
+        writer.defer_room();
+    }
     // A simulated target: one drive, factory-new, for the whole run.
     let (device, device_error) = match plan.target.sim.as_ref().map(|t| SimDevice::new(&t.params)) {
         None => (None, None),
@@ -328,6 +332,7 @@ pub(crate) fn execute_gated(
         cache: None,
     };
     ctx.record_running()?;
+    first_everywhere(&mut ctx, gate)?;
     if let Some(e) = device_error {
         return Err(ctx.fail(None, format!("simulated target: {e}")));
     }
@@ -353,6 +358,23 @@ pub(crate) fn execute_gated(
         ));
     }
     Ok(ctx.results)
+}
+
+/// With other targets (`gate`), waits until each has written its first results.json, then keeps room for
+/// this run's last: a room kept sooner could take the room of another's first file on a shared, nearly
+/// full file system (and leave that target without results).
+///
+/// # Errors
+/// Another target failed before recording its first results.
+fn first_everywhere(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) -> Result<(), RunError> {
+    let Some(gate) = gate else {
+        return Ok(());
+    };
+    if let Err(msg) = gate.arrive() {
+        return Err(ctx.fail(None, msg));
+    }
+    ctx.obs.first_recorded_everywhere();
+    Ok(())
 }
 
 /// The run's first log lines: its phases, where `--from` starts (and what the phases before it leave

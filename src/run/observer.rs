@@ -33,6 +33,8 @@ pub trait Observer {
     fn results(&mut self, _results: &Results) -> Result<(), WriteError> {
         Ok(())
     }
+    /// Every target of the run has recorded its first results: room for the last may now be kept.
+    fn first_recorded_everywhere(&mut self) {}
 }
 
 /// `results.json`, rewritten atomically (and validated) at the start, after each phase and at the end;
@@ -40,6 +42,9 @@ pub trait Observer {
 impl Observer for ResultsWriter {
     fn results(&mut self, results: &Results) -> Result<(), WriteError> {
         self.update(results)
+    }
+    fn first_recorded_everywhere(&mut self) {
+        self.keep_room_now();
     }
 }
 
@@ -75,6 +80,10 @@ impl Observer for Both<'_> {
         let a = self.0.results(results);
         let b = self.1.results(results);
         a.and(b)
+    }
+    fn first_recorded_everywhere(&mut self) {
+        self.0.first_recorded_everywhere();
+        self.1.first_recorded_everywhere();
     }
 }
 

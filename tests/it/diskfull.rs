@@ -193,6 +193,49 @@ fn the_room_kept_takes_the_last_write_or_its_shortened_form() {
     }
 }
 
+/// A deferred writer (one of several targets) keeps no room at its first write, and exactly the room a
+/// run's writer keeps once asked; a first write that finds no room beside a reserve just made gives the
+/// reserve back and writes its file (a run must have its results.json before it has room kept).
+#[test]
+fn a_deferred_room_is_kept_when_asked_and_a_first_file_comes_before_its_room() {
+    let test =
+        "diskfull::a_deferred_room_is_kept_when_asked_and_a_first_file_comes_before_its_room";
+    let d = tempdir();
+    let m = match Mount::tmpfs(d.path().join("m"), "2m") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let mut r = fixture();
+    r.phases.clear();
+    let out = OutDir::for_run(&m.dir.join("deferred")).expect("out");
+    let mut w = ResultsWriter::for_run(&out);
+    w.defer_room();
+    w.write(&r).expect("first write");
+    let len = fs::metadata(m.dir.join("deferred/results.json"))
+        .expect("results")
+        .len();
+    assert_eq!(w.reserved(), 0);
+    assert!(!m.dir.join("deferred").join(RESERVE).exists());
+    w.keep_room_now();
+    assert_eq!(w.reserved(), len + (256 << 10));
+    w.release();
+    // A file system left with 16 KiB: the reserve made before the first write takes it all (before a
+    // document is known, the 16 KiB of slack), then is given back for the document.
+    let out = OutDir::for_run(&m.dir.join("tight")).expect("out");
+    fill(&m.dir);
+    let filler = fs::OpenOptions::new()
+        .write(true)
+        .open(m.dir.join("filler"))
+        .expect("filler");
+    let full = filler.metadata().expect("filler").len();
+    filler.set_len(full - (16 << 10)).expect("filler");
+    let mut w = ResultsWriter::for_run(&out);
+    w.write(&r).expect("the first write gives the room back");
+    assert_eq!(w.reserved(), 0);
+    let (_, v) = strict_results(&m.dir.join("tight"));
+    assert_eq!(v["status"], "running");
+}
+
 /// `wkrun merge` into a folder on a full tmpfs: refused (exit 2, the room it has and needs), and nothing of
 /// the merge left. Before: an empty CSV was left; then exit 1 naming the file that did not fit. Case "csv":
 /// no room even for the CSV; case "results": 8 KiB, where the CSV fits and results.json does not.
