@@ -160,12 +160,22 @@ impl LegendEntry {
             - ITEM_GAP
     }
 
-    /// The row without each item's details in parentheses at its end.
+    /// The row without each item's details in parentheses at its end (the last parentheses, after the
+    /// drive's label: a label of its own parentheses, `Drive 01 (op 5%)`, is kept whole).
     fn without_details(&self) -> LegendEntry {
         let mut e = self.clone();
+        let label = self.run.as_ref().map_or("", |(_, l)| l.as_str());
         for item in &mut e.items {
-            if let Some(at) = item.text.find(" (").filter(|_| item.text.ends_with(')')) {
-                item.text.truncate(at);
+            let from = if item.text.starts_with(label) {
+                label.len()
+            } else {
+                0
+            };
+            if let Some(at) = item.text[from..]
+                .rfind(" (")
+                .filter(|_| item.text.ends_with(')'))
+            {
+                item.text.truncate(from + at);
             }
         }
         e
@@ -446,6 +456,21 @@ mod tests {
         assert_eq!(f.items[1].text, "zz");
         assert_eq!(fitted.items[1].text, "z");
         assert!(fitted.items[0].text.ends_with('…'));
+        // A label's own parentheses are the drive's name, not details (twenty drives labelled
+        // `Drive 01 (op 5%)`... once all showed `Drive 01`...).
+        let named = LegendEntry::drive(
+            0,
+            "Drive 01 (op 5%)",
+            "Drive 01 (op 5%) on sim:a (120 intervals)",
+            Swatch::Filled(c),
+        );
+        assert_eq!(
+            named.without_details().items[0].text,
+            "Drive 01 (op 5%) on sim:a"
+        );
+        let alone =
+            LegendEntry::drive(0, "Drive 01 (op 5%)", "Drive 01 (op 5%)", Swatch::Filled(c));
+        assert_eq!(alone.without_details().items[0].text, "Drive 01 (op 5%)");
         let svg = compose(
             "T — s",
             "<svg width=\"960\" height=\"506\">\n<rect/>\n</svg>\n",
