@@ -2,7 +2,8 @@
 //! `group_reporting`) becomes a workload phase with its reads and writes (I/Os, bytes, IOPS, bandwidth,
 //! latency: fio's total latency `lat_ns` for min, mean, stddev and max; percentiles from `lat_ns` when fio
 //! computed them, `lat_percentiles=1`, else from its completion latency `clat_ns`, which a warning says;
-//! with `json+`, from its latency bins, which also give the phase's histograms). The parameters come from
+//! with `json+`, from its latency bins, which also give the phase's histograms); a job's `numjobs` clones,
+//! which fio reports one by one without `group_reporting`, are one phase, summed as that option would. The parameters come from
 //! the job's options where fio lists them. What fio does not give is absent (a host, a target's geometry,
 //! a series), never invented; [`crate::results::Results::source`] says the results are fio's.
 
@@ -88,6 +89,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
     let globals = obj.get("global options").and_then(Value::as_object);
     let mut phases = Vec::new();
     let mut failed = Vec::new();
+    let mut objs = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
         let j = j
             .as_object()
@@ -95,7 +97,10 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         if let Some(e) = j.get("error").and_then(Value::as_i64).filter(|&e| e != 0) {
             failed.push(format!("fio job {}: error {e}", name(j)));
         }
-        phases.push(phase(i, j, globals, &started)?);
+        objs.push((i, j));
+    }
+    for clones in objs.chunk_by(|a, b| same_job(a.1, b.1)) {
+        phases.push(phase(phases.len(), clones, globals, &started)?);
     }
     let sha = {
         use sha2::{Digest, Sha256};
@@ -203,25 +208,48 @@ fn target(jobs: &[Value], g: Option<&Map<String, Value>>) -> crate::target::Targ
     crate::target::TargetInfo::new(path, kind, 0, 0, 0)
 }
 
-/// One job's phase.
+/// Whether two of fio's job reports are clones of one job (`numjobs` without `group_reporting`: fio
+/// reports each clone under the job's name and group, one after the other).
+fn same_job(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    a.get("jobname") == b.get("jobname") && a.get("groupid") == b.get("groupid")
+}
+
+/// The phase `index` of one job's reports (its `numjobs` clones, `(place in jobs, report)`, summed as
+/// `group_reporting` would: their I/Os, bytes and rates added, latency pooled).
 fn phase(
-    i: usize,
-    j: &Map<String, Value>,
+    index: usize,
+    clones: &[(usize, &Map<String, Value>)],
     g: Option<&Map<String, Value>>,
     when: &str,
 ) -> Result<PhaseResult, String> {
+    let (i, j) = clones[0];
     let name = name(j);
     let dir = |d: &str| -> Result<Dir, String> {
-        match j.get(d) {
-            None => Ok(Dir::default()),
-            Some(v) => direction(v).map_err(|e| format!("jobs[{i}].{d}: {e}")),
+        let mut sum: Option<Dir> = None;
+        for &(i, j) in clones {
+            let one = match j.get(d) {
+                None => Dir::default(),
+                Some(v) => direction(v).map_err(|e| format!("jobs[{i}].{d}: {e}"))?,
+            };
+            sum = Some(match sum {
+                None => one,
+                Some(s) => combine(s, one),
+            });
         }
+        Ok(sum.unwrap_or_default())
     };
     let (read, write, trim) = (dir("read")?, dir("write")?, dir("trim")?);
     let duration_s = duration_ms(j, g, [&read, &write, &trim]) as f64 / 1000.0;
     let mut warnings = vec![format!(
         "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
     )];
+    if clones.len() > 1 {
+        warnings.push(format!(
+            "fio reported this job's {} clones (numjobs, jobs[{i}] to jobs[{}]) one by one: summed here as fio's group_reporting would sum them; percentiles only from json+ latency bins, else absent",
+            clones.len(),
+            clones[clones.len() - 1].0
+        ));
+    }
     if read.from_clat || write.from_clat {
         warnings.push(CLAT.into());
     }
@@ -240,7 +268,7 @@ fn phase(
         write: write.bins.clone().unwrap_or_default(),
     });
     let mut pr = PhaseResult {
-        index: i,
+        index,
         name,
         kind: PhaseKind::Workload,
         labels: Vec::new(),
@@ -440,15 +468,47 @@ fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f6
 /// Reads and writes together: counts and rates added; latency from both directions' bins when fio gave
 /// them, or the one direction's, else absent (fio gives percentiles per direction only).
 fn total(r: &Dir, w: &Dir) -> DirStats {
-    let (a, b) = (&r.stats, &w.stats);
+    added(r, w, union(r.bins.as_deref(), w.bins.as_deref()).as_deref())
+}
+
+/// Two clones' reports of one direction as one (`group_reporting`'s sum): counts and rates added, the
+/// longer runtime, the bins added, latency pooled ([`added`]).
+fn combine(a: Dir, b: Dir) -> Dir {
+    let bins = union(a.bins.as_deref(), b.bins.as_deref());
+    let stats = added(&a, &b, bins.as_deref());
+    Dir {
+        missing: a.missing || b.missing,
+        from_clat: a.from_clat || b.from_clat,
+        runtime_ms: a.runtime_ms.max(b.runtime_ms),
+        bins,
+        stats,
+    }
+}
+
+/// Both bin lists added up (`None` unless both have bins).
+fn union(x: Option<&[[u64; 2]]>, y: Option<&[[u64; 2]]>) -> Option<Vec<[u64; 2]>> {
+    let mut all: Vec<[u64; 2]> = x?.iter().chain(y?).copied().collect();
+    all.sort_unstable();
+    let mut out: Vec<[u64; 2]> = Vec::with_capacity(all.len());
+    for b in all {
+        match out.last_mut() {
+            Some(last) if last[0] == b[0] => last[1] += b[1],
+            _ => out.push(b),
+        }
+    }
+    Some(out)
+}
+
+/// `a` and `b` added: counts and rates summed; latency the one side's when the other has no I/O, else
+/// pooled (min, max, mean and stddev exact) with percentiles from `bins`, absent without them.
+fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> DirStats {
+    let (a, b) = (&a.stats, &b.stats);
     let latency = match (a.ops, b.ops) {
         (_, 0) => a.latency_ns.clone(),
         (0, _) => b.latency_ns.clone(),
-        _ => match (&r.bins, &w.bins, &a.latency_ns, &b.latency_ns) {
-            (Some(x), Some(y), Some(la), Some(lb)) => {
-                let mut all: Vec<[u64; 2]> = x.iter().chain(y).copied().collect();
-                all.sort_unstable();
-                let at = |q| percentile(None, Some(&all), q).unwrap_or(0);
+        _ => match (bins, &a.latency_ns, &b.latency_ns) {
+            (Some(all), Some(la), Some(lb)) => {
+                let at = |q| percentile(None, Some(all), q).unwrap_or(0);
                 let n = (a.ops + b.ops) as f64;
                 let mean = (la.mean * a.ops as f64 + lb.mean * b.ops as f64) / n;
                 let var = |l: &LatencySummary| l.stddev * l.stddev + (l.mean - mean).powi(2);

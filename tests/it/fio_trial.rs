@@ -247,3 +247,87 @@ fn an_imported_spec_has_one_name_wherever_it_goes() {
     assert_eq!(name(&text).as_deref(), Some("mixed"));
     assert_eq!(name(&file).as_deref(), Some("mixed"));
 }
+
+/// fio's JSON of `numjobs=3` without `group_reporting` (three reports of one job, tests/data/fio): one
+/// phase, the clones summed as group_reporting would (I/Os, bytes and IOPS exactly the clones' sums,
+/// recomputed here from fio's numbers; the longest runtime); with json+ the percentiles come from the
+/// clones' bins added up (recomputed here: the smallest bin at or above each rank), without bins the
+/// latency is absent, not one clone's. Before, compare matched only the first clone: a third of the job.
+#[test]
+fn fio_json_clones_of_one_job_sum_to_one_phase() {
+    for (file, plus) in [
+        ("fio-3.33-numjobs-clones.json", false),
+        ("fio-3.33-numjobs-clones-plus.json", true),
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fio")
+            .join(file);
+        let bytes = std::fs::read(&path).expect("fixture");
+        let doc: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        let r = wkrun::fio::json::from_bytes(file, &bytes).expect("fio JSON");
+        assert_eq!(r.phases.len(), 1, "{file}");
+        let p = &r.phases[0];
+        assert_eq!(p.name, "mixed");
+        let sum = |d: &str, k: &str| {
+            (0..3)
+                .map(|i| num(&doc, &format!("/jobs/{i}/{d}/{k}")))
+                .sum::<f64>()
+        };
+        assert_eq!(p.read.ops as f64, sum("read", "total_ios"), "{file}");
+        assert_eq!(p.write.ops as f64, sum("write", "total_ios"), "{file}");
+        assert_eq!(p.read.bytes as f64, sum("read", "io_bytes"), "{file}");
+        assert_eq!(p.write.bytes as f64, sum("write", "io_bytes"), "{file}");
+        assert!((p.read.iops - sum("read", "iops")).abs() < 1e-6, "{file}");
+        assert!((p.total.iops - sum("read", "iops") - sum("write", "iops")).abs() < 1e-6);
+        let longest = (0..3)
+            .flat_map(|i| ["read", "write"].map(|d| num(&doc, &format!("/jobs/{i}/{d}/runtime"))))
+            .fold(0.0, f64::max);
+        assert_eq!(p.duration_s, longest / 1000.0, "{file}");
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.contains("this job's 3 clones (numjobs, jobs[0] to jobs[2])"))
+        );
+        if !plus {
+            assert!(
+                p.read.latency_ns.is_none() && p.write.latency_ns.is_none(),
+                "{file}"
+            );
+            continue;
+        }
+        // The oracle: every clone's read bins added up, and fio's ranks.
+        let mut bins = std::collections::BTreeMap::<u64, u64>::new();
+        for i in 0..3 {
+            let b = doc
+                .pointer(&format!("/jobs/{i}/read/clat_ns/bins"))
+                .and_then(serde_json::Value::as_object)
+                .expect("json+ bins");
+            for (k, c) in b {
+                *bins.entry(k.parse().unwrap()).or_default() += c.as_u64().unwrap();
+            }
+        }
+        let n: u64 = bins.values().sum();
+        assert_eq!(n, p.read.ops, "every read is in a bin");
+        let at = |q: f64| {
+            let want = ((q / 100.0) * n as f64).ceil().max(1.0) as u64;
+            let mut seen = 0;
+            bins.iter()
+                .find_map(|(&v, &c)| {
+                    seen += c;
+                    (seen >= want).then_some(v)
+                })
+                .unwrap()
+        };
+        let l = p.read.latency_ns.as_ref().expect("pooled read latency");
+        assert_eq!([l.p50, l.p99, l.p99_9], [at(50.0), at(99.0), at(99.9)]);
+        let mins = (0..3).map(|i| num(&doc, &format!("/jobs/{i}/read/lat_ns/min")) as u64);
+        assert_eq!(l.min, mins.min().unwrap());
+        let means: f64 = (0..3)
+            .map(|i| {
+                num(&doc, &format!("/jobs/{i}/read/lat_ns/mean"))
+                    * num(&doc, &format!("/jobs/{i}/read/total_ios"))
+            })
+            .sum();
+        assert!((l.mean - means / n as f64).abs() < 1e-6 * l.mean);
+    }
+}
