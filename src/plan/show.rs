@@ -268,12 +268,31 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
             "{indent}probes at its start whether batched completion waits are faster (completion_waits = \"probe\")"
         );
     }
+    if let Some(line) = io.and_then(ring_and_zones) {
+        let _ = writeln!(out, "{indent}{line}");
+    }
     for note in &p.rounding {
         let _ = writeln!(out, "{indent}rounding: {note}");
     }
     for w in &p.warnings {
         let _ = writeln!(out, "{indent}warning: {w}");
     }
+}
+
+/// How the phase's io_uring ring runs and its writes meet a zoned device's zones, when a key asks
+/// (`polled`, `sq_poll`, `zone_mode`): one line, or `None`.
+fn ring_and_zones(io: &super::IoSettings) -> Option<String> {
+    let mut parts = Vec::new();
+    if io.polled {
+        parts.push("polls for its completions (polled = true: IORING_SETUP_IOPOLL)");
+    }
+    if io.sq_poll {
+        parts.push("a kernel thread polls its submissions (sq_poll = true: IORING_SETUP_SQPOLL)");
+    }
+    if io.zone_mode == crate::vocab::ZoneMode::Zbd {
+        parts.push("writes each at its zone's write pointer, a full zone reset before it is written again (zone_mode = \"zbd\")");
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The share of reads of an I/O phase.

@@ -244,6 +244,7 @@ EOF
 } >p.toml
 # counts: the reads and writes completed on pq (stat)
 counts() { awk '{print $1, $5}' /sys/block/pq/stat; }
+cmd plan wkrun plan p.toml --target /dev/pq
 counts >before.counts
 wk run p.toml --target /dev/pq --allow-destroy /dev/pq
 counts >after.counts
@@ -499,6 +500,18 @@ fn polled_io() {
         "poll queues: pq has them, np not"
     );
     assert_eq!(out.rc("run"), 0, "{}", out.log("run"));
+    // The plan says how each phase's ring runs.
+    let plan = out.text("plan.out");
+    let iopoll = "polls for its completions (polled = true: IORING_SETUP_IOPOLL)";
+    let sqpoll = "a kernel thread polls its submissions (sq_poll = true: IORING_SETUP_SQPOLL)";
+    assert_eq!(out.rc("plan"), 0, "{}", out.log("plan"));
+    assert_eq!(plan.matches(&format!("{iopoll}\n")).count(), 1, "{plan}");
+    assert_eq!(plan.matches(&format!("  {sqpoll}\n")).count(), 1, "{plan}");
+    assert_eq!(
+        plan.matches(&format!("{iopoll}; {sqpoll}\n")).count(),
+        1,
+        "{plan}"
+    );
     let r = out.results("run");
     assert_eq!(r["status"], "completed");
     assert_eq!(r["target"]["io_poll"], true);

@@ -152,6 +152,7 @@ size = "64MiB"
 data = "zeros"
 EOF
 } >z.toml
+cmd plan wkrun plan z.toml --target /dev/zz
 cat /sys/block/zz/stat >before.stat
 wk zbd z.toml --target /dev/zz --allow-destroy /dev/zz
 cat /sys/block/zz/stat >after.stat
@@ -419,6 +420,15 @@ fn zoned_zbd_writes() {
         return;
     };
     assert_eq!(out.rc("zbd"), 0, "{}", out.log("zbd"));
+    // The plan says how each phase meets the zones.
+    let zbd_line = "writes each at its zone's write pointer, a full zone reset before it is written again (zone_mode = \"zbd\")";
+    assert_eq!(out.rc("plan"), 0, "{}", out.log("plan"));
+    assert_eq!(
+        out.text("plan.out").matches(zbd_line).count(),
+        2,
+        "{}",
+        out.text("plan.out")
+    );
     let r = out.results("zbd");
     assert_eq!(r["status"], "completed");
     // Two passes of a sequential fill: 128 writes; the second pass finds each of the 4 zones full.
