@@ -1190,8 +1190,16 @@ impl PathExpander {
     }
 
     /// `p` of `option` expanded.
+    /// A path that is not UTF-8 is refused: read as text, its bytes would name another file (`t\xff.img`
+    /// read as `t\u{fffd}.img` once wrote into an existing file of that name).
     fn one(&self, option: &str, p: &Path) -> Result<PathBuf, Fail> {
-        wkrun::launch::expand(option, &p.to_string_lossy(), self.rank.as_ref(), &self.host)
+        let Some(text) = p.to_str() else {
+            return Err(bad(format!(
+                "{option} {}: the path is not valid UTF-8 (shown with its bytes escaped); wkrun names its targets and folders in UTF-8 results and would name another file: give a UTF-8 path; nothing was written",
+                p.as_os_str().as_encoded_bytes().escape_ascii()
+            )));
+        };
+        wkrun::launch::expand(option, text, self.rank.as_ref(), &self.host)
             .map(PathBuf::from)
             .map_err(bad)
     }

@@ -250,3 +250,60 @@ fn dev_through_a_bind_mount_is_refused_and_an_unlimited_tmpfs_is_not_full() {
     let (code, _, err) = code_out_err(&wkrun(d, &args));
     assert_eq!(code, 0, "{err}");
 }
+
+/// A `--target` or `--output` path that is not UTF-8 is refused (exit 2, its bytes shown escaped, nothing
+/// written): read as text it named another file, and a run once wrote into `t\u{fffd}.img`, which existed,
+/// when `t\xff.img` was named (found by the attack of issue 24).
+#[test]
+fn a_path_that_is_not_utf8_is_refused_not_read_as_another() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "s.toml",
+        &spec_text("u", "[[phase]]\nname = \"f\"\nkind = \"fill\"\n"),
+    );
+    let other = d.path().join("t\u{fffd}.img");
+    fs::write(&other, vec![7u8; 1 << 20]).unwrap();
+    let cases: [(&[&OsStr], &str); 2] = [
+        (
+            &[
+                OsStr::new("--target"),
+                OsStr::from_bytes(b"t\xff.img"),
+                OsStr::new("-o"),
+                OsStr::new("out"),
+            ],
+            "error: --target t\\xff.img: the path is not valid UTF-8",
+        ),
+        (
+            &[
+                OsStr::new("--target"),
+                OsStr::new("x.img"),
+                OsStr::new("--target-size"),
+                OsStr::new("1MiB"),
+                OsStr::new("-o"),
+                OsStr::from_bytes(b"o\xff"),
+            ],
+            "error: --output o\\xff: the path is not valid UTF-8",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = std::process::Command::new(wkrun_bin())
+            .arg("s.toml")
+            .args(args)
+            .current_dir(d.path())
+            .output()
+            .expect("run wkrun");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.starts_with(want), "{err}");
+        assert!(err.trim_end().ends_with("nothing was written"), "{err}");
+    }
+    assert_eq!(
+        fs::read(&other).unwrap(),
+        vec![7u8; 1 << 20],
+        "the other file untouched"
+    );
+    assert_eq!(dir_listing(d.path()), ["s.toml", "t\u{fffd}.img"]);
+}
