@@ -83,6 +83,10 @@ fn prepare_output(
         }
     });
     let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
+    if let Err(e) = room_for_all(&out_dir, plans.len()) {
+        out_dir.discard();
+        return Err(e);
+    }
     let subs = match sub_dirs(&out_dir, labels) {
         Ok(d) => d,
         Err(e) => {
@@ -198,6 +202,21 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
         return Err(bad(format!("{why}; nothing was written to any target")));
     }
     Ok(consents)
+}
+
+/// Refuses an output folder whose file system has less than the least room a run's results need
+/// ([`MIN_ROOM`](wkrun::results::outdir::MIN_ROOM)) for each of `targets` targets and for their aggregate:
+/// on less, some results file would be left without its last state.
+fn room_for_all(out_dir: &OutDir, targets: usize) -> Result<(), Fail> {
+    let min = wkrun::results::outdir::MIN_ROOM;
+    let need = min.saturating_mul(targets as u64 + 1);
+    match out_dir.free_bytes() {
+        Some(free) if free < need => Err(bad(format!(
+            "cannot write into the output folder {}: its file system has {free} B free, less than the {need} B a run on {targets} targets needs ({min} B for each target's results and for their aggregate); choose another --output folder; nothing was written",
+            wkrun::text::escaped(&out_dir.path().to_string_lossy())
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Bytes kept free for the aggregate while the targets run, at most.

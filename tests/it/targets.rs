@@ -1135,7 +1135,7 @@ fn many_targets_under_a_low_open_file_limit_are_refused_before_anything_is_writt
 fn several_targets_on_a_full_output_disk_all_end_failed() {
     let test = "targets::several_targets_on_a_full_output_disk_all_end_failed";
     let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 50\nduration = \"3s\"\ninterval = \"1ms\"\n";
-    let sizes = ["100k", "280k", "300k", "400k"];
+    let sizes = ["260k", "280k", "300k", "400k"];
     let d = tempdir();
     let mut mounts = Vec::new();
     for size in sizes {
@@ -1178,6 +1178,46 @@ fn several_targets_on_a_full_output_disk_all_end_failed() {
             });
         }
     });
+}
+
+/// An output file system without the least room a run's results need (64 KiB) for each target and their
+/// aggregate is refused before anything is written (8 simulated drives on 104 KiB once lost the aggregate's
+/// results.json: it had no room kept).
+#[test]
+fn an_output_file_system_too_small_for_every_targets_results_is_refused() {
+    let test = "targets::an_output_file_system_too_small_for_every_targets_results_is_refused";
+    let d = tempdir();
+    let m = match Mount::tmpfs(d.path().join("mnt"), "200k") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    write_file(
+        d.path(),
+        "s.toml",
+        &spec_text("small", "[[phase]]\nname = \"f\"\nkind = \"fill\"\n"),
+    );
+    let out = m.dir.join("o");
+    let args = [
+        "s.toml",
+        "--target",
+        "sim:capacity=1GiB",
+        "--target",
+        "sim:capacity=2GiB",
+        "--target",
+        "sim:capacity=3GiB",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim_end().lines().last().unwrap_or_default(),
+        format!(
+            "error: cannot write into the output folder {}: its file system has 204800 B free, less than the 262144 B a run on 3 targets needs (65536 B for each target's results and for their aggregate); choose another --output folder; nothing was written",
+            out.display()
+        )
+    );
+    assert_eq!(dir_listing(&m.dir), Vec::<String>::new());
 }
 
 /// Several targets with long names, phases with long names and a warning both share: each warning line on
