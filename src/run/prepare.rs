@@ -34,6 +34,8 @@ pub fn create_target(spec: &LoadedSpec, plan: &Plan) -> Result<Plan, String> {
         Ok(mut p) => {
             p.start_at = plan.start_at;
             p.launch = plan.launch.clone();
+            // `--label` (or the label of several targets) as given, not the new plan's default.
+            p.label = plan.label.clone();
             Ok(p)
         }
         Err(e) => {

@@ -61,6 +61,59 @@ fn fill_spec(dir: &std::path::Path) {
     write_file(dir, "s.toml", &spec_text("lab", fill));
 }
 
+/// `--label` on a target file the run creates is the run's label (it was lost when the plan was made again
+/// for the file just created: the results said the path; found by issue 24's newcomer trial), alone and
+/// with several targets.
+#[test]
+fn a_label_holds_for_a_target_file_the_run_creates() {
+    let t = tempdir();
+    fill_spec(t.path());
+    let (c, _, e) = code_out_err(&wkrun(
+        t.path(),
+        &[
+            "s.toml",
+            "--target",
+            "new.img",
+            "--target-size",
+            "1MiB",
+            "--label",
+            "mine-a",
+            "-q",
+            "-o",
+            "one",
+        ],
+    ));
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(results(&t.path().join("one"))["label"], "mine-a");
+    let (c, _, e) = code_out_err(&wkrun(
+        t.path(),
+        &[
+            "s.toml",
+            "--target",
+            "n1.img",
+            "--target",
+            "n2.img",
+            "--target-size",
+            "1MiB",
+            "--label",
+            "pair",
+            "-q",
+            "-o",
+            "two",
+        ],
+    ));
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(results(&t.path().join("two"))["label"], "pair");
+    assert_eq!(
+        results(&t.path().join("two/t0-n1.img"))["label"],
+        "pair: n1.img"
+    );
+    assert_eq!(
+        results(&t.path().join("two/t1-n2.img"))["label"],
+        "pair: n2.img"
+    );
+}
+
 #[test]
 fn a_file_target_is_named_by_its_path_and_several_targets_by_label_and_target() {
     let t = tempdir();
