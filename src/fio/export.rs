@@ -225,7 +225,51 @@ fn rw(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) {
         } else {
             e.differs.push(format!("phase {}: full coverage is fio's random map (each block once per pass), in another order", p.name));
         }
+        if let Some(d) = p.distribution.as_ref().filter(|d| !d.is_uniform()) {
+            distribution(p, d, say, e);
+        }
     }
+}
+
+/// `random_distribution`, in fio's spelling (a normal's σ as a percentage of the span).
+fn distribution(
+    p: &PhaseSpec,
+    d: &crate::spec::Distribution,
+    say: &mut impl FnMut(&str, String),
+    e: &mut Exported,
+) {
+    use crate::spec::Distribution as D;
+    let name = &p.name;
+    let value = match d {
+        D::Normal(sigma) => {
+            e.differs.push(format!("phase {name}: fio's normal is an average of uniform draws with the deviation added, its blocks scattered by a hash; wkrun's is a normal bell on the span's middle"));
+            if *sigma * 100.0 >= 100.0 {
+                e.differs.push(format!("phase {name}: fio's normal deviation is below 100 % of the span; σ = {sigma} is written as 99.99"));
+            }
+            format!(
+                "normal:{}",
+                crate::units::readable_float((sigma * 100.0).min(99.99))
+            )
+        }
+        D::ZonedAbs(v) => {
+            let zones: Vec<String> = v
+                .iter()
+                .map(|z| format!("{}/{}", z.io_percent, fio_size(z.size)))
+                .collect();
+            format!("zoned_abs:{}", zones.join(":"))
+        }
+        D::Zipf(t) if *t == 1.0 => {
+            e.differs.push(format!(
+                "phase {name}: fio refuses zipf θ = 1 (it needs θ ≠ 1)"
+            ));
+            d.to_string()
+        }
+        other => other.to_string(),
+    };
+    if matches!(d, D::Zipf(_) | D::Pareto(_)) {
+        e.differs.push(format!("phase {name}: fio scatters the {} ranks over the span with its own hash (and an offset from its seed), so its hot blocks are other blocks than wkrun's", if matches!(d, D::Zipf(_)) { "zipf" } else { "pareto" }));
+    }
+    say("random_distribution", value);
 }
 
 /// `bs` or `bssplit`; false (with the reason) when fio's percentages cannot hold the weights.
