@@ -540,6 +540,7 @@ fn distribution(job: &mut Job, v: &str) -> Outcome {
         "sequence" => {
             Err("wkrun has no fixed sequence of blocks (fio's sequence distribution)".into())
         }
+        "zoned" => Distribution::parse(&format!("zoned:{}", zoned_rest(arg))),
         _ => Distribution::parse(v),
     };
     match parsed {
@@ -557,6 +558,38 @@ fn distribution(job: &mut Job, v: &str) -> Outcome {
         }
         Err(e) => Outcome::Refuse(e),
     }
+}
+
+/// fio's zone list with its missing percentages given their share of the rest, as fio does: a zone
+/// written `20/` (no share of the span) gets what the others leave, split evenly among such zones.
+fn zoned_rest(arg: &str) -> String {
+    let items: Vec<[&str; 2]> = arg
+        .split(':')
+        .map(|z| {
+            let (io, span) = z.split_once('/').unwrap_or((z, ""));
+            [io.trim(), span.trim()]
+        })
+        .collect();
+    let rest: Vec<Option<String>> = (0..2)
+        .map(|k| {
+            let given: u32 = items.iter().filter_map(|z| z[k].parse::<u32>().ok()).sum();
+            let missing = items.iter().filter(|z| z[k].is_empty()).count() as u32;
+            (missing > 0).then(|| (100u32.saturating_sub(given) / missing).to_string())
+        })
+        .collect();
+    items
+        .iter()
+        .map(|z| {
+            let v: Vec<String> = (0..2)
+                .map(|k| match (&rest[k], z[k].is_empty()) {
+                    (Some(r), true) => r.clone(),
+                    _ => z[k].to_string(),
+                })
+                .collect();
+            v.join("/")
+        })
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 /// The engine, data and the other I/O options.

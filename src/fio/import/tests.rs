@@ -707,3 +707,12 @@ fn random_distribution_maps_to_distribution() {
     assert_eq!(p.get("distribution"), None);
     assert_eq!(p["coverage"].as_str(), Some("full"));
 }
+
+/// fio's zone list with a missing percentage: that zone takes what the others leave (fio's rand-zones.fio).
+#[test]
+fn a_zone_without_its_percentage_takes_the_rest() {
+    let p = first(
+        "[j]\nfilename=f\nrw=randread\nsize=16m\ntime_based\nruntime=2\nrandom_distribution=zoned:50/5:30/15:20/\n",
+    );
+    assert_eq!(p["distribution"].as_str(), Some("zoned:50/5:30/15:20/80"));
+}
