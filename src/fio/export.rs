@@ -608,4 +608,54 @@ expect = "header"
             .collect();
         assert_eq!(got, orig, "{}", back.text);
     }
+
+    /// A distribution is written as fio's `random_distribution` (a normal's σ as fio's percentage) and
+    /// imports back as it was; where fio's differs is said.
+    #[test]
+    fn distributions_export_as_random_distribution_and_import_back() {
+        for (dist, fio, differs) in [
+            ("zoned:50/5:30/15:20/80", "zoned:50/5:30/15:20/80", None),
+            ("zoned_abs:50/8MiB:50/16MiB", "zoned_abs:50/8m:50/16m", None),
+            ("zipf:1.2", "zipf:1.2", Some("other blocks than wkrun's")),
+            (
+                "pareto:0.2",
+                "pareto:0.2",
+                Some("other blocks than wkrun's"),
+            ),
+            (
+                "normal:0.1",
+                "normal:10",
+                Some("its blocks scattered by a hash"),
+            ),
+        ] {
+            let text = format!(
+                "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"2s\"\ndistribution = \"{dist}\"\n"
+            );
+            let s = crate::spec::load_str(Path::new("x.toml"), &text).expect("spec");
+            let e = export(&s);
+            assert!(
+                e.text.contains(&format!("\nrandom_distribution={fio}\n")),
+                "{dist}: {}",
+                e.text
+            );
+            if let Some(d) = differs {
+                assert!(
+                    e.differs.iter().any(|x| x.contains(d)),
+                    "{dist}: {:?}",
+                    e.differs
+                );
+            }
+            let d = tempfile::tempdir().expect("tempdir");
+            let p = d.path().join("x.fio");
+            std::fs::write(&p, &e.text).expect("write");
+            let src = crate::fio::import::Source::Files(vec![p]);
+            let back =
+                crate::fio::import::import(&src, false, Some("x"), &|_| None).expect("imports");
+            assert!(
+                back.text.contains(&format!("distribution = \"{dist}\"")),
+                "{dist}: {}",
+                back.text
+            );
+        }
+    }
 }
