@@ -225,7 +225,51 @@ fn rw(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) {
         } else {
             e.differs.push(format!("phase {}: full coverage is fio's random map (each block once per pass), in another order", p.name));
         }
+        if let Some(d) = p.distribution.as_ref().filter(|d| !d.is_uniform()) {
+            distribution(p, d, say, e);
+        }
     }
+}
+
+/// `random_distribution`, in fio's spelling (a normal's σ as a percentage of the span).
+fn distribution(
+    p: &PhaseSpec,
+    d: &crate::spec::Distribution,
+    say: &mut impl FnMut(&str, String),
+    e: &mut Exported,
+) {
+    use crate::spec::Distribution as D;
+    let name = &p.name;
+    let value = match d {
+        D::Normal(sigma) => {
+            e.differs.push(format!("phase {name}: fio's normal is an average of uniform draws with the deviation added, its blocks scattered by a hash; wkrun's is a normal bell on the span's middle"));
+            if *sigma * 100.0 >= 100.0 {
+                e.differs.push(format!("phase {name}: fio's normal deviation is below 100 % of the span; σ = {sigma} is written as 99.99"));
+            }
+            format!(
+                "normal:{}",
+                crate::units::readable_float((sigma * 100.0).min(99.99))
+            )
+        }
+        D::ZonedAbs(v) => {
+            let zones: Vec<String> = v
+                .iter()
+                .map(|z| format!("{}/{}", z.io_percent, fio_size(z.size)))
+                .collect();
+            format!("zoned_abs:{}", zones.join(":"))
+        }
+        D::Zipf(t) if *t == 1.0 => {
+            e.differs.push(format!(
+                "phase {name}: fio refuses zipf θ = 1 (it needs θ ≠ 1)"
+            ));
+            d.to_string()
+        }
+        other => other.to_string(),
+    };
+    if matches!(d, D::Zipf(_) | D::Pareto(_)) {
+        e.differs.push(format!("phase {name}: fio scatters the {} ranks over the span with its own hash (and an offset from its seed), so its hot blocks are other blocks than wkrun's", if matches!(d, D::Zipf(_)) { "zipf" } else { "pareto" }));
+    }
+    say("random_distribution", value);
 }
 
 /// `bs` or `bssplit`; false (with the reason) when fio's percentages cannot hold the weights.
@@ -563,5 +607,55 @@ expect = "header"
             .map(key)
             .collect();
         assert_eq!(got, orig, "{}", back.text);
+    }
+
+    /// A distribution is written as fio's `random_distribution` (a normal's σ as fio's percentage) and
+    /// imports back as it was; where fio's differs is said.
+    #[test]
+    fn distributions_export_as_random_distribution_and_import_back() {
+        for (dist, fio, differs) in [
+            ("zoned:50/5:30/15:20/80", "zoned:50/5:30/15:20/80", None),
+            ("zoned_abs:50/8MiB:50/16MiB", "zoned_abs:50/8m:50/16m", None),
+            ("zipf:1.2", "zipf:1.2", Some("other blocks than wkrun's")),
+            (
+                "pareto:0.2",
+                "pareto:0.2",
+                Some("other blocks than wkrun's"),
+            ),
+            (
+                "normal:0.1",
+                "normal:10",
+                Some("its blocks scattered by a hash"),
+            ),
+        ] {
+            let text = format!(
+                "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"2s\"\ndistribution = \"{dist}\"\n"
+            );
+            let s = crate::spec::load_str(Path::new("x.toml"), &text).expect("spec");
+            let e = export(&s);
+            assert!(
+                e.text.contains(&format!("\nrandom_distribution={fio}\n")),
+                "{dist}: {}",
+                e.text
+            );
+            if let Some(d) = differs {
+                assert!(
+                    e.differs.iter().any(|x| x.contains(d)),
+                    "{dist}: {:?}",
+                    e.differs
+                );
+            }
+            let d = tempfile::tempdir().expect("tempdir");
+            let p = d.path().join("x.fio");
+            std::fs::write(&p, &e.text).expect("write");
+            let src = crate::fio::import::Source::Files(vec![p]);
+            let back =
+                crate::fio::import::import(&src, false, Some("x"), &|_| None).expect("imports");
+            assert!(
+                back.text.contains(&format!("distribution = \"{dist}\"")),
+                "{dist}: {}",
+                back.text
+            );
+        }
     }
 }

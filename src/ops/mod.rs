@@ -2,8 +2,9 @@
 //! the op's index, independent of the engine and of how many workers share the stream.
 //!
 //! - Offsets: `sequential` walks the span block by block, wrapping at its end; `random` draws a block-aligned
-//!   offset uniformly over the span (with replacement) from a seeded `rand_pcg` PCG-64 (MCG); `random` with
-//!   full coverage visits every block exactly once per pass in the order of a keyed permutation
+//!   offset uniformly over the span (with replacement) from a seeded `rand_pcg` PCG-64 (MCG), or from a
+//!   skewed law ([`dist`]: zipf, pareto, normal, zones) with the same one draw; `random` with full coverage
+//!   visits every block exactly once per pass in the order of a keyed permutation
 //!   ([`permute::Permutation`]).
 //! - Direction: in every group of 100 consecutive ops exactly the [`Mix`]'s percentage of each direction
 //!   (`read_percent` reads, the rest writes), at positions shuffled per group from the seed, so each share
@@ -14,6 +15,7 @@
 //! generator ahead by `2 i` (PCG's O(log n) advance): workers claim chunks of op indices from a shared atomic
 //! counter and generate their chunk locally.
 
+pub mod dist;
 pub mod permute;
 pub mod zones;
 
@@ -153,6 +155,8 @@ pub struct OpStream {
     pub mix: Mix,
     /// Generator seed.
     pub seed: u64,
+    /// Where random offsets fall ([`Order::Random`] only; uniform otherwise).
+    pub access: dist::Access,
     /// Number of ops, or `None` for a time-bounded stream.
     pub total_ops: Option<u64>,
 }
@@ -210,7 +214,7 @@ impl OpStream {
         r_size: u64,
         dir: Direction,
         perm: Option<&Permutation>,
-        k: &Consts,
+        k: &Consts<'_>,
     ) -> Op {
         let unit = k.unit;
         let blocks = k.blocks;
@@ -224,7 +228,11 @@ impl OpStream {
                 } else {
                     self.fits(len)
                 };
-                ((r_off as u128 * fits as u128) >> 64) as u64
+                match k.sampler.block(r_off) {
+                    // A skewed draw, moved back where an op of this length ends in the span.
+                    Some(b) => b.min(fits - 1),
+                    None => ((r_off as u128 * fits as u128) >> 64) as u64,
+                }
             }
         };
         let offset = self.span_start + block * unit;
@@ -270,6 +278,12 @@ impl OpStream {
                 unit: self.sizes.unit(),
                 blocks: self.blocks(),
                 fixed_fits,
+                sampler: match self.order {
+                    Order::Random => {
+                        dist::Sampler::new(&self.access, self.blocks(), self.sizes.unit())
+                    }
+                    _ => dist::Sampler::Uniform,
+                },
             },
             rng: self.rng_at(range.start),
             next: range.start,
@@ -293,19 +307,21 @@ impl OpStream {
 }
 
 /// What every op of a stream shares, computed once per range rather than once per op (divisions).
-struct Consts {
+struct Consts<'a> {
     /// [`Sizes::unit`].
     unit: u64,
     /// [`OpStream::blocks`].
     blocks: u64,
     /// For a fixed size and random order: the positions where an op fits; 0 otherwise.
     fixed_fits: u64,
+    /// A random stream's skewed law ([`dist::Sampler::Uniform`] for uniform offsets and other orders).
+    sampler: dist::Sampler<'a>,
 }
 
 /// Iterator over a contiguous range of a stream's ops.
 pub struct Ops<'a> {
     stream: &'a OpStream,
-    k: Consts,
+    k: Consts<'a>,
     rng: Pcg64Mcg,
     next: u64,
     end: u64,
@@ -536,6 +552,7 @@ mod tests {
             order,
             mix: Mix::read_write(rp),
             seed: 7,
+            access: dist::Access::UNIFORM,
             total_ops: total,
         }
     }
@@ -639,6 +656,7 @@ mod tests {
                 order: Order::RandomFull,
                 mix: Mix::read_write(0),
                 seed: 3,
+                access: dist::Access::UNIFORM,
                 total_ops: Some(2 * blocks),
             };
             for pass in 0..2 {
@@ -663,6 +681,7 @@ mod tests {
             order: Order::Sequential,
             mix: Mix::read_write(0),
             seed: 1,
+            access: dist::Access::UNIFORM,
             total_ops: Some(3),
         };
         let v: Vec<(u64, u32)> = s.ops(0..4).map(|o| (o.offset, o.len)).collect();

@@ -7,6 +7,7 @@
 //! of image files. [`record`] turns a phase into the parameters `plan --json` and `results.json` show;
 //! [`replay`] replays the plan's writes for verification.
 
+pub mod access;
 mod caution;
 pub mod record;
 pub mod replay;
@@ -307,6 +308,10 @@ pub struct IoWork {
     pub io: IoSettings,
     /// Offset order.
     pub order: Order,
+    /// Where a random workload's offsets fall (uniform for every other phase).
+    pub access: crate::ops::dist::Access,
+    /// The workload's `distribution` as the spec gives it, when not uniform.
+    pub distribution: Option<crate::spec::Distribution>,
     /// Share of reads in percent (0 for fills and restores).
     pub read_percent: u8,
     /// Where written bytes come from.
@@ -523,10 +528,10 @@ impl PhasePlan {
 
     /// The op stream of an I/O phase: a pure function of the plan (also replayed to verify).
     pub fn op_stream(&self) -> Option<OpStream> {
-        let (io, order, read_percent) = match &self.work {
+        let (io, order, read_percent, access) = match &self.work {
             Work::Erase(_) => return None,
-            Work::Io(w) => (&w.io, w.order, w.read_percent),
-            Work::Verify(v) => (&v.io, Order::Sequential, 100),
+            Work::Io(w) => (&w.io, w.order, w.read_percent, w.access.clone()),
+            Work::Verify(v) => (&v.io, Order::Sequential, 100, Default::default()),
         };
         Some(OpStream {
             span_start: self.span.start,
@@ -535,6 +540,7 @@ impl PhasePlan {
             order,
             mix: crate::ops::Mix::read_write(read_percent),
             seed: io.seed,
+            access,
             total_ops: self.bound().and_then(Bound::ops),
         })
     }

@@ -85,6 +85,10 @@ pub struct PhaseParams {
     /// How a random pattern covers the span: `uniform` (with replacement) or `full` (each block once per pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+    /// Where a random workload's offsets fell, as the spec's `distribution` writes it (`"zipf:1.2"`,
+    /// `"zoned:50/5:30/15:20/80"`); absent for uniform offsets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<String>,
     /// Share of reads in percent (workloads; 0 for fills and restores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_percent: Option<u8>,
@@ -215,6 +219,7 @@ impl PhaseParams {
             on_error: None,
             pattern: None,
             coverage: None,
+            distribution: None,
             read_percent: None,
             passes: None,
             verify: None,
@@ -361,6 +366,7 @@ impl PhasePlan {
             Work::Io(w) => {
                 q.set_io(&w.io, w.order);
                 q.set_workers(self);
+                q.distribution = w.distribution.as_ref().map(|d| d.to_string());
                 q.read_percent = Some(w.read_percent);
                 q.passes = w.passes;
                 match &w.writes {

@@ -580,9 +580,19 @@ impl Phase<'_> {
                 (data, bound, None, read, measure)
             }
         };
+        let distribution = p.distribution.clone().filter(|d| !d.is_uniform());
+        let access = match (&distribution, order) {
+            (Some(d), Order::Random) => {
+                super::access::resolve(d, sp.len, io.sizes().unit(), io.seed)
+                    .map_err(|e| self.err("distribution", e, None))?
+            }
+            _ => Default::default(),
+        };
         Ok(IoWork {
             io,
             order,
+            access,
+            distribution,
             read_percent,
             writes,
             bound,

@@ -257,6 +257,7 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
         );
     }
     if let Work::Io(w) = &p.work {
+        access_line(out, p.span.start, w, indent);
         pacing_lines(out, &w.measure, indent);
     }
     if io.is_some_and(|io| io.workers > 1) {
@@ -351,6 +352,31 @@ fn block(io: &super::IoSettings) -> String {
         true => format!("{}-{}", fmt_bytes(small), fmt_bytes(large)),
         false => fmt_bytes(small),
     }
+}
+
+/// A skewed workload's distribution, and a zoned one's zones as byte ranges of the target.
+fn access_line(out: &mut String, start: u64, w: &IoWork, indent: &str) {
+    let Some(d) = &w.distribution else {
+        return;
+    };
+    let zones = match &w.access.dist {
+        crate::ops::dist::Dist::Zoned(v) => {
+            let z: Vec<String> = v
+                .iter()
+                .map(|z| {
+                    format!(
+                        "{} % in [{}, {})",
+                        z.io_percent,
+                        start + z.start,
+                        start + z.end
+                    )
+                })
+                .collect();
+            format!(": {}", z.join(", "))
+        }
+        _ => String::new(),
+    };
+    let _ = writeln!(out, "{indent}distribution {d}{zones}");
 }
 
 /// A workload's unmeasured ramp and rate cap, as set in the spec or by `--set`.

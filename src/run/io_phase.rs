@@ -431,8 +431,17 @@ fn coverage(phase: &PhasePlan, ops: u64) -> crate::stats::coverage::Coverage {
     } else {
         0.0
     };
-    let mut c =
-        crate::stats::coverage::coverage(len.div_ceil(unit), ops, phase.visits_each_block());
+    let blocks = len.div_ceil(unit);
+    let mut c = match &phase.work {
+        // A skewed law: the expected share under that law, not the uniform formula.
+        crate::plan::Work::Io(w) if !phase.visits_each_block() && !w.access.is_uniform() => {
+            crate::stats::coverage::Coverage {
+                fraction: crate::ops::dist::expected_coverage(&w.access, blocks, unit, ops),
+                exact: false,
+            }
+        }
+        _ => crate::stats::coverage::coverage(blocks, ops, phase.visits_each_block()),
+    };
     c.fraction *= fraction_of_span;
     c
 }

@@ -369,6 +369,7 @@ mod tests {
                 order,
                 mix: crate::ops::Mix::read_write(30),
                 seed: 11,
+                access: crate::ops::dist::Access::UNIFORM,
                 total_ops: None,
             };
             let mut w = Written::default();

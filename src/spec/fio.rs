@@ -206,11 +206,11 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     note(
         "random_generator",
-        "wkrun has no `random_generator`: it has one generator (PCG-64), which `seed` starts",
+        "wkrun has no `random_generator`: it has one generator (PCG-64), which `seed` starts; skewed offsets (`distribution`) are drawn from it too",
     ),
     map(
         "random_distribution",
-        "wkrun has no `random_distribution`: random offsets are uniform over the span (coverage = \"uniform\"), or each block once (coverage = \"full\")",
+        "`random_distribution` is `distribution` in wkrun, spelt the same (distribution = \"zoned:50/5:30/15:20/80\"; fio's \"random\" is \"uniform\"; a normal's deviation is a fraction of the span, fio's normal:10 is normal:0.1)",
     ),
     map(
         "filename",

@@ -281,6 +281,9 @@ pub const KEYS: &[Key] = &[
         "fill `\"full\"`, workload `\"uniform\"`",
         |p| p.coverage.is_some(),
     ),
+    key("distribution", WORKLOAD, "`\"uniform\"`", |p| {
+        p.distribution.is_some()
+    }),
     Key {
         matrix: Some(Matrix {
             label: "read",
@@ -403,6 +406,7 @@ mod tests {
         ("image_size", "\"1MiB\""),
         ("pattern", "\"sequential\""),
         ("coverage", "\"full\""),
+        ("distribution", "\"zipf:1.2\""),
         ("read_percent", "65"),
         ("rate_iops", "100"),
         ("ramp", "\"1s\""),

@@ -5,6 +5,7 @@
 //! A spec is pure data: nothing here opens a device or reads a clock.
 
 pub mod block_size;
+pub mod distribution;
 pub mod expand;
 pub mod fio;
 pub mod keys;
@@ -18,6 +19,7 @@ pub use crate::vocab::{
     Coverage, DataPattern, EngineKind, EraseMethod, OnError, Pattern, PhaseKind, Rate, Until,
 };
 pub use block_size::BlockSize;
+pub use distribution::Distribution;
 pub use load::{LoadedSpec, SpecError, SpecErrors, load_file, load_str};
 pub use repeat::{RepeatSpec, RoundTag, Track};
 pub use vary::{One, Vary};
@@ -471,6 +473,17 @@ pub struct PhaseSpec {
     /// pass, in a pseudo-random order, with O(1) memory). Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+    /// Where `pattern = "random"` offsets fall (fio's `random_distribution`, same spelling): `"uniform"`
+    /// (default), `"zipf:THETA"` (rank k drawn ∝ k^−θ, θ > 0), `"pareto:H"` (fio's Pareto, 0 < h < 1: the
+    /// hottest h of the blocks take 1 − h of the I/Os), the hot ranks of both scattered over the span by a
+    /// permutation keyed by the seed; `"normal:SIGMA"` (a normal bell on the span's middle, σ a fraction of
+    /// the span, cut at its ends); `"zoned:50/5:30/15:20/80"` (percent of I/Os / percent of the span, zones
+    /// contiguous in span order, each list summing to 100) or `"zoned_abs:50/10MiB:50/1GiB"` (sizes from the
+    /// span's start, at most the span). Each op's offset is still one draw of the seeded stream. Not with
+    /// `pattern = "sequential"` or `coverage = "full"`; several workers need `workers_split = "shared"`.
+    /// Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<Distribution>,
     /// Share of I/Os that are reads, 0 to 100 (0 = all writes, 100 = all reads, 65 = iometer's 65/35 mix).
     /// Required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]

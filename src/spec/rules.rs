@@ -146,6 +146,7 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
         check_phase(phases, i, interval, &mut names, &mut out);
         let at = phase_at(phases, i);
         out.extend(check_workers_split(&at, &running[i]));
+        out.extend(check_distribution(&at, &running[i]));
         out.extend(check_last_writer(&at, &running, i));
     }
     out.extend(super::repeat::check_tracks(spec, phases));
@@ -189,6 +190,38 @@ fn check_workers_split(at: &At, p: &PhaseSpec) -> Option<RuleError> {
         format!("workers_split = \"shared\" gives each of the {n} workers its own pass over the whole span, so this phase, which visits every block (a fill, a sequential pattern or full coverage), would read or write every block {n} times"),
         Some("use workers_split = \"partitioned\" (the default)"),
     ))
+}
+
+/// A skewed `distribution` draws random offsets with replacement from its law: it has no sequential or
+/// full-coverage order, and several workers must share the span (a partitioned split would repeat the law
+/// inside each worker's part). `p` is the phase with its `[defaults]`.
+fn check_distribution(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let d = p.distribution.as_ref().filter(|d| !d.is_uniform())?;
+    let (pattern, coverage) = pattern_and_coverage(p);
+    let workers = p.workers.unwrap_or(1);
+    let (message, help) = if pattern != Pattern::Random {
+        (
+            format!("distribution = \"{d}\" skews random offsets; this phase is sequential"),
+            "use pattern = \"random\", or drop distribution",
+        )
+    } else if coverage == Coverage::Full {
+        (
+            format!(
+                "distribution = \"{d}\" draws offsets with replacement from its law, which has no full-coverage order (coverage = \"full\" visits every block once per pass)"
+            ),
+            "drop coverage, or drop distribution",
+        )
+    } else if workers > 1 && p.workers_split != Some(WorkersSplit::Shared) {
+        (
+            format!(
+                "distribution = \"{d}\" with workers = {workers}: the partitioned split would repeat the distribution inside each worker's part of the span"
+            ),
+            "use workers_split = \"shared\" (every worker draws from the whole span)",
+        )
+    } else {
+        return None;
+    };
+    Some(at.key("distribution", message, Some(help)))
 }
 
 /// Why the last writer of a block that phase `index` ("`name`", `workers` workers sharing its span, its

@@ -11,7 +11,9 @@ pub struct Coverage {
     /// Blocks touched / blocks in the span, 0..=1.
     pub fraction: f64,
     /// True when `fraction` is exact (sequential, or random with `coverage = "full"`); false when it is the
-    /// expected value for uniform random offsets, `1 − (1 − 1/n)^k` for k I/Os over n blocks.
+    /// expected value for random offsets: `1 − (1 − 1/n)^k` for k uniform I/Os over n blocks, and under a
+    /// skewed `distribution` the mean of `1 − (1 − pᵢ)^k` over the blocks' probabilities pᵢ
+    /// (`ops::dist::expected_coverage`).
     pub exact: bool,
 }
 

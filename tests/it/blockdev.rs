@@ -194,6 +194,7 @@ seed = 6
         order: Order::Random,
         mix: Mix::read_write(50),
         seed: 6,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
     let mut last = std::collections::HashMap::new();

@@ -89,6 +89,7 @@ seed = 11
         order: Order::Random,
         mix: Mix::read_write(0),
         seed: 11,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
     let mut writers: HashMap<u64, Vec<u64>> = HashMap::new();
@@ -174,6 +175,7 @@ seed = 2
         order: Order::Random,
         mix: Mix::read_write(0),
         seed: 2,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
     let hit: HashSet<u64> = stream.ops(0..writes).map(|o| o.offset).collect();

@@ -1004,3 +1004,31 @@ pub fn run_s_on_sim(dir: &Path, out: &str) {
     let (c, _, e) = run_sim(dir, out, &[]);
     assert_eq!(c, 0, "{e}");
 }
+
+/// JESD219's client mix (fio's examples/jesd219.fio bssplit): bytes and percent of the I/Os.
+pub const JESD219_MIX: &[(u64, f64)] = &[
+    (512, 4.0),
+    (1024, 1.0),
+    (1536, 1.0),
+    (2048, 1.0),
+    (2560, 1.0),
+    (3072, 1.0),
+    (3584, 1.0),
+    (4096, 67.0),
+    (8192, 10.0),
+    (16384, 7.0),
+    (32768, 3.0),
+    (65536, 3.0),
+];
+
+/// Iometer's File Server mix (fio's examples/iometer-file-access-server.fio bssplit).
+pub const FILE_SERVER_MIX: &[(u64, f64)] = &[
+    (512, 10.0),
+    (1024, 5.0),
+    (2048, 5.0),
+    (4096, 60.0),
+    (8192, 2.0),
+    (16384, 4.0),
+    (32768, 4.0),
+    (65536, 10.0),
+];

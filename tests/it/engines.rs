@@ -568,6 +568,7 @@ fn random_stream(
         order,
         mix: Mix::read_write(rp),
         seed,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: total,
     }
 }
@@ -1043,6 +1044,7 @@ seed = 7
             order: Order::Random,
             mix: Mix::read_write(70),
             seed: 7,
+            access: wkrun::ops::dist::Access::UNIFORM,
             total_ops: None,
         };
         let ops = ops_below(&stream, n);

@@ -11,6 +11,7 @@ mod cautions;
 mod cli;
 mod compare;
 mod diskfull;
+mod distribution;
 mod engines;
 mod failedwrites;
 mod fio_cli;

@@ -52,6 +52,7 @@ seed = 7
         order: Order::Sequential,
         mix: Mix::read_write(0),
         seed: 7,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(2 * blocks),
     };
     for op in stream.ops(0..2 * blocks) {
@@ -301,6 +302,7 @@ seed = 3
         order: Order::Random,
         mix: Mix::read_write(50),
         seed: 3,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
     let ops = ops_below(&stream, reads + writes);
@@ -371,6 +373,7 @@ seed = 8
         order: Order::Random,
         mix: Mix::read_write(30),
         seed: 8,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(384),
     };
     let ops = ops_below(&stream, 384);

@@ -386,6 +386,27 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("target-rank-template.toml", spec(&format!("[target]\npath = \"t{{rank}}.img\"\n{ERASE}")),
             ":6:1: target.path: {rank} is expanded on the command line only (--target, -o, --allow-destroy), not in the spec: every host would use \"t{rank}.img\" as written")
             .help("give the target on the command line: --target with the template (docs/hosts.md)"),
+        // Access distributions (issue 26): values out of range where they are written, combinations the
+        // rules refuse, fio's name, zones past the span (by the plan).
+        bad("dist-zipf.toml", line8("distribution = \"zipf:0\""),
+            ":8:16: phase[0] \"w\".distribution: distribution \"zipf:0\": zipf θ must be above 0"),
+        bad("dist-pareto.toml", line8("distribution = \"pareto:1\""),
+            ":8:16: phase[0] \"w\".distribution: distribution \"pareto:1\": pareto h must be between 0 and 1 (exclusive), as fio's; h = 0.2 sends 80 % of I/Os to the hottest 20 % of blocks"),
+        bad("dist-normal.toml", line8("distribution = \"normal:0\""),
+            ":8:16: phase[0] \"w\".distribution: distribution \"normal:0\": normal σ (a fraction of the span) must be above 0"),
+        bad("dist-zoned-io.toml", line8("distribution = \"zoned:50/5:30/15:10/80\""),
+            ":8:16: phase[0] \"w\".distribution: distribution \"zoned:50/5:30/15:10/80\": the zones' shares of the I/Os sum to 90 %, not 100 %"),
+        bad("dist-zoned-span.toml", line8("distribution = \"zoned:50/5:30/15:20/70\""),
+            ":8:16: phase[0] \"w\".distribution: distribution \"zoned:50/5:30/15:20/70\": the zones' shares of the span sum to 90 %, not 100 %"),
+        bad("dist-full.toml", line8("coverage = \"full\"\ndistribution = \"zipf:1.2\""),
+            ":9:1: phase[0] \"w\".distribution: distribution = \"zipf:1.2\" draws offsets with replacement from its law, which has no full-coverage order (coverage = \"full\" visits every block once per pass)")
+            .help("drop coverage, or drop distribution"),
+        bad("dist-fio-name.toml", line8("random_distribution = \"zipf:1.2\""),
+            ":8:1: phase[0] \"w\".random_distribution: unknown key `random_distribution`")
+            .help("`random_distribution` is `distribution` in wkrun, spelt the same (distribution = \"zoned:50/5:30/15:20/80\"; fio's \"random\" is \"uniform\"; a normal's deviation is a fraction of the span, fio's normal:10 is normal:0.1)"),
+        bad("dist-zoned-abs.toml", sized("distribution = \"zoned_abs:50/32KiB:50/64KiB\""),
+            ":9:1: phase[0] \"w\".distribution: distribution = \"zoned_abs:50/32KiB:50/64KiB\": the zones' sizes sum to 96KiB, more than the span's 64KiB (65536 B)")
+            .at_plan(),
         // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.
         bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
             format!(":9:1: phase[0] \"w\".block_size: block_size 1000B (1000 B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))

@@ -54,6 +54,7 @@ fn w_stream() -> OpStream {
         order: Order::Random,
         mix: Mix::read_write(0),
         seed: 7,
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(1024),
     }
 }

@@ -452,6 +452,7 @@ fn zoned_zbd_writes() {
         order: wkrun::ops::Order::Random,
         mix: wkrun::ops::Mix::read_write(0),
         seed: rw["params"]["seed"].as_u64().unwrap(),
+        access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(64),
     };
     let (resets, written) = zbd_expected(&stream);

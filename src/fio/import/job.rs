@@ -98,6 +98,8 @@ pub struct Job {
     pub random_map: bool,
     /// `randseed`.
     pub seed: Option<u64>,
+    /// `random_distribution`, when not uniform.
+    pub distribution: Option<crate::spec::Distribution>,
     /// Data written.
     pub data: DataPattern,
     /// `verify`'s checksum, and where.
@@ -161,6 +163,7 @@ impl Job {
             direct: false,
             random_map: true,
             seed: None,
+            distribution: None,
             data: DataPattern::Random,
             verify: None,
             do_verify: true,
@@ -518,6 +521,77 @@ fn map_steady(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
     Ok(Outcome::Done)
 }
 
+/// fio's `random_distribution=VALUE` as wkrun's `distribution`: the same spelling, but fio's normal
+/// deviation is a percentage of the span (wkrun's σ a fraction) and fio scatters a normal's blocks.
+fn distribution(job: &mut Job, v: &str) -> Outcome {
+    use crate::spec::Distribution;
+    let v = v.trim();
+    let (name, arg) = v.split_once(':').unwrap_or((v, ""));
+    let parsed = match name {
+        "random" if arg.is_empty() => Ok(Distribution::Uniform),
+        "normal" => match arg.trim().parse::<f64>() {
+            Ok(dev) if dev > 0.0 && dev < 100.0 => {
+                Distribution::parse(&format!("normal:{}", dev / 100.0))
+            }
+            _ => Err(format!(
+                "fio's normal:{arg} (a deviation of 0, a centre or no number); wkrun's normal needs σ > 0, a fraction of the span, centred on its middle"
+            )),
+        },
+        "sequence" => {
+            Err("wkrun has no fixed sequence of blocks (fio's sequence distribution)".into())
+        }
+        "zoned" => Distribution::parse(&format!("zoned:{}", zoned_rest(arg))),
+        _ => Distribution::parse(v),
+    };
+    match parsed {
+        Ok(d) if d.is_uniform() => {
+            job.distribution = None;
+            Outcome::Done
+        }
+        Ok(d) => {
+            let normal = matches!(d, Distribution::Normal(_));
+            job.distribution = Some(d);
+            match normal {
+                true => Outcome::Note("fio's normal:N is wkrun's normal:N/100 (σ a fraction of the span); fio scatters a normal's blocks over the span with a hash, wkrun keeps the bell on the span's middle".into()),
+                false => Outcome::Done,
+            }
+        }
+        Err(e) => Outcome::Refuse(e),
+    }
+}
+
+/// fio's zone list with its missing percentages given their share of the rest, as fio does: a zone
+/// written `20/` (no share of the span) gets what the others leave, split evenly among such zones.
+fn zoned_rest(arg: &str) -> String {
+    let items: Vec<[&str; 2]> = arg
+        .split(':')
+        .map(|z| {
+            let (io, span) = z.split_once('/').unwrap_or((z, ""));
+            [io.trim(), span.trim()]
+        })
+        .collect();
+    let rest: Vec<Option<String>> = (0..2)
+        .map(|k| {
+            let given: u32 = items.iter().filter_map(|z| z[k].parse::<u32>().ok()).sum();
+            let missing = items.iter().filter(|z| z[k].is_empty()).count() as u32;
+            (missing > 0).then(|| (100u32.saturating_sub(given) / missing).to_string())
+        })
+        .collect();
+    items
+        .iter()
+        .map(|z| {
+            let v: Vec<String> = (0..2)
+                .map(|k| match (&rest[k], z[k].is_empty()) {
+                    (Some(r), true) => r.clone(),
+                    _ => z[k].to_string(),
+                })
+                .collect();
+            v.join("/")
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// The engine, data and the other I/O options.
 fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
     let kb = job.kb_base;
@@ -536,11 +610,7 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
         "invalidate" => job.invalidate = value::boolean(v)?,
         "norandommap" => job.random_map = !flag(v)?,
         "randseed" => job.seed = Some(value::int(v, kb)?),
-        "random_distribution" => {
-            if v.trim() != "random" {
-                return Ok(Outcome::Refuse("wkrun has no access distributions yet: random offsets are uniform over the span".into()));
-            }
-        }
+        "random_distribution" => return Ok(distribution(job, v)),
         "zero_buffers" => {
             if flag(v)? {
                 job.data = DataPattern::Zeros;

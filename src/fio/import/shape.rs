@@ -76,6 +76,8 @@ pub struct Shape {
     pub rate: [Option<u64>; 2],
     /// `randseed`.
     pub seed: Option<u64>,
+    /// Where random offsets fall, when not uniform.
+    pub distribution: Option<crate::spec::Distribution>,
     /// Data written (writers).
     pub data: Option<DataPattern>,
     /// Stamp writes, and a verify phase after (`Some(true)`) or not.
@@ -187,6 +189,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         ramp_us,
         rate,
         seed: job.seed,
+        distribution: job.distribution.clone().filter(|_| job.rw.random),
         data: writes.then_some(job.data),
         verify,
         steady,
@@ -254,7 +257,8 @@ fn block(job: &Job, at: &Place, refused: &mut Vec<Remark>) -> (Block, bool) {
             format!("random offsets aligned to {} B; wkrun aligns them to the block size (or a mix's smallest, {} B)", ba, unit),
         ));
     }
-    let mut full = job.rw.random && job.random_map;
+    // fio leaves its random map off under a non-uniform distribution.
+    let mut full = job.rw.random && job.random_map && job.distribution.is_none();
     if full && matches!(block, Block::Mix(_)) {
         refused.push(remark(
             at,

@@ -150,7 +150,11 @@ const MAPPED: &[Sample] = &[
         "norandommap=0",
         Some(("coverage", "\"full\"")),
     ),
-    ("random_distribution", "random_distribution=random", None),
+    (
+        "random_distribution",
+        "random_distribution=zoned:50/5:30/15:20/80",
+        Some(("distribution", "\"zoned:50/5:30/15:20/80\"")),
+    ),
     ("filename", "filename=/dev/sdz", None),
     ("directory", "directory=/mnt", None),
     ("nrfiles", "nrfiles=1", None),
@@ -428,8 +432,12 @@ fn refusals_name_option_and_line() {
         ),
         ("rw=read:4k", "j.fio:6: rw=read:4k: fio's `:4k` skips"),
         (
-            "random_distribution=zipf:1.2",
-            "j.fio:6: random_distribution=zipf:1.2: wkrun has no access distributions yet",
+            "random_distribution=zipf:1.2:0.25",
+            "j.fio:6: random_distribution=zipf:1.2:0.25: distribution \"zipf:1.2:0.25\": one number after \"zipf:\" (wkrun has no fio centre",
+        ),
+        (
+            "random_distribution=sequence:2,0,1",
+            "j.fio:6: random_distribution=sequence:2,0,1: wkrun has no fixed sequence of blocks",
         ),
         (
             "rate_process=poisson\nrate_iops=10",
@@ -670,4 +678,41 @@ fn a_line_break_in_an_argument_stays_in_its_string() {
         "{}",
         i.text
     );
+}
+
+/// fio's `random_distribution` is `distribution`: its normal deviation, a percentage, becomes a fraction
+/// (with a note); a skewed law turns fio's random map off, as fio does (no `coverage = "full"`).
+#[test]
+fn random_distribution_maps_to_distribution() {
+    let text = "[j]\nfilename=f\nrw=randwrite\nsize=16m\ntime_based\nruntime=2\nrandom_distribution=normal:10\n";
+    let out = import_text(text, false).unwrap_or_else(|e| panic!("{e:#?}"));
+    let p = phases(&out.text).0.remove(0);
+    assert_eq!(p["distribution"].as_str(), Some("normal:0.1"));
+    assert!(p.get("coverage").is_none(), "{p:?}");
+    assert!(
+        out.notes.iter().any(|n| n.contains("normal:N/100")),
+        "{:?}",
+        out.notes
+    );
+    let p = first(
+        "[j]\nfilename=f\nrw=randread\nsize=16m\ntime_based\nruntime=2\nrandom_distribution=zoned_abs:60/2m:40/8m\n",
+    );
+    assert_eq!(
+        p["distribution"].as_str(),
+        Some("zoned_abs:60/2MiB:40/8MiB")
+    );
+    let p = first(
+        "[j]\nfilename=f\nrw=randread\nsize=16m\ntime_based\nruntime=2\nrandom_distribution=random\n",
+    );
+    assert_eq!(p.get("distribution"), None);
+    assert_eq!(p["coverage"].as_str(), Some("full"));
+}
+
+/// fio's zone list with a missing percentage: that zone takes what the others leave (fio's rand-zones.fio).
+#[test]
+fn a_zone_without_its_percentage_takes_the_rest() {
+    let p = first(
+        "[j]\nfilename=f\nrw=randread\nsize=16m\ntime_based\nruntime=2\nrandom_distribution=zoned:50/5:30/15:20/\n",
+    );
+    assert_eq!(p["distribution"].as_str(), Some("zoned:50/5:30/15:20/80"));
 }

@@ -55,6 +55,9 @@ fn workload(p: &Phase) -> Vec<Entry> {
     if sh.full {
         k.push(("coverage", s("full")));
     }
+    if let Some(d) = &sh.distribution {
+        k.push(("distribution", s(&d.to_string())));
+    }
     if w > 1 {
         k.push(("workers", w.to_string()));
         if sh.random && !sh.full && !sh.partitioned {
