@@ -273,6 +273,7 @@ fn phase(
         device: None,
         hosts: Vec::new(),
         latency_histograms: hist,
+        arrivals: None,
         zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.

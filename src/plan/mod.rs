@@ -378,6 +378,8 @@ impl Bound {
 pub struct Measure {
     /// Rate cap.
     pub rate_iops: Option<Rate>,
+    /// How the rate cap spaces its issue times (the Poisson draws' seed: the phase's), and think time.
+    pub arrivals: crate::vocab::Arrivals,
     /// Unmeasured lead-in, ns.
     pub ramp_ns: Option<u64>,
     /// Steady-state detection.

@@ -115,6 +115,15 @@ pub struct PhaseParams {
     /// Rate cap in I/Os per second, total and/or per direction (workloads with `rate_iops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<Rate>,
+    /// How the rate cap spaces its issue times, when Poisson (`rate_process = "poisson"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_process: Option<crate::vocab::RateProcess>,
+    /// Think time, ns (workloads with `think_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_time_ns: Option<u64>,
+    /// I/Os per burst between think times (with `think_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_every: Option<u64>,
     /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp_ns: Option<u64>,
@@ -225,6 +234,9 @@ impl PhaseParams {
             image_bytes: None,
             duration_ns: None,
             rate_iops: None,
+            rate_process: None,
+            think_time_ns: None,
+            think_every: None,
             ramp_ns: None,
             steady_state: None,
             steady_leave: None,
@@ -321,6 +333,14 @@ impl PhaseParams {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Measure {
             rate_iops: self.rate_iops,
+            arrivals: crate::vocab::Arrivals {
+                process: self.rate_process.unwrap_or_default(),
+                seed: self.seed.unwrap_or(1),
+                think: self.think_time_ns.map(|ns| crate::vocab::Think {
+                    ns,
+                    every: self.think_every.unwrap_or(1),
+                }),
+            },
             ramp_ns: self.ramp_ns,
             steady: self.steady_state.map(|rule| SteadyPlan {
                 rule,
@@ -375,6 +395,10 @@ impl PhasePlan {
                 }
                 let m = &w.measure;
                 q.rate_iops = m.rate_iops;
+                q.rate_process = (m.arrivals.process == crate::vocab::RateProcess::Poisson)
+                    .then_some(m.arrivals.process);
+                q.think_time_ns = m.arrivals.think.map(|t| t.ns);
+                q.think_every = m.arrivals.think.map(|t| t.every);
                 q.ramp_ns = m.ramp_ns;
                 q.steady_state = m.steady.as_ref().map(|s| s.rule);
                 q.steady_leave = m.steady.as_ref().and_then(|s| s.leave);

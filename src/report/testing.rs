@@ -49,6 +49,7 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        arrivals: None,
         zones: None,
     }
 }

@@ -348,6 +348,7 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
             write: lat[Direction::Write].buckets(),
         });
     }
+    pr.arrivals = arrivals(&o.outcome);
     pr.read_share = ReadShare::of(&pr.read, &pr.write);
     pr.ops_by_size = o
         .outcome
@@ -387,6 +388,22 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
         judge::record(&work.measure, io.interval_ns, j, o.ended_at_steady, pr);
     }
     pr.workers = worker_results(phase, o, secs);
+}
+
+/// Under a schedule (the engines kept latencies from the intended issue times): think times and those
+/// latencies.
+fn arrivals(o: &crate::engine::Outcome) -> Option<crate::results::ArrivalsResult> {
+    let lat = o.from_intended.as_ref()?;
+    let mut all = crate::stats::LatencyRecorder::new();
+    lat.iter().for_each(|(_, l)| all.merge(l));
+    Some(crate::results::ArrivalsResult {
+        think_periods: o.thinks,
+        latency_from_intended_ns: crate::results::IntendedLatency {
+            read: lat[Direction::Read].summary(),
+            write: lat[Direction::Write].summary(),
+            total: all.summary(),
+        },
+    })
 }
 
 /// Each worker's share, with more than one worker: its planned part and what its recorders counted.

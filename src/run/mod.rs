@@ -569,6 +569,7 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        arrivals: None,
         zones: None,
     }
 }

@@ -293,6 +293,11 @@ pub const KEYS: &[Key] = &[
         })
     },
     key("rate_iops", WORKLOAD, "no cap", |p| p.rate_iops.is_some()),
+    key("rate_process", WORKLOAD, "`\"linear\"`", |p| {
+        p.rate_process.is_some()
+    }),
+    key("think_time", WORKLOAD, "none", |p| p.think_time.is_some()),
+    key("think_every", WORKLOAD, "`1`", |p| p.think_every.is_some()),
     key("ramp", WORKLOAD, "none", |p| p.ramp.is_some()),
     key("steady_state", WORKLOAD, "none", |p| {
         p.steady_state.is_some()
@@ -405,6 +410,9 @@ mod tests {
         ("coverage", "\"full\""),
         ("read_percent", "65"),
         ("rate_iops", "100"),
+        ("rate_process", "\"poisson\""),
+        ("think_time", "\"100us\""),
+        ("think_every", "100"),
         ("ramp", "\"1s\""),
         ("steady_state", "{ rule = \"snia\" }"),
         ("steady_leave", "{ drop = 0.2 }"),

@@ -76,6 +76,7 @@ fn workload(
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        arrivals: None,
         zones: None,
     }
 }

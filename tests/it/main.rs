@@ -3,6 +3,7 @@
 
 mod common;
 
+mod arrivals;
 mod bad_input;
 mod blockdev;
 mod bounds;

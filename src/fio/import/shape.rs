@@ -74,6 +74,10 @@ pub struct Shape {
     pub ramp_us: Option<u64>,
     /// Rate caps per direction of one job, I/Os per second.
     pub rate: [Option<u64>; 2],
+    /// Poisson arrivals at the caps' rates (`rate_process=poisson` with a cap).
+    pub poisson: bool,
+    /// Think time, µs, and the I/Os between think times (`thinktime`, `thinktime_blocks`).
+    pub think: Option<(u64, u64)>,
     /// `randseed`.
     pub seed: Option<u64>,
     /// Data written (writers).
@@ -185,7 +189,9 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         partitioned,
         bound,
         ramp_us,
+        poisson: job.poisson && rate.iter().any(Option::is_some),
         rate,
+        think: (job.think_us > 0).then_some((job.think_us, job.think_blocks)),
         seed: job.seed,
         data: writes.then_some(job.data),
         verify,

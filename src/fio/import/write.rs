@@ -93,6 +93,15 @@ fn workload(p: &Phase) -> Vec<Entry> {
     if !caps.is_empty() {
         k.push(("rate_iops", format!("{{ {} }}", caps.join(", "))));
     }
+    if sh.poisson {
+        k.push(("rate_process", s("poisson")));
+    }
+    if let Some((us, every)) = sh.think {
+        k.push(("think_time", duration_us(us)));
+        if every > 1 {
+            k.push(("think_every", every.to_string()));
+        }
+    }
     if let Some(seed) = sh.seed {
         k.push(("seed", seed.to_string()));
     }
