@@ -139,6 +139,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
             file: file.to_string(),
         }),
         round_blocks: Vec::new(),
+        latency_searches: Vec::new(),
         phases,
     })
 }
@@ -274,6 +275,7 @@ fn phase(
         hosts: Vec::new(),
         latency_histograms: hist,
         arrivals: None,
+        latency_target: None,
         zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.

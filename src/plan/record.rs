@@ -124,6 +124,12 @@ pub struct PhaseParams {
     /// I/Os per burst between think times (with `think_time`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_every: Option<u64>,
+    /// Latency target, ns (a step of a latency-target search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target_ns: Option<u64>,
+    /// The percentile held under `latency_target_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_percentile: Option<f64>,
     /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp_ns: Option<u64>,
@@ -237,6 +243,8 @@ impl PhaseParams {
             rate_process: None,
             think_time_ns: None,
             think_every: None,
+            latency_target_ns: None,
+            latency_percentile: None,
             ramp_ns: None,
             steady_state: None,
             steady_leave: None,
@@ -341,6 +349,13 @@ impl PhaseParams {
                     every: self.think_every.unwrap_or(1),
                 }),
             },
+            latency_target: self.latency_target_ns.map(|t| {
+                let q = self.latency_percentile;
+                (
+                    q.unwrap_or(crate::spec::latency_target::DEFAULT_PERCENTILE),
+                    t,
+                )
+            }),
             ramp_ns: self.ramp_ns,
             steady: self.steady_state.map(|rule| SteadyPlan {
                 rule,
@@ -399,6 +414,8 @@ impl PhasePlan {
                     .then_some(m.arrivals.process);
                 q.think_time_ns = m.arrivals.think.map(|t| t.ns);
                 q.think_every = m.arrivals.think.map(|t| t.every);
+                q.latency_percentile = m.latency_target.map(|t| t.0);
+                q.latency_target_ns = m.latency_target.map(|t| t.1);
                 q.ramp_ns = m.ramp_ns;
                 q.steady_state = m.steady.as_ref().map(|s| s.rule);
                 q.steady_leave = m.steady.as_ref().and_then(|s| s.leave);

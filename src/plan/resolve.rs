@@ -90,6 +90,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         start_at: 0,
         launch: Default::default(),
         round_blocks: super::rounds::blocks(spec),
+        latency_searches: super::search::searches(spec),
         write_cache,
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
@@ -724,6 +725,13 @@ impl Phase<'_> {
                     every: p.think_every.map_or(1, |n| n.max(1) as u64),
                 }),
             },
+            latency_target: p.latency_target.map(|t| {
+                let q = p.latency_percentile;
+                (
+                    q.unwrap_or(crate::spec::latency_target::DEFAULT_PERCENTILE),
+                    t.0,
+                )
+            }),
             ramp_ns: p.ramp.map(|d| d.0),
             steady: p.steady_state.map(|rule| SteadyPlan {
                 rule,

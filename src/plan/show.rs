@@ -358,6 +358,13 @@ fn pacing_lines(out: &mut String, m: &super::Measure, indent: &str) {
         };
         let _ = writeln!(out, "{indent}rate cap: at most {}{how}", caps.join(", "));
     }
+    if let Some((q, t)) = m.latency_target {
+        let _ = writeln!(
+            out,
+            "{indent}latency target: p{q} at most {}, a step of a search (the deeper steps are skipped once one is over)",
+            Duration(t)
+        );
+    }
     if let Some(t) = m.arrivals.think {
         let _ = writeln!(
             out,

@@ -50,6 +50,7 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         hosts: Vec::new(),
         latency_histograms: None,
         arrivals: None,
+        latency_target: None,
         zones: None,
     }
 }
@@ -145,6 +146,7 @@ pub fn results(
         cluster: None,
         source: None,
         round_blocks: Vec::new(),
+        latency_searches: Vec::new(),
         phases,
     }
 }

@@ -78,6 +78,11 @@ pub struct Results {
     /// spec has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_blocks: Vec<super::rounds::RoundBlockResult>,
+    /// The latency-target searches (`latency_target` with a list of queue depths) that ran a step, in
+    /// spec order: the curve each walked (queue depth, IOPS, latency percentile per step), its answer and
+    /// verdict. Absent when the spec has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_searches: Vec<super::search::SearchResult>,
     /// Phases run so far, in order. A phase of a block of rounds that the block no longer needed (it was
     /// steady before that round) did not run and is not here: indices may skip.
     pub phases: Vec<PhaseResult>,
@@ -102,6 +107,7 @@ impl Results {
             cluster: self.cluster.clone(),
             source: self.source.clone(),
             round_blocks: self.round_blocks.clone(),
+            latency_searches: self.latency_searches.clone(),
             phases: Vec::new(),
         }
     }
@@ -258,6 +264,9 @@ pub struct PhaseResult {
     /// from each I/O's intended issue time as well as from its submission).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<ArrivalsResult>,
+    /// A step of a latency-target search: its latency percentile against the target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<super::search::TargetStep>,
 }
 
 /// How a phase's I/Os arrived, under a schedule (a rate cap, evenly spaced or Poisson, or think time).

@@ -334,6 +334,12 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
     lat.iter().for_each(|(_, l)| all.merge(l));
     let bytes = c.by_dir.0.iter().map(|d| d.bytes).sum();
     pr.total = DirStats::new(ops(c), bytes, secs, all.summary());
+    if let crate::plan::Work::Io(w) = &phase.work
+        && let Some((q, target)) = w.measure.latency_target
+    {
+        let step = crate::results::search::TargetStep::new(q, target, all.percentile(q));
+        pr.latency_target = Some(step);
+    }
     pr.device = o.device.as_ref().map(|c| {
         crate::results::DeviceResult::new(
             c,

@@ -298,6 +298,12 @@ pub const KEYS: &[Key] = &[
     }),
     key("think_time", WORKLOAD, "none", |p| p.think_time.is_some()),
     key("think_every", WORKLOAD, "`1`", |p| p.think_every.is_some()),
+    key("latency_target", WORKLOAD, "none", |p| {
+        p.latency_target.is_some()
+    }),
+    key("latency_percentile", WORKLOAD, "`99`", |p| {
+        p.latency_percentile.is_some()
+    }),
     key("ramp", WORKLOAD, "none", |p| p.ramp.is_some()),
     key("steady_state", WORKLOAD, "none", |p| {
         p.steady_state.is_some()
@@ -413,6 +419,8 @@ mod tests {
         ("rate_process", "\"poisson\""),
         ("think_time", "\"100us\""),
         ("think_every", "100"),
+        ("latency_target", "\"500us\""),
+        ("latency_percentile", "99.9"),
         ("ramp", "\"1s\""),
         ("steady_state", "{ rule = \"snia\" }"),
         ("steady_leave", "{ drop = 0.2 }"),

@@ -147,8 +147,10 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
         let at = phase_at(phases, i);
         out.extend(check_workers_split(&at, &running[i]));
         out.extend(check_last_writer(&at, &running, i));
+        out.extend(super::latency_target::check_values(phases, i));
     }
     out.extend(super::repeat::check_tracks(spec, phases));
+    out.extend(super::latency_target::check_steps(phases));
     out
 }
 

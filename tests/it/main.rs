@@ -24,6 +24,7 @@ mod hold;
 mod hosts;
 mod interrupt;
 mod labels;
+mod latency_target;
 mod library;
 mod limits;
 mod lines;
