@@ -386,6 +386,12 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
             say("rate_process", "poisson".into());
         }
     }
+    if let Some(t) = p.latency_target {
+        e.differs.push(format!(
+            "phase {}: a step of a latency_target search ({t}), exported at its own queue depth: fio runs every step, where wkrun stops at the first over the target",
+            p.name
+        ));
+    }
     if let Some(t) = p.think_time {
         // fio's thinktime is in whole µs.
         if t.0 % 1000 != 0 {

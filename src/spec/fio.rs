@@ -446,6 +446,18 @@ pub const FIO_KEYS: &[FioKey] = &[
         "thinktime_blocks",
         "`thinktime_blocks` is `think_every` in wkrun: the I/Os issued between think times",
     ),
+    map(
+        "latency_target",
+        "`latency_target` is `latency_target` in wkrun, a duration (fio's bare number is µs), searched over a list of queue depths (queue_depth = [1, 2, 4, ...]) rather than adjusted in one job",
+    ),
+    map(
+        "latency_window",
+        "wkrun has no `latency_window`: each queue depth of a latency_target search is a phase of its own, and its `duration` is the window",
+    ),
+    map(
+        "latency_percentile",
+        "`latency_percentile` is `latency_percentile` in wkrun (fio's default 100, wkrun's 99)",
+    ),
     refuse(
         "thinktime_iotime",
         "wkrun has no `thinktime_iotime`: a burst between think times is a number of I/Os (`think_every`), not a time",

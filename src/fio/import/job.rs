@@ -94,6 +94,12 @@ pub struct Job {
     pub think_us: u64,
     /// `thinktime_blocks` (fio's default 1).
     pub think_blocks: u64,
+    /// `latency_target`, µs (0: none), and where.
+    pub latency_target_us: (u64, Option<Place>),
+    /// `latency_window`, µs (0: none).
+    pub latency_window_us: u64,
+    /// `latency_percentile` (fio's default 100).
+    pub latency_percentile: f64,
     /// `rate` per direction, bytes per second per job, and where.
     pub rate_bytes: ([Option<u64>; 2], Option<Place>),
     /// `ioengine` as fio names it, and where.
@@ -165,6 +171,9 @@ impl Job {
             poisson: false,
             think_us: 0,
             think_blocks: 1,
+            latency_target_us: (0, None),
+            latency_window_us: 0,
+            latency_percentile: 100.0,
             rate_bytes: ([None; 2], None),
             engine: ("psync".into(), None),
             direct: false,
@@ -263,6 +272,25 @@ fn map(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String
         "runtime" | "time_based" | "ramp_time" | "rate_iops" | "rate" | "rate_process"
         | "thinktime" | "thinktime_blocks" | "stonewall" | "wait_for" | "name" | "description" => {
             map_time(job, name, v, at)
+        }
+        "latency_target" => {
+            job.latency_target_us = (value::time_us(v, false)?, Some(at.clone()));
+            Ok(Outcome::Done)
+        }
+        "latency_window" => {
+            job.latency_window_us = value::time_us(v, false)?;
+            Ok(Outcome::Done)
+        }
+        "latency_percentile" => {
+            let q: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{}` is not a number", v.trim()))?;
+            if !(q > 0.0 && q <= 100.0) {
+                return Err(format!("{q} is not a percentile above 0 and at most 100"));
+            }
+            job.latency_percentile = q;
+            Ok(Outcome::Done)
         }
         "steadystate"
         | "steadystate_duration"

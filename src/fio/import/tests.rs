@@ -231,6 +231,21 @@ const MAPPED: &[Sample] = &[
         "thinktime=1000\nthinktime_blocks=100",
         Some(("think_every", "100")),
     ),
+    (
+        "latency_target",
+        "iodepth=32\nlatency_target=500\nlatency_window=2s",
+        Some(("queue_depth", "[1, 2, 4, 8, 16, 32]")),
+    ),
+    (
+        "latency_window",
+        "iodepth=8\nlatency_target=500\nlatency_window=2s",
+        Some(("duration", "\"2s\"")),
+    ),
+    (
+        "latency_percentile",
+        "iodepth=8\nlatency_target=1ms\nlatency_window=2s\nlatency_percentile=99.9",
+        Some(("latency_percentile", "99.9")),
+    ),
 ];
 
 /// Every option the table marks mapped is read with fio's meaning: the samples above are exactly the
@@ -431,6 +446,10 @@ fn command_lines() {
 fn refusals_name_option_and_line() {
     let base = "[j]\nfilename=f\nsize=8m\ntime_based\nruntime=1\n";
     let cases: &[(&str, &str)] = &[
+        (
+            "iodepth=8\nlatency_target=500",
+            "j.fio:7: latency_target=500: wkrun searches a list of queue depths, each for latency_window",
+        ),
         (
             "thinktime=10\nthinktime_iotime=1s",
             "j.fio:7: thinktime_iotime=1s: wkrun has no `thinktime_iotime`",
