@@ -190,6 +190,17 @@ fn behind_a_rate_cap_latency_from_the_intended_time_grows() {
     intended_at_least(&w["write"]["latency_ns"], from, false);
     assert!(u(from, "/max") > 10 * u(w, "/write/latency_ns/max"), "{w}");
     assert_eq!(u(w, "/arrivals/think_periods"), 0);
+    // The summary says both latencies.
+    let (c, out, e) = run_sim(dir.path(), "again", &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        out.contains("      latency: read") || out.contains("      latency: write"),
+        "{out}"
+    );
+    assert!(
+        out.contains("      from intended issue: write mean"),
+        "{out}"
+    );
 }
 
 #[test]
