@@ -2,6 +2,7 @@
 //! the write data ([`WriteData`]) and the measurement ([`Recorder`]) are the same for every engine, so that
 //! engines differ only in the syscalls they make.
 
+mod cadence;
 pub mod errors;
 pub mod libaio;
 pub mod null;
@@ -90,6 +91,8 @@ pub struct Job<'a> {
     /// Rate cap in I/Os per second: op `i` is issued no earlier than `(i − first_index) / rate` s after the
     /// start.
     pub rate_iops: Option<crate::vocab::Rate>,
+    /// How the rate cap spaces its issue times (evenly, or Poisson arrivals from a seed), and think time.
+    pub arrivals: crate::vocab::Arrivals,
     /// Index of the first op of this run of the stream (after a ramp, the measured part starts later in it).
     pub first_index: u64,
     /// Set by a signal (SIGINT, SIGTERM, SIGHUP) to stop at the next I/O boundary; owned by the caller, only read here.
@@ -228,7 +231,11 @@ impl LockStep {
 impl Job<'_> {
     /// The recorder of this job's worker `w` (numbered from [`Job::recorder_base`]).
     pub fn recorder(&self, w: usize, events: &Sender<Event>) -> Recorder {
-        Recorder::new(self.recorder_base + w, self.clock, events.clone())
+        let rec = Recorder::new(self.recorder_base + w, self.clock, events.clone());
+        match self.scheduled() {
+            true => rec.with_intended(),
+            false => rec,
+        }
     }
 
     /// Starts the phase clock once every worker of the phase is set up (or gave up). Engines call it after
@@ -271,41 +278,45 @@ impl Job<'_> {
         }
     }
 
-    /// With a rate cap: when `op` may be issued, in ns from the start: the latest of its slot under the total
-    /// cap (its position in this run / total) and under its direction's cap (its position among this run's
-    /// reads or writes / that rate).
+    /// With a rate cap: `op`'s slot, ns from the start: when it may be issued (the latest of its slot under
+    /// the total cap, its position in this run / total, and under its direction's cap, its position among
+    /// this run's reads or writes / that rate) and when its slot ends. Each I/O owns one slot of 1/R s of an
+    /// evenly spaced cap; only those whose slot ends within a time bound are issued, so a phase of D s at R
+    /// I/Os per second issues at most ⌊D · R⌋. Under Poisson arrivals an I/O's slot is its arrival time, both
+    /// start and end. `cur` is the calling thread's walk over the Poisson processes.
     #[inline(always)]
-    pub fn issue_at(&self, op: &Op) -> Option<u64> {
-        self.slot(op, 0)
-    }
-
-    /// With a rate cap and a time bound: whether `op`'s slot ends after the bound, so that it is not issued.
-    /// Each I/O owns one slot of 1/R s of the cap; only those whose slot ends within the bound are issued, so
-    /// a phase of D s at R I/Os per second issues at most ⌊D · R⌋ (it issued ⌈D · R⌉, above the cap when
-    /// D · R is not whole).
-    #[inline]
-    pub fn past_deadline(&self, op: &Op) -> bool {
-        match (self.deadline_ns, self.slot(op, 1)) {
-            (Some(d), Some(end)) => end > d,
-            _ => false,
-        }
-    }
-
-    /// The start (`plus` 0) or end (`plus` 1) of `op`'s slot under the rate cap, ns from the start.
-    #[inline(always)]
-    fn slot(&self, op: &Op, plus: u64) -> Option<u64> {
+    pub fn slot(&self, op: &Op, cur: &mut crate::vocab::Cursors) -> Option<(u64, u64)> {
         let r = self.rate_iops?;
-        let at = |n: u64, rate: u64| ((n as u128 * 1_000_000_000) / rate as u128) as u64;
+        let a = &self.arrivals;
+        let poisson = a.process == crate::vocab::RateProcess::Poisson;
+        let at = |m: u64, rate: u64, c: &mut crate::vocab::PoissonCursor, which: u64| {
+            if poisson {
+                let t = c.at(a.seed_of(which), rate, m);
+                (t, t)
+            } else {
+                let even = |n: u64| ((n as u128 * 1_000_000_000) / rate as u128) as u64;
+                (even(m), even(m + 1))
+            }
+        };
         let (stride, slot) = self.rate_slot;
-        let slot = slot + plus;
         let n = op.index.saturating_sub(self.first_index);
-        let mut t = r.total.map(|rate| at(n * stride + slot, rate));
+        let mut t = r
+            .total
+            .map(|rate| at(n * stride + slot, rate, &mut cur.total, 0));
         if let Some(rate) = r.of(op.dir) {
             let s = self.ops.stream();
             let k = s.before(op.dir, op.index) - s.before(op.dir, self.first_index);
-            t = Some(t.unwrap_or(0).max(at(k * stride + slot, rate)));
+            let which = 1 + op.dir as u64;
+            let d = at(k * stride + slot, rate, &mut cur.dir[op.dir], which);
+            t = Some(t.map_or(d, |t| (t.0.max(d.0), t.1.max(d.1))));
         }
         t
+    }
+
+    /// Whether I/Os have intended issue times: under a rate cap or think time. Their latency is then also
+    /// measured from that time ([`Recorder::record_intended`]).
+    pub fn scheduled(&self) -> bool {
+        self.rate_iops.is_some() || self.arrivals.think.is_some()
     }
 
     /// Whether the phase must stop at the next I/O boundary: interrupted by a signal, or aborted by an error
@@ -363,6 +374,11 @@ pub struct Outcome {
     /// What the probe for batched completion waits measured and kept (`Job::probe_waits`), when it ran to
     /// its end; `None` otherwise.
     pub waits: Option<crate::vocab::WaitsProbe>,
+    /// Under a rate cap or think time: each direction's latencies from the I/O's intended issue time (its
+    /// slot under the cap, the end of the think time before its burst) rather than its submission.
+    pub from_intended: Option<PerDir<LatencyRecorder>>,
+    /// Think times taken (idle periods after a burst).
+    pub thinks: u64,
 }
 
 /// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to
@@ -413,6 +429,8 @@ impl Outcome {
             warnings: Vec::new(),
             submit_cpu: None,
             waits: None,
+            from_intended: None,
+            thinks: 0,
         }
     }
 
@@ -433,6 +451,11 @@ impl Outcome {
             self.error_ns = o.error_ns;
         }
         self.errors.merge(o.errors);
+        self.thinks += o.thinks;
+        match (&mut self.from_intended, o.from_intended) {
+            (Some(a), Some(b)) => a.merge_with(&b, LatencyRecorder::merge),
+            (a, b) => *a = a.take().or(b),
+        }
         self.submit_cpu = match (self.submit_cpu, o.submit_cpu) {
             (Some(a), Some(b)) => Some(a.merge(b)),
             (a, b) => a.or(b),

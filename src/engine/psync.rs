@@ -151,6 +151,7 @@ impl Gate {
 #[inline(never)]
 fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
     let mut error = None;
+    let mut cadence = super::cadence::Cadence::new(job);
     rec.start_cpu();
     'claims: while let Some(chunk) = job.ops.claim() {
         for op in chunk {
@@ -169,30 +170,32 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                 });
                 break 'claims;
             }
-            if let Some(at) = job.issue_at(&op) {
-                // Rate cap: wait for the op's issue time (an op whose slot ends past the deadline is never
-                // issued).
-                if job.past_deadline(&op) {
+            if cadence.burst_done() {
+                // Think time: this thread's I/O has completed (one in flight at a time), so it idles now.
+                cadence.think(job.now_ns());
+            }
+            // Under a schedule, wait for the op's issue time (an op whose slot ends past the deadline, or
+            // whose burst starts after it, is never issued).
+            let Some(at) = cadence.due(job, &op) else {
+                break 'claims;
+            };
+            // Sleep in slices of at most 10 ms, telling the series this worker is idle (so rows are not
+            // held back) and stopping at once when the phase ends.
+            // (`at` is 0 without a schedule: no clock reading then.)
+            let mut now = if at > 0 { job.now_ns() } else { 0 };
+            while at > now {
+                rec.advance(now);
+                if job.stopping() {
                     break 'claims;
                 }
-                // Sleep in slices of at most 10 ms, telling the series this worker is idle (so rows are not
-                // held back) and stopping at once when the phase ends.
-                loop {
-                    let now = job.now_ns();
-                    if at <= now {
-                        break;
-                    }
-                    rec.advance(now);
-                    if job.stopping() {
-                        break 'claims;
-                    }
-                    std::thread::sleep(std::time::Duration::from_nanos((at - now).min(10_000_000)));
-                }
+                std::thread::sleep(std::time::Duration::from_nanos((at - now).min(10_000_000)));
+                now = job.now_ns();
             }
             let t0 = job.now_ns();
             if job.deadline_ns.is_some_and(|d| t0 >= d) {
                 break 'claims;
             }
+            cadence.issued();
             let r = match op.dir {
                 Direction::Read => file.read_at(data, op.offset),
                 Direction::Write => file.write_at(data, op.offset),
@@ -202,6 +205,9 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
             let cause = match r {
                 Ok(n) if n == op.len as usize => {
                     rec.record(op.dir, n as u64, t1 - t0, t1);
+                    if cadence.scheduled() {
+                        rec.record_intended(op.dir, t1 - at.min(t0));
+                    }
                     if let Some(check) = job.check {
                         check.check(&op, data, t1, &mut rec);
                     }
@@ -230,5 +236,6 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
     if error.is_some() {
         job.abort();
     }
+    rec.thinks = cadence.thinks;
     rec.finish(error)
 }

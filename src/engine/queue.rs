@@ -147,6 +147,8 @@ pub fn run(
         rec: job.recorder(0, events),
         slot_op: vec![None; qd],
         submitted_at: vec![0u64; qd],
+        intended_at: vec![0u64; qd],
+        cadence: super::cadence::Cadence::new(job),
         free: (0..qd).rev().collect(),
         batch: Vec::with_capacity(qd),
         chunk: None,
@@ -180,6 +182,7 @@ pub fn run(
         job.abort();
     }
     let said = l.pace.warning(engine);
+    l.rec.thinks = l.cadence.thinks;
     let mut out = l.rec.finish(l.error);
     out.warnings.extend(said);
     out.waits = l.pace.outcome();
@@ -199,6 +202,10 @@ struct Loop<'j, 'q> {
     rec: Recorder,
     slot_op: Vec<Option<Op>>,
     submitted_at: Vec<u64>,
+    /// Each slot's op's intended issue time (under a schedule: [`super::cadence`]).
+    intended_at: Vec<u64>,
+    /// The phase's arrivals: rate cap slots, think time.
+    cadence: super::cadence::Cadence,
     free: Vec<usize>,
     batch: Vec<Io>,
     chunk: Option<Ops<'j>>,
@@ -241,15 +248,22 @@ impl Loop<'_, '_> {
                 self.exhausted = true;
                 break;
             };
-            if let Some(at) = job.issue_at(&op) {
-                if job.past_deadline(&op) {
-                    self.exhausted = true;
+            if self.cadence.burst_done() {
+                // Think time (only before an op that follows): the burst drains, then the loop idles until
+                // the next burst is released. The op waits, due at no time, while the queue drains.
+                if self.in_flight > 0 || !self.batch.is_empty() {
+                    self.held = Some((op, u64::MAX));
                     break;
                 }
-                if at > self.now() {
-                    self.held = Some((op, at));
-                    break;
-                }
+                self.cadence.think(self.now());
+            }
+            let Some(at) = self.cadence.due(job, &op) else {
+                self.exhausted = true;
+                break;
+            };
+            if at > 0 && at > self.now() {
+                self.held = Some((op, at));
+                break;
             }
             if op.dir == Direction::Write {
                 let Some(buf) = self.q.buf(slot) else {
@@ -262,6 +276,8 @@ impl Loop<'_, '_> {
                 }
             }
             self.free.pop();
+            self.cadence.issued();
+            self.intended_at[slot] = at;
             self.slot_op[slot] = Some(op);
             self.batch.push(Io {
                 slot,
@@ -399,6 +415,9 @@ impl Loop<'_, '_> {
             } else {
                 self.rec
                     .record(op.dir, op.len as u64, t - self.submitted_at[slot], t);
+                if self.cadence.scheduled() {
+                    self.rec.record_intended(op.dir, t - self.intended_at[slot]);
+                }
                 if let Some(check) = job.check
                     && let Some(buf) = self.q.buf(slot)
                 {

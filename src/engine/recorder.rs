@@ -48,6 +48,10 @@ pub struct Recorder {
     counts: IntervalCounts,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
+    /// Each direction's latencies from the intended issue time, for a phase with a schedule.
+    intended: Option<PerDir<LatencyRecorder>>,
+    /// Think times taken.
+    pub thinks: u64,
     /// Latest completion time, ns.
     pub last_ns: u64,
     /// Completed I/Os per length: `(bytes, ops)`, in order of first appearance.
@@ -71,6 +75,8 @@ impl Recorder {
             on: !recording_off(),
             counts: IntervalCounts::default(),
             latency: PerDir::default(),
+            intended: None,
+            thinks: 0,
             last_ns: 0,
             sizes: Vec::new(),
             errors: ErrorTally::default(),
@@ -102,6 +108,23 @@ impl Recorder {
         match self.sizes.iter_mut().find(|e| e.0 == len) {
             Some(e) => e.1 += 1,
             None => self.sizes.push((len, 1)),
+        }
+    }
+
+    /// The same recorder, also keeping latencies from the intended issue time ([`Recorder::record_intended`]).
+    pub fn with_intended(mut self) -> Recorder {
+        self.intended = Some(PerDir::default());
+        self
+    }
+
+    /// Records a completion's latency from its intended issue time (after [`Recorder::record`]; nothing
+    /// without [`Recorder::with_intended`] or with recording off).
+    #[inline(always)]
+    pub fn record_intended(&mut self, dir: Direction, lat_ns: u64) {
+        if self.on
+            && let Some(i) = self.intended.as_mut()
+        {
+            i[dir].record(lat_ns);
         }
     }
 
@@ -193,6 +216,8 @@ impl Recorder {
             warnings: Vec::new(),
             submit_cpu,
             waits: None,
+            from_intended: self.intended,
+            thinks: self.thinks,
         }
     }
 }

@@ -35,6 +35,8 @@ pub struct Sim<'d> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct InFlight {
     done: u64,
+    /// Its intended issue time (under a schedule), ns.
+    intended: u64,
     index: u64,
     submitted: u64,
     dir: Direction,
@@ -99,6 +101,8 @@ struct Flight<'a> {
     chunk: Option<Ops<'a>>,
     /// An op due after a completion still in flight (under a rate cap), and its due time.
     held: Option<(Op, u64)>,
+    /// The phase's arrivals: rate cap slots, think time.
+    cadence: super::cadence::Cadence,
     /// No more ops will be submitted (stream ended, time bound, stop).
     exhausted: bool,
     /// Phase time now, ns.
@@ -120,6 +124,7 @@ impl<'a> Flight<'a> {
             heap: BinaryHeap::with_capacity(qd),
             chunk: None,
             held: None,
+            cadence: super::cadence::Cadence::new(job),
             exhausted: false,
             t: 0,
             waited: 0,
@@ -137,15 +142,29 @@ impl<'a> Flight<'a> {
     /// a completion still in flight.
     fn submit(&mut self, job: &'a Job<'_>, dev: &mut SimDevice, sim: &Sim<'_>) {
         while self.heap.len() < self.qd && !self.exhausted && !job.stopping() {
-            let next = self.held.take().or_else(|| {
-                queue::next_op(job, &mut self.chunk).map(|op| (op, job.issue_at(&op).unwrap_or(0)))
-            });
-            let Some((op, due)) = next else {
+            let next = self
+                .held
+                .take()
+                .map(|h| h.0)
+                .or_else(|| queue::next_op(job, &mut self.chunk));
+            let Some(op) = next else {
+                self.exhausted = true;
+                return;
+            };
+            if self.cadence.burst_done() {
+                // Think time: the burst drains, then the host idles until the next burst is released.
+                if let Some(c) = self.heap.peek() {
+                    self.held = Some((op, c.0.done));
+                    return;
+                }
+                self.cadence.think(self.t);
+            }
+            let Some(due) = self.cadence.due(job, &op) else {
                 self.exhausted = true;
                 return;
             };
             let at = due.max(self.t);
-            if job.deadline_ns.is_some_and(|d| at >= d) || job.past_deadline(&op) {
+            if job.deadline_ns.is_some_and(|d| at >= d) {
                 self.exhausted = true;
                 return;
             }
@@ -170,8 +189,10 @@ impl<'a> Flight<'a> {
                 Direction::Write => dev.write(self.base + at, op.offset, op.len, sim.slots),
                 Direction::Trim => unreachable!("no op stream issues trims yet"),
             } - self.base;
+            self.cadence.issued();
             self.heap.push(Reverse(InFlight {
                 done,
+                intended: due,
                 index: op.index,
                 submitted: at,
                 dir: op.dir,
@@ -189,6 +210,10 @@ impl<'a> Flight<'a> {
         }
         self.rec
             .record(c.dir, c.len as u64, c.done - c.submitted, c.done);
+        if self.cadence.scheduled() {
+            self.rec
+                .record_intended(c.dir, c.done - c.intended.min(c.submitted));
+        }
         wait(job, &self.rec, &mut self.waited);
     }
 
@@ -218,6 +243,7 @@ impl<'a> Flight<'a> {
         if error.is_some() {
             job.abort();
         }
+        self.rec.thinks = self.cadence.thinks;
         self.rec.finish(error)
     }
 }

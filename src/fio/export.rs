@@ -426,6 +426,28 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
             e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
         }
         say("rate_iops", format!("{},{}", rd / jobs, wr / jobs));
+        if p.rate_process == Some(crate::vocab::RateProcess::Poisson) {
+            say("rate_process", "poisson".into());
+        }
+    }
+    if let Some(t) = p.latency_target {
+        e.differs.push(format!(
+            "phase {}: a step of a latency_target search ({t}), exported at its own queue depth: fio runs every step, where wkrun stops at the first over the target",
+            p.name
+        ));
+    }
+    if let Some(t) = p.think_time {
+        // fio's thinktime is in whole µs.
+        if t.0 % 1000 != 0 {
+            e.differs.push(format!(
+                "phase {}: think_time {t} rounded down to whole µs (fio's thinktime)",
+                p.name
+            ));
+        }
+        say("thinktime", (t.0 / 1000).to_string());
+        if let Some(n) = p.think_every.filter(|&n| n > 1) {
+            say("thinktime_blocks", n.to_string());
+        }
     }
     if let Some(seed) = p.seed {
         say("randseed", seed.to_string());
@@ -657,5 +679,31 @@ expect = "header"
                 back.text
             );
         }
+    }
+
+    /// Arrivals go out as fio's thinktime, thinktime_blocks and rate_process, and come back as they were.
+    #[test]
+    fn arrivals_export_and_import_back() {
+        let spec = "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 100\nengine = \"libaio\"\nqueue_depth = 4\nduration = \"2s\"\nrate_iops = 500\nrate_process = \"poisson\"\nthink_time = \"1ms\"\nthink_every = 100\n";
+        let s = crate::spec::load_str(Path::new("x.toml"), spec).expect("spec");
+        let e = export(&s);
+        for line in [
+            "rate_iops=500,0",
+            "rate_process=poisson",
+            "thinktime=1000",
+            "thinktime_blocks=100",
+        ] {
+            assert!(e.text.lines().any(|l| l == line), "{line}: {}", e.text);
+        }
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("x.fio");
+        std::fs::write(&p, &e.text).expect("write");
+        let src = crate::fio::import::Source::Files(vec![p]);
+        let back = crate::fio::import::import(&src, false, Some("x"), &|_| None).expect("imports");
+        let again = crate::spec::load_str(Path::new("y.toml"), &back.text).expect("loads");
+        let w = again.phases.last().expect("a phase");
+        assert_eq!(w.rate_process, Some(crate::vocab::RateProcess::Poisson));
+        assert_eq!(w.think_time.map(|t| t.0), Some(1_000_000));
+        assert_eq!(w.think_every, Some(100));
     }
 }

@@ -144,6 +144,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
             file: file.to_string(),
         }),
         round_blocks: Vec::new(),
+        latency_searches: Vec::new(),
         phases,
     })
 }
@@ -301,6 +302,8 @@ fn phase(
         device: None,
         hosts: Vec::new(),
         latency_histograms: hist,
+        arrivals: None,
+        latency_target: None,
         zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.

@@ -13,6 +13,7 @@ pub mod record;
 pub mod replay;
 mod resolve;
 pub mod rounds;
+pub mod search;
 mod show;
 pub mod span;
 pub mod zones;
@@ -67,6 +68,10 @@ pub struct Plan {
     /// which rule. The runner ends a block once it is steady and skips its phases left.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub round_blocks: Vec<RoundBlock>,
+    /// The latency-target searches (`latency_target` with a list of queue depths): where each one's steps
+    /// are in `phases`. The runner skips the steps after the first one over the target.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency_searches: Vec<search::SearchPlan>,
     /// The volatile write cache state the run sets before its first phase and restores at its end
     /// (`[target] write_cache`); `None` to leave it as it is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -383,6 +388,11 @@ impl Bound {
 pub struct Measure {
     /// Rate cap.
     pub rate_iops: Option<Rate>,
+    /// How the rate cap spaces its issue times (the Poisson draws' seed: the phase's), and think time.
+    pub arrivals: crate::vocab::Arrivals,
+    /// A latency target's percentile (above 0, at most 100) and target (ns): the phase is a step of a
+    /// search, and its results say whether that percentile of its latencies was under the target.
+    pub latency_target: Option<(f64, u64)>,
     /// Unmeasured lead-in, ns.
     pub ramp_ns: Option<u64>,
     /// Steady-state detection.

@@ -119,6 +119,21 @@ pub struct PhaseParams {
     /// Rate cap in I/Os per second, total and/or per direction (workloads with `rate_iops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<Rate>,
+    /// How the rate cap spaces its issue times, when Poisson (`rate_process = "poisson"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_process: Option<crate::vocab::RateProcess>,
+    /// Think time, ns (workloads with `think_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_time_ns: Option<u64>,
+    /// I/Os per burst between think times (with `think_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_every: Option<u64>,
+    /// Latency target, ns (a step of a latency-target search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target_ns: Option<u64>,
+    /// The percentile held under `latency_target_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_percentile: Option<f64>,
     /// Unmeasured lead-in before the measured part, in ns (workloads with `ramp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp_ns: Option<u64>,
@@ -230,6 +245,11 @@ impl PhaseParams {
             image_bytes: None,
             duration_ns: None,
             rate_iops: None,
+            rate_process: None,
+            think_time_ns: None,
+            think_every: None,
+            latency_target_ns: None,
+            latency_percentile: None,
             ramp_ns: None,
             steady_state: None,
             steady_leave: None,
@@ -326,6 +346,21 @@ impl PhaseParams {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Measure {
             rate_iops: self.rate_iops,
+            arrivals: crate::vocab::Arrivals {
+                process: self.rate_process.unwrap_or_default(),
+                seed: self.seed.unwrap_or(1),
+                think: self.think_time_ns.map(|ns| crate::vocab::Think {
+                    ns,
+                    every: self.think_every.unwrap_or(1),
+                }),
+            },
+            latency_target: self.latency_target_ns.map(|t| {
+                let q = self.latency_percentile;
+                (
+                    q.unwrap_or(crate::spec::latency_target::DEFAULT_PERCENTILE),
+                    t,
+                )
+            }),
             ramp_ns: self.ramp_ns,
             steady: self.steady_state.map(|rule| SteadyPlan {
                 rule,
@@ -381,6 +416,12 @@ impl PhasePlan {
                 }
                 let m = &w.measure;
                 q.rate_iops = m.rate_iops;
+                q.rate_process = (m.arrivals.process == crate::vocab::RateProcess::Poisson)
+                    .then_some(m.arrivals.process);
+                q.think_time_ns = m.arrivals.think.map(|t| t.ns);
+                q.think_every = m.arrivals.think.map(|t| t.every);
+                q.latency_percentile = m.latency_target.map(|t| t.0);
+                q.latency_target_ns = m.latency_target.map(|t| t.1);
                 q.ramp_ns = m.ramp_ns;
                 q.steady_state = m.steady.as_ref().map(|s| s.rule);
                 q.steady_leave = m.steady.as_ref().and_then(|s| s.leave);

@@ -90,6 +90,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         start_at: 0,
         launch: Default::default(),
         round_blocks: super::rounds::blocks(spec),
+        latency_searches: super::search::searches(spec),
         write_cache,
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
@@ -574,7 +575,7 @@ impl Phase<'_> {
                 (source, bound, None, 0, Measure::default())
             }
             _ => {
-                let measure = self.measure(io.interval_ns, sp.len)?;
+                let measure = self.measure(io.interval_ns, io.seed, sp.len)?;
                 let bound = self.workload_bound(bs, sp.len, io.interval_ns, rounding)?;
                 let read = p.read_percent.one().map_or(0, |r| r.0 as u8); // 0..=100, checked by the rules
                 (data, bound, None, read, measure)
@@ -704,7 +705,7 @@ impl Phase<'_> {
     }
 
     /// A workload's pacing and measurements: rate cap, ramp, steady state, windows, aggregates.
-    fn measure(&self, interval_ns: u64, span: u64) -> Result<Measure, SpecError> {
+    fn measure(&self, interval_ns: u64, seed: u64, span: u64) -> Result<Measure, SpecError> {
         let p = self.p;
         let steady_round =
             self.multiple_of_interval("steady_round", p.steady_round, interval_ns)?;
@@ -726,6 +727,21 @@ impl Phase<'_> {
         let start = self.steady_after(span)?;
         Ok(Measure {
             rate_iops: p.rate_iops,
+            arrivals: crate::vocab::Arrivals {
+                process: p.rate_process.unwrap_or_default(),
+                seed,
+                think: p.think_time.map(|t| crate::vocab::Think {
+                    ns: t.0,
+                    every: p.think_every.map_or(1, |n| n.max(1) as u64),
+                }),
+            },
+            latency_target: p.latency_target.map(|t| {
+                let q = p.latency_percentile;
+                (
+                    q.unwrap_or(crate::spec::latency_target::DEFAULT_PERCENTILE),
+                    t.0,
+                )
+            }),
             ramp_ns: p.ramp.map(|d| d.0),
             steady: p.steady_state.map(|rule| SteadyPlan {
                 rule,

@@ -397,7 +397,27 @@ fn pacing_lines(out: &mut String, m: &super::Measure, indent: &str) {
         .into_iter()
         .filter_map(|(what, n)| n.map(|n| format!("{n} IOPS {what}")))
         .collect();
-        let _ = writeln!(out, "{indent}rate cap: at most {}", caps.join(", "));
+        let how = match m.arrivals.process {
+            crate::vocab::RateProcess::Poisson => ", Poisson arrivals",
+            crate::vocab::RateProcess::Linear => "",
+        };
+        let _ = writeln!(out, "{indent}rate cap: at most {}{how}", caps.join(", "));
+    }
+    if let Some((q, t)) = m.latency_target {
+        let _ = writeln!(
+            out,
+            "{indent}latency target: p{q} at most {}, a step of a search (the deeper steps are skipped once one is over)",
+            Duration(t)
+        );
+    }
+    if let Some(t) = m.arrivals.think {
+        let _ = writeln!(
+            out,
+            "{indent}think time {} after every {} I/O{}",
+            Duration(t.ns),
+            t.every,
+            if t.every == 1 { "" } else { "s" }
+        );
     }
 }
 

@@ -49,6 +49,8 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        arrivals: None,
+        latency_target: None,
         zones: None,
     }
 }
@@ -144,6 +146,7 @@ pub fn results(
         cluster: None,
         source: None,
         round_blocks: Vec::new(),
+        latency_searches: Vec::new(),
         phases,
     }
 }

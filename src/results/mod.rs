@@ -12,6 +12,7 @@ pub mod outdir;
 pub mod pretty;
 pub mod rounds;
 pub mod schema;
+pub mod search;
 pub mod series_csv;
 pub mod write;
 

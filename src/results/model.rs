@@ -78,6 +78,11 @@ pub struct Results {
     /// spec has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_blocks: Vec<super::rounds::RoundBlockResult>,
+    /// The latency-target searches (`latency_target` with a list of queue depths) that ran a step, in
+    /// spec order: the curve each walked (queue depth, IOPS, latency percentile per step), its answer and
+    /// verdict. Absent when the spec has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_searches: Vec<super::search::SearchResult>,
     /// Phases run so far, in order. A phase of a block of rounds that the block no longer needed (it was
     /// steady before that round) did not run and is not here: indices may skip.
     pub phases: Vec<PhaseResult>,
@@ -102,6 +107,7 @@ impl Results {
             cluster: self.cluster.clone(),
             source: self.source.clone(),
             round_blocks: self.round_blocks.clone(),
+            latency_searches: self.latency_searches.clone(),
             phases: Vec::new(),
         }
     }
@@ -254,6 +260,39 @@ pub struct PhaseResult {
     /// The latency histograms behind `read` and `write` (I/O phases with latencies recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_histograms: Option<super::LatencyHistograms>,
+    /// Workloads with a rate cap or think time: how the I/Os arrived (think times taken, and latency measured
+    /// from each I/O's intended issue time as well as from its submission).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<ArrivalsResult>,
+    /// A step of a latency-target search: its latency percentile against the target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<super::search::TargetStep>,
+}
+
+/// How a phase's I/Os arrived, under a schedule (a rate cap, evenly spaced or Poisson, or think time).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalsResult {
+    /// Think times taken: idle periods after a burst of `think_every` I/Os, each after the queue drained
+    /// (none after the last burst). 0 without `think_time`.
+    pub think_periods: u64,
+    /// Latency statistics from each I/O's intended issue time (its slot under the rate cap, or the release
+    /// of its burst after a think time) to its completion, ns: at least the latency from submission
+    /// (`latency_ns`), equal when no I/O was behind its schedule. What a user waiting on the schedule sees
+    /// (coordinated omission: docs/results.md).
+    pub latency_from_intended_ns: IntendedLatency,
+}
+
+/// Latency from the intended issue time, per direction and over all; each null without I/Os.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IntendedLatency {
+    /// Reads.
+    pub read: Option<LatencySummary>,
+    /// Writes.
+    pub write: Option<LatencySummary>,
+    /// Every direction together.
+    pub total: Option<LatencySummary>,
 }
 
 /// The failed I/Os of a phase. With `on_error = "stop"` the phase stopped at the first (the I/Os then in flight

@@ -441,6 +441,7 @@ impl Parts<'_> {
             },
             deadline_ns: bound_ns,
             rate_iops: shape.measure.rate_iops,
+            arrivals: shape.measure.arrivals,
             first_index: 0,
             interrupt: self.stop,
             abort: &together.abort,
@@ -1010,8 +1011,10 @@ fn end_of_phase(
     // Under a rate cap, a phase bound by bytes lasts to the end of its last I/O's slot (N I/Os own N / R
     // s), as one bound by time lasts its duration: its IOPS never exceed the cap (N I/Os issued from 0 to
     // (N - 1) / R s once made 2 I/Os in 1 s of a cap of 1).
+    // Poisson arrivals have no slots: the phase ends with its last completion.
     if let (None, Some(r)) = (duration_ns, shape.measure.rate_iops)
         && ran_out
+        && shape.measure.arrivals.process == crate::vocab::RateProcess::Linear
     {
         let slots_end = rate_end_ns(r, &outcome.latency.map(|_, l| l.count()));
         if !job.is_virtual() {

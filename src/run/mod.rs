@@ -14,6 +14,7 @@ mod prepare;
 pub mod progress;
 mod rounds;
 mod schedule;
+mod search;
 pub mod verify;
 mod written;
 
@@ -166,6 +167,7 @@ impl<'a> Ctx<'a> {
         let index = pr.index;
         self.results.phases.push(pr);
         rounds::after_phase(self, index);
+        search::after_phase(self, index);
         self.record_running()
     }
 
@@ -412,8 +414,8 @@ fn announce(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) {
 }
 
 /// Runs the phases from [`Plan::start_at`] in order, each by the runner of its kind, except those of a block
-/// of rounds that was steady before them ([`rounds::skipped`]; with several targets they still pass the
-/// gate); stops at the first that does not end done.
+/// of rounds that was steady before them ([`rounds::skipped`]) and the steps of a latency-target search
+/// after one over its target ([`search::skipped`]); with several targets they still pass the gate); stops at the first that does not end done.
 fn run_phases(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) -> Result<(), RunError> {
     let plan = ctx.plan;
     let mut first = true;
@@ -425,7 +427,9 @@ fn run_phases(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) -> Result<(), RunEr
         if ctx.stop.load(Ordering::Relaxed) {
             return Err(ctx.interrupted(None));
         }
-        if rounds::skipped(plan, &ctx.results, phase.index) {
+        if rounds::skipped(plan, &ctx.results, phase.index)
+            || search::skipped(plan, &ctx.results, phase.index)
+        {
             continue;
         }
         let scheduled = scheduled_start(ctx, phase, first)?;
@@ -529,6 +533,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         cluster: None,
         source: None,
         round_blocks: Vec::new(),
+        latency_searches: Vec::new(),
         phases: Vec::new(),
     }
 }
@@ -569,6 +574,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        arrivals: None,
+        latency_target: None,
         zones: None,
     }
 }

@@ -101,7 +101,8 @@ fn last_writers(
             ranges: &f.ranges,
         })
         .collect();
-    let skipped = super::rounds::skipped_ranges(ctx.plan, &ctx.results);
+    let mut skipped = super::rounds::skipped_ranges(ctx.plan, &ctx.results);
+    skipped.extend(super::search::skipped_ranges(ctx.plan, &ctx.results));
     let kind = ctx.plan.target.kind;
     let map = VerifyMap::build(&ctx.plan.phases, phase.index, kind, &failed, &skipped)?;
     let too_many: Vec<String> = ctx

@@ -193,7 +193,7 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     map(
         "rate_process",
-        "wkrun has no `rate_process`: a rate cap issues I/Os at evenly spaced times, as fio's linear (its default); fio's poisson has no wkrun meaning",
+        "`rate_process` is `rate_process` in wkrun: `\"linear\"` (evenly spaced, the default) or `\"poisson\"` (Poisson arrivals at the rate_iops cap's mean rate)",
     ),
     map("randseed", "`randseed` is `seed` in wkrun"),
     note(
@@ -434,21 +434,33 @@ pub const FIO_KEYS: &[FioKey] = &[
         "sqthread_poll",
         "`sqthread_poll` is not imported: it is `sq_poll = true` in a wkrun phase (`engine = \"io_uring\"`)",
     ),
-    refuse(
+    map(
         "thinktime",
-        "wkrun has no think time yet (`thinktime`): an engine issues the next I/O as soon as a slot is free",
+        "`thinktime` is `think_time` in wkrun, a duration (fio's bare number is µs: thinktime=100 is think_time = \"100us\")",
     ),
     refuse(
         "thinktime_spin",
-        "wkrun has no think time yet (`thinktime_spin`)",
+        "wkrun has no `thinktime_spin`: it sleeps through the whole think time (`think_time`), never spins",
     ),
-    refuse(
+    map(
         "thinktime_blocks",
-        "wkrun has no think time yet (`thinktime_blocks`)",
+        "`thinktime_blocks` is `think_every` in wkrun: the I/Os issued between think times",
+    ),
+    map(
+        "latency_target",
+        "`latency_target` is `latency_target` in wkrun, a duration (fio's bare number is µs), searched over a list of queue depths (queue_depth = [1, 2, 4, ...]) rather than adjusted in one job",
+    ),
+    map(
+        "latency_window",
+        "wkrun has no `latency_window`: each queue depth of a latency_target search is a phase of its own, and its `duration` is the window",
+    ),
+    map(
+        "latency_percentile",
+        "`latency_percentile` is `latency_percentile` in wkrun (fio's default 100, wkrun's 99)",
     ),
     refuse(
         "thinktime_iotime",
-        "wkrun has no think time yet (`thinktime_iotime`)",
+        "wkrun has no `thinktime_iotime`: a burst between think times is a number of I/Os (`think_every`), not a time",
     ),
     refuse(
         "fsync",

@@ -296,6 +296,17 @@ pub const KEYS: &[Key] = &[
         })
     },
     key("rate_iops", WORKLOAD, "no cap", |p| p.rate_iops.is_some()),
+    key("rate_process", WORKLOAD, "`\"linear\"`", |p| {
+        p.rate_process.is_some()
+    }),
+    key("think_time", WORKLOAD, "none", |p| p.think_time.is_some()),
+    key("think_every", WORKLOAD, "`1`", |p| p.think_every.is_some()),
+    key("latency_target", WORKLOAD, "none", |p| {
+        p.latency_target.is_some()
+    }),
+    key("latency_percentile", WORKLOAD, "`99`", |p| {
+        p.latency_percentile.is_some()
+    }),
     key("ramp", WORKLOAD, "none", |p| p.ramp.is_some()),
     key("steady_state", WORKLOAD, "none", |p| {
         p.steady_state.is_some()
@@ -409,6 +420,11 @@ mod tests {
         ("distribution", "\"zipf:1.2\""),
         ("read_percent", "65"),
         ("rate_iops", "100"),
+        ("rate_process", "\"poisson\""),
+        ("think_time", "\"100us\""),
+        ("think_every", "100"),
+        ("latency_target", "\"500us\""),
+        ("latency_percentile", "99.9"),
         ("ramp", "\"1s\""),
         ("steady_state", "{ rule = \"snia\" }"),
         ("steady_leave", "{ drop = 0.2 }"),

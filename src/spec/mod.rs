@@ -9,6 +9,7 @@ pub mod distribution;
 pub mod expand;
 pub mod fio;
 pub mod keys;
+pub mod latency_target;
 pub mod load;
 pub mod overrides;
 pub mod repeat;
@@ -503,6 +504,32 @@ pub struct PhaseSpec {
     /// I/Os, not bytes. Default: no cap. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<Rate>,
+    /// How `rate_iops` spaces its issue times (fio's `rate_process`): `"linear"`, evenly (the i-th I/O at
+    /// i / rate s), or `"poisson"`, Poisson arrivals at the cap's mean rate (exponential gaps of mean
+    /// 1 / rate drawn from the phase's seed: the same times on every run of the seed). Needs `rate_iops`.
+    /// Default: `"linear"`. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_process: Option<crate::vocab::RateProcess>,
+    /// Think time (fio's `thinktime`): after every `think_every` I/Os the queue drains and the phase idles
+    /// this long before the next I/O, above 0. Example: `"100us"`. Default: none. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_time: Option<Duration>,
+    /// I/Os per burst between think times (fio's `thinktime_blocks`), at least 1; needs `think_time`.
+    /// Default: 1 (think after every I/O). Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub think_every: Option<i64>,
+    /// Latency target (fio's `latency_target`): with a list of queue depths (`queue_depth = [1, 2, 4, 8]`),
+    /// the phase's steps, one per depth in increasing order, run until one's `latency_percentile` is over
+    /// this; the highest depth under it is the search's answer (`latency_searches` in the results), and the
+    /// steps after the first over it are skipped. Above 0. Example: `"500us"`. Default: none.
+    /// Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<Duration>,
+    /// The latency percentile `latency_target` holds (fio's `latency_percentile`), above 0 and at most 100
+    /// (100: the largest latency, fio's default). Needs `latency_target`. Default: 99. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_percentile: Option<f64>,
     /// An unmeasured lead-in of the same workload before the measured part (its I/Os are not counted and
     /// write no series rows; the wall time is ramp + duration). Example: `"30s"`. Default: none.
     /// Kinds: workload.

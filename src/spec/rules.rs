@@ -148,8 +148,10 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
         out.extend(check_workers_split(&at, &running[i]));
         out.extend(check_distribution(&at, &running[i]));
         out.extend(check_last_writer(&at, &running, i));
+        out.extend(super::latency_target::check_values(phases, i));
     }
     out.extend(super::repeat::check_tracks(spec, phases));
+    out.extend(super::latency_target::check_steps(phases));
     out
 }
 
@@ -572,6 +574,7 @@ fn check_workload_extras(at: &At, p: &PhaseSpec, interval_ns: u64) -> Result<(),
             Some("omit rate_iops for no cap"),
         ));
     }
+    check_arrivals(at, p)?;
     check_steady(at, p)?;
     for w in p.windows.iter().flatten() {
         crate::stats::window::WindowSpec::parse(w).map_err(|e| at.key("windows", e, None))?;
@@ -580,6 +583,38 @@ fn check_workload_extras(at: &At, p: &PhaseSpec, interval_ns: u64) -> Result<(),
         return Err(at.key("ramp", "ramp is 0", Some("omit ramp for no lead-in")));
     }
     check_headline(at, p, interval_ns)
+}
+
+/// `rate_process`, `think_time`, `think_every`: a process needs a cap to space, a think time is above 0, and
+/// a burst has I/Os.
+fn check_arrivals(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    if p.rate_process.is_some() && p.rate_iops.is_none() {
+        return Err(at.key(
+            "rate_process",
+            "rate_process spaces the issue times of a rate cap, and this phase has no rate_iops",
+            Some("give rate_iops (the mean rate of Poisson arrivals), or omit rate_process"),
+        ));
+    }
+    if p.think_time.is_some_and(|t| t.0 == 0) {
+        return Err(at.key(
+            "think_time",
+            "think_time is 0: the phase would never think",
+            Some("omit think_time for no think time"),
+        ));
+    }
+    match p.think_every {
+        Some(n) if n < 1 => Err(at.key(
+            "think_every",
+            format!("think_every = {n}: a burst between think times needs at least 1 I/O"),
+            Some("think_every = 1 thinks after every I/O"),
+        )),
+        Some(_) if p.think_time.is_none() => Err(at.key(
+            "think_every",
+            "think_every counts the I/Os between think times, and this phase has no think_time",
+            Some("give think_time (the idle time after each burst), or omit think_every"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `headline`: each item parses, `"steady"` has a rule to report, `"fill_once"` a phase that writes.

@@ -27,12 +27,14 @@ macro_rules! string_only {
 
 pub(crate) use string_only;
 
+mod arrivals;
 mod data_pattern;
 mod direction;
 mod metric;
 mod rate;
 mod waits;
 
+pub use arrivals::{Arrivals, Cursors, PoissonCursor, RateProcess, Think, poisson_gap_ps};
 pub use data_pattern::DataPattern;
 pub use direction::{Direction, PerDir};
 pub use metric::{Metric, Quantity};

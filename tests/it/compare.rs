@@ -76,6 +76,8 @@ fn workload(
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        arrivals: None,
+        latency_target: None,
         zones: None,
     }
 }
@@ -145,6 +147,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         cluster: None,
         source: None,
         round_blocks: Vec::new(),
+        latency_searches: Vec::new(),
         phases,
     }
 }

@@ -117,7 +117,7 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
     (
         "random_generator",
         "\"tausworthe\"",
-        "wkrun has no `random_generator`: it has one generator (PCG-64), which `seed` starts",
+        "wkrun has no `random_generator`: it has one generator (PCG-64), which `seed` starts; skewed offsets (`distribution`) are drawn from it too",
     ),
     (
         "filename",
@@ -188,7 +188,7 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
     (
         "random_distribution",
         "\"zipf:1.2\"",
-        "wkrun has no `random_distribution`: random offsets are uniform over the span (coverage = \"uniform\"), or each block once (coverage = \"full\")",
+        "`random_distribution` is `distribution` in wkrun, spelt the same (distribution = \"zoned:50/5:30/15:20/80\"; fio's \"random\" is \"uniform\"; a normal's deviation is a fraction of the span, fio's normal:10 is normal:0.1)",
     ),
     (
         "percentile_list",

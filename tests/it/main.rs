@@ -3,6 +3,7 @@
 
 mod common;
 
+mod arrivals;
 mod bad_input;
 mod blockdev;
 mod bounds;
@@ -24,6 +25,7 @@ mod hold;
 mod hosts;
 mod interrupt;
 mod labels;
+mod latency_target;
 mod library;
 mod limits;
 mod lines;

@@ -88,6 +88,18 @@ pub struct Job {
     pub ramp_us: Option<u64>,
     /// `rate_iops` per direction, per job.
     pub rate_iops: [Option<u64>; 2],
+    /// `rate_process=poisson`.
+    pub poisson: bool,
+    /// `thinktime`, µs (0: none).
+    pub think_us: u64,
+    /// `thinktime_blocks` (fio's default 1).
+    pub think_blocks: u64,
+    /// `latency_target`, µs (0: none), and where.
+    pub latency_target_us: (u64, Option<Place>),
+    /// `latency_window`, µs (0: none).
+    pub latency_window_us: u64,
+    /// `latency_percentile` (fio's default 100).
+    pub latency_percentile: f64,
     /// `rate` per direction, bytes per second per job, and where.
     pub rate_bytes: ([Option<u64>; 2], Option<Place>),
     /// `ioengine` as fio names it, and where.
@@ -158,6 +170,12 @@ impl Job {
             time_based: false,
             ramp_us: None,
             rate_iops: [None; 2],
+            poisson: false,
+            think_us: 0,
+            think_blocks: 1,
+            latency_target_us: (0, None),
+            latency_window_us: 0,
+            latency_percentile: 100.0,
             rate_bytes: ([None; 2], None),
             engine: ("psync".into(), None),
             direct: false,
@@ -255,7 +273,28 @@ fn map(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String
         "size" | "io_size" | "offset" | "offset_increment" | "filesize" | "filename"
         | "directory" | "nrfiles" | "numjobs" | "iodepth" | "loops" => map_region(job, name, v, at),
         "runtime" | "time_based" | "ramp_time" | "rate_iops" | "rate" | "rate_process"
-        | "stonewall" | "wait_for" | "name" | "description" => map_time(job, name, v, at),
+        | "thinktime" | "thinktime_blocks" | "stonewall" | "wait_for" | "name" | "description" => {
+            map_time(job, name, v, at)
+        }
+        "latency_target" => {
+            job.latency_target_us = (value::time_us(v, false)?, Some(at.clone()));
+            Ok(Outcome::Done)
+        }
+        "latency_window" => {
+            job.latency_window_us = value::time_us(v, false)?;
+            Ok(Outcome::Done)
+        }
+        "latency_percentile" => {
+            let q: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{}` is not a number", v.trim()))?;
+            if !(q > 0.0 && q <= 100.0) {
+                return Err(format!("{q} is not a percentile above 0 and at most 100"));
+            }
+            job.latency_percentile = q;
+            Ok(Outcome::Done)
+        }
         "steadystate"
         | "steadystate_duration"
         | "steadystate_ramp_time"
@@ -484,14 +523,17 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
             }
         }
         "rate_process" => match v.trim() {
-            "linear" => {}
-            "poisson" => {
-                return Ok(Outcome::Refuse(
-                    "wkrun issues capped I/Os at evenly spaced times (fio's linear), not at Poisson-distributed ones".into(),
-                ));
-            }
+            "linear" => job.poisson = false,
+            "poisson" => job.poisson = true,
             t => return Err(format!("`{t}` is not linear or poisson")),
         },
+        "thinktime" => job.think_us = value::time_us(v, false)?,
+        "thinktime_blocks" => {
+            job.think_blocks = value::int(v, kb)?;
+            if job.think_blocks == 0 {
+                return Err("thinktime_blocks is at least 1".into());
+            }
+        }
         _ => unreachable!("map_time: {name}"),
     }
     Ok(Outcome::Done)

@@ -74,6 +74,13 @@ pub struct Shape {
     pub ramp_us: Option<u64>,
     /// Rate caps per direction of one job, I/Os per second.
     pub rate: [Option<u64>; 2],
+    /// Poisson arrivals at the caps' rates (`rate_process=poisson` with a cap).
+    pub poisson: bool,
+    /// Think time, µs, and the I/Os between think times (`thinktime`, `thinktime_blocks`).
+    pub think: Option<(u64, u64)>,
+    /// A latency-target search (`latency_target`): target µs and percentile; the queue depths searched are
+    /// the powers of two up to `queue_depth` (and it), each step bounded by the shape's time bound.
+    pub latency: Option<(u64, f64)>,
     /// `randseed`.
     pub seed: Option<u64>,
     /// Where random offsets fall, when not uniform.
@@ -107,6 +114,38 @@ fn remark(at: &Place, text: impl Into<String>, why: impl Into<String>) -> Remark
         text: text.into(),
         why: why.into(),
     }
+}
+
+/// A latency-target search: each queue depth a step of `latency_window` (the step's time bound, in place
+/// of the job's); refused without a window, or with a queue depth of 1 (nothing to search).
+fn latency(
+    job: &Job,
+    bound: &mut Bound,
+    notes: &mut Vec<Remark>,
+    refused: &mut Vec<Remark>,
+) -> Option<(u64, f64)> {
+    let (target, Some(at)) = &job.latency_target_us else {
+        return None;
+    };
+    let text = format!("latency_target={target}");
+    if *target == 0 {
+        return None;
+    }
+    if job.latency_window_us == 0 || job.iodepth < 2 {
+        refused.push(remark(
+            at,
+            text,
+            "wkrun searches a list of queue depths, each for latency_window: give latency_window and an iodepth above 1 (the deepest to try)",
+        ));
+        return None;
+    }
+    notes.push(remark(
+        at,
+        text,
+        "fio adjusts one job's depth window by window and goes on at the depth found; wkrun runs one phase per queue depth (powers of two up to iodepth), each for latency_window, and stops at the first over the target",
+    ));
+    *bound = Bound::Time(job.latency_window_us);
+    Some((*target, job.latency_percentile))
 }
 
 /// The job's shape; a value fio takes but no phase can hold is a problem.
@@ -174,6 +213,8 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         }
         _ => None,
     };
+    let mut bound = bound;
+    let latency = latency(job, &mut bound, &mut notes, &mut refused);
     let shape = Shape {
         random: job.rw.random,
         read_percent,
@@ -187,7 +228,10 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         partitioned,
         bound,
         ramp_us,
+        poisson: job.poisson && rate.iter().any(Option::is_some),
         rate,
+        think: (job.think_us > 0).then_some((job.think_us, job.think_blocks)),
+        latency,
         seed: job.seed,
         distribution: job.distribution.clone().filter(|_| job.rw.random),
         data: writes.then_some(job.data),

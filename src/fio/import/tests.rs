@@ -143,7 +143,11 @@ const MAPPED: &[Sample] = &[
         Some(("rate_iops", "{ read = 500 }")),
     ),
     ("rate", "rate=4m", Some(("rate_iops", "{ read = 1024 }"))),
-    ("rate_process", "rate_process=linear", None),
+    (
+        "rate_process",
+        "rate_process=poisson\nrate_iops=500",
+        Some(("rate_process", "\"poisson\"")),
+    ),
     ("randseed", "randseed=42", Some(("seed", "42"))),
     (
         "norandommap",
@@ -221,6 +225,31 @@ const MAPPED: &[Sample] = &[
     ),
     ("fixedbufs", "fixedbufs", None),
     ("registerfiles", "registerfiles", None),
+    (
+        "thinktime",
+        "thinktime=100",
+        Some(("think_time", "\"100us\"")),
+    ),
+    (
+        "thinktime_blocks",
+        "thinktime=1000\nthinktime_blocks=100",
+        Some(("think_every", "100")),
+    ),
+    (
+        "latency_target",
+        "iodepth=32\nlatency_target=500\nlatency_window=2s",
+        Some(("queue_depth", "[1, 2, 4, 8, 16, 32]")),
+    ),
+    (
+        "latency_window",
+        "iodepth=8\nlatency_target=500\nlatency_window=2s",
+        Some(("duration", "\"2s\"")),
+    ),
+    (
+        "latency_percentile",
+        "iodepth=8\nlatency_target=1ms\nlatency_window=2s\nlatency_percentile=99.9",
+        Some(("latency_percentile", "99.9")),
+    ),
 ];
 
 /// Every option the table marks mapped is read with fio's meaning: the samples above are exactly the
@@ -422,8 +451,12 @@ fn refusals_name_option_and_line() {
     let base = "[j]\nfilename=f\nsize=8m\ntime_based\nruntime=1\n";
     let cases: &[(&str, &str)] = &[
         (
-            "thinktime=10",
-            "j.fio:6: thinktime=10: wkrun has no think time yet",
+            "iodepth=8\nlatency_target=500",
+            "j.fio:7: latency_target=500: wkrun searches a list of queue depths, each for latency_window",
+        ),
+        (
+            "thinktime=10\nthinktime_iotime=1s",
+            "j.fio:7: thinktime_iotime=1s: wkrun has no `thinktime_iotime`",
         ),
         ("fsync=1", "j.fio:6: fsync=1: wkrun issues no fsync yet"),
         (
@@ -438,10 +471,6 @@ fn refusals_name_option_and_line() {
         (
             "random_distribution=sequence:2,0,1",
             "j.fio:6: random_distribution=sequence:2,0,1: wkrun has no fixed sequence of blocks",
-        ),
-        (
-            "rate_process=poisson\nrate_iops=10",
-            "j.fio:6: rate_process=poisson: wkrun issues capped I/Os at evenly spaced times",
         ),
         (
             "ioengine=rdma",

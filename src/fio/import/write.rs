@@ -37,6 +37,20 @@ fn duration_us(us: u64) -> String {
     s(&Duration(us.saturating_mul(1000)).to_string())
 }
 
+/// The queue depth, or for a latency-target search the list searched: the powers of two below the job's
+/// depth, then it.
+fn depths(sh: &Shape) -> String {
+    if sh.latency.is_none() {
+        return sh.queue_depth.to_string();
+    }
+    let mut d: Vec<String> = std::iter::successors(Some(1u64), |x| x.checked_mul(2))
+        .take_while(|&x| x < sh.queue_depth)
+        .map(|x| x.to_string())
+        .collect();
+    d.push(sh.queue_depth.to_string());
+    format!("[{}]", d.join(", "))
+}
+
 /// The keys of a workload phase doing `shape` with `workers` workers.
 fn workload(p: &Phase) -> Vec<Entry> {
     let sh = &p.shape;
@@ -48,7 +62,7 @@ fn workload(p: &Phase) -> Vec<Entry> {
         ),
         ("read_percent", sh.read_percent.to_string()),
         ("block_size", block(&sh.block)),
-        ("queue_depth", sh.queue_depth.to_string()),
+        ("queue_depth", depths(sh)),
         ("engine", s(sh.engine)),
         ("direct", sh.direct.to_string()),
     ];
@@ -95,6 +109,19 @@ fn workload(p: &Phase) -> Vec<Entry> {
         .collect();
     if !caps.is_empty() {
         k.push(("rate_iops", format!("{{ {} }}", caps.join(", "))));
+    }
+    if sh.poisson {
+        k.push(("rate_process", s("poisson")));
+    }
+    if let Some((us, q)) = sh.latency {
+        k.push(("latency_target", duration_us(us)));
+        k.push(("latency_percentile", q.to_string()));
+    }
+    if let Some((us, every)) = sh.think {
+        k.push(("think_time", duration_us(us)));
+        if every > 1 {
+            k.push(("think_every", every.to_string()));
+        }
     }
     if let Some(seed) = sh.seed {
         k.push(("seed", seed.to_string()));
@@ -277,7 +304,8 @@ fn factor(outs: &mut [Out]) -> Vec<Entry> {
         let Some(Some(first)) = values.first().cloned() else {
             continue;
         };
-        let table = first.starts_with('{');
+        // A table (a block-size mix) or a list (a latency search's depths) stays in its phase.
+        let table = first.starts_with('{') || first.starts_with('[');
         if !table && values.iter().all(|v| *v == Some(first)) {
             defaults.push((key, first.clone()));
         }

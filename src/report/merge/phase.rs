@@ -77,6 +77,10 @@ pub fn merge(
     })
     .filter(|h| !(h.read.is_empty() && h.write.is_empty()));
     m.ops_by_size = sizes(&parts);
+    // Latencies from the intended issue times have no histograms to add up: a merge leaves them out.
+    m.arrivals = None;
+    // A step's percentile is each host's; the merged phase's steps are not judged again.
+    m.latency_target = None;
     m.erased_bytes = p0
         .erased_bytes
         .map(|_| parts.iter().filter_map(|p| p.erased_bytes).sum());

@@ -1,0 +1,228 @@
+//! Arrivals (issue 26, item 3): think time after every N I/Os (bursts), Poisson arrivals at a mean rate, and
+//! latency measured from each I/O's intended issue time as well as from its submission. Exact counts where
+//! exact (think periods, I/Os), statistical bounds recomputed here from the series where random.
+
+use crate::common::*;
+use std::fs;
+use std::path::Path;
+
+fn spec(body: &str) -> String {
+    format!("format = 1\n[spec]\nname = \"a\"\nversion = \"1\"\n{body}")
+}
+
+/// One workload phase named `w` that writes, with `rest`.
+fn workload(rest: &str) -> String {
+    spec(&format!(
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\n{rest}\n"
+    ))
+}
+
+/// One workload phase named `w` that reads, with `rest`: on the simulated drive, reads take the same time
+/// whenever they come (writes go to its buffer, whose backlog would absorb idle time).
+fn reading(rest: &str) -> String {
+    spec(&format!(
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 100\n{rest}\n"
+    ))
+}
+
+/// Runs `body` on a simulated drive into `dir/out`; the results.
+fn on_sim(dir: &Path, out: &str, body: &str) -> serde_json::Value {
+    fs::write(dir.join("s.toml"), body).expect("write spec");
+    run_s_on_sim(dir, out);
+    strict_results(&dir.join(out)).1
+}
+
+/// Every figure of the summary `from` (latency from the intended issue time) is at least `lat`'s (from
+/// submission); `equal` asks for the same summary.
+fn intended_at_least(lat: &serde_json::Value, from: &serde_json::Value, equal: bool) {
+    for k in ["min", "max", "p50", "p90", "p99", "p99_9", "p99_99"] {
+        let (a, b) = (u(lat, &format!("/{k}")), u(from, &format!("/{k}")));
+        assert!(b >= a, "{k}: from intended {b} < from submission {a}");
+        if equal {
+            assert_eq!(a, b, "{k}");
+        }
+    }
+    let (a, b) = (lat["mean"].as_f64(), from["mean"].as_f64());
+    assert!(b >= a, "mean {b:?} < {a:?}");
+}
+
+#[test]
+fn think_time_after_every_100_ios_idles_9_times_between_10_bursts() {
+    // 1000 writes of 4 KiB at QD 1, 1 ms of think time after every 100: 9 idle periods (none after the last
+    // burst), so the phase lasts at least 9 ms; on the null engine (wall clock) and the simulated drive.
+    let dir = tempdir();
+    let body = workload(
+        "engine = \"null\"\nqueue_depth = 1\nsize = \"4000KiB\"\nthink_time = \"1ms\"\nthink_every = 100",
+    );
+    fs::write(dir.path().join("s.toml"), &body).expect("write spec");
+    let out = wkrun(
+        dir.path(),
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "16MiB",
+            "-q",
+            "-o",
+            "null",
+        ],
+    );
+    let (c, _, e) = code_out_err(&out);
+    assert_eq!(c, 0, "{e}");
+    let null = strict_results(&dir.path().join("null")).1;
+    assert_eq!(u(phase(&null, 0), "/write/ops"), 1000);
+    let think = "queue_depth = 1\nsize = \"4000KiB\"\nthink_time = \"1ms\"\nthink_every = 100";
+    let sim = on_sim(dir.path(), "sim", &reading(think));
+    assert_eq!(u(phase(&sim, 0), "/read/ops"), 1000);
+    for (r, d) in [(&null, "write"), (&sim, "read")] {
+        let w = phase(r, 0);
+        assert_eq!(u(w, "/arrivals/think_periods"), 9);
+        assert_eq!(u(w, "/params/think_time_ns"), 1_000_000);
+        assert_eq!(u(w, "/params/think_every"), 100);
+        assert!(w["duration_s"].as_f64().expect("duration") >= 0.009, "{w}");
+        // At QD 1 each burst's I/Os wait for the ones before: from the burst's release, later.
+        let from = &w["arrivals"]["latency_from_intended_ns"][d];
+        intended_at_least(&w[d]["latency_ns"], from, false);
+        assert!(u(from, "/max") > u(w, &format!("/{d}/latency_ns/max")));
+    }
+    // The simulated drive idles exactly 9 ms of virtual time: its phase is 9 ms longer than without think.
+    let plain = on_sim(
+        dir.path(),
+        "plain",
+        &reading("queue_depth = 1\nsize = \"4000KiB\""),
+    );
+    let (a, b) = (
+        phase(&plain, 0)["duration_s"].as_f64().expect("s"),
+        phase(&sim, 0)["duration_s"].as_f64().expect("s"),
+    );
+    assert!((b - a - 0.009).abs() < 1e-9, "{a} {b}");
+    assert!(phase(&plain, 0).get("arrivals").is_none());
+}
+
+#[test]
+fn a_burst_the_queue_holds_whole_is_never_behind_its_release() {
+    // QD 128 holds each burst of 100 whole: every I/O is submitted when its burst is released, so the
+    // latency from the intended time is the latency from submission, figure for figure.
+    let dir = tempdir();
+    let r = on_sim(
+        dir.path(),
+        "o",
+        &reading("queue_depth = 128\nsize = \"4000KiB\"\nthink_time = \"2ms\"\nthink_every = 100"),
+    );
+    let w = phase(&r, 0);
+    assert_eq!(u(w, "/arrivals/think_periods"), 9);
+    let from = &w["arrivals"]["latency_from_intended_ns"]["read"];
+    intended_at_least(&w["read"]["latency_ns"], from, true);
+    assert_eq!(from, &w["arrivals"]["latency_from_intended_ns"]["total"]);
+}
+
+/// Each interval's I/Os of phase 0 of the run in `dir/out`.
+fn counts(dir: &Path, out: &str, r: &serde_json::Value) -> Vec<f64> {
+    phase_rows(&dir.join(out), r, 0)
+        .iter()
+        .map(|row| (n(row, "read_ops") + n(row, "write_ops")) as f64)
+        .collect()
+}
+
+/// Mean and variance over mean (the index of dispersion) of `xs`.
+fn dispersion(xs: &[f64]) -> (f64, f64) {
+    let k = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / k;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (k - 1.0);
+    (mean, var / mean)
+}
+
+#[test]
+fn poisson_arrivals_have_the_mean_rate_and_poisson_counts_and_repeat_per_seed() {
+    // 20 000 I/Os per second for 2 s in 10 ms intervals on the simulated drive (virtual time, every I/O
+    // issued at its arrival: QD 64 is far more than the drive needs at this rate). A Poisson process has
+    // Poisson counts per interval: mean R·Δt = 200 and variance equal to the mean (index of dispersion 1;
+    // for exponential gaps, the coefficient of variation of the gaps is 1). Evenly spaced arrivals have
+    // (almost) no variance. Bounds: 5 standard errors.
+    let dir = tempdir();
+    let body = |process: &str| {
+        reading(&format!(
+            "queue_depth = 64\nduration = \"2s\"\ninterval = \"10ms\"\nrate_iops = 20000\nrate_process = \"{process}\""
+        ))
+    };
+    let r = on_sim(dir.path(), "p", &body("poisson"));
+    let w = phase(&r, 0);
+    let ops = u(w, "/read/ops") as f64;
+    assert!((ops - 40_000.0).abs() < 5.0 * 40_000f64.sqrt(), "{ops}");
+    let c = counts(dir.path(), "p", &r);
+    assert_eq!(c.len(), 200);
+    let (mean, disp) = dispersion(&c);
+    let k = c.len() as f64;
+    assert!((mean - 200.0).abs() < 5.0 * (200.0 / k).sqrt(), "{mean}");
+    assert!(
+        (disp - 1.0).abs() < 5.0 * (2.0 / (k - 1.0)).sqrt(),
+        "{disp}"
+    );
+    // Never behind: each I/O went out at its arrival.
+    let from = &w["arrivals"]["latency_from_intended_ns"]["read"];
+    intended_at_least(&w["read"]["latency_ns"], from, true);
+    assert_eq!(w["params"]["rate_process"], "poisson");
+    // The same seed, the same arrivals: the same series.
+    on_sim(dir.path(), "p2", &body("poisson"));
+    let csv = |o: &str| fs::read(dir.path().join(o).join("00-w.csv")).expect("series");
+    assert_eq!(csv("p"), csv("p2"));
+    // Evenly spaced: exactly 200 in every interval.
+    let lin = on_sim(dir.path(), "l", &body("linear"));
+    let c = counts(dir.path(), "l", &lin);
+    assert!(c.iter().all(|&x| x == 200.0), "{c:?}");
+    assert!(phase(&lin, 0)["params"].get("rate_process").is_none());
+}
+
+#[test]
+fn behind_a_rate_cap_latency_from_the_intended_time_grows() {
+    // 100 000 I/Os per second at QD 1 on the simulated drive, far more than one I/O at a time can do: each
+    // I/O is later than its slot, by more and more (coordinated omission: latency from submission alone
+    // hides that wait).
+    let dir = tempdir();
+    let r = on_sim(
+        dir.path(),
+        "o",
+        &workload("queue_depth = 1\nduration = \"200ms\"\nrate_iops = 100000"),
+    );
+    let w = phase(&r, 0);
+    let from = &w["arrivals"]["latency_from_intended_ns"]["write"];
+    intended_at_least(&w["write"]["latency_ns"], from, false);
+    assert!(u(from, "/max") > 10 * u(w, "/write/latency_ns/max"), "{w}");
+    assert_eq!(u(w, "/arrivals/think_periods"), 0);
+    // The summary says both latencies.
+    let (c, out, e) = run_sim(dir.path(), "again", &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        out.contains("      latency: read") || out.contains("      latency: write"),
+        "{out}"
+    );
+    assert!(
+        out.contains("      from intended issue: write mean"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_arrivals_are_refused_naming_file_line_and_key() {
+    let dir = tempdir();
+    for (rest, key, line) in [
+        ("rate_process = \"poisson\"", "rate_process", 10),
+        ("think_time = \"0s\"", "think_time", 10),
+        ("think_every = 0\nthink_time = \"1ms\"", "think_every", 10),
+        ("think_every = 5", "think_every", 10),
+        ("rate_iops = 0\nrate_process = \"poisson\"", "rate_iops", 10),
+        ("rate_iops = -5", "rate_iops", 10),
+    ] {
+        fs::write(
+            dir.path().join("s.toml"),
+            workload(&format!("size = \"64KiB\"\n{rest}")),
+        )
+        .expect("write");
+        let (c, o, e) = code_out_err(&wkrun(dir.path(), &["s.toml", "-o", "out"]));
+        assert_eq!(c, 2, "{rest}: {o}{e}");
+        assert!(e.contains(&format!("s.toml:{line}:")), "{rest}: {e}");
+        assert!(e.contains(key), "{rest}: {e}");
+        assert!(!dir.path().join("out").exists(), "{rest}");
+    }
+}
