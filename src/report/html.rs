@@ -175,11 +175,7 @@ fn steady(p: &PhaseResult) -> String {
     match &p.steady_state {
         None => "–".into(),
         Some(s) => {
-            let mut t = match (s.reached, s.at_s) {
-                (true, Some(at)) => format!("reached at {at:.1} s"),
-                (true, None) => "reached".into(),
-                (false, _) => "not reached".into(),
-            };
+            let mut t = s.verdict_text();
             if s.reached {
                 let _ = write!(
                     t,

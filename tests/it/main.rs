@@ -57,6 +57,7 @@ mod targets;
 mod trial;
 mod uring_wait;
 mod validate_results;
+mod verdicts;
 mod verify;
 mod workers;
 mod workers_rules;

@@ -120,6 +120,11 @@ fn the_pts_throughput_spec_runs_at_trial_scale() {
             json!({"first_round": 6, "last_round": 25, "first_phase": skip.0, "last_phase": skip.1})
         );
         check_block(&out, &r, b, "write_bw_bytes_per_s", 5);
+        // Steady at round 5, the first the rule could judge: the count is the rule's floor.
+        assert_eq!(
+            (&b["earliest_steady_round"], &b["at_rule_floor"]),
+            (&json!(5), &json!(true))
+        );
     }
 }
 
