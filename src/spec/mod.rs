@@ -9,6 +9,7 @@ pub mod expand;
 pub mod fio;
 pub mod keys;
 pub mod load;
+pub mod once;
 pub mod overrides;
 pub mod repeat;
 pub mod rules;

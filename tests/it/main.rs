@@ -12,6 +12,7 @@ mod cli;
 mod compare;
 mod diskfull;
 mod engines;
+mod expanded_errors;
 mod failedwrites;
 mod fio_cli;
 mod fio_corpus;
