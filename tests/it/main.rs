@@ -36,6 +36,7 @@ mod parts;
 mod phases;
 mod prealloc;
 mod progress;
+mod pts_report;
 mod published;
 mod report;
 mod report_charts;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs `specs/snia/NAME.toml` on the small simulated drive with `args` added; returns the results folder
 /// (kept alive by the returned temporary folder) and its results.
-fn run_pts(name: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, Value) {
+pub(crate) fn run_pts(name: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, Value) {
     let dir = tempdir();
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("specs/snia/{name}.toml"));
     let mut all = vec![spec.to_str().expect("utf-8"), "--target", SIM];
