@@ -76,7 +76,7 @@ impl PtsTest {
             PtsTest::Hir => "Host Idle Recovery test, HIR (PTS 2.0.2 section 11)",
             PtsTest::Xsr => "Cross Stimulus Recovery test, XSR (PTS 2.0.2 section 12)",
             PtsTest::Dirth => {
-                "Demand Intensity / Response Time Histogram test, DIRTH (PTS 2.0.2 section 13)"
+                "Demand Intensity / Response Time Histogram test, DIRTH (PTS 2.0.2 section 14)"
             }
         }
     }
