@@ -134,7 +134,7 @@ fn write_cache(
             want.as_str(),
             target.path.display()
         ),
-        Some("use write_cache = \"keep\" (the default), or run on an NVMe namespace".into()),
+        Some("use write_cache = \"keep\" (the default), or run on an NVMe namespace or a SCSI or SATA disk".into()),
     ))
 }
 

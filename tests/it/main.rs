@@ -63,4 +63,5 @@ mod verdicts;
 mod verify;
 mod workers;
 mod workers_rules;
+mod write_cache;
 mod wrong_target;

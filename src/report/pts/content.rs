@@ -172,7 +172,15 @@ fn write_cache(run: &RunData) -> String {
         return "not applicable (a simulated drive)".into();
     };
     let found = match (w.state, w.read_from) {
-        (Some(s), Some(f)) => format!("{} (read from {f:?})", s.as_str()).to_lowercase(),
+        (Some(s), Some(f)) => format!(
+            "{} (read from {})",
+            s.as_str(),
+            match f {
+                crate::target::CacheSource::Nvme => "NVMe Get Features",
+                crate::target::CacheSource::Sysfs => "the kernel's view, sysfs queue/write_cache",
+                crate::target::CacheSource::ScsiDisk => "sysfs scsi_disk cache_type",
+            }
+        ),
         (Some(s), None) => s.as_str().to_string(),
         _ => "not known".into(),
     };
