@@ -45,10 +45,19 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         };
         match at.resolve() {
             Ok(phase) => phases.push(phase),
-            Err(e) if errors.len() < MAX_PLAN_ERRORS => errors.push(e),
-            Err(_) => break,
+            Err(e) => errors.push((Some(i), e)),
         }
     }
+    let mut errors = crate::spec::once::once_per_phase(
+        &spec.phases,
+        errors,
+        |e| {
+            let l = &e.location;
+            (l.line, l.column, e.message.clone(), e.help.clone())
+        },
+        |e, note| e.message.push_str(note),
+    );
+    errors.truncate(MAX_PLAN_ERRORS);
     let write_cache = match write_cache(spec, target) {
         Ok(w) => w,
         Err(e) => {
@@ -126,7 +135,7 @@ fn write_cache(
             want.as_str(),
             target.path.display()
         ),
-        Some("use write_cache = \"keep\" (the default), or run on an NVMe namespace".into()),
+        Some("use write_cache = \"keep\" (the default), or run on an NVMe namespace or a SCSI or SATA disk".into()),
     ))
 }
 

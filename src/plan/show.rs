@@ -81,6 +81,9 @@ fn write_cache_line(plan: &Plan) -> Option<String> {
         (Some(s), Some(crate::target::CacheSource::Nvme)) => {
             format!("{} (NVMe Get Features)", s.as_str())
         }
+        (Some(s), Some(crate::target::CacheSource::ScsiDisk)) => {
+            format!("{} (sysfs scsi_disk cache_type)", s.as_str())
+        }
         (Some(s), _) => format!(
             "{} (the kernel's view, sysfs queue/write_cache)",
             s.as_str()

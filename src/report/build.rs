@@ -341,6 +341,7 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
         sweeps,
         batteries,
         ranked: super::against::figures(runs, opts)?,
+        pts: super::pts::sections(runs)?,
     })
 }
 

@@ -524,11 +524,7 @@ fn steady_cells(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
                     None => Cell::Missing,
                     Some(p) => match &p.steady_state {
                         None => Cell::NoData,
-                        Some(s) => Cell::Text(match (s.reached, s.at_s) {
-                            (true, Some(at)) => format!("reached at {at:.1} s"),
-                            (true, None) => "reached".into(),
-                            (false, _) => "not reached".into(),
-                        }),
+                        Some(s) => Cell::Text(s.verdict_text()),
                     },
                 })
                 .collect()
@@ -1173,6 +1169,9 @@ mod tests {
             judged_from_reason: String::new(),
             window_start_s: None,
             window_end_s: None,
+            earliest_at_s: Some(5.0),
+            at_rule_floor: false,
+            not_judged: None,
         }
     }
 

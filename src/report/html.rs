@@ -175,11 +175,7 @@ fn steady(p: &PhaseResult) -> String {
     match &p.steady_state {
         None => "–".into(),
         Some(s) => {
-            let mut t = match (s.reached, s.at_s) {
-                (true, Some(at)) => format!("reached at {at:.1} s"),
-                (true, None) => "reached".into(),
-                (false, _) => "not reached".into(),
-            };
+            let mut t = s.verdict_text();
             if s.reached {
                 let _ = write!(
                     t,
@@ -313,7 +309,7 @@ fn params_line(p: &PhaseResult) -> String {
 
 /// The figures, each SVG inline (the page needs no other file) with its caption and a link to its file
 /// (and to its PNG, with `--png`).
-pub(super) fn figures(o: &mut String, figs: &[Figure], png: bool) {
+pub(crate) fn figures(o: &mut String, figs: &[Figure], png: bool) {
     for f in figs {
         let svg = f.chart.svg.trim();
         let svg = svg.strip_prefix("<?xml").map_or(svg, |rest| {
@@ -803,6 +799,7 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
         o.push_str("</section>\n");
     }
     o.push_str(&super::members::html_section(runs));
+    o.push_str(&super::pts::page::html(&report.pts, opts.png));
     runs_table(&mut o, runs);
     contents(&mut o, runs, report);
     o.push_str("<main>\n");
@@ -952,6 +949,7 @@ mod tests {
             sweeps: vec![],
             ranked: vec![],
             batteries: vec![],
+            pts: vec![],
         };
         let mut o = String::new();
         contents(&mut o, &runs, &report);
@@ -994,6 +992,7 @@ mod tests {
             sweeps: vec![],
             ranked: vec![],
             batteries: vec![],
+            pts: vec![],
         };
         let mut o = String::new();
         headline_section(&mut o, &runs, &report);
@@ -1021,6 +1020,7 @@ mod tests {
             sweeps: vec![],
             ranked: vec![],
             batteries: vec![],
+            pts: vec![],
         };
         headline_section(&mut empty, &plain, &r);
         assert!(empty.is_empty());

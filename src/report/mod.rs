@@ -16,6 +16,7 @@ pub mod merge;
 pub mod model;
 pub mod parts;
 pub mod png;
+pub mod pts;
 pub mod runs;
 pub mod table;
 #[cfg(test)]

@@ -99,6 +99,8 @@ pub struct Report {
     pub ranked: Vec<Figure>,
     /// The batteries of workloads across drives or sweep members (seed 004), at the top of the page.
     pub batteries: Vec<Figure>,
+    /// The SNIA PTS sections ([`super::pts`]): one per run of a `specs/snia/` spec or with blocks of rounds.
+    pub pts: Vec<super::pts::PtsSection>,
 }
 
 impl Report {
@@ -107,6 +109,7 @@ impl Report {
         self.batteries
             .iter()
             .chain(self.sweeps.iter().flat_map(|s| &s.figures))
+            .chain(self.pts.iter().flat_map(|s| &s.figures))
             .chain(self.phases.iter().flat_map(|s| &s.figures))
             .chain(&self.ranked)
     }
@@ -205,6 +208,7 @@ mod tests {
             sweeps: vec![sweep("fill", Part::Preparation), sweep("w", Part::Results)],
             ranked: vec![],
             batteries: vec![],
+            pts: vec![],
         };
         use SectionRef::{Phase, Sweep};
         assert_eq!(

@@ -231,3 +231,26 @@ pub fn cluster_host(path: &str) -> crate::results::ClusterHost {
         clock: None,
     }
 }
+
+/// A block of rounds as results hold it: block "b", one cell `p` tracked by total IOPS, rounds 1 to 4 of
+/// 80, 90, 100, 110, window rounds 1 to 4, not steady, no cells.
+pub fn round_block() -> serde_json::Value {
+    let rounds: Vec<serde_json::Value> = [80.0, 90.0, 100.0, 110.0]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| serde_json::json!({"index": i + 1, "tracking_value": v, "tracking_phase": i + 1}))
+        .collect();
+    serde_json::json!({
+        "name": "b",
+        "plan": {
+            "name": "b", "first_phase": 1, "phases_per_round": 1, "max_rounds": 4, "cells": ["p"],
+            "track": {"phase": "p", "cell": 0, "metric": "iops"},
+            "rule": {"window": 4, "max_rounds": 4, "data_excursion": 0.2, "slope_excursion": 0.1}
+        },
+        "rounds": rounds,
+        "window": {"first": 1, "last": 4},
+        "window_mean": 95.0, "window_min": 80.0, "window_max": 110.0, "range": 30.0, "slope": 10.0,
+        "data_excursion": 0.3157894736842105, "slope_excursion": 0.3157894736842105,
+        "steady": false, "steady_at_round": null, "ended": "max_rounds", "skipped": null, "cells": []
+    })
+}

@@ -189,6 +189,8 @@ pub fn record(
 fn steady_state(s: SteadyPlan, interval_ns: u64, v: Verdict, ended_phase: bool) -> SteadyState {
     let round_s = (s.intervals_per_round * interval_ns) as f64 / 1e9;
     let judged = v.window_rounds > 0 && v.judged_from_round.is_some();
+    let window = s.rule.window();
+    let reason = judged_from_reason(&v, round_s);
     SteadyState {
         criterion: s.rule,
         reached: v.reached,
@@ -197,10 +199,32 @@ fn steady_state(s: SteadyPlan, interval_ns: u64, v: Verdict, ended_phase: bool) 
         window_s: s.rule.window() as f64 * round_s,
         ended_phase,
         judged_from_s: v.judged_from_round.map(|r| r as f64 * round_s),
-        judged_from_reason: judged_from_reason(&v, round_s),
         window_start_s: judged.then_some(v.window_first_round as f64 * round_s),
         window_end_s: judged.then_some((v.window_first_round + v.window_rounds) as f64 * round_s),
+        earliest_at_s: v.judged_from_round.map(|r| (r + window) as f64 * round_s),
+        at_rule_floor: v.reached
+            && v.at_round.is_some()
+            && v.at_round == v.judged_from_round.map(|r| r + window - 1),
+        not_judged: not_judged(&v, window, round_s, &reason),
+        judged_from_reason: reason,
         verdict: v,
+    }
+}
+
+/// Why no full window of `window` rounds was judged, when none was: the `steady_after` condition never met
+/// (its `reason`, without `never: `), or fewer rounds judged than the window.
+fn not_judged(v: &Verdict, window: usize, round_s: f64, reason: &str) -> Option<String> {
+    match v.judged_from_round {
+        None => Some(reason.strip_prefix("never: ").unwrap_or(reason).to_string()),
+        Some(first) => {
+            let n = v.rounds_seen.saturating_sub(first);
+            (n < window).then(|| {
+                format!(
+                    "{n} round{} of {round_s} s judged, fewer than the window of {window}",
+                    if n == 1 { "" } else { "s" }
+                )
+            })
+        }
     }
 }
 

@@ -381,8 +381,38 @@ pub struct SteadyState {
     /// End of that window, s from the measured start (`at_s` when reached); absent when no round was judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_end_s: Option<f64>,
+    /// The earliest time the rule could have declared steady state: the end of the rule's window of rounds
+    /// counted from the first judged round ((`verdict.judged_from_round` + window) × round length), s from
+    /// the measured start; absent when no round was judged. An `at_s` equal to it is the rule's floor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earliest_at_s: Option<f64>,
+    /// True when steady state was reached at `earliest_at_s`: the first window judged was steady, so the time
+    /// to steady state says when the rule could first declare it, not when the drive settled.
+    #[serde(default)]
+    pub at_rule_floor: bool,
+    /// Why no full window was judged, when none was: `steady_after` never met (`judged_from_reason`), or
+    /// fewer judged rounds than the window; absent when a full window was judged. Reports say "not judged"
+    /// with it rather than "not reached".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<String>,
     /// The full verdict: window mean/min/max, slope, excursions, leaving steady state.
     pub verdict: crate::stats::steady::Verdict,
+}
+
+impl SteadyState {
+    /// The verdict in words, as reports and compare give it: `reached at 12.0 s`, with `, the earliest the
+    /// rule allows (its first window)` when reached at the rule's floor; `not judged: <reason>`; `not reached`.
+    pub fn verdict_text(&self) -> String {
+        match (self.reached, self.at_s, &self.not_judged) {
+            (true, Some(at), _) if self.at_rule_floor => {
+                format!("reached at {at:.1} s, the earliest the rule allows (its first window)")
+            }
+            (true, Some(at), _) => format!("reached at {at:.1} s"),
+            (true, None, _) => "reached".into(),
+            (false, _, Some(why)) => format!("not judged: {why}"),
+            (false, _, None) => "not reached".into(),
+        }
+    }
 }
 
 /// Statistics of one window of a phase's series.

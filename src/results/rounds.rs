@@ -49,6 +49,19 @@ pub struct RoundBlockResult {
     pub steady: bool,
     /// The round that completed the first steady window (its last round); `null` when not steady.
     pub steady_at_round: Option<u32>,
+    /// The earliest round the rule could have declared steady: the `rule.window`-th complete round (the
+    /// last of the first full window); `null` before a round completed. A `steady_at_round` equal to it is
+    /// the rule's floor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earliest_steady_round: Option<u32>,
+    /// True when steady at `earliest_steady_round`: the first full window was steady, so the round count says
+    /// when the rule could first declare it, not when the drive settled.
+    #[serde(default)]
+    pub at_rule_floor: bool,
+    /// Why no full window was judged, when none was (fewer complete rounds than `rule.window`); absent when
+    /// one was. Reports say "not judged" with it rather than "not steady".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<String>,
     /// How the block ended.
     pub ended: BlockEnd,
     /// The rounds a steady block did not run, as planned (in a merge: that not every merged run ran); `null`
@@ -258,7 +271,20 @@ pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult>
             })
             .collect()
     });
+    let w = b.rule.window as u32;
+    let earliest = rounds.first().map(|r| r.index + w - 1);
+    let steady_at_round = v.at_round.map(|i| rounds[i].index);
+    let n = rounds.len();
+    let not_judged = (n < b.rule.window).then(|| {
+        format!(
+            "{n} complete round{} of the {w} a window needs",
+            if n == 1 { "" } else { "s" }
+        )
+    });
     Some(RoundBlockResult {
+        earliest_steady_round: earliest,
+        at_rule_floor: steady_at_round.is_some() && steady_at_round == earliest,
+        not_judged,
         name: b.name.clone(),
         plan: b.clone(),
         window,
@@ -270,7 +296,7 @@ pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult>
         data_excursion: v.data_excursion,
         slope_excursion: v.slope_excursion,
         steady: v.reached,
-        steady_at_round: v.at_round.map(|i| rounds[i].index),
+        steady_at_round,
         ended,
         skipped,
         cells,

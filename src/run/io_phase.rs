@@ -533,8 +533,14 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult, interrupted: bool) {
             (Some(at), true) => ctx.result(&format!(
                 "      steady state at {at} s: the phase ended there (until = \"steady\")"
             )),
+            (Some(at), false) if ss.at_rule_floor => ctx.result(&format!(
+                "      steady state reached at {at} s, the earliest the rule allows (its first window)"
+            )),
             (Some(at), false) => ctx.result(&format!("      steady state reached at {at} s")),
-            (None, _) => ctx.result("      steady state not reached"),
+            (None, _) => match (&ss.not_judged, &ss.verdict.start) {
+                (Some(why), None) => ctx.result(&format!("      steady state not judged: {why}")),
+                _ => ctx.result("      steady state not reached"),
+            },
         }
         if ss.verdict.start.is_some() {
             match ss.judged_from_s {

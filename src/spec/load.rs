@@ -684,11 +684,18 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
             return Err(in_file_order(errors));
         }
     }
-    for r in rules::check_all(&spec.file, &spec.phases) {
-        if independent(&r) {
-            errors.push(spec.rule_error(r));
-        }
-    }
+    let broken: Vec<_> = rules::check_all(&spec.file, &spec.phases)
+        .into_iter()
+        .filter(independent)
+        .map(|r| (r.phase, r))
+        .collect();
+    let broken = super::once::once_per_phase(
+        &spec.phases,
+        broken,
+        |r| (r.path.clone(), r.message.clone()),
+        |r, note| r.message.push_str(note),
+    );
+    errors.extend(broken.into_iter().map(|r| spec.rule_error(r)));
     if errors.is_empty() {
         Ok(spec)
     } else {

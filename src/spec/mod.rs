@@ -11,6 +11,7 @@ pub mod fio;
 pub mod keys;
 pub mod latency_target;
 pub mod load;
+pub mod once;
 pub mod overrides;
 pub mod repeat;
 pub mod rules;
@@ -164,8 +165,9 @@ pub struct TargetSection {
     /// The device's volatile write cache for the run: `"on"` or `"off"` sets it before the first phase and
     /// sets it back to the state found at the end (also after a failure or a signal); `"keep"` leaves it as it
     /// is. Each state is read back and recorded in the results (`target.write_cache`). Only an NVMe namespace
-    /// whose controller has a volatile write cache can be set (NVMe Set Features, root); on any other target
-    /// `"on"` and `"off"` are refused by `wkrun plan` and before a run. Example: `write_cache = "off"`.
+    /// whose controller has a volatile write cache (NVMe Set Features, root) or a SCSI or SATA disk (sysfs
+    /// `scsi_disk` `cache_type`, root) can be set; on any other target `"on"` and `"off"` are refused by
+    /// `wkrun plan` and before a run. Example: `write_cache = "off"`.
     /// Default: `"keep"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cache: Option<crate::vocab::WriteCacheSetting>,

@@ -383,10 +383,19 @@ impl LoadedSpec {
             self.overrides.push(shown);
             self.sets.push(o.clone());
         }
-        let broken: Vec<String> = rules::check_all(&self.file, &self.phases)
+        let broken = rules::check_all(&self.file, &self.phases)
             .into_iter()
-            .map(|r| self.rule_after_set(r))
+            .map(|r| (r.phase, r))
             .collect();
+        let broken: Vec<String> = super::once::once_per_phase(
+            &self.phases,
+            broken,
+            |r| (r.path.clone(), r.message.clone()),
+            |r, note| r.message.push_str(note),
+        )
+        .into_iter()
+        .map(|r| self.rule_after_set(r))
+        .collect();
         if broken.is_empty() {
             return Ok(());
         }

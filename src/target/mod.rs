@@ -192,6 +192,9 @@ pub enum CacheSource {
     Nvme,
     /// The kernel's view (sysfs `queue/write_cache`): whether it sends the device cache flushes.
     Sysfs,
+    /// A SCSI or SATA disk's caching mode page (its write cache enable bit), as the SCSI disk driver reads
+    /// and sets it: sysfs `scsi_disk/H:C:T:L/cache_type` (`write back`, `write through`).
+    ScsiDisk,
 }
 
 /// A target's volatile write cache.
@@ -210,11 +213,16 @@ pub struct WriteCache {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
     /// Whether a run can set it (`[target] write_cache`): an NVMe namespace whose controller has a volatile
-    /// write cache and answers Get Features.
+    /// write cache and answers Get Features, or a SCSI or SATA disk whose `cache_type` can be written.
     pub settable: bool,
     /// Why a run cannot set it, in words; absent when it can.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
+    /// The sysfs file a run sets it through, for a SCSI or SATA disk (`/sys/block/sda/device/scsi_disk/
+    /// 0:0:0:0/cache_type`, whose writes the driver sends to the disk as MODE SELECT); absent for NVMe (Set
+    /// Features) and for targets that have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<String>,
     /// What the run did with it (`[target] write_cache = "on"` or `"off"`); absent when it left it as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<CacheRun>,

@@ -407,6 +407,7 @@ fn file_write_cache() -> super::WriteCache {
         read_from: None,
         kernel: None,
         settable: false,
+        control: None,
         unavailable: Some(
             "a regular file has no write cache of its own: the volatile write cache of the device under its file system is not read or set through a file".into(),
         ),
@@ -430,13 +431,17 @@ fn write_cache(path: &Path, f: &File, disk: &Path, nvme: bool) -> super::WriteCa
         read_from: from_kernel.map(|_| super::CacheSource::Sysfs),
         kernel: kernel.clone(),
         settable: false,
+        control: None,
         unavailable: Some(why),
         run: None,
     };
     let dev = path.display();
     if !nvme {
+        if let Some(w) = scsi_write_cache(disk, kernel.clone()) {
+            return w;
+        }
         return by_kernel(format!(
-            "{dev} is not an NVMe namespace: wkrun sets only an NVMe controller's volatile write cache (Set Features); sysfs queue/write_cache, which it reads, says only whether the kernel sends the device cache flushes, and writing it leaves the device's cache as it is"
+            "{dev} is neither an NVMe namespace nor a SCSI or SATA disk (sysfs has no device/scsi_disk for it): wkrun sets an NVMe controller's volatile write cache (Set Features) or a SCSI or SATA disk's (scsi_disk cache_type, sent to the disk as MODE SELECT); sysfs queue/write_cache, which it reads, says only whether the kernel sends the device cache flushes, and writing it leaves the device's cache as it is"
         ));
     }
     let present = match sys::nvme::volatile_write_cache_present(f) {
@@ -462,6 +467,7 @@ fn write_cache(path: &Path, f: &File, disk: &Path, nvme: bool) -> super::WriteCa
             read_from: Some(super::CacheSource::Nvme),
             kernel,
             settable: true,
+            control: None,
             unavailable: None,
             run: None,
         },
@@ -470,6 +476,34 @@ fn write_cache(path: &Path, f: &File, disk: &Path, nvme: bool) -> super::WriteCa
             sys::os_text(&e)
         )),
     }
+}
+
+/// A SCSI or SATA disk's write cache, from its SCSI disk driver's `cache_type` (under the disk's sysfs folder
+/// `disk`: `device/scsi_disk/H:C:T:L/cache_type`); `None` for a disk that is not one (loop, zram, virtio).
+/// Settable when the file can be opened for writing (root) and reads a state.
+fn scsi_write_cache(disk: &Path, kernel: Option<String>) -> Option<super::WriteCache> {
+    let entry = fs::read_dir(disk.join("device/scsi_disk"))
+        .ok()?
+        .flatten()
+        .next()?;
+    let file = entry.path().join("cache_type");
+    let state = read_sys(&file).and_then(|t| crate::target::cache::scsi_state(&t));
+    let writable = fs::OpenOptions::new().write(true).open(&file).is_ok();
+    let settable = writable && state.is_some();
+    Some(super::WriteCache {
+        state,
+        read_from: state.map(|_| super::CacheSource::ScsiDisk),
+        kernel,
+        settable,
+        control: Some(file.display().to_string()),
+        unavailable: (!settable).then(|| {
+            format!(
+                "{} cannot be written, or reads no write cache state (writing it needs root)",
+                file.display()
+            )
+        }),
+        run: None,
+    })
 }
 
 /// The zones of the disk at `disk` (its sysfs folder), whose logical block size is `lbs`: `None` unless

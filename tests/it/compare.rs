@@ -113,6 +113,9 @@ fn steady(at_s: Option<f64>) -> SteadyState {
         judged_from_reason: "from the first round (no steady_after)".into(),
         window_start_s: at_s.map(|a| a - 5.0),
         window_end_s: at_s,
+        earliest_at_s: Some(5.0),
+        at_rule_floor: at_s == Some(5.0),
+        not_judged: None,
     }
 }
 

@@ -151,6 +151,11 @@ fn a_block_ends_when_steady_and_skips_its_rounds_left() {
         (&b["steady"], &b["steady_at_round"], &b["ended"]),
         (&Value::Bool(true), &6.into(), &"steady".into())
     );
+    // Round 5 was the earliest the rule could say steady; round 6 is past it.
+    assert_eq!(
+        (&b["earliest_steady_round"], &b["at_rule_floor"]),
+        (&5.into(), &Value::Bool(false))
+    );
     assert_eq!(
         b["skipped"],
         serde_json::json!({"first_round": 7, "last_round": 12, "first_phase": 13, "last_phase": 24})

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs `specs/snia/NAME.toml` on the small simulated drive with `args` added; returns the results folder
 /// (kept alive by the returned temporary folder) and its results.
-fn run_pts(name: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, Value) {
+pub(crate) fn run_pts(name: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, Value) {
     let dir = tempdir();
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("specs/snia/{name}.toml"));
     let mut all = vec![spec.to_str().expect("utf-8"), "--target", SIM];
@@ -120,6 +120,11 @@ fn the_pts_throughput_spec_runs_at_trial_scale() {
             json!({"first_round": 6, "last_round": 25, "first_phase": skip.0, "last_phase": skip.1})
         );
         check_block(&out, &r, b, "write_bw_bytes_per_s", 5);
+        // Steady at round 5, the first the rule could judge: the count is the rule's floor.
+        assert_eq!(
+            (&b["earliest_steady_round"], &b["at_rule_floor"]),
+            (&json!(5), &json!(true))
+        );
     }
 }
 

@@ -220,7 +220,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             .help("did you mean `path`?"),
         bad("wc-file.toml", spec(&format!("[target]\nwrite_cache = \"off\"\n{ERASE}")),
             ":6:1: target.write_cache: write_cache = \"off\" cannot be set on target.img: a regular file has no write cache of its own: the volatile write cache of the device under its file system is not read or set through a file")
-            .help("use write_cache = \"keep\" (the default), or run on an NVMe namespace")
+            .help("use write_cache = \"keep\" (the default), or run on an NVMe namespace or a SCSI or SATA disk")
             .at_plan(),
         bad("zbd-file.toml", spec("[[phase]]\nname = \"f\"\nkind = \"fill\"\nzone_mode = \"zbd\"\nblock_size = \"4KiB\"\n"),
             ":8:1: phase[0] \"f\".zone_mode: zone_mode = \"zbd\" writes at zones' write pointers, but target.img is not a zoned block device")

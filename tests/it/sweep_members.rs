@@ -61,7 +61,7 @@ fn run(dir: &Path) -> (PathBuf, Value) {
 }
 
 /// The phase named `name` in the results.
-fn named<'a>(r: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn named<'a>(r: &'a Value, name: &str) -> &'a Value {
     r["phases"]
         .as_array()
         .expect("phases")
