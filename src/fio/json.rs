@@ -139,6 +139,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
             file: file.to_string(),
         }),
         round_blocks: Vec::new(),
+        health: None,
         phases,
     })
 }
@@ -271,6 +272,10 @@ fn phase(
         warnings,
         host: None,
         device: None,
+        cpu: None,
+        kernel: None,
+        counters_csv: None,
+        health: None,
         hosts: Vec::new(),
         latency_histograms: hist,
         zones: None,

@@ -47,6 +47,10 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         host: None,
         workers: Vec::new(),
         device: None,
+        cpu: None,
+        kernel: None,
+        counters_csv: None,
+        health: None,
         hosts: Vec::new(),
         latency_histograms: None,
         zones: None,
@@ -144,6 +148,7 @@ pub fn results(
         cluster: None,
         source: None,
         round_blocks: Vec::new(),
+        health: None,
         phases,
     }
 }

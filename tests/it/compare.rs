@@ -74,6 +74,10 @@ fn workload(
         host: None,
         workers: Vec::new(),
         device: None,
+        cpu: None,
+        kernel: None,
+        counters_csv: None,
+        health: None,
         hosts: Vec::new(),
         latency_histograms: None,
         zones: None,
@@ -145,6 +149,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         cluster: None,
         source: None,
         round_blocks: Vec::new(),
+        health: None,
         phases,
     }
 }

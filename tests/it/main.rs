@@ -10,6 +10,7 @@ mod cases;
 mod cautions;
 mod cli;
 mod compare;
+mod counters;
 mod diskfull;
 mod engines;
 mod failedwrites;

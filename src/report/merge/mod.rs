@@ -368,6 +368,7 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
         }),
         source: None,
         round_blocks: Vec::new(),
+        health: None,
         phases,
     }
 }
