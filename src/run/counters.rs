@@ -57,13 +57,16 @@ fn cpu_now() -> (u64, u64) {
     crate::sys::cpu::process_times_ns().unwrap_or_default()
 }
 
-/// The counters of one phase as they are read.
+/// The counters of one phase as they are read. A boundary's reading is held back until the next one (or
+/// the phase's end): only then is it known that the phase ran past that boundary, so that the last row
+/// ends at the phase's end, as the series' last row does.
 pub struct Sampler {
     device: Option<Device>,
     first: Reading,
-    last: Reading,
-    /// The end of the last row written, ns of the phase clock.
-    last_ns: u64,
+    /// The reading at the end of the last row written, and that end, ns of the phase clock.
+    last: (Reading, u64),
+    /// A boundary's reading whose row is not written yet.
+    pending: Option<(Reading, u64)>,
     in_flight_max: u64,
     csv: Option<(RowFile, String)>,
     error: Option<io::Error>,
@@ -97,23 +100,22 @@ impl Sampler {
             }
             None => None,
         };
-        let first = Reading {
-            cpu: cpu_now(),
-            disk: device.as_ref().and_then(Device::read),
-        };
-        Ok(Sampler {
-            in_flight_max: first.disk.map_or(0, |d| d.in_flight),
+        let mut s = Sampler {
             device,
-            first,
-            last: first,
-            last_ns: 0,
+            first: Reading::default(),
+            last: (Reading::default(), 0),
+            pending: None,
+            in_flight_max: 0,
             csv,
             error: None,
-        })
+        };
+        s.first = s.read();
+        s.last = (s.first, 0);
+        Ok(s)
     }
 
-    /// Reads the counters now, at `t_ns` of the phase clock, and writes the row since the last reading.
-    fn tick(&mut self, t_ns: u64) {
+    /// The counters now.
+    fn read(&mut self) -> Reading {
         let now = Reading {
             cpu: cpu_now(),
             disk: self.device.as_ref().and_then(Device::read),
@@ -121,14 +123,20 @@ impl Sampler {
         if let Some(d) = now.disk {
             self.in_flight_max = self.in_flight_max.max(d.in_flight);
         }
+        now
+    }
+
+    /// Writes the row from the last one's end to `to`, read at `t_ns` of the phase clock.
+    fn write(&mut self, to: Reading, t_ns: u64) {
+        let (from, start_ns) = self.last;
         let row = CounterRow {
-            start_ns: self.last_ns,
-            end_ns: t_ns.max(self.last_ns),
+            start_ns,
+            end_ns: t_ns.max(start_ns),
             cpu_ns: (
-                now.cpu.0.saturating_sub(self.last.cpu.0),
-                now.cpu.1.saturating_sub(self.last.cpu.1),
+                to.cpu.0.saturating_sub(from.cpu.0),
+                to.cpu.1.saturating_sub(from.cpu.1),
             ),
-            disk: now.disk.zip(self.last.disk).map(|(a, b)| a.since(&b)),
+            disk: to.disk.zip(from.disk).map(|(a, b)| a.since(&b)),
         };
         if let Some((f, _)) = self.csv.as_mut()
             && self.error.is_none()
@@ -136,46 +144,73 @@ impl Sampler {
         {
             self.error = Some(e);
         }
-        self.last = now;
-        self.last_ns = row.end_ns;
+        self.last = (to, row.end_ns);
+    }
+
+    /// Reads the counters at the boundary `t_ns`; writes the previous boundary's row.
+    fn tick(&mut self, t_ns: u64) {
+        let now = self.read();
+        if let Some((r, t)) = self.pending.replace((now, t_ns)) {
+            self.write(r, t);
+        }
     }
 
     /// Reads the counters at each interval boundary of the phase clock whose t = 0 is `start` (once an
-    /// engine has started it), until `stop` says the phase has ended. Run on a thread of its own.
+    /// engine has started it), until `stop` says the phase has ended; then reads, late, the boundaries up
+    /// to its end this thread had not woken for yet (a busy machine), so that the rows end where the
+    /// series' do. Run on a thread of its own.
     pub fn tick_until(&mut self, start: &OnceLock<Instant>, interval_ns: u64, stop: &Stop) {
         let t0 = loop {
             if let Some(t0) = start.get() {
                 break *t0;
             }
-            if stop.wait(Duration::from_millis(1)) {
+            if stop.wait(Duration::from_millis(1)).is_some() {
                 return;
             }
         };
         let mut k = 1u64;
         loop {
-            let at = t0 + Duration::from_nanos(k.saturating_mul(interval_ns));
-            let wait = at.saturating_duration_since(Instant::now());
-            if stop.wait(wait) {
+            let t = k.saturating_mul(interval_ns);
+            let wait = (t0 + Duration::from_nanos(t)).saturating_duration_since(Instant::now());
+            if let Some(end_ns) = stop.wait(wait) {
+                for k in k.. {
+                    let t = k.saturating_mul(interval_ns);
+                    if t > end_ns {
+                        break;
+                    }
+                    self.tick(t);
+                }
                 return;
             }
-            self.tick(k.saturating_mul(interval_ns));
+            self.tick(t);
             k += 1;
         }
     }
 
-    /// The last reading, at the phase's end `end_ns` (the last row, unless the phase ended on the last
-    /// boundary read), and the phase's totals over `ios` completed I/Os.
+    /// The last rows, up to the phase's end `end_ns` (a boundary read after it ends the last row at
+    /// `end_ns` with a reading now), and the phase's totals over `ios` completed I/Os: from the first
+    /// reading to the last written, so that the rows add up to them.
     pub fn finish(mut self, end_ns: u64, ios: u64) -> Totals {
-        if end_ns > self.last_ns || self.last_ns == 0 {
-            self.tick(end_ns);
+        match self.pending.take() {
+            Some((r, t)) if t <= end_ns => {
+                self.write(r, t);
+                if end_ns > t {
+                    let now = self.read();
+                    self.write(now, end_ns);
+                }
+            }
+            _ => {
+                let now = self.read();
+                self.write(now, end_ns);
+            }
         }
-        let first = self.first;
+        let (first, last) = (self.first, self.last.0);
         let cpu = (
-            self.last.cpu.0.saturating_sub(first.cpu.0),
-            self.last.cpu.1.saturating_sub(first.cpu.1),
+            last.cpu.0.saturating_sub(first.cpu.0),
+            last.cpu.1.saturating_sub(first.cpu.1),
         );
         let kernel = self.device.as_ref().and_then(|dev| {
-            let d = self.last.disk?.since(&first.disk?);
+            let d = last.disk?.since(&first.disk?);
             Some(KernelResult::new(
                 dev.name.clone(),
                 &d,
@@ -192,26 +227,26 @@ impl Sampler {
     }
 }
 
-/// Tells the sampling thread the phase has ended, waking it at once.
+/// Tells the sampling thread the phase has ended, and when, waking it at once.
 #[derive(Default)]
 pub struct Stop {
-    stopped: Mutex<bool>,
+    end_ns: Mutex<Option<u64>>,
     cv: Condvar,
 }
 
 impl Stop {
-    /// Ends the sampling.
-    pub fn set(&self) {
-        *self.stopped.lock().unwrap_or_else(|p| p.into_inner()) = true;
+    /// Ends the sampling: the phase ended at `end_ns` of its clock.
+    pub fn set(&self, end_ns: u64) {
+        *self.end_ns.lock().unwrap_or_else(|p| p.into_inner()) = Some(end_ns);
         self.cv.notify_all();
     }
 
-    /// Waits up to `d`; whether the sampling has ended.
-    fn wait(&self, d: Duration) -> bool {
-        let g = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
+    /// Waits up to `d`; the phase's end once it has ended.
+    fn wait(&self, d: Duration) -> Option<u64> {
+        let g = self.end_ns.lock().unwrap_or_else(|p| p.into_inner());
         let (g, _) = self
             .cv
-            .wait_timeout_while(g, d, |stopped| !*stopped)
+            .wait_timeout_while(g, d, |end| end.is_none())
             .unwrap_or_else(|p| p.into_inner());
         *g
     }

@@ -886,7 +886,7 @@ fn measure(
             c,
             csv_out,
         );
-        stop.set();
+        stop.set(out.as_ref().map_or(0, |o| o.outcome.end_ns));
         if let Some(t) = ticking {
             t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         }

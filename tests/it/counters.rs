@@ -165,8 +165,18 @@ size = "64MiB"
         assert!(!rows.is_empty());
         assert!(!rows[0].contains_key("dev_reads"), "{:?}", rows[0]);
     }
-    // psync writes: each one a pwrite(2), so system time is spent.
-    assert!(phase(&r, 0)["cpu"]["system_s"].as_f64().unwrap() > 0.0);
+    // CPUs busy: the CPU time over the phase's time (an oracle of the division).
+    for i in 0..2 {
+        let p = phase(&r, i);
+        let cpu = &p["cpu"];
+        let total = cpu["user_s"].as_f64().unwrap() + cpu["system_s"].as_f64().unwrap();
+        let busy = cpu["cpus_busy"].as_f64().unwrap();
+        let want = total / p["duration_s"].as_f64().unwrap();
+        assert!(
+            (busy - want).abs() <= 1e-9 * want.max(1.0),
+            "phase {i}: {cpu}"
+        );
+    }
     assert_eq!(r["health"]["available"], false);
     assert_eq!(
         r["health"]["unavailable"],
