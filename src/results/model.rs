@@ -250,7 +250,8 @@ pub struct PhaseResult {
     /// On a simulated target: the drive's internals during the phase (the measured part, after any ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceResult>,
-    /// wkrun's CPU time during the phase's I/O (I/O phases): user and system, per I/O.
+    /// wkrun's CPU time during the phase's I/O (I/O phases on the wall clock, not the simulated drive's
+    /// virtual one): user and system, per I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<super::CpuResult>,
     /// A block device target: the kernel's I/O counters of the device during the phase.

@@ -85,21 +85,16 @@ pub struct Totals {
 }
 
 impl Sampler {
-    /// The first reading, before the phase's engines are set up; with `csv` (a phase on the wall clock), the
-    /// counters CSV of that name is created in `dir` with its header.
+    /// The first reading, before the phase's engines are set up; the counters CSV named `csv` is created
+    /// in `dir` with its header.
     ///
     /// # Errors
     /// The CSV cannot be created or its header written.
-    pub fn before(target: &TargetInfo, dir: &OutDir, csv: Option<String>) -> io::Result<Sampler> {
+    pub fn before(target: &TargetInfo, dir: &OutDir, csv: String) -> io::Result<Sampler> {
         let device = Device::of(target);
-        let csv = match csv {
-            Some(name) => {
-                let mut f = RowFile::new(dir.create(&name)?);
-                f.append(counters::header(device.is_some()).as_bytes())?;
-                Some((f, name))
-            }
-            None => None,
-        };
+        let mut f = RowFile::new(dir.create(&csv)?);
+        f.append(counters::header(device.is_some()).as_bytes())?;
+        let csv = Some((f, csv));
         let mut s = Sampler {
             device,
             first: Reading::default(),

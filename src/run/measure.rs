@@ -243,19 +243,19 @@ pub fn run(
     let engines = (0..n)
         .map(|w| new_engine(device_file.as_ref().filter(|_| w == 0)))
         .collect::<Result<Vec<_>, _>>()?;
-    // The counters' first reading, before the engines set up: no I/O of the measured part escapes it.
-    let counters_csv = (!parts.virtual_clock)
-        .then(|| crate::results::counters::file_name(phase.index, &phase.name));
-    let sampler = super::counters::Sampler::before(&env.plan.target, csv.dir, counters_csv.clone())
-        .map_err(|e| SetupError {
-            what: format!(
+    // The counters' first reading, before the engines set up: no I/O of the measured part escapes it. None
+    // on a virtual clock (the simulated drive's time is not the host's).
+    let sampler = match parts.virtual_clock {
+        true => None,
+        false => {
+            let name = crate::results::counters::file_name(phase.index, &phase.name);
+            let s = super::counters::Sampler::before(&env.plan.target, csv.dir, name.clone());
+            Some(s.map_err(setup(format!(
                 "cannot create {}",
-                csv.dir
-                    .join(counters_csv.as_deref().unwrap_or_default())
-                    .display()
-            ),
-            source: e,
-        })?;
+                csv.dir.join(&name).display()
+            )))?)
+        }
+    };
     let mut out = measure(&shape, &parts, (&first, check), &engines, csv, obs, sampler)?;
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     out.outcome.errors.merge(ramp_errors);
@@ -831,7 +831,7 @@ fn measure(
     engines: &[EngineBox<'_>],
     csv_out: CsvOut<'_>,
     obs: &mut dyn Observer,
-    sampler: super::counters::Sampler,
+    sampler: Option<super::counters::Sampler>,
 ) -> Result<IoOutcome, SetupError> {
     let m = shape.measure;
     let ops = worker_ops(shape, parts, first, true, Claim::of(shape, parts));
@@ -862,15 +862,16 @@ fn measure(
     let mut series = Series::new(jobs[0].clock, recorders);
     let stop = super::counters::Stop::default();
     let interval_ns = shape.io.interval_ns;
-    let sampler = Mutex::new(sampler);
+    let sampler = sampler.map(Mutex::new);
     // The counters are read at each interval boundary by a thread of their own (the wall clock only), up
     // to the phase's end, which `finish` may wait for; a thread that cannot start leaves the phase's first
     // and last readings.
     let out = std::thread::scope(|s| {
-        let ticking = (!parts.virtual_clock)
-            .then(|| {
+        let ticking = sampler
+            .as_ref()
+            .map(|sampler| {
                 std::thread::Builder::new().spawn_scoped(s, || {
-                    lock(&sampler).tick_until(&together.start, interval_ns, &stop);
+                    lock(sampler).tick_until(&together.start, interval_ns, &stop);
                 })
             })
             .and_then(Result::ok);
@@ -894,8 +895,10 @@ fn measure(
     });
     let mut out = out?;
     let ios = Direction::ALL.iter().map(|&d| out.totals[d].ops).sum();
-    let sampler = sampler.into_inner().unwrap_or_else(|p| p.into_inner());
-    out.counters = Some(sampler.finish(out.outcome.end_ns, ios));
+    out.counters = sampler.map(|m| {
+        let s = m.into_inner().unwrap_or_else(|p| p.into_inner());
+        s.finish(out.outcome.end_ns, ios)
+    });
     Ok(out)
 }
 

@@ -62,7 +62,8 @@ fn kernel_equals_wkrun(test: &str, dir: &Path, dev: &Path) -> Value {
     assert_eq!((u(k, "/read_merges"), u(k, "/write_merges")), (0, 0), "{k}");
     assert!(u(&p, "/read/ops") > 100 && u(&p, "/write/ops") > 100, "{p}");
     let util = k["utilisation"].as_f64().expect("utilisation");
-    assert!(util > 0.0 && util <= 1.0, "{k}");
+    // zram serves each bio synchronously, within a jiffy: its io_ticks can stay 0.
+    assert!((0.0..=1.0).contains(&util), "{k}");
     // The counters CSV: one row per series row, ending at the same times; its rows add up to the totals.
     let csv = p["counters_csv"].as_str().expect("counters_csv");
     let rows = csv_rows(&out.join(csv));
@@ -119,6 +120,8 @@ fn kernel_counts_equal_wkruns_on_a_loop_device() {
     }
     let p = kernel_equals_wkrun(test, dir.path(), &dev.dev);
     let _ = std::fs::write(&nomerges, was.trim());
+    // A loop device's requests wait for its worker: it is busy some of the time.
+    assert!(p["kernel"]["utilisation"].as_f64().unwrap() > 0.0, "{p}");
     assert_eq!(p["params"]["engine"], an_engine());
 }
 
