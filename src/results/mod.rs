@@ -5,6 +5,7 @@
 pub mod balance;
 pub mod check;
 pub mod cluster;
+pub mod counters;
 pub mod headline;
 pub mod judge;
 pub mod model;
@@ -18,4 +19,5 @@ pub mod write;
 
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 pub use cluster::*;
+pub use counters::{CpuResult, KernelResult, RunHealth};
 pub use model::*;

@@ -180,7 +180,10 @@ fn a_second_run_on_a_folder_in_use_is_refused_at_once() {
     let (_, r) = strict_results(&d.join("out"));
     assert_eq!(r["status"], "completed");
     assert_eq!(r["phases"].as_array().unwrap().len(), 1);
-    assert_eq!(names(&d.join("out")), ["00-w.csv", "results.json"]);
+    assert_eq!(
+        names(&d.join("out")),
+        ["00-w.counters.csv", "00-w.csv", "results.json"]
+    );
 }
 
 /// Checks a CSV written on a full disk: it ends with a line end, its first line is `header`, and its rows
@@ -453,7 +456,12 @@ fn a_target_named_like_a_file_the_run_writes_in_its_folder_is_refused() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         names(&dir.join("o")),
-        ["00-fill.csv", "results.json", "t.img"]
+        [
+            "00-fill.counters.csv",
+            "00-fill.csv",
+            "results.json",
+            "t.img"
+        ]
     );
 }
 
