@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod counters;
 pub mod headline;
 pub mod judge;
+pub mod knee;
 pub mod model;
 pub mod outdir;
 pub mod pretty;

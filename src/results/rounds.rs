@@ -70,6 +70,10 @@ pub struct RoundBlockResult {
     /// Per cell (each phase of a round, in round order): the mean of its figures over the window's rounds,
     /// the values a PTS report gives; empty without a window.
     pub cells: Vec<CellResult>,
+    /// The SNIA PTS DIRTH operating points (MaxIOPS, the knee; MidIOPS; MinIOPS) when the cells differ only
+    /// in outstanding I/O (workers × queue depth): [`super::knee`] has the rule. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demand_intensity: Option<super::knee::DemandIntensity>,
     /// For a merge (`wkrun merge`, the aggregate of several targets): the complete rounds of each merged run,
     /// in the merge's order; the merged block has the rounds every one of them completed. Absent otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -271,6 +275,12 @@ pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult>
             })
             .collect()
     });
+    let demand_intensity = window.and_then(|w| {
+        let first: Vec<&PhaseResult> = (0..b.phases_per_round)
+            .filter_map(|c| by_index.get(&b.phase(w.first, c)).copied())
+            .collect();
+        super::knee::demand_intensity(&cells, &first)
+    });
     let w = b.rule.window as u32;
     let earliest = rounds.first().map(|r| r.index + w - 1);
     let steady_at_round = v.at_round.map(|i| rounds[i].index);
@@ -300,6 +310,7 @@ pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult>
         ended,
         skipped,
         cells,
+        demand_intensity,
         rounds,
         rounds_by_run: Vec::new(),
     })
