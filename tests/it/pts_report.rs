@@ -145,6 +145,11 @@ fn the_iops_report_tabulates_the_window_means_of_the_csvs() {
             near(cell, rates.iter().sum::<f64>() / rates.len() as f64, 1);
         }
     }
+    assert!(
+        b.get("demand_intensity").is_none(),
+        "cells of other mixes and sizes"
+    );
+    convergence_plots(&page, &r, "pts-iops", true);
     for f in ["b0-convergence", "b0-window", "iops-bs"] {
         let svg = dir.path().join(format!("rep/pts-iops-{f}.svg"));
         assert!(svg.is_file(), "{f}");
@@ -212,6 +217,7 @@ fn the_latency_report_gives_average_maximum_and_five_nines() {
         near(&row[4], five_nines(pairs) as f64 / 1e3, 2);
     }
     assert!(page.contains("pts-latency-latency-bs.svg"));
+    convergence_plots(&page, &r, "pts-latency", true);
 }
 
 /// Throughput test: per block size, the window's read and write MB/s from the CSVs (ops × block size over
@@ -251,6 +257,7 @@ fn the_throughput_report_tabulates_mb_per_s_per_block_size() {
             )
         );
     }
+    convergence_plots(&page, &r, "pts-throughput", true);
 }
 
 /// WSAT, whole on the small drive: its table's written GB are 4 × 64 MiB, its mean IOPS the phase's, its
@@ -286,29 +293,40 @@ fn the_wsat_report_plots_iops_against_time_and_tgbw() {
     }
 }
 
-/// DIRTH narrowed to QD 32 and 1: each level's IOPS is the window mean of its CSV rates; each histogram
-/// plot counts every I/O of its phase.
+/// DIRTH narrowed to QD 32, 4, 2 and 1: each level's IOPS is the window mean of its CSV rates; the
+/// operating points (MaxIOPS, the knee; MidIOPS; MinIOPS) are those the oracle picks from the CSVs; each
+/// histogram plot counts every I/O of its phase; the convergence and window plots have a point per round.
 #[test]
-fn the_dirth_report_has_levels_curve_and_histograms() {
+fn the_dirth_report_has_levels_curve_knee_and_histograms() {
+    let qds = [32u64, 4, 2, 1];
     let (dir, out, r, page) = run_and_report(
         "dirth",
-        &["--set", "duration=2s", "--set", "queue_depth=[32,1]"],
+        &["--set", "duration=2s", "--set", "queue_depth=[32,4,2,1]"],
     );
     let b = &r["round_blocks"][0];
     let rows = table(&page, "pts-dirth-table");
-    assert_eq!(rows.len(), 2);
-    for (row, qd) in rows.iter().zip([32, 1]) {
+    assert_eq!(rows.len(), qds.len());
+    let mut levels = Vec::new();
+    for (row, qd) in rows.iter().zip(qds) {
         assert_eq!(row[0], format!("T1Q{qd}"));
-        let v: Vec<f64> = window(b)
-            .map(|i| {
-                let p = named(&r, &format!("dirth[round={i},qd={qd}]"));
-                csv_rate(&out, p, "read") + csv_rate(&out, p, "write")
-            })
+        let ps: Vec<&Value> = window(b)
+            .map(|i| named(&r, &format!("dirth[round={i},qd={qd}]")))
             .collect();
-        near(&row[1], v.iter().sum::<f64>() / v.len() as f64, 1);
+        let iops = ps
+            .iter()
+            .map(|p| csv_rate(&out, p, "read") + csv_rate(&out, p, "write"))
+            .sum::<f64>()
+            / ps.len() as f64;
+        let art = ps.iter().map(|p| csv_mean_latency_ns(&out, p)).sum::<f64>() / ps.len() as f64;
+        near(&row[1], iops, 1);
+        near(&row[2], art / 1e3, 2);
+        levels.push(Level { qd, iops, art });
     }
+    knee_matches_the_oracle(&r, &page, &levels);
     assert!(dir.path().join("rep/pts-dirth-iops-latency.svg").is_file());
-    for qd in [32, 1] {
+    convergence_plots(&page, &r, "pts-dirth", true);
+    // The override sets both phases' depths: the histograms run at the same levels.
+    for qd in qds {
         let p = named(&r, &format!("hist[qd={qd}]"));
         let ops = histogram_count(p, "read") + histogram_count(p, "write");
         assert_eq!(ops, u(p, "/read/ops") + u(p, "/write/ops"));
@@ -321,6 +339,181 @@ fn the_dirth_report_has_levels_curve_and_histograms() {
             wkrun::results::outdir::slug(&format!("hist[qd={qd}]"))
         );
         assert!(dir.path().join(file).is_file());
+    }
+}
+
+/// A demand level as the oracle sees it: queue depth (one worker), window-mean IOPS and average response
+/// time (ns), both from the CSVs.
+struct Level {
+    qd: u64,
+    iops: f64,
+    art: f64,
+}
+
+/// Oracle: a phase's mean latency (ns) over reads and writes from its CSV: each row's mean latency weighted
+/// by its ops.
+fn csv_mean_latency_ns(out: &std::path::Path, p: &Value) -> f64 {
+    let rows = csv_rows(&out.join(p["series_csv"].as_str().expect("series_csv")));
+    let (mut sum, mut ops) = (0.0, 0u64);
+    for x in &rows {
+        for d in ["read", "write"] {
+            let k = n(x, &format!("{d}_ops"));
+            if k > 0 {
+                sum += f(x, &format!("{d}_lat_mean_us")) * k as f64;
+                ops += k;
+            }
+        }
+    }
+    sum / ops as f64 * 1e3
+}
+
+/// The results' `demand_intensity` and the report's operating-point table and curve marks are the oracle's
+/// pick: MinIOPS the lowest queue depth; MaxIOPS (the knee) the most IOPS at 5 ms or less (ties: less
+/// latency, then less depth); MidIOPS the other level within 5 ms nearest the middle of the two.
+fn knee_matches_the_oracle(r: &Value, page: &str, levels: &[Level]) {
+    let d = &r["round_blocks"][0]["demand_intensity"];
+    assert_eq!(u(d, "/ceiling_ns"), 5_000_000);
+    let min = levels.iter().min_by_key(|l| l.qd).expect("levels");
+    let mut under: Vec<&Level> = levels.iter().filter(|l| l.art <= 5e6).collect();
+    under.sort_by(|a, b| {
+        b.iops
+            .partial_cmp(&a.iops)
+            .unwrap()
+            .then(a.art.partial_cmp(&b.art).unwrap())
+            .then(a.qd.cmp(&b.qd))
+    });
+    let max = under.first().copied();
+    let mid = max.and_then(|m| {
+        let mid = (m.iops + min.iops) / 2.0;
+        let mut c: Vec<&Level> = under
+            .iter()
+            .copied()
+            .filter(|l| l.qd != m.qd && l.qd != min.qd)
+            .collect();
+        c.sort_by(|a, b| {
+            (a.iops - mid)
+                .abs()
+                .partial_cmp(&(b.iops - mid).abs())
+                .unwrap()
+                .then(a.qd.cmp(&b.qd))
+        });
+        c.first().copied()
+    });
+    let rows = table(page, "pts-dirth-points");
+    assert_eq!(rows.len(), 3);
+    for ((key, name), (want, row)) in [
+        ("max_iops", "MaxIOPS (the knee)"),
+        ("mid_iops", "MidIOPS"),
+        ("min_iops", "MinIOPS"),
+    ]
+    .into_iter()
+    .zip([max, mid, Some(min)].into_iter().zip(&rows))
+    {
+        assert_eq!(row[0], name);
+        let Some(l) = want else {
+            assert!(d[key].is_null(), "{key}: {}", d[key]);
+            assert_eq!(row[1], "none (no other level within 5 ms)");
+            continue;
+        };
+        let p = &d[key];
+        assert_eq!(p["cell"], format!("dirth[qd={}]", l.qd), "{key}");
+        assert_eq!((u(p, "/queue_depth"), u(p, "/workers")), (l.qd, 1));
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
+        assert!(close(p["iops"].as_f64().unwrap(), l.iops), "{key} iops");
+        assert!(
+            close(p["lat_mean_ns"].as_f64().unwrap(), l.art),
+            "{key} art"
+        );
+        assert_eq!(row[1], format!("T1Q{}", l.qd));
+        near(&row[3], l.iops, 1);
+        near(&row[4], l.art / 1e3, 2);
+        // The histograms ran at every level (the override set both phases' depths).
+        assert_eq!(row[5], format!("\"hist[qd={}]\"", l.qd));
+        // Marked on the curve: its legend names the level, and its ring is drawn at the point.
+        let svg = figure(page, "pts-dirth-iops-latency.svg");
+        assert!(
+            svg.contains(&format!("{name}: T1Q{}, {} IOPS at ", l.qd, row[3])),
+            "{name} in the legend"
+        );
+    }
+    let svg = figure(page, "pts-dirth-iops-latency.svg");
+    let rings = 1 + usize::from(max.is_some()) + usize::from(mid.is_some());
+    assert_eq!(svg.matches("<circle").count(), rings);
+    assert_eq!(squares(svg, 0), levels.len(), "a point per level");
+}
+
+/// The inline SVG of the figure of `page` whose file is `file`.
+fn figure<'a>(page: &'a str, file: &str) -> &'a str {
+    let link = format!("<a href=\"{file}\">");
+    let f = page
+        .split("<figure ")
+        .find(|f| f.contains(&link))
+        .unwrap_or_else(|| panic!("no figure {file}"));
+    &f[..f.find("</figure>").expect("figure end")]
+}
+
+/// `#RRGGBB` of the report's `k`th colour, as the SVG writes it.
+fn svg_colour(k: usize) -> String {
+    let c = wkrun::report::chart::colour(k);
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+/// The points of the marked curves of colour `k` in `svg`: its 6 × 6 squares.
+fn squares(svg: &str, k: usize) -> usize {
+    let fill = format!("fill=\"{}\"", svg_colour(k));
+    svg.split("<rect ")
+        .skip(1)
+        .map(|r| &r[..r.find("/>").expect("rect end")])
+        .filter(|r| r.contains("width=\"6\" height=\"6\"") && r.contains(&fill))
+        .count()
+}
+
+/// The point counts of the thin lines (1 pixel) of colour `k` in `svg`, one per line.
+fn thin_lines(svg: &str, k: usize) -> Vec<usize> {
+    let stroke = format!("stroke=\"{}\" stroke-width=\"1\"", svg_colour(k));
+    svg.split("<polyline ")
+        .skip(1)
+        .map(|l| &l[..l.find("/>").expect("polyline end")])
+        .filter(|l| l.contains(&stroke))
+        .map(|l| {
+            let at = l.find("points=\"").expect("points") + 8;
+            l[at..l[at..].find('"').expect("quote") + at]
+                .split_whitespace()
+                .count()
+        })
+        .collect()
+}
+
+/// Every block of rounds of `r` has its convergence plot in section `anchor` of `page`: a point per complete
+/// round (first colour), the window's rounds again (second colour), the count in its legend; and, with
+/// `window_plots`, its measurement-window plot with a point per window round (else none).
+fn convergence_plots(page: &str, r: &Value, anchor: &str, window_plots: bool) {
+    let blocks = r["round_blocks"].as_array().expect("round_blocks");
+    assert!(!blocks.is_empty());
+    let labels = page
+        .matches("aria-label=\"Steady-state convergence")
+        .count();
+    assert_eq!(labels, blocks.len(), "one convergence plot per block");
+    for (k, b) in blocks.iter().enumerate() {
+        let rounds = b["rounds"].as_array().expect("rounds").len();
+        let in_window = window(b).count();
+        let svg = figure(page, &format!("{anchor}-b{k}-convergence.svg"));
+        assert!(
+            svg.contains(&format!("of each round ({rounds} rounds)")),
+            "block {k} legend"
+        );
+        assert_eq!(squares(svg, 0), rounds, "block {k}: a point per round");
+        assert_eq!(squares(svg, 1), in_window, "block {k}: the window's rounds");
+        let file = format!("{anchor}-b{k}-window.svg");
+        if window_plots {
+            assert_eq!(
+                squares(figure(page, &file), 0),
+                in_window,
+                "block {k} window"
+            );
+        } else {
+            assert!(!page.contains(&file), "no window plot for block {k}");
+        }
     }
 }
 
@@ -348,6 +541,47 @@ fn the_hir_report_tabulates_bursts_and_baselines() {
         near(&row[5], base["write"]["iops"].as_f64().expect("iops"), 1);
     }
     assert!(dir.path().join("rep/pts-hir-iops-time.svg").is_file());
+    // The cycles are blocks of rounds without a PTS rule of their own: no demand-intensity points.
+    for b in r["round_blocks"].as_array().expect("blocks") {
+        assert!(b.get("demand_intensity").is_none());
+    }
+    convergence_plots(&page, &r, "pts-hir", false);
+    // The time plot: per wait state, a point per burst and the host's activity as steps, two points per
+    // burst and two per idle (the idles are the drops between the bursts); a line per baseline.
+    let svg = figure(&page, "pts-hir-iops-time.svg");
+    for (k, w) in ["w5", "w10", "w15", "w25", "w50"].into_iter().enumerate() {
+        let idles = (1..=3)
+            .filter(|i| {
+                r["phases"]
+                    .as_array()
+                    .expect("phases")
+                    .iter()
+                    .any(|p| p["name"] == format!("idle-{w}[round={i}]"))
+            })
+            .count();
+        assert_eq!(idles, 3, "{w}");
+        assert!(svg.contains(&format!("bursts, wait state {w} (3 points)")));
+        assert!(svg.contains(&format!("{w}: host activity, 12 points (3 idle periods)")));
+        assert_eq!(squares(svg, k), 3, "{w}: a point per burst");
+        assert_eq!(
+            thin_lines(svg, k),
+            [12],
+            "{w}: steps of 3 bursts and 3 idles"
+        );
+    }
+    let full_rows: Vec<usize> = ["w5", "w10", "w15", "w25", "w50"]
+        .into_iter()
+        .map(|w| {
+            let p = named(&r, &format!("baseline-{w}"));
+            let rows = csv_rows(&out.join(p["series_csv"].as_str().expect("csv")));
+            rows.iter().filter(|x| n(x, "partial") == 0).count()
+        })
+        .collect();
+    assert_eq!(
+        thin_lines(svg, 5),
+        full_rows,
+        "a line per baseline, a point per interval"
+    );
 }
 
 /// XSR at 5 minutes a group: each group's MB/s is its bytes over its time from the CSV.

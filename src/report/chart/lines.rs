@@ -21,6 +21,9 @@ pub struct Curve {
     /// A thick line with a square at each point (`true`), or a thin line alone (reference lines: a mean,
     /// limits, a fitted line).
     pub marked: bool,
+    /// The radius in pixels of a hollow ring drawn around each point, over the other curves (a point picked
+    /// out of a curve, such as an operating point); 0 for none.
+    pub ring: u32,
 }
 
 impl Curve {
@@ -31,6 +34,7 @@ impl Curve {
             points,
             colour,
             marked: true,
+            ring: 0,
         }
     }
 
@@ -41,6 +45,18 @@ impl Curve {
             points,
             colour,
             marked: false,
+            ring: 0,
+        }
+    }
+
+    /// Points picked out by a hollow ring of `radius` pixels each, without a line.
+    pub fn ringed(name: impl Into<String>, points: Points, colour: RGBColor, radius: u32) -> Curve {
+        Curve {
+            name: name.into(),
+            points,
+            colour,
+            marked: false,
+            ring: radius,
         }
     }
 }
@@ -116,6 +132,17 @@ impl super::Body for Curves<'_> {
                     c.colour.stroke_width(width),
                 ))
                 .map_err(why)?;
+            if c.ring > 0 {
+                let r = i32::try_from(c.ring).unwrap_or(i32::MAX);
+                let stroke = c.colour.stroke_width(2);
+                chart
+                    .draw_series(
+                        c.points
+                            .iter()
+                            .map(|&p| EmptyElement::at(p) + Circle::new((0, 0), r, stroke)),
+                    )
+                    .map_err(why)?;
+            }
             if c.marked {
                 let fill = c.colour.filled();
                 chart

@@ -7,7 +7,7 @@ use super::numbers::{
 };
 use super::{PtsSection, PtsTable, PtsTest};
 use crate::report::chart::lines::{Curve, XyAxes, fitted, xy_chart};
-use crate::report::chart::{PlotError, colour};
+use crate::report::chart::{PlotError, Points, colour};
 use crate::report::model::Figure;
 use crate::report::runs::RunData;
 use crate::results::PhaseResult;
@@ -243,10 +243,11 @@ fn steady(run: &RunData) -> String {
 /// # Errors
 /// [`PlotError`] from plotters.
 pub fn fill(run: &RunData, s: &mut PtsSection) -> Result<(), PlotError> {
-    if s.test != Some(PtsTest::Hir) {
-        for (k, b) in run.results.round_blocks.iter().enumerate() {
-            block_plots(run, s, k, b)?;
-        }
+    // HIR's blocks are its wait states' cycles, every round in the window: their convergence plots show
+    // each burst, a window plot would add nothing.
+    let window = s.test != Some(PtsTest::Hir);
+    for (k, b) in run.results.round_blocks.iter().enumerate() {
+        block_plots(run, s, (k, b), window)?;
     }
     match s.test {
         Some(PtsTest::Iops) => iops(run, s),
@@ -271,12 +272,12 @@ fn push(s: &mut PtsSection, kind: &str, chart: crate::report::chart::Chart) {
     s.figures.push(Figure { file, chart });
 }
 
-/// The convergence and measurement-window plots of block `b` (the `k`th).
+/// The convergence plot of block `b` (the `k`th) and, with `window`, its measurement-window plot.
 fn block_plots(
     run: &RunData,
     s: &mut PtsSection,
-    k: usize,
-    b: &RoundBlockResult,
+    (k, b): (usize, &RoundBlockResult),
+    window: bool,
 ) -> Result<(), PlotError> {
     let u = unit(b.plan.track.metric);
     let subject = format!(
@@ -285,6 +286,9 @@ fn block_plots(
     );
     let c = crate::report::chart::convergence::convergence_chart(b, &subject, u)?;
     push(s, &format!("b{k}-convergence"), c);
+    if !window {
+        return Ok(());
+    }
     if let Some(c) = crate::report::chart::ss_window::window_chart(b, &subject, u)? {
         push(s, &format!("b{k}-window"), c);
     }
@@ -507,44 +511,11 @@ fn wsat(run: &RunData, s: &mut PtsSection) -> Result<(), PlotError> {
     Ok(())
 }
 
-/// HIR: each burst's write IOPS against time (from the first burst, idles included), the baselines'
-/// intervals; per wait state, the bursts' mean and the baseline's IOPS.
+/// HIR: each burst's write IOPS against time (from the first burst, idles included), the host's activity
+/// per wait state (each burst's and idle's write IOPS over its whole length: the idles are the drops to
+/// none), the baselines' intervals; per wait state, the bursts' mean and the baseline's IOPS.
 fn hir(run: &RunData, s: &mut PtsSection) -> Result<(), PlotError> {
-    let mut offset = 0.0;
-    let mut started = false;
-    let mut curves: Vec<Curve> = Vec::new();
-    for (k, p) in run.results.phases.iter().enumerate() {
-        started |= p.name.starts_with("burst-");
-        if !started {
-            continue;
-        }
-        let base = p.name.split('[').next().unwrap_or(&p.name);
-        if let Some(w) = base.strip_prefix("burst-") {
-            let pt = (offset + p.duration_s / 2.0, p.write.iops);
-            match curves
-                .iter_mut()
-                .find(|c| c.name.ends_with(&format!(" {w}")))
-            {
-                Some(c) => c.points.push(pt),
-                None => {
-                    let n = curves.len();
-                    curves.push(Curve::marked(
-                        format!("bursts, wait state {w}"),
-                        vec![pt],
-                        colour(n),
-                    ));
-                }
-            }
-        } else if base.starts_with("baseline-") {
-            let pts = rows_against_time(run, k, offset, |r| r[Direction::Write].iops);
-            curves.push(Curve::thin(
-                format!("\"{}\", per interval", p.name),
-                pts,
-                colour(6),
-            ));
-        }
-        offset += p.duration_s;
-    }
+    let curves = hir_curves(run);
     let axes = XyAxes::around(
         &curves,
         (false, false),
@@ -553,7 +524,7 @@ fn hir(run: &RunData, s: &mut PtsSection) -> Result<(), PlotError> {
     );
     let c = xy_chart(
         &format!("HIR: write IOPS against time — {}", run.label),
-        "Each burst's write IOPS at its middle, one curve per wait state, and the baselines' intervals; the idles between bursts take the time between the points.".into(),
+        "Each burst's write IOPS at its middle, one curve per wait state; each wait state's bursts and idles as steps over their lengths (the idle periods are the steps down to the idle's write IOPS, none); the baselines' intervals.".into(),
         &axes,
         &curves,
     )?;
@@ -588,6 +559,75 @@ fn hir(run: &RunData, s: &mut PtsSection) -> Result<(), PlotError> {
         rows,
     });
     Ok(())
+}
+
+/// The curves of the HIR time plot: per wait state (`burst-wN`), its bursts' points, then its bursts and
+/// idles as steps; per baseline, its intervals. Times from the first burst's start.
+fn hir_curves(run: &RunData) -> Vec<Curve> {
+    let mut offset = 0.0;
+    let mut started = false;
+    // Per wait state: (its name, the bursts' middles, the steps of bursts and idles).
+    let mut states: Vec<(String, Points, Points)> = Vec::new();
+    let mut baselines = Vec::new();
+    for (k, p) in run.results.phases.iter().enumerate() {
+        started |= p.name.starts_with("burst-");
+        if !started {
+            continue;
+        }
+        let base = p.name.split('[').next().unwrap_or(&p.name);
+        let (burst, w) = match (base.strip_prefix("burst-"), base.strip_prefix("idle-")) {
+            (Some(w), _) => (true, w),
+            (None, Some(w)) => (false, w),
+            (None, None) => {
+                if base.starts_with("baseline-") {
+                    let pts = rows_against_time(run, k, offset, |r| r[Direction::Write].iops);
+                    baselines.push((p.name.clone(), pts));
+                }
+                offset += p.duration_s;
+                continue;
+            }
+        };
+        let at = match states.iter().position(|x| x.0 == w) {
+            Some(i) => i,
+            None => {
+                states.push((w.to_string(), vec![], vec![]));
+                states.len() - 1
+            }
+        };
+        let y = p.write.iops;
+        if burst {
+            states[at].1.push((offset + p.duration_s / 2.0, y));
+        }
+        states[at]
+            .2
+            .extend([(offset, y), (offset + p.duration_s, y)]);
+        offset += p.duration_s;
+    }
+    let mut curves = Vec::new();
+    for (n, (w, bursts, steps)) in states.into_iter().enumerate() {
+        let idles = steps.len() / 2 - bursts.len();
+        curves.push(Curve::marked(
+            format!("bursts, wait state {w} ({} points)", bursts.len()),
+            bursts,
+            colour(n),
+        ));
+        curves.push(Curve::thin(
+            format!(
+                "{w}: host activity, {} points ({idles} idle periods)",
+                steps.len()
+            ),
+            steps,
+            colour(n),
+        ));
+    }
+    for (name, pts) in baselines {
+        curves.push(Curve::thin(
+            format!("\"{name}\", per interval"),
+            pts,
+            colour(5),
+        ));
+    }
+    curves
 }
 
 /// XSR: the bandwidth of every interval of the access groups, one after the other; per group, its mean
@@ -686,13 +726,23 @@ fn dirth(run: &RunData, s: &mut PtsSection) -> Result<(), PlotError> {
         x_desc: "total IOPS".into(),
         y_desc: "average response time, µs".into(),
     };
+    let mut curves: Vec<Curve> = super::dirth::ceiling(b, &pts).into_iter().collect();
+    curves.push(Curve::marked(
+        format!("demand levels ({} points)", pts.len()),
+        pts,
+        colour(0),
+    ));
+    curves.extend(super::dirth::marks(b));
     let c = xy_chart(
         &format!("DIRTH: IOPS against response time — {}", run.label),
-        "One point per demand level, from the highest to the lowest, averaged over the measurement window: the demand-intensity curve.".into(),
+        "One point per demand level, from the highest to the lowest, averaged over the measurement window: the demand-intensity curve; MaxIOPS (the knee), MidIOPS and MinIOPS marked, each a point of its own colour.".into(),
         &axes,
-        &[Curve::marked("demand levels", pts, colour(0))],
+        &curves,
     )?;
     push(s, "iops-latency", c);
+    if let Some(t) = super::dirth::points_table(run, b, &s.anchor) {
+        s.tables.push(t);
+    }
     for p in run
         .results
         .phases

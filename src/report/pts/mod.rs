@@ -9,6 +9,7 @@
 //! the generic part: each block's convergence and window plots and a table of its cells.
 
 mod content;
+mod dirth;
 pub mod numbers;
 pub mod page;
 
