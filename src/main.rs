@@ -1341,6 +1341,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let consent = multi::consents(std::slice::from_ref(&plan), &a.allow_destroy)
         .map_err(bad)?
         .remove(0);
+    run::check_address_space(&[&plan]).map_err(bad)?;
     // Hosts launched together get one default folder each.
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plan.spec_name);

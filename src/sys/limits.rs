@@ -147,6 +147,13 @@ pub fn address_space_free(bytes: u64) -> bool {
     true
 }
 
+/// The address space this process maps now (the first field of /proc/self/statm, in bytes), or `None`.
+pub fn address_space_used() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().next()?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 /// The address space wkrun needs free when it starts, beyond what the program and its libraries map: under
 /// less, an allocation of its own could fail where it cannot be reported (the standard library aborts).
 pub const START_ROOM: u64 = 4 << 20;
