@@ -18,6 +18,7 @@ pub mod model;
 pub mod parts;
 pub mod png;
 pub mod pts;
+pub mod room;
 pub mod runs;
 pub mod table;
 #[cfg(test)]

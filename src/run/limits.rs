@@ -1,9 +1,7 @@
 //! What this process's resource limits mean for a plan before it runs: the notes `wkrun plan` prints.
 
 use crate::plan::Plan;
-use crate::sys::limits::{
-    Limit, address_space_free, address_space_used, can_lock_any_memory, open_files,
-};
+use crate::sys::limits::{Limit, address_space_shortfall, can_lock_any_memory, open_files};
 use crate::sys::uring::UringQueue;
 use crate::vocab::EngineKind;
 
@@ -109,24 +107,21 @@ fn largest_phase_space(plan: &Plan) -> u64 {
 /// # Errors
 /// What the run needs, the limit, and a limit that leaves it.
 pub fn check_address_space(plans: &[&Plan]) -> Result<(), String> {
-    let Some(limit) = Limit::AddressSpace.soft() else {
-        return Ok(());
-    };
     let need = plans.iter().fold(RUN_SPACE, |n, p| {
         n.saturating_add(TARGET_SPACE.saturating_add(largest_phase_space(p)))
     });
-    if address_space_free(need) {
+    let Some(short) = address_space_shortfall(need) else {
         return Ok(());
-    }
-    let used = address_space_used().unwrap_or(limit);
-    let enough = (used.saturating_add(need).div_ceil(1 << 20) + 1) << 20;
+    };
     let what = match plans.len() {
         1 => "a run".to_string(),
         n => format!("a run on {n} targets"),
     };
+    let detail = format!(
+        "{RUN_SPACE} B for the run, and for each target {TARGET_SPACE} B with its largest phase's threads and I/O buffers"
+    );
     Err(format!(
-        "{what} needs about {need} B of address space beyond the {used} B wkrun maps now ({RUN_SPACE} B for the run, and for each target {TARGET_SPACE} B with its largest phase's threads and I/O buffers), and {} is {limit} B: raise it to at least {enough} B (ulimit -v {}) or remove it; nothing was written",
-        Limit::AddressSpace.name(),
-        enough / 1024
+        "{}; nothing was written",
+        short.message(&what, need, &detail)
     ))
 }

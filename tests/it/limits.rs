@@ -405,25 +405,12 @@ fn tiny_address_space_limits_end_cleanly() {
 /// returns that limit.
 fn address_space_refusal(stderr: &str, limit: u64, targets: u64, phase: u64) -> u64 {
     let need = (4 << 20) + targets * ((8 << 20) + phase);
-    let used: u64 = stderr
-        .split("beyond the ")
-        .nth(1)
-        .and_then(|t| t.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{limit} B: {stderr}"));
-    let enough = (((used + need).div_ceil(1 << 20)) + 1) << 20;
     let what = match targets {
         1 => "a run".to_string(),
         n => format!("a run on {n} targets"),
     };
-    assert_eq!(
-        stderr,
-        format!(
-            "error: {what} needs about {need} B of address space beyond the {used} B wkrun maps now (4194304 B for the run, and for each target 8388608 B with its largest phase's threads and I/O buffers), and the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B: raise it to at least {enough} B (ulimit -v {}) or remove it; nothing was written\n",
-            enough / 1024
-        )
-    );
-    enough
+    let detail = "4194304 B for the run, and for each target 8388608 B with its largest phase's threads and I/O buffers";
+    room_refusal(stderr, limit, &what, need, detail, "")
 }
 
 /// Several targets under an address-space limit (found by the attack of issue 24, round 2): 3 file targets
@@ -859,4 +846,152 @@ fn a_small_stack_limit_runs_every_command() {
     assert_eq!((code, err), (0, String::new()));
     let (_, r) = strict_results(&d.path().join("out"));
     assert_eq!(r["status"], "completed");
+}
+
+/// Checks `stderr` is `what`'s refusal under the address-space limit `limit` for a need of `need` B
+/// explained by `detail`, word for word, the suggested limit derived from the address space it says it
+/// maps (1 MiB over that and the need, in whole MiB).
+fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, tail: &str) -> u64 {
+    let used: u64 = stderr
+        .split("beyond the ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{limit} B: {stderr}"));
+    let enough = (((used + need).div_ceil(1 << 20)) + 1) << 20;
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {what} needs about {need} B of address space beyond the {used} B wkrun maps now ({detail}), and the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B: raise it to at least {enough} B (ulimit -v {}) or remove it{tail}; nothing was written\n",
+            enough / 1024
+        )
+    );
+    enough
+}
+
+/// Bytes of `dir`'s results.json and CSV files.
+fn folder_bytes(dir: &Path) -> u64 {
+    fs::read_dir(dir)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n == "results.json")
+                || p.extension().is_some_and(|x| x == "csv")
+        })
+        .map(|p| fs::metadata(p).expect("size").len())
+        .sum()
+}
+
+/// `wkrun merge` and `wkrun report --png` under an address-space limit (found by the attack of issue 24,
+/// round 2: both aborted, exit 134, a 19,595,520 B pixmap or a series' rows failing to allocate). From
+/// 48 MiB up in steps of 1 MiB until two runs complete: each is refused before anything is written (exit 2,
+/// no output folder, the need recomputed here: 4 MiB and 8 B per byte of the results and series read; for
+/// the PNGs 8 MiB and the largest chart's pixels at 3× its SVG size, RGBA, with 4 MiB) or completes.
+#[test]
+fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
+    let test = "limits::merge_and_report_png_under_an_address_space_limit_are_refused_or_complete";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    // 2,000 rows of series each, so that what merge reads takes room of its own.
+    let body = "engine = \"psync\"\nblock_size = \"4KiB\"\nduration = \"2s\"\ninterval = \"1ms\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    for (t, out) in [("t1.img", "r1"), ("t2.img", "r2")] {
+        sparse_file(&d.path().join(t), 1 << 20);
+        let ran = run_limited(
+            d.path(),
+            &[],
+            false,
+            &["s.toml", "--target", t, "-o", out, "-q"],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+    }
+    let inputs = |dirs: &[&str]| -> (u64, String) {
+        let read: u64 = dirs.iter().map(|r| folder_bytes(&d.path().join(r))).sum();
+        let detail = format!(
+            "4194304 B for its own work, and 8 B per byte of the {read} B of results and series it reads"
+        );
+        ((4 << 20) + 8 * read, detail)
+    };
+    let (merge_need, merge_detail) = inputs(&["r1", "r2"]);
+    let (report_need, report_detail) = inputs(&["r1"]);
+    // The largest chart's pixels, from an unlimited report's SVGs.
+    let ran = run_limited(d.path(), &[], false, &["report", "r1", "-o", "plain"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let each = fs::read_dir(d.path().join("plain"))
+        .expect("report")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "svg"))
+        .map(|e| {
+            let svg = fs::read_to_string(e.path()).expect("svg");
+            let attr = |n: &str| -> u64 {
+                let v = svg.split(&format!(" {n}=\"")).nth(1).expect("size");
+                v.split('"').next().expect("quote").parse().expect("number")
+            };
+            attr("width") * 3 * attr("height") * 3 * 4 + (4 << 20)
+        })
+        .max()
+        .expect("a chart");
+    let png_detail = format!(
+        "8388608 B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
+    );
+    // Each command, and the refusals it may give: (what, need, detail, tail), the one for what it reads
+    // first.
+    type Refusal<'a> = (&'a str, u64, String, &'a str);
+    let cases: [(&str, [&str; 5], Vec<Refusal>); 2] = [
+        (
+            "merge",
+            ["merge", "r1", "r2", "-o", "OUT"],
+            vec![("merging 2 results folders", merge_need, merge_detail, "")],
+        ),
+        (
+            "report",
+            ["report", "r1", "--png", "-o", "OUT"],
+            vec![
+                (
+                    "a report of 1 results folder",
+                    report_need,
+                    report_detail,
+                    "",
+                ),
+                (
+                    "drawing the report's PNGs",
+                    (8 << 20) + each,
+                    png_detail,
+                    "; or leave out --png",
+                ),
+            ],
+        ),
+    ];
+    for (name, args, refusals) in cases {
+        let (mut refused, mut completed) = (0, 0);
+        for limit in (48..200u64).map(|k| k << 20) {
+            if completed >= 2 {
+                break;
+            }
+            let out = format!("{name}{limit}");
+            let args = args.map(|a| if a == "OUT" { out.as_str() } else { a });
+            let ran = run_limited(d.path(), &[&format!("--as={limit}")], false, &args);
+            match ran.code {
+                2 if ran.stderr.contains("needs about") => {
+                    let (what, need, detail, tail) = refusals
+                        .iter()
+                        .find(|r| ran.stderr.starts_with(&format!("error: {} ", r.0)))
+                        .unwrap_or_else(|| panic!("{name} {limit} B: {}", ran.stderr));
+                    let _ = room_refusal(&ran.stderr, limit, what, *need, detail, tail);
+                    assert!(!d.path().join(&out).exists(), "{name} {limit} B: a folder");
+                    refused += 1;
+                }
+                2 => assert!(ran.stderr.contains("beyond the program"), "{}", ran.stderr),
+                0 => completed += 1,
+                c => panic!("{name} under {limit} B: exit {c}: {}", ran.stderr),
+            }
+        }
+        assert!(
+            refused > 0 && completed >= 2,
+            "{name}: refused {refused}, completed {completed}"
+        );
+    }
 }
