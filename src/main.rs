@@ -386,7 +386,18 @@ fn clap_failure(e: &clap::Error) -> ExitCode {
     if !e.use_stderr() {
         e.exit();
     }
-    let text = e.render().to_string();
+    let mut text = e.render().to_string();
+    // clap's text drops the escape sequences and control characters of the value it quotes (`ab\x07cd`
+    // shown 'abcd'): quoted escaped instead, as every other message does.
+    if let Some(clap::error::ContextValue::String(v)) =
+        e.get(clap::error::ContextKind::InvalidValue)
+    {
+        let shown = clap::builder::StyledStr::from(v.clone()).to_string();
+        let escaped = wkrun::text::escaped(v);
+        if shown != escaped {
+            text = text.replacen(&format!("'{shown}'"), &format!("'{escaped}'"), 1);
+        }
+    }
     let _ = write!(
         std::io::stderr(),
         "{}",
