@@ -386,7 +386,18 @@ fn clap_failure(e: &clap::Error) -> ExitCode {
     if !e.use_stderr() {
         e.exit();
     }
-    let text = e.render().to_string();
+    let mut text = e.render().to_string();
+    // clap's text drops the escape sequences and control characters of the value it quotes (`ab\x07cd`
+    // shown 'abcd'): quoted escaped instead, as every other message does.
+    if let Some(clap::error::ContextValue::String(v)) =
+        e.get(clap::error::ContextKind::InvalidValue)
+    {
+        let shown = clap::builder::StyledStr::from(v.clone()).to_string();
+        let escaped = wkrun::text::escaped(v);
+        if shown != escaped {
+            text = text.replacen(&format!("'{shown}'"), &format!("'{escaped}'"), 1);
+        }
+    }
     let _ = write!(
         std::io::stderr(),
         "{}",
@@ -1076,6 +1087,11 @@ fn cmd_report(
         )),
         None => None,
     };
+    let what = match files.len() {
+        1 => "a report of 1 results folder".to_string(),
+        n => format!("a report of {n} results folders"),
+    };
+    wkrun::report::room::check_inputs(files, &what).map_err(bad)?;
     let mut runs = files
         .iter()
         .map(|f| runs::load_run(f).map_err(|e| bad(e.to_string())))
@@ -1103,6 +1119,10 @@ fn cmd_report(
         against,
     };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    // Under an address-space limit, the room to draw the PNGs is checked before the folder is made.
+    if png {
+        build::png_threads(&report.figures().collect::<Vec<_>>()).map_err(bad)?;
+    }
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;
     let written = build::write(&out, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
@@ -1269,6 +1289,8 @@ fn launch_args(a: &RunArgs) -> Result<(RunArgs, wkrun::launch::Launch), Fail> {
 fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     use wkrun::report::merge;
     let files = results_files(files);
+    let what = format!("merging {} results folders", files.len());
+    wkrun::report::room::check_inputs(&files, &what).map_err(bad)?;
     let merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
     if let Err(e) = merge::write(&out, &merged) {
@@ -1341,6 +1363,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let consent = multi::consents(std::slice::from_ref(&plan), &a.allow_destroy)
         .map_err(bad)?
         .remove(0);
+    run::check_address_space(&[&plan]).map_err(bad)?;
     // Hosts launched together get one default folder each.
     let out_path = a.output.clone().unwrap_or_else(|| {
         let d = run::default_output_dir(&plan.spec_name);

@@ -238,6 +238,24 @@ impl Job<'_> {
         }
     }
 
+    /// The recorder of worker `w` with its histograms allocated ([`Recorder::ready`]), or, when they cannot
+    /// be, the outcome of `engine` failing to start for want of that memory.
+    pub fn ready_recorder(
+        &self,
+        w: usize,
+        events: &Sender<Event>,
+        engine: &'static str,
+    ) -> Result<Recorder, Box<Outcome>> {
+        let mut rec = self.recorder(w, events);
+        match rec.ready() {
+            Ok(()) => Ok(rec),
+            Err(e) => Err(Box::new(
+                self.recorder(w, events)
+                    .finish(Some(alloc_error(engine, &e))),
+            )),
+        }
+    }
+
     /// Starts the phase clock once every worker of the phase is set up (or gave up). Engines call it after
     /// their setup, before the first I/O.
     pub fn begin(&self) {
@@ -438,7 +456,7 @@ impl Outcome {
     /// by the same rule as [`errors::ErrorTally::merge`] keeps the first failed I/O, so that with
     /// `on_error = "stop"` the phase's error and `errors.first` name the same I/O.
     pub fn merge(&mut self, o: Outcome) {
-        self.latency.merge_with(&o.latency, LatencyRecorder::merge);
+        self.latency.absorb(o.latency, LatencyRecorder::absorb);
         self.end_ns = self.end_ns.max(o.end_ns);
         for (len, n) in o.sizes {
             match self.sizes.iter_mut().find(|e| e.0 == len) {
@@ -453,7 +471,7 @@ impl Outcome {
         self.errors.merge(o.errors);
         self.thinks += o.thinks;
         match (&mut self.from_intended, o.from_intended) {
-            (Some(a), Some(b)) => a.merge_with(&b, LatencyRecorder::merge),
+            (Some(a), Some(b)) => a.absorb(b, LatencyRecorder::absorb),
             (a, b) => *a = a.take().or(b),
         }
         self.submit_cpu = match (self.submit_cpu, o.submit_cpu) {

@@ -88,19 +88,20 @@ fn start_worker(
     tx: Sender<Event>,
     gate: &Gate,
 ) -> Outcome {
-    let rec = job.recorder(w, &tx);
+    let rec = job.ready_recorder(w, &tx, "psync");
     let buf = AlignedBuf::try_new(job.max_len, job.align);
-    if buf.is_err() {
+    if buf.is_err() || rec.is_err() {
         job.abort();
     }
     let go = gate.ready();
-    match buf {
-        Err(_) => {
+    match (buf, rec) {
+        (_, Err(o)) => *o,
+        (Err(_), Ok(rec)) => {
             let e = AllocError::io_bufs(n, job.max_len);
             rec.finish(Some(super::alloc_error("psync", &e)))
         }
-        Ok(buf) if go => worker(job, file, buf, rec),
-        Ok(_) => rec.finish(None),
+        (Ok(buf), Ok(rec)) if go => worker(job, file, buf, rec),
+        (Ok(_), Ok(rec)) => rec.finish(None),
     }
 }
 

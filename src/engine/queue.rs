@@ -140,11 +140,15 @@ pub fn run(
 ) -> Outcome {
     let qd = job.queue_depth as usize;
     let probe = job.probe_waits && q.can_wait_min();
+    let rec = match job.ready_recorder(0, events, engine) {
+        Ok(r) => r,
+        Err(o) => return *o,
+    };
     let mut l = Loop {
         pace: Pace::new(probe),
         job,
         q,
-        rec: job.recorder(0, events),
+        rec,
         slot_op: vec![None; qd],
         submitted_at: vec![0u64; qd],
         intended_at: vec![0u64; qd],

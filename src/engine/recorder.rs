@@ -111,6 +111,27 @@ impl Recorder {
         }
     }
 
+    /// Allocates the latency histograms before the phase's I/O (each direction's, and from the intended
+    /// issue time when kept), so that recording allocates nothing and memory that is short fails the
+    /// phase's setup rather than the process.
+    ///
+    /// # Errors
+    /// [`AllocError`](crate::buf::AllocError) when a histogram cannot be allocated.
+    pub fn ready(&mut self) -> Result<(), crate::buf::AllocError> {
+        if !self.on {
+            return Ok(());
+        }
+        for (_, l) in self.latency.iter_mut() {
+            *l = LatencyRecorder::try_new()?;
+        }
+        if let Some(i) = self.intended.as_mut() {
+            for (_, l) in i.iter_mut() {
+                *l = LatencyRecorder::try_new()?;
+            }
+        }
+        Ok(())
+    }
+
     /// The same recorder, also keeping latencies from the intended issue time ([`Recorder::record_intended`]).
     pub fn with_intended(mut self) -> Recorder {
         self.intended = Some(PerDir::default());

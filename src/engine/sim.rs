@@ -62,7 +62,10 @@ impl Engine for Sim<'_> {
 
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let mut dev = self.device.lock().unwrap_or_else(|p| p.into_inner());
-        let rec = job.recorder(0, events);
+        let rec = match job.ready_recorder(0, events, "sim") {
+            Ok(r) => r,
+            Err(o) => return *o,
+        };
         let rows = match self
             .device_csv
             .map(|f| DeviceRows::create(f, job.clock, &dev))

@@ -85,6 +85,9 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         .get("jobs")
         .and_then(Value::as_array)
         .ok_or("no \"jobs\" list: not fio's JSON output (or cut short)")?;
+    if jobs.is_empty() {
+        return Err("\"jobs\" is empty: fio's output has no job to read".into());
+    }
     let (started, finished) = when(obj, jobs);
     let globals = obj.get("global options").and_then(Value::as_object);
     let mut phases = Vec::new();
@@ -99,7 +102,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         }
         objs.push((i, j));
     }
-    for clones in objs.chunk_by(|a, b| same_job(a.1, b.1)) {
+    for clones in clone_groups(&objs, globals) {
         phases.push(phase(phases.len(), clones, globals, &started)?);
     }
     let sha = {
@@ -211,9 +214,38 @@ fn target(jobs: &[Value], g: Option<&Map<String, Value>>) -> crate::target::Targ
 }
 
 /// Whether two of fio's job reports are clones of one job (`numjobs` without `group_reporting`: fio
-/// reports each clone under the job's name and group, one after the other).
+/// reports each clone under the job's name and group, one after the other, with the job's options): the
+/// same name, group and options (rw, bs, iodepth, ... all of them), so that two jobs that only share a
+/// name are two phases.
 fn same_job(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
-    a.get("jobname") == b.get("jobname") && a.get("groupid") == b.get("groupid")
+    a.get("jobname") == b.get("jobname")
+        && a.get("groupid") == b.get("groupid")
+        && a.get("job options") == b.get("job options")
+}
+
+/// The job reports cut into the runs of one job's clones ([`same_job`]), each run at most the job's
+/// `numjobs` long (two identical jobs in a row are two phases of `numjobs` clones each).
+fn clone_groups<'a, 'b>(
+    objs: &'b [(usize, &'a Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+) -> Vec<&'b [(usize, &'a Map<String, Value>)]> {
+    let mut out = Vec::new();
+    let mut rest = objs;
+    while let Some(&(_, first)) = rest.first() {
+        let most = opt(first, g, "numjobs")
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(usize::MAX);
+        let run = rest
+            .iter()
+            .take(most)
+            .take_while(|(_, j)| same_job(first, j))
+            .count()
+            .max(1);
+        out.push(&rest[..run]);
+        rest = &rest[run..];
+    }
+    out
 }
 
 /// The phase `index` of one job's reports (its `numjobs` clones, `(place in jobs, report)`, summed as
@@ -231,11 +263,12 @@ fn phase(
         for &(i, j) in clones {
             let one = match j.get(d) {
                 None => Dir::default(),
-                Some(v) => direction(v).map_err(|e| format!("jobs[{i}].{d}: {e}"))?,
+                Some(v) => direction(v).map_err(|e| format!("jobs[{i}].{d}{e}"))?,
             };
             sum = Some(match sum {
                 None => one,
-                Some(s) => combine(s, one),
+                Some(s) => combine(s, one)
+                    .map_err(|e| format!("jobs[{}] to jobs[{i}] (clones).{d}: {e}", clones[0].0))?,
             });
         }
         Ok(sum.unwrap_or_default())
@@ -264,7 +297,8 @@ fn phase(
             trim.stats.ops
         ));
     }
-    let total = total(&read, &write);
+    let total =
+        total(&read, &write).map_err(|e| format!("jobs[{i}].read and .write together: {e}"))?;
     let hist = (read.bins.is_some() || write.bins.is_some()).then(|| LatencyHistograms {
         read: read.bins.clone().unwrap_or_default(),
         write: write.bins.clone().unwrap_or_default(),
@@ -371,20 +405,42 @@ impl Default for Dir {
     }
 }
 
-/// A number field.
+/// The largest rate or mean read: 2^64 (a count's range; fio's own fields are 64-bit).
+const MOST: f64 = 18_446_744_073_709_551_616.0;
+
+/// A count field (`total_ios`, `io_bytes`, `runtime`, a latency in ns): a whole number from 0 to 2^64 − 1.
+fn count(o: &Map<String, Value>, k: &str) -> Result<u64, String> {
+    let v = o.get(k).ok_or_else(|| format!(".{k}: missing"))?;
+    whole(v).map_err(|why| format!(".{k} is {v}: {why}"))
+}
+
+/// A count's value, or why it is not one.
+fn whole(v: &Value) -> Result<u64, &'static str> {
+    match v.as_u64() {
+        Some(n) => Ok(n),
+        None if v.as_f64().is_some_and(|x| x < 0.0) => Err("a count cannot be negative"),
+        None if v.is_number() => Err("not a whole number from 0 to 18446744073709551615"),
+        None => Err("not a number"),
+    }
+}
+
+/// A rate or mean field (`iops`, `bw_bytes`, `mean`, `stddev`): a number from 0 to 2^64.
 fn num(o: &Map<String, Value>, k: &str) -> Result<f64, String> {
-    o.get(k)
-        .and_then(Value::as_f64)
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("no number `{k}`"))
+    let v = o.get(k).ok_or_else(|| format!(".{k}: missing"))?;
+    match v.as_f64() {
+        Some(x) if x.is_finite() && (0.0..=MOST).contains(&x) => Ok(x),
+        Some(x) if x < 0.0 => Err(format!(".{k} is {v}: it cannot be negative")),
+        Some(_) => Err(format!(".{k} is {v}: more than 2^64")),
+        None => Err(format!(".{k} is {v}: not a number")),
+    }
 }
 
 /// One direction (`read`, `write`, `trim`).
 fn direction(v: &Value) -> Result<Dir, String> {
-    let o = v.as_object().ok_or("not an object")?;
-    let ops = num(o, "total_ios")? as u64;
-    let bytes = num(o, "io_bytes")? as u64;
-    let runtime_ms = num(o, "runtime")? as u64;
+    let o = v.as_object().ok_or(" is not an object")?;
+    let ops = count(o, "total_ios")?;
+    let bytes = count(o, "io_bytes")?;
+    let runtime_ms = count(o, "runtime")?;
     let mut d = Dir {
         runtime_ms,
         ..Dir::default()
@@ -401,23 +457,21 @@ fn direction(v: &Value) -> Result<Dir, String> {
             .and_then(Value::as_object)
             .cloned()
     };
-    let (pct, from_bins) = match (pick(lat), bins(lat), pick(clat), bins(clat)) {
-        (Some(p), b, _, _) => (Some(p), b),
-        (None, Some(b), _, _) => (None, Some(b)),
+    let (pct, from_bins, which) = match (pick(lat), bins(lat), pick(clat), bins(clat)) {
+        (Some(p), b, _, _) => (Some(p), b, "lat_ns"),
+        (None, Some(b), _, _) => (None, Some(b), "lat_ns"),
         (None, None, p, b) => {
             d.from_clat = p.is_some() || b.is_some();
-            (p, b)
+            (p, b, "clat_ns")
         }
     };
-    d.bins = from_bins.map(|b| {
-        let mut v: Vec<[u64; 2]> = b
-            .iter()
-            .filter_map(|(k, c)| Some([k.parse().ok()?, c.as_u64()?]))
-            .filter(|e| e[1] > 0)
-            .collect();
-        v.sort_unstable();
-        v
-    });
+    if let Some(p) = &pct {
+        check_percentiles(p).map_err(|e| format!(".{which}.percentile{e}"))?;
+    }
+    d.bins = match from_bins {
+        Some(b) => Some(read_bins(&b).map_err(|e| format!(".{which}.bins{e}"))?),
+        None => None,
+    };
     let latency = match (ops, lat) {
         (0, _) | (_, None) => None,
         (_, Some(l)) => {
@@ -426,11 +480,12 @@ fn direction(v: &Value) -> Result<Dir, String> {
             d.missing = ps.iter().any(Option::is_none);
             match ps {
                 [Some(p50), Some(p90), Some(p99), Some(p99_9), Some(p99_99)] => {
+                    let lat = |e: String| format!(".lat_ns{e}");
                     Some(LatencySummary {
-                        min: num(l, "min")? as u64,
-                        mean: num(l, "mean")?,
-                        stddev: num(l, "stddev")?,
-                        max: num(l, "max")? as u64,
+                        min: count(l, "min").map_err(lat)?,
+                        mean: num(l, "mean").map_err(lat)?,
+                        stddev: num(l, "stddev").map_err(lat)?,
+                        max: count(l, "max").map_err(lat)?,
                         p50,
                         p90,
                         p99,
@@ -452,6 +507,41 @@ fn direction(v: &Value) -> Result<Dir, String> {
     Ok(d)
 }
 
+/// fio's percentile list checked: each key a percentage from 0 to 100, each value a latency in ns.
+fn check_percentiles(p: &Map<String, Value>) -> Result<(), String> {
+    for (k, v) in p {
+        match k.parse::<f64>() {
+            Ok(q) if (0.0..=100.0).contains(&q) => {}
+            _ => {
+                return Err(format!(
+                    ": the key \"{k}\" is not a percentage from 0 to 100"
+                ));
+            }
+        }
+        whole(v).map_err(|why| format!(".\"{k}\" is {v}: {why}"))?;
+    }
+    Ok(())
+}
+
+/// json+ latency bins (`{"ns": count}`) as `[ns, count]` pairs by value, the empty ones left out: each key
+/// a latency in ns, each count a count, their sum within 64 bits.
+fn read_bins(b: &Map<String, Value>) -> Result<Vec<[u64; 2]>, String> {
+    let mut v = Vec::with_capacity(b.len());
+    let mut sum = 0u64;
+    for (k, c) in b {
+        let ns: u64 = k
+            .parse()
+            .map_err(|_| format!(": the key \"{k}\" is not a latency in whole ns"))?;
+        let n = whole(c).map_err(|why| format!(".\"{k}\" is {c}: {why}"))?;
+        sum = sum.checked_add(n).ok_or(": the counts add up past 2^64")?;
+        if n > 0 {
+            v.push([ns, n]);
+        }
+    }
+    v.sort_unstable();
+    Ok(v)
+}
+
 /// Percentile `q` (in %): fio's own figure for it, else from its bins.
 fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f64) -> Option<u64> {
     if let Some(p) = pct {
@@ -464,60 +554,92 @@ fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f6
         }
     }
     let bins = bins?;
-    let n: u64 = bins.iter().map(|b| b[1]).sum();
+    let n: u64 = bins.iter().fold(0u64, |n, b| n.saturating_add(b[1]));
     let want = ((q / 100.0) * n as f64).ceil().max(1.0) as u64;
-    let mut seen = 0;
+    let mut seen = 0u64;
     bins.iter().find_map(|b| {
-        seen += b[1];
+        seen = seen.saturating_add(b[1]);
         (seen >= want).then_some(b[0])
     })
 }
 
 /// Reads and writes together: counts and rates added; latency from both directions' bins when fio gave
 /// them, or the one direction's, else absent (fio gives percentiles per direction only).
-fn total(r: &Dir, w: &Dir) -> DirStats {
-    added(r, w, union(r.bins.as_deref(), w.bins.as_deref()).as_deref())
+///
+/// # Errors
+/// Counts that add up past 2^64.
+fn total(r: &Dir, w: &Dir) -> Result<DirStats, String> {
+    added(
+        r,
+        w,
+        union(r.bins.as_deref(), w.bins.as_deref())?.as_deref(),
+    )
 }
 
 /// Two clones' reports of one direction as one (`group_reporting`'s sum): counts and rates added, the
 /// longer runtime, the bins added, latency pooled ([`added`]).
-fn combine(a: Dir, b: Dir) -> Dir {
-    let bins = union(a.bins.as_deref(), b.bins.as_deref());
-    let stats = added(&a, &b, bins.as_deref());
-    Dir {
+///
+/// # Errors
+/// Counts that add up past 2^64.
+fn combine(a: Dir, b: Dir) -> Result<Dir, String> {
+    let bins = union(a.bins.as_deref(), b.bins.as_deref())?;
+    let stats = added(&a, &b, bins.as_deref())?;
+    Ok(Dir {
         missing: a.missing || b.missing,
         from_clat: a.from_clat || b.from_clat,
         runtime_ms: a.runtime_ms.max(b.runtime_ms),
         bins,
         stats,
-    }
+    })
 }
 
 /// Both bin lists added up (`None` unless both have bins).
-fn union(x: Option<&[[u64; 2]]>, y: Option<&[[u64; 2]]>) -> Option<Vec<[u64; 2]>> {
-    let mut all: Vec<[u64; 2]> = x?.iter().chain(y?).copied().collect();
+///
+/// # Errors
+/// Counts that add up past 2^64.
+fn union(x: Option<&[[u64; 2]]>, y: Option<&[[u64; 2]]>) -> Result<Option<Vec<[u64; 2]>>, String> {
+    let (Some(x), Some(y)) = (x, y) else {
+        return Ok(None);
+    };
+    let mut all: Vec<[u64; 2]> = x.iter().chain(y).copied().collect();
     all.sort_unstable();
     let mut out: Vec<[u64; 2]> = Vec::with_capacity(all.len());
+    let mut sum = 0u64;
     for b in all {
+        sum = sum.checked_add(b[1]).ok_or(PAST_64)?;
         match out.last_mut() {
             Some(last) if last[0] == b[0] => last[1] += b[1],
             _ => out.push(b),
         }
     }
-    Some(out)
+    Ok(Some(out))
 }
+
+/// The error of counts that add up past 64 bits.
+const PAST_64: &str = "the latency bins add up past 2^64";
 
 /// `a` and `b` added: counts and rates summed; latency the one side's when the other has no I/O, else
 /// pooled (min, max, mean and stddev exact) with percentiles from `bins`, absent without them.
-fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> DirStats {
+///
+/// # Errors
+/// I/Os or bytes that add up past 2^64.
+fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String> {
     let (a, b) = (&a.stats, &b.stats);
+    let ops = a
+        .ops
+        .checked_add(b.ops)
+        .ok_or("total_ios adds up past 2^64")?;
+    let bytes = a
+        .bytes
+        .checked_add(b.bytes)
+        .ok_or("io_bytes adds up past 2^64")?;
     let latency = match (a.ops, b.ops) {
         (_, 0) => a.latency_ns.clone(),
         (0, _) => b.latency_ns.clone(),
         _ => match (bins, &a.latency_ns, &b.latency_ns) {
             (Some(all), Some(la), Some(lb)) => {
                 let at = |q| percentile(None, Some(all), q).unwrap_or(0);
-                let n = (a.ops + b.ops) as f64;
+                let n = ops as f64;
                 let mean = (la.mean * a.ops as f64 + lb.mean * b.ops as f64) / n;
                 let var = |l: &LatencySummary| l.stddev * l.stddev + (l.mean - mean).powi(2);
                 let stddev = ((var(la) * a.ops as f64 + var(lb) * b.ops as f64) / n).sqrt();
@@ -536,13 +658,13 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> DirStats {
             _ => None,
         },
     };
-    DirStats {
-        ops: a.ops + b.ops,
-        bytes: a.bytes + b.bytes,
+    Ok(DirStats {
+        ops,
+        bytes,
         iops: a.iops + b.iops,
         bw_bytes_per_s: a.bw_bytes_per_s + b.bw_bytes_per_s,
         latency_ns: latency,
-    }
+    })
 }
 
 /// The parameters the job's options give (fio's units; what they do not say is absent).

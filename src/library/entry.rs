@@ -5,7 +5,7 @@ use super::LibraryError;
 use crate::report::bounded::Bounded;
 use crate::report::compare::Metric;
 use crate::report::runs::{assemble, series_rows};
-use crate::report::{ReadError, parse_results};
+use crate::report::{ReadError, parse_results_or_fio};
 use crate::results::{Better, Results};
 use crate::spec::PhaseKind;
 use sha2::{Digest, Sha256};
@@ -63,7 +63,7 @@ pub fn read_run(path: &Path) -> Result<Incoming, LibraryError> {
     let file = results_file(path);
     let input = |e: ReadError| LibraryError::Input(Box::new(e));
     let text = read_bounded(&file, false, Bounded::results).map_err(input)?;
-    let results = parse_results(&file, &text).map_err(input)?;
+    let results = parse_results_or_fio(&file, &text).map_err(input)?;
     let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut files = BTreeMap::new();
     for p in &results.phases {

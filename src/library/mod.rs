@@ -15,7 +15,7 @@ pub mod store;
 
 use crate::report::compare::Run;
 use crate::report::runs::{RunData, assemble, series_rows};
-use crate::report::{ReadError, parse_results};
+use crate::report::{ReadError, parse_results_or_fio};
 use crate::results::{Better, Results};
 use entry::{Incoming, IndexedFigure};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -648,10 +648,11 @@ impl Library {
                 break;
             }
             let file = PathBuf::from(format!("library:{id}/results.json"));
-            let mut results = parse_results(&file, &text).map_err(|e| LibraryError::Damaged {
-                path: self.path.clone(),
-                why: e.to_string(),
-            })?;
+            let mut results =
+                parse_results_or_fio(&file, &text).map_err(|e| LibraryError::Damaged {
+                    path: self.path.clone(),
+                    why: e.to_string(),
+                })?;
             results.label = Some(label.clone());
             out.push(Stored {
                 id,

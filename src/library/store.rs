@@ -240,6 +240,12 @@ pub fn open_read(path: &Path) -> Result<Connection, LibraryError> {
         Found::Missing => return Err(LibraryError::NoLibrary(path.to_path_buf())),
         Found::Library { writable } => writable && !on_read_only_fs(path),
     };
+    // A file this process may not write, with no write-ahead log beside it (no writer is at work, and
+    // none left one): read as immutable, so that no `-wal` or `-shm` file is made beside it and left there
+    // (a reader cannot remove them). A writer that starts meanwhile can at worst make this read fail.
+    if !writable && !with_suffix(path, "-wal").exists() {
+        return open_immutable(path);
+    }
     let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW
         | match writable {
@@ -250,18 +256,28 @@ pub fn open_read(path: &Path) -> Result<Connection, LibraryError> {
         .map_err(|e| LibraryError::sqlite(path, e))
         .and_then(|c| prepare(path, c, false));
     match first {
-        Err(LibraryError::Sqlite { .. }) if on_read_only_fs(path) => {
-            let uri = format!("file:{}?immutable=1", uri_path(path));
-            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                | OpenFlags::SQLITE_OPEN_NOFOLLOW
-                | OpenFlags::SQLITE_OPEN_URI;
-            let c = Connection::open_with_flags(uri, flags)
-                .map_err(|e| LibraryError::sqlite(path, e))?;
-            prepare(path, c, false)
-        }
+        Err(LibraryError::Sqlite { .. }) if on_read_only_fs(path) => open_immutable(path),
         other => other,
     }
+}
+
+/// `path` with `suffix` appended to its name (`lib.sqlite-wal`).
+fn with_suffix(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    p.into()
+}
+
+/// Opens the library at `path` as immutable (SQLite's `immutable=1`: read only, no locks, no `-wal` or
+/// `-shm` file).
+fn open_immutable(path: &Path) -> Result<Connection, LibraryError> {
+    let uri = format!("file:{}?immutable=1", uri_path(path));
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW
+        | OpenFlags::SQLITE_OPEN_URI;
+    let c = Connection::open_with_flags(uri, flags).map_err(|e| LibraryError::sqlite(path, e))?;
+    prepare(path, c, false)
 }
 
 /// Opens the library at `path` for adding and removing entries, creating it (and its folder) when there is

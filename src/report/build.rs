@@ -400,12 +400,65 @@ pub fn write(
     Ok(written)
 }
 
-/// Each figure's PNG ([`Rasteriser::png`]), in order, drawn on as many threads as there are CPUs (at most
-/// four), each with its own rasteriser.
-pub fn png_files(figures: &[&Figure]) -> Vec<Result<Vec<u8>, PngError>> {
-    let threads = std::thread::available_parallelism()
+/// Address space the report keeps for its own work beside drawing PNGs, under an address-space limit.
+pub const REPORT_SPACE: u64 = 8 << 20;
+
+/// Address space drawing the PNG of `f` takes: its pixmap (RGBA at [`SCALE`](super::png::SCALE) times the
+/// SVG's size) and 4 MiB (a thread's stack and signal stack, resvg's smaller layers, the encoded file).
+/// Measured with a 960 × 567 chart (a 19,595,520 B pixmap): two threads completed from 42 MiB beyond what
+/// the program maps, not under 38 (an abort).
+/// The size is read from the SVG's root element; an SVG without one counts as 1000 × 1000.
+pub fn png_space(f: &Figure) -> u64 {
+    let attr = |name: &str| -> u64 {
+        let head = f.chart.svg.split('>').next().unwrap_or("");
+        head.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .map_or(1000, |v| v.ceil() as u64)
+    };
+    let scale = u64::from(super::png::SCALE);
+    let pixmap = (attr("width") * scale)
+        .saturating_mul(attr("height") * scale)
+        .saturating_mul(4);
+    pixmap.saturating_add(4 << 20)
+}
+
+/// How many threads draw the PNGs of `figures`: as many as there are CPUs (at most four, at most one per
+/// figure), fewer under an address-space limit (`ulimit -v`) that holds fewer at once, each drawing the
+/// largest figure ([`png_space`]) beside [`REPORT_SPACE`]. Checked before the report's folder is made.
+///
+/// # Errors
+/// Under a limit that does not hold one thread's: what drawing needs and a limit that is enough.
+pub fn png_threads(figures: &[&Figure]) -> Result<usize, String> {
+    let most = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .clamp(1, 4);
+        .clamp(1, 4)
+        .min(figures.len().max(1));
+    let each = figures.iter().map(|f| png_space(f)).max().unwrap_or(0);
+    let need = |t: usize| REPORT_SPACE.saturating_add(each.saturating_mul(t as u64));
+    if let Some(t) = (1..=most)
+        .rev()
+        .find(|&t| crate::sys::limits::address_space_free(need(t)))
+    {
+        return Ok(t);
+    }
+    let short = crate::sys::limits::address_space_shortfall(need(1))
+        .ok_or_else(|| "the address space for drawing PNGs could not be mapped".to_string())?;
+    let detail = format!(
+        "{REPORT_SPACE} B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
+    );
+    Err(format!(
+        "{}; or leave out --png; nothing was written",
+        short.message("drawing the report's PNGs", need(1), &detail)
+    ))
+}
+
+/// Each figure's PNG ([`Rasteriser::png`]), in order, drawn on as many threads as [`png_threads`] gives
+/// (one when even that does not fit: the command checked it before), each with its own rasteriser.
+pub fn png_files(figures: &[&Figure]) -> Vec<Result<Vec<u8>, PngError>> {
+    let threads = png_threads(figures).unwrap_or(1);
     let per = figures.len().div_ceil(threads).max(1);
     std::thread::scope(|s| {
         let parts: Vec<_> = figures

@@ -18,6 +18,7 @@ pub mod model;
 pub mod parts;
 pub mod png;
 pub mod pts;
+pub mod room;
 pub mod runs;
 pub mod table;
 #[cfg(test)]
@@ -110,16 +111,26 @@ pub enum ReadError {
 /// schema (with its JSON path), or a bad CSV name.
 pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     let text = read_results_text(path)?;
-    let head = &text.as_bytes()[..text.len().min(64 << 10)];
+    parse_results_or_fio(path, text.as_bytes())
+}
+
+/// The results in `bytes` (read from `path`): fio's JSON output when its start says so
+/// ([`crate::fio::json::looks_like_fio`]), read by [`crate::fio::json::from_bytes`]; else a results.json,
+/// by [`parse_results`]. What `compare`, `report` and the results library all read.
+///
+/// # Errors
+/// [`ReadError::Fio`] naming the file and the JSON key, or [`parse_results`]'s errors.
+pub fn parse_results_or_fio(path: &Path, bytes: &[u8]) -> Result<Results, ReadError> {
+    let head = &bytes[..bytes.len().min(64 << 10)];
     if crate::fio::json::looks_like_fio(head) {
-        return crate::fio::json::from_bytes(&path.display().to_string(), text.as_bytes()).map_err(
-            |why| ReadError::Fio {
+        return crate::fio::json::from_bytes(&path.display().to_string(), bytes).map_err(|why| {
+            ReadError::Fio {
                 path: path.to_path_buf(),
                 why,
-            },
-        );
+            }
+        });
     }
-    parse_results(path, text.as_bytes())
+    parse_results(path, bytes)
 }
 
 /// Parses the text of a `results.json` (format 1) already read into memory (the results library keeps it

@@ -205,13 +205,20 @@ impl OutDir {
         }
         // An append-only folder (`chattr +a`) lets a file be made but not removed or renamed over: the run
         // could not replace results.json. Told by its flags, before a file is made that could not go again.
-        if crate::sys::file::write_protection(&out.inner.dir).is_ok_and(|(_, append)| append) {
+        let protection = crate::sys::file::write_protection(&out.inner.dir);
+        let said = match protection {
+            Ok((true, _)) => Some(
+                "the folder is immutable (chattr +i): no file can be made in it; chattr -i to write it",
+            ),
+            Ok((false, true)) => Some(
+                "the folder is append-only (chattr +a): results.json could not be replaced in it",
+            ),
+            _ => None,
+        };
+        if let Some(why) = said {
             return Err(OutDirError::NotWritable {
                 path: path.to_path_buf(),
-                source: io::Error::new(
-                    io::ErrorKind::PermissionDenied,
-                    "the folder is append-only (chattr +a): results.json could not be replaced in it",
-                ),
+                source: io::Error::new(io::ErrorKind::PermissionDenied, why),
             });
         }
         // A file is made (and removed) as the run will make its own: an existing folder this user may not

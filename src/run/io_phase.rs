@@ -221,8 +221,18 @@ pub fn measured(
         }
     }
     let first_max_us = o.judged.first_max_us;
-    record(phase, &mut o, pr);
+    let short = record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
+    // The phase's total latency needed a histogram that memory could not hold: it fails, what it measured
+    // kept.
+    if let Err(e) = short {
+        pr.completed = false;
+        let limit = crate::sys::limits::Limit::AddressSpace.note();
+        return Err(PhaseEnd::Failed(
+            pr.clone(),
+            format!("phase \"{}\": {e}{limit}", phase.name),
+        ));
+    }
     let ramp = matches!(&phase.work, crate::plan::Work::Io(w) if w.measure.ramp_ns.is_some());
     if phase.kind == PhaseKind::Workload
         && let Some(w) = super::backlog::warning(pr, first_max_us, ctx.previous(), ramp)
@@ -337,8 +347,30 @@ pub fn shorter_than_interval(end_ns: u64, interval_ns: u64) -> Option<String> {
     })
 }
 
+/// Every direction's latencies together, in a recorder of their own.
+///
+/// # Errors
+/// [`AllocError`](crate::buf::AllocError) when its histogram cannot be allocated.
+fn all_of(
+    lat: &crate::vocab::PerDir<crate::stats::LatencyRecorder>,
+) -> Result<crate::stats::LatencyRecorder, crate::buf::AllocError> {
+    let mut all = crate::stats::LatencyRecorder::new();
+    for (_, l) in lat.iter() {
+        all.try_merge(l)?;
+    }
+    Ok(all)
+}
+
 /// The phase result's measurements from the outcome.
-fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
+///
+/// # Errors
+/// [`AllocError`](crate::buf::AllocError) when the memory for the total's or the arrivals' latencies
+/// cannot be had; what was recorded before it stays.
+fn record(
+    phase: &PhasePlan,
+    o: &mut IoOutcome,
+    pr: &mut PhaseResult,
+) -> Result<(), crate::buf::AllocError> {
     let secs = o.outcome.end_ns as f64 / 1e9;
     pr.duration_s = secs;
     let (c, lat) = (&o.totals, &o.outcome.latency);
@@ -347,8 +379,7 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
             *s = DirStats::new(c[d].ops, c[d].bytes, secs, lat[d].summary());
         }
     }
-    let mut all = crate::stats::LatencyRecorder::new();
-    lat.iter().for_each(|(_, l)| all.merge(l));
+    let all = all_of(lat)?;
     let bytes = c.by_dir.0.iter().map(|d| d.bytes).sum();
     pr.total = DirStats::new(ops(c), bytes, secs, all.summary());
     if let crate::plan::Work::Io(w) = &phase.work
@@ -371,7 +402,7 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
             write: lat[Direction::Write].buckets(),
         });
     }
-    pr.arrivals = arrivals(&o.outcome);
+    pr.arrivals = arrivals(&o.outcome)?;
     pr.read_share = ReadShare::of(&pr.read, &pr.write);
     pr.ops_by_size = o
         .outcome
@@ -411,22 +442,26 @@ fn record(phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
         judge::record(&work.measure, io.interval_ns, j, o.ended_at_steady, pr);
     }
     pr.workers = worker_results(phase, o, secs);
+    Ok(())
 }
 
 /// Under a schedule (the engines kept latencies from the intended issue times): think times and those
 /// latencies.
-fn arrivals(o: &crate::engine::Outcome) -> Option<crate::results::ArrivalsResult> {
-    let lat = o.from_intended.as_ref()?;
-    let mut all = crate::stats::LatencyRecorder::new();
-    lat.iter().for_each(|(_, l)| all.merge(l));
-    Some(crate::results::ArrivalsResult {
+fn arrivals(
+    o: &crate::engine::Outcome,
+) -> Result<Option<crate::results::ArrivalsResult>, crate::buf::AllocError> {
+    let Some(lat) = o.from_intended.as_ref() else {
+        return Ok(None);
+    };
+    let all = all_of(lat)?;
+    Ok(Some(crate::results::ArrivalsResult {
         think_periods: o.thinks,
         latency_from_intended_ns: crate::results::IntendedLatency {
             read: lat[Direction::Read].summary(),
             write: lat[Direction::Write].summary(),
             total: all.summary(),
         },
-    })
+    }))
 }
 
 /// Each worker's share, with more than one worker: its planned part and what its recorders counted.

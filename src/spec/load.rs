@@ -1225,7 +1225,8 @@ fn plain_words(msg: &str) -> String {
         "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a non-negative whole number",
         "f32" | "f64" => "a number",
         "internally tagged enum Rule" => "a table such as { rule = \"snia\" }",
-        e if e.starts_with("internally tagged enum") => "a table",
+        "struct Track" => "a table such as { phase = \"iops[read=0]\", metric = \"write_iops\" }",
+        e if e.starts_with("internally tagged enum") || e.starts_with("struct ") => "a table",
         _ => return msg.to_string(),
     };
     format!("{head}, expected {plain}")

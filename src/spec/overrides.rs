@@ -214,10 +214,19 @@ const BLOCK_KEYS: [&str; 4] = ["max_rounds", "window", "data_excursion", "slope_
 
 /// `repeat.NAME.KEY=VALUE`: one number of the block of rounds NAME.
 fn parse_block(arg: &str, rest: &str) -> Result<Override, String> {
-    let (left, v) = rest.split_once('=').unwrap_or((rest, ""));
-    let Some((name, key)) = left.rsplit_once('.').filter(|(n, _)| !n.is_empty()) else {
+    // NAME in TOML quotes (`repeat."iops".max_rounds=5`) is taken as TOML reads a quoted key.
+    let split = match rest.starts_with(['"', '\'']) {
+        true => split_quoted(rest),
+        false => {
+            let (left, v) = rest.split_once('=').unwrap_or((rest, ""));
+            left.rsplit_once('.')
+                .filter(|(n, _)| !n.is_empty())
+                .map(|(n, k)| (n.to_string(), k, v))
+        }
+    };
+    let Some((name, key, v)) = split else {
         return Err(format!(
-            "--set {arg}: expected repeat.NAME.KEY=VALUE, e.g. --set repeat.iops.max_rounds=5"
+            "--set {arg}: expected repeat.NAME.KEY=VALUE, e.g. --set repeat.iops.max_rounds=5 (a NAME with `.` or `=` in TOML quotes: repeat.\"a.b\".max_rounds=5)"
         ));
     };
     if !BLOCK_KEYS.contains(&key) {
@@ -230,7 +239,7 @@ fn parse_block(arg: &str, rest: &str) -> Result<Override, String> {
         arg: arg.to_string(),
         phase: None,
         sweep: None,
-        block: Some(name.to_string()),
+        block: Some(name),
         key: key.to_string(),
         value: toml_or_text(arg, v)?,
     })

@@ -2,6 +2,7 @@
 //! exact count, sum, sum of squares, min and max, so that the mean and the extremes are exact and no
 //! percentile is ever reported outside [min, max] (case C08).
 
+use crate::buf::AllocError;
 use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -10,58 +11,129 @@ use serde::{Deserialize, Serialize};
 /// counted in the top bucket.
 const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
 
-/// Records latencies in ns for one direction.
-#[derive(Clone)]
+/// Records latencies in ns for one direction. The histogram is allocated when it is first needed
+/// ([`LatencyRecorder::try_new`] before a phase's I/O, fallibly; or the first sample), so an empty recorder
+/// (a worker that never started, the start of a merge) takes no memory.
+#[derive(Clone, Default)]
 pub struct LatencyRecorder {
-    hist: Histogram<u64>,
+    hist: Option<Histogram<u64>>,
     count: u64,
     sum: u128,
     sum_sq: u128,
-    min: u64,
+    min: Option<u64>,
     max: u64,
 }
 
-impl Default for LatencyRecorder {
-    fn default() -> Self {
-        Self::new()
+/// Memory one latency histogram takes: its 33,792 counts of 8 bytes (for 1 ns to 1 hour at 3 significant
+/// digits; checked by a test).
+pub const HISTOGRAM_BYTES: u64 = 270_336;
+
+/// Serialises the checks and allocations of histograms, so that two threads do not both count the same
+/// free address space for their tables.
+static ALLOCATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// An empty histogram (`copy_of` = `None`) or a copy of one, when the memory for it can be had: under an
+/// address-space limit (`ulimit -v`), twice its size is first mapped and unmapped (the allocator's own
+/// bookkeeping and another thread's small allocations meanwhile fit in the second half), and the standard
+/// library's allocation, which aborts the process when it fails, follows only after that.
+///
+/// # Errors
+/// [`AllocError`] naming the histogram's size when the room is not there.
+fn try_histogram(copy_of: Option<&Histogram<u64>>) -> Result<Histogram<u64>, AllocError> {
+    let _one_at_a_time = ALLOCATING.lock().unwrap_or_else(|p| p.into_inner());
+    if !crate::sys::limits::address_space_free(2 * HISTOGRAM_BYTES) {
+        return Err(AllocError {
+            what: "a latency histogram".to_string(),
+            bytes: HISTOGRAM_BYTES,
+        });
     }
+    Ok(copy_of.map_or_else(new_histogram, Clone::clone))
+}
+
+/// A histogram from 1 ns to [`MAX_TRACKABLE_NS`] at 3 significant digits (allocates
+/// [`HISTOGRAM_BYTES`]).
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("static histogram bounds are valid")
 }
 
 impl LatencyRecorder {
-    /// An empty recorder.
+    /// An empty recorder, its histogram not yet allocated (no memory taken).
     pub fn new() -> LatencyRecorder {
-        let hist = Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3)
-            .expect("static histogram bounds are valid");
-        LatencyRecorder {
-            hist,
-            count: 0,
-            sum: 0,
-            sum_sq: 0,
-            min: u64::MAX,
-            max: 0,
-        }
+        LatencyRecorder::default()
+    }
+
+    /// An empty recorder with its histogram allocated, so that recording allocates nothing.
+    ///
+    /// # Errors
+    /// [`AllocError`] when the memory for the histogram cannot be had.
+    pub fn try_new() -> Result<LatencyRecorder, AllocError> {
+        Ok(LatencyRecorder {
+            hist: Some(try_histogram(None)?),
+            ..LatencyRecorder::default()
+        })
+    }
+
+    /// The histogram, allocated now if it was not (a recorder not made by [`LatencyRecorder::try_new`]).
+    #[cold]
+    fn first_histogram(&mut self) -> &mut Histogram<u64> {
+        self.hist.get_or_insert_with(new_histogram)
     }
 
     /// Records one latency in ns.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.hist.saturating_record(ns.max(1));
+        match self.hist.as_mut() {
+            Some(h) => h.saturating_record(ns.max(1)),
+            None => self.first_histogram().saturating_record(ns.max(1)),
+        }
         self.count += 1;
         self.sum += ns as u128;
         self.sum_sq += (ns as u128) * (ns as u128);
-        self.min = self.min.min(ns);
+        self.min = Some(self.min.map_or(ns, |m| m.min(ns)));
         self.max = self.max.max(ns);
     }
 
-    /// Adds every sample of `other` (merging two recorders equals recording the union).
-    pub fn merge(&mut self, other: &LatencyRecorder) {
-        // Both histograms have the same bounds, so adding cannot fail.
-        let _ = self.hist.add(&other.hist);
+    /// The scalars of `other` added to this recorder's (the histograms are the callers').
+    fn add_scalars(&mut self, other: &LatencyRecorder) {
         self.count += other.count;
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
-        self.min = self.min.min(other.min);
+        self.min = match (self.min, other.min) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.max = self.max.max(other.max);
+    }
+
+    /// Adds every sample of `other` (merging two recorders equals recording the union), fallibly: a
+    /// recorder without a histogram of its own takes a copy of `other`'s.
+    ///
+    /// # Errors
+    /// [`AllocError`] when that copy cannot be had; nothing is added then.
+    pub fn try_merge(&mut self, other: &LatencyRecorder) -> Result<(), AllocError> {
+        if let Some(theirs) = &other.hist {
+            match self.hist.as_mut() {
+                // Both histograms have the same bounds, so adding cannot fail.
+                Some(h) => {
+                    let _ = h.add(theirs);
+                }
+                None => self.hist = Some(try_histogram(Some(theirs))?),
+            }
+        }
+        self.add_scalars(other);
+        Ok(())
+    }
+
+    /// Adds every sample of `other`, taking its histogram when this recorder has none (no allocation).
+    pub fn absorb(&mut self, other: LatencyRecorder) {
+        self.add_scalars(&other);
+        match (self.hist.as_mut(), other.hist) {
+            (Some(h), Some(theirs)) => {
+                let _ = h.add(&theirs);
+            }
+            (None, theirs) => self.hist = theirs,
+            (Some(_), None) => {}
+        }
     }
 
     /// Number of samples.
@@ -77,18 +149,21 @@ impl LatencyRecorder {
         if p >= 100.0 {
             return Some(self.max);
         }
-        Some(
-            self.hist
-                .value_at_quantile(p / 100.0)
-                .clamp(self.min, self.max),
-        )
+        let min = self.min.unwrap_or(0);
+        let at = self
+            .hist
+            .as_ref()
+            .map_or(min, |h| h.value_at_quantile(p / 100.0));
+        Some(at.clamp(min, self.max))
     }
 
     /// The histogram's non-empty buckets as `[value_ns, count]` pairs in increasing value, where value is the
     /// highest latency the bucket holds: recording each pair's count at its value rebuilds the histogram.
     pub fn buckets(&self) -> Vec<[u64; 2]> {
-        self.hist
-            .iter_recorded()
+        let Some(h) = &self.hist else {
+            return Vec::new();
+        };
+        h.iter_recorded()
             .map(|v| [v.value_iterated_to(), v.count_at_value()])
             .collect()
     }
@@ -110,7 +185,7 @@ impl LatencyRecorder {
         };
         let p = |q: f64| self.percentile(q).unwrap_or(0);
         Some(LatencySummary {
-            min: self.min,
+            min: self.min.unwrap_or(0),
             mean,
             stddev: var.sqrt(),
             max: self.max,
@@ -141,7 +216,11 @@ pub struct Part<'a> {
 /// # Errors
 /// A part whose histogram does not hold its count.
 pub fn merge_parts(parts: &[Part<'_>]) -> Result<Option<LatencySummary>, String> {
-    let mut r = LatencyRecorder::new();
+    if parts.iter().all(|p| p.count == 0) {
+        return Ok(None);
+    }
+    let mut r = LatencyRecorder::try_new()
+        .map_err(|e| format!("{e}{}", crate::sys::limits::Limit::AddressSpace.note()))?;
     let (mut n, mut sum, mut sum_sq) = (0u64, 0f64, 0f64);
     for p in parts.iter().filter(|p| p.count > 0) {
         let held: u64 = p.buckets.iter().map(|b| b[1]).sum();
@@ -151,14 +230,15 @@ pub fn merge_parts(parts: &[Part<'_>]) -> Result<Option<LatencySummary>, String>
                 p.count
             ));
         }
+        let h = r.first_histogram();
         for &[value, count] in p.buckets {
-            r.hist.saturating_record_n(value.max(1), count);
+            h.saturating_record_n(value.max(1), count);
         }
         let (c, s) = (p.count as f64, p.summary);
         n += p.count;
         sum += s.mean * c;
         sum_sq += (s.stddev * s.stddev + s.mean * s.mean) * c;
-        r.min = r.min.min(s.min);
+        r.min = Some(r.min.map_or(s.min, |m| m.min(s.min)));
         r.max = r.max.max(s.max);
     }
     if n == 0 {
@@ -168,7 +248,7 @@ pub fn merge_parts(parts: &[Part<'_>]) -> Result<Option<LatencySummary>, String>
     let mean = sum / n as f64;
     let p = |q: f64| r.percentile(q).unwrap_or(0);
     Ok(Some(LatencySummary {
-        min: r.min,
+        min: r.min.unwrap_or(0),
         mean,
         stddev: (sum_sq / n as f64 - mean * mean).max(0.0).sqrt(),
         max: r.max,
@@ -241,6 +321,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_histogram_takes_the_bytes_said_and_an_empty_recorder_none() {
+        let h = new_histogram();
+        assert_eq!(h.distinct_values() as u64 * 8, HISTOGRAM_BYTES);
+        assert!(LatencyRecorder::new().hist.is_none());
+        assert!(LatencyRecorder::try_new().expect("room").hist.is_some());
+        let mut r = LatencyRecorder::new();
+        r.record(5);
+        assert_eq!(r.buckets(), vec![[5, 1]]);
+    }
+
+    #[test]
     fn c08_percentiles_of_one_to_a_million() {
         let mut r = LatencyRecorder::new();
         for ns in 1..=1_000_000u64 {
@@ -286,7 +377,16 @@ mod tests {
             all.record(ns);
         }
         let mut merged = reads.clone();
-        merged.merge(&writes);
+        merged.try_merge(&writes).expect("room for a copy");
+        assert_eq!(merged.summary(), all.summary());
+        let mut taken = LatencyRecorder::new();
+        taken.try_merge(&reads).expect("room for a copy");
+        taken.absorb(writes.clone());
+        assert_eq!(taken.summary(), all.summary());
+        let mut moved = LatencyRecorder::new();
+        moved.absorb(reads.clone());
+        moved.absorb(writes);
+        assert_eq!(moved.buckets(), all.buckets());
         assert_eq!(merged.summary(), all.summary());
         let s = merged.summary().unwrap();
         assert_eq!((s.min, s.max), (50_000, 5_000_000));

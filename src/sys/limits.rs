@@ -147,6 +147,57 @@ pub fn address_space_free(bytes: u64) -> bool {
     true
 }
 
+/// The address space this process maps now (the first field of /proc/self/statm, in bytes), or `None`.
+pub fn address_space_used() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().next()?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Address space short of a need under the address-space limit: the limit, what the process maps now, and
+/// a limit that would leave the need free (1 MiB more, in whole MiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shortfall {
+    /// The soft limit, bytes.
+    pub limit: u64,
+    /// The address space mapped now, bytes.
+    pub used: u64,
+    /// A limit that leaves the need free, bytes.
+    pub enough: u64,
+}
+
+impl Shortfall {
+    /// `"{what} needs about {need} B of address space beyond the {used} B wkrun maps now ({detail}), and
+    /// the address-space limit ... is {limit} B: raise it to at least {enough} B (ulimit -v K) or remove
+    /// it"`: the error of a command refused for it.
+    pub fn message(&self, what: &str, need: u64, detail: &str) -> String {
+        format!(
+            "{what} needs about {need} B of address space beyond the {} B wkrun maps now ({detail}), and {} is {} B: raise it to at least {} B (ulimit -v {}) or remove it",
+            self.used,
+            Limit::AddressSpace.name(),
+            self.limit,
+            self.enough,
+            self.enough / 1024
+        )
+    }
+}
+
+/// Under an address-space limit that does not leave `need` bytes free now, by how much ([`Shortfall`]);
+/// `None` without a limit or when they are free.
+pub fn address_space_shortfall(need: u64) -> Option<Shortfall> {
+    let limit = Limit::AddressSpace.soft()?;
+    if address_space_free(need) {
+        return None;
+    }
+    let used = address_space_used().unwrap_or(limit);
+    let enough = (used.saturating_add(need).div_ceil(1 << 20) + 1) << 20;
+    Some(Shortfall {
+        limit,
+        used,
+        enough,
+    })
+}
+
 /// The address space wkrun needs free when it starts, beyond what the program and its libraries map: under
 /// less, an allocation of its own could fail where it cannot be reported (the standard library aborts).
 pub const START_ROOM: u64 = 4 << 20;

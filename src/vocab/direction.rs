@@ -74,6 +74,13 @@ impl<T> PerDir<T> {
             f(v, &other[d]);
         }
     }
+
+    /// Moves each of `other`'s values into this one's with `f`.
+    pub fn absorb<U>(&mut self, other: PerDir<U>, mut f: impl FnMut(&mut T, U)) {
+        for (v, o) in self.0.iter_mut().zip(other.0) {
+            f(v, o);
+        }
+    }
 }
 
 impl<T> Index<Direction> for PerDir<T> {

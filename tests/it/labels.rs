@@ -221,3 +221,30 @@ fn derived_labels_are_escaped_and_cut_to_the_label_limit() {
     assert_eq!(labels, ["x: n\\nl.img".to_string(), cut]);
     assert_eq!(labels[1].chars().count(), 120);
 }
+
+/// Found by the attack of issue 24, round 2: a `--label` holding control characters was quoted with them
+/// dropped (`'abcdef'` for `ab\x07cd\x1b[31mef`, clap's rendering strips them): quoted escaped, whole.
+#[test]
+fn a_label_with_control_characters_is_quoted_escaped() {
+    let d = tempdir();
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "run",
+            "s.toml",
+            "--label",
+            "ab\u{7}cd\u{1b}[31mef",
+            "-o",
+            "out",
+        ],
+    ));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: invalid value 'ab\\u{7}cd\\u{1b}[31mef' for '--label <NAME>': a label cannot hold the control character '\\u{7}'\n\nFor more information, try '--help'.\n"
+        )
+    );
+    assert!(!d.path().join("out").exists());
+}

@@ -460,7 +460,8 @@ fn a_file_that_is_not_a_library_is_refused_and_left_as_it_was() {
 
 /// A library that may not be written: a file without write permission (even for root), and as root a
 /// read-only file system (a tmpfs remounted read-only). `list` and `compare --against-library` read it;
-/// `add` and `rm` exit 2 saying why, and the file is unchanged.
+/// `add` and `rm` exit 2 saying why, and the file is unchanged, with no `-wal` or `-shm` file left beside
+/// it.
 #[test]
 fn a_read_only_library_lists_but_does_not_add() {
     use std::os::unix::fs::PermissionsExt;
@@ -487,6 +488,17 @@ fn a_read_only_library_lists_but_does_not_add() {
             );
         }
         assert_eq!(std::fs::read(library).expect("library"), before);
+        // Reading it left nothing beside it (found by the attack of issue 24, round 2: `list` of a file
+        // without write permission left its -wal and -shm files).
+        for suffix in ["-wal", "-shm"] {
+            let mut beside = library.as_os_str().to_owned();
+            beside.push(suffix);
+            assert!(
+                !Path::new(&beside).exists(),
+                "{} left",
+                Path::new(&beside).display()
+            );
+        }
     };
     let file = d.join("ro-file.sqlite");
     assert_eq!(lib(d, &file, &["library", "add", "r"]).0, 0);

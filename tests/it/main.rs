@@ -19,6 +19,7 @@ mod expanded_errors;
 mod failedwrites;
 mod fio_cli;
 mod fio_corpus;
+mod fio_json;
 mod fio_side;
 mod fio_trial;
 mod fiohabits;

@@ -521,7 +521,7 @@ fn an_existing_output_folder_that_cannot_be_written_is_refused_before_the_target
             &wkrun(d, &args("t.img", "frozen")),
             "frozen",
             "t.img",
-            "Operation not permitted (os error 1)",
+            "the folder is immutable (chattr +i): no file can be made in it; chattr -i to write it",
         ),
         other => skip(test, &format!("chattr +i failed here: {other:?}")),
     }

@@ -144,6 +144,12 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
             "{avg:?}"
         );
     }
+    // The members' marker lines have a legend item (the attack of issue 24, round 2: they had none).
+    assert!(
+        avg.iter()
+            .any(|t| t == "thin line in a member's colour: its drive span written once"),
+        "{avg:?}"
+    );
     // Members are named by the sweep ("op"), not by the key it varies ("span").
     assert!(
         avg.iter().any(|t| t.starts_with(

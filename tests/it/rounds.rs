@@ -250,6 +250,18 @@ fn set_changes_a_blocks_numbers() {
         .collect();
     let line = format!("--set repeat.ss.max_rounds=6: phases {}", phases.join(", "));
     assert!(err.lines().any(|l| l == line), "{err}");
+    // The name in TOML quotes, as in a dotted key (found by the attack of issue 24, round 2: taken with
+    // its quotes and refused as no such block).
+    for set in ["repeat.\"ss\".max_rounds=6", "repeat.'ss'.max_rounds=6"] {
+        let (code, quoted, err) = plan(&[set]);
+        assert_eq!(
+            (code, &quoted),
+            (0, &plan(&["repeat.ss.max_rounds=6"]).1),
+            "{err}"
+        );
+        let line = format!("--set {set}: phases {}", phases.join(", "));
+        assert!(err.lines().any(|l| l == line), "{err}");
+    }
     for (set, want) in [
         (
             "repeat.ss.max_rounds=2",
@@ -258,6 +270,10 @@ fn set_changes_a_blocks_numbers() {
         (
             "repeat.zz.max_rounds=2",
             "error: spec.toml: --set repeat.zz.max_rounds=2: this spec has no [[repeat]] \"zz\"; its blocks: ss",
+        ),
+        (
+            "repeat.\"ss.max_rounds=2",
+            "error: --set repeat.\"ss.max_rounds=2: expected repeat.NAME.KEY=VALUE, e.g. --set repeat.iops.max_rounds=5 (a NAME with `.` or `=` in TOML quotes: repeat.\"a.b\".max_rounds=5)",
         ),
         (
             "repeat.ss.name=x",

@@ -275,6 +275,9 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":8:8: phase[0] \"w\".seed: invalid value: integer `-1`, expected a non-negative whole number"),
         bad("steady-string.toml", line8("steady_state = \"snia\""),
             ":8:16: phase[0] \"w\".steady_state: invalid type: string \"snia\", expected a table such as { rule = \"snia\" }"),
+        // Found by the attack of issue 24, round 2: said "expected struct Track".
+        bad("track-number.toml", spec("[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = [70, 0]\nduration = \"1s\"\n[[repeat]]\nname = \"ss\"\nphases = [\"w\"]\ntrack = 5\n"),
+            ":13:9: repeat[0].track: invalid type: integer `5`, expected a table such as { phase = \"iops[read=0]\", metric = \"write_iops\" }"),
         bad("qd-huge.toml", line8("queue_depth = 99999999999999999999"),
             ":8:15: phase[0] \"w\".queue_depth: the number 99999999999999999999 is too large"),
         // A misspelled key inside a phase's table is matched against that table's keys, not the phase's.

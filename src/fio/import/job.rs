@@ -353,7 +353,10 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
             job.rwmixread = if name == "rwmixread" { n } else { 100 - n };
             Ok(Outcome::Done)
         }
-        "bs" => set_blocks(job, v, at, |t| Ok(Blocks::One(value::bytes(t, kb)?))),
+        "bs" => set_blocks(job, v, at, |t| match value::bytes(t, kb)? {
+            0 => Err("a block size is at least 1 B".into()),
+            n => Ok(Blocks::One(n)),
+        }),
         "bsrange" => set_blocks(job, v, at, |t| {
             let (a, b) = value::range(t, kb)?;
             Ok(if a == b {

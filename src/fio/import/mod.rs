@@ -158,21 +158,31 @@ fn refused_spec(e: crate::spec::SpecErrors, places: &[Place], whole: &Place) -> 
         } else {
             format!(" (its {key})")
         };
-        match index.and_then(|i| places.get(i)) {
-            Some(at) => Problem::new(
-                at.clone(),
-                format!(
-                    "wkrun refuses the phase this job makes{what}: {}",
-                    err.message
-                ),
-            ),
-            None => Problem::new(
+        // A key every job gave alike is written once in `[defaults]`: its error is each job's.
+        let at: Vec<&Place> = match index.and_then(|i| places.get(i)) {
+            Some(at) => vec![at],
+            None if field.starts_with("defaults.") => places.iter().collect(),
+            None => Vec::new(),
+        };
+        if at.is_empty() {
+            return vec![Problem::new(
                 whole.clone(),
                 format!("wkrun refuses the spec these jobs make: {}", err.message),
-            ),
+            )];
         }
+        at.into_iter()
+            .map(|at| {
+                Problem::new(
+                    at.clone(),
+                    format!(
+                        "wkrun refuses the phase this job makes{what}: {}",
+                        err.message
+                    ),
+                )
+            })
+            .collect()
     });
-    for p in all {
+    for p in all.flatten() {
         if !out.contains(&p) {
             out.push(p);
         }

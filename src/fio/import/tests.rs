@@ -580,6 +580,11 @@ fn bad_input_is_refused_even_when_lossy() {
             "[j]\niodepth=0\n",
             "j.fio:2: iodepth=0: iodepth is at least 1",
         ),
+        // Found by the attack of issue 24, round 2: named no line.
+        (
+            "[j]\nrw=randread\nbs=0\n",
+            "j.fio:3: bs=0: a block size is at least 1 B",
+        ),
         (
             "[j]\niodepth=4294967296\n",
             "j.fio:2: iodepth=4294967296: iodepth = 4294967296 is past fio's range (an unsigned int: at most 4294967295)",
@@ -599,6 +604,24 @@ fn bad_input_is_refused_even_when_lossy() {
             assert!(e.iter().any(|m| m.starts_with(want)), "{text}: {e:#?}");
         }
     }
+}
+
+/// wkrun's refusal of a key every job gave alike (written once in `[defaults]`) names each job's line,
+/// not only the file: `bsrange=0-0` is a block size of 0, which the spec's rules refuse.
+#[test]
+fn a_refused_default_names_each_job() {
+    let e = import_text(
+        "[global]\nbsrange=0-0\n[a]\nrw=randread\n[b]\nstonewall\nrw=randread\n",
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        [
+            "j.fio:3: wkrun refuses the phase this job makes (its block_size): block_size is 0",
+            "j.fio:5: wkrun refuses the phase this job makes (its block_size): block_size is 0"
+        ]
+    );
 }
 
 /// Repeated sections are jobs of their own; options without values are flags; comments anywhere.

@@ -109,8 +109,17 @@ fn overlay_markers(runs: &[RunData], g: &LabelGroup, series: &[MemberSeries]) ->
         if let Some(t) = member_filled_s(runs, s) {
             let mut m = Marker::filled(t, member_colour(g, s), "");
             m.tag.clear();
-            m.label.clear();
             m.run = Some(s.run);
+            // One legend item for every member's line (in a row of no drive), so that no line is left
+            // without words where the legend shortens the members' own items to their names.
+            m.words = None;
+            m.label = match out.iter().any(|o| o.words.is_none() && !o.label.is_empty()) {
+                true => String::new(),
+                false => {
+                    m.run = None;
+                    "thin line in a member's colour: its drive span written once".to_string()
+                }
+            };
             out.push(m);
         }
         for w in &runs[s.run].phase(s.phase).0.windows {

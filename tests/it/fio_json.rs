@@ -1,0 +1,231 @@
+//! fio's JSON output read strictly (issue 24, round 2, the attack's hostile fio JSON): every number in
+//! range, bins and percentiles well formed, sums within 64 bits, `jobs` not empty, clones summed only when
+//! they are one job; any violation refused by `compare`, `report` and `library add` alike (exit 2, the
+//! file and the JSON key named, nothing written). And `library add` takes fio's JSON as the others do.
+
+use crate::common::*;
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// The fixture `name` of tests/data/fio, parsed.
+fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/fio")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON")
+}
+
+/// `doc` with the value at `pointer` (a JSON pointer) replaced by `v`.
+fn with(mut doc: Value, pointer: &str, v: Value) -> Value {
+    *doc.pointer_mut(pointer)
+        .unwrap_or_else(|| panic!("no {pointer}")) = v;
+    doc
+}
+
+/// `doc` with `key` = `v` added to the object at `pointer`.
+fn adding(mut doc: Value, pointer: &str, key: &str, v: Value) -> Value {
+    let o = doc
+        .pointer_mut(pointer)
+        .and_then(Value::as_object_mut)
+        .expect("an object");
+    o.insert(key.to_string(), v);
+    doc
+}
+
+/// Each hostile document, refused by compare, report and library add with exit 2 and the same error
+/// naming the file and the key; no report folder and no library made.
+#[test]
+fn hostile_fio_json_is_refused_naming_the_file_and_the_key() {
+    let plus = fixture("fio-3.33-json-plus.json");
+    let two = fixture("fio-3.33-two-jobs.json");
+    let clones = fixture("fio-3.33-numjobs-clones-plus.json");
+    let max = json!(u64::MAX);
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "negative count",
+            with(plus.clone(), "/jobs/0/read/total_ios", json!(-5)),
+            "jobs[0].read.total_ios is -5: a count cannot be negative",
+        ),
+        (
+            "fractional bytes",
+            with(plus.clone(), "/jobs/0/read/io_bytes", json!(1.5)),
+            "jobs[0].read.io_bytes is 1.5: not a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            "count past 2^64",
+            with(plus.clone(), "/jobs/0/write/runtime", json!(1e20)),
+            "jobs[0].write.runtime is 1e+20: not a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            "huge rate",
+            with(plus.clone(), "/jobs/0/read/iops", json!(1e300)),
+            "jobs[0].read.iops is 1e+300: more than 2^64",
+        ),
+        (
+            "negative rate",
+            with(plus.clone(), "/jobs/0/write/bw_bytes", json!(-1.0)),
+            "jobs[0].write.bw_bytes is -1.0: it cannot be negative",
+        ),
+        (
+            "rate as text",
+            with(plus.clone(), "/jobs/0/write/iops", json!("fast")),
+            "jobs[0].write.iops is \"fast\": not a number",
+        ),
+        (
+            "negative latency",
+            with(two.clone(), "/jobs/0/read/lat_ns/min", json!(-1)),
+            "jobs[0].read.lat_ns.min is -1: a count cannot be negative",
+        ),
+        (
+            "bad bin key",
+            adding(plus.clone(), "/jobs/0/read/clat_ns/bins", "abc", json!(1)),
+            "jobs[0].read.clat_ns.bins: the key \"abc\" is not a latency in whole ns",
+        ),
+        (
+            "negative bin",
+            adding(
+                plus.clone(),
+                "/jobs/0/read/clat_ns/bins",
+                "999999999",
+                json!(-3),
+            ),
+            "jobs[0].read.clat_ns.bins.\"999999999\" is -3: a count cannot be negative",
+        ),
+        (
+            "bins past 2^64",
+            adding(
+                plus.clone(),
+                "/jobs/0/read/clat_ns/bins",
+                "999999999",
+                max.clone(),
+            ),
+            "jobs[0].read.clat_ns.bins: the counts add up past 2^64",
+        ),
+        (
+            "bad percentile key",
+            adding(
+                two.clone(),
+                "/jobs/0/read/clat_ns/percentile",
+                "abc",
+                json!(5),
+            ),
+            "jobs[0].read.clat_ns.percentile: the key \"abc\" is not a percentage from 0 to 100",
+        ),
+        (
+            "percentile over 100",
+            adding(
+                two.clone(),
+                "/jobs/0/read/clat_ns/percentile",
+                "101.0",
+                json!(5),
+            ),
+            "jobs[0].read.clat_ns.percentile: the key \"101.0\" is not a percentage from 0 to 100",
+        ),
+        (
+            "negative percentile",
+            with(
+                two.clone(),
+                "/jobs/0/read/clat_ns/percentile/50.000000",
+                json!(-7),
+            ),
+            "jobs[0].read.clat_ns.percentile.\"50.000000\" is -7: a count cannot be negative",
+        ),
+        (
+            "clones past 2^64",
+            with(clones.clone(), "/jobs/0/read/total_ios", max.clone()),
+            "jobs[0] to jobs[1] (clones).read: total_ios adds up past 2^64",
+        ),
+        (
+            "no jobs",
+            with(plus.clone(), "/jobs", json!([])),
+            "\"jobs\" is empty: fio's output has no job to read",
+        ),
+    ];
+    let d = tempdir();
+    for (what, doc, key) in cases {
+        std::fs::write(d.path().join("h.json"), doc.to_string()).expect("write");
+        let want = format!("error: h.json: {key}\n");
+        for args in [
+            vec!["compare", "h.json", "h.json"],
+            vec!["report", "h.json", "-o", "rep"],
+            vec!["library", "add", "h.json", "--library", "lib.sqlite"],
+        ] {
+            let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+            assert_eq!((code, err.as_str()), (2, want.as_str()), "{what}: {args:?}");
+        }
+        assert!(!d.path().join("rep").exists(), "{what}: a report folder");
+        assert!(!d.path().join("lib.sqlite").exists(), "{what}: a library");
+    }
+}
+
+/// Reports of one name and group are one job's clones only with the same options: the three clones of
+/// `mixed` (numjobs=3) are one phase of their summed I/Os (9670 + 10684 + 10614 reads); with the second's
+/// `bs` changed they are three phases (the first alone, the second alone, the third alone: it differs from
+/// the second); three more identical reports after the three are a second phase of 3 (numjobs).
+#[test]
+fn clones_are_summed_only_when_they_are_one_job() {
+    let clones = fixture("fio-3.33-numjobs-clones-plus.json");
+    let read =
+        |r: &wkrun::results::Results| -> Vec<u64> { r.phases.iter().map(|p| p.read.ops).collect() };
+    let parse = |doc: &Value| {
+        wkrun::fio::json::from_bytes("c.json", doc.to_string().as_bytes()).expect("reads")
+    };
+    assert_eq!(read(&parse(&clones)), vec![9670 + 10684 + 10614]);
+    let other = with(clones.clone(), "/jobs/1/job options/bs", json!("8k"));
+    let r = parse(&other);
+    assert_eq!(read(&r), vec![9670, 10684, 10614]);
+    assert!(r.phases.iter().all(|p| p.name == "mixed"));
+    let mut six = clones.clone();
+    let jobs = six["jobs"].as_array().expect("jobs").clone();
+    six["jobs"].as_array_mut().expect("jobs").extend(jobs);
+    assert_eq!(read(&parse(&six)), vec![30968, 30968]);
+}
+
+/// `library add` takes fio's JSON as compare and report do: the entry's spec is `fio`, and it reads back
+/// beside another fio file in `compare --against-library` with fio's figures (the two-jobs file's `mix`
+/// reads, 16230).
+#[test]
+fn library_add_takes_fio_json() {
+    let d = tempdir();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio");
+    for f in ["fio-3.33-two-jobs.json", "fio-3.33-json-plus.json"] {
+        std::fs::copy(data.join(f), d.path().join(f)).expect("copy");
+    }
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "library",
+            "add",
+            "fio-3.33-two-jobs.json",
+            "--library",
+            "lib.sqlite",
+        ],
+    ));
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "added entry 1, fio: fio-3.33-two-jobs.json: fio-3.33-two-jobs.json\nlibrary: lib.sqlite (1 entries)\n"
+    );
+    let (code, out, _) = code_out_err(&wkrun(
+        d.path(),
+        &["library", "list", "--library", "lib.sqlite"],
+    ));
+    assert_eq!(code, 0);
+    let line = out.lines().nth(1).expect("an entry");
+    assert!(
+        line.starts_with(" 1  fio: fio-3.33-two-jobs.json  fio  "),
+        "{line}"
+    );
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "compare",
+            "fio-3.33-json-plus.json",
+            "--against-library",
+            "--library",
+            "lib.sqlite",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("fio: fio-3.33-two-jobs.json"), "{out}");
+}
