@@ -7,7 +7,7 @@ use super::{Bound, PhasePlan, Work};
 use crate::ops::Order;
 use crate::target::{TargetInfo, ZoneModel, Zoned};
 use crate::units::Size;
-use crate::vocab::{Direction, EraseMethod, ZoneMode};
+use crate::vocab::{Direction, EngineKind, EraseMethod, ZoneMode};
 
 /// Why a phase cannot run on a zoned target: the key to blame, the reason and what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +84,9 @@ pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
             "write in a phase of its own (read_percent = 0), read in another",
         );
     }
+    if let Some(r) = depth_problem(io, &device) {
+        return Some(r);
+    }
     if let Some(r) = block_problem(io.block_size, s.span_start, z, &device) {
         return Some(r);
     }
@@ -91,6 +94,33 @@ pub fn problem(phase: &PhasePlan, t: &TargetInfo) -> Option<Refusal> {
         return Some(r);
     }
     workers_problem(phase, z, &device)
+}
+
+/// More than one write in flight reaches each zone in order only where one thread hands them all to the
+/// block layer in the op stream's order, as `libaio`'s `io_submit` does. `psync`'s threads race each other;
+/// `io_uring` hands a write the device cannot take at once (no free request) to a kernel worker thread,
+/// which issues it after the writes submitted behind it: EIO at the write pointer, seen under load.
+fn depth_problem(io: &super::IoSettings, device: &str) -> Option<Refusal> {
+    let why = match io.engine {
+        _ if io.queue_depth <= 1 => return None,
+        EngineKind::Psync => {
+            "psync runs one thread per write in flight, and the threads reach a zone in whichever order they run"
+        }
+        EngineKind::IoUring => {
+            "io_uring hands a write the device cannot take at once to a kernel worker thread, which issues it after the writes submitted behind it"
+        }
+        _ => return None,
+    };
+    refuse(
+        "queue_depth",
+        format!(
+            "{} writes in flight (queue_depth = {}) on engine \"{}\" can reach a zone of {device} out of its write pointer's order: {why}",
+            io.queue_depth,
+            io.queue_depth,
+            io.engine.as_str()
+        ),
+        "use engine = \"libaio\" (one thread submits the writes in order) or queue_depth = 1",
+    )
 }
 
 /// `zone_mode = "zbd"` on a target that is not a host-managed zoned device.
@@ -403,6 +433,26 @@ mod tests {
                 "workers: worker 1's part of the span starts at byte 53739520, inside zone 1",
             ),
             ("kind = \"fill\"\nspan = \"64MiB\"\nworkers = 2\n", "ok"),
+            (
+                "kind = \"fill\"\nengine = \"io_uring\"\nqueue_depth = 8\n",
+                "queue_depth: 8 writes in flight (queue_depth = 8) on engine \"io_uring\" can reach a zone of /dev/zz, a host-managed zoned device (8 zones of 32MiB) out of its write pointer's order: io_uring hands a write",
+            ),
+            (
+                "kind = \"fill\"\nengine = \"psync\"\nqueue_depth = 2\n",
+                "queue_depth: 2 writes in flight (queue_depth = 2) on engine \"psync\" can reach a zone",
+            ),
+            (
+                "kind = \"fill\"\nengine = \"libaio\"\nqueue_depth = 8\n",
+                "ok",
+            ),
+            (
+                "kind = \"fill\"\nengine = \"io_uring\"\nworkers = 4\n",
+                "ok",
+            ),
+            (
+                "kind = \"workload\"\nengine = \"io_uring\"\nqueue_depth = 8\nread_percent = 100\nduration = \"5s\"\n",
+                "ok",
+            ),
             (
                 "kind = \"fill\"\nworkers = 8\n",
                 "workers: 8 workers write 8 zones at once, more than the 4 zones",

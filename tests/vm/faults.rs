@@ -4,7 +4,7 @@
 use crate::rig::{Case, CaseOut, Group, case};
 use serde_json::Value;
 
-/// A null_blk device of 16 MiB in 4096-byte blocks whose sectors 8192 to 8199 (bytes 4194304 to 4198399)
+/// A null_blk device of 8 MiB in 4096-byte blocks whose sectors 8192 to 8199 (bytes 4194304 to 4198399)
 /// fail every read and write with EIO: a fill at QD 1 stopping at it, a fill at QD 8 going on past it, a
 /// read of it all, a verified fill and its verification.
 macro_rules! badblock {
@@ -14,7 +14,7 @@ macro_rules! badblock {
             $engine,
             r#"
 D=bb_$E
-nullb $D 16 blocksize=4096 badblocks=+8192-8199 || exit 1
+nullb $D 8 blocksize=4096 badblocks=+8192-8199 || exit 1
 for p in stop continue; do
 [ $p = stop ] && q=1 || q=8
 { spec bb; cat <<EOF
@@ -66,7 +66,7 @@ wk verify verify.toml --target /dev/$D --allow-destroy /dev/$D
     };
 }
 
-static GROUP: Group = Group::new(
+pub static GROUP: Group = Group::new(
     "faults",
     &[
         Case {
@@ -154,10 +154,12 @@ duration = "60s"
 EOF
 } >stop.toml
 sed -e 's/io_uring/psync/' -e 's/^queue_depth = 4/on_error = "continue"/' stop.toml >continue.toml
-( sleep 3; echo 0 >/sys/kernel/config/nullb/gone1/power ) &
+# unplug DEV: powers DEV off once the run has done 200 I/Os on it (at most 30 s on)
+unplug() { i=0; while [ "$(awk '{print $1 + $5}' /sys/block/$1/stat)" -lt 200 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; echo 0 >/sys/kernel/config/nullb/$1/power; }
+unplug gone1 &
 wk stop stop.toml --target /dev/gone1 --allow-destroy /dev/gone1
 wait
-( sleep 3; echo 0 >/sys/kernel/config/nullb/gone2/power ) &
+unplug gone2 &
 wk continue continue.toml --target /dev/gone2 --allow-destroy /dev/gone2
 wait
 "#,
@@ -180,7 +182,9 @@ read_percent = 50
 duration = "60s"
 EOF
 } >l.toml
-( sleep 3; dmsetup remove --force --noudevsync lin; echo "remove: $?" ) &
+# Once the run has done 200 I/Os (on the null_blk device under the mapping), at most 30 s on.
+( i=0; while [ "$(awk '{print $1 + $5}' /sys/block/lin/stat)" -lt 200 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+  dmsetup remove --force --noudevsync lin; echo "remove: $?" ) &
 wk l l.toml --target /dev/mapper/lin --allow-destroy /dev/mapper/lin
 wait
 "#,
@@ -209,16 +213,7 @@ wk mapper nd.toml --target /dev/mapper/slow
             script: r#"
 nullb pq 64 blocksize=4096 poll_queues=1 || exit 1
 nullb np 64 blocksize=4096 poll_queues=0 || exit 1
-{ spec p; cat <<'EOF'
-[[phase]]
-name = "iopoll"
-kind = "workload"
-engine = "io_uring"
-polled = true
-pattern = "random"
-read_percent = 100
-block_size = "4KiB"
-size = "4000KiB"
+{ spec p; polled iopoll 100; cat <<'EOF'
 [[phase]]
 name = "sqpoll"
 kind = "workload"
@@ -308,17 +303,17 @@ fn badblock(test: &'static str) {
         (p["errors"]["total"].as_u64(), p["errors"]["write"].as_u64()),
         (Some(1), Some(1))
     );
-    assert_eq!(p["write"]["ops"], 63);
-    assert_eq!(p["write"]["bytes"], 63 * 262_144);
+    assert_eq!(p["write"]["ops"], 31);
+    assert_eq!(p["write"]["bytes"], 31 * 262_144);
     // Reads of the bad block fail too.
     assert_eq!(out.rc("read"), 0, "{}", out.log("read"));
     let p = &out.results("read")["phases"][0];
     assert_eq!(first(p), ("read".into(), bad, 65_536, "EIO".into(), 5));
     assert_eq!(p["errors"]["read"], 1);
-    assert_eq!(p["read"]["ops"], 255);
+    assert_eq!(p["read"]["ops"], 127);
     // Verification: the sectors of the failed write that read back are classed as failed writes (not
     // mismatches); the read of the bad sectors fails again.
-    // 16 MiB is 32768 sectors: the 256 of the failed 128 KiB read are not classed, the other 256 of the
+    // 8 MiB is 16384 sectors: the 256 of the failed 128 KiB read are not classed, the other 256 of the
     // failed write are write_failed, the rest ok.
     assert_eq!(out.rc("verify"), 0, "{}", out.log("verify"));
     let r = out.results("verify");
@@ -338,7 +333,7 @@ fn badblock(test: &'static str) {
     .iter()
     .map(|k| v["verify"][k].as_u64().unwrap())
     .collect();
-    assert_eq!(got, [32_512, 32_256, 256, 0, 0, 0, 0]);
+    assert_eq!(got, [16_128, 15_872, 256, 0, 0, 0, 0]);
 }
 
 #[test]
@@ -400,8 +395,12 @@ fn delay_latency() {
         let p = &r["phases"][i];
         let mut iops = 0.0;
         for dir in ["read", "write"] {
+            // The median and the mean at least the delay. The minimum only at least 20 ms: on a host
+            // loaded well past its cores, the emulated guest's clock and its timers drift apart (a read
+            // through the 50 ms delay measured 27.8 ms and 38.5 ms at load averages of 17 to 20).
             let l = &p[dir]["latency_ns"];
-            assert!(l["min"].as_u64().unwrap() >= 50_000_000, "{dir} min {l}");
+            assert!(l["p50"].as_u64().unwrap() >= 50_000_000, "{dir} p50 {l}");
+            assert!(l["min"].as_u64().unwrap() >= 20_000_000, "{dir} min {l}");
             assert!(l["mean"].as_f64().unwrap() >= 50e6, "{dir} mean {l}");
             iops += p[dir]["iops"].as_f64().unwrap();
         }
@@ -417,8 +416,8 @@ fn device_gone() {
     let Some(out) = run("device_gone") else {
         return;
     };
-    // A 60 s phase on a device powered off 3 s in: failed within seconds, the device named, with
-    // on_error = "continue" too.
+    // A 60 s phase on a device powered off once it has done 200 I/Os: failed within seconds, the device
+    // named, with on_error = "continue" too.
     for (r, dev) in [("stop", "/dev/gone1"), ("continue", "/dev/gone2")] {
         let log = out.log(r);
         assert_eq!(out.rc(r), 1, "{log}");

@@ -1,10 +1,11 @@
 //! An emulated NVMe controller (QEMU's `nvme`, serial `wkvm0001`): Identify facts in the results, the
-//! 4096-byte namespace's alignment refusals, erase by Format NVM and by deallocate (discard).
+//! 4096-byte namespace's alignment refusals, erase by Format NVM and by deallocate (discard), polled I/O
+//! on a namespace without and with poll queues.
 
 use crate::rig::{Case, CaseOut, Group, case};
 use serde_json::{Value, json};
 
-static GROUP: Group = Group::with_tools(
+pub static GROUP: Group = Group::with_tools(
     "nvme",
     &[
         Case {
@@ -127,8 +128,8 @@ md5 $D 1M 8 8 >second-after.md5
 need nvme
 D=/dev/nvme0n1
 feat() { nvme get-feature $D -f 6 >"$1.feat" 2>&1; }
-# until_set RUN: waits until RUN's results say the cache was set (up to 20 s)
-until_set() { i=0; while ! grep -q '"during"' "$1/results.json" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; }
+# until_off NAME: reads the cache (NAME.feat) until it reads off, or for 20 s
+until_off() { i=0; feat "$1"; while ! grep -q 'value:00000000' "$1.feat" && [ $i -lt 100 ]; do sleep 0.2; feat "$1"; i=$((i+1)); done; }
 { spec wc; cat <<'EOF'
 [target]
 write_cache = "off"
@@ -145,10 +146,10 @@ pattern = "random"
 read_percent = 100
 block_size = "4KiB"
 span = "4MiB"
-duration = "3s"
+size = "1MiB"
 EOF
 } >off.toml
-sed 's/^duration = "3s"$/duration = "60s"/' off.toml >long.toml
+sed 's/^size = "1MiB"$/duration = "60s"/' off.toml >long.toml
 sed 's/^write_cache = "off"$/write_cache = "on"/' off.toml >on.toml
 sed 's/^write_cache = "off"$/write_cache = "keep"/' off.toml >keep.toml
 feat before
@@ -160,7 +161,7 @@ cmd off wkrun off.toml --target $D --allow-destroy $D -o off
 feat after
 # A signal mid-run: the cache is set back before wkrun exits.
 wk int long.toml --target $D --allow-destroy $D &
-until_set int; feat intduring; kill -INT $(pidof wkrun); wait
+until_off intduring; kill -INT $(pidof wkrun); wait
 feat intafter
 wk on on.toml --target $D --allow-destroy $D
 wk keep keep.toml --target $D --allow-destroy $D
@@ -250,6 +251,32 @@ EOF
 if command -v nvme >/dev/null; then nvme smart-log /dev/nvme0 -o binary >smart-before.bin; fi
 wk h h.toml --target $D --allow-destroy $D
 if command -v nvme >/dev/null; then nvme smart-log /dev/nvme0 -o binary >smart-after.bin; fi
+"#,
+        },
+        Case {
+            name: "nvme_polled_io",
+            script: r#"
+# Last in the group: it binds the controller again with poll queues.
+D=/dev/nvme0n1
+{ spec p; polled r 100 'queue_depth = 4'; polled w 0 'queue_depth = 4' 'data = "zeros"'; } >p.toml
+# irqs: interrupts taken by the controller's I/O queues (nvme0q1 and up; nvme0q0 is the admin queue)
+irqs() { awk '$NF ~ /^nvme0q[1-9]/ { for (i = 2; $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
+counts() { awk '{print $1, $5}' /sys/block/nvme0n1/stat; }
+cat /sys/block/nvme0n1/queue/io_poll >io_poll.before
+wk nopoll p.toml --target $D --allow-destroy $D
+# The nvme module reads poll_queues when it probes a controller: set it, unbind the controller, bind it.
+pci=$(basename "$(readlink -f /sys/class/nvme/nvme0/device)")
+echo "$pci" >/sys/bus/pci/drivers/nvme/unbind
+echo 1 >/sys/module/nvme/parameters/poll_queues
+echo "$pci" >/sys/bus/pci/drivers/nvme/bind
+wait_dev $D || exit 1
+cat /sys/block/nvme0n1/queue/io_poll >io_poll.after
+counts >before.counts; irqs >before.irqs
+wk run p.toml --target $D --allow-destroy $D
+counts >after.counts; irqs >after.irqs
+sed '/^polled = true$/d' p.toml >irq.toml
+wk irq irq.toml --target $D --allow-destroy $D
+counts >irq.counts; irqs >irq.irqs
 "#,
         },
     ],
@@ -410,8 +437,8 @@ fn nvme_write_cache() {
     };
     let on = "Current value:0x00000001";
     let off = "Current value:00000000"; // nvme-cli's printf("%#010x") writes no 0x for zero
-    // nvme-cli reads QEMU's cache enabled before a run, off while a run goes on (the 60 s run, read before
-    // it is stopped), enabled again after each run.
+    // nvme-cli reads QEMU's cache enabled before a run, off while a run goes on (the 60 s run, read until it
+    // reads off, for at most 20 s, before it is stopped), enabled again after each run.
     for (f, want) in [
         ("before", on),
         ("after", on),
@@ -622,4 +649,69 @@ fn nvme_health_counters() {
             assert_eq!(&theirs, ours, "{f}");
         }
     }
+}
+
+/// Polled I/O on an NVMe namespace: refused while the controller has no poll queues (the `nvme` module's
+/// `poll_queues` is 0 by default), then, with the controller bound again with `poll_queues=1`, 1000 polled
+/// reads and 1000 polled writes that the kernel counts and that raise no interrupt on the I/O queues; the
+/// same phases unpolled raise interrupts.
+#[test]
+fn nvme_polled_io() {
+    let Some(out) = run("nvme_polled_io") else {
+        return;
+    };
+    assert_eq!(out.text("io_poll.before"), "0\n", "no poll queues at first");
+    assert_eq!(out.rc("nopoll"), 2, "{}", out.log("nopoll"));
+    assert_eq!(
+        out.log("nopoll").lines().next().unwrap_or(""),
+        "error: p.toml:9:1: phase[0] \"r\".polled: polled = true cannot work here: /dev/nvme0n1 has no poll queues (sysfs queue/io_poll is 0; an NVMe drive gets them from the nvme module's poll_queues parameter, null_blk from its poll_queues setting)"
+    );
+    assert!(
+        !out.has("nopoll/results.json"),
+        "a refused run wrote results"
+    );
+    assert_eq!(
+        out.text("io_poll.after"),
+        "1\n",
+        "poll queues after the bind"
+    );
+    assert_eq!(out.rc("run"), 0, "{}", out.log("run"));
+    let n = |f: &str| -> Vec<u64> {
+        out.text(f)
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    for (run, polled) in [("run", true), ("irq", false)] {
+        let r = out.results(run);
+        assert_eq!(r["status"], "completed", "{run}");
+        assert_eq!(r["target"]["io_poll"], true, "{run}");
+        for (p, reads, writes) in [(&r["phases"][0], 1000, 0), (&r["phases"][1], 0, 1000)] {
+            let name = &p["name"];
+            assert_eq!(
+                p["params"]["polled"].as_bool(),
+                polled.then_some(true),
+                "{run} {name}"
+            );
+            assert_eq!(p["read"]["ops"], reads, "{run} {name}");
+            assert_eq!(p["write"]["ops"], writes, "{run} {name}");
+            assert_eq!(p["total"]["bytes"], 4096000, "{run} {name}");
+            assert!(p.get("errors").is_none(), "{run} {name}: {p}");
+        }
+    }
+    // The kernel's counts: 1000 reads and 1000 writes completed on nvme0n1 in each run; polled, none of
+    // them raised an interrupt, unpolled they did.
+    let (b, a, i) = (n("before.counts"), n("after.counts"), n("irq.counts"));
+    assert_eq!((a[0] - b[0], a[1] - b[1]), (1000, 1000));
+    assert_eq!((i[0] - a[0], i[1] - a[1]), (1000, 1000));
+    let (bi, ai, ii) = (n("before.irqs")[0], n("after.irqs")[0], n("irq.irqs")[0]);
+    assert_eq!(
+        ai - bi,
+        0,
+        "interrupts on the I/O queues during the polled run"
+    );
+    assert!(
+        ii > ai,
+        "no interrupt during the unpolled run: {ai} then {ii}"
+    );
 }

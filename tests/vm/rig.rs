@@ -112,6 +112,12 @@ nullb() {
 }
 # dm NAME TABLE: a device-mapper device /dev/mapper/NAME
 dm() { dmsetup create "$1" --noudevsync --table "$2" && dmsetup mknodes "$1" && wait_dev "/dev/mapper/$1"; }
+# polled NAME READ_PERCENT [LINE...]: a phase of 1000 random 4 KiB I/Os on io_uring with polled completions
+# (its `polled` key on the phase's fifth line), and LINEs
+polled() {
+  printf '[[phase]]\nname = "%s"\nkind = "workload"\nengine = "io_uring"\npolled = true\npattern = "random"\nread_percent = %s\nblock_size = "4KiB"\nsize = "4000KiB"\n' "$1" "$2"
+  shift 2; for l; do echo "$l"; done
+}
 # skip REASON: the test prints SKIPPED with REASON
 skip() { echo "$*" >skipped; exit 0; }
 need() { for t; do command -v "$t" >/dev/null || skip "no $t in the guest (install it on the host)"; done; }
@@ -154,6 +160,7 @@ pub fn case(group: &'static Group, test: &'static str) -> Option<CaseOut> {
         "{test} is not a case of the VM group {}",
         group.name
     );
+    boot_selected();
     match group.boot.get_or_init(|| boot(group)) {
         Boot::Skipped(why) => {
             skip(test, why);
@@ -177,6 +184,43 @@ pub fn case(group: &'static Group, test: &'static str) -> Option<CaseOut> {
             Some(out)
         }
     }
+}
+
+/// Starts, once, a boot of every group with a test that the command line's filters select, each on its own
+/// thread: the VMs run side by side (one emulated CPU each) rather than one group after another.
+fn boot_selected() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let (filters, skips) = filters(std::env::args().skip(1));
+        for &g in crate::GROUPS {
+            let selected = g.cases.iter().any(|c| {
+                let test = format!("{}::{}", g.name, c.name);
+                (filters.is_empty() || filters.iter().any(|f| test.contains(f.as_str())))
+                    && !skips.iter().any(|s| test.contains(s.as_str()))
+            });
+            if selected {
+                std::thread::spawn(move || g.boot.get_or_init(|| boot(g)));
+            }
+        }
+    });
+}
+
+/// The test harness's name filters and `--skip` patterns among `args` (flags and their values left out;
+/// a value taken for a filter only boots a group that no test then asks for).
+fn filters(mut args: impl Iterator<Item = String>) -> (Vec<String>, Vec<String>) {
+    let (mut filters, mut skips) = (Vec::new(), Vec::new());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--skip" => skips.extend(args.next()),
+            _ if a.starts_with("--skip=") => skips.push(a["--skip=".len()..].to_string()),
+            "--test-threads" | "--logfile" | "--color" | "--format" | "-Z" | "--shuffle-seed" => {
+                args.next();
+            }
+            _ if a.starts_with('-') => {}
+            _ => filters.push(a),
+        }
+    }
+    (filters, skips)
 }
 
 /// Prints a skip line past the test harness's capture.
@@ -341,7 +385,7 @@ fn boot(group: &Group) -> Boot {
         Err(e) => return Boot::Broken(format!("cannot make a work folder: {e}")),
     };
     let result = match initramfs(&host, group, &work.path().join("initrd")) {
-        Ok(()) => run_vm(&host, work.path()),
+        Ok(()) => run_vm(&host, work.path(), group.name),
         Err(Missing(why)) => Boot::Skipped(why),
     };
     if std::env::var("WKRUN_VM_KEEP").is_ok_and(|v| v == "1") {
@@ -549,7 +593,7 @@ fn unpacked(file: &Path) -> Result<(String, Vec<u8>), Missing> {
 }
 
 /// Makes the disks, boots, waits for the guest to power off (or the time limit), reads back `/out`.
-fn run_vm(host: &Host, work: &Path) -> Boot {
+fn run_vm(host: &Host, work: &Path, group: &str) -> Boot {
     let disk = |name: &str, len: u64| -> std::io::Result<PathBuf> {
         let p = work.join(name);
         fs::File::create(&p)?.set_len(len)?;
@@ -641,13 +685,41 @@ fn run_vm(host: &Host, work: &Path) -> Boot {
     }
     let _ = writeln!(
         std::io::stderr().lock(),
-        "VM boot: {:.1} s",
-        t0.elapsed().as_secs_f64()
+        "VM group {group}: {:.1} s ({})",
+        t0.elapsed().as_secs_f64(),
+        case_times(&console)
     );
     match read_back(&disks[3], &work.join("out")) {
         Ok(files) => Boot::Ran(Ran { files, console }),
         Err(e) => Boot::Broken(format!("cannot read the guest's results: {e}\n{}", tail())),
     }
+}
+
+/// Each case's time in the guest, from the console's `=== case` lines: `up 7.3 s, NAME 1.2 s, ...`.
+fn case_times(console: &str) -> String {
+    let mut out = Vec::new();
+    let mut start = None;
+    for line in console.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let at = |i: usize| w.get(i).and_then(|v| v.parse::<f64>().ok());
+        match w.as_slice() {
+            ["===", "guest", "up:", ..] => {
+                if let Some(t) = w.iter().position(|&x| x == "at").and_then(|i| at(i + 1)) {
+                    out.push(format!("up {t:.1} s"));
+                }
+            }
+            ["===", "case", name, "at", ..] => start = at(4).map(|t| (name.to_string(), t)),
+            ["===", "case", name, "exit", _, "at", ..] => {
+                if let (Some((n, t0)), Some(t1)) = (start.take(), at(6))
+                    && n == *name
+                {
+                    out.push(format!("{n} {:.1} s", t1 - t0));
+                }
+            }
+            _ => {}
+        }
+    }
+    out.join(", ")
 }
 
 /// The NVMe controller and its three namespaces.

@@ -6,7 +6,7 @@
 use crate::rig::{Case, CaseOut, Group, case};
 use serde_json::{Value, json};
 
-static GROUP: Group = Group::new(
+pub static GROUP: Group = Group::new(
     "zoned",
     &[
         Case {
@@ -86,7 +86,7 @@ nullb zs 64 blocksize=4096 zoned=1 zone_size=16 zone_max_open=4 zone_max_active=
 nullb zw 64 blocksize=4096 zoned=1 zone_size=16 zone_max_open=4 zone_max_active=6 || exit 1
 # The fill on libaio: io_submit hands the 8 writes in flight to the block layer in order. On io_uring, a
 # write the kernel punts to a worker thread can reach a zone after the next one (EIO at the write pointer,
-# seen under load): a sequential fill at a queue depth above 1 on io_uring is not yet made safe on zones.
+# seen under load), and psync's threads race: both are refused at a queue depth above 1 (zoned_zbd_writes).
 { spec f; cat <<'EOF'
 [[phase]]
 name = "fill"
@@ -159,8 +159,19 @@ cat /sys/block/zz/stat >after.stat
 # Refused: a device that is not zoned, and more than one I/O in flight.
 cp z.toml plain.toml
 wk plain plain.toml --target /dev/nvme0n1 --allow-destroy /dev/nvme0n1
-sed 's/^engine = "io_uring"$/engine = "io_uring"\nqueue_depth = 4/' z.toml >qd.toml
-wk qd qd.toml --target /dev/zz --allow-destroy /dev/zz
+for e in psync libaio io_uring; do
+  sed "s/^engine = \"io_uring\"\$/engine = \"$e\"\nqueue_depth = 4/" z.toml >qd_$e.toml
+  wk qd_$e qd_$e.toml --target /dev/zz --allow-destroy /dev/zz
+done
+cp qd_io_uring.toml qd_ns3.toml
+wk qd_ns3 qd_ns3.toml --target /dev/nvme0n3 --allow-destroy /dev/nvme0n3
+# Without zone_mode: sequential writes at a queue depth above 1 run on libaio only (zoned_sequential_fill_runs).
+for e in psync io_uring; do
+{ spec s; printf '[[phase]]\nname = "fill"\nkind = "fill"\nengine = "%s"\nblock_size = "1MiB"\nqueue_depth = 8\ndata = "zeros"\n' $e; } >seq_$e.toml
+wk seq_$e seq_$e.toml --target /dev/zz --allow-destroy /dev/zz
+done
+cp seq_io_uring.toml seq_ns3.toml
+wk seq_ns3 seq_ns3.toml --target /dev/nvme0n3 --allow-destroy /dev/nvme0n3
 "#,
         },
     ],
@@ -481,10 +492,60 @@ fn zoned_zbd_writes() {
         "zone_mode",
         "zone_mode = \"zbd\" writes at zones' write pointers, but /dev/nvme0n1 is not a zoned block device\n",
     );
-    // The second phase's queue depth (refused() reads the first phase's errors).
-    assert_eq!(out.rc("qd"), 2, "{}", out.log("qd"));
-    assert!(out.log("qd").starts_with(
-        "error: qd.toml:16:1: phase[1] \"rw\".queue_depth: zone_mode = \"zbd\" runs one worker with one I/O in flight on /dev/zz, a host-managed zoned device (4 zones of 16MiB) (queue_depth = 4, workers = 1): writes in flight together could reach a zone out of order, and a zone is reset with none in flight\n"
-    ), "{}", out.log("qd"));
-    assert!(!out.has("qd/results.json"), "a refused run wrote results");
+    // The second phase's queue depth (refused() reads the first phase's errors), on every engine, on null_blk
+    // and on the QEMU zoned namespace.
+    for (run, device) in [
+        (
+            "qd_psync",
+            "/dev/zz, a host-managed zoned device (4 zones of 16MiB)",
+        ),
+        (
+            "qd_libaio",
+            "/dev/zz, a host-managed zoned device (4 zones of 16MiB)",
+        ),
+        (
+            "qd_io_uring",
+            "/dev/zz, a host-managed zoned device (4 zones of 16MiB)",
+        ),
+        (
+            "qd_ns3",
+            "/dev/nvme0n3, a host-managed zoned device (8 zones of 16MiB)",
+        ),
+    ] {
+        assert_eq!(out.rc(run), 2, "{run}: {}", out.log(run));
+        let head = format!(
+            "error: {run}.toml:16:1: phase[1] \"rw\".queue_depth: zone_mode = \"zbd\" runs one worker with one I/O in flight on {device} (queue_depth = 4, workers = 1): writes in flight together could reach a zone out of order, and a zone is reset with none in flight\n"
+        );
+        assert!(out.log(run).starts_with(&head), "{run}: {}", out.log(run));
+        assert!(
+            !out.has(&format!("{run}/results.json")),
+            "{run} wrote results"
+        );
+    }
+    // Sequential writes without zone_mode at queue_depth 8: refused on psync and io_uring.
+    let zz = "/dev/zz, a host-managed zoned device (4 zones of 16MiB)";
+    let ns3 = "/dev/nvme0n3, a host-managed zoned device (8 zones of 16MiB)";
+    let uring = "io_uring hands a write the device cannot take at once to a kernel worker thread, which issues it after the writes submitted behind it\n";
+    let psync = "psync runs one thread per write in flight, and the threads reach a zone in whichever order they run\n";
+    for (run, engine, device, why) in [
+        ("seq_psync", "psync", zz, psync),
+        ("seq_io_uring", "io_uring", zz, uring),
+        ("seq_ns3", "io_uring", ns3, uring),
+    ] {
+        refused(
+            &out,
+            run,
+            10,
+            "fill",
+            "queue_depth",
+            &format!(
+                "8 writes in flight (queue_depth = 8) on engine \"{engine}\" can reach a zone of {device} out of its write pointer's order: {why}"
+            ),
+        );
+        assert!(
+            out.log(run).contains("help: use engine = \"libaio\" (one thread submits the writes in order) or queue_depth = 1"),
+            "{run}: {}",
+            out.log(run)
+        );
+    }
 }
