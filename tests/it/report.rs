@@ -705,9 +705,11 @@ fn a_series_csv_that_is_empty_binary_or_cut_short_is_refused() {
 /// naming the file, line and column; no report written.
 #[test]
 fn a_series_value_no_interval_measures_is_refused() {
-    let d = tempdir();
+    // An existing sparse file: a target the run creates is laid out first (1 GiB of random data) before its
+    // reads, which took most of this test's time.
+    let (d, target) = sparse_target_dir(16 << 20);
     let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 50\ninterval = \"100ms\"\nduration = \"300ms\"\n";
-    let out = run_ok(d.path(), "odd-values", body, &d.path().join("t.img"));
+    let out = run_ok(d.path(), "odd-values", body, &target);
     let (_, r) = strict_results(&out);
     let csv = out.join(r["phases"][0]["series_csv"].as_str().unwrap());
     let good = std::fs::read_to_string(&csv).unwrap();

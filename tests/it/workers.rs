@@ -100,7 +100,7 @@ fn stamps(file: &[u8]) -> Vec<(u64, u64, u64)> {
 #[test]
 fn c05_a_fill_with_workers_writes_every_block_exactly_once_on_every_engine() {
     for engine in ["psync", "libaio", "io_uring"] {
-        let (dir, target) = sparse_target_dir(64 * MIB);
+        let (dir, target) = sparse_target_dir(16 * MIB);
         let body = format!(
             "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nengine = \"{engine}\"\nblock_size = \"4KiB\"\nqueue_depth = 8\nworkers = 4\nverify = true\n[[phase]]\nname = \"check\"\nkind = \"verify\"\nblock_size = \"1MiB\"\n"
         );
@@ -116,19 +116,19 @@ fn c05_a_fill_with_workers_writes_every_block_exactly_once_on_every_engine() {
         assert_eq!(code, 0, "{engine}: {err}");
         let (_, r) = strict_results(&out);
         let p = phase(&r, 0);
-        assert_eq!(u(p, "/write/ops"), 16384, "{engine}");
-        assert_eq!(u(p, "/write/bytes"), 67_108_864, "{engine}");
-        assert_eq!(worker_ops(p), vec![(0, 4096); 4], "{engine}");
+        assert_eq!(u(p, "/write/ops"), 4096, "{engine}");
+        assert_eq!(u(p, "/write/bytes"), 16_777_216, "{engine}");
+        assert_eq!(worker_ops(p), vec![(0, 1024); 4], "{engine}");
         // The verify phase finds every sector as the plan's per-worker replay says.
         let v = &phase(&r, 1)["verify"];
-        assert_eq!(u(v, "/ok"), 64 * MIB / 512, "{engine}: {v}");
+        assert_eq!(u(v, "/ok"), 16 * MIB / 512, "{engine}: {v}");
         assert_eq!(u(v, "/mismatched"), 0, "{engine}");
-        // Read back independently: every 4 KiB block holds a stamp, and the 16384 (worker seed, op) pairs
+        // Read back independently: every 4 KiB block holds a stamp, and the 4096 (worker seed, op) pairs
         // are all different: no block was written twice (its first write would be missing).
         let st = stamps(&read(&target));
         assert_eq!(
             st.len() as u64,
-            64 * MIB / 512,
+            16 * MIB / 512,
             "{engine}: every sector stamped"
         );
         let mut writes: Vec<(u64, u64)> = st
@@ -138,7 +138,7 @@ fn c05_a_fill_with_workers_writes_every_block_exactly_once_on_every_engine() {
             .collect();
         writes.sort_unstable();
         writes.dedup();
-        assert_eq!(writes.len(), 16384, "{engine}: distinct writes found");
+        assert_eq!(writes.len(), 4096, "{engine}: distinct writes found");
     }
 }
 
