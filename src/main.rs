@@ -1298,12 +1298,13 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
         out.discard();
         return Err(Fail(1, e));
     }
-    wkrun::results::check::check_written(&out).map_err(|e| Fail(1, e))?;
+    // The merge is written in full either way: its summary first, then a schema violation (a wkrun bug).
+    let checked = wkrun::results::check::check_written(&out);
     stdout_text(&format!(
         "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))
     ));
-    Ok(())
+    checked.map_err(|e| Fail(wkrun::results::check::EXIT_SCHEMA_BUG, e))
 }
 
 /// Refuses a file target that is one of the run's output folders (made just now for a target still to be
@@ -1403,7 +1404,13 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         .announcing(format!("results: {}", shown(out_path)));
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
-    outcome(checked_outcome(r, &out_dir), &plan, created, out_dir)
+    let (r, unchecked) = checked_outcome(r, &out_dir);
+    outcome(r, &plan, created, out_dir)?;
+    // A run that went well, whose results break the schema: done, and a wkrun bug to report.
+    match unchecked {
+        Some(e) => Err(Fail(wkrun::results::check::EXIT_SCHEMA_BUG, e)),
+        None => Ok(()),
+    }
 }
 
 /// The target file a run creates, once the output folder is known to keep room for the results beside it.
@@ -1418,24 +1425,24 @@ fn create_one_target(s: &LoadedSpec, plan: &Plan, out_dir: &OutDir) -> Result<Pl
 }
 
 /// The run's outcome once what it wrote is checked against the published schema (whatever the outcome; a
-/// run refused before it wrote anything has nothing to check): a violation fails a run that went well, is
-/// added to a failure's message, and is said beside an interruption.
+/// run refused before it wrote anything has nothing to check), and the violations of a run that went well
+/// (its exit is then [`wkrun::results::check::EXIT_SCHEMA_BUG`]): they are added to a failure's message,
+/// and said beside an interruption.
 fn checked_outcome(
     r: Result<wkrun::results::Results, RunError>,
     out_dir: &OutDir,
-) -> Result<wkrun::results::Results, RunError> {
+) -> (Result<wkrun::results::Results, RunError>, Option<String>) {
     let checked = match &r {
         Err(RunError::Refused(_)) => Ok(()),
         _ => wkrun::results::check::check_written(out_dir),
     };
     match (r, checked) {
-        (Ok(_), Err(e)) => Err(RunError::Failed(e)),
-        (Err(RunError::Failed(f)), Err(e)) => Err(RunError::Failed(format!("{f}; {e}"))),
-        (r, Err(e)) => {
+        (Err(RunError::Failed(f)), Err(e)) => (Err(RunError::Failed(format!("{f}; {e}"))), None),
+        (r @ Err(_), Err(e)) => {
             err_out(&format!("error: {e}\n"));
-            r
+            (r, None)
         }
-        (r, Ok(())) => r,
+        (r, checked) => (r, checked.err()),
     }
 }
 

@@ -253,7 +253,9 @@ fn write_aggregate(out_dir: &OutDir, m: merge::Merged) -> Result<merge::Merged, 
 }
 
 /// The exit of the run: 0 when every target completed and the aggregate was written, 1 when a target
-/// failed, the aggregate could not be written or a results file written breaks the schema (`unchecked`), 128 + the signal's number when a signal interrupted it.
+/// failed or the aggregate could not be written (with any results file written that breaks the schema,
+/// `unchecked`, said too), 128 + the signal's number when a signal interrupted it (the broken files said
+/// beside), else [`wkrun::results::check::EXIT_SCHEMA_BUG`] when a results file written breaks the schema.
 fn finish(
     out_dir: &OutDir,
     labels: &[String],
@@ -276,14 +278,17 @@ fn finish(
             out_dir.join("results.json").display()
         ));
     }
-    failed.extend(unchecked);
     if !failed.is_empty() {
+        failed.extend(unchecked);
         return Err(Fail(1, failed.join("; ")));
     }
     if outcomes
         .iter()
         .any(|o| matches!(o, Err(RunError::Interrupted)))
     {
+        for e in &unchecked {
+            crate::err_out(&format!("error: {e}\n"));
+        }
         return Err(crate::interrupted(out_dir.path()));
     }
     run::progress::out_line(&format!(
@@ -293,7 +298,13 @@ fn finish(
         labels.join(", ")
     ));
     run::progress::out_line(&run::next_line(out_dir.path(), plan));
-    Ok(())
+    match unchecked.is_empty() {
+        true => Ok(()),
+        false => Err(Fail(
+            wkrun::results::check::EXIT_SCHEMA_BUG,
+            unchecked.join("; "),
+        )),
+    }
 }
 
 /// The consent of each target, the one definition of the rules for a run (on one target or several) and for

@@ -48,9 +48,29 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
         }
         Err(e) => return Err(one(e)),
     };
-    // The schema check parsed it, so it is JSON.
-    let doc: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    let series = series(file, &doc, &mut problems);
+    // Each phase's series as the document names it: from the types when it matches the schema, else from
+    // the tree as it is (the schema check parsed it, so it is JSON; parsed again only on this rare path).
+    let named: Vec<Named> = match &parsed {
+        Some(r) => r
+            .phases
+            .iter()
+            .map(|p| Named {
+                csv: p.series_csv.clone(),
+                phase: p.name.clone(),
+                intervals: p.intervals,
+            })
+            .collect(),
+        None => {
+            let doc: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            doc["phases"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(Named::of)
+                .collect()
+        }
+    };
+    let series = series(file, &named, &mut problems);
     if let Some(r) = &parsed {
         let bad = crate::results::check::implausible(r);
         if !bad.is_empty() {
@@ -65,20 +85,45 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
     }
     match problems.is_empty() {
         true => Ok(Checked {
-            phases: doc["phases"].as_array().map_or(0, Vec::len),
+            phases: named.len(),
             series,
         }),
         false => Err(problems),
     }
 }
 
-/// Reads each series CSV the document `doc` (of the results file `file`) names, as its phase says it
-/// (`phases[i].series_csv`, `phases[i].intervals`); what is wrong goes into `problems`. The CSVs read whole.
-fn series(file: &Path, doc: &Value, problems: &mut Vec<String>) -> usize {
+/// What a phase says of its series: the CSV's name, the phase's name and its number of intervals.
+struct Named {
+    csv: Option<String>,
+    phase: String,
+    intervals: Option<u64>,
+}
+
+impl Named {
+    /// From the phase `p` of a document that need not match the schema.
+    fn of(p: &Value) -> Named {
+        Named {
+            csv: p
+                .get("series_csv")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            phase: p
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
+            intervals: p.get("intervals").and_then(Value::as_u64),
+        }
+    }
+}
+
+/// Reads each series CSV the phases of the results file `file` name (`named`: `phases[i].series_csv`, its
+/// phase's `intervals`); what is wrong goes into `problems`. The CSVs read whole.
+fn series(file: &Path, named: &[Named], problems: &mut Vec<String>) -> usize {
     let dir = file.parent().unwrap_or(Path::new("."));
     let mut whole = 0;
-    for (i, p) in doc["phases"].as_array().into_iter().flatten().enumerate() {
-        let Some(name) = p.get("series_csv").and_then(Value::as_str) else {
+    for (i, p) in named.iter().enumerate() {
+        let Some(name) = p.csv.as_deref() else {
             continue;
         };
         if !plain_file_name(name) {
@@ -93,10 +138,8 @@ fn series(file: &Path, doc: &Value, problems: &mut Vec<String>) -> usize {
             continue;
         }
         let path = dir.join(name);
-        let phase = p.get("name").and_then(Value::as_str).unwrap_or("?");
-        let intervals = p.get("intervals").and_then(Value::as_u64);
         let read = runs::read_series(&path)
-            .and_then(|rows| runs::row_count(&path, phase, rows.len(), intervals));
+            .and_then(|rows| runs::row_count(&path, &p.phase, rows.len(), p.intervals));
         match read {
             Ok(()) => whole += 1,
             Err(e) => problems.push(e.to_string()),

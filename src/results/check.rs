@@ -121,11 +121,16 @@ pub fn dotted(pointer: &str) -> String {
 /// schema.
 pub const VIOLATIONS_FILE: &str = "schema-violations.txt";
 
+/// The exit status of a run or merge that went well and wrote its results in full, but whose
+/// `results.json` breaks the published schema (a wkrun bug; the results are kept): 3, apart from a failed
+/// run (1), bad input (2) and a signal (128 + N). A run that failed or was interrupted keeps its own status.
+pub const EXIT_SCHEMA_BUG: u8 = 3;
+
 /// Checks the `results.json` a run or merge has just written in `dir`. The results stay as written either
 /// way; violations (a wkrun bug) are recorded in [`VIOLATIONS_FILE`] beside them.
 ///
 /// # Errors
-/// The message to report (and exit 1 with): every violation with its JSON path, and where they were
+/// The message to report (and exit [`EXIT_SCHEMA_BUG`] with, after a run that went well): every violation with its JSON path, and where they were
 /// recorded.
 pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
     let path = dir.join("results.json");

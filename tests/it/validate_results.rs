@@ -1,6 +1,6 @@
 //! Outputs validated against the schema (issue 31): `wkrun validate` takes results files and folders as
-//! well as specs and names each violation by its JSON path; `compare`, `report` and `merge` refuse at the
-//! door what does not validate; a run checks what it wrote.
+//! well as specs and names each violation by its JSON path; `compare`, `report`, `merge` and `library add`
+//! refuse at the door what does not validate; a run checks what it wrote.
 
 use crate::common::*;
 use std::fs;
@@ -94,11 +94,12 @@ fn each_violation_is_named_by_its_json_path() {
             vec!["compare", "r", file],
             vec!["report", file, "-o", "rep"],
             vec!["merge", "r/results.json", file, "-o", "m"],
+            vec!["library", "add", "r", file, "--library", "lib.sqlite"],
         ] {
             let (c, out, e) = code_out_err(&wkrun(d, &args));
             assert_eq!((c, out.as_str(), e.as_str()), (2, "", want), "{args:?}");
         }
-        assert!(!d.join("rep").exists() && !d.join("m").exists());
+        assert!(!d.join("rep").exists() && !d.join("m").exists() && !d.join("lib.sqlite").exists());
     }
 }
 
@@ -304,4 +305,30 @@ fn merge_refuses_a_completed_run_with_fewer_phases() {
         )
     );
     assert!(!d.join("m").exists());
+}
+
+/// Results format 1 files an older wkrun wrote (the frozen runs of 2026-11-30, before every field added
+/// since) still validate: those fields are optional in the schema.
+#[test]
+fn results_an_older_wkrun_wrote_still_validate() {
+    let t = tempdir();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report");
+    let (a, b) = (fixtures.join("run-a"), fixtures.join("run-b"));
+    let (a, b) = (a.to_str().expect("utf-8"), b.to_str().expect("utf-8"));
+    let (c, out, e) = code_out_err(&wkrun(t.path(), &["validate", a, b]));
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(
+        out,
+        format!(
+            "{a}: ok (results, 10 phases, 9 series CSVs)\n{b}: ok (results, 10 phases, 9 series CSVs)\n"
+        )
+    );
+    // Older indeed: fields added since (round blocks, latency searches, workers, CPU time) are absent.
+    let v = results(Path::new(a));
+    for field in ["round_blocks", "latency_searches"] {
+        assert!(v.get(field).is_none(), "{field}");
+    }
+    for field in ["workers", "cpu", "headline"] {
+        assert!(v["phases"][2].get(field).is_none(), "{field}");
+    }
 }
