@@ -397,8 +397,13 @@ impl Loop<'_, '_> {
             } else if res as u64 != op.len as u64 {
                 IoCause::Short(res as usize)
             } else {
-                self.rec
-                    .record(op.dir, op.len as u64, t - self.submitted_at[slot], t);
+                self.rec.record(
+                    op.dir,
+                    op.offset,
+                    op.len as u64,
+                    t - self.submitted_at[slot],
+                    t,
+                );
                 if let Some(check) = job.check
                     && let Some(buf) = self.q.buf(slot)
                 {

@@ -38,6 +38,7 @@ struct InFlight {
     index: u64,
     submitted: u64,
     dir: Direction,
+    offset: u64,
     len: u32,
 }
 
@@ -175,6 +176,7 @@ impl<'a> Flight<'a> {
                 index: op.index,
                 submitted: at,
                 dir: op.dir,
+                offset: op.offset,
                 len: op.len,
             }));
         }
@@ -188,7 +190,7 @@ impl<'a> Flight<'a> {
             r.at(self.t, dev, sim);
         }
         self.rec
-            .record(c.dir, c.len as u64, c.done - c.submitted, c.done);
+            .record(c.dir, c.offset, c.len as u64, c.done - c.submitted, c.done);
         wait(job, &self.rec, &mut self.waited);
     }
 

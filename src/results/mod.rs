@@ -6,6 +6,7 @@ pub mod balance;
 pub mod check;
 pub mod cluster;
 pub mod headline;
+pub mod hlog;
 pub mod judge;
 pub mod model;
 pub mod outdir;
@@ -13,6 +14,7 @@ pub mod pretty;
 pub mod rounds;
 pub mod schema;
 pub mod series_csv;
+pub mod trace_csv;
 pub mod write;
 
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
