@@ -10,6 +10,7 @@
 //! k-th histogram of each tag is the k-th row's.
 
 use super::outdir::{OutDir, slug};
+use super::series_csv::SeriesRow;
 use crate::stats::latency::{Hist, new_histogram};
 use crate::stats::row_latency::RowHists;
 use crate::sys::dir::RowFile;
@@ -228,6 +229,50 @@ impl<'a> RowReader<'a> {
     /// The directions each row has a histogram of, in order.
     pub fn dirs(&self) -> &[Direction] {
         &self.dirs
+    }
+}
+
+/// Checks the log `text` against its series' rows: a histogram per row and per direction with columns,
+/// each holding the row's I/Os of that direction, and each percentile column of the row the percentile of
+/// its histogram ([`SeriesRow::set_percentiles`]). Returns the rows checked.
+///
+/// # Errors
+/// The first row that does not agree, or a log that does not read.
+pub fn check_against(text: &[u8], rows: &[SeriesRow]) -> Result<u64, String> {
+    let mut r = RowReader::new(text)?;
+    for (k, row) in rows.iter().enumerate() {
+        let (_, hists) = r
+            .next_row()?
+            .ok_or_else(|| format!("{k} rows of histograms, for {} series rows", rows.len()))?;
+        let mut want = row.clone();
+        for d in r.dirs() {
+            let held = hists[*d].as_ref().map_or(0, |h| h.len());
+            if held != row[*d].ops {
+                return Err(format!(
+                    "row {k}: the {d} histogram holds {held} latencies, where the series counts {} {d}s",
+                    row[*d].ops
+                ));
+            }
+        }
+        let max = row
+            .by_dir
+            .map(|_, c| c.lat_max_us.map_or(0, |us| (us * 1e3).round() as u64));
+        want.set_percentiles(&hists, |d| max[d]);
+        if let Some((d, _)) = want.by_dir.iter().find(|(d, c)| {
+            row[*d].lat_pct_us.iter().any(Option::is_some) && c.lat_pct_us != row[*d].lat_pct_us
+        }) {
+            return Err(format!(
+                "row {k}: the {d} percentiles are {:?} µs, their histogram's {:?}",
+                row[d].lat_pct_us, want[d].lat_pct_us
+            ));
+        }
+    }
+    match r.next_row()? {
+        Some(_) => Err(format!(
+            "more rows of histograms than the {} series rows",
+            rows.len()
+        )),
+        None => Ok(rows.len() as u64),
     }
 }
 

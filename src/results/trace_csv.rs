@@ -34,6 +34,37 @@ pub fn write(dir: &OutDir, name: &str, rows: &[TraceRow]) -> io::Result<()> {
     w.into_inner().map_err(|e| e.into_error())?.sync_data()
 }
 
+/// Checks the trace at `path`: its header, every row readable, in order of completion time, and `ios` rows.
+///
+/// # Errors
+/// What is wrong, with the line.
+pub fn check_file(path: &std::path::Path, ios: u64) -> Result<(), String> {
+    use std::io::BufRead;
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut lines = io::BufReader::new(f).lines();
+    match lines.next() {
+        Some(Ok(h)) if h == HEADER => {}
+        _ => return Err(format!("its first line is not {HEADER}")),
+    }
+    let (mut n, mut last) = (0u64, 0u64);
+    for (i, line) in lines.enumerate() {
+        let line = line.map_err(|e| format!("line {}: {e}", i + 2))?;
+        let r = parse_row(&line).map_err(|e| format!("line {}: {e}", i + 2))?;
+        if r.t_ns < last {
+            return Err(format!(
+                "line {}: t_ns {} before the line above's {last}",
+                i + 2,
+                r.t_ns
+            ));
+        }
+        (n, last) = (n + 1, r.t_ns);
+    }
+    match n == ios {
+        true => Ok(()),
+        false => Err(format!("{n} rows, where trace.ios says {ios}")),
+    }
+}
+
 /// One row of a trace read back.
 ///
 /// # Errors

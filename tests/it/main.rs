@@ -23,6 +23,7 @@ mod hold;
 mod hosts;
 mod interrupt;
 mod labels;
+mod latency_time;
 mod library;
 mod limits;
 mod lines;

@@ -25,6 +25,7 @@ pub mod iops;
 pub mod latency;
 pub mod overlay;
 pub mod palette;
+pub mod pct_time;
 pub mod percentiles;
 pub mod ranked;
 pub mod scale;
