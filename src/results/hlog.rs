@@ -60,7 +60,7 @@ impl LineMaker {
         }
     }
 
-    /// The header ([`header_text`]).
+    /// The lines before the first histogram: the format line, a comment, the legend.
     pub fn header(&self) -> String {
         header_text(&self.dirs)
     }

@@ -23,7 +23,7 @@ const DRAWN: [(&str, Mark); 3] = [
 pub struct PctSeries {
     /// The run (its index).
     pub run: usize,
-    /// Per percentile of [`DRAWN`], its points.
+    /// Per percentile (p50, p99, p99.9), its points.
     pub points: [Vec<(f64, f64)>; 3],
 }
 
