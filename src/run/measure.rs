@@ -596,9 +596,10 @@ fn run_workers(
 }
 
 /// Address space a thread takes, as estimated before the phase: the standard library's default stack
-/// (2 MiB), its guard page and signal stack, and the latency tables its recorder allocates (about
-/// 264 KiB), rounded up.
-const THREAD_SPACE: u64 = 3 << 20;
+/// (2 MiB), its guard page and signal stack, and the latency histograms its recorder allocates (264 KiB
+/// each: one per direction for the phase, and for each direction issued the current interval's and its
+/// spare: 1.8 MiB for reads and writes), rounded up.
+const THREAD_SPACE: u64 = 5 << 20;
 
 /// Room kept besides the threads and buffers: the runner's own allocations while the phase starts (under
 /// the limit, malloc keeps to one arena: `sys::limits::one_malloc_arena_under_address_limit`).
