@@ -83,6 +83,8 @@ pub struct Recorder {
     back: Sender<Hist>,
     /// The per-I/O trace (`trace = N`), when the phase keeps one.
     trace: Option<TraceBuf>,
+    /// Histograms made after setup, because none had come back from the collector yet.
+    made: u64,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
     /// Latest completion time, ns.
@@ -124,6 +126,7 @@ impl Recorder {
             spares,
             back,
             trace: (trace.cap() > 0).then_some(trace),
+            made: 0,
             latency: PerDir::default(),
             last_ns: 0,
             sizes: Vec::new(),
@@ -209,9 +212,17 @@ impl Recorder {
     #[cold]
     #[inline(never)]
     fn first_of(&mut self, dir: Direction, lat_ns: u64) {
-        let mut h = self.spares.try_recv().unwrap_or_else(|_| new_histogram());
+        let mut h = self.spare();
         record_into(&mut h, lat_ns);
         self.lat_now[dir] = Some(h);
+    }
+
+    /// An emptied histogram sent back by the collector, or a new one when none is back.
+    fn spare(&mut self) -> Hist {
+        self.spares.try_recv().unwrap_or_else(|_| {
+            self.made += 1;
+            new_histogram()
+        })
     }
 
     /// The current interval's histograms, each added to the phase's, swapped for an empty one (sent back by
@@ -223,7 +234,13 @@ impl Recorder {
                 continue;
             };
             self.latency[d].absorb(h);
-            let fresh = self.spares.try_recv().unwrap_or_else(|_| new_histogram());
+            let fresh = match self.spares.try_recv() {
+                Ok(h) => h,
+                Err(_) => {
+                    self.made += 1;
+                    new_histogram()
+                }
+            };
             hists[d] = Some(std::mem::replace(h, fresh));
         }
         IntervalLat {
@@ -295,6 +312,55 @@ impl Recorder {
             warnings: Vec::new(),
             submit_cpu,
             waits: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorder of reads over 50 intervals: with the collector sending each interval's histograms back,
+    /// it makes none after setup; with nobody sending them back, one per interval after its spare.
+    #[test]
+    fn histograms_come_back_and_none_is_made_while_the_collector_keeps_up() {
+        let clock = IntervalClock {
+            interval_ns: 1_000,
+            bound_ns: None,
+        };
+        for collector_keeps_up in [true, false] {
+            let (tx, rx) = channel();
+            let reads = |d: Direction| d == Direction::Read;
+            let mut r = Recorder::new(0, clock, tx, reads, TraceBuf::default());
+            let mut kept = Vec::new();
+            for k in 0..50u64 {
+                r.record(Direction::Read, 0, 4096, 100 + k, k * 1_000 + 10);
+                while let Ok(Event::Closed {
+                    index, lat, counts, ..
+                }) = rx.try_recv()
+                {
+                    let h = lat.hists[Direction::Read]
+                        .as_ref()
+                        .expect("a read histogram");
+                    assert_eq!(
+                        (h.len(), counts[Direction::Read].ops),
+                        (1, 1),
+                        "interval {index}"
+                    );
+                    match collector_keeps_up {
+                        true => lat.recycle(),
+                        false => kept.push(lat),
+                    }
+                }
+            }
+            let made = r.made;
+            let out = r.finish(None);
+            assert_eq!(out.latency[Direction::Read].count(), 50);
+            assert_eq!(
+                out.latency[Direction::Read].summary().map(|s| s.max),
+                Some(149)
+            );
+            assert_eq!(made, if collector_keeps_up { 0 } else { 48 });
         }
     }
 }
