@@ -13,11 +13,12 @@ mod recorder;
 pub mod sim;
 pub mod uring;
 
-pub use recorder::{Event, NO_RECORD_ENV, Recorder, recording_off};
+pub use recorder::{Event, IntervalLat, NO_RECORD_ENV, Recorder, recording_off};
 
 use crate::data::DataGen;
 use crate::image::ImageSource;
 use crate::ops::{Op, SharedOps};
+use crate::stats::trace::TraceBuf;
 use crate::stats::{IntervalClock, LatencyRecorder};
 use crate::sys::limits::Limit;
 use crate::vocab::{Direction, EngineKind, PerDir};
@@ -136,6 +137,10 @@ pub struct Job<'a> {
     pub check: Option<&'a dyn ReadCheck>,
     /// How an io_uring ring polls (`polled`, `sq_poll`); other engines ignore it.
     pub ring: crate::sys::uring::RingSetup,
+    /// The per-I/O trace's room, reserved before the phase, one per recorder of the phase (numbered as
+    /// [`Job::recorder_base`] numbers them); empty when the phase keeps no trace. Each recorder takes its
+    /// own when it is made.
+    pub traces: &'a [Mutex<TraceBuf>],
 }
 
 /// Checks the data of completed reads (a verify phase), on the worker's thread, after the read was recorded.
@@ -231,7 +236,12 @@ impl LockStep {
 impl Job<'_> {
     /// The recorder of this job's worker `w` (numbered from [`Job::recorder_base`]).
     pub fn recorder(&self, w: usize, events: &Sender<Event>) -> Recorder {
-        let rec = Recorder::new(self.recorder_base + w, self.clock, events.clone());
+        let r = self.recorder_base + w;
+        let trace = self.traces.get(r).map_or_else(TraceBuf::default, |t| {
+            std::mem::take(&mut *t.lock().unwrap_or_else(|p| p.into_inner()))
+        });
+        let mix = &self.ops.stream().mix;
+        let rec = Recorder::new(r, self.clock, events.clone(), |d| mix.percent(d) > 0, trace);
         match self.scheduled() {
             true => rec.with_intended(),
             false => rec,
@@ -352,6 +362,8 @@ impl Job<'_> {
 
 /// What an engine returns after the phase's last completion.
 pub struct Outcome {
+    /// The per-I/O trace kept (`trace = N`; empty without).
+    pub trace: TraceBuf,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
     /// Time of the last completion, ns from `Job::start`.
@@ -420,6 +432,7 @@ impl Outcome {
     /// an engine that stopped before its first I/O.
     pub fn new(error: Option<IoError>) -> Outcome {
         Outcome {
+            trace: TraceBuf::default(),
             latency: PerDir::default(),
             end_ns: 0,
             sizes: Vec::new(),
@@ -438,6 +451,7 @@ impl Outcome {
     /// by the same rule as [`errors::ErrorTally::merge`] keeps the first failed I/O, so that with
     /// `on_error = "stop"` the phase's error and `errors.first` name the same I/O.
     pub fn merge(&mut self, o: Outcome) {
+        self.trace.merge(o.trace);
         self.latency.merge_with(&o.latency, LatencyRecorder::merge);
         self.end_ns = self.end_ns.max(o.end_ns);
         for (len, n) in o.sizes {

@@ -204,7 +204,7 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
             let t1 = job.now_ns();
             let cause = match r {
                 Ok(n) if n == op.len as usize => {
-                    rec.record(op.dir, n as u64, t1 - t0, t1);
+                    rec.record(op.dir, op.offset, n as u64, t1 - t0, t1);
                     if cadence.scheduled() {
                         rec.record_intended(op.dir, t1 - at.min(t0));
                     }

@@ -413,8 +413,13 @@ impl Loop<'_, '_> {
             } else if res as u64 != op.len as u64 {
                 IoCause::Short(res as usize)
             } else {
-                self.rec
-                    .record(op.dir, op.len as u64, t - self.submitted_at[slot], t);
+                self.rec.record(
+                    op.dir,
+                    op.offset,
+                    op.len as u64,
+                    t - self.submitted_at[slot],
+                    t,
+                );
                 if self.cadence.scheduled() {
                     self.rec.record_intended(op.dir, t - self.intended_at[slot]);
                 }

@@ -1,11 +1,18 @@
 //! Per-worker measurement on the I/O path: one clock value per completion goes into the worker's own
-//! latency histograms and current interval; a closed interval is sent to the series collector once.
+//! current interval (its counts and a latency histogram per direction); a closed interval is sent to the
+//! series collector once. Each latency is recorded into one histogram, the interval's: when the interval
+//! closes, its histograms are added to the worker's phase histograms and sent to the collector, which adds
+//! them to the row's and sends them back emptied. The recorder takes those back for its next intervals, so
+//! after setup the I/O path allocates no histogram while the collector is at most one interval behind
+//! (one more is made for each interval it falls further behind, and kept).
 
 use super::errors::ErrorTally;
 use super::{IoError, Outcome};
+use crate::stats::latency::{Hist, new_histogram, record_into};
+use crate::stats::trace::{TraceBuf, TraceRow};
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
 use crate::vocab::{Direction, PerDir};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, SendError, Sender, channel};
 use std::time::Instant;
 
 /// Messages from workers to the series collector.
@@ -22,7 +29,28 @@ pub enum Event {
         counts: IntervalCounts,
         /// The worker's current interval.
         now_in: u64,
+        /// Its latencies per direction (`None` for a direction without a completion in it).
+        lat: IntervalLat,
     },
+}
+
+/// A closed interval's latency histograms, and where to send them back once the collector has added them up.
+#[derive(Debug, Clone)]
+pub struct IntervalLat {
+    /// Each direction's histogram of the interval (`None`: no completion of that direction).
+    pub hists: PerDir<Option<Hist>>,
+    /// Where the emptied histograms go back, to be recorded into again ([`IntervalLat::recycle`]).
+    back: Sender<Hist>,
+}
+
+impl IntervalLat {
+    /// Empties the histograms and sends them back to their recorder (dropped if it has finished).
+    pub fn recycle(self) {
+        for mut h in self.hists.0.into_iter().flatten() {
+            h.reset();
+            let _ = self.back.send(h);
+        }
+    }
 }
 
 /// Environment variable that turns per-I/O recording off when set to `1`, to measure what recording costs
@@ -46,6 +74,17 @@ pub struct Recorder {
     /// Per-I/O recording (latency histograms, the series by completion time); off only for benchmarks.
     on: bool,
     counts: IntervalCounts,
+    /// The current interval's latency histogram of each direction the job issues (`None` for the others,
+    /// until one completes).
+    lat_now: PerDir<Option<Hist>>,
+    /// Emptied histograms, sent back by the collector (and made at setup: one per direction issued).
+    spares: Receiver<Hist>,
+    /// The sending side of `spares`, handed to the collector with each closed interval.
+    back: Sender<Hist>,
+    /// The per-I/O trace (`trace = N`), when the phase keeps one.
+    trace: Option<TraceBuf>,
+    /// Histograms made after setup, because none had come back from the collector yet.
+    made: u64,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
     /// Each direction's latencies from the intended issue time, for a phase with a schedule.
@@ -65,15 +104,33 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder for worker `worker`.
-    pub fn new(worker: usize, clock: IntervalClock, tx: Sender<Event>) -> Recorder {
+    /// A recorder for worker `worker` of a job that issues the directions `issued`, keeping a trace of its
+    /// first `trace` completions (none: 0, the default).
+    pub fn new(
+        worker: usize,
+        clock: IntervalClock,
+        tx: Sender<Event>,
+        issued: impl Fn(Direction) -> bool,
+        trace: TraceBuf,
+    ) -> Recorder {
+        let on = !recording_off();
+        let (back, spares) = channel();
+        let lat_now = PerDir::from_fn(|d| (on && issued(d)).then(new_histogram));
+        for _ in lat_now.0.iter().flatten() {
+            let _ = back.send(new_histogram());
+        }
         Recorder {
             worker,
             clock,
             cur: 0,
             cur_end_ns: clock.end_of(0),
-            on: !recording_off(),
+            on,
             counts: IntervalCounts::default(),
+            lat_now,
+            spares,
+            back,
+            trace: (trace.cap() > 0).then_some(trace),
+            made: 0,
             latency: PerDir::default(),
             intended: None,
             thinks: 0,
@@ -86,9 +143,9 @@ impl Recorder {
         }
     }
 
-    /// Records a completion of `bytes` at `t_ns` (from the phase start) that took `lat_ns`.
+    /// Records a completion of `bytes` at `offset` at `t_ns` (from the phase start) that took `lat_ns`.
     #[inline(always)]
-    pub fn record(&mut self, dir: Direction, bytes: u64, lat_ns: u64, t_ns: u64) {
+    pub fn record(&mut self, dir: Direction, offset: u64, bytes: u64, lat_ns: u64, t_ns: u64) {
         if self.on {
             if t_ns >= self.cur_end_ns {
                 let k = self.clock.index_of(t_ns);
@@ -97,7 +154,20 @@ impl Recorder {
                 }
             }
             self.counts[dir].add(bytes, lat_ns);
-            self.latency[dir].record(lat_ns);
+            self.latency[dir].note(lat_ns);
+            match &mut self.lat_now[dir] {
+                Some(h) => record_into(h, lat_ns),
+                None => self.first_of(dir, lat_ns),
+            }
+            if let Some(t) = &mut self.trace {
+                t.push(TraceRow {
+                    t_ns,
+                    lat_ns,
+                    offset,
+                    len: bytes as u32,
+                    dir,
+                });
+            }
         } else {
             let counts = &mut self.counts[dir];
             counts.ops += 1;
@@ -161,15 +231,62 @@ impl Recorder {
         }
     }
 
+    /// The first completion of a direction the job was not expected to issue: its histogram is made now.
+    #[cold]
+    #[inline(never)]
+    fn first_of(&mut self, dir: Direction, lat_ns: u64) {
+        let mut h = self.spare();
+        record_into(&mut h, lat_ns);
+        self.lat_now[dir] = Some(h);
+    }
+
+    /// An emptied histogram sent back by the collector, or a new one when none is back.
+    fn spare(&mut self) -> Hist {
+        self.spares.try_recv().unwrap_or_else(|_| {
+            self.made += 1;
+            new_histogram()
+        })
+    }
+
+    /// The current interval's histograms, each added to the phase's, swapped for an empty one (sent back by
+    /// the collector, or made when none is back yet); `None` for a direction without a completion.
+    fn take_lat(&mut self) -> IntervalLat {
+        let mut hists = PerDir::default();
+        for (d, now) in self.lat_now.iter_mut() {
+            let Some(h) = now.as_mut().filter(|h| !h.is_empty()) else {
+                continue;
+            };
+            self.latency[d].absorb(h);
+            let fresh = match self.spares.try_recv() {
+                Ok(h) => h,
+                Err(_) => {
+                    self.made += 1;
+                    new_histogram()
+                }
+            };
+            hists[d] = Some(std::mem::replace(h, fresh));
+        }
+        IntervalLat {
+            hists,
+            back: self.back.clone(),
+        }
+    }
+
+    #[inline(never)]
     fn close(&mut self, now_in: u64) {
         let counts = std::mem::take(&mut self.counts);
-        // The collector outlives the workers; a send can only fail if it is gone, and then nobody needs rows.
-        let _ = self.tx.send(Event::Closed {
+        let lat = self.take_lat();
+        // The collector outlives the workers; a send fails only when nobody collects (a ramp): then the
+        // histograms come straight back.
+        if let Err(SendError(Event::Closed { lat, .. })) = self.tx.send(Event::Closed {
             worker: self.worker,
             index: self.cur,
             counts,
             now_in,
-        });
+            lat,
+        }) {
+            lat.recycle();
+        }
         self.sent += 1;
         self.cur = now_in;
         self.cur_end_ns = self.clock.end_of(now_in);
@@ -206,7 +323,9 @@ impl Recorder {
             Some(super::SubmitCpu::of(cpu.saturating_sub(cpu0), wall))
         });
         self.close(u64::MAX);
+        let trace = self.trace.take().unwrap_or_default();
         Outcome {
+            trace,
             latency: self.latency,
             end_ns: self.last_ns,
             sizes: self.sizes,
@@ -218,6 +337,55 @@ impl Recorder {
             waits: None,
             from_intended: self.intended,
             thinks: self.thinks,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorder of reads over 50 intervals: with the collector sending each interval's histograms back,
+    /// it makes none after setup; with nobody sending them back, one per interval after its spare.
+    #[test]
+    fn histograms_come_back_and_none_is_made_while_the_collector_keeps_up() {
+        let clock = IntervalClock {
+            interval_ns: 1_000,
+            bound_ns: None,
+        };
+        for collector_keeps_up in [true, false] {
+            let (tx, rx) = channel();
+            let reads = |d: Direction| d == Direction::Read;
+            let mut r = Recorder::new(0, clock, tx, reads, TraceBuf::default());
+            let mut kept = Vec::new();
+            for k in 0..50u64 {
+                r.record(Direction::Read, 0, 4096, 100 + k, k * 1_000 + 10);
+                while let Ok(Event::Closed {
+                    index, lat, counts, ..
+                }) = rx.try_recv()
+                {
+                    let h = lat.hists[Direction::Read]
+                        .as_ref()
+                        .expect("a read histogram");
+                    assert_eq!(
+                        (h.len(), counts[Direction::Read].ops),
+                        (1, 1),
+                        "interval {index}"
+                    );
+                    match collector_keeps_up {
+                        true => lat.recycle(),
+                        false => kept.push(lat),
+                    }
+                }
+            }
+            let made = r.made;
+            let out = r.finish(None);
+            assert_eq!(out.latency[Direction::Read].count(), 50);
+            assert_eq!(
+                out.latency[Direction::Read].summary().map(|s| s.max),
+                Some(149)
+            );
+            assert_eq!(made, if collector_keeps_up { 0 } else { 48 });
         }
     }
 }

@@ -40,6 +40,7 @@ struct InFlight {
     index: u64,
     submitted: u64,
     dir: Direction,
+    offset: u64,
     len: u32,
 }
 
@@ -196,6 +197,7 @@ impl<'a> Flight<'a> {
                 index: op.index,
                 submitted: at,
                 dir: op.dir,
+                offset: op.offset,
                 len: op.len,
             }));
         }
@@ -209,7 +211,7 @@ impl<'a> Flight<'a> {
             r.at(self.t, dev, sim);
         }
         self.rec
-            .record(c.dir, c.len as u64, c.done - c.submitted, c.done);
+            .record(c.dir, c.offset, c.len as u64, c.done - c.submitted, c.done);
         if self.cadence.scheduled() {
             self.rec
                 .record_intended(c.dir, c.done - c.intended.min(c.submitted));

@@ -285,6 +285,8 @@ fn phase(
         total,
         workers: Vec::new(),
         series_csv: None,
+        hist_log: None,
+        trace: None,
         coverage: None,
         ops_by_size: Vec::new(),
         steady_state: None,

@@ -233,6 +233,8 @@ pub struct IoSettings {
     pub polled: bool,
     /// io_uring with a submission polling thread (`sq_poll`, IORING_SETUP_SQPOLL).
     pub sq_poll: bool,
+    /// I/Os the phase's per-I/O trace keeps at most (`trace`); 0: no trace.
+    pub trace: u64,
 }
 
 /// Completions a worker of `engine` with `queue_depth` I/Os in flight waits for at a time, with `workers`

@@ -67,6 +67,9 @@ pub struct PhaseParams {
     /// `true` when a kernel thread polled the io_uring submission ring (`sq_poll`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sq_poll: Option<bool>,
+    /// The most I/Os the phase's per-I/O trace kept (`trace`); absent without a trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<u64>,
     /// Data written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataPattern>,
@@ -228,6 +231,7 @@ impl PhaseParams {
             zone_mode: None,
             polled: None,
             sq_poll: None,
+            trace: None,
             data: None,
             seed: None,
             interval_ns: None,
@@ -276,6 +280,7 @@ impl PhaseParams {
         self.zone_mode = Some(io.zone_mode).filter(|&m| m != crate::vocab::ZoneMode::None);
         self.polled = io.polled.then_some(true);
         self.sq_poll = io.sq_poll.then_some(true);
+        self.trace = Some(io.trace).filter(|&n| n > 0);
         self.seed = Some(io.seed);
         self.interval_ns = Some(io.interval_ns);
         self.on_error = Some(io.on_error);

@@ -450,6 +450,7 @@ impl Phase<'_> {
                 && !sq_poll
                 && super::probe_waits(engine, qd as u32, workers as u32, cpus),
             zone_mode: p.zone_mode.unwrap_or(crate::vocab::ZoneMode::None),
+            trace: p.trace.unwrap_or(0),
         })
     }
 

@@ -222,6 +222,9 @@ fn phase_section(
             &format!("latency-{n}"),
             latency_series(runs, &g, d, &marks)?,
         );
+        if let Some(c) = super::chart::pct_time::pct_time_series(runs, &g, d, &marks)? {
+            add(&format!("percentiles-over-time-{n}"), c);
+        }
     }
     if let Some(c) = aggregate_chart(runs, &g, &marks)? {
         add("averages", c);

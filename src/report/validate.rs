@@ -4,6 +4,7 @@
 //! ([`crate::results::check::implausible`]).
 
 use super::{ReadError, parse_results, plain_file_name, read_results_text, runs};
+use crate::results::series_csv::SeriesRow;
 use serde_json::Value;
 use std::path::Path;
 
@@ -72,6 +73,37 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
     }
 }
 
+/// Checks phase `i`'s histogram log (`phases[i].hist_log`, when it names one) against its series `rows`
+/// ([`crate::results::hlog::check_against`]).
+fn hist_log(dir: &Path, (i, p): (usize, &Value), rows: &[SeriesRow]) -> Result<(), String> {
+    let Some(name) = p.get("hist_log").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let path = dir.join(name);
+    let at = |e: String| format!("{} (phases[{i}].hist_log): {e}", path.display());
+    if !plain_file_name(name) {
+        return Err(at("not a plain file name".to_string()));
+    }
+    let text = std::fs::read(&path).map_err(|e| at(format!("cannot read it: {e}")))?;
+    crate::results::hlog::check_against(&text, rows)
+        .map(|_| ())
+        .map_err(at)
+}
+
+/// Checks phase `i`'s per-I/O trace (`phases[i].trace`, when it has one): its rows against `trace.ios`.
+fn trace(dir: &Path, (i, p): (usize, &Value)) -> Result<(), String> {
+    let Some(name) = p.pointer("/trace/file").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let path = dir.join(name);
+    let at = |e: String| format!("{} (phases[{i}].trace): {e}", path.display());
+    if !plain_file_name(name) {
+        return Err(at("not a plain file name".to_string()));
+    }
+    let ios = p.pointer("/trace/ios").and_then(Value::as_u64).unwrap_or(0);
+    crate::results::trace_csv::check_file(&path, ios).map_err(at)
+}
+
 /// Reads each series CSV the document `doc` (of the results file `file`) names, as its phase says it
 /// (`phases[i].series_csv`, `phases[i].intervals`); what is wrong goes into `problems`. The CSVs read whole.
 fn series(file: &Path, doc: &Value, problems: &mut Vec<String>) -> usize {
@@ -95,12 +127,18 @@ fn series(file: &Path, doc: &Value, problems: &mut Vec<String>) -> usize {
         let path = dir.join(name);
         let phase = p.get("name").and_then(Value::as_str).unwrap_or("?");
         let intervals = p.get("intervals").and_then(Value::as_u64);
-        let read = runs::read_series(&path)
-            .and_then(|rows| runs::row_count(&path, phase, rows.len(), intervals));
+        let read = runs::read_series(&path).and_then(|rows| {
+            runs::row_count(&path, phase, rows.len(), intervals)?;
+            Ok(rows)
+        });
         match read {
-            Ok(()) => whole += 1,
+            Ok(rows) => {
+                whole += 1;
+                problems.extend(hist_log(dir, (i, p), &rows).err());
+            }
             Err(e) => problems.push(e.to_string()),
         }
+        problems.extend(trace(dir, (i, p)).err());
     }
     whole
 }

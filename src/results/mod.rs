@@ -6,6 +6,7 @@ pub mod balance;
 pub mod check;
 pub mod cluster;
 pub mod headline;
+pub mod hlog;
 pub mod judge;
 pub mod model;
 pub mod outdir;
@@ -14,6 +15,7 @@ pub mod rounds;
 pub mod schema;
 pub mod search;
 pub mod series_csv;
+pub mod trace_csv;
 pub mod write;
 
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};

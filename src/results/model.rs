@@ -198,6 +198,14 @@ pub struct PhaseResult {
     /// File name of the per-interval series CSV (in the same folder), for phases that issue I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_csv: Option<String>,
+    /// File name of the latency histogram log beside the series CSV (`NN-<phase>.hlog`, HdrHistogram's
+    /// interval log): each series row's latency histogram per direction, from which its percentile columns
+    /// come and which `wkrun merge` adds up. Absent in results written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist_log: Option<String>,
+    /// The per-I/O trace (`trace = N`): its file and how many completions it kept and dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceResult>,
     /// Share of the span's blocks the phase touched (I/O phases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
@@ -293,6 +301,18 @@ pub struct IntendedLatency {
     pub write: Option<LatencySummary>,
     /// Every direction together.
     pub total: Option<LatencySummary>,
+}
+
+/// A phase's per-I/O trace (`trace = N`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceResult {
+    /// File name of the trace CSV (`NN-<phase>.trace.csv`, same folder).
+    pub file: String,
+    /// Completions it holds (rows after the header).
+    pub ios: u64,
+    /// Completions past the cap, not in it: `ios + dropped` is the phase's completed I/Os.
+    pub dropped: u64,
 }
 
 /// The failed I/Os of a phase. With `on_error = "stop"` the phase stopped at the first (the I/Os then in flight

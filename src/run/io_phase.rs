@@ -219,6 +219,20 @@ pub fn measured(
     let first_max_us = o.judged.first_max_us;
     record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
+    pr.hist_log = o.hist_log.take();
+    if let Some((rows, dropped)) = o.trace.take() {
+        let name = crate::results::trace_csv::file_name(phase.index, &phase.name);
+        if let Err(e) = crate::results::trace_csv::write(ctx.out_dir, &name, &rows) {
+            let what = format!("cannot write {}", ctx.out_dir.join(&name).display());
+            o.csv_error
+                .get_or_insert(measure::SetupError { what, source: e });
+        }
+        pr.trace = Some(crate::results::TraceResult {
+            file: name,
+            ios: rows.len() as u64,
+            dropped,
+        });
+    }
     let ramp = matches!(&phase.work, crate::plan::Work::Io(w) if w.measure.ramp_ns.is_some());
     if phase.kind == PhaseKind::Workload
         && let Some(w) = super::backlog::warning(pr, first_max_us, ctx.previous(), ramp)

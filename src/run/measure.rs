@@ -15,11 +15,14 @@ use crate::ops::{OpStream, SharedOps};
 use crate::plan::{
     Bound, IoSettings, Measure, PhasePlan, Work, WorkerPlan, WriteSource, image_path,
 };
+use crate::results::hlog::HistLogWriter;
 use crate::results::judge::{Judged, Rows};
 use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::latency::LatencySummary;
+use crate::stats::row_latency::{RowHists, RowLatency};
+use crate::stats::trace::{TraceBuf, TraceRow, share};
 use crate::stats::{IntervalClock, IntervalCounts, Series};
 use crate::sys;
 use crate::target::TargetInfo;
@@ -62,6 +65,11 @@ pub struct IoOutcome {
     /// A row of the series CSV (or the simulated drive's CSV) that could not be written (a full disk): the
     /// phase ran to its end and its totals stand, but the run fails with this.
     pub csv_error: Option<SetupError>,
+    /// The histogram log's name (`NN-<phase>.hlog`), when the phase wrote one.
+    pub hist_log: Option<String>,
+    /// The per-I/O trace kept (`trace = N`): its rows in completion order and the completions dropped past
+    /// the cap; `None` without a trace.
+    pub trace: Option<(Vec<TraceRow>, u64)>,
 }
 
 /// What one worker of an I/O phase did: the totals of its part of the series and its latencies.
@@ -109,6 +117,24 @@ impl CsvOut<'_> {
         let dirs = series_csv::directions(|d| mix.percent(d) > 0);
         SeriesWriter::create(self.dir, self.name, dirs)
             .map_err(setup(format!("cannot create {}", self.path().display())))
+    }
+
+    /// The histogram log's name: the CSV's with `.hlog` for `.csv`.
+    fn hlog_name(&self) -> String {
+        format!(
+            "{}.hlog",
+            self.name.strip_suffix(".csv").unwrap_or(self.name)
+        )
+    }
+
+    /// Creates the histogram log beside the CSV, with the CSV's directions.
+    fn create_hlog(&self, mix: &crate::ops::Mix) -> Result<HistLogWriter, SetupError> {
+        let dirs = series_csv::directions(|d| mix.percent(d) > 0);
+        let name = self.hlog_name();
+        HistLogWriter::create(self.dir, &name, dirs).map_err(setup(format!(
+            "cannot create {}",
+            self.dir.join(&name).display()
+        )))
     }
 }
 
@@ -461,6 +487,7 @@ impl Parts<'_> {
                 iopoll: shape.io.polled,
                 sqpoll: shape.io.sq_poll,
             },
+            traces: &[],
         }
     }
 
@@ -570,9 +597,10 @@ fn run_workers(
 }
 
 /// Address space a thread takes, as estimated before the phase: the standard library's default stack
-/// (2 MiB), its guard page and signal stack, and the latency tables its recorder allocates (about
-/// 264 KiB), rounded up.
-const THREAD_SPACE: u64 = 3 << 20;
+/// (2 MiB), its guard page and signal stack, and the latency histograms its recorder allocates (264 KiB
+/// each: one per direction for the phase, and for each direction issued the current interval's and its
+/// spare: 1.8 MiB for reads and writes), rounded up.
+const THREAD_SPACE: u64 = 5 << 20;
 
 /// Room kept besides the threads and buffers: the runner's own allocations while the phase starts (under
 /// the limit, malloc keeps to one arena: `sys::limits::one_malloc_arena_under_address_limit`).
@@ -765,6 +793,8 @@ fn ramp_failed(
         workers: Vec::new(),
         t0_unix_ns: None,
         csv_error: None,
+        hist_log: None,
+        trace: None,
     })
 }
 
@@ -776,6 +806,10 @@ const SIM_LAG: u64 = 4096;
 /// write error, and each worker's totals.
 struct Collector<'a> {
     csv: SeriesWriter,
+    /// The histogram log beside the CSV.
+    hlog: HistLogWriter,
+    /// The latency histograms of the rows not yet written.
+    lat: RowLatency,
     rows: Rows,
     write_err: Option<io::Error>,
     interval_ns: u64,
@@ -787,6 +821,31 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
+    /// Adds a recorder's closed interval `index`'s histograms to its row's, and sends them back.
+    fn add_lat(&mut self, index: u64, lat: crate::engine::IntervalLat) {
+        for (d, h) in lat.hists.iter() {
+            if let Some(h) = h {
+                self.lat.add(index, d, h);
+            }
+        }
+        lat.recycle();
+    }
+
+    /// Row `k` spanning `[a, b)` with `counts`: the CSV row, its percentiles from the row's histograms, whose
+    /// lines go into the histogram log.
+    fn row(&mut self, k: u64, (a, b): (u64, u64), counts: &IntervalCounts) -> SeriesRow {
+        let hists: RowHists = self.lat.take(k);
+        let mut row = SeriesRow::new(a, b, self.interval_ns, counts);
+        row.set_percentiles(&hists, |d| counts[d].lat_max_ns);
+        if self.write_err.is_none()
+            && let Err(e) = self.hlog.append((a, b), &hists)
+        {
+            self.write_err = Some(e);
+        }
+        self.lat.recycle(hists);
+        row
+    }
+
     /// Writes a row; returns whether steady state was first reached with it (full rows only).
     fn take(&mut self, row: &SeriesRow, full: bool) -> bool {
         if let Err(e) = self.csv.append(row) {
@@ -832,10 +891,17 @@ fn measure(
         true => LockStep::default(),
         false => LockStep::with_lag(SIM_LAG),
     });
-    let csv = csv_out.create(&shape.stream.mix)?;
     let recorders = bases.last().copied().unwrap_or(1);
+    let traces = traces(shape.io.trace, recorders)?;
+    for job in &mut jobs {
+        job.traces = &traces;
+    }
+    let csv = csv_out.create(&shape.stream.mix)?;
+    let hlog = csv_out.create_hlog(&shape.stream.mix)?;
     let mut c = Collector {
         csv,
+        hlog,
+        lat: RowLatency::new(),
         rows: Rows::new(m, shape.stream.span_len),
         write_err: None,
         interval_ns: shape.io.interval_ns,
@@ -856,6 +922,28 @@ fn measure(
         c,
         csv_out,
     )
+}
+
+/// The room of a phase's per-I/O trace of at most `cap` rows (0: none), one share per recorder, reserved
+/// now.
+fn traces(cap: u64, recorders: usize) -> Result<Vec<Mutex<TraceBuf>>, SetupError> {
+    if cap == 0 {
+        return Ok(Vec::new());
+    }
+    let n = recorders as u64;
+    (0..n)
+        .map(|r| {
+            TraceBuf::with_cap(share(cap, n, r))
+                .map(Mutex::new)
+                .map_err(|e| SetupError {
+                    what: format!(
+                        "cannot reserve the trace of {cap} I/Os ({} B)",
+                        cap.saturating_mul(crate::stats::trace::TRACE_ROW_BYTES)
+                    ),
+                    source: io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()),
+                })
+        })
+        .collect()
 }
 
 /// Runs the engines and writes each row as soon as every recorder has closed its interval; returns the
@@ -888,12 +976,14 @@ fn collect(
                 index,
                 counts,
                 now_in,
+                lat,
             } = ev;
             c.count(worker, &counts);
+            c.add_lat(index, lat);
             series.close(worker, index, &counts, now_in);
             for (k, counts) in series.ready() {
-                let (a, b) = series.row_span(k, false, 0);
-                let row = SeriesRow::new(a, b, c.interval_ns, &counts);
+                let span = series.row_span(k, false, 0);
+                let row = c.row(k, span, &counts);
                 if c.take(&row, true) && until_steady && !ended_at_steady {
                     ended_at_steady = true;
                     jobs[0].abort();
@@ -923,13 +1013,18 @@ fn finish(
     csv: CsvOut<'_>,
 ) -> Result<IoOutcome, SetupError> {
     let (mut outcome, latencies) = merged(outcomes);
+    let trace = (shape.io.trace > 0).then(|| {
+        let t = std::mem::take(&mut outcome.trace);
+        let dropped = t.dropped;
+        (t.into_sorted(), dropped)
+    });
     let end_ns = end_of_phase(shape, parts, job, &mut outcome, ended_at_steady);
     let cut_short = outcome.error.is_some() || ended_at_steady || parts.stopped();
     let tail = series.finish(end_ns, cut_short);
     let n = tail.len();
     for (i, (k, counts)) in tail.into_iter().enumerate() {
-        let (a, b) = series.row_span(k, i + 1 == n, end_ns);
-        let mut row = SeriesRow::new(a, b, c.interval_ns, &counts);
+        let span = series.row_span(k, i + 1 == n, end_ns);
+        let mut row = c.row(k, span, &counts);
         // The drain after a time bound is partial whatever its length (the I/Os in flight at the bound,
         // nothing new issued): like a partial last row, it is not a full round, and stays out of
         // steady-state rounds and windows.
@@ -968,6 +1063,8 @@ fn finish(
         zone_error: parts.zones.as_ref().and_then(|z| z.error()),
         workers,
         csv_error,
+        hist_log: Some(csv.hlog_name()),
+        trace,
     })
 }
 

@@ -555,6 +555,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         write: DirStats::zero(),
         total: DirStats::zero(),
         series_csv: None,
+        hist_log: None,
+        trace: None,
         steady_state: None,
         windows: Vec::new(),
         aggregates: None,

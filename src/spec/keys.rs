@@ -251,6 +251,7 @@ pub const KEYS: &[Key] = &[
     }),
     key("polled", IO, "`false`", |p| p.polled.is_some()),
     key("sq_poll", IO, "`false`", |p| p.sq_poll.is_some()),
+    key("trace", IO, "no trace", |p| p.trace.is_some()),
     key("passes", FILL, "`1` (when `size` is not set either)", |p| {
         p.passes.is_some()
     }),
@@ -412,6 +413,7 @@ mod tests {
         ("zone_mode", "\"zbd\""),
         ("polled", "true"),
         ("sq_poll", "true"),
+        ("trace", "1000"),
         ("passes", "2"),
         ("image", "\"synthetic\""),
         ("image_size", "\"1MiB\""),

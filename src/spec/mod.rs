@@ -437,6 +437,14 @@ pub struct PhaseSpec {
     /// `engine = "io_uring"`. Kinds: fill, restore-image, workload, verify. Default: `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sq_poll: Option<bool>,
+    /// Keep a per-I/O trace of the phase's first N completions (time, direction, offset, length, latency),
+    /// written after the phase as `NN-<phase>.trace.csv` beside its series CSV, for offline analysis. The
+    /// room for N rows (32 B each) is reserved before the phase starts; a phase with more completions keeps
+    /// the first N (each of its recorders its share) and counts the rest as dropped. 1 to 100,000,000.
+    /// Kinds: fill, restore-image, workload, verify. Default: no trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 100_000_000))]
+    pub trace: Option<u64>,
     /// Stamp every 512-byte sector written with a header (magic, offset, seed, op index, phase index) and an
     /// XXH3 checksum, so that a later `verify` phase can check it. Needs block sizes and the span's start to
     /// be multiples of 512 B. Default: `false`. Kinds: fill, workload.

@@ -476,6 +476,7 @@ fn check_phase<'a>(
         ));
     }
     check_common(&at, &Common::of_phase(p), out);
+    out.extend(check_trace(&at, p.trace).err());
     let kind_rules = match p.kind {
         PhaseKind::Erase => vec![],
         PhaseKind::Verify => vec![check_verify(&at, p)],
@@ -490,6 +491,21 @@ fn check_phase<'a>(
         }
     };
     out.extend(kind_rules.into_iter().filter_map(Result::err));
+}
+
+/// `trace = N`: 1 to [`crate::stats::trace::MAX_TRACE`] I/Os.
+fn check_trace(at: &At, trace: Option<u64>) -> Result<(), RuleError> {
+    use crate::stats::trace::MAX_TRACE;
+    match trace.filter(|n| !(1..=MAX_TRACE).contains(n)) {
+        Some(n) => Err(at.key(
+            "trace",
+            format!("trace = {n} is out of range"),
+            Some(&format!(
+                "trace is 1 to {MAX_TRACE} I/Os (32 B of memory each during the phase)"
+            )),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn check_verify(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 /// counted in the top bucket.
 const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
 
+/// A latency histogram, ns.
+pub type Hist = Histogram<u64>;
+
 /// Records latencies in ns for one direction.
 #[derive(Clone)]
 pub struct LatencyRecorder {
@@ -27,11 +30,35 @@ impl Default for LatencyRecorder {
     }
 }
 
+/// An empty histogram with the bounds every latency histogram of wkrun has (1 ns to 1 hour, 3 significant
+/// digits), so that any two add up exactly, bucket by bucket.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("static histogram bounds are valid")
+}
+
+/// Records one latency of `ns` into a histogram of [`new_histogram`], as [`LatencyRecorder::record`] does
+/// (0 ns counts as 1 ns; above an hour, in the top bucket).
+#[inline(always)]
+pub fn record_into(h: &mut Histogram<u64>, ns: u64) {
+    h.saturating_record(ns.max(1));
+}
+
+/// The percentile `p` (0..100) of the latencies in `h`, ns, at most `max_ns` (the exact largest latency,
+/// which the histogram only knows to its precision): the highest value of the bucket holding the latency
+/// of rank ⌈p/100 · n⌉ (at least 1) among the n in `h`, so within 0.1 % above that latency. `None` when `h`
+/// is empty.
+pub fn percentile_of(h: &Histogram<u64>, p: f64, max_ns: u64) -> Option<u64> {
+    (!h.is_empty()).then(|| h.value_at_quantile(p / 100.0).min(max_ns))
+}
+
+/// The percentiles of the per-interval columns of a series (`lat_p50_us`, ...): column name part and
+/// percentile.
+pub const INTERVAL_PERCENTILES: [(&str, f64); 3] = [("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9)];
+
 impl LatencyRecorder {
     /// An empty recorder.
     pub fn new() -> LatencyRecorder {
-        let hist = Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3)
-            .expect("static histogram bounds are valid");
+        let hist = new_histogram();
         LatencyRecorder {
             hist,
             count: 0,
@@ -51,6 +78,25 @@ impl LatencyRecorder {
         self.sum_sq += (ns as u128) * (ns as u128);
         self.min = self.min.min(ns);
         self.max = self.max.max(ns);
+    }
+
+    /// Counts one latency in ns without its histogram: the exact count, sum, min and max only. The
+    /// histogram gets it later, with the interval histogram it was recorded in ([`LatencyRecorder::absorb`]),
+    /// so that the I/O path records each latency into one histogram, not two.
+    #[inline(always)]
+    pub fn note(&mut self, ns: u64) {
+        self.count += 1;
+        self.sum += ns as u128;
+        self.sum_sq += (ns as u128) * (ns as u128);
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
+    /// Adds the histogram `h` (of [`new_histogram`], its latencies already counted by
+    /// [`LatencyRecorder::note`]) to this recorder's histogram.
+    pub fn absorb(&mut self, h: &Histogram<u64>) {
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.hist.add(h);
     }
 
     /// Adds every sample of `other` (merging two recorders equals recording the union).

@@ -308,10 +308,10 @@ fn psync_threads_over_the_address_space_limit_fail_the_run_without_an_abort() {
     let args = ["s.toml", "--target", "t.img", "-o", "out"];
     let ran = run_limited(d.path(), &["--as=1800000000"], false, &args);
     let error = failed_cleanly(&ran, &d.path().join("out"));
-    // 520 threads (8 × 64, and the 8 workers' own) of 3 MiB, 8 × 64 × 1 MiB of buffers and 1 MiB more.
+    // 520 threads (8 × 64, and the 8 workers' own) of 5 MiB, 8 × 64 × 1 MiB of buffers and 1 MiB more.
     assert_eq!(
         error,
-        "phase 0 \"w\": the psync engine could not start: the phase's 520 threads and 536870912 B of I/O buffers need about 2173698048 B of address space, more than is left under the address-space limit (RLIMIT_AS, ulimit -v) of 1800000000 B"
+        "phase 0 \"w\": the psync engine could not start: the phase's 520 threads and 536870912 B of I/O buffers need about 3264217088 B of address space, more than is left under the address-space limit (RLIMIT_AS, ulimit -v) of 1800000000 B"
     );
     assert_eq!(
         allocated_blocks(&d.path().join("t.img")),

@@ -27,6 +27,7 @@ mod hosts;
 mod interrupt;
 mod labels;
 mod latency_target;
+mod latency_time;
 mod library;
 mod limits;
 mod lines;
