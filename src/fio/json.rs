@@ -145,6 +145,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         }),
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        health: None,
         phases,
     })
 }
@@ -302,6 +303,10 @@ fn phase(
         warnings,
         host: None,
         device: None,
+        cpu: None,
+        kernel: None,
+        counters_csv: None,
+        health: None,
         hosts: Vec::new(),
         latency_histograms: hist,
         arrivals: None,

@@ -587,6 +587,7 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, p
     }
     o.push_str(&phase_table(runs, &s.group.members));
     o.push_str(&device_table(runs, &s.group.members));
+    o.push_str(&super::counters::counters_table(runs, &s.group.members));
     let named = runs.len() > 1;
     for &(r, p) in &s.group.members {
         let ph = runs[r].phase(p).0;

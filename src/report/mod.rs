@@ -10,6 +10,7 @@ pub mod bounded;
 pub mod build;
 pub mod chart;
 pub mod compare;
+pub mod counters;
 pub mod html;
 pub mod members;
 pub mod merge;

@@ -49,6 +49,10 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         host: None,
         workers: Vec::new(),
         device: None,
+        cpu: None,
+        kernel: None,
+        counters_csv: None,
+        health: None,
         hosts: Vec::new(),
         latency_histograms: None,
         arrivals: None,
@@ -150,6 +154,7 @@ pub fn results(
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        health: None,
         phases,
     }
 }

@@ -5,6 +5,7 @@
 pub mod balance;
 pub mod check;
 pub mod cluster;
+pub mod counters;
 pub mod headline;
 pub mod hlog;
 pub mod judge;
@@ -20,4 +21,5 @@ pub mod write;
 
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 pub use cluster::*;
+pub use counters::{CpuResult, KernelResult, RunHealth};
 pub use model::*;

@@ -83,6 +83,10 @@ pub struct Results {
     /// verdict. Absent when the spec has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_searches: Vec<super::search::SearchResult>,
+    /// The drive's health before and after the run: an NVMe namespace's SMART / health log (and the OCP
+    /// extended page where the drive has it); for other targets, `available: false` and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<super::RunHealth>,
     /// Phases run so far, in order. A phase of a block of rounds that the block no longer needed (it was
     /// steady before that round) did not run and is not here: indices may skip.
     pub phases: Vec<PhaseResult>,
@@ -108,6 +112,7 @@ impl Results {
             source: self.source.clone(),
             round_blocks: self.round_blocks.clone(),
             latency_searches: self.latency_searches.clone(),
+            health: self.health.clone(),
             phases: Vec::new(),
         }
     }
@@ -259,6 +264,20 @@ pub struct PhaseResult {
     /// On a simulated target: the drive's internals during the phase (the measured part, after any ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceResult>,
+    /// wkrun's CPU time during the phase's I/O (I/O phases on the wall clock, not the simulated drive's
+    /// virtual one): user and system, per I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<super::CpuResult>,
+    /// A block device target: the kernel's I/O counters of the device during the phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<super::KernelResult>,
+    /// The per-interval counters CSV (CPU time; a block device's kernel counters), `NN-<phase>.counters.csv`,
+    /// next to results.json; absent on the simulated drive's virtual clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters_csv: Option<String>,
+    /// An NVMe namespace target: what the phase did to the drive's SMART counters (and OCP media writes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<crate::target::health::HealthDelta>,
     /// Zone-aware writes (`zone_mode = "zbd"`): what they did to the zones of the span.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<ZonesResult>,

@@ -206,8 +206,12 @@ pub fn measured(
         dir: ctx.out_dir,
         name: &csv_name,
     };
+    let health_before = super::health::now(ctx);
     let o = measure::run(&env, phase, csv, check, &mut ctx.obs);
     ctx.obs.phase_end();
+    pr.health = health_before
+        .zip(super::health::now(ctx))
+        .map(|(b, a)| crate::target::health::HealthDelta::between(&b, &a));
     let mut o = o.map_err(|e| PhaseEnd::NotRun(format!("phase \"{}\": {e}", phase.name)))?;
     if let Some(err) = o.outcome.error.as_mut() {
         explain_file_size(err);
@@ -242,6 +246,19 @@ pub fn measured(
     // Workers that did unequal work: the host's scheduling shaped the phase's total.
     if let Some(w) = crate::results::balance::warning(pr) {
         ctx.warn(pr, w);
+    }
+    if let Some(t) = o.counters.take() {
+        pr.cpu = Some(t.cpu);
+        pr.kernel = t.kernel;
+        if let (Some(name), Some(e)) = (&t.csv, t.error)
+            && o.csv_error.is_none()
+        {
+            o.csv_error = Some(measure::SetupError {
+                what: format!("cannot write {}", ctx.out_dir.join(name).display()),
+                source: e,
+            });
+        }
+        pr.counters_csv = t.csv;
     }
     pr.zones = o.zones.map(|z| crate::results::ZonesResult {
         zones: z.zones,

@@ -70,6 +70,8 @@ pub struct IoOutcome {
     /// The per-I/O trace kept (`trace = N`): its rows in completion order and the completions dropped past
     /// the cap; `None` without a trace.
     pub trace: Option<(Vec<TraceRow>, u64)>,
+    /// The host's and the device's counters over the measured part ([`super::counters`]).
+    pub counters: Option<super::counters::Totals>,
 }
 
 /// What one worker of an I/O phase did: the totals of its part of the series and its latencies.
@@ -267,7 +269,20 @@ pub fn run(
     let engines = (0..n)
         .map(|w| new_engine(device_file.as_ref().filter(|_| w == 0)))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out = measure(&shape, &parts, (&first, check), &engines, csv, obs)?;
+    // The counters' first reading, before the engines set up: no I/O of the measured part escapes it. None
+    // on a virtual clock (the simulated drive's time is not the host's).
+    let sampler = match parts.virtual_clock {
+        true => None,
+        false => {
+            let name = crate::results::counters::file_name(phase.index, &phase.name);
+            let s = super::counters::Sampler::before(&env.plan.target, csv.dir, name.clone());
+            Some(s.map_err(setup(format!(
+                "cannot create {}",
+                csv.dir.join(&name).display()
+            )))?)
+        }
+    };
+    let mut out = measure(&shape, &parts, (&first, check), &engines, csv, obs, sampler)?;
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
     out.outcome.errors.merge(ramp_errors);
     out.measured_started_at = measured_started_at;
@@ -795,6 +810,7 @@ fn ramp_failed(
         csv_error: None,
         hist_log: None,
         trace: None,
+        counters: None,
     })
 }
 
@@ -875,6 +891,7 @@ fn measure(
     engines: &[EngineBox<'_>],
     csv_out: CsvOut<'_>,
     obs: &mut dyn Observer,
+    sampler: Option<super::counters::Sampler>,
 ) -> Result<IoOutcome, SetupError> {
     let m = shape.measure;
     let ops = worker_ops(shape, parts, first, true, Claim::of(shape, parts));
@@ -910,18 +927,46 @@ fn measure(
         bases,
     };
     let mut series = Series::new(jobs[0].clock, recorders);
-    let (outcomes, ended_at_steady) =
-        collect(&jobs, engines, &mut series, &mut c, m.until_steady());
-    finish(
-        shape,
-        parts,
-        &jobs[0],
-        outcomes,
-        ended_at_steady,
-        series,
-        c,
-        csv_out,
-    )
+    let stop = super::counters::Stop::default();
+    let interval_ns = shape.io.interval_ns;
+    let sampler = sampler.map(Mutex::new);
+    // The counters are read at each interval boundary by a thread of their own (the wall clock only), up
+    // to the phase's end, which `finish` may wait for; a thread that cannot start leaves the phase's first
+    // and last readings.
+    let out = std::thread::scope(|s| {
+        let ticking = sampler
+            .as_ref()
+            .map(|sampler| {
+                std::thread::Builder::new().spawn_scoped(s, || {
+                    lock(sampler).tick_until(&together.start, interval_ns, &stop);
+                })
+            })
+            .and_then(Result::ok);
+        let (outcomes, ended_at_steady) =
+            collect(&jobs, engines, &mut series, &mut c, m.until_steady());
+        let out = finish(
+            shape,
+            parts,
+            &jobs[0],
+            outcomes,
+            ended_at_steady,
+            series,
+            c,
+            csv_out,
+        );
+        stop.set(out.as_ref().map_or(0, |o| o.outcome.end_ns));
+        if let Some(t) = ticking {
+            t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+        out
+    });
+    let mut out = out?;
+    let ios = Direction::ALL.iter().map(|&d| out.totals[d].ops).sum();
+    out.counters = sampler.map(|m| {
+        let s = m.into_inner().unwrap_or_else(|p| p.into_inner());
+        s.finish(out.outcome.end_ns, ios)
+    });
+    Ok(out)
 }
 
 /// The room of a phase's per-I/O trace of at most `cap` rows (0: none), one share per recorder, reserved
@@ -1065,6 +1110,7 @@ fn finish(
         csv_error,
         hist_log: Some(csv.hlog_name()),
         trace,
+        counters: None,
     })
 }
 

@@ -3,7 +3,9 @@
 //! atomically and validated at the start, after every phase and at the end). One series CSV per I/O phase.
 
 mod backlog;
+pub mod counters;
 pub mod erase;
+mod health;
 mod host;
 pub mod io_phase;
 mod limits;
@@ -175,6 +177,7 @@ impl<'a> Ctx<'a> {
     /// for the run is set back first; when it cannot be, a run that completed fails, with the reason.
     fn finish(&mut self, status: Status, pr: Option<PhaseResult>) -> Result<(), WriteError> {
         self.results.phases.extend(pr);
+        health::after(self);
         let mut status = status;
         if let Some(msg) = self.restore_cache() {
             self.obs.log(&format!("error: {msg}"));
@@ -349,6 +352,7 @@ pub(crate) fn execute_gated(
         ctx.written = Written::on_file(held.file(), plan.target.capacity_bytes);
     }
     announce(&mut ctx, gate);
+    health::before(&mut ctx);
     ctx.set_cache()?;
     prepare::lay_out(&mut ctx)?;
     run_phases(&mut ctx, gate)?;
@@ -534,6 +538,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        health: None,
         phases: Vec::new(),
     }
 }
@@ -574,6 +579,10 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         host: None,
         workers: Vec::new(),
         device: None,
+        cpu: None,
+        kernel: None,
+        counters_csv: None,
+        health: None,
         hosts: Vec::new(),
         latency_histograms: None,
         arrivals: None,

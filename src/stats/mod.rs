@@ -6,6 +6,7 @@
 pub mod coverage;
 pub mod derived;
 pub mod interval;
+pub mod kernel;
 pub mod latency;
 pub mod row_latency;
 pub mod steady;

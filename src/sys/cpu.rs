@@ -22,6 +22,29 @@ pub fn thread_cpu_ns() -> io::Result<u64> {
     Ok(secs.saturating_mul(1_000_000_000).saturating_add(nanos))
 }
 
+/// CPU time the whole process has used so far, ns: (user, system), from `getrusage(RUSAGE_SELF)`. Counts
+/// every thread of the process, those that ended too (the kernel folds an exiting thread's time into the
+/// process's), at the kernel's accounting granularity (a tick, or finer with `CONFIG_VIRT_CPU_ACCOUNTING`).
+///
+/// # Errors
+/// The OS error when the usage cannot be read.
+pub fn process_times_ns() -> io::Result<(u64, u64)> {
+    // SAFETY: rusage is plain data; all-zero is a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid, writable rusage for the duration of the call; RUSAGE_SELF is a constant.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let ns = |t: libc::timeval| {
+        let secs = u64::try_from(t.tv_sec).unwrap_or(0);
+        let micros = u64::try_from(t.tv_usec).unwrap_or(0);
+        secs.saturating_mul(1_000_000_000)
+            .saturating_add(micros.saturating_mul(1000))
+    };
+    Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
+}
+
 /// The CPUs the calling thread may run on (its affinity mask), in order.
 ///
 /// # Errors
@@ -75,6 +98,42 @@ mod tests {
         .join()
         .expect("thread");
         assert_eq!(on, vec![last]);
+    }
+
+    #[test]
+    fn process_times_grow_with_a_busy_thread_and_a_syscall_loop() {
+        // Busy until the thread itself has used 40 ms of CPU (a loaded machine gives it less per wall ms).
+        let busy = |work: fn()| {
+            let t0 = thread_cpu_ns().expect("thread CPU clock");
+            while thread_cpu_ns().expect("thread CPU clock") - t0 < 40_000_000 {
+                work();
+            }
+        };
+        let (u0, s0) = super::process_times_ns().expect("getrusage");
+        // A busy loop on another thread counts in the process's time, mostly user time.
+        std::thread::spawn(move || {
+            busy(|| {
+                std::hint::black_box((0..1000u64).sum::<u64>());
+            })
+        })
+        .join()
+        .expect("thread");
+        let (u1, s1) = super::process_times_ns().expect("getrusage");
+        assert!(
+            (u1 + s1) - (u0 + s0) >= 30_000_000,
+            "40 ms of a thread's CPU gave {} ns to the process",
+            (u1 + s1) - (u0 + s0)
+        );
+        assert!(u1 > u0, "no user time ({u0} -> {u1})");
+        // Syscalls count in system time.
+        busy(|| {
+            let _ = std::fs::metadata("/proc/self/stat");
+        });
+        let (_, s2) = super::process_times_ns().expect("getrusage");
+        assert!(
+            s2 > s1,
+            "40 ms of stat() calls gave no system time ({s1} -> {s2})"
+        );
     }
 
     #[test]

@@ -19,6 +19,15 @@ pub const OPC_FORMAT_NVM: u8 = 0x80;
 pub const OPC_SET_FEATURES: u8 = 0x09;
 /// Admin opcode: Get Features.
 pub const OPC_GET_FEATURES: u8 = 0x0a;
+/// Admin opcode: Get Log Page.
+pub const OPC_GET_LOG_PAGE: u8 = 0x02;
+/// Log page identifier: SMART / Health Information (512 bytes).
+pub const LID_SMART: u8 = 0x02;
+/// Log page identifier 0xC0: in the OCP Datacenter NVMe SSD specification, SMART / Health Information
+/// Extended (512 bytes); other vendors use the identifier for pages of their own.
+pub const LID_OCP_SMART_EXTENDED: u8 = 0xc0;
+/// The namespace id that names the whole controller (log pages kept for all namespaces).
+pub const NSID_ALL: u32 = 0xffff_ffff;
 /// Feature identifier: Volatile Write Cache.
 pub const FID_VOLATILE_WRITE_CACHE: u32 = 0x06;
 /// Secure Erase Settings value 1: user data erase.
@@ -218,6 +227,21 @@ pub fn format_cmd(nsid: u32, f: NsFormat, ses: u32, timeout_ms: u32) -> AdminCmd
     }
 }
 
+/// Get Log Page `lid` for `nsid`, `len` bytes (a multiple of 4, at least 4) into `addr`, from offset 0:
+/// `CDW10 = LID[7:0] | NUMDL[31:16]`, `CDW11 = NUMDU[15:0]`, NUMD the number of dwords less one.
+pub fn get_log_cmd(lid: u8, nsid: u32, addr: u64, len: u32) -> AdminCmd {
+    let numd = (len / 4).saturating_sub(1);
+    AdminCmd {
+        opcode: OPC_GET_LOG_PAGE,
+        nsid,
+        addr,
+        data_len: len,
+        cdw10: u32::from(lid) | ((numd & 0xffff) << 16),
+        cdw11: numd >> 16,
+        ..AdminCmd::default()
+    }
+}
+
 /// The namespace id of an NVMe namespace block device; an error (ENOTTY) for anything else.
 pub fn namespace_id(f: &impl AsRawFd) -> io::Result<u32> {
     // SAFETY: NVME_IOCTL_ID takes no argument and returns the namespace id or -1.
@@ -289,6 +313,22 @@ pub fn set_volatile_write_cache(f: &impl AsRawFd, enabled: bool) -> io::Result<(
     admin(f, &mut cmd).map(|_| ())
 }
 
+/// Reads log page `lid` of the controller of the namespace open as `f`, for all namespaces
+/// ([`NSID_ALL`]), into `page` (its length a multiple of 4; 512 for the SMART pages).
+///
+/// # Errors
+/// ENOTTY when `f` is not an NVMe namespace; the OS error (EACCES, EPERM without CAP_SYS_ADMIN) or the
+/// NVMe status (0x2109 or similar: a log page the controller does not have) otherwise.
+pub fn log_page(f: &impl AsRawFd, lid: u8, page: &mut [u8]) -> io::Result<()> {
+    let len =
+        u32::try_from(page.len()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    if len == 0 || len % 4 != 0 {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    let mut cmd = get_log_cmd(lid, NSID_ALL, page.as_mut_ptr() as u64, len);
+    admin(f, &mut cmd).map(|_| ())
+}
+
 /// Formats the namespace open as `f` with user data erase, keeping its LBA format and protection settings.
 /// Erases the whole namespace. Can take minutes.
 ///
@@ -310,6 +350,20 @@ mod tests {
     #[test]
     fn layout_is_the_kernels() {
         assert_eq!(std::mem::size_of::<AdminCmd>(), 72);
+    }
+
+    #[test]
+    fn get_log_page_encoding() {
+        // 512 bytes = 128 dwords: NUMDL 127 in bits 31:16, NUMDU 0.
+        let c = get_log_cmd(LID_SMART, NSID_ALL, 0x1000, 512);
+        assert_eq!(c.opcode, 0x02);
+        assert_eq!(c.cdw10, 0x007f_0002);
+        assert_eq!(c.cdw11, 0);
+        assert_eq!((c.nsid, c.addr, c.data_len), (0xffff_ffff, 0x1000, 512));
+        // 512 KiB = 131072 dwords: NUMD 131071 = 0x1_ffff, split over NUMDL and NUMDU.
+        let c = get_log_cmd(LID_OCP_SMART_EXTENDED, 1, 0, 512 << 10);
+        assert_eq!(c.cdw10, 0xffff_00c0);
+        assert_eq!(c.cdw11, 1);
     }
 
     #[test]

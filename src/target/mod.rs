@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod erase;
+pub mod health;
 mod kinds;
 pub mod open;
 mod probe;

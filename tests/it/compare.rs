@@ -76,6 +76,10 @@ fn workload(
         host: None,
         workers: Vec::new(),
         device: None,
+        cpu: None,
+        kernel: None,
+        counters_csv: None,
+        health: None,
         hosts: Vec::new(),
         latency_histograms: None,
         arrivals: None,
@@ -153,6 +157,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        health: None,
         phases,
     }
 }

@@ -71,7 +71,10 @@ fn a_write_that_fills_the_disk_leaves_results_failed() {
         "{err}"
     );
     let out = m.dir.join("out");
-    assert_eq!(names(&out), ["00-w.csv", "00-w.hlog", "results.json"]);
+    assert_eq!(
+        names(&out),
+        ["00-w.counters.csv", "00-w.csv", "00-w.hlog", "results.json"]
+    );
     let (_, r) = strict_results(&out);
     assert_eq!(r["status"], "failed");
     assert_eq!(
@@ -106,7 +109,10 @@ fn results_that_find_the_disk_full_after_a_phase_still_say_failed() {
         (1, format!("error: {msg}\n").as_str())
     );
     let out = m.dir.join("out");
-    assert_eq!(names(&out), ["00-w.csv", "00-w.hlog", "results.json"]);
+    assert_eq!(
+        names(&out),
+        ["00-w.counters.csv", "00-w.csv", "00-w.hlog", "results.json"]
+    );
     let (_, r) = strict_results(&out);
     assert_eq!(r["status"], "failed");
     assert_eq!(r["error"], msg);

@@ -79,9 +79,9 @@ fn usable_engines(test: &str) -> Vec<&'static str> {
 }
 
 /// A 64 MiB zram device of this test, reset (and removed, if the test added it) on drop. Holds [`ZRAM_LOCK`].
-struct Zram {
+pub(crate) struct Zram {
     /// `/dev/zramN`.
-    dev: PathBuf,
+    pub(crate) dev: PathBuf,
     /// `/sys/block/zramN`.
     sys: PathBuf,
     /// N when the test added the device through /sys/class/zram-control/hot_add.
@@ -95,7 +95,7 @@ impl Zram {
     /// A zram device of its own: a new one from zram-control's `hot_add` (which leaves /dev/zram0, possibly
     /// someone's, alone), else /dev/zram0 when it is unconfigured (disksize 0) and unheld. Err(reason) otherwise:
     /// not root, no zram, or zram0 in use (its data is not ours to destroy).
-    fn new() -> Result<Zram, String> {
+    pub(crate) fn new() -> Result<Zram, String> {
         let lock = ZRAM_LOCK
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);

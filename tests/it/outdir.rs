@@ -184,7 +184,7 @@ fn a_second_run_on_a_folder_in_use_is_refused_at_once() {
     assert_eq!(r["phases"].as_array().unwrap().len(), 1);
     assert_eq!(
         names(&d.join("out")),
-        ["00-w.csv", "00-w.hlog", "results.json"]
+        ["00-w.counters.csv", "00-w.csv", "00-w.hlog", "results.json"]
     );
 }
 
@@ -461,7 +461,13 @@ fn a_target_named_like_a_file_the_run_writes_in_its_folder_is_refused() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         names(&dir.join("o")),
-        ["00-fill.csv", "00-fill.hlog", "results.json", "t.img"]
+        [
+            "00-fill.counters.csv",
+            "00-fill.csv",
+            "00-fill.hlog",
+            "results.json",
+            "t.img"
+        ]
     );
 }
 

@@ -198,6 +198,14 @@ impl CaseOut {
         }
     }
 
+    /// The bytes of the case's file `rel`.
+    pub fn bytes(&self, rel: &str) -> &[u8] {
+        match self.ran.files.get(&format!("{}/{rel}", self.case)) {
+            Some(b) => b,
+            None => panic!("case {} left no file {rel}\n{}", self.case, self.context()),
+        }
+    }
+
     /// The exit code of the guest command `run`.
     pub fn rc(&self, run: &str) -> i32 {
         let t = self.text(&format!("{run}.rc"));
