@@ -579,6 +579,9 @@ fn polled_fio_side_by_side() {
             "side by side, {m} against fio --{fio_opt}: wkrun {wi:.0} IOPS, fio {fi:.0} IOPS, ratio {:.2}",
             wi / fi
         );
+    }
+}
+
 #[test]
 fn nvme_health_counters() {
     let Some(out) = run("nvme_health_counters") else {
