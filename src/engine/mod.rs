@@ -133,6 +133,34 @@ pub struct Job<'a> {
     pub check: Option<&'a dyn ReadCheck>,
     /// How an io_uring ring polls (`polled`, `sq_poll`); other engines ignore it.
     pub ring: crate::sys::uring::RingSetup,
+    /// The kernel's per-I/O flags of every write (`RWF_DSYNC`, `RWF_SYNC`; 0 for none): pwritev2's flags
+    /// (psync), io_uring's `rw_flags`, AIO's `aio_rw_flags`. Reads and trims carry none.
+    pub write_flags: u32,
+    /// A flush of the target after every `every` completed writes of this job (`fsync`, `fdatasync`);
+    /// `None` for none.
+    pub flush: Option<Flush>,
+    /// Completed writes of this job, counted only with a [`Job::flush`] (all its threads together).
+    pub writes_done: AtomicU64,
+}
+
+/// A flush after every `every` completed writes of a job: fsync(2), or fdatasync(2) with `data_only`. The
+/// job's `k·every`-th completed write is followed by flush `k` on the thread that completed it, before that
+/// thread issues anything else: a job that completes `w` writes flushes exactly `⌊w / every⌋` times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flush {
+    /// Writes per flush, at least 1.
+    pub every: u64,
+    /// fdatasync rather than fsync.
+    pub data_only: bool,
+}
+
+/// The flushes a worker made: how many, and how long each took.
+#[derive(Clone, Default)]
+pub struct Flushes {
+    /// Flushes done.
+    pub ops: u64,
+    /// Their latencies.
+    pub latency: LatencyRecorder,
 }
 
 /// Checks the data of completed reads (a verify phase), on the worker's thread, after the read was recorded.
@@ -333,6 +361,45 @@ impl Job<'_> {
         }
     }
 
+    /// After a completed write: with a [`Job::flush`], counts it and flushes the target when it is the
+    /// job's next multiple of `every`, timed into `rec`'s flushes; without, nothing. The `null` engine's
+    /// flushes (no target open) are counted, taking no time.
+    ///
+    /// # Errors
+    /// The failed flush, as an I/O error of the write direction with the OS error.
+    #[inline]
+    pub fn after_write(&self, rec: &mut Recorder) -> Result<(), IoError> {
+        match self.flush {
+            Some(f) if (self.writes_done.fetch_add(1, Ordering::Relaxed) + 1) % f.every == 0 => {
+                self.flush_now(f, rec)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[inline(never)]
+    fn flush_now(&self, f: Flush, rec: &mut Recorder) -> Result<(), IoError> {
+        let t0 = self.now_ns();
+        let r = match (self.file, f.data_only) {
+            (None, _) => Ok(()),
+            (Some(file), true) => file.sync_data(),
+            (Some(file), false) => file.sync_all(),
+        };
+        let t1 = self.now_ns();
+        match r {
+            Ok(()) => {
+                rec.flushed(t1 - t0, t1);
+                Ok(())
+            }
+            Err(e) => Err(IoError {
+                dir: Direction::Write,
+                offset: 0,
+                len: 0,
+                cause: IoCause::Flush(if f.data_only { "fdatasync" } else { "fsync" }, e),
+            }),
+        }
+    }
+
     /// Makes every worker stop at its next I/O boundary (after an I/O error).
     pub fn abort(&self) {
         self.abort.store(true, Ordering::Relaxed);
@@ -363,6 +430,8 @@ pub struct Outcome {
     /// What the probe for batched completion waits measured and kept (`Job::probe_waits`), when it ran to
     /// its end; `None` otherwise.
     pub waits: Option<crate::vocab::WaitsProbe>,
+    /// The flushes made (`Job::flush`).
+    pub flushes: Flushes,
 }
 
 /// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to
@@ -413,6 +482,7 @@ impl Outcome {
             warnings: Vec::new(),
             submit_cpu: None,
             waits: None,
+            flushes: Flushes::default(),
         }
     }
 
@@ -433,6 +503,8 @@ impl Outcome {
             self.error_ns = o.error_ns;
         }
         self.errors.merge(o.errors);
+        self.flushes.ops += o.flushes.ops;
+        self.flushes.latency.merge(&o.flushes.latency);
         self.submit_cpu = match (self.submit_cpu, o.submit_cpu) {
             (Some(a), Some(b)) => Some(a.merge(b)),
             (a, b) => a.or(b),
@@ -496,7 +568,7 @@ pub struct IoError {
 
 impl std::fmt::Display for IoError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let IoCause::Setup(..) | IoCause::Limit(_) = self.cause {
+        if let IoCause::Setup(..) | IoCause::Limit(_) | IoCause::Flush(..) = self.cause {
             return write!(f, "{}", self.cause);
         }
         let op = self.dir.name();
@@ -517,6 +589,9 @@ pub enum IoCause {
     /// The syscall transferred fewer bytes than asked.
     #[error("short transfer: {0} B")]
     Short(usize),
+    /// A flush (`fsync`/`fdatasync` every N writes) failed: which, and the OS error.
+    #[error("{what} failed: {msg}", what = .0, msg = os_text(.1))]
+    Flush(&'static str, io::Error),
     /// Write data could not be produced (image file read failed).
     #[error("reading the image: {0}")]
     Data(io::Error),

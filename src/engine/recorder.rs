@@ -54,6 +54,8 @@ pub struct Recorder {
     sizes: Vec<(u32, u64)>,
     /// Failed I/Os.
     errors: ErrorTally,
+    /// Flushes (`fsync`/`fdatasync` every N writes).
+    flushes: super::Flushes,
     tx: Sender<Event>,
     sent: u64,
     /// The thread's CPU time (ns) and the wall clock when it started submitting ([`Recorder::start_cpu`]).
@@ -74,6 +76,7 @@ impl Recorder {
             last_ns: 0,
             sizes: Vec::new(),
             errors: ErrorTally::default(),
+            flushes: super::Flushes::default(),
             tx,
             sent: 0,
             cpu_start: None,
@@ -103,6 +106,16 @@ impl Recorder {
             Some(e) => e.1 += 1,
             None => self.sizes.push((len, 1)),
         }
+    }
+
+    /// Records a flush that ended at `t_ns` and took `lat_ns` (not an I/O of any direction: it has no
+    /// bytes, and the series does not count it).
+    pub fn flushed(&mut self, lat_ns: u64, t_ns: u64) {
+        self.flushes.ops += 1;
+        if self.on {
+            self.flushes.latency.record(lat_ns);
+        }
+        self.last_ns = self.last_ns.max(t_ns);
     }
 
     /// Records an I/O that failed at `t_ns`: counted in the phase's errors and in the interval's `errors`.
@@ -193,6 +206,7 @@ impl Recorder {
             warnings: Vec::new(),
             submit_cpu,
             waits: None,
+            flushes: self.flushes,
         }
     }
 }

@@ -273,6 +273,8 @@ fn phase(
         device: None,
         hosts: Vec::new(),
         latency_histograms: hist,
+        trim: None,
+        sync: None,
         zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.

@@ -34,7 +34,19 @@ pub enum LastWriter {
         /// Op index.
         op: u64,
     },
+    /// Written by op `op` of the `slot`-th verified writer, then discarded (BLKDISCARD) on a block device:
+    /// the sector reads back as zeros or as that write left it (the kernel promises neither; wkrun accepts
+    /// both). A trim on a file punches a hole, which reads back as zeros: [`LastWriter::Zeros`].
+    Trimmed {
+        /// Position in [`VerifyMap::writers`].
+        slot: u16,
+        /// Op index of the write before the trim.
+        op: u64,
+    },
 }
+
+/// The bit of an encoded [`LastWriter::Trimmed`] (above a write's slot and op).
+const TRIMMED: u64 = 1 << 63;
 
 impl LastWriter {
     fn encode(self) -> u64 {
@@ -44,10 +56,19 @@ impl LastWriter {
             LastWriter::Unknown => 2 << 48,
             LastWriter::WriteFailed => (2 << 48) | 1,
             LastWriter::Write { slot, op } => ((slot as u64 + 3) << 48) | (op & MAX_OP_INDEX),
+            LastWriter::Trimmed { slot, op } => {
+                TRIMMED | LastWriter::Write { slot, op }.encode()
+            }
         }
     }
 
     fn decode(v: u64) -> LastWriter {
+        if v & TRIMMED != 0 {
+            return match LastWriter::decode(v & !TRIMMED) {
+                LastWriter::Write { slot, op } => LastWriter::Trimmed { slot, op },
+                other => other,
+            };
+        }
         match v >> 48 {
             0 => LastWriter::Untouched,
             1 => LastWriter::Zeros,
@@ -242,7 +263,7 @@ impl VerifyMap {
                     m.mark(range.start, range.len, w);
                 }
                 Work::Io(w) if stream_writer(p).is_some() => {
-                    m.replay(p, w);
+                    m.replay(p, w, target_kind);
                     if stamped(w) {
                         let ranges = failed.iter().filter(|f| f.phase == p.index);
                         for &(a, b) in ranges.flat_map(|f| f.ranges) {
@@ -261,7 +282,7 @@ impl VerifyMap {
 
     /// Marks every write of the fill or workload `p`, by the op stream of each of its workers (a verified
     /// writer slot per worker, with the worker's seed its stamps carry).
-    fn replay(&mut self, p: &PhasePlan, w: &IoWork) {
+    fn replay(&mut self, p: &PhasePlan, w: &IoWork, target_kind: TargetKind) {
         if w.bound.ops().is_none() {
             return;
         }
@@ -280,8 +301,13 @@ impl VerifyMap {
                 continue;
             };
             for op in stream.ops(0..n) {
-                if op.dir != Direction::Write {
-                    continue;
+                match op.dir {
+                    Direction::Write => {}
+                    Direction::Trim => {
+                        self.trim(op.offset, op.len as u64, target_kind);
+                        continue;
+                    }
+                    Direction::Read => continue,
                 }
                 let lw = match slot {
                     Some(slot) => LastWriter::Write { slot, op: op.index },
@@ -305,6 +331,34 @@ impl VerifyMap {
             let u0 = self.start + k * self.unit;
             let whole = u0 >= at && u0 + self.unit <= at + len;
             self.entries[k as usize] = if whole { w } else { LastWriter::Unknown }.encode();
+        }
+    }
+
+    /// Marks a trim of `[at, at + len)`: on a file a punched hole (zeros); on a block device a discard, after
+    /// which each unit reads back as zeros or as before ([`LastWriter::Trimmed`]; a unit of unknown or
+    /// untouched content stays unchecked). A unit only partly covered becomes unknown.
+    fn trim(&mut self, at: u64, len: u64, target_kind: TargetKind) {
+        if target_kind == TargetKind::File {
+            return self.mark(at, len, LastWriter::Zeros);
+        }
+        let end = self.start + self.entries.len() as u64 * self.unit;
+        let (a, b) = (at.max(self.start), (at + len).min(end));
+        if a >= b {
+            return;
+        }
+        let first = (a - self.start) / self.unit;
+        let last = (b - self.start).div_ceil(self.unit);
+        for k in first..last {
+            let u0 = self.start + k * self.unit;
+            let whole = u0 >= at && u0 + self.unit <= at + len;
+            let e = &mut self.entries[k as usize];
+            let now = match (whole, LastWriter::decode(*e)) {
+                (true, LastWriter::Write { slot, op }) => LastWriter::Trimmed { slot, op },
+                (true, w @ (LastWriter::Zeros | LastWriter::WriteFailed)) => w,
+                (true, w @ LastWriter::Trimmed { .. }) => w,
+                _ => LastWriter::Unknown,
+            };
+            *e = now.encode();
         }
     }
 

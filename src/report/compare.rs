@@ -117,10 +117,10 @@ pub enum Metric {
 
 impl Metric {
     /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS, each
-    /// direction's IOPS, bandwidth, then each direction's latencies (reads and writes: results format 1
-    /// has no other direction), then a simulated drive's writes.
+    /// direction's IOPS, bandwidth, then each direction's latencies (reads, writes, trims: a direction no
+    /// run did leaves its rows out), then a simulated drive's writes.
     pub fn numeric() -> Vec<Metric> {
-        let dirs = Direction::CORE;
+        let dirs = Direction::ALL;
         let mut m = vec![Metric::TotalIops];
         m.extend(dirs.map(Metric::Iops));
         m.push(Metric::Bandwidth);

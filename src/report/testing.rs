@@ -49,6 +49,8 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }

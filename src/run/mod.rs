@@ -569,6 +569,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }

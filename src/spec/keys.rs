@@ -249,6 +249,9 @@ pub const KEYS: &[Key] = &[
     key("zone_mode", WRITERS, "`\"none\"`", |p| {
         p.zone_mode.is_some()
     }),
+    key("sync", WRITERS, "`\"none\"`", |p| p.sync.is_some()),
+    key("fsync", WRITERS, "none", |p| p.fsync.is_some()),
+    key("fdatasync", WRITERS, "none", |p| p.fdatasync.is_some()),
     key("polled", IO, "`false`", |p| p.polled.is_some()),
     key("sq_poll", IO, "`false`", |p| p.sq_poll.is_some()),
     key("passes", FILL, "`1` (when `size` is not set either)", |p| {
@@ -292,6 +295,7 @@ pub const KEYS: &[Key] = &[
             p.read_percent.is_some()
         })
     },
+    key("trim_percent", WORKLOAD, "0", |p| p.trim_percent.is_some()),
     key("rate_iops", WORKLOAD, "no cap", |p| p.rate_iops.is_some()),
     key("ramp", WORKLOAD, "none", |p| p.ramp.is_some()),
     key("steady_state", WORKLOAD, "none", |p| {
@@ -396,6 +400,9 @@ mod tests {
         ("completion_waits", "\"each\""),
         ("data", "\"zeros\""),
         ("zone_mode", "\"zbd\""),
+        ("sync", "\"dsync\""),
+        ("fsync", "8"),
+        ("fdatasync", "8"),
         ("polled", "true"),
         ("sq_poll", "true"),
         ("passes", "2"),
@@ -404,6 +411,7 @@ mod tests {
         ("pattern", "\"sequential\""),
         ("coverage", "\"full\""),
         ("read_percent", "65"),
+        ("trim_percent", "20"),
         ("rate_iops", "100"),
         ("ramp", "\"1s\""),
         ("steady_state", "{ rule = \"snia\" }"),
