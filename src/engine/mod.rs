@@ -370,7 +370,10 @@ impl Job<'_> {
     #[inline]
     pub fn after_write(&self, rec: &mut Recorder) -> Result<(), IoError> {
         match self.flush {
-            Some(f) if (self.writes_done.fetch_add(1, Ordering::Relaxed) + 1) % f.every == 0 => {
+            Some(f)
+                if (self.writes_done.fetch_add(1, Ordering::Relaxed) + 1)
+                    .is_multiple_of(f.every) =>
+            {
                 self.flush_now(f, rec)
             }
             _ => Ok(()),

@@ -210,7 +210,9 @@ fn worker(
                 Direction::Read => file.read_at(data, op.offset),
                 Direction::Write if job.write_flags == 0 => file.write_at(data, op.offset),
                 Direction::Write => pwrite_flags(file, data, op.offset, job.write_flags),
-                Direction::Trim => trim.run(file, op.offset, op.len as u64).map(|()| data.len()),
+                Direction::Trim => trim
+                    .run(file, op.offset, op.len as u64)
+                    .map(|()| data.len()),
             };
             let t1 = job.now_ns();
             let cause = match r {

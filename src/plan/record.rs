@@ -381,7 +381,11 @@ impl PhasePlan {
                 q.trim_percent = (w.trim_percent > 0).then_some(w.trim_percent);
                 q.sync = (w.sync != crate::vocab::SyncWrites::None).then_some(w.sync);
                 if let Some(f) = w.flush {
-                    *(if f.data_only { &mut q.fdatasync } else { &mut q.fsync }) = Some(f.every);
+                    *(if f.data_only {
+                        &mut q.fdatasync
+                    } else {
+                        &mut q.fsync
+                    }) = Some(f.every);
                 }
                 q.passes = w.passes;
                 match &w.writes {

@@ -56,9 +56,7 @@ impl LastWriter {
             LastWriter::Unknown => 2 << 48,
             LastWriter::WriteFailed => (2 << 48) | 1,
             LastWriter::Write { slot, op } => ((slot as u64 + 3) << 48) | (op & MAX_OP_INDEX),
-            LastWriter::Trimmed { slot, op } => {
-                TRIMMED | LastWriter::Write { slot, op }.encode()
-            }
+            LastWriter::Trimmed { slot, op } => TRIMMED | LastWriter::Write { slot, op }.encode(),
         }
     }
 

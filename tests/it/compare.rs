@@ -76,6 +76,8 @@ fn workload(
         device: None,
         hosts: Vec::new(),
         latency_histograms: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }
