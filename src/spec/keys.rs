@@ -295,7 +295,9 @@ pub const KEYS: &[Key] = &[
             p.read_percent.is_some()
         })
     },
-    key("trim_percent", WORKLOAD, "0", |p| p.trim_percent.is_some()),
+    key("trim_percent", WORKLOAD, "`0`", |p| {
+        p.trim_percent.is_some()
+    }),
     key("rate_iops", WORKLOAD, "no cap", |p| p.rate_iops.is_some()),
     key("ramp", WORKLOAD, "none", |p| p.ramp.is_some()),
     key("steady_state", WORKLOAD, "none", |p| {
