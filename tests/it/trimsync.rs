@@ -466,3 +466,43 @@ fn trims_on_the_simulated_drive_unmap_its_ftl() {
     let trimmed = u(&r, "/phases/1/device/trimmed_bytes");
     assert!(trimmed > 0 && trimmed <= 2500 * 4096, "{trimmed}");
 }
+
+#[test]
+fn trims_are_refused_on_a_file_system_without_punch_hole() {
+    let name = "trims_are_refused_on_a_file_system_without_punch_hole";
+    if let Some(why) = loop_unavailable() {
+        return skip(name, &format!("mounting needs root: {why}"));
+    }
+    // ramfs has no fallocate: punch hole is EOPNOTSUPP there (tmpfs, ext4, xfs and btrfs have it).
+    let d = tempdir();
+    let mnt = d.path().join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "ramfs", "wkrun-test"])
+        .arg(&mnt)
+        .status();
+    if !mounted.is_ok_and(|s| s.success()) {
+        return skip(name, "cannot mount a ramfs here");
+    }
+    let target = mnt.join("t.img");
+    patterned_file(&target, 4 << 20);
+    let body = workload(
+        "psync",
+        1,
+        "read_percent = 0\ntrim_percent = 10\nsize = \"1MiB\"\ndirect = false\n",
+    );
+    let (o, out) = run_spec(d.path(), "noholes", &body, &target, &[]);
+    let unchanged = read(&target)
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == (i % 251) as u8 + 1);
+    let _ = std::process::Command::new("umount").arg(&mnt).status();
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("spec.toml:12") && err.contains("trim_percent"),
+        "{err}"
+    );
+    assert!(err.contains("does not support punch hole"), "{err}");
+    assert!(!out.exists() && unchanged, "nothing written");
+}
