@@ -141,6 +141,34 @@ pub struct Job<'a> {
     /// [`Job::recorder_base`] numbers them); empty when the phase keeps no trace. Each recorder takes its
     /// own when it is made.
     pub traces: &'a [Mutex<TraceBuf>],
+    /// The kernel's per-I/O flags of every write (`RWF_DSYNC`, `RWF_SYNC`; 0 for none): pwritev2's flags
+    /// (psync), io_uring's `rw_flags`, AIO's `aio_rw_flags`. Reads and trims carry none.
+    pub write_flags: u32,
+    /// A flush of the target after every `every` completed writes of this job (`fsync`, `fdatasync`);
+    /// `None` for none.
+    pub flush: Option<Flush>,
+    /// Completed writes of this job, counted only with a [`Job::flush`] (all its threads together).
+    pub writes_done: AtomicU64,
+}
+
+/// A flush after every `every` completed writes of a job: fsync(2), or fdatasync(2) with `data_only`. The
+/// job's `k·every`-th completed write is followed by flush `k` on the thread that completed it, before that
+/// thread issues anything else: a job that completes `w` writes flushes exactly `⌊w / every⌋` times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flush {
+    /// Writes per flush, at least 1.
+    pub every: u64,
+    /// fdatasync rather than fsync.
+    pub data_only: bool,
+}
+
+/// The flushes a worker made: how many, and how long each took.
+#[derive(Clone, Default)]
+pub struct Flushes {
+    /// Flushes done.
+    pub ops: u64,
+    /// Their latencies.
+    pub latency: LatencyRecorder,
 }
 
 /// Checks the data of completed reads (a verify phase), on the worker's thread, after the read was recorded.
@@ -354,6 +382,48 @@ impl Job<'_> {
         }
     }
 
+    /// After a completed write: with a [`Job::flush`], counts it and flushes the target when it is the
+    /// job's next multiple of `every`, timed into `rec`'s flushes; without, nothing. The `null` engine's
+    /// flushes (no target open) are counted, taking no time.
+    ///
+    /// # Errors
+    /// The failed flush, as an I/O error of the write direction with the OS error.
+    #[inline]
+    pub fn after_write(&self, rec: &mut Recorder) -> Result<(), IoError> {
+        match self.flush {
+            Some(f)
+                if (self.writes_done.fetch_add(1, Ordering::Relaxed) + 1)
+                    .is_multiple_of(f.every) =>
+            {
+                self.flush_now(f, rec)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[inline(never)]
+    fn flush_now(&self, f: Flush, rec: &mut Recorder) -> Result<(), IoError> {
+        let t0 = self.now_ns();
+        let r = match (self.file, f.data_only) {
+            (None, _) => Ok(()),
+            (Some(file), true) => file.sync_data(),
+            (Some(file), false) => file.sync_all(),
+        };
+        let t1 = self.now_ns();
+        match r {
+            Ok(()) => {
+                rec.flushed(t1 - t0, t1);
+                Ok(())
+            }
+            Err(e) => Err(IoError {
+                dir: Direction::Write,
+                offset: 0,
+                len: 0,
+                cause: IoCause::Flush(if f.data_only { "fdatasync" } else { "fsync" }, e),
+            }),
+        }
+    }
+
     /// Makes every worker stop at its next I/O boundary (after an I/O error).
     pub fn abort(&self) {
         self.abort.store(true, Ordering::Relaxed);
@@ -391,6 +461,8 @@ pub struct Outcome {
     pub from_intended: Option<PerDir<LatencyRecorder>>,
     /// Think times taken (idle periods after a burst).
     pub thinks: u64,
+    /// The flushes made (`Job::flush`).
+    pub flushes: Flushes,
 }
 
 /// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to
@@ -444,6 +516,7 @@ impl Outcome {
             waits: None,
             from_intended: None,
             thinks: 0,
+            flushes: Flushes::default(),
         }
     }
 
@@ -470,6 +543,8 @@ impl Outcome {
             (Some(a), Some(b)) => a.merge_with(&b, LatencyRecorder::merge),
             (a, b) => *a = a.take().or(b),
         }
+        self.flushes.ops += o.flushes.ops;
+        self.flushes.latency.merge(&o.flushes.latency);
         self.submit_cpu = match (self.submit_cpu, o.submit_cpu) {
             (Some(a), Some(b)) => Some(a.merge(b)),
             (a, b) => a.or(b),
@@ -533,7 +608,7 @@ pub struct IoError {
 
 impl std::fmt::Display for IoError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let IoCause::Setup(..) | IoCause::Limit(_) = self.cause {
+        if let IoCause::Setup(..) | IoCause::Limit(_) | IoCause::Flush(..) = self.cause {
             return write!(f, "{}", self.cause);
         }
         let op = self.dir.name();
@@ -554,6 +629,9 @@ pub enum IoCause {
     /// The syscall transferred fewer bytes than asked.
     #[error("short transfer: {0} B")]
     Short(usize),
+    /// A flush (`fsync`/`fdatasync` every N writes) failed: which, and the OS error.
+    #[error("{what} failed: {msg}", what = .0, msg = os_text(.1))]
+    Flush(&'static str, io::Error),
     /// Write data could not be produced (image file read failed).
     #[error("reading the image: {0}")]
     Data(io::Error),

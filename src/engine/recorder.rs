@@ -97,6 +97,8 @@ pub struct Recorder {
     sizes: Vec<(u32, u64)>,
     /// Failed I/Os.
     errors: ErrorTally,
+    /// Flushes (`fsync`/`fdatasync` every N writes).
+    flushes: super::Flushes,
     tx: Sender<Event>,
     sent: u64,
     /// The thread's CPU time (ns) and the wall clock when it started submitting ([`Recorder::start_cpu`]).
@@ -137,6 +139,7 @@ impl Recorder {
             last_ns: 0,
             sizes: Vec::new(),
             errors: ErrorTally::default(),
+            flushes: super::Flushes::default(),
             tx,
             sent: 0,
             cpu_start: None,
@@ -196,6 +199,16 @@ impl Recorder {
         {
             i[dir].record(lat_ns);
         }
+    }
+
+    /// Records a flush that ended at `t_ns` and took `lat_ns` (not an I/O of any direction: it has no
+    /// bytes, and the series does not count it).
+    pub fn flushed(&mut self, lat_ns: u64, t_ns: u64) {
+        self.flushes.ops += 1;
+        if self.on {
+            self.flushes.latency.record(lat_ns);
+        }
+        self.last_ns = self.last_ns.max(t_ns);
     }
 
     /// Records an I/O that failed at `t_ns`: counted in the phase's errors and in the interval's `errors`.
@@ -337,6 +350,7 @@ impl Recorder {
             waits: None,
             from_intended: self.intended,
             thinks: self.thinks,
+            flushes: self.flushes,
         }
     }
 }

@@ -188,7 +188,7 @@ impl<'a> Flight<'a> {
             let done = match op.dir {
                 Direction::Read => dev.read(self.base + at, op.offset, op.len),
                 Direction::Write => dev.write(self.base + at, op.offset, op.len, sim.slots),
-                Direction::Trim => unreachable!("no op stream issues trims yet"),
+                Direction::Trim => dev.discard(self.base + at, op.offset, op.len as u64),
             } - self.base;
             self.cadence.issued();
             self.heap.push(Reverse(InFlight {

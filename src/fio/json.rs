@@ -311,6 +311,8 @@ fn phase(
         latency_histograms: hist,
         arrivals: None,
         latency_target: None,
+        trim: None,
+        sync: None,
         zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.

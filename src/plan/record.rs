@@ -95,6 +95,18 @@ pub struct PhaseParams {
     /// Share of reads in percent (workloads; 0 for fills and restores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_percent: Option<u8>,
+    /// Share of trims in percent (workloads with `trim_percent` above 0; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim_percent: Option<u8>,
+    /// Per-I/O durability of the writes (`sync`), when not `"none"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::vocab::SyncWrites>,
+    /// Writes per fsync (`fsync`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<u64>,
+    /// Writes per fdatasync (`fdatasync`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdatasync: Option<u64>,
     /// Passes over the span (fills).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
@@ -240,6 +252,10 @@ impl PhaseParams {
             coverage: None,
             distribution: None,
             read_percent: None,
+            trim_percent: None,
+            sync: None,
+            fsync: None,
+            fdatasync: None,
             passes: None,
             verify: None,
             expect: None,
@@ -408,6 +424,15 @@ impl PhasePlan {
                 q.set_workers(self);
                 q.distribution = w.distribution.as_ref().map(|d| d.to_string());
                 q.read_percent = Some(w.read_percent);
+                q.trim_percent = (w.trim_percent > 0).then_some(w.trim_percent);
+                q.sync = (w.sync != crate::vocab::SyncWrites::None).then_some(w.sync);
+                if let Some(f) = w.flush {
+                    *(if f.data_only {
+                        &mut q.fdatasync
+                    } else {
+                        &mut q.fsync
+                    }) = Some(f.every);
+                }
                 q.passes = w.passes;
                 match &w.writes {
                     WriteSource::Data { pattern, stamped } => {

@@ -57,6 +57,8 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         latency_histograms: None,
         arrivals: None,
         latency_target: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }

@@ -83,6 +83,8 @@ pub struct WorkerTotals {
     pub latency: PerDir<Option<LatencySummary>>,
     /// Its last completion, ns from the phase's t = 0 (0 when it completed nothing).
     pub end_ns: u64,
+    /// Its flushes (`fsync`, `fdatasync`).
+    pub flushes: u64,
 }
 
 /// Why an I/O phase could not run at all: what was being opened or written, and the OS error.
@@ -149,6 +151,21 @@ struct Shape<'a> {
     stream: OpStream,
     /// The workers as the plan deals them out, with their op streams.
     workers: Vec<(WorkerPlan, OpStream)>,
+    /// Per-I/O durability of the writes.
+    sync: crate::vocab::SyncWrites,
+    /// A flush after every N writes of each worker.
+    flush: Option<engine::Flush>,
+}
+
+impl Shape<'_> {
+    /// The kernel's flags of every write (`sync`).
+    fn write_flags(&self) -> u32 {
+        match self.sync {
+            crate::vocab::SyncWrites::None => 0,
+            crate::vocab::SyncWrites::Dsync => crate::sys::file::RWF_DSYNC,
+            crate::vocab::SyncWrites::Sync => crate::sys::file::RWF_SYNC,
+        }
+    }
 }
 
 /// Everything a phase's jobs share: the open target, the write data of each worker, the op stream's sharers.
@@ -327,6 +344,11 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
             measure: &w.measure,
             stream,
             workers,
+            sync: w.sync,
+            flush: w.flush.map(|f| engine::Flush {
+                every: f.every,
+                data_only: f.data_only,
+            }),
         },
         Work::Verify(v) => Shape {
             io: &v.io,
@@ -335,6 +357,8 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
             measure: none,
             stream,
             workers,
+            sync: crate::vocab::SyncWrites::None,
+            flush: None,
         },
     })
 }
@@ -503,6 +527,9 @@ impl Parts<'_> {
                 sqpoll: shape.io.sq_poll,
             },
             traces: &[],
+            write_flags: shape.write_flags(),
+            flush: shape.flush,
+            writes_done: AtomicU64::new(0),
         }
     }
 
@@ -679,14 +706,14 @@ fn name_the_worker(o: &mut Outcome, w: usize, n: usize) {
 }
 
 /// A worker's latencies per direction, and its last completion (ns).
-type Latencies = (PerDir<Option<LatencySummary>>, u64);
+type Latencies = (PerDir<Option<LatencySummary>>, u64, u64);
 
 /// The workers' outcomes as one (the phase's), and each worker's latencies and end.
 fn merged(outcomes: Vec<Outcome>) -> (Outcome, Vec<Latencies>) {
     let mut all = Outcome::new(None);
     let mut lat = Vec::with_capacity(outcomes.len());
     for o in outcomes {
-        lat.push((o.latency.map(|_, l| l.summary()), o.end_ns));
+        lat.push((o.latency.map(|_, l| l.summary()), o.end_ns, o.flushes.ops));
         all.merge(o);
     }
     (all, lat)
@@ -1085,10 +1112,11 @@ fn finish(
         .per_worker
         .into_iter()
         .zip(latencies)
-        .map(|(counts, (latency, end_ns))| WorkerTotals {
+        .map(|(counts, (latency, end_ns, flushes))| WorkerTotals {
             counts,
             latency,
             end_ns,
+            flushes,
         })
         .collect();
     // The series' t = 0 on the wall clock: now, less the time since the phase clock started.

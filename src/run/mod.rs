@@ -587,6 +587,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         latency_histograms: None,
         arrivals: None,
         latency_target: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }

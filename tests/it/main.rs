@@ -62,6 +62,7 @@ mod sweep_set;
 mod tail;
 mod targets;
 mod trial;
+mod trimsync;
 mod uring_wait;
 mod validate_results;
 mod verdicts;
