@@ -470,7 +470,7 @@ fn nvme_write_cache() {
     let head = "error: off.toml:6:1: target.write_cache: write_cache = \"off\" cannot be set on ";
     assert_eq!(out.rc("nb"), 2, "{}", out.log("nb"));
     assert!(out.log("nb").starts_with(&format!(
-        "{head}/dev/wcnb: /dev/wcnb is not an NVMe namespace: wkrun sets only an NVMe controller's volatile write cache (Set Features); sysfs queue/write_cache, which it reads, says only whether the kernel sends the device cache flushes, and writing it leaves the device's cache as it is\n"
+        "{head}/dev/wcnb: /dev/wcnb is neither an NVMe namespace nor a SCSI or SATA disk (sysfs has no device/scsi_disk for it): wkrun sets an NVMe controller's volatile write cache (Set Features) or a SCSI or SATA disk's (scsi_disk cache_type, sent to the disk as MODE SELECT); sysfs queue/write_cache, which it reads, says only whether the kernel sends the device cache flushes, and writing it leaves the device's cache as it is\n"
     )), "{}", out.log("nb"));
     assert!(!out.has("nb.made"));
     let stat: Vec<u64> = out
