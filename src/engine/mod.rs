@@ -13,7 +13,9 @@ mod recorder;
 pub mod sim;
 pub mod uring;
 
-pub use recorder::{Event, IntervalLat, NO_RECORD_ENV, Recorder, recording_off};
+pub use recorder::{
+    Event, HistBudget, IntervalLat, LAG_INTERVALS, NO_RECORD_ENV, Recorder, recording_off,
+};
 
 use crate::data::DataGen;
 use crate::image::ImageSource;
@@ -26,7 +28,7 @@ use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Where the bytes of write ops come from.
@@ -120,6 +122,9 @@ pub struct Job<'a> {
     /// time on every run; or, with a lag, until the collector is at most that many intervals behind, so
     /// that the intervals waiting for it take bounded memory.
     pub lockstep: Option<LockStep>,
+    /// The latency histograms the phase's recorders may make beyond their first ones, shared by every job
+    /// of the phase ([`HistBudget`]).
+    pub hist_budget: &'a Arc<HistBudget>,
     /// What a failed I/O does: stop the phase, or be counted while the phase goes on.
     pub on_error: crate::vocab::OnError,
     /// For a block device target, its capacity when it was probed, bytes: after a failed I/O, a device that
@@ -269,7 +274,8 @@ impl Job<'_> {
             std::mem::take(&mut *t.lock().unwrap_or_else(|p| p.into_inner()))
         });
         let mix = &self.ops.stream().mix;
-        let rec = Recorder::new(r, self.clock, events.clone(), |d| mix.percent(d) > 0, trace);
+        let to = (events.clone(), Arc::clone(self.hist_budget));
+        let rec = Recorder::new(r, self.clock, to, |d| mix.percent(d) > 0, trace);
         match self.scheduled() {
             true => rec.with_intended(),
             false => rec,

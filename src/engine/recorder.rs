@@ -3,8 +3,12 @@
 //! series collector once. Each latency is recorded into one histogram, the interval's: when the interval
 //! closes, its histograms are added to the worker's phase histograms and sent to the collector, which adds
 //! them to the row's and sends them back emptied. The recorder takes those back for its next intervals, so
-//! after setup the I/O path allocates no histogram while the collector is at most one interval behind
-//! (one more is made for each interval it falls further behind, and kept).
+//! after setup the I/O path allocates no histogram while the collector is at most one interval behind.
+//! When it falls further behind, a recorder makes a histogram only while the phase's [`HistBudget`] lasts;
+//! past it, the recorder *folds*: it keeps recording into the histograms it has, across interval ends, and
+//! sends each closed interval's counts (exact) with a note that its latencies come with a later interval's
+//! ([`IntervalLat::folded`]). So the histograms in flight, and the memory of a phase, are bounded whatever
+//! its duration, and an I/O thread never waits for the collector.
 
 use super::errors::ErrorTally;
 use super::{IoError, Outcome};
@@ -12,8 +16,50 @@ use crate::stats::latency::{Hist, new_histogram, record_into};
 use crate::stats::trace::{TraceBuf, TraceRow};
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
 use crate::vocab::{Direction, PerDir};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SendError, Sender, channel};
 use std::time::Instant;
+
+/// How many intervals the series collector may fall behind a recorder before the recorder folds: the
+/// histograms the recorders of a phase may make beyond the ones each makes at setup are this many per
+/// recorder and direction issued ([`HistBudget::for_recorders`]; each is about 270 KiB: 1 ns to 1 hour at
+/// 3 digits).
+pub const LAG_INTERVALS: usize = 4;
+
+/// The histograms the recorders of a phase may still make, shared by them.
+#[derive(Debug)]
+pub struct HistBudget(AtomicUsize);
+
+impl HistBudget {
+    /// A budget of `n` histograms.
+    pub fn new(n: usize) -> HistBudget {
+        HistBudget(AtomicUsize::new(n))
+    }
+
+    /// Sets the budget to [`LAG_INTERVALS`] histograms for each of `recorders` recorders and each of the
+    /// `dirs` directions they issue (before the first is made).
+    pub fn for_recorders(&self, recorders: usize, dirs: usize) {
+        self.0.store(
+            LAG_INTERVALS * recorders.max(1) * dirs.max(1),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Takes one histogram from the budget: whether there was one.
+    fn take(&self) -> bool {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+}
+
+impl Default for HistBudget {
+    /// One recorder's of two directions.
+    fn default() -> HistBudget {
+        HistBudget::new(LAG_INTERVALS * 2)
+    }
+}
 
 /// Messages from workers to the series collector.
 #[derive(Debug, Clone)]
@@ -37,8 +83,15 @@ pub enum Event {
 /// A closed interval's latency histograms, and where to send them back once the collector has added them up.
 #[derive(Debug, Clone)]
 pub struct IntervalLat {
-    /// Each direction's histogram of the interval (`None`: no completion of that direction).
+    /// Each direction's histogram of the interval (`None`: no completion of that direction), and of the
+    /// intervals from [`IntervalLat::first`] on when the recorder folded them into it.
     pub hists: PerDir<Option<Hist>>,
+    /// The first interval the histograms hold latencies of: the closed interval's own index, or an earlier
+    /// one's when the recorder folded (the histograms then hold every latency from that interval on).
+    pub first: u64,
+    /// The recorder folded: this interval's latencies (and `hists` is empty) come with a later interval's
+    /// histograms, whose [`IntervalLat::first`] is at or before this interval.
+    pub folded: bool,
     /// Where the emptied histograms go back, to be recorded into again ([`IntervalLat::recycle`]).
     back: Sender<Hist>,
 }
@@ -85,6 +138,10 @@ pub struct Recorder {
     trace: Option<TraceBuf>,
     /// Histograms made after setup, because none had come back from the collector yet.
     made: u64,
+    /// The histograms the phase's recorders may still make.
+    budget: Arc<HistBudget>,
+    /// While folding: the first interval whose latencies are in `lat_now` (not yet sent).
+    fold_from: Option<u64>,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
     /// Each direction's latencies from the intended issue time, for a phase with a schedule.
@@ -107,11 +164,12 @@ pub struct Recorder {
 
 impl Recorder {
     /// A recorder for worker `worker` of a job that issues the directions `issued`, keeping a trace of its
-    /// first `trace` completions (none: 0, the default).
+    /// first `trace` completions (none: 0, the default), making histograms beyond its first ones from
+    /// `budget`.
     pub fn new(
         worker: usize,
         clock: IntervalClock,
-        tx: Sender<Event>,
+        (tx, budget): (Sender<Event>, Arc<HistBudget>),
         issued: impl Fn(Direction) -> bool,
         trace: TraceBuf,
     ) -> Recorder {
@@ -133,6 +191,8 @@ impl Recorder {
             back,
             trace: (trace.cap() > 0).then_some(trace),
             made: 0,
+            budget,
+            fold_from: None,
             latency: PerDir::default(),
             intended: None,
             thinks: 0,
@@ -244,43 +304,68 @@ impl Recorder {
         }
     }
 
-    /// The first completion of a direction the job was not expected to issue: its histogram is made now.
+    /// The first completion of a direction the job was not expected to issue: its histogram is made now
+    /// (beyond the budget if need be: once per direction).
     #[cold]
     #[inline(never)]
     fn first_of(&mut self, dir: Direction, lat_ns: u64) {
-        let mut h = self.spare();
+        let mut h = self.spare().unwrap_or_else(new_histogram);
         record_into(&mut h, lat_ns);
         self.lat_now[dir] = Some(h);
     }
 
-    /// An emptied histogram sent back by the collector, or a new one when none is back.
-    fn spare(&mut self) -> Hist {
-        self.spares.try_recv().unwrap_or_else(|_| {
+    /// An emptied histogram sent back by the collector, or a new one from the budget when none is back.
+    fn spare(&mut self) -> Option<Hist> {
+        if let Ok(h) = self.spares.try_recv() {
+            return Some(h);
+        }
+        self.budget.take().then(|| {
             self.made += 1;
             new_histogram()
         })
     }
 
-    /// The current interval's histograms, each added to the phase's, swapped for an empty one (sent back by
-    /// the collector, or made when none is back yet); `None` for a direction without a completion.
-    fn take_lat(&mut self) -> IntervalLat {
+    /// The histograms of the interval closing (and of the intervals folded into them), each added to the
+    /// phase's and swapped for an empty one; `None` for a direction without a completion. With too few
+    /// empty ones (the collector is behind, the budget spent), the recorder folds: it keeps them and says
+    /// so. The last interval (`now_in` = `u64::MAX`) needs none.
+    fn take_lat(&mut self, now_in: u64) -> IntervalLat {
+        let full = |h: &Option<Hist>| h.as_ref().is_some_and(|h| !h.is_empty());
+        let mut fresh: Vec<Hist> = Vec::new();
+        if now_in != u64::MAX {
+            let needed = self.lat_now.0.iter().filter(|h| full(h)).count();
+            for _ in 0..needed {
+                match self.spare() {
+                    Some(h) => fresh.push(h),
+                    None => {
+                        for h in fresh {
+                            let _ = self.back.send(h);
+                        }
+                        let first = *self.fold_from.get_or_insert(self.cur);
+                        return IntervalLat {
+                            hists: PerDir::default(),
+                            first,
+                            folded: true,
+                            back: self.back.clone(),
+                        };
+                    }
+                }
+            }
+        }
         let mut hists = PerDir::default();
         for (d, now) in self.lat_now.iter_mut() {
-            let Some(h) = now.as_mut().filter(|h| !h.is_empty()) else {
+            if !full(now) {
                 continue;
-            };
-            self.latency[d].absorb(h);
-            let fresh = match self.spares.try_recv() {
-                Ok(h) => h,
-                Err(_) => {
-                    self.made += 1;
-                    new_histogram()
-                }
-            };
-            hists[d] = Some(std::mem::replace(h, fresh));
+            }
+            let h = now.take().unwrap_or_else(new_histogram);
+            self.latency[d].absorb(&h);
+            *now = fresh.pop();
+            hists[d] = Some(h);
         }
         IntervalLat {
             hists,
+            first: self.fold_from.take().unwrap_or(self.cur),
+            folded: false,
             back: self.back.clone(),
         }
     }
@@ -288,7 +373,7 @@ impl Recorder {
     #[inline(never)]
     fn close(&mut self, now_in: u64) {
         let counts = std::mem::take(&mut self.counts);
-        let lat = self.take_lat();
+        let lat = self.take_lat(now_in);
         // The collector outlives the workers; a send fails only when nobody collects (a ramp): then the
         // histograms come straight back.
         if let Err(SendError(Event::Closed { lat, .. })) = self.tx.send(Event::Closed {
@@ -360,9 +445,11 @@ mod tests {
     use super::*;
 
     /// A recorder of reads over 50 intervals: with the collector sending each interval's histograms back,
-    /// it makes none after setup; with nobody sending them back, one per interval after its spare.
+    /// it makes none after setup; with nobody sending them back, it makes the 3 of its budget and then
+    /// folds: each interval's counts still come alone and exact, and the histograms it sends hold exactly
+    /// the reads of the intervals from their `first` on, folded ones included.
     #[test]
-    fn histograms_come_back_and_none_is_made_while_the_collector_keeps_up() {
+    fn histograms_come_back_or_the_recorder_folds_within_its_budget() {
         let clock = IntervalClock {
             interval_ns: 1_000,
             bound_ns: None,
@@ -370,36 +457,66 @@ mod tests {
         for collector_keeps_up in [true, false] {
             let (tx, rx) = channel();
             let reads = |d: Direction| d == Direction::Read;
-            let mut r = Recorder::new(0, clock, tx, reads, TraceBuf::default());
+            let budget = Arc::new(HistBudget::new(3));
+            let mut r = Recorder::new(0, clock, (tx, budget), reads, TraceBuf::default());
             let mut kept = Vec::new();
-            for k in 0..50u64 {
-                r.record(Direction::Read, 0, 4096, 100 + k, k * 1_000 + 10);
+            // Per event: (index, ops, folded, first, histogram count).
+            let mut seen: Vec<(u64, u64, bool, u64, u64)> = Vec::new();
+            let mut drain = |r: Option<Recorder>| {
                 while let Ok(Event::Closed {
                     index, lat, counts, ..
                 }) = rx.try_recv()
                 {
-                    let h = lat.hists[Direction::Read]
-                        .as_ref()
-                        .expect("a read histogram");
-                    assert_eq!(
-                        (h.len(), counts[Direction::Read].ops),
-                        (1, 1),
-                        "interval {index}"
-                    );
+                    let n = lat.hists[Direction::Read].as_ref().map_or(0, |h| h.len());
+                    seen.push((index, counts[Direction::Read].ops, lat.folded, lat.first, n));
                     match collector_keeps_up {
                         true => lat.recycle(),
                         false => kept.push(lat),
                     }
                 }
+                r
+            };
+            for k in 0..50u64 {
+                // Interval k has k % 3 + 1 reads.
+                for i in 0..=k % 3 {
+                    r.record(Direction::Read, 0, 4096, 100 + k, k * 1_000 + 10 + i);
+                }
+                r = drain(Some(r)).expect("the recorder");
             }
             let made = r.made;
             let out = r.finish(None);
-            assert_eq!(out.latency[Direction::Read].count(), 50);
+            drain(None);
+            let reads: u64 = (0..50u64).map(|k| k % 3 + 1).sum();
+            assert_eq!(out.latency[Direction::Read].count(), reads);
             assert_eq!(
                 out.latency[Direction::Read].summary().map(|s| s.max),
                 Some(149)
             );
-            assert_eq!(made, if collector_keeps_up { 0 } else { 48 });
+            assert_eq!(seen.len(), 50, "one event per interval");
+            let mut owed = 0;
+            for (j, &(index, ops, folded, first, n)) in seen.iter().enumerate() {
+                assert_eq!(
+                    (index, ops),
+                    (j as u64, j as u64 % 3 + 1),
+                    "counts stay exact"
+                );
+                owed += ops;
+                match folded {
+                    true => assert_eq!(n, 0, "interval {index}: folded, no histogram"),
+                    false => {
+                        let from: u64 = (first..=index).map(|k| k % 3 + 1).sum();
+                        assert_eq!((n, owed), (from, from), "interval {index} from {first}");
+                        owed = 0;
+                    }
+                }
+            }
+            let folds = seen.iter().filter(|e| e.2).count();
+            match collector_keeps_up {
+                true => assert_eq!((made, folds), (0, 0)),
+                // The spare made at setup and 3 from the budget carry 4 intervals; every later one but
+                // the last (which needs no empty histogram after it) folds.
+                false => assert_eq!((made, folds), (3, 45)),
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ use super::series_csv::SeriesRow;
 use crate::stats::latency::{Hist, new_histogram};
 use crate::stats::row_latency::RowHists;
 use crate::sys::dir::RowFile;
-use crate::vocab::Direction;
+use crate::vocab::{Direction, PerDir};
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{
     IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, Tag,
@@ -234,29 +234,45 @@ impl<'a> RowReader<'a> {
 
 /// Checks the log `text` against its series' rows: a histogram per row and per direction with columns,
 /// each holding the row's I/Os of that direction, and each percentile column of the row the percentile of
-/// its histogram ([`SeriesRow::set_percentiles`]). Returns the rows checked.
+/// its histogram ([`SeriesRow::set_percentiles`]). A fold (the collector fell behind, see
+/// [`crate::stats::row_latency`]) is rows with empty histograms and no percentiles, and a last row whose
+/// histograms hold the I/Os of every row of the fold and whose percentiles are theirs, at most the fold's
+/// largest latency. Returns the rows checked.
 ///
 /// # Errors
 /// The first row that does not agree, or a log that does not read.
 pub fn check_against(text: &[u8], rows: &[SeriesRow]) -> Result<u64, String> {
     let mut r = RowReader::new(text)?;
+    // Per direction: the I/Os of the rows of the fold so far (not yet in a histogram), and their largest
+    // latency, ns.
+    let mut owed: PerDir<(u64, u64)> = PerDir::default();
     for (k, row) in rows.iter().enumerate() {
         let (_, hists) = r
             .next_row()?
             .ok_or_else(|| format!("{k} rows of histograms, for {} series rows", rows.len()))?;
         let mut want = row.clone();
+        let mut max = PerDir::<u64>::default();
         for d in r.dirs() {
             let held = hists[*d].as_ref().map_or(0, |h| h.len());
-            if held != row[*d].ops {
+            let (n, m) = &mut owed[*d];
+            *n += row[*d].ops;
+            *m = (*m).max(row[*d].lat_max_us.map_or(0, |us| (us * 1e3).round() as u64));
+            max[*d] = *m;
+            let folded = held == 0 && row[*d].lat_pct_us.iter().all(Option::is_none);
+            if held != *n && !folded {
                 return Err(format!(
-                    "row {k}: the {d} histogram holds {held} latencies, where the series counts {} {d}s",
-                    row[*d].ops
+                    "row {k}: the {d} histogram holds {held} latencies, where the series counts {} {d}s{}",
+                    row[*d].ops,
+                    match *n - row[*d].ops {
+                        0 => String::new(),
+                        f => format!(" and the rows folded into it {f}"),
+                    }
                 ));
             }
+            if !folded {
+                owed[*d] = (0, 0);
+            }
         }
-        let max = row
-            .by_dir
-            .map(|_, c| c.lat_max_us.map_or(0, |us| (us * 1e3).round() as u64));
         want.set_percentiles(&hists, |d| max[d]);
         if let Some((d, _)) = want.by_dir.iter().find(|(d, c)| {
             row[*d].lat_pct_us.iter().any(Option::is_some) && c.lat_pct_us != row[*d].lat_pct_us
@@ -266,6 +282,11 @@ pub fn check_against(text: &[u8], rows: &[SeriesRow]) -> Result<u64, String> {
                 row[d].lat_pct_us, want[d].lat_pct_us
             ));
         }
+    }
+    if let Some((d, (n, _))) = owed.iter().find(|(_, o)| o.0 > 0) {
+        return Err(format!(
+            "the last rows' {n} {d}s are in no histogram (a fold with no last row)"
+        ));
     }
     match r.next_row()? {
         Some(_) => Err(format!(
@@ -332,5 +353,62 @@ mod tests {
             Some("row 2: histogram tagged \"read\" where write was next")
         );
         assert!(RowReader::new(b"#other\n").is_err());
+    }
+
+    /// A fold checks: rows 1 and 2 empty and without percentiles, row 3 holding their reads and its own,
+    /// with the fold's percentiles (capped at its largest latency, row 1's). A fold whose last row holds
+    /// too few, or that has no last row, does not.
+    #[test]
+    fn a_fold_checks_against_its_rows() {
+        use crate::stats::IntervalCounts;
+        let lats: [&[u64]; 4] = [&[3_000, 4_000], &[90_000], &[2_000, 2_500], &[5_000]];
+        let mut lines = LineMaker::new(vec![Direction::Read]);
+        let (mut rows, mut text) = (Vec::new(), lines.header().into_bytes());
+        let mut union = new_histogram();
+        for (k, row_lats) in lats.iter().enumerate() {
+            let mut c = IntervalCounts::default();
+            let mut own = new_histogram();
+            for &ns in row_lats.iter() {
+                c[Direction::Read].add(4096, ns);
+                record_into(&mut own, ns);
+                if k > 0 {
+                    record_into(&mut union, ns);
+                }
+            }
+            let k = k as u64;
+            let mut row = SeriesRow::new(k * 1_000, (k + 1) * 1_000, 1_000, &c);
+            let mut hists = RowHists::default();
+            match k {
+                0 => hists[Direction::Read] = Some(own),
+                1 | 2 => {}
+                _ => hists[Direction::Read] = Some(union.clone()),
+            }
+            if k != 3 {
+                row.set_percentiles(&hists, |_| c[Direction::Read].lat_max_ns);
+            } else {
+                // p99 of the fold's 6 reads is its largest, row 1's 90 µs (its bucket's top capped at
+                // it), not row 3's own largest, 5 µs.
+                row.set_percentiles(&hists, |_| 90_000);
+                assert_eq!(row[Direction::Read].lat_pct_us[1], Some(90.0));
+            }
+            lines
+                .row((k * 1_000, (k + 1) * 1_000), &hists, &mut text)
+                .unwrap();
+            rows.push(row);
+        }
+        assert_eq!(check_against(&text, &rows), Ok(4));
+        let mut fewer = rows.clone();
+        fewer[2][Direction::Read].ops = 1;
+        assert_eq!(
+            check_against(&text, &fewer).err().as_deref(),
+            Some(
+                "row 3: the read histogram holds 4 latencies, where the series counts 1 reads and the rows \
+                 folded into it 2"
+            )
+        );
+        assert_eq!(
+            check_against(&text, &rows[..3]).err().as_deref(),
+            Some("the last rows' 3 reads are in no histogram (a fold with no last row)")
+        );
     }
 }

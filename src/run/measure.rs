@@ -21,7 +21,7 @@ use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::latency::LatencySummary;
-use crate::stats::row_latency::{RowHists, RowLatency};
+use crate::stats::row_latency::{RowHists, RowLatency, Taken};
 use crate::stats::trace::{TraceBuf, TraceRow, share};
 use crate::stats::{IntervalClock, IntervalCounts, Series};
 use crate::sys;
@@ -469,6 +469,7 @@ struct Together {
     start_line: StartLine,
     start: OnceLock<Instant>,
     abort: AtomicBool,
+    hist_budget: std::sync::Arc<crate::engine::HistBudget>,
 }
 
 impl Together {
@@ -477,6 +478,7 @@ impl Together {
             start_line: StartLine::new(workers as u32),
             start: OnceLock::new(),
             abort: AtomicBool::new(false),
+            hist_budget: Default::default(),
         }
     }
 }
@@ -517,6 +519,7 @@ impl Parts<'_> {
                 false => ClockKind::Wall,
             },
             lockstep: None,
+            hist_budget: &together.hist_budget,
             on_error: shape.io.on_error,
             device_capacity: self.device_capacity,
             completions_per_wait: shape.io.completions_per_wait,
@@ -842,8 +845,10 @@ fn ramp_failed(
 }
 
 /// Closed intervals a simulated drive may run ahead of the series collector (a simulation outruns the CSV
-/// writer; each waiting interval holds one event of about 100 bytes).
-const SIM_LAG: u64 = 4096;
+/// writer): each waiting interval holds its latency histograms, so no more than the recorders' budget for
+/// them ([`crate::engine::LAG_INTERVALS`]); on a virtual clock, the drive waits for the collector rather
+/// than fold intervals.
+const SIM_LAG: u64 = crate::engine::LAG_INTERVALS as u64;
 
 /// The series of the measured part as it is collected: CSV, rows for steady state and windows, the first
 /// write error, and each worker's totals.
@@ -853,6 +858,9 @@ struct Collector<'a> {
     hlog: HistLogWriter,
     /// The latency histograms of the rows not yet written.
     lat: RowLatency,
+    /// Rows written without percentiles, their latencies folded into a later row's, and each direction's
+    /// largest latency in the rows of the fold being written.
+    folded: (u64, PerDir<u64>),
     rows: Rows,
     write_err: Option<io::Error>,
     interval_ns: u64,
@@ -864,8 +872,14 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
-    /// Adds a recorder's closed interval `index`'s histograms to its row's, and sends them back.
+    /// Adds a recorder's closed interval `index`'s histograms to its row's, and sends them back; notes the
+    /// rows a recorder folded.
     fn add_lat(&mut self, index: u64, lat: crate::engine::IntervalLat) {
+        if lat.folded {
+            self.lat.folding(lat.first, index);
+        } else if lat.first < index {
+            self.lat.unfolded(lat.first, index);
+        }
         for (d, h) in lat.hists.iter() {
             if let Some(h) = h {
                 self.lat.add(index, d, h);
@@ -875,11 +889,25 @@ impl Collector<'_> {
     }
 
     /// Row `k` spanning `[a, b)` with `counts`: the CSV row, its percentiles from the row's histograms, whose
-    /// lines go into the histogram log.
+    /// lines go into the histogram log. A row of a fold but its last has no percentiles and empty
+    /// histograms; the last has those of every row of the fold.
     fn row(&mut self, k: u64, (a, b): (u64, u64), counts: &IntervalCounts) -> SeriesRow {
-        let hists: RowHists = self.lat.take(k);
         let mut row = SeriesRow::new(a, b, self.interval_ns, counts);
-        row.set_percentiles(&hists, |d| counts[d].lat_max_ns);
+        let (n, max) = &mut self.folded;
+        for (d, m) in max.iter_mut() {
+            *m = (*m).max(counts[d].lat_max_ns);
+        }
+        let hists: RowHists = match self.lat.take(k) {
+            Some(Taken { hists, .. }) => {
+                let max = std::mem::take(max);
+                row.set_percentiles(&hists, |d| max[d]);
+                hists
+            }
+            None => {
+                *n += 1;
+                RowHists::default()
+            }
+        };
         if self.write_err.is_none()
             && let Err(e) = self.hlog.append((a, b), &hists)
         {
@@ -936,6 +964,9 @@ fn measure(
         false => LockStep::with_lag(SIM_LAG),
     });
     let recorders = bases.last().copied().unwrap_or(1);
+    let dirs = Direction::ALL.iter();
+    let dirs = dirs.filter(|&&d| shape.stream.mix.percent(d) > 0).count();
+    together.hist_budget.for_recorders(recorders, dirs);
     let traces = traces(shape.io.trace, recorders)?;
     for job in &mut jobs {
         job.traces = &traces;
@@ -946,6 +977,7 @@ fn measure(
         csv,
         hlog,
         lat: RowLatency::new(),
+        folded: Default::default(),
         rows: Rows::new(m, shape.stream.span_len),
         write_err: None,
         interval_ns: shape.io.interval_ns,
@@ -1103,6 +1135,11 @@ fn finish(
         row.partial |= u8::from(series.is_drain(k));
         c.take(&row, row.partial == 0);
     }
+    if c.folded.0 > 0 {
+        outcome
+            .warnings
+            .push(folded_warning(c.folded.0, c.csv.rows()));
+    }
     let csv_error = c.write_err.take().map(|e| SetupError {
         what: format!("cannot write {}", csv.path().display()),
         source: e,
@@ -1140,6 +1177,18 @@ fn finish(
         trace,
         counters: None,
     })
+}
+
+/// The warning of a phase whose series collector fell behind: `folded` of its `rows` rows have no
+/// percentiles.
+fn folded_warning(folded: u64, rows: u64) -> String {
+    format!(
+        "latency over time: the series collector fell behind the I/O, so {folded} of the {rows} rows have \
+         their latencies folded into a later row's: their p50/p99/p99.9 cells are empty and their \
+         histograms in the histogram log are empty, and each fold's last row has the percentiles and \
+         histograms of all its rows (counts, bytes, means, maxima and the phase's totals are exact; a \
+         longer interval avoids it)"
+    )
 }
 
 /// The end of the last slot of `reads` and `writes` I/Os under the cap `r`, ns from the start (rounded up, so
