@@ -100,7 +100,10 @@ impl IntervalLat {
     /// Empties the histograms and sends them back to their recorder (dropped if it has finished).
     pub fn recycle(self) {
         for mut h in self.hists.0.into_iter().flatten() {
-            h.reset();
+            // One moved into its row is empty already ([`crate::stats::row_latency::RowLatency::add`]).
+            if !h.is_empty() {
+                h.reset();
+            }
             let _ = self.back.send(h);
         }
     }

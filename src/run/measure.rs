@@ -874,13 +874,13 @@ struct Collector<'a> {
 impl Collector<'_> {
     /// Adds a recorder's closed interval `index`'s histograms to its row's, and sends them back; notes the
     /// rows a recorder folded.
-    fn add_lat(&mut self, index: u64, lat: crate::engine::IntervalLat) {
+    fn add_lat(&mut self, index: u64, mut lat: crate::engine::IntervalLat) {
         if lat.folded {
             self.lat.folding(lat.first, index);
         } else if lat.first < index {
             self.lat.unfolded(lat.first, index);
         }
-        for (d, h) in lat.hists.iter() {
+        for (d, h) in lat.hists.iter_mut() {
             if let Some(h) = h {
                 self.lat.add(index, d, h);
             }

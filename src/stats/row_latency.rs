@@ -51,9 +51,11 @@ impl RowLatency {
         RowLatency::default()
     }
 
-    /// Adds `h`, direction `d`'s histogram of one recorder's interval `index`, to row `index`'s. A row
-    /// already released takes nothing more (the series never releases a row a recorder has not closed).
-    pub fn add(&mut self, index: u64, d: Direction, h: &Hist) {
+    /// Adds `h`, direction `d`'s histogram of one recorder's interval `index`, to row `index`'s: moves it
+    /// there, leaving `h` an empty histogram, when the row has none yet (the one recorder of a row costs no
+    /// addition). A row already released takes nothing more (the series never releases a row a recorder
+    /// has not closed).
+    pub fn add(&mut self, index: u64, d: Direction, h: &mut Hist) {
         let Some(slot) = index.checked_sub(self.base) else {
             return;
         };
@@ -61,11 +63,16 @@ impl RowLatency {
         if self.pending.len() <= slot {
             self.pending.resize_with(slot + 1, RowHists::default);
         }
-        let pool = &mut self.pool;
-        let row =
-            self.pending[slot][d].get_or_insert_with(|| pool.pop().unwrap_or_else(new_histogram));
-        // Same bounds: adding cannot fail.
-        let _ = row.add(h);
+        match &mut self.pending[slot][d] {
+            // Same bounds: adding cannot fail.
+            Some(row) => {
+                let _ = row.add(&*h);
+            }
+            None => {
+                let empty = self.pool.pop().unwrap_or_else(new_histogram);
+                self.pending[slot][d] = Some(std::mem::replace(h, empty));
+            }
+        }
     }
 
     /// A recorder closed interval `index` folded: its latencies from interval `first` (`index` itself when
@@ -164,7 +171,10 @@ impl RowLatency {
     }
 
     fn recycle_one(&mut self, mut h: Hist) {
-        h.reset();
+        // An empty histogram's buckets are all zero already (33,792 of them to clear otherwise).
+        if !h.is_empty() {
+            h.reset();
+        }
         self.pool.push(h);
     }
 }
@@ -188,7 +198,9 @@ mod tests {
                     record_into(&mut h, ns);
                     all[k as usize].push(ns);
                 }
-                rows.add(k, Direction::Write, &h);
+                rows.add(k, Direction::Write, &mut h);
+                // The row's first histogram is moved in, the second added.
+                assert_eq!(h.len(), if rec == 0 { 0 } else { 1_000 });
             }
         }
         for (k, lats) in all.iter_mut().enumerate() {
@@ -212,7 +224,7 @@ mod tests {
         assert_eq!(rows.pool.len(), 3);
         assert!(rows.pool.iter().all(|h| h.is_empty()));
         // A released row takes nothing more.
-        rows.add(1, Direction::Read, &new_histogram());
+        rows.add(1, Direction::Read, &mut new_histogram());
         assert!(rows.pending.is_empty());
     }
 
@@ -239,19 +251,19 @@ mod tests {
         let mut rows = RowLatency::new();
         // Recorder B: 10 reads per row, 0..=6.
         for k in 0..=6 {
-            rows.add(k, Direction::Read, &hist(10, 1_000 + k));
+            rows.add(k, Direction::Read, &mut hist(10, 1_000 + k));
         }
         // Recorder A: 1 read in rows 0 and 1; folds 2, 3; sends 2..=4 (3 reads) with 4; 1 read in 5, 6.
-        rows.add(0, Direction::Read, &hist(1, 5));
-        rows.add(1, Direction::Read, &hist(1, 5));
+        rows.add(0, Direction::Read, &mut hist(1, 5));
+        rows.add(1, Direction::Read, &mut hist(1, 5));
         rows.folding(2, 2);
         rows.folding(2, 3);
         let mut got: Vec<Option<(u64, u64)>> = (0..4).map(|k| count(&rows.take(k))).collect();
         // Row 3 was taken with A still folding: row 4 joined the fold.
         rows.unfolded(2, 4);
-        rows.add(4, Direction::Read, &hist(3, 7));
-        rows.add(5, Direction::Read, &hist(1, 5));
-        rows.add(6, Direction::Read, &hist(1, 5));
+        rows.add(4, Direction::Read, &mut hist(3, 7));
+        rows.add(5, Direction::Read, &mut hist(1, 5));
+        rows.add(6, Direction::Read, &mut hist(1, 5));
         got.extend((4..7).map(|k| count(&rows.take(k))));
         assert_eq!(
             got,
@@ -271,9 +283,9 @@ mod tests {
         rows.folding(1, 1);
         rows.folding(3, 3);
         rows.unfolded(1, 3);
-        rows.add(3, Direction::Read, &hist(3, 9));
+        rows.add(3, Direction::Read, &mut hist(3, 9));
         rows.unfolded(3, 5);
-        rows.add(5, Direction::Read, &hist(3, 9));
+        rows.add(5, Direction::Read, &mut hist(3, 9));
         let got: Vec<Option<(u64, u64)>> = (0..6).map(|k| count(&rows.take(k))).collect();
         assert_eq!(got, [Some((0, 0)), None, None, None, None, Some((1, 6))]);
     }
