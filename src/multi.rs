@@ -245,6 +245,7 @@ fn write_aggregate(out_dir: &OutDir, m: merge::Merged) -> Result<merge::Merged, 
     let mut short = m.results.clone();
     for p in &mut short.phases {
         p.series_csv = None;
+        p.hist_log = None;
     }
     short.status = wkrun::results::Status::Failed;
     short.error = Some(format!("the aggregate's series could not be written: {e}"));

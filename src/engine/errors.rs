@@ -158,7 +158,7 @@ pub fn is_fatal(e: &IoError) -> bool {
             Some(libc::ENODEV | libc::ENXIO | libc::EBADF)
         ),
         IoCause::Short(_) => false,
-        IoCause::Data(_) | IoCause::Setup(..) | IoCause::Limit(_) => true,
+        IoCause::Data(_) | IoCause::Setup(..) | IoCause::Limit(_) | IoCause::Flush(..) => true,
     }
 }
 
@@ -173,6 +173,10 @@ fn cause_key(c: &IoCause) -> (String, Option<i32>) {
         IoCause::Data(_) => ("data".to_string(), None),
         IoCause::Setup(..) => ("setup".to_string(), None),
         IoCause::Limit(_) => ("limit".to_string(), None),
+        IoCause::Flush(_, e) => match e.raw_os_error() {
+            Some(n) => (errno_name(n), Some(n)),
+            None => ("flush".to_string(), None),
+        },
     }
 }
 

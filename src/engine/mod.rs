@@ -13,11 +13,14 @@ mod recorder;
 pub mod sim;
 pub mod uring;
 
-pub use recorder::{Event, NO_RECORD_ENV, Recorder, recording_off};
+pub use recorder::{
+    Event, HistBudget, IntervalLat, LAG_INTERVALS, NO_RECORD_ENV, Recorder, recording_off,
+};
 
 use crate::data::DataGen;
 use crate::image::ImageSource;
 use crate::ops::{Op, SharedOps};
+use crate::stats::trace::TraceBuf;
 use crate::stats::{IntervalClock, LatencyRecorder};
 use crate::sys::limits::Limit;
 use crate::vocab::{Direction, EngineKind, PerDir};
@@ -25,7 +28,7 @@ use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Where the bytes of write ops come from.
@@ -119,6 +122,9 @@ pub struct Job<'a> {
     /// time on every run; or, with a lag, until the collector is at most that many intervals behind, so
     /// that the intervals waiting for it take bounded memory.
     pub lockstep: Option<LockStep>,
+    /// The latency histograms the phase's recorders may make beyond their first ones, shared by every job
+    /// of the phase ([`HistBudget`]).
+    pub hist_budget: &'a Arc<HistBudget>,
     /// What a failed I/O does: stop the phase, or be counted while the phase goes on.
     pub on_error: crate::vocab::OnError,
     /// For a block device target, its capacity when it was probed, bytes: after a failed I/O, a device that
@@ -136,6 +142,38 @@ pub struct Job<'a> {
     pub check: Option<&'a dyn ReadCheck>,
     /// How an io_uring ring polls (`polled`, `sq_poll`); other engines ignore it.
     pub ring: crate::sys::uring::RingSetup,
+    /// The per-I/O trace's room, reserved before the phase, one per recorder of the phase (numbered as
+    /// [`Job::recorder_base`] numbers them); empty when the phase keeps no trace. Each recorder takes its
+    /// own when it is made.
+    pub traces: &'a [Mutex<TraceBuf>],
+    /// The kernel's per-I/O flags of every write (`RWF_DSYNC`, `RWF_SYNC`; 0 for none): pwritev2's flags
+    /// (psync), io_uring's `rw_flags`, AIO's `aio_rw_flags`. Reads and trims carry none.
+    pub write_flags: u32,
+    /// A flush of the target after every `every` completed writes of this job (`fsync`, `fdatasync`);
+    /// `None` for none.
+    pub flush: Option<Flush>,
+    /// Completed writes of this job, counted only with a [`Job::flush`] (all its threads together).
+    pub writes_done: AtomicU64,
+}
+
+/// A flush after every `every` completed writes of a job: fsync(2), or fdatasync(2) with `data_only`. The
+/// job's `k·every`-th completed write is followed by flush `k` on the thread that completed it, before that
+/// thread issues anything else: a job that completes `w` writes flushes exactly `⌊w / every⌋` times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flush {
+    /// Writes per flush, at least 1.
+    pub every: u64,
+    /// fdatasync rather than fsync.
+    pub data_only: bool,
+}
+
+/// The flushes a worker made: how many, and how long each took.
+#[derive(Clone, Default)]
+pub struct Flushes {
+    /// Flushes done.
+    pub ops: u64,
+    /// Their latencies.
+    pub latency: LatencyRecorder,
 }
 
 /// Checks the data of completed reads (a verify phase), on the worker's thread, after the read was recorded.
@@ -231,7 +269,13 @@ impl LockStep {
 impl Job<'_> {
     /// The recorder of this job's worker `w` (numbered from [`Job::recorder_base`]).
     pub fn recorder(&self, w: usize, events: &Sender<Event>) -> Recorder {
-        let rec = Recorder::new(self.recorder_base + w, self.clock, events.clone());
+        let r = self.recorder_base + w;
+        let trace = self.traces.get(r).map_or_else(TraceBuf::default, |t| {
+            std::mem::take(&mut *t.lock().unwrap_or_else(|p| p.into_inner()))
+        });
+        let mix = &self.ops.stream().mix;
+        let to = (events.clone(), Arc::clone(self.hist_budget));
+        let rec = Recorder::new(r, self.clock, to, |d| mix.percent(d) > 0, trace);
         match self.scheduled() {
             true => rec.with_intended(),
             false => rec,
@@ -362,6 +406,48 @@ impl Job<'_> {
         }
     }
 
+    /// After a completed write: with a [`Job::flush`], counts it and flushes the target when it is the
+    /// job's next multiple of `every`, timed into `rec`'s flushes; without, nothing. The `null` engine's
+    /// flushes (no target open) are counted, taking no time.
+    ///
+    /// # Errors
+    /// The failed flush, as an I/O error of the write direction with the OS error.
+    #[inline]
+    pub fn after_write(&self, rec: &mut Recorder) -> Result<(), IoError> {
+        match self.flush {
+            Some(f)
+                if (self.writes_done.fetch_add(1, Ordering::Relaxed) + 1)
+                    .is_multiple_of(f.every) =>
+            {
+                self.flush_now(f, rec)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[inline(never)]
+    fn flush_now(&self, f: Flush, rec: &mut Recorder) -> Result<(), IoError> {
+        let t0 = self.now_ns();
+        let r = match (self.file, f.data_only) {
+            (None, _) => Ok(()),
+            (Some(file), true) => file.sync_data(),
+            (Some(file), false) => file.sync_all(),
+        };
+        let t1 = self.now_ns();
+        match r {
+            Ok(()) => {
+                rec.flushed(t1 - t0, t1);
+                Ok(())
+            }
+            Err(e) => Err(IoError {
+                dir: Direction::Write,
+                offset: 0,
+                len: 0,
+                cause: IoCause::Flush(if f.data_only { "fdatasync" } else { "fsync" }, e),
+            }),
+        }
+    }
+
     /// Makes every worker stop at its next I/O boundary (after an I/O error).
     pub fn abort(&self) {
         self.abort.store(true, Ordering::Relaxed);
@@ -370,6 +456,8 @@ impl Job<'_> {
 
 /// What an engine returns after the phase's last completion.
 pub struct Outcome {
+    /// The per-I/O trace kept (`trace = N`; empty without).
+    pub trace: TraceBuf,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
     /// Time of the last completion, ns from `Job::start`.
@@ -397,6 +485,8 @@ pub struct Outcome {
     pub from_intended: Option<PerDir<LatencyRecorder>>,
     /// Think times taken (idle periods after a burst).
     pub thinks: u64,
+    /// The flushes made (`Job::flush`).
+    pub flushes: Flushes,
 }
 
 /// The CPU time of the threads that submitted a phase's I/O over their wall time from the phase start to
@@ -438,6 +528,7 @@ impl Outcome {
     /// an engine that stopped before its first I/O.
     pub fn new(error: Option<IoError>) -> Outcome {
         Outcome {
+            trace: TraceBuf::default(),
             latency: PerDir::default(),
             end_ns: 0,
             sizes: Vec::new(),
@@ -449,6 +540,7 @@ impl Outcome {
             waits: None,
             from_intended: None,
             thinks: 0,
+            flushes: Flushes::default(),
         }
     }
 
@@ -456,6 +548,7 @@ impl Outcome {
     /// by the same rule as [`errors::ErrorTally::merge`] keeps the first failed I/O, so that with
     /// `on_error = "stop"` the phase's error and `errors.first` name the same I/O.
     pub fn merge(&mut self, o: Outcome) {
+        self.trace.merge(o.trace);
         self.latency.absorb(o.latency, LatencyRecorder::absorb);
         self.end_ns = self.end_ns.max(o.end_ns);
         for (len, n) in o.sizes {
@@ -474,6 +567,8 @@ impl Outcome {
             (Some(a), Some(b)) => a.absorb(b, LatencyRecorder::absorb),
             (a, b) => *a = a.take().or(b),
         }
+        self.flushes.ops += o.flushes.ops;
+        self.flushes.latency.merge(&o.flushes.latency);
         self.submit_cpu = match (self.submit_cpu, o.submit_cpu) {
             (Some(a), Some(b)) => Some(a.merge(b)),
             (a, b) => a.or(b),
@@ -537,7 +632,7 @@ pub struct IoError {
 
 impl std::fmt::Display for IoError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let IoCause::Setup(..) | IoCause::Limit(_) = self.cause {
+        if let IoCause::Setup(..) | IoCause::Limit(_) | IoCause::Flush(..) = self.cause {
             return write!(f, "{}", self.cause);
         }
         let op = self.dir.name();
@@ -558,6 +653,9 @@ pub enum IoCause {
     /// The syscall transferred fewer bytes than asked.
     #[error("short transfer: {0} B")]
     Short(usize),
+    /// A flush (`fsync`/`fdatasync` every N writes) failed: which, and the OS error.
+    #[error("{what} failed: {msg}", what = .0, msg = os_text(.1))]
+    Flush(&'static str, io::Error),
     /// Write data could not be produced (image file read failed).
     #[error("reading the image: {0}")]
     Data(io::Error),

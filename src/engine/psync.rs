@@ -1,7 +1,11 @@
 //! The `psync` engine: `queue_depth` threads, each with one pread/pwrite in flight, sharing the op stream.
+//! A write with per-I/O flags (`sync = "dsync"`) is a pwritev2 with them; a trim is a BLKDISCARD (block
+//! device) or a punched hole (file), made and timed the same way; a flush (`fsync = N`) follows the job's
+//! every N-th completed write on the thread that completed it.
 
 use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::buf::{AlignedBuf, AllocError};
+use crate::sys::file::{Trim, pwrite_flags};
 use crate::vocab::Direction;
 use std::os::unix::fs::FileExt;
 use std::sync::mpsc::Sender;
@@ -31,6 +35,10 @@ impl Engine for Psync {
                 std::io::Error::other("no target file is open"),
             );
         };
+        let trim = match crate::sys::file::Trim::of(file) {
+            Ok(t) => t,
+            Err(e) => return super::queue::setup_failed(job.recorder(0, events), "psync", e),
+        };
         let n = self.workers(job);
         // Setup (buffers, threads) happens before the phase clock starts: every worker allocates, then
         // waits at the gate; the clock starts once all are ready, and only then are they let go. A thread
@@ -44,7 +52,7 @@ impl Engine for Psync {
                 let tx = events.clone();
                 let gate = &gate;
                 let spawned = std::thread::Builder::new()
-                    .spawn_scoped(s, move || start_worker(job, file, w, n, tx, gate));
+                    .spawn_scoped(s, move || start_worker(job, (file, trim), w, n, tx, gate));
                 match spawned {
                     Ok(h) => handles.push(h),
                     Err(e) => {
@@ -82,7 +90,7 @@ impl Engine for Psync {
 /// gate closed (another worker could not start), or with the error when its buffer could not be allocated.
 fn start_worker(
     job: &Job<'_>,
-    file: &std::fs::File,
+    file: (&std::fs::File, Trim),
     w: usize,
     n: usize,
     tx: Sender<Event>,
@@ -150,7 +158,12 @@ impl Gate {
 /// A worker's I/O loop. Never inlined into its setup ([`start_worker`]), so that what it calls per I/O
 /// (recording, write data, the op stream) stays inlined into it.
 #[inline(never)]
-fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Recorder) -> Outcome {
+fn worker(
+    job: &Job<'_>,
+    (file, trim): (&std::fs::File, Trim),
+    mut buf: AlignedBuf,
+    mut rec: Recorder,
+) -> Outcome {
     let mut error = None;
     let mut cadence = super::cadence::Cadence::new(job);
     rec.start_cpu();
@@ -199,13 +212,16 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
             cadence.issued();
             let r = match op.dir {
                 Direction::Read => file.read_at(data, op.offset),
-                Direction::Write => file.write_at(data, op.offset),
-                Direction::Trim => unreachable!("no op stream issues trims yet"),
+                Direction::Write if job.write_flags == 0 => file.write_at(data, op.offset),
+                Direction::Write => pwrite_flags(file, data, op.offset, job.write_flags),
+                Direction::Trim => trim
+                    .run(file, op.offset, op.len as u64)
+                    .map(|()| data.len()),
             };
             let t1 = job.now_ns();
             let cause = match r {
                 Ok(n) if n == op.len as usize => {
-                    rec.record(op.dir, n as u64, t1 - t0, t1);
+                    rec.record(op.dir, op.offset, n as u64, t1 - t0, t1);
                     if cadence.scheduled() {
                         rec.record_intended(op.dir, t1 - at.min(t0));
                     }
@@ -213,6 +229,12 @@ fn worker(job: &Job<'_>, file: &std::fs::File, mut buf: AlignedBuf, mut rec: Rec
                         check.check(&op, data, t1, &mut rec);
                     }
                     job.ops.done(op.index);
+                    if op.dir == Direction::Write
+                        && let Err(e) = job.after_write(&mut rec)
+                    {
+                        error = Some(e);
+                        break 'claims;
+                    }
                     continue;
                 }
                 Ok(n) => IoCause::Short(n),

@@ -1,7 +1,9 @@
 //! The single-thread asynchronous loop shared by the `libaio`, `io_uring` and `null` engines: keep exactly
 //! `queue_depth` I/Os in flight, submit every freed slot in one batch, reap every completion available, and
 //! take one clock reading per batch as the submission (or completion) time of all its I/Os. Allocates
-//! nothing after its setup.
+//! nothing after its setup. Trims are made at once from this thread, each timed alone (no queue here has a
+//! trim op); flushes (`fsync = N`) follow the job's N-th completed writes, from this thread, while the
+//! other I/Os stay in flight.
 
 use super::pace::{MIN_WAIT_US, Mode, Pace};
 use super::{Event, IoCause, IoError, Job, Outcome, Recorder};
@@ -162,7 +164,14 @@ pub fn run(
         done: Vec::with_capacity(qd),
         held: None,
         t: 0,
+        trim: None,
     };
+    if let Some(f) = job.file {
+        match crate::sys::file::Trim::of(f) {
+            Ok(how) => l.trim = Some((f, how)),
+            Err(e) => return setup_failed(l.rec, engine, e),
+        }
+    }
     job.begin();
     l.rec.start_cpu();
     // Two clock readings per batch: just before the submission (the batch's submission time) and just after
@@ -223,6 +232,8 @@ struct Loop<'j, 'q> {
     t: u64,
     /// How to wait for completions.
     pace: Pace,
+    /// How trims reach the target: `None` without one (the `null` engine, which only counts them).
+    trim: Option<(&'j std::fs::File, crate::sys::file::Trim)>,
 }
 
 impl Loop<'_, '_> {
@@ -269,6 +280,12 @@ impl Loop<'_, '_> {
                 self.held = Some((op, at));
                 break;
             }
+            if op.dir == Direction::Trim {
+                if !self.trim_now(&op) {
+                    break;
+                }
+                continue;
+            }
             if op.dir == Direction::Write {
                 let Some(buf) = self.q.buf(slot) else {
                     self.held = Some((op, 0));
@@ -288,10 +305,41 @@ impl Loop<'_, '_> {
                 dir: dir(op.dir),
                 offset: op.offset,
                 len: op.len,
-                // No per-I/O flags yet (RWF_DSYNC / FUA writes will set them).
-                flags: 0,
+                flags: if op.dir == Direction::Write {
+                    job.write_flags
+                } else {
+                    0
+                },
             });
         }
+    }
+
+    /// Trims `op` at once, from this thread (no queue has a trim: io_uring's discard needs a newer kernel
+    /// and AIO has none), timed from before the syscall to after it as a completion of its own; false when
+    /// the loop must stop filling (the trim failed for good, or the deadline passed during it).
+    #[inline(never)]
+    fn trim_now(&mut self, op: &Op) -> bool {
+        let job = self.job;
+        let t0 = self.now();
+        let r = match self.trim {
+            Some((f, how)) => how.run(f, op.offset, op.len as u64),
+            None => Ok(()),
+        };
+        self.t = self.now();
+        match r {
+            Ok(()) => self
+                .rec
+                .record(op.dir, op.offset, op.len as u64, self.t - t0, self.t),
+            Err(e) => {
+                let e = failed(op, IoCause::Os(e));
+                self.rec.fail(&e, self.t);
+                if !job.goes_on_after(&e) {
+                    self.error.get_or_insert(e);
+                    return false;
+                }
+            }
+        }
+        job.deadline_ns.is_none_or(|d| self.t < d) && !job.stopping()
     }
 
     /// Submits the batch; what the kernel does not take stays for the next round.
@@ -417,8 +465,13 @@ impl Loop<'_, '_> {
             } else if res as u64 != op.len as u64 {
                 IoCause::Short(res as usize)
             } else {
-                self.rec
-                    .record(op.dir, op.len as u64, t - self.submitted_at[slot], t);
+                self.rec.record(
+                    op.dir,
+                    op.offset,
+                    op.len as u64,
+                    t - self.submitted_at[slot],
+                    t,
+                );
                 if self.cadence.scheduled() {
                     self.rec.record_intended(op.dir, t - self.intended_at[slot]);
                 }
@@ -426,6 +479,12 @@ impl Loop<'_, '_> {
                     && let Some(buf) = self.q.buf(slot)
                 {
                     check.check(&op, &buf[..op.len as usize], t, &mut self.rec);
+                }
+                if op.dir == Direction::Write
+                    && job.flush.is_some()
+                    && let Err(e) = job.after_write(&mut self.rec)
+                {
+                    self.error.get_or_insert(e);
                 }
                 continue;
             };
@@ -438,13 +497,12 @@ impl Loop<'_, '_> {
     }
 }
 
-/// The syscall layer's direction of an op. No op stream has trims yet (`ops::Mix` makes reads and writes
-/// only), so a trim here is a bug of this crate, never of a spec.
+/// The syscall layer's direction of an op handed to a queue: a read, or a write (trims never reach a
+/// queue: [`Loop::trim_now`] makes them at once).
 #[inline]
 fn dir(d: Direction) -> Dir {
     match d {
         Direction::Read => Dir::Read,
-        Direction::Write => Dir::Write,
-        Direction::Trim => unreachable!("no op stream issues trims yet"),
+        Direction::Write | Direction::Trim => Dir::Write,
     }
 }

@@ -1,12 +1,65 @@
 //! Per-worker measurement on the I/O path: one clock value per completion goes into the worker's own
-//! latency histograms and current interval; a closed interval is sent to the series collector once.
+//! current interval (its counts and a latency histogram per direction); a closed interval is sent to the
+//! series collector once. Each latency is recorded into one histogram, the interval's: when the interval
+//! closes, its histograms are added to the worker's phase histograms and sent to the collector, which adds
+//! them to the row's and sends them back emptied. The recorder takes those back for its next intervals, so
+//! after setup the I/O path allocates no histogram while the collector is at most one interval behind.
+//! When it falls further behind, a recorder makes a histogram only while the phase's [`HistBudget`] lasts;
+//! past it, the recorder *folds*: it keeps recording into the histograms it has, across interval ends, and
+//! sends each closed interval's counts (exact) with a note that its latencies come with a later interval's
+//! ([`IntervalLat::folded`]). So the histograms in flight, and the memory of a phase, are bounded whatever
+//! its duration, and an I/O thread never waits for the collector.
 
 use super::errors::ErrorTally;
 use super::{IoError, Outcome};
+use crate::stats::latency::{Hist, new_histogram, record_into, try_new_histogram};
+use crate::stats::trace::{TraceBuf, TraceRow};
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
 use crate::vocab::{Direction, PerDir};
-use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SendError, Sender, channel};
 use std::time::Instant;
+
+/// How many intervals the series collector may fall behind a recorder before the recorder folds: the
+/// histograms the recorders of a phase may make beyond the ones each makes at setup are this many per
+/// recorder and direction issued ([`HistBudget::for_recorders`]; each is about 270 KiB: 1 ns to 1 hour at
+/// 3 digits).
+pub const LAG_INTERVALS: usize = 4;
+
+/// The histograms the recorders of a phase may still make, shared by them.
+#[derive(Debug)]
+pub struct HistBudget(AtomicUsize);
+
+impl HistBudget {
+    /// A budget of `n` histograms.
+    pub fn new(n: usize) -> HistBudget {
+        HistBudget(AtomicUsize::new(n))
+    }
+
+    /// Sets the budget to [`LAG_INTERVALS`] histograms for each of `recorders` recorders and each of the
+    /// `dirs` directions they issue (before the first is made).
+    pub fn for_recorders(&self, recorders: usize, dirs: usize) {
+        self.0.store(
+            LAG_INTERVALS * recorders.max(1) * dirs.max(1),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Takes one histogram from the budget: whether there was one.
+    fn take(&self) -> bool {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+}
+
+impl Default for HistBudget {
+    /// One recorder's of two directions.
+    fn default() -> HistBudget {
+        HistBudget::new(LAG_INTERVALS * 2)
+    }
+}
 
 /// Messages from workers to the series collector.
 #[derive(Debug, Clone)]
@@ -22,7 +75,38 @@ pub enum Event {
         counts: IntervalCounts,
         /// The worker's current interval.
         now_in: u64,
+        /// Its latencies per direction (`None` for a direction without a completion in it).
+        lat: IntervalLat,
     },
+}
+
+/// A closed interval's latency histograms, and where to send them back once the collector has added them up.
+#[derive(Debug, Clone)]
+pub struct IntervalLat {
+    /// Each direction's histogram of the interval (`None`: no completion of that direction), and of the
+    /// intervals from [`IntervalLat::first`] on when the recorder folded them into it.
+    pub hists: PerDir<Option<Hist>>,
+    /// The first interval the histograms hold latencies of: the closed interval's own index, or an earlier
+    /// one's when the recorder folded (the histograms then hold every latency from that interval on).
+    pub first: u64,
+    /// The recorder folded: this interval's latencies (and `hists` is empty) come with a later interval's
+    /// histograms, whose [`IntervalLat::first`] is at or before this interval.
+    pub folded: bool,
+    /// Where the emptied histograms go back, to be recorded into again ([`IntervalLat::recycle`]).
+    back: Sender<Hist>,
+}
+
+impl IntervalLat {
+    /// Empties the histograms and sends them back to their recorder (dropped if it has finished).
+    pub fn recycle(self) {
+        for mut h in self.hists.0.into_iter().flatten() {
+            // One moved into its row is empty already ([`crate::stats::row_latency::RowLatency::add`]).
+            if !h.is_empty() {
+                h.reset();
+            }
+            let _ = self.back.send(h);
+        }
+    }
 }
 
 /// Environment variable that turns per-I/O recording off when set to `1`, to measure what recording costs
@@ -46,6 +130,23 @@ pub struct Recorder {
     /// Per-I/O recording (latency histograms, the series by completion time); off only for benchmarks.
     on: bool,
     counts: IntervalCounts,
+    /// The current interval's latency histogram of each direction the job issues (`None` for the others,
+    /// until one completes).
+    lat_now: PerDir<Option<Hist>>,
+    /// The directions the job issues, whose histograms [`Recorder::ready`] makes before the I/O.
+    wanted: PerDir<bool>,
+    /// Emptied histograms, sent back by the collector (and made by [`Recorder::ready`]: one per direction issued).
+    spares: Receiver<Hist>,
+    /// The sending side of `spares`, handed to the collector with each closed interval.
+    back: Sender<Hist>,
+    /// The per-I/O trace (`trace = N`), when the phase keeps one.
+    trace: Option<TraceBuf>,
+    /// Histograms made after setup, because none had come back from the collector yet.
+    made: u64,
+    /// The histograms the phase's recorders may still make.
+    budget: Arc<HistBudget>,
+    /// While folding: the first interval whose latencies are in `lat_now` (not yet sent).
+    fold_from: Option<u64>,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
     /// Each direction's latencies from the intended issue time, for a phase with a schedule.
@@ -58,6 +159,8 @@ pub struct Recorder {
     sizes: Vec<(u32, u64)>,
     /// Failed I/Os.
     errors: ErrorTally,
+    /// Flushes (`fsync`/`fdatasync` every N writes).
+    flushes: super::Flushes,
     tx: Sender<Event>,
     sent: u64,
     /// The thread's CPU time (ns) and the wall clock when it started submitting ([`Recorder::start_cpu`]).
@@ -65,30 +168,50 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder for worker `worker`.
-    pub fn new(worker: usize, clock: IntervalClock, tx: Sender<Event>) -> Recorder {
+    /// A recorder for worker `worker` of a job that issues the directions `issued`, keeping a trace of its
+    /// first `trace` completions (none: 0, the default), making histograms beyond its first ones from
+    /// `budget`.
+    pub fn new(
+        worker: usize,
+        clock: IntervalClock,
+        (tx, budget): (Sender<Event>, Arc<HistBudget>),
+        issued: impl Fn(Direction) -> bool,
+        trace: TraceBuf,
+    ) -> Recorder {
+        let on = !recording_off();
+        let (back, spares) = channel();
+        let wanted = PerDir::from_fn(|d| on && issued(d));
         Recorder {
             worker,
             clock,
             cur: 0,
             cur_end_ns: clock.end_of(0),
-            on: !recording_off(),
+            on,
             counts: IntervalCounts::default(),
+            lat_now: PerDir::default(),
+            wanted,
+            spares,
+            back,
+            trace: (trace.cap() > 0).then_some(trace),
+            made: 0,
+            budget,
+            fold_from: None,
             latency: PerDir::default(),
             intended: None,
             thinks: 0,
             last_ns: 0,
             sizes: Vec::new(),
             errors: ErrorTally::default(),
+            flushes: super::Flushes::default(),
             tx,
             sent: 0,
             cpu_start: None,
         }
     }
 
-    /// Records a completion of `bytes` at `t_ns` (from the phase start) that took `lat_ns`.
+    /// Records a completion of `bytes` at `offset` at `t_ns` (from the phase start) that took `lat_ns`.
     #[inline(always)]
-    pub fn record(&mut self, dir: Direction, bytes: u64, lat_ns: u64, t_ns: u64) {
+    pub fn record(&mut self, dir: Direction, offset: u64, bytes: u64, lat_ns: u64, t_ns: u64) {
         if self.on {
             if t_ns >= self.cur_end_ns {
                 let k = self.clock.index_of(t_ns);
@@ -97,7 +220,20 @@ impl Recorder {
                 }
             }
             self.counts[dir].add(bytes, lat_ns);
-            self.latency[dir].record(lat_ns);
+            self.latency[dir].note(lat_ns);
+            match &mut self.lat_now[dir] {
+                Some(h) => record_into(h, lat_ns),
+                None => self.first_of(dir, lat_ns),
+            }
+            if let Some(t) = &mut self.trace {
+                t.push(TraceRow {
+                    t_ns,
+                    lat_ns,
+                    offset,
+                    len: bytes as u32,
+                    dir,
+                });
+            }
         } else {
             let counts = &mut self.counts[dir];
             counts.ops += 1;
@@ -120,6 +256,12 @@ impl Recorder {
     pub fn ready(&mut self) -> Result<(), crate::buf::AllocError> {
         if !self.on {
             return Ok(());
+        }
+        for (d, now) in self.lat_now.iter_mut() {
+            if self.wanted[d] && now.is_none() {
+                *now = Some(try_new_histogram()?);
+                let _ = self.back.send(try_new_histogram()?);
+            }
         }
         for (_, l) in self.latency.iter_mut() {
             *l = LatencyRecorder::try_new()?;
@@ -147,6 +289,16 @@ impl Recorder {
         {
             i[dir].record(lat_ns);
         }
+    }
+
+    /// Records a flush that ended at `t_ns` and took `lat_ns` (not an I/O of any direction: it has no
+    /// bytes, and the series does not count it).
+    pub fn flushed(&mut self, lat_ns: u64, t_ns: u64) {
+        self.flushes.ops += 1;
+        if self.on {
+            self.flushes.latency.record(lat_ns);
+        }
+        self.last_ns = self.last_ns.max(t_ns);
     }
 
     /// Records an I/O that failed at `t_ns`: counted in the phase's errors and in the interval's `errors`.
@@ -182,15 +334,90 @@ impl Recorder {
         }
     }
 
+    /// The first completion of a direction the job was not expected to issue: its histogram is made now
+    /// (beyond the budget if need be: once per direction).
+    #[cold]
+    #[inline(never)]
+    fn first_of(&mut self, dir: Direction, lat_ns: u64) {
+        let mut h = self.spare().unwrap_or_else(new_histogram);
+        record_into(&mut h, lat_ns);
+        self.lat_now[dir] = Some(h);
+    }
+
+    /// An emptied histogram sent back by the collector, or a new one from the budget when none is back.
+    fn spare(&mut self) -> Option<Hist> {
+        if let Ok(h) = self.spares.try_recv() {
+            return Some(h);
+        }
+        if !self.budget.take() {
+            return None;
+        }
+        // Short of memory (an address-space limit), the recorder folds as when the budget is spent.
+        let h = try_new_histogram().ok()?;
+        self.made += 1;
+        Some(h)
+    }
+
+    /// The histograms of the interval closing (and of the intervals folded into them), each added to the
+    /// phase's and swapped for an empty one; `None` for a direction without a completion. With too few
+    /// empty ones (the collector is behind, the budget spent), the recorder folds: it keeps them and says
+    /// so. The last interval (`now_in` = `u64::MAX`) needs none.
+    fn take_lat(&mut self, now_in: u64) -> IntervalLat {
+        let full = |h: &Option<Hist>| h.as_ref().is_some_and(|h| !h.is_empty());
+        let mut fresh: Vec<Hist> = Vec::new();
+        if now_in != u64::MAX {
+            let needed = self.lat_now.0.iter().filter(|h| full(h)).count();
+            for _ in 0..needed {
+                match self.spare() {
+                    Some(h) => fresh.push(h),
+                    None => {
+                        for h in fresh {
+                            let _ = self.back.send(h);
+                        }
+                        let first = *self.fold_from.get_or_insert(self.cur);
+                        return IntervalLat {
+                            hists: PerDir::default(),
+                            first,
+                            folded: true,
+                            back: self.back.clone(),
+                        };
+                    }
+                }
+            }
+        }
+        let mut hists = PerDir::default();
+        for (d, now) in self.lat_now.iter_mut() {
+            if !full(now) {
+                continue;
+            }
+            let h = now.take().unwrap_or_else(new_histogram);
+            self.latency[d].absorb_hist(&h);
+            *now = fresh.pop();
+            hists[d] = Some(h);
+        }
+        IntervalLat {
+            hists,
+            first: self.fold_from.take().unwrap_or(self.cur),
+            folded: false,
+            back: self.back.clone(),
+        }
+    }
+
+    #[inline(never)]
     fn close(&mut self, now_in: u64) {
         let counts = std::mem::take(&mut self.counts);
-        // The collector outlives the workers; a send can only fail if it is gone, and then nobody needs rows.
-        let _ = self.tx.send(Event::Closed {
+        let lat = self.take_lat(now_in);
+        // The collector outlives the workers; a send fails only when nobody collects (a ramp): then the
+        // histograms come straight back.
+        if let Err(SendError(Event::Closed { lat, .. })) = self.tx.send(Event::Closed {
             worker: self.worker,
             index: self.cur,
             counts,
             now_in,
-        });
+            lat,
+        }) {
+            lat.recycle();
+        }
         self.sent += 1;
         self.cur = now_in;
         self.cur_end_ns = self.clock.end_of(now_in);
@@ -227,7 +454,9 @@ impl Recorder {
             Some(super::SubmitCpu::of(cpu.saturating_sub(cpu0), wall))
         });
         self.close(u64::MAX);
+        let trace = self.trace.take().unwrap_or_default();
         Outcome {
+            trace,
             latency: self.latency,
             end_ns: self.last_ns,
             sizes: self.sizes,
@@ -239,6 +468,88 @@ impl Recorder {
             waits: None,
             from_intended: self.intended,
             thinks: self.thinks,
+            flushes: self.flushes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorder of reads over 50 intervals: with the collector sending each interval's histograms back,
+    /// it makes none after setup; with nobody sending them back, it makes the 3 of its budget and then
+    /// folds: each interval's counts still come alone and exact, and the histograms it sends hold exactly
+    /// the reads of the intervals from their `first` on, folded ones included.
+    #[test]
+    fn histograms_come_back_or_the_recorder_folds_within_its_budget() {
+        let clock = IntervalClock {
+            interval_ns: 1_000,
+            bound_ns: None,
+        };
+        for collector_keeps_up in [true, false] {
+            let (tx, rx) = channel();
+            let reads = |d: Direction| d == Direction::Read;
+            let budget = Arc::new(HistBudget::new(3));
+            let mut r = Recorder::new(0, clock, (tx, budget), reads, TraceBuf::default());
+            let mut kept = Vec::new();
+            // Per event: (index, ops, folded, first, histogram count).
+            let mut seen: Vec<(u64, u64, bool, u64, u64)> = Vec::new();
+            let mut drain = |r: Option<Recorder>| {
+                while let Ok(Event::Closed {
+                    index, lat, counts, ..
+                }) = rx.try_recv()
+                {
+                    let n = lat.hists[Direction::Read].as_ref().map_or(0, |h| h.len());
+                    seen.push((index, counts[Direction::Read].ops, lat.folded, lat.first, n));
+                    match collector_keeps_up {
+                        true => lat.recycle(),
+                        false => kept.push(lat),
+                    }
+                }
+                r
+            };
+            for k in 0..50u64 {
+                // Interval k has k % 3 + 1 reads.
+                for i in 0..=k % 3 {
+                    r.record(Direction::Read, 0, 4096, 100 + k, k * 1_000 + 10 + i);
+                }
+                r = drain(Some(r)).expect("the recorder");
+            }
+            let made = r.made;
+            let out = r.finish(None);
+            drain(None);
+            let reads: u64 = (0..50u64).map(|k| k % 3 + 1).sum();
+            assert_eq!(out.latency[Direction::Read].count(), reads);
+            assert_eq!(
+                out.latency[Direction::Read].summary().map(|s| s.max),
+                Some(149)
+            );
+            assert_eq!(seen.len(), 50, "one event per interval");
+            let mut owed = 0;
+            for (j, &(index, ops, folded, first, n)) in seen.iter().enumerate() {
+                assert_eq!(
+                    (index, ops),
+                    (j as u64, j as u64 % 3 + 1),
+                    "counts stay exact"
+                );
+                owed += ops;
+                match folded {
+                    true => assert_eq!(n, 0, "interval {index}: folded, no histogram"),
+                    false => {
+                        let from: u64 = (first..=index).map(|k| k % 3 + 1).sum();
+                        assert_eq!((n, owed), (from, from), "interval {index} from {first}");
+                        owed = 0;
+                    }
+                }
+            }
+            let folds = seen.iter().filter(|e| e.2).count();
+            match collector_keeps_up {
+                true => assert_eq!((made, folds), (0, 0)),
+                // The spare made at setup and 3 from the budget carry 4 intervals; every later one but
+                // the last (which needs no empty histogram after it) folds.
+                false => assert_eq!((made, folds), (3, 45)),
+            }
         }
     }
 }

@@ -40,6 +40,7 @@ struct InFlight {
     index: u64,
     submitted: u64,
     dir: Direction,
+    offset: u64,
     len: u32,
 }
 
@@ -190,7 +191,7 @@ impl<'a> Flight<'a> {
             let done = match op.dir {
                 Direction::Read => dev.read(self.base + at, op.offset, op.len),
                 Direction::Write => dev.write(self.base + at, op.offset, op.len, sim.slots),
-                Direction::Trim => unreachable!("no op stream issues trims yet"),
+                Direction::Trim => dev.discard(self.base + at, op.offset, op.len as u64),
             } - self.base;
             self.cadence.issued();
             self.heap.push(Reverse(InFlight {
@@ -199,6 +200,7 @@ impl<'a> Flight<'a> {
                 index: op.index,
                 submitted: at,
                 dir: op.dir,
+                offset: op.offset,
                 len: op.len,
             }));
         }
@@ -212,7 +214,7 @@ impl<'a> Flight<'a> {
             r.at(self.t, dev, sim);
         }
         self.rec
-            .record(c.dir, c.len as u64, c.done - c.submitted, c.done);
+            .record(c.dir, c.offset, c.len as u64, c.done - c.submitted, c.done);
         if self.cadence.scheduled() {
             self.rec
                 .record_intended(c.dir, c.done - c.intended.min(c.submitted));

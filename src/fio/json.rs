@@ -320,6 +320,8 @@ fn phase(
         total,
         workers: Vec::new(),
         series_csv: None,
+        hist_log: None,
+        trace: None,
         coverage: None,
         ops_by_size: Vec::new(),
         steady_state: None,
@@ -343,6 +345,8 @@ fn phase(
         latency_histograms: hist,
         arrivals: None,
         latency_target: None,
+        trim: None,
+        sync: None,
         zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.

@@ -7,8 +7,9 @@
 //!   visits every block exactly once per pass in the order of a keyed permutation
 //!   ([`permute::Permutation`]).
 //! - Direction: in every group of 100 consecutive ops exactly the [`Mix`]'s percentage of each direction
-//!   (`read_percent` reads, the rest writes), at positions shuffled per group from the seed, so each share
-//!   is exact over the run and random in order.
+//!   (`read_percent` reads, `trim_percent` trims, the rest writes), at positions shuffled per group from the
+//!   seed, so each share is exact over the run (10 000 ops at 50 % reads and 20 % trims are exactly 5 000
+//!   reads, 2 000 trims and 3 000 writes) and random in order.
 //! - Length: the block size, or for a weighted mix one size drawn per op by weight.
 //!
 //! Every op consumes exactly two draws of the PCG stream (offset, size), so op `i` is reached by jumping the
@@ -50,6 +51,17 @@ impl Mix {
         m[Direction::Read] = r;
         m[Direction::Write] = 100 - r;
         Mix(m)
+    }
+
+    /// `read_percent` % reads, `trim_percent` % trims, the rest writes; `None` when the two add up to more
+    /// than 100 (the spec's rules refuse that before a plan is made).
+    pub fn new(read_percent: u8, trim_percent: u8) -> Option<Mix> {
+        let rest = 100u8.checked_sub(read_percent)?.checked_sub(trim_percent)?;
+        let mut m = PerDir::default();
+        m[Direction::Read] = read_percent;
+        m[Direction::Trim] = trim_percent;
+        m[Direction::Write] = rest;
+        Some(Mix(m))
     }
 
     /// The percentage of ops in direction `d`.

@@ -214,6 +214,7 @@ mod tests {
             zone_mode: crate::vocab::ZoneMode::None,
             polled: false,
             sq_poll: false,
+            trace: 0,
         }
     }
 

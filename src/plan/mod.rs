@@ -233,6 +233,8 @@ pub struct IoSettings {
     pub polled: bool,
     /// io_uring with a submission polling thread (`sq_poll`, IORING_SETUP_SQPOLL).
     pub sq_poll: bool,
+    /// I/Os the phase's per-I/O trace keeps at most (`trace`); 0: no trace.
+    pub trace: u64,
 }
 
 /// Completions a worker of `engine` with `queue_depth` I/Os in flight waits for at a time, with `workers`
@@ -319,6 +321,13 @@ pub struct IoWork {
     pub distribution: Option<crate::spec::Distribution>,
     /// Share of reads in percent (0 for fills and restores).
     pub read_percent: u8,
+    /// Share of trims in percent (0 but for workloads with `trim_percent`); `read_percent + trim_percent`
+    /// is at most 100, the rest writes.
+    pub trim_percent: u8,
+    /// Per-I/O durability of the writes (`sync`).
+    pub sync: crate::vocab::SyncWrites,
+    /// A flush after every N writes of each worker (`fsync`, `fdatasync`); `None` for none.
+    pub flush: Option<FlushPlan>,
     /// Where written bytes come from.
     pub writes: WriteSource,
     /// When the phase ends.
@@ -327,6 +336,25 @@ pub struct IoWork {
     pub passes: Option<u32>,
     /// What is measured beyond the series (workloads; empty for fills and restores).
     pub measure: Measure,
+}
+
+/// A flush after every `every` writes of each worker: `fsync = N`, or `fdatasync = N` (`data_only`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlushPlan {
+    /// Writes per flush, at least 1.
+    pub every: u64,
+    /// fdatasync rather than fsync.
+    pub data_only: bool,
+}
+
+impl IoWork {
+    /// The op mix: `read_percent` reads, `trim_percent` trims, the rest writes (the rules keep the two
+    /// within 100; were they not, the trims would be cut to the rest).
+    pub fn mix(&self) -> crate::ops::Mix {
+        let trim = self.trim_percent.min(100 - self.read_percent.min(100));
+        crate::ops::Mix::new(self.read_percent.min(100), trim)
+            .unwrap_or_else(|| crate::ops::Mix::read_write(self.read_percent))
+    }
 }
 
 /// Where the bytes of a phase's writes come from.
@@ -538,17 +566,22 @@ impl PhasePlan {
 
     /// The op stream of an I/O phase: a pure function of the plan (also replayed to verify).
     pub fn op_stream(&self) -> Option<OpStream> {
-        let (io, order, read_percent, access) = match &self.work {
+        let (io, order, mix, access) = match &self.work {
             Work::Erase(_) => return None,
-            Work::Io(w) => (&w.io, w.order, w.read_percent, w.access.clone()),
-            Work::Verify(v) => (&v.io, Order::Sequential, 100, Default::default()),
+            Work::Io(w) => (&w.io, w.order, w.mix(), w.access.clone()),
+            Work::Verify(v) => (
+                &v.io,
+                Order::Sequential,
+                crate::ops::Mix::read_write(100),
+                Default::default(),
+            ),
         };
         Some(OpStream {
             span_start: self.span.start,
             span_len: self.range().len,
             sizes: io.sizes(),
             order,
-            mix: crate::ops::Mix::read_write(read_percent),
+            mix,
             seed: io.seed,
             access,
             total_ops: self.bound().and_then(Bound::ops),

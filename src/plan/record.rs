@@ -67,6 +67,9 @@ pub struct PhaseParams {
     /// `true` when a kernel thread polled the io_uring submission ring (`sq_poll`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sq_poll: Option<bool>,
+    /// The most I/Os the phase's per-I/O trace kept (`trace`); absent without a trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<u64>,
     /// Data written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataPattern>,
@@ -92,6 +95,18 @@ pub struct PhaseParams {
     /// Share of reads in percent (workloads; 0 for fills and restores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_percent: Option<u8>,
+    /// Share of trims in percent (workloads with `trim_percent` above 0; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim_percent: Option<u8>,
+    /// Per-I/O durability of the writes (`sync`), when not `"none"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::vocab::SyncWrites>,
+    /// Writes per fsync (`fsync`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<u64>,
+    /// Writes per fdatasync (`fdatasync`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdatasync: Option<u64>,
     /// Passes over the span (fills).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
@@ -228,6 +243,7 @@ impl PhaseParams {
             zone_mode: None,
             polled: None,
             sq_poll: None,
+            trace: None,
             data: None,
             seed: None,
             interval_ns: None,
@@ -236,6 +252,10 @@ impl PhaseParams {
             coverage: None,
             distribution: None,
             read_percent: None,
+            trim_percent: None,
+            sync: None,
+            fsync: None,
+            fdatasync: None,
             passes: None,
             verify: None,
             expect: None,
@@ -276,6 +296,7 @@ impl PhaseParams {
         self.zone_mode = Some(io.zone_mode).filter(|&m| m != crate::vocab::ZoneMode::None);
         self.polled = io.polled.then_some(true);
         self.sq_poll = io.sq_poll.then_some(true);
+        self.trace = Some(io.trace).filter(|&n| n > 0);
         self.seed = Some(io.seed);
         self.interval_ns = Some(io.interval_ns);
         self.on_error = Some(io.on_error);
@@ -403,6 +424,15 @@ impl PhasePlan {
                 q.set_workers(self);
                 q.distribution = w.distribution.as_ref().map(|d| d.to_string());
                 q.read_percent = Some(w.read_percent);
+                q.trim_percent = (w.trim_percent > 0).then_some(w.trim_percent);
+                q.sync = (w.sync != crate::vocab::SyncWrites::None).then_some(w.sync);
+                if let Some(f) = w.flush {
+                    *(if f.data_only {
+                        &mut q.fdatasync
+                    } else {
+                        &mut q.fsync
+                    }) = Some(f.every);
+                }
                 q.passes = w.passes;
                 match &w.writes {
                     WriteSource::Data { pattern, stamped } => {

@@ -34,6 +34,16 @@ pub enum LastWriter {
         /// Op index.
         op: u64,
     },
+    /// Written by op `op` of the `slot`-th verified writer, then discarded (BLKDISCARD) on a block device:
+    /// the sector reads back as zeros or as that write left it (the kernel promises neither; wkrun accepts
+    /// both). A trim on a file punches a hole, which reads back as zeros: [`LastWriter::Zeros`]. Kept in the
+    /// map as the write, with the unit's bit set in [`VerifyMap`]'s bitmap of trimmed units.
+    Trimmed {
+        /// Position in [`VerifyMap::writers`].
+        slot: u16,
+        /// Op index of the write before the trim.
+        op: u64,
+    },
 }
 
 impl LastWriter {
@@ -43,7 +53,9 @@ impl LastWriter {
             LastWriter::Zeros => 1 << 48,
             LastWriter::Unknown => 2 << 48,
             LastWriter::WriteFailed => (2 << 48) | 1,
-            LastWriter::Write { slot, op } => ((slot as u64 + 3) << 48) | (op & MAX_OP_INDEX),
+            LastWriter::Write { slot, op } | LastWriter::Trimmed { slot, op } => {
+                ((slot as u64 + 3) << 48) | (op & MAX_OP_INDEX)
+            }
         }
     }
 
@@ -105,6 +117,9 @@ pub struct VerifyMap {
     /// The verified writers, by slot.
     pub writers: Vec<Writer>,
     entries: Vec<u64>,
+    /// One bit per unit, set where a write's unit was trimmed since on a block device; empty until the
+    /// first such trim.
+    trimmed: Vec<u64>,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -229,6 +244,7 @@ impl VerifyMap {
             unit,
             writers: Vec::new(),
             entries,
+            trimmed: Vec::new(),
         };
         for (p, range) in writers_before(phases, i, skipped) {
             match &p.work {
@@ -242,7 +258,7 @@ impl VerifyMap {
                     m.mark(range.start, range.len, w);
                 }
                 Work::Io(w) if stream_writer(p).is_some() => {
-                    m.replay(p, w);
+                    m.replay(p, w, target_kind);
                     if stamped(w) {
                         let ranges = failed.iter().filter(|f| f.phase == p.index);
                         for &(a, b) in ranges.flat_map(|f| f.ranges) {
@@ -261,7 +277,7 @@ impl VerifyMap {
 
     /// Marks every write of the fill or workload `p`, by the op stream of each of its workers (a verified
     /// writer slot per worker, with the worker's seed its stamps carry).
-    fn replay(&mut self, p: &PhasePlan, w: &IoWork) {
+    fn replay(&mut self, p: &PhasePlan, w: &IoWork, target_kind: TargetKind) {
         if w.bound.ops().is_none() {
             return;
         }
@@ -280,8 +296,13 @@ impl VerifyMap {
                 continue;
             };
             for op in stream.ops(0..n) {
-                if op.dir != Direction::Write {
-                    continue;
+                match op.dir {
+                    Direction::Write => {}
+                    Direction::Trim => {
+                        self.trim(op.offset, op.len as u64, target_kind);
+                        continue;
+                    }
+                    Direction::Read => continue,
                 }
                 let lw = match slot {
                     Some(slot) => LastWriter::Write { slot, op: op.index },
@@ -305,15 +326,67 @@ impl VerifyMap {
             let u0 = self.start + k * self.unit;
             let whole = u0 >= at && u0 + self.unit <= at + len;
             self.entries[k as usize] = if whole { w } else { LastWriter::Unknown }.encode();
+            self.set_trimmed(k, false);
+        }
+    }
+
+    /// Sets or clears unit `k`'s bit in the bitmap of trimmed units (made at the first bit set).
+    fn set_trimmed(&mut self, k: u64, on: bool) {
+        if self.trimmed.is_empty() {
+            if !on {
+                return;
+            }
+            self.trimmed = vec![0; self.entries.len().div_ceil(64)];
+        }
+        let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+        match on {
+            true => self.trimmed[word] |= bit,
+            false => self.trimmed[word] &= !bit,
+        }
+    }
+
+    /// Whether unit `k`'s write was trimmed since.
+    fn is_trimmed(&self, k: usize) -> bool {
+        self.trimmed
+            .get(k / 64)
+            .is_some_and(|w| w & (1 << (k % 64)) != 0)
+    }
+
+    /// Marks a trim of `[at, at + len)`: on a file a punched hole (zeros); on a block device a discard, after
+    /// which each unit reads back as zeros or as before ([`LastWriter::Trimmed`]; a unit of unknown or
+    /// untouched content stays unchecked). A unit only partly covered becomes unknown.
+    fn trim(&mut self, at: u64, len: u64, target_kind: TargetKind) {
+        if target_kind == TargetKind::File {
+            return self.mark(at, len, LastWriter::Zeros);
+        }
+        let end = self.start + self.entries.len() as u64 * self.unit;
+        let (a, b) = (at.max(self.start), (at + len).min(end));
+        if a >= b {
+            return;
+        }
+        let first = (a - self.start) / self.unit;
+        let last = (b - self.start).div_ceil(self.unit);
+        for k in first..last {
+            let u0 = self.start + k * self.unit;
+            let whole = u0 >= at && u0 + self.unit <= at + len;
+            match (whole, LastWriter::decode(self.entries[k as usize])) {
+                (true, LastWriter::Write { .. }) => self.set_trimmed(k, true),
+                (true, LastWriter::Zeros | LastWriter::WriteFailed) => {}
+                _ => self.mark(u0, self.unit, LastWriter::Unknown),
+            }
         }
     }
 
     /// The last writer of the sector at byte `offset`.
     pub fn at(&self, offset: u64) -> LastWriter {
         let k = (offset.saturating_sub(self.start) / self.unit) as usize;
-        self.entries
-            .get(k)
-            .map_or(LastWriter::Untouched, |&e| LastWriter::decode(e))
+        match self.entries.get(k).map(|&e| LastWriter::decode(e)) {
+            Some(LastWriter::Write { slot, op }) if self.is_trimmed(k) => {
+                LastWriter::Trimmed { slot, op }
+            }
+            Some(w) => w,
+            None => LastWriter::Untouched,
+        }
     }
 }
 
@@ -336,5 +409,38 @@ mod tests {
         ] {
             assert_eq!(LastWriter::decode(w.encode()), w);
         }
+    }
+
+    #[test]
+    fn trims_leave_zeros_on_a_file_and_zeros_or_the_write_before_on_a_block_device() {
+        let map = || VerifyMap {
+            start: 0,
+            unit: 4096,
+            writers: Vec::new(),
+            entries: vec![0; 4],
+            trimmed: Vec::new(),
+        };
+        let w = |op| LastWriter::Write { slot: 0, op };
+        let mut m = map();
+        m.mark(0, 3 * 4096, w(1));
+        m.trim(0, 4096, TargetKind::Block);
+        m.trim(4096 + 512, 512, TargetKind::Block);
+        m.trim(3 * 4096, 4096, TargetKind::Block);
+        assert_eq!(m.at(0), LastWriter::Trimmed { slot: 0, op: 1 });
+        assert_eq!(m.at(4096), LastWriter::Unknown, "a unit trimmed in part");
+        assert_eq!(m.at(2 * 4096), w(1));
+        assert_eq!(
+            m.at(3 * 4096),
+            LastWriter::Unknown,
+            "never written, then trimmed"
+        );
+        // A write after the trim is expected again.
+        m.mark(0, 4096, w(9));
+        assert_eq!(m.at(0), w(9));
+        let mut f = map();
+        f.mark(0, 4 * 4096, w(1));
+        f.trim(4096, 4096, TargetKind::File);
+        assert_eq!(f.at(4096), LastWriter::Zeros);
+        assert_eq!(f.at(0), w(1));
     }
 }

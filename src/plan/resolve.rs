@@ -450,6 +450,7 @@ impl Phase<'_> {
                 && !sq_poll
                 && super::probe_waits(engine, qd as u32, workers as u32, cpus),
             zone_mode: p.zone_mode.unwrap_or(crate::vocab::ZoneMode::None),
+            trace: p.trace.unwrap_or(0),
         })
     }
 
@@ -554,6 +555,57 @@ impl Phase<'_> {
         }
     }
 
+    /// Trims (`trim_percent`) on a target that can take them: a block device that discards, a file system
+    /// that punches holes, the simulated drive; the `null` engine only counts them.
+    fn check_trims(&self, io: &IoSettings) -> Result<(), SpecError> {
+        if self.p.verify == Some(true) && io.queue_depth > 1 {
+            return Err(self.err(
+                "trim_percent",
+                format!("verify = true with trims at queue_depth = {}: a trim and a write of the same block in flight together may land in either order, so what the block holds after them is not known", io.queue_depth),
+                Some("verify a phase with trims at queue_depth = 1".into()),
+            ));
+        }
+        if !crate::engine::caps(io.engine).does_io {
+            return Ok(());
+        }
+        if let Some(msg) = crate::target::erase::trim_problem(self.t) {
+            return Err(self.err(
+                "trim_percent",
+                msg,
+                Some("remove trim_percent, or run on a target that can trim".into()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The writes' durability (`sync`) and flushes (`fsync`, `fdatasync`; at most one, by the rules),
+    /// refused on the simulated drive: its write buffer holds the open page's units until the page fills,
+    /// and a flush (programming a partial page) is not modelled, so a sync would measure nothing.
+    fn sync(&self) -> Result<(crate::vocab::SyncWrites, Option<super::FlushPlan>), SpecError> {
+        let p = self.p;
+        let sync = p.sync.unwrap_or(crate::vocab::SyncWrites::None);
+        let flush = match (p.fsync, p.fdatasync) {
+            (Some(n), _) => Some(("fsync", n as u64, false)),
+            (None, Some(n)) => Some(("fdatasync", n as u64, true)),
+            (None, None) => None,
+        };
+        if self.t.kind == TargetKind::Sim {
+            let key = match flush {
+                Some((key, ..)) => Some(key),
+                None => (sync != crate::vocab::SyncWrites::None).then_some("sync"),
+            };
+            if let Some(key) = key {
+                return Err(self.err(
+                    key,
+                    format!("`{key}` asks for durable writes, and the simulated drive models no flush: its write buffer keeps the open page's data until the page fills, so a sync would measure nothing"),
+                    Some(format!("remove `{key}` for a simulated target, or run on a file or block device")),
+                ));
+            }
+        }
+        let flush = flush.map(|(_, every, data_only)| super::FlushPlan { every, data_only });
+        Ok((sync, flush))
+    }
+
     /// A fill's, restore's or workload's work.
     fn io_work(
         &self,
@@ -598,12 +650,23 @@ impl Phase<'_> {
             }
             _ => Default::default(),
         };
+        let trim_percent = match p.kind {
+            PhaseKind::Workload => p.trim_percent.map_or(0, |t| t.0 as u8), // checked by the rules
+            _ => 0,
+        };
+        if trim_percent > 0 {
+            self.check_trims(&io)?;
+        }
+        let (sync, flush) = self.sync()?;
         Ok(IoWork {
             io,
             order,
             access,
             distribution,
             read_percent,
+            trim_percent,
+            sync,
+            flush,
             writes,
             bound,
             passes,

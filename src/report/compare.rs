@@ -117,10 +117,10 @@ pub enum Metric {
 
 impl Metric {
     /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS, each
-    /// direction's IOPS, bandwidth, then each direction's latencies (reads and writes: results format 1
-    /// has no other direction), then a simulated drive's writes.
+    /// direction's IOPS, bandwidth, then each direction's latencies (reads, writes, trims: a direction no
+    /// run did leaves its rows out), then a simulated drive's writes.
     pub fn numeric() -> Vec<Metric> {
-        let dirs = Direction::CORE;
+        let dirs = Direction::ALL;
         let mut m = vec![Metric::TotalIops];
         m.extend(dirs.map(Metric::Iops));
         m.push(Metric::Bandwidth);
@@ -1325,7 +1325,21 @@ mod tests {
         // 3 × 14), nor their read and write IOPS (all 0); and rows that restate another: the write IOPS of
         // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS. No phase
         // ran on a simulated drive: no drive rows (3 × 3).
-        assert_eq!(c.rows.len(), 3 * Metric::numeric().len() + 1 - 10 - 4 - 9);
+        // No phase trims: its IOPS and latency rows (3 × 6) are left out too.
+        let trims = Metric::numeric()
+            .into_iter()
+            .filter(|m| {
+                matches!(
+                    m,
+                    Metric::Iops(Direction::Trim) | Metric::Lat(Direction::Trim, _)
+                )
+            })
+            .count();
+        assert_eq!(trims, 6);
+        assert_eq!(
+            c.rows.len(),
+            3 * (Metric::numeric().len() - trims) + 1 - 10 - 4 - 9
+        );
         for (phase, m) in [
             ("w", Metric::Iops(Direction::Read)),
             ("w", Metric::Iops(Direction::Write)),

@@ -167,6 +167,8 @@ mod tests {
                 secs,
                 (writes > 0).then(|| latency(1, 363_000, 400_000, 910_400, 1_000_000, 2_000_000)),
             ),
+            trim: None,
+            flushes: None,
             errors: 0,
         }
     }

@@ -30,6 +30,8 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         write: none(),
         total: none(),
         series_csv: None,
+        hist_log: None,
+        trace: None,
         coverage: None,
         read_share: None,
         ops_by_size: vec![],
@@ -55,6 +57,8 @@ pub fn phase(name: &str, index: usize) -> PhaseResult {
         latency_histograms: None,
         arrivals: None,
         latency_target: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }
@@ -109,6 +113,7 @@ pub fn row(t_s: f64, read: u64, write: u64) -> SeriesRow {
                 bw_bytes_per_s: (ops * 4096) as f64,
                 lat_mean_us: lat(ops, mean),
                 lat_max_us: lat(ops, max),
+                lat_pct_us: [lat(ops, mean), lat(ops, max), lat(ops, max)],
             }
         }),
         errors: 0,

@@ -4,6 +4,7 @@
 //! ([`crate::results::check::implausible`]).
 
 use super::{ReadError, parse_results, plain_file_name, read_results_text, runs};
+use crate::results::series_csv::SeriesRow;
 use serde_json::Value;
 use std::path::Path;
 
@@ -58,6 +59,8 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
                 csv: p.series_csv.clone(),
                 phase: p.name.clone(),
                 intervals: p.intervals,
+                hist_log: p.hist_log.clone(),
+                trace: p.trace.as_ref().map(|t| (t.file.clone(), t.ios)),
             })
             .collect(),
         None => {
@@ -92,33 +95,65 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
     }
 }
 
-/// What a phase says of its series: the CSV's name, the phase's name and its number of intervals.
+/// What a phase says of its series: the CSV's name, the phase's name, its number of intervals, its histogram
+/// log and its per-I/O trace (file and rows).
 struct Named {
     csv: Option<String>,
     phase: String,
     intervals: Option<u64>,
+    hist_log: Option<String>,
+    trace: Option<(String, u64)>,
 }
 
 impl Named {
     /// From the phase `p` of a document that need not match the schema.
     fn of(p: &Value) -> Named {
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
         Named {
-            csv: p
-                .get("series_csv")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            phase: p
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
+            csv: text(p.get("series_csv")),
+            phase: text(p.get("name")).unwrap_or_else(|| "?".to_string()),
             intervals: p.get("intervals").and_then(Value::as_u64),
+            hist_log: text(p.get("hist_log")),
+            trace: text(p.pointer("/trace/file")).map(|f| {
+                let ios = p.pointer("/trace/ios").and_then(Value::as_u64).unwrap_or(0);
+                (f, ios)
+            }),
         }
     }
 }
 
+/// Checks phase `i`'s histogram log (`phases[i].hist_log`, when it names one) against its series `rows`
+/// ([`crate::results::hlog::check_against`]).
+fn hist_log(dir: &Path, (i, p): (usize, &Named), rows: &[SeriesRow]) -> Result<(), String> {
+    let Some(name) = p.hist_log.as_deref() else {
+        return Ok(());
+    };
+    let path = dir.join(name);
+    let at = |e: String| format!("{} (phases[{i}].hist_log): {e}", path.display());
+    if !plain_file_name(name) {
+        return Err(at("not a plain file name".to_string()));
+    }
+    let text = std::fs::read(&path).map_err(|e| at(format!("cannot read it: {e}")))?;
+    crate::results::hlog::check_against(&text, rows)
+        .map(|_| ())
+        .map_err(at)
+}
+
+/// Checks phase `i`'s per-I/O trace (`phases[i].trace`, when it has one): its rows against `trace.ios`.
+fn trace(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
+    let Some((name, ios)) = &p.trace else {
+        return Ok(());
+    };
+    let path = dir.join(name);
+    let at = |e: String| format!("{} (phases[{i}].trace): {e}", path.display());
+    if !plain_file_name(name) {
+        return Err(at("not a plain file name".to_string()));
+    }
+    crate::results::trace_csv::check_file(&path, *ios).map_err(at)
+}
+
 /// Reads each series CSV the phases of the results file `file` name (`named`: `phases[i].series_csv`, its
-/// phase's `intervals`); what is wrong goes into `problems`. The CSVs read whole.
+/// phase's `intervals`, its histogram log and trace); what is wrong goes into `problems`. The CSVs read whole.
 fn series(file: &Path, named: &[Named], problems: &mut Vec<String>) -> usize {
     let dir = file.parent().unwrap_or(Path::new("."));
     let mut whole = 0;
@@ -138,12 +173,18 @@ fn series(file: &Path, named: &[Named], problems: &mut Vec<String>) -> usize {
             continue;
         }
         let path = dir.join(name);
-        let read = runs::read_series(&path)
-            .and_then(|rows| runs::row_count(&path, &p.phase, rows.len(), p.intervals));
+        let read = runs::read_series(&path).and_then(|rows| {
+            runs::row_count(&path, &p.phase, rows.len(), p.intervals)?;
+            Ok(rows)
+        });
         match read {
-            Ok(()) => whole += 1,
+            Ok(rows) => {
+                whole += 1;
+                problems.extend(hist_log(dir, (i, p), &rows).err());
+            }
             Err(e) => problems.push(e.to_string()),
         }
+        problems.extend(trace(dir, (i, p)).err());
     }
     whole
 }

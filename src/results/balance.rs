@@ -119,6 +119,8 @@ mod tests {
             duration_s: Some(secs),
             read: DirStats::zero(),
             write: DirStats::new(writes, writes * 4096, phase_s, None),
+            trim: None,
+            flushes: None,
             errors: 0,
         }
     }

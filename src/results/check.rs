@@ -178,7 +178,14 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
         let at = |what: &str| format!("phases[{i}].{what}");
         phase_place(i, p, before, &mut out);
         before = Some(p.index);
-        for (name, d) in [("read", &p.read), ("write", &p.write), ("total", &p.total)] {
+        let trim = p.trim.as_ref();
+        let dirs = [
+            ("read", Some(&p.read)),
+            ("write", Some(&p.write)),
+            ("trim", trim),
+        ];
+        for (name, d) in dirs.into_iter().chain([("total", Some(&p.total))]) {
+            let Some(d) = d else { continue };
             // Rates over an implausible duration would say the same again.
             if p.duration_s <= MAX_DURATION_S {
                 rates(&at(name), d, p.duration_s, &mut out);
@@ -187,16 +194,21 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
                 order(&at(&format!("{name}.latency_ns")), l, &mut out);
             }
         }
-        for (field, r, w, total) in [
-            ("ops", p.read.ops, p.write.ops, p.total.ops),
-            ("bytes", p.read.bytes, p.write.bytes, p.total.bytes),
+        let (t_ops, t_bytes) = trim.map_or((0, 0), |t| (t.ops, t.bytes));
+        for (field, r, w, t, total) in [
+            ("ops", p.read.ops, p.write.ops, t_ops, p.total.ops),
+            ("bytes", p.read.bytes, p.write.bytes, t_bytes, p.total.bytes),
         ] {
-            if r.checked_add(w) != Some(total) {
+            let sum = u128::from(r) + u128::from(w) + u128::from(t);
+            if sum != u128::from(total) {
+                let (plus, terms) = match trim {
+                    Some(_) => (format!(" + trim.{field}"), format!(" + {t}")),
+                    None => (String::new(), String::new()),
+                };
                 out.push(Violation {
                     path: at(&format!("total.{field}")),
                     expected: format!(
-                        "{total} is not read.{field} + write.{field} = {r} + {w} = {}",
-                        u128::from(r) + u128::from(w)
+                        "{total} is not read.{field} + write.{field}{plus} = {r} + {w}{terms} = {sum}"
                     ),
                 });
             }

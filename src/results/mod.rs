@@ -7,6 +7,7 @@ pub mod check;
 pub mod cluster;
 pub mod counters;
 pub mod headline;
+pub mod hlog;
 pub mod judge;
 pub mod knee;
 pub mod model;
@@ -16,6 +17,7 @@ pub mod rounds;
 pub mod schema;
 pub mod search;
 pub mod series_csv;
+pub mod trace_csv;
 pub mod write;
 
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};

@@ -193,9 +193,17 @@ pub struct PhaseResult {
     pub read: DirStats,
     /// Writes.
     pub write: DirStats,
-    /// Reads and writes together (case C08: a mixed cell's max is the larger of the two maxima and its mean
-    /// is weighted by op counts, never a blend of percentages); percentiles from the merged histograms.
+    /// Trims (`trim_percent`): discards or punched holes, each timed from before its syscall to after it;
+    /// absent in a phase that issues none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirStats>,
+    /// Reads and writes together, and trims where the phase issued them (case C08: a mixed cell's max is the
+    /// largest of the maxima and its mean is weighted by op counts, never a blend of percentages);
+    /// percentiles from the merged histograms.
     pub total: DirStats,
+    /// Durable writes (`sync`) and flushes (`fsync`, `fdatasync`), where the phase asked for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncResult>,
     /// With more than one worker (`workers`): each worker's share, in worker order; their counts sum to the
     /// phase's `read` and `write` counts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -203,6 +211,14 @@ pub struct PhaseResult {
     /// File name of the per-interval series CSV (in the same folder), for phases that issue I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_csv: Option<String>,
+    /// File name of the latency histogram log beside the series CSV (`NN-<phase>.hlog`, HdrHistogram's
+    /// interval log): each series row's latency histogram per direction, from which its percentile columns
+    /// come and which `wkrun merge` adds up. Absent in results written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist_log: Option<String>,
+    /// The per-I/O trace (`trace = N`): its file and how many completions it kept and dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceResult>,
     /// Share of the span's blocks the phase touched (I/O phases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
@@ -312,6 +328,50 @@ pub struct IntendedLatency {
     pub write: Option<LatencySummary>,
     /// Every direction together.
     pub total: Option<LatencySummary>,
+}
+
+/// A phase's per-I/O trace (`trace = N`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceResult {
+    /// File name of the trace CSV (`NN-<phase>.trace.csv`, same folder).
+    pub file: String,
+    /// Completions it holds (rows after the header).
+    pub ios: u64,
+    /// Completions past the cap, not in it: `ios + dropped` is the phase's completed I/Os.
+    pub dropped: u64,
+}
+
+/// A phase's durable writes and flushes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SyncResult {
+    /// The per-I/O flag every write carried (`"dsync"`: `RWF_DSYNC`, `"sync"`: `RWF_SYNC`); absent
+    /// without `sync`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_flag: Option<crate::vocab::SyncWrites>,
+    /// Completed writes that carried `write_flag` (every completed write of the phase; 0 without it).
+    pub flagged_writes: u64,
+    /// The flushes after every N writes (`fsync`, `fdatasync`); absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flushes: Option<FlushResult>,
+}
+
+/// The flushes of a phase: fsync(2) or fdatasync(2) after every `every_writes` completed writes of each
+/// worker, each timed on its own (not counted among the writes, nor in the series).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlushResult {
+    /// `"fsync"` or `"fdatasync"`.
+    pub call: String,
+    /// Completed writes per flush, per worker.
+    pub every_writes: u64,
+    /// Flushes made: ⌊w / every_writes⌋ summed over the workers, where w is a worker's completed writes.
+    pub ops: u64,
+    /// Their latencies, each from before the call to its return (absent when none was made or latencies
+    /// were not recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns: Option<LatencySummary>,
 }
 
 /// The failed I/Os of a phase. With `on_error = "stop"` the phase stopped at the first (the I/Os then in flight
@@ -516,22 +576,21 @@ static NO_IO: DirStats = DirStats {
 };
 
 impl PhaseResult {
-    /// Direction `d`'s stats: `read`, `write`; for a trim, none done (results format 1 has no trims, so
-    /// every phase of it did none).
+    /// Direction `d`'s stats: `read`, `write`, `trim` (none done where the phase has no `trim`).
     pub fn dir(&self, d: Direction) -> &DirStats {
         match d {
             Direction::Read => &self.read,
             Direction::Write => &self.write,
-            Direction::Trim => &NO_IO,
+            Direction::Trim => self.trim.as_ref().unwrap_or(&NO_IO),
         }
     }
 
-    /// Direction `d`'s stats to set; `None` for a direction results format 1 has no field for (trims).
+    /// Direction `d`'s stats to set (a phase's `trim` made when first set).
     pub fn dir_mut(&mut self, d: Direction) -> Option<&mut DirStats> {
         match d {
             Direction::Read => Some(&mut self.read),
             Direction::Write => Some(&mut self.write),
-            Direction::Trim => None,
+            Direction::Trim => Some(self.trim.get_or_insert_with(|| NO_IO.clone())),
         }
     }
 
@@ -596,8 +655,23 @@ impl PhaseResult {
     /// The phase's totals in words, as the run's summary line, the several targets' sum and `wkrun merge`
     /// print them: `256 reads, 256 writes in 0.01 s: 41629 IOPS, 170.5 MB/s (read 20815 IOPS, 85.3 MB/s;
     /// write 20814 IOPS, 85.3 MB/s)` (IOPS `read.iops` + `write.iops`, MB/s the directions' `bw_bytes_per_s`
-    /// / 10⁶; each direction's in brackets when the phase did both).
+    /// / 10⁶; each direction's in brackets when the phase did both); then, in a phase with trims, theirs
+    /// (`; 408 trims: 150 IOPS, 0.6 MB/s`).
     pub fn totals_text(&self) -> String {
+        let text = self.read_write_text();
+        match &self.trim {
+            Some(t) => format!(
+                "{text}; {} trims: {:.0} IOPS, {:.1} MB/s",
+                t.ops,
+                t.iops,
+                t.bw_bytes_per_s / 1e6
+            ),
+            None => text,
+        }
+    }
+
+    /// [`Self::totals_text`] of the reads and writes.
+    fn read_write_text(&self) -> String {
         let (r, w) = (&self.read, &self.write);
         let both = match r.ops > 0 && w.ops > 0 {
             true => format!(
@@ -641,6 +715,12 @@ pub struct WorkerResult {
     pub read: DirStats,
     /// Its writes.
     pub write: DirStats,
+    /// Its trims, where the phase issued them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirStats>,
+    /// Its flushes (`fsync`, `fdatasync`): ⌊its completed writes / every_writes⌋.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flushes: Option<u64>,
     /// Its failed I/Os (and a verify phase's blocks that did not verify).
     pub errors: u64,
 }

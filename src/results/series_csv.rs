@@ -3,6 +3,8 @@
 
 use super::outdir::{OutDir, slug};
 use crate::stats::IntervalCounts;
+use crate::stats::latency::{INTERVAL_PERCENTILES, percentile_of};
+use crate::stats::row_latency::RowHists;
 use crate::sys::dir::RowFile;
 use crate::vocab::{Direction, PerDir};
 use serde::Serialize;
@@ -106,6 +108,27 @@ fn row_bytes(row: &SeriesRow, dirs: &[Direction]) -> io::Result<Vec<u8>> {
 const LEADING: [&str; 3] = ["t_s", "interval_s", "partial"];
 /// The column every row has after them (series written before it existed lack it; they read as 0).
 const TRAILING: &str = "errors";
+/// The per-interval latency percentiles, per direction, after `errors` (series written before them lack
+/// them; they read as empty): `read_lat_p50_us,read_lat_p99_us,read_lat_p99_9_us,write_lat_p50_us,...`.
+const PERCENTILE_GROUP: [&str; 3] = ["lat_p50_us", "lat_p99_us", "lat_p99_9_us"];
+
+/// What a series CSV has after its per-direction groups: the `errors` column, then the percentile columns
+/// (each set newer than the one before: a series with percentiles has `errors`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trailing {
+    /// The `errors` column.
+    pub errors: bool,
+    /// The per-interval latency percentile columns (`read_lat_p99_us`, ...).
+    pub percentiles: bool,
+}
+
+impl Trailing {
+    /// Every column a series CSV is written with today.
+    pub const ALL: Trailing = Trailing {
+        errors: true,
+        percentiles: true,
+    };
+}
 /// The per-direction columns in groups: each group's columns for every direction before the next group's,
 /// `read_ops,write_ops,read_iops,...,read_lat_mean_us,read_lat_max_us,write_lat_mean_us,...`.
 const GROUPS: [&[&str]; 5] = [
@@ -127,8 +150,9 @@ pub fn directions(issued: impl Fn(Direction) -> bool) -> Vec<Direction> {
 }
 
 /// The column names of a series with columns for `dirs`, in order: `t_s,interval_s,partial`, each group
-/// of per-direction columns for every direction (`read_ops,write_ops,read_iops,...`), `errors`. For reads
-/// and writes: the 16 columns every series CSV has had.
+/// of per-direction columns for every direction (`read_ops,write_ops,read_iops,...`), `errors`, then each
+/// direction's latency percentiles (`read_lat_p50_us,read_lat_p99_us,read_lat_p99_9_us,write_lat_p50_us,...`).
+/// For reads and writes, the first 16 columns are those every series CSV has had.
 pub fn header(dirs: &[Direction]) -> Vec<String> {
     let mut h: Vec<String> = LEADING.iter().map(|c| c.to_string()).collect();
     for group in GROUPS {
@@ -137,6 +161,9 @@ pub fn header(dirs: &[Direction]) -> Vec<String> {
         }
     }
     h.push(TRAILING.to_string());
+    for d in dirs {
+        h.extend(PERCENTILE_GROUP.iter().map(|c| format!("{d}_{c}")));
+    }
     h
 }
 
@@ -157,6 +184,9 @@ pub struct DirColumns {
     pub lat_mean_us: Option<f64>,
     /// Largest latency, µs.
     pub lat_max_us: Option<f64>,
+    /// The interval's latency percentiles p50, p99 and p99.9, µs ([`INTERVAL_PERCENTILES`]), from the
+    /// interval's histogram (every recorder's added up): within 0.1 % above the latency of their rank.
+    pub lat_pct_us: [Option<f64>; 3],
 }
 
 impl DirColumns {
@@ -221,8 +251,10 @@ impl SeriesRow {
                 ("lat_mean_us", c.lat_mean_us),
                 ("lat_max_us", c.lat_max_us),
             ];
+            let pcts = PERCENTILE_GROUP.iter().map(|n| &n[..]).zip(c.lat_pct_us);
             cells
                 .into_iter()
+                .chain(pcts)
                 .find_map(|(n, v)| v.filter(|&v| !fits(v)).map(|v| (format!("{d}_{n}"), v)))
         })
     }
@@ -242,8 +274,20 @@ impl SeriesRow {
                 bw_bytes_per_s: rate(d.bytes),
                 lat_mean_us: (d.ops > 0).then(|| d.lat_sum_ns as f64 / d.ops as f64 / 1e3),
                 lat_max_us: (d.ops > 0).then(|| d.lat_max_ns as f64 / 1e3),
+                lat_pct_us: [None; 3],
             }),
             errors: c.errors,
+        }
+    }
+
+    /// Sets each direction's latency percentiles from its histogram in `hists` (none: left empty), each at
+    /// most the direction's largest latency, `max_ns` ([`percentile_of`]).
+    pub fn set_percentiles(&mut self, hists: &RowHists, max_ns: impl Fn(Direction) -> u64) {
+        for (d, h) in hists.iter() {
+            let Some(h) = h else { continue };
+            let max = max_ns(d);
+            self.by_dir[d].lat_pct_us = INTERVAL_PERCENTILES
+                .map(|(_, p)| percentile_of(h, p, max).map(|ns| ns as f64 / 1e3));
         }
     }
 
@@ -279,7 +323,7 @@ impl Serialize for Cells<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeTuple;
         let (r, dirs) = (self.row, self.dirs);
-        let mut t = s.serialize_tuple(LEADING.len() + 6 * dirs.len() + 1)?;
+        let mut t = s.serialize_tuple(LEADING.len() + 9 * dirs.len() + 1)?;
         t.serialize_element(&r.t_s)?;
         t.serialize_element(&r.interval_s)?;
         t.serialize_element(&r.partial)?;
@@ -300,23 +344,39 @@ impl Serialize for Cells<'_> {
             t.serialize_element(&r[*d].lat_max_us)?;
         }
         t.serialize_element(&r.errors)?;
+        for d in dirs {
+            for v in &r[*d].lat_pct_us {
+                t.serialize_element(v)?;
+            }
+        }
         t.end()
     }
 }
 
-/// What a series CSV's header says: the directions it has columns for, and whether it has the `errors`
-/// column; `None` when it is not a series CSV's header (every column of [`header`] for its directions, in
-/// order, the `errors` column optional).
-pub fn read_header(h: &csv::StringRecord) -> Option<(Vec<Direction>, bool)> {
+/// What a series CSV's header says: the directions it has columns for, and which trailing columns it has;
+/// `None` when it is not a series CSV's header (every column of [`header`] for its directions, in order,
+/// the `errors` column and the percentile columns after it optional, as older series lack them).
+pub fn read_header(h: &csv::StringRecord) -> Option<(Vec<Direction>, Trailing)> {
     let dirs = directions(|d| h.iter().any(|c| c == format!("{d}_ops")));
     let want = header(&dirs);
-    let known = h.len() >= want.len() - 1
-        && h.len() <= want.len()
-        && h.iter().zip(&want).all(|(a, b)| a == b);
-    known.then(|| (dirs, h.len() == want.len()))
+    let pcts = PERCENTILE_GROUP.len() * dirs.len();
+    let trailing = match want.len() - h.len().min(want.len()) {
+        0 => Trailing::ALL,
+        n if n == pcts => Trailing {
+            errors: true,
+            percentiles: false,
+        },
+        n if n == pcts + 1 => Trailing {
+            errors: false,
+            percentiles: false,
+        },
+        _ => return None,
+    };
+    let known = h.len() <= want.len() && h.iter().zip(&want).all(|(a, b)| a == b);
+    known.then_some((dirs, trailing))
 }
 
-/// One record of a series CSV whose header [`read_header`] gave `(dirs, errors)`, as a row.
+/// One record of a series CSV whose header [`read_header`] gave `(dirs, trailing)`, as a row.
 ///
 /// # Errors
 /// The column that does not hold a number of its kind (`read_ops: invalid digit found in string`), or a
@@ -324,7 +384,7 @@ pub fn read_header(h: &csv::StringRecord) -> Option<(Vec<Direction>, bool)> {
 pub fn parse_row(
     rec: &csv::StringRecord,
     dirs: &[Direction],
-    errors: bool,
+    trailing: Trailing,
 ) -> Result<SeriesRow, String> {
     let names = header(dirs);
     let mut cells = names.iter().zip(rec.iter());
@@ -365,8 +425,15 @@ pub fn parse_row(
         row[*d].lat_mean_us = opt(next()?)?;
         row[*d].lat_max_us = opt(next()?)?;
     }
-    if errors {
+    if trailing.errors {
         row.errors = num(next()?)?;
+    }
+    if trailing.percentiles {
+        for d in dirs {
+            for i in 0..PERCENTILE_GROUP.len() {
+                row[*d].lat_pct_us[i] = opt(next()?)?;
+            }
+        }
     }
     Ok(row)
 }
@@ -414,14 +481,16 @@ mod tests {
             header(&directions(|_| false)).join(","),
             "t_s,interval_s,partial,read_ops,write_ops,read_iops,write_iops,read_bytes,write_bytes,\
              read_bw_bytes_per_s,write_bw_bytes_per_s,read_lat_mean_us,read_lat_max_us,write_lat_mean_us,\
-             write_lat_max_us,errors"
+             write_lat_max_us,errors,read_lat_p50_us,read_lat_p99_us,read_lat_p99_9_us,write_lat_p50_us,\
+             write_lat_p99_us,write_lat_p99_9_us"
         );
         assert_eq!(
             header(&directions(|d| d == Direction::Trim)).join(","),
             "t_s,interval_s,partial,read_ops,write_ops,trim_ops,read_iops,write_iops,trim_iops,read_bytes,\
              write_bytes,trim_bytes,read_bw_bytes_per_s,write_bw_bytes_per_s,trim_bw_bytes_per_s,\
              read_lat_mean_us,read_lat_max_us,write_lat_mean_us,write_lat_max_us,trim_lat_mean_us,\
-             trim_lat_max_us,errors"
+             trim_lat_max_us,errors,read_lat_p50_us,read_lat_p99_us,read_lat_p99_9_us,write_lat_p50_us,\
+             write_lat_p99_us,write_lat_p99_9_us,trim_lat_p50_us,trim_lat_p99_us,trim_lat_p99_9_us"
         );
     }
 
@@ -432,11 +501,27 @@ mod tests {
         let mut c = IntervalCounts::default();
         c[Direction::Read].add(4096, 10_000);
         c[Direction::Read].add(4096, 30_000);
-        let row = SeriesRow::new(0, 500_000_000, 1_000_000_000, &c);
+        let mut row = SeriesRow::new(0, 500_000_000, 1_000_000_000, &c);
         let core = Direction::CORE;
         assert_eq!(
             String::from_utf8(row_bytes(&row, &core).unwrap()).unwrap(),
-            "0.5,0.5,1,2,0,4.0,0.0,8192,0,16384.0,0.0,20.0,30.0,,,0\n"
+            "0.5,0.5,1,2,0,4.0,0.0,8192,0,16384.0,0.0,20.0,30.0,,,0,,,,,,\n"
+        );
+        // The percentiles from the row's histogram: 10 µs and 30 µs, p50 the first, p99 the second (30 µs
+        // is 30,000 ns, in a bucket 16 ns wide: its highest value, 30,015 ns, capped at the exact max).
+        let mut hists = RowHists::default();
+        let mut h = crate::stats::latency::new_histogram();
+        crate::stats::latency::record_into(&mut h, 10_000);
+        crate::stats::latency::record_into(&mut h, 30_000);
+        hists[Direction::Read] = Some(h);
+        row.set_percentiles(&hists, |d| c[d].lat_max_ns);
+        assert_eq!(
+            row[Direction::Read].lat_pct_us,
+            [Some(10.007), Some(30.0), Some(30.0)]
+        );
+        assert_eq!(
+            String::from_utf8(row_bytes(&row, &core).unwrap()).unwrap(),
+            "0.5,0.5,1,2,0,4.0,0.0,8192,0,16384.0,0.0,20.0,30.0,,,0,10.007,30.0,30.0,,,\n"
         );
         let mut trims = row.clone();
         trims[Direction::Trim] = row[Direction::Read];
@@ -445,7 +530,7 @@ mod tests {
         let text = csv_bytes(std::slice::from_ref(&trims), &all).unwrap();
         let mut r = csv::Reader::from_reader(&text[..]);
         let (dirs, errors) = read_header(r.headers().unwrap()).expect("a series header");
-        assert_eq!((dirs.as_slice(), errors), (&all[..], true));
+        assert_eq!((dirs.as_slice(), errors), (&all[..], Trailing::ALL));
         let rec = r.records().next().unwrap().unwrap();
         assert_eq!(parse_row(&rec, &dirs, errors), Ok(trims));
         // Without the errors column (older series): 0.
@@ -454,9 +539,30 @@ mod tests {
                    write_lat_mean_us,write_lat_max_us\n0.5,0.5,1,2,0,4.0,0.0,8192,0,16384.0,0.0,20.0,30.0,,\n";
         let mut r = csv::Reader::from_reader(old.as_bytes());
         let (dirs, errors) = read_header(r.headers().unwrap()).expect("a series header");
-        assert_eq!((dirs.as_slice(), errors), (&core[..], false));
+        let none = Trailing {
+            errors: false,
+            percentiles: false,
+        };
+        assert_eq!((dirs.as_slice(), errors), (&core[..], none));
         let rec = r.records().next().unwrap().unwrap();
-        assert_eq!(parse_row(&rec, &dirs, errors), Ok(row));
+        let mut without = row.clone();
+        without[Direction::Read].lat_pct_us = [None; 3];
+        assert_eq!(parse_row(&rec, &dirs, errors), Ok(without.clone()));
+        // With errors, before the percentile columns (the series of the last release).
+        let mid = "t_s,interval_s,partial,read_ops,write_ops,read_iops,write_iops,read_bytes,write_bytes,\
+                   read_bw_bytes_per_s,write_bw_bytes_per_s,read_lat_mean_us,read_lat_max_us,\
+                   write_lat_mean_us,write_lat_max_us,errors\n0.5,0.5,1,2,0,4.0,0.0,8192,0,16384.0,0.0,20.0,30.0,,,0\n";
+        let mut m = csv::Reader::from_reader(mid.as_bytes());
+        let (d2, t2) = read_header(m.headers().unwrap()).expect("a series header");
+        assert_eq!(
+            t2,
+            Trailing {
+                errors: true,
+                percentiles: false
+            }
+        );
+        let rec2 = m.records().next().unwrap().unwrap();
+        assert_eq!(parse_row(&rec2, &d2, t2), Ok(without));
         let mut bad = rec.clone();
         bad = bad
             .iter()

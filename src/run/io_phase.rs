@@ -223,6 +223,20 @@ pub fn measured(
     let first_max_us = o.judged.first_max_us;
     let short = record(phase, &mut o, pr);
     pr.series_csv = Some(csv_name);
+    pr.hist_log = o.hist_log.take();
+    if let Some((rows, dropped)) = o.trace.take() {
+        let name = crate::results::trace_csv::file_name(phase.index, &phase.name);
+        if let Err(e) = crate::results::trace_csv::write(ctx.out_dir, &name, &rows) {
+            let what = format!("cannot write {}", ctx.out_dir.join(&name).display());
+            o.csv_error
+                .get_or_insert(measure::SetupError { what, source: e });
+        }
+        pr.trace = Some(crate::results::TraceResult {
+            file: name,
+            ios: rows.len() as u64,
+            dropped,
+        });
+    }
     // The phase's total latency needed a histogram that memory could not hold: it fails, what it measured
     // kept.
     if let Err(e) = short {
@@ -374,11 +388,14 @@ fn record(
     let secs = o.outcome.end_ns as f64 / 1e9;
     pr.duration_s = secs;
     let (c, lat) = (&o.totals, &o.outcome.latency);
-    for d in Direction::CORE {
-        if let Some(s) = pr.dir_mut(d) {
+    for d in Direction::ALL {
+        if (Direction::CORE.contains(&d) || has_trims(phase))
+            && let Some(s) = pr.dir_mut(d)
+        {
             *s = DirStats::new(c[d].ops, c[d].bytes, secs, lat[d].summary());
         }
     }
+    pr.sync = sync_result(phase, o);
     let all = all_of(lat)?;
     let bytes = c.by_dir.0.iter().map(|d| d.bytes).sum();
     pr.total = DirStats::new(ops(c), bytes, secs, all.summary());
@@ -414,8 +431,10 @@ fn record(
         })
         .collect();
     pr.coverage = Some(coverage(phase, ops(&o.totals)));
-    for d in Direction::CORE {
-        if let Some(w) = thin_tail(d.name(), pr.dir(d).ops) {
+    for d in Direction::ALL {
+        if let Some(w) = thin_tail(d.name(), pr.dir(d).ops)
+            .filter(|_| Direction::CORE.contains(&d) || has_trims(phase))
+        {
             pr.warnings.push(w);
         }
     }
@@ -464,6 +483,41 @@ fn arrivals(
     }))
 }
 
+/// Whether the phase's mix has trims (its results then have `trim`, its series trim columns).
+fn has_trims(phase: &PhasePlan) -> bool {
+    matches!(&phase.work, crate::plan::Work::Io(w) if w.trim_percent > 0)
+}
+
+/// The phase's flushes after every N writes, if it makes any.
+fn flushes(phase: &PhasePlan) -> Option<crate::plan::FlushPlan> {
+    match &phase.work {
+        crate::plan::Work::Io(w) => w.flush,
+        _ => None,
+    }
+}
+
+/// The phase's durable writes and flushes (`sync`, `fsync`, `fdatasync`); `None` when it asked for neither.
+fn sync_result(phase: &PhasePlan, o: &IoOutcome) -> Option<crate::results::SyncResult> {
+    let crate::plan::Work::Io(w) = &phase.work else {
+        return None;
+    };
+    let flag = (w.sync != crate::vocab::SyncWrites::None).then_some(w.sync);
+    if flag.is_none() && w.flush.is_none() {
+        return None;
+    }
+    let f = &o.outcome.flushes;
+    Some(crate::results::SyncResult {
+        write_flag: flag,
+        flagged_writes: flag.map_or(0, |_| o.totals[Direction::Write].ops),
+        flushes: w.flush.map(|p| crate::results::FlushResult {
+            call: if p.data_only { "fdatasync" } else { "fsync" }.to_string(),
+            every_writes: p.every,
+            ops: f.ops,
+            latency_ns: f.latency.summary(),
+        }),
+    })
+}
+
 /// Each worker's share, with more than one worker: its planned part and what its recorders counted.
 fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResult> {
     if o.workers.len() < 2 {
@@ -486,6 +540,8 @@ fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResu
                 duration_s: Some(w.end_ns as f64 / 1e9),
                 read: dir(Direction::Read),
                 write: dir(Direction::Write),
+                trim: has_trims(phase).then(|| dir(Direction::Trim)),
+                flushes: flushes(phase).map(|_| w.flushes),
                 errors: w.counts.errors,
             }
         })

@@ -15,11 +15,14 @@ use crate::ops::{OpStream, SharedOps};
 use crate::plan::{
     Bound, IoSettings, Measure, PhasePlan, Work, WorkerPlan, WriteSource, image_path,
 };
+use crate::results::hlog::HistLogWriter;
 use crate::results::judge::{Judged, Rows};
 use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::latency::LatencySummary;
+use crate::stats::row_latency::{RowHists, RowLatency, Taken};
+use crate::stats::trace::{TraceBuf, TraceRow, share};
 use crate::stats::{IntervalClock, IntervalCounts, Series};
 use crate::sys;
 use crate::target::TargetInfo;
@@ -62,6 +65,11 @@ pub struct IoOutcome {
     /// A row of the series CSV (or the simulated drive's CSV) that could not be written (a full disk): the
     /// phase ran to its end and its totals stand, but the run fails with this.
     pub csv_error: Option<SetupError>,
+    /// The histogram log's name (`NN-<phase>.hlog`), when the phase wrote one.
+    pub hist_log: Option<String>,
+    /// The per-I/O trace kept (`trace = N`): its rows in completion order and the completions dropped past
+    /// the cap; `None` without a trace.
+    pub trace: Option<(Vec<TraceRow>, u64)>,
     /// The host's and the device's counters over the measured part ([`super::counters`]).
     pub counters: Option<super::counters::Totals>,
 }
@@ -75,6 +83,8 @@ pub struct WorkerTotals {
     pub latency: PerDir<Option<LatencySummary>>,
     /// Its last completion, ns from the phase's t = 0 (0 when it completed nothing).
     pub end_ns: u64,
+    /// Its flushes (`fsync`, `fdatasync`).
+    pub flushes: u64,
 }
 
 /// Why an I/O phase could not run at all: what was being opened or written, and the OS error.
@@ -112,6 +122,24 @@ impl CsvOut<'_> {
         SeriesWriter::create(self.dir, self.name, dirs)
             .map_err(setup(format!("cannot create {}", self.path().display())))
     }
+
+    /// The histogram log's name: the CSV's with `.hlog` for `.csv`.
+    fn hlog_name(&self) -> String {
+        format!(
+            "{}.hlog",
+            self.name.strip_suffix(".csv").unwrap_or(self.name)
+        )
+    }
+
+    /// Creates the histogram log beside the CSV, with the CSV's directions.
+    fn create_hlog(&self, mix: &crate::ops::Mix) -> Result<HistLogWriter, SetupError> {
+        let dirs = series_csv::directions(|d| mix.percent(d) > 0);
+        let name = self.hlog_name();
+        HistLogWriter::create(self.dir, &name, dirs).map_err(setup(format!(
+            "cannot create {}",
+            self.dir.join(&name).display()
+        )))
+    }
 }
 
 /// The shape of an I/O phase, the same for fills, restores, workloads and verify reads.
@@ -123,6 +151,21 @@ struct Shape<'a> {
     stream: OpStream,
     /// The workers as the plan deals them out, with their op streams.
     workers: Vec<(WorkerPlan, OpStream)>,
+    /// Per-I/O durability of the writes.
+    sync: crate::vocab::SyncWrites,
+    /// A flush after every N writes of each worker.
+    flush: Option<engine::Flush>,
+}
+
+impl Shape<'_> {
+    /// The kernel's flags of every write (`sync`).
+    fn write_flags(&self) -> u32 {
+        match self.sync {
+            crate::vocab::SyncWrites::None => 0,
+            crate::vocab::SyncWrites::Dsync => crate::sys::file::RWF_DSYNC,
+            crate::vocab::SyncWrites::Sync => crate::sys::file::RWF_SYNC,
+        }
+    }
 }
 
 /// Everything a phase's jobs share: the open target, the write data of each worker, the op stream's sharers.
@@ -301,6 +344,11 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
             measure: &w.measure,
             stream,
             workers,
+            sync: w.sync,
+            flush: w.flush.map(|f| engine::Flush {
+                every: f.every,
+                data_only: f.data_only,
+            }),
         },
         Work::Verify(v) => Shape {
             io: &v.io,
@@ -309,6 +357,8 @@ fn shape<'a>(phase: &'a PhasePlan, none: &'a Measure) -> Option<Shape<'a>> {
             measure: none,
             stream,
             workers,
+            sync: crate::vocab::SyncWrites::None,
+            flush: None,
         },
     })
 }
@@ -419,6 +469,7 @@ struct Together {
     start_line: StartLine,
     start: OnceLock<Instant>,
     abort: AtomicBool,
+    hist_budget: std::sync::Arc<crate::engine::HistBudget>,
 }
 
 impl Together {
@@ -427,6 +478,7 @@ impl Together {
             start_line: StartLine::new(workers as u32),
             start: OnceLock::new(),
             abort: AtomicBool::new(false),
+            hist_budget: Default::default(),
         }
     }
 }
@@ -467,6 +519,7 @@ impl Parts<'_> {
                 false => ClockKind::Wall,
             },
             lockstep: None,
+            hist_budget: &together.hist_budget,
             on_error: shape.io.on_error,
             device_capacity: self.device_capacity,
             completions_per_wait: shape.io.completions_per_wait,
@@ -476,6 +529,10 @@ impl Parts<'_> {
                 iopoll: shape.io.polled,
                 sqpoll: shape.io.sq_poll,
             },
+            traces: &[],
+            write_flags: shape.write_flags(),
+            flush: shape.flush,
+            writes_done: AtomicU64::new(0),
         }
     }
 
@@ -585,9 +642,10 @@ fn run_workers(
 }
 
 /// Address space a thread takes, as estimated before the phase: the standard library's default stack
-/// (2 MiB), its guard page and signal stack, and the latency tables its recorder allocates (about
-/// 264 KiB), rounded up.
-const THREAD_SPACE: u64 = 3 << 20;
+/// (2 MiB), its guard page and signal stack, and the latency histograms its recorder allocates (264 KiB
+/// each: one per direction for the phase, and for each direction issued the current interval's and its
+/// spare: 1.8 MiB for reads and writes), rounded up.
+const THREAD_SPACE: u64 = 5 << 20;
 
 /// Room kept besides the threads and buffers: the runner's own allocations while the phase starts (under
 /// the limit, malloc keeps to one arena: `sys::limits::one_malloc_arena_under_address_limit`).
@@ -651,14 +709,14 @@ fn name_the_worker(o: &mut Outcome, w: usize, n: usize) {
 }
 
 /// A worker's latencies per direction, and its last completion (ns).
-type Latencies = (PerDir<Option<LatencySummary>>, u64);
+type Latencies = (PerDir<Option<LatencySummary>>, u64, u64);
 
 /// The workers' outcomes as one (the phase's), and each worker's latencies and end.
 fn merged(outcomes: Vec<Outcome>) -> (Outcome, Vec<Latencies>) {
     let mut all = Outcome::new(None);
     let mut lat = Vec::with_capacity(outcomes.len());
     for o in outcomes {
-        lat.push((o.latency.map(|_, l| l.summary()), o.end_ns));
+        lat.push((o.latency.map(|_, l| l.summary()), o.end_ns, o.flushes.ops));
         all.merge(o);
     }
     (all, lat)
@@ -780,18 +838,29 @@ fn ramp_failed(
         workers: Vec::new(),
         t0_unix_ns: None,
         csv_error: None,
+        hist_log: None,
+        trace: None,
         counters: None,
     })
 }
 
 /// Closed intervals a simulated drive may run ahead of the series collector (a simulation outruns the CSV
-/// writer; each waiting interval holds one event of about 100 bytes).
-const SIM_LAG: u64 = 4096;
+/// writer): each waiting interval holds its latency histograms, so no more than the recorders' budget for
+/// them ([`crate::engine::LAG_INTERVALS`]); on a virtual clock, the drive waits for the collector rather
+/// than fold intervals.
+const SIM_LAG: u64 = crate::engine::LAG_INTERVALS as u64;
 
 /// The series of the measured part as it is collected: CSV, rows for steady state and windows, the first
 /// write error, and each worker's totals.
 struct Collector<'a> {
     csv: SeriesWriter,
+    /// The histogram log beside the CSV.
+    hlog: HistLogWriter,
+    /// The latency histograms of the rows not yet written.
+    lat: RowLatency,
+    /// Rows written without percentiles, their latencies folded into a later row's, and each direction's
+    /// largest latency in the rows of the fold being written.
+    folded: (u64, PerDir<u64>),
     rows: Rows,
     write_err: Option<io::Error>,
     interval_ns: u64,
@@ -803,6 +872,51 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
+    /// Adds a recorder's closed interval `index`'s histograms to its row's, and sends them back; notes the
+    /// rows a recorder folded.
+    fn add_lat(&mut self, index: u64, mut lat: crate::engine::IntervalLat) {
+        if lat.folded {
+            self.lat.folding(lat.first, index);
+        } else if lat.first < index {
+            self.lat.unfolded(lat.first, index);
+        }
+        for (d, h) in lat.hists.iter_mut() {
+            if let Some(h) = h {
+                self.lat.add(index, d, h);
+            }
+        }
+        lat.recycle();
+    }
+
+    /// Row `k` spanning `[a, b)` with `counts`: the CSV row, its percentiles from the row's histograms, whose
+    /// lines go into the histogram log. A row of a fold but its last has no percentiles and empty
+    /// histograms; the last has those of every row of the fold.
+    fn row(&mut self, k: u64, (a, b): (u64, u64), counts: &IntervalCounts) -> SeriesRow {
+        let mut row = SeriesRow::new(a, b, self.interval_ns, counts);
+        let (n, max) = &mut self.folded;
+        for (d, m) in max.iter_mut() {
+            *m = (*m).max(counts[d].lat_max_ns);
+        }
+        let hists: RowHists = match self.lat.take(k) {
+            Some(Taken { hists, .. }) => {
+                let max = std::mem::take(max);
+                row.set_percentiles(&hists, |d| max[d]);
+                hists
+            }
+            None => {
+                *n += 1;
+                RowHists::default()
+            }
+        };
+        if self.write_err.is_none()
+            && let Err(e) = self.hlog.append((a, b), &hists)
+        {
+            self.write_err = Some(e);
+        }
+        self.lat.recycle(hists);
+        row
+    }
+
     /// Writes a row; returns whether steady state was first reached with it (full rows only).
     fn take(&mut self, row: &SeriesRow, full: bool) -> bool {
         if let Err(e) = self.csv.append(row) {
@@ -849,10 +963,21 @@ fn measure(
         true => LockStep::default(),
         false => LockStep::with_lag(SIM_LAG),
     });
-    let csv = csv_out.create(&shape.stream.mix)?;
     let recorders = bases.last().copied().unwrap_or(1);
+    let dirs = Direction::ALL.iter();
+    let dirs = dirs.filter(|&&d| shape.stream.mix.percent(d) > 0).count();
+    together.hist_budget.for_recorders(recorders, dirs);
+    let traces = traces(shape.io.trace, recorders)?;
+    for job in &mut jobs {
+        job.traces = &traces;
+    }
+    let csv = csv_out.create(&shape.stream.mix)?;
+    let hlog = csv_out.create_hlog(&shape.stream.mix)?;
     let mut c = Collector {
         csv,
+        hlog,
+        lat: RowLatency::new(),
+        folded: Default::default(),
         rows: Rows::new(m, shape.stream.span_len),
         write_err: None,
         interval_ns: shape.io.interval_ns,
@@ -903,6 +1028,28 @@ fn measure(
     Ok(out)
 }
 
+/// The room of a phase's per-I/O trace of at most `cap` rows (0: none), one share per recorder, reserved
+/// now.
+fn traces(cap: u64, recorders: usize) -> Result<Vec<Mutex<TraceBuf>>, SetupError> {
+    if cap == 0 {
+        return Ok(Vec::new());
+    }
+    let n = recorders as u64;
+    (0..n)
+        .map(|r| {
+            TraceBuf::with_cap(share(cap, n, r))
+                .map(Mutex::new)
+                .map_err(|e| SetupError {
+                    what: format!(
+                        "cannot reserve the trace of {cap} I/Os ({} B)",
+                        cap.saturating_mul(crate::stats::trace::TRACE_ROW_BYTES)
+                    ),
+                    source: io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()),
+                })
+        })
+        .collect()
+}
+
 /// Runs the engines and writes each row as soon as every recorder has closed its interval; returns the
 /// workers' outcomes and whether the phase ended at steady state.
 fn collect(
@@ -933,12 +1080,14 @@ fn collect(
                 index,
                 counts,
                 now_in,
+                lat,
             } = ev;
             c.count(worker, &counts);
+            c.add_lat(index, lat);
             series.close(worker, index, &counts, now_in);
             for (k, counts) in series.ready() {
-                let (a, b) = series.row_span(k, false, 0);
-                let row = SeriesRow::new(a, b, c.interval_ns, &counts);
+                let span = series.row_span(k, false, 0);
+                let row = c.row(k, span, &counts);
                 if c.take(&row, true) && until_steady && !ended_at_steady {
                     ended_at_steady = true;
                     jobs[0].abort();
@@ -968,18 +1117,28 @@ fn finish(
     csv: CsvOut<'_>,
 ) -> Result<IoOutcome, SetupError> {
     let (mut outcome, latencies) = merged(outcomes);
+    let trace = (shape.io.trace > 0).then(|| {
+        let t = std::mem::take(&mut outcome.trace);
+        let dropped = t.dropped;
+        (t.into_sorted(), dropped)
+    });
     let end_ns = end_of_phase(shape, parts, job, &mut outcome, ended_at_steady);
     let cut_short = outcome.error.is_some() || ended_at_steady || parts.stopped();
     let tail = series.finish(end_ns, cut_short);
     let n = tail.len();
     for (i, (k, counts)) in tail.into_iter().enumerate() {
-        let (a, b) = series.row_span(k, i + 1 == n, end_ns);
-        let mut row = SeriesRow::new(a, b, c.interval_ns, &counts);
+        let span = series.row_span(k, i + 1 == n, end_ns);
+        let mut row = c.row(k, span, &counts);
         // The drain after a time bound is partial whatever its length (the I/Os in flight at the bound,
         // nothing new issued): like a partial last row, it is not a full round, and stays out of
         // steady-state rounds and windows.
         row.partial |= u8::from(series.is_drain(k));
         c.take(&row, row.partial == 0);
+    }
+    if c.folded.0 > 0 {
+        outcome
+            .warnings
+            .push(folded_warning(c.folded.0, c.csv.rows()));
     }
     let csv_error = c.write_err.take().map(|e| SetupError {
         what: format!("cannot write {}", csv.path().display()),
@@ -990,10 +1149,11 @@ fn finish(
         .per_worker
         .into_iter()
         .zip(latencies)
-        .map(|(counts, (latency, end_ns))| WorkerTotals {
+        .map(|(counts, (latency, end_ns, flushes))| WorkerTotals {
             counts,
             latency,
             end_ns,
+            flushes,
         })
         .collect();
     // The series' t = 0 on the wall clock: now, less the time since the phase clock started.
@@ -1013,8 +1173,22 @@ fn finish(
         zone_error: parts.zones.as_ref().and_then(|z| z.error()),
         workers,
         csv_error,
+        hist_log: Some(csv.hlog_name()),
+        trace,
         counters: None,
     })
+}
+
+/// The warning of a phase whose series collector fell behind: `folded` of its `rows` rows have no
+/// percentiles.
+fn folded_warning(folded: u64, rows: u64) -> String {
+    format!(
+        "latency over time: the series collector fell behind the I/O, so {folded} of the {rows} rows have \
+         their latencies folded into a later row's: their p50/p99/p99.9 cells are empty and their \
+         histograms in the histogram log are empty, and each fold's last row has the percentiles and \
+         histograms of all its rows (counts, bytes, means, maxima and the phase's totals are exact; a \
+         longer interval avoids it)"
+    )
 }
 
 /// The end of the last slot of `reads` and `writes` I/Os under the cap `r`, ns from the start (rounded up, so

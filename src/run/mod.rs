@@ -560,6 +560,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         write: DirStats::zero(),
         total: DirStats::zero(),
         series_csv: None,
+        hist_log: None,
+        trace: None,
         steady_state: None,
         windows: Vec::new(),
         aggregates: None,
@@ -585,6 +587,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
         latency_histograms: None,
         arrivals: None,
         latency_target: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }

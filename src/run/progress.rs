@@ -473,6 +473,7 @@ mod tests {
             bw_bytes_per_s: (ops * 4096) as f64 / secs,
             lat_mean_us: (ops > 0).then_some(mean),
             lat_max_us: (ops > 0).then_some(max),
+            lat_pct_us: [None; 3],
         };
         let mut by_dir = PerDir::default();
         by_dir[Direction::Read] = cols(read_ops, 100.0, 900.0);

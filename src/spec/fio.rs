@@ -81,6 +81,14 @@ pub const FIO_RW: &[(&str, &str)] = &[
     ("rw", "pattern = \"sequential\", read_percent = 50"),
     ("readwrite", "pattern = \"sequential\", read_percent = 50"),
     ("randrw", "pattern = \"random\", read_percent = 50"),
+    (
+        "trim",
+        "pattern = \"sequential\", read_percent = 0, trim_percent = 100",
+    ),
+    (
+        "randtrim",
+        "pattern = \"random\", read_percent = 0, trim_percent = 100",
+    ),
 ];
 
 /// fio options and their wkrun equivalents, by fio name (one line each), in the order of docs/fio.md's
@@ -462,21 +470,18 @@ pub const FIO_KEYS: &[FioKey] = &[
         "thinktime_iotime",
         "wkrun has no `thinktime_iotime`: a burst between think times is a number of I/Os (`think_every`), not a time",
     ),
-    refuse(
+    map(
         "fsync",
-        "wkrun issues no fsync yet (`fsync`): writes are not followed by syncs",
+        "`fsync` is `fsync` in wkrun: an fsync after every N writes of each worker",
     ),
-    refuse(
+    map(
         "fdatasync",
-        "wkrun issues no fdatasync yet (`fdatasync`): writes are not followed by syncs",
+        "`fdatasync` is `fdatasync` in wkrun: an fdatasync after every N writes of each worker",
     ),
-    FioKey {
-        neutral: &["0", "none"],
-        ..refuse(
-            "sync",
-            "wkrun opens no target with O_SYNC or O_DSYNC yet (`sync`)",
-        )
-    },
+    map(
+        "sync",
+        "`sync` is `sync` in wkrun, per write: sync=1 is sync = \"sync\" (RWF_SYNC), sync=dsync is sync = \"dsync\" (RWF_DSYNC)",
+    ),
     refuse("end_fsync", "wkrun issues no fsync yet (`end_fsync`)"),
     refuse(
         "fsync_on_close",
@@ -488,11 +493,11 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     refuse(
         "trim_percentage",
-        "wkrun issues no trims in a workload yet (`trim_percentage`; an erase phase discards a whole span)",
+        "fio's `trim_percentage` trims a share of the blocks a verifying job wrote; wkrun's trims are a share of a workload's I/Os (`trim_percent`)",
     ),
     refuse(
         "trim_backlog",
-        "wkrun issues no trims in a workload yet (`trim_backlog`)",
+        "fio's `trim_backlog` trims blocks a verifying job wrote; wkrun's trims are a share of a workload's I/Os (`trim_percent`)",
     ),
     refuse(
         "percentage_random",

@@ -249,8 +249,12 @@ pub const KEYS: &[Key] = &[
     key("zone_mode", WRITERS, "`\"none\"`", |p| {
         p.zone_mode.is_some()
     }),
+    key("sync", WRITERS, "`\"none\"`", |p| p.sync.is_some()),
+    key("fsync", WRITERS, "none", |p| p.fsync.is_some()),
+    key("fdatasync", WRITERS, "none", |p| p.fdatasync.is_some()),
     key("polled", IO, "`false`", |p| p.polled.is_some()),
     key("sq_poll", IO, "`false`", |p| p.sq_poll.is_some()),
+    key("trace", IO, "no trace", |p| p.trace.is_some()),
     key("passes", FILL, "`1` (when `size` is not set either)", |p| {
         p.passes.is_some()
     }),
@@ -295,6 +299,9 @@ pub const KEYS: &[Key] = &[
             p.read_percent.is_some()
         })
     },
+    key("trim_percent", WORKLOAD, "`0`", |p| {
+        p.trim_percent.is_some()
+    }),
     key("rate_iops", WORKLOAD, "no cap", |p| p.rate_iops.is_some()),
     key("rate_process", WORKLOAD, "`\"linear\"`", |p| {
         p.rate_process.is_some()
@@ -410,8 +417,12 @@ mod tests {
         ("completion_waits", "\"each\""),
         ("data", "\"zeros\""),
         ("zone_mode", "\"zbd\""),
+        ("sync", "\"dsync\""),
+        ("fsync", "8"),
+        ("fdatasync", "8"),
         ("polled", "true"),
         ("sq_poll", "true"),
+        ("trace", "1000"),
         ("passes", "2"),
         ("image", "\"synthetic\""),
         ("image_size", "\"1MiB\""),
@@ -419,6 +430,7 @@ mod tests {
         ("coverage", "\"full\""),
         ("distribution", "\"zipf:1.2\""),
         ("read_percent", "65"),
+        ("trim_percent", "20"),
         ("rate_iops", "100"),
         ("rate_process", "\"poisson\""),
         ("think_time", "\"100us\""),

@@ -425,6 +425,22 @@ pub struct PhaseSpec {
     /// workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone_mode: Option<crate::vocab::ZoneMode>,
+    /// Per-I/O durability of every write: `"none"`, `"dsync"` (each write carries `RWF_DSYNC`: durable when
+    /// it completes, as under O_DSYNC; on a block device with a volatile write cache the kernel sends a FUA
+    /// write, or a write and a cache flush where the device has no FUA) or `"sync"` (`RWF_SYNC`, as O_SYNC).
+    /// fio's `sync`. Results: `sync`. Not on the simulated drive (it models no flush). Default: `"none"`.
+    /// Kinds: fill, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::vocab::SyncWrites>,
+    /// An fsync(2) of the target after every N completed writes of each worker (fio's `fsync`): a worker
+    /// that completes `w` writes makes exactly ⌊w / N⌋, each timed and counted apart from the writes.
+    /// Results: `sync.flushes`. Not with `fdatasync`; not on the simulated drive. Default: none.
+    /// Kinds: fill, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<i64>,
+    /// As `fsync`, with fdatasync(2) (fio's `fdatasync`). Default: none. Kinds: fill, workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdatasync: Option<i64>,
     /// Polled completions (fio's `hipri`): the `io_uring` ring is set up with IORING_SETUP_IOPOLL, so the
     /// submitting thread polls the device's poll queue for completions instead of being woken by an
     /// interrupt. Needs `engine = "io_uring"`, `direct = true` and a block device with poll queues (sysfs
@@ -437,6 +453,14 @@ pub struct PhaseSpec {
     /// `engine = "io_uring"`. Kinds: fill, restore-image, workload, verify. Default: `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sq_poll: Option<bool>,
+    /// Keep a per-I/O trace of the phase's first N completions (time, direction, offset, length, latency),
+    /// written after the phase as `NN-<phase>.trace.csv` beside its series CSV, for offline analysis. The
+    /// room for N rows (32 B each) is reserved before the phase starts; a phase with more completions keeps
+    /// the first N (each of its recorders its share) and counts the rest as dropped. 1 to 100,000,000.
+    /// Kinds: fill, restore-image, workload, verify. Default: no trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 100_000_000))]
+    pub trace: Option<u64>,
     /// Stamp every 512-byte sector written with a header (magic, offset, seed, op index, phase index) and an
     /// XXH3 checksum, so that a later `verify` phase can check it. Needs block sizes and the span's start to
     /// be multiples of 512 B. Default: `false`. Kinds: fill, workload.
@@ -491,6 +515,13 @@ pub struct PhaseSpec {
     /// Required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_percent: Option<Vary<WholePercent>>,
+    /// Share of I/Os that are trims, 0 to 100 − `read_percent`; the rest are writes (`read_percent = 50`,
+    /// `trim_percent = 20`: 50 % reads, 20 % trims, 30 % writes, each share exact in every 100 ops). A trim
+    /// discards its block: BLKDISCARD on a block device (refused where `queue/discard_max_bytes` is 0), a
+    /// hole punched in a file (refused on a file system without punch hole), an unmap in the simulated
+    /// drive's FTL; the `null` engine counts it. Results: `trim`. Default: 0. Kinds: workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim_percent: Option<WholePercent>,
     /// Time bound: the phase issues I/O for this long. Example: `"2000s"`. Exactly one of `duration` and `size`
     /// is required. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]

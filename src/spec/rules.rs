@@ -476,6 +476,10 @@ fn check_phase<'a>(
         ));
     }
     check_common(&at, &Common::of_phase(p), out);
+    out.extend(check_trace(&at, p.trace).err());
+    if let Err(e) = check_flushes(&at, p) {
+        out.push(e);
+    }
     let kind_rules = match p.kind {
         PhaseKind::Erase => vec![],
         PhaseKind::Verify => vec![check_verify(&at, p)],
@@ -490,6 +494,42 @@ fn check_phase<'a>(
         }
     };
     out.extend(kind_rules.into_iter().filter_map(Result::err));
+}
+
+/// `trace = N`: 1 to [`crate::stats::trace::MAX_TRACE`] I/Os.
+fn check_trace(at: &At, trace: Option<u64>) -> Result<(), RuleError> {
+    use crate::stats::trace::MAX_TRACE;
+    match trace.filter(|n| !(1..=MAX_TRACE).contains(n)) {
+        Some(n) => Err(at.key(
+            "trace",
+            format!("trace = {n} is out of range"),
+            Some(&format!(
+                "trace is 1 to {MAX_TRACE} I/Os (32 B of memory each during the phase)"
+            )),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `fsync` and `fdatasync`: a number of writes from 1 to 2^32, and one of the two.
+fn check_flushes(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    if p.fsync.is_some() && p.fdatasync.is_some() {
+        return Err(at.key(
+            "fdatasync",
+            "both `fsync` and `fdatasync` are set",
+            Some("keep one: fsync = N (data and metadata) or fdatasync = N (data)"),
+        ));
+    }
+    for (key, v) in [("fsync", p.fsync), ("fdatasync", p.fdatasync)] {
+        if let Some(n) = v.filter(|n| !(1..=1 << 32).contains(n)) {
+            return Err(at.key(
+                key,
+                format!("{key} = {n}: the writes per flush are 1 to 4294967296"),
+                Some(&format!("e.g. {key} = 32 (a flush after every 32 writes)")),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_verify(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
@@ -736,6 +776,31 @@ fn check_steady(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// `trim_percent`: 0..100, and with `read_percent` (`read`) at most 100 (the rest are writes).
+fn check_trim_percent(at: &At, p: &PhaseSpec, read: i64) -> Result<(), RuleError> {
+    let Some(t) = p.trim_percent.map(|t| t.0) else {
+        return Ok(());
+    };
+    if !(0..=100).contains(&t) {
+        return Err(at.key(
+            "trim_percent",
+            format!("trim_percent = {t} is outside 0..100"),
+            Some("0..100"),
+        ));
+    }
+    if read + t > 100 {
+        return Err(at.key(
+            "trim_percent",
+            format!(
+                "read_percent = {read} and trim_percent = {t} add up to {}, more than 100 (the rest of the I/Os are writes)",
+                read + t
+            ),
+            Some("read_percent + trim_percent at most 100"),
+        ));
+    }
+    Ok(())
+}
+
 /// A workload's required keys: `read_percent`, and one bound (`duration` or `size`).
 fn check_workload_bounds(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
     match p.read_percent.one().map(|r| r.0) {
@@ -752,7 +817,7 @@ fn check_workload_bounds(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
                 Some("0..100"),
             ));
         }
-        Some(_) => {}
+        Some(r) => check_trim_percent(at, p, r)?,
     }
     match (p.duration, p.size) {
         (None, None) => Err(at.table(

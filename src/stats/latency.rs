@@ -50,11 +50,46 @@ fn try_histogram(copy_of: Option<&Histogram<u64>>) -> Result<Histogram<u64>, All
     Ok(copy_of.map_or_else(new_histogram, Clone::clone))
 }
 
-/// A histogram from 1 ns to [`MAX_TRACKABLE_NS`] at 3 significant digits (allocates
-/// [`HISTOGRAM_BYTES`]).
-fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("static histogram bounds are valid")
+/// A latency histogram, ns.
+pub type Hist = Histogram<u64>;
+
+/// The bounds of every latency histogram of wkrun ([`new_histogram`]): lowest and highest value, ns, and
+/// significant digits.
+pub const HIST_BOUNDS: (u64, u64, u8) = (1, MAX_TRACKABLE_NS, 3);
+
+/// An empty histogram with the bounds every latency histogram of wkrun has (1 ns to 1 hour, 3 significant
+/// digits), so that any two add up exactly, bucket by bucket (allocates [`HISTOGRAM_BYTES`]).
+pub fn new_histogram() -> Histogram<u64> {
+    let (low, high, digits) = HIST_BOUNDS;
+    Histogram::new_with_bounds(low, high, digits).expect("static histogram bounds are valid")
 }
+
+/// An empty histogram of [`new_histogram`] when the memory for it can be had (see [`LatencyRecorder::try_new`]).
+///
+/// # Errors
+/// [`AllocError`] naming the histogram's size when the room is not there.
+pub fn try_new_histogram() -> Result<Histogram<u64>, AllocError> {
+    try_histogram(None)
+}
+
+/// Records one latency of `ns` into a histogram of [`new_histogram`], as [`LatencyRecorder::record`] does
+/// (0 ns counts as 1 ns; above an hour, in the top bucket).
+#[inline(always)]
+pub fn record_into(h: &mut Histogram<u64>, ns: u64) {
+    h.saturating_record(ns.max(1));
+}
+
+/// The percentile `p` (0..100) of the latencies in `h`, ns, at most `max_ns` (the exact largest latency,
+/// which the histogram only knows to its precision): the highest value of the bucket holding the latency
+/// of rank ⌈p/100 · n⌉ (at least 1) among the n in `h`, so within 0.1 % above that latency. `None` when `h`
+/// is empty.
+pub fn percentile_of(h: &Histogram<u64>, p: f64, max_ns: u64) -> Option<u64> {
+    (!h.is_empty()).then(|| h.value_at_quantile(p / 100.0).min(max_ns))
+}
+
+/// The percentiles of the per-interval columns of a series (`lat_p50_us`, ...): column name part and
+/// percentile.
+pub const INTERVAL_PERCENTILES: [(&str, f64); 3] = [("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9)];
 
 impl LatencyRecorder {
     /// An empty recorder, its histogram not yet allocated (no memory taken).
@@ -91,6 +126,41 @@ impl LatencyRecorder {
         self.sum_sq += (ns as u128) * (ns as u128);
         self.min = Some(self.min.map_or(ns, |m| m.min(ns)));
         self.max = self.max.max(ns);
+    }
+
+    /// Counts one latency in ns without its histogram: the exact count, sum, min and max only. The
+    /// histogram gets it later, with the interval histogram it was recorded in
+    /// ([`LatencyRecorder::absorb_hist`]), so that the I/O path records each latency into one histogram, not
+    /// two.
+    #[inline(always)]
+    pub fn note(&mut self, ns: u64) {
+        self.count += 1;
+        self.sum += ns as u128;
+        self.sum_sq += (ns as u128) * (ns as u128);
+        self.min = Some(self.min.map_or(ns, |m| m.min(ns)));
+        self.max = self.max.max(ns);
+    }
+
+    /// Adds the histogram `h` (of [`new_histogram`], its latencies already counted by
+    /// [`LatencyRecorder::note`]) to this recorder's histogram (taking a copy of it when this recorder has
+    /// none yet).
+    pub fn absorb_hist(&mut self, h: &Histogram<u64>) {
+        match self.hist.as_mut() {
+            // Both histograms have the same bounds, so adding cannot fail.
+            Some(mine) => {
+                let _ = mine.add(h);
+            }
+            None => self.hist = Some(h.clone()),
+        }
+    }
+
+    /// Adds every sample of `other` (merging two recorders equals recording the union); a recorder without
+    /// a histogram takes a copy of `other`'s (infallible: for small, bounded merges after the I/O).
+    pub fn merge(&mut self, other: &LatencyRecorder) {
+        if let Some(theirs) = &other.hist {
+            self.absorb_hist(theirs);
+        }
+        self.add_scalars(other);
     }
 
     /// The scalars of `other` added to this recorder's (the histograms are the callers').

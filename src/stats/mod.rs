@@ -8,7 +8,9 @@ pub mod derived;
 pub mod interval;
 pub mod kernel;
 pub mod latency;
+pub mod row_latency;
 pub mod steady;
+pub mod trace;
 pub mod window;
 
 pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series};

@@ -105,6 +105,101 @@ pub fn drop_cached(f: &impl AsRawFd, start: u64, len: u64) -> io::Result<()> {
     }
 }
 
+/// `RWF_DSYNC`, a per-I/O flag of pwritev2, io_uring and AIO: the write is durable when it completes (as
+/// under O_DSYNC; on a block device with a volatile write cache the kernel makes it a FUA write, or a write
+/// followed by a cache flush where the device has no FUA).
+pub const RWF_DSYNC: u32 = libc::RWF_DSYNC as u32;
+/// `RWF_SYNC`: as [`RWF_DSYNC`], and the file's metadata too (as under O_SYNC).
+pub const RWF_SYNC: u32 = libc::RWF_SYNC as u32;
+
+/// Writes `buf` at `offset` with the per-I/O `flags` (`RWF_*`), one pwritev2; returns the bytes written.
+pub fn pwrite_flags(f: &impl AsRawFd, buf: &[u8], offset: u64, flags: u32) -> io::Result<usize> {
+    let iov = libc::iovec {
+        iov_base: buf.as_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: `iov` points at `buf`, alive and unaliased for the call; the kernel only reads it (a write).
+    let r = unsafe {
+        libc::pwritev2(
+            f.as_raw_fd(),
+            &iov,
+            1,
+            offset as libc::off_t,
+            flags as libc::c_int,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as usize)
+    }
+}
+
+/// How a trim reaches an open target, decided once from what the file is: a block device is discarded
+/// (BLKDISCARD), a regular file gets a hole punched (fallocate PUNCH_HOLE|KEEP_SIZE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trim {
+    /// BLKDISCARD of the range.
+    Discard,
+    /// A hole punched in the range.
+    PunchHole,
+}
+
+impl Trim {
+    /// How `f` is trimmed: by what its file type is (fstat).
+    ///
+    /// # Errors
+    /// The OS error of fstat.
+    pub fn of(f: &std::fs::File) -> io::Result<Trim> {
+        use std::os::unix::fs::FileTypeExt;
+        Ok(match f.metadata()?.file_type().is_block_device() {
+            true => Trim::Discard,
+            false => Trim::PunchHole,
+        })
+    }
+
+    /// Trims `[start, start + len)` of `f`.
+    ///
+    /// # Errors
+    /// The OS error of the ioctl or of fallocate.
+    pub fn run(self, f: &impl AsRawFd, start: u64, len: u64) -> io::Result<()> {
+        match self {
+            Trim::Discard => super::block::range_op(f, super::block::RangeOp::Discard, start, len),
+            Trim::PunchHole => punch_hole(f, start, len),
+        }
+    }
+}
+
+/// Whether the file system of the regular file `path` can punch holes (fallocate PUNCH_HOLE), asked without
+/// changing a byte: a hole punched past the file's end (KEEP_SIZE), or for a path that does not exist yet,
+/// in an unnamed temporary file of its folder (O_TMPFILE, gone when closed). `Ok(false)` when the file
+/// system refuses the mode (EOPNOTSUPP); an error when it cannot tell (the file cannot be opened for
+/// writing, the folder takes no O_TMPFILE).
+pub fn can_punch_holes(path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_TMPFILE)
+                .mode(0o600)
+                .open(dir)?
+        }
+        Err(e) => return Err(e),
+    };
+    let past_end = f.metadata()?.len().next_multiple_of(1 << 20) + (1 << 20);
+    match punch_hole(&f, past_end, 4096) {
+        Ok(()) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Deallocates `[start, start + len)` of a regular file, keeping its size (fallocate PUNCH_HOLE|KEEP_SIZE).
 /// The range then reads as zeros.
 pub fn punch_hole(f: &impl AsRawFd, start: u64, len: u64) -> io::Result<()> {

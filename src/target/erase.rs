@@ -99,6 +99,15 @@ pub fn erase(
     })
 }
 
+/// Why a workload's trims (`trim_percent`) cannot run on `target`, as the whole message (`trims are
+/// discards (BLKDISCARD), and /dev/sdz cannot discard ...`); `None` when they can: a block device that
+/// discards, a file system that punches holes, the simulated drive.
+pub fn trim_problem(target: &TargetInfo) -> Option<String> {
+    kinds::of(target.kind)
+        .trim_problem(target)
+        .map(|why| format!("trims {why}"))
+}
+
 /// What `method = "auto"` does on a target of `kind`, in the plan's words (`punch-hole`).
 pub fn auto_description(kind: TargetKind) -> &'static str {
     kinds::of(kind).facts().auto_erase

@@ -98,13 +98,17 @@ impl Checker {
             (LastWriter::Zeros, Found::Zeros) => Class::Ok,
             (LastWriter::Zeros, Found::Stamp { offset: o, .. }) if o == offset => Class::Stale,
             (LastWriter::Zeros, _) => Class::Corrupted,
+            (LastWriter::Trimmed { .. }, Found::Zeros) => Class::Ok,
             (LastWriter::Write { .. }, Found::Zeros) => Class::Zeroed,
-            (LastWriter::Write { .. }, Found::Garbage) => Class::Corrupted,
-            (LastWriter::Write { .. }, Found::Stamp { offset: o, .. }) if o != offset => {
+            (LastWriter::Write { .. } | LastWriter::Trimmed { .. }, Found::Garbage) => {
                 Class::Corrupted
             }
             (
-                LastWriter::Write { slot, op },
+                LastWriter::Write { .. } | LastWriter::Trimmed { .. },
+                Found::Stamp { offset: o, .. },
+            ) if o != offset => Class::Corrupted,
+            (
+                LastWriter::Write { slot, op } | LastWriter::Trimmed { slot, op },
                 Found::Stamp {
                     phase,
                     seed,
@@ -136,6 +140,13 @@ impl Checker {
                 LastWriter::Write { slot, op } => {
                     let w = &m.writers[slot as usize];
                     self.describe_writer(w.phase, w.seed, op)
+                }
+                LastWriter::Trimmed { slot, op } => {
+                    let w = &m.writers[slot as usize];
+                    format!(
+                        "zeros or {} (trimmed since)",
+                        self.describe_writer(w.phase, w.seed, op)
+                    )
                 }
                 _ => "anything".to_string(),
             };

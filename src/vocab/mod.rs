@@ -312,7 +312,32 @@ impl ZoneMode {
     }
 }
 
+/// The durability each write of a phase asks for, per I/O (spec key `sync`, fio's `sync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", rename_all = "snake_case")]
+pub enum SyncWrites {
+    /// Plain writes: they may complete in a volatile cache.
+    None,
+    /// Each write durable when it completes, its data (`RWF_DSYNC`, as O_DSYNC; fio's `sync=dsync`).
+    Dsync,
+    /// Each write durable when it completes, its data and the file's metadata (`RWF_SYNC`, as O_SYNC;
+    /// fio's `sync=1`).
+    Sync,
+}
+
+impl SyncWrites {
+    /// The mode as the spec spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncWrites::None => "none",
+            SyncWrites::Dsync => "dsync",
+            SyncWrites::Sync => "sync",
+        }
+    }
+}
+
 string_only!(
+    SyncWrites,
     ZoneMode,
     CacheState,
     WriteCacheSetting,

@@ -666,7 +666,10 @@ fn escape_sequences_reach_no_terminal_and_no_svg() {
                 .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", p.display()));
         }
     }
-    assert_eq!(svgs, 8);
+    assert_eq!(
+        svgs, 10,
+        "8 charts and the percentiles over time of reads and writes"
+    );
     // A phase name with an escape sequence, in a results file: `merge` shows it escaped, as `compare` does.
     let f = d.join("r/results.json");
     let text = std::fs::read_to_string(&f)

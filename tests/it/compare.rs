@@ -57,6 +57,8 @@ fn workload(
         write: DirStats::new(writes, writes * 4096, d, wl),
         total: DirStats::new(reads + writes, (reads + writes) * 4096, d, total_lat),
         series_csv: None,
+        hist_log: None,
+        trace: None,
         coverage: None,
         read_share: None,
         ops_by_size: vec![],
@@ -82,6 +84,8 @@ fn workload(
         latency_histograms: None,
         arrivals: None,
         latency_target: None,
+        trim: None,
+        sync: None,
         zones: None,
     }
 }

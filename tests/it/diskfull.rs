@@ -73,7 +73,7 @@ fn a_write_that_fills_the_disk_leaves_results_failed() {
     let out = m.dir.join("out");
     assert_eq!(
         names(&out),
-        ["00-w.counters.csv", "00-w.csv", "results.json"]
+        ["00-w.counters.csv", "00-w.csv", "00-w.hlog", "results.json"]
     );
     let (_, r) = strict_results(&out);
     assert_eq!(r["status"], "failed");
@@ -111,7 +111,7 @@ fn results_that_find_the_disk_full_after_a_phase_still_say_failed() {
     let out = m.dir.join("out");
     assert_eq!(
         names(&out),
-        ["00-w.counters.csv", "00-w.csv", "results.json"]
+        ["00-w.counters.csv", "00-w.csv", "00-w.hlog", "results.json"]
     );
     let (_, r) = strict_results(&out);
     assert_eq!(r["status"], "failed");
@@ -362,7 +362,10 @@ fn a_phase_whose_csv_fills_the_disk_keeps_its_result() {
         (1, format!("error: {msg}\n").as_str())
     );
     let out = m.dir.join("out");
-    assert_eq!(names(&out), ["00-w.csv", "00-w.device.csv", "results.json"]);
+    assert_eq!(
+        names(&out),
+        ["00-w.csv", "00-w.device.csv", "00-w.hlog", "results.json"]
+    );
     let (_, r) = strict_results(&out);
     assert_eq!(
         (r["status"].as_str(), r["error"].as_str()),

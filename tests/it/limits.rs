@@ -877,7 +877,7 @@ fn folder_bytes(dir: &Path) -> u64 {
         .map(|e| e.path())
         .filter(|p| {
             p.file_name().is_some_and(|n| n == "results.json")
-                || p.extension().is_some_and(|x| x == "csv")
+                || p.extension().is_some_and(|x| x == "csv" || x == "hlog")
         })
         .map(|p| fs::metadata(p).expect("size").len())
         .sum()
@@ -935,7 +935,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
         .max()
         .expect("a chart");
     let png_detail = format!(
-        "8388608 B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
+        "12582912 B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
     );
     // Each command, and the refusals it may give: (what, need, detail, tail), the one for what it reads
     // first.
@@ -958,7 +958,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                 ),
                 (
                     "drawing the report's PNGs",
-                    (8 << 20) + each,
+                    (12 << 20) + each,
                     png_detail,
                     "; or leave out --png",
                 ),

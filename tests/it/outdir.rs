@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const SERIES_HEADER: &str = "t_s,interval_s,partial,read_ops,write_ops,read_iops,write_iops,read_bytes,write_bytes,read_bw_bytes_per_s,write_bw_bytes_per_s,read_lat_mean_us,read_lat_max_us,write_lat_mean_us,write_lat_max_us,errors";
+const SERIES_HEADER: &str = "t_s,interval_s,partial,read_ops,write_ops,read_iops,write_iops,read_bytes,write_bytes,read_bw_bytes_per_s,write_bw_bytes_per_s,read_lat_mean_us,read_lat_max_us,write_lat_mean_us,write_lat_max_us,errors,read_lat_p50_us,read_lat_p99_us,read_lat_p99_9_us,write_lat_p50_us,write_lat_p99_us,write_lat_p99_9_us";
 const DEVICE_HEADER: &str = "t_s,host_write_bytes,flash_write_bytes,gc_copy_bytes,erased_blocks,free_blocks,write_amplification";
 
 /// A workload on a simulated drive: `rate` writes per second for `duration`, one row per `interval`.
@@ -69,8 +69,10 @@ fn planted_links_in_the_output_folder_are_replaced_not_followed() {
         [
             "00-w.csv",
             "00-w.device.csv",
+            "00-w.hlog",
             "01-x.csv",
             "01-x.device.csv",
+            "01-x.hlog",
             "results.json",
             "results.json.tmp"
         ]
@@ -182,7 +184,7 @@ fn a_second_run_on_a_folder_in_use_is_refused_at_once() {
     assert_eq!(r["phases"].as_array().unwrap().len(), 1);
     assert_eq!(
         names(&d.join("out")),
-        ["00-w.counters.csv", "00-w.csv", "results.json"]
+        ["00-w.counters.csv", "00-w.csv", "00-w.hlog", "results.json"]
     );
 }
 
@@ -255,8 +257,11 @@ fn a_full_disk_leaves_whole_rows_and_no_temporary_file() {
         "{err}"
     );
     let out = m.dir.join("out");
-    assert_eq!(names(&out), ["00-w.csv", "00-w.device.csv", "results.json"]);
-    let series = whole_rows(&out.join("00-w.csv"), SERIES_HEADER, 16);
+    assert_eq!(
+        names(&out),
+        ["00-w.csv", "00-w.device.csv", "00-w.hlog", "results.json"]
+    );
+    let series = whole_rows(&out.join("00-w.csv"), SERIES_HEADER, 22);
     let device = whole_rows(&out.join("00-w.device.csv"), DEVICE_HEADER, 7);
     assert!(series > 0 && series < 10_000, "{series} series rows");
     assert!(device < 10_000, "{device} device rows");
@@ -459,6 +464,7 @@ fn a_target_named_like_a_file_the_run_writes_in_its_folder_is_refused() {
         [
             "00-fill.counters.csv",
             "00-fill.csv",
+            "00-fill.hlog",
             "results.json",
             "t.img"
         ]
@@ -568,7 +574,13 @@ fn results_file_names_need_no_shell_quoting_and_older_names_are_still_read() {
     ];
     let mut want: Vec<String> = stems
         .iter()
-        .flat_map(|s| [format!("{s}.csv"), format!("{s}.device.csv")])
+        .flat_map(|s| {
+            [
+                format!("{s}.csv"),
+                format!("{s}.device.csv"),
+                format!("{s}.hlog"),
+            ]
+        })
         .collect();
     want.push("results.json".into());
     want.sort();
@@ -586,7 +598,11 @@ fn results_file_names_need_no_shell_quoting_and_older_names_are_still_read() {
     fs::create_dir(&old).unwrap();
     let mut r = r;
     for (i, (name, stem)) in phase_names.iter().zip(stems).enumerate() {
-        for (ext, pointer) in [("csv", "series_csv"), ("device.csv", "device/device_csv")] {
+        for (ext, pointer) in [
+            ("csv", "series_csv"),
+            ("device.csv", "device/device_csv"),
+            ("hlog", "hist_log"),
+        ] {
             let was = format!("{:02}-{name}.{ext}", i);
             fs::copy(d.join(format!("r/{stem}.{ext}")), old.join(&was)).unwrap();
             *r.pointer_mut(&format!("/phases/{i}/{pointer}")).unwrap() = was.into();
@@ -610,7 +626,10 @@ fn results_file_names_need_no_shell_quoting_and_older_names_are_still_read() {
     assert!(names(&d.join("rep-old")).contains(&"03-w_op-50pct-iops-log-write.svg".to_string()));
     let (code, _, err) = code_out_err(&wkrun(d, &["merge", "old", "-o", "m"]));
     assert_eq!(code, 0, "{err}");
-    let mut want: Vec<String> = stems.iter().map(|s| format!("{s}.csv")).collect();
+    let mut want: Vec<String> = stems
+        .iter()
+        .flat_map(|s| [format!("{s}.csv"), format!("{s}.hlog")])
+        .collect();
     want.push("results.json".into());
     assert_eq!(names(&d.join("m")), want);
     let m = results(&d.join("m"));

@@ -305,7 +305,7 @@ fn the_next_commands_name_the_sweep_and_paste_back() {
         .expect("bash");
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
-        "00-f_filled-25pct.counters.csv\n00-f_filled-25pct.csv\n01-f_filled-100pct.counters.csv\n\
-         01-f_filled-100pct.csv\nresults.json\n"
+        "00-f_filled-25pct.counters.csv\n00-f_filled-25pct.csv\n00-f_filled-25pct.hlog\n\
+         01-f_filled-100pct.counters.csv\n01-f_filled-100pct.csv\n01-f_filled-100pct.hlog\nresults.json\n"
     );
 }

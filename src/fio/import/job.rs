@@ -17,6 +17,8 @@ pub struct Rw {
     pub read: bool,
     /// Writes.
     pub write: bool,
+    /// Trims (`rw=trim`, `rw=randtrim`: trims only).
+    pub trim: bool,
 }
 
 /// A block size of one direction: one size, a weighted mix, or a range.
@@ -54,6 +56,10 @@ pub struct Job {
     pub kb_base: u64,
     /// `rw` and where it was set.
     pub rw: Rw,
+    /// `sync`: `"sync"` or `"dsync"`, or none.
+    pub sync: Option<&'static str>,
+    /// `fsync` or `fdatasync` and its number of writes.
+    pub flush: Option<(&'static str, u64)>,
     /// `rwmixread`, percent.
     pub rwmixread: u64,
     /// Block sizes of reads and writes, where each was set last.
@@ -152,8 +158,11 @@ impl Job {
                 random: false,
                 read: true,
                 write: false,
+                trim: false,
             },
             rwmixread: 50,
+            sync: None,
+            flush: None,
             bs: [Blocks::One(4096), Blocks::One(4096)],
             bs_at: None,
             ba: None,
@@ -322,14 +331,16 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
                 None => (v.trim(), None),
             };
             let (random, read, write) = match word {
-                "read" => (false, true, false),
+                "read" | "trim" => (false, word == "read", false),
                 "write" => (false, false, true),
                 "rw" | "readwrite" => (false, true, true),
-                "randread" => (true, true, false),
+                "randread" | "randtrim" => (true, word == "randread", false),
                 "randwrite" => (true, false, true),
                 "randrw" => (true, true, true),
-                "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-                    return Ok(Outcome::Refuse("wkrun issues no trims in a workload yet (an erase phase discards a whole span)".into()));
+                "trimwrite" | "randtrimwrite" => {
+                    return Ok(Outcome::Refuse(format!(
+                        "fio's rw={word} trims each block and then writes that same block; wkrun's trims are a share of independent I/Os (trim_percent), so the pairing cannot be kept"
+                    )));
                 }
                 w => return Err(format!("`{w}` is not one of fio's rw values")),
             };
@@ -337,6 +348,7 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
                 random,
                 read,
                 write,
+                trim: word.ends_with("trim"),
             };
             if let Some(s) = skip.filter(|s| !s.is_empty() && *s != "0") {
                 return Ok(Outcome::Refuse(format!(
@@ -516,7 +528,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
             }
             if parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..] {
                 return Ok(Outcome::Refuse(
-                    "a cap on trims; wkrun issues no trims in a workload".into(),
+                    "a cap on trims; wkrun's rate caps are for reads and writes".into(),
                 ));
             }
             if name == "rate_iops" {
@@ -651,6 +663,37 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
             job.engine.0 = e.to_string();
         }
         "direct" => job.direct = value::boolean(v)?,
+        "sync" => {
+            job.sync = match v.trim() {
+                "0" | "none" => None,
+                "1" | "sync" => Some("sync"),
+                "dsync" => Some("dsync"),
+                t => {
+                    return Err(format!(
+                        "fio's sync is 0, 1, none, sync or dsync, not `{t}`"
+                    ));
+                }
+            };
+        }
+        "fsync" | "fdatasync" => {
+            let n = value::int(v, kb)?;
+            if n > 0 && job.flush.is_some_and(|(other, _)| other != name) {
+                return Ok(Outcome::Refuse(format!(
+                    "both fsync and fdatasync: wkrun makes one kind of flush per phase (`{name}` after `{}`)",
+                    job.flush.map_or("", |f| f.0)
+                )));
+            }
+            job.flush = (n > 0).then(|| {
+                (
+                    if name == "fsync" {
+                        "fsync"
+                    } else {
+                        "fdatasync"
+                    },
+                    n,
+                )
+            });
+        }
         "buffered" => job.direct = !value::boolean(v)?,
         "invalidate" => job.invalidate = value::boolean(v)?,
         "norandommap" => job.random_map = !flag(v)?,

@@ -110,6 +110,11 @@ fn differences(a: &Shape, b: &Shape) -> Vec<&'static str> {
     };
     check(a.random == b.random, "offset order (rw)");
     check(a.read_percent == b.read_percent, "read share");
+    check(a.trim_percent == b.trim_percent, "trims (rw)");
+    check(
+        a.sync == b.sync && a.flush == b.flush,
+        "sync, fsync, fdatasync",
+    );
     check(a.block == b.block, "block size");
     check(a.queue_depth == b.queue_depth, "queue depth");
     check(a.engine == b.engine, "engine");

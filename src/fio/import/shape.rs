@@ -52,6 +52,12 @@ pub struct Shape {
     pub random: bool,
     /// Share of reads, %.
     pub read_percent: u64,
+    /// Share of trims, % (100 for `rw=trim` and `rw=randtrim`, else 0).
+    pub trim_percent: u64,
+    /// Per-write durability (`sync`): `"sync"`, `"dsync"`, or none.
+    pub sync: Option<&'static str>,
+    /// A flush after every N writes: `("fsync" | "fdatasync", N)`.
+    pub flush: Option<(&'static str, u64)>,
     /// Block size.
     pub block: Block,
     /// Queue depth.
@@ -218,6 +224,9 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     let shape = Shape {
         random: job.rw.random,
         read_percent,
+        trim_percent: if job.rw.trim { 100 } else { 0 },
+        sync: job.sync,
+        flush: job.flush,
         block,
         queue_depth: if sync { 1 } else { job.iodepth },
         engine,

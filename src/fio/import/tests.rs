@@ -250,6 +250,17 @@ const MAPPED: &[Sample] = &[
         "iodepth=8\nlatency_target=1ms\nlatency_window=2s\nlatency_percentile=99.9",
         Some(("latency_percentile", "99.9")),
     ),
+    ("fsync", "rw=randwrite\nfsync=8", Some(("fsync", "8"))),
+    (
+        "fdatasync",
+        "rw=randwrite\nfdatasync=4",
+        Some(("fdatasync", "4")),
+    ),
+    (
+        "sync",
+        "rw=randwrite\nsync=dsync",
+        Some(("sync", "\"dsync\"")),
+    ),
 ];
 
 /// Every option the table marks mapped is read with fio's meaning: the samples above are exactly the
@@ -458,10 +469,17 @@ fn refusals_name_option_and_line() {
             "thinktime=10\nthinktime_iotime=1s",
             "j.fio:7: thinktime_iotime=1s: wkrun has no `thinktime_iotime`",
         ),
-        ("fsync=1", "j.fio:6: fsync=1: wkrun issues no fsync yet"),
         (
-            "rw=randtrim",
-            "j.fio:6: rw=randtrim: wkrun issues no trims in a workload yet",
+            "end_fsync=1",
+            "j.fio:6: end_fsync=1: wkrun issues no fsync yet",
+        ),
+        (
+            "rw=randtrimwrite",
+            "j.fio:6: rw=randtrimwrite: fio's rw=randtrimwrite trims each block and then writes that same block",
+        ),
+        (
+            "fsync=2\nfdatasync=2",
+            "j.fio:7: fdatasync=2: both fsync and fdatasync",
         ),
         ("rw=read:4k", "j.fio:6: rw=read:4k: fio's `:4k` skips"),
         (
@@ -767,4 +785,22 @@ fn a_zone_without_its_percentage_takes_the_rest() {
         "[j]\nfilename=f\nrw=randread\nsize=16m\ntime_based\nruntime=2\nrandom_distribution=zoned:50/5:30/15:20/\n",
     );
     assert_eq!(p["distribution"].as_str(), Some("zoned:50/5:30/15:20/80"));
+}
+
+/// fio's trim workloads are wkrun's trims: `rw=randtrim` is random trims only, `rw=trim` sequential ones, and
+/// `sync=1` a write flag.
+#[test]
+fn trims_and_syncs_import_as_their_keys() {
+    let base = "[j]\nfilename=f\nsize=8m\ntime_based\nruntime=1\n";
+    for (rw, pattern) in [("randtrim", "random"), ("trim", "sequential")] {
+        let out = import_text(&format!("{base}rw={rw}\nrwmixread=70\n"), false).expect("imports");
+        let (ps, _) = phases(&out.text);
+        assert_eq!(ps[0]["trim_percent"].as_integer(), Some(100), "{rw}");
+        assert_eq!(ps[0]["read_percent"].as_integer(), Some(0), "{rw}");
+        assert_eq!(ps[0]["pattern"].as_str(), Some(pattern), "{rw}");
+    }
+    let out = import_text(&format!("{base}rw=write\nsync=1\n"), false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0]["sync"].as_str(), Some("sync"));
+    assert!(ps[0].get("fsync").is_none());
 }

@@ -66,6 +66,15 @@ fn workload(p: &Phase) -> Vec<Entry> {
         ("engine", s(sh.engine)),
         ("direct", sh.direct.to_string()),
     ];
+    if sh.trim_percent > 0 {
+        k.insert(2, ("trim_percent", sh.trim_percent.to_string()));
+    }
+    if let Some(mode) = sh.sync {
+        k.push(("sync", s(mode)));
+    }
+    if let Some((call, n)) = sh.flush {
+        k.push((call, n.to_string()));
+    }
     if sh.full {
         k.push(("coverage", s("full")));
     }

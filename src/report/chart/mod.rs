@@ -28,6 +28,7 @@ pub mod latency;
 pub mod lines;
 pub mod overlay;
 pub mod palette;
+pub mod pct_time;
 pub mod percentiles;
 pub mod ranked;
 pub mod scale;

@@ -6,6 +6,7 @@
 //! ([`crate::stats::latency::merge_parts`]); the series on a common wall-clock grid ([`series`]); each
 //! host's part in `phases[].hosts`; the hosts in `cluster`. docs/hosts.md has the whole method.
 
+mod hlog;
 mod phase;
 pub mod series;
 mod sums;
@@ -47,6 +48,8 @@ pub struct Merged {
     pub results: Results,
     /// Per phase (same order), the merged series rows; `None` for a phase without a series.
     pub series: Vec<Option<Vec<SeriesRow>>>,
+    /// Per phase (same order), the merged histogram log's text; `None` for a phase without one.
+    pub hlogs: Vec<Option<Vec<u8>>>,
 }
 
 /// Reads every results file (with its series CSVs) and merges them.
@@ -202,14 +205,20 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     let common = common_phases(runs)?;
     let mut phases = Vec::with_capacity(common.len());
     let mut series = Vec::with_capacity(common.len());
+    let mut hlogs = Vec::with_capacity(common.len());
     for at in &common {
-        let (p, s) = phase::merge(runs, at, unit)?;
+        let (p, s, h) = phase::merge(runs, at, unit)?;
         phases.push(p);
         series.push(s);
+        hlogs.push(h);
     }
     let mut results = envelope(runs, phases, unit);
     results.round_blocks = merged_blocks(runs, &results.phases);
-    Ok(Merged { results, series })
+    Ok(Merged {
+        results,
+        series,
+        hlogs,
+    })
 }
 
 /// The phases every run has, by index, in order, each as its position in each run's results: a phase that
@@ -422,6 +431,14 @@ fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result
         out.replace(name, &text, true).map_err(fail)?;
         made.push(name);
     }
+    for (p, text) in m.results.phases.iter().zip(&m.hlogs) {
+        let (Some(name), Some(text)) = (&p.hist_log, text) else {
+            continue;
+        };
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", out.join(name).display());
+        out.replace(name, text, true).map_err(fail)?;
+        made.push(name);
+    }
     let mut w = ResultsWriter::new(out);
     w.write(&m.results).map_err(|e| e.to_string())
 }
@@ -567,6 +584,7 @@ mod totals_tests {
         let m = Merged {
             results: r,
             series: vec![None, None, None],
+            hlogs: vec![None, None, None],
         };
         assert_eq!(
             totals_lines(&m, "[all 3 targets] "),

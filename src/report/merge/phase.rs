@@ -13,16 +13,15 @@ use crate::spec::PhaseKind;
 use crate::stats::latency::{Part, merge_parts};
 use std::collections::BTreeMap;
 
+/// A merged phase, its merged series rows and its merged histogram log's text (`None`: not merged).
+pub type MergedPhase = (PhaseResult, Option<Vec<SeriesRow>>, Option<Vec<u8>>);
+
 /// One phase of every run merged, with its merged series: the phase at position `at[h]` of run `h`'s
 /// results (the same phase index in every run).
 ///
 /// # Errors
 /// Phases that differ by name or kind, or a host whose histogram does not hold its latencies.
-pub fn merge(
-    runs: &[RunData],
-    at: &[usize],
-    unit: super::Unit,
-) -> Result<(PhaseResult, Option<Vec<SeriesRow>>), String> {
+pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<MergedPhase, String> {
     let parts: Vec<&PhaseResult> = runs
         .iter()
         .zip(at)
@@ -89,13 +88,23 @@ pub fn merge(
     m.workers.clear();
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns, unit);
     m.hosts = host_parts(runs, &parts);
-    let series = merged_series(runs, at, p0, shift)?;
+    let mut series = merged_series(runs, at, p0, shift)?;
+    let hlog = match (series.as_mut(), p0.params.interval_ns) {
+        (Some(rows), Some(iv)) => super::hlog::merge(runs, (at, &parts), shift, iv, rows)
+            .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?,
+        _ => None,
+    };
     m.intervals = series.as_ref().map(|rows| rows.len() as u64);
     // Named as a run names it today, whatever the hosts' (older) results called theirs.
     m.series_csv = series.as_ref().map(|_| file_name(m.index, &m.name));
+    m.hist_log = hlog
+        .as_ref()
+        .map(|_| crate::results::hlog::file_name(m.index, &m.name));
+    // The hosts' traces stay in their folders.
+    m.trace = None;
     judge(&parts, series.as_deref(), &mut m)
         .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
-    Ok((m, series))
+    Ok((m, series, hlog))
 }
 
 /// The series of the phase at position `at[h]` of every host `h`, on the common grid; `None` for a phase

@@ -85,7 +85,12 @@ fn add(c: &mut Cell, shift_ns: u64, r: &SeriesRow) {
         *sum += r[d].lat_mean_us.unwrap_or(0.0) * r[d].ops as f64;
     }
     let Some(m) = c.row.as_mut() else {
-        c.row = Some(r.clone());
+        let mut first = r.clone();
+        // Percentiles do not add up: the merged ones come from the added histograms (`merge/hlog.rs`).
+        for (_, d) in first.by_dir.iter_mut() {
+            d.lat_pct_us = [None; 3];
+        }
+        c.row = Some(first);
         return;
     };
     let max = |a: Option<f64>, b: Option<f64>| match (a, b) {

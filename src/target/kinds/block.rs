@@ -45,6 +45,16 @@ impl Kind for Block {
         }
     }
 
+    /// A block device is trimmed by BLKDISCARD: refused where the device takes no discard.
+    fn trim_problem(&self, t: &TargetInfo) -> Option<String> {
+        (t.discard_max_bytes == Some(0)).then(|| {
+            format!(
+                "are discards (BLKDISCARD), and {} cannot discard (queue/discard_max_bytes is 0)",
+                t.path.display()
+            )
+        })
+    }
+
     fn erase_problem(
         &self,
         t: &TargetInfo,

@@ -45,6 +45,18 @@ impl Kind for File {
         }
     }
 
+    /// A file is trimmed by punching holes: refused where its file system says it cannot (a file system
+    /// that cannot tell, or a file not yet writable, is tried: the run then fails at its first trim).
+    fn trim_problem(&self, t: &TargetInfo) -> Option<String> {
+        match crate::sys::file::can_punch_holes(&t.path) {
+            Ok(false) => Some(format!(
+                "punch holes in a file, and the file system of {} does not support punch hole (fallocate PUNCH_HOLE: EOPNOTSUPP)",
+                t.path.display()
+            )),
+            Ok(true) | Err(_) => None,
+        }
+    }
+
     fn erase_reads_zeros(&self, _: Option<EraseMethod>) -> bool {
         true
     }

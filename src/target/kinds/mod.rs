@@ -70,6 +70,12 @@ pub(super) trait Kind: Sync {
         span: (u64, u64),
     ) -> Option<String>;
 
+    /// Why a workload's trims (`trim_percent`) cannot run on `t`, in the words that follow `trims`; `None`
+    /// when they can.
+    fn trim_problem(&self, _t: &TargetInfo) -> Option<String> {
+        None
+    }
+
     /// Whether the span reads back as zeros after an erase with `method` (as planned; `None` is `auto`).
     fn erase_reads_zeros(&self, method: Option<EraseMethod>) -> bool {
         method == Some(EraseMethod::ZeroOut)

@@ -1,0 +1,292 @@
+//! The latency histograms of the series rows being collected: the interval histograms of every recorder
+//! (the engine's `Recorder`) added into their row's, per direction, until the row is released. Adding
+//! histograms bucket by bucket is exact: a row's histogram is the one of the union of its recorders'
+//! latencies, so its percentiles are those of every I/O the row counts, never averaged percentiles.
+
+//!
+//! A recorder that cannot keep one histogram per interval (the collector is behind it) folds several
+//! intervals into one histogram (the engine's `IntervalLat`): the rows of those intervals form a
+//! *fold*, whose latencies, every recorder's, are added into its last row; the other rows of the fold have
+//! none ([`RowLatency::take`] gives `None` for them).
+
+use super::latency::{Hist, new_histogram};
+use crate::vocab::{Direction, PerDir};
+use std::collections::VecDeque;
+
+/// One row's histograms: per direction, `None` without a completion.
+pub type RowHists = PerDir<Option<Hist>>;
+
+/// Rows `lo..=hi` whose latencies go into one histogram, and how many recorders are still folding into it
+/// (the fold is complete when none is and its last row is taken).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fold {
+    lo: u64,
+    hi: u64,
+    open: usize,
+}
+
+/// A row's latencies as taken: its histograms, of the rows from `from` on when `from` is before the row
+/// (the last row of a fold), else of the row alone.
+#[derive(Debug)]
+pub struct Taken {
+    /// Per direction.
+    pub hists: RowHists,
+    /// The first row they hold latencies of.
+    pub from: u64,
+}
+
+/// The histograms of the rows not yet released, from row `base` on, the folds among them, and emptied
+/// histograms to reuse.
+#[derive(Default)]
+pub struct RowLatency {
+    base: u64,
+    pending: VecDeque<RowHists>,
+    pool: Vec<Hist>,
+    folds: Vec<Fold>,
+}
+
+impl RowLatency {
+    /// No rows yet.
+    pub fn new() -> RowLatency {
+        RowLatency::default()
+    }
+
+    /// Adds `h`, direction `d`'s histogram of one recorder's interval `index`, to row `index`'s: moves it
+    /// there, leaving `h` an empty histogram, when the row has none yet (the one recorder of a row costs no
+    /// addition). A row already released takes nothing more (the series never releases a row a recorder
+    /// has not closed).
+    pub fn add(&mut self, index: u64, d: Direction, h: &mut Hist) {
+        let Some(slot) = index.checked_sub(self.base) else {
+            return;
+        };
+        let slot = slot as usize;
+        if self.pending.len() <= slot {
+            self.pending.resize_with(slot + 1, RowHists::default);
+        }
+        match &mut self.pending[slot][d] {
+            // Same bounds: adding cannot fail.
+            Some(row) => {
+                let _ = row.add(&*h);
+            }
+            None => {
+                let empty = self.pool.pop().unwrap_or_else(new_histogram);
+                self.pending[slot][d] = Some(std::mem::replace(h, empty));
+            }
+        }
+    }
+
+    /// A recorder closed interval `index` folded: its latencies from interval `first` (`index` itself when
+    /// this starts its fold) to `index` come with a later interval's histograms.
+    pub fn folding(&mut self, first: u64, index: u64) {
+        self.span(first, index, isize::from(first == index));
+    }
+
+    /// A recorder's histograms of interval `index` hold the latencies of its intervals from `first` on
+    /// (it had folded them, `first` < `index`): its fold ends at `index`; add them with [`RowLatency::add`].
+    pub fn unfolded(&mut self, first: u64, index: u64) {
+        self.span(first, index, -1);
+    }
+
+    /// Rows `lo..=hi` go into one fold, with `open` more (or fewer) recorders folding into it: merged with
+    /// every fold it overlaps.
+    fn span(&mut self, lo: u64, hi: u64, open: isize) {
+        let mut f = Fold { lo, hi, open: 0 };
+        let mut n = 0isize;
+        self.folds.retain(|g| {
+            let overlaps = g.lo <= f.hi && g.hi >= f.lo;
+            if overlaps {
+                f.lo = f.lo.min(g.lo);
+                f.hi = f.hi.max(g.hi);
+                n += g.open as isize;
+            }
+            !overlaps
+        });
+        f.open = (n + open).max(0) as usize;
+        let at = self.folds.partition_point(|g| g.lo < f.lo);
+        self.folds.insert(at, f);
+    }
+
+    /// Takes row `index`'s histograms, `None` for a row of a fold but its last (its latencies are in a
+    /// later row's); rows are taken in order (a row skipped is taken and dropped).
+    pub fn take(&mut self, index: u64) -> Option<Taken> {
+        while self.base < index {
+            if let Some(t) = self.take_next() {
+                self.recycle(t.hists);
+            }
+        }
+        if index < self.base {
+            return Some(Taken {
+                hists: RowHists::default(),
+                from: index,
+            });
+        }
+        self.take_next()
+    }
+
+    /// Takes row `base`: a row of its own, the last of a complete fold, or another row of a fold, whose
+    /// histograms are then carried into the next row (which joins the fold if it was the last).
+    fn take_next(&mut self) -> Option<Taken> {
+        let k = self.base;
+        self.base += 1;
+        let row = self.pending.pop_front().unwrap_or_default();
+        let Some(i) = self.folds.iter().position(|f| f.lo <= k && k <= f.hi) else {
+            return Some(Taken {
+                hists: row,
+                from: k,
+            });
+        };
+        let f = self.folds[i];
+        if f.hi == k && f.open == 0 {
+            self.folds.remove(i);
+            return Some(Taken {
+                hists: row,
+                from: f.lo,
+            });
+        }
+        if f.hi == k {
+            self.span(k, k + 1, 0);
+        }
+        if self.pending.is_empty() {
+            self.pending.push_back(RowHists::default());
+        }
+        for (d, h) in row.0.into_iter().enumerate() {
+            let Some(h) = h else { continue };
+            let next = &mut self.pending[0].0[d];
+            match next {
+                Some(n) => {
+                    let _ = n.add(&h);
+                    self.recycle_one(h);
+                }
+                None => *next = Some(h),
+            }
+        }
+        None
+    }
+
+    /// Keeps a taken row's histograms, emptied, for later rows.
+    pub fn recycle(&mut self, row: RowHists) {
+        for h in row.0.into_iter().flatten() {
+            self.recycle_one(h);
+        }
+    }
+
+    fn recycle_one(&mut self, mut h: Hist) {
+        // An empty histogram's buckets are all zero already (33,792 of them to clear otherwise).
+        if !h.is_empty() {
+            h.reset();
+        }
+        self.pool.push(h);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::latency::{percentile_of, record_into};
+
+    /// Two recorders' interval histograms added per row are the histogram of the union: its percentiles
+    /// equal the sorted union's by the histogram's rank rule, within its precision.
+    #[test]
+    fn rows_add_recorders_exactly() {
+        let mut rows = RowLatency::new();
+        let mut all: Vec<Vec<u64>> = vec![Vec::new(); 3];
+        for rec in 0..2u64 {
+            for k in 0..3u64 {
+                let mut h = new_histogram();
+                for i in 0..1_000u64 {
+                    let ns = 1_000 + (i * 7_919 + rec * 104_729 + k * 31) % 900_000;
+                    record_into(&mut h, ns);
+                    all[k as usize].push(ns);
+                }
+                rows.add(k, Direction::Write, &mut h);
+                // The row's first histogram is moved in, the second added.
+                assert_eq!(h.len(), if rec == 0 { 0 } else { 1_000 });
+            }
+        }
+        for (k, lats) in all.iter_mut().enumerate() {
+            let Some(Taken { hists: row, from }) = rows.take(k as u64) else {
+                panic!("row {k} folded")
+            };
+            assert_eq!(from, k as u64);
+            assert!(row[Direction::Read].is_none());
+            let h = row[Direction::Write].as_ref().unwrap();
+            assert_eq!(h.len(), 2_000);
+            lats.sort_unstable();
+            let max = *lats.last().unwrap();
+            for p in [50.0, 99.0, 99.9] {
+                let rank = ((p / 100.0 * 2_000f64).ceil() as usize).max(1);
+                let x = lats[rank - 1];
+                let v = percentile_of(h, p, max).unwrap();
+                assert!(v >= x && v - x <= x / 1024, "row {k} p{p}: {v} for {x}");
+            }
+            rows.recycle(row);
+        }
+        assert_eq!(rows.pool.len(), 3);
+        assert!(rows.pool.iter().all(|h| h.is_empty()));
+        // A released row takes nothing more.
+        rows.add(1, Direction::Read, &mut new_histogram());
+        assert!(rows.pending.is_empty());
+    }
+
+    fn hist(n: u64, ns: u64) -> Hist {
+        let mut h = new_histogram();
+        for _ in 0..n {
+            record_into(&mut h, ns);
+        }
+        h
+    }
+
+    fn count(t: &Option<Taken>) -> Option<(u64, u64)> {
+        t.as_ref().map(|t| {
+            let n = t.hists[Direction::Read].as_ref().map_or(0, |h| h.len());
+            (t.from, n)
+        })
+    }
+
+    /// Two recorders, one folding rows 2..=4 (its histogram of them comes with row 4), the other not: rows
+    /// 2 and 3 are folded, row 4 holds both recorders' latencies of rows 2..=4, the rest are their own. A
+    /// fold still open when its last row so far is taken grows into the next row.
+    #[test]
+    fn a_fold_is_taken_whole_in_its_last_row() {
+        let mut rows = RowLatency::new();
+        // Recorder B: 10 reads per row, 0..=6.
+        for k in 0..=6 {
+            rows.add(k, Direction::Read, &mut hist(10, 1_000 + k));
+        }
+        // Recorder A: 1 read in rows 0 and 1; folds 2, 3; sends 2..=4 (3 reads) with 4; 1 read in 5, 6.
+        rows.add(0, Direction::Read, &mut hist(1, 5));
+        rows.add(1, Direction::Read, &mut hist(1, 5));
+        rows.folding(2, 2);
+        rows.folding(2, 3);
+        let mut got: Vec<Option<(u64, u64)>> = (0..4).map(|k| count(&rows.take(k))).collect();
+        // Row 3 was taken with A still folding: row 4 joined the fold.
+        rows.unfolded(2, 4);
+        rows.add(4, Direction::Read, &mut hist(3, 7));
+        rows.add(5, Direction::Read, &mut hist(1, 5));
+        rows.add(6, Direction::Read, &mut hist(1, 5));
+        got.extend((4..7).map(|k| count(&rows.take(k))));
+        assert_eq!(
+            got,
+            [
+                Some((0, 11)),
+                Some((1, 11)),
+                None,
+                None,
+                Some((2, 33)),
+                Some((5, 11)),
+                Some((6, 11))
+            ]
+        );
+        assert!(rows.folds.is_empty());
+        // Two folds that overlap become one: rows 1..=3 and 3..=5, both sent with their last row.
+        let mut rows = RowLatency::new();
+        rows.folding(1, 1);
+        rows.folding(3, 3);
+        rows.unfolded(1, 3);
+        rows.add(3, Direction::Read, &mut hist(3, 9));
+        rows.unfolded(3, 5);
+        rows.add(5, Direction::Read, &mut hist(3, 9));
+        let got: Vec<Option<(u64, u64)>> = (0..6).map(|k| count(&rows.take(k))).collect();
+        assert_eq!(got, [Some((0, 0)), None, None, None, None, Some((1, 6))]);
+    }
+}
