@@ -492,6 +492,7 @@ mod tests {
             let reads = |d: Direction| d == Direction::Read;
             let budget = Arc::new(HistBudget::new(3));
             let mut r = Recorder::new(0, clock, (tx, budget), reads, TraceBuf::default());
+            r.ready().expect("room for the histograms");
             let mut kept = Vec::new();
             // Per event: (index, ops, folded, first, histogram count).
             let mut seen: Vec<(u64, u64, bool, u64, u64)> = Vec::new();
