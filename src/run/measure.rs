@@ -21,7 +21,7 @@ use crate::results::outdir::OutDir;
 use crate::results::series_csv::{self, SeriesRow, SeriesWriter};
 use crate::sim::DeviceCounters;
 use crate::stats::latency::LatencySummary;
-use crate::stats::row_latency::{RowHists, RowLatency, Taken};
+use crate::stats::row_latency::{MAX_WAITING_ROWS, RowHists, RowLatency, Taken};
 use crate::stats::trace::{TraceBuf, TraceRow, share};
 use crate::stats::{IntervalClock, IntervalCounts, Series};
 use crate::sys;
@@ -886,6 +886,9 @@ impl Collector<'_> {
             }
         }
         lat.recycle();
+        // Rows waiting for a recorder that closes nothing (a stalled worker) hold their histograms: folded
+        // past a bound, so the memory held does not grow with the stall.
+        self.lat.cap(MAX_WAITING_ROWS);
     }
 
     /// Row `k` spanning `[a, b)` with `counts`: the CSV row, its percentiles from the row's histograms, whose
@@ -1140,6 +1143,9 @@ fn finish(
             .warnings
             .push(folded_warning(c.folded.0, c.csv.rows()));
     }
+    if c.lat.capped_rows() > 0 {
+        outcome.warnings.push(capped_warning(c.lat.capped_rows()));
+    }
     let csv_error = c.write_err.take().map(|e| SetupError {
         what: format!("cannot write {}", csv.path().display()),
         source: e,
@@ -1188,6 +1194,16 @@ fn folded_warning(folded: u64, rows: u64) -> String {
          histograms in the histogram log are empty, and each fold's last row has the percentiles and \
          histograms of all its rows (counts, bytes, means, maxima and the phase's totals are exact; a \
          longer interval avoids it)"
+    )
+}
+
+/// The warning of a phase whose collector folded `rows` rows that waited for a worker that completed
+/// nothing for a while ([`RowLatency::cap`]).
+fn capped_warning(rows: u64) -> String {
+    format!(
+        "latency over time: a worker completed no I/O for a while, and the other workers' rows waited for it: \
+         past {MAX_WAITING_ROWS} waiting rows the collector folded their latencies ({rows} rows in such folds, \
+         counted among the folded rows; their counts are exact)"
     )
 }
 

@@ -8,6 +8,12 @@
 //! intervals into one histogram (the engine's `IntervalLat`): the rows of those intervals form a
 //! *fold*, whose latencies, every recorder's, are added into its last row; the other rows of the fold have
 //! none ([`RowLatency::take`] gives `None` for them).
+//!
+//! The collector folds too ([`RowLatency::cap`]): while one recorder has not closed an interval (a worker
+//! that completes nothing for a while), the other recorders' rows wait for it, each with its histograms
+//! (some 270 KB per direction); past [`MAX_WAITING_ROWS`] such rows, their histograms are added into the
+//! last one's and the rows made a fold, so that the memory held stays bounded however long the stall. Counts
+//! are the series' and stay exact; only the folded rows' percentiles are lost.
 
 use super::latency::{Hist, new_histogram};
 use crate::vocab::{Direction, PerDir};
@@ -35,6 +41,12 @@ pub struct Taken {
     pub from: u64,
 }
 
+/// The most rows waiting with histograms of their own in the collector ([`RowLatency::cap`]).
+pub const MAX_WAITING_ROWS: usize = 64;
+
+/// The most emptied histograms kept for reuse.
+const MAX_POOL: usize = 4 * MAX_WAITING_ROWS;
+
 /// The histograms of the rows not yet released, from row `base` on, the folds among them, and emptied
 /// histograms to reuse.
 #[derive(Default)]
@@ -43,6 +55,8 @@ pub struct RowLatency {
     pending: VecDeque<RowHists>,
     pool: Vec<Hist>,
     folds: Vec<Fold>,
+    /// The last row of the collector's latest fold ([`RowLatency::cap`]), and the rows it put in folds.
+    capped: (Option<u64>, u64),
 }
 
 impl RowLatency {
@@ -56,6 +70,11 @@ impl RowLatency {
     /// addition). A row already released takes nothing more (the series never releases a row a recorder
     /// has not closed).
     pub fn add(&mut self, index: u64, d: Direction, h: &mut Hist) {
+        // A row of the collector's latest fold, not yet taken: into the row that holds the fold's.
+        let index = match self.capped.0 {
+            Some(hi) if index < hi && hi >= self.base => hi,
+            _ => index,
+        };
         let Some(slot) = index.checked_sub(self.base) else {
             return;
         };
@@ -73,6 +92,43 @@ impl RowLatency {
                 self.pending[slot][d] = Some(std::mem::replace(h, empty));
             }
         }
+    }
+
+    /// Caps the rows waiting with histograms of their own at `max`: with more (the rows after the
+    /// collector's latest fold), every waiting row's histograms are added into the last one's and the rows
+    /// from the first waiting one to it made a fold (its latencies taken with its last row, the others'
+    /// `None`), as a recorder's fold. Returns the rows put in a fold by this call.
+    pub fn cap(&mut self, max: usize) -> u64 {
+        let end = self.base + self.pending.len() as u64;
+        let first = self.capped.0.map_or(self.base, |h| self.base.max(h + 1));
+        if end.saturating_sub(first) <= max as u64 {
+            return 0;
+        }
+        let last = self.pending.len() - 1;
+        for i in 0..last {
+            let row = std::mem::take(&mut self.pending[i]);
+            for (d, h) in row.0.into_iter().enumerate() {
+                let Some(h) = h else { continue };
+                match &mut self.pending[last].0[d] {
+                    // Same bounds: adding cannot fail.
+                    Some(into) => {
+                        let _ = into.add(&h);
+                        self.recycle_one(h);
+                    }
+                    slot @ None => *slot = Some(h),
+                }
+            }
+        }
+        let hi = end - 1;
+        self.span(self.base, hi, 0);
+        let new = hi + 1 - first;
+        self.capped = (Some(hi), self.capped.1 + new);
+        new
+    }
+
+    /// The rows the collector put in folds ([`RowLatency::cap`]) so far.
+    pub fn capped_rows(&self) -> u64 {
+        self.capped.1
     }
 
     /// A recorder closed interval `index` folded: its latencies from interval `first` (`index` itself when
@@ -171,6 +227,9 @@ impl RowLatency {
     }
 
     fn recycle_one(&mut self, mut h: Hist) {
+        if self.pool.len() >= MAX_POOL {
+            return;
+        }
         // An empty histogram's buckets are all zero already (33,792 of them to clear otherwise).
         if !h.is_empty() {
             h.reset();
@@ -288,5 +347,50 @@ mod tests {
         rows.add(5, Direction::Read, &mut hist(3, 9));
         let got: Vec<Option<(u64, u64)>> = (0..6).map(|k| count(&rows.take(k))).collect();
         assert_eq!(got, [Some((0, 0)), None, None, None, None, Some((1, 6))]);
+    }
+
+    /// A stalled recorder: recorder B closes rows 0..1000 (2 reads each), recorder A none until the end,
+    /// then all of them at once (1 read each). Capped at 64 after every close, the rows waiting with
+    /// histograms of their own never exceed 64 (nor the emptied histograms kept 4 × 64), and every read
+    /// is taken exactly once: folded rows `None`, each fold's last row holding all its rows' reads.
+    #[test]
+    fn the_collector_folds_rows_waiting_for_a_stalled_recorder() {
+        let mut rows = RowLatency::new();
+        let own = |r: &RowLatency| {
+            let first = r.capped.0.map_or(r.base, |h| r.base.max(h + 1));
+            (r.base + r.pending.len() as u64).saturating_sub(first)
+        };
+        let mut capped = 0;
+        for k in 0..1_000 {
+            rows.add(k, Direction::Read, &mut hist(2, 1_000 + k));
+            capped += rows.cap(MAX_WAITING_ROWS);
+            assert!(own(&rows) <= MAX_WAITING_ROWS as u64, "row {k}");
+            let held = rows
+                .pending
+                .iter()
+                .filter(|r| r[Direction::Read].is_some())
+                .count();
+            assert!(held <= MAX_WAITING_ROWS + 1, "row {k}: {held} histograms");
+        }
+        // 1000 rows, a fold each time 65 wait: 15 folds of 65, 64 more since ⌊1000/65⌋ = 15 → 975 rows.
+        assert_eq!((capped, rows.capped_rows()), (975, 975));
+        for k in 0..1_000 {
+            rows.add(k, Direction::Read, &mut hist(1, 7));
+            rows.cap(MAX_WAITING_ROWS);
+            assert!(rows.pool.len() <= MAX_POOL);
+        }
+        let (mut reads, mut folded, mut whole) = (0, 0, 0);
+        for k in 0..1_000 {
+            match rows.take(k) {
+                Some(t) => {
+                    reads += t.hists[Direction::Read].as_ref().map_or(0, |h| h.len());
+                    whole += u64::from(t.from == k);
+                }
+                None => folded += 1,
+            }
+        }
+        assert_eq!(reads, 3_000, "every read once");
+        // One fold, rows 0..=974, its latencies in row 974; the other 25 rows their own.
+        assert_eq!((folded, whole), (974, 25));
     }
 }
