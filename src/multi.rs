@@ -54,12 +54,13 @@ pub(super) fn cmd_run_many(
             out_dir: &subs[i],
         })
         .collect();
-    let outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet, &first);
+    let mut outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet, &first);
     let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
     if let Some(mut r) = room.take() {
         r.release();
     }
-    let (aggregate, unchecked) = aggregate_and_check(&out_dir, &subs, &files, &labels, a);
+    let (aggregate, unchecked) =
+        aggregate_and_check(&out_dir, &subs, (&files, &labels), &mut outcomes, a);
     finish(
         &out_dir, &labels, &outcomes, aggregate, unchecked, &plans[0],
     )
@@ -125,14 +126,32 @@ fn prepare_output(
 }
 
 /// The targets' results merged into the aggregate results.json (its totals printed), then every results.json
-/// written, each target's and the aggregate, checked against the published schema.
+/// written, each target's and the aggregate, checked against the published schema (the violations
+/// returned), and those that match it checked as `wkrun validate` would past the schema: a target whose
+/// results it would refuse failed (its outcome made so), as does the aggregate.
 fn aggregate_and_check(
     out_dir: &OutDir,
     subs: &[OutDir],
-    files: &[PathBuf],
-    labels: &[String],
+    (files, labels): (&[PathBuf], &[String]),
+    outcomes: &mut [Result<wkrun::results::Results, RunError>],
     a: &RunArgs,
 ) -> (Result<(), String>, Vec<String>) {
+    let mut unchecked = Vec::new();
+    for (o, dir) in outcomes.iter_mut().zip(subs) {
+        if !dir.join("results.json").is_file() {
+            continue;
+        }
+        match (wkrun::results::check::check_written(dir), o.as_mut()) {
+            (Err(e), _) => unchecked.push(e),
+            (Ok(()), Ok(r)) => {
+                if let Err(e) = crate::own_check::own_results(dir, r) {
+                    *o = Err(RunError::Failed(e));
+                }
+            }
+            (Ok(()), Err(_)) => {}
+        }
+    }
+    let path = out_dir.join("results.json");
     let aggregate = merge::merge_targets(files)
         .map(|mut m| {
             if let Some(l) = &a.label {
@@ -140,21 +159,25 @@ fn aggregate_and_check(
             }
             m
         })
-        .and_then(|m| write_aggregate(out_dir, m));
+        .and_then(|m| write_aggregate(out_dir, m))
+        .map_err(|e| format!("the aggregate {} could not be written: {e}", path.display()));
     // The targets' sum of each phase, after the targets' own lines: the aggregate results.json's totals.
     if let Ok(m) = &aggregate {
         for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len())) {
             run::progress::out_line(&l);
         }
     }
-    // Every results.json written, each target's and the aggregate, checked against the published schema.
-    let unchecked: Vec<String> = subs
-        .iter()
-        .chain(std::iter::once(out_dir))
-        .filter(|d| d.join("results.json").is_file())
-        .filter_map(|d| wkrun::results::check::check_written(d).err())
-        .collect();
-    (aggregate.map(|_| ()), unchecked)
+    let schema = match path.is_file() {
+        true => wkrun::results::check::check_written(out_dir),
+        false => Ok(()),
+    };
+    let aggregate = aggregate.and_then(|mut m| match &schema {
+        Ok(()) => crate::own_check::own_results(out_dir, &mut m.results)
+            .map_err(|e| format!("the aggregate {}: {e}", path.display())),
+        Err(_) => Ok(()),
+    });
+    unchecked.extend(schema.err());
+    (aggregate, unchecked)
 }
 
 /// The plan of each target, with `--from`, the launch and the label applied; each target's notes said.
@@ -274,10 +297,7 @@ fn finish(
         })
         .collect();
     if let Err(e) = &aggregate {
-        failed.push(format!(
-            "the aggregate {} could not be written: {e}",
-            out_dir.join("results.json").display()
-        ));
+        failed.push(e.clone());
     }
     if !failed.is_empty() {
         failed.extend(unchecked);

@@ -302,6 +302,7 @@ fn phase(
     let hist = (read.bins.is_some() || write.bins.is_some()).then(|| LatencyHistograms {
         read: read.bins.clone().unwrap_or_default(),
         write: write.bins.clone().unwrap_or_default(),
+        trim: Vec::new(),
     });
     let mut pr = PhaseResult {
         index,

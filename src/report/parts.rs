@@ -239,6 +239,7 @@ mod tests {
                 secs,
                 Some(latency(1, 100_000, 0, 250_000, 0, 0)),
             ),
+            trim: None,
         };
         p.hosts = vec![host(0, 1000, 2.0), host(1, 3000, 2.5)];
         let mut r = run("m", "sim:a", vec![(p.clone(), None)]);

@@ -4,6 +4,7 @@
 //! ([`crate::results::check::implausible`]).
 
 use super::{ReadError, parse_results, plain_file_name, read_results_text, runs};
+use crate::results::Results;
 use crate::results::series_csv::SeriesRow;
 use serde_json::Value;
 use std::path::Path;
@@ -51,48 +52,72 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
     };
     // Each phase's series as the document names it: from the types when it matches the schema, else from
     // the tree as it is (the schema check parsed it, so it is JSON; parsed again only on this rare path).
-    let named: Vec<Named> = match &parsed {
-        Some(r) => r
-            .phases
-            .iter()
-            .map(|p| Named {
-                csv: p.series_csv.clone(),
-                phase: p.name.clone(),
-                intervals: p.intervals,
-                hist_log: p.hist_log.clone(),
-                trace: p.trace.as_ref().map(|t| (t.file.clone(), t.ios)),
-            })
-            .collect(),
+    let series = match &parsed {
+        Some(r) => contents(file, r, &mut problems),
         None => {
             let doc: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-            doc["phases"]
+            let named: Vec<Named> = doc["phases"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .map(Named::of)
-                .collect()
+                .collect();
+            series(file, &named, &mut problems)
         }
     };
-    let series = series(file, &named, &mut problems);
-    if let Some(r) = &parsed {
-        let bad = crate::results::check::implausible(r);
-        if !bad.is_empty() {
-            problems.push(format!(
-                "{} holds figures that cannot be true ({} place{}):{}",
-                file.display(),
-                bad.len(),
-                if bad.len() == 1 { "" } else { "s" },
-                crate::results::check::lines(&bad, bad.len())
-            ));
-        }
-    }
     match problems.is_empty() {
         true => Ok(Checked {
-            phases: named.len(),
+            phases: parsed.map_or(0, |r| r.phases.len()),
             series,
         }),
         false => Err(problems),
     }
+}
+
+/// Checks the results `r`, read from `file` and known to match the schema, as [`check`] does past the
+/// schema: every series CSV, histogram log and trace its phases name, then the plausibility of its
+/// figures. What a run and `wkrun merge` check of the folder they have just written (after the schema,
+/// `results::check::check_written`), so that results `wkrun validate` refuses are never left as a success.
+///
+/// # Errors
+/// Every problem, one message each naming the file (and the JSON path, or the CSV and its line).
+pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> {
+    let mut problems = Vec::new();
+    let series = contents(file, r, &mut problems);
+    match problems.is_empty() {
+        true => Ok(Checked {
+            phases: r.phases.len(),
+            series,
+        }),
+        false => Err(problems),
+    }
+}
+
+/// [`check_contents`]'s checks, their problems added to `problems`; the series read whole.
+fn contents(file: &Path, r: &Results, problems: &mut Vec<String>) -> usize {
+    let named: Vec<Named> = r
+        .phases
+        .iter()
+        .map(|p| Named {
+            csv: p.series_csv.clone(),
+            phase: p.name.clone(),
+            intervals: p.intervals,
+            hist_log: p.hist_log.clone(),
+            trace: p.trace.as_ref().map(|t| (t.file.clone(), t.ios)),
+        })
+        .collect();
+    let series = series(file, &named, problems);
+    let bad = crate::results::check::implausible(r);
+    if !bad.is_empty() {
+        problems.push(format!(
+            "{} holds figures that cannot be true ({} place{}):{}",
+            file.display(),
+            bad.len(),
+            if bad.len() == 1 { "" } else { "s" },
+            crate::results::check::lines(&bad, bad.len())
+        ));
+    }
+    series
 }
 
 /// What a phase says of its series: the CSV's name, the phase's name, its number of intervals, its histogram

@@ -75,6 +75,21 @@ pub struct LatencyHistograms {
     pub read: Vec<[u64; 2]>,
     /// Writes: `[value_ns, count]` pairs.
     pub write: Vec<[u64; 2]>,
+    /// Trims (`trim_percent`): `[value_ns, count]` pairs; absent in a phase without trims (and in results
+    /// written before trims had histograms).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trim: Vec<[u64; 2]>,
+}
+
+impl LatencyHistograms {
+    /// Direction `d`'s pairs.
+    pub fn dir(&self, d: crate::vocab::Direction) -> &Vec<[u64; 2]> {
+        match d {
+            crate::vocab::Direction::Read => &self.read,
+            crate::vocab::Direction::Write => &self.write,
+            crate::vocab::Direction::Trim => &self.trim,
+        }
+    }
 }
 
 /// A merged folder (`wkrun merge`): the hosts whose results were merged.
@@ -144,4 +159,7 @@ pub struct HostPhase {
     pub read: DirStats,
     /// The host's writes.
     pub write: DirStats,
+    /// The host's trims, where the phase issued them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirStats>,
 }

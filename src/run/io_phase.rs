@@ -417,6 +417,7 @@ fn record(
         pr.latency_histograms = Some(crate::results::LatencyHistograms {
             read: lat[Direction::Read].buckets(),
             write: lat[Direction::Write].buckets(),
+            trim: lat[Direction::Trim].buckets(),
         });
     }
     pr.arrivals = arrivals(&o.outcome)?;

@@ -1032,3 +1032,22 @@ pub const FILE_SERVER_MIX: &[(u64, f64)] = &[
     (32768, 4.0),
     (65536, 10.0),
 ];
+
+/// Runs the spec `body` (named `name`, written as `d/spec.toml`) on the files `a` and `b` at once, into
+/// `d/out`; asserts it exits 0. Returns the aggregate's folder (the targets' are in it).
+pub fn run_two_targets(
+    d: &Path,
+    name: &str,
+    body: &str,
+    (a, b): (&Path, &Path),
+    out: &str,
+) -> PathBuf {
+    write_file(d, "spec.toml", &spec_text(name, body));
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let o = wkrun(
+        d,
+        &["spec.toml", "--target", sa, "--target", sb, "-o", out, "-q"],
+    );
+    assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
+    d.join(out)
+}

@@ -182,53 +182,35 @@ fn interval_percentiles_are_the_traces_and_the_trace_holds_every_io() {
     );
 }
 
+/// Runs the spec `body` on two files of 32 MiB at once (`d/out`, the targets' folders `t0-a.img`,
+/// `t1-b.img`), then merges the two folders with `wkrun merge` (`d/merged`); both exit 0. Returns the
+/// aggregate's folder, the two targets' and the merge's.
+fn two_targets_and_merge(d: &Path, body: &str) -> [std::path::PathBuf; 4] {
+    let (a, b) = (d.join("a.img"), d.join("b.img"));
+    sparse_file(&a, 32 << 20);
+    sparse_file(&b, 32 << 20);
+    let out = run_two_targets(d, "two", body, (&a, &b), "out");
+    let (ta, tb) = (out.join("t0-a.img"), out.join("t1-b.img"));
+    let m = d.join("merged");
+    let (sta, stb) = (ta.to_str().unwrap(), tb.to_str().unwrap());
+    let o = wkrun(d, &["merge", sta, stb, "-o", m.to_str().unwrap()]);
+    assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
+    [out, ta, tb, m]
+}
+
 /// Two targets at once: the aggregate's percentiles, and those of `wkrun merge` of the two targets'
 /// folders, are the union's of both traces (from the added histograms); both merged logs are the same.
 #[test]
 fn merged_percentiles_are_the_unions() {
     let d = tempdir();
-    let (a, b) = (d.path().join("a.img"), d.path().join("b.img"));
-    sparse_file(&a, 32 << 20);
-    sparse_file(&b, 32 << 20);
-    write_file(
-        d.path(),
-        "spec.toml",
-        &spec_text("two", &body("duration = \"1s\"\ntrace = 10000000\n")),
-    );
-    let o = wkrun(
-        d.path(),
-        &[
-            "spec.toml",
-            "--target",
-            a.to_str().unwrap(),
-            "--target",
-            b.to_str().unwrap(),
-            "-o",
-            "out",
-            "-q",
-        ],
-    );
-    assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
-    let out = d.path().join("out");
-    let (ta, tb) = (out.join("t0-a.img"), out.join("t1-b.img"));
+    let [out, ta, tb, m] =
+        two_targets_and_merge(d.path(), &body("duration = \"1s\"\ntrace = 10000000\n"));
     let oracle = by_row(
         &[&ta.join("00-w.trace.csv"), &tb.join("00-w.trace.csv")],
         250_000_000,
         1_000_000_000,
     );
     check_rows(&out.join("00-w.csv"), &oracle);
-    let m = d.path().join("merged");
-    let o = wkrun(
-        d.path(),
-        &[
-            "merge",
-            ta.to_str().unwrap(),
-            tb.to_str().unwrap(),
-            "-o",
-            m.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
     check_rows(&m.join("00-w.csv"), &oracle);
     assert_eq!(read(&m.join("00-w.hlog")), read(&out.join("00-w.hlog")));
     let (_, r) = strict_results(&m);
@@ -333,4 +315,125 @@ fn the_trace_keeps_its_cap_and_counts_the_rest() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("trace = 0 is out of range"), "{err}");
     assert!(err.contains("trace"), "{err}");
+}
+
+/// Checks the histogram log of phase 0 of the results folder `out` against its series row by row, per
+/// direction in `dirs`: a row's histogram holds its ops, or it is folded (empty, no percentiles) and the
+/// next row that holds any holds the fold's ops too; no fold is left open. Returns each direction's
+/// latencies held, which must be the phase's ops.
+fn log_adds_up(out: &Path, dirs: &[wkrun::vocab::Direction]) -> Vec<u64> {
+    let (_, r) = strict_results(out);
+    let p = phase(&r, 0);
+    let rows = csv_rows(&out.join(p["series_csv"].as_str().expect("series_csv")));
+    let log = std::fs::read(out.join(p["hist_log"].as_str().expect("hist_log"))).expect("log");
+    let mut reader = wkrun::results::hlog::RowReader::new(&log).expect("a histogram log");
+    let mut owed = vec![0u64; dirs.len()];
+    let mut held = vec![0u64; dirs.len()];
+    for (k, row) in rows.iter().enumerate() {
+        let (_, h) = reader
+            .next_row()
+            .expect("a row")
+            .expect("a row per CSV row");
+        for (i, d) in dirs.iter().enumerate() {
+            let name = d.name();
+            let here = h[*d].as_ref().map_or(0, |h| h.len());
+            owed[i] += n(row, &format!("{name}_ops"));
+            let folded = here == 0 && row[&format!("{name}_lat_p99_us")].is_empty();
+            if !folded {
+                assert_eq!(here, owed[i], "row {k}: {name}s held, of {out:?}");
+                owed[i] = 0;
+            }
+            held[i] += here;
+        }
+    }
+    assert_eq!(
+        reader.next_row(),
+        Ok(None),
+        "no histogram past the last row"
+    );
+    assert_eq!(
+        owed,
+        vec![0; dirs.len()],
+        "a fold with no last row in {out:?}"
+    );
+    for (i, d) in dirs.iter().enumerate() {
+        assert_eq!(
+            held[i],
+            u(p, &format!("/{}/ops", d.name())),
+            "{d:?} in {out:?}"
+        );
+    }
+    held
+}
+
+/// Issue 26 (attack on main): two targets with 1 ms rows at QD4, where each target's collector folds rows
+/// at its own times. The aggregate's log and `wkrun merge`'s of the two folders hold, row by row, what the
+/// series counts (a fold of one target beside another's plain row made "row 44: the read histogram holds
+/// 4 latencies, where the series counts 6 reads"); their sums are the targets' ops; validate accepts both.
+#[test]
+fn the_logs_of_millisecond_rows_of_two_targets_add_up_row_by_row() {
+    use wkrun::vocab::Direction;
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\n\
+                block_size = \"4KiB\"\nqueue_depth = 4\nread_percent = 50\nduration = \"500ms\"\n\
+                interval = \"1ms\"\n";
+    let [out, ta, tb, m] = two_targets_and_merge(d.path(), body);
+    let dirs = Direction::CORE;
+    let parts: Vec<Vec<u64>> = [&ta, &tb].iter().map(|t| log_adds_up(t, &dirs)).collect();
+    let sum: Vec<u64> = (0..2).map(|i| parts[0][i] + parts[1][i]).collect();
+    for folder in [&out, &m] {
+        assert_eq!(log_adds_up(folder, &dirs), sum, "{folder:?}");
+        let v = wkrun(d.path(), &["validate", folder.to_str().unwrap()]);
+        assert_eq!(code_out_err(&v).0, 0, "{:?}", code_out_err(&v));
+    }
+}
+
+/// A merge whose results `wkrun validate` would refuse is not a success: one host's series counts a read
+/// its histogram log does not hold (a CSV edited by hand), so the merged log never holds it; the merge
+/// exits 1, and its results say "failed" with the reason, where it exited 0 before.
+#[test]
+fn a_merge_that_validate_would_refuse_fails() {
+    let (d, e) = (tempdir(), tempdir());
+    let t = d.path().join("t.img");
+    sparse_file(&t, 16 << 20);
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\n\
+                block_size = \"4KiB\"\nread_percent = 100\nsize = \"400KiB\"\ninterval = \"1s\"\n";
+    let a = run_ok(d.path(), "r", body, &t);
+    let b = run_ok(e.path(), "r", body, &t);
+    let csv = a.join("00-w.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let col = lines[0].split(',').position(|c| c == "read_ops").unwrap();
+    let mut cells: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+    cells[col] = (cells[col].parse::<u64>().unwrap() + 1).to_string();
+    lines[1] = cells.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let m = d.path().join("m");
+    let o = wkrun(
+        d.path(),
+        &[
+            "merge",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "-o",
+            m.to_str().unwrap(),
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the check of the results just written failed"),
+        "{err}"
+    );
+    assert!(err.contains("1 reads are in no histogram"), "{err}");
+    let (_, r) = strict_results(&m);
+    assert_eq!(r["status"], "failed");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("1 reads are in no histogram"),
+        "{}",
+        r["error"]
+    );
 }

@@ -508,3 +508,85 @@ fn trims_are_refused_on_a_file_system_without_punch_hole() {
     assert!(err.contains("does not support punch hole"), "{err}");
     assert!(!out.exists() && unchanged, "nothing written");
 }
+
+/// Trims are a third direction of the aggregate of several targets and of `wkrun merge`: 1000 ops of
+/// 4 KiB at read 40 % and trim 20 % on each of two files (holes punched) are exactly 400 reads, 400
+/// writes and 200 trims each; the aggregate of the two targets and the merge of two runs hold the sums per
+/// direction (ops, bytes, iops over the merged duration, latency histograms, series columns, histogram
+/// log, each host's part), total.ops counts the trims, and validate accepts every folder. (Merge kept the
+/// first host's trims, and total.ops left them out.)
+#[test]
+fn trims_add_up_in_the_aggregate_of_targets_and_in_a_merge() {
+    let d = tempdir();
+    let (a, b) = (d.path().join("a.img"), d.path().join("b.img"));
+    sparse_file(&a, 8 << 20);
+    sparse_file(&b, 8 << 20);
+    let body = workload(
+        "psync",
+        4,
+        "pattern = \"random\"\nread_percent = 40\ntrim_percent = 20\nsize = \"4000KiB\"\ninterval = \"100ms\"\n",
+    );
+    run_two_targets(d.path(), "trims", &body, (&a, &b), "agg");
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for (name, t) in [("ra", sa), ("rb", sb)] {
+        let o = wkrun(d.path(), &["spec.toml", "--target", t, "-o", name, "-q"]);
+        assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
+    }
+    let (ra, rb) = (d.path().join("ra"), d.path().join("rb"));
+    let o = wkrun(
+        d.path(),
+        &[
+            "merge",
+            ra.to_str().unwrap(),
+            rb.to_str().unwrap(),
+            "-o",
+            "m",
+        ],
+    );
+    assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
+    let each = [("read", 400u64), ("write", 400), ("trim", 200)];
+    for part in [&ra, &rb, &d.path().join("agg/t0-a.img")] {
+        let (_, r) = strict_results(part);
+        for (dir, n) in each {
+            assert_eq!(ops(&r, 0, dir), n, "{dir} of {part:?}");
+        }
+    }
+    for folder in ["agg", "m"] {
+        let out = d.path().join(folder);
+        let (_, r) = strict_results(&out);
+        let p = &r["phases"][0];
+        let secs = p["duration_s"].as_f64().unwrap();
+        for (dir, n) in each {
+            let at = |f: &str| format!("/phases/0/{dir}/{f}");
+            assert_eq!(u(&r, &at("ops")), 2 * n, "{folder} {dir}");
+            assert_eq!(u(&r, &at("bytes")), 2 * n * 4096, "{folder} {dir}");
+            let iops = r.pointer(&at("iops")).and_then(|v| v.as_f64()).unwrap();
+            assert!(
+                (iops - 2.0 * n as f64 / secs).abs() < 1e-6,
+                "{folder} {dir}: {iops}"
+            );
+            assert_eq!(histogram_count(p, dir), 2 * n, "{folder} {dir} histogram");
+            assert_eq!(series_sum(&out, &r, 0, &format!("{dir}_ops")), 2 * n);
+            let hosts: u64 = p["hosts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h[dir]["ops"].as_u64().unwrap())
+                .sum();
+            assert_eq!(hosts, 2 * n, "{folder} {dir}: hosts[]");
+        }
+        assert_eq!(u(&r, "/phases/0/total/ops"), 2000, "{folder}");
+        assert_eq!(u(&r, "/phases/0/total/bytes"), 2000 * 4096, "{folder}");
+        // The histogram log holds every trim (rows of 100 ms; a fold's rows held by its last row).
+        let log = fs::read(out.join(p["hist_log"].as_str().unwrap())).unwrap();
+        let mut reader = wkrun::results::hlog::RowReader::new(&log).unwrap();
+        assert!(reader.dirs().contains(&Direction::Trim), "{folder}");
+        let mut held = 0;
+        while let Some((_, h)) = reader.next_row().unwrap() {
+            held += h[Direction::Trim].as_ref().map_or(0, |h| h.len());
+        }
+        assert_eq!(held, 400, "{folder}: trims in the log");
+        let v = wkrun(d.path(), &["validate", out.to_str().unwrap()]);
+        assert_eq!(code_out_err(&v).0, 0, "{:?}", code_out_err(&v));
+    }
+}

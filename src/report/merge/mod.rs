@@ -42,6 +42,9 @@ impl Unit {
     }
 }
 
+/// How the warning of a merged phase whose inputs had folded rows begins (`wkrun merge` prints it).
+pub const FOLDS_WARNING: &str = "latency over time: inputs had folded rows";
+
 /// A merged run: the results document and, per phase, the merged series rows.
 pub struct Merged {
     /// The merged `results.json`.

@@ -6,11 +6,12 @@ use crate::report::runs::RunData;
 use crate::results::judge;
 use crate::results::series_csv::{SeriesRow, file_name};
 use crate::results::{
-    DirStats, ErrorCause, HostPhase, LatencyHistograms, PhaseErrors, PhaseResult, ReadShare,
-    SizeOps,
+    DirStats, ErrorCause, FlushResult, HostPhase, LatencyHistograms, PhaseErrors, PhaseResult,
+    ReadShare, SizeOps, SyncResult,
 };
 use crate::spec::PhaseKind;
 use crate::stats::latency::{Part, merge_parts};
+use crate::vocab::Direction;
 use std::collections::BTreeMap;
 
 /// A merged phase, its merged series rows and its merged histogram log's text (`None`: not merged).
@@ -54,9 +55,14 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
         .fold(0.0, f64::max);
     let named =
         |h: usize, e: String| format!("{}, phase {i} \"{}\": {e}", runs[h].file.display(), p0.name);
-    let read = dir(&parts, duration_s, |p| &p.read, |h| &h.read).map_err(|(h, e)| named(h, e))?;
-    let write =
-        dir(&parts, duration_s, |p| &p.write, |h| &h.write).map_err(|(h, e)| named(h, e))?;
+    let by_dir = |d| dir(&parts, duration_s, d).map_err(|(h, e)| named(h, e));
+    let read = by_dir(Direction::Read)?;
+    let write = by_dir(Direction::Write)?;
+    // Trims where any host issued them: a third direction, merged as the other two.
+    let trim = match parts.iter().any(|p| p.trim.is_some()) {
+        true => Some(by_dir(Direction::Trim)?),
+        false => None,
+    };
     let total = total(&parts, duration_s).map_err(|(h, e)| named(h, e))?;
     let mut m = p0.clone();
     m.started_at = parts
@@ -69,12 +75,14 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     m.duration_s = duration_s;
     m.completed = parts.iter().all(|p| p.completed);
     m.read_share = ReadShare::of(&read, &write);
-    (m.read, m.write, m.total) = (read, write, total);
+    (m.read, m.write, m.trim, m.total) = (read, write, trim, total);
     m.latency_histograms = Some(LatencyHistograms {
-        read: add_buckets(&parts, |h| &h.read),
-        write: add_buckets(&parts, |h| &h.write),
+        read: add_buckets(&parts, Direction::Read),
+        write: add_buckets(&parts, Direction::Write),
+        trim: add_buckets(&parts, Direction::Trim),
     })
-    .filter(|h| !(h.read.is_empty() && h.write.is_empty()));
+    .filter(|h| Direction::ALL.iter().any(|&d| !h.dir(d).is_empty()));
+    m.sync = sync(&parts);
     m.ops_by_size = sizes(&parts);
     // Latencies from the intended issue times have no histograms to add up: a merge leaves them out.
     m.arrivals = None;
@@ -94,6 +102,11 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
             .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?,
         _ => None,
     };
+    let hlog = hlog.map(|(text, folds)| {
+        let n = series.as_ref().map_or(0, Vec::len);
+        m.warnings.extend(folds_warning(runs, &folds, n, unit));
+        text
+    });
     m.intervals = series.as_ref().map(|rows| rows.len() as u64);
     // Named as a run names it today, whatever the hosts' (older) results called theirs.
     m.series_csv = series.as_ref().map(|_| file_name(m.index, &m.name));
@@ -189,90 +202,97 @@ fn host_parts(runs: &[RunData], parts: &[&PhaseResult]) -> Vec<HostPhase> {
             span_bytes: Some(p.params.span_bytes),
             read: p.read.clone(),
             write: p.write.clone(),
+            trim: p.trim.clone(),
         })
         .collect()
 }
 
 /// One direction merged: counts added, rates over the cluster's span, latency from the added histograms.
-fn dir(
-    parts: &[&PhaseResult],
-    duration_s: f64,
-    of: impl Fn(&PhaseResult) -> &DirStats,
-    buckets: impl Fn(&LatencyHistograms) -> &Vec<[u64; 2]>,
-) -> Result<DirStats, (usize, String)> {
+fn dir(parts: &[&PhaseResult], duration_s: f64, d: Direction) -> Result<DirStats, (usize, String)> {
     let mut lat = Vec::new();
     for (h, p) in parts.iter().enumerate() {
-        let d = of(p);
-        let Some(s) = &d.latency_ns else { continue };
-        let Some(b) = p.latency_histograms.as_ref().map(&buckets) else {
+        let s = p.dir(d);
+        let Some(summary) = &s.latency_ns else {
+            continue;
+        };
+        let Some(b) = p.latency_histograms.as_ref().map(|x| x.dir(d)) else {
             return Err((h, "no latency histograms (results written before wkrun recorded them): cluster percentiles need them".to_string()));
         };
         // Checked here, per host, so that the error names the host whose histogram is wrong.
         let held = b.iter().fold(0u64, |n, x| n.saturating_add(x[1]));
-        if held != d.ops {
+        if held != s.ops {
             return Err((
                 h,
                 format!(
-                    "its latency histogram holds {held} latencies, not the {} counted",
-                    d.ops
+                    "its {d} latency histogram holds {held} latencies, not the {} counted",
+                    s.ops
                 ),
             ));
         }
         lat.push(Part {
-            summary: s,
-            count: d.ops,
+            summary,
+            count: s.ops,
             buckets: b,
         });
     }
     let latency = merge_parts(&lat).map_err(|e| (0, e))?;
-    let ops = parts.iter().map(|p| of(p).ops).sum();
-    let bytes = parts.iter().map(|p| of(p).bytes).sum();
+    let ops = parts.iter().map(|p| p.dir(d).ops).sum();
+    let bytes = parts.iter().map(|p| p.dir(d).bytes).sum();
     Ok(DirStats::new(ops, bytes, duration_s, latency))
 }
 
-/// Reads and writes of every host together.
+/// Every direction of every host together (reads, writes and trims): counts added, latency from the
+/// directions' merged histograms.
 fn total(parts: &[&PhaseResult], duration_s: f64) -> Result<DirStats, (usize, String)> {
-    let r = dir(parts, duration_s, |p| &p.read, |h| &h.read)?;
-    let w = dir(parts, duration_s, |p| &p.write, |h| &h.write)?;
-    let (rl, wl) = (r.latency_ns.as_ref(), w.latency_ns.as_ref());
-    let read_buckets = add_buckets(parts, |h| &h.read);
-    let write_buckets = add_buckets(parts, |h| &h.write);
-    let mut lat = Vec::new();
-    if let Some(s) = rl {
-        lat.push(Part {
-            summary: s,
-            count: r.ops,
-            buckets: &read_buckets,
-        });
+    let mut merged = Vec::new();
+    for d in Direction::ALL {
+        merged.push((dir(parts, duration_s, d)?, add_buckets(parts, d)));
     }
-    if let Some(s) = wl {
-        lat.push(Part {
-            summary: s,
-            count: w.ops,
-            buckets: &write_buckets,
-        });
-    }
+    let lat: Vec<Part<'_>> = merged
+        .iter()
+        .filter_map(|(s, b)| {
+            Some(Part {
+                summary: s.latency_ns.as_ref()?,
+                count: s.ops,
+                buckets: b,
+            })
+        })
+        .collect();
     let latency = merge_parts(&lat).map_err(|e| (0, e))?;
-    Ok(DirStats::new(
-        r.ops + w.ops,
-        r.bytes + w.bytes,
-        duration_s,
-        latency,
-    ))
+    let ops = merged.iter().map(|(s, _)| s.ops).sum();
+    let bytes = merged.iter().map(|(s, _)| s.bytes).sum();
+    Ok(DirStats::new(ops, bytes, duration_s, latency))
 }
 
-/// The hosts' histograms of one direction added bucket by bucket.
-fn add_buckets(
-    parts: &[&PhaseResult],
-    of: impl Fn(&LatencyHistograms) -> &Vec<[u64; 2]>,
-) -> Vec<[u64; 2]> {
+/// The hosts' histograms of direction `d` added bucket by bucket.
+fn add_buckets(parts: &[&PhaseResult], d: Direction) -> Vec<[u64; 2]> {
     let mut sum: BTreeMap<u64, u64> = BTreeMap::new();
     for h in parts.iter().filter_map(|p| p.latency_histograms.as_ref()) {
-        for &[value, count] in of(h) {
+        for &[value, count] in h.dir(d) {
             *sum.entry(value).or_default() += count;
         }
     }
     sum.into_iter().map(|(v, c)| [v, c]).collect()
+}
+
+/// The hosts' durable writes and flushes added: flagged writes and flushes counted over every host; the
+/// flushes' latency summary only where one host made them all (summaries of several hosts do not add up:
+/// flushes have no histograms).
+fn sync(parts: &[&PhaseResult]) -> Option<SyncResult> {
+    let all: Vec<&SyncResult> = parts.iter().filter_map(|p| p.sync.as_ref()).collect();
+    let mut m = (*all.first()?).clone();
+    m.flagged_writes = all.iter().map(|s| s.flagged_writes).sum();
+    let flushes: Vec<&FlushResult> = all.iter().filter_map(|s| s.flushes.as_ref()).collect();
+    let made: Vec<&&FlushResult> = flushes.iter().filter(|f| f.ops > 0).collect();
+    m.flushes = flushes.first().map(|&f| FlushResult {
+        ops: flushes.iter().map(|f| f.ops).sum(),
+        latency_ns: match made[..] {
+            [one] => one.latency_ns.clone(),
+            _ => None,
+        },
+        ..f.clone()
+    });
+    Some(m)
 }
 
 /// I/Os per size added, in order of first appearance.
@@ -303,6 +323,32 @@ fn errors(parts: &[&PhaseResult]) -> Option<PhaseErrors> {
         }
     }
     Some(m)
+}
+
+/// The warning of a merged phase whose inputs had folded rows (rows without percentiles, their latencies in
+/// a later row's): how many each input had, and how many of the `rows` merged rows are folded so; `None`
+/// without folds.
+fn folds_warning(
+    runs: &[RunData],
+    folds: &super::hlog::Folds,
+    rows: usize,
+    unit: super::Unit,
+) -> Option<String> {
+    let each: Vec<String> = folds
+        .hosts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| n > 0)
+        .map(|(h, n)| format!("{} {n}", unit.name(runs, h)))
+        .collect();
+    (!each.is_empty()).then(|| {
+        format!(
+            "{} (latencies in a later row's, no percentiles: {}), so {} of the {rows} merged rows are folded too: their p50/p99/p99.9 cells and histograms are empty, and each fold's last row has those of all its rows (counts are exact)",
+            super::FOLDS_WARNING,
+            each.join(", "),
+            folds.merged
+        )
+    })
 }
 
 /// Each host's warnings prefixed with its rank (or position), and a word on a host whose series started
@@ -365,6 +411,7 @@ mod tests {
         p.latency_histograms = Some(LatencyHistograms {
             read: vec![[100_000, held]],
             write: Vec::new(),
+            trim: Vec::new(),
         });
         testing::run(label, "/dev/x", vec![(p, None)])
     }
@@ -377,7 +424,7 @@ mod tests {
         assert_eq!(
             merge(&runs, &[0, 0], super::super::Unit::Host).err(),
             Some(
-                "bad/results.json, phase 0 \"w\": its latency histogram holds 5 latencies, not the 10 counted"
+                "bad/results.json, phase 0 \"w\": its read latency histogram holds 5 latencies, not the 10 counted"
                     .to_string()
             )
         );
