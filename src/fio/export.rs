@@ -153,6 +153,11 @@ fn job(p: &PhaseSpec, e: &mut Exported) -> Option<String> {
         }
         PhaseKind::Fill | PhaseKind::Workload => {}
     }
+    let trim = trim_percent(p);
+    if (1..100).contains(&trim) {
+        e.cannot.push(what(&format!("its {trim} % trims among reads and writes have no fio job: fio's rw=trim and randtrim trim only, and trimwrite trims each block before writing it")));
+        return None;
+    }
     let mut o = String::new();
     let mut say = |k: &str, v: String| {
         let _ = writeln!(o, "{k}={v}");
@@ -195,7 +200,38 @@ fn job(p: &PhaseSpec, e: &mut Exported) -> Option<String> {
         return None;
     }
     rest(p, jobs, &mut say, e);
+    flushes(p, (jobs, workers), &mut say, e);
     Some(o)
+}
+
+/// The phase's share of trims (`trim_percent`; 0 for a fill, which has none).
+fn trim_percent(p: &PhaseSpec) -> i64 {
+    match p.kind {
+        PhaseKind::Workload => p.trim_percent.map_or(0, |t| t.0),
+        _ => 0,
+    }
+}
+
+/// `sync`, `fsync`, `fdatasync`: fio's options of the same meaning (which `wkrun import fio` reads back).
+/// fio counts `fsync=N` per job: with psync's threads as jobs, that differs from wkrun's per worker.
+fn flushes(
+    p: &PhaseSpec,
+    (jobs, workers): (u64, u64),
+    say: &mut impl FnMut(&str, String),
+    e: &mut Exported,
+) {
+    match p.sync {
+        Some(crate::vocab::SyncWrites::Sync) => say("sync", "1".into()),
+        Some(crate::vocab::SyncWrites::Dsync) => say("sync", "dsync".into()),
+        Some(crate::vocab::SyncWrites::None) | None => {}
+    }
+    for (key, every) in [("fsync", p.fsync), ("fdatasync", p.fdatasync)] {
+        let Some(n) = every else { continue };
+        say(key, n.to_string());
+        if jobs != workers {
+            e.differs.push(format!("phase {}: fio's {key}={n} flushes after every {n} writes of each of its {jobs} jobs; wkrun's after every {n} writes of each of its {workers} workers", p.name));
+        }
+    }
 }
 
 /// `rw`, `rwmixread`, `norandommap`.
@@ -207,6 +243,8 @@ fn rw(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) {
     };
     let random = pattern == Pattern::Random;
     let word = match (random, read) {
+        (false, _) if trim_percent(p) == 100 => "trim",
+        (true, _) if trim_percent(p) == 100 => "randtrim",
         (false, 100) => "read",
         (false, 0) => "write",
         (false, _) => "rw",

@@ -390,13 +390,49 @@ pub fn compare(runs: &[Run]) -> Comparison {
 
 /// What a reader must know to read the comparison, one line per run that needs one, named by its column
 /// header: which of fio's latencies a run read from fio's JSON gives ([`crate::fio::json::latency_caveat`]).
+///
+/// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
+/// beside the others' `missing` only.
 pub fn caveats(runs: &[Run]) -> Vec<String> {
     runs.iter()
         .zip(headers(runs))
         .filter_map(|(r, h)| {
             crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
         })
+        .chain(unpaired(runs))
         .collect()
+}
+
+/// A line naming the runs (by column header) that share no compared phase name with any other run, when
+/// there are two runs or more and such a run: phases are paired by name, so a fio job named otherwise
+/// than the wkrun phase it was run beside pairs with nothing (found by the newcomer trial: fio's
+/// `--name=randread` beside a phase `rand-read` gave a table of `missing` and no word why).
+fn unpaired(runs: &[Run]) -> Option<String> {
+    let names: Vec<Vec<&str>> = runs
+        .iter()
+        .map(|r| {
+            let phases = r.results.phases.iter();
+            phases
+                .filter(|p| p.kind != PhaseKind::Erase)
+                .map(|p| p.name.as_str())
+                .collect()
+        })
+        .collect();
+    let alone: Vec<String> = headers(runs)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            let others = names.iter().enumerate().filter(|(j, _)| j != i);
+            runs.len() > 1 && !others.flat_map(|(_, n)| n).any(|n| names[*i].contains(n))
+        })
+        .map(|(_, h)| h)
+        .collect();
+    (!alone.is_empty()).then(|| {
+        format!(
+            "no phase of {} is in another run: compare pairs phases by name (fio's by its job's name: fio --name=PHASE)",
+            alone.join(", ")
+        )
+    })
 }
 
 /// The composite row (phase `(all phases)`) of `scores` ([`composite`]), labelled `label`: each score with its

@@ -24,6 +24,20 @@ pub enum ProbeError {
         /// The OS error.
         source: io::Error,
     },
+    /// The folder of a file to create cannot be found (wkrun creates the file, not its folder).
+    #[error(
+        "cannot create the target file {}: its folder {}: {source}; wkrun creates a missing target file but not its folder: create the folder, or name another target with --target PATH; nothing was created",
+        path.display(),
+        folder.display()
+    )]
+    NoFolder {
+        /// The target.
+        path: PathBuf,
+        /// The folder it would be created in.
+        folder: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
     /// The file to create would be empty.
     #[error("{0}: a file target must be larger than 0 bytes (--target-size or [target].size)")]
     ZeroSize(PathBuf),
@@ -172,8 +186,11 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
             closest: closest_device(&absolute(path)),
         });
     }
-    let pmeta =
-        fs::metadata(&parent).map_err(io_err(path, "find the folder of the target file"))?;
+    let pmeta = fs::metadata(&parent).map_err(|source| ProbeError::NoFolder {
+        path: path.to_path_buf(),
+        folder: parent.clone(),
+        source,
+    })?;
     not_pseudo(path, &parent)?;
     if let Some(limit) = sys::limits::Limit::FileSize.soft()
         && size > limit

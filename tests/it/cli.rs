@@ -1070,3 +1070,71 @@ fn a_summary_that_cannot_be_written_fails_the_command() {
     let (_, r) = strict_results(&d.path().join("r"));
     assert_eq!(r["status"], "completed", "the run itself completed");
 }
+
+/// README's "Your first spec" (added by the newcomer trial: the README showed no spec to start from): its
+/// TOML validates, and runs as the text around it says: a fill of the whole target in 128 KiB writes at
+/// QD1, then 4 KiB random writes at QD32 with io_uring, no reads, one series row per second.
+#[test]
+fn the_readme_first_spec_validates_and_runs_as_described() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README.md");
+    let section = readme
+        .split("## Your first spec\n")
+        .nth(1)
+        .expect("README has a \"Your first spec\" section");
+    let spec = section
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the section's TOML block");
+    let dir = tempdir();
+    let d = dir.path();
+    std::fs::write(d.join("fr.toml"), spec).unwrap();
+    let (code, out, err) = code_out_err(&wkrun(d, &["validate", "fr.toml"]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "fr.toml: ok (2 phases)\n", "")
+    );
+    let args = [
+        "fr.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "8MiB",
+        "--set",
+        "duration=1s",
+        "-o",
+        "out",
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    let r = results(&d.join("out"));
+    let (fill, rw) = (&r["phases"][0], &r["phases"][1]);
+    assert_eq!(
+        (fill["name"].as_str(), fill["kind"].as_str()),
+        (Some("fill"), Some("fill"))
+    );
+    assert_eq!(fill["write"]["ops"], 64, "8 MiB in 128 KiB writes");
+    assert_eq!(fill["params"]["queue_depth"], 1);
+    assert_eq!(rw["name"], "randwrite");
+    assert_eq!(rw["params"]["engine"], "io_uring");
+    assert_eq!(rw["params"]["queue_depth"], 32);
+    assert_eq!(rw["params"]["block_size_bytes"], 4096);
+    assert_eq!(rw["params"]["pattern"], "random");
+    assert_eq!(rw["read"]["ops"], 0);
+    assert!(rw["write"]["ops"].as_u64().is_some_and(|n| n > 0), "{rw}");
+    // One whole second, then at most a partial row: the I/Os in flight at the bound completing.
+    let rows = csv_rows(&d.join("out/01-randwrite.csv"));
+    let whole: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["partial"] == "0")
+        .map(|r| r["t_s"].as_str())
+        .collect();
+    assert_eq!(whole, ["1.0"]);
+    assert!(
+        rows.len() <= 2 && rows.iter().all(|r| r["read_ops"] == "0"),
+        "{rows:?}"
+    );
+}

@@ -922,3 +922,43 @@ fn twenty_labelled_runs_page_into_blocks_that_fit() {
     assert_eq!(c, 2);
     assert!(e.contains("--width"), "{e}");
 }
+
+/// Runs that share no phase name (the newcomer trial's fio `--name=randread` beside wkrun's `rand-read`):
+/// a note under the table names each run whose phases are in no other run and says phases pair by name;
+/// in CSV it goes to stderr. Runs that share a phase get no such note.
+#[test]
+fn runs_sharing_no_phase_are_named_in_a_note() {
+    let dir = tempdir();
+    let d = dir.path();
+    let t = "2026-03-01T00:00:00.000Z";
+    let one = |name: &str| {
+        vec![workload(
+            0,
+            name,
+            100,
+            0,
+            Some(lat(1e4, 2e4 as u64, 3e4 as u64, 4e4 as u64)),
+            None,
+        )]
+    };
+    let a = write_results(d, "a", &results("s", "/dev/sda", t, one("rand-read")));
+    let b = write_results(d, "b", &results("s", "/dev/sda", t, one("randread")));
+    let c = write_results(d, "c", &results("s", "/dev/sda", t, one("rand-read")));
+    let note = "note: no phase of b is in another run: compare pairs phases by name (fio's by its job's name: fio --name=PHASE)\n";
+    let out = compare_out(d, &[a.clone(), b.clone(), c.clone()], &[]);
+    assert!(out.ends_with(&format!("\n\n{note}")), "{out}");
+    let o = wkrun(
+        d,
+        &[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--format",
+            "csv",
+        ],
+    );
+    let (code, out, err) = code_out_err(&o);
+    let both = "note: no phase of a, b is in another run: compare pairs phases by name (fio's by its job's name: fio --name=PHASE)\n";
+    assert_eq!((code, err.as_str()), (0, both), "{out}");
+    assert!(!compare_out(d, &[a, c], &[]).contains("note:"));
+}

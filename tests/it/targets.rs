@@ -929,6 +929,27 @@ fn a_target_that_is_a_dangling_link_is_refused_naming_the_link() {
     assert!(!d.join("a.img").exists());
 }
 
+/// A target file in a folder that does not exist (found by the newcomer trial: an imported fio job's
+/// `directory=/mount-point-of-ssd` gave "cannot find the folder of the target file ...: No such file or
+/// directory", which said neither that wkrun creates only the file nor what to do): refused by `plan` and
+/// a run, exit 2, naming the file, the folder and `--target`, nothing made.
+#[test]
+fn a_target_file_in_a_missing_folder_is_refused_saying_what_to_do() {
+    let dir = tempdir();
+    let d = dir.path();
+    let want = "error: cannot create the target file nodir/t.img: its folder nodir: No such file or directory (os error 2); wkrun creates a missing target file but not its folder: create the folder, or name another target with --target PATH; nothing was created\n";
+    let (code, err) = run(
+        d,
+        FILL,
+        &["--target-size", "1MiB", "--target", "nodir/t.img"],
+    );
+    assert_eq!((code, err.as_str()), (2, want));
+    let o = wkrun(d, &["plan", "spec.toml", "--target", "nodir/t.img"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", want));
+    assert!(!d.join("nodir").exists() && !d.join("out").exists());
+}
+
 /// A partition of a loop device lies on the loop device's backing file (found by the attack session: the
 /// partition and the file ran together, both written): refused with the file, exit 2, nothing written; two
 /// partitions of one disk are two parts of it and run together.

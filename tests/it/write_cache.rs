@@ -62,6 +62,25 @@ fn a_loop_device_refuses_a_write_cache_setting_before_writing() {
         std::fs::read_to_string(format!("/sys/block/{}/queue/write_cache", dev.sys_name()))
             .expect("queue/write_cache");
     assert_eq!(w["kernel"], kernel.trim());
+    // The plan of a spec that leaves the cache says so in one line, and why it could not be set only
+    // where the results keep it (the plan printed that paragraph on every loop device).
+    write_file(d.path(), "keep.toml", &spec_text("keep", &spec("keep")));
+    let o = wkrun(d.path(), &["plan", "keep.toml", "--target", &name]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains("write cache")).collect();
+    let state = if kernel.trim() == "write back" {
+        "on"
+    } else {
+        "off"
+    };
+    assert_eq!(
+        lines,
+        [format!(
+            "volatile write cache: {state} (the kernel's view, sysfs queue/write_cache); the run leaves it as it is ([target] write_cache cannot set it on this target: results' target.write_cache.unavailable says why)"
+        )],
+        "{out}"
+    );
 }
 
 /// A SCSI or SATA disk with a writable `cache_type`: set for the run and set back. There is none in most
