@@ -239,11 +239,15 @@ pub fn plain_file_name(name: &str) -> bool {
     !(name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']))
 }
 
-/// Refuses a results file whose `series_csv` or `device.device_csv` is not a plain file name.
+/// Refuses a results file that names a file beside it (`series_csv`, `hist_log`, `counters_csv`,
+/// `trace.file`, `device.device_csv`) by anything but a plain file name.
 fn check_names(path: &Path, results: &Results) -> Result<(), ReadError> {
     for (i, p) in results.phases.iter().enumerate() {
         let names = [
             ("series_csv", p.series_csv.as_ref()),
+            ("hist_log", p.hist_log.as_ref()),
+            ("counters_csv", p.counters_csv.as_ref()),
+            ("trace.file", p.trace.as_ref().map(|t| &t.file)),
             (
                 "device.device_csv",
                 p.device.as_ref().and_then(|d| d.device_csv.as_ref()),

@@ -356,6 +356,27 @@ fn report_refuses_csv_names_outside_the_results_folder() {
         }
         assert!(!run.join("report").exists());
     }
+    // A histogram log named by a path (found by the attack of session 6: merge read /etc/passwd, and
+    // /dev/zero without bound): refused by every reader, merge too, before anything is read or written.
+    let run = d.join("hlog");
+    for folder in ["hlog", "other"] {
+        fixture_run(&d.join(folder));
+        let p = d.join(folder).join("results.json");
+        let mut r: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
+        r["phases"][1]["hist_log"] = "../../etc/passwd".into();
+        fs::write(&p, serde_json::to_string_pretty(&r).unwrap()).unwrap();
+    }
+    let want = "error: hlog/results.json: phases[1].hist_log = \"../../etc/passwd\" is not a file name in the results folder (a plain name, without `/`); refused\n";
+    for args in [
+        &["report", "hlog/results.json"][..],
+        &["compare", "hlog/results.json"],
+        &["merge", "hlog", "other", "-o", "merged"],
+    ] {
+        let (code, _, err) = code_out_err(&wkrun(d, args));
+        assert_eq!((code, err.as_str()), (2, want), "{args:?}");
+    }
+    assert!(!d.join("merged").exists() && !run.join("report").exists());
     // A series CSV in the folder that links elsewhere.
     let run = d.join("linked");
     fixture_run(&run);

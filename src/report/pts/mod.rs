@@ -67,17 +67,17 @@ impl PtsTest {
         PtsTest::ALL.into_iter().find(|t| t.key() == key)
     }
 
-    /// The test's name and its section of PTS v2.0.2.
+    /// The test's name and its section of the PTS (PTS-E 1.1's numbering, unchecked against v2.0.2: docs/snia.md).
     pub fn title(self) -> &'static str {
         match self {
-            PtsTest::Iops => "IOPS test (PTS 2.0.2 section 7)",
-            PtsTest::Throughput => "Throughput test (PTS 2.0.2 section 8)",
-            PtsTest::Latency => "Latency test (PTS 2.0.2 section 9)",
-            PtsTest::Wsat => "Write Saturation test, WSAT (PTS 2.0.2 section 10)",
-            PtsTest::Hir => "Host Idle Recovery test, HIR (PTS 2.0.2 section 11)",
-            PtsTest::Xsr => "Cross Stimulus Recovery test, XSR (PTS 2.0.2 section 12)",
+            PtsTest::Iops => "IOPS test (PTS section 7)",
+            PtsTest::Throughput => "Throughput test (PTS section 8)",
+            PtsTest::Latency => "Latency test (PTS section 9)",
+            PtsTest::Wsat => "Write Saturation test, WSAT (PTS section 10)",
+            PtsTest::Hir => "Host Idle Recovery test, HIR (PTS section 11)",
+            PtsTest::Xsr => "Cross Stimulus Recovery test, XSR (PTS section 12)",
             PtsTest::Dirth => {
-                "Demand Intensity / Response Time Histogram test, DIRTH (PTS 2.0.2 section 14)"
+                "Demand Intensity / Response Time Histogram test, DIRTH (PTS section 14)"
             }
         }
     }
