@@ -315,19 +315,26 @@ impl VerifyMap {
 
     /// Sets every unit overlapping `[at, at + len)`; a unit only partly covered becomes unknown.
     fn mark(&mut self, at: u64, len: u64, w: LastWriter) {
-        let end = self.start + self.entries.len() as u64 * self.unit;
-        let (a, b) = (at.max(self.start), (at + len).min(end));
-        if a >= b {
-            return;
-        }
-        let first = (a - self.start) / self.unit;
-        let last = (b - self.start).div_ceil(self.unit);
-        for k in first..last {
-            let u0 = self.start + k * self.unit;
-            let whole = u0 >= at && u0 + self.unit <= at + len;
+        for (k, whole) in self.units(at, len) {
             self.entries[k as usize] = if whole { w } else { LastWriter::Unknown }.encode();
             self.set_trimmed(k, false);
         }
+    }
+
+    /// The units overlapping `[at, at + len)` inside the span: each unit's index and whether the range
+    /// covers it whole.
+    fn units(&self, at: u64, len: u64) -> impl Iterator<Item = (u64, bool)> + use<> {
+        let (start, unit) = (self.start, self.unit);
+        let end = start + self.entries.len() as u64 * unit;
+        let (a, b) = (at.max(start), (at + len).min(end));
+        let (first, last) = match a < b {
+            true => ((a - start) / unit, (b - start).div_ceil(unit)),
+            false => (0, 0),
+        };
+        (first..last).map(move |k| {
+            let u0 = start + k * unit;
+            (k, u0 >= at && u0 + unit <= at + len)
+        })
     }
 
     /// Sets or clears unit `k`'s bit in the bitmap of trimmed units (made at the first bit set).
@@ -359,16 +366,8 @@ impl VerifyMap {
         if target_kind == TargetKind::File {
             return self.mark(at, len, LastWriter::Zeros);
         }
-        let end = self.start + self.entries.len() as u64 * self.unit;
-        let (a, b) = (at.max(self.start), (at + len).min(end));
-        if a >= b {
-            return;
-        }
-        let first = (a - self.start) / self.unit;
-        let last = (b - self.start).div_ceil(self.unit);
-        for k in first..last {
+        for (k, whole) in self.units(at, len) {
             let u0 = self.start + k * self.unit;
-            let whole = u0 >= at && u0 + self.unit <= at + len;
             match (whole, LastWriter::decode(self.entries[k as usize])) {
                 (true, LastWriter::Write { .. }) => self.set_trimmed(k, true),
                 (true, LastWriter::Zeros | LastWriter::WriteFailed) => {}

@@ -248,9 +248,13 @@ engine = "io_uring"
 size = "2048000"
 EOF
 } >h.toml
+# Random writes at QD4 can be adjacent and the block layer may merge two into one command (a full run saw 499
+# write commands for 500 writes): merges off for this case, so that commands are the writes.
+echo 2 >/sys/block/nvme0n1/queue/nomerges
 if command -v nvme >/dev/null; then nvme smart-log /dev/nvme0 -o binary >smart-before.bin; fi
 wk h h.toml --target $D --allow-destroy $D
 if command -v nvme >/dev/null; then nvme smart-log /dev/nvme0 -o binary >smart-after.bin; fi
+echo 0 >/sys/block/nvme0n1/queue/nomerges
 "#,
         },
         Case {
