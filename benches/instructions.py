@@ -8,6 +8,12 @@ and result writing cancel out. It prints the total per I/O and the functions tha
 (exclusive counts, inlined code attributed to the function it was inlined into).
 
 Usage: python3 benches/instructions.py [--wkrun PATH] [--cases LIST] [--ops N] [--top K] [--no-record]
+                                      [--interval DURATION]
+--interval sets the phases' series interval (default: the spec default, 1 s). Work done once per row
+(closing an interval: adding, clearing and writing its latency histograms) is counted per I/O here too,
+and under valgrind, which completes I/Os 20 to 100 times slower than natively, a row holds that many
+times fewer I/Os than at full speed: `--interval 1h` (no row closes during the runs) counts the I/O path
+alone.
 Needs valgrind (apt-get install valgrind); installs nothing. The io_uring, libaio and psync cases write a
 64 MiB file on /dev/shm (created and deleted here); the null cases touch no file.
 """
@@ -36,7 +42,8 @@ SPAN = 64 << 20
 BLOCK = 4096
 
 
-def spec_text(engine, qd, rp, pattern, ops, path, workers=1):
+def spec_text(engine, qd, rp, pattern, ops, path, workers=1, interval=None):
+    every = f'interval = "{interval}"\n' if interval else ""
     return f"""format = 1
 [spec]
 name = "instructions"
@@ -56,15 +63,15 @@ queue_depth = {qd}
 workers = {workers}
 read_percent = {rp}
 size = "{ops * BLOCK}"
-"""
+{every}"""
 
 
-def callgrind(wkrun, tmp, engine, qd, rp, pattern, ops, path, env, workers=1):
+def callgrind(wkrun, tmp, engine, qd, rp, pattern, ops, path, env, workers=1, interval=None):
     """Runs one op-bounded run under callgrind; returns {function: instructions} and the total."""
     tag = f"{engine}-{qd}-{rp}-{pattern}-{ops}-w{workers}"
     spec = os.path.join(tmp, f"{tag}.toml")
     with open(spec, "w") as f:
-        f.write(spec_text(engine, qd, rp, pattern, ops, path, workers))
+        f.write(spec_text(engine, qd, rp, pattern, ops, path, workers, interval))
     out = os.path.join(tmp, f"{tag}.cg")
     res = os.path.join(tmp, f"{tag}-results")
     p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", wkrun, spec,
@@ -95,6 +102,7 @@ def main():
     ap.add_argument("--ops", type=int, default=32768, help="N: the runs do N and 3N ops")
     ap.add_argument("--top", type=int, default=12)
     ap.add_argument("--no-record", action="store_true", help="set WKRUN_BENCH_NO_RECORD=1")
+    ap.add_argument("--interval", help="the phases' series interval (\"1h\": no row closes: the I/O path alone)")
     a = ap.parse_args()
     if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
         sys.exit("valgrind is not installed (apt-get install valgrind); this script installs nothing")
@@ -119,13 +127,15 @@ def main():
                 with open(shm, "wb") as f:  # allocated up front: every run overwrites allocated pages
                     f.write(os.urandom(SPAN))
             path = shm if on_shm else os.path.join(tmp, "never-created.img")
-            f1, t1 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, a.ops, path, env, workers)
-            f3, t3 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, 3 * a.ops, path, env, workers)
+            f1, t1 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, a.ops, path, env, workers, a.interval)
+            f3, t3 = callgrind(a.wkrun, tmp, engine, qd, rp, pattern, 3 * a.ops, path, env, workers,
+                               a.interval)
             d = 2 * a.ops
             per = (t3 - t1) / d
             summary.append((name, per))
             print(f"\n{name}: {per:.0f} instructions per I/O ({a.ops} and {3 * a.ops} ops"
-                  f"{', recording off' if a.no_record else ''})")
+                  f"{', recording off' if a.no_record else ''}"
+                  f"{f', interval {a.interval}' if a.interval else ''})")
             rows = sorted(((f3.get(k, 0) - f1.get(k, 0)) / d, k) for k in set(f1) | set(f3))
             for v, k in rows[::-1][: a.top]:
                 print(f"  {v:8.1f}  {k[:120]}")

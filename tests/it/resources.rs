@@ -92,8 +92,10 @@ fn random_writes(duration: &str, interval: &str) -> String {
     )
 }
 
-/// Memory is flat with duration on the simulated drive: 1 minute and 1 hour at 1 s intervals (60 and 3,600
-/// rows), and 1 hour at 10 ms intervals (360,000 rows), all peak within 10 % of the 1-minute run.
+/// Memory is flat with duration on the simulated drive: 1 hour at 10 ms intervals (360,000 rows, 36,000
+/// writes) peaks within 10 % of 1 minute at 1 s intervals (60 rows, 600 writes): 60 times the duration,
+/// 6,000 times the rows. (This test also ran 1 hour at 1 s intervals: the 1-hour run's writes with fewer
+/// of its rows, which shows nothing the 10 ms run does not.)
 #[test]
 fn memory_is_flat_with_duration_on_the_simulated_drive() {
     let test = "resources::memory_is_flat_with_duration_on_the_simulated_drive";
@@ -105,7 +107,6 @@ fn memory_is_flat_with_duration_on_the_simulated_drive() {
     let mut peaks = Vec::new();
     for (name, duration, interval, rows, writes) in [
         ("1m at 1s", "1m", "1s", 60u64, 600u64),
-        ("1h at 1s", "1h", "1s", 3_600, 36_000),
         ("1h at 10ms", "1h", "10ms", 360_000, 36_000),
     ] {
         let sub = name.replace(' ', "-");
