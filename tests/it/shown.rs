@@ -162,3 +162,45 @@ fn plan_shows_the_trim_share_the_writes_durability_and_the_trace() {
     let w = r["phases"][1]["warnings"].to_string();
     assert!(w.contains("fsync = 8 has no effect"), "{w}");
 }
+
+/// `sync = true` (fio's `sync=1` written as TOML's boolean) is refused naming the values `sync` takes, as an
+/// unknown name is; so is any string-only key given another type.
+#[test]
+fn a_non_string_sync_is_refused_listing_its_values() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nsync = true\nsize = \"64KiB\"\n\
+                [[phase]]\nname = \"p\"\nkind = \"workload\"\nread_percent = 0\npattern = 3\nsize = \"64KiB\"\n";
+    write_file(d.path(), "s.toml", &spec_text("shown", body));
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "s.toml"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("phase[0] \"w\".sync: invalid type: boolean `true`, expected a string, one of `none`, `dsync`, `sync`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("phase[1] \"p\".pattern: invalid type: integer `3`, expected a string, `random` or `sequential`"),
+        "{err}"
+    );
+}
+
+/// The counters CSV writes its times as the series CSV does: the row ending at 1 s is `1.0` in both (it was
+/// `1` in the counters CSV), and every row's `t_s` is the same text in both files.
+#[test]
+fn counters_and_series_csvs_write_t_s_alike() {
+    let (d, target) = sparse_target_dir(16 << 20);
+    let body = "[[phase]]\nname = \"t\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 0\n\
+                duration = \"1s\"\ninterval = \"500ms\"\n";
+    let out = run_ok(d.path(), "shown", body, &target);
+    let (_, r) = strict_results(&out);
+    let column = |file: &str| -> Vec<String> {
+        let text = fs::read_to_string(out.join(file)).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    let series = column(r["phases"][0]["series_csv"].as_str().unwrap());
+    let counters = column(r["phases"][0]["counters_csv"].as_str().unwrap());
+    assert_eq!(series[..2], ["0.5", "1.0"]);
+    assert_eq!(series, counters);
+}
