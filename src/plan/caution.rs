@@ -23,7 +23,38 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     ));
     out.extend(batched_completions(&w.io, super::host_cpus()));
     out.extend(idle_workers(phase));
+    out.extend(durability_without_writes(w));
     out
+}
+
+/// `sync`, `fsync` or `fdatasync` on a phase that issues no writes (`read_percent = 100`, or reads and trims
+/// only): they act on writes, so the phase makes nothing durable and flushes nothing. A warning, not a
+/// refusal: `[defaults]` or a matrix (`read_percent = [100, 70, 0]`) gives the key to every cell, and it
+/// is right for the cells that write (fio, for its part, ignores `fsync` on a read job without a word).
+fn durability_without_writes(w: &IoWork) -> Option<String> {
+    let mix = w.mix();
+    let writes = mix.percent(crate::vocab::Direction::Write);
+    let mut keys = Vec::new();
+    if w.sync != crate::vocab::SyncWrites::None {
+        keys.push(format!("sync = \"{}\"", w.sync.as_str()));
+    }
+    if let Some(f) = w.flush {
+        let key = if f.data_only { "fdatasync" } else { "fsync" };
+        keys.push(format!("{key} = {}", f.every));
+    }
+    if writes > 0 || keys.is_empty() {
+        return None;
+    }
+    let why = match w.trim_percent {
+        0 => format!("read_percent = {}", w.read_percent),
+        t => format!("read_percent = {} and trim_percent = {t}", w.read_percent),
+    };
+    Some(format!(
+        "{} {} no effect: the phase issues no writes ({why}), so it makes nothing durable and flushes nothing; drop {} from this phase, or give it writes",
+        keys.join(" and "),
+        if keys.len() == 1 { "has" } else { "have" },
+        if keys.len() == 1 { "it" } else { "them" }
+    ))
 }
 
 /// Workers that the phase's byte bound gives no I/O: they take a thread and a part of the span and do

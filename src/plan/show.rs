@@ -261,6 +261,7 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
     if let Work::Io(w) = &p.work {
         access_line(out, p.span.start, w, indent);
         pacing_lines(out, &w.measure, indent);
+        mix_and_durability(out, w, indent);
     }
     if io.is_some_and(|io| io.workers > 1) {
         worker_lines(out, p, indent);
@@ -279,6 +280,56 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
     }
     for w in &p.warnings {
         let _ = writeln!(out, "{indent}warning: {w}");
+    }
+}
+
+/// The lines of an I/O phase's trims, the durability of its writes and its per-I/O trace, each only where
+/// the phase has it: `op mix: 50 % reads, 30 % writes, 20 % trims (trim_percent = 20)`, `writes: each
+/// durable at completion, RWF_DSYNC (sync = "dsync"); fsync after every 8 writes of each worker (fsync =
+/// 8)`, `trace: up to 100000 completions, one row each in the phase's .trace.csv (...; trace = 100000)`.
+fn mix_and_durability(out: &mut String, w: &IoWork, indent: &str) {
+    use crate::vocab::{Direction, SyncWrites};
+    let mix = w.mix();
+    if mix.percent(Direction::Trim) > 0 {
+        let _ = writeln!(
+            out,
+            "{indent}op mix: {} % reads, {} % writes, {} % trims (trim_percent = {}: discards on a block device, punched holes in a file)",
+            mix.percent(Direction::Read),
+            mix.percent(Direction::Write),
+            mix.percent(Direction::Trim),
+            w.trim_percent
+        );
+    }
+    let mut writes = Vec::new();
+    match w.sync {
+        SyncWrites::None => {}
+        SyncWrites::Dsync => writes
+            .push("each durable at completion, its data: RWF_DSYNC (sync = \"dsync\")".to_string()),
+        SyncWrites::Sync => writes.push(
+            "each durable at completion, its data and metadata: RWF_SYNC (sync = \"sync\")"
+                .to_string(),
+        ),
+    }
+    if let Some(f) = w.flush {
+        let call = if f.data_only { "fdatasync" } else { "fsync" };
+        let every = match f.every {
+            1 => "every write".to_string(),
+            n => format!("every {n} writes"),
+        };
+        writes.push(format!(
+            "{call} after {every} of each worker, each timed apart from the writes ({call} = {})",
+            f.every
+        ));
+    }
+    if !writes.is_empty() {
+        let _ = writeln!(out, "{indent}writes: {}", writes.join("; "));
+    }
+    if w.io.trace > 0 {
+        let _ = writeln!(
+            out,
+            "{indent}trace: up to {} completions, one row each in the phase's .trace.csv (32 B each reserved before it; trace = {})",
+            w.io.trace, w.io.trace
+        );
     }
 }
 

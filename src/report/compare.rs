@@ -80,7 +80,7 @@ impl LatStat {
 /// One metric of a phase: a row of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
-    /// The directions' IOPS added (read.iops + write.iops).
+    /// Every direction's IOPS added (read.iops + write.iops + trim.iops: [`PhaseResult::iops`]).
     TotalIops,
     /// One direction's IOPS (`read.iops`).
     Iops(Direction),
@@ -88,6 +88,10 @@ pub enum Metric {
     Bandwidth,
     /// A latency statistic of one direction, µs.
     Lat(Direction, LatStat),
+    /// The phase's flushes (`sync.flushes.ops`: fsync or fdatasync calls after every N writes).
+    Flushes,
+    /// A latency statistic of the flushes (`sync.flushes.latency_ns`), µs: mean, p99 or max.
+    FlushLat(LatStat),
     /// A simulated drive's bytes written by the host in the phase (`device.host_write_bytes`), GB.
     HostWrites,
     /// A simulated drive's bytes programmed to flash (NAND) in the phase (`device.flash_write_bytes`), GB.
@@ -116,9 +120,10 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS, each
-    /// direction's IOPS, bandwidth, then each direction's latencies (reads, writes, trims: a direction no
-    /// run did leaves its rows out), then a simulated drive's writes.
+    /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS (every
+    /// direction's, trims included), each direction's IOPS, bandwidth, then each direction's latencies
+    /// (reads, writes, trims: a direction no run did leaves its rows out), the flushes (count, mean, p99 and
+    /// max latency, as fio's `sync` block; left out where no run flushed), then a simulated drive's writes.
     pub fn numeric() -> Vec<Metric> {
         let dirs = Direction::ALL;
         let mut m = vec![Metric::TotalIops];
@@ -127,6 +132,8 @@ impl Metric {
         for d in dirs {
             m.extend(LatStat::ALL.map(|s| Metric::Lat(d, s)));
         }
+        m.push(Metric::Flushes);
+        m.extend([LatStat::Mean, LatStat::P99, LatStat::Max].map(Metric::FlushLat));
         m.extend([
             Metric::HostWrites,
             Metric::FlashWrites,
@@ -142,6 +149,8 @@ impl Metric {
             Metric::Iops(d) => format!("{d} IOPS, phase mean"),
             Metric::Bandwidth => "bandwidth, phase mean (MB/s)".into(),
             Metric::Lat(d, s) => format!("{d} {}", s.words()),
+            Metric::Flushes => "flushes (fsync/fdatasync calls)".into(),
+            Metric::FlushLat(s) => format!("flush {}", s.words()),
             Metric::HostWrites => "host writes, simulated drive (GB)".into(),
             Metric::FlashWrites => "NAND writes, simulated drive (GB)".into(),
             Metric::WriteAmplification => "write amplification, simulated drive".into(),
@@ -159,6 +168,7 @@ impl Metric {
     fn decimals(self) -> usize {
         match self {
             Metric::TotalIops | Metric::Iops(_) => 1,
+            Metric::Flushes => 0,
             Metric::Headline { decimals } => decimals,
             Metric::Composite
             | Metric::WriteAmplification
@@ -172,10 +182,12 @@ impl Metric {
     /// or is not a whole-phase number.
     pub fn value(self, p: &PhaseResult) -> Option<f64> {
         match self {
-            Metric::TotalIops => Some(Direction::ALL.iter().fold(0.0, |a, &d| a + p.dir(d).iops)),
+            Metric::TotalIops => Some(p.iops()),
             Metric::Iops(d) => Some(p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
             Metric::Lat(d, s) => p.dir(d).latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
+            Metric::Flushes => flushes(p).map(|f| f.ops as f64),
+            Metric::FlushLat(s) => flushes(p)?.latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
             Metric::HostWrites => p.device.as_ref().map(|d| d.host_write_bytes as f64 / 1e9),
             Metric::FlashWrites => p.device.as_ref().map(|d| d.flash_write_bytes as f64 / 1e9),
             Metric::WriteAmplification => p.device.as_ref().and_then(|d| d.write_amplification),
@@ -199,6 +211,11 @@ impl Metric {
     pub fn format_value(self, v: f64) -> String {
         format!("{v:.*}", self.decimals())
     }
+}
+
+/// A phase's flushes (`sync.flushes`), where it made any.
+fn flushes(p: &PhaseResult) -> Option<&crate::results::FlushResult> {
+    p.sync.as_ref()?.flushes.as_ref()
 }
 
 /// Decimals for a headline figure's unit: IOPS 1, MB/s 2, µs 2, s 1, others 3.
@@ -460,6 +477,7 @@ pub fn composite_row(scores: Vec<Option<f64>>, label: String) -> Row {
 /// `foreign[i]`: run i was read from another tool's output (fio's JSON), whose phases lack parameters that
 /// tool does not give.
 fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], rows: &mut Vec<Row>) {
+    let first = rows.len();
     let row = |metric: Metric, label: String, cells: Vec<Cell>| Row {
         phase: name.to_string(),
         metric,
@@ -543,6 +561,28 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
     }
     if let Some(cells) = steady_cells(phases) {
         rows.push(row(Metric::SteadyState, Metric::SteadyState.label(), cells));
+    }
+    unique_labels(&mut rows[first..]);
+}
+
+/// Makes a phase's row labels unique: a headline figure whose label a whole-phase row also has (an
+/// `IOPS, phase mean` recorded by an older wkrun, of reads and writes only, beside the whole-phase one that
+/// adds trims) is marked `(headline)`; any label still repeated is numbered (`(2)`, `(3)`).
+fn unique_labels(rows: &mut [Row]) {
+    let count = |rows: &[Row], l: &str| rows.iter().filter(|r| r.label == l).count();
+    for i in 0..rows.len() {
+        if matches!(rows[i].metric, Metric::Headline { .. }) && count(rows, &rows[i].label) > 1 {
+            rows[i].label.push_str(" (headline)");
+        }
+    }
+    for i in 0..rows.len() {
+        let seen = rows[..i]
+            .iter()
+            .filter(|r| r.label == rows[i].label)
+            .count();
+        if seen > 0 {
+            rows[i].label = format!("{} ({})", rows[i].label, seen + 1);
+        }
     }
 }
 
@@ -1211,6 +1251,73 @@ mod tests {
         }
     }
 
+    /// A phase with 500 reads, 300 writes and 200 trims in a second whose headline `mean iops` was recorded
+    /// of reads and writes only (800, as wkrun before trims were in it): the whole-phase IOPS adds the trims
+    /// (1000), the two rows' labels differ, and every label of the phase is unique.
+    #[test]
+    fn trims_are_in_the_iops_and_every_label_is_unique() {
+        let mut p = phase("mix", 500, 300, Some(lat(1000.0, 2000, 3000, 4000)));
+        p.trim = Some(DirStats::new(200, 200 * 4096, 1.0, None));
+        p.headline = vec![Figure {
+            key: "mean iops".into(),
+            label: "IOPS, phase mean".into(),
+            value: Some(800.0),
+            unit: "IOPS".into(),
+            better: Some(Better::Higher),
+        }];
+        p.sync = Some(crate::results::SyncResult {
+            write_flag: None,
+            flagged_writes: 0,
+            flushes: Some(crate::results::FlushResult {
+                call: "fsync".into(),
+                every_writes: 3,
+                ops: 100,
+                latency_ns: Some(lat(5000.0, 9000, 9500, 12_000)),
+            }),
+        });
+        let runs = [
+            run("a.json", "s", "2026-01-01T00:00:00.000Z", vec![p.clone()]),
+            run("b.json", "s", "2026-01-02T00:00:00.000Z", vec![p]),
+        ];
+        let c = compare(&runs);
+        assert_eq!(num(&c, "mix", Metric::TotalIops, 0), (1000.0, None));
+        assert_eq!(
+            num(&c, "mix", Metric::Iops(Direction::Trim), 0),
+            (200.0, None)
+        );
+        assert_eq!(num(&c, "mix", Metric::Flushes, 1), (100.0, Some(0.0)));
+        assert_eq!(
+            num(&c, "mix", Metric::FlushLat(LatStat::P99), 0),
+            (9.0, None)
+        );
+        assert_eq!(
+            num(&c, "mix", Metric::FlushLat(LatStat::Max), 0),
+            (12.0, None)
+        );
+        let labels: Vec<&str> = c.rows.iter().map(|r| r.label.as_str()).collect();
+        for l in &labels {
+            assert_eq!(
+                labels.iter().filter(|m| *m == l).count(),
+                1,
+                "{l}: {labels:?}"
+            );
+        }
+        let headline = c
+            .labelled("mix", "IOPS, phase mean (headline)")
+            .expect("headline row");
+        assert_eq!(
+            headline.cells[0],
+            Cell::Number {
+                value: 800.0,
+                change_pct: None
+            }
+        );
+        assert_eq!(
+            c.labelled("mix", "IOPS, phase mean").map(|r| r.metric),
+            Some(Metric::TotalIops)
+        );
+    }
+
     fn two() -> Comparison {
         let a = run(
             "a.json",
@@ -1361,17 +1468,21 @@ mod tests {
         // 3 × 14), nor their read and write IOPS (all 0); and rows that restate another: the write IOPS of
         // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS. No phase
         // ran on a simulated drive: no drive rows (3 × 3).
-        // No phase trims: its IOPS and latency rows (3 × 6) are left out too.
+        // No phase trims or flushes: the trims' IOPS and latency rows (3 × 6) and the flushes' count and
+        // latency rows (3 × 4) are left out too.
         let trims = Metric::numeric()
             .into_iter()
             .filter(|m| {
                 matches!(
                     m,
-                    Metric::Iops(Direction::Trim) | Metric::Lat(Direction::Trim, _)
+                    Metric::Iops(Direction::Trim)
+                        | Metric::Lat(Direction::Trim, _)
+                        | Metric::Flushes
+                        | Metric::FlushLat(_)
                 )
             })
             .count();
-        assert_eq!(trims, 6);
+        assert_eq!(trims, 6 + 4);
         assert_eq!(
             c.rows.len(),
             3 * (Metric::numeric().len() - trims) + 1 - 10 - 4 - 9

@@ -11,6 +11,7 @@ use super::model::{Figure, Options, Part, PhaseSection, Report, SectionRef, Swee
 use super::runs::RunData;
 use super::table::{Latency, MatrixTable};
 use crate::results::{Better, DirStats, PhaseResult, Status};
+use crate::vocab::Direction;
 use std::fmt::Write;
 
 /// Escapes text for HTML element content and double-quoted attributes; control characters (but tab, line
@@ -191,30 +192,55 @@ fn steady(p: &PhaseResult) -> String {
     }
 }
 
-/// The phase summary table: one row per run that has the phase.
+/// The phase summary table: one row per run that has the phase. IOPS per direction and their total (every
+/// direction's: [`PhaseResult::iops`]), bandwidth (`total`, trims' bytes included), latency per direction;
+/// the trim columns only where some run's phase trimmed.
 fn phase_table(runs: &[RunData], members: &[(usize, usize)]) -> String {
-    let mut o = String::from(
+    let trims = members
+        .iter()
+        .any(|&(r, p)| runs[r].phase(p).0.trim.is_some());
+    let dirs: &[Direction] = match trims {
+        true => &Direction::ALL,
+        false => &Direction::CORE,
+    };
+    let mut o = format!(
         "<div class=\"scroll\"><table><thead><tr><th class=\"l\" rowspan=\"2\">run</th>\
-<th colspan=\"3\">IOPS (I/Os per s)</th><th rowspan=\"2\">bandwidth<br>(MB/s)</th>\
-<th colspan=\"4\">read latency (µs)</th><th colspan=\"4\">write latency (µs)</th>\
-<th class=\"l\" rowspan=\"2\">steady state</th></tr><tr><th>read</th><th>write</th><th>total</th>\
-<th>mean</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead><tbody>",
+<th colspan=\"{}\">IOPS (I/Os per s)</th><th rowspan=\"2\">bandwidth<br>(MB/s)</th>",
+        dirs.len() + 1
     );
+    for d in dirs {
+        let _ = write!(o, "<th colspan=\"4\">{d} latency (µs)</th>");
+    }
+    o.push_str("<th class=\"l\" rowspan=\"2\">steady state</th></tr><tr>");
+    for d in dirs {
+        let _ = write!(o, "<th>{d}</th>");
+    }
+    o.push_str("<th>total</th>");
+    for _ in dirs {
+        o.push_str("<th>mean</th><th>p99</th><th>p99.9</th><th>max</th>");
+    }
+    o.push_str("</tr></thead><tbody>");
     for &(r, p) in members {
         let (ph, _) = runs[r].phase(p);
         let _ = write!(
             o,
-            "<tr><td class=\"l\">{}{}{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td>",
+            "<tr><td class=\"l\">{}{}{}</td>",
             swatch(r),
             esc(&runs[r].label),
             if ph.completed { "" } else { " (not completed)" },
-            ph.read.iops,
-            ph.write.iops,
-            ph.read.iops + ph.write.iops,
+        );
+        for &d in dirs {
+            let _ = write!(o, "<td>{:.1}</td>", ph.dir(d).iops);
+        }
+        let _ = write!(
+            o,
+            "<td>{:.1}</td><td>{:.2}</td>",
+            ph.iops(),
             ph.total.bw_bytes_per_s / 1e6
         );
-        lat_cells(&ph.read, &mut o);
-        lat_cells(&ph.write, &mut o);
+        for &d in dirs {
+            lat_cells(ph.dir(d), &mut o);
+        }
         let _ = write!(o, "<td class=\"l\">{}</td></tr>", esc(&steady(ph)));
     }
     o.push_str("</tbody></table></div>\n");
@@ -587,6 +613,7 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, p
     }
     o.push_str(&phase_table(runs, &s.group.members));
     o.push_str(&device_table(runs, &s.group.members));
+    o.push_str(&super::flushes::flush_table(runs, &s.group.members));
     o.push_str(&super::counters::counters_table(runs, &s.group.members));
     let named = runs.len() > 1;
     for &(r, p) in &s.group.members {

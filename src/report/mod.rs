@@ -11,6 +11,7 @@ pub mod build;
 pub mod chart;
 pub mod compare;
 pub mod counters;
+pub mod flushes;
 pub mod html;
 pub mod members;
 pub mod merge;

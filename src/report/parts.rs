@@ -1,8 +1,9 @@
 //! A phase's parts in the report: a table of its workers (`phases[].workers`, with `workers` above 1) and
 //! of its hosts or targets (`phases[].hosts`, a folder `wkrun merge` made, or the aggregate of several
 //! targets), one row each with what the results hold for it: I/Os, IOPS, MB/s, mean and p99 latency per
-//! direction, its time. Numbers are read, never recomputed (IOPS is `read.iops` + `write.iops`, MB/s the
-//! two directions' `bw_bytes_per_s` / 10⁶), with the decimals of the phase's summary table.
+//! direction, its time. Numbers are read, never recomputed (IOPS is `read.iops` + `write.iops`, and
+//! `trim.iops` for a worker that trimmed, MB/s the directions' `bw_bytes_per_s` / 10⁶, as the phase's total),
+//! with the decimals of the phase's summary table.
 
 use super::html::esc;
 use super::runs::RunData;
@@ -13,14 +14,16 @@ use std::fmt::Write;
 const HEAD: &str = "<th>reads</th><th>writes</th><th>IOPS</th><th>MB/s</th>\
 <th>read mean (µs)</th><th>read p99 (µs)</th><th>write mean (µs)</th><th>write p99 (µs)</th><th>time (s)</th>";
 
-/// A part's cells: its I/Os, IOPS, MB/s, mean and p99 latency per direction (`–` without), its time.
-fn cells(read: &DirStats, write: &DirStats, secs: Option<f64>) -> String {
+/// A part's cells: its I/Os, IOPS and MB/s (every direction's, `trim` included where it has one), mean and
+/// p99 latency per direction (`–` without), its time.
+fn cells(read: &DirStats, write: &DirStats, trim: Option<&DirStats>, secs: Option<f64>) -> String {
+    let all = || [Some(read), Some(write), trim].into_iter().flatten();
     let mut o = format!(
         "<td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td>",
         read.ops,
         write.ops,
-        read.iops + write.iops,
-        (read.bw_bytes_per_s + write.bw_bytes_per_s) / 1e6
+        all().map(|d| d.iops).sum::<f64>(),
+        all().map(|d| d.bw_bytes_per_s).sum::<f64>() / 1e6
     );
     for d in [read, write] {
         match d.latency_ns.as_ref().filter(|_| d.ops > 0) {
@@ -66,7 +69,7 @@ pub fn workers_table(run: &RunData, p: &PhaseResult, named: bool) -> String {
             w.worker,
             w.span_start_bytes,
             w.span_start_bytes + w.span_bytes,
-            cells(&w.read, &w.write, w.duration_s)
+            cells(&w.read, &w.write, w.trim.as_ref(), w.duration_s)
         );
     }
     o.push_str("</tbody></table></div>\n<p class=\"meta\">Each worker's IOPS and MB/s are over the phase's time (they add up to the phase's); its time runs from the phase's start to its last completion.</p>\n");
@@ -115,7 +118,7 @@ pub fn hosts_table(run: &RunData, p: &PhaseResult, named: bool) -> String {
             h.rank.map_or("–".to_string(), |r| r.to_string()),
             esc(info.map_or("–", |i| i.hostname.as_str())),
             esc(info.map_or("–", |i| i.target_path.as_str())),
-            cells(&h.read, &h.write, Some(h.duration_s))
+            cells(&h.read, &h.write, None, Some(h.duration_s))
         );
     }
     o.push_str("</tbody></table></div>\n<p class=\"meta\">Each host's numbers are its own results' (rates over its own time); the phase's row above is the hosts together over the cluster's span.</p>\n");

@@ -97,7 +97,7 @@ pub fn matrix_table(runs: &[RunData], g: &LabelGroup) -> Option<MatrixTable> {
                     phase: name.clone(),
                     read: Latency::of(&p.read),
                     write: Latency::of(&p.write),
-                    iops: p.read.iops + p.write.iops,
+                    iops: p.iops(),
                 });
             }
         }

@@ -19,9 +19,9 @@ pub const BALANCE: f64 = 0.75;
 /// of them, so any two workers could differ by the bar.
 pub const MIN_SECONDS: f64 = 0.1;
 
-/// A worker's completed I/Os, reads and writes.
+/// A worker's completed I/Os: reads, writes and trims.
 fn ops(w: &WorkerResult) -> u64 {
-    w.read.ops + w.write.ops
+    w.read.ops + w.write.ops + w.trim.as_ref().map_or(0, |t| t.ops)
 }
 
 /// The phase's warning when its workers did unequal work ([module docs](self)); `None` with fewer than

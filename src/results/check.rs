@@ -298,11 +298,16 @@ fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
         let want = if secs > 0.0 { count as f64 / secs } else { 0.0 };
         if !close(got, want) {
             let what = if field == "iops" { "ops" } else { "bytes" };
+            // The rule for no time is said only where it applies (a rate over no time is 0).
+            let expected = match secs > 0.0 {
+                true => format!("{got} is not {what} / duration_s = {count} / {secs} = {want}"),
+                false => {
+                    format!("{got} is not 0: duration_s is {secs}, and a rate over no time is 0")
+                }
+            };
             out.push(Violation {
                 path: format!("{at}.{field}"),
-                expected: format!(
-                    "{got} is not {what} / duration_s = {count} / {secs} = {want} (0 over no time)"
-                ),
+                expected,
             });
         }
     }
@@ -340,6 +345,43 @@ fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rate that contradicts its counts names the division over a nonzero time, and the rule of 0 only
+    /// over no time (the message said "(0 over no time)" after every division).
+    #[test]
+    fn a_wrong_rate_says_the_zero_rule_only_over_no_time() {
+        let d = crate::results::DirStats {
+            ops: 10,
+            bytes: 40960,
+            iops: 5.0,
+            bw_bytes_per_s: 40960.0 / 2.0,
+            latency_ns: None,
+        };
+        let mut out = Vec::new();
+        rates("phases[0].read", &d, 2.0, &mut out);
+        assert_eq!(out.len(), 0);
+        rates("phases[0].read", &d, 1.0, &mut out);
+        let said: Vec<(&str, &str)> = out.iter().map(|v| (&*v.path, &*v.expected)).collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "phases[0].read.iops",
+                    "5 is not ops / duration_s = 10 / 1 = 10"
+                ),
+                (
+                    "phases[0].read.bw_bytes_per_s",
+                    "20480 is not bytes / duration_s = 40960 / 1 = 40960"
+                )
+            ]
+        );
+        out.clear();
+        rates("phases[0].read", &d, 0.0, &mut out);
+        assert_eq!(
+            out[0].expected,
+            "5 is not 0: duration_s is 0, and a rate over no time is 0"
+        );
+    }
 
     #[test]
     fn a_written_file_that_breaks_the_schema_is_kept_and_its_violations_recorded_beside_it() {

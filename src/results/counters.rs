@@ -44,6 +44,16 @@ pub fn header(kernel: bool) -> String {
     cols.join(",") + "\n"
 }
 
+/// A fractional column's number as the series CSV writes its numbers (the CSV writer's shortest form): a
+/// whole number with `.0` (`1.0`, where `{}` gives `1`), so `t_s` reads alike in both files.
+fn float(x: f64) -> String {
+    let s = x.to_string();
+    match x.is_finite() && !s.contains('.') {
+        true => s + ".0",
+        false => s,
+    }
+}
+
 /// One row of the counters CSV: what happened from `start_ns` to `end_ns` of the phase clock.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CounterRow {
@@ -61,7 +71,7 @@ impl CounterRow {
     /// The row's line (line end included), its columns those of [`header`] (`kernel`: the row has the
     /// kernel's; a reading that failed leaves them empty).
     pub fn line(&self, kernel: bool) -> String {
-        let secs = |ns: u64| ns as f64 / 1e9;
+        let secs = |ns: u64| float(ns as f64 / 1e9);
         let span = self.end_ns.saturating_sub(self.start_ns);
         let mut s = format!(
             "{},{},{},{}",
@@ -74,7 +84,7 @@ impl CounterRow {
             (false, _) => {}
             (true, None) => s.push_str(&",".repeat(KERNEL_COLUMNS.len())),
             (true, Some(d)) => {
-                let await_ms = d.await_ms().map_or(String::new(), |a| a.to_string());
+                let await_ms = d.await_ms().map_or(String::new(), float);
                 s.push_str(&format!(
                     ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{await_ms}",
                     d.reads,
@@ -90,7 +100,7 @@ impl CounterRow {
                     d.flushes,
                     d.in_flight,
                     d.io_ticks_ms,
-                    d.utilisation(span) * 100.0,
+                    float(d.utilisation(span) * 100.0),
                 ));
             }
         }
@@ -247,10 +257,10 @@ mod tests {
             cpu_ns: (250_000_000, 125_000_000),
             disk: Some(d),
         };
-        assert_eq!(row.line(false), "2,1,0.25,0.125\n");
+        assert_eq!(row.line(false), "2.0,1.0,0.25,0.125\n");
         assert_eq!(
             row.line(true),
-            "2,1,0.25,0.125,10,1,80,5,30,0,240,15,0,0,1,2,500,50,0.5\n"
+            "2.0,1.0,0.25,0.125,10,1,80,5,30,0,240,15,0,0,1,2,500,50.0,0.5\n"
         );
         let cols = |s: &str| s.trim_end().split(',').count();
         assert_eq!(cols(&row.line(true)), cols(&header(true)));

@@ -93,13 +93,14 @@ pub fn figures(items: &[Headline], pr: &PhaseResult) -> Vec<Figure> {
     out
 }
 
-/// `"mean"`: total IOPS, bandwidth and mean latency of the whole phase.
+/// `"mean"`: total IOPS (every direction's, trims included: [`PhaseResult::iops`]), bandwidth and mean
+/// latency of the whole phase.
 fn mean(pr: &PhaseResult, out: &mut Vec<Figure>) {
     let k = |s: &str| format!("mean {s}");
     out.push(fig(
         k("iops"),
         "IOPS, phase mean".into(),
-        Some(pr.read.iops + pr.write.iops),
+        Some(pr.iops()),
         "IOPS",
         HI,
     ));

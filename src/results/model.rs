@@ -654,43 +654,57 @@ pub struct DirStats {
 impl PhaseResult {
     /// The phase's totals in words, as the run's summary line, the several targets' sum and `wkrun merge`
     /// print them: `256 reads, 256 writes in 0.01 s: 41629 IOPS, 170.5 MB/s (read 20815 IOPS, 85.3 MB/s;
-    /// write 20814 IOPS, 85.3 MB/s)` (IOPS `read.iops` + `write.iops`, MB/s the directions' `bw_bytes_per_s`
-    /// / 10⁶; each direction's in brackets when the phase did both); then, in a phase with trims, theirs
-    /// (`; 408 trims: 150 IOPS, 0.6 MB/s`).
+    /// write 20814 IOPS, 85.3 MB/s)`. The total IOPS and MB/s are every direction's added ([`Self::iops`],
+    /// [`Self::bw_bytes_per_s`]): reads, writes and, in a phase with trims, trims (`5000 reads, 3000 writes,
+    /// 2000 trims in 1.00 s: 10000 IOPS, ...`); each direction's in brackets when the phase did more than one.
     pub fn totals_text(&self) -> String {
-        let text = self.read_write_text();
-        match &self.trim {
-            Some(t) => format!(
-                "{text}; {} trims: {:.0} IOPS, {:.1} MB/s",
-                t.ops,
-                t.iops,
-                t.bw_bytes_per_s / 1e6
-            ),
-            None => text,
-        }
-    }
-
-    /// [`Self::totals_text`] of the reads and writes.
-    fn read_write_text(&self) -> String {
-        let (r, w) = (&self.read, &self.write);
-        let both = match r.ops > 0 && w.ops > 0 {
-            true => format!(
-                " (read {:.0} IOPS, {:.1} MB/s; write {:.0} IOPS, {:.1} MB/s)",
-                r.iops,
-                r.bw_bytes_per_s / 1e6,
-                w.iops,
-                w.bw_bytes_per_s / 1e6
-            ),
+        let dirs: Vec<Direction> = Direction::ALL
+            .into_iter()
+            .filter(|&d| d != Direction::Trim || self.trim.is_some())
+            .collect();
+        let counts: Vec<String> = dirs
+            .iter()
+            .map(|&d| format!("{} {}s", self.dir(d).ops, d))
+            .collect();
+        let active: Vec<Direction> = dirs
+            .iter()
+            .copied()
+            .filter(|&d| self.dir(d).ops > 0)
+            .collect();
+        let each = match active.len() > 1 {
+            true => {
+                let parts: Vec<String> = active
+                    .iter()
+                    .map(|&d| {
+                        let s = self.dir(d);
+                        format!("{d} {:.0} IOPS, {:.1} MB/s", s.iops, s.bw_bytes_per_s / 1e6)
+                    })
+                    .collect();
+                format!(" ({})", parts.join("; "))
+            }
             false => String::new(),
         };
         format!(
-            "{} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s{both}",
-            r.ops,
-            w.ops,
+            "{} in {:.2} s: {:.0} IOPS, {:.1} MB/s{each}",
+            counts.join(", "),
             self.duration_s,
-            r.iops + w.iops,
-            (r.bw_bytes_per_s + w.bw_bytes_per_s) / 1e6
+            self.iops(),
+            self.bw_bytes_per_s() / 1e6
         )
+    }
+
+    /// Every direction's IOPS added: `read.iops` + `write.iops` + `trim.iops` (a trim is an I/O, as in
+    /// `total`). What the summary line, `wkrun compare` and the report call a phase's IOPS.
+    pub fn iops(&self) -> f64 {
+        Direction::ALL.iter().map(|&d| self.dir(d).iops).sum()
+    }
+
+    /// Every direction's bandwidth added (bytes per s), trims' bytes included, as [`Self::iops`].
+    pub fn bw_bytes_per_s(&self) -> f64 {
+        Direction::ALL
+            .iter()
+            .map(|&d| self.dir(d).bw_bytes_per_s)
+            .sum()
     }
 }
 

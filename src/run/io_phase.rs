@@ -633,6 +633,9 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult, interrupted: bool) {
     if let Some(line) = latency_line(pr) {
         ctx.result(&line);
     }
+    if let Some(line) = flush_line(pr) {
+        ctx.result(&line);
+    }
     if let Some(line) = intended_line(pr) {
         ctx.result(&line);
     }
@@ -698,6 +701,31 @@ pub fn latency_line(pr: &PhaseResult) -> Option<String> {
         })
         .collect();
     (!parts.is_empty()).then(|| format!("      latency: {}", parts.join("; ")))
+}
+
+/// The summary's line of a phase's flushes (`fsync`, `fdatasync`: `sync.flushes`), like fio's `sync`
+/// latency block: their count and call, then mean, p99 and max latency, e.g.
+/// `      flushes: 333 fsync (after every 3 writes): mean 1.20 ms, p99 3.40 ms, max 5.00 ms`; the latencies
+/// left out when none were recorded; `None` in a phase without flushes.
+pub fn flush_line(pr: &PhaseResult) -> Option<String> {
+    let f = pr.sync.as_ref()?.flushes.as_ref()?;
+    let writes = match f.every_writes {
+        1 => "after every write".to_string(),
+        n => format!("after every {n} writes"),
+    };
+    let lat = match &f.latency_ns {
+        Some(l) => format!(
+            ": mean {}, p99 {}, max {}",
+            super::progress::latency(l.mean),
+            super::progress::latency(l.p99 as f64),
+            super::progress::latency(l.max as f64)
+        ),
+        None => String::new(),
+    };
+    Some(format!(
+        "      flushes: {} {} ({writes}){lat}",
+        f.ops, f.call
+    ))
 }
 
 /// Under a schedule, the latency from the intended issue time, as [`latency_line`] and with the think

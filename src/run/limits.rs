@@ -76,7 +76,8 @@ pub const TARGET_SPACE: u64 = 8 << 20;
 pub const PHASE_THREAD_SPACE: u64 = 3 << 20;
 
 /// The address space the phase of `plan` that needs most takes: its threads (a psync worker's thread per
-/// queue slot, a thread per worker beyond the first) and I/O buffers (a queue's worth per worker).
+/// queue slot, a thread per worker beyond the first), I/O buffers (a queue's worth per worker) and per-I/O
+/// trace ([`trace_space`]).
 fn largest_phase_space(plan: &Plan) -> u64 {
     plan.to_run()
         .filter_map(|p| p.io())
@@ -93,9 +94,15 @@ fn largest_phase_space(plan: &Plan) -> u64 {
             threads
                 .saturating_mul(PHASE_THREAD_SPACE)
                 .saturating_add(buffers)
+                .saturating_add(trace_space(io.trace))
         })
         .max()
         .unwrap_or(0)
+}
+
+/// The room a per-I/O trace of `trace` I/Os reserves before its phase: 32 B an I/O.
+fn trace_space(trace: u64) -> u64 {
+    trace.saturating_mul(crate::stats::trace::TRACE_ROW_BYTES)
 }
 
 /// Refuses a run that an address-space limit (RLIMIT_AS, `ulimit -v`) would leave without the room it
@@ -117,8 +124,24 @@ pub fn check_address_space(plans: &[&Plan]) -> Result<(), String> {
         1 => "a run".to_string(),
         n => format!("a run on {n} targets"),
     };
+    // The largest trace, named where there is one: a `trace` of millions of I/Os is most of a need.
+    let trace = plans
+        .iter()
+        .flat_map(|p| p.to_run().filter_map(|ph| ph.io()).map(|io| io.trace))
+        .max()
+        .filter(|&t| t > 0)
+        .map_or(String::new(), |t| {
+            format!(
+                " and per-I/O trace (trace = {t}: {} B reserved before its phase)",
+                trace_space(t)
+            )
+        });
+    let buffers = match trace.is_empty() {
+        true => " and I/O buffers",
+        false => ", I/O buffers",
+    };
     let detail = format!(
-        "{RUN_SPACE} B for the run, and for each target {TARGET_SPACE} B with its largest phase's threads and I/O buffers"
+        "{RUN_SPACE} B for the run, and for each target {TARGET_SPACE} B with its largest phase's threads{buffers}{trace}"
     );
     Err(format!(
         "{}; nothing was written",

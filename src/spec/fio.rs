@@ -323,7 +323,7 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     note(
         "write_hist_log",
-        "wkrun has no `write_hist_log`: the results keep each phase's latency histograms",
+        "wkrun has no `write_hist_log`: every I/O phase writes its latency histograms per `interval` and direction as NN-<phase>.hlog (HdrHistogram's interval log, values in ns, which HistogramLogProcessor reads), not fio's clat-bin log",
     ),
     note(
         "group_reporting",
@@ -391,7 +391,7 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     note(
         "log_hist_msec",
-        "wkrun has no `log_hist_msec`: the results keep each phase's latency histograms",
+        "wkrun has no `log_hist_msec`: the .hlog holds one histogram per series row, so its period is `interval` (which log_avg_msec sets)",
     ),
     note(
         "unit_base",

@@ -15,11 +15,29 @@ macro_rules! string_only {
         }
         impl<'de> serde::Deserialize<'de> for $t {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                use serde::de::{Error, IntoDeserializer};
-                let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
-                let s: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
-                    name.as_ref().into_deserializer();
-                <$t>::deserialize(s).map_err(D::Error::custom)
+                use serde::de::IntoDeserializer;
+                /// Takes a string only; anything else (`sync = true`) is refused naming the values, as
+                /// an unknown name is.
+                struct Name;
+                impl<'de> serde::de::Visitor<'de> for Name {
+                    type Value = $t;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        // The derive's own list, from its error for a name that is none of them.
+                        let probe: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+                            "".into_deserializer();
+                        let said = <$t>::deserialize(probe).err().map(|e| e.to_string());
+                        match said.as_deref().and_then(|m| m.split_once("expected ")) {
+                            Some((_, list)) => write!(f, "a string, {list}"),
+                            None => f.write_str("a string"),
+                        }
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$t, E> {
+                        let s: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+                            v.into_deserializer();
+                        <$t>::deserialize(s).map_err(E::custom)
+                    }
+                }
+                d.deserialize_str(Name)
             }
         }
     )*};

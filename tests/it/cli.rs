@@ -3,19 +3,6 @@
 
 use crate::common::*;
 
-/// A latency as the summary prints it, written independently of wkrun's formatter: under 1 µs in ns (no
-/// decimals), under 1 ms in µs (one decimal), under 1 s in ms (two decimals), else in s (two decimals), the
-/// unit chosen so that the printed number stays under 1000.
-fn lat_text(ns: f64) -> String {
-    for (unit, scale, decimals) in [("ns", 1.0, 0), ("µs", 1e3, 1), ("ms", 1e6, 2)] {
-        let shown = format!("{:.*}", decimals, ns / scale);
-        if shown.parse::<f64>().expect("number") < 1000.0 {
-            return format!("{shown} {unit}");
-        }
-    }
-    format!("{:.2} s", ns / 1e9)
-}
-
 /// The expected latency line of phase `i` of `results`: `latency: read mean X, p99 Y; write mean …`.
 fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
     let p = phase(results, i);
@@ -31,18 +18,6 @@ fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
         }
     }
     format!("      latency: {}", parts.join("; "))
-}
-
-/// The summary lines of phase `i` in a run's stdout (issue 24 item 6: the summary is there): from its
-/// `N reads, M writes` line to the next phase's header.
-fn phase_lines(log: &str, i: usize) -> Vec<&str> {
-    let head = format!("[phase {i}] ");
-    log.lines()
-        .skip_while(|l| !l.starts_with(&head))
-        .skip(1)
-        .take_while(|l| l.starts_with("      "))
-        .skip_while(|l| !l.contains(" reads, "))
-        .collect()
 }
 
 #[test]
@@ -73,7 +48,7 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
     assert_eq!(phase(&results, 1)["read"]["ops"], 716);
     assert_eq!(phase(&results, 1)["write"]["ops"], 308);
     for i in 0..3 {
-        let lines = phase_lines(&out, i);
+        let lines = summary_lines(&out, i);
         assert_eq!(
             lines[0],
             format!("      {}", expected_totals(&typed.phases[i])),
@@ -84,7 +59,7 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
     // The mixed phase gives each direction's IOPS and MB/s too (issue 24, round 2); the others do not.
     let (r, w) = (&typed.phases[1].read, &typed.phases[1].write);
     assert!(
-        phase_lines(&out, 1)[0].ends_with(&format!(
+        summary_lines(&out, 1)[0].ends_with(&format!(
             " (read {:.0} IOPS, {:.1} MB/s; write {:.0} IOPS, {:.1} MB/s)",
             r.iops,
             r.bw_bytes_per_s / 1e6,
@@ -94,18 +69,19 @@ fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
         "{out}"
     );
     assert!(
-        !phase_lines(&out, 0)[0].contains("(read") && !phase_lines(&out, 2)[0].contains("(read")
+        !summary_lines(&out, 0)[0].contains("(read")
+            && !summary_lines(&out, 2)[0].contains("(read")
     );
     // A write-only fill names only writes, a read-only workload only reads.
     assert!(
-        phase_lines(&out, 0)[1].starts_with("      latency: write mean "),
+        summary_lines(&out, 0)[1].starts_with("      latency: write mean "),
         "{out}"
     );
     assert!(
-        phase_lines(&out, 2)[1].starts_with("      latency: read mean "),
+        summary_lines(&out, 2)[1].starts_with("      latency: read mean "),
         "{out}"
     );
-    assert!(!phase_lines(&out, 2)[1].contains("write"), "{out}");
+    assert!(!summary_lines(&out, 2)[1].contains("write"), "{out}");
 }
 
 #[test]

@@ -960,26 +960,31 @@ pub fn device_warnings_of(w: &[String]) -> Vec<String> {
 }
 
 /// A phase's totals as the run's summary line, the several targets' sum and `wkrun merge` print them, built
-/// here from its results: both directions summed, and each direction's IOPS and MB/s in brackets when the
-/// phase did both.
+/// here from its results: every direction's counts (trims only in a phase with them), IOPS and MB/s summed
+/// over reads, writes and trims, and each direction's IOPS and MB/s in brackets when more than one did I/O.
 pub fn expected_totals(p: &wkrun::results::PhaseResult) -> String {
-    let (r, w) = (&p.read, &p.write);
+    let mut dirs = vec![("read", &p.read), ("write", &p.write)];
+    if let Some(t) = &p.trim {
+        dirs.push(("trim", t));
+    }
+    let counts: Vec<String> = dirs
+        .iter()
+        .map(|(n, d)| format!("{} {n}s", d.ops))
+        .collect();
     let mut s = format!(
-        "{} reads, {} writes in {:.2} s: {:.0} IOPS, {:.1} MB/s",
-        r.ops,
-        w.ops,
+        "{} in {:.2} s: {:.0} IOPS, {:.1} MB/s",
+        counts.join(", "),
         p.duration_s,
-        r.iops + w.iops,
-        (r.bw_bytes_per_s + w.bw_bytes_per_s) / 1e6
+        dirs.iter().map(|(_, d)| d.iops).sum::<f64>(),
+        dirs.iter().map(|(_, d)| d.bw_bytes_per_s).sum::<f64>() / 1e6
     );
-    if r.ops > 0 && w.ops > 0 {
-        s.push_str(&format!(
-            " (read {:.0} IOPS, {:.1} MB/s; write {:.0} IOPS, {:.1} MB/s)",
-            r.iops,
-            r.bw_bytes_per_s / 1e6,
-            w.iops,
-            w.bw_bytes_per_s / 1e6
-        ));
+    let active: Vec<String> = dirs
+        .iter()
+        .filter(|(_, d)| d.ops > 0)
+        .map(|(n, d)| format!("{n} {:.0} IOPS, {:.1} MB/s", d.iops, d.bw_bytes_per_s / 1e6))
+        .collect();
+    if active.len() > 1 {
+        s.push_str(&format!(" ({})", active.join("; ")));
     }
     s
 }
@@ -1050,4 +1055,29 @@ pub fn run_two_targets(
     );
     assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
     d.join(out)
+}
+
+/// A latency as the summary prints it, written independently of wkrun's formatter: under 1 µs in ns (no
+/// decimals), under 1 ms in µs (one decimal), under 1 s in ms (two decimals), else in s (two decimals), the
+/// unit chosen so that the printed number stays under 1000.
+pub fn lat_text(ns: f64) -> String {
+    for (unit, scale, decimals) in [("ns", 1.0, 0), ("µs", 1e3, 1), ("ms", 1e6, 2)] {
+        let shown = format!("{:.*}", decimals, ns / scale);
+        if shown.parse::<f64>().expect("number") < 1000.0 {
+            return format!("{shown} {unit}");
+        }
+    }
+    format!("{:.2} s", ns / 1e9)
+}
+
+/// The summary lines of phase `i` in a run's stdout (issue 24 item 6: the summary is there): from its
+/// `N reads, M writes` line to the next phase's header.
+pub fn summary_lines(log: &str, i: usize) -> Vec<&str> {
+    let head = format!("[phase {i}] ");
+    log.lines()
+        .skip_while(|l| !l.starts_with(&head))
+        .skip(1)
+        .take_while(|l| l.starts_with("      "))
+        .skip_while(|l| !l.contains(" reads, "))
+        .collect()
 }

@@ -286,6 +286,29 @@ fn io_buffers_over_the_address_space_limit_are_refused_naming_the_size() {
     }
 }
 
+/// A huge per-I/O trace under an address-space limit (issue 26, the newcomer's attack: the refusal named
+/// threads and buffers only): `trace = 100000000` reserves 3.2 GB before its phase, so under 1.5 GB the run
+/// is refused before anything is written (exit 2, no output folder), the need recomputed with the trace's
+/// room (its psync thread of 3 MiB, its 4 KiB buffer and 100000000 × 32 B) and the trace named.
+#[test]
+fn a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room() {
+    let test = "limits::a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let body = "engine = \"psync\"\nblock_size = \"4KiB\"\ntrace = 100000000\nsize = \"64KiB\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    sparse_file(&d.path().join("t.img"), 1 << 20);
+    let args = ["s.toml", "--target", "t.img", "-o", "out"];
+    let ran = run_limited(d.path(), &["--as=1500000000"], false, &args);
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    let need = (4 << 20) + (8 << 20) + (3 << 20) + 4096 + 100_000_000 * 32;
+    let detail = "4194304 B for the run, and for each target 8388608 B with its largest phase's threads, I/O buffers and per-I/O trace (trace = 100000000: 3200000000 B reserved before its phase)";
+    room_refusal(&ran.stderr, 1_500_000_000, "a run", need, detail, "");
+    assert!(!d.path().join("out").exists(), "a folder was made");
+}
+
 /// Many psync threads under an address-space limit (found by the attack session): 8 workers × 64 threads
 /// with 1 MiB buffers under `ulimit -v` of 1.8 GB aborted the process (exit 134: "failed to allocate an
 /// alternative stack", or "memory allocation of 270336 bytes failed"), the standard library's answer when

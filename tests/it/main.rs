@@ -52,6 +52,7 @@ mod robust;
 mod rounds;
 mod schema_sync;
 mod series;
+mod shown;
 mod sim;
 mod simgc;
 mod snia;

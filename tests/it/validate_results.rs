@@ -208,7 +208,7 @@ fn implausible_figures_are_named_by_their_json_path() {
         (
             iops,
             format!(
-                "error: r/iops.json holds figures that cannot be true (1 place):\n  phases[1].read.iops: 1000000000 is not ops / duration_s = {ops} / {secs} = {} (0 over no time)\n",
+                "error: r/iops.json holds figures that cannot be true (1 place):\n  phases[1].read.iops: 1000000000 is not ops / duration_s = {ops} / {secs} = {}\n",
                 ops as f64 / secs
             ),
         ),

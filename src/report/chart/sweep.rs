@@ -36,7 +36,7 @@ pub fn label_value(
                 return Some((s.avg, s.min, s.max));
             }
             let v = total_iops_full_rows(rows);
-            let mean = p.read.iops + p.write.iops;
+            let mean = p.iops();
             let min = v.iter().copied().fold(f64::INFINITY, f64::min);
             let max = v.iter().copied().fold(0.0, f64::max);
             Some(if v.is_empty() {
