@@ -1385,17 +1385,14 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         .map_err(bad)?
         .remove(0);
     run::check_address_space(&[&plan]).map_err(bad)?;
-    // Hosts launched together get one default folder each.
-    let out_path = a.output.clone().unwrap_or_else(|| {
-        let d = run::default_output_dir(&plan.spec_name);
-        match &launch.rank {
-            Some(r) => PathBuf::from(format!("{}-rank{}", d.display(), r.rank)),
-            None => d,
-        }
-    });
     // The folder is opened and locked before anything is written: a folder that another run holds, that
-    // holds results.json or that is a symbolic link is refused here.
-    let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
+    // holds results.json or that is a symbolic link is refused here. Hosts launched together get one
+    // default folder each, and runs started in one second one each too.
+    let out_dir = match &a.output {
+        Some(p) => OutDir::for_run(p),
+        None => run::open_default_output(&plan.spec_name, launch.rank.as_ref().map(|r| r.rank)),
+    }
+    .map_err(|e| bad(e.to_string()))?;
     if let Err(e) = target_not_a_run_file(&plan, &[&out_dir]) {
         out_dir.discard();
         return Err(e);

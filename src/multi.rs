@@ -76,14 +76,11 @@ fn prepare_output(
     labels: &[String],
     say: &dyn Fn(&str),
 ) -> Result<(OutDir, Vec<OutDir>), Fail> {
-    let out_path = a.output.clone().unwrap_or_else(|| {
-        let d = run::default_output_dir(&plans[0].spec_name);
-        match &launch.rank {
-            Some(r) => PathBuf::from(format!("{}-rank{}", d.display(), r.rank)),
-            None => d,
-        }
-    });
-    let out_dir = OutDir::for_run(&out_path).map_err(|e| bad(e.to_string()))?;
+    let out_dir = match &a.output {
+        Some(p) => OutDir::for_run(p),
+        None => run::open_default_output(&plans[0].spec_name, launch.rank.as_ref().map(|r| r.rank)),
+    }
+    .map_err(|e| bad(e.to_string()))?;
     if let Err(e) = room_for_all(&out_dir, plans.len()) {
         out_dir.discard();
         return Err(e);

@@ -234,7 +234,11 @@ fn label(l: Option<&str>, out: &mut Vec<Violation>) {
     };
     out.push(Violation {
         path: "label".into(),
-        expected: format!("\"{}\" {why}", crate::text::escaped(l)),
+        // Echoed cut to `text::ECHO` characters: a label of 10 MB was printed whole on one line.
+        expected: format!(
+            "\"{}\" {why}",
+            crate::text::clip(&crate::text::escaped(l), crate::text::ECHO)
+        ),
     });
 }
 

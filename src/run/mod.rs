@@ -27,7 +27,7 @@ pub use prepare::{create_target, created_line};
 
 use crate::engine::errors::FailedWrites;
 use crate::plan::{PhasePlan, Plan, Work};
-use crate::results::outdir::OutDir;
+use crate::results::outdir::{OutDir, OutDirError};
 use crate::results::write::{ResultsWriter, WriteError};
 use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
 use crate::sim::SimDevice;
@@ -651,4 +651,38 @@ pub fn default_output_dir(spec_name: &str) -> PathBuf {
         .to_string()
         .replace(':', "");
     PathBuf::from("wkrun-results").join(format!("{spec_name}-{t}"))
+}
+
+/// How many folders [`open_default_output`] tries after the first: runs of one spec started in one second.
+const DEFAULT_OUTPUT_TRIES: u32 = 1000;
+
+/// Opens and locks the run's default output folder: [`default_output_dir`] (with `-rankN` for a host's
+/// `rank`), or, when another run of the same spec started in the same second holds that folder or has
+/// written its results there, the first of `...-2`, `...-3`, ... that is free. (The timed name alone made the
+/// second of two runs started together, or one after a sub-second run, exit 2: the folder was in use or
+/// held results.)
+///
+/// # Errors
+/// [`OutDirError`] of the first folder that cannot be used for another reason (a symbolic link, no
+/// permission, no room), or of the last one tried when every one is taken.
+pub fn open_default_output(spec_name: &str, rank: Option<u32>) -> Result<OutDir, OutDirError> {
+    let mut base = default_output_dir(spec_name).into_os_string();
+    if let Some(r) = rank {
+        base.push(format!("-rank{r}"));
+    }
+    let mut n = 1;
+    loop {
+        let mut path = base.clone();
+        if n > 1 {
+            path.push(format!("-{n}"));
+        }
+        match OutDir::for_run(std::path::Path::new(&path)) {
+            Err(OutDirError::InUse { .. } | OutDirError::HasResults { .. })
+                if n <= DEFAULT_OUTPUT_TRIES =>
+            {
+                n += 1
+            }
+            r => return r,
+        }
+    }
 }

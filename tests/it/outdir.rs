@@ -798,3 +798,72 @@ fn an_output_folder_on_no_storage_is_refused() {
     );
     assert!(!std::path::Path::new(&report).exists());
 }
+
+/// Runs of one spec started in the same second with no `-o` (a loop starting it on several hosts' sims, or a
+/// sub-second run started twice in a row) each get a default folder of their own: the timed name, taken
+/// (holding results, or in use), is followed by `-2`, `-3`, ... Before, the second run exited 2 with
+/// "wkrun-results/NAME-TIME already holds results.json" or "is in use by another wkrun run".
+#[test]
+fn runs_started_in_one_second_get_default_folders_of_their_own() {
+    let dir = tempdir();
+    let d = dir.path();
+    let spec = write_file(
+        d,
+        "same.toml",
+        &spec_text("same", &sim_workload("w", "1s", "100ms", 200)),
+    );
+    // Every timed name of the next 10 s already holds results: the run takes the first free `-N` of its own
+    // second's name, and leaves the taken folders as they were.
+    let now = std::time::SystemTime::now();
+    let timed = |s: u64| {
+        let t = now + Duration::from_secs(s);
+        let t = humantime::format_rfc3339_seconds(t)
+            .to_string()
+            .replace(':', "");
+        format!("same-{t}")
+    };
+    for s in 0..10 {
+        let taken = d.join("wkrun-results").join(timed(s));
+        fs::create_dir_all(&taken).unwrap();
+        write_file(&taken, "results.json", "keep");
+    }
+    let run = || {
+        let mut c = Command::new(wkrun_bin());
+        c.arg(&spec)
+            .args(["--target", "sim:capacity=1GiB", "-q"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .current_dir(d);
+        c
+    };
+    // Two runs at once: both complete, each in its own folder.
+    let (a, b) = (run().spawn().unwrap(), run().spawn().unwrap());
+    for child in [a, b] {
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let mut made: Vec<String> = names(&d.join("wkrun-results"))
+        .into_iter()
+        .filter(|n| !(0..10).any(|s| *n == timed(s)))
+        .collect();
+    made.sort();
+    assert_eq!(made.len(), 2, "{made:?}");
+    for n in &made {
+        let (stem, k) = n.rsplit_once('-').unwrap();
+        assert!((0..10).any(|s| stem == timed(s)), "{n}");
+        assert!(["2", "3"].contains(&k), "{n}");
+        let (_, r) = strict_results(&d.join("wkrun-results").join(n));
+        assert_eq!(r["status"], "completed");
+        assert_eq!(r["phases"][0]["write"]["ops"], 200);
+    }
+    for s in 0..10 {
+        let taken = d.join("wkrun-results").join(timed(s));
+        assert_eq!(names(&taken), ["results.json"]);
+        assert_kept(&[&taken.join("results.json")]);
+    }
+}

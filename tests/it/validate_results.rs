@@ -201,6 +201,11 @@ fn implausible_figures_are_named_by_their_json_path() {
         v["phases"].as_array_mut().expect("phases").push(p);
     });
     let label = tampered(d, "label", |v| v["label"] = "a\nb\u{202e}".into());
+    // A label of 100,000 characters is echoed cut to 80 (it was printed whole, on one line).
+    let long = tampered(d, "long", |v| v["label"] = "x".repeat(100_000).into());
+    let long_ctl = tampered(d, "long_ctl", |v| {
+        v["label"] = format!("{}\u{1b}", "y".repeat(99_999)).into()
+    });
     let huge = tampered(d, "huge", |v| {
         v["phases"][1]["read"]["ops"] = 18446744073709551616.0_f64.into()
     });
@@ -230,6 +235,20 @@ fn implausible_figures_are_named_by_their_json_path() {
         (
             label,
             "error: r/label.json holds figures that cannot be true (1 place):\n  label: \"a\\nb\\u{202e}\" holds the control character '\\n'\n".to_string(),
+        ),
+        (
+            long,
+            format!(
+                "error: r/long.json holds figures that cannot be true (1 place):\n  label: \"{}…(99920 more)\" has 100000 characters, more than 120\n",
+                "x".repeat(80)
+            ),
+        ),
+        (
+            long_ctl,
+            format!(
+                "error: r/long_ctl.json holds figures that cannot be true (1 place):\n  label: \"{}…(99925 more)\" holds the control character '\\u{{1b}}'\n",
+                "y".repeat(80)
+            ),
         ),
         (
             huge,
