@@ -6,13 +6,10 @@
 use super::series::cell_of;
 use crate::report::runs::RunData;
 use crate::results::PhaseResult;
-use crate::results::hlog::{LineMaker, RowReader};
+use crate::results::hlog::{LineMaker, open};
 use crate::results::series_csv::{SeriesRow, directions};
 use crate::stats::latency::new_histogram;
 use crate::stats::row_latency::RowHists;
-
-/// Most bytes of one histogram log read (a log of 10 million rows of two directions is far less).
-const MAX_HLOG_BYTES: u64 = 4 << 30;
 
 /// The merged log of the phase at position `at[h]` of each run `h` (`parts[h]`), its rows on the grid of
 /// `rows` (the merged series, whose percentile columns it sets); `None` when a host has no log (results of
@@ -27,7 +24,7 @@ pub fn merge(
     interval_ns: u64,
     rows: &mut [SeriesRow],
 ) -> Result<Option<Vec<u8>>, String> {
-    let mut texts = Vec::with_capacity(runs.len());
+    let mut hosts = Vec::with_capacity(runs.len());
     for (h, p) in parts.iter().enumerate() {
         let Some(name) = &p.hist_log else {
             return Ok(None);
@@ -37,20 +34,8 @@ pub fn merge(
             .parent()
             .unwrap_or(std::path::Path::new("."))
             .join(name);
-        let len = std::fs::metadata(&path).map_or(0, |m| m.len());
-        if len > MAX_HLOG_BYTES {
-            return Err(format!(
-                "{}: {len} B, more than a histogram log may be",
-                path.display()
-            ));
-        }
-        let text =
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        texts.push((path, text));
-    }
-    let mut hosts = Vec::with_capacity(texts.len());
-    for (h, (path, text)) in texts.iter().enumerate() {
-        let reader = RowReader::new(text).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Read a line at a time, each within a bound; never through a link, from a FIFO or a device.
+        let reader = open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let own = runs[h]
             .series
             .get(at[h])
