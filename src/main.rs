@@ -1025,10 +1025,11 @@ fn cmd_compare(
     let mut runs = files
         .iter()
         .map(|f| {
-            report::read_results(f)
-                .map(|results| compare::Run {
+            // Read and checked as `report` and `validate` read them: series, logs and traces included.
+            report::runs::load_run(f)
+                .map(|run| compare::Run {
                     file: f.clone(),
-                    results,
+                    results: run.results,
                 })
                 .map_err(|e| bad(e.to_string()))
         })

@@ -74,7 +74,7 @@ pub fn read_run(path: &Path) -> Result<Incoming, LibraryError> {
     }
     // The series as `wkrun report` reads them: rows that parse, as many as the phase's intervals.
     let label = results.label.clone().unwrap_or_default();
-    assemble(file.clone(), label, results.clone(), |name| {
+    let run = assemble(file.clone(), label, results.clone(), |name| {
         let path = dir.join(name);
         let bytes = read_bounded(&path, true, Bounded::series)?;
         let rows = series_rows(&path, &bytes[..])?;
@@ -82,6 +82,8 @@ pub fn read_run(path: &Path) -> Result<Incoming, LibraryError> {
         Ok((path, rows))
     })
     .map_err(input)?;
+    // What `wkrun validate` refuses is not added.
+    crate::report::validate::check_run(&file, &results, &run.series).map_err(input)?;
     Ok(Incoming {
         sha256: crate::spec::load::hex(&Sha256::digest(&text)),
         file,

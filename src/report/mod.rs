@@ -92,6 +92,14 @@ pub enum ReadError {
         /// What is wrong with it.
         why: String,
     },
+    /// Results that `wkrun validate` refuses though they match the schema: figures that cannot be true, or
+    /// a file beside them (histogram log, trace, counters or device CSV) that does not agree with them
+    /// ([`validate::check_run`]); the message names the file (and the line or JSON path).
+    #[error("{why}")]
+    Invalid {
+        /// What is wrong, naming the file.
+        why: String,
+    },
     /// A series CSV that a results file names is missing or is not a series CSV.
     #[error("series {}: {why}", path.display())]
     Series {

@@ -13,8 +13,10 @@ pub const COMMAND_SPACE: u64 = 4 << 20;
 /// (the debug build), and aborted at 53 MiB and below, where this asks 10 MiB beyond what the program maps.
 pub const SPACE_PER_BYTE: u64 = 8;
 
-/// Bytes of each results file in `files` and of the CSV and histogram-log files beside it (its series,
-/// counters and device rows, its latency histograms): what reading them parses. A file that cannot be read counts nothing (its reader says why).
+/// Bytes of each results file in `files` and of the CSV and histogram-log files beside it (its series and
+/// device rows, its latency histograms, of which `merge` makes a merged log in memory): what reading them
+/// parses. Traces and counters CSVs are read a line at a time, each line within a bound, and do not
+/// count. A file that cannot be read counts nothing (its reader says why).
 pub fn input_bytes(files: &[PathBuf]) -> u64 {
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
     files
@@ -27,6 +29,10 @@ pub fn input_bytes(files: &[PathBuf]) -> u64 {
                         .flatten()
                         .map(|e| e.path())
                         .filter(|p| p.extension().is_some_and(|x| x == "csv" || x == "hlog"))
+                        .filter(|p| {
+                            let name = p.file_name().unwrap_or_default().to_string_lossy();
+                            !(name.ends_with(".trace.csv") || name.ends_with(".counters.csv"))
+                        })
                         .map(|p| size(&p))
                         .sum()
                 })

@@ -155,7 +155,8 @@ pub fn merged_hosts(results: &Results) -> Option<(usize, Vec<&str>)> {
 }
 
 /// Reads `path` (a `results.json`) and every series CSV it names (`series_csv`, a file name in the results
-/// file's folder; see [`read_results`]).
+/// file's folder; see [`read_results`]), and checks the rest as `wkrun validate` does
+/// ([`super::validate::check_run`]).
 ///
 /// # Errors
 /// [`ReadError`] naming the file: unreadable, not a results document, or a series CSV that is missing or
@@ -178,6 +179,8 @@ pub fn load_run(path: &Path) -> Result<RunData, ReadError> {
         run.device
             .push(csv.map(|c| read_device(&dir.join(c))).transpose()?);
     }
+    // What `wkrun validate` refuses, refused here too.
+    super::validate::check_run(path, &run.results, &run.series)?;
     Ok(run)
 }
 

@@ -3,11 +3,11 @@
 //! the schema), and a document that matches the schema is held to the arithmetic of its figures
 //! ([`crate::results::check::implausible`]).
 
-use super::{ReadError, parse_results, plain_file_name, read_results_text, runs};
-use crate::results::Results;
+use super::{ReadError, bounded, parse_results, plain_file_name, read_results_text, runs};
 use crate::results::series_csv::SeriesRow;
+use crate::results::{PhaseResult, Results};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What a results file that checks out holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,22 +52,23 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
     };
     // Each phase's series as the document names it: from the types when it matches the schema, else from
     // the tree as it is (the schema check parsed it, so it is JSON; parsed again only on this rare path).
-    let series = match &parsed {
-        Some(r) => contents(file, r, &mut problems),
+    let named: Vec<Named> = match &parsed {
+        Some(r) => r.phases.iter().map(Named::of_phase).collect(),
         None => {
             let doc: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-            let named: Vec<Named> = doc["phases"]
+            doc["phases"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .map(Named::of)
-                .collect();
-            series(file, &named, &mut problems)
+                .collect()
         }
     };
+    let series = series(file, &named, &mut problems);
+    problems.extend(parsed.as_ref().and_then(|r| implausible(file, r)));
     match problems.is_empty() {
         true => Ok(Checked {
-            phases: parsed.map_or(0, |r| r.phases.len()),
+            phases: named.len(),
             series,
         }),
         false => Err(problems),
@@ -83,7 +84,9 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
 /// Every problem, one message each naming the file (and the JSON path, or the CSV and its line).
 pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> {
     let mut problems = Vec::new();
-    let series = contents(file, r, &mut problems);
+    let named: Vec<Named> = r.phases.iter().map(Named::of_phase).collect();
+    let series = series(file, &named, &mut problems);
+    problems.extend(implausible(file, r));
     match problems.is_empty() {
         true => Ok(Checked {
             phases: r.phases.len(),
@@ -93,44 +96,89 @@ pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> 
     }
 }
 
-/// [`check_contents`]'s checks, their problems added to `problems`; the series read whole.
-fn contents(file: &Path, r: &Results, problems: &mut Vec<String>) -> usize {
-    let named: Vec<Named> = r
-        .phases
-        .iter()
-        .map(|p| Named {
-            csv: p.series_csv.clone(),
-            phase: p.name.clone(),
-            intervals: p.intervals,
-            hist_log: p.hist_log.clone(),
-            trace: p.trace.as_ref().map(|t| (t.file.clone(), t.ios)),
-        })
-        .collect();
-    let series = series(file, &named, problems);
+/// What `validate` refuses in the results `r` of the file `file` that the schema lets through: figures that
+/// cannot be true ([`crate::results::check::implausible`]), all in one message naming the file and each
+/// JSON path; `None` when there are none.
+fn implausible(file: &Path, r: &Results) -> Option<String> {
     let bad = crate::results::check::implausible(r);
-    if !bad.is_empty() {
-        problems.push(format!(
+    (!bad.is_empty()).then(|| {
+        format!(
             "{} holds figures that cannot be true ({} place{}):{}",
             file.display(),
             bad.len(),
             if bad.len() == 1 { "" } else { "s" },
             crate::results::check::lines(&bad, bad.len())
-        ));
+        )
+    })
+}
+
+/// What `wkrun validate` checks of a run beyond its schema and its series CSVs, for the commands that read
+/// results (`compare`, `report`, `merge`, `library add`), so that each refuses what `validate` refuses:
+/// the figures' plausibility, and each phase's histogram log (against its series rows `series`, one entry
+/// per phase), trace, counters CSV and device CSV, with the same functions `validate` checks them with.
+/// Results another tool wrote (fio's JSON) have none of these.
+///
+/// # Errors
+/// [`ReadError::Invalid`] with the first problem, naming the file (and its line).
+pub fn check_run(
+    file: &Path,
+    r: &Results,
+    series: &[Option<Vec<SeriesRow>>],
+) -> Result<(), ReadError> {
+    let invalid = |why: String| ReadError::Invalid { why };
+    if let Some(why) = implausible(file, r) {
+        return Err(invalid(why));
     }
-    series
+    let dir = file.parent().unwrap_or(Path::new("."));
+    for (i, p) in r.phases.iter().enumerate() {
+        let named = Named::of_phase(p);
+        let rows = series.get(i).and_then(|s| s.as_deref());
+        if let Some(why) = beside(dir, (i, &named), rows).into_iter().next() {
+            return Err(invalid(why));
+        }
+    }
+    Ok(())
+}
+
+/// What is wrong with the files phase `i` names beside its series CSV (`p`): its histogram log (against
+/// its series `rows`, when they read), trace, counters CSV and device CSV.
+fn beside(dir: &Path, (i, p): (usize, &Named), rows: Option<&[SeriesRow]>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(rows) = rows {
+        out.extend(hist_log(dir, (i, p), rows).err());
+    }
+    out.extend(trace(dir, (i, p)).err());
+    out.extend(counters(dir, (i, p)).err());
+    out.extend(device(dir, (i, p)).err());
+    out
 }
 
 /// What a phase says of its series: the CSV's name, the phase's name, its number of intervals, its histogram
-/// log and its per-I/O trace (file and rows).
+/// log, its per-I/O trace (file and rows), its counters CSV and its device CSV.
 struct Named {
     csv: Option<String>,
     phase: String,
     intervals: Option<u64>,
     hist_log: Option<String>,
     trace: Option<(String, u64)>,
+    counters: Option<String>,
+    device: Option<String>,
 }
 
 impl Named {
+    /// From the phase `p` of results that match the schema.
+    fn of_phase(p: &PhaseResult) -> Named {
+        Named {
+            csv: p.series_csv.clone(),
+            phase: p.name.clone(),
+            intervals: p.intervals,
+            hist_log: p.hist_log.clone(),
+            trace: p.trace.as_ref().map(|t| (t.file.clone(), t.ios)),
+            counters: p.counters_csv.clone(),
+            device: p.device.as_ref().and_then(|d| d.device_csv.clone()),
+        }
+    }
+
     /// From the phase `p` of a document that need not match the schema.
     fn of(p: &Value) -> Named {
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
@@ -143,25 +191,58 @@ impl Named {
                 let ios = p.pointer("/trace/ios").and_then(Value::as_u64).unwrap_or(0);
                 (f, ios)
             }),
+            counters: text(p.get("counters_csv")),
+            device: text(p.pointer("/device/device_csv")),
         }
     }
 }
 
+/// A file phase `i` names beside its results in `field`: its path, and how a problem with it is said.
+struct Beside {
+    path: PathBuf,
+    field: String,
+}
+
+impl Beside {
+    /// The file `name` (when the phase names one) in `dir`; `None` when it names none or, when
+    /// `optional` (a file nothing needs), names one that is not there.
+    ///
+    /// # Errors
+    /// A name that is not a plain file name.
+    fn of(
+        dir: &Path,
+        (i, field): (usize, &str),
+        name: Option<&str>,
+        optional: bool,
+    ) -> Result<Option<Beside>, String> {
+        let Some(name) = name else { return Ok(None) };
+        let b = Beside {
+            path: dir.join(name),
+            field: format!("phases[{i}].{field}"),
+        };
+        if !plain_file_name(name) {
+            return Err(b.at("not a plain file name".to_string()));
+        }
+        // Gone is allowed for an optional file; anything of that name is read (and a link refused).
+        Ok((!optional || std::fs::symlink_metadata(&b.path).is_ok()).then_some(b))
+    }
+
+    /// `e` said of this file: `PATH (FIELD): e`.
+    fn at(&self, e: String) -> String {
+        format!("{} ({}): {e}", self.path.display(), self.field)
+    }
+}
+
 /// Checks phase `i`'s histogram log (`phases[i].hist_log`, when it names one) against its series `rows`
-/// ([`crate::results::hlog::check_against`]).
+/// ([`crate::results::hlog::check_rows`]).
 fn hist_log(dir: &Path, (i, p): (usize, &Named), rows: &[SeriesRow]) -> Result<(), String> {
-    let Some(name) = p.hist_log.as_deref() else {
+    let Some(b) = Beside::of(dir, (i, "hist_log"), p.hist_log.as_deref(), false)? else {
         return Ok(());
     };
-    let path = dir.join(name);
-    let at = |e: String| format!("{} (phases[{i}].hist_log): {e}", path.display());
-    if !plain_file_name(name) {
-        return Err(at("not a plain file name".to_string()));
-    }
-    let text = std::fs::read(&path).map_err(|e| at(format!("cannot read it: {e}")))?;
-    crate::results::hlog::check_against(&text, rows)
+    let reader = crate::results::hlog::open(&b.path).map_err(|e| b.at(e))?;
+    crate::results::hlog::check_rows(reader, rows)
         .map(|_| ())
-        .map_err(at)
+        .map_err(|e| b.at(e))
 }
 
 /// Checks phase `i`'s per-I/O trace (`phases[i].trace`, when it has one): its rows against `trace.ios`.
@@ -169,12 +250,70 @@ fn trace(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
     let Some((name, ios)) = &p.trace else {
         return Ok(());
     };
-    let path = dir.join(name);
-    let at = |e: String| format!("{} (phases[{i}].trace): {e}", path.display());
-    if !plain_file_name(name) {
-        return Err(at("not a plain file name".to_string()));
+    let Some(b) = Beside::of(dir, (i, "trace"), Some(name), false)? else {
+        return Ok(());
+    };
+    crate::results::trace_csv::check_file(&b.path, *ios).map_err(|e| b.at(e))
+}
+
+/// Checks phase `i`'s counters CSV (`phases[i].counters_csv`, when it names one that is there; nothing
+/// reads it, and a merged folder names its first host's, which stays there): a regular file beside the
+/// results ([`crate::results::open_beside`]), within a series CSV's limits, with the counters header
+/// ([`crate::results::counters::header`]) and in each row as many cells, each empty or a number.
+fn counters(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
+    let Some(b) = Beside::of(dir, (i, "counters_csv"), p.counters.as_deref(), true)? else {
+        return Ok(());
+    };
+    let file = crate::results::open_beside(&b.path).map_err(|e| b.at(e))?;
+    let limit = |e: csv::Error| match e.kind() {
+        csv::ErrorKind::Io(io) => {
+            bounded::exceeded(io).map_or_else(|| e.to_string(), |x| x.0.clone())
+        }
+        _ => e.to_string(),
+    };
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bounded::Bounded::series(file));
+    let mut width = 0;
+    for (k, rec) in r.records().enumerate() {
+        let line = k + 1;
+        let rec = rec.map_err(|e| b.at(format!("line {line}: {}", limit(e))))?;
+        if k == 0 {
+            let head = rec.iter().collect::<Vec<_>>().join(",") + "\n";
+            if head != crate::results::counters::header(false)
+                && head != crate::results::counters::header(true)
+            {
+                return Err(b.at("line 1 is not a counters CSV's header".into()));
+            }
+            width = rec.len();
+            continue;
+        }
+        if rec.len() != width {
+            return Err(b.at(format!("line {line}: {} cells, not {width}", rec.len())));
+        }
+        let number = |c: &str| c.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 0.0);
+        if let Some(c) = rec.iter().find(|c| !c.is_empty() && !number(c)) {
+            return Err(b.at(format!("line {line}: {c:?} is not a count or a time")));
+        }
     }
-    crate::results::trace_csv::check_file(&path, *ios).map_err(at)
+    match width {
+        0 => Err(b.at("empty: no header".into())),
+        _ => Ok(()),
+    }
+}
+
+/// Checks phase `i`'s device CSV (`phases[i].device.device_csv`, a simulated drive's internals, when it
+/// names one that is there; report draws the phase without it otherwise) as `report` reads it
+/// ([`runs::read_device`]).
+fn device(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
+    let name = p.device.as_deref();
+    let Some(b) = Beside::of(dir, (i, "device.device_csv"), name, true)? else {
+        return Ok(());
+    };
+    runs::read_device(&b.path)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Reads each series CSV the phases of the results file `file` name (`named`: `phases[i].series_csv`, its
@@ -205,11 +344,13 @@ fn series(file: &Path, named: &[Named], problems: &mut Vec<String>) -> usize {
         match read {
             Ok(rows) => {
                 whole += 1;
-                problems.extend(hist_log(dir, (i, p), &rows).err());
+                problems.extend(beside(dir, (i, p), Some(&rows)));
             }
-            Err(e) => problems.push(e.to_string()),
+            Err(e) => {
+                problems.push(e.to_string());
+                problems.extend(beside(dir, (i, p), None));
+            }
         }
-        problems.extend(trace(dir, (i, p)).err());
     }
     whole
 }

@@ -252,7 +252,7 @@ pub fn char_kind(c: char) -> &'static str {
 
 /// Phase `i`'s place: its `index` above the one before (each phase once, in run order; a run `--from` a
 /// later phase starts past 0), its series CSV named after its index (`NN-`), a duration of at most
-/// [`MAX_DURATION_S`].
+/// [`MAX_DURATION_S`], a trace of at most [`crate::stats::trace::MAX_TRACE`] I/Os.
 fn phase_place(i: usize, p: &super::PhaseResult, before: Option<usize>, out: &mut Vec<Violation>) {
     let at = |what: &str| format!("phases[{i}].{what}");
     if let Some(b) = before.filter(|&b| p.index <= b) {
@@ -274,6 +274,16 @@ fn phase_place(i: usize, p: &super::PhaseResult, before: Option<usize>, out: &mu
             expected: format!(
                 "{} is not the index its series_csv is named by ({nn})",
                 p.index
+            ),
+        });
+    }
+    let most = crate::stats::trace::MAX_TRACE;
+    if let Some(t) = p.trace.as_ref().filter(|t| t.ios > most) {
+        out.push(Violation {
+            path: at("trace.ios"),
+            expected: format!(
+                "{} is more than the {most} I/Os a trace holds at most",
+                t.ios
             ),
         });
     }

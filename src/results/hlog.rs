@@ -206,49 +206,238 @@ impl HistLogWriter {
     }
 }
 
+/// The longest line read in a histogram log: 1 MiB. A histogram of wkrun's bounds with every bucket
+/// counted takes at most about 410 KiB in base64 ([`max_inner_bytes`] deflated, then base64).
+pub const MAX_LINE: u64 = 1 << 20;
+
+/// The cookie of a V2 histogram, and of one deflated (HdrHistogram's encoding, version 2).
+const V2_COOKIE: u32 = 0x1c84_9313;
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+/// The bytes of a V2 histogram's header: cookie, payload length, normalizing offset, significant digits
+/// (4 bytes each), lowest and highest value (8 each), integer to double ratio (an f64).
+const V2_HEADER: usize = 40;
+
+/// The most bytes a V2 histogram of wkrun's bounds ([`crate::stats::latency::HIST_BOUNDS`]) takes
+/// inflated: its header and a varint of at most 9 bytes per bucket.
+pub fn max_inner_bytes() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| V2_HEADER + 9 * new_histogram().distinct_values())
+}
+
+/// Decodes one histogram of a log: `bytes`, its base64 decoded, a deflated V2 histogram. Every length and
+/// bound its headers declare is checked against the bytes there are and wkrun's bounds before anything is
+/// allocated for it (the decoder would allocate what a header declares, 4 GiB for a hostile one).
+///
+/// # Errors
+/// What is wrong with the encoding.
+pub fn decode(bytes: &[u8], de: &mut Deserializer) -> Result<Hist, String> {
+    use std::io::Read;
+    let u32_at = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map(|x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]))
+    };
+    let u64_at = |b: &[u8], at: usize| {
+        b.get(at..at + 8)
+            .map(|x| u64::from_be_bytes(x.try_into().unwrap_or_default()))
+    };
+    let (Some(cookie), Some(len)) = (u32_at(bytes, 0), u32_at(bytes, 4)) else {
+        return Err(format!("{} B, too short for a histogram", bytes.len()));
+    };
+    if cookie != V2_DEFLATE_COOKIE {
+        return Err(format!(
+            "cookie {cookie:#010x}, not a deflated V2 histogram's ({V2_DEFLATE_COOKIE:#010x})"
+        ));
+    }
+    if u64::from(len) != bytes.len() as u64 - 8 {
+        return Err(format!(
+            "the histogram declares {len} B deflated, where the line holds {} B",
+            bytes.len() - 8
+        ));
+    }
+    let most = max_inner_bytes();
+    let mut inner = Vec::new();
+    flate2::read::ZlibDecoder::new(&bytes[8..])
+        .take(most as u64 + 1)
+        .read_to_end(&mut inner)
+        .map_err(|e| format!("the histogram does not inflate: {e}"))?;
+    if inner.len() > most {
+        return Err(format!(
+            "the histogram inflates past {most} B, more than one of wkrun's bounds takes"
+        ));
+    }
+    let head = (
+        u32_at(&inner, 0),
+        u32_at(&inner, 4),
+        u32_at(&inner, 8),
+        u32_at(&inner, 12),
+        u64_at(&inner, 16),
+        u64_at(&inner, 24),
+        u64_at(&inner, 32).map(f64::from_bits),
+    );
+    let (Some(c), Some(payload), Some(offset), Some(digits), Some(low), Some(high), Some(ratio)) =
+        head
+    else {
+        return Err(format!(
+            "the histogram inflates to {} B, too short for its header",
+            inner.len()
+        ));
+    };
+    let (want_low, want_high, want_digits) = crate::stats::latency::HIST_BOUNDS;
+    let why = if c != V2_COOKIE {
+        format!("inner cookie {c:#010x}, not a V2 histogram's ({V2_COOKIE:#010x})")
+    } else if u64::from(payload) != (inner.len() - V2_HEADER) as u64 {
+        format!(
+            "the histogram declares a payload of {payload} B, where it holds {} B",
+            inner.len() - V2_HEADER
+        )
+    } else if (low, high, digits) != (want_low, want_high, u32::from(want_digits)) {
+        format!(
+            "a histogram of {low}..{high} ns at {digits} digits, not wkrun's ({want_low}..{want_high} ns at {want_digits})"
+        )
+    } else if offset != 0 || ratio != 1.0 {
+        format!("normalizing offset {offset} and ratio {ratio}, where wkrun writes 0 and 1")
+    } else {
+        return de
+            .deserialize(&mut &inner[..])
+            .map_err(|e| format!("the histogram does not decode: {e}"));
+    };
+    Err(why)
+}
+
+/// One histogram line of a log: its line number, tag, start (ns from t = 0) and histogram bytes.
+struct Entry {
+    line: u64,
+    tag: String,
+    start_ns: u64,
+    bytes: Vec<u8>,
+}
+
 /// Reads a log's rows in order: each row's histograms of the log's directions (the tags of its first row,
-/// the series CSV's directions), one row at a time, so that a long log never has more than one row's
-/// histograms in memory.
-pub struct RowReader<'a> {
-    entries: IntervalLogIterator<'a>,
+/// the series CSV's directions), one row at a time and one line at a time (each at most [`MAX_LINE`]), so
+/// that a long log never has more than one row's histograms in memory. An error names the line.
+pub struct RowReader<R> {
+    src: R,
+    line: Vec<u8>,
+    at: u64,
+    ahead: std::collections::VecDeque<Entry>,
     dirs: Vec<Direction>,
     rows: u64,
     de: Deserializer,
 }
 
-impl<'a> RowReader<'a> {
+impl<'a> RowReader<&'a [u8]> {
     /// A reader of `text`, a whole log.
     ///
     /// # Errors
-    /// The text does not start with [`FORMAT_LINE`], or its first row's tags are not directions.
-    pub fn new(text: &'a [u8]) -> Result<RowReader<'a>, String> {
-        let first = text.split(|&b| b == b'\n').next().unwrap_or_default();
-        if first != FORMAT_LINE.as_bytes() {
-            return Err(format!(
-                "its first line is not {FORMAT_LINE} (not a wkrun histogram log, or of another version)"
-            ));
-        }
-        let mut dirs: Vec<Direction> = Vec::new();
-        for e in IntervalLogIterator::new(text) {
-            let Ok(LogEntry::Interval(h)) = e else {
-                continue;
-            };
-            let tag = h.tag().map_or("", |t| t.as_str());
-            let d = Direction::ALL
-                .into_iter()
-                .find(|d| d.name() == tag)
-                .ok_or_else(|| format!("a histogram is tagged \"{tag}\", not with a direction"))?;
-            if dirs.contains(&d) {
-                break;
-            }
-            dirs.push(d);
-        }
-        Ok(RowReader {
-            entries: IntervalLogIterator::new(text),
-            dirs,
+    /// As [`RowReader::from_reader`].
+    pub fn new(text: &'a [u8]) -> Result<RowReader<&'a [u8]>, String> {
+        RowReader::from_reader(text)
+    }
+}
+
+/// Opens the log `path` for [`RowReader`]: a regular file beside the results, never a symbolic link (not
+/// followed), a FIFO or a device ([`super::open_beside`]).
+///
+/// # Errors
+/// What is wrong (without the path).
+pub fn open(path: &std::path::Path) -> Result<RowReader<io::BufReader<std::fs::File>>, String> {
+    let f = super::open_beside(path)?;
+    RowReader::from_reader(io::BufReader::with_capacity(64 << 10, f))
+}
+
+impl<R: io::BufRead> RowReader<R> {
+    /// A reader of the log `src`.
+    ///
+    /// # Errors
+    /// The log does not start with [`FORMAT_LINE`], or a line of its first row does not read, or a tag of
+    /// it is not a direction.
+    pub fn from_reader(src: R) -> Result<RowReader<R>, String> {
+        let mut r = RowReader {
+            src,
+            line: Vec::new(),
+            at: 0,
+            ahead: Default::default(),
+            dirs: Vec::new(),
             rows: 0,
             de: Deserializer::new(),
-        })
+        };
+        let first = r.read_line()?.then(|| r.line.strip_suffix(b"\n"));
+        if first.flatten() != Some(FORMAT_LINE.as_bytes()) {
+            return Err(format!(
+                "line 1 is not {FORMAT_LINE} (not a wkrun histogram log, or of another version)"
+            ));
+        }
+        while let Some(e) = r.read_entry()? {
+            let d = Direction::ALL
+                .into_iter()
+                .find(|d| d.name() == e.tag)
+                .ok_or_else(|| {
+                    format!(
+                        "line {}: a histogram is tagged \"{}\", not with a direction",
+                        e.line, e.tag
+                    )
+                })?;
+            let again = r.dirs.contains(&d);
+            r.ahead.push_back(e);
+            if again {
+                break;
+            }
+            r.dirs.push(d);
+        }
+        Ok(r)
+    }
+
+    /// Reads the next line into `self.line`; false at the end.
+    fn read_line(&mut self) -> Result<bool, String> {
+        use io::{BufRead as _, Read as _};
+        self.line.clear();
+        let n = (&mut self.src)
+            .take(MAX_LINE + 1)
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| format!("line {}: cannot read it: {e}", self.at + 1))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.at += 1;
+        if n as u64 > MAX_LINE {
+            return Err(format!(
+                "line {} is longer than {}, the longest line of a histogram log",
+                self.at,
+                crate::units::fmt_bytes(MAX_LINE)
+            ));
+        }
+        Ok(true)
+    }
+
+    /// The next histogram line (comments and the legend skipped), its base64 decoded; `None` at the end.
+    fn entry(&mut self) -> Result<Option<Entry>, String> {
+        match self.ahead.pop_front() {
+            Some(e) => Ok(Some(e)),
+            None => self.read_entry(),
+        }
+    }
+
+    /// The next histogram line of the source.
+    fn read_entry(&mut self) -> Result<Option<Entry>, String> {
+        while self.read_line()? {
+            let at = self.at;
+            let h = match IntervalLogIterator::new(&self.line).next() {
+                None => continue,
+                Some(Ok(LogEntry::Interval(h))) => h,
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(format!("line {at} does not parse ({e:?})")),
+            };
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(h.encoded_histogram())
+                .map_err(|e| format!("line {at}: the histogram is not base64: {e}"))?;
+            return Ok(Some(Entry {
+                line: at,
+                tag: h.tag().map_or("", |t| t.as_str()).to_string(),
+                start_ns: u64::try_from(h.start_timestamp().as_nanos()).unwrap_or(u64::MAX),
+                bytes,
+            }));
+        }
+        Ok(None)
     }
 
     /// The next row: its start, ns from t = 0, and its histograms (every direction of `dirs` present, maybe
@@ -256,47 +445,34 @@ impl<'a> RowReader<'a> {
     ///
     /// # Errors
     /// A line that does not parse, a tag out of order, a histogram that does not decode or has other
-    /// bounds than wkrun's, a row cut short.
+    /// bounds than wkrun's ([`decode`]), a row cut short; each with its line.
     pub fn next_row(&mut self) -> Result<Option<(u64, RowHists)>, String> {
         let mut row = RowHists::default();
         let mut start_ns = 0;
         let k = self.rows;
-        for (i, want) in self.dirs.iter().enumerate() {
-            let entry = loop {
-                match self.entries.next() {
-                    None if i == 0 => return Ok(None),
-                    None => return Err(format!("row {k} has no histogram for {want}")),
-                    Some(Err(e)) => return Err(format!("row {k}: a line does not parse ({e:?})")),
-                    Some(Ok(LogEntry::Interval(h))) => break h,
-                    Some(Ok(_)) => continue,
+        for i in 0..self.dirs.len() {
+            let want = self.dirs[i];
+            let e = match self.entry()? {
+                None if i == 0 => return Ok(None),
+                None => {
+                    return Err(format!(
+                        "row {k} has no histogram for {want} (the log ends at line {})",
+                        self.at
+                    ));
                 }
+                Some(e) => e,
             };
-            let tag = entry
-                .tag()
-                .map(|t| t.as_str().to_string())
-                .unwrap_or_default();
-            if tag != want.name() {
+            let line = e.line;
+            if e.tag != want.name() {
                 return Err(format!(
-                    "row {k}: histogram tagged \"{tag}\" where {want} was next"
+                    "line {line}: row {k}: histogram tagged \"{}\" where {want} was next",
+                    e.tag
                 ));
             }
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(entry.encoded_histogram())
-                .map_err(|e| format!("row {k}, {want}: not base64: {e}"))?;
-            let h: Hist = self
-                .de
-                .deserialize(&mut &bytes[..])
-                .map_err(|e| format!("row {k}, {want}: the histogram does not decode: {e:?}"))?;
-            if (h.low(), h.high(), h.sigfig()) != crate::stats::latency::HIST_BOUNDS {
-                return Err(format!(
-                    "row {k}, {want}: a histogram of {}..{} ns at {} digits, not wkrun's",
-                    h.low(),
-                    h.high(),
-                    h.sigfig()
-                ));
-            }
-            start_ns = u64::try_from(entry.start_timestamp().as_nanos()).unwrap_or(u64::MAX);
-            row[*want] = Some(h);
+            let h = decode(&e.bytes, &mut self.de)
+                .map_err(|why| format!("line {line}: row {k}, {want}: {why}"))?;
+            start_ns = e.start_ns;
+            row[want] = Some(h);
         }
         self.rows += 1;
         Ok(Some((start_ns, row)))
@@ -305,6 +481,11 @@ impl<'a> RowReader<'a> {
     /// Rows read so far.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// The line read last (0 before the first).
+    pub fn line(&self) -> u64 {
+        self.at
     }
 
     /// The directions each row has a histogram of, in order.
@@ -323,14 +504,26 @@ impl<'a> RowReader<'a> {
 /// # Errors
 /// The first row that does not agree, or a log that does not read.
 pub fn check_against(text: &[u8], rows: &[SeriesRow]) -> Result<u64, String> {
-    let mut r = RowReader::new(text)?;
+    check_rows(RowReader::new(text)?, rows)
+}
+
+/// [`check_against`] of the log `r` reads.
+///
+/// # Errors
+/// As [`check_against`], naming the line.
+pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Result<u64, String> {
     // Per direction: the I/Os of the rows of the fold so far (not yet in a histogram), and their largest
     // latency, ns.
     let mut owed: PerDir<(u64, u64)> = PerDir::default();
     for (k, row) in rows.iter().enumerate() {
-        let (_, hists) = r
-            .next_row()?
-            .ok_or_else(|| format!("{k} rows of histograms, for {} series rows", rows.len()))?;
+        let (_, hists) = r.next_row()?.ok_or_else(|| {
+            format!(
+                "the log ends at line {} after {k} rows of histograms, for {} series rows",
+                r.line(),
+                rows.len()
+            )
+        })?;
+        let line = r.line();
         let mut want = row.clone();
         let mut max = PerDir::<u64>::default();
         for d in r.dirs() {
@@ -342,7 +535,7 @@ pub fn check_against(text: &[u8], rows: &[SeriesRow]) -> Result<u64, String> {
             let folded = held == 0 && row[*d].lat_pct_us.iter().all(Option::is_none);
             if held != *n && !folded {
                 return Err(format!(
-                    "row {k}: the {d} histogram holds {held} latencies, where the series counts {} {d}s{}",
+                    "line {line}: row {k}: the {d} histogram holds {held} latencies, where the series counts {} {d}s{}",
                     row[*d].ops,
                     match *n - row[*d].ops {
                         0 => String::new(),
@@ -359,7 +552,7 @@ pub fn check_against(text: &[u8], rows: &[SeriesRow]) -> Result<u64, String> {
             row[*d].lat_pct_us.iter().any(Option::is_some) && c.lat_pct_us != row[*d].lat_pct_us
         }) {
             return Err(format!(
-                "row {k}: the {d} percentiles are {:?} µs, their histogram's {:?}",
+                "line {line}: row {k}: the {d} percentiles are {:?} µs, their histogram's {:?}",
                 row[d].lat_pct_us, want[d].lat_pct_us
             ));
         }
@@ -371,7 +564,8 @@ pub fn check_against(text: &[u8], rows: &[SeriesRow]) -> Result<u64, String> {
     }
     match r.next_row()? {
         Some(_) => Err(format!(
-            "more rows of histograms than the {} series rows",
+            "line {}: more rows of histograms than the {} series rows",
+            r.line(),
             rows.len()
         )),
         None => Ok(rows.len() as u64),
@@ -431,7 +625,7 @@ mod tests {
         assert_eq!(r.next_row().unwrap().map(|(s, _)| s), Some(0));
         assert_eq!(
             r.next_row().err().as_deref(),
-            Some("row 2: histogram tagged \"read\" where write was next")
+            Some("line 7: row 2: histogram tagged \"read\" where write was next")
         );
         assert!(RowReader::new(b"#other\n").is_err());
     }
@@ -509,7 +703,7 @@ mod tests {
         assert_eq!(
             check_against(&text, &fewer).err().as_deref(),
             Some(
-                "row 3: the read histogram holds 4 latencies, where the series counts 1 reads and the rows \
+                "line 8: row 3: the read histogram holds 4 latencies, where the series counts 1 reads and the rows \
                  folded into it 2"
             )
         );

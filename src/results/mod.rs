@@ -24,3 +24,16 @@ pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 pub use cluster::*;
 pub use counters::{CpuResult, KernelResult, RunHealth};
 pub use model::*;
+
+/// Opens `path`, a file a results folder names beside its `results.json` (histogram log, trace, counters
+/// CSV), for reading: a regular file only, never through a symbolic link (not followed), never a FIFO or a
+/// device ([`crate::spec::load::open_regular`]).
+///
+/// # Errors
+/// What is wrong, without the path: `a symbolic link; not followed`, or `cannot read it: ...`.
+pub fn open_beside(path: &std::path::Path) -> Result<std::fs::File, String> {
+    crate::spec::load::open_regular(path, true).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => "a symbolic link; not followed".to_string(),
+        _ => format!("cannot read it: {e}"),
+    })
+}

@@ -7,7 +7,7 @@
 
 use super::outdir::{OutDir, slug};
 use crate::stats::trace::TraceRow;
-use std::io::{self, Write};
+use std::io::{self, BufRead as _, Write};
 
 /// The header row.
 pub const HEADER: &str = "t_ns,dir,offset,len,lat_ns";
@@ -34,26 +34,39 @@ pub fn write(dir: &OutDir, name: &str, rows: &[TraceRow]) -> io::Result<()> {
     w.into_inner().map_err(|e| e.into_error())?.sync_data()
 }
 
+/// The longest line read in a trace: 256 B (a row of five numbers at their largest is about 90).
+pub const MAX_LINE: u64 = 256;
+
 /// Checks the trace at `path`: its header, every row readable, in order of completion time, and `ios` rows.
+/// The file must be a regular file beside the results, never a symbolic link (not followed), a FIFO or a
+/// device ([`super::open_beside`]); it is read a line at a time, each at most [`MAX_LINE`].
 ///
 /// # Errors
 /// What is wrong, with the line.
 pub fn check_file(path: &std::path::Path, ios: u64) -> Result<(), String> {
-    use std::io::BufRead;
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let mut lines = io::BufReader::new(f).lines();
-    match lines.next() {
-        Some(Ok(h)) if h == HEADER => {}
-        _ => return Err(format!("its first line is not {HEADER}")),
+    let f = super::open_beside(path)?;
+    check_lines(io::BufReader::with_capacity(64 << 10, f), ios)
+}
+
+/// [`check_file`] of the trace `src` reads.
+///
+/// # Errors
+/// As [`check_file`].
+pub fn check_lines(mut src: impl io::BufRead, ios: u64) -> Result<(), String> {
+    let mut buf = Vec::with_capacity(128);
+    if next_line(&mut src, &mut buf, 1)? != Some(HEADER) {
+        return Err(format!("line 1 is not {HEADER}"));
     }
     let (mut n, mut last) = (0u64, 0u64);
-    for (i, line) in lines.enumerate() {
-        let line = line.map_err(|e| format!("line {}: {e}", i + 2))?;
-        let r = parse_row(&line).map_err(|e| format!("line {}: {e}", i + 2))?;
+    while let Some(text) = next_line(&mut src, &mut buf, n + 2)? {
+        let at = n + 2;
+        if n == ios {
+            return Err(format!("line {at}: more rows than trace.ios, {ios}"));
+        }
+        let r = parse_row(text).map_err(|e| format!("line {at}: {e}"))?;
         if r.t_ns < last {
             return Err(format!(
-                "line {}: t_ns {} before the line above's {last}",
-                i + 2,
+                "line {at}: t_ns {} before the line above's {last}",
                 r.t_ns
             ));
         }
@@ -63,6 +76,33 @@ pub fn check_file(path: &std::path::Path, ios: u64) -> Result<(), String> {
         true => Ok(()),
         false => Err(format!("{n} rows, where trace.ios says {ios}")),
     }
+}
+
+/// Line `n` of `src`, read into `buf` (at most [`MAX_LINE`] bytes), without its line end; `None` at the
+/// end.
+fn next_line<'b>(
+    src: &mut impl io::BufRead,
+    buf: &'b mut Vec<u8>,
+    n: u64,
+) -> Result<Option<&'b str>, String> {
+    use std::io::Read;
+    buf.clear();
+    let got = src
+        .take(MAX_LINE + 1)
+        .read_until(b'\n', buf)
+        .map_err(|e| format!("line {n}: cannot read it: {e}"))?;
+    if got as u64 > MAX_LINE {
+        return Err(format!(
+            "line {n} is longer than {MAX_LINE} B, the longest line of a trace"
+        ));
+    }
+    if got == 0 {
+        return Ok(None);
+    }
+    let line = buf.strip_suffix(b"\n").unwrap_or(buf);
+    std::str::from_utf8(line)
+        .map(Some)
+        .map_err(|_| format!("line {n} is not text (not UTF-8)"))
 }
 
 /// One row of a trace read back.

@@ -25,6 +25,7 @@ mod fio_trial;
 mod fiohabits;
 mod headline;
 mod hold;
+mod hostile_results;
 mod hosts;
 mod interrupt;
 mod labels;

@@ -13,14 +13,11 @@
 use super::series::cell_of;
 use crate::report::runs::RunData;
 use crate::results::PhaseResult;
-use crate::results::hlog::{LineMaker, RowReader};
+use crate::results::hlog::{LineMaker, RowReader, open};
 use crate::results::series_csv::{SeriesRow, directions};
 use crate::stats::latency::new_histogram;
 use crate::stats::row_latency::RowHists;
 use crate::vocab::{Direction, PerDir};
-
-/// Most bytes of one histogram log read (a log of 10 million rows of two directions is far less).
-const MAX_HLOG_BYTES: u64 = 4 << 30;
 
 /// The merged log of the phase at position `at[h]` of each run `h` (`parts[h]`), its rows on the grid of
 /// `rows` (the merged series, whose percentile columns it sets), and the folds met ([`Folds`]); `None` when
@@ -36,7 +33,7 @@ pub fn merge(
     interval_ns: u64,
     rows: &mut [SeriesRow],
 ) -> Result<Option<(Vec<u8>, Folds)>, String> {
-    let mut texts = Vec::with_capacity(runs.len());
+    let mut hosts = Vec::with_capacity(runs.len());
     for (h, p) in parts.iter().enumerate() {
         let Some(name) = &p.hist_log else {
             return Ok(None);
@@ -46,20 +43,8 @@ pub fn merge(
             .parent()
             .unwrap_or(std::path::Path::new("."))
             .join(name);
-        let len = std::fs::metadata(&path).map_or(0, |m| m.len());
-        if len > MAX_HLOG_BYTES {
-            return Err(format!(
-                "{}: {len} B, more than a histogram log may be",
-                path.display()
-            ));
-        }
-        let text =
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        texts.push((path, text));
-    }
-    let mut hosts = Vec::with_capacity(texts.len());
-    for (h, (path, text)) in texts.iter().enumerate() {
-        let reader = RowReader::new(text).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Read a line at a time, each within a bound; never through a link, from a FIFO or a device.
+        let reader = open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let own = runs[h]
             .series
             .get(at[h])
@@ -115,8 +100,8 @@ pub struct Folds {
 
 /// One host's log being read beside its series rows.
 struct Host<'a> {
-    path: &'a std::path::Path,
-    reader: RowReader<'a>,
+    path: std::path::PathBuf,
+    reader: RowReader<std::io::BufReader<std::fs::File>>,
     own: &'a [SeriesRow],
     /// Its next row.
     next: usize,
