@@ -1304,7 +1304,7 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     // or past the schema what `wkrun validate` would refuse (the merge then says failed: exit 1).
     let checked = wkrun::results::check::check_written(&out);
     let contents = match checked {
-        Ok(()) => own_check::own_results(&out, &mut merged.results),
+        Ok(()) => own_check::own_results(&out, &mut merged.results, own_check::Scope::Files),
         Err(_) => Ok(()),
     };
     stdout_text(&format!(
@@ -1425,9 +1425,11 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let (r, unchecked) = checked_outcome(r, &out_dir);
     // Past the schema, what `wkrun validate` checks: a run whose results it would refuse failed.
     let r = match (r, &unchecked) {
-        (Ok(mut res), None) => own_check::own_results(&out_dir, &mut res)
-            .map(|()| res)
-            .map_err(RunError::Failed),
+        (Ok(mut res), None) => {
+            own_check::own_results(&out_dir, &mut res, own_check::Scope::Figures)
+                .map(|()| res)
+                .map_err(RunError::Failed)
+        }
         (r, _) => r,
     };
     outcome(r, &plan, created, out_dir)?;

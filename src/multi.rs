@@ -141,7 +141,9 @@ fn aggregate_and_check(
         match (wkrun::results::check::check_written(dir), o.as_mut()) {
             (Err(e), _) => unchecked.push(e),
             (Ok(()), Ok(r)) => {
-                if let Err(e) = crate::own_check::own_results(dir, r) {
+                if let Err(e) =
+                    crate::own_check::own_results(dir, r, crate::own_check::Scope::Figures)
+                {
                     *o = Err(RunError::Failed(e));
                 }
             }
@@ -169,8 +171,10 @@ fn aggregate_and_check(
         false => Ok(()),
     };
     let aggregate = aggregate.and_then(|mut m| match &schema {
-        Ok(()) => crate::own_check::own_results(out_dir, &mut m.results)
-            .map_err(|e| format!("the aggregate {}: {e}", path.display())),
+        Ok(()) => {
+            crate::own_check::own_results(out_dir, &mut m.results, crate::own_check::Scope::Files)
+                .map_err(|e| format!("the aggregate {}: {e}", path.display()))
+        }
         Err(_) => Ok(()),
     });
     unchecked.extend(schema.err());

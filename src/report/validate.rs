@@ -96,6 +96,16 @@ pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> 
     }
 }
 
+/// [`check_contents`]'s check of the figures alone (their arithmetic and plausibility), reading no file: what
+/// a run checks of its own results, whose series CSV and histogram log its collector writes row by row
+/// together (reading them back would take memory growing with the run's length).
+///
+/// # Errors
+/// The problems, in one message naming the file and each JSON path.
+pub fn check_figures(file: &Path, r: &Results) -> Result<(), Vec<String>> {
+    implausible(file, r).map_or(Ok(()), |why| Err(vec![why]))
+}
+
 /// What `validate` refuses in the results `r` of the file `file` that the schema lets through: figures that
 /// cannot be true ([`crate::results::check::implausible`]), all in one message naming the file and each
 /// JSON path; `None` when there are none.
