@@ -94,16 +94,17 @@ mod tests {
 
     #[test]
     fn a_step_down_has_its_plateau_cliff_and_steady_level() {
-        // 20 s at 1000, then 80 s alternating 300 and 500.
-        let mut v = vec![1000.0; 20];
+        // 24 s at 1000, then 80 s alternating 300 and 500 (the last quarter, 26 s, holds 13 of each).
+        let mut v = vec![1000.0; 24];
         v.extend((0..80).map(|i| if i % 2 == 0 { 300.0 } else { 500.0 }));
         let f = Features::of(&v).unwrap();
         assert_eq!(f.plateau, 1000.0);
         assert_eq!(f.steady, 400.0);
         assert_eq!(f.worst, 300.0);
         assert!((f.spread - 0.25).abs() < 1e-12, "{}", f.spread);
-        // Half-way is 700: the 5-s window ending at second 23 (1000 ×2, 300, 500, 300) has mean 620.
-        assert_eq!(f.cliff_s, 23.0);
+        // Half-way is 700: the 5-s window ending at second 27 (1000 ×2, 300, 500, 300) has mean 620, the one
+        // before (1000 ×3, 300, 500) 760.
+        assert_eq!(f.cliff_s, 27.0);
         assert!(f.reached_cliff(v.len()));
         let flat = Features::of(&[1000.0; 100]).unwrap();
         assert!(!flat.reached_cliff(100));

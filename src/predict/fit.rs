@@ -336,3 +336,28 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
     ));
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn theory_round_trips_from_ratio_to_spare_area() {
+        // sim:capacity=1GiB,op=7%,dies=1: 273 superblocks of 4 MiB for 256 of data, α = 269 / 256.
+        let mut p = SimParams::parse_target("sim:capacity=1GiB,op=7%,dies=1").unwrap();
+        let a = alpha_of(&p);
+        assert!((a - 269.0 / 256.0).abs() < 1e-12, "{a}");
+        // u from α by the fixed point, independently of the code under test.
+        let mut u = 0.5f64;
+        for _ in 0..2000 {
+            u = (-a * (1.0 - u)).exp();
+        }
+        let r = ratio_of_u(&p, u);
+        let back = alpha_of_ratio(&p, r);
+        assert!((back - a).abs() < 1e-6, "{back} vs {a}");
+        // The spare area set from α lands in the same superblock count.
+        set_op(&mut p, back);
+        assert_eq!(SimTarget::new(p.clone()).unwrap().superblocks, 273);
+        assert!((alpha_of(&p) - a).abs() < 1e-12);
+    }
+}
