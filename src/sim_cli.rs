@@ -3,6 +3,7 @@
 
 use crate::{Fail, bad, stdout_text};
 use clap::Subcommand;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use wkrun::predict::{FitError, fit, measured};
 use wkrun::units::Size;
@@ -98,6 +99,7 @@ fn fitted(results: &Path, phase: Option<&str>, capacity: Option<Size>) -> Result
     let started = std::time::Instant::now();
     let mut log = std::io::stderr();
     let f = fit::fit(&m, &exe()?, &mut log).map_err(fit_fail)?;
-    eprint!("{}", fit::report(&m, &f, started.elapsed().as_secs_f64()));
+    // The account in one write (each line whole, as every line wkrun prints).
+    let _ = log.write_all(fit::report(&m, &f, started.elapsed().as_secs_f64()).as_bytes());
     Ok(f.target)
 }

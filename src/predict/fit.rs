@@ -77,9 +77,9 @@ impl Runs<'_> {
                 "the simulated run on {target} wrote too few seconds"
             ))
         })?;
-        let _ = writeln!(
-            self.log,
-            "fit: run {} ({:.1} s): {target}: plateau {:.0}, cliff at {:.0} s, steady {:.0} IOPS, spread {:.3}",
+        // Each line in one write, as every line wkrun prints (tests/it/lines.rs).
+        let line = format!(
+            "fit: run {} ({:.1} s): {target}: plateau {:.0}, cliff at {:.0} s, steady {:.0} IOPS, spread {:.3}\n",
             self.n,
             started.elapsed().as_secs_f64(),
             f.plateau,
@@ -87,6 +87,7 @@ impl Runs<'_> {
             f.steady,
             f.spread
         );
+        let _ = self.log.write_all(line.as_bytes());
         Ok(f)
     }
 }
@@ -110,15 +111,15 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         log,
     };
     let mut p = first_guess(m)?;
-    let _ = writeln!(
-        runs.log,
-        "fit: measured plateau {:.0}, cliff at {:.0} s, steady {:.0} IOPS, spread {:.3}; first guess from theory: {}",
+    let line = format!(
+        "fit: measured plateau {:.0}, cliff at {:.0} s, steady {:.0} IOPS, spread {:.3}; first guess from theory: {}\n",
         m.features.plateau,
         m.features.cliff_s,
         m.features.steady,
         m.features.spread,
         target_of(&p)
     );
+    let _ = runs.log.write_all(line.as_bytes());
     let mut f = refine(&mut runs, &mut p, MAX_REFINE)?;
     if let Some(better) = vary(&mut runs, &p, &f)? {
         p = better;
