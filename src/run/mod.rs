@@ -538,6 +538,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        prediction: None,
         health: None,
         phases: Vec::new(),
     }

@@ -42,6 +42,7 @@ mod overrides;
 mod parts;
 mod phases;
 mod prealloc;
+mod predict;
 mod progress;
 mod pts_report;
 mod published;
