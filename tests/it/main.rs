@@ -23,6 +23,7 @@ mod fio_json;
 mod fio_side;
 mod fio_trial;
 mod fiohabits;
+mod first_hour;
 mod headline;
 mod hold;
 mod hostile_results;
