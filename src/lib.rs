@@ -19,6 +19,7 @@ pub mod launch;
 pub mod library;
 pub mod ops;
 pub mod plan;
+pub mod predict;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -19,6 +19,7 @@ mod fio_cli;
 mod man;
 mod multi;
 mod own_check;
+mod sim_cli;
 
 /// Declarative storage workload-spec runner
 ///
@@ -185,6 +186,11 @@ enum Cmd {
         /// Write the job file here (default: standard output).
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Fit the simulated drive to a measured run (`sim fit`), or predict a spec's results on it (`sim predict`).
+    Sim {
+        #[command(subcommand)]
+        cmd: sim_cli::SimCmd,
     },
     /// Print a JSON Schema: `spec` (spec files) or `result` (results.json).
     Schema {
@@ -493,6 +499,7 @@ fn work() -> ExitCode {
             ..
         }) => fio_cli::cmd_import(&files, &args, output.as_deref(), lossy),
         Some(Cmd::Export { spec, output, .. }) => fio_cli::cmd_export(&spec, output.as_deref()),
+        Some(Cmd::Sim { cmd }) => sim_cli::cmd_sim(cmd),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {
                 schema::spec_schema()

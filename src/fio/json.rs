@@ -148,6 +148,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         }),
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        prediction: None,
         health: None,
         phases,
     })

@@ -234,7 +234,8 @@ fn not_run(out: &mut String, plan: &Plan, indent: &str) {
     );
 }
 
-/// The lines under a phase's row: its intervals, workers, the completion-wait probe, roundings, warnings.
+/// The lines under a phase's row: its intervals, workers, the completion-wait probe, its engine and direct
+/// I/O, roundings, warnings.
 fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
     let io = p.io();
     if let (Some(d), Some(io)) = (p.bound().and_then(Bound::duration_ns), io) {
@@ -274,6 +275,9 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
     }
     if let Some(line) = io.and_then(ring_and_zones) {
         let _ = writeln!(out, "{indent}{line}");
+    }
+    if let Some(io) = io {
+        let _ = writeln!(out, "{indent}{}", engine_line(io));
     }
     for note in &p.rounding {
         let _ = writeln!(out, "{indent}rounding: {note}");
@@ -331,6 +335,16 @@ fn mix_and_durability(out: &mut String, w: &IoWork, indent: &str) {
             w.io.trace, w.io.trace
         );
     }
+}
+
+/// The phase's engine and whether its I/O bypasses the page cache (`engine io_uring, direct (O_DIRECT)`,
+/// `engine psync, buffered (direct = false)`): a line rather than columns, the table being wide already.
+fn engine_line(io: &super::IoSettings) -> String {
+    let direct = match io.direct {
+        true => "direct (O_DIRECT)",
+        false => "buffered (direct = false)",
+    };
+    format!("engine {}, {direct}", io.engine.as_str())
 }
 
 /// How the phase's io_uring ring runs and its writes meet a zoned device's zones, when a key asks

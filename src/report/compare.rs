@@ -634,11 +634,15 @@ fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
 
 /// A phase's parameters as `key=value` pairs (top-level fields of `params`; a nested value as compact JSON),
 /// but `worker_parts`: it follows from `workers`, `workers_split`, the span, the bound and `seed`, which show
-/// when they differ, and as JSON it made a column hundreds of characters wide.
-fn param_pairs(p: &PhaseResult) -> Vec<(String, String)> {
-    let Ok(serde_json::Value::Object(m)) = serde_json::to_value(&p.params) else {
+/// when they differ, and as JSON it made a column hundreds of characters wide. `completion_waits` is the
+/// way used ([`waits_used`]), except in a run of another tool (`foreign`).
+fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
+    let Ok(serde_json::Value::Object(mut m)) = serde_json::to_value(&p.params) else {
         return Vec::new();
     };
+    if let Some(w) = waits_used(p).filter(|_| !foreign) {
+        m.insert("completion_waits".into(), w.into());
+    }
     m.into_iter()
         .filter(|(k, _)| k != "worker_parts")
         .map(|(k, v)| {
@@ -651,13 +655,29 @@ fn param_pairs(p: &PhaseResult) -> Vec<(String, String)> {
         .collect()
 }
 
+/// How a wkrun io_uring phase that did not probe for batched completion waits (`params.completion_waits`
+/// absent) waited: `"each"`, one completion at a time (`completion_waits = "each"` in the spec, or a phase
+/// the probe does not apply to), when it waited for one at a time (`completions_per_wait` absent). `None`
+/// otherwise: a phase that probed says `probe` (the way it kept is the completion-waits row), and another
+/// engine has no such setting.
+fn waits_used(p: &PhaseResult) -> Option<&'static str> {
+    let q = &p.params;
+    (q.engine == Some(crate::vocab::EngineKind::IoUring)
+        && q.completion_waits.is_none()
+        && q.completions_per_wait.is_none())
+    .then_some("each")
+}
+
 /// The `key=value` of each parameter that is not the same in every run that has the phase (absent counts
 /// as a value, `-`, except in a `foreign` run, whose tool does not give every parameter: there it is
 /// unknown, compared with nothing and not shown), per run; `None` when they all agree (or fewer than two
 /// runs have the phase).
 fn differing_params(phases: &[Option<&PhaseResult>], foreign: &[bool]) -> Option<Vec<Cell>> {
-    let pairs: Vec<Option<Vec<(String, String)>>> =
-        phases.iter().map(|p| p.map(param_pairs)).collect();
+    let pairs: Vec<Option<Vec<(String, String)>>> = phases
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.map(|p| param_pairs(p, foreign.get(i).copied().unwrap_or(false))))
+        .collect();
     if pairs.iter().flatten().count() < 2 {
         return None;
     }

@@ -156,6 +156,7 @@ pub fn results(
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        prediction: None,
         health: None,
         phases,
     }

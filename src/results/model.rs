@@ -73,6 +73,10 @@ pub struct Results {
     /// `report`): the tool, its version and the file; absent for wkrun's own runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ResultsSource>,
+    /// Results of `wkrun sim predict`: a spec run on a simulated drive fitted to a measured run (a
+    /// prediction, not a measurement): the measured results and the fitted target. Absent for runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<Prediction>,
     /// The blocks of rounds (`[[repeat]]`) that ran a phase, in spec order: each complete round's tracking
     /// value, the SNIA PTS verdict over them, the measurement window and its per-cell means. Absent when the
     /// spec has none.
@@ -110,6 +114,7 @@ impl Results {
             launch: self.launch.clone(),
             cluster: self.cluster.clone(),
             source: self.source.clone(),
+            prediction: self.prediction.clone(),
             round_blocks: self.round_blocks.clone(),
             latency_searches: self.latency_searches.clone(),
             health: self.health.clone(),
@@ -128,6 +133,16 @@ pub struct ResultsSource {
     pub version: String,
     /// The file read, as named.
     pub file: String,
+}
+
+/// What a prediction (`wkrun sim predict`) was made from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Prediction {
+    /// The measured results file the simulated drive was fitted to, as named on the command line.
+    pub measured: String,
+    /// The fitted simulated drive the spec ran on (`sim:...`, as `wkrun sim fit` printed it).
+    pub fitted_target: String,
 }
 
 /// Identity of the spec file that ran.

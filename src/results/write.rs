@@ -118,6 +118,11 @@ pub struct ResultsWriter {
     max_phase: u64,
     /// Bytes of the document without its phases, as last serialized.
     envelope_bytes: u64,
+    /// The results last given to [`ResultsWriter::update`], without their phases, and how many phases
+    /// they had.
+    latest: Option<(Results, usize)>,
+    /// The signal that stopped the run and when, once [`ResultsWriter::mark_interrupted`] said so.
+    marked: Option<(Option<String>, String)>,
 }
 
 impl ResultsWriter {
@@ -137,6 +142,8 @@ impl ResultsWriter {
             phase_bytes: 0,
             max_phase: 0,
             envelope_bytes: 0,
+            latest: None,
+            marked: None,
         }
     }
 
@@ -223,7 +230,7 @@ impl ResultsWriter {
             self.keep_room();
         }
         let n = results.phases.len();
-        let envelope = to_value(&results.envelope())?;
+        let envelope = to_value(&self.as_marked(results.envelope()))?;
         let text = assemble(&envelope, &self.phases[..n])?;
         let replaced = match (last && self.reserving, self.counts.writes) {
             (true, _) => self.replace_last(&text),
@@ -334,6 +341,7 @@ impl ResultsWriter {
     /// # Errors
     /// As [`ResultsWriter::write`].
     pub fn update(&mut self, results: &Results) -> Result<(), WriteError> {
+        self.latest = Some((results.envelope(), results.phases.len()));
         let write = results.status != Status::Running
             || self.last.is_none_or(|(end, cost)| due(end.elapsed(), cost));
         if write {
@@ -343,6 +351,55 @@ impl ResultsWriter {
             self.keep_room();
             Ok(())
         }
+    }
+}
+
+impl ResultsWriter {
+    /// Says at once that a signal stopped the run (`signal`, at `at`, RFC 3339): the results last given to
+    /// [`ResultsWriter::update`], with the status `interrupted`, written now, before the run has drained
+    /// its phase and written its own last results (a second signal may end the process before that); the
+    /// later writes of the run while it still says `running` say `interrupted` too. Nothing is written
+    /// before the first results or after the last.
+    ///
+    /// # Errors
+    /// As [`ResultsWriter::write`].
+    pub fn mark_interrupted(
+        &mut self,
+        signal: Option<String>,
+        at: String,
+    ) -> Result<(), WriteError> {
+        let Some((latest, n)) = &self.latest else {
+            return Ok(());
+        };
+        if latest.status != Status::Running || self.marked.is_some() {
+            return Ok(());
+        }
+        self.marked = Some((signal, at));
+        let n = *n;
+        let envelope = to_value(&self.as_marked(latest.envelope()))?;
+        let text = assemble(&envelope, &self.phases[..n])?;
+        self.dir
+            .replace("results.json", &text, true)
+            .map_err(|source| WriteError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        self.on_disk = n;
+        self.counts.writes += 1;
+        Ok(())
+    }
+
+    /// `envelope` as written: a run still `running` after [`ResultsWriter::mark_interrupted`] is
+    /// `interrupted`, by its signal.
+    fn as_marked(&self, mut envelope: Results) -> Results {
+        if let Some((signal, at)) = &self.marked
+            && envelope.status == Status::Running
+        {
+            envelope.status = Status::Interrupted;
+            envelope.signal = signal.clone();
+            envelope.finished_at = Some(at.clone());
+        }
+        envelope
     }
 }
 

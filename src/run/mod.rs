@@ -7,6 +7,7 @@ pub mod counters;
 pub mod erase;
 mod health;
 mod host;
+mod interrupt;
 pub mod io_phase;
 mod limits;
 pub mod measure;
@@ -318,6 +319,25 @@ pub(crate) fn execute_gated(
         // Kept once every target has its first results.json ([`first_everywhere`]).
         writer.defer_room();
     }
+    let writer = Mutex::new(writer);
+    interrupt::watching(&writer, stop, || {
+        run_held(spec, plan, out_dir, stop, obs, gate, held, &writer)
+    })
+}
+
+/// [`execute_gated`] once the target is held (or could not be) and the results writer made.
+#[allow(clippy::too_many_arguments)]
+fn run_held(
+    spec: &LoadedSpec,
+    plan: &Plan,
+    out_dir: &OutDir,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+    gate: Option<&multi::Gate>,
+    held: Result<Option<Held>, String>,
+    writer: &Mutex<ResultsWriter>,
+) -> Result<Results, RunError> {
+    let mut shared = interrupt::Shared(writer);
     // A simulated target: one drive, factory-new, for the whole run.
     let (device, device_error) = match plan.target.sim.as_ref().map(|t| SimDevice::new(&t.params)) {
         None => (None, None),
@@ -333,7 +353,7 @@ pub(crate) fn execute_gated(
         written: Written::default(),
         failed_writes: Vec::new(),
         results: start(spec, plan),
-        obs: Both(&mut writer, obs),
+        obs: Both(&mut shared, obs),
         cache: None,
     };
     ctx.record_running()?;
@@ -538,6 +558,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        prediction: None,
         health: None,
         phases: Vec::new(),
     }

@@ -614,7 +614,8 @@ pub fn hex(bytes: &[u8]) -> String {
 /// (unknown keys refused) and applies [`rules::check_all`].
 ///
 /// Every error of the file is reported, in file order, except where one stage stops the next: TOML syntax,
-/// an empty file and `format` stop at once; then every unknown key and every value that does not parse,
+/// an empty file and a `format` other than 1 stop at once (a missing one is one error among the others,
+/// unless the file looks like a fio job file); then every unknown key and every value that does not parse,
 /// every bad element of a list included (from the tree parsed once, one table at a time); then the
 /// expansion of sweeps and matrices and the rules, except the rules about a whole table (a missing key or
 /// bound) of a table that had a key or value error, as likely consequences of it (a fio `runtime` instead of `duration` also leaves the workload
@@ -649,14 +650,12 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
             Some("a spec needs at least `format = 1`, a [spec] table with name and version, and one [[phase]]".into()),
         ).into());
     }
-    check_format(&index, doc.get_ref()).map_err(|mut e| {
-        if e.message.starts_with("missing `format`") {
-            e.help = fio_job_file(text).or(e.help);
-        }
-        e
-    })?;
+    let mut doc = doc;
+    let no_format = missing_format(&index, text, &mut doc)?;
+    check_format(&index, doc.get_ref())?;
     let parsed = deserialize_all(&index, doc);
     let mut errors = parsed.errors;
+    errors.extend(no_format);
     let Some(file) = parsed.file else {
         let mut all = in_file_order(errors);
         if parsed.capped {
@@ -1052,6 +1051,42 @@ fn fio_job_file(text: &str) -> Option<String> {
     ))
 }
 
+/// A missing `format`: one error among the others (`Ok(Some)`), the rest of the file read as format 1 (the
+/// key put in `doc`), so that every other error is said with it; a file that looks like a fio job file
+/// stops here (`Err`), its other errors being those of another language. `Ok(None)` when `format` is there.
+fn missing_format(
+    index: &SourceIndex,
+    text: &str,
+    doc: &mut Spanned<DeTable<'_>>,
+) -> Result<Option<SpecError>, SpecError> {
+    if doc.get_ref().iter().any(|(k, _)| k.get_ref() == "format") {
+        return Ok(None);
+    }
+    let mut e = SpecError {
+        location: index.start(),
+        field: Some("format".into()),
+        message: "missing `format`: the spec format version".into(),
+        help: Some(format!("add `format = {FORMAT_VERSION}` as the first line")),
+    };
+    if let Some(help) = fio_job_file(text) {
+        e.help = Some(help);
+        return Err(e);
+    }
+    // The key parsed from its own text: the only way to make a `DeValue` (its span is never shown, the
+    // value being valid).
+    const FORMAT_LINE: &str = "format = 1";
+    const _: () = assert!(
+        FORMAT_VERSION == 1,
+        "FORMAT_LINE names the format this build reads"
+    );
+    if let Ok(line) = DeTable::parse(FORMAT_LINE)
+        && let Some((k, v)) = line.into_inner().into_iter().next()
+    {
+        doc.get_mut().insert(k, v);
+    }
+    Ok(Some(e))
+}
+
 fn check_format(index: &SourceIndex, doc: &DeTable<'_>) -> Result<(), SpecError> {
     let Some((_, v)) = doc.iter().find(|(k, _)| k.get_ref() == "format") else {
         return Err(SpecError {
@@ -1122,7 +1157,10 @@ fn serde_error(index: &SourceIndex, e: &toml::de::Error) -> (SpecError, Option<S
             Some(p) => format!("{p}.{missing}"),
             None => missing.to_string(),
         });
-        (msg.replace("missing field", "missing key"), None)
+        (
+            msg.replace("missing field", "missing key"),
+            spec_key_help(path.as_deref()),
+        )
     } else {
         let p = path.as_deref().unwrap_or("");
         let raw = index.raw_at(p).unwrap_or("");
@@ -1138,6 +1176,19 @@ fn serde_error(index: &SourceIndex, e: &toml::de::Error) -> (SpecError, Option<S
         help,
     };
     (err, path)
+}
+
+/// What to write for a missing key of `[spec]`, which a newcomer may not know is required.
+fn spec_key_help(path: Option<&str>) -> Option<String> {
+    match path? {
+        "spec.version" => Some(
+            "add `version = \"1\"` under [spec]: the spec's own version, any string (`\"1.0.0\"`), for sharing it between labs".into(),
+        ),
+        "spec.name" => Some(
+            "add `name = \"...\"` under [spec]: the spec's name, used in output paths".into(),
+        ),
+        _ => None,
+    }
 }
 
 /// serde's message about the value of `key` (written `raw`, quotes included) in plain words, with help: the

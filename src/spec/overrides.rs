@@ -311,6 +311,27 @@ fn replace<T: serde::Serialize + serde::de::DeserializeOwned>(
     })
 }
 
+/// A value error in the words of the command line: the hint for a bare number names a TOML string (`write
+/// a duration as a string with its unit, e.g. "20s"`), which `--set` gives without quotes: `e.g. --set
+/// duration=20s` (with the key as the override wrote it, `phase.NAME.duration`).
+fn command_line_words(e: String, o: &Override) -> String {
+    const TOML: &str = " as a string with its unit, e.g. \"";
+    let Some(at) = e.find(TOML) else {
+        return e;
+    };
+    let rest = &e[at + TOML.len()..];
+    let Some(end) = rest.find('"') else {
+        return e;
+    };
+    let key = o.arg.split_once('=').map_or(o.arg.as_str(), |(k, _)| k);
+    format!(
+        "{} with its unit, e.g. --set {key}={}{}",
+        &e[..at],
+        &rest[..end],
+        &rest[end + 1..]
+    )
+}
+
 /// Why a key cannot be set at all: not a key (a fio option's wkrun name, or the nearest key), or not one
 /// `--set` may change.
 fn refuse_key(o: &Override) -> Option<String> {
@@ -367,7 +388,7 @@ impl LoadedSpec {
         }
         let mut relisted = false;
         for o in sets {
-            relisted |= self.set_lists(o)?;
+            relisted |= self.set_lists(o).map_err(|e| command_line_words(e, o))?;
         }
         if relisted {
             self.phases = super::expand::expand(&self.file).map_err(|r| {
@@ -380,8 +401,12 @@ impl LoadedSpec {
                 _ if o.block.is_some() => {}
                 (Some(_), _) => {}
                 (None, None) if o.value.is_array() && !takes_list(&o.key) => {}
-                (None, None) => self.set_everywhere(o)?,
-                (None, Some(name)) => self.set_in_phase(o, name)?,
+                (None, None) => self
+                    .set_everywhere(o)
+                    .map_err(|e| command_line_words(e, o))?,
+                (None, Some(name)) => self
+                    .set_in_phase(o, name)
+                    .map_err(|e| command_line_words(e, o))?,
             }
             let shown = match (&o.block, &o.sweep, &o.phase) {
                 (Some(name), _, _) => format!("repeat.{name}.{}={}", o.key, o.value),

@@ -3,7 +3,9 @@
 //! SIGSTKFLT and the real-time signals): the first sets a flag that stops the run at the next I/O boundary
 //! and is remembered ([`first`]) so that results can name it and the exit code be 128 + its number; a
 //! second one (of any of them), 200 ms or more after the first, ends the process at once (that signal's
-//! default action).
+//! default action), except while a run's `results.json` does not say yet that it was interrupted
+//! ([`await_mark`]): then as soon as it does ([`marked`], a few milliseconds after the first signal), or
+//! at a third signal.
 //!
 //! Left alone: the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT), which a handler
 //! cannot recover from; SIGPIPE, which Rust ignores (a write then fails with EPIPE); SIGXFSZ is ignored
@@ -13,7 +15,7 @@
 //! and to its process group, so the child gets it twice at once, which must not kill it before it has written
 //! its partial results.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 
 /// Set by the first of the [`stop_signals`].
 pub static STOP: AtomicBool = AtomicBool::new(false);
@@ -37,6 +39,22 @@ fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Runs whose results do not say yet that the first signal stopped them ([`await_mark`]).
+static UNMARKED: AtomicUsize = AtomicUsize::new(0);
+
+/// A second signal held back until every run's results say they were interrupted; 0 when none.
+static HELD: AtomicI32 = AtomicI32::new(0);
+
+/// Ends the process as `sig` would have without a handler.
+fn die(sig: libc::c_int) {
+    // SAFETY: signal and raise are async-signal-safe; restoring the default action and raising the signal
+    // ends the process as the signal would have without a handler.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
 extern "C" fn on_signal(sig: libc::c_int) {
     let now = monotonic_ns();
     if !STOP.swap(true, Ordering::SeqCst) {
@@ -44,12 +62,34 @@ extern "C" fn on_signal(sig: libc::c_int) {
         FIRST_SIG.store(sig, Ordering::SeqCst);
         return;
     }
-    if now.saturating_sub(FIRST_NS.load(Ordering::SeqCst)) >= SECOND_SIGNAL_AFTER_NS {
-        // SAFETY: signal and raise are async-signal-safe; restoring the default action and raising the signal
-        // ends the process as the signal would have without a handler.
-        unsafe {
-            libc::signal(sig, libc::SIG_DFL);
-            libc::raise(sig);
+    if now.saturating_sub(FIRST_NS.load(Ordering::SeqCst)) < SECOND_SIGNAL_AFTER_NS {
+        return;
+    }
+    // A run's results still say `running`: held until they say `interrupted` (a third signal is not).
+    if UNMARKED.load(Ordering::SeqCst) > 0
+        && HELD
+            .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        && UNMARKED.load(Ordering::SeqCst) > 0
+    {
+        return;
+    }
+    die(sig);
+}
+
+/// A run whose results.json is to say it was interrupted before a second signal ends the process: call
+/// [`marked`] once it does (or once the run has ended).
+pub fn await_mark() {
+    UNMARKED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The run of [`await_mark`] has results that say it was interrupted, or has ended: a second signal held
+/// back until then ends the process now, when no other run is still to say it.
+pub fn marked() {
+    if UNMARKED.fetch_sub(1, Ordering::SeqCst) == 1 {
+        let held = HELD.load(Ordering::SeqCst);
+        if held != 0 {
+            die(held);
         }
     }
 }

@@ -102,7 +102,7 @@ fn latency_units_switch_where_the_number_would_reach_1000() {
 }
 
 /// The commands of wkrun, as `wkrun --help` lists them.
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 13] = [
     "run",
     "validate",
     "plan",
@@ -112,6 +112,7 @@ const COMMANDS: [&str; 12] = [
     "merge",
     "import",
     "export",
+    "sim",
     "schema",
     "completions",
     "man",
@@ -244,6 +245,8 @@ fn completions_and_the_man_page_name_every_command() {
     expected.push("wkrun.1".into());
     // `wkrun library`'s own commands have a page each.
     expected.extend(["add", "list", "rm"].map(|c| format!("wkrun-library-{c}.1")));
+    // So have `wkrun sim`'s.
+    expected.extend(["fit", "predict"].map(|c| format!("wkrun-sim-{c}.1")));
     expected.sort();
     assert_eq!(files, expected);
     let top = std::fs::read_to_string(tmp.path().join("man1/wkrun.1")).expect("page");

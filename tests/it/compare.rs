@@ -159,6 +159,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        prediction: None,
         health: None,
         phases,
     }

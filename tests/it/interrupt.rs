@@ -1,6 +1,6 @@
 //! Interruption (issue 7, item 2): SIGINT stops a run with exit 130, `status = "interrupted"`, a valid
-//! results.json and the series so far; a second SIGINT ends wkrun at once, leaving the last complete
-//! results.json; after `kill -9` the series CSV holds whole rows up to the kill and results.json is the last
+//! results.json and the series so far; a second SIGINT ends wkrun at once, leaving results.json saying
+//! "interrupted" (written within milliseconds of the first); after `kill -9` the series CSV holds whole rows up to the kill and results.json is the last
 //! atomic write (never torn). No timing is asserted: the tests wait for rows to appear, then signal.
 
 use crate::common::*;
@@ -120,9 +120,11 @@ fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
         status.code() == Some(130) || status.signal() == Some(libc::SIGINT),
         "{status:?}"
     );
+    // Whichever: the results say the run was interrupted, by SIGINT (session 24: under load the second
+    // signal once ended wkrun with them still saying "running", with no phases).
     let (_, r) = strict_results(&d.path().join("out"));
-    let s = r["status"].as_str().unwrap_or_default();
-    assert!(s == "running" || s == "interrupted", "{s}");
+    assert_eq!(r["status"], "interrupted");
+    assert_eq!(r["signal"], "SIGINT");
     assert_whole_rows(d.path());
 }
 

@@ -381,6 +381,7 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
+        prediction: None,
         health: None,
         phases,
     }

@@ -1,0 +1,177 @@
+//! A measured run as the fit reads it: its capacity, the phases up to and including the random-write phase
+//! to fit (a known start, a fill, then the random writes), and that phase's per-second write IOPS and
+//! features. Results that cannot be fitted are refused with the reason.
+
+use super::FitError;
+use super::features::Features;
+use super::runner::{PhaseShape, whole_seconds};
+use crate::results::model::{PhaseResult, Results};
+use crate::target::TargetKind;
+use crate::vocab::{Pattern, PhaseKind};
+use std::path::{Path, PathBuf};
+
+/// A measured run, ready to fit.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// The results file read.
+    pub file: PathBuf,
+    /// The drive's capacity, bytes.
+    pub capacity: u64,
+    /// The target's name as the results give it (a simulated drive's `sim:...`, a device's path).
+    pub target: String,
+    /// The phases to run again, the fitted one last.
+    pub phases: Vec<PhaseShape>,
+    /// The fitted phase's per-second write IOPS.
+    pub iops: Vec<f64>,
+    /// Their features.
+    pub features: Features,
+}
+
+impl Measured {
+    /// The fitted phase.
+    pub fn phase(&self) -> &PhaseShape {
+        &self.phases[self.phases.len() - 1]
+    }
+}
+
+/// Reads the results folder (or `results.json`) `path`; fits phase `phase` when given, else the first
+/// random-write phase. `capacity`, when given, must be the results' capacity.
+///
+/// # Errors
+/// [`FitError::Bad`]: unreadable results, no random-write phase (or `phase` is not one), no fill or no
+/// known start before it, a phase the simulator cannot run again, a phase that never reached its cliff,
+/// a capacity that disagrees.
+pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<Measured, FitError> {
+    let file = if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    };
+    let bad = |m: String| FitError::Bad(format!("{}: {m}", file.display()));
+    let run = crate::report::runs::load_run(&file).map_err(|e| FitError::Bad(e.to_string()))?;
+    let r = &run.results;
+    let i = fitted_phase(r, phase).map_err(bad)?;
+    let cap = r.target.capacity_bytes;
+    if let Some(c) = capacity.filter(|&c| c != cap) {
+        return Err(bad(format!(
+            "--capacity {c} B disagrees with the results, whose target has {cap} B"
+        )));
+    }
+    let phases = replayable(r, i).map_err(bad)?;
+    let iops = whole_seconds(run.series[i].as_deref().unwrap_or(&[]));
+    let name = &r.phases[i].name;
+    let features = Features::of(&iops).ok_or_else(|| {
+        bad(format!(
+            "phase {name:?} has {} whole seconds; the fit needs at least {}",
+            iops.len(),
+            super::features::MIN_SECONDS
+        ))
+    })?;
+    if !features.reached_cliff(iops.len()) {
+        return Err(bad(format!(
+            "phase {name:?} never reached its write cliff (steady {:.0} IOPS against a fresh plateau of {:.0}, the drop, if any, after {:.0} s of {}): the spare area is unknown; run the random writes longer (a drop within the first seconds leaves no plateau to see: then the spare area is too small for whole seconds to show it)",
+            features.steady,
+            features.plateau,
+            features.cliff_s,
+            iops.len()
+        )));
+    }
+    let target = match r.target.sim.as_ref() {
+        Some(s) => s.name(),
+        None => r.target.path.display().to_string(),
+    };
+    Ok(Measured {
+        file,
+        capacity: cap,
+        target,
+        phases,
+        iops,
+        features,
+    })
+}
+
+/// Whether a phase writes only, at random offsets, for a time.
+fn random_writes(p: &PhaseResult) -> bool {
+    let q = &p.params;
+    p.kind == PhaseKind::Workload
+        && q.pattern == Some(Pattern::Random)
+        && q.read_percent == Some(0)
+        && q.trim_percent.unwrap_or(0) == 0
+        && q.duration_ns.is_some()
+}
+
+/// The index of the phase to fit.
+fn fitted_phase(r: &Results, phase: Option<&str>) -> Result<usize, String> {
+    let Some(name) = phase else {
+        return r.phases.iter().position(random_writes).ok_or_else(|| {
+            "no random-write phase (a workload with pattern = \"random\", read_percent = 0 and a duration): the fit needs one that runs past the write cliff".to_string()
+        });
+    };
+    let i = r
+        .phases
+        .iter()
+        .position(|p| p.name == name)
+        .ok_or_else(|| format!("--phase {name}: no such phase"))?;
+    if !random_writes(&r.phases[i]) {
+        return Err(format!(
+            "--phase {name}: not a random-write phase (a workload with pattern = \"random\", read_percent = 0 and a duration)"
+        ));
+    }
+    Ok(i)
+}
+
+/// The phases up to `i`, as the simulator runs them again; a fill and a known start (an erase, or a
+/// factory-new simulated drive) before the fitted phase.
+fn replayable(r: &Results, i: usize) -> Result<Vec<PhaseShape>, String> {
+    let before = &r.phases[..i];
+    let fill = before.iter().rposition(|p| p.kind == PhaseKind::Fill);
+    let Some(fill) = fill else {
+        return Err(format!(
+            "no fill before phase {:?}: the fit needs a known state (an erase, then a sequential fill of the span)",
+            r.phases[i].name
+        ));
+    };
+    let erased = before[..fill].iter().any(|p| p.kind == PhaseKind::Erase);
+    if !erased && r.target.kind != TargetKind::Sim {
+        return Err(format!(
+            "no erase (purge) before the fill {:?}: the drive's state at the start is unknown",
+            before[fill].name
+        ));
+    }
+    r.phases[..=i].iter().map(shape).collect()
+}
+
+/// A phase as the simulator runs it again.
+fn shape(p: &PhaseResult) -> Result<PhaseShape, String> {
+    let q = &p.params;
+    let plain = q.block_size_mix.is_none()
+        && q.workers.unwrap_or(1) == 1
+        && q.rate_iops.is_none()
+        && q.trim_percent.unwrap_or(0) == 0
+        && q.distribution.is_none();
+    let kind_ok = matches!(
+        p.kind,
+        PhaseKind::Erase | PhaseKind::Fill | PhaseKind::Workload
+    );
+    let bounded = p.kind != PhaseKind::Workload || q.duration_ns.is_some();
+    if !(plain && kind_ok && bounded) {
+        return Err(format!(
+            "phase {:?} ({}) cannot be run again on the simulated drive: the fit replays erases, fills and plain workloads with a duration (one worker, one block size, uniform offsets, no rate cap, no trims)",
+            p.name,
+            p.kind.as_str()
+        ));
+    }
+    Ok(PhaseShape {
+        name: p.name.clone(),
+        kind: p.kind,
+        offset: q.span_start_bytes,
+        span: q.span_bytes,
+        block_size: q.block_size_bytes.unwrap_or(4096),
+        queue_depth: q.queue_depth.unwrap_or(1),
+        passes: q.passes.unwrap_or(1),
+        pattern: q.pattern.unwrap_or(Pattern::Sequential),
+        read_percent: q.read_percent.unwrap_or(0),
+        duration_ns: q.duration_ns.unwrap_or(0),
+        seed: q.seed.unwrap_or(1),
+    })
+}

@@ -1,0 +1,152 @@
+//! `wkrun sim fit` and `wkrun sim predict` (issue 30): a fit of a simulated drive it is not told about
+//! recovers the drive's spare area within 2 points and its steady IOPS within 5 %; each refusal exits 2
+//! with its reason; a prediction is labelled with its source. Steady levels are recomputed here from the
+//! series CSVs (write_ops / interval_s of whole seconds), not taken from wkrun.
+
+use crate::common::*;
+use std::path::Path;
+
+/// Purge, sequential fill, then `duration` of 4 KiB random writes at QD32 (the start of
+/// specs/write-saturation.toml).
+fn wsat(pattern: &str, duration: &str) -> String {
+    format!(
+        "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\n[[phase]]\nname = \"wsat\"\nkind = \"workload\"\npattern = \"{pattern}\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nduration = \"{duration}\"\n"
+    )
+}
+
+/// The drive the fit is not told about: 256 MiB, 20 % spare, one die, 3.2 ms programs (paced collection,
+/// the default 30 % jitter): its fresh plateau lasts about 10 s, its steady level is a fifth of it.
+const TRUTH: &str = "sim:capacity=256MiB,op=20%,dies=1,program_time=3200us";
+
+/// Runs `body` on `target` into `dir/name`.
+fn run_into(dir: &Path, name: &str, body: &str, target: &str) -> std::path::PathBuf {
+    let sub = dir.join(name);
+    std::fs::create_dir_all(&sub).unwrap();
+    run_ok(&sub, name, body, Path::new(target))
+}
+
+/// Mean write IOPS of the last quarter of phase `wsat`'s whole seconds, from its series CSV.
+fn steady(out: &Path) -> f64 {
+    let (_, r) = strict_results(out);
+    let p = &r["phases"][2];
+    assert_eq!(p["name"], "wsat");
+    let rows = csv_rows(&out.join(p["series_csv"].as_str().unwrap()));
+    let iops: Vec<f64> = rows
+        .iter()
+        .filter(|x| x["partial"] == "0")
+        .map(|x| x["write_ops"].parse::<f64>().unwrap() / x["interval_s"].parse::<f64>().unwrap())
+        .collect();
+    let last = &iops[iops.len() - iops.len() / 4..];
+    last.iter().sum::<f64>() / last.len() as f64
+}
+
+fn fit(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["sim", "fit"];
+    all.extend_from_slice(args);
+    code_out_err(&wkrun(dir, &all))
+}
+
+#[test]
+fn fit_recovers_spare_area_and_steady_level_of_an_unknown_drive() {
+    let dir = tempdir();
+    let body = wsat("random", "600s");
+    let truth = run_into(dir.path(), "truth", &body, TRUTH);
+    let (code, out, err) = fit(dir.path(), &[truth.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let target = out.lines().last().unwrap();
+    assert!(target.starts_with("sim:"), "{out}");
+    for what in [
+        "steady level (IOPS)",
+        "not pinned by the data",
+        "fresh plateau",
+    ] {
+        assert!(err.contains(what), "{what} missing from stderr: {err}");
+    }
+    let p = wkrun::sim::SimParams::parse_target(target).unwrap();
+    let op = p.op.0 as f64 / 1e6;
+    assert!((op - 20.0).abs() <= 2.0, "fitted op {op} %, true 20 %");
+    let fitted = run_into(dir.path(), "fitted", &body, target);
+    let (a, b) = (steady(&truth), steady(&fitted));
+    assert!(
+        (b - a).abs() <= 0.05 * a,
+        "steady IOPS: true {a:.0}, fitted {b:.0} ({target})"
+    );
+}
+
+#[test]
+fn fit_refuses_results_without_random_writes_or_cliff_or_with_another_capacity() {
+    let dir = tempdir();
+    let seq = run_into(dir.path(), "seq", &wsat("sequential", "60s"), TRUTH);
+    let (code, _, err) = fit(dir.path(), &[seq.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no random-write phase"), "{err}");
+    // Three times the capacity in spare: 60 s of random writes never run out of erased flash.
+    let roomy = "sim:capacity=256MiB,op=300%,dies=1,program_time=3200us";
+    let fresh = run_into(dir.path(), "fresh", &wsat("random", "60s"), roomy);
+    let (code, _, err) = fit(dir.path(), &[fresh.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("never reached its write cliff"), "{err}");
+    assert!(err.contains("spare area is unknown"), "{err}");
+    let (code, _, err) = fit(dir.path(), &[fresh.to_str().unwrap(), "--capacity", "1GiB"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "--capacity 1073741824 B disagrees with the results, whose target has 268435456 B"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = fit(dir.path(), &[fresh.to_str().unwrap(), "--phase", "fill"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--phase fill: not a random-write phase"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_prediction_is_labelled_with_its_source_and_target() {
+    let dir = tempdir();
+    let measured = run_into(dir.path(), "m", &wsat("random", "60s"), TRUTH);
+    write_file(
+        dir.path(),
+        "long.toml",
+        &spec_text("long", &wsat("random", "90s")),
+    );
+    let target = "sim:capacity=256MiB,op=19.5%,dies=1,program_time=3185us";
+    let o = wkrun(
+        dir.path(),
+        &[
+            "sim",
+            "predict",
+            measured.to_str().unwrap(),
+            "long.toml",
+            "--fitted",
+            target,
+            "-o",
+            "pred",
+        ],
+    );
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "pred");
+    let (r, _) = strict_results(&dir.path().join("pred"));
+    let p = r.prediction.expect("prediction");
+    assert_eq!(p.fitted_target, target);
+    assert_eq!(
+        p.measured,
+        measured.join("results.json").display().to_string()
+    );
+    assert!(r.label.unwrap().starts_with("predicted: "));
+    let (code, _, err) = code_out_err(&wkrun(
+        dir.path(),
+        &[
+            "sim",
+            "predict",
+            measured.to_str().unwrap(),
+            "long.toml",
+            "--fitted",
+            "/dev/null",
+        ],
+    ));
+    assert_eq!(code, 2, "{err}");
+}
