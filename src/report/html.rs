@@ -57,6 +57,7 @@ footer { margin-top: 3rem; font-size: .8rem; color: #57606a; }
 ul.drives { list-style: none; padding: 0; margin: .3rem 0 1rem; display: flex; flex-wrap: wrap;
   gap: .25rem 1.4rem; }
 ul.drives li { white-space: nowrap; }
+.swatch.dashed { height: 0; border-top: 3px dashed currentColor; border-radius: 0; vertical-align: middle; }
 .worse { color: #b2182b; font-weight: 600; }
 .better { color: #2166ac; }
 td.l { overflow-wrap: anywhere; }
@@ -114,9 +115,36 @@ fn drives_legend(o: &mut String, runs: &[RunData]) {
         "<ul class=\"drives\" aria-label=\"one colour per drive in every chart and table\">",
     );
     for (i, r) in runs.iter().enumerate() {
-        let _ = write!(o, "<li>{}{}</li>", swatch(i), esc(&r.label));
+        match prediction_note(runs, i) {
+            Some(note) => {
+                let c = hex(crate::report::chart::predicted::run_colour(runs, i));
+                let _ = write!(
+                    o,
+                    "<li class=\"prediction\"><span class=\"swatch dashed\" style=\"color:{c}\"></span>{} {}</li>",
+                    esc(&r.label),
+                    esc(&note)
+                );
+            }
+            None => {
+                let _ = write!(o, "<li>{}{}</li>", swatch(i), esc(&r.label));
+            }
+        }
     }
     o.push_str("</ul>\n");
+}
+
+/// What run `i` predicts, when it is a prediction: `(prediction on sim:... of MEASURED; dashed in the
+/// charts)`, MEASURED being the measured run's label when it is in the report, else its results file.
+fn prediction_note(runs: &[RunData], i: usize) -> Option<String> {
+    let p = runs[i].results.prediction.as_ref()?;
+    let of = match crate::report::chart::predicted::measured_run(runs, i) {
+        Some(m) => format!("run {} ({})", m + 1, runs[m].label),
+        None => p.measured.clone(),
+    };
+    Some(format!(
+        "(prediction on {} of {of}; dashed in the charts)",
+        p.fitted_target
+    ))
 }
 
 fn status(s: Status) -> &'static str {

@@ -73,8 +73,12 @@ impl RunData {
         merged_hosts(&self.results)
     }
 
-    /// The run's legend entry: `LABEL on TARGET`, or the label alone when it names the target.
+    /// The run's legend entry: `LABEL on TARGET`, or the label alone when it names the target; a
+    /// prediction's: `predicted (TARGET) from MEASURED`, the fitted drive and the measured results file.
     pub fn legend(&self) -> String {
+        if let Some(p) = &self.results.prediction {
+            return format!("predicted ({}) from {}", p.fitted_target, p.measured);
+        }
         let target = self.target_name();
         // A run labelled by its target (the default label of a drive without a model) is named once.
         match self.label.contains(&target) {

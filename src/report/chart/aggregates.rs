@@ -103,6 +103,7 @@ pub fn aggregate_chart(
             mark: line_for(avg.len()),
             points: avg,
             envelope: Vec::new(),
+            dashed: false,
         });
     }
     let Some(every) = every else {

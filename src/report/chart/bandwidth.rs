@@ -63,7 +63,7 @@ pub fn bandwidth_series(
     let top = all().map(|p| p.1).fold(0.0, f64::max);
     let share = MAX_POINTS / lines.len().max(1);
     // One colour per drive: reads a thick line, writes a thin one; the drive named once, first in its row.
-    let series = lines
+    let mut series: Vec<TimeSeries> = lines
         .iter()
         .enumerate()
         .map(|(k, l)| {
@@ -86,6 +86,7 @@ pub fn bandwidth_series(
             TimeSeries::thinned(l.run, Some(name), colour(l.run), mark, &l.points, share)
         })
         .collect();
+    super::predicted::restyle(&mut series, runs);
     let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
     let tp = TimePlot {
         title: format!(

@@ -281,9 +281,9 @@ fn swatch_svg(s: Swatch, x: f64, y: f64) -> String {
             y - 5.0
         )
     };
-    let line = |c: RGBColor, w: f64| {
+    let line = |c: RGBColor, w: f64, dash: &str| {
         format!(
-            "<line x1=\"{x}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\" stroke-width=\"{w}\"/>",
+            "<line x1=\"{x}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\" stroke-width=\"{w}\"{dash}/>",
             x + SWATCH_W,
             hex(c)
         )
@@ -296,8 +296,13 @@ fn swatch_svg(s: Swatch, x: f64, y: f64) -> String {
             hex(super::palette::lighter(c, 0.6)),
             &format!(" stroke=\"{}\"", hex(c)),
         ),
-        Swatch::Line(c) => line(c, 2.5),
-        Swatch::Thin(c) => line(c, 1.0),
+        Swatch::Line(c) => line(c, 2.5, ""),
+        Swatch::Thin(c) => line(c, 1.0, ""),
+        Swatch::Dashed(c) => line(
+            c,
+            2.5,
+            &format!(" stroke-dasharray=\"{}\"", super::predicted::DASH),
+        ),
     }
 }
 

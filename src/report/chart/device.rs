@@ -69,7 +69,7 @@ pub fn wa_series(
     let x1 = all().map(|p| p.0).fold(0.0, f64::max).max(1e-3) * 1.02;
     let top = all().map(|p| p.1).fold(1.0, f64::max);
     let share = MAX_POINTS / lines.len();
-    let series = lines
+    let mut series: Vec<TimeSeries> = lines
         .iter()
         .map(|l| {
             let name = Some(runs[l.run].legend());
@@ -77,6 +77,7 @@ pub fn wa_series(
             TimeSeries::thinned(l.run, name, colour(l.run), mark, &l.points, share)
         })
         .collect();
+    super::predicted::restyle(&mut series, runs);
     let members: Vec<usize> = group.members.iter().map(|m| m.0).collect();
     let tp = TimePlot {
         title: format!(

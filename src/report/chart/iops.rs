@@ -275,12 +275,14 @@ pub fn iops_scatter(
         Scale::Log => vec![plot.floor],
         Scale::Linear { .. } => vec![plot.top],
     };
+    let mut series = time_series(&plot, &legends, &colour);
+    super::predicted::restyle(&mut series, runs);
     let tp = TimePlot {
         title: title(runs, group, dir, scale, window),
         x: Axis::linear(plot.x.0, plot.x.1),
         y,
         y_desc: format!("{} IOPS (I/Os per s)", dir.name()),
-        series: time_series(&plot, &legends, &colour),
+        series,
         rows,
         markers: markers.to_vec(),
         drives: drives(runs),

@@ -30,6 +30,7 @@ pub mod overlay;
 pub mod palette;
 pub mod pct_time;
 pub mod percentiles;
+pub mod predicted;
 pub mod ranked;
 pub mod scale;
 pub mod ss_window;
@@ -138,6 +139,8 @@ pub enum Swatch {
     Line(RGBColor),
     /// A short thin line (writes, beside reads' thick line).
     Thin(RGBColor),
+    /// A short thick dashed line (a prediction's line, [`predicted`]).
+    Dashed(RGBColor),
     /// A pale square (a marked band of time, an envelope).
     Band(RGBColor),
     /// A pale square outlined in the colour (writes' bars, beside reads' filled ones).
@@ -165,6 +168,7 @@ fn render(
             why,
         })?;
     }
+    let svg = predicted::dashed(svg);
     Ok(without_controls(canvas::compose(
         title, &svg, plot_h, legend,
     )))

@@ -163,6 +163,7 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
                 mark: Mark::Dot,
                 points: vec![],
                 envelope: vec![],
+                dashed: false,
             });
         }
         let c = member_colour(g, s);

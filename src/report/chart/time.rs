@@ -10,6 +10,7 @@
 //! the tables compare the others against) is drawn over the others; dots are translucent, so where two
 //! drives overlap both show.
 
+use super::predicted::DASH_ALPHA;
 use super::scale::{TimeUnit, span_in, span_text, time_axis, time_in, time_text};
 use super::thin::thin;
 use super::{
@@ -65,6 +66,8 @@ pub struct TimeSeries {
     pub points: Points,
     /// When the series was thinned, per bucket `(t_s, lowest, highest)`: drawn as a translucent band.
     pub envelope: Vec<(f64, f64, f64)>,
+    /// A line drawn dashed (a prediction's, [`super::predicted`]).
+    pub dashed: bool,
 }
 
 impl TimeSeries {
@@ -91,6 +94,7 @@ impl TimeSeries {
             } else {
                 t.envelope
             },
+            dashed: false,
         }
     }
 }
@@ -282,6 +286,7 @@ impl TimePlot {
         };
         for s in &self.series {
             let swatch = match s.mark {
+                Mark::Line | Mark::Path | Mark::ThinPath if s.dashed => Swatch::Dashed(s.colour),
                 Mark::Dot | Mark::Triangle => Swatch::Filled(s.colour),
                 Mark::Hollow => Swatch::Hollow(s.colour),
                 Mark::Line | Mark::Path => Swatch::Line(s.colour),
@@ -423,6 +428,11 @@ where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let c = s.colour;
+    // A dashed line is drawn at the opacity the SVG's dash replaces ([`super::predicted::dashed`]).
+    let line = match s.dashed {
+        true => c.mix(DASH_ALPHA),
+        false => c.mix(1.0),
+    };
     match s.mark {
         Mark::Dot => chart
             .draw_series(
@@ -446,11 +456,11 @@ where
             )
             .map(drop),
         Mark::ThinPath => chart
-            .draw_series(LineSeries::new(s.points.clone(), c.stroke_width(1)))
+            .draw_series(LineSeries::new(s.points.clone(), line.stroke_width(1)))
             .map(drop),
         Mark::Line | Mark::Path => {
             chart
-                .draw_series(LineSeries::new(s.points.clone(), c.stroke_width(2)))
+                .draw_series(LineSeries::new(s.points.clone(), line.stroke_width(2)))
                 .map_err(why)?;
             if s.mark == Mark::Path {
                 return Ok(());

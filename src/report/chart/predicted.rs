@@ -1,0 +1,87 @@
+//! Predictions (`wkrun sim predict`, results with `prediction`) drawn over their measurement: on time
+//! plots a prediction is a dashed line (its points joined, no dots: the measurement's dots stay readable
+//! under it) in its measured run's colour darkened by a third when the measurement is in the report (the
+//! same colour family), else in its own; its legend reads `predicted (sim:...) from MEASURED`
+//! ([`crate::report::runs::RunData::legend`]).
+//!
+//! plotters' SVG backend writes no dash, so a dashed line is drawn at the opacity [`DASH_ALPHA`], which
+//! nothing else in a report uses, and [`dashed`] turns that opacity into a `stroke-dasharray` ([`DASH`]).
+
+use super::palette::{colour, darker};
+use super::time::{Mark, TimeSeries};
+use crate::report::runs::RunData;
+use plotters::style::RGBColor;
+use std::path::{Path, PathBuf};
+
+/// The dash pattern of a prediction's line (SVG `stroke-dasharray`: 7 px drawn, 4 px gap).
+pub const DASH: &str = "7 4";
+/// The opacity a dashed line is drawn at, turned into [`DASH`] by [`dashed`].
+pub const DASH_ALPHA: f64 = 0.996;
+
+/// The index in `runs` of the measured run prediction `r` was made from (the same results file), if it
+/// is in the report.
+pub fn measured_run(runs: &[RunData], r: usize) -> Option<usize> {
+    let p = runs.get(r)?.results.prediction.as_ref()?;
+    let want = results_file(Path::new(&p.measured));
+    runs.iter()
+        .position(|m| m.results.prediction.is_none() && results_file(&m.file) == want)
+}
+
+/// A results file or its folder as the canonical path of the file (as given when it cannot be resolved).
+fn results_file(p: &Path) -> PathBuf {
+    let f = match p.is_dir() {
+        true => p.join("results.json"),
+        false => p.to_path_buf(),
+    };
+    f.canonicalize().unwrap_or(f)
+}
+
+/// The colour of run `r`'s series: a prediction of a run in the report takes that run's colour a third
+/// darker; every other run its own ([`colour`]).
+pub fn run_colour(runs: &[RunData], r: usize) -> RGBColor {
+    match measured_run(runs, r) {
+        Some(m) => darker(colour(m), 1.0 / 3.0),
+        None => colour(r),
+    }
+}
+
+/// Restyles the series of predictions among `series`: dashed, dots joined into a line, in
+/// [`run_colour`]. A measurement's series are left as they are.
+pub fn restyle(series: &mut [TimeSeries], runs: &[RunData]) {
+    for s in series.iter_mut() {
+        let Some(r) = s.run else { continue };
+        if runs.get(r).is_none_or(|x| x.results.prediction.is_none()) {
+            continue;
+        }
+        s.dashed = true;
+        s.colour = run_colour(runs, r);
+        if matches!(s.mark, Mark::Dot | Mark::Triangle | Mark::Line) {
+            s.mark = Mark::Path;
+            s.envelope.clear();
+        }
+    }
+}
+
+/// `svg` with every line drawn at [`DASH_ALPHA`] dashed ([`DASH`]) and opaque.
+pub fn dashed(svg: String) -> String {
+    let mark = format!("opacity=\"{DASH_ALPHA}\"");
+    match svg.contains(&mark) {
+        true => svg.replace(&mark, &format!("opacity=\"1\" stroke-dasharray=\"{DASH}\"")),
+        false => svg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_marked_opacity_becomes_a_dash() {
+        let svg =
+            "<polyline opacity=\"0.996\" stroke=\"#0072B2\"/><polyline opacity=\"1\"/>".to_string();
+        assert_eq!(
+            dashed(svg),
+            "<polyline opacity=\"1\" stroke-dasharray=\"7 4\" stroke=\"#0072B2\"/><polyline opacity=\"1\"/>"
+        );
+    }
+}
