@@ -13,6 +13,7 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     };
     let mut out = Vec::new();
     out.extend(read_modify_write(phase, w, target));
+    out.extend(memory_file(w, target));
     out.extend(page_cache(w, target));
     out.extend(cached_loop(w, target));
     out.extend(host_queue(&w.io, target));
@@ -117,6 +118,19 @@ fn read_modify_write(phase: &PhasePlan, w: &IoWork, t: &TargetInfo) -> Option<St
     };
     Some(format!(
         "{what}: {who} must read, modify and write whole blocks (read-modify-write), so the write numbers describe that, not plain writes of this size"
+    ))
+}
+
+/// A file on a file system in memory (tmpfs, ramfs): every I/O is a copy to or from the host's RAM, direct or
+/// not.
+fn memory_file(w: &IoWork, t: &TargetInfo) -> Option<String> {
+    let fs = t.memory_fs?;
+    if !caps(w.io.engine).opens_target {
+        return None;
+    }
+    Some(format!(
+        "{} is on {fs}, a file system in memory: its reads and writes are copies to and from the host's RAM, so these numbers describe RAM, not a drive",
+        t.path.display()
     ))
 }
 

@@ -396,6 +396,24 @@ impl Phase<'_> {
         ))
     }
 
+    /// `direct = true` on a file whose file system has no O_DIRECT (ramfs, [`TargetInfo::no_direct`]): refused
+    /// before anything is made, instead of failing with EINVAL after the file was created.
+    fn direct_possible(&self, engine: EngineKind) -> Result<(), SpecError> {
+        let why = self.t.no_direct.as_deref();
+        let Some(why) = why.filter(|_| self.direct() && crate::engine::caps(engine).opens_target)
+        else {
+            return Ok(());
+        };
+        Err(self.err(
+            "direct",
+            format!(
+                "direct = true cannot work on {}: {why}",
+                self.t.path.display()
+            ),
+            Some("use direct = false, or a file on a drive's file system".into()),
+        ))
+    }
+
     /// Engine, queue depth, seed, interval and on-error, with their defaults; the I/O buffers checked.
     fn io_settings(&self, blocks: Blocks) -> Result<IoSettings, SpecError> {
         let p = self.p;
@@ -424,6 +442,7 @@ impl Phase<'_> {
         };
         let cpus = super::host_cpus();
         let (polled, sq_poll) = self.polling(engine)?;
+        self.direct_possible(engine)?;
         Ok(IoSettings {
             polled,
             sq_poll,

@@ -1,6 +1,6 @@
 //! File syscalls not in `std`: preallocation, advisory locks (and who holds one), hole punching, finding holes (lseek SEEK_HOLE/SEEK_DATA), the O_DIRECT alignment a file needs (statx STATX_DIOALIGN),
 //! switching O_DIRECT on an open file (fcntl F_SETFL), whether a file's filesystem is read-only (fstatvfs), and
-//! whether a path lies on one of the kernel's pseudo file systems (statfs).
+//! whether a path lies on one of the kernel's pseudo file systems or on one in memory (statfs).
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -34,6 +34,30 @@ const PSEUDO_FS: [(u32, &str); 17] = [
 /// # Errors
 /// The OS error of statfs (`ENOENT` when the path does not exist).
 pub fn pseudo_fs(path: &Path) -> io::Result<Option<&'static str>> {
+    fs_named(&PSEUDO_FS, path)
+}
+
+/// The file systems whose files live in the host's memory (statfs `f_type`, from `linux/magic.h`): tmpfs
+/// (also /dev/shm) and ramfs.
+const MEMORY_FS: [(u32, &str); 2] = [(0x0102_1994, "tmpfs"), (0x8584_58f6, "ramfs")];
+
+/// The name of the in-memory file system `path` lies on (`"tmpfs"` or `"ramfs"`), or `None` for any other.
+/// The path is followed as `stat` follows it.
+///
+/// # Errors
+/// The OS error of statfs (`ENOENT` when the path does not exist).
+pub fn memory_fs(path: &Path) -> io::Result<Option<&'static str>> {
+    fs_named(&MEMORY_FS, path)
+}
+
+/// The name in `table` (statfs `f_type`, name) of the file system `path` lies on, or `None`.
+fn fs_named(table: &[(u32, &'static str)], path: &Path) -> io::Result<Option<&'static str>> {
+    let magic = fs_magic(path)?;
+    Ok(table.iter().find(|(m, _)| *m == magic).map(|(_, n)| *n))
+}
+
+/// The statfs `f_type` of the file system `path` lies on.
+fn fs_magic(path: &Path) -> io::Result<u32> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
@@ -44,11 +68,7 @@ pub fn pseudo_fs(path: &Path) -> io::Result<Option<&'static str>> {
         return Err(io::Error::last_os_error());
     }
     // f_type is a signed word; the magics are 32-bit values.
-    let magic = st.f_type as u32;
-    Ok(PSEUDO_FS
-        .iter()
-        .find(|(m, _)| *m == magic)
-        .map(|(_, name)| *name))
+    Ok(st.f_type as u32)
 }
 
 /// Whether the file system `path` lies on is mounted read-only (statvfs's `ST_RDONLY`). The path is

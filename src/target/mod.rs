@@ -63,8 +63,9 @@ pub struct TargetInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discard_max_bytes: Option<u64>,
     /// The most I/Os the device's queue holds at once: the smaller of sysfs `queue/nr_requests` and, for
-    /// SCSI/SATA, `device/queue_depth` (a partition's are its disk's). Deeper queues wait in the host. Absent
-    /// for files, the simulated drive, and when sysfs does not say.
+    /// SCSI/SATA, `device/queue_depth` (a partition's are its disk's; for a file, those of the block device
+    /// under its file system). Deeper queues wait in the host. Absent for the simulated drive, a file on no
+    /// block device (tmpfs, NFS), and when sysfs does not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth_max: Option<u32>,
     /// A loop device without direct I/O (sysfs `loop/dio` = 0) that the target is, or lies on (a partition's
@@ -109,6 +110,17 @@ pub struct TargetInfo {
     /// A simulated target's model: every parameter and the derived flash layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimTarget>,
+    /// The file system in memory (`tmpfs`, `ramfs`) a file target lies on, or would be created on: its numbers
+    /// describe RAM, not a drive (a caution of every phase that does I/O says so, in its `warnings`). Not
+    /// recorded: `None` for a block device, the simulated drive, and a target read back from results.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub memory_fs: Option<&'static str>,
+    /// Why a file target cannot be opened with O_DIRECT (its file system has none: ramfs), found when it was
+    /// probed: a phase with `direct = true` is then refused before anything is made. Not recorded.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub no_direct: Option<String>,
     /// What the path named when it was probed (its device and inode, or the device number); the run opens the
     /// target only if it is still that ([`open::Held`]). Not recorded: `None` for a file still to be created,
     /// the simulated drive, and a target read back from results.
@@ -359,6 +371,8 @@ impl TargetInfo {
             preallocated: false,
             laid_out: false,
             sim: None,
+            memory_fs: None,
+            no_direct: None,
             identity: None,
         }
     }

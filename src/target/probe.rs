@@ -144,9 +144,13 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
         Ok(Some((_, off))) if off > 0 => off,
         _ => fs_device_lbs(meta.dev()).unwrap_or(512),
     };
+    let memory_fs = sys::file::memory_fs(path).ok().flatten();
     Ok(TargetInfo {
         identity: Some(identity),
         page_cached_loop: cached_loop(meta.dev(), 0),
+        queue_depth_max: fs_queue_depth_max(meta.dev()),
+        memory_fs,
+        no_direct: no_direct(path, memory_fs),
         write_cache: Some(file_write_cache()),
         ..TargetInfo::new(
             path,
@@ -156,6 +160,38 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
             (meta.blksize() as u32).max(lbs),
         )
     })
+}
+
+/// Why the existing file `path` (on `memory_fs`, if any) cannot be opened with O_DIRECT, or `None` when it
+/// can. The open is for reading only and does nothing to the file.
+fn no_direct(path: &Path, memory_fs: Option<&str>) -> Option<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let e = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .err()
+        .filter(|e| e.raw_os_error() == Some(libc::EINVAL))?;
+    let on = match memory_fs {
+        Some(fs) => format!("it is on {fs}, which has no direct I/O: "),
+        None => String::new(),
+    };
+    Some(format!(
+        "{on}opening it with O_DIRECT fails ({})",
+        sys::os_text(&e)
+    ))
+}
+
+/// The queue limit ([`queue_depth_max`]) of the block device holding a file system (`st_dev`): the whole
+/// disk's for a partition; `None` for a file system on no block device (tmpfs, NFS).
+fn fs_queue_depth_max(dev: u64) -> Option<u32> {
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(dev),
+        libc::minor(dev)
+    ));
+    let disk = fs::canonicalize(disk_of(dev).unwrap_or(sys)).ok()?;
+    queue_depth_max(&disk)
 }
 
 /// Opens `path` for reading and checks that the open file is what `meta` (the path looked up just before)
@@ -216,9 +252,18 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
     }
     let lbs = fs_device_lbs(pmeta.dev()).unwrap_or(512);
     let pbs = (pmeta.blksize() as u32).max(lbs);
+    let memory_fs = sys::file::memory_fs(&parent).ok().flatten();
     Ok(TargetInfo {
         created: true,
         page_cached_loop: cached_loop(pmeta.dev(), 0),
+        queue_depth_max: fs_queue_depth_max(pmeta.dev()),
+        memory_fs,
+        no_direct: (memory_fs == Some("ramfs")).then(|| {
+            format!(
+                "{} is on ramfs, which has no direct I/O (O_DIRECT)",
+                parent.display()
+            )
+        }),
         write_cache: Some(file_write_cache()),
         ..TargetInfo::new(path, TargetKind::File, size, lbs, pbs)
     })

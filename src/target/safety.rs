@@ -347,7 +347,7 @@ pub(super) fn parse_dev(text: &str) -> Option<u64> {
 }
 
 /// Why the target cannot be written at all, or `None`: a block device that is read-only (BLKROGET), a file on a
-/// filesystem mounted read-only.
+/// filesystem mounted read-only, immutable or append-only, or a program that is running (ETXTBSY).
 pub fn read_only_reason(t: &TargetInfo) -> Option<String> {
     if t.created || !kinds::of(t.kind).facts().on_host {
         return None;
@@ -361,6 +361,16 @@ pub fn read_only_reason(t: &TargetInfo) -> Option<String> {
             let shown = t.path.display();
             if crate::sys::file::on_read_only_fs(&f).ok()? {
                 return Some(format!("{shown} is on a filesystem mounted read-only"));
+            }
+            // A program being run: the kernel refuses to open it for writing (ETXTBSY). Opening without
+            // O_TRUNC or O_CREAT changes nothing.
+            if let Err(e) = fs::OpenOptions::new().write(true).open(&t.path)
+                && e.raw_os_error() == Some(libc::ETXTBSY)
+            {
+                return Some(format!(
+                    "{shown} is a program that is running: the kernel refuses to open it for writing ({})",
+                    crate::sys::os_text(&e)
+                ));
             }
             match crate::sys::file::write_protection(&f).ok()? {
                 (true, _) => Some(format!("{shown} is immutable (chattr +i): no write to it can succeed; chattr -i to write it")),

@@ -310,6 +310,32 @@ impl Drop for Lowered {
     }
 }
 
+impl Lowered {
+    /// A new 16 MiB loop device with its request queue lowered to 4 (`queue/nr_requests`); Err(why) when
+    /// that cannot be done here.
+    fn new(d: &Path) -> Result<Lowered, String> {
+        let dev = LoopDev::new(d, 16, 512)?;
+        let name = dev.sys_name();
+        let index = name.trim_start_matches("loop").parse().expect("loop index");
+        let held = Lowered {
+            dev: Some(dev),
+            index,
+        };
+        let nr = format!("/sys/block/{name}/queue/nr_requests");
+        if std::fs::write(&nr, "4").is_err()
+            || !std::fs::read_to_string(&nr).is_ok_and(|s| s.trim() == "4")
+        {
+            return Err("sysfs refused queue/nr_requests = 4 on the loop device".into());
+        }
+        Ok(held)
+    }
+
+    /// The loop device's path.
+    fn path(&self) -> &Path {
+        &self.dev.as_ref().expect("live loop device").dev
+    }
+}
+
 /// A loop device whose request queue was lowered to 4 (`queue/nr_requests`): a libaio phase at queue depth 8
 /// is flagged before the run and in its results; one at 4 is not.
 #[test]
@@ -318,32 +344,11 @@ fn a_queue_deeper_than_the_device_holds_warns_with_its_numbers() {
     let dir = tempdir();
     let d = dir.path();
     let _g = loop_guard();
-    let dev = match LoopDev::new(d, 16, 512) {
-        Ok(dev) => dev,
+    let held = match Lowered::new(d) {
+        Ok(l) => l,
         Err(why) => return skip(test, &why),
     };
-    let name = dev.sys_name();
-    let index = name.trim_start_matches("loop").parse().expect("loop index");
-    let held = Lowered {
-        dev: Some(dev),
-        index,
-    };
-    let nr = format!("/sys/block/{name}/queue/nr_requests");
-    if std::fs::write(&nr, "4").is_err()
-        || !std::fs::read_to_string(&nr).is_ok_and(|s| s.trim() == "4")
-    {
-        return skip(
-            test,
-            "sysfs refused queue/nr_requests = 4 on the loop device",
-        );
-    }
-    let dev = held
-        .dev
-        .as_ref()
-        .expect("live loop device")
-        .dev
-        .to_str()
-        .expect("utf-8 device path");
+    let dev = held.path().to_str().expect("utf-8 device path");
     let qd = |n: u32| format!("engine = \"libaio\"\nqueue_depth = {n}\nspan = \"1MiB\"\n");
     let body = [
         workload("deep", "4KiB", 0, &qd(8)),
@@ -510,4 +515,185 @@ fn console_warnings_are_one_line_each_and_said_once_for_several_phases() {
         2,
         "{plan}"
     );
+}
+
+/// The caution of a file target `path` on the in-memory file system `fs`.
+fn in_memory(path: &Path, fs: &str) -> String {
+    format!(
+        "{} is on {fs}, a file system in memory: its reads and writes are copies to and from the host's RAM, so these numbers describe RAM, not a drive",
+        path.display()
+    )
+}
+
+/// Attack of session 24, item 1: a file on tmpfs (which takes O_DIRECT on this kernel) measured RAM with no
+/// word; on ramfs (no O_DIRECT) the run failed with EINVAL after creating the file. Now the tmpfs file is
+/// flagged in the plan and in its results, and a direct phase on ramfs is refused with exit 2, nothing made.
+#[test]
+fn a_file_in_memory_is_flagged_and_direct_io_on_ramfs_refused_before_anything_is_made() {
+    let test = "cautions::a_file_in_memory_is_flagged_and_direct_io_on_ramfs_refused_before_anything_is_made";
+    let dir = tempdir();
+    let d = dir.path();
+    let tmpfs = match Mount::tmpfs(d.join("tmpfs"), "4m") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let io = "engine = \"io_uring\"\nqueue_depth = 64\n";
+    let body = [
+        workload("w", "4KiB", 0, io),
+        workload("r", "4KiB", 100, io),
+        workload("n", "4KiB", 0, "engine = \"null\"\n"),
+    ]
+    .concat();
+    write_file(d, "s.toml", &spec_text("mem", &body));
+    // Written whole first, so that the run's own warnings (writes into holes, never-written reads) stay out.
+    let target = tmpfs.dir.join("t.img");
+    std::fs::write(&target, noise(2 << 20, 1)).expect("file on tmpfs");
+    let flagged = in_memory(&target, "tmpfs");
+    let want = vec![vec![flagged.clone()], vec![flagged.clone()], vec![]];
+    let plan = plan_json(d, Path::new("s.toml"), &target, &[]);
+    assert_eq!(warnings(&plan), want, "plan --json");
+    let shown = target.to_str().expect("utf-8 path");
+    let args = ["s.toml", "--target", shown];
+    let (code, text, err) = code_out_err(&wkrun(d, &[&["plan"], &args[..]].concat()));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        text.matches(&format!("warning: {flagged}")).count(),
+        2,
+        "{text}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(d, &[&args[..], &["-q", "-o", "out"]].concat()));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        warnings(&strict_results(&d.join("out")).1),
+        want,
+        "results.json"
+    );
+    drop(tmpfs);
+
+    let ramfs = match Mount::new(d.join("ramfs"), &["-t", "ramfs", "ramfs"]) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let target = ramfs.dir.join("t.img");
+    let shown = target.to_str().expect("utf-8 path");
+    let args = ["s.toml", "--target", shown, "--target-size", "2MiB"];
+    let refused = format!(
+        "phase[0] \"w\".direct: direct = true cannot work on {shown}: {} is on ramfs, which has no direct I/O (O_DIRECT)",
+        ramfs.dir.display()
+    );
+    for cmd in [&["plan"][..], &["run"]] {
+        let out: &[&str] = if cmd == ["run"] { &["-o", "out2"] } else { &[] };
+        let (code, _, err) = code_out_err(&wkrun(d, &[cmd, &args[..], out].concat()));
+        assert_eq!(code, 2, "{cmd:?}: {err}");
+        assert!(err.contains(&refused), "{cmd:?}: {err}");
+        assert_eq!(dir_listing(&ramfs.dir), Vec::<String>::new(), "{cmd:?}");
+        assert!(!d.join("out2").exists(), "{cmd:?}");
+    }
+    // An existing file there: the open with O_DIRECT is tried, and refused by the kernel.
+    std::fs::write(&target, vec![0u8; 1 << 20]).expect("file on ramfs");
+    let (code, _, err) = code_out_err(&wkrun(d, &["s.toml", "--target", shown, "-o", "out2"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("phase[0] \"w\".direct: direct = true cannot work on {shown}: it is on ramfs, which has no direct I/O: opening it with O_DIRECT fails (Invalid argument (errno 22))")),
+        "{err}"
+    );
+    assert!(!d.join("out2").exists());
+    // Buffered, it runs, flagged.
+    let buffered = workload("b", "4KiB", 0, "direct = false\n");
+    write_file(d, "b.toml", &spec_text("memb", &buffered));
+    let plan = plan_json(d, Path::new("b.toml"), &target, &[]);
+    assert_eq!(
+        warnings(&plan),
+        vec![vec![in_memory(&target, "ramfs"), PAGE_CACHE.to_string()]]
+    );
+    std::fs::remove_file(&target).expect("remove");
+    drop(ramfs);
+}
+
+/// Attack of session 24, item 2: a file on a file system on a loop device whose queue holds 4 requests got
+/// no caution at queue depth 8; the file's queue limit is now its file system's device's.
+#[test]
+fn a_queue_deeper_than_the_device_under_a_file_holds_warns() {
+    let test = "cautions::a_queue_deeper_than_the_device_under_a_file_holds_warns";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let held = match Lowered::new(d) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    let path = held.path().to_path_buf();
+    match std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&path)
+        .output()
+    {
+        Ok(o) if o.status.success() => {}
+        other => return skip(test, &format!("mkfs.ext4: {other:?}")),
+    }
+    let mnt = match Mount::new(d.join("mnt"), &[path.to_str().expect("utf-8")]) {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let qd = |n: u32| format!("engine = \"io_uring\"\nqueue_depth = {n}\nspan = \"1MiB\"\n");
+    let body = [
+        workload("deep", "4KiB", 0, &qd(8)),
+        workload("fits", "4KiB", 0, &qd(4)),
+    ]
+    .concat();
+    write_file(d, "s.toml", &spec_text("qd", &body));
+    let want = vec![vec![HOST_QUEUE.to_string()], vec![]];
+    // Written whole first, so that the run's own warning of writes into holes stays out.
+    let target = mnt.dir.join("t.img");
+    std::fs::write(&target, noise(2 << 20, 1)).expect("file on ext4");
+    let plan = plan_json(d, Path::new("s.toml"), &target, &[]);
+    assert_eq!(plan["target"]["queue_depth_max"], 4, "plan --json target");
+    assert_eq!(warnings(&plan), want, "plan --json");
+    let shown = target.to_str().expect("utf-8 path");
+    let args = ["s.toml", "--target", shown, "-q", "-o", "out"];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    let results = strict_results(&d.join("out")).1;
+    assert_eq!(results["target"]["queue_depth_max"], 4, "results target");
+    assert_eq!(warnings(&results), want, "results.json");
+    std::fs::remove_file(&target).expect("remove the target");
+    drop(mnt);
+}
+
+/// Attack of session 24, item 3: a running program as the target of a run that writes failed with exit 1
+/// (ETXTBSY) after naming its results folder; now it is refused with exit 2, nothing made.
+#[test]
+fn a_running_program_as_a_target_is_refused_before_anything_is_made() {
+    let dir = tempdir();
+    let d = dir.path();
+    let wk = d.join("wk");
+    std::fs::copy(wkrun_bin(), &wk).expect("copy of wkrun");
+    let before = read(&wk);
+    write_file(
+        d,
+        "s.toml",
+        &spec_text("busy", &workload("w", "4KiB", 0, "")),
+    );
+    let out = std::process::Command::new(&wk)
+        .args(["s.toml", "--target", "./wk", "-o", "o"])
+        .current_dir(d)
+        .output()
+        .expect("run the copy");
+    let (code, stdout, err) = code_out_err(&out);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "error: refusing to write to ./wk: ./wk is a program that is running: the kernel refuses to open it for writing (Text file busy (errno 26))"
+    );
+    assert!(!stdout.contains("results:"), "{stdout}");
+    assert!(!d.join("o").exists());
+    assert_eq!(read(&wk), before);
+    // A run that only reads it is a run like any other.
+    write_file(
+        d,
+        "r.toml",
+        &spec_text("busyr", &workload("r", "4KiB", 100, "")),
+    );
+    let plan = plan_json(d, Path::new("r.toml"), &wk, &[]);
+    assert_eq!(plan["phases"][0]["name"], "r");
 }
