@@ -231,6 +231,92 @@ pub fn max_inner_bytes() -> usize {
 /// # Errors
 /// What is wrong with the encoding.
 pub fn decode(bytes: &[u8], de: &mut Deserializer) -> Result<Hist, String> {
+    let mut inner = Vec::new();
+    inflate(bytes, &mut inner)?;
+    de.deserialize(&mut &inner[..])
+        .map_err(|e| format!("the histogram does not decode: {e}"))
+}
+
+/// A decoded histogram's nonzero counts, `(bucket index, count)` in index order, and their total
+/// (saturating, as hdrhistogram's); reused from row to row, so that checking a log allocates no histogram.
+#[derive(Default, Clone, Debug, PartialEq)]
+pub struct Counts {
+    /// The nonzero counts by bucket index ([`crate::stats::latency::bucket_tops`]).
+    pub nonzero: Vec<(u32, u64)>,
+    /// Their sum.
+    pub total: u64,
+}
+
+impl Counts {
+    /// The [`crate::stats::latency::INTERVAL_PERCENTILES`] of the counts, µs, each at most `max_ns`,
+    /// exactly as [`SeriesRow::set_percentiles`] gives them for the histogram.
+    pub fn percentiles_us(&self, max_ns: u64) -> [Option<f64>; 3] {
+        let tops = crate::stats::latency::bucket_tops();
+        let buckets = self.nonzero.iter().map(|&(i, n)| (tops[i as usize], n));
+        crate::stats::latency::interval_percentiles_us(buckets, self.total, max_ns)
+    }
+}
+
+/// Decodes one histogram of a log into `out` as [`decode`] does (the same checks, and a payload hdrhistogram's
+/// deserializer accepts gives the same counts; what it refuses is refused), without making a histogram:
+/// the V2 payload's zig-zag LEB128 varints read here. `inner` is scratch for the inflated bytes.
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_counts(bytes: &[u8], inner: &mut Vec<u8>, out: &mut Counts) -> Result<(), String> {
+    inflate(bytes, inner)?;
+    out.nonzero.clear();
+    out.total = 0;
+    let buckets = crate::stats::latency::bucket_tops().len();
+    let bad = |why: &str| Err(format!("the histogram does not decode: {why}"));
+    let mut payload = &inner[V2_HEADER..];
+    let mut index: usize = 0;
+    while !payload.is_empty() {
+        let mut zz = 0u64;
+        let mut used = 0;
+        loop {
+            let Some(&b) = payload.get(used) else {
+                return bad("a count is cut short");
+            };
+            if used == 8 {
+                zz |= u64::from(b) << 56;
+                used += 1;
+                break;
+            }
+            zz |= u64::from(b & 0x7f) << (7 * used);
+            used += 1;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        payload = &payload[used..];
+        let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
+        if n < 0 {
+            let Some(at) = usize::try_from(n.unsigned_abs())
+                .ok()
+                .filter(|_| n != i64::MIN)
+                .and_then(|z| index.checked_add(z))
+            else {
+                return bad("a run of zeros past every index");
+            };
+            index = at;
+            continue;
+        }
+        if n > 0 {
+            if index >= buckets {
+                return bad("a count past the histogram's last bucket");
+            }
+            out.nonzero.push((index as u32, n as u64));
+            out.total = out.total.saturating_add(n as u64);
+        }
+        index += 1;
+    }
+    Ok(())
+}
+
+/// Inflates one histogram of a log (`bytes`, see [`decode`]) into `inner` and checks its headers against
+/// the bytes there are and wkrun's bounds.
+fn inflate(bytes: &[u8], inner: &mut Vec<u8>) -> Result<(), String> {
     use std::io::Read;
     let u32_at = |b: &[u8], at: usize| {
         b.get(at..at + 4)
@@ -255,10 +341,10 @@ pub fn decode(bytes: &[u8], de: &mut Deserializer) -> Result<Hist, String> {
         ));
     }
     let most = max_inner_bytes();
-    let mut inner = Vec::new();
+    inner.clear();
     flate2::read::ZlibDecoder::new(&bytes[8..])
         .take(most as u64 + 1)
-        .read_to_end(&mut inner)
+        .read_to_end(inner)
         .map_err(|e| format!("the histogram does not inflate: {e}"))?;
     if inner.len() > most {
         return Err(format!(
@@ -266,13 +352,13 @@ pub fn decode(bytes: &[u8], de: &mut Deserializer) -> Result<Hist, String> {
         ));
     }
     let head = (
-        u32_at(&inner, 0),
-        u32_at(&inner, 4),
-        u32_at(&inner, 8),
-        u32_at(&inner, 12),
-        u64_at(&inner, 16),
-        u64_at(&inner, 24),
-        u64_at(&inner, 32).map(f64::from_bits),
+        u32_at(inner, 0),
+        u32_at(inner, 4),
+        u32_at(inner, 8),
+        u32_at(inner, 12),
+        u64_at(inner, 16),
+        u64_at(inner, 24),
+        u64_at(inner, 32).map(f64::from_bits),
     );
     let (Some(c), Some(payload), Some(offset), Some(digits), Some(low), Some(high), Some(ratio)) =
         head
@@ -297,9 +383,7 @@ pub fn decode(bytes: &[u8], de: &mut Deserializer) -> Result<Hist, String> {
     } else if offset != 0 || ratio != 1.0 {
         format!("normalizing offset {offset} and ratio {ratio}, where wkrun writes 0 and 1")
     } else {
-        return de
-            .deserialize(&mut &inner[..])
-            .map_err(|e| format!("the histogram does not decode: {e}"));
+        return Ok(());
     };
     Err(why)
 }
@@ -323,6 +407,7 @@ pub struct RowReader<R> {
     dirs: Vec<Direction>,
     rows: u64,
     de: Deserializer,
+    inner: Vec<u8>,
 }
 
 impl<'a> RowReader<&'a [u8]> {
@@ -360,6 +445,7 @@ impl<R: io::BufRead> RowReader<R> {
             dirs: Vec::new(),
             rows: 0,
             de: Deserializer::new(),
+            inner: Vec::new(),
         };
         let first = r.read_line()?.then(|| r.line.strip_suffix(b"\n"));
         if first.flatten() != Some(FORMAT_LINE.as_bytes()) {
@@ -448,6 +534,28 @@ impl<R: io::BufRead> RowReader<R> {
     /// bounds than wkrun's ([`decode`]), a row cut short; each with its line.
     pub fn next_row(&mut self) -> Result<Option<(u64, RowHists)>, String> {
         let mut row = RowHists::default();
+        let start = self.next_entries(|d, bytes, de, _| {
+            row[d] = Some(decode(bytes, de)?);
+            Ok(())
+        })?;
+        Ok(start.map(|s| (s, row)))
+    }
+
+    /// [`RowReader::next_row`] as counts ([`decode_counts`]) into `counts`, one per direction of `dirs`
+    /// (the others left as they are), reusing their memory: the next row's start, `None` after the last.
+    ///
+    /// # Errors
+    /// As [`RowReader::next_row`].
+    pub fn next_row_counts(&mut self, counts: &mut PerDir<Counts>) -> Result<Option<u64>, String> {
+        self.next_entries(|d, bytes, _, inner| decode_counts(bytes, inner, &mut counts[d]))
+    }
+
+    /// Reads the next row's lines, handing each direction's histogram bytes to `take` (with the decoder and
+    /// scratch), and returns the row's start; `None` after the last.
+    fn next_entries(
+        &mut self,
+        mut take: impl FnMut(Direction, &[u8], &mut Deserializer, &mut Vec<u8>) -> Result<(), String>,
+    ) -> Result<Option<u64>, String> {
         let mut start_ns = 0;
         let k = self.rows;
         for i in 0..self.dirs.len() {
@@ -469,13 +577,12 @@ impl<R: io::BufRead> RowReader<R> {
                     e.tag
                 ));
             }
-            let h = decode(&e.bytes, &mut self.de)
+            take(want, &e.bytes, &mut self.de, &mut self.inner)
                 .map_err(|why| format!("line {line}: row {k}, {want}: {why}"))?;
             start_ns = e.start_ns;
-            row[want] = Some(h);
         }
         self.rows += 1;
-        Ok(Some((start_ns, row)))
+        Ok(Some(start_ns))
     }
 
     /// Rows read so far.
@@ -515,8 +622,10 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
     // Per direction: the I/Os of the rows of the fold so far (not yet in a histogram), and their largest
     // latency, ns.
     let mut owed: PerDir<(u64, u64)> = PerDir::default();
+    let mut counts = PerDir::<Counts>::default();
+    let mut max = PerDir::<u64>::default();
     for (k, row) in rows.iter().enumerate() {
-        let (_, hists) = r.next_row()?.ok_or_else(|| {
+        r.next_row_counts(&mut counts)?.ok_or_else(|| {
             format!(
                 "the log ends at line {} after {k} rows of histograms, for {} series rows",
                 r.line(),
@@ -524,10 +633,8 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
             )
         })?;
         let line = r.line();
-        let mut want = row.clone();
-        let mut max = PerDir::<u64>::default();
         for d in r.dirs() {
-            let held = hists[*d].as_ref().map_or(0, |h| h.len());
+            let held = counts[*d].total;
             let (n, m) = &mut owed[*d];
             *n += row[*d].ops;
             *m = (*m).max(row[*d].lat_max_us.map_or(0, |us| (us * 1e3).round() as u64));
@@ -547,14 +654,14 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
                 owed[*d] = (0, 0);
             }
         }
-        want.set_percentiles(&hists, |d| max[d]);
-        if let Some((d, _)) = want.by_dir.iter().find(|(d, c)| {
-            row[*d].lat_pct_us.iter().any(Option::is_some) && c.lat_pct_us != row[*d].lat_pct_us
-        }) {
-            return Err(format!(
-                "line {line}: row {k}: the {d} percentiles are {:?} µs, their histogram's {:?}",
-                row[d].lat_pct_us, want[d].lat_pct_us
-            ));
+        for d in Direction::ALL.into_iter().filter(|d| r.dirs().contains(d)) {
+            let want = counts[d].percentiles_us(max[d]);
+            let have = row[d].lat_pct_us;
+            if have.iter().any(Option::is_some) && have != want {
+                return Err(format!(
+                    "line {line}: row {k}: the {d} percentiles are {have:?} µs, their histogram's {want:?}"
+                ));
+            }
         }
     }
     if let Some((d, (n, _))) = owed.iter().find(|(_, o)| o.0 > 0) {
@@ -654,6 +761,115 @@ mod tests {
             assert_eq!(n, ours.len(), "histogram {k}");
             assert_eq!(ours, theirs, "histogram {k}");
         }
+    }
+
+    /// A deflated V2 histogram of wkrun's bounds with `payload` as its counts, as a log holds it.
+    fn encoded(payload: &[u8]) -> Vec<u8> {
+        let (low, high, digits) = crate::stats::latency::HIST_BOUNDS;
+        let mut inner = V2_COOKIE.to_be_bytes().to_vec();
+        inner.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+        inner.extend_from_slice(&0u32.to_be_bytes());
+        inner.extend_from_slice(&u32::from(digits).to_be_bytes());
+        inner.extend_from_slice(&low.to_be_bytes());
+        inner.extend_from_slice(&high.to_be_bytes());
+        inner.extend_from_slice(&1f64.to_bits().to_be_bytes());
+        inner.extend_from_slice(payload);
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&inner).unwrap();
+        let packed = z.finish().unwrap();
+        let mut out = V2_DEFLATE_COOKIE.to_be_bytes().to_vec();
+        out.extend_from_slice(&(packed.len() as u32).to_be_bytes());
+        out.extend_from_slice(&packed);
+        out
+    }
+
+    /// The counts hdrhistogram's deserializer makes of `bytes`, as `(highest value of the bucket, count)`
+    /// and total, or its error.
+    fn their_counts(bytes: &[u8]) -> Result<(Vec<(u64, u64)>, u64), String> {
+        let h = decode(bytes, &mut Deserializer::new())?;
+        let nonzero = h
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect();
+        Ok((nonzero, h.len()))
+    }
+
+    /// [`decode_counts`] gives, from the same bytes, the counts and total that hdrhistogram's deserializer
+    /// gives, for random histograms (300 of up to 10k values over 1 ns to past the top bucket) and for
+    /// hand-made payloads (zero runs, counts of the last bucket and past it, a varint cut short, 9-byte
+    /// varints); refuses what it refuses; and its percentiles are [`SeriesRow::set_percentiles`]'.
+    #[test]
+    fn counts_decode_as_hdrhistograms_deserializer() {
+        use rand_core::Rng;
+        let mut rng = rand_pcg::Pcg64Mcg::new(0xdec0_dec0);
+        let (mut inner, mut ours) = (Vec::new(), Counts::default());
+        let tops = crate::stats::latency::bucket_tops();
+        let mut agree = |bytes: &[u8]| {
+            let mine = decode_counts(bytes, &mut inner, &mut ours).map(|()| {
+                let nz = ours.nonzero.iter().map(|&(i, n)| (tops[i as usize], n));
+                (nz.collect::<Vec<_>>(), ours.total)
+            });
+            assert_eq!(mine.is_ok(), their_counts(bytes).is_ok(), "{mine:?}");
+            if let Ok(theirs) = their_counts(bytes) {
+                assert_eq!(mine.unwrap(), theirs);
+            }
+            ours.clone()
+        };
+        let mut h = new_histogram();
+        let mut kept = KeptDeflate::new();
+        for case in 0..300u64 {
+            h.reset();
+            let top_bits = 1 + rng.next_u64() % 44;
+            for _ in 0..rng.next_u64() % 10_000 {
+                let v = rng.next_u64() >> (64 - top_bits);
+                record_into(&mut h, if case % 2 == 0 { v } else { v >> (v % 40) });
+            }
+            let mut bytes = Vec::new();
+            kept.serialize(&h, &mut bytes).unwrap();
+            let counts = agree(&bytes);
+            let max = rng.next_u64() >> (64 - top_bits);
+            let mut row = SeriesRow::new(0, 1, 1, &crate::stats::IntervalCounts::default());
+            let mut hists = RowHists::default();
+            hists[Direction::Read] = Some(h.clone());
+            row.set_percentiles(&hists, |_| max);
+            assert_eq!(counts.percentiles_us(max), row[Direction::Read].lat_pct_us);
+        }
+        let leb = |mut v: u64| {
+            let mut out = Vec::new();
+            while v >= 0x80 {
+                out.push(v as u8 | 0x80);
+                v >>= 7;
+            }
+            out.push(v as u8);
+            out
+        };
+        let to_last = leb((tops.len() as u64 - 1) * 2 - 1); // zig-zag: that many zeros
+        let zz_min = u64::MAX; // zig-zag of i64::MIN: zeros past every index
+        for payload in [
+            vec![],
+            vec![2, 0, 4],
+            vec![0xff, 0xff, 0x03, 6],
+            [&to_last[..], &[2]].concat(),
+            [&to_last[..], &[0, 2]].concat(),
+            [&to_last[..], &[0, 0, 0]].concat(),
+            [&to_last[..], &leb(1_000_000 * 2 - 1), &[0, 0]].concat(),
+            vec![0x82],
+            vec![4, 0x80],
+            vec![0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],
+            vec![0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 2],
+        ] {
+            agree(&encoded(&payload));
+        }
+        let mut min_run = Vec::new();
+        for k in 0..9 {
+            min_run.push(if k < 8 {
+                (zz_min >> (7 * k)) as u8 | 0x80
+            } else {
+                0xff
+            });
+        }
+        min_run.push(2);
+        assert!(decode_counts(&encoded(&min_run), &mut inner, &mut ours).is_err());
     }
 
     /// A fold checks: rows 1 and 2 empty and without percentiles, row 3 holding their reads and its own,

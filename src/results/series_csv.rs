@@ -3,7 +3,7 @@
 
 use super::outdir::{OutDir, slug};
 use crate::stats::IntervalCounts;
-use crate::stats::latency::{INTERVAL_PERCENTILES, percentile_of};
+use crate::stats::latency::interval_percentiles_of;
 use crate::stats::row_latency::RowHists;
 use crate::sys::dir::RowFile;
 use crate::vocab::{Direction, PerDir};
@@ -184,7 +184,7 @@ pub struct DirColumns {
     pub lat_mean_us: Option<f64>,
     /// Largest latency, µs.
     pub lat_max_us: Option<f64>,
-    /// The interval's latency percentiles p50, p99 and p99.9, µs ([`INTERVAL_PERCENTILES`]), from the
+    /// The interval's latency percentiles p50, p99 and p99.9, µs ([`crate::stats::latency::INTERVAL_PERCENTILES`]), from the
     /// interval's histogram (every recorder's added up): within 0.1 % above the latency of their rank.
     pub lat_pct_us: [Option<f64>; 3],
 }
@@ -281,13 +281,11 @@ impl SeriesRow {
     }
 
     /// Sets each direction's latency percentiles from its histogram in `hists` (none: left empty), each at
-    /// most the direction's largest latency, `max_ns` ([`percentile_of`]).
+    /// most the direction's largest latency, `max_ns` ([`crate::stats::latency::percentile_of`]).
     pub fn set_percentiles(&mut self, hists: &RowHists, max_ns: impl Fn(Direction) -> u64) {
         for (d, h) in hists.iter() {
             let Some(h) = h else { continue };
-            let max = max_ns(d);
-            self.by_dir[d].lat_pct_us = INTERVAL_PERCENTILES
-                .map(|(_, p)| percentile_of(h, p, max).map(|ns| ns as f64 / 1e3));
+            self.by_dir[d].lat_pct_us = interval_percentiles_of(h, max_ns(d));
         }
     }
 

@@ -91,6 +91,63 @@ pub fn percentile_of(h: &Histogram<u64>, p: f64, max_ns: u64) -> Option<u64> {
 /// percentile.
 pub const INTERVAL_PERCENTILES: [(&str, f64); 3] = [("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9)];
 
+/// The highest value of each bucket of a histogram of [`new_histogram`], by bucket index (the index of its
+/// count in the histogram and in its V2 encoding): what `highest_equivalent` gives for any value of the
+/// bucket. Built once by walking the histogram's own buckets in value order.
+pub fn bucket_tops() -> &'static [u64] {
+    static TOPS: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    TOPS.get_or_init(|| {
+        let h = new_histogram();
+        let mut next = 0;
+        (0..h.distinct_values())
+            .map(|_| {
+                let top = h.highest_equivalent(next);
+                next = top.saturating_add(1);
+                top
+            })
+            .collect()
+    })
+}
+
+/// The [`INTERVAL_PERCENTILES`] of a histogram given as its nonzero buckets, `(highest value of the bucket,
+/// count)` in increasing value order, and `total`, their count; each at most `max_ns`, in µs; `None` when
+/// `total` is 0. One pass over the buckets, each percentile exactly what [`percentile_of`] gives
+/// (`value_at_quantile`'s rule: the first bucket where the running count reaches ⌈p/100 · total⌉, at
+/// least 1; 0 if none does).
+pub fn interval_percentiles_us(
+    buckets: impl IntoIterator<Item = (u64, u64)>,
+    total: u64,
+    max_ns: u64,
+) -> [Option<f64>; 3] {
+    if total == 0 {
+        return [None; 3];
+    }
+    let ranks =
+        INTERVAL_PERCENTILES.map(|(_, p)| (((p / 100.0) * total as f64).ceil() as u64).max(1));
+    let mut out = [0u64; 3];
+    let mut found = 0;
+    let mut running = 0u64;
+    for (top, n) in buckets {
+        running = running.saturating_add(n);
+        while found < ranks.len() && running >= ranks[found] {
+            out[found] = top;
+            found += 1;
+        }
+        if found == ranks.len() {
+            break;
+        }
+    }
+    out.map(|ns| Some(ns.min(max_ns) as f64 / 1e3))
+}
+
+/// [`interval_percentiles_us`] of the histogram `h`.
+pub fn interval_percentiles_of(h: &Histogram<u64>, max_ns: u64) -> [Option<f64>; 3] {
+    let buckets = h
+        .iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()));
+    interval_percentiles_us(buckets, h.len(), max_ns)
+}
+
 impl LatencyRecorder {
     /// An empty recorder, its histogram not yet allocated (no memory taken).
     pub fn new() -> LatencyRecorder {
@@ -389,6 +446,60 @@ pub struct LatencySummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 2,000 random histograms (0..10k values over ranges from 1 ns to past the top bucket) and edge cases:
+    /// the one-pass [`interval_percentiles_of`] equals `value_at_quantile` for p50, p99 and p99.9 exactly.
+    #[test]
+    fn one_pass_percentiles_equal_value_at_quantile() {
+        use rand_core::Rng;
+        let mut rng = rand_pcg::Pcg64Mcg::new(0x5eed_9e7c);
+        let mut h = new_histogram();
+        let check = |h: &Histogram<u64>, max: u64| {
+            let want = INTERVAL_PERCENTILES
+                .map(|(_, p)| percentile_of(h, p, max).map(|ns| ns as f64 / 1e3));
+            assert_eq!(interval_percentiles_of(h, max), want, "{} values", h.len());
+        };
+        for case in 0..2000u64 {
+            h.reset();
+            let n = rng.next_u64() % 10_000;
+            let top_bits = 1 + rng.next_u64() % 44;
+            let spread = 1 + rng.next_u64() % 4;
+            for _ in 0..n {
+                let v = match case % 4 {
+                    0 => rng.next_u64() >> (64 - top_bits),
+                    1 => (rng.next_u64() >> (64 - top_bits)) >> (rng.next_u64() % 40),
+                    2 => 1_000 + rng.next_u64() % (spread * 1_000),
+                    _ => rng.next_u64() % 4 * (rng.next_u64() >> (64 - top_bits)),
+                };
+                record_into(&mut h, v);
+            }
+            let cap = rng.next_u64() >> (64 - top_bits);
+            check(&h, if case % 3 == 0 { cap } else { u64::MAX });
+        }
+        for (v, n) in [
+            (1, 1),
+            (77_777, 1),
+            (5_000, 9_999),
+            (u64::MAX, 3),
+            (MAX_TRACKABLE_NS, 1000),
+        ] {
+            h.reset();
+            for _ in 0..n {
+                record_into(&mut h, v);
+            }
+            check(&h, u64::MAX);
+        }
+        h.reset();
+        check(&h, u64::MAX);
+        let tops = bucket_tops();
+        assert_eq!(tops.len(), h.distinct_values());
+        assert_eq!(h.lowest_equivalent(tops[0]), 0);
+        assert!(
+            tops.windows(2)
+                .all(|w| h.lowest_equivalent(w[1]) == w[0] + 1)
+        );
+        assert!(*tops.last().unwrap() >= h.highest_equivalent(MAX_TRACKABLE_NS));
+    }
 
     #[test]
     fn a_histogram_takes_the_bytes_said_and_an_empty_recorder_none() {
