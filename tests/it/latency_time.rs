@@ -388,11 +388,12 @@ fn the_logs_of_millisecond_rows_of_two_targets_add_up_row_by_row() {
     }
 }
 
-/// A merge whose results `wkrun validate` would refuse is not a success: one host's series counts a read
-/// its histogram log does not hold (a CSV edited by hand), so the merged log never holds it; the merge
-/// exits 1, and its results say "failed" with the reason, where it exited 0 before.
+/// A merge of results `wkrun validate` would refuse is refused: one host's series counts a read its
+/// histogram log does not hold (a CSV edited by hand). `merge` checks its inputs as `validate` does (exit 2
+/// naming the file and line, nothing written), where it once wrote a merged log that never held the read and
+/// exited 0.
 #[test]
-fn a_merge_that_validate_would_refuse_fails() {
+fn a_merge_of_results_validate_would_refuse_is_refused() {
     let (d, e) = (tempdir(), tempdir());
     let t = d.path().join("t.img");
     sparse_file(&t, 16 << 20);
@@ -420,20 +421,13 @@ fn a_merge_that_validate_would_refuse_fails() {
         ],
     );
     let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("the check of the results just written failed"),
-        "{err}"
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}/00-w.hlog (phases[0].hist_log): line 6: row 0: the read histogram holds 100 latencies, where the series counts 101 reads\n",
+            a.display()
+        )
     );
-    assert!(err.contains("1 reads are in no histogram"), "{err}");
-    let (_, r) = strict_results(&m);
-    assert_eq!(r["status"], "failed");
-    assert!(
-        r["error"]
-            .as_str()
-            .unwrap()
-            .contains("1 reads are in no histogram"),
-        "{}",
-        r["error"]
-    );
+    assert!(!m.exists(), "nothing written");
 }

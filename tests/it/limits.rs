@@ -892,15 +892,19 @@ fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, t
     enough
 }
 
-/// Bytes of `dir`'s results.json and CSV files.
+/// Bytes of `dir`'s results.json, series CSVs and histogram logs (what a merge or a report holds whole; the
+/// traces and counters CSVs are read a line at a time and not counted).
 fn folder_bytes(dir: &Path) -> u64 {
     fs::read_dir(dir)
         .expect("folder")
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name().is_some_and(|n| n == "results.json")
-                || p.extension().is_some_and(|x| x == "csv" || x == "hlog")
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            name == "results.json"
+                || (p.extension().is_some_and(|x| x == "csv" || x == "hlog")
+                    && !name.ends_with(".trace.csv")
+                    && !name.ends_with(".counters.csv"))
         })
         .map(|p| fs::metadata(p).expect("size").len())
         .sum()
