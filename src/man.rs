@@ -17,6 +17,8 @@ wkrun library add RESULTS... [--label NAME] [--library PATH]
 wkrun library list [--spec NAME] [--label TEXT] [--library PATH]
 wkrun library rm ID|--label NAME [--library PATH]
 wkrun merge RESULTS... -o DIR
+wkrun sim fit RESULTS [--phase NAME] [--capacity SIZE]
+wkrun sim predict RESULTS SPEC [-o DIR] [--fitted TARGET]
 wkrun import fio JOB... [-o SPEC] [--lossy]
 wkrun import fio [-o SPEC] [--lossy] -- FIO-ARGS...
 wkrun export fio SPEC [-o FILE]
