@@ -962,7 +962,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
         .max()
         .expect("a chart");
     let png_detail = format!(
-        "12582912 B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
+        "16777216 B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
     );
     // Each command, and the refusals it may give: (what, need, detail, tail), the one for what it reads
     // first.
@@ -985,7 +985,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                 ),
                 (
                     "drawing the report's PNGs",
-                    (12 << 20) + each,
+                    (16 << 20) + each,
                     png_detail,
                     "; or leave out --png",
                 ),
