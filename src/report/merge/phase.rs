@@ -6,8 +6,8 @@ use crate::report::runs::RunData;
 use crate::results::judge;
 use crate::results::series_csv::{SeriesRow, file_name};
 use crate::results::{
-    DirStats, ErrorCause, FlushResult, HostPhase, LatencyHistograms, PhaseErrors, PhaseResult,
-    ReadShare, SizeOps, SyncResult,
+    CpuResult, DirStats, ErrorCause, FlushResult, HostPhase, LatencyHistograms, PhaseErrors,
+    PhaseResult, ReadShare, SizeOps, SyncResult,
 };
 use crate::spec::PhaseKind;
 use crate::stats::latency::{Part, merge_parts};
@@ -93,6 +93,10 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
         .map(|_| parts.iter().filter_map(|p| p.erased_bytes).sum());
     m.errors = errors(&parts);
     (m.coverage, m.host, m.device, m.verify) = (None, None, None, None);
+    m.cpu = cpu(&parts, unit, m.total.ops, duration_s);
+    // A device's own counters and health stay in its host's (or target's) folder: two hosts' devices,
+    // or two targets on one device, do not add up to a device.
+    (m.kernel, m.counters_csv, m.health) = (None, None, None);
     m.workers.clear();
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns, unit);
     m.hosts = host_parts(runs, &parts);
@@ -118,6 +122,23 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     judge(&parts, series.as_deref(), &mut m)
         .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
     Ok((m, series, hlog))
+}
+
+/// wkrun's CPU time in the merged phase, per I/O over its `ios` I/Os: hosts are processes of their own,
+/// so theirs add up; the targets of one run share its process, whose whole time each target's reading
+/// already holds, so the largest reading stands for all (their sum would count it once per target).
+/// `None` unless every part has one.
+fn cpu(parts: &[&PhaseResult], unit: super::Unit, ios: u64, duration_s: f64) -> Option<CpuResult> {
+    let ns = |s: f64| (s * 1e9).round() as u64;
+    let all: Vec<(u64, u64)> = parts
+        .iter()
+        .map(|p| p.cpu.as_ref().map(|c| (ns(c.user_s), ns(c.system_s))))
+        .collect::<Option<_>>()?;
+    let t = match unit {
+        super::Unit::Host => all.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)),
+        super::Unit::Target => all.into_iter().max_by_key(|c| c.0 + c.1)?,
+    };
+    Some(CpuResult::new(t, ios, ns(duration_s)))
 }
 
 /// The series of the phase at position `at[h]` of every host `h`, on the common grid; `None` for a phase
@@ -436,5 +457,41 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    /// Hosts are processes of their own: their CPU times add up; targets share one process, whose
+    /// time each target's reading holds: the largest stands. Per I/O over the merged I/Os (10 + 30);
+    /// device counters, their CSV and drive health stay in the parts' folders.
+    #[test]
+    fn cpu_adds_up_across_hosts_and_is_the_process_s_across_targets() {
+        use crate::results::{CpuResult, KernelResult};
+        use crate::stats::kernel::DiskStat;
+        let with = |label, ops, cpu_ns| {
+            let mut r = host(label, ops, ops);
+            let p = &mut r.results.phases[0];
+            p.cpu = Some(CpuResult::new(cpu_ns, ops, 1_000_000_000));
+            let d = DiskStat::parse("10 0 80 1 0 0 0 0 0 1 1").expect("stat");
+            p.kernel = Some(KernelResult::new("loop3".into(), &d, 1_000_000_000, 1));
+            p.counters_csv = Some("00-w.counters.csv".into());
+            r
+        };
+        let runs = [
+            with("a", 10, (1_000_000, 3_000_000)),
+            with("b", 30, (2_000_000, 4_000_000)),
+        ];
+        let (m, _, _) = merge(&runs, &[0, 0], super::super::Unit::Host).expect("merge");
+        let c = m.cpu.expect("cpu");
+        assert_eq!((c.user_s, c.system_s), (0.003, 0.007));
+        // 3 ms and 7 ms over 40 I/Os: 75 µs and 175 µs per I/O.
+        assert_eq!((c.user_us_per_io, c.system_us_per_io), (75.0, 175.0));
+        assert_eq!((m.kernel, m.counters_csv, m.health), (None, None, None));
+        let (m, _, _) = merge(&runs, &[0, 0], super::super::Unit::Target).expect("merge");
+        let c = m.cpu.expect("cpu");
+        assert_eq!((c.user_s, c.system_s), (0.002, 0.004));
+        assert_eq!((c.user_us_per_io, c.system_us_per_io), (50.0, 100.0));
+        let mut no_cpu = runs.clone();
+        no_cpu[1].results.phases[0].cpu = None;
+        let (m, _, _) = merge(&no_cpu, &[0, 0], super::super::Unit::Host).expect("merge");
+        assert_eq!(m.cpu, None);
     }
 }
