@@ -18,6 +18,7 @@ wkrun library list [--spec NAME] [--label TEXT] [--library PATH]
 wkrun library rm ID|--label NAME [--library PATH]
 wkrun merge RESULTS... -o DIR
 wkrun sim fit RESULTS [--phase NAME] [--capacity SIZE]
+wkrun sim fit --features FILE [--theory]
 wkrun sim predict RESULTS SPEC [-o DIR] [--fitted TARGET]
 wkrun import fio JOB... [-o SPEC] [--lossy]
 wkrun import fio [-o SPEC] [--lossy] -- FIO-ARGS...

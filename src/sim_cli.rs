@@ -15,13 +15,23 @@ pub enum SimCmd {
     /// an erase (purge), a fill, and a random-write phase that runs past the write cliff.
     Fit {
         /// The measured results folder (or its results.json).
-        results: PathBuf,
+        #[arg(required_unless_present = "features")]
+        results: Option<PathBuf>,
         /// The random-write phase to fit (default: the first one).
         #[arg(long, value_name = "NAME")]
         phase: Option<String>,
         /// The drive's capacity, checked against the results' (e.g. 256GB).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         capacity: Option<Size>,
+        /// Fit to published features instead of a measured run: a TOML file of capacity, block_size,
+        /// queue_depth, plateau_iops, steady_iops or op, and optionally cliff_s and spread
+        /// (docs/predict.md).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["results", "phase", "capacity"])]
+        features: Option<PathBuf>,
+        /// With --features: the theory's drive alone, no simulated runs (instant; for drives of hundreds of
+        /// GB, whose simulated runs to the steady state take hours).
+        #[arg(long, requires = "features")]
+        theory: bool,
     },
     /// Run SPEC on the drive fitted to RESULTS; its results are labelled as a prediction from RESULTS.
     Predict {
@@ -59,8 +69,14 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
             results,
             phase,
             capacity,
+            features,
+            theory,
         } => {
-            let f = fitted(&results, phase.as_deref(), capacity)?;
+            let f = match (features, results) {
+                (Some(file), _) => from_features(&file, theory)?,
+                (None, Some(results)) => fitted(&results, phase.as_deref(), capacity)?,
+                (None, None) => return Err(bad("sim fit: give RESULTS or --features FILE")),
+            };
             stdout_text(&format!("{f}\n"));
             Ok(())
         }
@@ -100,6 +116,21 @@ fn fitted(results: &Path, phase: Option<&str>, capacity: Option<Size>) -> Result
     let mut log = std::io::stderr();
     let f = fit::fit(&m, &exe()?, &mut log).map_err(fit_fail)?;
     // The account in one write (each line whole, as every line wkrun prints).
+    let _ = log.write_all(fit::report(&m, &f, started.elapsed().as_secs_f64()).as_bytes());
+    Ok(f.target)
+}
+
+/// Fits the drive to a features file, reporting on stderr; the fitted target.
+fn from_features(file: &Path, theory: bool) -> Result<String, Fail> {
+    let g = wkrun::predict::given::read(file).map_err(fit_fail)?;
+    if theory {
+        let (target, account) = wkrun::predict::given::theory(&g).map_err(fit_fail)?;
+        let _ = std::io::stderr().write_all(account.as_bytes());
+        return Ok(target);
+    }
+    let started = std::time::Instant::now();
+    let mut log = std::io::stderr();
+    let (m, f) = wkrun::predict::given::fit(&g, &exe()?, &mut log).map_err(fit_fail)?;
     let _ = log.write_all(fit::report(&m, &f, started.elapsed().as_secs_f64()).as_bytes());
     Ok(f.target)
 }

@@ -121,7 +121,12 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
     );
     let _ = runs.log.write_all(line.as_bytes());
     let mut f = refine(&mut runs, &mut p, MAX_REFINE)?;
-    if let Some(better) = vary(&mut runs, &p, &f)? {
+    let varied = if m.known.spread {
+        vary(&mut runs, &p, &f)?
+    } else {
+        None
+    };
+    if let Some(better) = varied {
         p = better;
         f = refine(&mut runs, &mut p, 3)?;
     }
@@ -144,18 +149,16 @@ fn first_guess(m: &Measured) -> Result<SimParams, FitError> {
         capacity: Size(m.capacity),
         ..SimParams::default()
     };
-    let units = (p.page.0 / UNIT) as f64;
     let plateau = m.features.plateau.max(1.0);
-    // dies / program time = plateau / units; dies the power of two nearest (in ratio) to a 1.6 ms program.
-    let dies_f = plateau * PRIOR_PROGRAM_NS / 1e9 / units;
-    let dies = 2f64
-        .powf(dies_f.max(1.0).log2().round())
-        .min(f64::from(crate::sim::params::MAX_DIES));
-    p.dies = Some(dies as u32);
-    p.program_time = Duration((dies * units / plateau * 1e6).round() as u64 * 1000);
-    let ratio = (m.features.steady / plateau).clamp(1e-3, 0.999);
-    let alpha = alpha_of_ratio(&p, ratio);
-    set_op(&mut p, alpha);
+    split_plateau(&mut p, plateau);
+    match m.known.op {
+        Some(op) => p.op = op,
+        None => {
+            let ratio = (m.features.steady / plateau).clamp(1e-3, 0.999);
+            let alpha = alpha_of_ratio(&p, ratio);
+            set_op(&mut p, alpha);
+        }
+    }
     if SimTarget::new(p.clone()).is_err() {
         return Err(FitError::Bad(format!(
             "no simulated drive of {} B has a plateau of {plateau:.0} IOPS",
@@ -163,6 +166,28 @@ fn first_guess(m: &Measured) -> Result<SimParams, FitError> {
         )));
     }
     Ok(p)
+}
+
+/// Sets `p`'s dies and program time for a fresh plateau of `plateau` IOPS: dies / program time = plateau
+/// / units, dies the power of two nearest (in ratio) to a 1.6 ms program.
+fn split_plateau(p: &mut SimParams, plateau: f64) {
+    let units = (p.page.0 / UNIT) as f64;
+    let dies_f = plateau * PRIOR_PROGRAM_NS / 1e9 / units;
+    let dies = 2f64
+        .powf(dies_f.max(1.0).log2().round())
+        .min(f64::from(crate::sim::params::MAX_DIES));
+    p.dies = Some(dies as u32);
+    p.program_time = Duration((dies * units / plateau * 1e6).round() as u64 * 1000);
+}
+
+/// The flash holding data over the data (α) that the theory gives a measured steady / plateau `ratio` on
+/// a drive with a fresh plateau of `plateau` IOPS (its dies and program time split as the fit splits
+/// them); no capacity needed. α − 1 is the share of the span the drive writes at its plateau before the
+/// free flash is used up: the cliff, in span-writes.
+pub fn theory_alpha(plateau: f64, ratio: f64) -> f64 {
+    let mut p = SimParams::default();
+    split_plateau(&mut p, plateau.max(1.0));
+    alpha_of_ratio(&p, ratio.clamp(1e-3, 0.999))
 }
 
 /// Steady / plateau of a drive whose victims hold a share `u` of valid data: the die time of a host unit at
@@ -224,22 +249,17 @@ fn refine(runs: &mut Runs<'_>, p: &mut SimParams, most: usize) -> Result<Feature
     let mut f = runs.try_params(p)?;
     for _ in 1..most {
         let e = f.errors(&m);
-        if e[0].abs() < CLOSE && e[2].abs() < CLOSE {
+        let fixed_op = runs.m.known.op.is_some();
+        if e[0].abs() < CLOSE && (fixed_op || e[2].abs() < CLOSE) {
             break;
         }
-        let a = alpha_of(p);
-        let got = (f.steady / f.plateau).ln();
-        seen.push((a, got));
-        // Secant on ln(steady / plateau) against α from the last two distinct points, else the theory's slope.
-        let slope = match seen.as_slice() {
-            [.., (a0, g0), (a1, g1)] if (a1 - a0).abs() > 1e-9 && (g1 - g0) / (a1 - a0) > 0.0 => {
-                (g1 - g0) / (a1 - a0)
-            }
-            _ => theory_slope(p, a),
-        };
-        let step = ((target - got) / slope).clamp(-0.5 * a, 0.5 * a);
         let before = (p.op, p.program_time);
-        set_op(p, a + step);
+        if !fixed_op {
+            let a = alpha_of(p);
+            let got = (f.steady / f.plateau).ln();
+            seen.push((a, got));
+            set_op(p, a + spare_step(p, &seen, target - got));
+        }
         let scale = (f.plateau / m.plateau).clamp(0.5, 2.0);
         p.program_time = Duration((p.program_time.0 as f64 * scale).round() as u64 / 1000 * 1000);
         if (p.op, p.program_time) == before || SimTarget::new(p.clone()).is_err() {
@@ -249,6 +269,94 @@ fn refine(runs: &mut Runs<'_>, p: &mut SimParams, most: usize) -> Result<Feature
         f = runs.try_params(p)?;
     }
     Ok(f)
+}
+
+/// The step of α that moves ln(steady / plateau) by `gap`: a secant against α through the last two
+/// distinct points of `seen` (α, ln(steady / plateau)), else the theory's slope; at most half of α.
+fn spare_step(p: &SimParams, seen: &[(f64, f64)], gap: f64) -> f64 {
+    let a = seen.last().map_or_else(|| alpha_of(p), |s| s.0);
+    let slope = match seen {
+        [.., (a0, g0), (a1, g1)] if (a1 - a0).abs() > 1e-9 && (g1 - g0) / (a1 - a0) > 0.0 => {
+            (g1 - g0) / (a1 - a0)
+        }
+        _ => theory_slope(p, a),
+    };
+    (gap / slope).clamp(-0.5 * a, 0.5 * a)
+}
+
+/// The drive the theory's first guess gives for a fresh plateau of `plateau` IOPS on a drive of
+/// `capacity` bytes whose spare area is `spare` (as given, or fitted to the given steady level): the
+/// fit's first step alone, without simulated runs.
+///
+/// # Errors
+/// [`FitError::Bad`] when no drive of the model has that plateau and spare area.
+pub fn theory_params(
+    capacity: u64,
+    plateau: f64,
+    spare: &super::given::Spare,
+) -> Result<SimParams, FitError> {
+    let (steady, op) = match spare {
+        super::given::Spare::Steady(s) => (*s, None),
+        super::given::Spare::Op(op) => (0.0, Some(*op)),
+    };
+    let m = Measured {
+        file: PathBuf::new(),
+        capacity,
+        target: String::new(),
+        phases: Vec::new(),
+        iops: Vec::new(),
+        features: Features {
+            plateau,
+            cliff_s: 0.0,
+            steady,
+            spread: 0.0,
+            worst: 0.0,
+        },
+        known: super::measured::Known {
+            op,
+            ..super::measured::Known::ALL
+        },
+    };
+    first_guess(&m)
+}
+
+/// The fresh plateau the theory gives `p`: dies × host units per page / program time, IOPS of 4 KiB.
+pub fn theory_plateau(p: &SimParams) -> f64 {
+    let units = (p.page.0 / UNIT) as f64;
+    f64::from(p.dies.unwrap_or(1)) * units / (p.program_time.0 as f64 / 1e9)
+}
+
+/// The steady level the theory gives `p` under uniform random writes over a share `span` (0 to 1] of its
+/// capacity after an erase: the flash that holds data over the data is α / `span`, the untouched rest
+/// of the capacity holding none.
+pub fn theory_steady_at(p: &SimParams, span: f64) -> f64 {
+    theory_plateau(p) * ratio_of_u(p, u_of(alpha_of(p) / span))
+}
+
+/// The steady level the theory expects of a drive of `capacity` bytes with a fresh plateau of `plateau`
+/// IOPS whose spare area is `spare` (or the given steady level).
+///
+/// # Errors
+/// As [`theory_params`].
+pub fn theory_steady(
+    capacity: u64,
+    plateau: f64,
+    spare: &super::given::Spare,
+) -> Result<f64, FitError> {
+    if let super::given::Spare::Steady(s) = spare {
+        return Ok(*s);
+    }
+    let p = theory_params(capacity, plateau, spare)?;
+    Ok(plateau * ratio_of_u(&p, u_of(alpha_of(&p))))
+}
+
+/// u = exp(−α (1 − u)), by iteration from below (the root under 1 when α > 1).
+fn u_of(a: f64) -> f64 {
+    let mut u = 0.0f64;
+    for _ in 0..5000 {
+        u = (-a * (1.0 - u)).exp();
+    }
+    u
 }
 
 /// d ln(steady / plateau) / dα by the theory, at α = `a`.
@@ -312,25 +420,73 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
         "fit: {} simulated runs in {seconds:.1} s\nfit: feature                 measured     fitted    error\n",
         f.runs
     );
-    for (name, x, y, err) in [
-        ("fresh plateau (IOPS)", a.plateau, b.plateau, e[0] * 100.0),
-        ("cliff, half-way (s)", a.cliff_s, b.cliff_s, e[1] * 100.0),
-        ("steady level (IOPS)", a.steady, b.steady, e[2] * 100.0),
+    let k = &m.known;
+    for (name, known, x, y, err) in [
+        (
+            "fresh plateau (IOPS)",
+            true,
+            a.plateau,
+            b.plateau,
+            e[0] * 100.0,
+        ),
+        (
+            "cliff, half-way (s)",
+            k.cliff,
+            a.cliff_s,
+            b.cliff_s,
+            e[1] * 100.0,
+        ),
+        (
+            "steady level (IOPS)",
+            k.steady,
+            a.steady,
+            b.steady,
+            e[2] * 100.0,
+        ),
     ] {
+        s.push_str(&if known {
+            format!("fit:   {name:<22} {x:>10.0} {y:>10.0} {err:>+7.1} %\n")
+        } else {
+            format!("fit:   {name:<22} {:>10} {y:>10.0} {:>9}\n", "unknown", "-")
+        });
+    }
+    s.push_str(&if k.spread {
+        format!(
+            "fit:   {:<22} {:>10.3} {:>10.3} {:>+7.3}\n",
+            "spread (sd / mean)", a.spread, b.spread, e[3]
+        )
+    } else {
+        format!(
+            "fit:   {:<22} {:>10} {:>10.3} {:>9}\n",
+            "spread (sd / mean)", "unknown", b.spread, "-"
+        )
+    });
+    let op = match k.op {
+        Some(op) => format!("op = {op} (given, not fitted: nothing in the data checks it)"),
+        None => format!("op = {} (to a superblock, {sb_points:.2} points)", p.op),
+    };
+    let spread = if k.spread {
+        format!(
+            "gc = {} and jitter = {} (the spread, among the few tried)",
+            p.gc.as_str(),
+            p.jitter
+        )
+    } else {
+        "nothing else".to_string()
+    };
+    s.push_str(&format!(
+        "fit: pinned by the data: {op}, dies / program_time (the plateau), {spread}\n"
+    ));
+    if !k.spread {
         s.push_str(&format!(
-            "fit:   {name:<22} {x:>10.0} {y:>10.0} {err:>+7.1} %\n"
+            "fit: not pinned by the features: gc and jitter (no spread given; gc = {}, jitter = {} kept), so the worst seconds are not predicted\n",
+            p.gc.as_str(),
+            p.jitter
         ));
     }
-    s.push_str(&format!(
-        "fit:   {:<22} {:>10.3} {:>10.3} {:>+7.3}\n",
-        "spread (sd / mean)", a.spread, b.spread, e[3]
-    ));
-    s.push_str(&format!(
-        "fit: pinned by the data: op = {} (to a superblock, {sb_points:.2} points), dies / program_time (the plateau), gc = {} and jitter = {} (the spread, among the few tried)\n",
-        p.op,
-        p.gc.as_str(),
-        p.jitter
-    ));
+    if !k.cliff {
+        s.push_str("fit: not checked by the features: the cliff's time (none given)\n");
+    }
     s.push_str(&format!(
         "fit: not pinned by the data: dies and program_time apart ({} dies chosen for a program time near 1.6 ms; the plateau fixes only their ratio); page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (the defaults kept); compression (assumed off); seed\n",
         p.dies.unwrap_or(1)

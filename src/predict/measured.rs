@@ -25,6 +25,31 @@ pub struct Measured {
     pub iops: Vec<f64>,
     /// Their features.
     pub features: Features,
+    /// Which features are known (a measured run's all are; a features file may lack some).
+    pub known: Known,
+}
+
+/// Which of a [`Measured`]'s features are known, and a spare area given rather than fitted.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Known {
+    /// The cliff's time (compared only).
+    pub cliff: bool,
+    /// The steady level (the spare area is fitted to it).
+    pub steady: bool,
+    /// The spread (picks the timing variation and the collection policy).
+    pub spread: bool,
+    /// The spare area as published, kept as it is (then the steady level is not known).
+    pub op: Option<crate::units::Percent>,
+}
+
+impl Known {
+    /// Everything of a measured series.
+    pub const ALL: Known = Known {
+        cliff: true,
+        steady: true,
+        spread: true,
+        op: None,
+    };
 }
 
 impl Measured {
@@ -87,6 +112,7 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
         phases,
         iops,
         features,
+        known: Known::ALL,
     })
 }
 

@@ -9,6 +9,7 @@
 
 pub mod features;
 pub mod fit;
+pub mod given;
 pub mod measured;
 pub mod prediction;
 pub mod runner;

@@ -45,6 +45,7 @@ mod phases;
 mod prealloc;
 mod predict;
 mod predict_overlay;
+mod predict_seeds;
 mod progress;
 mod pts_report;
 mod published;

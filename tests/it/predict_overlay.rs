@@ -89,6 +89,28 @@ fn report_draws_a_prediction_dashed_over_its_measurement() {
     assert_eq!(solid[0].attribute("stroke-dasharray"), None);
     assert_eq!(dash[0].attribute("stroke-dasharray"), Some("7 4"));
 
+    // Latency: the measurement's mean circles and max triangles; the prediction's mean and max two dashed
+    // lines, each through one point per interval.
+    let lat = std::fs::read_to_string(dir.path().join("rep/02-wsat-latency-write.svg")).unwrap();
+    let lat_doc = Document::parse(&lat).expect("svg is XML");
+    let blue_circles = elements(&lat_doc, "circle")
+        .iter()
+        .filter(|n| n.attribute("fill").unwrap_or("").eq_ignore_ascii_case(BLUE))
+        .count();
+    assert_eq!(blue_circles, m_rows, "{lat}");
+    let lat_lines = elements(&lat_doc, "polyline");
+    let lat_dashed: Vec<_> = lat_lines
+        .iter()
+        .filter(|n| n.attribute("stroke-dasharray").is_some())
+        .collect();
+    assert_eq!(lat_dashed.len(), 2, "{lat}");
+    for d in &lat_dashed {
+        assert_eq!(stroke(d), DARK_BLUE);
+        let points = d.attribute("points").unwrap().split_whitespace().count();
+        assert_eq!(points, p_rows);
+    }
+    assert!(lat.contains("mean (dashed, lower)"), "{lat}");
+
     // The legend: the prediction's row names the fitted drive and the measured results, its swatch dashed.
     let measured_file = dir.path().join("m").join("results.json");
     let want = format!("predicted ({FITTED}) from m/results.json");

@@ -86,7 +86,14 @@ pub fn latency_series(
         let c = colour(s.run);
         let means: Points = s.points.iter().map(|&(t, m, _)| (t, m)).collect();
         let maxes: Points = s.points.iter().map(|&(t, _, x)| (t, x)).collect();
-        let mean = Some(format!("{}: mean (circles)", runs[s.run].legend()));
+        // A prediction's mean and max are dashed lines ([`super::predicted::restyle`]), not circles and
+        // triangles: the max the upper one.
+        let predicted = runs[s.run].results.prediction.is_some();
+        let (mean_is, max_is) = match predicted {
+            true => ("mean (dashed, lower)", "max (dashed, upper)"),
+            false => ("mean (circles)", "max (triangles)"),
+        };
+        let mean = Some(format!("{}: {mean_is}", runs[s.run].legend()));
         out.push(TimeSeries::thinned(
             s.run,
             mean,
@@ -95,7 +102,7 @@ pub fn latency_series(
             &means,
             share,
         ));
-        let max = Some("max (triangles)".to_string());
+        let max = Some(max_is.to_string());
         out.push(TimeSeries::thinned(
             s.run,
             max,
@@ -105,6 +112,7 @@ pub fn latency_series(
             share,
         ));
     }
+    super::predicted::restyle(&mut out, runs);
     let tp = TimePlot {
         title: format!(
             "{} latency per interval, mean and max — {}",

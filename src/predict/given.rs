@@ -1,0 +1,507 @@
+//! A fit from published features alone (`wkrun sim fit --features FILE`): an article gives a drive's fresh
+//! plateau, its steady level or spare area, perhaps the time of its cliff and its spread, not a series.
+//! The features file says them; the fit then runs the phases a measured run would have had (an erase, a
+//! sequential fill, random writes of the stated block size at the stated queue depth, long enough to reach
+//! the steady state) on each candidate drive, as for a measured run.
+//!
+//! The file (TOML, every key at the top level; docs/predict.md "A fit from published features"):
+//! `capacity` (a size string), `block_size` (a size string), `queue_depth` (an integer), `plateau_iops`,
+//! then exactly one of `steady_iops` (the spare area is fitted to it) and `op` (the spare area, a percent
+//! string, when the vendor publishes it: then nothing pins it but the statement); optional `cliff_s` (the
+//! half-way time of the cliff, compared, not fitted) and `spread` (standard deviation / mean of the steady
+//! seconds: picks the timing variation and collection policy).
+
+use super::FitError;
+use super::features::{CLIFF_DEPTH, Features};
+use super::measured::{Known, Measured};
+use super::runner::PhaseShape;
+use crate::units::{Percent, Size};
+use crate::vocab::{Pattern, PhaseKind};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use toml::de::{DeTable, DeValue};
+
+/// The keys of a features file, in the order docs/predict.md lists them.
+pub const KEYS: [&str; 8] = [
+    "capacity",
+    "block_size",
+    "queue_depth",
+    "plateau_iops",
+    "steady_iops",
+    "op",
+    "cliff_s",
+    "spread",
+];
+
+/// Largest queue depth a features file may give (as a spec's `queue_depth`).
+const MAX_QD: i64 = 65_536;
+
+/// What pins the spare area.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Spare {
+    /// The steady level, IOPS: the spare area is fitted to it.
+    Steady(f64),
+    /// The spare area as published.
+    Op(Percent),
+}
+
+/// A features file, read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Given {
+    /// The file read.
+    pub file: PathBuf,
+    /// The drive's user capacity, bytes.
+    pub capacity: u64,
+    /// Bytes per random write.
+    pub block_size: u64,
+    /// Random writes in flight.
+    pub queue_depth: u32,
+    /// Fresh plateau, IOPS.
+    pub plateau: f64,
+    /// What pins the spare area.
+    pub spare: Spare,
+    /// Half-way time of the cliff, s (compared, not fitted).
+    pub cliff_s: Option<f64>,
+    /// Standard deviation / mean of the steady seconds.
+    pub spread: Option<f64>,
+}
+
+/// Reads and checks the features file `path`.
+///
+/// # Errors
+/// [`FitError::Bad`] naming the file, the line and the key: unreadable or not TOML, an unknown key, a
+/// missing one, a value of the wrong type or out of range, both or neither of `steady_iops` and `op`, a
+/// steady level not below 80 % of the plateau (no cliff: the spare area is unknown).
+pub fn read(path: &Path) -> Result<Given, FitError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| FitError::Bad(format!("{}: cannot read: {e}", path.display())))?;
+    parse(path, &text)
+}
+
+/// The line (from 1) of byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// A features file's text, read and checked; `path` names it in errors.
+///
+/// # Errors
+/// As [`read`].
+pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
+    let at = |span: Range<usize>, m: String| {
+        FitError::Bad(format!(
+            "{}:{}: {m}",
+            path.display(),
+            line_of(text, span.start)
+        ))
+    };
+    let doc = DeTable::parse(text).map_err(|e| {
+        at(
+            e.span().unwrap_or(0..0),
+            format!("not valid TOML: {}", e.message().trim()),
+        )
+    })?;
+    let mut vals: Vec<(&str, Range<usize>, &DeValue<'_>)> = Vec::new();
+    for (k, v) in doc.get_ref().iter() {
+        let key = k.get_ref().as_ref();
+        let Some(known) = KEYS.iter().find(|&&x| x == key) else {
+            return Err(at(
+                k.span(),
+                format!(
+                    "unknown key {key:?}; a features file has {}",
+                    KEYS.join(", ")
+                ),
+            ));
+        };
+        vals.push((known, v.span(), v.get_ref()));
+    }
+    let get = |key: &str| vals.iter().find(|v| v.0 == key);
+    let need = |key: &str| {
+        get(key).ok_or_else(|| {
+            FitError::Bad(format!(
+                "{}: key {key:?} is missing; a features file needs capacity, block_size, queue_depth, plateau_iops and one of steady_iops and op",
+                path.display()
+            ))
+        })
+    };
+    let size = |key: &str| -> Result<u64, FitError> {
+        let (_, span, v) = need(key)?;
+        let s = v.as_str().ok_or_else(|| {
+            at(
+                span.clone(),
+                format!("key {key:?}: a size string, e.g. \"4KiB\" or \"256GB\""),
+            )
+        })?;
+        let n = Size::parse(s).map_err(|e| at(span.clone(), format!("key {key:?}: {e}")))?;
+        if n.0 == 0 {
+            return Err(at(
+                span.clone(),
+                format!("key {key:?}: must be more than 0 B"),
+            ));
+        }
+        Ok(n.0)
+    };
+    // A number in [lo, hi] (above lo when `open`).
+    let num = |key: &str, lo: f64, hi: f64, open: bool| -> Result<Option<f64>, FitError> {
+        let Some((_, span, v)) = get(key) else {
+            return Ok(None);
+        };
+        match number(v) {
+            Some(x) if x.is_finite() && (x > lo || (!open && x == lo)) && x <= hi => Ok(Some(x)),
+            Some(x) => {
+                let from = if open { "more than" } else { "at least" };
+                Err(at(
+                    span.clone(),
+                    format!("key {key:?}: {x} is out of range ({from} {lo}, at most {hi})"),
+                ))
+            }
+            None => Err(at(span.clone(), format!("key {key:?}: a number"))),
+        }
+    };
+    let capacity = size("capacity")?;
+    let block_size = size("block_size")?;
+    if block_size % 512 != 0 || block_size > capacity {
+        let span = need("block_size")?.1.clone();
+        return Err(at(
+            span,
+            format!(
+                "key \"block_size\": {block_size} B is not a multiple of 512 B within the capacity"
+            ),
+        ));
+    }
+    let (_, qd_span, qd_v) = need("queue_depth")?;
+    let queue_depth = match qd_v {
+        DeValue::Integer(i) => i
+            .as_str()
+            .parse::<i64>()
+            .ok()
+            .filter(|q| (1..=MAX_QD).contains(q)),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        at(
+            qd_span.clone(),
+            format!("key \"queue_depth\": an integer from 1 to {MAX_QD}"),
+        )
+    })?;
+    need("plateau_iops")?;
+    let plateau = num("plateau_iops", 0.0, 1e9, true)?.unwrap_or(0.0);
+    let spare = spare(&at, get("steady_iops"), get("op"), plateau, path)?;
+    Ok(Given {
+        file: path.to_path_buf(),
+        capacity,
+        block_size,
+        queue_depth: queue_depth as u32,
+        plateau,
+        spare: match spare {
+            Spare::Steady(_) => Spare::Steady(num("steady_iops", 0.0, 1e9, true)?.unwrap_or(0.0)),
+            op => op,
+        },
+        cliff_s: num("cliff_s", 0.0, 1e9, true)?,
+        spread: num("spread", 0.0, 10.0, false)?,
+    })
+}
+
+/// A TOML integer or float as a number.
+fn number(v: &DeValue<'_>) -> Option<f64> {
+    match v {
+        DeValue::Integer(i) => i.as_str().parse::<f64>().ok(),
+        DeValue::Float(f) => f.as_str().parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+type Entry<'a, 'b> = Option<&'a (&'b str, Range<usize>, &'a DeValue<'b>)>;
+
+/// What pins the spare area: exactly one of `steady_iops` (below [`CLIFF_DEPTH`] of the plateau) and `op`.
+fn spare(
+    at: &dyn Fn(Range<usize>, String) -> FitError,
+    steady: Entry<'_, '_>,
+    op: Entry<'_, '_>,
+    plateau: f64,
+    path: &Path,
+) -> Result<Spare, FitError> {
+    match (steady, op) {
+        (Some(_), Some((_, span, _))) => Err(at(
+            span.clone(),
+            "key \"op\": give steady_iops or op, not both (the spare area is either fitted to the steady level or taken as published)".into(),
+        )),
+        (None, None) => Err(FitError::Bad(format!(
+            "{}: neither steady_iops nor op: the spare area is unknown (give the steady level or the published spare area)",
+            path.display()
+        ))),
+        (Some((_, span, v)), None) => {
+            match number(v) {
+                Some(x) if x.is_finite() && x > 0.0 && x < CLIFF_DEPTH * plateau => Ok(Spare::Steady(x)),
+                Some(x) => Err(at(span.clone(), format!(
+                    "key \"steady_iops\": {x} is not below 80 % of the plateau ({plateau}): no cliff, so the spare area is unknown"
+                ))),
+                None => Err(at(span.clone(), "key \"steady_iops\": a number".into())),
+            }
+        }
+        (None, Some((_, span, v))) => {
+            let p = v
+                .as_str()
+                .ok_or_else(|| "a percent string, e.g. \"7%\"".to_string())
+                .and_then(Percent::parse)
+                .map_err(|e| at(span.clone(), format!("key \"op\": {e}")))?;
+            if p.0 == 0 {
+                return Err(at(span.clone(), "key \"op\": must be more than 0 %".into()));
+            }
+            Ok(Spare::Op(p))
+        }
+    }
+}
+
+impl Given {
+    /// The steady level the phase length is planned for: the given one, or the theory's for the given
+    /// spare area (`theory`).
+    fn expected_steady(&self, theory: f64) -> f64 {
+        match self.spare {
+            Spare::Steady(s) => s,
+            Spare::Op(_) => theory,
+        }
+    }
+
+    /// The run the features stand for: an erase, a 128 KiB fill at QD4, then random writes long enough
+    /// that the last quarter starts after the span was written about 1.5 times at the steady level
+    /// (`theory_steady`: the theory's steady level when only the spare area is given).
+    pub fn measured(&self, theory_steady: f64) -> Measured {
+        let steady = self.expected_steady(theory_steady).max(1.0);
+        let span_s = self.capacity as f64 / self.block_size as f64 / steady;
+        let seconds = (2.0 * span_s)
+            .ceil()
+            .max(4.0 * super::features::MIN_SECONDS as f64);
+        let shape = |name: &str, kind, block_size, queue_depth, pattern, duration_ns| PhaseShape {
+            name: name.into(),
+            kind,
+            offset: 0,
+            span: self.capacity,
+            block_size,
+            queue_depth,
+            passes: 1,
+            pattern,
+            read_percent: 0,
+            duration_ns,
+            seed: 1,
+        };
+        let phases = vec![
+            shape("purge", PhaseKind::Erase, 0, 1, Pattern::Sequential, 0),
+            shape(
+                "fill",
+                PhaseKind::Fill,
+                128 << 10,
+                4,
+                Pattern::Sequential,
+                0,
+            ),
+            shape(
+                "random-writes",
+                PhaseKind::Workload,
+                self.block_size,
+                self.queue_depth,
+                Pattern::Random,
+                seconds as u64 * 1_000_000_000,
+            ),
+        ];
+        Measured {
+            file: self.file.clone(),
+            capacity: self.capacity,
+            target: format!("the features of {}", self.file.display()),
+            phases,
+            iops: Vec::new(),
+            features: Features {
+                plateau: self.plateau,
+                cliff_s: self.cliff_s.unwrap_or(0.0),
+                steady: self.expected_steady(theory_steady),
+                spread: self.spread.unwrap_or(0.0),
+                worst: 0.0,
+            },
+            known: Known {
+                cliff: self.cliff_s.is_some(),
+                steady: matches!(self.spare, Spare::Steady(_)),
+                spread: self.spread.is_some(),
+                op: match self.spare {
+                    Spare::Op(p) => Some(p),
+                    Spare::Steady(_) => None,
+                },
+            },
+        }
+    }
+}
+
+/// The fit from a features file: the candidates' phases from [`Given::measured`], the phase length
+/// planned on the theory's steady level when only the spare area is given.
+///
+/// # Errors
+/// As [`super::fit::fit`].
+pub fn fit(
+    g: &Given,
+    exe: &Path,
+    log: &mut dyn std::io::Write,
+) -> Result<(Measured, super::fit::Fitted), FitError> {
+    let theory = super::fit::theory_steady(g.capacity, g.plateau, &g.spare)?;
+    let m = g.measured(theory);
+    let line = format!(
+        "fit: from the features of {}: {} random writes at QD{} for {} s on a {} B drive after an erase and a fill (the steady level planned: {:.0} IOPS)\n",
+        g.file.display(),
+        Size(g.block_size),
+        g.queue_depth,
+        m.phase().duration_ns / 1_000_000_000,
+        g.capacity,
+        m.features.steady
+    );
+    let _ = log.write_all(line.as_bytes());
+    let f = super::fit::fit(&m, exe, log)?;
+    Ok((m, f))
+}
+
+/// The theory's drive for `g`, without simulated runs (`--theory`: for drives of hundreds of GB, whose
+/// simulated runs to the steady state take hours): its target, and the account for stderr.
+///
+/// # Errors
+/// [`FitError::Bad`] when no drive of the model has the plateau and spare area.
+pub fn theory(g: &Given) -> Result<(String, String), FitError> {
+    use super::fit;
+    let p = fit::theory_params(g.capacity, g.plateau, &g.spare)?;
+    let target = fit::target_of(&p);
+    let steady = fit::theory_steady_at(&p, 1.0);
+    let mut s = format!(
+        "fit: from the features of {} by the theory alone (no simulated runs; the simulated drive follows the theory's write amplification within 2 %)\n",
+        g.file.display()
+    );
+    s.push_str(&format!(
+        "fit:   fresh plateau (IOPS): given {:.0}, the drive's {:.0}\n",
+        g.plateau,
+        fit::theory_plateau(&p)
+    ));
+    match g.spare {
+        Spare::Steady(x) => s.push_str(&format!(
+            "fit:   steady level (IOPS): given {x:.0}, the drive's {steady:.0}; op = {} fitted to it\n",
+            p.op
+        )),
+        Spare::Op(op) => s.push_str(&format!(
+            "fit:   op = {op} given (nothing in the features checks it); steady level predicted: {steady:.0} IOPS\n"
+        )),
+    }
+    s.push_str(&format!(
+        "fit: not pinned by the features: dies and program_time apart ({} dies chosen for a program time near 1.6 ms), the cliff's time and the spread (not simulated), gc and jitter (defaults), page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (defaults), compression (assumed off)\n",
+        p.dies.unwrap_or(1)
+    ));
+    Ok((target, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        match parse(Path::new("f.toml"), text) {
+            Err(FitError::Bad(m)) => m,
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    const BASE: &str =
+        "capacity = \"256MiB\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nplateau_iops = 1250\n";
+
+    #[test]
+    fn a_features_file_is_read_exactly() {
+        let text = format!("{BASE}steady_iops = 250.5\ncliff_s = 12\nspread = 0.1\n");
+        let g = parse(Path::new("f.toml"), &text).unwrap();
+        assert_eq!(
+            g,
+            Given {
+                file: PathBuf::from("f.toml"),
+                capacity: 256 << 20,
+                block_size: 4096,
+                queue_depth: 32,
+                plateau: 1250.0,
+                spare: Spare::Steady(250.5),
+                cliff_s: Some(12.0),
+                spread: Some(0.1),
+            }
+        );
+        let g = parse(Path::new("f.toml"), &format!("{BASE}op = \"7%\"\n")).unwrap();
+        assert_eq!(
+            g.spare,
+            Spare::Op(Percent(7 * crate::units::PERCENT_SCALE / 100))
+        );
+        assert_eq!((g.cliff_s, g.spread), (None, None));
+        // The run it stands for: erase, fill, then random writes for two span-writes at the steady level.
+        let m = parse(Path::new("f.toml"), &format!("{BASE}steady_iops = 256\n"))
+            .unwrap()
+            .measured(0.0);
+        let kinds: Vec<PhaseKind> = m.phases.iter().map(|p| p.kind).collect();
+        assert_eq!(
+            kinds,
+            [PhaseKind::Erase, PhaseKind::Fill, PhaseKind::Workload]
+        );
+        // 65536 units at 256 IOPS: 256 s a span-write, 512 s.
+        assert_eq!(m.phase().duration_ns, 512_000_000_000);
+        assert_eq!((m.phase().queue_depth, m.phase().block_size), (32, 4096));
+        assert!(m.known.steady && !m.known.cliff && !m.known.spread && m.known.op.is_none());
+    }
+
+    #[test]
+    fn bad_features_name_file_line_and_key() {
+        let cases = [
+            (
+                format!("{BASE}steady_iops = 250\nsteady = 3\n"),
+                "f.toml:6: unknown key \"steady\"",
+            ),
+            (
+                format!("{BASE}steady_iops = 250\nop = \"7%\"\n"),
+                "f.toml:6: key \"op\": give steady_iops or op, not both",
+            ),
+            (BASE.to_string(), "f.toml: neither steady_iops nor op"),
+            (
+                format!("{BASE}steady_iops = 1000\n"),
+                "f.toml:5: key \"steady_iops\": 1000 is not below 80 % of the plateau (1250): no cliff",
+            ),
+            (
+                BASE.replace("queue_depth = 32", "queue_depth = \"32\"") + "op = \"7%\"\n",
+                "f.toml:3: key \"queue_depth\": an integer from 1 to 65536",
+            ),
+            (
+                BASE.replace("queue_depth = 32", "queue_depth = 0") + "op = \"7%\"\n",
+                "f.toml:3: key \"queue_depth\"",
+            ),
+            (
+                BASE.replace("\"256MiB\"", "\"256 parsecs\"") + "op = \"7%\"\n",
+                "f.toml:1: key \"capacity\": size",
+            ),
+            (
+                BASE.replace("plateau_iops = 1250\n", "") + "op = \"7%\"\n",
+                "f.toml: key \"plateau_iops\" is missing",
+            ),
+            (format!("{BASE}op = \"seven\"\n"), "f.toml:5: key \"op\""),
+            (
+                format!("{BASE}op = \"0%\"\n"),
+                "f.toml:5: key \"op\": must be more than 0 %",
+            ),
+            (
+                format!("{BASE}op = \"7%\"\nspread = -1\n"),
+                "f.toml:6: key \"spread\": -1 is out of range",
+            ),
+            (
+                format!("{BASE}op = \"7%\"\ncliff_s = \"soon\"\n"),
+                "f.toml:6: key \"cliff_s\": a number",
+            ),
+            (
+                format!("{BASE}op = \"7%\"\n[x\n"),
+                "f.toml:6: not valid TOML",
+            ),
+        ];
+        for (text, want) in cases {
+            let got = err(&text);
+            assert!(
+                got.starts_with(want),
+                "{got:?} does not start with {want:?}"
+            );
+        }
+        assert!(
+            matches!(read(Path::new("/nonexistent/f.toml")), Err(FitError::Bad(m)) if m.starts_with("/nonexistent/f.toml: cannot read"))
+        );
+    }
+}

@@ -1,0 +1,305 @@
+//! `wkrun sim fit --features` (issue 30 item 4): a fit from published features alone. A simulated drive
+//! whose truth is known is reduced to the features an article would publish (its fresh plateau and its
+//! spare area; or its plateau and its steady level), fitted from them, and the fitted drive's run of the
+//! same phases predicts the truth's steady IOPS within 10 %. The plateau and steady levels are recomputed
+//! here from the series CSVs (write_ops / interval_s of whole seconds), not taken from wkrun.
+
+use crate::common::*;
+use std::path::Path;
+
+/// Purge, sequential fill, then `duration` of 4 KiB random writes at QD32.
+fn wsat(duration: &str) -> String {
+    format!(
+        "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\n[[phase]]\nname = \"wsat\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nduration = \"{duration}\"\n"
+    )
+}
+
+/// The drive the fit is not told about but for its spare area: 256 MiB, 20 % spare, one die, 3.2 ms
+/// programs, paced collection with the default 30 % jitter.
+const TRUTH: &str = "sim:capacity=256MiB,op=20%,dies=1,program_time=3200us";
+
+/// Per-second write IOPS of phase `wsat` (whole seconds) of the results in `out`.
+fn series(out: &Path) -> Vec<f64> {
+    let (_, r) = strict_results(out);
+    let p = &r["phases"][2];
+    assert_eq!(p["name"], "wsat");
+    csv_rows(&out.join(p["series_csv"].as_str().unwrap()))
+        .iter()
+        .filter(|x| x["partial"] == "0")
+        .map(|x| x["write_ops"].parse::<f64>().unwrap() / x["interval_s"].parse::<f64>().unwrap())
+        .collect()
+}
+
+/// The plateau as an article reads it: the highest 3-second median of the first quarter.
+fn plateau(iops: &[f64]) -> f64 {
+    iops[..iops.len() / 4]
+        .windows(3)
+        .map(|w| {
+            let mut v = w.to_vec();
+            v.sort_by(f64::total_cmp);
+            v[1]
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The steady level: the mean of the last quarter.
+fn steady(iops: &[f64]) -> f64 {
+    let last = &iops[iops.len() - iops.len() / 4..];
+    last.iter().sum::<f64>() / last.len() as f64
+}
+
+/// Runs `body` on `target` into `dir/name`.
+fn run_into(dir: &Path, name: &str, body: &str, target: &str) -> std::path::PathBuf {
+    let sub = dir.join(name);
+    std::fs::create_dir_all(&sub).unwrap();
+    run_ok(&sub, name, body, Path::new(target))
+}
+
+/// `wkrun sim fit --features FILE` on `text`: exit code, stdout, stderr.
+fn fit_features(dir: &Path, name: &str, text: &str) -> (i32, String, String) {
+    write_file(dir, name, text);
+    code_out_err(&wkrun(dir, &["sim", "fit", "--features", name]))
+}
+
+#[test]
+fn a_fit_from_features_predicts_the_steady_iops_of_a_known_drive() {
+    let dir = tempdir();
+    let body = wsat("600s");
+    let truth = series(&run_into(dir.path(), "truth", &body, TRUTH));
+    let (p, s) = (plateau(&truth), steady(&truth));
+    let head = format!(
+        "capacity = \"256MiB\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nplateau_iops = {p}\n"
+    );
+    // From the plateau and the published spare area: the steady level is predicted.
+    let (code, out, err) = fit_features(dir.path(), "op.toml", &format!("{head}op = \"20%\"\n"));
+    assert_eq!(code, 0, "{err}");
+    let target = out.lines().last().unwrap();
+    assert!(target.contains(",op=20%,"), "{target}");
+    for what in [
+        "given, not fitted",
+        "steady level (IOPS)",
+        "unknown",
+        "not pinned",
+    ] {
+        assert!(err.contains(what), "{what} missing from stderr: {err}");
+    }
+    let predicted = steady(&series(&run_into(dir.path(), "from-op", &body, target)));
+    assert!(
+        (predicted - s).abs() <= 0.10 * s,
+        "steady IOPS: true {s:.0}, predicted from plateau and spare area {predicted:.0} ({target})"
+    );
+    // From the plateau and the steady level: the spare area is recovered.
+    let (code, out, err) = fit_features(
+        dir.path(),
+        "steady.toml",
+        &format!("{head}steady_iops = {s}\n"),
+    );
+    assert_eq!(code, 0, "{err}");
+    let target = out.lines().last().unwrap();
+    let op = wkrun::sim::SimParams::parse_target(target).unwrap().op.0 as f64 / 1e6;
+    assert!(
+        (op - 20.0).abs() <= 2.0,
+        "fitted op {op} %, true 20 % ({target})"
+    );
+    let fitted = steady(&series(&run_into(dir.path(), "from-steady", &body, target)));
+    assert!(
+        (fitted - s).abs() <= 0.10 * s,
+        "steady IOPS: true {s:.0}, fitted {fitted:.0} ({target})"
+    );
+}
+
+#[test]
+fn a_bad_features_file_exits_2_naming_file_line_and_key() {
+    let dir = tempdir();
+    let text = "capacity = \"256MiB\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nplateau_iops = 1000\nsteady_iops = 900\n";
+    let (code, out, err) = fit_features(dir.path(), "f.toml", text);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(out, "");
+    assert!(
+        err.contains("f.toml:5: key \"steady_iops\": 900 is not below 80 % of the plateau (1000)"),
+        "{err}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(
+        dir.path(),
+        &["sim", "fit", "--features", "f.toml", "--capacity", "1GiB"],
+    ));
+    assert_eq!(code, 2, "{err}");
+}
+
+/// The published numbers of docs/data/seed-curves.toml by id: value and qualifier.
+fn published() -> std::collections::BTreeMap<String, (f64, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data/seed-curves.toml");
+    let doc: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+    doc["number"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            let v = &n["value"];
+            let x = v.as_float().or(v.as_integer().map(|i| i as f64)).unwrap();
+            let q = n["qualifier"].as_str().unwrap().to_string();
+            (n["id"].as_str().unwrap().to_string(), (x, q))
+        })
+        .collect()
+}
+
+/// `wkrun sim fit --features FILE --theory` on `text`: the fitted drive.
+fn theory_fit(dir: &Path, name: &str, text: &str) -> wkrun::sim::SimParams {
+    write_file(dir, name, text);
+    let (code, out, err) =
+        code_out_err(&wkrun(dir, &["sim", "fit", "--features", name, "--theory"]));
+    assert_eq!(code, 0, "{err}");
+    wkrun::sim::SimParams::parse_target(out.lines().last().unwrap()).unwrap()
+}
+
+/// `x` with thousands separated by commas, as the articles write them.
+fn thousands(x: f64) -> String {
+    let s = format!("{:.0}", x.abs());
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if x < 0.0 { format!("-{out}") } else { out }
+}
+
+/// The predicted against the published, signed percent.
+fn error(predicted: f64, published: f64) -> String {
+    format!("{:+.0} %", 100.0 * (predicted - published) / published)
+}
+
+/// The validation table against the seed articles, as docs/predict.md shows it.
+fn seed_table(dir: &Path) -> String {
+    use wkrun::predict::fit::{theory_alpha, theory_steady_at};
+    let n = published();
+    let v = |id: &str| n[id].0;
+    let head = format!(
+        "capacity = \"{}B\"\nblock_size = \"{}KiB\"\nqueue_depth = {}\nplateau_iops = {}\n",
+        v("003.capacity"),
+        v("003.block_size"),
+        v("003.qd"),
+        v("003.plateau")
+    );
+    let a = theory_fit(
+        dir,
+        "x210-op.toml",
+        &format!("{head}op = \"{}%\"\n", v("003.op")),
+    );
+    let b = theory_fit(
+        dir,
+        "x210-steady.toml",
+        &format!("{head}steady_iops = {}\n", v("003.steady")),
+    );
+    let (a100, a93, a84) = (
+        theory_steady_at(&a, 1.0),
+        theory_steady_at(&a, 0.93),
+        theory_steady_at(&a, 0.84),
+    );
+    let (b100, b93, b84) = (
+        theory_steady_at(&b, 1.0),
+        theory_steady_at(&b, 0.93),
+        theory_steady_at(&b, 0.84),
+    );
+    let x210 = format!("003, SanDisk X210 ({} B)", thousands(v("003.capacity")));
+    let from_op = format!(
+        "plateau {}, spare {} % (`{}`)",
+        thousands(v("003.plateau")),
+        v("003.op"),
+        wkrun::predict::fit::target_of(&a)
+    );
+    let from_steady = format!(
+        "plateau {}, steady {} at 100 % (`{}`)",
+        thousands(v("003.plateau")),
+        thousands(v("003.steady")),
+        wkrun::predict::fit::target_of(&b)
+    );
+    let op_b = b.op.0 as f64 / 1e6;
+    let e100 = v("002.minutes_in");
+    let alpha = theory_alpha(e100, v("002.steady") / e100);
+    let cliff_min = (alpha - 1.0) * v("002.written_once");
+    let mut rows = vec![
+        "| seed, drive | fitted from (published) | later part | predicted | published | error |"
+            .to_string(),
+        "|---|---|---|---|---|---|".to_string(),
+        format!(
+            "| {x210} | {from_op} | steady IOPS, 100 % span | {} | {} | {} |",
+            thousands(a100),
+            thousands(v("003.steady")),
+            error(a100, v("003.steady"))
+        ),
+        format!(
+            "| {x210} | {from_op} | steady at 93 % over steady at 100 % | {:.2}× | a \"near-doubling\" | — |",
+            a93 / a100
+        ),
+        format!(
+            "| {x210} | {from_op} | steady IOPS, 84 % span | {} | \"almost {}\" | {} |",
+            thousands(a84),
+            thousands(v("003.steady84")),
+            error(a84, v("003.steady84"))
+        ),
+        format!(
+            "| {x210} | {from_steady} | spare area | {op_b:.1} % | \"just {} %\" | {:+.1} points |",
+            v("003.op"),
+            op_b - v("003.op")
+        ),
+        format!(
+            "| {x210} | {from_steady} | steady at 93 % over steady at 100 % | {:.2}× | a \"near-doubling\" | — |",
+            b93 / b100
+        ),
+        format!(
+            "| {x210} | {from_steady} | steady IOPS, 84 % span | {} | \"almost {}\" | {} |",
+            thousands(b84),
+            thousands(v("003.steady84")),
+            error(b84, v("003.steady84"))
+        ),
+        format!(
+            "| {x210} | — | lowest / highest second of the steady 20 minutes | not predicted (`--theory` simulates no seconds) | {} / {} | — |",
+            thousands(v("003.lowest")),
+            thousands(v("003.highest"))
+        ),
+        format!(
+            "| 002, E100 (capacity not published) | \"57K a few minutes\" in, steady \"around\" {}: spare {:.1} % of the span (α − 1) | the cliff | after {:.1} % of a span-write: {cliff_min:.1} min if the span takes the article's {} min | latency up once the drive is written once (\"just about {} minutes\"); the sentence on the drop: \"filled around {} minutes\" | cannot follow |",
+            thousands(v("002.steady")),
+            (alpha - 1.0) * 100.0,
+            (alpha - 1.0) * 100.0,
+            v("002.written_once"),
+            v("002.written_once"),
+            v("002.filled")
+        ),
+        format!(
+            "| 000, Kingston V300 and Intel SSD 335 | — (no IOPS level published) | not fitted | — | steady state entered at {} s and {} s; the V300's worst seconds \"near zero\", the 335's \"over 7K\"; more spare \"doesn't actually help at all\" | cannot follow |",
+            v("000.v300.steady_entry"),
+            v("000.ssd335.steady_entry")
+        ),
+    ];
+    rows.push(String::new());
+    rows.join("\n")
+}
+
+const BEGIN: &str =
+    "<!-- seed table: begin (tests/it/predict_seeds.rs writes it: WKRUN_BLESS=1) -->\n";
+const END: &str = "<!-- seed table: end -->";
+
+#[test]
+fn the_seed_table_in_docs_predict_md_is_the_fits_of_the_published_numbers() {
+    let dir = tempdir();
+    let table = seed_table(dir.path());
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/predict.md");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let start = text
+        .find(BEGIN)
+        .expect("the seed table's begin mark in docs/predict.md")
+        + BEGIN.len();
+    let end = start + text[start..].find(END).expect("its end mark");
+    if std::env::var_os("WKRUN_BLESS").is_some() {
+        std::fs::write(&doc, format!("{}{table}{}", &text[..start], &text[end..])).unwrap();
+    } else {
+        assert_eq!(
+            text[start..end],
+            table,
+            "docs/predict.md's seed table differs from the fits (WKRUN_BLESS=1 cargo test --test it -- predict_seeds writes it)"
+        );
+    }
+}
