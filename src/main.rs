@@ -58,7 +58,8 @@ enum Cmd {
         #[command(flatten)]
         target: TargetArgs,
         /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s), or in one phase
-        /// (--set phase.NAME.KEY=VALUE), or a sweep's values (--set sweep.NAME=V1,V2); repeatable.
+        /// (--set phase.NAME.KEY=VALUE; phase.NAME.name=NEW renames it), or a sweep's values (--set
+        /// sweep.NAME=V1,V2); repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Print JSON instead of a table.
@@ -288,8 +289,8 @@ struct RunArgs {
     #[command(flatten)]
     target: TargetArgs,
     /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s for a short trial of
-    /// a long spec), or in one phase (--set phase.NAME.KEY=VALUE), or a sweep's values (--set
-    /// sweep.NAME=V1,V2); repeatable.
+    /// a long spec), or in one phase (--set phase.NAME.KEY=VALUE; phase.NAME.name=NEW renames it), or a
+    /// sweep's values (--set sweep.NAME=V1,V2); repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// Folder for results.json and the series CSVs (default: wkrun-results/<spec>-<time>).

@@ -26,7 +26,7 @@ pub mod table;
 pub(crate) mod testing;
 pub mod validate;
 
-use crate::results::{RESULTS_FORMAT, Results};
+use crate::results::Results;
 use std::path::{Path, PathBuf};
 
 /// A results file that cannot be used; the message names the file.
@@ -149,65 +149,36 @@ pub fn parse_results_or_fio(path: &Path, bytes: &[u8]) -> Result<Results, ReadEr
 /// # Errors
 /// [`ReadError::NotResults`], [`ReadError::Schema`] or [`ReadError::BadName`] naming `path`.
 pub fn parse_results(path: &Path, bytes: &[u8]) -> Result<Results, ReadError> {
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| json_error(path, e))?;
-    let not = |why: String| ReadError::NotResults {
-        path: path.to_path_buf(),
-        why,
-    };
-    let Some(obj) = value.as_object() else {
-        return Err(not("the document is not a JSON object".into()));
-    };
-    match obj.get("format").and_then(serde_json::Value::as_u64) {
-        None => return Err(not("it has no integer `format` field".into())),
-        Some(f) if f != u64::from(RESULTS_FORMAT) => {
-            return Err(not(format!(
-                "results format {f}; this wkrun reads format {RESULTS_FORMAT}"
-            )));
-        }
-        Some(_) => {}
-    }
-    let (shown, all) = crate::results::check::violations(&value).map_err(not)?;
-    if all > 0 {
-        return Err(ReadError::Schema {
+    parse_results_each(path, bytes, |_, _| {})
+}
+
+/// [`parse_results`], with `each` shown every phase as the document has it, in order, before the schema's
+/// check (what `validate` reads the series of a document that breaks the schema from). The document is
+/// read a phase at a time ([`crate::results::stream`]): memory holds the typed results and one phase's
+/// tree, never the whole document's.
+///
+/// # Errors
+/// As [`parse_results`].
+pub fn parse_results_each(
+    path: &Path,
+    bytes: &[u8],
+    each: impl FnMut(usize, &serde_json::Value),
+) -> Result<Results, ReadError> {
+    use crate::results::stream::{self, Refused};
+    let results = stream::from_slice(bytes, each).map_err(|e| match e {
+        Refused::Json(e) => json_error(path, e),
+        Refused::NotResults(why) => ReadError::NotResults {
+            path: path.to_path_buf(),
+            why,
+        },
+        Refused::Schema(shown, all) => ReadError::Schema {
             path: path.to_path_buf(),
             all,
             lines: crate::results::check::lines(&shown, all),
-        });
-    }
-    // Into the types from the text: faster than from the tree.
-    let results: Results =
-        serde_json::from_slice(bytes).map_err(|e| match too_big(&value, "") {
-            Some((at, n)) => not(format!(
-                "{}: {n} is past the largest count a results file holds (2^64 - 1)",
-                crate::results::check::dotted(&at)
-            )),
-            None => not(e.to_string()),
-        })?;
-    drop(value);
+        },
+    })?;
     check_names(path, &results)?;
     Ok(results)
-}
-
-/// The JSON pointer and value of the first whole number in `v` past `u64::MAX` (the schema takes it as an
-/// integer; the types cannot hold it), to name its place when the typed load fails.
-fn too_big(v: &serde_json::Value, at: &str) -> Option<(String, f64)> {
-    use serde_json::Value as V;
-    match v {
-        V::Number(n) => n
-            .as_f64()
-            .filter(|x| n.is_f64() && x.fract() == 0.0 && x.abs() > u64::MAX as f64 * 0.999_999)
-            .map(|x| (at.to_string(), x)),
-        V::Array(a) => a
-            .iter()
-            .enumerate()
-            .find_map(|(i, x)| too_big(x, &format!("{at}/{i}"))),
-        V::Object(o) => o.iter().find_map(|(k, x)| {
-            let k = k.replace('~', "~0").replace('/', "~1");
-            too_big(x, &format!("{at}/{k}"))
-        }),
-        _ => None,
-    }
 }
 
 /// The text of a results file, read within [`bounded::MAX_RESULTS_BYTES`] (a regular file only).

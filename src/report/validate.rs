@@ -3,7 +3,7 @@
 //! the schema), and a document that matches the schema is held to the arithmetic of its figures
 //! ([`crate::results::check::implausible`]).
 
-use super::{ReadError, bounded, parse_results, plain_file_name, read_results_text, runs};
+use super::{ReadError, bounded, parse_results_each, plain_file_name, read_results_text, runs};
 use crate::results::series_csv::SeriesRow;
 use crate::results::{PhaseResult, Results};
 use serde_json::Value;
@@ -42,7 +42,9 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
         });
     }
     let mut problems = Vec::new();
-    let parsed = match parse_results(file, text.as_bytes()) {
+    // Each phase's series as the document names it, taken as it is read (even when it breaks the schema).
+    let mut named: Vec<Named> = Vec::new();
+    let parsed = match parse_results_each(file, text.as_bytes(), |_, p| named.push(Named::of(p))) {
         Ok(r) => Some(r),
         Err(e @ ReadError::Schema { .. }) => {
             problems.push(e.to_string());
@@ -50,20 +52,7 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
         }
         Err(e) => return Err(one(e)),
     };
-    // Each phase's series as the document names it: from the types when it matches the schema, else from
-    // the tree as it is (the schema check parsed it, so it is JSON; parsed again only on this rare path).
-    let named: Vec<Named> = match &parsed {
-        Some(r) => r.phases.iter().map(Named::of_phase).collect(),
-        None => {
-            let doc: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-            doc["phases"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(Named::of)
-                .collect()
-        }
-    };
+    drop(text);
     let series = series(file, &named, &mut problems);
     problems.extend(parsed.as_ref().and_then(|r| implausible(file, r)));
     match problems.is_empty() {

@@ -30,16 +30,39 @@ impl std::fmt::Display for Violation {
 /// The compiled schema, or why it does not compile (a wkrun bug, said as such).
 fn validator() -> Result<&'static jsonschema::Validator, String> {
     static V: OnceLock<Result<jsonschema::Validator, String>> = OnceLock::new();
-    V.get_or_init(|| {
-        let schema: Value = serde_json::from_str(SCHEMA_TEXT)
-            .map_err(|e| format!("the built-in results schema is not JSON: {e}"))?;
-        // No remote references: the schema refers only to its own `$defs`, and the crate is built without
-        // its network resolver.
-        jsonschema::validator_for(&schema)
-            .map_err(|e| format!("the built-in results schema does not compile: {e}"))
-    })
-    .as_ref()
-    .map_err(Clone::clone)
+    V.get_or_init(|| compile(None))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The schema's definition of one phase (`$defs/PhaseResult`, what each item of `phases` must match),
+/// compiled on its own: a phase is checked as it is read ([`super::stream`]).
+fn phase_validator() -> Result<&'static jsonschema::Validator, String> {
+    static V: OnceLock<Result<jsonschema::Validator, String>> = OnceLock::new();
+    V.get_or_init(|| compile(Some("PhaseResult")))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The results schema compiled, whole or (`def`) as one of its `$defs` with the others beside it.
+fn compile(def: Option<&str>) -> Result<jsonschema::Validator, String> {
+    let mut schema: Value = serde_json::from_str(SCHEMA_TEXT)
+        .map_err(|e| format!("the built-in results schema is not JSON: {e}"))?;
+    if let Some(def) = def {
+        let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
+        if defs.get(def).is_none() {
+            return Err(format!("the built-in results schema has no `$defs/{def}`"));
+        }
+        schema = serde_json::json!({
+            "$schema": schema.get("$schema").cloned().unwrap_or(Value::Null),
+            "$ref": format!("#/$defs/{def}"),
+            "$defs": defs,
+        });
+    }
+    // No remote references: the schema refers only to its own `$defs`, and the crate is built without
+    // its network resolver.
+    jsonschema::validator_for(&schema)
+        .map_err(|e| format!("the built-in results schema does not compile: {e}"))
 }
 
 /// The violations of the results schema in `doc`: at most [`MAX_VIOLATIONS`], and the number of all.
@@ -47,10 +70,23 @@ fn validator() -> Result<&'static jsonschema::Validator, String> {
 /// # Errors
 /// The schema itself cannot be used (a wkrun bug).
 pub fn violations(doc: &Value) -> Result<(Vec<Violation>, usize), String> {
-    let v = validator()?;
+    Ok(violations_of(validator()?, doc, ""))
+}
+
+/// The violations of the schema's phase definition in the phase `phase`, found at the JSON pointer `at`
+/// of its document (`/phases/3`), each named by its place in the document: at most [`MAX_VIOLATIONS`], and
+/// the number of all.
+///
+/// # Errors
+/// The schema itself cannot be used (a wkrun bug).
+pub fn phase_violations(phase: &Value, at: &str) -> Result<(Vec<Violation>, usize), String> {
+    Ok(violations_of(phase_validator()?, phase, at))
+}
+
+fn violations_of(v: &jsonschema::Validator, doc: &Value, at: &str) -> (Vec<Violation>, usize) {
     // The common case first: a valid document, checked without collecting errors.
     if v.is_valid(doc) {
-        return Ok((Vec::new(), 0));
+        return (Vec::new(), 0);
     }
     let mut shown = Vec::new();
     let mut all = 0;
@@ -59,13 +95,13 @@ pub fn violations(doc: &Value) -> Result<(Vec<Violation>, usize), String> {
             all += 1;
             if shown.len() < MAX_VIOLATIONS {
                 shown.push(Violation {
-                    path: dotted(&e.instance_path().to_string()),
+                    path: dotted(&format!("{at}{}", e.instance_path())),
                     expected: crate::text::escaped(&e.to_string()).into_owned(),
                 });
             }
         }
     }
-    Ok((shown, all))
+    (shown, all)
 }
 
 /// The violations to name for `e`: itself, except for a value that may be null (the schema's
@@ -134,16 +170,28 @@ pub const EXIT_SCHEMA_BUG: u8 = 3;
 /// recorded.
 pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
     let path = dir.join("results.json");
-    let doc: Value = std::fs::File::open(&path)
+    // Read back as `validate` reads it, a phase at a time (the whole tree took about 30 times the file).
+    let read = std::fs::File::open(&path)
         .map_err(|e| e.to_string())
-        .and_then(|f| {
-            serde_json::from_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
-        })
-        .map_err(|e| format!("cannot read back {} to check it: {e}", path.display()))?;
-    let (shown, all) = violations(&doc)?;
-    if all == 0 {
-        return Ok(());
-    }
+        .map(|f| {
+            super::stream::from_reader(std::io::BufReader::with_capacity(64 << 10, f), |_, _| {})
+        });
+    let (shown, all) = match read {
+        Err(e) | Ok(Err(super::stream::Refused::NotResults(e))) => {
+            return Err(format!(
+                "cannot read back {} to check it: {e}",
+                path.display()
+            ));
+        }
+        Ok(Err(super::stream::Refused::Json(e))) => {
+            return Err(format!(
+                "cannot read back {} to check it: {e}",
+                path.display()
+            ));
+        }
+        Ok(Err(super::stream::Refused::Schema(shown, all))) => (shown, all),
+        Ok(Ok(_)) => return Ok(()),
+    };
     let text = lines(&shown, all);
     // One violation per line, as printed without the indentation.
     let file: String = text

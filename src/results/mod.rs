@@ -17,6 +17,7 @@ pub mod rounds;
 pub mod schema;
 pub mod search;
 pub mod series_csv;
+pub mod stream;
 pub mod trace_csv;
 pub mod write;
 

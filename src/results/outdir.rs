@@ -77,6 +77,57 @@ pub enum OutDirError {
         /// The folder.
         path: PathBuf,
     },
+    /// The folder holds files that are not wkrun's (`-o /`, `-o ~`): results are written only into a new or
+    /// empty folder, or one holding only what a run writes.
+    #[error(
+        "the output folder {} is not empty and holds files that are not wkrun's ({}); wkrun writes results only into a new or empty folder: choose another --output folder (such as {})",
+        path.display(),
+        crate::text::escaped(&others.join(", ")),
+        path.join("wkrun-results").display()
+    )]
+    NotEmpty {
+        /// The folder.
+        path: PathBuf,
+        /// Some of what it holds that is not wkrun's (at most [`SHOWN_OTHERS`], then how many more).
+        others: Vec<String>,
+    },
+}
+
+/// The most names of files that are not wkrun's a [`OutDirError::NotEmpty`] names.
+pub const SHOWN_OTHERS: usize = 3;
+
+/// What of the folder `path` is not wkrun's: every entry but the files a run or a merge writes
+/// ([`is_run_file`], `NN-<phase>.hlog`), the folders of a run's targets holding only those, and an empty
+/// `lost+found` (the root of a fresh file system). At most [`SHOWN_OTHERS`] names, then `N more`.
+fn not_wkruns(path: &Path) -> io::Result<Vec<String>> {
+    let own = |name: &str| {
+        is_run_file(name)
+            || name.ends_with(".hlog") && is_run_file(&format!("{}.csv", &name[..name.len() - 5]))
+    };
+    let mut others: Vec<String> = Vec::new();
+    for e in std::fs::read_dir(path)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let folder = e.file_type()?.is_dir();
+        let mine = match folder {
+            false => own(&name),
+            // A target's folder of a run on several targets, or a fresh file system's lost+found.
+            true => std::fs::read_dir(e.path()).is_ok_and(|mut d| {
+                d.all(|f| f.is_ok_and(|f| own(&f.file_name().to_string_lossy())))
+            }),
+        };
+        if !mine {
+            others.push(format!("{name}{}", if folder { "/" } else { "" }));
+        }
+    }
+    // The first names in order, so that the message is the same each time.
+    others.sort_unstable();
+    let more = others.len().saturating_sub(SHOWN_OTHERS);
+    others.truncate(SHOWN_OTHERS);
+    if more > 0 {
+        others.push(format!("{more} more"));
+    }
+    Ok(others)
 }
 
 /// An open output folder; cloning shares the descriptor (and the lock, for a run's folder).
@@ -201,6 +252,17 @@ impl OutDir {
         if out.inner.dir.exists("results.json").map_err(create)? {
             return Err(OutDirError::HasResults {
                 path: path.to_path_buf(),
+            });
+        }
+        // Nothing is written among a user's own files (`-o /`, `-o .` in a home folder).
+        let others = match out.inner.created {
+            true => Vec::new(),
+            false => not_wkruns(path).map_err(create)?,
+        };
+        if !others.is_empty() {
+            return Err(OutDirError::NotEmpty {
+                path: path.to_path_buf(),
+                others,
             });
         }
         // An append-only folder (`chattr +a`) lets a file be made but not removed or renamed over: the run

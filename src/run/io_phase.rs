@@ -207,8 +207,15 @@ pub fn measured(
         name: &csv_name,
     };
     let health_before = super::health::now(ctx);
+    let (continues, began_ns) = (
+        crate::sys::signal::continued().0,
+        crate::sys::signal::now_ns(),
+    );
     let o = measure::run(&env, phase, csv, check, &mut ctx.obs);
     ctx.obs.phase_end();
+    if let Some(w) = stopped_warning(continues, began_ns) {
+        ctx.warn(pr, w);
+    }
     pr.health = health_before
         .zip(super::health::now(ctx))
         .map(|(b, a)| crate::target::health::HealthDelta::between(&b, &a));
@@ -305,6 +312,22 @@ pub fn measured(
         }
     }
     Ok(o)
+}
+
+/// The warning for a phase during which the process was stopped (SIGSTOP, or ctrl-Z: SIGTSTP) and
+/// continued (SIGCONT) again: its time, and a time bound, went on while no I/O ran, so its rates are lower
+/// than the device's. `continues` is [`crate::sys::signal::continued`]'s count and `began_ns` the monotonic
+/// clock when the phase began.
+fn stopped_warning(continues: u64, began_ns: u64) -> Option<String> {
+    let (now, last_ns) = crate::sys::signal::continued();
+    let n = now.saturating_sub(continues);
+    (n > 0).then(|| {
+        let at = last_ns.saturating_sub(began_ns) as f64 / 1e9;
+        format!(
+            "stopped: the process was stopped (SIGSTOP, or ctrl-Z) and continued {n} time{} during this phase, the last {at:.1} s after it began: its time includes the stop, when no I/O ran (a time bound went on), so its rates are lower than the device's; the series shows the intervals without I/O",
+            if n == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// A submitting thread busy at least this share of the phase may have set its pace.

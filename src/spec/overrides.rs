@@ -342,6 +342,11 @@ fn refuse_key(o: &Override) -> Option<String> {
     }
     match keys::find(key) {
         Some(k) if !k.settable => Some(format!("--set {arg}: `{key}` cannot be changed by --set")),
+        // Every phase given one name (all but a one-phase spec then refused as duplicates), or a user
+        // who meant the run's name: neither is what `--set name=` should do.
+        Some(k) if k.name == "name" && o.phase.is_none() => Some(format!(
+            "--set {arg}: `name` is each phase's own name, and --set cannot give every phase one; rename one phase with --set phase.NAME.name=NEW (the spec's [spec] name, which names the results folder, is not changed by --set: choose the folder with -o)"
+        )),
         Some(_) => None,
         // `phase.a.b=c.queue_depth=4` read as the phase `a` and the key `b`.
         None if o.phase.is_some() => Some(format!(

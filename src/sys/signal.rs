@@ -146,8 +146,43 @@ pub fn ignore_file_size_signal() {
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
 
-/// Installs the handler for [`stop_signals`] and ignores SIGXFSZ ([`ignore_file_size_signal`]).
+/// How many times the process was continued after a stop (SIGCONT: after SIGSTOP, or ctrl-Z's SIGTSTP).
+static CONTINUED: AtomicU64 = AtomicU64::new(0);
+
+/// CLOCK_MONOTONIC time of the last continue, ns.
+static CONTINUED_NS: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn on_continue(_: libc::c_int) {
+    CONTINUED_NS.store(monotonic_ns(), Ordering::SeqCst);
+    CONTINUED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// How many times the process was continued after a stop so far, and when the last time was (CLOCK_MONOTONIC,
+/// ns; 0 before any), once [`install`] has run. A stop itself (SIGSTOP) cannot be caught; its end can.
+pub fn continued() -> (u64, u64) {
+    (
+        CONTINUED.load(Ordering::SeqCst),
+        CONTINUED_NS.load(Ordering::SeqCst),
+    )
+}
+
+/// CLOCK_MONOTONIC now, ns: the clock of [`continued`].
+pub fn now_ns() -> u64 {
+    monotonic_ns()
+}
+
+/// Installs the handler for [`stop_signals`], counts continues ([`continued`]) and ignores SIGXFSZ
+/// ([`ignore_file_size_signal`]).
 pub fn install() {
+    // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
+    let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
+    act.sa_sigaction = on_continue as *const () as libc::sighandler_t;
+    act.sa_flags = libc::SA_RESTART;
+    // SAFETY: sa_mask is a live field of `act`; sigemptyset only writes it.
+    unsafe { libc::sigemptyset(&mut act.sa_mask) };
+    // SAFETY: `act` is fully initialised; on_continue only uses atomics and clock_gettime, which are
+    // async-signal-safe. SIGCONT still continues the process whatever its handler.
+    unsafe { libc::sigaction(libc::SIGCONT, &act, std::ptr::null_mut()) };
     for sig in stop_signals() {
         // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
         let mut act: libc::sigaction = unsafe { std::mem::zeroed() };

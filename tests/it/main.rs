@@ -14,6 +14,7 @@ mod compare;
 mod counters;
 mod diskfull;
 mod distribution;
+mod edges24;
 mod engines;
 mod expanded_errors;
 mod failedwrites;
