@@ -88,6 +88,15 @@ fn wait_for_phases(child: &mut Child, out: &Path, n: usize) {
 }
 
 /// Waits for the run; exit code and stderr.
+/// Sends `sig` (`-STOP`, `-CONT`) to process `pid` with kill(1).
+fn signal(pid: u32, sig: &str) {
+    let st = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(st.success(), "kill {sig} {pid}: {st}");
+}
+
 fn finish(child: Child) -> (i32, String) {
     let o = child.wait_with_output().expect("wait for wkrun");
     let (code, _, err) = code_out_err(&o);
@@ -810,10 +819,13 @@ fn the_plan_notes_a_target_held_by_another_run() {
     let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
     wait_for_phases(&mut child, &out, 1);
     let pid = child.id();
+    // Held still while the plan looks (under load the run's last 2 s could end before it does).
+    signal(pid, "-STOP");
     let (code, _, err) = code_out_err(&wkrun(
         d.path(),
         &["plan", "spec.toml", "--target", "t.img"],
     ));
+    signal(pid, "-CONT");
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains(&format!(
@@ -860,7 +872,9 @@ fn a_held_file_among_several_targets_is_refused_before_anything_is_written() {
         "second",
         "-q",
     ];
+    signal(pid, "-STOP");
     let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    signal(pid, "-CONT");
     let _ = finish(child);
     assert_eq!(code, 2, "{err}");
     assert!(
