@@ -23,15 +23,16 @@ pub trait SlotQueue {
     fn buf(&mut self, slot: usize) -> Option<&mut [u8]>;
     /// Queues I/Os, each in its slot's buffer; returns how many were accepted (a prefix).
     fn submit(&mut self, ios: &[Io]) -> io::Result<usize>;
-    /// Waits for at least `want` completions (1 to the I/Os in flight) or the timeout; calls `f(slot, result)`
-    /// per completion. With `min_wait_us` > 0, a queue that can ([`SlotQueue::can_wait_min`]) also ends
-    /// the wait that long after it began once any completion is in; the others ignore it.
+    /// Waits for at least `want` completions (1 to the I/Os in flight) or the timeout; appends `(slot,
+    /// result)` per completion to `done` (empty when called, with room for every slot: it allocates
+    /// nothing). With `min_wait_us` > 0, a queue that can ([`SlotQueue::can_wait_min`]) also ends the wait
+    /// that long after it began once any completion is in; the others ignore it.
     fn reap(
         &mut self,
         want: usize,
         min_wait_us: u32,
         timeout_ns: Option<u64>,
-        f: &mut dyn FnMut(usize, i64),
+        done: &mut Vec<(usize, i64)>,
     ) -> io::Result<usize>;
     /// Whether the queue's waits can end after a minimum time once any completion is in (io_uring on
     /// Linux 6.12+), so that batched waits ([`super::pace`]) can be tried.
@@ -52,9 +53,11 @@ impl SlotQueue for AioQueue {
         want: usize,
         _min_wait_us: u32,
         timeout_ns: Option<u64>,
-        f: &mut dyn FnMut(usize, i64),
+        done: &mut Vec<(usize, i64)>,
     ) -> io::Result<usize> {
-        AioQueue::reap(self, want, timeout_ns, f)
+        AioQueue::reap(self, want, timeout_ns, &mut |slot, res| {
+            done.push((slot, res))
+        })
     }
 }
 
@@ -70,9 +73,11 @@ impl SlotQueue for UringQueue {
         want: usize,
         min_wait_us: u32,
         timeout_ns: Option<u64>,
-        f: &mut dyn FnMut(usize, i64),
+        done: &mut Vec<(usize, i64)>,
     ) -> io::Result<usize> {
-        UringQueue::reap(self, want, min_wait_us, timeout_ns, f)
+        UringQueue::reap(self, want, min_wait_us, timeout_ns, &mut |slot, res| {
+            done.push((slot, res))
+        })
     }
     fn can_wait_min(&self) -> bool {
         UringQueue::can_wait_min(self)
@@ -114,14 +119,26 @@ pub fn setup_failed(rec: Recorder, engine: &'static str, e: io::Error) -> Outcom
     rec.finish(Some(super::setup_error(engine, e)))
 }
 
-/// The next op of the shared stream, claiming a new chunk when the current one is used up.
+/// The next op of the shared stream, claiming a new chunk when the current one is used up. Inlined into
+/// the loops that issue ops, so that the op is made in registers where it is used; the claim is out of line.
+#[inline(always)]
 pub(super) fn next_op<'a>(job: &'a Job<'_>, chunk: &mut Option<Ops<'a>>) -> Option<Op> {
     loop {
         if let Some(op) = chunk.as_mut().and_then(Iterator::next) {
             return Some(op);
         }
-        *chunk = Some(job.ops.claim()?);
+        if !claim(job, chunk) {
+            return None;
+        }
     }
+}
+
+/// Claims the next chunk of the shared stream into `chunk`; false when the stream is exhausted. Returns no
+/// op, so that ops come from one place, [`Ops::next`](crate::ops::Ops), and stay in registers.
+#[inline(never)]
+fn claim<'a>(job: &'a Job<'_>, chunk: &mut Option<Ops<'a>>) -> bool {
+    *chunk = job.ops.claim();
+    chunk.is_some()
 }
 
 fn failed(op: &Op, cause: IoCause) -> IoError {
@@ -254,14 +271,15 @@ impl Loop<'_, '_> {
             return;
         }
         while let Some(&slot) = self.free.last() {
-            let Some(op) = self
-                .held
-                .take()
-                .map(|h| h.0)
-                .or_else(|| next_op(job, &mut self.chunk))
-            else {
-                self.exhausted = true;
-                break;
+            let op = match self.held.take() {
+                Some((op, _)) => op,
+                None => match next_op(job, &mut self.chunk) {
+                    Some(op) => op,
+                    None => {
+                        self.exhausted = true;
+                        break;
+                    }
+                },
             };
             if self.cadence.burst_done() {
                 // Think time (only before an op that follows): the burst drains, then the loop idles until
@@ -423,12 +441,9 @@ impl Loop<'_, '_> {
             Mode::Batched => (self.in_flight, MIN_WAIT_US),
         };
         let want = want.clamp(1, self.in_flight.max(1));
-        let done = &mut self.done;
         let reaped = self
             .q
-            .reap(want, min_wait_us, Some(timeout), &mut |slot, res| {
-                done.push((slot, res))
-            });
+            .reap(want, min_wait_us, Some(timeout), &mut self.done);
         self.t = self.now();
         match reaped {
             Ok(n) => {

@@ -12,7 +12,7 @@
 
 use super::errors::ErrorTally;
 use super::{IoError, Outcome};
-use crate::stats::latency::{Hist, new_histogram, record_into, try_new_histogram};
+use crate::stats::latency::{Hist, new_histogram, record_n_into, try_new_histogram};
 use crate::stats::trace::{TraceBuf, TraceRow};
 use crate::stats::{IntervalClock, IntervalCounts, LatencyRecorder};
 use crate::vocab::{Direction, PerDir};
@@ -120,6 +120,30 @@ pub fn recording_off() -> bool {
     std::env::var_os(NO_RECORD_ENV).is_some_and(|v| v == "1")
 }
 
+/// Completions recorded one after another that are equal in what is added up: `n` of direction `dir`, of
+/// `bytes` each, completed at `t_ns` after `lat_ns` (a batch a queue reaped with one clock reading, of I/Os
+/// it submitted together). Empty with `n` = 0.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    dir: Direction,
+    bytes: u64,
+    lat_ns: u64,
+    t_ns: u64,
+    n: u64,
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run {
+            dir: Direction::Read,
+            bytes: 0,
+            lat_ns: 0,
+            t_ns: 0,
+            n: 0,
+        }
+    }
+}
+
 /// A worker's recorder. Not shared: no atomics or locks on the I/O path.
 pub struct Recorder {
     worker: usize,
@@ -147,14 +171,16 @@ pub struct Recorder {
     budget: Arc<HistBudget>,
     /// While folding: the first interval whose latencies are in `lat_now` (not yet sent).
     fold_from: Option<u64>,
+    /// The completions recorded but not yet added up: a run of equal ones.
+    run: Run,
     /// Each direction's latencies.
     pub latency: PerDir<LatencyRecorder>,
     /// Each direction's latencies from the intended issue time, for a phase with a schedule.
     intended: Option<PerDir<LatencyRecorder>>,
     /// Think times taken.
     pub thinks: u64,
-    /// Latest completion time, ns.
-    pub last_ns: u64,
+    /// Latest completion time added up, ns (with the current run's: [`Recorder::last_ns`]).
+    last_ns: u64,
     /// Completed I/Os per length: `(bytes, ops)`, in order of first appearance.
     sizes: Vec<(u32, u64)>,
     /// Failed I/Os.
@@ -196,6 +222,7 @@ impl Recorder {
             made: 0,
             budget,
             fold_from: None,
+            run: Run::default(),
             latency: PerDir::default(),
             intended: None,
             thinks: 0,
@@ -210,41 +237,90 @@ impl Recorder {
     }
 
     /// Records a completion of `bytes` at `offset` at `t_ns` (from the phase start) that took `lat_ns`.
+    ///
+    /// A queue reaps completions in batches that share one clock reading, and those submitted together
+    /// share their latency too: a completion equal to the one before it (direction, length, latency and
+    /// time) only extends the current run, which is added up once, when a different completion comes
+    /// or before anything reads or closes the interval. The counts, sums, extremes and histograms are the
+    /// same as when each completion is added alone (integers: `n` additions of `x` are `n · x`).
     #[inline(always)]
     pub fn record(&mut self, dir: Direction, offset: u64, bytes: u64, lat_ns: u64, t_ns: u64) {
+        if self.on
+            && let Some(t) = &mut self.trace
+        {
+            t.push(TraceRow {
+                t_ns,
+                lat_ns,
+                offset,
+                len: bytes as u32,
+                dir,
+            });
+        }
+        let r = &mut self.run;
+        if r.n > 0 && r.t_ns == t_ns && r.lat_ns == lat_ns && r.bytes == bytes && r.dir == dir {
+            r.n += 1;
+            return;
+        }
+        self.start_run(dir, bytes, lat_ns, t_ns);
+    }
+
+    /// Adds up the current run and starts one with the completion given, in the interval of its time
+    /// (closing the current one when that time is past it).
+    #[inline(never)]
+    fn start_run(&mut self, dir: Direction, bytes: u64, lat_ns: u64, t_ns: u64) {
+        self.add_run();
+        if self.on && t_ns >= self.cur_end_ns {
+            let k = self.clock.index_of(t_ns);
+            if k != self.cur {
+                self.close(k);
+            }
+        }
+        self.run = Run {
+            dir,
+            bytes,
+            lat_ns,
+            t_ns,
+            n: 1,
+        };
+    }
+
+    /// Adds the current run's completions to the interval's counts, the latencies and the sizes, as if
+    /// each had been added alone; the run is then empty.
+    #[inline]
+    fn add_run(&mut self) {
+        let Run {
+            dir,
+            bytes,
+            lat_ns,
+            t_ns,
+            n,
+        } = std::mem::take(&mut self.run);
+        if n == 0 {
+            return;
+        }
         if self.on {
-            if t_ns >= self.cur_end_ns {
-                let k = self.clock.index_of(t_ns);
-                if k != self.cur {
-                    self.close(k);
-                }
-            }
-            self.counts[dir].add(bytes, lat_ns);
-            self.latency[dir].note(lat_ns);
+            self.counts[dir].add_n(bytes, lat_ns, n);
+            self.latency[dir].note_n(lat_ns, n);
             match &mut self.lat_now[dir] {
-                Some(h) => record_into(h, lat_ns),
-                None => self.first_of(dir, lat_ns),
-            }
-            if let Some(t) = &mut self.trace {
-                t.push(TraceRow {
-                    t_ns,
-                    lat_ns,
-                    offset,
-                    len: bytes as u32,
-                    dir,
-                });
+                Some(h) => record_n_into(h, lat_ns, n),
+                None => self.first_of(dir, lat_ns, n),
             }
         } else {
             let counts = &mut self.counts[dir];
-            counts.ops += 1;
-            counts.bytes += bytes;
+            counts.ops += n;
+            counts.bytes += bytes * n;
         }
         self.last_ns = self.last_ns.max(t_ns);
         let len = bytes as u32;
         match self.sizes.iter_mut().find(|e| e.0 == len) {
-            Some(e) => e.1 += 1,
-            None => self.sizes.push((len, 1)),
+            Some(e) => e.1 += n,
+            None => self.sizes.push((len, n)),
         }
+    }
+
+    /// The latest completion time recorded, ns from the phase start.
+    pub fn last_ns(&self) -> u64 {
+        self.last_ns.max(self.run.t_ns)
     }
 
     /// Allocates the latency histograms before the phase's I/O (each direction's, and from the intended
@@ -338,9 +414,9 @@ impl Recorder {
     /// (beyond the budget if need be: once per direction).
     #[cold]
     #[inline(never)]
-    fn first_of(&mut self, dir: Direction, lat_ns: u64) {
+    fn first_of(&mut self, dir: Direction, lat_ns: u64, n: u64) {
         let mut h = self.spare().unwrap_or_else(new_histogram);
-        record_into(&mut h, lat_ns);
+        record_n_into(&mut h, lat_ns, n);
         self.lat_now[dir] = Some(h);
     }
 
@@ -405,6 +481,7 @@ impl Recorder {
 
     #[inline(never)]
     fn close(&mut self, now_in: u64) {
+        self.add_run();
         let counts = std::mem::take(&mut self.counts);
         let lat = self.take_lat(now_in);
         // The collector outlives the workers; a send fails only when nobody collects (a ramp): then the
@@ -476,6 +553,75 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Completions recorded in runs of equal ones (a reaped batch: one time, one latency) add up exactly
+    /// as each alone: every interval's counts, and each direction's phase latencies (count, mean, stddev,
+    /// extremes, percentiles, buckets) against a recorder given one latency at a time, with runs broken by
+    /// a latency, a direction, a length and a time that differ, and by an interval boundary.
+    #[test]
+    fn runs_of_equal_completions_add_up_as_each_alone() {
+        use crate::stats::LatencyRecorder;
+        let clock = IntervalClock {
+            interval_ns: 1_000,
+            bound_ns: None,
+        };
+        let (tx, rx) = channel();
+        let both = |d: Direction| d != Direction::Trim;
+        let budget = Arc::new(HistBudget::new(8));
+        let mut r = Recorder::new(0, clock, (tx, budget), both, TraceBuf::default());
+        r.ready().expect("room for the histograms");
+        let (rd, wr) = (Direction::Read, Direction::Write);
+        // (direction, bytes, latency ns, time ns, how many in a row)
+        let batches = [
+            (rd, 4096, 300, 400, 32),
+            (rd, 4096, 300, 700, 31),
+            (rd, 4096, 280, 700, 1),
+            (wr, 4096, 280, 700, 5),
+            (wr, 8192, 280, 700, 2),
+            (rd, 4096, 300, 999, 7),
+            (rd, 4096, 300, 1_000, 9),
+            (rd, 4096, 0, 1_200, 3),
+            (wr, 4096, 5_000, 2_500, 4),
+        ];
+        let mut oracle: PerDir<LatencyRecorder> = PerDir::default();
+        // Per interval: (read ops, read bytes, read latency sum, write ops, write bytes, write latency sum).
+        let mut want = [[0u64; 6]; 3];
+        for &(d, bytes, lat, t, n) in &batches {
+            for i in 0..n {
+                r.record(d, i * bytes, bytes, lat, t);
+                oracle[d].record(lat);
+                let w = &mut want[(t / 1_000) as usize][if d == rd { 0 } else { 3 }..];
+                w[0] += 1;
+                w[1] += bytes;
+                w[2] += lat;
+            }
+        }
+        let out = r.finish(None);
+        let mut got = [[0u64; 6]; 3];
+        while let Ok(Event::Closed { index, counts, .. }) = rx.try_recv() {
+            let (a, b) = (counts[rd], counts[wr]);
+            got[index as usize] = [
+                a.ops,
+                a.bytes,
+                a.lat_sum_ns as u64,
+                b.ops,
+                b.bytes,
+                b.lat_sum_ns as u64,
+            ];
+        }
+        // By hand: interval 0 has 32 + 31 + 1 + 7 reads and 5 + 2 writes; interval 1 has 12 reads; 2 has 4
+        // writes.
+        assert_eq!(want[0][..2], [71, 71 * 4096]);
+        assert_eq!(want[0][3..5], [7, 5 * 4096 + 2 * 8192]);
+        assert_eq!(got, want);
+        for d in [rd, wr] {
+            assert_eq!(out.latency[d].count(), oracle[d].count());
+            assert_eq!(out.latency[d].summary(), oracle[d].summary(), "{d}");
+            assert_eq!(out.latency[d].buckets(), oracle[d].buckets(), "{d}");
+        }
+        assert_eq!(out.sizes, vec![(4096, 92), (8192, 2)]);
+        assert_eq!(out.end_ns, 2_500);
+    }
 
     /// A recorder of reads over 50 intervals: with the collector sending each interval's histograms back,
     /// it makes none after setup; with nobody sending them back, it makes the 3 of its budget and then

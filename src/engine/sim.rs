@@ -231,7 +231,7 @@ impl<'a> Flight<'a> {
         sim: &Sim<'_>,
         error: Option<IoError>,
     ) -> Outcome {
-        let mut end = self.rec.last_ns;
+        let mut end = self.rec.last_ns();
         // A time-bounded phase lasts its duration even when its last I/O (under a rate cap) completed
         // earlier: the drive's clock and the phase's run to the bound.
         if let Some(d) = job

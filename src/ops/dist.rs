@@ -314,10 +314,20 @@ impl<'a> Sampler<'a> {
 
     /// The block (0-based, in units, below the span's blocks) of a draw `r`; `None` for uniform offsets,
     /// which the stream draws itself.
-    #[inline]
+    #[inline(always)]
     pub(super) fn block(&self, r: u64) -> Option<u64> {
-        Some(match self {
-            Sampler::Uniform => return None,
+        match self {
+            Sampler::Uniform => None,
+            _ => Some(self.skewed(r)),
+        }
+    }
+
+    /// The block of a draw `r` of a skewed law (never called for [`Sampler::Uniform`]: kept out of line,
+    /// so that a uniform stream's op costs a comparison, not a call).
+    #[inline(never)]
+    fn skewed(&self, r: u64) -> u64 {
+        match self {
+            Sampler::Uniform => 0,
             Sampler::Zipf(z, perm) => perm.apply(z.rank(r) - 1),
             Sampler::Pareto { pow, last, perm } => {
                 let rank = (*last as f64 * unit_f64(r).powf(*pow)) as u64;
@@ -334,7 +344,7 @@ impl<'a> Sampler<'a> {
                 ((at * *blocks as f64) as u64).min(blocks - 1)
             }
             Sampler::Zoned { zones, unit } => zoned_block(zones, *unit, r),
-        })
+        }
     }
 }
 

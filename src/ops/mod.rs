@@ -367,7 +367,7 @@ impl Iterator for Ops<'_> {
                 self.perm = s.pass_permutation(pass).map(|p| (pass, p));
             }
         }
-        let op = s.make(
+        let mut op = s.make(
             i,
             r_off,
             r_size,
@@ -376,16 +376,38 @@ impl Iterator for Ops<'_> {
             &self.k,
         );
         self.next += 1;
-        match self.zones {
-            None => Some(op),
-            Some(z) => {
-                let placed = z.place(op);
-                if placed.is_none() {
-                    self.next = self.end;
-                }
-                placed
-            }
+        if let Some(z) = self.zones {
+            op.offset = self.placed(z, op.index, op.dir, op.offset, op.len)?;
         }
+        Some(op)
+    }
+}
+
+impl Ops<'_> {
+    /// The offset of an op placed by zone-aware writes; `None`, and the range ends, when it cannot be.
+    /// Out of line and given the op's fields, not the op: the op stays in registers from
+    /// [`OpStream::make`] to where it is used (copied through memory, its narrow fields stored one by one
+    /// and loaded as whole words, it stalled each op's issue on store forwarding).
+    #[cold]
+    #[inline(never)]
+    fn placed(
+        &mut self,
+        z: &zones::ZoneWrites,
+        index: u64,
+        dir: Direction,
+        offset: u64,
+        len: u32,
+    ) -> Option<u64> {
+        let placed = z.place(Op {
+            index,
+            dir,
+            offset,
+            len,
+        });
+        if placed.is_none() {
+            self.next = self.end;
+        }
+        placed.map(|op| op.offset)
     }
 }
 

@@ -10,7 +10,7 @@ use super::{Aggregates, PhaseResult, SteadyState, WindowResult};
 use crate::plan::{Measure, SteadyPlan};
 use crate::stats::derived::{self, Derived, Headline, RowFacts, SpanWrite, Split, SplitTracker};
 use crate::stats::steady::{FioMetric, Rule, SteadyDetector, Verdict};
-use crate::vocab::Direction::{Read, Write};
+use crate::vocab::Direction::{Read, Trim, Write};
 
 /// What the full rows of a phase gave: the per-row IOPS, the verdict and the splits.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +39,9 @@ fn facts(row: &SeriesRow) -> RowFacts {
         write_bytes: row[Write].bytes,
         read_lat_sum_us: row[Read].lat_mean_us.unwrap_or(0.0) * row[Read].ops as f64,
         write_lat_sum_us: row[Write].lat_mean_us.unwrap_or(0.0) * row[Write].ops as f64,
+        trim_ops: row[Trim].ops,
+        trim_bytes: row[Trim].bytes,
+        trim_lat_sum_us: row[Trim].lat_mean_us.unwrap_or(0.0) * row[Trim].ops as f64,
     }
 }
 

@@ -729,9 +729,13 @@ pub fn latency_line(pr: &PhaseResult) -> Option<String> {
 /// The summary's line of a phase's flushes (`fsync`, `fdatasync`: `sync.flushes`), like fio's `sync`
 /// latency block: their count and call, then mean, p99 and max latency, e.g.
 /// `      flushes: 333 fsync (after every 3 writes): mean 1.20 ms, p99 3.40 ms, max 5.00 ms`; the latencies
-/// left out when none were recorded; `None` in a phase without flushes.
+/// left out when none were recorded; `None` in a phase without flushes, and where none could happen: a
+/// phase that asked for them but completed no write (a read-only phase with `fsync = N`).
 pub fn flush_line(pr: &PhaseResult) -> Option<String> {
     let f = pr.sync.as_ref()?.flushes.as_ref()?;
+    if f.ops == 0 && pr.write.ops == 0 {
+        return None;
+    }
     let writes = match f.every_writes {
         1 => "after every write".to_string(),
         n => format!("after every {n} writes"),

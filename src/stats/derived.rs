@@ -136,10 +136,10 @@ pub struct SideStats {
     /// Their total length, s.
     #[schemars(range(min = 0))]
     pub duration_s: f64,
-    /// Reads and writes completed / duration_s (0 when the duration is 0).
+    /// I/Os completed (reads, writes and trims) / duration_s (0 when the duration is 0).
     #[schemars(range(min = 0))]
     pub iops: f64,
-    /// Bytes transferred / duration_s.
+    /// Bytes transferred (read, written and trimmed) / duration_s.
     #[schemars(range(min = 0))]
     pub bw_bytes_per_s: f64,
     /// Mean latency of all I/Os, µs (each interval's mean weighted by its I/Os); null without I/O.
@@ -231,6 +231,13 @@ pub struct RowFacts {
     pub read_lat_sum_us: f64,
     /// Mean write latency × writes, µs.
     pub write_lat_sum_us: f64,
+    /// Trims completed (a third direction: they count in the splits' IOPS, bandwidth and mean latency as
+    /// in the phase's totals, never as bytes written).
+    pub trim_ops: u64,
+    /// Bytes trimmed.
+    pub trim_bytes: u64,
+    /// Mean trim latency × trims, µs.
+    pub trim_lat_sum_us: f64,
 }
 
 /// Sums of the rows on one side of a point.
@@ -243,6 +250,8 @@ struct Side {
     bytes: u64,
     read_lat: f64,
     write_lat: f64,
+    trim_ops: u64,
+    trim_lat: f64,
 }
 
 impl Side {
@@ -251,13 +260,15 @@ impl Side {
         self.secs += r.interval_s;
         self.read_ops += r.read_ops;
         self.write_ops += r.write_ops;
-        self.bytes += r.read_bytes + r.write_bytes;
+        self.trim_ops += r.trim_ops;
+        self.bytes += r.read_bytes + r.write_bytes + r.trim_bytes;
         self.read_lat += r.read_lat_sum_us;
         self.write_lat += r.write_lat_sum_us;
+        self.trim_lat += r.trim_lat_sum_us;
     }
 
     fn stats(&self) -> SideStats {
-        let ops = self.read_ops + self.write_ops;
+        let ops = self.read_ops + self.write_ops + self.trim_ops;
         let rate = |x: f64| if self.secs > 0.0 { x / self.secs } else { 0.0 };
         let mean = |sum: f64, n: u64| (n > 0).then(|| sum / n as f64);
         SideStats {
@@ -265,7 +276,7 @@ impl Side {
             duration_s: self.secs,
             iops: rate(ops as f64),
             bw_bytes_per_s: rate(self.bytes as f64),
-            lat_mean_us: mean(self.read_lat + self.write_lat, ops),
+            lat_mean_us: mean(self.read_lat + self.write_lat + self.trim_lat, ops),
             read_lat_mean_us: mean(self.read_lat, self.read_ops),
             write_lat_mean_us: mean(self.write_lat, self.write_ops),
         }
@@ -435,7 +446,47 @@ mod tests {
             write_bytes: w_ops * 4096,
             read_lat_sum_us: r_lat_us * r_ops as f64,
             write_lat_sum_us: w_lat_us * w_ops as f64,
+            ..RowFacts::default()
         }
+    }
+
+    /// Trims are a third direction: each side's IOPS, bandwidth and mean latency count them as the
+    /// phase's totals do, and no trim counts as bytes written for `fill_once`.
+    #[test]
+    fn trims_count_in_the_splits_but_write_no_bytes() {
+        // Span of 8 blocks. Rows of 1 s: 4 writes at 100 µs, 2 trims of 8 KiB at 40 µs, 2 reads at 10 µs.
+        let items = [Headline::FillOnce];
+        let mut t = SplitTracker::new(&items, 8 * 4096).unwrap();
+        for k in 0..3 {
+            t.push(&RowFacts {
+                trim_ops: 2,
+                trim_bytes: 2 * 8192,
+                trim_lat_sum_us: 2.0 * 40.0,
+                ..row(k as f64 + 1.0, 4, 100.0, 2, 10.0)
+            });
+        }
+        let (writes, splits) = t.finish();
+        // Written: 4, 8 (once, at 2 s), 12 blocks: the trims' 16 KiB a row do not bring it forward.
+        assert_eq!(
+            writes,
+            [SpanWrite {
+                times: 1,
+                at_s: 2.0
+            }]
+        );
+        let b = &splits[0].before;
+        // 2 rows of 8 I/Os: 8.0 IOPS; (2 + 4) × 4096 + 16384 = 40960 B a row; mean latency
+        // (4·100 + 2·40 + 2·10) / 8 = 62.5 µs.
+        assert_eq!(
+            (b.intervals, b.iops, b.bw_bytes_per_s, b.lat_mean_us),
+            (2, 8.0, 40960.0, Some(62.5))
+        );
+        assert_eq!(
+            (b.read_lat_mean_us, b.write_lat_mean_us),
+            (Some(10.0), Some(100.0))
+        );
+        let a = splits[0].after.as_ref().unwrap();
+        assert_eq!((a.intervals, a.iops, a.lat_mean_us), (1, 8.0, Some(62.5)));
     }
 
     #[test]

@@ -79,6 +79,16 @@ impl DirInterval {
         self.lat_max_ns = self.lat_max_ns.max(lat_ns);
     }
 
+    /// Adds `n` completions of `bytes` each that took `lat_ns` each: the same counts as `n` calls of
+    /// [`DirInterval::add`].
+    #[inline]
+    pub fn add_n(&mut self, bytes: u64, lat_ns: u64, n: u64) {
+        self.ops += n;
+        self.bytes += bytes * n;
+        self.lat_sum_ns += lat_ns as u128 * n as u128;
+        self.lat_max_ns = self.lat_max_ns.max(lat_ns);
+    }
+
     /// Adds another worker's counts for the same interval.
     pub fn merge(&mut self, o: &DirInterval) {
         self.ops += o.ops;

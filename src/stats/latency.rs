@@ -76,7 +76,14 @@ pub fn try_new_histogram() -> Result<Histogram<u64>, AllocError> {
 /// (0 ns counts as 1 ns; above an hour, in the top bucket).
 #[inline(always)]
 pub fn record_into(h: &mut Histogram<u64>, ns: u64) {
-    h.saturating_record(ns.max(1));
+    record_n_into(h, ns, 1);
+}
+
+/// Records `n` latencies of `ns` each into a histogram of [`new_histogram`]: the same counts as `n` calls
+/// of [`record_into`].
+#[inline(always)]
+pub fn record_n_into(h: &mut Histogram<u64>, ns: u64, n: u64) {
+    h.saturating_record_n(ns.max(1), n);
 }
 
 /// The percentile `p` (0..100) of the latencies in `h`, ns, at most `max_ns` (the exact largest latency,
@@ -191,9 +198,16 @@ impl LatencyRecorder {
     /// two.
     #[inline(always)]
     pub fn note(&mut self, ns: u64) {
-        self.count += 1;
-        self.sum += ns as u128;
-        self.sum_sq += (ns as u128) * (ns as u128);
+        self.note_n(ns, 1);
+    }
+
+    /// Counts `n` latencies of `ns` each as [`LatencyRecorder::note`] counts one, `n` times: the same
+    /// count, sums (exact: integers), min and max.
+    #[inline(always)]
+    pub fn note_n(&mut self, ns: u64, n: u64) {
+        self.count += n;
+        self.sum += ns as u128 * n as u128;
+        self.sum_sq += (ns as u128) * (ns as u128) * n as u128;
         self.min = Some(self.min.map_or(ns, |m| m.min(ns)));
         self.max = self.max.max(ns);
     }

@@ -55,6 +55,31 @@ fn the_summary_iops_count_trims_and_the_flushes_have_their_line() {
     assert!(lines.contains(&want.as_str()), "{log}\n{want}");
 }
 
+/// A read-only phase that asks for an fsync after every 4 writes completes 64 reads and no write: its
+/// results say so (0 flushes of fsync after every 4 writes), and its summary prints no flushes line, since
+/// no flush could happen.
+#[test]
+fn a_read_only_phase_with_fsync_prints_no_flushes_line() {
+    let (d, target) = sparse_target_dir(16 << 20);
+    let spec = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nengine = \"psync\"\ndirect = false\n\
+block_size = \"4KiB\"\nqueue_depth = 1\nread_percent = 100\nfsync = 4\nsize = \"256KiB\"\n";
+    let (o, out) = run_spec(d.path(), "shown", spec, &target, &[]);
+    let (code, log, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&out);
+    let p = &r["phases"][0];
+    assert_eq!([u(p, "/read/ops"), u(p, "/write/ops")], [64, 0]);
+    let f = &p["sync"]["flushes"];
+    assert_eq!((u(f, "/ops"), u(f, "/every_writes")), (0, 4));
+    assert_eq!(f["call"], "fsync");
+    let lines = summary_lines(&log, 0);
+    assert!(
+        lines[0].starts_with("      64 reads, 0 writes in "),
+        "{log}"
+    );
+    assert!(!log.contains("flushes:"), "{log}");
+}
+
 /// [`MIXED`] run into `out/` of a fresh folder: the folder and the phase's results.
 fn mixed_run() -> (tempfile::TempDir, serde_json::Value) {
     let (d, target) = sparse_target_dir(16 << 20);
