@@ -44,6 +44,7 @@ mod parts;
 mod phases;
 mod prealloc;
 mod predict;
+mod predict_hard;
 mod predict_overlay;
 mod progress;
 mod pts_report;
