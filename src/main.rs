@@ -325,6 +325,9 @@ struct RunArgs {
     /// JOB_COMPLETION_INDEX).
     #[arg(long, value_name = "N")]
     rank: Option<u32>,
+    /// Makes the run a prediction from this measured results file (`wkrun sim predict` runs it so).
+    #[arg(long, value_name = "RESULTS", hide = true)]
+    predicted_from: Option<PathBuf>,
 }
 
 /// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
@@ -1370,6 +1373,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let (a, launch) = &launch_args(a)?;
     let s = load(spec_path, &a.set, "run")?;
     let targets = target_list(&s, &a.target);
+    let predicted = sim_cli::predicted(a.predicted_from.as_deref(), &a.target.target)?;
     if targets.len() > 1 {
         return multi::cmd_run_many(&s, &targets, a, launch);
     }
@@ -1379,6 +1383,9 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     plan.launch = launch.clone();
     if let Some(l) = &a.label {
         plan.label = l.clone();
+    }
+    if let Some(p) = predicted {
+        sim_cli::mark_prediction(&mut plan, p);
     }
     let say = |m: &str| {
         if !a.quiet {

@@ -5,7 +5,7 @@ use crate::{Fail, bad, stdout_text};
 use clap::Subcommand;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use wkrun::predict::{FitError, fit, measured};
+use wkrun::predict::{FitError, fit, measured, prediction};
 use wkrun::units::Size;
 
 /// What `wkrun sim` does.
@@ -59,11 +59,47 @@ fn fit_fail(e: FitError) -> Fail {
     match e {
         FitError::Bad(m) => bad(m),
         FitError::Failed(m) => Fail(1, m),
+        FitError::Exit(code, m) => Fail(code, m),
     }
+}
+
+/// What makes a run a prediction (`wkrun SPEC --target sim:... --predicted-from FILE`, as `sim predict`
+/// runs it): the measured results file `measured` and the run's one `--target`; `None` for a run.
+///
+/// # Errors
+/// Exit 2 when `measured` is given without exactly one target.
+pub fn predicted(
+    measured: Option<&Path>,
+    targets: &[PathBuf],
+) -> Result<Option<wkrun::plan::Predicted>, Fail> {
+    let Some(measured) = measured else {
+        return Ok(None);
+    };
+    let [target] = targets else {
+        return Err(bad(format!(
+            "{} takes exactly one --target, the fitted simulated drive",
+            prediction::PREDICTED_FROM
+        )));
+    };
+    Ok(Some(wkrun::plan::Predicted {
+        measured: measured.display().to_string(),
+        fitted_target: target.display().to_string(),
+    }))
+}
+
+/// Makes the run of `plan` the prediction `p` ([`predicted`]): recorded in the plan, so that its results say
+/// so from their first write; its label `predicted: ` and the run's label, cut as labels are
+/// ([`wkrun::text::label`]).
+pub fn mark_prediction(plan: &mut wkrun::plan::Plan, p: wkrun::plan::Predicted) {
+    plan.label = wkrun::text::label(&format!("predicted: {}", plan.label));
+    plan.prediction = Some(p);
 }
 
 /// `wkrun sim ...`.
 pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
+    // A signal stops the command as it stops a run: its child run is stopped and waited for, the scratch
+    // folder removed, and the exit is 128 + the signal's number.
+    wkrun::sys::signal::install();
     match cmd {
         SimCmd::Fit {
             results,
@@ -87,18 +123,13 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
             phase,
             fitted: given,
         } => {
+            // Checked before the fit, which can take minutes.
+            let inputs = prediction::check(&results, &spec, output.as_deref()).map_err(fit_fail)?;
             let target = match given {
                 Some(t) => t,
                 None => fitted(&results, phase.as_deref(), None)?,
             };
-            let out = wkrun::predict::prediction::run(
-                &exe()?,
-                &results,
-                &spec,
-                &target,
-                output.as_deref(),
-            )
-            .map_err(fit_fail)?;
+            let out = prediction::run(&exe()?, &inputs, &target).map_err(fit_fail)?;
             stdout_text(&format!("{}\n", out.display()));
             Ok(())
         }

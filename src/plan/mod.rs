@@ -76,6 +76,19 @@ pub struct Plan {
     /// (`[target] write_cache`); `None` to leave it as it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_cache: Option<crate::vocab::CacheState>,
+    /// The run is a prediction (`wkrun sim predict`): what it is predicted from, recorded in its results
+    /// from the first write on; `None` for a run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<Predicted>,
+}
+
+/// What a prediction's run is predicted from (`wkrun sim predict`, results' `prediction`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Predicted {
+    /// The measured results file the simulated drive was fitted to.
+    pub measured: String,
+    /// The fitted simulated drive (`sim:...`, as given).
+    pub fitted_target: String,
 }
 
 fn is_default_launch(l: &crate::launch::Launch) -> bool {

@@ -101,6 +101,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         round_blocks: super::rounds::blocks(spec),
         latency_searches: super::search::searches(spec),
         write_cache,
+        prediction: None,
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
     plan.target.created &= plan.opens_target();

@@ -167,6 +167,23 @@ fn replayable(r: &Results, i: usize) -> Result<Vec<PhaseShape>, String> {
     r.phases[..=i].iter().map(shape).collect()
 }
 
+/// A timed phase's duration within what its series rows cover (the run's virtual time no longer than the
+/// measurement's): a phase cut short (interrupted, ended at steady state) cannot be replayed as it ran.
+fn ran_its_duration(p: &PhaseResult) -> Result<(), String> {
+    let q = &p.params;
+    let (Some(d), Some(dt), Some(n)) = (q.duration_ns, q.interval_ns, p.intervals) else {
+        return Ok(());
+    };
+    let covered = u128::from(n) * u128::from(dt);
+    if u128::from(d) <= covered {
+        return Ok(());
+    }
+    Err(format!(
+        "phase {:?} has {n} rows of {dt} ns ({covered} ns), less than its duration_ns {d}: it did not run to its bound, and the fit replays each phase as long as it ran",
+        p.name
+    ))
+}
+
 /// A phase as the simulator runs it again.
 fn shape(p: &PhaseResult) -> Result<PhaseShape, String> {
     let q = &p.params;
@@ -187,6 +204,7 @@ fn shape(p: &PhaseResult) -> Result<PhaseShape, String> {
             p.kind.as_str()
         ));
     }
+    ran_its_duration(p)?;
     Ok(PhaseShape {
         name: p.name.clone(),
         kind: p.kind,

@@ -21,12 +21,15 @@ pub enum FitError {
     Bad(String),
     /// A simulated run or a file operation failed (exit 1).
     Failed(String),
+    /// The command ends with this exit code: a signal stopped it (128 + its number), or a child `wkrun`
+    /// ended so, having said why on stderr (the message then empty).
+    Exit(u8, String),
 }
 
 impl std::fmt::Display for FitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FitError::Bad(m) | FitError::Failed(m) => f.write_str(m),
+            FitError::Bad(m) | FitError::Failed(m) | FitError::Exit(_, m) => f.write_str(m),
         }
     }
 }

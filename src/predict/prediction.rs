@@ -1,58 +1,90 @@
 //! `wkrun sim predict`: a spec run on the fitted drive, its results labelled as a prediction from the
-//! measured run (`prediction` in results.json), so that reports tell it from a measurement.
+//! measured run (`prediction` in results.json), so that reports tell it from a measurement. The run labels
+//! its own results from their first write on (`wkrun SPEC --predicted-from MEASURED`, a hidden option):
+//! nothing rewrites them after it, so partial results are labelled too and no file is written twice.
 
 use super::FitError;
-use crate::results::model::{Prediction, Results};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
-/// Runs `spec` on `target` (fitted to the results at `measured`) with the `wkrun` program `exe` into
-/// `output` (or the run's default folder), then labels the results as a prediction; the results folder.
-///
-/// # Errors
-/// [`FitError::Bad`] when `target` is not a simulated drive; [`FitError::Failed`] when the run or the
-/// labelling fails.
-pub fn run(
-    exe: &Path,
-    measured: &Path,
-    spec: &Path,
-    target: &str,
-    output: Option<&Path>,
-) -> Result<PathBuf, FitError> {
-    if let Err(e) = crate::sim::SimParams::parse_target(target) {
-        return Err(FitError::Bad(format!("--fitted: {e}")));
-    }
-    let out = match output {
-        Some(o) => o.to_path_buf(),
-        None => {
-            let name = crate::spec::load::load_file(spec)
-                .map(|s| s.file.spec.name.clone())
-                .map_err(|e| FitError::Bad(e.to_string()))?;
-            crate::run::default_output_dir(&format!("{name}-predicted"))
-        }
-    };
-    super::runner::run(exe, spec, target, &out)?;
-    label(&out.join("results.json"), measured, target)?;
-    Ok(out)
+/// The hidden run option that makes a run a prediction from the measured results file it names.
+pub const PREDICTED_FROM: &str = "--predicted-from";
+
+/// What a prediction reads and writes, checked before anything runs.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// The measured results file.
+    pub measured: PathBuf,
+    /// The spec to run.
+    pub spec: PathBuf,
+    /// The results folder to make.
+    pub out: PathBuf,
 }
 
-/// Adds `prediction` to the results file `file` and names the run as predicted.
-fn label(file: &Path, measured: &Path, target: &str) -> Result<(), FitError> {
-    let failed = |e: String| FitError::Failed(format!("{}: {e}", file.display()));
-    let text = std::fs::read_to_string(file).map_err(|e| failed(e.to_string()))?;
-    let mut r: Results = serde_json::from_str(&text).map_err(|e| failed(e.to_string()))?;
-    let source = if measured.is_dir() {
+/// Checks what a prediction reads and writes before anything runs: the measured results (`measured`, a
+/// folder or its results.json) as `wkrun validate` checks them, the spec as a run loads it, and the output
+/// folder (`output`, else the run's default for the spec's name with `-predicted`) as a run checks it
+/// (made and removed again when it is new).
+///
+/// # Errors
+/// [`FitError::Bad`] naming the file (and the line and key of a spec), nothing written.
+pub fn check(measured: &Path, spec: &Path, output: Option<&Path>) -> Result<Inputs, FitError> {
+    let file = if measured.is_dir() {
         measured.join("results.json")
     } else {
         measured.to_path_buf()
     };
-    r.prediction = Some(Prediction {
-        measured: source.display().to_string(),
-        fitted_target: target.to_string(),
-    });
-    r.label = Some(format!(
-        "predicted: {}",
-        r.label.as_deref().unwrap_or(target)
-    ));
-    let json = crate::results::pretty::to_vec(&r).map_err(|e| failed(e.to_string()))?;
-    std::fs::write(file, json).map_err(|e| failed(e.to_string()))
+    crate::report::runs::load_run(&file).map_err(|e| FitError::Bad(e.to_string()))?;
+    let loaded = crate::spec::load::load_file(spec).map_err(|e| FitError::Bad(e.to_string()))?;
+    let out = match output {
+        Some(o) => o.to_path_buf(),
+        None => crate::run::default_output_dir(&format!("{}-predicted", loaded.file.spec.name)),
+    };
+    crate::results::outdir::OutDir::for_run(&out)
+        .map_err(|e| FitError::Bad(e.to_string()))?
+        .discard();
+    Ok(Inputs {
+        measured: file,
+        spec: spec.to_path_buf(),
+        out,
+    })
+}
+
+/// Runs the spec of `inputs` on `target` (fitted to its measured results) with the `wkrun` program `exe`,
+/// the run labelling its results as a prediction; the results folder. The run's errors go to stderr as it
+/// says them.
+///
+/// # Errors
+/// [`FitError::Bad`] when `target` is not a simulated drive; [`FitError::Exit`] with the run's exit code
+/// when it fails (2: bad input, nothing written; 128 + a signal's number: interrupted, partial results
+/// labelled); [`FitError::Failed`] when it cannot be started or a signal ends it.
+pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitError> {
+    if let Err(e) = crate::sim::SimParams::parse_target(target) {
+        return Err(FitError::Bad(format!("--fitted: {e}")));
+    }
+    let _mark = super::runner::Mark::new();
+    if let Some(e) = super::runner::stopped("nothing was run") {
+        return Err(e);
+    }
+    let status = super::runner::spawn_and_wait(
+        Command::new(exe)
+            .arg(&inputs.spec)
+            .arg("--target")
+            .arg(target)
+            .arg("-q")
+            .arg("-o")
+            .arg(&inputs.out)
+            .arg(PREDICTED_FROM)
+            .arg(&inputs.measured)
+            .stdout(Stdio::null()),
+    )?;
+    match status.code() {
+        Some(0) => Ok(inputs.out.clone()),
+        // The run has said why on stderr.
+        Some(c) => Err(FitError::Exit(u8::try_from(c).unwrap_or(1), String::new())),
+        None => Err(FitError::Failed(format!(
+            "the run of {} on {target} ended: {status}",
+            inputs.spec.display()
+        ))),
+    }
 }

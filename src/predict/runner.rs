@@ -3,10 +3,13 @@
 //! per-second write IOPS read from the results it writes.
 
 use super::FitError;
+use crate::sys::signal;
 use crate::vocab::{Pattern, PhaseKind};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 /// What a measured phase did, enough to run it again on a simulated drive.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,22 +75,43 @@ pub fn spec_text(name: &str, phases: &[PhaseShape]) -> String {
     s
 }
 
-/// A scratch folder for the candidate runs, removed when dropped.
+/// A scratch folder for the candidate runs, removed when dropped. While it lives, a second signal is held
+/// back until it is removed ([`Mark`]).
 pub struct Scratch {
     dir: PathBuf,
+    _mark: Mark,
 }
 
 impl Scratch {
-    /// A new empty folder under the system's temporary folder.
+    /// A new empty folder under the system's temporary folder (`TMPDIR`, else `/tmp`), which must be a
+    /// folder on storage.
     ///
     /// # Errors
-    /// [`FitError::Failed`] when it cannot be made.
+    /// [`FitError::Bad`] when the temporary folder is not a folder, or is among the device nodes or on a
+    /// pseudo file system; [`FitError::Failed`] when the folder cannot be made.
     pub fn new() -> Result<Scratch, FitError> {
         let base = std::env::temp_dir();
+        if let Some(on) = crate::target::not_storage(&base) {
+            return Err(FitError::Bad(format!(
+                "the temporary folder {} (TMPDIR) is on {on}, not on storage; set TMPDIR to a folder on a disk",
+                base.display()
+            )));
+        }
+        if !std::fs::metadata(&base).is_ok_and(|m| m.is_dir()) {
+            return Err(FitError::Bad(format!(
+                "the temporary folder {} (TMPDIR) is not a folder; set TMPDIR to a folder on a disk",
+                base.display()
+            )));
+        }
         for n in 0..1000u32 {
             let dir = base.join(format!("wkrun-fit-{}-{n}", std::process::id()));
             match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok(Scratch { dir }),
+                Ok(()) => {
+                    return Ok(Scratch {
+                        dir,
+                        _mark: Mark::new(),
+                    });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
                     return Err(FitError::Failed(format!(
@@ -112,32 +136,128 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs `spec` (a file) on `target` with the `wkrun` program `exe`, into `out` (made by the run).
+/// While it lives, a second stop signal is held back ([`signal::await_mark`]): a child `wkrun` is waited
+/// for and a scratch folder removed before the process ends.
+pub struct Mark(());
+
+impl Mark {
+    /// Holds a second signal back until dropped.
+    pub fn new() -> Mark {
+        signal::await_mark();
+        Mark(())
+    }
+}
+
+impl Default for Mark {
+    fn default() -> Self {
+        Mark::new()
+    }
+}
+
+impl Drop for Mark {
+    fn drop(&mut self) {
+        signal::marked();
+    }
+}
+
+/// How often a child `wkrun` is looked at.
+const POLL: Duration = Duration::from_millis(10);
+/// How long a child has, after the stop signal is passed on, before it is killed.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// The error of a command stopped by a signal before it could finish (`wkrun sim fit` and `sim predict`
+/// install the run's handler, [`signal::install`]): exit 128 + the signal's number; `None` when no signal
+/// came.
+pub fn stopped(what: &str) -> Option<FitError> {
+    if !signal::STOP.load(Ordering::SeqCst) {
+        return None;
+    }
+    let sig = signal::first().unwrap_or(libc::SIGINT);
+    Some(FitError::Exit(
+        u8::try_from(128 + sig).unwrap_or(130),
+        format!("interrupted by {}; {what}", signal::name(sig)),
+    ))
+}
+
+/// Starts `cmd` and waits for it, passing on this process's first stop signal to it (then killing it if
+/// it has not ended 10 s later): no child outlives a stopped `sim fit` or `sim predict`.
 ///
 /// # Errors
-/// [`FitError::Failed`] with the run's last line of error output when it does not exit 0.
-pub fn run(exe: &Path, spec: &Path, target: &str, out: &Path) -> Result<(), FitError> {
-    let o = Command::new(exe)
-        .arg(spec)
-        .arg("--target")
-        .arg(target)
-        .arg("-q")
-        .arg("-o")
-        .arg(out)
-        .output()
+/// [`FitError::Failed`] when it cannot be started or waited for.
+pub fn spawn_and_wait(cmd: &mut Command) -> Result<ExitStatus, FitError> {
+    let exe = PathBuf::from(cmd.get_program());
+    let mut child = cmd
+        .spawn()
         .map_err(|e| FitError::Failed(format!("cannot run {}: {e}", exe.display())))?;
-    if !o.status.success() {
-        let err = String::from_utf8_lossy(&o.stderr);
+    let mut passed: Option<Instant> = None;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) => {}
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(FitError::Failed(format!(
+                    "cannot wait for {}: {e}",
+                    exe.display()
+                )));
+            }
+        }
+        match passed {
+            None if signal::STOP.load(Ordering::SeqCst) => {
+                let _ = signal::send(child.id(), signal::first().unwrap_or(libc::SIGINT));
+                passed = Some(Instant::now());
+            }
+            Some(t) if t.elapsed() > GRACE => {
+                let _ = child.kill();
+            }
+            _ => {}
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Runs `spec` (a file) on `target` with the `wkrun` program `exe`, into `out` (made by the run); the
+/// run's error output goes to `out` with `.stderr` added.
+///
+/// # Errors
+/// [`FitError::Failed`] with the run's last line of error output when it does not exit 0;
+/// [`FitError::Exit`] when a signal stopped this process.
+pub fn run(exe: &Path, spec: &Path, target: &str, out: &Path) -> Result<(), FitError> {
+    let stop = || stopped("the fit was stopped; nothing was kept");
+    if let Some(e) = stop() {
+        return Err(e);
+    }
+    let err_path = out.with_extension("stderr");
+    let err_file = std::fs::File::create(&err_path)
+        .map_err(|e| FitError::Failed(format!("cannot create {}: {e}", err_path.display())))?;
+    let status = spawn_and_wait(
+        Command::new(exe)
+            .arg(spec)
+            .arg("--target")
+            .arg(target)
+            .arg("-q")
+            .arg("-o")
+            .arg(out)
+            .stdout(Stdio::null())
+            .stderr(err_file),
+    )?;
+    if let Some(e) = stop() {
+        return Err(e);
+    }
+    if !status.success() {
+        let err = std::fs::read(&err_path).unwrap_or_default();
+        let err = String::from_utf8_lossy(&err);
         let last = err
             .lines()
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
         return Err(FitError::Failed(format!(
-            "the simulated run on {target} failed ({}): {last}",
-            o.status
+            "the simulated run on {target} failed ({status}): {last}"
         )));
     }
+    let _ = std::fs::remove_file(&err_path);
     Ok(())
 }
 

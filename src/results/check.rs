@@ -225,6 +225,9 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
     for (i, p) in r.phases.iter().enumerate() {
         let at = |what: &str| format!("phases[{i}].{what}");
         phase_place(i, p, before, &mut out);
+        if r.cluster.is_none() {
+            rows_of_bound(i, p, &mut out);
+        }
         before = Some(p.index);
         let trim = p.trim.as_ref();
         let dirs = [
@@ -341,6 +344,37 @@ fn phase_place(i: usize, p: &super::PhaseResult, before: Option<usize>, out: &mu
             expected: format!(
                 "{:e} s is more than ten years ({MAX_DURATION_S} s), longer than any run",
                 p.duration_s
+            ),
+        });
+    }
+}
+
+/// The rows a time-bounded phase can have (`params.duration_ns` D in intervals of `params.interval_ns` Δ):
+/// at most ⌊D/Δ⌋ + 1 (the intervals before the bound and the drain), and, when it ran to its bound
+/// (completed, not ended at steady state), at least ⌈D/Δ⌉ (at least 1): its duration within one interval of
+/// its rows. A phase with 301 rows of 1 s whose duration said 10¹⁵ ns passed, and `wkrun sim fit` replayed
+/// it for 11 days of virtual time. Nothing to check in a phase without the three figures.
+fn rows_of_bound(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let (Some(d), Some(dt), Some(n)) = (q.duration_ns, q.interval_ns, p.intervals) else {
+        return;
+    };
+    if dt == 0 {
+        return;
+    }
+    let most = d / dt + 1;
+    let to_bound = p.completed && !p.steady_state.as_ref().is_some_and(|s| s.ended_phase);
+    let least = if to_bound { d.div_ceil(dt).max(1) } else { 0 };
+    if n > most || n < least {
+        let ran = if to_bound {
+            "ran to its bound and "
+        } else {
+            ""
+        };
+        out.push(Violation {
+            path: format!("phases[{i}].intervals"),
+            expected: format!(
+                "{n} rows do not fit params.duration_ns {d} in rows of params.interval_ns {dt}: a phase that {ran}lasts {d} ns has {least} to {most} rows"
             ),
         });
     }

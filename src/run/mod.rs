@@ -558,7 +558,13 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
         source: None,
         round_blocks: Vec::new(),
         latency_searches: Vec::new(),
-        prediction: None,
+        prediction: plan
+            .prediction
+            .as_ref()
+            .map(|p| crate::results::model::Prediction {
+                measured: p.measured.clone(),
+                fitted_target: p.fitted_target.clone(),
+            }),
         health: None,
         phases: Vec::new(),
     }

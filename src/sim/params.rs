@@ -227,10 +227,11 @@ impl SimParams {
                 format!("--target {s}: {item:?} is not key=value (e.g. capacity=2GiB)")
             })?;
             let value = match k {
-                "dies" | "gc_free_superblocks" | "seed" => toml::Value::Integer(
-                    v.parse()
-                        .map_err(|_| format!("--target {s}: {k} = {v:?} is not a whole number"))?,
-                ),
+                "dies" | "gc_free_superblocks" | "seed" => {
+                    toml::Value::Integer(v.parse().map_err(|e: std::num::ParseIntError| {
+                        whole_number_error(s, k, v, e.kind())
+                    })?)
+                }
                 "compression" => toml::Value::Boolean(v.parse().map_err(|_| {
                     format!("--target {s}: compression = {v:?} is not true or false")
                 })?),
@@ -244,6 +245,19 @@ impl SimParams {
             .try_into()
             .map_err(|e: toml::de::Error| format!("--target {s}: {}", e.message()))?;
         Ok(p)
+    }
+}
+
+/// Why `v`, the value of the whole-number key `k` of the target `s`, does not parse: out of range (a TOML
+/// integer's, as in a spec: at most 9223372036854775807), or not a whole number.
+fn whole_number_error(s: &str, k: &str, v: &str, kind: &std::num::IntErrorKind) -> String {
+    use std::num::IntErrorKind::{NegOverflow, PosOverflow};
+    match kind {
+        PosOverflow | NegOverflow => format!(
+            "--target {s}: {k} = {v} is out of range: at most {}",
+            i64::MAX
+        ),
+        _ => format!("--target {s}: {k} = {v:?} is not a whole number"),
     }
 }
 
@@ -361,6 +375,16 @@ mod tests {
         );
         let e = SimParams::parse_target("sim:seed=-1").unwrap_err();
         assert!(e.contains("seed"), "{e}");
+        let e = SimParams::parse_target("sim:seed=18446744073709551615").unwrap_err();
+        assert_eq!(
+            e,
+            "--target sim:seed=18446744073709551615: seed = 18446744073709551615 is out of range: at most 9223372036854775807"
+        );
+        let e = SimParams::parse_target("sim:dies=two").unwrap_err();
+        assert_eq!(
+            e,
+            "--target sim:dies=two: dies = \"two\" is not a whole number"
+        );
     }
 
     #[test]

@@ -139,6 +139,23 @@ pub fn first() -> Option<libc::c_int> {
     }
 }
 
+/// Sends `sig` to the process `pid` (a child this process started and has not waited for yet, so that the
+/// number names no other process).
+///
+/// # Errors
+/// The OS error (`ESRCH` when it has ended and been waited for).
+pub fn send(pid: u32, sig: libc::c_int) -> std::io::Result<()> {
+    let pid = libc::pid_t::try_from(pid)
+        .ok()
+        .filter(|&p| p > 0)
+        .ok_or_else(|| std::io::Error::from_raw_os_error(libc::ESRCH))?;
+    // SAFETY: kill has no memory effects; `pid` is positive (a process, not a group).
+    match unsafe { libc::kill(pid, sig) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
 /// Ignores SIGXFSZ, so that making or writing a file past RLIMIT_FSIZE fails with EFBIG (an error wkrun
 /// reports) instead of killing the process. Call at the start, before any file is created.
 pub fn ignore_file_size_signal() {

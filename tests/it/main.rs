@@ -45,6 +45,7 @@ mod parts;
 mod phases;
 mod prealloc;
 mod predict;
+mod predict_hard;
 mod predict_overlay;
 mod predict_seeds;
 mod progress;

@@ -1,0 +1,315 @@
+//! `wkrun sim fit` and `wkrun sim predict` under hostile input (attack 24b, findings 1, 2, 5–9, 12, 13):
+//! the prediction's run labels its own results (nothing rewrites them after it), bad input exits 2 naming
+//! the file, line and key with nothing written, a signal stops the child run and removes the fit's scratch
+//! folder, and results whose duration contradicts their rows are refused.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The drive of the short measurement: 256 MiB, one die, so that 40 s of random writes pass the cliff.
+const TRUTH: &str = "sim:capacity=256MiB,op=20%,dies=1,program_time=3200us";
+/// A fitted target as `sim fit` prints one.
+const FITTED: &str = "sim:capacity=256MiB,op=20%,block=256KiB";
+
+/// Purge, fill, then `duration` of 4 KiB random writes at QD32.
+fn wsat(duration: &str) -> String {
+    format!(
+        "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\n[[phase]]\nname = \"wsat\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nduration = \"{duration}\"\n"
+    )
+}
+
+/// One phase of `duration` random writes.
+fn writes(duration: &str) -> String {
+    format!(
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nread_percent = 0\nduration = \"{duration}\"\n"
+    )
+}
+
+/// A measured run in `dir/m`.
+fn measured(dir: &Path, duration: &str) -> PathBuf {
+    let sub = dir.join("m");
+    std::fs::create_dir_all(&sub).unwrap();
+    run_ok(&sub, "m", &wsat(duration), Path::new(TRUTH))
+}
+
+/// A folder with `p.toml` (2 s of random writes) and a 40 s measured run, `m`.
+fn with_spec_and_measurement() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempdir();
+    write_file(dir.path(), "p.toml", &spec_text("p", &writes("2s")));
+    let m = measured(dir.path(), "40s");
+    (dir, m)
+}
+
+fn predict(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["sim", "predict"];
+    all.extend_from_slice(args);
+    code_out_err(&wkrun(dir, &all))
+}
+
+/// The names of the entries of `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The processes whose command line holds `text`, this test's own excepted.
+fn processes_with(text: &str) -> Vec<u32> {
+    let me = std::process::id();
+    names(Path::new("/proc"))
+        .iter()
+        .filter_map(|n| n.parse::<u32>().ok())
+        .filter(|&p| p != me)
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(text))
+        })
+        .collect()
+}
+
+/// Starts `wkrun ARGS` in `dir` with `env`, its output discarded but stderr.
+fn start(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Child {
+    let mut c = Command::new(wkrun_bin());
+    c.args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.spawn().unwrap()
+}
+
+/// Waits up to 60 s for `cond`.
+fn wait_for(what: &str, cond: impl Fn() -> bool) {
+    let t = Instant::now();
+    while !cond() {
+        assert!(t.elapsed() < Duration::from_secs(60), "never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+/// Finding 7, 9 and 13: the measurement, the spec, the output folder and the target are checked before
+/// anything runs: exit 2, the file (and line and key) named, nothing made, an existing folder unchanged.
+#[test]
+fn predict_refuses_bad_input_before_anything_runs() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let m = m.to_str().unwrap();
+    let (code, out, err) = predict(
+        d,
+        &[
+            "/nonexistent/folder",
+            "p.toml",
+            "--fitted",
+            FITTED,
+            "-o",
+            "a",
+        ],
+    );
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("cannot read /nonexistent/folder: No such file or directory"),
+        "{err}"
+    );
+    assert!(!d.join("a").exists());
+    write_file(
+        d,
+        "bad.toml",
+        &spec_text(
+            "p",
+            &writes("1s").replace("queue_depth = 4", "queue_depth = -1"),
+        ),
+    );
+    let (code, _, err) = predict(d, &[m, "bad.toml", "--fitted", FITTED, "-o", "c"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.toml:9"), "{err}");
+    assert!(err.contains("queue_depth"), "{err}");
+    assert!(!d.join("c").exists());
+    // A folder holding results is left as it was.
+    let before = std::fs::read(Path::new(m).join("results.json")).unwrap();
+    let (code, _, err) = predict(d, &[m, "p.toml", "--fitted", FITTED, "-o", m]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("already holds results.json"), "{err}");
+    assert_eq!(
+        std::fs::read(Path::new(m).join("results.json")).unwrap(),
+        before
+    );
+    let (code, _, err) = predict(d, &[m, "p.toml", "--fitted", FITTED, "-o", "/proc/self/x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/proc/self/x"), "{err}");
+    let big = "sim:capacity=256MiB,seed=18446744073709551615";
+    let (code, _, err) = predict(d, &[m, "p.toml", "--fitted", big, "-o", "e"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("seed = 18446744073709551615 is out of range: at most 9223372036854775807"),
+        "{err}"
+    );
+    assert_eq!(names(d), ["bad.toml", "m", "p.toml"]);
+}
+
+/// Findings 1, 2 and 8: the run labels its own results (no rewrite after it); a label past the limit is cut
+/// to 120 characters as labels are, so validate takes the folder.
+#[test]
+fn a_prediction_labels_its_own_results_within_the_label_limit() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let long = "sim:capacity=268431360B,op=20.123456%,dies=3,jitter=10.123456%,gc=deferred,gc_pace=50.123456%,compression=true,seed=9223372036854775807,gc_free_superblocks=3,page=16KiB,block=256KiB";
+    let (code, out, err) = predict(
+        d,
+        &[m.to_str().unwrap(), "p.toml", "--fitted", long, "-o", "b"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "b\n");
+    let (r, _) = strict_results(&d.join("b"));
+    let label = r.label.unwrap();
+    assert_eq!(label.chars().count(), 120, "{label}");
+    assert!(
+        label.starts_with("predicted: sim:capacity=262140KiB,op=20.123456%"),
+        "{label}"
+    );
+    assert!(label.ends_with('…'), "{label}");
+    let p = r.prediction.unwrap();
+    assert_eq!(p.fitted_target, long);
+    assert_eq!(p.measured, m.join("results.json").display().to_string());
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "b"]));
+    assert_eq!(code, 0, "{err}");
+    // Only the run's own files: no temporary file of a rewrite.
+    assert_eq!(
+        names(&d.join("b")),
+        ["00-w.csv", "00-w.device.csv", "00-w.hlog", "results.json"]
+    );
+}
+
+/// Findings 6 and 12: SIGINT to `sim predict` stops its run (exit 130); the partial results say
+/// interrupted and carry the prediction's label; no child is left.
+#[test]
+fn an_interrupted_prediction_exits_130_with_labelled_partial_results_and_no_child() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
+    let m = measured(d, "40s");
+    let out = d.join("k");
+    let o = out.to_str().unwrap();
+    let c = start(
+        d,
+        &[
+            "sim",
+            "predict",
+            m.to_str().unwrap(),
+            "long.toml",
+            "--fitted",
+            "sim:capacity=1GiB",
+            "-o",
+            o,
+        ],
+        &[],
+    );
+    wait_for("results.json", || out.join("results.json").exists());
+    signal(&c, "-INT");
+    let r = c.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    let (res, _) = strict_results(&out);
+    assert_eq!(res.status, wkrun::results::Status::Interrupted);
+    assert_eq!(res.signal.as_deref(), Some("SIGINT"));
+    assert!(res.label.unwrap().starts_with("predicted: "));
+    assert_eq!(res.prediction.unwrap().fitted_target, "sim:capacity=1GiB");
+    assert_eq!(processes_with(o), Vec::<u32>::new());
+}
+
+/// Finding 6: SIGTERM to `sim fit` stops its candidate run and removes its scratch folder (exit 143).
+#[test]
+fn a_stopped_fit_leaves_no_child_and_no_scratch_folder() {
+    let dir = tempdir();
+    let d = dir.path();
+    let m = measured(d, "900s");
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let c = start(d, &["sim", "fit", m.to_str().unwrap()], &[("TMPDIR", &tmp)]);
+    wait_for("a candidate run", || {
+        names(&tmp)
+            .first()
+            .is_some_and(|s| names(&tmp.join(s)).iter().any(|n| n == "run1"))
+    });
+    signal(&c, "-TERM");
+    let r = c.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(143), "{err}");
+    assert!(err.contains("interrupted by SIGTERM"), "{err}");
+    assert_eq!(names(&tmp), Vec::<String>::new());
+    assert_eq!(processes_with(tmp.to_str().unwrap()), Vec::<u32>::new());
+}
+
+/// Finding 13: a TMPDIR among the device nodes or that is no folder is refused before anything is made.
+#[test]
+fn fit_refuses_a_temporary_folder_not_on_storage() {
+    let dir = tempdir();
+    let d = dir.path();
+    let m = measured(d, "40s");
+    let file = write_file(d, "afile", "x");
+    for (tmp, why) in [
+        (
+            Path::new("/dev"),
+            "/dev (TMPDIR) is on /dev's device nodes, not on storage",
+        ),
+        (file.as_path(), "(TMPDIR) is not a folder"),
+    ] {
+        let before = names(Path::new("/dev")).len();
+        let o = Command::new(wkrun_bin())
+            .args(["sim", "fit", m.to_str().unwrap()])
+            .current_dir(d)
+            .env("TMPDIR", tmp)
+            .output()
+            .unwrap();
+        let (code, _, err) = code_out_err(&o);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(why), "{err}");
+        assert!(
+            names(Path::new("/dev"))
+                .iter()
+                .all(|n| !n.starts_with("wkrun-fit-"))
+        );
+        assert!(names(Path::new("/dev")).len() <= before);
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+/// Finding 5: a duration that disagrees with the phase's rows is refused by validate and by sim fit (which
+/// replayed it for days), naming the place.
+#[test]
+fn a_duration_that_contradicts_the_rows_is_refused() {
+    let dir = tempdir();
+    let d = dir.path();
+    let m = measured(d, "40s");
+    let file = m.join("results.json");
+    let mut r: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(r["phases"][2]["intervals"], 41);
+    r["phases"][2]["params"]["duration_ns"] = serde_json::json!(1_000_000_000_000_000u64);
+    std::fs::write(&file, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", m.to_str().unwrap()]));
+    assert_eq!(code, 2, "{err}");
+    let want = "phases[2].intervals: 41 rows do not fit params.duration_ns 1000000000000000 in rows of params.interval_ns 1000000000: a phase that ran to its bound and lasts 1000000000000000 ns has 1000000 to 1000001 rows";
+    assert!(err.contains(want), "{err}");
+    let t = Instant::now();
+    let (code, out, err) = code_out_err(&wkrun(d, &["sim", "fit", m.to_str().unwrap()]));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains(want), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(30));
+}
