@@ -35,6 +35,7 @@ mod latency_time;
 mod library;
 mod limits;
 mod lines;
+mod load_room;
 mod merged_judging;
 mod methodology;
 mod null_engine;
