@@ -381,10 +381,10 @@ fn phase_names(runs: &[Run]) -> Vec<&str> {
 
 /// The first phase of each name in `phases` that `keep` keeps, by name: a lookup in constant time, so a
 /// comparison is linear in phases (a search of the list per phase made 100,000 phases take minutes).
-fn by_name<'a>(
-    phases: &'a [PhaseResult],
+fn by_name(
+    phases: &[PhaseResult],
     keep: impl Fn(&PhaseResult) -> bool,
-) -> std::collections::HashMap<&'a str, &'a PhaseResult> {
+) -> std::collections::HashMap<&str, &PhaseResult> {
     let mut map = std::collections::HashMap::with_capacity(phases.len());
     for p in phases.iter().filter(|p| keep(p)) {
         map.entry(p.name.as_str()).or_insert(p);
