@@ -741,6 +741,7 @@ fn validate_results(p: &Path) -> Result<String, String> {
         true => p.join("results.json"),
         false => p.to_path_buf(),
     };
+    wkrun::report::room::check_inputs(std::slice::from_ref(&file), "validating results")?;
     let checked = wkrun::report::validate::check(&file).map_err(|all| all.join("\nerror: "))?;
     let (n, series) = (checked.phases, checked.series);
     Ok(format!(
@@ -996,12 +997,20 @@ fn warn_mixed(this: &wkrun::results::Results, stored: &[wkrun::library::Stored])
     }
 }
 
+/// Refuses (exit 2) a command that reads `files` when the address space left cannot hold them
+/// ([`wkrun::report::room::check_inputs`]): reading them would abort the process.
+pub(crate) fn room_to_read(files: &[PathBuf], what: &str) -> Result<(), Fail> {
+    wkrun::report::room::check_inputs(files, what).map_err(bad)
+}
+
 fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
     use wkrun::library::{self, Library, Selector};
     let path = library_path(arg)?;
     let text = match cmd {
         LibraryCmd::Add { files, label } => {
-            library::add_runs(&path, &results_files(&files), label.as_deref())
+            let files = results_files(&files);
+            room_to_read(&files, "adding results to the library")?;
+            library::add_runs(&path, &files, label.as_deref())
         }
         LibraryCmd::List { spec, label } => Library::open(&path, false)
             .and_then(|lib| lib.entries(spec.as_deref(), label.as_deref()))
@@ -1032,6 +1041,7 @@ fn cmd_compare(
     width: Option<usize>,
 ) -> Result<(), Fail> {
     let files = &results_files(files);
+    room_to_read(files, "comparing results")?;
     use wkrun::report::{self, compare};
     let mut runs = files
         .iter()

@@ -142,6 +142,11 @@ fn exe() -> Result<PathBuf, Fail> {
 
 /// Fits the drive to `results`, reporting on stderr; the fitted target.
 fn fitted(results: &Path, phase: Option<&str>, capacity: Option<Size>) -> Result<String, Fail> {
+    let file = match results.is_dir() {
+        true => results.join("results.json"),
+        false => results.to_path_buf(),
+    };
+    crate::room_to_read(&[file], "fitting the simulated drive to results")?;
     let m = measured::read(results, phase, capacity.map(|c| c.0)).map_err(fit_fail)?;
     let started = std::time::Instant::now();
     let mut log = std::io::stderr();

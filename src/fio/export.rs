@@ -65,8 +65,13 @@ pub fn export(s: &LoadedSpec) -> Exported {
         let Some(body) = job(&p, &mut e) else {
             continue;
         };
+        let section = section_name(&p.name, &mut e);
         for (i, f) in files.iter().enumerate() {
-            let _ = writeln!(jobs, "\n[{}{}]", p.name, suffix(i, files.len()));
+            let at = suffix(i, files.len());
+            let _ = writeln!(jobs, "\n[{section}{at}]");
+            if section != p.name {
+                let _ = writeln!(jobs, "name={}{at}", p.name);
+            }
             if !first && i == 0 {
                 jobs.push_str("stonewall\n");
             }
@@ -98,6 +103,19 @@ pub fn export(s: &LoadedSpec) -> Exported {
     text.push_str(&jobs);
     e.text = text;
     e
+}
+
+/// The section of phase `name`'s job: its name, except that fio reads every section whose name starts
+/// with `global` as global options (no job), so such a phase's job is the section `job-NAME` with the
+/// option `name=NAME` (its name in fio's output, and for `wkrun import fio`), said in `e.differs`.
+fn section_name(name: &str, e: &mut Exported) -> String {
+    if !name.starts_with("global") {
+        return name.to_string();
+    }
+    e.differs.push(format!(
+        "phase {name}: its job is the section [job-{name}] with name={name}, since fio reads a section whose name starts with \"global\" as global options, not a job"
+    ));
+    format!("job-{name}")
 }
 
 /// A section name's suffix for the copy of a phase on target `i` of `n`.

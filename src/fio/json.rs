@@ -54,6 +54,10 @@ fn json_start(text: &str) -> Option<usize> {
     None
 }
 
+/// The most jobs wkrun reads from one fio JSON output: as many as a spec's phases
+/// ([`crate::spec::expand::MAX_PHASES`]); the file itself is read within the results' limit of 512 MiB.
+pub const MAX_JOBS: u64 = crate::spec::expand::MAX_PHASES;
+
 /// The results fio's JSON output `bytes` (read from `file`) holds.
 ///
 /// # Errors
@@ -87,6 +91,12 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         .ok_or("no \"jobs\" list: not fio's JSON output (or cut short)")?;
     if jobs.is_empty() {
         return Err("\"jobs\" is empty: fio's output has no job to read".into());
+    }
+    if jobs.len() as u64 > MAX_JOBS {
+        return Err(format!(
+            "\"jobs\" has {} jobs, more than the {MAX_JOBS} wkrun reads (the most phases a results file may have)",
+            jobs.len()
+        ));
     }
     let (started, finished) = when(obj, jobs);
     let globals = obj.get("global options").and_then(Value::as_object);

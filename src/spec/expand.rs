@@ -230,7 +230,21 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
         copies[s.start..s.start + s.len].fill(s.n());
     }
     let total = count(spec, &copies)?;
-    let mut phases = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    super::room::for_phases(total).map_err(|message| RuleError {
+        path: "phase[0]".into(),
+        phase: None,
+        message,
+        help: None,
+    })?;
+    let mut phases = Vec::new();
+    phases
+        .try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
+        .map_err(|_| RuleError {
+            path: "phase[0]".into(),
+            phase: None,
+            message: format!("cannot allocate the list of the spec's {total} phases"),
+            help: None,
+        })?;
     let origin = |i: usize| PhaseSpec {
         origin: Some(i),
         ..spec.phase[i].clone()

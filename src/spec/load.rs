@@ -461,6 +461,7 @@ pub const MAX_SPEC_BYTES: u64 = 16 << 20;
 /// TOML, does not match format 1, or breaks a rule (see [`rules::check_all`]).
 pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let bytes = read_spec_file(path).map_err(|message| whole_file(path, message, None))?;
+    super::room::for_text(bytes.len() as u64).map_err(|message| whole_file(path, message, None))?;
     load_bytes(path, &bytes)
 }
 

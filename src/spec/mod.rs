@@ -14,6 +14,7 @@ pub mod load;
 pub mod once;
 pub mod overrides;
 pub mod repeat;
+pub mod room;
 pub mod rules;
 pub mod vary;
 

@@ -464,3 +464,63 @@ fn export_fio_keeps_trims_and_flushes_or_says_why_not() {
     }
     fio_parses(d, "s.fio", &out);
 }
+
+/// A phase named `global` (or `global2`) is a job of its own: fio reads every section whose name starts
+/// with `global` as global options, so its job is `[job-global]` with `name=global`, said in a comment;
+/// the re-import gives both phases back, with their names (attack24b, finding 10).
+#[test]
+fn export_fio_of_a_phase_named_global_keeps_its_job() {
+    let d = tempdir();
+    let phase = |name: &str, read: u32| {
+        format!(
+            "[[phase]]\nname = \"{name}\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = {read}\nduration = \"2s\"\n"
+        )
+    };
+    let spec = format!(
+        "format = 1\n[spec]\nname = \"e\"\nversion = \"1\"\n{}{}{}",
+        phase("r", 100),
+        phase("global", 0),
+        phase("global2", 50)
+    );
+    write_file(d.path(), "ex.toml", &spec);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "ex.toml"]));
+    assert_eq!(code, 0, "{err}");
+    let sections: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(
+        sections,
+        ["[global]", "[r]", "[job-global]", "[job-global2]"],
+        "{out}"
+    );
+    assert!(
+        out.contains("\n[job-global]\nname=global\nstonewall\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n[job-global2]\nname=global2\nstonewall\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("; differs: phase global: its job is the section [job-global] with name=global, since fio reads a section whose name starts with \"global\" as global options, not a job\n"),
+        "{out}"
+    );
+    write_file(d.path(), "ex.fio", &out);
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["import", "fio", "ex.fio", "-o", "ex2.toml", "--lossy"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let back: toml::Table = std::fs::read_to_string(d.path().join("ex2.toml"))
+        .expect("ex2.toml")
+        .parse()
+        .expect("TOML");
+    let names: Vec<&str> = back["phase"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["r", "global", "global2"]);
+    if fio_missing().is_none() {
+        fio_parses(d.path(), "ex.fio", &out);
+    }
+}

@@ -36,6 +36,7 @@ mod latency_time;
 mod library;
 mod limits;
 mod lines;
+mod load_room;
 mod merged_judging;
 mod methodology;
 mod null_engine;
