@@ -741,7 +741,11 @@ fn validate_results(p: &Path) -> Result<String, String> {
         true => p.join("results.json"),
         false => p.to_path_buf(),
     };
-    wkrun::report::room::check_inputs(std::slice::from_ref(&file), "validating results")?;
+    wkrun::report::room::check_inputs(
+        std::slice::from_ref(&file),
+        "validating results",
+        wkrun::report::room::READ_SPACE_PER_BYTE,
+    )?;
     let checked = wkrun::report::validate::check(&file).map_err(|all| all.join("\nerror: "))?;
     let (n, series) = (checked.phases, checked.series);
     Ok(format!(
@@ -1000,7 +1004,8 @@ fn warn_mixed(this: &wkrun::results::Results, stored: &[wkrun::library::Stored])
 /// Refuses (exit 2) a command that reads `files` when the address space left cannot hold them
 /// ([`wkrun::report::room::check_inputs`]): reading them would abort the process.
 pub(crate) fn room_to_read(files: &[PathBuf], what: &str) -> Result<(), Fail> {
-    wkrun::report::room::check_inputs(files, what).map_err(bad)
+    wkrun::report::room::check_inputs(files, what, wkrun::report::room::READ_SPACE_PER_BYTE)
+        .map_err(bad)
 }
 
 fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
@@ -1114,7 +1119,8 @@ fn cmd_report(
         1 => "a report of 1 results folder".to_string(),
         n => format!("a report of {n} results folders"),
     };
-    wkrun::report::room::check_inputs(files, &what).map_err(bad)?;
+    wkrun::report::room::check_inputs(files, &what, wkrun::report::room::SPACE_PER_BYTE)
+        .map_err(bad)?;
     let mut runs = files
         .iter()
         .map(|f| runs::load_run(f).map_err(|e| bad(e.to_string())))
@@ -1313,7 +1319,8 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     use wkrun::report::merge;
     let files = results_files(files);
     let what = format!("merging {} results folders", files.len());
-    wkrun::report::room::check_inputs(&files, &what).map_err(bad)?;
+    wkrun::report::room::check_inputs(&files, &what, wkrun::report::room::SPACE_PER_BYTE)
+        .map_err(bad)?;
     let mut merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
     if let Err(e) = merge::write(&out, &merged) {

@@ -13,6 +13,12 @@ pub const COMMAND_SPACE: u64 = 4 << 20;
 /// (the debug build), and aborted at 53 MiB and below, where this asks 10 MiB beyond what the program maps.
 pub const SPACE_PER_BYTE: u64 = 8;
 
+/// Address space per byte for commands that only read results (`validate`, `compare`, `library add`,
+/// `sim fit`): results are read a phase at a time ([`crate::results::stream`]), typed, the text not
+/// kept. Measured: `wkrun validate` of a 22.5 MB file of small phases needed 2.7 times the file beside a
+/// small file's floor (`edges24::validate_reads_a_results_file_within_three_times_its_size` holds it to 3).
+pub const READ_SPACE_PER_BYTE: u64 = 3;
+
 /// Bytes of each results file in `files` and of the CSV and histogram-log files beside it (its series and
 /// device rows, its latency histograms, of which `merge` makes a merged log in memory): what reading them
 /// parses. Traces and counters CSVs are read a line at a time, each line within a bound, and do not
@@ -43,18 +49,19 @@ pub fn input_bytes(files: &[PathBuf]) -> u64 {
 }
 
 /// Refuses `what` ("merging 2 results folders") reading `files` when the address space left does not
-/// hold [`COMMAND_SPACE`] and [`SPACE_PER_BYTE`] per byte read.
+/// hold [`COMMAND_SPACE`] and `per_byte` ([`SPACE_PER_BYTE`] for `merge` and `report`, which hold series
+/// and charts too; [`READ_SPACE_PER_BYTE`] for commands that only read) per byte read.
 ///
 /// # Errors
 /// What it needs, the limit, and a limit that is enough.
-pub fn check_inputs(files: &[PathBuf], what: &str) -> Result<(), String> {
+pub fn check_inputs(files: &[PathBuf], what: &str, per_byte: u64) -> Result<(), String> {
     let read = input_bytes(files);
-    let need = COMMAND_SPACE.saturating_add(read.saturating_mul(SPACE_PER_BYTE));
+    let need = COMMAND_SPACE.saturating_add(read.saturating_mul(per_byte));
     let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
         return Ok(());
     };
     let detail = format!(
-        "{COMMAND_SPACE} B for its own work, and {SPACE_PER_BYTE} B per byte of the {read} B of results and series it reads"
+        "{COMMAND_SPACE} B for its own work, and {per_byte} B per byte of the {read} B of results and series it reads"
     );
     Err(format!(
         "{}; nothing was written",
