@@ -25,6 +25,116 @@ pub fn cautions(phase: &PhasePlan, target: &TargetInfo) -> Vec<String> {
     out.extend(batched_completions(&w.io, super::host_cpus()));
     out.extend(idle_workers(phase));
     out.extend(durability_without_writes(w));
+    out.extend(rate_warning(w));
+    out
+}
+
+/// A rate cap the mix cannot reach: I/Os go out in stream order, so the cap whose rate over its share of the
+/// stream is the lowest paces every direction, and a cap above the rate its direction then gets falls
+/// further behind its schedule through the run ([spec](docs/spec.md#rate-cap-and-ramp)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnkeptCap {
+    /// The capped direction; `None` for the `total` cap.
+    pub dir: Option<crate::vocab::Direction>,
+    /// The cap, I/Os per second.
+    pub cap: u64,
+    /// The most the direction gets at the phase's mix, I/Os per second.
+    pub reached: f64,
+}
+
+/// The caps of `w`'s `rate_iops` that its mix cannot reach, in the order total, read, write; empty without a
+/// cap or when every cap is reached.
+pub fn unkept_caps(w: &IoWork) -> Vec<UnkeptCap> {
+    use crate::vocab::Direction;
+    let Some(rate) = w.measure.rate_iops else {
+        return Vec::new();
+    };
+    let mix = w.mix();
+    // (direction, cap, share of the stream in percent); a direction the mix never issues is never behind.
+    let caps: Vec<(Option<Direction>, u64, u64)> = [
+        (None, rate.total, 100),
+        (Some(Direction::Read), rate.read, 0),
+        (Some(Direction::Write), rate.write, 0),
+    ]
+    .into_iter()
+    .filter_map(|(d, cap, total)| {
+        let share = d.map_or(total, |d| u64::from(mix.percent(d)));
+        Some((d, cap?, share)).filter(|c| c.2 > 0)
+    })
+    .collect();
+    // The pacing cap: the lowest cap / share (compared as cap_a * share_b < cap_b * share_a).
+    let Some(&(_, lim_cap, lim_share)) = caps
+        .iter()
+        .min_by(|a, b| (a.1 as u128 * b.2 as u128).cmp(&(b.1 as u128 * a.2 as u128)))
+    else {
+        return Vec::new();
+    };
+    caps.iter()
+        .filter(|(_, cap, share)| {
+            *cap as u128 * lim_share as u128 > lim_cap as u128 * *share as u128
+        })
+        .map(|&(dir, cap, share)| UnkeptCap {
+            dir,
+            cap,
+            reached: lim_cap as f64 * share as f64 / lim_share as f64,
+        })
+        .collect()
+}
+
+/// The warning of a phase whose rate caps its mix cannot all reach ([`unkept_caps`]): the rates each
+/// direction gets, and what would make them agree.
+fn rate_warning(w: &IoWork) -> Option<String> {
+    let unkept = unkept_caps(w);
+    if unkept.is_empty() {
+        return None;
+    }
+    let rate = w.measure.rate_iops?;
+    let caps: Vec<String> = [
+        ("read", rate.read),
+        ("write", rate.write),
+        ("total", rate.total),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some(format!("{k} = {}", v?)))
+    .collect();
+    let parts: Vec<String> = unkept
+        .iter()
+        .map(|u| {
+            let (who, one) = match u.dir {
+                Some(d) => (
+                    format!("{}s", d.name()),
+                    format!("the {} schedule", d.name()),
+                ),
+                None => ("I/Os".to_string(), "the total schedule".to_string()),
+            };
+            format!(
+                "{who} arrive at {}/s at most, below their cap of {}: {one} falls behind",
+                grouped(u.reached.round() as u64),
+                grouped(u.cap)
+            )
+        })
+        .collect();
+    let mix = match w.trim_percent {
+        0 => format!("read_percent = {}", w.read_percent),
+        t => format!("read_percent = {} and trim_percent = {t}", w.read_percent),
+    };
+    Some(format!(
+        "rate_iops = {{ {} }} at {mix}: {}, and latency from the intended issue time grows through the run (I/Os go out in stream order, so the lowest cap over its share of the mix paces them all); give caps in the ratio of the mix, or one total cap",
+        caps.join(", "),
+        parts.join("; ")
+    ))
+}
+
+/// `n` with its thousands grouped by commas: `3,429`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
     out
 }
 

@@ -9,6 +9,7 @@
 
 pub mod access;
 mod caution;
+pub use caution::{UnkeptCap, unkept_caps};
 pub mod record;
 pub mod replay;
 mod resolve;

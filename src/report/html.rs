@@ -173,6 +173,19 @@ fn or_unknown<'a>(text: &'a str, what: &str) -> std::borrow::Cow<'a, str> {
     }
 }
 
+/// An RFC 3339 time with its fraction of a second cut to milliseconds, as wkrun writes its own
+/// (`13:03:31.855000000Z` of a fio JSON is `13:03:31.855Z`, trial 24b item 7).
+fn millis(t: &str) -> String {
+    match t.split_once('.') {
+        Some((head, rest)) => {
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            let keep = digits.min(3);
+            format!("{head}.{}{}", &rest[..keep], &rest[digits..])
+        }
+        None => t.to_string(),
+    }
+}
+
 /// `1073741824 B (1 GiB)`-style capacity.
 fn bytes(b: u64) -> String {
     let units = [
@@ -507,7 +520,7 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
             o,
             "<tr><td class=\"l\">{}{}<br><small>{}</small></td><td class=\"l\">{}</td>\
 <td class=\"l\">{}</td><td class=\"l\">{}<br>{}<br>{}</td><td class=\"l\">{}<br>to {}</td>\
-<td class=\"l\">{}{}<br>wkrun {}</td></tr>",
+<td class=\"l\">{}{}<br>{}</td></tr>",
             swatch(i),
             esc(&r.label),
             esc(&r.file.display().to_string()),
@@ -521,16 +534,20 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
                     "{n} CPUs"
                 )),
             },
-            esc(&or_unknown(&res.started_at, "start")),
+            esc(&or_unknown(&millis(&res.started_at), "start")),
             esc(&res
                 .finished_at
                 .as_deref()
-                .map_or("(not finished)".into(), |f| or_unknown(f, "end"))),
+                .map_or("(not finished)".into(), |f| or_unknown(&millis(f), "end")
+                    .into_owned())),
             status(res.status),
             res.error
                 .as_deref()
                 .map_or(String::new(), |e| format!(": {}", esc(e))),
-            esc(&res.wkrun_version)
+            esc(&match &res.source {
+                Some(src) => src.version.clone(),
+                None => format!("wkrun {}", res.wkrun_version),
+            })
         );
     }
     o.push_str("</tbody></table></div>\n</header>\n");

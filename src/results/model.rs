@@ -331,6 +331,12 @@ pub struct ArrivalsResult {
     /// (`latency_ns`), equal when no I/O was behind its schedule. What a user waiting on the schedule sees
     /// (coordinated omission: docs/results.md).
     pub latency_from_intended_ns: IntendedLatency,
+    /// The caps of `rate_iops` (`"read"`, `"write"`, `"total"`) that the phase's mix cannot reach (its
+    /// plan's warning says the rates they get): their schedule falls further behind through the run, so
+    /// their latency from the intended time grows with the phase's length and says more of the spec than
+    /// of the device. Absent when every cap can be kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreachable_caps: Vec<String>,
 }
 
 /// Latency from the intended issue time, per direction and over all; each null without I/Os.

@@ -443,7 +443,7 @@ fn record(
             trim: lat[Direction::Trim].buckets(),
         });
     }
-    pr.arrivals = arrivals(&o.outcome)?;
+    pr.arrivals = arrivals(phase, &o.outcome)?;
     pr.read_share = ReadShare::of(&pr.read, &pr.write);
     pr.ops_by_size = o
         .outcome
@@ -491,6 +491,7 @@ fn record(
 /// Under a schedule (the engines kept latencies from the intended issue times): think times and those
 /// latencies.
 fn arrivals(
+    phase: &PhasePlan,
     o: &crate::engine::Outcome,
 ) -> Result<Option<crate::results::ArrivalsResult>, crate::buf::AllocError> {
     let Some(lat) = o.from_intended.as_ref() else {
@@ -503,6 +504,13 @@ fn arrivals(
             read: lat[Direction::Read].summary(),
             write: lat[Direction::Write].summary(),
             total: all.summary(),
+        },
+        unreachable_caps: match &phase.work {
+            crate::plan::Work::Io(w) => crate::plan::unkept_caps(w)
+                .iter()
+                .map(|u| u.dir.map_or("total", |d| d.name()).to_string())
+                .collect(),
+            _ => Vec::new(),
         },
     }))
 }
@@ -765,8 +773,12 @@ pub fn intended_line(pr: &PhaseResult) -> Option<String> {
         .into_iter()
         .filter_map(|(dir, s)| {
             let s = s.as_ref()?;
+            let behind = match a.unreachable_caps.iter().any(|c| c == dir) {
+                true => " (behind its cap all run: grows with the duration)",
+                false => "",
+            };
             Some(format!(
-                "{dir} mean {}, p99 {}",
+                "{dir} mean {}, p99 {}{behind}",
                 super::progress::latency(s.mean),
                 super::progress::latency(s.p99 as f64)
             ))

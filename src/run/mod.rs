@@ -638,9 +638,32 @@ fn summary(p: &PhasePlan) -> String {
         w => format!("{w} workers × "),
     };
     format!(
-        "{range}, {} B blocks, {workers}QD{}{bound}",
-        io.block_size, io.queue_depth
+        "{range}, {} blocks, {workers}QD{}{bound}",
+        sizes_text(&io.sizes()),
+        io.queue_depth
     )
+}
+
+/// A phase's block sizes in words: `4096 B`, or a mix with each size's share of the I/Os,
+/// `4096 B 80 % / 65536 B 20 %` (trial 24b item 5: not the mix's first size).
+fn sizes_text(sizes: &crate::ops::Sizes) -> String {
+    match sizes {
+        crate::ops::Sizes::Fixed(b) => format!("{b} B"),
+        crate::ops::Sizes::Mix(v) => {
+            let sum: u64 = v.iter().map(|e| u64::from(e.1)).sum::<u64>().max(1);
+            let parts: Vec<String> = v
+                .iter()
+                .map(|&(b, w)| {
+                    let pct = f64::from(w) * 100.0 / sum as f64;
+                    match pct.fract() == 0.0 {
+                        true => format!("{b} B {pct:.0} %"),
+                        false => format!("{b} B {pct:.1} %"),
+                    }
+                })
+                .collect();
+            parts.join(" / ")
+        }
+    }
 }
 
 /// The line after a run's `done:` that suggests what to do with its results folder `dir`:

@@ -226,3 +226,69 @@ fn bad_arrivals_are_refused_naming_file_line_and_key() {
         assert!(!dir.path().join("out").exists(), "{rest}");
     }
 }
+
+/// The warning of a phase capped at `{ read = 800, write = 800 }` at `read_percent = 70` (trial 24b item 2).
+const UNREACHABLE: &str = "rate_iops = { read = 800, write = 800 } at read_percent = 70: writes arrive at 343/s at most, below their cap of 800: the write schedule falls behind, and latency from the intended issue time grows through the run (I/Os go out in stream order, so the lowest cap over its share of the mix paces them all); give caps in the ratio of the mix, or one total cap";
+
+#[test]
+fn per_direction_caps_the_mix_cannot_reach_are_warned_and_flagged() {
+    // Trial 24b item 2: caps of 800 reads and 800 writes per second at 70 % reads: reads pace the stream
+    // (800/s), so writes get 800 × 30 / 70 = 342.9/s and their schedule falls behind all run.
+    let dir = tempdir();
+    let caps = |read: u32, write: u32| {
+        workload(&format!(
+            "read_percent = 70\nqueue_depth = 8\nduration = \"1s\"\nrate_iops = {{ read = {read}, write = {write} }}"
+        ))
+        .replace("read_percent = 0\n", "")
+    };
+    let sim = Path::new("sim:capacity=512MiB,op=7%");
+    fs::write(dir.path().join("s.toml"), caps(800, 800)).expect("write spec");
+    let plan = plan_json(dir.path(), Path::new("s.toml"), sim, &[]);
+    assert_eq!(
+        device_warnings(plan["phases"][0].get("warnings")),
+        [UNREACHABLE]
+    );
+    let (c, out, err) = run_sim(dir.path(), "o", &[]);
+    assert_eq!(c, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("from intended issue"))
+        .unwrap_or_default();
+    assert!(
+        line.starts_with("      from intended issue: read mean "),
+        "{out}"
+    );
+    assert!(
+        line.ends_with(" (behind its cap all run: grows with the duration)"),
+        "{line}"
+    );
+    let r = strict_results(&dir.path().join("o")).1;
+    let w = phase(&r, 0);
+    // (with the run's own warning of reads where nothing was written)
+    let warned = device_warnings(w.get("warnings"));
+    assert_eq!(
+        warned.first().map(String::as_str),
+        Some(UNREACHABLE),
+        "{warned:?}"
+    );
+    assert_eq!(
+        w["arrivals"]["unreachable_caps"],
+        serde_json::json!(["write"])
+    );
+    // Reads keep their schedule: exactly ⌊1 s × 800⌋. Writes come 30 in every 100 I/Os, so those before the
+    // 801st read (the 31st of the stream's 12th hundred, held back past the bound): 11 × 30 and up to 30 more.
+    let (reads, writes) = (u(w, "/read/ops"), u(w, "/write/ops"));
+    assert_eq!(reads, 800);
+    assert!((330..=360).contains(&writes), "{writes}");
+    // Behind by more and more: the last write is due at 342/800 s but issued near 1 s.
+    assert!(
+        u(w, "/arrivals/latency_from_intended_ns/write/max") > 400_000_000,
+        "{w}"
+    );
+    // Caps in the ratio of the mix: no warning, no flag.
+    fs::write(dir.path().join("s.toml"), caps(700, 300)).expect("write spec");
+    let plan = plan_json(dir.path(), Path::new("s.toml"), sim, &[]);
+    assert!(device_warnings(plan["phases"][0].get("warnings")).is_empty());
+    let r = on_sim(dir.path(), "k", &caps(700, 300));
+    assert!(phase(&r, 0)["arrivals"].get("unreachable_caps").is_none());
+}

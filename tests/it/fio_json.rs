@@ -229,3 +229,28 @@ fn library_add_takes_fio_json() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("fio: fio-3.33-two-jobs.json"), "{out}");
 }
+
+/// Trial 24b item 7: the report's run table gives a fio JSON's row fio's version, not wkrun's, and its
+/// times to the millisecond as wkrun's rows, not to the nanosecond.
+#[test]
+fn the_report_row_of_a_fio_json_names_fio_and_its_times_in_milliseconds() {
+    let d = tempdir();
+    let doc = fixture("fio-3.33-two-jobs.json");
+    std::fs::write(d.path().join("f.json"), doc.to_string()).expect("write");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", "f.json", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.path().join("rep/index.html")).expect("index.html");
+    let version = doc["fio version"].as_str().expect("fio version");
+    assert!(
+        html.contains(&format!("<br>{version}</td></tr>")),
+        "{version}"
+    );
+    assert!(!html.contains("<br>wkrun "), "wkrun's version on fio's row");
+    let row = html
+        .split("<th class=\"l\">status</th></tr></thead><tbody>")
+        .nth(1)
+        .expect("runs table");
+    let row = row.split("</tr>").next().expect("row");
+    assert!(!row.contains("000000Z"), "{row}");
+    assert!(row.matches('Z').count() >= 2, "{row}");
+}

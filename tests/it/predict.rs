@@ -150,3 +150,40 @@ fn a_prediction_is_labelled_with_its_source_and_target() {
     ));
     assert_eq!(code, 2, "{err}");
 }
+
+/// Trial 24b item 4: docs/predict.md's first example runs as written (a spec with an erase and a fill
+/// before its random writes), with the drive and the duration made small: the run, then the fit, whose
+/// last line of stdout is a simulated target.
+#[test]
+fn the_documented_first_example_runs_and_fits() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/predict.md")).unwrap();
+    let block = doc.split("```sh\n").nth(1).unwrap();
+    let mut lines = block.lines().map(|l| l.split('#').next().unwrap().trim());
+    let (run, fit_line) = (lines.next().unwrap(), lines.next().unwrap());
+    let run = run
+        .replace("--set duration=15min", "--set duration=120s")
+        .replace(
+            "--target /dev/nvme0n1 --allow-destroy /dev/nvme0n1",
+            &format!("--target {TRUTH}"),
+        )
+        .replace("specs/", &format!("{}/specs/", root.display()));
+    assert!(
+        run.starts_with("wkrun ") && run.contains(TRUTH) && run.contains("-o short"),
+        "{run}"
+    );
+    let dir = tempdir();
+    let args: Vec<&str> = run.split_whitespace().skip(1).collect();
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    assert_eq!(code, 0, "{run}: {err}");
+    assert_eq!(fit_line, "wkrun sim fit short");
+    let (code, out, err) = fit(dir.path(), &["short"]);
+    assert_eq!(code, 0, "{fit_line}: {err}");
+    assert!(
+        out.lines()
+            .last()
+            .unwrap_or_default()
+            .starts_with("sim:capacity=256MiB,op="),
+        "{out}"
+    );
+}

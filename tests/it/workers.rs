@@ -619,3 +619,19 @@ fn a_narrowed_cpu_affinity_is_named_in_the_plan() {
         "{line}"
     );
 }
+
+/// Trial 24b item 5: the phase line of a block-size mix gives every size with its share of the I/Os, not
+/// the mix's first size.
+#[test]
+fn the_phase_line_gives_a_block_size_mix_whole() {
+    let (d, target) = sparse_target_dir(1 << 20);
+    let body = "[[phase]]\nname = \"mix\"\nkind = \"workload\"\nengine = \"null\"\nblock_size = { \"4KiB\" = 80, \"64KiB\" = 20 }\nqueue_depth = 4\nread_percent = 100\nduration = \"100ms\"\n";
+    write_file(d.path(), "s.toml", &crate::common::spec_text("lines", body));
+    let t = target.to_str().expect("utf-8");
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["s.toml", "--target", t, "-o", "out"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("[phase 0] workload \"mix\": [0, 1048576), 4096 B 80 % / 65536 B 20 % blocks, QD4, 100ms\n"),
+        "{out}"
+    );
+}

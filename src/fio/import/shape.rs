@@ -207,6 +207,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     };
     let (steady, ramp_us) = steady(job, bound, &mut notes, &mut refused)?;
     let rate = rate(job, &block, &mut refused);
+    let read_percent = rate_mix(job, read_percent, rate, &mut notes);
     let writes = job.rw.write;
     let verify = match (&job.verify, writes) {
         (Some((sum, vat)), true) => {
@@ -474,6 +475,32 @@ fn steady(
         round_us: (every != interval_us).then_some(every),
     };
     Ok((Some(steady), ramp_us))
+}
+
+/// The read share of a mixed job capped in both directions: fio issues whichever direction is behind its
+/// cap, so its mix follows the caps (`rwmixread=70` with `rate_iops=2000` ran 1,971 reads/s and 1,995
+/// writes/s), while wkrun keeps `read_percent` exact and a cap the mix cannot reach falls behind. The share
+/// fio realises when the device keeps up, Rr / (Rr + Rw), with a note; `read_percent` unchanged otherwise.
+fn rate_mix(job: &Job, read_percent: u64, rate: [Option<u64>; 2], notes: &mut Vec<Remark>) -> u64 {
+    let ([Some(r), Some(w)], true, true) = (rate, job.rw.read, job.rw.write) else {
+        return read_percent;
+    };
+    let share = ((r as u128 * 100 + (r + w) as u128 / 2) / (r + w) as u128) as u64;
+    if share == read_percent {
+        return read_percent;
+    }
+    let caps = match r == w {
+        true => r.to_string(),
+        false => format!("{r},{w}"),
+    };
+    notes.push(remark(
+        &job.at,
+        format!("rate_iops={caps} with rwmixread={read_percent}"),
+        format!(
+            "fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps ({r}:{w}), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = {share}, the share fio realises"
+        ),
+    ));
+    share
 }
 
 /// Rate caps per direction of one job: `rate_iops`, or `rate` in I/Os where the block size is one size

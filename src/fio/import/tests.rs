@@ -804,3 +804,42 @@ fn trims_and_syncs_import_as_their_keys() {
     assert_eq!(ps[0]["sync"].as_str(), Some("sync"));
     assert!(ps[0].get("fsync").is_none());
 }
+
+/// Trial 24b item 2: fio caps each direction and issues whichever is behind, so `rwmixread=70` with
+/// `rate_iops=2000` ran about 50/50 (1,971 reads/s, 1,995 writes/s on 4 jobs); the import takes the share
+/// the caps give, says so, and keeps read_percent where the caps agree with it or only one is capped.
+#[test]
+fn a_mix_capped_in_both_directions_follows_the_caps_as_in_fio() {
+    let base = "[j]\nfilename=f\nsize=8m\ntime_based\nruntime=1\nrw=randrw\nnumjobs=4\n";
+    let out =
+        import_text(&format!("{base}rwmixread=70\nrate_iops=2000\n"), false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0]["read_percent"].as_integer(), Some(50));
+    assert_eq!(
+        ps[0]["rate_iops"].to_string(),
+        "{ read = 8000, write = 8000 }"
+    );
+    let note = out
+        .notes
+        .iter()
+        .find(|n| n.contains("rate_iops=2000 with rwmixread=70"))
+        .unwrap_or_else(|| panic!("{:?}", out.notes));
+    assert!(
+        note.ends_with("fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (2000:2000), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = 50, the share fio realises"),
+        "{note}"
+    );
+    for (opts, read) in [
+        ("rwmixread=70\nrate_iops=700,300\n", 70),
+        ("rwmixread=70\nrate_iops=,500\n", 70),
+        ("rwmixread=70\nrate_iops=3000,1000\n", 75),
+    ] {
+        let out = import_text(&format!("{base}{opts}"), false).expect("imports");
+        let (ps, _) = phases(&out.text);
+        assert_eq!(ps[0]["read_percent"].as_integer(), Some(read), "{opts}");
+        let noted = out
+            .notes
+            .iter()
+            .any(|n| n.contains("issues whichever is behind"));
+        assert_eq!(noted, read != 70, "{opts}: {:?}", out.notes);
+    }
+}
