@@ -395,6 +395,19 @@ fn tiny_address_space_limits_end_cleanly() {
                             enough / 1024
                         )
                     );
+                } else if ran.stderr.contains("loading the spec") {
+                    // Refused loading the spec (`spec/room.rs`): 4 MiB and 64 B per byte of its text.
+                    let len = std::fs::metadata(d.path().join("s.toml"))
+                        .expect("s.toml")
+                        .len();
+                    let detail =
+                        format!("4194304 B for its own work, and 64 B per byte of its {len} B");
+                    let what = "s.toml: loading the spec";
+                    let need = (4 << 20) + 64 * len;
+                    assert_eq!(
+                        room_refusal(&ran.stderr, limit, what, need, &detail, ""),
+                        enough
+                    );
                 } else {
                     assert_eq!(
                         address_space_refusal(&ran.stderr, limit, 1, (3 << 20) + 4096),
