@@ -133,8 +133,10 @@ impl AioQueue {
         Ok(r as usize)
     }
 
-    /// Waits for at least `min` completions or `timeout_ns` (`None`: no limit), then calls `f(slot, result)` for
-    /// each (result: bytes transferred, or a negative errno). Returns how many completed; EINTR counts as 0.
+    /// Waits for at least `min` completions or `timeout_ns` (`None`: no limit) and takes at most `min` (the
+    /// others stay queued for the next call: each slot is refilled before the next completion is taken, as
+    /// fio's default does), then calls `f(slot, result)` for each (result: bytes transferred, or a negative
+    /// errno). Returns how many completed; EINTR counts as 0.
     ///
     /// # Errors
     /// The OS error of io_getevents.
@@ -157,7 +159,7 @@ impl AioQueue {
                 libc::SYS_io_getevents,
                 self.ctx,
                 min as libc::c_long,
-                self.events.len() as libc::c_long,
+                min.min(self.events.len()) as libc::c_long,
                 self.events.as_mut_ptr(),
                 tsp,
             )

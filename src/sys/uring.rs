@@ -176,8 +176,9 @@ impl UringQueue {
     }
 
     /// Submits what is queued and waits for at least `want` completions (at least 1, at most the I/Os in
-    /// flight) or `timeout_ns` (`None`: no limit), then calls `f(slot, result)` for each completion (result:
-    /// bytes, or a negative errno). Returns how many (fewer than `want` after a timeout or EINTR).
+    /// flight) or `timeout_ns` (`None`: no limit), then calls `f(slot, result)` for each of at most `want`
+    /// completions (result: bytes, or a negative errno; the others stay in the ring for the next call).
+    /// Returns how many (fewer than `want` after a timeout or EINTR).
     ///
     /// With `min_wait_us` > 0 (and a timeout) where the kernel can ([`UringQueue::can_wait_min`]), the wait
     /// ends `min_wait_us` after it began once any completion is in, even short of `want` (the kernel's
@@ -218,7 +219,9 @@ impl UringQueue {
         }
         self.queued = 0;
         let mut n = 0;
-        for cqe in self.ring.completion() {
+        // At most `want`: the rest stay in the ring for the next turn (docs/architecture.md, Completions
+        // per wait).
+        for cqe in self.ring.completion().take(want) {
             let slot = cqe.user_data() as usize;
             self.slots.set_in_flight(slot, false);
             f(slot, cqe.result() as i64);
