@@ -186,6 +186,7 @@ pub fn stopped(what: &str) -> Option<FitError> {
 /// [`FitError::Failed`] when it cannot be started or waited for.
 pub fn spawn_and_wait(cmd: &mut Command) -> Result<ExitStatus, FitError> {
     let exe = PathBuf::from(cmd.get_program());
+    signal::end_child_with_parent(cmd);
     let mut child = cmd
         .spawn()
         .map_err(|e| FitError::Failed(format!("cannot run {}: {e}", exe.display())))?;

@@ -163,6 +163,29 @@ pub fn ignore_file_size_signal() {
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
 
+/// Makes the process `cmd` starts end with this one: the kernel sends it SIGTERM when this process ends
+/// (PR_SET_PDEATHSIG), even by SIGKILL, which leaves no time to forward a signal. Where this process has
+/// already ended when the child asks, the child does not start (the spawn fails).
+pub fn end_child_with_parent(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as libc::pid_t;
+    let ask = move || {
+        // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid are async-signal-safe and touch no memory of the
+        // process, as a function run between fork and exec must.
+        let set = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) };
+        if set != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: as above.
+        if unsafe { libc::getppid() } != parent {
+            return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+        }
+        Ok(())
+    };
+    // SAFETY: `ask` only calls async-signal-safe functions and allocates nothing on its success path.
+    unsafe { cmd.pre_exec(ask) };
+}
+
 /// How many times the process was continued after a stop (SIGCONT: after SIGSTOP, or ctrl-Z's SIGTSTP).
 static CONTINUED: AtomicU64 = AtomicU64::new(0);
 

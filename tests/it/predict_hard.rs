@@ -234,6 +234,43 @@ fn an_interrupted_prediction_exits_130_with_labelled_partial_results_and_no_chil
     assert_eq!(processes_with(o), Vec::<u32>::new());
 }
 
+/// SIGKILL of `sim predict` leaves it no time to stop its run: the kernel ends the run (SIGTERM, asked for
+/// when it started), which writes its partial results, interrupted and labelled, and leaves no process.
+#[test]
+fn a_killed_prediction_takes_its_run_with_it() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
+    let m = measured(d, "40s");
+    let out = d.join("k");
+    let o = out.to_str().unwrap();
+    let args = [
+        "sim",
+        "predict",
+        m.to_str().unwrap(),
+        "long.toml",
+        "--fitted",
+        "sim:capacity=1GiB",
+        "-o",
+        o,
+    ];
+    let c = start(d, &args, &[]);
+    wait_for("results.json", || out.join("results.json").exists());
+    let children = processes_with(o)
+        .into_iter()
+        .filter(|&p| p != c.id())
+        .collect::<Vec<_>>();
+    assert_eq!(children.len(), 1, "the prediction's run: {children:?}");
+    signal(&c, "-KILL");
+    let r = c.wait_with_output().unwrap();
+    assert_eq!(r.status.code(), None, "killed");
+    wait_for("the run to end", || processes_with(o).is_empty());
+    let (res, _) = strict_results(&out);
+    assert_eq!(res.status, wkrun::results::Status::Interrupted);
+    assert_eq!(res.signal.as_deref(), Some("SIGTERM"));
+    assert!(res.label.unwrap().starts_with("predicted: "));
+}
+
 /// Finding 6: SIGTERM to `sim fit` stops its candidate run and removes its scratch folder (exit 143).
 #[test]
 fn a_stopped_fit_leaves_no_child_and_no_scratch_folder() {
