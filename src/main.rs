@@ -1075,7 +1075,7 @@ fn cmd_compare(
         CompareFormat::Csv => compare::render_csv(&c),
     };
     // Notes under a table, after a blank line; beside CSV, which must stay CSV, on stderr.
-    let notes: String = compare::caveats(&runs)
+    let notes: String = compare::caveats(&runs, &c)
         .iter()
         .map(|n| format!("note: {n}\n"))
         .collect();

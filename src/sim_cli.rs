@@ -129,8 +129,8 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
                 Some(t) => t,
                 None => fitted(&results, phase.as_deref(), None)?,
             };
-            let out = prediction::run(&exe()?, &inputs, &target).map_err(fit_fail)?;
-            stdout_text(&format!("{}\n", out.display()));
+            // The run says its summary, `done:` and `next:` on stdout itself.
+            prediction::run(&exe()?, &inputs, &target).map_err(fit_fail)?;
             Ok(())
         }
     }

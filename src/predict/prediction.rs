@@ -5,7 +5,7 @@
 
 use super::FitError;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The hidden run option that makes a run a prediction from the measured results file it names.
 pub const PREDICTED_FROM: &str = "--predicted-from";
@@ -51,8 +51,10 @@ pub fn check(measured: &Path, spec: &Path, output: Option<&Path>) -> Result<Inpu
 }
 
 /// Runs the spec of `inputs` on `target` (fitted to its measured results) with the `wkrun` program `exe`,
-/// the run labelling its results as a prediction; the results folder. The run's errors go to stderr as it
-/// says them.
+/// the run labelling its results as a prediction; the results folder. The run's summary goes to stdout
+/// and its errors to stderr as it says them: its phases' result lines, `done:`, and the `next:` line of a
+/// prediction ([`crate::run::next_line`]: the report and comparison of the measurement and the
+/// prediction).
 ///
 /// # Errors
 /// [`FitError::Bad`] when `target` is not a simulated drive; [`FitError::Exit`] with the run's exit code
@@ -75,8 +77,7 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
             .arg("-o")
             .arg(&inputs.out)
             .arg(PREDICTED_FROM)
-            .arg(&inputs.measured)
-            .stdout(Stdio::null()),
+            .arg(&inputs.measured),
     )?;
     match status.code() {
         Some(0) => Ok(inputs.out.clone()),

@@ -421,14 +421,85 @@ pub fn compare(runs: &[Run]) -> Comparison {
 ///
 /// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
 /// beside the others' `missing` only.
-pub fn caveats(runs: &[Run]) -> Vec<String> {
-    runs.iter()
-        .zip(headers(runs))
-        .filter_map(|(r, h)| {
-            crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
-        })
-        .chain(unpaired(runs))
-        .collect()
+///
+/// First, when `c` gives a composite score against its first column, the runs whose numbers describe the
+/// host rather than a drive (`not_a_drive`: a file, a loop device without direct I/O, buffered
+/// workloads), those of one reason on one line: on a file, the fresh against used comparison is noise.
+pub fn caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
+    let scored = c
+        .rows
+        .iter()
+        .filter(|r| r.metric == Metric::Composite)
+        .any(|r| {
+            r.cells
+                .iter()
+                .skip(1)
+                .any(|x| matches!(x, Cell::Number { .. }))
+        });
+    // Each reason (with the target it names) and the headings of its runs, in the order of the runs.
+    let mut host: Vec<(HostNumbers, Vec<String>)> = Vec::new();
+    for (r, h) in runs.iter().zip(headers(runs)).filter(|_| scored) {
+        let Some(why) = not_a_drive(&r.results) else {
+            continue;
+        };
+        match host.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, named)) => named.push(h),
+            None => host.push((why, vec![h])),
+        }
+    }
+    let host = host.into_iter().map(|((what, path, detail), named)| {
+        // The target after the reason, unless the one run's heading is its path.
+        let path = path
+            .filter(|p| named != [p.clone()])
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default();
+        format!(
+            "{}: {what}{path}: {detail}, so the changes and the composite may be noise, differing from run to run",
+            named.join(", ")
+        )
+    });
+    let fio = runs.iter().zip(headers(runs)).filter_map(|(r, h)| {
+        crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
+    });
+    host.chain(fio).chain(unpaired(runs)).collect()
+}
+
+/// Why a run's numbers describe the host rather than a drive: where it ran, the target to name with it, and
+/// what its numbers describe.
+type HostNumbers = (&'static str, Option<String>, &'static str);
+
+/// Why the numbers of `r` describe the host rather than a drive ([`HostNumbers`]): its target is a file (the
+/// file system and the page cache under it answer), lies on a loop device without direct I/O, or a
+/// workload ran with `direct = false`; `None` for a drive's own numbers (a block device read directly, the
+/// simulated drive) and for workloads that all ran on the `null` engine (no I/O: they describe wkrun).
+fn not_a_drive(r: &Results) -> Option<HostNumbers> {
+    use crate::target::TargetKind;
+    use crate::vocab::EngineKind;
+    let t = &r.target;
+    let workloads = || r.phases.iter().filter(|p| p.kind == PhaseKind::Workload);
+    if !workloads().any(|p| p.params.engine != Some(EngineKind::Null)) {
+        return None;
+    }
+    let shown =
+        |p: &std::path::Path| Some(crate::text::escaped(&p.display().to_string()).into_owned());
+    let cache = "the numbers describe the host's page cache as much as a drive";
+    Some(match (&t.page_cached_loop, t.kind) {
+        (_, TargetKind::Sim) => return None,
+        (Some(l), _) => (
+            "on a loop device without direct I/O",
+            shown(&l.device),
+            cache,
+        ),
+        (None, TargetKind::File) => (
+            "on a file",
+            shown(&t.path),
+            "the numbers describe the file and the file system and page cache under it, not an SSD",
+        ),
+        (None, TargetKind::Block) if workloads().any(|p| p.params.direct == Some(false)) => {
+            ("with workloads of direct = false", None, cache)
+        }
+        (None, TargetKind::Block) => return None,
+    })
 }
 
 /// A line naming the runs (by column header) that share no compared phase name with any other run, when
@@ -2171,5 +2242,68 @@ mod tests {
                 .iter()
                 .all(|r| r.metric != Metric::Overrides && r.metric != Metric::Spec)
         );
+    }
+
+    /// Where a composite is given, each run whose numbers describe the host gets a note, by its heading: a
+    /// file (with its path), a loop device without direct I/O, a block device with a buffered phase; a
+    /// block device read directly and the simulated drive get none, and one run alone (no composite) none.
+    #[test]
+    fn runs_on_the_host_get_a_note_where_a_composite_is_given() {
+        use crate::target::CachedLoop;
+        let t = "2026-01-01T00:00:00.000Z";
+        let p = || {
+            vec![phase(
+                "mix",
+                100,
+                100,
+                Some(lat(40_000.0, 50_000, 60_000, 70_000)),
+            )]
+        };
+        let on = |dir: &str, kind: TargetKind| {
+            let mut r = run(&format!("{dir}/results.json"), "s", t, p());
+            r.results.target.kind = kind;
+            r
+        };
+        let mut looped = on("loop", TargetKind::Block);
+        looped.results.target.page_cached_loop = Some(CachedLoop {
+            device: "/dev/loop3".into(),
+            backing_file: "/srv/b.img".into(),
+        });
+        let mut buffered = on("buffered", TargetKind::Block);
+        buffered.results.phases[0].params.direct = Some(false);
+        let runs = [
+            on("direct", TargetKind::Block),
+            looped,
+            buffered,
+            on("sim", TargetKind::Sim),
+            on("file", TargetKind::File),
+        ];
+        let tail = "so the changes and the composite may be noise, differing from run to run";
+        assert_eq!(
+            caveats(&runs, &compare(&runs)),
+            [
+                format!(
+                    "loop: on a loop device without direct I/O (/dev/loop3): the numbers describe the host's page cache as much as a drive, {tail}"
+                ),
+                format!(
+                    "buffered: with workloads of direct = false: the numbers describe the host's page cache as much as a drive, {tail}"
+                ),
+                format!(
+                    "file: on a file (/dev/x): the numbers describe the file and the file system and page cache under it, not an SSD, {tail}"
+                ),
+            ]
+        );
+        // Two runs on one file: one line naming both; a run whose workloads ran on the null engine (no I/O) none.
+        let mut null = on("null", TargetKind::File);
+        null.results.phases[0].params.engine = Some(crate::vocab::EngineKind::Null);
+        let two = [on("a", TargetKind::File), on("b", TargetKind::File), null];
+        assert_eq!(
+            caveats(&two, &compare(&two)),
+            [format!(
+                "a, b: on a file (/dev/x): the numbers describe the file and the file system and page cache under it, not an SSD, {tail}"
+            )]
+        );
+        let one = &runs[4..];
+        assert_eq!(caveats(one, &compare(one)), Vec::<String>::new());
     }
 }

@@ -670,7 +670,9 @@ fn sizes_text(sizes: &crate::ops::Sizes) -> String {
 /// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`,
 /// with `wkrun compare DIR --by NAME (the sweep's members side by side); ` before the last for a plan with a
 /// sweep (`NAME` its name; a matrix's first key when it has none); `DIR` as a shell word that pastes back
-/// ([`crate::text::shell_word`]).
+/// ([`crate::text::shell_word`]). For a prediction (`wkrun sim predict`), the report and the comparison
+/// of its measurement (`MEASURED`) and it instead: `next: wkrun report MEASURED DIR (the prediction drawn
+/// over its measurement); wkrun compare MEASURED DIR (side by side with its measurement)`.
 pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
     use std::os::unix::ffi::OsStrExt;
     let d = crate::text::shell_word(dir.as_os_str().as_bytes());
@@ -690,9 +692,27 @@ pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
             )
         })
         .unwrap_or_default();
-    format!(
-        "next: wkrun report {d} (plots, index.html); {by}wkrun compare {d} OTHER (side by side with another run)"
-    )
+    match &plan.prediction {
+        Some(p) => {
+            let m = crate::text::shell_word(measured_folder(&p.measured).as_bytes());
+            format!(
+                "next: wkrun report {m} {d} (the prediction drawn over its measurement); {by}wkrun compare {m} {d} (side by side with its measurement)"
+            )
+        }
+        None => format!(
+            "next: wkrun report {d} (plots, index.html); {by}wkrun compare {d} OTHER (side by side with another run)"
+        ),
+    }
+}
+
+/// The measured results a prediction names (`measured`, a results file), as a user names them: the folder
+/// of a `results.json` (`.` for one in the current folder), another file as it is.
+fn measured_folder(measured: &str) -> &str {
+    match measured.strip_suffix("results.json") {
+        Some("") => ".",
+        Some(dir) if dir.ends_with('/') && dir.len() > 1 => &dir[..dir.len() - 1],
+        _ => measured,
+    }
 }
 
 /// The default output folder: `wkrun-results/<spec name>-<UTC time>` under the current directory.

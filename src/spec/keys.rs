@@ -143,7 +143,10 @@ const fn key(
 /// Every phase key, in documentation order (the order of `docs/spec.md` and of the key lists in messages).
 pub const KEYS: &[Key] = &[
     key("name", ALL, "— (required)", |_| true),
-    key("kind", ALL, "— (required)", |_| true),
+    Key {
+        settable: false,
+        ..key("kind", ALL, "— (required)", |_| true)
+    },
     key("description", ALL, "none", |p| p.description.is_some()),
     Key {
         settable: false,

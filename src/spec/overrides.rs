@@ -341,6 +341,11 @@ fn refuse_key(o: &Override) -> Option<String> {
         return Some(format!("--set {arg}: {hint}"));
     }
     match keys::find(key) {
+        // A phase's kind decides which keys it takes and what its keys mean: a fill made a workload (or every
+        // phase made one kind) is another spec, not an override of this one.
+        Some(k) if k.name == "kind" => Some(format!(
+            "--set {arg}: `kind` is what a phase is (the keys it takes follow from it), and --set cannot change it; write a phase of that kind in the spec"
+        )),
         Some(k) if !k.settable => Some(format!("--set {arg}: `{key}` cannot be changed by --set")),
         // Every phase given one name (all but a one-phase spec then refused as duplicates), or a user
         // who meant the run's name: neither is what `--set name=` should do.

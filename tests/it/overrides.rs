@@ -1,4 +1,5 @@
-//! `--set KEY=VALUE` (issue 24): a value that is more than one TOML value is refused (item 19).
+//! `--set KEY=VALUE` (issue 24): a value that is more than one TOML value is refused (item 19), and so is
+//! `kind`.
 
 use crate::common::*;
 
@@ -20,6 +21,24 @@ duration = "1s"
 
 /// A 1 MiB file target `t.img`, created by a run.
 const FILE: [&str; 4] = ["--target", "t.img", "--target-size", "1MiB"];
+
+/// `wkrun plan s.toml` and a run of it on [`FILE`] in `d` with `--set ARG`: both refused with exit 2, the
+/// same stderr (returned), nothing on stdout, nothing written.
+fn refused(d: &std::path::Path, arg: &str) -> String {
+    let mut said = Vec::new();
+    for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out"][..]] {
+        let before = dir_listing(d);
+        let mut args = cmd.to_vec();
+        args.extend(FILE);
+        args.extend(["--set", arg]);
+        let (code, out, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(dir_listing(d), before, "{args:?} wrote something");
+        said.push(err);
+    }
+    assert_eq!(said[0], said[1], "plan and run said otherwise");
+    said.swap_remove(0)
+}
 
 /// A `--set` value that goes on after a line break was read as its first line and the rest dropped
 /// (`--set $'queue_depth=8\n[spec]\nname="x"'` ran at QD 8 and said nothing): refused with exit 2, the
@@ -56,16 +75,7 @@ fn a_set_value_of_more_than_one_toml_value_is_refused() {
         ),
     ];
     for (arg, want) in &cases {
-        for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out"][..]] {
-            let before = dir_listing(d);
-            let mut args = cmd.to_vec();
-            args.extend(FILE);
-            args.extend(["--set", arg]);
-            let (code, out, err) = code_out_err(&wkrun(d, &args));
-            assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
-            assert_eq!(err.trim_end(), want, "{args:?}");
-            assert_eq!(dir_listing(d), before, "{args:?} wrote something");
-        }
+        assert_eq!(refused(d, arg).trim_end(), want, "{arg:?}");
     }
     // One value on its own line, with a trailing line break, is still one value.
     let (code, out, err) = code_out_err(&wkrun(
@@ -85,6 +95,23 @@ fn a_set_value_of_more_than_one_toml_value_is_refused() {
     assert_eq!(code, 0, "{err}");
     let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(plan["phases"][1]["params"]["queue_depth"], 8, "{out}");
+}
+
+/// `--set kind=...` was accepted, changing what a phase is under keys written for another kind: refused as
+/// `--set name=` is, everywhere or in one phase, exit 2 naming the key, nothing written, for `plan` and
+/// for a run.
+#[test]
+fn a_set_kind_is_refused() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    write_file(d, "s.toml", &spec_text("set", BODY));
+    let why = "`kind` is what a phase is (the keys it takes follow from it), and --set cannot change it; write a phase of that kind in the spec";
+    for arg in ["kind=workload", "phase.prep.kind=workload", "kind=\"fill\""] {
+        assert_eq!(
+            refused(d, arg),
+            format!("error: s.toml: --set {arg}: {why}\n")
+        );
+    }
 }
 
 /// The simulated drive the runs of these tests use (virtual time: a 1 s workload takes milliseconds).

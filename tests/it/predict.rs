@@ -128,7 +128,11 @@ fn a_prediction_is_labelled_with_its_source_and_target() {
     );
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.trim(), "pred");
+    assert_eq!(out.lines().next(), Some("results: pred"));
+    assert!(
+        out.contains("\ndone: pred/results.json\nnext: wkrun report "),
+        "{out}"
+    );
     let (r, _) = strict_results(&dir.path().join("pred"));
     let p = r.prediction.expect("prediction");
     assert_eq!(p.fitted_target, target);

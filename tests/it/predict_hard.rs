@@ -175,7 +175,11 @@ fn a_prediction_labels_its_own_results_within_the_label_limit() {
         &[m.to_str().unwrap(), "p.toml", "--fitted", long, "-o", "b"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "b\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        (lines[0], lines[lines.len() - 2]),
+        ("results: b", "done: b/results.json")
+    );
     let (r, _) = strict_results(&d.join("b"));
     let label = r.label.unwrap();
     assert_eq!(label.chars().count(), 120, "{label}");
@@ -194,6 +198,55 @@ fn a_prediction_labels_its_own_results_within_the_label_limit() {
         names(&d.join("b")),
         ["00-w.csv", "00-w.device.csv", "00-w.hlog", "results.json"]
     );
+}
+
+/// Issue 24 leftover: `sim predict` prints what a run prints on stdout (the results folder, each phase's
+/// result lines, `done:`), the same lines as a plain run of the spec on the fitted drive, and a `next:` line
+/// for the prediction: the report and the comparison of the measurement and the prediction, which both
+/// run as suggested.
+#[test]
+fn a_prediction_prints_the_runs_summary_and_what_to_do_next() {
+    let (dir, _) = with_spec_and_measurement();
+    let d = dir.path();
+    // The measured run's folder, as `with_spec_and_measurement` made it.
+    let (code, out, err) = predict(d, &["m/out", "p.toml", "--fitted", FITTED, "-o", "p"]);
+    assert_eq!(code, 0, "{err}");
+    // The oracle: a plain run of the same spec on the same drive, its folder named as the prediction's.
+    let (code, plain, err) =
+        code_out_err(&wkrun(d, &["p.toml", "--target", FITTED, "-q", "-o", "p2"]));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let plain: Vec<String> = plain.lines().map(|l| l.replace("p2", "p")).collect();
+    assert!(plain.len() > 3, "{plain:?}");
+    assert_eq!(lines.len(), plain.len(), "{out}");
+    assert_eq!(lines[..lines.len() - 1], plain[..plain.len() - 1]);
+    assert_eq!(lines[0], "results: p");
+    assert!(lines[1].starts_with("[phase 0] workload \"w\": "), "{out}");
+    let (r, _) = strict_results(&d.join("p"));
+    let totals = format!("      0 reads, {} writes in ", r.phases[0].write.ops);
+    assert!(lines[2].starts_with(&totals), "{out}");
+    assert_eq!(lines[lines.len() - 2], "done: p/results.json");
+    let next = lines[lines.len() - 1];
+    assert_eq!(
+        next,
+        "next: wkrun report m/out p (the prediction drawn over its measurement); \
+         wkrun compare m/out p (side by side with its measurement)"
+    );
+    // Each suggested command as printed, up to its parenthesis, runs.
+    for cmd in next["next: ".len()..].split("; ") {
+        let words: Vec<&str> = cmd.split(" (").next().unwrap().split(' ').collect();
+        assert_eq!(words[..2], ["wkrun", words[1]]);
+        let mut args = words[1..].to_vec();
+        if words[1] == "report" {
+            args.extend(["-o", "rep"]);
+        }
+        let (code, text, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!(code, 0, "{cmd}: {err}");
+        if words[1] == "compare" {
+            assert!(text.contains("predicted: "), "{text}");
+        }
+    }
+    assert!(d.join("rep/index.html").is_file());
 }
 
 /// Findings 6 and 12: SIGINT to `sim predict` stops its run (exit 130); the partial results say

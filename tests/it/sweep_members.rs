@@ -298,3 +298,44 @@ fn compare_by_an_unknown_label_exits_2_naming_it() {
         "error: --by op: no phase of out/results.json has a label op (its labels: state)"
     );
 }
+
+/// Issue 24 leftover: on a file target the members' changes and the composite describe the file system and
+/// the page cache, not a drive (README: fresh against used on a file is noise): `compare --by` says so
+/// under its table (on stderr beside CSV), naming the run; on the simulated drive
+/// (`compare_by_a_sweep_gives_each_members_change_against_the_first_and_a_composite`) the composite is the
+/// table's last line, with no note.
+#[test]
+fn compare_by_on_a_file_target_says_its_composite_may_be_noise() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let target = d.join("t.img");
+    let (o, _) = run_spec(
+        d,
+        "members",
+        BODY,
+        &target,
+        &["--target-size", "8MiB", "--set", "phase.r.duration=1s"],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let note = format!(
+        "note: {}: on a file: the numbers describe the file and the file system and page cache under it, \
+         not an SSD, so the changes and the composite may be noise, differing from run to run",
+        target.display()
+    );
+    let (code, table, err) = code_out_err(&wkrun(d, &["compare", "out", "--by", "state"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines[lines.len() - 2..], ["", note.as_str()], "{table}");
+    assert!(
+        lines[lines.len() - 3].starts_with("(all phases)"),
+        "{table}"
+    );
+    let (code, csv, err) = code_out_err(&wkrun(
+        d,
+        &["compare", "out", "--by", "state", "--format", "csv"],
+    ));
+    assert_eq!(code, 0);
+    assert_eq!(err, format!("{note}\n"));
+    assert!(!csv.contains("note:"), "{csv}");
+}
