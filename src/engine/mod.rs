@@ -495,21 +495,27 @@ pub struct Outcome {
 pub struct SubmitCpu {
     /// The busiest thread's CPU time over its wall time, 0..=1.
     pub busiest: f64,
+    /// The largest share of its wall time a thread spent runnable but waiting for a CPU, 0..=1; `None` where
+    /// the kernel does not say ([`crate::sys::cpu::thread_run_delay_ns`]).
+    pub waited: Option<f64>,
     /// Threads measured.
     pub threads: u32,
 }
 
 impl SubmitCpu {
-    /// One thread that used `cpu_ns` of CPU time in `wall_ns` (a fraction over 1, from the clocks'
-    /// granularity, is 1; no wall time is 0).
-    pub fn of(cpu_ns: u64, wall_ns: u64) -> SubmitCpu {
-        let busiest = if wall_ns == 0 {
-            0.0
-        } else {
-            (cpu_ns as f64 / wall_ns as f64).min(1.0)
+    /// One thread that used `cpu_ns` of CPU time and waited `waited_ns` for a CPU in `wall_ns` (a fraction
+    /// over 1, from the clocks' granularity, is 1; no wall time is 0).
+    pub fn of(cpu_ns: u64, waited_ns: Option<u64>, wall_ns: u64) -> SubmitCpu {
+        let share = |ns: u64| {
+            if wall_ns == 0 {
+                0.0
+            } else {
+                (ns as f64 / wall_ns as f64).min(1.0)
+            }
         };
         SubmitCpu {
-            busiest,
+            busiest: share(cpu_ns),
+            waited: waited_ns.map(share),
             threads: 1,
         }
     }
@@ -518,6 +524,10 @@ impl SubmitCpu {
     fn merge(self, o: SubmitCpu) -> SubmitCpu {
         SubmitCpu {
             busiest: self.busiest.max(o.busiest),
+            waited: match (self.waited, o.waited) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            },
             threads: self.threads + o.threads,
         }
     }

@@ -190,7 +190,7 @@ pub struct Recorder {
     tx: Sender<Event>,
     sent: u64,
     /// The thread's CPU time (ns) and the wall clock when it started submitting ([`Recorder::start_cpu`]).
-    cpu_start: Option<(u64, Instant)>,
+    cpu_start: Option<(u64, Option<u64>, Instant)>,
 }
 
 impl Recorder {
@@ -516,7 +516,7 @@ impl Recorder {
     pub fn start_cpu(&mut self) {
         self.cpu_start = crate::sys::cpu::thread_cpu_ns()
             .ok()
-            .map(|c| (c, Instant::now()));
+            .map(|c| (c, crate::sys::cpu::thread_run_delay_ns(), Instant::now()));
     }
 
     /// Closes the current interval, tells the collector this worker is done, and returns what it measured
@@ -525,10 +525,12 @@ impl Recorder {
     /// would only make the I/O loop around it bigger (and its hot calls less likely to be inlined).
     #[inline(never)]
     pub fn finish(mut self, error: Option<IoError>) -> Outcome {
-        let submit_cpu = self.cpu_start.and_then(|(cpu0, wall0)| {
+        let submit_cpu = self.cpu_start.and_then(|(cpu0, delay0, wall0)| {
             let cpu = crate::sys::cpu::thread_cpu_ns().ok()?;
+            let delay = crate::sys::cpu::thread_run_delay_ns();
+            let waited = delay.zip(delay0).map(|(d1, d0)| d1.saturating_sub(d0));
             let wall = u64::try_from(wall0.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            Some(super::SubmitCpu::of(cpu.saturating_sub(cpu0), wall))
+            Some(super::SubmitCpu::of(cpu.saturating_sub(cpu0), waited, wall))
         });
         self.close(u64::MAX);
         let trace = self.trace.take().unwrap_or_default();

@@ -1742,6 +1742,7 @@ mod tests {
             let mut p = phase("q", 0, 100, None);
             p.host = Some(HostResult {
                 submit_cpu_fraction: 0.5,
+                cpu_wait_fraction: None,
                 submit_threads: 1,
                 completion_waits: Some(WaitsProbe {
                     kept,

@@ -812,6 +812,12 @@ pub struct HostResult {
     pub submit_cpu_fraction: f64,
     /// Threads that submitted I/O: 1 for `libaio`, `io_uring` and `null`, `queue_depth` for `psync`.
     pub submit_threads: u32,
+    /// The largest share of its wall time a submitting thread spent runnable but waiting for a CPU (the
+    /// scheduler's run delay, `/proc/thread-self/schedstat`, read at each end), 0..=1. Other processes or
+    /// more threads than CPUs held the CPUs: the host set part of the pace. Absent where the kernel does
+    /// not keep it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_fraction: Option<f64>,
     /// An io_uring phase that probed for batched completion waits (`params.completion_waits = "probe"`):
     /// the rates it measured each way and the way it kept. Absent when the phase did not probe or ended
     /// before the probe did.

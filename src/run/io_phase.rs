@@ -305,9 +305,10 @@ pub fn measured(
         pr.host = Some(HostResult {
             submit_cpu_fraction: c.busiest,
             submit_threads: c.threads,
+            cpu_wait_fraction: c.waited,
             completion_waits: o.outcome.waits.clone(),
         });
-        if let Some(w) = host_bound(c) {
+        for w in host_bound(c).into_iter().chain(cpu_waited(c)) {
             ctx.warn(pr, w);
         }
     }
@@ -343,6 +344,21 @@ fn host_bound(c: crate::engine::SubmitCpu) -> Option<String> {
             (c.busiest * 100.0).floor()
         )
     })
+}
+
+/// A submitting thread that waited for a CPU at least this share of the phase: the host set part of its
+/// pace.
+pub const CPU_WAIT: f64 = 0.10;
+
+/// The warning for a submitting thread that was runnable but waited for a CPU [`CPU_WAIT`] or more of the
+/// phase (other processes, or more threads than CPUs, held the CPUs): a completion it could have reaped and
+/// a slot it could have refilled waited with it, so the rates are the host's as much as the device's.
+fn cpu_waited(c: crate::engine::SubmitCpu) -> Option<String> {
+    let w = c.waited.filter(|&w| w >= CPU_WAIT)?;
+    Some(format!(
+        "busy host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them): completions waited with it, so the rates are lower than the device's",
+        (w * 100.0).floor()
+    ))
 }
 
 /// The warning for percentiles of `ops` latencies of one direction that rest on fewer than

@@ -22,6 +22,14 @@ pub fn thread_cpu_ns() -> io::Result<u64> {
     Ok(secs.saturating_mul(1_000_000_000).saturating_add(nanos))
 }
 
+/// The time the calling thread has spent runnable but waiting for a CPU so far, ns: the second field of
+/// `/proc/thread-self/schedstat` (the scheduler's run delay). `None` where the kernel does not keep it
+/// (no `CONFIG_SCHED_INFO`) or /proc is not mounted. Two reads per phase and thread, not per I/O.
+pub fn thread_run_delay_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_ascii_whitespace().nth(1)?.parse().ok()
+}
+
 /// CPU time the whole process has used so far, ns: (user, system), from `getrusage(RUSAGE_SELF)`. Counts
 /// every thread of the process, those that ended too (the kernel folds an exiting thread's time into the
 /// process's), at the kernel's accounting granularity (a tick, or finer with `CONFIG_VIRT_CPU_ACCOUNTING`).

@@ -430,7 +430,9 @@ fn a_cpu_bound_submitting_thread_warns_that_the_host_set_the_pace() {
         .map(|a| {
             a.iter()
                 .map(|s| s.as_str().unwrap_or("").to_string())
-                .filter(|s| !is_thin_tail(s) && !s.starts_with(SHORT_PHASE))
+                .filter(|s| {
+                    !is_thin_tail(s) && !s.starts_with(SHORT_PHASE) && !s.starts_with(BUSY_HOST)
+                })
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default()];
@@ -452,6 +454,66 @@ fn a_cpu_bound_submitting_thread_warns_that_the_host_set_the_pace() {
         );
         assert_eq!(w[0], Vec::<String>::new());
     }
+}
+
+/// A submitting thread that shares its one CPU with a busy loop waits for it about half the phase: the
+/// results record the share (`host.cpu_wait_fraction`; the thread is gone by then, so the value is bounded,
+/// not recomputed: the loop and the thread each get about half of the CPU) and the phase warns of a busy
+/// host with that share, once in the results and once on stderr.
+#[test]
+fn a_thread_that_waits_for_a_shared_cpu_warns_of_a_busy_host() {
+    if !Path::new("/proc/thread-self/schedstat").exists() {
+        return skip(
+            "a_thread_that_waits_for_a_shared_cpu_warns_of_a_busy_host",
+            "the kernel keeps no schedstat (CONFIG_SCHED_INFO)",
+        );
+    }
+    let cpu = wkrun::sys::cpu::allowed_cpus().expect("affinity")[0].to_string();
+    let dir = tempdir();
+    let body = workload(
+        "null",
+        "4KiB",
+        0,
+        "engine = \"null\"\nqueue_depth = 32\nduration = \"1s\"\n",
+    )
+    .replace("size = \"1MiB\"\n", "");
+    write_file(dir.path(), "s.toml", &spec_text("shared", &body));
+    let mut hog = std::process::Command::new("taskset")
+        .args(["-c", &cpu, "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset (util-linux)");
+    let out = std::process::Command::new("taskset")
+        .args(["-c", &cpu, wkrun_bin(), "s.toml", "--target", "t.img"])
+        .args(["--target-size", "1MiB", "-o", "o"])
+        .current_dir(dir.path())
+        .output()
+        .expect("taskset");
+    let _ = hog.kill();
+    let _ = hog.wait();
+    let (code, _, err) = code_out_err(&out);
+    assert_eq!(code, 0, "{err}");
+    let results = results(&dir.path().join("o"));
+    let p = &results["phases"][0];
+    let waited = p["host"]["cpu_wait_fraction"]
+        .as_f64()
+        .expect("cpu_wait_fraction");
+    // The loop and the thread share the CPU about evenly; other tests' processes only add to the wait.
+    assert!((0.3..=1.0).contains(&waited), "{waited}");
+    // A thread is running, waiting for a CPU or asleep: its two shares add up to at most its wall time.
+    let busy = p["host"]["submit_cpu_fraction"].as_f64().expect("busy");
+    assert!(busy + waited <= 1.02, "busy {busy} + waited {waited}");
+    let text = format!(
+        "busy host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them): completions waited with it, so the rates are lower than the device's",
+        (waited * 100.0).floor()
+    );
+    let all: Vec<&str> = p["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert_eq!(all.iter().filter(|w| **w == text).count(), 1, "{all:?}");
+    assert_eq!(err.matches("busy host: ").count(), 1, "{err}");
 }
 
 /// psync threads wait in their own syscalls: they are measured (one each) but not judged.
