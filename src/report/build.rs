@@ -24,6 +24,7 @@ use super::chart::{Chart, PlotError};
 use super::html;
 use super::model::{Figure, Options, Part, PhaseSection, Report, SweepSection};
 use super::png::{PngError, Rasteriser, png_name};
+use super::room::Drawing;
 use super::runs::{LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
 use super::table::matrix_table;
 use crate::results::outdir::{OutDir, slug};
@@ -179,6 +180,19 @@ fn phase_section(
     opts: &Options,
     folded: bool,
 ) -> Result<PhaseSection, PlotError> {
+    let rounds = g
+        .members
+        .iter()
+        .find_map(|&(r, p)| round_block(&runs[r], p).map(str::to_string));
+    if rounds.is_some() {
+        return Ok(PhaseSection {
+            part: Part::of(g.kind),
+            group: g,
+            figures: vec![],
+            folded,
+            rounds,
+        });
+    }
     let base = phase_base(runs, &g);
     let mut figures = Vec::new();
     let mut add = |suffix: &str, chart: Chart| {
@@ -247,6 +261,21 @@ fn phase_section(
         figures,
         part,
         folded,
+        rounds: None,
+    })
+}
+
+/// The block of rounds whose rounds the `p`-th phase of `run` is one of: its name (`None` for a phase
+/// outside every block).
+pub fn round_block(run: &RunData, p: usize) -> Option<&str> {
+    let index = run.results.phases[p].index;
+    run.results.round_blocks.iter().find_map(|b| {
+        let first = b.plan.first_phase;
+        let all = b
+            .plan
+            .phases_per_round
+            .saturating_mul(b.plan.max_rounds as usize);
+        (index >= first && index - first < all).then_some(b.name.as_str())
     })
 }
 
@@ -306,29 +335,65 @@ fn sweep_section(runs: &[RunData], k: usize, lg: LabelGroup) -> Result<SweepSect
     })
 }
 
-/// Draws every plot of `runs`.
+/// Why a report could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum MakeError {
+    /// plotters' error.
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+    /// Under an address-space limit, no room for the plots left to draw ([`Drawing::check`]).
+    #[error("{0}")]
+    Room(String),
+}
+
+/// The bytes of the SVGs of `figures`.
+fn svg_bytes(figures: &[Figure]) -> u64 {
+    figures.iter().map(|f| f.chart.svg.len() as u64).sum()
+}
+
+/// Draws every plot of `runs`: each phase's, then each sweep's, then the batteries, the ranked charts and
+/// the PTS sections; before each of them, the room for those left is checked ([`Drawing`]).
 ///
 /// # Errors
-/// [`PlotError`] from plotters.
-pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, PlotError> {
-    let groups = label_groups(runs);
+/// [`MakeError`]: plotters' error, or an address-space limit that does not hold the plots left to draw.
+pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
+    // A block of rounds' phases are charted in its PTS section, not across each other.
+    let in_rounds: std::collections::HashSet<&str> = runs
+        .iter()
+        .flat_map(|run| {
+            (0..run.results.phases.len())
+                .filter(|&p| round_block(run, p).is_some())
+                .map(|p| run.results.phases[p].name.as_str())
+        })
+        .collect();
+    let groups: Vec<LabelGroup> = label_groups(runs)
+        .into_iter()
+        .filter(|lg| !lg.phases.iter().all(|n| in_rounds.contains(n.as_str())))
+        .collect();
     let in_matrix = |name: &str| {
         groups
             .iter()
             .any(|lg| lg.keys.len() >= 2 && lg.phases.iter().any(|p| p == name))
     };
-    let phases = phase_groups(runs)
-        .into_iter()
-        .map(|g| {
-            let folded = in_matrix(&g.name);
-            phase_section(runs, g, opts, folded)
-        })
-        .collect::<Result<_, _>>()?;
-    let sweeps = groups
-        .into_iter()
-        .enumerate()
-        .map(|(k, lg)| sweep_section(runs, k, lg))
-        .collect::<Result<_, _>>()?;
+    let phase_groups = phase_groups(runs);
+    // The phases, the sweeps, and the rest (batteries, ranked charts, PTS sections) as one.
+    let mut room = Drawing::new(phase_groups.len() + groups.len() + 1);
+    let mut phases = Vec::with_capacity(phase_groups.len());
+    for g in phase_groups {
+        room.check().map_err(MakeError::Room)?;
+        let folded = in_matrix(&g.name);
+        let s = phase_section(runs, g, opts, folded)?;
+        room.drew(svg_bytes(&s.figures));
+        phases.push(s);
+    }
+    let mut sweeps = Vec::with_capacity(groups.len());
+    for (k, lg) in groups.into_iter().enumerate() {
+        room.check().map_err(MakeError::Room)?;
+        let s = sweep_section(runs, k, lg)?;
+        room.drew(svg_bytes(&s.figures));
+        sweeps.push(s);
+    }
+    room.check().map_err(MakeError::Room)?;
     let batteries = batteries(runs)
         .iter()
         .map(|b| {
@@ -398,8 +463,15 @@ pub fn write(
             put(&name, bytes, &mut written)?;
         }
     }
-    let page = html::index(runs, report, opts);
-    put("index.html", page.as_bytes(), &mut written)?;
+    let path = dir.join("index.html");
+    dir.replace_with("index.html", false, |w| {
+        html::write_index(w, runs, report, opts)
+    })
+    .map_err(|source| WriteError {
+        path: path.clone(),
+        source,
+    })?;
+    written.push(path);
     Ok(written)
 }
 

@@ -579,15 +579,25 @@ fn contents(o: &mut String, runs: &[RunData], report: &Report) {
                 )
             }
             SectionRef::Phase(k) => {
-                let g = &report.phases[k].group;
+                let s = &report.phases[k];
+                let g = &s.group;
                 let index = g.members.first().map_or(String::new(), |&(r, p)| {
                     format!("{:02} ", runs[r].results.phases[p].index)
                 });
-                writeln!(
-                    o,
-                    "<li><a href=\"#phase-{k}\">{index}{}</a></li>",
-                    esc(&g.name)
-                )
+                match &s.rounds {
+                    // A block of rounds' phases: one entry, at its first.
+                    Some(_) if k > 0 && report.phases[k - 1].rounds == s.rounds => Ok(()),
+                    Some(b) => writeln!(
+                        o,
+                        "<li><a href=\"#rounds-{k}\">{index}{}: the phases of its rounds</a></li>",
+                        esc(b)
+                    ),
+                    None => writeln!(
+                        o,
+                        "<li><a href=\"#phase-{k}\">{index}{}</a></li>",
+                        esc(&g.name)
+                    ),
+                }
             }
         };
     }
@@ -789,9 +799,14 @@ fn headline_table(
     o.push_str("</tbody></table></div>\n");
 }
 
-/// The headline numbers at the top of the page: each phase's headline figures (`phases[].headline`), one
-/// table per run of consecutive phases with the same figures (a sweep's or matrix's members then share one
-/// table, a row each), values as in `wkrun compare`, later runs with their change against the first.
+/// The most rows of headline numbers shown unfolded: past it (a PTS test's 280 round phases), the tables
+/// are folded away under their row count.
+pub const HEADLINE_ROWS: usize = 40;
+
+/// The headline numbers near the top of the page (after the PTS sections): each phase's headline figures
+/// (`phases[].headline`), one table per run of consecutive phases with the same figures (a sweep's or
+/// matrix's members then share one table, a row each), values as in `wkrun compare`, later runs with their
+/// change against the first; folded away past [`HEADLINE_ROWS`] rows.
 fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
     let mut tables: Vec<(Vec<Column>, Vec<&PhaseSection>)> = Vec::new();
     for s in &report.phases {
@@ -809,8 +824,20 @@ fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
     }
     o.push_str("<section id=\"headline\">\n<h2>Headline numbers</h2>\n<p class=\"meta\">The figures each phase's \
 <code>headline</code> names, from <code>results.json</code> (<code>phases[].headline</code>).</p>\n");
+    let rows: usize = tables
+        .iter()
+        .flat_map(|(_, secs)| secs)
+        .map(|s| s.group.members.len())
+        .sum();
+    let folded = rows > HEADLINE_ROWS;
+    if folded {
+        let _ = writeln!(o, "<details><summary>{rows} rows</summary>");
+    }
     for (keys, secs) in &tables {
         headline_table(o, runs, secs, keys);
+    }
+    if folded {
+        o.push_str("</details>\n");
     }
     if runs.len() > 1 {
         let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
@@ -838,8 +865,97 @@ phase's lead figure to its value, inverted where lower is better; as in <code>wk
     o.push_str("</section>\n");
 }
 
-/// The page: runs header, contents, sweep charts, then each phase's table and plots.
+/// The page, written to `w` a part at a time (never held whole: a report of 2,000 phases makes a page of
+/// over 100 MB): the runs header; for a run of a SNIA PTS spec (or with blocks of rounds) its PTS
+/// sections first, then the headline numbers (folded away past [`HEADLINE_ROWS`] rows); the runs
+/// table, the contents, then the sweeps' and phases' sections, the phases of a block of rounds folded
+/// into one list per block.
+///
+/// # Errors
+/// `w`'s error.
+pub fn write_index(
+    w: &mut dyn std::io::Write,
+    runs: &[RunData],
+    report: &Report,
+    opts: &Options,
+) -> std::io::Result<()> {
+    let mut o = String::new();
+    let mut flush = |o: &mut String| -> std::io::Result<()> {
+        w.write_all(o.as_bytes())?;
+        o.clear();
+        Ok(())
+    };
+    head(&mut o, runs);
+    flush(&mut o)?;
+    // A PTS test's verdicts, tables and plots first: what its user reads the report for.
+    o.push_str(&super::pts::page::html(&report.pts, opts.png));
+    flush(&mut o)?;
+    headline_section(&mut o, runs, report);
+    o.push_str(&super::against::html_section(runs, report, opts));
+    if !report.batteries.is_empty() {
+        o.push_str("<section id=\"battery\">\n<h2>Workloads compared</h2>\n");
+        figures(&mut o, &report.batteries, opts.png);
+        o.push_str("</section>\n");
+    }
+    o.push_str(&super::members::html_section(runs));
+    runs_table(&mut o, runs);
+    contents(&mut o, runs, report);
+    o.push_str("<main>\n");
+    flush(&mut o)?;
+    let mut part = Part::Results;
+    let mut block: Option<&str> = None;
+    for r in report.page_order() {
+        let (p, rounds) = match r {
+            SectionRef::Sweep(k) => (report.sweeps[k].part, None),
+            SectionRef::Phase(k) => (report.phases[k].part, report.phases[k].rounds.as_deref()),
+        };
+        if block.is_some() && rounds != block {
+            o.push_str("</details></section>\n");
+        }
+        if p != part {
+            part = p;
+            o.push_str(
+                "<h2 class=\"part\" id=\"preparation\">Preparation: the fills and restores before \
+the measurements</h2>\n",
+            );
+        }
+        if let (Some(_), SectionRef::Phase(k)) = (rounds.filter(|_| rounds != block), r) {
+            rounds_head(&mut o, report, k);
+        }
+        block = rounds;
+        match r {
+            SectionRef::Sweep(k) => sweep_section(&mut o, runs, k, &report.sweeps[k], opts.png),
+            SectionRef::Phase(k) => phase_section(&mut o, runs, k, &report.phases[k], opts.png),
+        }
+        flush(&mut o)?;
+    }
+    if block.is_some() {
+        o.push_str("</details></section>\n");
+    }
+    let _ = write!(
+        o,
+        "</main>\n<footer>Made by wkrun report {}{}{}. Bandwidth in MB/s = 10⁶ bytes per second; \
+latency in µs; IOPS = I/Os per second.</footer>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION"),
+        opts.ymax
+            .map_or(String::new(), |y| format!(", --ymax {}", short_number(y))),
+        opts.window
+            .as_ref()
+            .map_or(String::new(), |(w, _)| format!(", --window {}", esc(w))),
+    );
+    flush(&mut o)
+}
+
+/// The page as one string ([`write_index`] into memory): for tests of small reports.
+#[cfg(test)]
 pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
+    let mut page = Vec::new();
+    write_index(&mut page, runs, report, opts).expect("a page in memory");
+    String::from_utf8(page).expect("UTF-8")
+}
+
+/// The page's head and the runs' legend.
+fn head(o: &mut String, runs: &[RunData]) {
     let mut specs: Vec<String> = Vec::new();
     for r in runs {
         if !specs.contains(&r.results.spec.name) {
@@ -847,7 +963,6 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
         }
     }
     let title = format!("wkrun report: {}", specs.join(", "));
-    let mut o = String::new();
     let _ = write!(
         o,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -862,50 +977,34 @@ pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
         runs.len(),
         if runs.len() == 1 { "" } else { "s" }
     );
-    drives_legend(&mut o, runs);
-    // The headline figures first, then what was run, then the results and the preparation.
-    headline_section(&mut o, runs, report);
-    o.push_str(&super::against::html_section(runs, report, opts));
-    if !report.batteries.is_empty() {
-        o.push_str("<section id=\"battery\">\n<h2>Workloads compared</h2>\n");
-        figures(&mut o, &report.batteries, opts.png);
-        o.push_str("</section>\n");
-    }
-    o.push_str(&super::members::html_section(runs));
-    o.push_str(&super::pts::page::html(&report.pts, opts.png));
-    runs_table(&mut o, runs);
-    contents(&mut o, runs, report);
-    o.push_str("<main>\n");
-    let mut part = Part::Results;
-    for r in report.page_order() {
-        let p = match r {
-            SectionRef::Sweep(k) => report.sweeps[k].part,
-            SectionRef::Phase(k) => report.phases[k].part,
-        };
-        if p != part {
-            part = p;
-            o.push_str(
-                "<h2 class=\"part\" id=\"preparation\">Preparation: the fills and restores before \
-the measurements</h2>\n",
-            );
-        }
-        match r {
-            SectionRef::Sweep(k) => sweep_section(&mut o, runs, k, &report.sweeps[k], opts.png),
-            SectionRef::Phase(k) => phase_section(&mut o, runs, k, &report.phases[k], opts.png),
-        }
-    }
-    let _ = write!(
+    drives_legend(o, runs);
+}
+
+/// The start of the phases of a block of rounds (the `k`-th phase section is its first): a section whose
+/// list of the phases' tables is folded away, pointing to the PTS section of the first run that has them,
+/// which plots and tabulates the rounds.
+fn rounds_head(o: &mut String, report: &Report, k: usize) {
+    let first = &report.phases[k];
+    let block = first.rounds.as_deref().unwrap_or_default();
+    let n = report.phases[k..]
+        .iter()
+        .take_while(|s| s.rounds == first.rounds)
+        .count();
+    let run = first.group.members.first().map_or(0, |m| m.0);
+    let anchor = report
+        .pts
+        .iter()
+        .find(|s| s.run == run)
+        .map_or("pts", |s| s.anchor.as_str());
+    let _ = writeln!(
         o,
-        "</main>\n<footer>Made by wkrun report {}{}{}. Bandwidth in MB/s = 10⁶ bytes per second; \
-latency in µs; IOPS = I/Os per second.</footer>\n</body>\n</html>\n",
-        env!("CARGO_PKG_VERSION"),
-        opts.ymax
-            .map_or(String::new(), |y| format!(", --ymax {}", short_number(y))),
-        opts.window
-            .as_ref()
-            .map_or(String::new(), |(w, _)| format!(", --window {}", esc(w))),
+        "<section id=\"rounds-{k}\">\n<h2>{b}: the phases of its rounds</h2>\n<p class=\"meta\">The \
+{n} phases of the block of rounds \"{b}\", each with its table and no plots of its own: \
+<a href=\"#{a}\">its PTS section</a> plots and tabulates the rounds.</p>\n<details><summary>{n} \
+phases' tables</summary>",
+        b = esc(block),
+        a = esc(anchor),
     );
-    o
 }
 
 #[cfg(test)]
@@ -925,12 +1024,24 @@ mod tests {
         }
     }
 
+    /// A report of `phases` alone.
+    fn only(phases: Vec<PhaseSection>) -> Report {
+        Report {
+            phases,
+            sweeps: vec![],
+            ranked: vec![],
+            batteries: vec![],
+            pts: vec![],
+        }
+    }
+
     fn section(name: &str, members: &[(usize, usize)]) -> PhaseSection {
         PhaseSection {
             group: testing::group(name, members),
             figures: vec![],
             part: Part::Results,
             folded: false,
+            rounds: None,
         }
     }
 
@@ -1097,5 +1208,36 @@ mod tests {
         };
         headline_section(&mut empty, &plain, &r);
         assert!(empty.is_empty());
+    }
+
+    /// Issue 24: 40 rows of headline numbers are shown; 41 (a PTS test's round phases) are folded away
+    /// under their count, the composite line outside the fold.
+    #[test]
+    fn long_headline_tables_are_folded() {
+        for (n, folded) in [(HEADLINE_ROWS, false), (HEADLINE_ROWS + 1, true)] {
+            let phases = (0..n)
+                .map(|i| {
+                    let mut p = testing::phase(&format!("p{i}"), i);
+                    p.headline = vec![fig("a", i as f64)];
+                    (p, None)
+                })
+                .collect();
+            let runs = [testing::run("x", "t", phases)];
+            let report = only(
+                (0..n)
+                    .map(|i| section(&format!("p{i}"), &[(0, i)]))
+                    .collect(),
+            );
+            let mut o = String::new();
+            headline_section(&mut o, &runs, &report);
+            assert_eq!(o.matches("<tr><td class=\"l\">").count(), n);
+            let summary =
+                format!("<details><summary>{n} rows</summary>\n<div class=\"scroll\"><table>");
+            assert_eq!(o.contains(&summary), folded, "{n}");
+            assert_eq!(
+                o.contains("</table></div>\n</details>\n</section>\n"),
+                folded
+            );
+        }
     }
 }

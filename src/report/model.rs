@@ -73,6 +73,10 @@ pub struct PhaseSection {
     pub part: Part,
     /// A cell of a matrix (whose table sums it up): its plots are folded away on the page.
     pub folded: bool,
+    /// A phase of a round of a block of rounds (a PTS test's rounds): the block's name. Such a phase has no
+    /// plots of its own (the block's section, [`super::pts`], plots and tabulates its rounds), and the
+    /// page folds the block's phases into one list ([`Report::page_order`]).
+    pub rounds: Option<String>,
 }
 
 /// The plots across one sweep or matrix.
@@ -185,6 +189,7 @@ mod tests {
             figures: vec![],
             part: Part::of(kind),
             folded: false,
+            rounds: None,
         };
         let sweep = |base: &str, part: Part| SweepSection {
             group: LabelGroup {

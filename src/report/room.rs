@@ -10,8 +10,11 @@ pub const COMMAND_SPACE: u64 = 4 << 20;
 
 /// Address space per byte read: parsed JSON values and series rows take several times their text.
 /// Measured: `wkrun merge` of two folders of 352,469 B each (a 3,000-row series) completed from 55 MiB
-/// (the debug build), and aborted at 53 MiB and below, where this asks 10 MiB beyond what the program maps.
-pub const SPACE_PER_BYTE: u64 = 8;
+/// (the debug build), and aborted at 53 MiB and below, where 8 B per byte asked 10 MiB beyond what the
+/// program maps; of two folders of 1,052,103 B together (a 2,000-row series each), it aborted with
+/// 13,283,328 B free beyond what the program maps (a 3,014,656 B allocation) and completed with
+/// 14,331,904 B, where 8 B per byte asked 12,611,128 B: 10 asks 14,715,334 B.
+pub const SPACE_PER_BYTE: u64 = 10;
 
 /// Address space per byte for commands that only read results (`validate`, `compare`, `library add`,
 /// `sim fit`): results are read a phase at a time ([`crate::results::stream`]), typed, the text not
@@ -67,4 +70,64 @@ pub fn check_inputs(files: &[PathBuf], what: &str, per_byte: u64) -> Result<(), 
         "{}; nothing was written",
         short.message(what, need, &detail)
     ))
+}
+
+/// Address space drawing a report keeps free beside the plots it holds for the page: a phase's plots as
+/// they are drawn (each SVG at most about a megabyte, [`super::chart::MAX_POINTS`]), and the allocator's
+/// room.
+pub const DRAW_SPACE: u64 = 16 << 20;
+
+/// The room of a report's plots, checked before each section's are drawn (`wkrun report`,
+/// [`super::build::make`]): every plot is held until the page is written, so a report of many phases
+/// (2,000 phases: 14,000 plots, 100 MB of SVG) grows past what its inputs' estimate ([`check_inputs`])
+/// counted. The sections left are counted at the mean size of those drawn so far.
+#[derive(Debug, Clone, Copy)]
+pub struct Drawing {
+    /// Sections to draw in all.
+    sections: usize,
+    /// Sections drawn so far.
+    drawn: usize,
+    /// Bytes of their SVGs.
+    held: u64,
+}
+
+impl Drawing {
+    /// Before the first of `sections` sections.
+    pub fn new(sections: usize) -> Drawing {
+        Drawing {
+            sections,
+            drawn: 0,
+            held: 0,
+        }
+    }
+
+    /// Counts a section drawn, of SVGs of `bytes` in all.
+    pub fn drew(&mut self, bytes: u64) {
+        self.drawn += 1;
+        self.held = self.held.saturating_add(bytes);
+    }
+
+    /// Refuses to go on when the address space left does not hold [`DRAW_SPACE`] and, for each section left
+    /// (this one included), the mean size of the sections drawn so far.
+    ///
+    /// # Errors
+    /// What drawing the rest needs, the limit, and a limit that is enough; nothing was written.
+    pub fn check(&self) -> Result<(), String> {
+        let left = self.sections.saturating_sub(self.drawn) as u64;
+        let each = self.held / (self.drawn.max(1) as u64);
+        let need = DRAW_SPACE.saturating_add(each.saturating_mul(left));
+        let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
+            return Ok(());
+        };
+        let detail = match self.drawn {
+            0 => format!("{DRAW_SPACE} B to draw the first of {left} sections"),
+            n => format!(
+                "{DRAW_SPACE} B to draw, and {each} B of plots for each of the {left} sections left, the mean of the {n} drawn, held for the page"
+            ),
+        };
+        Err(format!(
+            "{}; nothing was written",
+            short.message("drawing the report's plots", need, &detail)
+        ))
+    }
 }

@@ -433,9 +433,36 @@ impl OutDir {
     /// # Errors
     /// The OS error (`ENOSPC` on a full disk).
     pub fn replace(&self, name: &str, bytes: &[u8], durable: bool) -> io::Result<()> {
+        self.replace_through(name, durable, |f| f.write_all(bytes))
+    }
+
+    /// [`OutDir::replace`] with the bytes `write` writes, in pieces, to the temporary file (through a
+    /// buffer): a file made a part at a time (`index.html`) is never held whole in memory.
+    ///
+    /// # Errors
+    /// `write`'s error, or the OS error.
+    pub fn replace_with(
+        &self,
+        name: &str,
+        durable: bool,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.replace_through(name, durable, |f| {
+            let mut w = io::BufWriter::with_capacity(64 << 10, f);
+            write(&mut w)?;
+            w.flush()
+        })
+    }
+
+    /// [`OutDir::replace`] of what `write` writes into the temporary file.
+    fn replace_through(
+        &self,
+        name: &str,
+        durable: bool,
+        write: impl FnOnce(&mut File) -> io::Result<()>,
+    ) -> io::Result<()> {
         let (tmp, mut f) = self.temp(name)?;
-        let r = f
-            .write_all(bytes)
+        let r = write(&mut f)
             .and_then(|()| if durable { f.sync_all() } else { Ok(()) })
             .and_then(|()| self.inner.dir.rename(&tmp, name));
         drop(f);

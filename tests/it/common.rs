@@ -1088,3 +1088,33 @@ pub fn summary_lines(log: &str, i: usize) -> Vec<&str> {
         .skip_while(|l| !l.contains(" reads, "))
         .collect()
 }
+
+/// Bytes of `dir`'s results.json, series CSVs and histogram logs (what a merge or a report holds whole; the
+/// traces and counters CSVs are read a line at a time and not counted).
+pub fn folder_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            name == "results.json"
+                || (p.extension().is_some_and(|x| x == "csv" || x == "hlog")
+                    && !name.ends_with(".trace.csv")
+                    && !name.ends_with(".counters.csv"))
+        })
+        .map(|p| std::fs::metadata(p).expect("size").len())
+        .sum()
+}
+
+/// The names of the SVG files in `dir`, sorted.
+pub fn svg_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    v.sort();
+    v
+}

@@ -905,29 +905,12 @@ fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, t
     enough
 }
 
-/// Bytes of `dir`'s results.json, series CSVs and histogram logs (what a merge or a report holds whole; the
-/// traces and counters CSVs are read a line at a time and not counted).
-fn folder_bytes(dir: &Path) -> u64 {
-    fs::read_dir(dir)
-        .expect("folder")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            name == "results.json"
-                || (p.extension().is_some_and(|x| x == "csv" || x == "hlog")
-                    && !name.ends_with(".trace.csv")
-                    && !name.ends_with(".counters.csv"))
-        })
-        .map(|p| fs::metadata(p).expect("size").len())
-        .sum()
-}
-
 /// `wkrun merge` and `wkrun report --png` under an address-space limit (found by the attack of issue 24,
 /// round 2: both aborted, exit 134, a 19,595,520 B pixmap or a series' rows failing to allocate). From
 /// 48 MiB up in steps of 1 MiB until two runs complete: each is refused before anything is written (exit 2,
-/// no output folder, the need recomputed here: 4 MiB and 8 B per byte of the results and series read; for
-/// the PNGs 8 MiB and the largest chart's pixels at 3× its SVG size, RGBA, with 4 MiB) or completes.
+/// no output folder, the need recomputed here: 4 MiB and 10 B per byte of the results and series read; for
+/// the PNGs 8 MiB and the largest chart's pixels at 3× its SVG size, RGBA, with 4 MiB), or for the
+/// report's plots 16 MiB and the plots left (exit 1, no output folder), or completes.
 #[test]
 fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
     let test = "limits::merge_and_report_png_under_an_address_space_limit_are_refused_or_complete";
@@ -951,9 +934,9 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
     let inputs = |dirs: &[&str]| -> (u64, String) {
         let read: u64 = dirs.iter().map(|r| folder_bytes(&d.path().join(r))).sum();
         let detail = format!(
-            "4194304 B for its own work, and 8 B per byte of the {read} B of results and series it reads"
+            "4194304 B for its own work, and 10 B per byte of the {read} B of results and series it reads"
         );
-        ((4 << 20) + 8 * read, detail)
+        ((4 << 20) + 10 * read, detail)
     };
     let (merge_need, merge_detail) = inputs(&["r1", "r2"]);
     let (report_need, report_detail) = inputs(&["r1"]);
@@ -1025,6 +1008,32 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                     refused += 1;
                 }
                 2 => assert!(ran.stderr.contains("beyond the program"), "{}", ran.stderr),
+                // The report's plots (one phase: 2 sections, its own and the rest), checked before
+                // each section is drawn (`report::room::Drawing`).
+                1 if name == "report" => {
+                    let each = ran
+                        .stderr
+                        .split("B to draw, and ")
+                        .nth(1)
+                        .and_then(|t| t.split(' ').next())
+                        .map(|n| n.parse::<u64>().expect("a size"));
+                    let (need, detail) = match each {
+                        None => (
+                            16 << 20,
+                            "16777216 B to draw the first of 2 sections".to_string(),
+                        ),
+                        Some(each) => (
+                            (16 << 20) + each,
+                            format!(
+                                "16777216 B to draw, and {each} B of plots for each of the 1 sections left, the mean of the 1 drawn, held for the page"
+                            ),
+                        ),
+                    };
+                    let what = "drawing the report's plots";
+                    let _ = room_refusal(&ran.stderr, limit, what, need, &detail, "");
+                    assert!(!d.path().join(&out).exists(), "{name} {limit} B: a folder");
+                    refused += 1;
+                }
                 0 => completed += 1,
                 c => panic!("{name} under {limit} B: exit {c}: {}", ran.stderr),
             }

@@ -1,8 +1,12 @@
 //! Loading under an address-space limit (attack24b, findings 3 and 11): a spec too large for the room left
 //! is refused before it is parsed, exit 2 naming the limit, nothing written; fio's JSON with more jobs than
-//! a results file may have phases is refused naming the limit; fio's JSON of many jobs is compared.
+//! a results file may have phases is refused naming the limit; fio's JSON of many jobs is compared; a
+//! report of many phases under a limit that does not hold its plots ends with exit 1 naming the limit.
 
-use crate::common::{code_out_err, dir_listing, skip, tempdir, wkrun, wkrun_bin, write_file};
+use crate::common::{
+    code_out_err, dir_listing, folder_bytes, skip, sparse_file, svg_names, tempdir, wkrun,
+    wkrun_bin, write_file,
+};
 use std::path::Path;
 use std::process::Command;
 
@@ -112,4 +116,126 @@ fn fio_json_past_the_job_limit_is_refused_and_many_jobs_are_compared() {
             "j{i}"
         );
     }
+}
+
+/// The number after `before` in `text` (up to the next space or `)`).
+fn number_after(text: &str, before: &str) -> u64 {
+    let t = text
+        .split(before)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {before:?} in {text}"));
+    t.split([' ', ')'])
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {before:?} in {text}"))
+}
+
+/// `wkrun report` of 300 phases (about 7 plots each) under address-space limits from 48 to 96 MiB, 8 MiB apart
+/// (attack of issue 24: a report of 2,000 phases under `prlimit --as=320MiB` aborted, exit 134, its
+/// 118 MB page built as one string; the debug build of this report aborted from 64 to 88 MiB). Each
+/// limit gives, in this order as it rises: the inputs' refusal (exit 2: 4 MiB and 10 B per byte of the
+/// results, series and histogram logs), the plots' (exit 1: 16 MiB and, for each of the 301 sections
+/// left, the mean of those drawn, no folder made), or the whole report, the same plots and page as without
+/// a limit.
+/// Never an abort.
+#[test]
+fn a_report_of_many_phases_under_an_address_space_limit_ends_cleanly() {
+    let d = tempdir();
+    let mut text = String::from("format = 1\n[spec]\nname = \"many\"\nversion = \"1\"\n");
+    for i in 0..300 {
+        text.push_str(&format!("[[phase]]\nname = \"p{i}\"\nkind = \"workload\"\nengine = \"null\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1ms\"\n"));
+    }
+    write_file(d.path(), "s.toml", &text);
+    sparse_file(&d.path().join("t.img"), 1 << 20);
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["s.toml", "--target", "t.img", "-o", "r", "-q"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let read = folder_bytes(&d.path().join("r"));
+    // The report without a limit: what each report that completes under one must be, byte for byte.
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", "r", "-o", "whole"]));
+    assert_eq!(code, 0, "{err}");
+    let whole = svg_names(&d.path().join("whole"));
+    let whole_page = std::fs::read_to_string(d.path().join("whole/index.html")).expect("page");
+    assert_eq!(whole_page.matches("<figure ").count(), whole.len());
+    assert!(whole.len() >= 1_500, "{} plots", whole.len());
+    assert!(whole_page.ends_with("</body>\n</html>\n"));
+    let mut seen = Vec::new();
+    for mib in (48..=96).step_by(8) {
+        let out = format!("rep{mib}");
+        let Some((code, err)) = under_limit(d.path(), mib, &["report", "r", "-o", &out]) else {
+            return;
+        };
+        let limit = mib << 20;
+        let used = || number_after(&err, "beyond the ");
+        let enough = |need: u64| ((used() + need).div_ceil(1 << 20) + 1) << 20;
+        let tail = |need: u64| {
+            format!(
+                "and the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B: raise it to at least {} B (ulimit -v {}) or remove it; nothing was written\n",
+                enough(need),
+                enough(need) / 1024
+            )
+        };
+        match code {
+            2 => {
+                let need = (4 << 20) + 10 * read;
+                assert_eq!(
+                    err,
+                    format!(
+                        "error: a report of 1 results folder needs about {need} B of address space beyond the {} B wkrun maps now (4194304 B for its own work, and 10 B per byte of the {read} B of results and series it reads), {}",
+                        used(),
+                        tail(need)
+                    )
+                );
+            }
+            1 => {
+                let need = number_after(&err, "needs about ");
+                let detail = match err.contains("the first of") {
+                    true => {
+                        assert_eq!(need, 16 << 20, "{err}");
+                        "16777216 B to draw the first of 301 sections".to_string()
+                    }
+                    false => {
+                        let each = number_after(&err, "and ");
+                        let drawn = number_after(&err, "the mean of the ");
+                        assert!((1..301).contains(&drawn), "{err}");
+                        assert_eq!(need, (16 << 20) + each * (301 - drawn), "{err}");
+                        format!(
+                            "16777216 B to draw, and {each} B of plots for each of the {} sections left, the mean of the {drawn} drawn, held for the page",
+                            301 - drawn
+                        )
+                    }
+                };
+                assert_eq!(
+                    err,
+                    format!(
+                        "error: drawing the report's plots needs about {need} B of address space beyond the {} B wkrun maps now ({detail}), {}",
+                        used(),
+                        tail(need)
+                    )
+                );
+            }
+            0 => {
+                let rep = d.path().join(&out);
+                assert_eq!(svg_names(&rep), whole, "{mib} MiB");
+                let page = std::fs::read_to_string(rep.join("index.html")).expect("page");
+                assert!(page == whole_page, "{mib} MiB: another page");
+            }
+            c => panic!("{mib} MiB: exit {c}: {err}"),
+        }
+        if code != 0 {
+            assert!(!d.path().join(&out).exists(), "{mib} MiB: a folder");
+        }
+        seen.push(code);
+    }
+    // The outcomes in order as the limit rises: refusals, then complete reports, at least one of each kind
+    // but the inputs' refusal (the program's own size decides where it begins).
+    let mut sorted = seen.clone();
+    sorted.sort_by_key(|&c| std::cmp::Reverse(c));
+    assert_eq!(seen, sorted, "{seen:?}");
+    assert!(
+        seen.contains(&1) && seen.iter().filter(|&&c| c == 0).count() >= 2,
+        "{seen:?}"
+    );
 }

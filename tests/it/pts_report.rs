@@ -11,6 +11,16 @@ use crate::sweep_members::named;
 use serde_json::Value;
 use std::path::PathBuf;
 
+/// The IOPS test's trial form narrowed to 2 mixes × 2 block sizes.
+const NARROW_IOPS: [&str; 6] = [
+    "--set",
+    "duration=2s",
+    "--set",
+    "read_percent=[65,0]",
+    "--set",
+    "block_size=[\"8KiB\",\"4KiB\"]",
+];
+
 /// Runs `specs/snia/NAME.toml` with `args` on the small simulated drive ([`run_pts`]) and reports it: the
 /// temporary folder, the results folder, the results and the page.
 fn run_and_report(name: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, Value, String) {
@@ -100,17 +110,7 @@ fn five_nines(mut pairs: Vec<(u64, u64)>) -> u64 {
 /// the mean over the window's rounds of that cell's total IOPS from its CSV.
 #[test]
 fn the_iops_report_tabulates_the_window_means_of_the_csvs() {
-    let (dir, out, r, page) = run_and_report(
-        "iops",
-        &[
-            "--set",
-            "duration=2s",
-            "--set",
-            "read_percent=[65,0]",
-            "--set",
-            "block_size=[\"8KiB\",\"4KiB\"]",
-        ],
-    );
+    let (dir, out, r, page) = run_and_report("iops", &NARROW_IOPS);
     assert!(page.contains("<li><a href=\"#pts-iops\">SNIA PTS: IOPS test (PTS section 7)"));
     assert!(page.contains("<section id=\"pts-iops\" class=\"pts\">"));
     let b = &r["round_blocks"][0];
@@ -608,4 +608,93 @@ fn the_xsr_report_tabulates_each_access_group() {
         );
     }
     assert!(dir.path().join("rep/pts-xsr-bw-time.svg").is_file());
+}
+
+/// Issue 24 (a newcomer's PTS trial: 2,734 plots and a 22 MB page for the IOPS test's 2 s trial, its PTS
+/// table after a 280-row headline table): the PTS section comes first, then the headline numbers, the
+/// contents and the phases; the block's round phases are one folded section with their tables and no plots
+/// of their own, and no chart is drawn across them. The IOPS test narrowed to 2 mixes × 2 block sizes: its
+/// plots are the preconditioning's 7 and the PTS section's 3, every one inline once.
+#[test]
+fn a_pts_report_puts_its_tables_first_and_plots_no_round_phase() {
+    let (dir, _, r, page) = run_and_report("iops", &NARROW_IOPS);
+    let rounds = r["round_blocks"][0]["rounds"]
+        .as_array()
+        .expect("rounds")
+        .len();
+    let phases = r["phases"].as_array().expect("phases");
+    let in_rounds = phases
+        .iter()
+        .filter(|p| p["name"].as_str().expect("name").starts_with("iops[round="))
+        .count();
+    assert_eq!(in_rounds, 4 * rounds);
+    assert_eq!(
+        phases.len(),
+        2 + in_rounds,
+        "purge, precondition, the rounds"
+    );
+    let svgs = svg_names(&dir.path().join("rep"));
+    assert_eq!(
+        svgs,
+        [
+            "01-precondition-bandwidth.svg",
+            "01-precondition-iops-linear-write.svg",
+            "01-precondition-iops-log-write.svg",
+            "01-precondition-latency-write.svg",
+            "01-precondition-percentiles-over-time-write.svg",
+            "01-precondition-percentiles.svg",
+            "01-precondition-write-amplification.svg",
+            "pts-iops-b0-convergence.svg",
+            "pts-iops-b0-window.svg",
+            "pts-iops-iops-bs.svg",
+        ]
+    );
+    assert_eq!(page.matches("<figure ").count(), 10);
+    assert_eq!(page.matches("<svg").count(), 10);
+    // The order of the parts.
+    let at = |text: &str| {
+        page.find(text)
+            .unwrap_or_else(|| panic!("no {text} on the page"))
+    };
+    let order = [
+        at("<section id=\"pts\">"),
+        at("<section id=\"pts-iops\" class=\"pts\">"),
+        at("<table id=\"pts-iops-table\">"),
+        at("<section id=\"headline\">"),
+        at("<nav><h2>Contents</h2>"),
+        at("<main>"),
+        at("<section id=\"phase-0\">\n<h2>precondition</h2>"),
+        at("<section id=\"rounds-1\">"),
+        at("<section id=\"phase-1\">"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    // The rounds' section: one entry in the contents, its phases' sections folded, each with its table.
+    assert_eq!(
+        page.matches("<li><a href=\"#rounds-1\">02 iops: the phases of its rounds</a></li>")
+            .count(),
+        1
+    );
+    assert!(!page.contains("<li><a href=\"#phase-1\">"));
+    assert!(page.contains(&format!(
+        "<h2>iops: the phases of its rounds</h2>\n<p class=\"meta\">The {in_rounds} phases of the block of rounds \"iops\", each with its table and no plots of its own: <a href=\"#pts-iops\">its PTS section</a> plots and tabulates the rounds.</p>\n<details><summary>{in_rounds} phases' tables</summary>"
+    )));
+    assert_eq!(page.matches("<section id=\"phase-").count(), 1 + in_rounds);
+    assert!(
+        !page.contains("<section id=\"sweep-"),
+        "no chart across the rounds"
+    );
+    // The headline numbers folded past 40 rows (a row per phase with headline figures).
+    let rows = phases
+        .iter()
+        .filter(|p| p["headline"].as_array().is_some_and(|h| !h.is_empty()))
+        .count();
+    assert_eq!(
+        page.matches("<details><summary>").count(),
+        1 + usize::from(rows > 40)
+    );
+    assert_eq!(
+        page.contains(&format!("<details><summary>{rows} rows</summary>")),
+        rows > 40
+    );
+    assert!(page.len() < 1_000_000, "{} B", page.len());
 }

@@ -169,9 +169,10 @@ fn render(
         })?;
     }
     let svg = predicted::dashed(svg);
-    Ok(without_controls(canvas::compose(
-        title, &svg, plot_h, legend,
-    )))
+    // Held until the page is written (a report of 2,000 phases holds 14,000): no spare capacity.
+    let mut svg = without_controls(canvas::compose(title, &svg, plot_h, legend));
+    svg.shrink_to_fit();
+    Ok(svg)
 }
 
 /// `svg` without the control characters XML 1.0 forbids (all but tab, line feed and carriage return):
