@@ -49,6 +49,7 @@ mod predict;
 mod predict_hard;
 mod predict_overlay;
 mod predict_seeds;
+mod predict_validation;
 mod progress;
 mod pts_report;
 mod published;
