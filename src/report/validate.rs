@@ -96,8 +96,9 @@ pub fn check_figures(file: &Path, r: &Results) -> Result<(), Vec<String>> {
 }
 
 /// What `validate` refuses in the results `r` of the file `file` that the schema lets through: figures that
-/// cannot be true ([`crate::results::check::implausible`]), all in one message naming the file and each
-/// JSON path; `None` when there are none.
+/// cannot be true ([`crate::results::check::implausible`]), in one message naming the file, how many and
+/// the JSON path of the first [`MAX_VIOLATIONS`](crate::results::check::MAX_VIOLATIONS); `None` when there
+/// are none.
 fn implausible(file: &Path, r: &Results) -> Option<String> {
     let bad = crate::results::check::implausible(r);
     (!bad.is_empty()).then(|| {
@@ -106,7 +107,10 @@ fn implausible(file: &Path, r: &Results) -> Option<String> {
             file.display(),
             bad.len(),
             if bad.len() == 1 { "" } else { "s" },
-            crate::results::check::lines(&bad, bad.len())
+            crate::results::check::lines(
+                &bad[..bad.len().min(crate::results::check::MAX_VIOLATIONS)],
+                bad.len()
+            )
         )
     })
 }

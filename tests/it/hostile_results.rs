@@ -277,6 +277,17 @@ fn readers_refuse_what_validate_refuses() {
         "ios",
         "ios/results.json holds figures that cannot be true (1 place):\n  phases[0].trace.ios: 10000000000000000000 is more than the 100000000 I/Os a trace holds at most",
     );
+    // Many places: the first MAX_VIOLATIONS (20) named, then how many more (attack 24c, finding 9).
+    edit("many", &|v| {
+        let p0 = v["phases"][0].clone();
+        v["phases"] = serde_json::Value::Array(vec![p0; 31]);
+    });
+    all_refuse(
+        d,
+        "many",
+        "many/results.json holds figures that cannot be true (30 places):\n  phases[1].index: 0 ",
+    );
+    all_refuse(d, "many", "\n  ... and 10 more");
     edit("iv0", &|v| v["phases"][0]["intervals"] = 0.into());
     all_refuse(
         d,
