@@ -279,3 +279,58 @@ fn set_name_is_refused_and_one_phase_is_renamed() {
     );
     assert_eq!(phase(&r, 1)["series_csv"], "01-c.csv");
 }
+
+/// Attack 24c, finding 18: on the simulated drive a stop lowers no rate (its time is virtual: the phase
+/// does not go on while the process is stopped), so a phase stopped and continued gets no "stopped:" warning
+/// and its series has a row for every virtual second, each with writes.
+#[test]
+fn a_stop_during_a_phase_on_the_simulated_drive_is_not_warned_of() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
+                queue_depth = 32\nread_percent = 0\nduration = \"3000s\"\n";
+    write_file(d.path(), "s.toml", &spec_text("simstop", body));
+    let mut child = Command::new(wkrun_bin())
+        .args([
+            "s.toml",
+            "--target",
+            "sim:capacity=256MiB,op=20%",
+            "-o",
+            "out",
+            "-q",
+        ])
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    let csv = d.path().join("out/00-w.csv");
+    let t = Instant::now();
+    while fs::read_to_string(&csv).map_or(0, |s| s.lines().count()) < 3 {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the phase never began"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let kill = |sig: &str| {
+        let ok = Command::new("kill").args([sig, &pid]).status().unwrap();
+        assert!(ok.success());
+    };
+    kill("-STOP");
+    std::thread::sleep(Duration::from_millis(500));
+    let stopped_in_phase = child.try_wait().unwrap().is_none();
+    kill("-CONT");
+    let out = child.wait_with_output().unwrap();
+    let (code, _, err) = code_out_err(&out);
+    assert_eq!(code, 0, "{err}");
+    assert!(stopped_in_phase);
+    let r = results(&d.path().join("out"));
+    let all = phase(&r, 0)["warnings"].to_string();
+    assert!(!all.contains("stopped: "), "{all}");
+    assert!(!err.contains("stopped: "), "{err}");
+    let rows = csv_rows(&csv);
+    let full = rows.iter().filter(|row| n(row, "partial") == 0).count();
+    assert_eq!(full, 3000, "a full row per virtual second");
+    assert!(rows.iter().all(|row| n(row, "write_ops") > 0));
+}
