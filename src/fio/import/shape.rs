@@ -482,7 +482,11 @@ fn steady(
 /// writes/s), while wkrun keeps `read_percent` exact and a cap the mix cannot reach falls behind. The share
 /// fio realises when the device keeps up, Rr / (Rr + Rw), with a note; `read_percent` unchanged otherwise.
 fn rate_mix(job: &Job, read_percent: u64, rate: [Option<u64>; 2], notes: &mut Vec<Remark>) -> u64 {
-    let ([Some(r), Some(w)], true, true) = (rate, job.rw.read, job.rw.write) else {
+    if !(job.rw.read && job.rw.write) {
+        return read_percent;
+    }
+    let [Some(r), Some(w)] = rate else {
+        one_capped(job, read_percent, rate, notes);
         return read_percent;
     };
     let share = ((r as u128 * 100 + (r + w) as u128 / 2) / (r + w) as u128) as u64;
@@ -501,6 +505,32 @@ fn rate_mix(job: &Job, read_percent: u64, rate: [Option<u64>; 2], notes: &mut Ve
         ),
     ));
     share
+}
+
+/// The note for a mixed job capped in one direction only: fio issues the other direction whenever the
+/// capped one is ahead of its cap, so the uncapped direction runs at the device's speed; wkrun keeps
+/// `read_percent` exact, so the cap holds the other direction to its share.
+fn one_capped(job: &Job, read_percent: u64, rate: [Option<u64>; 2], notes: &mut Vec<Remark>) {
+    let (cap, capped, other, pct) = match rate {
+        [Some(c), None] => (c, "reads", "writes", read_percent),
+        [None, Some(c)] => (c, "writes", "reads", 100 - read_percent),
+        _ => return,
+    };
+    if pct == 0 || pct == 100 {
+        return;
+    }
+    let held = (cap as u128 * (100 - pct) as u128 / pct as u128) as u64;
+    let given = match rate {
+        [Some(_), None] => format!("rate_iops={cap}"),
+        _ => format!("rate_iops=,{cap}"),
+    };
+    notes.push(remark(
+        &job.at,
+        format!("{given} with rwmixread={read_percent}"),
+        format!(
+            "fio caps {capped} only and issues {other} whenever {capped} are ahead of their cap, so its {other} run at the device's speed and its mix is not rwmixread; wkrun keeps read_percent exact, so its {other} are held to {held}/s per job by the cap on {capped}"
+        ),
+    ));
 }
 
 /// Rate caps per direction of one job: `rate_iops`, or `rate` in I/Os where the block size is one size

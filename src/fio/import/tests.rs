@@ -842,4 +842,29 @@ fn a_mix_capped_in_both_directions_follows_the_caps_as_in_fio() {
             .any(|n| n.contains("issues whichever is behind"));
         assert_eq!(noted, read != 70, "{opts}: {:?}", out.notes);
     }
+    // One direction capped (attack 24c, finding 20): fio runs the other at the device's speed; wkrun's exact
+    // mix holds it to the cap's share, 500 x 70 / 30 = 1166 reads/s per job: said, read_percent kept.
+    let out =
+        import_text(&format!("{base}rwmixread=70\nrate_iops=,500\n"), false).expect("imports");
+    let note = out
+        .notes
+        .iter()
+        .find(|n| n.contains("rate_iops=,500 with rwmixread=70"))
+        .unwrap_or_else(|| panic!("{:?}", out.notes));
+    assert!(
+        note.ends_with("fio caps writes only and issues reads whenever writes are ahead of their cap, so its reads run at the device's speed and its mix is not rwmixread; wkrun keeps read_percent exact, so its reads are held to 1166/s per job by the cap on writes"),
+        "{note}"
+    );
+    let out = import_text(
+        &format!("{base}rwmixread=80\nrate_iops=400\nrate_iops=400,\n"),
+        false,
+    )
+    .expect("imports");
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.ends_with("so its writes are held to 100/s per job by the cap on reads")),
+        "{:?}",
+        out.notes
+    );
 }
