@@ -185,6 +185,7 @@ impl<'a> Flight<'a> {
                 self.rec.advance(at);
                 if let Some(r) = self.rows.as_mut() {
                     r.at(at, dev, sim);
+                    stop_on_failed_row(job, r);
                 }
                 wait(job, &self.rec, &mut self.waited);
             }
@@ -212,6 +213,7 @@ impl<'a> Flight<'a> {
         job.set_virtual_now(self.t);
         if let Some(r) = self.rows.as_mut() {
             r.at(self.t, dev, sim);
+            stop_on_failed_row(job, r);
         }
         self.rec
             .record(c.dir, c.offset, c.len as u64, c.done - c.submitted, c.done);
@@ -312,6 +314,14 @@ impl DeviceRow {
     }
 }
 
+/// A device CSV that takes no more rows (a full disk, the file-size limit) ends the phase now, as a signal
+/// would: the run fails with what it measured so far.
+fn stop_on_failed_row(job: &Job<'_>, rows: &DeviceRows) {
+    if rows.failed && !job.stopping() {
+        job.abort();
+    }
+}
+
 /// Writes a row per interval of the phase's series as the virtual clock passes its end, each row in one
 /// piece ([`RowFile`]): the file always ends with a whole row.
 struct DeviceRows {
@@ -319,6 +329,8 @@ struct DeviceRows {
     clock: IntervalClock,
     cur: u64,
     last: DeviceCounters,
+    /// A row could not be written: the phase is to stop (the first error is in `Sim::csv_error`).
+    failed: bool,
 }
 
 impl DeviceRows {
@@ -334,6 +346,7 @@ impl DeviceRows {
             clock,
             cur: 0,
             last: dev.counters(),
+            failed: false,
         })
     }
 
@@ -374,6 +387,7 @@ impl DeviceRows {
     /// Appends a row; the first error is kept for the phase to report (later rows are refused).
     fn write(&mut self, row: DeviceRow, sim: &Sim<'_>) {
         if let Err(e) = csv_line(&row, false).and_then(|b| self.file.append(&b)) {
+            self.failed = true;
             sim.csv_error
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())

@@ -204,6 +204,15 @@ impl HistLogWriter {
         self.lines.row(span, hists, &mut self.buf)?;
         self.file.append(&self.buf)
     }
+
+    /// Removes the row appended last and refuses later ones ([`RowFile::drop_last`]): the series CSV could
+    /// not take that row.
+    ///
+    /// # Errors
+    /// The OS error truncating the file.
+    pub fn drop_last(&mut self) -> io::Result<()> {
+        self.file.drop_last()
+    }
 }
 
 /// The longest line read in a histogram log: 1 MiB. A histogram of wkrun's bounds with every bucket

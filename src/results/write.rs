@@ -240,12 +240,12 @@ impl ResultsWriter {
         match replaced {
             Ok(()) => {}
             Err(e) if self.reserving && last && no_space(&e) && self.on_disk < n => {
-                return self.shortened(results, e);
+                return self.shortened(results, crate::sys::limits::explain_file_size(e));
             }
             Err(source) => {
                 return Err(WriteError::Io {
                     path: self.path.clone(),
-                    source,
+                    source: crate::sys::limits::explain_file_size(source),
                 });
             }
         }
@@ -409,9 +409,13 @@ pub fn due(since: Duration, cost: Duration) -> bool {
     since >= cost.saturating_mul(PACE)
 }
 
-/// Whether `e` says the file system is full (or the user's quota is).
+/// Whether `e` says the file system is full (or the user's quota is), or the file reached the file-size
+/// limit (RLIMIT_FSIZE): a smaller document may still be written.
 fn no_space(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG)
+    )
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, WriteError> {

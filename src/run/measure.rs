@@ -309,7 +309,7 @@ pub fn run(
     {
         out.csv_error = Some(SetupError {
             what: format!("cannot write {}", csv.dir.join(&device_csv).display()),
-            source: e,
+            source: crate::sys::limits::explain_file_size(e),
         });
     }
     // The engine moved the drive's clock to the phase's end (its bound, for a time-bounded phase).
@@ -863,6 +863,8 @@ struct Collector<'a> {
     folded: (u64, PerDir<u64>),
     rows: Rows,
     write_err: Option<io::Error>,
+    /// Whether that error is the histogram log's (else the CSV's).
+    hlog_failed: bool,
     interval_ns: u64,
     obs: &'a mut dyn Observer,
     /// The first recorder number of each worker, and one past the last worker's.
@@ -914,16 +916,22 @@ impl Collector<'_> {
         if self.write_err.is_none()
             && let Err(e) = self.hlog.append((a, b), &hists)
         {
+            self.hlog_failed = true;
             self.write_err = Some(e);
         }
         self.lat.recycle(hists);
         row
     }
 
-    /// Writes a row; returns whether steady state was first reached with it (full rows only).
+    /// Writes a row; returns whether steady state was first reached with it (full rows only). After the
+    /// first write error of the CSV or the histogram log, neither is written again.
     fn take(&mut self, row: &SeriesRow, full: bool) -> bool {
-        if let Err(e) = self.csv.append(row) {
-            self.write_err.get_or_insert(e);
+        if self.write_err.is_none()
+            && let Err(e) = self.csv.append(row)
+        {
+            // The log took the row (`row` just wrote it): without it, both files hold the same rows.
+            let _ = self.hlog.drop_last();
+            self.write_err = Some(e);
         }
         self.obs.row(row);
         full && self.rows.push(row)
@@ -983,6 +991,7 @@ fn measure(
         folded: Default::default(),
         rows: Rows::new(m, shape.stream.span_len),
         write_err: None,
+        hlog_failed: false,
         interval_ns: shape.io.interval_ns,
         obs,
         per_worker: vec![IntervalCounts::default(); jobs.len()],
@@ -1095,6 +1104,11 @@ fn collect(
                     ended_at_steady = true;
                     jobs[0].abort();
                 }
+                // A series file that takes no more rows (a full disk, the file-size limit) ends the
+                // phase now, as a signal would: the run fails with what it measured so far.
+                if c.write_err.is_some() {
+                    jobs[0].abort();
+                }
             }
             if let Some(ls) = &jobs[0].lockstep {
                 ls.handled_one();
@@ -1125,8 +1139,10 @@ fn finish(
         let dropped = t.dropped;
         (t.into_sorted(), dropped)
     });
-    let end_ns = end_of_phase(shape, parts, job, &mut outcome, ended_at_steady);
-    let cut_short = outcome.error.is_some() || ended_at_steady || parts.stopped();
+    // A series file that took no more rows ended the phase: it does not last its duration.
+    let cut = ended_at_steady || c.write_err.is_some();
+    let end_ns = end_of_phase(shape, parts, job, &mut outcome, cut);
+    let cut_short = outcome.error.is_some() || cut || parts.stopped();
     let tail = series.finish(end_ns, cut_short);
     let n = tail.len();
     for (i, (k, counts)) in tail.into_iter().enumerate() {
@@ -1146,9 +1162,13 @@ fn finish(
     if c.lat.capped_rows() > 0 {
         outcome.warnings.push(capped_warning(c.lat.capped_rows()));
     }
+    let failed = match c.hlog_failed {
+        true => csv.dir.join(&csv.hlog_name()),
+        false => csv.path(),
+    };
     let csv_error = c.write_err.take().map(|e| SetupError {
-        what: format!("cannot write {}", csv.path().display()),
-        source: e,
+        what: format!("cannot write {}", failed.display()),
+        source: crate::sys::limits::explain_file_size(e),
     });
     outcome.end_ns = end_ns;
     let workers = c
@@ -1224,16 +1244,17 @@ fn rate_end_ns(r: crate::vocab::Rate, ops: &PerDir<u64>) -> u64 {
 /// When the phase ends, ns: a time-bounded phase lasts its duration even when its last I/O (under a rate cap)
 /// was issued earlier, on the wall clock by waiting it out, on a virtual clock (where no time passes by
 /// itself) by ending there. Buffered writes are flushed inside the phase, so that page-cache writeback is
-/// neither lost nor charged to the next phase.
+/// neither lost nor charged to the next phase. `cut`: the phase was ended early (steady state reached, or a
+/// series file that took no more rows).
 fn end_of_phase(
     shape: &Shape<'_>,
     parts: &Parts<'_>,
     job: &Job<'_>,
     outcome: &mut Outcome,
-    ended_at_steady: bool,
+    cut: bool,
 ) -> u64 {
     let duration_ns = shape.bound.duration_ns();
-    let ran_out = outcome.error.is_none() && !ended_at_steady && !parts.stopped();
+    let ran_out = outcome.error.is_none() && !cut && !parts.stopped();
     if let Some(d) = duration_ns.filter(|_| !job.is_virtual()) {
         let now = job.now_ns();
         if ran_out && now < d {

@@ -189,6 +189,8 @@ pub fn allocate(file: &File, len: u64) -> io::Result<()> {
 pub struct RowFile {
     file: File,
     len: u64,
+    /// The length before the last row appended.
+    before_last: u64,
     failed: bool,
 }
 
@@ -198,6 +200,7 @@ impl RowFile {
         RowFile {
             file,
             len: 0,
+            before_last: 0,
             failed: false,
         }
     }
@@ -222,8 +225,20 @@ impl RowFile {
                 Err(e) => return Err(self.take_back(e)),
             }
         }
+        self.before_last = self.len;
         self.len += row.len() as u64;
         Ok(())
+    }
+
+    /// Removes the last row appended and refuses later rows: a file written beside another that could not
+    /// take the same row then holds the same rows as it.
+    ///
+    /// # Errors
+    /// The OS error truncating the file.
+    pub fn drop_last(&mut self) -> io::Result<()> {
+        self.failed = true;
+        self.len = self.before_last;
+        self.file.set_len(self.len)
     }
 
     /// Truncates the file to its whole rows and refuses later rows; returns `e`.

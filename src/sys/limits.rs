@@ -70,6 +70,21 @@ impl Limit {
     }
 }
 
+/// `e` as it was, or, when it is EFBIG (a write past RLIMIT_FSIZE), naming that limit and its value.
+pub fn explain_file_size(e: std::io::Error) -> std::io::Error {
+    if e.raw_os_error() != Some(libc::EFBIG) {
+        return e;
+    }
+    let limit = Limit::FileSize
+        .soft()
+        .map_or(String::new(), |v| format!(" ({v} B)"));
+    std::io::Error::other(format!(
+        "{}: the file reached {}{limit}",
+        crate::sys::os_text(&e),
+        Limit::FileSize.name()
+    ))
+}
+
 /// Files this process has open now (the entries of /proc/self/fd, less the one reading it), or `None`.
 pub fn open_files() -> Option<u64> {
     let n = std::fs::read_dir("/proc/self/fd").ok()?.count() as u64;

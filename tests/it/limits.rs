@@ -251,6 +251,54 @@ fn a_write_past_the_file_size_limit_names_the_limit() {
     );
 }
 
+/// Attack 24c F13/F19: the file-size limit reached by a phase's series CSV or histogram log (a 20 s phase
+/// at 1 ms rows), on the simulated drive and on a file read: the phase ends at that write (it ran on to its
+/// 20 s), exit 1, results "failed" naming the limit, and the results validate (the CSV and the log hold the
+/// same rows, `intervals` of them).
+#[test]
+fn a_series_file_past_the_file_size_limit_ends_the_phase_and_validates() {
+    let test = "limits::a_series_file_past_the_file_size_limit_ends_the_phase_and_validates";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    sparse_file(&d.path().join("t.img"), 16 << 20);
+    for (name, target, read) in [
+        ("sim", "sim:capacity=256MiB,op=20%", 0),
+        ("file", "t.img", 100),
+    ] {
+        let body = format!(
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\n\
+             block_size = \"4KiB\"\nread_percent = {read}\ninterval = \"1ms\"\nduration = \"20s\"\n"
+        );
+        write_file(d.path(), "s.toml", &spec_text("fsize", &body));
+        let args = ["s.toml", "--target", target, "-o", name, "-q"];
+        let ran = run_limited(d.path(), &["--fsize=100000"], false, &args);
+        let out = d.path().join(name);
+        let error = failed_cleanly(&ran, &out);
+        let limit = ": File too large (errno 27): the file reached the file-size limit (RLIMIT_FSIZE, ulimit -f) (100000 B)";
+        let csv = format!("phase \"w\": cannot write {name}/00-w.csv{limit}");
+        let hlog = format!("phase \"w\": cannot write {name}/00-w.hlog{limit}");
+        assert!(error == csv || error == hlog, "{name}: {error}");
+        let (_, r) = strict_results(&out);
+        let p = phase(&r, 0);
+        let secs = p["duration_s"].as_f64().expect("duration_s");
+        assert!(
+            secs > 0.0 && secs < 5.0,
+            "{name}: the phase lasted {secs} s"
+        );
+        assert!(ran.took < Duration::from_secs(15), "{name}: {:?}", ran.took);
+        // The CSV's rows (less its header), counted here, are the phase's intervals.
+        let lines = std::fs::read_to_string(out.join("00-w.csv"))
+            .expect("csv")
+            .lines()
+            .count() as u64;
+        assert_eq!(lines - 1, u(p, "/intervals"), "{name}");
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", name]));
+        assert_eq!(code, 0, "{name}: {err}");
+    }
+}
+
 /// Item 4: I/O buffers over the address-space limit (QD16 × 128 MiB = 2 GiB under 1.5 GB, within the
 /// documented 2 GiB buffer limit) on the null engine, and io_uring's QD1024 × 2 MiB on a file: refused
 /// before anything is written (exit 2, no output folder), the need recomputed (the buffers, no thread of
