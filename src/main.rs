@@ -1417,6 +1417,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let consent = multi::consents(std::slice::from_ref(&plan), &a.allow_destroy)
         .map_err(bad)?
         .remove(0);
+    // A resource limit: exit 1.
+    run::check_open_files(&[&plan]).map_err(|e| Fail(1, e))?;
     run::check_address_space(&[&plan]).map_err(bad)?;
     // The folder is opened and locked before anything is written: a folder that another run holds, that
     // holds results.json or that is a symbolic link is refused here. Hosts launched together get one
@@ -1454,6 +1456,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         .announcing(format!("results: {}", shown(out_path)));
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
+    let out_dir = where_now(out_dir)?;
     let (r, unchecked) = checked_outcome(r, &out_dir);
     // Past the schema, what `wkrun validate` checks: a run whose results it would refuse failed.
     let r = match (r, &unchecked) {
@@ -1469,6 +1472,32 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     match unchecked {
         Some(e) => Err(Fail(wkrun::results::check::EXIT_SCHEMA_BUG, e)),
         None => Ok(()),
+    }
+}
+
+/// The output folder where it is after the run: one moved during the run (and perhaps a link or another
+/// folder put in its place) holds what the run wrote through its descriptor, and is read back and named by
+/// its new path, with a warning; one removed (or not to be found) fails the run with exit 1, as nothing
+/// can be read back.
+fn where_now(out_dir: OutDir) -> Result<OutDir, Fail> {
+    let Some(now) = out_dir.moved_to() else {
+        return Ok(out_dir);
+    };
+    let was = wkrun::text::escaped(&out_dir.path().to_string_lossy()).into_owned();
+    match now.map(|p| out_dir.relocated(p)) {
+        Some(Ok(moved)) => {
+            err_out(&format!(
+                "warning: the output folder {was} was moved during the run, to {}: the results are there (nothing was written into what {was} names now)\n",
+                wkrun::text::escaped(&moved.path().to_string_lossy())
+            ));
+            Ok(moved)
+        }
+        _ => Err(Fail(
+            1,
+            format!(
+                "the output folder {was} was moved or removed during the run and cannot be found: its results went with it (nothing was written into what {was} names now)"
+            ),
+        )),
     }
 }
 

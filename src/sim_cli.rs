@@ -95,11 +95,23 @@ pub fn mark_prediction(plan: &mut wkrun::plan::Plan, p: wkrun::plan::Predicted) 
     plan.prediction = Some(p);
 }
 
+/// Files `sim fit` and `sim predict` hold open at once beside their runs' own (a run is a process of its
+/// own, which checks its own): the results read, the run's error output, and the pipe starting a run
+/// opens. Measured: `sim predict` started its run with 2 files free beside those open when it started.
+const SIM_FILES: u64 = 4;
+
 /// `wkrun sim ...`.
 pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
     // A signal stops the command as it stops a run: its child run is stopped and waited for, the scratch
     // folder removed, and the exit is 128 + the signal's number.
     wkrun::sys::signal::install();
+    // Before any run, which would fail to start under too few: a resource limit, exit 1. Each run checks
+    // (and raises) the limit for its own needs.
+    let what = match &cmd {
+        SimCmd::Fit { .. } => "sim fit",
+        SimCmd::Predict { .. } => "sim predict",
+    };
+    wkrun::run::ensure_open_files(what, SIM_FILES, "").map_err(|e| Fail(1, e))?;
     match cmd {
         SimCmd::Fit {
             results,

@@ -25,7 +25,7 @@ pub enum OutDirError {
         path: PathBuf,
     },
     /// The folder (or a parent) cannot be created, or it cannot be opened.
-    #[error("cannot create the {what} {}: {source}", path.display())]
+    #[error("cannot create the {what} {}: {source}{}", path.display(), crate::sys::limits::errno_note(source))]
     Create {
         /// "output folder" or "report folder".
         what: &'static str,
@@ -48,8 +48,9 @@ pub enum OutDirError {
     },
     /// A file cannot be made in the folder (no permission, an immutable folder, a read-only file system).
     #[error(
-        "cannot write into the output folder {}: {source}; choose another --output folder",
-        path.display()
+        "cannot write into the output folder {}: {source}{}",
+        path.display(),
+        not_writable_tail(source)
     )]
     NotWritable {
         /// The folder.
@@ -91,6 +92,15 @@ pub enum OutDirError {
         /// Some of what it holds that is not wkrun's (at most [`SHOWN_OTHERS`], then how many more).
         others: Vec<String>,
     },
+}
+
+/// The end of [`OutDirError::NotWritable`]'s message: what to do. Another folder helps unless the process
+/// ran out of file descriptors (the limit is named instead).
+fn not_writable_tail(e: &io::Error) -> String {
+    match crate::sys::limits::errno_note(e) {
+        n if n.is_empty() => "; choose another --output folder".to_string(),
+        n => format!("{n}: raise it (ulimit -n)"),
+    }
 }
 
 /// The most names of files that are not wkrun's a [`OutDirError::NotEmpty`] names.
@@ -392,6 +402,31 @@ impl OutDir {
         use std::os::unix::fs::MetadataExt;
         let here = self.inner.dir.id().ok();
         std::fs::metadata(path).is_ok_and(|m| Some((m.dev(), m.ino())) == here)
+    }
+
+    /// Where the folder is now when its path no longer names it (moved, or replaced by another folder or a
+    /// link, while a run wrote into it through its descriptor): `Some(Some(path))`, its path now (checked to
+    /// name it), `Some(None)` when it was removed or cannot be found; `None` while its path names it.
+    pub fn moved_to(&self) -> Option<Option<PathBuf>> {
+        if self.is(&self.inner.path) {
+            return None;
+        }
+        Some(self.inner.dir.current_path().filter(|p| self.is(p)))
+    }
+
+    /// The same folder (its descriptor shared, with its lock) named by `path`, the path it has now: see
+    /// [`OutDir::moved_to`]. Never removed by [`OutDir::discard`].
+    ///
+    /// # Errors
+    /// The OS error of duplicating the descriptor.
+    pub fn relocated(&self, path: PathBuf) -> io::Result<OutDir> {
+        Ok(OutDir {
+            inner: Arc::new(Inner {
+                dir: self.inner.dir.try_clone()?,
+                path,
+                created: false,
+            }),
+        })
     }
 
     /// Removes the folder if [`OutDir::open`] created it and it is still empty (a run refused after its

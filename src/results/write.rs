@@ -60,7 +60,10 @@ pub enum WriteError {
     #[error("results cannot be serialized (a wkrun bug): {0}")]
     Invalid(String),
     /// The file could not be written.
-    #[error("cannot write {path}: {source}")]
+    #[error(
+        "cannot write {path}: {source}{}",
+        crate::sys::limits::errno_note(source)
+    )]
     Io {
         /// The file.
         path: PathBuf,
@@ -70,8 +73,9 @@ pub enum WriteError {
     /// The last document did not fit: the file holds the phases written before, `failed`, and an error
     /// naming the phases missing.
     #[error(
-        "cannot write {} in full: {source}; it holds the {kept} phases written before, without the rest",
-        path.display()
+        "cannot write {} in full: {source}{}; it holds the {kept} phases written before, without the rest",
+        path.display(),
+        crate::sys::limits::errno_note(source)
     )]
     Shortened {
         /// The file.

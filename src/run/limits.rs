@@ -31,37 +31,71 @@ pub fn limit_notes(plan: &Plan) -> Vec<String> {
         .collect()
 }
 
-/// Files a run holds open at once, at most: [`BASE_FILES`] for the run and its output folder, and
-/// [`FILES_PER_TARGET`] more for each target beyond the first (its file or device, its folder and lock,
-/// a CSV, results.json being replaced, the room kept, an io_uring ring). An upper bound: measured, 16 file
-/// targets on psync ran with 70 open files at most, where this gives 98.
+/// Files a run holds open at once, at most: [`BASE_FILES`] for the run and its output folder, [`FILES_PER_TARGET`]
+/// more for each target beyond the first (its file or device, its folder and lock, a CSV, results.json being
+/// replaced, the room kept), and an io_uring ring per worker of each target's phase that has most. An upper
+/// bound: measured (the least limit it ran under, less the files open when it started), a run on one file
+/// or simulated drive, psync, libaio or io_uring with one worker, took 5, with `workers = 4` on io_uring
+/// 9 and with `workers = 16` 21; 16 file targets on psync ran with 70 open files at most, where this gives
+/// 98.
 pub const BASE_FILES: u64 = 8;
 /// See [`BASE_FILES`].
 pub const FILES_PER_TARGET: u64 = 6;
 
-/// Refuses a run of `targets` targets that the open-file limit (RLIMIT_NOFILE) would stop part way, with
-/// some targets' results unwritten: checked before anything is made, so nothing is written.
+/// The io_uring rings the phase of `plan` that has most holds open at once: one per worker.
+fn rings(plan: &Plan) -> u64 {
+    plan.to_run()
+        .filter_map(|p| p.io())
+        .filter(|io| io.engine == EngineKind::IoUring)
+        .map(|io| u64::from(io.workers.max(1)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Makes sure the open-file limit (RLIMIT_NOFILE, `ulimit -n`) leaves `needs` files beside those open now,
+/// raising its soft limit up to the hard one where it is lower (as a shell's `ulimit -n` may); `what`
+/// names what needs them ("a run", "sim fit") and `how` what else helps. Checked before anything is
+/// made, so nothing is written.
 ///
 /// # Errors
-/// What the run needs, what the limit allows, and how to raise it.
-pub fn check_open_files(targets: usize) -> Result<(), String> {
+/// What is needed, the limit and its hard limit, and how to raise it.
+pub fn ensure_open_files(what: &str, needs: u64, how: &str) -> Result<(), String> {
     let Some(limit) = Limit::OpenFiles.soft() else {
         return Ok(());
     };
     let open = open_files().unwrap_or(3);
-    let needs = BASE_FILES + FILES_PER_TARGET * (targets as u64).saturating_sub(1);
-    if open + needs <= limit {
+    let want = open + needs;
+    if want <= limit || Limit::OpenFiles.raise_to(want) {
         return Ok(());
     }
-    let what = match targets {
-        1 => "a run".to_string(),
-        n => format!("a run on {n} targets"),
-    };
+    let hard = Limit::OpenFiles
+        .hard()
+        .map_or(String::new(), |h| format!(" (its hard limit {h})"));
     Err(format!(
-        "{what} needs up to {needs} open files at once beside the {open} open now, and {} is {limit}: raise it (ulimit -n {}) or run on fewer targets at once; nothing was written",
+        "{what} needs up to {needs} open files at once beside the {open} open now, and {} is {limit}{hard}: raise it to at least {want} (ulimit -n {want}){how}; nothing was written",
         Limit::OpenFiles.name(),
-        (open + needs).next_power_of_two().max(1024)
     ))
+}
+
+/// Refuses a run on the targets of `plans` that the open-file limit (RLIMIT_NOFILE) would stop part way,
+/// with some results unwritten ([`ensure_open_files`]; the limit is raised to its hard limit when that is
+/// enough).
+///
+/// # Errors
+/// What the run needs, what the limit allows, and how to raise it.
+pub fn check_open_files(plans: &[&Plan]) -> Result<(), String> {
+    let targets = plans.len() as u64;
+    let needs = BASE_FILES
+        + FILES_PER_TARGET * targets.saturating_sub(1)
+        + plans.iter().map(|p| rings(p)).sum::<u64>();
+    let (what, how) = match targets {
+        1 => ("a run".to_string(), ""),
+        n => (
+            format!("a run on {n} targets"),
+            " or run on fewer targets at once",
+        ),
+    };
+    ensure_open_files(&what, needs, how)
 }
 
 /// Address space a run keeps free for itself beyond its targets (its results, messages, the report of the

@@ -89,7 +89,7 @@ pub struct WorkerTotals {
 
 /// Why an I/O phase could not run at all: what was being opened or written, and the OS error.
 #[derive(Debug, thiserror::Error)]
-#[error("{what}: {source}")]
+#[error("{what}: {source}{}", crate::sys::limits::errno_note(source))]
 pub struct SetupError {
     /// What was being opened or written.
     pub what: String,

@@ -156,6 +156,23 @@ impl Dir {
         self.fd.sync_all()
     }
 
+    /// Another descriptor of the same open folder (dup(2)): it shares the lock.
+    ///
+    /// # Errors
+    /// The OS error of dup(2).
+    pub fn try_clone(&self) -> io::Result<Dir> {
+        Ok(Dir {
+            fd: self.fd.try_clone()?,
+        })
+    }
+
+    /// The path that names the folder now, as the kernel keeps it (/proc/self/fd): where it was moved to,
+    /// or `None` when it was removed or the path cannot be read.
+    pub fn current_path(&self) -> Option<std::path::PathBuf> {
+        let p = std::fs::read_link(format!("/proc/self/fd/{}", self.fd.as_raw_fd())).ok()?;
+        (!p.as_os_str().as_bytes().ends_with(b" (deleted)")).then_some(p)
+    }
+
     /// The folder's device and inode numbers.
     ///
     /// # Errors

@@ -45,13 +45,61 @@ impl Limit {
 
     /// The soft limit of this process: a count of processes, or bytes; `None` when unlimited (or unknown).
     pub fn soft(self) -> Option<u64> {
+        self.get()
+            .map(|r| r.rlim_cur)
+            .filter(|&v| v != libc::RLIM_INFINITY)
+    }
+
+    /// The soft and hard limits, or `None` when they cannot be read.
+    fn get(self) -> Option<libc::rlimit> {
         let mut r = libc::rlimit {
             rlim_cur: 0,
             rlim_max: 0,
         };
         // SAFETY: getrlimit writes one rlimit to a valid pointer.
         let rc = unsafe { libc::getrlimit(self.resource(), &mut r) };
-        (rc == 0 && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
+        (rc == 0).then_some(r)
+    }
+
+    /// Raises the soft limit to the hard limit (to `want` where the hard limit is unlimited), as far as
+    /// `want` at least, when it is below `want`: true when the soft limit is `want` or more afterwards. The
+    /// hard limit only root may raise, and is left as it is.
+    pub fn raise_to(self, want: u64) -> bool {
+        let Some(r) = self.get() else {
+            return false;
+        };
+        if r.rlim_cur == libc::RLIM_INFINITY || r.rlim_cur >= want {
+            return true;
+        }
+        if r.rlim_max != libc::RLIM_INFINITY && r.rlim_max < want {
+            return false;
+        }
+        let to = match r.rlim_max {
+            libc::RLIM_INFINITY => want,
+            hard => hard,
+        };
+        let raised = libc::rlimit {
+            rlim_cur: to,
+            rlim_max: r.rlim_max,
+        };
+        // SAFETY: setrlimit reads one rlimit from a valid pointer; the soft limit stays within the hard one.
+        if unsafe { libc::setrlimit(self.resource(), &raised) } == 0 {
+            return true;
+        }
+        // The hard limit may be above the kernel's own cap (fs.nr_open): then only as far as is needed.
+        let needed = libc::rlimit {
+            rlim_cur: want,
+            rlim_max: r.rlim_max,
+        };
+        // SAFETY: as above.
+        unsafe { libc::setrlimit(self.resource(), &needed) == 0 }
+    }
+
+    /// The hard limit of this process; `None` when unlimited (or unknown).
+    pub fn hard(self) -> Option<u64> {
+        self.get()
+            .map(|r| r.rlim_max)
+            .filter(|&v| v != libc::RLIM_INFINITY)
     }
 
     /// `"; <name> is <value>"` when the limit is set, else an empty string: the tail of an error message.
@@ -89,6 +137,23 @@ pub fn explain_file_size(e: std::io::Error) -> std::io::Error {
 pub fn open_files() -> Option<u64> {
     let n = std::fs::read_dir("/proc/self/fd").ok()?.count() as u64;
     Some(n.saturating_sub(1))
+}
+
+/// What an OS error of running out of file descriptors owes to a limit, as the tail of its message: for
+/// `EMFILE`, `"; <the open-file limit> is N"`; for `ENFILE`, the system-wide limit (`fs.file-max`); else
+/// an empty string.
+pub fn errno_note(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::EMFILE) => match Limit::OpenFiles.note() {
+            n if n.is_empty() => format!("; {} was reached", Limit::OpenFiles.name()),
+            n => n,
+        },
+        Some(libc::ENFILE) => {
+            "; the system's limit on open files (fs.file-max, /proc/sys/fs/file-max) was reached"
+                .to_string()
+        }
+        _ => String::new(),
+    }
 }
 
 /// `"; the cgroup's pids.max is N (pids.current M, FILE)"` when a pids controller of this process's cgroup

@@ -42,14 +42,15 @@ pub struct Io {
     pub flags: u32,
 }
 
-/// An OS error as `"<message> (errno N)"` (std writes "(os error N)"; errno is the term users search for);
-/// other errors as they display.
+/// An OS error as `"<message> (errno N)"` (std writes "(os error N)"; errno is the term users search for),
+/// with the limit it hit when it is one of running out of file descriptors ([`limits::errno_note`]); other
+/// errors as they display.
 pub fn os_text(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         Some(n) => {
             let s = e.to_string();
             let msg = s.strip_suffix(&format!(" (os error {n})")).unwrap_or(&s);
-            format!("{msg} (errno {n})")
+            format!("{msg} (errno {n}{})", limits::errno_note(e))
         }
         None => e.to_string(),
     }

@@ -1089,6 +1089,7 @@ pub fn summary_lines(log: &str, i: usize) -> Vec<&str> {
         .collect()
 }
 
+<<<<<<< HEAD
 /// Bytes of `dir`'s results.json, series CSVs and histogram logs (what a merge or a report holds whole; the
 /// traces and counters CSVs are read a line at a time and not counted).
 pub fn folder_bytes(dir: &Path) -> u64 {
@@ -1117,4 +1118,22 @@ pub fn svg_names(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+=======
+/// The files a child of this test process holds open when it starts: its three standard streams, and the
+/// descriptors this process holds without close-on-exec (a CI runner's or a shell's, which children inherit).
+pub fn files_a_child_starts_with() -> u64 {
+    let inherited = fs::read_dir("/proc/self/fdinfo")
+        .expect("/proc/self/fdinfo")
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&fd| fd > 2)
+        .filter(|fd| {
+            let info = fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).unwrap_or_default();
+            info.lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u64::from_str_radix(f.trim(), 8).ok())
+                .is_some_and(|flags| flags & 0o2_000_000 == 0)
+        })
+        .count() as u64;
+    3 + inherited
+>>>>>>> nofile24
 }

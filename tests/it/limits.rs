@@ -1092,3 +1092,69 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
         );
     }
 }
+
+/// Attack 24c F12: under an open-file limit (RLIMIT_NOFILE) too small for a run, the run is refused before
+/// anything is made, exit 1 (a resource limit), naming the limit and the count needed (once: at 4, exit 2
+/// blaming the output folder, "choose another --output folder"; at 5 to 8, exit 1 with "Too many open
+/// files" naming no limit). `sim fit` too (once: "cannot run .../wkrun: Too many open files"). Where the
+/// hard limit allows, the soft limit is raised and the run completes.
+#[test]
+fn a_small_open_file_limit_is_named_or_raised() {
+    if let Some(why) = limits_unavailable() {
+        return skip("limits::a_small_open_file_limit_is_named_or_raised", &why);
+    }
+    let d = tempdir();
+    let p = d.path();
+    write_file(p, "s.toml", &workload("duration = \"1s\"\n"));
+    // io_uring: a ring per worker.
+    let uring = workload("duration = \"1s\"\nengine = \"io_uring\"\nworkers = 4\n");
+    write_file(p, "u.toml", &uring);
+    let sim = "sim:capacity=256MiB,op=20%";
+    let open = files_a_child_starts_with();
+    let file = |spec: &'static str, out: &'static str| {
+        vec![
+            spec,
+            "--target",
+            "t.img",
+            "--target-size",
+            "16MiB",
+            "-o",
+            out,
+            "-q",
+        ]
+    };
+    let cases = [
+        (
+            "4",
+            vec!["s.toml", "--target", sim, "-o", "o4", "-q"],
+            "a run",
+            8,
+        ),
+        ("8", file("s.toml", "o8"), "a run", 8),
+        ("12", file("u.toml", "o12"), "a run", 12),
+        ("4", vec!["sim", "fit", "o4"], "sim fit", 4),
+    ];
+    for (n, args, what, needs) in cases {
+        let ran = run_limited(p, &[&format!("--nofile={n}")], false, &args);
+        assert_eq!(ran.code, 1, "{}", ran.stderr);
+        assert_eq!(
+            ran.stderr,
+            format!(
+                "error: {what} needs up to {needs} open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n} (its hard limit {n}): raise it to at least {} (ulimit -n {}); nothing was written\n",
+                open + needs,
+                open + needs
+            )
+        );
+    }
+    assert_eq!(dir_listing(p), ["s.toml", "u.toml"], "nothing made");
+    // Raised to the hard limit: both complete.
+    for args in [
+        vec!["s.toml", "--target", sim, "-o", "ok", "-q"],
+        file("u.toml", "oku"),
+    ] {
+        let ran = run_limited(p, &["--nofile=4:64"], false, &args);
+        assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
+        let (_, r) = strict_results(&p.join(args[args.len() - 2]));
+        assert_eq!(r["status"], "completed");
+    }
+}

@@ -867,3 +867,76 @@ fn runs_started_in_one_second_get_default_folders_of_their_own() {
         assert_kept(&[&taken.join("results.json")]);
     }
 }
+
+/// Attack 24c F11: the output folder moved away during a run and a link to another folder put in its
+/// place. The run writes on through its descriptor into the moved folder; its results are read back there
+/// and named by the new path, with a warning (once: exit 3, "cannot read back orep/results.json", after
+/// `done: orep/results.json`); nothing is written into the link's folder.
+#[test]
+fn an_output_folder_moved_during_the_run_is_read_back_where_it_went() {
+    let dir = tempdir();
+    let d = &fs::canonicalize(dir.path()).unwrap();
+    let spec = write_file(
+        d,
+        "mv.toml",
+        &spec_text(
+            "mv",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"2s\"\n",
+        ),
+    );
+    fs::create_dir(d.join("victim")).unwrap();
+    let run = Command::new(wkrun_bin())
+        .arg(&spec)
+        .args([
+            "--target",
+            "t.img",
+            "--target-size",
+            "16MiB",
+            "-o",
+            "orep",
+            "-q",
+        ])
+        .current_dir(d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    while !d.join("orep/results.json").exists() {
+        assert!(Instant::now() < until, "the run never wrote results");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    fs::rename(d.join("orep"), d.join("orep.moved")).unwrap();
+    symlink(d.join("victim"), d.join("orep")).unwrap();
+    let o = run.wait_with_output().unwrap();
+    let (code, out, err) = code_out_err(&o);
+    let moved = d.join("orep.moved");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "warning: the output folder orep was moved during the run, to {}: the results are there (nothing was written into what orep names now)\n",
+            moved.display()
+        )
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "results: orep");
+    assert_eq!(
+        lines[lines.len() - 2],
+        format!("done: {}/results.json", moved.display())
+    );
+    assert!(
+        lines[lines.len() - 1].starts_with(&format!("next: wkrun report {}", moved.display())),
+        "{out}"
+    );
+    assert_eq!(names(&d.join("victim")), Vec::<String>::new());
+    let (_, r) = strict_results(&moved);
+    assert_eq!(r["status"], "completed");
+    assert_eq!(
+        names(&moved),
+        ["00-w.counters.csv", "00-w.csv", "00-w.hlog", "results.json"]
+    );
+    let v = wkrun(d, &["validate", "orep.moved"]);
+    assert_eq!(code_out_err(&v).0, 0);
+}
