@@ -1089,7 +1089,6 @@ pub fn summary_lines(log: &str, i: usize) -> Vec<&str> {
         .collect()
 }
 
-<<<<<<< HEAD
 /// Bytes of `dir`'s results.json, series CSVs and histogram logs (what a merge or a report holds whole; the
 /// traces and counters CSVs are read a line at a time and not counted).
 pub fn folder_bytes(dir: &Path) -> u64 {
@@ -1118,7 +1117,8 @@ pub fn svg_names(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
-=======
+}
+
 /// The files a child of this test process holds open when it starts: its three standard streams, and the
 /// descriptors this process holds without close-on-exec (a CI runner's or a shell's, which children inherit).
 pub fn files_a_child_starts_with() -> u64 {
@@ -1135,5 +1135,4 @@ pub fn files_a_child_starts_with() -> u64 {
         })
         .count() as u64;
     3 + inherited
->>>>>>> nofile24
 }
