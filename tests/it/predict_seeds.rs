@@ -365,3 +365,15 @@ fn features_a_run_would_refuse_are_refused_up_front() {
         "nothing but the two files"
     );
 }
+
+/// attack24c F17: --theory without --features is refused (exit 2), not ignored.
+#[test]
+fn theory_without_features_is_refused() {
+    let dir = tempdir();
+    let (code, out, err) = code_out_err(&wkrun(dir.path(), &["sim", "fit", "m", "--theory"]));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        "error: sim fit: --theory is for --features FILE (a fit to a measured run always runs the simulated drive)\n"
+    );
+}
