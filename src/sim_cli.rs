@@ -122,6 +122,11 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
         } => {
             let f = match (features, results) {
                 (Some(file), _) => from_features(&file, theory)?,
+                (None, Some(_)) if theory => {
+                    return Err(bad(
+                        "sim fit: --theory is for --features FILE (a fit to a measured run always runs the simulated drive)",
+                    ));
+                }
                 (None, Some(results)) => fitted(&results, phase.as_deref(), capacity)?,
                 (None, None) => return Err(bad("sim fit: give RESULTS or --features FILE")),
             };

@@ -288,26 +288,15 @@ fn content(raw: &str) -> Option<&str> {
 /// A job file's text: a regular file of at most [`MAX_JOB_FILE_BYTES`], UTF-8 without control characters
 /// but tabs and line ends, and no line longer than fio reads.
 fn read_text(path: &Path, shown: &str) -> Result<String, Problem> {
-    use std::io::Read;
     let whole = |m: String| Problem::new(Place::File(shown.to_string()), m);
-    let file = crate::spec::load::open_regular(path, false)
-        .map_err(|e| whole(format!("cannot read the job file: {e}")))?;
-    let too_large = || {
-        whole(format!(
-            "larger than {} MiB, the largest job file wkrun reads (fio's are a few KiB); nothing was written",
-            MAX_JOB_FILE_BYTES >> 20
-        ))
-    };
-    if file.metadata().map(|m| m.len()).unwrap_or(0) > MAX_JOB_FILE_BYTES {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_JOB_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| whole(format!("cannot read the job file: {e}")))?;
-    if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
-        return Err(too_large());
-    }
+    let bytes = crate::spec::load::read_regular_bounded(path, MAX_JOB_FILE_BYTES)
+        .map_err(|e| whole(format!("cannot read the job file: {e}")))?
+        .ok_or_else(|| {
+            whole(format!(
+                "larger than {} MiB, the largest job file wkrun reads (fio's are a few KiB); nothing was written",
+                MAX_JOB_FILE_BYTES >> 20
+            ))
+        })?;
     check_text(&bytes, shown)
 }
 

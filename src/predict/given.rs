@@ -15,6 +15,7 @@ use super::FitError;
 use super::features::{CLIFF_DEPTH, Features};
 use super::measured::{Known, Measured};
 use super::runner::PhaseShape;
+use crate::spec::rules::MAX_BLOCK_SIZE;
 use crate::units::{Percent, Size};
 use crate::vocab::{Pattern, PhaseKind};
 use std::ops::Range;
@@ -33,8 +34,8 @@ pub const KEYS: [&str; 8] = [
     "spread",
 ];
 
-/// Largest queue depth a features file may give (as a spec's `queue_depth`).
-const MAX_QD: i64 = 65_536;
+/// Largest queue depth a features file may give: a spec's (the fit runs a spec of it).
+const MAX_QD: i64 = crate::spec::rules::MAX_QUEUE_DEPTH as i64;
 
 /// What pins the spare area.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,12 +72,29 @@ pub struct Given {
 /// # Errors
 /// [`FitError::Bad`] naming the file, the line and the key: unreadable or not TOML, an unknown key, a
 /// missing one, a value of the wrong type or out of range, both or neither of `steady_iops` and `op`, a
-/// steady level not below 80 % of the plateau (no cliff: the spare area is unknown).
+/// steady level not below 80 % of the plateau (no cliff: the spare area is unknown); a file that is not a
+/// regular file (a device, a FIFO) or larger than [`MAX_FEATURES_BYTES`].
 pub fn read(path: &Path) -> Result<Given, FitError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FitError::Bad(format!("{}: cannot read: {e}", path.display())))?;
+    let bad = |m: String| FitError::Bad(format!("{}: {m}", path.display()));
+    let bytes = crate::spec::load::read_regular_bounded(path, MAX_FEATURES_BYTES)
+        .map_err(|e| bad(format!("cannot read: {e}")))?
+        .ok_or_else(|| {
+            bad(format!(
+                "larger than {}, the largest features file wkrun reads (one is a few hundred bytes)",
+                crate::units::fmt_bytes(MAX_FEATURES_BYTES)
+            ))
+        })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "not UTF-8 (an invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
     parse(path, &text)
 }
+
+/// The largest features file wkrun reads: 64 KiB (one is a few hundred bytes).
+pub const MAX_FEATURES_BYTES: u64 = 64 << 10;
 
 /// The line (from 1) of byte `at` of `text`.
 fn line_of(text: &str, at: usize) -> usize {
@@ -160,13 +178,23 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
     };
     let capacity = size("capacity")?;
     let block_size = size("block_size")?;
-    if block_size % 512 != 0 || block_size > capacity {
-        let span = need("block_size")?.1.clone();
+    let block_bad = if block_size > MAX_BLOCK_SIZE {
+        Some(format!(
+            "{} is larger than the largest block size a spec takes, {}",
+            Size(block_size),
+            Size(MAX_BLOCK_SIZE)
+        ))
+    } else if block_size % 512 != 0 || block_size > capacity {
+        Some(format!(
+            "{block_size} B is not a multiple of 512 B within the capacity"
+        ))
+    } else {
+        None
+    };
+    if let Some(m) = block_bad {
         return Err(at(
-            span,
-            format!(
-                "key \"block_size\": {block_size} B is not a multiple of 512 B within the capacity"
-            ),
+            need("block_size")?.1.clone(),
+            format!("key \"block_size\": {m}"),
         ));
     }
     let (_, qd_span, qd_v) = need("queue_depth")?;

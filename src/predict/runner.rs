@@ -222,7 +222,7 @@ pub fn spawn_and_wait(cmd: &mut Command) -> Result<ExitStatus, FitError> {
 /// run's error output goes to `out` with `.stderr` added.
 ///
 /// # Errors
-/// [`FitError::Failed`] with the run's last line of error output when it does not exit 0;
+/// [`FitError::Failed`] with the run's `error:` line (else its last line of error output) when it does not exit 0;
 /// [`FitError::Exit`] when a signal stopped this process.
 pub fn run(exe: &Path, spec: &Path, target: &str, out: &Path) -> Result<(), FitError> {
     let stop = || stopped("the fit was stopped; nothing was kept");
@@ -249,17 +249,25 @@ pub fn run(exe: &Path, spec: &Path, target: &str, out: &Path) -> Result<(), FitE
     if !status.success() {
         let err = std::fs::read(&err_path).unwrap_or_default();
         let err = String::from_utf8_lossy(&err);
-        let last = err
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
         return Err(FitError::Failed(format!(
-            "the simulated run on {target} failed ({status}): {last}"
+            "the simulated run on {target} failed ({status}): {}",
+            error_line(&err)
         )));
     }
     let _ = std::fs::remove_file(&err_path);
     Ok(())
+}
+
+/// The line of a run's error output that says what went wrong: its first `error:` line (the lines after
+/// it may be a caret under the spec's text or a help line), else its last line that is not blank.
+fn error_line(err: &str) -> &str {
+    let mut lines = err.lines().map(str::trim).filter(|l| !l.is_empty());
+    err.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("error:"))
+        .map(|l| l.trim_start_matches("error:").trim_start())
+        .or_else(|| lines.next_back())
+        .unwrap_or("")
 }
 
 /// Per-second write IOPS of phase `phase` in the results folder `dir` (whole intervals only).

@@ -524,30 +524,34 @@ pub fn open_regular(path: &Path, nofollow: bool) -> std::io::Result<std::fs::Fil
     }
 }
 
+/// The bytes of the regular file `path` ([`open_regular`]), read no further than one byte past `max`:
+/// `None` when it holds more than `max` bytes. Every input reader of a small document goes through it, so
+/// a device (`/dev/zero`) or a FIFO is refused from its type and a huge file from its size.
+///
+/// # Errors
+/// As [`open_regular`], or the error reading it.
+pub fn read_regular_bounded(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let file = open_regular(path, false)?;
+    if file.metadata()?.len() > max {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
 /// The bytes of a spec file (a regular file: [`open_regular`]), read no further than one byte past
 /// [`MAX_SPEC_BYTES`].
 fn read_spec_file(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let cannot = |e: std::io::Error| format!("cannot read the spec file: {e}");
-    let too_large = || {
-        format!(
-            "the spec file is larger than {}, the largest spec wkrun reads",
-            crate::units::fmt_bytes(MAX_SPEC_BYTES)
-        )
-    };
-    let file = open_regular(path, false).map_err(cannot)?;
-    let size = file.metadata().map_err(cannot)?;
-    if size.len() > MAX_SPEC_BYTES {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_SPEC_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(cannot)?;
-    if bytes.len() as u64 > MAX_SPEC_BYTES {
-        return Err(too_large());
-    }
-    Ok(bytes)
+    read_regular_bounded(path, MAX_SPEC_BYTES)
+        .map_err(|e| format!("cannot read the spec file: {e}"))?
+        .ok_or_else(|| {
+            format!(
+                "the spec file is larger than {}, the largest spec wkrun reads",
+                crate::units::fmt_bytes(MAX_SPEC_BYTES)
+            )
+        })
 }
 
 /// Loads a spec from bytes that came from `path` (used only in messages).

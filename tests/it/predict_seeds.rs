@@ -303,3 +303,77 @@ fn the_seed_table_in_docs_predict_md_is_the_fits_of_the_published_numbers() {
         );
     }
 }
+
+/// attack24c F4: a features file that is not a regular file (a FIFO, a character device) is refused from
+/// its type before it is opened, as a spec file is: exit 2 naming it, nothing read, no hang.
+#[test]
+fn a_features_file_that_is_not_a_regular_file_is_refused() {
+    let dir = tempdir();
+    let fifo = dir.path().join("ff");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for (file, what) in [
+        ("ff", "a FIFO (named pipe)"),
+        ("/dev/zero", "a character device"),
+    ] {
+        let (code, out, err) = code_out_err(&wkrun(
+            dir.path(),
+            &["sim", "fit", "--features", file, "--theory"],
+        ));
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        assert!(
+            err.contains(&format!(
+                "{file}: cannot read: it is {what}, not a regular file"
+            )),
+            "{err}"
+        );
+    }
+}
+
+/// attack24c F1: a queue depth or block size a spec refuses is refused in the features file, with the
+/// spec's bounds, before any simulated run.
+#[test]
+fn features_a_run_would_refuse_are_refused_up_front() {
+    let dir = tempdir();
+    let head = "capacity = \"1GiB\"\n";
+    let text = format!(
+        "{head}block_size = \"4KiB\"\nqueue_depth = 1025\nplateau_iops = 100000\nsteady_iops = 20000\n"
+    );
+    let (code, out, err) = fit_features(dir.path(), "qd.toml", &text);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("qd.toml:3: key \"queue_depth\": an integer from 1 to 1024"),
+        "{err}"
+    );
+    let text = format!(
+        "{head}block_size = \"1GiB\"\nqueue_depth = 1\nplateau_iops = 1e9\nsteady_iops = 7.9e8\n"
+    );
+    let (code, out, err) = fit_features(dir.path(), "bs.toml", &text);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains(
+            "bs.toml:2: key \"block_size\": 1GiB is larger than the largest block size a spec takes, 128MiB"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "nothing but the two files"
+    );
+}
+
+/// attack24c F17: --theory without --features is refused (exit 2), not ignored.
+#[test]
+fn theory_without_features_is_refused() {
+    let dir = tempdir();
+    let (code, out, err) = code_out_err(&wkrun(dir.path(), &["sim", "fit", "m", "--theory"]));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        "error: sim fit: --theory is for --features FILE (a fit to a measured run always runs the simulated drive)\n"
+    );
+}
