@@ -178,6 +178,18 @@ fn a_report_of_many_phases_under_an_address_space_limit_ends_cleanly() {
             )
         };
         match code {
+            // Below what wkrun itself needs beside its program and libraries: the start-up refusal.
+            2 if err.contains("wkrun needs beyond the program and its libraries") => {
+                let at_least = number_after(&err, "raise it to at least ");
+                assert!(at_least > limit, "{err}");
+                assert_eq!(
+                    err,
+                    format!(
+                        "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the 4194304 B wkrun needs beyond the program and its libraries; raise it to at least {at_least} B (ulimit -v {}) or remove it\n",
+                        at_least / 1024
+                    )
+                );
+            }
             2 => {
                 let need = (4 << 20) + 10 * read;
                 assert_eq!(

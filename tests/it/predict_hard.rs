@@ -249,31 +249,34 @@ fn a_prediction_prints_the_runs_summary_and_what_to_do_next() {
     assert!(d.join("rep/index.html").is_file());
 }
 
+/// `sim predict` of an hour of random writes (on `sim:capacity=1GiB`) from a 40 s measurement in `d`,
+/// started, into `d/k`, once its results.json is there: the child and the folder.
+fn long_prediction(d: &Path) -> (Child, PathBuf) {
+    write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
+    let m = measured(d, "40s");
+    let out = d.join("k");
+    let args = [
+        "sim",
+        "predict",
+        m.to_str().unwrap(),
+        "long.toml",
+        "--fitted",
+        "sim:capacity=1GiB",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let c = start(d, &args, &[]);
+    wait_for("results.json", || out.join("results.json").exists());
+    (c, out)
+}
+
 /// Findings 6 and 12: SIGINT to `sim predict` stops its run (exit 130); the partial results say
 /// interrupted and carry the prediction's label; no child is left.
 #[test]
 fn an_interrupted_prediction_exits_130_with_labelled_partial_results_and_no_child() {
     let dir = tempdir();
-    let d = dir.path();
-    write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
-    let m = measured(d, "40s");
-    let out = d.join("k");
+    let (c, out) = long_prediction(dir.path());
     let o = out.to_str().unwrap();
-    let c = start(
-        d,
-        &[
-            "sim",
-            "predict",
-            m.to_str().unwrap(),
-            "long.toml",
-            "--fitted",
-            "sim:capacity=1GiB",
-            "-o",
-            o,
-        ],
-        &[],
-    );
-    wait_for("results.json", || out.join("results.json").exists());
     signal(&c, "-INT");
     let r = c.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
@@ -292,23 +295,8 @@ fn an_interrupted_prediction_exits_130_with_labelled_partial_results_and_no_chil
 #[test]
 fn a_killed_prediction_takes_its_run_with_it() {
     let dir = tempdir();
-    let d = dir.path();
-    write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
-    let m = measured(d, "40s");
-    let out = d.join("k");
+    let (c, out) = long_prediction(dir.path());
     let o = out.to_str().unwrap();
-    let args = [
-        "sim",
-        "predict",
-        m.to_str().unwrap(),
-        "long.toml",
-        "--fitted",
-        "sim:capacity=1GiB",
-        "-o",
-        o,
-    ];
-    let c = start(d, &args, &[]);
-    wait_for("results.json", || out.join("results.json").exists());
     let children = processes_with(o)
         .into_iter()
         .filter(|&p| p != c.id())
