@@ -489,7 +489,7 @@ mod tests {
             ),
             (
                 BASE.replace("queue_depth = 32", "queue_depth = \"32\"") + "op = \"7%\"\n",
-                "f.toml:3: key \"queue_depth\": an integer from 1 to 65536",
+                "f.toml:3: key \"queue_depth\": an integer from 1 to 1024",
             ),
             (
                 BASE.replace("queue_depth = 32", "queue_depth = 0") + "op = \"7%\"\n",
