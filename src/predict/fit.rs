@@ -42,6 +42,45 @@ pub struct Fitted {
     pub features: Features,
     /// Simulated runs made.
     pub runs: usize,
+    /// Why the last refinement stopped.
+    pub stop: Stop,
+}
+
+/// Why a refinement stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// The plateau and the steady level within 1 % (the plateau alone when the spare area is given).
+    Close,
+    /// The next step moved neither the spare area (less than a superblock) nor the program time (less
+    /// than 1us).
+    Settled,
+    /// The next candidate was not a drive: the bound it was past.
+    Bound(String),
+    /// The most runs a refinement makes.
+    Runs(usize),
+}
+
+impl Stop {
+    /// Why the refinement stopped, for a warning.
+    fn why(&self) -> String {
+        match self {
+            Stop::Close | Stop::Settled => {
+                "its steps stopped moving the drive (the spare area is whole superblocks, the program time whole microseconds)".into()
+            }
+            Stop::Bound(b) => format!("it reached a bound: {b}"),
+            Stop::Runs(n) => format!("it made {n} runs, the most a refinement makes"),
+        }
+    }
+}
+
+/// A feature no simulated drive can have: why, for the fresh plateau (dies and program time out of the
+/// simulator's range) or for the spare area (the one the steady level needs, or the one given).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unmet {
+    /// The fresh plateau cannot be had.
+    Plateau(String),
+    /// The spare area cannot be had.
+    Spare(String),
 }
 
 /// The `sim:...` target of `p`: its name with the program time.
@@ -110,7 +149,7 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         n: 0,
         log,
     };
-    let mut p = first_guess(m)?;
+    let mut p = first_guess(m).map_err(|u| unmet_in_results(m, &u))?;
     let line = format!(
         "fit: measured plateau {:.0}, cliff at {:.0} s, steady {:.0} IOPS, spread {:.3}; first guess from theory: {}\n",
         m.features.plateau,
@@ -120,7 +159,7 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         target_of(&p)
     );
     let _ = runs.log.write_all(line.as_bytes());
-    let mut f = refine(&mut runs, &mut p, MAX_REFINE)?;
+    let (mut f, mut stop) = refine(&mut runs, &mut p, MAX_REFINE)?;
     let varied = if m.known.spread {
         vary(&mut runs, &p, &f)?
     } else {
@@ -128,14 +167,40 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
     };
     if let Some(better) = varied {
         p = better;
-        f = refine(&mut runs, &mut p, 3)?;
+        (f, stop) = refine(&mut runs, &mut p, 3)?;
     }
     Ok(Fitted {
         target: target_of(&p),
         params: p,
         features: f,
         runs: runs.n,
+        stop,
     })
+}
+
+/// The refusal of results whose features no simulated drive can have, naming the file and the phase.
+fn unmet_in_results(m: &Measured, u: &Unmet) -> FitError {
+    let f = &m.features;
+    let (what, why) = match u {
+        Unmet::Plateau(why) => (format!("its fresh plateau of {:.0} IOPS", f.plateau), why),
+        Unmet::Spare(why) => (
+            format!(
+                "its steady level of {:.0} IOPS against a fresh plateau of {:.0} needs",
+                f.steady, f.plateau
+            ),
+            why,
+        ),
+    };
+    let sep = if matches!(u, Unmet::Spare(_)) {
+        " "
+    } else {
+        ": "
+    };
+    FitError::Bad(format!(
+        "{}: phase {:?}: {what}{sep}{why}",
+        m.file.display(),
+        m.phase().name
+    ))
 }
 
 /// Flash bytes per superblock of `p`.
@@ -144,13 +209,24 @@ fn superblock_bytes(p: &SimParams) -> f64 {
 }
 
 /// The first guess: dies and program time from the plateau, spare area from steady / plateau.
-fn first_guess(m: &Measured) -> Result<SimParams, FitError> {
+fn first_guess(m: &Measured) -> Result<SimParams, Unmet> {
     let mut p = SimParams {
         capacity: Size(m.capacity),
         ..SimParams::default()
     };
     let plateau = m.features.plateau.max(1.0);
     split_plateau(&mut p, plateau);
+    if !(MIN_PROGRAM_NS..=MAX_PROGRAM_NS).contains(&p.program_time.0) {
+        let one =
+            |dies: u32, ns: u64| f64::from(dies) * (p.page.0 / UNIT) as f64 / (ns as f64 / 1e9);
+        return Err(Unmet::Plateau(format!(
+            "the simulator's fresh plateaus are {:.0} to {:.0} IOPS (1 to {} dies, program times 1us to 1s, {} host writes of 4 KiB per page)",
+            one(1, MAX_PROGRAM_NS),
+            one(crate::sim::params::MAX_DIES, MIN_PROGRAM_NS),
+            crate::sim::params::MAX_DIES,
+            p.page.0 / UNIT
+        )));
+    }
     match m.known.op {
         Some(op) => p.op = op,
         None => {
@@ -159,13 +235,63 @@ fn first_guess(m: &Measured) -> Result<SimParams, FitError> {
             set_op(&mut p, alpha);
         }
     }
-    if SimTarget::new(p.clone()).is_err() {
-        return Err(FitError::Bad(format!(
-            "no simulated drive of {} B has a plateau of {plateau:.0} IOPS",
-            m.capacity
-        )));
+    match SimTarget::new(p.clone()) {
+        Ok(_) => Ok(p),
+        Err(e) if e.key == "op" || e.key == "capacity" => Err(Unmet::Spare(spare_bound(&p, &e))),
+        Err(e) => Err(Unmet::Plateau(e.message)),
     }
-    Ok(p)
+}
+
+/// The shortest and longest program times the simulator takes.
+const MIN_PROGRAM_NS: u64 = 1_000;
+const MAX_PROGRAM_NS: u64 = 1_000_000_000;
+
+/// Superblocks of flash of `p`.
+fn superblocks_of(p: &SimParams) -> u64 {
+    let flash =
+        p.op.checked_of_floor(p.capacity.0)
+            .and_then(|s| s.checked_add(p.capacity.0))
+            .unwrap_or(u64::MAX);
+    flash / superblock_bytes(p) as u64
+}
+
+/// `p` with `sbs` superblocks of flash, its spare area at the middle of the last (as [`set_op`] sets it).
+fn with_superblocks(p: &SimParams, sbs: u64) -> SimParams {
+    let op = (sbs as f64 + 0.5) * superblock_bytes(p) / p.capacity.0 as f64 - 1.0;
+    SimParams {
+        op: Percent((op.max(0.0) * crate::units::PERCENT_SCALE as f64).round() as u64),
+        ..p.clone()
+    }
+}
+
+/// The least superblocks a drive like `p` has: the capacity's and garbage collection's reserve.
+fn least_superblocks(p: &SimParams) -> u64 {
+    (p.capacity.0 / UNIT * UNIT).div_ceil(superblock_bytes(p) as u64)
+        + u64::from(p.gc_free_superblocks)
+        + 2
+}
+
+/// Why `p`'s spare area is not a drive's (`e`, the simulator's refusal): less than the least a drive like
+/// it has (and the steady level that least gives), or more than it can hold.
+fn spare_bound(p: &SimParams, e: &crate::sim::geometry::ParamError) -> String {
+    let least_sbs = least_superblocks(p);
+    let least = with_superblocks(p, least_sbs);
+    let dies = p.dies.unwrap_or(1);
+    if superblocks_of(p) < least_sbs && SimTarget::new(least.clone()).is_ok() {
+        return format!(
+            "less spare area than the least a simulated drive of {} B with {dies} die(s) has: op = {} ({least_sbs} superblocks of {} B: the capacity's {} and {} for garbage collection), whose steady level is {:.0} IOPS by the theory",
+            p.capacity.0,
+            least.op,
+            superblock_bytes(p),
+            least_sbs - u64::from(p.gc_free_superblocks) - 2,
+            p.gc_free_superblocks + 2,
+            theory_steady_at(&least, 1.0)
+        );
+    }
+    format!(
+        "more spare area than a simulated drive of {} B with {dies} die(s) can have ({})",
+        p.capacity.0, e.message
+    )
 }
 
 /// Sets `p`'s dies and program time for a fresh plateau of `plateau` IOPS: dies / program time = plateau
@@ -241,8 +367,12 @@ fn alpha_of(p: &SimParams) -> f64 {
 }
 
 /// Moves the program time and the spare area until the plateau and steady level match; returns the
-/// features of the last run.
-fn refine(runs: &mut Runs<'_>, p: &mut SimParams, most: usize) -> Result<Features, FitError> {
+/// features of the last run and why the refinement stopped.
+fn refine(
+    runs: &mut Runs<'_>,
+    p: &mut SimParams,
+    most: usize,
+) -> Result<(Features, Stop), FitError> {
     let m = runs.m.features;
     let target = (m.steady / m.plateau).ln();
     let mut seen: Vec<(f64, f64)> = Vec::new();
@@ -251,7 +381,7 @@ fn refine(runs: &mut Runs<'_>, p: &mut SimParams, most: usize) -> Result<Feature
         let e = f.errors(&m);
         let fixed_op = runs.m.known.op.is_some();
         if e[0].abs() < CLOSE && (fixed_op || e[2].abs() < CLOSE) {
-            break;
+            return Ok((f, Stop::Close));
         }
         let before = (p.op, p.program_time);
         if !fixed_op {
@@ -262,13 +392,143 @@ fn refine(runs: &mut Runs<'_>, p: &mut SimParams, most: usize) -> Result<Feature
         }
         let scale = (f.plateau / m.plateau).clamp(0.5, 2.0);
         p.program_time = Duration((p.program_time.0 as f64 * scale).round() as u64 / 1000 * 1000);
-        if (p.op, p.program_time) == before || SimTarget::new(p.clone()).is_err() {
+        if (p.op, p.program_time) == before {
+            return Ok((f, Stop::Settled));
+        }
+        if let Err(e) = SimTarget::new(p.clone()) {
+            let bound = param_bound(p, &e);
             (p.op, p.program_time) = before;
-            break;
+            return Ok((f, Stop::Bound(bound)));
         }
         f = runs.try_params(p)?;
     }
-    Ok(f)
+    Ok((f, Stop::Runs(most)))
+}
+
+/// The bound a candidate `p` is past (`e`, the simulator's refusal), for a warning.
+fn param_bound(p: &SimParams, e: &crate::sim::geometry::ParamError) -> String {
+    match e.key {
+        "op" | "capacity" => format!(
+            "its next candidate's spare area, op = {}, is {}",
+            p.op,
+            spare_bound(p, e)
+        ),
+        "program_time" => format!(
+            "its next candidate's program time, {}, is outside the simulator's 1us to 1s",
+            p.program_time
+        ),
+        _ => format!("its next candidate is not a drive: {}", e.message),
+    }
+}
+
+/// The steady level's tolerance for `p` toward a steady level `lower` or higher than its own: 1 %, or the
+/// share by which one superblock less or more of spare area (when the drive has one) moves it by the
+/// theory: the spare area is whole superblocks.
+pub fn steady_tolerance(p: &SimParams, lower: bool) -> f64 {
+    let sbs = superblocks_of(p);
+    let s0 = theory_steady_at(p, 1.0);
+    let next = match lower {
+        true => sbs.checked_sub(1),
+        false => Some(sbs + 1),
+    }
+    .map(|n| with_superblocks(p, n))
+    .filter(|q| SimTarget::new(q.clone()).is_ok());
+    let step = next.map_or(0.0, |q| ((theory_steady_at(&q, 1.0) - s0) / s0).abs());
+    CLOSE.max(step)
+}
+
+/// A feature the theory's drive misses by more than the fit's tolerance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Miss {
+    /// `"fresh plateau"` or `"steady level"`.
+    pub feature: &'static str,
+    /// The drive's, IOPS.
+    pub got: f64,
+    /// The bound that kept the theory from the given value.
+    pub bound: String,
+}
+
+/// The features the theory's drive `p` misses by more than the fit's tolerance: its plateau against
+/// `plateau`, its steady level against `steady` when given; each with the bound that was hit.
+pub fn theory_misses(p: &SimParams, plateau: f64, steady: Option<f64>) -> Vec<Miss> {
+    let mut out = Vec::new();
+    let got = theory_plateau(p);
+    let dies = p.dies.unwrap_or(1);
+    if ((got - plateau) / plateau).abs() > CLOSE {
+        let bound = if dies == crate::sim::params::MAX_DIES {
+            format!(
+                "the dies' cap ({dies}) with program_time in whole microseconds, at least 1us (program_time = {})",
+                p.program_time
+            )
+        } else if p.program_time.0 == MAX_PROGRAM_NS {
+            "program_time's ceiling, 1s, with one die".to_string()
+        } else {
+            format!(
+                "program_time in whole microseconds (program_time = {})",
+                p.program_time
+            )
+        };
+        out.push(Miss {
+            feature: "fresh plateau",
+            got,
+            bound,
+        });
+    }
+    let Some(want) = steady else {
+        return out;
+    };
+    let got = theory_steady_at(p, 1.0);
+    let lower = want < got;
+    if ((got - want) / want).abs() <= steady_tolerance(p, lower) {
+        return out;
+    }
+    let sbs = superblocks_of(p);
+    let next = with_superblocks(
+        p,
+        if lower {
+            sbs.saturating_sub(1)
+        } else {
+            sbs + 1
+        },
+    );
+    let bound = match (lower, SimTarget::new(next)) {
+        (true, Err(_)) => format!(
+            "the op floor: op = {} is the least spare area a simulated drive of {} B with {dies} die(s) has ({sbs} superblocks of {} B: the capacity's {} and {} for garbage collection)",
+            p.op,
+            p.capacity.0,
+            superblock_bytes(p),
+            sbs.saturating_sub(u64::from(p.gc_free_superblocks) + 2),
+            p.gc_free_superblocks + 2
+        ),
+        (false, Err(e)) => format!("the op ceiling: {}", e.message),
+        (true, Ok(_)) => "the theory's lowest steady / plateau, 1/1000".to_string(),
+        (false, Ok(_)) => {
+            let floor = match (
+                p.program_time.0 == MIN_PROGRAM_NS,
+                dies == crate::sim::params::MAX_DIES,
+            ) {
+                (true, true) => format!(
+                    "; program_time is at its floor (1us) with the dies at their cap ({dies})"
+                ),
+                (true, false) => "; program_time is at its floor (1us)".to_string(),
+                _ => String::new(),
+            };
+            format!(
+                "the model's ceiling of steady / plateau, {:.3} with program_time {} whatever the spare area: the erases (erase_time {} per block of {} pages) and the copies' reads (read_time {}), the defaults, cost more than the programs{floor}",
+                ratio_of_u(p, 1e-9),
+                p.program_time,
+                p.erase_time,
+                p.block.0 / p.page.0,
+                p.read_time
+            )
+        }
+    };
+    out.push(Miss {
+        feature: "steady level",
+        got,
+        bound,
+    });
+    out
 }
 
 /// The step of α that moves ln(steady / plateau) by `gap`: a secant against α through the last two
@@ -289,12 +549,12 @@ fn spare_step(p: &SimParams, seen: &[(f64, f64)], gap: f64) -> f64 {
 /// fit's first step alone, without simulated runs.
 ///
 /// # Errors
-/// [`FitError::Bad`] when no drive of the model has that plateau and spare area.
+/// [`Unmet`] when no drive of the model has that plateau or spare area.
 pub fn theory_params(
     capacity: u64,
     plateau: f64,
     spare: &super::given::Spare,
-) -> Result<SimParams, FitError> {
+) -> Result<SimParams, Unmet> {
     let (steady, op) = match spare {
         super::given::Spare::Steady(s) => (*s, None),
         super::given::Spare::Op(op) => (0.0, Some(*op)),
@@ -342,7 +602,7 @@ pub fn theory_steady(
     capacity: u64,
     plateau: f64,
     spare: &super::given::Spare,
-) -> Result<f64, FitError> {
+) -> Result<f64, Unmet> {
     if let super::given::Spare::Steady(s) = spare {
         return Ok(*s);
     }
@@ -409,8 +669,10 @@ fn vary(runs: &mut Runs<'_>, p: &SimParams, f: &Features) -> Result<Option<SimPa
     Ok(best.map(|(_, c)| c))
 }
 
-/// The fit's account for stderr: each feature measured and fitted with its error, what the data could not
-/// pin down, and the runs it took.
+/// The fit's account for stderr: each feature measured and fitted with its error, a warning for each
+/// missed by more than the fit's tolerance (1 % for the plateau; for the steady level, 1 % or what one
+/// superblock of spare area moves it by, [`steady_tolerance`]) with why the refinement stopped, what the
+/// data pinned down and what it could not, and the runs it took.
 pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
     let (a, b) = (&m.features, &f.features);
     let e = b.errors(a);
@@ -465,18 +727,55 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
         Some(op) => format!("op = {op} (given, not fitted: nothing in the data checks it)"),
         None => format!("op = {} (to a superblock, {sb_points:.2} points)", p.op),
     };
-    let spread = if k.spread {
-        format!(
+    let plateau_missed = e[0].abs() > CLOSE;
+    let steady_missed = k.steady && k.op.is_none() && e[2].abs() > steady_tolerance(p, e[2] > 0.0);
+    for (missed, name, x, y, err, params) in [
+        (
+            plateau_missed,
+            "fresh plateau",
+            a.plateau,
+            b.plateau,
+            e[0],
+            "dies / program_time are",
+        ),
+        (
+            steady_missed,
+            "steady level",
+            a.steady,
+            b.steady,
+            e[2],
+            "op is",
+        ),
+    ] {
+        if missed {
+            s.push_str(&format!(
+                "warning: the fitted drive misses the {name} by {:+.1} % ({x:.0} IOPS to match, the drive's {y:.0}), more than the fit's tolerance; the refinement stopped because {}; {params} not pinned by the data\n",
+                err * 100.0,
+                f.stop.why()
+            ));
+        }
+    }
+    let mut pinned = Vec::new();
+    if !steady_missed {
+        pinned.push(op);
+    }
+    if !plateau_missed {
+        pinned.push("dies / program_time (the plateau)".to_string());
+    }
+    if k.spread {
+        pinned.push(format!(
             "gc = {} and jitter = {} (the spread, among the few tried)",
             p.gc.as_str(),
             p.jitter
-        )
-    } else {
-        "nothing else".to_string()
+        ));
+    } else if !pinned.is_empty() {
+        pinned.push("nothing else".to_string());
+    }
+    let pinned = match pinned.is_empty() {
+        true => "nothing (see the warnings)".to_string(),
+        false => pinned.join(", "),
     };
-    s.push_str(&format!(
-        "fit: pinned by the data: {op}, dies / program_time (the plateau), {spread}\n"
-    ));
+    s.push_str(&format!("fit: pinned by the data: {pinned}\n"));
     if !k.spread {
         s.push_str(&format!(
             "fit: not pinned by the features: gc and jitter (no spread given; gc = {}, jitter = {} kept), so the worst seconds are not predicted\n",

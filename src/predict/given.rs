@@ -13,6 +13,7 @@
 
 use super::FitError;
 use super::features::{CLIFF_DEPTH, Features};
+use super::fit::Unmet;
 use super::measured::{Known, Measured};
 use super::runner::PhaseShape;
 use crate::spec::rules::MAX_BLOCK_SIZE;
@@ -65,6 +66,19 @@ pub struct Given {
     pub cliff_s: Option<f64>,
     /// Standard deviation / mean of the steady seconds.
     pub spread: Option<f64>,
+    /// Where the file says the plateau (`plateau_iops`).
+    pub plateau_said: Said,
+    /// Where the file says what pins the spare area (`steady_iops` or `op`).
+    pub spare_said: Said,
+}
+
+/// Where a features file says a value: its line and its text as written (`1e-300`, not a rounded number).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Said {
+    /// The line, from 1.
+    pub line: usize,
+    /// The value's text.
+    pub text: String,
 }
 
 /// Reads and checks the features file `path`.
@@ -178,19 +192,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
     };
     let capacity = size("capacity")?;
     let block_size = size("block_size")?;
-    let block_bad = if block_size > MAX_BLOCK_SIZE {
-        Some(format!(
-            "{} is larger than the largest block size a spec takes, {}",
-            Size(block_size),
-            Size(MAX_BLOCK_SIZE)
-        ))
-    } else if block_size % 512 != 0 || block_size > capacity {
-        Some(format!(
-            "{block_size} B is not a multiple of 512 B within the capacity"
-        ))
-    } else {
-        None
-    };
+    let block_bad = block_problem(block_size, capacity, None);
     if let Some(m) = block_bad {
         return Err(at(
             need("block_size")?.1.clone(),
@@ -212,10 +214,27 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
             format!("key \"queue_depth\": an integer from 1 to {MAX_QD}"),
         )
     })?;
+    if let Some(m) = block_problem(block_size, capacity, Some(queue_depth as u64)) {
+        return Err(at(
+            need("block_size")?.1.clone(),
+            format!("key \"block_size\": {m}"),
+        ));
+    }
+    let said = |key: &str| {
+        get(key).map_or_else(Said::default, |(_, span, _)| Said {
+            line: line_of(text, span.start),
+            text: text[span.clone()].to_string(),
+        })
+    };
     need("plateau_iops")?;
     let plateau = num("plateau_iops", 0.0, 1e9, true)?.unwrap_or(0.0);
     let spare = spare(&at, get("steady_iops"), get("op"), plateau, path)?;
     Ok(Given {
+        plateau_said: said("plateau_iops"),
+        spare_said: match spare {
+            Spare::Steady(_) => said("steady_iops"),
+            Spare::Op(_) => said("op"),
+        },
         file: path.to_path_buf(),
         capacity,
         block_size,
@@ -228,6 +247,32 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
         cliff_s: num("cliff_s", 0.0, 1e9, true)?,
         spread: num("spread", 0.0, 10.0, false)?,
     })
+}
+
+/// What is wrong with random writes of `block_size` on a drive of `capacity` bytes, at `queue_depth` when
+/// known (their I/O buffers), as a spec's rules would say it.
+fn block_problem(block_size: u64, capacity: u64, queue_depth: Option<u64>) -> Option<String> {
+    if block_size > MAX_BLOCK_SIZE {
+        Some(format!(
+            "{} is larger than the largest block size a spec takes, {}",
+            Size(block_size),
+            Size(MAX_BLOCK_SIZE)
+        ))
+    } else if !block_size.is_multiple_of(512) {
+        Some(format!("{block_size} B is not a multiple of 512 B"))
+    } else if block_size > capacity {
+        Some(format!(
+            "{block_size} B is larger than the capacity, {capacity} B"
+        ))
+    } else {
+        let qd = queue_depth.filter(|q| block_size * q > crate::plan::MAX_BUFFER_BYTES)?;
+        Some(format!(
+            "{} at queue_depth {qd} needs {} of I/O buffers, more than a run takes ({})",
+            Size(block_size),
+            Size(block_size * qd),
+            Size(crate::plan::MAX_BUFFER_BYTES)
+        ))
+    }
 }
 
 /// A TOML integer or float as a number.
@@ -300,11 +345,14 @@ impl Given {
         let seconds = (2.0 * span_s)
             .ceil()
             .max(4.0 * super::features::MIN_SECONDS as f64);
+        // The simulated drive has whole 4 KiB units: its capacity is the given one rounded down to them.
+        let unit = crate::sim::params::UNIT;
+        let span = self.capacity / unit * unit;
         let shape = |name: &str, kind, block_size, queue_depth, pattern, duration_ns| PhaseShape {
             name: name.into(),
             kind,
             offset: 0,
-            span: self.capacity,
+            span,
             block_size,
             queue_depth,
             passes: 1,
@@ -362,14 +410,18 @@ impl Given {
 /// planned on the theory's steady level when only the spare area is given.
 ///
 /// # Errors
-/// As [`super::fit::fit`].
+/// [`FitError::Bad`] naming the file, the line and the key when no simulated drive can have a feature, or
+/// the drive cannot run the phases; else as [`super::fit::fit`].
 pub fn fit(
     g: &Given,
     exe: &Path,
     log: &mut dyn std::io::Write,
 ) -> Result<(Measured, super::fit::Fitted), FitError> {
-    let theory = super::fit::theory_steady(g.capacity, g.plateau, &g.spare)?;
+    let p = super::fit::theory_params(g.capacity, g.plateau, &g.spare).map_err(|u| g.unmet(&u))?;
+    let theory =
+        super::fit::theory_steady(g.capacity, g.plateau, &g.spare).map_err(|u| g.unmet(&u))?;
     let m = g.measured(theory);
+    g.check_runs(&m, &p)?;
     let line = format!(
         "fit: from the features of {}: {} random writes at QD{} for {} s on a {} B drive after an erase and a fill (the steady level planned: {:.0} IOPS)\n",
         g.file.display(),
@@ -384,33 +436,112 @@ pub fn fit(
     Ok((m, f))
 }
 
+impl Given {
+    /// The refusal of a feature no simulated drive can have, naming the file, the line and the key, the
+    /// value as the file writes it.
+    fn unmet(&self, u: &Unmet) -> FitError {
+        let clip = |t: &str| crate::text::clip(t, crate::text::ECHO).into_owned();
+        let (key, said, what) = match (u, self.spare) {
+            (Unmet::Plateau(why), _) => (
+                "plateau_iops",
+                &self.plateau_said,
+                format!("is not a fresh plateau a simulated drive can have: {why}"),
+            ),
+            (Unmet::Spare(why), Spare::Steady(_)) => (
+                "steady_iops",
+                &self.spare_said,
+                format!(
+                    "with a fresh plateau of {} IOPS needs {why}",
+                    clip(&self.plateau_said.text)
+                ),
+            ),
+            (Unmet::Spare(why), Spare::Op(_)) => ("op", &self.spare_said, format!("is {why}")),
+        };
+        FitError::Bad(format!(
+            "{}:{}: key {key:?}: {} {what}",
+            self.file.display(),
+            said.line,
+            clip(&said.text)
+        ))
+    }
+
+    /// Checks that the simulated drive `p` can run the phases of `m`, as a run plans them: else no target
+    /// is printed and no run made.
+    fn check_runs(&self, m: &Measured, p: &crate::sim::SimParams) -> Result<(), FitError> {
+        let refused = |why: String| {
+            FitError::Bad(format!(
+                "{}: the run these features stand for ({} random writes at QD{} after an erase and a fill) cannot run on the simulated drive {}: {why}",
+                self.file.display(),
+                Size(self.block_size),
+                self.queue_depth,
+                super::fit::target_of(p)
+            ))
+        };
+        let text = super::runner::spec_text("fit", &m.phases);
+        let spec = crate::spec::load::load_str(Path::new("features"), &text)
+            .map_err(|e| refused(e.first().message.clone()))?;
+        let info = crate::target::TargetInfo::sim(p.clone()).map_err(refused)?;
+        crate::plan::resolve(&spec, &info).map_err(|e| refused(e.first().message.clone()))?;
+        Ok(())
+    }
+}
+
 /// The theory's drive for `g`, without simulated runs (`--theory`: for drives of hundreds of GB, whose
-/// simulated runs to the steady state take hours): its target, and the account for stderr.
+/// simulated runs to the steady state take hours): its target, and the account for stderr, with a
+/// `warning:` for each feature the drive misses by more than the fit's tolerance and the bound that was
+/// hit.
 ///
 /// # Errors
-/// [`FitError::Bad`] when no drive of the model has the plateau and spare area.
+/// [`FitError::Bad`] naming the file, the line and the key when no drive of the model has the plateau or
+/// spare area, or the drive cannot run the phases the features stand for.
 pub fn theory(g: &Given) -> Result<(String, String), FitError> {
     use super::fit;
-    let p = fit::theory_params(g.capacity, g.plateau, &g.spare)?;
+    let p = fit::theory_params(g.capacity, g.plateau, &g.spare).map_err(|u| g.unmet(&u))?;
     let target = fit::target_of(&p);
     let steady = fit::theory_steady_at(&p, 1.0);
+    g.check_runs(&g.measured(steady), &p)?;
+    let given_steady = match g.spare {
+        Spare::Steady(x) => Some(x),
+        Spare::Op(_) => None,
+    };
+    let misses = fit::theory_misses(&p, g.plateau, given_steady);
+    let missed = |name: &str| misses.iter().any(|m| m.feature == name);
     let mut s = format!(
         "fit: from the features of {} by the theory alone (no simulated runs; the simulated drive follows the theory's write amplification within 2 %)\n",
         g.file.display()
     );
     s.push_str(&format!(
-        "fit:   fresh plateau (IOPS): given {:.0}, the drive's {:.0}\n",
-        g.plateau,
+        "fit:   fresh plateau (IOPS): given {}, the drive's {:.0}\n",
+        crate::text::clip(&g.plateau_said.text, crate::text::ECHO),
         fit::theory_plateau(&p)
     ));
     match g.spare {
-        Spare::Steady(x) => s.push_str(&format!(
-            "fit:   steady level (IOPS): given {x:.0}, the drive's {steady:.0}; op = {} fitted to it\n",
-            p.op
+        Spare::Steady(_) => s.push_str(&format!(
+            "fit:   steady level (IOPS): given {}, the drive's {steady:.0}; op = {}{}\n",
+            crate::text::clip(&g.spare_said.text, crate::text::ECHO),
+            p.op,
+            match missed("steady level") {
+                true => ", the nearest the theory reaches",
+                false => " fitted to it",
+            }
         )),
         Spare::Op(op) => s.push_str(&format!(
             "fit:   op = {op} given (nothing in the features checks it); steady level predicted: {steady:.0} IOPS\n"
         )),
+    }
+    for m in &misses {
+        let (said, given) = match m.feature {
+            "fresh plateau" => (&g.plateau_said, g.plateau),
+            _ => (&g.spare_said, given_steady.unwrap_or(0.0)),
+        };
+        s.push_str(&format!(
+            "warning: the theory's drive misses the {} by {:+.1} % (given {}, the drive's {:.0} IOPS), more than the fit's tolerance: it hit {}\n",
+            m.feature,
+            (m.got - given) / given * 100.0,
+            crate::text::clip(&said.text, crate::text::ECHO),
+            m.got,
+            m.bound
+        ));
     }
     s.push_str(&format!(
         "fit: not pinned by the features: dies and program_time apart ({} dies chosen for a program time near 1.6 ms), the cliff's time and the spread (not simulated), gc and jitter (defaults), page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (defaults), compression (assumed off)\n",
@@ -448,6 +579,14 @@ mod tests {
                 spare: Spare::Steady(250.5),
                 cliff_s: Some(12.0),
                 spread: Some(0.1),
+                plateau_said: Said {
+                    line: 4,
+                    text: "1250".into()
+                },
+                spare_said: Said {
+                    line: 5,
+                    text: "250.5".into()
+                },
             }
         );
         let g = parse(Path::new("f.toml"), &format!("{BASE}op = \"7%\"\n")).unwrap();

@@ -75,6 +75,12 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
     let bad = |m: String| FitError::Bad(format!("{}: {m}", file.display()));
     let run = crate::report::runs::load_run(&file).map_err(|e| FitError::Bad(e.to_string()))?;
     let r = &run.results;
+    if r.target.kind == TargetKind::File {
+        return Err(bad(format!(
+            "the target, {}, is a file: a file has no write cliff and its steady level is not an SSD's (the file system and the page cache set it, not the flash's garbage collection), so no simulated drive fits it; the fit needs a run on an SSD (a block device, purged first) or on a simulated drive (a sim: target)",
+            crate::text::escaped(&r.target.path.display().to_string())
+        )));
+    }
     let i = fitted_phase(r, phase).map_err(bad)?;
     let cap = r.target.capacity_bytes;
     if let Some(c) = capacity.filter(|&c| c != cap) {
@@ -130,7 +136,7 @@ fn random_writes(p: &PhaseResult) -> bool {
 fn fitted_phase(r: &Results, phase: Option<&str>) -> Result<usize, String> {
     let Some(name) = phase else {
         return r.phases.iter().position(random_writes).ok_or_else(|| {
-            "no random-write phase (a workload with pattern = \"random\", read_percent = 0 and a duration): the fit needs one that runs past the write cliff".to_string()
+            "no random-write phase (a workload with pattern = \"random\", read_percent = 0 and a duration): the fit needs one that runs past the write cliff, after an erase and a fill, as specs/consistency.toml's random-write phase does".to_string()
         });
     };
     let i = r
@@ -153,14 +159,14 @@ fn replayable(r: &Results, i: usize) -> Result<Vec<PhaseShape>, String> {
     let fill = before.iter().rposition(|p| p.kind == PhaseKind::Fill);
     let Some(fill) = fill else {
         return Err(format!(
-            "no fill before phase {:?}: the fit needs a known state (an erase, then a sequential fill of the span)",
+            "no fill before phase {:?}: the fit needs a known state (an erase, then a sequential fill of the span); put a fill (kind = \"fill\") after an erase and before the random writes, as specs/consistency.toml does",
             r.phases[i].name
         ));
     };
     let erased = before[..fill].iter().any(|p| p.kind == PhaseKind::Erase);
     if !erased && r.target.kind != TargetKind::Sim {
         return Err(format!(
-            "no erase (purge) before the fill {:?}: the drive's state at the start is unknown",
+            "no erase (purge) before the fill {:?}: the drive's state at the start is unknown; put an erase (kind = \"erase\") before the fill, as specs/consistency.toml does",
             before[fill].name
         ));
     }

@@ -79,7 +79,28 @@ fn fit_refuses_results_without_random_writes_or_cliff_or_with_another_capacity()
     let seq = run_into(dir.path(), "seq", &wsat("sequential", "60s"), TRUTH);
     let (code, _, err) = fit(dir.path(), &[seq.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no random-write phase"), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}/results.json: no random-write phase (a workload with pattern = \"random\", read_percent = 0 and a duration): the fit needs one that runs past the write cliff, after an erase and a fill, as specs/consistency.toml's random-write phase does\n",
+            seq.display()
+        )
+    );
+    // No fill: what to add, and where to see it done.
+    let nofill = wsat("random", "60s").replace(
+        "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\n",
+        "",
+    );
+    let nofill = run_into(dir.path(), "nofill", &nofill, TRUTH);
+    let (code, _, err) = fit(dir.path(), &[nofill.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}/results.json: no fill before phase \"wsat\": the fit needs a known state (an erase, then a sequential fill of the span); put a fill (kind = \"fill\") after an erase and before the random writes, as specs/consistency.toml does\n",
+            nofill.display()
+        )
+    );
     // Three times the capacity in spare: 60 s of random writes never run out of erased flash.
     let roomy = "sim:capacity=256MiB,op=300%,dies=1,program_time=3200us";
     let fresh = run_into(dir.path(), "fresh", &wsat("random", "60s"), roomy);
@@ -190,4 +211,123 @@ fn the_documented_first_example_runs_and_fits() {
             .starts_with("sim:capacity=256MiB,op="),
         "{out}"
     );
+}
+
+/// Trial 24c F10: results measured on a regular file are refused for what they are (a file has no write
+/// cliff, its steady level is not an SSD's), not with advice to run longer.
+#[test]
+fn fit_refuses_results_of_a_file() {
+    let dir = tempdir();
+    let img = dir.path().join("t.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let body = wsat("random", "1s");
+    let out = run_into(dir.path(), "onfile", &body, img.to_str().unwrap());
+    let (code, stdout, err) = fit(dir.path(), &[out.to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}/results.json: the target, {}, is a file: a file has no write cliff and its steady level is not an SSD's (the file system and the page cache set it, not the flash's garbage collection), so no simulated drive fits it; the fit needs a run on an SSD (a block device, purged first) or on a simulated drive (a sim: target)\n",
+            out.display(),
+            img.display()
+        )
+    );
+    assert!(out.join("results.json").is_file());
+}
+
+/// attack24c F5: a refinement that stops with the plateau far off (here the spare area's next step
+/// below the least a 64 MiB drive has) warns, naming the feature, the miss and why it stopped, and does
+/// not list dies / program_time as pinned by the data.
+#[test]
+fn a_fit_that_misses_the_plateau_warns_and_does_not_call_it_pinned() {
+    let dir = tempdir();
+    write_file(
+        dir.path(),
+        "g.toml",
+        "capacity = \"64MiB\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nplateau_iops = 1250\nsteady_iops=300\n",
+    );
+    let (code, out, err) = fit(dir.path(), &["--features", "g.toml"]);
+    assert_eq!(code, 0, "{err}");
+    let target = out.lines().last().unwrap();
+    // The last run's plateau, as its progress line says it.
+    let run = err.lines().rfind(|l| l.starts_with("fit: run ")).unwrap();
+    assert!(run.contains(&format!(": {target}: plateau ")), "{err}");
+    let plateau: f64 = run
+        .split(": plateau ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let miss = (plateau - 1250.0) / 1250.0 * 100.0;
+    assert!(miss < -1.0, "{err}");
+    let warning = err
+        .lines()
+        .find(|l| l.starts_with("warning: "))
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    // 64 MiB in 4 MiB superblocks: the capacity's 16 and 5 for garbage collection at the least,
+    // op = (21.5 × 4 / 64 − 1) = 34.375 %.
+    let head = format!(
+        "warning: the fitted drive misses the fresh plateau by {miss:+.1} % (1250 IOPS to match, the drive's {plateau:.0}), more than the fit's tolerance; the refinement stopped because it reached a bound: its next candidate's spare area, op = "
+    );
+    assert!(warning.starts_with(&head), "{warning}");
+    assert!(
+        warning.contains("is less spare area than the least a simulated drive of 67108864 B with 1 die(s) has: op = 34.375% (21 superblocks of 4194304 B: the capacity's 16 and 5 for garbage collection)"),
+        "{warning}"
+    );
+    assert!(
+        warning.ends_with("; dies / program_time are not pinned by the data"),
+        "{warning}"
+    );
+    let op = target
+        .split("op=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    assert!(
+        err.contains(&format!(
+            "\nfit: pinned by the data: op = {op} (to a superblock, 6.25 points), nothing else\n"
+        )),
+        "{err}"
+    );
+}
+
+/// A simulated run of the fit that fails is reported by its `error:` line, not by the caret under the
+/// spec's text that follows it.
+#[test]
+fn a_failed_simulated_run_is_reported_by_its_error_line() {
+    let dir = tempdir();
+    let spec = write_file(
+        dir.path(),
+        "bad.toml",
+        &spec_text(
+            "bad",
+            "[[phase]]\nname = \"purge\"\nkind = \"erase\"\nspan = \"512MiB\"\n",
+        ),
+    );
+    // The header is 4 lines: the span is line 8.
+    let target = "sim:capacity=256MiB,op=20%";
+    let out = dir.path().join("out");
+    let got =
+        wkrun::predict::runner::run(Path::new(env!("CARGO_BIN_EXE_wkrun")), &spec, target, &out);
+    let Err(wkrun::predict::FitError::Failed(m)) = got else {
+        panic!("not a failure: {got:?}");
+    };
+    assert_eq!(
+        m,
+        format!(
+            "the simulated run on {target} failed (exit status: 2): {}:8:1: phase[0] \"purge\".span: offset 0 B + span 536870912 B = 536870912 B is past the end of the target (268435456 B)",
+            spec.display()
+        )
+    );
+    // The child's error output, kept beside the folder, ends with the caret line, not the error.
+    let stderr = std::fs::read_to_string(out.with_extension("stderr")).unwrap();
+    assert!(stderr.trim_end().ends_with("| ^^^^"), "{stderr}");
 }

@@ -377,3 +377,129 @@ fn theory_without_features_is_refused() {
         "error: sim fit: --theory is for --features FILE (a fit to a measured run always runs the simulated drive)\n"
     );
 }
+
+/// The op of a 4 MiB-superblock drive (one die) of `cap_mib` MiB with `sbs` superblocks of flash, at the
+/// middle of the last one (as the fit sets it), as `sim:` prints it: computed here from the geometry.
+fn op_of(cap_mib: u64, sbs: u64) -> String {
+    let op = ((2 * sbs + 1) * 2) as f64 / cap_mib as f64 * 100.0 - 100.0;
+    format!("{op}%")
+}
+
+/// `wkrun sim fit --features FILE --theory` on `text`: exit code, stdout, stderr.
+fn theory_out(dir: &Path, name: &str, text: &str) -> (i32, String, String) {
+    write_file(dir, name, text);
+    code_out_err(&wkrun(dir, &["sim", "fit", "--features", name, "--theory"]))
+}
+
+/// attack24c F2: a feature no simulated drive can have exits 2 naming the file, the line and the key of
+/// that feature (the steady level when it needs less spare area than the least a drive has, the plateau
+/// when it is out of the simulator's range), its value as the file writes it; nothing on stdout.
+#[test]
+fn a_feature_no_simulated_drive_can_have_names_its_key() {
+    let dir = tempdir();
+    let head = "capacity = \"256MiB\"\nblock_size = \"4KiB\"\nqueue_depth = 32\n";
+    // 256 MiB in 4 MiB superblocks (one die, the plateau's split for 1000 IOPS): the capacity's 64 and
+    // 5 for garbage collection (gc_free_superblocks 3 + 2) at the least.
+    let least = op_of(256, 69);
+    assert_eq!(least, "8.59375%");
+    let drive = wkrun::sim::SimParams::parse_target(&format!(
+        "sim:capacity=256MiB,op={least},dies=1,program_time=4ms"
+    ))
+    .unwrap();
+    let least_steady = wkrun::predict::fit::theory_steady_at(&drive, 1.0);
+    for args in [&["--theory"][..], &[][..]] {
+        let text = format!("{head}plateau_iops = 1000\nsteady_iops = 1\n");
+        write_file(dir.path(), "s.toml", &text);
+        let mut all = vec!["sim", "fit", "--features", "s.toml"];
+        all.extend_from_slice(args);
+        let (code, out, err) = code_out_err(&wkrun(dir.path(), &all));
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "error: s.toml:5: key \"steady_iops\": 1 with a fresh plateau of 1000 IOPS needs less spare area than the least a simulated drive of 268435456 B with 1 die(s) has: op = {least} (69 superblocks of 4194304 B: the capacity's 64 and 5 for garbage collection), whose steady level is {least_steady:.0} IOPS by the theory\n"
+            )
+        );
+    }
+    // A plateau of 1e-300 IOPS: shown as written, not rounded to "1"; one die at 1 s programs four 4 KiB
+    // writes a second, 256 dies at 1us 1,024,000,000.
+    let text = format!("{head}plateau_iops = 1e-300\nsteady_iops = 1e-301\n");
+    let (code, out, err) = theory_out(dir.path(), "t.toml", &text);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        "error: t.toml:4: key \"plateau_iops\": 1e-300 is not a fresh plateau a simulated drive can have: the simulator's fresh plateaus are 4 to 1024000000 IOPS (1 to 256 dies, program times 1us to 1s, 4 host writes of 4 KiB per page)\n"
+    );
+    // A spare area given below the least.
+    let text = format!("{head}plateau_iops = 1000\nop = \"5%\"\n");
+    let (code, out, err) = theory_out(dir.path(), "o.toml", &text);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: o.toml:5: key \"op\": \"5%\" is less spare area than the least a simulated drive of 268435456 B with 1 die(s) has: op = {least} (69 superblocks"
+        )),
+        "{err}"
+    );
+    // Random writes whose buffers a run would refuse (QD32 × 128 MiB = 4 GiB): refused up front.
+    let text = "capacity = \"1GiB\"\nblock_size = \"128MiB\"\nqueue_depth = 32\nplateau_iops = 1000\nsteady_iops = 100\n";
+    let (code, out, err) = theory_out(dir.path(), "b.toml", text);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        "error: b.toml:2: key \"block_size\": 128MiB at queue_depth 32 needs 4GiB of I/O buffers, more than a run takes (2GiB)\n"
+    );
+}
+
+/// attack24c F3: the theory's drive that misses a given feature by more than the fit's tolerance says so
+/// in a warning naming the feature, the miss and the bound hit, and never says "fitted to it" of it.
+#[test]
+fn the_theory_warns_of_a_feature_it_misses_and_the_bound_it_hit() {
+    let dir = tempdir();
+    let text = "capacity = \"256MiB\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nplateau_iops = 1000\nsteady_iops = 20\n";
+    let (code, out, err) = theory_out(dir.path(), "u.toml", text);
+    assert_eq!(code, 0, "{err}");
+    // The least drive (69 superblocks), one die at 4 ms programs: 4 writes of 4 KiB per 4 ms.
+    let least = op_of(256, 69);
+    let target = format!("sim:capacity=256MiB,op={least},dies=1,program_time=4ms");
+    assert_eq!(out, format!("{target}\n"));
+    let drive = wkrun::sim::SimParams::parse_target(&target).unwrap();
+    let s = wkrun::predict::fit::theory_steady_at(&drive, 1.0);
+    assert!(!err.contains("fitted to it"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        &lines[1..4],
+        [
+            "fit:   fresh plateau (IOPS): given 1000, the drive's 1000".to_string(),
+            format!(
+                "fit:   steady level (IOPS): given 20, the drive's {s:.0}; op = {least}, the nearest the theory reaches"
+            ),
+            format!(
+                "warning: the theory's drive misses the steady level by {:+.1} % (given 20, the drive's {s:.0} IOPS), more than the fit's tolerance: it hit the op floor: op = {least} is the least spare area a simulated drive of 268435456 B with 1 die(s) has (69 superblocks of 4194304 B: the capacity's 64 and 5 for garbage collection)",
+                (s - 20.0) / 20.0 * 100.0
+            ),
+        ]
+    );
+    // 10x off: 256 dies at 1us programs, the erases (3 ms per 256 pages) outweighing the programs.
+    let text = "capacity = \"1GiB\"\nblock_size = \"4KiB\"\nqueue_depth = 1\nplateau_iops = 1e9\nsteady_iops = 7.9e8\n";
+    let (code, out, err) = theory_out(dir.path(), "v.toml", text);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with(",dies=256,program_time=1us\n"), "{out}");
+    assert!(!err.contains("fitted to it"), "{err}");
+    // 256 dies × 4 writes per 1us program.
+    assert!(
+        err.contains("warning: the theory's drive misses the fresh plateau by +2.4 % (given 1e9, the drive's 1024000000 IOPS), more than the fit's tolerance: it hit the dies' cap (256) with program_time in whole microseconds, at least 1us (program_time = 1us)\n"),
+        "{err}"
+    );
+    // steady / plateau ≤ program / (program + erase / pages) = 1us / (1us + 3ms / 256) = 0.0786.
+    let ceiling = 1.0 / (1.0 + 3000.0 / 256.0);
+    let drive = wkrun::sim::SimParams::parse_target(out.trim()).unwrap();
+    let s = wkrun::predict::fit::theory_steady_at(&drive, 1.0);
+    assert!(s < ceiling * 1.024e9, "{s}");
+    assert!(
+        err.contains(&format!(
+            "warning: the theory's drive misses the steady level by {:+.1} % (given 7.9e8, the drive's {s:.0} IOPS), more than the fit's tolerance: it hit the model's ceiling of steady / plateau, {ceiling:.3} with program_time 1us whatever the spare area: the erases (erase_time 3ms per block of 256 pages) and the copies' reads (read_time 60us), the defaults, cost more than the programs; program_time is at its floor (1us) with the dies at their cap (256)\n",
+            (s - 7.9e8) / 7.9e8 * 100.0
+        )),
+        "{err}"
+    );
+}
