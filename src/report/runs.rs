@@ -313,9 +313,36 @@ pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<Series
                 crate::units::readable_float(series_csv::MAX_SERIES_VALUE),
             )));
         }
+        if let Some(why) = out_of_order(rows.last(), &row) {
+            return Err(at(why));
+        }
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// Why `row` cannot follow `before` (the row before it, if any) in a series: its time `t_s` not after the row before's (rows go forward
+/// in time, one per interval), or I/Os counted in an interval of no length (`interval_s` 0; a negative or
+/// not finite one is refused by [`SeriesRow::out_of_range`]).
+fn out_of_order(before: Option<&SeriesRow>, row: &SeriesRow) -> Option<String> {
+    let num = crate::units::readable_float;
+    if let Some(before) = before.filter(|b| row.t_s <= b.t_s) {
+        return Some(format!(
+            "t_s {} is not after the row before's {}: a series' rows go forward in time",
+            num(row.t_s),
+            num(before.t_s)
+        ));
+    }
+    let ios = row
+        .by_dir
+        .iter()
+        .fold(0u64, |n, (_, c)| n.saturating_add(c.ops));
+    (ios > 0 && row.interval_s <= 0.0).then(|| {
+        format!(
+            "interval_s {} with {ios} I/Os counted: an interval that counts I/Os lasts some time",
+            num(row.interval_s)
+        )
+    })
 }
 
 /// The name of the folder holding `path`, or the path itself when it has none.
