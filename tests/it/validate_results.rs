@@ -600,9 +600,31 @@ fn a_series_must_go_forward_in_time_and_count_ios_over_some_time() {
         ),
         (
             zero.clone(),
-            format!("error: series zero/01-w.csv: line 2: interval_s 0 with {ios} I/Os counted: an interval that counts I/Os lasts some time\n"),
+            format!("error: series zero/01-w.csv: line 2: interval_s 0 with {ios} I/Os counted in a whole row (partial 0): an interval that counts I/Os lasts some time\n"),
         ),
     ];
     refused(d, &cases);
     refused_by(d, &["compare", "r", &zero], &cases[2].1);
+    // What a run can write: its last row partial and of no length, when the last completion fell exactly on
+    // an interval's start (the row ends where the one before ends).
+    let rows = csv_rows(&d.join("r/01-w.csv"));
+    let n = rows.len();
+    let before_t = rows[n - 2]["t_s"].clone();
+    let header: Vec<String> = fs::read_to_string(d.join("r/01-w.csv"))
+        .expect("csv")
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (t, iv, partial) = (col("t_s"), col("interval_s"), col("partial"));
+    let last = series_edited(d, "last", n + 1, |c| {
+        c[t] = before_t.clone();
+        c[iv] = "0".into();
+        c[partial] = "1".into();
+    });
+    let (c, out, e) = code_out_err(&wkrun(d, &["validate", &last]));
+    assert_eq!((c, e.as_str()), (0, ""), "{out}");
 }
