@@ -195,8 +195,12 @@ pub fn parse_start_at(text: &str, now_unix_ns: u64) -> Result<u64, String> {
     Ok(at)
 }
 
-/// An RFC 3339 time in ns since the Unix epoch: `Z` or a `±HH:MM` offset.
-fn parse_rfc3339(t: &str) -> Result<u64, String> {
+/// An RFC 3339 time in ns since the Unix epoch: `Z` or a `±HH:MM` offset (`--start-at`, and the times a
+/// results file holds, checked by `results::possible`).
+///
+/// # Errors
+/// Why `t` is not one.
+pub fn parse_rfc3339(t: &str) -> Result<u64, String> {
     let (local, offset_s) = match t.strip_suffix('Z').or_else(|| t.strip_suffix('z')) {
         Some(l) => (l, 0i64),
         None => split_offset(t)?,

@@ -166,6 +166,13 @@ pub fn parse_results_each(
 ) -> Result<Results, ReadError> {
     use crate::results::stream::{self, Refused};
     let results = stream::from_slice(bytes, each).map_err(|e| match e {
+        // A byte order mark is said as such (serde_json expects a value there).
+        Refused::Json(e) if bytes.starts_with(BOM) && (e.line(), e.column()) == (1, 1) => {
+            ReadError::NotResults {
+                path: path.to_path_buf(),
+                why: "not JSON (a UTF-8 byte order mark, EF BB BF, at line 1 column 1: JSON text starts without one)".into(),
+            }
+        }
         Refused::Json(e) => json_error(path, e),
         Refused::NotResults(why) => ReadError::NotResults {
             path: path.to_path_buf(),
@@ -246,12 +253,29 @@ fn check_names(path: &Path, results: &Results) -> Result<(), ReadError> {
     Ok(())
 }
 
-/// A JSON reading error: the limit passed, the OS error, or not JSON.
+/// The UTF-8 byte order mark, which JSON text (RFC 8259) does not start with.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// How deep a JSON document may nest objects and arrays, its own object included: serde_json's recursion
+/// limit (128) less one.
+pub const MAX_JSON_DEPTH: usize = 127;
+
+/// A JSON reading error: the limit passed, the OS error, a document nested past [`MAX_JSON_DEPTH`], or not
+/// JSON (the parser's reason and position).
 fn json_error(path: &Path, e: serde_json::Error) -> ReadError {
     if !e.is_io() {
+        // serde_json has no public code for its recursion limit; its message is stable.
+        let why = match e.to_string().starts_with("recursion limit exceeded") {
+            true => format!(
+                "nested deeper than {MAX_JSON_DEPTH} levels of objects and arrays (the document's own object the first) at line {} column {}",
+                e.line(),
+                e.column()
+            ),
+            false => format!("not JSON ({e})"),
+        };
         return ReadError::NotResults {
             path: path.to_path_buf(),
-            why: format!("not JSON ({e})"),
+            why,
         };
     }
     io_error(path, std::io::Error::from(e))

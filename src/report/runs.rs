@@ -313,9 +313,39 @@ pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<Series
                 crate::units::readable_float(series_csv::MAX_SERIES_VALUE),
             )));
         }
+        if let Some(why) = out_of_order(rows.last(), &row) {
+            return Err(at(why));
+        }
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// Why `row` cannot follow `before` (the row before it, if any) in a series: its time `t_s` before the row
+/// before's, or equal to it for a row that lasts some time (rows go forward in time, one per interval), or
+/// I/Os counted in a whole row of no length (`interval_s` 0; a negative or not finite one is refused by
+/// [`SeriesRow::out_of_range`]). A run can write one row of no length: the last, partial, when the phase's
+/// last completion fell exactly on an interval's start (it is counted in the interval it starts).
+fn out_of_order(before: Option<&SeriesRow>, row: &SeriesRow) -> Option<String> {
+    let num = crate::units::readable_float;
+    let no_length = row.interval_s == 0.0;
+    if let Some(before) = before.filter(|b| row.t_s < b.t_s || (row.t_s == b.t_s && !no_length)) {
+        return Some(format!(
+            "t_s {} is not after the row before's {}: a series' rows go forward in time",
+            num(row.t_s),
+            num(before.t_s)
+        ));
+    }
+    let ios = row
+        .by_dir
+        .iter()
+        .fold(0u64, |n, (_, c)| n.saturating_add(c.ops));
+    (ios > 0 && row.interval_s <= 0.0 && row.partial == 0).then(|| {
+        format!(
+            "interval_s {} with {ios} I/Os counted in a whole row (partial 0): an interval that counts I/Os lasts some time",
+            num(row.interval_s)
+        )
+    })
 }
 
 /// The name of the folder holding `path`, or the path itself when it has none.

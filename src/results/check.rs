@@ -213,7 +213,8 @@ pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
 /// Where a results document that matches the schema still cannot be true: each direction's (and the
 /// total's) IOPS and bandwidth are its I/Os and bytes over the phase's `duration_s` (0 over no time), within
 /// rounding; the total is the reads and writes together; a latency summary is ordered, min ≤ mean ≤ max and
-/// min ≤ p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ p99.99 ≤ max. Each with its JSON path. Results another tool wrote
+/// min ≤ p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ p99.99 ≤ max; and what no run writes ([`super::possible`]: times, names,
+/// parameters, a prediction's inputs). Each with its JSON path. Results another tool wrote
 /// (`source`, fio's JSON: rates over each direction's own time) are not held to wkrun's arithmetic.
 pub fn implausible(r: &super::Results) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -221,10 +222,13 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
         return out;
     }
     label(r.label.as_deref(), &mut out);
+    super::possible::run(r, &mut out);
+    let mut names = std::collections::HashMap::with_capacity(r.phases.len());
     let mut before: Option<usize> = None;
     for (i, p) in r.phases.iter().enumerate() {
         let at = |what: &str| format!("phases[{i}].{what}");
         phase_place(i, p, before, &mut out);
+        super::possible::phase(i, p, (&mut names, r.target.capacity_bytes), &mut out);
         if r.cluster.is_none() {
             rows_of_bound(i, p, &mut out);
         }
@@ -274,23 +278,35 @@ pub const MAX_DURATION_S: f64 = 10.0 * 365.25 * 86_400.0;
 /// A run's label by the rule of `--label`: no control or format character, at most
 /// [`crate::text::MAX_LABEL`] characters.
 fn label(l: Option<&str>, out: &mut Vec<Violation>) {
-    let Some(l) = l else { return };
-    let n = l.chars().count();
-    let why = match l.chars().find(|&c| crate::text::hidden_char(c)) {
+    if let Some(l) = l {
+        plain_text("label", l, Some(crate::text::MAX_LABEL), out);
+    }
+}
+
+/// The text `s` at `path` by the rule of `--label`: no control or format character, and (`most`) at most so
+/// many characters.
+pub(super) fn plain_text(path: &str, s: &str, most: Option<usize>, out: &mut Vec<Violation>) {
+    let n = s.chars().count();
+    let why = match s.chars().find(|&c| crate::text::hidden_char(c)) {
         Some(c) => format!("holds the {} {c:?}", char_kind(c)),
-        None if n > crate::text::MAX_LABEL => {
-            format!("has {n} characters, more than {}", crate::text::MAX_LABEL)
+        None if most.is_some_and(|m| n > m) => {
+            format!("has {n} characters, more than {}", most.unwrap_or(0))
         }
         None => return,
     };
     out.push(Violation {
-        path: "label".into(),
-        // Echoed cut to `text::ECHO` characters: a label of 10 MB was printed whole on one line.
-        expected: format!(
-            "\"{}\" {why}",
-            crate::text::clip(&crate::text::escaped(l), crate::text::ECHO)
-        ),
+        path: path.into(),
+        expected: format!("{} {why}", echo(s)),
     });
+}
+
+/// `s` as a message shows it: quoted, escaped, cut to [`crate::text::ECHO`] characters (a label of 10 MB
+/// was printed whole on one line).
+pub(super) fn echo(s: &str) -> String {
+    format!(
+        "\"{}\"",
+        crate::text::clip(&crate::text::escaped(s), crate::text::ECHO)
+    )
 }
 
 /// What `c`, a character no label may hold, is: a control or a format character.

@@ -12,6 +12,7 @@ pub mod judge;
 pub mod knee;
 pub mod model;
 pub mod outdir;
+pub mod possible;
 pub mod pretty;
 pub mod rounds;
 pub mod schema;
@@ -19,6 +20,7 @@ pub mod search;
 pub mod series_csv;
 pub mod stream;
 pub mod trace_csv;
+pub mod unique;
 pub mod write;
 
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};

@@ -7,6 +7,7 @@
 //! to validate).
 
 use super::check::{self, Violation};
+use super::unique::{At, Twice, Unique};
 use super::{PhaseResult, Results};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -99,6 +100,7 @@ fn too_big(v: &Value, at: &str) -> Option<(String, f64)> {
 struct Doc<'s, F> {
     state: &'s mut State,
     each: &'s mut F,
+    twice: &'s Twice,
 }
 
 impl<'de, F: FnMut(usize, &Value)> Visitor<'de> for Doc<'_, F> {
@@ -109,12 +111,19 @@ impl<'de, F: FnMut(usize, &Value)> Visitor<'de> for Doc<'_, F> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut phases_seen = false;
         while let Some(key) = map.next_key::<String>()? {
+            if self.state.rest.contains_key(&key) || (key == "phases" && phases_seen) {
+                return Err(self.twice.found(&At::Doc, &key));
+            }
+            let at = At::Key(&At::Doc, &key);
             if key == "phases" {
+                phases_seen = true;
                 // A `phases` that is not a list is kept as a tree for the schema to refuse.
                 let seed = Phases {
                     state: &mut *self.state,
                     each: &mut *self.each,
+                    twice: self.twice,
                 };
                 match map.next_value_seed(seed)? {
                     Some(v) => self.state.rest.insert(key, v),
@@ -124,7 +133,10 @@ impl<'de, F: FnMut(usize, &Value)> Visitor<'de> for Doc<'_, F> {
                     }
                 };
             } else {
-                let v: Value = map.next_value()?;
+                let v = map.next_value_seed(Unique {
+                    at: &at,
+                    twice: self.twice,
+                })?;
                 self.state.rest.insert(key, v);
             }
         }
@@ -144,6 +156,7 @@ impl<'de, F: FnMut(usize, &Value)> DeserializeSeed<'de> for Doc<'_, F> {
 struct Phases<'s, F> {
     state: &'s mut State,
     each: &'s mut F,
+    twice: &'s Twice,
 }
 
 impl<'de, F: FnMut(usize, &Value)> DeserializeSeed<'de> for Phases<'_, F> {
@@ -163,17 +176,28 @@ impl<'de, F: FnMut(usize, &Value)> Visitor<'de> for Phases<'_, F> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Value>, A::Error> {
         let mut i = 0;
-        while let Some(v) = seq.next_element::<Value>()? {
+        let phases = At::Key(&At::Doc, "phases");
+        loop {
+            let at = At::Item(&phases, i);
+            let seed = Unique {
+                at: &at,
+                twice: self.twice,
+            };
+            let Some(v) = seq.next_element_seed(seed)? else {
+                return Ok(None);
+            };
             (self.each)(i, &v);
             self.state.phase(i, &v);
             i += 1;
         }
-        Ok(None)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<Value>, A::Error> {
-        let v = serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-        Ok(Some(v))
+        let seed = Unique {
+            at: &At::Key(&At::Doc, "phases"),
+            twice: self.twice,
+        };
+        seed.visit_map(map).map(Some)
     }
 
     fn visit_bool<E>(self, v: bool) -> Result<Option<Value>, E> {
@@ -205,39 +229,55 @@ impl<'de, F: FnMut(usize, &Value)> Visitor<'de> for Phases<'_, F> {
 /// it typed; `each` sees every phase as the document has it (before the schema's check), in order.
 ///
 /// # Errors
-/// [`Refused`]: not JSON (or the reading failed), not a results document of this format, or violations
-/// of the schema.
+/// [`Refused`]: not JSON (or the reading failed), not a results document of this format (an object with a
+/// key twice included), or violations of the schema.
 pub fn read<'de, D, F>(de: D, mut each: F) -> Result<Results, Refused>
 where
     D: Deserializer<'de, Error = serde_json::Error>,
     F: FnMut(usize, &Value),
 {
+    judge(scan(de, &mut each)?)
+}
+
+/// Reads the document `de` holds, phase by phase, into what [`judge`] judges.
+///
+/// # Errors
+/// As [`read`], for what stops the reading.
+fn scan<'de, D, F>(de: D, each: &mut F) -> Result<State, Refused>
+where
+    D: Deserializer<'de, Error = serde_json::Error>,
+    F: FnMut(usize, &Value),
+{
     let mut state = State::default();
+    let twice = Twice::default();
     Doc {
         state: &mut state,
-        each: &mut each,
+        each,
+        twice: &twice,
     }
     .deserialize(de)
-    .map_err(|e| match e.classify() {
-        // The only value the reading refuses by its type is the document itself: not an object.
-        serde_json::error::Category::Data => {
+    .map_err(|e| match (twice.said(&e), e.classify()) {
+        (Some(why), _) => Refused::NotResults(why),
+        // The only other value the reading refuses by its type is the document itself: not an object.
+        (None, serde_json::error::Category::Data) => {
             Refused::NotResults("the document is not a JSON object".into())
         }
-        _ => Refused::Json(e),
+        (None, _) => Refused::Json(e),
     })?;
-    judge(state)
+    Ok(state)
 }
 
 /// Reads the results document in `bytes` ([`read`]), with nothing after it but white space.
 ///
 /// # Errors
 /// As [`read`].
-pub fn from_slice<F: FnMut(usize, &Value)>(bytes: &[u8], each: F) -> Result<Results, Refused> {
+pub fn from_slice<F: FnMut(usize, &Value)>(bytes: &[u8], mut each: F) -> Result<Results, Refused> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let r = read(&mut de, each);
-    // Trailing text is not JSON, whatever else is wrong with the document.
+    // What stopped the reading inside the document is its error (the text after that point is not
+    // "trailing characters"); trailing text after a whole document is not JSON, whatever else is wrong.
+    let state = scan(&mut de, &mut each)?;
     de.end().map_err(Refused::Json)?;
-    r
+    judge(state)
 }
 
 /// Reads the results document from `src` ([`read`]), with nothing after it but white space.
@@ -246,12 +286,12 @@ pub fn from_slice<F: FnMut(usize, &Value)>(bytes: &[u8], each: F) -> Result<Resu
 /// As [`read`].
 pub fn from_reader<R: std::io::Read, F: FnMut(usize, &Value)>(
     src: R,
-    each: F,
+    mut each: F,
 ) -> Result<Results, Refused> {
     let mut de = serde_json::Deserializer::from_reader(src);
-    let r = read(&mut de, each);
+    let state = scan(&mut de, &mut each)?;
     de.end().map_err(Refused::Json)?;
-    r
+    judge(state)
 }
 
 /// The verdict on what was read: the format first, then the schema (the top level's violations before

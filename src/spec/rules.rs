@@ -90,7 +90,7 @@ pub fn valid_name(name: &str) -> bool {
 
 /// What is wrong with a name [`valid_name`] refuses, and the way out, for `what` it names (`the output
 /// folder`, `the phase's CSV file`).
-fn name_help(name: &str, what: &str) -> String {
+pub fn name_help(name: &str, what: &str) -> String {
     if name.len() > MAX_NAME {
         format!(
             "a name is at most {MAX_NAME} characters (it names {what}); this one has {}",

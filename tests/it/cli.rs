@@ -584,10 +584,16 @@ fn control_characters_are_shown_escaped() {
         .unwrap()
         .replace("\"name\": \"w\"", "\"name\": \"w\\u001b]0;owned\\u0007\"");
     std::fs::write(&f, text).unwrap();
+    // No run has such a name: refused (attack 24c, finding 10), the name shown escaped.
     let (code, out, err) = code_out_err(&wkrun(d, &["compare", "r"]));
-    assert_eq!(code, 0, "{err}");
-    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
-    assert!(out.contains("w\\u{1b}]0;owned\\u{7}"), "{out}");
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: r/results.json holds figures that cannot be true (1 place):\n  phases[0].name: \"w\\u{1b}]0;owned\\u{7}\" is not a name a spec can have: use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)\n"
+        )
+    );
 }
 
 /// Control characters in a target path or a phase name reach neither a terminal nor an SVG (issue 24 item
@@ -657,20 +663,23 @@ fn escape_sequences_reach_no_terminal_and_no_svg() {
         svgs, 10,
         "8 charts and the percentiles over time of reads and writes"
     );
-    // A phase name with an escape sequence, in a results file: `merge` shows it escaped, as `compare` does.
+    // A phase name with an escape sequence, in a results file: no run has such a name, and `merge` refuses
+    // it (attack 24c, finding 10), the name shown escaped; nothing written.
     let f = d.join("r/results.json");
     let text = std::fs::read_to_string(&f)
         .unwrap()
         .replace("\"name\": \"w\"", "\"name\": \"w\\u001b]0;owned\\u0007\"");
     std::fs::write(&f, text).unwrap();
     let (code, out, err) = code_out_err(&wkrun(d, &["merge", "r", "-o", "m"]));
-    assert_eq!(code, 0, "{err}");
-    assert!(!raw(&out) && !raw(&err), "{out:?}{err:?}");
-    let line = out.lines().nth(1).unwrap_or_default();
-    assert!(
-        line.starts_with("  phase 0 \"w\\u{1b}]0;owned\\u{7}\": 9 reads, 7 writes in "),
-        "{out}"
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: r/results.json holds figures that cannot be true (1 place):\n  phases[0].name: \"w\\u{1b}]0;owned\\u{7}\" is not a name a spec can have: use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)\n"
+        )
     );
+    assert!(!d.join("m").exists());
 }
 
 #[test]
@@ -1013,10 +1022,16 @@ fn line_breaks_and_bidi_overrides_in_names_are_shown_escaped() {
         .unwrap()
         .replace("\"name\": \"w\"", "\"name\": \"w\\nforged\"");
     std::fs::write(&path, text).unwrap();
+    // No run has such a name: refused (attack 24c, finding 10), the name shown escaped.
     let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", "r"]));
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("w\\nforged"), "{out}");
-    assert!(!out.lines().any(|l| l.starts_with("forged")), "{out}");
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: r/results.json holds figures that cannot be true (1 place):\n  phases[0].name: \"w\\nforged\" is not a name a spec can have: use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)\n"
+        )
+    );
 }
 
 /// The attack of issue 24's closing session: `wkrun SPEC > /dev/full` exited 0 with its summary lost; the

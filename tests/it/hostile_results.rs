@@ -285,9 +285,15 @@ fn readers_refuse_what_validate_refuses() {
     all_refuse(
         d,
         "many",
-        "many/results.json holds figures that cannot be true (30 places):\n  phases[1].index: 0 ",
+        "many/results.json holds figures that cannot be true (60 places):\n  phases[1].index: 0 ",
     );
-    all_refuse(d, "many", "\n  ... and 10 more");
+    // Each phase's index, and its name, the first's too.
+    all_refuse(
+        d,
+        "many",
+        "\n  phases[1].name: \"w\" is the name of phases[0] too: a spec's phase names are unique, and so are a run's\n",
+    );
+    all_refuse(d, "many", "\n  ... and 40 more");
     edit("iv0", &|v| v["phases"][0]["intervals"] = 0.into());
     all_refuse(
         d,

@@ -230,7 +230,7 @@ fn implausible_figures_are_named_by_their_json_path() {
         ),
         (
             twice,
-            "error: r/twice.json holds figures that cannot be true (1 place):\n  phases[2].index: 1 is not above phases[1].index 1: each phase once, in run order\n".to_string(),
+            "error: r/twice.json holds figures that cannot be true (2 places):\n  phases[2].index: 1 is not above phases[1].index 1: each phase once, in run order\n  phases[2].name: \"w\" is the name of phases[1] too: a spec's phase names are unique, and so are a run's\n".to_string(),
         ),
         (
             label,
@@ -259,14 +259,7 @@ fn implausible_figures_are_named_by_their_json_path() {
             "error: r/negative.json does not match the results schema (1 violation):\n  phases[1].read.latency_ns.mean: -5.0 is less than the minimum of 0\n".to_string(),
         ),
     ];
-    for (file, want) in cases {
-        let (c, out, e) = code_out_err(&wkrun(d, &["validate", &file]));
-        assert_eq!(
-            (c, out.as_str(), e.as_str()),
-            (2, "", want.as_str()),
-            "{file}"
-        );
-    }
+    refused(d, &cases);
 }
 
 /// A schema violation does not hide a series CSV cut short: validate reports both.
@@ -350,4 +343,288 @@ fn results_an_older_wkrun_wrote_still_validate() {
     for field in ["workers", "cpu", "headline"] {
         assert!(v["phases"][2].get(field).is_none(), "{field}");
     }
+}
+
+/// `dir/r/results.json` as text, changed by `edit`, written beside it as `dir/r/NAME.json`.
+fn tampered_text(dir: &Path, name: &str, edit: impl Fn(String) -> String) -> String {
+    let text = fs::read_to_string(dir.join("r/results.json")).expect("results");
+    let file = format!("r/{name}.json");
+    fs::write(dir.join(&file), edit(text)).expect("write");
+    file
+}
+
+/// `wkrun validate FILE` for each case: [`refused_by`] with its message.
+fn refused(d: &Path, cases: &[(String, String)]) {
+    for (file, want) in cases {
+        refused_by(d, &["validate", file], want);
+    }
+}
+
+/// `wkrun ARGS`: exit 2, nothing on stdout, and exactly `want` on stderr.
+fn refused_by(d: &Path, args: &[&str], want: &str) {
+    let (c, out, e) = code_out_err(&wkrun(d, args));
+    assert_eq!((c, out.as_str(), e.as_str()), (2, "", want), "{args:?}");
+}
+
+/// Values a run cannot write (attack 24c, findings 7, 10 and 15): two phases of one name, times that are
+/// not RFC 3339, names a spec could not have, parameters outside the spec's bounds or the target, a
+/// prediction's measured path with a control character and a fitted target that is no simulated drive.
+/// Each named by its JSON path, exit 2; `compare` and `sim fit` refuse them at the door (`sim fit` ran a
+/// simulated run, then failed with exit 1 and the child's last line).
+#[test]
+fn values_no_run_writes_are_named_by_their_json_path() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let head = |f: &str, n: usize| {
+        format!(
+            "error: {f} holds figures that cannot be true ({n} place{}):\n",
+            if n == 1 { "" } else { "s" }
+        )
+    };
+    let same = tampered(d, "same", |v| v["phases"][1]["name"] = "f".into());
+    let times = tampered(d, "times", |v| {
+        v["started_at"] = "2026-13-01T00:00:00Z".into();
+        v["finished_at"] = "9999-99-99T99:99:99Z".into();
+        v["phases"][0]["started_at"] = "2026-12-01T12:00:00".into();
+        v["phases"][1]["measured_started_at"] = "soon".into();
+    });
+    let names = tampered(d, "names", |v| {
+        v["spec"]["name"] = "my spec".into();
+        v["phases"][0]["name"] = "ws\u{0}at".into();
+        v["phases"][1]["name"] = "\u{1b}]0;PWNED\u{7}\u{1b}[2Jwsat".into();
+    });
+    let params = tampered(d, "params", |v| {
+        let p = &mut v["phases"][1]["params"];
+        p["queue_depth"] = 5000.into();
+        p["workers"] = 0.into();
+        p["block_size_bytes"] = (256u64 << 20).into();
+        p["span_bytes"] = (1u64 << 40).into();
+        // On the fill, which has no time bound for its rows to fit.
+        v["phases"][0]["params"]["interval_ns"] = 1000.into();
+    });
+    let prediction = tampered(d, "prediction", |v| {
+        v["prediction"] = serde_json::json!({
+            "measured": "\u{1b}]0;PWN\u{7}m/results.json",
+            "fitted_target": "/dev/vda",
+        });
+    });
+    let capacity = results(&d.join("r"))["target"]["capacity_bytes"]
+        .as_u64()
+        .expect("capacity");
+    let cases = [
+        (
+            same.clone(),
+            head(&same, 1)
+                + "  phases[1].name: \"f\" is the name of phases[0] too: a spec's phase names are unique, and so are a run's\n",
+        ),
+        (
+            times.clone(),
+            head(&times, 4)
+                + "  started_at: \"2026-13-01T00:00:00Z\" is not an RFC 3339 time such as 2026-12-01T12:00:00.000Z: numeric component is out of range\n"
+                + "  finished_at: \"9999-99-99T99:99:99Z\" is not an RFC 3339 time such as 2026-12-01T12:00:00.000Z: numeric component is out of range\n"
+                + "  phases[0].started_at: \"2026-12-01T12:00:00\" is not an RFC 3339 time such as 2026-12-01T12:00:00.000Z: no time zone: end it with Z (UTC) or an offset such as +02:00\n"
+                + "  phases[1].measured_started_at: \"soon\" is not an RFC 3339 time such as 2026-12-01T12:00:00.000Z: not a time\n",
+        ),
+        (
+            names.clone(),
+            head(&names, 3)
+                + "  spec.name: \"my spec\" is not a name a spec can have: use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the output folder)\n"
+                + "  phases[0].name: \"ws\\u{0}at\" is not a name a spec can have: use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)\n"
+                + "  phases[1].name: \"\\u{1b}]0;PWNED\\u{7}\\u{1b}[2Jwsat\" is not a name a spec can have: use ASCII letters, digits and - _ . [ ] = , % : + not starting with '.' (it names the phase's CSV file)\n",
+        ),
+        (
+            params.clone(),
+            head(&params, 5)
+                + "  phases[0].params.interval_ns: 1000 is outside the spec's bounds, 1000000 to 18446744073709551615\n"
+                + "  phases[1].params.queue_depth: 5000 is outside the spec's bounds, 1 to 1024\n"
+                + "  phases[1].params.workers: 0 is outside the spec's bounds, 1 to 256\n"
+                + "  phases[1].params.block_size_bytes: 268435456 is outside the spec's bounds, 1 to 134217728\n"
+                + &format!(
+                    "  phases[1].params.span_bytes: span_start_bytes 0 + span_bytes 1099511627776 = 1099511627776 is past the target's capacity_bytes {capacity}\n"
+                ),
+        ),
+        (
+            prediction.clone(),
+            head(&prediction, 2)
+                + "  prediction.measured: \"\\u{1b}]0;PWN\\u{7}m/results.json\" holds the control character '\\u{1b}'\n"
+                + "  prediction.fitted_target: \"/dev/vda\" is not the simulated drive a prediction runs on: \"/dev/vda\" is not a simulated target (sim:...)\n",
+        ),
+    ];
+    refused(d, &cases);
+    // At the door of the commands that read results: the same message, before anything runs.
+    refused_by(d, &["compare", "r", &same], &cases[0].1);
+    refused_by(d, &["sim", "fit", &same], &cases[0].1);
+}
+
+/// JSON errors said by the parser's reason and position (attack 24c, finding 8: each was "trailing
+/// characters at line N column M", the file's last byte), and an object holding a key twice refused
+/// (finding 7: read last-wins).
+#[test]
+fn json_errors_say_their_reason_and_a_key_twice_is_refused() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let not = |f: &str, why: &str| format!("error: {f} is not a wkrun results document: {why}\n");
+    // Pretty JSON, two spaces an indent: `"status"` is the top level's, `"name"` the phases'.
+    let status = tampered_text(d, "status", |s| {
+        s.replacen(
+            "\n  \"status\": ",
+            "\n  \"status\": \"failed\",\n  \"status\": ",
+            1,
+        )
+    });
+    // The 1-based line of `f` that holds `needle` first.
+    let line_of = |f: &str, needle: &str| {
+        let text = fs::read_to_string(d.join(f)).expect("read");
+        text.lines()
+            .position(|l| l.contains(needle))
+            .expect("found")
+            + 1
+    };
+    let name = tampered_text(d, "name", |s| {
+        let w = s.find("\"name\": \"w\"").expect("phase w");
+        format!("{}\"name\": \"x\", {}", &s[..w], &s[w..])
+    });
+    let deep = |n: usize| {
+        tampered_text(d, &format!("deep{n}"), |s| {
+            format!("{{\"x\": {}{}, {}", "[".repeat(n), "]".repeat(n), &s[1..])
+        })
+    };
+    let (deep126, deep127) = (deep(126), deep(127));
+    let bom = tampered_text(d, "bom", |s| format!("\u{feff}{s}"));
+    let surrogate = tampered_text(d, "surrogate", |s| {
+        s.replacen("\"name\": \"w\"", "\"name\": \"w\\ud800at\"", 1)
+    });
+    let cases = [
+        (
+            status.clone(),
+            not(
+                &status,
+                &format!(
+                    "status: the key is given twice in its object (the second at line {} column 10); a results file has each key once",
+                    line_of(&status, "\"status\": \"failed\"") + 1
+                ),
+            ),
+        ),
+        (
+            name.clone(),
+            not(
+                &name,
+                &format!(
+                    "phases[1].name: the key is given twice in its object (the second at line {} column {}); a results file has each key once",
+                    line_of(&name, "\"name\": \"x\""),
+                    "      \"name\": \"x\", \"name\"".len()
+                ),
+            ),
+        ),
+        (
+            deep126.clone(),
+            format!(
+                "error: {deep126} does not match the results schema (1 violation):\n  (the document): Additional properties are not allowed ('x' was unexpected)\n"
+            ),
+        ),
+        (
+            deep127.clone(),
+            not(
+                &deep127,
+                "nested deeper than 127 levels of objects and arrays (the document's own object the first) at line 1 column 133",
+            ),
+        ),
+        (
+            bom.clone(),
+            not(
+                &bom,
+                "not JSON (a UTF-8 byte order mark, EF BB BF, at line 1 column 1: JSON text starts without one)",
+            ),
+        ),
+        (
+            surrogate.clone(),
+            not(
+                &surrogate,
+                &format!(
+                    "not JSON (unexpected end of hex escape at line {} column {})",
+                    line_of(&surrogate, "ud800"),
+                    // At the `a` after the escape, where the second half of a surrogate pair was due.
+                    "      \"name\": \"w\\ud800a".len()
+                ),
+            ),
+        ),
+    ];
+    refused(d, &cases);
+}
+
+/// A copy of `dir/r` as `dir/NAME` whose workload series (`01-w.csv`) has `edit` applied to its cells of
+/// line `line` (1 is the header).
+fn series_edited(dir: &Path, name: &str, line: usize, edit: impl Fn(&mut Vec<String>)) -> String {
+    let to = dir.join(name);
+    fs::create_dir(&to).expect("mkdir");
+    for f in fs::read_dir(dir.join("r")).expect("r") {
+        let f = f.expect("entry").path();
+        fs::copy(&f, to.join(f.file_name().expect("name"))).expect("copy");
+    }
+    let csv = to.join("01-w.csv");
+    let text = fs::read_to_string(&csv).expect("csv");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut cells: Vec<String> = lines[line - 1].split(',').map(str::to_string).collect();
+    edit(&mut cells);
+    lines[line - 1] = cells.join(",");
+    fs::write(&csv, lines.join("\n") + "\n").expect("write");
+    name.to_string()
+}
+
+/// A series whose rows go back in time or repeat one, or that counts I/Os in an interval of no length
+/// (attack 24c, finding 10: read by fit, report and compare as they were), is refused with its line.
+#[test]
+fn a_series_must_go_forward_in_time_and_count_ios_over_some_time() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let back = series_edited(d, "back", 4, |c| c[0] = "1.0".into());
+    let again = series_edited(d, "again", 3, |c| c[0] = "1.0".into());
+    let zero = series_edited(d, "zero", 2, |c| c[1] = "0".into());
+    let ios = csv_rows(&d.join("r/01-w.csv"))[0]["read_ops"]
+        .parse::<u64>()
+        .expect("reads")
+        + csv_rows(&d.join("r/01-w.csv"))[0]["write_ops"]
+            .parse::<u64>()
+            .expect("writes");
+    let cases = [
+        (
+            back.clone(),
+            "error: series back/01-w.csv: line 4: t_s 1 is not after the row before's 2: a series' rows go forward in time\n".to_string(),
+        ),
+        (
+            again.clone(),
+            "error: series again/01-w.csv: line 3: t_s 1 is not after the row before's 1: a series' rows go forward in time\n".to_string(),
+        ),
+        (
+            zero.clone(),
+            format!("error: series zero/01-w.csv: line 2: interval_s 0 with {ios} I/Os counted in a whole row (partial 0): an interval that counts I/Os lasts some time\n"),
+        ),
+    ];
+    refused(d, &cases);
+    refused_by(d, &["compare", "r", &zero], &cases[2].1);
+    // What a run can write: its last row partial and of no length, when the last completion fell exactly on
+    // an interval's start (the row ends where the one before ends).
+    let rows = csv_rows(&d.join("r/01-w.csv"));
+    let n = rows.len();
+    let before_t = rows[n - 2]["t_s"].clone();
+    let header: Vec<String> = fs::read_to_string(d.join("r/01-w.csv"))
+        .expect("csv")
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (t, iv, partial) = (col("t_s"), col("interval_s"), col("partial"));
+    let last = series_edited(d, "last", n + 1, |c| {
+        c[t] = before_t.clone();
+        c[iv] = "0".into();
+        c[partial] = "1".into();
+    });
+    let (c, out, e) = code_out_err(&wkrun(d, &["validate", &last]));
+    assert_eq!((c, e.as_str()), (0, ""), "{out}");
 }
