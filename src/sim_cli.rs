@@ -141,7 +141,8 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
             fitted: given,
         } => {
             // Checked before the fit, which can take minutes.
-            let inputs = prediction::check(&results, &spec, output.as_deref()).map_err(fit_fail)?;
+            let inputs = prediction::check(&results, &spec, output.as_deref(), given.as_deref())
+                .map_err(fit_fail)?;
             let target = match given {
                 Some(t) => t,
                 None => fitted(&results, phase.as_deref(), None)?,

@@ -83,10 +83,11 @@ pub enum Unmet {
     Spare(String),
 }
 
-/// The `sim:...` target of `p`: its name with the program time.
+/// The `sim:...` target of `p`: its name ([`SimTarget::name`], which holds every parameter off its
+/// default, the program time included).
 pub fn target_of(p: &SimParams) -> String {
     match SimTarget::new(p.clone()) {
-        Ok(t) => format!("{},program_time={}", t.name(), p.program_time),
+        Ok(t) => t.name(),
         Err(_) => String::new(),
     }
 }

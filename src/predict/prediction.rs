@@ -4,6 +4,7 @@
 //! nothing rewrites them after it, so partial results are labelled too and no file is written twice.
 
 use super::FitError;
+use crate::target::TargetInfo;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,20 +23,44 @@ pub struct Inputs {
 }
 
 /// Checks what a prediction reads and writes before anything runs: the measured results (`measured`, a
-/// folder or its results.json) as `wkrun validate` checks them, the spec as a run loads it, and the output
-/// folder (`output`, else the run's default for the spec's name with `-predicted`) as a run checks it
-/// (made and removed again when it is new).
+/// folder or its results.json) as `wkrun validate` checks them; the `fitted` target when given, which must
+/// be a simulated drive of the measured capacity; the spec as a run loads it and plans it on a simulated
+/// drive of that capacity (the fitted one, else any: what a spec may ask of a simulated drive does not
+/// depend on the parameters the fit finds); and the output folder (`output`, else the run's default for
+/// the spec's name with `-predicted`) as a run checks it (made and removed again when it is new).
 ///
 /// # Errors
 /// [`FitError::Bad`] naming the file (and the line and key of a spec), nothing written.
-pub fn check(measured: &Path, spec: &Path, output: Option<&Path>) -> Result<Inputs, FitError> {
+pub fn check(
+    measured: &Path,
+    spec: &Path,
+    output: Option<&Path>,
+    fitted: Option<&str>,
+) -> Result<Inputs, FitError> {
     let file = if measured.is_dir() {
         measured.join("results.json")
     } else {
         measured.to_path_buf()
     };
-    crate::report::runs::load_run(&file).map_err(|e| FitError::Bad(e.to_string()))?;
+    let capacity = crate::report::runs::load_run(&file)
+        .map_err(|e| FitError::Bad(e.to_string()))?
+        .results
+        .target
+        .capacity_bytes;
+    let drive = match fitted {
+        Some(t) => fitted_drive(t, &file, capacity)?,
+        None => TargetInfo::sim_of_capacity(capacity),
+    };
     let loaded = crate::spec::load::load_file(spec).map_err(|e| FitError::Bad(e.to_string()))?;
+    crate::plan::resolve(&loaded, &drive).map_err(|e| {
+        FitError::Bad(format!(
+            "{e}\n  note: the spec was planned on a simulated drive of the measured capacity, {capacity} B, before {}; nothing was run",
+            match fitted {
+                Some(_) => "the run",
+                None => "the fit",
+            }
+        ))
+    })?;
     let out = match output {
         Some(o) => o.to_path_buf(),
         None => crate::run::default_output_dir(&format!("{}-predicted", loaded.file.spec.name)),
@@ -48,6 +73,26 @@ pub fn check(measured: &Path, spec: &Path, output: Option<&Path>) -> Result<Inpu
         spec: spec.to_path_buf(),
         out,
     })
+}
+
+/// The drive of a `--fitted` target: a simulated drive whose capacity is the measured results' (`file`,
+/// whose target has `capacity` bytes), both rounded down to whole 4 KiB units as the simulator takes them.
+///
+/// # Errors
+/// [`FitError::Bad`] when `target` is not a simulated drive, or one of another capacity.
+fn fitted_drive(target: &str, file: &Path, capacity: u64) -> Result<TargetInfo, FitError> {
+    let drive = crate::sim::SimParams::parse_target(target)
+        .and_then(TargetInfo::sim)
+        .map_err(|e| FitError::Bad(format!("--fitted: {e}")))?;
+    let unit = crate::sim::params::UNIT;
+    if drive.capacity_bytes != capacity / unit * unit {
+        return Err(FitError::Bad(format!(
+            "--fitted {target}: its capacity, {} B, disagrees with the measured results {}, whose target has {capacity} B: a prediction of them runs on a drive of their capacity (give the target `wkrun sim fit` printed for them, or leave out --fitted to fit it); nothing was run",
+            drive.capacity_bytes,
+            file.display()
+        )));
+    }
+    Ok(drive)
 }
 
 /// Runs the spec of `inputs` on `target` (fitted to its measured results) with the `wkrun` program `exe`,

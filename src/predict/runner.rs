@@ -3,6 +3,7 @@
 //! per-second write IOPS read from the results it writes.
 
 use super::FitError;
+use crate::results::outdir::MIN_ROOM;
 use crate::sys::signal;
 use crate::vocab::{Pattern, PhaseKind};
 use std::fmt::Write as _;
@@ -107,10 +108,11 @@ impl Scratch {
             let dir = base.join(format!("wkrun-fit-{}-{n}", std::process::id()));
             match std::fs::create_dir(&dir) {
                 Ok(()) => {
-                    return Ok(Scratch {
+                    let scratch = Scratch {
                         dir,
                         _mark: Mark::new(),
-                    });
+                    };
+                    return scratch.with_room(&base);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
@@ -122,6 +124,26 @@ impl Scratch {
             }
         }
         Err(FitError::Failed("no free scratch folder name".into()))
+    }
+
+    /// The scratch folder when its file system has the room a run's output folder needs at least
+    /// ([`MIN_ROOM`]): each simulated run writes its results there (a full `TMPDIR` once failed the fit
+    /// at its first run with the run's own "choose another --output folder", of a folder the user never
+    /// named). Removed (dropped) when it has not.
+    ///
+    /// # Errors
+    /// [`FitError::Failed`] (a resource, exit 1) saying to set `TMPDIR` to a folder with room.
+    fn with_room(self, base: &Path) -> Result<Scratch, FitError> {
+        let free = std::fs::File::open(&self.dir)
+            .and_then(|f| crate::sys::file::free_bytes(&f))
+            .unwrap_or(u64::MAX);
+        if free >= MIN_ROOM {
+            return Ok(self);
+        }
+        Err(FitError::Failed(format!(
+            "the temporary folder {} (TMPDIR) has {free} B free, less than the {MIN_ROOM} B each simulated run's results need at least; set TMPDIR to a folder with at least {MIN_ROOM} B free; nothing was run",
+            base.display()
+        )))
     }
 
     /// The folder.

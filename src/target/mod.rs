@@ -390,18 +390,27 @@ impl TargetInfo {
     /// A message naming the parameter when they do not describe a drive.
     pub fn sim(params: crate::sim::SimParams) -> Result<TargetInfo, String> {
         let t = crate::sim::SimTarget::new(params).map_err(|e| e.to_string())?;
-        let bare = TargetInfo::new(
-            t.name(),
-            TargetKind::Sim,
-            t.params.capacity.0 / crate::sim::params::UNIT * crate::sim::params::UNIT,
-            crate::sim::params::SECTOR,
-            crate::sim::params::UNIT as u32,
-        );
+        let bare = TargetInfo::sim_of_capacity(t.params.capacity.0);
         Ok(TargetInfo {
+            path: t.name().into(),
             model: Some(SIM_MODEL.to_string()),
             sim: Some(t),
             ..bare
         })
+    }
+
+    /// Any simulated drive of `capacity` bytes as a plan sees it, its other parameters unknown: 512-byte
+    /// logical blocks, 4 KiB physical blocks, the capacity rounded down to whole 4 KiB units. What a spec may
+    /// ask of a simulated drive does not depend on them (`sim predict` checks its spec so before the fit).
+    pub fn sim_of_capacity(capacity: u64) -> TargetInfo {
+        use crate::sim::params::{PREFIX, SECTOR, UNIT};
+        TargetInfo::new(
+            format!("{PREFIX}capacity={}", crate::units::fmt_bytes(capacity)),
+            TargetKind::Sim,
+            capacity / UNIT * UNIT,
+            SECTOR,
+            UNIT as u32,
+        )
     }
 }
 

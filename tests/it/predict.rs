@@ -63,6 +63,11 @@ fn fit_recovers_spare_area_and_steady_level_of_an_unknown_drive() {
         assert!(err.contains(what), "{what} missing from stderr: {err}");
     }
     let p = wkrun::sim::SimParams::parse_target(target).unwrap();
+    // The target printed is the drive's name (attack 24c F15: the program time once came after the name
+    // and was left out of it): every parameter off its default, each once, in the name's order.
+    let named = wkrun::sim::SimTarget::new(p.clone()).unwrap().name();
+    assert_eq!(target, named);
+    assert_eq!(target.matches("program_time=").count(), 1, "{target}");
     let op = p.op.0 as f64 / 1e6;
     assert!((op - 20.0).abs() <= 2.0, "fitted op {op} %, true 20 %");
     let fitted = run_into(dir.path(), "fitted", &body, target);
@@ -161,7 +166,13 @@ fn a_prediction_is_labelled_with_its_source_and_target() {
         p.measured,
         measured.join("results.json").display().to_string()
     );
-    assert!(r.label.unwrap().starts_with("predicted: "));
+    // The label names the drive as the target given, which is its name (attack 24c F15: the label's
+    // target had no program time, so it named another drive).
+    assert_eq!(
+        r.label.as_deref(),
+        Some(format!("predicted: {target}").as_str())
+    );
+    assert_eq!(r.target.path.display().to_string(), target);
     let (code, _, err) = code_out_err(&wkrun(
         dir.path(),
         &[

@@ -169,7 +169,7 @@ fn predict_refuses_bad_input_before_anything_runs() {
 fn a_prediction_labels_its_own_results_within_the_label_limit() {
     let (dir, m) = with_spec_and_measurement();
     let d = dir.path();
-    let long = "sim:capacity=268431360B,op=20.123456%,dies=3,jitter=10.123456%,gc=deferred,gc_pace=50.123456%,compression=true,seed=9223372036854775807,gc_free_superblocks=3,page=16KiB,block=256KiB";
+    let long = "sim:capacity=268435456B,op=20.123456%,dies=3,jitter=10.123456%,gc=deferred,gc_pace=50.123456%,compression=true,seed=9223372036854775807,gc_free_superblocks=3,page=16KiB,block=256KiB";
     let (code, out, err) = predict(
         d,
         &[m.to_str().unwrap(), "p.toml", "--fitted", long, "-o", "b"],
@@ -183,11 +183,11 @@ fn a_prediction_labels_its_own_results_within_the_label_limit() {
     let (r, _) = strict_results(&d.join("b"));
     let label = r.label.unwrap();
     assert_eq!(label.chars().count(), 120, "{label}");
-    assert!(
-        label.starts_with("predicted: sim:capacity=262140KiB,op=20.123456%"),
-        "{label}"
+    // The drive's name, every parameter off its default in the name's order, cut as labels are.
+    assert_eq!(
+        label,
+        "predicted: sim:capacity=256MiB,op=20.123456%,block=256KiB,dies=3,compression=true,gc=deferred,gc_pace=50.123456%,jitter…"
     );
-    assert!(label.ends_with('…'), "{label}");
     let p = r.prediction.unwrap();
     assert_eq!(p.fitted_target, long);
     assert_eq!(p.measured, m.join("results.json").display().to_string());
@@ -249,7 +249,7 @@ fn a_prediction_prints_the_runs_summary_and_what_to_do_next() {
     assert!(d.join("rep/index.html").is_file());
 }
 
-/// `sim predict` of an hour of random writes (on `sim:capacity=1GiB`) from a 40 s measurement in `d`,
+/// `sim predict` of an hour of random writes (on [`FITTED`]) from a 40 s measurement in `d`,
 /// started, into `d/k`, once its results.json is there: the child and the folder.
 fn long_prediction(d: &Path) -> (Child, PathBuf) {
     write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
@@ -261,7 +261,7 @@ fn long_prediction(d: &Path) -> (Child, PathBuf) {
         m.to_str().unwrap(),
         "long.toml",
         "--fitted",
-        "sim:capacity=1GiB",
+        FITTED,
         "-o",
         out.to_str().unwrap(),
     ];
@@ -286,7 +286,7 @@ fn an_interrupted_prediction_exits_130_with_labelled_partial_results_and_no_chil
     assert_eq!(res.status, wkrun::results::Status::Interrupted);
     assert_eq!(res.signal.as_deref(), Some("SIGINT"));
     assert!(res.label.unwrap().starts_with("predicted: "));
-    assert_eq!(res.prediction.unwrap().fitted_target, "sim:capacity=1GiB");
+    assert_eq!(res.prediction.unwrap().fitted_target, FITTED);
     assert_eq!(processes_with(o), Vec::<u32>::new());
 }
 
@@ -390,4 +390,129 @@ fn a_duration_that_contradicts_the_rows_is_refused() {
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
     assert!(err.contains(want), "{err}");
     assert!(t.elapsed() < Duration::from_secs(30));
+}
+
+/// Attack 24c: `--fitted` with another capacity than the measured drive's (`sim:capacity=1GiB` for a
+/// 256 MiB measurement) ran and labelled its results a prediction of the measurement (exit 0). Refused now,
+/// as `sim fit --capacity` refuses one, before anything runs.
+#[test]
+fn predict_refuses_a_fitted_drive_of_another_capacity() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let m = m.to_str().unwrap();
+    let (code, out, err) = predict(
+        d,
+        &[m, "p.toml", "--fitted", "sim:capacity=1GiB", "-o", "pf3"],
+    );
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: --fitted sim:capacity=1GiB: its capacity, 1073741824 B, disagrees with the measured results {m}/results.json, whose target has {} B: a prediction of them runs on a drive of their capacity (give the target `wkrun sim fit` printed for them, or leave out --fitted to fit it); nothing was run",
+            256u64 << 20
+        )
+    );
+    assert_eq!(names(d), ["m", "p.toml"]);
+    // The same capacity written otherwise (in bytes, or a few bytes over: the simulator takes whole 4 KiB
+    // units) is the measured drive's.
+    for (fitted, out) in [
+        ("sim:capacity=268435456B,op=20%", "b1"),
+        ("sim:capacity=268435457B,op=20%", "b2"),
+    ] {
+        let (code, _, err) = predict(d, &[m, "p.toml", "--fitted", fitted, "-o", out]);
+        assert_eq!(code, 0, "{fitted}: {err}");
+    }
+}
+
+/// Attack 24c F22: a spec no simulated drive can run (`workers = 4`) was found only after the whole fit
+/// (9 simulated runs). It is planned on a simulated drive of the measured capacity first: exit 2 with the
+/// spec's file, line and key, no simulated run (no `fit:` line, no scratch folder), nothing written.
+#[test]
+fn predict_checks_the_spec_on_a_simulated_drive_before_the_fit() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let m = m.to_str().unwrap();
+    write_file(
+        d,
+        "wk4.toml",
+        &spec_text(
+            "wk4",
+            &writes("2s").replace("read_percent = 0\n", "read_percent = 0\nworkers = 4\n"),
+        ),
+    );
+    let text = std::fs::read_to_string(d.join("wk4.toml")).unwrap();
+    let line = text.lines().position(|l| l == "workers = 4").unwrap() + 1;
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    for (fitted, when) in [(None, "the fit"), (Some(FITTED), "the run")] {
+        let mut args = vec!["sim", "predict", m, "wk4.toml", "-o", "pw4"];
+        args.extend(fitted.map(|f| ["--fitted", f]).into_iter().flatten());
+        let o = Command::new(wkrun_bin())
+            .args(&args)
+            .current_dir(d)
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap();
+        let (code, out, err) = code_out_err(&o);
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        let gutter = " ".repeat(line.to_string().len() + 1);
+        let want = format!(
+            "error: wk4.toml:{line}:1: phase[0] \"w\".workers: workers = 4: the simulated drive runs one worker (its virtual clock is one submitter's)\n{gutter} |\n {line} | workers = 4\n{gutter} | ^^^^^^^\n  help: use workers = 1 on a simulated target\n  note: the spec was planned on a simulated drive of the measured capacity, {} B, before {when}; nothing was run",
+            256u64 << 20
+        );
+        assert_eq!(err.trim_end(), want);
+        assert_eq!(names(&tmp), Vec::<String>::new());
+        assert_eq!(names(d), ["m", "p.toml", "tmp", "wk4.toml"]);
+    }
+}
+
+/// Attack 24c F14: `sim fit` with a full TMPDIR passed on its first run's "choose another --output folder"
+/// (of a folder the user never named). Its room is checked before the first simulated run: exit 1 (a
+/// resource), saying to set TMPDIR, no scratch folder left.
+#[test]
+fn fit_refuses_a_temporary_folder_without_room_before_the_first_run() {
+    let test = "predict_hard::fit_refuses_a_temporary_folder_without_room_before_the_first_run";
+    let dir = tempdir();
+    let d = dir.path();
+    let tmp = match Mount::tmpfs(d.join("tfs"), "40k") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    let m = measured(d, "40s");
+    // The oracle of the room: the tmpfs's own count (statvfs through df), not wkrun's.
+    let df = Command::new("df")
+        .args(["-B1", "--output=avail"])
+        .arg(&tmp.dir)
+        .output()
+        .unwrap();
+    let free: u64 = String::from_utf8_lossy(&df.stdout)
+        .lines()
+        .nth(1)
+        .and_then(|l| l.trim().parse().ok())
+        .expect("df's available bytes");
+    assert!(free < 65536, "{free}");
+    for args in [
+        vec!["sim", "fit", m.to_str().unwrap()],
+        vec!["sim", "predict", m.to_str().unwrap(), "p.toml", "-o", "pr"],
+    ] {
+        write_file(d, "p.toml", &spec_text("p", &writes("2s")));
+        let o = Command::new(wkrun_bin())
+            .args(&args)
+            .current_dir(d)
+            .env("TMPDIR", &tmp.dir)
+            .output()
+            .unwrap();
+        let (code, out, err) = code_out_err(&o);
+        assert_eq!((code, out.as_str()), (1, ""), "{err}");
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "error: the temporary folder {} (TMPDIR) has {free} B free, less than the 65536 B each simulated run's results need at least; set TMPDIR to a folder with at least 65536 B free; nothing was run",
+                tmp.dir.display()
+            ),
+            "{args:?}"
+        );
+        assert_eq!(names(&tmp.dir), Vec::<String>::new());
+        assert!(!d.join("pr").exists());
+    }
 }

@@ -422,8 +422,8 @@ fn each_target_ends_its_own_block() {
     assert_eq!(code, 0, "{err}");
     let out = dir.path().join("out");
     let rounds_of = |b: &Value| b["rounds"].as_array().expect("rounds").len();
-    let (_, t0) = strict_results(&out.join("t0-sim-64MiB-op7"));
-    let (_, t1) = strict_results(&out.join("t1-sim-64MiB-op28"));
+    let (_, t0) = strict_results(&out.join("t0-sim-64MiB-op7-block256KiB"));
+    let (_, t1) = strict_results(&out.join("t1-sim-64MiB-op28-block256KiB"));
     assert_eq!(
         (
             rounds_of(&t0["round_blocks"][0]),
@@ -432,7 +432,11 @@ fn each_target_ends_its_own_block() {
         (6, 5)
     );
     assert_eq!(by_index(&t1).len(), 11);
-    check_against_csv(&out.join("t0-sim-64MiB-op7"), &t0, &t0["round_blocks"][0]);
+    check_against_csv(
+        &out.join("t0-sim-64MiB-op7-block256KiB"),
+        &t0,
+        &t0["round_blocks"][0],
+    );
     let (_, all) = strict_results(&out);
     let b = &all["round_blocks"][0];
     assert_eq!(
@@ -443,16 +447,19 @@ fn each_target_ends_its_own_block() {
     // CSVs) over the aggregate phase's time.
     let agg = by_index(&all);
     for i in 1..=5u64 {
-        let ops: u64 = ["t0-sim-64MiB-op7", "t1-sim-64MiB-op28"]
-            .map(|t| {
-                let rows = csv_rows(
-                    &out.join(t)
-                        .join(format!("{:02}-iops_round-{i}_read-0.csv", 2 * i)),
-                );
-                rows.iter().map(|r| n(r, "write_ops")).sum::<u64>()
-            })
-            .iter()
-            .sum();
+        let ops: u64 = [
+            "t0-sim-64MiB-op7-block256KiB",
+            "t1-sim-64MiB-op28-block256KiB",
+        ]
+        .map(|t| {
+            let rows = csv_rows(
+                &out.join(t)
+                    .join(format!("{:02}-iops_round-{i}_read-0.csv", 2 * i)),
+            );
+            rows.iter().map(|r| n(r, "write_ops")).sum::<u64>()
+        })
+        .iter()
+        .sum();
         let want = ops as f64 / agg[&(2 * i)]["duration_s"].as_f64().expect("duration_s");
         let got = b["rounds"][i as usize - 1]["tracking_value"]
             .as_f64()
@@ -466,8 +473,8 @@ fn each_target_ends_its_own_block() {
         dir.path(),
         &[
             "merge",
-            "out/t0-sim-64MiB-op7",
-            "out/t1-sim-64MiB-op28",
+            "out/t0-sim-64MiB-op7-block256KiB",
+            "out/t1-sim-64MiB-op28-block256KiB",
             "-o",
             "merged",
         ],

@@ -447,6 +447,73 @@ fn bad_sim_targets_are_refused_with_the_key() {
     }
 }
 
+/// Attack 24c F15: two drives differing only in program time had one name (`sim:capacity=256MiB,op=20%,dies=1`)
+/// in results (`target.path`), the default label and compare's column heads, told apart only by their
+/// folders; the plan line left the program time out too. Each is now named by every parameter off its
+/// default, and the name runs the same drive again.
+#[test]
+fn drives_that_differ_in_program_time_have_different_names() {
+    let dir = tempdir();
+    let d = dir.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"2s\"\n";
+    let cases = [
+        (
+            "fast",
+            "sim:capacity=256MiB,op=20%,program_time=100us",
+            "sim:capacity=256MiB,op=20%,dies=1,program_time=100us",
+        ),
+        (
+            "slow",
+            "sim:capacity=256MiB,op=20%,program_time=9000us",
+            "sim:capacity=256MiB,op=20%,dies=1,program_time=9ms",
+        ),
+    ];
+    for (sub, given, name) in cases {
+        std::fs::create_dir(d.join(sub)).unwrap();
+        let out = run_ok(&d.join(sub), "p", body, Path::new(given));
+        let r = results(&out);
+        assert_eq!(r["target"]["path"], name);
+        assert_eq!(r["label"], name);
+        // The name, given back as the target, is the same drive.
+        std::fs::create_dir(d.join(sub).join("again")).unwrap();
+        let again = run_ok(&d.join(sub).join("again"), "p", body, Path::new(name));
+        let a = results(&again);
+        assert_eq!(a["target"]["sim"], r["target"]["sim"], "{name}");
+        let ops = r["phases"][0]["write"]["ops"].as_u64().expect("write ops");
+        assert!(ops > 0, "{name}");
+        assert_eq!(a["phases"][0]["write"]["ops"].as_u64(), Some(ops), "{name}");
+    }
+    let o = wkrun(d, &["compare", "fast/out", "slow/out"]);
+    let (code, table, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let head: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(head, ["phase", "metric", cases[0].2, cases[1].2]);
+    let o = wkrun(
+        d,
+        &[
+            "plan",
+            "fast/spec.toml",
+            "--target",
+            "sim:capacity=1GiB,op=1750%,dies=256,program_time=1us",
+        ],
+    );
+    let (code, plan, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        plan.lines().nth(1),
+        Some(
+            "target sim:capacity=1GiB,op=1750%,dies=256,program_time=1us (simulated SSD, virtual time): 1073741824 B (1GiB), logical block 512 B, physical block 4096 B, model wkrun simulated SSD (page-mapped FTL, greedy GC)"
+        )
+    );
+}
+
 /// The spec's `[target] sim` table runs like `--target sim:...`, and `wkrun plan` shows the model.
 #[test]
 fn spec_sim_table_and_plan() {
@@ -464,7 +531,10 @@ fn spec_sim_table_and_plan() {
     assert_eq!(code, 0, "{err}");
     let plan: serde_json::Value = serde_json::from_str(&plan).expect("plan JSON");
     assert_eq!(plan["target"]["kind"], "sim");
-    assert_eq!(plan["target"]["path"], "sim:capacity=64MiB,op=28%,dies=1");
+    assert_eq!(
+        plan["target"]["path"],
+        "sim:capacity=64MiB,op=28%,block=256KiB,dies=1"
+    );
     assert_eq!(plan["target"]["sim"]["params"]["block"], "256KiB");
     let o = wkrun(dir.path(), &["s.toml", "-o", "out", "-q"]);
     let (code, _, err) = code_out_err(&o);
