@@ -14,6 +14,7 @@ pub mod model;
 pub mod outdir;
 pub mod pretty;
 pub mod rounds;
+pub mod scan;
 pub mod schema;
 pub mod search;
 pub mod series_csv;
