@@ -192,11 +192,11 @@ pub const DRAW_SPACE: u64 = 16 << 20;
 /// The room of a report's plots, checked before each section's are drawn (`wkrun report`,
 /// [`super::build::make`]): every plot is held until the page is written, so a report of many phases
 /// (2,000 phases: 14,000 plots, 100 MB of SVG) grows past what its inputs' estimate ([`check_inputs`])
-/// counted. The sections left are counted at the mean of what those drawn so far took: the address
-/// space the process grew by since the first was drawn (what the limit counts: the SVGs with their
-/// strings' room to grow, each figure's names and tables, the allocator's own), or their SVGs' bytes
-/// when more. Counting the SVGs alone (a report of 27,390 phases) let a report start that aborted at
-/// 2 GB.
+/// counted. The sections left are counted at the mean of what those drawn so far took: their SVGs'
+/// bytes, or when more the address space the process grew by while the sections after the first were
+/// drawn (what the limit counts: the SVGs with their strings' room to grow, each figure's names and
+/// tables, the allocator's own; the first section's growth is the allocator's start as much as its
+/// plots). Counting the SVGs alone let a report of 27,390 phases start that aborted at 2 GB.
 #[derive(Debug, Clone, Copy)]
 pub struct Drawing {
     /// Sections to draw in all.
@@ -205,10 +205,10 @@ pub struct Drawing {
     drawn: usize,
     /// Bytes of their SVGs.
     svg: u64,
-    /// The address space mapped before the first section was drawn.
+    /// The address space mapped once the first section was drawn.
     start: Option<u64>,
-    /// What the sections drawn so far hold: the larger of their SVGs' bytes and the growth since `start`.
-    held: u64,
+    /// The address space grown by since then.
+    grown: u64,
 }
 
 impl Drawing {
@@ -218,8 +218,8 @@ impl Drawing {
             sections,
             drawn: 0,
             svg: 0,
-            start: crate::sys::limits::address_space_used(),
-            held: 0,
+            start: None,
+            grown: 0,
         }
     }
 
@@ -227,11 +227,20 @@ impl Drawing {
     pub fn drew(&mut self, bytes: u64) {
         self.drawn += 1;
         self.svg = self.svg.saturating_add(bytes);
-        let grown = match (self.start, crate::sys::limits::address_space_used()) {
-            (Some(start), Some(now)) => now.saturating_sub(start),
-            _ => 0,
-        };
-        self.held = self.svg.max(grown);
+        let now = crate::sys::limits::address_space_used();
+        match (self.start, now) {
+            (None, _) => self.start = now,
+            (Some(start), Some(now)) => self.grown = now.saturating_sub(start),
+            (Some(_), None) => {}
+        }
+    }
+
+    /// What each section drawn took, on average: the larger of its SVGs' mean and the mean growth of
+    /// those after the first.
+    fn each(&self) -> u64 {
+        let svg = self.svg / (self.drawn.max(1) as u64);
+        let grown = self.grown / (self.drawn.saturating_sub(1).max(1) as u64);
+        svg.max(grown)
     }
 
     /// Refuses to go on when the address space left does not hold [`DRAW_SPACE`] and, for each section left
@@ -241,7 +250,7 @@ impl Drawing {
     /// What drawing the rest needs, the limit, and a limit that is enough; nothing was written.
     pub fn check(&self) -> Result<(), String> {
         let left = self.sections.saturating_sub(self.drawn) as u64;
-        let each = self.held / (self.drawn.max(1) as u64);
+        let each = self.each();
         let need = DRAW_SPACE.saturating_add(each.saturating_mul(left));
         let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
             return Ok(());
