@@ -693,6 +693,7 @@ fn load(path: &Path, sets: &[String], command: &str) -> Result<LoadedSpec, Fail>
 }
 
 fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
+    // Exit 2 when an input is bad, else 1 when the address space left could not hold one.
     let mut failed = 0;
     for p in files {
         // Told apart by content: a folder, a JSON document or a file named `*.json` (a results file
@@ -702,20 +703,19 @@ fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
         let checked = match p.is_dir() || named_json || json_document(p) {
             true => validate_results(p),
-            false => validate_spec(p),
+            false => validate_spec(p).map_err(|e| (2, e)),
         };
         match checked {
             Ok(line) => stdout_text(&format!("{line}\n")),
-            Err(e) => {
+            Err((code, e)) => {
                 err_out(&format!("error: {e}\n"));
-                failed += 1;
+                failed = failed.max(code);
             }
         }
     }
-    if failed > 0 {
-        Err(Fail(2, String::new()))
-    } else {
-        Ok(())
+    match failed {
+        0 => Ok(()),
+        code => Err(Fail(code, String::new())),
     }
 }
 
@@ -735,8 +735,9 @@ fn validate_spec(p: &Path) -> Result<String, String> {
 }
 
 /// `PATH: ok (results, N phases)` for a results file (or folder) that matches the results schema and whose
-/// series CSVs are whole (header, columns, numbers, a row per interval), or what is wrong.
-fn validate_results(p: &Path) -> Result<String, String> {
+/// series CSVs are whole (header, columns, numbers, a row per interval), or what is wrong with the exit
+/// status to give: 2, or 1 when the address space left cannot hold reading it.
+fn validate_results(p: &Path) -> Result<String, (u8, String)> {
     let file = match p.is_dir() {
         true => p.join("results.json"),
         false => p.to_path_buf(),
@@ -744,9 +745,11 @@ fn validate_results(p: &Path) -> Result<String, String> {
     wkrun::report::room::check_inputs(
         std::slice::from_ref(&file),
         "validating results",
-        wkrun::report::room::READ_SPACE_PER_BYTE,
-    )?;
-    let checked = wkrun::report::validate::check(&file).map_err(|all| all.join("\nerror: "))?;
+        wkrun::report::room::Reader::Check,
+    )
+    .map_err(|e| (1, e))?;
+    let checked =
+        wkrun::report::validate::check(&file).map_err(|all| (2, all.join("\nerror: ")))?;
     let (n, series) = (checked.phases, checked.series);
     Ok(format!(
         "{}: ok (results, {n} phase{}, {series} series CSV{})",
@@ -1001,11 +1004,14 @@ fn warn_mixed(this: &wkrun::results::Results, stored: &[wkrun::library::Stored])
     }
 }
 
-/// Refuses (exit 2) a command that reads `files` when the address space left cannot hold them
-/// ([`wkrun::report::room::check_inputs`]): reading them would abort the process.
-pub(crate) fn room_to_read(files: &[PathBuf], what: &str) -> Result<(), Fail> {
-    wkrun::report::room::check_inputs(files, what, wkrun::report::room::READ_SPACE_PER_BYTE)
-        .map_err(bad)
+/// Refuses (exit 1, a resource limit) a command that reads `files` when the address space left cannot hold
+/// them ([`wkrun::report::room::check_inputs`]): reading them would abort the process.
+pub(crate) fn room_to_read(
+    files: &[PathBuf],
+    what: &str,
+    reader: wkrun::report::room::Reader,
+) -> Result<(), Fail> {
+    wkrun::report::room::check_inputs(files, what, reader).map_err(|e| Fail(1, e))
 }
 
 fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
@@ -1014,7 +1020,11 @@ fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
     let text = match cmd {
         LibraryCmd::Add { files, label } => {
             let files = results_files(&files);
-            room_to_read(&files, "adding results to the library")?;
+            room_to_read(
+                &files,
+                "adding results to the library",
+                wkrun::report::room::Reader::Keep,
+            )?;
             library::add_runs(&path, &files, label.as_deref())
         }
         LibraryCmd::List { spec, label } => Library::open(&path, false)
@@ -1046,7 +1056,11 @@ fn cmd_compare(
     width: Option<usize>,
 ) -> Result<(), Fail> {
     let files = &results_files(files);
-    room_to_read(files, "comparing results")?;
+    room_to_read(
+        files,
+        "comparing results",
+        wkrun::report::room::Reader::Check,
+    )?;
     use wkrun::report::{self, compare};
     let mut runs = files
         .iter()
@@ -1119,8 +1133,7 @@ fn cmd_report(
         1 => "a report of 1 results folder".to_string(),
         n => format!("a report of {n} results folders"),
     };
-    wkrun::report::room::check_inputs(files, &what, wkrun::report::room::SPACE_PER_BYTE)
-        .map_err(bad)?;
+    room_to_read(files, &what, wkrun::report::room::Reader::Draw)?;
     let mut runs = files
         .iter()
         .map(|f| runs::load_run(f).map_err(|e| bad(e.to_string())))
@@ -1150,7 +1163,7 @@ fn cmd_report(
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     // Under an address-space limit, the room to draw the PNGs is checked before the folder is made.
     if png {
-        build::png_threads(&report.figures().collect::<Vec<_>>()).map_err(bad)?;
+        build::png_threads(&report.figures().collect::<Vec<_>>()).map_err(|e| Fail(1, e))?;
     }
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;
@@ -1319,8 +1332,7 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     use wkrun::report::merge;
     let files = results_files(files);
     let what = format!("merging {} results folders", files.len());
-    wkrun::report::room::check_inputs(&files, &what, wkrun::report::room::SPACE_PER_BYTE)
-        .map_err(bad)?;
+    room_to_read(&files, &what, wkrun::report::room::Reader::Keep)?;
     let mut merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
     if let Err(e) = merge::write(&out, &merged) {

@@ -164,7 +164,11 @@ fn fitted(results: &Path, phase: Option<&str>, capacity: Option<Size>) -> Result
         true => results.join("results.json"),
         false => results.to_path_buf(),
     };
-    crate::room_to_read(&[file], "fitting the simulated drive to results")?;
+    crate::room_to_read(
+        &[file],
+        "fitting the simulated drive to results",
+        wkrun::report::room::Reader::Check,
+    )?;
     let m = measured::read(results, phase, capacity.map(|c| c.0)).map_err(fit_fail)?;
     let started = std::time::Instant::now();
     let mut log = std::io::stderr();

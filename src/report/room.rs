@@ -1,70 +1,182 @@
-//! Under an address-space limit (`ulimit -v`), the room `merge` and `report` need for the folders they
-//! read, checked before they read them: what they hold is parsed whole (results, series), and an
-//! allocation of the standard library that fails aborts the process, so a command short of room is
-//! refused instead (exit 2), naming the limit.
+//! Under an address-space limit (`ulimit -v`), the room the commands that read results folders need
+//! (`validate`, `compare`, `report`, `merge`, `library add`, `sim fit`), checked before they read them: an
+//! allocation of the standard library that fails aborts the process, so a command short of room is refused
+//! instead (exit 1), naming the limit. What reading a `results.json` takes follows its shape, counted first
+//! in one pass over its bytes ([`crate::results::scan`]): 25 MB of one-letter warnings are 5,000,000 values
+//! and took 822 MB, where 25 MB of a run's figures are a tenth as many.
 
+use crate::results::scan::{self, Shape};
 use std::path::{Path, PathBuf};
 
 /// Address space a command keeps for its own work beside what it reads.
 pub const COMMAND_SPACE: u64 = 4 << 20;
 
-/// Address space per byte read: parsed JSON values and series rows take several times their text.
+/// Address space per byte of the series CSVs and histogram logs `merge` and `report` read: they hold their
+/// rows and charts (`merge` makes a merged log in memory).
 /// Measured: `wkrun merge` of two folders of 352,469 B each (a 3,000-row series) completed from 55 MiB
 /// (the debug build), and aborted at 53 MiB and below, where 8 B per byte asked 10 MiB beyond what the
-/// program maps; of two folders of 1,052,103 B together (a 2,000-row series each), it aborted with
-/// 13,283,328 B free beyond what the program maps (a 3,014,656 B allocation) and completed with
-/// 14,331,904 B, where 8 B per byte asked 12,611,128 B: 10 asks 14,715,334 B.
+/// program maps.
 pub const SPACE_PER_BYTE: u64 = 10;
 
-/// Address space per byte for commands that only read results (`validate`, `compare`, `library add`,
-/// `sim fit`): results are read a phase at a time ([`crate::results::stream`]), typed, the text not
-/// kept. Measured: `wkrun validate` of a 22.5 MB file of small phases needed 2.7 times the file beside a
-/// small file's floor (`edges24::validate_reads_a_results_file_within_three_times_its_size` holds it to 3).
+/// Address space per byte of the series and logs for commands that only check them as they read
+/// (`validate`, `compare`, `library add`, `sim fit`).
 pub const READ_SPACE_PER_BYTE: u64 = 3;
 
-/// Bytes of each results file in `files` and of the CSV and histogram-log files beside it (its series and
-/// device rows, its latency histograms, of which `merge` makes a merged log in memory): what reading them
-/// parses. Traces and counters CSVs are read a line at a time, each line within a bound, and do not
-/// count. A file that cannot be read counts nothing (its reader says why).
-pub fn input_bytes(files: &[PathBuf]) -> u64 {
+/// Address space per value of a results document kept in its typed form once read, object keys aside (a
+/// struct's field holds none): at most a JSON value's 32 B with as much again for its list to grow (a
+/// number in a field takes 8), beside [`HELD_PER_STRING`] and the strings' bytes.
+pub const HELD_PER_VALUE: u64 = 64;
+
+/// Address space per string kept typed beyond its value's: the allocation of its bytes (at least 32 B).
+/// Measured (debug build): a phase's 1,000,000 one-letter warnings took 173 MB in all, 66 B each typed
+/// beside their tree.
+pub const HELD_PER_STRING: u64 = 32;
+
+/// Address space per value of the JSON trees held while a document is read: the largest phase's, and the
+/// rest of the document's (a `serde_json::Value` of 32 B, its list's room to grow or a map's entry, a
+/// short string's allocation), beside their strings' bytes. Measured (debug build): 107 B for each of
+/// 1,000,000 one-letter strings, 64 B for each of as many numbers.
+pub const TREE_PER_VALUE: u64 = 128;
+
+/// Address space per value of such a tree that breaks the schema, for the violations the validator
+/// collects, up to [`crate::results::check::MAX_CHECKED_VALUES`] values (past them only the first is
+/// sought). Measured (debug build): 90,000 numbers where strings belong took 45 MiB beyond a valid
+/// file's need, about 450 B a violation beside their tree.
+pub const CHECK_PER_VALUE: u64 = 512;
+
+/// The room reading the results document of shape `s` takes: what stays held once it is read (its typed
+/// form) and what is held only while it is read (its text, its trees, their check).
+pub fn results_room(s: &Shape) -> (u64, u64) {
+    let cap = crate::results::check::MAX_CHECKED_VALUES;
+    let held = (s.values.saturating_sub(s.keys))
+        .saturating_mul(HELD_PER_VALUE)
+        .saturating_add(
+            s.strings
+                .saturating_sub(s.keys)
+                .saturating_mul(HELD_PER_STRING),
+        )
+        .saturating_add(s.string_bytes);
+    let trees = s.phase_values.saturating_add(s.rest_values);
+    let checked = s
+        .phase_values
+        .min(cap)
+        .saturating_add(s.rest_values.min(cap));
+    let reading = s
+        .bytes
+        .saturating_add(trees.saturating_mul(TREE_PER_VALUE))
+        .saturating_add(s.phase_string_bytes.saturating_add(s.rest_string_bytes))
+        .saturating_add(checked.saturating_mul(CHECK_PER_VALUE));
+    (held, reading)
+}
+
+/// What a command reads: the results documents' shapes and the bytes of their series.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Inputs {
+    /// The room the results documents take, read one after another: all their typed forms, and the
+    /// largest's reading ([`results_room`]).
+    pub results: u64,
+    /// Values of all the results documents.
+    pub values: u64,
+    /// Bytes of all the results documents.
+    pub results_bytes: u64,
+    /// Bytes of the series CSVs and histogram logs beside them.
+    pub series_bytes: u64,
+}
+
+/// The shape of the results document `f`, a regular file within the readers' size limit (another is
+/// refused by its reader, which says why, and counts nothing here).
+fn shape_of(f: &Path) -> Shape {
+    let regular = std::fs::metadata(f)
+        .is_ok_and(|m| m.is_file() && m.len() <= super::bounded::MAX_RESULTS_BYTES);
+    match regular {
+        true => std::fs::File::open(f)
+            .and_then(scan::shape_of)
+            .unwrap_or_default(),
+        false => Shape::default(),
+    }
+}
+
+/// Bytes of the CSV and histogram-log files beside the results file `f` (its series and device rows, its
+/// latency histograms). Traces and counters CSVs are read a line at a time, each line within a bound,
+/// and do not count.
+fn series_bytes(f: &Path) -> u64 {
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    files
-        .iter()
-        .map(|f| {
-            let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
-            let csvs: u64 = std::fs::read_dir(dir.unwrap_or(Path::new(".")))
-                .map(|entries| {
-                    entries
-                        .flatten()
-                        .map(|e| e.path())
-                        .filter(|p| p.extension().is_some_and(|x| x == "csv" || x == "hlog"))
-                        .filter(|p| {
-                            let name = p.file_name().unwrap_or_default().to_string_lossy();
-                            !(name.ends_with(".trace.csv") || name.ends_with(".counters.csv"))
-                        })
-                        .map(|p| size(&p))
-                        .sum()
+    let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
+    std::fs::read_dir(dir.unwrap_or(Path::new(".")))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "csv" || x == "hlog"))
+                .filter(|p| {
+                    let name = p.file_name().unwrap_or_default().to_string_lossy();
+                    !(name.ends_with(".trace.csv") || name.ends_with(".counters.csv"))
                 })
-                .unwrap_or(0);
-            size(f).saturating_add(csvs)
+                .map(|p| size(&p))
+                .fold(0u64, u64::saturating_add)
         })
-        .fold(0u64, u64::saturating_add)
+        .unwrap_or(0)
+}
+
+/// What reading the results files `files` and the series beside them takes ([`Inputs`]); `kept` when the
+/// command keeps each file's text and a second typed copy of its results ([`Reader::Keep`]).
+pub fn inputs(files: &[PathBuf], kept: bool) -> Inputs {
+    let mut i = Inputs::default();
+    let mut reading = 0u64;
+    for f in files {
+        let s = shape_of(f);
+        let (held, read) = results_room(&s);
+        let held = match kept {
+            true => held.saturating_mul(2).saturating_add(s.bytes),
+            false => held,
+        };
+        i.results = i.results.saturating_add(held);
+        reading = reading.max(read);
+        i.values = i.values.saturating_add(s.values);
+        i.results_bytes = i.results_bytes.saturating_add(s.bytes);
+        i.series_bytes = i.series_bytes.saturating_add(series_bytes(f));
+    }
+    i.results = i.results.saturating_add(reading);
+    i
+}
+
+/// How a command holds what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// Reads results and checks their series (`validate`, `compare`, `sim fit`): [`READ_SPACE_PER_BYTE`].
+    Check,
+    /// Holds the series and draws them (`report`): [`SPACE_PER_BYTE`].
+    Draw,
+    /// Holds a second typed copy of the results and the text, and the series' bytes beside their rows
+    /// (`library add`, which stores them; `merge`, which builds the merged results beside those read):
+    /// [`SPACE_PER_BYTE`].
+    Keep,
 }
 
 /// Refuses `what` ("merging 2 results folders") reading `files` when the address space left does not
-/// hold [`COMMAND_SPACE`] and `per_byte` ([`SPACE_PER_BYTE`] for `merge` and `report`, which hold series
-/// and charts too; [`READ_SPACE_PER_BYTE`] for commands that only read) per byte read.
+/// hold [`COMMAND_SPACE`], the room of their results documents ([`inputs`]) and so many bytes per byte of
+/// their series as `reader` takes ([`Reader`]). Without an address-space limit nothing is counted.
 ///
 /// # Errors
-/// What it needs, the limit, and a limit that is enough.
-pub fn check_inputs(files: &[PathBuf], what: &str, per_byte: u64) -> Result<(), String> {
-    let read = input_bytes(files);
-    let need = COMMAND_SPACE.saturating_add(read.saturating_mul(per_byte));
+/// What it needs, the limit, and a limit that is enough (exit 1: a resource limit).
+pub fn check_inputs(files: &[PathBuf], what: &str, reader: Reader) -> Result<(), String> {
+    if crate::sys::limits::Limit::AddressSpace.soft().is_none() {
+        return Ok(());
+    }
+    let per_byte = match reader {
+        Reader::Check => READ_SPACE_PER_BYTE,
+        Reader::Draw | Reader::Keep => SPACE_PER_BYTE,
+    };
+    let i = inputs(files, reader == Reader::Keep);
+    let need = COMMAND_SPACE
+        .saturating_add(i.results)
+        .saturating_add(i.series_bytes.saturating_mul(per_byte));
     let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
         return Ok(());
     };
     let detail = format!(
-        "{COMMAND_SPACE} B for its own work, and {per_byte} B per byte of the {read} B of results and series it reads"
+        "{COMMAND_SPACE} B for its own work, {} B for the {} values of the {} B of results (read, checked and held typed: docs/safety.md), and {per_byte} B per byte of the {} B of series it reads",
+        i.results, i.values, i.results_bytes, i.series_bytes
     );
     Err(format!(
         "{}; nothing was written",
@@ -80,7 +192,11 @@ pub const DRAW_SPACE: u64 = 16 << 20;
 /// The room of a report's plots, checked before each section's are drawn (`wkrun report`,
 /// [`super::build::make`]): every plot is held until the page is written, so a report of many phases
 /// (2,000 phases: 14,000 plots, 100 MB of SVG) grows past what its inputs' estimate ([`check_inputs`])
-/// counted. The sections left are counted at the mean size of those drawn so far.
+/// counted. The sections left are counted at the mean of what those drawn so far took: their SVGs'
+/// bytes, or when more the address space the process grew by while the sections after the first were
+/// drawn (what the limit counts: the SVGs with their strings' room to grow, each figure's names and
+/// tables, the allocator's own; the first section's growth is the allocator's start as much as its
+/// plots). Counting the SVGs alone let a report of 27,390 phases start that aborted at 2 GB.
 #[derive(Debug, Clone, Copy)]
 pub struct Drawing {
     /// Sections to draw in all.
@@ -88,7 +204,11 @@ pub struct Drawing {
     /// Sections drawn so far.
     drawn: usize,
     /// Bytes of their SVGs.
-    held: u64,
+    svg: u64,
+    /// The address space mapped once the first section was drawn.
+    start: Option<u64>,
+    /// The address space grown by since then.
+    grown: u64,
 }
 
 impl Drawing {
@@ -97,14 +217,30 @@ impl Drawing {
         Drawing {
             sections,
             drawn: 0,
-            held: 0,
+            svg: 0,
+            start: None,
+            grown: 0,
         }
     }
 
     /// Counts a section drawn, of SVGs of `bytes` in all.
     pub fn drew(&mut self, bytes: u64) {
         self.drawn += 1;
-        self.held = self.held.saturating_add(bytes);
+        self.svg = self.svg.saturating_add(bytes);
+        let now = crate::sys::limits::address_space_used();
+        match (self.start, now) {
+            (None, _) => self.start = now,
+            (Some(start), Some(now)) => self.grown = now.saturating_sub(start),
+            (Some(_), None) => {}
+        }
+    }
+
+    /// What each section drawn took, on average: the larger of its SVGs' mean and the mean growth of
+    /// those after the first.
+    fn each(&self) -> u64 {
+        let svg = self.svg / (self.drawn.max(1) as u64);
+        let grown = self.grown / (self.drawn.saturating_sub(1).max(1) as u64);
+        svg.max(grown)
     }
 
     /// Refuses to go on when the address space left does not hold [`DRAW_SPACE`] and, for each section left
@@ -114,7 +250,7 @@ impl Drawing {
     /// What drawing the rest needs, the limit, and a limit that is enough; nothing was written.
     pub fn check(&self) -> Result<(), String> {
         let left = self.sections.saturating_sub(self.drawn) as u64;
-        let each = self.held / (self.drawn.max(1) as u64);
+        let each = self.each();
         let need = DRAW_SPACE.saturating_add(each.saturating_mul(left));
         let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
             return Ok(());

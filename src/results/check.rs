@@ -83,10 +83,36 @@ pub fn phase_violations(phase: &Value, at: &str) -> Result<(Vec<Violation>, usiz
     Ok(violations_of(phase_validator()?, phase, at))
 }
 
+/// The most values a document (or phase) may hold for every violation of it to be collected: the
+/// validator holds all it finds at once, about 400 B each, so 5,000,000 bad values would take 2 GB. A
+/// larger one that breaks the schema is refused by its first violation alone, said as such.
+pub const MAX_CHECKED_VALUES: u64 = 100_000;
+
+/// The values `v` holds, itself included, counting no further than `stop`.
+fn values_in(v: &Value, stop: u64) -> u64 {
+    let mut n = 1;
+    let children: Box<dyn Iterator<Item = (u64, &Value)>> = match v {
+        Value::Array(a) => Box::new(a.iter().map(|x| (0, x))),
+        // A key is a value of its own.
+        Value::Object(o) => Box::new(o.values().map(|x| (1, x))),
+        _ => return n,
+    };
+    for (key, x) in children {
+        if n >= stop {
+            break;
+        }
+        n += key + values_in(x, stop - n);
+    }
+    n
+}
+
 fn violations_of(v: &jsonschema::Validator, doc: &Value, at: &str) -> (Vec<Violation>, usize) {
     // The common case first: a valid document, checked without collecting errors.
     if v.is_valid(doc) {
         return (Vec::new(), 0);
+    }
+    if values_in(doc, MAX_CHECKED_VALUES + 1) > MAX_CHECKED_VALUES {
+        return first_violation(v, doc, at);
     }
     let mut shown = Vec::new();
     let mut all = 0;
@@ -102,6 +128,27 @@ fn violations_of(v: &jsonschema::Validator, doc: &Value, at: &str) -> (Vec<Viola
         }
     }
     (shown, all)
+}
+
+/// The first violation of `doc` (known to break the schema), too large for every violation to be collected
+/// ([`MAX_CHECKED_VALUES`]), said as such; counted as one.
+fn first_violation(v: &jsonschema::Validator, doc: &Value, at: &str) -> (Vec<Violation>, usize) {
+    let Err(e) = v.validate(doc) else {
+        return (Vec::new(), 0);
+    };
+    let first = leaves(&e).into_iter().next().unwrap_or(&e);
+    let shown = Violation {
+        path: dotted(&format!("{at}{}", first.instance_path())),
+        expected: format!(
+            "{} (the first violation found: {} holds more than {MAX_CHECKED_VALUES} values, too many to collect every violation)",
+            crate::text::escaped(&first.to_string()),
+            match at {
+                "" => "the document",
+                _ => "the phase",
+            }
+        ),
+    };
+    (vec![shown], 1)
 }
 
 /// The violations to name for `e`: itself, except for a value that may be null (the schema's
@@ -457,6 +504,28 @@ fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A phase of more than [`MAX_CHECKED_VALUES`] values that breaks the schema is refused by its first
+    /// violation alone, said so (collecting all 100,001 took about 450 B each); one of fewer has every
+    /// violation counted.
+    #[test]
+    fn a_huge_phase_that_breaks_the_schema_is_named_by_its_first_violation() {
+        let phase = |n: usize| serde_json::json!({ "warnings": vec![0; n] });
+        let (shown, all) = phase_violations(&phase(100_001), "/phases/2").unwrap();
+        assert_eq!(all, 1);
+        assert_eq!(
+            shown,
+            [Violation {
+                path: "phases[2]".into(),
+                expected: "\"index\" is a required property (the first violation found: the phase holds more than 100000 values, too many to collect every violation)".into(),
+            }]
+        );
+        assert_eq!(values_in(&phase(100_001), u64::MAX), 100_004);
+        // 10 numbers: 10 wrong types, and the phase's missing fields.
+        let (shown, all) = phase_violations(&phase(10), "/phases/2").unwrap();
+        assert!(all > 10, "{all}");
+        assert_eq!(shown.len(), MAX_VIOLATIONS.min(all));
+    }
 
     /// A rate that contradicts its counts names the division over a nonzero time, and the rule of 0 only
     /// over no time (the message said "(0 over no time)" after every division).

@@ -57,6 +57,7 @@ mod report;
 mod report_charts;
 mod report_style;
 mod resources;
+mod results_room;
 mod robust;
 mod rounds;
 mod schema_sync;
