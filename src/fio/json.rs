@@ -20,6 +20,10 @@ use serde_json::{Map, Value};
 /// The warning of a phase whose percentiles are fio's completion latency.
 const CLAT: &str = "latency percentiles are fio's completion latency (clat, from submission to completion, without the submission's own time); min, mean and max are its total latency (lat); fio's lat_percentiles=1 gives total-latency percentiles";
 
+/// The warning of a phase whose job names no size: fio ran it over the whole file, whose size is not in its
+/// output.
+const WHOLE_FILE: &str = "the job names no size: fio ran it over the whole file, whose size its output does not give (params.span_bytes is 0: unknown, not compared)";
+
 /// Which of fio's latencies results read from fio's JSON compare with wkrun's (from submission to
 /// completion), for `wkrun compare` to say under its table; `None` for results that are not fio's.
 pub fn latency_caveat(r: &Results) -> Option<String> {
@@ -296,6 +300,8 @@ fn phase(
             clones[clones.len() - 1].0
         ));
     }
+    let (params, unknown_span) = params(j, g);
+    warnings.extend(unknown_span);
     if read.from_clat || write.from_clat {
         warnings.push(CLAT.into());
     }
@@ -320,7 +326,7 @@ fn phase(
         name,
         kind: PhaseKind::Workload,
         labels: Vec::new(),
-        params: params(j, g),
+        params,
         started_at: when.to_string(),
         measured_started_at: None,
         series_t0_unix_ns: None,
@@ -683,8 +689,9 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String
     })
 }
 
-/// The parameters the job's options give (fio's units; what they do not say is absent).
-fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> PhaseParams {
+/// The parameters the job's options give (fio's units; what they do not say is absent), and the warning of
+/// a span they do not give in bytes.
+fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParams, Option<String>) {
     let o = |k: &str| opt(j, g, k);
     let bytes = |k: &str| o(k).and_then(|v| value::bytes(v, 1024).ok());
     let rw = o("rw").or_else(|| o("readwrite")).unwrap_or("read");
@@ -720,6 +727,7 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> PhaseParams
         }
         _ => (0, 0),
     };
+    let unknown = (span == 0).then(|| span_warning(o("size"), o("offset"), o("filesize")));
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
     p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
@@ -735,7 +743,34 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> PhaseParams
     });
     p.read_percent = read_percent;
     p.seed = o("randseed").and_then(|v| v.parse().ok());
-    p
+    (p, unknown)
+}
+
+/// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):
+/// [`WHOLE_FILE`] for a job with no size, offset or file size, which fio runs over the whole file; else the
+/// options that make it unknown.
+fn span_warning(size: Option<&str>, offset: Option<&str>, filesize: Option<&str>) -> String {
+    let given: Vec<String> = [("size", size), ("offset", offset), ("filesize", filesize)]
+        .into_iter()
+        .filter_map(|(k, v)| Some(format!("{k}={}", v?)))
+        .collect();
+    match given.is_empty() {
+        true => WHOLE_FILE.into(),
+        false => format!(
+            "the span is unknown: the job's {} does not give it in bytes (params.span_bytes is 0)",
+            given.join(" ")
+        ),
+    }
+}
+
+/// How the report names the span of a phase read from fio's JSON whose job gave none in bytes
+/// (`params.span_bytes` 0, which a wkrun phase never has): `the whole file`, or `unknown`; `None` for a
+/// known span.
+pub fn unknown_span(p: &PhaseResult) -> Option<&'static str> {
+    (p.params.span_bytes == 0).then(|| match p.warnings.iter().any(|w| w == WHOLE_FILE) {
+        true => "the whole file",
+        false => "unknown",
+    })
 }
 
 #[cfg(test)]
@@ -881,6 +916,54 @@ mod tests {
                 "latency min, mean and max are fio's total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) are fio's completion latency (clat), which leaves out the submission's own time, so they can read lower than wkrun's for the same I/Os (fio's lat_percentiles=1 gives total-latency percentiles)"
             )
         );
+    }
+
+    /// A job without `size` ran over the whole file, whose size fio's output does not give: span 0 with a
+    /// warning saying so, which the report reads back as `the whole file`; a size that is not bytes (a
+    /// percentage) leaves the span unknown, naming the option; a size in bytes is the span.
+    #[test]
+    fn a_job_without_size_spans_the_whole_file() {
+        let read = |size: Option<&str>| {
+            let mut doc = fio(TWO);
+            let g = doc["global options"].as_object_mut().expect("globals");
+            match size {
+                None => g.remove("size"),
+                Some(v) => g.insert("size".into(), v.into()),
+            };
+            let text = serde_json::to_string(&doc).expect("JSON");
+            from_bytes("t.json", text.as_bytes()).expect("reads")
+        };
+        let span_warnings = |p: &PhaseResult| -> Vec<String> {
+            p.warnings
+                .iter()
+                .filter(|w| w.contains("span"))
+                .cloned()
+                .collect()
+        };
+        let r = read(None);
+        let p = &r.phases[0];
+        assert_eq!((p.params.span_start_bytes, p.params.span_bytes), (0, 0));
+        assert_eq!(
+            span_warnings(p),
+            [
+                "the job names no size: fio ran it over the whole file, whose size its output does not give (params.span_bytes is 0: unknown, not compared)"
+            ]
+        );
+        assert_eq!(unknown_span(p), Some("the whole file"));
+        let r = read(Some("50%"));
+        let p = &r.phases[1];
+        assert_eq!(p.params.span_bytes, 0);
+        assert_eq!(
+            span_warnings(p),
+            [
+                "the span is unknown: the job's size=50% does not give it in bytes (params.span_bytes is 0)"
+            ]
+        );
+        assert_eq!(unknown_span(p), Some("unknown"));
+        let r = read(Some("8m"));
+        assert_eq!(r.phases[0].params.span_bytes, 8 << 20);
+        assert_eq!(unknown_span(&r.phases[0]), None);
+        assert!(span_warnings(&r.phases[0]).is_empty());
     }
 
     /// Without a time in fio's output, the run's start and end are unknown (empty), not the epoch; a job

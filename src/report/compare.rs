@@ -717,7 +717,8 @@ fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
 /// A phase's parameters as `key=value` pairs (top-level fields of `params`; a nested value as compact JSON),
 /// but `worker_parts`: it follows from `workers`, `workers_split`, the span, the bound and `seed`, which show
 /// when they differ, and as JSON it made a column hundreds of characters wide. `completion_waits` is the
-/// way used ([`waits_used`]), except in a run of another tool (`foreign`).
+/// way used ([`waits_used`]), except in a run of another tool (`foreign`), whose span is left out (unknown)
+/// where that tool did not give it in bytes (fio's job without `size`: [`crate::fio::json::unknown_span`]).
 fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
     let Ok(serde_json::Value::Object(mut m)) = serde_json::to_value(&p.params) else {
         return Vec::new();
@@ -725,8 +726,10 @@ fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
     if let Some(w) = waits_used(p).filter(|_| !foreign) {
         m.insert("completion_waits".into(), w.into());
     }
+    let span_unknown = foreign && crate::fio::json::unknown_span(p).is_some();
     m.into_iter()
         .filter(|(k, _)| k != "worker_parts")
+        .filter(|(k, _)| !(span_unknown && k.starts_with("span_")))
         .map(|(k, v)| {
             let v = match v {
                 serde_json::Value::String(s) => s,

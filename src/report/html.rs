@@ -356,11 +356,14 @@ fn params_line(p: &PhaseResult) -> String {
                 .unwrap_or_default()
         ));
     }
-    parts.push(format!(
-        "span [{}, {})",
-        q.span_start_bytes,
-        q.span_start_bytes + q.span_bytes
-    ));
+    parts.push(match crate::fio::json::unknown_span(p) {
+        Some(words) => format!("span {words}"),
+        None => format!(
+            "span [{}, {})",
+            q.span_start_bytes,
+            q.span_start_bytes + q.span_bytes
+        ),
+    });
     if !p.labels.is_empty() {
         parts.push(format!(
             "labels {}",

@@ -44,6 +44,11 @@ pub enum ProbeError {
     /// The target has no capacity.
     #[error("{0}: the target is empty (0 bytes)")]
     Empty(PathBuf),
+    /// A loop device with no file attached (its capacity is 0).
+    #[error(
+        "{0}: the target is empty (0 bytes): a loop device with no file attached; attach a file: losetup --direct-io=on -f --show FILE (it prints the loop device to name)"
+    )]
+    EmptyLoop(PathBuf),
     /// The path is a symbolic link to nothing: wkrun does not create a target through a link.
     #[error(
         "{0} is a symbolic link to {1}, which does not exist; wkrun does not create a target through a link: create the file first, or name it without the link"
@@ -391,12 +396,23 @@ fn read_sys(p: &Path) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// Major number of the loop devices (Linux's `LOOP_MAJOR`).
+const LOOP_MAJOR: u32 = 7;
+
+/// The error of a block device of 0 bytes, device number `rdev`: a loop device's says how to attach a file.
+fn empty_device(path: &Path, rdev: u64) -> ProbeError {
+    match libc::major(rdev) {
+        LOOP_MAJOR => ProbeError::EmptyLoop(path.to_path_buf()),
+        _ => ProbeError::Empty(path.to_path_buf()),
+    }
+}
+
 fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeError> {
     let (f, identity) = open_same(path, meta)?;
     let capacity =
         sys::block::size_bytes(&f).map_err(io_err(path, "read the capacity (BLKGETSIZE64) of"))?;
     if capacity == 0 {
-        return Err(ProbeError::Empty(path.to_path_buf()));
+        return Err(empty_device(path, meta.rdev()));
     }
     let lbs = sys::block::logical_block_size(&f)
         .map_err(io_err(path, "read the logical block size (BLKSSZGET) of"))?
@@ -638,4 +654,23 @@ fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
         .flatten()
         .filter_map(|m| read_sys(&m.path().join("dev")).and_then(|d| parse_dev(&d)))
         .find_map(|m| cached_loop(m, depth + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Trial 24c F13: a loop device of 0 bytes has no file attached, and the error says how to attach one;
+    /// another empty device keeps the plain error.
+    #[test]
+    fn an_empty_loop_device_says_how_to_attach_a_file() {
+        assert_eq!(
+            empty_device(Path::new("/dev/loop0"), libc::makedev(7, 0)).to_string(),
+            "/dev/loop0: the target is empty (0 bytes): a loop device with no file attached; attach a file: losetup --direct-io=on -f --show FILE (it prints the loop device to name)"
+        );
+        assert_eq!(
+            empty_device(Path::new("/dev/sdz"), libc::makedev(8, 0)).to_string(),
+            "/dev/sdz: the target is empty (0 bytes)"
+        );
+    }
 }

@@ -144,6 +144,50 @@ fn buffered_io_on_a_file_warns_of_the_page_cache() {
     );
 }
 
+/// Trial 24c F9: a fill after this run's own erase of its range writes into the holes the erase punched:
+/// the warning keeps its key and says that is expected, naming the erase; where the last erase touching the
+/// range held only part of it, the plain text (the holes may be the file's own).
+#[test]
+fn holes_after_the_runs_own_erase_are_expected() {
+    let dir = tempdir();
+    let erase = |name: &str, span: &str| {
+        format!("[[phase]]\nname = \"{name}\"\nkind = \"erase\"\nspan = \"{span}\"\n")
+    };
+    let fill = |name: &str| format!("[[phase]]\nname = \"{name}\"\nkind = \"fill\"\n");
+    let body = [
+        erase("purge", "100%"),
+        fill("fill"),
+        erase("half", "50%"),
+        fill("refill"),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("holes", &body));
+    let (results, err) = run_on_file(dir.path());
+    let expected = "writes into holes: as expected after this run's erase (phase \"purge\"), 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
+    let plain = "writes into holes: 4194304 B (50.0 %) of the write range [0, 8388608) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
+    assert_eq!(
+        warnings(&results),
+        vec![
+            vec![],
+            vec![expected.to_string()],
+            vec![],
+            vec![plain.to_string()]
+        ]
+    );
+    // On the console the clause comes before the cut.
+    let line = wkrun::run::observer::warning_line(&["fill"], expected, 200);
+    assert_eq!(
+        line,
+        "warning: phase fill: writes into holes: as expected after this run's erase (phase \"purge\"), 8388608 B (100.0 %) of the write range [0, 8388608)… (in full: results.json; docs/results.md#warnings)"
+    );
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("as expected"))
+            .collect::<Vec<_>>(),
+        [line]
+    );
+}
+
 /// The caution of a loop device without direct I/O: `/dev/loopN is` (or `the target lies on /dev/loopN,`) as
 /// `what`, its backing file as `backing`.
 fn cached_loop(what: &str, backing: &Path) -> String {

@@ -1125,6 +1125,8 @@ fn the_readme_first_spec_validates_and_runs_as_described() {
     assert_eq!(rw["params"]["queue_depth"], 32);
     assert_eq!(rw["params"]["block_size_bytes"], 4096);
     assert_eq!(rw["params"]["pattern"], "random");
+    // fio's norandommap, as the text says (trial 24c F8).
+    assert_eq!(rw["params"]["coverage"], "uniform");
     assert_eq!(rw["read"]["ops"], 0);
     assert!(rw["write"]["ops"].as_u64().is_some_and(|n| n > 0), "{rw}");
     // One whole second, then at most a partial row: the I/Os in flight at the bound completing.

@@ -341,3 +341,55 @@ fn fio_json_clones_of_one_job_sum_to_one_phase() {
         assert!((l.mean - means / n as f64).abs() < 1e-6 * l.mean);
     }
 }
+
+/// Trial 24c F8/F13: fio's job without `size` ran over the whole file, whose size fio's JSON does not give.
+/// compare leaves its span out of `parameters that differ` (unknown, not 0): beside the wkrun run only the
+/// parameters that do differ show, and beside the same fio job with a size no row is left; the report
+/// names the span `the whole file`, never `[0, 0)`.
+#[test]
+fn a_fio_job_without_size_spans_the_whole_file() {
+    let d = tempdir();
+    let out = wkrun_mixed(d.path());
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(group_json()).expect("fixture"))
+            .expect("JSON");
+    let size = doc["jobs"][0]["job options"]
+        .as_object_mut()
+        .expect("job options")
+        .remove("size");
+    assert_eq!(size, Some("16m".into()));
+    std::fs::write(d.path().join("whole.json"), doc.to_string()).expect("write");
+    let params_row = |args: &[&str]| -> Vec<String> {
+        let (code, text, err) = code_out_err(&wkrun(d.path(), args));
+        assert_eq!(code, 0, "{err}");
+        text.lines()
+            .find(|l| l.contains("parameters that differ"))
+            .map(|l| {
+                l.split("  ")
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .skip(2)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let out_arg = out.to_str().expect("utf-8");
+    assert_eq!(
+        params_row(&["compare", "whole.json", out_arg]),
+        ["workers=4 engine=psync", "workers=1 engine=null"]
+    );
+    let sized = group_json();
+    assert_eq!(
+        params_row(&["compare", "whole.json", sized.to_str().expect("utf-8")]),
+        Vec::<String>::new()
+    );
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", "whole.json", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.path().join("rep/index.html")).expect("index.html");
+    assert_eq!(html.matches(" · span the whole file").count(), 1);
+    assert!(!html.contains("span [0, 0)"));
+    assert!(html.contains(
+        "the job names no size: fio ran it over the whole file, whose size its output does not give"
+    ));
+}

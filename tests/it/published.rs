@@ -262,7 +262,7 @@ fn gc_policies(runs: &BTreeMap<&str, Run>, m: &mut BTreeMap<String, String>) {
 }
 
 /// README.md: the console of the consistency run (its note, on stderr, then phases 2 and 5 of the summary
-/// on stdout), and its write amplification.
+/// on stdout), its write amplification and its fill's MB/s.
 fn readme(c7: &Run, m: &mut BTreeMap<String, String>) {
     let note = c7.err.lines().next().expect("a note on stderr");
     let lines: Vec<&str> = c7.out.lines().collect();
@@ -277,6 +277,9 @@ fn readme(c7: &Run, m: &mut BTreeMap<String, String>) {
         "/device/write_amplification",
     );
     m.insert("consistency.wa.100".into(), dec(wa, 1));
+    // The toy drive's sequential fill (trial 24c F12: "an SD card, not an SSD").
+    let bw = c7.num("fill[spare-area=100%]", "/write/bw_bytes_per_s");
+    m.insert("consistency.fill_mb_s.100".into(), dec(bw / 1e6, 1));
 }
 
 /// Index of the first full row below half the highest row before it (the write cliff), 1-based: "the

@@ -1287,3 +1287,36 @@ fn a_warning_line_of_a_long_labelled_target_still_says_what() {
     assert_eq!(lines, want, "{err}");
     assert!(lines.iter().all(|l| l.len() <= 200), "{err}");
 }
+
+/// Trial 24c F13: `wkrun plan` on a loop device with no file attached (README's `/dev/loop0` example)
+/// refuses it as empty, exit 2, and says how to attach a file (root and losetup only).
+#[test]
+fn an_unattached_loop_device_says_how_to_attach_a_file() {
+    if let Some(why) = loop_unavailable() {
+        skip("an_unattached_loop_device_says_how_to_attach_a_file", &why);
+        return;
+    }
+    let _guard = loop_guard();
+    // The first free loop device, made by the kernel when none is free; nothing is attached to it.
+    let out = Command::new("losetup").arg("-f").output().expect("losetup");
+    let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || !Path::new(&dev).exists() {
+        skip(
+            "an_unattached_loop_device_says_how_to_attach_a_file",
+            &format!(
+                "no free loop device: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        );
+        return;
+    }
+    let d = tempdir();
+    write_file(d.path(), "spec.toml", &spec_text("loop", FILL));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["plan", "spec.toml", "--target", &dev]));
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.lines().next(),
+        Some(format!("error: {dev}: the target is empty (0 bytes): a loop device with no file attached; attach a file: losetup --direct-io=on -f --show FILE (it prints the loop device to name)").as_str()),
+        "{err}"
+    );
+}
