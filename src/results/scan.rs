@@ -3,7 +3,7 @@
 //! the phases a results document is read by ([`super::stream`]: one phase's tree at a time, beside the rest
 //! of the document). What reading it will take depends on that shape far more than on its size: 25 MB of
 //! `["w","w",...]` is 5,000,000 values, each a tree node, a typed string and a schema check's error, where
-//! 25 MB of latency figures is a tenth as many. [`crate::report::room`] turns the shape into the memory a
+//! 25 MB of latency figures is a tenth as many. The report module's room check turns the shape into the memory a
 //! command needs before it reads the document.
 
 use std::io::Read;
