@@ -657,8 +657,8 @@ fn nvme_health_counters() {
 
 /// Polled I/O on an NVMe namespace: refused while the controller has no poll queues (the `nvme` module's
 /// `poll_queues` is 0 by default), then, with the controller bound again with `poll_queues=1`, 1000 polled
-/// reads and 1000 polled writes that the kernel counts and that raise no interrupt on the I/O queues; the
-/// same phases unpolled raise interrupts.
+/// reads and 1000 polled writes that the kernel counts and that raise no interrupt on the I/O queues (at most
+/// 20 from the VM's own commands); the same phases unpolled raise over 100.
 #[test]
 fn nvme_polled_io() {
     let Some(out) = run("nvme_polled_io") else {
@@ -708,14 +708,17 @@ fn nvme_polled_io() {
     let (b, a, i) = (n("before.counts"), n("after.counts"), n("irq.counts"));
     assert_eq!((a[0] - b[0], a[1] - b[1]), (1000, 1000));
     assert_eq!((i[0] - a[0], i[1] - a[1]), (1000, 1000));
+    // Polled, the 2,000 I/Os raise none; the VM's own commands on the interrupt-driven queue (seen: 3, once,
+    // when another VM shared the host's CPUs; 0 alone) are allowed up to 1 % of them. Unpolled, well over that.
     let (bi, ai, ii) = (n("before.irqs")[0], n("after.irqs")[0], n("irq.irqs")[0]);
-    assert_eq!(
-        ai - bi,
-        0,
-        "interrupts on the I/O queues during the polled run"
+    assert!(
+        ai - bi <= 20,
+        "interrupts on the I/O queues during the polled run: {}",
+        ai - bi
     );
     assert!(
-        ii > ai,
-        "no interrupt during the unpolled run: {ai} then {ii}"
+        ii - ai > 100,
+        "interrupts during the unpolled run: {}",
+        ii - ai
     );
 }
