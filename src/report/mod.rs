@@ -256,9 +256,7 @@ fn check_names(path: &Path, results: &Results) -> Result<(), ReadError> {
 /// The UTF-8 byte order mark, which JSON text (RFC 8259) does not start with.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// How deep a JSON document may nest objects and arrays, its own object included: serde_json's recursion
-/// limit (128) less one.
-pub const MAX_JSON_DEPTH: usize = 127;
+pub use crate::results::scan::MAX_JSON_DEPTH;
 
 /// A JSON reading error: the limit passed, the OS error, a document nested past [`MAX_JSON_DEPTH`], or not
 /// JSON (the parser's reason and position).

@@ -8,6 +8,11 @@
 
 use std::io::Read;
 
+/// How deep a JSON document may nest objects and arrays, its own object included: serde_json's recursion
+/// limit (128) less one. The parser reads no further than where a document passes it, and neither does
+/// [`shape_of`].
+pub const MAX_JSON_DEPTH: usize = 127;
+
 /// What one pass over a JSON document counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Shape {
@@ -49,6 +54,8 @@ struct Pass {
     in_phases: bool,
     /// The element of `phases` being read: values and string bytes.
     phase: (u64, u64),
+    /// A container opened past [`MAX_JSON_DEPTH`]: the parser stops there, and so does the count.
+    too_deep: bool,
 }
 
 impl Pass {
@@ -88,7 +95,7 @@ impl Pass {
     /// Counts the bytes of `chunk`, a run of a string's plain bytes at a time.
     fn chunk(&mut self, chunk: &[u8]) {
         let mut i = 0;
-        while i < chunk.len() {
+        while i < chunk.len() && !self.too_deep {
             if self.in_string && !self.escaped {
                 // The string's plain bytes up to its end or an escape, counted at once.
                 let start = i;
@@ -141,6 +148,7 @@ impl Pass {
                 self.in_string = true;
                 self.last_top_string.clear();
             }
+            b'{' | b'[' if self.depth as usize >= MAX_JSON_DEPTH => self.too_deep = true,
             b'{' | b'[' => {
                 if self.depth == 1 && self.phases_key && b == b'[' {
                     self.in_phases = true;
@@ -185,6 +193,7 @@ pub fn shape_of(mut src: impl Read) -> std::io::Result<Shape> {
             Err(e) => return Err(e),
         };
         pass.shape.bytes += n as u64;
+        // Past the depth limit the bytes are still counted: the reader holds the whole text.
         pass.chunk(&buf[..n]);
     }
     if pass.in_phases {
@@ -226,6 +235,26 @@ mod tests {
         assert_eq!((s.phase_values, s.phase_string_bytes), (3, 8));
         // A value "phases" is not the key.
         assert_eq!(s.rest_values, 1 + 1 + 1 + 1 + 1);
+    }
+
+    #[test]
+    fn the_count_stops_where_the_parser_does_past_the_depth_limit() {
+        // 127 containers (the object and 126 lists) are read; the 128th list is where the parser stops, so
+        // the 100 zeros inside it and the key after it are never held.
+        let deep = |n: usize| {
+            let zeros = vec!["0"; 100].join(",");
+            format!(
+                r#"{{"x": {}{zeros}{}, "y": 1}}"#,
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        let s = shape(&deep(126));
+        assert_eq!((s.values, s.keys), (1 + 1 + 126 + 100 + 1 + 1, 2));
+        let text = deep(127);
+        let s = shape(&text);
+        assert_eq!((s.values, s.keys), (1 + 1 + 126, 1));
+        assert_eq!(s.bytes, text.len() as u64);
     }
 
     #[test]

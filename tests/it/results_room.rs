@@ -306,3 +306,30 @@ fn validate_of_many_warnings_completes_under_the_limit_it_names() {
     let (code, err) = under(dir, enough, &["validate", "fewwarn"]);
     assert_eq!((code, err.as_str()), (0, ""));
 }
+
+/// A document nested past the parser's depth limit (attack 38, finding 1): its values beyond the limit are
+/// never read, so the room counted for it stops there too. 130 lists around 150,000 zeros, a 300 KB file,
+/// under 100 MB: the depth error (exit 2), not a refusal for the room of values never held.
+#[test]
+fn a_document_nested_too_deep_is_refused_for_its_depth_under_a_limit() {
+    let dir = folders().dir.path();
+    let deep = dir.join("deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let text = std::fs::read_to_string(dir.join("m/results.json")).unwrap();
+    let zeros = vec!["0"; 150_000].join(",");
+    let inner = format!("{}{zeros}{}", "[".repeat(130), "]".repeat(130));
+    let text = text.replacen('{', &format!("{{\"x\": {inner},"), 1);
+    std::fs::write(deep.join("results.json"), text).unwrap();
+    // The object's `{"x": ` is 6 columns; the 127th list, the 128th container, opens at column 6 + 127.
+    let want = "error: deep/results.json is not a wkrun results document: nested deeper than 127 levels of objects and arrays (the document's own object the first) at line 1 column 133\n";
+    for limit in [100_000_000u64, 0] {
+        let (code, err) = match limit {
+            0 => {
+                let (c, _, e) = code_out_err(&wkrun(dir, &["validate", "deep"]));
+                (c, e)
+            }
+            l => under(dir, l, &["validate", "deep"]),
+        };
+        assert_eq!((code, err.as_str()), (2, want), "under {limit} B");
+    }
+}
