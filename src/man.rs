@@ -19,7 +19,7 @@ wkrun library rm ID|--label NAME [--library PATH]
 wkrun merge RESULTS... -o DIR
 wkrun sim fit RESULTS [--phase NAME] [--capacity SIZE]
 wkrun sim fit --features FILE [--theory]
-wkrun sim predict RESULTS SPEC [-o DIR] [--fitted TARGET]
+wkrun sim predict RESULTS SPEC [-o DIR] [--fitted TARGET] [--set KEY=VALUE]...
 wkrun import fio JOB... [-o SPEC] [--lossy]
 wkrun import fio [-o SPEC] [--lossy] -- FIO-ARGS...
 wkrun export fio SPEC [-o FILE]

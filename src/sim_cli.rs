@@ -48,6 +48,9 @@ pub enum SimCmd {
         /// A target `wkrun sim fit` printed for RESULTS: used without fitting again.
         #[arg(long, value_name = "TARGET")]
         fitted: Option<String>,
+        /// Replace KEY in the spec as a run's --set does (e.g. --set duration=15min); repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
 }
 
@@ -139,10 +142,12 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
             output,
             phase,
             fitted: given,
+            set,
         } => {
             // Checked before the fit, which can take minutes.
-            let inputs = prediction::check(&results, &spec, output.as_deref(), given.as_deref())
-                .map_err(fit_fail)?;
+            let inputs =
+                prediction::check(&results, &spec, output.as_deref(), given.as_deref(), &set)
+                    .map_err(fit_fail)?;
             let target = match given {
                 Some(t) => t,
                 None => fitted(&results, phase.as_deref(), None)?,

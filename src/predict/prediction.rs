@@ -20,13 +20,16 @@ pub struct Inputs {
     pub spec: PathBuf,
     /// The results folder to make.
     pub out: PathBuf,
+    /// The `--set KEY=VALUE` overrides the run applies to the spec, in order.
+    pub sets: Vec<String>,
 }
 
 /// Checks what a prediction reads and writes before anything runs: the measured results (`measured`, a
 /// folder or its results.json) as `wkrun validate` checks them; the `fitted` target when given, which must
 /// be a simulated drive of the measured capacity; the spec as a run loads it and plans it on a simulated
 /// drive of that capacity (the fitted one, else any: what a spec may ask of a simulated drive does not
-/// depend on the parameters the fit finds); and the output folder (`output`, else the run's default for
+/// depend on the parameters the fit finds), with its `--set` overrides (`sets`) applied as a run applies
+/// them; and the output folder (`output`, else the run's default for
 /// the spec's name with `-predicted`) as a run checks it (made and removed again when it is new).
 ///
 /// # Errors
@@ -36,6 +39,7 @@ pub fn check(
     spec: &Path,
     output: Option<&Path>,
     fitted: Option<&str>,
+    sets: &[String],
 ) -> Result<Inputs, FitError> {
     let file = if measured.is_dir() {
         measured.join("results.json")
@@ -51,7 +55,18 @@ pub fn check(
         Some(t) => fitted_drive(t, &file, capacity)?,
         None => TargetInfo::sim_of_capacity(capacity),
     };
-    let loaded = crate::spec::load::load_file(spec).map_err(|e| FitError::Bad(e.to_string()))?;
+    let mut loaded =
+        crate::spec::load::load_file(spec).map_err(|e| FitError::Bad(e.to_string()))?;
+    let overrides = sets
+        .iter()
+        .map(|a| crate::spec::overrides::parse(a))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(FitError::Bad)?;
+    if !overrides.is_empty() {
+        loaded
+            .apply_overrides(&overrides)
+            .map_err(|e| FitError::Bad(format!("{}: {e}", spec.display())))?;
+    }
     crate::plan::resolve(&loaded, &drive).map_err(|e| {
         FitError::Bad(format!(
             "{e}\n  note: the spec was planned on a simulated drive of the measured capacity, {capacity} B, before {}; nothing was run",
@@ -72,6 +87,7 @@ pub fn check(
         measured: file,
         spec: spec.to_path_buf(),
         out,
+        sets: sets.to_vec(),
     })
 }
 
@@ -113,8 +129,12 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
     if let Some(e) = super::runner::stopped("nothing was run") {
         return Err(e);
     }
+    let mut command = Command::new(exe);
+    for set in &inputs.sets {
+        command.arg("--set").arg(set);
+    }
     let status = super::runner::spawn_and_wait(
-        Command::new(exe)
+        command
             .arg(&inputs.spec)
             .arg("--target")
             .arg(target)

@@ -83,6 +83,15 @@ pub struct Scratch {
     _mark: Mark,
 }
 
+/// The temporary folder `TMPDIR` names (`tmpdir`), `/tmp` when it is unset or empty (an empty `TMPDIR` is
+/// taken as unset, as mktemp(1) takes it).
+fn temp_base(tmpdir: Option<std::ffi::OsString>) -> PathBuf {
+    match tmpdir {
+        Some(t) if !t.is_empty() => PathBuf::from(t),
+        _ => PathBuf::from("/tmp"),
+    }
+}
+
 impl Scratch {
     /// A new empty folder under the system's temporary folder (`TMPDIR`, else `/tmp`), which must be a
     /// folder on storage.
@@ -91,7 +100,7 @@ impl Scratch {
     /// [`FitError::Bad`] when the temporary folder is not a folder, or is among the device nodes or on a
     /// pseudo file system; [`FitError::Failed`] when the folder cannot be made.
     pub fn new() -> Result<Scratch, FitError> {
-        let base = std::env::temp_dir();
+        let base = temp_base(std::env::var_os("TMPDIR"));
         if let Some(on) = crate::target::not_storage(&base) {
             return Err(FitError::Bad(format!(
                 "the temporary folder {} (TMPDIR) is on {on}, not on storage; set TMPDIR to a folder on a disk",
@@ -315,4 +324,17 @@ pub fn whole_seconds(rows: &[crate::results::series_csv::SeriesRow]) -> Vec<f64>
         .filter(|r| r.partial == 0)
         .map(|r| r[crate::vocab::Direction::Write].iops)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::temp_base;
+    use std::path::Path;
+
+    #[test]
+    fn an_empty_tmpdir_is_taken_as_unset() {
+        assert_eq!(temp_base(None), Path::new("/tmp"));
+        assert_eq!(temp_base(Some("".into())), Path::new("/tmp"));
+        assert_eq!(temp_base(Some("/var/x".into())), Path::new("/var/x"));
+    }
 }

@@ -249,6 +249,39 @@ fn a_prediction_prints_the_runs_summary_and_what_to_do_next() {
     assert!(d.join("rep/index.html").is_file());
 }
 
+/// Newcomer trial 38: `sim predict` takes a run's `--set` (a long spec shortened for a trial): the
+/// prediction is the plain run of the spec with the same `--set` on the same drive, op for op; a bad
+/// `--set` is refused as the run refuses it, word for word, before any run, nothing written.
+#[test]
+fn a_prediction_takes_the_runs_set_overrides() {
+    let (dir, _) = with_spec_and_measurement();
+    let d = dir.path();
+    let set = ["--set", "duration=1s"];
+    let mut args = vec!["m/out", "p.toml", "--fitted", FITTED, "-o", "ps"];
+    args.extend(set);
+    let (code, _, err) = predict(d, &args);
+    assert_eq!(code, 0, "{err}");
+    let mut plain = vec!["p.toml", "--target", FITTED, "-q", "-o", "ps2"];
+    plain.extend(set);
+    let (code, _, err) = code_out_err(&wkrun(d, &plain));
+    assert_eq!(code, 0, "{err}");
+    let (p, _) = strict_results(&d.join("ps"));
+    let (q, _) = strict_results(&d.join("ps2"));
+    assert_eq!(p.phases[0].write.ops, q.phases[0].write.ops);
+    assert_eq!(p.phases[0].params.duration_ns, Some(1_000_000_000));
+    assert!(p.prediction.is_some());
+    let bad = ["--set", "duration=forever"];
+    let mut args = vec!["m/out", "p.toml", "--fitted", FITTED, "-o", "pb"];
+    args.extend(bad);
+    let (code, out, err) = predict(d, &args);
+    let mut plain = vec!["p.toml", "--target", FITTED, "-q", "-o", "pb2"];
+    plain.extend(bad);
+    let (pcode, _, perr) = code_out_err(&wkrun(d, &plain));
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", perr.as_str()));
+    assert_eq!(pcode, 2);
+    assert!(!d.join("pb").exists() && !d.join("pb2").exists());
+}
+
 /// `sim predict` of an hour of random writes (on [`FITTED`]) from a 40 s measurement in `d`,
 /// started, into `d/k`, once its results.json is there: the child and the folder.
 fn long_prediction(d: &Path) -> (Child, PathBuf) {
