@@ -100,7 +100,7 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
     })?;
     if !features.reached_cliff(iops.len()) {
         return Err(bad(format!(
-            "phase {name:?} never reached its write cliff (steady {:.0} IOPS against a fresh plateau of {:.0}, the drop, if any, after {:.0} s of {}): the spare area is unknown; run the random writes longer (a drop within the first seconds leaves no plateau to see: then the spare area is too small for whole seconds to show it)",
+            "phase {name:?} never reached its write cliff (steady {:.0} IOPS against a fresh plateau of {:.0}; the 5-second mean first below half-way between them at {:.0} s of {}): the spare area is unknown. On an SSD, run the random writes longer (a drop within the first seconds leaves no plateau to see: then the spare area is too small for whole seconds to show it); a target without garbage collection (a file, a loop device backed by a file, a RAM disk) has no cliff however long it runs, and no simulated drive fits it",
             features.steady,
             features.plateau,
             features.cliff_s,

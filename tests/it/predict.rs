@@ -112,7 +112,15 @@ fn fit_refuses_results_without_random_writes_or_cliff_or_with_another_capacity()
     let (code, _, err) = fit(dir.path(), &[fresh.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("never reached its write cliff"), "{err}");
-    assert!(err.contains("spare area is unknown"), "{err}");
+    assert!(
+        err.contains("spare area is unknown. On an SSD, run the random writes longer"),
+        "{err}"
+    );
+    // Newcomer trial 38: a loop device backed by a file was told to run longer; a file has no cliff.
+    assert!(
+        err.ends_with("; a target without garbage collection (a file, a loop device backed by a file, a RAM disk) has no cliff however long it runs, and no simulated drive fits it\n"),
+        "{err}"
+    );
     let (code, _, err) = fit(dir.path(), &[fresh.to_str().unwrap(), "--capacity", "1GiB"]);
     assert_eq!(code, 2, "{err}");
     assert!(
