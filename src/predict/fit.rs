@@ -109,7 +109,7 @@ impl Runs<'_> {
         self.n += 1;
         let out = self.scratch.path().join(format!("run{}", self.n));
         let started = std::time::Instant::now();
-        runner::run(self.exe, &self.spec, &target, &out)?;
+        self.scratch.run(self.exe, &self.spec, &target, &out)?;
         let iops = runner::write_series(&out, &self.m.phase().name)?;
         let _ = std::fs::remove_dir_all(&out);
         let f = Features::of(&iops).ok_or_else(|| {
@@ -138,7 +138,7 @@ impl Runs<'_> {
 /// [`FitError::Failed`] when a simulated run fails; [`FitError::Bad`] when no drive of the model can have
 /// the measured plateau.
 pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitError> {
-    let scratch = Scratch::new()?;
+    let scratch = Scratch::new(&m.phases)?;
     let spec = scratch.path().join("phases.toml");
     std::fs::write(&spec, runner::spec_text("fit", &m.phases))
         .map_err(|e| FitError::Failed(format!("cannot write {}: {e}", spec.display())))?;

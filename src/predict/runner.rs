@@ -80,7 +80,44 @@ pub fn spec_text(name: &str, phases: &[PhaseShape]) -> String {
 /// back until it is removed ([`Mark`]).
 pub struct Scratch {
     dir: PathBuf,
+    /// The room a simulated run of the phases needs: [`room_for`], then at least what a run took
+    /// ([`Scratch::run`]).
+    need: std::cell::Cell<u64>,
     _mark: Mark,
+}
+
+/// Bytes of a simulated run's output folder beside its phases: the run's own least room
+/// ([`MIN_ROOM`], which it checks before it starts) and the room its results writer keeps for the last
+/// `results.json` when it can ([`crate::results::write::RESERVE_MARGIN`]).
+pub const RUN_ROOM: u64 = MIN_ROOM + crate::results::write::RESERVE_MARGIN;
+/// Bytes a phase adds to a simulated run's output folder whatever its length: its latency histogram log's
+/// start, its entry in `results.json` (twice: a new one is written beside the old) and its CSVs' headers.
+/// Measured: see [`room_for`].
+pub const PHASE_ROOM: u64 = 48 << 10;
+/// Bytes a phase adds per interval of its series: measured 693 B (a series CSV row 116 B, a device CSV
+/// row 50 B, the histogram log 444 B, `results.json` 83 B), and `results.json`'s again for its
+/// temporary copy, rounded up. Measured: see [`room_for`].
+pub const ROW_ROOM: u64 = 1024;
+
+/// The room a simulated run of `phases` (as [`spec_text`] writes them: the default interval of 1 s) takes
+/// in its output folder: [`RUN_ROOM`], and for each phase [`PHASE_ROOM`] and [`ROW_ROOM`] per second of a
+/// workload (a fill's length is the simulated drive's, not known before a run: it counts its
+/// [`PHASE_ROOM`] alone, and [`Scratch::run`] raises the need to what a run took). Measured (debug build,
+/// `du -sb`) on a purge, a fill of 256 MiB (53 s simulated) and random writes of 40 s and of 600 s: 136,076
+/// and 524,399 B; the 40 s run completed on a tmpfs of 480 KiB and failed on one of 400 KiB (its writer
+/// keeps room for the last `results.json`), where this gives 518,144 B.
+pub fn room_for(phases: &[PhaseShape]) -> u64 {
+    phases.iter().fold(RUN_ROOM, |n, p| {
+        let rows = match p.kind {
+            PhaseKind::Workload => p
+                .duration_ns
+                .div_ceil(crate::stats::DEFAULT_INTERVAL_NS)
+                .saturating_add(1),
+            _ => 0,
+        };
+        n.saturating_add(PHASE_ROOM)
+            .saturating_add(rows.saturating_mul(ROW_ROOM))
+    })
 }
 
 /// The temporary folder `TMPDIR` names (`tmpdir`), `/tmp` when it is unset or empty (an empty `TMPDIR` is
@@ -94,12 +131,12 @@ fn temp_base(tmpdir: Option<std::ffi::OsString>) -> PathBuf {
 
 impl Scratch {
     /// A new empty folder under the system's temporary folder (`TMPDIR`, else `/tmp`), which must be a
-    /// folder on storage.
+    /// folder on storage with the room a simulated run of `phases` takes ([`room_for`]).
     ///
     /// # Errors
     /// [`FitError::Bad`] when the temporary folder is not a folder, or is among the device nodes or on a
-    /// pseudo file system; [`FitError::Failed`] when the folder cannot be made.
-    pub fn new() -> Result<Scratch, FitError> {
+    /// pseudo file system; [`FitError::Failed`] when the folder cannot be made or has not the room.
+    pub fn new(phases: &[PhaseShape]) -> Result<Scratch, FitError> {
         let base = temp_base(std::env::var_os("TMPDIR"));
         if let Some(on) = crate::target::not_storage(&base) {
             return Err(FitError::Bad(format!(
@@ -119,6 +156,7 @@ impl Scratch {
                 Ok(()) => {
                     let scratch = Scratch {
                         dir,
+                        need: std::cell::Cell::new(room_for(phases)),
                         _mark: Mark::new(),
                     };
                     return scratch.with_room(&base);
@@ -135,24 +173,57 @@ impl Scratch {
         Err(FitError::Failed("no free scratch folder name".into()))
     }
 
-    /// The scratch folder when its file system has the room a run's output folder needs at least
-    /// ([`MIN_ROOM`]): each simulated run writes its results there (a full `TMPDIR` once failed the fit
-    /// at its first run with the run's own "choose another --output folder", of a folder the user never
-    /// named). Removed (dropped) when it has not.
+    /// The scratch folder when its file system has the room a simulated run takes (`need`, at least a run's
+    /// own least room, [`MIN_ROOM`]): each simulated run writes its results there (a full `TMPDIR` once
+    /// failed the fit at its first run with the run's own "choose another --output folder", of a folder the
+    /// user never named; one of 160 KiB passed a check of 64 KiB, and the run then found no room). Removed
+    /// (dropped) when it has not.
     ///
     /// # Errors
     /// [`FitError::Failed`] (a resource, exit 1) saying to set `TMPDIR` to a folder with room.
     fn with_room(self, base: &Path) -> Result<Scratch, FitError> {
-        let free = std::fs::File::open(&self.dir)
-            .and_then(|f| crate::sys::file::free_bytes(&f))
-            .unwrap_or(u64::MAX);
-        if free >= MIN_ROOM {
+        let free = self.free();
+        if free >= self.need.get() {
             return Ok(self);
         }
         Err(FitError::Failed(format!(
-            "the temporary folder {} (TMPDIR) has {free} B free, less than the {MIN_ROOM} B each simulated run's results need at least; set TMPDIR to a folder with at least {MIN_ROOM} B free; nothing was run",
-            base.display()
+            "{}; nothing was run",
+            no_room(base, Some(free), self.need.get())
         )))
+    }
+
+    /// Runs `spec` on `target` into `out`, a folder in this one, as [`run`] does; a run that found no room
+    /// (ENOSPC) says that the temporary folder (`TMPDIR`) ran out, and the room a run needs. A run that
+    /// completed raises that room to what it took (its files, its `results.json` once more and the room
+    /// its writer keeps), for the runs after it.
+    ///
+    /// # Errors
+    /// As [`run`].
+    pub fn run(&self, exe: &Path, spec: &Path, target: &str, out: &Path) -> Result<(), FitError> {
+        let base = self.dir.parent().unwrap_or(&self.dir);
+        // What an earlier run took may be more than was free when the fit began.
+        let free = self.free();
+        if free < self.need.get() {
+            return Err(FitError::Failed(no_room(base, Some(free), self.need.get())));
+        }
+        match run(exe, spec, target, out) {
+            Ok(()) => {
+                self.need.set(self.need.get().max(taken(out)));
+                Ok(())
+            }
+            Err(FitError::Failed(m)) if m.contains(NO_SPACE) => Err(FitError::Failed(format!(
+                "{m}; {}",
+                no_room(base, None, self.need.get())
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Bytes free in the folder's file system (`u64::MAX` when it cannot be told).
+    fn free(&self) -> u64 {
+        std::fs::File::open(&self.dir)
+            .and_then(|f| crate::sys::file::free_bytes(&f))
+            .unwrap_or(u64::MAX)
     }
 
     /// The folder.
@@ -165,6 +236,37 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The room the run that wrote `out` took: its files, its `results.json` once more (a new one is written
+/// beside the old) and the room its writer keeps for the last one ([`crate::results::write::RESERVE_MARGIN`]).
+fn taken(out: &Path) -> u64 {
+    let files: u64 = std::fs::read_dir(out)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0);
+    let results = std::fs::metadata(out.join("results.json")).map_or(0, |m| m.len());
+    files + results + crate::results::write::RESERVE_MARGIN
+}
+
+/// ENOSPC as the C library words it (strerror), in a run's error line.
+const NO_SPACE: &str = "No space left on device";
+
+/// The temporary folder `base` (TMPDIR) has `free` B (or ran out of room, `None`), less than the `need` B a
+/// simulated run takes.
+fn no_room(base: &Path, free: Option<u64>, need: u64) -> String {
+    let has = match free {
+        Some(free) => format!("has {free} B free, less than"),
+        None => "ran out of room: it needs".to_string(),
+    };
+    format!(
+        "the temporary folder {} (TMPDIR) {has} the {need} B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least {need} B free",
+        crate::text::escaped(&base.to_string_lossy())
+    )
 }
 
 /// While it lives, a second stop signal is held back ([`signal::await_mark`]): a child `wkrun` is waited
@@ -328,8 +430,21 @@ pub fn whole_seconds(rows: &[crate::results::series_csv::SeriesRow]) -> Vec<f64>
 
 #[cfg(test)]
 mod tests {
-    use super::temp_base;
+    use super::{no_room, temp_base};
     use std::path::Path;
+
+    #[test]
+    fn a_run_without_room_names_tmpdir_and_the_room() {
+        assert_eq!(
+            no_room(Path::new("/t\nx"), None, 517_120),
+            "the temporary folder /t\\nx (TMPDIR) ran out of room: it needs the 517120 B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least 517120 B free"
+        );
+        assert!(
+            no_room(Path::new("/t"), Some(163_840), 517_120).starts_with(
+                "the temporary folder /t (TMPDIR) has 163840 B free, less than the 517120 B "
+            )
+        );
+    }
 
     #[test]
     fn an_empty_tmpdir_is_taken_as_unset() {

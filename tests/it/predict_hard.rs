@@ -537,10 +537,13 @@ fn fit_refuses_a_temporary_folder_without_room_before_the_first_run() {
             .unwrap();
         let (code, out, err) = code_out_err(&o);
         assert_eq!((code, out.as_str()), (1, ""), "{err}");
+        // The room one simulated run of the measured purge, fill and 40 s of writes takes (runner::room_for):
+        // 64 KiB and 256 KiB for the run, 48 KiB a phase, 1 KiB for each of the workload's 41 rows.
+        let need = 65536 + 262144 + 3 * 49152 + 41 * 1024;
         assert_eq!(
             err.trim_end(),
             format!(
-                "error: the temporary folder {} (TMPDIR) has {free} B free, less than the 65536 B each simulated run's results need at least; set TMPDIR to a folder with at least 65536 B free; nothing was run",
+                "error: the temporary folder {} (TMPDIR) has {free} B free, less than the {need} B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least {need} B free; nothing was run",
                 tmp.dir.display()
             ),
             "{args:?}"
