@@ -333,6 +333,12 @@ struct RunArgs {
 /// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
 /// a bidirectional override such as U+202E, a zero-width space), not only spaces.
 fn parse_label(s: &str) -> Result<String, String> {
+    // Checked before trimming: `trim` drops U+0085 and U+2028 as white space (a label `\u{85}nel` was
+    // taken as `nel`), where a phase name's or `--set` word's control character is refused.
+    if let Some(c) = s.chars().find(|&c| wkrun::text::hidden_char(c)) {
+        let kind = wkrun::results::check::char_kind(c);
+        return Err(format!("a label cannot hold the {kind} {c:?}"));
+    }
     let t = s.trim();
     if t.is_empty() {
         return Err("a label needs at least one character that is not a space".into());
@@ -355,6 +361,24 @@ struct Fail(u8, String);
 
 fn bad(msg: impl Into<String>) -> Fail {
     Fail(2, msg.into())
+}
+
+/// A spec that could not be loaded: exit 1 when the address space left could not hold loading it (a
+/// resource limit), else 2 (bad input).
+fn load_fail(message: String) -> Fail {
+    match wkrun::sys::limits::is_shortfall(&message) {
+        true => Fail(1, message),
+        false => bad(message),
+    }
+}
+
+/// An output folder refused: exit 1 for a resource limit (a full file system, the file-size limit), else 2.
+fn out_fail(e: wkrun::results::outdir::OutDirError) -> Fail {
+    let msg = e.to_string();
+    match e.exit_code() {
+        1 if !msg.contains("nothing was") => Fail(1, format!("{msg}; nothing was written")),
+        code => Fail(code, msg),
+    }
 }
 
 /// The stack the program's work runs on when the main thread's (RLIMIT_STACK, `ulimit -s`) is smaller: 8 MiB,
@@ -425,11 +449,11 @@ fn work() -> ExitCode {
         use std::io::Write;
         let _ = writeln!(
             std::io::stderr(),
-            "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the {} B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it",
+            "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the {} B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it; nothing was written",
             wkrun::sys::limits::START_ROOM,
             enough / 1024
         );
-        return ExitCode::from(2);
+        return ExitCode::from(1);
     }
     wkrun::sys::limits::one_malloc_arena_under_address_limit();
     // Before any file is made: a file past RLIMIT_FSIZE is then an error (EFBIG), not a kill.
@@ -679,7 +703,7 @@ fn results_given(path: &Path, command: &str) -> Option<String> {
 
 fn load(path: &Path, sets: &[String], command: &str) -> Result<LoadedSpec, Fail> {
     let mut s = spec::load_file(path)
-        .map_err(|e| bad(results_given(path, command).unwrap_or_else(|| e.to_string())))?;
+        .map_err(|e| load_fail(results_given(path, command).unwrap_or_else(|| e.to_string())))?;
     let sets = sets
         .iter()
         .map(|a| spec::overrides::parse(a))
@@ -701,9 +725,23 @@ fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
         let named_json = p
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        let checked = match p.is_dir() || named_json || json_document(p) {
-            true => validate_results(p),
-            false => validate_spec(p).map_err(|e| (2, e)),
+        // Nothing there: it may have been meant as either, so neither is named as what failed.
+        let missing = std::fs::symlink_metadata(p)
+            .err()
+            .filter(|e| e.kind() == std::io::ErrorKind::NotFound);
+        let checked = match (missing, p.is_dir() || named_json || json_document(p)) {
+            (Some(_), _) => Err((
+                2,
+                format!(
+                    "{}: does not exist (give a spec file, or a results folder or its results.json)",
+                    wkrun::text::escaped(&p.to_string_lossy())
+                ),
+            )),
+            (None, true) => validate_results(p),
+            (None, false) => validate_spec(p).map_err(|e| {
+                let Fail(code, e) = load_fail(e);
+                (code, e)
+            }),
         };
         match checked {
             Ok(line) => stdout_text(&format!("{line}\n")),
@@ -862,7 +900,9 @@ fn probe_and_plan(
     several: Option<usize>,
 ) -> Result<(TargetInfo, Plan), Fail> {
     let info = match choose_target(s, target, a, notes)? {
-        Chosen::Path(path, size) => target::probe(&path, size).map_err(|e| bad(e.to_string()))?,
+        Chosen::Path(path, size) => {
+            target::probe(&path, size).map_err(|e| Fail(e.exit_code(), e.to_string()))?
+        }
         Chosen::Sim(p) => {
             let info = TargetInfo::sim(p).map_err(|e| bad(format!("simulated target: {e}")))?;
             notes.push(format!(
@@ -1334,7 +1374,7 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     let what = format!("merging {} results folders", files.len());
     room_to_read(&files, &what, wkrun::report::room::Reader::Keep)?;
     let mut merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
-    let out = OutDir::for_run(output).map_err(|e| bad(e.to_string()))?;
+    let out = OutDir::for_run(output).map_err(out_fail)?;
     if let Err(e) = merge::write(&out, &merged) {
         // Nothing of the merge is left; the folder goes too when this command made it.
         out.discard();
@@ -1393,6 +1433,43 @@ fn target_not_a_run_file(plan: &Plan, dirs: &[&OutDir]) -> Result<(), Fail> {
     }
 }
 
+/// A run a resource limit refused before it started (`why`, ending "; nothing was written"): exit 1, with
+/// `results.json` saying "failed" with why in the output folder when it can hold one, else nothing written
+/// and the message saying why not.
+fn refused_by_limit(
+    s: &spec::LoadedSpec,
+    plan: &Plan,
+    a: &RunArgs,
+    launch: &wkrun::launch::Launch,
+    why: &str,
+) -> Fail {
+    let out = match &a.output {
+        Some(p) => OutDir::for_run(p),
+        None => run::open_default_output(&plan.spec_name, launch.rank.as_ref().map(|r| r.rank)),
+    };
+    let cause = why.strip_suffix("; nothing was written").unwrap_or(why);
+    let written = out.map_err(|e| e.to_string()).and_then(|d| {
+        let file = d.join("results.json");
+        match run::record_refused(s, plan, &d, cause) {
+            Ok(()) => Ok(file),
+            Err(e) => {
+                d.discard();
+                Err(e.to_string())
+            }
+        }
+    });
+    match written {
+        Ok(file) => Fail(
+            1,
+            format!(
+                "{cause}; the run did not start: {} says \"failed\"",
+                wkrun::text::escaped(&file.to_string_lossy())
+            ),
+        ),
+        Err(e) => Fail(1, format!("{cause}; nothing was written ({e})")),
+    }
+}
+
 fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let Some(spec_path) = &a.spec else {
         return Err(bad(
@@ -1429,9 +1506,12 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let consent = multi::consents(std::slice::from_ref(&plan), &a.allow_destroy)
         .map_err(bad)?
         .remove(0);
-    // A resource limit: exit 1.
-    run::check_open_files(&[&plan]).map_err(|e| Fail(1, e))?;
-    run::check_address_space(&[&plan]).map_err(bad)?;
+    // A resource limit: exit 1, with a results.json saying "failed" where the output folder can hold one.
+    if let Err(why) =
+        run::check_open_files(&[&plan]).and_then(|()| run::check_address_space(&[&plan]))
+    {
+        return Err(refused_by_limit(&s, &plan, a, launch, &why));
+    }
     // The folder is opened and locked before anything is written: a folder that another run holds, that
     // holds results.json or that is a symbolic link is refused here. Hosts launched together get one
     // default folder each, and runs started in one second one each too.
@@ -1439,7 +1519,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         Some(p) => OutDir::for_run(p),
         None => run::open_default_output(&plan.spec_name, launch.rank.as_ref().map(|r| r.rank)),
     }
-    .map_err(|e| bad(e.to_string()))?;
+    .map_err(out_fail)?;
     if let Err(e) = target_not_a_run_file(&plan, &[&out_dir]) {
         out_dir.discard();
         return Err(e);
@@ -1520,7 +1600,7 @@ fn create_one_target(s: &LoadedSpec, plan: &Plan, out_dir: &OutDir) -> Result<Pl
             plan.target.path.parent().unwrap_or(Path::new(".")),
             plan.target.capacity_bytes,
         )])
-        .map_err(|e| bad(e.to_string()))?;
+        .map_err(out_fail)?;
     run::create_target(s, plan).map_err(bad)
 }
 

@@ -80,11 +80,11 @@ const EXIT_STATUS: [(&str, &str); 4] = [
     ("0", "Done (validate: every spec is valid)."),
     (
         "1",
-        "The run failed: an I/O error, an engine that cannot start, a resource limit, results that could not be written; results.json says \"failed\" where it could be written.",
+        "The run failed (an I/O error, an engine that cannot start, results that could not be written), or a resource limit stopped or refused it (memory, address space, threads, locked memory, open files, file size, a full disk), whichever command; results.json says \"failed\" where the output folder can hold one, else nothing is written and the message says so.",
     ),
     (
         "2",
-        "Bad spec, arguments or input file, or a target the spec cannot run on or may not write (no --allow-destroy, mounted, in use); refused before anything is written.",
+        "Bad input: a bad spec (naming its file, line and key), arguments or input file, or a target the spec cannot run on or may not write (no --allow-destroy, mounted, in use); refused before anything is written.",
     ),
     (
         "128+N",

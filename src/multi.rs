@@ -3,7 +3,7 @@
 //! phase by phase (`run::multi`), each target into its own results folder `DIR/tN-NAME/`, and the aggregate
 //! (`report::merge::merge_targets`) into `DIR`.
 
-use super::{Fail, RunArgs, bad, probe_and_plan, start_at};
+use super::{Fail, RunArgs, bad, out_fail, probe_and_plan, start_at};
 use std::path::{Path, PathBuf};
 use wkrun::launch::Launch;
 use wkrun::plan::Plan;
@@ -80,7 +80,7 @@ fn prepare_output(
         Some(p) => OutDir::for_run(p),
         None => run::open_default_output(&plans[0].spec_name, launch.rank.as_ref().map(|r| r.rank)),
     }
-    .map_err(|e| bad(e.to_string()))?;
+    .map_err(out_fail)?;
     if let Err(e) = room_for_all(&out_dir, plans.len()) {
         out_dir.discard();
         return Err(e);
@@ -112,7 +112,7 @@ fn prepare_output(
     if let Err(e) = out_dir.room_beside(&to_create) {
         subs.into_iter().for_each(OutDir::discard);
         out_dir.discard();
-        return Err(bad(e.to_string()));
+        return Err(out_fail(e));
     }
     if let Err(e) = create_targets(s, plans, say) {
         subs.into_iter().for_each(OutDir::discard);
@@ -223,7 +223,7 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     let all: Vec<&Plan> = plans.iter().collect();
     // A resource limit: exit 1.
     run::check_open_files(&all).map_err(|e| Fail(1, e))?;
-    run::check_address_space(&all).map_err(bad)?;
+    run::check_address_space(&all).map_err(|e| Fail(1, e))?;
     // A file another run holds would be refused when its target claims it, after the others started.
     if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
         return Err(bad(format!("{why}; nothing was written to any target")));
@@ -238,10 +238,14 @@ fn room_for_all(out_dir: &OutDir, targets: usize) -> Result<(), Fail> {
     let min = wkrun::results::outdir::MIN_ROOM;
     let need = min.saturating_mul(targets as u64 + 1);
     match out_dir.free_bytes() {
-        Some(free) if free < need => Err(bad(format!(
-            "cannot write into the output folder {}: its file system has {free} B free, less than the {need} B a run on {targets} targets needs ({min} B for each target's results and for their aggregate); choose another --output folder; nothing was written",
-            wkrun::text::escaped(&out_dir.path().to_string_lossy())
-        ))),
+        // A resource limit: exit 1.
+        Some(free) if free < need => Err(Fail(
+            1,
+            format!(
+                "cannot write into the output folder {}: its file system has {free} B free, less than the {need} B a run on {targets} targets needs ({min} B for each target's results and for their aggregate); choose another --output folder; nothing was written",
+                wkrun::text::escaped(&out_dir.path().to_string_lossy())
+            ),
+        )),
         _ => Ok(()),
     }
 }
@@ -445,7 +449,7 @@ fn sub_dirs(out_dir: &OutDir, labels: &[String]) -> Result<Vec<OutDir>, Fail> {
             Ok(d) => subs.push(d),
             Err(e) => {
                 subs.into_iter().for_each(OutDir::discard);
-                return Err(bad(e.to_string()));
+                return Err(out_fail(e));
             }
         }
     }

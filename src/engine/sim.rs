@@ -72,8 +72,15 @@ impl Engine for Sim<'_> {
             .map(|f| DeviceRows::create(f, job.clock, &dev))
         {
             Some(Ok(r)) => Some(r),
+            // The device CSV's header could not be written (a full disk): the phase ends at once, failing
+            // with the file named, as at a row that cannot be written; the engine itself did start.
             Some(Err(e)) => {
-                return queue::setup_failed(rec, "sim", e);
+                self.csv_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
+                job.abort();
+                None
             }
             None => None,
         };

@@ -358,9 +358,11 @@ pub(super) fn echo(s: &str) -> String {
 
 /// What `c`, a character no label may hold, is: a control or a format character.
 pub fn char_kind(c: char) -> &'static str {
-    match c.is_control() {
-        true => "control character",
-        false => "format character",
+    match c {
+        '\u{2028}' => "line separator",
+        '\u{2029}' => "paragraph separator",
+        c if c.is_control() => "control character",
+        _ => "format character",
     }
 }
 

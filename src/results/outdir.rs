@@ -191,6 +191,21 @@ pub const MIN_ROOM: u64 = 64 * 1024;
 /// The least file size (RLIMIT_FSIZE) a run's output folder needs: a first results.json and series rows.
 pub const MIN_FILE: u64 = 64 * 1024;
 
+impl OutDirError {
+    /// The exit status of a command this refusal stops: 1 when a resource limit refused the folder (a full
+    /// file system or quota, the file-size limit, the open-file limit, memory), else 2 (bad input).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            OutDirError::NotWritable { source, .. } | OutDirError::Create { source, .. }
+                if crate::sys::limits::is_resource_limit(source) =>
+            {
+                1
+            }
+            _ => 2,
+        }
+    }
+}
+
 impl OutDir {
     /// Opens the folder `path`, creating it (with its parents) when missing. `what` names it in errors
     /// ("output folder", "report folder").

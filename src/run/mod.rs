@@ -534,6 +534,24 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
 }
 
 /// The results of a run that starts now.
+/// Records a run that a resource limit refused before it started (the open-file or address-space limit):
+/// `results.json` in `out_dir` saying `"failed"` with `why`, no phase run.
+///
+/// # Errors
+/// Why it could not be written (a full disk, the file-size limit).
+pub fn record_refused(
+    spec: &LoadedSpec,
+    plan: &Plan,
+    out_dir: &OutDir,
+    why: &str,
+) -> Result<(), WriteError> {
+    let mut r = start(spec, plan);
+    r.status = Status::Failed;
+    r.error = Some(why.to_string());
+    r.finished_at = Some(r.started_at.clone());
+    ResultsWriter::new(out_dir).write(&r)
+}
+
 fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
     Results {
         format: RESULTS_FORMAT,

@@ -127,8 +127,15 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
             (1, Some(value)) => Ok(value),
             _ => refuse("is more than one TOML value: it goes on after a line break"),
         },
-        Err(_) if v.chars().any(char::is_control) => {
-            refuse("is not one TOML value, and as a word it holds a control character")
+        // The rule of `--label`: C0, DEL and C1 controls (U+0085 too, which `trim` would drop as white
+        // space), and format and separator characters (U+2028) that break or reorder a line shown.
+        Err(_) if v.chars().any(crate::text::hidden_char) => {
+            refuse(match v.chars().any(char::is_control) {
+                true => "is not one TOML value, and as a word it holds a control character",
+                false => {
+                    "is not one TOML value, and as a word it holds a line separator or format character"
+                }
+            })
         }
         // A whole number TOML cannot hold (it was read as the word, and refused as "invalid type: string").
         Err(_) if is_whole_number(v.trim()) => Err(format!(

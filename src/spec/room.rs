@@ -1,7 +1,8 @@
 //! Under an address-space limit (`ulimit -v`), the room loading a spec needs, checked before it is
 //! parsed (from the size of its text: the TOML tree and its table of places) and before its phases are
 //! built (from their number, counted before any is made): an allocation of the standard library that
-//! fails aborts the process, so a load short of room is refused instead (exit 2), naming the limit.
+//! fails aborts the process, so a load short of room is refused instead (exit 1, a resource limit), naming
+//! the limit.
 //! `validate`, `plan`, `run` and `export` load specs through it.
 
 use crate::sys::limits::address_space_shortfall;

@@ -262,6 +262,14 @@ impl Shortfall {
     }
 }
 
+/// Whether the error text `message` holds a [`Shortfall::message`]: a command refused by the address-space
+/// limit (a resource limit, exit 1), where the error passed through a type that keeps text alone (a spec's
+/// load error).
+pub fn is_shortfall(message: &str) -> bool {
+    message.contains(" B of address space beyond the ")
+        && message.contains(&format!("and {} is ", Limit::AddressSpace.name()))
+}
+
 /// Under an address-space limit that does not leave `need` bytes free now, by how much ([`Shortfall`]);
 /// `None` without a limit or when they are free.
 pub fn address_space_shortfall(need: u64) -> Option<Shortfall> {
@@ -331,6 +339,23 @@ pub fn can_lock_any_memory() -> bool {
         .find_map(|l| l.strip_prefix("CapEff:"))
         .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
         .is_some_and(|caps| caps & (1 << CAP_IPC_LOCK) != 0)
+}
+
+/// Whether `e` is a resource running out rather than a bad input: a full file system or quota (ENOSPC,
+/// EDQUOT), the file-size limit (EFBIG), the open-file limits (EMFILE, ENFILE), memory (ENOMEM).
+pub fn is_resource_limit(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(
+            libc::ENOSPC | libc::EDQUOT | libc::EFBIG | libc::EMFILE | libc::ENFILE | libc::ENOMEM
+        )
+    ) || matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull
+            | std::io::ErrorKind::QuotaExceeded
+            | std::io::ErrorKind::FileTooLarge
+            | std::io::ErrorKind::OutOfMemory
+    )
 }
 
 #[cfg(test)]

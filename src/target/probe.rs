@@ -73,7 +73,7 @@ pub enum ProbeError {
         path.display(),
         match closest {
             Some(c) => format!("the closest block device is {} (lsblk lists them)", c.display()),
-            None => "there is no block device in /dev".to_string(),
+            None => "there is no block device of a size above 0 B in /dev".to_string(),
         }
     )]
     NoSuchDevice {
@@ -111,6 +111,17 @@ pub enum ProbeError {
         /// Bytes free for it.
         free: u64,
     },
+}
+
+impl ProbeError {
+    /// The exit status of a command this refusal stops: 1 for a resource limit (the file-size limit, a file
+    /// system without room for the file to create), else 2 (bad input).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ProbeError::OverFileSizeLimit { .. } | ProbeError::NoRoom { .. } => 1,
+            _ => 2,
+        }
+    }
 }
 
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> ProbeError + 'a {
@@ -348,7 +359,8 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 /// The block device in `/dev` (or in the folder of `path`, such as `/dev/mapper`) whose name is closest to
-/// `path`'s (an absolute path), by edit distance of the names below `/dev` (ties: the first by name).
+/// `path`'s (an absolute path), by edit distance of the names below `/dev` (ties: the first by name), of
+/// those with a size above 0 (an unattached loop device, 0 B, is not suggested).
 fn closest_device(path: &Path) -> Option<PathBuf> {
     let dev = Path::new("/dev");
     let wanted = path.strip_prefix(dev).unwrap_or(path).to_string_lossy();
@@ -363,13 +375,23 @@ fn closest_device(path: &Path) -> Option<PathBuf> {
         .iter()
         .filter_map(|f| fs::read_dir(f).ok())
         .flat_map(|entries| entries.flatten().map(|e| e.path()))
-        .filter(|p| fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()))
+        .filter(|p| fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device() && has_size(&m)))
         .map(|p| {
             let name = p.strip_prefix(dev).unwrap_or(&p).to_string_lossy();
             (strsim::damerau_levenshtein(&wanted, &name), p.clone())
         })
         .min()
         .map(|(_, p)| p)
+}
+
+/// Whether the block device of `m` holds any sectors (sysfs `size` above 0): an unattached loop device or an
+/// empty drive bay is no device to suggest. True when sysfs does not say.
+fn has_size(m: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (maj, min) = (libc::major(m.rdev()), libc::minor(m.rdev()));
+    read_sys(Path::new(&format!("/sys/dev/block/{maj}:{min}/size")))
+        .and_then(|s| s.parse::<u64>().ok())
+        .is_none_or(|sectors| sectors > 0)
 }
 
 /// Logical block size of the block device holding a filesystem (`st_dev`), from sysfs.

@@ -287,9 +287,9 @@ fn merge_on_a_full_disk_leaves_nothing() {
         assert_eq!(
             (code, err),
             (
-                2,
+                1,
                 format!(
-                    "error: cannot write into the output folder {out}: its file system has {free} B free, less than the 65536 B a run's results need at least; choose another --output folder\n"
+                    "error: cannot write into the output folder {out}: its file system has {free} B free, less than the 65536 B a run's results need at least; choose another --output folder; nothing was written\n"
                 )
             ),
             "{case}"
@@ -302,7 +302,7 @@ fn merge_on_a_full_disk_leaves_nothing() {
 /// An output folder on a file system with room for nothing but the first `results.json` (a 4 KiB tmpfs,
 /// found by the attack session: the phase could not create its CSV, and results.json stayed saying
 /// "running"; then exit 1 with "failed"). Since issue 24 item 22 a run needs 64 KiB free in its output
-/// folder's file system to start: refused with exit 2 before the target is touched, and no folder left
+/// folder's file system to start: refused with exit 1 (a full disk is a resource limit) before the target is touched, and no folder left
 /// (a completely full file system used to leave an empty one).
 #[test]
 fn a_folder_with_no_room_to_keep_still_ends_failed() {
@@ -322,8 +322,8 @@ fn a_folder_with_no_room_to_keep_still_ends_failed() {
     assert_eq!(
         (code, err.as_str()),
         (
-            2,
-            "error: cannot write into the output folder mnt/out: its file system has 4096 B free, less than the 65536 B a run's results need at least; choose another --output folder\n"
+            1,
+            "error: cannot write into the output folder mnt/out: its file system has 4096 B free, less than the 65536 B a run's results need at least; choose another --output folder; nothing was written\n"
         )
     );
     assert_eq!(names(&m.dir), Vec::<String>::new(), "no folder left");

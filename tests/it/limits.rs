@@ -301,7 +301,7 @@ fn a_series_file_past_the_file_size_limit_ends_the_phase_and_validates() {
 
 /// Item 4: I/O buffers over the address-space limit (QD16 × 128 MiB = 2 GiB under 1.5 GB, within the
 /// documented 2 GiB buffer limit) on the null engine, and io_uring's QD1024 × 2 MiB on a file: refused
-/// before anything is written (exit 2, no output folder), the need recomputed (the buffers, no thread of
+/// before anything is run (exit 1, a resource limit: results.json "failed", no phase), the need recomputed (the buffers, no thread of
 /// the phase's own); the file is not written. (Before any limit was checked up front, the engine's fallible
 /// allocation failed the run, exit 1; `buf`'s tests keep that error's words.)
 #[test]
@@ -320,12 +320,9 @@ fn io_buffers_over_the_address_space_limit_are_refused_naming_the_size() {
         sparse_file(&d.path().join("t.img"), 4 << 30);
         let args = ["s.toml", "--target", "t.img", "-o", "out"];
         let ran = run_limited(d.path(), &["--as=1500000000"], false, &args);
-        assert_eq!(ran.code, 2, "{engine}: {}", ran.stderr);
-        address_space_refusal(&ran.stderr, 1_500_000_000, 1, 2 << 30);
-        assert!(
-            !d.path().join("out").exists(),
-            "{engine}: a folder was made"
-        );
+        assert_eq!(ran.code, 1, "{engine}: {}", ran.stderr);
+        address_space_refusal(&ran.stderr, 1_500_000_000, 1, 2 << 30, &failed_in("out"));
+        refused_results(&d.path().join("out"), &ran.stderr);
         assert_eq!(
             allocated_blocks(&d.path().join("t.img")),
             0,
@@ -336,7 +333,7 @@ fn io_buffers_over_the_address_space_limit_are_refused_naming_the_size() {
 
 /// A huge per-I/O trace under an address-space limit (issue 26, the newcomer's attack: the refusal named
 /// threads and buffers only): `trace = 100000000` reserves 3.2 GB before its phase, so under 1.5 GB the run
-/// is refused before anything is written (exit 2, no output folder), the need recomputed with the trace's
+/// is refused before it starts (exit 1, results.json "failed" with no phase), the need recomputed with the trace's
 /// room (its psync thread of 3 MiB, its 4 KiB buffer and 100000000 × 32 B) and the trace named.
 #[test]
 fn a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room() {
@@ -350,18 +347,25 @@ fn a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room() {
     sparse_file(&d.path().join("t.img"), 1 << 20);
     let args = ["s.toml", "--target", "t.img", "-o", "out"];
     let ran = run_limited(d.path(), &["--as=1500000000"], false, &args);
-    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
     let need = (4 << 20) + (8 << 20) + (3 << 20) + 4096 + 100_000_000 * 32;
     let detail = "4194304 B for the run, and for each target 8388608 B with its largest phase's threads, I/O buffers and per-I/O trace (trace = 100000000: 3200000000 B reserved before its phase)";
-    room_refusal(&ran.stderr, 1_500_000_000, "a run", need, detail, "");
-    assert!(!d.path().join("out").exists(), "a folder was made");
+    room_refusal(
+        &ran.stderr,
+        1_500_000_000,
+        "a run",
+        need,
+        detail,
+        &failed_in("out"),
+    );
+    refused_results(&d.path().join("out"), &ran.stderr);
 }
 
 /// Many psync threads under an address-space limit (found by the attack session): 8 workers × 64 threads
 /// with 1 MiB buffers under `ulimit -v` of 1.8 GB aborted the process (exit 134: "failed to allocate an
 /// alternative stack", or "memory allocation of 270336 bytes failed"), the standard library's answer when
 /// a new thread cannot map its signal stack or an allocation fails. The run is now refused before anything
-/// is written: exit 2, the need recomputed (520 threads, 8 × 64 and the 8 workers' own, of 3 MiB, and
+/// is run: exit 1 (a resource limit) with results.json "failed", the need recomputed (520 threads, 8 × 64 and the 8 workers' own, of 3 MiB, and
 /// 8 × 64 × 1 MiB of buffers), no output folder, the target untouched.
 #[test]
 fn psync_threads_over_the_address_space_limit_are_refused_without_an_abort() {
@@ -376,9 +380,15 @@ fn psync_threads_over_the_address_space_limit_are_refused_without_an_abort() {
     sparse_file(&d.path().join("t.img"), 64 << 20);
     let args = ["s.toml", "--target", "t.img", "-o", "out"];
     let ran = run_limited(d.path(), &["--as=1800000000"], false, &args);
-    assert_eq!(ran.code, 2, "{}", ran.stderr);
-    address_space_refusal(&ran.stderr, 1_800_000_000, 1, 520 * (3 << 20) + (512 << 20));
-    assert!(!d.path().join("out").exists(), "a folder was made");
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    address_space_refusal(
+        &ran.stderr,
+        1_800_000_000,
+        1,
+        520 * (3 << 20) + (512 << 20),
+        &failed_in("out"),
+    );
+    refused_results(&d.path().join("out"), &ran.stderr);
     assert_eq!(
         allocated_blocks(&d.path().join("t.img")),
         0,
@@ -390,7 +400,8 @@ fn psync_threads_over_the_address_space_limit_are_refused_without_an_abort() {
 /// exit 134, "memory allocation of 72 bytes failed"): from 8 MiB up in steps of 512 KiB until two limits
 /// ended cleanly (the debug build's floor moves with its size: 17 MiB, then more with SQLite), a run either
 /// never reaches wkrun (the dynamic loader cannot map the program and its libraries: exit 127 or a fault,
-/// near the floor depending on where address-space randomisation puts them), or is refused at once, exit 2, naming the limit and a limit
+/// near the floor depending on where address-space randomisation puts them), or is refused at once, exit 1 (a resource limit:
+/// nothing written, or for the run's own need a results.json saying "failed"), naming the limit and a limit
 /// that leaves the 4 MiB it needs (and that limit does let it start), or ends cleanly (exit 1, a phase that
 /// cannot start its thread; or 0). Never an abort, never a fault once wkrun ran.
 #[test]
@@ -426,7 +437,7 @@ fn tiny_address_space_limits_end_cleanly() {
             continue;
         }
         match ran.code {
-            2 => {
+            1 if ran.stderr.contains("raise it to at least ") => {
                 let enough: u64 = ran
                     .stderr
                     .split("raise it to at least ")
@@ -439,9 +450,13 @@ fn tiny_address_space_limits_end_cleanly() {
                     assert_eq!(
                         ran.stderr,
                         format!(
-                            "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the 4194304 B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it\n",
+                            "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the 4194304 B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it; nothing was written\n",
                             enough / 1024
                         )
+                    );
+                    assert!(
+                        !d.path().join(&out).exists(),
+                        "{limit} B: a folder was made"
                     );
                 } else if ran.stderr.contains("loading the spec") {
                     // Refused loading the spec (`spec/room.rs`): 4 MiB and 64 B per byte of its text.
@@ -452,20 +467,23 @@ fn tiny_address_space_limits_end_cleanly() {
                         format!("4194304 B for its own work, and 64 B per byte of its {len} B");
                     let what = "s.toml: loading the spec";
                     let need = (4 << 20) + 64 * len;
+                    let tail = "; nothing was written";
                     assert_eq!(
-                        room_refusal(&ran.stderr, limit, what, need, &detail, ""),
+                        room_refusal(&ran.stderr, limit, what, need, &detail, tail),
                         enough
+                    );
+                    assert!(
+                        !d.path().join(&out).exists(),
+                        "{limit} B: a folder was made"
                     );
                 } else {
+                    let end = failed_in(&out);
                     assert_eq!(
-                        address_space_refusal(&ran.stderr, limit, 1, (3 << 20) + 4096),
+                        address_space_refusal(&ran.stderr, limit, 1, (3 << 20) + 4096, &end),
                         enough
                     );
+                    refused_results(&d.path().join(&out), &ran.stderr);
                 }
-                assert!(
-                    !d.path().join(&out).exists(),
-                    "{limit} B: a folder was made"
-                );
                 let v = run_limited(
                     d.path(),
                     &[&format!("--as={enough}")],
@@ -487,21 +505,52 @@ fn tiny_address_space_limits_end_cleanly() {
 /// with the need recomputed (4 MiB for the run, and per target 8 MiB with that phase's) and the limit it
 /// suggests derived from the address space it says it maps (1 MiB over that and the need, in whole MiB);
 /// returns that limit.
-fn address_space_refusal(stderr: &str, limit: u64, targets: u64, phase: u64) -> u64 {
+fn address_space_refusal(stderr: &str, limit: u64, targets: u64, phase: u64, end: &str) -> u64 {
     let need = (4 << 20) + targets * ((8 << 20) + phase);
     let what = match targets {
         1 => "a run".to_string(),
         n => format!("a run on {n} targets"),
     };
     let detail = "4194304 B for the run, and for each target 8388608 B with its largest phase's threads and I/O buffers";
-    room_refusal(stderr, limit, &what, need, detail, "")
+    room_refusal(stderr, limit, &what, need, detail, end)
+}
+
+/// The ending of a run on one target refused by a resource limit before it started, its output folder
+/// `out` holding a results.json saying "failed".
+fn failed_in(out: &str) -> String {
+    format!("; the run did not start: {out}/results.json says \"failed\"")
+}
+
+/// Checks the results.json of `out`, a run refused before it started: "failed" with the refusal's words
+/// (`stderr` less `error: ` and the ending [`failed_in`]), no phase, valid; the folder holds it alone.
+fn refused_results(out: &Path, stderr: &str) {
+    let (_, r) = strict_results(out);
+    let why = stderr
+        .trim_end()
+        .strip_prefix("error: ")
+        .and_then(|e| e.split("; the run did not start: ").next())
+        .expect("the refusal");
+    assert_eq!(
+        (
+            r["status"].as_str(),
+            r["error"].as_str(),
+            r["phases"].as_array().map(Vec::len)
+        ),
+        (Some("failed"), Some(why), Some(0))
+    );
+    let mut names: Vec<String> = fs::read_dir(out)
+        .expect("out")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["results.json"]);
 }
 
 /// Several targets under an address-space limit (found by the attack of issue 24, round 2): 3 file targets
 /// under 60 to 72 MiB aborted the process (exit 134, "memory allocation of 270336 bytes failed": a latency
 /// histogram, made by the standard library's allocation that aborts when it fails; then a regex's 320,000
 /// B, or 56 B, once the targets' threads had taken the room). From the least limit wkrun starts under, in
-/// steps of 2 MiB until two runs complete: each run is refused before anything is written (exit 2, the
+/// steps of 2 MiB until two runs complete: each run is refused before anything is written (exit 1, the
 /// need recomputed, no output folder, the targets unwritten) or ends with every results file written and
 /// none left "running"; the limit a refusal suggests lets the same run complete.
 #[test]
@@ -527,19 +576,21 @@ fn several_targets_under_an_address_space_limit_are_refused_or_end_cleanly() {
         names.iter().for_each(|t| args.extend(["--target", t]));
         let ran = run_limited(d.path(), &[&format!("--as={limit}")], false, &args);
         let out = d.path().join(&out);
+        let refusal = ran.code == 1 && ran.stderr.contains("raise it to at least ");
         match ran.code {
-            2 if ran.stderr.contains("needs about") => {
+            1 if refusal && ran.stderr.contains("needs about") => {
                 suggested = Some(address_space_refusal(
                     &ran.stderr,
                     limit,
                     3,
                     (3 << 20) + 4096,
+                    "; nothing was written",
                 ));
                 assert!(!out.exists(), "{limit} B: a folder was made");
                 refused += 1;
             }
             // Less than wkrun needs to start.
-            2 => assert!(ran.stderr.contains("beyond the program"), "{}", ran.stderr),
+            1 if refusal => assert!(ran.stderr.contains("beyond the program"), "{}", ran.stderr),
             0 | 1 => {
                 for f in ["t0-t1.img", "t1-t2.img", "t2-t3.img", "."] {
                     let text = fs::read_to_string(out.join(f).join("results.json"))
@@ -556,7 +607,7 @@ fn several_targets_under_an_address_space_limit_are_refused_or_end_cleanly() {
             }
             c => panic!("{limit} B: exit {c}: {}", ran.stderr),
         }
-        if ran.code != 2 {
+        if !refusal {
             continue;
         }
         for t in names {
@@ -845,7 +896,7 @@ fn psync_workers_failing_together_the_error_is_errors_first() {
 
 /// Issue 24 item 14: under a file-size limit of 1,000,000 B, creating a 16 MiB target was killed by SIGXFSZ
 /// (exit 153), leaving an empty target (which every later run refused as empty) and an empty output folder.
-/// The size is checked against RLIMIT_FSIZE before anything is made: `plan` and the run exit 2 naming the
+/// The size is checked against RLIMIT_FSIZE before anything is made: `plan` and the run exit 1 (a resource limit) naming the
 /// limit, and the folder holds only the spec. A target within the limit is created and run as before.
 #[test]
 fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_created() {
@@ -865,7 +916,7 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
         [&["s.toml"][..], &target[..], &["-o", "o"][..]].concat(),
     ] {
         let ran = run_limited(d, &["--fsize=1000000"], false, &args);
-        assert_eq!(ran.code, 2, "wkrun {args:?}: {}", ran.stderr);
+        assert_eq!(ran.code, 1, "wkrun {args:?}: {}", ran.stderr);
         assert_eq!(ran.stderr.lines().last(), Some(want), "wkrun {args:?}");
         assert_eq!(dir_listing(d), ["s.toml"], "wkrun {args:?} left files");
     }
@@ -933,9 +984,10 @@ fn a_small_stack_limit_runs_every_command() {
 }
 
 /// Checks `stderr` is `what`'s refusal under the address-space limit `limit` for a need of `need` B
-/// explained by `detail`, word for word, the suggested limit derived from the address space it says it
+/// explained by `detail`, word for word (ending with `tail`), the suggested limit derived from the address space it says it
 /// maps (1 MiB over that and the need, in whole MiB).
 fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, tail: &str) -> u64 {
+    // `tail`: what follows "or remove it", its ending ("; nothing was written") included.
     let used: u64 = stderr
         .split("beyond the ")
         .nth(1)
@@ -946,7 +998,7 @@ fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, t
     assert_eq!(
         stderr,
         format!(
-            "error: {what} needs about {need} B of address space beyond the {used} B wkrun maps now ({detail}), and the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B: raise it to at least {enough} B (ulimit -v {}) or remove it{tail}; nothing was written\n",
+            "error: {what} needs about {need} B of address space beyond the {used} B wkrun maps now ({detail}), and the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B: raise it to at least {enough} B (ulimit -v {}) or remove it{tail}\n",
             enough / 1024
         )
     );
@@ -1068,11 +1120,12 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                         .iter()
                         .find(|r| ran.stderr.starts_with(&format!("error: {} ", r.0)))
                         .expect("a refusal");
-                    let _ = room_refusal(&ran.stderr, limit, what, *need, detail, tail);
+                    let tail = format!("{tail}; nothing was written");
+                    let _ = room_refusal(&ran.stderr, limit, what, *need, detail, &tail);
                     assert!(!d.path().join(&out).exists(), "{name} {limit} B: a folder");
                     refused += 1;
                 }
-                2 => assert!(ran.stderr.contains("beyond the program"), "{}", ran.stderr),
+                1 if ran.stderr.contains("beyond the program") => {}
                 // The report's plots (one phase: 2 sections, its own and the rest), checked before
                 // each section is drawn (`report::room::Drawing`).
                 1 if name == "report" => {
@@ -1095,7 +1148,8 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                         ),
                     };
                     let what = "drawing the report's plots";
-                    let _ = room_refusal(&ran.stderr, limit, what, need, &detail, "");
+                    let tail = "; nothing was written";
+                    let _ = room_refusal(&ran.stderr, limit, what, need, &detail, tail);
                     assert!(!d.path().join(&out).exists(), "{name} {limit} B: a folder");
                     refused += 1;
                 }
@@ -1111,7 +1165,8 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
 }
 
 /// Attack 24c F12: under an open-file limit (RLIMIT_NOFILE) too small for a run, the run is refused before
-/// anything is made, exit 1 (a resource limit), naming the limit and the count needed (once: at 4, exit 2
+/// it starts, exit 1 (a resource limit), naming the limit and the count needed, with a results.json saying
+/// "failed" where the output folder can hold one, else nothing and saying so (once: at 4, exit 2
 /// blaming the output folder, "choose another --output folder"; at 5 to 8, exit 1 with "Too many open
 /// files" naming no limit). `sim fit` too (once: "cannot run .../wkrun: Too many open files"). Where the
 /// hard limit allows, the soft limit is raised and the run completes.
@@ -1154,16 +1209,40 @@ fn a_small_open_file_limit_is_named_or_raised() {
     for (n, args, what, needs) in cases {
         let ran = run_limited(p, &[&format!("--nofile={n}")], false, &args);
         assert_eq!(ran.code, 1, "{}", ran.stderr);
-        assert_eq!(
-            ran.stderr,
-            format!(
-                "error: {what} needs up to {needs} open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n} (its hard limit {n}): raise it to at least {} (ulimit -n {}); nothing was written\n",
-                open + needs,
-                open + needs
-            )
+        let why = format!(
+            "{what} needs up to {needs} open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n} (its hard limit {n}): raise it to at least {} (ulimit -n {})",
+            open + needs,
+            open + needs
         );
+        // A run refused leaves a results.json saying "failed" where the output folder can hold one: under 8
+        // and 12 it can; under 4 not even the folder can be made, and the message says so.
+        let out = args[args.len() - 2];
+        let end = match (what, n) {
+            ("a run", "8" | "12") => {
+                refused_results(&p.join(out), &ran.stderr);
+                format!("; the run did not start: {out}/results.json says \"failed\"")
+            }
+            ("a run", _) => format!(
+                "; nothing was written (cannot write into the output folder {out}: Too many open files (os error 24); the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n}: raise it (ulimit -n))"
+            ),
+            _ => "; nothing was written".to_string(),
+        };
+        assert_eq!(ran.stderr, format!("error: {why}{end}\n"));
     }
-    assert_eq!(dir_listing(p), ["s.toml", "u.toml"], "nothing made");
+    assert_eq!(
+        dir_listing(p),
+        [
+            "o12",
+            "o12/results.json",
+            "o8",
+            "o8/results.json",
+            "s.toml",
+            "u.toml"
+        ],
+        "nothing made but the refused runs' folders"
+    );
+    fs::remove_dir_all(p.join("o8")).expect("o8");
+    fs::remove_dir_all(p.join("o12")).expect("o12");
     // Raised to the hard limit: both complete.
     for args in [
         vec!["s.toml", "--target", sim, "-o", "ok", "-q"],

@@ -40,7 +40,7 @@ fn under_limit(dir: &Path, mib: u64, args: &[&str]) -> Option<(i32, String)> {
 }
 
 /// 20,000 phases (1,948,933 B) need 4 MiB + 64 B per byte = 128,925,016 B to load, more than a limit of
-/// 110 MiB holds whatever the program maps: validate and plan exit 2 naming the limit (they aborted, 134).
+/// 110 MiB holds whatever the program maps: validate and plan exit 1 naming the limit (they aborted, 134).
 #[test]
 fn a_spec_too_large_for_the_address_space_left_is_refused_naming_the_limit() {
     let d = tempdir();
@@ -52,7 +52,8 @@ fn a_spec_too_large_for_the_address_space_left_is_refused_naming_the_limit() {
         let Some((code, err)) = under_limit(d.path(), 110, cmd) else {
             return;
         };
-        assert_eq!(code, 2, "{cmd:?}: {err}");
+        // A resource limit: exit 1 (it was 2, as for a bad spec).
+        assert_eq!(code, 1, "{cmd:?}: {err}");
         assert!(
             err.starts_with("error: big.toml: loading the spec needs about 128926016 B of address space beyond the ")
                 && err.contains("(4194304 B for its own work, and 64 B per byte of its 1948933 B), and the address-space limit (RLIMIT_AS, ulimit -v) is 115343360 B: raise it to at least "),
@@ -185,13 +186,13 @@ fn a_report_of_many_phases_under_an_address_space_limit_ends_cleanly() {
         };
         match code {
             // Below what wkrun itself needs beside its program and libraries: the start-up refusal.
-            2 if err.contains("wkrun needs beyond the program and its libraries") => {
+            1 if err.contains("wkrun needs beyond the program and its libraries") => {
                 let at_least = number_after(&err, "raise it to at least ");
                 assert!(at_least > limit, "{err}");
                 assert_eq!(
                     err,
                     format!(
-                        "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the 4194304 B wkrun needs beyond the program and its libraries; raise it to at least {at_least} B (ulimit -v {}) or remove it\n",
+                        "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the 4194304 B wkrun needs beyond the program and its libraries; raise it to at least {at_least} B (ulimit -v {}) or remove it; nothing was written\n",
                         at_least / 1024
                     )
                 );

@@ -15,6 +15,7 @@ mod counters;
 mod diskfull;
 mod distribution;
 mod edges24;
+mod edges24e;
 mod engines;
 mod expanded_errors;
 mod failedwrites;

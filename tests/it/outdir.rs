@@ -741,10 +741,11 @@ fn an_append_only_output_folder_and_a_tiny_file_size_limit_are_refused_first() {
         .output()
         .expect("prlimit");
     let (code, _, err) = code_out_err(&o);
-    assert_eq!(code, 2, "{err}");
+    // A resource limit: exit 1 (it was 2, as for bad input), nothing written, and said so.
+    assert_eq!(code, 1, "{err}");
     assert_eq!(
         err.trim_end(),
-        "error: cannot write into the output folder small: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 65536 B a run's results.json may need; choose another --output folder"
+        "error: cannot write into the output folder small: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 65536 B a run's results.json may need; choose another --output folder; nothing was written"
     );
     assert!(!d.join("small").exists(), "a folder was left");
 }

@@ -60,7 +60,8 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
     let t = target.to_str().expect("path");
     let args = ["s.toml", "--target", t, "--target-size", "64MiB", "-o", "r"];
     let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
-    assert_eq!(code, 2, "{err}");
+    // A file system without room is a resource limit: exit 1.
+    assert_eq!(code, 1, "{err}");
     // Refused by the probe, before anything is made (issue 24 item 22); `wkrun plan` says the same.
     let want = format!(
         "error: {t}: cannot create a file of 67108864 B (64MiB): the file system it would be on has 4194304 B free; give a smaller --target-size (or [target] size) or a folder on a file system with room; nothing was created"
@@ -69,7 +70,7 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
     assert_eq!(dir_listing(&mnt.dir), Vec::<String>::new());
     assert!(!d.path().join("r").exists(), "a results folder was made");
     let (code, _, err) = code_out_err(&wkrun(d.path(), &[&["plan"][..], &args[..5]].concat()));
-    assert_eq!((code, err.trim_end()), (2, want.as_str()));
+    assert_eq!((code, err.trim_end()), (1, want.as_str()));
     // A size past the largest file size (`--target-size 10000000000000000000B`, once "out of range integral
     // type conversion attempted") is refused the same way.
     let big = [
@@ -82,7 +83,7 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
         "r",
     ];
     let (code, _, err) = code_out_err(&wkrun(d.path(), &big));
-    assert_eq!(code, 2, "{err}");
+    assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("cannot create a file of 10000000000000000000 B") && err.contains("B free"),
         "{err}"
@@ -90,7 +91,7 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
 }
 
 /// A target to create that fits its file system but leaves the output folder's, the same one, less than the
-/// 64 KiB the results need: refused (exit 2) before the target is made, naming the room and what the target
+/// 64 KiB the results need: refused (exit 1, a full disk) before the target is made, naming the room and what the target
 /// takes; one target or several (their sizes added). It once made the target and failed at results.json,
 /// exit 1 (issue 24, round 2).
 #[test]
@@ -119,7 +120,8 @@ fn a_target_that_would_leave_no_room_for_the_results_is_refused_first() {
     let two = [&one[..], &["--target", &b]].concat();
     for (args, bytes) in [(&one[..], 16744448u64), (&two[..], 2 * 16744448)] {
         let (code, stdout, err) = code_out_err(&wkrun(d.path(), args));
-        assert_eq!(code, 2, "{err}");
+        // A full disk is a resource limit: exit 1, nothing created.
+        assert_eq!(code, 1, "{err}");
         assert_eq!(
             err.trim_end(),
             format!(
