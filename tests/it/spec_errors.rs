@@ -707,10 +707,15 @@ fn nonexistent_spec_file_exits_2_naming_the_path() {
     for args in [
         &["nowhere/missing.toml"][..],
         &["plan", "nowhere/missing.toml"][..],
-        &["validate", "nowhere/missing.toml"][..],
     ] {
         refused(d.path(), args, want);
     }
+    // validate takes a spec or results: what is not there is said not to exist, as either.
+    refused(
+        d.path(),
+        &["validate", "nowhere/missing.toml"],
+        "error: nowhere/missing.toml: does not exist (give a spec file, or a results folder or its results.json)",
+    );
     assert_eq!(
         dir_listing(d.path()),
         Vec::<String>::new(),
