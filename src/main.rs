@@ -613,7 +613,8 @@ fn stdout_text(text: &str) {
 /// failed write (where `eprint!` would panic).
 fn err_out(text: &str) {
     use std::io::Write;
-    let text = wkrun::text::printable(text);
+    let text = wkrun::text::clip_words(text, wkrun::text::WORD);
+    let text = wkrun::text::printable(&text);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
@@ -621,6 +622,8 @@ fn err_out(text: &str) {
 fn fail(Fail(code, msg): Fail) -> ExitCode {
     if !msg.is_empty() {
         // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
+        // Every echo of an input cut, even one the message's maker left whole (a path an OS error named).
+        let msg = wkrun::text::clip_words(&msg, wkrun::text::WORD);
         run::progress::log_line(&format!("error: {msg}"));
     }
     ExitCode::from(code)
@@ -1432,6 +1435,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // A resource limit: exit 1.
     run::check_open_files(&[&plan]).map_err(|e| Fail(1, e))?;
     run::check_address_space(&[&plan]).map_err(bad)?;
+    run::check_memory(&[&plan]).map_err(|e| Fail(1, e))?;
     // The folder is opened and locked before anything is written: a folder that another run holds, that
     // holds results.json or that is a symbolic link is refused here. Hosts launched together get one
     // default folder each, and runs started in one second one each too.
