@@ -637,7 +637,8 @@ fn stdout_text(text: &str) {
 /// failed write (where `eprint!` would panic).
 fn err_out(text: &str) {
     use std::io::Write;
-    let text = wkrun::text::printable(text);
+    let text = wkrun::text::clip_words(text, wkrun::text::WORD);
+    let text = wkrun::text::printable(&text);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
@@ -645,6 +646,8 @@ fn err_out(text: &str) {
 fn fail(Fail(code, msg): Fail) -> ExitCode {
     if !msg.is_empty() {
         // Not eprintln!: after a hang-up stderr may be gone, and the exit code must still be right.
+        // Every echo of an input cut, even one the message's maker left whole (a path an OS error named).
+        let msg = wkrun::text::clip_words(&msg, wkrun::text::WORD);
         run::progress::log_line(&format!("error: {msg}"));
     }
     ExitCode::from(code)
@@ -1507,8 +1510,9 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         .map_err(bad)?
         .remove(0);
     // A resource limit: exit 1, with a results.json saying "failed" where the output folder can hold one.
-    if let Err(why) =
-        run::check_open_files(&[&plan]).and_then(|()| run::check_address_space(&[&plan]))
+    if let Err(why) = run::check_open_files(&[&plan])
+        .and_then(|()| run::check_address_space(&[&plan]))
+        .and_then(|()| run::check_memory(&[&plan]))
     {
         return Err(refused_by_limit(&s, &plan, a, launch, &why));
     }

@@ -224,6 +224,7 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     // A resource limit: exit 1.
     run::check_open_files(&all).map_err(|e| Fail(1, e))?;
     run::check_address_space(&all).map_err(|e| Fail(1, e))?;
+    run::check_memory(&all).map_err(|e| Fail(1, e))?;
     // A file another run holds would be refused when its target claims it, after the others started.
     if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
         return Err(bad(format!("{why}; nothing was written to any target")));

@@ -21,15 +21,69 @@ pub fn printable(s: &str) -> Cow<'_, str> {
 /// [`clip_line`]): a 100,000-character `--label` or a 400 KB line of a spec was printed whole.
 pub const ECHO: usize = 80;
 
-/// `s` when it has at most `max` characters; else its first `max` and `…(N more)`.
+/// `s` when it has at most `max` characters; else its first `max`, `…` and the length of the whole in bytes
+/// (`abcdef… (8 bytes)`): every echo of a value in a message is cut so ([`echo`], [`clip_quoted`],
+/// [`clip_words`]), a 1 MiB `--set` value or path among them. A text already cut so is left as it is.
 pub fn clip(s: &str, max: usize) -> Cow<'_, str> {
     match s.char_indices().nth(max) {
         None => Cow::Borrowed(s),
-        Some((at, _)) => {
-            let more = s[at..].chars().count();
-            Cow::Owned(format!("{}…({more} more)", &s[..at]))
+        Some(_) if is_clipped(s, max) => Cow::Borrowed(s),
+        Some((at, _)) => Cow::Owned(format!("{}… ({} bytes)", &s[..at], s.len())),
+    }
+}
+
+/// Whether `s` is a text [`clip`] cut to `max` characters: at most `max` and `… (N bytes)`.
+fn is_clipped(s: &str, max: usize) -> bool {
+    let Some(head) = s.strip_suffix(" bytes)") else {
+        return false;
+    };
+    let Some((head, n)) = head.rsplit_once("… (") else {
+        return false;
+    };
+    !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && head.chars().nth(max).is_none()
+}
+
+/// A value from the command line, a spec, a results file or the file system (a `--set` value, a label, a
+/// path, a TOML value) as a message echoes it: control characters shown escaped ([`escaped`]) and cut to
+/// [`ECHO`] characters by [`clip`], the length given being the value's own in bytes.
+pub fn echo(s: &str) -> Cow<'_, str> {
+    let e = escaped(s);
+    match e.char_indices().nth(ECHO) {
+        None => e,
+        Some(_) if is_clipped(&e, ECHO) => e,
+        Some((at, _)) => Cow::Owned(format!("{}… ({} bytes)", &e[..at], s.len())),
+    }
+}
+
+/// The most characters of one word (a run without white space: a path, a value) the last pass over an
+/// error message lets through ([`clip_words`]): longer than [`ECHO`], so that a long path is shown whole.
+pub const WORD: usize = 4 * ECHO;
+
+/// `s` with every word (a run of characters without white space) of more than `max` characters cut by
+/// [`clip`]: the last pass over every error message wkrun prints, so that no echo of an input left uncut
+/// where the message was made (a path of 100,000 characters an OS error named) reaches the terminal whole.
+pub fn clip_words(s: &str, max: usize) -> Cow<'_, str> {
+    let long = |w: &str| w.chars().nth(max).is_some() && !is_clipped(w, max);
+    if !s.split(char::is_whitespace).any(long) {
+        return Cow::Borrowed(s);
+    }
+    // A word's last `:`, `,` or `;` is the message's, not the value's: kept after the cut.
+    let cut = |out: &mut String, w: &str| {
+        let core = w.trim_end_matches([':', ',', ';']);
+        out.push_str(&clip(core, max));
+        out.push_str(&w[core.len()..]);
+    };
+    let mut out = String::with_capacity(s.len().min(1 << 16));
+    let mut word = 0;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            cut(&mut out, &s[word..i]);
+            out.push(c);
+            word = i + c.len_utf8();
         }
     }
+    cut(&mut out, &s[word..]);
+    Cow::Owned(out)
 }
 
 /// `s` with every part between two `quote`s (`'value'`, `` `key` ``) cut to `max` characters by [`clip`].
@@ -240,15 +294,34 @@ mod tests {
     #[test]
     fn echoed_values_and_lines_are_cut() {
         assert_eq!(clip("abcdef", 6), "abcdef");
-        assert_eq!(clip("abcdefgh", 6), "abcdef…(2 more)");
-        assert_eq!(clip("µµµµ", 2), "µµ…(2 more)");
+        assert_eq!(clip("abcdefgh", 6), "abcdef… (8 bytes)");
+        assert_eq!(clip("µµµµ", 2), "µµ… (8 bytes)");
+        // Cut once: a text already cut is left as it is.
+        assert_eq!(clip("abcdef… (8 bytes)", 6), "abcdef… (8 bytes)");
+        assert_eq!(clip("abcdefg… (8 bytes)", 6), "abcdef… (20 bytes)");
+        // A value echoed: escaped, then cut, its own length given.
+        let v = format!("\u{1b}{}", "a".repeat(ECHO));
+        assert_eq!(
+            echo(&v),
+            format!("\\u{{1b}}{}… ({} bytes)", "a".repeat(ECHO - 6), ECHO + 1)
+        );
+        assert_eq!(echo("short\n"), "short\\n");
+        // The last pass: long words cut, white space and short words kept.
+        assert_eq!(
+            clip_words("cannot stat /tmp/abcdefgh:\tNo such\nfile", 6),
+            "cannot stat /tmp/a… (13 bytes):\tNo such\nfile"
+        );
+        assert_eq!(
+            clip_words("a abcde… (8 bytes) b", 6),
+            "a abcde… (8 bytes) b"
+        );
         assert_eq!(
             clip_quoted(
                 "invalid value 'abcdefghijklmnopq' for '--label <NAME>': x",
                 '\'',
                 15
             ),
-            "invalid value 'abcdefghijklmno…(2 more)' for '--label <NAME>': x"
+            "invalid value 'abcdefghijklmno… (17 bytes)' for '--label <NAME>': x"
         );
         assert_eq!(
             clip_quoted("a `k` and an unpaired `abcdefgh", '`', 6),

@@ -155,14 +155,12 @@ pub enum Reader {
 
 /// Refuses `what` ("merging 2 results folders") reading `files` when the address space left does not
 /// hold [`COMMAND_SPACE`], the room of their results documents ([`inputs`]) and so many bytes per byte of
-/// their series as `reader` takes ([`Reader`]). Without an address-space limit nothing is counted.
+/// their series as `reader` takes ([`Reader`]); and, whatever the limit, when the machine's available
+/// memory or a cgroup's memory limit does not hold that need ([`crate::sys::limits::Memory`]).
 ///
 /// # Errors
 /// What it needs, the limit, and a limit that is enough (exit 1: a resource limit).
 pub fn check_inputs(files: &[PathBuf], what: &str, reader: Reader) -> Result<(), String> {
-    if crate::sys::limits::Limit::AddressSpace.soft().is_none() {
-        return Ok(());
-    }
     let per_byte = match reader {
         Reader::Check => READ_SPACE_PER_BYTE,
         Reader::Draw | Reader::Keep => SPACE_PER_BYTE,
@@ -171,13 +169,16 @@ pub fn check_inputs(files: &[PathBuf], what: &str, reader: Reader) -> Result<(),
     let need = COMMAND_SPACE
         .saturating_add(i.results)
         .saturating_add(i.series_bytes.saturating_mul(per_byte));
-    let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
-        return Ok(());
-    };
     let detail = format!(
         "{COMMAND_SPACE} B for its own work, {} B for the {} values of the {} B of results (read, checked and held typed: docs/safety.md), and {per_byte} B per byte of the {} B of series it reads",
         i.results, i.values, i.results_bytes, i.series_bytes
     );
+    if let Some(short) = crate::sys::limits::Memory::now().shortfall(what, need, &detail) {
+        return Err(format!("{short}; nothing was written"));
+    }
+    let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
+        return Ok(());
+    };
     Err(format!(
         "{}; nothing was written",
         short.message(what, need, &detail)
@@ -252,18 +253,22 @@ impl Drawing {
         let left = self.sections.saturating_sub(self.drawn) as u64;
         let each = self.each();
         let need = DRAW_SPACE.saturating_add(each.saturating_mul(left));
-        let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
-            return Ok(());
-        };
+        let what = "drawing the report's plots";
         let detail = match self.drawn {
             0 => format!("{DRAW_SPACE} B to draw the first of {left} sections"),
             n => format!(
                 "{DRAW_SPACE} B to draw, and {each} B of plots for each of the {left} sections left, the mean of the {n} drawn, held for the page"
             ),
         };
+        if let Some(short) = crate::sys::limits::Memory::now().shortfall(what, need, &detail) {
+            return Err(format!("{short}; nothing was written"));
+        }
+        let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
+            return Ok(());
+        };
         Err(format!(
             "{}; nothing was written",
-            short.message("drawing the report's plots", need, &detail)
+            short.message(what, need, &detail)
         ))
     }
 }

@@ -350,10 +350,7 @@ pub(super) fn plain_text(path: &str, s: &str, most: Option<usize>, out: &mut Vec
 /// `s` as a message shows it: quoted, escaped, cut to [`crate::text::ECHO`] characters (a label of 10 MB
 /// was printed whole on one line).
 pub(super) fn echo(s: &str) -> String {
-    format!(
-        "\"{}\"",
-        crate::text::clip(&crate::text::escaped(s), crate::text::ECHO)
-    )
+    format!("\"{}\"", crate::text::echo(s))
 }
 
 /// What `c`, a character no label may hold, is: a control or a format character.

@@ -111,8 +111,8 @@ pub const PHASE_THREAD_SPACE: u64 = 3 << 20;
 
 /// The address space the phase of `plan` that needs most takes: its threads (a psync worker's thread per
 /// queue slot, a thread per worker beyond the first), I/O buffers (a queue's worth per worker) and per-I/O
-/// trace ([`trace_space`]).
-fn largest_phase_space(plan: &Plan) -> u64 {
+/// trace ([`trace_space`]); the threads only with `stacks`.
+fn largest_phase_space(plan: &Plan, stacks: bool) -> u64 {
     plan.to_run()
         .filter_map(|p| p.io())
         .map(|io| {
@@ -121,7 +121,8 @@ fn largest_phase_space(plan: &Plan) -> u64 {
                 true => u64::from(io.queue_depth),
                 false => 0,
             };
-            let threads = workers * per_worker + u64::from(workers > 1) * workers;
+            let threads =
+                (workers * per_worker + u64::from(workers > 1) * workers) * u64::from(stacks);
             let buffers = workers
                 .saturating_mul(u64::from(io.queue_depth))
                 .saturating_mul(io.largest_block());
@@ -139,6 +140,29 @@ fn trace_space(trace: u64) -> u64 {
     trace.saturating_mul(crate::stats::trace::TRACE_ROW_BYTES)
 }
 
+/// Refuses a run whose need, as [`check_address_space`] counts it less the threads' stacks (address space
+/// a thread hardly touches), is more than the machine's available memory or what a cgroup's memory limit
+/// leaves ([`crate::sys::limits::Memory`]). Checked before anything is made, so nothing is written.
+///
+/// # Errors
+/// What the run needs and what MemAvailable or the cgroup limit holds.
+pub fn check_memory(plans: &[&Plan]) -> Result<(), String> {
+    let need = plans.iter().fold(RUN_SPACE, |n, p| {
+        n.saturating_add(TARGET_SPACE.saturating_add(largest_phase_space(p, false)))
+    });
+    let what = match plans.len() {
+        1 => "a run".to_string(),
+        n => format!("a run on {n} targets"),
+    };
+    let detail = format!(
+        "{RUN_SPACE} B for the run, and for each target {TARGET_SPACE} B with its largest phase's I/O buffers and per-I/O trace: docs/safety.md"
+    );
+    match crate::sys::limits::Memory::now().shortfall(&what, need, &detail) {
+        Some(short) => Err(format!("{short}; nothing was written")),
+        None => Ok(()),
+    }
+}
+
 /// Refuses a run that an address-space limit (RLIMIT_AS, `ulimit -v`) would leave without the room it
 /// needs: `RUN_SPACE`, and for each target `TARGET_SPACE` with its largest phase's threads and
 /// buffers, all targets together (they run at once). Checked before anything is made, so nothing is
@@ -149,7 +173,7 @@ fn trace_space(trace: u64) -> u64 {
 /// What the run needs, the limit, and a limit that leaves it.
 pub fn check_address_space(plans: &[&Plan]) -> Result<(), String> {
     let need = plans.iter().fold(RUN_SPACE, |n, p| {
-        n.saturating_add(TARGET_SPACE.saturating_add(largest_phase_space(p)))
+        n.saturating_add(TARGET_SPACE.saturating_add(largest_phase_space(p, true)))
     });
     let Some(short) = address_space_shortfall(need) else {
         return Ok(());

@@ -22,7 +22,9 @@ pub mod verify;
 mod written;
 
 pub use host::host_info;
-pub use limits::{check_address_space, check_open_files, ensure_open_files, limit_notes};
+pub use limits::{
+    check_address_space, check_memory, check_open_files, ensure_open_files, limit_notes,
+};
 pub use observer::Observer;
 pub use prepare::{create_target, created_line};
 

@@ -119,7 +119,7 @@ impl LoadedSpec {
                     column: 0,
                     snippet: None,
                 },
-                field: Some(format!("--set {}: {field}", o.arg)),
+                field: Some(format!("--set {}: {field}", crate::text::echo(&o.arg))),
                 message: message.into(),
                 help,
             };
@@ -1425,7 +1425,7 @@ mod tests {
             [
                 "t.toml: spec: missing key `spec`",
                 &format!(
-                    "error: t.toml:2:1: {k80}{k80}…(399840 more): unknown key `{k80}…(399920 more)`"
+                    "error: t.toml:2:1: {k80}{k80}… (400000 bytes): unknown key `{k80}… (400000 bytes)`"
                 ),
                 "   |",
                 &format!(" 2 | {k80}…(399924 more)"),

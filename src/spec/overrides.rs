@@ -47,6 +47,7 @@ pub struct Override {
 /// # Errors
 /// A message when there is no `=`, the key is empty, or the value is a list.
 pub fn parse(arg: &str) -> Result<Override, String> {
+    let shown = crate::text::echo(arg);
     if let Some(rest) = arg.strip_prefix("sweep.") {
         return parse_sweep(arg, rest);
     }
@@ -61,30 +62,30 @@ pub fn parse(arg: &str) -> Result<Override, String> {
             };
             let (name, k, v) = split.ok_or_else(|| {
                 format!(
-                    "--set {arg}: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8 (a NAME with `.` or `=` in TOML quotes: phase.\"a.b\".queue_depth=8)"
+                    "--set {shown}: expected phase.NAME.KEY=VALUE, e.g. --set phase.w.queue_depth=8 (a NAME with `.` or `=` in TOML quotes: phase.\"a.b\".queue_depth=8)"
                 )
             })?;
             (Some(name), k, v)
         }
         None => {
             let (k, v) = arg.split_once('=').ok_or_else(|| {
-                format!("--set {arg}: expected KEY=VALUE, e.g. --set duration=10s")
+                format!("--set {shown}: expected KEY=VALUE, e.g. --set duration=10s")
             })?;
             (None, k, v)
         }
     };
     let k = k.trim();
     if k.is_empty() {
-        return Err(format!("--set {arg}: the key is empty"));
+        return Err(format!("--set {shown}: the key is empty"));
     }
     let value = toml_or_text(arg, v)?;
     if value.is_array() && phase.is_some() && !takes_list(k) {
         return Err(format!(
-            "--set {arg}: one phase takes one value; a list replaces a sweep's values (--set sweep.NAME=V1,V2) or every list of a key (--set KEY=[...])"
+            "--set {shown}: one phase takes one value; a list replaces a sweep's values (--set sweep.NAME=V1,V2) or every list of a key (--set KEY=[...])"
         ));
     }
     if value.as_array().is_some_and(Vec::is_empty) {
-        return Err(format!("--set {arg}: the list is empty"));
+        return Err(format!("--set {shown}: the list is empty"));
     }
     Ok(Override {
         arg: arg.to_string(),
@@ -119,7 +120,7 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
     let refuse = |why: &str| {
         Err(format!(
             "--set {}: the value {why}; give one TOML value or one word (--set once per key)",
-            crate::text::escaped(arg)
+            crate::text::echo(arg)
         ))
     };
     match toml::from_str::<toml::Table>(&format!("v = {v}")) {
@@ -140,7 +141,7 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
         // A whole number TOML cannot hold (it was read as the word, and refused as "invalid type: string").
         Err(_) if is_whole_number(v.trim()) => Err(format!(
             "--set {}: the value is a whole number past TOML's integers (-9223372036854775808 to 9223372036854775807), the most --set can give; a larger one goes in the spec file",
-            crate::text::escaped(arg)
+            crate::text::echo(arg)
         )),
         Err(_) => Ok(Value::String(v.trim().to_string())),
     }
@@ -149,8 +150,9 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
 /// `sweep.NAME=VALUES` (`rest` is what follows `sweep.`): the values as a TOML list, or separated by commas
 /// (`100%,50%`), each read as [`toml_or_text`]; one value is a list of one.
 fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
+    let shown = crate::text::echo(arg);
     let usage = || {
-        format!("--set {arg}: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%")
+        format!("--set {shown}: expected sweep.NAME=VALUE,VALUE,..., e.g. --set sweep.op=100%,50%")
     };
     let (name, v) = rest.split_once('=').ok_or_else(usage)?;
     let name = name.trim();
@@ -162,7 +164,7 @@ fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
         _ => {
             let items: Vec<&str> = v.split(',').map(str::trim).collect();
             if items.iter().any(|i| i.is_empty()) {
-                return Err(format!("--set {arg}: an empty value in the list"));
+                return Err(format!("--set {shown}: an empty value in the list"));
             }
             items
                 .into_iter()
@@ -171,7 +173,7 @@ fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
         }
     };
     if values.is_empty() {
-        return Err(format!("--set {arg}: the list is empty"));
+        return Err(format!("--set {shown}: the list is empty"));
     }
     if let Some(d) = values
         .iter()
@@ -179,7 +181,7 @@ fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
         .find_map(|(i, x)| values[..i].contains(x).then_some(x))
     {
         return Err(format!(
-            "--set {arg}: the value {d} is given twice (phase names would repeat)"
+            "--set {shown}: the value {d} is given twice (phase names would repeat)"
         ));
     }
     Ok(Override {
@@ -204,13 +206,14 @@ fn named<'a>(
     name: &str,
 ) -> Result<usize, String> {
     let names: Vec<&str> = names.collect();
+    let (shown, said) = (crate::text::echo(arg), crate::text::echo(name));
     names
         .iter()
         .position(|n| *n == name)
         .ok_or_else(|| match names.is_empty() {
-            true => format!("--set {arg}: this spec has no {what}"),
+            true => format!("--set {shown}: this spec has no {what}"),
             false => format!(
-                "--set {arg}: this spec has no {what} \"{name}\"; its {plural}: {}",
+                "--set {shown}: this spec has no {what} \"{said}\"; its {plural}: {}",
                 names.join(", ")
             ),
         })
@@ -221,6 +224,7 @@ const BLOCK_KEYS: [&str; 4] = ["max_rounds", "window", "data_excursion", "slope_
 
 /// `repeat.NAME.KEY=VALUE`: one number of the block of rounds NAME.
 fn parse_block(arg: &str, rest: &str) -> Result<Override, String> {
+    let shown = crate::text::echo(arg);
     // NAME in TOML quotes (`repeat."iops".max_rounds=5`) is taken as TOML reads a quoted key.
     let split = match rest.starts_with(['"', '\'']) {
         true => split_quoted(rest),
@@ -233,12 +237,12 @@ fn parse_block(arg: &str, rest: &str) -> Result<Override, String> {
     };
     let Some((name, key, v)) = split else {
         return Err(format!(
-            "--set {arg}: expected repeat.NAME.KEY=VALUE, e.g. --set repeat.iops.max_rounds=5 (a NAME with `.` or `=` in TOML quotes: repeat.\"a.b\".max_rounds=5)"
+            "--set {shown}: expected repeat.NAME.KEY=VALUE, e.g. --set repeat.iops.max_rounds=5 (a NAME with `.` or `=` in TOML quotes: repeat.\"a.b\".max_rounds=5)"
         ));
     };
     if !BLOCK_KEYS.contains(&key) {
         return Err(format!(
-            "--set {arg}: `{key}` is not a key --set can change in a [[repeat]]; its keys: {}",
+            "--set {shown}: `{key}` is not a key --set can change in a [[repeat]]; its keys: {}",
             BLOCK_KEYS.join(", ")
         ));
     }
@@ -311,9 +315,11 @@ fn replace<T: serde::Serialize + serde::de::DeserializeOwned>(
     T::deserialize(table).map(Some).map_err(|e| {
         let raw = value.to_string();
         let (message, help) = super::load::value_error(key, &raw, e.message());
+        // The value is echoed cut, as every value in a message is.
+        let message = crate::text::clip_quoted(&message, '"', crate::text::ECHO);
         match help {
             Some(h) => format!("{message}\n  help: {h}"),
-            None => message,
+            None => message.into_owned(),
         }
     })
 }
@@ -342,8 +348,9 @@ fn command_line_words(e: String, o: &Override) -> String {
 /// Why a key cannot be set at all: not a key (a fio option's wkrun name, or the nearest key), or not one
 /// `--set` may change.
 fn refuse_key(o: &Override) -> Option<String> {
-    let arg = &o.arg;
+    let arg = crate::text::echo(&o.arg);
     let key = o.key.as_str();
+    let said = crate::text::echo(key);
     if let Some(hint) = keys::fio_hint(key, o.value.as_str()) {
         return Some(format!("--set {arg}: {hint}"));
     }
@@ -353,7 +360,7 @@ fn refuse_key(o: &Override) -> Option<String> {
         Some(k) if k.name == "kind" => Some(format!(
             "--set {arg}: `kind` is what a phase is (the keys it takes follow from it), and --set cannot change it; write a phase of that kind in the spec"
         )),
-        Some(k) if !k.settable => Some(format!("--set {arg}: `{key}` cannot be changed by --set")),
+        Some(k) if !k.settable => Some(format!("--set {arg}: `{said}` cannot be changed by --set")),
         // Every phase given one name (all but a one-phase spec then refused as duplicates), or a user
         // who meant the run's name: neither is what `--set name=` should do.
         Some(k) if k.name == "name" && o.phase.is_none() => Some(format!(
@@ -362,15 +369,15 @@ fn refuse_key(o: &Override) -> Option<String> {
         Some(_) => None,
         // `phase.a.b=c.queue_depth=4` read as the phase `a` and the key `b`.
         None if o.phase.is_some() => Some(format!(
-            "--set {arg}: `{key}` is not a key; a phase name holding `.` or `=` goes in TOML quotes: phase.\"NAME\".KEY=VALUE"
+            "--set {arg}: `{said}` is not a key; a phase name holding `.` or `=` goes in TOML quotes: phase.\"NAME\".KEY=VALUE"
         )),
         None => {
             let mut known: Vec<&str> = KEYS.iter().filter(|k| k.settable).map(|k| k.name).collect();
             known.sort_unstable();
             Some(match super::load::nearest(key, &known) {
-                Some(k) => format!("--set {arg}: `{key}` is not a key (did you mean `{k}`?)"),
+                Some(k) => format!("--set {arg}: `{said}` is not a key (did you mean `{k}`?)"),
                 None => format!(
-                    "--set {arg}: `{key}` is not a key; keys: {}",
+                    "--set {arg}: `{said}` is not a key; keys: {}",
                     known.join(", ")
                 ),
             })
@@ -409,7 +416,7 @@ impl LoadedSpec {
         }
         if relisted {
             self.phases = super::expand::expand(&self.file).map_err(|r| {
-                let all: Vec<&str> = sets.iter().map(|o| o.arg.as_str()).collect();
+                let all: Vec<_> = sets.iter().map(|o| crate::text::echo(&o.arg)).collect();
                 format!("after --set {}: {}", all.join(" "), r.message)
             })?;
         }
@@ -470,14 +477,20 @@ impl LoadedSpec {
                 .find(|o| o.phase.is_none() && o.key == key),
         };
         let head = match culprit {
-            Some(o) => format!("--set {}", o.arg),
+            Some(o) => format!("--set {}", crate::text::echo(&o.arg)),
             None => {
-                let all: Vec<&str> = self.sets.iter().map(|o| o.arg.as_str()).collect();
+                let all: Vec<_> = self
+                    .sets
+                    .iter()
+                    .map(|o| crate::text::echo(&o.arg))
+                    .collect();
                 format!("after --set {}", all.join(" "))
             }
         };
         let help = r.help.map(|h| format!("\n  help: {h}")).unwrap_or_default();
-        format!("{head}: {field}: {}{help}", r.message)
+        let said = format!("{field}: {}", r.message);
+        let said = crate::text::clip_quoted(&said, '"', crate::text::ECHO);
+        format!("{head}: {said}{help}")
     }
 
     /// One line per `--set`, naming the (expanded) phases it changed, since `--set KEY=VALUE` changes
@@ -493,7 +506,7 @@ impl LoadedSpec {
                     .filter(|&i| self.changed(k, i))
                     .map(|i| self.phases[i].name.as_str())
                     .collect();
-                let arg = crate::text::escaped(&o.arg);
+                let arg = crate::text::echo(&o.arg);
                 let more = names.len().saturating_sub(SHOWN);
                 match names.as_slice() {
                     [] => {
@@ -555,7 +568,7 @@ impl LoadedSpec {
 
     /// `--set KEY=VALUE`: in `[defaults]` and every phase that sets KEY, else added to `[defaults]`.
     fn set_everywhere(&mut self, o: &Override) -> Result<(), String> {
-        let (key, arg) = (o.key.as_str(), o.arg.as_str());
+        let (key, arg) = (o.key.as_str(), crate::text::echo(&o.arg));
         // The lists of a key a sweep or matrix varies were set to this one value before expansion
         // ([`Self::set_lists`]): names and labels say it.
         let mut hits = 0;
@@ -622,22 +635,23 @@ impl LoadedSpec {
     /// sweep or matrix list varies.
     fn set_lists(&mut self, o: &Override) -> Result<bool, String> {
         let arg = o.arg.as_str();
+        let shown = crate::text::echo(arg);
         if let Some(name) = &o.block {
             let names = self.file.repeat.iter().map(|r| r.name.as_str());
             let k = named(arg, ("[[repeat]]", "blocks"), names, name)?;
             self.file.repeat[k] = replace(&self.file.repeat[k], &o.key, &o.value, true)
-                .map_err(|e| format!("--set {arg}: {e}"))?
-                .ok_or_else(|| format!("--set {arg}: [[repeat]] \"{name}\" is not a table"))?;
+                .map_err(|e| format!("--set {shown}: {e}"))?
+                .ok_or_else(|| format!("--set {shown}: [[repeat]] \"{name}\" is not a table"))?;
             return Ok(true);
         }
         if let Some(name) = &o.sweep {
             let names = self.file.sweep.iter().map(|s| s.name.as_str());
             let k = named(arg, ("sweep", "sweeps"), names, name)?;
             let key = swept_key_name(&self.file.sweep[k])
-                .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;
+                .ok_or_else(|| format!("--set {shown}: sweep \"{name}\" has no key to sweep"))?;
             self.file.sweep[k] = replace(&self.file.sweep[k], key, &o.value, false)
-                .map_err(|e| format!("--set {arg}: {e}"))?
-                .ok_or_else(|| format!("--set {arg}: sweep \"{name}\" has no key to sweep"))?;
+                .map_err(|e| format!("--set {shown}: {e}"))?
+                .ok_or_else(|| format!("--set {shown}: sweep \"{name}\" has no key to sweep"))?;
             return Ok(true);
         }
         if o.phase.is_some() || takes_list(&o.key) {
@@ -650,7 +664,7 @@ impl LoadedSpec {
         let mut hits = 0;
         for s in &mut self.file.sweep {
             if let Some(new) =
-                replace(&*s, &o.key, &list, false).map_err(|e| format!("--set {arg}: {e}"))?
+                replace(&*s, &o.key, &list, false).map_err(|e| format!("--set {shown}: {e}"))?
             {
                 *s = new;
                 hits += 1;
@@ -661,7 +675,7 @@ impl LoadedSpec {
         if listed.is_none() && hits == 0 && o.value.is_array() {
             let names: Vec<&str> = matrix.iter().map(|(k, _)| k.name).collect();
             return Err(format!(
-                "--set {arg}: `{}` takes one value, not a list (the keys a list may vary: {}); give one value",
+                "--set {shown}: `{}` takes one value, not a list (the keys a list may vary: {}); give one value",
                 o.key,
                 names.join(", ")
             ));
@@ -670,7 +684,7 @@ impl LoadedSpec {
             for p in &mut self.file.phase {
                 if (m.list)(p).is_some()
                     && let Some(new) = replace::<PhaseSpec>(p, &o.key, &list, false)
-                        .map_err(|e| format!("--set {arg}: {e}"))?
+                        .map_err(|e| format!("--set {shown}: {e}"))?
                 {
                     *p = new;
                     hits += 1;
@@ -683,7 +697,7 @@ impl LoadedSpec {
             for p in &mut self.file.phase {
                 if (k.is_set)(p)
                     && let Some(new) = replace::<PhaseSpec>(p, &o.key, &list, false)
-                        .map_err(|e| format!("--set {arg}: {e}"))?
+                        .map_err(|e| format!("--set {shown}: {e}"))?
                 {
                     *p = new;
                     hits += 1;
@@ -692,7 +706,7 @@ impl LoadedSpec {
         }
         if hits == 0 && o.value.is_array() {
             return Err(format!(
-                "--set {arg}: no phase of this spec sets `{}`, nor does a sweep vary it; a list makes each phase that sets the key a matrix over its values, else give one value",
+                "--set {shown}: no phase of this spec sets `{}`, nor does a sweep vary it; a list makes each phase that sets the key a matrix over its values, else give one value",
                 o.key
             ));
         }
@@ -701,8 +715,10 @@ impl LoadedSpec {
 
     /// `--set phase.NAME.KEY=VALUE`: KEY set (or added) in every phase NAME names.
     fn set_in_phase(&mut self, o: &Override, name: &str) -> Result<(), String> {
-        let (key, arg) = (o.key.as_str(), o.arg.as_str());
-        let row = keys::find(key).ok_or_else(|| format!("--set {arg}: `{key}` is not a key"))?;
+        let (key, arg) = (o.key.as_str(), crate::text::echo(&o.arg));
+        let said = crate::text::echo(name);
+        let row = keys::find(key)
+            .ok_or_else(|| format!("--set {arg}: `{}` is not a key", crate::text::echo(key)))?;
         let hit: Vec<usize> = (0..self.phases.len())
             .filter(|&i| self.names(&self.phases[i]).contains(&name))
             .collect();
@@ -713,7 +729,7 @@ impl LoadedSpec {
                 None => format!("; its phases: {}", names.join(", ")),
             };
             return Err(format!(
-                "--set {arg}: this spec has no phase \"{name}\"{hint}"
+                "--set {arg}: this spec has no phase \"{said}\"{hint}"
             ));
         }
         let short = super::expand::label_of(key);

@@ -286,6 +286,103 @@ pub fn address_space_shortfall(need: u64) -> Option<Shortfall> {
     })
 }
 
+/// The memory the machine can give a process now: `MemAvailable` of /proc/meminfo, and what the tightest
+/// cgroup memory limit over this process leaves (cgroup v2 `memory.max` less `memory.current`, or v1
+/// `memory.limit_in_bytes` less `memory.usage_in_bytes`, of its cgroup and each above it).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Memory {
+    /// `MemAvailable`, bytes (`None`: not read).
+    pub available: Option<u64>,
+    /// The tightest cgroup limit: its folder, the limit and the usage, bytes (`None`: none set).
+    pub cgroup: Option<(String, u64, u64)>,
+}
+
+impl Memory {
+    /// The memory of this process now ([`Memory`]), read from /proc and /sys/fs/cgroup.
+    pub fn now() -> Memory {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        let groups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        Memory {
+            available: mem_available(&meminfo),
+            cgroup: tightest_cgroup(&groups, |f| std::fs::read_to_string(f).ok()),
+        }
+    }
+
+    /// When `need` bytes are more than either gives: `"{what} needs about {need} B of memory ({detail}),
+    /// more than ..."` naming MemAvailable or the cgroup limit; `None` when both hold it (or neither was read).
+    pub fn shortfall(&self, what: &str, need: u64, detail: &str) -> Option<String> {
+        if let Some((dir, max, current)) = &self.cgroup {
+            let left = max.saturating_sub(*current);
+            if need > left {
+                return Some(format!(
+                    "{what} needs about {need} B of memory ({detail}), more than the {left} B its cgroup's memory limit leaves ({dir}: limit {max} B, in use {current} B); raise the limit or free memory"
+                ));
+            }
+        }
+        let available = self.available?;
+        (need > available).then(|| {
+            format!(
+                "{what} needs about {need} B of memory ({detail}), more than the machine has available (MemAvailable in /proc/meminfo: {available} B); free memory or use a machine with more"
+            )
+        })
+    }
+}
+
+/// `MemAvailable` of the text of /proc/meminfo, in bytes.
+pub fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let mut words = line.split_whitespace().skip(1);
+    let n: u64 = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") => n.checked_mul(1024),
+        None => Some(n),
+        Some(_) => None,
+    }
+}
+
+/// The cgroup memory limit that leaves least, over the cgroups of /proc/self/cgroup's text `groups` (v2's
+/// `0::PATH`, v1's `N:memory:PATH`) and each above them: its folder, limit and usage; `read` reads a file.
+/// A limit of `max` (v2) or at least 2^62 (v1's unlimited) is none.
+pub fn tightest_cgroup(
+    groups: &str,
+    read: impl Fn(&str) -> Option<String>,
+) -> Option<(String, u64, u64)> {
+    let mut best: Option<(String, u64, u64)> = None;
+    for line in groups.lines() {
+        let mut f = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let (root, max_file, cur_file) = match controllers {
+            "" => ("/sys/fs/cgroup", "memory.max", "memory.current"),
+            c if c.split(',').any(|c| c == "memory") => (
+                "/sys/fs/cgroup/memory",
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            ),
+            _ => continue,
+        };
+        let mut dir = path.trim_end_matches('/').to_string();
+        loop {
+            let folder = format!("{root}{dir}");
+            let num = |f: &str| read(&format!("{folder}/{f}"))?.trim().parse::<u64>().ok();
+            if let (Some(max), Some(cur)) = (num(max_file), num(cur_file))
+                && max < 1 << 62
+                && best
+                    .as_ref()
+                    .is_none_or(|(_, m, c)| max.saturating_sub(cur) < m.saturating_sub(*c))
+            {
+                best = Some((folder, max, cur));
+            }
+            match dir.rfind('/') {
+                Some(at) => dir.truncate(at),
+                None => break,
+            }
+        }
+    }
+    best
+}
+
 /// The address space wkrun needs free when it starts, beyond what the program and its libraries map: under
 /// less, an allocation of its own could fail where it cannot be reported (the standard library aborts).
 pub const START_ROOM: u64 = 4 << 20;
@@ -360,7 +457,59 @@ pub fn is_resource_limit(e: &std::io::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Limit;
+    use super::{Limit, Memory, mem_available, tightest_cgroup};
+
+    /// The decision from given files, against a computation of its own: the cgroup v2 limit of this
+    /// machine cannot be set here (its memory controller is cgroup v1's, held by the session), so the
+    /// files are given.
+    #[test]
+    fn memory_short_of_a_need_names_meminfo_or_the_cgroup() {
+        let meminfo = "MemTotal:  8000000 kB\nMemFree:  1000 kB\nMemAvailable:   2000000 kB\n";
+        assert_eq!(mem_available(meminfo), Some(2_000_000 * 1024));
+        assert_eq!(mem_available("MemFree: 1 kB\n"), None);
+        let files = |f: &str| match f {
+            "/sys/fs/cgroup/a/b/memory.max" => Some("max\n".to_string()),
+            "/sys/fs/cgroup/a/b/memory.current" => Some("100\n".to_string()),
+            "/sys/fs/cgroup/a/memory.max" => Some("1073741824\n".to_string()),
+            "/sys/fs/cgroup/a/memory.current" => Some("73741824\n".to_string()),
+            "/sys/fs/cgroup/memory.max" => Some("2147483648\n".to_string()),
+            "/sys/fs/cgroup/memory.current" => Some("0\n".to_string()),
+            _ => None,
+        };
+        let cg = tightest_cgroup("0::/a/b\n", files);
+        assert_eq!(
+            cg,
+            Some(("/sys/fs/cgroup/a".to_string(), 1 << 30, 73_741_824))
+        );
+        // v1's unlimited is none.
+        let v1 = |f: &str| match f {
+            "/sys/fs/cgroup/memory/x/memory.limit_in_bytes" => Some("9223372036854771712".into()),
+            "/sys/fs/cgroup/memory/x/memory.usage_in_bytes" => Some("5".into()),
+            _ => None,
+        };
+        assert_eq!(tightest_cgroup("4:memory:/x\n2:cpu:/\n", v1), None);
+        let m = Memory {
+            available: mem_available(meminfo),
+            cgroup: cg,
+        };
+        let left = (1u64 << 30) - 73_741_824;
+        assert_eq!(left, 1_000_000_000);
+        assert_eq!(m.shortfall("a report", left, "d"), None);
+        assert_eq!(
+            m.shortfall("a report", left + 1, "d").unwrap(),
+            "a report needs about 1000000001 B of memory (d), more than the 1000000000 B its cgroup's memory limit leaves (/sys/fs/cgroup/a: limit 1073741824 B, in use 73741824 B); raise the limit or free memory"
+        );
+        let free = Memory {
+            available: Some(2_048_000_000),
+            cgroup: None,
+        };
+        assert_eq!(free.shortfall("a run", 2_048_000_000, "d"), None);
+        assert_eq!(
+            free.shortfall("a run", 2_048_000_001, "d").unwrap(),
+            "a run needs about 2048000001 B of memory (d), more than the machine has available (MemAvailable in /proc/meminfo: 2048000000 B); free memory or use a machine with more"
+        );
+        assert_eq!(Memory::default().shortfall("a run", u64::MAX, "d"), None);
+    }
 
     #[test]
     fn reads_the_limits_of_this_process() {

@@ -1142,3 +1142,108 @@ fn the_readme_first_spec_validates_and_runs_as_described() {
         "{rows:?}"
     );
 }
+
+/// Issue 24: a value echoed in a message is cut to 80 characters and its length in bytes (`text::echo`,
+/// `text::clip`): a 1 MiB phase name in a spec, a `--set` value as long as one argument can be (Linux takes
+/// at most 128 KiB in one, so a 1 MiB `--set` cannot be given), an unknown key of that length and a
+/// 100,000-character path; each exit 2, stderr short, nothing written.
+#[test]
+fn long_inputs_are_echoed_cut_with_their_length() {
+    let d = tempdir();
+    let a80 = "a".repeat(80);
+    let mib = "a".repeat(1 << 20);
+    write_file(
+        d.path(),
+        "big.toml",
+        &spec_text(
+            "s",
+            &format!(
+                "[[phase]]\nname = \"{mib}\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 0\nsize = \"1MiB\"\n"
+            ),
+        ),
+    );
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "big.toml", "--target", "sim:capacity=1GiB"],
+    ));
+    assert_eq!(code, 2, "{}", &err[..err.len().min(2000)]);
+    assert!(err.len() < 4096, "{} B of stderr", err.len());
+    assert!(
+        err.contains(&format!("\"{a80}… (1048576 bytes)\"")),
+        "{err}"
+    );
+    write_file(
+        d.path(),
+        "s.toml",
+        &spec_text(
+            "s",
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 0\nsize = \"1MiB\"\n",
+        ),
+    );
+    // The longest argument Linux passes is 131,072 bytes with its NUL.
+    let long = "a".repeat(131_000);
+    let cases = [
+        (
+            format!("name={long}"),
+            format!(
+                "error: s.toml: --set name={}… (131005 bytes): `name` is each phase's own name, and --set cannot give every phase one; rename one phase with --set phase.NAME.name=NEW (the spec's [spec] name, which names the results folder, is not changed by --set: choose the folder with -o)\n",
+                "a".repeat(75)
+            ),
+        ),
+        (
+            format!("block_size={long}"),
+            format!(
+                "error: s.toml: --set block_size={}… (131011 bytes): size \"{a80}… (131000 bytes)\" has no number; write e.g. \"4KiB\" or \"1GiB\"\n",
+                "a".repeat(69)
+            ),
+        ),
+        (
+            format!("{long}=1"),
+            format!(
+                "error: s.toml: --set {a80}… (131002 bytes): `{a80}… (131000 bytes)` is not a key; keys: {}\n",
+                "KEYS"
+            ),
+        ),
+    ];
+    for (arg, want) in &cases {
+        let (code, out, err) = code_out_err(&wkrun(
+            d.path(),
+            &[
+                "plan",
+                "s.toml",
+                "--target",
+                "sim:capacity=1GiB",
+                "--set",
+                arg,
+            ],
+        ));
+        assert_eq!(
+            (code, out.as_str()),
+            (2, ""),
+            "{}",
+            &err[..err.len().min(2000)]
+        );
+        match want.split_once("KEYS") {
+            Some((head, _)) => assert!(err.starts_with(head) && err.len() < 4096, "{err}"),
+            None => assert_eq!(&err, want),
+        }
+    }
+    // A path no message cut where it was made: the last pass over every error message cuts it.
+    let path = format!("/tmp/{}", "b".repeat(100_000));
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["plan", "s.toml", "--target", &path]));
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "error: cannot stat /tmp/{}… (100005 bytes): File name too long (os error 36)\n",
+            "b".repeat(315)
+        )
+    );
+    let mut left: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["big.toml", "s.toml"]);
+}

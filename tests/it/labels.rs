@@ -182,7 +182,7 @@ fn a_huge_label_is_refused_without_echoing_it_whole() {
             2,
             String::new(),
             format!(
-                "error: invalid value '{}…(99920 more)' for '--label <NAME>': a label has at most 120 characters; this one has 100000\n\nFor more information, try '--help'.\n",
+                "error: invalid value '{}… (100000 bytes)' for '--label <NAME>': a label has at most 120 characters; this one has 100000\n\nFor more information, try '--help'.\n",
                 "L".repeat(80)
             )
         )

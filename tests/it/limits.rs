@@ -1254,3 +1254,57 @@ fn a_small_open_file_limit_is_named_or_raised() {
         assert_eq!(r["status"], "completed");
     }
 }
+
+/// Issue 24: a run whose I/O buffers and per-I/O traces are more than the machine's available memory is
+/// refused before anything is made (exit 1), naming MemAvailable and the need, recomputed here: 4 MiB for
+/// the run and, for each target, 8 MiB with its phase's 8 × 256 × 1 MiB of buffers and 100,000,000 trace
+/// rows of 32 B. Enough targets are given to pass this machine's MemAvailable (a cgroup v2 memory limit
+/// cannot be made here: the memory controller is cgroup v1's, and its cgroup is the session's).
+#[test]
+fn a_run_needing_more_than_the_available_memory_is_refused() {
+    let avail = |text: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .unwrap();
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            * 1024
+    };
+    let before = avail(&std::fs::read_to_string("/proc/meminfo").unwrap());
+    let per_target: u64 = (8 << 20) + 8 * 256 * (1 << 20) + 100_000_000 * 32;
+    let n = before / per_target + 2;
+    let need = (4u64 << 20) + n * per_target;
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 0\n\
+                block_size = \"1MiB\"\nqueue_depth = 256\nworkers = 8\nsize = \"1MiB\"\ntrace = 100000000\n";
+    write_file(d.path(), "s.toml", &spec_text("m", body));
+    let mut args = vec!["s.toml".to_string()];
+    for i in 0..n {
+        let f = d.path().join(format!("t{i}.img"));
+        std::fs::File::create(&f).unwrap().set_len(1 << 30).unwrap();
+        args.extend(["--target".to_string(), format!("t{i}.img")]);
+    }
+    args.extend(["-o".to_string(), "o".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    let head = format!(
+        "error: a run on {n} targets needs about {need} B of memory (4194304 B for the run, and for each target 8388608 B with its largest phase's I/O buffers and per-I/O trace: docs/safety.md), more than the machine has available (MemAvailable in /proc/meminfo: "
+    );
+    let tail = " B); free memory or use a machine with more; nothing was written\n";
+    let said = err
+        .strip_prefix(&head)
+        .and_then(|r| r.strip_suffix(tail))
+        .unwrap_or_else(|| panic!("{err}"));
+    // What wkrun read, near what this test read (other processes come and go).
+    let said: u64 = said.parse().unwrap();
+    assert!(
+        said < need && said.abs_diff(before) < before / 10,
+        "{said} against {before}"
+    );
+    assert!(!d.path().join("o").exists());
+}

@@ -341,7 +341,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         // Issue 24 item 22: a name past the length limit says so (it was told to use ASCII letters).
         bad("long-name.toml", spec(&format!("[[phase]]\nname = \"{}\"\nkind = \"erase\"\n", "a".repeat(121))),
             // A name echoed is cut to 80 characters (a 400 KB value was echoed whole).
-            format!(":6:1: phase[0] \"{a}…(41 more)\".name: phase name \"{a}…(41 more)\" is not usable in a file name", a = "a".repeat(80)))
+            format!(":6:1: phase[0] \"{a}… (121 bytes)\".name: phase name \"{a}… (121 bytes)\" is not usable in a file name", a = "a".repeat(80)))
             .help("a name is at most 120 characters (it names the phase's CSV file); this one has 121"),
         bad("unknown-kind.toml", spec("[[phase]]\nname = \"w\"\nkind = \"workloda\"\nread_percent = 0\nduration = \"1s\"\n"),
             ":7:8: phase[0] \"w\".kind: unknown value `workloda`, expected one of `erase`, `fill`, `restore-image`, `workload`, `verify`")

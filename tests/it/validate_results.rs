@@ -239,14 +239,14 @@ fn implausible_figures_are_named_by_their_json_path() {
         (
             long,
             format!(
-                "error: r/long.json holds figures that cannot be true (1 place):\n  label: \"{}…(99920 more)\" has 100000 characters, more than 120\n",
+                "error: r/long.json holds figures that cannot be true (1 place):\n  label: \"{}… (100000 bytes)\" has 100000 characters, more than 120\n",
                 "x".repeat(80)
             ),
         ),
         (
             long_ctl,
             format!(
-                "error: r/long_ctl.json holds figures that cannot be true (1 place):\n  label: \"{}…(99925 more)\" holds the control character '\\u{{1b}}'\n",
+                "error: r/long_ctl.json holds figures that cannot be true (1 place):\n  label: \"{}… (100000 bytes)\" holds the control character '\\u{{1b}}'\n",
                 "y".repeat(80)
             ),
         ),
