@@ -10,6 +10,8 @@
 pub mod access;
 mod caution;
 pub use caution::{UnkeptCap, unkept_caps};
+mod holes;
+pub use holes::HolesCheck;
 pub mod record;
 pub mod replay;
 mod resolve;

@@ -24,7 +24,7 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     {
         ctx.warn(&mut pr, w);
     }
-    if let Some(w) = holes_warning(ctx, phase, work) {
+    if let Some(w) = holes_warning(ctx, phase) {
         ctx.warn(&mut pr, w);
     }
     let o = match measured(ctx, phase, None, &mut pr) {
@@ -814,36 +814,23 @@ const MAX_HOLES: usize = 100_000;
 
 /// The warning of a phase that writes into holes of a file target (never written, or punched): the filesystem
 /// allocates blocks at each first write there, so the numbers include that. Holes under 1 % of the range are
-/// not worth one. When the last erase of this run that touched the write range held all of it, every hole
-/// there is one it punched or a later phase left: the warning says so, as expected, not a setup to fix
-/// (trial 24c F9).
-fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan, work: &IoWork) -> Option<String> {
+/// not worth one. The plan says which phases look ([`crate::plan::Plan::holes_check`]) and the erase of this
+/// run that held all of the range last before the phase, if any: every hole there is one it punched or a
+/// later phase left, and the warning says so, as expected, not a setup to fix (trial 24c F9).
+fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<String> {
     let held = ctx.target?;
-    let range = phase.range();
-    let writes = work.read_percent < 100 && crate::engine::caps(work.io.engine).does_io;
-    if ctx.plan.target.kind != crate::target::TargetKind::File || !writes {
-        return None;
-    }
+    let check = ctx.plan.holes_check(phase)?;
+    let range = check.range;
     let (bytes, all) =
         crate::sys::file::hole_bytes(held.file(), range.start, range.len, MAX_HOLES).ok()?;
     if bytes == 0 || (bytes as u128 * 100) < range.len as u128 {
         return None;
     }
-    // The last erase that touched the range, when it held all of it.
-    let erase = ctx
-        .results
-        .phases
-        .iter()
-        .rev()
-        .find(|p| {
-            p.kind == PhaseKind::Erase
-                && p.params.span_start_bytes < range.end()
-                && p.params.span_start_bytes + p.params.span_bytes > range.start
-        })
-        .filter(|p| {
-            p.params.span_start_bytes <= range.start
-                && p.params.span_start_bytes + p.params.span_bytes >= range.end()
-        });
+    // A steady block of rounds ran the erase's cell last in its last round run.
+    let erase = check
+        .after_erase
+        .and_then(|i| super::rounds::ran_as(ctx.plan, &ctx.results, i))
+        .map(|i| &ctx.plan.phases[i]);
     let (expected, whence) = match erase {
         Some(e) => (
             format!(

@@ -22,6 +22,22 @@ fn ended_steady(results: &Results, b: &RoundBlock) -> Option<Range<usize>> {
     r.skipped.map(|s| s.first_phase..s.last_phase + 1)
 }
 
+/// The phase of this run that ran as phase `index` last: itself, or when a steady block skipped it, the
+/// phase of the same cell in the block's last round run (the rounds of a block are alike); `None` when that
+/// one is before [`Plan::start_at`] (taken as done, not run).
+pub(super) fn ran_as(plan: &Plan, results: &Results, index: usize) -> Option<usize> {
+    let mapped = match plan.block_of(index) {
+        Some((_, b)) => match (ended_steady(results, b), b.round_of(index)) {
+            (Some(s), Some((_, cell))) if s.contains(&index) => {
+                (s.start + cell).checked_sub(b.phases_per_round)?
+            }
+            _ => index,
+        },
+        None => index,
+    };
+    (mapped >= plan.start_at).then_some(mapped)
+}
+
 /// The phases that every steady block of the run skipped (for a verify phase's replay of what was written).
 pub(super) fn skipped_ranges(plan: &Plan, results: &Results) -> Vec<Range<usize>> {
     plan.round_blocks

@@ -30,7 +30,12 @@ fn run_on_device(dir: &Path, dev: &str) -> serde_json::Value {
 /// Runs `s.toml` in `dir` on a new 8 MiB file target into `out`; asserts exit 0 and returns results.json
 /// and stderr.
 fn run_on_file(dir: &Path) -> (serde_json::Value, String) {
-    let args = [
+    run_on_file_with(dir, &[])
+}
+
+/// [`run_on_file`] with `extra` arguments.
+fn run_on_file_with(dir: &Path, extra: &[&str]) -> (serde_json::Value, String) {
+    let mut args = vec![
         "s.toml",
         "--target",
         "t.img",
@@ -39,6 +44,7 @@ fn run_on_file(dir: &Path) -> (serde_json::Value, String) {
         "-o",
         "out",
     ];
+    args.extend_from_slice(extra);
     let (code, _, err) = code_out_err(&wkrun(dir, &args));
     assert_eq!(code, 0, "{err}");
     (strict_results(&dir.join("out")).1, err)
@@ -185,6 +191,80 @@ fn holes_after_the_runs_own_erase_are_expected() {
             .filter(|l| l.contains("as expected"))
             .collect::<Vec<_>>(),
         [line]
+    );
+}
+
+/// The plan says which erase left a phase's holes; a steady block of rounds skips its rounds left, so a
+/// phase after it names the erase of the last round run, and `--from` leaves out the erases before it (taken
+/// as done, not this run's). A block of rounds (an erase of the whole file, then 1 MiB written sequentially
+/// from its start) steady at its second round (a loose rule over 2 rounds), then a fill: the fill writes into
+/// the 7 MiB of holes past the last round's 1 MiB.
+#[test]
+fn holes_after_a_block_of_rounds_name_the_last_erase_run() {
+    let body = r#"
+[[phase]]
+name = "purge"
+kind = "erase"
+[[phase]]
+name = "w"
+kind = "workload"
+pattern = "sequential"
+read_percent = 0
+block_size = "4KiB"
+size = "1MiB"
+[[phase]]
+name = "fill"
+kind = "fill"
+[[repeat]]
+name = "r"
+phases = ["purge", "w"]
+track = { phase = "w", metric = "write_iops" }
+max_rounds = 4
+window = 2
+data_excursion = 100.0
+slope_excursion = 100.0
+"#;
+    let total = 8u64 << 20;
+    let after = |erase: &str, bytes: u64| {
+        format!(
+            "writes into holes: as expected after this run's erase (phase \"{erase}\"), {bytes} B ({:.1} %) of the write range [0, {total}) are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
+            bytes as f64 * 100.0 / total as f64
+        )
+    };
+    let dir = tempdir();
+    write_file(dir.path(), "s.toml", &spec_text("holes", body));
+    let (results, _) = run_on_file(dir.path());
+    let ran: Vec<u64> = crate::rounds::by_index(&results).into_keys().collect();
+    assert_eq!(
+        ran,
+        [0, 1, 2, 3, 8],
+        "steady at round 2: rounds 3 and 4 skipped"
+    );
+    assert_eq!(
+        warnings(&results),
+        vec![
+            vec![],
+            vec![after("purge[round=1]", total)],
+            vec![],
+            vec![after("purge[round=2]", total)],
+            vec![after("purge[round=2]", total - (1 << 20))],
+        ]
+    );
+    // From round 1's workload on a new sparse file: round 1's erase is taken as done, so its holes are the
+    // file's own; the block judges rounds 2 and 3, steady at round 3, whose erase the fill names.
+    let dir = tempdir();
+    write_file(dir.path(), "s.toml", &spec_text("holes", body));
+    let (results, _) = run_on_file_with(dir.path(), &["--from", "w[round=1]"]);
+    assert_eq!(
+        warnings(&results),
+        vec![
+            vec![holes(total)],
+            vec![],
+            vec![after("purge[round=2]", total)],
+            vec![],
+            vec![after("purge[round=3]", total)],
+            vec![after("purge[round=3]", total - (1 << 20))],
+        ]
     );
 }
 

@@ -2,7 +2,8 @@
 //! imported, with wkrun on the same small file for about 2 s each (their file, size and runtime changed to
 //! this test's). Compared: the read share and the block-size mix (wkrun's from its results, fio's from its
 //! per-I/O latency log, `write_lat_log` with `log_offset`), the byte range touched (fio's from the same log,
-//! inside wkrun's span), each within sampling error of the job's numbers, and the IOPS of both, printed.
+//! inside wkrun's span), each within sampling error of the job's numbers, and the IOPS of both, printed (the
+//! examples run at once, so these IOPS share the machine, except under `WKRUN_SIDE_BIN`).
 //! Needs fio: without it the test prints `SKIPPED` and passes.
 
 use crate::common::{code_out_err, skip, tempdir, wkrun};
@@ -194,44 +195,57 @@ fn fio_side_by_side() {
     say(
         "fio side by side: example / phase: side  reads%  mix (size:share%)  range [lo, hi) MiB  IOPS",
     );
-    for c in CASES {
-        let d = tempdir();
-        let t = d.path().join("t.img");
-        std::fs::write(&t, vec![0x5au8; (c.mib << 20) as usize]).expect("target");
-        std::fs::write(d.path().join("imp.fio"), job_text(c, &t, Job::Import)).expect("job");
-        std::fs::write(d.path().join("plain.fio"), job_text(c, &t, Job::Fio)).expect("job");
-        std::fs::write(d.path().join("run.fio"), job_text(c, &t, Job::Logged)).expect("job");
-        // fio twice: for its IOPS without the per-I/O log (which costs it time), then with the log.
-        for (job, json) in [("plain.fio", "fio.json"), ("run.fio", "logged.json")] {
-            let o = std::process::Command::new("fio")
-                .args(["--output-format=json", &format!("--output={json}"), job])
-                .current_dir(d.path())
-                .output()
-                .expect("fio");
-            let err = String::from_utf8_lossy(&o.stderr);
-            assert!(o.status.success(), "{}: fio: {err}", c.file);
-        }
-        let mut args = vec!["import", "fio", "imp.fio", "-o", "imp.toml"];
-        if c.lossy {
-            args.push("--lossy");
-        }
-        let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
-        assert_eq!(code, 0, "{}: import: {err}", c.file);
-        // WKRUN_SIDE_BIN=target/release/wkrun measures a release build (the IOPS of a debug build say
-        // little); the results are then not checked against the schema here.
-        let run = ["imp.toml", "-o", "out", "-q"];
-        let o = match std::env::var("WKRUN_SIDE_BIN") {
-            Ok(bin) => std::process::Command::new(bin)
-                .args(run)
-                .current_dir(d.path())
-                .output()
-                .expect("wkrun"),
-            Err(_) => wkrun(d.path(), &run),
-        };
-        let (code, _, err) = code_out_err(&o);
-        assert_eq!(code, 0, "{}: run: {err}", c.file);
-        compare(c, d.path());
+    // The examples run at once (each case's fio and wkrun runs wait on the clock, about 6 s a case), except
+    // when WKRUN_SIDE_BIN measures a release build's IOPS: then one after another, alone on the machine.
+    // The shares are checked within sampling error of however many I/Os each run did.
+    match std::env::var_os("WKRUN_SIDE_BIN") {
+        Some(_) => CASES.iter().for_each(side_by_side),
+        None => std::thread::scope(|s| {
+            for c in CASES {
+                s.spawn(move || side_by_side(c));
+            }
+        }),
     }
+}
+
+/// Runs example `c` with fio and, imported, with wkrun in a folder of its own, and compares them.
+fn side_by_side(c: &Case) {
+    let d = tempdir();
+    let t = d.path().join("t.img");
+    std::fs::write(&t, vec![0x5au8; (c.mib << 20) as usize]).expect("target");
+    std::fs::write(d.path().join("imp.fio"), job_text(c, &t, Job::Import)).expect("job");
+    std::fs::write(d.path().join("plain.fio"), job_text(c, &t, Job::Fio)).expect("job");
+    std::fs::write(d.path().join("run.fio"), job_text(c, &t, Job::Logged)).expect("job");
+    // fio twice: for its IOPS without the per-I/O log (which costs it time), then with the log.
+    for (job, json) in [("plain.fio", "fio.json"), ("run.fio", "logged.json")] {
+        let o = std::process::Command::new("fio")
+            .args(["--output-format=json", &format!("--output={json}"), job])
+            .current_dir(d.path())
+            .output()
+            .expect("fio");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{}: fio: {err}", c.file);
+    }
+    let mut args = vec!["import", "fio", "imp.fio", "-o", "imp.toml"];
+    if c.lossy {
+        args.push("--lossy");
+    }
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{}: import: {err}", c.file);
+    // WKRUN_SIDE_BIN=target/release/wkrun measures a release build (the IOPS of a debug build say
+    // little); the results are then not checked against the schema here.
+    let run = ["imp.toml", "-o", "out", "-q"];
+    let o = match std::env::var("WKRUN_SIDE_BIN") {
+        Ok(bin) => std::process::Command::new(bin)
+            .args(run)
+            .current_dir(d.path())
+            .output()
+            .expect("wkrun"),
+        Err(_) => wkrun(d.path(), &run),
+    };
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{}: run: {err}", c.file);
+    compare(c, d.path());
 }
 
 /// Compares fio's run and wkrun's, phase by phase, and prints both.

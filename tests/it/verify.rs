@@ -545,122 +545,132 @@ fn w_writers() -> BTreeMap<u64, Vec<u64>> {
 #[test]
 fn verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones() {
     let writers = w_writers();
-    for engine in ["libaio", "io_uring", "psync"] {
-        let window = 8;
-        // Blocks whose last writer L has an earlier writer e with L - e >= window (lost), and one with
-        // 0 < L - e < window (concurrent).
-        let far: Vec<(u64, u64)> = writers
-            .iter()
-            .filter_map(|(&b, ops)| {
-                let l = *ops.last()?;
-                ops.iter().find(|&&e| l - e >= window).map(|&e| (b, e))
-            })
-            .take(2)
-            .collect();
-        let near = writers
-            .iter()
-            .find_map(|(&b, ops)| {
-                let l = *ops.last()?;
-                ops.iter()
-                    .rev()
-                    .nth(1)
-                    .filter(|&&e| l - e < window)
-                    .map(|&e| (b, e))
-            })
-            .expect("a block written twice within the window");
-        assert_eq!(
-            far.len(),
-            2,
-            "{engine}: two blocks with a far earlier write"
-        );
-
-        let test = "verify::verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones";
-        let Some((d, target, r)) = clean_run(test, engine, &body_qd8(engine)) else {
-            continue;
-        };
-        let v = &phase(&r, 2)["verify"];
-        let reordered = u(v, "/reordered");
-        eprintln!("{engine}: clean run at QD8: {reordered} reordered sectors");
-        assert_eq!(
-            (u(v, "/ok") + reordered, u(v, "/mismatched")),
-            (16384, 0),
-            "{engine}: clean run: {v}"
-        );
-
-        let f = fs::OpenOptions::new()
-            .write(true)
-            .open(&target)
-            .expect("open target");
-        for (&b, ops) in &writers {
-            f.write_all_at(&w_block(*ops.last().expect("op")), b * 4096)
-                .expect("write");
+    // The engines' runs are independent (each its own target file), and wait on the disk: run at once.
+    std::thread::scope(|s| {
+        for engine in ["libaio", "io_uring", "psync"] {
+            let writers = &writers;
+            s.spawn(move || lost_writes_on(engine, writers));
         }
-        f.sync_all().expect("sync");
-        let (code, err) = run(d.path(), "s.toml", &target, "out2", &["--from", "check"]);
-        assert_eq!(code, 0, "{engine}: {err}");
-        let (_, r) = strict_results(&d.path().join("out2"));
-        assert_eq!(verify_of(&r, 0), (16384, 16384, 0, 0, 0, 0, 0), "{engine}");
-        assert_eq!(u(phase(&r, 0), "/verify/reordered"), 0);
+    });
+}
 
-        // Lost writes.
-        for &(b, e) in &far {
-            f.write_all_at(&w_block(e), b * 4096).expect("write");
-        }
-        f.sync_all().expect("sync");
-        let (code, err) = run(d.path(), "s.toml", &target, "out3", &["--from", "check"]);
-        assert_eq!(code, 1, "{engine}: lost writes fail the run: {err}");
-        let (_, r) = strict_results(&d.path().join("out3"));
-        assert_eq!(verify_of(&r, 0), (16384, 16368, 0, 16, 0, 0, 0), "{engine}");
-        assert_eq!(u(phase(&r, 0), "/verify/reordered"), 0);
-        let (b0, e0) = far[0];
-        let m = &phase(&r, 0)["verify"]["mismatches"][0];
-        // `far` is in block order.
-        assert_eq!(u(m, "/offset_bytes"), b0 * 4096);
-        assert_eq!(m["class"], "stale");
-        assert_eq!(
-            m["expected"],
-            format!(
-                "phase 1 \"w\" op {} (seed 7)",
-                writers[&b0].last().expect("op")
-            )
-        );
-        assert_eq!(m["found"], format!("phase 1 \"w\" op {e0} (seed 7)"));
-        assert!(
-            err.contains(
-                "16 of 16384 sectors did not verify (0 zeroed, 16 stale, 0 corrupted, 0 unexpected)"
-            ),
-            "{err}"
-        );
+/// [`verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones`] with `engine`, whose phase "w"
+/// writes `writers` (block → its writes' op indices).
+fn lost_writes_on(engine: &str, writers: &BTreeMap<u64, Vec<u64>>) {
+    let window = 8;
+    // Blocks whose last writer L has an earlier writer e with L - e >= window (lost), and one with
+    // 0 < L - e < window (concurrent).
+    let far: Vec<(u64, u64)> = writers
+        .iter()
+        .filter_map(|(&b, ops)| {
+            let l = *ops.last()?;
+            ops.iter().find(|&&e| l - e >= window).map(|&e| (b, e))
+        })
+        .take(2)
+        .collect();
+    let near = writers
+        .iter()
+        .find_map(|(&b, ops)| {
+            let l = *ops.last()?;
+            ops.iter()
+                .rev()
+                .nth(1)
+                .filter(|&&e| l - e < window)
+                .map(|&e| (b, e))
+        })
+        .expect("a block written twice within the window");
+    assert_eq!(
+        far.len(),
+        2,
+        "{engine}: two blocks with a far earlier write"
+    );
 
-        // A write that was in flight together with the last one, landing last: accepted.
-        for &(b, _) in &far {
-            f.write_all_at(&w_block(*writers[&b].last().expect("op")), b * 4096)
-                .expect("write");
-        }
-        f.write_all_at(&w_block(near.1), near.0 * 4096)
+    let test = "verify::verify_catches_lost_writes_at_queue_depth_and_accepts_concurrent_ones";
+    let Some((d, target, r)) = clean_run(test, engine, &body_qd8(engine)) else {
+        return;
+    };
+    let v = &phase(&r, 2)["verify"];
+    let reordered = u(v, "/reordered");
+    eprintln!("{engine}: clean run at QD8: {reordered} reordered sectors");
+    assert_eq!(
+        (u(v, "/ok") + reordered, u(v, "/mismatched")),
+        (16384, 0),
+        "{engine}: clean run: {v}"
+    );
+
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .open(&target)
+        .expect("open target");
+    for (&b, ops) in writers {
+        f.write_all_at(&w_block(*ops.last().expect("op")), b * 4096)
             .expect("write");
-        f.sync_all().expect("sync");
-        drop(f);
-        let out = wkrun(
-            d.path(),
-            &[
-                "s.toml",
-                "--target",
-                target.to_str().expect("utf-8"),
-                "-o",
-                "out4",
-                "--from",
-                "check",
-            ],
-        );
-        let (code, stdout, err) = code_out_err(&out);
-        assert_eq!(code, 0, "{engine}: {err}");
-        let (_, r) = strict_results(&d.path().join("out4"));
-        assert_eq!(verify_of(&r, 0), (16384, 16376, 0, 0, 0, 0, 0), "{engine}");
-        assert_eq!(u(phase(&r, 0), "/verify/reordered"), 8);
-        assert!(
-            stdout.contains("verified 16384 sectors: 16376 ok, 8 reordered, 0 zeroed, 0 stale, 0 corrupted, 0 unexpected, 0 unchecked"),
-            "{stdout}"
-        );
     }
+    f.sync_all().expect("sync");
+    let (code, err) = run(d.path(), "s.toml", &target, "out2", &["--from", "check"]);
+    assert_eq!(code, 0, "{engine}: {err}");
+    let (_, r) = strict_results(&d.path().join("out2"));
+    assert_eq!(verify_of(&r, 0), (16384, 16384, 0, 0, 0, 0, 0), "{engine}");
+    assert_eq!(u(phase(&r, 0), "/verify/reordered"), 0);
+
+    // Lost writes.
+    for &(b, e) in &far {
+        f.write_all_at(&w_block(e), b * 4096).expect("write");
+    }
+    f.sync_all().expect("sync");
+    let (code, err) = run(d.path(), "s.toml", &target, "out3", &["--from", "check"]);
+    assert_eq!(code, 1, "{engine}: lost writes fail the run: {err}");
+    let (_, r) = strict_results(&d.path().join("out3"));
+    assert_eq!(verify_of(&r, 0), (16384, 16368, 0, 16, 0, 0, 0), "{engine}");
+    assert_eq!(u(phase(&r, 0), "/verify/reordered"), 0);
+    let (b0, e0) = far[0];
+    let m = &phase(&r, 0)["verify"]["mismatches"][0];
+    // `far` is in block order.
+    assert_eq!(u(m, "/offset_bytes"), b0 * 4096);
+    assert_eq!(m["class"], "stale");
+    assert_eq!(
+        m["expected"],
+        format!(
+            "phase 1 \"w\" op {} (seed 7)",
+            writers[&b0].last().expect("op")
+        )
+    );
+    assert_eq!(m["found"], format!("phase 1 \"w\" op {e0} (seed 7)"));
+    assert!(
+        err.contains(
+            "16 of 16384 sectors did not verify (0 zeroed, 16 stale, 0 corrupted, 0 unexpected)"
+        ),
+        "{err}"
+    );
+
+    // A write that was in flight together with the last one, landing last: accepted.
+    for &(b, _) in &far {
+        f.write_all_at(&w_block(*writers[&b].last().expect("op")), b * 4096)
+            .expect("write");
+    }
+    f.write_all_at(&w_block(near.1), near.0 * 4096)
+        .expect("write");
+    f.sync_all().expect("sync");
+    drop(f);
+    let out = wkrun(
+        d.path(),
+        &[
+            "s.toml",
+            "--target",
+            target.to_str().expect("utf-8"),
+            "-o",
+            "out4",
+            "--from",
+            "check",
+        ],
+    );
+    let (code, stdout, err) = code_out_err(&out);
+    assert_eq!(code, 0, "{engine}: {err}");
+    let (_, r) = strict_results(&d.path().join("out4"));
+    assert_eq!(verify_of(&r, 0), (16384, 16376, 0, 0, 0, 0, 0), "{engine}");
+    assert_eq!(u(phase(&r, 0), "/verify/reordered"), 8);
+    assert!(
+        stdout.contains("verified 16384 sectors: 16376 ok, 8 reordered, 0 zeroed, 0 stale, 0 corrupted, 0 unexpected, 0 unchecked"),
+        "{stdout}"
+    );
 }
