@@ -112,7 +112,8 @@ impl Runs<'_> {
         self.scratch.run(self.exe, &self.spec, &target, &out)?;
         let iops = runner::write_series(&out, &self.m.phase().name)?;
         let _ = std::fs::remove_dir_all(&out);
-        let f = Features::of(&iops).ok_or_else(|| {
+        let dt = self.m.phase().interval_ns as f64 / 1e9;
+        let f = Features::of(&iops, dt).ok_or_else(|| {
             FitError::Failed(format!(
                 "the simulated run on {target} wrote too few seconds"
             ))
@@ -215,18 +216,13 @@ fn first_guess(m: &Measured) -> Result<SimParams, Unmet> {
         capacity: Size(m.capacity),
         ..SimParams::default()
     };
-    let plateau = m.features.plateau.max(1.0);
+    let plateau = m.features.plateau;
+    if !plateau_possible(plateau) {
+        return Err(Unmet::Plateau(plateau_range()));
+    }
     split_plateau(&mut p, plateau);
     if !(MIN_PROGRAM_NS..=MAX_PROGRAM_NS).contains(&p.program_time.0) {
-        let one =
-            |dies: u32, ns: u64| f64::from(dies) * (p.page.0 / UNIT) as f64 / (ns as f64 / 1e9);
-        return Err(Unmet::Plateau(format!(
-            "the simulator's fresh plateaus are {:.0} to {:.0} IOPS (1 to {} dies, program times 1us to 1s, {} host writes of 4 KiB per page)",
-            one(1, MAX_PROGRAM_NS),
-            one(crate::sim::params::MAX_DIES, MIN_PROGRAM_NS),
-            crate::sim::params::MAX_DIES,
-            p.page.0 / UNIT
-        )));
+        return Err(Unmet::Plateau(plateau_range()));
     }
     match m.known.op {
         Some(op) => p.op = op,
@@ -241,6 +237,34 @@ fn first_guess(m: &Measured) -> Result<SimParams, Unmet> {
         Err(e) if e.key == "op" || e.key == "capacity" => Err(Unmet::Spare(spare_bound(&p, &e))),
         Err(e) => Err(Unmet::Plateau(e.message)),
     }
+}
+
+/// The fresh plateaus, IOPS of 4 KiB, of the simulator's drives with the default page: one die at the
+/// longest program time to the most dies at the shortest.
+fn plateau_bounds() -> (f64, f64) {
+    let units = (SimParams::default().page.0 / UNIT) as f64;
+    let one = |dies: u32, ns: u64| f64::from(dies) * units / (ns as f64 / 1e9);
+    (
+        one(1, MAX_PROGRAM_NS),
+        one(crate::sim::params::MAX_DIES, MIN_PROGRAM_NS),
+    )
+}
+
+/// Whether a simulated drive can have a fresh plateau of `iops` (a number within [`plateau_range`]).
+pub fn plateau_possible(iops: f64) -> bool {
+    let (lo, hi) = plateau_bounds();
+    (lo..=hi).contains(&iops)
+}
+
+/// The fresh plateaus a simulated drive can have, said once for every refusal of one (a measured
+/// plateau, a features file's `plateau_iops`).
+pub fn plateau_range() -> String {
+    let (lo, hi) = plateau_bounds();
+    format!(
+        "the simulator's fresh plateaus are {lo:.0} to {hi:.0} IOPS (1 to {} dies, program times 1us to 1s, {} host writes of 4 KiB per page)",
+        crate::sim::params::MAX_DIES,
+        SimParams::default().page.0 / UNIT
+    )
 }
 
 /// The shortest and longest program times the simulator takes.
@@ -568,6 +592,7 @@ pub fn theory_params(
         iops: Vec::new(),
         features: Features {
             plateau,
+            fresh: usize::MAX,
             cliff_s: 0.0,
             steady,
             spread: 0.0,
@@ -724,6 +749,7 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
             "spread (sd / mean)", "unknown", b.spread, "-"
         )
     });
+    s.push_str(&short_plateau_warning(m));
     let op = match k.op {
         Some(op) => format!("op = {op} (given, not fitted: nothing in the data checks it)"),
         None => format!("op = {} (to a superblock, {sb_points:.2} points)", p.op),
@@ -756,6 +782,7 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
             ));
         }
     }
+    s.push_str(&steady_clause(m, f));
     let mut pinned = Vec::new();
     if !steady_missed {
         pinned.push(op);
@@ -792,6 +819,44 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
         p.dies.unwrap_or(1)
     ));
     s
+}
+
+/// Which clause of the steady level's tolerance ([`steady_tolerance`]) lets a fitted steady level off by
+/// more than 1 % pass without a warning: one superblock more or less of spare area moves it by more. Empty
+/// when the steady level is within 1 %, missed (then a warning says so), or not fitted.
+fn steady_clause(m: &Measured, f: &Fitted) -> String {
+    let err = f.features.errors(&m.features)[2];
+    let p = &f.params;
+    let tol = steady_tolerance(p, err > 0.0);
+    if !m.known.steady || m.known.op.is_some() || err.abs() <= CLOSE || err.abs() > tol {
+        return String::new();
+    }
+    format!(
+        "fit: the steady level is off by {:+.1} %, more than 1 % but within one superblock of spare area: {:.2} points of op move it by {:.1} % by the theory, and the spare area is whole superblocks\n",
+        err * 100.0,
+        superblock_bytes(p) / p.capacity.0 as f64 * 100.0,
+        tol * 100.0
+    )
+}
+
+/// The warning for a measured phase whose fresh plateau lasts fewer than
+/// [`super::features::MIN_PLATEAU_INTERVALS`] intervals (none for a features file, or a longer plateau):
+/// how it was measured, and what gives the fit more intervals to measure.
+pub fn short_plateau_warning(m: &Measured) -> String {
+    let f = &m.features;
+    if m.iops.is_empty() || !f.short_plateau() {
+        return String::new();
+    }
+    let dt = m.phase().interval_ns;
+    let finer = Duration((dt / 10).max(crate::spec::rules::MIN_INTERVAL_NS));
+    format!(
+        "warning: phase {:?}'s fresh plateau lasts {} interval(s) of {} before the drop, fewer than the {} its median needs: the plateau is taken as its highest interval ({:.0} IOPS) and the cliff's time is known to an interval at best, so the fit may be off by several %; give the plateau more intervals: a finer interval (e.g. --set interval={finer}) or a larger drive region (a larger span or drive)\n",
+        m.phase().name,
+        f.fresh,
+        Duration(dt),
+        super::features::MIN_PLATEAU_INTERVALS,
+        f.plateau
+    )
 }
 
 #[cfg(test)]

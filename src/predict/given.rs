@@ -226,8 +226,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
             text: text[span.clone()].to_string(),
         })
     };
-    need("plateau_iops")?;
-    let plateau = num("plateau_iops", 0.0, 1e9, true)?.unwrap_or(0.0);
+    let (_, p_span, p_v) = need("plateau_iops")?;
+    let plateau = match number(p_v) {
+        Some(x) if super::fit::plateau_possible(x) => x,
+        Some(_) => {
+            return Err(at(
+                p_span.clone(),
+                format!(
+                    "key \"plateau_iops\": {} is not a fresh plateau a simulated drive can have: {}",
+                    crate::text::clip(&text[p_span.clone()], crate::text::ECHO),
+                    super::fit::plateau_range()
+                ),
+            ));
+        }
+        None => return Err(at(p_span.clone(), "key \"plateau_iops\": a number".into())),
+    };
     let spare = spare(&at, get("steady_iops"), get("op"), plateau, path)?;
     Ok(Given {
         plateau_said: said("plateau_iops"),
@@ -359,6 +372,7 @@ impl Given {
             pattern,
             read_percent: 0,
             duration_ns,
+            interval_ns: 1_000_000_000,
             seed: 1,
         };
         let phases = vec![
@@ -388,6 +402,7 @@ impl Given {
             iops: Vec::new(),
             features: Features {
                 plateau: self.plateau,
+                fresh: usize::MAX,
                 cliff_s: self.cliff_s.unwrap_or(0.0),
                 steady: self.expected_steady(theory_steady),
                 spread: self.spread.unwrap_or(0.0),
@@ -608,6 +623,39 @@ mod tests {
         assert_eq!(m.phase().duration_ns, 512_000_000_000);
         assert_eq!((m.phase().queue_depth, m.phase().block_size), (32, 4096));
         assert!(m.known.steady && !m.known.cliff && !m.known.spread && m.known.op.is_none());
+    }
+
+    /// Newcomer trial (issue 30 item 4): -5, nan and inf were "more than 0, at most 1000000000" while
+    /// 0.001 and 5e-324 were "4 to 1024000000 IOPS": one bound, one message, the value as written.
+    #[test]
+    fn a_plateau_out_of_range_has_one_message_whatever_the_value() {
+        let range = "the simulator's fresh plateaus are 4 to 1024000000 IOPS (1 to 256 dies, program times 1us to 1s, 4 host writes of 4 KiB per page)";
+        for v in [
+            "-5",
+            "nan",
+            "inf",
+            "-inf",
+            "0",
+            "0.001",
+            "5e-324",
+            "3.999",
+            "1024000001",
+            "1e300",
+        ] {
+            let text = BASE.replace("plateau_iops = 1250", &format!("plateau_iops = {v}"));
+            assert_eq!(
+                err(&format!("{text}op = \"7%\"\n")),
+                format!(
+                    "f.toml:4: key \"plateau_iops\": {v} is not a fresh plateau a simulated drive can have: {range}"
+                )
+            );
+        }
+        // The bounds themselves are plateaus a drive has: one die at 1 s, 256 dies at 1us.
+        for v in ["4", "1024000000"] {
+            let text = BASE.replace("plateau_iops = 1250", &format!("plateau_iops = {v}"));
+            let g = parse(Path::new("f.toml"), &format!("{text}op = \"7%\"\n")).unwrap();
+            assert_eq!(g.plateau, v.parse::<f64>().unwrap());
+        }
     }
 
     #[test]

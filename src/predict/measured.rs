@@ -88,23 +88,23 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
             "--capacity {c} B disagrees with the results, whose target has {cap} B"
         )));
     }
+    whole_span(&r.phases[i], cap).map_err(bad)?;
     let phases = replayable(r, i).map_err(bad)?;
     let iops = whole_seconds(run.series[i].as_deref().unwrap_or(&[]));
     let name = &r.phases[i].name;
-    let features = Features::of(&iops).ok_or_else(|| {
+    let dt = phases[i].interval_ns as f64 / 1e9;
+    let features = Features::of(&iops, dt).ok_or_else(|| {
         bad(format!(
-            "phase {name:?} has {} whole seconds; the fit needs at least {}",
+            "phase {name:?} has {} whole intervals; the fit needs at least {}",
             iops.len(),
             super::features::MIN_SECONDS
         ))
     })?;
-    if !features.reached_cliff(iops.len()) {
+    let seconds = iops.len() as f64 * dt;
+    if !features.reached_cliff(seconds) {
         return Err(bad(format!(
-            "phase {name:?} never reached its write cliff (steady {:.0} IOPS against a fresh plateau of {:.0}; the 5-second mean first below half-way between them at {:.0} s of {}): the spare area is unknown. On an SSD, run the random writes longer (a drop within the first seconds leaves no plateau to see: then the spare area is too small for whole seconds to show it); a target without garbage collection (a file, a loop device backed by a file, a RAM disk) has no cliff however long it runs, and no simulated drive fits it",
-            features.steady,
-            features.plateau,
-            features.cliff_s,
-            iops.len()
+            "phase {name:?} never reached its write cliff (steady {:.0} IOPS against a fresh plateau of {:.0}; the 5-interval mean first below half-way between them at {:.0} s of {seconds:.0}): the spare area is unknown. On an SSD, run the random writes longer (a drop within the first seconds leaves no plateau to see: then the spare area is too small for whole seconds to show it); a target without garbage collection (a file, a loop device backed by a file, a RAM disk) has no cliff however long it runs, and no simulated drive fits it",
+            features.steady, features.plateau, features.cliff_s,
         )));
     }
     let target = match r.target.sim.as_ref() {
@@ -120,6 +120,25 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
         features,
         known: Known::ALL,
     })
+}
+
+/// The least share of the capacity a fitted phase's span covers: the fit's model counts every byte of the
+/// capacity as written, so a phase over less would be fitted with its unwritten part taken as spare area.
+pub const MIN_SPAN_SHARE: f64 = 0.99;
+
+/// Refuses a fitted phase over less than [`MIN_SPAN_SHARE`] of the drive's `capacity`, naming it and its
+/// span.
+fn whole_span(p: &PhaseResult, capacity: u64) -> Result<(), String> {
+    let span = p.params.span_bytes;
+    if capacity == 0 || span as f64 >= MIN_SPAN_SHARE * capacity as f64 {
+        return Ok(());
+    }
+    Err(format!(
+        "phase {:?} writes a span of {span} B, {:.1} % of the drive's {capacity} B: the fit's model takes the whole capacity as written, and would count the unwritten {:.1} % as spare area the drive does not have; fit a phase over the whole span (100 %, as specs/consistency.toml's random-write[spare-area=100%]) and predict the smaller spans from it with wkrun sim predict",
+        p.name,
+        span as f64 / capacity as f64 * 100.0,
+        100.0 - span as f64 / capacity as f64 * 100.0
+    ))
 }
 
 /// Whether a phase writes only, at random offsets, for a time.
@@ -222,6 +241,7 @@ fn shape(p: &PhaseResult) -> Result<PhaseShape, String> {
         pattern: q.pattern.unwrap_or(Pattern::Sequential),
         read_percent: q.read_percent.unwrap_or(0),
         duration_ns: q.duration_ns.unwrap_or(0),
+        interval_ns: q.interval_ns.unwrap_or(1_000_000_000),
         seed: q.seed.unwrap_or(1),
     })
 }

@@ -35,6 +35,8 @@ pub struct PhaseShape {
     pub read_percent: u8,
     /// Time bound, ns (workload).
     pub duration_ns: u64,
+    /// Recording interval, ns (workload): the fit's features are of these intervals.
+    pub interval_ns: u64,
     /// Seed of the offsets.
     pub seed: u64,
 }
@@ -68,8 +70,8 @@ pub fn spec_text(name: &str, phases: &[PhaseShape]) -> String {
             };
             let _ = write!(
                 s,
-                "pattern = \"{pattern}\"\nread_percent = {}\nduration = \"{}ns\"\n",
-                p.read_percent, p.duration_ns
+                "pattern = \"{pattern}\"\nread_percent = {}\nduration = \"{}ns\"\ninterval = \"{}ns\"\n",
+                p.read_percent, p.duration_ns, p.interval_ns
             );
         }
     }

@@ -257,11 +257,12 @@ fn fit_refuses_results_of_a_file() {
     assert!(out.join("results.json").is_file());
 }
 
-/// attack24c F5: a refinement that stops with the plateau far off (here the spare area's next step
-/// below the least a 64 MiB drive has) warns, naming the feature, the miss and why it stopped, and does
-/// not list dies / program_time as pinned by the data.
+/// A features fit of a 64 MiB drive, where one superblock is 6.25 points of spare area: its steady level
+/// ends more than 1 % off without a warning, and the account says which clause of the tolerance lets it
+/// (newcomer trial, issue 30 item 3: a steady level +2.8 % off with no word of why). The plateau is matched
+/// within 1 %, so both are called pinned.
 #[test]
-fn a_fit_that_misses_the_plateau_warns_and_does_not_call_it_pinned() {
+fn a_steady_level_within_one_superblock_says_why_it_passes() {
     let dir = tempdir();
     write_file(
         dir.path(),
@@ -270,38 +271,41 @@ fn a_fit_that_misses_the_plateau_warns_and_does_not_call_it_pinned() {
     );
     let (code, out, err) = fit(dir.path(), &["--features", "g.toml"]);
     assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning:"), "{err}");
     let target = out.lines().last().unwrap();
-    // The last run's plateau, as its progress line says it.
+    // The last run's plateau and steady level, as its progress line says them.
     let run = err.lines().rfind(|l| l.starts_with("fit: run ")).unwrap();
     assert!(run.contains(&format!(": {target}: plateau ")), "{err}");
-    let plateau: f64 = run
-        .split(": plateau ")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let miss = (plateau - 1250.0) / 1250.0 * 100.0;
-    assert!(miss < -1.0, "{err}");
-    let warning = err
+    let field = |after: &str, to: char| -> f64 {
+        let v = run.split(after).nth(1).unwrap().split(to).next().unwrap();
+        v.trim_end_matches(" IOPS").parse().unwrap()
+    };
+    let (plateau, steady) = (field(": plateau ", ','), field(", steady ", ','));
+    assert!(((plateau - 1250.0) / 1250.0).abs() <= 0.01, "{err}");
+    // The table's error, of the unrounded steady level: within rounding of the progress line's.
+    let row = err
         .lines()
-        .find(|l| l.starts_with("warning: "))
-        .unwrap_or_else(|| panic!("no warning: {err}"));
-    // 64 MiB in 4 MiB superblocks: the capacity's 16 and 5 for garbage collection at the least,
-    // op = (21.5 × 4 / 64 − 1) = 34.375 %.
+        .find(|l| l.starts_with("fit:   steady level (IOPS)"))
+        .unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cols[4..6], ["300", &format!("{steady:.0}")], "{row}");
+    let miss: f64 = cols[6].parse().unwrap();
+    assert!(
+        (miss - (steady - 300.0) / 300.0 * 100.0).abs() <= 0.2,
+        "{row}"
+    );
+    assert!(miss.abs() > 1.0, "{err}");
+    // 64 MiB in superblocks of 4 MiB: 6.25 points of spare area each.
     let head = format!(
-        "warning: the fitted drive misses the fresh plateau by {miss:+.1} % (1250 IOPS to match, the drive's {plateau:.0}), more than the fit's tolerance; the refinement stopped because it reached a bound: its next candidate's spare area, op = "
+        "\nfit: the steady level is off by {} %, more than 1 % but within one superblock of spare area: 6.25 points of op move it by ",
+        cols[6]
     );
-    assert!(warning.starts_with(&head), "{warning}");
+    let line = err.split(&head).nth(1).unwrap_or_else(|| panic!("{err}"));
+    let (moved, rest) = line.split_once(" % by the theory").unwrap();
+    assert!(moved.parse::<f64>().unwrap() >= miss.abs(), "{line}");
     assert!(
-        warning.contains("is less spare area than the least a simulated drive of 67108864 B with 1 die(s) has: op = 34.375% (21 superblocks of 4194304 B: the capacity's 16 and 5 for garbage collection)"),
-        "{warning}"
-    );
-    assert!(
-        warning.ends_with("; dies / program_time are not pinned by the data"),
-        "{warning}"
+        rest.starts_with(", and the spare area is whole superblocks\n"),
+        "{rest}"
     );
     let op = target
         .split("op=")
@@ -312,7 +316,7 @@ fn a_fit_that_misses_the_plateau_warns_and_does_not_call_it_pinned() {
         .unwrap();
     assert!(
         err.contains(&format!(
-            "\nfit: pinned by the data: op = {op} (to a superblock, 6.25 points), nothing else\n"
+            "\nfit: pinned by the data: op = {op} (to a superblock, 6.25 points), dies / program_time (the plateau), nothing else\n"
         )),
         "{err}"
     );
@@ -349,4 +353,116 @@ fn a_failed_simulated_run_is_reported_by_its_error_line() {
     // The child's error output, kept beside the folder, ends with the caret line, not the error.
     let stderr = std::fs::read_to_string(out.with_extension("stderr")).unwrap();
     assert!(stderr.trim_end().ends_with("| ^^^^"), "{stderr}");
+}
+
+/// Write IOPS of each whole interval of phase `name` in the results in `out`, from its series CSV.
+fn series(out: &Path, name: &str) -> Vec<f64> {
+    let (_, r) = strict_results(out);
+    let p = r["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap();
+    csv_rows(&out.join(p["series_csv"].as_str().unwrap()))
+        .iter()
+        .filter(|x| x["partial"] == "0")
+        .map(|x| x["write_ops"].parse::<f64>().unwrap() / x["interval_s"].parse::<f64>().unwrap())
+        .collect()
+}
+
+/// The intervals of the plateau (from the first at or above half-way from the highest 3-interval median
+/// of the first quarter to the mean of the last quarter, to the first below) and the mean of the last
+/// quarter, recomputed here.
+fn plateau_intervals(iops: &[f64]) -> (Vec<f64>, f64) {
+    let n = iops.len();
+    let last = &iops[n - n / 4..];
+    let steady = last.iter().sum::<f64>() / last.len() as f64;
+    let mut top = 0.0f64;
+    for i in 0..n / 4 - 2 {
+        let mut w = iops[i..i + 3].to_vec();
+        w.sort_by(f64::total_cmp);
+        top = top.max(w[1]);
+    }
+    let half = (top + steady) / 2.0;
+    let fresh = iops
+        .iter()
+        .skip_while(|&&x| x < half)
+        .take_while(|&&x| x >= half)
+        .copied()
+        .collect();
+    (fresh, steady)
+}
+
+/// Newcomer trial (issue 30): a 512 MiB drive's plateau lasts 2 s of specs/consistency.toml's random
+/// writes (2401, then 2060 as the drop cuts into the second): a 3-second median took 2060, and the fit
+/// chose program_time 1852us and op 8.2 % (truth 1600us, 7 %) and said all matched. The plateau is now
+/// its highest second, the fit recovers the drive, and a `warning:` says the plateau is too short to
+/// measure well and what gives it more intervals.
+#[test]
+fn a_plateau_of_two_seconds_is_its_highest_second_and_is_warned_of() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = root.join("specs/consistency.toml");
+    let dir = tempdir();
+    let truth = "sim:capacity=512MiB,op=7%";
+    let phase = "random-write[spare-area=100%]";
+    let args = [
+        spec.to_str().unwrap(),
+        "--set",
+        "duration=15min",
+        "--target",
+        truth,
+        "-q",
+        "-o",
+        "short",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let iops = series(&dir.path().join("short"), phase);
+    let (fresh, steady) = plateau_intervals(&iops);
+    assert_eq!(fresh, [2401.0, 2060.0], "{iops:?}");
+    let (code, stdout, err) = fit(dir.path(), &["short"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "fit: measured plateau 2401, cliff at 5 s, steady {steady:.0} IOPS"
+        )),
+        "{err}"
+    );
+    let warning = format!(
+        "\nwarning: phase \"{phase}\"'s fresh plateau lasts 2 interval(s) of 1s before the drop, fewer than the 5 its median needs: the plateau is taken as its highest interval (2401 IOPS) and the cliff's time is known to an interval at best, so the fit may be off by several %; give the plateau more intervals: a finer interval (e.g. --set interval=100ms) or a larger drive region (a larger span or drive)\n"
+    );
+    assert!(err.contains(&warning), "{err}");
+    let target = stdout.lines().last().unwrap();
+    let p = wkrun::sim::SimParams::parse_target(target).unwrap();
+    let (op, prog) = (p.op.0 as f64 / 1e6, p.program_time.0 as f64 / 1e3);
+    // Within one superblock (0.78 points at 512 MiB) of 7 %, the program time within 1 % of 1600us.
+    assert!((op - 7.0).abs() <= 0.78, "{target}");
+    assert!((prog - 1600.0).abs() <= 16.0, "{target}");
+    // Issue 30 item 2: the sweep's 75 % span phase is refused, naming it and its span (it was fitted with
+    // its unwritten quarter as spare, its steady level 20 % off, exit 0).
+    let (_, r) = strict_results(&dir.path().join("short"));
+    let part = r["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "random-write[spare-area=75%]")
+        .unwrap();
+    let (span, cap) = (
+        part["params"]["span_bytes"].as_u64().unwrap(),
+        r["target"]["capacity_bytes"].as_u64().unwrap(),
+    );
+    assert_eq!((span, cap), (3 << 27, 1 << 29));
+    let (code, stdout, err) = fit(
+        dir.path(),
+        &["short", "--phase", "random-write[spare-area=75%]"],
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: phase \"random-write[spare-area=75%]\" writes a span of {span} B, 75.0 % of the drive's {cap} B: the fit's model takes the whole capacity as written, and would count the unwritten 25.0 % as spare area the drive does not have; fit a phase over the whole span (100 %, as specs/consistency.toml's random-write[spare-area=100%]) and predict the smaller spans from it with wkrun sim predict\n",
+            Path::new("short").join("results.json").display()
+        )
+    );
 }
