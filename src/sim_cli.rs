@@ -87,14 +87,21 @@ pub fn predicted(
     Ok(Some(wkrun::plan::Predicted {
         measured: measured.display().to_string(),
         fitted_target: target.display().to_string(),
+        same_spec: false,
     }))
 }
 
 /// Makes the run of `plan` the prediction `p` ([`predicted`]): recorded in the plan, so that its results say
 /// so from their first write; its label `predicted: ` and the run's label, cut as labels are
-/// ([`wkrun::text::label`]).
-pub fn mark_prediction(plan: &mut wkrun::plan::Plan, p: wkrun::plan::Predicted) {
+/// ([`wkrun::text::label`]); whether its measured results ran the same spec and phases
+/// ([`wkrun::results::model::same_spec_and_phases`], `false` when they cannot be read), for its `next:` line.
+pub fn mark_prediction(plan: &mut wkrun::plan::Plan, mut p: wkrun::plan::Predicted) {
     plan.label = wkrun::text::label(&format!("predicted: {}", plan.label));
+    let ours: Vec<String> = plan.phases.iter().map(|x| x.name.clone()).collect();
+    p.same_spec = wkrun::report::read_results(Path::new(&p.measured)).is_ok_and(|m| {
+        let theirs: Vec<String> = m.phases.iter().map(|x| x.name.clone()).collect();
+        wkrun::results::model::same_spec_and_phases(&m.spec.name, &theirs, &plan.spec_name, &ours)
+    });
     plan.prediction = Some(p);
 }
 

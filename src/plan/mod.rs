@@ -92,6 +92,12 @@ pub struct Predicted {
     pub measured: String,
     /// The fitted simulated drive (`sim:...`, as given).
     pub fitted_target: String,
+    /// The measured run ran the same spec and phases as this prediction (the same `[spec]` name, the phases
+    /// of the one with fewer among the other's, in order), so comparing the two is meaningful; `false` for
+    /// a prediction of another spec (a sweep predicted from a short consistency run), or measured results
+    /// that cannot be read. What the run's `next:` line suggests; not recorded in the results.
+    #[serde(skip)]
+    pub same_spec: bool,
 }
 
 fn is_default_launch(l: &crate::launch::Launch) -> bool {

@@ -35,13 +35,19 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
     let defaults = spec.file.defaults.clone().unwrap_or_default();
     let mut phases = Vec::with_capacity(spec.phases.len());
     let mut errors = Vec::new();
-    for (i, raw) in spec.phases.iter().enumerate() {
-        let p = crate::spec::keys::with_defaults(raw, &defaults);
+    let keyed: Vec<PhaseSpec> = spec
+        .phases
+        .iter()
+        .map(|raw| crate::spec::keys::with_defaults(raw, &defaults))
+        .collect();
+    let units = fill_units(spec, target, &keyed);
+    for (i, p) in keyed.iter().enumerate() {
         let at = Phase {
             spec,
             t: target,
             i,
-            p: &p,
+            p,
+            unit: units[i].clone(),
         };
         match at.resolve() {
             Ok(phase) => phases.push(phase),
@@ -141,12 +147,75 @@ fn write_cache(
 }
 
 /// One phase being resolved: the spec (for error locations), the target, the phase's index and its keys
-/// with `[defaults]` applied.
+/// with `[defaults]` applied, and the unit its span is rounded to when it shares a fill's span
+/// ([`fill_units`]).
 struct Phase<'a> {
     spec: &'a LoadedSpec,
     t: &'a TargetInfo,
     i: usize,
     p: &'a PhaseSpec,
+    unit: Option<FillUnit>,
+}
+
+/// The unit a phase's span is rounded to, larger than its block, because a fill writes the same span in
+/// larger blocks: `bytes` (a multiple of the phase's block and of the fills'), the first such fill `fill`.
+#[derive(Clone)]
+struct FillUnit {
+    bytes: u64,
+    fill: String,
+}
+
+/// Per phase of `phases` (its keys with `[defaults]`), the unit its span is rounded to when it is not its
+/// own block: a phase that does I/O over the same `offset` and `span` (as given) as a fill rounds them to
+/// whole blocks of both (their least common multiple), so that the fill covers the whole span the phase
+/// uses and starts where it starts (a fill in 128 KiB blocks and random writes in 4 KiB over 84 % of a
+/// drive: both end at the last 128 KiB boundary, where the writes alone would go on to the last 4 KiB one
+/// and write blocks the fill never wrote). Erases keep their own span. `None` where nothing changes, or
+/// where a phase's block size cannot be resolved (its own error says why).
+fn fill_units(spec: &LoadedSpec, t: &TargetInfo, phases: &[PhaseSpec]) -> Vec<Option<FillUnit>> {
+    let block = |i: usize| {
+        let at = Phase {
+            spec,
+            t,
+            i,
+            p: &phases[i],
+            unit: None,
+        };
+        at.blocks().ok().map(|b| b.size)
+    };
+    let key = |p: &PhaseSpec| (p.offset, p.span.one());
+    let fills: Vec<(usize, u64)> = (0..phases.len())
+        .filter(|&i| phases[i].kind == PhaseKind::Fill)
+        .filter_map(|i| Some((i, block(i)?)))
+        .collect();
+    (0..phases.len())
+        .map(|i| {
+            let p = &phases[i];
+            if p.kind == PhaseKind::Erase {
+                return None;
+            }
+            let own = block(i)?;
+            let mut first = None;
+            let mut unit = own;
+            for &(f, size) in fills.iter().filter(|(f, _)| key(&phases[*f]) == key(p)) {
+                let l = lcm(unit, size);
+                if l != unit && first.is_none() {
+                    first = Some(phases[f].name.clone());
+                }
+                unit = l;
+            }
+            first.map(|fill| FillUnit { bytes: unit, fill })
+        })
+        .collect()
+}
+
+/// The least common multiple of two block sizes (both positive).
+fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    (a / x).saturating_mul(b)
 }
 
 /// The block size of a phase, and its mix when it has one.
@@ -197,13 +266,7 @@ impl Phase<'_> {
         let blocks = self.blocks()?;
         let order = self.order(&blocks)?;
         self.check_alignment(&blocks)?;
-        let sp = span::resolve(
-            self.t.capacity_bytes,
-            blocks.size,
-            self.p.offset,
-            self.p.span.one(),
-        )
-        .map_err(|e| self.err(e.key, e.message, None))?;
+        let sp = self.span(blocks.size)?;
         let mut rounding = sp.notes.clone();
         let work = match self.p.kind {
             PhaseKind::Erase => Work::Erase(self.erase(&sp)?),
@@ -242,6 +305,33 @@ impl Phase<'_> {
         }
         phase.warnings = super::caution::cautions(&phase, self.t);
         Ok(phase)
+    }
+
+    /// The phase's byte range in blocks of `block`: rounded to whole units of its fill's block too when it
+    /// shares a fill's span ([`fill_units`]), with a note saying so; in its own blocks when that cannot be
+    /// (the span holds no whole unit), or when it does not share one.
+    fn span(&self, block: u64) -> Result<ResolvedSpan, SpecError> {
+        let (offset, requested) = (self.p.offset, self.p.span.one());
+        let cap = self.t.capacity_bytes;
+        let own = span::resolve(cap, block, offset, requested)
+            .map_err(|e| self.err(e.key, e.message, None))?;
+        match &self.unit {
+            Some(u) => match span::resolve(cap, u.bytes, offset, requested) {
+                Ok(mut sp) if (sp.start, sp.len) != (own.start, own.len) => {
+                    sp.notes.push(format!(
+                        "span in whole {}, the block of the fill {:?} of the same span, so that the fill covers every block this phase uses: in its own {} blocks it would be [{}, {})",
+                        crate::units::fmt_bytes(u.bytes),
+                        u.fill,
+                        crate::units::fmt_bytes(block),
+                        own.start,
+                        own.start + own.len
+                    ));
+                    Ok(sp)
+                }
+                _ => Ok(own),
+            },
+            None => Ok(own),
+        }
     }
 
     /// The block size (the kind's default, or the spec's) and a mix's sizes with a positive weight.

@@ -133,17 +133,32 @@ fn drives_legend(o: &mut String, runs: &[RunData]) {
     o.push_str("</ul>\n");
 }
 
-/// What run `i` predicts, when it is a prediction: `(prediction on sim:... of MEASURED; dashed in the
-/// charts)`, MEASURED being the measured run's label when it is in the report, else its results file.
+/// What run `i` predicts, when it is a prediction: `(prediction on sim:... fitted to MEASURED; PAIRED)`,
+/// MEASURED being the measured run's number and label when it is in the report, else its results file,
+/// and PAIRED the run it is drawn over ([`crate::report::chart::predicted::measured_run`]): `dashed over
+/// it in the charts` when that is MEASURED, `paired with run N (LABEL), a run of its spec: dashed over it
+/// in the charts` when it is another, `dashed in the charts; no run of its spec and phases in this report
+/// to pair it with` when there is none.
 fn prediction_note(runs: &[RunData], i: usize) -> Option<String> {
+    use crate::report::chart::predicted::{fitted_run, measured_run};
     let p = runs[i].results.prediction.as_ref()?;
-    let of = match crate::report::chart::predicted::measured_run(runs, i) {
-        Some(m) => format!("run {} ({})", m + 1, runs[m].label),
-        None => p.measured.clone(),
+    let run = |m: usize| format!("run {} ({})", m + 1, runs[m].label);
+    let fitted = fitted_run(runs, i);
+    let paired = match measured_run(runs, i) {
+        Some(m) if Some(m) == fitted => "dashed over it in the charts".to_string(),
+        Some(m) => format!(
+            "paired with {}, a run of its spec: dashed over it in the charts",
+            run(m)
+        ),
+        None => {
+            "dashed in the charts; no run of its spec and phases in this report to pair it with"
+                .to_string()
+        }
     };
     Some(format!(
-        "(prediction on {} of {of}; dashed in the charts)",
-        p.fitted_target
+        "(prediction on {} fitted to {}; {paired})",
+        p.fitted_target,
+        fitted.map_or_else(|| p.measured.clone(), run)
     ))
 }
 

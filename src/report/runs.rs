@@ -74,10 +74,12 @@ impl RunData {
     }
 
     /// The run's legend entry: `LABEL on TARGET`, or the label alone when it names the target; a
-    /// prediction's: `predicted (TARGET) from MEASURED`, the fitted drive and the measured results file.
+    /// prediction's: `predicted from MEASURED`, the measured results file it was fitted to (its fitted
+    /// drive, too long to share the row, is the row's second line:
+    /// [`crate::report::chart::predicted::legend_note`]).
     pub fn legend(&self) -> String {
         if let Some(p) = &self.results.prediction {
-            return format!("predicted ({}) from {}", p.fitted_target, p.measured);
+            return format!("predicted from {}", p.measured);
         }
         let target = self.target_name();
         // A run labelled by its target (the default label of a drive without a model) is named once.

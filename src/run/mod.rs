@@ -690,9 +690,11 @@ fn sizes_text(sizes: &crate::ops::Sizes) -> String {
 /// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`,
 /// with `wkrun compare DIR --by NAME (the sweep's members side by side); ` before the last for a plan with a
 /// sweep (`NAME` its name; a matrix's first key when it has none); `DIR` as a shell word that pastes back
-/// ([`crate::text::shell_word`]). For a prediction (`wkrun sim predict`), the report and the comparison
-/// of its measurement (`MEASURED`) and it instead: `next: wkrun report MEASURED DIR (the prediction drawn
-/// over its measurement); wkrun compare MEASURED DIR (side by side with its measurement)`.
+/// ([`crate::text::shell_word`]). For a prediction (`wkrun sim predict`) of the spec and phases its
+/// measurement (`MEASURED`) ran, the report and the comparison of both instead: `next: wkrun report
+/// MEASURED DIR (the prediction drawn over its measurement); wkrun compare MEASURED DIR (side by side with
+/// its measurement)`; for one of another spec (`SPEC`), the report of the prediction and, for later, the
+/// report and comparison of a run of `SPEC` on the drive (`LONGRUN`) against it.
 pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
     use std::os::unix::ffi::OsStrExt;
     let d = crate::text::shell_word(dir.as_os_str().as_bytes());
@@ -713,10 +715,17 @@ pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
         })
         .unwrap_or_default();
     match &plan.prediction {
-        Some(p) => {
+        Some(p) if p.same_spec => {
             let m = crate::text::shell_word(measured_folder(&p.measured).as_bytes());
             format!(
                 "next: wkrun report {m} {d} (the prediction drawn over its measurement); {by}wkrun compare {m} {d} (side by side with its measurement)"
+            )
+        }
+        Some(p) => {
+            let m = crate::text::shell_word(measured_folder(&p.measured).as_bytes());
+            let spec = crate::text::shell_word(plan.spec_path.as_os_str().as_bytes());
+            format!(
+                "next: wkrun report {d} (the prediction's plots, index.html); {by}{m} ran another spec, so it has no phase to compare with the prediction: measure {spec} on the drive later (the long run) and compare it against the prediction: wkrun report LONGRUN {d} (the prediction drawn over it); wkrun compare LONGRUN {d}"
             )
         }
         None => format!(

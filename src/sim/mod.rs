@@ -52,7 +52,8 @@ impl SimTarget {
     /// and `dies` (as resolved) always, every other one when it differs from its default: e.g.
     /// `sim:capacity=2GiB,op=7%,dies=1` or `sim:capacity=256MiB,op=20%,dies=1,program_time=3200us,jitter=0%`.
     /// The name parses back ([`SimParams::parse_target`]) to the same drive: two drives that differ have
-    /// different names. The seed is left out on a drive without jitter, where it draws nothing.
+    /// different names, and the same parameters: a seed other than the default is named even on a drive
+    /// without jitter (where it draws nothing), so that the results' `target.sim.params.seed` is the name's.
     pub fn name(&self) -> String {
         let p = &self.params;
         let d = SimParams::default();
@@ -96,7 +97,7 @@ impl SimTarget {
             item("gc_pace", true, &q);
         }
         item("jitter", p.jitter != d.jitter, &p.jitter);
-        item("seed", p.jitter.0 > 0 && p.seed != d.seed, &p.seed);
+        item("seed", p.seed != d.seed, &p.seed);
         s
     }
 }
@@ -141,7 +142,7 @@ mod tests {
         );
         assert_eq!(
             name("2GiB,jitter=0%,seed=7"),
-            "sim:capacity=2GiB,op=7%,dies=1,jitter=0%"
+            "sim:capacity=2GiB,op=7%,dies=1,jitter=0%,seed=7"
         );
         // ⌈1e12 × 1.07 / 2^34⌉ = ⌈62.28⌉ dies.
         assert_eq!(
@@ -203,19 +204,29 @@ mod tests {
             drive("sim:capacity=2GiB,page=16KiB,block=4MiB,read_time=60us,program_time=1600us,erase_time=3ms,command_time=10us,interface_bytes_per_s=550MB,buffer=1MiB,gc_free_superblocks=3,compression=false,gc=paced,jitter=30%,seed=1").name(),
             "sim:capacity=2GiB,op=7%,dies=1"
         );
-        // Without jitter the seed draws nothing: the name leaves it out, and the drive it names runs alike.
-        let t = drive("sim:capacity=2GiB,jitter=0%,seed=7");
-        let back = drive(&t.name());
-        assert_eq!((back.params.seed, t.params.seed), (1, 7));
-        assert_eq!(
-            SimTarget {
-                params: SimParams {
-                    seed: 7,
-                    ..back.params.clone()
-                },
-                ..back
-            },
-            t
-        );
+        // Without jitter the seed draws nothing, but the name keeps it: the parameters round-trip exactly.
+        for (given, named, seed) in [
+            (
+                "sim:capacity=2GiB,jitter=0%,seed=7",
+                "sim:capacity=2GiB,op=7%,dies=1,jitter=0%,seed=7",
+                7,
+            ),
+            (
+                "sim:capacity=1GiB,jitter=0%,seed=0",
+                "sim:capacity=1GiB,op=7%,dies=1,jitter=0%,seed=0",
+                0,
+            ),
+            (
+                "sim:capacity=1GiB,jitter=0%,seed=1",
+                "sim:capacity=1GiB,op=7%,dies=1,jitter=0%",
+                1,
+            ),
+        ] {
+            let t = drive(given);
+            assert_eq!(t.name(), named, "{given}");
+            let back = drive(&t.name());
+            assert_eq!((back.params.seed, t.params.seed), (seed, seed));
+            assert_eq!(back, t, "{given}");
+        }
     }
 }

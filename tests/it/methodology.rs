@@ -280,8 +280,9 @@ fn over_provisioning_seed_sweeps_five_spans_with_a_whole_target_purge() {
     let pcts = [100u64, 93, 84, 50, 25];
     let mut want = Vec::new();
     for p in pcts {
+        // The random writes use the span the fill wrote: rounded to whole 128 KiB, as the fill's.
         let saturate = workload_params(
-            span_of(CAP, p, 4096),
+            span_of(CAP, p, KIB128),
             4096,
             32,
             0,
@@ -294,7 +295,7 @@ fn over_provisioning_seed_sweeps_five_spans_with_a_whole_target_purge() {
                 "headline": ["windows"],
                 "steady_state": snia_steady(5, 60),
                 "steady_round_ns": 60 * S,
-                "steady_after": {"written_bytes": span_of(CAP, p, 4096), "drop": null},
+                "steady_after": {"written_bytes": span_of(CAP, p, KIB128), "drop": null},
                 "steady_leave": {"drop": 0.2}
             }),
         );
@@ -317,21 +318,92 @@ fn over_provisioning_seed_sweeps_five_spans_with_a_whole_target_purge() {
     // `wkrun plan` shows each rounding (case C04), and only where one happened.
     for (k, p) in pcts.into_iter().enumerate() {
         assert!(rounding(&got[3 * k]).is_empty(), "purge[op={p}%]");
-        for (phase, block) in [(&got[3 * k + 1], KIB128), (&got[3 * k + 2], 4096)] {
+        for (phase, own) in [(&got[3 * k + 1], KIB128), (&got[3 * k + 2], 4096)] {
             let notes = rounding(phase);
-            if span_is_exact(CAP, p, block) {
+            if span_is_exact(CAP, p, KIB128) {
                 assert!(notes.is_empty(), "{}: {notes:?}", phase["name"]);
             } else {
-                let len = span_of(CAP, p, block);
-                assert_eq!(notes.len(), 1, "{}: {notes:?}", phase["name"]);
+                let len = span_of(CAP, p, KIB128);
+                assert_eq!(
+                    notes.len(),
+                    if own == KIB128 { 1 } else { 2 },
+                    "{}: {notes:?}",
+                    phase["name"]
+                );
                 assert!(
                     notes[0].contains(&format!("rounded down to {len} B")),
                     "{}: {notes:?}",
                     phase["name"]
                 );
+                if own == 4096 {
+                    assert_eq!(
+                        notes[1],
+                        format!(
+                            "span in whole 128KiB, the block of the fill \"fill[op={p}%]\" of the same span, so that the fill covers every block this phase uses: in its own 4KiB blocks it would be [0, {})",
+                            span_of(CAP, p, 4096)
+                        )
+                    );
+                }
             }
         }
     }
+}
+
+/// Issue 30 item 4: on a 512 MiB simulated drive, 84 % of the span is 450,971,566.08 B; the fill (128 KiB
+/// blocks) and the random writes (4 KiB) of each span cover the same byte range, the fill's, so that no
+/// block the writes use was left unwritten by the fill (the writes alone would reach the last 4 KiB
+/// boundary, 450,969,600 B: 80 KiB past the fill's 450,887,680 B). The oracle: the spans computed here from
+/// the capacity, each the largest whole number of 128 KiB blocks in its share.
+#[test]
+fn over_provisioning_plan_fills_every_block_its_writes_use_on_a_512mib_sim() {
+    let d = tempdir();
+    let cap: u64 = 512 << 20;
+    let plan = plan_json(
+        d.path(),
+        &seed_spec("over-provisioning"),
+        Path::new("sim:capacity=512MiB"),
+        &[],
+    );
+    let phases = plan["phases"].as_array().expect("phases");
+    let range = |i: usize| {
+        let (start, len) = (
+            u(&phases[i], "/params/span_start_bytes"),
+            u(&phases[i], "/params/span_bytes"),
+        );
+        (start, start + len)
+    };
+    assert_eq!(phases.len(), 15);
+    assert_eq!(span_of(cap, 84, KIB128), 450_887_680);
+    assert_eq!(span_of(cap, 84, 4096), 450_969_600);
+    for (k, p) in [100u64, 93, 84, 50, 25].into_iter().enumerate() {
+        let end = span_of(cap, p, KIB128);
+        assert_eq!(phases[3 * k]["name"], format!("purge[op={p}%]"));
+        assert_eq!(range(3 * k), (0, cap));
+        assert_eq!(phases[3 * k + 1]["name"], format!("fill[op={p}%]"));
+        assert_eq!(range(3 * k + 1), (0, end), "fill[op={p}%]");
+        assert_eq!(phases[3 * k + 2]["name"], format!("saturate[op={p}%]"));
+        assert_eq!(range(3 * k + 2), (0, end), "saturate[op={p}%]");
+    }
+    // The text plan shows the 84 % ranges and why the writes' span is rounded to the fill's block.
+    let (code, text, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "plan",
+            seed_spec("over-provisioning").to_str().unwrap(),
+            "--target",
+            "sim:capacity=512MiB",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(text.matches("[0, 450887680)").count(), 2, "{text}");
+    // The 4 KiB end only in the note.
+    assert_eq!(text.matches("[0, 450969600)").count(), 1, "{text}");
+    assert!(
+        text.contains(
+            "span in whole 128KiB, the block of the fill \"fill[op=84%]\" of the same span, so that the fill covers every block this phase uses: in its own 4KiB blocks it would be [0, 450969600)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -202,8 +202,10 @@ fn a_prediction_labels_its_own_results_within_the_label_limit() {
 
 /// Issue 24 leftover: `sim predict` prints what a run prints on stdout (the results folder, each phase's
 /// result lines, `done:`), the same lines as a plain run of the spec on the fitted drive, and a `next:` line
-/// for the prediction: the report and the comparison of the measurement and the prediction, which both
-/// run as suggested.
+/// for the prediction. Issue 30: the measurement (spec `m`) ran another spec than the prediction (`p`), so
+/// comparing the two would show no phase of both: the line suggests the prediction's report, and, for
+/// later, the report and comparison of a run of `p.toml` on the drive against it; both run as suggested,
+/// the long run made here on the true drive.
 #[test]
 fn a_prediction_prints_the_runs_summary_and_what_to_do_next() {
     let (dir, _) = with_spec_and_measurement();
@@ -229,24 +231,66 @@ fn a_prediction_prints_the_runs_summary_and_what_to_do_next() {
     let next = lines[lines.len() - 1];
     assert_eq!(
         next,
-        "next: wkrun report m/out p (the prediction drawn over its measurement); \
-         wkrun compare m/out p (side by side with its measurement)"
+        "next: wkrun report p (the prediction's plots, index.html); m/out ran another spec, so it has no \
+         phase to compare with the prediction: measure p.toml on the drive later (the long run) and compare \
+         it against the prediction: wkrun report LONGRUN p (the prediction drawn over it); wkrun compare \
+         LONGRUN p"
     );
-    // Each suggested command as printed, up to its parenthesis, runs.
-    for cmd in next["next: ".len()..].split("; ") {
+    // The long run, on the true drive.
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &["p.toml", "--target", TRUTH, "-q", "-o", "long"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    // Each suggested command as printed, up to its parenthesis, runs (LONGRUN being the long run).
+    let cmds: Vec<&str> = next["next: ".len()..].split("; ").collect();
+    let cmds = [
+        cmds[0],
+        &cmds[1][cmds[1].find("wkrun report LONGRUN").unwrap()..],
+        cmds[2],
+    ];
+    for (i, cmd) in cmds.iter().enumerate() {
         let words: Vec<&str> = cmd.split(" (").next().unwrap().split(' ').collect();
-        assert_eq!(words[..2], ["wkrun", words[1]]);
-        let mut args = words[1..].to_vec();
+        let mut args: Vec<String> = words[1..]
+            .iter()
+            .map(|w| w.replace("LONGRUN", "long"))
+            .collect();
         if words[1] == "report" {
-            args.extend(["-o", "rep"]);
+            args.extend(["-o".to_string(), format!("rep{i}")]);
         }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, text, err) = code_out_err(&wkrun(d, &args));
         assert_eq!(code, 0, "{cmd}: {err}");
         if words[1] == "compare" {
             assert!(text.contains("predicted: "), "{text}");
         }
     }
-    assert!(d.join("rep/index.html").is_file());
+    // The long run and the prediction paired in the report: the prediction drawn over run 1.
+    let html = std::fs::read_to_string(d.join("rep1/index.html")).unwrap();
+    let note = format!(
+        "(prediction on {FITTED} fitted to m/out/results.json; paired with run 1 ({TRUTH}), a run of its spec: dashed over it in the charts)"
+    );
+    assert!(html.contains(&note), "{html}");
+    assert!(d.join("rep0/index.html").is_file());
+}
+
+/// Issue 30: a prediction of the spec and phases its measurement ran suggests the report and the
+/// comparison of both.
+#[test]
+fn a_prediction_of_the_measured_spec_suggests_comparing_both() {
+    let (dir, _) = with_spec_and_measurement();
+    let d = dir.path();
+    let (code, _, err) = code_out_err(&wkrun(d, &["p.toml", "--target", TRUTH, "-q", "-o", "ms"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = predict(d, &["ms", "p.toml", "--fitted", FITTED, "-o", "p"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().last(),
+        Some(
+            "next: wkrun report ms p (the prediction drawn over its measurement); wkrun compare ms p \
+             (side by side with its measurement)"
+        )
+    );
 }
 
 /// Newcomer trial 38: `sim predict` takes a run's `--set` (a long spec shortened for a trial): the

@@ -29,6 +29,15 @@ fn elements<'a>(doc: &'a Document<'a>, tag: &str) -> Vec<Node<'a, 'a>> {
         .collect()
 }
 
+/// The second lines of the legend's rows (`<text class="legend-note">`), as drawn.
+fn legend_notes(doc: &Document) -> Vec<String> {
+    elements(doc, "text")
+        .iter()
+        .filter(|n| n.attribute("class") == Some("legend-note"))
+        .map(|n| n.text().unwrap_or("").to_string())
+        .collect()
+}
+
 fn stroke(n: &Node) -> String {
     n.attribute("stroke").unwrap_or("").to_ascii_lowercase()
 }
@@ -113,7 +122,7 @@ fn report_draws_a_prediction_dashed_over_its_measurement() {
 
     // The legend: the prediction's row names the fitted drive and the measured results, its swatch dashed.
     let measured_file = dir.path().join("m").join("results.json");
-    let want = format!("predicted ({FITTED}) from m/results.json");
+    let want = "predicted from m/results.json";
     assert!(measured_file.is_file());
     let rows: Vec<_> = elements(&doc, "g")
         .into_iter()
@@ -138,14 +147,81 @@ fn report_draws_a_prediction_dashed_over_its_measurement() {
         title(&rows[0])
     );
     assert_eq!(dashed_swatches(&rows[0]), 0);
-    assert!(title(&rows[1]).starts_with(&want), "{}", title(&rows[1]));
+    assert!(title(&rows[1]).starts_with(want), "{}", title(&rows[1]));
+    assert!(
+        title(&rows[1]).ends_with(&format!(" · fitted drive: {FITTED}")),
+        "{}",
+        title(&rows[1])
+    );
     assert_eq!(dashed_swatches(&rows[1]), 1);
+    assert_eq!(legend_notes(&doc), [format!("fitted drive: {FITTED}")]);
 
     // The page's run list: the second run is a prediction of the first.
     let html = std::fs::read_to_string(dir.path().join("rep/index.html")).unwrap();
     let note = format!(
-        "<li class=\"prediction\"><span class=\"swatch dashed\" style=\"color:{DARK_BLUE}\"></span>predicted: {FITTED},dies=1 (prediction on {FITTED} of run 1 ({MEASURED},dies=1); dashed in the charts)</li>"
+        "<li class=\"prediction\"><span class=\"swatch dashed\" style=\"color:{DARK_BLUE}\"></span>predicted: {FITTED},dies=1 (prediction on {FITTED} fitted to run 1 ({MEASURED},dies=1); dashed over it in the charts)</li>"
     );
     assert!(html.contains(&note), "{html}");
     assert_eq!(html.matches("class=\"prediction\"").count(), 1);
+}
+
+/// Issue 30: a prediction of another spec than the run it was fitted to (a sweep predicted from a short
+/// run) is paired in a report with a run of its own spec and phases (the long run measured later), drawn
+/// dashed over it in its colour a third darker, the run list saying so; with the short run alone it is
+/// paired with nothing and keeps its own colour. Its legend row names the fitted drive whole on a second
+/// line, however long the drive's name.
+#[test]
+fn a_prediction_pairs_with_a_run_of_its_spec_and_names_its_drive_whole() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "s.toml", &spec_text("ov", SPEC));
+    write_file(d, "short.toml", &spec_text("short", SPEC));
+    let run = |args: &[&str]| {
+        let (code, _, err) = code_out_err(&wkrun(d, args));
+        assert_eq!(code, 0, "wkrun {args:?}: {err}");
+    };
+    // A fitted drive named at length, as `sim fit` names a deferred drive.
+    let long = "sim:capacity=256MiB,op=12.890625%,dies=1,program_time=1411us,gc=deferred,gc_pace=0%,jitter=0%,seed=0";
+    run(&["short.toml", "--target", MEASURED, "-o", "m", "-q"]);
+    run(&["sim", "predict", "m", "s.toml", "--fitted", long, "-o", "p"]);
+    run(&["s.toml", "--target", MEASURED, "-o", "long", "-q"]);
+    run(&["report", "long", "p", "-o", "rep"]);
+    run(&["report", "m", "p", "-o", "alone"]);
+
+    let text = std::fs::read_to_string(d.join("rep/02-wsat-bandwidth.svg")).unwrap();
+    let doc = Document::parse(&text).expect("svg is XML");
+    let lines = elements(&doc, "polyline");
+    let by = |c: &str| lines.iter().filter(|n| stroke(n) == c).count();
+    assert_eq!((by(BLUE), by(DARK_BLUE)), (1, 1), "{text}");
+    // The fitted drive whole, on the second line of the prediction's row, under its first.
+    assert_eq!(legend_notes(&doc), [format!("fitted drive: {long}")]);
+    let rows: Vec<_> = elements(&doc, "g")
+        .into_iter()
+        .filter(|g| g.attribute("class") == Some("legend-entry"))
+        .collect();
+    assert_eq!(rows.len(), 2);
+    let y = |n: Node| n.attribute("y").unwrap().parse::<f64>().unwrap();
+    let texts: Vec<_> = rows[1]
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .collect();
+    assert_eq!(texts.len(), 2);
+    assert_eq!(
+        texts[0].text(),
+        Some("predicted from m/results.json: writes")
+    );
+    assert_eq!(y(texts[1]) - y(texts[0]), 19.0);
+
+    let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    let note = format!(
+        "(prediction on {long} fitted to m/results.json; paired with run 1 ({MEASURED},dies=1), a run of its spec: dashed over it in the charts)"
+    );
+    assert!(html.contains(&note), "{html}");
+
+    // With the short run alone: another spec, no phase in common; the prediction keeps its own colour.
+    let html = std::fs::read_to_string(d.join("alone/index.html")).unwrap();
+    let note = format!(
+        "<span class=\"swatch dashed\" style=\"color:#d55e00\"></span>predicted: {long} (prediction on {long} fitted to run 1 ({MEASURED},dies=1); dashed in the charts; no run of its spec and phases in this report to pair it with)"
+    );
+    assert!(html.contains(&note), "{html}");
 }

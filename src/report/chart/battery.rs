@@ -200,7 +200,8 @@ fn legend(runs: &[RunData], b: &Battery) -> Vec<LegendEntry> {
             Some(e) if e.run.as_ref().is_some_and(|r| r.0 == col.run) => e.push(text, swatch),
             _ => {
                 let mut e =
-                    LegendEntry::drive(col.run, &run.label, "", Swatch::Filled(colour(col.run)));
+                    LegendEntry::drive(col.run, &run.label, "", Swatch::Filled(colour(col.run)))
+                        .with_note(super::predicted::legend_note(run));
                 match col.member {
                     Some(_) => {
                         e.items[0].text = format!("{}:", run.legend());

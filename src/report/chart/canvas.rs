@@ -106,6 +106,9 @@ pub struct LegendEntry {
     pub run: Option<(usize, String)>,
     /// The items, left to right.
     pub items: Vec<LegendItem>,
+    /// A second line under the items, drawn whole where it fits the legend's width (a prediction's fitted
+    /// drive, `fitted drive: sim:...`, which a row shared with its items would cut); `None` for one line.
+    pub note: Option<String>,
 }
 
 impl LegendEntry {
@@ -117,6 +120,7 @@ impl LegendEntry {
                 swatch,
                 text: text.into(),
             }],
+            note: None,
         }
     }
 
@@ -126,6 +130,12 @@ impl LegendEntry {
             run: Some((run, label.to_string())),
             ..LegendEntry::new(text, swatch)
         }
+    }
+
+    /// The row with `note` as its second line ([`LegendEntry::note`]).
+    pub fn with_note(mut self, note: Option<String>) -> LegendEntry {
+        self.note = note;
+        self
     }
 
     /// The row with one more item.
@@ -142,11 +152,12 @@ impl LegendEntry {
         });
     }
 
-    /// The row's words, items joined with ` · ` (its tooltip).
+    /// The row's words, items (and its note) joined with ` · ` (its tooltip).
     pub fn text(&self) -> String {
         self.items
             .iter()
             .map(|i| i.text.as_str())
+            .chain(self.note.as_deref())
             .collect::<Vec<_>>()
             .join(" · ")
     }
@@ -229,9 +240,14 @@ const LEGEND_W: f64 = SIZE.0 as f64 - LEGEND_X - 12.0;
 /// details in parentheses (many drives: a shorter legend rather than every interval count).
 pub const TWO_COLUMNS_PAST: usize = 4;
 
-/// Columns and rows of the legend: two columns when every row fits half the width (past
-/// [`TWO_COLUMNS_PAST`] rows, without its details), else one.
+/// Columns and lines of the legend: two columns when every row fits half the width (past
+/// [`TWO_COLUMNS_PAST`] rows, without its details) and none has a second line ([`LegendEntry::note`]),
+/// else one, a row with a note taking two lines.
 pub fn legend_grid(entries: &[LegendEntry]) -> (usize, usize) {
+    if entries.iter().any(|e| e.note.is_some()) {
+        let notes = entries.iter().filter(|e| e.note.is_some()).count();
+        return (1, entries.len() + notes);
+    }
     let half = LEGEND_W / 2.0 - 12.0;
     let fits = |e: &LegendEntry| match entries.len() > TWO_COLUMNS_PAST {
         true => e.without_details().width() <= half,
@@ -307,14 +323,18 @@ fn swatch_svg(s: Swatch, x: f64, y: f64) -> String {
 }
 
 /// The legend as SVG, its rows starting at `top`: per row a `<g class="legend-entry">` (with `data-run` and
-/// `data-label` for a drive's row) holding its whole text as `<title>`, then each item's swatch and words.
+/// `data-label` for a drive's row) holding its whole text as `<title>`, then each item's swatch and words,
+/// then its note on a line of its own (`<text class="legend-note">`, under the first item's words).
 fn legend_svg(entries: &[LegendEntry], top: f64) -> String {
     let (cols, _) = legend_grid(entries);
     let col_w = LEGEND_W / cols as f64;
     let mut o = String::from("<g class=\"legend\">\n");
+    // Lines above row i: its place in the grid, and a line per note before it (one column then).
+    let mut notes_above = 0;
     for (i, e) in entries.iter().enumerate() {
         let x0 = LEGEND_X + (i % cols) as f64 * col_w;
-        let y = top + 4.0 + (i / cols) as f64 * f64::from(LEGEND_ROW) + f64::from(LEGEND_ROW) / 2.0;
+        let line = (i / cols + notes_above) as f64;
+        let y = top + 4.0 + line * f64::from(LEGEND_ROW) + f64::from(LEGEND_ROW) / 2.0;
         let drive = e.run.as_ref().map_or(String::new(), |(r, l)| {
             format!(" data-run=\"{r}\" data-label=\"{}\"", xml(l))
         });
@@ -332,6 +352,15 @@ fn legend_svg(entries: &[LegendEntry], top: f64) -> String {
                 xml(&item.text)
             ));
             x += SWATCH_W + 5.0 + text_width(&item.text, LEGEND_PX) + ITEM_GAP;
+        }
+        if let Some(note) = &e.note {
+            let x = x0 + SWATCH_W + 5.0;
+            o.push_str(&format!(
+                "<text class=\"legend-note\" x=\"{x}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"{LEGEND_PX}\" fill=\"{INK}\">{}</text>\n",
+                y + 4.5 + f64::from(LEGEND_ROW),
+                xml(&shorten(note, LEGEND_X + LEGEND_W - x, LEGEND_PX))
+            ));
+            notes_above += 1;
         }
         o.push_str("</g>\n");
     }
@@ -413,6 +442,51 @@ mod tests {
         assert!(lines[1].ends_with('…'));
         assert!(text_width(&lines[1], TITLE_PX) <= TITLE_WIDTH);
         assert_eq!((title_height(1), title_height(2)), (34, 56));
+    }
+
+    #[test]
+    fn a_rows_note_is_a_second_line_drawn_whole() {
+        let c = colour(0);
+        let drive =
+            "sim:capacity=1GiB,op=6.835938%,dies=1,program_time=1582us,gc=deferred,gc_pace=0%";
+        let measured = LegendEntry::drive(0, "m", "m on t (20 intervals)", Swatch::Filled(c));
+        let predicted = LegendEntry::drive(
+            1,
+            "p",
+            format!("predicted from {} (20 intervals)", "x/".repeat(100)),
+            Swatch::Dashed(c),
+        )
+        .with_note(Some(format!("fitted drive: {drive}")));
+        // One column, three lines: the note takes one of its own.
+        let rows = [measured.clone(), predicted];
+        assert_eq!(legend_grid(&rows), (1, 3));
+        assert_eq!(legend_grid(&[measured.clone(), measured]), (2, 1));
+        let svg = compose(
+            "T — s",
+            "<svg width=\"960\" height=\"100\">\n</svg>\n",
+            100,
+            &rows,
+        );
+        let doc = roxmltree::Document::parse(&svg).expect("XML");
+        let y = |n: roxmltree::Node| n.attribute("y").unwrap().parse::<f64>().unwrap();
+        let texts: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text") && n.attribute("class") != Some("title"))
+            .collect();
+        assert_eq!(texts.len(), 3);
+        assert_eq!(texts[2].attribute("class"), Some("legend-note"));
+        assert_eq!(
+            texts[2].text(),
+            Some(format!("fitted drive: {drive}").as_str())
+        );
+        // Rows 19 px apart, the note on the line after its row's: the row first cut, the note whole.
+        assert_eq!(
+            (y(texts[1]) - y(texts[0]), y(texts[2]) - y(texts[1])),
+            (19.0, 19.0)
+        );
+        assert!(texts[1].text().unwrap().ends_with('…'));
+        // The height: the title's 34 px, the plot's 100, and the legend's 8 + 3 lines of 19.
+        assert_eq!(doc.root_element().attribute("height"), Some("199"));
     }
 
     #[test]

@@ -149,7 +149,10 @@ fn legend(runs: &[RunData], bars: &[CellBar]) -> Vec<LegendEntry> {
                 Some(e) => e.push(what, swatch),
                 None => {
                     let text = format!("{}: {what}", run.legend());
-                    row = Some(LegendEntry::drive(r, &run.label, text, swatch));
+                    row = Some(
+                        LegendEntry::drive(r, &run.label, text, swatch)
+                            .with_note(super::predicted::legend_note(run)),
+                    );
                 }
             }
         }

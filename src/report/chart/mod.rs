@@ -514,8 +514,10 @@ pub fn short_number(v: f64) -> String {
 }
 
 /// The drives' labels, by run index: the rows of a legend.
-pub fn drives(runs: &[RunData]) -> Vec<String> {
-    runs.iter().map(|r| r.label.clone()).collect()
+pub fn drives(runs: &[RunData]) -> Vec<(String, Option<String>)> {
+    runs.iter()
+        .map(|r| (r.label.clone(), predicted::legend_note(r)))
+        .collect()
 }
 
 /// The title's tail: `spec · phase · target(s)`; past three targets, `N targets` (the legend names them).

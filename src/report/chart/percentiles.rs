@@ -100,12 +100,15 @@ fn curve_legend(runs: &[RunData], curves: &[Curve]) -> Vec<LegendEntry> {
         };
         match rows.last_mut() {
             Some(e) if e.run.as_ref().is_some_and(|r| r.0 == c.run) => e.push(what, swatch),
-            _ => rows.push(LegendEntry::drive(
-                c.run,
-                &runs[c.run].label,
-                format!("{}: {what}", runs[c.run].legend()),
-                swatch,
-            )),
+            _ => rows.push(
+                LegendEntry::drive(
+                    c.run,
+                    &runs[c.run].label,
+                    format!("{}: {what}", runs[c.run].legend()),
+                    swatch,
+                )
+                .with_note(super::predicted::legend_note(&runs[c.run])),
+            ),
         }
     }
     rows

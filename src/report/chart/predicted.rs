@@ -1,8 +1,10 @@
-//! Predictions (`wkrun sim predict`, results with `prediction`) drawn over their measurement: on time
-//! plots a prediction is a dashed line (its points joined, no dots: the measurement's dots stay readable
-//! under it) in its measured run's colour darkened by a third when the measurement is in the report (the
-//! same colour family), else in its own; its legend reads `predicted (sim:...) from MEASURED`
-//! ([`crate::report::runs::RunData::legend`]).
+//! Predictions (`wkrun sim predict`, results with `prediction`) drawn over a measurement of their spec:
+//! on time plots a prediction is a dashed line (its points joined, no dots: the measurement's dots stay
+//! readable under it) in the colour of the run it is paired with ([`measured_run`]: the run it was fitted
+//! to when that ran the same spec and phases, else the first run of them, such as the long run measured
+//! later) darkened by a third (the same colour family), else in its own; its legend reads `predicted from
+//! MEASURED`, the fitted drive whole on a second line ([`crate::report::runs::RunData::legend`],
+//! [`legend_note`]).
 //!
 //! plotters' SVG backend writes no dash, so a dashed line is drawn at the opacity [`DASH_ALPHA`], which
 //! nothing else in a report uses, and [`dashed`] turns that opacity into a `stroke-dasharray` ([`DASH`]).
@@ -18,13 +20,35 @@ pub const DASH: &str = "7 4";
 /// The opacity a dashed line is drawn at, turned into [`DASH`] by [`dashed`].
 pub const DASH_ALPHA: f64 = 0.996;
 
-/// The index in `runs` of the measured run prediction `r` was made from (the same results file), if it
-/// is in the report.
+/// The index in `runs` of the measured run prediction `r` is paired with (drawn over): of the runs that
+/// ran its spec and phases ([`crate::results::model::same_spec_and_phases`]) and are no prediction, the
+/// one it was fitted to when it is among them, else the first. A prediction of another spec than the run
+/// it was fitted to (a sweep predicted from a short consistency run) is thus drawn over a later run of the
+/// sweep itself.
 pub fn measured_run(runs: &[RunData], r: usize) -> Option<usize> {
+    let ours = &runs.get(r)?.results;
+    ours.prediction.as_ref()?;
+    let fitted = fitted_run(runs, r);
+    let same = |m: &usize| {
+        runs[*m].results.prediction.is_none() && runs[*m].results.same_spec_and_phases(ours)
+    };
+    fitted.filter(same).or_else(|| (0..runs.len()).find(same))
+}
+
+/// The index in `runs` of the measured run prediction `r` was fitted to (the same results file), if it is
+/// in the report.
+pub fn fitted_run(runs: &[RunData], r: usize) -> Option<usize> {
     let p = runs.get(r)?.results.prediction.as_ref()?;
     let want = results_file(Path::new(&p.measured));
     runs.iter()
         .position(|m| m.results.prediction.is_none() && results_file(&m.file) == want)
+}
+
+/// The second legend line of run `r`'s row: a prediction's fitted drive, whole (`fitted drive:
+/// sim:...`); `None` for a measurement.
+pub fn legend_note(run: &RunData) -> Option<String> {
+    let p = run.results.prediction.as_ref()?;
+    Some(format!("fitted drive: {}", p.fitted_target))
 }
 
 /// A results file or its folder as the canonical path of the file (as given when it cannot be resolved).

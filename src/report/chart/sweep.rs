@@ -216,6 +216,7 @@ impl Bars<'_> {
                     format!("{}: mean, whiskers min–max", self.runs[r].legend()),
                     Swatch::Filled(colour(r)),
                 )
+                .with_note(super::predicted::legend_note(&self.runs[r]))
             })
             .collect()
     }

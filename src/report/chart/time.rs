@@ -256,8 +256,9 @@ pub struct TimePlot {
     pub rows: Vec<f64>,
     /// The markers, drawn under the series.
     pub markers: Vec<Marker>,
-    /// The drives' labels, by run index (the legend's rows).
-    pub drives: Vec<String>,
+    /// The drives' labels and their rows' second lines (a prediction's fitted drive), by run index (the
+    /// legend's rows).
+    pub drives: Vec<(String, Option<String>)>,
 }
 
 impl TimePlot {
@@ -272,12 +273,10 @@ impl TimePlot {
                 .find(|e| e.run.as_ref().is_some_and(|x| x.0 == r))
             {
                 Some(e) => e.push(text, swatch),
-                None => rows.push(LegendEntry::drive(
-                    r,
-                    self.drives.get(r).map_or("", String::as_str),
-                    text,
-                    swatch,
-                )),
+                None => {
+                    let (label, note) = self.drives.get(r).cloned().unwrap_or_default();
+                    rows.push(LegendEntry::drive(r, &label, text, swatch).with_note(note));
+                }
             },
             None => match shared.as_mut() {
                 Some(e) => e.push(text, swatch),
@@ -496,7 +495,7 @@ mod tests {
                 Marker::steady(40.0, 100.0),
                 Marker::window("1400s..", 1854.0),
             ],
-            drives: vec!["a".into()],
+            drives: vec![("a".into(), None)],
         };
         assert_eq!(plot.unit(), TimeUnit::Minutes);
         let texts: Vec<String> = plot
@@ -542,7 +541,7 @@ mod tests {
             series: vec![],
             rows: vec![],
             markers: vec![m("early", 10.0), m("filled once", 95.0)],
-            drives: vec!["a".into()],
+            drives: vec![("a".into(), None)],
         };
         let svg = plot.draw().expect("draws");
         let anchor = |tag: &str| {
