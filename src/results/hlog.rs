@@ -205,13 +205,29 @@ impl HistLogWriter {
         self.file.append(&self.buf)
     }
 
-    /// Removes the row appended last and refuses later ones ([`RowFile::drop_last`]): the series CSV could
-    /// not take that row.
+    /// Bytes of the rows in the log so far (its header included): where [`HistLogWriter::cut`] may cut it.
+    pub fn len(&self) -> u64 {
+        self.file.len()
+    }
+
+    /// Whether the log holds nothing, not even its header (never, once created).
+    pub fn is_empty(&self) -> bool {
+        self.file.is_empty()
+    }
+
+    /// Cuts the log back to `len` bytes, a [`HistLogWriter::len`] of before, and refuses later rows
+    /// ([`RowFile::cut`]): the series CSV could not take the rows after it.
     ///
     /// # Errors
     /// The OS error truncating the file.
-    pub fn drop_last(&mut self) -> io::Result<()> {
-        self.file.drop_last()
+    pub fn cut(&mut self, len: u64) -> io::Result<()> {
+        self.file.cut(len)
+    }
+
+    /// Refuses bytes past `bytes` ([`RowFile::limit`]).
+    #[cfg(test)]
+    pub fn limit(&mut self, bytes: u64) {
+        self.file.limit(bytes);
     }
 }
 

@@ -73,6 +73,28 @@ impl SeriesWriter {
         self.rows
     }
 
+    /// The rows written and the bytes they take (the header's included): where [`SeriesWriter::cut`] may
+    /// cut the file.
+    pub fn mark(&self) -> (u64, u64) {
+        (self.rows, self.file.len())
+    }
+
+    /// Cuts the file back to `mark`, a [`SeriesWriter::mark`] of before, and refuses later rows
+    /// ([`RowFile::cut`]): the histogram log beside it could not take the rows after it.
+    ///
+    /// # Errors
+    /// The OS error truncating the file.
+    pub fn cut(&mut self, (rows, len): (u64, u64)) -> io::Result<()> {
+        self.rows = self.rows.min(rows);
+        self.file.cut(len)
+    }
+
+    /// Refuses bytes past `bytes` ([`RowFile::limit`]).
+    #[cfg(test)]
+    pub fn limit(&mut self, bytes: u64) {
+        self.file.limit(bytes);
+    }
+
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -4,6 +4,7 @@
 
 use super::Env;
 use super::observer::Observer;
+use super::series_files::SeriesFiles;
 use crate::data::DataGen;
 use crate::engine::{
     self, ClockKind, Event, IoCause, IoError, Job, LockStep, Outcome, ReadCheck, StartLine,
@@ -853,18 +854,13 @@ const SIM_LAG: u64 = crate::engine::LAG_INTERVALS as u64;
 /// The series of the measured part as it is collected: CSV, rows for steady state and windows, the first
 /// write error, and each worker's totals.
 struct Collector<'a> {
-    csv: SeriesWriter,
-    /// The histogram log beside the CSV.
-    hlog: HistLogWriter,
+    /// The CSV and the histogram log beside it.
+    files: SeriesFiles,
     /// The latency histograms of the rows not yet written.
     lat: RowLatency,
-    /// Rows written without percentiles, their latencies folded into a later row's, and each direction's
-    /// largest latency in the rows of the fold being written.
-    folded: (u64, PerDir<u64>),
+    /// Each direction's largest latency in the rows of the fold being written.
+    fold_max: PerDir<u64>,
     rows: Rows,
-    write_err: Option<io::Error>,
-    /// Whether that error is the histogram log's (else the CSV's).
-    hlog_failed: bool,
     interval_ns: u64,
     obs: &'a mut dyn Observer,
     /// The first recorder number of each worker, and one past the last worker's.
@@ -898,41 +894,27 @@ impl Collector<'_> {
     /// histograms; the last has those of every row of the fold.
     fn row(&mut self, k: u64, (a, b): (u64, u64), counts: &IntervalCounts) -> SeriesRow {
         let mut row = SeriesRow::new(a, b, self.interval_ns, counts);
-        let (n, max) = &mut self.folded;
+        let max = &mut self.fold_max;
         for (d, m) in max.iter_mut() {
             *m = (*m).max(counts[d].lat_max_ns);
         }
-        let hists: RowHists = match self.lat.take(k) {
+        let (hists, whole) = match self.lat.take(k) {
             Some(Taken { hists, .. }) => {
                 let max = std::mem::take(max);
                 row.set_percentiles(&hists, |d| max[d]);
-                hists
+                (hists, true)
             }
-            None => {
-                *n += 1;
-                RowHists::default()
-            }
+            None => (RowHists::default(), false),
         };
-        if self.write_err.is_none()
-            && let Err(e) = self.hlog.append((a, b), &hists)
-        {
-            self.hlog_failed = true;
-            self.write_err = Some(e);
-        }
+        self.files.log((a, b), &hists, whole);
         self.lat.recycle(hists);
         row
     }
 
     /// Writes a row; returns whether steady state was first reached with it (full rows only). After the
-    /// first write error of the CSV or the histogram log, neither is written again.
+    /// first write error of the CSV or the histogram log, neither is written again ([`SeriesFiles`]).
     fn take(&mut self, row: &SeriesRow, full: bool) -> bool {
-        if self.write_err.is_none()
-            && let Err(e) = self.csv.append(row)
-        {
-            // The log took the row (`row` just wrote it): without it, both files hold the same rows.
-            let _ = self.hlog.drop_last();
-            self.write_err = Some(e);
-        }
+        self.files.append(row);
         self.obs.row(row);
         full && self.rows.push(row)
     }
@@ -985,13 +967,10 @@ fn measure(
     let csv = csv_out.create(&shape.stream.mix)?;
     let hlog = csv_out.create_hlog(&shape.stream.mix)?;
     let mut c = Collector {
-        csv,
-        hlog,
+        files: SeriesFiles::new(csv, hlog),
         lat: RowLatency::new(),
-        folded: Default::default(),
+        fold_max: PerDir::default(),
         rows: Rows::new(m, shape.stream.span_len),
-        write_err: None,
-        hlog_failed: false,
         interval_ns: shape.io.interval_ns,
         obs,
         per_worker: vec![IntervalCounts::default(); jobs.len()],
@@ -1106,7 +1085,7 @@ fn collect(
                 }
                 // A series file that takes no more rows (a full disk, the file-size limit) ends the
                 // phase now, as a signal would: the run fails with what it measured so far.
-                if c.write_err.is_some() {
+                if c.files.failed() {
                     jobs[0].abort();
                 }
             }
@@ -1140,7 +1119,7 @@ fn finish(
         (t.into_sorted(), dropped)
     });
     // A series file that took no more rows ended the phase: it does not last its duration.
-    let cut = ended_at_steady || c.write_err.is_some();
+    let cut = ended_at_steady || c.files.failed();
     let end_ns = end_of_phase(shape, parts, job, &mut outcome, cut);
     let cut_short = outcome.error.is_some() || cut || parts.stopped();
     let tail = series.finish(end_ns, cut_short);
@@ -1154,21 +1133,23 @@ fn finish(
         row.partial |= u8::from(series.is_drain(k));
         c.take(&row, row.partial == 0);
     }
-    if c.folded.0 > 0 {
+    if c.files.folded() > 0 {
         outcome
             .warnings
-            .push(folded_warning(c.folded.0, c.csv.rows()));
+            .push(folded_warning(c.files.folded(), c.files.rows()));
     }
     if c.lat.capped_rows() > 0 {
         outcome.warnings.push(capped_warning(c.lat.capped_rows()));
     }
-    let failed = match c.hlog_failed {
-        true => csv.dir.join(&csv.hlog_name()),
-        false => csv.path(),
-    };
-    let csv_error = c.write_err.take().map(|e| SetupError {
-        what: format!("cannot write {}", failed.display()),
-        source: crate::sys::limits::explain_file_size(e),
+    let csv_error = c.files.take_error().map(|(e, hlog_failed)| {
+        let failed = match hlog_failed {
+            true => csv.dir.join(&csv.hlog_name()),
+            false => csv.path(),
+        };
+        SetupError {
+            what: format!("cannot write {}", failed.display()),
+            source: crate::sys::limits::explain_file_size(e),
+        }
     });
     outcome.end_ns = end_ns;
     let workers = c
@@ -1188,7 +1169,7 @@ fn finish(
     Ok(IoOutcome {
         t0_unix_ns,
         outcome,
-        rows: c.csv.rows(),
+        rows: c.files.rows(),
         totals: series.totals(),
         measured_started_at: None,
         first_op: Vec::new(),

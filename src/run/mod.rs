@@ -18,6 +18,7 @@ pub mod progress;
 mod rounds;
 mod schedule;
 mod search;
+mod series_files;
 pub mod verify;
 mod written;
 

@@ -206,9 +206,10 @@ pub fn allocate(file: &File, len: u64) -> io::Result<()> {
 pub struct RowFile {
     file: File,
     len: u64,
-    /// The length before the last row appended.
-    before_last: u64,
     failed: bool,
+    /// A file-size limit of the tests' own (RLIMIT_FSIZE without the signal): bytes past it are refused.
+    #[cfg(test)]
+    limit: Option<u64>,
 }
 
 impl RowFile {
@@ -217,9 +218,16 @@ impl RowFile {
         RowFile {
             file,
             len: 0,
-            before_last: 0,
             failed: false,
+            #[cfg(test)]
+            limit: None,
         }
+    }
+
+    /// Refuses bytes past `bytes`, as the file-size limit does (the write up to it, then `EFBIG`).
+    #[cfg(test)]
+    pub fn limit(&mut self, bytes: u64) {
+        self.limit = Some(bytes);
     }
 
     /// Appends one row (its bytes, line end included).
@@ -235,26 +243,34 @@ impl RowFile {
         }
         let mut done = 0;
         while done < row.len() {
-            match self.file.write_at(&row[done..], self.len + done as u64) {
+            let at = self.len + done as u64;
+            #[cfg(test)]
+            let row = match self.limit {
+                Some(l) if l <= at => {
+                    return Err(self.take_back(io::Error::from_raw_os_error(libc::EFBIG)));
+                }
+                Some(l) => &row[..row.len().min(done + (l - at) as usize)],
+                None => row,
+            };
+            match self.file.write_at(&row[done..], at) {
                 Ok(0) => return Err(self.take_back(io::ErrorKind::WriteZero.into())),
                 Ok(n) => done += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.take_back(e)),
             }
         }
-        self.before_last = self.len;
         self.len += row.len() as u64;
         Ok(())
     }
 
-    /// Removes the last row appended and refuses later rows: a file written beside another that could not
-    /// take the same row then holds the same rows as it.
+    /// Truncates the file to `len` bytes, its length after a row appended earlier ([`RowFile::len`]), and
+    /// refuses later rows: a file written beside another that could not take the rows after it.
     ///
     /// # Errors
     /// The OS error truncating the file.
-    pub fn drop_last(&mut self) -> io::Result<()> {
+    pub fn cut(&mut self, len: u64) -> io::Result<()> {
         self.failed = true;
-        self.len = self.before_last;
+        self.len = self.len.min(len);
         self.file.set_len(self.len)
     }
 
