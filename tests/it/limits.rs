@@ -1386,3 +1386,81 @@ fn a_run_needing_more_than_the_available_memory_is_refused() {
     );
     assert!(!d.path().join("o").exists());
 }
+
+/// A simulated drive's mapping tables count in a run's needs (found by the attack of issue 24: a 256 GiB
+/// drive's tables took 560 MB yet the run passed a MemAvailable of 100 MB and `--as` of 300 MiB, to fail
+/// later on an allocation). The tables' size recomputed here from the geometry: 4 B a 4 KiB unit of the
+/// capacity, and 4 B a 4 KiB slot of the flash (capacity + 7 % rounded down, in whole superblocks of 18
+/// dies × 256 KiB, 18 being the flash over 16 GiB rounded up). Refused up front under 300 MiB of address
+/// space (the parts adding up to the need) and, in a mount namespace where /proc/meminfo says 100000 kB
+/// are available, for memory: exit 1, results.json "failed" with no phase.
+#[test]
+fn a_simulated_drives_mapping_tables_count_in_the_runs_needs() {
+    let test = "limits::a_simulated_drives_mapping_tables_count_in_the_runs_needs";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let capacity: u64 = 256 << 30;
+    let flash = capacity + capacity * 7 / 100;
+    let dies = flash.div_ceil(16 << 30);
+    let sb = dies * (256 << 10);
+    let tables = capacity / 4096 * 4 + flash / sb * sb / 4096 * 4;
+    assert_eq!((dies, tables), (18, 555_661_312));
+    let need = (4 << 20) + (8 << 20) + 4096 + tables;
+    let parts = format!(
+        "4194304 B for the run, 8388608 B for the target, and for its largest phase 4096 B of I/O buffers, {tables} B for the simulated drive's mapping tables"
+    );
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "s.toml",
+        &workload("block_size = \"4KiB\"\nduration = \"10ms\"\n"),
+    );
+    let sim = "sim:capacity=256GiB,op=7%,block=256KiB";
+    let args = ["s.toml", "--target", sim, "-o", "as", "-q"];
+    let ran = run_limited(d.path(), &["--as=314572800"], false, &args);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    room_refusal(
+        &ran.stderr,
+        314_572_800,
+        "a run",
+        need,
+        &parts,
+        &failed_in("as"),
+    );
+    refused_results(&d.path().join("as"), &ran.stderr);
+    // MemAvailable of 100000 kB, read from a file bound over /proc/meminfo in a mount namespace of its own.
+    write_file(
+        d.path(),
+        "meminfo",
+        "MemTotal: 8000000 kB\nMemFree: 100000 kB\nMemAvailable: 100000 kB\n",
+    );
+    let script = format!(
+        "mount --bind meminfo /proc/meminfo && exec {} s.toml --target {sim} -o mem -q",
+        wkrun_bin()
+    );
+    let unshare = |script: &str| {
+        Command::new("unshare")
+            .args(["-m", "sh", "-c", script])
+            .current_dir(d.path())
+            .output()
+    };
+    match unshare("mount --bind meminfo /proc/meminfo") {
+        Ok(o) if o.status.success() => {}
+        o => return skip(test, &format!("no mount namespace here: {o:?}")),
+    }
+    let out = unshare(&script).expect("unshare");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), err.as_ref()),
+        (
+            Some(1),
+            format!(
+                "error: a run needs about {need} B of memory ({parts}: docs/safety.md), more than the machine has available (MemAvailable in /proc/meminfo: 102400000 B); free memory or use a machine with more{}\n",
+                failed_in("mem")
+            )
+            .as_str()
+        )
+    );
+    refused_results(&d.path().join("mem"), &err);
+}
