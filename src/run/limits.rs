@@ -106,13 +106,129 @@ pub const RUN_SPACE: u64 = 4 << 20;
 /// and the allocator's room. Measured on the debug build with a psync phase at QD1 (3 MiB of its own):
 /// each target beyond the first raised the least limit a run completed under by 9 to 11 MiB.
 pub const TARGET_SPACE: u64 = 8 << 20;
-/// Address space one thread of a phase takes: a 2 MiB stack, its guard page and signal stack.
-pub const PHASE_THREAD_SPACE: u64 = 3 << 20;
+/// Address space one thread of a phase takes, counted alike before the run ([`check_address_space`]) and
+/// before the phase starts its threads (`run/measure.rs`): the standard library's default stack (2 MiB),
+/// its guard page and signal stack, and the latency histograms its recorder allocates (264 KiB each: one
+/// per direction for the phase, and for each direction issued the current interval's and its spare: 1.8
+/// MiB for reads and writes), rounded up.
+pub const PHASE_THREAD_SPACE: u64 = 5 << 20;
+/// Room a phase that starts threads keeps besides them and its buffers: the runner's own allocations while
+/// the phase starts (under the limit, malloc keeps to one arena:
+/// `sys::limits::one_malloc_arena_under_address_limit`).
+pub const PHASE_MARGIN: u64 = 1 << 20;
 
-/// The address space the phase of `plan` that needs most takes: its threads (a psync worker's thread per
-/// queue slot, a thread per worker beyond the first), I/O buffers (a queue's worth per worker) and per-I/O
-/// trace ([`trace_space`]); the threads only with `stacks`.
-fn largest_phase_space(plan: &Plan, stacks: bool) -> u64 {
+/// The address space of a phase that starts `threads` threads with `buffers` B of I/O buffers: the one
+/// definition the run's check ([`check_address_space`]) and the phase's own check before its threads
+/// start hold against the limit. A phase that starts no thread needs its buffers alone (the engine
+/// allocates them fallibly).
+pub fn phase_space(threads: u64, buffers: u64) -> u64 {
+    match threads {
+        0 => buffers,
+        _ => threads
+            .saturating_mul(PHASE_THREAD_SPACE)
+            .saturating_add(buffers)
+            .saturating_add(PHASE_MARGIN),
+    }
+}
+
+/// What a run needs, in parts that add up to it (the parts of each target's largest phase summed over
+/// the targets): see [`check_address_space`] and [`check_memory`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Need {
+    targets: u64,
+    threads: u64,
+    buffers: u64,
+    margin: u64,
+    trace: u64,
+    tables: u64,
+}
+
+impl Need {
+    /// The parts of `plans`' run: for each target the phase that needs most, its threads only with
+    /// `stacks` (the memory check leaves them out), and a simulated drive's mapping tables.
+    fn of(plans: &[&Plan], stacks: bool) -> Need {
+        plans.iter().fold(Need::default(), |n, p| {
+            let (threads, buffers, trace) = largest_phase(p, stacks);
+            let margin = phase_space(threads, 0).saturating_sub(threads * PHASE_THREAD_SPACE);
+            Need {
+                targets: n.targets + 1,
+                threads: n.threads.saturating_add(threads),
+                buffers: n.buffers.saturating_add(buffers),
+                margin: n.margin.saturating_add(margin),
+                trace: n.trace.saturating_add(trace),
+                tables: n.tables.saturating_add(sim_tables(p)),
+            }
+        })
+    }
+
+    /// The whole need, bytes.
+    fn total(&self) -> u64 {
+        [
+            RUN_SPACE,
+            self.targets.saturating_mul(TARGET_SPACE),
+            self.threads.saturating_mul(PHASE_THREAD_SPACE),
+            self.buffers,
+            self.margin,
+            self.trace,
+            self.tables,
+        ]
+        .into_iter()
+        .fold(0u64, u64::saturating_add)
+    }
+
+    /// The parts in words, each with its bytes, in the order they add up: `"4194304 B for the run,
+    /// 8388608 B for the target, and for its largest phase 1363148800 B for 260 threads of 5242880 B,
+    /// 268435456 B of I/O buffers, 1048576 B of room as it starts"`, then the per-I/O trace (naming
+    /// `trace`, the largest) and the simulated drive's mapping tables where there are any.
+    fn parts(&self, largest_trace: u64) -> String {
+        let mut s = match self.targets {
+            1 => format!(
+                "{RUN_SPACE} B for the run, {TARGET_SPACE} B for the target, and for its largest phase"
+            ),
+            n => format!(
+                "{RUN_SPACE} B for the run, {} B for the {n} targets ({TARGET_SPACE} B each), and for the largest phase of each",
+                n * TARGET_SPACE
+            ),
+        };
+        if self.threads > 0 {
+            let plural = if self.threads == 1 { "" } else { "s" };
+            s += &format!(
+                " {} B for {} thread{plural} of {PHASE_THREAD_SPACE} B,",
+                self.threads * PHASE_THREAD_SPACE,
+                self.threads
+            );
+        }
+        s += &format!(" {} B of I/O buffers", self.buffers);
+        if self.margin > 0 {
+            s += &format!(", {} B of room as it starts", self.margin);
+        }
+        if self.trace > 0 {
+            s += &format!(
+                ", {} B of per-I/O trace (trace = {largest_trace}: {} B reserved before its phase)",
+                self.trace,
+                trace_space(largest_trace)
+            );
+        }
+        if self.tables > 0 {
+            s += &format!(
+                ", {} B for the simulated drive's mapping tables",
+                self.tables
+            );
+        }
+        s
+    }
+}
+
+/// The memory a simulated drive's mapping tables take ([`crate::sim::SimTarget::table_bytes`]); 0 for
+/// another target.
+fn sim_tables(plan: &Plan) -> u64 {
+    plan.target.sim.as_ref().map_or(0, |s| s.table_bytes())
+}
+
+/// The phase of `plan` that needs most address space ([`phase_space`] and its per-I/O trace,
+/// [`trace_space`]): its threads (a psync worker's thread per queue slot, a thread per worker beyond the
+/// first; counted only with `stacks`), I/O buffers (a queue's worth per worker) and trace room.
+fn largest_phase(plan: &Plan, stacks: bool) -> (u64, u64, u64) {
     plan.to_run()
         .filter_map(|p| p.io())
         .map(|io| {
@@ -126,13 +242,12 @@ fn largest_phase_space(plan: &Plan, stacks: bool) -> u64 {
             let buffers = workers
                 .saturating_mul(u64::from(io.queue_depth))
                 .saturating_mul(io.largest_block());
-            threads
-                .saturating_mul(PHASE_THREAD_SPACE)
-                .saturating_add(buffers)
-                .saturating_add(trace_space(io.trace))
+            (threads, buffers, trace_space(io.trace))
         })
-        .max()
-        .unwrap_or(0)
+        .max_by_key(|&(threads, buffers, trace)| {
+            phase_space(threads, buffers).saturating_add(trace)
+        })
+        .unwrap_or((0, 0, 0))
 }
 
 /// The room a per-I/O trace of `trace` I/Os reserves before its phase: 32 B an I/O.
@@ -140,69 +255,58 @@ fn trace_space(trace: u64) -> u64 {
     trace.saturating_mul(crate::stats::trace::TRACE_ROW_BYTES)
 }
 
-/// Refuses a run whose need, as [`check_address_space`] counts it less the threads' stacks (address space
-/// a thread hardly touches), is more than the machine's available memory or what a cgroup's memory limit
-/// leaves ([`crate::sys::limits::Memory`]). Checked before anything is made, so nothing is written.
-///
-/// # Errors
-/// What the run needs and what MemAvailable or the cgroup limit holds.
-pub fn check_memory(plans: &[&Plan]) -> Result<(), String> {
-    let need = plans.iter().fold(RUN_SPACE, |n, p| {
-        n.saturating_add(TARGET_SPACE.saturating_add(largest_phase_space(p, false)))
-    });
-    let what = match plans.len() {
+/// `"a run"`, or `"a run on N targets"`.
+fn a_run(plans: &[&Plan]) -> String {
+    match plans.len() {
         1 => "a run".to_string(),
         n => format!("a run on {n} targets"),
-    };
-    let detail = format!(
-        "{RUN_SPACE} B for the run, and for each target {TARGET_SPACE} B with its largest phase's I/O buffers and per-I/O trace: docs/safety.md"
-    );
-    match crate::sys::limits::Memory::now().shortfall(&what, need, &detail) {
+    }
+}
+
+/// The largest per-I/O trace of the phases of `plans` (0 without one): a `trace` of millions of I/Os is
+/// most of a need, so it is named.
+fn largest_trace(plans: &[&Plan]) -> u64 {
+    plans
+        .iter()
+        .flat_map(|p| p.to_run().filter_map(|ph| ph.io()).map(|io| io.trace))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Refuses a run whose need, as [`check_address_space`] counts it less the threads' stacks (address space
+/// a thread hardly touches), is more than the machine's available memory or what a cgroup's memory limit
+/// leaves ([`crate::sys::limits::Memory`]): the run's and each target's room, the largest phase's I/O
+/// buffers and per-I/O trace, and a simulated drive's mapping tables. Checked before anything is made, so
+/// nothing is written.
+///
+/// # Errors
+/// What the run needs, in parts that add up to it, and what MemAvailable or the cgroup limit holds.
+pub fn check_memory(plans: &[&Plan]) -> Result<(), String> {
+    let need = Need::of(plans, false);
+    let detail = format!("{}: docs/safety.md", need.parts(largest_trace(plans)));
+    match crate::sys::limits::Memory::now().shortfall(&a_run(plans), need.total(), &detail) {
         Some(short) => Err(format!("{short}; nothing was written")),
         None => Ok(()),
     }
 }
 
 /// Refuses a run that an address-space limit (RLIMIT_AS, `ulimit -v`) would leave without the room it
-/// needs: `RUN_SPACE`, and for each target `TARGET_SPACE` with its largest phase's threads and
-/// buffers, all targets together (they run at once). Checked before anything is made, so nothing is
-/// written; under less, a thread's stack or an allocation of the standard library would fail where the
-/// process can only abort. An upper estimate: a run may need less.
+/// needs: `RUN_SPACE`, and for each target `TARGET_SPACE` with its largest phase's threads, buffers and
+/// room ([`phase_space`], what the phase checks again before it starts its threads), per-I/O trace and a
+/// simulated drive's mapping tables, all targets together (they run at once). Checked before anything is
+/// made, so nothing is written; under less, a thread's stack or an allocation of the standard library
+/// would fail where the process can only abort. An upper estimate: a run may need less.
 ///
 /// # Errors
-/// What the run needs, the limit, and a limit that leaves it.
+/// What the run needs, in parts that add up to it, the limit, and a limit that leaves it.
 pub fn check_address_space(plans: &[&Plan]) -> Result<(), String> {
-    let need = plans.iter().fold(RUN_SPACE, |n, p| {
-        n.saturating_add(TARGET_SPACE.saturating_add(largest_phase_space(p, true)))
-    });
-    let Some(short) = address_space_shortfall(need) else {
+    let need = Need::of(plans, true);
+    let Some(short) = address_space_shortfall(need.total()) else {
         return Ok(());
     };
-    let what = match plans.len() {
-        1 => "a run".to_string(),
-        n => format!("a run on {n} targets"),
-    };
-    // The largest trace, named where there is one: a `trace` of millions of I/Os is most of a need.
-    let trace = plans
-        .iter()
-        .flat_map(|p| p.to_run().filter_map(|ph| ph.io()).map(|io| io.trace))
-        .max()
-        .filter(|&t| t > 0)
-        .map_or(String::new(), |t| {
-            format!(
-                " and per-I/O trace (trace = {t}: {} B reserved before its phase)",
-                trace_space(t)
-            )
-        });
-    let buffers = match trace.is_empty() {
-        true => " and I/O buffers",
-        false => ", I/O buffers",
-    };
-    let detail = format!(
-        "{RUN_SPACE} B for the run, and for each target {TARGET_SPACE} B with its largest phase's threads{buffers}{trace}"
-    );
+    let detail = need.parts(largest_trace(plans));
     Err(format!(
         "{}; nothing was written",
-        short.message(&what, need, &detail)
+        short.message(&a_run(plans), need.total(), &detail)
     ))
 }

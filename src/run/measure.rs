@@ -642,18 +642,8 @@ fn run_workers(
     })
 }
 
-/// Address space a thread takes, as estimated before the phase: the standard library's default stack
-/// (2 MiB), its guard page and signal stack, and the latency histograms its recorder allocates (264 KiB
-/// each: one per direction for the phase, and for each direction issued the current interval's and its
-/// spare: 1.8 MiB for reads and writes), rounded up.
-const THREAD_SPACE: u64 = 5 << 20;
-
-/// Room kept besides the threads and buffers: the runner's own allocations while the phase starts (under
-/// the limit, malloc keeps to one arena: `sys::limits::one_malloc_arena_under_address_limit`).
-const SPACE_MARGIN: u64 = 1 << 20;
-
 /// Under an address-space limit (`ulimit -v`), the error when the phase's threads (their stacks) and I/O
-/// buffers would not fit in the address space left: a thread that cannot map its signal stack aborts the process (the
+/// buffers would not fit in the address space left ([`super::limits::phase_space`]): a thread that cannot map its signal stack aborts the process (the
 /// standard library's choice), so the phase fails cleanly before any thread is started. `None` when they
 /// fit, or no limit is set.
 fn address_space_short(jobs: &[Job<'_>], engines: &[EngineBox<'_>]) -> Option<engine::IoError> {
@@ -674,10 +664,8 @@ fn address_space_short(jobs: &[Job<'_>], engines: &[EngineBox<'_>]) -> Option<en
     if threads == 0 {
         return None;
     }
-    let need = threads
-        .saturating_mul(THREAD_SPACE)
-        .saturating_add(buffers)
-        .saturating_add(SPACE_MARGIN);
+    // As the run counted it before it started (`check_address_space`), so a limit it advised holds it.
+    let need = super::limits::phase_space(threads, buffers);
     if address_space_free(need) {
         return None;
     }

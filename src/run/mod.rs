@@ -25,6 +25,7 @@ mod written;
 pub use host::host_info;
 pub use limits::{
     check_address_space, check_memory, check_open_files, ensure_open_files, limit_notes,
+    phase_space,
 };
 pub use observer::Observer;
 pub use prepare::{create_target, created_line};

@@ -246,10 +246,25 @@ fn check_times(p: &SimParams) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// The memory the mapping tables of `user_units` units and `total_slots` slots take: 4 B a unit (5 with
+/// `compression`) and 4 B a slot.
+fn table_bytes(compression: bool, user_units: u64, total_slots: u64) -> u64 {
+    user_units * (4 + u64::from(compression)) + total_slots * 4
+}
+
+impl Geometry {
+    /// The memory the model's mapping tables take, bytes: the sizes [`Geometry::of`] holds to the
+    /// model's limit.
+    pub fn table_bytes(&self) -> u64 {
+        let slots = u64::from(self.superblocks) * u64::from(self.sb_slots);
+        table_bytes(self.slots_per_unit > 1, u64::from(self.user_units), slots)
+    }
+}
+
 /// The mapping tables of `user_units` units and `total_slots` slots fit the model's memory limit and the
 /// tables' 32-bit indices.
 fn check_memory(p: &SimParams, user_units: u64, total_slots: u64) -> Result<(), ParamError> {
-    let memory = user_units * (4 + u64::from(p.compression)) + total_slots * 4;
+    let memory = table_bytes(p.compression, user_units, total_slots);
     if total_slots > u32::MAX as u64 - 1
         || user_units > u32::MAX as u64 - 1
         || memory > MAX_MODEL_BYTES

@@ -48,6 +48,12 @@ impl SimTarget {
         })
     }
 
+    /// The memory the model's mapping tables take, bytes ([`geometry::Geometry::table_bytes`]); 0 when its
+    /// parameters no longer describe a drive (they did when it was made).
+    pub fn table_bytes(&self) -> u64 {
+        geometry::Geometry::of(&self.params).map_or(0, |g| g.table_bytes())
+    }
+
     /// The target's name: `sim:` and its parameters in the order of the spec table's keys, `capacity`, `op`
     /// and `dies` (as resolved) always, every other one when it differs from its default: e.g.
     /// `sim:capacity=2GiB,op=7%,dies=1` or `sim:capacity=256MiB,op=20%,dies=1,program_time=3200us,jitter=0%`.

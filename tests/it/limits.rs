@@ -321,7 +321,8 @@ fn io_buffers_over_the_address_space_limit_are_refused_naming_the_size() {
         let args = ["s.toml", "--target", "t.img", "-o", "out"];
         let ran = run_limited(d.path(), &["--as=1500000000"], false, &args);
         assert_eq!(ran.code, 1, "{engine}: {}", ran.stderr);
-        address_space_refusal(&ran.stderr, 1_500_000_000, 1, 2 << 30, &failed_in("out"));
+        let (limit, end) = (1_500_000_000, failed_in("out"));
+        address_space_refusal(&ran.stderr, limit, 1, (0, 2 << 30), &end);
         refused_results(&d.path().join("out"), &ran.stderr);
         assert_eq!(
             allocated_blocks(&d.path().join("t.img")),
@@ -334,7 +335,7 @@ fn io_buffers_over_the_address_space_limit_are_refused_naming_the_size() {
 /// A huge per-I/O trace under an address-space limit (issue 26, the newcomer's attack: the refusal named
 /// threads and buffers only): `trace = 100000000` reserves 3.2 GB before its phase, so under 1.5 GB the run
 /// is refused before it starts (exit 1, results.json "failed" with no phase), the need recomputed with the trace's
-/// room (its psync thread of 3 MiB, its 4 KiB buffer and 100000000 × 32 B) and the trace named.
+/// room (its psync thread of 5 MiB with 1 MiB of room as it starts, its 4 KiB buffer and 100000000 × 32 B) and the trace named.
 #[test]
 fn a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room() {
     let test = "limits::a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room";
@@ -348,8 +349,8 @@ fn a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room() {
     let args = ["s.toml", "--target", "t.img", "-o", "out"];
     let ran = run_limited(d.path(), &["--as=1500000000"], false, &args);
     assert_eq!(ran.code, 1, "{}", ran.stderr);
-    let need = (4 << 20) + (8 << 20) + (3 << 20) + 4096 + 100_000_000 * 32;
-    let detail = "4194304 B for the run, and for each target 8388608 B with its largest phase's threads, I/O buffers and per-I/O trace (trace = 100000000: 3200000000 B reserved before its phase)";
+    let need = (4 << 20) + (8 << 20) + (5 << 20) + 4096 + (1 << 20) + 100_000_000 * 32;
+    let detail = "4194304 B for the run, 8388608 B for the target, and for its largest phase 5242880 B for 1 thread of 5242880 B, 4096 B of I/O buffers, 1048576 B of room as it starts, 3200000000 B of per-I/O trace (trace = 100000000: 3200000000 B reserved before its phase)";
     room_refusal(
         &ran.stderr,
         1_500_000_000,
@@ -365,7 +366,7 @@ fn a_huge_trace_over_the_address_space_limit_is_refused_naming_its_room() {
 /// with 1 MiB buffers under `ulimit -v` of 1.8 GB aborted the process (exit 134: "failed to allocate an
 /// alternative stack", or "memory allocation of 270336 bytes failed"), the standard library's answer when
 /// a new thread cannot map its signal stack or an allocation fails. The run is now refused before anything
-/// is run: exit 1 (a resource limit) with results.json "failed", the need recomputed (520 threads, 8 × 64 and the 8 workers' own, of 3 MiB, and
+/// is run: exit 1 (a resource limit) with results.json "failed", the need recomputed (520 threads, 8 × 64 and the 8 workers' own, of 5 MiB, 1 MiB of room, and
 /// 8 × 64 × 1 MiB of buffers), no output folder, the target untouched.
 #[test]
 fn psync_threads_over_the_address_space_limit_are_refused_without_an_abort() {
@@ -381,13 +382,8 @@ fn psync_threads_over_the_address_space_limit_are_refused_without_an_abort() {
     let args = ["s.toml", "--target", "t.img", "-o", "out"];
     let ran = run_limited(d.path(), &["--as=1800000000"], false, &args);
     assert_eq!(ran.code, 1, "{}", ran.stderr);
-    address_space_refusal(
-        &ran.stderr,
-        1_800_000_000,
-        1,
-        520 * (3 << 20) + (512 << 20),
-        &failed_in("out"),
-    );
+    let (limit, end) = (1_800_000_000, failed_in("out"));
+    address_space_refusal(&ran.stderr, limit, 1, (520, 512 << 20), &end);
     refused_results(&d.path().join("out"), &ran.stderr);
     assert_eq!(
         allocated_blocks(&d.path().join("t.img")),
@@ -479,7 +475,7 @@ fn tiny_address_space_limits_end_cleanly() {
                 } else {
                     let end = failed_in(&out);
                     assert_eq!(
-                        address_space_refusal(&ran.stderr, limit, 1, (3 << 20) + 4096, &end),
+                        address_space_refusal(&ran.stderr, limit, 1, (1, 4096), &end),
                         enough
                     );
                     refused_results(&d.path().join(&out), &ran.stderr);
@@ -500,19 +496,45 @@ fn tiny_address_space_limits_end_cleanly() {
     assert!(refused > 0 && clean > 0, "refused {refused}, clean {clean}");
 }
 
-/// Checks `stderr` is the refusal of a run on `targets` targets whose largest phase takes `phase` B of
-/// address space (3 MiB a thread, and its I/O buffers) under the address-space limit `limit`, word for word
-/// with the need recomputed (4 MiB for the run, and per target 8 MiB with that phase's) and the limit it
-/// suggests derived from the address space it says it maps (1 MiB over that and the need, in whole MiB);
-/// returns that limit.
-fn address_space_refusal(stderr: &str, limit: u64, targets: u64, phase: u64, end: &str) -> u64 {
-    let need = (4 << 20) + targets * ((8 << 20) + phase);
-    let what = match targets {
-        1 => "a run".to_string(),
-        n => format!("a run on {n} targets"),
+/// Checks `stderr` is the refusal of a run on `targets` targets whose largest phase starts `threads`
+/// threads with `buffers` B of I/O buffers (each target's alike) under the address-space limit `limit`,
+/// word for word with the need recomputed: 4 MiB for the run, 8 MiB per target, 5 MiB a thread, the
+/// buffers, and 1 MiB of room for a phase that starts threads; the parts said add up to the need. The limit
+/// it suggests is derived from the address space it says it maps (1 MiB over that and the need, in whole
+/// MiB); returns that limit.
+fn address_space_refusal(
+    stderr: &str,
+    limit: u64,
+    targets: u64,
+    (threads, buffers): (u64, u64),
+    end: &str,
+) -> u64 {
+    let room = if threads > 0 { 1 << 20 } else { 0 };
+    let need = (4 << 20) + targets * ((8 << 20) + threads * (5 << 20) + buffers + room);
+    let (what, mut detail) = match targets {
+        1 => (
+            "a run".to_string(),
+            "4194304 B for the run, 8388608 B for the target, and for its largest phase"
+                .to_string(),
+        ),
+        n => (
+            format!("a run on {n} targets"),
+            format!(
+                "4194304 B for the run, {} B for the {n} targets (8388608 B each), and for the largest phase of each",
+                n * (8 << 20)
+            ),
+        ),
     };
-    let detail = "4194304 B for the run, and for each target 8388608 B with its largest phase's threads and I/O buffers";
-    room_refusal(stderr, limit, &what, need, detail, end)
+    if threads > 0 {
+        let n = targets * threads;
+        let plural = if n == 1 { "" } else { "s" };
+        detail += &format!(" {} B for {n} thread{plural} of 5242880 B,", n * (5 << 20));
+    }
+    detail += &format!(" {} B of I/O buffers", targets * buffers);
+    if threads > 0 {
+        detail += &format!(", {} B of room as it starts", targets * room);
+    }
+    room_refusal(stderr, limit, &what, need, &detail, end)
 }
 
 /// The ending of a run on one target refused by a resource limit before it started, its output folder
@@ -544,6 +566,59 @@ fn refused_results(out: &Path, stderr: &str) {
         .collect();
     names.sort();
     assert_eq!(names, ["results.json"]);
+}
+
+/// The limit a refusal advises lets the same run complete (found by the attack of issue 24: the run's
+/// check counted 3 MiB a thread, the phase's own check before its threads 5 MiB and 1 MiB of room, so a run
+/// under the advised limit failed at its phase: 4 workers × QD64 psync threads with 1 MiB buffers were
+/// advised 1137704960 B, then needed 1632632832 B; a fill at QD4 then a QD8 phase, advised 76546048 B,
+/// failed in the second). Both checks now count the same (`run::phase_space`): each run is
+/// refused under a small limit with the need recomputed and its parts adding up to it (260 threads of
+/// 5 MiB, 256 MiB of buffers and 1 MiB of room; 8 threads, 32 KiB and 1 MiB, the fill's 4 threads
+/// needing less), then completes under exactly the limit advised, exit 0.
+#[test]
+fn the_limit_a_refusal_advises_lets_the_run_complete() {
+    let test = "limits::the_limit_a_refusal_advises_lets_the_run_complete";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nengine = \"psync\"\nblock_size = \"128KiB\"\n\
+                queue_depth = 4\n";
+    let random = "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 0\n\
+                  engine = \"psync\"\nblock_size = \"4KiB\"\nqueue_depth = 8\nduration = \"1s\"\n";
+    let cases = [
+        (
+            workload(
+                "engine = \"psync\"\nblock_size = \"1MiB\"\nqueue_depth = 64\nworkers = 4\n\
+                 direct = false\nduration = \"1s\"\n",
+            ),
+            64 << 20,
+            314_572_800,
+            (260, 256 << 20),
+        ),
+        (
+            spec_text("limits", &format!("{fill}{random}")),
+            4 << 20,
+            62_914_560,
+            (8, 8 * 4096),
+        ),
+    ];
+    for (i, (spec, size, limit, phase)) in cases.into_iter().enumerate() {
+        let d = tempdir();
+        write_file(d.path(), "s.toml", &spec);
+        sparse_file(&d.path().join("t.img"), size);
+        let args = ["s.toml", "--target", "t.img", "-o", "refused", "-q"];
+        let ran = run_limited(d.path(), &[&format!("--as={limit}")], false, &args);
+        assert_eq!(ran.code, 1, "case {i}: {}", ran.stderr);
+        let end = failed_in("refused");
+        let enough = address_space_refusal(&ran.stderr, limit, 1, phase, &end);
+        refused_results(&d.path().join("refused"), &ran.stderr);
+        let args = ["s.toml", "--target", "t.img", "-o", "enough", "-q"];
+        let ran = run_limited(d.path(), &[&format!("--as={enough}")], false, &args);
+        assert_eq!(ran.code, 0, "case {i}, under {enough} B: {}", ran.stderr);
+        let (_, r) = strict_results(&d.path().join("enough"));
+        assert_eq!(r["status"], "completed", "case {i}");
+    }
 }
 
 /// Several targets under an address-space limit (found by the attack of issue 24, round 2): 3 file targets
@@ -583,7 +658,7 @@ fn several_targets_under_an_address_space_limit_are_refused_or_end_cleanly() {
                     &ran.stderr,
                     limit,
                     3,
-                    (3 << 20) + 4096,
+                    (1, 4096),
                     "; nothing was written",
                 ));
                 assert!(!out.exists(), "{limit} B: a folder was made");
@@ -1293,7 +1368,10 @@ fn a_run_needing_more_than_the_available_memory_is_refused() {
     let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     let head = format!(
-        "error: a run on {n} targets needs about {need} B of memory (4194304 B for the run, and for each target 8388608 B with its largest phase's I/O buffers and per-I/O trace: docs/safety.md), more than the machine has available (MemAvailable in /proc/meminfo: "
+        "error: a run on {n} targets needs about {need} B of memory (4194304 B for the run, {} B for the {n} targets (8388608 B each), and for the largest phase of each {} B of I/O buffers, {} B of per-I/O trace (trace = 100000000: 3200000000 B reserved before its phase): docs/safety.md), more than the machine has available (MemAvailable in /proc/meminfo: ",
+        n * (8 << 20),
+        n * 8 * 256 * (1 << 20),
+        n * 100_000_000 * 32
     );
     let tail = " B); free memory or use a machine with more; nothing was written\n";
     let said = err
@@ -1307,4 +1385,82 @@ fn a_run_needing_more_than_the_available_memory_is_refused() {
         "{said} against {before}"
     );
     assert!(!d.path().join("o").exists());
+}
+
+/// A simulated drive's mapping tables count in a run's needs (found by the attack of issue 24: a 256 GiB
+/// drive's tables took 560 MB yet the run passed a MemAvailable of 100 MB and `--as` of 300 MiB, to fail
+/// later on an allocation). The tables' size recomputed here from the geometry: 4 B a 4 KiB unit of the
+/// capacity, and 4 B a 4 KiB slot of the flash (capacity + 7 % rounded down, in whole superblocks of 18
+/// dies × 256 KiB, 18 being the flash over 16 GiB rounded up). Refused up front under 300 MiB of address
+/// space (the parts adding up to the need) and, in a mount namespace where /proc/meminfo says 100000 kB
+/// are available, for memory: exit 1, results.json "failed" with no phase.
+#[test]
+fn a_simulated_drives_mapping_tables_count_in_the_runs_needs() {
+    let test = "limits::a_simulated_drives_mapping_tables_count_in_the_runs_needs";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let capacity: u64 = 256 << 30;
+    let flash = capacity + capacity * 7 / 100;
+    let dies = flash.div_ceil(16 << 30);
+    let sb = dies * (256 << 10);
+    let tables = capacity / 4096 * 4 + flash / sb * sb / 4096 * 4;
+    assert_eq!((dies, tables), (18, 555_661_312));
+    let need = (4 << 20) + (8 << 20) + 4096 + tables;
+    let parts = format!(
+        "4194304 B for the run, 8388608 B for the target, and for its largest phase 4096 B of I/O buffers, {tables} B for the simulated drive's mapping tables"
+    );
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "s.toml",
+        &workload("block_size = \"4KiB\"\nduration = \"10ms\"\n"),
+    );
+    let sim = "sim:capacity=256GiB,op=7%,block=256KiB";
+    let args = ["s.toml", "--target", sim, "-o", "as", "-q"];
+    let ran = run_limited(d.path(), &["--as=314572800"], false, &args);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    room_refusal(
+        &ran.stderr,
+        314_572_800,
+        "a run",
+        need,
+        &parts,
+        &failed_in("as"),
+    );
+    refused_results(&d.path().join("as"), &ran.stderr);
+    // MemAvailable of 100000 kB, read from a file bound over /proc/meminfo in a mount namespace of its own.
+    write_file(
+        d.path(),
+        "meminfo",
+        "MemTotal: 8000000 kB\nMemFree: 100000 kB\nMemAvailable: 100000 kB\n",
+    );
+    let script = format!(
+        "mount --bind meminfo /proc/meminfo && exec {} s.toml --target {sim} -o mem -q",
+        wkrun_bin()
+    );
+    let unshare = |script: &str| {
+        Command::new("unshare")
+            .args(["-m", "sh", "-c", script])
+            .current_dir(d.path())
+            .output()
+    };
+    match unshare("mount --bind meminfo /proc/meminfo") {
+        Ok(o) if o.status.success() => {}
+        o => return skip(test, &format!("no mount namespace here: {o:?}")),
+    }
+    let out = unshare(&script).expect("unshare");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), err.as_ref()),
+        (
+            Some(1),
+            format!(
+                "error: a run needs about {need} B of memory ({parts}: docs/safety.md), more than the machine has available (MemAvailable in /proc/meminfo: 102400000 B); free memory or use a machine with more{}\n",
+                failed_in("mem")
+            )
+            .as_str()
+        )
+    );
+    refused_results(&d.path().join("mem"), &err);
 }
