@@ -115,7 +115,7 @@ fn a_set_kind_is_refused() {
 }
 
 /// The simulated drive the runs of these tests use (virtual time: a 1 s workload takes milliseconds).
-const SIM: &str = "sim:capacity=64MiB,op=7%,block=256KiB";
+const SIM: &str = "sim:capacity=64MiB,block=256KiB,op=7%,block=256KiB";
 
 /// The stderr lines of `wkrun ARGS` in `d` that start with `--set`, after asserting exit 0.
 fn set_lines(d: &std::path::Path, args: &[&str]) -> Vec<String> {
@@ -368,4 +368,46 @@ fn lists_and_quoted_phase_names_can_be_set() {
         let (code, _, err) = code_out_err(&wkrun(d, &args));
         assert_eq!((code, err.as_str()), (2, want), "{arg}");
     }
+}
+
+/// The newcomer's `--set duration=10min` under a spec's `windows = ["last 20m"]` said nothing: `wkrun plan`
+/// and a run say, as a note, that the window is longer than the phase, naming both and the key.
+#[test]
+fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"steady\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 0\nduration = \"20s\"\nwindows = [\"last 20s\"]\n";
+    write_file(d, "s.toml", &spec_text("win", body));
+    let note = "note: phase 0 \"steady\": window \"last 20s\" is longer than the phase (3s): its statistics cover only what the phase has (results: clipped); give the phase duration = \"20s\" or more, or a shorter window in its windows";
+    let sim = [
+        "--target",
+        "sim:capacity=64MiB,block=256KiB",
+        "--set",
+        "duration=3s",
+    ];
+    for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out"][..]] {
+        let mut args = cmd.to_vec();
+        args.extend(sim);
+        let (code, _, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(
+            err.lines()
+                .filter(|l| l.contains("is longer than the phase"))
+                .collect::<Vec<_>>(),
+            [note],
+            "{args:?}: {err}"
+        );
+    }
+    // As the spec says it (20 s), no note.
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "plan",
+            "s.toml",
+            "--target",
+            "sim:capacity=64MiB,block=256KiB",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("is longer than the phase"), "{err}");
 }
