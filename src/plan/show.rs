@@ -522,7 +522,8 @@ fn worker_lines(out: &mut String, p: &PhasePlan, indent: &str) {
 pub fn window_notes(plan: &Plan) -> Vec<String> {
     use crate::stats::window::WindowSpec;
     // (window, phase duration, duration needed) and the phases, in order of first appearance.
-    let mut found: Vec<((&str, u64, u64), Vec<String>)> = Vec::new();
+    type Key<'a> = (&'a str, u64, u64);
+    let mut found: Vec<(Key, Vec<String>)> = Vec::new();
     for p in plan.to_run() {
         let (Work::Io(w), Some(d)) = (&p.work, p.bound().and_then(Bound::duration_ns)) else {
             continue;
