@@ -844,7 +844,7 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<String> {
         crate::spec::PhaseKind::Fill => {
             "expected of a fill (the phases after it write into written blocks)"
         }
-        _ => "add a fill phase before this one",
+        _ => "run a fill first",
     };
     Some(match erase {
         Some(e) => format!(

@@ -55,7 +55,7 @@ fn run_on_file_with(dir: &Path, extra: &[&str]) -> (serde_json::Value, String) {
 fn holes(results: &serde_json::Value, n: u64, fill: bool) -> String {
     let action = match fill {
         true => "expected of a fill (the phases after it write into written blocks)",
-        false => "add a fill phase before this one",
+        false => "run a fill first",
     };
     match results["target"]["preallocated"].as_bool() == Some(true) {
         true => format!(

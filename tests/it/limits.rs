@@ -677,10 +677,10 @@ fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
     // And the workload writes into the new file's unwritten blocks (the filesystem allocates or marks them).
     let holes = match r["target"]["preallocated"].as_bool() == Some(true) {
         true => {
-            "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; add a fill phase before this one: 67108864 B (100.0 %) of the write range [0, 67108864) were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work"
+            "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; run a fill first: 67108864 B (100.0 %) of the write range [0, 67108864) were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work"
         }
         false => {
-            "writes into holes: latencies include the file system's allocation work; add a fill phase before this one: 67108864 B (100.0 %) of the write range [0, 67108864) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
+            "writes into holes: latencies include the file system's allocation work; run a fill first: 67108864 B (100.0 %) of the write range [0, 67108864) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
         }
     };
     assert_eq!(
