@@ -923,6 +923,7 @@ fn probe_and_plan(
         )),
         None => bad(e.to_string()),
     })?;
+    notes.extend(plan::window_notes(&plan));
     Ok((info, plan))
 }
 

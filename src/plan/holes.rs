@@ -13,6 +13,9 @@ pub struct HolesCheck {
     /// The index of the erase of this run (from [`Plan::start_at`]) that last touched the range before the
     /// phase, when it held all of it: every hole there is then one it punched or a later phase left.
     pub after_erase: Option<usize>,
+    /// Whether an erase of this run touched the range before the phase (all of it or part): holes there
+    /// may be punched ones, not the unwritten blocks of a file this run preallocated.
+    pub erased_before: bool,
 }
 
 impl Plan {
@@ -27,7 +30,7 @@ impl Plan {
             return None;
         }
         let range = phase.range();
-        let after_erase = self
+        let last_erase = self
             .phases
             .iter()
             .take(phase.index)
@@ -37,9 +40,14 @@ impl Plan {
                 matches!(p.work, Work::Erase(_))
                     && p.span.start < range.end()
                     && p.span.end() > range.start
-            })
+            });
+        let after_erase = last_erase
             .filter(|p| p.span.start <= range.start && p.span.end() >= range.end())
             .map(|p| p.index);
-        Some(HolesCheck { range, after_erase })
+        Some(HolesCheck {
+            range,
+            after_erase,
+            erased_before: last_erase.is_some(),
+        })
     }
 }

@@ -24,7 +24,7 @@ pub mod zones;
 pub use record::{PhaseParams, SizeWeight, WorkerPart};
 pub use resolve::resolve;
 pub use rounds::RoundBlock;
-pub use show::render_text;
+pub use show::{render_text, window_notes};
 
 use crate::engine::caps;
 use crate::ops::{OpStream, Order, Sizes};

@@ -514,3 +514,54 @@ fn worker_lines(out: &mut String, p: &PhasePlan, indent: &str) {
         );
     }
 }
+
+/// A note per measurement window longer than its time-bound phase (`windows = ["last 20m"]` on a phase
+/// that `--set duration=10min` shortened): its statistics then cover less than it names, which the results
+/// say only as `clipped`; the note names the window, the phases (one note for the phases of one window and
+/// duration) and the keys to change. `wkrun plan` and a run say these before anything runs.
+pub fn window_notes(plan: &Plan) -> Vec<String> {
+    use crate::stats::window::WindowSpec;
+    // (window, phase duration, duration needed) and the phases, in order of first appearance.
+    type Key<'a> = (&'a str, u64, u64);
+    let mut found: Vec<(Key, Vec<String>)> = Vec::new();
+    for p in plan.to_run() {
+        let (Work::Io(w), Some(d)) = (&p.work, p.bound().and_then(Bound::duration_ns)) else {
+            continue;
+        };
+        let iv = w.io.interval_ns.max(1);
+        for win in &w.measure.windows {
+            if win.spec.resolve(iv, (d / iv) as usize).complete {
+                continue;
+            }
+            // The duration that holds the window: its end, or past its start for an open range.
+            let needs = match win.spec {
+                WindowSpec::Range {
+                    end_ns: Some(e), ..
+                } => e,
+                WindowSpec::Range { start_ns, .. } => start_ns.saturating_add(iv),
+                WindowSpec::First { len_ns } | WindowSpec::Last { len_ns } => len_ns,
+            };
+            let key = (win.text.as_str(), d, needs);
+            let name = format!("{} \"{}\"", p.index, p.name);
+            match found.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, names)) => names.push(name),
+                None => found.push((key, vec![name])),
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|((text, d, needs), names)| {
+            let (which, the) = match names.len() {
+                1 => ("phase", "the phase"),
+                _ => ("phases", "each phase"),
+            };
+            format!(
+                "{which} {}: window \"{text}\" is longer than {the} ({}): its statistics cover only what the phase has (results: clipped); give {the} duration = \"{}\" or more, or a shorter window in its windows",
+                names.join(", "),
+                Duration(d),
+                Duration(needs)
+            )
+        })
+        .collect()
+}

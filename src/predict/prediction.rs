@@ -133,17 +133,27 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
     for set in &inputs.sets {
         command.arg("--set").arg(set);
     }
-    let status = super::runner::spawn_and_wait(
-        command
-            .arg(&inputs.spec)
-            .arg("--target")
-            .arg(target)
-            .arg("-q")
-            .arg("-o")
-            .arg(&inputs.out)
-            .arg(PREDICTED_FROM)
-            .arg(&inputs.measured),
-    )?;
+    // Not quiet: its notes, `--set` lines, warnings and errors are passed on, its progress left out.
+    let (from_child, to_us) = std::io::pipe()
+        .map_err(|e| FitError::Failed(format!("cannot make a pipe for the run's messages: {e}")))?;
+    command
+        .arg(&inputs.spec)
+        .arg("--target")
+        .arg(target)
+        .arg("-o")
+        .arg(&inputs.out)
+        .arg(PREDICTED_FROM)
+        .arg(&inputs.measured)
+        .stderr(to_us);
+    let passing = std::thread::spawn(move || {
+        let mut err = std::io::stderr();
+        pass_on(std::io::BufReader::new(from_child), &mut err)
+    });
+    let status = super::runner::spawn_and_wait(&mut command);
+    // The pipe's writing end the command holds, closed so that the reader sees the end.
+    drop(command);
+    let _ = passing.join();
+    let status = status?;
     match status.code() {
         Some(0) => Ok(inputs.out.clone()),
         // The run has said why on stderr.
@@ -152,5 +162,45 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
             "the run of {} on {target} ended: {status}",
             inputs.spec.display()
         ))),
+    }
+}
+
+/// Passes on from a run's error output the lines a user should read ([`passed_on`]) to `out`; the rest
+/// (the run's log of phases, its progress) is dropped.
+fn pass_on(from: impl std::io::BufRead, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut keep = false;
+    for line in from.lines() {
+        let line = line?;
+        keep = passed_on(&line, keep);
+        if keep {
+            crate::run::progress::write_line(out, &line)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a line of a run's error output is passed on by `wkrun sim predict`: a note, a `--set` line, a
+/// warning or an error, and the indented lines that continue one (`previous`: whether the line before
+/// was passed on).
+fn passed_on(line: &str, previous: bool) -> bool {
+    const SAID: [&str; 4] = ["note: ", "warning: ", "--set ", "error"];
+    SAID.iter().any(|s| line.starts_with(s)) || (previous && line.starts_with(' '))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The newcomer's `sim predict --fitted` said nothing on stderr: the run's `--set` line, notes,
+    /// warnings and errors (with their indented lines) are passed on; its log of phases is not.
+    #[test]
+    fn a_predictions_notes_and_warnings_are_passed_on() {
+        let run = "--set duration=10s: phases steady\nnote: sim:capacity=1GiB runs in virtual time\n1 phase, numbered 0\nphase 0/1 steady: workload\n  indented log line\nwarning: phase steady: no ramp: add ramp = \"10s\"\nerror: s.toml:3:1: bad\n  3 | x = 1\ndone: out\n";
+        let mut out = Vec::new();
+        pass_on(run.as_bytes(), &mut out).expect("written");
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            "--set duration=10s: phases steady\nnote: sim:capacity=1GiB runs in virtual time\nwarning: phase steady: no ramp: add ramp = \"10s\"\nerror: s.toml:3:1: bad\n  3 | x = 1\n"
+        );
     }
 }

@@ -167,7 +167,7 @@ pub fn record(
     pr: &mut PhaseResult,
 ) {
     if let (Some(s), Some(v)) = (m.steady, judged.steady) {
-        pr.steady_state = Some(steady_state(s, interval_ns, v, ended_phase));
+        pr.steady_state = Some(steady_state(s, interval_ns, v, ended_phase, &judged.iops));
     }
     windows(m, &judged.iops, interval_ns, pr);
     let items = &m.headline;
@@ -188,12 +188,29 @@ pub fn record(
     pr.headline = super::headline::figures(items, pr);
 }
 
-/// The steady-state verdict with its times: a round is `intervals_per_round` intervals.
-fn steady_state(s: SteadyPlan, interval_ns: u64, v: Verdict, ended_phase: bool) -> SteadyState {
+/// The steady-state verdict with its times: a round is `intervals_per_round` intervals; `iops` the
+/// phase's IOPS per interval.
+fn steady_state(
+    s: SteadyPlan,
+    interval_ns: u64,
+    v: Verdict,
+    ended_phase: bool,
+    iops: &[f64],
+) -> SteadyState {
     let round_s = (s.intervals_per_round * interval_ns) as f64 / 1e9;
     let judged = v.window_rounds > 0 && v.judged_from_round.is_some();
     let window = s.rule.window();
-    let reason = judged_from_reason(&v, round_s);
+    let mut reason = judged_from_reason(&v, round_s);
+    if let Some(drop) = v.start.as_ref().and_then(|st| st.rule.drop)
+        && v.judged_from_round.is_none()
+        && v.start.as_ref().is_some_and(|st| st.drop_round.is_none())
+        && v.rounds_seen > 0
+    {
+        let first = &iops[..(s.intervals_per_round as usize).min(iops.len())];
+        if let Some(more) = drop_note(first, 1.0 - drop, interval_ns as f64 / 1e9) {
+            reason.push_str(&more);
+        }
+    }
     SteadyState {
         criterion: s.rule,
         reached: v.reached,
@@ -212,6 +229,29 @@ fn steady_state(s: SteadyPlan, interval_ns: u64, v: Verdict, ended_phase: bool) 
         judged_from_reason: reason,
         verdict: v,
     }
+}
+
+/// What a "no round fell" reason adds when the first round's intervals (`first`, of `interval_s` each)
+/// fell below `below` times their highest within it: `; the drop may lie inside the first round: ...`.
+fn drop_note(first: &[f64], below: f64, interval_s: f64) -> Option<String> {
+    let (high, low) = drop_within(first, below)?;
+    Some(format!(
+        "; the drop may lie inside the first round: its {interval_s} s intervals fell from {high:.1} to {low:.1} IOPS within it, which the round's average hides"
+    ))
+}
+
+/// In `series` (one round's intervals, in order), an interval below `below` times the highest before it:
+/// that highest and the lowest interval after it, when there is one (else `None`).
+fn drop_within(series: &[f64], below: f64) -> Option<(f64, f64)> {
+    let mut high = f64::NEG_INFINITY;
+    let mut found: Option<(f64, f64)> = None;
+    for &x in series {
+        if x < below * high && found.is_none_or(|(_, low)| x < low) {
+            found = Some((high, x));
+        }
+        high = high.max(x);
+    }
+    found
 }
 
 /// Why no full window of `window` rounds was judged, when none was: the `steady_after` condition never met
@@ -314,5 +354,30 @@ fn windows(m: &Measure, iops: &[f64], interval_ns: u64, pr: &mut PhaseResult) {
             every_s: every as f64 / 1e9,
             groups,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The newcomer's short run: within its first 1-minute round the per-second IOPS fell from 4500 to 360,
+    /// which the round's average hid; the drop is found from the highest interval before it to the lowest
+    /// after. A flat round, or one that only rises, has none.
+    #[test]
+    fn a_drop_inside_one_round_is_found_from_its_intervals() {
+        let round = [4000.0, 4500.0, 4400.0, 2000.0, 360.0, 380.0, 370.0];
+        assert_eq!(drop_within(&round, 0.5), Some((4500.0, 360.0)));
+        // 2250 is 0.5 × 4500 exactly: not below it.
+        assert_eq!(drop_within(&[4500.0, 2250.0], 0.5), None);
+        assert_eq!(drop_within(&[100.0, 3000.0, 3100.0], 0.5), None);
+        assert_eq!(drop_within(&[], 0.5), None);
+        assert_eq!(
+            drop_note(&round, 0.5, 1.0).as_deref(),
+            Some(
+                "; the drop may lie inside the first round: its 1 s intervals fell from 4500.0 to 360.0 IOPS within it, which the round's average hides"
+            )
+        );
+        assert_eq!(drop_note(&[4500.0, 2250.0], 0.5, 1.0), None);
     }
 }

@@ -27,7 +27,7 @@ pub fn warning(
     let in_first = (first - max).abs() <= 1.0;
     (in_first && max > DOMINATED * p999).then(|| {
         format!(
-            "no ramp: the largest latency, {} in the first interval, is {:.0} times the p99.9 ({}) after phase \"{}\" wrote: the drive was likely still working off those writes (a write-back cache, garbage collection), so this maximum describes that phase as much as this one; ramp = \"10s\" (an unmeasured lead-in) gives each phase the same starting state",
+            "no ramp: add ramp = \"10s\" (an unmeasured lead-in): the largest latency, {} in the first interval, is {:.0} times the p99.9 ({}) after phase \"{}\" wrote: the drive was likely still working off those writes (a write-back cache, garbage collection), so this maximum describes that phase as much as this one; a ramp gives each phase the same starting state",
             super::progress::latency(max),
             max / p999,
             super::progress::latency(p999),
@@ -60,8 +60,14 @@ mod tests {
         assert_eq!(
             warning(&read, Some(110_000.0), Some(&writes), false).as_deref(),
             Some(
-                "no ramp: the largest latency, 110.00 ms in the first interval, is 585 times the p99.9 (188.0 µs) after phase \"write\" wrote: the drive was likely still working off those writes (a write-back cache, garbage collection), so this maximum describes that phase as much as this one; ramp = \"10s\" (an unmeasured lead-in) gives each phase the same starting state"
+                "no ramp: add ramp = \"10s\" (an unmeasured lead-in): the largest latency, 110.00 ms in the first interval, is 585 times the p99.9 (188.0 µs) after phase \"write\" wrote: the drive was likely still working off those writes (a write-back cache, garbage collection), so this maximum describes that phase as much as this one; a ramp gives each phase the same starting state"
             )
+        );
+        // On the console the action comes before the cut (newcomer 30c: it never showed).
+        let said = warning(&read, Some(110_000.0), Some(&writes), false).unwrap_or_default();
+        assert_eq!(
+            super::super::observer::warning_line(&["read-qd1"], &said, 200),
+            "warning: phase read-qd1: no ramp: add ramp = \"10s\" (an unmeasured lead-in): the largest latency, 110.00 ms in the first interval, is 585 times the… (in full: results.json; docs/results.md#warnings)"
         );
         // Not when the maximum is in a later interval, the phase before only read, there is a ramp, or
         // the maximum is within 10 times the p99.9.

@@ -933,7 +933,7 @@ pub const SHORT_PHASE: &str = "the phase lasted ";
 
 /// The start of the warning that a phase's maximum latency is the previous phase's backlog
 /// (`run::backlog`): it depends on the latencies measured (tests/it/trial.rs asserts it exactly).
-pub const BACKLOG: &str = "no ramp: the largest latency, ";
+pub const BACKLOG: &str = "no ramp: add ramp = \"10s\"";
 
 /// Whether tests of device and data warnings leave `w` out: the host-pace ([`HOST_PACE`]), the busy-host
 /// ([`BUSY_HOST`]), the thin

@@ -369,3 +369,47 @@ fn lists_and_quoted_phase_names_can_be_set() {
         assert_eq!((code, err.as_str()), (2, want), "{arg}");
     }
 }
+
+/// The newcomer's `--set duration=10min` under a spec's `windows = ["last 20m"]` said nothing: `wkrun plan`
+/// and a run say, as a note, that the window is longer than the phase, naming both and the key.
+#[test]
+fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"steady\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 0\nduration = \"20s\"\nwindows = [\"last 20s\"]\n";
+    // Two phases with the same window: one note names both.
+    let body = format!("{body}{}", body.replace("\"steady\"", "\"again\""));
+    write_file(d, "s.toml", &spec_text("win", &body));
+    let note = "note: phases 0 \"steady\", 1 \"again\": window \"last 20s\" is longer than each phase (3s): its statistics cover only what the phase has (results: clipped); give each phase duration = \"20s\" or more, or a shorter window in its windows";
+    let sim = [
+        "--target",
+        "sim:capacity=64MiB,block=256KiB",
+        "--set",
+        "duration=3s",
+    ];
+    for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out"][..]] {
+        let mut args = cmd.to_vec();
+        args.extend(sim);
+        let (code, _, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(
+            err.lines()
+                .filter(|l| l.contains("is longer than"))
+                .collect::<Vec<_>>(),
+            [note],
+            "{args:?}: {err}"
+        );
+    }
+    // As the spec says it (20 s), no note.
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "plan",
+            "s.toml",
+            "--target",
+            "sim:capacity=64MiB,block=256KiB",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("is longer than"), "{err}");
+}

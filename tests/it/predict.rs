@@ -158,10 +158,19 @@ fn a_prediction_is_labelled_with_its_source_and_target() {
             target,
             "-o",
             "pred",
+            "--set",
+            "duration=80s",
         ],
     );
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
+    // The run's `--set` line and notes are passed on (newcomer 30c: the child was -q, so nothing showed).
+    assert_eq!(
+        err,
+        format!(
+            "--set duration=80s: phase wsat\nnote: {target} runs in virtual time on its own engine: the phases' engine and direct settings do not apply\n"
+        )
+    );
     assert_eq!(out.lines().next(), Some("results: pred"));
     assert!(
         out.contains("\ndone: pred/results.json\nnext: wkrun report "),

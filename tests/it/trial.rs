@@ -186,7 +186,7 @@ fn a_maximum_from_the_previous_phases_backlog_is_flagged() {
     let ms = |ns: f64| format!("{:.2} ms", ns / 1e6);
     let us = |ns: f64| format!("{:.1} µs", ns / 1e3);
     let want = format!(
-        "no ramp: the largest latency, {} in the first interval, is {:.0} times the p99.9 ({}) after phase \"w\" wrote: the drive was likely still working off those writes (a write-back cache, garbage collection), so this maximum describes that phase as much as this one; ramp = \"10s\" (an unmeasured lead-in) gives each phase the same starting state",
+        "no ramp: add ramp = \"10s\" (an unmeasured lead-in): the largest latency, {} in the first interval, is {:.0} times the p99.9 ({}) after phase \"w\" wrote: the drive was likely still working off those writes (a write-back cache, garbage collection), so this maximum describes that phase as much as this one; a ramp gives each phase the same starting state",
         ms(max),
         max / p999,
         us(p999)
