@@ -8,6 +8,11 @@ pub const MIN_SECONDS: usize = 40;
 /// may be cut by the drop, so the plateau is the highest of them, and the fit warns
 /// ([`Features::short_plateau`]).
 pub const MIN_PLATEAU_INTERVALS: usize = 5;
+/// Intervals before the drop below which the plateau's highest interval is no measure of the plateau at
+/// all ([`Features::very_short_plateau`]): the drop may come early in the first of them, which then
+/// averages the fresh rate with the cliff (sim:capacity=512MiB,op=10%,dies=2,program_time=1300us: a plateau
+/// of one 1 s interval measured 4529 IOPS, at 100 ms intervals 7040, the drive's).
+pub const FEW_PLATEAU_INTERVALS: usize = 3;
 /// The steady window: the last quarter of the phase (at least 10 s).
 pub const STEADY_SHARE: f64 = 0.25;
 /// A phase reached its cliff when its steady level is below this share of its plateau...
@@ -94,6 +99,12 @@ impl Features {
     /// measure it by its median, or the cliff's time to better than an interval.
     pub fn short_plateau(&self) -> bool {
         self.fresh < MIN_PLATEAU_INTERVALS
+    }
+
+    /// Whether the plateau lasts fewer than [`FEW_PLATEAU_INTERVALS`] intervals: its measure, and with it
+    /// the fitted program time, can be off by tens of %.
+    pub fn very_short_plateau(&self) -> bool {
+        self.fresh < FEW_PLATEAU_INTERVALS
     }
 
     /// Relative errors of `self` (a candidate) against `m` (the measurement): plateau, cliff time, steady

@@ -44,6 +44,8 @@ pub struct Fitted {
     pub runs: usize,
     /// Why the last refinement stopped.
     pub stop: Stop,
+    /// The write rates of the phases its run replayed before the fitted one ([`Measured::replayed`]'s).
+    pub replayed: Vec<super::replay::Rate>,
 }
 
 /// Why a refinement stopped.
@@ -100,6 +102,8 @@ struct Runs<'a> {
     spec: PathBuf,
     n: usize,
     log: &'a mut dyn Write,
+    /// Each candidate's target and the write rates of its replayed phases, in the order run.
+    rates: Vec<(String, Vec<super::replay::Rate>)>,
 }
 
 impl Runs<'_> {
@@ -110,9 +114,11 @@ impl Runs<'_> {
         let out = self.scratch.path().join(format!("run{}", self.n));
         let started = std::time::Instant::now();
         self.scratch.run(self.exe, &self.spec, &target, &out)?;
-        let iops = runner::write_series(&out, &self.m.phase().name)?;
+        let (iops, rates) = runner::write_series(&out, &self.m.phase().name)?;
         let _ = std::fs::remove_dir_all(&out);
+        self.rates.push((target.clone(), rates));
         let dt = self.m.phase().interval_ns as f64 / 1e9;
+        let dp = interval_decimals(self.m.phase().interval_ns);
         let f = Features::of(&iops, dt).ok_or_else(|| {
             FitError::Failed(format!(
                 "the simulated run on {target} wrote too few seconds"
@@ -120,7 +126,7 @@ impl Runs<'_> {
         })?;
         // Each line in one write, as every line wkrun prints (tests/it/lines.rs).
         let line = format!(
-            "fit: run {} ({:.1} s): {target}: plateau {:.0}, cliff at {:.0} s, steady {:.0} IOPS, spread {:.3}\n",
+            "fit: run {} ({:.1} s): {target}: plateau {:.0}, cliff at {:.dp$} s, steady {:.0} IOPS, spread {:.3}\n",
             self.n,
             started.elapsed().as_secs_f64(),
             f.plateau,
@@ -150,10 +156,12 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         spec,
         n: 0,
         log,
+        rates: Vec::new(),
     };
     let mut p = first_guess(m).map_err(|u| unmet_in_results(m, &u))?;
+    let dp = interval_decimals(m.phase().interval_ns);
     let line = format!(
-        "fit: measured plateau {:.0}, cliff at {:.0} s, steady {:.0} IOPS, spread {:.3}; first guess from theory: {}\n",
+        "fit: measured plateau {:.0}, cliff at {:.dp$} s, steady {:.0} IOPS, spread {:.3}; first guess from theory: {}\n",
         m.features.plateau,
         m.features.cliff_s,
         m.features.steady,
@@ -171,12 +179,20 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         p = better;
         (f, stop) = refine(&mut runs, &mut p, 3)?;
     }
+    let target = target_of(&p);
+    let replayed = runs
+        .rates
+        .iter()
+        .rfind(|(t, _)| *t == target)
+        .map(|(_, r)| r.clone())
+        .unwrap_or_default();
     Ok(Fitted {
-        target: target_of(&p),
+        target,
         params: p,
         features: f,
         runs: runs.n,
         stop,
+        replayed,
     })
 }
 
@@ -602,6 +618,7 @@ pub fn theory_params(
             op,
             ..super::measured::Known::ALL
         },
+        replayed: Vec::new(),
     };
     first_guess(&m)
 }
@@ -695,65 +712,20 @@ fn vary(runs: &mut Runs<'_>, p: &SimParams, f: &Features) -> Result<Option<SimPa
     Ok(best.map(|(_, c)| c))
 }
 
-/// The fit's account for stderr: each feature measured and fitted with its error, a warning for each
-/// missed by more than the fit's tolerance (1 % for the plateau; for the steady level, 1 % or what one
-/// superblock of spare area moves it by, [`steady_tolerance`]) with why the refinement stopped, what the
-/// data pinned down and what it could not, and the runs it took.
+/// The fit's account for stderr: each feature measured and fitted with its error, and the write rate of
+/// each replayed phase ([`super::replay`]); a warning for a plateau too short to measure well, for a
+/// replayed phase off by more than [`super::replay::RATE_TOLERANCE`], and for each feature missed by more
+/// than the fit's tolerance (1 % for the plateau; for the steady level, 1 % or what one superblock of spare
+/// area moves it by, [`steady_tolerance`]) with why the refinement stopped; what the data pinned down and
+/// what it could not, and the runs it took.
 pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
     let (a, b) = (&m.features, &f.features);
     let e = b.errors(a);
     let p = &f.params;
-    let sb_points = superblock_bytes(p) / p.capacity.0 as f64 * 100.0;
-    let mut s = format!(
-        "fit: {} simulated runs in {seconds:.1} s\nfit: feature                 measured     fitted    error\n",
-        f.runs
-    );
-    let k = &m.known;
-    for (name, known, x, y, err) in [
-        (
-            "fresh plateau (IOPS)",
-            true,
-            a.plateau,
-            b.plateau,
-            e[0] * 100.0,
-        ),
-        (
-            "cliff, half-way (s)",
-            k.cliff,
-            a.cliff_s,
-            b.cliff_s,
-            e[1] * 100.0,
-        ),
-        (
-            "steady level (IOPS)",
-            k.steady,
-            a.steady,
-            b.steady,
-            e[2] * 100.0,
-        ),
-    ] {
-        s.push_str(&if known {
-            format!("fit:   {name:<22} {x:>10.0} {y:>10.0} {err:>+7.1} %\n")
-        } else {
-            format!("fit:   {name:<22} {:>10} {y:>10.0} {:>9}\n", "unknown", "-")
-        });
-    }
-    s.push_str(&if k.spread {
-        format!(
-            "fit:   {:<22} {:>10.3} {:>10.3} {:>+7.3}\n",
-            "spread (sd / mean)", a.spread, b.spread, e[3]
-        )
-    } else {
-        format!(
-            "fit:   {:<22} {:>10} {:>10.3} {:>9}\n",
-            "spread (sd / mean)", "unknown", b.spread, "-"
-        )
-    });
+    let mut s = feature_table(m, f, seconds);
     s.push_str(&short_plateau_warning(m));
-    let op = match k.op {
-        Some(op) => format!("op = {op} (given, not fitted: nothing in the data checks it)"),
-        None => format!("op = {} (to a superblock, {sb_points:.2} points)", p.op),
-    };
+    s.push_str(&super::replay::warnings(&m.replayed, &f.replayed));
+    let k = &m.known;
     let plateau_missed = e[0].abs() > CLOSE;
     let steady_missed = k.steady && k.op.is_none() && e[2].abs() > steady_tolerance(p, e[2] > 0.0);
     for (missed, name, x, y, err, params) in [
@@ -783,18 +755,108 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
         }
     }
     s.push_str(&steady_clause(m, f));
+    let ratio_pinned = !plateau_missed
+        && !a.very_short_plateau()
+        && !super::replay::any_off(&m.replayed, &f.replayed);
+    s.push_str(&pinned_lines(m, f, ratio_pinned, steady_missed));
+    s
+}
+
+/// The head of the fit's account: the runs and their time, then each feature measured, fitted and its
+/// error (the cliff to the interval's resolution), and each replayed phase's write rate.
+fn feature_table(m: &Measured, f: &Fitted, seconds: f64) -> String {
+    let (a, b) = (&m.features, &f.features);
+    let e = b.errors(a);
+    let k = &m.known;
+    let mut s = format!(
+        "fit: {} simulated runs in {seconds:.1} s\nfit: feature                 measured     fitted    error\n",
+        f.runs
+    );
+    let cliff_dp = interval_decimals(m.phase().interval_ns);
+    for (name, known, x, y, err, dp) in [
+        ("fresh plateau (IOPS)", true, a.plateau, b.plateau, e[0], 0),
+        (
+            "cliff, half-way (s)",
+            k.cliff,
+            a.cliff_s,
+            b.cliff_s,
+            e[1],
+            cliff_dp,
+        ),
+        ("steady level (IOPS)", k.steady, a.steady, b.steady, e[2], 0),
+    ] {
+        s.push_str(&if known {
+            format!(
+                "fit:   {name:<22} {x:>10.dp$} {y:>10.dp$} {:>+7.1} %\n",
+                err * 100.0
+            )
+        } else {
+            format!(
+                "fit:   {name:<22} {:>10} {y:>10.dp$} {:>9}\n",
+                "unknown", "-"
+            )
+        });
+    }
+    s.push_str(&if k.spread {
+        format!(
+            "fit:   {:<22} {:>10.3} {:>10.3} {:>+7.3}\n",
+            "spread (sd / mean)", a.spread, b.spread, e[3]
+        )
+    } else {
+        format!(
+            "fit:   {:<22} {:>10} {:>10.3} {:>9}\n",
+            "spread (sd / mean)", "unknown", b.spread, "-"
+        )
+    });
+    s.push_str(&super::replay::table_rows(&m.replayed, &f.replayed));
+    s
+}
+
+/// The decimals of seconds that show a time to a whole interval of `interval_ns` (0 for whole seconds,
+/// 1 for 100 ms, 3 for 1 ms).
+pub fn interval_decimals(interval_ns: u64) -> usize {
+    let mut unit = 1_000_000_000u64;
+    let mut dp = 0;
+    while dp < 9 && !interval_ns.is_multiple_of(unit) {
+        unit /= 10;
+        dp += 1;
+    }
+    dp
+}
+
+/// `value`, followed by " (the default)" when it is `default` (then the target names no such key).
+fn said<T: PartialEq + std::fmt::Display>(value: &T, default: &T) -> String {
+    match value == default {
+        true => format!("{value} (the default)"),
+        false => value.to_string(),
+    }
+}
+
+/// The account's closing lines: what the data pinned down (the spare area unless the steady level was
+/// missed; dies / program time when `ratio_pinned`; the collection policy and timing variation when the
+/// spread is known) and what it could not.
+fn pinned_lines(m: &Measured, f: &Fitted, ratio_pinned: bool, steady_missed: bool) -> String {
+    let p = &f.params;
+    let k = &m.known;
+    let d = SimParams::default();
+    let sb_points = superblock_bytes(p) / p.capacity.0 as f64 * 100.0;
+    let (gc, jitter) = (
+        said(&p.gc.as_str(), &d.gc.as_str()),
+        said(&p.jitter, &d.jitter),
+    );
     let mut pinned = Vec::new();
     if !steady_missed {
-        pinned.push(op);
+        pinned.push(match k.op {
+            Some(op) => format!("op = {op} (given, not fitted: nothing in the data checks it)"),
+            None => format!("op = {} (to a superblock, {sb_points:.2} points)", p.op),
+        });
     }
-    if !plateau_missed {
+    if ratio_pinned {
         pinned.push("dies / program_time (the plateau)".to_string());
     }
     if k.spread {
         pinned.push(format!(
-            "gc = {} and jitter = {} (the spread, among the few tried)",
-            p.gc.as_str(),
-            p.jitter
+            "gc = {gc} and jitter = {jitter}, by the spread among the few tried"
         ));
     } else if !pinned.is_empty() {
         pinned.push("nothing else".to_string());
@@ -803,20 +865,27 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
         true => "nothing (see the warnings)".to_string(),
         false => pinned.join(", "),
     };
-    s.push_str(&format!("fit: pinned by the data: {pinned}\n"));
+    let mut s = format!("fit: pinned by the data: {pinned}\n");
     if !k.spread {
         s.push_str(&format!(
-            "fit: not pinned by the features: gc and jitter (no spread given; gc = {}, jitter = {} kept), so the worst seconds are not predicted\n",
-            p.gc.as_str(),
-            p.jitter
+            "fit: not pinned by the features: gc and jitter (no spread given; gc = {gc}, jitter = {jitter} kept), so the worst seconds are not predicted\n"
         ));
     }
     if !k.cliff {
         s.push_str("fit: not checked by the features: the cliff's time (none given)\n");
     }
+    let dies = match ratio_pinned {
+        true => format!(
+            "dies and program_time apart ({} dies chosen for a program time near 1.6 ms; the plateau fixes only their ratio)",
+            p.dies.unwrap_or(1)
+        ),
+        false => format!(
+            "dies and program_time, not even their ratio (see the warnings; {} dies chosen for a program time near 1.6 ms)",
+            p.dies.unwrap_or(1)
+        ),
+    };
     s.push_str(&format!(
-        "fit: not pinned by the data: dies and program_time apart ({} dies chosen for a program time near 1.6 ms; the plateau fixes only their ratio); page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (the defaults kept); compression (assumed off); seed\n",
-        p.dies.unwrap_or(1)
+        "fit: not pinned by the data: {dies}; page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (the defaults kept); compression (assumed off); seed\n"
     ));
     s
 }
@@ -849,8 +918,17 @@ pub fn short_plateau_warning(m: &Measured) -> String {
     }
     let dt = m.phase().interval_ns;
     let finer = Duration((dt / 10).max(crate::spec::rules::MIN_INTERVAL_NS));
+    let off = match f.very_short_plateau() {
+        true => format!(
+            "with fewer than {} the drop may come early in the highest, so the plateau, and with it the fitted dies / program_time and the predictions at other spans, can be off by tens of % (dies / program_time are not pinned); measure again with --set interval={finer}",
+            super::features::FEW_PLATEAU_INTERVALS
+        ),
+        false => format!(
+            "so the fit may be off by several %; give the plateau more intervals: a finer interval (e.g. --set interval={finer})"
+        ),
+    };
     format!(
-        "warning: phase {:?}'s fresh plateau lasts {} interval(s) of {} before the drop, fewer than the {} its median needs: the plateau is taken as its highest interval ({:.0} IOPS) and the cliff's time is known to an interval at best, so the fit may be off by several %; give the plateau more intervals: a finer interval (e.g. --set interval={finer}) or a larger drive region (a larger span or drive)\n",
+        "warning: phase {:?}'s fresh plateau lasts {} interval(s) of {} before the drop, fewer than the {} its median needs: the plateau is taken as its highest interval ({:.0} IOPS) and the cliff's time is known to an interval at best; {off} or a larger drive region (a larger span or drive)\n",
         m.phase().name,
         f.fresh,
         Duration(dt),
@@ -862,6 +940,23 @@ pub fn short_plateau_warning(m: &Measured) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_is_said_to_its_interval() {
+        for (ns, dp, shown) in [
+            (1_000_000_000, 0, "7"),
+            (2_000_000_000, 0, "7"),
+            (100_000_000, 1, "7.2"),
+            (250_000_000, 2, "7.25"),
+            (1_000_000, 3, "7.201"),
+        ] {
+            assert_eq!(interval_decimals(ns), dp, "{ns}");
+            let t = [7.0, 7.2, 7.25, 7.201][dp];
+            assert_eq!(format!("{t:.dp$}"), shown);
+        }
+        assert_eq!(said(&"paced", &"paced"), "paced (the default)");
+        assert_eq!(said(&"deferred", &"paced"), "deferred");
+    }
 
     #[test]
     fn theory_round_trips_from_ratio_to_spare_area() {

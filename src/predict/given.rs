@@ -417,6 +417,7 @@ impl Given {
                     Spare::Steady(_) => None,
                 },
             },
+            replayed: Vec::new(),
         }
     }
 }

@@ -27,6 +27,8 @@ pub struct Measured {
     pub features: Features,
     /// Which features are known (a measured run's all are; a features file may lack some).
     pub known: Known,
+    /// The write rates of the phases replayed before the fitted one (none for a features file).
+    pub replayed: Vec<super::replay::Rate>,
 }
 
 /// Which of a [`Measured`]'s features are known, and a spare area given rather than fitted.
@@ -119,6 +121,7 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
         iops,
         features,
         known: Known::ALL,
+        replayed: super::replay::rates_before(r, i),
     })
 }
 

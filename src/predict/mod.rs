@@ -12,6 +12,7 @@ pub mod fit;
 pub mod given;
 pub mod measured;
 pub mod prediction;
+pub mod replay;
 pub mod runner;
 
 /// Why a fit or a prediction could not be made.

@@ -405,11 +405,15 @@ fn error_line(err: &str) -> &str {
         .unwrap_or("")
 }
 
-/// Per-second write IOPS of phase `phase` in the results folder `dir` (whole intervals only).
+/// Per-second write IOPS of phase `phase` in the results folder `dir` (whole intervals only), and the write
+/// rates of the phases before it ([`super::replay::rates_before`]).
 ///
 /// # Errors
 /// [`FitError::Failed`] when the results cannot be read or lack the phase.
-pub fn write_series(dir: &Path, phase: &str) -> Result<Vec<f64>, FitError> {
+pub fn write_series(
+    dir: &Path,
+    phase: &str,
+) -> Result<(Vec<f64>, Vec<super::replay::Rate>), FitError> {
     let run = crate::report::runs::load_run(&dir.join("results.json"))
         .map_err(|e| FitError::Failed(e.to_string()))?;
     let i = run
@@ -419,7 +423,10 @@ pub fn write_series(dir: &Path, phase: &str) -> Result<Vec<f64>, FitError> {
         .position(|p| p.name == phase)
         .ok_or_else(|| FitError::Failed(format!("{}: no phase {phase:?}", dir.display())))?;
     let rows = run.series[i].as_deref().unwrap_or(&[]);
-    Ok(whole_seconds(rows))
+    Ok((
+        whole_seconds(rows),
+        super::replay::rates_before(&run.results, i),
+    ))
 }
 
 /// The write IOPS of the whole intervals of `rows`.

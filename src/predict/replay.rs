@@ -1,0 +1,123 @@
+//! The phases the fit replays before the fitted one (the fill, any other workload): their write rates as
+//! measured and as the fitted drive ran them. The fit does not match them, so they are a free check: a
+//! fill's rate (sequential writes of whole pages, several in flight) is set by dies / program time as the
+//! fresh plateau is, and a fitted drive whose fill runs at another rate than the measured one has the
+//! wrong dies / program time, whatever its plateau says.
+
+use crate::results::model::Results;
+use crate::vocab::PhaseKind;
+
+/// The share by which a replayed phase's write rate may differ from the measured one before the fit warns:
+/// a replay of the same phases on the drive's own parameters matches to rounding (the simulator is
+/// deterministic), a real drive's fill varies by a percent or two.
+pub const RATE_TOLERANCE: f64 = 0.03;
+
+/// A phase replayed before the fitted one that writes, and its write IOPS (`write.iops`: the phase's
+/// writes over its duration).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rate {
+    /// The phase's name.
+    pub name: String,
+    /// Its write IOPS.
+    pub iops: f64,
+}
+
+/// The write rates of `r`'s phases before phase `i` that write (fills and workloads).
+pub fn rates_before(r: &Results, i: usize) -> Vec<Rate> {
+    r.phases[..i.min(r.phases.len())]
+        .iter()
+        .filter(|p| p.kind != PhaseKind::Erase && p.write.ops > 0)
+        .map(|p| Rate {
+            name: p.name.clone(),
+            iops: p.write.iops,
+        })
+        .collect()
+}
+
+/// The rows of the fit's feature table for the replayed phases: each measured rate (`measured`), the
+/// fitted drive's (`fitted`, of the same name; "-" when its run lacked it) and the error.
+pub fn table_rows(measured: &[Rate], fitted: &[Rate]) -> String {
+    measured
+        .iter()
+        .map(|m| {
+            let name = format!("{} (IOPS)", m.name);
+            match error(m, fitted) {
+                Some((y, e)) => format!(
+                    "fit:   {name:<22} {:>10.0} {y:>10.0} {:>+7.1} %\n",
+                    m.iops,
+                    e * 100.0
+                ),
+                None => format!(
+                    "fit:   {name:<22} {:>10.0} {:>10} {:>9}\n",
+                    m.iops, "-", "-"
+                ),
+            }
+        })
+        .collect()
+}
+
+/// The fitted rate of `m`'s phase in `fitted` and its relative error against `m`.
+fn error(m: &Rate, fitted: &[Rate]) -> Option<(f64, f64)> {
+    let y = fitted.iter().find(|f| f.name == m.name)?.iops;
+    (m.iops > 0.0).then(|| (y, (y - m.iops) / m.iops))
+}
+
+/// Whether a replayed phase's rate is off by more than [`RATE_TOLERANCE`].
+pub fn any_off(measured: &[Rate], fitted: &[Rate]) -> bool {
+    measured
+        .iter()
+        .any(|m| error(m, fitted).is_some_and(|(_, e)| e.abs() > RATE_TOLERANCE))
+}
+
+/// A warning for each replayed phase whose fitted rate is off by more than [`RATE_TOLERANCE`]: what it
+/// means for the fitted drive and its predictions.
+pub fn warnings(measured: &[Rate], fitted: &[Rate]) -> String {
+    measured
+        .iter()
+        .filter_map(|m| {
+            let (y, e) = error(m, fitted).filter(|(_, e)| e.abs() > RATE_TOLERANCE)?;
+            Some(format!(
+                "warning: the fitted drive ran phase {:?} (replayed, not fitted) at {y:.0} write IOPS against the measured {:.0} ({:+.1} %, more than {:.0} %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n",
+                m.name,
+                m.iops,
+                e * 100.0,
+                RATE_TOLERANCE * 100.0
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fill_off_by_more_than_three_percent_is_warned_of() {
+        let rate = |name: &str, iops: f64| Rate {
+            name: name.into(),
+            iops,
+        };
+        let measured = [rate("fill", 192.0), rate("warm", 1000.0)];
+        let fitted = [rate("fill", 135.0), rate("warm", 1029.0)];
+        // (135 - 192) / 192 = -29.6875 %; (1029 - 1000) / 1000 = +2.9 %, within 3 %.
+        assert_eq!(
+            table_rows(&measured, &fitted),
+            "fit:   fill (IOPS)                   192        135   -29.7 %\n\
+             fit:   warm (IOPS)                  1000       1029    +2.9 %\n"
+        );
+        assert!(any_off(&measured, &fitted));
+        assert!(!any_off(&measured[1..], &fitted));
+        let w = warnings(&measured, &fitted);
+        assert_eq!(w.lines().count(), 1, "{w}");
+        assert!(
+            w.starts_with(
+                "warning: the fitted drive ran phase \"fill\" (replayed, not fitted) at 135 write IOPS against the measured 192 (-29.7 %, more than 3 %): "
+            ),
+            "{w}"
+        );
+        assert_eq!(
+            table_rows(&measured[..1], &[]),
+            "fit:   fill (IOPS)                   192          -         -\n"
+        );
+    }
+}
