@@ -87,6 +87,7 @@ pub fn predicted(
     Ok(Some(wkrun::plan::Predicted {
         measured: measured.display().to_string(),
         fitted_target: target.display().to_string(),
+        measured_run_started_at: None,
         same_spec: false,
     }))
 }
@@ -98,7 +99,9 @@ pub fn predicted(
 pub fn mark_prediction(plan: &mut wkrun::plan::Plan, mut p: wkrun::plan::Predicted) {
     plan.label = wkrun::text::label(&format!("predicted: {}", plan.label));
     let ours: Vec<String> = plan.phases.iter().map(|x| x.name.clone()).collect();
-    p.same_spec = wkrun::report::read_results(Path::new(&p.measured)).is_ok_and(|m| {
+    let measured = wkrun::report::read_results(Path::new(&p.measured));
+    p.measured_run_started_at = measured.as_ref().ok().map(|m| m.started_at.clone());
+    p.same_spec = measured.is_ok_and(|m| {
         let theirs: Vec<String> = m.phases.iter().map(|x| x.name.clone()).collect();
         wkrun::results::model::same_spec_and_phases(&m.spec.name, &theirs, &plan.spec_name, &ours)
     });

@@ -35,13 +35,29 @@ fn parse_fixed(num: &str, decimals: u32) -> Option<u128> {
     int_v.checked_mul(10u128.pow(decimals))?.checked_add(frac_v)
 }
 
-/// Splits `"128KiB"` into `("128", "KiB")` (whitespace between number and unit allowed).
+/// Refuses a value holding a control character (tab, newline, U+0085 NEL, ...) or whitespace beyond the
+/// ASCII space (U+00A0 no-break space, U+2028 line separator, ...): such a character is invisible when the
+/// value is echoed, so `"4KiB\u{85}"` must not pass as `4KiB`. The message names the code point.
+fn refuse_hidden(what: &str, s: &str) -> Result<(), String> {
+    match s
+        .chars()
+        .find(|c| c.is_control() || (c.is_whitespace() && *c != ' '))
+    {
+        Some(c) => Err(format!(
+            "{what} {s:?} holds the invisible character U+{:04X}; write it with plain ASCII characters",
+            c as u32
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Splits `"128KiB"` into `("128", "KiB")` (ASCII spaces between number and unit allowed).
 fn split_unit(s: &str) -> (&str, &str) {
-    let s = s.trim();
+    let s = s.trim_matches(' ');
     let idx = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
-    (&s[..idx], s[idx..].trim())
+    (&s[..idx], s[idx..].trim_matches(' '))
 }
 
 /// A size in bytes. Written `"4KiB"`, `"128KiB"`, `"1GiB"` (binary), `"240GB"` (decimal, as drive vendors
@@ -52,6 +68,7 @@ pub struct Size(pub u64);
 impl Size {
     /// Parses a size string; the error says what was wrong and what is accepted.
     pub fn parse(s: &str) -> Result<Size, String> {
+        refuse_hidden("size", s)?;
         let (num, unit) = split_unit(s);
         if num.is_empty() {
             return Err(format!(
@@ -147,7 +164,8 @@ impl Duration {
     /// Parses a duration string into nanoseconds: one `<number><unit>` term, or several summed
     /// (`"1h30m"`, `"2m30s"`).
     pub fn parse(s: &str) -> Result<Duration, String> {
-        let t = s.trim();
+        refuse_hidden("duration", s)?;
+        let t = s.trim_matches(' ');
         let mut terms = Vec::new();
         let mut rest = t;
         while !rest.is_empty() {
@@ -252,11 +270,12 @@ impl Percent {
 
     /// Parses `"84%"` or `"12.5%"` (the `%` sign is required).
     pub fn parse(s: &str) -> Result<Percent, String> {
-        let t = s.trim();
+        refuse_hidden("percentage", s)?;
+        let t = s.trim_matches(' ');
         let num = t
             .strip_suffix('%')
             .ok_or_else(|| format!("percentage {s:?} lacks the % sign"))?
-            .trim();
+            .trim_matches(' ');
         let v = parse_fixed(num, 6).ok_or_else(|| {
             let digits = num.split_once('.').map_or(0, |(_, f)| f.len());
             let plain = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
@@ -309,7 +328,8 @@ impl fmt::Display for Percent {
 /// # Errors
 /// A message naming the value and the accepted forms.
 pub fn parse_count(s: &str) -> Result<f64, String> {
-    let t = s.trim();
+    refuse_hidden("count", s)?;
+    let t = s.trim_matches(' ');
     let (num, scale) = match t.char_indices().last() {
         Some((i, 'k' | 'K')) => (&t[..i], 1e3),
         Some((i, 'M')) => (&t[..i], 1e6),
@@ -337,7 +357,7 @@ pub enum Amount {
 impl Amount {
     /// Parses `"84%"` as a percentage, anything else as a [`Size`].
     pub fn parse(s: &str) -> Result<Amount, String> {
-        if s.trim().ends_with('%') {
+        if s.trim_matches(' ').ends_with('%') {
             Percent::parse(s).map(Amount::Percent)
         } else {
             Size::parse(s).map(|z| Amount::Bytes(z.0))
@@ -548,6 +568,33 @@ mod tests {
         }
         assert!(bare::<Percent>("nan").ends_with("e.g. \"50%\""));
         assert!(bare::<Percent>("12.5").ends_with("e.g. \"12.5%\""));
+    }
+
+    #[test]
+    fn invisible_characters_are_refused_naming_the_code_point() {
+        for (v, cp) in [
+            ("4KiB\u{85}", "0085"),
+            ("4KiB\u{a0}", "00A0"),
+            ("4KiB\u{2028}", "2028"),
+            ("\t4KiB", "0009"),
+            ("4\u{3000}KiB", "3000"),
+        ] {
+            assert_eq!(
+                Size::parse(v),
+                Err(format!(
+                    "size {v:?} holds the invisible character U+{cp}; write it with plain ASCII characters"
+                ))
+            );
+        }
+        assert_eq!(
+            Duration::parse("30s\u{85}").unwrap_err(),
+            "duration \"30s\\u{85}\" holds the invisible character U+0085; write it with plain ASCII characters"
+        );
+        assert!(Percent::parse("7%\u{a0}").unwrap_err().contains("U+00A0"));
+        assert!(parse_count("10k\u{2028}").unwrap_err().contains("U+2028"));
+        assert!(Amount::parse("84%\u{85}").unwrap_err().contains("U+0085"));
+        assert_eq!(Size::parse(" 4 KiB "), Ok(Size(4096)));
+        assert_eq!(Percent::parse(" 7 % ").map(|p| p.0), Ok(7_000_000));
     }
 
     #[test]

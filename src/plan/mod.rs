@@ -92,6 +92,10 @@ pub struct Predicted {
     pub measured: String,
     /// The fitted simulated drive (`sim:...`, as given).
     pub fitted_target: String,
+    /// The measured run's `started_at`, which identifies it wherever its results are read from; `None`
+    /// when they cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_run_started_at: Option<String>,
     /// The measured run ran the same spec and phases as this prediction (the same `[spec]` name, the phases
     /// of the one with fewer among the other's, in order), so comparing the two is meaningful; `false` for
     /// a prediction of another spec (a sweep predicted from a short consistency run), or measured results

@@ -16,6 +16,7 @@ use super::features::{CLIFF_DEPTH, Features};
 use super::fit::Unmet;
 use super::measured::{Known, Measured};
 use super::runner::PhaseShape;
+use crate::sim::params::{MAX_MODEL_BYTES, UNIT};
 use crate::spec::rules::MAX_BLOCK_SIZE;
 use crate::units::{Percent, Size};
 use crate::vocab::{Pattern, PhaseKind};
@@ -180,17 +181,23 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
         };
         match number(v) {
             Some(x) if x.is_finite() && (x > lo || (!open && x == lo)) && x <= hi => Ok(Some(x)),
-            Some(x) => {
+            Some(_) => {
                 let from = if open { "more than" } else { "at least" };
                 Err(at(
                     span.clone(),
-                    format!("key {key:?}: {x} is out of range ({from} {lo}, at most {hi})"),
+                    format!(
+                        "key {key:?}: {} is out of range ({from} {lo}, at most {hi})",
+                        echo(&text[span.clone()])
+                    ),
                 ))
             }
             None => Err(at(span.clone(), format!("key {key:?}: a number"))),
         }
     };
     let capacity = size("capacity")?;
+    if capacity >= MOST_SIMULATED {
+        return Err(too_large(&at, text, &need("capacity")?.1));
+    }
     let block_size = size("block_size")?;
     let block_bad = block_problem(block_size, capacity, None);
     if let Some(m) = block_bad {
@@ -241,7 +248,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
         }
         None => return Err(at(p_span.clone(), "key \"plateau_iops\": a number".into())),
     };
-    let spare = spare(&at, get("steady_iops"), get("op"), plateau, path)?;
+    let spare = spare(&at, text, get("steady_iops"), get("op"), plateau, path)?;
     Ok(Given {
         plateau_said: said("plateau_iops"),
         spare_said: match spare {
@@ -288,6 +295,31 @@ fn block_problem(block_size: u64, capacity: u64, queue_depth: Option<u64>) -> Op
     }
 }
 
+/// Capacities from this one up cannot be simulated: the model's mapping tables take 8 B per [`UNIT`] (4 B a
+/// unit's map entry, 4 B its flash slot's) before any spare area, and at most [`MAX_MODEL_BYTES`].
+const MOST_SIMULATED: u64 = MAX_MODEL_BYTES / 8 * UNIT;
+
+/// Why the capacity written at `span` of `text` cannot be simulated: the most that can.
+fn too_large(
+    at: &dyn Fn(Range<usize>, String) -> FitError,
+    text: &str,
+    span: &Range<usize>,
+) -> FitError {
+    at(
+        span.clone(),
+        format!(
+            "key \"capacity\": {} is more than a simulated drive holds: at most {} B can be simulated, less the spare area's share (the model's mapping tables take 8 B per {UNIT} B of flash, and at most {MAX_MODEL_BYTES} B)",
+            echo(&text[span.clone()]),
+            MOST_SIMULATED - 1,
+        ),
+    )
+}
+
+/// A value as the file writes it, cut as other echoes are.
+fn echo(s: &str) -> String {
+    crate::text::echo(s).into_owned()
+}
+
 /// A TOML integer or float as a number.
 fn number(v: &DeValue<'_>) -> Option<f64> {
     match v {
@@ -302,6 +334,7 @@ type Entry<'a, 'b> = Option<&'a (&'b str, Range<usize>, &'a DeValue<'b>)>;
 /// What pins the spare area: exactly one of `steady_iops` (below [`CLIFF_DEPTH`] of the plateau) and `op`.
 fn spare(
     at: &dyn Fn(Range<usize>, String) -> FitError,
+    text: &str,
     steady: Entry<'_, '_>,
     op: Entry<'_, '_>,
     plateau: f64,
@@ -319,8 +352,9 @@ fn spare(
         (Some((_, span, v)), None) => {
             match number(v) {
                 Some(x) if x.is_finite() && x > 0.0 && x < CLIFF_DEPTH * plateau => Ok(Spare::Steady(x)),
-                Some(x) => Err(at(span.clone(), format!(
-                    "key \"steady_iops\": {x} is not below 80 % of the plateau ({plateau}): no cliff, so the spare area is unknown"
+                Some(_) => Err(at(span.clone(), format!(
+                    "key \"steady_iops\": {} is not below 80 % of the plateau ({plateau}): no cliff, so the spare area is unknown",
+                    echo(&text[span.clone()])
                 ))),
                 None => Err(at(span.clone(), "key \"steady_iops\": a number".into())),
             }

@@ -169,6 +169,10 @@ pub struct Prediction {
     pub measured: String,
     /// The fitted simulated drive the spec ran on (`sim:...`, as `wkrun sim fit` printed it).
     pub fitted_target: String,
+    /// The measured run's `started_at`, which pairs the prediction with it in a report wherever either is
+    /// read from (`measured` is relative to where `sim predict` ran); absent in results of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_run_started_at: Option<String>,
 }
 
 /// Identity of the spec file that ran.

@@ -586,6 +586,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
             .map(|p| crate::results::model::Prediction {
                 measured: p.measured.clone(),
                 fitted_target: p.fitted_target.clone(),
+                measured_run_started_at: p.measured_run_started_at.clone(),
             }),
         health: None,
         phases: Vec::new(),

@@ -74,7 +74,7 @@ pub fn parse(arg: &str) -> Result<Override, String> {
             (None, k, v)
         }
     };
-    let k = k.trim();
+    let k = k.trim_ascii();
     if k.is_empty() {
         return Err(format!("--set {shown}: the key is empty"));
     }
@@ -143,7 +143,7 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
             "--set {}: the value is a whole number past TOML's integers (-9223372036854775808 to 9223372036854775807), the most --set can give; a larger one goes in the spec file",
             crate::text::echo(arg)
         )),
-        Err(_) => Ok(Value::String(v.trim().to_string())),
+        Err(_) => Ok(Value::String(v.trim_ascii().to_string())),
     }
 }
 
@@ -162,7 +162,7 @@ fn parse_sweep(arg: &str, rest: &str) -> Result<Override, String> {
     let values = match toml_or_text(arg, v)? {
         Value::Array(a) => a,
         _ => {
-            let items: Vec<&str> = v.split(',').map(str::trim).collect();
+            let items: Vec<&str> = v.split(',').map(str::trim_ascii).collect();
             if items.iter().any(|i| i.is_empty()) {
                 return Err(format!("--set {shown}: an empty value in the list"));
             }
@@ -383,6 +383,26 @@ fn refuse_key(o: &Override) -> Option<String> {
             })
         }
     }
+}
+
+/// `--set phase.NAME.name=NEW` on a phase a sweep, a matrix list or a `[[repeat]]` block made (`p`, of the
+/// `[[phase]]` named `orig`): its members are named after the `[[phase]]` (and a sweep lists it by name), so
+/// renaming one is renaming it in the file.
+fn refuse_rename(p: &PhaseSpec, orig: &str, arg: &str) -> Result<(), String> {
+    let by = match (
+        p.labels.iter().find_map(|l| l.sweep.as_ref()),
+        &p.labels[..],
+    ) {
+        (Some(sweep), _) => format!("is in sweep \"{}\"", crate::text::echo(sweep)),
+        (None, [l, ..]) => format!("is a member of a matrix list of `{}`", l.key),
+        (None, []) if p.round.is_some() => "is in a [[repeat]] block".to_string(),
+        (None, []) => return Ok(()),
+    };
+    Err(format!(
+        "--set {arg}: phase \"{}\" {by}, which names its phases after their [[phase]] \"{}\": rename it in the file",
+        crate::text::echo(&p.name),
+        crate::text::echo(orig)
+    ))
 }
 
 /// What expansion gave `old` and a phase rebuilt from its keys (`new`) does not have: its `[[phase]]`, labels
@@ -731,6 +751,11 @@ impl LoadedSpec {
             return Err(format!(
                 "--set {arg}: this spec has no phase \"{said}\"{hint}"
             ));
+        }
+        if key == "name" {
+            let p = &self.phases[hit[0]];
+            let orig = self.names(p).last().copied().unwrap_or_default();
+            refuse_rename(p, orig, &arg)?;
         }
         let short = super::expand::label_of(key);
         for &i in &hit {

@@ -19,6 +19,26 @@ queue_depth = 16
 duration = "1s"
 "#;
 
+/// A fill and a random-write matrix over 4 and 8 KiB, both in the sweep `op` over 100 % and 50 % span.
+const SWEEP: &str = r#"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "128KiB"
+
+[[phase]]
+name = "w"
+kind = "workload"
+pattern = "random"
+block_size = ["4KiB", "8KiB"]
+read_percent = 0
+duration = "1s"
+
+[[sweep]]
+name = "op"
+phases = ["fill", "w"]
+span = ["100%", "50%"]
+"#;
 /// A 1 MiB file target `t.img`, created by a run.
 const FILE: [&str; 4] = ["--target", "t.img", "--target-size", "1MiB"];
 
@@ -198,26 +218,7 @@ fn each_set_names_the_phases_it_changed() {
 fn a_set_on_a_sweep_names_its_members() {
     let tmp = tempdir();
     let d = tmp.path();
-    let body = r#"
-[[phase]]
-name = "fill"
-kind = "fill"
-block_size = "128KiB"
-
-[[phase]]
-name = "w"
-kind = "workload"
-pattern = "random"
-block_size = ["4KiB", "8KiB"]
-read_percent = 0
-duration = "1s"
-
-[[sweep]]
-name = "op"
-phases = ["fill", "w"]
-span = ["100%", "50%"]
-"#;
-    write_file(d, "s.toml", &spec_text("sw", body));
+    write_file(d, "s.toml", &spec_text("sw", SWEEP));
     let mut args = vec!["plan", "s.toml", "--target", SIM];
     args.extend([
         "--set",
@@ -412,4 +413,60 @@ fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
     ));
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("is longer than"), "{err}");
+}
+
+/// The attack of issue 24: `--set phase.NAME.name=NEW` on a phase of a sweep said the new name "is already
+/// used" (by the phase itself, as every member got it), and on one expanded member that it "changes no
+/// phase", exit 0; a size with a no-break space was taken. Each is refused with exit 2 saying why, nothing
+/// written; a phase no sweep made is renamed.
+#[test]
+fn a_phase_of_a_sweep_is_renamed_in_the_file_and_sizes_hold_no_invisible_character() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    write_file(d, "s.toml", &spec_text("sw", SWEEP));
+    let tail = ": rename it in the file\n";
+    for (arg, want) in [
+        (
+            "phase.fill.name=zzz",
+            format!("error: s.toml: --set phase.fill.name=zzz: phase \"fill[op=100%]\" is in sweep \"op\", which names its phases after their [[phase]] \"fill\"{tail}"),
+        ),
+        (
+            "phase.\"w[op=100%,bs=4KiB]\".name=zzz",
+            format!("error: s.toml: --set phase.\"w[op=100%,bs=4KiB]\".name=zzz: phase \"w[op=100%,bs=4KiB]\" is in sweep \"op\", which names its phases after their [[phase]] \"w\"{tail}"),
+        ),
+        (
+            "block_size=4KiB\u{85}",
+            "error: --set block_size=4KiB\\u{85}: the value is not one TOML value, and as a word it holds a control character; give one TOML value or one word (--set once per key)\n".to_string(),
+        ),
+        (
+            "phase.w.duration=1s\u{a0}",
+            "error: s.toml: --set phase.w.duration=1s\u{a0}: duration \"1s\\u{a0}\" holds the invisible character U+00A0; write it with plain ASCII characters\n".to_string(),
+        ),
+    ] {
+        assert_eq!(refused(d, arg), want, "{arg}");
+    }
+    write_file(d, "m.toml", &spec_text("set", BODY));
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "plan",
+            "m.toml",
+            "--json",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "--set",
+            "phase.mix.name=zzz",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let plan: serde_json::Value = serde_json::from_str(&out).expect("plan JSON");
+    let names: Vec<&str> = plan["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .map(|p| p["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["prep", "zzz"]);
 }

@@ -225,3 +225,41 @@ fn a_prediction_pairs_with_a_run_of_its_spec_and_names_its_drive_whole() {
     );
     assert!(html.contains(&note), "{html}");
 }
+
+/// Issue 30 attack: `prediction.measured` is relative to where `sim predict` ran, so a report made from
+/// another folder paired the prediction with another run of its spec. The prediction records the measured
+/// run's `started_at` and is paired with that run wherever the report is made.
+#[test]
+fn a_prediction_pairs_with_its_measured_run_from_another_folder() {
+    let dir = tempdir();
+    let d = dir.path();
+    let a = d.join("a");
+    std::fs::create_dir(&a).unwrap();
+    write_file(&a, "s.toml", &spec_text("ov", SPEC));
+    let run = |at: &std::path::Path, args: &[&str]| {
+        let (code, _, err) = code_out_err(&wkrun(at, args));
+        assert_eq!(code, 0, "wkrun {args:?}: {err}");
+    };
+    run(&a, &["s.toml", "--target", MEASURED, "-o", "m1", "-q"]);
+    run(
+        &a,
+        &[
+            "sim", "predict", "m1", "s.toml", "--fitted", FITTED, "-o", "p",
+        ],
+    );
+    let other = "sim:capacity=256MiB,op=25%";
+    run(d, &["a/s.toml", "--target", other, "-o", "m2", "-q"]);
+    run(d, &["report", "m2", "a/m1", "a/p", "-o", "rep"]);
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("p/results.json")).unwrap()).unwrap();
+    let m1: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("m1/results.json")).unwrap()).unwrap();
+    assert_eq!(p["prediction"]["measured"], "m1/results.json");
+    assert_eq!(p["prediction"]["measured_run_started_at"], m1["started_at"]);
+    let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    let want = format!(
+        "(prediction on {FITTED} fitted to run 2 ({MEASURED},dies=1); dashed over it in the charts)"
+    );
+    assert!(html.contains(&want), "{html}");
+    run(d, &["validate", "a/p/results.json"]);
+}

@@ -503,3 +503,50 @@ fn the_theory_warns_of_a_feature_it_misses_and_the_bound_it_hit() {
         "{err}"
     );
 }
+
+/// The attack of issues 24/30: a value out of range is echoed as the file writes it (`-1e-300`, not 300
+/// zeros), a capacity no simulated drive holds blames `capacity` (not `op` or `steady_iops`), and a size
+/// with an invisible character (U+0085, U+2028) is refused; exit 2, nothing on stdout, nothing written.
+#[test]
+fn features_are_echoed_as_written_and_a_capacity_too_large_is_named() {
+    let dir = tempdir();
+    let drive = "block_size = \"4KiB\"\nqueue_depth = 32\nplateau_iops = 10000\n";
+    let cases = [
+        (
+            format!("capacity = \"1PiB\"\n{drive}op = \"7%\"\n"),
+            format!(
+                "error: f.toml:1: key \"capacity\": \"1PiB\" is more than a simulated drive holds: at most {} B can be simulated, less the spare area's share (the model's mapping tables take 8 B per 4096 B of flash, and at most 2147483648 B)\n",
+                (2u64 << 30) / 8 * 4096 - 1
+            ),
+        ),
+        (
+            format!("capacity = \"64MiB\"\n{drive}steady_iops = 1e308\n"),
+            "error: f.toml:5: key \"steady_iops\": 1e308 is not below 80 % of the plateau (10000): no cliff, so the spare area is unknown\n".to_string(),
+        ),
+        (
+            format!("capacity = \"64MiB\"\n{drive}steady_iops = 2000\nspread = -1e-300\n"),
+            "error: f.toml:6: key \"spread\": -1e-300 is out of range (at least 0, at most 10)\n".to_string(),
+        ),
+        (
+            format!("capacity = \"64MiB\"\n{drive}steady_iops = 2000\ncliff_s = 12345678901234567890123456789e10\n"),
+            "error: f.toml:6: key \"cliff_s\": 12345678901234567890123456789e10 is out of range (more than 0, at most 1000000000)\n".to_string(),
+        ),
+        (
+            format!("capacity = \"64MiB\\u0085\"\n{drive}steady_iops = 2000\n"),
+            "error: f.toml:1: key \"capacity\": size \"64MiB\\u{85}\" holds the invisible character U+0085; write it with plain ASCII characters\n".to_string(),
+        ),
+        (
+            format!("capacity = \"64MiB\"\n{}steady_iops = 2000\n", drive.replace("4KiB", "4KiB\\u2028")),
+            "error: f.toml:2: key \"block_size\": size \"4KiB\\u{2028}\" holds the invisible character U+2028; write it with plain ASCII characters\n".to_string(),
+        ),
+    ];
+    for (text, want) in cases {
+        let (code, out, err) = fit_features(dir.path(), "f.toml", &text);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (2, "", want.as_str()),
+            "{text}"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "{text}");
+    }
+}

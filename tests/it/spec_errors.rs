@@ -1108,3 +1108,45 @@ fn named_values_take_a_string_only() {
     );
     assert!(!d.path().join("t.img").exists());
 }
+
+/// The attack of issue 24: a size or duration holding an invisible character (U+0085 NEL, which `trim` took
+/// for white space, or U+2028) validated as if it were not there. Refused with exit 2, file, line and key,
+/// the code point named; a `--target-size` so written creates nothing.
+#[test]
+fn a_size_with_an_invisible_character_is_refused_naming_it() {
+    let d = tempdir();
+    let tail = "; write it with plain ASCII characters";
+    validate_refused(
+        d.path(),
+        "nel.toml",
+        &workload("block_size = \"4KiB\\u0085\"\nduration = \"1s\"\n"),
+        &format!(
+            "error: nel.toml:8:14: phase[0] \"w\".block_size: size \"4KiB\\u{{85}}\" holds the invisible character U+0085{tail}"
+        ),
+    );
+    validate_refused(
+        d.path(),
+        "ls.toml",
+        &workload("duration = \"1s\\u2028\"\n"),
+        &format!(
+            "error: ls.toml:8:12: phase[0] \"w\".duration: duration \"1s\\u{{2028}}\" holds the invisible character U+2028{tail}"
+        ),
+    );
+    write_file(d.path(), "ok.toml", &spec(ERASE));
+    let listing = dir_listing(d.path());
+    refused(
+        d.path(),
+        &[
+            "plan",
+            "ok.toml",
+            "--target",
+            "new.img",
+            "--target-size",
+            "4MiB\u{85}",
+        ],
+        &format!(
+            "error: --target-size: size \"4MiB\\u{{85}}\" holds the invisible character U+0085{tail}"
+        ),
+    );
+    assert_eq!(dir_listing(d.path()), listing, "new.img must not exist");
+}

@@ -35,10 +35,16 @@ pub fn measured_run(runs: &[RunData], r: usize) -> Option<usize> {
     fitted.filter(same).or_else(|| (0..runs.len()).find(same))
 }
 
-/// The index in `runs` of the measured run prediction `r` was fitted to (the same results file), if it is
-/// in the report.
+/// The index in `runs` of the measured run prediction `r` was fitted to, if it is in the report: the run
+/// that started when the prediction records (`measured_run_started_at`), else (results of older versions)
+/// the same results file.
 pub fn fitted_run(runs: &[RunData], r: usize) -> Option<usize> {
     let p = runs.get(r)?.results.prediction.as_ref()?;
+    if let Some(at) = &p.measured_run_started_at {
+        return runs
+            .iter()
+            .position(|m| m.results.prediction.is_none() && &m.results.started_at == at);
+    }
     let want = results_file(Path::new(&p.measured));
     runs.iter()
         .position(|m| m.results.prediction.is_none() && results_file(&m.file) == want)
