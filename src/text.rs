@@ -56,8 +56,9 @@ pub fn echo(s: &str) -> Cow<'_, str> {
 }
 
 /// The most characters of one word (a run without white space: a path, a value) the last pass over an
-/// error message lets through ([`clip_words`]): longer than [`ECHO`], so that a long path is shown whole.
-pub const WORD: usize = 4 * ECHO;
+/// error message lets through ([`clip_words`]): Linux's PATH_MAX, 4096, so that any path a system call
+/// takes is shown whole (a 334-byte library path was cut at 320 and lost its name).
+pub const WORD: usize = 4096;
 
 /// `s` with every word (a run of characters without white space) of more than `max` characters cut by
 /// [`clip`]: the last pass over every error message wkrun prints, so that no echo of an input left uncut

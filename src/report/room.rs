@@ -173,9 +173,6 @@ pub fn check_inputs(files: &[PathBuf], what: &str, reader: Reader) -> Result<(),
         "{COMMAND_SPACE} B for its own work, {} B for the {} values of the {} B of results (read, checked and held typed: docs/safety.md), and {per_byte} B per byte of the {} B of series it reads",
         i.results, i.values, i.results_bytes, i.series_bytes
     );
-    if let Some(short) = crate::sys::limits::Memory::now().shortfall(what, need, &detail) {
-        return Err(format!("{short}; nothing was written"));
-    }
     let Some(short) = crate::sys::limits::address_space_shortfall(need) else {
         return Ok(());
     };
