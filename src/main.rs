@@ -1211,7 +1211,14 @@ fn cmd_report(
     }
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(|e| bad(e.to_string()))?;
-    let written = build::write(&out, &runs, &report, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    let written = match build::write(&out, &runs, &report, &opts) {
+        Ok(w) => w,
+        Err(e) => {
+            // What was written is removed, and the folder if the report made it.
+            out.discard();
+            return Err(Fail(1, e.to_string()));
+        }
+    };
     let plots = written
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "svg"))

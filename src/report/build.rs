@@ -415,21 +415,29 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
 
 /// Why the report folder could not be written.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write {}: {source}", path.display())]
-pub struct WriteError {
-    /// The file or folder.
-    pub path: PathBuf,
-    /// The OS error.
-    pub source: std::io::Error,
+pub enum WriteError {
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    File {
+        /// The file or folder.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The address space left does not hold drawing the next PNGs ([`png_threads`]).
+    #[error("{0}")]
+    Room(String),
 }
 
 /// Writes the report into `dir` (opened with [`OutDir::open`]): every SVG (with `--png`, each followed by
-/// its PNG, [`png_files`]), then `index.html`, each to a new temporary file renamed over its name
+/// its PNG, drawn a few at a time as [`png_threads`] allows, checked again before each few, so that only
+/// those few are held), then `index.html`, each to a new temporary file renamed over its name
 /// ([`OutDir::replace`]), so a file or symbolic link of the same name is replaced, never written through;
-/// nothing else in `dir` is touched. Returns the files written, `index.html` last.
+/// nothing else in `dir` is touched. Returns the files written, `index.html` last. On an error the files
+/// written so far are removed.
 ///
 /// # Errors
-/// [`WriteError`] naming the file.
+/// [`WriteError`] naming the file, or the room PNGs need.
 pub fn write(
     dir: &OutDir,
     runs: &[RunData],
@@ -437,10 +445,30 @@ pub fn write(
     opts: &Options,
 ) -> Result<Vec<PathBuf>, WriteError> {
     let mut written = Vec::new();
+    let done = write_files(dir, runs, report, opts, &mut written);
+    if done.is_err() {
+        for p in &written {
+            if let Some(name) = p.file_name() {
+                let _ = dir.remove(&name.to_string_lossy());
+            }
+        }
+        written.clear();
+    }
+    done.map(|()| written)
+}
+
+/// [`write`]'s files, each pushed on `written` once written.
+fn write_files(
+    dir: &OutDir,
+    runs: &[RunData],
+    report: &Report,
+    opts: &Options,
+    written: &mut Vec<PathBuf>,
+) -> Result<(), WriteError> {
     let put = |name: &str, bytes: &[u8], written: &mut Vec<PathBuf>| {
         let path = dir.join(name);
         dir.replace(name, bytes, false)
-            .map_err(|source| WriteError {
+            .map_err(|source| WriteError::File {
                 path: path.clone(),
                 source,
             })?;
@@ -448,31 +476,39 @@ pub fn write(
         Ok(())
     };
     let figures: Vec<&Figure> = report.figures().collect();
-    let pngs = match opts.png {
-        true => png_files(&figures),
-        false => Vec::new(),
-    };
-    for (k, f) in figures.iter().enumerate() {
-        put(&f.file, f.chart.svg.as_bytes(), &mut written)?;
-        if let Some(p) = pngs.get(k) {
-            let name = png_name(&f.file);
-            let bytes = p.as_ref().map_err(|e| WriteError {
-                path: dir.join(&name),
-                source: std::io::Error::other(e.to_string()),
-            })?;
-            put(&name, bytes, &mut written)?;
+    let mut k = 0;
+    while k < figures.len() {
+        let (part, pngs) = match opts.png {
+            true => {
+                let t = png_threads(&figures[k..]).map_err(WriteError::Room)?;
+                let part = &figures[k..(k + t).min(figures.len())];
+                (part, png_files(part, t))
+            }
+            false => (&figures[k..], Vec::new()),
+        };
+        for (j, f) in part.iter().enumerate() {
+            put(&f.file, f.chart.svg.as_bytes(), written)?;
+            if let Some(p) = pngs.get(j) {
+                let name = png_name(&f.file);
+                let bytes = p.as_ref().map_err(|e| WriteError::File {
+                    path: dir.join(&name),
+                    source: std::io::Error::other(e.to_string()),
+                })?;
+                put(&name, bytes, written)?;
+            }
         }
+        k += part.len();
     }
     let path = dir.join("index.html");
     dir.replace_with("index.html", false, |w| {
         html::write_index(w, runs, report, opts)
     })
-    .map_err(|source| WriteError {
+    .map_err(|source| WriteError::File {
         path: path.clone(),
         source,
     })?;
     written.push(path);
-    Ok(written)
+    Ok(())
 }
 
 /// Address space the report keeps for its own work beside drawing PNGs, under an address-space limit: the
@@ -481,8 +517,15 @@ pub fn write(
 /// inputs' histogram logs before it, a report aborted at 85 MiB with 12: 16 kept).
 pub const REPORT_SPACE: u64 = 16 << 20;
 
+/// Address space per byte of a chart's SVG that drawing its PNG holds beside the pixels: the parsed tree,
+/// its text turned into glyph outlines, resvg's paths (an estimate, not measured: the charts use no clip
+/// path, mask, filter or group opacity, so resvg makes no layer of the canvas's size).
+pub const PNG_TREE_PER_BYTE: u64 = 16;
+
 /// Address space drawing the PNG of `f` takes: its pixmap (RGBA at [`SCALE`](super::png::SCALE) times the
-/// SVG's size) and 4 MiB (a thread's stack and signal stack, resvg's smaller layers, the encoded file).
+/// SVG's size), [`PNG_TREE_PER_BYTE`] per byte of its SVG, its rasteriser's copy of the font, and 4 MiB
+/// (a thread's stack and signal stack, resvg's smaller layers, the encoded file). The PNGs are drawn and
+/// written a few at a time ([`write`]), so only those few are held.
 /// Measured with a 960 × 567 chart (a 19,595,520 B pixmap): two threads completed from 42 MiB beyond what
 /// the program maps, not under 38 (an abort).
 /// The size is read from the SVG's root element; an SVG without one counts as 1000 × 1000.
@@ -500,7 +543,12 @@ pub fn png_space(f: &Figure) -> u64 {
     let pixmap = (attr("width") * scale)
         .saturating_mul(attr("height") * scale)
         .saturating_mul(4);
-    pixmap.saturating_add(4 << 20)
+    let tree = (f.chart.svg.len() as u64).saturating_mul(PNG_TREE_PER_BYTE);
+    let font = super::chart::canvas::FONT_BYTES.len() as u64;
+    pixmap
+        .saturating_add(tree)
+        .saturating_add(font)
+        .saturating_add(4 << 20)
 }
 
 /// How many threads draw the PNGs of `figures`: as many as there are CPUs (at most four, at most one per
@@ -525,7 +573,7 @@ pub fn png_threads(figures: &[&Figure]) -> Result<usize, String> {
     let short = crate::sys::limits::address_space_shortfall(need(1))
         .ok_or_else(|| "the address space for drawing PNGs could not be mapped".to_string())?;
     let detail = format!(
-        "{REPORT_SPACE} B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
+        "{REPORT_SPACE} B for the report, and {each} B to draw its largest PNG: its pixels, {PNG_TREE_PER_BYTE} B per byte of its SVG, the font, and 4 MiB for its thread and the file"
     );
     Err(format!(
         "{}; or leave out --png; nothing was written",
@@ -533,10 +581,10 @@ pub fn png_threads(figures: &[&Figure]) -> Result<usize, String> {
     ))
 }
 
-/// Each figure's PNG ([`Rasteriser::png`]), in order, drawn on as many threads as [`png_threads`] gives
-/// (one when even that does not fit: the command checked it before), each with its own rasteriser.
-pub fn png_files(figures: &[&Figure]) -> Vec<Result<Vec<u8>, PngError>> {
-    let threads = png_threads(figures).unwrap_or(1);
+/// Each figure's PNG ([`Rasteriser::png`]), in order, drawn on `threads` threads (as many as
+/// [`png_threads`] gives), each with its own rasteriser.
+pub fn png_files(figures: &[&Figure], threads: usize) -> Vec<Result<Vec<u8>, PngError>> {
+    let threads = threads.max(1);
     let per = figures.len().div_ceil(threads).max(1);
     std::thread::scope(|s| {
         let parts: Vec<_> = figures

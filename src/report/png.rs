@@ -53,14 +53,7 @@ impl Rasteriser {
             .to_int_size()
             .scale_by(SCALE as f32)
             .ok_or_else(|| PngError("the chart has no size".into()))?;
-        let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| {
-            PngError(format!(
-                "{} × {} px is too large",
-                size.width(),
-                size.height()
-            ))
-        })?;
-        pixmap.fill(tiny_skia::Color::WHITE);
+        let mut pixmap = white(size)?;
         let s = SCALE as f32;
         resvg::render(
             &tree,
@@ -70,6 +63,23 @@ impl Rasteriser {
         // Opaque throughout (drawn on white), so the premultiplied colours are the colours.
         encode(pixmap.data(), size.width(), size.height())
     }
+}
+
+/// A white pixmap of `size`, its pixels allocated fallibly: an allocation that fails (an address-space
+/// limit) is an error naming it, not an abort.
+fn white(size: tiny_skia::IntSize) -> Result<tiny_skia::Pixmap, PngError> {
+    let (w, h) = (size.width(), size.height());
+    let too_large = || PngError(format!("{w} × {h} px is too large"));
+    let len = usize::try_from(u64::from(w) * u64::from(h) * 4).map_err(|_| too_large())?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(len).map_err(|_| {
+        PngError(format!(
+            "the {len} B of its {w} × {h} px could not be allocated (the address-space limit, RLIMIT_AS, or the machine's memory)"
+        ))
+    })?;
+    // Opaque white, premultiplied or not.
+    data.resize(len, 255);
+    tiny_skia::Pixmap::from_vec(data, size).ok_or_else(too_large)
 }
 
 /// `rgba` (8-bit RGBA rows, opaque) as a PNG of `w` × `h` px at [`DPI`].

@@ -1149,12 +1149,18 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                 let v = svg.split(&format!(" {n}=\"")).nth(1).expect("size");
                 v.split('"').next().expect("quote").parse().expect("number")
             };
-            attr("width") * 3 * attr("height") * 3 * 4 + (4 << 20)
+            // Its pixels, 16 B per byte of its SVG, the font, 4 MiB.
+            let font = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/src/report/font/DejaVuSans.ttf"
+            );
+            let font = fs::metadata(font).expect("the font").len();
+            attr("width") * 3 * attr("height") * 3 * 4 + 16 * svg.len() as u64 + font + (4 << 20)
         })
         .max()
         .expect("a chart");
     let png_detail = format!(
-        "16777216 B for the report, and {each} B to draw its largest PNG: its pixels, and 4 MiB for its thread and the file"
+        "16777216 B for the report, and {each} B to draw its largest PNG: its pixels, 16 B per byte of its SVG, the font, and 4 MiB for its thread and the file"
     );
     // Each command, and the refusals it may give: (what, need, detail, tail), the one for what it reads
     // first.

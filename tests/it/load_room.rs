@@ -258,3 +258,90 @@ fn a_report_of_many_phases_under_an_address_space_limit_ends_cleanly() {
         "{seen:?}"
     );
 }
+
+/// A spec of `n` random-write and random-read phases of 1 s each on a simulated drive.
+fn sim_spec(n: usize) -> String {
+    let mut s = String::from("format = 1\n[spec]\nname = \"six\"\nversion = \"1\"\n");
+    for i in 0..n {
+        s.push_str(&format!("[[phase]]\nname = \"p{i}\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = {}\nduration = \"1s\"\n", i * 20));
+    }
+    s
+}
+
+/// A 6-phase run on a simulated drive into `dir/r`.
+fn six_phases(dir: &Path) {
+    write_file(dir, "six.toml", &sim_spec(6));
+    let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let o = wkrun(dir, &["six.toml", "--target", sim, "-o", "r", "-q"]);
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// Issue 24, round 2 (attack): `wkrun report --png` of a 6-phase results folder under an address-space
+/// limit of 90, 100 or 120 MiB aborted (exit 134, "memory allocation of 163840 bytes failed", or of a
+/// 19.6 MB pixmap) after the PNG room check passed, leaving an empty folder: every PNG was held until
+/// the last was drawn. Now drawn and written a few at a time, each few checked: exit 1 naming the limit,
+/// no folder; and under the limit the refusals advise (followed up to 4 times), the report completes.
+#[test]
+fn a_png_report_under_an_address_space_limit_is_refused_or_completes() {
+    let d = tempdir();
+    six_phases(d.path());
+    for mib in [90u64, 100, 120] {
+        let out = format!("png{mib}");
+        let Some((code, err)) = under_limit(d.path(), mib, &["report", "r", "--png", "-o", &out])
+        else {
+            return;
+        };
+        let mut limit = mib << 20;
+        let (mut code, mut err) = (code, err);
+        let mut followed = 0;
+        while code == 1 {
+            assert!(
+                err.contains(" needs about ")
+                    && err.contains("the address-space limit (RLIMIT_AS, ulimit -v) is ")
+                    && err.trim_end().ends_with("nothing was written"),
+                "{limit} B: {err}"
+            );
+            assert!(!d.path().join(&out).exists(), "{limit} B: a folder left");
+            let enough = number_after(&err, "raise it to at least ");
+            assert!(enough > limit, "{limit} B: {enough} B advised");
+            assert!(followed < 4, "{limit} B: still refused: {err}");
+            limit = enough;
+            followed += 1;
+            let args = ["report", "r", "--png", "-o", &out];
+            (code, err) = under_limit(d.path(), limit.div_ceil(1 << 20), &args).expect("prlimit");
+        }
+        assert_eq!(code, 0, "{limit} B: {err}");
+        let rep = d.path().join(&out);
+        let svgs = svg_names(&rep);
+        let pngs = std::fs::read_dir(&rep)
+            .expect("report")
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "png"))
+            .count();
+        assert!(!svgs.is_empty());
+        assert_eq!(pngs, svgs.len(), "{limit} B: a PNG per SVG");
+    }
+}
+
+/// Issue 24, round 2: `wkrun sim predict` of a spec too large for the address space left exited 2, as for
+/// a bad spec; the spec-loading room check is a resource limit there as everywhere: exit 1 naming the
+/// limit, nothing written.
+#[test]
+fn sim_predict_of_a_spec_too_large_for_the_address_space_exits_1() {
+    let d = tempdir();
+    six_phases(d.path());
+    write_file(d.path(), "big.toml", &spec(20_000));
+    let before = dir_listing(d.path());
+    let args = ["sim", "predict", "r/results.json", "big.toml", "-o", "pred"];
+    let Some((code, err)) = under_limit(d.path(), 110, &args) else {
+        return;
+    };
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: big.toml: loading the spec needs about 128926016 B of address space beyond the ")
+            && err.contains("and the address-space limit (RLIMIT_AS, ulimit -v) is 115343360 B: raise it to at least "),
+        "{err}"
+    );
+    assert_eq!(dir_listing(d.path()), before, "something was written");
+}
