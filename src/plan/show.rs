@@ -541,6 +541,12 @@ pub fn window_notes(plan: &Plan) -> Vec<String> {
                 WindowSpec::Range { start_ns, .. } => start_ns.saturating_add(iv),
                 WindowSpec::First { len_ns } | WindowSpec::Last { len_ns } => len_ns,
             };
+            // Said in whole seconds when it is more than one (`1401s`, not `1400100ms`).
+            const S: u64 = 1_000_000_000;
+            let needs = match needs > S {
+                true => needs.div_ceil(S).saturating_mul(S),
+                false => needs,
+            };
             let key = (win.text.as_str(), d, needs);
             let name = format!("{} \"{}\"", p.index, p.name);
             match found.iter_mut().find(|(k, _)| *k == key) {

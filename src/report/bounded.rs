@@ -95,6 +95,12 @@ impl<R: Read> Bounded<R> {
         Ok(())
     }
 
+    /// After the whole file was read: the number of its last line when that line has no end (a row cut
+    /// short, as by a full disk or a copy cut mid-row).
+    pub fn unended_line(&self) -> Option<u64> {
+        (self.line > 0).then_some(self.lines + 1)
+    }
+
     fn check(&mut self, chunk: &[u8]) -> Result<(), Exceeded> {
         self.bytes += chunk.len() as u64;
         if self.bytes > self.max_bytes {

@@ -1102,10 +1102,15 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// phases. With the terminal's `width`, it fits: a run's name wraps onto several header lines (at spaces, to
 /// its values' width, at least [`MIN_WRAP`] cells), and runs that would still make it wider are shown in
 /// further blocks of columns, each with the phase and metric columns and the first run's (many drives
-/// compared: 20 runs make several blocks). Without a width (a pipe, a file), one table of full-length lines.
+/// compared: 20 runs make several blocks), and a value too long for a column is a numbered note below the
+/// table ([`long_values_as_notes`]). Without a width (a pipe, a file), one table of full-length lines.
 pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
     use crate::text;
-    let (header, body) = display_grid(c);
+    let (header, mut body) = display_grid(c);
+    let notes = match width {
+        Some(w) => long_values_as_notes(&mut body, w),
+        None => String::new(),
+    };
     // Terminal cells, not characters: a CJK phase name takes two cells a character. On a terminal, a cell
     // longer than its column's cap (the composite's label, the parameters that differ) does not widen it:
     // a long label goes on a line of its own, a long value runs past its column.
@@ -1144,6 +1149,42 @@ pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
             out.push('\n');
         }
         table_block(&mut out, c, (&heads, &body), &widths, cols);
+    }
+    out + &notes
+}
+
+/// On a terminal `width` cells wide: each run's value longer than [`LONG_VALUE`] cells (a steady-state
+/// verdict's reason, a long parameter) replaced in `body` by `[N]`, and its text said once below the table,
+/// `[N] TEXT`, wrapped to the width (trial 40: a 200-character verdict made every line of a 120-column
+/// table 495 cells wide).
+fn long_values_as_notes(body: &mut [Vec<String>], width: usize) -> String {
+    use crate::text;
+    let mut said: Vec<String> = Vec::new();
+    for row in body.iter_mut() {
+        for cell in row.iter_mut().skip(2) {
+            if text::cells(cell) <= LONG_VALUE {
+                continue;
+            }
+            let n = match said.iter().position(|t| t == cell) {
+                Some(k) => k + 1,
+                None => {
+                    said.push(std::mem::take(cell));
+                    said.len()
+                }
+            };
+            *cell = format!("[{n}]");
+        }
+    }
+    let mut out = String::new();
+    for (k, t) in said.iter().enumerate() {
+        let mark = format!("[{}] ", k + 1);
+        let indent = " ".repeat(mark.len());
+        let lines = text::wrap(t, width.saturating_sub(mark.len()).max(MIN_WRAP));
+        out.push('\n');
+        for (j, l) in lines.iter().enumerate() {
+            let lead = if j == 0 { &mark } else { &indent };
+            out.push_str(&format!("{lead}{l}\n"));
+        }
     }
     out
 }
@@ -1859,6 +1900,35 @@ mod tests {
         let p = render_table(&c, None);
         assert_eq!(p.lines().count(), 3);
         assert!(p.lines().next().unwrap().contains(&names[19]));
+    }
+
+    /// Trial 40: a steady-state verdict's 150-character reason widened every line of a 120-column table to
+    /// 495 cells. On a terminal it is a numbered note under the table; a pipe keeps it in its cell.
+    #[test]
+    fn a_long_value_is_a_note_under_a_terminal_table() {
+        let mut c = two();
+        let why = "not judged: no round fell below 0.5 × the peak 1040.6 (steady_after.drop 0.5); the drop may lie inside the first round, which its average hides";
+        let row = c.rows.iter_mut().find(|r| r.phase == "mix").expect("mix");
+        row.cells = vec![Cell::Text(why.into()), Cell::Text(why.into())];
+        let t = render_table(&c, Some(100));
+        assert!(t.lines().all(|l| crate::text::cells(l) <= 100), "{t}");
+        let line = t.lines().find(|l| l.starts_with("mix")).expect("mix row");
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            cells,
+            ["mix", "IOPS,", "phase", "mean", "[1]", "[1]"],
+            "{line}"
+        );
+        let notes: Vec<&str> = t.lines().skip_while(|l| !l.starts_with("[1] ")).collect();
+        assert_eq!(
+            notes,
+            [
+                "[1] not judged: no round fell below 0.5 × the peak 1040.6 (steady_after.drop 0.5); the drop may lie",
+                "    inside the first round, which its average hides",
+            ],
+            "{t}"
+        );
+        assert!(render_table(&c, None).contains(why));
     }
 
     #[test]

@@ -55,11 +55,44 @@ pub fn read_device(path: &Path) -> Result<Vec<DeviceSample>, ReadError> {
     };
     let file = crate::spec::load::open_regular(path, true).map_err(|e| bad(e.to_string()))?;
     let mut r = csv::Reader::from_reader(Bounded::series(file));
-    let mut rows = Vec::new();
+    let mut rows: Vec<DeviceSample> = Vec::new();
     for (i, rec) in r.deserialize::<DeviceSample>().enumerate() {
-        rows.push(rec.map_err(|e| bad(format!("line {}: {e}", i + 2)))?);
+        let row = rec.map_err(|e| bad(format!("line {}: {e}", i + 2)))?;
+        if let Some(why) = device_out_of_order(&rows, &row) {
+            return Err(bad(format!("line {}: {why}", i + 2)));
+        }
+        rows.push(row);
+    }
+    // The writer ends every row with its line end: a last row without one was cut.
+    if let Some(line) = r.into_inner().unended_line() {
+        return Err(bad(format!(
+            "line {line}: the row is cut short (no line end)"
+        )));
     }
     Ok(rows)
+}
+
+/// Why the device row `row` cannot follow `rows`: a time that is not a finite number of seconds from the
+/// phase's start, or one that is not after the row before's (rows go forward in time, one per interval, as
+/// the phase's series); only the last row may end where the one before it ended (the phase's last
+/// completion fell on an interval's start), so no row follows such a row.
+fn device_out_of_order(rows: &[DeviceSample], row: &DeviceSample) -> Option<String> {
+    let num = crate::units::readable_float;
+    if !(row.t_s.is_finite() && row.t_s >= 0.0) {
+        return Some(format!(
+            "t_s {} is not a time in seconds from the phase's start",
+            num(row.t_s)
+        ));
+    }
+    let after_last = matches!(rows, [.., a, b] if a.t_s == b.t_s);
+    let before = rows.last()?;
+    (row.t_s < before.t_s || after_last).then(|| {
+        format!(
+            "t_s {} is not after the row before's {}: a device CSV's rows go forward in time, one per interval",
+            num(row.t_s),
+            num(before.t_s)
+        )
+    })
 }
 
 impl RunData {

@@ -156,11 +156,12 @@ fn beside(dir: &Path, (i, p): (usize, &Named), rows: Option<&[SeriesRow]>) -> Ve
     out
 }
 
-/// What a phase says of its series: the CSV's name, the phase's name, its number of intervals, its histogram
-/// log, its per-I/O trace (file and rows), its counters CSV and its device CSV.
+/// What a phase says of its series: the CSV's name, the phase's name, whether it completed, its number of
+/// intervals, its histogram log, its per-I/O trace (file and rows), its counters CSV and its device CSV.
 struct Named {
     csv: Option<String>,
     phase: String,
+    completed: bool,
     intervals: Option<u64>,
     hist_log: Option<String>,
     trace: Option<(String, u64)>,
@@ -174,6 +175,7 @@ impl Named {
         Named {
             csv: p.series_csv.clone(),
             phase: p.name.clone(),
+            completed: p.completed,
             intervals: p.intervals,
             hist_log: p.hist_log.clone(),
             trace: p.trace.as_ref().map(|t| (t.file.clone(), t.ios)),
@@ -188,6 +190,7 @@ impl Named {
         Named {
             csv: text(p.get("series_csv")),
             phase: text(p.get("name")).unwrap_or_else(|| "?".to_string()),
+            completed: p.get("completed").and_then(Value::as_bool).unwrap_or(false),
             intervals: p.get("intervals").and_then(Value::as_u64),
             hist_log: text(p.get("hist_log")),
             trace: text(p.pointer("/trace/file")).map(|f| {
@@ -307,16 +310,26 @@ fn counters(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
 }
 
 /// Checks phase `i`'s device CSV (`phases[i].device.device_csv`, a simulated drive's internals, when it
-/// names one that is there; report draws the phase without it otherwise) as `report` reads it
-/// ([`runs::read_device`]).
+/// names one) as `report` reads it ([`runs::read_device`]): a completed phase's is there and has a row for
+/// each of its intervals, as its series CSV; a failed phase's may be gone or cut short (the report draws
+/// what there is).
 fn device(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
     let name = p.device.as_deref();
-    let Some(b) = Beside::of(dir, (i, "device.device_csv"), name, true)? else {
+    let Some(b) = Beside::of(dir, (i, "device.device_csv"), name, !p.completed)? else {
         return Ok(());
     };
-    runs::read_device(&b.path)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    let rows = runs::read_device(&b.path).map_err(|e| e.to_string())?;
+    match p
+        .intervals
+        .filter(|&n| p.completed && n != rows.len() as u64)
+    {
+        Some(n) => Err(b.at(format!(
+            "{} rows, where results.json says phase {:?} has {n} intervals",
+            rows.len(),
+            p.phase
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Reads each series CSV the phases of the results file `file` name (`named`: `phases[i].series_csv`, its

@@ -12,8 +12,8 @@ use crate::spec::rules::{
 use std::collections::HashMap;
 
 /// The run's own fields: its times (`started_at`, `finished_at`, `launch.start_at`, each merged host's
-/// `started_at`), the spec's name, and a prediction's `measured` (no control character) and `fitted_target`
-/// (a simulated target).
+/// `started_at`), the spec's name, and a prediction's `measured` (no control character), the measured run's
+/// start (`measured_run_started_at`, a time) and `fitted_target` (a simulated target).
 pub fn run(r: &Results, out: &mut Vec<Violation>) {
     time("started_at", Some(&r.started_at), out);
     time("finished_at", r.finished_at.as_deref(), out);
@@ -29,6 +29,8 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
     name("spec.name", &r.spec.name, "the output folder", out);
     if let Some(p) = &r.prediction {
         plain_text("prediction.measured", &p.measured, None, out);
+        let measured_at = p.measured_run_started_at.as_deref();
+        time("prediction.measured_run_started_at", measured_at, out);
         if let Err(why) = crate::sim::SimParams::parse_target(&p.fitted_target) {
             out.push(Violation {
                 path: "prediction.fitted_target".into(),

@@ -692,7 +692,7 @@ fn sizes_text(sizes: &crate::ops::Sizes) -> String {
 /// The line after a run's `done:` that suggests what to do with its results folder `dir`:
 /// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`,
 /// with `wkrun compare DIR --by NAME (the sweep's members side by side); ` before the last for a plan with a
-/// sweep (`NAME` its name; a matrix's first key when it has none); `DIR` as a shell word that pastes back
+/// sweep of more than one member (`NAME` its name; a matrix's first key when it has none); `DIR` as a shell word that pastes back
 /// ([`crate::text::shell_word`]). For a prediction (`wkrun sim predict`) of the spec and phases its
 /// measurement (`MEASURED`) ran, the report and the comparison of both instead: `next: wkrun report
 /// MEASURED DIR (the prediction drawn over its measurement); wkrun compare MEASURED DIR (side by side with
@@ -701,7 +701,8 @@ fn sizes_text(sizes: &crate::ops::Sizes) -> String {
 pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
     use std::os::unix::ffi::OsStrExt;
     let d = crate::text::shell_word(dir.as_os_str().as_bytes());
-    // A sweep's members side by side (a matrix key's values when the spec has no sweep).
+    // A sweep's members side by side (a matrix key's values when the spec has no sweep), when it has more
+    // than one: `compare --by` refuses a name of one value.
     let labels = || plan.phases.iter().flat_map(|p| &p.labels);
     let by = match labels().find_map(|l| l.sweep.as_deref()) {
         Some(n) => Some((n, "the sweep's members")),
@@ -709,7 +710,15 @@ pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
             .next()
             .map(|l| (l.key.as_str(), "the matrix's values")),
     };
+    let values = |n: &str| {
+        let of = |l: &&crate::spec::Label| l.sweep.as_deref().unwrap_or(&l.key) == n;
+        let mut v: Vec<&str> = labels().filter(of).map(|l| l.value.as_str()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
     let by = by
+        .filter(|(n, _)| values(n) > 1)
         .map(|(n, what)| {
             format!(
                 "wkrun compare {d} --by {} ({what} side by side); ",

@@ -413,6 +413,33 @@ fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
     ));
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("is longer than"), "{err}");
+    // An open range at a 100 ms interval needs one interval past its start: said in whole seconds (trial
+    // 40: `duration = "1400100ms"`).
+    let open = body.replace("last 20s", "10s..");
+    write_file(d, "o.toml", &spec_text("win", &open));
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "plan",
+            "o.toml",
+            "--target",
+            "sim:capacity=64MiB,block=256KiB",
+            "--set",
+            "duration=3s",
+            "--set",
+            "interval=100ms",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("is longer than"))
+            .collect::<Vec<_>>(),
+        [
+            "note: phases 0 \"steady\", 1 \"again\": window \"10s..\" is longer than each phase (3s): its statistics cover only what the phase has (results: clipped); give each phase duration = \"11s\" or more, or a shorter window in its windows"
+        ],
+        "{err}"
+    );
 }
 
 /// The attack of issue 24: `--set phase.NAME.name=NEW` on a phase of a sweep said the new name "is already

@@ -310,4 +310,15 @@ fn the_next_commands_name_the_sweep_and_paste_back() {
         "00-f_filled-25pct.counters.csv\n00-f_filled-25pct.csv\n00-f_filled-25pct.hlog\n\
          01-f_filled-100pct.counters.csv\n01-f_filled-100pct.csv\n01-f_filled-100pct.hlog\nresults.json\n"
     );
+    // A sweep of one member (docs/predict.md's `--set sweep.spare-area=100%`): no `--by`, which compare
+    // refuses for one value (attack 40, finding 6).
+    let (code, out, err) = code_out_err(&wkrun(
+        tmp.path(),
+        &["s.toml", "-o", "one", "-q", "--set", "sweep.filled=100%"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().last().unwrap_or_default(),
+        "next: wkrun report one (plots, index.html); wkrun compare one OTHER (side by side with another run)"
+    );
 }

@@ -368,7 +368,8 @@ fn refused_by(d: &Path, args: &[&str], want: &str) {
 
 /// Values a run cannot write (attack 24c, findings 7, 10 and 15): two phases of one name, times that are
 /// not RFC 3339, names a spec could not have, parameters outside the spec's bounds or the target, a
-/// prediction's measured path with a control character and a fitted target that is no simulated drive.
+/// prediction's measured path with a control character, a measured run's start that is no time (attack 40,
+/// finding 7) and a fitted target that is no simulated drive.
 /// Each named by its JSON path, exit 2; `compare` and `sim fit` refuse them at the door (`sim fit` ran a
 /// simulated run, then failed with exit 1 and the child's last line).
 #[test]
@@ -407,6 +408,7 @@ fn values_no_run_writes_are_named_by_their_json_path() {
         v["prediction"] = serde_json::json!({
             "measured": "\u{1b}]0;PWN\u{7}m/results.json",
             "fitted_target": "/dev/vda",
+            "measured_run_started_at": "2026-12-06T00:24:39.005Z\u{1b}[2J",
         });
     });
     let capacity = results(&d.join("r"))["target"]["capacity_bytes"]
@@ -446,8 +448,9 @@ fn values_no_run_writes_are_named_by_their_json_path() {
         ),
         (
             prediction.clone(),
-            head(&prediction, 2)
+            head(&prediction, 3)
                 + "  prediction.measured: \"\\u{1b}]0;PWN\\u{7}m/results.json\" holds the control character '\\u{1b}'\n"
+                + "  prediction.measured_run_started_at: \"2026-12-06T00:24:39.005Z\\u{1b}[2J\" is not an RFC 3339 time such as 2026-12-01T12:00:00.000Z: not a time\n"
                 + "  prediction.fitted_target: \"/dev/vda\" is not the simulated drive a prediction runs on: \"/dev/vda\" is not a simulated target (sim:...)\n",
         ),
     ];
@@ -455,6 +458,75 @@ fn values_no_run_writes_are_named_by_their_json_path() {
     // At the door of the commands that read results: the same message, before anything runs.
     refused_by(d, &["compare", "r", &same], &cases[0].1);
     refused_by(d, &["sim", "fit", &same], &cases[0].1);
+}
+
+/// A simulated drive's device CSV is checked as a series is (attack 40, finding 8: validate passed one cut
+/// short, one going back in time, one torn mid-row and one deleted, and the report drew what was left): a
+/// completed phase's has a row per interval, rows go forward in time, and it is there.
+#[test]
+fn a_device_csv_has_a_row_per_interval_forward_in_time() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let file = "01-w.device.csv";
+    let intervals = results(&d.join("r"))["phases"][1]["intervals"]
+        .as_u64()
+        .expect("intervals");
+    let text = fs::read_to_string(d.join("r").join(file)).expect("device csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len() as u64, intervals + 1, "{text}");
+    let copy = |name: &str, body: Option<String>| {
+        let to = d.join(name);
+        fs::create_dir(&to).expect("mkdir");
+        for f in fs::read_dir(d.join("r")).expect("r") {
+            let f = f.expect("entry").path();
+            fs::copy(&f, to.join(f.file_name().expect("name"))).expect("copy");
+        }
+        match body {
+            Some(b) => fs::write(to.join(file), b).expect("write"),
+            None => fs::remove_file(to.join(file)).expect("rm"),
+        }
+        name.to_string()
+    };
+    let short = copy("short", Some(lines[..3].join("\n") + "\n"));
+    let mut back: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let rest: Vec<&str> = back[2].split(',').skip(1).collect();
+    back[2] = format!("0.5,{}", rest.join(","));
+    let again = copy("again", Some(back.join("\n") + "\n"));
+    let torn = copy("torn", Some(text[..text.len() - 1].to_string()));
+    let gone = copy("gone", None);
+    let at = |dir: &str| format!("{dir}/{file} (phases[1].device.device_csv)");
+    let cases = [
+        (
+            short.clone(),
+            format!(
+                "error: {}: 2 rows, where results.json says phase \"w\" has {intervals} intervals\n",
+                at(&short)
+            ),
+        ),
+        (
+            again.clone(),
+            format!(
+                "error: series {again}/{file}: line 3: t_s 0.5 is not after the row before's 1: a device CSV's rows go forward in time, one per interval\n"
+            ),
+        ),
+        (
+            torn.clone(),
+            format!(
+                "error: series {torn}/{file}: line {}: the row is cut short (no line end)\n",
+                intervals + 1
+            ),
+        ),
+        (
+            gone.clone(),
+            format!("error: series {gone}/{file}: No such file or directory (os error 2)\n"),
+        ),
+    ];
+    refused(d, &cases);
+    // The report refuses what validate refuses.
+    let (c, _, e) = code_out_err(&wkrun(d, &["report", &short, "-o", "rep"]));
+    assert_eq!((c, e.as_str()), (2, cases[0].1.as_str()));
+    assert!(!d.join("rep").exists());
 }
 
 /// JSON errors said by the parser's reason and position (attack 24c, finding 8: each was "trailing
