@@ -46,6 +46,7 @@ impl Distribution {
 
     /// Parses the spec's spelling; the error says what is wrong.
     pub fn parse(s: &str) -> Result<Distribution, String> {
+        crate::units::refuse_hidden("distribution", s)?;
         let s = s.trim();
         if s == "uniform" {
             return Ok(Distribution::Uniform);

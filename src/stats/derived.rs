@@ -47,6 +47,7 @@ const WORDS: &str = "\"mean\", \"latency\", \"worst\", \"per_second\", \"steady\
 impl Headline {
     /// Parses one item; the error quotes it and names the accepted forms.
     pub fn parse(s: &str) -> Result<Headline, String> {
+        crate::units::refuse_hidden("headline", s)?;
         let t = s.trim();
         Ok(match t {
             "mean" => Headline::Mean,

@@ -52,6 +52,8 @@ fn parse_time(spec: &str, part: &str) -> Result<u64, String> {
 impl WindowSpec {
     /// Parses a window; the error quotes the spec and names the accepted forms.
     pub fn parse(s: &str) -> Result<WindowSpec, String> {
+        // Before any trim: `"last 20m\u{85}"` is not `last 20m`.
+        crate::units::refuse_hidden("window", s)?;
         let t = s.trim();
         if t.is_empty() {
             return Err(format!("window {s:?} is empty; write {FORMS}"));

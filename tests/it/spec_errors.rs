@@ -1149,4 +1149,48 @@ fn a_size_with_an_invisible_character_is_refused_naming_it() {
         ),
     );
     assert_eq!(dir_listing(d.path()), listing, "new.img must not exist");
+    // Windows, headline items and distributions were trimmed before their durations were parsed, so
+    // `"last\u{a0}20m"` passed (review 40, M6): refused before any trim, the code point named.
+    for (file, key, value, what, shown, at) in [
+        (
+            "win.toml",
+            "windows",
+            "[\"last\\u00a020s\"]",
+            "window",
+            "last\\u{a0}20s",
+            "8:1",
+        ),
+        (
+            "head.toml",
+            "headline",
+            "[\"at 5s\\u0085\"]",
+            "headline",
+            "at 5s\\u{85}",
+            "8:1",
+        ),
+        (
+            "dist.toml",
+            "distribution",
+            "\"zipf:1.2\\u200b\"",
+            "distribution",
+            "zipf:1.2\\u{200b}",
+            "8:16",
+        ),
+    ] {
+        let cp = match what {
+            "window" => "00A0",
+            "headline" => "0085",
+            _ => "200B",
+        };
+        validate_refused(
+            d.path(),
+            file,
+            &workload(&format!(
+                "{key} = {value}\nread_percent = 0\npattern = \"random\"\nduration = \"30s\"\n"
+            )),
+            &format!(
+                "error: {file}:{at}: phase[0] \"w\".{key}: {what} \"{shown}\" holds the invisible character U+{cp}{tail}"
+            ),
+        );
+    }
 }
