@@ -537,9 +537,8 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
     }
 }
 
-/// The results of a run that starts now.
-/// Records a run that a resource limit refused before it started (the open-file or address-space limit):
-/// `results.json` in `out_dir` saying `"failed"` with `why`, no phase run.
+/// Records a run that a resource limit refused before it started (the open-file, address-space or memory
+/// limit): `results.json` in `out_dir` saying `"failed"` with `why`, no phase run.
 ///
 /// # Errors
 /// Why it could not be written (a full disk, the file-size limit).
@@ -556,6 +555,7 @@ pub fn record_refused(
     ResultsWriter::new(out_dir).write(&r)
 }
 
+/// The results of a run that starts now.
 fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
     Results {
         format: RESULTS_FORMAT,
