@@ -40,6 +40,13 @@ fn steady(out: &Path) -> f64 {
     last.iter().sum::<f64>() / last.len() as f64
 }
 
+/// The fit's account's line of what the data pinned.
+fn pinned_line(err: &str) -> &str {
+    err.lines()
+        .find(|l| l.starts_with("fit: pinned by the data: "))
+        .unwrap()
+}
+
 fn fit(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let mut all = vec!["sim", "fit"];
     all.extend_from_slice(args);
@@ -251,7 +258,7 @@ fn the_documented_first_example_runs_and_fits() {
         "{out}"
     );
     // The replayed fill's rate in the table: measured as results.json has it; the fitted drive's fill
-    // within 3 % (no warning), its program time being within 1 % of the truth's.
+    // within the tolerance (no warning), its program time being within 1 % of the truth's.
     let fill_iops = r["phases"][1]["write"]["iops"].as_f64().unwrap();
     let row = err
         .lines()
@@ -259,7 +266,8 @@ fn the_documented_first_example_runs_and_fits() {
         .unwrap_or_else(|| panic!("{err}"));
     let cols: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(cols[3], format!("{fill_iops:.0}"), "{row}");
-    assert!(cols[5].parse::<f64>().unwrap().abs() <= 3.0, "{row}");
+    let tolerance = wkrun::predict::replay::RATE_TOLERANCE * 100.0;
+    assert!(cols[5].parse::<f64>().unwrap().abs() <= tolerance, "{row}");
     assert!(!err.contains("(replayed, not fitted)"), "{err}");
     // Item 4: the fitted target keeps the default jitter and gc (no key for them), and says so.
     let target = out.lines().last().unwrap();
@@ -592,18 +600,15 @@ fn a_plateau_of_one_second_is_not_a_measure_and_the_fill_says_so() {
     // The fitted drive's fill, run again here.
     let fitted_fill = run(target, "again");
     let e = (fitted_fill - measured_fill) / measured_fill * 100.0;
-    assert!(e < -3.0, "{measured_fill} {fitted_fill}");
+    assert!(e < -4.5, "{measured_fill} {fitted_fill}");
     let row =
         format!("\nfit:   {fill} (IOPS) {measured_fill:>10.0} {fitted_fill:>10.0} {e:>+7.1} %\n");
     assert!(err.contains(&row), "{row}\n{err}");
     let fill_warning = format!(
-        "\nwarning: the fitted drive ran phase \"{fill}\" (replayed, not fitted) at {fitted_fill:.0} write IOPS against the measured {measured_fill:.0} ({e:+.1} %, more than 3 %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n"
+        "\nwarning: the fitted drive ran phase \"{fill}\" (replayed, not fitted) at {fitted_fill:.0} write IOPS against the measured {measured_fill:.0} ({e:+.1} %, more than 4.5 %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n"
     );
     assert!(err.contains(&fill_warning), "{err}");
-    let pinned = err
-        .lines()
-        .find(|l| l.starts_with("fit: pinned by the data: "))
-        .unwrap();
+    let pinned = pinned_line(&err);
     assert!(!pinned.contains("dies / program_time"), "{pinned}");
     // A value at the simulator's default is said to be one (the target has no key for it).
     let p = wkrun::sim::SimParams::parse_target(target).unwrap();
