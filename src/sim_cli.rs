@@ -90,23 +90,43 @@ pub fn predicted(
         measured: measured.display().to_string(),
         fitted_target: target.display().to_string(),
         measured_run_started_at: None,
-        same_spec: false,
+        paired: Err(wkrun::plan::pairing::Unpaired::NoPhases),
     }))
 }
 
 /// Makes the run of `plan` the prediction `p` ([`predicted`]): recorded in the plan, so that its results say
 /// so from their first write; its label `predicted: ` and the run's label, cut as labels are
-/// ([`wkrun::text::label`]); whether its measured results ran the same spec and phases
-/// ([`wkrun::results::model::same_spec_and_phases`], `false` when they cannot be read), for its `next:` line.
+/// ([`wkrun::text::label`]); whether its measured results can be paired with it
+/// ([`wkrun::plan::pairing::pairing`], on the plan's phases as its results will record them;
+/// `Unpaired::NoPhases` when they cannot be read), for its `next:` line.
 pub fn mark_prediction(plan: &mut wkrun::plan::Plan, mut p: wkrun::plan::Predicted) {
+    use wkrun::plan::pairing::{PairPhase, pairing};
     plan.label = wkrun::text::label(&format!("predicted: {}", plan.label));
-    let ours: Vec<String> = plan.phases.iter().map(|x| x.name.clone()).collect();
+    let params: Vec<_> = plan.phases.iter().map(|x| x.params()).collect();
+    let ours: Vec<PairPhase> = plan
+        .phases
+        .iter()
+        .zip(&params)
+        .map(|(x, params)| PairPhase {
+            name: &x.name,
+            kind: x.kind,
+            params,
+        })
+        .collect();
     let measured = wkrun::report::read_results(Path::new(&p.measured));
     p.measured_run_started_at = measured.as_ref().ok().map(|m| m.started_at.clone());
-    p.same_spec = measured.is_ok_and(|m| {
-        let theirs: Vec<String> = m.phases.iter().map(|x| x.name.clone()).collect();
-        wkrun::results::model::same_spec_and_phases(&m.spec.name, &theirs, &plan.spec_name, &ours)
-    });
+    if let Ok(m) = measured {
+        let theirs: Vec<PairPhase> = m
+            .phases
+            .iter()
+            .map(|x| PairPhase {
+                name: &x.name,
+                kind: x.kind,
+                params: &x.params,
+            })
+            .collect();
+        p.paired = pairing(&m.spec.name, &theirs, &plan.spec_name, &ours);
+    }
     plan.prediction = Some(p);
 }
 

@@ -12,6 +12,7 @@ mod caution;
 pub use caution::{UnkeptCap, unkept_caps};
 mod holes;
 pub use holes::HolesCheck;
+pub mod pairing;
 pub mod record;
 pub mod replay;
 mod resolve;
@@ -96,12 +97,13 @@ pub struct Predicted {
     /// when they cannot be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured_run_started_at: Option<String>,
-    /// The measured run ran the same spec and phases as this prediction (the same `[spec]` name, the phases
-    /// of the one with fewer among the other's, in order), so comparing the two is meaningful; `false` for
-    /// a prediction of another spec (a sweep predicted from a short consistency run), or measured results
-    /// that cannot be read. What the run's `next:` line suggests; not recorded in the results.
+    /// Whether the measured run can be paired with this prediction ([`pairing::pairing`]: the same spec,
+    /// the phases of the one with fewer among the other's, each with the same workload), so comparing the
+    /// two is meaningful; else why not (another spec, a phase's other workload or span), or
+    /// [`pairing::Unpaired::NoPhases`] for measured results that cannot be read. What the run's `next:`
+    /// line suggests; not recorded in the results.
     #[serde(skip)]
-    pub same_spec: bool,
+    pub paired: Result<(), pairing::Unpaired>,
 }
 
 fn is_default_launch(l: &crate::launch::Launch) -> bool {

@@ -763,16 +763,14 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
 }
 
 /// The head of the fit's account: the runs and their time, then each feature measured, fitted and its
-/// error (the cliff to the interval's resolution), and each replayed phase's write rate.
+/// error (the cliff to the interval's resolution), and each replayed phase's write rate
+/// ([`super::replay::table_rows`]); the name column as wide as the longest name.
 fn feature_table(m: &Measured, f: &Fitted, seconds: f64) -> String {
     let (a, b) = (&m.features, &f.features);
     let e = b.errors(a);
     let k = &m.known;
-    let mut s = format!(
-        "fit: {} simulated runs in {seconds:.1} s\nfit: feature                 measured     fitted    error\n",
-        f.runs
-    );
     let cliff_dp = interval_decimals(m.phase().interval_ns);
+    let mut rows: Vec<[String; 4]> = Vec::new();
     for (name, known, x, y, err, dp) in [
         ("fresh plateau (IOPS)", true, a.plateau, b.plateau, e[0], 0),
         (
@@ -785,31 +783,60 @@ fn feature_table(m: &Measured, f: &Fitted, seconds: f64) -> String {
         ),
         ("steady level (IOPS)", k.steady, a.steady, b.steady, e[2], 0),
     ] {
-        s.push_str(&if known {
-            format!(
-                "fit:   {name:<22} {x:>10.dp$} {y:>10.dp$} {:>+7.1} %\n",
-                err * 100.0
-            )
-        } else {
-            format!(
-                "fit:   {name:<22} {:>10} {y:>10.dp$} {:>9}\n",
-                "unknown", "-"
-            )
+        rows.push(match known {
+            true => [
+                name.into(),
+                format!("{x:.dp$}"),
+                format!("{y:.dp$}"),
+                format!("{:+.1} %", err * 100.0),
+            ],
+            false => [
+                name.into(),
+                "unknown".into(),
+                format!("{y:.dp$}"),
+                "-".into(),
+            ],
         });
     }
-    s.push_str(&if k.spread {
-        format!(
-            "fit:   {:<22} {:>10.3} {:>10.3} {:>+7.3}\n",
-            "spread (sd / mean)", a.spread, b.spread, e[3]
-        )
-    } else {
-        format!(
-            "fit:   {:<22} {:>10} {:>10.3} {:>9}\n",
-            "spread (sd / mean)", "unknown", b.spread, "-"
-        )
+    let spread = "spread (sd / mean)".to_string();
+    rows.push(match k.spread {
+        true => [
+            spread,
+            format!("{:.3}", a.spread),
+            format!("{:.3}", b.spread),
+            format!("{:+.3}", e[3]),
+        ],
+        false => [
+            spread,
+            "unknown".into(),
+            format!("{:.3}", b.spread),
+            "-".into(),
+        ],
     });
-    s.push_str(&super::replay::table_rows(&m.replayed, &f.replayed));
+    rows.extend(super::replay::table_rows(&m.replayed, &f.replayed));
+    let mut s = format!("fit: {} simulated runs in {seconds:.1} s\n", f.runs);
+    s.push_str(&table_lines(
+        &["feature", "measured", "fitted", "error"].map(String::from),
+        &rows,
+    ));
     s
+}
+
+/// The lines of the fit's feature table: `head` and `rows` of a name and three values, each line
+/// `fit:   ` and the name padded to the longest name, the values right-aligned in columns of 10, 10 and 9
+/// characters (an error of `+100.0 %` fits its column).
+fn table_lines(head: &[String; 4], rows: &[[String; 4]]) -> String {
+    let w = rows
+        .iter()
+        .chain([head])
+        .map(|r| r[0].chars().count())
+        .max()
+        .unwrap_or(0);
+    [head]
+        .into_iter()
+        .chain(rows)
+        .map(|[n, x, y, e]| format!("fit:   {n:<w$} {x:>10} {y:>10} {e:>9}\n"))
+        .collect()
 }
 
 /// The decimals of seconds that show a time to a whole interval of `interval_ns` (0 for whole seconds,
@@ -956,6 +983,48 @@ mod tests {
         }
         assert_eq!(said(&"paced", &"paced"), "paced (the default)");
         assert_eq!(said(&"deferred", &"paced"), "deferred");
+    }
+
+    /// Issue 30 leftover: a replayed fill named by a sweep (`fill[spare-area=100%] (IOPS)`, 28 characters)
+    /// is wider than the features' names: the name column is as wide as it, every value in its column.
+    #[test]
+    fn the_feature_table_is_as_wide_as_its_longest_name() {
+        let row = |n: &str, x: &str, y: &str, e: &str| [n, x, y, e].map(String::from);
+        let head = row("feature", "measured", "fitted", "error");
+        let mut rows = vec![
+            row("fresh plateau (IOPS)", "2401", "2398", "-0.1 %"),
+            row("cliff, half-way (s)", "5", "5", "+0.0 %"),
+            row("steady level (IOPS)", "unknown", "300", "-"),
+            row("spread (sd / mean)", "0.154", "0.129", "-0.025"),
+        ];
+        // Without the fill, as wide as "fresh plateau (IOPS)".
+        let lines = table_lines(&head, &rows);
+        assert_eq!(
+            lines.lines().take(2).collect::<Vec<_>>(),
+            [
+                "fit:   feature                measured     fitted     error",
+                "fit:   fresh plateau (IOPS)       2401       2398    -0.1 %"
+            ]
+        );
+        rows.extend(super::super::replay::table_rows(
+            &[super::super::replay::Rate {
+                name: "fill[spare-area=100%]".into(),
+                iops: 192.0,
+            }],
+            &[super::super::replay::Rate {
+                name: "fill[spare-area=100%]".into(),
+                iops: 135.0,
+            }],
+        ));
+        assert_eq!(
+            table_lines(&head, &rows),
+            "fit:   feature                        measured     fitted     error\n\
+             fit:   fresh plateau (IOPS)               2401       2398    -0.1 %\n\
+             fit:   cliff, half-way (s)                   5          5    +0.0 %\n\
+             fit:   steady level (IOPS)             unknown        300         -\n\
+             fit:   spread (sd / mean)                0.154      0.129    -0.025\n\
+             fit:   fill[spare-area=100%] (IOPS)        192        135   -29.7 %\n"
+        );
     }
 
     #[test]

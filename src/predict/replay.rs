@@ -7,10 +7,14 @@
 use crate::results::model::Results;
 use crate::vocab::PhaseKind;
 
-/// The share by which a replayed phase's write rate may differ from the measured one before the fit warns:
-/// a replay of the same phases on the drive's own parameters matches to rounding (the simulator is
-/// deterministic), a real drive's fill varies by a percent or two.
-pub const RATE_TOLERANCE: f64 = 0.03;
+/// The share by which a replayed phase's write rate may differ from the measured one before the fit warns.
+/// Calibrated on the validation drives (docs/predict.md, `tests/it/predict_validation.rs`,
+/// `the_fill_tolerance_is_just_above_the_fill_error_of_a_correct_fit`): a fitted drive with the true
+/// drive's dies / program time (split as the fit splits them) and any collection policy and timing
+/// variation the fit can choose runs the fill up to 4.0 % off the true drive's (8 dies at 3 ms with deferred
+/// collection fitted as 4 dies at 1.5 ms with jitter 50 %); a wrong ratio moves it about as much as the
+/// ratio is off. The tolerance is the next half percent above that largest error of a correct fit.
+pub const RATE_TOLERANCE: f64 = 0.045;
 
 /// A phase replayed before the fitted one that writes, and its write IOPS (`write.iops`: the phase's
 /// writes over its duration).
@@ -34,23 +38,18 @@ pub fn rates_before(r: &Results, i: usize) -> Vec<Rate> {
         .collect()
 }
 
-/// The rows of the fit's feature table for the replayed phases: each measured rate (`measured`), the
-/// fitted drive's (`fitted`, of the same name; "-" when its run lacked it) and the error.
-pub fn table_rows(measured: &[Rate], fitted: &[Rate]) -> String {
+/// The rows of the fit's feature table for the replayed phases: each phase's name with ` (IOPS)`, its
+/// measured rate (`measured`), the fitted drive's (`fitted`, of the same name; "-" when its run lacked
+/// it) and the error.
+pub fn table_rows(measured: &[Rate], fitted: &[Rate]) -> Vec<[String; 4]> {
     measured
         .iter()
         .map(|m| {
             let name = format!("{} (IOPS)", m.name);
+            let x = format!("{:.0}", m.iops);
             match error(m, fitted) {
-                Some((y, e)) => format!(
-                    "fit:   {name:<22} {:>10.0} {y:>10.0} {:>+7.1} %\n",
-                    m.iops,
-                    e * 100.0
-                ),
-                None => format!(
-                    "fit:   {name:<22} {:>10.0} {:>10} {:>9}\n",
-                    m.iops, "-", "-"
-                ),
+                Some((y, e)) => [name, x, format!("{y:.0}"), format!("{:+.1} %", e * 100.0)],
+                None => [name, x, "-".into(), "-".into()],
             }
         })
         .collect()
@@ -77,7 +76,7 @@ pub fn warnings(measured: &[Rate], fitted: &[Rate]) -> String {
         .filter_map(|m| {
             let (y, e) = error(m, fitted).filter(|(_, e)| e.abs() > RATE_TOLERANCE)?;
             Some(format!(
-                "warning: the fitted drive ran phase {:?} (replayed, not fitted) at {y:.0} write IOPS against the measured {:.0} ({:+.1} %, more than {:.0} %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n",
+                "warning: the fitted drive ran phase {:?} (replayed, not fitted) at {y:.0} write IOPS against the measured {:.0} ({:+.1} %, more than {:.1} %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n",
                 m.name,
                 m.iops,
                 e * 100.0,
@@ -92,32 +91,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_fill_off_by_more_than_three_percent_is_warned_of() {
+    fn a_fill_off_by_more_than_the_tolerance_is_warned_of() {
         let rate = |name: &str, iops: f64| Rate {
             name: name.into(),
             iops,
         };
         let measured = [rate("fill", 192.0), rate("warm", 1000.0)];
-        let fitted = [rate("fill", 135.0), rate("warm", 1029.0)];
-        // (135 - 192) / 192 = -29.6875 %; (1029 - 1000) / 1000 = +2.9 %, within 3 %.
+        let fitted = [rate("fill", 135.0), rate("warm", 1044.0)];
+        // (135 - 192) / 192 = -29.6875 %; (1044 - 1000) / 1000 = +4.4 %, within 4.5 %.
+        let row = |n: &str, x: &str, y: &str, e: &str| [n, x, y, e].map(String::from);
         assert_eq!(
             table_rows(&measured, &fitted),
-            "fit:   fill (IOPS)                   192        135   -29.7 %\n\
-             fit:   warm (IOPS)                  1000       1029    +2.9 %\n"
+            [
+                row("fill (IOPS)", "192", "135", "-29.7 %"),
+                row("warm (IOPS)", "1000", "1044", "+4.4 %")
+            ]
         );
         assert!(any_off(&measured, &fitted));
         assert!(!any_off(&measured[1..], &fitted));
+        assert!(any_off(&measured[1..], &[rate("warm", 1046.0)]));
         let w = warnings(&measured, &fitted);
         assert_eq!(w.lines().count(), 1, "{w}");
         assert!(
             w.starts_with(
-                "warning: the fitted drive ran phase \"fill\" (replayed, not fitted) at 135 write IOPS against the measured 192 (-29.7 %, more than 3 %): "
+                "warning: the fitted drive ran phase \"fill\" (replayed, not fitted) at 135 write IOPS against the measured 192 (-29.7 %, more than 4.5 %): "
             ),
             "{w}"
         );
         assert_eq!(
             table_rows(&measured[..1], &[]),
-            "fit:   fill (IOPS)                   192          -         -\n"
+            [row("fill (IOPS)", "192", "-", "-")]
         );
     }
 }

@@ -137,8 +137,8 @@ fn drives_legend(o: &mut String, runs: &[RunData]) {
 /// MEASURED being the measured run's number and label when it is in the report, else its results file,
 /// and PAIRED the run it is drawn over ([`crate::report::chart::predicted::measured_run`]): `dashed over
 /// it in the charts` when that is MEASURED, `paired with run N (LABEL), a run of its spec: dashed over it
-/// in the charts` when it is another, `dashed in the charts; no run of its spec and phases in this report
-/// to pair it with` when there is none.
+/// in the charts` when it is another, `dashed in the charts; no run of its spec and phases with their
+/// workloads in this report to pair it with` when there is none.
 fn prediction_note(runs: &[RunData], i: usize) -> Option<String> {
     use crate::report::chart::predicted::{fitted_run, measured_run};
     let p = runs[i].results.prediction.as_ref()?;
@@ -151,7 +151,7 @@ fn prediction_note(runs: &[RunData], i: usize) -> Option<String> {
             run(m)
         ),
         None => {
-            "dashed in the charts; no run of its spec and phases in this report to pair it with"
+            "dashed in the charts; no run of its spec and phases with their workloads in this report to pair it with"
                 .to_string()
         }
     };

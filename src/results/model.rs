@@ -122,31 +122,30 @@ impl Results {
         }
     }
 
-    /// Whether these results and `other` ran the same spec and phases ([`same_spec_and_phases`]): what
-    /// pairs a prediction with a measurement in a report.
-    pub fn same_spec_and_phases(&self, other: &Results) -> bool {
-        let names = |r: &Results| r.phases.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
-        same_spec_and_phases(
+    /// Whether a prediction and a measurement of these results and `other` can be paired
+    /// ([`crate::plan::pairing::pairing`]).
+    ///
+    /// # Errors
+    /// [`crate::plan::pairing::Unpaired`]: why not.
+    pub fn pairing(&self, other: &Results) -> Result<(), crate::plan::pairing::Unpaired> {
+        use crate::plan::pairing::{PairPhase, pairing};
+        fn phases(r: &Results) -> Vec<PairPhase<'_>> {
+            r.phases
+                .iter()
+                .map(|p| PairPhase {
+                    name: &p.name,
+                    kind: p.kind,
+                    params: &p.params,
+                })
+                .collect()
+        }
+        pairing(
             &self.spec.name,
-            &names(self),
+            &phases(self),
             &other.spec.name,
-            &names(other),
+            &phases(other),
         )
     }
-}
-
-/// Whether a run of the spec named `a` with the phases named `pa` (in order) and one of `b` with `pb` ran
-/// the same spec and phases: the same `[spec]` name, both with phases, and the phases of the one with fewer
-/// among the other's in the same order (a run interrupted, or whose block of rounds ended early, has fewer;
-/// a `--set` of durations or sizes keeps the names). A prediction of another spec than its measurement (a
-/// sweep predicted from a short consistency run) has no phase in common with it to compare.
-pub fn same_spec_and_phases(a: &str, pa: &[String], b: &str, pb: &[String]) -> bool {
-    let (few, many) = match pa.len() <= pb.len() {
-        true => (pa, pb),
-        false => (pb, pa),
-    };
-    let mut rest = many.iter();
-    a == b && !few.is_empty() && few.iter().all(|n| rest.any(|m| m == n))
 }
 
 /// The other tool whose output these results were read from.
@@ -896,43 +895,5 @@ impl DeviceResult {
             free_blocks: c.free_blocks,
             write_amplification: c.write_amplification(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_same_spec_and_phases_are_the_same_name_and_the_fewer_phases_among_the_others() {
-        let v = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let all = v(&["purge", "fill", "saturate"]);
-        assert!(same_spec_and_phases("op", &all, "op", &all));
-        assert!(same_spec_and_phases(
-            "op",
-            &v(&["purge", "fill"]),
-            "op",
-            &all
-        ));
-        assert!(same_spec_and_phases(
-            "op",
-            &all,
-            "op",
-            &v(&["purge", "saturate"])
-        ));
-        assert!(!same_spec_and_phases(
-            "op",
-            &all,
-            "op",
-            &v(&["saturate", "purge"])
-        ));
-        assert!(!same_spec_and_phases("op", &all, "consistency", &all));
-        assert!(!same_spec_and_phases(
-            "op",
-            &all,
-            "op",
-            &v(&["purge", "other"])
-        ));
-        assert!(!same_spec_and_phases("op", &[], "op", &all));
     }
 }

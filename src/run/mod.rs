@@ -693,11 +693,12 @@ fn sizes_text(sizes: &crate::ops::Sizes) -> String {
 /// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`,
 /// with `wkrun compare DIR --by NAME (the sweep's members side by side); ` before the last for a plan with a
 /// sweep of more than one member (`NAME` its name; a matrix's first key when it has none); `DIR` as a shell word that pastes back
-/// ([`crate::text::shell_word`]). For a prediction (`wkrun sim predict`) of the spec and phases its
-/// measurement (`MEASURED`) ran, the report and the comparison of both instead: `next: wkrun report
-/// MEASURED DIR (the prediction drawn over its measurement); wkrun compare MEASURED DIR (side by side with
-/// its measurement)`; for one of another spec (`SPEC`), the report of the prediction and, for later, the
-/// report and comparison of a run of `SPEC` on the drive (`LONGRUN`) against it.
+/// ([`crate::text::shell_word`]). For a prediction (`wkrun sim predict`) that its measurement
+/// (`MEASURED`) pairs with ([`crate::plan::pairing::pairing`]: the same spec, phases and workloads), the
+/// report and the comparison of both instead: `next: wkrun report MEASURED DIR (the prediction drawn over
+/// its measurement); wkrun compare MEASURED DIR (side by side with its measurement)`; for one it does not,
+/// the report of the prediction, why the measurement has no phase to compare (`unpaired_text`) and, for
+/// later, the report and comparison of a run of the spec on the drive (`LONGRUN`) against it.
 pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
     use std::os::unix::ffi::OsStrExt;
     let d = crate::text::shell_word(dir.as_os_str().as_bytes());
@@ -726,23 +727,59 @@ pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
             )
         })
         .unwrap_or_default();
-    match &plan.prediction {
-        Some(p) if p.same_spec => {
-            let m = crate::text::shell_word(measured_folder(&p.measured).as_bytes());
-            format!(
-                "next: wkrun report {m} {d} (the prediction drawn over its measurement); {by}wkrun compare {m} {d} (side by side with its measurement)"
-            )
-        }
-        Some(p) => {
-            let m = crate::text::shell_word(measured_folder(&p.measured).as_bytes());
-            let spec = crate::text::shell_word(plan.spec_path.as_os_str().as_bytes());
-            format!(
-                "next: wkrun report {d} (the prediction's plots, index.html); {by}{m} ran another spec, so it has no phase to compare with the prediction: measure {spec} on the drive later (the long run) and compare it against the prediction: wkrun report LONGRUN {d} (the prediction drawn over it); wkrun compare LONGRUN {d}"
-            )
-        }
-        None => format!(
+    let Some(p) = &plan.prediction else {
+        return format!(
             "next: wkrun report {d} (plots, index.html); {by}wkrun compare {d} OTHER (side by side with another run)"
+        );
+    };
+    let m = crate::text::shell_word(measured_folder(&p.measured).as_bytes());
+    match &p.paired {
+        Ok(()) => format!(
+            "next: wkrun report {m} {d} (the prediction drawn over its measurement); {by}wkrun compare {m} {d} (side by side with its measurement)"
         ),
+        Err(why) => {
+            let spec = crate::text::shell_word(plan.spec_path.as_os_str().as_bytes());
+            let (why, set) = unpaired_text(why);
+            format!(
+                "next: wkrun report {d} (the prediction's plots, index.html); {by}{m} {why}, so it has no phase to compare with the prediction: measure {spec}{set} on the drive later (the long run) and compare it against the prediction: wkrun report LONGRUN {d} (the prediction drawn over it); wkrun compare LONGRUN {d}"
+            )
+        }
+    }
+}
+
+/// Why a measurement has no phase to compare with its prediction, as `next:` says it after the measured
+/// folder's name (`ran another spec`; `ran ... with other workloads: its phase "A" has block_size_bytes
+/// 4096, the prediction's "B" 65536`), and what to add to the long run's command (` with the
+/// prediction's --set` when the spec is the same).
+fn unpaired_text(why: &crate::plan::pairing::Unpaired) -> (String, &'static str) {
+    use crate::plan::pairing::Unpaired;
+    let q = |n: &str| crate::text::escaped(n).into_owned();
+    match why {
+        Unpaired::OtherSpec => ("ran another spec".into(), ""),
+        Unpaired::NoPhases => ("cannot be read or has no phases".into(), ""),
+        Unpaired::Missing { name } => (
+            format!(
+                "ran the same spec with other phases (none named \"{}\" as the prediction's)",
+                q(name)
+            ),
+            " with the prediction's --set",
+        ),
+        Unpaired::Workload { a, b, diffs } => {
+            let (theirs, ours): (Vec<String>, Vec<String>) = diffs
+                .iter()
+                .map(|(k, x, y)| (format!("{k} {}", q(x)), format!("{k} {}", q(y))))
+                .unzip();
+            (
+                format!(
+                    "ran the same spec with other workloads (its phase \"{}\" has {}, the prediction's \"{}\" {}; only the duration may differ)",
+                    q(a),
+                    theirs.join(", "),
+                    q(b),
+                    ours.join(", ")
+                ),
+                " with the prediction's --set",
+            )
+        }
     }
 }
 

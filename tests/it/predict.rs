@@ -40,6 +40,13 @@ fn steady(out: &Path) -> f64 {
     last.iter().sum::<f64>() / last.len() as f64
 }
 
+/// The fit's account's line of what the data pinned.
+fn pinned_line(err: &str) -> &str {
+    err.lines()
+        .find(|l| l.starts_with("fit: pinned by the data: "))
+        .unwrap()
+}
+
 fn fit(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let mut all = vec!["sim", "fit"];
     all.extend_from_slice(args);
@@ -251,7 +258,7 @@ fn the_documented_first_example_runs_and_fits() {
         "{out}"
     );
     // The replayed fill's rate in the table: measured as results.json has it; the fitted drive's fill
-    // within 3 % (no warning), its program time being within 1 % of the truth's.
+    // within the tolerance (no warning), its program time being within 1 % of the truth's.
     let fill_iops = r["phases"][1]["write"]["iops"].as_f64().unwrap();
     let row = err
         .lines()
@@ -259,7 +266,8 @@ fn the_documented_first_example_runs_and_fits() {
         .unwrap_or_else(|| panic!("{err}"));
     let cols: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(cols[3], format!("{fill_iops:.0}"), "{row}");
-    assert!(cols[5].parse::<f64>().unwrap().abs() <= 3.0, "{row}");
+    let tolerance = wkrun::predict::replay::RATE_TOLERANCE * 100.0;
+    assert!(cols[5].parse::<f64>().unwrap().abs() <= tolerance, "{row}");
     assert!(!err.contains("(replayed, not fitted)"), "{err}");
     // Item 4: the fitted target keeps the default jitter and gc (no key for them), and says so.
     let target = out.lines().last().unwrap();
@@ -397,6 +405,59 @@ fn a_steady_level_within_one_superblock_says_why_it_passes() {
         )),
         "{err}"
     );
+}
+
+/// Issue 30 leftover: the warning of a fitted drive that misses the fresh plateau, reached by a measured
+/// run. A 64 MiB drive with 40 % spare and 3 ms programs holds its plateau for two seconds (its highest
+/// the plateau); its steady level asks the theory for less spare area than a 64 MiB drive can have, so the
+/// fit starts at the least (21 superblocks of 4 MiB) and each secant step asks for one superblock less: the
+/// refinement stops at that bound, the plateau still off by more than 1 %. The warning names the miss
+/// (recomputed here from the series and the last run's progress line), the bound with the steady level the
+/// theory gives the least spare area at the next candidate's program time, and drops dies / program_time
+/// from what the data pinned.
+#[test]
+fn a_refinement_stopped_at_the_least_spare_area_warns_of_the_missed_plateau() {
+    let dir = tempdir();
+    let truth = "sim:capacity=64MiB,op=40%,dies=1,program_time=3000us";
+    let m = run_into(dir.path(), "m", &wsat("random", "60s"), truth);
+    let (fresh, _) = plateau_intervals(&series(&m, "wsat"));
+    assert_eq!(fresh.len(), 2, "{fresh:?}");
+    let plateau = fresh.iter().copied().fold(0.0, f64::max);
+    let (code, out, err) = fit(&m, &["."]);
+    assert_eq!(code, 0, "{err}");
+    let target = out.lines().last().unwrap();
+    // The fitted drive's plateau: its last run's progress line (the plateau of 1 s intervals is a count).
+    let run = err.lines().rfind(|l| l.starts_with("fit: run ")).unwrap();
+    assert!(run.contains(&format!(": {target}: plateau ")), "{err}");
+    let got: f64 = run
+        .split(": plateau ")
+        .nth(1)
+        .and_then(|v| v.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let miss = (got - plateau) / plateau * 100.0;
+    assert!(miss.abs() > 1.0, "{err}");
+    // The next candidate: the program time scaled by the plateau's error, in whole microseconds, and one
+    // superblock of spare area below the least (64 MiB: the capacity's 16 superblocks and 5 for garbage
+    // collection); the theory's steady level of the least at that program time.
+    let mut p = wkrun::sim::SimParams::parse_target(target).unwrap();
+    let next_ns = (p.program_time.0 as f64 * got / plateau).round() as u64 / 1000 * 1000;
+    let op = |sbs: u64| format!("{}%", ((2 * sbs + 1) * 2) as f64 / 64.0 * 100.0 - 100.0);
+    let (least, below) = (op(21), op(20));
+    assert_eq!((least.as_str(), below.as_str()), ("34.375%", "28.125%"));
+    assert!(target.contains(&format!(",op={least},")), "{target}");
+    p.op = wkrun::sim::SimParams::parse_target(&format!("sim:capacity=64MiB,op={least}"))
+        .unwrap()
+        .op;
+    p.program_time = wkrun::units::Duration(next_ns);
+    let least_steady = wkrun::predict::fit::theory_steady_at(&p, 1.0);
+    let warning = format!(
+        "\nwarning: the fitted drive misses the fresh plateau by {miss:+.1} % ({plateau:.0} IOPS to match, the drive's {got:.0}), more than the fit's tolerance; the refinement stopped because it reached a bound: its next candidate's spare area, op = {below}, is less spare area than the least a simulated drive of 67108864 B with 1 die(s) has: op = {least} (21 superblocks of 4194304 B: the capacity's 16 and 5 for garbage collection), whose steady level is {least_steady:.0} IOPS by the theory; dies / program_time are not pinned by the data\n"
+    );
+    assert!(err.contains(&warning), "{warning}\n{err}");
+    let pinned = pinned_line(&err);
+    assert!(!pinned.contains("dies / program_time"), "{pinned}");
 }
 
 /// A simulated run of the fit that fails is reported by its `error:` line, not by the caret under the
@@ -592,18 +653,15 @@ fn a_plateau_of_one_second_is_not_a_measure_and_the_fill_says_so() {
     // The fitted drive's fill, run again here.
     let fitted_fill = run(target, "again");
     let e = (fitted_fill - measured_fill) / measured_fill * 100.0;
-    assert!(e < -3.0, "{measured_fill} {fitted_fill}");
+    assert!(e < -4.5, "{measured_fill} {fitted_fill}");
     let row =
         format!("\nfit:   {fill} (IOPS) {measured_fill:>10.0} {fitted_fill:>10.0} {e:>+7.1} %\n");
     assert!(err.contains(&row), "{row}\n{err}");
     let fill_warning = format!(
-        "\nwarning: the fitted drive ran phase \"{fill}\" (replayed, not fitted) at {fitted_fill:.0} write IOPS against the measured {measured_fill:.0} ({e:+.1} %, more than 3 %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n"
+        "\nwarning: the fitted drive ran phase \"{fill}\" (replayed, not fitted) at {fitted_fill:.0} write IOPS against the measured {measured_fill:.0} ({e:+.1} %, more than 4.5 %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n"
     );
     assert!(err.contains(&fill_warning), "{err}");
-    let pinned = err
-        .lines()
-        .find(|l| l.starts_with("fit: pinned by the data: "))
-        .unwrap();
+    let pinned = pinned_line(&err);
     assert!(!pinned.contains("dies / program_time"), "{pinned}");
     // A value at the simulator's default is said to be one (the target has no key for it).
     let p = wkrun::sim::SimParams::parse_target(target).unwrap();

@@ -221,7 +221,7 @@ fn a_prediction_pairs_with_a_run_of_its_spec_and_names_its_drive_whole() {
     // With the short run alone: another spec, no phase in common; the prediction keeps its own colour.
     let html = std::fs::read_to_string(d.join("alone/index.html")).unwrap();
     let note = format!(
-        "<span class=\"swatch dashed\" style=\"color:#d55e00\"></span>predicted: {long} (prediction on {long} fitted to run 1 ({MEASURED},dies=1); dashed in the charts; no run of its spec and phases in this report to pair it with)"
+        "<span class=\"swatch dashed\" style=\"color:#d55e00\"></span>predicted: {long} (prediction on {long} fitted to run 1 ({MEASURED},dies=1); dashed in the charts; no run of its spec and phases with their workloads in this report to pair it with)"
     );
     assert!(html.contains(&note), "{html}");
 }

@@ -112,6 +112,17 @@ fn secs(t: Option<f64>) -> String {
 /// The rows of drive `i`, run by `bin` in `dir`: every span of the spec, or those `--set sweep.op=SPANS`
 /// keeps. Also the errors of steady IOPS and cliff time per span, as shares.
 fn drive_rows(bin: &Path, dir: &Path, i: usize, sweep: Option<&str>) -> Vec<(String, f64, f64)> {
+    drive_fit(bin, dir, i, sweep).0
+}
+
+/// [`drive_rows`], and the error of the fitted drive's fill against the short run's, percent, as the fit's
+/// table shows it (the `fill (IOPS)` row), checked against the write IOPS of both runs' fills.
+fn drive_fit(
+    bin: &Path,
+    dir: &Path,
+    i: usize,
+    sweep: Option<&str>,
+) -> (Vec<(String, f64, f64)>, String) {
     let truth = DRIVES[i];
     write_file(dir, "short.toml", SHORT);
     let short = format!("short{i}");
@@ -120,8 +131,9 @@ fn drive_rows(bin: &Path, dir: &Path, i: usize, sweep: Option<&str>) -> Vec<(Str
         dir,
         &["short.toml", "--target", truth, "-q", "-o", &short],
     );
-    let (out, _) = run(bin, dir, &["sim", "fit", &short]);
+    let (out, err) = run(bin, dir, &["sim", "fit", &short]);
     let fitted = out.lines().last().unwrap().to_string();
+    let fill = fill_error(bin, dir, &short, &fitted, &err);
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/over-provisioning.toml");
     let spec = spec.to_str().unwrap();
     let set = sweep.map(|s| format!("sweep.op={s}"));
@@ -142,7 +154,8 @@ fn drive_rows(bin: &Path, dir: &Path, i: usize, sweep: Option<&str>) -> Vec<(Str
             .map(|h| h.join().unwrap())
     });
     assert_eq!(t.len(), p.len());
-    t.iter()
+    let rows = t
+        .iter()
         .zip(&p)
         .map(|(a, b)| {
             let row = format!(
@@ -163,7 +176,112 @@ fn drive_rows(bin: &Path, dir: &Path, i: usize, sweep: Option<&str>) -> Vec<(Str
             };
             (row, (b.steady - a.steady) / a.steady, cliff)
         })
-        .collect()
+        .collect();
+    (rows, fill)
+}
+
+/// The fill's write IOPS (`write.iops` of the phase named `fill`) of the results in `out`.
+fn fill_iops(out: &Path) -> f64 {
+    let r = results(out);
+    let fill = r["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "fill")
+        .unwrap();
+    fill["write"]["iops"].as_f64().unwrap()
+}
+
+/// The fitted drive's fill error against the measured run `short` (`fitted`'s fill run again here), as the
+/// fit's account `err` shows it in its `fill (IOPS)` row, percent to a tenth.
+fn fill_error(bin: &Path, dir: &Path, short: &str, fitted: &str, err: &str) -> String {
+    let again = format!("{short}-fill");
+    write_file(dir, "fill.toml", FILL);
+    run(
+        bin,
+        dir,
+        &["fill.toml", "--target", fitted, "-q", "-o", &again],
+    );
+    let (x, y) = (fill_iops(&dir.join(short)), fill_iops(&dir.join(&again)));
+    let e = format!("{:+.1} %", (y - x) / x * 100.0);
+    // The name column as wide as the longest name, "fresh plateau (IOPS)".
+    let row = format!("fit:   {:<20} {x:>10.0} {y:>10.0} {e:>9}", "fill (IOPS)");
+    assert!(err.lines().any(|l| l == row), "{row}\n{err}");
+    e
+}
+
+/// The short run's purge and fill alone: the fill's rate on a drive.
+const FILL: &str = "format = 1\n[spec]\nname = \"fill\"\nversion = \"1\"\n[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\n";
+
+/// The fill's write IOPS on `target`, run by the debug build in `dir` into `out`.
+fn fill_on(dir: &Path, target: &str, out: &str) -> f64 {
+    write_file(dir, "fill.toml", FILL);
+    run(
+        Path::new(wkrun_bin()),
+        dir,
+        &["fill.toml", "--target", target, "-q", "-o", out],
+    );
+    fill_iops(&dir.join(out))
+}
+
+/// Issue 30 leftover: the fill row's tolerance (`RATE_TOLERANCE`), calibrated. A correct fit has the true
+/// drive's ratio of dies to program time, split as the fit splits it (the power of two of dies nearest a
+/// 1.6 ms program), and any of the collection policies and timing variations the fit chooses among (the
+/// default, paced with jitter 10, 0 or 50 %, deferred with 90 or 0 % background pace); its spare area does
+/// not move a fill after a purge. Of the validation drives, the largest fill error of such a fit is the
+/// tolerance's floor: the tolerance is the next half percent above it, and docs/predict.md says both.
+#[test]
+fn the_fill_tolerance_is_just_above_the_fill_error_of_a_correct_fit() {
+    let dir = tempdir();
+    let d = dir.path();
+    let choices = [
+        "",
+        ",jitter=10%",
+        ",jitter=0%",
+        ",jitter=50%",
+        ",gc=deferred,gc_pace=90%",
+        ",gc=deferred,gc_pace=0%",
+    ];
+    let mut worst = (0.0f64, String::new(), String::new());
+    for (i, truth) in DRIVES.iter().enumerate() {
+        let p = wkrun::sim::SimParams::parse_target(truth).unwrap();
+        let (dies, ns) = (f64::from(p.dies.unwrap_or(1)), p.program_time.0 as f64);
+        // The fit's split of the same ratio: dies a power of two nearest a 1.6 ms program.
+        let split = 2f64.powf((dies * 1.6e6 / ns).max(1.0).log2().round());
+        let us = (split * ns / dies / 1e3).round();
+        let measured = fill_on(d, truth, &format!("t{i}"));
+        for (j, c) in choices.iter().enumerate() {
+            let fit = format!(
+                "sim:capacity=1GiB,op={},dies={split},program_time={us}us{c}",
+                p.op
+            );
+            let e = (fill_on(d, &fit, &format!("c{i}-{j}")) - measured) / measured * 100.0;
+            if e.abs() > worst.0.abs() {
+                worst = (e, truth.to_string(), fit);
+            }
+        }
+    }
+    let (e, truth, fit) = worst;
+    assert_eq!(
+        (format!("{e:+.1} %"), truth.as_str(), fit.as_str()),
+        (
+            "+4.0 %".to_string(),
+            DRIVES[4],
+            "sim:capacity=1GiB,op=20%,dies=4,program_time=1500us,jitter=50%"
+        )
+    );
+    let tolerance = ((e.abs() * 2.0).floor() + 1.0) / 2.0;
+    assert_eq!(
+        wkrun::predict::replay::RATE_TOLERANCE * 100.0,
+        tolerance,
+        "{e}"
+    );
+    let (_, text, _) = doc_table();
+    let said = format!(
+        "differ by more than {tolerance:.1} %, just above the largest fill error of a correct fit, {:.1} %",
+        e.abs()
+    );
+    assert!(text.contains(&said), "docs/predict.md lacks: {said}");
 }
 
 /// docs/predict.md, and the byte range of the validation table in it.
@@ -215,7 +333,15 @@ fn the_validation_table_in_docs_predict_md_is_the_fits_of_known_drives() {
         .collect();
     assert_eq!(firsts, want);
     // The first drive's chain at the 100 % span, made here with the debug build: its row word for word.
-    let rows = drive_rows(Path::new(wkrun_bin()), dir.path(), 0, Some("100%"));
+    let (rows, fill) = drive_fit(Path::new(wkrun_bin()), dir.path(), 0, Some("100%"));
+    // Its fit has the drive's dies and a program time 1.1 % short: the fill within the tolerance, as
+    // docs/predict.md says.
+    assert_eq!(fill, "+1.1 %");
+    let (_, text, _) = doc_table();
+    assert!(
+        text.contains(&format!("the first drive's fit runs it {fill} off")),
+        "docs/predict.md lacks drive 1's fill error {fill}"
+    );
     assert_eq!(rows.len(), 1);
     let (row, steady, cliff) = &rows[0];
     assert!(

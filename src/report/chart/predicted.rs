@@ -21,7 +21,7 @@ pub const DASH: &str = "7 4";
 pub const DASH_ALPHA: f64 = 0.996;
 
 /// The index in `runs` of the measured run prediction `r` is paired with (drawn over): of the runs that
-/// ran its spec and phases ([`crate::results::model::same_spec_and_phases`]) and are no prediction, the
+/// ran its spec and phases with their workloads ([`crate::results::model::Results::pairing`]) and are no prediction, the
 /// one it was fitted to when it is among them, else the first. A prediction of another spec than the run
 /// it was fitted to (a sweep predicted from a short consistency run) is thus drawn over a later run of the
 /// sweep itself.
@@ -29,9 +29,8 @@ pub fn measured_run(runs: &[RunData], r: usize) -> Option<usize> {
     let ours = &runs.get(r)?.results;
     ours.prediction.as_ref()?;
     let fitted = fitted_run(runs, r);
-    let same = |m: &usize| {
-        runs[*m].results.prediction.is_none() && runs[*m].results.same_spec_and_phases(ours)
-    };
+    let same =
+        |m: &usize| runs[*m].results.prediction.is_none() && runs[*m].results.pairing(ours).is_ok();
     fitted.filter(same).or_else(|| (0..runs.len()).find(same))
 }
 
