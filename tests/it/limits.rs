@@ -1415,9 +1415,11 @@ fn a_simulated_drives_mapping_tables_count_in_the_runs_needs() {
     assert_eq!((dies, tables), (18, 555_661_312));
     let need = (4 << 20) + (8 << 20) + 4096 + tables;
     let parts = format!(
-        "4194304 B for the run, 8388608 B for the target, and for its largest phase 4096 B of I/O buffers, {tables} B for the simulated drive's mapping tables"
+        "4194304 B for the run, 8388608 B for the target, {tables} B for the simulated drive's mapping tables, and for its largest phase 4096 B of I/O buffers"
     );
     let d = tempdir();
+    // The parts add up to the need stated.
+    assert_eq!(4194304 + 8388608 + tables + 4096, need);
     write_file(
         d.path(),
         "s.toml",
