@@ -299,6 +299,45 @@ fn a_series_file_past_the_file_size_limit_ends_the_phase_and_validates() {
     }
 }
 
+/// 41 phases of 20 ms on the simulated drive under a file-size limit that results.json outgrows: said once
+/// (at 65536 B it said the limit twice, once for the write during the run and once for the last), and
+/// the file holds as many phases as fit, said so (at 100000 B it said "it holds the 0 phases written
+/// before", true of the file, though the limit left room for several).
+#[test]
+fn results_past_the_file_size_limit_hold_what_fits_and_say_it_once() {
+    let test = "limits::results_past_the_file_size_limit_hold_what_fits_and_say_it_once";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let body: String = (1..=41)
+        .map(|i| format!("[[phase]]\nname = \"p{i}\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"20ms\"\n"))
+        .collect();
+    write_file(d.path(), "m.toml", &spec_text("fsize", &body));
+    for limit in [65536u64, 100_000] {
+        let out = format!("o{limit}");
+        let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+        let args = ["m.toml", "--target", sim, "-o", &out, "-q"];
+        let ran = run_limited(d.path(), &[&format!("--fsize={limit}")], false, &args);
+        let path = d.path().join(&out).join("results.json");
+        let len = std::fs::metadata(&path).expect("results.json").len();
+        assert!(len <= limit, "{limit}: {len} B");
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("JSON");
+        let k = r["phases"].as_array().map_or(0, Vec::len);
+        assert_eq!(r["status"], "failed", "{limit}");
+        assert!((1..41).contains(&k), "{limit}: {k} phases");
+        let why = format!(
+            "File too large (errno 27): the file reached the file-size limit (RLIMIT_FSIZE, ulimit -f) ({limit} B)"
+        );
+        let want = format!(
+            "error: cannot write {out}/results.json in full: {why}; it holds the results of the first {k} phases (0 to {}), not of the rest\n",
+            k - 1
+        );
+        assert_eq!((ran.code, ran.stderr.as_str()), (1, want.as_str()));
+    }
+}
+
 /// Item 4: I/O buffers over the address-space limit (QD16 × 128 MiB = 2 GiB under 1.5 GB, within the
 /// documented 2 GiB buffer limit) on the null engine, and io_uring's QD1024 × 2 MiB on a file: refused
 /// before anything is run (exit 1, a resource limit: results.json "failed", no phase), the need recomputed (the buffers, no thread of
