@@ -1462,11 +1462,18 @@ fn refused_by_limit(
             }
         }
     });
+    refusal(cause, written, " says")
+}
+
+/// The error of a run refused by a resource limit (`cause`): where the results saying "failed" were
+/// written (`written`, the file named, then `says`: ` says`, or ` and each target's results.json say`),
+/// or why nothing was.
+fn refusal(cause: &str, written: Result<PathBuf, String>, says: &str) -> Fail {
     match written {
         Ok(file) => Fail(
             1,
             format!(
-                "{cause}; the run did not start: {} says \"failed\"",
+                "{cause}; the run did not start: {}{says} \"failed\"",
                 wkrun::text::escaped(&file.to_string_lossy())
             ),
         ),

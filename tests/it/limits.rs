@@ -664,9 +664,10 @@ fn the_limit_a_refusal_advises_lets_the_run_complete() {
 /// under 60 to 72 MiB aborted the process (exit 134, "memory allocation of 270336 bytes failed": a latency
 /// histogram, made by the standard library's allocation that aborts when it fails; then a regex's 320,000
 /// B, or 56 B, once the targets' threads had taken the room). From the least limit wkrun starts under, in
-/// steps of 2 MiB until two runs complete: each run is refused before anything is written (exit 1, the
-/// need recomputed, no output folder, the targets unwritten) or ends with every results file written and
-/// none left "running"; the limit a refusal suggests lets the same run complete.
+/// steps of 2 MiB until two runs complete: each run is refused before it starts (exit 1, the need
+/// recomputed, the targets unwritten, each target's results.json and the aggregate saying "failed" with
+/// the refusal and no phase: a refusal left none) or ends with every results file written and none left
+/// "running"; the limit a refusal suggests lets the same run complete.
 #[test]
 fn several_targets_under_an_address_space_limit_are_refused_or_end_cleanly() {
     let test = "limits::several_targets_under_an_address_space_limit_are_refused_or_end_cleanly";
@@ -693,14 +694,23 @@ fn several_targets_under_an_address_space_limit_are_refused_or_end_cleanly() {
         let refusal = ran.code == 1 && ran.stderr.contains("raise it to at least ");
         match ran.code {
             1 if refusal && ran.stderr.contains("needs about") => {
+                let said = format!(
+                    "; the run did not start: out{limit}/results.json and each target's results.json say \"failed\""
+                );
                 suggested = Some(address_space_refusal(
                     &ran.stderr,
                     limit,
                     3,
                     (1, 4096),
-                    "; nothing was written",
+                    &said,
                 ));
-                assert!(!out.exists(), "{limit} B: a folder was made");
+                let why = ran
+                    .stderr
+                    .trim_end()
+                    .strip_prefix("error: ")
+                    .and_then(|e| e.split("; the run did not start: ").next());
+                let folders = ["t0-t1.img", "t1-t2.img", "t2-t3.img", "."].map(String::from);
+                refused_in_each(&out, &folders, why);
                 refused += 1;
             }
             // Less than wkrun needs to start.
@@ -1419,7 +1429,7 @@ fn a_run_needing_more_than_the_available_memory_is_refused() {
         n * 8 * 256 * (1 << 20),
         n * 100_000_000 * 32
     );
-    let tail = " B); free memory or use a machine with more; nothing was written\n";
+    let tail = " B); free memory or use a machine with more; the run did not start: o/results.json and each target's results.json say \"failed\"\n";
     let said = err
         .strip_prefix(&head)
         .and_then(|r| r.strip_suffix(tail))
@@ -1430,7 +1440,12 @@ fn a_run_needing_more_than_the_available_memory_is_refused() {
         said < need && said.abs_diff(before) < before / 10,
         "{said} against {before}"
     );
-    assert!(!d.path().join("o").exists());
+    // Each target's results.json (t0-t0.img, ...) and the aggregate say "failed", with no phase.
+    let folders: Vec<String> = (0..n)
+        .map(|i| format!("t{i}-t{i}.img"))
+        .chain([".".to_string()])
+        .collect();
+    refused_in_each(&d.path().join("o"), &folders, None);
 }
 
 /// A simulated drive's mapping tables count in a run's needs (found by the attack of issue 24: a 256 GiB
