@@ -250,7 +250,7 @@ fn page_cache(w: &IoWork, t: &TargetInfo) -> Option<String> {
         return None;
     }
     Some(
-        "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
+        "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
             .to_string(),
     )
 }
@@ -267,7 +267,7 @@ fn cached_loop(w: &IoWork, t: &TargetInfo) -> Option<String> {
         false => format!("the target lies on {},", l.device.display()),
     };
     Some(format!(
-        "{what} a loop device without direct I/O (loop/dio = 0): its I/O goes through the page cache of its backing file {}, which can answer reads from memory and absorbs writes, so these numbers describe the host's cache as much as the device; set it up with losetup --direct-io=on",
+        "{what} a loop device without direct I/O: set it up with losetup --direct-io=on: its I/O goes through the page cache of its backing file {} (loop/dio = 0), which can answer reads from memory and absorbs writes, so these numbers describe the host's cache as much as the device",
         l.backing_file.display()
     ))
 }

@@ -1304,7 +1304,7 @@ fn a_warning_line_of_a_long_labelled_target_still_says_what() {
         want.push(format!(
             "{label} warning: phase fill-the-whole-…: {holes} (in full: results.json)"
         ));
-        want.push(format!("{label} warning: phases fill-the-whole-… and 1 more: direct = false: I/O goes through the page cache, which can answer reads from… (in full: results.json)"));
+        want.push(format!("{label} warning: phases fill-the-whole-… and 1 more: direct = false: the page cache sets these numbers; set direct = true: I/O goes… (in full: results.json)"));
     }
     want.sort_unstable();
     assert_eq!(lines, want, "{err}");
