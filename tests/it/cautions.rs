@@ -525,11 +525,22 @@ fn psync_with_more_threads_than_cpus_warns_of_scheduling_waits() {
         &["--target-size", "8MiB"],
     );
     let over = format!(
-        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
+        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {}: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread: they share the CPUs, so latencies include waits to be scheduled, not only the device's time",
         cpus_text(cpus as u64),
         n = cpus + 1
     );
     assert_eq!(warnings(&plan), vec![vec![over], vec![]]);
+    // The run's stderr line says what to do before its cut.
+    let (_, err) = run_on_file(dir.path());
+    let said = err
+        .lines()
+        .find(|l| l.contains("threads on "))
+        .unwrap_or_default();
+    assert!(
+        said.starts_with("warning: phase over: engine = \"psync\" with queue_depth = ")
+            && said.contains("latencies include CPU waits; use io_uring or libaio"),
+        "{err}"
+    );
 }
 
 /// The results' `host` of phase `i`: (submit_cpu_fraction, submit_threads), or `None` when absent.
