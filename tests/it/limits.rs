@@ -1029,7 +1029,7 @@ fn psync_workers_failing_together_the_error_is_errors_first() {
 /// Issue 24 item 14: under a file-size limit of 1,000,000 B, creating a 16 MiB target was killed by SIGXFSZ
 /// (exit 153), leaving an empty target (which every later run refused as empty) and an empty output folder.
 /// The size is checked against RLIMIT_FSIZE before anything is made: `plan` and the run exit 1 (a resource limit) naming the
-/// limit, and the folder holds only the spec. A target within the limit is created and run as before.
+/// limit, no target made; the run's folder holds results.json saying "failed", as a refusal by a limit does. A target within the limit is created and run as before.
 #[test]
 fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_created() {
     let test =
@@ -1043,15 +1043,20 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
     write_file(d, "s.toml", &spec_text("fsize", fill));
     let want = "error: new.img: cannot create a file of 16777216 B (16MiB): the file-size limit (RLIMIT_FSIZE, ulimit -f) is 1000000 B; give a smaller --target-size (or [target] size) or raise the limit; nothing was created";
     let target = ["--target", "new.img", "--target-size", "16MiB"];
-    for args in [
-        [&["plan", "s.toml"][..], &target[..]].concat(),
-        [&["s.toml"][..], &target[..], &["-o", "o"][..]].concat(),
-    ] {
-        let ran = run_limited(d, &["--fsize=1000000"], false, &args);
-        assert_eq!(ran.code, 1, "wkrun {args:?}: {}", ran.stderr);
-        assert_eq!(ran.stderr.lines().last(), Some(want), "wkrun {args:?}");
-        assert_eq!(dir_listing(d), ["s.toml"], "wkrun {args:?} left files");
-    }
+    let plan = [&["plan", "s.toml"][..], &target[..]].concat();
+    let ran = run_limited(d, &["--fsize=1000000"], false, &plan);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.stderr.lines().last(), Some(want));
+    assert_eq!(dir_listing(d), ["s.toml"], "plan left files");
+    // The run: no target made, and results.json saying "failed" with why (a resource limit).
+    let run = [&["s.toml"][..], &target[..], &["-o", "o"][..]].concat();
+    let ran = run_limited(d, &["--fsize=1000000"], false, &run);
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (1, format!("{want}{}\n", failed_in("o")).as_str())
+    );
+    assert_eq!(dir_listing(d), ["o", "o/results.json", "s.toml"]);
+    refused_results(&d.join("o"), &ran.stderr);
     let ran = run_limited(
         d,
         &["--fsize=1000000"],
@@ -1063,7 +1068,7 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
             "--target-size",
             "512KiB",
             "-o",
-            "o",
+            "o2",
             "-q",
         ],
     );
