@@ -27,9 +27,13 @@ pub(super) fn cmd_run_many(
             run::progress::log_line(m);
         }
     };
-    let mut plans = plan_each(s, targets, a, launch, &say)?;
+    let (mut plans, unmade) = plan_each(s, targets, a, launch, &say)?;
     s.set_lines().iter().for_each(|l| say(l));
     let labels = labels(&plans);
+    // A file to create that does not fit: a resource limit, recorded as the checks' refusals are.
+    if let Some(why) = unmade {
+        return Err(refused_by_limit(s, &plans, a, launch, &labels, &why));
+    }
     let consents = match check_all(&plans, a) {
         // A resource limit: each target's and the aggregate's results.json say "failed", as one target's.
         Err(Fail(1, why)) => return Err(refused_by_limit(s, &plans, a, launch, &labels, &why)),
@@ -185,18 +189,30 @@ fn aggregate_and_check(
     (aggregate, unchecked)
 }
 
-/// The plan of each target, with `--from`, the launch and the label applied; each target's notes said.
+/// The plan of each target, with `--from`, the launch and the label applied; each target's notes said. With
+/// them the refusal of the first file to create that does not fit (a resource limit), its plan made on
+/// the path and size asked for.
 fn plan_each(
     s: &LoadedSpec,
     targets: &[Option<PathBuf>],
     a: &RunArgs,
     launch: &Launch,
     say: &dyn Fn(&str),
-) -> Result<Vec<Plan>, Fail> {
+) -> Result<(Vec<Plan>, Option<String>), Fail> {
     let mut plans = Vec::with_capacity(targets.len());
+    let mut unmade = None;
     for (i, t) in targets.iter().enumerate() {
         let mut notes = Vec::new();
-        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
+        let mut plan = match probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i)) {
+            Err(Fail(1, why)) => match super::unmade_file_plan(s, t.as_deref(), &a.target) {
+                Some(p) => {
+                    unmade.get_or_insert(why);
+                    p
+                }
+                None => return Err(Fail(1, why)),
+            },
+            r => r?.1,
+        };
         start_at(&mut plan, a.from.as_deref(), s)?;
         plan.launch = launch.clone();
         if let Some(l) = &a.label {
@@ -212,7 +228,7 @@ fn plan_each(
         }
         plans.push(plan);
     }
-    Ok(plans)
+    Ok((plans, unmade))
 }
 
 /// Every target checked before anything is opened for writing on any of them: no two the same, each one's

@@ -1057,6 +1057,24 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
     );
     assert_eq!(dir_listing(d), ["o", "o/results.json", "s.toml"]);
     refused_results(&d.join("o"), &ran.stderr);
+    // Beside a simulated drive: each target's results.json and the aggregate say "failed" (none was left).
+    let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let both = [
+        &["s.toml"][..],
+        &target[..],
+        &["--target", sim, "-o", "o3", "-q"][..],
+    ]
+    .concat();
+    let ran = run_limited(d, &["--fsize=1000000"], false, &both);
+    let tail =
+        "; the run did not start: o3/results.json and each target's results.json say \"failed\"";
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (1, format!("{want}{tail}\n").as_str())
+    );
+    let folders = ["t0-new.img", "t1-sim-64MiB-op7-block256KiB", "."].map(String::from);
+    refused_in_each(&d.join("o3"), &folders, want.strip_prefix("error: "));
+    assert!(!d.join("new.img").exists());
     let ran = run_limited(
         d,
         &["--fsize=1000000"],
