@@ -927,6 +927,35 @@ fn probe_and_plan(
     Ok((info, plan))
 }
 
+/// The plan of `s` on `target`; a file to create that does not fit (its file system's room, the file-size
+/// limit) is a resource limit, refused as [`refused_by_limit`] records it.
+fn plan_or_refuse(
+    s: &LoadedSpec,
+    target: Option<&Path>,
+    a: &RunArgs,
+    launch: &wkrun::launch::Launch,
+    notes: &mut Vec<String>,
+) -> Result<Plan, Fail> {
+    match probe_and_plan(s, target, &a.target, notes, None) {
+        Err(Fail(1, why)) => Err(match unmade_file_plan(s, target, &a.target) {
+            Some(plan) => refused_by_limit(s, &plan, a, launch, &why),
+            None => Fail(1, why),
+        }),
+        r => r.map(|(_, plan)| plan),
+    }
+}
+
+/// The plan of `s` on the file target it would create, described by its path and size alone: for the
+/// results of a run refused because that file does not fit. `None` for another target, or a spec that
+/// does not plan on it.
+fn unmade_file_plan(s: &LoadedSpec, target: Option<&Path>, a: &TargetArgs) -> Option<Plan> {
+    let Ok(Chosen::Path(path, size)) = choose_target(s, target, a, &mut Vec::new()) else {
+        return None;
+    };
+    let info = TargetInfo::new(path, target::TargetKind::File, size, 512, 512);
+    plan::resolve(s, &info).ok()
+}
+
 /// How `wkrun plan` shows the plan: as JSON, from a phase, with the consent a run would be given.
 struct PlanHow<'a> {
     json: bool,
@@ -1469,11 +1498,18 @@ fn refused_by_limit(
             }
         }
     });
+    refusal(cause, written, " says")
+}
+
+/// The error of a run refused by a resource limit (`cause`): where the results saying "failed" were
+/// written (`written`, the file named, then `says`: ` says`, or ` and each target's results.json say`),
+/// or why nothing was.
+fn refusal(cause: &str, written: Result<PathBuf, String>, says: &str) -> Fail {
     match written {
         Ok(file) => Fail(
             1,
             format!(
-                "{cause}; the run did not start: {} says \"failed\"",
+                "{cause}; the run did not start: {}{says} \"failed\"",
                 wkrun::text::escaped(&file.to_string_lossy())
             ),
         ),
@@ -1495,7 +1531,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         return multi::cmd_run_many(&s, &targets, a, launch);
     }
     let mut notes = Vec::new();
-    let (_, mut plan) = probe_and_plan(&s, targets[0].as_deref(), &a.target, &mut notes, None)?;
+    // A file to create that does not fit is a resource limit, recorded as any refusal by one is.
+    let mut plan = plan_or_refuse(&s, targets[0].as_deref(), a, launch, &mut notes)?;
     start_at(&mut plan, a.from.as_deref(), &s)?;
     plan.launch = launch.clone();
     if let Some(l) = &a.label {

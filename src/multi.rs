@@ -27,10 +27,18 @@ pub(super) fn cmd_run_many(
             run::progress::log_line(m);
         }
     };
-    let mut plans = plan_each(s, targets, a, launch, &say)?;
+    let (mut plans, unmade) = plan_each(s, targets, a, launch, &say)?;
     s.set_lines().iter().for_each(|l| say(l));
-    let consents = check_all(&plans, a)?;
     let labels = labels(&plans);
+    // A file to create that does not fit: a resource limit, recorded as the checks' refusals are.
+    if let Some(why) = unmade {
+        return Err(refused_by_limit(s, &plans, a, launch, &labels, &why));
+    }
+    let consents = match check_all(&plans, a) {
+        // A resource limit: each target's and the aggregate's results.json say "failed", as one target's.
+        Err(Fail(1, why)) => return Err(refused_by_limit(s, &plans, a, launch, &labels, &why)),
+        r => r?,
+    };
     let (out_dir, subs) = prepare_output(s, &mut plans, a, launch, &labels, &say)?;
     let first = format!(
         "results: {} ({} targets, each in its own folder: {})",
@@ -181,18 +189,30 @@ fn aggregate_and_check(
     (aggregate, unchecked)
 }
 
-/// The plan of each target, with `--from`, the launch and the label applied; each target's notes said.
+/// The plan of each target, with `--from`, the launch and the label applied; each target's notes said. With
+/// them the refusal of the first file to create that does not fit (a resource limit), its plan made on
+/// the path and size asked for.
 fn plan_each(
     s: &LoadedSpec,
     targets: &[Option<PathBuf>],
     a: &RunArgs,
     launch: &Launch,
     say: &dyn Fn(&str),
-) -> Result<Vec<Plan>, Fail> {
+) -> Result<(Vec<Plan>, Option<String>), Fail> {
     let mut plans = Vec::with_capacity(targets.len());
+    let mut unmade = None;
     for (i, t) in targets.iter().enumerate() {
         let mut notes = Vec::new();
-        let (_, mut plan) = probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i))?;
+        let mut plan = match probe_and_plan(s, t.as_deref(), &a.target, &mut notes, Some(i)) {
+            Err(Fail(1, why)) => match super::unmade_file_plan(s, t.as_deref(), &a.target) {
+                Some(p) => {
+                    unmade.get_or_insert(why);
+                    p
+                }
+                None => return Err(Fail(1, why)),
+            },
+            r => r?.1,
+        };
         start_at(&mut plan, a.from.as_deref(), s)?;
         plan.launch = launch.clone();
         if let Some(l) = &a.label {
@@ -208,7 +228,7 @@ fn plan_each(
         }
         plans.push(plan);
     }
-    Ok(plans)
+    Ok((plans, unmade))
 }
 
 /// Every target checked before anything is opened for writing on any of them: no two the same, each one's
@@ -230,6 +250,58 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
         return Err(bad(format!("{why}; nothing was written to any target")));
     }
     Ok(consents)
+}
+
+/// A run on several targets a resource limit refused before it started (`why`, ending "; nothing was
+/// written"): exit 1, with each target's `results.json` and the aggregate saying "failed" with why in the
+/// output folder when it can hold them, else nothing written and the message saying why not (a refused run
+/// on 3 targets left no results file).
+fn refused_by_limit(
+    s: &LoadedSpec,
+    plans: &[Plan],
+    a: &RunArgs,
+    launch: &Launch,
+    labels: &[String],
+    why: &str,
+) -> Fail {
+    let cause = why.strip_suffix("; nothing was written").unwrap_or(why);
+    let out = match &a.output {
+        Some(p) => OutDir::for_run(p),
+        None => run::open_default_output(&plans[0].spec_name, launch.rank.as_ref().map(|r| r.rank)),
+    };
+    let written = out.map_err(|e| e.to_string()).and_then(|d| {
+        let mut subs = Vec::new();
+        let r = room_for_all(&d, plans.len())
+            .and_then(|()| sub_dirs(&d, labels))
+            .map_err(|Fail(_, e)| e)
+            .and_then(|made| {
+                subs = made;
+                plans.iter().zip(&subs).try_for_each(|(p, sub)| {
+                    run::record_refused(s, p, sub, cause).map_err(|e| e.to_string())
+                })
+            })
+            .and_then(|()| {
+                let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
+                // The refusal once, not once per target as the merge joins their errors.
+                let mut m = merge::merge_targets(&files)?;
+                m.results.error = Some(cause.to_string());
+                m.results.status = wkrun::results::Status::Failed;
+                write_aggregate(&d, m).map(|_| ())
+            });
+        match r {
+            Ok(()) => Ok(d.join("results.json")),
+            Err(e) => {
+                for sub in subs {
+                    let _ = sub.remove("results.json");
+                    sub.discard();
+                }
+                let _ = d.remove("results.json");
+                d.discard();
+                Err(e)
+            }
+        }
+    });
+    super::refusal(cause, written, " and each target's results.json say")
 }
 
 /// Refuses an output folder whose file system has less than the least room a run's results need

@@ -6,7 +6,9 @@
 use std::borrow::Cow;
 
 /// `s` with every control character (a line break too) shown as Rust writes it in a string (`\n`,
-/// `\u{1b}`): one line, nothing a terminal would act on. For a name, a path or a value within a line.
+/// `\u{1b}`), and every white space that is not ASCII (`\u{a0}`, a no-break space, reads as a space but is
+/// another character): one line, nothing a terminal would act on or hide. For a name, a path or a value
+/// within a line.
 pub fn escaped(s: &str) -> Cow<'_, str> {
     escape_if(s, |_| true)
 }
@@ -224,7 +226,8 @@ pub fn terminal_width(reported: Option<u16>, columns: Option<&str>, fallback: us
 fn escape_if(s: &str, which: impl Fn(char) -> bool) -> Cow<'_, str> {
     // Control characters, and the format and separator characters that reorder or break a line as shown
     // (bidirectional overrides and isolates, zero-width ones, U+2028/2029).
-    let hit = |c: char| hidden(c, &which);
+    // And white space other than ASCII's (U+00A0, U+2007, U+3000), which shows as a space and is not one.
+    let hit = |c: char| hidden(c, &which) || (c.is_whitespace() && !c.is_ascii() && which(c));
     if !s.chars().any(hit) {
         return Cow::Borrowed(s);
     }
@@ -360,6 +363,12 @@ mod tests {
             printable("a\nb\t\u{1b}[2J\u{9b}"),
             "a\nb\t\\u{1b}[2J\\u{9b}"
         );
+        // White space that is not ASCII's reads as a space and is another character: shown escaped too.
+        assert_eq!(
+            escaped("8\u{a0} 4\u{2007}K\u{3000}"),
+            "8\\u{a0} 4\\u{2007}K\\u{3000}"
+        );
+        assert_eq!(echo("queue\u{a0}depth=8"), "queue\\u{a0}depth=8");
     }
 
     #[test]

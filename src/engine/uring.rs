@@ -33,9 +33,9 @@ fn unregistered_warning(depth: usize, len: usize, e: &std::io::Error) -> String 
         .soft()
         .map_or("unlimited".to_string(), |v| format!("{v} B"));
     format!(
-        "io_uring: registering the {depth} I/O buffers of {len} B failed with {}: it needs {needs} B of locked memory, and {} is {limit}. The phase used the buffers unregistered (plain reads and writes, a little more CPU per I/O); raise the limit (ulimit -l {} or more) to register them",
+        "io_uring: buffers unregistered (more CPU per I/O); set ulimit -l {} or more: registering the {depth} I/O buffers of {len} B failed with {}: it needs {needs} B of locked memory, and {} is {limit}; the phase used plain reads and writes instead of fixed-buffer ones",
+        needs.div_ceil(1024),
         crate::sys::os_text(e),
-        Limit::LockedMemory.name(),
-        needs.div_ceil(1024)
+        Limit::LockedMemory.name()
     )
 }

@@ -66,7 +66,7 @@ pub fn figure_text(f: &IndexedFigure) -> String {
 /// The list: a header line, then one line per entry: id, label, spec, target, the run's start (date and
 /// time to the minute, UTC), status and its two lead figures ([`leads`]), columns aligned.
 pub fn render(entries: &[Entry]) -> String {
-    use crate::text::{escaped, pad, widths};
+    use crate::text::{echo, escaped, pad, widths};
     let head: Vec<String> = [
         "id",
         "label",
@@ -84,9 +84,11 @@ pub fn render(entries: &[Entry]) -> String {
         let figures: Vec<String> = leads(e, 2).into_iter().map(figure_text).collect();
         rows.push(vec![
             e.id.to_string(),
-            escaped(&e.label).into_owned(),
-            escaped(&e.spec).into_owned(),
-            escaped(&e.target).into_owned(),
+            // Stored strings, as the results held them (a 3000-byte target path made a 3,225-byte line):
+            // escaped and cut, their length stated, as every echo is.
+            echo(&e.label).into_owned(),
+            echo(&e.spec).into_owned(),
+            echo(&e.target).into_owned(),
             started(&e.started_at),
             e.status.clone(),
             escaped(&figures.join("; ")).into_owned(),
@@ -224,6 +226,22 @@ mod tests {
 IOPS (window last 20m avg); r: 5000.2 IOPS (phase iops)"
             ]
         );
+    }
+
+    /// A stored target path of 3000 bytes (a results file's `target.path`) is cut to 80 characters, its
+    /// length stated, and its control characters escaped: the line was 3,225 characters.
+    #[test]
+    fn a_long_stored_target_is_cut_and_escaped() {
+        let mut e = entry(vec![fig(0, "r", PhaseKind::Workload, PHASE_IOPS, 10.0)]);
+        e.target = format!("/d/\u{1b}[2J{}", "p".repeat(2993));
+        assert_eq!(e.target.len(), 3000);
+        let t = render(&[e]);
+        let line = t.lines().nth(1).unwrap_or_default();
+        let want = format!(
+            " 7  drive 7  lib   /d/\\u{{1b}}[2J{}… (3000 bytes)  2026-03-01 12:34  completed  r: 10.0 IOPS (phase iops)",
+            "p".repeat(80 - 12)
+        );
+        assert_eq!(line, want);
     }
 
     /// A phase that reached its steady state leads; within a phase, a figure of the state before a point

@@ -250,7 +250,7 @@ fn page_cache(w: &IoWork, t: &TargetInfo) -> Option<String> {
         return None;
     }
     Some(
-        "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
+        "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
             .to_string(),
     )
 }
@@ -267,7 +267,7 @@ fn cached_loop(w: &IoWork, t: &TargetInfo) -> Option<String> {
         false => format!("the target lies on {},", l.device.display()),
     };
     Some(format!(
-        "{what} a loop device without direct I/O (loop/dio = 0): its I/O goes through the page cache of its backing file {}, which can answer reads from memory and absorbs writes, so these numbers describe the host's cache as much as the device; set it up with losetup --direct-io=on",
+        "{what} a loop device without direct I/O: set it up with losetup --direct-io=on: its I/O goes through the page cache of its backing file {} (loop/dio = 0), which can answer reads from memory and absorbs writes, so these numbers describe the host's cache as much as the device",
         l.backing_file.display()
     ))
 }
@@ -306,9 +306,11 @@ fn threads_over_cpus(io: &IoSettings, cpus: u32, online: Option<u32>) -> Option<
         (w, true) => format!("engine = \"psync\" with workers = {w} × queue_depth = {qd}"),
         (w, false) => format!("workers = {w}"),
     };
+    // What to do, said before the detail so that the console line keeps it.
     let instead = match per_slot {
-        true => "; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
-        false => "",
+        true => "use io_uring or libaio, which keep the queue in one thread".to_string(),
+        false if cpus == 1 => "use workers = 1".to_string(),
+        false => format!("use workers = {cpus} or fewer"),
     };
     let bound = match online.filter(|&n| n > cpus) {
         Some(n) => format!(
@@ -318,7 +320,7 @@ fn threads_over_cpus(io: &IoSettings, cpus: u32, online: Option<u32>) -> Option<
         None => String::new(),
     };
     Some(format!(
-        "{what} runs {threads} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time{instead}{bound}",
+        "{what} runs {threads} threads on {}: latencies include CPU waits; {instead}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time{bound}",
         cpus_text(cpus),
     ))
 }
@@ -379,7 +381,7 @@ mod tests {
         assert_eq!(
             threads_over_cpus(&io(EngineKind::Psync, 3), 2, None).as_deref(),
             Some(
-                "engine = \"psync\" with queue_depth = 3 runs 3 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread"
+                "engine = \"psync\" with queue_depth = 3 runs 3 threads on 2 CPUs: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
             )
         );
         for e in [
@@ -391,7 +393,12 @@ mod tests {
             assert_eq!(threads_over_cpus(&io(e, 64), 2, None), None, "{e:?}");
         }
         let one = threads_over_cpus(&io(EngineKind::Psync, 2), 1, None).unwrap_or_default();
-        assert!(one.contains("runs 2 threads on 1 CPU: they share"), "{one}");
+        assert!(
+            one.contains(
+                "runs 2 threads on 1 CPU: latencies include CPU waits; use io_uring or libaio"
+            ),
+            "{one}"
+        );
     }
 
     #[test]
@@ -407,20 +414,20 @@ mod tests {
         assert_eq!(
             threads_over_cpus(&w(EngineKind::Libaio, 32, 4), 2, Some(2)).as_deref(),
             Some(
-                "workers = 4 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+                "workers = 4 runs 4 threads on 2 CPUs: latencies include CPU waits; use workers = 2 or fewer: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
             )
         );
         assert_eq!(
             threads_over_cpus(&w(EngineKind::Psync, 2, 2), 2, None).as_deref(),
             Some(
-                "engine = \"psync\" with workers = 2 × queue_depth = 2 runs 4 threads on 2 CPUs: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread"
+                "engine = \"psync\" with workers = 2 × queue_depth = 2 runs 4 threads on 2 CPUs: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
             )
         );
         // Bound to 1 CPU of 2 (mpirun's default binding): said, with the way out.
         assert_eq!(
             threads_over_cpus(&w(EngineKind::Libaio, 32, 4), 1, Some(2)).as_deref(),
             Some(
-                "workers = 4 runs 4 threads on 1 CPU: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; this process may run on 1 CPU of the machine's 2 (its CPU affinity, narrowed by whoever started it: OpenMPI's mpirun binds each rank to a core unless given --bind-to none)"
+                "workers = 4 runs 4 threads on 1 CPU: latencies include CPU waits; use workers = 1: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; this process may run on 1 CPU of the machine's 2 (its CPU affinity, narrowed by whoever started it: OpenMPI's mpirun binds each rank to a core unless given --bind-to none)"
             )
         );
         assert_eq!(super::super::cpu_list_len("0-3,6,8-9"), Some(7));

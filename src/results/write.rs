@@ -70,12 +70,17 @@ pub enum WriteError {
         /// The OS error.
         source: io::Error,
     },
-    /// The last document did not fit: the file holds the phases written before, `failed`, and an error
+    /// The last document did not fit: the file holds the first phases that fit, `failed`, and an error
     /// naming the phases missing.
     #[error(
-        "cannot write {} in full: {source}{}; it holds the {kept} phases written before, without the rest",
+        "cannot write {} in full: {source}{}; {}",
         path.display(),
-        crate::sys::limits::errno_note(source)
+        crate::sys::limits::errno_note(source),
+        match kept {
+            0 => "it holds the run's status, failed, and this error, without any phase's results".to_string(),
+            1 => "it holds the results of phase 0, not of the phases after it".to_string(),
+            k => format!("it holds the results of the first {k} phases (0 to {}), not of the rest", k - 1),
+        }
     )]
     Shortened {
         /// The file.
@@ -85,6 +90,19 @@ pub enum WriteError {
         /// Phases the file holds.
         kept: usize,
     },
+}
+
+impl WriteError {
+    /// Whether `msg`, a run's error, is a failure to write this error's file (`cannot write PATH: ...`):
+    /// then this error, the failure of the run's last write of the same file, says all of it.
+    pub fn same_file(&self, msg: &str) -> bool {
+        match self {
+            WriteError::Io { path, .. } | WriteError::Shortened { path, .. } => {
+                msg.starts_with(&format!("cannot write {}: ", path.display()))
+            }
+            WriteError::Invalid(_) => false,
+        }
+    }
 }
 
 /// What a [`ResultsWriter`] has done: the work of a run is linear in its phases when `phases_checked` is
@@ -265,29 +283,43 @@ impl ResultsWriter {
     }
 
     /// The last document did not fit (`full`): writes the phases written before with the status `failed`
-    /// and an error naming what is missing, which the room released makes fit.
+    /// and an error naming what is missing, which the room released makes fit; then, of the phases after
+    /// them, as many as still fit (found by halving; a file-size limit of 100000 B held 0 of 41 phases
+    /// when the last write before had come before any phase, though it had room for 10).
     fn shortened(&mut self, results: &Results, full: io::Error) -> Result<(), WriteError> {
-        let kept = self.on_disk;
-        let mut envelope = results.envelope();
-        let missing = match results.phases.len() - kept {
-            1 => format!("phase {kept}"),
-            k => format!("phases {kept} to {}", kept + k - 1),
+        let n = results.phases.len();
+        let text = |kept: usize| -> Result<Vec<u8>, WriteError> {
+            let mut envelope = results.envelope();
+            let missing = match n - kept {
+                1 => format!("phase {kept}"),
+                k => format!("phases {kept} to {}", kept + k - 1),
+            };
+            let note = format!(
+                "results.json could not be written in full ({full}): the result of {missing} is missing"
+            );
+            envelope.error = Some(match envelope.error.take() {
+                Some(e) => format!("{e}; {note}"),
+                None => note,
+            });
+            envelope.status = Status::Failed;
+            assemble(&to_value(&envelope)?, &self.phases[..kept])
         };
-        let note = format!(
-            "results.json could not be written in full ({full}): the result of {missing} is missing"
-        );
-        envelope.error = Some(match envelope.error.take() {
-            Some(e) => format!("{e}; {note}"),
-            None => note,
-        });
-        envelope.status = Status::Failed;
-        let text = assemble(&to_value(&envelope)?, &self.phases[..kept])?;
         let io = |source| WriteError::Io {
             path: self.path.clone(),
             source,
         };
-        self.replace_last(&text).map_err(io)?;
+        let (mut kept, mut most) = (self.on_disk, n - 1);
+        self.replace_last(&text(kept)?).map_err(io)?;
         self.counts.writes += 1;
+        while kept < most {
+            let mid = kept + (most - kept).div_ceil(2);
+            match self.dir.replace("results.json", &text(mid)?, true) {
+                Ok(()) => kept = mid,
+                Err(e) if no_space(&e) => most = mid - 1,
+                Err(_) => break,
+            }
+            self.counts.writes += 1;
+        }
         Err(WriteError::Shortened {
             path: self.path.clone(),
             source: full,

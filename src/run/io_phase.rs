@@ -358,7 +358,7 @@ pub const CPU_WAIT: f64 = 0.10;
 fn cpu_waited(c: crate::engine::SubmitCpu) -> Option<String> {
     let w = c.waited.filter(|&w| w >= CPU_WAIT)?;
     Some(format!(
-        "busy host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them): completions waited with it, so the rates are lower than the device's",
+        "busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them), and completions waited with it",
         (w * 100.0).floor()
     ))
 }
@@ -396,7 +396,7 @@ pub fn shorter_than_interval(end_ns: u64, interval_ns: u64) -> Option<String> {
     (end_ns > 0 && end_ns < interval_ns).then(|| {
         let secs = format!("{:.3} s", end_ns as f64 / 1e9);
         format!(
-            "the phase lasted {secs}, shorter than one interval ({}): its IOPS and bandwidth are over those {secs}, with the queue filling and draining in them, and it has no full interval for per-interval figures (worst, per_second, windows, steady state); give it a duration or size of several intervals",
+            "the phase lasted {secs}, under one interval ({}): give it a duration or size of several intervals; its IOPS and bandwidth are over those {secs}, with the queue filling and draining in them, and it has no full interval for per-interval figures (worst, per_second, windows, steady state)",
             crate::units::Duration(interval_ns)
         )
     })
@@ -860,4 +860,48 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<String> {
             "writes into holes: latencies include the file system's allocation work; {action}: {share} are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 24: a warning's console line (stderr, cut at 200 bytes) keeps what to do: the busy-host and
+    /// short-phase warnings said it after the cut (`... so the rates are lower than the device's` never
+    /// showed how to avoid it; the short phase's `give it a duration ...` came last).
+    #[test]
+    fn console_lines_of_the_busy_host_and_short_phase_warnings_keep_the_action() {
+        let line = |t: &str| super::super::observer::warning_line(&["randwrite-4k-qd32"], t, 200);
+        let busy = cpu_waited(crate::engine::SubmitCpu {
+            busiest: 0.5,
+            waited: Some(0.48),
+            threads: 1,
+        })
+        .unwrap_or_default();
+        assert_eq!(
+            line(&busy),
+            "warning: phase randwrite-4k-qd32: busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU 48 % of… (in full: results.json; docs/results.md#warnings)"
+        );
+        let short = shorter_than_interval(318_000_000, 1_000_000_000).unwrap_or_default();
+        assert_eq!(
+            line(&short),
+            "warning: phase randwrite-4k-qd32: the phase lasted 0.318 s, under one interval (1s): give it a duration or size of several intervals; its IOPS and… (in full: results.json; docs/results.md#warnings)"
+        );
+        // Two phase names of 40 bytes leave the text its least room, 80 bytes: the actions still show.
+        let names = [
+            "a-phase-name-of-forty-bytes-exactly-here",
+            "and-another-one-of-forty-bytes-exactly-x",
+        ];
+        let tight = |t: &str| super::super::observer::warning_line(&names, t, 200);
+        assert!(
+            tight(&busy).contains("rerun on an idle host"),
+            "{}",
+            tight(&busy)
+        );
+        assert!(
+            tight(&short).contains("give it a duration or size of several intervals"),
+            "{}",
+            tight(&short)
+        );
+    }
 }

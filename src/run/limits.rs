@@ -141,6 +141,7 @@ struct Need {
     margin: u64,
     trace: u64,
     tables: u64,
+    sims: u64,
 }
 
 impl Need {
@@ -157,6 +158,7 @@ impl Need {
                 margin: n.margin.saturating_add(margin),
                 trace: n.trace.saturating_add(trace),
                 tables: n.tables.saturating_add(sim_tables(p)),
+                sims: n.sims + u64::from(p.target.sim.is_some()),
             }
         })
     }
@@ -179,16 +181,26 @@ impl Need {
     /// The parts in words, each with its bytes, in the order they add up: `"4194304 B for the run,
     /// 8388608 B for the target, and for its largest phase 1363148800 B for 260 threads of 5242880 B,
     /// 268435456 B of I/O buffers, 1048576 B of room as it starts"`, then the per-I/O trace (naming
-    /// `trace`, the largest) and the simulated drive's mapping tables where there are any.
+    /// `trace`, the largest). A simulated drive's mapping tables, which last the run, are a part of their
+    /// own before the largest phase's (they were listed among that phase's parts).
     fn parts(&self, largest_trace: u64) -> String {
         let mut s = match self.targets {
-            1 => format!(
-                "{RUN_SPACE} B for the run, {TARGET_SPACE} B for the target, and for its largest phase"
-            ),
+            1 => format!("{RUN_SPACE} B for the run, {TARGET_SPACE} B for the target"),
             n => format!(
-                "{RUN_SPACE} B for the run, {} B for the {n} targets ({TARGET_SPACE} B each), and for the largest phase of each",
+                "{RUN_SPACE} B for the run, {} B for the {n} targets ({TARGET_SPACE} B each)",
                 n * TARGET_SPACE
             ),
+        };
+        if self.tables > 0 {
+            let drives = match self.sims {
+                1 => "the simulated drive's",
+                _ => "the simulated drives'",
+            };
+            s += &format!(", {} B for {drives} mapping tables", self.tables);
+        }
+        s += match self.targets {
+            1 => ", and for its largest phase",
+            _ => ", and for the largest phase of each",
         };
         if self.threads > 0 {
             let plural = if self.threads == 1 { "" } else { "s" };
@@ -207,12 +219,6 @@ impl Need {
                 ", {} B of per-I/O trace (trace = {largest_trace}: {} B reserved before its phase)",
                 self.trace,
                 trace_space(largest_trace)
-            );
-        }
-        if self.tables > 0 {
-            s += &format!(
-                ", {} B for the simulated drive's mapping tables",
-                self.tables
             );
         }
         s
@@ -309,4 +315,39 @@ pub fn check_address_space(plans: &[&Plan]) -> Result<(), String> {
         "{}; nothing was written",
         short.message(&a_run(plans), need.total(), &detail)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parts of a need on two simulated drives: their mapping tables a part of their own, not among the
+    /// largest phase's (the message listed them there), and the parts add up to the total stated.
+    #[test]
+    fn the_mapping_tables_are_their_own_part_and_the_parts_add_up() {
+        let need = Need {
+            targets: 2,
+            threads: 4,
+            buffers: 1_048_576,
+            margin: 2 * PHASE_MARGIN,
+            trace: 3200,
+            tables: 555_661_312,
+            sims: 2,
+        };
+        assert_eq!(
+            need.parts(100),
+            "4194304 B for the run, 16777216 B for the 2 targets (8388608 B each), 555661312 B for the simulated drives' mapping tables, and for the largest phase of each 20971520 B for 4 threads of 5242880 B, 1048576 B of I/O buffers, 2097152 B of room as it starts, 3200 B of per-I/O trace (trace = 100: 3200 B reserved before its phase)"
+        );
+        let addends = [
+            4_194_304u64,
+            16_777_216,
+            555_661_312,
+            20_971_520,
+            1_048_576,
+            2_097_152,
+            3200,
+        ];
+        assert_eq!(addends.iter().sum::<u64>(), need.total());
+        assert_eq!(need.total(), 600_753_280);
+    }
 }

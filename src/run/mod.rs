@@ -262,6 +262,9 @@ impl<'a> Ctx<'a> {
             Ok(()) => RunError::Failed(msg),
             // The run failed writing its results: said once.
             Err(e) if e.to_string() == msg => RunError::Failed(msg),
+            // It failed writing its results, and the last write of them failed too: the last error says it
+            // (the file-size limit was said twice, once of each write).
+            Err(e) if e.same_file(&msg) => RunError::Failed(e.to_string()),
             Err(e) => RunError::Failed(format!("{msg}; and the results could not be written: {e}")),
         }
     }

@@ -287,13 +287,13 @@ mod tests {
             warning_line(&["w"], "short", 200),
             "warning: phase w: short"
         );
-        let cache = "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
+        let cache = "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
         let line = warning_line(&["f", "r"], cache, 200);
         assert_eq!(
             line,
-            "warning: phases f, r: direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's… (in full: results.json; docs/results.md#warnings)"
+            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer… (in full: results.json; docs/results.md#warnings)"
         );
-        assert_eq!(line.len(), 195);
+        assert_eq!(line.len(), 194);
         for width in 100..260 {
             assert!(
                 warning_line(&["f", "r"], cache, width).len() <= width,

@@ -139,7 +139,7 @@ fn toml_or_text(arg: &str, v: &str) -> Result<Value, String> {
             })
         }
         // A whole number TOML cannot hold (it was read as the word, and refused as "invalid type: string").
-        Err(_) if is_whole_number(v.trim()) => Err(format!(
+        Err(_) if is_whole_number(v.trim_ascii()) => Err(format!(
             "--set {}: the value is a whole number past TOML's integers (-9223372036854775808 to 9223372036854775807), the most --set can give; a larger one goes in the spec file",
             crate::text::echo(arg)
         )),

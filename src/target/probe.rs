@@ -73,13 +73,14 @@ pub enum ProbeError {
         path.display(),
         match closest {
             Some(c) => format!("the closest block device is {} (lsblk lists them)", c.display()),
-            None => "there is no block device of a size above 0 B in /dev".to_string(),
+            None => "no block device in /dev has a name close to it (lsblk lists them)".to_string(),
         }
     )]
     NoSuchDevice {
         /// The target.
         path: PathBuf,
-        /// The existing block device whose name is closest to the one given.
+        /// The existing block device whose name is closest to the one given, when it is close (at most one
+        /// edit in three characters).
         closest: Option<PathBuf>,
     },
     /// The file to create is larger than the process may make (RLIMIT_FSIZE).
@@ -360,7 +361,7 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// The block device in `/dev` (or in the folder of `path`, such as `/dev/mapper`) whose name is closest to
 /// `path`'s (an absolute path), by edit distance of the names below `/dev` (ties: the first by name), of
-/// those with a size above 0 (an unattached loop device, 0 B, is not suggested).
+/// those with a size above 0 (an unattached loop device, 0 B, is not suggested), when it is close ([`near`]).
 fn closest_device(path: &Path) -> Option<PathBuf> {
     let dev = Path::new("/dev");
     let wanted = path.strip_prefix(dev).unwrap_or(path).to_string_lossy();
@@ -380,8 +381,17 @@ fn closest_device(path: &Path) -> Option<PathBuf> {
             let name = p.strip_prefix(dev).unwrap_or(&p).to_string_lossy();
             (strsim::damerau_levenshtein(&wanted, &name), p.clone())
         })
+        .filter(|(d, _)| near(&wanted, *d))
         .min()
         .map(|(_, p)| p)
+}
+
+/// Whether a device name `distance` edits from `wanted` is close enough to suggest for it: at most one edit
+/// in three characters of `wanted` (one for a name of up to 5, two for `nvme0n9`). `/dev/nvme0n9`, typed on
+/// a host without NVMe, was told "the closest block device is /dev/loop0p1", 6 edits away: an unrelated
+/// device.
+fn near(wanted: &str, distance: usize) -> bool {
+    distance <= (wanted.chars().count() / 3).max(1)
 }
 
 /// Whether the block device of `m` holds any sectors (sysfs `size` above 0): an unattached loop device or an
@@ -681,6 +691,33 @@ fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24: a name is suggested for a typo only when at most one edit in three characters away.
+    #[test]
+    fn only_a_device_of_a_close_name_is_suggested() {
+        let d = strsim::damerau_levenshtein;
+        assert_eq!(d("nvme0n9", "loop0p1"), 6);
+        assert!(!near("nvme0n9", 6));
+        assert_eq!(d("nvme0n9", "nvme0n1"), 1);
+        assert!(near("nvme0n9", 1));
+        assert_eq!(d("nvme0n9", "nvme1n1"), 2);
+        assert!(near("nvme0n9", 2));
+        assert_eq!(d("nvme0n9", "nvme0n1p1"), 3);
+        assert!(!near("nvme0n9", 3));
+        assert_eq!(
+            (d("lop3", "loop3"), d("sdb", "sda"), d("sdb", "vda")),
+            (1, 1, 2)
+        );
+        assert!(near("lop3", 1) && near("sdb", 1) && !near("sdb", 2));
+        assert_eq!(
+            ProbeError::NoSuchDevice {
+                path: "/dev/nvme0n9".into(),
+                closest: None
+            }
+            .to_string(),
+            "/dev/nvme0n9 does not exist, and wkrun does not create a file target in /dev, among the device nodes (a device name typed wrong?); no block device in /dev has a name close to it (lsblk lists them); nothing was created"
+        );
+    }
 
     /// Trial 24c F13: a loop device of 0 bytes has no file attached, and the error says how to attach one;
     /// another empty device keeps the plain error.

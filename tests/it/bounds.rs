@@ -338,7 +338,7 @@ fn a_failed_target_creation_on_ext4_leaves_no_file() {
     };
     write_file(d, "w.toml", &spec_text("w", WRITER));
     let big = mnt.dir.join("big.img");
-    for _ in 0..2 {
+    for out in ["out0", "out1"] {
         let (code, _, err) = code_out_err(&wkrun(
             d,
             &[
@@ -348,7 +348,7 @@ fn a_failed_target_creation_on_ext4_leaves_no_file() {
                 "--target-size",
                 "32TiB",
                 "-o",
-                "out",
+                out,
             ],
         ));
         // A file system without room is a resource limit: exit 1.
@@ -360,18 +360,20 @@ fn a_failed_target_creation_on_ext4_leaves_no_file() {
         );
         assert!(
             err.trim().starts_with(&prefix)
-                && err.trim().ends_with(
-                    " B free; give a smaller --target-size (or [target] size) or a folder on a file system with room; nothing was created"
-                ),
+                && err.trim().ends_with(&format!(
+                    " B free; give a smaller --target-size (or [target] size) or a folder on a file system with room; nothing was created; the run did not start: {out}/results.json says \"failed\""
+                )),
             "{err}"
         );
         assert!(
             !big.exists(),
             "a refused target creation left big.img behind"
         );
-        assert!(
-            !d.join("out").exists(),
-            "a refused run left its output folder"
+        // A resource limit: the output folder holds results.json saying "failed" with why, no phase.
+        let (_, r) = strict_results(&d.join(out));
+        assert_eq!(
+            (r["status"].as_str(), r["phases"].as_array().map(Vec::len)),
+            (Some("failed"), Some(0))
         );
     }
     drop(mnt);

@@ -7,7 +7,7 @@ use crate::common::*;
 use std::path::Path;
 
 const RMW: &str = "writes of 512 B are not whole physical blocks of the target (4096 B): the device must read, modify and write whole blocks (read-modify-write), so the write numbers describe that, not plain writes of this size";
-const PAGE_CACHE: &str = "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
+const PAGE_CACHE: &str = "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
 
 /// Runs `s.toml` in `dir` on the block device `dev` (with its consent) into `out`; asserts exit 0 and returns
 /// results.json.
@@ -287,7 +287,7 @@ slope_excursion = 100.0
 /// `what`, its backing file as `backing`.
 fn cached_loop(what: &str, backing: &Path) -> String {
     format!(
-        "{what} a loop device without direct I/O (loop/dio = 0): its I/O goes through the page cache of its backing file {}, which can answer reads from memory and absorbs writes, so these numbers describe the host's cache as much as the device; set it up with losetup --direct-io=on",
+        "{what} a loop device without direct I/O: set it up with losetup --direct-io=on: its I/O goes through the page cache of its backing file {} (loop/dio = 0), which can answer reads from memory and absorbs writes, so these numbers describe the host's cache as much as the device",
         backing.display()
     )
 }
@@ -525,11 +525,22 @@ fn psync_with_more_threads_than_cpus_warns_of_scheduling_waits() {
         &["--target-size", "8MiB"],
     );
     let over = format!(
-        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
+        "engine = \"psync\" with queue_depth = {n} runs {n} threads on {}: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread: they share the CPUs, so latencies include waits to be scheduled, not only the device's time",
         cpus_text(cpus as u64),
         n = cpus + 1
     );
     assert_eq!(warnings(&plan), vec![vec![over], vec![]]);
+    // The run's stderr line says what to do before its cut.
+    let (_, err) = run_on_file(dir.path());
+    let said = err
+        .lines()
+        .find(|l| l.contains("threads on "))
+        .unwrap_or_default();
+    assert!(
+        said.starts_with("warning: phase over: engine = \"psync\" with queue_depth = ")
+            && said.contains("latencies include CPU waits; use io_uring or libaio"),
+        "{err}"
+    );
 }
 
 /// The results' `host` of phase `i`: (submit_cpu_fraction, submit_threads), or `None` when absent.
@@ -642,7 +653,7 @@ fn a_thread_that_waits_for_a_shared_cpu_warns_of_a_busy_host() {
     let busy = p["host"]["submit_cpu_fraction"].as_f64().expect("busy");
     assert!(busy + waited <= 1.02, "busy {busy} + waited {waited}");
     let text = format!(
-        "busy host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them): completions waited with it, so the rates are lower than the device's",
+        "busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them), and completions waited with it",
         (waited * 100.0).floor()
     );
     let all: Vec<&str> = p["warnings"]
@@ -653,6 +664,15 @@ fn a_thread_that_waits_for_a_shared_cpu_warns_of_a_busy_host() {
         .collect();
     assert_eq!(all.iter().filter(|w| **w == text).count(), 1, "{all:?}");
     assert_eq!(err.matches("busy host: ").count(), 1, "{err}");
+    // Its stderr line says what to do before the cut.
+    let said = err
+        .lines()
+        .find(|l| l.contains("busy host: "))
+        .unwrap_or_default();
+    assert!(
+        said.contains("busy host: the rates are below the device's; rerun on an idle host: "),
+        "{said}"
+    );
 }
 
 /// psync threads wait in their own syscalls: they are measured (one each) but not judged.
@@ -699,7 +719,7 @@ fn console_warnings_are_one_line_each_and_said_once_for_several_phases() {
             .copied()
             .collect::<Vec<_>>(),
         [
-            "warning: phases f, r: direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's… (in full: results.json; docs/results.md#warnings)"
+            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer… (in full: results.json; docs/results.md#warnings)"
         ]
     );
     for l in &warned {

@@ -1136,3 +1136,22 @@ pub fn files_a_child_starts_with() -> u64 {
         .count() as u64;
     3 + inherited
 }
+
+/// Checks a run on several targets refused before it started: the results.json of each of `folders` of
+/// `out` (`"."` for the aggregate) says "failed" with no phase, and with the error `why` when given.
+pub fn refused_in_each(out: &Path, folders: &[String], why: Option<&str>) {
+    for f in folders {
+        let (_, r) = strict_results(&out.join(f));
+        let error = why.and(r["error"].as_str());
+        assert_eq!(
+            (
+                r["status"].as_str(),
+                error,
+                r["phases"].as_array().map(Vec::len)
+            ),
+            (Some("failed"), why, Some(0)),
+            "{}",
+            out.join(f).display()
+        );
+    }
+}

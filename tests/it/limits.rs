@@ -299,6 +299,45 @@ fn a_series_file_past_the_file_size_limit_ends_the_phase_and_validates() {
     }
 }
 
+/// 41 phases of 20 ms on the simulated drive under a file-size limit that results.json outgrows: said once
+/// (at 65536 B it said the limit twice, once for the write during the run and once for the last), and
+/// the file holds as many phases as fit, said so (at 100000 B it said "it holds the 0 phases written
+/// before", true of the file, though the limit left room for several).
+#[test]
+fn results_past_the_file_size_limit_hold_what_fits_and_say_it_once() {
+    let test = "limits::results_past_the_file_size_limit_hold_what_fits_and_say_it_once";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let body: String = (1..=41)
+        .map(|i| format!("[[phase]]\nname = \"p{i}\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"20ms\"\n"))
+        .collect();
+    write_file(d.path(), "m.toml", &spec_text("fsize", &body));
+    for limit in [65536u64, 100_000] {
+        let out = format!("o{limit}");
+        let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+        let args = ["m.toml", "--target", sim, "-o", &out, "-q"];
+        let ran = run_limited(d.path(), &[&format!("--fsize={limit}")], false, &args);
+        let path = d.path().join(&out).join("results.json");
+        let len = std::fs::metadata(&path).expect("results.json").len();
+        assert!(len <= limit, "{limit}: {len} B");
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("JSON");
+        let k = r["phases"].as_array().map_or(0, Vec::len);
+        assert_eq!(r["status"], "failed", "{limit}");
+        assert!((1..41).contains(&k), "{limit}: {k} phases");
+        let why = format!(
+            "File too large (errno 27): the file reached the file-size limit (RLIMIT_FSIZE, ulimit -f) ({limit} B)"
+        );
+        let want = format!(
+            "error: cannot write {out}/results.json in full: {why}; it holds the results of the first {k} phases (0 to {}), not of the rest\n",
+            k - 1
+        );
+        assert_eq!((ran.code, ran.stderr.as_str()), (1, want.as_str()));
+    }
+}
+
 /// Item 4: I/O buffers over the address-space limit (QD16 × 128 MiB = 2 GiB under 1.5 GB, within the
 /// documented 2 GiB buffer limit) on the null engine, and io_uring's QD1024 × 2 MiB on a file: refused
 /// before anything is run (exit 1, a resource limit: results.json "failed", no phase), the need recomputed (the buffers, no thread of
@@ -625,9 +664,10 @@ fn the_limit_a_refusal_advises_lets_the_run_complete() {
 /// under 60 to 72 MiB aborted the process (exit 134, "memory allocation of 270336 bytes failed": a latency
 /// histogram, made by the standard library's allocation that aborts when it fails; then a regex's 320,000
 /// B, or 56 B, once the targets' threads had taken the room). From the least limit wkrun starts under, in
-/// steps of 2 MiB until two runs complete: each run is refused before anything is written (exit 1, the
-/// need recomputed, no output folder, the targets unwritten) or ends with every results file written and
-/// none left "running"; the limit a refusal suggests lets the same run complete.
+/// steps of 2 MiB until two runs complete: each run is refused before it starts (exit 1, the need
+/// recomputed, the targets unwritten, each target's results.json and the aggregate saying "failed" with
+/// the refusal and no phase: a refusal left none) or ends with every results file written and none left
+/// "running"; the limit a refusal suggests lets the same run complete.
 #[test]
 fn several_targets_under_an_address_space_limit_are_refused_or_end_cleanly() {
     let test = "limits::several_targets_under_an_address_space_limit_are_refused_or_end_cleanly";
@@ -654,14 +694,23 @@ fn several_targets_under_an_address_space_limit_are_refused_or_end_cleanly() {
         let refusal = ran.code == 1 && ran.stderr.contains("raise it to at least ");
         match ran.code {
             1 if refusal && ran.stderr.contains("needs about") => {
+                let said = format!(
+                    "; the run did not start: out{limit}/results.json and each target's results.json say \"failed\""
+                );
                 suggested = Some(address_space_refusal(
                     &ran.stderr,
                     limit,
                     3,
                     (1, 4096),
-                    "; nothing was written",
+                    &said,
                 ));
-                assert!(!out.exists(), "{limit} B: a folder was made");
+                let why = ran
+                    .stderr
+                    .trim_end()
+                    .strip_prefix("error: ")
+                    .and_then(|e| e.split("; the run did not start: ").next());
+                let folders = ["t0-t1.img", "t1-t2.img", "t2-t3.img", "."].map(String::from);
+                refused_in_each(&out, &folders, why);
                 refused += 1;
             }
             // Less than wkrun needs to start.
@@ -746,9 +795,9 @@ fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
     assert_eq!(r["status"], "completed");
     let p = phase(&r, 0);
     assert_eq!((u(p, "/write/ops"), u(p, "/write/bytes")), (128, 16 << 20));
-    let warning = "io_uring: registering the 32 I/O buffers of 131072 B failed with Cannot allocate memory (errno 12): it needs 4194304 B of locked memory, and the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l) is 65536 B. The phase used the buffers unregistered (plain reads and writes, a little more CPU per I/O); raise the limit (ulimit -l 4096 or more) to register them";
+    let warning = "io_uring: buffers unregistered (more CPU per I/O); set ulimit -l 4096 or more: registering the 32 I/O buffers of 131072 B failed with Cannot allocate memory (errno 12): it needs 4194304 B of locked memory, and the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l) is 65536 B; the phase used plain reads and writes instead of fixed-buffer ones";
     // direct = false also draws the plan's page-cache caution (issue 13 item 10), first.
-    let cache = "direct = false: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
+    let cache = "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
     // And the workload writes into the new file's unwritten blocks (the filesystem allocates or marks them).
     let holes = match r["target"]["preallocated"].as_bool() == Some(true) {
         true => {
@@ -762,10 +811,11 @@ fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
         device_warnings(p.get("warnings")),
         vec![cache, holes, warning]
     );
-    // On one line on the console (issue 24 item 5); in full in the results.
+    // On one line on the console (issue 24 item 5), its action (the limit to set) before the cut; in full
+    // in the results.
     assert!(
         ran.stderr.contains(
-            "warning: phase w: io_uring: registering the 32 I/O buffers of 131072 B failed with Cannot allocate memory (errno 12): it needs 4194304 B of locked… (in full: results.json; docs/results.md#warnings)\n"
+            "warning: phase w: io_uring: buffers unregistered (more CPU per I/O); set ulimit -l 4096 or more: registering the 32 I/O buffers of 131072 B failed… (in full: results.json; docs/results.md#warnings)\n"
         ),
         "{}",
         ran.stderr
@@ -979,7 +1029,7 @@ fn psync_workers_failing_together_the_error_is_errors_first() {
 /// Issue 24 item 14: under a file-size limit of 1,000,000 B, creating a 16 MiB target was killed by SIGXFSZ
 /// (exit 153), leaving an empty target (which every later run refused as empty) and an empty output folder.
 /// The size is checked against RLIMIT_FSIZE before anything is made: `plan` and the run exit 1 (a resource limit) naming the
-/// limit, and the folder holds only the spec. A target within the limit is created and run as before.
+/// limit, no target made; the run's folder holds results.json saying "failed", as a refusal by a limit does. A target within the limit is created and run as before.
 #[test]
 fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_created() {
     let test =
@@ -993,15 +1043,38 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
     write_file(d, "s.toml", &spec_text("fsize", fill));
     let want = "error: new.img: cannot create a file of 16777216 B (16MiB): the file-size limit (RLIMIT_FSIZE, ulimit -f) is 1000000 B; give a smaller --target-size (or [target] size) or raise the limit; nothing was created";
     let target = ["--target", "new.img", "--target-size", "16MiB"];
-    for args in [
-        [&["plan", "s.toml"][..], &target[..]].concat(),
-        [&["s.toml"][..], &target[..], &["-o", "o"][..]].concat(),
-    ] {
-        let ran = run_limited(d, &["--fsize=1000000"], false, &args);
-        assert_eq!(ran.code, 1, "wkrun {args:?}: {}", ran.stderr);
-        assert_eq!(ran.stderr.lines().last(), Some(want), "wkrun {args:?}");
-        assert_eq!(dir_listing(d), ["s.toml"], "wkrun {args:?} left files");
-    }
+    let plan = [&["plan", "s.toml"][..], &target[..]].concat();
+    let ran = run_limited(d, &["--fsize=1000000"], false, &plan);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.stderr.lines().last(), Some(want));
+    assert_eq!(dir_listing(d), ["s.toml"], "plan left files");
+    // The run: no target made, and results.json saying "failed" with why (a resource limit).
+    let run = [&["s.toml"][..], &target[..], &["-o", "o"][..]].concat();
+    let ran = run_limited(d, &["--fsize=1000000"], false, &run);
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (1, format!("{want}{}\n", failed_in("o")).as_str())
+    );
+    assert_eq!(dir_listing(d), ["o", "o/results.json", "s.toml"]);
+    refused_results(&d.join("o"), &ran.stderr);
+    // Beside a simulated drive: each target's results.json and the aggregate say "failed" (none was left).
+    let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let both = [
+        &["s.toml"][..],
+        &target[..],
+        &["--target", sim, "-o", "o3", "-q"][..],
+    ]
+    .concat();
+    let ran = run_limited(d, &["--fsize=1000000"], false, &both);
+    let tail =
+        "; the run did not start: o3/results.json and each target's results.json say \"failed\"";
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (1, format!("{want}{tail}\n").as_str())
+    );
+    let folders = ["t0-new.img", "t1-sim-64MiB-op7-block256KiB", "."].map(String::from);
+    refused_in_each(&d.join("o3"), &folders, want.strip_prefix("error: "));
+    assert!(!d.join("new.img").exists());
     let ran = run_limited(
         d,
         &["--fsize=1000000"],
@@ -1013,7 +1086,7 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
             "--target-size",
             "512KiB",
             "-o",
-            "o",
+            "o2",
             "-q",
         ],
     );
@@ -1386,7 +1459,7 @@ fn a_run_needing_more_than_the_available_memory_is_refused() {
         n * 8 * 256 * (1 << 20),
         n * 100_000_000 * 32
     );
-    let tail = " B); free memory or use a machine with more; nothing was written\n";
+    let tail = " B); free memory or use a machine with more; the run did not start: o/results.json and each target's results.json say \"failed\"\n";
     let said = err
         .strip_prefix(&head)
         .and_then(|r| r.strip_suffix(tail))
@@ -1397,7 +1470,12 @@ fn a_run_needing_more_than_the_available_memory_is_refused() {
         said < need && said.abs_diff(before) < before / 10,
         "{said} against {before}"
     );
-    assert!(!d.path().join("o").exists());
+    // Each target's results.json (t0-t0.img, ...) and the aggregate say "failed", with no phase.
+    let folders: Vec<String> = (0..n)
+        .map(|i| format!("t{i}-t{i}.img"))
+        .chain([".".to_string()])
+        .collect();
+    refused_in_each(&d.path().join("o"), &folders, None);
 }
 
 /// A simulated drive's mapping tables count in a run's needs (found by the attack of issue 24: a 256 GiB
@@ -1421,9 +1499,11 @@ fn a_simulated_drives_mapping_tables_count_in_the_runs_needs() {
     assert_eq!((dies, tables), (18, 555_661_312));
     let need = (4 << 20) + (8 << 20) + 4096 + tables;
     let parts = format!(
-        "4194304 B for the run, 8388608 B for the target, and for its largest phase 4096 B of I/O buffers, {tables} B for the simulated drive's mapping tables"
+        "4194304 B for the run, 8388608 B for the target, {tables} B for the simulated drive's mapping tables, and for its largest phase 4096 B of I/O buffers"
     );
     let d = tempdir();
+    // The parts add up to the need stated.
+    assert_eq!(4194304 + 8388608 + tables + 4096, need);
     write_file(
         d.path(),
         "s.toml",

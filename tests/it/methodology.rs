@@ -135,7 +135,7 @@ fn psync_caution(phase: &Value) -> Option<Value> {
     let qd = phase["params"]["queue_depth"].as_u64()?;
     (phase["params"]["engine"] == "psync" && qd > cpus).then(|| {
         json!(format!(
-            "engine = \"psync\" with queue_depth = {qd} runs {qd} threads on {}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time; engine = \"io_uring\" or \"libaio\" keeps the same queue from one thread",
+            "engine = \"psync\" with queue_depth = {qd} runs {qd} threads on {}: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread: they share the CPUs, so latencies include waits to be scheduled, not only the device's time",
             cpus_text(cpus)
         ))
     })

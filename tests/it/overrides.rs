@@ -467,7 +467,7 @@ fn a_phase_of_a_sweep_is_renamed_in_the_file_and_sizes_hold_no_invisible_charact
         ),
         (
             "phase.w.duration=1s\u{a0}",
-            "error: s.toml: --set phase.w.duration=1s\u{a0}: duration \"1s\\u{a0}\" holds the invisible character U+00A0; write it with plain ASCII characters\n".to_string(),
+            "error: s.toml: --set phase.w.duration=1s\\u{a0}: duration \"1s\\u{a0}\" holds the invisible character U+00A0; write it with plain ASCII characters\n".to_string(),
         ),
     ] {
         assert_eq!(refused(d, arg), want, "{arg}");

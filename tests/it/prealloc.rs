@@ -66,9 +66,14 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
     let want = format!(
         "error: {t}: cannot create a file of 67108864 B (64MiB): the file system it would be on has 4194304 B free; give a smaller --target-size (or [target] size) or a folder on a file system with room; nothing was created"
     );
-    assert_eq!(err.trim_end(), want);
+    // A resource limit: results.json says "failed" with why (a run refused so left none).
+    assert_eq!(
+        err.trim_end(),
+        format!("{want}; the run did not start: r/results.json says \"failed\"")
+    );
     assert_eq!(dir_listing(&mnt.dir), Vec::<String>::new());
-    assert!(!d.path().join("r").exists(), "a results folder was made");
+    let (_, r) = strict_results(&d.path().join("r"));
+    assert_eq!(r["error"].as_str(), want.strip_prefix("error: "));
     let (code, _, err) = code_out_err(&wkrun(d.path(), &[&["plan"][..], &args[..5]].concat()));
     assert_eq!((code, err.trim_end()), (1, want.as_str()));
     // A size past the largest file size (`--target-size 10000000000000000000B`, once "out of range integral
@@ -80,7 +85,7 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
         "--target-size",
         "10000000000000000000B",
         "-o",
-        "r",
+        "r2",
     ];
     let (code, _, err) = code_out_err(&wkrun(d.path(), &big));
     assert_eq!(code, 1, "{err}");

@@ -1113,7 +1113,7 @@ fn plan_notes_the_consent_a_run_would_lack_and_none_when_given() {
 
 /// Issue 24 item 16: a run on 16 targets under an open-file limit it would run out of part way (once: some
 /// targets' results.json missing or "running", no aggregate, EMFILE naming no limit) is refused before
-/// anything is written, exit 1, naming the limit.
+/// anything is written to a target, exit 1, naming the limit, every results.json saying "failed".
 #[test]
 fn many_targets_under_a_low_open_file_limit_are_refused_before_anything_is_written() {
     let test =
@@ -1141,12 +1141,23 @@ fn many_targets_under_a_low_open_file_limit_are_refused_before_anything_is_writt
     assert_eq!(
         err,
         format!(
-            "error: a run on 16 targets needs up to 98 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 40 (its hard limit 40): raise it to at least {} (ulimit -n {}) or run on fewer targets at once; nothing was written\n",
+            "error: a run on 16 targets needs up to 98 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 40 (its hard limit 40): raise it to at least {} (ulimit -n {}) or run on fewer targets at once; the run did not start: out/results.json and each target's results.json say \"failed\"\n",
             open + 98,
             open + 98
         )
     );
-    assert_eq!(dir_listing(d.path()), ["s.toml"], "nothing made");
+    // No target made; each target's results.json and the aggregate say "failed", with no phase (a refusal
+    // on several targets left none).
+    let made: Vec<String> = dir_listing(d.path())
+        .into_iter()
+        .filter(|p| !p.starts_with("out"))
+        .collect();
+    assert_eq!(made, ["s.toml"]);
+    let folders: Vec<String> = (0..16)
+        .map(|i| format!("t{i}-t{i}.img"))
+        .chain([".".to_string()])
+        .collect();
+    refused_in_each(&d.path().join("out"), &folders, None);
 }
 
 /// Issue 24 item 16: two simulated drives and a file writing into a small tmpfs: every results file, the
@@ -1293,7 +1304,7 @@ fn a_warning_line_of_a_long_labelled_target_still_says_what() {
         want.push(format!(
             "{label} warning: phase fill-the-whole-…: {holes} (in full: results.json)"
         ));
-        want.push(format!("{label} warning: phases fill-the-whole-… and 1 more: direct = false: I/O goes through the page cache, which can answer reads from… (in full: results.json)"));
+        want.push(format!("{label} warning: phases fill-the-whole-… and 1 more: direct = false: the page cache sets these numbers; set direct = true: I/O goes… (in full: results.json)"));
     }
     want.sort_unstable();
     assert_eq!(lines, want, "{err}");

@@ -153,7 +153,7 @@ fn a_phase_shorter_than_one_interval_says_so() {
         (p["write"]["bw_bytes_per_s"].as_f64().unwrap() - (ops * 4096) as f64 / secs).abs() < 1e-3
     );
     let want = format!(
-        "the phase lasted {secs:.3} s, shorter than one interval (1s): its IOPS and bandwidth are over those {secs:.3} s, with the queue filling and draining in them, and it has no full interval for per-interval figures (worst, per_second, windows, steady state); give it a duration or size of several intervals"
+        "the phase lasted {secs:.3} s, under one interval (1s): give it a duration or size of several intervals; its IOPS and bandwidth are over those {secs:.3} s, with the queue filling and draining in them, and it has no full interval for per-interval figures (worst, per_second, windows, steady state)"
     );
     let warnings: Vec<&str> = p["warnings"]
         .as_array()

@@ -96,6 +96,35 @@ fn a_dev_path_that_does_not_exist_is_refused_naming_the_closest_device() {
     }
 }
 
+/// `--target /dev/nvme0n9` on a host without NVMe named "the closest block device is /dev/loop0p1", an
+/// unrelated device: a device is suggested only when its name is close (at most one edit in three
+/// characters); else the message says so and names lsblk.
+#[test]
+fn a_typo_far_from_every_device_name_suggests_none() {
+    let test = "wrong_target::a_typo_far_from_every_device_name_suggests_none";
+    let nvme = fs::read_dir("/dev")
+        .map(|r| {
+            r.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("nvme"))
+        })
+        .unwrap_or(true);
+    if nvme {
+        return skip(test, "this host has an NVMe device node in /dev");
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "s.toml", &spec_text("nd", FILL));
+    let typo = "/dev/nvme0n9";
+    let _cleanup = NoFilesLeft(vec![typo.to_string()]);
+    refused(
+        d,
+        typo,
+        &format!(
+            "{typo} does not exist, and wkrun does not create a file target in /dev, among the device nodes (a device name typed wrong?); no block device in /dev has a name close to it (lsblk lists them); nothing was created"
+        ),
+    );
+}
+
 /// Item 17: a sysfs attribute or a /proc file passed as a regular-file target (the run wrote random data into
 /// `/sys/block/zram6/comp_algorithm`); refused from the file system's statfs magic, the attribute unchanged; a
 /// new file in a sysfs folder is refused the same way.
