@@ -710,3 +710,32 @@ fn a_small_drive_with_small_blocks_is_fitted_with_its_blocks() {
         }
     }
 }
+
+/// Attack 40 F16: `span = "99%"` on the fill and the random writes of a 64 MiB drive is rounded down to
+/// the fill's 128 KiB blocks, 506 of them (98.8 %), and was refused by the fit's 99 % rule. The rule
+/// rounds 99 % as the plan does: the phase is fitted.
+#[test]
+fn a_99_percent_span_rounded_to_the_fills_blocks_is_fitted() {
+    let dir = tempdir();
+    let body = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\nspan = \"99%\"\n[[phase]]\nname = \"wsat\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nspan = \"99%\"\nduration = \"60s\"\ninterval = \"100ms\"\n";
+    let m = run_into(
+        dir.path(),
+        "m",
+        body,
+        "sim:capacity=64MiB,op=7%,block=256KiB",
+    );
+    let (_, r) = strict_results(&m);
+    let spans: Vec<u64> = r["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["params"]["span_bytes"].as_u64().unwrap())
+        .collect();
+    // 99 % of 64 MiB is 66,437,775.36 B: 506 whole blocks of 128 KiB.
+    assert_eq!(spans, [64 << 20, 506 * 131_072, 506 * 131_072]);
+    let (code, out, err) = fit(dir.path(), &[m.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let p = wkrun::sim::SimParams::parse_target(out.lines().last().unwrap()).unwrap();
+    let op = p.op.0 as f64 / 1e6;
+    assert!((op - 7.0).abs() <= 2.0, "fitted op {op} %, true 7 %");
+}
