@@ -328,6 +328,10 @@ struct RunArgs {
     /// Makes the run a prediction from this measured results file (`wkrun sim predict` runs it so).
     #[arg(long, value_name = "RESULTS", hide = true)]
     predicted_from: Option<PathBuf>,
+    /// Leaves out the log of phases and the live progress line on stderr (notes, `--set` lines, warnings
+    /// and errors stay): `wkrun sim predict` runs it so, its stderr passed on whole.
+    #[arg(long, hide = true)]
+    no_phase_log: bool,
 }
 
 /// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
@@ -1591,9 +1595,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
     signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
-    let live = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let live = !a.quiet && !a.no_phase_log && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // `results: DIR` once the run writes there (not before a refusal).
     let mut console = run::observer::Console::new(a.quiet, live)
+        .without_phase_log(a.no_phase_log)
         .announcing(format!("results: {}", shown(out_path)));
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);

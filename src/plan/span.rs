@@ -98,19 +98,26 @@ pub fn resolve(
             )
         }
     };
-    if start
+    // The offset as written, before its rounding up: a percent offset and span that add up to no more than
+    // the target are not past its end (attack 40 F16: `offset = "0.5%"` and `span = "99.5%"` were), and
+    // the span then ends at the target's end, its tail taken off with the rounding down.
+    let asked = match offset {
+        Some(Amount::Percent(p)) => p.of_floor(capacity),
+        _ => start,
+    };
+    if asked
         .checked_add(requested)
         .is_none_or(|end| end > capacity)
     {
         return Err(SpanError {
             key: "span",
             message: format!(
-                "offset {start} B + span {requested} B = {} B is past the end of the target ({capacity} B)",
-                start as u128 + requested as u128
+                "offset {asked} B + span {requested} B = {} B is past the end of the target ({capacity} B)",
+                asked as u128 + requested as u128
             ),
         });
     }
-    let len = requested / block * block;
+    let len = requested.min(capacity - start) / block * block;
     if len == 0 {
         return Err(SpanError {
             key: "span",
@@ -161,6 +168,37 @@ mod tests {
         assert!(r.notes[0].contains("3460300.8"), "{:?}", r.notes);
         assert!(r.notes[0].contains("rounded up"), "{:?}", r.notes);
         assert!(r.notes[1].contains("rounded down"), "{:?}", r.notes);
+    }
+
+    /// Attack 40 F16: 0.5 % + 99.5 % of 64 MiB is the whole target: the offset rounds up to 335,872 B
+    /// (82 blocks of 4 KiB; 0.5 % is 335,544.32 B), the span ends at the target's end, 16,302 blocks.
+    #[test]
+    fn a_percent_offset_and_span_that_add_up_to_the_whole_target_fit() {
+        let cap = 64 << 20;
+        let r = resolve(
+            cap,
+            4096,
+            Some(Amount::Percent(Percent(500_000))),
+            Some(Amount::Percent(Percent(99_500_000))),
+        )
+        .unwrap();
+        assert_eq!(r.start, 82 * 4096);
+        assert_eq!(r.len, 16_302 * 4096);
+        assert_eq!(r.start + r.len, cap);
+        // 99.5 % is 66,773,319.68 B, floored to 66,773,319; 66,773,319 − 66,772,992 left unused.
+        assert_eq!(r.unused_tail, 66_773_319 - 66_772_992);
+        // 0.6 % + 99.5 % is past the end, named with the offset as written.
+        let e = resolve(
+            cap,
+            4096,
+            Some(Amount::Percent(Percent(600_000))),
+            Some(Amount::Percent(Percent(99_500_000))),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "offset 402653 B + span 66773319 B = 67175972 B is past the end of the target (67108864 B)"
+        );
     }
 
     #[test]

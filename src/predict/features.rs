@@ -13,7 +13,7 @@ pub const MIN_PLATEAU_INTERVALS: usize = 5;
 /// averages the fresh rate with the cliff (sim:capacity=512MiB,op=10%,dies=2,program_time=1300us: a plateau
 /// of one 1 s interval measured 4529 IOPS, at 100 ms intervals 7040, the drive's).
 pub const FEW_PLATEAU_INTERVALS: usize = 3;
-/// The steady window: the last quarter of the phase (at least 10 s).
+/// The steady window: the last quarter of the phase (at least 10 intervals).
 pub const STEADY_SHARE: f64 = 0.25;
 /// A phase reached its cliff when its steady level is below this share of its plateau...
 pub const CLIFF_DEPTH: f64 = 0.8;

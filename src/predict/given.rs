@@ -67,6 +67,8 @@ pub struct Given {
     pub cliff_s: Option<f64>,
     /// Standard deviation / mean of the steady seconds.
     pub spread: Option<f64>,
+    /// Where the file says the capacity (`capacity`).
+    pub capacity_said: Said,
     /// Where the file says the plateau (`plateau_iops`).
     pub plateau_said: Said,
     /// Where the file says what pins the spare area (`steady_iops` or `op`).
@@ -121,15 +123,10 @@ fn line_of(text: &str, at: usize) -> usize {
 /// # Errors
 /// As [`read`].
 pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
-    let at = |span: Range<usize>, m: String| {
-        FitError::Bad(format!(
-            "{}:{}: {m}",
-            path.display(),
-            line_of(text, span.start)
-        ))
-    };
     let doc = DeTable::parse(text).map_err(|e| {
         at(
+            path,
+            text,
             e.span().unwrap_or(0..0),
             format!("not valid TOML: {}", e.message().trim()),
         )
@@ -139,6 +136,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
         let key = k.get_ref().as_ref();
         let Some(known) = KEYS.iter().find(|&&x| x == key) else {
             return Err(at(
+                path,
+                text,
                 k.span(),
                 format!(
                     "unknown key {key:?}; a features file has {}",
@@ -148,125 +147,187 @@ pub fn parse(path: &Path, text: &str) -> Result<Given, FitError> {
         };
         vals.push((known, v.span(), v.get_ref()));
     }
-    let get = |key: &str| vals.iter().find(|v| v.0 == key);
-    let need = |key: &str| {
-        get(key).ok_or_else(|| {
+    let f = Keys { path, text, vals };
+    let capacity = f.capacity()?;
+    let (block_size, queue_depth) = f.writes(capacity)?;
+    let plateau = f.plateau()?;
+    let spare = spare(
+        &|span, m| f.at(span, m),
+        text,
+        f.get("steady_iops"),
+        f.get("op"),
+        plateau,
+        path,
+    )?;
+    Ok(Given {
+        capacity_said: f.said("capacity"),
+        plateau_said: f.said("plateau_iops"),
+        spare_said: match spare {
+            Spare::Steady(_) => f.said("steady_iops"),
+            Spare::Op(_) => f.said("op"),
+        },
+        file: path.to_path_buf(),
+        capacity,
+        block_size,
+        queue_depth,
+        plateau,
+        spare: match spare {
+            Spare::Steady(_) => Spare::Steady(f.num("steady_iops", 0.0, 1e9, true)?.unwrap_or(0.0)),
+            op => op,
+        },
+        cliff_s: f.num("cliff_s", 0.0, 1e9, true)?,
+        spread: f.num("spread", 0.0, 10.0, false)?,
+    })
+}
+
+/// The refusal of a features file `path` (its text `text`) at the line of byte range `span`.
+fn at(path: &Path, text: &str, span: Range<usize>, m: String) -> FitError {
+    FitError::Bad(format!(
+        "{}:{}: {m}",
+        path.display(),
+        line_of(text, span.start)
+    ))
+}
+
+/// A features file's keys, each with its byte range and value, checked one key at a time.
+struct Keys<'a> {
+    path: &'a Path,
+    text: &'a str,
+    vals: Vec<Val<'a>>,
+}
+
+/// A key of a features file, its value's byte range and its value.
+type Val<'a> = (&'a str, Range<usize>, &'a DeValue<'a>);
+
+impl<'a> Keys<'a> {
+    /// The refusal at the line of `span`.
+    fn at(&self, span: Range<usize>, m: String) -> FitError {
+        at(self.path, self.text, span, m)
+    }
+
+    /// The key's entry, when the file has it.
+    fn get(&self, key: &str) -> Option<&Val<'a>> {
+        self.vals.iter().find(|v| v.0 == key)
+    }
+
+    /// The key's entry; refused when missing.
+    fn need(&self, key: &str) -> Result<&Val<'a>, FitError> {
+        self.get(key).ok_or_else(|| {
             FitError::Bad(format!(
                 "{}: key {key:?} is missing; a features file needs capacity, block_size, queue_depth, plateau_iops and one of steady_iops and op",
-                path.display()
+                self.path.display()
             ))
         })
-    };
-    let size = |key: &str| -> Result<u64, FitError> {
-        let (_, span, v) = need(key)?;
+    }
+
+    /// Where the file says `key` (the default when it does not).
+    fn said(&self, key: &str) -> Said {
+        self.get(key)
+            .map_or_else(Said::default, |(_, span, _)| Said {
+                line: line_of(self.text, span.start),
+                text: self.text[span.clone()].to_string(),
+            })
+    }
+
+    /// A size of more than 0 B.
+    fn size(&self, key: &str) -> Result<u64, FitError> {
+        let (_, span, v) = self.need(key)?;
         let s = v.as_str().ok_or_else(|| {
-            at(
+            self.at(
                 span.clone(),
                 format!("key {key:?}: a size string, e.g. \"4KiB\" or \"256GB\""),
             )
         })?;
-        let n = Size::parse(s).map_err(|e| at(span.clone(), format!("key {key:?}: {e}")))?;
+        let n = Size::parse(s).map_err(|e| self.at(span.clone(), format!("key {key:?}: {e}")))?;
         if n.0 == 0 {
-            return Err(at(
-                span.clone(),
-                format!("key {key:?}: must be more than 0 B"),
-            ));
+            return Err(self.at(span.clone(), format!("key {key:?}: must be more than 0 B")));
         }
         Ok(n.0)
-    };
-    // A number in [lo, hi] (above lo when `open`).
-    let num = |key: &str, lo: f64, hi: f64, open: bool| -> Result<Option<f64>, FitError> {
-        let Some((_, span, v)) = get(key) else {
+    }
+
+    /// A number in [lo, hi] (above lo when `open`), when the file has it.
+    fn num(&self, key: &str, lo: f64, hi: f64, open: bool) -> Result<Option<f64>, FitError> {
+        let Some((_, span, v)) = self.get(key) else {
             return Ok(None);
         };
         match number(v) {
             Some(x) if x.is_finite() && (x > lo || (!open && x == lo)) && x <= hi => Ok(Some(x)),
             Some(_) => {
                 let from = if open { "more than" } else { "at least" };
-                Err(at(
+                Err(self.at(
                     span.clone(),
                     format!(
                         "key {key:?}: {} is out of range ({from} {lo}, at most {hi})",
-                        echo(&text[span.clone()])
+                        echo(&self.text[span.clone()])
                     ),
                 ))
             }
-            None => Err(at(span.clone(), format!("key {key:?}: a number"))),
+            None => Err(self.at(span.clone(), format!("key {key:?}: a number"))),
         }
-    };
-    let capacity = size("capacity")?;
-    if capacity >= MOST_SIMULATED {
-        return Err(too_large(&at, text, &need("capacity")?.1));
     }
-    let block_size = size("block_size")?;
-    let block_bad = block_problem(block_size, capacity, None);
-    if let Some(m) = block_bad {
-        return Err(at(
-            need("block_size")?.1.clone(),
-            format!("key \"block_size\": {m}"),
-        ));
+
+    /// `capacity`: a size the simulator can hold.
+    fn capacity(&self) -> Result<u64, FitError> {
+        let capacity = self.size("capacity")?;
+        if capacity >= MOST_SIMULATED {
+            return Err(too_large(
+                &|span, m| self.at(span, m),
+                self.text,
+                &self.need("capacity")?.1,
+            ));
+        }
+        Ok(capacity)
     }
-    let (_, qd_span, qd_v) = need("queue_depth")?;
-    let queue_depth = match qd_v {
-        DeValue::Integer(i) => i
-            .as_str()
-            .parse::<i64>()
-            .ok()
-            .filter(|q| (1..=MAX_QD).contains(q)),
-        _ => None,
+
+    /// `block_size` and `queue_depth`: random writes a run on a drive of `capacity` takes.
+    fn writes(&self, capacity: u64) -> Result<(u64, u32), FitError> {
+        let block_size = self.size("block_size")?;
+        let block_at = |m: String| -> Result<(), FitError> {
+            Err(self.at(
+                self.need("block_size")?.1.clone(),
+                format!("key \"block_size\": {m}"),
+            ))
+        };
+        if let Some(m) = block_problem(block_size, capacity, None) {
+            block_at(m)?;
+        }
+        let (_, qd_span, qd_v) = self.need("queue_depth")?;
+        let queue_depth = match qd_v {
+            DeValue::Integer(i) => i
+                .as_str()
+                .parse::<i64>()
+                .ok()
+                .filter(|q| (1..=MAX_QD).contains(q)),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            self.at(
+                qd_span.clone(),
+                format!("key \"queue_depth\": an integer from 1 to {MAX_QD}"),
+            )
+        })?;
+        if let Some(m) = block_problem(block_size, capacity, Some(queue_depth as u64)) {
+            block_at(m)?;
+        }
+        Ok((block_size, queue_depth as u32))
     }
-    .ok_or_else(|| {
-        at(
-            qd_span.clone(),
-            format!("key \"queue_depth\": an integer from 1 to {MAX_QD}"),
-        )
-    })?;
-    if let Some(m) = block_problem(block_size, capacity, Some(queue_depth as u64)) {
-        return Err(at(
-            need("block_size")?.1.clone(),
-            format!("key \"block_size\": {m}"),
-        ));
-    }
-    let said = |key: &str| {
-        get(key).map_or_else(Said::default, |(_, span, _)| Said {
-            line: line_of(text, span.start),
-            text: text[span.clone()].to_string(),
-        })
-    };
-    let (_, p_span, p_v) = need("plateau_iops")?;
-    let plateau = match number(p_v) {
-        Some(x) if super::fit::plateau_possible(x) => x,
-        Some(_) => {
-            return Err(at(
+
+    /// `plateau_iops`: a fresh plateau a simulated drive can have.
+    fn plateau(&self) -> Result<f64, FitError> {
+        let (_, p_span, p_v) = self.need("plateau_iops")?;
+        match number(p_v) {
+            Some(x) if super::fit::plateau_possible(x) => Ok(x),
+            Some(_) => Err(self.at(
                 p_span.clone(),
                 format!(
                     "key \"plateau_iops\": {} is not a fresh plateau a simulated drive can have: {}",
-                    crate::text::clip(&text[p_span.clone()], crate::text::ECHO),
+                    crate::text::clip(&self.text[p_span.clone()], crate::text::ECHO),
                     super::fit::plateau_range()
                 ),
-            ));
+            )),
+            None => Err(self.at(p_span.clone(), "key \"plateau_iops\": a number".into())),
         }
-        None => return Err(at(p_span.clone(), "key \"plateau_iops\": a number".into())),
-    };
-    let spare = spare(&at, text, get("steady_iops"), get("op"), plateau, path)?;
-    Ok(Given {
-        plateau_said: said("plateau_iops"),
-        spare_said: match spare {
-            Spare::Steady(_) => said("steady_iops"),
-            Spare::Op(_) => said("op"),
-        },
-        file: path.to_path_buf(),
-        capacity,
-        block_size,
-        queue_depth: queue_depth as u32,
-        plateau,
-        spare: match spare {
-            Spare::Steady(_) => Spare::Steady(num("steady_iops", 0.0, 1e9, true)?.unwrap_or(0.0)),
-            op => op,
-        },
-        cliff_s: num("cliff_s", 0.0, 1e9, true)?,
-        spread: num("spread", 0.0, 10.0, false)?,
-    })
+    }
 }
 
 /// What is wrong with random writes of `block_size` on a drive of `capacity` bytes, at `queue_depth` when
@@ -452,6 +513,7 @@ impl Given {
                 },
             },
             replayed: Vec::new(),
+            geometry: None,
         }
     }
 }
@@ -506,6 +568,11 @@ impl Given {
                 ),
             ),
             (Unmet::Spare(why), Spare::Op(_)) => ("op", &self.spare_said, format!("is {why}")),
+            (Unmet::Capacity(why), _) => (
+                "capacity",
+                &self.capacity_said,
+                format!("cannot be simulated at any spare area: {why}"),
+            ),
         };
         FitError::Bad(format!(
             "{}:{}: key {key:?}: {} {what}",
@@ -594,8 +661,8 @@ pub fn theory(g: &Given) -> Result<(String, String), FitError> {
         ));
     }
     s.push_str(&format!(
-        "fit: not pinned by the features: dies and program_time apart ({} dies chosen for a program time near 1.6 ms), the cliff's time and the spread (not simulated), gc and jitter (defaults), page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (defaults), compression (assumed off)\n",
-        p.dies.unwrap_or(1)
+        "fit: not pinned by the features: dies and program_time apart ({}), the cliff's time and the spread (not simulated), gc and jitter (defaults), page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (defaults), compression (assumed off)\n",
+        super::fit::dies_chosen(&p)
     ));
     Ok((target, s))
 }
@@ -629,6 +696,10 @@ mod tests {
                 spare: Spare::Steady(250.5),
                 cliff_s: Some(12.0),
                 spread: Some(0.1),
+                capacity_said: Said {
+                    line: 1,
+                    text: "\"256MiB\"".into()
+                },
                 plateau_said: Said {
                     line: 4,
                     text: "1250".into()
@@ -691,6 +762,38 @@ mod tests {
             let g = parse(Path::new("f.toml"), &format!("{text}op = \"7%\"\n")).unwrap();
             assert_eq!(g.plateau, v.parse::<f64>().unwrap());
         }
+    }
+
+    /// Attack 40 F13: near 1 TiB the mapping tables' memory refuses every spare area: the capacity is
+    /// blamed at its line, not the op given; a spare area that alone takes the memory past the limit is
+    /// still the op's.
+    #[test]
+    fn a_capacity_no_drive_can_simulate_is_blamed_at_its_line() {
+        let cap: u64 = 1_099_511_627_775;
+        let text = BASE.replace("\"256MiB\"", "\"1099511627775B\"") + "op = \"1%\"\n";
+        let g = parse(Path::new("f.toml"), &text).unwrap();
+        let Err(FitError::Bad(e)) = theory(&g) else {
+            panic!("refused")
+        };
+        // The tables: 4 B per 4 KiB unit of capacity, 4 B per slot of flash (capacity + 1 % in whole
+        // superblocks of 4 MiB, 1024 slots each; the 1250 IOPS plateau is one die's).
+        let flash = cap + cap / 100;
+        let memory = 4 * (cap / 4096) + 4 * (flash / (4 << 20) * 1024);
+        assert_eq!(
+            e,
+            format!(
+                "f.toml:1: key \"capacity\": \"1099511627775B\" cannot be simulated at any spare area: sim capacity = {cap} B: the model's mapping tables would take {memory} B of memory, more than the 2147483648 B limit; simulate a smaller drive"
+            )
+        );
+        let text = BASE.replace("\"256MiB\"", "\"600GiB\"") + "op = \"150%\"\n";
+        let g = parse(Path::new("f.toml"), &text).unwrap();
+        let Err(FitError::Bad(e)) = theory(&g) else {
+            panic!("refused")
+        };
+        assert!(
+            e.starts_with("f.toml:5: key \"op\": \"150%\" is more spare area than a simulated drive of 644245094400 B with 1 die(s) can have"),
+            "{e}"
+        );
     }
 
     #[test]

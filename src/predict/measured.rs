@@ -29,6 +29,9 @@ pub struct Measured {
     pub known: Known,
     /// The write rates of the phases replayed before the fitted one (none for a features file).
     pub replayed: Vec<super::replay::Rate>,
+    /// The page and block of a simulated drive's results (`target.sim.params`): the fit keeps them, as
+    /// it would a real drive's if they were known. `None` for a real drive or a features file.
+    pub geometry: Option<(crate::units::Size, crate::units::Size)>,
 }
 
 /// Which of a [`Measured`]'s features are known, and a spare area given rather than fitted.
@@ -90,7 +93,7 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
             "--capacity {c} B disagrees with the results, whose target has {cap} B"
         )));
     }
-    whole_span(&r.phases[i], cap).map_err(bad)?;
+    whole_span(&r.phases[i], cap, span_unit(r, i)).map_err(bad)?;
     let phases = replayable(r, i).map_err(bad)?;
     let iops = whole_seconds(run.series[i].as_deref().unwrap_or(&[]));
     let name = &r.phases[i].name;
@@ -122,6 +125,11 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
         features,
         known: Known::ALL,
         replayed: super::replay::rates_before(r, i),
+        geometry: r
+            .target
+            .sim
+            .as_ref()
+            .map(|s| (s.params.page, s.params.block)),
     })
 }
 
@@ -129,11 +137,32 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
 /// capacity as written, so a phase over less would be fitted with its unwritten part taken as spare area.
 pub const MIN_SPAN_SHARE: f64 = 0.99;
 
-/// Refuses a fitted phase over less than [`MIN_SPAN_SHARE`] of the drive's `capacity`, naming it and its
-/// span.
-fn whole_span(p: &PhaseResult, capacity: u64) -> Result<(), String> {
+/// The whole blocks phase `i`'s span is rounded down to: its own block size, or the last fill's before it
+/// when larger (a phase sharing a fill's span is rounded to the fill's blocks).
+fn span_unit(r: &Results, i: usize) -> u64 {
+    let own = r.phases[i].params.block_size_bytes.unwrap_or(1);
+    let fill = r.phases[..i]
+        .iter()
+        .rfind(|p| p.kind == PhaseKind::Fill)
+        .and_then(|p| p.params.block_size_bytes)
+        .unwrap_or(1);
+    own.max(fill).max(1)
+}
+
+/// The least span a fitted phase over `capacity` bytes in whole blocks of `unit` has: [`MIN_SPAN_SHARE`]
+/// of the capacity, rounded down to the blocks as a plan rounds a span (attack 40 F16: `span = "99%"`
+/// rounded down to a fill's 128 KiB blocks is 98.8 % of 64 MiB, and was refused).
+fn least_span(capacity: u64, unit: u64) -> u64 {
+    let share = (MIN_SPAN_SHARE * 100.0).round() as u128;
+    let least = (u128::from(capacity) * share / 100) as u64;
+    least / unit.max(1) * unit.max(1)
+}
+
+/// Refuses a fitted phase over less than [`MIN_SPAN_SHARE`] of the drive's `capacity` (in whole blocks of
+/// `unit`, [`least_span`]), naming it and its span.
+fn whole_span(p: &PhaseResult, capacity: u64, unit: u64) -> Result<(), String> {
     let span = p.params.span_bytes;
-    if capacity == 0 || span as f64 >= MIN_SPAN_SHARE * capacity as f64 {
+    if capacity == 0 || span >= least_span(capacity, unit) {
         return Ok(());
     }
     Err(format!(
@@ -247,4 +276,20 @@ fn shape(p: &PhaseResult) -> Result<PhaseShape, String> {
         interval_ns: q.interval_ns.unwrap_or(1_000_000_000),
         seed: q.seed.unwrap_or(1),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::least_span;
+
+    #[test]
+    fn the_least_span_is_99_percent_in_whole_blocks() {
+        // 64 MiB: 99 % is 66,437,775.36 B; in whole 128 KiB blocks 506 of them, 66,322,432 B (98.8 %), the
+        // span a plan gives `span = "99%"` after a 128 KiB fill.
+        assert_eq!(least_span(64 << 20, 128 << 10), 506 * 131_072);
+        assert_eq!(least_span(64 << 20, 128 << 10), 66_322_432);
+        // In 4 KiB blocks: 16,220 of them.
+        assert_eq!(least_span(64 << 20, 4096), 16_220 * 4096);
+        assert_eq!(least_span(100, 1), 99);
+    }
 }

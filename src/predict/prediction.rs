@@ -10,6 +10,8 @@ use std::process::Command;
 
 /// The hidden run option that makes a run a prediction from the measured results file it names.
 pub const PREDICTED_FROM: &str = "--predicted-from";
+/// The hidden option of a run that leaves out its log of phases and live progress on stderr.
+pub const NO_PHASE_LOG: &str = "--no-phase-log";
 
 /// What a prediction reads and writes, checked before anything runs.
 #[derive(Debug, Clone)]
@@ -41,6 +43,7 @@ pub fn check(
     fitted: Option<&str>,
     sets: &[String],
 ) -> Result<Inputs, FitError> {
+    recordable(measured)?;
     let file = if measured.is_dir() {
         measured.join("results.json")
     } else {
@@ -91,6 +94,31 @@ pub fn check(
     })
 }
 
+/// Refuses a measured results path a prediction's `results.json` cannot record as given
+/// (`prediction.measured`, plain UTF-8 text by the rule of a label): one that is not UTF-8 (read as text
+/// it would name another file, as `-o` refuses one) or that holds a control or format character (attack
+/// 40 F3: an ESC, a TAB or U+202E in the folder's name ran every phase, then failed the results' own
+/// check).
+///
+/// # Errors
+/// [`FitError::Bad`] naming the path (escaped) and the character.
+fn recordable(measured: &Path) -> Result<(), FitError> {
+    let Some(text) = measured.to_str() else {
+        return Err(FitError::Bad(format!(
+            "{}: the path is not valid UTF-8 (shown with its bytes escaped); a prediction records the measured results' path in its results.json, which is UTF-8, and would name another file: give a UTF-8 path; nothing was run",
+            measured.as_os_str().as_encoded_bytes().escape_ascii()
+        )));
+    };
+    match text.chars().find(|&c| crate::text::hidden_char(c)) {
+        Some(c) => Err(FitError::Bad(format!(
+            "{}: the path holds the {} {c:?}, which a prediction's results.json cannot record (prediction.measured is plain text, as a label is): rename or link the folder without it; nothing was run",
+            crate::text::escaped(text),
+            crate::results::check::char_kind(c)
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The drive of a `--fitted` target: a simulated drive whose capacity is the measured results' (`file`,
 /// whose target has `capacity` bytes), both rounded down to whole 4 KiB units as the simulator takes them.
 ///
@@ -133,9 +161,8 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
     for set in &inputs.sets {
         command.arg("--set").arg(set);
     }
-    // Not quiet: its notes, `--set` lines, warnings and errors are passed on, its progress left out.
-    let (from_child, to_us) = std::io::pipe()
-        .map_err(|e| FitError::Failed(format!("cannot make a pipe for the run's messages: {e}")))?;
+    // Not quiet, and its stderr this one's: its notes, `--set` lines, warnings and errors are said as it
+    // says them; it leaves out its log of phases and its progress itself (`--no-phase-log`).
     command
         .arg(&inputs.spec)
         .arg("--target")
@@ -144,16 +171,8 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
         .arg(&inputs.out)
         .arg(PREDICTED_FROM)
         .arg(&inputs.measured)
-        .stderr(to_us);
-    let passing = std::thread::spawn(move || {
-        let mut err = std::io::stderr();
-        pass_on(std::io::BufReader::new(from_child), &mut err)
-    });
-    let status = super::runner::spawn_and_wait(&mut command);
-    // The pipe's writing end the command holds, closed so that the reader sees the end.
-    drop(command);
-    let _ = passing.join();
-    let status = status?;
+        .arg(NO_PHASE_LOG);
+    let status = super::runner::spawn_and_wait(&mut command)?;
     match status.code() {
         Some(0) => Ok(inputs.out.clone()),
         // The run has said why on stderr.
@@ -162,45 +181,5 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
             "the run of {} on {target} ended: {status}",
             inputs.spec.display()
         ))),
-    }
-}
-
-/// Passes on from a run's error output the lines a user should read ([`passed_on`]) to `out`; the rest
-/// (the run's log of phases, its progress) is dropped.
-fn pass_on(from: impl std::io::BufRead, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    let mut keep = false;
-    for line in from.lines() {
-        let line = line?;
-        keep = passed_on(&line, keep);
-        if keep {
-            crate::run::progress::write_line(out, &line)?;
-        }
-    }
-    Ok(())
-}
-
-/// Whether a line of a run's error output is passed on by `wkrun sim predict`: a note, a `--set` line, a
-/// warning or an error, and the indented lines that continue one (`previous`: whether the line before
-/// was passed on).
-fn passed_on(line: &str, previous: bool) -> bool {
-    const SAID: [&str; 4] = ["note: ", "warning: ", "--set ", "error"];
-    SAID.iter().any(|s| line.starts_with(s)) || (previous && line.starts_with(' '))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The newcomer's `sim predict --fitted` said nothing on stderr: the run's `--set` line, notes,
-    /// warnings and errors (with their indented lines) are passed on; its log of phases is not.
-    #[test]
-    fn a_predictions_notes_and_warnings_are_passed_on() {
-        let run = "--set duration=10s: phases steady\nnote: sim:capacity=1GiB runs in virtual time\n1 phase, numbered 0\nphase 0/1 steady: workload\n  indented log line\nwarning: phase steady: no ramp: add ramp = \"10s\"\nerror: s.toml:3:1: bad\n  3 | x = 1\ndone: out\n";
-        let mut out = Vec::new();
-        pass_on(run.as_bytes(), &mut out).expect("written");
-        assert_eq!(
-            String::from_utf8(out).expect("utf-8"),
-            "--set duration=10s: phases steady\nnote: sim:capacity=1GiB runs in virtual time\nwarning: phase steady: no ramp: add ramp = \"10s\"\nerror: s.toml:3:1: bad\n  3 | x = 1\n"
-        );
     }
 }

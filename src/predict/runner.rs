@@ -101,9 +101,9 @@ pub const PHASE_ROOM: u64 = 48 << 10;
 /// temporary copy, rounded up. Measured: see [`room_for`].
 pub const ROW_ROOM: u64 = 1024;
 
-/// The room a simulated run of `phases` (as [`spec_text`] writes them: the default interval of 1 s) takes
-/// in its output folder: [`RUN_ROOM`], and for each phase [`PHASE_ROOM`] and [`ROW_ROOM`] per second of a
-/// workload (a fill's length is the simulated drive's, not known before a run: it counts its
+/// The room a simulated run of `phases` (as [`spec_text`] writes them: each workload at its measured
+/// interval) takes in its output folder: [`RUN_ROOM`], and for each phase [`PHASE_ROOM`] and [`ROW_ROOM`]
+/// per interval of a workload, one more for its last part (a fill's length is the simulated drive's, not known before a run: it counts its
 /// [`PHASE_ROOM`] alone, and [`Scratch::run`] raises the need to what a run took). Measured (debug build,
 /// `du -sb`) on a purge, a fill of 256 MiB (53 s simulated) and random writes of 40 s and of 600 s: 136,076
 /// and 524,399 B; the 40 s run completed on a tmpfs of 480 KiB and failed on one of 400 KiB (its writer
@@ -113,7 +113,7 @@ pub fn room_for(phases: &[PhaseShape]) -> u64 {
         let rows = match p.kind {
             PhaseKind::Workload => p
                 .duration_ns
-                .div_ceil(crate::stats::DEFAULT_INTERVAL_NS)
+                .div_ceil(p.interval_ns.max(1))
                 .saturating_add(1),
             _ => 0,
         };
@@ -190,12 +190,13 @@ impl Scratch {
         }
         Err(FitError::Failed(format!(
             "{}; nothing was run",
-            no_room(base, Some(free), self.need.get())
+            no_room(base, free, self.need.get())
         )))
     }
 
-    /// Runs `spec` on `target` into `out`, a folder in this one, as [`run`] does; a run that found no room
-    /// (ENOSPC) says that the temporary folder (`TMPDIR`) ran out, and the room a run needs. A run that
+    /// Runs `spec` on `target` into `out`, a folder in this one, as [`run`] does; a run that failed and left
+    /// less free than a run needs (`ran_out`) says that the temporary folder (`TMPDIR`) has too little
+    /// room, and the room a run needs. A run that
     /// completed raises that room to what it took (its files, its `results.json` once more and the room
     /// its writer keeps), for the runs after it.
     ///
@@ -206,16 +207,18 @@ impl Scratch {
         // What an earlier run took may be more than was free when the fit began.
         let free = self.free();
         if free < self.need.get() {
-            return Err(FitError::Failed(no_room(base, Some(free), self.need.get())));
+            return Err(FitError::Failed(no_room(base, free, self.need.get())));
         }
         match run(exe, spec, target, out) {
             Ok(()) => {
                 self.need.set(self.need.get().max(taken(out)));
                 Ok(())
             }
-            Err(FitError::Failed(m)) if m.contains(NO_SPACE) => Err(FitError::Failed(format!(
-                "{m}; {}",
-                no_room(base, None, self.need.get())
+            Err(FitError::Failed(m)) => Err(FitError::Failed(ran_out(
+                m,
+                base,
+                self.free(),
+                self.need.get(),
             ))),
             Err(e) => Err(e),
         }
@@ -255,18 +258,21 @@ fn taken(out: &Path) -> u64 {
     files + results + crate::results::write::RESERVE_MARGIN
 }
 
-/// ENOSPC as the C library words it (strerror), in a run's error line.
-const NO_SPACE: &str = "No space left on device";
+/// A failed run's error `m`, and when the temporary folder `base` has less than the `need` B a run takes
+/// after it (`free`: it had them when the run began, so the run used them up), that it ran out of room and
+/// what to set `TMPDIR` to. The free space tells, not the child's wording of ENOSPC.
+fn ran_out(m: String, base: &Path, free: u64, need: u64) -> String {
+    match free < need {
+        true => format!("{m}; {}", no_room(base, free, need)),
+        false => m,
+    }
+}
 
-/// The temporary folder `base` (TMPDIR) has `free` B (or ran out of room, `None`), less than the `need` B a
+/// The temporary folder `base` (TMPDIR) has `free` B, less than the `need` B a
 /// simulated run takes.
-fn no_room(base: &Path, free: Option<u64>, need: u64) -> String {
-    let has = match free {
-        Some(free) => format!("has {free} B free, less than"),
-        None => "ran out of room: it needs".to_string(),
-    };
+fn no_room(base: &Path, free: u64, need: u64) -> String {
     format!(
-        "the temporary folder {} (TMPDIR) {has} the {need} B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least {need} B free",
+        "the temporary folder {} (TMPDIR) has {free} B free, less than the {need} B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least {need} B free",
         crate::text::escaped(&base.to_string_lossy())
     )
 }
@@ -439,20 +445,70 @@ pub fn whole_seconds(rows: &[crate::results::series_csv::SeriesRow]) -> Vec<f64>
 
 #[cfg(test)]
 mod tests {
-    use super::{no_room, temp_base};
+    use super::{PhaseShape, ROW_ROOM, no_room, ran_out, room_for, temp_base};
+    use crate::vocab::{Pattern, PhaseKind};
     use std::path::Path;
+
+    #[test]
+    fn the_room_counts_a_workload_s_rows_at_its_interval() {
+        let phase = |kind, duration_ns, interval_ns| PhaseShape {
+            name: "w".into(),
+            kind,
+            offset: 0,
+            span: 1 << 20,
+            block_size: 4096,
+            queue_depth: 1,
+            passes: 1,
+            pattern: Pattern::Random,
+            read_percent: 0,
+            duration_ns,
+            interval_ns,
+            seed: 1,
+        };
+        // A purge, a fill and 40 s of writes: 64 KiB + 256 KiB for the run, 48 KiB a phase, 1 KiB a row.
+        let at = |interval_ns| {
+            room_for(&[
+                phase(PhaseKind::Erase, 0, 1_000_000_000),
+                phase(PhaseKind::Fill, 0, interval_ns),
+                phase(PhaseKind::Workload, 40_000_000_000, interval_ns),
+            ])
+        };
+        assert_eq!(at(1_000_000_000), 65_536 + 262_144 + 3 * 49_152 + 41 * 1024);
+        assert_eq!(at(1_000_000_000), 517_120);
+        // At 100 ms the 40 s write 400 rows and a last part: 401 KiB.
+        assert_eq!(
+            at(100_000_000),
+            65_536 + 262_144 + 3 * 49_152 + 401 * ROW_ROOM
+        );
+        assert_eq!(at(100_000_000), 885_760);
+        // A duration not a whole number of intervals: its last part is a row.
+        assert_eq!(
+            room_for(&[phase(PhaseKind::Workload, 250_000_000, 100_000_000)]),
+            65_536 + 262_144 + 49_152 + 4 * 1024
+        );
+    }
+
+    #[test]
+    fn a_failed_run_is_said_to_have_run_out_of_room_by_the_free_space_after_it() {
+        let m = "the simulated run on sim:x failed (exit status: 1): cannot write".to_string();
+        assert_eq!(
+            ran_out(m.clone(), Path::new("/t"), 4096, 517_120),
+            format!(
+                "{m}; the temporary folder /t (TMPDIR) has 4096 B free, less than the 517120 B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least 517120 B free"
+            )
+        );
+        assert_eq!(ran_out(m.clone(), Path::new("/t"), 517_120, 517_120), m);
+    }
 
     #[test]
     fn a_run_without_room_names_tmpdir_and_the_room() {
         assert_eq!(
-            no_room(Path::new("/t\nx"), None, 517_120),
-            "the temporary folder /t\\nx (TMPDIR) ran out of room: it needs the 517120 B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least 517120 B free"
+            no_room(Path::new("/t\nx"), 0, 517_120),
+            "the temporary folder /t\\nx (TMPDIR) has 0 B free, less than the 517120 B a simulated run of the measured phases takes (its results, series and the room it keeps); set TMPDIR to a folder with at least 517120 B free"
         );
-        assert!(
-            no_room(Path::new("/t"), Some(163_840), 517_120).starts_with(
-                "the temporary folder /t (TMPDIR) has 163840 B free, less than the 517120 B "
-            )
-        );
+        assert!(no_room(Path::new("/t"), 163_840, 517_120).starts_with(
+            "the temporary folder /t (TMPDIR) has 163840 B free, less than the 517120 B "
+        ));
     }
 
     #[test]

@@ -91,6 +91,8 @@ impl Observer for Both<'_> {
 /// with `quiet`), and with a live progress line both print above it.
 pub struct Console {
     quiet: bool,
+    /// Log lines other than warnings left out ([`Console::without_phase_log`]).
+    no_phase_log: bool,
     bar: Option<Bar>,
     /// A result line said when the results are first recorded ([`Console::announcing`]).
     first: Option<String>,
@@ -101,9 +103,17 @@ impl Console {
     pub fn new(quiet: bool, live: bool) -> Console {
         Console {
             quiet,
+            no_phase_log: false,
             bar: live.then(Bar::new),
             first: None,
         }
+    }
+
+    /// Leaves out the log of phases (`without`) but not warnings: a run `wkrun sim predict` starts says on
+    /// stderr only what its parent passes on (`--no-phase-log`, a hidden option).
+    pub fn without_phase_log(mut self, without: bool) -> Console {
+        self.no_phase_log = without;
+        self
     }
 
     /// Says `line` (stdout) once the run records its results for the first time, when it really starts
@@ -112,14 +122,21 @@ impl Console {
         self.first = Some(line);
         self
     }
-}
 
-impl Observer for Console {
-    fn log(&mut self, line: &str) {
+    /// A log line on stderr (above the live line when there is one), none when quiet.
+    fn said(&self, line: &str) {
         match &self.bar {
             Some(bar) => bar.println(line),
             None if !self.quiet => progress::log_line(line),
             None => {}
+        }
+    }
+}
+
+impl Observer for Console {
+    fn log(&mut self, line: &str) {
+        if !self.no_phase_log {
+            self.said(line);
         }
     }
     fn result(&mut self, line: &str) {
@@ -133,7 +150,7 @@ impl Observer for Console {
         match &self.bar {
             // A terminal wraps a long line wherever its width falls, mid-word: wrapped here at words.
             Some(bar) => bar.println(&wrapped(&line, progress::term_width())),
-            None => self.log(&line),
+            None => self.said(&line),
         }
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {

@@ -1329,7 +1329,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
 /// it starts, exit 1 (a resource limit), naming the limit and the count needed, with a results.json saying
 /// "failed" where the output folder can hold one, else nothing and saying so (once: at 4, exit 2
 /// blaming the output folder, "choose another --output folder"; at 5 to 8, exit 1 with "Too many open
-/// files" naming no limit). `sim fit` too (once: "cannot run .../wkrun: Too many open files"). Where the
+/// files" naming no limit). `sim fit` and `sim predict` too (once: "cannot run .../wkrun: Too many open files"). Where the
 /// hard limit allows, the soft limit is raised and the run completes.
 #[test]
 fn a_small_open_file_limit_is_named_or_raised() {
@@ -1365,7 +1365,20 @@ fn a_small_open_file_limit_is_named_or_raised() {
         ),
         ("8", file("s.toml", "o8"), "a run", 8),
         ("12", file("u.toml", "o12"), "a run", 12),
-        ("4", vec!["sim", "fit", "o4"], "sim fit", 4),
+        // `sim fit` and `sim predict` ask for what their runs ask for (attack 40 F9: `sim predict` advised
+        // 4 beside those open, its run then refused and advised 8).
+        (
+            "4",
+            vec!["sim", "fit", "o4"],
+            "sim fit (with the simulated runs it starts)",
+            8,
+        ),
+        (
+            "4",
+            vec!["sim", "predict", "o4", "s.toml"],
+            "sim predict (with the runs it starts)",
+            8,
+        ),
     ];
     for (n, args, what, needs) in cases {
         let ran = run_limited(p, &[&format!("--nofile={n}")], false, &args);

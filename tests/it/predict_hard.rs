@@ -709,3 +709,69 @@ fn fit_refuses_a_temporary_folder_without_room_before_the_first_run() {
         assert!(!d.join("pr").exists());
     }
 }
+
+/// Attack 40 F3 and F4: a measured folder whose path holds a control or format character (ESC, TAB,
+/// U+202E) ran every phase of the prediction, then failed its own results' check; one that is not UTF-8
+/// lost `measured_run_started_at`. Each is refused before anything runs (exit 2, nothing written), as
+/// `-o` refuses a path that is not UTF-8.
+#[test]
+fn predict_refuses_a_measured_path_its_results_cannot_record() {
+    use std::os::unix::ffi::OsStrExt;
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    for (name, shown, why) in [
+        (
+            &b"e\x1b[31mx"[..],
+            "e\\u{1b}[31mx",
+            "the control character '\\u{1b}'",
+        ),
+        (&b"tab\tx"[..], "tab\\tx", "the control character '\\t'"),
+        (
+            "u\u{a0}\u{202e}x".as_bytes(),
+            "u\u{a0}\\u{202e}x",
+            "the format character '\\u{202e}'",
+        ),
+    ] {
+        let path = d.join(std::ffi::OsStr::from_bytes(name));
+        std::fs::rename(&m, &path).unwrap();
+        let o = Command::new(wkrun_bin())
+            .current_dir(d)
+            .args(["sim", "predict"])
+            .arg(std::ffi::OsStr::from_bytes(name))
+            .args(["p.toml", "--fitted", FITTED, "-o", "out"])
+            .output()
+            .unwrap();
+        let (code, out, err) = code_out_err(&o);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (
+                2,
+                "",
+                format!(
+                    "error: {shown}: the path holds {why}, which a prediction's results.json cannot record (prediction.measured is plain text, as a label is): rename or link the folder without it; nothing was run\n"
+                )
+                .as_str()
+            )
+        );
+        assert!(!d.join("out").exists(), "{shown}: nothing written");
+        std::fs::rename(&path, &m).unwrap();
+    }
+    let path = d.join(std::ffi::OsStr::from_bytes(b"nu\xffx"));
+    std::fs::rename(&m, &path).unwrap();
+    let o = Command::new(wkrun_bin())
+        .current_dir(d)
+        .args(["sim", "predict"])
+        .arg(std::ffi::OsStr::from_bytes(b"nu\xffx"))
+        .args(["p.toml", "--fitted", FITTED, "-o", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        code_out_err(&o),
+        (
+            2,
+            String::new(),
+            "error: nu\\xffx: the path is not valid UTF-8 (shown with its bytes escaped); a prediction records the measured results' path in its results.json, which is UTF-8, and would name another file: give a UTF-8 path; nothing was run\n".to_string()
+        )
+    );
+    assert!(!d.join("out").exists());
+}
