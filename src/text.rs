@@ -211,6 +211,15 @@ fn hidden(c: char, which: impl Fn(char) -> bool) -> bool {
         && which(c)
 }
 
+/// Whether `c` is invisible or moves text when shown: a control character (tab, newline, U+0085 NEL, ...),
+/// a format or separator character that reorders or breaks a line (bidirectional overrides and isolates,
+/// zero-width characters, U+2028/2029, U+FEFF), or white space other than ASCII's (U+00A0, U+2007, U+3000),
+/// which shows as a space and is not one. Shown escaped wherever text is printed ([`escaped`]), and refused
+/// in a value with a unit (sizes, durations, percentages).
+pub fn invisible(c: char) -> bool {
+    hidden(c, |_| true) || (c.is_whitespace() && !c.is_ascii())
+}
+
 /// A terminal's width in cells from what it reported (`reported`, from TIOCGWINSZ; 0 means it does not know,
 /// as some ptys report) and the environment's `COLUMNS` (`columns`): the reported width when it is not 0,
 /// else `COLUMNS` when it is a positive number, else `fallback`.
@@ -224,10 +233,7 @@ pub fn terminal_width(reported: Option<u16>, columns: Option<&str>, fallback: us
 
 /// `s` with the control characters `which` picks shown escaped.
 fn escape_if(s: &str, which: impl Fn(char) -> bool) -> Cow<'_, str> {
-    // Control characters, and the format and separator characters that reorder or break a line as shown
-    // (bidirectional overrides and isolates, zero-width ones, U+2028/2029).
-    // And white space other than ASCII's (U+00A0, U+2007, U+3000), which shows as a space and is not one.
-    let hit = |c: char| hidden(c, &which) || (c.is_whitespace() && !c.is_ascii() && which(c));
+    let hit = |c: char| invisible(c) && which(c);
     if !s.chars().any(hit) {
         return Cow::Borrowed(s);
     }

@@ -35,21 +35,11 @@ fn parse_fixed(num: &str, decimals: u32) -> Option<u128> {
     int_v.checked_mul(10u128.pow(decimals))?.checked_add(frac_v)
 }
 
-/// Whether `c` is invisible or moves text when shown: a control character (tab, newline, U+0085 NEL, ...),
-/// whitespace beyond the ASCII space (U+00A0 no-break space, U+2028 line separator, ...), or a format
-/// character that reorders or hides text (bidirectional overrides and isolates, zero-width characters,
-/// U+FEFF).
-pub fn invisible(c: char) -> bool {
-    c.is_control()
-        || (c.is_whitespace() && c != ' ')
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-}
-
 /// Refuses a value (a size, duration, percentage, count, window, headline item or distribution) holding an
-/// [`invisible`] character, checked before any trim: such a character is invisible when the value is
+/// invisible character ([`crate::text::invisible`]), checked before any trim: such a character is invisible when the value is
 /// echoed, so `"4KiB\u{85}"` must not pass as `4KiB`. The message names the code point.
 pub fn refuse_hidden(what: &str, s: &str) -> Result<(), String> {
-    match s.chars().find(|&c| invisible(c)) {
+    match s.chars().find(|&c| crate::text::invisible(c)) {
         Some(c) => Err(format!(
             "{what} {s:?} holds the invisible character U+{:04X}; write it with plain ASCII characters",
             c as u32
