@@ -212,7 +212,8 @@ fn plan_each(
 }
 
 /// Every target checked before anything is opened for writing on any of them: no two the same, each one's
-/// consent, the open-file limit, none held by another run. The consents, in target order.
+/// consent, none held by another run, then the resource limits (open files, address space, memory). The
+/// consents, in target order.
 fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = safety::duplicate(&infos) {
@@ -220,15 +221,15 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     }
     let consents = consents(plans, &a.allow_destroy)
         .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
-    let all: Vec<&Plan> = plans.iter().collect();
-    // A resource limit: exit 1.
-    run::check_open_files(&all).map_err(|e| Fail(1, e))?;
-    run::check_address_space(&all).map_err(|e| Fail(1, e))?;
-    run::check_memory(&all).map_err(|e| Fail(1, e))?;
     // A file another run holds would be refused when its target claims it, after the others started.
     if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
         return Err(bad(format!("{why}; nothing was written to any target")));
     }
+    let all: Vec<&Plan> = plans.iter().collect();
+    // A resource limit, checked once the input is known good: exit 1.
+    run::check_open_files(&all).map_err(|e| Fail(1, e))?;
+    run::check_address_space(&all).map_err(|e| Fail(1, e))?;
+    run::check_memory(&all).map_err(|e| Fail(1, e))?;
     Ok(consents)
 }
 

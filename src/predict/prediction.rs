@@ -55,8 +55,8 @@ pub fn check(
         Some(t) => fitted_drive(t, &file, capacity)?,
         None => TargetInfo::sim_of_capacity(capacity),
     };
-    let mut loaded =
-        crate::spec::load::load_file(spec).map_err(|e| FitError::Bad(e.to_string()))?;
+    let mut loaded = crate::spec::load::load_file(spec)
+        .map_err(|e| FitError::with_code(e.exit_code(), e.to_string()))?;
     let overrides = sets
         .iter()
         .map(|a| crate::spec::overrides::parse(a))
@@ -81,7 +81,7 @@ pub fn check(
         None => crate::run::default_output_dir(&format!("{}-predicted", loaded.file.spec.name)),
     };
     crate::results::outdir::OutDir::for_run(&out)
-        .map_err(|e| FitError::Bad(e.to_string()))?
+        .map_err(|e| FitError::with_code(e.exit_code(), e.refusal()))?
         .discard();
     Ok(Inputs {
         measured: file,

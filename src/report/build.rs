@@ -470,7 +470,7 @@ fn write_files(
         dir.replace(name, bytes, false)
             .map_err(|source| WriteError::File {
                 path: path.clone(),
-                source,
+                source: crate::sys::limits::explain_file_size(source),
             })?;
         written.push(path);
         Ok(())
@@ -525,7 +525,7 @@ pub const PNG_TREE_PER_BYTE: u64 = 16;
 /// Address space drawing the PNG of `f` takes: its pixmap (RGBA at [`SCALE`](super::png::SCALE) times the
 /// SVG's size), [`PNG_TREE_PER_BYTE`] per byte of its SVG, its rasteriser's copy of the font, and 4 MiB
 /// (a thread's stack and signal stack, resvg's smaller layers, the encoded file). The PNGs are drawn and
-/// written a few at a time ([`write`]), so only those few are held.
+/// written a few at a time ([`fn@write`]), so only those few are held.
 /// Measured with a 960 × 567 chart (a 19,595,520 B pixmap): two threads completed from 42 MiB beyond what
 /// the program maps, not under 38 (an abort).
 /// The size is read from the SVG's root element; an SVG without one counts as 1000 × 1000.

@@ -513,11 +513,19 @@ fn printing_into_a_closed_pipe_is_no_panic() {
     }
 }
 
-/// Output to a full device (`> /dev/full`): exit 1 naming standard output, no panic.
+/// Output to a full device (`> /dev/full`): exit 1 naming standard output, no panic; `--help` and
+/// `--version` too (they exited 0, attack 40 F12).
 #[test]
 fn printing_to_a_full_device_fails_cleanly() {
     let tmp = tempdir();
-    for args in [&["schema", "spec"][..], &["completions", "bash"], &["man"]] {
+    for args in [
+        &["schema", "spec"][..],
+        &["completions", "bash"],
+        &["man"],
+        &["--help"],
+        &["--version"],
+        &["report", "--help"],
+    ] {
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")
