@@ -728,7 +728,7 @@ fn load(path: &Path, sets: &[String], command: &str) -> Result<LoadedSpec, Fail>
         .map_err(bad)?;
     if !sets.is_empty() {
         s.apply_overrides(&sets)
-            .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+            .map_err(|e| Fail(e.exit_code(), format!("{}: {e}", path.display())))?;
     }
     Ok(s)
 }

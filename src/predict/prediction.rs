@@ -65,7 +65,7 @@ pub fn check(
     if !overrides.is_empty() {
         loaded
             .apply_overrides(&overrides)
-            .map_err(|e| FitError::Bad(format!("{}: {e}", spec.display())))?;
+            .map_err(|e| FitError::with_code(e.exit_code(), format!("{}: {e}", spec.display())))?;
     }
     crate::plan::resolve(&loaded, &drive).map_err(|e| {
         FitError::Bad(format!(
