@@ -1136,3 +1136,11 @@ pub fn files_a_child_starts_with() -> u64 {
         .count() as u64;
     3 + inherited
 }
+
+/// The file and the reason of a one-line `error: cannot write PATH: WHY` on stderr `err`.
+pub fn cannot_write(err: &str) -> (&str, &str) {
+    err.trim_end()
+        .strip_prefix("error: cannot write ")
+        .and_then(|e| e.split_once(": "))
+        .unwrap_or_else(|| panic!("not a write error: {err}"))
+}

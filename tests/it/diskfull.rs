@@ -436,11 +436,7 @@ fn report_and_man_on_a_full_disk_leave_nothing() {
     ] {
         let (code, _, err) = code_out_err(&wkrun(dir, args));
         assert_eq!(code, 1, "{args:?}: {err}");
-        let (path, why) = err
-            .trim_end()
-            .strip_prefix("error: cannot write ")
-            .and_then(|e| e.split_once(": "))
-            .unwrap_or_else(|| panic!("{args:?}: {err}"));
+        let (path, why) = cannot_write(&err);
         assert!(path.starts_with(args[args.len() - 1]), "{err}");
         assert_eq!(why, "No space left on device (os error 28)", "{args:?}");
         assert_eq!(

@@ -4,7 +4,8 @@
 //! report of many phases under a limit that does not hold its plots ends with exit 1 naming the limit.
 
 use crate::common::{
-    code_out_err, dir_listing, skip, sparse_file, svg_names, tempdir, wkrun, wkrun_bin, write_file,
+    cannot_write, code_out_err, dir_listing, skip, sparse_file, svg_names, tempdir, wkrun,
+    wkrun_bin, write_file,
 };
 use std::path::Path;
 use std::process::Command;
@@ -435,11 +436,7 @@ fn report_and_man_past_the_file_size_limit_name_it_and_leave_nothing() {
             .expect("prlimit");
         let (code, _, err) = code_out_err(&o);
         assert_eq!(code, 1, "{args:?}: {err}");
-        let (path, why) = err
-            .trim_end()
-            .strip_prefix("error: cannot write ")
-            .and_then(|e| e.split_once(": "))
-            .unwrap_or_else(|| panic!("{args:?}: {err}"));
+        let (path, why) = cannot_write(&err);
         assert!(
             path.starts_with(args[args.len() - 1]) && path.ends_with(end),
             "{err}"
