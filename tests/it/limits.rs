@@ -1602,15 +1602,15 @@ fn merge_under_a_small_open_file_limit_exits_1_naming_it() {
         (
             1,
             format!(
-                "error: merging 1 results folders needs up to 4 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 4 (its hard limit 4): raise it to at least {} (ulimit -n {}); nothing was written\n",
-                open + 4,
-                open + 4
+                "error: merging 1 results folders needs up to 2 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 4 (its hard limit 4): raise it to at least {} (ulimit -n {}); nothing was written\n",
+                open + 2,
+                open + 2
             )
             .as_str()
         )
     );
     assert_eq!(dir_listing(p), before, "something was written");
-    let enough = format!("--nofile={}", open + 4);
+    let enough = format!("--nofile={}", open + 2);
     let ran = run_limited(p, &[&enough], false, &["merge", "r", "-o", "m"]);
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
 }
