@@ -68,7 +68,7 @@ fn misplaced(args: &[String]) -> String {
 
 /// `wkrun export fio SPEC [-o FILE]`.
 pub fn cmd_export(spec: &Path, output: Option<&Path>) -> Result<(), Fail> {
-    let s = wkrun::spec::load_file(spec).map_err(|e| bad(e.to_string()))?;
+    let s = wkrun::spec::load_file(spec).map_err(|e| Fail(e.exit_code(), e.to_string()))?;
     let e = wkrun::fio::export::export(&s);
     for c in &e.cannot {
         err_out(&format!("not exported: {c}\n"));
@@ -93,9 +93,11 @@ fn write_out(output: Option<&Path>, text: &str, what: &str) -> Result<(), Fail> 
     // A path that cannot be written (a folder missing, not a folder, no permission) is the user's: 2.
     let cannot = |e: std::io::Error| {
         let code = match e.raw_os_error() {
-            Some(libc::ENOSPC | libc::EDQUOT | libc::EIO) | None => 1,
+            Some(libc::EIO) | None => 1,
+            _ if wkrun::sys::limits::is_resource_limit(&e) => 1,
             Some(_) => 2,
         };
+        let e = wkrun::sys::limits::explain_file_size(e);
         Fail(
             code,
             format!("cannot write the {what} {}: {e}", path.display()),

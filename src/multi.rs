@@ -232,7 +232,8 @@ fn plan_each(
 }
 
 /// Every target checked before anything is opened for writing on any of them: no two the same, each one's
-/// consent, the open-file limit, none held by another run. The consents, in target order.
+/// consent, none held by another run, then the resource limits (open files, address space, memory). The
+/// consents, in target order.
 fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = safety::duplicate(&infos) {
@@ -240,15 +241,15 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     }
     let consents = consents(plans, &a.allow_destroy)
         .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
-    let all: Vec<&Plan> = plans.iter().collect();
-    // A resource limit: exit 1.
-    run::check_open_files(&all).map_err(|e| Fail(1, e))?;
-    run::check_address_space(&all).map_err(|e| Fail(1, e))?;
-    run::check_memory(&all).map_err(|e| Fail(1, e))?;
     // A file another run holds would be refused when its target claims it, after the others started.
     if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
         return Err(bad(format!("{why}; nothing was written to any target")));
     }
+    let all: Vec<&Plan> = plans.iter().collect();
+    // A resource limit, checked once the input is known good: exit 1.
+    run::check_open_files(&all).map_err(|e| Fail(1, e))?;
+    run::check_address_space(&all).map_err(|e| Fail(1, e))?;
+    run::check_memory(&all).map_err(|e| Fail(1, e))?;
     Ok(consents)
 }
 
@@ -269,7 +270,13 @@ fn refused_by_limit(
         Some(p) => OutDir::for_run(p),
         None => run::open_default_output(&plans[0].spec_name, launch.rank.as_ref().map(|r| r.rank)),
     };
-    let written = out.map_err(|e| e.to_string()).and_then(|d| {
+    // An output folder that is bad input is refused as such (exit 2), before the limit.
+    let d = match out {
+        Ok(d) => d,
+        Err(e) if e.exit_code() == 2 => return Fail(2, e.to_string()),
+        Err(e) => return super::refusal(cause, Err(e.to_string()), ""),
+    };
+    let written = {
         let mut subs = Vec::new();
         let r = room_for_all(&d, plans.len())
             .and_then(|()| sub_dirs(&d, labels))
@@ -300,7 +307,7 @@ fn refused_by_limit(
                 Err(e)
             }
         }
-    });
+    };
     super::refusal(cause, written, " and each target's results.json say")
 }
 

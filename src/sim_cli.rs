@@ -60,8 +60,6 @@ fn parse_size(s: &str) -> Result<Size, String> {
 
 fn fit_fail(e: FitError) -> Fail {
     match e {
-        // The room check of the spec's loading: a resource limit, as for a run.
-        FitError::Bad(m) if wkrun::sys::limits::is_shortfall(&m) => Fail(1, m),
         FitError::Bad(m) => bad(m),
         FitError::Failed(m) => Fail(1, m),
         FitError::Exit(code, m) => Fail(code, m),

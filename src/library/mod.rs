@@ -168,6 +168,17 @@ impl LibraryError {
                     store::BUSY_TIMEOUT.as_secs()
                 ),
             },
+            // SQLite says "disk I/O error" for a write past the file-size limit (EFBIG): the limit is named.
+            Some(C::SystemIoFailure | C::DiskFull) => LibraryError::Sqlite {
+                path,
+                why: match crate::sys::limits::Limit::FileSize.soft() {
+                    Some(v) => format!(
+                        "{e}, under {} of {v} B: raise it (ulimit -f) or remove it",
+                        crate::sys::limits::Limit::FileSize.name()
+                    ),
+                    None => e.to_string(),
+                },
+            },
             _ => LibraryError::Sqlite {
                 path,
                 why: e.to_string(),

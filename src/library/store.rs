@@ -409,6 +409,7 @@ fn create(path: &Path) -> Result<(), LibraryError> {
         .mode(0o700)
         .create(&work)
         .map_err(|e| LibraryError::io(path, e))?;
+    // Errors name the library, not this folder, which is removed whatever happens.
     let fresh = work.join("library.sqlite");
     let made = (|| {
         // The file first, so that its mode is the library's (0644 less the umask); SQLite's own files
@@ -419,9 +420,9 @@ fn create(path: &Path) -> Result<(), LibraryError> {
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&fresh)
-            .map_err(|e| LibraryError::io(&fresh, e))?;
-        let c = Connection::open(&fresh).map_err(|e| LibraryError::sqlite(&fresh, e))?;
-        let sql = |e| LibraryError::sqlite(&fresh, e);
+            .map_err(|e| LibraryError::io(path, e))?;
+        let c = Connection::open(&fresh).map_err(|e| LibraryError::sqlite(path, e))?;
+        let sql = |e| LibraryError::sqlite(path, e);
         c.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(sql)?;
         let mode: String = c
@@ -436,8 +437,7 @@ fn create(path: &Path) -> Result<(), LibraryError> {
             });
         }
         migrate(&c).map_err(sql)?;
-        c.close()
-            .map_err(|(_, e)| LibraryError::sqlite(&fresh, e))?;
+        c.close().map_err(|(_, e)| LibraryError::sqlite(path, e))?;
         match std::fs::hard_link(&fresh, path) {
             Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
                 Err(LibraryError::io(path, e))

@@ -72,7 +72,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         }
     };
     if !errors.is_empty() {
-        return Err(SpecErrors(errors));
+        return Err(SpecErrors(errors, crate::spec::load::Cause::Input));
     }
     // Every verify phase whose expected content cannot be tracked (a `--set` of its span or offset is
     // named as the cause).
@@ -93,7 +93,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         .take(MAX_PLAN_ERRORS)
         .collect();
     if !untracked.is_empty() {
-        return Err(SpecErrors(untracked));
+        return Err(SpecErrors(untracked, crate::spec::load::Cause::Input));
     }
     let mut plan = Plan {
         spec_name: spec.file.spec.name.clone(),

@@ -27,6 +27,18 @@ pub enum FitError {
     Exit(u8, String),
 }
 
+impl FitError {
+    /// The error of a refusal whose exit status is `code`: 1 (a resource limit) [`FitError::Failed`], 2
+    /// (bad input) [`FitError::Bad`].
+    pub fn with_code(code: u8, message: String) -> FitError {
+        match code {
+            1 => FitError::Failed(message),
+            2 => FitError::Bad(message),
+            c => FitError::Exit(c, message),
+        }
+    }
+}
+
 impl std::fmt::Display for FitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

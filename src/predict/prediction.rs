@@ -58,8 +58,8 @@ pub fn check(
         Some(t) => fitted_drive(t, &file, capacity)?,
         None => TargetInfo::sim_of_capacity(capacity),
     };
-    let mut loaded =
-        crate::spec::load::load_file(spec).map_err(|e| FitError::Bad(e.to_string()))?;
+    let mut loaded = crate::spec::load::load_file(spec)
+        .map_err(|e| FitError::with_code(e.exit_code(), e.to_string()))?;
     let overrides = sets
         .iter()
         .map(|a| crate::spec::overrides::parse(a))
@@ -68,7 +68,7 @@ pub fn check(
     if !overrides.is_empty() {
         loaded
             .apply_overrides(&overrides)
-            .map_err(|e| FitError::Bad(format!("{}: {e}", spec.display())))?;
+            .map_err(|e| FitError::with_code(e.exit_code(), format!("{}: {e}", spec.display())))?;
     }
     crate::plan::resolve(&loaded, &drive).map_err(|e| {
         FitError::Bad(format!(
@@ -84,7 +84,7 @@ pub fn check(
         None => crate::run::default_output_dir(&format!("{}-predicted", loaded.file.spec.name)),
     };
     crate::results::outdir::OutDir::for_run(&out)
-        .map_err(|e| FitError::Bad(e.to_string()))?
+        .map_err(|e| FitError::with_code(e.exit_code(), e.refusal()))?
         .discard();
     Ok(Inputs {
         measured: file,

@@ -470,7 +470,7 @@ fn write_files(
         dir.replace(name, bytes, false)
             .map_err(|source| WriteError::File {
                 path: path.clone(),
-                source,
+                source: crate::sys::limits::explain_file_size(source),
             })?;
         written.push(path);
         Ok(())

@@ -97,6 +97,16 @@ pub enum OutDirError {
 /// The end of [`OutDirError::NotWritable`]'s message: what to do. Another folder helps unless the process
 /// ran out of file descriptors (the limit is named instead).
 fn not_writable_tail(e: &io::Error) -> String {
+    use crate::sys::limits::Limit;
+    // Under the file-size limit another folder does not help: the limit is named (the error of the
+    // folder's check names it already, an OS error EFBIG does not).
+    match (e.raw_os_error(), e.kind()) {
+        (Some(libc::EFBIG), _) => {
+            return format!("{}: raise it (ulimit -f)", Limit::FileSize.note());
+        }
+        (_, io::ErrorKind::FileTooLarge) => return ": raise it (ulimit -f) or remove it".into(),
+        _ => {}
+    }
     match crate::sys::limits::errno_note(e) {
         n if n.is_empty() => "; choose another --output folder".to_string(),
         n => format!("{n}: raise it (ulimit -n)"),
@@ -202,6 +212,15 @@ impl OutDirError {
                 1
             }
             _ => 2,
+        }
+    }
+
+    /// The message of a command this refusal stops: for a resource limit (exit 1) ending "; nothing was
+    /// written", which a refusal for bad input (exit 2) says by its exit status.
+    pub fn refusal(&self) -> String {
+        match self.exit_code() {
+            1 => format!("{self}; nothing was written"),
+            _ => self.to_string(),
         }
     }
 }
@@ -378,7 +397,7 @@ impl OutDir {
             source: io::Error::new(
                 io::ErrorKind::StorageFull,
                 format!(
-                    "its file system has {free} B free, and the target file to create on it takes {bytes} B, which would leave less than the {MIN_ROOM} B a run's results need; nothing was created"
+                    "its file system has {free} B free, and the target file to create on it takes {bytes} B, which would leave less than the {MIN_ROOM} B a run's results need"
                 ),
             ),
         })

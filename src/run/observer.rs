@@ -172,7 +172,17 @@ impl Observer for Console {
         if let Some(line) = self.first.take() {
             self.result(&line);
         }
-        Ok(())
+        // A summary that stdout does not take (`> /dev/full`) stops the run at the next record of its
+        // results, which then say "failed" with why (it ran on to its end, "completed", and exited 1). A
+        // run a signal stopped (a closed terminal: SIGHUP, then EIO on its writes) ends interrupted.
+        let stopped = crate::sys::signal::STOP.load(std::sync::atomic::Ordering::SeqCst);
+        match progress::stdout_failure().filter(|_| !stopped) {
+            Some(e) => Err(WriteError::Io {
+                path: "standard output".into(),
+                source: std::io::Error::other(e),
+            }),
+            None => Ok(()),
+        }
     }
 }
 

@@ -149,6 +149,7 @@ fn table_err(table: &str, field: &str, message: String, help: Option<&str>) -> R
         phase: None,
         message,
         help: help.map(str::to_string),
+        limit: false,
     }
 }
 
@@ -235,6 +236,7 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
         phase: None,
         message,
         help: None,
+        limit: true,
     })?;
     let mut phases = Vec::new();
     phases
@@ -244,6 +246,7 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
             phase: None,
             message: format!("cannot allocate the list of the spec's {total} phases"),
             help: None,
+            limit: true,
         })?;
     let origin = |i: usize| PhaseSpec {
         origin: Some(i),
@@ -426,6 +429,7 @@ fn own<'a>(
             phase: None,
             message,
             help: Some(help.into()),
+            limit: false,
         });
     }
     for i in range {
@@ -512,6 +516,7 @@ fn count(spec: &SpecFile, copies: &[u64]) -> Result<u64, RuleError> {
                     p.name
                 ),
                 help: Some("shorten the lists, or split the spec into several".into()),
+                limit: false,
             });
         }
     }
@@ -610,6 +615,7 @@ fn repeated_phases(
                 phase: None,
                 message: format!("phase name {name:?} is already used by phase[{i}]"),
                 help: Some("phase names must be unique".into()),
+                limit: false,
             });
         }
     }

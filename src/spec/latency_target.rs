@@ -17,6 +17,7 @@ fn err(table: usize, phase: usize, key: &str, message: String, help: &str) -> Ru
         phase: Some(phase),
         message,
         help: Some(help.to_string()),
+        limit: false,
     }
 }
 

@@ -220,19 +220,37 @@ impl fmt::Display for SpecError {
 /// Every error found in one spec file, in file order (line, then column; errors about the whole file
 /// first). Displayed one after another, the second and later each starting `error: ` as the command line
 /// prints the first.
+/// With what refused the spec ([`Cause`]).
 #[derive(Debug, Clone)]
-pub struct SpecErrors(pub Vec<SpecError>);
+pub struct SpecErrors(pub Vec<SpecError>, pub Cause);
+
+/// What refused a spec, which decides the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// The spec is bad input: exit 2.
+    Input,
+    /// A resource limit (the address space left to load it): exit 1.
+    Limit,
+}
 
 impl SpecErrors {
     /// The first error (there is always one).
     pub fn first(&self) -> &SpecError {
         &self.0[0]
     }
+
+    /// The exit status of a command these errors stop: 1 for a resource limit, else 2.
+    pub fn exit_code(&self) -> u8 {
+        match self.1 {
+            Cause::Limit => 1,
+            Cause::Input => 2,
+        }
+    }
 }
 
 impl From<SpecError> for SpecErrors {
     fn from(e: SpecError) -> SpecErrors {
-        SpecErrors(vec![e])
+        SpecErrors(vec![e], Cause::Input)
     }
 }
 
@@ -461,7 +479,8 @@ pub const MAX_SPEC_BYTES: u64 = 16 << 20;
 /// TOML, does not match format 1, or breaks a rule (see [`rules::check_all`]).
 pub fn load_file(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let bytes = read_spec_file(path).map_err(|message| whole_file(path, message, None))?;
-    super::room::for_text(bytes.len() as u64).map_err(|message| whole_file(path, message, None))?;
+    super::room::for_text(bytes.len() as u64)
+        .map_err(|message| SpecErrors(vec![whole_file(path, message, None)], Cause::Limit))?;
     load_bytes(path, &bytes)
 }
 
@@ -681,6 +700,7 @@ pub fn load_str(path: &Path, text: &str) -> Result<LoadedSpec, SpecErrors> {
     let independent = |r: &rules::RuleError| !parsed.tables.contains(&r.path);
     match super::expand::expand(&spec.file) {
         Ok(phases) => spec.phases = phases,
+        Err(r) if r.limit => return Err(SpecErrors(vec![spec.rule_error(r)], Cause::Limit)),
         Err(r) => {
             if independent(&r) {
                 errors.push(spec.rule_error(r));
@@ -747,7 +767,7 @@ fn in_file_order(mut errors: Vec<SpecError>) -> SpecErrors {
     errors.sort_by_key(|e| (e.location.line, e.location.column));
     let mut seen = std::collections::HashSet::new();
     errors.retain(|e| seen.insert((e.location.line, e.location.column, e.message.clone())));
-    SpecErrors(errors)
+    SpecErrors(errors, Cause::Input)
 }
 
 impl LoadedSpec {

@@ -14,6 +14,7 @@
 //! new value breaks, here or at plan time ([`LoadedSpec::phase_error`]), is reported against the `--set`.
 
 use super::keys::{self, KEYS};
+use super::load::{Cause, SpecErrors};
 use super::{Defaults, LoadedSpec, PhaseSpec, rules};
 use toml::Value;
 
@@ -413,6 +414,38 @@ fn keep_expansion(new: &mut PhaseSpec, old: &mut PhaseSpec) {
     new.round = old.round.take();
 }
 
+/// `--set` overrides refused: why, and what refused them ([`Cause::Limit`] when the phases they re-list,
+/// expanded again, need more address space than is left: exit 1; else bad input, exit 2).
+#[derive(Debug, Clone)]
+pub struct OverrideError {
+    /// The message, naming the override.
+    pub message: String,
+    /// What refused them.
+    pub cause: Cause,
+}
+
+impl OverrideError {
+    /// The exit status of a command this refusal stops: 1 for a resource limit, else 2.
+    pub fn exit_code(&self) -> u8 {
+        SpecErrors(Vec::new(), self.cause).exit_code()
+    }
+}
+
+impl From<String> for OverrideError {
+    fn from(message: String) -> OverrideError {
+        OverrideError {
+            message,
+            cause: Cause::Input,
+        }
+    }
+}
+
+impl std::fmt::Display for OverrideError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 impl LoadedSpec {
     /// Applies `--set` overrides in order, then checks the rules again.
     ///
@@ -421,14 +454,16 @@ impl LoadedSpec {
     /// line after the first starting `error: FILE: `), no phase or default sets it,
     /// the value does not fit the key, or the result breaks a rule (every broken rule, each line after the
     /// first starting `error: FILE: `).
-    pub fn apply_overrides(&mut self, sets: &[Override]) -> Result<(), String> {
+    pub fn apply_overrides(&mut self, sets: &[Override]) -> Result<(), OverrideError> {
         let refused: Vec<String> = sets
             .iter()
             .filter(|o| o.sweep.is_none() && o.block.is_none())
             .filter_map(refuse_key)
             .collect();
         if !refused.is_empty() {
-            return Err(refused.join(&format!("\nerror: {}: ", self.path.display())));
+            return Err(refused
+                .join(&format!("\nerror: {}: ", self.path.display()))
+                .into());
         }
         let mut relisted = false;
         for o in sets {
@@ -437,7 +472,10 @@ impl LoadedSpec {
         if relisted {
             self.phases = super::expand::expand(&self.file).map_err(|r| {
                 let all: Vec<_> = sets.iter().map(|o| crate::text::echo(&o.arg)).collect();
-                format!("after --set {}: {}", all.join(" "), r.message)
+                OverrideError {
+                    message: format!("after --set {}: {}", all.join(" "), r.message),
+                    cause: if r.limit { Cause::Limit } else { Cause::Input },
+                }
             })?;
         }
         for o in sets {
@@ -477,7 +515,9 @@ impl LoadedSpec {
         if broken.is_empty() {
             return Ok(());
         }
-        Err(broken.join(&format!("\nerror: {}: ", self.path.display())))
+        Err(broken
+            .join(&format!("\nerror: {}: ", self.path.display()))
+            .into())
     }
 
     /// A broken rule, named after the `--set` that gave the key its value.

@@ -118,6 +118,7 @@ fn err(k: usize, field: &str, message: String, help: Option<&str>) -> RuleError 
         phase: None,
         message,
         help: help.map(str::to_string),
+        limit: false,
     }
 }
 

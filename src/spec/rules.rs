@@ -39,6 +39,9 @@ pub struct RuleError {
     pub message: String,
     /// How to fix it.
     pub help: Option<String>,
+    /// Whether a resource limit (the address space left, memory) refused the spec rather than a broken
+    /// rule: exit 1, not 2.
+    pub limit: bool,
 }
 
 fn err(
@@ -52,6 +55,7 @@ fn err(
         phase,
         message: message.into(),
         help: help.map(str::to_string),
+        limit: false,
     }
 }
 

@@ -160,40 +160,55 @@ pub fn errno_note(e: &std::io::Error) -> String {
 /// (or of one above it) limits its tasks, else an empty string: a thread that cannot be made under a
 /// container's or a systemd unit's limit is that limit's doing, whoever the user is.
 pub fn cgroup_pids_note() -> String {
-    let Ok(text) = std::fs::read_to_string("/proc/self/cgroup") else {
-        return String::new();
-    };
-    for line in text.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (_, controllers, path) = match (parts.next(), parts.next(), parts.next()) {
-            (Some(a), Some(b), Some(c)) => (a, b, c),
-            _ => continue,
+    let groups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    for (dir, _) in cgroup_dirs(&groups, "pids") {
+        let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+        if let Some(max) = read("pids.max").and_then(|m| m.trim().parse::<u64>().ok()) {
+            let current = read("pids.current")
+                .map_or(String::new(), |c| format!("pids.current {}, ", c.trim()));
+            return format!("; the cgroup's pids.max is {max} ({current}{dir}/pids.max)");
+        }
+    }
+    String::new()
+}
+
+/// The folders of the cgroups over this process that `controller` ("pids", "memory") may limit, from the
+/// text of /proc/self/cgroup `groups` (v2's `0::PATH`, v1's `N:CONTROLLERS:PATH`): each cgroup's folder
+/// and each above it up to its hierarchy's root, leaf first, with whether it is cgroup v1's (the
+/// controller's own hierarchy). v2's are looked for under /sys/fs/cgroup and, in a hybrid layout, under
+/// /sys/fs/cgroup/unified.
+pub fn cgroup_dirs(groups: &str, controller: &str) -> Vec<(String, bool)> {
+    let mut dirs = Vec::new();
+    for line in groups.lines() {
+        let mut f = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
         };
-        // cgroup v1's pids hierarchy, or v2's unified one.
-        let roots: &[&str] = match controllers {
-            c if c.split(',').any(|x| x == "pids") => &["/sys/fs/cgroup/pids"],
-            "" => &["/sys/fs/cgroup", "/sys/fs/cgroup/unified"],
+        let (roots, v1) = match controllers {
+            "" => (
+                vec![
+                    "/sys/fs/cgroup".to_string(),
+                    "/sys/fs/cgroup/unified".into(),
+                ],
+                false,
+            ),
+            c if c.split(',').any(|c| c == controller) => {
+                (vec![format!("/sys/fs/cgroup/{controller}")], true)
+            }
             _ => continue,
         };
         for root in roots {
-            let mut dir = std::path::PathBuf::from(format!("{root}{path}"));
+            let mut dir = path.trim_end_matches('/').to_string();
             loop {
-                let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
-                if let Some(max) = read("pids.max").and_then(|m| m.trim().parse::<u64>().ok()) {
-                    let current = read("pids.current")
-                        .map_or(String::new(), |c| format!("pids.current {}, ", c.trim()));
-                    return format!(
-                        "; the cgroup's pids.max is {max} ({current}{})",
-                        dir.join("pids.max").display()
-                    );
-                }
-                if dir.as_os_str().len() <= root.len() || !dir.pop() {
-                    break;
+                dirs.push((format!("{root}{dir}"), v1));
+                match dir.rfind('/') {
+                    Some(at) => dir.truncate(at),
+                    None => break,
                 }
             }
         }
     }
-    String::new()
+    dirs
 }
 
 /// Whether `bytes` of address space are free now, under the address-space limit: true when no limit is set
@@ -262,14 +277,6 @@ impl Shortfall {
     }
 }
 
-/// Whether the error text `message` holds a [`Shortfall::message`]: a command refused by the address-space
-/// limit (a resource limit, exit 1), where the error passed through a type that keeps text alone (a spec's
-/// load error).
-pub fn is_shortfall(message: &str) -> bool {
-    message.contains(" B of address space beyond the ")
-        && message.contains(&format!("and {} is ", Limit::AddressSpace.name()))
-}
-
 /// Under an address-space limit that does not leave `need` bytes free now, by how much ([`Shortfall`]);
 /// `None` without a limit or when they are free.
 pub fn address_space_shortfall(need: u64) -> Option<Shortfall> {
@@ -288,12 +295,14 @@ pub fn address_space_shortfall(need: u64) -> Option<Shortfall> {
 
 /// The memory the machine can give a process now: `MemAvailable` of /proc/meminfo, and what the tightest
 /// cgroup memory limit over this process leaves (cgroup v2 `memory.max` less `memory.current`, or v1
-/// `memory.limit_in_bytes` less `memory.usage_in_bytes`, of its cgroup and each above it).
+/// `memory.limit_in_bytes` less `memory.usage_in_bytes`, of its cgroup and each above it, the usage less
+/// its reclaimable page cache: [`tightest_cgroup`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Memory {
     /// `MemAvailable`, bytes (`None`: not read).
     pub available: Option<u64>,
-    /// The tightest cgroup limit: its folder, the limit and the usage, bytes (`None`: none set).
+    /// The tightest cgroup limit: its folder, the limit and the usage less reclaimable page cache, bytes
+    /// (`None`: none set).
     pub cgroup: Option<(String, u64, u64)>,
 }
 
@@ -315,7 +324,7 @@ impl Memory {
             let left = max.saturating_sub(*current);
             if need > left {
                 return Some(format!(
-                    "{what} needs about {need} B of memory ({detail}), more than the {left} B its cgroup's memory limit leaves ({dir}: limit {max} B, in use {current} B); raise the limit or free memory"
+                    "{what} needs about {need} B of memory ({detail}), more than the {left} B its cgroup's memory limit leaves ({dir}: limit {max} B, in use {current} B besides reclaimable page cache); raise the limit or free memory"
                 ));
             }
         }
@@ -340,47 +349,50 @@ pub fn mem_available(meminfo: &str) -> Option<u64> {
     }
 }
 
-/// The cgroup memory limit that leaves least, over the cgroups of /proc/self/cgroup's text `groups` (v2's
-/// `0::PATH`, v1's `N:memory:PATH`) and each above them: its folder, limit and usage; `read` reads a file.
-/// A limit of `max` (v2) or at least 2^62 (v1's unlimited) is none.
+/// The cgroup memory limit that leaves least, over the cgroups of /proc/self/cgroup's text `groups`
+/// ([`cgroup_dirs`]): its folder, limit and usage less its reclaimable page cache (v2's `memory.current`
+/// less `inactive_file` of `memory.stat`, v1's `memory.usage_in_bytes` less `total_inactive_file`: a
+/// cgroup full of the cache of a buffered fill has that much to give at once); `read` reads a file. A
+/// limit of `max` (v2) or at least 2^62 (v1's unlimited) is none.
 pub fn tightest_cgroup(
     groups: &str,
     read: impl Fn(&str) -> Option<String>,
 ) -> Option<(String, u64, u64)> {
     let mut best: Option<(String, u64, u64)> = None;
-    for line in groups.lines() {
-        let mut f = line.splitn(3, ':');
-        let (Some(_), Some(controllers), Some(path)) = (f.next(), f.next(), f.next()) else {
-            continue;
-        };
-        let (root, max_file, cur_file) = match controllers {
-            "" => ("/sys/fs/cgroup", "memory.max", "memory.current"),
-            c if c.split(',').any(|c| c == "memory") => (
-                "/sys/fs/cgroup/memory",
+    for (folder, v1) in cgroup_dirs(groups, "memory") {
+        let (max_file, cur_file, cache) = match v1 {
+            false => ("memory.max", "memory.current", "inactive_file"),
+            true => (
                 "memory.limit_in_bytes",
                 "memory.usage_in_bytes",
+                "total_inactive_file",
             ),
-            _ => continue,
         };
-        let mut dir = path.trim_end_matches('/').to_string();
-        loop {
-            let folder = format!("{root}{dir}");
-            let num = |f: &str| read(&format!("{folder}/{f}"))?.trim().parse::<u64>().ok();
-            if let (Some(max), Some(cur)) = (num(max_file), num(cur_file))
-                && max < 1 << 62
-                && best
-                    .as_ref()
-                    .is_none_or(|(_, m, c)| max.saturating_sub(cur) < m.saturating_sub(*c))
-            {
-                best = Some((folder, max, cur));
-            }
-            match dir.rfind('/') {
-                Some(at) => dir.truncate(at),
-                None => break,
-            }
+        let num = |f: &str| read(&format!("{folder}/{f}"))?.trim().parse::<u64>().ok();
+        let (Some(max), Some(cur)) = (num(max_file), num(cur_file)) else {
+            continue;
+        };
+        let inactive = read(&format!("{folder}/memory.stat"))
+            .and_then(|t| stat_value(&t, cache))
+            .unwrap_or(0);
+        let used = cur.saturating_sub(inactive);
+        if max < 1 << 62
+            && best
+                .as_ref()
+                .is_none_or(|(_, m, u)| max.saturating_sub(used) < m.saturating_sub(*u))
+        {
+            best = Some((folder, max, used));
         }
     }
     best
+}
+
+/// The value of `key` in the text of a cgroup's `memory.stat` (lines `KEY VALUE`).
+fn stat_value(stat: &str, key: &str) -> Option<u64> {
+    stat.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
 }
 
 /// The address space wkrun needs free when it starts, beyond what the program and its libraries map: under
@@ -497,7 +509,7 @@ mod tests {
         assert_eq!(m.shortfall("a report", left, "d"), None);
         assert_eq!(
             m.shortfall("a report", left + 1, "d").unwrap(),
-            "a report needs about 1000000001 B of memory (d), more than the 1000000000 B its cgroup's memory limit leaves (/sys/fs/cgroup/a: limit 1073741824 B, in use 73741824 B); raise the limit or free memory"
+            "a report needs about 1000000001 B of memory (d), more than the 1000000000 B its cgroup's memory limit leaves (/sys/fs/cgroup/a: limit 1073741824 B, in use 73741824 B besides reclaimable page cache); raise the limit or free memory"
         );
         let free = Memory {
             available: Some(2_048_000_000),
@@ -509,6 +521,68 @@ mod tests {
             "a run needs about 2048000001 B of memory (d), more than the machine has available (MemAvailable in /proc/meminfo: 2048000000 B); free memory or use a machine with more"
         );
         assert_eq!(Memory::default().shortfall("a run", u64::MAX, "d"), None);
+    }
+
+    /// A cgroup whose usage is its limit, most of it page cache the kernel would reclaim (a buffered fill):
+    /// what it leaves is the limit less the usage less `inactive_file` (v2) or `total_inactive_file` (v1).
+    /// A hybrid layout's v2 folder under /sys/fs/cgroup/unified is read too.
+    #[test]
+    fn a_cgroup_full_of_page_cache_leaves_its_cache() {
+        let gib = 1u64 << 30;
+        let v2 = |f: &str| match f {
+            "/sys/fs/cgroup/unified/a/memory.max" => Some(format!("{gib}\n")),
+            "/sys/fs/cgroup/unified/a/memory.current" => Some(format!("{gib}\n")),
+            "/sys/fs/cgroup/unified/a/memory.stat" => Some(
+                "anon 100000000\nfile 973741824\nactive_file 73741824\ninactive_file 900000000\n"
+                    .into(),
+            ),
+            _ => None,
+        };
+        let cg = tightest_cgroup("0::/a\n", v2);
+        assert_eq!(
+            cg,
+            Some((
+                "/sys/fs/cgroup/unified/a".to_string(),
+                gib,
+                gib - 900_000_000
+            ))
+        );
+        let m = Memory {
+            available: None,
+            cgroup: cg,
+        };
+        assert_eq!(m.shortfall("a run", 900_000_000, "d"), None);
+        assert_eq!(
+            m.shortfall("a run", 900_000_001, "d").unwrap(),
+            "a run needs about 900000001 B of memory (d), more than the 900000000 B its cgroup's memory limit leaves (/sys/fs/cgroup/unified/a: limit 1073741824 B, in use 173741824 B besides reclaimable page cache); raise the limit or free memory"
+        );
+        // v1: total_inactive_file (inactive_file, of this cgroup alone, is not the one read).
+        let v1 = |f: &str| match f {
+            "/sys/fs/cgroup/memory/x/memory.limit_in_bytes" => Some("2000000\n".into()),
+            "/sys/fs/cgroup/memory/x/memory.usage_in_bytes" => Some("2000000\n".into()),
+            "/sys/fs/cgroup/memory/x/memory.stat" => {
+                Some("cache 1500000\ninactive_file 5\ntotal_inactive_file 1500000\n".into())
+            }
+            _ => None,
+        };
+        assert_eq!(
+            tightest_cgroup("4:memory:/x\n", v1),
+            Some(("/sys/fs/cgroup/memory/x".to_string(), 2_000_000, 500_000))
+        );
+        let dirs = super::cgroup_dirs("5:pids:/u/s\n0::/w\n", "pids");
+        let dirs: Vec<(&str, bool)> = dirs.iter().map(|(d, v)| (d.as_str(), *v)).collect();
+        assert_eq!(
+            dirs,
+            [
+                ("/sys/fs/cgroup/pids/u/s", true),
+                ("/sys/fs/cgroup/pids/u", true),
+                ("/sys/fs/cgroup/pids", true),
+                ("/sys/fs/cgroup/w", false),
+                ("/sys/fs/cgroup", false),
+                ("/sys/fs/cgroup/unified/w", false),
+                ("/sys/fs/cgroup/unified", false),
+            ]
+        );
     }
 
     #[test]

@@ -98,6 +98,19 @@ pub enum ProbeError {
         /// The limit, bytes.
         limit: u64,
     },
+    /// The file to create is larger than any file can be (2^63 - 1 B, the largest file offset): bad input.
+    #[error(
+        "{}: cannot create a file of {size} B ({}): no file can be larger than {} B (2^63 - 1); give a smaller --target-size (or [target] size); nothing was created",
+        path.display(),
+        crate::units::fmt_bytes(*size),
+        i64::MAX
+    )]
+    TooLarge {
+        /// The target.
+        path: PathBuf,
+        /// The size it would be created with.
+        size: u64,
+    },
     /// The file to create does not fit on its file system (the run would preallocate it).
     #[error(
         "{}: cannot create a file of {size} B ({}): the file system it would be on has {free} B free; give a smaller --target-size (or [target] size) or a folder on a file system with room; nothing was created",
@@ -245,6 +258,12 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
         source,
     })?;
     not_pseudo(path, &parent)?;
+    if size > i64::MAX as u64 {
+        return Err(ProbeError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+        });
+    }
     if let Some(limit) = sys::limits::Limit::FileSize.soft()
         && size > limit
     {
@@ -254,12 +273,10 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
             limit,
         });
     }
-    // The run preallocates the file: one that cannot fit (or is past the largest file size, 2^63 - 1 B)
-    // is refused now, before anything is made.
+    // The run preallocates the file: one that cannot fit is refused now, before anything is made.
     let free = fs::File::open(&parent)
         .and_then(|d| sys::file::free_bytes(&d))
-        .unwrap_or(u64::MAX)
-        .min(i64::MAX as u64);
+        .unwrap_or(u64::MAX);
     if size > free {
         return Err(ProbeError::NoRoom {
             path: path.to_path_buf(),

@@ -513,11 +513,19 @@ fn printing_into_a_closed_pipe_is_no_panic() {
     }
 }
 
-/// Output to a full device (`> /dev/full`): exit 1 naming standard output, no panic.
+/// Output to a full device (`> /dev/full`): exit 1 naming standard output, no panic; `--help` and
+/// `--version` too (they exited 0, attack 40 F12).
 #[test]
 fn printing_to_a_full_device_fails_cleanly() {
     let tmp = tempdir();
-    for args in [&["schema", "spec"][..], &["completions", "bash"], &["man"]] {
+    for args in [
+        &["schema", "spec"][..],
+        &["completions", "bash"],
+        &["man"],
+        &["--help"],
+        &["--version"],
+        &["report", "--help"],
+    ] {
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")
@@ -1035,7 +1043,9 @@ fn line_breaks_and_bidi_overrides_in_names_are_shown_escaped() {
 }
 
 /// The attack of issue 24's closing session: `wkrun SPEC > /dev/full` exited 0 with its summary lost; the
-/// run still writes its results, and the command fails with the reason.
+/// command fails with the reason. Attack 40 F12: the run then ran every phase and ended "completed"; it
+/// stops at the next record of its results after the failed write (before its first phase: the 30 s phase
+/// does not run), its results "failed" with the reason.
 #[test]
 fn a_summary_that_cannot_be_written_fails_the_command() {
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
@@ -1046,8 +1056,9 @@ fn a_summary_that_cannot_be_written_fails_the_command() {
     };
     let d = tempdir();
     let body =
-        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"100ms\"\n";
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"30s\"\n";
     write_file(d.path(), "s.toml", &spec_text("full", body));
+    let t0 = std::time::Instant::now();
     let o = std::process::Command::new(wkrun_bin())
         .args([
             "s.toml",
@@ -1065,12 +1076,15 @@ fn a_summary_that_cannot_be_written_fails_the_command() {
         .expect("wkrun");
     let (code, _, err) = code_out_err(&o);
     assert_eq!(code, 1, "{err}");
-    assert_eq!(
-        err.trim_end(),
-        "error: cannot write to standard output: No space left on device (os error 28)"
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(20),
+        "the 30 s phase ran"
     );
+    let why = "cannot write standard output: No space left on device (os error 28)";
+    assert_eq!(err, format!("error: {why}\n"));
     let (_, r) = strict_results(&d.path().join("r"));
-    assert_eq!(r["status"], "completed", "the run itself completed");
+    assert_eq!((&r["status"], &r["error"]), (&"failed".into(), &why.into()));
+    assert_eq!(r["phases"].as_array().map(Vec::len), Some(0), "a phase ran");
 }
 
 /// README's "Your first spec" (added by the newcomer trial: the README showed no spec to start from): its

@@ -1155,3 +1155,11 @@ pub fn refused_in_each(out: &Path, folders: &[String], why: Option<&str>) {
         );
     }
 }
+
+/// The file and the reason of a one-line `error: cannot write PATH: WHY` on stderr `err`.
+pub fn cannot_write(err: &str) -> (&str, &str) {
+    err.trim_end()
+        .strip_prefix("error: cannot write ")
+        .and_then(|e| e.split_once(": "))
+        .unwrap_or_else(|| panic!("not a write error: {err}"))
+}

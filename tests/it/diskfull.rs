@@ -411,3 +411,38 @@ fn library_add_on_a_full_disk_leaves_no_new_library() {
     assert!(e.contains("database or disk is full"), "{e}");
     assert_eq!(dir_listing(&m.dir), Vec::<String>::new());
 }
+
+/// Attack 40 F10: `report` and `man --dir` into a folder on a 64 KiB tmpfs left the SVGs (or the pages)
+/// written before the first that did not fit, and their folder: exit 1 naming the file and ENOSPC, and
+/// nothing of theirs left on the mount.
+#[test]
+fn report_and_man_on_a_full_disk_leave_nothing() {
+    let test = "diskfull::report_and_man_on_a_full_disk_leave_nothing";
+    let d = tempdir();
+    let dir = d.path();
+    let body =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 50\nduration = \"3s\"\n";
+    write_file(dir, "s.toml", &spec_text("small", body));
+    let sim = "sim:capacity=64MiB,op=28%,block=256KiB";
+    let (code, _, err) = code_out_err(&wkrun(dir, &["s.toml", "--target", sim, "-o", "a", "-q"]));
+    assert_eq!(code, 0, "{err}");
+    let m = match Mount::tmpfs(dir.join("small"), "64k") {
+        Ok(m) => m,
+        Err(why) => return skip(test, &why),
+    };
+    for args in [
+        &["report", "a", "-o", "small/r"][..],
+        &["man", "--dir", "small/man"],
+    ] {
+        let (code, _, err) = code_out_err(&wkrun(dir, args));
+        assert_eq!(code, 1, "{args:?}: {err}");
+        let (path, why) = cannot_write(&err);
+        assert!(path.starts_with(args[args.len() - 1]), "{err}");
+        assert_eq!(why, "No space left on device (os error 28)", "{args:?}");
+        assert_eq!(
+            dir_listing(&m.dir),
+            Vec::<String>::new(),
+            "{args:?} left files"
+        );
+    }
+}

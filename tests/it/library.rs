@@ -856,3 +856,29 @@ fn a_library_path_that_cannot_be_one_is_refused_with_exit_2() {
     }
     assert!(!d.join("sub").exists());
 }
+
+/// Attack 40 F11: `library add` past the file-size limit said "library ./.wkrun-library-PID-NS/library.sqlite:
+/// disk I/O error", naming a temporary folder already removed and no limit: the library's path and the limit
+/// are named, exit 1, and nothing is left.
+#[test]
+fn adding_past_the_file_size_limit_names_the_limit_and_leaves_nothing() {
+    let d = tempdir();
+    spec(d.path(), "s");
+    sim_run(d.path(), "s", "r", 28, "a");
+    let before = dir_listing(d.path());
+    let o = Command::new("prlimit")
+        .args(["--fsize=1000", wkrun_bin(), "library", "add", "r"])
+        .args(["--library", "lib2.sqlite"])
+        .current_dir(d.path())
+        .output()
+        .expect("prlimit");
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            1,
+            "error: library lib2.sqlite: disk I/O error, under the file-size limit (RLIMIT_FSIZE, ulimit -f) of 1000 B: raise it (ulimit -f) or remove it\n"
+        )
+    );
+    assert_eq!(dir_listing(d.path()), before, "something was left");
+}

@@ -1095,6 +1095,42 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
         fs::metadata(d.join("small.img")).expect("small.img").len(),
         512 << 10
     );
+    // Review 40 L9: a size no file can have (over 2^63 - 1 B) is bad input, whatever the limit: exit 2 (it
+    // was "no room", exit 1).
+    let huge = [
+        "--target",
+        "huge.img",
+        "--target-size",
+        "9223372036854775808B",
+    ];
+    for args in [
+        [&["plan", "s.toml"][..], &huge[..]].concat(),
+        [&["s.toml"][..], &huge[..], &["-o", "o2"][..]].concat(),
+    ] {
+        for limits in [&["--fsize=1000000"][..], &[]] {
+            let ran = run_limited(d, limits, false, &args);
+            assert_eq!(ran.code, 2, "wkrun {args:?}: {}", ran.stderr);
+            assert_eq!(
+                ran.stderr.lines().last(),
+                Some(
+                    "error: huge.img: cannot create a file of 9223372036854775808 B (8192PiB): no file can be larger than 9223372036854775807 B (2^63 - 1); give a smaller --target-size (or [target] size); nothing was created"
+                ),
+                "wkrun {args:?}"
+            );
+        }
+    }
+    assert_eq!(
+        dir_listing(d),
+        [
+            "o",
+            "o/00-f.counters.csv",
+            "o/00-f.csv",
+            "o/00-f.hlog",
+            "o/results.json",
+            "s.toml",
+            "small.img"
+        ]
+    );
 }
 
 /// Found by the attack session: under `ulimit -s 64` every command, `--version` included, overflowed the main
@@ -1325,6 +1361,20 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
     }
 }
 
+/// The arguments of a quiet run of `spec` on the 16 MiB file `target` to create, into `out`.
+fn on_a_new_file(spec: &'static str, target: &'static str, out: &'static str) -> Vec<&'static str> {
+    vec![
+        spec,
+        "--target",
+        target,
+        "--target-size",
+        "16MiB",
+        "-o",
+        out,
+        "-q",
+    ]
+}
+
 /// Attack 24c F12: under an open-file limit (RLIMIT_NOFILE) too small for a run, the run is refused before
 /// it starts, exit 1 (a resource limit), naming the limit and the count needed, with a results.json saying
 /// "failed" where the output folder can hold one, else nothing and saying so (once: at 4, exit 2
@@ -1344,18 +1394,7 @@ fn a_small_open_file_limit_is_named_or_raised() {
     write_file(p, "u.toml", &uring);
     let sim = "sim:capacity=256MiB,op=20%";
     let open = files_a_child_starts_with();
-    let file = |spec: &'static str, out: &'static str| {
-        vec![
-            spec,
-            "--target",
-            "t.img",
-            "--target-size",
-            "16MiB",
-            "-o",
-            out,
-            "-q",
-        ]
-    };
+    let file = |spec: &'static str, out: &'static str| on_a_new_file(spec, "t.img", out);
     let cases = [
         (
             "4",
@@ -1383,6 +1422,12 @@ fn a_small_open_file_limit_is_named_or_raised() {
     for (n, args, what, needs) in cases {
         let ran = run_limited(p, &[&format!("--nofile={n}")], false, &args);
         assert_eq!(ran.code, 1, "{}", ran.stderr);
+        // A run's output folder is opened (and checked) before its limits: where it could be, it is one of
+        // the files open (review 40 H3).
+        let open = match (what, n) {
+            ("a run", "8" | "12") => open + 1,
+            _ => open,
+        };
         let why = format!(
             "{what} needs up to {needs} open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n} (its hard limit {n}): raise it to at least {} (ulimit -n {})",
             open + needs,
@@ -1569,4 +1614,96 @@ fn a_simulated_drives_mapping_tables_count_in_the_runs_needs() {
         )
     );
     refused_results(&d.path().join("mem"), &err);
+}
+
+/// Review 40 H3: a run that is bad input and short of a resource limit at once is bad input: exit 2, nothing
+/// written. The limit checks came first: exit 1, and a results.json written beside a target that is that
+/// very file (or "nothing was written" exit 1 for a folder holding results). Under 8 open files a run on a
+/// file target is refused by its own check (exit 1: `a_small_open_file_limit_is_named_or_raised`).
+#[test]
+fn bad_input_under_a_resource_limit_exits_2_and_writes_nothing() {
+    if let Some(why) = limits_unavailable() {
+        return skip(
+            "limits::bad_input_under_a_resource_limit_exits_2_and_writes_nothing",
+            &why,
+        );
+    }
+    let d = tempdir();
+    let p = d.path();
+    write_file(p, "s.toml", &workload("duration = \"1s\"\n"));
+    fs::create_dir(p.join("held")).expect("held");
+    write_file(&p.join("held"), "results.json", "{}\n");
+    fs::create_dir(p.join("own")).expect("own");
+    let run = |target: &'static str, out: &'static str| on_a_new_file("s.toml", target, out);
+    let cases = [
+        (
+            run("t.img", "held"),
+            "error: held already holds results.json; choose another --output folder\n",
+        ),
+        (
+            run("own/results.json", "own"),
+            "error: the target own/results.json is results.json in the output folder own, which the run writes: it would replace the target and its data; nothing was written: choose another target path or --output folder\n",
+        ),
+    ];
+    for (args, err) in cases {
+        let ran = run_limited(p, &["--nofile=8"], false, &args);
+        assert_eq!((ran.code, ran.stderr.as_str()), (2, err), "{args:?}");
+    }
+    assert_eq!(
+        dir_listing(p),
+        ["held", "held/results.json", "own", "s.toml"]
+    );
+    assert_eq!(
+        fs::read_to_string(p.join("held/results.json")).expect("held"),
+        "{}\n"
+    );
+}
+
+/// Attack 40 F2: `merge` under too small an open-file limit exited 2 ("cannot read it: Too many open files"),
+/// as for bad input: exit 1, naming the limit and what is enough, nothing written; under that much it
+/// completes.
+#[test]
+fn merge_under_a_small_open_file_limit_exits_1_naming_it() {
+    if let Some(why) = limits_unavailable() {
+        return skip(
+            "limits::merge_under_a_small_open_file_limit_exits_1_naming_it",
+            &why,
+        );
+    }
+    let d = tempdir();
+    let p = d.path();
+    write_file(p, "s.toml", &workload("duration = \"1s\"\n"));
+    let ran = run_limited(
+        p,
+        &[],
+        false,
+        &[
+            "s.toml",
+            "--target",
+            "sim:capacity=64MiB,op=28%,block=256KiB",
+            "-o",
+            "r",
+            "-q",
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let before = dir_listing(p);
+    let open = files_a_child_starts_with();
+    let ran = run_limited(p, &["--nofile=4"], false, &["merge", "r", "-o", "m"]);
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            format!(
+                "error: merging 1 results folders needs up to 2 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 4 (its hard limit 4): raise it to at least {} (ulimit -n {}); nothing was written\n",
+                open + 2,
+                open + 2
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(dir_listing(p), before, "something was written");
+    let enough = format!("--nofile={}", open + 2);
+    let ran = run_limited(p, &[&enough], false, &["merge", "r", "-o", "m"]);
+    assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
 }

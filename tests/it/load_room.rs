@@ -4,7 +4,8 @@
 //! report of many phases under a limit that does not hold its plots ends with exit 1 naming the limit.
 
 use crate::common::{
-    code_out_err, dir_listing, skip, sparse_file, svg_names, tempdir, wkrun, wkrun_bin, write_file,
+    cannot_write, code_out_err, dir_listing, skip, sparse_file, svg_names, tempdir, wkrun,
+    wkrun_bin, write_file,
 };
 use std::path::Path;
 use std::process::Command;
@@ -40,7 +41,8 @@ fn under_limit(dir: &Path, mib: u64, args: &[&str]) -> Option<(i32, String)> {
 }
 
 /// 20,000 phases (1,948,933 B) need 4 MiB + 64 B per byte = 128,925,016 B to load, more than a limit of
-/// 110 MiB holds whatever the program maps: validate and plan exit 1 naming the limit (they aborted, 134).
+/// 110 MiB holds whatever the program maps: validate, plan and export exit 1 naming the limit (they
+/// aborted, 134; export then exited 2).
 #[test]
 fn a_spec_too_large_for_the_address_space_left_is_refused_naming_the_limit() {
     let d = tempdir();
@@ -48,7 +50,11 @@ fn a_spec_too_large_for_the_address_space_left_is_refused_naming_the_limit() {
     assert_eq!(text.len(), 1_948_933);
     write_file(d.path(), "big.toml", &text);
     let before = dir_listing(d.path());
-    for cmd in [&["validate", "big.toml"][..], &["plan", "big.toml"]] {
+    for cmd in [
+        &["validate", "big.toml"][..],
+        &["plan", "big.toml"],
+        &["export", "fio", "big.toml"],
+    ] {
         let Some((code, err)) = under_limit(d.path(), 110, cmd) else {
             return;
         };
@@ -344,4 +350,101 @@ fn sim_predict_of_a_spec_too_large_for_the_address_space_exits_1() {
         "{err}"
     );
     assert_eq!(dir_listing(d.path()), before, "something was written");
+}
+
+/// Review 40 M1: whether a spec's load was refused by a resource limit is part of its error, not found in
+/// its text: a bad spec whose unknown keys echo the words of the address-space refusal exits 2 (it exited
+/// 1, as the text matched), unlimited or not.
+#[test]
+fn a_bad_spec_echoing_the_words_of_a_refusal_exits_2() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "w.toml",
+        &format!(
+            "{}\"x B of address space beyond the y\" = 1\n\"and the address-space limit (RLIMIT_AS, ulimit -v) is \" = 2\n",
+            spec(1).replace("[[phase]]", "[defaults]\n[[phase]]")
+        ),
+    );
+    for args in [
+        &["validate", "w.toml"][..],
+        &["plan", "w.toml"],
+        &["export", "fio", "w.toml"],
+    ] {
+        let (code, out, err) = code_out_err(&wkrun(d.path(), args));
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert_eq!(err.matches("unknown key").count(), 2, "{args:?}: {err}");
+        assert!(err.contains("x B of address space beyond the y"), "{err}");
+    }
+    assert_eq!(dir_listing(d.path()), ["w.toml"]);
+}
+
+/// Attack 40 F1: `sim predict` under a file-size limit below what results.json may need exited 2, as for
+/// bad input, and advised another --output folder: exit 1 naming the limit, nothing written, as a run.
+/// `export` past the limit: exit 1 naming it, no job file, no temporary file left.
+#[test]
+fn sim_predict_and_export_under_a_small_file_size_limit_exit_1_naming_it() {
+    let d = tempdir();
+    six_phases(d.path());
+    let before = dir_listing(d.path());
+    let under_fsize = |bytes: &str, args: &[&str]| {
+        let o = Command::new("prlimit")
+            .arg(format!("--fsize={bytes}"))
+            .arg(wkrun_bin())
+            .args(args)
+            .current_dir(d.path())
+            .output()
+            .expect("prlimit");
+        code_out_err(&o)
+    };
+    let (code, _, err) = under_fsize("5000", &["sim", "predict", "r", "six.toml", "-o", "fz"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err,
+        "error: cannot write into the output folder fz: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 65536 B a run's results.json may need: raise it (ulimit -f) or remove it; nothing was written\n"
+    );
+    assert_eq!(dir_listing(d.path()), before, "something was written");
+    let (code, _, err) = under_fsize("100", &["export", "fio", "six.toml", "-o", "six.fio"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err.lines().last(),
+        Some(
+            "error: cannot write the job file six.fio: File too large (errno 27): the file reached the file-size limit (RLIMIT_FSIZE, ulimit -f) (100 B)"
+        )
+    );
+    assert_eq!(dir_listing(d.path()), before, "something was written");
+}
+
+/// Attack 40 F10: `report` and `man --dir` past the file-size limit named no limit ("File too large (os
+/// error 27)") and left an empty or partial folder: exit 1 naming the limit, what they wrote removed with the
+/// folder they made.
+#[test]
+fn report_and_man_past_the_file_size_limit_name_it_and_leave_nothing() {
+    let d = tempdir();
+    six_phases(d.path());
+    let before = dir_listing(d.path());
+    for (args, end) in [
+        (&["report", "r", "-o", "fz"][..], ".svg"),
+        (&["man", "--dir", "mz"], ""),
+    ] {
+        let o = Command::new("prlimit")
+            .arg("--fsize=3000")
+            .arg(wkrun_bin())
+            .args(args)
+            .current_dir(d.path())
+            .output()
+            .expect("prlimit");
+        let (code, _, err) = code_out_err(&o);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        let (path, why) = cannot_write(&err);
+        assert!(
+            path.starts_with(args[args.len() - 1]) && path.ends_with(end),
+            "{err}"
+        );
+        assert_eq!(
+            why,
+            "File too large (errno 27): the file reached the file-size limit (RLIMIT_FSIZE, ulimit -f) (3000 B)"
+        );
+        assert_eq!(dir_listing(d.path()), before, "{args:?} left files");
+    }
 }

@@ -745,7 +745,7 @@ fn an_append_only_output_folder_and_a_tiny_file_size_limit_are_refused_first() {
     assert_eq!(code, 1, "{err}");
     assert_eq!(
         err.trim_end(),
-        "error: cannot write into the output folder small: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 65536 B a run's results.json may need; choose another --output folder; nothing was written"
+        "error: cannot write into the output folder small: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 5000 B, less than the 65536 B a run's results.json may need: raise it (ulimit -f) or remove it; nothing was written"
     );
     assert!(!d.join("small").exists(), "a folder was left");
 }

@@ -77,7 +77,7 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
     let (code, _, err) = code_out_err(&wkrun(d.path(), &[&["plan"][..], &args[..5]].concat()));
     assert_eq!((code, err.trim_end()), (1, want.as_str()));
     // A size past the largest file size (`--target-size 10000000000000000000B`, once "out of range integral
-    // type conversion attempted") is refused the same way.
+    // type conversion attempted", then "no room", exit 1) is bad input: exit 2 (review 40 L9).
     let big = [
         "s.toml",
         "--target",
@@ -88,11 +88,14 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
         "r2",
     ];
     let (code, _, err) = code_out_err(&wkrun(d.path(), &big));
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("cannot create a file of 10000000000000000000 B") && err.contains("B free"),
-        "{err}"
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {t}: cannot create a file of 10000000000000000000 B (9765625000000000KiB): no file can be larger than 9223372036854775807 B (2^63 - 1); give a smaller --target-size (or [target] size); nothing was created\n"
+        )
     );
+    assert_eq!(dir_listing(&mnt.dir), Vec::<String>::new());
 }
 
 /// A target to create that fits its file system but leaves the output folder's, the same one, less than the
@@ -130,7 +133,7 @@ fn a_target_that_would_leave_no_room_for_the_results_is_refused_first() {
         assert_eq!(
             err.trim_end(),
             format!(
-                "error: cannot write into the output folder {out}: its file system has 16777216 B free, and the target file to create on it takes {bytes} B, which would leave less than the 65536 B a run's results need; nothing was created; choose another --output folder"
+                "error: cannot write into the output folder {out}: its file system has 16777216 B free, and the target file to create on it takes {bytes} B, which would leave less than the 65536 B a run's results need; choose another --output folder; nothing was written"
             )
         );
         assert_eq!(stdout, "");
