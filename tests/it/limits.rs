@@ -1123,10 +1123,18 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
         dir_listing(d),
         [
             "o",
-            "o/00-f.counters.csv",
-            "o/00-f.csv",
-            "o/00-f.hlog",
             "o/results.json",
+            "o2",
+            "o2/00-f.counters.csv",
+            "o2/00-f.csv",
+            "o2/00-f.hlog",
+            "o2/results.json",
+            "o3",
+            "o3/results.json",
+            "o3/t0-new.img",
+            "o3/t0-new.img/results.json",
+            "o3/t1-sim-64MiB-op7-block256KiB",
+            "o3/t1-sim-64MiB-op7-block256KiB/results.json",
             "s.toml",
             "small.img"
         ]

@@ -327,10 +327,15 @@ fn a_prediction_of_other_workloads_is_not_paired_with_its_measurement() {
     };
     let sweep = "wkrun compare {p} --by spare-area (the sweep's members side by side); ";
     let later = "so it has no phase to compare with the prediction: measure c.toml with the prediction's --set on the drive later (the long run) and compare it against the prediction: wkrun report LONGRUN {p} (the prediction drawn over it); wkrun compare LONGRUN {p}";
-    let unpaired = |p: &str, why: String| {
+    // `by`: the prediction's sweep has more than one member, so `--by` is suggested.
+    let unpaired = |p: &str, why: String, by: bool| {
+        let sweep = if by {
+            sweep.replace("{p}", p)
+        } else {
+            String::new()
+        };
         format!(
-            "next: wkrun report {p} (the prediction's plots, index.html); {}m {why}, {}",
-            sweep.replace("{p}", p),
+            "next: wkrun report {p} (the prediction's plots, index.html); {sweep}m {why}, {}",
             later.replace("{p}", p)
         )
     };
@@ -343,15 +348,15 @@ fn a_prediction_of_other_workloads_is_not_paired_with_its_measurement() {
         )
     );
     // The line of a prediction `p` made with `sets` whose phase `b` differs from the measured `a` in
-    // `key` alone, with the values each results.json holds.
-    let differs = |p: &str, sets: &[&str], a: &str, b: &str, key: &str| {
+    // `key` alone, with the values each results.json holds; `by` as for `unpaired`.
+    let differs = |p: &str, sets: &[&str], a: &str, b: &str, key: &str, by: bool| {
         let line = next(p, sets);
         let (r, _) = strict_results(&d.join(p));
         let (x, y) = (param(&m, a, key), param(&r, b, key));
         let why = format!(
             "ran the same spec with other workloads (its phase \"{a}\" has {key} {x}, the prediction's \"{b}\" {key} {y}; only the duration may differ)"
         );
-        assert_eq!(line, unpaired(p, why));
+        assert_eq!(line, unpaired(p, why, by));
         (x, y, r)
     };
     // Another block size: the first phase that differs is the fill (128 KiB in the spec).
@@ -362,6 +367,7 @@ fn a_prediction_of_other_workloads_is_not_paired_with_its_measurement() {
         fill,
         fill,
         "block_size_bytes",
+        true,
     );
     assert_eq!((x.as_str(), y.as_str()), ("131072", "65536"));
     // Another span of the same spec file: the purge erases the whole drive whatever the member, the fill
@@ -372,6 +378,8 @@ fn a_prediction_of_other_workloads_is_not_paired_with_its_measurement() {
         fill,
         "fill[spare-area=50%]",
         "span_bytes",
+        // One member: `compare --by` would refuse it (attack 40, finding 6).
+        false,
     );
     assert_eq!((x.as_str(), y.as_str()), ("268435456", "134217728"));
     assert_eq!(
@@ -728,7 +736,7 @@ fn predict_refuses_a_measured_path_its_results_cannot_record() {
         (&b"tab\tx"[..], "tab\\tx", "the control character '\\t'"),
         (
             "u\u{a0}\u{202e}x".as_bytes(),
-            "u\u{a0}\\u{202e}x",
+            "u\\u{a0}\\u{202e}x",
             "the format character '\\u{202e}'",
         ),
     ] {
