@@ -1103,7 +1103,7 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// its values' width, at least [`MIN_WRAP`] cells), and runs that would still make it wider are shown in
 /// further blocks of columns, each with the phase and metric columns and the first run's (many drives
 /// compared: 20 runs make several blocks), and a value too long for a column is a numbered note below the
-/// table ([`long_values_as_notes`]). Without a width (a pipe, a file), one table of full-length lines.
+/// table. Without a width (a pipe, a file), one table of full-length lines.
 pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
     use crate::text;
     let (header, mut body) = display_grid(c);
