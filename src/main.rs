@@ -332,6 +332,10 @@ struct RunArgs {
     /// and errors stay): `wkrun sim predict` runs it so, its stderr passed on whole.
     #[arg(long, hide = true)]
     no_phase_log: bool,
+    /// With --predicted-from: a warning of the fit that found the target, recorded in the prediction's
+    /// results (`prediction.fit_warnings`); repeatable.
+    #[arg(long, value_name = "TEXT", hide = true, requires = "predicted_from")]
+    fit_warning: Vec<String>,
 }
 
 /// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
@@ -1562,7 +1566,11 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let (a, launch) = &launch_args(a)?;
     let s = load(spec_path, &a.set, "run")?;
     let targets = target_list(&s, &a.target);
-    let predicted = sim_cli::predicted(a.predicted_from.as_deref(), &a.target.target)?;
+    let predicted = sim_cli::predicted(
+        a.predicted_from.as_deref(),
+        &a.target.target,
+        &a.fit_warning,
+    )?;
     if targets.len() > 1 {
         return multi::cmd_run_many(&s, &targets, a, launch);
     }

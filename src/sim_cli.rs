@@ -67,13 +67,15 @@ fn fit_fail(e: FitError) -> Fail {
 }
 
 /// What makes a run a prediction (`wkrun SPEC --target sim:... --predicted-from FILE`, as `sim predict`
-/// runs it): the measured results file `measured` and the run's one `--target`; `None` for a run.
+/// runs it): the measured results file `measured`, the run's one `--target` and the warnings of the fit
+/// that found it (`fit_warnings`, each cut as an echoed value is); `None` for a run.
 ///
 /// # Errors
 /// Exit 2 when `measured` is given without exactly one target.
 pub fn predicted(
     measured: Option<&Path>,
     targets: &[PathBuf],
+    fit_warnings: &[String],
 ) -> Result<Option<wkrun::plan::Predicted>, Fail> {
     let Some(measured) = measured else {
         return Ok(None);
@@ -87,6 +89,10 @@ pub fn predicted(
     Ok(Some(wkrun::plan::Predicted {
         measured: measured.display().to_string(),
         fitted_target: target.display().to_string(),
+        fit_warnings: fit_warnings
+            .iter()
+            .map(|w| wkrun::text::clip(w, MAX_FIT_WARNING).into_owned())
+            .collect(),
         measured_run_started_at: None,
         paired: Err(wkrun::plan::pairing::Unpaired::NoPhases),
     }))
@@ -127,6 +133,9 @@ pub fn mark_prediction(plan: &mut wkrun::plan::Plan, mut p: wkrun::plan::Predict
     }
     plan.prediction = Some(p);
 }
+
+/// The longest fit warning a prediction records (the fit's own are under 600 bytes).
+const MAX_FIT_WARNING: usize = 1024;
 
 /// Files `sim fit` and `sim predict` hold open at once beside their runs' own (a run is a process of its
 /// own, which checks its own): the results read, the run's error output, and the pipe starting a run
@@ -169,7 +178,7 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
                         "sim fit: --theory is for --features FILE (a fit to a measured run always runs the simulated drive)",
                     ));
                 }
-                (None, Some(results)) => fitted(&results, phase.as_deref(), capacity)?,
+                (None, Some(results)) => fitted(&results, phase.as_deref(), capacity)?.0,
                 (None, None) => return Err(bad("sim fit: give RESULTS or --features FILE")),
             };
             stdout_text(&format!("{f}\n"));
@@ -187,12 +196,12 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
             let inputs =
                 prediction::check(&results, &spec, output.as_deref(), given.as_deref(), &set)
                     .map_err(fit_fail)?;
-            let target = match given {
-                Some(t) => t,
+            let (target, warnings) = match given {
+                Some(t) => (t, Vec::new()),
                 None => fitted(&results, phase.as_deref(), None)?,
             };
             // The run says its summary, `done:` and `next:` on stdout itself.
-            prediction::run(&exe()?, &inputs, &target).map_err(fit_fail)?;
+            prediction::run(&exe()?, &inputs, &target, &warnings).map_err(fit_fail)?;
             Ok(())
         }
     }
@@ -202,8 +211,12 @@ fn exe() -> Result<PathBuf, Fail> {
     std::env::current_exe().map_err(|e| Fail(1, format!("cannot find the wkrun program: {e}")))
 }
 
-/// Fits the drive to `results`, reporting on stderr; the fitted target.
-fn fitted(results: &Path, phase: Option<&str>, capacity: Option<Size>) -> Result<String, Fail> {
+/// Fits the drive to `results`, reporting on stderr; the fitted target and the fit's warnings.
+fn fitted(
+    results: &Path,
+    phase: Option<&str>,
+    capacity: Option<Size>,
+) -> Result<(String, Vec<String>), Fail> {
     let file = match results.is_dir() {
         true => results.join("results.json"),
         false => results.to_path_buf(),
@@ -219,7 +232,8 @@ fn fitted(results: &Path, phase: Option<&str>, capacity: Option<Size>) -> Result
     let f = fit::fit(&m, &exe()?, &mut log).map_err(fit_fail)?;
     // The account in one write (each line whole, as every line wkrun prints).
     let _ = log.write_all(fit::report(&m, &f, started.elapsed().as_secs_f64()).as_bytes());
-    Ok(f.target)
+    let warnings = fit::warnings(&m, &f);
+    Ok((f.target, warnings))
 }
 
 /// Fits the drive to a features file, reporting on stderr; the fitted target.

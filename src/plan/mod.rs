@@ -97,6 +97,10 @@ pub struct Predicted {
     /// when they cannot be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured_run_started_at: Option<String>,
+    /// The warnings of the fit that found `fitted_target` (`wkrun sim fit`'s, without `warning: `); empty
+    /// when it was given with `--fitted` or the fit had none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fit_warnings: Vec<String>,
     /// Whether the measured run can be paired with this prediction ([`pairing::pairing`]: the same spec,
     /// the phases of the one with fewer among the other's, each with the same workload), so comparing the
     /// two is meaningful; else why not (another spec, a phase's other workload or span), or

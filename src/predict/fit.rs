@@ -738,15 +738,39 @@ fn vary(runs: &mut Runs<'_>, p: &SimParams, f: &Features) -> Result<Option<SimPa
 /// area moves it by, [`steady_tolerance`]) with why the refinement stopped; what the data pinned down and
 /// what it could not, and the runs it took.
 pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
+    let a = &m.features;
+    let mut s = feature_table(m, f, seconds);
+    for w in warnings(m, f) {
+        s.push_str(&format!("warning: {w}\n"));
+    }
+    let (plateau_missed, steady_missed) = missed(m, f);
+    s.push_str(&steady_clause(m, f));
+    let ratio_pinned = !plateau_missed
+        && !a.very_short_plateau()
+        && !super::replay::any_off(&m.replayed, &f.replayed);
+    s.push_str(&pinned_lines(m, f, ratio_pinned, steady_missed));
+    s
+}
+
+/// Whether the fitted drive misses the fresh plateau and the steady level by more than the fit's tolerance.
+fn missed(m: &Measured, f: &Fitted) -> (bool, bool) {
+    let e = f.features.errors(&m.features);
+    let k = &m.known;
+    let steady_missed =
+        k.steady && k.op.is_none() && e[2].abs() > steady_tolerance(&f.params, e[2] > 0.0);
+    (e[0].abs() > CLOSE, steady_missed)
+}
+
+/// The fit's warnings, each a sentence without its `warning: `: a plateau too short to measure well, each
+/// replayed phase off by more than [`super::replay::RATE_TOLERANCE`], and each feature missed by more than
+/// the fit's tolerance. [`report`] says them on stderr; `sim predict` records them in its results
+/// (`prediction.fit_warnings`), so that the prediction keeps what its fit could not vouch for.
+pub fn warnings(m: &Measured, f: &Fitted) -> Vec<String> {
     let (a, b) = (&m.features, &f.features);
     let e = b.errors(a);
-    let p = &f.params;
-    let mut s = feature_table(m, f, seconds);
-    s.push_str(&short_plateau_warning(m));
-    s.push_str(&super::replay::warnings(&m.replayed, &f.replayed));
-    let k = &m.known;
-    let plateau_missed = e[0].abs() > CLOSE;
-    let steady_missed = k.steady && k.op.is_none() && e[2].abs() > steady_tolerance(p, e[2] > 0.0);
+    let (plateau_missed, steady_missed) = missed(m, f);
+    let mut out: Vec<String> = short_plateau_warning(m).into_iter().collect();
+    out.extend(super::replay::warnings(&m.replayed, &f.replayed));
     for (missed, name, x, y, err, params) in [
         (
             plateau_missed,
@@ -766,19 +790,14 @@ pub fn report(m: &Measured, f: &Fitted, seconds: f64) -> String {
         ),
     ] {
         if missed {
-            s.push_str(&format!(
-                "warning: the fitted drive misses the {name} by {:+.1} % ({x:.0} IOPS to match, the drive's {y:.0}), more than the fit's tolerance; the refinement stopped because {}; {params} not pinned by the data\n",
+            out.push(format!(
+                "the fitted drive misses the {name} by {:+.1} % ({x:.0} IOPS to match, the drive's {y:.0}), more than the fit's tolerance; the refinement stopped because {}; {params} not pinned by the data",
                 err * 100.0,
                 f.stop.why()
             ));
         }
     }
-    s.push_str(&steady_clause(m, f));
-    let ratio_pinned = !plateau_missed
-        && !a.very_short_plateau()
-        && !super::replay::any_off(&m.replayed, &f.replayed);
-    s.push_str(&pinned_lines(m, f, ratio_pinned, steady_missed));
-    s
+    out
 }
 
 /// The head of the fit's account: the runs and their time, then each feature measured, fitted and its
@@ -1021,10 +1040,10 @@ fn steady_clause(m: &Measured, f: &Fitted) -> String {
 /// The warning for a measured phase whose fresh plateau lasts fewer than
 /// [`super::features::MIN_PLATEAU_INTERVALS`] intervals (none for a features file, or a longer plateau):
 /// how it was measured, and what gives the fit more intervals to measure.
-pub fn short_plateau_warning(m: &Measured) -> String {
+pub fn short_plateau_warning(m: &Measured) -> Option<String> {
     let f = &m.features;
     if m.iops.is_empty() || !f.short_plateau() {
-        return String::new();
+        return None;
     }
     let dt = m.phase().interval_ns;
     let finer = Duration((dt / 10).max(crate::spec::rules::MIN_INTERVAL_NS));
@@ -1037,14 +1056,14 @@ pub fn short_plateau_warning(m: &Measured) -> String {
             "so the fit may be off by several %; give the plateau more intervals: a finer interval (e.g. --set interval={finer})"
         ),
     };
-    format!(
-        "warning: phase {:?}'s fresh plateau lasts {} interval(s) of {} before the drop, fewer than the {} its median needs: the plateau is taken as its highest interval ({:.0} IOPS) and the cliff's time is known to an interval at best; {off} or a larger drive region (a larger span or drive)\n",
+    Some(format!(
+        "phase {:?}'s fresh plateau lasts {} interval(s) of {} before the drop, fewer than the {} its median needs: the plateau is taken as its highest interval ({:.0} IOPS) and the cliff's time is known to an interval at best; {off} or a larger drive region (a larger span or drive)",
         m.phase().name,
         f.fresh,
         Duration(dt),
         super::features::MIN_PLATEAU_INTERVALS,
         f.plateau
-    )
+    ))
 }
 
 #[cfg(test)]

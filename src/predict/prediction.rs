@@ -12,6 +12,9 @@ use std::process::Command;
 pub const PREDICTED_FROM: &str = "--predicted-from";
 /// The hidden option of a run that leaves out its log of phases and live progress on stderr.
 pub const NO_PHASE_LOG: &str = "--no-phase-log";
+/// The hidden run option that records one of the fit's warnings in a prediction's results
+/// (`prediction.fit_warnings`); repeated for each.
+pub const FIT_WARNING: &str = "--fit-warning";
 
 /// What a prediction reads and writes, checked before anything runs.
 #[derive(Debug, Clone)]
@@ -140,7 +143,8 @@ fn fitted_drive(target: &str, file: &Path, capacity: u64) -> Result<TargetInfo, 
 }
 
 /// Runs the spec of `inputs` on `target` (fitted to its measured results) with the `wkrun` program `exe`,
-/// the run labelling its results as a prediction; the results folder. The run's summary goes to stdout
+/// the run labelling its results as a prediction, with the warnings of the fit that found `target`
+/// (`fit_warnings`; none when it was given with `--fitted`); the results folder. The run's summary goes to stdout
 /// and its errors to stderr as it says them: its phases' result lines, `done:`, and the `next:` line of a
 /// prediction ([`crate::run::next_line`]: the report and comparison of the measurement and the
 /// prediction).
@@ -149,7 +153,12 @@ fn fitted_drive(target: &str, file: &Path, capacity: u64) -> Result<TargetInfo, 
 /// [`FitError::Bad`] when `target` is not a simulated drive; [`FitError::Exit`] with the run's exit code
 /// when it fails (2: bad input, nothing written; 128 + a signal's number: interrupted, partial results
 /// labelled); [`FitError::Failed`] when it cannot be started or a signal ends it.
-pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitError> {
+pub fn run(
+    exe: &Path,
+    inputs: &Inputs,
+    target: &str,
+    fit_warnings: &[String],
+) -> Result<PathBuf, FitError> {
     if let Err(e) = crate::sim::SimParams::parse_target(target) {
         return Err(FitError::Bad(format!("--fitted: {e}")));
     }
@@ -172,6 +181,9 @@ pub fn run(exe: &Path, inputs: &Inputs, target: &str) -> Result<PathBuf, FitErro
         .arg(PREDICTED_FROM)
         .arg(&inputs.measured)
         .arg(NO_PHASE_LOG);
+    for w in fit_warnings {
+        command.arg(FIT_WARNING).arg(w);
+    }
     let status = super::runner::spawn_and_wait(&mut command)?;
     match status.code() {
         Some(0) => Ok(inputs.out.clone()),

@@ -70,13 +70,13 @@ pub fn any_off(measured: &[Rate], fitted: &[Rate]) -> bool {
 
 /// A warning for each replayed phase whose fitted rate is off by more than [`RATE_TOLERANCE`]: what it
 /// means for the fitted drive and its predictions.
-pub fn warnings(measured: &[Rate], fitted: &[Rate]) -> String {
+pub fn warnings(measured: &[Rate], fitted: &[Rate]) -> Vec<String> {
     measured
         .iter()
         .filter_map(|m| {
             let (y, e) = error(m, fitted).filter(|(_, e)| e.abs() > RATE_TOLERANCE)?;
             Some(format!(
-                "warning: the fitted drive ran phase {:?} (replayed, not fitted) at {y:.0} write IOPS against the measured {:.0} ({:+.1} %, more than {:.1} %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable\n",
+                "the fitted drive ran phase {:?} (replayed, not fitted) at {y:.0} write IOPS against the measured {:.0} ({:+.1} %, more than {:.1} %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable",
                 m.name,
                 m.iops,
                 e * 100.0,
@@ -111,10 +111,11 @@ mod tests {
         assert!(!any_off(&measured[1..], &fitted));
         assert!(any_off(&measured[1..], &[rate("warm", 1046.0)]));
         let w = warnings(&measured, &fitted);
-        assert_eq!(w.lines().count(), 1, "{w}");
+        assert_eq!(w.len(), 1, "{w:?}");
+        let w = &w[0];
         assert!(
             w.starts_with(
-                "warning: the fitted drive ran phase \"fill\" (replayed, not fitted) at 135 write IOPS against the measured 192 (-29.7 %, more than 4.5 %): "
+                "the fitted drive ran phase \"fill\" (replayed, not fitted) at 135 write IOPS against the measured 192 (-29.7 %, more than 4.5 %): "
             ),
             "{w}"
         );

@@ -417,7 +417,8 @@ pub fn compare(runs: &[Run]) -> Comparison {
 }
 
 /// What a reader must know to read the comparison, one line per run that needs one, named by its column
-/// header: which of fio's latencies a run read from fio's JSON gives ([`crate::fio::json::latency_caveat`]).
+/// header: which of fio's latencies a run read from fio's JSON gives ([`crate::fio::json::latency_caveat`]);
+/// for each prediction whose fit warned, its first warning (`prediction.fit_warnings`).
 ///
 /// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
 /// beside the others' `missing` only.
@@ -461,7 +462,31 @@ pub fn caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
     let fio = runs.iter().zip(headers(runs)).filter_map(|(r, h)| {
         crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
     });
-    host.chain(fio).chain(unpaired(runs)).collect()
+    host.chain(fio)
+        .chain(fit_warned(runs))
+        .chain(unpaired(runs))
+        .collect()
+}
+
+/// A line for each prediction whose fit warned (`prediction.fit_warnings`): its column's heading, how many
+/// warnings, and the first (trial 40: a prediction 5 to 28 % off kept no trace of its fit's "off by tens
+/// of %").
+fn fit_warned(runs: &[Run]) -> impl Iterator<Item = String> {
+    runs.iter().zip(headers(runs)).filter_map(|(r, h)| {
+        let w = &r.results.prediction.as_ref()?.fit_warnings;
+        let first = w.first()?;
+        let more = match w.len() {
+            1 => String::new(),
+            n => format!(
+                " (and {} more: results.json, prediction.fit_warnings)",
+                n - 1
+            ),
+        };
+        Some(format!(
+            "{h}: a prediction whose fit warned: {}{more}",
+            crate::text::escaped(first)
+        ))
+    })
 }
 
 /// Why a run's numbers describe the host rather than a drive: where it ran, the target to name with it, and

@@ -138,7 +138,8 @@ fn drives_legend(o: &mut String, runs: &[RunData]) {
 /// and PAIRED the run it is drawn over ([`crate::report::chart::predicted::measured_run`]): `dashed over
 /// it in the charts` when that is MEASURED, `paired with run N (LABEL), a run of its spec: dashed over it
 /// in the charts` when it is another, `dashed in the charts; no run of its spec and phases with their
-/// workloads in this report to pair it with` when there is none.
+/// workloads in this report to pair it with` when there is none; then `; its fit warned: ...` with the
+/// fit's warnings when it had any (`prediction.fit_warnings`).
 fn prediction_note(runs: &[RunData], i: usize) -> Option<String> {
     use crate::report::chart::predicted::{fitted_run, measured_run};
     let p = runs[i].results.prediction.as_ref()?;
@@ -155,8 +156,12 @@ fn prediction_note(runs: &[RunData], i: usize) -> Option<String> {
                 .to_string()
         }
     };
+    let warned = match p.fit_warnings.as_slice() {
+        [] => String::new(),
+        w => format!("; its fit warned: {}", w.join("; ")),
+    };
     Some(format!(
-        "(prediction on {} fitted to {}; {paired})",
+        "(prediction on {} fitted to {}; {paired}{warned})",
         p.fitted_target,
         fitted.map_or_else(|| p.measured.clone(), run)
     ))

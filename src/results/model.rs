@@ -172,6 +172,12 @@ pub struct Prediction {
     /// read from (`measured` is relative to where `sim predict` ran); absent in results of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured_run_started_at: Option<String>,
+    /// The warnings of the fit that found `fitted_target`, as `wkrun sim fit` said them (without
+    /// `warning: `): what the fit could not vouch for, such as a plateau too short to measure or a replayed
+    /// fill off by more than its tolerance. Absent when the fit had none, or when the target was given with
+    /// `--fitted` (that fit's warnings are not known to the prediction).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fit_warnings: Vec<String>,
 }
 
 /// Identity of the spec file that ran.

@@ -783,3 +783,77 @@ fn predict_refuses_a_measured_path_its_results_cannot_record() {
     );
     assert!(!d.join("out").exists());
 }
+
+/// Trial 40, problem 2: `sim predict` went ahead on a fit that had just warned that its plateau, dies and
+/// program time could be off by tens of %, and the prediction kept no trace of it (5 to 28 % off the true
+/// drive). Its results now record the fit's warnings (`prediction.fit_warnings`), exactly as `sim fit`
+/// says them on stderr (the oracle: its `warning: ` lines); `compare` says the first under its table and
+/// `report` all of them beside the prediction's legend entry; a `--fitted` prediction records none.
+#[test]
+fn a_prediction_keeps_the_warnings_of_its_fit() {
+    let dir = tempdir();
+    let d = dir.path();
+    // A small drive with small blocks, measured at 1 s: its plateau lasts 1 interval, and the fit's fill is
+    // 46 % slow.
+    let truth = "sim:capacity=64MiB,op=7%,block=256KiB";
+    write_file(d, "m.toml", &spec_text("m", &wsat("60s")));
+    write_file(d, "p.toml", &spec_text("p", &writes("2s")));
+    let (code, _, err) = code_out_err(&wkrun(d, &["m.toml", "--target", truth, "-q", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, fit_err) = code_out_err(&wkrun(d, &["sim", "fit", "m"]));
+    assert_eq!(code, 0, "{fit_err}");
+    let fitted = out.lines().last().unwrap().to_string();
+    let oracle: Vec<&str> = fit_err
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: "))
+        .collect();
+    assert_eq!(oracle.len(), 2, "{fit_err}");
+    assert!(
+        oracle[0].starts_with("phase \"wsat\"'s fresh plateau lasts 1 interval(s) of 1s")
+            && oracle[1].starts_with("the fitted drive ran phase \"fill\" (replayed, not fitted)"),
+        "{fit_err}"
+    );
+    let (code, _, err) = predict(d, &["m", "p.toml", "-o", "p"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&d.join("p"));
+    let recorded: Vec<&str> = r["prediction"]["fit_warnings"]
+        .as_array()
+        .expect("fit_warnings")
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(recorded, oracle);
+    assert_eq!(r["prediction"]["fitted_target"], fitted.as_str());
+    // Given the target, no fit ran: nothing recorded.
+    let (code, _, err) = predict(d, &["m", "p.toml", "--fitted", &fitted, "-o", "pf"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&d.join("pf"));
+    assert_eq!(
+        r["prediction"].get("fit_warnings"),
+        None,
+        "{}",
+        r["prediction"]
+    );
+    // compare: the first warning, once, under the table.
+    let (code, out, err) = code_out_err(&wkrun(d, &["compare", "pf", "p"]));
+    assert_eq!(code, 0, "{err}");
+    let more = format!(
+        " (and {} more: results.json, prediction.fit_warnings)",
+        oracle.len() - 1
+    );
+    let line = format!("a prediction whose fit warned: {}{more}", oracle[0]);
+    assert_eq!(out.matches(&line).count(), 1, "{out}");
+    // report: all of them beside its legend entry.
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "m", "p", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    let xml = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;")
+    };
+    let said = format!("; its fit warned: {})", xml(&oracle.join("; ")));
+    assert_eq!(html.matches(&said).count(), 1, "{said}");
+}
