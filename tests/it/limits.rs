@@ -320,7 +320,9 @@ fn results_past_the_file_size_limit_hold_what_fits_and_say_it_once() {
         let args = ["m.toml", "--target", sim, "-o", &out, "-q"];
         let ran = run_limited(d.path(), &[&format!("--fsize={limit}")], false, &args);
         let path = d.path().join(&out).join("results.json");
-        let len = std::fs::metadata(&path).expect("results.json").len();
+        let len = std::fs::metadata(&path)
+            .unwrap_or_else(|e| panic!("{limit}: {e}: {}", ran.stderr))
+            .len();
         assert!(len <= limit, "{limit}: {len} B");
         let r: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("JSON");
