@@ -1180,15 +1180,23 @@ fn cmd_compare(
         CompareFormat::Markdown => compare::render_markdown(&c),
         CompareFormat::Csv => compare::render_csv(&c),
     };
-    // Notes under a table, after a blank line; beside CSV, which must stay CSV, on stderr.
-    let notes: String = compare::caveats(&runs, &c)
-        .iter()
-        .map(|n| format!("note: {n}\n"))
-        .collect();
+    // Notes on what the numbers describe above a table, the others under it, each apart by a blank line;
+    // beside CSV, which must stay CSV, all on stderr.
+    let lines = |v: Vec<String>| -> String { v.iter().map(|n| format!("note: {n}\n")).collect() };
+    let (before, notes) = (
+        lines(compare::host_caveats(&runs, &c)),
+        lines(compare::caveats(&runs)),
+    );
     match format {
-        _ if notes.is_empty() => {}
-        CompareFormat::Csv => err_out(&notes),
-        _ => text.push_str(&format!("\n{notes}")),
+        CompareFormat::Csv => err_out(&format!("{before}{notes}")),
+        _ => {
+            if !notes.is_empty() {
+                text.push_str(&format!("\n{notes}"));
+            }
+            if !before.is_empty() {
+                text = format!("{before}\n{text}");
+            }
+        }
     }
     stdout_text(&text);
     Ok(())

@@ -416,17 +416,12 @@ pub fn compare(runs: &[Run]) -> Comparison {
     Comparison { columns, rows }
 }
 
-/// What a reader must know to read the comparison, one line per run that needs one, named by its column
-/// header: which of fio's latencies a run read from fio's JSON gives ([`crate::fio::json::latency_caveat`]);
-/// for each prediction whose fit warned, its first warning (`prediction.fit_warnings`).
-///
-/// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
-/// beside the others' `missing` only.
-///
-/// First, when `c` gives a composite score against its first column, the runs whose numbers describe the
-/// host rather than a drive (`not_a_drive`: a file, a loop device without direct I/O, buffered
-/// workloads), those of one reason on one line: on a file, the fresh against used comparison is noise.
-pub fn caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
+/// What a reader must know before reading the comparison: when `c` gives a composite score against its
+/// first column, the runs whose numbers describe the host rather than a drive (`not_a_drive`: a file, a
+/// loop device without direct I/O, buffered workloads), those of one reason on one line, named by their
+/// column headers: on a file, the fresh against used comparison is noise. Said above the table (trial 13
+/// F13: under 60 rows, read after the composite).
+pub fn host_caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
     let scored = c
         .rows
         .iter()
@@ -448,7 +443,8 @@ pub fn caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
             None => host.push((why, vec![h])),
         }
     }
-    let host = host.into_iter().map(|((what, path, detail), named)| {
+    host.into_iter()
+        .map(|((what, path, detail), named)| {
         // The target after the reason, unless the one run's heading is its path.
         let path = path
             .filter(|p| named != [p.clone()])
@@ -458,11 +454,23 @@ pub fn caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
             "{}: {what}{path}: {detail}, so the changes and the composite may be noise, differing from run to run",
             named.join(", ")
         )
-    });
-    let fio = runs.iter().zip(headers(runs)).filter_map(|(r, h)| {
-        crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
-    });
-    host.chain(fio)
+    })
+    .collect()
+}
+
+/// What a reader must know to read the comparison, one line per run that needs one, named by its column
+/// header, said under the table: which of fio's latencies a run read from fio's JSON gives
+/// ([`crate::fio::json::latency_caveat`]); for each prediction whose fit warned, its first warning
+/// (`prediction.fit_warnings`).
+///
+/// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
+/// beside the others' `missing` only.
+pub fn caveats(runs: &[Run]) -> Vec<String> {
+    runs.iter()
+        .zip(headers(runs))
+        .filter_map(|(r, h)| {
+            crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
+        })
         .chain(fit_warned(runs))
         .chain(unpaired(runs))
         .collect()
@@ -2379,7 +2387,7 @@ mod tests {
         ];
         let tail = "so the changes and the composite may be noise, differing from run to run";
         assert_eq!(
-            caveats(&runs, &compare(&runs)),
+            host_caveats(&runs, &compare(&runs)),
             [
                 format!(
                     "loop: on a loop device without direct I/O (/dev/loop3): the numbers describe the host's page cache as much as a drive, {tail}"
@@ -2397,12 +2405,12 @@ mod tests {
         null.results.phases[0].params.engine = Some(crate::vocab::EngineKind::Null);
         let two = [on("a", TargetKind::File), on("b", TargetKind::File), null];
         assert_eq!(
-            caveats(&two, &compare(&two)),
+            host_caveats(&two, &compare(&two)),
             [format!(
                 "a, b: on a file (/dev/x): the numbers describe the file and the file system and page cache under it, not an SSD, {tail}"
             )]
         );
         let one = &runs[4..];
-        assert_eq!(caveats(one, &compare(one)), Vec::<String>::new());
+        assert_eq!(host_caveats(one, &compare(one)), Vec::<String>::new());
     }
 }

@@ -700,6 +700,8 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult, interrupted: bool) {
             (Some(at), false) => ctx.result(&format!("      steady state reached at {at} s")),
             (None, _) => match (&ss.not_judged, &ss.verdict.start) {
                 (Some(why), None) => ctx.result(&format!("      steady state not judged: {why}")),
+                // Never judged (the line below says why): not "not reached" (trial 13 F11).
+                (_, Some(_)) if ss.judged_from_s.is_none() => {}
                 _ => ctx.result("      steady state not reached"),
             },
         }

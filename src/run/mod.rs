@@ -648,7 +648,8 @@ fn phase_result(phase: &PhasePlan) -> PhaseResult {
 }
 
 /// One line on what a phase does: its byte range, and for I/O its block size, workers, queue depth and
-/// bound (`4 workers × QD8`: 32 I/Os in flight).
+/// bound (`4 workers × QD8`: 32 I/Os in flight), and its unmeasured ramp before it (`5s after a 1s ramp`:
+/// the phase takes both; trial 13 F12: a 5 s phase took 6 s and the line said 5 s).
 fn summary(p: &PhasePlan) -> String {
     let r = p.range();
     let range = format!("[{}, {})", r.start, r.end());
@@ -659,6 +660,14 @@ fn summary(p: &PhasePlan) -> String {
         Some(crate::plan::Bound::Time { ns }) => format!(", {}", crate::units::Duration(ns)),
         Some(crate::plan::Bound::Ops { bytes, .. }) => format!(", {bytes} B"),
         None => String::new(),
+    };
+    let ramp = match &p.work {
+        crate::plan::Work::Io(w) => w.measure.ramp_ns.filter(|&ns| ns > 0),
+        _ => None,
+    };
+    let bound = match ramp {
+        Some(ns) => format!("{bound} after a {} ramp", crate::units::Duration(ns)),
+        None => bound,
     };
     let workers = match io.workers {
         0 | 1 => String::new(),

@@ -402,6 +402,7 @@ fn closest_device(path: &Path) -> Option<PathBuf> {
         .filter_map(|f| fs::read_dir(f).ok())
         .flat_map(|entries| entries.flatten().map(|e| e.path()))
         .filter(|p| fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device() && has_size(&m)))
+        .filter(|p| !another_of_its_kind(&wanted, &base(p)))
         .map(|p| (strsim::damerau_levenshtein(&wanted, &base(&p)), p))
         .filter(|(d, _)| near(&wanted, *d))
         .min()
@@ -414,6 +415,39 @@ fn closest_device(path: &Path) -> Option<PathBuf> {
 /// device.
 fn near(wanted: &str, distance: usize) -> bool {
     distance <= (wanted.chars().count() / 3).max(1)
+}
+
+/// Whether `name` is another device of the kind `wanted` names, told apart only by its index: its digits
+/// (`loop4` for `loop0`, `nvme0n1` for `nvme0n9`) or, for `sd`, `vd`, `hd` and `xvd` disks, the letters
+/// after them (`sdb` for `sdc`). Such a name is not a typo's fix but someone else's device (trial 13 F4:
+/// `/dev/loop0`, absent, was told "the closest block device is /dev/loop4", another user's loop device).
+fn another_of_its_kind(wanted: &str, name: &str) -> bool {
+    // Each index (a run of digits; a lettered disk's letters) as `#`.
+    let kind = |s: &str| -> String {
+        let lettered = ["xvd", "sd", "vd", "hd"]
+            .iter()
+            .find_map(|p| s.strip_prefix(p).map(|rest| (*p, rest)));
+        let (head, rest) = match lettered {
+            Some((p, rest)) => {
+                let letters = rest.len()
+                    - rest
+                        .trim_start_matches(|c: char| c.is_ascii_lowercase())
+                        .len();
+                (format!("{p}#"), &rest[letters..])
+            }
+            None => (String::new(), s),
+        };
+        let mut out = head;
+        for c in rest.chars() {
+            match c.is_ascii_digit() {
+                true if out.ends_with('#') => {}
+                true => out.push('#'),
+                false => out.push(c),
+            }
+        }
+        out
+    };
+    wanted != name && kind(wanted) == kind(name)
 }
 
 /// Whether the block device of `m` holds any sectors (sysfs `size` above 0): an unattached loop device or an
@@ -731,6 +765,28 @@ mod tests {
             (1, 1, 2)
         );
         assert!(near("lop3", 1) && near("sdb", 1) && !near("sdb", 2));
+        // Another device of the same kind is never the fix of a typo (trial 13 F4).
+        for (wanted, other) in [
+            ("loop0", "loop4"),
+            ("loop0", "loop12"),
+            ("nvme0n9", "nvme0n1"),
+            ("nvme0n1p3", "nvme0n1p1"),
+            ("sdc", "sdb"),
+            ("sdc1", "sdb1"),
+            ("xvda", "xvdb"),
+        ] {
+            assert!(another_of_its_kind(wanted, other), "{wanted} {other}");
+        }
+        for (wanted, other) in [
+            ("lop3", "loop3"),
+            ("loop3", "loop3"),
+            ("nvme0n1", "nvme0n1p1"),
+            ("sdb", "vda"),
+            ("sbd", "sdb"),
+            ("dm0", "dm-0"),
+        ] {
+            assert!(!another_of_its_kind(wanted, other), "{wanted} {other}");
+        }
         assert_eq!(
             ProbeError::NoSuchDevice {
                 path: "/dev/nvme0n9".into(),

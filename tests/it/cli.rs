@@ -465,9 +465,15 @@ fn compare_aligns_wide_characters_by_terminal_cells() {
     let (code, table, err) = code_out_err(&wkrun(tmp.path(), &["compare", "运行a", "运行b"]));
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = table.lines().filter(|l| !l.is_empty()).collect();
-    assert!(lines[0].contains("运行b"), "{table}");
-    // Under the table, the note that a file's numbers are not a drive's (one line, not aligned).
-    let (note, lines) = lines.split_last().unwrap();
+    assert!(lines[1].contains("运行b"), "{table}");
+    // Above the table, the note that a file's numbers are not a drive's (one line, not aligned): read
+    // before the composite under the table (trial 13 F13).
+    let (note, lines) = lines.split_first().unwrap();
+    assert_eq!(
+        table.lines().nth(1),
+        Some(""),
+        "a blank line under the note: {table}"
+    );
     assert_eq!(
         *note,
         "note: t.img (运行a), t.img (运行b): on a file (t.img): the numbers describe the file and the file \

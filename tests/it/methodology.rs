@@ -1195,9 +1195,18 @@ fn rfc3339_s(v: &Value) -> f64 {
 
 #[test]
 fn ramp_is_unmeasured_and_the_totals_cover_only_the_measured_part() {
-    let (_d, out, r) = run_on_sparse(
-        16 << 20,
-        &workload("read_percent = 100\nrate_iops = 100\nramp = \"1s\"\nduration = \"2s\""),
+    let (d, t) = sparse_target_dir(16 << 20);
+    let body = workload("read_percent = 100\nrate_iops = 100\nramp = \"1s\"\nduration = \"2s\"");
+    let (o, out) = run_spec(d.path(), "methodology", &body, &t, &[]);
+    let (code, stdout, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&out);
+    // The phase's line says the ramp the phase takes before its measured 2 s (trial 13 F12).
+    assert!(
+        stdout.contains(
+            "[phase 0] workload \"w\": [0, 16777216), 4096 B blocks, QD1, 2s after a 1s ramp\n"
+        ),
+        "{stdout}"
     );
     let rows = rows_adding_up(&out, &r, 0);
     let p = phase(&r, 0);

@@ -64,6 +64,9 @@ fn a_shortened_trial_keeps_its_windows_and_says_they_are_clipped() {
         ),
         "{out}"
     );
+    // A rule that never judged did not find steady state absent: no "not reached" beside it (trial 13
+    // F11: both lines were printed).
+    assert!(!out.contains("steady state not reached"), "{out}");
     let r = results(&a);
     let w = &phase(&r, 0)["windows"];
     assert_eq!(
