@@ -190,30 +190,27 @@ impl Trim {
     }
 }
 
-/// Whether the file system of the regular file `path` can punch holes (fallocate PUNCH_HOLE), asked without
-/// changing a byte: a hole punched past the file's end (KEEP_SIZE), or for a path that does not exist yet,
-/// in an unnamed temporary file of its folder (O_TMPFILE, gone when closed). `Ok(false)` when the file
-/// system refuses the mode (EOPNOTSUPP); an error when it cannot tell (the file cannot be opened for
-/// writing, the folder takes no O_TMPFILE).
-pub fn can_punch_holes(path: &Path) -> io::Result<bool> {
+/// Whether the file system of a regular file can punch holes (fallocate PUNCH_HOLE), asked without
+/// changing a byte: a hole punched past the end (KEEP_SIZE) of `file` (open for writing), or, for a file
+/// that does not exist yet (`None`), in an unnamed temporary file of its folder `dir` (O_TMPFILE, gone when
+/// closed). `Ok(false)` when the file system refuses the mode (EOPNOTSUPP); an error when it cannot tell
+/// (the folder takes no O_TMPFILE).
+pub fn can_punch_holes(file: Option<&std::fs::File>, dir: &Path) -> io::Result<bool> {
     use std::os::unix::fs::OpenOptionsExt;
-    let f = match std::fs::OpenOptions::new().write(true).open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            std::fs::OpenOptions::new()
+    let tmp;
+    let f = match file {
+        Some(f) => f,
+        None => {
+            tmp = std::fs::OpenOptions::new()
                 .write(true)
                 .custom_flags(libc::O_TMPFILE)
                 .mode(0o600)
-                .open(dir)?
+                .open(dir)?;
+            &tmp
         }
-        Err(e) => return Err(e),
     };
     let past_end = f.metadata()?.len().next_multiple_of(1 << 20) + (1 << 20);
-    match punch_hole(&f, past_end, 4096) {
+    match punch_hole(f, past_end, 4096) {
         Ok(()) => Ok(true),
         Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(false),
         Err(e) => Err(e),

@@ -9,6 +9,7 @@ pub mod health;
 mod kinds;
 pub mod open;
 mod probe;
+pub mod reopen;
 pub mod safety;
 
 pub use probe::{ProbeError, not_storage, probe};

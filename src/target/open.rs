@@ -4,11 +4,10 @@
 //! writes and erases through that one open file, so the path is not looked up again while the run writes. The
 //! open is checked against what the path named when it was probed ([`TargetInfo::identity`]).
 
+use super::reopen::{Reopen, open_probed};
 use super::{Identity, TargetInfo, kinds};
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// A file target wkrun created: what it is, and whether its blocks were allocated.
@@ -122,36 +121,21 @@ impl Held {
             )));
         }
         let failed = |what: &str, e: io::Error| HoldError::Failed(format!("{what} {shown}: {e}"));
-        let changed = |now: Option<Identity>| {
-            HoldError::Changed(format!(
-                "{shown} changed after it was checked: it was {}, it is now {}; nothing was written to it",
-                Identity::describe(Some(expected)),
-                Identity::describe(now)
-            ))
-        };
-        let check = |f: &File| match f.metadata() {
-            Ok(m) if Identity::of(&m) == Some(expected) => Ok(()),
-            Ok(m) => Err(changed(Identity::of(&m))),
-            Err(e) => Err(failed("cannot stat", e)),
-        };
-        let pinned = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_PATH)
-            .open(path)
-            .map_err(|e| failed("cannot open", e))?;
-        check(&pinned)?;
-        let mut flags = libc::O_NOCTTY;
+        let mut flags = 0;
         if write && kind.exclusive_when_writing {
             flags |= libc::O_EXCL;
         }
-        let mut opts = OpenOptions::new();
-        opts.read(true).write(write).custom_flags(flags);
-        let file = match opts.open(format!("/proc/self/fd/{}", pinned.as_raw_fd())) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => opts.open(path),
-            r => r,
-        }
-        .map_err(|e| failed("cannot open", e))?;
-        check(&file)?;
+        let file = match open_probed(path, expected, write, flags) {
+            Ok(f) => f,
+            Err(Reopen::Failed(e)) => return Err(failed("cannot open", e)),
+            Err(Reopen::Changed(now)) => {
+                return Err(HoldError::Changed(format!(
+                    "{shown} changed after it was checked: it was {}, it is now {}; nothing was written to it",
+                    Identity::describe(Some(expected)),
+                    Identity::describe(now)
+                )));
+            }
+        };
         if write && let Identity::Block { .. } = expected {
             match crate::sys::block::read_only(&file) {
                 Ok(false) => {}

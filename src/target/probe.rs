@@ -1,5 +1,6 @@
 //! Reading a target's geometry without writing to it.
 
+use super::reopen::{Reopen, open_probed};
 use super::safety::{LOOP_DEPTH, disk_of, loop_backing, parse_dev};
 use super::{CachedLoop, Identity, TargetInfo, TargetKind};
 use crate::sys;
@@ -180,7 +181,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
         page_cached_loop: cached_loop(meta.dev(), 0),
         queue_depth_max: fs_queue_depth_max(meta.dev()),
         memory_fs,
-        no_direct: no_direct(path, memory_fs),
+        no_direct: no_direct(path, identity, memory_fs),
         write_cache: Some(file_write_cache()),
         ..TargetInfo::new(
             path,
@@ -192,16 +193,14 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     })
 }
 
-/// Why the existing file `path` (on `memory_fs`, if any) cannot be opened with O_DIRECT, or `None` when it
-/// can. The open is for reading only and does nothing to the file.
-fn no_direct(path: &Path, memory_fs: Option<&str>) -> Option<String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let e = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-        .err()
-        .filter(|e| e.raw_os_error() == Some(libc::EINVAL))?;
+/// Why the existing file `path` (probed as `identity`, on `memory_fs`, if any) cannot be opened with
+/// O_DIRECT, or `None` when it can. The open is for reading only and does nothing to the file.
+fn no_direct(path: &Path, identity: Identity, memory_fs: Option<&str>) -> Option<String> {
+    let e = match open_probed(path, identity, false, libc::O_DIRECT) {
+        Err(Reopen::Failed(e)) if e.raw_os_error() == Some(libc::EINVAL) => e,
+        // Another file now: the hold of the run finds it changed.
+        _ => return None,
+    };
     let on = match memory_fs {
         Some(fs) => format!("it is on {fs}, which has no direct I/O: "),
         None => String::new(),
@@ -227,11 +226,11 @@ fn fs_queue_depth_max(dev: u64) -> Option<u32> {
 /// Opens `path` for reading and checks that the open file is what `meta` (the path looked up just before)
 /// described: its identity is that of everything the probe reads from the open file.
 fn open_same(path: &Path, meta: &fs::Metadata) -> Result<(File, Identity), ProbeError> {
-    let f = File::open(path).map_err(io_err(path, "open"))?;
-    let opened = f.metadata().map_err(io_err(path, "stat"))?;
-    match (Identity::of(&opened), Identity::of(meta)) {
-        (Some(a), Some(b)) if a == b => Ok((f, a)),
-        _ => Err(ProbeError::Changed(path.to_path_buf())),
+    let expected = Identity::of(meta).ok_or_else(|| ProbeError::Changed(path.to_path_buf()))?;
+    match open_probed(path, expected, false, 0) {
+        Ok(f) => Ok((f, expected)),
+        Err(Reopen::Changed(_)) => Err(ProbeError::Changed(path.to_path_buf())),
+        Err(Reopen::Failed(e)) => Err(io_err(path, "open")(e)),
     }
 }
 

@@ -7,6 +7,7 @@
 //! ([`super::open::Held`]) is the kernel's final word; these checks give the reason in words before anything
 //! is opened for writing.
 
+use super::reopen::Reopen;
 use super::{Identity, TargetInfo, TargetKind, kinds};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -129,7 +130,7 @@ fn device_in_use(rdev: u64, node: &Path) -> Option<String> {
     mounted(&devs)
         .or_else(|| swap(&devs))
         .or_else(|| held(&devs))
-        .or_else(|| exclusive_open_fails(node))
+        .or_else(|| exclusive_open_fails(rdev, node))
 }
 
 /// A device of `devs` (`(major, minor, name)`) that is mounted, from /proc/self/mountinfo.
@@ -204,14 +205,10 @@ fn held(devs: &[(u32, u32, String)]) -> Option<String> {
 }
 
 /// The kernel's own answer: an exclusive open fails with EBUSY while anything holds the device.
-fn exclusive_open_fails(node: &Path) -> Option<String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    match fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_EXCL)
-        .open(node)
-    {
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Some(format!(
+fn exclusive_open_fails(rdev: u64, node: &Path) -> Option<String> {
+    // The node opened again as the device checked (attack 13 F1: a FIFO swapped in blocked the open).
+    match super::reopen::open_probed(node, Identity::Block { rdev }, false, libc::O_EXCL) {
+        Err(Reopen::Failed(e)) if e.raw_os_error() == Some(libc::EBUSY) => Some(format!(
             "{} is in use (an exclusive open fails: {e})",
             node.display()
         )),
@@ -352,7 +349,9 @@ pub fn read_only_reason(t: &TargetInfo) -> Option<String> {
     if t.created || !kinds::of(t.kind).facts().on_host {
         return None;
     }
-    let f = fs::File::open(&t.path).ok()?;
+    // The target opened again as it was probed (attack 13 F1: by its path, a FIFO swapped in blocked).
+    let id = t.identity?;
+    let f = super::reopen::open_probed(&t.path, id, false, 0).ok()?;
     match t.kind {
         TargetKind::Block => crate::sys::block::read_only(&f)
             .ok()?
@@ -364,7 +363,7 @@ pub fn read_only_reason(t: &TargetInfo) -> Option<String> {
             }
             // A program being run: the kernel refuses to open it for writing (ETXTBSY). Opening without
             // O_TRUNC or O_CREAT changes nothing.
-            if let Err(e) = fs::OpenOptions::new().write(true).open(&t.path)
+            if let Err(Reopen::Failed(e)) = super::reopen::open_probed(&t.path, id, true, 0)
                 && e.raw_os_error() == Some(libc::ETXTBSY)
             {
                 return Some(format!(

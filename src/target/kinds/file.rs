@@ -48,7 +48,19 @@ impl Kind for File {
     /// A file is trimmed by punching holes: refused where its file system says it cannot (a file system
     /// that cannot tell, or a file not yet writable, is tried: the run then fails at its first trim).
     fn trim_problem(&self, t: &TargetInfo) -> Option<String> {
-        match crate::sys::file::can_punch_holes(&t.path) {
+        let dir = t
+            .path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let asked = match t.identity.filter(|_| !t.created) {
+            // The file probed, opened again as it was checked (attack 13 F1: not the path again).
+            Some(id) => crate::target::reopen::open_probed(&t.path, id, true, 0)
+                .map_err(|_| io::Error::other("not the file probed"))
+                .and_then(|f| crate::sys::file::can_punch_holes(Some(&f), dir)),
+            None => crate::sys::file::can_punch_holes(None, dir),
+        };
+        match asked {
             Ok(false) => Some(format!(
                 "punch holes in a file, and the file system of {} does not support punch hole (fallocate PUNCH_HOLE: EOPNOTSUPP)",
                 t.path.display()

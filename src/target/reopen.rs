@@ -1,0 +1,59 @@
+//! Opening a probed target again by its path, as the very file it was probed as: never through a path
+//! that changed since it was checked, never blocking on a FIFO swapped in for it.
+
+use super::Identity;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// What [`open_probed`] found instead of the file it was to open again.
+#[derive(Debug)]
+pub enum Reopen {
+    /// The path names something else now (`None`: not a regular file or block device).
+    Changed(Option<Identity>),
+    /// The OS error of opening or stat-ing it.
+    Failed(io::Error),
+}
+
+/// Opens `path` again as the file `expected` it was probed as, with `flags` (`O_DIRECT`, `O_EXCL`;
+/// `O_NOCTTY` always), for reading and, with `write`, writing: first with `O_PATH`, which opens nothing on
+/// a device and never blocks (a FIFO swapped in for the target blocked a plain open forever: attack 13
+/// F1), compared with `expected`; then that very file through `/proc/self/fd` (without `/proc`, the path
+/// again, non-blocking), compared once more. Every open of a probed target by its path goes through here:
+/// the hold of the run (`open::Held::open`) and the probe's and safety checks' own opens.
+///
+/// # Errors
+/// [`Reopen::Changed`] when the path no longer names `expected`; [`Reopen::Failed`] otherwise.
+pub fn open_probed(
+    path: &Path,
+    expected: Identity,
+    write: bool,
+    flags: i32,
+) -> Result<File, Reopen> {
+    let check = |f: File| match f.metadata() {
+        Ok(m) if Identity::of(&m) == Some(expected) => Ok(f),
+        Ok(m) => Err(Reopen::Changed(Identity::of(&m))),
+        Err(e) => Err(Reopen::Failed(e)),
+    };
+    let pinned = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH)
+        .open(path)
+        .map_err(Reopen::Failed)
+        .and_then(check)?;
+    let mut opts = OpenOptions::new();
+    opts.read(true)
+        .write(write)
+        .custom_flags(flags | libc::O_NOCTTY);
+    let file = match opts.open(format!("/proc/self/fd/{}", pinned.as_raw_fd())) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            opts.custom_flags(flags | libc::O_NOCTTY | libc::O_NONBLOCK);
+            opts.open(path)
+        }
+        r => r,
+    }
+    .map_err(Reopen::Failed)?;
+    check(file)
+}
