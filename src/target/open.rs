@@ -214,6 +214,7 @@ fn claim(file: &File, write: bool, dev: u64, ino: u64, shown: &str) -> Result<()
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::os::fd::AsRawFd;
     use std::os::unix::fs::FileExt;
 
     /// A 1 MiB file of zeros in a fresh folder, probed.
