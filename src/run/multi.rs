@@ -221,19 +221,28 @@ impl Observer for Prefixed<'_> {
 /// once: as it is when every target has it, else after the targets that have it (`targets t0-a, t1-b:
 /// ...`).
 pub fn plan_notes(runs: &[TargetRun<'_>]) -> Vec<String> {
-    let mut found: Vec<(String, Vec<&str>)> = Vec::new();
-    for r in runs {
-        for n in crate::plan::window_notes(r.plan) {
-            match found.iter_mut().find(|(t, _)| *t == n) {
-                Some((_, labels)) => labels.push(&r.label),
-                None => found.push((n, vec![&r.label])),
+    let each: Vec<(&str, Vec<String>)> = runs
+        .iter()
+        .map(|r| (r.label.as_str(), crate::plan::window_notes(r.plan)))
+        .collect();
+    once_each(&each)
+}
+
+/// Each target's notes (label, notes) said once ([`plan_notes`]).
+fn once_each(each: &[(&str, Vec<String>)]) -> Vec<String> {
+    let mut found: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (label, notes) in each {
+        for n in notes {
+            match found.iter_mut().find(|(t, _)| t == n) {
+                Some((_, labels)) => labels.push(label),
+                None => found.push((n, vec![label])),
             }
         }
     }
     found
         .into_iter()
-        .map(|(n, labels)| match labels.len() == runs.len() {
-            true => n,
+        .map(|(n, labels)| match labels.len() == each.len() {
+            true => n.to_string(),
             false => format!(
                 "{} {}: {n}",
                 if labels.len() == 1 {
@@ -360,5 +369,20 @@ mod tests {
             );
         });
         assert!(gate.arrive().is_err());
+    }
+
+    /// Code review L2: a note every target has is said once as it is; one only some have names them.
+    #[test]
+    fn plan_notes_are_said_once_naming_the_targets_when_not_all_have_them() {
+        let n = |t: &str| t.to_string();
+        let each = [
+            ("t0-a", vec![n("both"), n("a and c")]),
+            ("t1-b", vec![n("both")]),
+            ("t2-c", vec![n("both"), n("a and c"), n("c")]),
+        ];
+        assert_eq!(
+            once_each(&each),
+            ["both", "targets t0-a, t2-c: a and c", "target t2-c: c"]
+        );
     }
 }
