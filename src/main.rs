@@ -942,7 +942,6 @@ fn probe_and_plan(
         )),
         None => bad(e.to_string()),
     })?;
-    notes.extend(plan::window_notes(&plan));
     Ok((info, plan))
 }
 
@@ -1040,6 +1039,8 @@ fn plan_one(
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(s, target, a, &mut notes, several)?;
     start_at(&mut plan, from, s)?;
+    // Of the phases from `--from` on, as a run says them after its first lines.
+    notes.extend(plan::window_notes(&plan));
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }

@@ -27,11 +27,24 @@ pub const ECHO: usize = 80;
 /// (`abcdef… (8 bytes)`): every echo of a value in a message is cut so ([`echo`], [`clip_quoted`],
 /// [`clip_words`]), a 1 MiB `--set` value or path among them. A text already cut so is left as it is.
 pub fn clip(s: &str, max: usize) -> Cow<'_, str> {
+    clip_of(s, max, s.len())
+}
+
+/// The one cut of [`clip`] and [`echo`]: `s` when it has at most `max` characters or is cut so already,
+/// else its first `max`, `…` and `bytes`, the length of the value it shows (`s` itself, or the value before
+/// it was escaped).
+fn clip_of(s: &str, max: usize, bytes: usize) -> Cow<'_, str> {
     match s.char_indices().nth(max) {
         None => Cow::Borrowed(s),
         Some(_) if is_clipped(s, max) => Cow::Borrowed(s),
-        Some((at, _)) => Cow::Owned(format!("{}… ({} bytes)", &s[..at], s.len())),
+        Some((at, _)) => Cow::Owned(format!("{}{}", &s[..at], cut_mark(bytes))),
     }
+}
+
+/// What ends a text cut short: `…` and the length in bytes of the whole it was cut from (` (8 bytes)`), for
+/// a value ([`clip`], [`echo`]) and a source line ([`clip_line`]) alike.
+fn cut_mark(bytes: usize) -> String {
+    format!("… ({bytes} bytes)")
 }
 
 /// Whether `s` is a text [`clip`] cut to `max` characters: at most `max` and `… (N bytes)`.
@@ -50,10 +63,9 @@ fn is_clipped(s: &str, max: usize) -> bool {
 /// [`ECHO`] characters by [`clip`], the length given being the value's own in bytes.
 pub fn echo(s: &str) -> Cow<'_, str> {
     let e = escaped(s);
-    match e.char_indices().nth(ECHO) {
-        None => e,
-        Some(_) if is_clipped(&e, ECHO) => e,
-        Some((at, _)) => Cow::Owned(format!("{}… ({} bytes)", &e[..at], s.len())),
+    match clip_of(&e, ECHO, s.len()) {
+        Cow::Owned(cut) => Cow::Owned(cut),
+        Cow::Borrowed(_) => e,
     }
 }
 
@@ -113,7 +125,8 @@ pub fn clip_quoted(s: &str, quote: char, max: usize) -> Cow<'_, str> {
 }
 
 /// A source line of more than `max` characters cut to a window of `max` around `caret` (character columns):
-/// `…` before when the window starts past the line's start, `…(N more)` after when it ends before its end;
+/// `…` before when the window starts past the line's start, `… (N bytes)` after when it ends before its end
+/// (the whole line's length, as [`clip`] ends a value);
 /// the caret moved to match and kept within the window.
 pub fn clip_line(
     line: &str,
@@ -133,7 +146,7 @@ pub fn clip_line(
     }
     out.extend(line.chars().skip(from).take(max));
     if to < n {
-        out.push_str(&format!("…({} more)", n - to));
+        out.push_str(&cut_mark(line.len()));
     }
     let start = caret.start.clamp(from, to) - from + lead;
     let end = caret.end.clamp(from, to) - from + lead;
@@ -341,11 +354,11 @@ mod tests {
         let line = "0123456789abcdefghijklmnopqrstuvwxyz";
         assert_eq!(
             clip_line(line, 0..1, 10),
-            ("0123456789…(26 more)".to_string(), 0..1)
+            ("0123456789… (36 bytes)".to_string(), 0..1)
         );
         assert_eq!(
             clip_line(line, 20..22, 10),
-            ("…fghijklmno…(11 more)".to_string(), 6..8)
+            ("…fghijklmno… (36 bytes)".to_string(), 6..8)
         );
         assert_eq!(
             clip_line(line, 35..36, 10),
@@ -353,7 +366,7 @@ mod tests {
         );
         assert_eq!(
             clip_line(line, 4..30, 10),
-            ("0123456789…(26 more)".to_string(), 4..10)
+            ("0123456789… (36 bytes)".to_string(), 4..10)
         );
         assert_eq!(clip_line("short", 1..2, 10), ("short".to_string(), 1..2));
     }

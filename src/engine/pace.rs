@@ -236,7 +236,7 @@ impl Pace {
     pub fn warning(&self, engine: &str) -> Option<String> {
         let p = self.probed().filter(|_| self.mode == Mode::Batched)?;
         Some(format!(
-            "{engine}: completions were reaped in batches after a probe of at least the first {} ms{} (each wait for every I/O in flight, ending {MIN_WAIT_US} µs after it began once one completed), because the probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion (waking per completion costs the device's pace where its I/O runs on a kernel worker thread, as on zram or a buffered tmpfs file; completion_waits = \"each\" turns the probe off). A completion is timed when its wait ends, so a latency can be up to {MIN_WAIT_US} µs (plus timer slack) longer than a wait per completion would time it",
+            "{engine}: completions were reaped in batches, so a latency can be up to {MIN_WAIT_US} µs (plus timer slack) longer than a wait per completion would time it; set completion_waits = \"each\" to time each: after a probe of at least the first {} ms{} (each wait for every I/O in flight, ending {MIN_WAIT_US} µs after it began once one completed), because the probe at the start of the phase completed {:.0} I/Os per second that way against {:.0} when woken per completion (waking per completion costs the device's pace where its I/O runs on a kernel worker thread, as on zram or a buffered tmpfs file; completion_waits = \"each\" turns the probe off); a completion is timed when its wait ends",
             WINDOW_NS * (1 + (WINDOWS.len() as u64 - 1) * self.rounds.len() as u64) / 1_000_000,
             match self.rounds.len() {
                 1 => String::new(),

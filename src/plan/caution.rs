@@ -213,13 +213,18 @@ fn read_modify_write(phase: &PhasePlan, w: &IoWork, t: &TargetInfo) -> Option<St
     if odd.is_none() && !start_odd {
         return None;
     }
-    let what = match (odd, start_odd) {
-        (Some(b), _) => {
-            format!("writes of {b} B are not whole physical blocks of the target ({pbs} B)")
-        }
-        (None, _) => format!(
-            "the span starts at {} B, not on a physical block of the target ({pbs} B), so every write straddles two",
-            phase.span.start
+    // What to do, said first so that the console line keeps it.
+    let (what, action) = match (odd, start_odd) {
+        (Some(b), _) => (
+            format!("writes of {b} B are not whole physical blocks of the target ({pbs} B)"),
+            format!("use block sizes that are multiples of {pbs} B"),
+        ),
+        (None, _) => (
+            format!(
+                "the span starts at {} B, not on a physical block of the target ({pbs} B), so every write straddles two",
+                phase.span.start
+            ),
+            format!("start the span (offset) at a multiple of {pbs} B"),
         ),
     };
     let who = match t.kind {
@@ -227,7 +232,7 @@ fn read_modify_write(phase: &PhasePlan, w: &IoWork, t: &TargetInfo) -> Option<St
         _ => "the device",
     };
     Some(format!(
-        "{what}: {who} must read, modify and write whole blocks (read-modify-write), so the write numbers describe that, not plain writes of this size"
+        "read-modify-write: the write numbers describe it, not plain writes; {action}: {what}: {who} must read, modify and write whole blocks"
     ))
 }
 
@@ -281,12 +286,18 @@ fn host_queue(io: &IoSettings, t: &TargetInfo) -> Option<String> {
     if in_flight <= max || !caps(io.engine).opens_target {
         return None;
     }
-    let what = match workers {
-        1 => format!("queue_depth = {qd} is"),
-        w => format!("workers = {w} × queue_depth = {qd} ({in_flight} I/Os in flight) are"),
+    let (what, action) = match workers {
+        1 => (
+            format!("queue_depth = {qd} is"),
+            format!("use queue_depth = {max} or less"),
+        ),
+        w => (
+            format!("workers = {w} × queue_depth = {qd} ({in_flight} I/Os in flight) are"),
+            format!("keep workers × queue_depth at {max} or less"),
+        ),
     };
     Some(format!(
-        "{what} more than the device's queue holds ({max}, target.queue_depth_max from sysfs): up to {} I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than {max} at once",
+        "queue deeper than the device's: latencies include waits in the host's queue; {action}: {what} more than the device's queue holds ({max}, target.queue_depth_max from sysfs): up to {} I/Os at a time wait in the host's queue, and the device never sees more than {max} at once",
         in_flight - max
     ))
 }
@@ -341,11 +352,11 @@ fn batched_completions(io: &IoSettings, cpus: u32) -> Option<String> {
         return None;
     }
     Some(format!(
-        "engine = \"io_uring\" with workers = {} on {}: each worker waits for {n} of its {} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to {} later completions",
+        "batched completions: a latency can include the time of up to {} later completions; set completion_waits = \"each\" to time each: engine = \"io_uring\" with workers = {} on {}: each worker waits for {n} of its {} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends",
+        n - 1,
         io.workers,
         cpus_text(cpus),
         io.queue_depth,
-        n - 1
     ))
 }
 
@@ -439,7 +450,7 @@ mod tests {
         assert_eq!(
             host_queue(&w(EngineKind::IoUring, 16, 4), &t).as_deref(),
             Some(
-                "workers = 4 × queue_depth = 16 (64 I/Os in flight) are more than the device's queue holds (32, target.queue_depth_max from sysfs): up to 32 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 32 at once"
+                "queue deeper than the device's: latencies include waits in the host's queue; keep workers × queue_depth at 32 or less: workers = 4 × queue_depth = 16 (64 I/Os in flight) are more than the device's queue holds (32, target.queue_depth_max from sysfs): up to 32 I/Os at a time wait in the host's queue, and the device never sees more than 32 at once"
             )
         );
     }
@@ -471,7 +482,7 @@ mod tests {
         assert_eq!(
             batched_completions(&batched, 2).as_deref(),
             Some(
-                "engine = \"io_uring\" with workers = 2 on 2 CPUs: each worker waits for 4 of its 32 I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to 3 later completions"
+                "batched completions: a latency can include the time of up to 3 later completions; set completion_waits = \"each\" to time each: engine = \"io_uring\" with workers = 2 on 2 CPUs: each worker waits for 4 of its 32 I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends"
             )
         );
     }
@@ -509,7 +520,7 @@ mod tests {
         assert_eq!(
             host_queue(&io(EngineKind::Libaio, 40), &t).as_deref(),
             Some(
-                "queue_depth = 40 is more than the device's queue holds (32, target.queue_depth_max from sysfs): up to 8 I/Os at a time wait in the host's queue, so latencies include that wait and the device never sees more than 32 at once"
+                "queue deeper than the device's: latencies include waits in the host's queue; use queue_depth = 32 or less: queue_depth = 40 is more than the device's queue holds (32, target.queue_depth_max from sysfs): up to 8 I/Os at a time wait in the host's queue, and the device never sees more than 32 at once"
             )
         );
     }

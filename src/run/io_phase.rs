@@ -24,8 +24,10 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     {
         ctx.warn(&mut pr, w);
     }
-    if let Some(w) = holes_warning(ctx, phase) {
-        ctx.warn(&mut pr, w);
+    match holes_warning(ctx, phase) {
+        Some(Holes::Warning(w)) => ctx.warn(&mut pr, w),
+        Some(Holes::Note(n)) => ctx.note(&mut pr, n),
+        None => {}
     }
     let o = match measured(ctx, phase, None, &mut pr) {
         Ok(o) => o,
@@ -814,12 +816,20 @@ pub fn intended_line(pr: &PhaseResult) -> Option<String> {
 /// Most holes looked at in a phase's range (each is two lseek calls).
 const MAX_HOLES: usize = 100_000;
 
+/// What a phase's holes are worth: a warning, or a note when this run's erase made them.
+enum Holes {
+    /// Holes the run did not make (or the unwritten blocks of the file it created): run a fill first.
+    Warning(String),
+    /// Holes this run's erase punched: as expected, no setup to fix.
+    Note(String),
+}
+
 /// The warning of a phase that writes into holes of a file target (never written, or punched): the filesystem
 /// allocates blocks at each first write there, so the numbers include that. Holes under 1 % of the range are
 /// not worth one. The plan says which phases look ([`crate::plan::Plan::holes_check`]) and the erase of this
 /// run that held all of the range last before the phase, if any: every hole there is one it punched or a
-/// later phase left, and the warning says so, as expected, not a setup to fix (trial 24c F9).
-fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<String> {
+/// later phase left, and a note says so, as expected, not a setup to fix (trial 24c F9).
+fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
     let held = ctx.target?;
     let check = ctx.plan.holes_check(phase)?;
     let range = check.range;
@@ -841,26 +851,28 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<String> {
         range.end()
     );
     let t = &ctx.plan.target;
-    // A fill is the laying out itself: what its numbers include is the news, the phases after it are the cure.
-    let action = match phase.kind {
-        crate::spec::PhaseKind::Fill => {
-            "expected of a fill (the phases after it write into written blocks)"
-        }
-        _ => "run a fill first",
+    // A fill is the laying out itself: what its numbers include is the news, the phases after it are the
+    // cure. Said short before the details, so that the console line keeps it within its width.
+    let (action, after) = match phase.kind {
+        crate::spec::PhaseKind::Fill => (
+            "expected of a fill",
+            "; the phases after it write into written blocks",
+        ),
+        _ => ("run a fill first", ""),
     };
     Some(match erase {
-        Some(e) => format!(
+        Some(e) => Holes::Note(format!(
             "writes into holes: as expected after this run's erase (phase \"{}\"), {share} are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
             e.name
-        ),
+        )),
         // The file this run created and preallocated: its blocks are unwritten extents, which a file system
         // reports as holes (newcomer 30c: its max latency read +12,345 % against fio's, which lays out its file).
-        None if t.created && t.preallocated && !check.erased_before => format!(
-            "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; {action}: {share} were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work"
-        ),
-        None => format!(
-            "writes into holes: latencies include the file system's allocation work; {action}: {share} are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
-        ),
+        None if t.created && t.preallocated && !check.erased_before => Holes::Warning(format!(
+            "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; {action}: {share} were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work{after}"
+        )),
+        None => Holes::Warning(format!(
+            "writes into holes: latencies include the file system's allocation work; {action}: {share} are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work{after}"
+        )),
     })
 }
 
@@ -895,10 +907,9 @@ mod tests {
             "and-another-one-of-forty-bytes-exactly-x",
         ];
         let tight = |t: &str| super::super::observer::warning_line(&names, t, 200);
-        assert!(
-            tight(&busy).contains("rerun on an idle host"),
-            "{}",
-            tight(&busy)
+        assert_eq!(
+            tight(&busy),
+            "warning: phases a-phase-name-of… and 1 more: busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for… (in full: results.json; docs/results.md#warnings)"
         );
         assert!(
             tight(&short).contains("give it a duration or size of several intervals"),

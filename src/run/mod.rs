@@ -143,6 +143,13 @@ impl<'a> Ctx<'a> {
         pr.warnings.push(w);
     }
 
+    /// A note of the running phase ([`Observer::note`]): kept in its results' warnings, said on the console
+    /// as `note: ...`.
+    pub fn note(&mut self, pr: &mut PhaseResult, n: String) {
+        self.obs.note(&[pr.name.as_str()], &n);
+        pr.warnings.push(n);
+    }
+
     /// The environment of the measuring code.
     pub fn env(&self) -> Env<'a> {
         Env {
@@ -430,12 +437,21 @@ fn announce(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) {
             io_phase::assume_done(&mut ctx.written, phase);
         }
     }
+    // The plan's notes, after the lines that say which phases run: with several targets once, naming the
+    // targets when not all have it.
+    let notes = match gate {
+        Some(g) => g.take_notes(),
+        None => crate::plan::window_notes(plan),
+    };
+    for n in notes {
+        ctx.obs.run_note(&format!("note: {n}"));
+    }
     // The plan's warnings, each once with the phases that have it (the phases' results keep their own).
     let phases = plan
         .to_run()
         .map(|p| (p.name.as_str(), p.warnings.as_slice()));
     for (text, names) in observer::grouped(phases) {
-        ctx.obs.warning(&names, text);
+        ctx.obs.warning(&names, &text);
     }
     if let Some(n) = schedule::clock_note(ctx.results.launch.as_ref())
         && gate.is_none_or(multi::Gate::say_for_host)

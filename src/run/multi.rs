@@ -6,7 +6,7 @@
 //! A target that fails stops the run: the others finish the phase they are running and stop at the gate,
 //! their results saying so. A signal stops every target at its next I/O boundary.
 
-use super::observer::{Console, Observer};
+use super::observer::{Console, Observer, Repeats, Said};
 use super::{RunError, execute_gated};
 use crate::plan::{PhasePlan, Plan};
 use crate::results::Results;
@@ -25,6 +25,8 @@ pub struct Gate {
     cv: Condvar,
     /// Whether a run has said what is true of the host, not of its target (the clock note).
     host_said: AtomicBool,
+    /// The notes of the targets' plans, each once ([`plan_notes`]), until the first run to ask says them.
+    notes: Mutex<Vec<String>>,
 }
 
 struct GateState {
@@ -50,7 +52,13 @@ impl Gate {
             }),
             cv: Condvar::new(),
             host_said: AtomicBool::new(false),
+            notes: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The notes of the run's plans ([`plan_notes`]), for the first run to ask: said once, not per target.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Whether this run is the one to say what is true of the whole host (true once, for the first asking):
@@ -131,6 +139,8 @@ struct Prefixed<'a> {
     inner: Console,
     /// The run's first result line, said once by whichever target records its results first.
     first: Option<(&'a std::sync::Once, &'a str)>,
+    /// The warnings and notes said, by kind: a later phase's of a kind said is held for the run's end.
+    repeats: Repeats,
 }
 
 impl Prefixed<'_> {
@@ -150,6 +160,17 @@ impl Prefixed<'_> {
     }
 }
 
+impl Prefixed<'_> {
+    /// A warning's or a note's line, prefixed: the label's room taken from the line's, so that the whole
+    /// line keeps to the width.
+    fn said(&mut self, said: Said, phases: &[&str], text: &str) {
+        let label = self.shown();
+        let width = super::observer::WARNING_WIDTH.saturating_sub(label.len() + 3);
+        let line = said.line(phases, text, width);
+        self.inner.log(&format!("[{label}] {line}"));
+    }
+}
+
 /// The most bytes of a target's label in its log lines' prefix.
 const LABEL_SHOWN: usize = 40;
 
@@ -157,15 +178,21 @@ impl Observer for Prefixed<'_> {
     fn log(&mut self, line: &str) {
         self.inner.log(&format!("[{}] {line}", self.shown()));
     }
+    fn run_note(&mut self, line: &str) {
+        self.inner.run_note(line);
+    }
     fn result(&mut self, line: &str) {
         self.inner.result(&format!("[{}] {line}", self.shown()));
     }
     fn warning(&mut self, phases: &[&str], text: &str) {
-        // The label's room taken from the line's, so that the whole line keeps to the width.
-        let label = self.shown();
-        let width = super::observer::WARNING_WIDTH.saturating_sub(label.len() + 3);
-        let line = super::observer::warning_line(phases, text, width);
-        self.inner.log(&format!("[{label}] {line}"));
+        if self.repeats.first(Said::Warning, phases, text) {
+            self.said(Said::Warning, phases, text);
+        }
+    }
+    fn note(&mut self, phases: &[&str], text: &str) {
+        if self.repeats.first(Said::Note, phases, text) {
+            self.said(Said::Note, phases, text);
+        }
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.inner.phase_start(number, of, phase);
@@ -180,8 +207,53 @@ impl Observer for Prefixed<'_> {
         if let Some((once, line)) = self.first.take() {
             once.call_once(|| self.inner.result(line));
         }
+        if results.status != crate::results::Status::Running {
+            for (said, names, text) in self.repeats.take() {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.said(said, &names, &text);
+            }
+        }
         self.inner.results(results)
     }
+}
+
+/// The notes of the targets' plans ([`crate::plan::window_notes`]: a window longer than its phase), each
+/// once: as it is when every target has it, else after the targets that have it (`targets t0-a, t1-b:
+/// ...`).
+pub fn plan_notes(runs: &[TargetRun<'_>]) -> Vec<String> {
+    let each: Vec<(&str, Vec<String>)> = runs
+        .iter()
+        .map(|r| (r.label.as_str(), crate::plan::window_notes(r.plan)))
+        .collect();
+    once_each(&each)
+}
+
+/// Each target's notes (label, notes) said once ([`plan_notes`]).
+fn once_each(each: &[(&str, Vec<String>)]) -> Vec<String> {
+    let mut found: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (label, notes) in each {
+        for n in notes {
+            match found.iter_mut().find(|(t, _)| t == n) {
+                Some((_, labels)) => labels.push(label),
+                None => found.push((n, vec![label])),
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(n, labels)| match labels.len() == each.len() {
+            true => n.to_string(),
+            false => format!(
+                "{} {}: {n}",
+                if labels.len() == 1 {
+                    "target"
+                } else {
+                    "targets"
+                },
+                labels.join(", ")
+            ),
+        })
+        .collect()
 }
 
 /// Runs every target's plan at once, phase by phase (a [`Gate`]), one thread per target, each writing its
@@ -196,6 +268,7 @@ pub fn execute_many(
     first: &str,
 ) -> Vec<Result<Results, RunError>> {
     let gate = Gate::new(runs.len());
+    *gate.notes.lock().unwrap_or_else(|p| p.into_inner()) = plan_notes(runs);
     let gate = &gate;
     let said = std::sync::Once::new();
     let said = &said;
@@ -208,6 +281,7 @@ pub fn execute_many(
                         label: &r.label,
                         inner: Console::new(quiet, false),
                         first: Some((said, first)),
+                        repeats: Repeats::default(),
                     };
                     let res = execute_gated(
                         spec,
@@ -295,5 +369,20 @@ mod tests {
             );
         });
         assert!(gate.arrive().is_err());
+    }
+
+    /// Code review L2: a note every target has is said once as it is; one only some have names them.
+    #[test]
+    fn plan_notes_are_said_once_naming_the_targets_when_not_all_have_them() {
+        let n = |t: &str| t.to_string();
+        let each = [
+            ("t0-a", vec![n("both"), n("a and c")]),
+            ("t1-b", vec![n("both")]),
+            ("t2-c", vec![n("both"), n("a and c"), n("c")]),
+        ];
+        assert_eq!(
+            once_each(&each),
+            ["both", "targets t0-a, t2-c: a and c", "target t2-c: c"]
+        );
     }
 }

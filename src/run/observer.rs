@@ -14,12 +14,21 @@ use crate::results::write::{ResultsWriter, WriteError};
 pub trait Observer {
     /// A line for humans about the run: what it does, notes (stderr).
     fn log(&mut self, _line: &str) {}
+    /// A note of the whole run, not of one target (a window longer than its phase): stderr, with several
+    /// targets once and without a target's label.
+    fn run_note(&mut self, line: &str) {
+        self.log(line);
+    }
     /// A line of the run's result summary: a phase's header (what it ran) and its totals, latency and
     /// steady state (stdout, as fio prints its results).
     fn result(&mut self, _line: &str) {}
     /// A warning of the phases named `phases` (one, or several with the same warning), in full; the
     /// results keep it in full, the console says it on one line ([`warning_line`]).
     fn warning(&mut self, _phases: &[&str], _text: &str) {}
+    /// A note of the phases named `phases`: what a reader should know of their numbers that is no setup to
+    /// fix (holes an erase of this run made); the results keep it among the warnings, the console says it
+    /// on one line as `note: ...` ([`note_line`]).
+    fn note(&mut self, _phases: &[&str], _text: &str) {}
     /// Phase `number` (its index, from 0) of a run of `of` phases starts.
     fn phase_start(&mut self, _number: usize, _of: usize, _phase: &PhasePlan) {}
     /// The running phase closed one interval of its series (the row was written to its CSV).
@@ -56,6 +65,10 @@ impl Observer for Both<'_> {
         self.0.log(line);
         self.1.log(line);
     }
+    fn run_note(&mut self, line: &str) {
+        self.0.run_note(line);
+        self.1.run_note(line);
+    }
     fn result(&mut self, line: &str) {
         self.0.result(line);
         self.1.result(line);
@@ -63,6 +76,10 @@ impl Observer for Both<'_> {
     fn warning(&mut self, phases: &[&str], text: &str) {
         self.0.warning(phases, text);
         self.1.warning(phases, text);
+    }
+    fn note(&mut self, phases: &[&str], text: &str) {
+        self.0.note(phases, text);
+        self.1.note(phases, text);
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
         self.0.phase_start(number, of, phase);
@@ -96,6 +113,8 @@ pub struct Console {
     bar: Option<Bar>,
     /// A result line said when the results are first recorded ([`Console::announcing`]).
     first: Option<String>,
+    /// The kinds of warning and note said so far, and the later phases that had them ([`Repeats`]).
+    repeats: Repeats,
 }
 
 impl Console {
@@ -106,6 +125,7 @@ impl Console {
             no_phase_log: false,
             bar: live.then(Bar::new),
             first: None,
+            repeats: Repeats::default(),
         }
     }
 
@@ -121,6 +141,15 @@ impl Console {
     pub fn announcing(mut self, line: String) -> Console {
         self.first = Some(line);
         self
+    }
+
+    /// A warning's or a note's line on stderr, even without the log of phases.
+    fn said_line(&self, line: &str) {
+        match &self.bar {
+            // A terminal wraps a long line wherever its width falls, mid-word: wrapped here at words.
+            Some(bar) => bar.println(&wrapped(line, progress::term_width())),
+            None => self.said(line),
+        }
     }
 
     /// A log line on stderr (above the live line when there is one), none when quiet.
@@ -139,6 +168,9 @@ impl Observer for Console {
             self.said(line);
         }
     }
+    fn run_note(&mut self, line: &str) {
+        self.said(line);
+    }
     fn result(&mut self, line: &str) {
         match &self.bar {
             Some(bar) => bar.print_result(line),
@@ -146,11 +178,13 @@ impl Observer for Console {
         }
     }
     fn warning(&mut self, phases: &[&str], text: &str) {
-        let line = warning_line(phases, text, WARNING_WIDTH);
-        match &self.bar {
-            // A terminal wraps a long line wherever its width falls, mid-word: wrapped here at words.
-            Some(bar) => bar.println(&wrapped(&line, progress::term_width())),
-            None => self.said(&line),
+        if self.repeats.first(Said::Warning, phases, text) {
+            self.said_line(&warning_line(phases, text, WARNING_WIDTH));
+        }
+    }
+    fn note(&mut self, phases: &[&str], text: &str) {
+        if self.repeats.first(Said::Note, phases, text) {
+            self.said_line(&note_line(phases, text, WARNING_WIDTH));
         }
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
@@ -168,9 +202,15 @@ impl Observer for Console {
             bar.phase_end();
         }
     }
-    fn results(&mut self, _results: &Results) -> Result<(), WriteError> {
+    fn results(&mut self, results: &Results) -> Result<(), WriteError> {
         if let Some(line) = self.first.take() {
             self.result(&line);
+        }
+        if results.status != crate::results::Status::Running {
+            for (said, names, text) in self.repeats.take() {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.said_line(&said.line(&names, &text, WARNING_WIDTH));
+            }
         }
         // A summary that stdout does not take (`> /dev/full`) stops the run at the next record of its
         // results, which then say "failed" with why (it ran on to its end, "completed", and exited 1). A
@@ -186,39 +226,93 @@ impl Observer for Console {
     }
 }
 
-/// The longest a warning's console line is, in bytes.
+/// The longest a warning's console line is, in bytes, unless its action needs more ([`warning_line`]).
 pub const WARNING_WIDTH: usize = 200;
 
 /// Where a warning cut on the console is read in full.
 const IN_FULL: &str = " (in full: results.json; docs/results.md#warnings)";
 
+/// What a console line says: a warning (a setup to fix, or numbers to read with care) or a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Said {
+    /// `warning: phase NAME: TEXT`.
+    Warning,
+    /// `note: phase NAME: TEXT`: no setup to fix (holes this run's erase made).
+    Note,
+}
+
+impl Said {
+    /// The line's first word.
+    fn word(self) -> &'static str {
+        match self {
+            Said::Warning => "warning",
+            Said::Note => "note",
+        }
+    }
+
+    /// The console line of `text` for `phases`, at most `width` bytes but for its action ([`warning_line`]).
+    pub fn line(self, phases: &[&str], text: &str, width: usize) -> String {
+        said_line(self.word(), phases, text, width)
+    }
+}
+
 /// A warning on one line of at most `width` bytes (`width` at least 100): `warning: phase w: TEXT` or
 /// `warning: phases f, r: TEXT`, its control characters escaped; a text that does not fit is cut at a word
 /// and ends `… (in full: results.json; docs/results.md#warnings)`. The paragraphs some warnings are (90
 /// words, once per phase) made a run's console unreadable; the results keep them whole. A warning's text
-/// starts with what it is and its key (`direct = false: ...`), so the cut keeps at least [`MIN_TEXT`]
-/// bytes of it: where the phases' names (and a target's label before the line) leave less, the names are
-/// cut shorter, then the ending is ` (in full: results.json)`.
+/// starts with what it is, what it does to the numbers and what to do (`busy host: the rates are below the
+/// device's; rerun on an idle host: ...`), so the cut keeps at least [`MIN_TEXT`] bytes of it, and always
+/// its action, the text up to its second `: ` (at most [`ACTION_MAX`] bytes): where the phases' names (and
+/// a target's label before the line) leave less, the names are cut shorter, then the ending is ` (in full:
+/// results.json)`, and an action that still does not fit makes the line longer than `width`.
 pub fn warning_line(phases: &[&str], text: &str, width: usize) -> String {
+    said_line("warning", phases, text, width)
+}
+
+/// A note on one line, as [`warning_line`] says a warning: `note: phase w: TEXT`.
+pub fn note_line(phases: &[&str], text: &str, width: usize) -> String {
+    said_line("note", phases, text, width)
+}
+
+/// [`warning_line`] with `word` (`warning`, `note`) first.
+fn said_line(word: &str, phases: &[&str], text: &str, width: usize) -> String {
     let width = width.max(100);
     let text = crate::text::escaped(text);
+    let action = action_len(&text);
     let mut line = String::new();
     for (most, each, in_full) in [
         (60, 40, IN_FULL),
         (24, 16, IN_FULL),
         (24, 16, IN_FULL_SHORT),
     ] {
-        let head = format!("warning: {}: ", named(phases, most, each));
+        let head = format!("{word}: {}: ", named(phases, most, each));
         if head.len() + text.len() <= width {
             return format!("{head}{text}");
         }
         let room = width.saturating_sub(head.len() + in_full.len() + '…'.len_utf8());
-        line = format!("{head}{}…{in_full}", cut_at_word(&text, room));
-        if room >= MIN_TEXT {
+        let kept = match cut_at_word(&text, room) {
+            cut if cut.len() >= action => cut,
+            _ => &text[..action],
+        };
+        line = format!("{head}{kept}…{in_full}");
+        if room >= MIN_TEXT.max(action) {
             break;
         }
     }
     line
+}
+
+/// The most bytes of a text's action that a console line keeps whole whatever its width.
+pub const ACTION_MAX: usize = 200;
+
+/// The length of `text`'s start up to its second `: ` (what it is, and what to do), when that is at most
+/// [`ACTION_MAX`] bytes; else 0.
+fn action_len(text: &str) -> usize {
+    let mut seps = text.match_indices(": ").map(|(i, _)| i);
+    match (seps.next(), seps.next()) {
+        (Some(_), Some(end)) if end <= ACTION_MAX => end,
+        _ => 0,
+    }
 }
 
 /// `line` wrapped at spaces to a terminal of `cols` columns, each line after the first indented by two
@@ -280,21 +374,177 @@ fn cut_at_word(s: &str, room: usize) -> &str {
     head.trim_end_matches([' ', ',', ';', ':'])
 }
 
-/// Each distinct warning of `phases` (name, warnings) once, in order of first appearance, with the names
-/// of the phases that have it.
+/// The byte ranges of `text`'s numbers: a run of digits, with a decimal part, standing as a word (after
+/// the start, a space, `(` or `[`; before the end, a space, `,;:)]%` or a full stop that ends a sentence).
+/// Digits within a name or a path (`w1`, `/dev/loop3`, `t0-a`, `"2"`) are no number.
+fn numbers(text: &str) -> Vec<std::ops::Range<usize>> {
+    let b = text.as_bytes();
+    let digits = |mut j: usize| {
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        j
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit() && (i == 0 || matches!(b[i - 1], b' ' | b'(' | b'['));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut j = digits(i);
+        if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+            j = digits(j + 1);
+        }
+        let ends = match b.get(j) {
+            None => true,
+            Some(b'.') => b.get(j + 1).is_none_or(|&c| c == b' '),
+            Some(c) => b" ,;:)]%".contains(c),
+        };
+        if ends {
+            out.push(i..j);
+        }
+        i = j;
+    }
+    out
+}
+
+/// A warning's kind: its text with each of its numbers left out (numbers standing as words: not the digits
+/// of a name or a path). Warnings of one kind say the same of different phases, but for their numbers (the
+/// busy host's `waited for a CPU 48 % of the phase`).
+pub fn kind(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for r in numbers(text) {
+        out.push_str(&text[at..r.start]);
+        out.push('\0');
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The warnings `texts`, all of one [`kind`], said as one: the first's text with each number that differs
+/// among them given as the range of its values (`waited for a CPU 31–48 % of the phase`).
+pub fn merged(texts: &[&str]) -> String {
+    let Some((first, rest)) = texts.split_first() else {
+        return String::new();
+    };
+    let all: Vec<Vec<&str>> = texts
+        .iter()
+        .map(|t| numbers(t).into_iter().map(|r| &t[r]).collect())
+        .collect();
+    let mut out = String::with_capacity(first.len() + 8);
+    let mut at = 0;
+    for (k, r) in numbers(first).into_iter().enumerate() {
+        out.push_str(&first[at..r.start]);
+        let value = |n: &&str| n.parse::<f64>().unwrap_or(0.0);
+        let slot = || all.iter().filter_map(|n| n.get(k));
+        let lo = slot().min_by(|a, b| value(a).total_cmp(&value(b)));
+        let hi = slot().max_by(|a, b| value(a).total_cmp(&value(b)));
+        match (lo, hi) {
+            (Some(lo), Some(hi)) if lo != hi && !rest.is_empty() => {
+                out.push_str(&format!("{lo}–{hi}"));
+            }
+            _ => out.push_str(&first[r.clone()]),
+        }
+        at = r.end;
+    }
+    out.push_str(&first[at..]);
+    out
+}
+
+/// Each kind of warning of `phases` (name, warnings) once ([`kind`]: warnings that differ only in their
+/// numbers are one), in order of first appearance, said as one ([`merged`]) with the names of the phases
+/// that have it.
 pub fn grouped<'a>(
     phases: impl IntoIterator<Item = (&'a str, &'a [String])>,
-) -> Vec<(&'a str, Vec<&'a str>)> {
-    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+) -> Vec<(String, Vec<&'a str>)> {
+    let mut out: Vec<(String, Vec<&str>, Vec<&str>)> = Vec::new();
     for (name, warnings) in phases {
         for w in warnings {
-            match out.iter_mut().find(|(t, _)| *t == w.as_str()) {
-                Some((_, names)) => names.push(name),
-                None => out.push((w.as_str(), vec![name])),
+            let k = kind(w);
+            match out.iter_mut().find(|(t, _, _)| *t == k) {
+                Some((_, texts, names)) => {
+                    texts.push(w);
+                    if names.last() != Some(&name) {
+                        names.push(name);
+                    }
+                }
+                None => out.push((k, vec![w.as_str()], vec![name])),
             }
         }
     }
-    out
+    out.into_iter()
+        .map(|(_, texts, names)| (merged(&texts), names))
+        .collect()
+}
+
+/// The warnings and notes a console said, by [`kind`]: the first of a kind is said when it comes; a later
+/// phase's of the same kind is held, and when the run ends one line names every phase that had the kind,
+/// its numbers as ranges ([`merged`]): a busy host made every phase of a run say its own line.
+#[derive(Default)]
+pub struct Repeats {
+    kinds: Vec<Kind>,
+}
+
+/// One kind of warning or note a console said ([`Repeats`]).
+struct Kind {
+    said: Said,
+    kind: String,
+    /// The phases that had it, in order.
+    names: Vec<String>,
+    /// Their texts, the first said.
+    texts: Vec<String>,
+    /// Whether a later phase's was held.
+    held: bool,
+}
+
+impl Repeats {
+    /// Whether `text` of `phases` is the first of its kind, to say now; else it is held.
+    pub fn first(&mut self, said: Said, phases: &[&str], text: &str) -> bool {
+        let k = kind(text);
+        let names = phases.iter().map(|p| p.to_string());
+        match self
+            .kinds
+            .iter_mut()
+            .find(|g| g.said == said && g.kind == k)
+        {
+            Some(g) => {
+                for n in names {
+                    if !g.names.contains(&n) {
+                        g.names.push(n);
+                    }
+                }
+                g.texts.push(text.to_string());
+                g.held = true;
+                false
+            }
+            None => {
+                self.kinds.push(Kind {
+                    said,
+                    kind: k,
+                    names: names.collect(),
+                    texts: vec![text.to_string()],
+                    held: false,
+                });
+                true
+            }
+        }
+    }
+
+    /// Each kind with a held repeat, once: what it is, every phase that had it and its text said as one.
+    pub fn take(&mut self) -> Vec<(Said, Vec<String>, String)> {
+        let mut out = Vec::new();
+        for g in &mut self.kinds {
+            if std::mem::take(&mut g.held) {
+                let texts: Vec<&str> = g.texts.iter().map(String::as_str).collect();
+                out.push((g.said, g.names.clone(), merged(&texts)));
+            }
+        }
+        out
+    }
 }
 
 /// Hears nothing.
@@ -321,11 +571,12 @@ mod tests {
             "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer… (in full: results.json; docs/results.md#warnings)"
         );
         assert_eq!(line.len(), 194);
+        // Within the width, but for the action: `warning: phases f, r: ` (22 bytes), the action (68) and
+        // `… (in full: results.json)` (27) need 117.
         for width in 100..260 {
-            assert!(
-                warning_line(&["f", "r"], cache, width).len() <= width,
-                "{width}"
-            );
+            let line = warning_line(&["f", "r"], cache, width);
+            assert!(line.len() <= width.max(117), "{width}");
+            assert!(line.contains(&cache[..68]), "{width}");
         }
         // Line breaks and escapes never reach the terminal.
         assert_eq!(
@@ -391,6 +642,103 @@ mod tests {
             vec!["y".to_string()],
         );
         let got = grouped([("f", a.as_slice()), ("r", b.as_slice()), ("e", &[][..])]);
-        assert_eq!(got, [("x", vec!["f"]), ("y", vec!["f", "r"])]);
+        assert_eq!(
+            got,
+            [
+                ("x".to_string(), vec!["f"]),
+                ("y".to_string(), vec!["f", "r"])
+            ]
+        );
+    }
+
+    /// Issue 24 leftovers: warnings that differ only in their numbers are one kind, said once with the
+    /// phases and the range of each number that differs; digits in names and paths are no number.
+    #[test]
+    fn warnings_of_one_kind_are_said_once_with_the_range_of_their_numbers() {
+        let busy = |n: u32| {
+            format!(
+                "busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU {n} % of the phase (other processes or more threads than CPUs held them), and completions waited with it"
+            )
+        };
+        let (a, b, c) = (vec![busy(48)], vec![busy(31)], vec![busy(40)]);
+        assert_eq!(
+            grouped([("w1", &a[..]), ("w2", &b[..]), ("w3", &c[..])]),
+            [(busy(48).replace("48 %", "31–48 %"), vec!["w1", "w2", "w3"])]
+        );
+        let t =
+            "qd 32, 1.5 s (0.49 of it) [0, 4194304) 7 %. w1 t0-a /dev/loop3 \"2\" 1s 1.2.3 end 9";
+        let found: Vec<&str> = numbers(t).into_iter().map(|r| &t[r]).collect();
+        assert_eq!(found, ["32", "1.5", "0.49", "0", "4194304", "7", "9"]);
+        // After a phase "w1" and after a phase "w2": names, so two kinds.
+        let after = |p: &str| vec![format!("no ramp: after phase \"{p}\" wrote 5 times")];
+        let (x, y) = (after("w1"), after("w2"));
+        assert_eq!(grouped([("a", &x[..]), ("b", &y[..])]).len(), 2);
+        assert_eq!(
+            merged(&["a 1 and 2", "a 1 and 10", "a 1 and 3"]),
+            "a 1 and 2–10"
+        );
+    }
+
+    /// A console says the first warning of a kind when it comes and holds the later phases' until the run
+    /// ends, then names every phase that had it; a note is not a warning of the same text.
+    #[test]
+    fn repeats_are_held_for_the_end_of_the_run() {
+        let mut r = Repeats::default();
+        assert!(r.first(Said::Warning, &["a"], "busy host: x; y: waited 48 % of it"));
+        assert!(!r.first(Said::Warning, &["b"], "busy host: x; y: waited 31 % of it"));
+        assert!(r.first(Said::Note, &["b"], "busy host: x; y: waited 31 % of it"));
+        assert!(r.first(Said::Warning, &["b"], "other"));
+        assert_eq!(
+            r.take(),
+            [(
+                Said::Warning,
+                vec!["a".to_string(), "b".to_string()],
+                "busy host: x; y: waited 31–48 % of it".to_string()
+            )]
+        );
+        assert_eq!(r.take(), []);
+        assert_eq!(
+            Said::Note.line(&["b"], "writes into holes: as expected", 200),
+            "note: phase b: writes into holes: as expected"
+        );
+    }
+
+    /// Issue 24 leftovers: a text's action, up to its second `: `, is never cut: with two phase names of
+    /// 40 bytes and a target's label (a width of 157), the names are cut shorter and then the line is
+    /// longer than the width by what the action needs.
+    #[test]
+    fn the_action_is_never_cut() {
+        let names = [
+            "a-phase-name-of-forty-bytes-exactly-here",
+            "and-another-one-of-forty-bytes-exactly-x",
+        ];
+        // The longest action of wkrun's warnings (psync threads past the CPUs), 168 bytes.
+        let action = "engine = \"psync\" with workers = 4 × queue_depth = 16 runs 64 threads on 2 CPUs: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread";
+        assert_eq!(action.len(), 168);
+        let text = format!(
+            "{action}: they share the CPUs, so latencies include waits to be scheduled, not only the device's time"
+        );
+        for width in [200, 157, 100] {
+            let line = warning_line(&names, &text, width);
+            assert_eq!(
+                line,
+                format!(
+                    "warning: phases a-phase-name-of… and 1 more: {action}… (in full: results.json)"
+                ),
+                "{width}"
+            );
+            // docs/results.md#warnings: a line of 242 bytes.
+            assert_eq!(line.len(), 242);
+        }
+        // Where the action fits with shorter names, the rest of the line takes what is left.
+        assert_eq!(
+            warning_line(&names[..1], &text, 250),
+            format!(
+                "warning: phase a-phase-name-of…: {action}: they share the… (in full: results.json)"
+            )
+        );
+        // Without a second `: `, the cut keeps at least MIN_TEXT bytes as before.
+        assert_eq!(action_len("a: b"), 0);
+        assert_eq!(action_len(&format!("{}: b: c", "x".repeat(201))), 0);
     }
 }

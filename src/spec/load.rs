@@ -1448,7 +1448,7 @@ mod tests {
                     "error: t.toml:2:1: {k80}{k80}… (400000 bytes): unknown key `{k80}… (400000 bytes)`"
                 ),
                 "   |",
-                &format!(" 2 | {k80}…(399924 more)"),
+                &format!(" 2 | {k80}… (400004 bytes)"),
             ]
         );
     }

@@ -925,7 +925,7 @@ pub const UNEQUAL_WORKERS: &str = "unequal workers: ";
 /// The start of the warning that an io_uring phase kept batched completion waits after its probe
 /// (`engine::pace`): the probe compares two rates measured on this host, so it depends on the machine's
 /// load (tests/it/engines.rs checks it against the rates it gives).
-pub const BATCHED_WAITS: &str = "io_uring: completions were reaped in batches after ";
+pub const BATCHED_WAITS: &str = "io_uring: completions were reaped in batches, ";
 
 /// The start of the warning that a phase given a duration lasted less than one interval
 /// (`run::io_phase::shorter_than_interval`): tests/it/trial.rs asserts it exactly.

@@ -262,7 +262,7 @@ fn latency_seed_expands_to_the_nine_cell_matrix() {
             let pbs = plan["target"]["physical_block_size"].as_u64().expect("pbs");
             if bs < pbs && read < 100 {
                 want.last_mut().expect("a phase")["warnings"] = json!([format!(
-                    "writes of {bs} B are not whole physical blocks of the target ({pbs} B): the filesystem under the file must read, modify and write whole blocks (read-modify-write), so the write numbers describe that, not plain writes of this size"
+                    "read-modify-write: the write numbers describe it, not plain writes; use block sizes that are multiples of {pbs} B: writes of {bs} B are not whole physical blocks of the target ({pbs} B): the filesystem under the file must read, modify and write whole blocks"
                 )]);
             }
         }

@@ -442,6 +442,54 @@ fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
     );
 }
 
+/// Code review L2 (issue 24 leftovers): the window note came before the run's first lines and `--from`'s,
+/// named phases the run skips, and was said once per target: now after them, of the phases run, and once
+/// for several targets, naming the targets when not all have it.
+#[test]
+fn window_notes_follow_the_first_lines_once_for_several_targets() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"steady\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 0\nduration = \"20s\"\nwindows = [\"last 20s\"]\n";
+    let body = format!("{body}{}", body.replace("\"steady\"", "\"again\""));
+    write_file(d, "s.toml", &spec_text("win", &body));
+    let (a, b) = (
+        "sim:capacity=64MiB,block=256KiB",
+        "sim:capacity=32MiB,block=256KiB",
+    );
+    let run = |args: &[&str]| {
+        let mut all = vec!["s.toml", "--set", "duration=1s", "-o"];
+        all.extend(args);
+        let (code, _, err) = code_out_err(&wkrun(d, &all));
+        assert_eq!(code, 0, "{err}");
+        err
+    };
+    let virtual_time = |t: &str| {
+        format!(
+            "note: {t} runs in virtual time on its own engine: the phases' engine and direct settings do not apply"
+        )
+    };
+    let err = run(&["o1", "--target", a, "--from", "again"]);
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "--set duration=1s: phases steady, again",
+            &virtual_time("sim:capacity=64MiB,op=7%,block=256KiB,dies=1"),
+            "2 phases, numbered 0 to 1",
+            "starting at phase 1: phase 0 is taken as done",
+            "note: phase 1 \"again\": window \"last 20s\" is longer than the phase (1s): its statistics cover only what the phase has (results: clipped); give the phase duration = \"20s\" or more, or a shorter window in its windows",
+        ]
+    );
+    let err = run(&["o2", "--target", a, "--target", b]);
+    let both = "note: phases 0 \"steady\", 1 \"again\": window \"last 20s\" is longer than each phase (1s): its statistics cover only what the phase has (results: clipped); give each phase duration = \"20s\" or more, or a shorter window in its windows";
+    assert_eq!(err.matches("is longer than").count(), 1, "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.ends_with("] 2 phases, numbered 0 to 1"));
+    let note = lines.iter().position(|l| *l == both);
+    assert!(first.is_some() && first < note, "{err}");
+}
+
 /// The attack of issue 24: `--set phase.NAME.name=NEW` on a phase of a sweep said the new name "is already
 /// used" (by the phase itself, as every member got it), and on one expanded member that it "changes no
 /// phase", exit 0; a size with a no-break space was taken. Each is refused with exit 2 saying why, nothing

@@ -14,9 +14,9 @@ fn cpus() -> u64 {
 /// The caution of an io_uring phase with `workers` workers of `qd` I/Os each, waiting for `n` at a time.
 fn caution(workers: u64, qd: u64, n: u64) -> String {
     format!(
-        "engine = \"io_uring\" with workers = {workers} on {}: each worker waits for {n} of its {qd} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends, so a latency can include the time of up to {} later completions",
+        "batched completions: a latency can include the time of up to {} later completions; set completion_waits = \"each\" to time each: engine = \"io_uring\" with workers = {workers} on {}: each worker waits for {n} of its {qd} I/Os per io_uring_enter, not 1, so that the kernel's io-wq threads (which do the writes a buffered file or zram cannot take without blocking) are not interrupted by a wake per completion; a completion is timed when its wait ends",
+        n - 1,
         cpus_text(cpus()),
-        n - 1
     )
 }
 
