@@ -216,12 +216,40 @@ pub fn label(s: &str) -> String {
     }
 }
 
-/// Whether `c` is a control character, or a format or separator character that reorders or breaks a line
-/// as shown (bidirectional overrides and isolates, zero-width ones, U+2028/2029), and `which` picks it.
+/// Whether `c` is a control character, a line or paragraph separator (U+2028/2029), or a format character
+/// ([`format_char`]: bidirectional marks, overrides and isolates, zero-width ones, the soft hyphen, tags),
+/// and `which` picks it.
 fn hidden(c: char, which: impl Fn(char) -> bool) -> bool {
-    (c.is_control()
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}'))
-        && which(c)
+    (c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || format_char(c)) && which(c)
+}
+
+/// Whether `c` is a format character, Unicode's general category Cf (Unicode 15.1, every one): invisible,
+/// or reordering what follows. A hand list of some (U+200B–200F, U+202A–202E, U+2066–2069, U+FEFF) let
+/// U+061C ARABIC LETTER MARK, U+2060 WORD JOINER, U+00AD SOFT HYPHEN and the tag characters through
+/// (attack 13 F5).
+pub fn format_char(c: char) -> bool {
+    matches!(c,
+        '\u{00ad}'
+        | '\u{0600}'..='\u{0605}'
+        | '\u{061c}'
+        | '\u{06dd}'
+        | '\u{070f}'
+        | '\u{0890}'..='\u{0891}'
+        | '\u{08e2}'
+        | '\u{180e}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206f}'
+        | '\u{feff}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{110bd}'
+        | '\u{110cd}'
+        | '\u{13430}'..='\u{1343f}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0001}'
+        | '\u{e0020}'..='\u{e007f}')
 }
 
 /// Whether `c` is invisible or moves text when shown: a control character (tab, newline, U+0085 NEL, ...),
@@ -312,6 +340,31 @@ pub fn wrap(s: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every format character (Cf) is hidden, shown escaped and refused where invisible characters are,
+    /// the ones a hand list missed among them (attack 13 F5); letters and marks beside them are not.
+    #[test]
+    fn every_format_character_is_hidden() {
+        for c in [
+            '\u{061c}',
+            '\u{2060}',
+            '\u{00ad}',
+            '\u{180e}',
+            '\u{206e}',
+            '\u{e0041}',
+            '\u{202e}',
+            '\u{feff}',
+        ] {
+            assert!(format_char(c) && hidden_char(c) && invisible(c), "{c:?}");
+            assert_eq!(
+                escaped(&format!("a{c}b")),
+                format!("a\\u{{{:x}}}b", u32::from(c))
+            );
+        }
+        for c in ['a', 'é', '\u{0300}', '\u{05d0}', '\u{1f600}', '\u{2014}', '\u{3042}'] {
+            assert!(!format_char(c) && !hidden_char(c) && !invisible(c), "{c:?}");
+        }
+    }
 
     /// Found by the attack session: a 100,000-character `--label` and a 400 KB spec line were echoed whole.
     #[test]
