@@ -1758,3 +1758,58 @@ fn a_summary_line_stdout_refuses_stops_the_phase_at_once() {
     let text = fs::read(d.path().join("out.txt")).expect("out.txt");
     assert_eq!(&text[(limit - 16) as usize..], b"results: r\n[phas");
 }
+
+/// Issue 24 leftovers: `--version` and `--help` under a small address-space limit. Going down from 64 MiB a
+/// MiB at a time, each prints its text (exit 0) until the first limit that leaves less than the 4 MiB
+/// wkrun needs beyond the program, where it is refused cleanly (exit 1 naming RLIMIT_AS and the limit to
+/// raise it to), and the limit it advises prints the text. Below that band the program cannot start at all
+/// (the dynamic loader fails to map a library, exit 127, or the kernel's exec, SIGSEGV): nothing of wkrun
+/// has run (measured on the debug build: 46-49 MiB refused, 43-45 MiB the loader, 42 MiB and less exec;
+/// `prlimit --as=36MiB` cannot exec the 42 MB debug binary; the release binary runs at 36 MiB).
+#[test]
+fn version_and_help_under_a_small_address_space_limit_work_or_are_refused_cleanly() {
+    let test =
+        "limits::version_and_help_under_a_small_address_space_limit_work_or_are_refused_cleanly";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    for (arg, text) in [("--version", "wkrun "), ("--help", "Usage: wkrun")] {
+        let run = |limit: u64| {
+            let o = Command::new("prlimit")
+                .arg(format!("--as={limit}"))
+                .arg(wkrun_bin())
+                .arg(arg)
+                .current_dir(d.path())
+                .output()
+                .expect("prlimit");
+            code_out_err(&o)
+        };
+        let mut limit = 64u64 << 20;
+        let (code, out, err) = loop {
+            let (code, out, err) = run(limit);
+            if code != 0 {
+                break (code, out, err);
+            }
+            assert!(out.contains(text), "{arg} at {limit} B: {out}");
+            limit -= 1 << 20;
+        };
+        assert_eq!((code, out.as_str()), (1, ""), "{arg} at {limit} B: {err}");
+        let enough: u64 = err
+            .split("raise it to at least ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{arg} at {limit} B: {err}"));
+        assert_eq!(
+            err,
+            format!(
+                "error: the address-space limit (RLIMIT_AS, ulimit -v) is {limit} B, which leaves less than the 4194304 B wkrun needs beyond the program and its libraries; raise it to at least {enough} B (ulimit -v {}) or remove it; nothing was written\n",
+                enough / 1024
+            )
+        );
+        let (code, out, err) = run(enough);
+        assert_eq!(code, 0, "{arg} at {enough} B: {err}");
+        assert!(out.contains(text), "{arg} at {enough} B: {out}");
+    }
+}
