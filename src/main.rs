@@ -1711,14 +1711,14 @@ fn where_now(out_dir: OutDir) -> Result<OutDir, Fail> {
     }
 }
 
-/// The target file a run creates, once the output folder is known to keep room for the results beside it.
+/// The target file a run creates, once the output folder is known to keep room for the results beside it:
+/// when it does not, a resource limit, the run refused with its results.json saying "failed" (as a run
+/// on several targets records it).
 fn create_one_target(s: &LoadedSpec, plan: &Plan, out_dir: &OutDir) -> Result<Plan, Fail> {
-    out_dir
-        .room_beside(&[(
-            plan.target.path.parent().unwrap_or(Path::new(".")),
-            plan.target.capacity_bytes,
-        )])
-        .map_err(out_fail)?;
+    let here = plan.target.path.parent().unwrap_or(Path::new("."));
+    if let Err(e) = out_dir.room_beside(&[(here, plan.target.capacity_bytes)]) {
+        return Err(refused_by_limit(s, plan, out_dir.clone(), &e.refusal()));
+    }
     run::create_target(s, plan).map_err(bad)
 }
 

@@ -75,7 +75,8 @@ pub(super) fn cmd_run_many(
 }
 
 /// The run's output folder and one folder per target, checked against the targets and the room the targets to
-/// create need, and those targets created. On an error nothing is left behind.
+/// create need, and those targets created. On an error nothing is left behind, but for targets to create
+/// that would leave too little room for the results: the results saying "failed" ([`refused_by_limit`]).
 fn prepare_output(
     s: &LoadedSpec,
     plans: &mut [Plan],
@@ -117,10 +118,11 @@ fn prepare_output(
             (dir, p.target.capacity_bytes)
         })
         .collect();
+    // A resource limit: each target's and the aggregate's results.json say "failed", as one target's.
     if let Err(e) = out_dir.room_beside(&to_create) {
         subs.into_iter().for_each(OutDir::discard);
         out_dir.discard();
-        return Err(out_fail(e));
+        return Err(refused_by_limit(s, plans, a, launch, labels, &e.refusal()));
     }
     if let Err(e) = create_targets(s, plans, say) {
         subs.into_iter().for_each(OutDir::discard);

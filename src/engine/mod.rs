@@ -751,11 +751,6 @@ pub trait Engine {
     fn workers(&self, _job: &Job<'_>) -> usize {
         1
     }
-    /// Number of threads the engine starts for a job (psync: one per queue slot); none unless it says so
-    /// (it runs on the calling thread).
-    fn threads_started(&self, _job: &Job<'_>) -> usize {
-        0
-    }
     /// Runs the job to its end.
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome;
 }

@@ -23,10 +23,6 @@ impl Engine for Psync {
         job.queue_depth as usize
     }
 
-    fn threads_started(&self, job: &Job<'_>) -> usize {
-        self.workers(job)
-    }
-
     fn run(&self, job: &Job<'_>, events: &Sender<Event>) -> Outcome {
         let Some(file) = job.file else {
             return super::queue::setup_failed(

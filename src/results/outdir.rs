@@ -72,6 +72,25 @@ pub enum OutDirError {
         /// What it would be on.
         on: &'static str,
     },
+    /// The target files a run creates would leave the folder's file system less room than its results need
+    /// ([`OutDir::room_beside`]): a full disk, a resource limit.
+    #[error(
+        "no room for the results beside the target{} to create: the output folder {}'s file system has {free} B free, and the target file{} to create on it take{} {bytes} B, which would leave less than the {MIN_ROOM} B a run's results need; choose another --output folder or target path, or a smaller --target-size",
+        if *files == 1 { "" } else { "s" },
+        path.display(),
+        if *files == 1 { "" } else { "s" },
+        if *files == 1 { "s" } else { "" }
+    )]
+    NoRoomBeside {
+        /// The folder.
+        path: PathBuf,
+        /// Bytes free on its file system.
+        free: u64,
+        /// The target files to create on it.
+        files: usize,
+        /// The bytes they take, allocated.
+        bytes: u64,
+    },
     /// The folder already holds the results of a run.
     #[error("{} already holds results.json; choose another --output folder", path.display())]
     HasResults {
@@ -211,6 +230,7 @@ impl OutDirError {
             {
                 1
             }
+            OutDirError::NoRoomBeside { .. } => 1,
             _ => 2,
         }
     }
@@ -370,7 +390,7 @@ impl OutDir {
     /// first, and the run then failed writing `results.json`, exit 1).
     ///
     /// # Errors
-    /// [`OutDirError::NotWritable`], naming the room there is and what the targets take.
+    /// [`OutDirError::NoRoomBeside`], naming the room there is and what the targets take.
     pub fn room_beside(&self, targets: &[(&Path, u64)]) -> Result<(), OutDirError> {
         use std::os::unix::fs::MetadataExt;
         let dev = |p: &Path| {
@@ -384,22 +404,21 @@ impl OutDir {
         let Some(here) = dev(self.path()) else {
             return Ok(());
         };
-        let bytes = targets
+        let here: Vec<u64> = targets
             .iter()
             .filter(|(d, _)| dev(d) == Some(here))
-            .fold(0u64, |a, (_, b)| a.saturating_add(*b));
+            .map(|(_, b)| *b)
+            .collect();
+        let bytes = here.iter().fold(0u64, |a, b| a.saturating_add(*b));
         let free = crate::sys::file::free_bytes(&self.inner.dir).unwrap_or(u64::MAX);
         if bytes == 0 || free >= bytes.saturating_add(MIN_ROOM) {
             return Ok(());
         }
-        Err(OutDirError::NotWritable {
+        Err(OutDirError::NoRoomBeside {
             path: self.path().to_path_buf(),
-            source: io::Error::new(
-                io::ErrorKind::StorageFull,
-                format!(
-                    "its file system has {free} B free, and the target file to create on it takes {bytes} B, which would leave less than the {MIN_ROOM} B a run's results need"
-                ),
-            ),
+            free,
+            files: here.len(),
+            bytes,
         })
     }
 

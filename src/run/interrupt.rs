@@ -60,6 +60,10 @@ fn watch(writer: &Mutex<ResultsWriter>, stop: &AtomicBool, done: &AtomicBool) {
     signal::await_mark();
     while !done.load(Ordering::SeqCst) {
         if stop.load(Ordering::SeqCst) {
+            // Stopped by stdout that does not take the summary: the run ends failed, not interrupted.
+            if super::progress::stdout_error().is_some() {
+                break;
+            }
             let sig = signal::first().map(signal::name);
             // Best effort: the run writes its own last results after this, and says what failed.
             let _ = lock(writer).mark_interrupted(sig, super::now_rfc3339());

@@ -131,6 +131,23 @@ pub fn phase_space(threads: u64, buffers: u64) -> u64 {
     }
 }
 
+/// The threads a phase of `workers` workers on `engine` with `queue_depth` I/Os each in flight starts:
+/// with several workers, a thread per worker; and each worker's engine its own (psync: one per queue slot,
+/// [`crate::engine::Caps::thread_per_slot`]). The one count the run's check ([`check_address_space`]) and
+/// the phase's own check before its threads start (`run/measure.rs`) take, with [`phase_space`].
+pub fn phase_threads(engine: EngineKind, workers: u32, queue_depth: u32) -> u64 {
+    let workers = u64::from(workers.max(1));
+    let per_worker = match crate::engine::caps(engine).thread_per_slot {
+        true => u64::from(queue_depth),
+        false => 0,
+    };
+    let own = match workers {
+        1 => 0,
+        n => n,
+    };
+    workers.saturating_mul(per_worker).saturating_add(own)
+}
+
 /// What a run needs, in parts that add up to it (the parts of each target's largest phase summed over
 /// the targets): see [`check_address_space`] and [`check_memory`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -232,19 +249,16 @@ fn sim_tables(plan: &Plan) -> u64 {
 }
 
 /// The phase of `plan` that needs most address space ([`phase_space`] and its per-I/O trace,
-/// [`trace_space`]): its threads (a psync worker's thread per queue slot, a thread per worker beyond the
-/// first; counted only with `stacks`), I/O buffers (a queue's worth per worker) and trace room.
+/// [`trace_space`]): its threads ([`phase_threads`], counted only with `stacks`), I/O buffers (a queue's worth per worker) and trace room.
 fn largest_phase(plan: &Plan, stacks: bool) -> (u64, u64, u64) {
     plan.to_run()
         .filter_map(|p| p.io())
         .map(|io| {
             let workers = u64::from(io.workers.max(1));
-            let per_worker = match crate::engine::caps(io.engine).thread_per_slot {
-                true => u64::from(io.queue_depth),
+            let threads = match stacks {
+                true => phase_threads(io.engine, io.workers, io.queue_depth),
                 false => 0,
             };
-            let threads =
-                (workers * per_worker + u64::from(workers > 1) * workers) * u64::from(stacks);
             let buffers = workers
                 .saturating_mul(u64::from(io.queue_depth))
                 .saturating_mul(io.largest_block());
@@ -320,6 +334,33 @@ pub fn check_address_space(plans: &[&Plan]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The threads a phase starts, one count for the run's check and the phase's (review L3: two rules
+    /// counted them): psync one per queue slot of each worker, and with several workers a thread each; the
+    /// queue engines none of their own.
+    #[test]
+    fn a_phases_threads_are_its_workers_and_their_engines() {
+        let cases = [
+            (EngineKind::Psync, 1, 1, 1),
+            (EngineKind::Psync, 1, 8, 8),
+            (EngineKind::Psync, 4, 8, 36),
+            (EngineKind::Psync, 256, 1, 512),
+            (EngineKind::IoUring, 1, 32, 0),
+            (EngineKind::IoUring, 4, 32, 4),
+            (EngineKind::Libaio, 2, 16, 2),
+            (EngineKind::Null, 3, 1, 3),
+            (EngineKind::Sim, 1, 4, 0),
+            // No workers counts as one, as a plan never has fewer.
+            (EngineKind::Psync, 0, 2, 2),
+        ];
+        for (engine, workers, qd, threads) in cases {
+            assert_eq!(
+                phase_threads(engine, workers, qd),
+                threads,
+                "{engine:?} {workers} workers at QD{qd}"
+            );
+        }
+    }
 
     /// The parts of a need on two simulated drives: their mapping tables a part of their own, not among the
     /// largest phase's (the message listed them there), and the parts add up to the total stated.

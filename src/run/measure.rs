@@ -465,21 +465,25 @@ fn write_data(
     })
 }
 
-/// What the jobs of a phase's workers share: the start line, the phase clock and the abort flag.
+/// What the jobs of a phase's workers share: the start line, the phase clock and the abort flag; and the
+/// threads they start ([`super::limits::phase_threads`]).
 struct Together {
     start_line: StartLine,
     start: OnceLock<Instant>,
     abort: AtomicBool,
     hist_budget: std::sync::Arc<crate::engine::HistBudget>,
+    threads: u64,
 }
 
 impl Together {
-    fn new(workers: usize) -> Together {
+    fn new(shape: &Shape<'_>) -> Together {
+        let workers = shape.workers.len() as u32;
         Together {
-            start_line: StartLine::new(workers as u32),
+            start_line: StartLine::new(workers),
             start: OnceLock::new(),
             abort: AtomicBool::new(false),
             hist_budget: Default::default(),
+            threads: super::limits::phase_threads(shape.io.engine, workers, shape.io.queue_depth),
         }
     }
 }
@@ -574,9 +578,10 @@ fn jobs<'j>(
 fn run_workers(
     jobs: &[Job<'_>],
     engines: &[EngineBox<'_>],
+    threads: u64,
     tx: &mpsc::Sender<Event>,
 ) -> Vec<Outcome> {
-    if let Some(e) = address_space_short(jobs, engines) {
+    if let Some(e) = address_space_short(jobs, engines, threads) {
         for job in jobs {
             job.abort();
             job.leave_start_line();
@@ -642,24 +647,21 @@ fn run_workers(
     })
 }
 
-/// Under an address-space limit (`ulimit -v`), the error when the phase's threads (their stacks) and I/O
-/// buffers would not fit in the address space left ([`super::limits::phase_space`]): a thread that cannot map its signal stack aborts the process (the
+/// Under an address-space limit (`ulimit -v`), the error when the phase's `threads` threads (their stacks,
+/// [`super::limits::phase_threads`]) and I/O buffers would not fit in the address space left
+/// ([`super::limits::phase_space`]): a thread that cannot map its signal stack aborts the process (the
 /// standard library's choice), so the phase fails cleanly before any thread is started. `None` when they
 /// fit, or no limit is set.
-fn address_space_short(jobs: &[Job<'_>], engines: &[EngineBox<'_>]) -> Option<engine::IoError> {
+fn address_space_short(
+    jobs: &[Job<'_>],
+    engines: &[EngineBox<'_>],
+    threads: u64,
+) -> Option<engine::IoError> {
     use crate::sys::limits::{Limit, address_space_free};
     let limit = Limit::AddressSpace.soft()?;
-    let several = u64::from(jobs.len() > 1);
-    let (threads, buffers) =
-        jobs.iter()
-            .zip(engines)
-            .fold((0u64, 0u64), |(t, b), (job, engine)| {
-                let bufs = u64::from(job.queue_depth).saturating_mul(job.max_len as u64);
-                (
-                    t + engine.threads_started(job) as u64 + several,
-                    b.saturating_add(bufs),
-                )
-            });
+    let buffers = jobs.iter().fold(0u64, |b, job| {
+        b.saturating_add(u64::from(job.queue_depth).saturating_mul(job.max_len as u64))
+    });
     // No thread is started: the engine allocates its buffers itself, fallibly, and says so precisely.
     if threads == 0 {
         return None;
@@ -780,11 +782,11 @@ fn worker_ops(
 fn run_ramp(shape: &Shape<'_>, parts: &Parts<'_>, ramp_ns: u64, engines: &[EngineBox<'_>]) -> Ramp {
     let zero = vec![0; shape.workers.len()];
     let ops = worker_ops(shape, parts, &zero, false, Claim::of(shape, parts));
-    let together = Together::new(shape.workers.len());
+    let together = Together::new(shape);
     let (jobs, _) = jobs(shape, parts, (&ops, engines), Some(ramp_ns), &together);
     // Nobody listens to the ramp's series: its recorders' messages are dropped.
     let (tx, _) = mpsc::channel::<Event>();
-    let (outcome, _) = merged(run_workers(&jobs, engines, &tx));
+    let (outcome, _) = merged(run_workers(&jobs, engines, together.threads, &tx));
     // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
     // (On a virtual clock the engine already ran the clock to the ramp's end.)
     let now = jobs[0].now_ns();
@@ -932,7 +934,7 @@ fn measure(
     let m = shape.measure;
     let ops = worker_ops(shape, parts, first, true, Claim::of(shape, parts));
     let duration_ns = shape.bound.duration_ns();
-    let together = Together::new(shape.workers.len());
+    let together = Together::new(shape);
     let (mut jobs, bases) = jobs(shape, parts, (&ops, engines), duration_ns, &together);
     for (job, &first) in jobs.iter_mut().zip(first) {
         job.first_index = first;
@@ -980,8 +982,13 @@ fn measure(
                 })
             })
             .and_then(Result::ok);
-        let (outcomes, ended_at_steady) =
-            collect(&jobs, engines, &mut series, &mut c, m.until_steady());
+        let (outcomes, ended_at_steady) = collect(
+            (&jobs, together.threads),
+            engines,
+            &mut series,
+            &mut c,
+            m.until_steady(),
+        );
         let out = finish(
             shape,
             parts,
@@ -1029,10 +1036,10 @@ fn traces(cap: u64, recorders: usize) -> Result<Vec<Mutex<TraceBuf>>, SetupError
         .collect()
 }
 
-/// Runs the engines and writes each row as soon as every recorder has closed its interval; returns the
-/// workers' outcomes and whether the phase ended at steady state.
+/// Runs the engines (`threads`: the threads the jobs start, [`Together`]) and writes each row as soon as
+/// every recorder has closed its interval; returns the workers' outcomes and whether the phase ended at steady state.
 fn collect(
-    jobs: &[Job<'_>],
+    (jobs, threads): (&[Job<'_>], u64),
     engines: &[EngineBox<'_>],
     series: &mut Series,
     c: &mut Collector<'_>,
@@ -1043,7 +1050,7 @@ fn collect(
     let outcomes = std::thread::scope(|s| {
         let runner = std::thread::Builder::new().spawn_scoped(s, || {
             let tx = tx;
-            run_workers(jobs, engines, &tx)
+            run_workers(jobs, engines, threads, &tx)
         });
         let runner = match runner {
             Ok(r) => r,

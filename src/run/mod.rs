@@ -276,8 +276,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Ends the run as interrupted, naming the signal that stopped it (when one did).
+    /// Ends the run as interrupted, naming the signal that stopped it (when one did); a run that stopped
+    /// because stdout did not take its summary ([`progress::stdout_error`]) failed, naming it.
     fn interrupted(&mut self, pr: Option<PhaseResult>) -> RunError {
+        if let Some(e) = progress::stdout_error() {
+            return self.fail(pr, e.to_string());
+        }
         self.results.signal = crate::sys::signal::first().map(crate::sys::signal::name);
         match self.finish(Status::Interrupted, pr) {
             Ok(()) => RunError::Interrupted,

@@ -174,7 +174,7 @@ impl Observer for Console {
     fn result(&mut self, line: &str) {
         match &self.bar {
             Some(bar) => bar.print_result(line),
-            None => progress::out_line(line),
+            None => progress::result_line(line),
         }
     }
     fn warning(&mut self, phases: &[&str], text: &str) {
@@ -212,15 +212,12 @@ impl Observer for Console {
                 self.said_line(&said.line(&names, &text, WARNING_WIDTH));
             }
         }
-        // A summary that stdout does not take (`> /dev/full`) stops the run at the next record of its
-        // results, which then say "failed" with why (it ran on to its end, "completed", and exited 1). A
-        // run a signal stopped (a closed terminal: SIGHUP, then EIO on its writes) ends interrupted.
-        let stopped = crate::sys::signal::STOP.load(std::sync::atomic::Ordering::SeqCst);
-        match progress::stdout_failure().filter(|_| !stopped) {
-            Some(e) => Err(WriteError::Io {
-                path: "standard output".into(),
-                source: std::io::Error::other(e),
-            }),
+        // A summary that stdout does not take (`> /dev/full`) stopped the run at the failed write
+        // ([`progress::result_line`]); a run that goes on (its caller's stop flag is not the signals')
+        // stops at this record of its results, which then say "failed" with why. A run a signal stopped (a
+        // closed terminal: SIGHUP, then EIO on its writes) ends interrupted.
+        match progress::stdout_error() {
+            Some(e) => Err(e),
             None => Ok(()),
         }
     }

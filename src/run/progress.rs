@@ -64,11 +64,11 @@ impl Bar {
         }
     }
 
-    /// Prints a result line to stdout above the progress line.
+    /// Prints a result line to stdout above the progress line ([`result_line`]).
     pub fn print_result(&self, line: &str) {
         match &self.state.borrow().bar {
-            Some(b) => b.suspend(|| out_line(line)),
-            None => out_line(line),
+            Some(b) => b.suspend(|| result_line(line)),
+            None => result_line(line),
         }
     }
 }
@@ -91,6 +91,30 @@ static STDOUT_FAILURE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// Why the summary could not be written to stdout, when it could not (`wkrun SPEC > /dev/full`).
 pub fn stdout_failure() -> Option<&'static str> {
     STDOUT_FAILURE.get().map(String::as_str)
+}
+
+/// A line of a run's result summary ([`out_line`]) that stops the run when stdout does not take it: the
+/// stop flag a signal sets ([`crate::sys::signal::stop_unsignalled`], no signal named), which the phase's
+/// I/O loop checks, so that the run ends at once, failed ([`stdout_error`]), not at its next record of
+/// results (a 30 s phase ran to its end).
+pub fn result_line(line: &str) {
+    out_line(line);
+    if stdout_failure().is_some() {
+        crate::sys::signal::stop_unsignalled();
+    }
+}
+
+/// The error of a run stopped because stdout did not take its summary ([`result_line`]): the run's stop
+/// flag set and no signal received. `None` otherwise (a signal after the failure ends the run
+/// interrupted).
+pub fn stdout_error() -> Option<crate::results::write::WriteError> {
+    if crate::sys::signal::first().is_some() {
+        return None;
+    }
+    stdout_failure().map(|e| crate::results::write::WriteError::Io {
+        path: "standard output".into(),
+        source: std::io::Error::other(e),
+    })
 }
 
 /// Writes a log line to stderr, ignoring a failed write: after a hang-up (the terminal closed) the run goes on

@@ -57,7 +57,8 @@ fn die(sig: libc::c_int) {
 
 extern "C" fn on_signal(sig: libc::c_int) {
     let now = monotonic_ns();
-    if !STOP.swap(true, Ordering::SeqCst) {
+    // After a stop no signal made ([`stop_unsignalled`]) the first signal is still the first.
+    if !STOP.swap(true, Ordering::SeqCst) || FIRST_SIG.load(Ordering::SeqCst) == 0 {
         FIRST_NS.store(now, Ordering::SeqCst);
         FIRST_SIG.store(sig, Ordering::SeqCst);
         return;
@@ -129,6 +130,13 @@ pub fn name(sig: libc::c_int) -> String {
         k if k > 0 && sig <= libc::SIGRTMAX() => format!("SIGRTMIN+{k}"),
         _ => format!("signal {sig}"),
     }
+}
+
+/// Stops the run as the first signal would, at its next I/O boundary, with no signal named ([`first`] stays
+/// `None` until one comes, which then counts as the first): the run's summary could not be written to
+/// standard output.
+pub fn stop_unsignalled() {
+    STOP.store(true, Ordering::SeqCst);
 }
 
 /// The first signal received since [`install`], if any.

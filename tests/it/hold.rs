@@ -887,3 +887,51 @@ fn a_held_file_among_several_targets_is_refused_before_anything_is_written() {
     );
     assert!(!d.path().join("second").exists());
 }
+
+/// Issue 24 leftovers: the same run under an open-file limit it would be refused by (12, where two targets
+/// need 19 here: exit 1, results saying "failed"): the held target is bad input, checked first, exit 2,
+/// nothing written.
+#[test]
+fn a_held_file_among_several_targets_is_refused_before_the_limits() {
+    let test = "hold::a_held_file_among_several_targets_is_refused_before_the_limits";
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        return skip(test, "prlimit (util-linux) is not installed");
+    }
+    let d = tempdir();
+    let target = d.path().join("t.img");
+    patterned_file(&target, 4 << 20);
+    let other = d.path().join("u.img");
+    patterned_file(&other, 4 << 20);
+    let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
+    wait_for_phases(&mut child, &out, 1);
+    let pid = child.id();
+    let run = |out: &str| {
+        Command::new("prlimit")
+            .arg("--nofile=12:12")
+            .arg(wkrun_bin())
+            .args(["spec.toml", "--target", "u.img", "--target", "t.img"])
+            .args(["-o", out, "-q"])
+            .current_dir(d.path())
+            .output()
+            .expect("prlimit")
+    };
+    signal(pid, "-STOP");
+    let (code, _, err) = code_out_err(&run("second"));
+    signal(pid, "-CONT");
+    let _ = finish(child);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: t.img is in use by another wkrun run (pid {pid}): a run that writes it is refused while that run goes on, and a run that reads it while that run writes it; nothing was written to any target\n"
+        )
+    );
+    assert!(!d.path().join("second").exists());
+    // Once that run ended, the limit refuses the run: exit 1.
+    let (code, _, err) = code_out_err(&run("third"));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: a run on 2 targets needs up to 14 open files at once beside the "),
+        "{err}"
+    );
+}

@@ -2,6 +2,7 @@
 //! write pays for block allocation, and a file system without room refuses the run before anything runs.
 
 use crate::common::*;
+use std::path::{Path, PathBuf};
 
 const SPEC: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 2\nread_percent = 0\nsize = \"8MiB\"\n";
 
@@ -101,7 +102,9 @@ fn a_file_system_without_room_for_the_target_refuses_the_run() {
 /// A target to create that fits its file system but leaves the output folder's, the same one, less than the
 /// 64 KiB the results need: refused (exit 1, a full disk) before the target is made, naming the room and what the target
 /// takes; one target or several (their sizes added). It once made the target and failed at results.json,
-/// exit 1 (issue 24, round 2).
+/// exit 1 (issue 24, round 2). A resource limit, so the run's results.json says "failed" with why, and
+/// with several targets each target's and the aggregate's (they once wrote nothing, while a refusal by
+/// the open-file limit wrote them).
 #[test]
 fn a_target_that_would_leave_no_room_for_the_results_is_refused_first() {
     let test = "prealloc::a_target_that_would_leave_no_room_for_the_results_is_refused_first";
@@ -115,7 +118,8 @@ fn a_target_that_would_leave_no_room_for_the_results_is_refused_first() {
     };
     write_file(d.path(), "s.toml", &spec_text("prealloc", SPEC));
     let m = mnt.dir.to_str().expect("path");
-    let (a, b, out) = (format!("{m}/a.img"), format!("{m}/b.img"), format!("{m}/o"));
+    let (a, b) = (format!("{m}/a.img"), format!("{m}/b.img"));
+    let (o1, o2) = (format!("{m}/o1"), format!("{m}/o2"));
     let one = [
         "s.toml",
         "--target",
@@ -123,20 +127,73 @@ fn a_target_that_would_leave_no_room_for_the_results_is_refused_first() {
         "--target-size",
         "16352KiB",
         "-o",
-        &out,
+        &o1,
     ];
-    let two = [&one[..], &["--target", &b]].concat();
-    for (args, bytes) in [(&one[..], 16744448u64), (&two[..], 2 * 16744448)] {
+    let two = [&one[..5], &["-o", &o2, "--target", &b]].concat();
+    let cases = [
+        (
+            &one[..],
+            &o1,
+            "target",
+            "file to create on it takes",
+            16744448u64,
+        ),
+        (
+            &two[..],
+            &o2,
+            "targets",
+            "files to create on it take",
+            2 * 16744448,
+        ),
+    ];
+    // The tmpfs's 16 MiB, less the page the first run's results.json takes for the second.
+    for (free, (args, out, what, files, bytes)) in [16777216, 16773120].into_iter().zip(cases) {
         let (code, stdout, err) = code_out_err(&wkrun(d.path(), args));
-        // A full disk is a resource limit: exit 1, nothing created.
+        // A full disk is a resource limit: exit 1, no target created.
         assert_eq!(code, 1, "{err}");
+        let why = format!(
+            "no room for the results beside the {what} to create: the output folder {out}'s file system has {free} B free, and the target {files} {bytes} B, which would leave less than the 65536 B a run's results need; choose another --output folder or target path, or a smaller --target-size"
+        );
+        let several = args.len() > one.len();
+        let written = match several {
+            false => format!("{out}/results.json says"),
+            true => format!("{out}/results.json and each target's results.json say"),
+        };
         assert_eq!(
-            err.trim_end(),
-            format!(
-                "error: cannot write into the output folder {out}: its file system has 16777216 B free, and the target file to create on it takes {bytes} B, which would leave less than the 65536 B a run's results need; choose another --output folder; nothing was written"
-            )
+            err,
+            format!("error: {why}; the run did not start: {written} \"failed\"\n")
         );
         assert_eq!(stdout, "");
-        assert_eq!(dir_listing(&mnt.dir), Vec::<String>::new());
+        let mut folders = vec![PathBuf::from(out)];
+        if several {
+            folders.extend(["t0-a.img", "t1-b.img"].map(|t| Path::new(out).join(t)));
+        }
+        for dir in &folders {
+            let (_, r) = strict_results(dir);
+            assert_eq!(
+                (
+                    &r["status"],
+                    &r["error"],
+                    r["phases"].as_array().map(Vec::len)
+                ),
+                (&"failed".into(), &why.as_str().into(), Some(0)),
+                "{}",
+                dir.display()
+            );
+        }
     }
+    let listed = dir_listing(&mnt.dir);
+    assert_eq!(
+        listed,
+        [
+            "o1",
+            "o1/results.json",
+            "o2",
+            "o2/results.json",
+            "o2/t0-a.img",
+            "o2/t0-a.img/results.json",
+            "o2/t1-b.img",
+            "o2/t1-b.img/results.json"
+        ]
+    );
 }

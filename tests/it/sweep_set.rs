@@ -277,3 +277,57 @@ fn bad_sweep_overrides_exit_2_naming_the_argument_and_write_nothing() {
         assert_eq!(dir_listing(d.path()), before, "--set {arg} wrote something");
     }
 }
+
+/// Issue 24 leftovers: a `--set` list that makes a phase a matrix is expanded again, under the same bound as
+/// the spec's own lists (100,000 phases): 1000 queue depths in the spec times 101 block sizes given on the
+/// command line are 101,000 phases, refused as bad input (exit 2) naming the `--set`, for `plan` and for a
+/// run, with nothing written.
+#[test]
+fn a_set_list_past_the_phase_bound_is_refused_after_expanding_again() {
+    let dir = tempdir();
+    let d = dir.path();
+    let qd: Vec<String> = (1..=1000).map(|i| i.to_string()).collect();
+    let body = format!(
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n\
+         block_size = \"4KiB\"\nqueue_depth = [{}]\n",
+        qd.join(",")
+    );
+    write_file(d, "m.toml", &spec_text("m", &body));
+    let list = |n: u32| {
+        let v: Vec<String> = (1..=n).map(|i| format!("\"{i}KiB\"")).collect();
+        format!("block_size=[{}]", v.join(","))
+    };
+    let over = list(101);
+    let shown = "block_size=[\"1KiB\",\"2KiB\",\"3KiB\",\"4KiB\",\"5KiB\",\"6KiB\",\"7KiB\",\"8KiB\",\"9KiB\",\"10Ki… (813 bytes)";
+    let want = format!(
+        "error: m.toml: after --set {shown}: sweeps and matrices expand the spec to more than 100000 phases, the most a spec may have: phase \"w\" makes 101000\n"
+    );
+    let runs: [&[&str]; 2] = [
+        &[
+            "plan",
+            "m.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "--set",
+            &over,
+        ],
+        &[
+            "m.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "1MiB",
+            "-o",
+            "r",
+            "--set",
+            &over,
+        ],
+    ];
+    for args in runs {
+        let (code, out, err) = code_out_err(&wkrun(d, args));
+        assert_eq!((code, out.as_str(), err.as_str()), (2, "", want.as_str()));
+        assert_eq!(dir_listing(d), ["m.toml"]);
+    }
+}
