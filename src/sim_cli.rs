@@ -51,6 +51,11 @@ pub enum SimCmd {
         /// Replace KEY in the spec as a run's --set does (e.g. --set duration=15min); repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Nothing on stderr but errors (no fit progress or account, notes, warnings or live progress),
+        /// as a run's -q: the run's summary on stdout (the results folder, each phase's lines, done, next)
+        /// stays.
+        #[arg(long, short = 'q')]
+        quiet: bool,
     },
 }
 
@@ -94,6 +99,7 @@ pub fn predicted(
             .map(|w| wkrun::text::clip(w, MAX_FIT_WARNING).into_owned())
             .collect(),
         measured_run_started_at: None,
+        measured_run_target: None,
         paired: Err(wkrun::plan::pairing::Unpaired::NoPhases),
     }))
 }
@@ -119,6 +125,10 @@ pub fn mark_prediction(plan: &mut wkrun::plan::Plan, mut p: wkrun::plan::Predict
         .collect();
     let measured = wkrun::report::read_results(Path::new(&p.measured));
     p.measured_run_started_at = measured.as_ref().ok().map(|m| m.started_at.clone());
+    p.measured_run_target = measured
+        .as_ref()
+        .ok()
+        .map(|m| m.target.path.display().to_string());
     if let Ok(m) = measured {
         let theirs: Vec<PairPhase> = m
             .phases
@@ -178,7 +188,7 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
                         "sim fit: --theory is for --features FILE (a fit to a measured run always runs the simulated drive)",
                     ));
                 }
-                (None, Some(results)) => fitted(&results, phase.as_deref(), capacity)?.0,
+                (None, Some(results)) => fitted(&results, phase.as_deref(), capacity, false)?.0,
                 (None, None) => return Err(bad("sim fit: give RESULTS or --features FILE")),
             };
             stdout_text(&format!("{f}\n"));
@@ -191,6 +201,7 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
             phase,
             fitted: given,
             set,
+            quiet,
         } => {
             // Checked before the fit, which can take minutes.
             let inputs =
@@ -198,10 +209,10 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
                     .map_err(fit_fail)?;
             let (target, warnings) = match given {
                 Some(t) => (t, Vec::new()),
-                None => fitted(&results, phase.as_deref(), None)?,
+                None => fitted(&results, phase.as_deref(), None, quiet)?,
             };
             // The run says its summary, `done:` and `next:` on stdout itself.
-            prediction::run(&exe()?, &inputs, &target, &warnings).map_err(fit_fail)?;
+            prediction::run(&exe()?, &inputs, &target, &warnings, quiet).map_err(fit_fail)?;
             Ok(())
         }
     }
@@ -211,11 +222,13 @@ fn exe() -> Result<PathBuf, Fail> {
     std::env::current_exe().map_err(|e| Fail(1, format!("cannot find the wkrun program: {e}")))
 }
 
-/// Fits the drive to `results`, reporting on stderr; the fitted target and the fit's warnings.
+/// Fits the drive to `results`, reporting on stderr (nothing when `quiet`); the fitted target and the
+/// fit's warnings.
 fn fitted(
     results: &Path,
     phase: Option<&str>,
     capacity: Option<Size>,
+    quiet: bool,
 ) -> Result<(String, Vec<String>), Fail> {
     let file = match results.is_dir() {
         true => results.join("results.json"),
@@ -228,7 +241,10 @@ fn fitted(
     )?;
     let m = measured::read(results, phase, capacity.map(|c| c.0)).map_err(fit_fail)?;
     let started = std::time::Instant::now();
-    let mut log = std::io::stderr();
+    let mut log: Box<dyn Write> = match quiet {
+        true => Box::new(std::io::sink()),
+        false => Box::new(std::io::stderr()),
+    };
     let f = fit::fit(&m, &exe()?, &mut log).map_err(fit_fail)?;
     // The account in one write (each line whole, as every line wkrun prints).
     let _ = log.write_all(fit::report(&m, &f, started.elapsed().as_secs_f64()).as_bytes());

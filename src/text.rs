@@ -361,7 +361,15 @@ mod tests {
                 format!("a\\u{{{:x}}}b", u32::from(c))
             );
         }
-        for c in ['a', 'é', '\u{0300}', '\u{05d0}', '\u{1f600}', '\u{2014}', '\u{3042}'] {
+        for c in [
+            'a',
+            'é',
+            '\u{0300}',
+            '\u{05d0}',
+            '\u{1f600}',
+            '\u{2014}',
+            '\u{3042}',
+        ] {
             assert!(!format_char(c) && !hidden_char(c) && !invisible(c), "{c:?}");
         }
     }

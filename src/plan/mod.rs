@@ -97,6 +97,11 @@ pub struct Predicted {
     /// when they cannot be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured_run_started_at: Option<String>,
+    /// The measured run's target (`target.path` of its results): with `measured_run_started_at`, it tells
+    /// the run apart from the other targets and the aggregate of a run of several targets, which share its
+    /// start; `None` when they cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_run_target: Option<String>,
     /// The warnings of the fit that found `fitted_target` (`wkrun sim fit`'s, without `warning: `); empty
     /// when it was given with `--fitted` or the fit had none.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -522,7 +522,9 @@ fn worker_lines(out: &mut String, p: &PhasePlan, indent: &str) {
 pub fn window_notes(plan: &Plan) -> Vec<String> {
     use crate::stats::window::WindowSpec;
     // (window, phase duration, duration needed) and the phases, in order of first appearance.
-    type Key<'a> = (&'a str, u64, u64);
+    // With the window's canonical form when its figures are the whole phase's, and whether it starts
+    // after the phase's end.
+    type Key<'a> = (&'a str, u64, u64, Option<(String, bool)>);
     let mut found: Vec<(Key, Vec<String>)> = Vec::new();
     for p in plan.to_run() {
         let (Work::Io(w), Some(d)) = (&p.work, p.bound().and_then(Bound::duration_ns)) else {
@@ -530,9 +532,14 @@ pub fn window_notes(plan: &Plan) -> Vec<String> {
         };
         let iv = w.io.interval_ns.max(1);
         for win in &w.measure.windows {
-            if win.spec.resolve(iv, (d / iv) as usize).complete {
+            let rows = win.spec.resolve(iv, (d / iv) as usize);
+            if rows.complete {
                 continue;
             }
+            // Its figures are the whole phase's when it starts at 0, or after the end (the whole phase
+            // instead): its canonical form, and whether it starts after the end.
+            let whole = (rows.rows.start == 0 || rows.rows.is_empty())
+                .then(|| (win.spec.to_string(), rows.rows.is_empty()));
             // The duration that holds the window: its end, or past its start for an open range.
             let needs = match win.spec {
                 WindowSpec::Range {
@@ -547,7 +554,7 @@ pub fn window_notes(plan: &Plan) -> Vec<String> {
                 true => needs.div_ceil(S).saturating_mul(S),
                 false => needs,
             };
-            let key = (win.text.as_str(), d, needs);
+            let key = (win.text.as_str(), d, needs, whole);
             let name = format!("{} \"{}\"", p.index, p.name);
             match found.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, names)) => names.push(name),
@@ -557,13 +564,25 @@ pub fn window_notes(plan: &Plan) -> Vec<String> {
     }
     found
         .into_iter()
-        .map(|((text, d, needs), names)| {
+        .map(|((text, d, needs, whole), names)| {
             let (which, the) = match names.len() {
                 1 => ("phase", "the phase"),
                 _ => ("phases", "each phase"),
             };
+            // As the figures' label says it (`results::headline`).
+            let cover = match whole {
+                Some((w, true)) => format!(
+                    "its figures are of the whole phase, labelled \"whole phase (window {w} starts after the phase's end, {})\"",
+                    Duration(d)
+                ),
+                Some((w, false)) => format!(
+                    "its figures are of the whole phase, labelled \"whole phase (window {w} > phase {})\"",
+                    Duration(d)
+                ),
+                None => "its statistics cover only what the phase has".to_string(),
+            };
             format!(
-                "{which} {}: window \"{text}\" is longer than {the} ({}): its statistics cover only what the phase has (results: clipped); give {the} duration = \"{}\" or more, or a shorter window in its windows",
+                "{which} {}: window \"{text}\" is longer than {the} ({}): {cover} (results: clipped); give {the} duration = \"{}\" or more, or a shorter window in its windows",
                 names.join(", "),
                 Duration(d),
                 Duration(needs)

@@ -144,10 +144,10 @@ fn fitted_drive(target: &str, file: &Path, capacity: u64) -> Result<TargetInfo, 
 
 /// Runs the spec of `inputs` on `target` (fitted to its measured results) with the `wkrun` program `exe`,
 /// the run labelling its results as a prediction, with the warnings of the fit that found `target`
-/// (`fit_warnings`; none when it was given with `--fitted`); the results folder. The run's summary goes to stdout
-/// and its errors to stderr as it says them: its phases' result lines, `done:`, and the `next:` line of a
-/// prediction ([`crate::run::next_line`]: the report and comparison of the measurement and the
-/// prediction).
+/// (`fit_warnings`; none when it was given with `--fitted`); the results folder. The run is quiet (`-q`)
+/// when `quiet`. The run's summary goes to stdout and its errors to stderr as it says them: its phases'
+/// result lines, `done:`, and the `next:` line of a prediction ([`crate::run::next_line`]: the report and
+/// comparison of the measurement and the prediction).
 ///
 /// # Errors
 /// [`FitError::Bad`] when `target` is not a simulated drive; [`FitError::Exit`] with the run's exit code
@@ -158,6 +158,7 @@ pub fn run(
     inputs: &Inputs,
     target: &str,
     fit_warnings: &[String],
+    quiet: bool,
 ) -> Result<PathBuf, FitError> {
     if let Err(e) = crate::sim::SimParams::parse_target(target) {
         return Err(FitError::Bad(format!("--fitted: {e}")));
@@ -170,8 +171,9 @@ pub fn run(
     for set in &inputs.sets {
         command.arg("--set").arg(set);
     }
-    // Not quiet, and its stderr this one's: its notes, `--set` lines, warnings and errors are said as it
-    // says them; it leaves out its log of phases and its progress itself (`--no-phase-log`).
+    // Its stderr this one's: its notes, `--set` lines, warnings and errors are said as it says them (none
+    // but errors with `-q`, as `sim predict -q` asks); it leaves out its log of phases and its progress
+    // itself (`--no-phase-log`).
     command
         .arg(&inputs.spec)
         .arg("--target")
@@ -183,6 +185,9 @@ pub fn run(
         .arg(NO_PHASE_LOG);
     for w in fit_warnings {
         command.arg(FIT_WARNING).arg(w);
+    }
+    if quiet {
+        command.arg("-q");
     }
     let status = super::runner::spawn_and_wait(&mut command)?;
     match status.code() {

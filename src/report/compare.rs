@@ -5,7 +5,9 @@
 //! [`render_markdown`] and [`render_csv`] turn that into text.
 //!
 //! Phases are matched by name (names are unique within a run): the first run's phases in its order, then
-//! those only later runs have, in the order they first appear. Erase phases, which measure no I/O, are left
+//! those only later runs have, in the order they first appear. A prediction's phase whose workload differs
+//! from a measured namesake's (as the report pairs them: `plan/pairing.rs`) is compared apart, on rows of
+//! its own after them, and a line under the table says how they differ. Erase phases, which measure no I/O, are left
 //! out. A phase a run lacks shows `missing` in that run's column; a metric without data (the read latency
 //! of a run without reads) shows `-`.
 //!
@@ -399,21 +401,127 @@ pub fn compare(runs: &[Run]) -> Comparison {
         .into_iter()
         .flatten()
         .collect();
-    let named: Vec<_> = runs
+    let mut named: Vec<_> = runs
         .iter()
         .map(|r| by_name(&r.results.phases, |p| p.kind != PhaseKind::Erase))
         .collect();
+    // A prediction's phase of another workload than its measured namesake's: on rows of its own.
+    let apart = apart(runs);
+    for a in &apart {
+        named[a.run].remove(a.name);
+    }
     let foreign: Vec<bool> = runs.iter().map(|r| r.results.source.is_some()).collect();
     for name in phase_names(runs) {
         let phases: Vec<Option<&PhaseResult>> =
             named.iter().map(|m| m.get(name).copied()).collect();
         phase_rows(name, &phases, &foreign, &mut rows);
+        if apart.iter().any(|a| a.name == name) {
+            let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
+                .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
+                .map(|a| a.map(|a| a.phase))
+                .collect();
+            phase_rows(&apart_name(name), &phases, &foreign, &mut rows);
+        }
     }
     if runs.len() > 1 {
         let scores = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
         rows.push(composite_row(scores, Metric::Composite.label()));
     }
     Comparison { columns, rows }
+}
+
+/// A prediction's phase compared apart from its measured namesake ([`apart`]).
+struct Apart<'a> {
+    /// The prediction's index among the runs.
+    run: usize,
+    /// The phase's name.
+    name: &'a str,
+    /// The prediction's phase.
+    phase: &'a PhaseResult,
+    /// The measured run whose namesake has another workload, and how they differ: each parameter with its
+    /// value in the prediction's phase and in the measured one.
+    measured: (usize, Vec<(String, String, String)>),
+}
+
+/// The phases of predictions (results with `prediction`) that are not compared with their namesakes in
+/// the measured runs: those whose workload differs from a measured namesake's
+/// ([`PhaseResult::workload_diffs`]: span, block sizes, read share, pattern, queue depth, workers and the
+/// rest; the duration may differ), as the report pairs a prediction with a measurement. By name alone, a
+/// prediction of 64 KiB writes stood beside a measurement of 4 KiB ones as its prediction (review M7). The
+/// runs read from another tool's output, which lack parameters, are left out.
+fn apart(runs: &[Run]) -> Vec<Apart<'_>> {
+    let measured = |j: usize| {
+        let r = &runs[j].results;
+        r.prediction.is_none() && r.source.is_none()
+    };
+    let mut out = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        if r.results.prediction.is_none() {
+            continue;
+        }
+        let ours = r
+            .results
+            .phases
+            .iter()
+            .filter(|p| p.kind != PhaseKind::Erase);
+        for p in ours {
+            let differs = (0..runs.len()).filter(|&j| measured(j)).find_map(|j| {
+                let theirs = runs[j].results.phases.iter().find(|m| m.name == p.name)?;
+                let diffs = p.workload_diffs(theirs);
+                (!diffs.is_empty()).then_some((j, diffs))
+            });
+            if let Some(m) = differs {
+                out.push(Apart {
+                    run: i,
+                    name: &p.name,
+                    phase: p,
+                    measured: m,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether phase `pa` of run `a` and its namesake `pb` of run `b` are a prediction's and a measurement's
+/// (neither read from another tool's output) of different workloads, which [`compare`] does not pair
+/// ([`apart`]).
+fn apart_pair((a, pa): (&Results, &PhaseResult), (b, pb): (&Results, &PhaseResult)) -> bool {
+    a.prediction.is_some() != b.prediction.is_some()
+        && a.source.is_none()
+        && b.source.is_none()
+        && !pa.workload_diffs(pb).is_empty()
+}
+
+/// The phase of the rows of a prediction's phase `name` compared apart ([`apart`]).
+fn apart_name(name: &str) -> String {
+    format!("{name} (predicted, another workload)")
+}
+
+/// A line for each prediction's phase compared apart ([`apart`]): its column's heading, the measured run's
+/// and how their workloads differ.
+fn apart_lines(runs: &[Run]) -> Vec<String> {
+    let h = headers(runs);
+    let q = |n: &str| crate::text::escaped(n).into_owned();
+    apart(runs)
+        .into_iter()
+        .map(|a| {
+            let (j, diffs) = &a.measured;
+            let (ours, theirs): (Vec<String>, Vec<String>) = diffs
+                .iter()
+                .map(|(k, x, y)| (format!("{k} {}", q(x)), format!("{k} {}", q(y))))
+                .unzip();
+            format!(
+                "{}: phase \"{}\" is not compared with {}'s: its workload has {}, the measurement's {} (only the duration may differ); its rows are \"{}\"",
+                h[a.run],
+                q(a.name),
+                h[*j],
+                ours.join(", "),
+                theirs.join(", "),
+                q(&apart_name(a.name))
+            )
+        })
+        .collect()
 }
 
 /// What a reader must know before reading the comparison: when `c` gives a composite score against its
@@ -461,7 +569,8 @@ pub fn host_caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
 /// What a reader must know to read the comparison, one line per run that needs one, named by its column
 /// header, said under the table: which of fio's latencies a run read from fio's JSON gives
 /// ([`crate::fio::json::latency_caveat`]); for each prediction whose fit warned, its first warning
-/// (`prediction.fit_warnings`).
+/// (`prediction.fit_warnings`); for each phase of a prediction compared apart from its measured
+/// namesake, whose workload differs, how (`apart`).
 ///
 /// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
 /// beside the others' `missing` only.
@@ -472,6 +581,7 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
             crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
         })
         .chain(fit_warned(runs))
+        .chain(apart_lines(runs))
         .chain(unpaired(runs))
         .collect()
 }
@@ -997,7 +1107,8 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// compared on the next level, a window's average); total IOPS when the phase's headline has no level, or
 /// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
-/// same. `None` for a run that shares no such phase with the first; the first run's own score is 1.
+/// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`). `None`
+/// for a run that shares no such phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     let Some(first) = runs.first() else {
         return Vec::new();
@@ -1010,7 +1121,7 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
                 .iter()
                 .filter_map(|b| {
                     let p = *mine.get(b.name.as_str())?;
-                    log_ratio(b, p)
+                    (!apart_pair((first, b), (run, p))).then(|| log_ratio(b, p))?
                 })
                 .collect();
             (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())

@@ -192,14 +192,36 @@ fn slice(key: &str, what: &str, s: Option<&SliceStats>, out: &mut Vec<Figure>) {
 /// A window's statistics, under its canonical form when it parses (`last 20min`).
 fn window(w: &super::model::WindowResult, out: &mut Vec<Figure>) {
     let name = WindowSpec::parse(&w.spec).map_or(w.spec.clone(), |s| s.to_string());
-    // A clipped window says so in its label, so that compare and the report never show its numbers as
-    // the window's: `IOPS, 1400s.. (clipped: phase 20s), avg`.
-    let what = match (&w.clipped, w.complete) {
+    slice(
+        &format!("window {name}"),
+        &window_label(w),
+        w.iops.as_ref(),
+        out,
+    );
+}
+
+/// The label of window `w`'s figures (before `, avg`). A clipped window says so, so that compare and the
+/// report never show its numbers as the window's: one whose rows are the whole phase says it covers the
+/// whole phase (trial P6: `last 20min` of a 15-minute phase holds the fresh plateau the window was meant
+/// to leave out), `IOPS, whole phase (window last 20min > phase 15min)`, or
+/// `IOPS, whole phase (window 1400s.. starts after the phase's end, 20s)`; one of part of the phase
+/// `IOPS, 1400s..2000s (clipped: phase 1500s)`.
+fn window_label(w: &super::model::WindowResult) -> String {
+    let spec = WindowSpec::parse(&w.spec).ok();
+    let name = spec.as_ref().map_or(w.spec.clone(), |s| s.to_string());
+    let phase = phase_len(w);
+    let whole = w.start_s == 0.0;
+    match (&w.clipped, w.complete) {
         (_, true) => format!("IOPS, {name}"),
-        (Some(_), false) => format!("IOPS, {name} (clipped: phase {})", phase_len(w)),
+        (Some(_), false) if whole => match spec {
+            Some(WindowSpec::Range { start_ns, .. }) if start_ns > 0 => {
+                format!("IOPS, whole phase (window {name} starts after the phase's end, {phase})")
+            }
+            _ => format!("IOPS, whole phase (window {name} > phase {phase})"),
+        },
+        (Some(_), false) => format!("IOPS, {name} (clipped: phase {phase})"),
         (None, false) => format!("IOPS, {name} (incomplete)"),
-    };
-    slice(&format!("window {name}"), &what, w.iops.as_ref(), out);
+    }
 }
 
 /// The length of the phase a clipped window ran into: the end of its rows, which is the series' end
@@ -255,6 +277,43 @@ fn split(pr: &PhaseResult, point: &str, what: &str, out: &mut Vec<Figure>) {
 
 #[cfg(test)]
 mod tests {
+    /// Trial P6: a window the phase cannot hold, labelled by what its figures cover.
+    #[test]
+    fn a_clipped_window_that_is_the_whole_phase_says_so() {
+        let w = |spec: &str, start_s: f64, end_s: f64, clipped: bool| {
+            super::super::model::WindowResult {
+                spec: spec.into(),
+                start_s,
+                end_s,
+                complete: !clipped,
+                iops: None,
+                clipped: clipped.then(|| "window clipped".to_string()),
+            }
+        };
+        let cases = [
+            (
+                w("last 20m", 0.0, 900.0, true),
+                "IOPS, whole phase (window last 20min > phase 15min)",
+            ),
+            (
+                w("first 20m", 0.0, 900.0, true),
+                "IOPS, whole phase (window first 20min > phase 15min)",
+            ),
+            (
+                w("1400s..", 0.0, 900.0, true),
+                "IOPS, whole phase (window 1400s.. starts after the phase's end, 15min)",
+            ),
+            (
+                w("1400s..2000s", 1400.0, 1500.0, true),
+                "IOPS, 1400s..2000s (clipped: phase 25min)",
+            ),
+            (w("last 20m", 600.0, 1800.0, false), "IOPS, last 20min"),
+        ];
+        for (w, want) in cases {
+            assert_eq!(super::window_label(&w), want, "{}", w.spec);
+        }
+    }
+
     #[test]
     fn levels_are_means_and_never_extremes_spreads_or_times() {
         let levels = [

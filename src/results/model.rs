@@ -130,14 +130,7 @@ impl Results {
     pub fn pairing(&self, other: &Results) -> Result<(), crate::plan::pairing::Unpaired> {
         use crate::plan::pairing::{PairPhase, pairing};
         fn phases(r: &Results) -> Vec<PairPhase<'_>> {
-            r.phases
-                .iter()
-                .map(|p| PairPhase {
-                    name: &p.name,
-                    kind: p.kind,
-                    params: &p.params,
-                })
-                .collect()
+            r.phases.iter().map(PhaseResult::pair_phase).collect()
         }
         pairing(
             &self.spec.name,
@@ -172,6 +165,11 @@ pub struct Prediction {
     /// read from (`measured` is relative to where `sim predict` ran); absent in results of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured_run_started_at: Option<String>,
+    /// The measured run's target (its `target.path`): with `measured_run_started_at`, the run it was
+    /// fitted to among the targets of a run of several and their aggregate (`a + b`), which share one
+    /// `started_at`; absent in results of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_run_target: Option<String>,
     /// The warnings of the fit that found `fitted_target`, as `wkrun sim fit` said them (without
     /// `warning: `): what the fit could not vouch for, such as a plateau too short to measure or a replayed
     /// fill off by more than its tolerance. Absent when the fit had none, or when the target was given with
@@ -632,6 +630,22 @@ static NO_IO: DirStats = DirStats {
 };
 
 impl PhaseResult {
+    /// The phase as [`crate::plan::pairing`] sees it: name, kind and parameters.
+    pub fn pair_phase(&self) -> crate::plan::pairing::PairPhase<'_> {
+        crate::plan::pairing::PairPhase {
+            name: &self.name,
+            kind: self.kind,
+            params: &self.params,
+        }
+    }
+
+    /// The parameters of its workload (and its kind) in which this phase and `other` differ
+    /// ([`crate::plan::pairing::workload_diffs`]): each with its value here and in `other`, as
+    /// `results.json` writes them; empty for the same workload (the duration may differ).
+    pub fn workload_diffs(&self, other: &PhaseResult) -> Vec<(String, String, String)> {
+        crate::plan::pairing::workload_diffs(&self.pair_phase(), &other.pair_phase())
+    }
+
     /// Direction `d`'s stats: `read`, `write`, `trim` (none done where the phase has no `trim`).
     pub fn dir(&self, d: Direction) -> &DirStats {
         match d {

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 /// The run's own fields: its times (`started_at`, `finished_at`, `launch.start_at`, each merged host's
 /// `started_at`), the spec's name, and a prediction's `measured` (no control character), the measured run's
-/// start (`measured_run_started_at`, a time) and `fitted_target` (a simulated target).
+/// start (`measured_run_started_at`, a time), its target (`measured_run_target`, no control character)
+/// and `fitted_target` (a simulated target).
 pub fn run(r: &Results, out: &mut Vec<Violation>) {
     time("started_at", Some(&r.started_at), out);
     time("finished_at", r.finished_at.as_deref(), out);
@@ -31,6 +32,9 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
         plain_text("prediction.measured", &p.measured, None, out);
         let measured_at = p.measured_run_started_at.as_deref();
         time("prediction.measured_run_started_at", measured_at, out);
+        if let Some(t) = &p.measured_run_target {
+            plain_text("prediction.measured_run_target", t, None, out);
+        }
         if let Err(why) = crate::sim::SimParams::parse_target(&p.fitted_target) {
             out.push(Violation {
                 path: "prediction.fitted_target".into(),

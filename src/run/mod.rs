@@ -610,6 +610,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
                 measured: p.measured.clone(),
                 fitted_target: p.fitted_target.clone(),
                 measured_run_started_at: p.measured_run_started_at.clone(),
+                measured_run_target: p.measured_run_target.clone(),
                 fit_warnings: p.fit_warnings.clone(),
             }),
         health: None,

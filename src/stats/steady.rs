@@ -907,6 +907,31 @@ mod tests {
     }
 
     #[test]
+    fn a_cliff_inside_the_first_round_is_not_a_drop() {
+        // Trial P5 (docs/spec.md, "A cliff inside the first round is not a drop"): a plateau of 40000 for 10 s
+        // of a 60 s round, then 8000 (a fifth): the first round's mean is (10·40000 + 50·8000) / 60 = 13333.3,
+        // and 8000 is above half of it. f = 1/6, f / (1 + f) = 1/7 < 8000 / 40000: never judged.
+        let first = (10.0 * 40000.0 + 50.0 * 8000.0) / 60.0;
+        let mut rounds = vec![(first, 0)];
+        rounds.extend([(8000.0, 0); 20]);
+        let start = StartRule {
+            written_bytes: None,
+            drop: Some(0.5),
+        };
+        let v = evaluate_from(&snia(), None, Some(start), &rounds).unwrap();
+        assert_eq!((v.judged_from_round, v.at_round), (None, None));
+        let s = v.start.unwrap();
+        assert_eq!((s.peak, s.drop_round), (Some(first), None));
+        // The plateau for 20 s of the round (f = 1/3, f / (1 + f) = 1/4 > 1/5): the next round is a drop.
+        rounds[0].0 = (20.0 * 40000.0 + 40.0 * 8000.0) / 60.0;
+        let v = evaluate_from(&snia(), None, Some(start), &rounds).unwrap();
+        assert_eq!(
+            (v.judged_from_round, v.start.unwrap().drop_round),
+            (Some(2), Some(1))
+        );
+    }
+
+    #[test]
     fn drop_start_waits_for_the_cliff() {
         // The plateau (40000) would be steady at round 4; the drop to 10000 (< 0.5 × 40000) is round 5, so
         // rounds 6.. are judged: 12000, 11000, 11500, 11800, 11600 has mean 11580, range 1000 (8.6 %) and

@@ -381,7 +381,7 @@ fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
     // Two phases with the same window: one note names both.
     let body = format!("{body}{}", body.replace("\"steady\"", "\"again\""));
     write_file(d, "s.toml", &spec_text("win", &body));
-    let note = "note: phases 0 \"steady\", 1 \"again\": window \"last 20s\" is longer than each phase (3s): its statistics cover only what the phase has (results: clipped); give each phase duration = \"20s\" or more, or a shorter window in its windows";
+    let note = "note: phases 0 \"steady\", 1 \"again\": window \"last 20s\" is longer than each phase (3s): its figures are of the whole phase, labelled \"whole phase (window last 20s > phase 3s)\" (results: clipped); give each phase duration = \"20s\" or more, or a shorter window in its windows";
     let sim = [
         "--target",
         "sim:capacity=64MiB,block=256KiB",
@@ -436,7 +436,23 @@ fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
             .filter(|l| l.contains("is longer than"))
             .collect::<Vec<_>>(),
         [
-            "note: phases 0 \"steady\", 1 \"again\": window \"10s..\" is longer than each phase (3s): its statistics cover only what the phase has (results: clipped); give each phase duration = \"11s\" or more, or a shorter window in its windows"
+            "note: phases 0 \"steady\", 1 \"again\": window \"10s..\" is longer than each phase (3s): its figures are of the whole phase, labelled \"whole phase (window 10s.. starts after the phase's end, 3s)\" (results: clipped); give each phase duration = \"11s\" or more, or a shorter window in its windows"
+        ],
+        "{err}"
+    );
+    // A window of part of the phase (trial P6: the label says the whole phase only when it is).
+    let part = body.replace("last 20s", "2s..10s");
+    write_file(d, "p.toml", &spec_text("win", &part));
+    let mut args = vec!["plan", "p.toml"];
+    args.extend(sim);
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("is longer than"))
+            .collect::<Vec<_>>(),
+        [
+            "note: phases 0 \"steady\", 1 \"again\": window \"2s..10s\" is longer than each phase (3s): its statistics cover only what the phase has (results: clipped); give each phase duration = \"10s\" or more, or a shorter window in its windows"
         ],
         "{err}"
     );

@@ -797,3 +797,43 @@ fn a_99_percent_span_rounded_to_the_fills_blocks_is_fitted() {
     let op = p.op.0 as f64 / 1e6;
     assert!((op - 7.0).abs() <= 2.0, "fitted op {op} %, true 7 %");
 }
+
+/// Trial P10: `sim predict -q` is quiet as a run's `-q` is: nothing on stderr (the run's note that a
+/// simulated drive runs in virtual time, said without it, is left out), the run's summary on stdout.
+#[test]
+fn a_quiet_prediction_says_its_summary_alone() {
+    let dir = tempdir();
+    let d = dir.path();
+    let target = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nqueue_depth = 4\nread_percent = 0\nduration = \"2s\"\n";
+    let m = run_into(d, "m", body, target);
+    // The measured run's spec (`run_into` names it as its folder), so that the two pair.
+    write_file(d, "c.toml", &spec_text("m", body));
+    let predict = |out: &str, quiet: bool| {
+        let mut args = vec!["sim", "predict", m.to_str().unwrap(), "c.toml"];
+        args.extend(["--fitted", target, "--set", "duration=1s", "-o", out]);
+        if quiet {
+            args.push("-q");
+        }
+        code_out_err(&wkrun(d, &args))
+    };
+    let m = m.display();
+    let summary = |p: &str| {
+        format!(
+            "results: {p}\n[phase 0] workload \"w\": [0, 67108864), 4096 B blocks, QD4, 1s\n      0 reads, 2701 writes in 1.01 s: 2686 IOPS, 11.0 MB/s\n      latency: write mean 1.49 ms, p99 8.47 ms\ndone: {p}/results.json\nnext: wkrun report {m} {p} (the prediction drawn over its measurement); wkrun compare {m} {p} (side by side with its measurement)\n"
+        )
+    };
+    let (code, out, err) = predict("p", true);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(out, summary("p"));
+    // Not quiet: the same summary, and the run's `--set` line and note on stderr.
+    let (code, out, err) = predict("q", false);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, summary("q"));
+    assert_eq!(
+        err,
+        format!(
+            "--set duration=1s: phase w\nnote: {target},dies=1 runs in virtual time on its own engine: the phases' engine and direct settings do not apply\n"
+        )
+    );
+}

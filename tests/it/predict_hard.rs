@@ -813,8 +813,9 @@ fn a_prediction_keeps_the_warnings_of_its_fit() {
             && oracle[1].starts_with("the fitted drive ran phase \"fill\" (replayed, not fitted)"),
         "{fit_err}"
     );
-    let (code, _, err) = predict(d, &["m", "p.toml", "-o", "p"]);
-    assert_eq!(code, 0, "{err}");
+    // Quiet (trial P10): no fit progress, account or warning on stderr, the warnings recorded all the same.
+    let (code, quiet_out, err) = predict(d, &["m", "p.toml", "-o", "p", "-q"]);
+    assert_eq!((code, err.as_str()), (0, ""));
     let (_, r) = strict_results(&d.join("p"));
     let recorded: Vec<&str> = r["prediction"]["fit_warnings"]
         .as_array()
@@ -825,8 +826,10 @@ fn a_prediction_keeps_the_warnings_of_its_fit() {
     assert_eq!(recorded, oracle);
     assert_eq!(r["prediction"]["fitted_target"], fitted.as_str());
     // Given the target, no fit ran: nothing recorded.
-    let (code, _, err) = predict(d, &["m", "p.toml", "--fitted", &fitted, "-o", "pf"]);
+    let (code, out, err) = predict(d, &["m", "p.toml", "--fitted", &fitted, "-o", "pf"]);
     assert_eq!(code, 0, "{err}");
+    // The same drive, the same lines on stdout (but the folder's name) as the quiet prediction's.
+    assert_eq!(quiet_out, out.replace(" pf", " p").replace("\npf", "\np"));
     let (_, r) = strict_results(&d.join("pf"));
     assert_eq!(
         r["prediction"].get("fit_warnings"),
@@ -856,4 +859,58 @@ fn a_prediction_keeps_the_warnings_of_its_fit() {
     };
     let said = format!("; its fit warned: {})", xml(&oracle.join("; ")));
     assert_eq!(html.matches(&said).count(), 1, "{said}");
+}
+
+/// Review item 5: `compare` matched a prediction's phases with the measured ones by name alone, so a
+/// prediction of 64 KiB writes stood beside a measurement of 4 KiB ones as its prediction. A predicted
+/// phase whose workload differs from its measured namesake's (the report's pairing, `plan/pairing.rs`) is
+/// compared apart, on rows of its own, with a line under the table saying how; one of the same workload
+/// (only the duration differs) is compared with it.
+#[test]
+fn compare_pairs_a_predicted_phase_only_with_a_measured_one_of_its_workload() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "c.toml", &spec_text("c", &writes("2s")));
+    let target = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let (code, _, err) = code_out_err(&wkrun(d, &["c.toml", "--target", target, "-q", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    for (out, set) in [("p4", "duration=1s"), ("p64", "block_size=64KiB")] {
+        let args = [
+            "m", "c.toml", "--fitted", target, "--set", set, "-q", "-o", out,
+        ];
+        let (code, _, err) = predict(d, &args);
+        assert_eq!((code, err.as_str()), (0, ""));
+    }
+    let (code, table, err) = code_out_err(&wkrun(d, &["compare", "m", "p4", "p64"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let m = format!("{target},dies=1");
+    let line = format!(
+        "\nnote: predicted: {m} (p64): phase \"w\" is not compared with {m}'s: its workload has block_size_bytes 65536, the measurement's block_size_bytes 4096 (only the duration may differ); its rows are \"w (predicted, another workload)\"\n"
+    );
+    assert!(table.ends_with(&line), "{table}");
+    let (code, csv, _) = code_out_err(&wkrun(d, &["compare", "m", "p4", "p64", "--format", "csv"]));
+    assert_eq!(code, 0);
+    let iops = |dir: &str| {
+        let (_, r) = strict_results(&d.join(dir));
+        format!("{:.1}", r["phases"][0]["write"]["iops"].as_f64().unwrap())
+    };
+    let rows: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.contains(",\"IOPS, phase mean\","))
+        .collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    // The same workload side by side (the duration differs); the other apart.
+    let paired = format!("w,\"IOPS, phase mean\",{},{},", iops("m"), iops("p4"));
+    assert!(
+        rows[0].starts_with(&paired) && rows[0].ends_with(",missing,"),
+        "{csv}"
+    );
+    let apart = format!(
+        "\"w (predicted, another workload)\",\"IOPS, phase mean\",missing,missing,,{},",
+        iops("p64")
+    );
+    assert_eq!(rows[1], apart, "{csv}");
+    // The composite: p4 against m; p64 has no phase paired with m's.
+    let composite = csv.lines().last().unwrap();
+    assert!(composite.ends_with(",-,"), "{composite}");
 }

@@ -263,3 +263,63 @@ fn a_prediction_pairs_with_its_measured_run_from_another_folder() {
     assert!(html.contains(&want), "{html}");
     run(d, &["validate", "a/p/results.json"]);
 }
+
+/// Review M7: the aggregate of a run of several targets has its first target's `started_at`, by which
+/// alone a prediction from that target was paired with the aggregate (the first run of that start in the
+/// report). The prediction records the measured run's target too, and pairs with the target it was fitted
+/// to.
+#[test]
+fn a_prediction_from_one_target_of_several_pairs_with_that_target() {
+    let dir = tempdir();
+    let d = dir.path();
+    let spec = SPEC.replace("\"20s\"", "\"3s\"");
+    write_file(d, "s.toml", &spec_text("ov", &spec));
+    let (a, b) = (
+        "sim:capacity=64MiB,op=20%,block=256KiB",
+        "sim:capacity=64MiB,op=10%,block=256KiB",
+    );
+    let run = |args: &[&str]| {
+        let (code, out, err) = code_out_err(&wkrun(d, args));
+        assert_eq!(code, 0, "wkrun {args:?}: {err}");
+        out
+    };
+    run(&["s.toml", "--target", a, "--target", b, "-o", "m", "-q"]);
+    let read = |p: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join(p).join("results.json")).unwrap())
+            .unwrap()
+    };
+    // Each target's folder, `t0-...` and `t1-...` in the order given.
+    let mut folders: Vec<String> = std::fs::read_dir(d.join("m"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().is_dir())
+        .map(|e| format!("m/{}", e.file_name().to_string_lossy()))
+        .collect();
+    folders.sort();
+    let [ma, mb] = &folders[..] else {
+        panic!("{folders:?}")
+    };
+    let (agg, ra, rb) = (read("m"), read(ma), read(mb));
+    let path = |r: &serde_json::Value| r["target"]["path"].as_str().unwrap().to_string();
+    assert_eq!(
+        (path(&ra), path(&rb)),
+        (format!("{a},dies=1"), format!("{b},dies=1"))
+    );
+    // The case: the aggregate starts when its first target does.
+    assert_eq!(path(&agg), format!("{a},dies=1 + {b},dies=1"));
+    assert_eq!(ra["started_at"], agg["started_at"]);
+    let fitted = "sim:capacity=64MiB,op=19%,block=256KiB";
+    run(&[
+        "sim", "predict", ma, "s.toml", "--fitted", fitted, "-o", "p", "-q",
+    ]);
+    let p = read("p");
+    assert_eq!(p["prediction"]["measured_run_started_at"], ra["started_at"]);
+    assert_eq!(p["prediction"]["measured_run_target"], path(&ra).as_str());
+    run(&["report", "m", ma, mb, "p", "-o", "rep"]);
+    let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    let label = ra["label"].as_str().unwrap();
+    let want =
+        format!("(prediction on {fitted} fitted to run 2 ({label}); dashed over it in the charts)");
+    assert!(html.contains(&want), "{want}\n{html}");
+    run(&["validate", "p/results.json"]);
+}

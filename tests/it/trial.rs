@@ -91,11 +91,11 @@ fn a_shortened_trial_keeps_its_windows_and_says_they_are_clipped() {
     let (code, table, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
     assert!(
-        table.contains("IOPS, 1400s.. (clipped: phase 3s), avg"),
+        table.contains("IOPS, whole phase (window 1400s.. starts after the phase's end, 3s), avg"),
         "{table}"
     );
     assert!(
-        table.contains("IOPS, last 20min (clipped: phase 3s), avg"),
+        table.contains("IOPS, whole phase (window last 20min > phase 3s), avg"),
         "{table}"
     );
     // The composite: the lead figure (the first level in the headline, the 1400s.. window's average) of

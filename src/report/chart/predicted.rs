@@ -35,18 +35,30 @@ pub fn measured_run(runs: &[RunData], r: usize) -> Option<usize> {
 }
 
 /// The index in `runs` of the measured run prediction `r` was fitted to, if it is in the report: the run
-/// that started when the prediction records (`measured_run_started_at`), else (results of older versions)
-/// the same results file.
+/// that started when the prediction records (`measured_run_started_at`) on the target it records
+/// (`measured_run_target`: the targets of a run of several and their aggregate share one start, review
+/// M7), the one of the same results file (`measured`) first when several are left (results without
+/// `measured_run_target`); else (results without either) the same results file.
 pub fn fitted_run(runs: &[RunData], r: usize) -> Option<usize> {
     let p = runs.get(r)?.results.prediction.as_ref()?;
-    if let Some(at) = &p.measured_run_started_at {
-        return runs
-            .iter()
-            .position(|m| m.results.prediction.is_none() && &m.results.started_at == at);
-    }
     let want = results_file(Path::new(&p.measured));
-    runs.iter()
-        .position(|m| m.results.prediction.is_none() && results_file(&m.file) == want)
+    let same_file = |i: &usize| results_file(&runs[*i].file) == want;
+    let mut measured = (0..runs.len()).filter(|&i| runs[i].results.prediction.is_none());
+    let Some(at) = &p.measured_run_started_at else {
+        return measured.find(same_file);
+    };
+    let target = p.measured_run_target.as_deref();
+    let started: Vec<usize> = measured
+        .filter(|&i| {
+            let m = &runs[i].results;
+            &m.started_at == at && target.is_none_or(|t| m.target.path.display().to_string() == t)
+        })
+        .collect();
+    started
+        .iter()
+        .copied()
+        .find(same_file)
+        .or(started.first().copied())
 }
 
 /// The second legend line of run `r`'s row: a prediction's fitted drive, whole (`fitted drive:
