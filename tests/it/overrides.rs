@@ -492,11 +492,11 @@ fn window_notes_follow_the_first_lines_once_for_several_targets() {
             &virtual_time("sim:capacity=64MiB,op=7%,block=256KiB,dies=1"),
             "2 phases, numbered 0 to 1",
             "starting at phase 1: phase 0 is taken as done",
-            "note: phase 1 \"again\": window \"last 20s\" is longer than the phase (1s): its statistics cover only what the phase has (results: clipped); give the phase duration = \"20s\" or more, or a shorter window in its windows",
+            "note: phase 1 \"again\": window \"last 20s\" is longer than the phase (1s): its figures are of the whole phase, labelled \"whole phase (window last 20s > phase 1s)\" (results: clipped); give the phase duration = \"20s\" or more, or a shorter window in its windows",
         ]
     );
     let err = run(&["o2", "--target", a, "--target", b]);
-    let both = "note: phases 0 \"steady\", 1 \"again\": window \"last 20s\" is longer than each phase (1s): its statistics cover only what the phase has (results: clipped); give each phase duration = \"20s\" or more, or a shorter window in its windows";
+    let both = "note: phases 0 \"steady\", 1 \"again\": window \"last 20s\" is longer than each phase (1s): its figures are of the whole phase, labelled \"whole phase (window last 20s > phase 1s)\" (results: clipped); give each phase duration = \"20s\" or more, or a shorter window in its windows";
     assert_eq!(err.matches("is longer than").count(), 1, "{err}");
     let lines: Vec<&str> = err.lines().collect();
     let first = lines
