@@ -276,6 +276,7 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
         let at = |what: &str| format!("phases[{i}].{what}");
         phase_place(i, p, before, &mut out);
         super::possible::phase(i, p, (&mut names, r.target.capacity_bytes), &mut out);
+        passes_of_span(i, p, &mut out);
         if r.cluster.is_none() {
             rows_of_bound(i, p, &mut out);
         }
@@ -437,6 +438,45 @@ fn rows_of_bound(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
             path: format!("phases[{i}].intervals"),
             expected: format!(
                 "{n} rows do not fit params.duration_ns {d} in rows of params.interval_ns {dt}: a phase that {ran}lasts {d} ns has {least} to {most} rows"
+            ),
+        });
+    }
+}
+
+/// A fill's `params.passes` P over its `params.span_bytes` S in blocks of `params.block_size_bytes` B, by
+/// `params.workers` W (each its own part): its `params.ops` lie from P × ⌊S/B⌋ to P × (⌈S/B⌉ + W) (each
+/// part's last block may be short) and its `params.expected_bytes` are ops × B. A fill of 64 MiB whose
+/// passes said 10,000 passed, and `wkrun sim fit` replayed every pass: 0.7 s became 276 s (attack 13 F4).
+fn passes_of_span(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let (Some(passes), Some(ops), Some(b)) =
+        (q.passes, q.ops, q.block_size_bytes.filter(|&b| b > 0))
+    else {
+        return;
+    };
+    let (pa, s, b, n) = (
+        u128::from(passes),
+        u128::from(q.span_bytes),
+        u128::from(b),
+        u128::from(ops),
+    );
+    let w = u128::from(q.workers.unwrap_or(1).max(1));
+    let (least, most) = (pa * (s / b), pa * (s.div_ceil(b) + w));
+    let at = |what: &str| format!("phases[{i}].params.{what}");
+    if !(least..=most).contains(&n) {
+        out.push(Violation {
+            path: at("ops"),
+            expected: format!(
+                "{n} I/Os of {b} B are not params.passes {passes} over params.span_bytes {s} B: {least} to {most}"
+            ),
+        });
+    }
+    if let Some(e) = q.expected_bytes.filter(|&e| u128::from(e) != n * b) {
+        out.push(Violation {
+            path: at("expected_bytes"),
+            expected: format!(
+                "{e} is not params.ops × params.block_size_bytes = {}",
+                n * b
             ),
         });
     }

@@ -335,3 +335,41 @@ fn readers_refuse_what_validate_refuses() {
         "b64/00-w.hlog (phases[0].hist_log): line 6: the histogram is not base64: Invalid symbol 33, offset 2.",
     );
 }
+
+/// Attack 13 F4: a fill's `params.passes` edited to 10,000 (its ops and bytes those of 1 pass) passed
+/// `validate`, and `wkrun sim fit` replayed every pass (0.7 s became 276 s). Every reader, and `sim fit`,
+/// refuses it naming the I/Os a fill of 10,000 passes has; the true passes stay valid.
+#[test]
+fn a_fill_whose_passes_contradict_its_ios_is_refused() {
+    let t = tempdir();
+    let d = t.path();
+    let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"128KiB\"\n";
+    write_file(d, "f.toml", &spec_text("h", fill));
+    for name in ["r", "r2"] {
+        let args = [
+            "f.toml",
+            "--target",
+            "sim:capacity=64MiB,block=256KiB",
+            "-q",
+            "-o",
+            name,
+        ];
+        let (c, _, e) = code_out_err(&wkrun(d, &args));
+        assert_eq!(c, 0, "{e}");
+    }
+    let (c, out, e) = code_out_err(&wkrun(d, &["validate", "r"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (0, "r: ok (results, 1 phase, 1 series CSV)\n", "")
+    );
+    copy_run(d, "r", "x");
+    let mut v = results(&d.join("x"));
+    assert_eq!(v["phases"][0]["params"]["ops"], 512);
+    v["phases"][0]["params"]["passes"] = 10_000.into();
+    fs::write(d.join("x").join("results.json"), v.to_string()).expect("write");
+    let says = "x/results.json holds figures that cannot be true (1 place):\n  phases[0].params.ops: 512 I/Os of 131072 B are not params.passes 10000 over params.span_bytes 67108864 B: 5120000 to 5130000\n";
+    all_refuse(d, "x", says);
+    let (c, _, e) = code_out_err(&wkrun(d, &["sim", "fit", "x"]));
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains(says), "{e}");
+}
