@@ -523,8 +523,10 @@ pub const REPORT_SPACE: u64 = 16 << 20;
 pub const PNG_TREE_PER_BYTE: u64 = 16;
 
 /// Address space drawing the PNG of `f` takes: its pixmap (RGBA at [`SCALE`](super::png::SCALE) times the
-/// SVG's size), [`PNG_TREE_PER_BYTE`] per byte of its SVG, its rasteriser's copy of the font, and 4 MiB
-/// (a thread's stack and signal stack, resvg's smaller layers, the encoded file). The PNGs are drawn and
+/// SVG's size) twice (the canvas, and as much again while it is drawn and encoded: a pixmap-sized
+/// allocation failed after the canvas, 1 run in 20 just above the limit this advised when it counted the
+/// pixels once, an abort: attack 13 F2), [`PNG_TREE_PER_BYTE`] per byte of its SVG, its rasteriser's copy
+/// of the font, and 4 MiB (a thread's stack and signal stack, resvg's smaller layers, the encoded file). The PNGs are drawn and
 /// written a few at a time ([`write()`]), so only those few are held.
 /// Measured with a 960 × 567 chart (a 19,595,520 B pixmap): two threads completed from 42 MiB beyond what
 /// the program maps, not under 38 (an abort).
@@ -542,7 +544,7 @@ pub fn png_space(f: &Figure) -> u64 {
     let scale = u64::from(super::png::SCALE);
     let pixmap = (attr("width") * scale)
         .saturating_mul(attr("height") * scale)
-        .saturating_mul(4);
+        .saturating_mul(4 * 2);
     let tree = (f.chart.svg.len() as u64).saturating_mul(PNG_TREE_PER_BYTE);
     let font = super::chart::canvas::FONT_BYTES.len() as u64;
     pixmap
@@ -573,7 +575,7 @@ pub fn png_threads(figures: &[&Figure]) -> Result<usize, String> {
     let short = crate::sys::limits::address_space_shortfall(need(1))
         .ok_or_else(|| "the address space for drawing PNGs could not be mapped".to_string())?;
     let detail = format!(
-        "{REPORT_SPACE} B for the report, and {each} B to draw its largest PNG: its pixels, {PNG_TREE_PER_BYTE} B per byte of its SVG, the font, and 4 MiB for its thread and the file"
+        "{REPORT_SPACE} B for the report, and {each} B to draw its largest PNG: its pixels twice (drawn and encoded), {PNG_TREE_PER_BYTE} B per byte of its SVG, the font, and 4 MiB for its thread and the file"
     );
     Err(format!(
         "{}; or leave out --png; nothing was written",

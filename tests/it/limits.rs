@@ -1211,7 +1211,7 @@ fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, t
 /// 48 MiB up in steps of 2 MiB until two runs complete: each is refused before anything is written (exit 1,
 /// no output folder, the need recomputed here: 4 MiB, the results' room from their shape and 10 B per
 /// byte of the series read; for the PNGs 16 MiB and the largest chart's pixels at 3× its SVG size, RGBA,
-/// with 4 MiB, of the charts not yet drawn: checked before each few, the files drawn before a refusal
+/// twice, with 4 MiB, of the charts not yet drawn: checked before each few, the files drawn before a refusal
 /// removed), or for the report's plots 16 MiB and the plots left (exit 1, no output folder), or
 /// completes.
 #[test]
@@ -1256,7 +1256,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
     };
     let (merge_need, merge_detail) = inputs(&["r1", "r2"], true);
     let (report_need, report_detail) = inputs(&["r1"], false);
-    // Each chart's room to draw its PNG (its pixels, 16 B per byte of its SVG, the font, 4 MiB), from an
+    // Each chart's room to draw its PNG (its pixels twice, 16 B per byte of its SVG, the font, 4 MiB), from an
     // unlimited report's SVGs, in the order the report draws them (its page's order). The report checks
     // the room for the charts left before each few it draws (`build::write`), so a refusal names the
     // largest of the charts not yet drawn: under load the first drawn (the IOPS charts) can be the
@@ -1286,7 +1286,10 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                 let v = svg.split(&format!(" {n}=\"")).nth(1).expect("size");
                 v.split('"').next().expect("quote").parse().expect("number")
             };
-            attr("width") * 3 * attr("height") * 3 * 4 + 16 * svg.len() as u64 + font + (4 << 20)
+            attr("width") * 3 * attr("height") * 3 * 4 * 2
+                + 16 * svg.len() as u64
+                + font
+                + (4 << 20)
         })
         .collect();
     // The largest of the charts from each on: what a refusal before drawing that chart names.
@@ -1295,7 +1298,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
         .collect();
     let png_detail = |each: u64| {
         format!(
-            "16777216 B for the report, and {each} B to draw its largest PNG: its pixels, 16 B per byte of its SVG, the font, and 4 MiB for its thread and the file"
+            "16777216 B for the report, and {each} B to draw its largest PNG: its pixels twice (drawn and encoded), 16 B per byte of its SVG, the font, and 4 MiB for its thread and the file"
         )
     };
     // Each command, and the refusals it may give: (what, need, detail, tail), the one for what it reads
