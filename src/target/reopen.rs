@@ -21,7 +21,7 @@ pub enum Reopen {
 /// `O_NOCTTY` always), for reading and, with `write`, writing: first with `O_PATH`, which opens nothing on
 /// a device and never blocks (a FIFO swapped in for the target blocked a plain open forever: attack 13
 /// F1), compared with `expected`; then that very file through `/proc/self/fd` (without `/proc`, the path
-/// again, non-blocking), compared once more. Every open of a probed target by its path goes through here:
+/// again), compared once more. Every open of a probed target by its path goes through here:
 /// the hold of the run (`open::Held::open`) and the probe's and safety checks' own opens.
 ///
 /// # Errors
@@ -48,10 +48,9 @@ pub fn open_probed(
         .write(write)
         .custom_flags(flags | libc::O_NOCTTY);
     let file = match opts.open(format!("/proc/self/fd/{}", pinned.as_raw_fd())) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            opts.custom_flags(flags | libc::O_NOCTTY | libc::O_NONBLOCK);
-            opts.open(path)
-        }
+        // Without /proc, the path again, blocking as before: O_NONBLOCK would stay on the file the run
+        // holds, and io_uring answers EAGAIN on such a file rather than wait.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => opts.open(path),
         r => r,
     }
     .map_err(Reopen::Failed)?;
