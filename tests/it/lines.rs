@@ -22,7 +22,8 @@ fn console_writes(log: &str) -> Writes {
         if fd != 1 && fd != 2 {
             continue;
         }
-        // The string up to its closing quote, strace's escapes undone (`\n`, `\"`, octal bytes `\303`).
+        // The string up to its closing quote, strace's escapes undone (`\n`, `\"`, octal bytes `\303`
+        // of at most three digits).
         let mut bytes = Vec::new();
         let mut it = rest.bytes().peekable();
         while let Some(c) = it.next() {
@@ -32,8 +33,14 @@ fn console_writes(log: &str) -> Writes {
                     Some(b'n') => bytes.push(b'\n'),
                     Some(b't') => bytes.push(b'\t'),
                     Some(d @ b'0'..=b'7') => {
+                        // At most three digits: strace writes `\342\200\22372` for the bytes of
+                        // "–72" (an en dash then digits), padding an escape to three digits when a
+                        // digit follows it.
                         let mut v = u32::from(d - b'0');
-                        while let Some(&n @ b'0'..=b'7') = it.peek() {
+                        for _ in 0..2 {
+                            let Some(&n @ b'0'..=b'7') = it.peek() else {
+                                break;
+                            };
                             v = v * 8 + u32::from(n - b'0');
                             it.next();
                         }
