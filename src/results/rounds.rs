@@ -140,7 +140,8 @@ pub struct CellResult {
     pub figures: Figures,
 }
 
-/// One of each [`Metric`] of a phase result (or their means over a window).
+/// One of each [`Metric`] of a phase result, or of a cell over a window: the mean of its rounds' rates and
+/// mean latencies, the largest of their largest latencies.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Figures {
@@ -190,12 +191,18 @@ impl Figures {
         }
     }
 
-    /// The means of the figures of `phases` (zeros for none).
-    fn mean_of(phases: &[&PhaseResult]) -> Figures {
+    /// The figures of `phases` over a window (zeros for none): each rate and mean latency their mean, each
+    /// largest latency the largest of theirs (a PTS report's maximum response time is the window's worst
+    /// I/O, not the mean of its rounds' worst).
+    fn over_window(phases: &[&PhaseResult]) -> Figures {
         let mut f = Figures::default();
         let n = phases.len().max(1) as f64;
         for m in Metric::ALL {
-            *f.get_mut(m) = phases.iter().map(|p| figure(p, m)).sum::<f64>() / n;
+            let values = phases.iter().map(|p| figure(p, m));
+            *f.get_mut(m) = match m.parts().1 {
+                Quantity::LatMaxNs => values.fold(0.0, f64::max),
+                _ => values.sum::<f64>() / n,
+            };
         }
         f
     }
@@ -270,7 +277,7 @@ pub fn judge(b: &RoundBlock, phases: &[PhaseResult]) -> Option<RoundBlockResult>
                 CellResult {
                     name: b.cells.get(c).cloned().unwrap_or_default(),
                     phases: at,
-                    figures: Figures::mean_of(&of),
+                    figures: Figures::over_window(&of),
                 }
             })
             .collect()

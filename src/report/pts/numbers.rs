@@ -104,7 +104,8 @@ pub fn histograms(run: &RunData, indices: &[usize]) -> Vec<[u64; 2]> {
 }
 
 /// The response times of a cell over the window: the mean of its rounds' mean latencies, the largest of
-/// their maxima and the 99.999th percentile of all their I/Os (their histograms together), µs.
+/// their maxima and the 99.999th percentile of all their I/Os (their histograms together, at most the
+/// largest), µs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CellLatency {
     /// Average response time, µs.
@@ -124,10 +125,13 @@ pub fn cell_latency(run: &RunData, c: &CellResult) -> CellLatency {
         .filter_map(|(_, p)| p.total.latency_ns.as_ref().map(|l| l.max))
         .max()
         .unwrap_or(0);
+    // A histogram's value is its bucket's highest: the five nines of a few I/Os can be the top of the
+    // largest one's bucket, above the largest measured (results' own percentiles are capped so too).
+    let nines_ns = percentile(&histograms(run, &c.phases), 0.99999).map(|n| n.min(max_ns));
     CellLatency {
         mean_us: c.figures.lat_mean_ns / 1e3,
         max_us: max_ns as f64 / 1e3,
-        nines_us: percentile(&histograms(run, &c.phases), 0.99999).map(|n| n as f64 / 1e3),
+        nines_us: nines_ns.map(|n| n as f64 / 1e3),
     }
 }
 
