@@ -358,8 +358,11 @@ fn params_line(p: &PhaseResult) -> String {
     } else if let Some(b) = q.block_size_bytes {
         parts.push(format!("{b} B blocks"));
     }
-    if let Some(qd) = q.queue_depth {
-        parts.push(format!("QD{qd}"));
+    // Workers as the console and the plan say them: QD is each worker's (`2 workers × QD16`).
+    match (q.queue_depth, q.workers) {
+        (Some(qd), Some(w)) if w > 1 => parts.push(format!("{w} workers × QD{qd}")),
+        (Some(qd), _) => parts.push(format!("QD{qd}")),
+        _ => {}
     }
     if let Some(r) = q.read_percent {
         parts.push(format!("{r} % reads"));

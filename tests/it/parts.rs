@@ -165,4 +165,16 @@ fn the_targets_sum_is_printed_per_phase_and_the_report_tables_hold_the_results_n
     assert_eq!(rows.len(), 2);
     // The fill has one worker: only one workers table in the page.
     assert_eq!(html.matches("<table class=\"workers\">").count(), 1);
+    // The phase's line says the workers and each one's queue depth, as the console and the plan do (a
+    // bare QD1 read as the whole phase's); the one-worker fill its QD alone.
+    assert!(
+        html.contains(
+            "<p class=\"params\">workload · 4096 B blocks · 2 workers × QD1 · 50 % reads"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("<p class=\"params\">fill · 65536 B blocks · QD1"),
+        "{html}"
+    );
 }
