@@ -267,7 +267,8 @@ pub fn legend_height(rows: usize) -> u32 {
 }
 
 /// Escapes text for XML and HTML element content and double-quoted attributes; control characters (but
-/// tab, line feed and carriage return) are left out. The report's one escaping, of the SVG charts' text
+/// tab, line feed and carriage return) are left out, format characters (Unicode's Cf: bidirectional
+/// overrides, invisible joiners) shown escaped as on the console. The report's one escaping, of the SVG charts' text
 /// here and of the page's as [`crate::report::html::esc`].
 pub fn xml(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -280,6 +281,9 @@ pub fn xml(s: &str) -> String {
             '\'' => o.push_str("&#39;"),
             // Control characters (an ESC or a BEL in a phase name or target path) are left out.
             c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
+            // Format characters shown as the console shows them (`\u{202e}`): a right-to-left override
+            // in one run's path reversed the text after it, another run's name in a chart's title.
+            c if crate::text::format_char(c) => o.extend(c.escape_default()),
             _ => o.push(c),
         }
     }
@@ -407,6 +411,16 @@ pub fn compose(title: &str, plot: &str, plot_h: u32, legend: &[LegendEntry]) -> 
 mod tests {
     use super::*;
     use crate::report::chart::palette::colour;
+
+    /// Markup escaped, control characters left out, format characters shown as the console shows them
+    /// (attack 14: an override in a target path reversed another run's name in a chart title).
+    #[test]
+    fn xml_escapes_markup_drops_controls_and_shows_format_characters() {
+        assert_eq!(
+            xml("a<b>&\"'\u{1b}[2J\u{7}t\u{202e}x\u{200d}y\tz"),
+            "a&lt;b&gt;&amp;&quot;&#39;[2Jt\\u{202e}x\\u{200d}y\tz"
+        );
+    }
 
     #[test]
     fn text_is_measured_with_the_embedded_font() {
