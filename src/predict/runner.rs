@@ -328,9 +328,13 @@ pub fn stopped(what: &str) -> Option<FitError> {
 pub fn spawn_and_wait(cmd: &mut Command) -> Result<ExitStatus, FitError> {
     let exe = PathBuf::from(cmd.get_program());
     signal::end_child_with_parent(cmd);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| FitError::Failed(format!("cannot run {}: {e}", exe.display())))?;
+    // Held back across the fork: a signal now is handled here once the child exists (and passed on to it
+    // below), not by the handler's copy in the child before it execs.
+    let held = signal::hold_stop_signals();
+    let spawned = cmd.spawn();
+    drop(held);
+    let mut child =
+        spawned.map_err(|e| FitError::Failed(format!("cannot run {}: {e}", exe.display())))?;
     let mut passed: Option<Instant> = None;
     loop {
         match child.try_wait() {
