@@ -153,12 +153,14 @@ const MAX_FIT_WARNING: usize = 1024;
 const SIM_FILES: u64 = 4;
 
 /// Files `sim fit` and `sim predict` ask the open-file limit for beside those open when they start: the
-/// more of their own ([`SIM_FILES`]) and a run's ([`wkrun::run::BASE_FILES`]): each run they start
-/// inherits the limit and starts with no more open than they had (their own files are closed on exec),
-/// and checks it asks for that many beside them. One advice then lets the whole command complete
-/// (attack 40 F9: `sim predict` advised 9, its run then refused under 9 to 12 and advised 13).
+/// more of their own ([`SIM_FILES`]) and a run's: each run they start inherits the limit and starts with
+/// no more open than they had (their own files are closed on exec), opens its output folder
+/// ([`wkrun::run::OPEN_AT_CHECK`]) and then checks that the limit leaves [`wkrun::run::BASE_FILES`]
+/// beside those. One advice then lets the whole command complete (attack 40 F9: `sim predict` advised 9,
+/// its run then refused under 9 to 12 and advised 13; attack 13 F11: advised 13, its run refused 13 and
+/// advised 14).
 fn sim_files() -> u64 {
-    SIM_FILES.max(wkrun::run::BASE_FILES)
+    SIM_FILES.max(wkrun::run::OPEN_AT_CHECK + wkrun::run::BASE_FILES)
 }
 
 /// `wkrun sim ...`.

@@ -24,8 +24,8 @@ mod written;
 
 pub use host::host_info;
 pub use limits::{
-    BASE_FILES, FILES_PER_TARGET, check_address_space, check_memory, check_open_files,
-    ensure_open_files, limit_notes, phase_space,
+    BASE_FILES, FILES_PER_TARGET, OPEN_AT_CHECK, check_address_space, check_memory,
+    check_open_files, ensure_open_files, limit_notes, phase_space,
 };
 pub use observer::Observer;
 pub use prepare::{create_target, created_line};
