@@ -76,7 +76,9 @@ fn fit_fail(e: FitError) -> Fail {
 /// that found it (`fit_warnings`, each cut as an echoed value is); `None` for a run.
 ///
 /// # Errors
-/// Exit 2 when `measured` is given without exactly one target.
+/// Exit 2 when `measured` is given without exactly one target, or with one that is not a simulated drive
+/// (`sim:...`): a prediction runs on the fitted drive, and a run on a file or device is a measurement,
+/// which the label `predicted: ` would misname (attack 13 F13).
 pub fn predicted(
     measured: Option<&Path>,
     targets: &[PathBuf],
@@ -91,6 +93,16 @@ pub fn predicted(
             prediction::PREDICTED_FROM
         )));
     };
+    let sim = target
+        .to_str()
+        .is_some_and(|t| t.starts_with(wkrun::sim::params::PREFIX));
+    if !sim {
+        return Err(bad(format!(
+            "{} is for a run on the fitted simulated drive (--target sim:...), not on {}: a run on a file or device is a measurement, not a prediction; nothing was written",
+            prediction::PREDICTED_FROM,
+            wkrun::text::escaped(&target.to_string_lossy())
+        )));
+    }
     Ok(Some(wkrun::plan::Predicted {
         measured: measured.display().to_string(),
         fitted_target: target.display().to_string(),

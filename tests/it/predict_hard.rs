@@ -983,3 +983,33 @@ fn a_signal_as_the_prediction_starts_its_run_exits_130_with_labelled_results() {
         assert_eq!(res.prediction.unwrap().fitted_target, FITTED);
     }
 }
+
+/// Attack 13 F13: the hidden `--predicted-from` on a run whose target is a file labelled a measurement
+/// "predicted:": refused (exit 2), nothing written, the target not made.
+#[test]
+fn predicted_from_on_a_file_target_is_refused() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let file = m.join("results.json");
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "p.toml",
+            "--target",
+            "t.img",
+            "-o",
+            "o",
+            "--predicted-from",
+            file.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: --predicted-from is for a run on the fitted simulated drive (--target sim:...), not on t.img: a run on a file or device is a measurement, not a prediction; nothing was written\n"
+        )
+    );
+    assert!(!d.join("o").exists() && !d.join("t.img").exists());
+}
