@@ -112,6 +112,7 @@ pub fn predicted(
             .collect(),
         measured_run_started_at: None,
         measured_run_target: None,
+        notes: Vec::new(),
         paired: Err(wkrun::plan::pairing::Unpaired::NoPhases),
     }))
 }
@@ -120,9 +121,20 @@ pub fn predicted(
 /// so from their first write; its label `predicted: ` and the run's label, cut as labels are
 /// ([`wkrun::text::label`]); whether its measured results can be paired with it
 /// ([`wkrun::plan::pairing::pairing`], on the plan's phases as its results will record them;
-/// `Unpaired::NoPhases` when they cannot be read), for its `next:` line.
-pub fn mark_prediction(plan: &mut wkrun::plan::Plan, mut p: wkrun::plan::Predicted) {
+/// `Unpaired::NoPhases` when they cannot be read), for its `next:` line; and, when the spec names a
+/// target of its own (`spec_target`, its `[target]`), the note that the fitted drive replaced it
+/// ([`prediction::replaced_target`]), recorded in the prediction and added to the run's `notes`.
+pub fn mark_prediction(
+    plan: &mut wkrun::plan::Plan,
+    mut p: wkrun::plan::Predicted,
+    spec_target: Option<&wkrun::spec::TargetSection>,
+    notes: &mut Vec<String>,
+) {
     use wkrun::plan::pairing::{PairPhase, pairing};
+    if let Some(n) = prediction::replaced_target(spec_target, &plan.target) {
+        notes.push(n.clone());
+        p.notes.push(n);
+    }
     plan.label = wkrun::text::label(&format!("predicted: {}", plan.label));
     let params: Vec<_> = plan.phases.iter().map(|x| x.params()).collect();
     let ours: Vec<PairPhase> = plan

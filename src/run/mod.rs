@@ -612,6 +612,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
                 measured_run_started_at: p.measured_run_started_at.clone(),
                 measured_run_target: p.measured_run_target.clone(),
                 fit_warnings: p.fit_warnings.clone(),
+                notes: p.notes.clone(),
             }),
         health: None,
         phases: Vec::new(),

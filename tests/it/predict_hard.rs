@@ -1013,3 +1013,28 @@ fn predicted_from_on_a_file_target_is_refused() {
     );
     assert!(!d.join("o").exists() && !d.join("t.img").exists());
 }
+
+/// Trial 13 F10: a spec whose own `[target]` is a 1 GiB file, predicted on the fitted 256 MiB drive, says
+/// that the fitted drive replaced it, on stderr and in the prediction's results (`prediction.notes`).
+#[test]
+fn a_prediction_says_the_fitted_drive_replaced_the_spec_s_target() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let body = format!(
+        "[target]\npath = \"t.img\"\nsize = \"1GiB\"\n{}",
+        writes("2s")
+    );
+    write_file(d, "f.toml", &spec_text("f", &body));
+    let (code, _, err) = predict(
+        d,
+        &[m.to_str().unwrap(), "f.toml", "--fitted", FITTED, "-o", "p"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let note = format!(
+        "the spec's target t.img (size = 1GiB) is replaced by the fitted drive {DRIVE}, of 268435456 B (256MiB): a prediction runs on the drive fitted to the measured results, at their capacity"
+    );
+    assert!(err.contains(&format!("note: {note}\n")), "{err}");
+    let (res, _) = strict_results(&d.join("p"));
+    assert_eq!(res.prediction.unwrap().notes, vec![note]);
+    assert!(!d.join("t.img").exists());
+}
