@@ -1592,7 +1592,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         plan.label = l.clone();
     }
     if let Some(p) = predicted {
-        sim_cli::mark_prediction(&mut plan, p);
+        sim_cli::mark_prediction(&mut plan, p, s.file.target.as_ref(), &mut notes);
     }
     let say = |m: &str| {
         if !a.quiet {

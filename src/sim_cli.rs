@@ -76,7 +76,9 @@ fn fit_fail(e: FitError) -> Fail {
 /// that found it (`fit_warnings`, each cut as an echoed value is); `None` for a run.
 ///
 /// # Errors
-/// Exit 2 when `measured` is given without exactly one target.
+/// Exit 2 when `measured` is given without exactly one target, or with one that is not a simulated drive
+/// (`sim:...`): a prediction runs on the fitted drive, and a run on a file or device is a measurement,
+/// which the label `predicted: ` would misname (attack 13 F13).
 pub fn predicted(
     measured: Option<&Path>,
     targets: &[PathBuf],
@@ -91,6 +93,16 @@ pub fn predicted(
             prediction::PREDICTED_FROM
         )));
     };
+    let sim = target
+        .to_str()
+        .is_some_and(|t| t.starts_with(wkrun::sim::params::PREFIX));
+    if !sim {
+        return Err(bad(format!(
+            "{} is for a run on the fitted simulated drive (--target sim:...), not on {}: a run on a file or device is a measurement, not a prediction; nothing was written",
+            prediction::PREDICTED_FROM,
+            wkrun::text::escaped(&target.to_string_lossy())
+        )));
+    }
     Ok(Some(wkrun::plan::Predicted {
         measured: measured.display().to_string(),
         fitted_target: target.display().to_string(),
@@ -100,6 +112,7 @@ pub fn predicted(
             .collect(),
         measured_run_started_at: None,
         measured_run_target: None,
+        notes: Vec::new(),
         paired: Err(wkrun::plan::pairing::Unpaired::NoPhases),
     }))
 }
@@ -108,9 +121,20 @@ pub fn predicted(
 /// so from their first write; its label `predicted: ` and the run's label, cut as labels are
 /// ([`wkrun::text::label`]); whether its measured results can be paired with it
 /// ([`wkrun::plan::pairing::pairing`], on the plan's phases as its results will record them;
-/// `Unpaired::NoPhases` when they cannot be read), for its `next:` line.
-pub fn mark_prediction(plan: &mut wkrun::plan::Plan, mut p: wkrun::plan::Predicted) {
+/// `Unpaired::NoPhases` when they cannot be read), for its `next:` line; and, when the spec names a
+/// target of its own (`spec_target`, its `[target]`), the note that the fitted drive replaced it
+/// ([`prediction::replaced_target`]), recorded in the prediction and added to the run's `notes`.
+pub fn mark_prediction(
+    plan: &mut wkrun::plan::Plan,
+    mut p: wkrun::plan::Predicted,
+    spec_target: Option<&wkrun::spec::TargetSection>,
+    notes: &mut Vec<String>,
+) {
     use wkrun::plan::pairing::{PairPhase, pairing};
+    if let Some(n) = prediction::replaced_target(spec_target, &plan.target) {
+        notes.push(n.clone());
+        p.notes.push(n);
+    }
     plan.label = wkrun::text::label(&format!("predicted: {}", plan.label));
     let params: Vec<_> = plan.phases.iter().map(|x| x.params()).collect();
     let ours: Vec<PairPhase> = plan
@@ -153,12 +177,14 @@ const MAX_FIT_WARNING: usize = 1024;
 const SIM_FILES: u64 = 4;
 
 /// Files `sim fit` and `sim predict` ask the open-file limit for beside those open when they start: the
-/// more of their own ([`SIM_FILES`]) and a run's ([`wkrun::run::BASE_FILES`]): each run they start
-/// inherits the limit and starts with no more open than they had (their own files are closed on exec),
-/// and checks it asks for that many beside them. One advice then lets the whole command complete
-/// (attack 40 F9: `sim predict` advised 9, its run then refused under 9 to 12 and advised 13).
+/// more of their own ([`SIM_FILES`]) and a run's: each run they start inherits the limit and starts with
+/// no more open than they had (their own files are closed on exec), opens its output folder
+/// ([`wkrun::run::OPEN_AT_CHECK`]) and then checks that the limit leaves [`wkrun::run::BASE_FILES`]
+/// beside those. One advice then lets the whole command complete (attack 40 F9: `sim predict` advised 9,
+/// its run then refused under 9 to 12 and advised 13; attack 13 F11: advised 13, its run refused 13 and
+/// advised 14).
 fn sim_files() -> u64 {
-    SIM_FILES.max(wkrun::run::BASE_FILES)
+    SIM_FILES.max(wkrun::run::OPEN_AT_CHECK + wkrun::run::BASE_FILES)
 }
 
 /// `wkrun sim ...`.

@@ -57,6 +57,21 @@ use that one; left as it is",
         /// SQLite's words.
         why: String,
     },
+    /// A file SQLite keeps beside the library (`-wal`, `-shm`, `-journal`) that is a symbolic link or not
+    /// a regular file: never opened through, and nothing made beside it.
+    #[error(
+        "library {}: {} beside it {why}; SQLite's files beside a library are never opened through one: remove it (nothing was written)",
+        path.display(),
+        file.display()
+    )]
+    Beside {
+        /// The library.
+        path: PathBuf,
+        /// The file beside it.
+        file: PathBuf,
+        /// What it is.
+        why: String,
+    },
     /// A library to be made among the device nodes or on a pseudo file system.
     #[error("library {}: it would be on {on}, not on storage; choose another --library", path.display())]
     NotStorage {

@@ -219,6 +219,38 @@ fn inspect(path: &Path) -> Result<Found, LibraryError> {
     })
 }
 
+/// The files SQLite keeps beside a library: its write-ahead log, its shared memory, a rollback journal.
+const BESIDE: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// Refuses a library at `path` with a file SQLite keeps beside it ([`BESIDE`]) that is a symbolic link
+/// or not a regular file, before SQLite opens anything: it would open the log or shared memory through
+/// no link (and fail with a bare "unable to open database file", leaving an empty `-wal` it had made;
+/// attack 13 F12), and wkrun follows no link planted in a folder it writes into.
+fn beside_files(path: &Path) -> Result<(), LibraryError> {
+    for suffix in BESIDE {
+        let file = with_suffix(path, suffix);
+        let why = match std::fs::symlink_metadata(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(LibraryError::io(&file, e)),
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(&file) {
+                Ok(to) => format!(
+                    "is a symbolic link (to {})",
+                    crate::text::escaped(&to.to_string_lossy())
+                ),
+                Err(_) => "is a symbolic link".to_string(),
+            },
+            Ok(m) if !m.is_file() => "is not a regular file".to_string(),
+            Ok(_) => continue,
+        };
+        return Err(LibraryError::Beside {
+            path: path.to_path_buf(),
+            file,
+            why,
+        });
+    }
+    Ok(())
+}
+
 /// Refuses a library of a schema newer than this wkrun's.
 fn newer_schema(path: &Path, version: i32) -> Result<(), LibraryError> {
     match version > SCHEMA_VERSION {
@@ -240,6 +272,7 @@ pub fn open_read(path: &Path) -> Result<Connection, LibraryError> {
         Found::Missing => return Err(LibraryError::NoLibrary(path.to_path_buf())),
         Found::Library { writable } => writable && !on_read_only_fs(path),
     };
+    beside_files(path)?;
     // A file this process may not write, with no write-ahead log beside it (no writer is at work, and
     // none left one): read as immutable, so that no `-wal` or `-shm` file is made beside it and left there
     // (a reader cannot remove them). A writer that starts meanwhile can at worst make this read fail.
@@ -283,7 +316,9 @@ fn open_immutable(path: &Path) -> Result<Connection, LibraryError> {
 /// Opens the library at `path` for adding and removing entries, creating it (and its folder) when there is
 /// none; checks its integrity first (`PRAGMA quick_check`), so a damaged library is refused, not written.
 pub fn open_write(path: &Path) -> Result<Connection, LibraryError> {
-    let found = match inspect(path)? {
+    let found = inspect(path)?;
+    beside_files(path)?;
+    let found = match found {
         Found::Missing => {
             if let Some(on) = crate::target::not_storage(path) {
                 return Err(LibraryError::NotStorage {

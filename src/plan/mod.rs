@@ -106,6 +106,10 @@ pub struct Predicted {
     /// when it was given with `--fitted` or the fit had none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fit_warnings: Vec<String>,
+    /// What the prediction's run changed of the spec, in words: the spec's own target replaced by the
+    /// fitted drive (the note `wkrun sim predict`'s run makes, `predict/prediction.rs`); empty when nothing was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Whether the measured run can be paired with this prediction ([`pairing::pairing`]: the same spec,
     /// the phases of the one with fewer among the other's, each with the same workload), so comparing the
     /// two is meaningful; else why not (another spec, a phase's other workload or span), or

@@ -97,6 +97,44 @@ pub fn check(
     })
 }
 
+/// The note of a prediction whose spec names a target of its own (`section`, its `[target]`): the
+/// fitted drive `drive` replaces it, at the measured drive's capacity, whatever the spec's target was
+/// sized for (trial 13 F10: a spec of a 256 MiB file ran at the fitted drive's capacity without a word).
+/// The spec's target is named with its size (a file's `size`, a simulated drive's capacity); `None` when
+/// the spec names no target, or names the fitted drive itself.
+pub fn replaced_target(
+    section: Option<&crate::spec::TargetSection>,
+    drive: &TargetInfo,
+) -> Option<String> {
+    let t = section?;
+    let shown = |p: &Path| crate::text::escaped(&p.to_string_lossy()).into_owned();
+    let named = match (&t.sim, &t.paths, &t.path) {
+        (Some(sim), _, _) => match TargetInfo::sim(sim.clone()) {
+            Ok(own) if own.path == drive.path => return None,
+            Ok(own) => format!("{} of {} B", shown(&own.path), own.capacity_bytes),
+            Err(_) => "a simulated drive".to_string(),
+        },
+        (None, Some(paths), _) => paths
+            .iter()
+            .map(|p| shown(p))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (None, None, Some(path)) => shown(path),
+        (None, None, None) if t.size.is_some() => crate::target::DEFAULT_TARGET_PATH.to_string(),
+        (None, None, None) => return None,
+    };
+    let size = match (&t.sim, t.size) {
+        (None, Some(z)) => format!(" (size = {z})"),
+        _ => String::new(),
+    };
+    Some(format!(
+        "the spec's target {named}{size} is replaced by the fitted drive {}, of {} B ({}): a prediction runs on the drive fitted to the measured results, at their capacity",
+        shown(&drive.path),
+        drive.capacity_bytes,
+        crate::units::fmt_bytes(drive.capacity_bytes)
+    ))
+}
+
 /// Refuses a measured results path a prediction's `results.json` cannot record as given
 /// (`prediction.measured`, plain UTF-8 text by the rule of a label): one that is not UTF-8 (read as text
 /// it would name another file, as `-o` refuses one) or that holds a control or format character (attack
@@ -198,5 +236,74 @@ pub fn run(
             "the run of {} on {target} ended: {status}",
             inputs.spec.display()
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replaced_target;
+    use crate::sim::SimParams;
+    use crate::spec::TargetSection;
+    use crate::target::TargetInfo;
+    use crate::units::Size;
+
+    fn section() -> TargetSection {
+        TargetSection {
+            path: None,
+            paths: None,
+            size: None,
+            sim: None,
+            write_cache: None,
+        }
+    }
+
+    #[test]
+    fn the_spec_s_own_target_is_named_with_its_size() {
+        let sim = |t: &str| SimParams::parse_target(t).unwrap();
+        let drive = TargetInfo::sim(sim("sim:capacity=64MiB,op=40%")).unwrap();
+        let tail = format!(
+            " is replaced by the fitted drive {}, of 67108864 B (64MiB): a prediction runs on the drive fitted to the measured results, at their capacity",
+            drive.path.display()
+        );
+        let said = |t: TargetSection| replaced_target(Some(&t), &drive);
+        let other = TargetSection {
+            sim: Some(sim("sim:capacity=1GiB")),
+            ..section()
+        };
+        assert_eq!(
+            said(other),
+            Some(format!(
+                "the spec's target sim:capacity=1GiB,op=7%,dies=1 of 1073741824 B{tail}"
+            ))
+        );
+        let two = TargetSection {
+            paths: Some(vec!["a.img".into(), "b.img".into()]),
+            size: Some(Size(256 << 20)),
+            ..section()
+        };
+        assert_eq!(
+            said(two),
+            Some(format!(
+                "the spec's target a.img, b.img (size = 256MiB){tail}"
+            ))
+        );
+        let sized = TargetSection {
+            size: Some(Size(256 << 20)),
+            ..section()
+        };
+        assert_eq!(
+            said(sized),
+            Some(format!(
+                "the spec's target wkrun-target.img (size = 256MiB){tail}"
+            ))
+        );
+        // The fitted drive itself, a section that names no target, no section: nothing replaced.
+        let same = TargetSection {
+            sim: Some(sim("sim:capacity=64MiB,op=40%")),
+            ..section()
+        };
+        assert_eq!(said(same), None);
+        assert_eq!(said(section()), None);
+        assert_eq!(replaced_target(None, &drive), None);
     }
 }

@@ -328,9 +328,13 @@ pub fn stopped(what: &str) -> Option<FitError> {
 pub fn spawn_and_wait(cmd: &mut Command) -> Result<ExitStatus, FitError> {
     let exe = PathBuf::from(cmd.get_program());
     signal::end_child_with_parent(cmd);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| FitError::Failed(format!("cannot run {}: {e}", exe.display())))?;
+    // Held back across the fork: a signal now is handled here once the child exists (and passed on to it
+    // below), not by the handler's copy in the child before it execs.
+    let held = signal::hold_stop_signals();
+    let spawned = cmd.spawn();
+    drop(held);
+    let mut child =
+        spawned.map_err(|e| FitError::Failed(format!("cannot run {}: {e}", exe.display())))?;
     let mut passed: Option<Instant> = None;
     loop {
         match child.try_wait() {
@@ -392,11 +396,24 @@ pub fn run(exe: &Path, spec: &Path, target: &str, out: &Path) -> Result<(), FitE
         let err = String::from_utf8_lossy(&err);
         return Err(FitError::Failed(format!(
             "the simulated run on {target} failed ({status}): {}",
-            error_line(&err)
+            scratch_said(error_line(&err), out)
         )));
     }
     let _ = std::fs::remove_file(&err_path);
     Ok(())
+}
+
+/// A simulated run's error `line`, saying that the run's folder `out`, when the line names it (a run
+/// refused by a limit names its `results.json`), was scratch: the fit's scratch folder is removed when it
+/// ends, so the user cannot look there (attack 13 F11).
+fn scratch_said(line: &str, out: &Path) -> String {
+    let out = out.to_string_lossy();
+    match line.contains(out.as_ref()) {
+        true => format!(
+            "{line} ({out} was the simulated run's scratch folder, removed with the fit's; nothing is left there)"
+        ),
+        false => line.to_string(),
+    }
 }
 
 /// The line of a run's error output that says what went wrong: its first `error:` line (the lines after
@@ -445,7 +462,7 @@ pub fn whole_seconds(rows: &[crate::results::series_csv::SeriesRow]) -> Vec<f64>
 
 #[cfg(test)]
 mod tests {
-    use super::{PhaseShape, ROW_ROOM, no_room, ran_out, room_for, temp_base};
+    use super::{PhaseShape, ROW_ROOM, no_room, ran_out, room_for, scratch_said, temp_base};
     use crate::vocab::{Pattern, PhaseKind};
     use std::path::Path;
 
@@ -509,6 +526,19 @@ mod tests {
         assert!(no_room(Path::new("/t"), 163_840, 517_120).starts_with(
             "the temporary folder /t (TMPDIR) has 163840 B free, less than the 517120 B "
         ));
+    }
+
+    #[test]
+    fn a_run_s_error_naming_its_scratch_folder_says_it_is_removed() {
+        let out = Path::new("/tmp/wkrun-fit-7-0/run1");
+        assert_eq!(
+            scratch_said(
+                "a run needs up to 8 open files; the run did not start: /tmp/wkrun-fit-7-0/run1/results.json says \"failed\"",
+                out
+            ),
+            "a run needs up to 8 open files; the run did not start: /tmp/wkrun-fit-7-0/run1/results.json says \"failed\" (/tmp/wkrun-fit-7-0/run1 was the simulated run's scratch folder, removed with the fit's; nothing is left there)"
+        );
+        assert_eq!(scratch_said("cannot write", out), "cannot write");
     }
 
     #[test]

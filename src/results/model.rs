@@ -176,6 +176,11 @@ pub struct Prediction {
     /// `--fitted` (that fit's warnings are not known to the prediction).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fit_warnings: Vec<String>,
+    /// What the prediction's run changed of its spec, as its notes said them (without `note: `): the
+    /// spec's own `[target]`, named with its size, replaced by the fitted drive of the measured capacity.
+    /// Absent when the spec names no target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Identity of the spec file that ran.

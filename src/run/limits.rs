@@ -41,6 +41,11 @@ pub fn limit_notes(plan: &Plan) -> Vec<String> {
 pub const BASE_FILES: u64 = 8;
 /// See [`BASE_FILES`].
 pub const FILES_PER_TARGET: u64 = 6;
+/// Files a run has open of its own when it checks the open-file limit ([`check_open_files`]), counted
+/// among those open then: its output folder, opened and locked before the check (so that a folder another
+/// run holds is refused first). A process that starts a run and advises a limit for it counts them beside
+/// [`BASE_FILES`] (attack 13 F11: `sim predict` advised 13, and its run refused 13 and asked 14).
+pub const OPEN_AT_CHECK: u64 = 1;
 
 /// The io_uring rings the phase of `plan` that has most holds open at once: one per worker.
 fn rings(plan: &Plan) -> u64 {

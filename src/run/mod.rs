@@ -24,8 +24,8 @@ mod written;
 
 pub use host::host_info;
 pub use limits::{
-    BASE_FILES, FILES_PER_TARGET, check_address_space, check_memory, check_open_files,
-    ensure_open_files, limit_notes, phase_space,
+    BASE_FILES, FILES_PER_TARGET, OPEN_AT_CHECK, check_address_space, check_memory,
+    check_open_files, ensure_open_files, limit_notes, phase_space,
 };
 pub use observer::Observer;
 pub use prepare::{create_target, created_line};
@@ -612,6 +612,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
                 measured_run_started_at: p.measured_run_started_at.clone(),
                 measured_run_target: p.measured_run_target.clone(),
                 fit_warnings: p.fit_warnings.clone(),
+                notes: p.notes.clone(),
             }),
         health: None,
         phases: Vec::new(),

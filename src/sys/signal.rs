@@ -173,11 +173,18 @@ pub fn ignore_file_size_signal() {
 
 /// Makes the process `cmd` starts end with this one: the kernel sends it SIGTERM when this process ends
 /// (PR_SET_PDEATHSIG), even by SIGKILL, which leaves no time to forward a signal. Where this process has
-/// already ended when the child asks, the child does not start (the spawn fails).
+/// already ended when the child asks, the child does not start (the spawn fails). The child starts with
+/// the [`stop_signals`] held back (blocked; a wkrun run releases them once its handler is in place,
+/// [`install`]): one that comes before, passed on by this process or sent to the process group as
+/// `timeout(1)` sends it, waits for the handler instead of ending the child with no results (attack 13
+/// F3: 11 in 29 signals near the start of `sim predict`'s run did).
 pub fn end_child_with_parent(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id() as libc::pid_t;
+    let held = stop_set();
     let ask = move || {
+        // SAFETY: pthread_sigmask is async-signal-safe and reads one live sigset_t (a copy in the closure).
+        unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &held, std::ptr::null_mut()) };
         // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid are async-signal-safe and touch no memory of the
         // process, as a function run between fork and exec must.
         let set = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) };
@@ -192,6 +199,42 @@ pub fn end_child_with_parent(cmd: &mut std::process::Command) {
     };
     // SAFETY: `ask` only calls async-signal-safe functions and allocates nothing on its success path.
     unsafe { cmd.pre_exec(ask) };
+}
+
+/// The [`stop_signals`] as a signal set.
+fn stop_set() -> libc::sigset_t {
+    // SAFETY: an all-zero sigset_t is a valid value that sigemptyset then initialises.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a live sigset_t; sigemptyset and sigaddset only write it.
+    unsafe { libc::sigemptyset(&mut set) };
+    for sig in stop_signals() {
+        // SAFETY: as above; `sig` is a valid signal number.
+        unsafe { libc::sigaddset(&mut set, sig) };
+    }
+    set
+}
+
+/// The calling thread's stop signals held back (blocked) while it lives ([`hold_stop_signals`]); one
+/// that arrives meanwhile is delivered when it is dropped.
+pub struct Held(libc::sigset_t);
+
+/// Holds the [`stop_signals`] back in the calling thread until the returned [`Held`] is dropped: a
+/// process forked meanwhile starts with them held too (a child run releases them once its handler is in
+/// place, [`install`]), and one that arrives here meanwhile is not lost.
+pub fn hold_stop_signals() -> Held {
+    let set = stop_set();
+    // SAFETY: an all-zero sigset_t is a valid value, which pthread_sigmask overwrites with the old mask.
+    let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live sigset_t values; pthread_sigmask has no other memory effects.
+    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) };
+    Held(old)
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask saved by hold_stop_signals, a live sigset_t.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut()) };
+    }
 }
 
 /// How many times the process was continued after a stop (SIGCONT: after SIGSTOP, or ctrl-Z's SIGTSTP).
@@ -220,7 +263,8 @@ pub fn now_ns() -> u64 {
 }
 
 /// Installs the handler for [`stop_signals`], counts continues ([`continued`]) and ignores SIGXFSZ
-/// ([`ignore_file_size_signal`]).
+/// ([`ignore_file_size_signal`]); then releases the stop signals a parent `wkrun` started this process
+/// with held back ([`end_child_with_parent`]): one that came meanwhile is handled now.
 pub fn install() {
     // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
     let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
@@ -243,6 +287,9 @@ pub fn install() {
         unsafe { libc::sigaction(sig, &act, std::ptr::null_mut()) };
     }
     ignore_file_size_signal();
+    let set = stop_set();
+    // SAFETY: `set` is a live sigset_t; unblocking has no memory effects beyond running the handler above.
+    unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
 }
 
 #[cfg(test)]

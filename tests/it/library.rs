@@ -882,3 +882,59 @@ fn adding_past_the_file_size_limit_names_the_limit_and_leaves_nothing() {
     );
     assert_eq!(dir_listing(d.path()), before, "something was left");
 }
+
+/// Attack 13 F12: a symbolic link planted where SQLite keeps a file beside the library (`-shm`, `-wal`)
+/// is refused before SQLite opens anything (it gave a bare "unable to open database file" and left an
+/// empty `-wal`): exit 2 naming the link and where it points, for a library that exists and one `add`
+/// would make; nothing is made beside it, and the link and its target are left as they were.
+#[test]
+fn a_link_planted_beside_the_library_is_refused_and_nothing_is_made() {
+    let t = tempdir();
+    let d = t.path();
+    spec(d, "lib");
+    sim_run(d, "lib", "r", 28, "drive A");
+    std::fs::write(d.join("victim"), "keep\n").expect("write");
+    let good = d.join("good.sqlite");
+    assert_eq!(lib(d, &good, &["library", "add", "r"]).0, 0);
+    let mut failures = Failures::default();
+    for (library, suffix) in [
+        ("good.sqlite", "-shm"),
+        ("good.sqlite", "-wal"),
+        ("new.sqlite", "-shm"),
+        ("new.sqlite", "-wal"),
+    ] {
+        failures.case(format!("{library}{suffix}"));
+        let path = d.join(library);
+        let link = d.join(format!("{library}{suffix}"));
+        std::os::unix::fs::symlink("victim", &link).expect("symlink");
+        let before = files_of(d, library);
+        for args in [&["library", "add", "r"][..], &["library", "list"][..]] {
+            let (c, _, e) = lib(d, &path, args);
+            let want = format!(
+                "error: library {}: {} beside it is a symbolic link (to victim); SQLite's files beside a library are never opened through one: remove it (nothing was written)\n",
+                path.display(),
+                link.display()
+            );
+            // No library to list is said first.
+            let want = match (library, args[1]) {
+                ("new.sqlite", "list") => format!(
+                    "error: no library at {} (`wkrun library add RESULTS` makes one there)\n",
+                    path.display()
+                ),
+                _ => want,
+            };
+            failures.check(c == 2, || format!("{args:?}: exit {c}: {e}"));
+            failures.check(e == want, || format!("{args:?}: {e:?}, want {want:?}"));
+        }
+        failures.check(files_of(d, library) == before, || {
+            format!("{:?}, was {before:?}", files_of(d, library))
+        });
+        failures.check(
+            std::fs::read_to_string(d.join("victim")).ok().as_deref() == Some("keep\n"),
+            || "the link's target changed".into(),
+        );
+        std::fs::remove_file(&link).expect("remove");
+    }
+    failures
+        .assert_none("library::a_link_planted_beside_the_library_is_refused_and_nothing_is_made");
+}

@@ -1454,18 +1454,18 @@ fn a_small_open_file_limit_is_named_or_raised() {
         ("8", file("s.toml", "o8"), "a run", 8),
         ("12", file("u.toml", "o12"), "a run", 12),
         // `sim fit` and `sim predict` ask for what their runs ask for (attack 40 F9: `sim predict` advised
-        // 4 beside those open, its run then refused and advised 8).
+        // 4 beside those open, its run then refused and advised 8): a run's 8 beside its output folder.
         (
             "4",
             vec!["sim", "fit", "o4"],
             "sim fit (with the simulated runs it starts)",
-            8,
+            9,
         ),
         (
             "4",
             vec!["sim", "predict", "o4", "s.toml"],
             "sim predict (with the runs it starts)",
-            8,
+            9,
         ),
     ];
     for (n, args, what, needs) in cases {
@@ -1851,4 +1851,61 @@ fn version_and_help_under_a_small_address_space_limit_work_or_are_refused_cleanl
         assert_eq!(code, 0, "{arg} at {enough} B: {err}");
         assert!(out.contains(text), "{arg} at {enough} B: {out}");
     }
+}
+
+/// Attack 13 F11: `sim fit` and `sim predict` advised one open file too few (13, where their runs, which
+/// open their output folder before they check, then asked 14): under the limit they advise, both complete.
+#[test]
+fn sim_fit_and_predict_complete_under_the_open_file_limit_they_advise() {
+    if let Some(why) = limits_unavailable() {
+        return skip(
+            "limits::sim_fit_and_predict_complete_under_the_open_file_limit_they_advise",
+            &why,
+        );
+    }
+    let d = tempdir();
+    let p = d.path();
+    let wsat = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\n[[phase]]\nname = \"wsat\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nduration = \"40s\"\n";
+    write_file(p, "m.toml", &spec_text("m", wsat));
+    write_file(p, "s.toml", &workload("duration = \"1s\"\n"));
+    let truth = "sim:capacity=256MiB,op=20%,dies=1,program_time=3200us";
+    let ran = run_limited(
+        p,
+        &[],
+        false,
+        &["m.toml", "--target", truth, "-o", "m", "-q"],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let open = files_a_child_starts_with();
+    let fitted = "sim:capacity=256MiB,op=20%,block=256KiB";
+    let cases = [
+        (
+            vec![
+                "sim", "predict", "m", "s.toml", "--fitted", fitted, "-o", "p", "-q",
+            ],
+            "sim predict (with the runs it starts)",
+        ),
+        (
+            vec!["sim", "fit", "m"],
+            "sim fit (with the simulated runs it starts)",
+        ),
+    ];
+    for (args, what) in cases {
+        let ran = run_limited(p, &["--nofile=8"], false, &args);
+        let advised = open + 9;
+        assert_eq!(
+            (ran.code, ran.stderr.as_str()),
+            (
+                1,
+                format!(
+                    "error: {what} needs up to 9 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 8 (its hard limit 8): raise it to at least {advised} (ulimit -n {advised}); nothing was written\n"
+                )
+                .as_str()
+            )
+        );
+        let ran = run_limited(p, &[&format!("--nofile={advised}")], false, &args);
+        assert_eq!(ran.code, 0, "{args:?} under {advised}: {}", ran.stderr);
+    }
+    let (_, r) = strict_results(&p.join("p"));
+    assert_eq!(r["status"], "completed");
 }

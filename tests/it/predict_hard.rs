@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 const TRUTH: &str = "sim:capacity=256MiB,op=20%,dies=1,program_time=3200us";
 /// A fitted target as `sim fit` prints one.
 const FITTED: &str = "sim:capacity=256MiB,op=20%,block=256KiB";
+/// [`FITTED`] as a run names the drive (its label, its target's path): every parameter off its default.
+const DRIVE: &str = "sim:capacity=256MiB,op=20%,block=256KiB,dies=1";
 
 /// Purge, fill, then `duration` of 4 KiB random writes at QD32.
 fn wsat(duration: &str) -> String {
@@ -913,4 +915,126 @@ fn compare_pairs_a_predicted_phase_only_with_a_measured_one_of_its_workload() {
     // The composite: p4 against m; p64 has no phase paired with m's.
     let composite = csv.lines().last().unwrap();
     assert!(composite.ends_with(",-,"), "{composite}");
+}
+
+/// Attack 13 F3: SIGINT to the process group (as `timeout -s INT` sends it) just as `sim predict` starts
+/// its run, at once and up to 40 ms after the run's process appears: the run holds the signal until its
+/// handler is in place (it once died of it, and `sim predict` exited 1 with no results, 11 signals in
+/// 29 near the start), so each exits 130 with results that say interrupted, labelled, and no process is
+/// left.
+#[test]
+fn a_signal_as_the_prediction_starts_its_run_exits_130_with_labelled_results() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
+    let m = measured(d, "40s");
+    for (i, after_ms) in [0u64, 0, 1, 2, 5, 10, 20, 40].into_iter().enumerate() {
+        let out = d.join(format!("k{i}"));
+        let o = out.to_str().unwrap();
+        let args = [
+            "sim",
+            "predict",
+            m.to_str().unwrap(),
+            "long.toml",
+            "--fitted",
+            FITTED,
+            "-o",
+            o,
+        ];
+        let c = Command::new(wkrun_bin())
+            .args(args)
+            .current_dir(d)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let group = c.id();
+        let t = Instant::now();
+        while !processes_with(o).iter().any(|&p| p != group) {
+            assert!(t.elapsed() < Duration::from_secs(60), "never: the run");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        std::thread::sleep(Duration::from_millis(after_ms));
+        let sent = Command::new("kill")
+            .args(["-INT", "--", &format!("-{group}")])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let r = c.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(130), "{after_ms} ms: {err}");
+        assert!(
+            err.ends_with(&format!(
+                "error: interrupted by SIGINT; partial results in {o}\n"
+            )),
+            "{after_ms} ms: {err}"
+        );
+        wait_for("the run to end", || processes_with(o).is_empty());
+        let (res, _) = strict_results(&out);
+        assert_eq!(
+            res.status,
+            wkrun::results::Status::Interrupted,
+            "{after_ms} ms"
+        );
+        assert_eq!(res.signal.as_deref(), Some("SIGINT"));
+        assert_eq!(res.label.unwrap(), format!("predicted: {DRIVE}"));
+        assert_eq!(res.prediction.unwrap().fitted_target, FITTED);
+    }
+}
+
+/// Attack 13 F13: the hidden `--predicted-from` on a run whose target is a file labelled a measurement
+/// "predicted:": refused (exit 2), nothing written, the target not made.
+#[test]
+fn predicted_from_on_a_file_target_is_refused() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let file = m.join("results.json");
+    let (code, out, err) = code_out_err(&wkrun(
+        d,
+        &[
+            "p.toml",
+            "--target",
+            "t.img",
+            "-o",
+            "o",
+            "--predicted-from",
+            file.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "error: --predicted-from is for a run on the fitted simulated drive (--target sim:...), not on t.img: a run on a file or device is a measurement, not a prediction; nothing was written\n"
+        )
+    );
+    assert!(!d.join("o").exists() && !d.join("t.img").exists());
+}
+
+/// Trial 13 F10: a spec whose own `[target]` is a 1 GiB file, predicted on the fitted 256 MiB drive, says
+/// that the fitted drive replaced it, on stderr and in the prediction's results (`prediction.notes`).
+#[test]
+fn a_prediction_says_the_fitted_drive_replaced_the_spec_s_target() {
+    let (dir, m) = with_spec_and_measurement();
+    let d = dir.path();
+    let body = format!(
+        "[target]\npath = \"t.img\"\nsize = \"1GiB\"\n{}",
+        writes("2s")
+    );
+    write_file(d, "f.toml", &spec_text("f", &body));
+    let (code, _, err) = predict(
+        d,
+        &[m.to_str().unwrap(), "f.toml", "--fitted", FITTED, "-o", "p"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let note = format!(
+        "the spec's target t.img (size = 1GiB) is replaced by the fitted drive {DRIVE}, of 268435456 B (256MiB): a prediction runs on the drive fitted to the measured results, at their capacity"
+    );
+    assert!(err.contains(&format!("note: {note}\n")), "{err}");
+    let (res, _) = strict_results(&d.join("p"));
+    assert_eq!(res.prediction.unwrap().notes, vec![note]);
+    assert!(!d.join("t.img").exists());
 }
