@@ -816,11 +816,14 @@ pub fn intended_line(pr: &PhaseResult) -> Option<String> {
 /// Most holes looked at in a phase's range (each is two lseek calls).
 const MAX_HOLES: usize = 100_000;
 
-/// What a phase's holes are worth: a warning, or a note when this run's erase made them.
+/// What a phase's holes are worth: a warning, or a note when this run's erase made them or the phase is a
+/// fill.
 enum Holes {
-    /// Holes the run did not make (or the unwritten blocks of the file it created): run a fill first.
+    /// Holes the run did not make (or the unwritten blocks of the file it created) under a workload: run a
+    /// fill first.
     Warning(String),
-    /// Holes this run's erase punched: as expected, no setup to fix.
+    /// Holes this run's erase punched, or holes a fill writes into (laying out blocks is what a fill is
+    /// for, trial 13 F8): as expected, no setup to fix.
     Note(String),
 }
 
@@ -828,7 +831,8 @@ enum Holes {
 /// allocates blocks at each first write there, so the numbers include that. Holes under 1 % of the range are
 /// not worth one. The plan says which phases look ([`crate::plan::Plan::holes_check`]) and the erase of this
 /// run that held all of the range last before the phase, if any: every hole there is one it punched or a
-/// later phase left, and a note says so, as expected, not a setup to fix (trial 24c F9).
+/// later phase left, and a note says so, as expected, not a setup to fix (trial 24c F9); a fill's holes are
+/// a note too (the fill lays the blocks out: trial 13 F8), a workload's a warning.
 fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
     let held = ctx.target?;
     let check = ctx.plan.holes_check(phase)?;
@@ -852,13 +856,19 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
     );
     let t = &ctx.plan.target;
     // A fill is the laying out itself: what its numbers include is the news, the phases after it are the
-    // cure. Said short before the details, so that the console line keeps it within its width.
-    let (action, after) = match phase.kind {
-        crate::spec::PhaseKind::Fill => (
+    // cure, and nothing is to fix, so it is a note. Said short before the details, so that the console
+    // line keeps it within its width.
+    let fill = phase.kind == crate::spec::PhaseKind::Fill;
+    let (action, after) = match fill {
+        true => (
             "expected of a fill",
             "; the phases after it write into written blocks",
         ),
-        _ => ("run a fill first", ""),
+        false => ("run a fill first", ""),
+    };
+    let said = |text: String| match fill {
+        true => Holes::Note(text),
+        false => Holes::Warning(text),
     };
     Some(match erase {
         Some(e) => Holes::Note(format!(
@@ -867,10 +877,10 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
         )),
         // The file this run created and preallocated: its blocks are unwritten extents, which a file system
         // reports as holes (newcomer 30c: its max latency read +12,345 % against fio's, which lays out its file).
-        None if t.created && t.preallocated && !check.erased_before => Holes::Warning(format!(
+        None if t.created && t.preallocated && !check.erased_before => said(format!(
             "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; {action}: {share} were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work{after}"
         )),
-        None => Holes::Warning(format!(
+        None => said(format!(
             "writes into holes: latencies include the file system's allocation work; {action}: {share} are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work{after}"
         )),
     })
