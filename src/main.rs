@@ -993,6 +993,18 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) ->
     for l in s.set_lines() {
         err_out(&format!("{l}\n"));
     }
+    // Several targets: each window note once, as their run says it (`plan_one` said one target's).
+    if several {
+        let labels: Vec<String> = (0..plans.len()).map(|i| i.to_string()).collect();
+        let each: Vec<(&str, Vec<String>)> = labels
+            .iter()
+            .zip(&plans)
+            .map(|(l, p)| (l.as_str(), plan::window_notes(p)))
+            .collect();
+        for n in run::multi::once_each(&each) {
+            err_out(&format!("note: {n}\n"));
+        }
+    }
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = target::safety::duplicate(&infos) {
@@ -1039,8 +1051,11 @@ fn plan_one(
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(s, target, a, &mut notes, several)?;
     start_at(&mut plan, from, s)?;
-    // Of the phases from `--from` on, as a run says them after its first lines.
-    notes.extend(plan::window_notes(&plan));
+    // Of the phases from `--from` on, as a run says them after its first lines; of several targets, once
+    // for all of them, by the caller.
+    if several.is_none() {
+        notes.extend(plan::window_notes(&plan));
+    }
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }
