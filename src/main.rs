@@ -77,6 +77,13 @@ enum Cmd {
         #[arg(long, value_name = "DEVICE")]
         allow_destroy: Vec<PathBuf>,
     },
+    /// Print the warnings of each phase of a run whole (the console cuts them at 200 bytes), one a line:
+    /// `phase N "NAME": TEXT`.
+    Warnings {
+        /// results.json files, or results folders (their results.json).
+        #[arg(required = true, value_name = "RESULTS")]
+        files: Vec<PathBuf>,
+    },
     /// Compare runs side by side: one column per results.json, one row per phase and metric, with each
     /// run's relative change against the first.
     Compare {
@@ -510,6 +517,7 @@ fn work() -> ExitCode {
             };
             cmd_plan(&spec, &t, &set, &how)
         }),
+        Some(Cmd::Warnings { files }) => cmd_warnings(&files),
         Some(Cmd::Compare {
             files,
             format,
@@ -1153,6 +1161,27 @@ fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
         }
     };
     stdout_text(&text.map_err(lib_fail)?);
+    Ok(())
+}
+
+/// `wkrun warnings RESULTS...`: each results file's warnings whole ([`wkrun::report::warnings::text`]),
+/// under `==> FILE <==` when there are several. A file that is not readable results: exit 2, as `compare`.
+fn cmd_warnings(files: &[PathBuf]) -> Result<(), Fail> {
+    let files = &results_files(files);
+    room_to_read(files, "reading results", wkrun::report::room::Reader::Check)?;
+    let mut out = String::new();
+    for (i, f) in files.iter().enumerate() {
+        let r = wkrun::report::read_results(f).map_err(|e| bad(e.to_string()))?;
+        if files.len() > 1 {
+            let gap = if i == 0 { "" } else { "\n" };
+            out.push_str(&format!(
+                "{gap}==> {} <==\n",
+                wkrun::text::escaped(&f.display().to_string())
+            ));
+        }
+        out.push_str(&wkrun::report::warnings::text(&r));
+    }
+    stdout_text(&out);
     Ok(())
 }
 

@@ -760,6 +760,24 @@ fn console_warnings_are_one_line_each_and_said_once_for_several_phases() {
     for i in 0..2 {
         assert_eq!(r["phases"][i]["warnings"][0], PAGE_CACHE);
     }
+    // `wkrun warnings DIR` says each whole after its phase, in the results' order (trial 13 F3).
+    let (code, out, err) = code_out_err(&wkrun(d, &["warnings", "w"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let mut want = String::new();
+    for (i, p) in r["phases"].as_array().expect("phases").iter().enumerate() {
+        for w in p["warnings"].as_array().into_iter().flatten() {
+            want.push_str(&format!(
+                "phase {i} \"{}\": {}\n",
+                p["name"].as_str().expect("name"),
+                w.as_str().expect("text")
+            ));
+        }
+    }
+    assert_eq!(out, want);
+    for phase in ["phase 0 \"f\"", "phase 1 \"r\""] {
+        assert!(out.contains(&format!("{phase}: {PAGE_CACHE}\n")), "{out}");
+    }
+    assert!(PAGE_CACHE.len() > 200);
     let (code, plan, _) = code_out_err(&wkrun(d, &["plan", "s.toml", "--target", "w.img"]));
     assert_eq!(code, 0);
     assert_eq!(

@@ -103,10 +103,11 @@ fn latency_units_switch_where_the_number_would_reach_1000() {
 }
 
 /// The commands of wkrun, as `wkrun --help` lists them.
-const COMMANDS: [&str; 13] = [
+const COMMANDS: [&str; 14] = [
     "run",
     "validate",
     "plan",
+    "warnings",
     "compare",
     "report",
     "library",
