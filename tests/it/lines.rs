@@ -32,8 +32,13 @@ fn console_writes(log: &str) -> Writes {
                     Some(b'n') => bytes.push(b'\n'),
                     Some(b't') => bytes.push(b'\t'),
                     Some(d @ b'0'..=b'7') => {
+                        // At most three digits: an en dash before a number (`17–66 %`, a grouped
+                        // warning's range) is `\342\200\22366`, whose `66` is text.
                         let mut v = u32::from(d - b'0');
-                        while let Some(&n @ b'0'..=b'7') = it.peek() {
+                        for _ in 0..2 {
+                            let Some(&n @ b'0'..=b'7') = it.peek() else {
+                                break;
+                            };
                             v = v * 8 + u32::from(n - b'0');
                             it.next();
                         }
