@@ -77,6 +77,13 @@ enum Cmd {
         #[arg(long, value_name = "DEVICE")]
         allow_destroy: Vec<PathBuf>,
     },
+    /// Print the warnings of each phase of a run whole (the console cuts them at 200 bytes), one a line:
+    /// `phase N "NAME": TEXT`.
+    Warnings {
+        /// results.json files, or results folders (their results.json).
+        #[arg(required = true, value_name = "RESULTS")]
+        files: Vec<PathBuf>,
+    },
     /// Compare runs side by side: one column per results.json, one row per phase and metric, with each
     /// run's relative change against the first.
     Compare {
@@ -510,6 +517,7 @@ fn work() -> ExitCode {
             };
             cmd_plan(&spec, &t, &set, &how)
         }),
+        Some(Cmd::Warnings { files }) => cmd_warnings(&files),
         Some(Cmd::Compare {
             files,
             format,
@@ -993,6 +1001,18 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) ->
     for l in s.set_lines() {
         err_out(&format!("{l}\n"));
     }
+    // Several targets: each window note once, as their run says it (`plan_one` said one target's).
+    if several {
+        let labels: Vec<String> = (0..plans.len()).map(|i| i.to_string()).collect();
+        let each: Vec<(&str, Vec<String>)> = labels
+            .iter()
+            .zip(&plans)
+            .map(|(l, p)| (l.as_str(), plan::window_notes(p)))
+            .collect();
+        for n in run::multi::once_each(&each) {
+            err_out(&format!("note: {n}\n"));
+        }
+    }
     // Two paths naming one target: the run refuses them, so the plan says so as it does a missing consent.
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = target::safety::duplicate(&infos) {
@@ -1039,8 +1059,11 @@ fn plan_one(
     let mut notes = Vec::new();
     let (_, mut plan) = probe_and_plan(s, target, a, &mut notes, several)?;
     start_at(&mut plan, from, s)?;
-    // Of the phases from `--from` on, as a run says them after its first lines.
-    notes.extend(plan::window_notes(&plan));
+    // Of the phases from `--from` on, as a run says them after its first lines; of several targets, once
+    // for all of them, by the caller.
+    if several.is_none() {
+        notes.extend(plan::window_notes(&plan));
+    }
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }
@@ -1138,6 +1161,27 @@ fn cmd_library(cmd: LibraryCmd, arg: LibraryArg) -> Result<(), Fail> {
         }
     };
     stdout_text(&text.map_err(lib_fail)?);
+    Ok(())
+}
+
+/// `wkrun warnings RESULTS...`: each results file's warnings whole ([`wkrun::report::warnings::text`]),
+/// under `==> FILE <==` when there are several. A file that is not readable results: exit 2, as `compare`.
+fn cmd_warnings(files: &[PathBuf]) -> Result<(), Fail> {
+    let files = &results_files(files);
+    room_to_read(files, "reading results", wkrun::report::room::Reader::Check)?;
+    let mut out = String::new();
+    for (i, f) in files.iter().enumerate() {
+        let r = wkrun::report::read_results(f).map_err(|e| bad(e.to_string()))?;
+        if files.len() > 1 {
+            let gap = if i == 0 { "" } else { "\n" };
+            out.push_str(&format!(
+                "{gap}==> {} <==\n",
+                wkrun::text::escaped(&f.display().to_string())
+            ));
+        }
+        out.push_str(&wkrun::report::warnings::text(&r));
+    }
+    stdout_text(&out);
     Ok(())
 }
 

@@ -45,28 +45,8 @@ pub struct UnkeptCap {
 /// The caps of `w`'s `rate_iops` that its mix cannot reach, in the order total, read, write; empty without a
 /// cap or when every cap is reached.
 pub fn unkept_caps(w: &IoWork) -> Vec<UnkeptCap> {
-    use crate::vocab::Direction;
-    let Some(rate) = w.measure.rate_iops else {
-        return Vec::new();
-    };
-    let mix = w.mix();
-    // (direction, cap, share of the stream in percent); a direction the mix never issues is never behind.
-    let caps: Vec<(Option<Direction>, u64, u64)> = [
-        (None, rate.total, 100),
-        (Some(Direction::Read), rate.read, 0),
-        (Some(Direction::Write), rate.write, 0),
-    ]
-    .into_iter()
-    .filter_map(|(d, cap, total)| {
-        let share = d.map_or(total, |d| u64::from(mix.percent(d)));
-        Some((d, cap?, share)).filter(|c| c.2 > 0)
-    })
-    .collect();
-    // The pacing cap: the lowest cap / share (compared as cap_a * share_b < cap_b * share_a).
-    let Some(&(_, lim_cap, lim_share)) = caps
-        .iter()
-        .min_by(|a, b| (a.1 as u128 * b.2 as u128).cmp(&(b.1 as u128 * a.2 as u128)))
-    else {
+    let caps = rate_caps(w);
+    let Some((_, lim_cap, lim_share)) = pacing(&caps) else {
         return Vec::new();
     };
     caps.iter()
@@ -79,6 +59,43 @@ pub fn unkept_caps(w: &IoWork) -> Vec<UnkeptCap> {
             reached: lim_cap as f64 * share as f64 / lim_share as f64,
         })
         .collect()
+}
+
+/// `w`'s rate caps as (direction, cap, share of the stream in percent), `None` for the `total` cap; a
+/// direction the mix never issues is left out (it is never behind).
+fn rate_caps(w: &IoWork) -> Vec<(Option<crate::vocab::Direction>, u64, u64)> {
+    use crate::vocab::Direction;
+    let Some(rate) = w.measure.rate_iops else {
+        return Vec::new();
+    };
+    let mix = w.mix();
+    [
+        (None, rate.total, 100),
+        (Some(Direction::Read), rate.read, 0),
+        (Some(Direction::Write), rate.write, 0),
+    ]
+    .into_iter()
+    .filter_map(|(d, cap, total)| {
+        let share = d.map_or(total, |d| u64::from(mix.percent(d)));
+        Some((d, cap?, share)).filter(|c| c.2 > 0)
+    })
+    .collect()
+}
+
+/// The cap that paces the stream among `caps`: the lowest cap / share (compared as cap_a * share_b <
+/// cap_b * share_a).
+fn pacing(
+    caps: &[(Option<crate::vocab::Direction>, u64, u64)],
+) -> Option<(Option<crate::vocab::Direction>, u64, u64)> {
+    caps.iter()
+        .min_by(|a, b| (a.1 as u128 * b.2 as u128).cmp(&(b.1 as u128 * a.2 as u128)))
+        .copied()
+}
+
+/// The rate cap that sets `w`'s pace, if it has one: the capped direction (`None` for the `total` cap) and
+/// the cap, I/Os per second. A phase that ran at it was held by its cap, whatever else was slow.
+pub fn pacing_cap(w: &IoWork) -> Option<(Option<crate::vocab::Direction>, u64)> {
+    pacing(&rate_caps(w)).map(|(d, cap, _)| (d, cap))
 }
 
 /// The warning of a phase whose rate caps its mix cannot all reach ([`unkept_caps`]): the rates each

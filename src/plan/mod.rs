@@ -9,7 +9,7 @@
 
 pub mod access;
 mod caution;
-pub use caution::{UnkeptCap, unkept_caps};
+pub use caution::{UnkeptCap, pacing_cap, unkept_caps};
 mod holes;
 pub use holes::HolesCheck;
 pub mod pairing;

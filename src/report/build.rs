@@ -279,11 +279,14 @@ pub fn round_block(run: &RunData, p: usize) -> Option<&str> {
     })
 }
 
-/// The charts across the `k`-th sweep or matrix: for a sweep (one key), its members overlaid on time
+/// The charts across the sweep or matrix `lg` (files named `<phase>-by-<labels>-...`): for a sweep (one key), its members overlaid on time
 /// plots (total IOPS per interval, log and linear, and their averages; bandwidth for fills); then total
 /// IOPS and latency across its phases; for a two-key matrix, its table.
-fn sweep_section(runs: &[RunData], k: usize, lg: LabelGroup) -> Result<SweepSection, PlotError> {
-    let base = format!("sweep{k:02}-{}", slug(&lg.base));
+fn sweep_section(runs: &[RunData], lg: LabelGroup) -> Result<SweepSection, PlotError> {
+    // Named by the group's phase and labels, shell-safe (`saturate-by-op`, `latency-by-bs-read`), not by its
+    // place among the groups (`sweep01-saturate`: trial 13 F15). A group is one base name with one set of
+    // labels, so the name is its own; per-phase charts start with the phase's number, so none is theirs.
+    let base = format!("{}-by-{}", slug(&lg.base), slug(&lg.keys.join("-")));
     let mut figures = Vec::new();
     let kind = runs
         .iter()
@@ -387,9 +390,9 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
         phases.push(s);
     }
     let mut sweeps = Vec::with_capacity(groups.len());
-    for (k, lg) in groups.into_iter().enumerate() {
+    for lg in groups {
         room.check().map_err(MakeError::Room)?;
-        let s = sweep_section(runs, k, lg)?;
+        let s = sweep_section(runs, lg)?;
         room.drew(svg_bytes(&s.figures));
         sweeps.push(s);
     }
@@ -723,5 +726,11 @@ mod tests {
             ("drive span written once at 1.5 s", "filled once")
         );
         assert_ne!(m[1].colour, colour(0));
+        // A file's span is the file's, not a drive's (trial 13 F15).
+        let mut file = one("file");
+        file.results.target.kind = crate::target::TargetKind::File;
+        let file = [file];
+        let m = phase_markers(&file, &phase_groups(&file)[0]);
+        assert_eq!(m[1].label, "file span written once at 1.5 s");
     }
 }

@@ -719,8 +719,11 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
             cells,
         ));
     }
-    // The quantity ([`Metric::quantity`]) and cells of each row so far that another may restate.
-    let mut shown: Vec<(&str, Vec<Cell>)> = Vec::new();
+    // The quantity ([`Metric::quantity`]) and cells of each row so far that another may restate, with the
+    // index in `rows` of a headline row.
+    let mut shown: Vec<(&str, Vec<Cell>, Option<usize>)> = Vec::new();
+    // Headline rows a whole-phase row says in full.
+    let mut restated: Vec<usize> = Vec::new();
     let mut keys: Vec<&Figure> = Vec::new();
     for p in phases.iter().flatten() {
         for f in &p.headline {
@@ -755,7 +758,7 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
             }
         }
         if let Some(q) = same(&k.key) {
-            shown.push((q, cells.clone()));
+            shown.push((q, cells.clone(), Some(rows.len())));
         }
         rows.push(row(metric, figure_label(k), cells));
     }
@@ -775,19 +778,47 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
         }
         let cells = number_cells(&values);
         // A row that says what an earlier one says (the headline's phase-mean IOPS is the whole-phase
-        // IOPS; a read-only phase's read IOPS its IOPS, its read latency mean the phase's) is left out.
+        // IOPS; a read-only phase's read IOPS its IOPS, its read latency mean the phase's) is left out; a
+        // headline row it says in full, and in the runs without that headline too (fio's JSON beside a
+        // fill, which has no headline: trial 13 F9), is left out instead.
         if let Some(q) = metric.quantity() {
-            if shown.iter().any(|(u, c)| *u == q && same_cells(c, &cells)) {
+            if shown
+                .iter()
+                .any(|(u, c, _)| *u == q && same_cells(c, &cells))
+            {
                 continue;
             }
-            shown.push((q, cells.clone()));
+            restated.extend(
+                shown
+                    .iter()
+                    .filter(|(u, c, _)| *u == q && within(c, &cells))
+                    .filter_map(|s| s.2),
+            );
+            shown.push((q, cells.clone(), None));
         }
         rows.push(row(metric, metric.label(), cells));
+    }
+    restated.sort_unstable();
+    restated.dedup();
+    for i in restated.into_iter().rev() {
+        rows.remove(i);
     }
     if let Some(cells) = steady_cells(phases) {
         rows.push(row(Metric::SteadyState, Metric::SteadyState.label(), cells));
     }
     unique_labels(&mut rows[first..]);
+}
+
+/// Whether the cells `a` of a headline row are all in `b`: where `a` has a number, `b` the same
+/// ([`same_cells`]); where `a` has none (a run without that headline), `b` anything; a missing phase
+/// missing in both.
+fn within(a: &[Cell], b: &[Cell]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match x {
+            Cell::Number { .. } => same_cells(std::slice::from_ref(x), std::slice::from_ref(y)),
+            Cell::NoData => !matches!(y, Cell::Missing),
+            _ => x == y,
+        })
 }
 
 /// Makes a phase's row labels unique: a headline figure whose label a whole-phase row also has (an
@@ -2216,6 +2247,96 @@ mod tests {
                 }
             ]
         );
+    }
+
+    /// Trial 13 F9: `wkrun compare DIR fio.json` showed a fill's mean twice, once as fio's headline (which
+    /// wkrun's fill has none of) and once as the whole-phase row: one row each now, the whole-phase one,
+    /// which has both runs' values.
+    #[test]
+    fn a_headline_one_run_lacks_is_not_said_twice() {
+        let mut fill = phase("fill", 0, 400, None);
+        fill.kind = PhaseKind::Fill;
+        let mut fio = phase("fill", 0, 800, None);
+        fio.headline = vec![
+            figure(
+                "mean iops",
+                "IOPS, phase mean",
+                Some(800.0),
+                "IOPS",
+                Some(Better::Higher),
+            ),
+            figure(
+                "mean mb_s",
+                "bandwidth, phase mean",
+                Some(3.2768),
+                "MB/s",
+                Some(Better::Higher),
+            ),
+            figure(
+                "mean lat_mean_us",
+                "latency, phase mean",
+                Some(50.0),
+                "µs",
+                Some(Better::Lower),
+            ),
+        ];
+        let t = "2026-01-01T00:00:00.000Z";
+        let c = compare(&[run("a", "s", t, vec![fill]), run("b", "s", t, vec![fio])]);
+        let labels: Vec<&str> = c
+            .rows
+            .iter()
+            .filter(|r| r.phase == "fill")
+            .map(|r| r.label.as_str())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "IOPS, phase mean",
+                "bandwidth, phase mean (MB/s)",
+                "write latency, phase mean (µs)",
+                "write latency p50 (µs)",
+                "write latency p99 (µs)",
+                "write latency p99.9 (µs)",
+                "write latency max (µs)"
+            ]
+        );
+        let table = render_table(&c, None);
+        let lines: Vec<&str> = table
+            .lines()
+            .filter(|l| l.starts_with("fill "))
+            .take(3)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "fill          IOPS, phase mean                                       400.0  800.0 (+100.0 %)",
+                "fill          bandwidth, phase mean (MB/s)                            1.64   3.28 (+100.0 %)",
+                "fill          write latency, phase mean (µs)                         50.00    50.00 (+0.0 %)"
+            ]
+        );
+        // A headline every run has, equal to the whole-phase row, is still the one said (the plain row
+        // left out).
+        let mut a = phase("w", 0, 400, None);
+        a.headline = vec![figure(
+            "mean iops",
+            "IOPS, phase mean",
+            Some(400.0),
+            "IOPS",
+            Some(Better::Higher),
+        )];
+        let c = compare(&[run("a", "s", t, vec![a.clone()]), run("b", "s", t, vec![a])]);
+        let iops: Vec<(&str, bool)> = c
+            .rows
+            .iter()
+            .filter(|r| r.label.starts_with("IOPS"))
+            .map(|r| {
+                (
+                    r.label.as_str(),
+                    matches!(r.metric, Metric::Headline { .. }),
+                )
+            })
+            .collect();
+        assert_eq!(iops, [("IOPS, phase mean", true)]);
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod table;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod validate;
+pub mod warnings;
 
 use crate::results::Results;
 use std::path::{Path, PathBuf};

@@ -312,8 +312,12 @@ pub fn measured(
             cpu_wait_fraction: c.waited,
             completion_waits: o.outcome.waits.clone(),
         });
+        // A phase its rate cap held at the cap was paced by the cap, not by the host (trial 13 F7).
+        let capped = matches!(&phase.work, crate::plan::Work::Io(w) if at_cap(w, pr));
         for w in host_bound(c).into_iter().chain(cpu_waited(c)) {
-            ctx.warn(pr, w);
+            if !capped {
+                ctx.warn(pr, w);
+            }
         }
     }
     Ok(o)
@@ -333,6 +337,34 @@ fn stopped_warning(continues: u64, began_ns: u64) -> Option<String> {
             if n == 1 { "" } else { "s" }
         )
     })
+}
+
+/// The share of its pacing cap's I/Os a rate-capped phase may fall short by and still count as run at its
+/// cap: 1 %, a host that delayed the stream by less than that did not set its pace.
+pub const CAP_SLACK: f64 = 0.01;
+
+/// Whether the phase of `w`, with results `pr`, ran at the rate cap that paces it
+/// ([`crate::plan::pacing_cap`]): its completed I/Os in the capped direction (reads and writes together
+/// for `total`) over its measured time, `cap` × `duration_s`, short by no more than the larger of
+/// [`CAP_SLACK`] of them and the I/Os in flight at the end (`queue_depth` × `workers`, issued on time but
+/// cut off by a time bound), plus, for Poisson arrivals, three standard deviations of their count
+/// (√(cap × duration_s)). Its host did not slow it then: the busy-host and host-pace warnings would blame
+/// the host for a pace the cap set (trial 13 F7). `false` without a cap or a measured time.
+pub fn at_cap(w: &crate::plan::IoWork, pr: &PhaseResult) -> bool {
+    let Some((dir, cap)) = crate::plan::pacing_cap(w) else {
+        return false;
+    };
+    let ops = match dir {
+        Some(d) => pr.dir(d).ops,
+        None => pr.read.ops + pr.write.ops,
+    } as f64;
+    let expected = cap as f64 * pr.duration_s;
+    let in_flight = f64::from(w.io.queue_depth) * f64::from(w.io.workers.max(1));
+    let mut slack = (CAP_SLACK * expected).max(in_flight);
+    if w.measure.arrivals.process == crate::vocab::RateProcess::Poisson {
+        slack += 3.0 * expected.sqrt();
+    }
+    expected > 0.0 && ops + slack >= expected
 }
 
 /// A submitting thread busy at least this share of the phase may have set its pace.
@@ -737,9 +769,10 @@ pub fn interrupted_word() -> String {
     }
 }
 
-/// The summary's latency line: mean and p99 of each direction that completed I/Os, e.g.
-/// `      latency: read mean 21.3 µs, p99 45.1 µs; write mean 1.25 ms, p99 3.40 ms`; `None` without any
-/// (no I/O, or per-I/O recording off).
+/// The summary's latency line: mean, p99 and p99.9 of each direction that completed I/Os (fio's clat
+/// percentiles' tail), e.g.
+/// `      latency: read mean 21.3 µs, p99 45.1 µs, p99.9 80.2 µs; write mean 1.25 ms, p99 3.40 ms, p99.9 5.10 ms`;
+/// `None` without any (no I/O, or per-I/O recording off).
 pub fn latency_line(pr: &PhaseResult) -> Option<String> {
     let parts: Vec<String> = Direction::ALL
         .into_iter()
@@ -747,9 +780,10 @@ pub fn latency_line(pr: &PhaseResult) -> Option<String> {
             let d = pr.dir(dir);
             let l = d.latency_ns.as_ref().filter(|_| d.ops > 0)?;
             Some(format!(
-                "{dir} mean {}, p99 {}",
+                "{dir} mean {}, p99 {}, p99.9 {}",
                 super::progress::latency(l.mean),
-                super::progress::latency(l.p99 as f64)
+                super::progress::latency(l.p99 as f64),
+                super::progress::latency(l.p99_9 as f64)
             ))
         })
         .collect();
@@ -816,11 +850,14 @@ pub fn intended_line(pr: &PhaseResult) -> Option<String> {
 /// Most holes looked at in a phase's range (each is two lseek calls).
 const MAX_HOLES: usize = 100_000;
 
-/// What a phase's holes are worth: a warning, or a note when this run's erase made them.
+/// What a phase's holes are worth: a warning, or a note when this run's erase made them or the phase is a
+/// fill.
 enum Holes {
-    /// Holes the run did not make (or the unwritten blocks of the file it created): run a fill first.
+    /// Holes the run did not make (or the unwritten blocks of the file it created) under a workload: run a
+    /// fill first.
     Warning(String),
-    /// Holes this run's erase punched: as expected, no setup to fix.
+    /// Holes this run's erase punched, or holes a fill writes into (laying out blocks is what a fill is
+    /// for, trial 13 F8): as expected, no setup to fix.
     Note(String),
 }
 
@@ -828,7 +865,8 @@ enum Holes {
 /// allocates blocks at each first write there, so the numbers include that. Holes under 1 % of the range are
 /// not worth one. The plan says which phases look ([`crate::plan::Plan::holes_check`]) and the erase of this
 /// run that held all of the range last before the phase, if any: every hole there is one it punched or a
-/// later phase left, and a note says so, as expected, not a setup to fix (trial 24c F9).
+/// later phase left, and a note says so, as expected, not a setup to fix (trial 24c F9); a fill's holes are
+/// a note too (the fill lays the blocks out: trial 13 F8), a workload's a warning.
 fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
     let held = ctx.target?;
     let check = ctx.plan.holes_check(phase)?;
@@ -852,13 +890,19 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
     );
     let t = &ctx.plan.target;
     // A fill is the laying out itself: what its numbers include is the news, the phases after it are the
-    // cure. Said short before the details, so that the console line keeps it within its width.
-    let (action, after) = match phase.kind {
-        crate::spec::PhaseKind::Fill => (
+    // cure, and nothing is to fix, so it is a note. Said short before the details, so that the console
+    // line keeps it within its width.
+    let fill = phase.kind == crate::spec::PhaseKind::Fill;
+    let (action, after) = match fill {
+        true => (
             "expected of a fill",
             "; the phases after it write into written blocks",
         ),
-        _ => ("run a fill first", ""),
+        false => ("run a fill first", ""),
+    };
+    let said = |text: String| match fill {
+        true => Holes::Note(text),
+        false => Holes::Warning(text),
     };
     Some(match erase {
         Some(e) => Holes::Note(format!(
@@ -867,10 +911,10 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
         )),
         // The file this run created and preallocated: its blocks are unwritten extents, which a file system
         // reports as holes (newcomer 30c: its max latency read +12,345 % against fio's, which lays out its file).
-        None if t.created && t.preallocated && !check.erased_before => Holes::Warning(format!(
+        None if t.created && t.preallocated && !check.erased_before => said(format!(
             "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; {action}: {share} were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work{after}"
         )),
-        None => Holes::Warning(format!(
+        None => said(format!(
             "writes into holes: latencies include the file system's allocation work; {action}: {share} are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work{after}"
         )),
     })
@@ -879,6 +923,67 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The workload `w` of a spec whose phase is `lines`, on a 1 GiB file.
+    fn work(lines: &str) -> crate::plan::IoWork {
+        let text = format!(
+            "format = 1\n[spec]\nname = \"c\"\nversion = \"1\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nduration = \"10s\"\n{lines}"
+        );
+        let spec = crate::spec::load_str(std::path::Path::new("c.toml"), &text).expect("a spec");
+        let t = crate::target::TargetInfo::new(
+            "t.img",
+            crate::target::TargetKind::File,
+            1 << 30,
+            512,
+            4096,
+        );
+        let plan = crate::plan::resolve(&spec, &t).expect("a plan");
+        match &plan.phases[0].work {
+            crate::plan::Work::Io(w) => w.clone(),
+            _ => panic!("not an I/O phase"),
+        }
+    }
+
+    /// A result of `reads` and `writes` in 10 s.
+    fn done(reads: u64, writes: u64) -> PhaseResult {
+        let mut p = crate::report::testing::phase("w", 0);
+        p.duration_s = 10.0;
+        p.read = crate::results::DirStats::new(reads, reads * 4096, 10.0, None);
+        p.write = crate::results::DirStats::new(writes, writes * 4096, 10.0, None);
+        p
+    }
+
+    /// Trial 13 F7: a rate-capped phase that ran at its cap was warned of a busy host. At 1000 IOPS for
+    /// 10 s, QD4: 10,000 I/Os expected, 1 % (100) of slack, more than the 4 in flight; Poisson arrivals
+    /// add 3 × √10,000 = 300.
+    #[test]
+    fn a_phase_at_its_rate_cap_was_held_by_it() {
+        let total = work("queue_depth = 4\nread_percent = 70\nrate_iops = 1000\n");
+        assert!(at_cap(&total, &done(7000, 3000)));
+        assert!(at_cap(&total, &done(6930, 2970)));
+        assert!(!at_cap(&total, &done(6929, 2970)));
+        let poisson = work(
+            "queue_depth = 4\nread_percent = 70\nrate_iops = 1000\nrate_process = \"poisson\"\n",
+        );
+        assert!(at_cap(&poisson, &done(6700, 2900)));
+        assert!(!at_cap(&poisson, &done(6699, 2900)));
+        // The write cap paces a 70/30 mix of read = 1000, write = 100 (100 / 30 % < 1000 / 70 %): 1,000
+        // writes expected in 10 s, 10 of slack at QD4.
+        let both =
+            work("queue_depth = 4\nread_percent = 70\nrate_iops = { read = 1000, write = 100 }\n");
+        assert_eq!(
+            crate::plan::pacing_cap(&both),
+            Some((Some(Direction::Write), 100))
+        );
+        assert!(at_cap(&both, &done(2333, 990)));
+        assert!(!at_cap(&both, &done(2333, 989)));
+        // QD64 cut off by the time bound: 64 in flight outweigh the 1 %.
+        let deep = work("queue_depth = 64\nread_percent = 0\nrate_iops = 500\n");
+        assert!(at_cap(&deep, &done(0, 4936)));
+        assert!(!at_cap(&deep, &done(0, 4935)));
+        // Without a cap, never.
+        assert!(!at_cap(&work("read_percent = 0\n"), &done(0, 1_000_000)));
+    }
 
     /// Issue 24: a warning's console line (stderr, cut at 200 bytes) keeps what to do: the busy-host and
     /// short-phase warnings said it after the cut (`... so the rates are lower than the device's` never

@@ -727,7 +727,8 @@ fn sizes_text(sizes: &crate::ops::Sizes) -> String {
 /// The line after a run's `done:` that suggests what to do with its results folder `dir`:
 /// `next: wkrun report DIR (plots, index.html); wkrun compare DIR OTHER (side by side with another run)`,
 /// with `wkrun compare DIR --by NAME (the sweep's members side by side); ` before the last for a plan with a
-/// sweep of more than one member (`NAME` its name; a matrix's first key when it has none); `DIR` as a shell word that pastes back
+/// sweep of more than one member (`NAME` its name; when it has none, one such command per matrix key of
+/// more than one value, `(the matrix's values side by side)`); `DIR` as a shell word that pastes back
 /// ([`crate::text::shell_word`]). For a prediction (`wkrun sim predict`) that its measurement
 /// (`MEASURED`) pairs with ([`crate::plan::pairing::pairing`]: the same spec, phases and workloads), the
 /// report and the comparison of both instead: `next: wkrun report MEASURED DIR (the prediction drawn over
@@ -737,14 +738,20 @@ fn sizes_text(sizes: &crate::ops::Sizes) -> String {
 pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
     use std::os::unix::ffi::OsStrExt;
     let d = crate::text::shell_word(dir.as_os_str().as_bytes());
-    // A sweep's members side by side (a matrix key's values when the spec has no sweep), when it has more
-    // than one: `compare --by` refuses a name of one value.
+    // A sweep's members side by side (each matrix key's values when the spec has no sweep: trial 13 F15,
+    // only the first key was named), when it has more than one: `compare --by` refuses a name of one value.
     let labels = || plan.phases.iter().flat_map(|p| &p.labels);
-    let by = match labels().find_map(|l| l.sweep.as_deref()) {
-        Some(n) => Some((n, "the sweep's members")),
-        None => labels()
-            .next()
-            .map(|l| (l.key.as_str(), "the matrix's values")),
+    let by: Vec<(&str, &str)> = match labels().find_map(|l| l.sweep.as_deref()) {
+        Some(n) => vec![(n, "the sweep's members")],
+        None => {
+            let mut keys: Vec<(&str, &str)> = Vec::new();
+            for l in labels() {
+                if !keys.iter().any(|(k, _)| *k == l.key) {
+                    keys.push((l.key.as_str(), "the matrix's values"));
+                }
+            }
+            keys
+        }
     };
     let values = |n: &str| {
         let of = |l: &&crate::spec::Label| l.sweep.as_deref().unwrap_or(&l.key) == n;
@@ -753,7 +760,8 @@ pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
         v.dedup();
         v.len()
     };
-    let by = by
+    let by: String = by
+        .into_iter()
         .filter(|(n, _)| values(n) > 1)
         .map(|(n, what)| {
             format!(
@@ -761,7 +769,7 @@ pub fn next_line(dir: &std::path::Path, plan: &Plan) -> String {
                 crate::text::shell_word(n.as_bytes())
             )
         })
-        .unwrap_or_default();
+        .collect();
     let Some(p) = &plan.prediction else {
         return format!(
             "next: wkrun report {d} (plots, index.html); {by}wkrun compare {d} OTHER (side by side with another run)"

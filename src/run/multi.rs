@@ -228,8 +228,9 @@ pub fn plan_notes(runs: &[TargetRun<'_>]) -> Vec<String> {
     once_each(&each)
 }
 
-/// Each target's notes (label, notes) said once ([`plan_notes`]).
-fn once_each(each: &[(&str, Vec<String>)]) -> Vec<String> {
+/// Each target's notes (label, notes) said once ([`plan_notes`]; `wkrun plan` of several targets, whose
+/// labels are their numbers: `target 1: ...`).
+pub fn once_each(each: &[(&str, Vec<String>)]) -> Vec<String> {
     let mut found: Vec<(&str, Vec<&str>)> = Vec::new();
     for (label, notes) in each {
         for n in notes {

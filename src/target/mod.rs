@@ -325,6 +325,12 @@ impl TargetKind {
     pub fn opens_on_host(self) -> bool {
         kinds::of(self).facts().on_host
     }
+
+    /// What charts call a target of this kind: `file` for a file, else `drive` (a block device, the
+    /// simulated drive), as in `file span written once` (trial 13 F15: a file's said `drive`).
+    pub fn thing(self) -> &'static str {
+        kinds::of(self).facts().thing
+    }
 }
 
 impl TargetInfo {

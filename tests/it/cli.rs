@@ -3,7 +3,7 @@
 
 use crate::common::*;
 
-/// The expected latency line of phase `i` of `results`: `latency: read mean X, p99 Y; write mean …`.
+/// The expected latency line of phase `i` of `results`: `latency: read mean X, p99 Y, p99.9 Z; write mean …`.
 fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
     let p = phase(results, i);
     let mut parts = Vec::new();
@@ -11,9 +11,10 @@ fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
         if p[dir]["ops"].as_u64().expect("ops") > 0 {
             let l = &p[dir]["latency_ns"];
             parts.push(format!(
-                "{dir} mean {}, p99 {}",
+                "{dir} mean {}, p99 {}, p99.9 {}",
                 lat_text(l["mean"].as_f64().expect("mean")),
-                lat_text(l["p99"].as_f64().expect("p99"))
+                lat_text(l["p99"].as_f64().expect("p99")),
+                lat_text(l["p99_9"].as_f64().expect("p99_9"))
             ));
         }
     }
@@ -21,7 +22,7 @@ fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
 }
 
 #[test]
-fn the_run_summary_gives_mean_and_p99_latency_per_direction() {
+fn the_run_summary_gives_mean_p99_and_p99_9_latency_per_direction() {
     let tmp = tempdir();
     let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"1MiB\"\n\
                 [[phase]]\nname = \"mixed\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\n\
@@ -102,10 +103,11 @@ fn latency_units_switch_where_the_number_would_reach_1000() {
 }
 
 /// The commands of wkrun, as `wkrun --help` lists them.
-const COMMANDS: [&str; 13] = [
+const COMMANDS: [&str; 14] = [
     "run",
     "validate",
     "plan",
+    "warnings",
     "compare",
     "report",
     "library",

@@ -371,6 +371,13 @@ fn lists_and_quoted_phase_names_can_be_set() {
     }
 }
 
+/// The lines of `err` that note a window longer than its phase.
+fn window_lines(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter(|l| l.contains("is longer than"))
+        .collect()
+}
+
 /// The newcomer's `--set duration=10min` under a spec's `windows = ["last 20m"]` said nothing: `wkrun plan`
 /// and a run say, as a note, that the window is longer than the phase, naming both and the key.
 #[test]
@@ -393,13 +400,7 @@ fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
         args.extend(sim);
         let (code, _, err) = code_out_err(&wkrun(d, &args));
         assert_eq!(code, 0, "{args:?}: {err}");
-        assert_eq!(
-            err.lines()
-                .filter(|l| l.contains("is longer than"))
-                .collect::<Vec<_>>(),
-            [note],
-            "{args:?}: {err}"
-        );
+        assert_eq!(window_lines(&err), [note], "{args:?}: {err}");
     }
     // As the spec says it (20 s), no note.
     let (code, _, err) = code_out_err(&wkrun(
@@ -460,7 +461,8 @@ fn a_window_longer_than_its_phase_is_noted_at_plan_and_run() {
 
 /// Code review L2 (issue 24 leftovers): the window note came before the run's first lines and `--from`'s,
 /// named phases the run skips, and was said once per target: now after them, of the phases run, and once
-/// for several targets, naming the targets when not all have it.
+/// for several targets, naming the targets when not all have it; `wkrun plan` of several targets said it
+/// once per target (trial 13).
 #[test]
 fn window_notes_follow_the_first_lines_once_for_several_targets() {
     let tmp = tempdir();
@@ -504,6 +506,20 @@ fn window_notes_follow_the_first_lines_once_for_several_targets() {
         .position(|l| l.ends_with("] 2 phases, numbered 0 to 1"));
     let note = lines.iter().position(|l| *l == both);
     assert!(first.is_some() && first < note, "{err}");
+    // `wkrun plan` of the two targets says it once too (it said it once per target).
+    let args = [
+        "plan",
+        "s.toml",
+        "--set",
+        "duration=1s",
+        "--target",
+        a,
+        "--target",
+        b,
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(window_lines(&err), [both], "{err}");
 }
 
 /// The attack of issue 24: `--set phase.NAME.name=NEW` on a phase of a sweep said the new name "is already

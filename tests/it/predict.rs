@@ -820,7 +820,7 @@ fn a_quiet_prediction_says_its_summary_alone() {
     let m = m.display();
     let summary = |p: &str| {
         format!(
-            "results: {p}\n[phase 0] workload \"w\": [0, 67108864), 4096 B blocks, QD4, 1s\n      0 reads, 2701 writes in 1.01 s: 2686 IOPS, 11.0 MB/s\n      latency: write mean 1.49 ms, p99 8.47 ms\ndone: {p}/results.json\nnext: wkrun report {m} {p} (the prediction drawn over its measurement); wkrun compare {m} {p} (side by side with its measurement)\n"
+            "results: {p}\n[phase 0] workload \"w\": [0, 67108864), 4096 B blocks, QD4, 1s\n      0 reads, 2701 writes in 1.01 s: 2686 IOPS, 11.0 MB/s\n      latency: write mean 1.49 ms, p99 8.47 ms, p99.9 9.17 ms\ndone: {p}/results.json\nnext: wkrun report {m} {p} (the prediction drawn over its measurement); wkrun compare {m} {p} (side by side with its measurement)\n"
         )
     };
     let (code, out, err) = predict("p", true);

@@ -299,6 +299,16 @@ fn the_next_commands_name_the_sweep_and_paste_back() {
         next,
         "next: wkrun report $'sw\\x09x' (plots, index.html); wkrun compare $'sw\\x09x' --by filled (the sweep's members side by side); wkrun compare $'sw\\x09x' OTHER (side by side with another run)"
     );
+    // A matrix of two keys: a `--by` for each (trial 13 F15: only its first key was named).
+    let body = "[[phase]]\nname = \"m\"\nkind = \"workload\"\nengine = \"null\"\ndata = \"zeros\"\n\
+                block_size = [\"4KiB\", \"8KiB\"]\nread_percent = [100, 0]\nsize = \"64KiB\"\n";
+    write_file(tmp.path(), "m.toml", &spec_text("mx", body));
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["m.toml", "-o", "mx", "-q"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out.lines().last().unwrap_or_default(),
+        "next: wkrun report mx (plots, index.html); wkrun compare mx --by bs (the matrix's values side by side); wkrun compare mx --by read (the matrix's values side by side); wkrun compare mx OTHER (side by side with another run)"
+    );
     let word = "$'sw\\x09x'";
     let o = std::process::Command::new("bash")
         .arg("-c")

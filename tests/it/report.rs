@@ -248,7 +248,7 @@ fn report_puts_several_runs_on_one_plot_one_colour_each() {
     assert!(html.contains("not reached"), "run-b's verdict");
     assert!(html.contains("<title>wkrun report: report-fixture</title>"));
     // Each plot inline in the page, and linked to its file.
-    for f in ["02-trickle-iops-log-read.svg", "sweep00-mix-iops.svg"] {
+    for f in ["02-trickle-iops-log-read.svg", "mix-by-bs-read-iops.svg"] {
         let svg = std::fs::read_to_string(out.join(f)).expect("svg file");
         assert!(html.contains(svg.trim()), "{f} inline in index.html");
         assert!(html.contains(&format!("<a href=\"{f}\">")), "{f} linked");
@@ -286,7 +286,7 @@ fn report_zoom_window_and_fixed_ceiling() {
 #[test]
 fn report_charts_across_sweeps_and_matrices() {
     let (_tmp, out, _) = report_fixtures(&["run-a"], &[]);
-    let mix = Svg::read(&out.join("sweep00-mix-iops.svg"));
+    let mix = Svg::read(&out.join("mix-by-bs-read-iops.svg"));
     for cat in ["4KiB, 100", "4KiB, 0", "16KiB, 100", "16KiB, 0"] {
         assert!(mix.has_text(cat), "category {cat:?} in {:?}", mix.texts());
     }
@@ -294,10 +294,10 @@ fn report_charts_across_sweeps_and_matrices() {
     assert!(mix.has_text("phase of mix: bs, read"));
     assert!(mix.has_text("IOPS across bs, read — report-fixture · mix[bs, read] · t.img"));
     // The sweep's phases have a window: the chart shows its statistics.
-    let sat = Svg::read(&out.join("sweep01-sat-iops.svg"));
+    let sat = Svg::read(&out.join("sat-by-op-iops.svg"));
     assert!(sat.has_text("100%") && sat.has_text("50%"));
     assert!(sat.has_text("total IOPS (I/Os per s), window 250ms.."));
-    let lat = Svg::read(&out.join("sweep01-sat-latency.svg"));
+    let lat = Svg::read(&out.join("sat-by-op-latency.svg"));
     assert!(lat.has_text("latency, reads and writes (log scale)"));
     // Whiskers: three paths per bar (stem and two caps), 2 phases.
     assert!(lat.elements("polyline").len() >= 6);

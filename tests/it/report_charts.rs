@@ -134,7 +134,7 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
     }
 
     // One chart, a series per member named after its label, and its marker lines.
-    let avg = svg_texts(&rep.join("sweep01-saturate-overlay-averages.svg"));
+    let avg = svg_texts(&rep.join("saturate-by-op-overlay-averages.svg"));
     for (label, at, n) in &legend {
         assert!(
             avg.contains(&format!(
@@ -157,14 +157,14 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
         )),
         "{avg:?}"
     );
-    let log = std::fs::read_to_string(rep.join("sweep01-saturate-overlay-iops-log.svg")).unwrap();
+    let log = std::fs::read_to_string(rep.join("saturate-by-op-overlay-iops-log.svg")).unwrap();
     assert_eq!(
         log.matches("<circle").count(),
         1200,
         "every second of both members"
     );
     // No zero IOPS: no 0 row on the log axis (the one "0" is the time axis's first tick), no hollow point.
-    let zeros = svg_texts(&rep.join("sweep01-saturate-overlay-iops-log.svg"))
+    let zeros = svg_texts(&rep.join("saturate-by-op-overlay-iops-log.svg"))
         .iter()
         .filter(|t| *t == "0")
         .count();
@@ -176,7 +176,7 @@ fn report_overlays_sweep_members_plots_averages_and_puts_fills_last() {
         .count();
     assert_eq!(hollow, 0);
     // Fills overlaid by bandwidth.
-    let bw = svg_texts(&rep.join("sweep00-fill-overlay-bandwidth.svg"));
+    let bw = svg_texts(&rep.join("fill-by-op-overlay-bandwidth.svg"));
     assert!(
         bw.iter().any(|t| t.starts_with("op=50% ("))
             && bw.iter().any(|t| t.starts_with("op=25% ("))

@@ -107,7 +107,8 @@ fn overlay_markers(runs: &[RunData], g: &LabelGroup, series: &[MemberSeries]) ->
     let mut out: Vec<Marker> = Vec::new();
     for s in series {
         if let Some(t) = member_filled_s(runs, s) {
-            let mut m = Marker::filled(t, member_colour(g, s), "");
+            let thing = runs[s.run].results.target.kind.thing();
+            let mut m = Marker::filled(t, member_colour(g, s), "", thing);
             m.tag.clear();
             m.run = Some(s.run);
             // One legend item for every member's line (in a row of no drive), so that no line is left
@@ -117,7 +118,7 @@ fn overlay_markers(runs: &[RunData], g: &LabelGroup, series: &[MemberSeries]) ->
                 true => String::new(),
                 false => {
                     m.run = None;
-                    "thin line in a member's colour: its drive span written once".to_string()
+                    format!("thin line in a member's colour: its {thing} span written once")
                 }
             };
             out.push(m);

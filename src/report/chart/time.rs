@@ -196,15 +196,16 @@ impl Marker {
         m
     }
 
-    /// The moment the phase had written its span once, `at_s`.
-    pub fn filled(at_s: f64, colour: RGBColor, who: &str) -> Marker {
+    /// The moment the phase had written its span once, `at_s`, on a target that is a `thing`
+    /// ([`crate::target::TargetKind::thing`]: `file`, `drive`).
+    pub fn filled(at_s: f64, colour: RGBColor, who: &str, thing: &str) -> Marker {
         Marker::line(
-            format!("{who}drive span written once at {}", time_text(at_s)),
+            format!("{who}{thing} span written once at {}", time_text(at_s)),
             "filled once",
             at_s,
             colour,
         )
-        .timed(&format!("{who}drive span written once at "), "")
+        .timed(&format!("{who}{thing} span written once at "), "")
     }
 
     /// Whether it shows between `x0` and `x1`.
@@ -234,7 +235,12 @@ pub fn markers(run: &RunData, p: usize) -> Vec<Marker> {
     if phase.kind == crate::spec::PhaseKind::Workload
         && let Some(t) = filled_once_s(rows, phase.span_written_against())
     {
-        out.push(Marker::filled(t, MARK_GREY, ""));
+        out.push(Marker::filled(
+            t,
+            MARK_GREY,
+            "",
+            run.results.target.kind.thing(),
+        ));
     }
     out
 }
@@ -491,7 +497,7 @@ mod tests {
             series: vec![],
             rows: vec![],
             markers: vec![
-                Marker::filled(263.0, MARK_GREY, ""),
+                Marker::filled(263.0, MARK_GREY, "", "drive"),
                 Marker::steady(40.0, 100.0),
                 Marker::window("1400s..", 1854.0),
             ],

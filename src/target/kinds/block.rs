@@ -21,6 +21,7 @@ pub(super) struct Block;
 /// Block devices: on the host, written only with consent, opened exclusively for writing.
 const FACTS: Facts = Facts {
     noun: "a block device",
+    thing: "drive",
     on_host: true,
     writes_need_allow_destroy: true,
     exclusive_when_writing: true,

@@ -12,6 +12,7 @@ pub(super) struct File;
 /// Files: on the host, written without consent and without an exclusive open.
 const FACTS: Facts = Facts {
     noun: "a file",
+    thing: "file",
     on_host: true,
     writes_need_allow_destroy: false,
     exclusive_when_writing: false,

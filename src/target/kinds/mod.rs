@@ -19,6 +19,9 @@ use std::sync::atomic::AtomicBool;
 pub(super) struct Facts {
     /// The kind in a message: "a file", "a simulated drive".
     pub noun: &'static str,
+    /// What a chart calls a target of this kind before "span" ("file span written once", "drive span
+    /// written once").
+    pub thing: &'static str,
     /// Whether targets of this kind are files or devices of the host, opened (and created) through the OS;
     /// false for a model that lives in wkrun's memory.
     pub on_host: bool,

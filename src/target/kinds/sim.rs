@@ -12,6 +12,7 @@ pub(super) struct Sim;
 /// The simulated drive: in wkrun's memory, written without consent.
 const FACTS: Facts = Facts {
     noun: "a simulated drive",
+    thing: "drive",
     on_host: false,
     writes_need_allow_destroy: false,
     exclusive_when_writing: false,
