@@ -79,10 +79,12 @@ pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
         }
         first = false;
     }
+    // The spec's file name, like every text in a comment, with its control characters shown escaped: a
+    // line break in it would start lines fio reads as sections and options.
     let mut text = format!(
         "; fio job file exported by wkrun {} from {} (wkrun export fio)\n",
         env!("CARGO_PKG_VERSION"),
-        s.path.display()
+        escaped(&s.path.display().to_string())
     );
     // A comment is one line: a control character in what it says is shown escaped.
     for c in &e.cannot {

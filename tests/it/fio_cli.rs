@@ -610,3 +610,28 @@ fn export_fio_refuses_a_control_character_in_a_path() {
         }
     }
 }
+
+/// attack14 F2: the job file's first comment names the spec file as it was, so a file name holding line
+/// breaks (`x` + newline + `[evil]` + newline + `rw=randwrite` ...) made a write job of its own. The name
+/// is written with its control characters escaped: one comment line, and fio's sections are the spec's.
+#[test]
+fn export_fio_escapes_the_spec_file_name_in_its_comment() {
+    let d = tempdir();
+    let name =
+        "x\n[evil]\nrw=randwrite\nfilename=victim.dat\ntime_based\nruntime=5\nsize=1m\n;.toml";
+    write_file(d.path(), name, &path_spec("/tmp/ok.dat"));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", name]));
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().expect("a line");
+    assert_eq!(
+        first,
+        format!(
+            "; fio job file exported by wkrun {} from x\\n[evil]\\nrw=randwrite\\nfilename=victim.dat\\ntime_based\\nruntime=5\\nsize=1m\\n;.toml (wkrun export fio)",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let sections: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(sections, ["[global]", "[w]"], "{out}");
+    let files: Vec<&str> = out.lines().filter(|l| l.starts_with("filename=")).collect();
+    assert_eq!(files, ["filename=/tmp/ok.dat"], "{out}");
+}
