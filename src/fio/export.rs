@@ -33,7 +33,8 @@ const DEFAULT_SIZE: u64 = crate::target::DEFAULT_TARGET_SIZE;
 ///
 /// # Errors
 /// Every value fio must read (a target's path, a phase's name as a job's name) that fio would read
-/// otherwise than the spec means (a control character, a line too long for fio), located at its key in the spec; no job file then.
+/// otherwise than the spec means (a control character, `;`, `#`, `${`, fio's `$ncpus`, white space at
+/// an end, a line too long for fio), located at its key in the spec; no job file then.
 pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
     let mut e = Exported {
         text: String::new(),
@@ -146,6 +147,25 @@ fn unreadable(key: &str, v: &str) -> Option<String> {
             c.escape_default()
         ));
     }
+    if let Some(c) = v.chars().find(|&c| c == ';' || c == '#') {
+        return Some(format!(
+            "it holds `{c}`, which fio reads as the start of a comment anywhere on a line, with no escape for it: fio would open the path cut before it"
+        ));
+    }
+    if v.contains("${") {
+        return Some("it holds `${`: fio replaces `${NAME}` anywhere on a line with the environment variable NAME (with nothing when NAME is not set), with no escape for it".into());
+    }
+    if let Some((k, what)) = crate::fio::jobfile::KEYWORDS
+        .iter()
+        .find(|(k, _)| v.contains(k))
+    {
+        return Some(format!(
+            "it holds `{k}`, which fio replaces anywhere on a line with {what}, with no escape for it"
+        ));
+    }
+    if v.trim() != v {
+        return Some("it starts or ends with white space, which fio drops from a value".into());
+    }
     let line = key.len() + 1 + v.len();
     if line > FIO_LINE {
         return Some(format!(
@@ -210,7 +230,9 @@ fn suffix(i: usize, n: usize) -> String {
     }
 }
 
-/// A file name as fio reads it (`:` separates files).
+/// A file name as fio reads it: `:` separates files, and fio reads `\:` as a colon (a backslash before
+/// any other character is itself). What fio cannot be told (`;`, `#`, `${`) is refused before
+/// (`unreadable`).
 fn escape(f: &str) -> String {
     f.replace(':', "\\:")
 }

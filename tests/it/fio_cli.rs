@@ -635,3 +635,65 @@ fn export_fio_escapes_the_spec_file_name_in_its_comment() {
     let files: Vec<&str> = out.lines().filter(|l| l.starts_with("filename=")).collect();
     assert_eq!(files, ["filename=/tmp/ok.dat"], "{out}");
 }
+
+/// attack14 F3: fio reads `;` and `#` as a comment's start anywhere on a line, replaces `${VAR}` and
+/// `$ncpus`, and drops white space at a value's ends, none of which it can be told otherwise: such a
+/// path is refused (exit 2, `target.path` and the reason named). A colon fio can be told (`\:`), and a
+/// backslash before a colon in the path stays: the job file imports back to the very path.
+#[test]
+fn export_fio_refuses_what_fio_reads_otherwise_and_round_trips_the_rest() {
+    let d = tempdir();
+    for (path, why) in [
+        (
+            "/tmp/run;1.dat",
+            "it holds `;`, which fio reads as the start of a comment anywhere on a line, with no escape for it: fio would open the path cut before it",
+        ),
+        (
+            "/tmp/run#1.dat",
+            "it holds `#`, which fio reads as the start of a comment anywhere on a line, with no escape for it: fio would open the path cut before it",
+        ),
+        (
+            "/tmp/${HOME}.dat",
+            "it holds `${`: fio replaces `${NAME}` anywhere on a line with the environment variable NAME (with nothing when NAME is not set), with no escape for it",
+        ),
+        (
+            "/tmp/$ncpus.dat",
+            "it holds `$ncpus`, which fio replaces anywhere on a line with the host's number of CPUs, with no escape for it",
+        ),
+        (
+            "/tmp/x.dat ",
+            "it starts or ends with white space, which fio drops from a value",
+        ),
+    ] {
+        write_file(d.path(), "q.toml", &path_spec(path));
+        let (code, out, err) = code_out_err(&wkrun(
+            d.path(),
+            &["export", "fio", "q.toml", "-o", "q.fio"],
+        ));
+        assert_eq!((code, out.as_str()), (2, ""), "{path}: {err}");
+        let first = err.lines().next().expect("a line");
+        assert_eq!(
+            first,
+            format!("error: q.toml:6:1: target.path: fio cannot be given the path {path:?}: {why}")
+        );
+        assert!(!d.path().join("q.fio").exists(), "{path}");
+    }
+    let path = "/tmp/a b:c\\\\:d.dat";
+    write_file(d.path(), "q.toml", &path_spec(path));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "q.toml", "-o", "q.fio"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let job = std::fs::read_to_string(d.path().join("q.fio")).expect("q.fio");
+    let files: Vec<&str> = job.lines().filter(|l| l.starts_with("filename=")).collect();
+    assert_eq!(files, ["filename=/tmp/a b\\:c\\\\:d.dat"]);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["import", "fio", "q.fio"]));
+    assert_eq!(code, 0, "{err}");
+    let back: toml::Table = out.parse().expect("TOML");
+    assert_eq!(
+        back["target"]["path"].as_str(),
+        Some("/tmp/a b:c\\:d.dat"),
+        "{out}"
+    );
+}
