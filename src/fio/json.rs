@@ -269,7 +269,8 @@ fn same_job(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
 }
 
 /// The job reports cut into the runs of one job's clones ([`same_job`]), each run at most the job's
-/// `numjobs` long (two identical jobs in a row are two phases of `numjobs` clones each).
+/// `numjobs` long (two identical jobs in a row are two phases of `numjobs` clones each; a job without
+/// `numjobs` is fio's default of 1, each report a phase).
 fn clone_groups<'a, 'b>(
     objs: &'b [(usize, &'a Map<String, Value>)],
     g: Option<&Map<String, Value>>,
@@ -277,10 +278,11 @@ fn clone_groups<'a, 'b>(
     let mut out = Vec::new();
     let mut rest = objs;
     while let Some(&(_, first)) = rest.first() {
+        // fio's default numjobs is 1: a report without it is one job, never clones to add up.
         let most = opt(first, g, "numjobs")
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&n| n > 0)
-            .unwrap_or(usize::MAX);
+            .unwrap_or(1);
         let run = rest
             .iter()
             .take(most)

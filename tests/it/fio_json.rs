@@ -312,3 +312,32 @@ fn two_jobs_of_one_name_are_both_shown() {
         ["00-mix-percentiles.svg", "01-mix-2-percentiles.svg"]
     );
 }
+
+/// attack14 F5: a job report without `numjobs` is one job (fio's default numjobs is 1), never a clone
+/// group: two identical reports of a job that ran twice, stonewalled, were added up (their IOPS summed
+/// over the longer runtime: 32427.572428 reads a second for a job that did 16213.786214). Each is a phase
+/// of its own with the job's figures; with `numjobs=2` the two are one job's clones, summed.
+#[test]
+fn reports_without_numjobs_are_one_job_each() {
+    let doc = fixture("fio-3.33-two-jobs.json");
+    let mut twice = doc.clone();
+    twice["jobs"][1] = doc["jobs"][0].clone();
+    let r = wkrun::fio::json::from_bytes("t.json", twice.to_string().as_bytes()).expect("reads");
+    let got: Vec<(&str, u64, f64, f64)> = r
+        .phases
+        .iter()
+        .map(|p| (p.name.as_str(), p.read.ops, p.read.iops, p.write.iops))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("mix", 16230, 16213.786214, 6904.095904),
+            ("mix-2", 16230, 16213.786214, 6904.095904)
+        ]
+    );
+    let clones = adding(twice.clone(), "/jobs/0/job options", "numjobs", json!("2"));
+    let clones = adding(clones, "/jobs/1/job options", "numjobs", json!("2"));
+    let r = wkrun::fio::json::from_bytes("c.json", clones.to_string().as_bytes()).expect("reads");
+    let got: Vec<(u64, f64)> = r.phases.iter().map(|p| (p.read.ops, p.read.iops)).collect();
+    assert_eq!(got, [(2 * 16230, 2.0 * 16213.786214)]);
+}
