@@ -69,7 +69,12 @@ fn misplaced(args: &[String]) -> String {
 /// `wkrun export fio SPEC [-o FILE]`.
 pub fn cmd_export(spec: &Path, output: Option<&Path>) -> Result<(), Fail> {
     let s = wkrun::spec::load_file(spec).map_err(|e| Fail(e.exit_code(), e.to_string()))?;
-    let e = wkrun::fio::export::export(&s);
+    let e = wkrun::fio::export::export(&s).map_err(|e| {
+        Fail(
+            e.exit_code(),
+            format!("{e}\nnothing was written (fio would read the job file otherwise than the spec means)"),
+        )
+    })?;
     for c in &e.cannot {
         err_out(&format!("not exported: {c}\n"));
     }

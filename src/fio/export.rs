@@ -7,8 +7,10 @@
 use crate::spec::keys::with_defaults;
 use crate::spec::{
     BlockSize, DataPattern, Engine, LoadedSpec, OnError, One, Pattern, PhaseKind, PhaseSpec,
+    SpecError, SpecErrors,
 };
 use crate::stats::steady::{FioKind, FioMetric, Rule};
+use crate::text::escaped;
 use crate::units::{Amount, fmt_bytes};
 use crate::vocab::{Coverage, WorkersSplit};
 use std::fmt::Write;
@@ -28,25 +30,21 @@ pub struct Exported {
 const DEFAULT_SIZE: u64 = crate::target::DEFAULT_TARGET_SIZE;
 
 /// A spec's phases as a fio job file.
-pub fn export(s: &LoadedSpec) -> Exported {
+///
+/// # Errors
+/// Every value fio must read (a target's path, a phase's name as a job's name) that fio would read
+/// otherwise than the spec means (a control character, `;`, `#`, `${`, fio's `$ncpus`, white space at
+/// an end, a line too long for fio), located at its key in the spec; no job file then.
+pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
     let mut e = Exported {
         text: String::new(),
         cannot: Vec::new(),
         differs: Vec::new(),
     };
     let t = s.file.target.as_ref();
-    let files: Vec<String> = match t {
-        Some(t) if t.sim.is_some() => {
-            e.differs.push("the spec's target is a simulated drive: the job file runs on wkrun's default file instead (fio runs on files and devices)".into());
-            vec![crate::target::DEFAULT_TARGET_PATH.to_string()]
-        }
-        Some(t) => match (&t.path, &t.paths) {
-            (Some(p), _) => vec![p.display().to_string()],
-            (None, Some(ps)) => ps.iter().map(|p| p.display().to_string()).collect(),
-            (None, None) => vec![crate::target::DEFAULT_TARGET_PATH.to_string()],
-        },
-        None => vec![crate::target::DEFAULT_TARGET_PATH.to_string()],
-    };
+    let named = files_of(t, &mut e);
+    refuse_unreadable(s, &named)?;
+    let files: Vec<String> = named.into_iter().map(|(_, f)| f).collect();
     let file_size = t.and_then(|t| t.size).map(|z| z.0).or_else(|| {
         t.is_none_or(|t| t.path.is_none() && t.paths.is_none())
             .then_some(DEFAULT_SIZE)
@@ -82,16 +80,19 @@ pub fn export(s: &LoadedSpec) -> Exported {
         }
         first = false;
     }
+    // The spec's file name, like every text in a comment, with its control characters shown escaped: a
+    // line break in it would start lines fio reads as sections and options.
     let mut text = format!(
         "; fio job file exported by wkrun {} from {} (wkrun export fio)\n",
         env!("CARGO_PKG_VERSION"),
-        s.path.display()
+        escaped(&s.path.display().to_string())
     );
+    // A comment is one line: a control character in what it says is shown escaped.
     for c in &e.cannot {
-        let _ = writeln!(text, "; not exported: {c}");
+        let _ = writeln!(text, "; not exported: {}", escaped(c));
     }
     for d in &e.differs {
-        let _ = writeln!(text, "; differs: {d}");
+        let _ = writeln!(text, "; differs: {}", escaped(d));
     }
     text.push_str("\n[global]\ngroup_reporting=1\n");
     if let [one] = files.as_slice() {
@@ -102,7 +103,109 @@ pub fn export(s: &LoadedSpec) -> Exported {
     }
     text.push_str(&jobs);
     e.text = text;
-    e
+    Ok(e)
+}
+
+/// The target's files, each with its key in the spec (`target.path`, `target.paths[1]`; `target` for
+/// wkrun's default file).
+fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<(String, String)> {
+    let default = || {
+        vec![(
+            "target".to_string(),
+            crate::target::DEFAULT_TARGET_PATH.to_string(),
+        )]
+    };
+    match t {
+        Some(t) if t.sim.is_some() => {
+            e.differs.push("the spec's target is a simulated drive: the job file runs on wkrun's default file instead (fio runs on files and devices)".into());
+            default()
+        }
+        Some(t) => match (&t.path, &t.paths) {
+            (Some(p), _) => vec![("target.path".into(), p.display().to_string())],
+            (None, Some(ps)) => ps
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("target.paths[{i}]"), p.display().to_string()))
+                .collect(),
+            (None, None) => default(),
+        },
+        None => default(),
+    }
+}
+
+/// The longest line fio reads whole: fio reads a job file into a buffer of 4096 bytes a line (its
+/// `OPT_LEN_MAX`, 8192 in later versions), newline included; the rest of a longer line is a line of its
+/// own to fio.
+const FIO_LINE: usize = 4094;
+
+/// Why fio, reading `v` as the value of `key` on a line of the job file, would read something else; `None`
+/// when it reads `v`.
+fn unreadable(key: &str, v: &str) -> Option<String> {
+    if let Some(c) = v.chars().find(|c| c.is_control()) {
+        return Some(format!(
+            "it holds the control character {}: fio's job files cannot hold it (fio reads them line by line, so a line break would start a line of fio options of its own; fio has no escape for any control character)",
+            c.escape_default()
+        ));
+    }
+    if let Some(c) = v.chars().find(|&c| c == ';' || c == '#') {
+        return Some(format!(
+            "it holds `{c}`, which fio reads as the start of a comment anywhere on a line, with no escape for it: fio would open the path cut before it"
+        ));
+    }
+    if v.contains("${") {
+        return Some("it holds `${`: fio replaces `${NAME}` anywhere on a line with the environment variable NAME (with nothing when NAME is not set), with no escape for it".into());
+    }
+    if let Some((k, what)) = crate::fio::jobfile::KEYWORDS
+        .iter()
+        .find(|(k, _)| v.contains(k))
+    {
+        return Some(format!(
+            "it holds `{k}`, which fio replaces anywhere on a line with {what}, with no escape for it"
+        ));
+    }
+    if v.trim() != v {
+        return Some("it starts or ends with white space, which fio drops from a value".into());
+    }
+    let line = key.len() + 1 + v.len();
+    if line > FIO_LINE {
+        return Some(format!(
+            "its line in the job file ({line} bytes) is longer than the {FIO_LINE} fio reads as one line: fio would read the rest as a line of its own"
+        ));
+    }
+    None
+}
+
+/// Refuses the export when any value fio must read would be read otherwise ([`unreadable`]): the target's
+/// files and the phases' names (fio's job names), each error at its key.
+fn refuse_unreadable(s: &LoadedSpec, files: &[(String, String)]) -> Result<(), SpecErrors> {
+    let help = || {
+        Some("a job file cannot say this to fio: rename the file (or use a link to it without these characters), or run the spec with wkrun".to_string())
+    };
+    let mut out: Vec<SpecError> = files
+        .iter()
+        .filter_map(|(key, f)| {
+            let why = unreadable("filename", &escape(f))?;
+            Some(s.key_error(
+                key,
+                format!("fio cannot be given the path {f:?}: {why}"),
+                help(),
+            ))
+        })
+        .collect();
+    for (i, p) in s.phases.iter().enumerate() {
+        if let Some(why) = unreadable("name", &p.name) {
+            out.push(s.phase_error(
+                i,
+                "name",
+                format!("fio cannot be given the job name {:?}: {why}", p.name),
+                help(),
+            ));
+        }
+    }
+    match out.is_empty() {
+        true => Ok(()),
+        false => Err(SpecErrors(out, crate::spec::load::Cause::Input)),
+    }
 }
 
 /// The section of phase `name`'s job: its name, except that fio reads every section whose name starts
@@ -127,7 +230,9 @@ fn suffix(i: usize, n: usize) -> String {
     }
 }
 
-/// A file name as fio reads it (`:` separates files).
+/// A file name as fio reads it: `:` separates files, and fio reads `\:` as a colon (a backslash before
+/// any other character is itself). What fio cannot be told (`;`, `#`, `${`) is refused before
+/// (`unreadable`).
 fn escape(f: &str) -> String {
     f.replace(':', "\\:")
 }
@@ -622,7 +727,7 @@ expect = "header"
     #[test]
     fn phases_become_jobs() {
         let s = crate::spec::load_str(Path::new("x.toml"), SPEC).expect("spec");
-        let e = export(&s);
+        let e = export(&s).expect("exports");
         let cannot: Vec<&str> = e
             .cannot
             .iter()
@@ -650,7 +755,7 @@ expect = "header"
         let s = crate::spec::load_str(Path::new("x.toml"), SPEC).expect("spec");
         let d = tempfile::tempdir().expect("tempdir");
         let p = d.path().join("x.fio");
-        std::fs::write(&p, export(&s).text).expect("write");
+        std::fs::write(&p, export(&s).expect("exports").text).expect("write");
         let src = crate::fio::import::Source::Files(vec![p]);
         let back = crate::fio::import::import(&src, false, Some("x"), &|_| None).expect("imports");
         let again = crate::spec::load_str(Path::new("y.toml"), &back.text).expect("loads");
@@ -710,7 +815,7 @@ expect = "header"
                 "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"2s\"\ndistribution = \"{dist}\"\n"
             );
             let s = crate::spec::load_str(Path::new("x.toml"), &text).expect("spec");
-            let e = export(&s);
+            let e = export(&s).expect("exports");
             assert!(
                 e.text.contains(&format!("\nrandom_distribution={fio}\n")),
                 "{dist}: {}",
@@ -742,7 +847,7 @@ expect = "header"
     fn arrivals_export_and_import_back() {
         let spec = "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 100\nengine = \"libaio\"\nqueue_depth = 4\nduration = \"2s\"\nrate_iops = 500\nrate_process = \"poisson\"\nthink_time = \"1ms\"\nthink_every = 100\n";
         let s = crate::spec::load_str(Path::new("x.toml"), spec).expect("spec");
-        let e = export(&s);
+        let e = export(&s).expect("exports");
         for line in [
             "rate_iops=500,0",
             "rate_process=poisson",

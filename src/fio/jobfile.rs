@@ -348,7 +348,7 @@ fn option(line: &str, at: Place, env: Env) -> Result<Opt, Problem> {
 }
 
 /// fio's keywords, which it replaces with facts of the host it runs on.
-const KEYWORDS: [(&str, &str); 3] = [
+pub(crate) const KEYWORDS: [(&str, &str); 3] = [
     ("$pagesize", "the host's page size"),
     ("$mb_memory", "the host's memory in MiB"),
     ("$ncpus", "the host's number of CPUs"),

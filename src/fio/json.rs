@@ -119,6 +119,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
     for clones in clone_groups(&objs, globals) {
         phases.push(phase(phases.len(), clones, globals, &started)?);
     }
+    distinct_names(&mut phases);
     let sha = {
         use sha2::{Digest, Sha256};
         Sha256::digest(bytes)
@@ -192,6 +193,35 @@ fn when(obj: &Map<String, Value>, jobs: &[Value]) -> (String, String) {
     )
 }
 
+/// Gives each phase a name of its own. fio names a job's report after the job, and two different jobs may
+/// share a name (or one job may run again, stonewalled), where a run's phases each have theirs: `compare`
+/// and `report` find a phase by its name, and showed the first job's figures only. The second phase of a
+/// name is `NAME-2`, the third `NAME-3` (as `wkrun import fio` names a repeated section), past any name a
+/// job of the file already has; a warning of the phase says so.
+fn distinct_names(phases: &mut [PhaseResult]) {
+    let mut taken: std::collections::HashSet<String> =
+        phases.iter().map(|p| p.name.clone()).collect();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for p in phases.iter_mut() {
+        let n = seen.entry(p.name.clone()).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            continue;
+        }
+        let mut k = *n;
+        while taken.contains(&format!("{}-{k}", p.name)) {
+            k += 1;
+        }
+        let new = format!("{}-{k}", p.name);
+        taken.insert(new.clone());
+        p.warnings.push(format!(
+            "fio reported an earlier job of the name {}: this one is the phase {new} here",
+            p.name
+        ));
+        p.name = new;
+    }
+}
+
 /// A job's name.
 fn name(j: &Map<String, Value>) -> String {
     j.get("jobname")
@@ -239,7 +269,8 @@ fn same_job(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
 }
 
 /// The job reports cut into the runs of one job's clones ([`same_job`]), each run at most the job's
-/// `numjobs` long (two identical jobs in a row are two phases of `numjobs` clones each).
+/// `numjobs` long (two identical jobs in a row are two phases of `numjobs` clones each; a job without
+/// `numjobs` is fio's default of 1, each report a phase).
 fn clone_groups<'a, 'b>(
     objs: &'b [(usize, &'a Map<String, Value>)],
     g: Option<&Map<String, Value>>,
@@ -247,10 +278,11 @@ fn clone_groups<'a, 'b>(
     let mut out = Vec::new();
     let mut rest = objs;
     while let Some(&(_, first)) = rest.first() {
+        // fio's default numjobs is 1: a report without it is one job, never clones to add up.
         let most = opt(first, g, "numjobs")
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&n| n > 0)
-            .unwrap_or(usize::MAX);
+            .unwrap_or(1);
         let run = rest
             .iter()
             .take(most)

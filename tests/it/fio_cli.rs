@@ -2,7 +2,9 @@
 //! (issue 28): specs written with fio's meaning, refusals naming file and line with exit 2 and nothing
 //! written, the command-line form, `--lossy`, a job file fio parses, and fio's output beside wkrun's.
 
-use crate::common::{code_out_err, dir_listing, run_s_on_sim, skip, tempdir, wkrun, write_file};
+use crate::common::{
+    code_out_err, dir_listing, run_s_on_sim, skip, spec_text, tempdir, wkrun, write_file,
+};
 use std::path::Path;
 
 /// fio's job file of the shared check: two stonewalled jobs on a 64 MiB file.
@@ -523,4 +525,175 @@ fn export_fio_of_a_phase_named_global_keeps_its_job() {
     if fio_missing().is_none() {
         fio_parses(d.path(), "ex.fio", &out);
     }
+}
+
+/// A spec of target `path`, one 2 s random-write phase.
+fn path_spec(path: &str) -> String {
+    spec_text(
+        "p",
+        &format!(
+            "[target]\npath = \"{path}\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"2s\"\n"
+        ),
+    )
+}
+
+/// attack14 F1: a line break in `[target] path` was written into the job file as it was, so the path
+/// `/tmp/x.dat` + newline + `filename=/dev/sdz` exported two `filename=` lines, and fio writes the last,
+/// a device the spec never named. A control character in a value fio must read is refused now (exit 2,
+/// the key named, no job file); a carriage return in one of `[target] paths` likewise.
+#[test]
+fn export_fio_refuses_a_control_character_in_a_path() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "n.toml",
+        &path_spec("/tmp/x.dat\\nfilename=/dev/sdz"),
+    );
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "n.toml", "-o", "n.fio"],
+    ));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    let first = err.lines().next().expect("a line");
+    assert_eq!(
+        first,
+        "error: n.toml:6:1: target.path: fio cannot be given the path \"/tmp/x.dat\\nfilename=/dev/sdz\": it holds the control character \\n: fio's job files cannot hold it (fio reads them line by line, so a line break would start a line of fio options of its own; fio has no escape for any control character)"
+    );
+    assert!(
+        err.ends_with(
+            "nothing was written (fio would read the job file otherwise than the spec means)\n"
+        ),
+        "{err}"
+    );
+    assert!(!d.path().join("n.fio").exists());
+    let spec = path_spec("x").replace(
+        "path = \"x\"",
+        "paths = [\"/tmp/a.dat\", \"/tmp/b.dat\\rfilename=/dev/sdz\"]",
+    );
+    write_file(d.path(), "r.toml", &spec);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "r.toml"]));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.starts_with("error: r.toml:6:24: target.paths[1]: fio cannot be given the path \"/tmp/b.dat\\rfilename=/dev/sdz\": it holds the control character \\r: "),
+        "{err}"
+    );
+    // The same spec with a plain second path exports, one `filename=` line a job.
+    write_file(d.path(), "ok.toml", &spec.replace("\\r", "-"));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "ok.toml"]));
+    assert_eq!(code, 0, "{err}");
+    let files: Vec<&str> = out.lines().filter(|l| l.starts_with("filename=")).collect();
+    assert_eq!(
+        files,
+        [
+            "filename=/tmp/a.dat",
+            "filename=/tmp/b.dat-filename=/dev/sdz"
+        ]
+    );
+    // A line longer than fio reads as one (4094 bytes and its newline in fio's 4096-byte buffer) would
+    // be two lines to fio: `filename=` and a path of 4085 bytes is the longest exported.
+    for (len, code) in [(4085, 0), (4086, 2)] {
+        let path = format!("/tmp/{}", "a".repeat(len - 5));
+        write_file(d.path(), "l.toml", &path_spec(&path));
+        let (got, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "l.toml"]));
+        assert_eq!(got, code, "{len}: {err}");
+        let lines: Vec<usize> = out
+            .lines()
+            .filter(|l| l.starts_with("filename="))
+            .map(str::len)
+            .collect();
+        match code {
+            0 => assert_eq!(lines, [4094]),
+            _ => assert!(
+                err.contains(&format!("({len} bytes)\": its line in the job file (4095 bytes) is longer than the 4094 fio reads as one line: fio would read the rest as a line of its own\n")),
+                "{err}"
+            ),
+        }
+    }
+}
+
+/// attack14 F2: the job file's first comment names the spec file as it was, so a file name holding line
+/// breaks (`x` + newline + `[evil]` + newline + `rw=randwrite` ...) made a write job of its own. The name
+/// is written with its control characters escaped: one comment line, and fio's sections are the spec's.
+#[test]
+fn export_fio_escapes_the_spec_file_name_in_its_comment() {
+    let d = tempdir();
+    let name =
+        "x\n[evil]\nrw=randwrite\nfilename=victim.dat\ntime_based\nruntime=5\nsize=1m\n;.toml";
+    write_file(d.path(), name, &path_spec("/tmp/ok.dat"));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", name]));
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().expect("a line");
+    assert_eq!(
+        first,
+        format!(
+            "; fio job file exported by wkrun {} from x\\n[evil]\\nrw=randwrite\\nfilename=victim.dat\\ntime_based\\nruntime=5\\nsize=1m\\n;.toml (wkrun export fio)",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let sections: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(sections, ["[global]", "[w]"], "{out}");
+    let files: Vec<&str> = out.lines().filter(|l| l.starts_with("filename=")).collect();
+    assert_eq!(files, ["filename=/tmp/ok.dat"], "{out}");
+}
+
+/// attack14 F3: fio reads `;` and `#` as a comment's start anywhere on a line, replaces `${VAR}` and
+/// `$ncpus`, and drops white space at a value's ends, none of which it can be told otherwise: such a
+/// path is refused (exit 2, `target.path` and the reason named). A colon fio can be told (`\:`), and a
+/// backslash before a colon in the path stays: the job file imports back to the very path.
+#[test]
+fn export_fio_refuses_what_fio_reads_otherwise_and_round_trips_the_rest() {
+    let d = tempdir();
+    for (path, why) in [
+        (
+            "/tmp/run;1.dat",
+            "it holds `;`, which fio reads as the start of a comment anywhere on a line, with no escape for it: fio would open the path cut before it",
+        ),
+        (
+            "/tmp/run#1.dat",
+            "it holds `#`, which fio reads as the start of a comment anywhere on a line, with no escape for it: fio would open the path cut before it",
+        ),
+        (
+            "/tmp/${HOME}.dat",
+            "it holds `${`: fio replaces `${NAME}` anywhere on a line with the environment variable NAME (with nothing when NAME is not set), with no escape for it",
+        ),
+        (
+            "/tmp/$ncpus.dat",
+            "it holds `$ncpus`, which fio replaces anywhere on a line with the host's number of CPUs, with no escape for it",
+        ),
+        (
+            "/tmp/x.dat ",
+            "it starts or ends with white space, which fio drops from a value",
+        ),
+    ] {
+        write_file(d.path(), "q.toml", &path_spec(path));
+        let (code, out, err) = code_out_err(&wkrun(
+            d.path(),
+            &["export", "fio", "q.toml", "-o", "q.fio"],
+        ));
+        assert_eq!((code, out.as_str()), (2, ""), "{path}: {err}");
+        let first = err.lines().next().expect("a line");
+        assert_eq!(
+            first,
+            format!("error: q.toml:6:1: target.path: fio cannot be given the path {path:?}: {why}")
+        );
+        assert!(!d.path().join("q.fio").exists(), "{path}");
+    }
+    let path = "/tmp/a b:c\\\\:d.dat";
+    write_file(d.path(), "q.toml", &path_spec(path));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "q.toml", "-o", "q.fio"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let job = std::fs::read_to_string(d.path().join("q.fio")).expect("q.fio");
+    let files: Vec<&str> = job.lines().filter(|l| l.starts_with("filename=")).collect();
+    assert_eq!(files, ["filename=/tmp/a b\\:c\\\\:d.dat"]);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["import", "fio", "q.fio"]));
+    assert_eq!(code, 0, "{err}");
+    let back: toml::Table = out.parse().expect("TOML");
+    assert_eq!(
+        back["target"]["path"].as_str(),
+        Some("/tmp/a b:c\\:d.dat"),
+        "{out}"
+    );
 }

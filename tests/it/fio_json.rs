@@ -174,7 +174,8 @@ fn clones_are_summed_only_when_they_are_one_job() {
     let other = with(clones.clone(), "/jobs/1/job options/bs", json!("8k"));
     let r = parse(&other);
     assert_eq!(read(&r), vec![9670, 10684, 10614]);
-    assert!(r.phases.iter().all(|p| p.name == "mixed"));
+    let names: Vec<&str> = r.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["mixed", "mixed-2", "mixed-3"]);
     let mut six = clones.clone();
     let jobs = six["jobs"].as_array().expect("jobs").clone();
     six["jobs"].as_array_mut().expect("jobs").extend(jobs);
@@ -253,4 +254,90 @@ fn the_report_row_of_a_fio_json_names_fio_and_its_times_in_milliseconds() {
     let row = row.split("</tr>").next().expect("row");
     assert!(!row.contains("000000Z"), "{row}");
     assert!(row.matches('Z').count() >= 2, "{row}");
+}
+
+/// attack14 F4: two different jobs of one name (the two-jobs file's `seq` renamed `mix`) are two phases,
+/// but `compare` showed the first one's rows only and `report` drew only its chart: phases are found by
+/// name. The second is the phase `mix-2` now, with its own figures (fio's `iops` 16213.786214 and
+/// 5859.140859 reads a second in the file) in `compare`, `report` and `validate` alike.
+#[test]
+fn two_jobs_of_one_name_are_both_shown() {
+    let d = tempdir();
+    let doc = fixture("fio-3.33-two-jobs.json");
+    let dup = with(doc.clone(), "/jobs/1/jobname", json!("mix"));
+    std::fs::write(d.path().join("dup.json"), dup.to_string()).expect("write");
+    let r = wkrun::fio::json::from_bytes("dup.json", dup.to_string().as_bytes()).expect("reads");
+    let got: Vec<(&str, f64)> = r
+        .phases
+        .iter()
+        .map(|p| (p.name.as_str(), p.read.iops))
+        .collect();
+    assert_eq!(got, [("mix", 16213.786214), ("mix-2", 5859.140859)]);
+    assert_eq!(
+        r.phases[1].warnings.last().map(String::as_str),
+        Some("fio reported an earlier job of the name mix: this one is the phase mix-2 here")
+    );
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["validate", "dup.json"]));
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "dup.json: ok (results, 2 phases, 0 series CSVs)\n"),
+        "{err}"
+    );
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", "dup.json"]));
+    assert_eq!(code, 0, "{err}");
+    // Each phase's IOPS: mix's reads and writes (16213.786214 + 6904.095904), mix-2's reads only.
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<&str>>())
+        .filter(|w| w.get(1..4) == Some(&["IOPS,", "phase", "mean"][..]))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ["mix", "IOPS,", "phase", "mean", "23117.9"],
+            ["mix-2", "IOPS,", "phase", "mean", "5859.1"]
+        ],
+        "{out}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", "dup.json", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let mut charts: Vec<String> = std::fs::read_dir(d.path().join("rep"))
+        .expect("rep")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    charts.sort();
+    assert_eq!(
+        charts,
+        ["00-mix-percentiles.svg", "01-mix-2-percentiles.svg"]
+    );
+}
+
+/// attack14 F5: a job report without `numjobs` is one job (fio's default numjobs is 1), never a clone
+/// group: two identical reports of a job that ran twice, stonewalled, were added up (their IOPS summed
+/// over the longer runtime: 32427.572428 reads a second for a job that did 16213.786214). Each is a phase
+/// of its own with the job's figures; with `numjobs=2` the two are one job's clones, summed.
+#[test]
+fn reports_without_numjobs_are_one_job_each() {
+    let doc = fixture("fio-3.33-two-jobs.json");
+    let mut twice = doc.clone();
+    twice["jobs"][1] = doc["jobs"][0].clone();
+    let r = wkrun::fio::json::from_bytes("t.json", twice.to_string().as_bytes()).expect("reads");
+    let got: Vec<(&str, u64, f64, f64)> = r
+        .phases
+        .iter()
+        .map(|p| (p.name.as_str(), p.read.ops, p.read.iops, p.write.iops))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("mix", 16230, 16213.786214, 6904.095904),
+            ("mix-2", 16230, 16213.786214, 6904.095904)
+        ]
+    );
+    let clones = adding(twice.clone(), "/jobs/0/job options", "numjobs", json!("2"));
+    let clones = adding(clones, "/jobs/1/job options", "numjobs", json!("2"));
+    let r = wkrun::fio::json::from_bytes("c.json", clones.to_string().as_bytes()).expect("reads");
+    let got: Vec<(u64, f64)> = r.phases.iter().map(|p| (p.read.ops, p.read.iops)).collect();
+    assert_eq!(got, [(2 * 16230, 2.0 * 16213.786214)]);
 }
