@@ -990,3 +990,48 @@ fn fios_json_and_merged_results_are_refused_naming_what_to_fit() {
         assert_eq!(names(d), before, "nothing written");
     }
 }
+
+/// Predictions of one fit merge into a prediction (attack 13, finding 10: `merge` dropped `prediction` and
+/// kept the `predicted: ` label); a prediction and a measurement do not merge, exit 2, nothing written.
+#[test]
+fn merged_predictions_of_one_fit_stay_a_prediction() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "p.toml", &spec_text("p", &writes("1s")));
+    let drive = "sim:capacity=64MiB,op=20%,block=256KiB";
+    let fitted = "sim:capacity=64MiB,op=25%,block=256KiB";
+    let run = ["p.toml", "--target", drive, "-q", "-o", "m"];
+    assert_eq!(code_out_err(&wkrun(d, &run)).0, 0);
+    for out in ["pa", "pb"] {
+        let (c, _, e) = predict(d, &["m", "p.toml", "--fitted", fitted, "-o", out, "-q"]);
+        assert_eq!(c, 0, "{e}");
+    }
+    let (c, _, e) = code_out_err(&wkrun(d, &["merge", "pa", "pb", "-o", "pm"]));
+    assert_eq!(c, 0, "{e}");
+    let (a, m) = (results(&d.join("pa")), results(&d.join("pm")));
+    let measured = results(&d.join("m"));
+    assert_eq!(
+        m["prediction"],
+        serde_json::json!({
+            "measured": "m/results.json",
+            "fitted_target": fitted,
+            "measured_run_started_at": measured["started_at"],
+            "measured_run_target": "sim:capacity=64MiB,op=20%,block=256KiB,dies=1",
+        })
+    );
+    assert_eq!(m["prediction"], a["prediction"]);
+    assert_eq!(
+        m["label"],
+        "predicted: sim:capacity=64MiB,op=25%,block=256KiB,dies=1"
+    );
+    let (c, out, e) = code_out_err(&wkrun(d, &["merge", "pa", "m", "-o", "mixed"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (
+            2,
+            "",
+            "error: pa/results.json is a prediction (wkrun sim predict from m/results.json on sim:capacity=64MiB,op=25%,block=256KiB) and m/results.json is a measurement: merge predictions of one fit together, or measurements\n"
+        )
+    );
+    assert!(!d.join("mixed").exists());
+}
