@@ -23,7 +23,7 @@ pub mod span;
 pub mod zones;
 
 pub use record::{PhaseParams, SizeWeight, WorkerPart};
-pub use resolve::resolve;
+pub use resolve::{direct_misaligned, resolve};
 pub use rounds::RoundBlock;
 pub use show::{render_text, window_notes};
 

@@ -403,13 +403,14 @@ impl Phase<'_> {
         })
     }
 
-    /// Case C02: with O_DIRECT, block sizes and a byte offset must be multiples of the logical block size.
+    /// Case C02: with O_DIRECT, block sizes ([`direct_misaligned`]) and a byte offset must be multiples of
+    /// the logical block size.
     fn check_alignment(&self, blocks: &Blocks) -> Result<(), SpecError> {
         if !(self.does_io() && self.direct()) {
             return Ok(());
         }
         let lbs = self.lbs();
-        if let Some(&bad) = blocks.sizes().iter().find(|&&b| b % lbs != 0) {
+        if let Some(bad) = direct_misaligned(blocks.sizes().iter().copied(), lbs) {
             return Err(self.err(
                 "block_size",
                 format!(
@@ -1083,4 +1084,10 @@ fn default_block_size(kind: PhaseKind) -> u64 {
         PhaseKind::RestoreImage => 1 << 20,
         PhaseKind::Workload | PhaseKind::Erase => 4 << 10,
     }
+}
+
+/// Case C02: the first of the block `sizes` that O_DIRECT cannot issue on a target of logical blocks of
+/// `lbs` bytes (not a multiple of it); the rule a plan refuses a phase by, and `wkrun validate` a result.
+pub fn direct_misaligned(sizes: impl IntoIterator<Item = u64>, lbs: u64) -> Option<u64> {
+    sizes.into_iter().find(|&b| lbs > 0 && b % lbs != 0)
 }

@@ -72,13 +72,8 @@ impl Measured {
 /// known start before it, a phase the simulator cannot run again, a phase that never reached its cliff,
 /// a capacity that disagrees.
 pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<Measured, FitError> {
-    let file = if path.is_dir() {
-        path.join("results.json")
-    } else {
-        path.to_path_buf()
-    };
+    let (file, run) = load(path)?;
     let bad = |m: String| FitError::Bad(format!("{}: {m}", file.display()));
-    let run = crate::report::runs::load_run(&file).map_err(|e| FitError::Bad(e.to_string()))?;
     let r = &run.results;
     if r.target.kind == TargetKind::File {
         return Err(bad(format!(
@@ -131,6 +126,47 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
             .as_ref()
             .map(|s| (s.params.page, s.params.block)),
     })
+}
+
+/// The measured results `path` (a folder, or its `results.json`) as `sim fit` and `sim predict` read them,
+/// checked as `wkrun validate` checks them: the file read and the run. Results of one run on one drive:
+/// fio's JSON output has no per-interval series to fit, and merged results (`cluster`: hosts merged by
+/// `wkrun merge`, or the aggregate of a run on several targets) add several drives' I/Os up, where the
+/// fit models one drive.
+///
+/// # Errors
+/// [`FitError::Bad`]: unreadable or invalid results, fio's JSON, merged results (naming the runs to fit
+/// instead).
+pub fn load(path: &Path) -> Result<(PathBuf, crate::report::runs::RunData), FitError> {
+    let file = if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    };
+    let run = crate::report::runs::load_run(&file).map_err(|e| FitError::Bad(e.to_string()))?;
+    let r = &run.results;
+    let bad = |m: String| FitError::Bad(format!("{}: {m}", file.display()));
+    if let Some(s) = &r.source {
+        return Err(bad(format!(
+            "{}'s JSON output ({}), not a wkrun results folder: the fit needs a wkrun run's per-interval series (its write IOPS second by second, to find the write cliff and the steady level), and {} writes only each job's totals; run the job with wkrun instead: wkrun import fio JOB -o job.toml, then wkrun job.toml --target DEVICE (after an erase and a fill, as specs/consistency.toml does), and fit that run's folder",
+            s.tool,
+            crate::text::escaped(&s.version),
+            s.tool
+        )));
+    }
+    if let Some(c) = &r.cluster {
+        let each: Vec<String> = c
+            .hosts
+            .iter()
+            .map(|h| crate::text::escaped(&h.results).into_owned())
+            .collect();
+        return Err(bad(format!(
+            "the results of {} runs merged (wkrun merge of hosts, or the aggregate of a run on several targets): their I/Os are several drives' added up, and the fit models one drive; fit each run's own results instead: {}",
+            each.len(),
+            each.join(", ")
+        )));
+    }
+    Ok((file, run))
 }
 
 /// The least share of the capacity a fitted phase's span covers: the fit's model counts every byte of the

@@ -47,16 +47,9 @@ pub fn check(
     sets: &[String],
 ) -> Result<Inputs, FitError> {
     recordable(measured)?;
-    let file = if measured.is_dir() {
-        measured.join("results.json")
-    } else {
-        measured.to_path_buf()
-    };
-    let capacity = crate::report::runs::load_run(&file)
-        .map_err(|e| FitError::Bad(e.to_string()))?
-        .results
-        .target
-        .capacity_bytes;
+    let (file, run) = super::measured::load(measured)?;
+    let capacity = run.results.target.capacity_bytes;
+    drop(run);
     let drive = match fitted {
         Some(t) => fitted_drive(t, &file, capacity)?,
         None => TargetInfo::sim_of_capacity(capacity),

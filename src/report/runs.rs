@@ -73,16 +73,42 @@ pub fn read_device(path: &Path) -> Result<Vec<DeviceSample>, ReadError> {
 }
 
 /// Why the device row `row` cannot follow `rows`: a time that is not a finite number of seconds from the
-/// phase's start, or one that is not after the row before's (rows go forward in time, one per interval, as
-/// the phase's series); only the last row may end where the one before it ended (the phase's last
-/// completion fell on an interval's start), so no row follows such a row.
+/// phase's start within ten years ([`MAX_DURATION_S`](crate::results::check::MAX_DURATION_S), the longest
+/// phase), a `write_amplification` that is not `flash_write_bytes / host_write_bytes` (empty without host
+/// writes: [`crate::sim::DeviceCounters::write_amplification`]), or a time that is not after the row
+/// before's (rows go forward in time, one per interval, as the phase's series); only the last row may end
+/// where the one before it ended (the phase's last completion fell on an interval's start), so no row
+/// follows such a row.
 fn device_out_of_order(rows: &[DeviceSample], row: &DeviceSample) -> Option<String> {
     let num = crate::units::readable_float;
-    if !(row.t_s.is_finite() && row.t_s >= 0.0) {
+    let most = crate::results::check::MAX_DURATION_S;
+    if !(row.t_s.is_finite() && (0.0..=most).contains(&row.t_s)) {
         return Some(format!(
-            "t_s {} is not a time in seconds from the phase's start",
+            "t_s {} is not a time in seconds from the phase's start (0 to ten years, {most} s)",
             num(row.t_s)
         ));
+    }
+    let counted = crate::sim::DeviceCounters {
+        host_write_bytes: row.host_write_bytes,
+        flash_write_bytes: row.flash_write_bytes,
+        ..Default::default()
+    }
+    .write_amplification();
+    let agree = match (row.write_amplification, counted) {
+        (Some(a), Some(b)) => a.to_bits() == b.to_bits(),
+        (a, b) => a.is_none() && b.is_none(),
+    };
+    if !agree {
+        let said = row.write_amplification.map_or("empty".into(), num);
+        let want = counted.map_or("empty (no host writes)".into(), |w| {
+            format!(
+                "flash_write_bytes / host_write_bytes = {} / {} = {}",
+                row.flash_write_bytes,
+                row.host_write_bytes,
+                num(w)
+            )
+        });
+        return Some(format!("write_amplification {said} is not {want}"));
     }
     let after_last = matches!(rows, [.., a, b] if a.t_s == b.t_s);
     let before = rows.last()?;
@@ -340,13 +366,8 @@ pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<Series
         let at = |e: String| bad(format!("line {}: {e}", i + 2));
         let rec = rec.map_err(|e| limit(&e).unwrap_or_else(|| at(e.to_string())))?;
         let row = series_csv::parse_row(&rec, &dirs, errors).map_err(at)?;
-        if let Some((column, v)) = row.out_of_range() {
-            return Err(at(format!(
-                "column {column}: {} is not a value an interval measures (0, or a finite number from {} to {})",
-                crate::units::readable_float(v),
-                crate::units::readable_float(series_csv::MIN_SERIES_VALUE),
-                crate::units::readable_float(series_csv::MAX_SERIES_VALUE),
-            )));
+        if let Some((column, why)) = row.out_of_range() {
+            return Err(at(format!("column {column}: {why}")));
         }
         if let Some(why) = out_of_order(rows.last(), &row) {
             return Err(at(why));

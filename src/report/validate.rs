@@ -143,11 +143,12 @@ pub fn check_run(
     Ok(())
 }
 
-/// What is wrong with the files phase `i` names beside its series CSV (`p`): its histogram log (against
-/// its series `rows`, when they read), trace, counters CSV and device CSV.
+/// What is wrong with phase `i`'s series rows (`rows`, when they read: [`rates`]) and the files it names
+/// beside its series CSV (`p`): its histogram log (against its rows), trace, counters CSV and device CSV.
 fn beside(dir: &Path, (i, p): (usize, &Named), rows: Option<&[SeriesRow]>) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(rows) = rows {
+        out.extend(rates(dir, p, rows).err());
         out.extend(hist_log(dir, (i, p), rows).err());
     }
     out.extend(trace(dir, (i, p)).err());
@@ -157,9 +158,11 @@ fn beside(dir: &Path, (i, p): (usize, &Named), rows: Option<&[SeriesRow]>) -> Ve
 }
 
 /// What a phase says of its series: the CSV's name, the phase's name, whether it completed, its number of
-/// intervals, its histogram log, its per-I/O trace (file and rows), its counters CSV and its device CSV.
+/// intervals, its histogram log, its per-I/O trace (file and rows), its counters CSV and its device CSV, and
+/// whether it was merged from several hosts or targets (it has `hosts`).
 struct Named {
     csv: Option<String>,
+    merged: bool,
     phase: String,
     completed: bool,
     intervals: Option<u64>,
@@ -174,6 +177,7 @@ impl Named {
     fn of_phase(p: &PhaseResult) -> Named {
         Named {
             csv: p.series_csv.clone(),
+            merged: !p.hosts.is_empty(),
             phase: p.name.clone(),
             completed: p.completed,
             intervals: p.intervals,
@@ -189,6 +193,10 @@ impl Named {
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
         Named {
             csv: text(p.get("series_csv")),
+            merged: p
+                .get("hosts")
+                .and_then(Value::as_array)
+                .is_some_and(|h| !h.is_empty()),
             phase: text(p.get("name")).unwrap_or_else(|| "?".to_string()),
             completed: p.get("completed").and_then(Value::as_bool).unwrap_or(false),
             intervals: p.get("intervals").and_then(Value::as_u64),
@@ -200,6 +208,27 @@ impl Named {
             counters: text(p.get("counters_csv")),
             device: text(p.pointer("/device/device_csv")),
         }
+    }
+}
+
+/// Checks that each series row's rates are its counts over its interval
+/// ([`SeriesRow::rate_contradiction`]), in a phase of one run: a merged phase (one with `hosts`) adds
+/// the hosts' rates, each over its own interval.
+fn rates(dir: &Path, p: &Named, rows: &[SeriesRow]) -> Result<(), String> {
+    let Some(csv) = p.csv.as_deref().filter(|_| !p.merged) else {
+        return Ok(());
+    };
+    let bad = rows.iter().enumerate().find_map(|(k, r)| {
+        r.rate_contradiction()
+            .map(|(column, why)| (k + 2, column, why))
+    });
+    match bad {
+        None => Ok(()),
+        Some((line, column, why)) => Err(ReadError::Series {
+            path: dir.join(csv),
+            why: format!("line {line}: column {column}: {why}"),
+        }
+        .to_string()),
     }
 }
 

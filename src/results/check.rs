@@ -275,7 +275,7 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
     for (i, p) in r.phases.iter().enumerate() {
         let at = |what: &str| format!("phases[{i}].{what}");
         phase_place(i, p, before, &mut out);
-        super::possible::phase(i, p, (&mut names, r.target.capacity_bytes), &mut out);
+        super::possible::phase(i, p, (&mut names, &r.target), &mut out);
         passes_of_span(i, p, &mut out);
         if r.cluster.is_none() {
             rows_of_bound(i, p, &mut out);
@@ -317,7 +317,95 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
             }
         }
     }
+    numbers(r, &mut out);
     out
+}
+
+/// Every number of `r` that is not a whole number (a rate, a mean, a fraction, a time in seconds) within
+/// what a series CSV holds: at most [`MAX_SERIES_VALUE`](super::series_csv::MAX_SERIES_VALUE) in size (JSON
+/// has no infinity or NaN; 1e308 passed, and a report drew it). Whole numbers are counts, bytes and
+/// nanoseconds, bounded by their type. A place `out` names already (a duration past ten years, a rate that
+/// is not its count over the time) is not named again.
+fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
+    fn walk(v: &Value, at: &mut String, out: &mut Vec<Violation>) {
+        let most = super::series_csv::MAX_SERIES_VALUE;
+        let len = at.len();
+        match v {
+            Value::Number(n) if n.is_f64() => {
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                let path = dotted(at);
+                let fits = x.is_finite() && x.abs() <= most;
+                if !fits && !out.iter().any(|v| v.path == path) {
+                    out.push(Violation {
+                        path,
+                        expected: format!(
+                            "{} is not a number a run writes (finite, at most {} in size)",
+                            crate::units::readable_float(x),
+                            crate::units::readable_float(most)
+                        ),
+                    });
+                }
+            }
+            Value::Array(a) => {
+                for (k, x) in a.iter().enumerate() {
+                    at.push_str(&format!("/{k}"));
+                    walk(x, at, out);
+                    at.truncate(len);
+                }
+            }
+            Value::Object(o) => {
+                for (k, x) in o {
+                    at.push_str(&format!("/{}", k.replace('~', "~0").replace('/', "~1")));
+                    walk(x, at, out);
+                    at.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    // A part at a time, never the whole document as one tree (a results file of 6 MB of phases would take
+    // many times its size): the fields holding numbers that are not whole, each phase on its own. Every
+    // field is named, so that a new one is considered here.
+    let super::Results {
+        format: _,
+        wkrun_version: _,
+        started_at: _,
+        finished_at: _,
+        status: _,
+        error: _,
+        signal: _,
+        spec: _,
+        host: _,
+        label: _,
+        source: _,
+        target,
+        launch,
+        cluster,
+        prediction,
+        round_blocks,
+        latency_searches,
+        health,
+        phases,
+    } = r;
+    let parts: [(&str, serde_json::Result<Value>); 7] = [
+        ("target", serde_json::to_value(target)),
+        ("launch", serde_json::to_value(launch)),
+        ("cluster", serde_json::to_value(cluster)),
+        ("prediction", serde_json::to_value(prediction)),
+        ("round_blocks", serde_json::to_value(round_blocks)),
+        ("latency_searches", serde_json::to_value(latency_searches)),
+        ("health", serde_json::to_value(health)),
+    ];
+    for (key, v) in parts {
+        if let Ok(v) = v {
+            walk(&v, &mut format!("/{key}"), out);
+        }
+    }
+    for (i, p) in phases.iter().enumerate() {
+        if let Ok(v) = serde_json::to_value(p) {
+            walk(&v, &mut format!("/phases/{i}"), out);
+        }
+    }
 }
 
 /// The longest duration a phase may claim: ten years, in seconds.
@@ -487,22 +575,42 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
+/// Why the rate `got` is not the count `n` (of the column or field `what`) over `secs` (of `over`), as a run
+/// computes it: `n / secs`, and 0 over no time, within rounding ([`close`]); `None` when it is. One rule for a
+/// phase's rates over its `duration_s` and a series row's over its `interval_s`.
+pub(crate) fn rate_mismatch(
+    got: f64,
+    (what, n): (&str, u64),
+    (over, secs): (&str, f64),
+) -> Option<String> {
+    let num = crate::units::readable_float;
+    let want = if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    if close(got, want) {
+        return None;
+    }
+    // The rule for no time is said only where it applies (a rate over no time is 0).
+    Some(match secs > 0.0 {
+        true => format!(
+            "{} is not {what} / {over} = {n} / {} = {}",
+            num(got),
+            num(secs),
+            num(want)
+        ),
+        false => format!(
+            "{} is not 0: {over} is {}, and a rate over no time is 0",
+            num(got),
+            num(secs)
+        ),
+    })
+}
+
 /// `iops` and `bw_bytes_per_s` of the direction `d` at `at` against its counts over `secs`.
 fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
     for (field, got, count) in [
-        ("iops", d.iops, d.ops),
-        ("bw_bytes_per_s", d.bw_bytes_per_s, d.bytes),
+        ("iops", d.iops, ("ops", d.ops)),
+        ("bw_bytes_per_s", d.bw_bytes_per_s, ("bytes", d.bytes)),
     ] {
-        let want = if secs > 0.0 { count as f64 / secs } else { 0.0 };
-        if !close(got, want) {
-            let what = if field == "iops" { "ops" } else { "bytes" };
-            // The rule for no time is said only where it applies (a rate over no time is 0).
-            let expected = match secs > 0.0 {
-                true => format!("{got} is not {what} / duration_s = {count} / {secs} = {want}"),
-                false => {
-                    format!("{got} is not 0: duration_s is {secs}, and a rate over no time is 0")
-                }
-            };
+        if let Some(expected) = rate_mismatch(got, count, ("duration_s", secs)) {
             out.push(Violation {
                 path: format!("{at}.{field}"),
                 expected,

@@ -1,6 +1,6 @@
 //! What a run can write, beyond the schema's types: times in RFC 3339, names by the spec's rule (each phase's
-//! its own), parameters within the spec's bounds and the target, a prediction's fitted target a simulated
-//! drive. Part of [`super::check::implausible`]: `wkrun validate`, and every command that reads results,
+//! its own), parameters within the spec's bounds and the target, a simulated target (and a prediction's
+//! fitted target) a drive a run can have. Part of [`super::check::implausible`]: `wkrun validate`, and every command that reads results,
 //! refuses the rest, so that `sim fit`, `compare` and `report` never act on a value no run has.
 
 use super::check::{Violation, echo, plain_text};
@@ -9,6 +9,7 @@ use crate::spec::rules::{
     MAX_BLOCK_SIZE, MAX_PASSES, MAX_QUEUE_DEPTH, MAX_WORKERS, MIN_INTERVAL_NS, name_help,
     valid_name,
 };
+use crate::target::TargetInfo;
 use std::collections::HashMap;
 
 /// The run's own fields: its times (`started_at`, `finished_at`, `launch.start_at`, each merged host's
@@ -28,6 +29,7 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
         );
     }
     name("spec.name", &r.spec.name, "the output folder", out);
+    sim_target(r, out);
     if let Some(p) = &r.prediction {
         plain_text("prediction.measured", &p.measured, None, out);
         let measured_at = p.measured_run_started_at.as_deref();
@@ -35,17 +37,74 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
         if let Some(t) = &p.measured_run_target {
             plain_text("prediction.measured_run_target", t, None, out);
         }
-        if let Err(why) = crate::sim::SimParams::parse_target(&p.fitted_target) {
-            out.push(Violation {
-                path: "prediction.fitted_target".into(),
-                expected: format!(
-                    "{} is not the simulated drive a prediction runs on: {}",
-                    echo(&p.fitted_target),
-                    crate::text::escaped(&why)
-                ),
-            });
-        }
+        drive("prediction.fitted_target", &p.fitted_target, out);
     }
+}
+
+/// A simulated target (`target.kind` `sim`) as a run records it: its `path` a `sim:` target that describes a
+/// drive ([`drive`]), and its `sim`, `capacity_bytes` and block sizes those of that drive. The aggregate of
+/// a run on several targets (`cluster`, no `target.sim`: its path joins the targets') has each simulated
+/// target's `cluster.hosts[h].target_path` checked instead.
+fn sim_target(r: &Results, out: &mut Vec<Violation>) {
+    let t = &r.target;
+    if t.kind != crate::target::TargetKind::Sim {
+        return;
+    }
+    if let Some(c) = r.cluster.as_ref().filter(|_| t.sim.is_none()) {
+        let sims = c.hosts.iter().enumerate();
+        // Targets of several kinds run together: the first one's kind is the aggregate's.
+        let sims =
+            sims.filter(|(_, host)| host.target_path.starts_with(crate::sim::params::PREFIX));
+        for (h, host) in sims {
+            let at = format!("cluster.hosts[{h}].target_path");
+            drive(&at, &host.target_path, out);
+        }
+        return;
+    }
+    let path = t.path.to_string_lossy();
+    let Some(made) = drive("target.path", &path, out) else {
+        return;
+    };
+    let fields = [
+        ("sim", t.sim != made.sim),
+        ("capacity_bytes", t.capacity_bytes != made.capacity_bytes),
+        (
+            "logical_block_size",
+            t.logical_block_size != made.logical_block_size,
+        ),
+        (
+            "physical_block_size",
+            t.physical_block_size != made.physical_block_size,
+        ),
+    ];
+    for (field, _) in fields.into_iter().filter(|&(_, differs)| differs) {
+        out.push(Violation {
+            path: format!("target.{field}"),
+            expected: format!(
+                "is not that of the simulated drive target.path names ({})",
+                echo(&path)
+            ),
+        });
+    }
+}
+
+/// The simulated drive the `sim:` target `path` (at `at`) names, by the rules a run's `--target` is held to
+/// ([`crate::sim::SimParams::parse_target`], then [`crate::target::TargetInfo::sim`]: dies ≥ 1, op leaving
+/// room for garbage collection, times above 0, a capacity of at least a block); `None`, with the
+/// violation, when it names none.
+fn drive(at: &str, path: &str, out: &mut Vec<Violation>) -> Option<crate::target::TargetInfo> {
+    let made = crate::sim::SimParams::parse_target(path).and_then(crate::target::TargetInfo::sim);
+    made.map_err(|why| {
+        out.push(Violation {
+            path: at.into(),
+            expected: format!(
+                "{} is not a simulated drive a run can have: {}",
+                echo(path),
+                crate::text::escaped(&why)
+            ),
+        })
+    })
+    .ok()
 }
 
 /// Phase `i` (`p`): its times, its name (by the spec's rule, and not the name of an earlier phase: `names`
@@ -54,7 +113,7 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
 pub fn phase<'a>(
     i: usize,
     p: &'a PhaseResult,
-    (names, capacity): (&mut HashMap<&'a str, usize>, u64),
+    (names, target): (&mut HashMap<&'a str, usize>, &TargetInfo),
     out: &mut Vec<Violation>,
 ) {
     let at = |what: &str| format!("phases[{i}].{what}");
@@ -81,7 +140,63 @@ pub fn phase<'a>(
             names.insert(&p.name, i);
         }
     }
-    params(i, p, capacity, out);
+    params(i, p, target, out);
+}
+
+/// Phase `i`'s blocks as a plan on the `target` makes them: with O_DIRECT, each block size a multiple of the
+/// logical block size ([`crate::plan::direct_misaligned`]); the span in whole blocks of
+/// `params.block_size_bytes` from a multiple of it, at least one, as the plan's span resolver leaves a span
+/// it is given in bytes ([`crate::plan::span::resolve`]). A span of 1000 B blocks on a 512 B drive passed,
+/// and `wkrun sim fit` failed on it naming a deleted scratch file.
+fn blocks(i: usize, p: &PhaseResult, target: &TargetInfo, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let at = |field: &str| format!("phases[{i}].params.{field}");
+    let io = p.kind != crate::spec::PhaseKind::Erase;
+    let mix = q.block_size_mix.iter().flatten().map(|s| s.bytes);
+    let sizes = q.block_size_bytes.into_iter().chain(mix);
+    let lbs = u64::from(target.logical_block_size);
+    let direct = io && q.direct == Some(true);
+    if let Some(bad) = crate::plan::direct_misaligned(sizes, lbs).filter(|_| direct) {
+        let field = match q.block_size_bytes == Some(bad) {
+            true => "block_size_bytes",
+            false => "block_size_mix",
+        };
+        out.push(Violation {
+            path: at(field),
+            expected: format!(
+                "{bad} B is not a multiple of the target's logical_block_size ({lbs} B), which O_DIRECT (params.direct) requires"
+            ),
+        });
+    }
+    let whole = |&b: &u64| io && b > 0 && q.block_size_mix.is_none();
+    let Some(block) = q.block_size_bytes.filter(whole) else {
+        return;
+    };
+    let (start, len) = (q.span_start_bytes, q.span_bytes);
+    // A span past the target's end is named by `params` itself.
+    if u128::from(start) + u128::from(len) > u128::from(target.capacity_bytes) {
+        return;
+    }
+    let bytes = |b| Some(crate::units::Amount::Bytes(b));
+    let resolved =
+        crate::plan::span::resolve(target.capacity_bytes, block, bytes(start), bytes(len));
+    let why = match resolved {
+        Err(e) if e.key == "offset" => Some(("span_start_bytes", e.message)),
+        Err(e) => Some(("span_bytes", e.message)),
+        Ok(sp) if sp.len != len => Some((
+            "span_bytes",
+            format!(
+                "{len} B is not a whole number of blocks of params.block_size_bytes ({block} B)"
+            ),
+        )),
+        Ok(_) => None,
+    };
+    if let Some((field, why)) = why {
+        out.push(Violation {
+            path: at(field),
+            expected: format!("{why}: a plan makes no such span"),
+        });
+    }
 }
 
 /// The time `t` at `path`, when there is one: RFC 3339 ([`crate::launch::parse_rfc3339`]).
@@ -112,9 +227,9 @@ fn name(path: &str, n: &str, what: &str, out: &mut Vec<Violation>) {
     }
 }
 
-/// Phase `i`'s parameters that a spec bounds ([`crate::spec::rules`]), each within its bounds, and its span
-/// within the target's `capacity`.
-fn params(i: usize, p: &PhaseResult, capacity: u64, out: &mut Vec<Violation>) {
+/// Phase `i`'s parameters that a spec bounds ([`crate::spec::rules`]), each within its bounds, its blocks
+/// as a plan has them on the `target` ([`blocks`]), and its span within the target's capacity.
+fn params(i: usize, p: &PhaseResult, target: &TargetInfo, out: &mut Vec<Violation>) {
     let q = &p.params;
     let mut within = |field: &str, v: Option<u64>, (least, most): (u64, u64)| {
         if let Some(v) = v.filter(|v| !(least..=most).contains(v)) {
@@ -138,6 +253,8 @@ fn params(i: usize, p: &PhaseResult, capacity: u64, out: &mut Vec<Violation>) {
     within("trace", q.trace, (1, crate::stats::trace::MAX_TRACE));
     within("read_percent", q.read_percent.map(u64::from), (0, 100));
     within("trim_percent", q.trim_percent.map(u64::from), (0, 100));
+    blocks(i, p, target, out);
+    let capacity = target.capacity_bytes;
     let end = u128::from(q.span_start_bytes) + u128::from(q.span_bytes);
     if end > u128::from(capacity) {
         out.push(Violation {

@@ -257,14 +257,42 @@ pub const MIN_SERIES_VALUE: f64 = 1e-12;
 pub const MAX_SERIES_VALUE: f64 = 1e15;
 
 impl SeriesRow {
-    /// The first number of the row that no interval measures, with its column: one that is not finite
-    /// (`inf`, `NaN`), negative, above [`MAX_SERIES_VALUE`] or, other than 0, below [`MIN_SERIES_VALUE`]
-    /// (charts of such numbers have no ladder of ticks: an infinity asked for 2^31 decades).
-    pub fn out_of_range(&self) -> Option<(String, f64)> {
+    /// The first cell of the row that no interval measures, with its column and why: a number that is not
+    /// finite (`inf`, `NaN`), negative, above [`MAX_SERIES_VALUE`] or, other than 0, below
+    /// [`MIN_SERIES_VALUE`] (charts of such numbers have no ladder of ticks: an infinity asked for 2^31
+    /// decades); a time (`t_s`, `interval_s`) past ten years ([`MAX_DURATION_S`](super::check::MAX_DURATION_S),
+    /// the longest phase); a `partial` other than 0 or 1.
+    pub fn out_of_range(&self) -> Option<(String, String)> {
+        let num = crate::units::readable_float;
         let fits = |v: f64| v == 0.0 || (MIN_SERIES_VALUE..=MAX_SERIES_VALUE).contains(&v);
-        let whole = [("t_s", self.t_s), ("interval_s", self.interval_s)];
-        if let Some((c, v)) = whole.into_iter().find(|&(_, v)| !fits(v)) {
-            return Some((c.to_string(), v));
+        let unmeasured = |c: String, v: f64| {
+            let why = format!(
+                "{} is not a value an interval measures (0, or a finite number from {} to {})",
+                num(v),
+                num(MIN_SERIES_VALUE),
+                num(MAX_SERIES_VALUE)
+            );
+            Some((c, why))
+        };
+        let most = super::check::MAX_DURATION_S;
+        for (c, v) in [("t_s", self.t_s), ("interval_s", self.interval_s)] {
+            if !fits(v) {
+                return unmeasured(c.to_string(), v);
+            }
+            if v > most {
+                let why = format!(
+                    "{} s is more than ten years ({most} s), longer than any phase",
+                    num(v)
+                );
+                return Some((c.to_string(), why));
+            }
+        }
+        if self.partial > 1 {
+            let why = format!(
+                "{} is not 0 (a whole interval) or 1 (a partial one)",
+                self.partial
+            );
+            return Some(("partial".to_string(), why));
         }
         self.by_dir.iter().find_map(|(d, c)| {
             let cells = [
@@ -274,10 +302,30 @@ impl SeriesRow {
                 ("lat_max_us", c.lat_max_us),
             ];
             let pcts = PERCENTILE_GROUP.iter().map(|n| &n[..]).zip(c.lat_pct_us);
-            cells
+            let (n, v) = cells
                 .into_iter()
                 .chain(pcts)
-                .find_map(|(n, v)| v.filter(|&v| !fits(v)).map(|v| (format!("{d}_{n}"), v)))
+                .find_map(|(n, v)| v.filter(|&v| !fits(v)).map(|v| (n, v)))?;
+            unmeasured(format!("{d}_{n}"), v)
+        })
+    }
+
+    /// The first rate of the row that is not its count over the row's `interval_s` (0 over no time), as
+    /// [`SeriesRow::new`] writes it, within rounding: `write_iops` against `write_ops`, `write_bw_bytes_per_s`
+    /// against `write_bytes`; its column and why. A series `wkrun merge` wrote adds the hosts' rates, each over
+    /// its own interval, and is not held to this.
+    pub fn rate_contradiction(&self) -> Option<(String, String)> {
+        let over = ("interval_s", self.interval_s);
+        self.by_dir.iter().find_map(|(d, c)| {
+            let cells = [
+                ("iops", c.iops, ("ops", c.ops)),
+                ("bw_bytes_per_s", c.bw_bytes_per_s, ("bytes", c.bytes)),
+            ];
+            cells.into_iter().find_map(|(rate, got, (count, n))| {
+                let what = format!("{d}_{count}");
+                super::check::rate_mismatch(got, (&what, n), over)
+                    .map(|why| (format!("{d}_{rate}"), why))
+            })
         })
     }
 

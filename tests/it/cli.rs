@@ -1269,3 +1269,63 @@ fn long_inputs_are_echoed_cut_with_their_length() {
     left.sort();
     assert_eq!(left, ["big.toml", "s.toml"]);
 }
+
+/// `wkrun merge A B -o M > /dev/full` and `wkrun report M -o R > /dev/full` (attack 13, finding 9): the
+/// command fails (exit 1, naming standard output) after its folder is written in full. Unlike a run, which
+/// stops at the failed write and whose results then say "failed" (a_summary_that_cannot_be_written_fails_
+/// the_command), the merged folder stays as written: its `status` is the merged runs' (their worst), which
+/// the console does not change, and it is whole and valid; the summary line is what `wkrun validate M`
+/// says again.
+#[test]
+fn a_merge_or_report_whose_summary_cannot_be_written_fails_and_keeps_its_folder() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return skip(
+            "cli::a_merge_or_report_whose_summary_cannot_be_written_fails_and_keeps_its_folder",
+            "no /dev/full",
+        );
+    };
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n";
+    write_file(d.path(), "s.toml", &spec_text("m", body));
+    for (rank, t, o) in [("0", "a.img", "a"), ("1", "b.img", "b")] {
+        let args = [
+            "s.toml",
+            "--target",
+            t,
+            "--target-size",
+            "1MiB",
+            "--rank",
+            rank,
+            "-q",
+            "-o",
+            o,
+        ];
+        assert_eq!(code_out_err(&wkrun(d.path(), &args)).0, 0);
+    }
+    let to_full = |args: &[&str], out: &std::fs::File| {
+        let o = std::process::Command::new(wkrun_bin())
+            .args(args)
+            .current_dir(d.path())
+            .stdout(out.try_clone().expect("dup"))
+            .output()
+            .expect("wkrun");
+        code_out_err(&o)
+    };
+    let why = "error: cannot write to standard output: No space left on device (os error 28)\n";
+    let (code, _, err) = to_full(&["merge", "a", "b", "-o", "m"], &full);
+    assert_eq!((code, err.as_str()), (1, why));
+    let (_, r) = strict_results(&d.path().join("m"));
+    assert_eq!(
+        (&r["status"], &r["error"]),
+        (&"completed".into(), &serde_json::Value::Null)
+    );
+    assert_eq!(r["cluster"]["hosts"].as_array().map(Vec::len), Some(2));
+    let (c, out, e) = code_out_err(&wkrun(d.path(), &["validate", "m"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (0, "m: ok (results, 1 phase, 1 series CSV)\n", "")
+    );
+    let (code, _, err) = to_full(&["report", "m", "-o", "rep"], &full);
+    assert_eq!((code, err.as_str()), (1, why));
+    assert!(d.path().join("rep/index.html").is_file());
+}

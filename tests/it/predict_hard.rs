@@ -1037,4 +1037,124 @@ fn a_prediction_says_the_fitted_drive_replaced_the_spec_s_target() {
     let (res, _) = strict_results(&d.join("p"));
     assert_eq!(res.prediction.unwrap().notes, vec![note]);
     assert!(!d.join("t.img").exists());
+
+/// fio's JSON output (which `compare` reads) and merged results are refused by `sim fit` and `sim predict`
+/// with the reason, before anything runs (attack 13, findings 14 and 15: fio's JSON was refused as "a file"
+/// or planned on a drive of 0 B; two hosts merged were fitted as one drive of their summed IOPS; a run on
+/// two targets was refused for having no random-write phase).
+#[test]
+fn fios_json_and_merged_results_are_refused_naming_what_to_fit() {
+    let dir = tempdir();
+    let d = dir.path();
+    let fio = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio/fio-3.33-json-plus.json");
+    std::fs::copy(&fio, d.join("fio.json")).unwrap();
+    write_file(d, "p.toml", &spec_text("p", &writes("1s")));
+    let before = names(d);
+    let want = "error: fio.json: fio's JSON output (fio-3.33), not a wkrun results folder: the fit needs a wkrun run's per-interval series (its write IOPS second by second, to find the write cliff and the steady level), and fio writes only each job's totals; run the job with wkrun instead: wkrun import fio JOB -o job.toml, then wkrun job.toml --target DEVICE (after an erase and a fill, as specs/consistency.toml does), and fit that run's folder\n";
+    assert_eq!(
+        code_out_err(&wkrun(d, &["sim", "fit", "fio.json"])),
+        (2, String::new(), want.to_string())
+    );
+    assert_eq!(
+        predict(d, &["fio.json", "p.toml"]),
+        (2, String::new(), want.to_string())
+    );
+    assert_eq!(names(d), before, "nothing written");
+    // A run on two targets (its aggregate), and two runs merged as hosts.
+    let two = [
+        "p.toml",
+        "--target",
+        "sim:capacity=64MiB,op=20%,block=256KiB",
+        "--target",
+        "sim:capacity=64MiB,op=25%,block=256KiB",
+        "-q",
+        "-o",
+        "two",
+    ];
+    assert_eq!(code_out_err(&wkrun(d, &two)).0, 0);
+    for rank in ["0", "1"] {
+        let out = format!("h{rank}");
+        let args = [
+            "p.toml",
+            "--target",
+            "sim:capacity=64MiB,op=20%,block=256KiB",
+            "--rank",
+            rank,
+            "-q",
+            "-o",
+            &out,
+        ];
+        assert_eq!(code_out_err(&wkrun(d, &args)).0, 0);
+    }
+    assert_eq!(
+        code_out_err(&wkrun(d, &["merge", "h0", "h1", "-o", "m"])).0,
+        0
+    );
+    let merged = |f: &str, each: &str| {
+        format!(
+            "error: {f}: the results of 2 runs merged (wkrun merge of hosts, or the aggregate of a run on several targets): their I/Os are several drives' added up, and the fit models one drive; fit each run's own results instead: {each}\n"
+        )
+    };
+    let aggregate = merged(
+        "two/results.json",
+        "two/t0-sim-64MiB-op20-block256KiB/results.json, two/t1-sim-64MiB-op25-block256KiB/results.json",
+    );
+    let hosts = merged("m/results.json", "h0/results.json, h1/results.json");
+    for (folder, want) in [("two", &aggregate), ("m", &hosts)] {
+        let before = names(d);
+        assert_eq!(
+            code_out_err(&wkrun(d, &["sim", "fit", folder])),
+            (2, String::new(), want.clone())
+        );
+        assert_eq!(
+            predict(d, &[folder, "p.toml"]),
+            (2, String::new(), want.clone())
+        );
+        assert_eq!(names(d), before, "nothing written");
+    }
+}
+
+/// Predictions of one fit merge into a prediction (attack 13, finding 10: `merge` dropped `prediction` and
+/// kept the `predicted: ` label); a prediction and a measurement do not merge, exit 2, nothing written.
+#[test]
+fn merged_predictions_of_one_fit_stay_a_prediction() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "p.toml", &spec_text("p", &writes("1s")));
+    let drive = "sim:capacity=64MiB,op=20%,block=256KiB";
+    let fitted = "sim:capacity=64MiB,op=25%,block=256KiB";
+    let run = ["p.toml", "--target", drive, "-q", "-o", "m"];
+    assert_eq!(code_out_err(&wkrun(d, &run)).0, 0);
+    for out in ["pa", "pb"] {
+        let (c, _, e) = predict(d, &["m", "p.toml", "--fitted", fitted, "-o", out, "-q"]);
+        assert_eq!(c, 0, "{e}");
+    }
+    let (c, _, e) = code_out_err(&wkrun(d, &["merge", "pa", "pb", "-o", "pm"]));
+    assert_eq!(c, 0, "{e}");
+    let (a, m) = (results(&d.join("pa")), results(&d.join("pm")));
+    let measured = results(&d.join("m"));
+    assert_eq!(
+        m["prediction"],
+        serde_json::json!({
+            "measured": "m/results.json",
+            "fitted_target": fitted,
+            "measured_run_started_at": measured["started_at"],
+            "measured_run_target": "sim:capacity=64MiB,op=20%,block=256KiB,dies=1",
+        })
+    );
+    assert_eq!(m["prediction"], a["prediction"]);
+    assert_eq!(
+        m["label"],
+        "predicted: sim:capacity=64MiB,op=25%,block=256KiB,dies=1"
+    );
+    let (c, out, e) = code_out_err(&wkrun(d, &["merge", "pa", "m", "-o", "mixed"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (
+            2,
+            "",
+            "error: pa/results.json is a prediction (wkrun sim predict from m/results.json on sim:capacity=64MiB,op=25%,block=256KiB) and m/results.json is a measurement: merge predictions of one fit together, or measurements\n"
+        )
+    );
+    assert!(!d.join("mixed").exists());
 }

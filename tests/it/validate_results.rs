@@ -451,7 +451,7 @@ fn values_no_run_writes_are_named_by_their_json_path() {
             head(&prediction, 3)
                 + "  prediction.measured: \"\\u{1b}]0;PWN\\u{7}m/results.json\" holds the control character '\\u{1b}'\n"
                 + "  prediction.measured_run_started_at: \"2026-12-06T00:24:39.005Z\\u{1b}[2J\" is not an RFC 3339 time such as 2026-12-01T12:00:00.000Z: not a time\n"
-                + "  prediction.fitted_target: \"/dev/vda\" is not the simulated drive a prediction runs on: \"/dev/vda\" is not a simulated target (sim:...)\n",
+                + "  prediction.fitted_target: \"/dev/vda\" is not a simulated drive a run can have: \"/dev/vda\" is not a simulated target (sim:...)\n",
         ),
     ];
     refused(d, &cases);
@@ -692,11 +692,194 @@ fn a_series_must_go_forward_in_time_and_count_ios_over_some_time() {
         .collect();
     let col = |name: &str| header.iter().position(|h| h == name).expect(name);
     let (t, iv, partial) = (col("t_s"), col("interval_s"), col("partial"));
+    let rates: Vec<usize> = (0..header.len())
+        .filter(|&k| header[k].ends_with("_iops") || header[k].ends_with("_bw_bytes_per_s"))
+        .collect();
     let last = series_edited(d, "last", n + 1, |c| {
         c[t] = before_t.clone();
         c[iv] = "0".into();
         c[partial] = "1".into();
+        // A rate over no time is 0.
+        for &k in &rates {
+            c[k] = "0.0".into();
+        }
     });
     let (c, out, e) = code_out_err(&wkrun(d, &["validate", &last]));
     assert_eq!((c, e.as_str()), (0, ""), "{out}");
+}
+
+/// Values no interval measures in a series or device CSV, or in results.json (attack 13, finding 8: `nan`,
+/// `inf` and 1e308 were refused in a series only; a last row's `t_s` of 1e15, a `partial` of 2, rates that
+/// contradict their counts over the row's interval and a device CSV's write amplification that is not its
+/// bytes' ratio passed, and 1e308 anywhere in results.json's rates and means): each named by its file, line
+/// and column (or JSON path), exit 2, for validate and the commands that read results.
+#[test]
+fn values_no_interval_measures_are_named_by_file_line_and_column() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let rows = csv_rows(&d.join("r/01-w.csv"));
+    let n = rows.len();
+    let text = fs::read_to_string(d.join("r/01-w.csv")).expect("csv");
+    let header: Vec<&str> = text.lines().next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let partial = series_edited(d, "partial", 2, |c| c[col("partial")] = "2".into());
+    let late = series_edited(d, "late", n + 1, |c| c[col("t_s")] = "1e15".into());
+    let iops = series_edited(d, "iops", 2, |c| c[col("write_iops")] = "5".into());
+    let bw = series_edited(d, "bw", 3, |c| c[col("read_bw_bytes_per_s")] = "0".into());
+    // The oracle: the row's counts over its interval, as the CSV has them.
+    let cell = |r: usize, c: &str| rows[r][c].parse::<f64>().expect(c);
+    let (w_ops, iv0) = (cell(0, "write_ops"), cell(0, "interval_s"));
+    let (r_bytes, iv1) = (cell(1, "read_bytes"), cell(1, "interval_s"));
+    let device = |name: &str, line: usize, column: &str, value: &str| {
+        let to = series_edited(d, name, 1, |_| {});
+        let csv = d.join(&to).join("01-w.device.csv");
+        let text = fs::read_to_string(&csv).expect("device csv");
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let k = lines[0].split(',').position(|h| h == column).expect(column);
+        let mut cells: Vec<&str> = lines[line - 1].split(',').collect();
+        cells[k] = value;
+        lines[line - 1] = cells.join(",");
+        fs::write(&csv, lines.join("\n") + "\n").expect("write");
+        to
+    };
+    let waf = device("waf", 2, "write_amplification", "7");
+    let dev_late = device("devlate", n + 1, "t_s", "1e15");
+    let dev_rows = csv_rows(&d.join("r/01-w.device.csv"));
+    let host = &dev_rows[0]["host_write_bytes"];
+    let stddev = tampered(d, "stddev", |v| {
+        v["phases"][1]["write"]["latency_ns"]["stddev"] = 1e308.into()
+    });
+    let cases = [
+        (
+            partial.clone(),
+            "error: series partial/01-w.csv: line 2: column partial: 2 is not 0 (a whole interval) or 1 (a partial one)\n".to_string(),
+        ),
+        (
+            late.clone(),
+            format!("error: series late/01-w.csv: line {}: column t_s: 1e15 s is more than ten years (315576000 s), longer than any phase\n", n + 1),
+        ),
+        (
+            iops.clone(),
+            format!(
+                "error: series iops/01-w.csv: line 2: column write_iops: 5 is not write_ops / interval_s = {w_ops} / {iv0} = {}\n",
+                w_ops / iv0
+            ),
+        ),
+        (
+            bw.clone(),
+            format!(
+                "error: series bw/01-w.csv: line 3: column read_bw_bytes_per_s: 0 is not read_bytes / interval_s = {r_bytes} / {iv1} = {}\n",
+                r_bytes / iv1
+            ),
+        ),
+        (
+            waf.clone(),
+            format!("error: series waf/01-w.device.csv: line 2: write_amplification 7 is not flash_write_bytes / host_write_bytes = {host} / {host} = 1\n"),
+        ),
+        (
+            dev_late.clone(),
+            format!("error: series devlate/01-w.device.csv: line {}: t_s 1e15 is not a time in seconds from the phase's start (0 to ten years, 315576000 s)\n", n + 1),
+        ),
+        (
+            stddev.clone(),
+            format!("error: {stddev} holds figures that cannot be true (1 place):\n  phases[1].write.latency_ns.stddev: 1e308 is not a number a run writes (finite, at most 1e15 in size)\n"),
+        ),
+    ];
+    refused(d, &cases);
+    // At the door of the commands that read results.
+    refused_by(d, &["compare", "r", &iops], &cases[2].1);
+    refused_by(d, &["sim", "fit", &partial], &cases[0].1);
+    refused_by(d, &["report", &waf, "-o", "rep"], &cases[4].1);
+    assert!(!d.join("rep").exists());
+}
+
+/// Parameters a plan refuses (attack 13, finding 6: a block size of 1000 B on a drive of 512 B logical
+/// blocks with O_DIRECT, a span not in whole blocks, passed validate, and `sim fit` then failed naming a
+/// deleted scratch file): named by the plan's own rules, exit 2, and `sim fit` refuses before any work.
+#[test]
+fn parameters_a_plan_refuses_are_named_by_their_json_path() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let capacity = results(&d.join("r"))["target"]["capacity_bytes"]
+        .as_u64()
+        .expect("capacity");
+    let block = tampered(d, "block", |v| {
+        v["phases"][1]["params"]["block_size_bytes"] = 1000.into()
+    });
+    let start = tampered(d, "start", |v| {
+        v["phases"][1]["params"]["span_start_bytes"] = 512.into();
+        v["phases"][1]["params"]["span_bytes"] = (capacity - 4096).into();
+    });
+    let head =
+        |f: &str, n: usize| format!("error: {f} holds figures that cannot be true ({n} places):\n");
+    let cases = [
+        (
+            block.clone(),
+            head(&block, 2)
+                + "  phases[1].params.block_size_bytes: 1000 B is not a multiple of the target's logical_block_size (512 B), which O_DIRECT (params.direct) requires\n"
+                + &format!(
+                    "  phases[1].params.span_bytes: {capacity} B is not a whole number of blocks of params.block_size_bytes (1000 B): a plan makes no such span\n"
+                ),
+        ),
+        (
+            start.clone(),
+            format!("error: {start} holds figures that cannot be true (1 place):\n")
+                + "  phases[1].params.span_start_bytes: offset 512 B is not a multiple of the block size (4096 B): a plan makes no such span\n",
+        ),
+    ];
+    refused(d, &cases);
+    refused_by(d, &["sim", "fit", &block], &cases[0].1);
+}
+
+/// A simulated drive no run can have (attack 13, finding 7: dies = 0, a program time of 0, a capacity
+/// smaller than the flash a block needs passed validate), by the sim target's own rules; and recorded
+/// parameters that are not those of the drive its path names.
+#[test]
+fn a_simulated_drive_no_run_can_have_is_refused() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let path = results(&d.join("r"))["target"]["path"]
+        .as_str()
+        .expect("path")
+        .to_string();
+    assert_eq!(path, "sim:capacity=512MiB,op=7%,dies=1");
+    let drive = |name: &str, target: &'static str| {
+        tampered(d, name, |v| v["target"]["path"] = target.into())
+    };
+    let dies = drive("dies", "sim:capacity=512MiB,op=7%,dies=0");
+    let program = drive(
+        "program",
+        "sim:capacity=512MiB,op=7%,dies=1,program_time=0us",
+    );
+    let small = drive("small", "sim:capacity=1MiB,op=7%,dies=1");
+    let params = tampered(d, "simparams", |v| {
+        v["target"]["sim"]["params"]["program_time"] = "3200us".into()
+    });
+    let one = |f: &str| format!("error: {f} holds figures that cannot be true (1 place):\n");
+    let cases = [
+        (
+            dies.clone(),
+            one(&dies)
+                + "  target.path: \"sim:capacity=512MiB,op=7%,dies=0\" is not a simulated drive a run can have: sim dies = 0: a drive has at least one die\n",
+        ),
+        (
+            program.clone(),
+            one(&program)
+                + "  target.path: \"sim:capacity=512MiB,op=7%,dies=1,program_time=0us\" is not a simulated drive a run can have: sim program_time = 0s: must be between 1us and 1s\n",
+        ),
+        (
+            small.clone(),
+            one(&small)
+                + "  target.path: \"sim:capacity=1MiB,op=7%,dies=1\" is not a simulated drive a run can have: sim op = 7%: 1121976 B of flash make 0 superblocks of 4194304 B (1 die(s) × block 4194304 B); the capacity needs 1 and garbage collection 5 more: raise op, or lower block or dies\n",
+        ),
+        (
+            params.clone(),
+            one(&params)
+                + "  target.sim: is not that of the simulated drive target.path names (\"sim:capacity=512MiB,op=7%,dies=1\")\n",
+        ),
+    ];
+    refused(d, &cases);
 }

@@ -137,6 +137,39 @@ fn one_clock(runs: &[RunData]) -> Result<(), String> {
     ))
 }
 
+/// What the merged run is a prediction of: the runs' `prediction` when every one is a prediction of one fit
+/// (`wkrun sim predict` with the same measured results and fitted drive: the same `prediction`), kept with
+/// their `predicted: ` label; `None` when none is a prediction.
+///
+/// # Errors
+/// A prediction merged with a measurement (the sum would be neither), or predictions of different fits.
+fn one_prediction(runs: &[RunData]) -> Result<Option<crate::results::model::Prediction>, String> {
+    fn pred(r: &RunData) -> Option<&crate::results::model::Prediction> {
+        r.results.prediction.as_ref()
+    }
+    let Some(first) = runs.iter().find(|r| pred(r).is_some()) else {
+        return Ok(None);
+    };
+    let Some(other) = runs.iter().find(|r| pred(r) != pred(first)) else {
+        return Ok(pred(first).cloned());
+    };
+    let what = |r: &RunData| match pred(r) {
+        Some(p) => format!(
+            "a prediction (wkrun sim predict from {} on {})",
+            crate::text::escaped(&p.measured),
+            crate::text::escaped(&p.fitted_target)
+        ),
+        None => "a measurement".to_string(),
+    };
+    Err(format!(
+        "{} is {} and {} is {}: merge predictions of one fit together, or measurements",
+        first.file.display(),
+        what(first),
+        other.file.display(),
+        what(other)
+    ))
+}
+
 /// Refuses one results file given twice (by two paths, or a folder and its `results.json`): its ops would
 /// count twice.
 fn same_file_twice(files: &[std::path::PathBuf]) -> Result<(), String> {
@@ -205,6 +238,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
             ));
         }
     }
+    let prediction = one_prediction(runs)?;
     let common = common_phases(runs)?;
     let mut phases = Vec::with_capacity(common.len());
     let mut series = Vec::with_capacity(common.len());
@@ -217,6 +251,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     }
     let mut results = envelope(runs, phases, unit);
     results.round_blocks = merged_blocks(runs, &results.phases);
+    results.prediction = prediction;
     Ok(Merged {
         results,
         series,
