@@ -1037,6 +1037,7 @@ fn a_prediction_says_the_fitted_drive_replaced_the_spec_s_target() {
     let (res, _) = strict_results(&d.join("p"));
     assert_eq!(res.prediction.unwrap().notes, vec![note]);
     assert!(!d.join("t.img").exists());
+}
 
 /// fio's JSON output (which `compare` reads) and merged results are refused by `sim fit` and `sim predict`
 /// with the reason, before anything runs (attack 13, findings 14 and 15: fio's JSON was refused as "a file"
