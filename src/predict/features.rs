@@ -120,6 +120,13 @@ impl Features {
     }
 }
 
+/// Whether an error `err` (a share) is beyond the tolerance `tol` as the fit's account shows both, to a
+/// tenth of a percent: an error shown as `+4.5 %` is not beyond a tolerance of 4.5 % (nor is 4.46 %,
+/// shown so), and 4.55 % is; so what is warned of is what is read, and what is read is warned of.
+pub fn beyond(err: f64, tol: f64) -> bool {
+    (err.abs() * 1000.0).round() > (tol * 1000.0).round()
+}
+
 /// The mean of `v` (0 when empty).
 pub fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
@@ -154,6 +161,30 @@ mod tests {
         let flat = Features::of(&[1000.0; 100], 1.0).unwrap();
         assert!(!flat.reached_cliff(100.0));
         assert!(Features::of(&[1.0; 39], 1.0).is_none());
+    }
+
+    #[test]
+    fn an_error_is_beyond_its_tolerance_as_shown_to_a_tenth_of_a_percent() {
+        // Shown as 4.5 %: not more than 4.5 %; 4.6 %: more.
+        for (err, beyond_it) in [
+            (0.045, false),
+            (-0.045, false),
+            (0.04549, false),
+            (0.0446, false),
+            (0.04551, true),
+            (-0.0456, true),
+            (0.046, true),
+        ] {
+            assert_eq!(beyond(err, 0.045), beyond_it, "{err}");
+            assert_eq!(
+                format!("{:.1}", err.abs() * 100.0).parse::<f64>().unwrap() > 4.5,
+                beyond_it,
+                "{err}"
+            );
+        }
+        // The 1 % tolerance: +1.0 % is within it, +1.1 % beyond.
+        assert!(!beyond(0.0104, 0.01));
+        assert!(beyond(0.0106, 0.01));
     }
 
     #[test]

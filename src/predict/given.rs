@@ -662,7 +662,7 @@ pub fn theory(g: &Given) -> Result<(String, String), FitError> {
     }
     s.push_str(&format!(
         "fit: not pinned by the features: dies and program_time apart ({}), the cliff's time and the spread (not simulated), gc and jitter (defaults), page, block, read_time, erase_time, command_time, interface_bytes_per_s, buffer and gc_free_superblocks (defaults), compression (assumed off)\n",
-        super::fit::dies_chosen(&p)
+        super::fit::dies_chosen(&p, &super::fit::Pace::Plateau)
     ));
     Ok((target, s))
 }

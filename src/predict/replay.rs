@@ -4,6 +4,7 @@
 //! fresh plateau is, and a fitted drive whose fill runs at another rate than the measured one has the
 //! wrong dies / program time, whatever its plateau says.
 
+use super::features::beyond;
 use crate::results::model::Results;
 use crate::vocab::PhaseKind;
 
@@ -65,7 +66,7 @@ fn error(m: &Rate, fitted: &[Rate]) -> Option<(f64, f64)> {
 pub fn any_off(measured: &[Rate], fitted: &[Rate]) -> bool {
     measured
         .iter()
-        .any(|m| error(m, fitted).is_some_and(|(_, e)| e.abs() > RATE_TOLERANCE))
+        .any(|m| error(m, fitted).is_some_and(|(_, e)| beyond(e, RATE_TOLERANCE)))
 }
 
 /// A warning for each replayed phase whose fitted rate is off by more than [`RATE_TOLERANCE`]: what it
@@ -74,7 +75,7 @@ pub fn warnings(measured: &[Rate], fitted: &[Rate]) -> Vec<String> {
     measured
         .iter()
         .filter_map(|m| {
-            let (y, e) = error(m, fitted).filter(|(_, e)| e.abs() > RATE_TOLERANCE)?;
+            let (y, e) = error(m, fitted).filter(|(_, e)| beyond(*e, RATE_TOLERANCE))?;
             Some(format!(
                 "the fitted drive ran phase {:?} (replayed, not fitted) at {y:.0} write IOPS against the measured {:.0} ({:+.1} %, more than {:.1} %): its rate is set by dies / program time as the fresh plateau is, so the fitted dies / program_time are likely wrong, and the predictions at other spans and durations unreliable",
                 m.name,

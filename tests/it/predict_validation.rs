@@ -334,9 +334,9 @@ fn the_validation_table_in_docs_predict_md_is_the_fits_of_known_drives() {
     assert_eq!(firsts, want);
     // The first drive's chain at the 100 % span, made here with the debug build: its row word for word.
     let (rows, fill) = drive_fit(Path::new(wkrun_bin()), dir.path(), 0, Some("100%"));
-    // Its fit has the drive's dies and a program time 1.1 % short: the fill within the tolerance, as
+    // Its fit has the drive's dies and its program time fitted to the fill: the fill within 1 %, as
     // docs/predict.md says.
-    assert_eq!(fill, "+1.1 %");
+    assert_eq!(fill, "-0.1 %");
     let (_, text, _) = doc_table();
     assert!(
         text.contains(&format!("the first drive's fit runs it {fill} off")),
