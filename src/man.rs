@@ -11,6 +11,7 @@ wkrun run SPEC [same options]
 wkrun validate FILE...
 wkrun plan SPEC [--target PATH]... [--target-size SIZE] [--set KEY=VALUE]... [--allow-destroy DEVICE]... [--from PHASE] [--json] [--rank N]
 wkrun schema spec|result
+wkrun warnings RESULTS...
 wkrun compare RESULTS... [--by SWEEP] [--format table|markdown|csv] [--width COLS] [--against-library [N]] [--library PATH]
 wkrun report RESULTS... [-o DIR] [--ymax IOPS] [--window WINDOW] [--png] [--against-library [N]] [--library PATH]
 wkrun library add RESULTS... [--label NAME] [--library PATH]

@@ -405,8 +405,14 @@ fn a_merge_of_results_validate_would_refuse_is_refused() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let col = lines[0].split(',').position(|c| c == "read_ops").unwrap();
+    let rate = lines[0].split(',').position(|c| c == "read_iops").unwrap();
     let mut cells: Vec<String> = lines[1].split(',').map(str::to_string).collect();
-    cells[col] = (cells[col].parse::<u64>().unwrap() + 1).to_string();
+    // One read more, its rate with it (a rate that contradicts its count is refused before the
+    // histograms are read).
+    let n = cells[col].parse::<u64>().unwrap();
+    let iops = cells[rate].parse::<f64>().unwrap();
+    cells[col] = (n + 1).to_string();
+    cells[rate] = (iops * (n + 1) as f64 / n as f64).to_string();
     lines[1] = cells.join(",");
     std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
     let m = d.path().join("m");
