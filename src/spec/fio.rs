@@ -279,7 +279,7 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     map(
         "steadystate_ramp_time",
-        "`steadystate_ramp_time` (ss_ramp) is `ramp` in wkrun for a steady-state job (its rounds are not judged)",
+        "`steadystate_ramp_time` (ss_ramp) is `ramp` in wkrun for a steady-state job (its rounds are not judged), the `duration` the runtime less it: fio's lies within its runtime and counts its I/Os, wkrun's comes first and does not",
     ),
     map(
         "steadystate_check_interval",

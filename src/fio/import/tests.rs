@@ -198,8 +198,8 @@ const MAPPED: &[Sample] = &[
     ),
     (
         "steadystate_ramp_time",
-        "ss_dur=20\nss_ramp=5",
-        Some(("ramp", "\"5s\"")),
+        "ss_dur=2\nss_ramp=1",
+        Some(("ramp", "\"1s\"")),
     ),
     (
         "steadystate_check_interval",
@@ -696,6 +696,32 @@ fn lossy_runtime_without_time_based_keeps_the_time() {
     assert_eq!(ps[0]["duration"].as_str(), Some("3s"));
     assert_eq!(ps[0].get("size"), None);
     assert_eq!(ps[0]["span"].as_str(), Some("8MiB"));
+}
+
+/// fio's ss_ramp lies within its runtime and is counted: the phase ramps for it and runs the runtime less
+/// it, so it lasts as long as fio's job and is judged from the same moment (trial 14: a 10 s job with
+/// ss_ramp=5 imported as 5 s of ramp then 10 s, 15 s in all); an ss_ramp not shorter than the runtime
+/// leaves fio nothing to judge and is refused.
+#[test]
+fn ss_ramp_is_a_ramp_within_the_runtime() {
+    let job = "[rr]\nfilename=f\nrw=randread\nnorandommap\nsize=8m\nbs=4k\ntime_based\nruntime=10\nss=iops_slope:0.3%\nss_dur=4\nss_ramp=3\n";
+    let out = import_text(job, false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0]["ramp"].as_str(), Some("3s"));
+    assert_eq!(ps[0]["duration"].as_str(), Some("7s"));
+    assert_eq!(ps[0]["until"].as_str(), Some("steady"));
+    let why = "fio judges steady state after ss_ramp, within its runtime, and counts its I/Os; wkrun's ramp comes first and is left out of the phase's totals, so the phase is ramp = \"3s\" then duration = \"7s\" (the runtime less ss_ramp): as long as fio's job, judged from the same moment, its totals without the ramp's I/Os";
+    assert!(
+        out.notes.iter().any(|n| n.ends_with(&format!("ss_ramp=3s: {why}"))),
+        "{:?}",
+        out.notes
+    );
+    let long = job.replace("ss_ramp=3", "ss_ramp=10");
+    let err = import_text(&long, false).expect_err("refused");
+    assert!(
+        err.iter().any(|e| e.ends_with("ss_ramp=10s: ss_ramp is not shorter than runtime: fio never judges steady state (--lossy: no steady-state rule)")),
+        "{err:?}"
+    );
 }
 
 /// The spec's name does not depend on where it is written: a job file's stem, a command line's first
