@@ -102,9 +102,22 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
     })?;
     let seconds = iops.len() as f64 * dt;
     if !features.reached_cliff(seconds) {
+        // Which of the two conditions failed: no drop at all (a half-way between a plateau and a level at
+        // or above it means nothing, trial 14), or a drop too late to leave a level after it.
+        let (steady, plateau) = (features.steady, features.plateau);
+        let depth = super::features::CLIFF_DEPTH;
+        let why = match steady >= depth * plateau {
+            true => format!(
+                "steady {steady:.0} IOPS against a fresh plateau of {plateau:.0}: no drop below {:.0} % of it",
+                depth * 100.0
+            ),
+            false => format!(
+                "steady {steady:.0} IOPS against a fresh plateau of {plateau:.0}, the 5-interval mean first below half-way between them at {:.0} s of {seconds:.0}: too late for a steady level after it",
+                features.cliff_s
+            ),
+        };
         return Err(bad(format!(
-            "phase {name:?} never reached its write cliff (steady {:.0} IOPS against a fresh plateau of {:.0}; the 5-interval mean first below half-way between them at {:.0} s of {seconds:.0}): the spare area is unknown. On an SSD, run the random writes longer (a drop within the first seconds leaves no plateau to see: then the spare area is too small for whole seconds to show it); a target without garbage collection (a file, a loop device backed by a file, a RAM disk) has no cliff however long it runs, and no simulated drive fits it",
-            features.steady, features.plateau, features.cliff_s,
+            "phase {name:?} never reached its write cliff ({why}): the spare area is unknown. On an SSD, run the random writes longer (a drop within the first seconds leaves no plateau to see: then the spare area is too small for whole seconds to show it); a target without garbage collection (a file, a loop device backed by a file, a RAM disk) has no cliff however long it runs, and no simulated drive fits it",
         )));
     }
     let target = match r.target.sim.as_ref() {
