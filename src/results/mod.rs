@@ -29,6 +29,10 @@ pub use cluster::*;
 pub use counters::{CpuResult, KernelResult, RunHealth};
 pub use model::*;
 
+/// How a phase's warning of a busy host begins (`busy host: the rates are below the device's; ...`): the
+/// run writes it, `compare` reads it to say that a run's numbers may be the host's.
+pub const BUSY_HOST: &str = "busy host:";
+
 /// Opens `path`, a file a results folder names beside its `results.json` (histogram log, trace, counters
 /// CSV), for reading: a regular file only, never through a symbolic link (not followed), never a FIFO or a
 /// device ([`crate::spec::load::open_regular`]).

@@ -392,7 +392,8 @@ pub const CPU_WAIT: f64 = 0.10;
 fn cpu_waited(c: crate::engine::SubmitCpu) -> Option<String> {
     let w = c.waited.filter(|&w| w >= CPU_WAIT)?;
     Some(format!(
-        "busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them), and completions waited with it",
+        "{} the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU {:.0} % of the phase (other processes or more threads than CPUs held them), and completions waited with it",
+        crate::results::BUSY_HOST,
         (w * 100.0).floor()
     ))
 }
