@@ -121,7 +121,8 @@ fn fit_refuses_results_without_random_writes_or_cliff_or_with_another_capacity()
     assert!(err.contains("never reached its write cliff"), "{err}");
     // Its level is its plateau's: no drop is said, not a half-way between them that cannot be.
     assert!(
-        err.contains(" IOPS against a fresh plateau of ") && err.contains(": no drop below 80 % of it)"),
+        err.contains(" IOPS against a fresh plateau of ")
+            && err.contains(": no drop below 80 % of it)"),
         "{err}"
     );
     assert!(!err.contains("half-way"), "{err}");

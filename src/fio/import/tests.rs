@@ -712,14 +712,16 @@ fn ss_ramp_is_a_ramp_within_the_runtime() {
     assert_eq!(ps[0]["until"].as_str(), Some("steady"));
     let why = "fio judges steady state after ss_ramp, within its runtime, and counts its I/Os; wkrun's ramp comes first and is left out of the phase's totals, so the phase is ramp = \"3s\" then duration = \"7s\" (the runtime less ss_ramp): as long as fio's job, judged from the same moment, its totals without the ramp's I/Os";
     assert!(
-        out.notes.iter().any(|n| n.ends_with(&format!("ss_ramp=3s: {why}"))),
+        out.notes
+            .iter()
+            .any(|n| n.ends_with(&format!("ss_ramp=3s: {why}"))),
         "{:?}",
         out.notes
     );
     let long = job.replace("ss_ramp=3", "ss_ramp=10");
     let err = import_text(&long, false).expect_err("refused");
     assert!(
-        err.iter().any(|e| e.ends_with("ss_ramp=10s: ss_ramp is not shorter than runtime: fio never judges steady state (--lossy: no steady-state rule)")),
+        err.iter().any(|e| e.starts_with("j.fio:9: ss_ramp=10s: ss_ramp is not shorter than runtime: fio never judges steady state (--lossy: no steady-state rule)")),
         "{err:?}"
     );
 }
