@@ -856,7 +856,7 @@ fn a_simulated_drive_no_run_can_have_is_refused() {
     );
     let small = drive("small", "sim:capacity=1MiB,op=7%,dies=1");
     let params = tampered(d, "simparams", |v| {
-        v["target"]["sim"]["params"]["program_time"] = "3200us".into()
+        v["target"]["sim"]["params"]["dies"] = 0.into()
     });
     let one = |f: &str| format!("error: {f} holds figures that cannot be true (1 place):\n");
     let cases = [
@@ -878,7 +878,7 @@ fn a_simulated_drive_no_run_can_have_is_refused() {
         (
             params.clone(),
             one(&params)
-                + "  target.sim: is not that of the simulated drive target.path names (\"sim:capacity=512MiB,op=7%,dies=1\")\n",
+                + "  target.sim: is not a simulated drive a run can have: sim dies = 0: a drive has at least one die\n",
         ),
     ];
     refused(d, &cases);
