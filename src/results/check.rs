@@ -327,7 +327,7 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
 /// nanoseconds, bounded by their type. A place `out` names already (a duration past ten years, a rate that
 /// is not its count over the time) is not named again.
 fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
-    fn walk(v: &Value, at: &mut String, out: &mut Vec<Violation>) {
+    fn walk(v: &Value, at: &mut String, named: &Named, out: &mut Vec<Violation>) {
         let most = super::series_csv::MAX_SERIES_VALUE;
         let len = at.len();
         match v {
@@ -335,7 +335,7 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
                 let x = n.as_f64().unwrap_or(f64::NAN);
                 let path = dotted(at);
                 let fits = x.is_finite() && x.abs() <= most;
-                if !fits && !out.iter().any(|v| v.path == path) {
+                if !fits && !named.contains(&path) {
                     out.push(Violation {
                         path,
                         expected: format!(
@@ -349,20 +349,24 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
             Value::Array(a) => {
                 for (k, x) in a.iter().enumerate() {
                     at.push_str(&format!("/{k}"));
-                    walk(x, at, out);
+                    walk(x, at, named, out);
                     at.truncate(len);
                 }
             }
             Value::Object(o) => {
                 for (k, x) in o {
                     at.push_str(&format!("/{}", k.replace('~', "~0").replace('/', "~1")));
-                    walk(x, at, out);
+                    walk(x, at, named, out);
                     at.truncate(len);
                 }
             }
             _ => {}
         }
     }
+    // The places named already, looked up once each (a forged file of millions of bad numbers made a scan
+    // of every violation per number).
+    type Named = std::collections::HashSet<String>;
+    let named: Named = out.iter().map(|v| v.path.clone()).collect();
     // A part at a time, never the whole document as one tree (a results file of 6 MB of phases would take
     // many times its size): the fields holding numbers that are not whole, each phase on its own. Every
     // field is named, so that a new one is considered here.
@@ -398,12 +402,12 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
     ];
     for (key, v) in parts {
         if let Ok(v) = v {
-            walk(&v, &mut format!("/{key}"), out);
+            walk(&v, &mut format!("/{key}"), &named, out);
         }
     }
     for (i, p) in phases.iter().enumerate() {
         if let Ok(v) = serde_json::to_value(p) {
-            walk(&v, &mut format!("/phases/{i}"), out);
+            walk(&v, &mut format!("/phases/{i}"), &named, out);
         }
     }
 }
