@@ -279,14 +279,25 @@ pub fn round_block(run: &RunData, p: usize) -> Option<&str> {
     })
 }
 
+/// `stem`, or `stem-2`, `stem-3`, ..., the first not in `taken`, which then holds it.
+fn unused(taken: &mut std::collections::HashSet<String>, stem: String) -> String {
+    let mut name = stem.clone();
+    let mut n = 1;
+    while !taken.insert(name.clone()) {
+        n += 1;
+        name = format!("{stem}-{n}");
+    }
+    name
+}
+
 /// The charts across the sweep or matrix `lg` (files named `<phase>-by-<labels>-...`): for a sweep (one key), its members overlaid on time
 /// plots (total IOPS per interval, log and linear, and their averages; bandwidth for fills); then total
 /// IOPS and latency across its phases; for a two-key matrix, its table.
-fn sweep_section(runs: &[RunData], lg: LabelGroup) -> Result<SweepSection, PlotError> {
-    // Named by the group's phase and labels, shell-safe (`saturate-by-op`, `latency-by-bs-read`), not by its
-    // place among the groups (`sweep01-saturate`: trial 13 F15). A group is one base name with one set of
-    // labels, so the name is its own; per-phase charts start with the phase's number, so none is theirs.
-    let base = format!("{}-by-{}", slug(&lg.base), slug(&lg.keys.join("-")));
+fn sweep_section(
+    runs: &[RunData],
+    lg: LabelGroup,
+    base: String,
+) -> Result<SweepSection, PlotError> {
     let mut figures = Vec::new();
     let kind = runs
         .iter()
@@ -390,9 +401,16 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
         phases.push(s);
     }
     let mut sweeps = Vec::with_capacity(groups.len());
+    let mut bases = std::collections::HashSet::new();
     for lg in groups {
         room.check().map_err(MakeError::Room)?;
-        let s = sweep_section(runs, lg)?;
+        // Named by the group's phase and labels, shell-safe (`saturate-by-op`, `latency-by-bs-read`), not
+        // by its place among the groups (`sweep01-saturate`: trial 13 F15); per-phase charts start with the
+        // phase's number, so none is theirs. Groups whose names read alike (a fill's sweep and a workload's
+        // of one name in two runs; labels `bs,read` and `bs-read`) take `-2`, `-3`: one's charts never
+        // overwrite another's.
+        let stem = format!("{}-by-{}", slug(&lg.base), slug(&lg.keys.join("-")));
+        let s = sweep_section(runs, lg, unused(&mut bases, stem))?;
         room.drew(svg_bytes(&s.figures));
         sweeps.push(s);
     }
@@ -625,6 +643,26 @@ mod tests {
     /// The newcomer's trial: `--window` outside every phase drew 32 empty zooms and said nothing. It is
     /// refused naming the window and the phases' span; a phase without a row in a window others have gets no
     /// zoom.
+    /// Sweep chart names that read alike are told apart, and a later name that is an earlier one's
+    /// suffixed form is suffixed further.
+    #[test]
+    fn sweep_names_that_read_alike_are_numbered() {
+        let mut taken = std::collections::HashSet::new();
+        let names: Vec<String> = ["x-by-op", "x-by-op", "x-by-op-2", "x-by-op", "y-by-bs-read"]
+            .map(|s| super::unused(&mut taken, s.to_string()))
+            .to_vec();
+        assert_eq!(
+            names,
+            [
+                "x-by-op",
+                "x-by-op-2",
+                "x-by-op-2-2",
+                "x-by-op-3",
+                "y-by-bs-read"
+            ]
+        );
+    }
+
     #[test]
     fn a_window_outside_every_phase_is_refused() {
         use super::{window_outside, zoom};
