@@ -215,19 +215,23 @@ fn stop_set() -> libc::sigset_t {
 }
 
 /// The calling thread's stop signals held back (blocked) while it lives ([`hold_stop_signals`]); one
-/// that arrives meanwhile is delivered when it is dropped.
-pub struct Held(libc::sigset_t);
+/// that arrives meanwhile is delivered when it is dropped. Not `Send`: the mask is a thread's, and a drop
+/// on another thread would set that thread's.
+pub struct Held(libc::sigset_t, std::marker::PhantomData<*const ()>);
 
-/// Holds the [`stop_signals`] back in the calling thread until the returned [`Held`] is dropped: a
-/// process forked meanwhile starts with them held too (a child run releases them once its handler is in
-/// place, [`install`]), and one that arrives here meanwhile is not lost.
+/// Holds the [`stop_signals`] back in the calling thread until the returned [`Held`] is dropped, so that
+/// one arriving while a child run is started waits here (and is passed on) instead of being lost. The
+/// child's own hold is [`end_child_with_parent`]'s: std clears a forked child's mask before the closures
+/// it runs before exec, so a signal in the few instructions between the two reaches the child's copy of
+/// this process's handler and is lost at exec; the parent, signalled too (a process group) or alone,
+/// passes its first stop signal on.
 pub fn hold_stop_signals() -> Held {
     let set = stop_set();
     // SAFETY: an all-zero sigset_t is a valid value, which pthread_sigmask overwrites with the old mask.
     let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
     // SAFETY: both pointers are to live sigset_t values; pthread_sigmask has no other memory effects.
     unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) };
-    Held(old)
+    Held(old, std::marker::PhantomData)
 }
 
 impl Drop for Held {
