@@ -1,16 +1,19 @@
 //! The size of the `results.json` a plan writes, estimated from the plan before anything runs, and the
 //! readers' limit it is held to: a plan whose results could pass [`MAX_RESULTS_BYTES`] is refused
-//! ([`check`]), so a run never writes results that `validate`, `report`, `compare`, `merge` and `sim fit`
-//! would then refuse.
+//! ([`check`]), so a run does not write results that `validate`, `report`, `compare`, `merge` and
+//! `sim fit` would then refuse, as long as its histograms stay within the room calibrated below.
 //!
 //! A phase's results are a few KB of fixed fields (its parameters, totals, latency summaries, warnings) and
 //! its latency histograms: one `[value_ns, count]` pair per histogram bucket that some I/O fell in, for
 //! each direction it does. The fixed part is bounded from the plan's counts (workers, windows, block sizes,
 //! aggregate groups, headline figures); the histograms cannot be, short of the full 33,792 buckets a
-//! direction (1.1 MB of text), which would refuse any run past about 200 time-bounded phases. A phase
+//! direction (1.1 MB of text), which would refuse any run past about 250 time-bounded phases of reads
+//! and writes. A phase
 //! bounded by its I/Os has at most one pair per I/O; otherwise a direction is given room for
 //! [`HISTOGRAM_PAIRS`] pairs, calibrated on what runs write: the most pairs a direction held were 3,803
-//! (libaio on a file, queue depth 256, 2 s) and 1,571 (null engine, queue depth 1024, 2 workers, 5 s).
+//! (libaio on a file, queue depth 256, 2 s) and 1,571 (null engine, queue depth 1024, 2 workers, 5 s). A
+//! longer phase on a device whose latencies spread over many decades can hold more; its results, kept on
+//! disk, are then refused by the readers naming the limit.
 
 use super::{PhasePlan, Work};
 use crate::vocab::Direction;

@@ -533,7 +533,10 @@ mod tests {
         };
         let all = row(16, 16 * (128 << 20));
         // The nanosecond is 1e-9 s to the nearest f64, and the rate a hair under 2^31 × 10^9.
-        assert_eq!(all.by_dir[Direction::Read].bw_bytes_per_s, 2.1474836479999997e18);
+        assert_eq!(
+            all.by_dir[Direction::Read].bw_bytes_per_s,
+            2.1474836479999997e18
+        );
         assert_eq!(MAX_SERIES_VALUE, 2_147_483_648e9);
         assert_eq!(all.out_of_range(), None);
         assert_eq!(
