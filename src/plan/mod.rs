@@ -16,6 +16,7 @@ pub mod pairing;
 pub mod record;
 pub mod replay;
 mod resolve;
+pub mod results_size;
 pub mod rounds;
 pub mod search;
 mod show;

@@ -111,6 +111,13 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
     };
     // A missing file is created only when some phase opens it (not when all run on the null engine).
     plan.target.created &= plan.opens_target();
+    super::results_size::check(&plan.phases).map_err(|message| {
+        let help = "split the spec into several, each with fewer phases".to_string();
+        SpecErrors(
+            vec![spec.key_error("phase", message, Some(help))],
+            crate::spec::load::Cause::Input,
+        )
+    })?;
     Ok(plan)
 }
 

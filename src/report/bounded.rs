@@ -7,10 +7,10 @@ use crate::units::fmt_bytes;
 use std::fmt;
 use std::io::{self, Read};
 
-/// The largest `results.json` read: 512 MiB (a run of 100,000 phases, the most a spec expands to, writes
-/// about 200 MB; latency histograms make a phase larger still). The file is read a phase at a time
-/// ([`crate::results::stream`]), in at most 3 times its size beside what a small one takes.
-pub const MAX_RESULTS_BYTES: u64 = 512 << 20;
+/// The largest `results.json` read: 512 MiB, defined with the plan, which refuses a run whose results
+/// could pass it ([`crate::plan::results_size`]). The file is read a phase at a time
+/// ([`crate::results::stream`]).
+pub use crate::plan::results_size::MAX_RESULTS_BYTES;
 /// The most rows read from one series CSV: 10,000,000, the most intervals a time-bounded phase has
 /// ([`crate::stats::MAX_INTERVALS`]).
 pub const MAX_SERIES_ROWS: u64 = crate::stats::MAX_INTERVALS;

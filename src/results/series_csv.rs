@@ -253,8 +253,13 @@ impl IndexMut<Direction> for SeriesRow {
 /// The smallest number other than 0 a series CSV holds: 10^-12 (a rate of one I/O in 10^12 s; a latency of a
 /// millionth of a nanosecond).
 pub const MIN_SERIES_VALUE: f64 = 1e-12;
-/// The largest number a series CSV holds: 10^15 (a PB/s, 10^15 IOPS, 31 million years).
-pub const MAX_SERIES_VALUE: f64 = 1e15;
+/// The largest number a series CSV holds: the most bytes a phase has in flight, its buffers
+/// ([`crate::plan::MAX_BUFFER_BYTES`], 2 GiB), completing within one nanosecond, the clock's resolution:
+/// 2,147,483,648 × 10^9 ≈ 2.1e18 B/s, the most bandwidth an interval can show. It was 10^15, which a
+/// null-engine phase of 128 MiB blocks passes at 7.5 million I/Os a second (1.2 million with one worker on
+/// 2 busy cores here, 1.6e14 B/s). Other numbers stay far below it: IOPS at most all the slots
+/// (262,144) in a nanosecond, latencies at most ten years (3.2e14 µs).
+pub const MAX_SERIES_VALUE: f64 = crate::plan::MAX_BUFFER_BYTES as f64 * 1e9;
 
 impl SeriesRow {
     /// The first cell of the row that no interval measures, with its column and why: a number that is not
@@ -509,6 +514,39 @@ pub fn parse_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Scale 15, finding 4: a row's bandwidth is bounded by the 2 GiB of buffers a phase may have in flight
+    /// completing within one nanosecond, not by 10^15 B/s, which a null-engine phase of 128 MiB blocks passes:
+    /// 16 such I/Os (the most the buffers allow) completing in a nanosecond are 2^31 × 10^9 B/s and the row
+    /// is one a run writes; a byte more is refused, named with the bound.
+    #[test]
+    fn bandwidth_up_to_all_buffers_in_a_nanosecond_is_a_value_a_run_writes() {
+        let row = |ops: u64, bytes: u64| {
+            let mut c = crate::stats::interval::IntervalCounts::default();
+            c.by_dir[Direction::Read] = crate::stats::interval::DirInterval {
+                ops,
+                bytes,
+                lat_sum_ns: u128::from(ops),
+                lat_max_ns: 1,
+            };
+            SeriesRow::new(1_000_000_000, 1_000_000_001, 1_000_000_000, &c)
+        };
+        let all = row(16, 16 * (128 << 20));
+        // The nanosecond is 1e-9 s to the nearest f64, and the rate a hair under 2^31 × 10^9.
+        assert_eq!(
+            all.by_dir[Direction::Read].bw_bytes_per_s,
+            2.1474836479999997e18
+        );
+        assert_eq!(MAX_SERIES_VALUE, 2_147_483_648e9);
+        assert_eq!(all.out_of_range(), None);
+        assert_eq!(
+            row(17, 16 * (128 << 20) + 1).out_of_range(),
+            Some((
+                "read_bw_bytes_per_s".to_string(),
+                "2.1474836489999997e18 is not a value an interval measures (0, or a finite number from 1e-12 to 2.147483648e18)".to_string()
+            ))
+        );
+    }
 
     /// File names need no quoting in a shell (issue 24 item 7).
     #[test]

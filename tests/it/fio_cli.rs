@@ -697,3 +697,38 @@ fn export_fio_refuses_what_fio_reads_otherwise_and_round_trips_the_rest() {
         "{out}"
     );
 }
+
+/// Scale 15, finding 2: 150,000 stonewalled jobs (three job files of 50,000) were all shaped, written as a
+/// spec and loaded before the spec's limit of 100,000 phases refused them (87 s, 1.6 GB). The import now
+/// stops at the job that starts phase 100,001, the first job of the third file: one error naming it, and
+/// none from the jobs after it (the last one's option that fio does not know is never read).
+#[test]
+fn jobs_past_the_phase_limit_are_refused_at_the_job_that_passes_it() {
+    let d = tempdir();
+    for k in 0..3u32 {
+        let mut text = match k {
+            0 => String::from("[global]\nioengine=null\nrw=randread\nbs=4k\nsize=1m\n"),
+            _ => String::new(),
+        };
+        for i in 0..50_000u32 {
+            text.push_str(&format!("[j{}]\nstonewall\n", k * 50_000 + i));
+        }
+        if k == 2 {
+            text.push_str("bs=not-a-size\n");
+        }
+        write_file(d.path(), &format!("f{k}.fio"), &text);
+    }
+    let before = dir_listing(d.path());
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "import", "fio", "f0.fio", "f1.fio", "f2.fio", "-o", "s.toml",
+        ],
+    ));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        "error: f2.fio:1: job 100001 (j100000) waits for the jobs before it, which make 100000 phases already: a spec has at most 100000; split the jobs into several job files and import each\nnothing was written\n"
+    );
+    assert_eq!(dir_listing(d.path()), before);
+}

@@ -829,7 +829,7 @@ fn merge_refuses_counts_past_64_bits_and_rows_whose_time_is_not_one() {
         .unwrap();
     let bw = |d: &str| {
         format!(
-            "  phases[0].{d}.bw_bytes_per_s: {:e} is not a number a run writes (finite, at most 1e15 in size)\n",
+            "  phases[0].{d}.bw_bytes_per_s: {:e} is not a number a run writes (finite, at most 2.147483648e18 in size)\n",
             huge as f64 / secs
         )
     };
@@ -862,7 +862,7 @@ fn merge_refuses_counts_past_64_bits_and_rows_whose_time_is_not_one() {
             Box::new(later),
             with_row("NaN", "0.1"),
             Some(
-                "error: series v/00-w.csv: line 2: column t_s: NaN is not a value an interval measures (0, or a finite number from 1e-12 to 1e15)\n",
+                "error: series v/00-w.csv: line 2: column t_s: NaN is not a value an interval measures (0, or a finite number from 1e-12 to 2.147483648e18)\n",
             ),
         ),
         (
@@ -870,16 +870,16 @@ fn merge_refuses_counts_past_64_bits_and_rows_whose_time_is_not_one() {
             Box::new(later),
             with_row("0.1", "-1e308"),
             Some(
-                "error: series v/00-w.csv: line 2: column interval_s: -1e308 is not a value an interval measures (0, or a finite number from 1e-12 to 1e15)\n",
+                "error: series v/00-w.csv: line 2: column interval_s: -1e308 is not a value an interval measures (0, or a finite number from 1e-12 to 2.147483648e18)\n",
             ),
         ),
-        // Refused where every series CSV is read, since values past 1e15 broke the charts (they merged before).
+        // Refused where every series CSV is read, since values past the bound broke the charts (they merged before).
         (
             "far",
             Box::new(later),
             with_row("1e30", "2e30"),
             Some(
-                "error: series v/00-w.csv: line 2: column t_s: 1e30 is not a value an interval measures (0, or a finite number from 1e-12 to 1e15)\n",
+                "error: series v/00-w.csv: line 2: column t_s: 1e30 is not a value an interval measures (0, or a finite number from 1e-12 to 2.147483648e18)\n",
             ),
         ),
     ];

@@ -59,6 +59,7 @@ mod report_charts;
 mod report_style;
 mod resources;
 mod results_room;
+mod results_size;
 mod robust;
 mod rounds;
 mod schema_sync;

@@ -701,7 +701,7 @@ fn a_series_csv_that_is_empty_binary_or_cut_short_is_refused() {
 
 /// Found by the attack session: `inf` (or 1.7e308) in a series CSV passed `validate`, and `report` then asked
 /// for 2^31 decades (memory, then exit 134); 2e-308 asked for 2^63 ticks (exit 101). Every number of a row
-/// is 0 or finite from 1e-12 to 1e15: `validate`, `report` and `merge`'s reading refuse the rest, exit 2,
+/// is 0 or finite from 1e-12 to 2.147483648e18 (2 GiB in a nanosecond): `validate`, `report` and `merge`'s reading refuse the rest, exit 2,
 /// naming the file, line and column; no report written.
 #[test]
 fn a_series_value_no_interval_measures_is_refused() {
@@ -721,7 +721,7 @@ fn a_series_value_no_interval_measures_is_refused() {
         ("write_bw_bytes_per_s", "2e-308", "2e-308"),
         ("read_lat_mean_us", "NaN", "NaN"),
         ("t_s", "-1", "-1"),
-        ("interval_s", "1e16", "1e16"),
+        ("interval_s", "1e19", "1e19"),
     ] {
         let k = header.iter().position(|h| *h == column).unwrap();
         let mut lines: Vec<String> = good.lines().map(str::to_string).collect();
@@ -730,7 +730,7 @@ fn a_series_value_no_interval_measures_is_refused() {
         lines[2] = fields.join(",");
         std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
         let want = format!(
-            "error: series {}: line 3: column {column}: {shown} is not a value an interval measures (0, or a finite number from 1e-12 to 1e15)\n",
+            "error: series {}: line 3: column {column}: {shown} is not a value an interval measures (0, or a finite number from 1e-12 to 2.147483648e18)\n",
             csv.display()
         );
         let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", run]));

@@ -783,7 +783,7 @@ fn values_no_interval_measures_are_named_by_file_line_and_column() {
         ),
         (
             stddev.clone(),
-            format!("error: {stddev} holds figures that cannot be true (1 place):\n  phases[1].write.latency_ns.stddev: 1e308 is not a number a run writes (finite, at most 1e15 in size)\n"),
+            format!("error: {stddev} holds figures that cannot be true (1 place):\n  phases[1].write.latency_ns.stddev: 1e308 is not a number a run writes (finite, at most 2.147483648e18 in size)\n"),
         ),
     ];
     refused(d, &cases);
