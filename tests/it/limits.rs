@@ -910,6 +910,51 @@ fn sighup_interrupts_the_run_with_partial_results() {
     );
 }
 
+/// Attack 15 F1: a stop signal ignored when wkrun starts stays ignored: `nohup wkrun ...` (SIGHUP ignored)
+/// went on no longer than the terminal (exit 129, "interrupted"), since wkrun put its handler over the
+/// ignored action; a shell's background job (SIGINT ignored) likewise. Started with both ignored, sent
+/// both once the run writes rows: the run completes its 3 s phase, exit 0, no signal named.
+#[test]
+fn a_stop_signal_ignored_at_the_start_stays_ignored() {
+    let d = tempdir();
+    let body = "block_size = \"4KiB\"\nqueue_depth = 2\nrate_iops = 2000\ninterval = \"100ms\"\nduration = \"3s\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    sparse_file(&d.path().join("t.img"), 64 << 20);
+    let mut cmd = Command::new(wkrun_bin());
+    cmd.args(["s.toml", "--target", "t.img", "-o", "out", "-q"])
+        .current_dir(d.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: signal is async-signal-safe; between fork and exec the child only sets SIGHUP and SIGINT to
+    // be ignored, as nohup and a shell starting a background job do (an ignored action is kept by exec).
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().expect("start wkrun");
+    wait_rows(d.path(), 3);
+    for sig in [libc::SIGHUP, libc::SIGINT] {
+        // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+    }
+    let status = wait_or_kill(&mut child, Duration::from_secs(30));
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    assert_eq!((status.and_then(|s| s.code()), err.as_str()), (Some(0), ""));
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "completed");
+    assert!(r["signal"].is_null(), "{}", r["signal"]);
+    assert_eq!(phase(&r, 0)["completed"], true);
+}
+
 /// Item 7: closing the terminal wkrun runs in (the live progress line on it) hangs it up: the kernel sends
 /// SIGHUP and writes to the terminal fail from then on; the run still ends interrupted with its results.
 #[test]
