@@ -1616,6 +1616,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
             "no spec file given; usage: wkrun SPEC [--target PATH] [-o DIR] (see wkrun --help)",
         ));
     };
+    // Before anything is made: a stop signal from now on is the run's to handle (one before the run starts
+    // removes what was made, [`stopped_before_start`]), never the default action that left an empty output
+    // folder and a preallocated target behind.
+    signal::install();
     let (a, launch) = &launch_args(a)?;
     let s = load(spec_path, &a.set, "run")?;
     let targets = target_list(&s, &a.target);
@@ -1701,13 +1705,15 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     // The summary goes to stdout, with -q too (`wkrun SPEC > log`): where the results are, each phase's
     // lines, where they were written and what to do next.
     let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
-    signal::install();
     // On a terminal, a live progress line (log lines print above it); elsewhere the log lines alone.
     let live = !a.quiet && !a.no_phase_log && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // `results: DIR` once the run writes there (not before a refusal).
     let mut console = run::observer::Console::new(a.quiet, live)
         .without_phase_log(a.no_phase_log)
         .announcing(format!("results: {}", shown(out_path)));
+    if let Some(f) = stopped_before_start(std::slice::from_ref(&plan), vec![out_dir.clone()]) {
+        return Err(f);
+    }
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
     let out_dir = where_now(out_dir)?;
@@ -1805,19 +1811,31 @@ fn outcome(
         }
         Err(RunError::Interrupted) => Err(interrupted(out_dir.path())),
         Err(RunError::Refused(e)) => {
-            // The target only while its path still names the file created, not whatever was put in its
-            // place.
-            let named = std::fs::symlink_metadata(&plan.target.path)
-                .ok()
-                .and_then(|m| target::Identity::of(&m));
-            if created && named.is_some() && named == plan.target.identity {
-                let _ = std::fs::remove_file(&plan.target.path);
+            if created {
+                run::remove_created(&plan.target);
             }
             out_dir.discard();
             Err(bad(e))
         }
         Err(e) => Err(Fail(1, e.to_string())),
     }
+}
+
+/// A run that a stop signal stopped before it started (the handler is in place from the start of
+/// [`cmd_run`]): the target files made for it are removed (each while its path still names it), then its
+/// output folders (`dirs`, innermost first), and the exit is 128 + the signal's number, as an interrupted
+/// run's. `None` when no signal has come: the run starts, and one from then on leaves partial results.
+pub(crate) fn stopped_before_start(plans: &[Plan], dirs: Vec<OutDir>) -> Option<Fail> {
+    let sig = signal::first()?;
+    plans.iter().for_each(|p| run::remove_created(&p.target));
+    dirs.into_iter().for_each(OutDir::discard);
+    Some(Fail(
+        u8::try_from(128 + sig).unwrap_or(130),
+        format!(
+            "interrupted by {} before the run started: nothing was written, and the output folder and any target file made for the run were removed",
+            signal::name(sig)
+        ),
+    ))
 }
 
 /// The exit of an interrupted run: 128 + the number of the signal that stopped it (130 for SIGINT), the

@@ -40,6 +40,12 @@ pub(super) fn cmd_run_many(
         r => r?,
     };
     let (out_dir, subs) = prepare_output(s, &mut plans, a, launch, &labels, &say)?;
+    // A stop signal so far (the handler is in place from the start of `cmd_run`): nothing is left.
+    if let Some(f) =
+        super::stopped_before_start(&plans, subs.iter().chain([&out_dir]).cloned().collect())
+    {
+        return Err(f);
+    }
     let first = format!(
         "results: {} ({} targets, each in its own folder: {})",
         wkrun::text::escaped(&out_dir.path().to_string_lossy()),
@@ -53,7 +59,6 @@ pub(super) fn cmd_run_many(
     if let Some(r) = room.as_mut() {
         let _ = r.grow(aggregate_room(out_dir.free_bytes(), plans.len()));
     }
-    signal::install();
     let runs: Vec<TargetRun<'_>> = (0..plans.len())
         .map(|i| TargetRun {
             label: labels[i].clone(),

@@ -114,7 +114,7 @@ use that one; left as it is",
         why: String,
     },
     /// A file or folder could not be made or read.
-    #[error("library {}: {source}", path.display())]
+    #[error("library {}: {source}{}", path.display(), crate::sys::limits::errno_note(source))]
     Io {
         /// The file or folder.
         path: PathBuf,

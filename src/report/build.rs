@@ -438,7 +438,7 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     /// A file could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}: {source}{}", path.display(), crate::sys::limits::errno_note(source))]
     File {
         /// The file or folder.
         path: PathBuf,

@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file cannot be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}{}", path.display(), crate::sys::limits::errno_note(source))]
     Io {
         /// The file.
         path: PathBuf,

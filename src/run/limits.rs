@@ -77,7 +77,7 @@ pub fn ensure_open_files(what: &str, needs: u64, how: &str) -> Result<(), String
         .hard()
         .map_or(String::new(), |h| format!(" (its hard limit {h})"));
     Err(format!(
-        "{what} needs up to {needs} open files at once beside the {open} open now, and {} is {limit}{hard}: raise it to at least {want} (ulimit -n {want}){how}; nothing was written",
+        "{what} needs up to {needs} open files at once beside the {open} wkrun has open now (its standard input, output and error, those it inherited and those it opened), and {} is {limit}{hard}: raise it to at least {want} (ulimit -n {want}){how}; nothing was written",
         Limit::OpenFiles.name(),
     ))
 }

@@ -28,7 +28,7 @@ pub use limits::{
     check_open_files, ensure_open_files, limit_notes, phase_space,
 };
 pub use observer::Observer;
-pub use prepare::{create_target, created_line};
+pub use prepare::{create_target, created_line, remove_created};
 
 use crate::engine::errors::FailedWrites;
 use crate::plan::{PhasePlan, Plan, Work};

@@ -45,6 +45,21 @@ pub fn create_target(spec: &LoadedSpec, plan: &Plan) -> Result<Plan, String> {
     }
 }
 
+/// Removes the file target a run created (`target.created`, probed once made) while its path still names
+/// that file (the same device and inode), never whatever was put in its place: a run refused, or stopped
+/// by a signal, before it started leaves nothing it made.
+pub fn remove_created(target: &crate::target::TargetInfo) {
+    if !target.created || target.identity.is_none() {
+        return;
+    }
+    let named = std::fs::symlink_metadata(&target.path)
+        .ok()
+        .and_then(|m| Identity::of(&m));
+    if named == target.identity {
+        let _ = std::fs::remove_file(&target.path);
+    }
+}
+
 /// The line that says a file target was created: `created PATH (N B, preallocated)` (or `sparse`).
 pub fn created_line(target: &crate::target::TargetInfo) -> String {
     format!(

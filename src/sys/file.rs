@@ -435,25 +435,36 @@ pub fn try_flock(f: &impl AsRawFd, exclusive: bool) -> io::Result<bool> {
     }
 }
 
-/// The process holding a granted flock on the file `(dev, ino)` (`st_dev`, `st_ino`), from /proc/locks
-/// (`N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE ...`, device numbers in hex); `None` when it cannot be told.
+/// A process other than this one holding a granted flock on the file `(dev, ino)` (`st_dev`, `st_ino`),
+/// from /proc/locks (`N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE ...`, device numbers in hex); `None` when
+/// there is none or it cannot be told.
 pub fn flock_holder(dev: u64, ino: u64) -> Option<u32> {
+    flock_holders(dev, ino)
+        .into_iter()
+        .find(|&p| p != std::process::id())
+}
+
+/// Every process holding a granted flock on the file `(dev, ino)`, from /proc/locks, in its order; empty
+/// when there is none or it cannot be read.
+pub fn flock_holders(dev: u64, ino: u64) -> Vec<u32> {
     let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
     let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
     let want = format!("{major:02x}:{minor:02x}:{ino}");
-    let text = std::fs::read_to_string("/proc/locks").ok()?;
-    holder_in(&text, &want)
+    let text = std::fs::read_to_string("/proc/locks").unwrap_or_default();
+    holders_in(&text, &want)
 }
 
-/// The pid of the first granted FLOCK on `id` (`MAJ:MIN:INODE`) in the text of /proc/locks.
-fn holder_in(text: &str, id: &str) -> Option<u32> {
-    text.lines().find_map(|line| {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        // Waiting requests read `N: -> FLOCK ...`: the field after the number is "->", not a lock kind.
-        (f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id))
-            .then(|| f.get(4)?.parse().ok())
-            .flatten()
-    })
+/// The pids of the granted FLOCKs on `id` (`MAJ:MIN:INODE`) in the text of /proc/locks.
+fn holders_in(text: &str, id: &str) -> Vec<u32> {
+    text.lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // Waiting requests read `N: -> FLOCK ...`: the field after the number is "->", not a lock kind.
+            (f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id))
+                .then(|| f.get(4)?.parse().ok())
+                .flatten()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -463,8 +474,8 @@ mod lock_tests {
         let text = "1: POSIX  ADVISORY  WRITE 10 00:2f:77 0 EOF\n\
                     2: FLOCK  ADVISORY  WRITE 4242 00:2f:77 0 EOF\n\
                     2: -> FLOCK  ADVISORY  WRITE 99 00:2f:77 0 EOF\n";
-        assert_eq!(super::holder_in(text, "00:2f:77"), Some(4242));
-        assert_eq!(super::holder_in(text, "00:2f:78"), None);
+        assert_eq!(super::holders_in(text, "00:2f:77"), [4242]);
+        assert_eq!(super::holders_in(text, "00:2f:78"), Vec::<u32>::new());
     }
 }
 

@@ -7,6 +7,9 @@
 //! ([`await_mark`]): then as soon as it does ([`marked`], a few milliseconds after the first signal), or
 //! at a third signal.
 //!
+//! A stop signal that was ignored when wkrun started stays ignored ([`install`] leaves it): `nohup` ignores
+//! SIGHUP, and a shell starts a background job with SIGINT and SIGQUIT ignored.
+//!
 //! Left alone: the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT), which a handler
 //! cannot recover from; SIGPIPE, which Rust ignores (a write then fails with EPIPE); SIGXFSZ is ignored
 //! ([`ignore_file_size_signal`], from the start of `main`) so that a write beyond RLIMIT_FSIZE fails with EFBIG, a resource limit that fails the run.
@@ -266,7 +269,17 @@ pub fn now_ns() -> u64 {
     monotonic_ns()
 }
 
-/// Installs the handler for [`stop_signals`], counts continues ([`continued`]) and ignores SIGXFSZ
+/// Whether `sig`'s action is now to be ignored (SIG_IGN), as the program that started this process left it.
+fn ignored(sig: libc::c_int) -> bool {
+    // SAFETY: an all-zero sigaction is a valid value, which sigaction overwrites with the current action.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: a null new action only reads the current one into `old`, a live sigaction.
+    let read = unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) };
+    read == 0 && old.sa_sigaction == libc::SIG_IGN
+}
+
+/// Installs the handler for [`stop_signals`] (but those ignored when it is called, which stay ignored:
+/// `nohup wkrun ...` goes on when the terminal closes), counts continues ([`continued`]) and ignores SIGXFSZ
 /// ([`ignore_file_size_signal`]); then releases the stop signals a parent `wkrun` started this process
 /// with held back ([`end_child_with_parent`]): one that came meanwhile is handled now.
 pub fn install() {
@@ -279,7 +292,9 @@ pub fn install() {
     // SAFETY: `act` is fully initialised; on_continue only uses atomics and clock_gettime, which are
     // async-signal-safe. SIGCONT still continues the process whatever its handler.
     unsafe { libc::sigaction(libc::SIGCONT, &act, std::ptr::null_mut()) };
-    for sig in stop_signals() {
+    // One ignored when wkrun started stays ignored: `nohup` ignores SIGHUP so that the terminal closing
+    // does not stop the program, and a shell starts a background job with SIGINT and SIGQUIT ignored.
+    for sig in stop_signals().into_iter().filter(|&s| !ignored(s)) {
         // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
         let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
         act.sa_sigaction = on_signal as *const () as libc::sighandler_t;

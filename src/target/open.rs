@@ -77,6 +77,8 @@ pub struct Held {
     identity: Identity,
     path: PathBuf,
     noun: &'static str,
+    /// The file under a loop device target, held open for its lock ([`claim_backing`]).
+    _backing: Option<File>,
 }
 
 /// Why the target could not be held for the run.
@@ -147,14 +149,19 @@ impl Held {
                 Err(e) => return Err(failed("cannot read the read-only flag (BLKROGET) of", e)),
             }
         }
-        if let Identity::File { dev, ino } = expected {
-            claim(&file, write, dev, ino, &shown.to_string())?;
-        }
+        let backing = match expected {
+            Identity::File { dev, ino } => {
+                claim(&file, write, dev, ino, &shown.to_string())?;
+                None
+            }
+            Identity::Block { rdev } => claim_backing(rdev, write, &shown.to_string())?,
+        };
         Ok(Held {
             file,
             identity: expected,
             path: path.clone(),
             noun: kind.noun,
+            _backing: backing,
         })
     }
 
@@ -192,15 +199,43 @@ impl Held {
     }
 }
 
+/// Claims the regular file under a loop device target (through loop devices stacked on it) as a file target
+/// is claimed ([`claim`]), open for the run: a run on the file and a run on the loop device over it write the
+/// same storage, and each refuses the other. `None` when `rdev` is no loop device over a file, or the file
+/// cannot be opened (the run goes on unclaimed, as on a file system without flock).
+fn claim_backing(rdev: u64, write: bool, shown: &str) -> Result<Option<File>, HoldError> {
+    let Some((path, Identity::File { dev, ino })) = super::safety::file_under_loop(rdev) else {
+        return Ok(None);
+    };
+    let Ok(file) = File::open(&path) else {
+        return Ok(None);
+    };
+    // The file found, not one put in its place since.
+    if file.metadata().ok().and_then(|m| Identity::of(&m)) != Some(Identity::File { dev, ino }) {
+        return Ok(None);
+    }
+    let subject = format!("{shown} is a loop device of {}, which", path.display());
+    claim(&file, write, dev, ino, &subject)?;
+    Ok(Some(file))
+}
+
+/// Whether every flock on the file `(dev, ino)` is this process's own: another target of the same run holds
+/// it (each target opens it apart, and two opens of one process conflict as two processes' do).
+fn own_claim(dev: u64, ino: u64) -> bool {
+    let holders = crate::sys::file::flock_holders(dev, ino);
+    !holders.is_empty() && holders.iter().all(|&p| p == std::process::id())
+}
+
 /// Claims a file target for the run with an advisory lock held while the file stays open: exclusive for a run
 /// that writes, shared for one that only reads, so that two wkrun runs never write the same file at once (a
 /// block device is claimed by its exclusive open instead). A file system without flock runs unclaimed.
 fn claim(file: &File, write: bool, dev: u64, ino: u64, shown: &str) -> Result<(), HoldError> {
     match crate::sys::file::try_flock(file, write) {
         Ok(true) | Err(_) => Ok(()),
+        // This run holds it already, through another of its targets (two partitions of one loop device).
+        Ok(false) if own_claim(dev, ino) => Ok(()),
         Ok(false) => {
             let holder = crate::sys::file::flock_holder(dev, ino)
-                .filter(|&p| p != std::process::id())
                 .map_or_else(String::new, |p| format!(" (pid {p})"));
             Err(HoldError::InUse(format!(
                 "{shown} is in use by another wkrun run{holder}, which {} it; nothing was written to it",

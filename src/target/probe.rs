@@ -16,7 +16,7 @@ pub enum ProbeError {
     #[error("{0}: not a regular file or a block device")]
     NotFileOrDevice(PathBuf),
     /// A syscall failed while probing.
-    #[error("cannot {what} {path}: {source}")]
+    #[error("cannot {what} {path}: {source}{}", sys::limits::errno_note(source))]
     Io {
         /// The target.
         path: PathBuf,
@@ -130,10 +130,12 @@ pub enum ProbeError {
 
 impl ProbeError {
     /// The exit status of a command this refusal stops: 1 for a resource limit (the file-size limit, a file
-    /// system without room for the file to create), else 2 (bad input).
+    /// system without room for the file to create, a probe that ran out of open files or memory), else 2
+    /// (bad input).
     pub fn exit_code(&self) -> u8 {
         match self {
             ProbeError::OverFileSizeLimit { .. } | ProbeError::NoRoom { .. } => 1,
+            ProbeError::Io { source, .. } if sys::limits::is_resource_limit(source) => 1,
             _ => 2,
         }
     }

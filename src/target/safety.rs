@@ -30,18 +30,45 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
     }
 }
 
-/// A file target another wkrun run holds (its flock, seen in /proc/locks), in words: `wkrun plan` notes it,
-/// since the run would be refused when it claims the file (`target::open`), a run that writes while another
-/// run reads or writes, one that reads while another writes.
+/// A target another wkrun run holds (its flock, seen in /proc/locks), in words: a file target, or the file
+/// under a loop device target, followed down loop devices stacked on it (the run on the file and the run
+/// on the loop device write the same storage). `wkrun plan` notes it, since the run would be refused when
+/// it claims the file (`target::open`), a run that writes while another run reads or writes, one that
+/// reads while another writes; a run on several targets is refused for it before anything is made.
 pub fn held_by_a_run(t: &TargetInfo) -> Option<String> {
-    let Some(Identity::File { dev, ino }) = t.identity else {
-        return None;
+    let (subject, dev, ino) = match t.identity? {
+        Identity::File { dev, ino } => (t.path.display().to_string(), dev, ino),
+        Identity::Block { rdev } => match file_under_loop(rdev)? {
+            (file, Identity::File { dev, ino }) => (
+                format!(
+                    "{} is a loop device of {}, which",
+                    t.path.display(),
+                    file.display()
+                ),
+                dev,
+                ino,
+            ),
+            (_, Identity::Block { .. }) => return None,
+        },
     };
-    let pid = crate::sys::file::flock_holder(dev, ino).filter(|&p| p != std::process::id())?;
+    let pid = crate::sys::file::flock_holder(dev, ino)?;
     Some(format!(
-        "{} is in use by another wkrun run (pid {pid}): a run that writes it is refused while that run goes on, and a run that reads it while that run writes it",
-        t.path.display()
+        "{subject} is in use by another wkrun run (pid {pid}): a run that writes it is refused while that run goes on, and a run that reads it while that run writes it"
     ))
+}
+
+/// The regular file under the loop device `rdev` (or under the loop device a partition `rdev` is part of),
+/// followed down loop devices stacked on loop devices up to [`LOOP_DEPTH`] levels: its path and identity.
+/// `None` when `rdev` is not a loop device, what lies under it is a device, or it cannot be found.
+pub(super) fn file_under_loop(rdev: u64) -> Option<(PathBuf, Identity)> {
+    let mut dev = rdev;
+    for _ in 0..LOOP_DEPTH {
+        match loop_backing(dev)? {
+            (_, Identity::Block { rdev: under }) => dev = under,
+            file => return Some(file),
+        }
+    }
+    None
 }
 
 /// How deep [`under_loop_in_use`] and [`storage_under`] follow loop devices stacked on loop devices.

@@ -935,3 +935,105 @@ fn a_held_file_among_several_targets_is_refused_before_the_limits() {
         "{err}"
     );
 }
+
+/// `wkrun spec.toml --target TARGET -o OUT -q` on a 60 s rate-capped workload, reading or writing (`read`),
+/// started in `dir` and not waited for, once it holds its target (its results.json is written).
+fn hold_for_a_minute(dir: &Path, name: &str, read: bool, target: &Path) -> Child {
+    let pct = if read { 100 } else { 0 };
+    let body = format!(
+        "[[phase]]\nname = \"h\"\nkind = \"workload\"\nread_percent = {pct}\nrate_iops = 200\nduration = \"60s\"\n"
+    );
+    write_file(dir, &format!("{name}.toml"), &spec_text(name, &body));
+    let out = dir.join(name);
+    let mut child = Command::new(wkrun_bin())
+        .arg(format!("{name}.toml"))
+        .arg("--target")
+        .arg(target)
+        .arg("-o")
+        .arg(&out)
+        .arg("-q")
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    wait_for_phases(&mut child, &out, 0);
+    child
+}
+
+/// Ends a run of [`hold_for_a_minute`] with SIGINT: exit 130.
+fn interrupt(child: Child) {
+    signal(child.id(), "-INT");
+    let (code, err) = finish(child);
+    assert_eq!(code, 130, "{err}");
+}
+
+/// Attack 15 F3: a run on a loop device and a run on its backing file write the same storage. A run that
+/// writes the file held it (flock), and a run on the loop device over it was not refused (the other order
+/// was, the loop device being open exclusively). Now a run on a loop device claims its backing file as a
+/// run on the file does: while a run writes the file, a run that writes the loop device is refused (exit
+/// 2, naming the backing file and the run's pid; no output folder) and `wkrun plan` notes it; while a run
+/// only reads the loop device (no exclusive open), a run that writes the file is refused the same way.
+#[test]
+fn a_loop_device_and_its_backing_file_are_claimed_together() {
+    let test = "hold::a_loop_device_and_its_backing_file_are_claimed_together";
+    let d = tempdir();
+    let Some((lp, _lock)) = loop_dev(test, d.path(), 16) else {
+        return;
+    };
+    let dev = lp.dev.to_str().unwrap().to_string();
+    let file = fs::canonicalize(&lp.backing).unwrap();
+    let b = "[[phase]]\nname = \"b\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    write_file(d.path(), "b.toml", &spec_text("b", b));
+    let a = hold_for_a_minute(d.path(), "a", false, &file);
+    let held = format!(
+        "{dev} is a loop device of {}, which is in use by another wkrun run (pid {})",
+        file.display(),
+        a.id()
+    );
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["plan", "b.toml", "--target", &dev]));
+    assert_eq!(code, 0, "{err}");
+    let note = format!(
+        "note: {held}: a run that writes it is refused while that run goes on, and a run that reads it while that run writes it"
+    );
+    assert!(err.lines().any(|l| l == note), "{err}");
+    let run_b = [
+        "b.toml",
+        "--target",
+        &dev,
+        "--allow-destroy",
+        &dev,
+        "-o",
+        "b",
+    ];
+    let (code, stdout, err) = code_out_err(&wkrun(d.path(), &run_b));
+    assert_eq!(
+        (code, stdout.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            format!("error: {held}, which reads or writes it; nothing was written to it\n")
+                .as_str()
+        )
+    );
+    assert!(!d.path().join("b").exists(), "an output folder was made");
+    interrupt(a);
+    // The other order: a run that only reads the loop device does not open it exclusively.
+    let c = hold_for_a_minute(d.path(), "c", true, &lp.dev);
+    let run_f = ["b.toml", "--target", file.to_str().unwrap(), "-o", "f"];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &run_f));
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            format!(
+                "error: {} is in use by another wkrun run (pid {}), which reads or writes it; nothing was written to it\n",
+                file.display(),
+                c.id()
+            )
+            .as_str()
+        )
+    );
+    assert!(!d.path().join("f").exists(), "an output folder was made");
+    interrupt(c);
+}

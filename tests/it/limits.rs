@@ -910,6 +910,51 @@ fn sighup_interrupts_the_run_with_partial_results() {
     );
 }
 
+/// Attack 15 F1: a stop signal ignored when wkrun starts stays ignored: `nohup wkrun ...` (SIGHUP ignored)
+/// went on no longer than the terminal (exit 129, "interrupted"), since wkrun put its handler over the
+/// ignored action; a shell's background job (SIGINT ignored) likewise. Started with both ignored, sent
+/// both once the run writes rows: the run completes its 3 s phase, exit 0, no signal named.
+#[test]
+fn a_stop_signal_ignored_at_the_start_stays_ignored() {
+    let d = tempdir();
+    let body = "block_size = \"4KiB\"\nqueue_depth = 2\nrate_iops = 2000\ninterval = \"100ms\"\nduration = \"3s\"\n";
+    write_file(d.path(), "s.toml", &workload(body));
+    sparse_file(&d.path().join("t.img"), 64 << 20);
+    let mut cmd = Command::new(wkrun_bin());
+    cmd.args(["s.toml", "--target", "t.img", "-o", "out", "-q"])
+        .current_dir(d.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: signal is async-signal-safe; between fork and exec the child only sets SIGHUP and SIGINT to
+    // be ignored, as nohup and a shell starting a background job do (an ignored action is kept by exec).
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().expect("start wkrun");
+    wait_rows(d.path(), 3);
+    for sig in [libc::SIGHUP, libc::SIGINT] {
+        // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+    }
+    let status = wait_or_kill(&mut child, Duration::from_secs(30));
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    assert_eq!((status.and_then(|s| s.code()), err.as_str()), (Some(0), ""));
+    let (_, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "completed");
+    assert!(r["signal"].is_null(), "{}", r["signal"]);
+    assert_eq!(phase(&r, 0)["completed"], true);
+}
+
 /// Item 7: closing the terminal wkrun runs in (the live progress line on it) hangs it up: the kernel sends
 /// SIGHUP and writes to the terminal fail from then on; the run still ends interrupted with its results.
 #[test]
@@ -1478,7 +1523,7 @@ fn a_small_open_file_limit_is_named_or_raised() {
             _ => open,
         };
         let why = format!(
-            "{what} needs up to {needs} open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n} (its hard limit {n}): raise it to at least {} (ulimit -n {})",
+            "{what} needs up to {needs} open files at once beside the {open} wkrun has open now (its standard input, output and error, those it inherited and those it opened), and the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n} (its hard limit {n}): raise it to at least {} (ulimit -n {})",
             open + needs,
             open + needs
         );
@@ -1520,6 +1565,75 @@ fn a_small_open_file_limit_is_named_or_raised() {
         assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
         let (_, r) = strict_results(&p.join(args[args.len() - 2]));
         assert_eq!(r["status"], "completed");
+    }
+}
+
+/// The lowest descriptor a child of this test process opens first: the first above its standard streams
+/// that this process does not hold without close-on-exec (which a child would inherit).
+fn first_free_fd_of_a_child() -> u64 {
+    let inherited = |fd: u64| {
+        fs::read_to_string(format!("/proc/self/fdinfo/{fd}"))
+            .ok()
+            .and_then(|info| {
+                let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+                u64::from_str_radix(flags.trim(), 8).ok()
+            })
+            .is_some_and(|flags| flags & 0o2_000_000 == 0)
+    };
+    (3..).find(|&fd| !inherited(fd)).expect("a free descriptor")
+}
+
+/// Attack 15 F4: the target's probe out of descriptors is a resource limit, not bad input. Under a limit
+/// that lets wkrun hold one file at a time and no two (the probe opens the target by O_PATH, then reopens
+/// it), `wkrun SPEC` and `wkrun plan` exited 2 with `cannot open f1.img: Too many open files (os error
+/// 24)`, naming no limit; now exit 1 naming RLIMIT_NOFILE and its value (the run's output folder cannot be
+/// opened either: nothing written, and it says so). `report` there exited 1 already, naming no limit.
+#[test]
+fn an_open_file_limit_reached_at_the_probe_or_the_report_is_named() {
+    if let Some(why) = limits_unavailable() {
+        return skip(
+            "limits::an_open_file_limit_reached_at_the_probe_or_the_report_is_named",
+            &why,
+        );
+    }
+    let d = tempdir();
+    let p = d.path();
+    write_file(p, "s.toml", &workload("duration = \"1s\"\n"));
+    sparse_file(&p.join("f1.img"), 16 << 20);
+    let sim = "sim:capacity=64MiB,op=28%,block=256KiB";
+    let ran = run_limited(p, &[], false, &["s.toml", "--target", sim, "-o", "r", "-q"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let before = dir_listing(p);
+    let n = first_free_fd_of_a_child() + 1;
+    let limit = format!("--nofile={n}");
+    let named = format!(
+        "Too many open files (os error 24); the limit on open files (RLIMIT_NOFILE, ulimit -n) is {n}"
+    );
+    let probe = format!("error: cannot open f1.img: {named}");
+    let cases = [
+        (
+            vec!["s.toml", "--target", "f1.img", "-o", "o", "-q"],
+            format!(
+                "{probe}; nothing was written (cannot write into the output folder o: {named}: raise it (ulimit -n))\n"
+            ),
+        ),
+        (
+            vec!["plan", "s.toml", "--target", "f1.img"],
+            format!("{probe}\n"),
+        ),
+        (
+            vec!["report", "r", "-o", "rp"],
+            format!("error: cannot write rp/00-w-iops-log-write.svg: {named}\n"),
+        ),
+    ];
+    for (args, err) in cases {
+        let ran = run_limited(p, &[&limit], false, &args);
+        assert_eq!(
+            (ran.code, ran.stderr.as_str()),
+            (1, err.as_str()),
+            "{args:?}"
+        );
+        assert_eq!(dir_listing(p), before, "{args:?}: something was left");
     }
 }
 
@@ -1744,7 +1858,7 @@ fn merge_under_a_small_open_file_limit_exits_1_naming_it() {
         (
             1,
             format!(
-                "error: merging 1 results folders needs up to 2 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 4 (its hard limit 4): raise it to at least {} (ulimit -n {}); nothing was written\n",
+                "error: merging 1 results folders needs up to 2 open files at once beside the {open} wkrun has open now (its standard input, output and error, those it inherited and those it opened), and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 4 (its hard limit 4): raise it to at least {} (ulimit -n {}); nothing was written\n",
                 open + 2,
                 open + 2
             )
@@ -1898,7 +2012,7 @@ fn sim_fit_and_predict_complete_under_the_open_file_limit_they_advise() {
             (
                 1,
                 format!(
-                    "error: {what} needs up to 9 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 8 (its hard limit 8): raise it to at least {advised} (ulimit -n {advised}); nothing was written\n"
+                    "error: {what} needs up to 9 open files at once beside the {open} wkrun has open now (its standard input, output and error, those it inherited and those it opened), and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 8 (its hard limit 8): raise it to at least {advised} (ulimit -n {advised}); nothing was written\n"
                 )
                 .as_str()
             )

@@ -1141,7 +1141,7 @@ fn many_targets_under_a_low_open_file_limit_are_refused_before_anything_is_writt
     assert_eq!(
         err,
         format!(
-            "error: a run on 16 targets needs up to 98 open files at once beside the {open} open now, and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 40 (its hard limit 40): raise it to at least {} (ulimit -n {}) or run on fewer targets at once; the run did not start: out/results.json and each target's results.json say \"failed\"\n",
+            "error: a run on 16 targets needs up to 98 open files at once beside the {open} wkrun has open now (its standard input, output and error, those it inherited and those it opened), and the limit on open files (RLIMIT_NOFILE, ulimit -n) is 40 (its hard limit 40): raise it to at least {} (ulimit -n {}) or run on fewer targets at once; the run did not start: out/results.json and each target's results.json say \"failed\"\n",
             open + 98,
             open + 98
         )

@@ -463,7 +463,10 @@ fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result
         let (Some(name), Some(rows)) = (&p.series_csv, rows) else {
             continue;
         };
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", out.join(name).display());
+        let fail = |e: std::io::Error| {
+            let note = crate::sys::limits::errno_note(&e);
+            format!("cannot write {}: {e}{note}", out.join(name).display())
+        };
         // Columns for reads, writes and any other direction the hosts did.
         let dirs = directions(|d| rows.iter().any(|r| r[d].ops > 0));
         let text = csv_bytes(rows, &dirs).map_err(fail)?;
@@ -474,7 +477,10 @@ fn write_all<'m>(out: &OutDir, m: &'m Merged, made: &mut Vec<&'m str>) -> Result
         let (Some(name), Some(text)) = (&p.hist_log, text) else {
             continue;
         };
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", out.join(name).display());
+        let fail = |e: std::io::Error| {
+            let note = crate::sys::limits::errno_note(&e);
+            format!("cannot write {}: {e}{note}", out.join(name).display())
+        };
         out.replace(name, text, true).map_err(fail)?;
         made.push(name);
     }
