@@ -1059,12 +1059,12 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
     );
     assert_eq!(dir_listing(d), ["o", "o/results.json", "s.toml"]);
     refused_results(&d.join("o"), &ran.stderr);
-    // Beside a simulated drive: each target's results.json and the aggregate say "failed" (none was left).
-    let sim = "sim:capacity=64MiB,op=7%,block=256KiB";
+    // Beside a file that exists: each target's results.json and the aggregate say "failed" (none was left).
+    sparse_file(&d.join("old.img"), 512 << 10);
     let both = [
         &["s.toml"][..],
         &target[..],
-        &["--target", sim, "-o", "o3", "-q"][..],
+        &["--target", "old.img", "-o", "o3", "-q"][..],
     ]
     .concat();
     let ran = run_limited(d, &["--fsize=1000000"], false, &both);
@@ -1074,7 +1074,7 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
         (ran.code, ran.stderr.as_str()),
         (1, format!("{want}{tail}\n").as_str())
     );
-    let folders = ["t0-new.img", "t1-sim-64MiB-op7-block256KiB", "."].map(String::from);
+    let folders = ["t0-new.img", "t1-old.img", "."].map(String::from);
     refused_in_each(&d.join("o3"), &folders, want.strip_prefix("error: "));
     assert!(!d.join("new.img").exists());
     let ran = run_limited(
@@ -1135,8 +1135,9 @@ fn a_target_larger_than_the_file_size_limit_is_refused_before_anything_is_create
             "o3/results.json",
             "o3/t0-new.img",
             "o3/t0-new.img/results.json",
-            "o3/t1-sim-64MiB-op7-block256KiB",
-            "o3/t1-sim-64MiB-op7-block256KiB/results.json",
+            "o3/t1-old.img",
+            "o3/t1-old.img/results.json",
+            "old.img",
             "s.toml",
             "small.img"
         ]
