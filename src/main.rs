@@ -1722,6 +1722,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let live = !a.quiet && !a.no_phase_log && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // `results: DIR` once the run writes there (not before a refusal).
     let mut console = run::observer::Console::new(a.quiet, live)
+        .in_folder(out_path)
         .without_phase_log(a.no_phase_log)
         .announcing(format!("results: {}", shown(out_path)));
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);

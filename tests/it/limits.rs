@@ -817,7 +817,7 @@ fn io_uring_over_the_memlock_limit_runs_unregistered_with_a_warning() {
     // in the results.
     assert!(
         ran.stderr.contains(
-            "warning: phase w: io_uring: buffers unregistered (more CPU per I/O); set ulimit -l 4096 or more: registering the 32 I/O buffers of 131072 B failed… (in full: results.json; docs/results.md#warnings)\n"
+            "warning: phase w: io_uring: buffers unregistered (more CPU per I/O); set ulimit -l 4096 or more: registering the 32 I/O buffers of 131072 B failed with Cannot… (in full: wkrun warnings out)\n"
         ),
         "{}",
         ran.stderr
