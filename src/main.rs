@@ -281,7 +281,8 @@ enum CompareFormat {
 #[derive(Args, Clone)]
 struct TargetArgs {
     /// Target: a file, a block device, or sim:KEY=VALUE,... for a simulated SSD (replaces the spec's
-    /// [target]); repeat it to run on several targets at once, phase by phase.
+    /// [target]); repeat it to run on several targets at once, phase by phase (simulated drives alone or
+    /// real targets alone).
     #[arg(long, value_name = "PATH")]
     target: Vec<PathBuf>,
     /// Size of a file target wkrun creates (e.g. 4GiB); ignored for existing files and devices.
@@ -901,7 +902,7 @@ fn choose_target(
 /// Whether one of several targets is a file wkrun creates, with `--target-size`: the size is then used, and
 /// the other targets (a device, an existing file, a simulated drive) get no note that it is ignored.
 fn size_used(s: &LoadedSpec, a: &TargetArgs) -> bool {
-    let listed = target_list(s, a);
+    let listed = listed_targets(s, a);
     let sim = |p: &Path| {
         p.to_str()
             .is_some_and(|t| t.starts_with(wkrun::sim::params::PREFIX))
@@ -909,9 +910,24 @@ fn size_used(s: &LoadedSpec, a: &TargetArgs) -> bool {
     listed.len() > 1 && listed.iter().flatten().any(|p| !sim(p) && !p.exists())
 }
 
+/// The targets the run names ([`listed_targets`]); `--target` naming a simulated drive and a real target
+/// is refused (the spec's `[target] paths` were checked so when it was loaded).
+fn target_list(s: &LoadedSpec, a: &TargetArgs) -> Result<Vec<Option<PathBuf>>, Fail> {
+    let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
+    match wkrun::sim::params::mixed_clocks(a.target.iter().map(PathBuf::as_path)) {
+        Some((sim, real)) => Err(bad(format!(
+            "--target {} is a simulated drive and --target {} a real target: {}; nothing was written",
+            shown(&a.target[sim]),
+            shown(&a.target[real]),
+            wkrun::sim::params::MIXED_CLOCKS
+        ))),
+        None => Ok(listed_targets(s, a)),
+    }
+}
+
 /// The targets the run names: each `--target`, else each of the spec's `[target] paths`, else one target
 /// chosen by [`choose_target`] from the spec's `[target]` or the default (`None`).
-fn target_list(s: &LoadedSpec, a: &TargetArgs) -> Vec<Option<PathBuf>> {
+fn listed_targets(s: &LoadedSpec, a: &TargetArgs) -> Vec<Option<PathBuf>> {
     let listed = s.file.target.as_ref().and_then(|t| t.paths.clone());
     match (a.target.is_empty(), listed) {
         (false, _) => a.target.iter().cloned().map(Some).collect(),
@@ -991,7 +1007,7 @@ struct PlanHow<'a> {
 
 fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) -> Result<(), Fail> {
     let s = load(spec_path, sets, "plan")?;
-    let targets = target_list(&s, a);
+    let targets = target_list(&s, a)?;
     let several = targets.len() > 1;
     let plans = targets
         .iter()
@@ -1622,7 +1638,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     signal::install();
     let (a, launch) = &launch_args(a)?;
     let s = load(spec_path, &a.set, "run")?;
-    let targets = target_list(&s, &a.target);
+    let targets = target_list(&s, &a.target)?;
     let predicted = sim_cli::predicted(
         a.predicted_from.as_deref(),
         &a.target.target,
@@ -1709,6 +1725,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let live = !a.quiet && !a.no_phase_log && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // `results: DIR` once the run writes there (not before a refusal).
     let mut console = run::observer::Console::new(a.quiet, live)
+        .in_folder(out_path)
         .without_phase_log(a.no_phase_log)
         .announcing(format!("results: {}", shown(out_path)));
     if let Some(f) = stopped_before_start(std::slice::from_ref(&plan), vec![out_dir.clone()]) {

@@ -709,6 +709,44 @@ mod tests {
         );
     }
 
+    /// A line longer than fio reads as one is named at its own line: in the top job file, in an include
+    /// (line 4, not 1, as a tester reported: it was never line 1), in an include's include, and with CRLF
+    /// line ends.
+    #[test]
+    fn an_over_long_line_is_named_at_its_line() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let long = format!("size={}", "1".repeat(9000));
+        let why = "a line longer than 8192 bytes, which fio reads as several";
+        let said = |top: &str, text: &str| {
+            let top = write(d.path(), top, text);
+            messages(read_files(&[top], &no_env))
+        };
+        assert_eq!(
+            said("j.fio", &format!("[a]\nbs=4k\n{long}\n")),
+            [format!("j.fio:3: {why}")]
+        );
+        let inc = |name: &str| d.path().join(name).display().to_string();
+        write(
+            d.path(),
+            "inc.fio",
+            &format!("bs=4k\n; a comment\nrw=read\n{long}\n"),
+        );
+        assert_eq!(
+            said("top.fio", "[a]\ninclude inc.fio\n"),
+            [format!("inc.fio:4: include {}: {why}", inc("inc.fio"))]
+        );
+        write(
+            d.path(),
+            "deep.fio",
+            &format!("bs=4k\r\nrw=read\r\n{long}\r\n"),
+        );
+        write(d.path(), "mid.fio", "iodepth=2\ninclude deep.fio\n");
+        assert_eq!(
+            said("top2.fio", "[a]\nbs=4k\ninclude mid.fio\n"),
+            [format!("deep.fio:3: include {}: {why}", inc("deep.fio"))]
+        );
+    }
+
     #[test]
     fn command_lines_start_a_job_per_name() {
         let args: Vec<String> =

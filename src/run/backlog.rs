@@ -67,7 +67,7 @@ mod tests {
         let said = warning(&read, Some(110_000.0), Some(&writes), false).unwrap_or_default();
         assert_eq!(
             super::super::observer::warning_line(&["read-qd1"], &said, 200),
-            "warning: phase read-qd1: no ramp: add ramp = \"10s\" (an unmeasured lead-in): the largest latency, 110.00 ms in the first interval, is 585 times the… (in full: results.json; docs/results.md#warnings)"
+            "warning: phase read-qd1: no ramp: add ramp = \"10s\" (an unmeasured lead-in): the largest latency, 110.00 ms in the first interval, is 585 times the p99.9 (188.0 µs) after… (in full: wkrun warnings)"
         );
         // Not when the maximum is in a later interval, the phase before only read, there is a ramp, or
         // the maximum is within 10 times the p99.9.

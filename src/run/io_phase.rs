@@ -1000,14 +1000,14 @@ mod tests {
         .unwrap_or_default();
         assert_eq!(
             line(&busy),
-            "warning: phase randwrite-4k-qd32: busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU 48 % of… (in full: results.json; docs/results.md#warnings)"
+            "warning: phase randwrite-4k-qd32: busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU 48 % of the phase (other… (in full: wkrun warnings)"
         );
         let short = shorter_than_interval(318_000_000, 1_000_000_000).unwrap_or_default();
         assert_eq!(
             line(&short),
-            "warning: phase randwrite-4k-qd32: the phase lasted 0.318 s, under one interval (1s): give it a duration or size of several intervals; its IOPS and… (in full: results.json; docs/results.md#warnings)"
+            "warning: phase randwrite-4k-qd32: the phase lasted 0.318 s, under one interval (1s): give it a duration or size of several intervals; its IOPS and bandwidth are over… (in full: wkrun warnings)"
         );
-        // Two phase names of 40 bytes leave the text its least room, 80 bytes: the actions still show.
+        // Two phase names of 40 bytes leave the text 102 bytes: the actions still show.
         let names = [
             "a-phase-name-of-forty-bytes-exactly-here",
             "and-another-one-of-forty-bytes-exactly-x",
@@ -1015,7 +1015,7 @@ mod tests {
         let tight = |t: &str| super::super::observer::warning_line(&names, t, 200);
         assert_eq!(
             tight(&busy),
-            "warning: phases a-phase-name-of… and 1 more: busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for… (in full: results.json; docs/results.md#warnings)"
+            "warning: phases a-phase-name-of-forty-bytes-exactly-here and 1 more: busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a… (in full: wkrun warnings)"
         );
         assert!(
             tight(&short).contains("give it a duration or size of several intervals"),

@@ -166,7 +166,7 @@ impl Prefixed<'_> {
     fn said(&mut self, said: Said, phases: &[&str], text: &str) {
         let label = self.shown();
         let width = super::observer::WARNING_WIDTH.saturating_sub(label.len() + 3);
-        let line = said.line(phases, text, width);
+        let line = self.inner.line_of(said, phases, text, width);
         self.inner.log(&format!("[{label}] {line}"));
     }
 }
@@ -280,7 +280,7 @@ pub fn execute_many(
                 let work = move || {
                     let mut obs = Prefixed {
                         label: &r.label,
-                        inner: Console::new(quiet, false),
+                        inner: Console::new(quiet, false).in_folder(r.out_dir.path()),
                         first: Some((said, first)),
                         repeats: Repeats::default(),
                     };

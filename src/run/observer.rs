@@ -115,6 +115,8 @@ pub struct Console {
     first: Option<String>,
     /// The kinds of warning and note said so far, and the later phases that had them ([`Repeats`]).
     repeats: Repeats,
+    /// The results folder, as a shell word, that a cut warning line names ([`Console::in_folder`]).
+    folder: Option<String>,
 }
 
 impl Console {
@@ -126,7 +128,21 @@ impl Console {
             bar: live.then(Bar::new),
             first: None,
             repeats: Repeats::default(),
+            folder: None,
         }
+    }
+
+    /// Names `dir`, the run's results folder, in the ending of a warning line cut short: `… (in full: wkrun
+    /// warnings DIR)` ([`warning_line`]).
+    pub fn in_folder(mut self, dir: &std::path::Path) -> Console {
+        use std::os::unix::ffi::OsStrExt;
+        self.folder = Some(crate::text::shell_word(dir.as_os_str().as_bytes()));
+        self
+    }
+
+    /// The console line of a warning or a note ([`Said::line`]), naming the results folder when cut.
+    pub fn line_of(&self, said: Said, phases: &[&str], text: &str, width: usize) -> String {
+        said_line(said.word(), phases, text, width, self.folder.as_deref())
     }
 
     /// Leaves out the log of phases (`without`) but not warnings: a run `wkrun sim predict` starts says on
@@ -179,12 +195,12 @@ impl Observer for Console {
     }
     fn warning(&mut self, phases: &[&str], text: &str) {
         if self.repeats.first(Said::Warning, phases, text) {
-            self.said_line(&warning_line(phases, text, WARNING_WIDTH));
+            self.said_line(&self.line_of(Said::Warning, phases, text, WARNING_WIDTH));
         }
     }
     fn note(&mut self, phases: &[&str], text: &str) {
         if self.repeats.first(Said::Note, phases, text) {
-            self.said_line(&note_line(phases, text, WARNING_WIDTH));
+            self.said_line(&self.line_of(Said::Note, phases, text, WARNING_WIDTH));
         }
     }
     fn phase_start(&mut self, number: usize, of: usize, phase: &PhasePlan) {
@@ -209,7 +225,7 @@ impl Observer for Console {
         if results.status != crate::results::Status::Running {
             for (said, names, text) in self.repeats.take() {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                self.said_line(&said.line(&names, &text, WARNING_WIDTH));
+                self.said_line(&self.line_of(said, &names, &text, WARNING_WIDTH));
             }
         }
         // A summary that stdout does not take (`> /dev/full`) stopped the run at the failed write
@@ -226,8 +242,9 @@ impl Observer for Console {
 /// The longest a warning's console line is, in bytes, unless its action needs more ([`warning_line`]).
 pub const WARNING_WIDTH: usize = 200;
 
-/// Where a warning cut on the console is read in full.
-const IN_FULL: &str = " (in full: results.json; docs/results.md#warnings)";
+/// Where a warning cut on the console is read in full, when the line does not name the results folder:
+/// `wkrun warnings DIR` prints a run's warnings whole.
+const IN_FULL: &str = " (in full: wkrun warnings)";
 
 /// What a console line says: a warning (a setup to fix, or numbers to read with care) or a note.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,39 +266,45 @@ impl Said {
 
     /// The console line of `text` for `phases`, at most `width` bytes but for its action ([`warning_line`]).
     pub fn line(self, phases: &[&str], text: &str, width: usize) -> String {
-        said_line(self.word(), phases, text, width)
+        said_line(self.word(), phases, text, width, None)
     }
 }
 
 /// A warning on one line of at most `width` bytes (`width` at least 100): `warning: phase w: TEXT` or
 /// `warning: phases f, r: TEXT`, its control characters escaped; a text that does not fit is cut at a word
-/// and ends `… (in full: results.json; docs/results.md#warnings)`. The paragraphs some warnings are (90
-/// words, once per phase) made a run's console unreadable; the results keep them whole. A warning's text
-/// starts with what it is, what it does to the numbers and what to do (`busy host: the rates are below the
-/// device's; rerun on an idle host: ...`), so the cut keeps at least [`MIN_TEXT`] bytes of it, and always
-/// its action, the text up to its second `: ` (at most [`ACTION_MAX`] bytes): where the phases' names (and
-/// a target's label before the line) leave less, the names are cut shorter, then the ending is ` (in full:
-/// results.json)`, and an action that still does not fit makes the line longer than `width`.
+/// and ends `… (in full: wkrun warnings)`, the command that prints a run's warnings whole (a console
+/// naming its results folder, [`Console::in_folder`], ends it `… (in full: wkrun warnings DIR)`). The
+/// paragraphs some warnings are (90 words, once per phase) made a run's console unreadable; the results
+/// keep them whole. A warning's text starts with what it is, what it does to the numbers and what to do
+/// (`busy host: the rates are below the device's; rerun on an idle host: ...`), so the cut keeps at least
+/// [`MIN_TEXT`] bytes of it, and always its action, the text up to its second `: ` (at most [`ACTION_MAX`]
+/// bytes): where the phases' names (and a target's label before the line) leave less, the names are cut
+/// shorter, then the ending leaves the folder out, and an action that still does not fit makes the line
+/// longer than `width`.
 pub fn warning_line(phases: &[&str], text: &str, width: usize) -> String {
-    said_line("warning", phases, text, width)
+    said_line("warning", phases, text, width, None)
 }
 
 /// A note on one line, as [`warning_line`] says a warning: `note: phase w: TEXT`.
 pub fn note_line(phases: &[&str], text: &str, width: usize) -> String {
-    said_line("note", phases, text, width)
+    said_line("note", phases, text, width, None)
 }
 
-/// [`warning_line`] with `word` (`warning`, `note`) first.
-fn said_line(word: &str, phases: &[&str], text: &str, width: usize) -> String {
+/// [`warning_line`] with `word` (`warning`, `note`) first, and the ending naming `folder` where it fits.
+fn said_line(
+    word: &str,
+    phases: &[&str],
+    text: &str,
+    width: usize,
+    folder: Option<&str>,
+) -> String {
     let width = width.max(100);
     let text = crate::text::escaped(text);
     let action = action_len(&text);
+    let named_folder = folder.map(|d| format!(" (in full: wkrun warnings {d})"));
+    let whole = named_folder.as_deref().unwrap_or(IN_FULL);
     let mut line = String::new();
-    for (most, each, in_full) in [
-        (60, 40, IN_FULL),
-        (24, 16, IN_FULL),
-        (24, 16, IN_FULL_SHORT),
-    ] {
+    for (most, each, in_full) in [(60, 40, whole), (24, 16, whole), (24, 16, IN_FULL)] {
         let head = format!("{word}: {}: ", named(phases, most, each));
         if head.len() + text.len() <= width {
             return format!("{head}{text}");
@@ -322,9 +345,6 @@ pub fn wrapped(line: &str, cols: usize) -> String {
 
 /// The fewest bytes of a warning's text a cut console line keeps, when the line's width allows.
 pub const MIN_TEXT: usize = 80;
-
-/// The ending of a cut warning when the long one leaves its text too little room.
-const IN_FULL_SHORT: &str = " (in full: results.json)";
 
 /// `phase w`, `phases f, r`, or as many names as fit in about `most` bytes and how many more (`phases a, b
 /// and 7 more`); a name over `each` bytes cut with `…`.
@@ -565,14 +585,14 @@ mod tests {
         let line = warning_line(&["f", "r"], cache, 200);
         assert_eq!(
             line,
-            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer… (in full: results.json; docs/results.md#warnings)"
+            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and… (in full: wkrun warnings)"
         );
-        assert_eq!(line.len(), 194);
+        assert_eq!(line.len(), 192);
         // Within the width, but for the action: `warning: phases f, r: ` (22 bytes), the action (68) and
-        // `… (in full: results.json)` (27) need 117.
+        // `… (in full: wkrun warnings)` (29) need 119.
         for width in 100..260 {
             let line = warning_line(&["f", "r"], cache, width);
-            assert!(line.len() <= width.max(117), "{width}");
+            assert!(line.len() <= width.max(119), "{width}");
             assert!(line.contains(&cache[..68]), "{width}");
         }
         // Line breaks and escapes never reach the terminal.
@@ -582,19 +602,44 @@ mod tests {
         );
     }
 
+    /// A cut line ends with the command that prints a run's warnings whole (it named results.json and a
+    /// section of the docs): `wkrun warnings DIR` with the console's results folder as a shell word, where
+    /// that leaves the text its room, else `wkrun warnings` alone.
+    #[test]
+    fn a_cut_line_names_wkrun_warnings_and_the_folder_where_it_fits() {
+        let cache = "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
+        let near = Console::new(true, false).in_folder(std::path::Path::new("my out"));
+        let line = near.line_of(Said::Warning, &["f", "r"], cache, 200);
+        assert_eq!(
+            line,
+            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory… (in full: wkrun warnings 'my out')"
+        );
+        assert_eq!(line.len(), 197);
+        // A folder of 120 bytes would leave the text 28: the ending leaves it out.
+        let far = Console::new(true, false).in_folder(std::path::Path::new(&"d/".repeat(60)));
+        assert_eq!(
+            far.line_of(Said::Warning, &["f", "r"], cache, 200),
+            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and… (in full: wkrun warnings)"
+        );
+        assert_eq!(
+            near.line_of(Said::Note, &["w"], "short", 200),
+            "note: phase w: short"
+        );
+    }
+
     /// The newcomer's trial: warnings were cut mid-word. A text whose last space within the room is early
     /// is cut there, not inside the long word after it; on a terminal the line wraps at words.
     #[test]
     fn a_warning_is_cut_and_wrapped_at_words() {
         let long = format!("target {} is not a regular file", "/x".repeat(100));
-        // Room for the text: 200 − 18 (`warning: phase w: `) − 51 (the ending) − 3 (`…`) = 128 bytes: `target `
-        // and 60 of the `/x`, ended after the next `/`.
+        // Room for the text: 200 − 18 (`warning: phase w: `) − 26 (the ending) − 3 (`…`) = 153 bytes: `target `
+        // and 72 of the `/x`, ended after the next `/`.
         let cut = warning_line(&["w"], &long, 200);
         assert_eq!(
             cut,
             format!(
-                "warning: phase w: target {}… (in full: results.json; docs/results.md#warnings)",
-                "/x".repeat(60) + "/"
+                "warning: phase w: target {}… (in full: wkrun warnings)",
+                "/x".repeat(72) + "/"
             )
         );
         assert!(cut.len() <= 200, "{}", cut.len());
@@ -602,7 +647,7 @@ mod tests {
         assert_eq!(
             warning_line(&["w"], &spaced, 200),
             format!(
-                "warning: phase w: {}… (in full: results.json; docs/results.md#warnings)",
+                "warning: phase w: {}… (in full: wkrun warnings)",
                 "w".repeat(30)
             )
         );
@@ -720,18 +765,18 @@ mod tests {
             assert_eq!(
                 line,
                 format!(
-                    "warning: phases a-phase-name-of… and 1 more: {action}… (in full: results.json)"
+                    "warning: phases a-phase-name-of… and 1 more: {action}… (in full: wkrun warnings)"
                 ),
                 "{width}"
             );
-            // docs/results.md#warnings: a line of 242 bytes.
-            assert_eq!(line.len(), 242);
+            // docs/results.md#warnings: a line of 244 bytes.
+            assert_eq!(line.len(), 244);
         }
         // Where the action fits with shorter names, the rest of the line takes what is left.
         assert_eq!(
             warning_line(&names[..1], &text, 250),
             format!(
-                "warning: phase a-phase-name-of…: {action}: they share the… (in full: results.json)"
+                "warning: phase a-phase-name-of…: {action}: they share the… (in full: wkrun warnings)"
             )
         );
         // Without a second `: `, the cut keeps at least MIN_TEXT bytes as before.

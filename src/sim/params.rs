@@ -200,6 +200,24 @@ impl Default for SimParams {
 /// The prefix of a simulated target on the command line.
 pub const PREFIX: &str = "sim:";
 
+/// Why one run may not hold a simulated drive and a real target (a file or a block device) together: run
+/// side by side, phase by phase, their phases would start together but not overlap in time, and their sum
+/// (the run's aggregate) would add virtual-time rates to wall-clock ones.
+pub const MIXED_CLOCKS: &str = "a simulated drive runs in virtual time, so its phases do not overlap the real target's in time and their sum would add virtual-time rates to wall-clock ones; run them separately and `wkrun compare` the two results folders";
+
+/// The first simulated drive (`sim:...`) and the first real target among the targets of one run, as
+/// `--target` or `[target] paths` names them, when it names both: such a run is refused
+/// ([`MIXED_CLOCKS`]). A name that is not UTF-8 is never a simulated drive.
+pub fn mixed_clocks<'a>(
+    targets: impl IntoIterator<Item = &'a std::path::Path>,
+) -> Option<(usize, usize)> {
+    let sim = |p: &std::path::Path| p.to_str().is_some_and(|t| t.starts_with(PREFIX));
+    let kinds: Vec<bool> = targets.into_iter().map(sim).collect();
+    let s = kinds.iter().position(|&k| k)?;
+    let r = kinds.iter().position(|&k| !k)?;
+    Some((s, r))
+}
+
 impl SimParams {
     /// Parses the command-line form `sim:key=value,key=value` (keys as in the spec table; `sim:` alone is
     /// every default).
@@ -331,6 +349,17 @@ crate::vocab::string_only!(GcPolicy);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run's targets hold a simulated drive and a real one: the first of each, by place.
+    #[test]
+    fn mixed_clocks_names_the_first_simulated_and_the_first_real_target() {
+        let of = |names: &[&str]| mixed_clocks(names.iter().map(std::path::Path::new));
+        assert_eq!(of(&["sim:capacity=1GiB", "a.img"]), Some((0, 1)));
+        assert_eq!(of(&["a.img", "/dev/x", "sim:", "sim:op=7%"]), Some((2, 0)));
+        assert_eq!(of(&["sim:capacity=1GiB", "sim:capacity=2GiB"]), None);
+        assert_eq!(of(&["a.img", "./sim:capacity=1GiB"]), None);
+        assert_eq!(of(&[]), None);
+    }
 
     #[test]
     fn command_line_form_parses_every_key() {

@@ -224,6 +224,7 @@ impl Placed<'_> {
 /// block's bad numbers ([`super::repeat::check_numbers`]); or for a spec that expands to more than
 /// [`MAX_PHASES`] phases, located at the `[[phase]]` that passes the limit.
 pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
+    phase_lists_once(spec)?;
     let placed = place(spec)?;
     // copies[i]: how many times the sweeps and blocks repeat phase i.
     let mut copies = vec![1u64; spec.phase.len()];
@@ -532,12 +533,55 @@ fn label(key: &Key, v: &Setting, sweep: Option<&str>) -> Label {
     }
 }
 
-/// The key the `k`-th sweep sweeps, and its values.
+/// The first value `values` holds twice, by its written form (which names the phases it makes).
+fn held_twice(values: &[Setting]) -> Option<&str> {
+    let mut seen = std::collections::HashSet::with_capacity(values.len());
+    values
+        .iter()
+        .map(|v| v.text.as_str())
+        .find(|t| !seen.insert(*t))
+}
+
+/// Why a list that holds `value` twice is refused: the phases of each value are named by it (`label=value`),
+/// so two would share their names.
+fn twice(key: &str, label: &str, value: &str) -> String {
+    format!(
+        "the {key} list holds {value} twice: each value of a list makes phases of its own, named by the value ({label}={value}), so two would share a name; list each value once"
+    )
+}
+
+/// Refuses a phase's list (a matrix key) that holds a value twice ([`twice`]), at the key.
+fn phase_lists_once(spec: &SpecFile) -> Result<(), RuleError> {
+    for (i, p) in spec.phase.iter().enumerate() {
+        for (key, m) in keys::matrix_keys() {
+            let Some(values) = (m.list)(p) else {
+                continue;
+            };
+            if let Some(v) = held_twice(&values) {
+                let table = format!("phase[{i}]");
+                return Err(table_err(
+                    &table,
+                    key.name,
+                    twice(key.name, m.label, v),
+                    None,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The key the `k`-th sweep sweeps, and its values, each once ([`twice`]).
 fn swept_key(k: usize, s: &SweepSpec) -> Result<(&'static Key, Vec<Setting>), RuleError> {
     let mut lists: Vec<(&'static Key, Vec<Setting>)> = keys::KEYS
         .iter()
         .filter_map(|key| Some((key, (key.matrix.as_ref()?.sweep?)(s)?)))
         .collect();
+    if let [(key, values)] = lists.as_slice()
+        && let Some(v) = held_twice(values)
+    {
+        return Err(sweep_err(k, key.name, twice(key.name, &s.name, v), None));
+    }
     match lists.len() {
         1 if !lists[0].1.is_empty() => Ok(lists.remove(0)),
         0 => Err(sweep_err(

@@ -597,16 +597,45 @@ mod tests {
         }
     }
 
+    /// A second value of each matrix key, other than its [`SAMPLES`] value.
+    const OTHER: &[(&str, &str)] = &[
+        ("span", "\"25%\""),
+        ("engine", "\"psync\""),
+        ("block_size", "\"4KiB\""),
+        ("queue_depth", "8"),
+        ("data", "\"random\""),
+        ("pattern", "\"random\""),
+        ("read_percent", "30"),
+    ];
+
     /// Every matrix key expands a list into one phase per value, with its label; every sweepable key too.
+    /// A list holding one value twice is refused at the key (its phases would share a name).
     #[test]
     fn matrix_and_sweep_keys_expand() {
-        for (key, m) in matrix_keys() {
-            let list = format!("[{0}, {0}]", sample(key.name));
-            let head = "format = 1\n[spec]\nname = \"t\"\nversion = \"1\"\n";
-            let phase = "[[phase]]\nname = \"p\"\nkind = \"workload\"\n";
-            let text = format!("{head}{phase}{} = {list}\n", key.name);
+        let head = "format = 1\n[spec]\nname = \"t\"\nversion = \"1\"\n";
+        let phase = "[[phase]]\nname = \"p\"\nkind = \"workload\"\n";
+        let listed = |key: &str, list: &str| {
+            let text = format!("{head}{phase}{key} = {list}\n");
             let spec: SpecFile = toml::from_str(&text).expect("matrix spec");
-            let out = super::super::expand::expand(&spec).expect("expands");
+            super::super::expand::expand(&spec)
+        };
+        for (key, m) in matrix_keys() {
+            let other = OTHER.iter().find(|(k, _)| *k == key.name).expect("other").1;
+            let one = sample(key.name);
+            let e = listed(key.name, &format!("[{one}, {one}]")).expect_err("a value twice");
+            let v = one.trim_matches('"');
+            assert_eq!(
+                (e.path, e.message),
+                (
+                    format!("phase[0].{}", key.name),
+                    format!(
+                        "the {} list holds {v} twice: each value of a list makes phases of its own, named by the value ({}={v}), so two would share a name; list each value once",
+                        key.name, m.label
+                    )
+                )
+            );
+            let list = format!("[{one}, {other}]");
+            let out = listed(key.name, &list).expect("expands");
             assert_eq!(out.len(), 2, "{}", key.name);
             for p in &out {
                 assert_eq!(p.labels[0].key, m.label);

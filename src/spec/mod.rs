@@ -149,8 +149,9 @@ pub struct TargetSection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathBuf>,
     /// Several targets, run together phase by phase (each with its own plan and results folder, plus an
-    /// aggregate), each as `--target` takes it: a file, a block device or `sim:KEY=VALUE,...`. Set `path`,
-    /// `paths` or `sim`, one of them; repeated `--target` on the command line replaces the list. Example:
+    /// aggregate), each as `--target` takes it: a file, a block device or `sim:KEY=VALUE,...`, simulated
+    /// drives alone or real targets alone (a simulated drive runs in virtual time). Set `path`, `paths` or
+    /// `sim`, one of them; repeated `--target` on the command line replaces the list. Example:
     /// `paths = ["a.img", "b.img"]`. Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paths: Option<Vec<PathBuf>>,

@@ -423,7 +423,20 @@ fn check_target_paths(t: &super::TargetSection) -> Option<RuleError> {
             ));
         }
     }
-    None
+    let paths = t.paths.as_deref().unwrap_or_default();
+    let (s, r) = crate::sim::params::mixed_clocks(paths.iter().map(|p| p.as_path()))?;
+    let shown = |i: usize| paths[i].to_string_lossy().into_owned();
+    Some(err(
+        format!("target.paths[{}]", s.max(r)),
+        None,
+        format!(
+            "{:?} (target.paths[{s}]) is a simulated drive and {:?} (target.paths[{r}]) a real target: {}",
+            shown(s),
+            shown(r),
+            crate::sim::params::MIXED_CLOCKS
+        ),
+        Some("list simulated drives alone, or files and block devices alone"),
+    ))
 }
 
 /// The `i`-th phase: its name (unique among `names`, the names of the phases before it, to which it is

@@ -124,11 +124,8 @@ fn sub_block_writes_on_the_simulated_drive_warn_of_read_modify_write() {
     assert_eq!(code, 0, "{err}");
     // On the console, once for both phases, on one line (issue 24 item 5).
     // What to do comes first, and the cut keeps it (issue 24 leftovers).
-    let line = "warning: phases w512, rw512: read-modify-write: the write numbers describe it, not plain writes; use block sizes that are multiples of 4096 B… (in full: results.json; docs/results.md#warnings)";
-    assert_eq!(
-        wkrun::run::observer::warning_line(&["w512", "rw512"], RMW, 200),
-        line
-    );
+    // The cut line ends with the command that prints it whole, naming the results folder.
+    let line = "warning: phases w512, rw512: read-modify-write: the write numbers describe it, not plain writes; use block sizes that are multiples of 4096 B: writes of 512 B are not… (in full: wkrun warnings out)";
     assert_eq!(
         err.lines()
             .filter(|l| l.contains("read-modify-write"))
@@ -207,12 +204,9 @@ fn holes_after_the_runs_own_erase_are_expected() {
         ]
     );
     // On the console the clause comes before the cut; holes this run's erase made are a note, not a
-    // warning: nothing to fix (issue 24 leftovers). The results keep it among the warnings.
-    let line = wkrun::run::observer::note_line(&["fill"], expected, 200);
-    assert_eq!(
-        line,
-        "note: phase fill: writes into holes: as expected after this run's erase (phase \"purge\"), 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at the… (in full: results.json)"
-    );
+    // warning: nothing to fix (issue 24 leftovers). The results keep it among the warnings; the cut line
+    // names the command that prints them whole, with the results folder.
+    let line = "note: phase fill: writes into holes: as expected after this run's erase (phase \"purge\"), 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at… (in full: wkrun warnings out)";
     assert_eq!(
         err.lines()
             .filter(|l| l.contains("as expected"))
@@ -226,7 +220,7 @@ fn holes_after_the_runs_own_erase_are_expected() {
             .filter(|l| l.contains("expected of a fill"))
             .collect::<Vec<_>>(),
         [
-            "note: phase refill: writes into holes: latencies include the file system's allocation work; expected of a fill: 4194304 B (50.0 %) of the write… (in full: results.json; docs/results.md#warnings)"
+            "note: phase refill: writes into holes: latencies include the file system's allocation work; expected of a fill: 4194304 B (50.0 %) of the write range [0, 8388608) are… (in full: wkrun warnings out)"
         ]
     );
 }
@@ -750,7 +744,7 @@ fn console_warnings_are_one_line_each_and_said_once_for_several_phases() {
             .copied()
             .collect::<Vec<_>>(),
         [
-            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer… (in full: results.json; docs/results.md#warnings)"
+            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and… (in full: wkrun warnings w)"
         ]
     );
     for l in &warned {
@@ -991,8 +985,8 @@ fn a_warning_of_every_phase_is_said_once_more_at_the_end_naming_them() {
         err.lines().skip(1).collect::<Vec<_>>(),
         [
             "3 phases, numbered 0 to 2",
-            "warning: phase r1: never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not… (in full: results.json; docs/results.md#warnings)",
-            "warning: phases r1, r2, r3: never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there… (in full: results.json; docs/results.md#warnings)",
+            "warning: phase r1: never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device… (in full: wkrun warnings out)",
+            "warning: phases r1, r2, r3: never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the… (in full: wkrun warnings out)",
         ]
     );
     let (results, _) = strict_results(&dir.path().join("out"));

@@ -859,13 +859,14 @@ fn a_held_file_among_several_targets_is_refused_before_anything_is_written() {
     let d = tempdir();
     let target = d.path().join("t.img");
     patterned_file(&target, 4 << 20);
+    patterned_file(&d.path().join("u.img"), 4 << 20);
     let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
     wait_for_phases(&mut child, &out, 1);
     let pid = child.id();
     let args = [
         "spec.toml",
         "--target",
-        "sim:capacity=64MiB,op=28%,block=256KiB",
+        "u.img",
         "--target",
         "t.img",
         "-o",

@@ -577,3 +577,16 @@ fn a_phase_of_a_sweep_is_renamed_in_the_file_and_sizes_hold_no_invisible_charact
         .collect();
     assert_eq!(names, ["prep", "zzz"]);
 }
+
+/// `--set read_percent=[0,0]` (a list expanding a phase into two of one name) said the phase "is already used
+/// by phase[1]", by itself: it says that the list holds the value twice, naming the key and the value.
+#[test]
+fn a_list_holding_a_value_twice_says_so() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    write_file(d, "s.toml", &spec_text("sw", SWEEP));
+    assert_eq!(
+        refused(d, "read_percent=[0,0]"),
+        "error: s.toml: after --set read_percent=[0,0]: the read_percent list holds 0 twice: each value of a list makes phases of its own, named by the value (read=0), so two would share a name; list each value once\n"
+    );
+}

@@ -386,6 +386,14 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             ":6:19: target.paths[1]: the path is empty"),
         bad("target-bad-sim.toml", spec(&format!("[target]\npaths = [\"a.img\", \"sim:capacity=bogus\"]\n{ERASE}")),
             ":6:19: target.paths[1]: size \"bogus\" has no number; write e.g. \"4KiB\" or \"1GiB\""),
+        // A list holding one value twice said the phase's name was already used (by itself): it says so.
+        bad("matrix-twice.toml", workload("read_percent = [0, 0]\nduration = \"1s\"\n"),
+            ":8:1: phase[0].read_percent: the read_percent list holds 0 twice: each value of a list makes phases of its own, named by the value (read=0), so two would share a name; list each value once"),
+        bad("sweep-twice.toml", spec("[[phase]]\nname = \"f\"\nkind = \"fill\"\n[[sweep]]\nname = \"op\"\nphases = [\"f\"]\nspan = [\"50%\", \"25%\", \"50%\"]\n"),
+            ":11:1: sweep[0].span: the span list holds 50% twice: each value of a list makes phases of its own, named by the value (op=50%), so two would share a name; list each value once"),
+        bad("target-mixed-clocks.toml", spec(&format!("[target]\npaths = [\"a.img\", \"sim:capacity=1GiB\"]\n{ERASE}")),
+            ":6:19: target.paths[1]: \"sim:capacity=1GiB\" (target.paths[1]) is a simulated drive and \"a.img\" (target.paths[0]) a real target: a simulated drive runs in virtual time, so its phases do not overlap the real target's in time and their sum would add virtual-time rates to wall-clock ones; run them separately and `wkrun compare` the two results folders")
+            .help("list simulated drives alone, or files and block devices alone"),
         bad("target-rank-template.toml", spec(&format!("[target]\npath = \"t{{rank}}.img\"\n{ERASE}")),
             ":6:1: target.path: {rank} is expanded on the command line only (--target, -o, --allow-destroy), not in the spec: every host would use \"t{rank}.img\" as written")
             .help("give the target on the command line: --target with the template (docs/hosts.md)"),

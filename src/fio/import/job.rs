@@ -126,8 +126,8 @@ pub struct Job {
     pub do_verify: bool,
     /// `steadystate`'s criterion as written, and where.
     pub ss: Option<(String, Place)>,
-    /// `ss_dur`, `ss_ramp`, `ss_interval`, µs.
-    pub ss_times: [u64; 3],
+    /// `ss_dur`, `ss_ramp`, `ss_interval`, µs, and where each was written (`None`: fio's default).
+    pub ss_times: [(u64, Option<Place>); 3],
     /// `loops`.
     pub loops: u64,
     /// `stonewall` (or the first job of a later job file).
@@ -195,7 +195,7 @@ impl Job {
             verify: None,
             do_verify: true,
             ss: None,
-            ss_times: [0, 0, 1_000_000],
+            ss_times: [(0, None), (0, None), (1_000_000, None)],
             loops: 1,
             stonewall: false,
             wait_for: None,
@@ -566,9 +566,11 @@ fn flag(v: &str) -> Result<bool, String> {
 fn map_steady(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, String> {
     match name {
         "steadystate" => job.ss = Some((v.trim().to_string(), at.clone())),
-        "steadystate_duration" => job.ss_times[0] = value::time_us(v, true)?,
-        "steadystate_ramp_time" => job.ss_times[1] = value::time_us(v, true)?,
-        "steadystate_check_interval" => job.ss_times[2] = value::time_us(v, true)?,
+        "steadystate_duration" => job.ss_times[0] = (value::time_us(v, true)?, Some(at.clone())),
+        "steadystate_ramp_time" => job.ss_times[1] = (value::time_us(v, true)?, Some(at.clone())),
+        "steadystate_check_interval" => {
+            job.ss_times[2] = (value::time_us(v, true)?, Some(at.clone()));
+        }
         "log_avg_msec" => {
             let ms = value::int(v, job.kb_base)?;
             job.interval_ms = (ms > 0).then_some(ms);

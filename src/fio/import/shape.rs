@@ -386,8 +386,14 @@ fn steady(
     notes: &mut Vec<Remark>,
     refused: &mut Vec<Remark>,
 ) -> Result<(Option<Steady>, Option<u64>), Problem> {
-    let [dur, ramp, every] = job.ss_times;
+    let [(dur, _), (ramp, ramp_at), (every, every_at)] = &job.ss_times;
+    let (dur, ramp, every) = (*dur, *ramp, *every);
     let at = job.ss.as_ref().map_or(&job.at, |s| &s.1);
+    // A remark on ss_ramp or ss_interval is placed at that option (at the criterion when fio's default).
+    let (ramp_at, every_at) = (
+        ramp_at.as_ref().unwrap_or(at),
+        every_at.as_ref().unwrap_or(at),
+    );
     if dur == 0 {
         if let Some((text, at)) = &job.ss {
             notes.push(remark(
@@ -440,7 +446,7 @@ fn steady(
     let interval_us = job.interval_ms.unwrap_or(1000) * 1000;
     if every % interval_us != 0 {
         refused.push(remark(
-            at,
+            every_at,
             "ss_interval",
             "fio's steady-state interval is not a multiple of the series interval (log_avg_msec) (--lossy: no steady-state rule)",
         ));
@@ -457,14 +463,14 @@ fn steady(
                 Bound::Time(t) if *t > r => {
                     *t -= r;
                     notes.push(remark(
-                        at,
+                        ramp_at,
                         format!("ss_ramp={ramp}"),
                         format!("fio judges steady state after ss_ramp, within its runtime, and counts its I/Os; wkrun's ramp comes first and is left out of the phase's totals, so the phase is ramp = \"{ramp}\" then duration = \"{}\" (the runtime less ss_ramp): as long as fio's job, judged from the same moment, its totals without the ramp's I/Os", Duration(*t * 1000)),
                     ));
                 }
                 _ => {
                     refused.push(remark(
-                        at,
+                        ramp_at,
                         format!("ss_ramp={ramp}"),
                         "ss_ramp is not shorter than runtime: fio never judges steady state (--lossy: no steady-state rule)",
                     ));
@@ -475,7 +481,7 @@ fn steady(
         }
         (_, Some(r)) => {
             refused.push(remark(
-                at,
+                ramp_at,
                 "ss_ramp with ramp_time",
                 "fio judges steady state only after ss_ramp but counts it; wkrun's lead-in is its ramp (--lossy: ramp_time alone)",
             ));

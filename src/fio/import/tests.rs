@@ -701,7 +701,8 @@ fn lossy_runtime_without_time_based_keeps_the_time() {
 /// fio's ss_ramp lies within its runtime and is counted: the phase ramps for it and runs the runtime less
 /// it, so it lasts as long as fio's job and is judged from the same moment (trial 14: a 10 s job with
 /// ss_ramp=5 imported as 5 s of ramp then 10 s, 15 s in all); an ss_ramp not shorter than the runtime
-/// leaves fio nothing to judge and is refused.
+/// leaves fio nothing to judge and is refused. Both are said at the ss_ramp line (line 11), not at the
+/// criterion's (`ss=`, line 9), as they were; on fio's command line, at the `--ss_ramp` argument.
 #[test]
 fn ss_ramp_is_a_ramp_within_the_runtime() {
     let job = "[rr]\nfilename=f\nrw=randread\nnorandommap\nsize=8m\nbs=4k\ntime_based\nruntime=10\nss=iops_slope:0.3%\nss_dur=4\nss_ramp=3\n";
@@ -714,14 +715,29 @@ fn ss_ramp_is_a_ramp_within_the_runtime() {
     assert!(
         out.notes
             .iter()
-            .any(|n| n.ends_with(&format!("ss_ramp=3s: {why}"))),
+            .any(|n| n == &format!("j.fio:11: ss_ramp=3s: {why}")),
         "{:?}",
         out.notes
     );
     let long = job.replace("ss_ramp=3", "ss_ramp=10");
     let err = import_text(&long, false).expect_err("refused");
+    let refusal = "ss_ramp=10s: ss_ramp is not shorter than runtime: fio never judges steady state (--lossy: no steady-state rule)";
     assert!(
-        err.iter().any(|e| e.starts_with("j.fio:9: ss_ramp=10s: ss_ramp is not shorter than runtime: fio never judges steady state (--lossy: no steady-state rule)")),
+        err.iter()
+            .any(|e| e.starts_with(&format!("j.fio:11: {refusal}"))),
+        "{err:?}"
+    );
+    let args: Vec<String> = ["--name=rr", "--filename=f", "--rw=randread", "--time_based"]
+        .into_iter()
+        .chain(["--runtime=10", "--ss=iops:5%", "--ss_dur=4", "--ss_ramp=10"])
+        .map(String::from)
+        .collect();
+    let err = import(&Source::Args(args), false, Some("t"), &env).expect_err("refused");
+    let err: Vec<String> = err.iter().map(ToString::to_string).collect();
+    assert!(
+        err.iter().any(|e| e.starts_with(&format!(
+            "fio command line, argument 8 `--ss_ramp=10`: {refusal}"
+        ))),
         "{err:?}"
     );
 }
