@@ -18,6 +18,11 @@ pub const STEADY_SHARE: f64 = 0.25;
 /// A phase reached its cliff when its steady level is below this share of its plateau...
 pub const CLIFF_DEPTH: f64 = 0.8;
 
+/// The intervals of the steady window of a series of `n`: its last quarter, at least 10.
+pub fn steady_intervals(n: usize) -> usize {
+    ((n as f64 * STEADY_SHARE) as usize).max(10)
+}
+
 /// What the fit matches.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Features {
@@ -47,7 +52,7 @@ impl Features {
         if n < MIN_SECONDS {
             return None;
         }
-        let tail = ((n as f64 * STEADY_SHARE) as usize).max(10);
+        let tail = steady_intervals(n);
         let last = &iops[n - tail..];
         let steady = mean(last);
         let sd = (last.iter().map(|x| (x - steady).powi(2)).sum::<f64>() / tail as f64).sqrt();

@@ -13,6 +13,7 @@
 //!    then one more refinement with them.
 
 use super::FitError;
+use super::doubts::{NEARER, Tried};
 use super::features::{Features, beyond};
 use super::measured::Measured;
 use super::runner::{self, Scratch};
@@ -47,6 +48,8 @@ pub struct Fitted {
     pub stop: Stop,
     /// The write rates of the phases its run replayed before the fitted one ([`Measured::replayed`]'s).
     pub replayed: Vec<super::replay::Rate>,
+    /// The drives the spread step ran, the one it started from first (none when the spread is unknown).
+    pub tried: Vec<Tried>,
 }
 
 /// Why a refinement stopped.
@@ -209,6 +212,8 @@ struct Runs<'a> {
     log: &'a mut dyn Write,
     /// Each candidate's target and the write rates of its replayed phases, in the order run.
     rates: Vec<(String, Vec<super::replay::Rate>)>,
+    /// The drives the spread step ran ([`vary`]).
+    tried: Vec<Tried>,
 }
 
 impl Runs<'_> {
@@ -262,6 +267,7 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         n: 0,
         log,
         rates: Vec::new(),
+        tried: Vec::new(),
     };
     let mut p = first_guess(m).map_err(|u| unmet_in_results(m, &u))?;
     let dp = interval_decimals(m.phase().interval_ns);
@@ -298,6 +304,7 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         runs: runs.n,
         stop,
         replayed,
+        tried: runs.tried,
     })
 }
 
@@ -827,12 +834,20 @@ fn vary(runs: &mut Runs<'_>, p: &SimParams, f: &Features) -> Result<Option<SimPa
             with(30, GcPolicy::Deferred, Some(0)),
         ]
     };
+    let tried = |q: &SimParams, spread: f64| Tried {
+        gc: q.gc,
+        pace: q.gc_pace,
+        jitter: q.jitter,
+        spread,
+    };
+    runs.tried.push(tried(p, f.spread));
     let mut best: Option<(f64, SimParams)> = None;
     let mut best_gap = (f.spread - want).abs();
     for c in candidates {
         let g = runs.try_params(&c)?;
+        runs.tried.push(tried(&c, g.spread));
         let gap = (g.spread - want).abs();
-        if gap < best_gap * 0.8 {
+        if gap < best_gap * NEARER {
             best_gap = gap;
             best = Some((gap, c));
         }
@@ -930,6 +945,10 @@ pub fn warnings(m: &Measured, f: &Fitted) -> Vec<String> {
                 f.stop.why()
             ));
         }
+    }
+    out.extend(super::doubts::plateau_warning(m, f));
+    if m.known.spread {
+        out.extend(super::doubts::untold_gc(f, a.spread));
     }
     out
 }
@@ -1057,9 +1076,17 @@ fn pinned_lines(m: &Measured, f: &Fitted, ratio_pinned: bool, steady_missed: boo
             None => "dies / program_time (the plateau)".to_string(),
         });
     }
-    if k.spread {
+    let jitter_off = super::doubts::plateau_off(m, f);
+    let gc_untold = k.spread && super::doubts::untold_gc(f, m.features.spread).is_some();
+    let by_spread = [
+        (!gc_untold).then(|| format!("gc = {gc}")),
+        jitter_off.is_none().then(|| format!("jitter = {jitter}")),
+    ];
+    let by_spread: Vec<String> = by_spread.into_iter().flatten().collect();
+    if k.spread && !by_spread.is_empty() {
         pinned.push(format!(
-            "gc = {gc} and jitter = {jitter}, by the spread among the few tried"
+            "{}, by the spread among the few tried",
+            by_spread.join(" and ")
         ));
     } else if !pinned.is_empty() {
         pinned.push("nothing else".to_string());
@@ -1081,6 +1108,19 @@ fn pinned_lines(m: &Measured, f: &Fitted, ratio_pinned: bool, steady_missed: boo
         s.push_str(&format!(
             "fit: not pinned by the data: op = {} ({why})\n",
             p.op
+        ));
+    }
+    if let Some(err) = jitter_off {
+        s.push_str(&format!(
+            "fit: not pinned by the data: jitter = {jitter} (the fresh plateau is {:+.1} % off, more than the {:.1} % of a fit with the right parameters: likely off, see the warning)\n",
+            err * 100.0,
+            super::doubts::PLATEAU_TOLERANCE * 100.0
+        ));
+    }
+    if gc_untold {
+        s.push_str(&format!(
+            "fit: not pinned by the data: gc and gc_pace (gc = {gc}{} kept: the collection policies tried were not told apart by the spread, see the warning)\n",
+            p.gc_pace.map(|x| format!(", gc_pace = {x}")).unwrap_or_default()
         ));
     }
     s.push_str(&format!(

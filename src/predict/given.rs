@@ -413,6 +413,10 @@ fn spare(
         (Some((_, span, v)), None) => {
             match number(v) {
                 Some(x) if x.is_finite() && x > 0.0 && x < CLIFF_DEPTH * plateau => Ok(Spare::Steady(x)),
+                Some(x) if x <= 0.0 => Err(at(span.clone(), format!(
+                    "key \"steady_iops\": {} is no steady level: with no writes completing there is no write amplification to fit the spare area to; give the steady IOPS measured (more than 0), or the spare area as op",
+                    echo(&text[span.clone()])
+                ))),
                 Some(_) => Err(at(span.clone(), format!(
                     "key \"steady_iops\": {} is not below 80 % of the plateau ({plateau}): no cliff, so the spare area is unknown",
                     echo(&text[span.clone()])
@@ -808,6 +812,15 @@ mod tests {
                 "f.toml:6: key \"op\": give steady_iops or op, not both",
             ),
             (BASE.to_string(), "f.toml: neither steady_iops nor op"),
+            // A level of 0 is not "not below 80 %" of the plateau: it is no level at all.
+            (
+                format!("{BASE}steady_iops = 0\n"),
+                "f.toml:5: key \"steady_iops\": 0 is no steady level: with no writes completing there is no write amplification to fit the spare area to; give the steady IOPS measured (more than 0), or the spare area as op",
+            ),
+            (
+                format!("{BASE}steady_iops = -0.0\n"),
+                "f.toml:5: key \"steady_iops\": -0.0 is no steady level",
+            ),
             (
                 format!("{BASE}steady_iops = 1000\n"),
                 "f.toml:5: key \"steady_iops\": 1000 is not below 80 % of the plateau (1250): no cliff",

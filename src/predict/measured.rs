@@ -101,6 +101,7 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
         ))
     })?;
     let seconds = iops.len() as f64 * dt;
+    zero_rates(r, i, &features, iops.len(), dt).map_err(bad)?;
     if !features.reached_cliff(seconds) {
         // Which of the two conditions failed: no drop at all (a half-way between a plateau and a level at
         // or above it means nothing, trial 14), or a drop too late to leave a level after it.
@@ -180,6 +181,34 @@ pub fn load(path: &Path) -> Result<(PathBuf, crate::report::runs::RunData), FitE
         )));
     }
     Ok((file, run))
+}
+
+/// Refuses a fitted phase `i` of `r` whose steady level (of `f`, its features of `n` whole intervals of `dt`
+/// s) is 0
+/// IOPS, or a fill before it that wrote at 0 IOPS: the fit divides by both (the steady level over the
+/// fill's rate gives the write amplification, hence the spare area), and with either at 0 its candidates
+/// chased a spare area no drive has and stopped at a bound, or were called matched. Named with the phase
+/// and the figure, before any simulated run.
+fn zero_rates(r: &Results, i: usize, f: &Features, n: usize, dt: f64) -> Result<(), String> {
+    if let Some(fill) = r.phases[..i]
+        .iter()
+        .find(|p| p.kind == PhaseKind::Fill && p.write.iops <= 0.0)
+    {
+        return Err(format!(
+            "phase {:?} (the fill before the random writes) wrote at {} IOPS ({} writes in {:.3} s): its rate sets the fitted dies / program_time, and no drive writes at 0 IOPS; fit a run whose fill completed its writes",
+            fill.name, fill.write.iops, fill.write.ops, fill.duration_s
+        ));
+    }
+    if f.steady > 0.0 {
+        return Ok(());
+    }
+    let tail = super::features::steady_intervals(n);
+    Err(format!(
+        "phase {:?}'s steady level, the mean write IOPS of its last quarter (its last {tail} intervals, from {:.prec$} s), is 0: no write completed there, so no write amplification can be measured and no spare area fitted (the fit takes the steady level over the fill's rate); a drive that stalls for that long (a garbage collection or erase longer than the quarter, a hung device) is not one the model has: run the random writes longer, so that writes complete in the last quarter, and fit that run",
+        r.phases[i].name,
+        n.saturating_sub(tail) as f64 * dt,
+        prec = super::fit::interval_decimals((dt * 1e9).round() as u64)
+    ))
 }
 
 /// The least share of the capacity a fitted phase's span covers: the fit's model counts every byte of the

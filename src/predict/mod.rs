@@ -7,6 +7,7 @@
 //! so a candidate's series is exactly what `wkrun SPEC --target sim:...` writes. docs/predict.md says what
 //! the fit assumes and what a prediction is not.
 
+pub mod doubts;
 pub mod features;
 pub mod fit;
 pub mod given;

@@ -47,6 +47,7 @@ mod parts;
 mod phases;
 mod prealloc;
 mod predict;
+mod predict_doubts;
 mod predict_hard;
 mod predict_overlay;
 mod predict_seeds;

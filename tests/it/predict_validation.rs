@@ -180,16 +180,21 @@ fn drive_fit(
     (rows, fill)
 }
 
-/// The fill's write IOPS (`write.iops` of the phase named `fill`) of the results in `out`.
-fn fill_iops(out: &Path) -> f64 {
-    let r = results(out);
-    let fill = r["phases"]
+/// The phase named `name` of the results `r`.
+fn phase<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    r["phases"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["name"] == "fill")
-        .unwrap();
-    fill["write"]["iops"].as_f64().unwrap()
+        .find(|p| p["name"] == name)
+        .unwrap()
+}
+
+/// The fill's write IOPS (`write.iops` of the phase named `fill`) of the results in `out`.
+fn fill_iops(out: &Path) -> f64 {
+    phase(&results(out), "fill")["write"]["iops"]
+        .as_f64()
+        .unwrap()
 }
 
 /// The fitted drive's fill error against the measured run `short` (`fitted`'s fill run again here), as the
@@ -350,4 +355,195 @@ fn the_validation_table_in_docs_predict_md_is_the_fits_of_known_drives() {
     );
     // The goal holds on it: steady IOPS and cliff time within 10 %.
     assert!(steady.abs() <= 0.10 && cliff.abs() <= 0.10, "{row}");
+}
+
+/// A fit of the plateau's calibration: the true drive, its phase's duration, the plateau error at 1 s rows
+/// and at 100 ms rows, whether the fit says at each that the collection policies were not told apart, and
+/// whether every run of the test makes it.
+type PlateauFit = (
+    &'static str,
+    &'static str,
+    [&'static str; 2],
+    [bool; 2],
+    bool,
+);
+
+/// The plateau's tolerance (`predict::doubts::PLATEAU_TOLERANCE`), calibrated. Dies / program time are
+/// fitted to the fill, so the fresh plateau is compared, not matched. A fit with the right parameters (the
+/// truth's timing variation, collection policy and pace, its dies as the fit splits its ratio; the spare
+/// area to a superblock and the program time to the fill, as the fit sets them) shows a small plateau
+/// error, at 1 s and at 100 ms rows; a fit whose jitter or collection is wrong shows more. Each fit's
+/// error is read from its account's `fresh plateau (IOPS)` row, its measured plateau recomputed here from
+/// the series; the warning is said exactly when the error is beyond the tolerance. The quick drives (64 MiB,
+/// a minute of random writes) are fitted by every run of the test; with `WKRUN_VALIDATION_FULL=BIN` also the
+/// validation drives and a 512 MiB drive of 15 minutes, whose largest error of a right fit sets the
+/// tolerance: the next half percent above it.
+#[test]
+fn the_plateau_tolerance_is_just_above_the_plateau_error_of_a_correct_fit() {
+    let dir = tempdir();
+    let d = dir.path();
+    let full = std::env::var_os("WKRUN_VALIDATION_FULL")
+        .map(|b| std::fs::canonicalize(b).expect("WKRUN_VALIDATION_FULL names a wkrun binary"));
+    let fits: [PlateauFit; 9] = [
+        (
+            "sim:capacity=64MiB,op=7%,block=256KiB",
+            "60s",
+            ["+0.0 %", "+1.6 %"],
+            [false, false],
+            true,
+        ),
+        (
+            "sim:capacity=64MiB,op=40%,dies=1,program_time=3000us",
+            "60s",
+            ["+0.0 %", "+0.0 %"],
+            [false, false],
+            true,
+        ),
+        (
+            "sim:capacity=64MiB,op=15%,block=256KiB,dies=2,jitter=50%",
+            "60s",
+            ["+0.0 %", "+0.0 %"],
+            [false, true],
+            true,
+        ),
+        (
+            "sim:capacity=512MiB,op=7%",
+            "900s",
+            ["+0.5 %", "-2.8 %"],
+            [false, false],
+            false,
+        ),
+        (
+            DRIVES[0],
+            "900s",
+            ["+0.0 %", "+0.0 %"],
+            [false, false],
+            false,
+        ),
+        (
+            DRIVES[1],
+            "900s",
+            ["+0.5 %", "+1.7 %"],
+            [false, false],
+            false,
+        ),
+        (
+            DRIVES[2],
+            "900s",
+            ["-3.4 %", "+45.5 %"],
+            [true, false],
+            false,
+        ),
+        (
+            DRIVES[3],
+            "900s",
+            ["-13.8 %", "-31.0 %"],
+            [false, false],
+            false,
+        ),
+        (
+            DRIVES[4],
+            "900s",
+            ["+4.4 %", "+25.7 %"],
+            [true, false],
+            false,
+        ),
+    ];
+    let tolerance = wkrun::predict::doubts::PLATEAU_TOLERANCE * 100.0;
+    let mut right_worst = 0.0f64;
+    // Each fit made: its drive, interval, plateau error and whether it said the policies were not told
+    // apart, against the table's.
+    let (mut made, mut want) = (Vec::new(), Vec::new());
+    for (i, (truth, duration, errors, untold, quick)) in fits.iter().enumerate() {
+        let bin = match (&full, quick) {
+            (_, true) => PathBuf::from(wkrun_bin()),
+            (Some(b), false) => b.clone(),
+            (None, false) => continue,
+        };
+        for (j, interval) in ["1s", "100ms"].into_iter().enumerate() {
+            let spec = SHORT.replace(
+                "duration = \"900s\"",
+                &format!("duration = \"{duration}\"\ninterval = \"{interval}\""),
+            );
+            write_file(d, "plateau.toml", &spec);
+            let short = format!("p{i}-{interval}");
+            run(
+                &bin,
+                d,
+                &["plateau.toml", "--target", truth, "-q", "-o", &short],
+            );
+            let (out, err) = run(&bin, d, &["sim", "fit", &short]);
+            let fitted = wkrun::sim::SimParams::parse_target(out.lines().last().unwrap()).unwrap();
+            let row = err
+                .lines()
+                .find(|l| l.starts_with("fit:   fresh plateau (IOPS)"))
+                .unwrap();
+            let cells: Vec<&str> = row.split_whitespace().collect();
+            let (measured, got) = (cells[4], format!("{} {}", cells[6], cells[7]));
+            assert_eq!(
+                measured,
+                format!("{:.0}", plateau_of(&d.join(&short))),
+                "{truth} at {interval}: {row}"
+            );
+            let e: f64 = cells[6].parse().unwrap();
+            let warned = err.contains("warning: the fitted drive's fresh plateau is ");
+            assert_eq!(warned, e.abs() > tolerance, "{truth} at {interval}:\n{err}");
+            let said = "warning: the collection policy and its pace could not be told apart";
+            made.push((*truth, interval, got.clone(), err.contains(said)));
+            want.push((*truth, interval, errors[j].to_string(), untold[j]));
+            let t = wkrun::sim::SimParams::parse_target(truth).unwrap();
+            let (dies, ns) = (f64::from(t.dies.unwrap_or(1)), t.program_time.0 as f64);
+            let split = 2f64.powf((dies * 1.6e6 / ns).max(1.0).log2().round());
+            let right = (fitted.jitter, fitted.gc, fitted.gc_pace, fitted.dies)
+                == (t.jitter, t.gc, t.gc_pace, Some(split as u32));
+            if right {
+                right_worst = right_worst.max(e.abs());
+                assert!(!warned, "a right fit warned: {truth} at {interval}:\n{err}");
+            }
+        }
+    }
+    assert_eq!(made, want);
+    // The right fits' largest error (the 512 MiB drive at 100 ms with the validation runs, else the
+    // quick drives'), and the tolerance just above it.
+    let worst = if full.is_some() { 2.8 } else { 1.6 };
+    assert_eq!(format!("{right_worst:.1}"), format!("{worst:.1}"));
+    if full.is_some() {
+        assert_eq!(tolerance, ((right_worst * 2.0).floor() + 1.0) / 2.0);
+    }
+    assert!(right_worst < tolerance);
+}
+
+/// The fresh plateau of phase `wsat` in the results `out`, recomputed from its series: the highest
+/// 3-interval median of its first quarter; when fewer than 5 intervals from the first at or above half-way
+/// from that median to the mean of the last quarter lie above it, the highest of those.
+pub fn plateau_of(out: &Path) -> f64 {
+    let r = results(out);
+    let p = phase(&r, "wsat");
+    let iops: Vec<f64> = csv_rows(&out.join(p["series_csv"].as_str().unwrap()))
+        .iter()
+        .filter(|x| x["partial"] == "0")
+        .map(|x| f(x, "write_iops"))
+        .collect();
+    let n = iops.len();
+    let tail = (n / 4).max(10);
+    let steady = iops[n - tail..].iter().sum::<f64>() / tail as f64;
+    let median = iops[..(n / 4).max(3)]
+        .windows(3)
+        .map(|w| {
+            let mut v = w.to_vec();
+            v.sort_by(f64::total_cmp);
+            v[1]
+        })
+        .fold(0.0, f64::max);
+    let drop = steady + 0.5 * (median - steady);
+    let start = iops.iter().position(|&x| x >= drop).unwrap_or(0);
+    let fresh: Vec<f64> = iops[start..]
+        .iter()
+        .take_while(|&&x| x >= drop)
+        .copied()
+        .collect();
+    match fresh.len() < 5 {
+        true => fresh.iter().copied().fold(0.0, f64::max),
+        false => median,
+    }
 }
