@@ -818,9 +818,14 @@ fn validate_results(p: &Path) -> Result<String, (u8, String)> {
     .map_err(|e| (1, e))?;
     let checked =
         wkrun::report::validate::check(&file).map_err(|all| (2, all.join("\nerror: ")))?;
-    let (n, series) = (checked.phases, checked.series);
+    let (n, series, targets) = (checked.phases, checked.series, checked.targets);
+    let folders = match targets {
+        0 => String::new(),
+        1 => ", 1 target's folder".to_string(),
+        t => format!(", {t} targets' folders"),
+    };
     Ok(format!(
-        "{}: ok (results, {n} phase{}, {series} series CSV{})",
+        "{}: ok (results, {n} phase{}, {series} series CSV{}{folders})",
         p.display(),
         if n == 1 { "" } else { "s" },
         if series == 1 { "" } else { "s" }

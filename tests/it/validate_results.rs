@@ -460,6 +460,51 @@ fn values_no_run_writes_are_named_by_their_json_path() {
     refused_by(d, &["sim", "fit", &same], &cases[0].1);
 }
 
+/// The aggregate of a run on several targets names each target's folder (`cluster.hosts[].results`):
+/// `validate` checks each as a results folder, and `compare` and `report` refuse what it refuses (attack
+/// 15: a target's `results.json` replaced by `{garbage` still validated, and compare and report read the
+/// aggregate).
+#[test]
+fn an_aggregate_s_targets_folders_are_checked() {
+    let t = tempdir();
+    let d = t.path();
+    write_file(d, "v.toml", &spec_text("v", SPEC));
+    let (a, b) = (
+        "sim:capacity=64MiB,op=7%,block=256KiB",
+        "sim:capacity=64MiB,op=20%,block=256KiB",
+    );
+    let args = ["v.toml", "--target", a, "--target", b, "-q", "-o", "m"];
+    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    assert_eq!(c, 0, "{e}");
+    let (c, out, e) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (
+            0,
+            "m: ok (results, 2 phases, 2 series CSVs, 2 targets' folders)\n",
+            ""
+        )
+    );
+    let second = "m/t1-sim-64MiB-op20-block256KiB";
+    fs::write(d.join(second).join("results.json"), "{garbage").expect("write");
+    let why = format!(
+        "error: {second}/results.json is not a wkrun results document: not JSON (key must be a string at line 1 column 2)\n"
+    );
+    refused_by(d, &["validate", "m"], &why);
+    refused_by(d, &["compare", "m"], &why);
+    refused_by(d, &["report", "m", "-o", "rep"], &why);
+    assert!(!d.join("rep").exists());
+    // A target's folder that is gone.
+    fs::remove_dir_all(d.join(second)).expect("remove");
+    refused_by(
+        d,
+        &["validate", "m"],
+        &format!(
+            "error: {second}: a target's folder the aggregate names: No such file or directory (os error 2)\n"
+        ),
+    );
+}
+
 /// A simulated drive's device CSV is checked as a series is (attack 40, finding 8: validate passed one cut
 /// short, one going back in time, one torn mid-row and one deleted, and the report drew what was left): a
 /// completed phase's has a row per interval, rows go forward in time, and it is there.
