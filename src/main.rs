@@ -343,6 +343,10 @@ struct RunArgs {
     /// results (`prediction.fit_warnings`); repeatable.
     #[arg(long, value_name = "TEXT", hide = true, requires = "predicted_from")]
     fit_warning: Vec<String>,
+    /// With --predicted-from: the target was given with `sim predict --fitted`, not fitted by this
+    /// prediction (`prediction.target_given`).
+    #[arg(long, hide = true, requires = "predicted_from")]
+    target_given: bool,
 }
 
 /// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
@@ -1627,7 +1631,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let predicted = sim_cli::predicted(
         a.predicted_from.as_deref(),
         &a.target.target,
-        &a.fit_warning,
+        (&a.fit_warning, a.target_given),
     )?;
     if targets.len() > 1 {
         return multi::cmd_run_many(&s, &targets, a, launch);

@@ -133,12 +133,16 @@ impl RunData {
     }
 
     /// The run's legend entry: `LABEL on TARGET`, or the label alone when it names the target; a
-    /// prediction's: `predicted from MEASURED`, the measured results file it was fitted to (its fitted
-    /// drive, too long to share the row, is the row's second line:
+    /// prediction's: `predicted from MEASURED`, the measured results file it was fitted to, or, when its
+    /// drive was given with `--fitted` (`prediction.target_given`), `predicted on a given drive, not fitted
+    /// to MEASURED` (its drive, too long to share the row, is the row's second line:
     /// [`crate::report::chart::predicted::legend_note`]).
     pub fn legend(&self) -> String {
         if let Some(p) = &self.results.prediction {
-            return format!("predicted from {}", p.measured);
+            return match p.target_given {
+                true => format!("predicted on a given drive, not fitted to {}", p.measured),
+                false => format!("predicted from {}", p.measured),
+            };
         }
         let target = self.target_name();
         // A run labelled by its target (the default label of a drive without a model) is named once.

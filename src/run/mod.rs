@@ -626,6 +626,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
                 measured_run_target: p.measured_run_target.clone(),
                 fit_warnings: p.fit_warnings.clone(),
                 notes: p.notes.clone(),
+                target_given: p.target_given,
             }),
         health: None,
         phases: Vec::new(),
