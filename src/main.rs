@@ -344,6 +344,10 @@ struct RunArgs {
     /// results (`prediction.fit_warnings`); repeatable.
     #[arg(long, value_name = "TEXT", hide = true, requires = "predicted_from")]
     fit_warning: Vec<String>,
+    /// With --predicted-from: the target was given with `sim predict --fitted`, not fitted by this
+    /// prediction (`prediction.target_given`).
+    #[arg(long, hide = true, requires = "predicted_from")]
+    target_given: bool,
 }
 
 /// A `--label`: 1 to [`MAX_LABEL`] characters, none of them a control or format character (a line break,
@@ -819,9 +823,14 @@ fn validate_results(p: &Path) -> Result<String, (u8, String)> {
     .map_err(|e| (1, e))?;
     let checked =
         wkrun::report::validate::check(&file).map_err(|all| (2, all.join("\nerror: ")))?;
-    let (n, series) = (checked.phases, checked.series);
+    let (n, series, targets) = (checked.phases, checked.series, checked.targets);
+    let folders = match targets {
+        0 => String::new(),
+        1 => ", 1 target's folder".to_string(),
+        t => format!(", {t} targets' folders"),
+    };
     Ok(format!(
-        "{}: ok (results, {n} phase{}, {series} series CSV{})",
+        "{}: ok (results, {n} phase{}, {series} series CSV{}{folders})",
         p.display(),
         if n == 1 { "" } else { "s" },
         if series == 1 { "" } else { "s" }
@@ -1642,7 +1651,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let predicted = sim_cli::predicted(
         a.predicted_from.as_deref(),
         &a.target.target,
-        &a.fit_warning,
+        (&a.fit_warning, a.target_given),
     )?;
     if targets.len() > 1 {
         return multi::cmd_run_many(&s, &targets, a, launch);

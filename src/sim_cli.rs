@@ -72,8 +72,9 @@ fn fit_fail(e: FitError) -> Fail {
 }
 
 /// What makes a run a prediction (`wkrun SPEC --target sim:... --predicted-from FILE`, as `sim predict`
-/// runs it): the measured results file `measured`, the run's one `--target` and the warnings of the fit
-/// that found it (`fit_warnings`, each cut as an echoed value is); `None` for a run.
+/// runs it): the measured results file `measured`, the run's one `--target`, the warnings of the fit
+/// that found it (`fit_warnings`, each cut as an echoed value is) and whether it was given with `--fitted`
+/// instead (`given`); `None` for a run.
 ///
 /// # Errors
 /// Exit 2 when `measured` is given without exactly one target, or with one that is not a simulated drive
@@ -82,7 +83,7 @@ fn fit_fail(e: FitError) -> Fail {
 pub fn predicted(
     measured: Option<&Path>,
     targets: &[PathBuf],
-    fit_warnings: &[String],
+    (fit_warnings, given): (&[String], bool),
 ) -> Result<Option<wkrun::plan::Predicted>, Fail> {
     let Some(measured) = measured else {
         return Ok(None);
@@ -113,6 +114,7 @@ pub fn predicted(
         measured_run_started_at: None,
         measured_run_target: None,
         notes: Vec::new(),
+        target_given: given,
         paired: Err(wkrun::plan::pairing::Unpaired::NoPhases),
     }))
 }
@@ -233,12 +235,14 @@ pub fn cmd_sim(cmd: SimCmd) -> Result<(), Fail> {
             let inputs =
                 prediction::check(&results, &spec, output.as_deref(), given.as_deref(), &set)
                     .map_err(fit_fail)?;
+            let was_given = given.is_some();
             let (target, warnings) = match given {
                 Some(t) => (t, Vec::new()),
                 None => fitted(&results, phase.as_deref(), None, quiet)?,
             };
             // The run says its summary, `done:` and `next:` on stdout itself.
-            prediction::run(&exe()?, &inputs, &target, &warnings, quiet).map_err(fit_fail)?;
+            let drive = (target.as_str(), was_given);
+            prediction::run(&exe()?, &inputs, drive, &warnings, quiet).map_err(fit_fail)?;
             Ok(())
         }
     }

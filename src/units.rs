@@ -48,6 +48,41 @@ pub fn refuse_hidden(what: &str, s: &str) -> Result<(), String> {
     }
 }
 
+/// The number in exponent notation (`1e30`, `2.5E-3`) the value `s` starts with, when it does.
+fn exponent(s: &str) -> Option<&str> {
+    let t = s.trim_matches(' ');
+    let mantissa = t.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let signed = t[mantissa..].strip_prefix(['e', 'E'])?;
+    let digits = signed.strip_prefix(['+', '-']).unwrap_or(signed);
+    let n = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    (mantissa > 0 && n > 0).then(|| &t[..t.len() - digits.len() + n])
+}
+
+/// Why the value `s`, a `what` whose number is in exponent notation (`1e30s`), is refused: wkrun reads
+/// plain digits (split at its first letter, `1e30s` was the number `1e` with the unit `e`). Said with the
+/// value in plain digits when it is whole and in range (`scale` of a unit: its size in the smallest one;
+/// `u64::MAX` of those at most), else that it is `too` (long, large). `None` when its number is not in
+/// exponent notation.
+fn in_exponent(
+    what: &str,
+    too: &str,
+    s: &str,
+    scale: &dyn Fn(&str) -> Option<u64>,
+) -> Option<String> {
+    let num = exponent(s)?;
+    let unit = s.trim_matches(' ')[num.len()..].trim_matches(' ');
+    let v: f64 = num.parse().ok()?;
+    let said =
+        format!("{what} {s:?}: {num} is not a plain number (wkrun reads digits, no exponent)");
+    Some(match scale(unit) {
+        Some(k) if v * k as f64 > u64::MAX as f64 => format!("{said}, and it is {too}"),
+        _ if v.fract() == 0.0 && v < 1e15 => format!("{said}: write \"{v:.0}{unit}\""),
+        _ => format!("{said}: write it in digits"),
+    })
+}
+
 /// Splits `"128KiB"` into `("128", "KiB")` (ASCII spaces between number and unit allowed).
 fn split_unit(s: &str) -> (&str, &str) {
     let s = s.trim_matches(' ');
@@ -66,6 +101,10 @@ impl Size {
     /// Parses a size string; the error says what was wrong and what is accepted.
     pub fn parse(s: &str) -> Result<Size, String> {
         refuse_hidden("size", s)?;
+        let scale = |unit: &str| Size::parse(&format!("1{unit}")).ok().map(|z| z.0);
+        if let Some(why) = in_exponent("size", "too large", s, &scale) {
+            return Err(why);
+        }
         let (num, unit) = split_unit(s);
         if num.is_empty() {
             return Err(format!(
@@ -162,6 +201,10 @@ impl Duration {
     /// (`"1h30m"`, `"2m30s"`).
     pub fn parse(s: &str) -> Result<Duration, String> {
         refuse_hidden("duration", s)?;
+        let scale = |unit: &str| Duration::parse_term(&format!("1{unit}")).ok().map(|d| d.0);
+        if let Some(why) = in_exponent("duration", "too long", s, &scale) {
+            return Err(why);
+        }
         let t = s.trim_matches(' ');
         let mut terms = Vec::new();
         let mut rest = t;
@@ -517,6 +560,44 @@ mod tests {
             .unwrap_err()
             .message()
             .to_string()
+    }
+
+    /// A number in exponent notation is said to be one, with its plain digits or that it is out of
+    /// range (attack 15: `--set duration=1e30s` said `duration "1e" has an unknown unit "e"`).
+    #[test]
+    fn a_number_with_an_exponent_is_said_to_be_one() {
+        let no = "is not a plain number (wkrun reads digits, no exponent)";
+        assert_eq!(
+            Duration::parse("1e30s"),
+            Err(format!("duration \"1e30s\": 1e30 {no}, and it is too long"))
+        );
+        assert_eq!(
+            Duration::parse("1.5e3ms"),
+            Err(format!(
+                "duration \"1.5e3ms\": 1.5e3 {no}: write \"1500ms\""
+            ))
+        );
+        assert_eq!(
+            Duration::parse("2E-3s"),
+            Err(format!("duration \"2E-3s\": 2E-3 {no}: write it in digits"))
+        );
+        assert_eq!(
+            Size::parse("4e3KiB"),
+            Err(format!("size \"4e3KiB\": 4e3 {no}: write \"4000KiB\""))
+        );
+        assert_eq!(
+            Size::parse("1e20"),
+            Err(format!("size \"1e20\": 1e20 {no}, and it is too large"))
+        );
+        // Not an exponent: a unit that starts with e is still an unknown unit.
+        assert_eq!(
+            Duration::parse("3e"),
+            Err(
+                "duration \"3e\" has an unknown unit \"e\"; use ns, us, ms, s, m or min, h, d"
+                    .into()
+            )
+        );
+        assert_eq!(Duration::parse("1h30m"), Ok(Duration(5_400_000_000_000)));
     }
 
     /// The unknown-unit message lists every unit a size takes, PiB and PB too (issue 24, round 2), and

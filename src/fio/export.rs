@@ -1,8 +1,9 @@
 //! `wkrun export fio SPEC`: a fio job file that runs the spec's phases fio can express, one job per phase
 //! (a phase's workers are its `numjobs`; phases run one after another, so every job after the first is
 //! stonewalled; with several targets, one job per target, run together). Phases fio cannot run (erase,
-//! restore-image, verify, a simulated target) are left out, and settings fio reads differently are said:
-//! [`Exported::cannot`] and [`Exported::differs`], also written into the job file as comments.
+//! restore-image, verify) are left out, a simulated drive becomes a file of its capacity, and settings fio
+//! reads differently are said: [`Exported::cannot`] and [`Exported::differs`], also written into the job
+//! file as comments.
 
 use crate::spec::keys::with_defaults;
 use crate::spec::{
@@ -42,13 +43,13 @@ pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
         differs: Vec::new(),
     };
     let t = s.file.target.as_ref();
-    let named = files_of(t, &mut e);
-    refuse_unreadable(s, &named)?;
-    let files: Vec<String> = named.into_iter().map(|(_, f)| f).collect();
-    let file_size = t.and_then(|t| t.size).map(|z| z.0).or_else(|| {
-        t.is_none_or(|t| t.path.is_none() && t.paths.is_none())
-            .then_some(DEFAULT_SIZE)
-    });
+    let files = files_of(t, &mut e);
+    refuse_unreadable(s, &files)?;
+    // `[target] size` is the size of a file wkrun would create; a simulated drive's file has its own.
+    let file_size = match files.as_slice() {
+        [one] => one.size.or(t.and_then(|t| t.size).map(|z| z.0)),
+        _ => t.and_then(|t| t.size).map(|z| z.0),
+    };
     for sw in &s.file.sweep {
         e.differs.push(format!(
             "sweep {}: expanded, one job per member phase",
@@ -74,7 +75,10 @@ pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
                 jobs.push_str("stonewall\n");
             }
             if files.len() > 1 {
-                let _ = writeln!(jobs, "filename={}", escape(f));
+                let _ = writeln!(jobs, "filename={}", escape(&f.path));
+                if let Some(z) = f.size {
+                    let _ = writeln!(jobs, "filesize={}", fio_size(z));
+                }
             }
             jobs.push_str(&body);
         }
@@ -96,7 +100,7 @@ pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
     }
     text.push_str("\n[global]\ngroup_reporting=1\n");
     if let [one] = files.as_slice() {
-        let _ = writeln!(text, "filename={}", escape(one));
+        let _ = writeln!(text, "filename={}", escape(&one.path));
     }
     if let Some(z) = file_size {
         let _ = writeln!(text, "filesize={}", fio_size(z));
@@ -106,30 +110,86 @@ pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
     Ok(e)
 }
 
-/// The target's files, each with its key in the spec (`target.path`, `target.paths[1]`; `target` for
-/// wkrun's default file).
-fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<(String, String)> {
-    let default = || {
-        vec![(
-            "target".to_string(),
-            crate::target::DEFAULT_TARGET_PATH.to_string(),
-        )]
+/// A file the job file runs on.
+struct FioFile {
+    /// Its key in the spec (`target.path`, `target.paths[1]`; `target` for wkrun's default file).
+    key: String,
+    /// Its path.
+    path: String,
+    /// The size fio gives it when it creates it (`filesize`): wkrun's default file's, or a simulated
+    /// drive's capacity; `None` for a file or device the spec names.
+    size: Option<u64>,
+}
+
+/// The target's files: each path the spec names, wkrun's default file when it names none, and for each
+/// simulated drive (`[target] sim`, a `"sim:..."` entry of `paths`) a file of its capacity
+/// ([`sim_file`]).
+fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<FioFile> {
+    let default = |size: Option<crate::units::Size>| {
+        vec![FioFile {
+            key: "target".into(),
+            path: crate::target::DEFAULT_TARGET_PATH.into(),
+            size: Some(size.map_or(DEFAULT_SIZE, |z| z.0)),
+        }]
     };
-    match t {
-        Some(t) if t.sim.is_some() => {
-            e.differs.push("the spec's target is a simulated drive: the job file runs on wkrun's default file instead (fio runs on files and devices)".into());
-            default()
-        }
-        Some(t) => match (&t.path, &t.paths) {
-            (Some(p), _) => vec![("target.path".into(), p.display().to_string())],
-            (None, Some(ps)) => ps
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (format!("target.paths[{i}]"), p.display().to_string()))
-                .collect(),
-            (None, None) => default(),
-        },
-        None => default(),
+    let Some(t) = t else {
+        return default(None);
+    };
+    if let Some(p) = &t.sim {
+        return vec![sim_file("target.sim", p, None, e)];
+    }
+    match (&t.path, &t.paths) {
+        (Some(p), _) => vec![FioFile {
+            key: "target.path".into(),
+            path: p.display().to_string(),
+            size: None,
+        }],
+        (None, Some(ps)) => ps
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let key = format!("target.paths[{i}]");
+                let path = p.display().to_string();
+                // The spec's rules parsed every `sim:` entry already; one that no longer parses is
+                // left to fio as the file it names.
+                match crate::sim::SimParams::parse_target(&path) {
+                    Ok(sim) if ps.len() > 1 => sim_file(&key, &sim, Some(i), e),
+                    Ok(sim) => sim_file(&key, &sim, None, e),
+                    Err(_) => FioFile {
+                        key,
+                        path,
+                        size: None,
+                    },
+                }
+            })
+            .collect(),
+        (None, None) => default(t.size),
+    }
+}
+
+/// The file that stands for the simulated drive `sim` at `key` (fio runs on files and devices): wkrun's
+/// default file, `wkrun-target-tN.img` for target N of several, of the drive's capacity; said in
+/// `e.differs`.
+fn sim_file(
+    key: &str,
+    sim: &crate::sim::SimParams,
+    of_several: Option<usize>,
+    e: &mut Exported,
+) -> FioFile {
+    let path = match of_several {
+        Some(i) => format!("wkrun-target-t{i}.img"),
+        None => crate::target::DEFAULT_TARGET_PATH.to_string(),
+    };
+    let size =
+        crate::sim::geometry::Geometry::of(sim).map_or(sim.capacity.0, |g| g.capacity_bytes());
+    e.differs.push(format!(
+        "{key} is a simulated drive: its jobs run on the file {path} of the drive's capacity ({}) instead (fio runs on files and devices)",
+        fmt_bytes(size)
+    ));
+    FioFile {
+        key: key.into(),
+        path,
+        size: Some(size),
     }
 }
 
@@ -177,17 +237,17 @@ fn unreadable(key: &str, v: &str) -> Option<String> {
 
 /// Refuses the export when any value fio must read would be read otherwise ([`unreadable`]): the target's
 /// files and the phases' names (fio's job names), each error at its key.
-fn refuse_unreadable(s: &LoadedSpec, files: &[(String, String)]) -> Result<(), SpecErrors> {
+fn refuse_unreadable(s: &LoadedSpec, files: &[FioFile]) -> Result<(), SpecErrors> {
     let help = || {
         Some("a job file cannot say this to fio: rename the file (or use a link to it without these characters), or run the spec with wkrun".to_string())
     };
     let mut out: Vec<SpecError> = files
         .iter()
-        .filter_map(|(key, f)| {
-            let why = unreadable("filename", &escape(f))?;
+        .filter_map(|f| {
+            let why = unreadable("filename", &escape(&f.path))?;
             Some(s.key_error(
-                key,
-                format!("fio cannot be given the path {f:?}: {why}"),
+                &f.key,
+                format!("fio cannot be given the path {:?}: {why}", f.path),
                 help(),
             ))
         })
@@ -745,6 +805,71 @@ expect = "header"
                 e.differs.iter().any(|x| x.contains(d)),
                 "{d}: {:?}",
                 e.differs
+            );
+        }
+    }
+
+    /// A simulated drive is a file of its capacity, alone or as one of several targets (attack 15: an
+    /// entry `"sim:capacity=1GiB"` of `paths` was exported as the file `sim:capacity=1GiB`, with no
+    /// size and nothing said), each said in `differs`.
+    #[test]
+    fn a_simulated_drive_runs_on_a_file_of_its_capacity() {
+        let spec = |target: &str| {
+            format!(
+                "format = 1\n[spec]\nname = \"t\"\nversion = \"1\"\n[target]\n{target}\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n"
+            )
+        };
+        let job = "ioengine=psync\ndirect=1\nrw=randwrite\nnorandommap=1\nbs=4k\niodepth=1\nruntime=1s\ntime_based=1\nrefill_buffers=1\n";
+        let of = |target: &str| {
+            let s = crate::spec::load_str(Path::new("x.toml"), &spec(target)).expect("spec");
+            export(&s).expect("exports")
+        };
+        let several = of(
+            r#"paths = ["a.img", "sim:capacity=1GiB", "sim:capacity=64MiB,op=20%,block=256KiB"]"#,
+        );
+        let body = several.text.split_once("\n[global]").expect("global").1;
+        assert_eq!(
+            body,
+            format!(
+                "\ngroup_reporting=1\n\n[w@t0]\nfilename=a.img\n{job}\n[w@t1]\nfilename=wkrun-target-t1.img\nfilesize=1g\n{job}\n[w@t2]\nfilename=wkrun-target-t2.img\nfilesize=64m\n{job}"
+            )
+        );
+        let said = |i: usize, cap: &str| {
+            format!(
+                "target.paths[{i}] is a simulated drive: its jobs run on the file wkrun-target-t{i}.img of the drive's capacity ({cap}) instead (fio runs on files and devices)"
+            )
+        };
+        assert_eq!(several.differs, [said(1, "1GiB"), said(2, "64MiB")]);
+        assert!(
+            several
+                .text
+                .contains(&format!("; differs: {}\n", said(2, "64MiB")))
+        );
+        // One simulated drive, in `sim` or alone in `paths`: wkrun's default file, of its capacity (not
+        // the default file's 1 GiB).
+        for (target, key) in [
+            (
+                r#"sim = { capacity = "256MiB", block = "256KiB" }"#,
+                "target.sim",
+            ),
+            (
+                r#"paths = ["sim:capacity=256MiB,block=256KiB"]"#,
+                "target.paths[0]",
+            ),
+        ] {
+            let one = of(target);
+            let body = one.text.split_once("\n[global]").expect("global").1;
+            assert_eq!(
+                body,
+                format!(
+                    "\ngroup_reporting=1\nfilename=wkrun-target.img\nfilesize=256m\n\n[w]\n{job}"
+                )
+            );
+            assert_eq!(
+                one.differs,
+                [format!(
+                    "{key} is a simulated drive: its jobs run on the file wkrun-target.img of the drive's capacity (256MiB) instead (fio runs on files and devices)"
+                )]
             );
         }
     }

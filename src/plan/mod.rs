@@ -111,6 +111,10 @@ pub struct Predicted {
     /// fitted drive (the note `wkrun sim predict`'s run makes, `predict/prediction.rs`); empty when nothing was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Whether `fitted_target` was given with `wkrun sim predict --fitted` rather than found by a fit of
+    /// this prediction.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub target_given: bool,
     /// Whether the measured run can be paired with this prediction ([`pairing::pairing`]: the same spec,
     /// the phases of the one with fewer among the other's, each with the same workload), so comparing the
     /// two is meaningful; else why not (another spec, a phase's other workload or span), or

@@ -15,6 +15,9 @@ pub const NO_PHASE_LOG: &str = "--no-phase-log";
 /// The hidden run option that records one of the fit's warnings in a prediction's results
 /// (`prediction.fit_warnings`); repeated for each.
 pub const FIT_WARNING: &str = "--fit-warning";
+/// The hidden run option that records in a prediction's results that its drive was given with
+/// `--fitted`, not fitted by it (`prediction.target_given`).
+pub const TARGET_GIVEN: &str = "--target-given";
 
 /// What a prediction reads and writes, checked before anything runs.
 #[derive(Debug, Clone)]
@@ -173,9 +176,9 @@ fn fitted_drive(target: &str, file: &Path, capacity: u64) -> Result<TargetInfo, 
     Ok(drive)
 }
 
-/// Runs the spec of `inputs` on `target` (fitted to its measured results) with the `wkrun` program `exe`,
-/// the run labelling its results as a prediction, with the warnings of the fit that found `target`
-/// (`fit_warnings`; none when it was given with `--fitted`); the results folder. The run is quiet (`-q`)
+/// Runs the spec of `inputs` on `target` (fitted to its measured results, or `given` with `--fitted`)
+/// with the `wkrun` program `exe`, the run labelling its results as a prediction, with the warnings of the
+/// fit that found `target` (`fit_warnings`; none when it was given); the results folder. The run is quiet (`-q`)
 /// when `quiet`. The run's summary goes to stdout and its errors to stderr as it says them: its phases'
 /// result lines, `done:`, and the `next:` line of a prediction ([`crate::run::next_line`]: the report and
 /// comparison of the measurement and the prediction).
@@ -187,7 +190,7 @@ fn fitted_drive(target: &str, file: &Path, capacity: u64) -> Result<TargetInfo, 
 pub fn run(
     exe: &Path,
     inputs: &Inputs,
-    target: &str,
+    (target, given): (&str, bool),
     fit_warnings: &[String],
     quiet: bool,
 ) -> Result<PathBuf, FitError> {
@@ -216,6 +219,9 @@ pub fn run(
         .arg(NO_PHASE_LOG);
     for w in fit_warnings {
         command.arg(FIT_WARNING).arg(w);
+    }
+    if given {
+        command.arg(TARGET_GIVEN);
     }
     if quiet {
         command.arg("-q");

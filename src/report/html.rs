@@ -133,7 +133,8 @@ fn drives_legend(o: &mut String, runs: &[RunData]) {
     o.push_str("</ul>\n");
 }
 
-/// What run `i` predicts, when it is a prediction: `(prediction on sim:... fitted to MEASURED; PAIRED)`,
+/// What run `i` predicts, when it is a prediction: `(prediction on sim:... fitted to MEASURED; PAIRED)`
+/// (`sim:..., a drive given with --fitted, not fitted to MEASURED` when `prediction.target_given`),
 /// MEASURED being the measured run's number and label when it is in the report, else its results file,
 /// and PAIRED the run it is drawn over ([`crate::report::chart::predicted::measured_run`]): `dashed over
 /// it in the charts` when that is MEASURED, `paired with run N (LABEL), a run of its spec: dashed over it
@@ -160,11 +161,15 @@ fn prediction_note(runs: &[RunData], i: usize) -> Option<String> {
         [] => String::new(),
         w => format!("; its fit warned: {}", w.join("; ")),
     };
-    Some(format!(
-        "(prediction on {} fitted to {}; {paired}{warned})",
-        p.fitted_target,
-        fitted.map_or_else(|| p.measured.clone(), run)
-    ))
+    let measured = fitted.map_or_else(|| p.measured.clone(), run);
+    let drive = match p.target_given {
+        true => format!(
+            "{}, a drive given with --fitted, not fitted to {measured}",
+            p.fitted_target
+        ),
+        false => format!("{} fitted to {measured}", p.fitted_target),
+    };
+    Some(format!("(prediction on {drive}; {paired}{warned})"))
 }
 
 fn status(s: Status) -> &'static str {

@@ -133,12 +133,16 @@ impl RunData {
     }
 
     /// The run's legend entry: `LABEL on TARGET`, or the label alone when it names the target; a
-    /// prediction's: `predicted from MEASURED`, the measured results file it was fitted to (its fitted
-    /// drive, too long to share the row, is the row's second line:
+    /// prediction's: `predicted from MEASURED`, the measured results file it was fitted to, or, when its
+    /// drive was given with `--fitted` (`prediction.target_given`), `predicted on a given drive, not fitted
+    /// to MEASURED` (its drive, too long to share the row, is the row's second line:
     /// [`crate::report::chart::predicted::legend_note`]).
     pub fn legend(&self) -> String {
         if let Some(p) = &self.results.prediction {
-            return format!("predicted from {}", p.measured);
+            return match p.target_given {
+                true => format!("predicted on a given drive, not fitted to {}", p.measured),
+                false => format!("predicted from {}", p.measured),
+            };
         }
         let target = self.target_name();
         // A run labelled by its target (the default label of a drive without a model) is named once.
@@ -201,13 +205,61 @@ pub fn target_name(results: &Results) -> String {
     }
 }
 
+/// Whether `results` is the aggregate of a run on several targets: it has two hosts or more
+/// (`cluster.hosts`, one per target) and its `target.path` joins their target paths with ` + ` (a folder
+/// `wkrun merge` made keeps its first host's).
+pub fn of_several_targets(results: &Results) -> bool {
+    results.cluster.as_ref().is_some_and(|c| {
+        let paths: Vec<&str> = c.hosts.iter().map(|h| h.target_path.as_str()).collect();
+        c.hosts.len() >= 2 && results.target.path.to_str() == Some(paths.join(" + ").as_str())
+    })
+}
+
+/// The targets' folders of the aggregate `results` of a run on several targets, read from `file`: for each
+/// of `cluster.hosts`, the folder its `results` names (`t1-b.img` of `OUT/t1-b.img/results.json`, as the
+/// run wrote it) taken in `file`'s folder, where the run wrote it (the path as written is relative to where
+/// the run ran); none for other results.
+///
+/// # Errors
+/// Per host, `cluster.hosts[h].results` and why it names no target's folder (not a file in a folder of a
+/// plain name).
+pub fn target_folders(file: &Path, results: &Results) -> Vec<Result<PathBuf, String>> {
+    let Some(c) = results
+        .cluster
+        .as_ref()
+        .filter(|_| of_several_targets(results))
+    else {
+        return Vec::new();
+    };
+    let dir = file.parent().unwrap_or(Path::new("."));
+    c.hosts
+        .iter()
+        .enumerate()
+        .map(|(h, host)| {
+            let named = Path::new(&host.results);
+            let folder = named
+                .parent()
+                .and_then(Path::file_name)
+                .and_then(|n| n.to_str())
+                .filter(|n| super::plain_file_name(n) && named.file_name().is_some());
+            folder.map(|n| dir.join(n)).ok_or_else(|| {
+                format!(
+                    "{} (cluster.hosts[{h}].results): {:?} names no target's folder (FOLDER/results.json)",
+                    file.display(),
+                    host.results
+                )
+            })
+        })
+        .collect()
+}
+
 /// For a folder `wkrun merge` made from two hosts or more: their number and their distinct target
 /// paths, in rank order. `None` for one run and for the aggregate of a run on several targets (whose
 /// `target.path` already joins its targets' paths with ` + `).
 pub fn merged_hosts(results: &Results) -> Option<(usize, Vec<&str>)> {
     let hosts = &results.cluster.as_ref()?.hosts;
     let paths: Vec<&str> = hosts.iter().map(|h| h.target_path.as_str()).collect();
-    if hosts.len() < 2 || results.target.path.to_str() == Some(paths.join(" + ").as_str()) {
+    if hosts.len() < 2 || of_several_targets(results) {
         return None;
     }
     let mut distinct: Vec<&str> = Vec::new();

@@ -16,15 +16,25 @@ pub struct Checked {
     pub phases: usize,
     /// The series CSVs it names, each read and of its phase's length.
     pub series: usize,
+    /// The targets' folders it names (the aggregate of a run on several targets), each checked as a results
+    /// folder; 0 for other results.
+    pub targets: usize,
 }
 
 /// Checks the results file `file` (a `results.json`, or fio's JSON output, which has no schema or series
-/// to check): its schema, every series CSV it names (header, columns, numbers, a row per interval), and
-/// the plausibility of its figures.
+/// to check): its schema, every series CSV it names (header, columns, numbers, a row per interval), the
+/// plausibility of its figures, and, for the aggregate of a run on several targets, each target's folder
+/// it names ([`runs::target_folders`]) as a results folder.
 ///
 /// # Errors
 /// Every problem, one message each naming the file (and the JSON path, or the CSV and its line).
 pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
+    check_file(file, true)
+}
+
+/// [`check`], with the targets' folders an aggregate names when `targets` (a target's own results are
+/// one run's: what they name is not followed further).
+fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     let one = |e: ReadError| vec![e.to_string()];
     let text = read_results_text(file).map_err(one)?;
     let head = &text.as_bytes()[..text.len().min(64 << 10)];
@@ -39,6 +49,7 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
         return Ok(Checked {
             phases: r.phases.len(),
             series: 0,
+            targets: 0,
         });
     }
     let mut problems = Vec::new();
@@ -55,13 +66,41 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
     drop(text);
     let series = series(file, &named, &mut problems);
     problems.extend(parsed.as_ref().and_then(|r| implausible(file, r)));
+    let mut whole = 0;
+    for folder in parsed.iter().filter(|_| targets) {
+        for f in runs::target_folders(file, folder) {
+            match target(f) {
+                Ok(()) => whole += 1,
+                Err(e) => problems.extend(e),
+            }
+        }
+    }
     match problems.is_empty() {
         true => Ok(Checked {
             phases: named.len(),
             series,
+            targets: whole,
         }),
         false => Err(problems),
     }
+}
+
+/// Checks a target's folder that an aggregate names ([`runs::target_folders`]): a folder (a symbolic
+/// link is not followed) whose `results.json` checks out as [`check`] checks one run's.
+///
+/// # Errors
+/// Every problem, each naming the folder or the file.
+fn target(folder: Result<PathBuf, String>) -> Result<(), Vec<String>> {
+    let folder = folder.map_err(|e| vec![e])?;
+    let why = match std::fs::symlink_metadata(&folder) {
+        Ok(m) if m.is_dir() => return check_file(&folder.join("results.json"), false).map(|_| ()),
+        Ok(_) => "not a folder (a symbolic link is not followed)".to_string(),
+        Err(e) => e.to_string(),
+    };
+    Err(vec![format!(
+        "{}: a target's folder the aggregate names: {why}",
+        folder.display()
+    )])
 }
 
 /// Checks the results `r`, read from `file` and known to match the schema, as [`check`] does past the
@@ -80,6 +119,7 @@ pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> 
         true => Ok(Checked {
             phases: r.phases.len(),
             series,
+            targets: 0,
         }),
         false => Err(problems),
     }
@@ -117,9 +157,9 @@ fn implausible(file: &Path, r: &Results) -> Option<String> {
 
 /// What `wkrun validate` checks of a run beyond its schema and its series CSVs, for the commands that read
 /// results (`compare`, `report`, `merge`, `library add`), so that each refuses what `validate` refuses:
-/// the figures' plausibility, and each phase's histogram log (against its series rows `series`, one entry
-/// per phase), trace, counters CSV and device CSV, with the same functions `validate` checks them with.
-/// Results another tool wrote (fio's JSON) have none of these.
+/// the figures' plausibility, each phase's histogram log (against its series rows `series`, one entry
+/// per phase), trace, counters CSV and device CSV, and an aggregate's targets' folders, with the same
+/// functions `validate` checks them with. Results another tool wrote (fio's JSON) have none of these.
 ///
 /// # Errors
 /// [`ReadError::Invalid`] with the first problem, naming the file (and its line).
@@ -137,6 +177,11 @@ pub fn check_run(
         let named = Named::of_phase(p);
         let rows = series.get(i).and_then(|s| s.as_deref());
         if let Some(why) = beside(dir, (i, &named), rows).into_iter().next() {
+            return Err(invalid(why));
+        }
+    }
+    for folder in runs::target_folders(file, r) {
+        if let Some(why) = target(folder).err().and_then(|e| e.into_iter().next()) {
             return Err(invalid(why));
         }
     }

@@ -17,7 +17,7 @@ use crate::sys::dir::RowFile;
 use crate::vocab::{Direction, PerDir};
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{
-    IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, Tag,
+    IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, LogIteratorError, Tag,
 };
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::{Counter, Histogram};
@@ -536,7 +536,15 @@ impl<R: io::BufRead> RowReader<R> {
                 None => continue,
                 Some(Ok(LogEntry::Interval(h))) => h,
                 Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(format!("line {at} does not parse ({e:?})")),
+                Some(Err(LogIteratorError::ParseError { offset })) => {
+                    let from = match offset {
+                        0 => "its start".to_string(),
+                        n => format!("its byte {}", n + 1),
+                    };
+                    return Err(format!(
+                        "line {at} is not a histogram line (Tag=DIRECTION,start,length,max,histogram): it does not read from {from}"
+                    ));
+                }
             };
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(h.encoded_histogram())
@@ -760,6 +768,15 @@ mod tests {
             Some("line 7: row 2: histogram tagged \"read\" where write was next")
         );
         assert!(RowReader::new(b"#other\n").is_err());
+        // A log cut inside its first histogram line is said in words (attack 15: `line 5 does not parse
+        // (ParseError { offset: 0 })`, Rust's debug form).
+        let torn = s.find("Tag=read,0.000,1.000,").unwrap() + 21;
+        assert_eq!(
+            RowReader::new(&text[..torn]).err().as_deref(),
+            Some(
+                "line 5 is not a histogram line (Tag=DIRECTION,start,length,max,histogram): it does not read from its start"
+            )
+        );
     }
 
     /// The kept compressor writes the bytes of hdrhistogram's own `V2DeflateSerializer` for every

@@ -181,6 +181,11 @@ pub struct Prediction {
     /// Absent when the spec names no target.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// `true` when `fitted_target` was given with `wkrun sim predict --fitted`, not found by a fit of this
+    /// prediction: nothing but its capacity ties the drive to the measured run. Absent when the prediction
+    /// fitted it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub target_given: bool,
 }
 
 /// Identity of the spec file that ran.

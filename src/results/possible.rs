@@ -4,7 +4,7 @@
 //! refuses the rest, so that `sim fit`, `compare` and `report` never act on a value no run has.
 
 use super::check::{Violation, echo, plain_text};
-use super::{PhaseResult, Results};
+use super::{PhaseResult, Results, Status};
 use crate::spec::rules::{
     MAX_BLOCK_SIZE, MAX_PASSES, MAX_QUEUE_DEPTH, MAX_WORKERS, MIN_INTERVAL_NS, name_help,
     valid_name,
@@ -13,7 +13,7 @@ use crate::target::TargetInfo;
 use std::collections::HashMap;
 
 /// The run's own fields: its times (`started_at`, `finished_at`, `launch.start_at`, each merged host's
-/// `started_at`), the spec's name, and a prediction's `measured` (no control character), the measured run's
+/// `started_at`), what its end says (`outcome`), the spec's name, and a prediction's `measured` (no control character), the measured run's
 /// start (`measured_run_started_at`, a time), its target (`measured_run_target`, no control character)
 /// and `fitted_target` (a simulated target).
 pub fn run(r: &Results, out: &mut Vec<Violation>) {
@@ -29,6 +29,7 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
         );
     }
     name("spec.name", &r.spec.name, "the output folder", out);
+    outcome(r, out);
     sim_target(r, out);
     if let Some(p) = &r.prediction {
         plain_text("prediction.measured", &p.measured, None, out);
@@ -38,6 +39,64 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
             plain_text("prediction.measured_run_target", t, None, out);
         }
         drive("prediction.fitted_target", &p.fitted_target, out);
+    }
+}
+
+/// What a run's end says of it: it ends after it starts (`finished_at` not before `started_at`), no phase
+/// starts after it ends, a completed run ran at least one phase (a spec has one) and each to its end
+/// (`completed`), and a failed one says why (`error`). A run that completed with fewer phases than its spec
+/// has cannot be told: the results do not record the planned count (a block of rounds skips the rounds it
+/// no longer needs, `--from` starts past the first phase).
+fn outcome(r: &Results, out: &mut Vec<Violation>) {
+    let time = |t: &str| crate::launch::parse_rfc3339(t).ok();
+    let finished = r.finished_at.as_deref().and_then(|f| Some((f, time(f)?)));
+    if let Some((f, end)) = finished {
+        // An end before the start is said once, not again of each phase that started after it.
+        if time(&r.started_at).is_some_and(|start| end < start) {
+            out.push(Violation {
+                path: "finished_at".into(),
+                expected: format!(
+                    "{} is before started_at {}: a run ends after it starts",
+                    echo(f),
+                    echo(&r.started_at)
+                ),
+            });
+            return;
+        }
+        for (i, p) in r.phases.iter().enumerate() {
+            if time(&p.started_at).is_some_and(|t| t > end) {
+                out.push(Violation {
+                    path: format!("phases[{i}].started_at"),
+                    expected: format!(
+                        "{} is after the run's finished_at {}: a phase starts before its run ends",
+                        echo(&p.started_at),
+                        echo(f)
+                    ),
+                });
+            }
+        }
+    }
+    let status = "in a run whose status is \"completed\"";
+    match r.status {
+        Status::Completed if r.phases.is_empty() => out.push(Violation {
+            path: "phases".into(),
+            expected: format!("none {status}: a completed run ran at least one phase"),
+        }),
+        Status::Completed => {
+            for (i, _) in r.phases.iter().enumerate().filter(|(_, p)| !p.completed) {
+                out.push(Violation {
+                    path: format!("phases[{i}].completed"),
+                    expected: format!(
+                        "false {status}: a run completes only when each of its phases does"
+                    ),
+                });
+            }
+        }
+        Status::Failed if r.error.is_none() => out.push(Violation {
+            path: "error".into(),
+            expected: "absent in a run whose status is \"failed\": a failed run says why".into(),
+        }),
+        _ => {}
     }
 }
 

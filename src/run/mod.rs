@@ -70,6 +70,19 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 
+/// Now, as the end of the run `r`: not before any time it recorded (its start, each phase's), so that a
+/// wall clock stepped back during the run (NTP) writes no end before them, which `wkrun validate` refuses
+/// (`results::possible`).
+fn end_time(r: &Results) -> String {
+    let now = now_rfc3339();
+    let ns = |t: &str| crate::launch::parse_rfc3339(t).ok();
+    let recorded = std::iter::once(&r.started_at).chain(r.phases.iter().map(|p| &p.started_at));
+    recorded.fold(now, |end, t| match (ns(t), ns(&end)) {
+        (Some(t_ns), Some(end_ns)) if t_ns > end_ns => t.clone(),
+        _ => end,
+    })
+}
+
 /// How a phase ended, as its runner reports it.
 pub enum PhaseEnd {
     /// It ran to its end.
@@ -203,7 +216,7 @@ impl<'a> Ctx<'a> {
             }
         }
         self.results.status = status;
-        self.results.finished_at = Some(now_rfc3339());
+        self.results.finished_at = Some(end_time(&self.results));
         self.record()
     }
 
@@ -613,6 +626,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
                 measured_run_target: p.measured_run_target.clone(),
                 fit_warnings: p.fit_warnings.clone(),
                 notes: p.notes.clone(),
+                target_given: p.target_given,
             }),
         health: None,
         phases: Vec::new(),

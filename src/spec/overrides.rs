@@ -602,19 +602,47 @@ impl LoadedSpec {
         listed || (one && last == Some(true))
     }
 
-    /// The last `--set` that gave `key` its value in the (expanded) phase `i`, if one did.
+    /// The last `--set` that gave `key` its value in the (expanded) phase `i`, if one did. A `phase.NAME.`
+    /// addresses the phase by the name it had when that `--set` was applied, as `set_in_phase`
+    /// found it: its `[[phase]]`'s, or its own then (`--set phase.rw.name=fill --set phase.fill.name=x`
+    /// renames `rw` twice, the second time as `fill`).
     pub fn set_for(&self, i: usize, key: &str) -> Option<&Override> {
         let p = self.phases.get(i)?;
         let row = keys::find(key)?;
         let d = self.file.defaults.clone().unwrap_or_default();
         let has = (row.is_set)(&keys::with_defaults(p, &d));
-        self.sets.iter().rev().find(|o| {
-            o.key == key
-                && match &o.phase {
-                    None => has,
-                    Some(name) => self.names(p).contains(&name.as_str()),
-                }
-        })
+        let origin = p.origin.and_then(|o| self.file.phase.get(o));
+        let origin = origin.map(|o| o.name.as_str());
+        fn rename(o: &Override) -> Option<(&str, &str)> {
+            match (&o.phase, o.value.as_str()) {
+                (Some(old), Some(new)) if o.key == "name" => Some((old.as_str(), new)),
+                _ => None,
+            }
+        }
+        // Its name before the first --set: its name now, each rename undone from the last.
+        let mut name = p.name.as_str();
+        for (old, new) in self.sets.iter().rev().filter_map(|o| rename(o)) {
+            if new == name {
+                name = old;
+            }
+        }
+        let mut last = None;
+        for o in &self.sets {
+            let addressed = match o.phase.as_deref() {
+                None => has,
+                Some(n) => n == name || Some(n) == origin,
+            };
+            if !addressed {
+                continue;
+            }
+            if o.key == key {
+                last = Some(o);
+            }
+            if let Some((_, new)) = rename(o) {
+                name = new;
+            }
+        }
+        last
     }
 
     /// The names `phase.NAME.` matches for `p`: its own, and that of the `[[phase]]` it came from.

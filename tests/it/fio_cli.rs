@@ -527,6 +527,37 @@ fn export_fio_of_a_phase_named_global_keeps_its_job() {
     }
 }
 
+/// A simulated drive among several targets runs on a file of its capacity, as the one simulated target of
+/// a spec does, said on stderr (attack 15: `paths = ["a.img", "sim:capacity=1GiB"]` exported the job
+/// `filename=sim\:capacity=1GiB` with no size, exit 0, nothing said); the job file parses in fio.
+#[test]
+fn export_fio_of_a_simulated_entry_of_paths_runs_it_on_a_file() {
+    let d = tempdir();
+    let spec = spec_text(
+        "mt",
+        "[target]\npaths = [\"a.img\", \"sim:capacity=1GiB\"]\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n",
+    );
+    write_file(d.path(), "mt.toml", &spec);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "mt.toml"]));
+    let said = "target.paths[1] is a simulated drive: its jobs run on the file wkrun-target-t1.img of the drive's capacity (1GiB) instead (fio runs on files and devices)";
+    assert_eq!((code, err), (0, format!("differs: {said}\n")));
+    assert!(out.contains(&format!("\n; differs: {said}\n")), "{out}");
+    assert!(
+        out.contains("\n[w@t1]\nfilename=wkrun-target-t1.img\nfilesize=1g\n"),
+        "{out}"
+    );
+    assert!(!out.contains("filename=sim"), "{out}");
+    write_file(d.path(), "mt.fio", &out);
+    if let Some(why) = fio_missing() {
+        skip(
+            "fio_cli::export_fio_of_a_simulated_entry_of_paths_runs_it_on_a_file",
+            &why,
+        );
+        return;
+    }
+    fio_parses(d.path(), "mt.fio", &out);
+}
+
 /// A spec of target `path`, one 2 s random-write phase.
 fn path_spec(path: &str) -> String {
     spec_text(

@@ -173,6 +173,22 @@ fn each_set_names_the_phases_it_changed() {
             "--set engine=libaio: phases prep, mix",
         ]
     );
+    // A phase renamed twice, the second time by the name the first gave it (attack 15: the second was
+    // said to change no phase, the first to rename it to the last name).
+    assert_eq!(
+        with(&["phase.mix.name=m2", "phase.m2.name=x"]),
+        [
+            "--set phase.mix.name=m2: changes no phase (a later --set replaces its value)",
+            "--set phase.m2.name=x: phase x",
+        ]
+    );
+    assert_eq!(
+        with(&["phase.mix.name=m2", "phase.m2.queue_depth=2"]),
+        [
+            "--set phase.mix.name=m2: phase m2",
+            "--set phase.m2.queue_depth=2: phase m2",
+        ]
+    );
     assert_eq!(
         with(&["phase.mix.queue_depth=2", "queue_depth=3"]),
         [

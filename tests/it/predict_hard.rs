@@ -270,7 +270,7 @@ fn a_prediction_prints_the_runs_summary_and_what_to_do_next() {
     // The long run and the prediction paired in the report: the prediction drawn over run 1.
     let html = std::fs::read_to_string(d.join("rep1/index.html")).unwrap();
     let note = format!(
-        "(prediction on {FITTED} fitted to m/out/results.json; paired with run 1 ({TRUTH}), a run of its spec: dashed over it in the charts)"
+        "(prediction on {FITTED}, a drive given with --fitted, not fitted to m/out/results.json; paired with run 1 ({TRUTH}), a run of its spec: dashed over it in the charts)"
     );
     assert!(html.contains(&note), "{html}");
     assert!(d.join("rep0/index.html").is_file());
@@ -392,7 +392,9 @@ fn a_prediction_of_other_workloads_is_not_paired_with_its_measurement() {
     let (code, _, err) = code_out_err(&wkrun(d, &["report", "m", "p5", "p6", "p7", "-o", "rep"]));
     assert_eq!(code, 0, "{err}");
     let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
-    let head = format!("(prediction on {FITTED} fitted to run 1 ({TRUTH}); ");
+    let head = format!(
+        "(prediction on {FITTED}, a drive given with --fitted, not fitted to run 1 ({TRUTH}); "
+    );
     let alone = format!(
         "{head}dashed in the charts; no run of its spec and phases with their workloads in this report to pair it with)"
     );
@@ -411,7 +413,7 @@ fn a_prediction_of_other_workloads_is_not_paired_with_its_measurement() {
     assert_eq!(code, 0, "{err}");
     let html = std::fs::read_to_string(d.join("rep6/index.html")).unwrap();
     let note = format!(
-        "(prediction on {FITTED} fitted to m/results.json; paired with run 1 ({TRUTH}), a run of its spec: dashed over it in the charts)"
+        "(prediction on {FITTED}, a drive given with --fitted, not fitted to m/results.json; paired with run 1 ({TRUTH}), a run of its spec: dashed over it in the charts)"
     );
     assert!(html.contains(&note), "{html}");
 }
@@ -826,6 +828,8 @@ fn a_prediction_keeps_the_warnings_of_its_fit() {
         .collect();
     assert_eq!(recorded, oracle);
     assert_eq!(r["prediction"]["fitted_target"], fitted.as_str());
+    // Fitted by this prediction: not said to be given.
+    assert_eq!(r["prediction"].get("target_given"), None);
     // Given the target, no fit ran: nothing recorded.
     let (code, out, err) = predict(d, &["m", "p.toml", "--fitted", &fitted, "-o", "pf"]);
     assert_eq!(code, 0, "{err}");
@@ -838,6 +842,9 @@ fn a_prediction_keeps_the_warnings_of_its_fit() {
         "{}",
         r["prediction"]
     );
+    // The drive was given, not fitted (attack 15: any drive of the capacity was labelled as fitted to m):
+    // recorded, and the report's run list says so.
+    assert_eq!(r["prediction"]["target_given"], true);
     // compare: the first warning, once, under the table.
     let (code, out, err) = code_out_err(&wkrun(d, &["compare", "pf", "p"]));
     assert_eq!(code, 0, "{err}");
@@ -860,6 +867,16 @@ fn a_prediction_keeps_the_warnings_of_its_fit() {
     };
     let said = format!("; its fit warned: {})", xml(&oracle.join("; ")));
     assert_eq!(html.matches(&said).count(), 1, "{said}");
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "m", "pf", "-o", "repf"]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.join("repf/index.html")).unwrap();
+    let label = results(&d.join("m"))["label"].as_str().unwrap().to_string();
+    let given = format!(
+        "(prediction on {}, a drive given with --fitted, not fitted to run 1 ({}); dashed in the charts;",
+        xml(&fitted),
+        xml(&label)
+    );
+    assert_eq!(html.matches(&given).count(), 1, "{given}\n{html}");
 }
 
 /// Review item 5: `compare` matched a prediction's phases with the measured ones by name alone, so a
@@ -1140,6 +1157,7 @@ fn merged_predictions_of_one_fit_stay_a_prediction() {
             "fitted_target": fitted,
             "measured_run_started_at": measured["started_at"],
             "measured_run_target": "sim:capacity=64MiB,op=20%,block=256KiB,dies=1",
+            "target_given": true,
         })
     );
     assert_eq!(m["prediction"], a["prediction"]);

@@ -122,7 +122,7 @@ fn report_draws_a_prediction_dashed_over_its_measurement() {
 
     // The legend: the prediction's row names the fitted drive and the measured results, its swatch dashed.
     let measured_file = dir.path().join("m").join("results.json");
-    let want = "predicted from m/results.json";
+    let want = "predicted on a given drive, not fitted to m/results.json";
     assert!(measured_file.is_file());
     let rows: Vec<_> = elements(&doc, "g")
         .into_iter()
@@ -149,17 +149,17 @@ fn report_draws_a_prediction_dashed_over_its_measurement() {
     assert_eq!(dashed_swatches(&rows[0]), 0);
     assert!(title(&rows[1]).starts_with(want), "{}", title(&rows[1]));
     assert!(
-        title(&rows[1]).ends_with(&format!(" · fitted drive: {FITTED}")),
+        title(&rows[1]).ends_with(&format!(" · given drive: {FITTED}")),
         "{}",
         title(&rows[1])
     );
     assert_eq!(dashed_swatches(&rows[1]), 1);
-    assert_eq!(legend_notes(&doc), [format!("fitted drive: {FITTED}")]);
+    assert_eq!(legend_notes(&doc), [format!("given drive: {FITTED}")]);
 
     // The page's run list: the second run is a prediction of the first.
     let html = std::fs::read_to_string(dir.path().join("rep/index.html")).unwrap();
     let note = format!(
-        "<li class=\"prediction\"><span class=\"swatch dashed\" style=\"color:{DARK_BLUE}\"></span>predicted: {FITTED},dies=1 (prediction on {FITTED} fitted to run 1 ({MEASURED},dies=1); dashed over it in the charts)</li>"
+        "<li class=\"prediction\"><span class=\"swatch dashed\" style=\"color:{DARK_BLUE}\"></span>predicted: {FITTED},dies=1 (prediction on {FITTED}, a drive given with --fitted, not fitted to run 1 ({MEASURED},dies=1); dashed over it in the charts)</li>"
     );
     assert!(html.contains(&note), "{html}");
     assert_eq!(html.matches("class=\"prediction\"").count(), 1);
@@ -194,7 +194,7 @@ fn a_prediction_pairs_with_a_run_of_its_spec_and_names_its_drive_whole() {
     let by = |c: &str| lines.iter().filter(|n| stroke(n) == c).count();
     assert_eq!((by(BLUE), by(DARK_BLUE)), (1, 1), "{text}");
     // The fitted drive whole, on the second line of the prediction's row, under its first.
-    assert_eq!(legend_notes(&doc), [format!("fitted drive: {long}")]);
+    assert_eq!(legend_notes(&doc), [format!("given drive: {long}")]);
     let rows: Vec<_> = elements(&doc, "g")
         .into_iter()
         .filter(|g| g.attribute("class") == Some("legend-entry"))
@@ -208,20 +208,20 @@ fn a_prediction_pairs_with_a_run_of_its_spec_and_names_its_drive_whole() {
     assert_eq!(texts.len(), 2);
     assert_eq!(
         texts[0].text(),
-        Some("predicted from m/results.json: writes")
+        Some("predicted on a given drive, not fitted to m/results.json: writes")
     );
     assert_eq!(y(texts[1]) - y(texts[0]), 19.0);
 
     let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
     let note = format!(
-        "(prediction on {long} fitted to m/results.json; paired with run 1 ({MEASURED},dies=1), a run of its spec: dashed over it in the charts)"
+        "(prediction on {long}, a drive given with --fitted, not fitted to m/results.json; paired with run 1 ({MEASURED},dies=1), a run of its spec: dashed over it in the charts)"
     );
     assert!(html.contains(&note), "{html}");
 
     // With the short run alone: another spec, no phase in common; the prediction keeps its own colour.
     let html = std::fs::read_to_string(d.join("alone/index.html")).unwrap();
     let note = format!(
-        "<span class=\"swatch dashed\" style=\"color:#d55e00\"></span>predicted: {long} (prediction on {long} fitted to run 1 ({MEASURED},dies=1); dashed in the charts; no run of its spec and phases with their workloads in this report to pair it with)"
+        "<span class=\"swatch dashed\" style=\"color:#d55e00\"></span>predicted: {long} (prediction on {long}, a drive given with --fitted, not fitted to run 1 ({MEASURED},dies=1); dashed in the charts; no run of its spec and phases with their workloads in this report to pair it with)"
     );
     assert!(html.contains(&note), "{html}");
 }
@@ -258,7 +258,7 @@ fn a_prediction_pairs_with_its_measured_run_from_another_folder() {
     assert_eq!(p["prediction"]["measured_run_started_at"], m1["started_at"]);
     let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
     let want = format!(
-        "(prediction on {FITTED} fitted to run 2 ({MEASURED},dies=1); dashed over it in the charts)"
+        "(prediction on {FITTED}, a drive given with --fitted, not fitted to run 2 ({MEASURED},dies=1); dashed over it in the charts)"
     );
     assert!(html.contains(&want), "{html}");
     run(d, &["validate", "a/p/results.json"]);
@@ -322,8 +322,9 @@ fn a_prediction_from_one_target_of_several_pairs_with_that_target() {
     run(&["report", "m", ma, mb, "p", "-o", "rep"]);
     let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
     let label = ra["label"].as_str().unwrap();
-    let want =
-        format!("(prediction on {fitted} fitted to run 2 ({label}); dashed over it in the charts)");
+    let want = format!(
+        "(prediction on {fitted}, a drive given with --fitted, not fitted to run 2 ({label}); dashed over it in the charts)"
+    );
     assert!(html.contains(&want), "{want}\n{html}");
     run(&["validate", "p/results.json"]);
 }

@@ -283,8 +283,9 @@ fn a_schema_violation_and_a_cut_series_are_both_reported() {
     );
 }
 
-/// `merge` refuses a run that completed with fewer phases than another (an edited copy with no phases)
-/// rather than merging the phases they share, none.
+/// `merge` refuses a run that completed with fewer phases than another (an edited copy with one phase)
+/// rather than merging the phases they share; one with no phase is refused at the door, as `validate`
+/// refuses it.
 #[test]
 fn merge_refuses_a_completed_run_with_fewer_phases() {
     let t = tempdir();
@@ -300,21 +301,27 @@ fn merge_refuses_a_completed_run_with_fewer_phases() {
     ];
     let (c, _, e) = code_out_err(&wkrun(d, &args));
     assert_eq!(c, 0, "{e}");
-    let mut v = results(&d.join("r2"));
-    v["phases"] = serde_json::json!([]);
-    fs::write(
-        d.join("r2/results.json"),
-        serde_json::to_vec(&v).expect("json"),
-    )
-    .expect("write");
-    let (c, out, e) = code_out_err(&wkrun(d, &["merge", "r", "r2", "-o", "m"]));
-    assert_eq!(
-        (c, out.as_str(), e.as_str()),
-        (
-            2,
-            "",
-            "error: r2/results.json completed with 0 phases and r/results.json holds 2: a run that completed holds every phase of its spec; merge results of the same phases\n"
+    let whole = results(&d.join("r2"));
+    let kept = |n: usize| {
+        let mut v = whole.clone();
+        v["phases"].as_array_mut().expect("phases").truncate(n);
+        fs::write(
+            d.join("r2/results.json"),
+            serde_json::to_vec(&v).expect("json"),
         )
+        .expect("write");
+    };
+    kept(1);
+    refused_by(
+        d,
+        &["merge", "r", "r2", "-o", "m"],
+        "error: r2/results.json completed with 1 phase and r/results.json holds 2: a run that completed holds every phase of its spec; merge results of the same phases\n",
+    );
+    kept(0);
+    refused_by(
+        d,
+        &["merge", "r", "r2", "-o", "m"],
+        "error: r2/results.json holds figures that cannot be true (1 place):\n  phases: none in a run whose status is \"completed\": a completed run ran at least one phase\n",
     );
     assert!(!d.join("m").exists());
 }
@@ -458,6 +465,137 @@ fn values_no_run_writes_are_named_by_their_json_path() {
     // At the door of the commands that read results: the same message, before anything runs.
     refused_by(d, &["compare", "r", &same], &cases[0].1);
     refused_by(d, &["sim", "fit", &same], &cases[0].1);
+}
+
+/// Facts about a run's end that cannot all be true (attack 15, `t/mut.py`: each passed validate, warnings
+/// and compare): it ended before it started; a phase started after it ended; a completed run with a phase
+/// that did not complete, or with no phase; a failed run that does not say why. Each named by its JSON path,
+/// exit 2, and refused at the door of `compare`.
+#[test]
+fn a_run_s_end_must_agree_with_its_times_phases_and_error() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let r = results(&d.join("r"));
+    let (started, finished) = (
+        r["started_at"].as_str().unwrap().to_string(),
+        r["finished_at"].as_str().unwrap().to_string(),
+    );
+    let one = |f: &str, line: String| {
+        format!("error: {f} holds figures that cannot be true (1 place):\n  {line}\n")
+    };
+    let early = tampered(d, "early", |v| {
+        v["finished_at"] = "2000-01-01T00:00:00.000Z".into()
+    });
+    let late = tampered(d, "late", |v| {
+        v["phases"][1]["started_at"] = "2999-01-01T00:00:00.000Z".into()
+    });
+    let open = tampered(d, "open", |v| v["phases"][1]["completed"] = false.into());
+    let none = tampered(d, "none", |v| v["phases"] = serde_json::json!([]));
+    let silent = tampered(d, "silent", |v| v["status"] = "failed".into());
+    let cases = [
+        (
+            early.clone(),
+            one(
+                &early,
+                format!(
+                    "finished_at: \"2000-01-01T00:00:00.000Z\" is before started_at \"{started}\": a run ends after it starts"
+                ),
+            ),
+        ),
+        (
+            late.clone(),
+            one(
+                &late,
+                format!(
+                    "phases[1].started_at: \"2999-01-01T00:00:00.000Z\" is after the run's finished_at \"{finished}\": a phase starts before its run ends"
+                ),
+            ),
+        ),
+        (
+            open.clone(),
+            one(
+                &open,
+                "phases[1].completed: false in a run whose status is \"completed\": a run completes only when each of its phases does".into(),
+            ),
+        ),
+        (
+            none.clone(),
+            one(
+                &none,
+                "phases: none in a run whose status is \"completed\": a completed run ran at least one phase".into(),
+            ),
+        ),
+        (
+            silent.clone(),
+            one(
+                &silent,
+                "error: absent in a run whose status is \"failed\": a failed run says why".into(),
+            ),
+        ),
+    ];
+    refused(d, &cases);
+    refused_by(d, &["compare", "r", &late], &cases[1].1);
+    // The same run, interrupted or failed with its error, is one a run writes.
+    let fine = tampered(d, "fine", |v| {
+        v["phases"][1]["completed"] = false.into();
+        v["status"] = "failed".into();
+        v["error"] = "phase \"w\": stopped".into();
+    });
+    let (c, out, e) = code_out_err(&wkrun(d, &["validate", &fine]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (
+            0,
+            format!("{fine}: ok (results, 2 phases, 2 series CSVs)\n").as_str(),
+            ""
+        )
+    );
+}
+
+/// The aggregate of a run on several targets names each target's folder (`cluster.hosts[].results`):
+/// `validate` checks each as a results folder, and `compare` and `report` refuse what it refuses (attack
+/// 15: a target's `results.json` replaced by `{garbage` still validated, and compare and report read the
+/// aggregate).
+#[test]
+fn an_aggregate_s_targets_folders_are_checked() {
+    let t = tempdir();
+    let d = t.path();
+    write_file(d, "v.toml", &spec_text("v", SPEC));
+    let (a, b) = (
+        "sim:capacity=64MiB,op=7%,block=256KiB",
+        "sim:capacity=64MiB,op=20%,block=256KiB",
+    );
+    let args = ["v.toml", "--target", a, "--target", b, "-q", "-o", "m"];
+    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    assert_eq!(c, 0, "{e}");
+    let (c, out, e) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (
+            0,
+            "m: ok (results, 2 phases, 2 series CSVs, 2 targets' folders)\n",
+            ""
+        )
+    );
+    let second = "m/t1-sim-64MiB-op20-block256KiB";
+    fs::write(d.join(second).join("results.json"), "{garbage").expect("write");
+    let why = format!(
+        "error: {second}/results.json is not a wkrun results document: not JSON (key must be a string at line 1 column 2)\n"
+    );
+    refused_by(d, &["validate", "m"], &why);
+    refused_by(d, &["compare", "m"], &why);
+    refused_by(d, &["report", "m", "-o", "rep"], &why);
+    assert!(!d.join("rep").exists());
+    // A target's folder that is gone.
+    fs::remove_dir_all(d.join(second)).expect("remove");
+    refused_by(
+        d,
+        &["validate", "m"],
+        &format!(
+            "error: {second}: a target's folder the aggregate names: No such file or directory (os error 2)\n"
+        ),
+    );
 }
 
 /// A simulated drive's device CSV is checked as a series is (attack 40, finding 8: validate passed one cut

@@ -61,11 +61,16 @@ pub fn fitted_run(runs: &[RunData], r: usize) -> Option<usize> {
         .or(started.first().copied())
 }
 
-/// The second legend line of run `r`'s row: a prediction's fitted drive, whole (`fitted drive:
-/// sim:...`); `None` for a measurement.
+/// The second legend line of run `r`'s row: a prediction's drive, whole (`fitted drive: sim:...`, or
+/// `given drive: sim:...` when it was given with `--fitted`, not fitted by the prediction); `None` for a
+/// measurement.
 pub fn legend_note(run: &RunData) -> Option<String> {
     let p = run.results.prediction.as_ref()?;
-    Some(format!("fitted drive: {}", p.fitted_target))
+    let what = match p.target_given {
+        true => "given drive",
+        false => "fitted drive",
+    };
+    Some(format!("{what}: {}", p.fitted_target))
 }
 
 /// A results file or its folder as the canonical path of the file (as given when it cannot be resolved).

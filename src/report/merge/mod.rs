@@ -288,10 +288,11 @@ fn common_phases(runs: &[RunData]) -> Result<Vec<Vec<usize>>, String> {
             let idx = b.results.phases.iter().map(|p| p.index);
             idx.into_iter().any(|i| !has(i) && !skipped(i))
         }) {
+            let n = a.results.phases.len();
             return Err(format!(
-                "{} completed with {} phases and {} holds {}: a run that completed holds every phase of its spec; merge results of the same phases",
+                "{} completed with {n} phase{} and {} holds {}: a run that completed holds every phase of its spec; merge results of the same phases",
                 a.file.display(),
-                a.results.phases.len(),
+                if n == 1 { "" } else { "s" },
                 b.file.display(),
                 b.results.phases.len()
             ));
