@@ -1196,7 +1196,11 @@ fn cmd_warnings(files: &[PathBuf]) -> Result<(), Fail> {
     room_to_read(files, "reading results", wkrun::report::room::Reader::Check)?;
     let mut out = String::new();
     for (i, f) in files.iter().enumerate() {
-        let r = wkrun::report::read_results(f).map_err(|e| bad(e.to_string()))?;
+        // Read and checked as `compare` reads them: a folder whose series or figures `validate` refuses is
+        // refused here too (exit 2), not quoted.
+        let r = wkrun::report::runs::load_run(f)
+            .map(|run| run.results)
+            .map_err(|e| bad(e.to_string()))?;
         if files.len() > 1 {
             let gap = if i == 0 { "" } else { "\n" };
             out.push_str(&format!(

@@ -779,6 +779,16 @@ fn console_warnings_are_one_line_each_and_said_once_for_several_phases() {
         2,
         "{plan}"
     );
+    // A folder `validate` and `compare` refuse (a series CSV cut to its header) is refused by `warnings`
+    // too, with compare's words, exit 2 (attack 15: `warnings` read the results.json alone).
+    let csv = d.join("w").join("01-r.csv");
+    let text = std::fs::read_to_string(&csv).expect("01-r.csv");
+    std::fs::write(&csv, format!("{}\n", text.lines().next().expect("header"))).expect("cut");
+    let (code, out, err) = code_out_err(&wkrun(d, &["warnings", "w"]));
+    let (ccode, _, cerr) = code_out_err(&wkrun(d, &["compare", "w"]));
+    assert_eq!((code, out.as_str(), ccode), (2, "", 2));
+    assert_eq!(err, cerr);
+    assert!(err.contains("01-r.csv"), "{err}");
 }
 
 /// The caution of a file target `path` on the in-memory file system `fs`.
