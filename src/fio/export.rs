@@ -811,7 +811,8 @@ expect = "header"
 
     /// A simulated drive is a file of its capacity, alone or as one of several targets (attack 15: an
     /// entry `"sim:capacity=1GiB"` of `paths` was exported as the file `sim:capacity=1GiB`, with no
-    /// size and nothing said), each said in `differs`.
+    /// size and nothing said; a spec mixing it with a file is now refused when read, mixed clocks), each
+    /// said in `differs`.
     #[test]
     fn a_simulated_drive_runs_on_a_file_of_its_capacity() {
         let spec = |target: &str| {
@@ -825,13 +826,13 @@ expect = "header"
             export(&s).expect("exports")
         };
         let several = of(
-            r#"paths = ["a.img", "sim:capacity=1GiB", "sim:capacity=64MiB,op=20%,block=256KiB"]"#,
+            r#"paths = ["sim:capacity=2GiB", "sim:capacity=1GiB", "sim:capacity=64MiB,op=20%,block=256KiB"]"#,
         );
         let body = several.text.split_once("\n[global]").expect("global").1;
         assert_eq!(
             body,
             format!(
-                "\ngroup_reporting=1\n\n[w@t0]\nfilename=a.img\n{job}\n[w@t1]\nfilename=wkrun-target-t1.img\nfilesize=1g\n{job}\n[w@t2]\nfilename=wkrun-target-t2.img\nfilesize=64m\n{job}"
+                "\ngroup_reporting=1\n\n[w@t0]\nfilename=wkrun-target-t0.img\nfilesize=2g\n{job}\n[w@t1]\nfilename=wkrun-target-t1.img\nfilesize=1g\n{job}\n[w@t2]\nfilename=wkrun-target-t2.img\nfilesize=64m\n{job}"
             )
         );
         let said = |i: usize, cap: &str| {
@@ -839,7 +840,10 @@ expect = "header"
                 "target.paths[{i}] is a simulated drive: its jobs run on the file wkrun-target-t{i}.img of the drive's capacity ({cap}) instead (fio runs on files and devices)"
             )
         };
-        assert_eq!(several.differs, [said(1, "1GiB"), said(2, "64MiB")]);
+        assert_eq!(
+            several.differs,
+            [said(0, "2GiB"), said(1, "1GiB"), said(2, "64MiB")]
+        );
         assert!(
             several
                 .text
