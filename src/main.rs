@@ -1233,7 +1233,16 @@ fn cmd_compare(
         lines(compare::caveats(&runs)),
     );
     match format {
-        CompareFormat::Csv => err_out(&format!("{before}{notes}")),
+        CompareFormat::Csv => {
+            // The rows' own notes, which the table and Markdown number under them.
+            let rows: String = c
+                .rows
+                .iter()
+                .filter_map(|r| Some((r, r.note.as_ref()?)))
+                .map(|(r, n)| format!("note: {} {}: {}\n", r.phase, r.label, n.text(&c.columns)))
+                .collect();
+            err_out(&format!("{before}{notes}{rows}"))
+        }
         _ => {
             if !notes.is_empty() {
                 text.push_str(&format!("\n{notes}"));
