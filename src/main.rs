@@ -1315,6 +1315,9 @@ fn cmd_report(
         against,
     };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    for n in wkrun::report::html::host_notes(&runs) {
+        err_out(&format!("note: {n}\n"));
+    }
     // Under an address-space limit, the room to draw the PNGs is checked before the folder is made.
     if png {
         build::png_threads(&report.figures().collect::<Vec<_>>()).map_err(|e| Fail(1, e))?;

@@ -621,9 +621,7 @@ fn apart_lines(runs: &[Run]) -> Vec<String> {
 }
 
 /// What a reader must know before reading the comparison: when `c` gives a composite score against its
-/// first column, the runs whose numbers describe the host rather than a drive (`not_a_drive`: a file, a
-/// loop device without direct I/O, buffered workloads), those of one reason on one line, named by their
-/// column headers: on a file, the fresh against used comparison is noise. Said above the table (trial 13
+/// first column, [`host_notes`] of its runs, named by their column headers. Said above the table (trial 13
 /// F13: under 60 rows, read after the composite).
 pub fn host_caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
     let scored = c
@@ -636,30 +634,42 @@ pub fn host_caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
                 .skip(1)
                 .any(|x| matches!(x, Cell::Number { .. }))
         });
-    // Each reason (with the target it names) and the headings of its runs, in the order of the runs.
+    if !scored {
+        return Vec::new();
+    }
+    let results: Vec<&Results> = runs.iter().map(|r| &r.results).collect();
+    host_notes(&results, &headers(runs))
+}
+
+/// The runs among `runs` whose numbers describe the host rather than a drive (`not_a_drive`: a file, a
+/// loop device without direct I/O, buffered workloads, a busy host), those of one reason on one line,
+/// named by `names` (one per run): on a file, the fresh against used comparison is noise. `wkrun compare`
+/// says them above its table ([`host_caveats`]), the report above its tables of changes.
+pub fn host_notes(runs: &[&Results], names: &[String]) -> Vec<String> {
+    // Each reason (with the target it names) and the names of its runs, in the order of the runs.
     let mut host: Vec<(HostNumbers, Vec<String>)> = Vec::new();
-    for (r, h) in runs.iter().zip(headers(runs)).filter(|_| scored) {
-        let Some(why) = not_a_drive(&r.results) else {
+    for (r, h) in runs.iter().zip(names) {
+        let Some(why) = not_a_drive(r) else {
             continue;
         };
         match host.iter_mut().find(|(w, _)| *w == why) {
-            Some((_, named)) => named.push(h),
-            None => host.push((why, vec![h])),
+            Some((_, named)) => named.push(h.clone()),
+            None => host.push((why, vec![h.clone()])),
         }
     }
     host.into_iter()
         .map(|((what, path, detail), named)| {
-        // The target after the reason, unless the one run's heading is its path.
-        let path = path
-            .filter(|p| named != [p.clone()])
-            .map(|p| format!(" ({p})"))
-            .unwrap_or_default();
-        format!(
-            "{}: {what}{path}: {detail}, so the changes and the composite may be noise, differing from run to run",
-            named.join(", ")
-        )
-    })
-    .collect()
+            // The target after the reason, unless the one run's name is its path.
+            let path = path
+                .filter(|p| named != [p.clone()])
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            format!(
+                "{}: {what}{path}: {detail}, so the changes and the composite may be noise, differing from run to run",
+                named.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// What a reader must know to read the comparison, one line per run that needs one, named by its column

@@ -972,6 +972,23 @@ phase's lead figure to its value, inverted where lower is better; as in <code>wk
     o.push_str("</section>\n");
 }
 
+/// What a reader of the page's changes must know ([`compare::host_notes`]), when it shows changes: of every
+/// run when there are several (the headline tables' changes and composite), else of the one run when its
+/// sweeps' members are compared; named by their labels. Said above the tables and, by `wkrun report`, on
+/// stderr (trial 15: a file run's sweep members showed a composite of -49.2 % as findings, with no word).
+pub fn host_notes(runs: &[RunData]) -> Vec<String> {
+    let shows = runs.len() > 1
+        || runs
+            .iter()
+            .any(|r| !super::members::sweeps(&r.results).is_empty());
+    if !shows {
+        return Vec::new();
+    }
+    let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
+    let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    compare::host_notes(&results, &names)
+}
+
 /// The page, written to `w` a part at a time (never held whole: a report of 2,000 phases makes a page of
 /// over 100 MB): the runs header; for a run of a SNIA PTS spec (or with blocks of rounds) its PTS
 /// sections first, then the headline numbers (folded away past [`HEADLINE_ROWS`] rows); the runs
@@ -997,6 +1014,9 @@ pub fn write_index(
     // A PTS test's verdicts, tables and plots first: what its user reads the report for.
     o.push_str(&super::pts::page::html(&report.pts, opts.png));
     flush(&mut o)?;
+    for n in host_notes(runs) {
+        let _ = writeln!(o, "<p class=\"warn\">note: {}</p>", esc(&n));
+    }
     headline_section(&mut o, runs, report);
     o.push_str(&super::against::html_section(runs, report, opts));
     if !report.batteries.is_empty() {

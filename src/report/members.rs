@@ -143,7 +143,7 @@ pub fn compare_by(runs: &[Run], by: &str) -> Result<Comparison, String> {
 }
 
 /// The sweeps of a run with two members or more, by name, in order of first appearance.
-fn sweeps(results: &Results) -> Vec<String> {
+pub(super) fn sweeps(results: &Results) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for l in results.phases.iter().flat_map(|p| &p.labels) {
         if let Some(s) = &l.sweep
