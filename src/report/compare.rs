@@ -159,7 +159,7 @@ impl Metric {
             Metric::SteadyState => "steady state".into(),
             Metric::Headline { .. } => "headline".into(),
             Metric::Parameters => "parameters that differ".into(),
-            Metric::CompletionWaits => "completion waits kept".into(),
+            Metric::CompletionWaits => "io_uring completion waits".into(),
             Metric::Overrides => "--set overrides".into(),
             Metric::Spec => "spec".into(),
             Metric::Composite => "composite (geometric mean of ratios to the first run)".into(),
@@ -1163,31 +1163,17 @@ fn differing_params(phases: &[Option<&PhaseResult>], foreign: &[bool]) -> Option
     )
 }
 
-/// The way each run's phase waited for completions after its probe (`batched after 2 rounds`, `each after 1
-/// round`, `-` where it did not probe), when not the same in every run that has the phase: the same spec
-/// on the same device can keep either way, and the latencies then differ by up to the minimum wait.
+/// The way each run's io_uring phase waited for completions after its probe (`batched (latency up to 20 µs
+/// long)`, `per completion`, `-` where it did not probe: [`KeptWaits::words`]), when not the same in every
+/// run that has the phase: the same spec on the same device can keep either way, and the latencies then
+/// differ by up to the minimum wait (trial 15: `batched after 1 round` meant nothing without results.md).
 fn differing_waits(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
-    let kept = |p: &PhaseResult| {
-        let w = p.host.as_ref()?.completion_waits.as_ref()?;
-        Some((w.kept, w.rounds.len()))
-    };
-    let present: Vec<Option<(KeptWaits, usize)>> =
-        phases.iter().flatten().map(|p| kept(p)).collect();
-    if present.len() < 2
-        || present
-            .iter()
-            .all(|k| k.map(|k| k.0) == present[0].map(|k| k.0))
-    {
+    let kept = |p: &PhaseResult| Some(p.host.as_ref()?.completion_waits.as_ref()?.kept);
+    let present: Vec<Option<KeptWaits>> = phases.iter().flatten().map(|p| kept(p)).collect();
+    if present.len() < 2 || present.iter().all(|k| *k == present[0]) {
         return None;
     }
-    let text = |k: Option<(KeptWaits, usize)>| match k {
-        None => "-".to_string(),
-        Some((way, n)) => format!(
-            "{} after {n} round{}",
-            way.as_str(),
-            if n == 1 { "" } else { "s" }
-        ),
-    };
+    let text = |k: Option<KeptWaits>| k.map_or("-".to_string(), KeptWaits::words);
     Some(
         phases
             .iter()
@@ -2229,12 +2215,12 @@ mod tests {
             run("d", "d", t, vec![]),
         ]);
         let r = c.row("q", Metric::CompletionWaits).unwrap();
-        assert_eq!(r.label, "completion waits kept");
+        assert_eq!(r.label, "io_uring completion waits");
         assert_eq!(
             r.cells,
             [
-                Cell::Text("batched after 2 rounds".into()),
-                Cell::Text("each after 1 round".into()),
+                Cell::Text("batched (latency up to 20 µs long)".into()),
+                Cell::Text("per completion".into()),
                 Cell::Text("-".into()),
                 Cell::Missing
             ]
