@@ -199,13 +199,18 @@ impl Written {
         if (missing as u128 * 100) < span.len as u128 {
             return None;
         }
+        // On a device, wkrun sees only this run's writes: a device an earlier run filled is said to be
+        // unwritten for every read-only phase (trial 15), so the warning says what to do then.
+        let (what, earlier) = match file {
+            true => ("holds no written data", ""),
+            false => (
+                "was not written in this run",
+                "; if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)",
+            ),
+        };
         Some(format!(
-            "never-written reads: {:.1} % of the span {}: add a fill phase before this one, or reads there may not reach the device (read span [{start}, {end}), first gap [{g0}, {g1}))",
+            "never-written reads: {:.1} % of the span {what}: add a fill phase before this one, or reads there may not reach the device (read span [{start}, {end}), first gap [{g0}, {g1})){earlier}",
             missing as f64 * 100.0 / span.len as f64,
-            match file {
-                true => "holds no written data",
-                false => "was not written in this run",
-            }
         ))
     }
 }
@@ -416,7 +421,7 @@ mod tests {
         w.add(0, 9_900);
         assert_eq!(
             w.read_warning(span, false).unwrap_or_default(),
-            "never-written reads: 1.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 10000), first gap [9900, 10000))"
+            "never-written reads: 1.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 10000), first gap [9900, 10000)); if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)"
         );
         assert_eq!(
             w.read_warning(span, true).unwrap_or_default(),

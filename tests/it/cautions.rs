@@ -998,7 +998,7 @@ fn a_warning_of_every_phase_is_said_once_more_at_the_end_naming_them() {
     let (results, _) = strict_results(&dir.path().join("out"));
     let span = |end: u64| {
         format!(
-            "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, {end}), first gap [0, {end}))"
+            "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, {end}), first gap [0, {end})); if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)"
         )
     };
     let said: Vec<Vec<String>> = results
@@ -1017,6 +1017,6 @@ fn a_warning_of_every_phase_is_said_once_more_at_the_end_naming_them() {
     let texts: Vec<&str> = said.iter().map(|w| w[0].as_str()).collect();
     assert_eq!(
         wkrun::run::observer::merged(&texts),
-        "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 16777216–67108864), first gap [0, 16777216–67108864))"
+        "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 16777216–67108864), first gap [0, 16777216–67108864)); if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)"
     );
 }
