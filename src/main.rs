@@ -1262,7 +1262,16 @@ fn cmd_compare(
         lines(compare::caveats(&runs)),
     );
     match format {
-        CompareFormat::Csv => err_out(&format!("{before}{notes}")),
+        CompareFormat::Csv => {
+            // The rows' own notes, which the table and Markdown number under them.
+            let rows: String = c
+                .rows
+                .iter()
+                .filter_map(|r| Some((r, r.note.as_ref()?)))
+                .map(|(r, n)| format!("note: {} {}: {}\n", r.phase, r.label, n.text(&c.columns)))
+                .collect();
+            err_out(&format!("{before}{notes}{rows}"))
+        }
         _ => {
             if !notes.is_empty() {
                 text.push_str(&format!("\n{notes}"));
@@ -1335,6 +1344,9 @@ fn cmd_report(
         against,
     };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
+    for n in wkrun::report::html::host_notes(&runs) {
+        err_out(&format!("note: {n}\n"));
+    }
     // Under an address-space limit, the room to draw the PNGs is checked before the folder is made.
     if png {
         build::png_threads(&report.figures().collect::<Vec<_>>()).map_err(|e| Fail(1, e))?;

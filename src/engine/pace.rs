@@ -22,9 +22,8 @@
 
 use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 
-/// The minimum wait of a batched wait, µs: a completion is timed up to this much (plus the timer's slack)
-/// later than a wait per completion would time it.
-pub const MIN_WAIT_US: u32 = 20;
+/// The minimum wait of a batched wait, µs ([`crate::vocab::MIN_WAIT_US`]).
+pub use crate::vocab::MIN_WAIT_US;
 
 /// The shortest probe window, ns.
 pub const WINDOW_NS: u64 = 40_000_000;

@@ -39,7 +39,8 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
 }
 
 /// Whether the start of a file (`head`) is fio's JSON output: a JSON object, perhaps after fio's notes on
-/// lines of their own, naming `"fio version"`.
+/// lines of their own, naming `"fio version"` (fio's text report after it, `--output-format=normal,json`,
+/// is ignored by [`from_bytes`]).
 pub fn looks_like_fio(head: &[u8]) -> bool {
     let text = String::from_utf8_lossy(head);
     json_start(&text).is_some_and(|i| text[i..].contains("\"fio version\""))
@@ -74,7 +75,13 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         )
     })?;
     let start = json_start(text).ok_or("no JSON object in it")?;
-    let doc: Value = serde_json::from_str(&text[start..]).map_err(|e| {
+    // The first JSON document, and nothing after it: `--output-format=normal,json` writes fio's text
+    // report after the JSON (trial 15: refused for its "trailing characters").
+    let first = serde_json::Deserializer::from_str(&text[start..])
+        .into_iter::<Value>()
+        .next()
+        .ok_or("no JSON object in it")?;
+    let doc: Value = first.map_err(|e| {
         if e.is_eof() {
             format!(
                 "fio's JSON output cut short (it ends at line {} before its end)",

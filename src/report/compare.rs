@@ -15,7 +15,7 @@
 //! whole-phase metrics. Runs that differ in `--set` overrides, or a phase whose parameters differ between
 //! runs, get a row saying how; with two runs or more, the last row is the composite ([`composite`]).
 
-use crate::results::headline::is_level;
+use crate::results::headline::{self, Covers, is_level};
 use crate::results::{BUSY_HOST, Better, Figure, KeptWaits, PhaseResult, Results, Status};
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
@@ -159,7 +159,7 @@ impl Metric {
             Metric::SteadyState => "steady state".into(),
             Metric::Headline { .. } => "headline".into(),
             Metric::Parameters => "parameters that differ".into(),
-            Metric::CompletionWaits => "completion waits kept".into(),
+            Metric::CompletionWaits => "io_uring completion waits".into(),
             Metric::Overrides => "--set overrides".into(),
             Metric::Spec => "spec".into(),
             Metric::Composite => "composite (geometric mean of ratios to the first run)".into(),
@@ -319,6 +319,100 @@ pub struct Row {
     pub label: String,
     /// One cell per run, in the order of the runs.
     pub cells: Vec<Cell>,
+    /// A note on the row, numbered under the table ([`notes`]): figures of unlike rows, figures left out
+    /// of the composite.
+    pub note: Option<Note>,
+}
+
+/// A note on a row of a comparison, said in words by [`Note::text`] with the comparison's columns.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// A headline figure whose runs cover unlike rows ([`headline::unlike`]): what each run's covers
+    /// (`None` where it has none), and what its item asks ([`headline::asked`]). Its row has no change.
+    Unlike {
+        /// What the item asks: `the window`.
+        asked: &'static str,
+        /// Each run's rows.
+        covers: Vec<Option<Covers>>,
+    },
+    /// The composite's lead figures left out for unlike rows: each column's, by its index, as `LABEL of
+    /// PHASE`.
+    LeftOut(Vec<(usize, String)>),
+}
+
+impl Note {
+    /// The note in words, naming the runs by `columns`.
+    pub fn text(&self, columns: &[String]) -> String {
+        let col = |i: usize| columns.get(i).map_or("?", String::as_str);
+        match self {
+            Note::Unlike { asked, covers } => {
+                let each: Vec<String> = covers
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, c)| Some(format!("{}: {}", col(i), c.as_ref()?.words(asked))))
+                    .collect();
+                format!(
+                    "not compared: {}; a figure is set against another run's only over the same kind of rows (what it asks in both, or the whole phase in both), so this row has no change and its figures are left out of the composite",
+                    each.join("; ")
+                )
+            }
+            Note::LeftOut(figs) => {
+                let each: Vec<String> = figs
+                    .iter()
+                    .map(|(i, f)| format!("{}: {f}", col(*i)))
+                    .collect();
+                format!(
+                    "left out of the composite, their rows unlike the first column's: {}; such a phase is scored on its next lead figure, else on its IOPS, phase mean",
+                    each.join("; ")
+                )
+            }
+        }
+    }
+}
+
+/// The notes of `c`'s rows in words, each said once, in order of first appearance (the rows of a
+/// window's avg, min, max and stddev share one), and the number of each row's note: `[N]` under the table
+/// is the N-th ([`marked_labels`]).
+fn noted(c: &Comparison) -> (Vec<String>, Vec<Option<usize>>) {
+    let mut said: Vec<String> = Vec::new();
+    let numbers = c
+        .rows
+        .iter()
+        .map(|r| {
+            let t = r.note.as_ref()?.text(&c.columns);
+            Some(note_number(&mut said, t))
+        })
+        .collect();
+    (said, numbers)
+}
+
+/// The number of note `t` among the notes `said` so far, 1-based: its own when said already, else the next
+/// one, `t` added.
+pub fn note_number(said: &mut Vec<String>, t: String) -> usize {
+    match said.iter().position(|s| *s == t) {
+        Some(k) => k + 1,
+        None => {
+            said.push(t);
+            said.len()
+        }
+    }
+}
+
+/// The notes of `c`'s rows in words, each once: the N-th is `[N]` under the table.
+pub fn notes(c: &Comparison) -> Vec<String> {
+    noted(c).0
+}
+
+/// The labels of `c`'s rows as shown: a noted row's with its note's number, `IOPS, 1400s.., avg [1]`.
+pub fn marked_labels(c: &Comparison) -> Vec<String> {
+    c.rows
+        .iter()
+        .zip(noted(c).1)
+        .map(|(r, n)| match n {
+            Some(n) => format!("{} [{n}]", r.label),
+            None => r.label.clone(),
+        })
+        .collect()
 }
 
 /// Runs side by side.
@@ -424,8 +518,10 @@ pub fn compare(runs: &[Run]) -> Comparison {
         }
     }
     if runs.len() > 1 {
-        let scores = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
-        rows.push(composite_row(scores, Metric::Composite.label()));
+        let results: Vec<&Results> = runs.iter().map(|r| &r.results).collect();
+        let mut row = composite_row(composite(&results), Metric::Composite.label());
+        row.note = composite_note(&results);
+        rows.push(row);
     }
     Comparison { columns, rows }
 }
@@ -525,9 +621,7 @@ fn apart_lines(runs: &[Run]) -> Vec<String> {
 }
 
 /// What a reader must know before reading the comparison: when `c` gives a composite score against its
-/// first column, the runs whose numbers describe the host rather than a drive (`not_a_drive`: a file, a
-/// loop device without direct I/O, buffered workloads), those of one reason on one line, named by their
-/// column headers: on a file, the fresh against used comparison is noise. Said above the table (trial 13
+/// first column, [`host_notes`] of its runs, named by their column headers. Said above the table (trial 13
 /// F13: under 60 rows, read after the composite).
 pub fn host_caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
     let scored = c
@@ -540,30 +634,42 @@ pub fn host_caveats(runs: &[Run], c: &Comparison) -> Vec<String> {
                 .skip(1)
                 .any(|x| matches!(x, Cell::Number { .. }))
         });
-    // Each reason (with the target it names) and the headings of its runs, in the order of the runs.
+    if !scored {
+        return Vec::new();
+    }
+    let results: Vec<&Results> = runs.iter().map(|r| &r.results).collect();
+    host_notes(&results, &headers(runs))
+}
+
+/// The runs among `runs` whose numbers describe the host rather than a drive (`not_a_drive`: a file, a
+/// loop device without direct I/O, buffered workloads, a busy host), those of one reason on one line,
+/// named by `names` (one per run): on a file, the fresh against used comparison is noise. `wkrun compare`
+/// says them above its table ([`host_caveats`]), the report above its tables of changes.
+pub fn host_notes(runs: &[&Results], names: &[String]) -> Vec<String> {
+    // Each reason (with the target it names) and the names of its runs, in the order of the runs.
     let mut host: Vec<(HostNumbers, Vec<String>)> = Vec::new();
-    for (r, h) in runs.iter().zip(headers(runs)).filter(|_| scored) {
-        let Some(why) = not_a_drive(&r.results) else {
+    for (r, h) in runs.iter().zip(names) {
+        let Some(why) = not_a_drive(r) else {
             continue;
         };
         match host.iter_mut().find(|(w, _)| *w == why) {
-            Some((_, named)) => named.push(h),
-            None => host.push((why, vec![h])),
+            Some((_, named)) => named.push(h.clone()),
+            None => host.push((why, vec![h.clone()])),
         }
     }
     host.into_iter()
         .map(|((what, path, detail), named)| {
-        // The target after the reason, unless the one run's heading is its path.
-        let path = path
-            .filter(|p| named != [p.clone()])
-            .map(|p| format!(" ({p})"))
-            .unwrap_or_default();
-        format!(
-            "{}: {what}{path}: {detail}, so the changes and the composite may be noise, differing from run to run",
-            named.join(", ")
-        )
-    })
-    .collect()
+            // The target after the reason, unless the one run's name is its path.
+            let path = path
+                .filter(|p| named != [p.clone()])
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            format!(
+                "{}: {what}{path}: {detail}, so the changes and the composite may be noise, differing from run to run",
+                named.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// What a reader must know to read the comparison, one line per run that needs one, named by its column
@@ -692,6 +798,7 @@ fn unpaired(runs: &[Run]) -> Option<String> {
 /// change (score − 1) × 100, none for the first column.
 pub fn composite_row(scores: Vec<Option<f64>>, label: String) -> Row {
     Row {
+        note: None,
         phase: "(all phases)".into(),
         metric: Metric::Composite,
         label,
@@ -715,6 +822,7 @@ pub fn composite_row(scores: Vec<Option<f64>>, label: String) -> Row {
 fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], rows: &mut Vec<Row>) {
     let first = rows.len();
     let row = |metric: Metric, label: String, cells: Vec<Cell>| Row {
+        note: None,
         phase: name.to_string(),
         metric,
         label,
@@ -758,6 +866,13 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
         let metric = Metric::Headline {
             decimals: unit_decimals(&k.unit),
         };
+        if let Some(covers) = unlike_rows(phases, &k.key) {
+            let (label, cells, note) = unlike_row(k, metric, &values, covers);
+            let mut r = row(metric, label, cells);
+            r.note = Some(note);
+            rows.push(r);
+            continue;
+        }
         let mut cells = number_cells(&values);
         // A time that is a fact, not a score (when the worst interval ended, when the span was written
         // once): no change against the first run.
@@ -818,6 +933,55 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
         rows.push(row(Metric::SteadyState, Metric::SteadyState.label(), cells));
     }
     unique_labels(&mut rows[first..]);
+}
+
+/// The label, cells and note of the row of headline figure `k` whose runs cover unlike rows (`covers`, from
+/// [`unlike_rows`]): labelled as its item asks, each value with its rows, no change (trial 15: a clipped
+/// window's whole phase against a real window's read as a 6 % loss).
+fn unlike_row(
+    k: &Figure,
+    metric: Metric,
+    values: &[Option<Option<f64>>],
+    covers: Vec<Option<Covers>>,
+) -> (String, Vec<Cell>, Note) {
+    let cells = values
+        .iter()
+        .zip(&covers)
+        .map(|(v, c)| match (v, c) {
+            (None, _) => Cell::Missing,
+            (Some(None), _) => Cell::NoData,
+            (Some(Some(v)), Some(c)) => {
+                Cell::Text(format!("{} over {}", metric.format_value(*v), c.rows()))
+            }
+            (Some(Some(v)), None) => Cell::Text(metric.format_value(*v)),
+        })
+        .collect();
+    let asked = Figure {
+        label: headline::asked_label(&k.key, &k.label),
+        ..k.clone()
+    };
+    let note = Note::Unlike {
+        asked: headline::asked(&k.key),
+        covers,
+    };
+    (figure_label(&asked), cells, note)
+}
+
+/// The rows each run's figure `key` covers ([`headline::covers`]), when a run's are unlike the first run's
+/// ([`headline::unlike`]); `None` when every run's may be set against the first's.
+pub fn unlike_rows(phases: &[Option<&PhaseResult>], key: &str) -> Option<Vec<Option<Covers>>> {
+    let base = phases.first().copied().flatten()?;
+    phases
+        .iter()
+        .skip(1)
+        .flatten()
+        .any(|p| headline::unlike(base, p, key).is_some())
+        .then(|| {
+            phases
+                .iter()
+                .map(|p| p.and_then(|p| headline::covers(p, key)))
+                .collect()
+        })
 }
 
 /// Whether the cells `a` of a headline row are all in `b`: where `a` has a number, `b` the same
@@ -999,31 +1163,17 @@ fn differing_params(phases: &[Option<&PhaseResult>], foreign: &[bool]) -> Option
     )
 }
 
-/// The way each run's phase waited for completions after its probe (`batched after 2 rounds`, `each after 1
-/// round`, `-` where it did not probe), when not the same in every run that has the phase: the same spec
-/// on the same device can keep either way, and the latencies then differ by up to the minimum wait.
+/// The way each run's io_uring phase waited for completions after its probe (`batched (latency up to 20 µs
+/// long)`, `per completion`, `-` where it did not probe: [`KeptWaits::words`]), when not the same in every
+/// run that has the phase: the same spec on the same device can keep either way, and the latencies then
+/// differ by up to the minimum wait (trial 15: `batched after 1 round` meant nothing without results.md).
 fn differing_waits(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
-    let kept = |p: &PhaseResult| {
-        let w = p.host.as_ref()?.completion_waits.as_ref()?;
-        Some((w.kept, w.rounds.len()))
-    };
-    let present: Vec<Option<(KeptWaits, usize)>> =
-        phases.iter().flatten().map(|p| kept(p)).collect();
-    if present.len() < 2
-        || present
-            .iter()
-            .all(|k| k.map(|k| k.0) == present[0].map(|k| k.0))
-    {
+    let kept = |p: &PhaseResult| Some(p.host.as_ref()?.completion_waits.as_ref()?.kept);
+    let present: Vec<Option<KeptWaits>> = phases.iter().flatten().map(|p| kept(p)).collect();
+    if present.len() < 2 || present.iter().all(|k| *k == present[0]) {
         return None;
     }
-    let text = |k: Option<(KeptWaits, usize)>| match k {
-        None => "-".to_string(),
-        Some((way, n)) => format!(
-            "{} after {n} round{}",
-            way.as_str(),
-            if n == 1 { "" } else { "s" }
-        ),
-    };
+    let text = |k: Option<KeptWaits>| k.map_or("-".to_string(), KeptWaits::words);
     Some(
         phases
             .iter()
@@ -1039,6 +1189,7 @@ fn spec_row(runs: &[Run]) -> Option<Row> {
         return None;
     }
     Some(Row {
+        note: None,
         phase: "(runs)".into(),
         metric: Metric::Spec,
         label: Metric::Spec.label(),
@@ -1060,6 +1211,7 @@ fn overrides_row(runs: &[Run]) -> Option<Row> {
         return None;
     }
     Some(Row {
+        note: None,
         phase: "(runs)".into(),
         metric: Metric::Overrides,
         label: Metric::Overrides.label(),
@@ -1103,20 +1255,28 @@ fn leads(p: &PhaseResult) -> Vec<Lead> {
 /// both have, positive; when the two share no lead figure at all (fio's job, headed by its mean, beside a
 /// wkrun phase headed by its steady window), of their total IOPS; `None` when that gives no positive pair.
 fn log_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
-    let (theirs, mine) = (leads(base), leads(p));
+    let left = unlike_leads(base, p);
+    let kept = |l: &Lead| !left.iter().any(|f| f.key == l.0);
+    let theirs: Vec<Lead> = leads(base).into_iter().filter(kept).collect();
+    let mine: Vec<Lead> = leads(p).into_iter().filter(kept).collect();
     let shared = |key: &str| mine.iter().find(|(k, _, _)| k == key).map(|m| m.1);
-    let pairs: Vec<(Option<f64>, Option<f64>, Better)> =
+    let mut pairs: Vec<(Option<f64>, Option<f64>, Better)> =
         match theirs.iter().any(|(k, _, _)| shared(k).is_some()) {
             true => theirs
                 .iter()
                 .filter_map(|(k, b, better)| Some((*b, shared(k)?, *better)))
                 .collect(),
-            false => vec![(
-                Metric::TotalIops.value(base),
-                Metric::TotalIops.value(p),
-                Better::Higher,
-            )],
+            false => Vec::new(),
         };
+    // Total IOPS when the two share no lead figure, and last after a figure left out: the whole phase
+    // in both, like for like.
+    if pairs.is_empty() || !left.is_empty() {
+        pairs.push((
+            Metric::TotalIops.value(base),
+            Metric::TotalIops.value(p),
+            Better::Higher,
+        ));
+    }
     pairs.into_iter().find_map(|(b, v, better)| {
         let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
         Some(match better {
@@ -1124,6 +1284,50 @@ fn log_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
             Better::Lower => (b / v).ln(),
         })
     })
+}
+
+/// The lead figures of `base` (headline levels with a direction and a value) that its twin `p` has too,
+/// with a value, over rows unlike `base`'s ([`headline::unlike`]): left out of their ratio ([`log_ratio`]).
+fn unlike_leads<'a>(base: &'a PhaseResult, p: &PhaseResult) -> Vec<&'a Figure> {
+    let valued = |f: &&Figure| f.value.is_some();
+    base.headline
+        .iter()
+        .filter(valued)
+        .filter(|f| is_level(&f.key) && f.better.is_some())
+        .filter(|f| p.headline.iter().filter(valued).any(|g| g.key == f.key))
+        .filter(|f| headline::unlike(base, p, &f.key).is_some())
+        .collect()
+}
+
+/// The workload phases of `run` paired with the first run's (`first`) by name, as the composite pairs them:
+/// a prediction's phase and a measured one of another workload are no pair (`apart_pair`).
+fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a PhaseResult)> {
+    let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload);
+    workloads(first)
+        .into_iter()
+        .filter_map(|b| {
+            let p = *mine.get(b.name.as_str())?;
+            (!apart_pair((first, b), (run, p))).then_some((b, p))
+        })
+        .collect()
+}
+
+/// The note on the composite of `runs` ([`composite`]): each later run's lead figures left out for rows
+/// unlike the first run's, as `LABEL of PHASE`; `None` when there are none.
+pub fn composite_note(runs: &[&Results]) -> Option<Note> {
+    let first = runs.first()?;
+    let mut left = Vec::new();
+    for (i, run) in runs.iter().enumerate().skip(1) {
+        for (b, p) in twins(first, run) {
+            for f in unlike_leads(b, p) {
+                left.push((
+                    i,
+                    format!("{} of {}", headline::asked_label(&f.key, &f.label), b.name),
+                ));
+            }
+        }
+    }
+    (!left.is_empty()).then_some(Note::LeftOut(left))
 }
 
 /// The ratio of a phase's lead figure to its twin's in `base`, inverted where lower is better (so above 1
@@ -1155,16 +1359,11 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
-    let base = workloads(first);
     runs.iter()
         .map(|run| {
-            let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload);
-            let logs: Vec<f64> = base
-                .iter()
-                .filter_map(|b| {
-                    let p = *mine.get(b.name.as_str())?;
-                    (!apart_pair((first, b), (run, p))).then(|| log_ratio(b, p))?
-                })
+            let logs: Vec<f64> = twins(first, run)
+                .into_iter()
+                .filter_map(|(b, p)| log_ratio(b, p))
                 .collect();
             (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
         })
@@ -1275,8 +1474,9 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
     let body = c
         .rows
         .iter()
-        .map(|r| {
-            let mut v = vec![cell(&r.phase), cell(&r.label)];
+        .zip(marked_labels(c))
+        .map(|(r, label)| {
+            let mut v = vec![cell(&r.phase), cell(&label)];
             v.extend(r.cells.iter().map(|x| cell(&x.display(r.metric))));
             v
         })
@@ -1293,10 +1493,11 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
     use crate::text;
     let (header, mut body) = display_grid(c);
-    let notes = match width {
-        Some(w) => long_values_as_notes(&mut body, w),
-        None => String::new(),
-    };
+    let said = notes(c);
+    let mut notes = numbered(&said, 0, width);
+    if let Some(w) = width {
+        notes.push_str(&long_values_as_notes(&mut body, w, said.len()));
+    }
     // Terminal cells, not characters: a CJK phase name takes two cells a character. On a terminal, a cell
     // longer than its column's cap (the composite's label, the parameters that differ) does not widen it:
     // a long label goes on a line of its own, a long value runs past its column.
@@ -1343,7 +1544,7 @@ pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
 /// verdict's reason, a long parameter) replaced in `body` by `[N]`, and its text said once below the table,
 /// `[N] TEXT`, wrapped to the width (trial 40: a 200-character verdict made every line of a 120-column
 /// table 495 cells wide).
-fn long_values_as_notes(body: &mut [Vec<String>], width: usize) -> String {
+fn long_values_as_notes(body: &mut [Vec<String>], width: usize, from: usize) -> String {
     use crate::text;
     let mut said: Vec<String> = Vec::new();
     for row in body.iter_mut() {
@@ -1352,20 +1553,30 @@ fn long_values_as_notes(body: &mut [Vec<String>], width: usize) -> String {
                 continue;
             }
             let n = match said.iter().position(|t| t == cell) {
-                Some(k) => k + 1,
+                Some(k) => from + k + 1,
                 None => {
                     said.push(std::mem::take(cell));
-                    said.len()
+                    from + said.len()
                 }
             };
             *cell = format!("[{n}]");
         }
     }
+    numbered(&said, from, Some(width))
+}
+
+/// Notes under a table, `[N] TEXT` from N = `from` + 1, each after a blank line, wrapped to `width` when
+/// given.
+fn numbered(said: &[String], from: usize, width: Option<usize>) -> String {
+    use crate::text;
     let mut out = String::new();
     for (k, t) in said.iter().enumerate() {
-        let mark = format!("[{}] ", k + 1);
+        let mark = format!("[{}] ", from + k + 1);
         let indent = " ".repeat(mark.len());
-        let lines = text::wrap(t, width.saturating_sub(mark.len()).max(MIN_WRAP));
+        let lines = match width {
+            Some(w) => text::wrap(t, w.saturating_sub(mark.len()).max(MIN_WRAP)),
+            None => vec![t.clone()],
+        };
         out.push('\n');
         for (j, l) in lines.iter().enumerate() {
             let lead = if j == 0 { &mark } else { &indent };
@@ -1475,7 +1686,7 @@ pub fn render_markdown(c: &Comparison) -> String {
     for row in &body {
         out.push_str(&line(row));
     }
-    out
+    out + &numbered(&notes(c), 0, None)
 }
 
 /// CSV, header row first: `phase`, `metric`, then each run's column, each run after the first followed by
@@ -2004,12 +2215,12 @@ mod tests {
             run("d", "d", t, vec![]),
         ]);
         let r = c.row("q", Metric::CompletionWaits).unwrap();
-        assert_eq!(r.label, "completion waits kept");
+        assert_eq!(r.label, "io_uring completion waits");
         assert_eq!(
             r.cells,
             [
-                Cell::Text("batched after 2 rounds".into()),
-                Cell::Text("each after 1 round".into()),
+                Cell::Text("batched (latency up to 20 µs long)".into()),
+                Cell::Text("per completion".into()),
                 Cell::Text("-".into()),
                 Cell::Missing
             ]
@@ -2054,6 +2265,7 @@ mod tests {
         let c = Comparison {
             columns: names.clone(),
             rows: vec![Row {
+                note: None,
                 phase: "random-write".into(),
                 metric: Metric::TotalIops,
                 label: Metric::TotalIops.label(),

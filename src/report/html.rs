@@ -10,6 +10,7 @@ use super::compare;
 use super::model::{Figure, Options, Part, PhaseSection, Report, SectionRef, SweepSection};
 use super::runs::RunData;
 use super::table::{Latency, MatrixTable};
+use crate::results::headline::Covers;
 use crate::results::{Better, DirStats, PhaseResult, Status};
 use crate::vocab::Direction;
 use std::fmt::Write;
@@ -788,25 +789,69 @@ fn headline_cell(v: Option<f64>, unit: &str, base: Option<f64>, better: Option<B
     format!("<td>{t}</td>")
 }
 
-/// One headline table: phases (the sections `secs`) sharing the same figures, a row per phase and run.
+/// One headline table: phases (the sections `secs`) sharing the same figures, a row per phase and run. A
+/// figure whose members cover unlike rows ([`compare::unlike_rows`]: a clipped window against a real
+/// one) is shown with its rows, without a change, headed as its item asks, and a numbered note under
+/// the table says what each covers, as `wkrun compare` does.
 fn headline_table(
     o: &mut String,
     runs: &[RunData],
     secs: &[&PhaseSection],
     keys: &[(String, String, String)],
 ) {
+    let phases = |s: &PhaseSection| -> Vec<Option<&PhaseResult>> {
+        s.group
+            .members
+            .iter()
+            .map(|&(r, p)| Some(runs[r].phase(p).0))
+            .collect()
+    };
+    // Per section, each key's rows when they are unlike.
+    let unlike: Vec<Vec<Option<Vec<Option<Covers>>>>> = secs
+        .iter()
+        .map(|s| {
+            let ph = phases(s);
+            keys.iter()
+                .map(|(k, _, _)| compare::unlike_rows(&ph, k))
+                .collect()
+        })
+        .collect();
     o.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"l\">phase</th><th class=\"l\">run</th>");
-    for (_, label, unit) in keys {
-        let _ = write!(o, "<th>{} ({})</th>", esc(label), esc(unit));
+    for (j, (key, label, unit)) in keys.iter().enumerate() {
+        let label = match unlike.iter().any(|u| u[j].is_some()) {
+            true => crate::results::headline::asked_label(key, label),
+            false => label.clone(),
+        };
+        let _ = write!(o, "<th>{} ({})</th>", esc(&label), esc(unit));
     }
     o.push_str("</tr></thead><tbody>\n");
-    for s in secs {
+    let mut notes: Vec<String> = Vec::new();
+    for (s, unlike) in secs.iter().zip(&unlike) {
         let figure = |r: usize, p: usize, key: &str| {
             runs[r].phase(p).0.headline.iter().find(|f| f.key == key)
         };
         let value = |r: usize, p: usize, key: &str| figure(r, p, key).and_then(|f| f.value);
         let first = s.group.members.first().copied();
-        for &(r, p) in &s.group.members {
+        let marks: Vec<Option<usize>> = unlike
+            .iter()
+            .zip(keys)
+            .map(|(u, (key, _, _))| {
+                let u = u.as_ref()?;
+                let cols: Vec<String> = s
+                    .group
+                    .members
+                    .iter()
+                    .map(|m| runs[m.0].label.clone())
+                    .collect();
+                let note = compare::Note::Unlike {
+                    asked: crate::results::headline::asked(key),
+                    covers: u.clone(),
+                };
+                let t = format!("{}: {}", s.group.name, note.text(&cols));
+                Some(compare::note_number(&mut notes, t))
+            })
+            .collect();
+        for (m, &(r, p)) in s.group.members.iter().enumerate() {
             let _ = write!(
                 o,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}{}</td>",
@@ -814,7 +859,16 @@ fn headline_table(
                 swatch(r),
                 esc(&runs[r].label)
             );
-            for (key, _, unit) in keys {
+            for (j, (key, _, unit)) in keys.iter().enumerate() {
+                if let Some(u) = &unlike[j] {
+                    o.push_str(&covered_cell(
+                        value(r, p, key),
+                        unit,
+                        u[m],
+                        marks[j].filter(|_| m == 0),
+                    ));
+                    continue;
+                }
                 // A time that is a fact, not a score, has no change (as in `wkrun compare`).
                 let base = first
                     .filter(|&(r0, _)| r0 != r)
@@ -828,6 +882,25 @@ fn headline_table(
         }
     }
     o.push_str("</tbody></table></div>\n");
+    for (k, n) in notes.iter().enumerate() {
+        let _ = writeln!(o, "<p class=\"meta\">[{}] {}</p>", k + 1, esc(n));
+    }
+}
+
+/// A headline value over rows unlike the first run's: the value, the rows it covers and, in the first
+/// run's cell, the note's number; no change.
+fn covered_cell(v: Option<f64>, unit: &str, c: Option<Covers>, mark: Option<usize>) -> String {
+    let Some(v) = v else {
+        return "<td>–</td>".into();
+    };
+    let mut t = format!("{v:.*}", compare::unit_decimals(unit));
+    if let Some(c) = c {
+        let _ = write!(t, " over {}", c.rows());
+    }
+    if let Some(n) = mark {
+        let _ = write!(t, " [{n}]");
+    }
+    format!("<td>{}</td>", esc(&t))
 }
 
 /// The most rows of headline numbers shown unfolded: past it (a PTS test's 280 round phases), the tables
@@ -892,8 +965,33 @@ phase's lead figure to its value, inverted where lower is better; as in <code>wk
             esc(&runs[0].label),
             esc(&scores.join(", "))
         );
+        if let Some(n) = compare::composite_note(&results) {
+            let cols: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+            let _ = writeln!(
+                o,
+                "<p class=\"meta\">Composite: {}</p>",
+                esc(&n.text(&cols))
+            );
+        }
     }
     o.push_str("</section>\n");
+}
+
+/// What a reader of the page's changes must know ([`compare::host_notes`]), when it shows changes: of every
+/// run when there are several (the headline tables' changes and composite), else of the one run when its
+/// sweeps' members are compared; named by their labels. Said above the tables and, by `wkrun report`, on
+/// stderr (trial 15: a file run's sweep members showed a composite of -49.2 % as findings, with no word).
+pub fn host_notes(runs: &[RunData]) -> Vec<String> {
+    let shows = runs.len() > 1
+        || runs
+            .iter()
+            .any(|r| !super::members::sweeps(&r.results).is_empty());
+    if !shows {
+        return Vec::new();
+    }
+    let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
+    let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    compare::host_notes(&results, &names)
 }
 
 /// The page, written to `w` a part at a time (never held whole: a report of 2,000 phases makes a page of
@@ -921,6 +1019,9 @@ pub fn write_index(
     // A PTS test's verdicts, tables and plots first: what its user reads the report for.
     o.push_str(&super::pts::page::html(&report.pts, opts.png));
     flush(&mut o)?;
+    for n in host_notes(runs) {
+        let _ = writeln!(o, "<p class=\"warn\">note: {}</p>", esc(&n));
+    }
     headline_section(&mut o, runs, report);
     o.push_str(&super::against::html_section(runs, report, opts));
     if !report.batteries.is_empty() {

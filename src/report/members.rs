@@ -135,13 +135,15 @@ pub fn compare_by(runs: &[Run], by: &str) -> Result<Comparison, String> {
         columns[0]
     );
     c.rows.retain(|r| r.metric != Metric::Composite);
-    c.rows.push(compare::composite_row(scores, label));
+    let mut row = compare::composite_row(scores, label);
+    row.note = compare::composite_note(&workloads.iter().collect::<Vec<_>>());
+    c.rows.push(row);
     c.columns = columns;
     Ok(c)
 }
 
 /// The sweeps of a run with two members or more, by name, in order of first appearance.
-fn sweeps(results: &Results) -> Vec<String> {
+pub(super) fn sweeps(results: &Results) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for l in results.phases.iter().flat_map(|p| &p.labels) {
         if let Some(s) = &l.sweep
@@ -155,9 +157,10 @@ fn sweeps(results: &Results) -> Vec<String> {
 }
 
 /// The rows the report shows of a comparison by members: each phase's headline figures (its total IOPS
-/// when it has none), then the composite.
-fn report_rows(c: &Comparison) -> Vec<&compare::Row> {
-    let mut out: Vec<&compare::Row> = Vec::new();
+/// when it has none), then the composite; each with its label as shown ([`compare::marked_labels`]).
+fn report_rows(c: &Comparison) -> Vec<(&compare::Row, String)> {
+    let mut out: Vec<(&compare::Row, String)> = Vec::new();
+    let labels = compare::marked_labels(c);
     for (i, r) in c.rows.iter().enumerate() {
         let first_of_phase = i == 0 || c.rows[i - 1].phase != r.phase;
         let has_headline = c
@@ -170,7 +173,7 @@ fn report_rows(c: &Comparison) -> Vec<&compare::Row> {
             _ => false,
         };
         if keep || (first_of_phase && r.metric == Metric::Parameters) {
-            out.push(r);
+            out.push((r, labels[i].clone()));
         }
     }
     out
@@ -203,12 +206,12 @@ fn table(o: &mut String, c: &Comparison, results: &Results) {
         let _ = write!(o, "<th>{}</th>", esc(col));
     }
     o.push_str("</tr></thead><tbody>\n");
-    for r in report_rows(c) {
+    for (r, label) in report_rows(c) {
         let _ = write!(
             o,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>",
             esc(&r.phase),
-            esc(&r.label)
+            esc(&label)
         );
         for cell in &r.cells {
             let class = match cell {
@@ -231,6 +234,9 @@ fn table(o: &mut String, c: &Comparison, results: &Results) {
         o.push_str("</tr>\n");
     }
     o.push_str("</tbody></table></div>\n");
+    for (k, n) in compare::notes(c).iter().enumerate() {
+        let _ = writeln!(o, "<p class=\"meta\">[{}] {}</p>", k + 1, esc(n));
+    }
 }
 
 /// The report's section comparing each sweep's members within each run, as `wkrun compare RESULTS --by

@@ -191,7 +191,7 @@ fn slice(key: &str, what: &str, s: Option<&SliceStats>, out: &mut Vec<Figure>) {
 
 /// A window's statistics, under its canonical form when it parses (`last 20min`).
 fn window(w: &super::model::WindowResult, out: &mut Vec<Figure>) {
-    let name = WindowSpec::parse(&w.spec).map_or(w.spec.clone(), |s| s.to_string());
+    let name = window_name(w);
     slice(
         &format!("window {name}"),
         &window_label(w),
@@ -228,6 +228,128 @@ fn window_label(w: &super::model::WindowResult) -> String {
 /// (an incomplete window takes the rows up to it; one starting after it, all of them), as `20s`.
 fn phase_len(w: &super::model::WindowResult) -> crate::units::Duration {
     crate::units::Duration((w.end_s * 1e9).round() as u64)
+}
+
+/// The rows a headline figure covers, where a run may give other rows than its item asks (a window the
+/// phase was too short for; IOPS before a point the phase never reached): [`covers`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Covers {
+    /// What kind of range it is.
+    pub range: Range,
+    /// The first row's start, s from the measured start.
+    pub start_s: f64,
+    /// The last row's end, s.
+    pub end_s: f64,
+}
+
+/// What kind of range a figure's rows are, against what its item asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    /// What the item asks: the window, the rows before the point.
+    Asked,
+    /// The whole phase instead (a window starting after the phase's end or longer than it, a point the
+    /// phase never reached).
+    Whole,
+    /// Part of the window: the phase ended inside it.
+    Part,
+}
+
+impl Covers {
+    /// Whether a figure over `self` may be set against one over `other`: both what the item asks, both
+    /// the whole phase instead, or both the same part of the window. A clipped window's figures are of
+    /// other rows than a complete one's (trial 15: a 10-minute run's `1400s..`, the whole phase, against a
+    /// 30-minute run's 1400..1800 s read as a 6 % loss, a 73 % fall of the maximum).
+    pub fn alike(&self, other: &Covers) -> bool {
+        self.range == other.range
+            && (self.range != Range::Part
+                || (self.start_s == other.start_s && self.end_s == other.end_s))
+    }
+
+    /// The rows in seconds: `0..600 s`.
+    pub fn rows(&self) -> String {
+        use crate::units::readable_float as f;
+        format!("{}..{} s", f(self.start_s), f(self.end_s))
+    }
+
+    /// What the rows are, in words: `the window, 1400..1800 s`, `the whole phase instead, 0..600 s`,
+    /// `part of the window, 1400..1500 s (the phase ended inside it)`.
+    pub fn words(&self, asked: &str) -> String {
+        match self.range {
+            Range::Asked => format!("{asked}, {}", self.rows()),
+            Range::Whole => format!("the whole phase instead, {}", self.rows()),
+            Range::Part => format!(
+                "part of {asked}, {} (the phase ended inside it)",
+                self.rows()
+            ),
+        }
+    }
+}
+
+/// The rows the figure keyed `key` of phase `pr` covers, for a figure whose rows a run can cut short: a
+/// window's (`window NAME STAT`: the window's rows, [`Range::Whole`] when it took the whole phase instead,
+/// [`Range::Part`] when the phase ended inside it) and the IOPS or latency before a point (`at T before
+/// ...`, `fill_once before ...`: [`Range::Whole`] when the phase never reached it). `None` for the others,
+/// whose rows are the same kind in every run (the whole phase, a time), and for a figure the phase lacks.
+pub fn covers(pr: &PhaseResult, key: &str) -> Option<Covers> {
+    let c = |range, start_s, end_s| {
+        Some(Covers {
+            range,
+            start_s,
+            end_s,
+        })
+    };
+    if let Some(rest) = key.strip_prefix("window ") {
+        let (name, _) = rest.rsplit_once(' ')?;
+        let w = pr.windows.iter().find(|w| window_name(w) == name)?;
+        let range = match (w.complete, w.start_s == 0.0) {
+            (true, _) => Range::Asked,
+            (false, true) => Range::Whole,
+            (false, false) => Range::Part,
+        };
+        return c(range, w.start_s, w.end_s);
+    }
+    let (point, rest) = key.split_once(" before ")?;
+    if rest.contains(' ') {
+        return None;
+    }
+    let d = pr.derived.as_ref()?;
+    let s = d.splits.iter().find(|s| s.point == point)?;
+    match s.at_s {
+        Some(at) => c(Range::Asked, 0.0, at),
+        None => c(Range::Whole, 0.0, s.before.duration_s),
+    }
+}
+
+/// The rows of figure `key` in `a` and in `b`, when they may not be set against each other
+/// ([`Covers::alike`]); `None` when they may, or when either phase has no such rows.
+pub fn unlike(a: &PhaseResult, b: &PhaseResult, key: &str) -> Option<(Covers, Covers)> {
+    let (x, y) = (covers(a, key)?, covers(b, key)?);
+    (!x.alike(&y)).then_some((x, y))
+}
+
+/// What the figure keyed `key` asks for, in the words of [`Covers::words`]: `the window`, `the rows before
+/// the point`.
+pub fn asked(key: &str) -> &'static str {
+    match key.starts_with("window ") {
+        true => "the window",
+        false => "the rows before the point",
+    }
+}
+
+/// The label of the figure keyed `key` and labelled `label` as its item asks, whatever its run covered: a window's without the clipping
+/// (`IOPS, 1400s.., avg`), for a row of runs whose figures cover unlike ranges; others as they are.
+pub fn asked_label(key: &str, label: &str) -> String {
+    let window = key.strip_prefix("window ").and_then(|r| r.rsplit_once(' '));
+    match window {
+        Some((name, stat)) => format!("IOPS, {name}, {stat}"),
+        None => label.to_string(),
+    }
+}
+
+/// A window's canonical name (`last 20min`), as its figures' keys have it; as written when it does not
+/// parse.
+fn window_name(w: &super::model::WindowResult) -> String {
+    WindowSpec::parse(&w.spec).map_or(w.spec.clone(), |s| s.to_string())
 }
 
 /// `"fill_once"`: when the span had been written once, then IOPS and latency before and after.

@@ -154,6 +154,42 @@ impl Written {
         }
     }
 
+    /// `n` offsets spread evenly over the bytes of `[a, b)` not written, each the start of a `unit`-byte
+    /// block (a multiple of `unit`) that lies whole in its gap: where a read-only phase would read what no
+    /// phase of this run wrote. Fewer when the gaps hold fewer such blocks.
+    pub fn gap_sample(&self, a: u64, b: u64, n: u64, unit: u64) -> Vec<u64> {
+        let (missing, _) = self.missing(a, b);
+        let mut gaps: Vec<(u64, u64)> = Vec::new();
+        let mut reach = a;
+        let written = self.ranges.range(..b).map(|(&s, &e)| (s, e));
+        for (s, e) in written.filter(|&(_, e)| e > a) {
+            if s > reach {
+                gaps.push((reach, s));
+            }
+            reach = reach.max(e);
+        }
+        if reach < b {
+            gaps.push((reach, b));
+        }
+        let mut out = Vec::new();
+        for k in 0..n.min(missing / unit.max(1)) {
+            // The (k + ½)-th n-th of the unwritten bytes, found in its gap.
+            let mut at = ((2 * k + 1) as u128 * missing as u128 / (2 * n) as u128) as u64;
+            for &(g0, g1) in &gaps {
+                if at < g1 - g0 {
+                    let block = (g0 + at) / unit * unit;
+                    let block = block.max(g0.div_ceil(unit) * unit);
+                    if block + unit <= g1 && !out.contains(&block) {
+                        out.push(block);
+                    }
+                    break;
+                }
+                at -= g1 - g0;
+            }
+        }
+        out
+    }
+
     /// Bytes of `[a, b)` that no written range covers, and the first such gap.
     pub fn missing(&self, a: u64, b: u64) -> (u64, Option<(u64, u64)>) {
         if a >= b {
@@ -199,13 +235,18 @@ impl Written {
         if (missing as u128 * 100) < span.len as u128 {
             return None;
         }
+        // On a device, wkrun sees only this run's writes: a device an earlier run filled is said to be
+        // unwritten for every read-only phase (trial 15), so the warning says what to do then.
+        let (what, earlier) = match file {
+            true => ("holds no written data", ""),
+            false => (
+                "was not written in this run",
+                "; if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)",
+            ),
+        };
         Some(format!(
-            "never-written reads: {:.1} % of the span {}: add a fill phase before this one, or reads there may not reach the device (read span [{start}, {end}), first gap [{g0}, {g1}))",
+            "never-written reads: {:.1} % of the span {what}: add a fill phase before this one, or reads there may not reach the device (read span [{start}, {end}), first gap [{g0}, {g1})){earlier}",
             missing as f64 * 100.0 / span.len as f64,
-            match file {
-                true => "holds no written data",
-                false => "was not written in this run",
-            }
         ))
     }
 }
@@ -416,7 +457,7 @@ mod tests {
         w.add(0, 9_900);
         assert_eq!(
             w.read_warning(span, false).unwrap_or_default(),
-            "never-written reads: 1.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 10000), first gap [9900, 10000))"
+            "never-written reads: 1.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 10000), first gap [9900, 10000)); if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)"
         );
         assert_eq!(
             w.read_warning(span, true).unwrap_or_default(),

@@ -57,7 +57,7 @@ pub use data_pattern::DataPattern;
 pub use direction::{Direction, PerDir};
 pub use metric::{Metric, Quantity};
 pub use rate::Rate;
-pub use waits::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
+pub use waits::{KeptWaits, MIN_WAIT_US, RoundVerdict, WaitsProbe, WaitsRound};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

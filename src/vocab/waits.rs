@@ -48,6 +48,10 @@ pub enum RoundVerdict {
     Unsure,
 }
 
+/// The minimum wait of a batched wait, µs: a completion is timed up to this much (plus the timer's slack)
+/// later than a wait per completion would time it.
+pub const MIN_WAIT_US: u32 = 20;
+
 /// The way of waiting for completions that the probe kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -64,6 +68,15 @@ impl KeptWaits {
         match self {
             KeptWaits::Each => "each",
             KeptWaits::Batched => "batched",
+        }
+    }
+
+    /// The way in words, for a reader without the results' documentation: `batched (latency up to 20 µs
+    /// long)`, `per completion`.
+    pub fn words(self) -> String {
+        match self {
+            KeptWaits::Each => "per completion".into(),
+            KeptWaits::Batched => format!("batched (latency up to {MIN_WAIT_US} µs long)"),
         }
     }
 }

@@ -1002,7 +1002,7 @@ fn a_warning_of_every_phase_is_said_once_more_at_the_end_naming_them() {
     let (results, _) = strict_results(&dir.path().join("out"));
     let span = |end: u64| {
         format!(
-            "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, {end}), first gap [0, {end}))"
+            "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, {end}), first gap [0, {end})); if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)"
         )
     };
     let said: Vec<Vec<String>> = results
@@ -1021,6 +1021,76 @@ fn a_warning_of_every_phase_is_said_once_more_at_the_end_naming_them() {
     let texts: Vec<&str> = said.iter().map(|w| w[0].as_str()).collect();
     assert_eq!(
         wkrun::run::observer::merged(&texts),
-        "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 16777216–67108864), first gap [0, 16777216–67108864))"
+        "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 16777216–67108864), first gap [0, 16777216–67108864)); if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes)"
+    );
+}
+
+/// Trial 15 finding 6: a block device an earlier run filled was warned of as never written for every
+/// read-only phase of a later run. Before such a phase, 64 blocks spread over the span no phase of the run
+/// wrote are read: all holding data, a note says so instead of the warning; reading as zeros (a fresh
+/// loop device), the warning stays and says how many.
+#[test]
+fn reads_of_a_device_an_earlier_run_filled_get_a_note() {
+    let test = "reads_of_a_device_an_earlier_run_filled_get_a_note";
+    let _g = loop_guard();
+    let tmp = tempdir();
+    let d = tmp.path();
+    let dev = match LoopDev::new(d, 16, 512) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    let path = dev.dev.to_str().expect("utf-8 device path");
+    let read = "[[phase]]\nname = \"r\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 100\nduration = \"1s\"\n";
+    write_file(d, "r.toml", &spec_text("r", read));
+    write_file(
+        d,
+        "f.toml",
+        &spec_text("f", "[[phase]]\nname = \"f\"\nkind = \"fill\"\n"),
+    );
+    let run = |spec: &str, out: &str| {
+        let o = wkrun(
+            d,
+            &[
+                spec,
+                "--target",
+                path,
+                "--allow-destroy",
+                path,
+                "-o",
+                out,
+                "-q",
+            ],
+        );
+        assert!(o.status.success(), "{}", code_out_err(&o).2);
+        let (r, _) = strict_results(&d.join(out));
+        r.phases[0].warnings.clone()
+    };
+    let span = 16u64 << 20;
+    let zeros = run("r.toml", "zeros");
+    let warned: Vec<&String> = zeros
+        .iter()
+        .filter(|w| w.starts_with("never-written reads"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{zeros:?}");
+    assert!(
+        warned[0].ends_with(&format!(
+            "(read span [0, {span}), first gap [0, {span})); if an earlier run filled it, they do and this warning does not apply (wkrun sees only this run's writes); 64 of 64 sampled blocks of the span not written read as zeros"
+        )),
+        "{zeros:?}"
+    );
+    run("f.toml", "fill");
+    // The device holds the fill's data now: every 4 KiB block has a byte other than 0.
+    let bytes = std::fs::read(&dev.backing).expect("backing file");
+    assert!(bytes.chunks(4096).all(|b| b.iter().any(|&x| x != 0)));
+    let filled = run("r.toml", "filled");
+    let said: Vec<&String> = filled
+        .iter()
+        .filter(|w| w.starts_with("never-written reads"))
+        .collect();
+    assert_eq!(
+        said,
+        [&format!(
+            "never-written reads: the span was not written in this run; 64 of 64 sampled blocks of it hold data written before it (read span [0, {span}))"
+        )]
     );
 }

@@ -963,3 +963,147 @@ fn runs_sharing_no_phase_are_named_in_a_note() {
     assert_eq!((code, err.as_str()), (0, both), "{out}");
     assert!(!compare_out(d, &[a, c], &[]).contains("note:"));
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Trial 15 finding 1: a clipped window against a real one.
+
+/// The runs of trial 15's finding 1, shortened: `specs/consistency.toml` measured for 40 s on a simulated
+/// drive (its window `60s..` starts after the phase's end: the whole phase instead) and predicted for
+/// 100 s from that run (the window's real rows, 60..100 s). Returns the folder and the two runs' names.
+fn clipped_and_real(d: &Path) -> [String; 2] {
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/specs/consistency.toml");
+    let same = [
+        "--set",
+        "sweep.spare-area=100%",
+        "--set",
+        r#"windows=["60s.."]"#,
+        "--set",
+        r#"headline=["worst","steady","60s.."]"#,
+    ];
+    let mut run = vec![spec];
+    run.extend(same);
+    run.extend([
+        "--set",
+        "duration=40s",
+        "--target",
+        "sim:capacity=256MiB,op=12%",
+        "-o",
+        "short",
+        "-q",
+    ]);
+    let o = wkrun(d, &run);
+    assert!(o.status.success(), "{}", code_out_err(&o).2);
+    let mut predict = vec!["sim", "predict", "short", spec];
+    predict.extend(same);
+    predict.extend(["--set", "duration=100s", "-o", "pred2"]);
+    let o = wkrun(d, &predict);
+    assert!(o.status.success(), "{}", code_out_err(&o).2);
+    ["short".into(), "pred2".into()]
+}
+
+/// The mean of total IOPS over the full rows of `run`'s phase `i` that start at `from_s` or later: the
+/// window's average recomputed from the series CSV.
+fn full_rows_avg(d: &Path, run: &str, i: usize, from_s: f64) -> f64 {
+    let r = crate::common::results(&d.join(run));
+    let rows: Vec<f64> = phase_rows(&d.join(run), &r, i)
+        .iter()
+        .filter(|row| n(row, "partial") == 0 && f(row, "t_s") - f(row, "interval_s") >= from_s)
+        .map(|row| f(row, "read_iops") + f(row, "write_iops"))
+        .collect();
+    rows.iter().sum::<f64>() / rows.len() as f64
+}
+
+/// Finding 1 (trial 15): `compare` set a clipped window's figures (the whole 40 s phase) against a real
+/// window's (60..100 s) on one row labelled from the first run, with changes and a composite of them.
+/// Now each cell says its rows, the row has no change, a note says why, and the composite is of the
+/// like-for-like phase mean, as the test recomputes it.
+#[test]
+fn a_clipped_window_is_not_compared_with_a_real_one() {
+    let d = tempdir();
+    let d = d.path();
+    let [short, pred] = clipped_and_real(d);
+    let name = "random-write[spare-area=100%]";
+    let o = wkrun(d, &["compare", &short, &pred, "--format", "csv"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let mut csv = csv::Reader::from_reader(out.as_bytes());
+    let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
+    let rows: Vec<Vec<String>> = csv
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let row = |label: &str| {
+        rows.iter()
+            .find(|r| r[0] == name && r[1] == label)
+            .unwrap_or_else(|| panic!("no row {label}: {out}"))
+    };
+    // The row is labelled as the spec asks, each cell with its rows, no change.
+    let avg = row("IOPS, 1min.., avg");
+    let (a, b) = (
+        full_rows_avg(d, &short, 2, 0.0),
+        full_rows_avg(d, &pred, 2, 60.0),
+    );
+    assert_eq!(
+        avg[2..],
+        [
+            format!("{a:.1} over 0..40 s"),
+            format!("{b:.1} over 60..100 s"),
+            String::new()
+        ]
+    );
+    for stat in ["min", "max", "stddev"] {
+        assert_eq!(row(&format!("IOPS, 1min.., {stat}"))[4], "", "{stat}");
+    }
+    assert!(!out.contains("whole phase (window"), "{out}");
+    let (h0, h1) = (&header[2], &header[3]);
+    let note = format!(
+        "note: {name} IOPS, 1min.., avg: not compared: {h0}: the whole phase instead, 0..40 s; {h1}: the window, 60..100 s; a figure is set against another run's only over the same kind of rows (what it asks in both, or the whole phase in both), so this row has no change and its figures are left out of the composite\n"
+    );
+    assert!(err.contains(&note), "{err}");
+    // The composite: the phase's only lead figure was left out, so it is scored on its phase mean, the
+    // whole phase in both runs, recomputed here from the counts.
+    let iops = |run: &str| {
+        let r = crate::common::results(&d.join(run));
+        let p = phase(&r, 2);
+        (u(p, "/write/ops") + u(p, "/read/ops")) as f64 / p["duration_s"].as_f64().unwrap()
+    };
+    let ratio = iops(&pred) / iops(&short);
+    let composite = rows
+        .iter()
+        .find(|r| r[0] == "(all phases)")
+        .expect("the composite");
+    assert_eq!(
+        composite[1],
+        "composite (geometric mean of ratios to the first run)"
+    );
+    assert_eq!(
+        composite[2..],
+        [
+            "1.000".to_string(),
+            format!("{ratio:.3}"),
+            format!("{:.1}", (ratio - 1.0) * 100.0)
+        ]
+    );
+    let left = format!(
+        "note: (all phases) composite (geometric mean of ratios to the first run): left out of the composite, their rows unlike the first column's: {h1}: IOPS, 1min.., avg of {name}; such a phase is scored on its next lead figure, else on its IOPS, phase mean\n"
+    );
+    assert!(err.contains(&left), "{err}");
+    // The table numbers the notes, one for the window's four rows, and marks the rows.
+    let o = wkrun(d, &["compare", &short, &pred]);
+    let table = code_out_err(&o).1;
+    assert!(table.contains("IOPS, 1min.., max [1]"), "{table}");
+    assert!(table.contains("\n[1] not compared: "), "{table}");
+    assert!(table.contains("\n[2] left out of the composite"), "{table}");
+    assert!(!table.contains("[3]"), "{table}");
+    // The report's headline table: no change on the window's figures, the note under it.
+    let o = wkrun(d, &["report", &short, &pred, "-o", "rep"]);
+    assert!(o.status.success(), "{}", code_out_err(&o).2);
+    let page = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    assert!(
+        page.contains(&format!("<td>{b:.1} over 60..100 s</td>")),
+        "{page}"
+    );
+    assert!(page.contains(&format!("<td>{a:.1} over 0..40 s [1]</td>")));
+    assert!(page.contains("<th>IOPS, 1min.., avg (IOPS)</th>"));
+    assert!(page.contains(&format!("[1] {name}: not compared: ")));
+}

@@ -763,3 +763,50 @@ fn jobs_past_the_phase_limit_are_refused_at_the_job_that_passes_it() {
     );
     assert_eq!(dir_listing(d.path()), before);
 }
+
+/// Trial 15 finding 3: with `--output-format=normal,json` fio writes its JSON, then its normal report; the
+/// file was refused ("trailing characters"). It is read as its JSON alone: `compare` gives what it gives
+/// for the JSON cut out of it by the test, and the IOPS fio reported.
+#[test]
+fn fio_normal_and_json_output_is_read_as_its_json() {
+    if let Some(why) = fio_missing() {
+        skip("fio_normal_and_json_output_is_read_as_its_json", &why);
+        return;
+    }
+    let d = tempdir();
+    let o = std::process::Command::new("fio")
+        .args([
+            "--name=randread",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1M",
+            "--filename=f.img",
+            "--ioengine=psync",
+            "--output-format=normal,json",
+            "--output=both.txt",
+        ])
+        .current_dir(d.path())
+        .output()
+        .expect("fio");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let both = std::fs::read_to_string(d.path().join("both.txt")).unwrap();
+    // The JSON: from the first line that starts with `{` to the first line that is `}`.
+    let start = both.find("\n{").map_or(0, |i| i + 1);
+    let end = start + both[start..].find("\n}\n").expect("the JSON's end") + 3;
+    assert!(both[end..].contains("randread: (groupid="), "{both}");
+    write_file(d.path(), "only.json", &both[start..end]);
+    let rows = |file: &str| {
+        let (code, out, err) =
+            code_out_err(&wkrun(d.path(), &["compare", file, "--format", "csv"]));
+        assert_eq!(code, 0, "{file}: {err}");
+        out.lines().skip(1).map(String::from).collect::<Vec<_>>()
+    };
+    let json: serde_json::Value = serde_json::from_str(&both[start..end]).unwrap();
+    let iops = json["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    let read = rows("only.json");
+    assert!(
+        read.contains(&format!("randread,\"IOPS, phase mean\",{iops:.1}")),
+        "{read:?}"
+    );
+    assert_eq!(rows("both.txt"), read);
+}

@@ -747,3 +747,52 @@ fn a_series_value_no_interval_measures_is_refused() {
         assert!(!rep.exists(), "{column} = {value}: a report was written");
     }
 }
+
+/// Trial 15 finding 2: the report of a run on a file compares its sweep's members (changes, a composite)
+/// and said nothing of what `wkrun compare` says: on a file, they may be noise. The page and stderr now
+/// say it, in compare's words; for a simulated drive, neither does.
+#[test]
+fn a_report_of_a_file_run_says_its_changes_may_be_noise() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n\n[[sweep]]\nname = \"q\"\nphases = [\"w\"]\nqueue_depth = [1, 2]\n";
+    write_file(d, "s.toml", &spec_text("s", body));
+    let noise = "the numbers describe the file and the file system and page cache under it, not an SSD, so the changes and the composite may be noise, differing from run to run";
+    for (target, run, noted) in [
+        ("t.img", "file", true),
+        ("sim:capacity=64MiB,op=7%,block=256KiB", "sim", false),
+    ] {
+        let args = ["s.toml", "--target", target, "--target-size", "16MiB"];
+        let args = match noted {
+            true => &args[..],
+            false => &args[..3],
+        };
+        let mut all = args.to_vec();
+        all.extend(["-o", run, "-q"]);
+        let o = wkrun(d, &all);
+        assert!(o.status.success(), "{}", code_out_err(&o).2);
+        let rep = format!("{run}-rep");
+        let o = wkrun(d, &["report", run, "-o", &rep]);
+        let (code, _, err) = code_out_err(&o);
+        assert_eq!(code, 0, "{err}");
+        let page = std::fs::read_to_string(d.join(&rep).join("index.html")).unwrap();
+        assert!(page.contains("Sweep members compared"), "{run}");
+        let path = results(&d.join(run))["target"]["path"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        // The run is named by its target (one run: the report's label), so the target is not said twice.
+        let line = format!("note: {path}: on a file: {noise}");
+        if noted {
+            let said: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+            assert_eq!(said, [line.as_str()], "{err}");
+            assert!(
+                page.contains(&format!("<p class=\"warn\">{line}</p>")),
+                "{run}"
+            );
+        } else {
+            assert!(!err.contains("may be noise"), "{err}");
+            assert!(!page.contains("may be noise"), "{run}");
+        }
+    }
+}
