@@ -89,8 +89,13 @@ fn white(size: tiny_skia::IntSize) -> Result<tiny_skia::Pixmap, PngError> {
             "the {len} B of its {w} × {h} px could not be allocated (the address-space limit, RLIMIT_AS, or the machine's memory)"
         ))
     })?;
-    // Opaque white, premultiplied or not.
-    data.resize(len, 255);
+    // Opaque white, premultiplied or not: copied 4 KiB at a time (`resize` writes a byte at a time in a
+    // dev build, whose debug assertions keep it from becoming a memset: a fifth of a report's PNG time).
+    const WHITE: [u8; 4096] = [255; 4096];
+    while data.len() < len {
+        let n = (len - data.len()).min(WHITE.len());
+        data.extend_from_slice(&WHITE[..n]);
+    }
     tiny_skia::Pixmap::from_vec(data, size).ok_or_else(too_large)
 }
 

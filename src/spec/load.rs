@@ -1322,8 +1322,12 @@ fn phase_name_at(index: &SourceIndex, path: &str) -> Option<String> {
 
 /// The closest candidate to a misspelled word, if one is close enough to be a likely typo.
 pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let chars = word.chars().count();
     candidates
         .iter()
+        // The distance is at least the difference in length: a candidate that the length alone puts past
+        // the limit below is not compared (a 128 KiB `--set` key took seconds against every key).
+        .filter(|c| chars.abs_diff(c.chars().count()) <= 2.max(c.len() / 4))
         .map(|c| (*c, strsim::damerau_levenshtein(word, c)))
         .filter(|(c, d)| *d <= 2.max(c.len() / 4) && *d < c.len())
         .min_by_key(|(_, d)| *d)
@@ -1333,6 +1337,47 @@ pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `nearest` leaves out by length alone only candidates the comparison would refuse: its answers are
+    /// those of comparing every candidate, and a 128 KiB word is compared with none.
+    #[test]
+    fn nearest_answers_as_comparing_every_candidate() {
+        let keys = [
+            "block_size",
+            "queue_depth",
+            "read_percent",
+            "rw",
+            "duration",
+            "size",
+            "engine",
+        ];
+        let every = |w: &str| {
+            keys.iter()
+                .map(|c| (*c, strsim::damerau_levenshtein(w, c)))
+                .filter(|(c, d)| *d <= 2.max(c.len() / 4) && *d < c.len())
+                .min_by_key(|(_, d)| *d)
+                .map(|(c, _)| c)
+        };
+        for w in [
+            "blocksize",
+            "queue_dept",
+            "rw",
+            "r",
+            "sise",
+            "engin",
+            "durationnn",
+            "bs",
+            "",
+            "block_size_xy",
+            "blöck_size",
+            "ssize",
+            "readpercent_",
+        ] {
+            assert_eq!(nearest(w, &keys), every(w), "{w}");
+        }
+        assert_eq!(nearest("blocksize", &keys), Some("block_size"));
+        assert_eq!(nearest(&"a".repeat(131_000), &keys), None);
+    }
 
     fn firsts(text: &str) -> Vec<String> {
         let e = load_str(Path::new("t.toml"), text).expect_err("refused");
