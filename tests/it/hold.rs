@@ -19,7 +19,7 @@ use wkrun::spec::DataPattern;
 
 const MIB: u64 = 1 << 20;
 
-/// Phase 0 writes for 1 s (rate-capped), phase 1 runs 2 s on the `null` engine (nothing opened), phase 2 is a
+/// Phase 0 writes for 1 s (rate-capped), phase 1 runs 4 s on the `null` engine (nothing opened), phase 2 is a
 /// sequential fill of the span with seed 7 in 64 KiB blocks.
 const THREE_PHASES: &str = r#"
 [[phase]]
@@ -34,7 +34,7 @@ name = "between"
 kind = "workload"
 engine = "null"
 read_percent = 0
-duration = "2s"
+duration = "4s"
 
 [[phase]]
 name = "last"
@@ -185,7 +185,7 @@ fn a_file_target_swapped_for_a_device_mid_run_is_not_followed() {
     let written_before = dev.sectors_written();
     let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
     wait_for_phases(&mut child, &out, 1);
-    // Well into the null phase (2 s), after its start was logged: the swap is seen by the last phase only.
+    // Well into the null phase (4 s), after its start was logged: the swap is seen by the last phase only.
     std::thread::sleep(Duration::from_millis(300));
     let moved = d.path().join("moved.img");
     fs::rename(&target, &moved).unwrap();
@@ -819,7 +819,7 @@ fn the_plan_notes_a_target_held_by_another_run() {
     let (mut child, out) = spawn(d.path(), THREE_PHASES, &target, &[]);
     wait_for_phases(&mut child, &out, 1);
     let pid = child.id();
-    // Held still while the plan looks (under load the run's last 2 s could end before it does).
+    // Held still while the plan looks (under load the run's last 4 s could end before it does).
     signal(pid, "-STOP");
     let (code, _, err) = code_out_err(&wkrun(
         d.path(),
