@@ -1344,9 +1344,6 @@ fn cmd_report(
         against,
     };
     let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
-    for n in wkrun::report::html::host_notes(&runs) {
-        err_out(&format!("note: {n}\n"));
-    }
     // Under an address-space limit, the room to draw the PNGs is checked before the folder is made.
     if png {
         build::png_threads(&report.figures().collect::<Vec<_>>()).map_err(|e| Fail(1, e))?;
@@ -1365,6 +1362,10 @@ fn cmd_report(
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "svg"))
         .count();
+    // What the page says of the numbers, once it is written (a refused folder gets its error alone).
+    for n in wkrun::report::html::host_notes(&runs) {
+        err_out(&format!("note: {n}\n"));
+    }
     stdout_text(&format!(
         "report: {} ({plots} plots{})\n",
         dir.join("index.html").display(),

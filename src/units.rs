@@ -78,7 +78,7 @@ fn in_exponent(
         format!("{what} {s:?}: {num} is not a plain number (wkrun reads digits, no exponent)");
     Some(match scale(unit) {
         Some(k) if v * k as f64 > u64::MAX as f64 => format!("{said}, and it is {too}"),
-        _ if v.fract() == 0.0 && v < 1e15 => format!("{said}: write \"{v:.0}{unit}\""),
+        Some(_) if v.fract() == 0.0 && v < 1e15 => format!("{said}: write \"{v:.0}{unit}\""),
         _ => format!("{said}: write it in digits"),
     })
 }
@@ -101,10 +101,17 @@ impl Size {
     /// Parses a size string; the error says what was wrong and what is accepted.
     pub fn parse(s: &str) -> Result<Size, String> {
         refuse_hidden("size", s)?;
-        let scale = |unit: &str| Size::parse(&format!("1{unit}")).ok().map(|z| z.0);
+        // A unit's size by the plain parse: never this one again, which would recurse once per `e1` of
+        // `1e1e1e...` (a 40 KB value overflowed the stack).
+        let scale = |unit: &str| Size::parse_plain(&format!("1{unit}")).ok().map(|z| z.0);
         if let Some(why) = in_exponent("size", "too large", s, &scale) {
             return Err(why);
         }
+        Size::parse_plain(s)
+    }
+
+    /// [`Size::parse`] past its checks of hidden characters and exponents: the number and its unit.
+    fn parse_plain(s: &str) -> Result<Size, String> {
         let (num, unit) = split_unit(s);
         if num.is_empty() {
             return Err(format!(
@@ -757,5 +764,23 @@ mod tests {
             Ok(Amount::Percent(Percent(200_000_000)))
         );
         assert_eq!(Amount::parse("64MiB"), Ok(Amount::Bytes(64 << 20)));
+    }
+
+    /// Review of session 15: `1e1e1e...` recursed once per `e1` through the unit's scale (40 KB of it
+    /// overflowed the stack, exit 134) and suggested writing `10e1e1...`.
+    #[test]
+    fn a_long_exponent_chain_is_refused_without_recursion() {
+        let v = format!("1{}", "e1".repeat(50_000));
+        let e = Size::parse(&v).unwrap_err();
+        assert!(
+            e.ends_with(": write it in digits"),
+            "{}",
+            &e[e.len() - 80..]
+        );
+        assert!(e.starts_with("size \"1e1e1e1"), "{}", &e[..40]);
+        assert_eq!(
+            Size::parse("1e3KiB").unwrap_err(),
+            "size \"1e3KiB\": 1e3 is not a plain number (wkrun reads digits, no exponent): write \"1000KiB\""
+        );
     }
 }

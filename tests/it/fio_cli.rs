@@ -529,19 +529,56 @@ fn export_fio_of_a_phase_named_global_keeps_its_job() {
 
 /// A simulated drive among several targets runs on a file of its capacity, as the one simulated target of
 /// a spec does, said on stderr (attack 15: `paths = ["a.img", "sim:capacity=1GiB"]` exported the job
-/// `filename=sim\:capacity=1GiB` with no size, exit 0, nothing said); the job file parses in fio.
+/// `filename=sim\:capacity=1GiB` with no size, exit 0, nothing said; such a mix of a file and a simulated
+/// drive is now refused when the spec is read, mixed clocks); the job file parses in fio.
 #[test]
 fn export_fio_of_a_simulated_entry_of_paths_runs_it_on_a_file() {
     let d = tempdir();
-    let spec = spec_text(
-        "mt",
-        "[target]\npaths = [\"a.img\", \"sim:capacity=1GiB\"]\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n",
+    let spec = |paths: &str| {
+        spec_text(
+            "mt",
+            &format!(
+                "[target]\npaths = {paths}\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n"
+            ),
+        )
+    };
+    write_file(
+        d.path(),
+        "mixed.toml",
+        &spec(r#"["a.img", "sim:capacity=1GiB"]"#),
     );
-    write_file(d.path(), "mt.toml", &spec);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "mixed.toml"]));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("target.paths[1]") && err.contains("virtual time"),
+        "{err}"
+    );
+    write_file(
+        d.path(),
+        "mt.toml",
+        &spec(r#"["sim:capacity=2GiB", "sim:capacity=1GiB"]"#),
+    );
     let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "mt.toml"]));
-    let said = "target.paths[1] is a simulated drive: its jobs run on the file wkrun-target-t1.img of the drive's capacity (1GiB) instead (fio runs on files and devices)";
-    assert_eq!((code, err), (0, format!("differs: {said}\n")));
-    assert!(out.contains(&format!("\n; differs: {said}\n")), "{out}");
+    let said = |i: usize, cap: &str| {
+        format!(
+            "target.paths[{i}] is a simulated drive: its jobs run on the file wkrun-target-t{i}.img of the drive's capacity ({cap}) instead (fio runs on files and devices)"
+        )
+    };
+    assert_eq!(
+        (code, err),
+        (
+            0,
+            format!(
+                "differs: {}\ndiffers: {}\n",
+                said(0, "2GiB"),
+                said(1, "1GiB")
+            )
+        )
+    );
+    assert!(
+        out.contains(&format!("\n; differs: {}\n", said(1, "1GiB"))),
+        "{out}"
+    );
     assert!(
         out.contains("\n[w@t1]\nfilename=wkrun-target-t1.img\nfilesize=1g\n"),
         "{out}"

@@ -936,8 +936,8 @@ fn compare_pairs_a_predicted_phase_only_with_a_measured_one_of_its_workload() {
 /// Attack 13 F3: SIGINT to the process group (as `timeout -s INT` sends it) just as `sim predict` starts
 /// its run, at once and up to 40 ms after the run's process appears: the run holds the signal until its
 /// handler is in place (it once died of it, and `sim predict` exited 1 with no results, 11 signals in
-/// 29 near the start), so each exits 130 with results that say interrupted, labelled, and no process is
-/// left.
+/// 29 near the start), so each exits 130 with results that say interrupted, labelled, or, before the run
+/// started, nothing left (attack 15 F2), and no process is left.
 #[test]
 fn a_signal_as_the_prediction_starts_its_run_exits_130_with_labelled_results() {
     use std::os::unix::process::CommandExt;
@@ -981,13 +981,19 @@ fn a_signal_as_the_prediction_starts_its_run_exits_130_with_labelled_results() {
         let r = c.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(r.status.code(), Some(130), "{after_ms} ms: {err}");
+        wait_for("the run to end", || processes_with(o).is_empty());
+        // A signal before the run started its first phase leaves nothing (attack 15 F2: the folder and
+        // any target made are removed); after, the results say interrupted.
+        if err.ends_with("error: interrupted by SIGINT before the run started: nothing was written, and the output folder and any target file made for the run were removed\n") {
+            assert!(!out.exists(), "{after_ms} ms: {} is left", out.display());
+            continue;
+        }
         assert!(
             err.ends_with(&format!(
                 "error: interrupted by SIGINT; partial results in {o}\n"
             )),
             "{after_ms} ms: {err}"
         );
-        wait_for("the run to end", || processes_with(o).is_empty());
         let (res, _) = strict_results(&out);
         assert_eq!(
             res.status,
