@@ -38,11 +38,17 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
     })
 }
 
-/// Whether the start of a file (`head`) is fio's JSON output: a JSON object, perhaps after fio's notes on
-/// lines of their own, naming `"fio version"` (fio's text report after it, `--output-format=normal,json`,
-/// is ignored by [`from_bytes`]).
-pub fn looks_like_fio(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
+/// How much of a file's start [`looks_like_fio`] looks at: a file whose first 64 KiB do not say it is fio's
+/// output is not read as one.
+pub const HEAD_BYTES: usize = 64 << 10;
+
+/// Whether a file (`bytes`, or its first [`HEAD_BYTES`] or more) is fio's output: within its first
+/// [`HEAD_BYTES`], a JSON object, perhaps after fio's notes or normal text on lines of their own
+/// (`--output-format=normal,json`), naming `"fio version"` (fio's text report after it is ignored by
+/// [`from_bytes`]). What every reader of results tells fio's output by: `validate` (before trying a spec),
+/// `compare`, `report`, `warnings` and the results library.
+pub fn looks_like_fio(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(HEAD_BYTES)]);
     json_start(&text).is_some_and(|i| text[i..].contains("\"fio version\""))
 }
 
