@@ -758,8 +758,9 @@ fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
     // Exit 2 when an input is bad, else 1 when the address space left could not hold one.
     let mut failed = 0;
     for p in files {
-        // Told apart by content: a folder, a JSON document or a file named `*.json` (a results file
-        // of 1 GiB of NULs is not a spec) is results, anything else a spec.
+        // Told apart by content: a folder, a JSON document, fio's output (its notes or normal text
+        // before its JSON, as compare and report tell it) or a file named `*.json` (a results file of
+        // 1 GiB of NULs is not a spec) is results, anything else a spec.
         let named_json = p
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
@@ -767,7 +768,7 @@ fn cmd_validate(files: &[PathBuf]) -> Result<(), Fail> {
         let missing = std::fs::symlink_metadata(p)
             .err()
             .filter(|e| e.kind() == std::io::ErrorKind::NotFound);
-        let checked = match (missing, p.is_dir() || named_json || json_document(p)) {
+        let checked = match (missing, p.is_dir() || named_json || results_document(p)) {
             (Some(_), _) => Err((
                 2,
                 format!(
@@ -837,16 +838,24 @@ fn validate_results(p: &Path) -> Result<String, (u8, String)> {
     ))
 }
 
-/// Whether `path` is a regular file whose first character that is not white space is `{`: a JSON document
-/// (a TOML spec cannot start so).
-fn json_document(path: &Path) -> bool {
+/// Whether `path` is a regular file whose first character that is not white space is `{` (a JSON document:
+/// a TOML spec cannot start so), or that is fio's output as the readers of results tell it
+/// ([`wkrun::fio::json::looks_like_fio`], from its first [`wkrun::fio::json::HEAD_BYTES`]).
+fn results_document(path: &Path) -> bool {
     use std::io::Read;
-    let mut head = Vec::with_capacity(4096);
+    let mut head = Vec::new();
     // Only a regular file is looked into: a FIFO would block.
     spec::load::open_regular(path, false)
         .ok()
-        .and_then(|f| f.take(4096).read_to_end(&mut head).ok())
-        .is_some_and(|_| String::from_utf8_lossy(&head).trim_start().starts_with('{'))
+        .and_then(|f| {
+            f.take(wkrun::fio::json::HEAD_BYTES as u64)
+                .read_to_end(&mut head)
+                .ok()
+        })
+        .is_some_and(|_| {
+            String::from_utf8_lossy(&head).trim_start().starts_with('{')
+                || wkrun::fio::json::looks_like_fio(&head)
+        })
 }
 
 /// The target the run uses: a path and the size for creating it, or a simulated drive; with notes on what

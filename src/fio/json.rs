@@ -38,11 +38,17 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
     })
 }
 
-/// Whether the start of a file (`head`) is fio's JSON output: a JSON object, perhaps after fio's notes on
-/// lines of their own, naming `"fio version"` (fio's text report after it, `--output-format=normal,json`,
-/// is ignored by [`from_bytes`]).
-pub fn looks_like_fio(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
+/// How much of a file's start [`looks_like_fio`] looks at: a file whose first 64 KiB do not say it is fio's
+/// output is not read as one.
+pub const HEAD_BYTES: usize = 64 << 10;
+
+/// Whether a file (`bytes`, or its first [`HEAD_BYTES`] or more) is fio's output: within its first
+/// [`HEAD_BYTES`], a JSON object, perhaps after fio's notes or normal text on lines of their own
+/// (`--output-format=normal,json`), naming `"fio version"` (fio's text report after it is ignored by
+/// [`from_bytes`]). What every reader of results tells fio's output by: `validate` (before trying a spec),
+/// `compare`, `report`, `warnings` and the results library.
+pub fn looks_like_fio(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(HEAD_BYTES)]);
     json_start(&text).is_some_and(|i| text[i..].contains("\"fio version\""))
 }
 
@@ -57,6 +63,62 @@ fn json_start(text: &str) -> Option<usize> {
         at += line.len();
     }
     None
+}
+
+/// fio's JSON document in `text`: the first, after fio's notes; fio's normal text after it
+/// (`--output-format=normal,json`) is ignored, another JSON document is refused ([`second_document`]).
+///
+/// # Errors
+/// No JSON document, one cut short or that is not JSON, or a second one, in words.
+fn the_document(text: &str) -> Result<Value, String> {
+    let start = json_start(text).ok_or("no JSON object in it")?;
+    let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    let first = stream.next().ok_or("no JSON object in it")?;
+    let end = start + stream.byte_offset();
+    let doc = first.map_err(|e| {
+        if e.is_eof() {
+            format!(
+                "fio's JSON output cut short (it ends at line {} before its end)",
+                e.line()
+            )
+        } else {
+            format!("not fio's JSON output: {e}")
+        }
+    })?;
+    if let Some(at) = second_document(&text[end..]) {
+        let line = text[..end + at].matches('\n').count() + 1;
+        return Err(format!(
+            "line {line} starts a second JSON document after fio's (which ends at line {}): one fio run's output per file: split it",
+            text[..end].matches('\n').count() + 1
+        ));
+    }
+    Ok(doc)
+}
+
+/// Where another JSON document starts in `tail`, the text after fio's JSON document, if one does: a JSON
+/// value first in it (past white space), or on a line that starts with `{`, whole or cut short. fio's normal
+/// text (`--output-format=normal,json` writes it after the JSON) is not one: none of its lines starts a JSON
+/// value, and a job's line that starts with one (a job named `1`, `"q"` or `{}`) goes on with `: (groupid=`.
+fn second_document(tail: &str) -> Option<usize> {
+    let first = tail.len() - tail.trim_start().len();
+    let lines = tail.split_inclusive('\n').scan(0, |at, line| {
+        let here = *at + (line.len() - line.trim_start().len());
+        *at += line.len();
+        Some((here, line.trim_start().starts_with('{')))
+    });
+    std::iter::once((first, first < tail.len()))
+        .chain(lines)
+        .filter(|&(_, candidate)| candidate)
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let mut s = serde_json::Deserializer::from_str(&tail[at..])
+                .into_iter::<serde::de::IgnoredAny>();
+            match s.next() {
+                Some(Ok(_)) => !tail[at + s.byte_offset()..].starts_with(':'),
+                Some(Err(e)) => e.is_eof(),
+                None => false,
+            }
+        })
 }
 
 /// The most jobs wkrun reads from one fio JSON output: as many as a spec's phases
@@ -74,23 +136,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
             e.valid_up_to()
         )
     })?;
-    let start = json_start(text).ok_or("no JSON object in it")?;
-    // The first JSON document, and nothing after it: `--output-format=normal,json` writes fio's text
-    // report after the JSON (trial 15: refused for its "trailing characters").
-    let first = serde_json::Deserializer::from_str(&text[start..])
-        .into_iter::<Value>()
-        .next()
-        .ok_or("no JSON object in it")?;
-    let doc: Value = first.map_err(|e| {
-        if e.is_eof() {
-            format!(
-                "fio's JSON output cut short (it ends at line {} before its end)",
-                e.line()
-            )
-        } else {
-            format!("not fio's JSON output: {e}")
-        }
-    })?;
+    let doc = the_document(text)?;
     let obj = doc.as_object().ok_or("not a JSON object")?;
     let version = obj
         .get("fio version")
@@ -1046,5 +1092,42 @@ mod tests {
         assert!(e.contains("no \"jobs\" list"), "{e}");
         let e = from_bytes("b.json", b"\x00\xff{").unwrap_err();
         assert!(e.starts_with("not text"), "{e}");
+    }
+
+    /// Attack 16 finding 1: a file of two fio runs' JSON (`cat a.json b.json`) was read as its first, the
+    /// second run's jobs dropped. Another JSON document after fio's is refused naming the line it starts
+    /// on (the fixture is 539 lines, its `}` the last), whole or cut short, right after the `}` or on a line
+    /// of its own after fio's text; fio's text after its JSON is ignored, a job's line starting with a JSON
+    /// value (`1: (groupid=...`) too.
+    #[test]
+    fn a_second_json_document_is_refused_naming_its_line() {
+        let why = |line: usize| {
+            format!(
+                "line {line} starts a second JSON document after fio's (which ends at line 539): one fio run's output per file: split it"
+            )
+        };
+        let text = "a: (groupid=0, jobs=1): err= 0: pid=7\n  read: IOPS=6285\n\nRun status group 0 (all jobs):\n";
+        for (tail, line) in [
+            (format!("{TWO}{TWO}"), 540),
+            (format!("{}{{\"x\":1}}", TWO.trim_end()), 539),
+            (format!("{TWO} {{\"x\":1}}\n"), 540),
+            (format!("{TWO}\n[1]"), 541),
+            (format!("{TWO}\n{text}{{\"x\":1}}\n"), 545),
+            (format!("{TWO}\n{text}{}", &TWO[..100]), 545),
+        ] {
+            assert_eq!(
+                from_bytes("two.out", tail.as_bytes()).unwrap_err(),
+                why(line)
+            );
+        }
+        for tail in [
+            format!("\n{text}"),
+            "1: (groupid=0, jobs=1): err= 0\n".to_string(),
+            "{}: (groupid=0, jobs=1): err= 0\n".to_string(),
+            "{\"x\": (groupid=0, jobs=1): err= 0\n".to_string(),
+        ] {
+            let r = from_bytes("nj.out", format!("{TWO}{tail}").as_bytes()).expect("reads");
+            assert_eq!(r.phases.len(), 2, "{tail}");
+        }
     }
 }

@@ -131,8 +131,7 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
 /// # Errors
 /// [`ReadError::Fio`] naming the file and the JSON key, or [`parse_results`]'s errors.
 pub fn parse_results_or_fio(path: &Path, bytes: &[u8]) -> Result<Results, ReadError> {
-    let head = &bytes[..bytes.len().min(64 << 10)];
-    if crate::fio::json::looks_like_fio(head) {
+    if crate::fio::json::looks_like_fio(bytes) {
         return crate::fio::json::from_bytes(&path.display().to_string(), bytes).map_err(|why| {
             ReadError::Fio {
                 path: path.to_path_buf(),

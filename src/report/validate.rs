@@ -37,8 +37,7 @@ pub fn check(file: &Path) -> Result<Checked, Vec<String>> {
 fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     let one = |e: ReadError| vec![e.to_string()];
     let text = read_results_text(file).map_err(one)?;
-    let head = &text.as_bytes()[..text.len().min(64 << 10)];
-    if crate::fio::json::looks_like_fio(head) {
+    if crate::fio::json::looks_like_fio(text.as_bytes()) {
         let r = crate::fio::json::from_bytes(&file.display().to_string(), text.as_bytes())
             .map_err(|why| {
                 one(ReadError::Fio {

@@ -847,3 +847,144 @@ fn fio_normal_and_json_output_is_read_as_its_json() {
     );
     assert_eq!(rows("both.txt"), read);
 }
+
+/// Runs a tiny fio job `name` (1 MiB, psync, random reads and writes) in `dir`, its output in `out` in the
+/// output format `format`; the output as text.
+fn tiny_fio(dir: &Path, name: &str, format: &str, out: &str) -> String {
+    let o = std::process::Command::new("fio")
+        .args([
+            &format!("--name={name}"),
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=1M",
+            "--filename=f.img",
+            "--ioengine=psync",
+            &format!("--output-format={format}"),
+            &format!("--output={out}"),
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("fio");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(dir.join(out)).expect("fio's output")
+}
+
+/// Attack 16 finding 1: a file of two fio runs' output (`cat a.json b.json`, what `fio ... >> out.json`
+/// twice gives) was read as its first run's: `validate` said ok (1 phase) and `compare` never showed job
+/// b. The second JSON document is refused, exit 2, naming the file and the line it starts on, by every
+/// reader, nothing written: two JSON outputs, a JSON output with `{"x":1}` after it, and two
+/// `--output-format=normal,json` outputs (JSON, text, JSON, text), whose lines the oracle counts.
+#[test]
+fn two_fio_runs_in_one_file_are_refused_naming_the_second() {
+    if let Some(why) = fio_missing() {
+        skip(
+            "two_fio_runs_in_one_file_are_refused_naming_the_second",
+            &why,
+        );
+        return;
+    }
+    let d = tempdir();
+    let a = tiny_fio(d.path(), "a", "json", "a.json");
+    let b = tiny_fio(d.path(), "b", "json", "b.json");
+    let n1 = tiny_fio(d.path(), "a", "normal,json", "n1.out");
+    let n2 = tiny_fio(d.path(), "b", "normal,json", "n2.out");
+    assert!(a.ends_with("}\n"), "{a}");
+    let lines = |t: &str| t.lines().count();
+    // The line (from 1) of the first line of `t` that is `c`.
+    let line_of = |t: &str, c: &str| t.lines().position(|l| l == c).expect(c) + 1;
+    write_file(d.path(), "two.out", &format!("{a}{b}"));
+    write_file(d.path(), "x.out", &format!("{a}{{\"x\":1}}\n"));
+    write_file(d.path(), "nn.out", &format!("{n1}{n2}"));
+    let why = |first_end: usize, second: usize| {
+        format!(
+            "line {second} starts a second JSON document after fio's (which ends at line {first_end}): one fio run's output per file: split it"
+        )
+    };
+    for (file, message) in [
+        ("two.out", why(lines(&a), lines(&a) + 1)),
+        ("x.out", why(lines(&a), lines(&a) + 1)),
+        (
+            "nn.out",
+            why(line_of(&n1, "}"), lines(&n1) + line_of(&n2, "{")),
+        ),
+    ] {
+        let before = dir_listing(d.path());
+        for args in [
+            vec!["validate", file],
+            vec!["compare", file, "--format", "csv"],
+            vec!["warnings", file],
+            vec!["report", file],
+            vec!["library", "add", file, "--library", "lib.sqlite"],
+        ] {
+            let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+            assert_eq!(
+                (code, out.as_str(), err.as_str()),
+                (2, "", format!("error: {file}: {message}\n").as_str()),
+                "{args:?}"
+            );
+        }
+        assert_eq!(dir_listing(d.path()), before, "{file}");
+    }
+    // Each run's output alone reads, job a's and job b's.
+    for (file, job) in [("a.json", "a"), ("b.json", "b"), ("n2.out", "b")] {
+        let (code, out, err) =
+            code_out_err(&wkrun(d.path(), &["compare", file, "--format", "csv"]));
+        assert_eq!(code, 0, "{file}: {err}");
+        assert!(
+            out.lines()
+                .skip(1)
+                .all(|l| l.starts_with(&format!("{job},"))),
+            "{out}"
+        );
+    }
+}
+
+/// Attack 16 finding 2: `wkrun validate` told results from a spec by the first byte, so fio's output with
+/// its notes or normal text before its JSON (`--output-format=normal,json`, `json,normal`, notes on
+/// stdout), which `compare`, `warnings` and `report` read, was refused as `not valid TOML`. validate tells
+/// fio's output as they do: each form is one phase, as fio's JSON alone, and `compare` gives each the JSON
+/// alone's rows.
+#[test]
+fn validate_reads_fio_output_with_text_before_its_json() {
+    if let Some(why) = fio_missing() {
+        skip("validate_reads_fio_output_with_text_before_its_json", &why);
+        return;
+    }
+    let d = tempdir();
+    let json = tiny_fio(d.path(), "a", "json", "a.json");
+    let nj = tiny_fio(d.path(), "a", "normal,json", "nj.out");
+    let jn = tiny_fio(d.path(), "a", "json,normal", "jn.out");
+    for text in [&nj, &jn] {
+        assert!(text.starts_with("a: (g=0): rw=randrw"), "{text}");
+    }
+    write_file(
+        d.path(),
+        "notes.out",
+        &format!("fio: a note before its JSON\n{json}"),
+    );
+    let rows = |file: &str| {
+        let (code, out, err) =
+            code_out_err(&wkrun(d.path(), &["compare", file, "--format", "csv"]));
+        assert_eq!(code, 0, "{file}: {err}");
+        // Past the header, which names the file.
+        out.lines().skip(1).map(String::from).collect::<Vec<_>>()
+    };
+    for file in ["a.json", "nj.out", "jn.out", "notes.out"] {
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &["validate", file]));
+        assert_eq!(
+            (code, out, err.as_str()),
+            (
+                0,
+                format!("{file}: ok (results, 1 phase, 0 series CSVs)\n"),
+                ""
+            ),
+        );
+    }
+    assert_eq!(rows("notes.out"), rows("a.json"));
+    write_file(
+        d.path(),
+        "only.json",
+        &nj[nj.find("\n{").expect("JSON") + 1..],
+    );
+    assert_eq!(rows("nj.out"), rows("only.json"));
+}
