@@ -20,9 +20,22 @@ use serde_json::{Map, Value};
 /// The warning of a phase whose percentiles are fio's completion latency.
 const CLAT: &str = "latency percentiles are fio's completion latency (clat, from submission to completion, without the submission's own time); min, mean and max are its total latency (lat); fio's lat_percentiles=1 gives total-latency percentiles";
 
-/// The warning of a phase whose job names no size: fio ran it over the whole file, whose size is not in its
-/// output.
-const WHOLE_FILE: &str = "the job names no size: fio ran it over the whole file, whose size its output does not give (params.span_bytes is 0: unknown, not compared)";
+/// The warning of a phase whose job names no size: fio ran it over the whole of its target (`what`: `file`,
+/// or `device` for a `filename` under /dev, as [`target`] takes it), whose size is not in its output.
+fn whole_target(what: &str) -> String {
+    format!(
+        "the job names no size: fio ran it over the whole {what}, whose size its output does not give (params.span_bytes is 0: unknown, not compared)"
+    )
+}
+
+/// What a job's target is, as the warning of [`whole_target`] and the report name it: `device` for a `filename`
+/// under /dev (fio's block device), else `file` (fio's own file, named after the job without `filename`).
+fn target_word(filename: Option<&str>) -> &'static str {
+    match filename.is_some_and(|f| f.starts_with("/dev/")) {
+        true => "device",
+        false => "file",
+    }
+}
 
 /// Which of fio's latencies results read from fio's JSON compare with wkrun's (from submission to
 /// completion), for `wkrun compare` to say under its table; `None` for results that are not fio's.
@@ -764,7 +777,14 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         }
         _ => (0, 0),
     };
-    let unknown = (span == 0).then(|| span_warning(o("size"), o("offset"), o("filesize")));
+    let unknown = (span == 0).then(|| {
+        span_warning(
+            o("size"),
+            o("offset"),
+            o("filesize"),
+            target_word(o("filename")),
+        )
+    });
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
     p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
@@ -784,15 +804,20 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
 }
 
 /// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):
-/// [`WHOLE_FILE`] for a job with no size, offset or file size, which fio runs over the whole file; else the
-/// options that make it unknown.
-fn span_warning(size: Option<&str>, offset: Option<&str>, filesize: Option<&str>) -> String {
+/// [`whole_target`] for a job with no size, offset or file size, which fio runs over the whole of its target
+/// (`what`: `file` or `device`); else the options that make it unknown.
+fn span_warning(
+    size: Option<&str>,
+    offset: Option<&str>,
+    filesize: Option<&str>,
+    what: &str,
+) -> String {
     let given: Vec<String> = [("size", size), ("offset", offset), ("filesize", filesize)]
         .into_iter()
         .filter_map(|(k, v)| Some(format!("{k}={}", v?)))
         .collect();
     match given.is_empty() {
-        true => WHOLE_FILE.into(),
+        true => whole_target(what),
         false => format!(
             "the span is unknown: the job's {} does not give it in bytes (params.span_bytes is 0)",
             given.join(" ")
@@ -801,12 +826,14 @@ fn span_warning(size: Option<&str>, offset: Option<&str>, filesize: Option<&str>
 }
 
 /// How the report names the span of a phase read from fio's JSON whose job gave none in bytes
-/// (`params.span_bytes` 0, which a wkrun phase never has): `the whole file`, or `unknown`; `None` for a
-/// known span.
+/// (`params.span_bytes` 0, which a wkrun phase never has): `the whole file`, `the whole device`, or
+/// `unknown`; `None` for a known span.
 pub fn unknown_span(p: &PhaseResult) -> Option<&'static str> {
-    (p.params.span_bytes == 0).then(|| match p.warnings.iter().any(|w| w == WHOLE_FILE) {
-        true => "the whole file",
-        false => "unknown",
+    let said = |what: &str| p.warnings.contains(&whole_target(what));
+    (p.params.span_bytes == 0).then(|| match (said("file"), said("device")) {
+        (true, _) => "the whole file",
+        (_, true) => "the whole device",
+        _ => "unknown",
     })
 }
 
@@ -997,6 +1024,21 @@ mod tests {
             ]
         );
         assert_eq!(unknown_span(p), Some("unknown"));
+        // Trial 16 item 2: a job on a block device ran over the whole device, not a file.
+        let mut doc = fio(TWO);
+        let g = doc["global options"].as_object_mut().expect("globals");
+        g.remove("size");
+        g.insert("filename".into(), "/dev/loop4".into());
+        let text = serde_json::to_string(&doc).expect("JSON");
+        let r = from_bytes("t.json", text.as_bytes()).expect("reads");
+        let p = &r.phases[0];
+        assert_eq!(
+            span_warnings(p),
+            [
+                "the job names no size: fio ran it over the whole device, whose size its output does not give (params.span_bytes is 0: unknown, not compared)"
+            ]
+        );
+        assert_eq!(unknown_span(p), Some("the whole device"));
         let r = read(Some("8m"));
         assert_eq!(r.phases[0].params.span_bytes, 8 << 20);
         assert_eq!(unknown_span(&r.phases[0]), None);
