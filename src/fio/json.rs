@@ -12,17 +12,30 @@ use crate::plan::PhaseParams;
 use crate::results::{
     DirStats, LatencyHistograms, PhaseResult, ReadShare, Results, ResultsSource, SpecRef, Status,
 };
-use crate::stats::LatencySummary;
 use crate::stats::derived::Headline;
+use crate::stats::{LatencyMoments, LatencySummary};
 use crate::vocab::{EngineKind, Pattern, PhaseKind};
 use serde_json::{Map, Value};
 
 /// The warning of a phase whose percentiles are fio's completion latency.
 const CLAT: &str = "latency percentiles are fio's completion latency (clat, from submission to completion, without the submission's own time); min, mean and max are its total latency (lat); fio's lat_percentiles=1 gives total-latency percentiles";
 
-/// The warning of a phase whose job names no size: fio ran it over the whole file, whose size is not in its
-/// output.
-const WHOLE_FILE: &str = "the job names no size: fio ran it over the whole file, whose size its output does not give (params.span_bytes is 0: unknown, not compared)";
+/// The warning of a phase whose job names no size: fio ran it over the whole of its target (`what`: `file`,
+/// or `device` for a `filename` under /dev, as [`target`] takes it), whose size is not in its output.
+fn whole_target(what: &str) -> String {
+    format!(
+        "the job names no size: fio ran it over the whole {what}, whose size its output does not give (params.span_bytes is 0: unknown, not compared)"
+    )
+}
+
+/// What a job's target is, as the warning of [`whole_target`] and the report name it: `device` for a `filename`
+/// under /dev (fio's block device), else `file` (fio's own file, named after the job without `filename`).
+fn target_word(filename: Option<&str>) -> &'static str {
+    match filename.is_some_and(|f| f.starts_with("/dev/")) {
+        true => "device",
+        false => "file",
+    }
+}
 
 /// Which of fio's latencies results read from fio's JSON compare with wkrun's (from submission to
 /// completion), for `wkrun compare` to say under its table; `None` for results that are not fio's.
@@ -380,7 +393,7 @@ fn phase(
     )];
     if clones.len() > 1 {
         warnings.push(format!(
-            "fio reported this job's {} clones (numjobs, jobs[{i}] to jobs[{}]) one by one: summed here as fio's group_reporting would sum them; percentiles only from json+ latency bins, else absent",
+            "fio reported this job's {} clones (numjobs, jobs[{i}] to jobs[{}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
             clones.len(),
             clones[clones.len() - 1].0
         ));
@@ -391,7 +404,7 @@ fn phase(
         warnings.push(CLAT.into());
     }
     if read.missing || write.missing {
-        warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency figures are absent".into());
+        warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency percentiles are absent (min, mean, stddev and max kept)".into());
     }
     if trim.stats.ops > 0 {
         warnings.push(format!(
@@ -454,23 +467,12 @@ fn phase(
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
     pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
-    // A mixed job's mean latency: fio's per-direction means weighted by their I/Os (exact), where the
-    // total has no latency for want of percentiles.
+    // The mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins):
+    // its pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
     if let Some(f) = pr.headline.iter_mut().find(|f| f.key == "mean lat_mean_us") {
-        f.value = f.value.or_else(|| mean_us(&pr.read, &pr.write));
+        f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
     }
     Ok(pr)
-}
-
-/// The mean latency (µs) of reads and writes together, from each direction's mean weighted by its I/Os;
-/// `None` without I/O, or when a direction with I/O has no latency.
-fn mean_us(r: &DirStats, w: &DirStats) -> Option<f64> {
-    let mut sum = 0.0;
-    for d in [r, w].into_iter().filter(|d| d.ops > 0) {
-        sum += d.latency_ns.as_ref()?.mean * d.ops as f64;
-    }
-    let n = r.ops + w.ops;
-    (n > 0).then(|| sum / n as f64 / 1e3)
 }
 
 /// How long a job (or a group, with `group_reporting`) ran, in ms: the longest of its directions'
@@ -579,39 +581,53 @@ fn direction(v: &Value) -> Result<Dir, String> {
         Some(b) => Some(read_bins(&b).map_err(|e| format!(".{which}.bins{e}"))?),
         None => None,
     };
-    let latency = match (ops, lat) {
+    let moments = match (ops, lat) {
         (0, _) | (_, None) => None,
         (_, Some(l)) => {
-            let at = |q: f64| percentile(pct.as_ref(), d.bins.as_deref(), q);
-            let ps = [at(50.0), at(90.0), at(99.0), at(99.9), at(99.99)];
-            d.missing = ps.iter().any(Option::is_none);
-            match ps {
-                [Some(p50), Some(p90), Some(p99), Some(p99_9), Some(p99_99)] => {
-                    let lat = |e: String| format!(".lat_ns{e}");
-                    Some(LatencySummary {
-                        min: count(l, "min").map_err(lat)?,
-                        mean: num(l, "mean").map_err(lat)?,
-                        stddev: num(l, "stddev").map_err(lat)?,
-                        max: count(l, "max").map_err(lat)?,
-                        p50,
-                        p90,
-                        p99,
-                        p99_9,
-                        p99_99,
-                    })
-                }
-                _ => None,
-            }
+            let lat = |e: String| format!(".lat_ns{e}");
+            Some(LatencyMoments {
+                min: count(l, "min").map_err(lat)?,
+                mean: num(l, "mean").map_err(lat)?,
+                stddev: num(l, "stddev").map_err(lat)?,
+                max: count(l, "max").map_err(lat)?,
+            })
         }
     };
+    let at = |q: f64| percentile(pct.as_ref(), d.bins.as_deref(), q);
+    let ps = moments.map(|_| [at(50.0), at(90.0), at(99.0), at(99.9), at(99.99)]);
+    d.missing = ps.is_some_and(|ps| ps.iter().any(Option::is_none));
     d.stats = DirStats {
         ops,
         bytes,
         iops: num(o, "iops")?,
         bw_bytes_per_s: num(o, "bw_bytes")?,
-        latency_ns: latency,
+        latency_ns: None,
+        latency_moments_ns: None,
     };
+    set_latency(&mut d.stats, moments, ps);
     Ok(d)
+}
+
+/// A direction's latency: `moments` with the percentiles `ps` (p50, p90, p99, p99.9, p99.99) as
+/// `latency_ns` when all are known, else the moments alone as `latency_moments_ns`.
+fn set_latency(d: &mut DirStats, moments: Option<LatencyMoments>, ps: Option<[Option<u64>; 5]>) {
+    (d.latency_ns, d.latency_moments_ns) = match (moments, ps) {
+        (Some(m), Some([Some(p50), Some(p90), Some(p99), Some(p99_9), Some(p99_99)])) => (
+            Some(LatencySummary {
+                min: m.min,
+                mean: m.mean,
+                stddev: m.stddev,
+                max: m.max,
+                p50,
+                p90,
+                p99,
+                p99_9,
+                p99_99,
+            }),
+            None,
+        ),
+        (m, _) => (None, m),
+    };
 }
 
 /// fio's percentile list checked: each key a percentage from 0 to 100, each value a latency in ns.
@@ -726,7 +742,8 @@ fn union(x: Option<&[[u64; 2]]>, y: Option<&[[u64; 2]]>) -> Result<Option<Vec<[u
 const PAST_64: &str = "the latency bins add up past 2^64";
 
 /// `a` and `b` added: counts and rates summed; latency the one side's when the other has no I/O, else
-/// pooled (min, max, mean and stddev exact) with percentiles from `bins`, absent without them.
+/// pooled ([`LatencyMoments::pooled`]: min, max, mean and stddev exact) with percentiles from `bins`, the
+/// moments alone (`latency_moments_ns`) without them.
 ///
 /// # Errors
 /// I/Os or bytes that add up past 2^64.
@@ -740,38 +757,32 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String
         .bytes
         .checked_add(b.bytes)
         .ok_or("io_bytes adds up past 2^64")?;
-    let latency = match (a.ops, b.ops) {
-        (_, 0) => a.latency_ns.clone(),
-        (0, _) => b.latency_ns.clone(),
-        _ => match (bins, &a.latency_ns, &b.latency_ns) {
-            (Some(all), Some(la), Some(lb)) => {
-                let at = |q| percentile(None, Some(all), q).unwrap_or(0);
-                let n = ops as f64;
-                let mean = (la.mean * a.ops as f64 + lb.mean * b.ops as f64) / n;
-                let var = |l: &LatencySummary| l.stddev * l.stddev + (l.mean - mean).powi(2);
-                let stddev = ((var(la) * a.ops as f64 + var(lb) * b.ops as f64) / n).sqrt();
-                Some(LatencySummary {
-                    min: la.min.min(lb.min),
-                    mean,
-                    stddev,
-                    max: la.max.max(lb.max),
-                    p50: at(50.0),
-                    p90: at(90.0),
-                    p99: at(99.0),
-                    p99_9: at(99.9),
-                    p99_99: at(99.99),
-                })
-            }
-            _ => None,
-        },
-    };
-    Ok(DirStats {
+    let mut sum = DirStats {
         ops,
         bytes,
         iops: a.iops + b.iops,
         bw_bytes_per_s: a.bw_bytes_per_s + b.bw_bytes_per_s,
-        latency_ns: latency,
-    })
+        latency_ns: None,
+        latency_moments_ns: None,
+    };
+    match (a.ops, b.ops) {
+        (_, 0) => {
+            (sum.latency_ns, sum.latency_moments_ns) = (a.latency_ns.clone(), a.latency_moments_ns)
+        }
+        (0, _) => {
+            (sum.latency_ns, sum.latency_moments_ns) = (b.latency_ns.clone(), b.latency_moments_ns)
+        }
+        _ => {
+            let moments = match (a.moments(), b.moments()) {
+                (Some(ma), Some(mb)) => LatencyMoments::pooled(&[(ma, a.ops), (mb, b.ops)]),
+                _ => None,
+            };
+            let at = |q| bins.and_then(|all| percentile(None, Some(all), q));
+            let ps = bins.map(|_| [at(50.0), at(90.0), at(99.0), at(99.9), at(99.99)]);
+            set_latency(&mut sum, moments, ps);
+        }
+    }
+    Ok(sum)
 }
 
 /// The parameters the job's options give (fio's units; what they do not say is absent), and the warning of
@@ -812,7 +823,14 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         }
         _ => (0, 0),
     };
-    let unknown = (span == 0).then(|| span_warning(o("size"), o("offset"), o("filesize")));
+    let unknown = (span == 0).then(|| {
+        span_warning(
+            o("size"),
+            o("offset"),
+            o("filesize"),
+            target_word(o("filename")),
+        )
+    });
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
     p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
@@ -832,15 +850,20 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
 }
 
 /// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):
-/// [`WHOLE_FILE`] for a job with no size, offset or file size, which fio runs over the whole file; else the
-/// options that make it unknown.
-fn span_warning(size: Option<&str>, offset: Option<&str>, filesize: Option<&str>) -> String {
+/// [`whole_target`] for a job with no size, offset or file size, which fio runs over the whole of its target
+/// (`what`: `file` or `device`); else the options that make it unknown.
+fn span_warning(
+    size: Option<&str>,
+    offset: Option<&str>,
+    filesize: Option<&str>,
+    what: &str,
+) -> String {
     let given: Vec<String> = [("size", size), ("offset", offset), ("filesize", filesize)]
         .into_iter()
         .filter_map(|(k, v)| Some(format!("{k}={}", v?)))
         .collect();
     match given.is_empty() {
-        true => WHOLE_FILE.into(),
+        true => whole_target(what),
         false => format!(
             "the span is unknown: the job's {} does not give it in bytes (params.span_bytes is 0)",
             given.join(" ")
@@ -849,12 +872,14 @@ fn span_warning(size: Option<&str>, offset: Option<&str>, filesize: Option<&str>
 }
 
 /// How the report names the span of a phase read from fio's JSON whose job gave none in bytes
-/// (`params.span_bytes` 0, which a wkrun phase never has): `the whole file`, or `unknown`; `None` for a
-/// known span.
+/// (`params.span_bytes` 0, which a wkrun phase never has): `the whole file`, `the whole device`, or
+/// `unknown`; `None` for a known span.
 pub fn unknown_span(p: &PhaseResult) -> Option<&'static str> {
-    (p.params.span_bytes == 0).then(|| match p.warnings.iter().any(|w| w == WHOLE_FILE) {
-        true => "the whole file",
-        false => "unknown",
+    let said = |what: &str| p.warnings.contains(&whole_target(what));
+    (p.params.span_bytes == 0).then(|| match (said("file"), said("device")) {
+        (true, _) => "the whole file",
+        (_, true) => "the whole device",
+        _ => "unknown",
     })
 }
 
@@ -1045,6 +1070,21 @@ mod tests {
             ]
         );
         assert_eq!(unknown_span(p), Some("unknown"));
+        // Trial 16 item 2: a job on a block device ran over the whole device, not a file.
+        let mut doc = fio(TWO);
+        let g = doc["global options"].as_object_mut().expect("globals");
+        g.remove("size");
+        g.insert("filename".into(), "/dev/loop4".into());
+        let text = serde_json::to_string(&doc).expect("JSON");
+        let r = from_bytes("t.json", text.as_bytes()).expect("reads");
+        let p = &r.phases[0];
+        assert_eq!(
+            span_warnings(p),
+            [
+                "the job names no size: fio ran it over the whole device, whose size its output does not give (params.span_bytes is 0: unknown, not compared)"
+            ]
+        );
+        assert_eq!(unknown_span(p), Some("the whole device"));
         let r = read(Some("8m"));
         assert_eq!(r.phases[0].params.span_bytes, 8 << 20);
         assert_eq!(unknown_span(&r.phases[0]), None);

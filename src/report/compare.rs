@@ -16,7 +16,9 @@
 //! runs, get a row saying how; with two runs or more, the last row is the composite ([`composite`]).
 
 use crate::results::headline::{self, Covers, is_level};
-use crate::results::{BUSY_HOST, Better, Figure, KeptWaits, PhaseResult, Results, Status};
+use crate::results::{
+    BUSY_HOST, Better, DirStats, Figure, KeptWaits, PhaseResult, Results, Status,
+};
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
 use crate::vocab::Direction;
@@ -75,6 +77,17 @@ impl LatStat {
             LatStat::P99 => l.p99 as f64,
             LatStat::P999 => l.p99_9 as f64,
             LatStat::Max => l.max as f64,
+        }
+    }
+
+    /// The statistic of a direction, ns: the mean and max also where it has no percentiles
+    /// ([`DirStats::moments`]: fio's clones without json+ bins).
+    fn of_dir(self, d: &DirStats) -> Option<f64> {
+        match (self, &d.latency_ns, d.moments()) {
+            (_, Some(l), _) => Some(self.of(l)),
+            (LatStat::Mean, None, Some(m)) => Some(m.mean),
+            (LatStat::Max, None, Some(m)) => Some(m.max as f64),
+            _ => None,
         }
     }
 }
@@ -187,7 +200,7 @@ impl Metric {
             Metric::TotalIops => Some(p.iops()),
             Metric::Iops(d) => Some(p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
-            Metric::Lat(d, s) => p.dir(d).latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
+            Metric::Lat(d, s) => s.of_dir(p.dir(d)).map(|ns| ns / 1000.0),
             Metric::Flushes => flushes(p).map(|f| f.ops as f64),
             Metric::FlushLat(s) => flushes(p)?.latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
             Metric::HostWrites => p.device.as_ref().map(|d| d.host_write_bytes as f64 / 1e9),

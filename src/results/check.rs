@@ -688,6 +688,7 @@ mod tests {
             iops: 5.0,
             bw_bytes_per_s: 40960.0 / 2.0,
             latency_ns: None,
+            latency_moments_ns: None,
         };
         let mut out = Vec::new();
         rates("phases[0].read", &d, 2.0, &mut out);

@@ -6,8 +6,8 @@
 
 use crate::plan::PhaseParams;
 use crate::spec::{EraseMethod, Label, PhaseKind};
-use crate::stats::LatencySummary;
 use crate::stats::coverage::Coverage;
+use crate::stats::{LatencyMoments, LatencySummary};
 use crate::target::TargetInfo;
 use crate::vocab::Direction;
 use schemars::JsonSchema;
@@ -637,6 +637,7 @@ static NO_IO: DirStats = DirStats {
     iops: 0.0,
     bw_bytes_per_s: 0.0,
     latency_ns: None,
+    latency_moments_ns: None,
 };
 
 impl PhaseResult {
@@ -729,6 +730,12 @@ pub struct DirStats {
     pub bw_bytes_per_s: f64,
     /// Latency statistics, ns; null when `ops` is 0.
     pub latency_ns: Option<LatencySummary>,
+    /// Min, mean, stddev and max, ns, where `latency_ns` is null for want of percentiles though these are
+    /// known: results read from fio's JSON whose clones (`numjobs` without `group_reporting`) or mixed
+    /// total have no json+ bins to give percentiles of the whole; absent otherwise ([`DirStats::moments`]
+    /// gives either).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_moments_ns: Option<LatencyMoments>,
 }
 
 impl PhaseResult {
@@ -840,7 +847,16 @@ impl DirStats {
             iops: rate(ops),
             bw_bytes_per_s: rate(bytes),
             latency_ns,
+            latency_moments_ns: None,
         }
+    }
+
+    /// Its latency's min, mean, stddev and max: from `latency_ns`, else `latency_moments_ns`.
+    pub fn moments(&self) -> Option<LatencyMoments> {
+        self.latency_ns
+            .as_ref()
+            .map(LatencySummary::moments)
+            .or(self.latency_moments_ns)
     }
 
     /// No I/O.

@@ -457,6 +457,58 @@ pub struct LatencySummary {
     pub p99_99: u64,
 }
 
+impl LatencySummary {
+    /// Its min, mean, stddev and max.
+    pub fn moments(&self) -> LatencyMoments {
+        LatencyMoments {
+            min: self.min,
+            mean: self.mean,
+            stddev: self.stddev,
+            max: self.max,
+        }
+    }
+}
+
+/// Latency statistics of one direction without percentiles, in ns: min and max exact, mean, and the
+/// population standard deviation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyMoments {
+    /// Smallest latency, ns.
+    pub min: u64,
+    /// Mean latency, ns.
+    #[schemars(range(min = 0))]
+    pub mean: f64,
+    /// Standard deviation, ns.
+    #[schemars(range(min = 0))]
+    pub stddev: f64,
+    /// Largest latency, ns.
+    pub max: u64,
+}
+
+impl LatencyMoments {
+    /// The moments of the union of `parts` (each the moments of `count` latencies): min and max over the
+    /// parts, the mean weighted by counts, and the pooled standard deviation (each part's variance plus its
+    /// mean's squared distance from the whole's, weighted by counts); `None` without latencies.
+    pub fn pooled(parts: &[(LatencyMoments, u64)]) -> Option<LatencyMoments> {
+        let parts: Vec<&(LatencyMoments, u64)> = parts.iter().filter(|p| p.1 > 0).collect();
+        let n: f64 = parts.iter().map(|p| p.1 as f64).sum();
+        let first = parts.first()?.0;
+        let mean = parts.iter().map(|(m, c)| m.mean * *c as f64).sum::<f64>() / n;
+        let var = parts
+            .iter()
+            .map(|(m, c)| (m.stddev * m.stddev + (m.mean - mean).powi(2)) * *c as f64)
+            .sum::<f64>()
+            / n;
+        Some(LatencyMoments {
+            min: parts.iter().fold(first.min, |a, p| a.min(p.0.min)),
+            mean,
+            stddev: var.sqrt(),
+            max: parts.iter().fold(first.max, |a, p| a.max(p.0.max)),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

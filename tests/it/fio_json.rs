@@ -341,3 +341,76 @@ fn reports_without_numjobs_are_one_job_each() {
     let got: Vec<(u64, f64)> = r.phases.iter().map(|p| (p.read.ops, p.read.iops)).collect();
     assert_eq!(got, [(2 * 16230, 2.0 * 16213.786214)]);
 }
+
+/// Trial 16 item 1: fio's plain JSON (no latency bins) of a job's two clones (numjobs=2 without
+/// group_reporting, a real fio run of 256 random 4 KiB reads per clone over a 1 MiB file): the phase's
+/// read latency min, mean, stddev and max are the clones' `lat_ns` pooled, recomputed here from fio's
+/// JSON (the mean weighted by each clone's N, min and max over the clones, the variance each clone's
+/// plus its mean's squared distance from the whole's, weighted by N); the percentiles are absent (no
+/// exact percentile of the whole comes from the clones' own), and `compare` shows the mean and max
+/// (they read `-` before).
+#[test]
+fn plain_json_clones_keep_their_pooled_latency() {
+    let test = "fio_json::plain_json_clones_keep_their_pooled_latency";
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let o = std::process::Command::new("fio")
+        .current_dir(d.path())
+        .args([
+            "--name=randread",
+            "--filename=f",
+            "--size=1M",
+            "--ioengine=psync",
+            "--rw=randread",
+            "--bs=4k",
+            "--numjobs=2",
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output()
+        .expect("run fio");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(d.path().join("fio.json")).expect("fio.json");
+    let doc: Value = serde_json::from_str(&text[text.find('{').expect("JSON")..]).expect("JSON");
+    let lat: Vec<&Value> = (0..2).map(|i| &doc["jobs"][i]["read"]["lat_ns"]).collect();
+    let f = |v: &Value, k: &str| v[k].as_f64().expect(k);
+    let u = |v: &Value, k: &str| v[k].as_u64().expect(k);
+    for (i, l) in lat.iter().enumerate() {
+        assert_eq!(u(l, "N"), 256, "clone {i}: N");
+        assert_eq!(u(&doc["jobs"][i]["read"], "total_ios"), 256);
+        assert!(l.get("bins").is_none() && l.get("percentile").is_none());
+    }
+    let n = f(lat[0], "N") + f(lat[1], "N");
+    let mean = (f(lat[0], "mean") * f(lat[0], "N") + f(lat[1], "mean") * f(lat[1], "N")) / n;
+    let var = |l: &Value| f(l, "stddev") * f(l, "stddev") + (f(l, "mean") - mean).powi(2);
+    let stddev = ((var(lat[0]) * f(lat[0], "N") + var(lat[1]) * f(lat[1], "N")) / n).sqrt();
+    let min = u(lat[0], "min").min(u(lat[1], "min"));
+    let max = u(lat[0], "max").max(u(lat[1], "max"));
+    let r = wkrun::fio::json::from_bytes("fio.json", text.as_bytes()).expect("reads");
+    assert_eq!(r.phases.len(), 1);
+    let read = &r.phases[0].read;
+    assert_eq!(read.ops, 512);
+    assert_eq!(read.latency_ns, None);
+    assert_eq!(
+        read.latency_moments_ns,
+        Some(wkrun::stats::LatencyMoments {
+            min,
+            mean,
+            stddev,
+            max
+        })
+    );
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", "fio.json"]));
+    assert_eq!(code, 0, "{err}");
+    let row = |words: &str| {
+        out.lines()
+            .find(|l| l.starts_with("randread") && l.contains(words))
+            .map(|l| l.split_whitespace().last().unwrap_or("").to_string())
+    };
+    let us = |ns: f64| Some(format!("{:.2}", ns / 1000.0));
+    assert_eq!(row("latency, phase mean (µs)"), us(mean), "{out}");
+    assert_eq!(row("read latency max (µs)"), us(max as f64), "{out}");
+    assert_eq!(row("read latency p99 (µs)"), None, "{out}");
+}
