@@ -553,14 +553,9 @@ fn a_run_s_end_must_agree_with_its_times_phases_and_error() {
     );
 }
 
-/// The aggregate of a run on several targets names each target's folder (`cluster.hosts[].results`):
-/// `validate` checks each as a results folder, and `compare` and `report` refuse what it refuses (attack
-/// 15: a target's `results.json` replaced by `{garbage` still validated, and compare and report read the
-/// aggregate).
-#[test]
-fn an_aggregate_s_targets_folders_are_checked() {
-    let t = tempdir();
-    let d = t.path();
+/// Runs `SPEC` on two simulated drives into `d/m` (the targets' folders `m/t0-...` and `m/t1-...`): the
+/// two drives.
+fn two_targets(d: &Path) -> (&'static str, &'static str) {
     write_file(d, "v.toml", &spec_text("v", SPEC));
     let (a, b) = (
         "sim:capacity=64MiB,op=7%,block=256KiB",
@@ -569,6 +564,18 @@ fn an_aggregate_s_targets_folders_are_checked() {
     let args = ["v.toml", "--target", a, "--target", b, "-q", "-o", "m"];
     let (c, _, e) = code_out_err(&wkrun(d, &args));
     assert_eq!(c, 0, "{e}");
+    (a, b)
+}
+
+/// The aggregate of a run on several targets names each target's folder (`cluster.hosts[].results`):
+/// `validate` checks each as a results folder, and `compare` and `report` refuse what it refuses (attack
+/// 15: a target's `results.json` replaced by `{garbage` still validated, and compare and report read the
+/// aggregate).
+#[test]
+fn an_aggregate_s_targets_folders_are_checked() {
+    let t = tempdir();
+    let d = t.path();
+    two_targets(d);
     let (c, out, e) = code_out_err(&wkrun(d, &["validate", "m"]));
     assert_eq!(
         (c, out.as_str(), e.as_str()),
@@ -643,14 +650,7 @@ fn copied_aggregate(
 fn an_aggregate_s_hosts_are_its_targets_folders() {
     let t = tempdir();
     let d = t.path();
-    write_file(d, "v.toml", &spec_text("v", SPEC));
-    let (a, b) = (
-        "sim:capacity=64MiB,op=7%,block=256KiB",
-        "sim:capacity=64MiB,op=20%,block=256KiB",
-    );
-    let args = ["v.toml", "--target", a, "--target", b, "-q", "-o", "m"];
-    let (c, _, e) = code_out_err(&wkrun(d, &args));
-    assert_eq!(c, 0, "{e}");
+    let (a, b) = two_targets(d);
     // The paths as the run records them, each drive's every parameter named.
     let (pa, pb) = (format!("{a},dies=1"), format!("{b},dies=1"));
     let (t0, t1) = (
