@@ -413,6 +413,10 @@ fn spare(
         (Some((_, span, v)), None) => {
             match number(v) {
                 Some(x) if x.is_finite() && x > 0.0 && x < CLIFF_DEPTH * plateau => Ok(Spare::Steady(x)),
+                Some(x) if x.is_nan() => Err(at(span.clone(), format!(
+                    "key \"steady_iops\": {} is not a number: give the steady IOPS measured (more than 0, below 80 % of the plateau ({plateau})), or the spare area as op",
+                    echo(&text[span.clone()])
+                ))),
                 Some(x) if x <= 0.0 => Err(at(span.clone(), format!(
                     "key \"steady_iops\": {} is no steady level: with no writes completing there is no write amplification to fit the spare area to; give the steady IOPS measured (more than 0), or the spare area as op",
                     echo(&text[span.clone()])
@@ -820,6 +824,23 @@ mod tests {
             (
                 format!("{BASE}steady_iops = -0.0\n"),
                 "f.toml:5: key \"steady_iops\": -0.0 is no steady level",
+            ),
+            // Attack 16, finding 3: nan was "not below 80 % of the plateau"; infinities are below or above.
+            (
+                format!("{BASE}steady_iops = nan\n"),
+                "f.toml:5: key \"steady_iops\": nan is not a number: give the steady IOPS measured (more than 0, below 80 % of the plateau (1250)), or the spare area as op",
+            ),
+            (
+                format!("{BASE}steady_iops = -nan\n"),
+                "f.toml:5: key \"steady_iops\": -nan is not a number: give",
+            ),
+            (
+                format!("{BASE}steady_iops = inf\n"),
+                "f.toml:5: key \"steady_iops\": inf is not below 80 % of the plateau (1250): no cliff",
+            ),
+            (
+                format!("{BASE}steady_iops = -inf\n"),
+                "f.toml:5: key \"steady_iops\": -inf is no steady level",
             ),
             (
                 format!("{BASE}steady_iops = 1000\n"),

@@ -215,40 +215,74 @@ pub fn of_several_targets(results: &Results) -> bool {
     })
 }
 
-/// The targets' folders of the aggregate `results` of a run on several targets, read from `file`: for each
-/// of `cluster.hosts`, the folder its `results` names (`t1-b.img` of `OUT/t1-b.img/results.json`, as the
-/// run wrote it) taken in `file`'s folder, where the run wrote it (the path as written is relative to where
-/// the run ran); none for other results.
+/// Whether `results`, read from `file`, is the aggregate of a run on several targets, by either of what the
+/// run writes: its `target.path` joins its hosts' ([`of_several_targets`]), or a host's `results` names
+/// the folder `tH-NAME` (`H` its place in `cluster.hosts`, as the run names each target's folder) and that
+/// is beside `file`, whatever it is. A folder `wkrun merge` made has neither (its `target.path` is its
+/// first host's, the hosts' results are where they were given): so neither one edited makes an aggregate
+/// pass for a merge that is not held to its hosts.
+pub fn aggregate_of_targets(file: &Path, results: &Results) -> bool {
+    let Some(c) = results.cluster.as_ref().filter(|c| c.hosts.len() >= 2) else {
+        return false;
+    };
+    let dir = file.parent().unwrap_or(Path::new("."));
+    of_several_targets(results)
+        || c.hosts.iter().enumerate().any(|(h, host)| {
+            folder_named(&host.results).is_some_and(|n| {
+                n.starts_with(&format!("t{h}-")) && std::fs::symlink_metadata(dir.join(n)).is_ok()
+            })
+        })
+}
+
+/// The folder of a results file named `FOLDER/results.json` (any file name), when it is a plain name.
+fn folder_named(results: &str) -> Option<&str> {
+    let named = Path::new(results);
+    named
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .filter(|n| super::plain_file_name(n) && named.file_name().is_some())
+}
+
+/// The targets' folders of the aggregate `results` of a run on several targets
+/// ([`aggregate_of_targets`]), read from `file`: for each of `cluster.hosts`, the folder its `results`
+/// names (`t1-b.img` of `OUT/t1-b.img/results.json`, as the run wrote it) taken in `file`'s folder, where
+/// the run wrote it (the path as written is relative to where the run ran); none for other results.
 ///
 /// # Errors
 /// Per host, `cluster.hosts[h].results` and why it names no target's folder (not a file in a folder of a
-/// plain name).
+/// plain name, or the folder an earlier host's names: each target has its own).
 pub fn target_folders(file: &Path, results: &Results) -> Vec<Result<PathBuf, String>> {
     let Some(c) = results
         .cluster
         .as_ref()
-        .filter(|_| of_several_targets(results))
+        .filter(|_| aggregate_of_targets(file, results))
     else {
         return Vec::new();
     };
     let dir = file.parent().unwrap_or(Path::new("."));
+    let at = |h: usize| format!("{} (cluster.hosts[{h}].results)", file.display());
+    let mut seen: Vec<&str> = Vec::new();
     c.hosts
         .iter()
         .enumerate()
         .map(|(h, host)| {
-            let named = Path::new(&host.results);
-            let folder = named
-                .parent()
-                .and_then(Path::file_name)
-                .and_then(|n| n.to_str())
-                .filter(|n| super::plain_file_name(n) && named.file_name().is_some());
-            folder.map(|n| dir.join(n)).ok_or_else(|| {
+            let n = folder_named(&host.results).ok_or_else(|| {
                 format!(
-                    "{} (cluster.hosts[{h}].results): {:?} names no target's folder (FOLDER/results.json)",
-                    file.display(),
+                    "{}: {:?} names no target's folder (FOLDER/results.json)",
+                    at(h),
                     host.results
                 )
-            })
+            })?;
+            if let Some(first) = seen.iter().position(|s| *s == n) {
+                return Err(format!(
+                    "{}: {:?} names the folder {n:?}, as cluster.hosts[{first}].results does: each target has its own",
+                    at(h),
+                    host.results
+                ));
+            }
+            seen.push(n);
+            Ok(dir.join(n))
         })
         .collect()
 }

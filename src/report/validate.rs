@@ -5,7 +5,7 @@
 
 use super::{ReadError, bounded, parse_results_each, plain_file_name, read_results_text, runs};
 use crate::results::series_csv::SeriesRow;
-use crate::results::{PhaseResult, Results};
+use crate::results::{ClusterHost, PhaseResult, Results, Status};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -66,13 +66,10 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     let series = series(file, &named, &mut problems);
     problems.extend(parsed.as_ref().and_then(|r| implausible(file, r)));
     let mut whole = 0;
-    for folder in parsed.iter().filter(|_| targets) {
-        for f in runs::target_folders(file, folder) {
-            match target(f) {
-                Ok(()) => whole += 1,
-                Err(e) => problems.extend(e),
-            }
-        }
+    for r in parsed.iter().filter(|_| targets) {
+        let (n, e) = targets_of(file, r);
+        whole = n;
+        problems.extend(e);
     }
     match problems.is_empty() {
         true => Ok(Checked {
@@ -84,15 +81,46 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     }
 }
 
+/// Checks the targets' folders the aggregate `r` (read from `file`) names ([`runs::target_folders`]), each
+/// as a results folder ([`target`]) that its host's entry describes ([`agrees`]), and the aggregate against
+/// them ([`joined`]): how many check out, and every problem.
+fn targets_of(file: &Path, r: &Results) -> (usize, Vec<String>) {
+    let folders = runs::target_folders(file, r);
+    if folders.is_empty() {
+        return (0, Vec::new());
+    }
+    let (mut whole, mut problems, mut theirs) = (0, Vec::new(), Vec::new());
+    let hosts = r.cluster.as_ref().map_or(&[][..], |c| &c.hosts[..]);
+    for (h, folder) in folders.into_iter().enumerate() {
+        match target(folder) {
+            Ok((f, t)) => {
+                let wrong = agrees(file, h, &hosts[h], (&f, &t));
+                whole += usize::from(wrong.is_empty());
+                problems.extend(wrong);
+                theirs.push((h, t.status));
+            }
+            Err(e) => problems.extend(e),
+        }
+    }
+    problems.extend(joined(file, r, &theirs));
+    (whole, problems)
+}
+
 /// Checks a target's folder that an aggregate names ([`runs::target_folders`]): a folder (a symbolic
-/// link is not followed) whose `results.json` checks out as [`check`] checks one run's.
+/// link is not followed) whose `results.json` checks out as [`check`] checks one run's. That file and
+/// its results.
 ///
 /// # Errors
 /// Every problem, each naming the folder or the file.
-fn target(folder: Result<PathBuf, String>) -> Result<(), Vec<String>> {
+fn target(folder: Result<PathBuf, String>) -> Result<(PathBuf, Results), Vec<String>> {
     let folder = folder.map_err(|e| vec![e])?;
     let why = match std::fs::symlink_metadata(&folder) {
-        Ok(m) if m.is_dir() => return check_file(&folder.join("results.json"), false).map(|_| ()),
+        Ok(m) if m.is_dir() => {
+            let f = folder.join("results.json");
+            check_file(&f, false)?;
+            let r = super::read_results(&f).map_err(|e| vec![e.to_string()])?;
+            return Ok((f, r));
+        }
         Ok(_) => "not a folder (a symbolic link is not followed)".to_string(),
         Err(e) => e.to_string(),
     };
@@ -100,6 +128,79 @@ fn target(folder: Result<PathBuf, String>) -> Result<(), Vec<String>> {
         "{}: a target's folder the aggregate names: {why}",
         folder.display()
     )])
+}
+
+/// How the entry `host` (`cluster.hosts[h]` of the aggregate `file`) differs from the results `t` of its
+/// target's folder, read from `f`: its status, target path, capacity and start are that target's, as the
+/// run copies them.
+fn agrees(file: &Path, h: usize, host: &ClusterHost, (f, t): (&Path, &Results)) -> Vec<String> {
+    let status = |s: Status| serde_json::to_string(&s).unwrap_or_default();
+    let fields = [
+        ("status", status(host.status), "status", status(t.status)),
+        (
+            "target_path",
+            format!("{:?}", host.target_path),
+            "target.path",
+            format!("{:?}", t.target.path.display().to_string()),
+        ),
+        (
+            "capacity_bytes",
+            host.capacity_bytes.to_string(),
+            "target.capacity_bytes",
+            t.target.capacity_bytes.to_string(),
+        ),
+        (
+            "started_at",
+            format!("{:?}", host.started_at),
+            "started_at",
+            format!("{:?}", t.started_at),
+        ),
+    ];
+    fields
+        .into_iter()
+        .filter(|(_, a, _, b)| a != b)
+        .map(|(k, a, tk, b)| {
+            format!(
+                "{}: cluster.hosts[{h}].{k} {a} is not {}'s {tk} {b}: a host's entry is its target's",
+                file.display(),
+                f.display()
+            )
+        })
+        .collect()
+}
+
+/// How the aggregate `r` (read from `file`) differs from what the run writes of its targets, whose folders'
+/// statuses are `theirs` (by host): its `target.path` joins its hosts' with ` + `, and its status is
+/// the worst of its targets' (one signal stops them all), or "failed" (the aggregate itself failed).
+fn joined(file: &Path, r: &Results, theirs: &[(usize, Status)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let hosts = r.cluster.as_ref().map_or(&[][..], |c| &c.hosts[..]);
+    let paths: Vec<&str> = hosts.iter().map(|h| h.target_path.as_str()).collect();
+    let path = r.target.path.display().to_string();
+    if path != paths.join(" + ") {
+        out.push(format!(
+            "{}: target.path {path:?} is not its hosts' target paths joined, {:?}, as a run on several targets writes it",
+            file.display(),
+            paths.join(" + ")
+        ));
+    }
+    let rank = |s: Status| match s {
+        Status::Completed => 0,
+        Status::Running => 1,
+        Status::Interrupted => 2,
+        Status::Failed => 3,
+    };
+    let worst = theirs.iter().max_by_key(|(_, s)| rank(*s));
+    if let Some((h, s)) = worst.filter(|(_, s)| *s != r.status && r.status != Status::Failed) {
+        let name = |s: Status| serde_json::to_string(&s).unwrap_or_default();
+        out.push(format!(
+            "{}: status {} but the target of cluster.hosts[{h}] says {}: an aggregate's status is its targets' worst (or \"failed\")",
+            file.display(),
+            name(r.status),
+            name(*s)
+        ));
+    }
+    out
 }
 
 /// Checks the results `r`, read from `file` and known to match the schema, as [`check`] does past the
@@ -179,10 +280,8 @@ pub fn check_run(
             return Err(invalid(why));
         }
     }
-    for folder in runs::target_folders(file, r) {
-        if let Some(why) = target(folder).err().and_then(|e| e.into_iter().next()) {
-            return Err(invalid(why));
-        }
+    if let Some(why) = targets_of(file, r).1.into_iter().next() {
+        return Err(invalid(why));
     }
     Ok(())
 }

@@ -721,6 +721,13 @@ fn is_round(l: &Label) -> bool {
     l.sweep.is_none() && l.key == ROUND_LABEL
 }
 
+/// The name of the `[[phase]]` table the phase `p` was expanded from: its name without the labels'
+/// suffix [`named`] gave it.
+pub(crate) fn table_name(p: &super::PhaseSpec) -> &str {
+    let suffix = named("", p.labels.iter());
+    p.name.strip_suffix(suffix.as_str()).unwrap_or(&p.name)
+}
+
 /// `base[label=value,...]`, or `base` without labels. A sweep's label names the sweep (`purge[op=93%]`:
 /// the purge of the 93 % iteration, whatever its own span); a matrix label names the key
 /// (`latency[bs=4KiB,read=65]`); a round is `round=N`.

@@ -100,7 +100,7 @@ impl LoadedSpec {
         message: impl Into<String>,
         help: Option<String>,
     ) -> SpecError {
-        let name = self.phases.get(phase).map(|p| p.name.clone());
+        let one = self.phases.get(phase);
         // A value a --set gave is not where the spec's line says: name the argument instead.
         let set = std::iter::once(key)
             .chain(also.iter().copied())
@@ -111,7 +111,7 @@ impl LoadedSpec {
                 .get(phase)
                 .and_then(|p| p.origin)
                 .unwrap_or(phase);
-            let field = describe_field(&format!("phase[{origin}].{key}"), name.as_deref());
+            let field = describe_phase_field(&format!("phase[{origin}].{key}"), one);
             return SpecError {
                 location: Location {
                     file: self.path.clone(),
@@ -134,10 +134,10 @@ impl LoadedSpec {
         let field = if field.starts_with("defaults.") {
             format!(
                 "{} (inherited from {field})",
-                describe_field(&format!("phase[{phase}].{key}"), name.as_deref())
+                describe_phase_field(&format!("phase[{phase}].{key}"), one)
             )
         } else {
-            describe_field(&field, name.as_deref())
+            describe_phase_field(&field, one)
         };
         SpecError {
             location,
@@ -455,6 +455,21 @@ fn location_on(
             line_text.trim_end_matches('\r').to_string(),
             col..col + width.max(1),
         )),
+    }
+}
+
+/// [`describe_field`] for the phase `p` (the phase the path names, after expansion): a phase a sweep or
+/// matrix expanded is named by its `[[phase]]` table and its own name, so that the table's index is not
+/// taken for the phase's (`phase[0].size` → `[[phase]] 0 "w" (expanded: "w[bs=8KiB,read=0]").size`).
+pub(crate) fn describe_phase_field(path: &str, p: Option<&super::PhaseSpec>) -> String {
+    let table = path.strip_prefix("phase[").and_then(|r| r.split_once(']'));
+    match (p.filter(|p| !p.labels.is_empty()), table) {
+        (Some(p), Some((i, tail))) => format!(
+            "[[phase]] {i} \"{}\" (expanded: \"{}\"){tail}",
+            super::expand::table_name(p),
+            p.name
+        ),
+        _ => describe_field(path, p.map(|p| p.name.as_str())),
     }
 }
 
@@ -786,10 +801,7 @@ impl LoadedSpec {
                 return self.phase_error(i, key, r.message, r.help);
             }
         }
-        let name = r
-            .phase
-            .and_then(|i| self.phases.get(i))
-            .map(|p| p.name.as_str());
+        let one = r.phase.and_then(|i| self.phases.get(i));
         let nearest = |path: &str| {
             let mut p = path;
             loop {
@@ -812,7 +824,7 @@ impl LoadedSpec {
             .unwrap_or_else(|| self.index.start());
         SpecError {
             location,
-            field: Some(describe_field(&r.path, name)),
+            field: Some(describe_phase_field(&r.path, one)),
             message: r.message,
             help: r.help,
         }

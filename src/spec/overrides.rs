@@ -523,11 +523,8 @@ impl LoadedSpec {
     /// A broken rule, named after the `--set` that gave the key its value.
     fn rule_after_set(&self, r: rules::RuleError) -> String {
         let key = r.path.rsplit('.').next().unwrap_or("");
-        let name = r
-            .phase
-            .and_then(|i| self.phases.get(i))
-            .map(|p| p.name.as_str());
-        let field = super::load::describe_field(&r.path, name);
+        let one = r.phase.and_then(|i| self.phases.get(i));
+        let field = super::load::describe_phase_field(&r.path, one);
         let culprit = match r.phase {
             Some(i) => self.set_for(i, key),
             None => self

@@ -40,7 +40,7 @@ fn a_set_broken_by_every_expanded_phase_is_said_once() {
     assert_eq!(
         lines,
         [format!(
-            "error: {spec}: --set duration=0s: phase[2] \"iops[round=1,bs=1MiB,read=100]\".duration: duration is 0 (in 1400 of the 1400 phases [[phase]] \"iops\" expands into)"
+            "error: {spec}: --set duration=0s: [[phase]] 2 \"iops\" (expanded: \"iops[round=1,bs=1MiB,read=100]\").duration: duration is 0 (in 1400 of the 1400 phases [[phase]] \"iops\" expands into)"
         )]
     );
     assert_eq!(all, 2);
@@ -68,7 +68,7 @@ fn a_plan_error_of_some_expanded_phases_is_said_once_with_their_count() {
     assert_eq!(
         lines,
         [format!(
-            "error: {spec}: --set span=600KiB: phase[2] \"iops[round=1,bs=1MiB,read=100]\".span: the span (614400 B) is smaller than one block (1048576 B) (in 175 of the 1400 phases [[phase]] \"iops\" expands into)"
+            "error: {spec}: --set span=600KiB: [[phase]] 2 \"iops\" (expanded: \"iops[round=1,bs=1MiB,read=100]\").span: the span (614400 B) is smaller than one block (1048576 B) (in 175 of the 1400 phases [[phase]] \"iops\" expands into)"
         )]
     );
     // Nothing written by a run refused so.
@@ -107,9 +107,32 @@ fn a_rule_broken_in_the_file_by_expanded_phases_is_said_once() {
     assert_eq!(lines.len(), 1);
     assert!(
         lines[0].starts_with("error: s.toml:")
-            && lines[0].contains("phase[2] \"iops[round=1,bs=1MiB,read=100]\".steady_after:")
+            && lines[0].contains(
+                "[[phase]] 2 \"iops\" (expanded: \"iops[round=1,bs=1MiB,read=100]\").steady_after:"
+            )
             && lines[0].ends_with("(in 200 of the 1400 phases [[phase]] \"iops\" expands into)"),
         "{}",
         lines[0]
+    );
+}
+
+/// Attack 16, finding 2: an error on an expanded phase was `phase[0] "w[bs=8KiB]"`, the index the
+/// `[[phase]]` table's while the name is an expanded phase's (the first expanded phase here is 1). The
+/// table is named as one, with the expanded phase's name beside it; a phase no matrix expanded keeps
+/// `phase[N] "NAME"`.
+#[test]
+fn an_expanded_phase_s_error_names_its_table() {
+    let t = tempdir();
+    let d = t.path();
+    let spec = "format = 1\n[spec]\nname = \"m\"\nversion = \"1\"\n[[phase]]\nname = \"a\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nsize = \"2KiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = [\"4KiB\", \"8KiB\"]\nread_percent = 0\nsize = \"4KiB\"\n";
+    write_file(d, "m.toml", spec);
+    let (code, lines, _) = errors(d, &["plan", "m.toml", "--target", SIM]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        lines,
+        [
+            "error: m.toml:10:1: phase[0] \"a\".size: size 2KiB (2048 B) is less than one block (4096 B)",
+            "error: m.toml:16:1: [[phase]] 1 \"w\" (expanded: \"w[bs=8KiB]\").size: size 4KiB (4096 B) is less than one block (8192 B)",
+        ]
     );
 }

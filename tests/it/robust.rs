@@ -126,10 +126,10 @@ fn every_bad_element_of_a_matrix_or_sweep_list_is_reported() {
     assert_eq!(
         firsts,
         [
-            "error: m.toml:8:1: phase[0] \"w[bs=4KiB,read=150]\".read_percent: read_percent = 150 is outside 0..100 (in 2 of the 6 phases [[phase]] \"w\" expands into)",
+            "error: m.toml:8:1: [[phase]] 0 \"w\" (expanded: \"w[bs=4KiB,read=150]\").read_percent: read_percent = 150 is outside 0..100 (in 2 of the 6 phases [[phase]] \"w\" expands into)",
             "error: m.toml:9:23: phase[0] \"w\".block_size[1]: size \"bogus\" has no number; write e.g. \"4KiB\" or \"1GiB\"",
             "error: m.toml:9:40: phase[0] \"w\".block_size[3]: size \"zz\" has no number; write e.g. \"4KiB\" or \"1GiB\"",
-            "error: m.toml:14:1: phase[1] \"f[op=100%]\".queue_depth: queue_depth = 0 is out of range (in 2 of the 2 phases [[phase]] \"f\" expands into)",
+            "error: m.toml:14:1: [[phase]] 1 \"f\" (expanded: \"f[op=100%]\").queue_depth: queue_depth = 0 is out of range (in 2 of the 2 phases [[phase]] \"f\" expands into)",
             "error: m.toml:15:1: phase[1] \"f\".bogus: unknown key `bogus`",
             "error: m.toml:19:17: sweep[0].span[1]: size \"abc\" has no number; write e.g. \"4KiB\" or \"1GiB\"",
             "error: m.toml:19:31: sweep[0].span[3]: percentage \"-3%\" is not a number followed by %",

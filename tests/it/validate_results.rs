@@ -553,14 +553,9 @@ fn a_run_s_end_must_agree_with_its_times_phases_and_error() {
     );
 }
 
-/// The aggregate of a run on several targets names each target's folder (`cluster.hosts[].results`):
-/// `validate` checks each as a results folder, and `compare` and `report` refuse what it refuses (attack
-/// 15: a target's `results.json` replaced by `{garbage` still validated, and compare and report read the
-/// aggregate).
-#[test]
-fn an_aggregate_s_targets_folders_are_checked() {
-    let t = tempdir();
-    let d = t.path();
+/// Runs `SPEC` on two simulated drives into `d/m` (the targets' folders `m/t0-...` and `m/t1-...`): the
+/// two drives.
+fn two_targets(d: &Path) -> (&'static str, &'static str) {
     write_file(d, "v.toml", &spec_text("v", SPEC));
     let (a, b) = (
         "sim:capacity=64MiB,op=7%,block=256KiB",
@@ -569,6 +564,18 @@ fn an_aggregate_s_targets_folders_are_checked() {
     let args = ["v.toml", "--target", a, "--target", b, "-q", "-o", "m"];
     let (c, _, e) = code_out_err(&wkrun(d, &args));
     assert_eq!(c, 0, "{e}");
+    (a, b)
+}
+
+/// The aggregate of a run on several targets names each target's folder (`cluster.hosts[].results`):
+/// `validate` checks each as a results folder, and `compare` and `report` refuse what it refuses (attack
+/// 15: a target's `results.json` replaced by `{garbage` still validated, and compare and report read the
+/// aggregate).
+#[test]
+fn an_aggregate_s_targets_folders_are_checked() {
+    let t = tempdir();
+    let d = t.path();
+    two_targets(d);
     let (c, out, e) = code_out_err(&wkrun(d, &["validate", "m"]));
     assert_eq!(
         (c, out.as_str(), e.as_str()),
@@ -596,6 +603,171 @@ fn an_aggregate_s_targets_folders_are_checked() {
             "error: {second}: a target's folder the aggregate names: No such file or directory (os error 2)\n"
         ),
     );
+}
+
+/// The copy `to` of the folder `from` in `d` (and its targets' folders), its `results.json` edited by `edit`
+/// and `t1`'s (`sub`) by `edit_t1`.
+fn copied_aggregate(
+    d: &Path,
+    (from, to, sub): (&str, &str, &str),
+    edit: impl Fn(&mut serde_json::Value),
+    edit_t1: impl Fn(&mut serde_json::Value),
+) -> String {
+    let copy = |a: &Path, b: &Path| {
+        fs::create_dir(b).expect("mkdir");
+        for f in fs::read_dir(a).expect("dir") {
+            let f = f.expect("entry").path();
+            if f.is_file() {
+                fs::copy(&f, b.join(f.file_name().expect("name"))).expect("copy");
+            }
+        }
+    };
+    copy(&d.join(from), &d.join(to));
+    for e in fs::read_dir(d.join(from)).expect("dir") {
+        let e = e.expect("entry").path();
+        if e.is_dir() {
+            copy(&e, &d.join(to).join(e.file_name().expect("name")));
+        }
+    }
+    let edited = |file: std::path::PathBuf, f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&fs::read(&file).expect("read")).expect("json");
+        f(&mut v);
+        fs::write(&file, serde_json::to_vec(&v).expect("json")).expect("write");
+    };
+    edited(d.join(to).join("results.json"), &edit);
+    edited(d.join(to).join(sub).join("results.json"), &edit_t1);
+    to.to_string()
+}
+
+/// Each entry of an aggregate's `cluster.hosts` is its own target's folder's (attack 16, finding 1: each
+/// of these edits validated): (a) two entries naming one folder, (b) an entry's status that is not its
+/// folder's, (c) a target interrupted under an aggregate that says completed (one signal stops every
+/// target), (d) an entry's target path that is not its folder's, which made the aggregate pass for a
+/// `wkrun merge` folder, not held to its hosts; and with the aggregate's `target.path` made its first
+/// target's too, the folders beside it still make it an aggregate.
+#[test]
+fn an_aggregate_s_hosts_are_its_targets_folders() {
+    let t = tempdir();
+    let d = t.path();
+    let (a, b) = two_targets(d);
+    // The paths as the run records them, each drive's every parameter named.
+    let (pa, pb) = (format!("{a},dies=1"), format!("{b},dies=1"));
+    let (t0, t1) = (
+        "t0-sim-64MiB-op7-block256KiB",
+        "t1-sim-64MiB-op20-block256KiB",
+    );
+    let host = |i: usize| format!("cluster.hosts[{i}]");
+    let same = |_: &mut serde_json::Value| {};
+    let dup = copied_aggregate(
+        d,
+        ("m", "dup", t1),
+        |v| {
+            v["cluster"]["hosts"][1]["results"] = format!("m/{t0}/results.json").into();
+        },
+        same,
+    );
+    let status = copied_aggregate(
+        d,
+        ("m", "status", t1),
+        |v| {
+            v["cluster"]["hosts"][1]["status"] = "interrupted".into();
+        },
+        same,
+    );
+    let sub = copied_aggregate(d, ("m", "sub", t1), same, |v| {
+        v["status"] = "interrupted".into();
+        v["signal"] = "SIGINT".into();
+    });
+    let path = copied_aggregate(
+        d,
+        ("m", "path", t1),
+        |v| {
+            v["cluster"]["hosts"][1]["target_path"] = "zz.img".into();
+        },
+        same,
+    );
+    let first = copied_aggregate(
+        d,
+        ("m", "first", t1),
+        |v| {
+            v["cluster"]["hosts"][1]["target_path"] = "zz.img".into();
+            v["target"]["path"] = pa.clone().into();
+        },
+        same,
+    );
+    let entry = |f: &str, i: usize, k: &str, was: &str, tk: &str, is: &str| {
+        format!(
+            "error: {f}/results.json: {}.{k} {was} is not {f}/{t1}/results.json's {tk} {is}: a host's entry is its target's\n",
+            host(i)
+        )
+    };
+    let joined = |f: &str, p: &str| {
+        format!(
+            "error: {f}/results.json: target.path {p:?} is not its hosts' target paths joined, \"{pa} + zz.img\", as a run on several targets writes it\n"
+        )
+    };
+    let cases = [
+        (
+            dup.clone(),
+            format!(
+                "error: dup/results.json ({}.results): \"m/{t0}/results.json\" names the folder \"{t0}\", as {}.results does: each target has its own\n",
+                host(1),
+                host(0)
+            ),
+        ),
+        (
+            status.clone(),
+            entry(
+                &status,
+                1,
+                "status",
+                "\"interrupted\"",
+                "status",
+                "\"completed\"",
+            ),
+        ),
+        (
+            sub.clone(),
+            entry(
+                &sub,
+                1,
+                "status",
+                "\"completed\"",
+                "status",
+                "\"interrupted\"",
+            ) + &format!(
+                "error: sub/results.json: status \"completed\" but the target of {} says \"interrupted\": an aggregate's status is its targets' worst (or \"failed\")\n",
+                host(1)
+            ),
+        ),
+        (
+            path.clone(),
+            entry(
+                &path,
+                1,
+                "target_path",
+                "\"zz.img\"",
+                "target.path",
+                &format!("{pb:?}"),
+            ) + &joined(&path, &format!("{pa} + {pb}")),
+        ),
+        (
+            first.clone(),
+            entry(
+                &first,
+                1,
+                "target_path",
+                "\"zz.img\"",
+                "target.path",
+                &format!("{pb:?}"),
+            ) + &joined(&first, &pa),
+        ),
+    ];
+    refused(d, &cases);
+    // `compare` refuses the first of them.
+    let first_line = cases[3].1.lines().next().map(|l| format!("{l}\n"));
+    refused_by(d, &["compare", &path], &first_line.unwrap_or_default());
 }
 
 /// A simulated drive's device CSV is checked as a series is (attack 40, finding 8: validate passed one cut
