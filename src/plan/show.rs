@@ -260,6 +260,9 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
         );
     }
     if let Work::Io(w) = &p.work {
+        if let Some(line) = steady_line(&w.measure, w.io.interval_ns) {
+            let _ = writeln!(out, "{indent}{line}");
+        }
         access_line(out, p.span.start, w, indent);
         pacing_lines(out, &w.measure, indent);
         mix_and_durability(out, w, indent);
@@ -338,8 +341,12 @@ fn mix_and_durability(out: &mut String, w: &IoWork, indent: &str) {
 }
 
 /// The phase's engine and whether its I/O bypasses the page cache (`engine io_uring, direct (O_DIRECT)`,
-/// `engine psync, buffered (direct = false)`): a line rather than columns, the table being wide already.
+/// `engine psync, buffered (direct = false)`): a line rather than columns, the table being wide already. The
+/// simulated drive's engine (`engine sim (virtual time)`) has no page cache to bypass.
 fn engine_line(io: &super::IoSettings) -> String {
+    if io.engine == crate::vocab::EngineKind::Sim {
+        return "engine sim (virtual time)".into();
+    }
     let direct = match io.direct {
         true => "direct (O_DIRECT)",
         false => "buffered (direct = false)",
@@ -401,10 +408,64 @@ fn bound(p: &PhasePlan, target: TargetKind) -> String {
         }) => format!("image {image}"),
         Work::Io(w) => match (w.passes, w.bound) {
             (Some(n), _) => format!("{n} pass{}", if n == 1 { "" } else { "es" }),
-            (None, Bound::Time { ns }) => format!("time {}", Duration(ns)),
-            (None, Bound::Ops { ops, .. }) => ios(ops),
+            (None, Bound::Time { ns }) => format!("time {}{}", Duration(ns), or_steady(w)),
+            (None, Bound::Ops { ops, .. }) => format!("{}{}", ios(ops), or_steady(w)),
         },
     }
+}
+
+/// ` or until steady` after the bound of a phase that ends at steady state (`until = "steady"`), else
+/// nothing.
+fn or_steady(w: &IoWork) -> &'static str {
+    match w.measure.until_steady() && w.measure.steady.is_some() {
+        true => " or until steady",
+        false => "",
+    }
+}
+
+/// The line of a phase's steady-state rule: what it judges, over which rounds, and whether the phase ends
+/// there (`until = "steady"`) or runs to its bound; `None` without `steady_state`.
+fn steady_line(m: &super::Measure, interval_ns: u64) -> Option<String> {
+    use crate::stats::steady::{FioKind, FioMetric, Rule};
+    let s = m.steady.as_ref()?;
+    let pct = |f: f64| format!("{} %", f * 100.0);
+    let round = Duration(s.intervals_per_round * interval_ns);
+    let rule = match s.rule {
+        Rule::Fio(f) => {
+            let metric = match f.metric {
+                FioMetric::Iops => "IOPS",
+                FioMetric::Bw => "bandwidth",
+                FioMetric::Lat => "mean latency",
+            };
+            let limit = match f.relative {
+                true => format!("{} of the window's mean", pct(f.limit)),
+                false => format!("{}", f.limit),
+            };
+            let what = match f.kind {
+                FioKind::Slope => format!("the {metric} slope per round under {limit}"),
+                FioKind::Deviation => format!("every round's {metric} within {limit}"),
+            };
+            format!(
+                "fio rule: {what}, over the last {} rounds of {round}",
+                f.window
+            )
+        }
+        Rule::Snia(r) => format!(
+            "SNIA rule: {} rounds of {round}, data excursion {}, slope excursion {}{}",
+            r.window,
+            pct(r.data_excursion),
+            pct(r.slope_excursion),
+            r.max_rounds
+                .map(|n| format!(", within {n} rounds"))
+                .unwrap_or_default()
+        ),
+    };
+    Some(match m.until_steady() {
+        true => format!("until steady: ends once steady ({rule}), else at its bound"),
+        false => format!(
+            "steady state judged ({rule}); runs to its bound (until = \"steady\" would end it once steady)"
+        ),
+    })
 }
 
 /// `n I/Os`, or `1 I/O`.

@@ -725,10 +725,15 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, p
                 esc(c)
             );
         }
+        // Labelled as the console said each: a note has nothing to fix.
         for w in &runs[r].phase(p).0.warnings {
+            let word = match crate::results::model::is_note(w) {
+                true => "note",
+                false => "warning",
+            };
             let _ = writeln!(
                 o,
-                "<p class=\"warn\">{}: warning: {}</p>",
+                "<p class=\"warn\">{}: {word}: {}</p>",
                 esc(&runs[r].label),
                 esc(w)
             );

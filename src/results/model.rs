@@ -640,6 +640,18 @@ static NO_IO: DirStats = DirStats {
     latency_moments_ns: None,
 };
 
+/// Whether `text`, one of a phase's `warnings`, is a note: something to know with nothing to fix, which the
+/// console says as `note: ...` (`run::Ctx::note`): reads of a span not written in this run whose sampled
+/// blocks all hold data, writes into holes this run's own erase punched, and a fill's writes into holes
+/// (laying the blocks out is what a fill does). The results keep notes among the warnings, so the
+/// report tells them by their words, which `run::Ctx::note` checks each note has.
+pub fn is_note(text: &str) -> bool {
+    (text.starts_with("never-written reads: ")
+        && text.contains(" sampled blocks of it hold data written before it"))
+        || text.starts_with("writes into holes: as expected after this run's erase ")
+        || (text.starts_with("writes into ") && text.contains("; expected of a fill: "))
+}
+
 impl PhaseResult {
     /// The phase as [`crate::plan::pairing`] sees it: name, kind and parameters.
     pub fn pair_phase(&self) -> crate::plan::pairing::PairPhase<'_> {
@@ -940,6 +952,48 @@ impl DeviceResult {
             trimmed_bytes: c.trimmed_bytes,
             free_blocks: c.free_blocks,
             write_amplification: c.write_amplification(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The notes the run says as `note:` are told from the warnings of the same kind (trial 16: the report
+    /// labelled a sample's never-written-reads note `warning:`).
+    #[test]
+    fn notes_are_told_from_warnings() {
+        let said = [
+            (
+                "never-written reads: the span was not written in this run; 64 of 64 sampled blocks of it hold data written before it (read span [0, 268435456))",
+                true,
+            ),
+            (
+                "never-written reads: 100.0 % of the span was not written in this run: add a fill phase before this one, or reads there may not reach the device (read span [0, 8388608), first gap [0, 8388608)); 3 of 64 sampled blocks of the span not written read as zeros",
+                false,
+            ),
+            (
+                "writes into holes: as expected after this run's erase (phase \"purge\"): 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: ...",
+                true,
+            ),
+            (
+                "writes into holes: latencies include the file system's allocation work; expected of a fill: 4194304 B (50.0 %) ...",
+                true,
+            ),
+            (
+                "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; expected of a fill: ...",
+                true,
+            ),
+            (
+                "writes into holes: latencies include the file system's allocation work; run a fill first: 4194304 B (100.0 %) ...",
+                false,
+            ),
+            (
+                "busy host: the rates are below the device's; rerun on an idle host: ...",
+                false,
+            ),
+        ];
+        for (text, note) in said {
+            assert_eq!(super::is_note(text), note, "{text}");
         }
     }
 }

@@ -943,10 +943,7 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
         false => Holes::Warning(text),
     };
     Some(match erase {
-        Some(e) => Holes::Note(format!(
-            "writes into holes: as expected after this run's erase (phase \"{}\"), {share} are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
-            e.name
-        )),
+        Some(e) => Holes::Note(after_erase_note(&e.name, &share)),
         // The file this run created and preallocated: its blocks are unwritten extents, which a file system
         // reports as holes (newcomer 30c: its max latency read +12,345 % against fio's, which lays out its file).
         None if t.created && t.preallocated && !check.erased_before => said(format!(
@@ -958,9 +955,47 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
     })
 }
 
+/// The note of a phase that writes into the holes this run's erase `erase` punched: `share` of its range.
+/// What it is and why it is expected come first, up to the second `: `, short enough that the console's
+/// cut line keeps them and still names the results folder ([`crate::run::observer::warning_line`]).
+fn after_erase_note(erase: &str, share: &str) -> String {
+    format!(
+        "writes into holes: as expected after this run's erase (phase \"{erase}\"): {share} are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The console's line of the note of holes an erase punched names the results folder, as a warning's
+    /// does (trial 16: the anthology's fills ended `(in full: wkrun warnings)`, their text up to its second
+    /// `: `, 160 bytes, leaving the 69-byte ending with the folder no room).
+    #[test]
+    fn the_note_of_holes_after_an_erase_names_the_folder() {
+        let text = after_erase_note(
+            "purge[filled=25%]",
+            "268435456 B (100.0 %) of the write range [0, 268435456)",
+        );
+        let console = crate::run::observer::Console::new(true, false).in_folder(
+            std::path::Path::new("wkrun-results/anthology-2026-12-06T103003Z"),
+        );
+        let line = console.line_of(
+            crate::run::observer::Said::Note,
+            &["fill[filled=25%]"],
+            &text,
+            crate::run::observer::WARNING_WIDTH,
+        );
+        assert_eq!(
+            line,
+            "note: phase fill[filled=25%]: writes into holes: as expected after this run's erase (phase \"purge[filled=25%]\"): 268435456 B… (in full: wkrun warnings wkrun-results/anthology-2026-12-06T103003Z)"
+        );
+        assert!(
+            line.len() <= crate::run::observer::WARNING_WIDTH,
+            "{}",
+            line.len()
+        );
+    }
 
     /// The workload `w` of a spec whose phase is `lines`, on a 1 GiB file.
     fn work(lines: &str) -> crate::plan::IoWork {

@@ -159,6 +159,10 @@ impl<'a> Ctx<'a> {
     /// A note of the running phase ([`Observer::note`]): kept in its results' warnings, said on the console
     /// as `note: ...`.
     pub fn note(&mut self, pr: &mut PhaseResult, n: String) {
+        debug_assert!(
+            crate::results::model::is_note(&n),
+            "a note the report would call a warning: {n}"
+        );
         self.obs.note(&[pr.name.as_str()], &n);
         pr.warnings.push(n);
     }

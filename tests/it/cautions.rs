@@ -191,7 +191,7 @@ fn holes_after_the_runs_own_erase_are_expected() {
     .concat();
     write_file(dir.path(), "s.toml", &spec_text("holes", &body));
     let (results, err) = run_on_file(dir.path());
-    let expected = "writes into holes: as expected after this run's erase (phase \"purge\"), 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
+    let expected = "writes into holes: as expected after this run's erase (phase \"purge\"): 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
     // Half erased: holes the erase punched, not the preallocated file's unwritten blocks.
     let plain = "writes into holes: latencies include the file system's allocation work; expected of a fill: 4194304 B (50.0 %) of the write range [0, 8388608) are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work; the phases after it write into written blocks";
     assert_eq!(
@@ -206,7 +206,7 @@ fn holes_after_the_runs_own_erase_are_expected() {
     // On the console the clause comes before the cut; holes this run's erase made are a note, not a
     // warning: nothing to fix (issue 24 leftovers). The results keep it among the warnings; the cut line
     // names the command that prints them whole, with the results folder.
-    let line = "note: phase fill: writes into holes: as expected after this run's erase (phase \"purge\"), 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at… (in full: wkrun warnings out)";
+    let line = "note: phase fill: writes into holes: as expected after this run's erase (phase \"purge\"): 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at… (in full: wkrun warnings out)";
     assert_eq!(
         err.lines()
             .filter(|l| l.contains("as expected"))
@@ -258,7 +258,7 @@ slope_excursion = 100.0
     let total = 8u64 << 20;
     let after = |erase: &str, bytes: u64| {
         format!(
-            "writes into holes: as expected after this run's erase (phase \"{erase}\"), {bytes} B ({:.1} %) of the write range [0, {total}) are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
+            "writes into holes: as expected after this run's erase (phase \"{erase}\"): {bytes} B ({:.1} %) of the write range [0, {total}) are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work",
             bytes as f64 * 100.0 / total as f64
         )
     };

@@ -130,6 +130,59 @@ fn the_plan_names_each_phase_engine_and_direct_io() {
     );
 }
 
+/// `wkrun plan` shows a phase's steady-state rule and, with `until = "steady"`, that it ends there (trial 16:
+/// only `time 40s` was shown); on a simulated drive the engine line is the drive's own, in virtual time,
+/// without the direct setting it does not apply.
+#[test]
+fn the_plan_shows_the_stop_at_steady_state_and_the_sim_engine() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"ss\"\nkind = \"workload\"\nengine = \"libaio\"\nblock_size = \"4KiB\"\n\
+                queue_depth = 4\nread_percent = 0\nduration = \"40s\"\nuntil = \"steady\"\n\
+                steady_state = { rule = \"fio\", metric = \"iops\", kind = \"slope\", limit = 0.02, relative = true, window = 10 }\n\
+                [[phase]]\nname = \"snia\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\n\
+                duration = \"30s\"\nsteady_state = { rule = \"snia\", window = 5 }\nsteady_round = \"2s\"\n";
+    write_file(d.path(), "s.toml", &spec_text("x", body));
+    let lines = |target: &[&str]| {
+        let o = wkrun(
+            d.path(),
+            &[&["plan", "s.toml", "--target"][..], target].concat(),
+        );
+        let (code, out, err) = code_out_err(&o);
+        assert_eq!(code, 0, "{err}");
+        let rows: Vec<String> = out
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.contains("steady") && !l.starts_with('#') || l.starts_with("engine "))
+            // A row's last cells: its bound and its expected bytes (`-` for a time bound).
+            .map(|l| {
+                l.trim_end_matches('-')
+                    .trim_end()
+                    .split("  ")
+                    .last()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .collect();
+        rows
+    };
+    let file = lines(&["t.img", "--target-size", "8MiB"]);
+    assert_eq!(
+        file,
+        [
+            "time 40s or until steady",
+            "until steady: ends once steady (fio rule: the IOPS slope per round under 2 % of the window's mean, over the last 10 rounds of 1s), else at its bound",
+            "engine libaio, direct (O_DIRECT)",
+            "steady state judged (SNIA rule: 5 rounds of 2s, data excursion 20 %, slope excursion 10 %, within 25 rounds); runs to its bound (until = \"steady\" would end it once steady)",
+            "engine psync, direct (O_DIRECT)",
+        ]
+    );
+    let sim = lines(&["sim:capacity=1GiB"]);
+    assert_eq!(sim[2], "engine sim (virtual time)");
+    assert_eq!(sim[4], "engine sim (virtual time)");
+    assert_eq!(sim[..2], file[..2]);
+}
+
 /// `wkrun compare` of a run with `--set completion_waits=each` and one that probed shows the way each
 /// waited (`completion_waits=each`), not `-`.
 #[test]

@@ -96,7 +96,7 @@ fn plain_log_lines_without_a_terminal() {
             // The purge punched the whole span: the workload writes into holes of the file, as expected
             // (trial 24c F9): a note, nothing to fix. One line (issue 24 item 5), its text up to its second
             // `: ` whole; results.json has the paragraph.
-            "note: phase w: writes into holes: as expected after this run's erase (phase \"purge\"), 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file: at… (in full: wkrun warnings out)".to_string(),
+            "note: phase w: writes into holes: as expected after this run's erase (phase \"purge\"): 4194304 B (100.0 %) of the write range [0, 4194304) are holes in the file: at… (in full: wkrun warnings out)".to_string(),
         ]
     );
     assert_summary(&out, "out");

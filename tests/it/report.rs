@@ -796,3 +796,55 @@ fn a_report_of_a_file_run_says_its_changes_may_be_noise() {
         }
     }
 }
+
+/// Trial 16 finding 4: the report labels a phase's note `note:`, as the console does, not `warning:` (the
+/// results keep notes among the phase's warnings): a fill into the holes of this run's own erase.
+#[test]
+fn a_report_labels_a_phase_note_as_the_console_does() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\n";
+    write_file(d, "s.toml", &spec_text("s", body));
+    let o = wkrun(
+        d,
+        &[
+            "s.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "8MiB",
+            "-o",
+            "out",
+        ],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let note = "writes into holes: as expected after this run's erase (phase \"purge\"): 8388608 B (100.0 %) of the write range [0, 8388608) are holes in the file: at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work";
+    let r = results(&d.join("out"));
+    // (After it, the fill may get warnings of its few writes' tail and of a busy host.)
+    assert_eq!(r["phases"][1]["warnings"][0], note);
+    let tail = "write latency p90, p99, p99.9 and p99.99: fewer than 10 of the 64 writes lie above each, so they name the largest few latencies, not the tail";
+    assert_eq!(r["phases"][1]["warnings"][1], tail);
+    assert!(
+        err.contains("note: phase fill: writes into holes: as expected"),
+        "{err}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "out", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(d.join("rep").join("index.html")).unwrap();
+    let label = r["target"]["path"].as_str().unwrap().to_string();
+    let said: Vec<&str> = page
+        .lines()
+        .filter(|l| l.contains("writes into holes"))
+        .collect();
+    let html = note.replace('\'', "&#39;").replace('"', "&quot;");
+    assert_eq!(
+        said,
+        [format!("<p class=\"warn\">{label}: note: {html}</p>")]
+    );
+    let tails: Vec<&str> = page.lines().filter(|l| l.contains(tail)).collect();
+    assert_eq!(
+        tails,
+        [format!("<p class=\"warn\">{label}: warning: {tail}</p>")]
+    );
+}
