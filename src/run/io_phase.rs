@@ -22,21 +22,7 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
             ctx.plan.target.kind == crate::target::TargetKind::File,
         )
     {
-        match sampled(ctx, phase).filter(|_| work.io.direct) {
-            Some((held, n)) if held == n => ctx.note(
-                &mut pr,
-                format!(
-                    "never-written reads: the span was not written in this run; {held} of {n} sampled blocks of it hold data written before it (read span [{}, {}))",
-                    phase.span.start,
-                    phase.span.end()
-                ),
-            ),
-            Some((held, n)) => ctx.warn(
-                &mut pr,
-                format!("{w}; {} of {n} sampled blocks of the span not written read as zeros", n - held),
-            ),
-            None => ctx.warn(&mut pr, w),
-        }
+        ctx.warn(&mut pr, w);
     }
     match holes_warning(ctx, phase) {
         Some(Holes::Warning(w)) => ctx.warn(&mut pr, w),
@@ -58,29 +44,6 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     log_summary(ctx, &pr, interrupted);
     end_of(phase, &o, pr, interrupted)
 }
-
-/// The blocks sampled from the unwritten part of a read phase's span on a block device, and how many of them
-/// hold data (trial 15: a device an earlier run filled was warned of for every read-only phase of a later
-/// run): [`SAMPLED`] blocks spread over the gaps, read through the run's open target before the phase,
-/// unmeasured. `None` on another target, or when none could be read; not used for a phase through the
-/// page cache (`direct = false`), whose reads of the sampled blocks it would have warmed (review of
-/// session 15): the warning stays.
-fn sampled(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<(usize, usize)> {
-    let held = ctx
-        .target
-        .filter(|_| ctx.plan.target.kind == crate::target::TargetKind::Block)?;
-    let unit = u64::from(ctx.plan.target.logical_block_size).max(4096);
-    let (a, b) = (phase.span.start, phase.span.end());
-    let offsets = ctx.written.gap_sample(a, b, SAMPLED, unit);
-    if offsets.is_empty() {
-        return None;
-    }
-    let n = held.nonzero_blocks(&offsets, unit as usize).ok()?;
-    Some((n, offsets.len()))
-}
-
-/// Blocks [`sampled`] of a span a read phase reads and no phase of the run wrote.
-const SAMPLED: u64 = 64;
 
 /// Records what the phase wrote, for the warning of a later workload reading unwritten space, worker by
 /// worker: a sequential write-only stream wrote a prefix of its part (passes wrap at its end); any other

@@ -154,45 +154,6 @@ impl Written {
         }
     }
 
-    /// `n` offsets spread evenly over the bytes of `[a, b)` not written, each the start of a `unit`-byte
-    /// block (a multiple of `unit`) that lies whole in its gap: where a read-only phase would read what no
-    /// phase of this run wrote. Fewer when the gaps hold fewer such blocks.
-    pub fn gap_sample(&self, a: u64, b: u64, n: u64, unit: u64) -> Vec<u64> {
-        let (missing, _) = self.missing(a, b);
-        let mut gaps: Vec<(u64, u64)> = Vec::new();
-        let mut reach = a;
-        let written = self.ranges.range(..b).map(|(&s, &e)| (s, e));
-        for (s, e) in written.filter(|&(_, e)| e > a) {
-            if s > reach {
-                gaps.push((reach, s));
-            }
-            reach = reach.max(e);
-        }
-        if reach < b {
-            gaps.push((reach, b));
-        }
-        let mut out = Vec::new();
-        // As many samples as the gaps hold blocks, spread over all of them (a short gap's few samples
-        // bunched at its start when placed by `n`: review of session 15).
-        let m = n.min(missing / unit.max(1));
-        for k in 0..m {
-            // The (k + ½)-th m-th of the unwritten bytes, found in its gap.
-            let mut at = ((2 * k + 1) as u128 * missing as u128 / (2 * m) as u128) as u64;
-            for &(g0, g1) in &gaps {
-                if at < g1 - g0 {
-                    let block = (g0 + at) / unit * unit;
-                    let block = block.max(g0.div_ceil(unit) * unit);
-                    if block + unit <= g1 && !out.contains(&block) {
-                        out.push(block);
-                    }
-                    break;
-                }
-                at -= g1 - g0;
-            }
-        }
-        out
-    }
-
     /// Bytes of `[a, b)` that no written range covers, and the first such gap.
     pub fn missing(&self, a: u64, b: u64) -> (u64, Option<(u64, u64)>) {
         if a >= b {
@@ -342,26 +303,6 @@ fn gcd(a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Review of session 15: 10 unwritten blocks gave 2 distinct samples in the gap's first 5 %; now each
-    /// of the 10 once. Samples are whole blocks inside the gaps, never in a written range.
-    #[test]
-    fn a_sample_spreads_over_the_gaps_and_keeps_out_of_written_ranges() {
-        let mut w = Written::default();
-        w.add(0, 4096 * 90);
-        let s = w.gap_sample(0, 4096 * 100, 64, 4096);
-        assert_eq!(s, (90..100).map(|b| b * 4096).collect::<Vec<u64>>());
-        let mut w = Written::default();
-        w.add(4096 * 10, 4096 * 1000);
-        let s = w.gap_sample(0, 4096 * 2000, 4, 4096);
-        // 1,010 unwritten blocks (10 before the written range, 1,000 after), 4 samples at their
-        // (k + 1/2)-th quarters: blocks 126, 378, 631 and 883 of the unwritten ones.
-        let want: Vec<u64> = [126u64, 378, 631, 883]
-            .iter()
-            .map(|&k| if k < 10 { k } else { k - 10 + 1000 } * 4096)
-            .collect();
-        assert_eq!(s, want);
-    }
 
     #[test]
     fn erase_splits_and_missing_counts_the_gaps() {

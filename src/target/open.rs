@@ -183,24 +183,6 @@ impl Held {
         crate::sys::file::set_direct(&self.file, direct)
     }
 
-    /// How many of the blocks at `offsets`, each `len` bytes, hold a byte other than 0, read through the
-    /// held file (unmeasured; `offsets` and `len` multiples of 4096, as direct I/O needs).
-    ///
-    /// # Errors
-    /// The OS error of a read, or the buffer's allocation.
-    pub fn nonzero_blocks(&self, offsets: &[u64], len: usize) -> io::Result<usize> {
-        use std::os::unix::fs::FileExt;
-        let mut buf = crate::buf::AlignedBuf::try_new(len, 4096)?;
-        let mut held = 0;
-        for &at in offsets {
-            self.file.read_exact_at(&mut buf, at)?;
-            if buf.iter().any(|&b| b != 0) {
-                held += 1;
-            }
-        }
-        Ok(held)
-    }
-
     /// A warning when the path no longer names the held target (it was moved, removed or replaced during the
     /// run); the run goes on with the target it holds. `None` while the path still names it.
     pub fn path_moved(&self) -> Option<String> {
