@@ -7,8 +7,9 @@
 //! ([`await_mark`]): then as soon as it does ([`marked`], a few milliseconds after the first signal), or
 //! at a third signal.
 //!
-//! A stop signal that was ignored when wkrun started stays ignored ([`install`] leaves it): `nohup` ignores
-//! SIGHUP, and a shell starts a background job with SIGINT and SIGQUIT ignored.
+//! SIGHUP ignored when wkrun started stays ignored ([`install`] leaves it), as `nohup` means it; the other
+//! stop signals are handled whatever their action at the start (a shell starts a background job with
+//! SIGINT and SIGQUIT ignored, and a script stops it with `kill -INT`).
 //!
 //! Left alone: the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT), which a handler
 //! cannot recover from; SIGPIPE, which Rust ignores (a write then fails with EPIPE); SIGXFSZ is ignored
@@ -180,7 +181,8 @@ pub fn ignore_file_size_signal() {
 /// the [`stop_signals`] held back (blocked; a wkrun run releases them once its handler is in place,
 /// [`install`]): one that comes before, passed on by this process or sent to the process group as
 /// `timeout(1)` sends it, waits for the handler instead of ending the child with no results (attack 13
-/// F3: 11 in 29 signals near the start of `sim predict`'s run did).
+/// F3: 11 in 29 signals near the start of `sim predict`'s run did). SIGTERM is set to its default action in
+/// the child, so the death signal is never one it ignores (an ignored SIGTERM is kept across exec).
 pub fn end_child_with_parent(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id() as libc::pid_t;
@@ -188,6 +190,10 @@ pub fn end_child_with_parent(cmd: &mut std::process::Command) {
     let ask = move || {
         // SAFETY: pthread_sigmask is async-signal-safe and reads one live sigset_t (a copy in the closure).
         unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &held, std::ptr::null_mut()) };
+        // The death signal must not be one the child ignores: a SIGTERM this process was started with
+        // ignored (and so its child, across exec) would let the child outlive it (review of session 15).
+        // SAFETY: signal() is async-signal-safe; SIG_DFL is a valid disposition for SIGTERM.
+        unsafe { libc::signal(libc::SIGTERM, libc::SIG_DFL) };
         // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid are async-signal-safe and touch no memory of the
         // process, as a function run between fork and exec must.
         let set = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) };
@@ -278,7 +284,7 @@ fn ignored(sig: libc::c_int) -> bool {
     read == 0 && old.sa_sigaction == libc::SIG_IGN
 }
 
-/// Installs the handler for [`stop_signals`] (but those ignored when it is called, which stay ignored:
+/// Installs the handler for [`stop_signals`] (but SIGHUP when it is ignored then, which stays ignored:
 /// `nohup wkrun ...` goes on when the terminal closes), counts continues ([`continued`]) and ignores SIGXFSZ
 /// ([`ignore_file_size_signal`]); then releases the stop signals a parent `wkrun` started this process
 /// with held back ([`end_child_with_parent`]): one that came meanwhile is handled now.
@@ -292,9 +298,13 @@ pub fn install() {
     // SAFETY: `act` is fully initialised; on_continue only uses atomics and clock_gettime, which are
     // async-signal-safe. SIGCONT still continues the process whatever its handler.
     unsafe { libc::sigaction(libc::SIGCONT, &act, std::ptr::null_mut()) };
-    // One ignored when wkrun started stays ignored: `nohup` ignores SIGHUP so that the terminal closing
-    // does not stop the program, and a shell starts a background job with SIGINT and SIGQUIT ignored.
-    for sig in stop_signals().into_iter().filter(|&s| !ignored(s)) {
+    // SIGHUP ignored when wkrun started stays ignored: `nohup` ignores it so that the terminal closing does
+    // not stop the program. Not SIGINT or SIGQUIT, which a shell starts a background job with ignored:
+    // `wkrun ... &` then `kill -INT $!` is how a script stops a run (the VM suite's tests do).
+    for sig in stop_signals()
+        .into_iter()
+        .filter(|&s| s != libc::SIGHUP || !ignored(s))
+    {
         // SAFETY: an all-zero sigaction is a valid value (no flags, empty mask) that is filled in below.
         let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
         act.sa_sigaction = on_signal as *const () as libc::sighandler_t;

@@ -933,6 +933,53 @@ fn compare_pairs_a_predicted_phase_only_with_a_measured_one_of_its_workload() {
     assert!(composite.ends_with(",-,"), "{composite}");
 }
 
+/// Review of session 15: `sim predict` started with SIGTERM ignored (as a parent's `trap '' TERM` leaves it,
+/// kept across exec) gave its run the death signal SIGTERM ignored, so the run outlived a killed `sim
+/// predict`. The run now starts with SIGTERM at its default action: SIGKILL to `sim predict` ends its run.
+#[test]
+fn a_prediction_killed_ends_its_run_though_it_was_started_with_sigterm_ignored() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "long.toml", &spec_text("long", &writes("3600s")));
+    let m = measured(d, "40s");
+    let out = d.join("k");
+    let o = out.to_str().unwrap();
+    let mut cmd = Command::new(wkrun_bin());
+    cmd.args([
+        "sim",
+        "predict",
+        m.to_str().unwrap(),
+        "long.toml",
+        "--fitted",
+        FITTED,
+        "-o",
+        o,
+    ])
+    .current_dir(d)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    // SAFETY: signal() is async-signal-safe; SIG_IGN is a valid disposition for SIGTERM.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGTERM, libc::SIG_IGN);
+            Ok(())
+        })
+    };
+    let mut c = cmd.spawn().unwrap();
+    let parent = c.id();
+    let t = Instant::now();
+    while !processes_with(o).iter().any(|&p| p != parent) {
+        assert!(t.elapsed() < Duration::from_secs(60), "never: the run");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    c.kill().unwrap();
+    c.wait().unwrap();
+    wait_for("the run to end with sim predict", || {
+        processes_with(o).is_empty()
+    });
+}
+
 /// Attack 13 F3: SIGINT to the process group (as `timeout -s INT` sends it) just as `sim predict` starts
 /// its run, at once and up to 40 ms after the run's process appears: the run holds the signal until its
 /// handler is in place (it once died of it, and `sim predict` exited 1 with no results, 11 signals in
