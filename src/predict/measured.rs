@@ -81,6 +81,13 @@ pub fn read(path: &Path, phase: Option<&str>, capacity: Option<u64>) -> Result<M
             crate::text::escaped(&r.target.path.display().to_string())
         )));
     }
+    if let Some(l) = &r.target.file_backed_loop {
+        return Err(bad(format!(
+            "the target, {}, is a loop device over the file {}: it has no write cliff and its steady level is not an SSD's (the file system and the storage under the file set them, not the flash's garbage collection), so no simulated drive fits it; the fit needs a run on an SSD (a block device, purged first) or on a simulated drive (a sim: target)",
+            crate::text::escaped(&r.target.path.display().to_string()),
+            crate::text::escaped(&l.backing_file.display().to_string())
+        )));
+    }
     let i = fitted_phase(r, phase).map_err(bad)?;
     let cap = r.target.capacity_bytes;
     if let Some(c) = capacity.filter(|&c| c != cap) {

@@ -766,6 +766,13 @@ fn not_a_drive(r: &Results) -> Option<HostNumbers> {
             shown(&t.path),
             "the numbers describe the file and the file system and page cache under it, not an SSD",
         )),
+        (None, TargetKind::Block) if t.file_backed_loop.is_some() => Some((
+            "on a loop device over a file",
+            t.file_backed_loop
+                .as_ref()
+                .and_then(|l| shown(&l.backing_file)),
+            "the numbers describe the file and the file system and storage under it, not an SSD",
+        )),
         (None, TargetKind::Block) if workloads().any(|p| p.params.direct == Some(false)) => {
             Some(("with workloads of direct = false", None, cache))
         }
@@ -2846,9 +2853,15 @@ mod tests {
         });
         let mut buffered = on("buffered", TargetKind::Block);
         buffered.results.phases[0].params.direct = Some(false);
+        let mut over_file = on("overfile", TargetKind::Block);
+        over_file.results.target.file_backed_loop = Some(CachedLoop {
+            device: "/dev/loop4".into(),
+            backing_file: "/srv/c.img".into(),
+        });
         let runs = [
             on("direct", TargetKind::Block),
             looped,
+            over_file,
             buffered,
             on("sim", TargetKind::Sim),
             on("file", TargetKind::File),
@@ -2859,6 +2872,9 @@ mod tests {
             [
                 format!(
                     "loop: on a loop device without direct I/O (/dev/loop3): the numbers describe the host's page cache as much as a drive, {tail}"
+                ),
+                format!(
+                    "overfile: on a loop device over a file (/srv/c.img): the numbers describe the file and the file system and storage under it, not an SSD, {tail}"
                 ),
                 format!(
                     "buffered: with workloads of direct = false: the numbers describe the host's page cache as much as a drive, {tail}"
@@ -2878,7 +2894,7 @@ mod tests {
                 "a, b: on a file (/dev/x): the numbers describe the file and the file system and page cache under it, not an SSD, {tail}"
             )]
         );
-        let one = &runs[4..];
+        let one = &runs[5..];
         assert_eq!(host_caveats(one, &compare(one)), Vec::<String>::new());
         // A block device read directly, but on a busy host (its phase warned so): a note; a simulated
         // drive's virtual time none, warned or not.

@@ -75,6 +75,13 @@ pub struct TargetInfo {
     /// which the numbers then describe as much as the device. Absent otherwise, and for the simulated drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cached_loop: Option<CachedLoop>,
+    /// A block device target that is, or lies on (followed as for `page_cached_loop`), a loop device whose
+    /// backing is a regular file, with direct I/O or without: the loop device and the file. Its rates and
+    /// latencies are then the file system's and the storage's under the file, with no write cliff or
+    /// garbage collection of its own (`wkrun sim fit` refuses it as it refuses a file). Absent otherwise,
+    /// and for files and the simulated drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_backed_loop: Option<CachedLoop>,
     /// The NVMe namespace id, when the target is an NVMe namespace block device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvme_namespace: Option<u32>,
@@ -369,6 +376,7 @@ impl TargetInfo {
             discard_max_bytes: None,
             queue_depth_max: None,
             page_cached_loop: None,
+            file_backed_loop: None,
             nvme_namespace: None,
             nvme: None,
             zoned: None,

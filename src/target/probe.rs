@@ -180,7 +180,7 @@ pub fn probe(path: &Path, create_size: u64) -> Result<TargetInfo, ProbeError> {
     let memory_fs = sys::file::memory_fs(path).ok().flatten();
     Ok(TargetInfo {
         identity: Some(identity),
-        page_cached_loop: cached_loop(meta.dev(), 0),
+        page_cached_loop: cached_loop(meta.dev()),
         queue_depth_max: fs_queue_depth_max(meta.dev()),
         memory_fs,
         no_direct: no_direct(path, identity, memory_fs),
@@ -290,7 +290,7 @@ fn prospective(path: &Path, size: u64) -> Result<TargetInfo, ProbeError> {
     let memory_fs = sys::file::memory_fs(&parent).ok().flatten();
     Ok(TargetInfo {
         created: true,
-        page_cached_loop: cached_loop(pmeta.dev(), 0),
+        page_cached_loop: cached_loop(pmeta.dev()),
         queue_depth_max: fs_queue_depth_max(pmeta.dev()),
         memory_fs,
         no_direct: (memory_fs == Some("ramfs")).then(|| {
@@ -531,7 +531,8 @@ fn probe_block(path: &Path, meta: &fs::Metadata) -> Result<TargetInfo, ProbeErro
         discard_max_bytes: read_sys(&disk.join("queue/discard_max_bytes"))
             .and_then(|s| s.parse().ok()),
         queue_depth_max: queue_depth_max(&disk),
-        page_cached_loop: cached_loop(rdev, 0),
+        page_cached_loop: cached_loop(rdev),
+        file_backed_loop: file_loop(rdev),
         nvme_namespace,
         nvme: nvme_namespace.and_then(|_| nvme_identity(&f)),
         zoned: zoned(&disk, lbs),
@@ -712,9 +713,29 @@ fn queue_depth_max(disk: &Path) -> Option<u32> {
 }
 
 /// The loop device without direct I/O (sysfs `loop/dio` = 0) that the block device `rdev` (a device target's,
-/// or the one holding a file target's file system) is or lies on: the disk of a partition, the members of a device-mapper or RAID device (`slaves/`), the backing device of a
-/// loop device with direct I/O, followed down [`LOOP_DEPTH`] levels.
-fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
+/// or the one holding a file target's file system) is or lies on, as [`loop_under`] follows them.
+fn cached_loop(rdev: u64) -> Option<CachedLoop> {
+    loop_under(rdev, 0, &|disk, _| {
+        read_sys(&disk.join("loop/dio")).is_some_and(|d| d == "0")
+    })
+}
+
+/// The loop device whose backing is a regular file that the block device `rdev` is or lies on, direct I/O
+/// or not, as [`loop_under`] follows them: the device's numbers are then a file system's and its storage's.
+fn file_loop(rdev: u64) -> Option<CachedLoop> {
+    loop_under(rdev, 0, &|_, backing| {
+        matches!(backing, Some(Identity::File { .. }))
+    })
+}
+
+/// The first loop device that `pick` (given its sysfs folder and its backing's identity) chooses among those
+/// the block device `rdev` is or lies on: the disk of a partition, the members of a device-mapper or RAID
+/// device (`slaves/`), the backing device of a loop device, followed down [`LOOP_DEPTH`] levels.
+fn loop_under(
+    rdev: u64,
+    depth: u32,
+    pick: &dyn Fn(&Path, Option<&Identity>) -> bool,
+) -> Option<CachedLoop> {
     if depth >= LOOP_DEPTH {
         return None;
     }
@@ -724,8 +745,9 @@ fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
         libc::minor(rdev)
     ));
     let disk = fs::canonicalize(disk_of(rdev).unwrap_or(sys)).ok()?;
-    if let Some(dio) = read_sys(&disk.join("loop/dio")) {
-        if dio == "0" {
+    if disk.join("loop").is_dir() {
+        let backing = loop_backing(rdev).map(|(_, id)| id);
+        if pick(&disk, backing.as_ref()) {
             return Some(CachedLoop {
                 device: Path::new("/dev").join(disk.file_name()?),
                 backing_file: read_sys(&disk.join("loop/backing_file"))
@@ -733,8 +755,8 @@ fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
                     .unwrap_or_default(),
             });
         }
-        return match loop_backing(rdev)?.1 {
-            Identity::Block { rdev: under } => cached_loop(under, depth + 1),
+        return match backing? {
+            Identity::Block { rdev: under } => loop_under(under, depth + 1, pick),
             Identity::File { .. } => None,
         };
     }
@@ -742,7 +764,7 @@ fn cached_loop(rdev: u64, depth: u32) -> Option<CachedLoop> {
         .ok()?
         .flatten()
         .filter_map(|m| read_sys(&m.path().join("dev")).and_then(|d| parse_dev(&d)))
-        .find_map(|m| cached_loop(m, depth + 1))
+        .find_map(|m| loop_under(m, depth + 1, pick))
 }
 
 #[cfg(test)]

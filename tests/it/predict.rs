@@ -349,6 +349,70 @@ fn fit_refuses_results_of_a_file() {
     assert!(out.join("results.json").is_file());
 }
 
+/// Trial 17 F3: a loop device over a file (direct I/O on) was fitted to host noise, a "cliff" at 5 s and a
+/// plateau +177 % off, exit 0. The probe records the file under the device (`target.file_backed_loop`), and
+/// the fit refuses it as it refuses a file; `compare` says the numbers are the file's.
+#[test]
+fn fit_refuses_results_of_a_loop_device_over_a_file() {
+    let test = "predict::fit_refuses_results_of_a_loop_device_over_a_file";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let lo = match LoopDev::new(d, 16, 512) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    let dev = lo.dev.to_str().unwrap().to_string();
+    let backing = std::fs::canonicalize(&lo.backing).unwrap();
+    let sub = d.join("onloop");
+    std::fs::create_dir_all(&sub).unwrap();
+    let (o, out) = run_spec(
+        &sub,
+        "onloop",
+        &wsat("random", "1s"),
+        &lo.dev,
+        &["--allow-destroy", &dev],
+    );
+    let (code, _, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&out);
+    assert_eq!(
+        r["target"]["file_backed_loop"],
+        serde_json::json!({"device": dev, "backing_file": backing})
+    );
+    let (code, stdout, err) = fit(d, &[out.to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}/results.json: the target, {dev}, is a loop device over the file {}: it has no write cliff and its steady level is not an SSD's (the file system and the storage under the file set them, not the flash's garbage collection), so no simulated drive fits it; the fit needs a run on an SSD (a block device, purged first) or on a simulated drive (a sim: target)\n",
+            out.display(),
+            backing.display()
+        )
+    );
+    // Two runs, so a composite and its notes are given.
+    let again = d.join("again");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&out)
+        .arg(&again)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let (code, text, err) = code_out_err(&wkrun(
+        d,
+        &["compare", out.to_str().unwrap(), again.to_str().unwrap()],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains(&format!(
+            "on a loop device over a file ({})",
+            backing.display()
+        )),
+        "{text}"
+    );
+}
+
 /// A features fit of a 64 MiB drive, where one superblock is 6.25 points of spare area: its steady level
 /// ends more than 1 % off without a warning, and the account says which clause of the tolerance lets it
 /// (newcomer trial, issue 30 item 3: a steady level +2.8 % off with no word of why). The plateau is matched
