@@ -1875,19 +1875,76 @@ fn outcome(
 
 /// A run that a stop signal stopped before it started (the handler is in place from the start of
 /// [`cmd_run`]): the target files made for it are removed (each while its path still names it), then its
-/// output folders (`dirs`, innermost first), and the exit is 128 + the signal's number, as an interrupted
-/// run's. `None` when no signal has come: the run starts, and one from then on leaves partial results.
+/// output folders (`dirs`, innermost first) that it made, and the exit is 128 + the signal's number, as an
+/// interrupted run's; the message says what was removed and what was kept ([`left_behind`]). `None` when
+/// no signal has come: the run starts, and one from then on leaves partial results.
 pub(crate) fn stopped_before_start(plans: &[Plan], dirs: Vec<OutDir>) -> Option<Fail> {
     let sig = signal::first()?;
-    plans.iter().for_each(|p| run::remove_created(&p.target));
-    dirs.into_iter().for_each(OutDir::discard);
+    let files: Vec<&Path> = plans
+        .iter()
+        .filter(|p| run::remove_created(&p.target))
+        .map(|p| p.target.path.as_path())
+        .collect();
+    let folders: Vec<(PathBuf, bool, bool)> = dirs
+        .into_iter()
+        .map(|d| (d.path().to_path_buf(), d.made(), d.discard()))
+        .collect();
     Some(Fail(
         u8::try_from(128 + sig).unwrap_or(130),
         format!(
-            "interrupted by {} before the run started: nothing was written, and the output folder and any target file made for the run were removed",
-            signal::name(sig)
+            "interrupted by {} before the run started: nothing was written{}",
+            signal::name(sig),
+            left_behind(&files, &folders)
         ),
     ))
+}
+
+/// What a run stopped before it started removed and kept, in words after `nothing was written`: the
+/// target `files` it made and removed, and its output `folders` (path, made by the run, removed); a folder
+/// inside one removed is not named again.
+/// `; removed what was made for the run: the output folder out and the target file t.img`,
+/// `; removed what was made for the run: the target file t.img; kept the output folder out, which was there
+/// before the run`.
+fn left_behind(files: &[&Path], folders: &[(PathBuf, bool, bool)]) -> String {
+    let shown = |p: &Path| wkrun::text::escaped(&p.to_string_lossy()).into_owned();
+    let named = |what: &str, paths: Vec<String>| match paths.len() {
+        0 => None,
+        1 => Some(format!("the {what} {}", paths[0])),
+        _ => Some(format!("the {what}s {}", paths.join(", "))),
+    };
+    let removed: Vec<&Path> = folders
+        .iter()
+        .filter(|f| f.2)
+        .map(|f| f.0.as_path())
+        .collect();
+    let outermost = |p: &Path| !removed.iter().any(|q| *q != p && p.starts_with(q));
+    let gone = [
+        named(
+            "output folder",
+            removed
+                .iter()
+                .filter(|p| outermost(p))
+                .map(|p| shown(p))
+                .collect(),
+        ),
+        named("target file", files.iter().map(|p| shown(p)).collect()),
+    ];
+    let gone: Vec<String> = gone.into_iter().flatten().collect();
+    let mut out = String::new();
+    if !gone.is_empty() {
+        out.push_str(&format!(
+            "; removed what was made for the run: {}",
+            gone.join(" and ")
+        ));
+    }
+    for (path, made, _) in folders.iter().filter(|f| !f.2) {
+        let why = match made {
+            true => "made for the run but no longer empty",
+            false => "which was there before the run",
+        };
+        out.push_str(&format!("; kept the output folder {}, {why}", shown(path)));
+    }
+    out
 }
 
 /// The exit of an interrupted run: 128 + the number of the signal that stopped it (130 for SIGINT), the

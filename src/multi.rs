@@ -111,7 +111,9 @@ fn prepare_output(
         .iter()
         .try_for_each(|p| super::target_not_a_run_file(p, &dirs))
     {
-        subs.into_iter().for_each(OutDir::discard);
+        subs.into_iter().for_each(|d| {
+            d.discard();
+        });
         out_dir.discard();
         return Err(e);
     }
@@ -125,12 +127,16 @@ fn prepare_output(
         .collect();
     // A resource limit: each target's and the aggregate's results.json say "failed", as one target's.
     if let Err(e) = out_dir.room_beside(&to_create) {
-        subs.into_iter().for_each(OutDir::discard);
+        subs.into_iter().for_each(|d| {
+            d.discard();
+        });
         out_dir.discard();
         return Err(refused_by_limit(s, plans, a, launch, labels, &e.refusal()));
     }
     if let Err(e) = create_targets(s, plans, say) {
-        subs.into_iter().for_each(OutDir::discard);
+        subs.into_iter().for_each(|d| {
+            d.discard();
+        });
         out_dir.discard();
         return Err(e);
     }
@@ -535,7 +541,9 @@ fn sub_dirs(out_dir: &OutDir, labels: &[String]) -> Result<Vec<OutDir>, Fail> {
         match OutDir::for_run(&out_dir.join(l)) {
             Ok(d) => subs.push(d),
             Err(e) => {
-                subs.into_iter().for_each(OutDir::discard);
+                subs.into_iter().for_each(|d| {
+                    d.discard();
+                });
                 return Err(out_fail(e));
             }
         }

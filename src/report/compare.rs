@@ -22,7 +22,7 @@ use crate::results::{
 use crate::spec::PhaseKind;
 use crate::stats::LatencySummary;
 use crate::vocab::Direction;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One run to compare: the file it came from and its results.
 #[derive(Debug, Clone)]
@@ -365,7 +365,7 @@ impl Note {
                     .filter_map(|(i, c)| Some(format!("{}: {}", col(i), c.as_ref()?.words(asked))))
                     .collect();
                 format!(
-                    "not compared: {}; a figure is set against another run's only over the same kind of rows (what it asks in both, or the whole phase in both), so this row has no change and its figures are left out of the composite",
+                    "not compared: {}; a figure is set against another run's only over the same kind of rows (what it asks in both, else the same rows in both), so this row has no change and its figures are left out of the composite",
                     each.join("; ")
                 )
             }
@@ -1390,8 +1390,9 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
         .collect()
 }
 
-/// Column headers: each run's `label` when every run has one (with its folder when two runs share a label)
-/// and they all differ; else the name of the folder holding each results file when every run has one and they all
+/// Column headers: each run's `label` when every run has one (with its folder when two runs share a label,
+/// the folder as given when two folders have one name: [`super::runs::folder_names`]; numbered when one
+/// folder is given twice); else the name of the folder holding each results file when every run has one and they all
 /// differ (runs kept as `fresh/`, `used/`, ... are headed so, as `wkrun report` labels them); else
 /// `spec target started_at`, or the file as given when that is ambiguous (and a `#n` suffix when even the
 /// file is given twice).
@@ -1415,10 +1416,12 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
         f.as_ref()
             .is_some_and(|f| !folders[..i].iter().any(|g| g.as_ref() == Some(f)))
     });
-    // Labelled runs by their labels; two runs under one label (two runs on one drive) by label and folder.
+    // Labelled runs by their labels; two runs under one label (two runs on one drive) by label and folder
+    // (the folder as given when two folders have one name), one folder given twice numbered.
+    let files: Vec<&Path> = runs.iter().map(|r| r.file.as_path()).collect();
     let labelled: Option<Vec<String>> = runs
         .iter()
-        .zip(&folders)
+        .zip(super::runs::folder_names(&files))
         .map(|(r, f)| {
             let l = r.results.label.as_ref()?;
             let shared = runs
@@ -1426,15 +1429,14 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
                 .filter(|o| o.results.label.as_ref() == Some(l))
                 .count()
                 > 1;
-            Some(match (shared, f) {
-                (true, Some(f)) => format!("{l} ({f})"),
-                _ => l.clone(),
+            Some(match shared {
+                true => format!("{l} ({f})"),
+                false => l.clone(),
             })
         })
         .collect();
-    if let Some(names) = labelled.filter(|n| n.iter().enumerate().all(|(i, a)| !n[..i].contains(a)))
-    {
-        return names
+    if let Some(names) = labelled {
+        return numbered_apart(names)
             .into_iter()
             .zip(runs)
             .map(|(n, r)| format!("{n}{}", status(&r.results)))
@@ -1458,7 +1460,7 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
             format!("{} {target} {}", r.results.spec.name, r.results.started_at)
         })
         .collect();
-    let mut out: Vec<String> = runs
+    let out: Vec<String> = runs
         .iter()
         .zip(&natural)
         .map(|(r, n)| {
@@ -1469,19 +1471,25 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
             }
         })
         .collect();
-    let snapshot = out.clone();
+    numbered_apart(out)
+        .iter()
+        .zip(runs)
+        .map(|(h, r)| format!("{h}{}", status(&r.results)))
+        .collect()
+}
+
+/// `headers` with ` #1`, ` #2`, ... after each that more than one has, in order.
+fn numbered_apart(mut headers: Vec<String>) -> Vec<String> {
+    let snapshot = headers.clone();
     let mut seen = std::collections::HashMap::<String, usize>::new();
-    for h in out.iter_mut() {
+    for h in headers.iter_mut() {
         if snapshot.iter().filter(|m| *m == h).count() > 1 {
             let k = seen.entry(h.clone()).or_insert(0);
             *k += 1;
             *h = format!("{h} #{k}");
         }
     }
-    out.iter()
-        .zip(runs)
-        .map(|(h, r)| format!("{h}{}", status(&r.results)))
-        .collect()
+    headers
 }
 
 /// The header row and body rows as the table and Markdown renderers show them.

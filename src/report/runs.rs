@@ -498,15 +498,37 @@ pub fn folder_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+/// How each of the results `files` names its folder, to tell runs apart: the folder's name (`used`), or the
+/// folder as given where another file's folder has that name too (`a/used` beside `b/used`: two runs on one
+/// drive, each kept in a folder `used`).
+pub fn folder_names(files: &[&Path]) -> Vec<String> {
+    let names: Vec<String> = files.iter().map(|f| folder_name(f)).collect();
+    files
+        .iter()
+        .zip(&names)
+        .map(
+            |(f, n)| match names.iter().filter(|m| *m == n).count() > 1 {
+                true => f
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map_or(".".into(), |p| p.display().to_string()),
+                false => n.clone(),
+            },
+        )
+        .collect()
+}
+
 /// Makes the runs' labels unique: runs that share a label (two runs on one drive) are told apart by their
-/// folders, `LABEL (FOLDER)`, and what is still shared gets ` #1`, ` #2`, ... in run order.
+/// folders, `LABEL (FOLDER)` ([`folder_names`]), and what is still shared (one folder given twice) gets
+/// ` #1`, ` #2`, ... in run order.
 pub fn name_runs(runs: &mut [RunData]) {
     let shared = |runs: &[RunData], l: &str| runs.iter().filter(|r| r.label == l).count() > 1;
+    let files: Vec<&Path> = runs.iter().map(|r| r.file.as_path()).collect();
+    let told = folder_names(&files);
     let folders: Vec<Option<String>> = runs
         .iter()
-        .map(|r| {
-            (shared(runs, &r.label) && r.results.label.is_some()).then(|| folder_name(&r.file))
-        })
+        .zip(told)
+        .map(|(r, f)| (shared(runs, &r.label) && r.results.label.is_some()).then_some(f))
         .collect();
     for (r, f) in runs.iter_mut().zip(folders) {
         if let Some(f) = f {

@@ -91,7 +91,17 @@ fn targets_of(file: &Path, r: &Results) -> (usize, Vec<String>) {
     }
     let (mut whole, mut problems, mut theirs) = (0, Vec::new(), Vec::new());
     let hosts = r.cluster.as_ref().map_or(&[][..], |c| &c.hosts[..]);
-    for (h, folder) in folders.into_iter().enumerate() {
+    let gone = |f: &PathBuf| {
+        std::fs::symlink_metadata(f).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    };
+    let missing: Vec<&PathBuf> = folders.iter().flatten().filter(|f| gone(f)).collect();
+    if !missing.is_empty() {
+        problems.push(without_targets(file, hosts.len(), &missing));
+    }
+    for (h, folder) in folders.iter().cloned().enumerate() {
+        if folder.as_ref().is_ok_and(gone) {
+            continue;
+        }
         match target(folder) {
             Ok((f, t)) => {
                 let wrong = agrees(file, h, &hosts[h], (&f, &t));
@@ -104,6 +114,22 @@ fn targets_of(file: &Path, r: &Results) -> (usize, Vec<String>) {
     }
     problems.extend(joined(file, r, &theirs));
     (whole, problems)
+}
+
+/// The refusal of the aggregate `file` of a run on `n` targets whose targets' folders `missing` are not
+/// beside it (the aggregate copied alone): what is missing, and what to do.
+fn without_targets(file: &Path, n: usize, missing: &[&PathBuf]) -> String {
+    let list: Vec<String> = missing.iter().map(|f| f.display().to_string()).collect();
+    let which = match missing.len() == n {
+        true => "its targets' folders are missing".to_string(),
+        false if missing.len() == 1 => "1 of its targets' folders is missing".to_string(),
+        false => format!("{} of its targets' folders are missing", missing.len()),
+    };
+    format!(
+        "{} is the aggregate of a run on {n} targets, and {which}: {} (each target's own results, which the aggregate is checked against); copy the whole results folder, its targets' folders with it (cp -r), or give a target's own folder to read that target alone",
+        file.display(),
+        list.join(", ")
+    )
 }
 
 /// Checks a target's folder that an aggregate names ([`runs::target_folders`]): a folder (a symbolic

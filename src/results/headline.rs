@@ -255,13 +255,14 @@ pub enum Range {
 }
 
 impl Covers {
-    /// Whether a figure over `self` may be set against one over `other`: both what the item asks, both
-    /// the whole phase instead, or both the same part of the window. A clipped window's figures are of
-    /// other rows than a complete one's (trial 15: a 10-minute run's `1400s..`, the whole phase, against a
-    /// 30-minute run's 1400..1800 s read as a 6 % loss, a 73 % fall of the maximum).
+    /// Whether a figure over `self` may be set against one over `other`: both what the item asks, or both
+    /// the same rows instead (the whole phase of one length, the same part of the window). A clipped
+    /// window's figures are of other rows than a complete one's (trial 15: a 10-minute run's `1400s..`,
+    /// the whole phase, against a 30-minute run's 1400..1800 s read as a 6 % loss, a 73 % fall of the
+    /// maximum), and so are two clipped to phases of different lengths (0..10 s against 0..20 s).
     pub fn alike(&self, other: &Covers) -> bool {
         self.range == other.range
-            && (self.range != Range::Part
+            && (self.range == Range::Asked
                 || (self.start_s == other.start_s && self.end_s == other.end_s))
     }
 

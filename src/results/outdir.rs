@@ -483,11 +483,14 @@ impl OutDir {
     }
 
     /// Removes the folder if [`OutDir::open`] created it and it is still empty (a run refused after its
-    /// folder was made).
-    pub fn discard(self) {
-        if self.inner.created {
-            let _ = std::fs::remove_dir(&self.inner.path);
-        }
+    /// folder was made): whether it was removed (never a folder that was there before).
+    pub fn discard(self) -> bool {
+        self.inner.created && std::fs::remove_dir(&self.inner.path).is_ok()
+    }
+
+    /// Whether [`OutDir::open`] made the folder (it was not there before).
+    pub fn made(&self) -> bool {
+        self.inner.created
     }
 
     /// Creates the file `name` for writing, empty. A file or symbolic link of that name is removed first

@@ -47,17 +47,15 @@ pub fn create_target(spec: &LoadedSpec, plan: &Plan) -> Result<Plan, String> {
 
 /// Removes the file target a run created (`target.created`, probed once made) while its path still names
 /// that file (the same device and inode), never whatever was put in its place: a run refused, or stopped
-/// by a signal, before it started leaves nothing it made.
-pub fn remove_created(target: &crate::target::TargetInfo) {
+/// by a signal, before it started leaves nothing it made. Whether it was removed.
+pub fn remove_created(target: &crate::target::TargetInfo) -> bool {
     if !target.created || target.identity.is_none() {
-        return;
+        return false;
     }
     let named = std::fs::symlink_metadata(&target.path)
         .ok()
         .and_then(|m| Identity::of(&m));
-    if named == target.identity {
-        let _ = std::fs::remove_file(&target.path);
-    }
+    named == target.identity && std::fs::remove_file(&target.path).is_ok()
 }
 
 /// The line that says a file target was created: `created PATH (N B, preallocated)` (or `sparse`).

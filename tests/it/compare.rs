@@ -638,9 +638,13 @@ fn two_real_runs() {
     let files: Vec<PathBuf> = outs.iter().map(|o| o.join("results.json")).collect();
     let recs = csv_records(&compare_out(d.path(), &files, &["--format", "csv"]));
 
-    let header = |r: &Results| format!("cmp {} {}", r.target.path.display(), r.started_at);
-    assert_eq!(recs[0][2], header(&typed[0]));
-    assert_eq!(recs[0][3], header(&typed[1]));
+    // One label (the target), folders of one name (`a/out`, `b/out`): each headed by its folder as given.
+    let header = |i: usize| {
+        let label = typed[i].label.as_deref().expect("a label");
+        format!("{label} ({})", outs[i].display())
+    };
+    assert_eq!(recs[0][2], header(0));
+    assert_eq!(recs[0][3], header(1));
     let mut phases: Vec<&str> = recs[1..].iter().map(|r| r[0].as_str()).collect();
     phases.dedup();
     assert_eq!(phases, ["(runs)", "fill", "mix", "reads", "(all phases)"]);
@@ -967,19 +971,25 @@ fn runs_sharing_no_phase_are_named_in_a_note() {
 // ---------------------------------------------------------------------------------------------------------
 // Trial 15 finding 1: a clipped window against a real one.
 
+/// consistency.toml, the seed spec of the clipped-window tests.
+const CONSISTENCY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/specs/consistency.toml");
+
+/// Its sweep at 100 % spare area, with the window and headline `60s..`.
+const WINDOW_60S: [&str; 6] = [
+    "--set",
+    "sweep.spare-area=100%",
+    "--set",
+    r#"windows=["60s.."]"#,
+    "--set",
+    r#"headline=["worst","steady","60s.."]"#,
+];
+
 /// The runs of trial 15's finding 1, shortened: `specs/consistency.toml` measured for 40 s on a simulated
 /// drive (its window `60s..` starts after the phase's end: the whole phase instead) and predicted for
 /// 100 s from that run (the window's real rows, 60..100 s). Returns the folder and the two runs' names.
 fn clipped_and_real(d: &Path) -> [String; 2] {
-    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/specs/consistency.toml");
-    let same = [
-        "--set",
-        "sweep.spare-area=100%",
-        "--set",
-        r#"windows=["60s.."]"#,
-        "--set",
-        r#"headline=["worst","steady","60s.."]"#,
-    ];
+    let spec = CONSISTENCY;
+    let same = WINDOW_60S;
     let mut run = vec![spec];
     run.extend(same);
     run.extend([
@@ -999,6 +1009,58 @@ fn clipped_and_real(d: &Path) -> [String; 2] {
     let o = wkrun(d, &predict);
     assert!(o.status.success(), "{}", code_out_err(&o).2);
     ["short".into(), "pred2".into()]
+}
+
+/// The composite row's label.
+const COMPOSITE: &str = "composite (geometric mean of ratios to the first run)";
+
+/// The header and rows of `compare --format csv`'s output.
+fn csv_table(out: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut csv = csv::Reader::from_reader(out.as_bytes());
+    let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
+    let rows = csv
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+/// The row of phase `phase` labelled `label` among `rows` ([`csv_table`]).
+fn phase_row<'a>(rows: &'a [Vec<String>], phase: &str, label: &str) -> &'a Vec<String> {
+    rows.iter()
+        .find(|r| r[0] == phase && r[1] == label)
+        .unwrap_or_else(|| panic!("no row {phase} {label}: {rows:?}"))
+}
+
+/// The total IOPS of `run`'s phase 2 recomputed from its counts: ops over its duration.
+fn phase_iops(d: &Path, run: &str) -> f64 {
+    let r = crate::common::results(&d.join(run));
+    let p = phase(&r, 2);
+    (u(p, "/write/ops") + u(p, "/read/ops")) as f64 / p["duration_s"].as_f64().unwrap()
+}
+
+/// Asserts that the composite of `runs`' CSV `rows` (with `err`, stderr) left out the second run's (column
+/// `h1`) window avg of phase `name` and scored the phase on its phase mean, the whole phase in both runs,
+/// recomputed from the counts.
+fn scored_on_phase_mean(
+    d: &Path,
+    runs: [&str; 2],
+    (rows, err): (&[Vec<String>], &str),
+    (h1, name): (&str, &str),
+) {
+    let ratio = phase_iops(d, runs[1]) / phase_iops(d, runs[0]);
+    assert_eq!(
+        phase_row(rows, "(all phases)", COMPOSITE)[2..],
+        [
+            "1.000".to_string(),
+            format!("{ratio:.3}"),
+            format!("{:.1}", (ratio - 1.0) * 100.0)
+        ]
+    );
+    let left = format!(
+        "note: (all phases) {COMPOSITE}: left out of the composite, their rows unlike the first column's: {h1}: IOPS, 1min.., avg of {name}; such a phase is scored on its next lead figure, else on its IOPS, phase mean\n"
+    );
+    assert!(err.contains(&left), "{err}");
 }
 
 /// The mean of total IOPS over the full rows of `run`'s phase `i` that start at `from_s` or later: the
@@ -1026,17 +1088,8 @@ fn a_clipped_window_is_not_compared_with_a_real_one() {
     let o = wkrun(d, &["compare", &short, &pred, "--format", "csv"]);
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
-    let mut csv = csv::Reader::from_reader(out.as_bytes());
-    let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
-    let rows: Vec<Vec<String>> = csv
-        .records()
-        .map(|r| r.unwrap().iter().map(String::from).collect())
-        .collect();
-    let row = |label: &str| {
-        rows.iter()
-            .find(|r| r[0] == name && r[1] == label)
-            .unwrap_or_else(|| panic!("no row {label}: {out}"))
-    };
+    let (header, rows) = csv_table(&out);
+    let row = |label: &str| phase_row(&rows, name, label);
     // The row is labelled as the spec asks, each cell with its rows, no change.
     let avg = row("IOPS, 1min.., avg");
     let (a, b) = (
@@ -1057,37 +1110,10 @@ fn a_clipped_window_is_not_compared_with_a_real_one() {
     assert!(!out.contains("whole phase (window"), "{out}");
     let (h0, h1) = (&header[2], &header[3]);
     let note = format!(
-        "note: {name} IOPS, 1min.., avg: not compared: {h0}: the whole phase instead, 0..40 s; {h1}: the window, 60..100 s; a figure is set against another run's only over the same kind of rows (what it asks in both, or the whole phase in both), so this row has no change and its figures are left out of the composite\n"
+        "note: {name} IOPS, 1min.., avg: not compared: {h0}: the whole phase instead, 0..40 s; {h1}: the window, 60..100 s; a figure is set against another run's only over the same kind of rows (what it asks in both, else the same rows in both), so this row has no change and its figures are left out of the composite\n"
     );
     assert!(err.contains(&note), "{err}");
-    // The composite: the phase's only lead figure was left out, so it is scored on its phase mean, the
-    // whole phase in both runs, recomputed here from the counts.
-    let iops = |run: &str| {
-        let r = crate::common::results(&d.join(run));
-        let p = phase(&r, 2);
-        (u(p, "/write/ops") + u(p, "/read/ops")) as f64 / p["duration_s"].as_f64().unwrap()
-    };
-    let ratio = iops(&pred) / iops(&short);
-    let composite = rows
-        .iter()
-        .find(|r| r[0] == "(all phases)")
-        .expect("the composite");
-    assert_eq!(
-        composite[1],
-        "composite (geometric mean of ratios to the first run)"
-    );
-    assert_eq!(
-        composite[2..],
-        [
-            "1.000".to_string(),
-            format!("{ratio:.3}"),
-            format!("{:.1}", (ratio - 1.0) * 100.0)
-        ]
-    );
-    let left = format!(
-        "note: (all phases) composite (geometric mean of ratios to the first run): left out of the composite, their rows unlike the first column's: {h1}: IOPS, 1min.., avg of {name}; such a phase is scored on its next lead figure, else on its IOPS, phase mean\n"
-    );
-    assert!(err.contains(&left), "{err}");
+    scored_on_phase_mean(d, [&short, &pred], (&rows, &err), (h1, name));
     // The table numbers the notes, one for the window's four rows, and marks the rows.
     let o = wkrun(d, &["compare", &short, &pred]);
     let table = code_out_err(&o).1;
@@ -1106,4 +1132,139 @@ fn a_clipped_window_is_not_compared_with_a_real_one() {
     assert!(page.contains(&format!("<td>{a:.1} over 0..40 s [1]</td>")));
     assert!(page.contains("<th>IOPS, 1min.., avg (IOPS)</th>"));
     assert!(page.contains(&format!("[1] {name}: not compared: ")));
+}
+
+/// Runs consistency.toml (spare area 100 %, window and headline `60s..`) for `secs` s on a 256 MiB simulated
+/// drive into `d/OUT`: too short for the window, which takes the whole phase instead.
+fn clipped_run(d: &Path, secs: u32, out: &str) {
+    let duration = format!("duration={secs}s");
+    let mut args = vec![CONSISTENCY];
+    args.extend(WINDOW_60S);
+    args.extend([
+        "--set",
+        &duration,
+        "--target",
+        "sim:capacity=256MiB,op=12%",
+        "-o",
+        out,
+        "-q",
+    ]);
+    let o = wkrun(d, &args);
+    assert!(o.status.success(), "{}", code_out_err(&o).2);
+}
+
+/// A window clipped to the whole phase in both runs, of phases of different lengths (10 s and 20 s), was
+/// compared as alike (its avg row with a change, and the composite of it). Now it is not compared, as one
+/// clipped against a real window is not: each cell says its rows, no change, a note says why, and the
+/// composite is of the phase mean, as the test recomputes it from the counts.
+#[test]
+fn windows_clipped_to_phases_of_different_lengths_are_not_compared() {
+    let d = tempdir();
+    let d = d.path();
+    clipped_run(d, 10, "s10");
+    clipped_run(d, 20, "s20");
+    let name = "random-write[spare-area=100%]";
+    let o = wkrun(d, &["compare", "s10", "s20", "--format", "csv"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    let (header, rows) = csv_table(&out);
+    let row = |label: &str| phase_row(&rows, name, label);
+    let (a, b) = (
+        full_rows_avg(d, "s10", 2, 0.0),
+        full_rows_avg(d, "s20", 2, 0.0),
+    );
+    assert_eq!(
+        row("IOPS, 1min.., avg")[2..],
+        [
+            format!("{a:.1} over 0..10 s"),
+            format!("{b:.1} over 0..20 s"),
+            String::new()
+        ]
+    );
+    for stat in ["min", "max", "stddev"] {
+        assert_eq!(row(&format!("IOPS, 1min.., {stat}"))[4], "", "{stat}");
+    }
+    let (h0, h1) = (&header[2], &header[3]);
+    let note = format!(
+        "note: {name} IOPS, 1min.., avg: not compared: {h0}: the whole phase instead, 0..10 s; {h1}: the whole phase instead, 0..20 s; a figure is set against another run's only over the same kind of rows (what it asks in both, else the same rows in both), so this row has no change and its figures are left out of the composite\n"
+    );
+    assert!(err.contains(&note), "{err}");
+    scored_on_phase_mean(d, ["s10", "s20"], (&rows, &err), (h1, name));
+    // The report's headline table: no change, the note under it.
+    let o = wkrun(d, &["report", "s10", "s20", "-o", "rep"]);
+    assert!(o.status.success(), "{}", code_out_err(&o).2);
+    let page = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    assert!(
+        page.contains(&format!("<td>{a:.1} over 0..10 s [1]</td>")),
+        "{page}"
+    );
+    assert!(page.contains(&format!("<td>{b:.1} over 0..20 s</td>")));
+    assert!(page.contains(&format!("[1] {name}: not compared: ")));
+    // Two runs of one length are still compared: the same rows in both.
+    clipped_run(d, 10, "t10");
+    let o = wkrun(d, &["compare", "s10", "t10", "--format", "csv"]);
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("not compared"), "{err}");
+    let c = full_rows_avg(d, "t10", 2, 0.0);
+    let label = "IOPS, whole phase (window 1min.. starts after the phase's end, 10s), avg";
+    assert_eq!(
+        phase_row(&csv_table(&out).1, name, label)[2..],
+        [
+            format!("{a:.1}"),
+            format!("{c:.1}"),
+            format!("{:.1}", (c / a - 1.0) * 100.0)
+        ]
+    );
+}
+
+/// Two runs of one spec on one drive get one label, and each was kept in a folder `out` (`a/out`, `b/out`):
+/// `compare` headed them by spec, target and start, which says neither the label nor the folder. Now
+/// each is headed by the label and its folder as given, and one folder given twice is numbered; `report`
+/// names them so too.
+#[test]
+fn runs_of_one_label_in_folders_of_one_name_are_headed_by_their_folders() {
+    let t = tempdir();
+    let d = t.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 50\n\
+                interval = \"100ms\"\nduration = \"1s\"\n";
+    write_file(d, "s.toml", &spec_text("q", body));
+    for out in ["a/out", "b/out"] {
+        let o = wkrun(
+            d,
+            &[
+                "s.toml",
+                "-q",
+                "--target",
+                "sim:capacity=256MiB,op=12%",
+                "-o",
+                out,
+            ],
+        );
+        assert!(o.status.success(), "{}", code_out_err(&o).2);
+    }
+    let label = "sim:capacity=256MiB,op=12%,dies=1";
+    let header = |args: &[&str]| {
+        let (code, out, err) = code_out_err(&wkrun(d, args));
+        assert_eq!(code, 0, "{err}");
+        out.lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        header(&["compare", "a/out", "b/out", "--format", "csv"]),
+        format!(
+            "phase,metric,\"{label} (a/out)\",\"{label} (b/out)\",\"{label} (b/out) change (%)\""
+        )
+    );
+    assert_eq!(
+        header(&["compare", "a/out", "a/out", "--format", "csv"]),
+        format!(
+            "phase,metric,\"{label} (a/out) #1\",\"{label} (a/out) #2\",\"{label} (a/out) #2 change (%)\""
+        )
+    );
+    let o = wkrun(d, &["report", "a/out", "b/out", "-o", "rep"]);
+    assert!(o.status.success(), "{}", code_out_err(&o).2);
+    let page = std::fs::read_to_string(d.join("rep/index.html")).expect("index.html");
+    for f in ["a/out", "b/out"] {
+        assert!(page.contains(&format!("{label} ({f})")), "{f}");
+    }
 }

@@ -211,51 +211,106 @@ fn every_terminating_signal_interrupts_with_its_name_and_128_plus_its_number() {
     }
 }
 
+/// `wkrun ARGS` in `dir` with a SIGTERM pending from before it starts (blocked and raised in the child
+/// before exec), so it comes at the first moment wkrun lets it in, every time: its exit, stdout and stderr.
+fn with_sigterm_pending(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(wkrun_bin());
+    cmd.args(args).current_dir(dir);
+    // SAFETY: sigemptyset, sigaddset, sigprocmask and raise are async-signal-safe and touch only the set on
+    // this closure's stack; between fork and exec the child only blocks SIGTERM and raises it, leaving it
+    // pending across exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            if libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0
+                || libc::raise(libc::SIGTERM) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    code_out_err(&cmd.output().expect("run wkrun"))
+}
+
 /// Attack 15 F2: a SIGTERM in the first milliseconds (before the run starts) took the default action (exit
 /// 143 by the signal, an empty output folder and a preallocated target left, no message), since the
 /// handler was installed only once the folder and the target were made (1 run in about 15 signalled 2 to
 /// 15 ms after the start). Now it is installed before anything is made, and a signal before the run starts
-/// removes what was made: exit 143, the message, no output folder, no target file. The signal is made
-/// pending before wkrun starts (blocked and raised in the child before exec), so it comes at the first
-/// moment wkrun lets it in, every time; on one target and on two.
+/// removes what was made: exit 143, the message, no output folder, no target file; on one target and on
+/// two. An output folder that was there before is kept, and the message says so (it said the folder was
+/// removed), as it names what was removed.
 #[test]
 fn a_signal_before_the_run_starts_leaves_nothing_and_exits_128_plus_its_number() {
-    use std::os::unix::process::CommandExt;
     let d = tempdir();
     write_file(d.path(), "s.toml", &spec_text("int", BODY));
     let one = ["--target", "new.img"];
     let two = ["--target", "new.img", "--target", "other.img"];
-    for targets in [&one[..], &two[..]] {
-        let mut cmd = Command::new(wkrun_bin());
-        cmd.args(["s.toml", "-q", "--target-size", "64MiB", "-o", "out"])
-            .args(targets)
-            .current_dir(d.path());
-        // SAFETY: sigemptyset, sigaddset, sigprocmask and raise are async-signal-safe and touch only the
-        // set on this closure's stack; between fork and exec the child only blocks SIGTERM and raises it,
-        // leaving it pending across exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                let mut set: libc::sigset_t = std::mem::zeroed();
-                libc::sigemptyset(&mut set);
-                libc::sigaddset(&mut set, libc::SIGTERM);
-                if libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0
-                    || libc::raise(libc::SIGTERM) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+    let head = "error: interrupted by SIGTERM before the run started: nothing was written; removed what was made for the run: ";
+    let cases: [(&[&str], bool, String); 4] = [
+        (
+            &one,
+            false,
+            format!("{head}the output folder out and the target file new.img\n"),
+        ),
+        (
+            &two,
+            false,
+            format!("{head}the output folder out and the target files new.img, other.img\n"),
+        ),
+        (
+            &one,
+            true,
+            format!(
+                "{head}the target file new.img; kept the output folder out, which was there before the run\n"
+            ),
+        ),
+        (
+            &two,
+            true,
+            format!(
+                "{head}the output folders out/t0-new.img, out/t1-other.img and the target files new.img, other.img; kept the output folder out, which was there before the run\n"
+            ),
+        ),
+    ];
+    for (targets, existing, said) in cases {
+        if existing {
+            std::fs::create_dir(d.path().join("out")).expect("mkdir out");
         }
-        let (code, stdout, err) = code_out_err(&cmd.output().expect("run wkrun"));
+        let mut args = vec!["s.toml", "-q", "--target-size", "64MiB", "-o", "out"];
+        args.extend(targets);
+        let (code, stdout, err) = with_sigterm_pending(d.path(), &args);
         assert_eq!(
             (code, stdout.as_str(), err.as_str()),
-            (
-                143,
-                "",
-                "error: interrupted by SIGTERM before the run started: nothing was written, and the output folder and any target file made for the run were removed\n"
-            ),
+            (143, "", said.as_str()),
             "{targets:?}"
         );
-        assert_eq!(dir_listing(d.path()), ["s.toml"], "{targets:?}");
+        let left = match existing {
+            true => vec!["out", "s.toml"],
+            false => vec!["s.toml"],
+        };
+        assert_eq!(dir_listing(d.path()), left, "{targets:?}");
+        if existing {
+            assert_eq!(dir_listing(&d.path().join("out")), Vec::<String>::new());
+            std::fs::remove_dir(d.path().join("out")).expect("rmdir out");
+        }
     }
+    // Nothing made at all (the target and the folder were there): nothing removed, the folder kept.
+    std::fs::create_dir(d.path().join("out")).expect("mkdir out");
+    sparse_file(&d.path().join("t.img"), 64 << 20);
+    let (code, _, err) = with_sigterm_pending(
+        d.path(),
+        &["s.toml", "-q", "--target", "t.img", "-o", "out"],
+    );
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            143,
+            "error: interrupted by SIGTERM before the run started: nothing was written; kept the output folder out, which was there before the run\n"
+        )
+    );
+    assert_eq!(dir_listing(d.path()), ["out", "s.toml", "t.img"]);
 }

@@ -594,15 +594,49 @@ fn an_aggregate_s_targets_folders_are_checked() {
     refused_by(d, &["compare", "m"], &why);
     refused_by(d, &["report", "m", "-o", "rep"], &why);
     assert!(!d.join("rep").exists());
-    // A target's folder that is gone.
+    // A target's folder that is gone: named, with what to do, by validate, compare and report alike.
     fs::remove_dir_all(d.join(second)).expect("remove");
-    refused_by(
-        d,
-        &["validate", "m"],
-        &format!(
-            "error: {second}: a target's folder the aggregate names: No such file or directory (os error 2)\n"
-        ),
+    let why = format!(
+        "error: m/results.json is the aggregate of a run on 2 targets, and 1 of its targets' folders is missing: {second} (each target's own results, which the aggregate is checked against); copy the whole results folder, its targets' folders with it (cp -r), or give a target's own folder to read that target alone\n"
     );
+    refused_by(d, &["validate", "m"], &why);
+    refused_by(d, &["compare", "m"], &why);
+    refused_by(d, &["report", "m", "-o", "rep"], &why);
+    assert!(!d.join("rep").exists());
+}
+
+/// The aggregate of a run on several targets copied alone (its files, not its targets' folders: `cp m/*.*
+/// c`): `compare` and `report` refused it with the first folder's `No such file or directory (os error 2)`;
+/// now the message names every missing folder and says what to do. A target's own folder is read alone.
+#[test]
+fn an_aggregate_copied_without_its_targets_folders_says_what_is_missing() {
+    let t = tempdir();
+    let d = t.path();
+    two_targets(d);
+    fs::create_dir(d.join("c")).expect("mkdir");
+    for f in fs::read_dir(d.join("m")).expect("dir") {
+        let f = f.expect("entry").path();
+        if f.is_file() {
+            fs::copy(&f, d.join("c").join(f.file_name().unwrap())).expect("copy");
+        }
+    }
+    let (first, second) = (
+        "c/t0-sim-64MiB-op7-block256KiB",
+        "c/t1-sim-64MiB-op20-block256KiB",
+    );
+    let why = format!(
+        "error: c/results.json is the aggregate of a run on 2 targets, and its targets' folders are missing: {first}, {second} (each target's own results, which the aggregate is checked against); copy the whole results folder, its targets' folders with it (cp -r), or give a target's own folder to read that target alone\n"
+    );
+    refused_by(d, &["compare", "c", "m"], &why);
+    refused_by(d, &["report", "c", "-o", "rep"], &why);
+    refused_by(d, &["validate", "c"], &why);
+    assert!(!d.join("rep").exists());
+    // What the message says to do: a target's own folder reads alone.
+    let (c, _, e) = code_out_err(&wkrun(
+        d,
+        &["compare", "m/t0-sim-64MiB-op7-block256KiB", "m"],
+    ));
+    assert_eq!(c, 0, "{e}");
 }
 
 /// The copy `to` of the folder `from` in `d` (and its targets' folders), its `results.json` edited by `edit`
