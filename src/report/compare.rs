@@ -269,6 +269,17 @@ pub enum Cell {
     },
     /// A steady-state verdict or the parameters that differ, as text (`reached at 12.0 s`, `not reached`).
     Text(String),
+    /// A headline figure whose runs cover unlike rows ([`unlike_rows`]): the value, the rows it covers
+    /// (`10..20 s`) and its change against the first run's where its rows are alike the first's
+    /// ([`alike_changes`]).
+    Over {
+        /// The value, in the metric's unit.
+        value: f64,
+        /// The rows it covers, in seconds.
+        rows: String,
+        /// (value − first) / first × 100, where comparable.
+        change_pct: Option<f64>,
+    },
 }
 
 impl Cell {
@@ -280,6 +291,10 @@ impl Cell {
                 change_pct: Some(c),
             } => format!("{} ({})", metric.format_value(*value), format_change(*c)),
             Cell::Number { value, .. } => metric.format_value(*value),
+            Cell::Over {
+                change_pct: Some(c),
+                ..
+            } => format!("{} ({})", self.plain(metric), format_change(*c)),
             other => other.plain(metric),
         }
     }
@@ -291,6 +306,9 @@ impl Cell {
             Cell::NoData => "-".into(),
             Cell::Number { value, .. } => metric.format_value(*value),
             Cell::Text(t) => t.clone(),
+            Cell::Over { value, rows, .. } => {
+                format!("{} over {rows}", metric.format_value(*value))
+            }
         }
     }
 
@@ -299,6 +317,10 @@ impl Cell {
     pub fn change_number(&self) -> String {
         match self {
             Cell::Number {
+                change_pct: Some(c),
+                ..
+            }
+            | Cell::Over {
                 change_pct: Some(c),
                 ..
             } => {
@@ -365,7 +387,7 @@ impl Note {
                     .filter_map(|(i, c)| Some(format!("{}: {}", col(i), c.as_ref()?.words(asked))))
                     .collect();
                 format!(
-                    "not compared: {}; a figure is set against another run's only over the same kind of rows (what it asks in both, else the same rows in both), so this row has no change and its figures are left out of the composite",
+                    "not compared: {}; a figure is set against the first run's only over the same kind of rows (what it asks in both, else the same rows in both): a figure over other rows has no change and is left out of the composite",
                     each.join("; ")
                 )
             }
@@ -964,15 +986,20 @@ fn unlike_row(
     values: &[Option<Option<f64>>],
     covers: Vec<Option<Covers>>,
 ) -> (String, Vec<Cell>, Note) {
+    let flat: Vec<Option<f64>> = values.iter().map(|v| v.flatten()).collect();
+    let changes = alike_changes(k.better, &flat, &covers);
     let cells = values
         .iter()
         .zip(&covers)
-        .map(|(v, c)| match (v, c) {
+        .zip(changes)
+        .map(|((v, c), change)| match (v, c) {
             (None, _) => Cell::Missing,
             (Some(None), _) => Cell::NoData,
-            (Some(Some(v)), Some(c)) => {
-                Cell::Text(format!("{} over {}", metric.format_value(*v), c.rows()))
-            }
+            (Some(Some(v)), Some(c)) => Cell::Over {
+                value: *v,
+                rows: c.rows(),
+                change_pct: change,
+            },
             (Some(Some(v)), None) => Cell::Text(metric.format_value(*v)),
         })
         .collect();
@@ -985,6 +1012,27 @@ fn unlike_row(
         covers,
     };
     (figure_label(&asked), cells, note)
+}
+
+/// Each run's change against the first run's value of the headline figure `k`, where the run's rows are
+/// alike the first's ([`Covers::alike`]) though another run's are not: a row marked not compared still
+/// compares those, as the composite does (attack 17 F3: of three runs, the third's composite came from a
+/// row that showed it no change). `None` for the first run, an unlike run, a missing value, a first value
+/// of 0 and a figure that is a fact, not a score.
+pub fn alike_changes(
+    better: Option<Better>,
+    values: &[Option<f64>],
+    covers: &[Option<Covers>],
+) -> Vec<Option<f64>> {
+    let value = |i: usize| values.get(i).copied().flatten();
+    let first = value(0).filter(|b| *b != 0.0 && better.is_some());
+    let base = covers.first().cloned().flatten();
+    (0..values.len())
+        .map(|i| {
+            let (b, c, v) = (first?, covers.get(i)?.as_ref()?, value(i)?);
+            (i > 0 && base.as_ref()?.alike(c)).then_some((v - b) / b.abs() * 100.0)
+        })
+        .collect()
 }
 
 /// The rows each run's figure `key` covers ([`headline::covers`]), when a run's are unlike the first run's

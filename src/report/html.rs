@@ -866,10 +866,19 @@ fn headline_table(
             );
             for (j, (key, _, unit)) in keys.iter().enumerate() {
                 if let Some(u) = &unlike[j] {
+                    // A member whose rows are alike the first's is compared, as in `wkrun compare`.
+                    let better = first.and_then(|(r0, p0)| figure(r0, p0, key)?.better);
+                    let values: Vec<Option<f64>> = s
+                        .group
+                        .members
+                        .iter()
+                        .map(|&(r, p)| value(r, p, key))
+                        .collect();
+                    let change = compare::alike_changes(better, &values, u)[m];
                     o.push_str(&covered_cell(
                         value(r, p, key),
                         unit,
-                        u[m],
+                        (u[m], change.map(|c| (c, better))),
                         marks[j].filter(|_| m == 0),
                     ));
                     continue;
@@ -892,9 +901,18 @@ fn headline_table(
     }
 }
 
-/// A headline value over rows unlike the first run's: the value, the rows it covers and, in the first
-/// run's cell, the note's number; no change.
-fn covered_cell(v: Option<f64>, unit: &str, c: Option<Covers>, mark: Option<usize>) -> String {
+/// A member's change against the first's, in percent, and which way is better.
+type Change = (f64, Option<crate::results::Better>);
+
+/// A headline value of a figure whose members cover unlike rows: the value, the rows it covers, its
+/// change where its rows are alike the first run's ([`compare::alike_changes`]) and, in the first run's
+/// cell, the note's number.
+fn covered_cell(
+    v: Option<f64>,
+    unit: &str,
+    (c, change): (Option<Covers>, Option<Change>),
+    mark: Option<usize>,
+) -> String {
     let Some(v) = v else {
         return "<td>–</td>".into();
     };
@@ -905,7 +923,11 @@ fn covered_cell(v: Option<f64>, unit: &str, c: Option<Covers>, mark: Option<usiz
     if let Some(n) = mark {
         let _ = write!(t, " [{n}]");
     }
-    format!("<td>{}</td>", esc(&t))
+    let mut t = esc(&t);
+    if let Some((pct, better)) = change {
+        let _ = write!(t, " {}", change_span(pct, better));
+    }
+    format!("<td>{t}</td>")
 }
 
 /// The most rows of headline numbers shown unfolded: past it (a PTS test's 280 round phases), the tables
