@@ -1015,11 +1015,11 @@ pub fn host_notes(runs: &[RunData]) -> Vec<String> {
 }
 
 /// The page, written to `w` a part at a time (never held whole: a report of 2,000 phases makes a page of
-/// over 100 MB), each sweep's and phase's plots asked of `section_figures` when the page comes to the
-/// section and dropped once written (their section's `figures` are not read): the runs header; for a run of a SNIA PTS spec (or with blocks of rounds) its PTS
+/// over 100 MB): the runs header; for a run of a SNIA PTS spec (or with blocks of rounds) its PTS
 /// sections first, then the headline numbers (folded away past [`HEADLINE_ROWS`] rows); the runs
 /// table, the contents, then the sweeps' and phases' sections, the phases of a block of rounds folded
-/// into one list per block.
+/// into one list per block. Each sweep's and phase's plots are asked of `section_figures` when the page
+/// comes to its section, and dropped once in the page (the sections' own `figures` are not read).
 ///
 /// # Errors
 /// `w`'s error.
