@@ -1352,11 +1352,9 @@ fn cmd_report(
         png,
         against,
     };
-    let report = build::make(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
-    // Under an address-space limit, the room to draw the PNGs is checked before the folder is made.
-    if png {
-        build::png_threads(&report.figures().collect::<Vec<_>>()).map_err(|e| Fail(1, e))?;
-    }
+    // The sections, and the plots at the top of the page; each section's plots are drawn as the page is
+    // written (`build::write`), under an address-space limit the room checked before each.
+    let report = build::plan(&runs, &opts).map_err(|e| Fail(1, e.to_string()))?;
     let dir = output.unwrap_or_else(|| files[0].parent().unwrap_or(Path::new(".")).join("report"));
     let out = OutDir::open(&dir, "report folder").map_err(out_fail)?;
     let written = match build::write(&out, &runs, &report, &opts) {
@@ -1368,6 +1366,7 @@ fn cmd_report(
         }
     };
     let plots = written
+        .files
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "svg"))
         .count();

@@ -1,5 +1,6 @@
-//! `wkrun report`: every plot of a set of runs ([`make`], in memory) and the report folder ([`write()`]): the
-//! SVG files and `index.html`.
+//! `wkrun report`: the sections of a report of a set of runs ([`plan`]) and the report folder
+//! ([`write()`]): the SVG files and `index.html`, each section's plots drawn as the page comes to it and
+//! dropped once written.
 //!
 //! Per I/O phase (matched by name across runs): bandwidth per interval (first for sequential phases), for
 //! each direction with I/O IOPS per interval on a log and a linear axis, a zoom on both (`--window`, or the
@@ -22,7 +23,7 @@ use super::chart::sweep::{LabelMetric, label_chart};
 use super::chart::time::{Marker, markers};
 use super::chart::{Chart, PlotError};
 use super::html;
-use super::model::{Figure, Options, Part, PhaseSection, Report, SweepSection};
+use super::model::{Figure, Options, Part, PhaseSection, Report, SectionRef, SweepSection};
 use super::png::{PngError, Rasteriser, png_name};
 use super::room::Drawing;
 use super::runs::{LabelGroup, PhaseGroup, RunData, label_groups, phase_groups};
@@ -171,29 +172,36 @@ fn sequential(runs: &[RunData], g: &PhaseGroup) -> bool {
     Part::of(phase.kind) == Part::Preparation || phase.params.pattern == Some(Pattern::Sequential)
 }
 
-/// The plots of one phase: for a sequential phase its bandwidth first; per direction with I/O (when a run
-/// has series rows), IOPS on a log and a linear axis, the zoom on both, latency per interval; then the
-/// averages, the bandwidth (when not first) and the percentiles. Every time plot has the phase's markers.
-fn phase_section(
-    runs: &[RunData],
-    g: PhaseGroup,
-    opts: &Options,
-    folded: bool,
-) -> Result<PhaseSection, PlotError> {
+/// A phase's section without its plots ([`phase_figures`] draws them): a phase of a block of rounds is
+/// marked with the block's name (it has no plots of its own).
+fn phase_section(runs: &[RunData], g: PhaseGroup, folded: bool) -> PhaseSection {
     let rounds = g
         .members
         .iter()
         .find_map(|&(r, p)| round_block(&runs[r], p).map(str::to_string));
-    if rounds.is_some() {
-        return Ok(PhaseSection {
-            part: Part::of(g.kind),
-            group: g,
-            figures: vec![],
-            folded,
-            rounds,
-        });
+    PhaseSection {
+        part: Part::of(g.kind),
+        group: g,
+        figures: vec![],
+        folded,
+        rounds,
     }
-    let base = phase_base(runs, &g);
+}
+
+/// The plots of the phase section `s`: for a sequential phase its bandwidth first; per direction with I/O
+/// (when a run has series rows), IOPS on a log and a linear axis, the zoom on both, latency per interval;
+/// then the averages, the bandwidth (when not first) and the percentiles. Every time plot has the phase's
+/// markers. None for a phase of a block of rounds.
+fn phase_figures(
+    runs: &[RunData],
+    s: &PhaseSection,
+    opts: &Options,
+) -> Result<Vec<Figure>, PlotError> {
+    if s.rounds.is_some() {
+        return Ok(vec![]);
+    }
+    let g = &s.group;
+    let base = phase_base(runs, g);
     let mut figures = Vec::new();
     let mut add = |suffix: &str, chart: Chart| {
         figures.push(Figure {
@@ -205,13 +213,13 @@ fn phase_section(
         .members
         .iter()
         .any(|&(r, p)| !runs[r].phase(p).1.is_empty());
-    let marks = phase_markers(runs, &g);
-    let seq = sequential(runs, &g);
+    let marks = phase_markers(runs, g);
+    let seq = sequential(runs, g);
     if has_rows && seq {
-        add("bandwidth", bandwidth_series(runs, &g, &marks)?);
+        add("bandwidth", bandwidth_series(runs, g, &marks)?);
     }
     let linear = Scale::Linear { ymax: opts.ymax };
-    for d in directions(runs, &g) {
+    for d in directions(runs, g) {
         if !has_rows {
             continue;
         }
@@ -219,50 +227,40 @@ fn phase_section(
         for (scale, kind) in [(Scale::Log, "log"), (linear, "linear")] {
             add(
                 &format!("iops-{kind}-{n}"),
-                iops_scatter(runs, &g, d, scale, None, &marks)?,
+                iops_scatter(runs, g, d, scale, None, &marks)?,
             );
         }
-        if let Some(w) = zoom(runs, &g, opts) {
+        if let Some(w) = zoom(runs, g, opts) {
             add(
                 &format!("zoom-log-{n}"),
-                iops_scatter(runs, &g, d, Scale::Log, Some(w), &marks)?,
+                iops_scatter(runs, g, d, Scale::Log, Some(w), &marks)?,
             );
             add(
                 &format!("zoom-{n}"),
-                iops_scatter(runs, &g, d, linear, Some(w), &marks)?,
+                iops_scatter(runs, g, d, linear, Some(w), &marks)?,
             );
         }
-        add(
-            &format!("latency-{n}"),
-            latency_series(runs, &g, d, &marks)?,
-        );
-        if let Some(c) = super::chart::pct_time::pct_time_series(runs, &g, d, &marks)? {
+        add(&format!("latency-{n}"), latency_series(runs, g, d, &marks)?);
+        if let Some(c) = super::chart::pct_time::pct_time_series(runs, g, d, &marks)? {
             add(&format!("percentiles-over-time-{n}"), c);
         }
     }
-    if let Some(c) = aggregate_chart(runs, &g, &marks)? {
+    if let Some(c) = aggregate_chart(runs, g, &marks)? {
         add("averages", c);
     }
     if has_rows && !seq {
-        add("bandwidth", bandwidth_series(runs, &g, &marks)?);
+        add("bandwidth", bandwidth_series(runs, g, &marks)?);
     }
-    if let Some(c) = super::chart::device::wa_series(runs, &g, &marks)? {
+    if let Some(c) = super::chart::device::wa_series(runs, g, &marks)? {
         add("write-amplification", c);
     }
     if g.members.iter().any(|&(r, p)| {
         let (phase, _) = runs[r].phase(p);
         phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
     }) {
-        add("percentiles", percentiles(runs, &g)?);
+        add("percentiles", percentiles(runs, g)?);
     }
-    let part = Part::of(g.kind);
-    Ok(PhaseSection {
-        group: g,
-        figures,
-        part,
-        folded,
-        rounds: None,
-    })
+    Ok(figures)
 }
 
 /// The block of rounds whose rounds the `p`-th phase of `run` is one of: its name (`None` for a phase
@@ -290,23 +288,31 @@ fn unused(taken: &mut std::collections::HashSet<String>, stem: String) -> String
     name
 }
 
-/// The charts across the sweep or matrix `lg` (files named `<phase>-by-<labels>-...`): for a sweep (one key), its members overlaid on time
-/// plots (total IOPS per interval, log and linear, and their averages; bandwidth for fills); then total
-/// IOPS and latency across its phases; for a two-key matrix, its table.
-fn sweep_section(
-    runs: &[RunData],
-    lg: LabelGroup,
-    base: String,
-) -> Result<SweepSection, PlotError> {
-    let mut figures = Vec::new();
+/// A sweep's or matrix's section without its plots ([`sweep_figures`] draws them): its part of the page
+/// (that of its phases' kind) and a matrix's table.
+fn sweep_section(runs: &[RunData], lg: LabelGroup) -> SweepSection {
     let kind = runs
         .iter()
         .flat_map(|r| &r.results.phases)
         .find(|p| lg.phases.contains(&p.name))
         .map_or(PhaseKind::Workload, |p| p.kind);
-    let part = Part::of(kind);
+    SweepSection {
+        table: matrix_table(runs, &lg),
+        group: lg,
+        figures: vec![],
+        part: Part::of(kind),
+    }
+}
+
+/// The charts across the sweep or matrix of `s` (files named `<base>-...`, `base` from [`sweep_bases`]):
+/// for a sweep (one key), its members overlaid on time plots (total IOPS per interval, log and linear,
+/// and their averages; bandwidth for fills); then total IOPS and latency across its phases; for a
+/// two-key matrix, its table.
+fn sweep_figures(runs: &[RunData], s: &SweepSection, base: &str) -> Result<Vec<Figure>, PlotError> {
+    let lg = &s.group;
+    let mut figures = Vec::new();
     if lg.keys.len() == 1 {
-        let metrics: &[(OverlayMetric, &str)] = match part {
+        let metrics: &[(OverlayMetric, &str)] = match s.part {
             Part::Preparation => &[(OverlayMetric::Bandwidth, "bandwidth")],
             Part::Results => &[
                 (OverlayMetric::Averages, "averages"),
@@ -315,7 +321,7 @@ fn sweep_section(
             ],
         };
         for &(m, name) in metrics {
-            if let Some(chart) = overlay_chart(runs, &lg, m)? {
+            if let Some(chart) = overlay_chart(runs, lg, m)? {
                 figures.push(Figure {
                     file: format!("{base}-overlay-{name}.svg"),
                     chart,
@@ -329,24 +335,36 @@ fn sweep_section(
     ] {
         figures.push(Figure {
             file: format!("{base}-{name}.svg"),
-            chart: label_chart(runs, &lg, m)?,
+            chart: label_chart(runs, lg, m)?,
         });
     }
     // A matrix (seed 002's latency cells): each cell's mean and largest latency as grouped bars.
-    if lg.keys.len() >= 2 && !cell_bars(runs, &lg, CellStat::Mean).is_empty() {
+    if lg.keys.len() >= 2 && !cell_bars(runs, lg, CellStat::Mean).is_empty() {
         for (stat, name) in [(CellStat::Mean, "mean"), (CellStat::Max, "max")] {
             figures.push(Figure {
                 file: format!("{base}-latency-{name}.svg"),
-                chart: cell_chart(runs, &lg, stat)?,
+                chart: cell_chart(runs, lg, stat)?,
             });
         }
     }
-    Ok(SweepSection {
-        table: matrix_table(runs, &lg),
-        group: lg,
-        figures,
-        part,
-    })
+    Ok(figures)
+}
+
+/// The start of each sweep's file names, in [`Report::sweeps`]' order: named by the group's phase and
+/// labels, shell-safe (`saturate-by-op`, `latency-by-bs-read`), not by its place among the groups
+/// (`sweep01-saturate`: trial 13 F15); per-phase charts start with the phase's number, so none is theirs.
+/// Groups whose names read alike (a fill's sweep and a workload's of one name in two runs; labels `bs,read`
+/// and `bs-read`) take `-2`, `-3`: one's charts never overwrite another's.
+fn sweep_bases(sweeps: &[SweepSection]) -> Vec<String> {
+    let mut taken = std::collections::HashSet::new();
+    sweeps
+        .iter()
+        .map(|s| {
+            let lg = &s.group;
+            let stem = format!("{}-by-{}", slug(&lg.base), slug(&lg.keys.join("-")));
+            unused(&mut taken, stem)
+        })
+        .collect()
 }
 
 /// Why a report could not be drawn.
@@ -365,12 +383,14 @@ fn svg_bytes(figures: &[Figure]) -> u64 {
     figures.iter().map(|f| f.chart.svg.len() as u64).sum()
 }
 
-/// Draws every plot of `runs`: each phase's, then each sweep's, then the batteries, the ranked charts and
-/// the PTS sections; before each of them, the room for those left is checked ([`Drawing`]).
+/// The sections of a report, every phase's and sweep's without its plots (drawn a section at a time as
+/// the page is written, [`write()`]), and the plots at the top of the page drawn: the batteries, the
+/// ranked charts and the PTS sections, whose number grows with the runs and sweeps, not with the phases.
+/// The room to draw them is checked first ([`Drawing`]).
 ///
 /// # Errors
-/// [`MakeError`]: plotters' error, or an address-space limit that does not hold the plots left to draw.
-pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
+/// [`MakeError`]: plotters' error, or an address-space limit that does not hold the plots to draw.
+pub fn plan(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
     // A block of rounds' phases are charted in its PTS section, not across each other.
     let in_rounds: std::collections::HashSet<&str> = runs
         .iter()
@@ -389,32 +409,21 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
             .iter()
             .any(|lg| lg.keys.len() >= 2 && lg.phases.iter().any(|p| p == name))
     };
-    let phase_groups = phase_groups(runs);
-    // The phases, the sweeps, and the rest (batteries, ranked charts, PTS sections) as one.
-    let mut room = Drawing::new(phase_groups.len() + groups.len() + 1);
-    let mut phases = Vec::with_capacity(phase_groups.len());
-    for g in phase_groups {
-        room.check().map_err(MakeError::Room)?;
-        let folded = in_matrix(&g.name);
-        let s = phase_section(runs, g, opts, folded)?;
-        room.drew(svg_bytes(&s.figures));
-        phases.push(s);
-    }
-    let mut sweeps = Vec::with_capacity(groups.len());
-    let mut bases = std::collections::HashSet::new();
-    for lg in groups {
-        room.check().map_err(MakeError::Room)?;
-        // Named by the group's phase and labels, shell-safe (`saturate-by-op`, `latency-by-bs-read`), not
-        // by its place among the groups (`sweep01-saturate`: trial 13 F15); per-phase charts start with the
-        // phase's number, so none is theirs. Groups whose names read alike (a fill's sweep and a workload's
-        // of one name in two runs; labels `bs,read` and `bs-read`) take `-2`, `-3`: one's charts never
-        // overwrite another's.
-        let stem = format!("{}-by-{}", slug(&lg.base), slug(&lg.keys.join("-")));
-        let s = sweep_section(runs, lg, unused(&mut bases, stem))?;
-        room.drew(svg_bytes(&s.figures));
-        sweeps.push(s);
-    }
-    room.check().map_err(MakeError::Room)?;
+    let phases: Vec<PhaseSection> = phase_groups(runs)
+        .into_iter()
+        .map(|g| {
+            let folded = in_matrix(&g.name);
+            phase_section(runs, g, folded)
+        })
+        .collect();
+    let sweeps: Vec<SweepSection> = groups
+        .into_iter()
+        .map(|lg| sweep_section(runs, lg))
+        .collect();
+    // The top of the page first, then the sweeps and the phases, a section each.
+    Drawing::new(phases.len() + sweeps.len() + 1)
+        .check()
+        .map_err(MakeError::Room)?;
     let batteries = batteries(runs)
         .iter()
         .map(|b| {
@@ -434,6 +443,85 @@ pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
     })
 }
 
+/// The plots of the top of the page [`plan`] drew: the batteries, the PTS sections' and the ranked
+/// charts, in the order they are written.
+fn top_figures(report: &Report) -> Vec<&Figure> {
+    report
+        .batteries
+        .iter()
+        .chain(report.pts.iter().flat_map(|s| &s.figures))
+        .chain(&report.ranked)
+        .collect()
+}
+
+/// Draws the plots of the sections of a report, one section at a time, the room for it checked first.
+struct Sections<'a> {
+    runs: &'a [RunData],
+    report: &'a Report,
+    opts: &'a Options,
+    /// Each sweep's file names' start ([`sweep_bases`]).
+    bases: Vec<String>,
+    room: Drawing,
+    /// The plots [`plan`] drew, held until the page is written.
+    top: usize,
+    /// The most plots held at once: those at the top and one section's.
+    most: usize,
+}
+
+impl<'a> Sections<'a> {
+    fn new(runs: &'a [RunData], report: &'a Report, opts: &'a Options) -> Sections<'a> {
+        let top = top_figures(report);
+        let mut room = Drawing::new(report.phases.len() + report.sweeps.len() + 1);
+        room.keep(top.iter().map(|f| f.chart.svg.len() as u64).sum());
+        Sections {
+            runs,
+            report,
+            opts,
+            bases: sweep_bases(&report.sweeps),
+            room,
+            top: top.len(),
+            most: top.len(),
+        }
+    }
+
+    /// The plots of section `r`, drawn.
+    fn draw(&mut self, r: SectionRef) -> Result<Vec<Figure>, MakeError> {
+        self.room.check().map_err(MakeError::Room)?;
+        let figures = match r {
+            SectionRef::Sweep(k) => {
+                sweep_figures(self.runs, &self.report.sweeps[k], &self.bases[k])
+            }
+            SectionRef::Phase(k) => phase_figures(self.runs, &self.report.phases[k], self.opts),
+        }?;
+        self.room.drew(svg_bytes(&figures));
+        self.most = self.most.max(self.top + figures.len());
+        Ok(figures)
+    }
+}
+
+/// Draws every plot of `runs` and holds them all: [`plan`], then each section's plots. For tests of small
+/// reports (what [`write()`] writes, it draws a section at a time).
+///
+/// # Errors
+/// [`MakeError`]: plotters' error, or an address-space limit that does not hold the plots.
+#[cfg(test)]
+pub fn make(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
+    let mut report = plan(runs, opts)?;
+    let order = report.page_order();
+    let mut drawn = Vec::with_capacity(order.len());
+    let mut sections = Sections::new(runs, &report, opts);
+    for r in order {
+        drawn.push((r, sections.draw(r)?));
+    }
+    for (r, figures) in drawn {
+        match r {
+            SectionRef::Sweep(k) => report.sweeps[k].figures = figures,
+            SectionRef::Phase(k) => report.phases[k].figures = figures,
+        }
+    }
+    Ok(report)
+}
+
 /// Why the report folder could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -448,23 +536,37 @@ pub enum WriteError {
     /// The address space left does not hold drawing the next PNGs ([`png_threads`]).
     #[error("{0}")]
     Room(String),
+    /// A section's plots could not be drawn.
+    #[error(transparent)]
+    Draw(#[from] MakeError),
 }
 
-/// Writes the report into `dir` (opened with [`OutDir::open`]): every SVG (with `--png`, each followed by
-/// its PNG, drawn a few at a time as [`png_threads`] allows, checked again before each few, so that only
-/// those few are held), then `index.html`, each to a new temporary file renamed over its name
-/// ([`OutDir::replace`]), so a file or symbolic link of the same name is replaced, never written through;
-/// nothing else in `dir` is touched. Returns the files written, `index.html` last. On an error the files
+/// What [`write()`] wrote.
+#[derive(Debug)]
+pub struct Written {
+    /// The files, `index.html` last.
+    pub files: Vec<PathBuf>,
+    /// The most plots held at once: those at the top of the page ([`plan`]'s) and the largest section's.
+    pub most_held: usize,
+}
+
+/// Writes the report of [`plan`] into `dir` (opened with [`OutDir::open`]): the plots at the top of the
+/// page, then `index.html` a section at a time, each section's plots drawn when the page comes to it,
+/// written to their files and into the page, then dropped, so that only one section's plots are held
+/// however many phases there are. With `--png`, each SVG is followed by its PNG, drawn a few at a time
+/// as [`png_threads`] allows, checked again before each few. Each file goes to a new temporary file
+/// renamed over its name ([`OutDir::replace`]), `index.html` last, so a file or symbolic link of the
+/// same name is replaced, never written through; nothing else in `dir` is touched. On an error the files
 /// written so far are removed.
 ///
 /// # Errors
-/// [`WriteError`] naming the file, or the room PNGs need.
+/// [`WriteError`] naming the file, the room PNGs need, or the section's plots that could not be drawn.
 pub fn write(
     dir: &OutDir,
     runs: &[RunData],
     report: &Report,
     opts: &Options,
-) -> Result<Vec<PathBuf>, WriteError> {
+) -> Result<Written, WriteError> {
     let mut written = Vec::new();
     let done = write_files(dir, runs, report, opts, &mut written);
     if done.is_err() {
@@ -475,18 +577,53 @@ pub fn write(
         }
         written.clear();
     }
-    done.map(|()| written)
+    done.map(|most_held| Written {
+        files: written,
+        most_held,
+    })
 }
 
-/// [`write`]'s files, each pushed on `written` once written.
+/// [`write`]'s files, each pushed on `written` once written; the most plots held at once.
 fn write_files(
     dir: &OutDir,
     runs: &[RunData],
     report: &Report,
     opts: &Options,
     written: &mut Vec<PathBuf>,
+) -> Result<usize, WriteError> {
+    put_figures(dir, &top_figures(report), opts.png, written)?;
+    let mut sections = Sections::new(runs, report, opts);
+    let mut failed = None;
+    let mut next = |r: SectionRef| -> std::io::Result<Vec<Figure>> {
+        let drawn = sections.draw(r).map_err(WriteError::from).and_then(|f| {
+            put_figures(dir, &f.iter().collect::<Vec<_>>(), opts.png, written)?;
+            Ok(f)
+        });
+        drawn.map_err(|e| {
+            failed = Some(e);
+            std::io::Error::other("a section's plots were not written")
+        })
+    };
+    let path = dir.join("index.html");
+    let page = dir.replace_with("index.html", false, |w| {
+        html::write_index(w, runs, report, opts, &mut next)
+    });
+    if let Err(source) = page {
+        return Err(failed.unwrap_or(WriteError::File { path, source }));
+    }
+    written.push(path);
+    Ok(sections.most)
+}
+
+/// Writes the SVG file of each of `figures` (with `png`, each followed by its PNG, drawn a few at a time
+/// as [`png_threads`] allows), each pushed on `written` once written.
+fn put_figures(
+    dir: &OutDir,
+    figures: &[&Figure],
+    png: bool,
+    written: &mut Vec<PathBuf>,
 ) -> Result<(), WriteError> {
-    let put = |name: &str, bytes: &[u8], written: &mut Vec<PathBuf>| {
+    let put = |name: &str, bytes: &[u8], written: &mut Vec<PathBuf>| -> Result<(), WriteError> {
         let path = dir.join(name);
         dir.replace(name, bytes, false)
             .map_err(|source| WriteError::File {
@@ -496,10 +633,9 @@ fn write_files(
         written.push(path);
         Ok(())
     };
-    let figures: Vec<&Figure> = report.figures().collect();
     let mut k = 0;
     while k < figures.len() {
-        let (part, pngs) = match opts.png {
+        let (part, pngs) = match png {
             true => {
                 let t = png_threads(&figures[k..]).map_err(WriteError::Room)?;
                 let part = &figures[k..(k + t).min(figures.len())];
@@ -520,15 +656,6 @@ fn write_files(
         }
         k += part.len();
     }
-    let path = dir.join("index.html");
-    dir.replace_with("index.html", false, |w| {
-        html::write_index(w, runs, report, opts)
-    })
-    .map_err(|source| WriteError::File {
-        path: path.clone(),
-        source,
-    })?;
-    written.push(path);
     Ok(())
 }
 
@@ -576,7 +703,7 @@ pub fn png_space(f: &Figure) -> u64 {
 
 /// How many threads draw the PNGs of `figures`: as many as there are CPUs (at most four, at most one per
 /// figure), fewer under an address-space limit (`ulimit -v`) that holds fewer at once, each drawing the
-/// largest figure ([`png_space`]) beside [`REPORT_SPACE`]. Checked before the report's folder is made.
+/// largest figure ([`png_space`]) beside [`REPORT_SPACE`]. Checked before each few are drawn ([`write()`]).
 ///
 /// # Errors
 /// Under a limit that does not hold one thread's: what drawing needs and a limit that is enough.
@@ -639,6 +766,112 @@ mod tests {
     use crate::report::chart::colour;
     use crate::report::runs::phase_groups;
     use crate::report::testing::{phase, row, run};
+
+    /// Two runs of a fill and a sweep of `n` workloads (`w[bs=K]`), each phase with series rows of reads
+    /// and writes: per phase, a section of plots; the sweep's section and a battery across its members.
+    fn sweep_runs(n: usize) -> Vec<crate::report::runs::RunData> {
+        use crate::report::testing::labelled;
+        let mut fill = phase("fill", 0);
+        fill.kind = crate::spec::PhaseKind::Fill;
+        let mut phases = vec![(fill, Some(vec![row(1.0, 0, 10), row(2.0, 0, 12)]))];
+        for i in 0..n {
+            let name = format!("w[bs={i}]");
+            let rows = vec![row(1.0, 5 + i as u64, 3), row(2.0, 6, 2), row(3.0, 4, 4)];
+            phases.push((
+                labelled(&name, i + 1, &[("bs", &i.to_string())]),
+                Some(rows),
+            ));
+        }
+        vec![run("a", "sim:a", phases.clone()), run("b", "sim:b", phases)]
+    }
+
+    /// The files of the folder `dir`, by name.
+    fn folder(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .expect("the report")
+            .map(|e| {
+                let e = e.expect("an entry");
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, std::fs::read(e.path()).expect("a file"))
+            })
+            .collect()
+    }
+
+    /// The report written a section at a time is, file for file and byte for byte, the report of every
+    /// plot held at once (`make`, as `wkrun report` drew it before): each SVG its figure's text, the page
+    /// the page of the whole report.
+    #[test]
+    fn a_report_written_a_section_at_a_time_is_the_report_drawn_whole() {
+        use crate::report::model::Options;
+        let runs = sweep_runs(3);
+        let opts = Options::default();
+        let d = tempfile::tempdir().expect("tempdir");
+        let out = crate::results::outdir::OutDir::open(&d.path().join("r"), "report folder")
+            .expect("the folder");
+        let report = super::plan(&runs, &opts).expect("the plan");
+        let written = super::write(&out, &runs, &report, &opts).expect("written");
+        let whole = super::make(&runs, &opts).expect("the report");
+        let mut want: std::collections::BTreeMap<String, Vec<u8>> = whole
+            .figures()
+            .map(|f| (f.file.clone(), f.chart.svg.clone().into_bytes()))
+            .collect();
+        let page = crate::report::html::index(&runs, &whole, &opts);
+        want.insert("index.html".into(), page.into_bytes());
+        let got = folder(&d.path().join("r"));
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>()
+        );
+        for (name, bytes) in &want {
+            assert!(got[name] == *bytes, "{name} differs");
+        }
+        // Every file is in the list written, the page last.
+        let names: Vec<String> = written
+            .files
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .expect("a name")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(names.len(), want.len());
+        assert_eq!(names.last().map(String::as_str), Some("index.html"));
+    }
+
+    /// Only one section's plots are held at once, beside those at the top of the page: the most held is
+    /// the same for a sweep of 2 workloads and of 12, though the report's plots grow four-fold.
+    #[test]
+    fn the_plots_held_at_once_do_not_grow_with_the_phases() {
+        use crate::report::model::Options;
+        let opts = Options::default();
+        let mut held = Vec::new();
+        for n in [2, 12] {
+            let runs = sweep_runs(n);
+            let d = tempfile::tempdir().expect("tempdir");
+            let out = crate::results::outdir::OutDir::open(d.path(), "report folder")
+                .expect("the folder");
+            let report = super::plan(&runs, &opts).expect("the plan");
+            let written = super::write(&out, &runs, &report, &opts).expect("written");
+            // The oracle: the report drawn whole, its top (the battery) and its largest section.
+            let whole = super::make(&runs, &opts).expect("the report");
+            let top = whole.batteries.len() + whole.ranked.len();
+            let largest = whole
+                .phases
+                .iter()
+                .map(|s| s.figures.len())
+                .chain(whole.sweeps.iter().map(|s| s.figures.len()))
+                .max()
+                .expect("a section");
+            assert_eq!(written.most_held, top + largest, "{n} workloads");
+            held.push((written.most_held, whole.figures().count()));
+        }
+        // Nothing at the top (no battery: the phases have no averages), and a workload's 9 plots: per
+        // direction IOPS on two axes, latency and its percentiles over time, then the bandwidth; the whole
+        // report's plots grow with the phases (the fill's 5, each workload's 9, the sweep's 4).
+        assert_eq!(held, [(9, 27), (9, 117)]);
+    }
 
     /// The newcomer's trial: `--window` outside every phase drew 32 empty zooms and said nothing. It is
     /// refused naming the window and the phases' span; a phase without a row in a window others have gets no

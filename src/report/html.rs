@@ -636,8 +636,15 @@ fn contents(o: &mut String, runs: &[RunData], report: &Report) {
     o.push_str("</ul></nav>\n");
 }
 
-/// A sweep's section: its phases, a matrix's table, then its charts.
-fn sweep_section(o: &mut String, runs: &[RunData], k: usize, s: &SweepSection, png: bool) {
+/// A sweep's section: its phases, a matrix's table, then its charts `figs`.
+fn sweep_section(
+    o: &mut String,
+    runs: &[RunData],
+    k: usize,
+    s: &SweepSection,
+    figs: &[Figure],
+    png: bool,
+) {
     let _ = writeln!(
         o,
         "<section id=\"sweep-{k}\">\n<h2>{} across {}</h2>\n<p class=\"params\">{} phases: {}</p>",
@@ -649,12 +656,20 @@ fn sweep_section(o: &mut String, runs: &[RunData], k: usize, s: &SweepSection, p
     if let Some(t) = &s.table {
         matrix_table(o, runs, t);
     }
-    figures(o, &s.figures, png);
+    figures(o, figs, png);
     o.push_str("</section>\n");
 }
 
-/// A phase's section: its parameters, the summary table, warnings, the runs without it, then its plots.
-fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, png: bool) {
+/// A phase's section: its parameters, the summary table, warnings, the runs without it, then its plots
+/// `figs`.
+fn phase_section(
+    o: &mut String,
+    runs: &[RunData],
+    k: usize,
+    s: &PhaseSection,
+    figs: &[Figure],
+    png: bool,
+) {
     let _ = writeln!(
         o,
         "<section id=\"phase-{k}\">\n<h2>{}</h2>",
@@ -754,12 +769,12 @@ fn phase_section(o: &mut String, runs: &[RunData], k: usize, s: &PhaseSection, p
         let _ = writeln!(
             o,
             "<details><summary>{} plots of this cell (its numbers are in the matrix's table)</summary>",
-            s.figures.len()
+            figs.len()
         );
-        figures(o, &s.figures, png);
+        figures(o, figs, png);
         o.push_str("</details>\n");
     } else {
-        figures(o, &s.figures, png);
+        figures(o, figs, png);
     }
     o.push_str("</section>\n");
 }
@@ -1025,7 +1040,8 @@ pub fn host_notes(runs: &[RunData]) -> Vec<String> {
 /// over 100 MB): the runs header; for a run of a SNIA PTS spec (or with blocks of rounds) its PTS
 /// sections first, then the headline numbers (folded away past [`HEADLINE_ROWS`] rows); the runs
 /// table, the contents, then the sweeps' and phases' sections, the phases of a block of rounds folded
-/// into one list per block.
+/// into one list per block. Each sweep's and phase's plots are asked of `section_figures` when the page
+/// comes to its section, and dropped once in the page (the sections' own `figures` are not read).
 ///
 /// # Errors
 /// `w`'s error.
@@ -1034,6 +1050,7 @@ pub fn write_index(
     runs: &[RunData],
     report: &Report,
     opts: &Options,
+    section_figures: &mut dyn FnMut(SectionRef) -> std::io::Result<Vec<Figure>>,
 ) -> std::io::Result<()> {
     let mut o = String::new();
     let mut flush = |o: &mut String| -> std::io::Result<()> {
@@ -1082,9 +1099,14 @@ the measurements</h2>\n",
             rounds_head(&mut o, report, k);
         }
         block = rounds;
+        let figs = section_figures(r)?;
         match r {
-            SectionRef::Sweep(k) => sweep_section(&mut o, runs, k, &report.sweeps[k], opts.png),
-            SectionRef::Phase(k) => phase_section(&mut o, runs, k, &report.phases[k], opts.png),
+            SectionRef::Sweep(k) => {
+                sweep_section(&mut o, runs, k, &report.sweeps[k], &figs, opts.png)
+            }
+            SectionRef::Phase(k) => {
+                phase_section(&mut o, runs, k, &report.phases[k], &figs, opts.png)
+            }
         }
         flush(&mut o)?;
     }
@@ -1105,11 +1127,18 @@ latency in µs; IOPS = I/Os per second.</footer>\n</body>\n</html>\n",
     flush(&mut o)
 }
 
-/// The page as one string ([`write_index`] into memory): for tests of small reports.
+/// The page as one string ([`write_index`] into memory) of a report whose sections hold their plots
+/// (`build::make`): for tests of small reports.
 #[cfg(test)]
 pub fn index(runs: &[RunData], report: &Report, opts: &Options) -> String {
     let mut page = Vec::new();
-    write_index(&mut page, runs, report, opts).expect("a page in memory");
+    let mut held = |r: SectionRef| {
+        Ok(match r {
+            SectionRef::Sweep(k) => report.sweeps[k].figures.clone(),
+            SectionRef::Phase(k) => report.phases[k].figures.clone(),
+        })
+    };
+    write_index(&mut page, runs, report, opts, &mut held).expect("a page in memory");
     String::from_utf8(page).expect("UTF-8")
 }
 

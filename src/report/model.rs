@@ -67,7 +67,8 @@ pub struct Figure {
 pub struct PhaseSection {
     /// The phase in each run.
     pub group: PhaseGroup,
-    /// Its plots, in page order.
+    /// Its plots, in page order; none in a report of [`super::build::plan`], whose sections' plots are
+    /// drawn as the page is written.
     pub figures: Vec<Figure>,
     /// Its part of the page.
     pub part: Part,
@@ -84,7 +85,8 @@ pub struct PhaseSection {
 pub struct SweepSection {
     /// The phases charted.
     pub group: LabelGroup,
-    /// The members overlaid on time plots, then IOPS and latency charts across them.
+    /// The members overlaid on time plots, then IOPS and latency charts across them; none in a report of
+    /// [`super::build::plan`], whose sections' plots are drawn as the page is written.
     pub figures: Vec<Figure>,
     /// Its part of the page.
     pub part: Part,

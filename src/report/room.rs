@@ -186,31 +186,27 @@ pub fn check_inputs(files: &[PathBuf], what: &str, reader: Reader) -> Result<(),
     ))
 }
 
-/// Address space drawing a report keeps free beside the plots it holds for the page: a phase's plots as
-/// they are drawn (each SVG at most about a megabyte, [`super::chart::MAX_POINTS`]), and the allocator's
-/// room.
+/// Address space drawing a report keeps free beside the plots it holds: a section's plots as they are
+/// drawn (each SVG at most about a megabyte, [`super::chart::MAX_POINTS`]), and the allocator's room.
 pub const DRAW_SPACE: u64 = 16 << 20;
 
 /// The room of a report's plots, checked before each section's are drawn (`wkrun report`,
-/// [`super::build::make`]): every plot is held until the page is written, so a report of many phases
-/// (2,000 phases: 14,000 plots, 100 MB of SVG) grows past what its inputs' estimate ([`check_inputs`])
-/// counted. The sections left are counted at the mean of what those drawn so far took: their SVGs'
-/// bytes, or when more the address space the process grew by while the sections after the first were
-/// drawn (what the limit counts: the SVGs with their strings' room to grow, each figure's names and
-/// tables, the allocator's own; the first section's growth is the allocator's start as much as its
-/// plots). Counting the SVGs alone let a report of 27,390 phases start that aborted at 2 GB.
+/// [`super::build::write`]). The page is written a section at a time and each section's plots are
+/// dropped once written, so what is held at once is the plots at the top of the page (batteries, PTS
+/// sections, ranked charts, held until the page is written) and one section's, twice: its SVGs and
+/// their copy in the page's text. The next section is counted as large as the largest drawn so far.
+/// (Before, every plot was held until the page was written, and a report of 27,390 phases aborted at 2 GB,
+/// attack24c F21; the check counted the sections left at the mean of those drawn.)
 #[derive(Debug, Clone, Copy)]
 pub struct Drawing {
     /// Sections to draw in all.
     sections: usize,
     /// Sections drawn so far.
     drawn: usize,
-    /// Bytes of their SVGs.
-    svg: u64,
-    /// The address space mapped once the first section was drawn.
-    start: Option<u64>,
-    /// The address space grown by since then.
-    grown: u64,
+    /// Bytes of the SVGs held until the page is written.
+    kept: u64,
+    /// Bytes of the SVGs of the largest section drawn.
+    largest: u64,
 }
 
 impl Drawing {
@@ -219,46 +215,44 @@ impl Drawing {
         Drawing {
             sections,
             drawn: 0,
-            svg: 0,
-            start: None,
-            grown: 0,
+            kept: 0,
+            largest: 0,
         }
     }
 
-    /// Counts a section drawn, of SVGs of `bytes` in all.
+    /// Counts a section drawn whose plots, SVGs of `bytes` in all, are held until the page is written
+    /// (the top of the page).
+    pub fn keep(&mut self, bytes: u64) {
+        self.drawn += 1;
+        self.kept = self.kept.saturating_add(bytes);
+    }
+
+    /// Counts a section drawn, of SVGs of `bytes` in all, dropped once written.
     pub fn drew(&mut self, bytes: u64) {
         self.drawn += 1;
-        self.svg = self.svg.saturating_add(bytes);
-        let now = crate::sys::limits::address_space_used();
-        match (self.start, now) {
-            (None, _) => self.start = now,
-            (Some(start), Some(now)) => self.grown = now.saturating_sub(start),
-            (Some(_), None) => {}
-        }
+        self.largest = self.largest.max(bytes);
     }
 
-    /// What each section drawn took, on average: the larger of its SVGs' mean and the mean growth of
-    /// those after the first.
-    fn each(&self) -> u64 {
-        let svg = self.svg / (self.drawn.max(1) as u64);
-        let grown = self.grown / (self.drawn.saturating_sub(1).max(1) as u64);
-        svg.max(grown)
+    /// The bytes of plots held while the next section is written: those kept, and the largest section's
+    /// twice (its SVGs and the page's copy).
+    pub fn held(&self) -> u64 {
+        self.kept.saturating_add(self.largest.saturating_mul(2))
     }
 
-    /// Refuses to go on when the address space left does not hold [`DRAW_SPACE`] and, for each section left
-    /// (this one included), the mean size of the sections drawn so far.
+    /// Refuses to go on when the address space left does not hold [`DRAW_SPACE`] and the plots held while
+    /// the next section is written ([`Drawing::held`]).
     ///
     /// # Errors
-    /// What drawing the rest needs, the limit, and a limit that is enough; nothing was written.
+    /// What drawing the next section needs, the limit, and a limit that is enough; nothing was written.
     pub fn check(&self) -> Result<(), String> {
-        let left = self.sections.saturating_sub(self.drawn) as u64;
-        let each = self.each();
-        let need = DRAW_SPACE.saturating_add(each.saturating_mul(left));
+        let left = self.sections.saturating_sub(self.drawn);
+        let each = self.held();
+        let need = DRAW_SPACE.saturating_add(each);
         let what = "drawing the report's plots";
         let detail = match self.drawn {
             0 => format!("{DRAW_SPACE} B to draw the first of {left} sections"),
-            n => format!(
-                "{DRAW_SPACE} B to draw, and {each} B of plots for each of the {left} sections left, the mean of the {n} drawn, held for the page"
+            _ => format!(
+                "{DRAW_SPACE} B to draw, and {each} B of plots held while the next of the {left} sections left is written (those at the top of the page, and twice the largest section's drawn so far: its SVGs and the page's copy)"
             ),
         };
         if let Some(short) = crate::sys::limits::Memory::now().shortfall(what, need, &detail) {

@@ -1418,8 +1418,8 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                     assert!(!d.path().join(&out).exists(), "{name} {limit} B: a folder");
                     refused += 1;
                 }
-                // The report's plots (one phase: 2 sections, its own and the rest), checked before
-                // each section is drawn (`report::room::Drawing`).
+                // The report's plots (one phase: 2 sections, the top of the page and its own), checked
+                // before each section is drawn (`report::room::Drawing`): one section's are held at once.
                 1 if name == "report" => {
                     let each = ran
                         .stderr
@@ -1435,7 +1435,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                         Some(each) => (
                             (16 << 20) + each,
                             format!(
-                                "16777216 B to draw, and {each} B of plots for each of the 1 sections left, the mean of the 1 drawn, held for the page"
+                                "16777216 B to draw, and {each} B of plots held while the next of the 1 sections left is written (those at the top of the page, and twice the largest section's drawn so far: its SVGs and the page's copy)"
                             ),
                         ),
                     };
@@ -1622,9 +1622,11 @@ fn an_open_file_limit_reached_at_the_probe_or_the_report_is_named() {
             vec!["plan", "s.toml", "--target", "f1.img"],
             format!("{probe}\n"),
         ),
+        // The page is written as its sections' plots are drawn, its file open from the start: the first
+        // file it cannot make.
         (
             vec!["report", "r", "-o", "rp"],
-            format!("error: cannot write rp/00-w-iops-log-write.svg: {named}\n"),
+            format!("error: cannot write rp/index.html: {named}\n"),
         ),
     ];
     for (args, err) in cases {
