@@ -12,6 +12,7 @@ use wkrun::results::outdir::OutDir;
 use wkrun::run::{self, RunError, multi::TargetRun};
 use wkrun::spec::LoadedSpec;
 use wkrun::sys::signal;
+use wkrun::target::open::Claims;
 use wkrun::target::safety::{self, Consent};
 use wkrun::target::{TargetInfo, TargetKind};
 
@@ -34,7 +35,7 @@ pub(super) fn cmd_run_many(
     if let Some(why) = unmade {
         return Err(refused_by_limit(s, &plans, a, launch, &labels, &why));
     }
-    let consents = match check_all(&plans, a) {
+    let (consents, claims) = match check_all(&plans, a) {
         // A resource limit: each target's and the aggregate's results.json say "failed", as one target's.
         Err(Fail(1, why)) => return Err(refused_by_limit(s, &plans, a, launch, &labels, &why)),
         r => r?,
@@ -67,7 +68,7 @@ pub(super) fn cmd_run_many(
             out_dir: &subs[i],
         })
         .collect();
-    let mut outcomes = run::multi::execute_many(s, &runs, &signal::STOP, a.quiet, &first);
+    let mut outcomes = run::multi::execute_many(s, &runs, claims, &signal::STOP, a.quiet, &first);
     let files: Vec<PathBuf> = subs.iter().map(|d| d.join("results.json")).collect();
     if let Some(mut r) = room.take() {
         r.release();
@@ -246,8 +247,9 @@ fn plan_each(
 
 /// Every target checked before anything is opened for writing on any of them: no two the same, each one's
 /// consent, none held by another run, then the resource limits (open files, address space, memory). The
-/// consents, in target order.
-fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
+/// consents, in target order, and the files under the targets' loop devices claimed for the run, each once
+/// (two partitions of one loop device lie on one file; [`Claims`]).
+fn check_all(plans: &[Plan], a: &RunArgs) -> Result<(Vec<Consent>, Claims), Fail> {
     let infos: Vec<&TargetInfo> = plans.iter().map(|p| &p.target).collect();
     if let Some(why) = safety::duplicate(&infos) {
         return Err(bad(format!("{why}; nothing was written")));
@@ -258,12 +260,19 @@ fn check_all(plans: &[Plan], a: &RunArgs) -> Result<Vec<Consent>, Fail> {
     if let Some(why) = plans.iter().find_map(|p| safety::held_by_a_run(&p.target)) {
         return Err(bad(format!("{why}; nothing was written to any target")));
     }
+    let held: Vec<(&TargetInfo, bool)> = plans
+        .iter()
+        .filter(|p| run::holds_target(p))
+        .map(|p| (&p.target, p.writes()))
+        .collect();
+    let claims = Claims::take(&held)
+        .map_err(|why| bad(format!("{why}; nothing was written to any target")))?;
     let all: Vec<&Plan> = plans.iter().collect();
     // A resource limit, checked once the input is known good: exit 1.
     run::check_open_files(&all).map_err(|e| Fail(1, e))?;
     run::check_address_space(&all).map_err(|e| Fail(1, e))?;
     run::check_memory(&all).map_err(|e| Fail(1, e))?;
-    Ok(consents)
+    Ok((consents, claims))
 }
 
 /// A run on several targets a resource limit refused before it started (`why`, ending "; nothing was

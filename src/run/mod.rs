@@ -38,7 +38,7 @@ use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, St
 use crate::sim::SimDevice;
 use crate::spec::LoadedSpec;
 use crate::target::cache::CacheHold;
-use crate::target::open::{Held, HoldError};
+use crate::target::open::{Claims, Held, HoldError};
 use crate::target::safety::Consent;
 use observer::Both;
 use std::path::PathBuf;
@@ -344,7 +344,7 @@ pub(crate) fn execute_gated(
     consent
         .check(&plan.target, plan.writes())
         .map_err(RunError::Refused)?;
-    let held = match hold(plan) {
+    let held = match hold(plan, gate.map(multi::Gate::claims)) {
         Err(HoldError::Changed(msg) | HoldError::InUse(msg)) => return Err(RunError::Refused(msg)),
         Err(HoldError::Failed(msg)) => Err(msg),
         Ok(h) => Ok(h),
@@ -543,13 +543,22 @@ fn scheduled_start(
     }
 }
 
-/// The target opened for the run, when a phase that runs opens it: for writing when the run writes.
-fn hold(plan: &Plan) -> Result<Option<Held>, HoldError> {
-    let kind = plan.target.kind;
-    if !plan.to_run().any(|p| p.opens_target(kind)) {
+/// The target opened for the run, when a phase that runs opens it: for writing when the run writes. With
+/// `claims` (a run on several targets), the loop devices' files it holds for the run are not claimed again.
+fn hold(plan: &Plan, claims: Option<&Claims>) -> Result<Option<Held>, HoldError> {
+    if !holds_target(plan) {
         return Ok(None);
     }
-    Held::open(&plan.target, plan.writes()).map(Some)
+    match claims {
+        Some(c) => Held::open_in(&plan.target, plan.writes(), c).map(Some),
+        None => Held::open(&plan.target, plan.writes()).map(Some),
+    }
+}
+
+/// Whether the run of `plan` opens and holds its target: a phase that runs opens it.
+pub fn holds_target(plan: &Plan) -> bool {
+    let kind = plan.target.kind;
+    plan.to_run().any(|p| p.opens_target(kind))
 }
 
 /// Runs one phase by the runner of its kind.

@@ -14,6 +14,7 @@ use crate::results::outdir::OutDir;
 use crate::results::series_csv::SeriesRow;
 use crate::results::write::WriteError;
 use crate::spec::LoadedSpec;
+use crate::target::open::Claims;
 use crate::target::safety::Consent;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -27,6 +28,8 @@ pub struct Gate {
     host_said: AtomicBool,
     /// The notes of the targets' plans, each once ([`plan_notes`]), until the first run to ask says them.
     notes: Mutex<Vec<String>>,
+    /// The files under the targets' loop devices, claimed once for the whole run.
+    claims: Claims,
 }
 
 struct GateState {
@@ -53,7 +56,13 @@ impl Gate {
             cv: Condvar::new(),
             host_said: AtomicBool::new(false),
             notes: Mutex::new(Vec::new()),
+            claims: Claims::default(),
         }
+    }
+
+    /// The files the run claims for all its targets ([`Claims`]), which no target claims again.
+    pub fn claims(&self) -> &Claims {
+        &self.claims
     }
 
     /// The notes of the run's plans ([`plan_notes`]), for the first run to ask: said once, not per target.
@@ -260,15 +269,18 @@ pub fn once_each(each: &[(&str, Vec<String>)]) -> Vec<String> {
 /// Runs every target's plan at once, phase by phase (a [`Gate`]), one thread per target, each writing its
 /// own results folder; log lines on stderr prefixed with the target's label (none with `quiet`; no live
 /// progress line). `first` is said (stdout) once, when the first target records its results: the run then
-/// really writes. Returns each target's outcome, in order, as [`super::execute`] would.
+/// really writes. `claims` (the files under the targets' loop devices, [`Claims::take`]) are held until
+/// every target has ended. Returns each target's outcome, in order, as [`super::execute`] would.
 pub fn execute_many(
     spec: &LoadedSpec,
     runs: &[TargetRun<'_>],
+    claims: Claims,
     stop: &AtomicBool,
     quiet: bool,
     first: &str,
 ) -> Vec<Result<Results, RunError>> {
-    let gate = Gate::new(runs.len());
+    let mut gate = Gate::new(runs.len());
+    gate.claims = claims;
     *gate.notes.lock().unwrap_or_else(|p| p.into_inner()) = plan_notes(runs);
     let gate = &gate;
     let said = std::sync::Once::new();

@@ -106,6 +106,15 @@ impl Held {
     /// [`HoldError::Changed`] when the path names something else than was probed (or the target was never
     /// probed); [`HoldError::Failed`] with the OS error otherwise (EBUSY: the device is in use).
     pub fn open(target: &TargetInfo, write: bool) -> Result<Held, HoldError> {
+        Held::open_in(target, write, &Claims::default())
+    }
+
+    /// [`Held::open`] for one target of a run on several, whose loop devices' files `claims` holds for the
+    /// whole run: a file it holds (with the access `write` needs) is not claimed again.
+    ///
+    /// # Errors
+    /// As [`Held::open`].
+    pub fn open_in(target: &TargetInfo, write: bool, claims: &Claims) -> Result<Held, HoldError> {
         let kind = kinds::of(target.kind).facts();
         let path = &target.path;
         let shown = path.display();
@@ -151,10 +160,11 @@ impl Held {
         }
         let backing = match expected {
             Identity::File { dev, ino } => {
-                claim(&file, write, dev, ino, &shown.to_string())?;
+                claim(&file, write, (dev, ino), &shown.to_string())
+                    .map_err(|why| HoldError::InUse(format!("{why}; nothing was written to it")))?;
                 None
             }
-            Identity::Block { rdev } => claim_backing(rdev, write, &shown.to_string())?,
+            Identity::Block { rdev } => claim_backing(rdev, write, &shown.to_string(), claims)?,
         };
         Ok(Held {
             file,
@@ -199,48 +209,121 @@ impl Held {
     }
 }
 
+/// The regular file under the loop device (or partition of one) `rdev`, through loop devices stacked on
+/// it, opened for its lock: its path, `(dev, ino)` and the open file, checked to be the file found. `None`
+/// when `rdev` is no loop device over a file, or the file cannot be opened (the run goes on unclaimed, as
+/// on a file system without flock).
+fn file_under(rdev: u64) -> Option<(PathBuf, (u64, u64), File)> {
+    let Some((path, Identity::File { dev, ino })) = super::safety::file_under_loop(rdev) else {
+        return None;
+    };
+    let file = File::open(&path).ok()?;
+    // The file found, not one put in its place since.
+    (file.metadata().ok().and_then(|m| Identity::of(&m)) == Some(Identity::File { dev, ino }))
+        .then_some((path, (dev, ino), file))
+}
+
 /// Claims the regular file under a loop device target (through loop devices stacked on it) as a file target
 /// is claimed ([`claim`]), open for the run: a run on the file and a run on the loop device over it write the
-/// same storage, and each refuses the other. `None` when `rdev` is no loop device over a file, or the file
-/// cannot be opened (the run goes on unclaimed, as on a file system without flock).
-fn claim_backing(rdev: u64, write: bool, shown: &str) -> Result<Option<File>, HoldError> {
-    let Some((path, Identity::File { dev, ino })) = super::safety::file_under_loop(rdev) else {
+/// same storage, and each refuses the other. `None` when `rdev` is no loop device over a file, the file
+/// cannot be opened, or `claims` holds it already for this run (with the access `write` needs).
+fn claim_backing(
+    rdev: u64,
+    write: bool,
+    shown: &str,
+    claims: &Claims,
+) -> Result<Option<File>, HoldError> {
+    let Some((path, id, file)) = file_under(rdev) else {
         return Ok(None);
     };
-    let Ok(file) = File::open(&path) else {
-        return Ok(None);
-    };
-    // The file found, not one put in its place since.
-    if file.metadata().ok().and_then(|m| Identity::of(&m)) != Some(Identity::File { dev, ino }) {
+    if claims.holds(id, write) {
         return Ok(None);
     }
-    let subject = format!("{shown} is a loop device of {}, which", path.display());
-    claim(&file, write, dev, ino, &subject)?;
+    let subject = super::safety::loop_subject(shown, rdev, &path);
+    claim(&file, write, id, &subject)
+        .map_err(|why| HoldError::InUse(format!("{why}; nothing was written to it")))?;
     Ok(Some(file))
 }
 
-/// Whether every flock on the file `(dev, ino)` is this process's own: another target of the same run holds
-/// it (each target opens it apart, and two opens of one process conflict as two processes' do).
-fn own_claim(dev: u64, ino: u64) -> bool {
-    let holders = crate::sys::file::flock_holders(dev, ino);
-    !holders.is_empty() && holders.iter().all(|&p| p == std::process::id())
+/// The files under the loop device targets of one run on several targets, each claimed once for the whole
+/// run with the strongest access any of its targets needs: exclusive when one of them writes, shared when
+/// all only read. Two partitions of one loop device (or loop devices stacked over two partitions of one)
+/// lie on one file; claimed per target, the second target's claim met the first's, and the claim ended
+/// with the target that had taken it, while the other still ran. The targets' holds ([`Held::open_in`])
+/// leave these files to it; dropping it ends the claims.
+#[derive(Debug, Default)]
+pub struct Claims {
+    files: Vec<Claimed>,
+}
+
+/// One file a [`Claims`] holds: its `(dev, ino)`, whether exclusively, and the open file holding the lock.
+#[derive(Debug)]
+struct Claimed {
+    id: (u64, u64),
+    write: bool,
+    _file: File,
+}
+
+impl Claims {
+    /// Claims the file under each loop device target of `targets` (each target with whether its run writes
+    /// it), each file once, exclusively when any target on it writes. Targets that are files are claimed by
+    /// their own hold, as for one target.
+    ///
+    /// # Errors
+    /// Another wkrun run holds one of the files: `TARGET is a loop device of FILE, which is in use by another
+    /// wkrun run (pid N), which reads or writes it`, naming the first target that needs the access refused.
+    pub fn take(targets: &[(&TargetInfo, bool)]) -> Result<Claims, String> {
+        // Per file: its path, the target that needs the strongest access, and whether that one writes.
+        let mut wanted: Vec<(File, (u64, u64), String, bool)> = Vec::new();
+        for &(t, write) in targets {
+            let Some(Identity::Block { rdev }) = t.identity else {
+                continue;
+            };
+            let Some((path, id, file)) = file_under(rdev) else {
+                continue;
+            };
+            let subject =
+                || super::safety::loop_subject(&t.path.display().to_string(), rdev, &path);
+            match wanted.iter_mut().find(|w| w.1 == id) {
+                Some(w) if write && !w.3 => (w.2, w.3) = (subject(), true),
+                Some(_) => {}
+                None => wanted.push((file, id, subject(), write)),
+            }
+        }
+        let mut claims = Claims::default();
+        for (file, id, subject, write) in wanted {
+            claim(&file, write, id, &subject)?;
+            claims.files.push(Claimed {
+                id,
+                write,
+                _file: file,
+            });
+        }
+        Ok(claims)
+    }
+
+    /// Whether the file `id` is claimed here, exclusively when `write`.
+    fn holds(&self, id: (u64, u64), write: bool) -> bool {
+        self.files.iter().any(|c| c.id == id && (c.write || !write))
+    }
 }
 
 /// Claims a file target for the run with an advisory lock held while the file stays open: exclusive for a run
 /// that writes, shared for one that only reads, so that two wkrun runs never write the same file at once (a
 /// block device is claimed by its exclusive open instead). A file system without flock runs unclaimed.
-fn claim(file: &File, write: bool, dev: u64, ino: u64, shown: &str) -> Result<(), HoldError> {
+///
+/// # Errors
+/// Another process holds it: `SHOWN is in use by another wkrun run (pid N), which reads or writes it`.
+fn claim(file: &File, write: bool, (dev, ino): (u64, u64), shown: &str) -> Result<(), String> {
     match crate::sys::file::try_flock(file, write) {
         Ok(true) | Err(_) => Ok(()),
-        // This run holds it already, through another of its targets (two partitions of one loop device).
-        Ok(false) if own_claim(dev, ino) => Ok(()),
         Ok(false) => {
             let holder = crate::sys::file::flock_holder(dev, ino)
                 .map_or_else(String::new, |p| format!(" (pid {p})"));
-            Err(HoldError::InUse(format!(
-                "{shown} is in use by another wkrun run{holder}, which {} it; nothing was written to it",
+            Err(format!(
+                "{shown} is in use by another wkrun run{holder}, which {} it",
                 if write { "reads or writes" } else { "writes" }
-            )))
+            ))
         }
     }
 }

@@ -40,11 +40,7 @@ pub fn held_by_a_run(t: &TargetInfo) -> Option<String> {
         Identity::File { dev, ino } => (t.path.display().to_string(), dev, ino),
         Identity::Block { rdev } => match file_under_loop(rdev)? {
             (file, Identity::File { dev, ino }) => (
-                format!(
-                    "{} is a loop device of {}, which",
-                    t.path.display(),
-                    file.display()
-                ),
+                loop_subject(&t.path.display().to_string(), rdev, &file),
                 dev,
                 ino,
             ),
@@ -55,6 +51,17 @@ pub fn held_by_a_run(t: &TargetInfo) -> Option<String> {
     Some(format!(
         "{subject} is in use by another wkrun run (pid {pid}): a run that writes it is refused while that run goes on, and a run that reads it while that run writes it"
     ))
+}
+
+/// The subject of a sentence about the file under the loop device (or partition of one) `rdev` that `shown`
+/// names: `/dev/loop3 is a loop device of /x/lp.img, which` (`is a partition of a loop device of` for a
+/// partition).
+pub(super) fn loop_subject(shown: &str, rdev: u64, file: &Path) -> String {
+    let is = match disk_of(rdev) {
+        Some(_) => "is a partition of a loop device of",
+        None => "is a loop device of",
+    };
+    format!("{shown} {is} {}, which", file.display())
 }
 
 /// The regular file under the loop device `rdev` (or under the loop device a partition `rdev` is part of),

@@ -288,6 +288,97 @@ impl Drop for LoopOver {
     }
 }
 
+/// A loop device over a fresh sparse file partitioned by `sfdisk` (`losetup -P`), with its partitions' nodes:
+/// /dev's when udev or devtmpfs made them, else made in the test's folder with mknod. Detached (and the file
+/// removed) on drop. Hold [`loop_guard`] while it lives.
+pub struct PartedLoop {
+    pub dev: PathBuf,
+    pub backing: PathBuf,
+    /// The partitions' nodes, in the table's order.
+    pub parts: Vec<String>,
+}
+
+impl PartedLoop {
+    /// A `mib` MiB file in `dir` (named `name`) with the partition `table` (sfdisk's input, `\n` between
+    /// lines) of `count` partitions, under a loop device. Err(why) when loop devices, sfdisk or the kernel's
+    /// partition scan are missing here: the caller skips with it.
+    pub fn new(
+        dir: &Path,
+        name: &str,
+        mib: u64,
+        table: &str,
+        count: usize,
+    ) -> Result<PartedLoop, String> {
+        if let Some(why) = loop_unavailable() {
+            return Err(why);
+        }
+        let backing = dir.join(name);
+        sparse_file(&backing, mib << 20);
+        let parted = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "printf '{}' | sfdisk -q {}",
+                table.replace('\n', "\\n"),
+                backing.display()
+            ))
+            .status()
+            .is_ok_and(|s| s.success());
+        if !parted {
+            let _ = fs::remove_file(&backing);
+            return Err("sfdisk (util-linux) could not write a partition table".into());
+        }
+        let o = Command::new("losetup")
+            .args(["-f", "--show", "-P", "--direct-io=on"])
+            .arg(&backing)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !o.status.success() {
+            let _ = fs::remove_file(&backing);
+            return Err(format!(
+                "losetup -P failed: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            ));
+        }
+        let dev = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        let mut lp = PartedLoop {
+            dev,
+            backing,
+            parts: Vec::new(),
+        };
+        let _ = Command::new("partx").arg("-a").arg(&lp.dev).status();
+        let name = lp.dev.file_name().unwrap().to_string_lossy().into_owned();
+        for k in 1..=count {
+            let sys = format!("/sys/block/{name}/{name}p{k}/dev");
+            // The kernel's scan may show the partition a moment later.
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while !Path::new(&sys).exists() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let Ok(num) = fs::read_to_string(&sys) else {
+                return Err("the kernel made no partitions of the loop device".into());
+            };
+            let mut node = format!("/dev/{name}p{k}");
+            if !Path::new(&node).exists() {
+                node = dir.join(format!("{name}p{k}")).display().to_string();
+                let (a, b) = num.trim().split_once(':').unwrap();
+                let made = Command::new("mknod").args([&node, "b", a, b]).status();
+                if !made.is_ok_and(|s| s.success()) {
+                    return Err(format!("mknod {node} failed"));
+                }
+            }
+            lp.parts.push(node);
+        }
+        Ok(lp)
+    }
+}
+
+impl Drop for PartedLoop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+        let _ = fs::remove_file(&self.backing);
+    }
+}
+
 /// Prints a skip line that shows in a plain `cargo test`: written straight to the process's stderr, past the
 /// test harness's capture of `eprintln!`.
 pub fn skip(test: &str, why: &str) {

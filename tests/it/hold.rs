@@ -1038,3 +1038,192 @@ fn a_loop_device_and_its_backing_file_are_claimed_together() {
     assert!(!d.path().join("f").exists(), "an output folder was made");
     interrupt(c);
 }
+
+/// The granted flocks on `file` in /proc/locks: (kind, pid) of each, `("WRITE", 4242)`.
+fn flocks_on(file: &Path) -> Vec<(String, u32)> {
+    let m = fs::metadata(file).unwrap();
+    let (dev, ino) = (
+        std::os::unix::fs::MetadataExt::dev(&m),
+        std::os::unix::fs::MetadataExt::ino(&m),
+    );
+    let id = format!("{:02x}:{:02x}:{ino}", libc::major(dev), libc::minor(dev));
+    let locks = fs::read_to_string("/proc/locks").unwrap();
+    locks
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let on_file = f.get(5) == Some(&id.as_str());
+            (f.get(1) == Some(&"FLOCK") && on_file)
+                .then(|| (f[3].to_string(), f[4].parse().unwrap()))
+        })
+        .collect()
+}
+
+/// A 16 MiB file in `dir` with two partitions, 2 MiB and `p2_sectors` sectors, under a loop device, and the
+/// file's real path; `None` after printing why the test skips.
+fn two_partitions(test: &str, dir: &Path, p2_sectors: u64) -> Option<(PartedLoop, PathBuf)> {
+    let table = format!("start=2048, size=4096\nstart=8192, size={p2_sectors}\n");
+    match PartedLoop::new(dir, "two.img", 16, &table, 2) {
+        Ok(lp) => {
+            let file = fs::canonicalize(&lp.backing).unwrap();
+            Some((lp, file))
+        }
+        Err(why) => {
+            skip(test, &why);
+            None
+        }
+    }
+}
+
+/// The write I/Os of phase 0 in `dir/results.json`, and its status.
+fn writes_and_status(dir: &Path) -> (u64, String) {
+    let r = results(dir);
+    (
+        r["phases"][0]["write"]["ops"].as_u64().unwrap(),
+        r["status"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Issue 16 (lock16): two partitions of one loop device lie on one backing file. A run writing both claimed
+/// the file per target: the second target's claim passed as the run's own, and the claim ended with the
+/// target that had taken it. With p1 a quarter of p2, p1's target ended first and released the file while
+/// p2 was still written: a second run writing p1 then got exit 0 (16 writes) in the middle of the first.
+/// Now the run claims the file once, before anything is made, exclusively (one WRITE flock in /proc/locks,
+/// the run's pid), until every target has ended. Runs of their own on the partitions follow the file's
+/// rule (writing runs must not share a device): a run that writes p2 is refused while a run reads p1,
+/// naming it as a partition and the reading run's pid; a run that reads p2 shares the file with it.
+#[test]
+fn two_partitions_of_one_loop_device_are_claimed_once_for_the_run() {
+    let test = "hold::two_partitions_of_one_loop_device_are_claimed_once_for_the_run";
+    let d = tempdir();
+    let d = d.path();
+    let _g = loop_guard();
+    // p1 2 MiB, p2 8 MiB.
+    let Some((lp, file)) = two_partitions(test, d, 16384) else {
+        return;
+    };
+    let (p1, p2) = (lp.parts[0].as_str(), lp.parts[1].as_str());
+    // Every block once at 50 IOPS: 32 writes on p1 (0.64 s), 128 on p2 (2.56 s).
+    let both = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\nread_percent = 0\nblock_size = \"64KiB\"\npattern = \"sequential\"\nsize = \"100%\"\nrate_iops = 50\n";
+    write_file(d, "both.toml", &spec_text("both", both));
+    let small = "[[phase]]\nname = \"s\"\nkind = \"workload\"\nengine = \"psync\"\nread_percent = {pct}\nblock_size = \"4KiB\"\nsize = \"64KiB\"\n";
+    write_file(d, "w.toml", &spec_text("w", &small.replace("{pct}", "0")));
+    write_file(d, "r.toml", &spec_text("r", &small.replace("{pct}", "100")));
+    let mut a = Command::new(wkrun_bin())
+        .args(["both.toml", "-q", "-o", "a", "--target", p1, "--target", p2])
+        .args(["--allow-destroy", p1, "--allow-destroy", p2])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    // Until p1's target has ended: its results completed and p1 no longer open exclusively.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let first = loop {
+        let done = fs::read_dir(d.join("a"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with("t0-"))
+            .map(|e| e.path())
+            .filter(|t0| phases_done(t0) == Some(1) && exclusive_open(Path::new(p1)).is_none());
+        if let Some(t0) = done {
+            break t0;
+        }
+        assert!(
+            a.try_wait().unwrap().is_none(),
+            "the run ended before its first target was seen done"
+        );
+        assert!(Instant::now() < deadline, "p1's target not done in 20 s");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(writes_and_status(&first), (32, "completed".to_string()));
+    assert_eq!(flocks_on(&file), [("WRITE".to_string(), a.id())]);
+    let held = |p: &str, pid: u32| {
+        format!(
+            "{p} is a partition of a loop device of {}, which is in use by another wkrun run (pid {pid})",
+            file.display()
+        )
+    };
+    // A run writing partition `p` into folder `o`: refused while the run `pid` holds the file.
+    let refused = |p: &str, o: &str, pid: u32| {
+        let args = ["w.toml", "-q", "-o", o, "--target", p, "--allow-destroy", p];
+        let (code, out, err) = code_out_err(&wkrun(d, &args));
+        let want = format!(
+            "error: {}, which reads or writes it; nothing was written to it\n",
+            held(p, pid)
+        );
+        assert_eq!((code, out.as_str(), err), (2, "", want));
+        assert!(!d.join(o).exists(), "an output folder was made");
+    };
+    refused(p1, "b", a.id());
+    assert!(
+        a.try_wait().unwrap().is_none(),
+        "p2's target ended before the refusal was tried"
+    );
+    let (code, err) = finish(a);
+    assert_eq!(code, 0, "{err}");
+    let second = d.join("a").join(
+        fs::read_dir(d.join("a"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .find(|n| n.to_string_lossy().starts_with("t1-"))
+            .unwrap(),
+    );
+    assert_eq!(writes_and_status(&second), (128, "completed".to_string()));
+    assert_eq!(flocks_on(&file), []);
+    // Runs of their own: one reads p1 while another would write p2, or reads it.
+    let r = hold_for_a_minute(d, "h", true, Path::new(p1));
+    assert_eq!(flocks_on(&file), [("READ".to_string(), r.id())]);
+    let (code, _, err) = code_out_err(&wkrun(d, &["plan", "w.toml", "--target", p2]));
+    assert_eq!(code, 0, "{err}");
+    let note = format!(
+        "note: {}: a run that writes it is refused while that run goes on, and a run that reads it while that run writes it",
+        held(p2, r.id())
+    );
+    assert!(err.lines().any(|l| l == note), "{err}");
+    refused(p2, "c", r.id());
+    let (code, _, err) = code_out_err(&wkrun(d, &["r.toml", "-q", "-o", "e", "--target", p2]));
+    assert_eq!(code, 0, "{err}");
+    let e = results(&d.join("e"));
+    assert_eq!(
+        (e["phases"][0]["read"]["ops"].as_u64(), e["status"].as_str()),
+        (Some(16), Some("completed"))
+    );
+    interrupt(r);
+    drop(lp);
+}
+
+/// The claims of one run on several targets (`target::open::Claims`), through the library: the file under
+/// two partitions of one loop device is claimed once with the strongest access any target needs (a target
+/// that reads and one that writes: one WRITE flock; two that read: one READ flock), the targets' holds
+/// take no lock of their own, and dropping the claims ends them.
+#[test]
+fn the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access() {
+    use wkrun::target::open::{Claims, Held};
+    let test = "hold::the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access";
+    let d = tempdir();
+    let d = d.path();
+    let _g = loop_guard();
+    let Some((lp, file)) = two_partitions(test, d, 4096) else {
+        return;
+    };
+    let probe = |p: &str| wkrun::target::probe(Path::new(p), 0).unwrap();
+    let (p1, p2) = (probe(&lp.parts[0]), probe(&lp.parts[1]));
+    let me = std::process::id();
+    let claims = Claims::take(&[(&p1, false), (&p2, true)]).unwrap();
+    assert_eq!(flocks_on(&file), [("WRITE".to_string(), me)]);
+    let h1 = Held::open_in(&p1, false, &claims).unwrap();
+    let h2 = Held::open_in(&p2, true, &claims).unwrap();
+    assert_eq!(flocks_on(&file), [("WRITE".to_string(), me)]);
+    drop((h1, h2));
+    assert_eq!(flocks_on(&file), [("WRITE".to_string(), me)]);
+    drop(claims);
+    assert_eq!(flocks_on(&file), []);
+    let claims = Claims::take(&[(&p1, false), (&p2, false)]).unwrap();
+    assert_eq!(flocks_on(&file), [("READ".to_string(), me)]);
+    drop(claims);
+    assert_eq!(flocks_on(&file), []);
+    drop(lp);
+}

@@ -717,19 +717,6 @@ fn plan_notes_two_paths_naming_one_target_as_the_run_refuses_them() {
     assert!(!d.join("out").exists());
 }
 
-/// A partitioned loop device (`losetup -P`) over a file with one partition, detached and removed on drop.
-struct PartedLoop {
-    dev: String,
-    backing: std::path::PathBuf,
-}
-
-impl Drop for PartedLoop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-        let _ = fs::remove_file(&self.backing);
-    }
-}
-
 #[test]
 fn a_device_and_its_partition_are_refused_together() {
     let test = "a_device_and_its_partition_are_refused_together";
@@ -739,59 +726,13 @@ fn a_device_and_its_partition_are_refused_together() {
     let dir = tempdir();
     let d = dir.path();
     let _g = loop_guard();
-    let backing = d.join("parted.img");
-    sparse_file(&backing, 8 << 20);
-    let sfdisk = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "echo 'start=2048, size=8192' | sfdisk -q {}",
-            backing.display()
-        ))
-        .status();
-    if !sfdisk.is_ok_and(|s| s.success()) {
-        return skip(test, "sfdisk cannot write a partition table");
-    }
-    let out = Command::new("losetup")
-        .args(["-f", "--show", "-P"])
-        .arg(&backing)
-        .output()
-        .expect("losetup");
-    if !out.status.success() {
-        return skip(test, &String::from_utf8_lossy(&out.stderr));
-    }
-    let lp = PartedLoop {
-        dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
-        backing: backing.clone(),
+    let lp = match PartedLoop::new(d, "parted.img", 8, "start=2048, size=8192\n", 1) {
+        Ok(lp) => lp,
+        Err(why) => return skip(test, &why),
     };
-    let name = lp.dev.trim_start_matches("/dev/").to_string();
-    let sys_dev = format!("/sys/block/{name}/{name}p1/dev");
-    // Without udev the kernel's scan may not show the partition: partx adds it.
-    if !Path::new(&sys_dev).exists() {
-        let _ = Command::new("partx").args(["-a", &lp.dev]).status();
-    }
-    let mut waited = 0;
-    while !Path::new(&sys_dev).exists() && waited < 50 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        waited += 1;
-    }
-    let Ok(mm) = fs::read_to_string(&sys_dev) else {
-        return skip(
-            test,
-            "the kernel made no partition device for the loop device",
-        );
-    };
-    let mut part = format!("{}p1", lp.dev);
-    if !Path::new(&part).exists() {
-        let (a, b) = mm.trim().split_once(':').unwrap();
-        part = d.join("part1").display().to_string();
-        assert!(
-            Command::new("mknod")
-                .args([&part, "b", a, b])
-                .status()
-                .unwrap()
-                .success()
-        );
-    }
+    let backing = lp.backing.clone();
+    let part = lp.parts[0].clone();
+    let dev = lp.dev.display().to_string();
     let before = fs::read(&backing).unwrap();
     let (code, err) = run(
         d,
@@ -800,9 +741,9 @@ fn a_device_and_its_partition_are_refused_together() {
             "--target",
             &part,
             "--target",
-            &lp.dev,
+            &dev,
             "--allow-destroy",
-            &lp.dev,
+            &dev,
             "--allow-destroy",
             &part,
         ],
@@ -810,8 +751,7 @@ fn a_device_and_its_partition_are_refused_together() {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!(
-            "target 0 ({part}) is a partition of target 1 ({}): they share their storage",
-            lp.dev
+            "target 0 ({part}) is a partition of target 1 ({dev}): they share their storage"
         )),
         "{err}"
     );
@@ -1024,57 +964,12 @@ fn a_partition_of_a_loop_device_and_its_backing_file_are_refused_together() {
     let dir = tempdir();
     let d = dir.path();
     let _g = loop_guard();
-    let backing = d.join("pt.img");
-    sparse_file(&backing, 16 << 20);
-    let table = "label: gpt\nsize=8M\nsize=4M\n";
-    let parted = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "printf '{}' | sfdisk -q {}",
-            table.replace('\n', "\\n"),
-            backing.display()
-        ))
-        .status()
-        .is_ok_and(|s| s.success());
-    if !parted {
-        return skip(
-            test,
-            "sfdisk (util-linux) could not write a partition table",
-        );
-    }
-    let Ok(o) = Command::new("losetup")
-        .args(["-f", "--show", "-P"])
-        .arg(&backing)
-        .output()
-    else {
-        return skip(test, "losetup -P failed");
+    let lp = match PartedLoop::new(d, "pt.img", 16, "label: gpt\nsize=8M\nsize=4M\n", 2) {
+        Ok(lp) => lp,
+        Err(why) => return skip(test, &why),
     };
-    let dev = LoopOver {
-        dev: String::from_utf8_lossy(&o.stdout).trim().into(),
-    };
-    let _ = Command::new("partx").arg("-a").arg(&dev.dev).status();
-    let name = dev.dev.file_name().unwrap().to_string_lossy().into_owned();
-    // The partitions' nodes: /dev's when udev made them, else made here.
-    let mut nodes = Vec::new();
-    for k in [1, 2] {
-        let Ok(num) = fs::read_to_string(format!("/sys/block/{name}/{name}p{k}/dev")) else {
-            return skip(test, "the kernel made no partitions of the loop device");
-        };
-        let mut node = format!("/dev/{name}p{k}");
-        if !Path::new(&node).exists() {
-            node = d.join(format!("p{k}")).display().to_string();
-            let (a, b) = num.trim().split_once(':').unwrap();
-            assert!(
-                Command::new("mknod")
-                    .args([&node, "b", a, b])
-                    .status()
-                    .unwrap()
-                    .success()
-            );
-        }
-        nodes.push(node);
-    }
-    let (p1, p2) = (nodes[0].as_str(), nodes[1].as_str());
+    let backing = lp.backing.clone();
+    let (p1, p2) = (lp.parts[0].as_str(), lp.parts[1].as_str());
     let b = backing.to_str().unwrap();
     let before = sha256_hex(&read(&backing));
     let (code, err) = run(
@@ -1112,7 +1007,7 @@ fn a_partition_of_a_loop_device_and_its_backing_file_are_refused_together() {
         ],
     );
     assert_eq!(code, 0, "{err}");
-    drop(dev);
+    drop(lp);
 }
 
 #[test]
