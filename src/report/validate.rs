@@ -83,14 +83,17 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
 
 /// Checks the targets' folders the aggregate `r` (read from `file`) names ([`runs::target_folders`]), each
 /// as a results folder ([`target`]) that its host's entry describes ([`agrees`]), and the aggregate against
-/// them ([`joined`]): how many check out, and every problem.
+/// them ([`joined`], and its phases against theirs merged: [`super::merge::against_targets`]): how many
+/// check out, and every problem. Results with hosts that name no target's folder are held to their
+/// `target.path` ([`super::merge::hosts_named`]).
 fn targets_of(file: &Path, r: &Results) -> (usize, Vec<String>) {
     let folders = runs::target_folders(file, r);
     if folders.is_empty() {
-        return (0, Vec::new());
+        return (0, super::merge::hosts_named(file, r).into_iter().collect());
     }
-    let (mut whole, mut problems, mut theirs) = (0, Vec::new(), Vec::new());
+    let (mut whole, mut problems, mut theirs, mut read) = (0, Vec::new(), Vec::new(), Vec::new());
     let hosts = r.cluster.as_ref().map_or(&[][..], |c| &c.hosts[..]);
+    let n = folders.len();
     let gone = |f: &PathBuf| {
         std::fs::symlink_metadata(f).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
     };
@@ -108,11 +111,16 @@ fn targets_of(file: &Path, r: &Results) -> (usize, Vec<String>) {
                 whole += usize::from(wrong.is_empty());
                 problems.extend(wrong);
                 theirs.push((h, t.status));
+                read.push((f, t));
             }
             Err(e) => problems.extend(e),
         }
     }
     problems.extend(joined(file, r, &theirs));
+    // The phases against the targets' merged, when every target's folder reads.
+    if read.len() == n {
+        problems.extend(super::merge::against_targets(file, r, &read));
+    }
     (whole, problems)
 }
 

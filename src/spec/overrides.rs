@@ -41,6 +41,17 @@ pub struct Override {
     pub value: Value,
 }
 
+/// Whether a later `--set` of `sets` than the `k`th gives the `k`th's key its value wherever the `k`th gives
+/// it: both set the key in every phase (neither names a phase, a sweep or a block of rounds). A list
+/// replaces a value (its phases are the matrix over the list) as a value replaces a list.
+fn replaced_later(sets: &[Override], k: usize) -> bool {
+    let every = |o: &Override| o.phase.is_none() && o.sweep.is_none() && o.block.is_none();
+    every(&sets[k])
+        && sets[k + 1..]
+            .iter()
+            .any(|l| every(l) && l.key == sets[k].key)
+}
+
 /// Parses `KEY=VALUE` or `phase.NAME.KEY=VALUE` (NAME may hold `.` and `=`, as expanded names do: the
 /// first `=` that ends `NAME.KEY` with KEY made of `a-z`, `0-9` and `_` ends the key; a NAME in TOML
 /// quotes, `phase."a.b=c".KEY=VALUE`, is taken whole).
@@ -478,11 +489,19 @@ impl LoadedSpec {
                 }
             })?;
         }
-        for o in sets {
+        for (k, o) in sets.iter().enumerate() {
             match (&o.sweep, &o.phase) {
                 _ if o.block.is_some() => {}
                 (Some(_), _) => {}
                 (None, None) if o.value.is_array() && !takes_list(&o.key) => {}
+                // Checked, then undone: a later --set gives the key its value in every phase (a list, its
+                // phases: this value set after them would run each with it).
+                (None, None) if replaced_later(sets, k) => {
+                    let kept = (self.file.defaults.clone(), self.phases.clone());
+                    self.set_everywhere(o)
+                        .map_err(|e| command_line_words(e, o))?;
+                    (self.file.defaults, self.phases) = kept;
+                }
                 (None, None) => self
                     .set_everywhere(o)
                     .map_err(|e| command_line_words(e, o))?,
@@ -582,9 +601,13 @@ impl LoadedSpec {
     }
 
     /// Whether the `k`th `--set` changed the (expanded) phase `i`: a member of the sweep it names, or of a
-    /// sweep or matrix list of its key; or the phase takes its key's value from it.
+    /// sweep or matrix list of its key; or the phase takes its key's value from it. Never when a later
+    /// `--set` of its key replaces it ([`replaced_later`]), list or not.
     fn changed(&self, k: usize, i: usize) -> bool {
         let (o, p) = (&self.sets[k], &self.phases[i]);
+        if replaced_later(&self.sets, k) {
+            return false;
+        }
         if let Some(name) = &o.block {
             let k = self.file.repeat.iter().position(|r| &r.name == name);
             return p.round.as_ref().is_some_and(|t| Some(t.block) == k);

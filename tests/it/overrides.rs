@@ -229,6 +229,74 @@ fn each_set_names_the_phases_it_changed() {
     );
 }
 
+/// One key given twice, a list either time (attack 17, finding 2): the earlier `--set` changes no phase,
+/// the later names the phases it made, and each phase runs with its own value (a value before a list was
+/// set in every phase of the list: `rw[read=0]` and `rw[read=50]` both read 70 %).
+#[test]
+fn a_later_set_of_a_key_replaces_an_earlier_list_or_value() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    write_file(d, "s.toml", &spec_text("set", BODY));
+    let plan = |sets: [&str; 2]| {
+        let mut a = vec!["plan", "s.toml"];
+        a.extend(FILE);
+        sets.iter().for_each(|s| a.extend(["--set", s]));
+        let lines = set_lines(d, &a);
+        a.insert(1, "--json");
+        let (code, out, err) = code_out_err(&wkrun(d, &a));
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("plan json");
+        let mixes: Vec<(String, u64)> = (v["phases"].as_array().expect("phases").iter())
+            .filter(|p| p["kind"] == "workload")
+            .map(|p| {
+                let name = p["name"].as_str().expect("name").to_string();
+                (name, p["params"]["read_percent"].as_u64().expect("read%"))
+            })
+            .collect();
+        (lines, mixes)
+    };
+    let none =
+        |arg: &str| format!("--set {arg}: changes no phase (a later --set replaces its value)");
+    let mix = |r: u64| (format!("mix[read={r}]"), r);
+    let cases = [
+        (
+            ["read_percent=0", "read_percent=50"],
+            vec![
+                none("read_percent=0"),
+                "--set read_percent=50: phase mix".into(),
+            ],
+            vec![("mix".to_string(), 50)],
+        ),
+        (
+            ["read_percent=[0,50]", "read_percent=[50,100]"],
+            vec![
+                none("read_percent=[0,50]"),
+                "--set read_percent=[50,100]: phases mix[read=50], mix[read=100]".into(),
+            ],
+            vec![mix(50), mix(100)],
+        ),
+        (
+            ["read_percent=70", "read_percent=[0,50]"],
+            vec![
+                none("read_percent=70"),
+                "--set read_percent=[0,50]: phases mix[read=0], mix[read=50]".into(),
+            ],
+            vec![mix(0), mix(50)],
+        ),
+        (
+            ["read_percent=[0,50]", "read_percent=70"],
+            vec![
+                none("read_percent=[0,50]"),
+                "--set read_percent=70: phase mix[read=70]".into(),
+            ],
+            vec![mix(70)],
+        ),
+    ];
+    for (sets, lines, mixes) in cases {
+        assert_eq!(plan(sets), (lines, mixes), "{sets:?}");
+    }
+}
+
 /// A sweep's or a matrix list's members are named when a `--set` changes their list (issue 24 item 4).
 #[test]
 fn a_set_on_a_sweep_names_its_members() {

@@ -804,6 +804,141 @@ fn an_aggregate_s_hosts_are_its_targets_folders() {
     refused_by(d, &["compare", &path], &first_line.unwrap_or_default());
 }
 
+/// An aggregate's phases are its targets' merged (attack 17, finding 1): the aggregate of one run kept
+/// with its targets' folders replaced by another run's (another queue depth and duration, the start times
+/// copied) is refused naming the phase, the figure, its value and the targets' sum; and an aggregate whose
+/// `cluster.hosts` lost an entry (one left: it no longer read as an aggregate, and validated) is refused
+/// by its `target.path`, which joins two targets' paths. Each genuine aggregate validates.
+#[test]
+fn an_aggregate_s_phases_are_its_targets_phases_merged() {
+    let t = tempdir();
+    let d = t.path();
+    let (a, b) = two_targets(d);
+    let args = [
+        "v.toml",
+        "--target",
+        a,
+        "--target",
+        b,
+        "-q",
+        "-o",
+        "qd",
+        "--set",
+        "queue_depth=4",
+        "--set",
+        "phase.w.duration=1s",
+    ];
+    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    assert_eq!(c, 0, "{e}");
+    for f in ["m", "qd"] {
+        let (c, out, e) = code_out_err(&wkrun(d, &["validate", f]));
+        let ok = format!("{f}: ok (results, 2 phases, 2 series CSVs, 2 targets' folders)\n");
+        assert_eq!((c, out.as_str(), e.as_str()), (0, ok.as_str(), ""));
+    }
+    let (t0, t1) = (
+        "t0-sim-64MiB-op7-block256KiB",
+        "t1-sim-64MiB-op20-block256KiB",
+    );
+    // The aggregate of `m`, its targets' folders `qd`'s, their start times `m`'s.
+    let same = |_: &mut serde_json::Value| {};
+    let fg = copied_aggregate(d, ("m", "fg", t1), same, same);
+    for sub in [t0, t1] {
+        let (was, into) = (d.join("m").join(sub), d.join("fg").join(sub));
+        fs::remove_dir_all(&into).expect("remove");
+        fs::create_dir(&into).expect("mkdir");
+        for f in fs::read_dir(d.join("qd").join(sub)).expect("dir") {
+            let f = f.expect("entry").path();
+            fs::copy(&f, into.join(f.file_name().expect("name"))).expect("copy");
+        }
+        let mut v = results(&into);
+        let old = results(&was);
+        for k in ["started_at", "finished_at"] {
+            v[k] = old[k].clone();
+        }
+        for (p, q) in (v["phases"].as_array_mut().expect("phases").iter_mut())
+            .zip(old["phases"].as_array().expect("phases"))
+        {
+            for k in ["started_at", "series_t0_unix_ns"] {
+                p[k] = q[k].clone();
+            }
+        }
+        fs::write(
+            into.join("results.json"),
+            serde_json::to_vec(&v).expect("json"),
+        )
+        .expect("write");
+    }
+    // The oracle: each figure read from the files and added here.
+    let agg = results(&d.join("fg"));
+    let theirs = [
+        results(&d.join("fg").join(t0)),
+        results(&d.join("fg").join(t1)),
+    ];
+    let ops =
+        |v: &serde_json::Value, i: usize| v["phases"][i]["total"]["ops"].as_u64().expect("ops");
+    let qd = |v: &serde_json::Value, i: usize| v["phases"][i]["params"]["queue_depth"].clone();
+    // The fill: the same ops on drives of the same size, at another queue depth.
+    assert_eq!(ops(&agg, 0), ops(&theirs[0], 0) + ops(&theirs[1], 0));
+    assert_ne!(qd(&agg, 0), qd(&theirs[0], 0));
+    let line = |i: usize, name: &str, why: String| {
+        format!(
+            "error: fg/results.json: phase {i} \"{name}\": {why}: an aggregate's phase is its targets' phases merged\n"
+        )
+    };
+    let fill = line(
+        0,
+        "f",
+        format!(
+            "params.queue_depth {} is not fg/{t0}/results.json's, {}",
+            qd(&agg, 0),
+            qd(&theirs[0], 0)
+        ),
+    );
+    let (w0, w1) = (ops(&theirs[0], 1), ops(&theirs[1], 1));
+    assert_ne!(ops(&agg, 1), w0 + w1);
+    let work = line(
+        1,
+        "w",
+        format!(
+            "total.ops {} is not its targets' sum, {} (fg/{t0}/results.json {w0} + fg/{t1}/results.json {w1})",
+            ops(&agg, 1),
+            w0 + w1
+        ),
+    );
+    refused_by(d, &["validate", &fg], &(fill + &work));
+    // `compare` refuses it at the door, with the first.
+    refused_by(
+        d,
+        &["compare", &fg],
+        &line(
+            0,
+            "f",
+            format!(
+                "params.queue_depth {} is not fg/{t0}/results.json's, {}",
+                qd(&agg, 0),
+                qd(&theirs[0], 0)
+            ),
+        ),
+    );
+    // One entry of `cluster.hosts` gone.
+    let gone = copied_aggregate(
+        d,
+        ("m", "gone", t1),
+        |v| {
+            v["cluster"]["hosts"].as_array_mut().expect("hosts").pop();
+        },
+        same,
+    );
+    let (pa, pb) = (format!("{a},dies=1"), format!("{b},dies=1"));
+    refused_by(
+        d,
+        &["validate", &gone],
+        &format!(
+            "error: gone/results.json: target.path \"{pa} + {pb}\" joins 2 targets' paths but cluster.hosts has 1 entry (\"{pa}\"): an aggregate has an entry per target\n"
+        ),
+    );
+}
+
 /// A simulated drive's device CSV is checked as a series is (attack 40, finding 8: validate passed one cut
 /// short, one going back in time, one torn mid-row and one deleted, and the report drew what was left): a
 /// completed phase's has a row per interval, rows go forward in time, and it is there.

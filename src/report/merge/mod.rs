@@ -6,10 +6,13 @@
 //! ([`crate::stats::latency::merge_parts`]); the series on a common wall-clock grid ([`series`]); each
 //! host's part in `phases[].hosts`; the hosts in `cluster`. docs/hosts.md has the whole method.
 
+mod agrees;
 mod hlog;
 mod phase;
 pub mod series;
 mod sums;
+
+pub use agrees::{against_targets, hosts_named};
 
 use super::runs::{RunData, load_run};
 use crate::results::outdir::OutDir;

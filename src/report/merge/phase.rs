@@ -43,16 +43,12 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
             ));
         }
     }
-    // The wall clock aligns hosts when every one has it (not a simulated drive's virtual clock).
-    let t0: Option<Vec<u64>> = parts.iter().map(|p| p.series_t0_unix_ns).collect();
-    let origin = t0.as_ref().and_then(|v| v.iter().copied().min());
-    let shift = |h: usize| match (&t0, origin) {
-        (Some(v), Some(o)) => v[h] - o,
-        _ => 0,
-    };
-    let duration_s = (0..parts.len())
-        .map(|h| shift(h) as f64 / 1e9 + parts[h].duration_s)
-        .fold(0.0, f64::max);
+    let Span {
+        origin,
+        shifts,
+        duration_s,
+    } = span(&parts);
+    let shift = |h: usize| shifts[h];
     let named =
         |h: usize, e: String| format!("{}, phase {i} \"{}\": {e}", runs[h].file.display(), p0.name);
     let by_dir = |d| dir(&parts, duration_s, d).map_err(|(h, e)| named(h, e));
@@ -122,6 +118,37 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     judge(&parts, series.as_deref(), &mut m)
         .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
     Ok((m, series, hlog))
+}
+
+/// Where the parts of a merged phase lie on the wall clock.
+pub struct Span {
+    /// The earliest part's series start, when every part has one (not a simulated drive's virtual clock).
+    pub origin: Option<u64>,
+    /// Each part's start after the earliest, ns (0 without a common clock).
+    pub shifts: Vec<u64>,
+    /// The merged phase's duration: from the earliest start to the latest end (the longest part without a
+    /// common clock).
+    pub duration_s: f64,
+}
+
+/// The span of the parts `parts` of a merged phase: what [`merge`] makes the merged phase's duration and
+/// start of, and what `wkrun validate` holds an aggregate's to.
+pub fn span(parts: &[&PhaseResult]) -> Span {
+    // The wall clock aligns hosts when every one has it (not a simulated drive's virtual clock).
+    let t0: Option<Vec<u64>> = parts.iter().map(|p| p.series_t0_unix_ns).collect();
+    let origin = t0.as_ref().and_then(|v| v.iter().copied().min());
+    let shifts: Vec<u64> = match (&t0, origin) {
+        (Some(v), Some(o)) => v.iter().map(|t| t - o).collect(),
+        _ => vec![0; parts.len()],
+    };
+    let duration_s = (0..parts.len())
+        .map(|h| shifts[h] as f64 / 1e9 + parts[h].duration_s)
+        .fold(0.0, f64::max);
+    Span {
+        origin,
+        shifts,
+        duration_s,
+    }
 }
 
 /// wkrun's CPU time in the merged phase, per I/O over its `ios` I/Os: hosts are processes of their own,

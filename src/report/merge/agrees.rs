@@ -1,0 +1,215 @@
+//! `wkrun validate` of the aggregate of a run on several targets against its targets' folders: each phase
+//! as [`super::merge_targets`] makes it from the targets' phases (the phases every target has; each one's
+//! name and kind, its first target's parameters, the targets' ops and bytes added, the span from the
+//! earliest start to the latest end, the earliest start, completed when every target's did, a part per
+//! target); and the entries of `cluster.hosts` against the targets its `target.path` joins.
+
+use crate::results::{PhaseResult, Results};
+use crate::vocab::Direction;
+use std::path::{Path, PathBuf};
+
+/// The parameters a run's targets share (the spec's and its `--set`s'): the aggregate's phase takes its
+/// first target's whole, and every other target's has these of it.
+const SHARED: [&str; 6] = [
+    "block_size_bytes",
+    "queue_depth",
+    "workers",
+    "read_percent",
+    "trim_percent",
+    "duration_ns",
+];
+
+/// What is wrong with the aggregate `r` (read from `file`) against its targets `theirs` (each one's
+/// results file and results, in `cluster.hosts` order, every one read): its phases are not those every
+/// target has, or, per phase, the first figure that is not what the merge of the targets' phases makes,
+/// each message naming the phase, the figure, the aggregate's value and the targets'.
+pub fn against_targets(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<String> {
+    let Some((_, first)) = theirs.first() else {
+        return Vec::new();
+    };
+    // As `merge::common_phases`: the first target's phases that every target has, by index.
+    let at = |t: &Results, i: usize| t.phases.binary_search_by_key(&i, |q| q.index).ok();
+    let common: Vec<usize> = (first.phases.iter().map(|p| p.index))
+        .filter(|&i| theirs.iter().all(|(_, t)| at(t, i).is_some()))
+        .collect();
+    let own: Vec<usize> = r.phases.iter().map(|p| p.index).collect();
+    if own != common {
+        return vec![format!(
+            "{}: its phases (by index) {own:?} are not those every target's folder holds, {common:?}: an aggregate holds the phases all its targets have",
+            file.display()
+        )];
+    }
+    let files: Vec<&Path> = theirs.iter().map(|(f, _)| f.as_path()).collect();
+    r.phases
+        .iter()
+        .filter_map(|m| {
+            let parts: Vec<&PhaseResult> = (theirs.iter())
+                .filter_map(|(_, t)| at(t, m.index).map(|k| &t.phases[k]))
+                .collect();
+            let why = names(m, &parts, &files)
+                .or_else(|| counts(m, &parts, &files))
+                .or_else(|| params(m, &parts, &files))
+                .or_else(|| span(m, &parts))?;
+            Some(format!(
+                "{}: phase {} \"{}\": {why}: an aggregate's phase is its targets' phases merged",
+                file.display(),
+                m.index,
+                m.name
+            ))
+        })
+        .collect()
+}
+
+/// A target's phase whose name or kind is not the aggregate phase `m`'s.
+fn names(m: &PhaseResult, parts: &[&PhaseResult], files: &[&Path]) -> Option<String> {
+    let (h, p) = (parts.iter().enumerate()).find(|(_, p)| p.name != m.name || p.kind != m.kind)?;
+    Some(format!(
+        "{} holds phase {} \"{}\" ({}), not \"{}\" ({})",
+        files[h].display(),
+        p.index,
+        p.name,
+        p.kind.as_str(),
+        m.name,
+        m.kind.as_str()
+    ))
+}
+
+/// The first count of the aggregate phase `m` (total, then each direction's ops and bytes) that is not
+/// the targets' added, with each target's.
+fn counts(m: &PhaseResult, parts: &[&PhaseResult], files: &[&Path]) -> Option<String> {
+    /// Every direction's ops (or bytes) of `p`, as the merge adds them into its total.
+    fn all(p: &PhaseResult, bytes: bool) -> u64 {
+        let one = |d: Direction| if bytes { p.dir(d).bytes } else { p.dir(d).ops };
+        Direction::ALL.iter().map(|&d| one(d)).sum()
+    }
+    type Of = fn(&PhaseResult) -> u64;
+    let figures: [(&str, Of, Of); 8] = [
+        ("total.ops", |p| p.total.ops, |p| all(p, false)),
+        ("total.bytes", |p| p.total.bytes, |p| all(p, true)),
+        ("read.ops", |p| p.read.ops, |p| p.read.ops),
+        ("read.bytes", |p| p.read.bytes, |p| p.read.bytes),
+        ("write.ops", |p| p.write.ops, |p| p.write.ops),
+        ("write.bytes", |p| p.write.bytes, |p| p.write.bytes),
+        (
+            "trim.ops",
+            |p| p.dir(Direction::Trim).ops,
+            |p| p.dir(Direction::Trim).ops,
+        ),
+        (
+            "trim.bytes",
+            |p| p.dir(Direction::Trim).bytes,
+            |p| p.dir(Direction::Trim).bytes,
+        ),
+    ];
+    figures.into_iter().find_map(|(name, own, theirs)| {
+        let each: Vec<u64> = parts.iter().map(|p| theirs(p)).collect();
+        let sum = each.iter().try_fold(0u64, |a, &b| a.checked_add(b));
+        (sum != Some(own(m))).then(|| {
+            let each: Vec<String> = (files.iter().zip(&each))
+                .map(|(f, n)| format!("{} {n}", f.display()))
+                .collect();
+            let sum = sum.map_or("past 64 bits".to_string(), |s| s.to_string());
+            format!(
+                "{name} {} is not its targets' sum, {sum} ({})",
+                own(m),
+                each.join(" + ")
+            )
+        })
+    })
+}
+
+/// The first parameter of the aggregate phase `m` that is not its first target's (the merge copies them),
+/// or of those a run's targets share ([`SHARED`]) that another target's phase has otherwise.
+fn params(m: &PhaseResult, parts: &[&PhaseResult], files: &[&Path]) -> Option<String> {
+    let json = |p: &PhaseResult| match serde_json::to_value(&p.params) {
+        Ok(serde_json::Value::Object(o)) => o,
+        _ => serde_json::Map::new(),
+    };
+    let own = json(m);
+    let shown = |v: Option<&serde_json::Value>| v.map_or("absent".to_string(), |v| v.to_string());
+    for (h, p) in parts.iter().enumerate() {
+        let theirs = json(p);
+        let keys: Vec<&String> = match h {
+            0 => own.keys().chain(theirs.keys()).collect(),
+            _ => own
+                .keys()
+                .filter(|k| SHARED.contains(&k.as_str()))
+                .collect(),
+        };
+        if let Some(k) = keys.into_iter().find(|k| own.get(*k) != theirs.get(*k)) {
+            return Some(format!(
+                "params.{k} {} is not {}'s, {}",
+                shown(own.get(k)),
+                files[h].display(),
+                shown(theirs.get(k))
+            ));
+        }
+    }
+    None
+}
+
+/// The aggregate phase `m`'s duration, start, completion or parts that are not what the merge makes of
+/// `parts`: the span from the earliest start to the latest end ([`super::phase::span`]), the earliest
+/// start, completed when every part did, a part per target.
+fn span(m: &PhaseResult, parts: &[&PhaseResult]) -> Option<String> {
+    let s = super::phase::span(parts);
+    let started = parts.iter().map(|p| p.started_at.as_str()).min();
+    let completed = parts.iter().all(|p| p.completed);
+    if m.duration_s != s.duration_s {
+        return Some(format!(
+            "duration_s {} is not its targets' span, {} (from the earliest start to the latest end)",
+            m.duration_s, s.duration_s
+        ));
+    }
+    if Some(m.started_at.as_str()) != started || m.series_t0_unix_ns != s.origin {
+        return Some(format!(
+            "started_at {:?} (series_t0_unix_ns {:?}) is not its targets' earliest, {:?} ({:?})",
+            m.started_at,
+            m.series_t0_unix_ns,
+            started.unwrap_or_default(),
+            s.origin
+        ));
+    }
+    if m.completed != completed {
+        return Some(format!(
+            "completed {} is not its targets' (every one completed: {completed})",
+            m.completed
+        ));
+    }
+    (m.hosts.len() != parts.len()).then(|| {
+        format!(
+            "hosts holds {} parts, not one per target ({})",
+            m.hosts.len(),
+            parts.len()
+        )
+    })
+}
+
+/// What is wrong with `cluster.hosts` of `r` (read from `file`), which names no target's folder: its
+/// `target.path` is neither its first host's (as `wkrun merge` writes it) nor its hosts' joined with
+/// ` + ` (as a run on several targets does), as when an entry of an aggregate's is gone (with one entry
+/// left, nothing made it an aggregate whose targets' folders are read).
+pub fn hosts_named(file: &Path, r: &Results) -> Option<String> {
+    let hosts = &r.cluster.as_ref()?.hosts;
+    let first = hosts.first()?;
+    let path = r.target.path.display().to_string();
+    let paths: Vec<&str> = hosts.iter().map(|h| h.target_path.as_str()).collect();
+    let joined = paths.join(" + ");
+    if path == first.target_path || path == joined {
+        return None;
+    }
+    let named = path.split(" + ").count();
+    let n = hosts.len();
+    let entries = if n == 1 { "entry" } else { "entries" };
+    Some(match named != n {
+        true => format!(
+            "{}: target.path {path:?} joins {named} targets' paths but cluster.hosts has {n} {entries} ({joined:?}): an aggregate has an entry per target",
+            file.display()
+        ),
+        false => format!(
+            "{}: target.path {path:?} is neither its first host's target path {:?} (as wkrun merge writes it) nor its hosts' joined, {joined:?} (as a run on several targets writes it)",
+            file.display(),
+            first.target_path
+        ),
+    })
+}
