@@ -336,8 +336,12 @@ impl<'a> Ctx<'a> {
         if let Some(e) = progress::stdout_error() {
             return self.fail(pr, e.to_string());
         }
+        // A partial phase whose results would pass the readers' limit fails the run, without it.
+        if let Some(Err(msg)) = pr.map(|pr| self.keep(pr)) {
+            return self.fail(None, msg);
+        }
         self.results.signal = crate::sys::signal::first().map(crate::sys::signal::name);
-        match self.finish(Status::Interrupted, pr) {
+        match self.finish(Status::Interrupted, None) {
             Ok(()) => RunError::Interrupted,
             Err(e) => RunError::Results(e),
         }
