@@ -67,19 +67,23 @@ fn refusal(path: &std::path::Path, n: u64, per: u64) -> String {
     )
 }
 
-/// The first phase of the plan of `spec` on a 1 GiB file in `d`.
-fn first_phase(d: &std::path::Path, spec: &str) -> wkrun::plan::PhasePlan {
-    let path = write_file(d, "one.toml", spec);
+/// The plan of spec `text`, written as `file` in `d`, on a file `t.img` of `size` bytes there.
+fn plan_of(d: &std::path::Path, file: &str, text: &str, size: u64) -> wkrun::plan::Plan {
+    let path = write_file(d, file, text);
     let spec = wkrun::spec::load_file(&path).expect("spec loads");
     let target = wkrun::target::TargetInfo::new(
         d.join("t.img"),
         wkrun::target::TargetKind::File,
-        1 << 30,
+        size,
         512,
         4096,
     );
-    let plan = wkrun::plan::resolve(&spec, &target).expect("plan");
-    plan.phases[0].clone()
+    wkrun::plan::resolve(&spec, &target).expect("plan")
+}
+
+/// The first phase of the plan of `spec` on a 1 GiB file in `d`.
+fn first_phase(d: &std::path::Path, spec: &str) -> wkrun::plan::PhasePlan {
+    plan_of(d, "one.toml", spec, 1 << 30).phases[0].clone()
 }
 
 /// How many null-engine phases plan: 40,009 time-bounded phases of one direction, 1 s each (their run then
@@ -158,16 +162,7 @@ fn results_are_no_larger_than_the_plan_estimated() {
          [[phase]]\nname = \"mix\"\nkind = \"workload\"\nblock_size = [{list}]\nread_percent = 50\ntrim_percent = 20\nduration = \"150ms\"\n\
          [[phase]]\nname = \"four\"\nkind = \"workload\"\nworkers = 4\nqueue_depth = 64\nblock_size = [\"4KiB\", \"64KiB\"]\nread_percent = 70\nduration = \"150ms\"\n"
     );
-    let path = write_file(d, "s.toml", &spec_text("hold", &body));
-    let spec = wkrun::spec::load_file(&path).expect("spec loads");
-    let target = wkrun::target::TargetInfo::new(
-        d.join("t.img"),
-        wkrun::target::TargetKind::File,
-        64 << 20,
-        512,
-        4096,
-    );
-    let plan = wkrun::plan::resolve(&spec, &target).expect("plan");
+    let plan = plan_of(d, "s.toml", &spec_text("hold", &body), 64 << 20);
     assert_eq!(plan.phases.len(), 14);
     let o = wkrun(
         d,
