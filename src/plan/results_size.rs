@@ -141,6 +141,18 @@ pub fn check(phases: &[PhasePlan]) -> Result<(), String> {
     ))
 }
 
+/// A note when the room of `phases` ([`results_bytes`]) passes [`MAX_RESULTS_BYTES`], though what they
+/// surely take does not ([`check`]): the run may stop before a phase, by its account ([`account`]).
+pub fn room_note<'a>(phases: impl Iterator<Item = &'a PhasePlan>) -> Option<String> {
+    let (n, room) = phases.fold((0_usize, RUN_BYTES), |(n, b), p| {
+        (n + 1, b.saturating_add(phase_bytes(p)))
+    });
+    (room > MAX_RESULTS_BYTES).then(|| format!(
+        "the results of these {n} phases are given room for up to {room} bytes ({HISTOGRAM_PAIRS} latency histogram pairs a direction), more than {} ({MAX_RESULTS_BYTES} bytes), the largest results file wkrun's readers take: the run accounts what each phase writes and stops, failed, before a phase whose room would take results.json past it, keeping the phases before; a spec split into several runs avoids that",
+        crate::units::fmt_bytes(MAX_RESULTS_BYTES),
+    ))
+}
+
 /// Whether a results document of `bytes` leaves [`RUN_BYTES`] under [`MAX_RESULTS_BYTES`] for what the
 /// run's last write adds to its own fields (its end, an error, the device's counters after the run).
 pub fn fits(bytes: u64) -> bool {
@@ -236,6 +248,15 @@ mod tests {
         assert_eq!(
             account(most + 1, p),
             Err("phase 1 \"a\" not run: results.json takes 536660989 bytes so far, and the phase's results could take up to 144388 bytes (estimated from the plan), which with 65536 bytes kept for the run's end could pass 512MiB (536870912 bytes), the largest results file wkrun's readers (validate, report, compare, merge, sim fit) take; run the rest in another run (--from 1)".to_string())
+        );
+        // The plan says when the run may stop so: 3,717 such phases have room, 3,718 not.
+        assert_eq!((MAX_RESULTS_BYTES - RUN_BYTES) / 144_388, 3_717);
+        assert_eq!(room_note(std::iter::repeat_n(p, 3_717)), None);
+        assert_eq!(
+            room_note(std::iter::repeat_n(p, 3_718)).as_deref(),
+            Some(
+                "the results of these 3718 phases are given room for up to 536900120 bytes (4096 latency histogram pairs a direction), more than 512MiB (536870912 bytes), the largest results file wkrun's readers take: the run accounts what each phase writes and stops, failed, before a phase whose room would take results.json past it, keeping the phases before; a spec split into several runs avoids that"
+            )
         );
         // After a phase: a document that leaves the run's end its room fits, one byte more does not.
         assert!(fits(MAX_RESULTS_BYTES - RUN_BYTES));

@@ -504,7 +504,7 @@ fn announce(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) {
     // targets when not all have it.
     let notes = match gate {
         Some(g) => g.take_notes(),
-        None => crate::plan::window_notes(plan),
+        None => crate::plan::notes(plan),
     };
     for n in notes {
         ctx.obs.run_note(&format!("note: {n}"));
