@@ -207,8 +207,10 @@ impl<'a> Ctx<'a> {
         self.record_running()
     }
 
-    /// Ends the run with `status` (with the phase's partial result, if any) and records. A write cache set
-    /// for the run is set back first; when it cannot be, a run that completed fails, with the reason.
+    /// Ends the run with `status` (with the phase's partial result, if any, unless it would take
+    /// results.json past the readers' limit: then the run fails, without it, [`Ctx::keep`]) and records. A
+    /// write cache set for the run is set back first; when it cannot be, a run that completed fails, with
+    /// the reason.
     fn finish(&mut self, status: Status, pr: Option<PhaseResult>) -> Result<(), WriteError> {
         let mut status = status;
         if let Some(Err(msg)) = pr.map(|pr| self.keep(pr)) {
