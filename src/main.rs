@@ -1041,7 +1041,7 @@ fn cmd_plan(spec_path: &Path, a: &TargetArgs, sets: &[String], how: &PlanHow) ->
         let each: Vec<(&str, Vec<String>)> = labels
             .iter()
             .zip(&plans)
-            .map(|(l, p)| (l.as_str(), plan::window_notes(p)))
+            .map(|(l, p)| (l.as_str(), plan::notes(p)))
             .collect();
         for n in run::multi::once_each(&each) {
             err_out(&format!("note: {n}\n"));
@@ -1096,7 +1096,7 @@ fn plan_one(
     // Of the phases from `--from` on, as a run says them after its first lines; of several targets, once
     // for all of them, by the caller.
     if several.is_none() {
-        notes.extend(plan::window_notes(&plan));
+        notes.extend(plan::notes(&plan));
     }
     for n in &notes {
         err_out(&format!("note: {n}\n"));

@@ -26,7 +26,7 @@ pub mod zones;
 pub use record::{PhaseParams, SizeWeight, WorkerPart};
 pub use resolve::{direct_misaligned, resolve};
 pub use rounds::RoundBlock;
-pub use show::{render_text, window_notes};
+pub use show::{notes, render_text, window_notes};
 
 use crate::engine::caps;
 use crate::ops::{OpStream, Order, Sizes};

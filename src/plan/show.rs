@@ -576,6 +576,14 @@ fn worker_lines(out: &mut String, p: &PhasePlan, indent: &str) {
     }
 }
 
+/// The notes `wkrun plan` and a run say before anything runs: [`window_notes`], and the results' room past
+/// the readers' limit ([`super::results_size::room_note`]).
+pub fn notes(plan: &Plan) -> Vec<String> {
+    let mut notes = window_notes(plan);
+    notes.extend(super::results_size::room_note(plan.to_run()));
+    notes
+}
+
 /// A note per measurement window longer than its time-bound phase (`windows = ["last 20m"]` on a phase
 /// that `--set duration=10min` shortened): its statistics then cover less than it names, which the results
 /// say only as `clipped`; the note names the window, the phases (one note for the phases of one window and

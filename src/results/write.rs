@@ -140,6 +140,8 @@ pub struct ResultsWriter {
     max_phase: u64,
     /// Bytes of the document without its phases, as last serialized.
     envelope_bytes: u64,
+    /// Bytes of the document before its list of phases, as last serialized.
+    head_bytes: u64,
     /// The results last given to [`ResultsWriter::update`], without their phases, and how many phases
     /// they had.
     latest: Option<(Results, usize)>,
@@ -164,6 +166,7 @@ impl ResultsWriter {
             phase_bytes: 0,
             max_phase: 0,
             envelope_bytes: 0,
+            head_bytes: 0,
             latest: None,
             marked: None,
         }
@@ -272,6 +275,7 @@ impl ResultsWriter {
             }
         }
         self.envelope_bytes = (text.len() as u64).saturating_sub(self.phase_bytes);
+        self.head_bytes = (text.len() - list_bytes(&self.phases[..n])) as u64;
         self.on_disk = n;
         self.counts.writes += 1;
         if !last {
@@ -386,6 +390,33 @@ impl ResultsWriter {
         Ok(())
     }
 
+    /// The bytes `results.json` takes with the phases of `results` (each turned into text now, once, as
+    /// [`ResultsWriter::update`] would), the run's own fields as last written: what the run accounts its
+    /// results by ([`crate::plan::results_size::account`]).
+    ///
+    /// # Errors
+    /// When a phase cannot be serialized (a wkrun bug).
+    pub fn bytes_with(&mut self, results: &Results) -> Result<u64, WriteError> {
+        self.add_phases(results)?;
+        let n = results.phases.len().min(self.phases.len());
+        Ok(self.head_bytes + list_bytes(&self.phases[..n]) as u64)
+    }
+
+    /// Forgets the text of the phases from the `n`th on, turned into text by
+    /// [`ResultsWriter::bytes_with`] but not to be written (a phase whose results would pass the readers'
+    /// limit). Phases already on disk stay.
+    pub fn forget_from(&mut self, n: usize) {
+        let n = n.max(self.on_disk);
+        self.phases.truncate(n);
+        self.phase_bytes = self.phases.iter().map(|p| p.len() as u64 + 2).sum();
+        self.max_phase = self
+            .phases
+            .iter()
+            .map(|p| p.len() as u64 + 2)
+            .max()
+            .unwrap_or(0);
+    }
+
     /// The results changed during a run: written now when the run has ended or is starting, or when the
     /// last write is far enough behind ([`due`]); otherwise only the new phases are turned into text, and
     /// written with a later state.
@@ -489,6 +520,15 @@ fn indented(value: &Value) -> Result<String, WriteError> {
         out.push_str(line);
     }
     Ok(out)
+}
+
+/// Bytes of the list of `phases` as [`assemble`] writes it, from its `[` (or the `[]` of no phases) to the
+/// document's end.
+fn list_bytes(phases: &[String]) -> usize {
+    match phases {
+        [] => "[]\n}\n".len(),
+        _ => phases.iter().map(|p| p.len() + 2).sum::<usize>() + "\n  ]\n}\n".len(),
+    }
 }
 
 /// The pretty document: the envelope (whose last field is the empty `phases`) with the phases' text in
@@ -607,6 +647,37 @@ mod tests {
         w.update(&r).unwrap();
         assert_eq!((w.counts().writes, w.counts().phases_serialized), (2, 10));
         assert_eq!(std::fs::read(out.join("results.json")).unwrap(), whole(&r));
+    }
+
+    /// What the run accounts its results by: the bytes of results.json with the phases so far, written or
+    /// not yet (a paced write), exactly the file's length when written; a phase forgotten is not written.
+    #[test]
+    fn the_bytes_with_the_phases_so_far_are_the_files_length() {
+        let d = tempfile::tempdir().unwrap();
+        let out = OutDir::for_run(&d.path().join("o")).unwrap();
+        let len = || std::fs::metadata(out.join("results.json")).unwrap().len();
+        let mut w = ResultsWriter::new(&out);
+        let mut r = run_of(0);
+        w.write(&r).unwrap();
+        assert_eq!(w.bytes_with(&r).unwrap(), len());
+        r.phases.push(phase("p0", 0));
+        // Not written yet: the bytes it will take.
+        let with_one = w.bytes_with(&r).unwrap();
+        w.write(&r).unwrap();
+        assert_eq!(with_one, len());
+        r.phases.push(phase("p1", 1));
+        let with_two = w.bytes_with(&r).unwrap();
+        assert!(with_two > with_one);
+        // The second phase left out: the file holds the first, as long as before.
+        r.phases.pop();
+        w.forget_from(1);
+        assert_eq!(w.bytes_with(&r).unwrap(), with_one);
+        r.status = Status::Failed;
+        w.write(&r).unwrap();
+        assert_eq!(std::fs::read(out.join("results.json")).unwrap(), whole(&r));
+        // A phase on disk is not forgotten.
+        w.forget_from(0);
+        assert_eq!(w.phases.len(), 1);
     }
 
     #[test]

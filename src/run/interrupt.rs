@@ -28,7 +28,8 @@ impl Observer for Shared<'_> {
     }
 }
 
-fn lock(writer: &Mutex<ResultsWriter>) -> MutexGuard<'_, ResultsWriter> {
+/// The writer, locked (still usable after a panic of another holder).
+pub(super) fn lock(writer: &Mutex<ResultsWriter>) -> MutexGuard<'_, ResultsWriter> {
     writer.lock().unwrap_or_else(PoisonError::into_inner)
 }
 

@@ -31,7 +31,7 @@ pub use observer::Observer;
 pub use prepare::{create_target, created_line, remove_created};
 
 use crate::engine::errors::FailedWrites;
-use crate::plan::{PhasePlan, Plan, Work};
+use crate::plan::{PhasePlan, Plan, Work, results_size};
 use crate::results::outdir::{OutDir, OutDirError};
 use crate::results::write::{ResultsWriter, WriteError};
 use crate::results::{DirStats, PhaseResult, RESULTS_FORMAT, Results, SpecRef, Status};
@@ -132,6 +132,8 @@ pub struct Ctx<'a> {
     pub obs: Both<'a>,
     /// The volatile write cache set for the run (`[target] write_cache`), set back when the run ends.
     cache: Option<CacheHold>,
+    /// The writer of `results.json` (also behind `obs`): what the results take, for the run's account.
+    writer: &'a Mutex<ResultsWriter>,
 }
 
 impl<'a> Ctx<'a> {
@@ -193,21 +195,33 @@ impl<'a> Ctx<'a> {
     }
 
     /// Adds a finished phase, judges its block of rounds when it ends a round ([`rounds::after_phase`]), and
-    /// records ([`Ctx::record_running`]).
+    /// records ([`Ctx::record_running`]); a phase whose results would take results.json past the readers'
+    /// limit ends the run, without it ([`Ctx::keep`]).
     fn push(&mut self, pr: PhaseResult) -> Result<(), RunError> {
         let index = pr.index;
-        self.results.phases.push(pr);
+        if let Err(msg) = self.keep(pr) {
+            return Err(self.fail(None, msg));
+        }
         rounds::after_phase(self, index);
         search::after_phase(self, index);
         self.record_running()
     }
 
-    /// Ends the run with `status` (with the phase's partial result, if any) and records. A write cache set
-    /// for the run is set back first; when it cannot be, a run that completed fails, with the reason.
+    /// Ends the run with `status` (with the phase's partial result, if any, unless it would take
+    /// results.json past the readers' limit: then the run fails, without it, [`Ctx::keep`]) and records. A
+    /// write cache set for the run is set back first; when it cannot be, a run that completed fails, with
+    /// the reason.
     fn finish(&mut self, status: Status, pr: Option<PhaseResult>) -> Result<(), WriteError> {
-        self.results.phases.extend(pr);
-        health::after(self);
         let mut status = status;
+        if let Some(Err(msg)) = pr.map(|pr| self.keep(pr)) {
+            self.obs.log(&format!("error: {msg}"));
+            self.results.error = Some(match self.results.error.take() {
+                Some(e) => format!("{e}; and {msg}"),
+                None => msg,
+            });
+            status = Status::Failed;
+        }
+        health::after(self);
         if let Some(msg) = self.restore_cache() {
             self.obs.log(&format!("error: {msg}"));
             match (status, &mut self.results.error) {
@@ -222,6 +236,31 @@ impl<'a> Ctx<'a> {
         self.results.status = status;
         self.results.finished_at = Some(end_time(&self.results));
         self.record()
+    }
+
+    /// Adds a phase's result when results.json stays within the readers' limit with it
+    /// ([`results_size::fits`]); otherwise leaves it out and says so, naming the phase and the limit.
+    fn keep(&mut self, pr: PhaseResult) -> Result<(), String> {
+        let (index, name) = (pr.index, pr.name.clone());
+        self.results.phases.push(pr);
+        let bytes = interrupt::lock(self.writer)
+            .bytes_with(&self.results)
+            .map_err(|e| e.to_string())?;
+        if results_size::fits(bytes) {
+            return Ok(());
+        }
+        self.results.phases.pop();
+        interrupt::lock(self.writer).forget_from(self.results.phases.len());
+        Err(results_size::past_limit(index, &name, bytes))
+    }
+
+    /// The run's account before `phase`: the results so far, as results.json takes them, and the phase's
+    /// room within the readers' limit ([`results_size::account`]); the message that ends the run if not.
+    fn account(&mut self, phase: &PhasePlan) -> Result<(), String> {
+        let bytes = interrupt::lock(self.writer)
+            .bytes_with(&self.results)
+            .map_err(|e| e.to_string())?;
+        results_size::account(bytes, phase)
     }
 
     /// Sets back the write cache set for the run, recording the state read back (or why it could not be);
@@ -299,8 +338,12 @@ impl<'a> Ctx<'a> {
         if let Some(e) = progress::stdout_error() {
             return self.fail(pr, e.to_string());
         }
+        // A partial phase whose results would pass the readers' limit fails the run, without it.
+        if let Some(Err(msg)) = pr.map(|pr| self.keep(pr)) {
+            return self.fail(None, msg);
+        }
         self.results.signal = crate::sys::signal::first().map(crate::sys::signal::name);
-        match self.finish(Status::Interrupted, pr) {
+        match self.finish(Status::Interrupted, None) {
             Ok(()) => RunError::Interrupted,
             Err(e) => RunError::Results(e),
         }
@@ -390,6 +433,7 @@ fn run_held(
         results: start(spec, plan),
         obs: Both(&mut shared, obs),
         cache: None,
+        writer,
     };
     ctx.record_running()?;
     first_everywhere(&mut ctx, gate)?;
@@ -462,7 +506,7 @@ fn announce(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) {
     // targets when not all have it.
     let notes = match gate {
         Some(g) => g.take_notes(),
-        None => crate::plan::window_notes(plan),
+        None => crate::plan::notes(plan),
     };
     for n in notes {
         ctx.obs.run_note(&format!("note: {n}"));
@@ -499,6 +543,10 @@ fn run_phases(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) -> Result<(), RunEr
             || search::skipped(plan, &ctx.results, phase.index)
         {
             continue;
+        }
+        // Not a phase whose results could take results.json past the readers' limit.
+        if let Err(msg) = ctx.account(phase) {
+            return Err(ctx.fail(None, msg));
         }
         let scheduled = scheduled_start(ctx, phase, first)?;
         first = false;

@@ -226,13 +226,13 @@ impl Observer for Prefixed<'_> {
     }
 }
 
-/// The notes of the targets' plans ([`crate::plan::window_notes`]: a window longer than its phase), each
+/// The notes of the targets' plans ([`crate::plan::notes`]: a window longer than its phase, results whose room passes the readers' limit), each
 /// once: as it is when every target has it, else after the targets that have it (`targets t0-a, t1-b:
 /// ...`).
 pub fn plan_notes(runs: &[TargetRun<'_>]) -> Vec<String> {
     let each: Vec<(&str, Vec<String>)> = runs
         .iter()
-        .map(|r| (r.label.as_str(), crate::plan::window_notes(r.plan)))
+        .map(|r| (r.label.as_str(), crate::plan::notes(r.plan)))
         .collect();
     once_each(&each)
 }
