@@ -372,21 +372,7 @@ fn phase(
 ) -> Result<PhaseResult, String> {
     let (i, j) = clones[0];
     let name = name(j);
-    let dir = |d: &str| -> Result<Dir, String> {
-        let mut sum: Option<Dir> = None;
-        for &(i, j) in clones {
-            let one = match j.get(d) {
-                None => Dir::default(),
-                Some(v) => direction(d, v).map_err(|e| format!("jobs[{i}].{d}{e}"))?,
-            };
-            sum = Some(match sum {
-                None => one,
-                Some(s) => combine(s, one)
-                    .map_err(|e| format!("jobs[{}] to jobs[{i}] (clones).{d}: {e}", clones[0].0))?,
-            });
-        }
-        Ok(sum.unwrap_or_default())
-    };
+    let dir = |d: &str| summed(clones, d);
     let (read, write, trim) = (dir("read")?, dir("write")?, dir("trim")?);
     let syncs = match clones.iter().any(|(_, j)| j.contains_key("sync")) {
         true => Some(dir("sync")?),
@@ -396,11 +382,10 @@ fn phase(
     let mut warnings = vec![format!(
         "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
     )];
-    if clones.len() > 1 {
+    if let [(first, _), .., (last, _)] = clones {
         warnings.push(format!(
-            "fio reported this job's {} clones (numjobs, jobs[{i}] to jobs[{}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
+            "fio reported this job's {} clones (numjobs, jobs[{first}] to jobs[{last}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
             clones.len(),
-            clones[clones.len() - 1].0
         ));
     }
     let (params, unknown_span) = params(j, g);
@@ -480,6 +465,27 @@ fn phase(
         f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
     }
     Ok(pr)
+}
+
+/// The direction (or `sync` block) `d` of one job's reports, its clones' summed ([`combine`]); none done
+/// where a report lacks it.
+///
+/// # Errors
+/// A report's direction that is not fio's, or counts of the clones that add up past 2^64, naming the key.
+fn summed(clones: &[(usize, &Map<String, Value>)], d: &str) -> Result<Dir, String> {
+    let mut sum: Option<Dir> = None;
+    for &(i, j) in clones {
+        let one = match j.get(d) {
+            None => Dir::default(),
+            Some(v) => direction(d, v).map_err(|e| format!("jobs[{i}].{d}{e}"))?,
+        };
+        sum = Some(match sum {
+            None => one,
+            Some(s) => combine(s, one)
+                .map_err(|e| format!("jobs[{}] to jobs[{i}] (clones).{d}: {e}", clones[0].0))?,
+        });
+    }
+    Ok(sum.unwrap_or_default())
 }
 
 /// How long a job (or a group, with `group_reporting`) ran, in ms: the longest of its directions'

@@ -143,7 +143,11 @@ fn fio_trims_are_the_phases_trims() {
     assert_eq!(code, 0, "{err}");
     for (metric, v) in &want[..2] {
         let same = v.as_ref().map(|v| format!("{v} (+0.0 %)"));
-        assert_eq!(row(&out, "tr", metric, 1), same, "{metric} (library)\n{out}");
+        assert_eq!(
+            row(&out, "tr", metric, 1),
+            same,
+            "{metric} (library)\n{out}"
+        );
     }
 }
 
