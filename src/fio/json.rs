@@ -10,11 +10,12 @@
 use crate::fio::value::{self, Size};
 use crate::plan::PhaseParams;
 use crate::results::{
-    DirStats, LatencyHistograms, PhaseResult, ReadShare, Results, ResultsSource, SpecRef, Status,
+    DirStats, FlushResult, LatencyHistograms, PhaseResult, ReadShare, Results, ResultsSource,
+    SpecRef, Status, SyncResult,
 };
 use crate::stats::derived::Headline;
 use crate::stats::{LatencyMoments, LatencySummary};
-use crate::vocab::{EngineKind, Pattern, PhaseKind};
+use crate::vocab::{EngineKind, Pattern, PhaseKind, SyncWrites};
 use serde_json::{Map, Value};
 
 /// The warning of a phase whose percentiles are fio's completion latency.
@@ -371,54 +372,45 @@ fn phase(
 ) -> Result<PhaseResult, String> {
     let (i, j) = clones[0];
     let name = name(j);
-    let dir = |d: &str| -> Result<Dir, String> {
-        let mut sum: Option<Dir> = None;
-        for &(i, j) in clones {
-            let one = match j.get(d) {
-                None => Dir::default(),
-                Some(v) => direction(v).map_err(|e| format!("jobs[{i}].{d}{e}"))?,
-            };
-            sum = Some(match sum {
-                None => one,
-                Some(s) => combine(s, one)
-                    .map_err(|e| format!("jobs[{}] to jobs[{i}] (clones).{d}: {e}", clones[0].0))?,
-            });
-        }
-        Ok(sum.unwrap_or_default())
-    };
+    let dir = |d: &str| summed(clones, d);
     let (read, write, trim) = (dir("read")?, dir("write")?, dir("trim")?);
+    let syncs = match clones.iter().any(|(_, j)| j.contains_key("sync")) {
+        true => Some(dir("sync")?),
+        false => None,
+    };
     let duration_s = duration_ms(j, g, [&read, &write, &trim]) as f64 / 1000.0;
     let mut warnings = vec![format!(
         "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
     )];
-    if clones.len() > 1 {
+    if let [(first, _), .., (last, _)] = clones {
         warnings.push(format!(
-            "fio reported this job's {} clones (numjobs, jobs[{i}] to jobs[{}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
+            "fio reported this job's {} clones (numjobs, jobs[{first}] to jobs[{last}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
             clones.len(),
-            clones[clones.len() - 1].0
         ));
     }
     let (params, unknown_span) = params(j, g);
     warnings.extend(unknown_span);
-    if read.from_clat || write.from_clat {
+    let dirs = [&read, &write, &trim];
+    if dirs.iter().any(|d| d.from_clat) {
         warnings.push(CLAT.into());
     }
-    if read.missing || write.missing {
+    if dirs.iter().chain(&syncs.as_ref()).any(|d| d.missing) {
         warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency percentiles are absent (min, mean, stddev and max kept)".into());
     }
-    if trim.stats.ops > 0 {
-        warnings.push(format!(
-            "fio's {} trims are not counted: these results have reads and writes",
-            trim.stats.ops
-        ));
-    }
     let total =
-        total(&read, &write).map_err(|e| format!("jobs[{i}].read and .write together: {e}"))?;
-    let hist = (read.bins.is_some() || write.bins.is_some()).then(|| LatencyHistograms {
-        read: read.bins.clone().unwrap_or_default(),
-        write: write.bins.clone().unwrap_or_default(),
-        trim: Vec::new(),
-    });
+        total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
+    let hist = dirs
+        .iter()
+        .any(|d| d.bins.is_some())
+        .then(|| LatencyHistograms {
+            read: read.bins.clone().unwrap_or_default(),
+            write: write.bins.clone().unwrap_or_default(),
+            trim: trim.bins.clone().unwrap_or_default(),
+        });
+    // A job that trims (fio's rw=trim, randtrim, trimwrite, randtrimwrite, or trims it counted) has the
+    // phase's `trim`, as a wkrun phase whose mix has trims.
+    let trims = (trim.stats.ops > 0 || params.trim_percent.is_some()).then_some(trim.stats);
+    let sync = sync_result(&params, syncs.map(|d| d.stats), write.stats.ops);
     let mut pr = PhaseResult {
         index,
         name,
@@ -461,8 +453,8 @@ fn phase(
         latency_histograms: hist,
         arrivals: None,
         latency_target: None,
-        trim: None,
-        sync: None,
+        trim: trims,
+        sync,
         zones: None,
     };
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
@@ -473,6 +465,27 @@ fn phase(
         f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
     }
     Ok(pr)
+}
+
+/// The direction (or `sync` block) `d` of one job's reports, its clones' summed ([`combine`]); none done
+/// where a report lacks it.
+///
+/// # Errors
+/// A report's direction that is not fio's, or counts of the clones that add up past 2^64, naming the key.
+fn summed(clones: &[(usize, &Map<String, Value>)], d: &str) -> Result<Dir, String> {
+    let mut sum: Option<Dir> = None;
+    for &(i, j) in clones {
+        let one = match j.get(d) {
+            None => Dir::default(),
+            Some(v) => direction(d, v).map_err(|e| format!("jobs[{i}].{d}{e}"))?,
+        };
+        sum = Some(match sum {
+            None => one,
+            Some(s) => combine(s, one)
+                .map_err(|e| format!("jobs[{}] to jobs[{i}] (clones).{d}: {e}", clones[0].0))?,
+        });
+    }
+    Ok(sum.unwrap_or_default())
 }
 
 /// How long a job (or a group, with `group_reporting`) ran, in ms: the longest of its directions'
@@ -491,6 +504,7 @@ fn duration_ms(j: &Map<String, Value>, g: Option<&Map<String, Value>>, dirs: [&D
 }
 
 /// One direction of a job, read.
+#[derive(Clone)]
 struct Dir {
     stats: DirStats,
     runtime_ms: u64,
@@ -544,16 +558,65 @@ fn num(o: &Map<String, Value>, k: &str) -> Result<f64, String> {
     }
 }
 
-/// One direction (`read`, `write`, `trim`).
-fn direction(v: &Value) -> Result<Dir, String> {
+/// One direction (`read`, `write`, `trim`), or fio's `sync` block ([`syncs`]), by its key `d`.
+fn direction(d: &str, v: &Value) -> Result<Dir, String> {
     let o = v.as_object().ok_or(" is not an object")?;
+    match d {
+        "sync" => syncs(o),
+        _ => data_direction(o),
+    }
+}
+
+/// fio's `sync` block (fsync, fdatasync and the other syncs it timed): no bytes, runtime or rates, only its
+/// count and latency (`lat_ns`). The count is `lat_ns.N`, the syncs fio timed; its `total_ios` counts the
+/// fsync(2) calls alone (fio 3.33: 0 beside 63 timed fdatasync(2) calls), so it is the count only where
+/// `lat_ns` has no `N`.
+fn syncs(o: &Map<String, Value>) -> Result<Dir, String> {
+    let timed = o
+        .get("lat_ns")
+        .and_then(Value::as_object)
+        .filter(|l| l.contains_key("N"));
+    let ops = match timed {
+        Some(l) => count(l, "N").map_err(|e| format!(".lat_ns{e}"))?,
+        None => count(o, "total_ios")?,
+    };
+    let (mut d, moments, ps) = latency(o, ops)?;
+    d.stats = DirStats::zero();
+    d.stats.ops = ops;
+    set_latency(&mut d.stats, moments, ps);
+    Ok(d)
+}
+
+/// A direction that moves data (`read`, `write`, `trim`): its I/Os, bytes, rates and latency.
+fn data_direction(o: &Map<String, Value>) -> Result<Dir, String> {
     let ops = count(o, "total_ios")?;
     let bytes = count(o, "io_bytes")?;
     let runtime_ms = count(o, "runtime")?;
-    let mut d = Dir {
-        runtime_ms,
-        ..Dir::default()
+    let (mut d, moments, ps) = latency(o, ops)?;
+    d.runtime_ms = runtime_ms;
+    d.stats = DirStats {
+        ops,
+        bytes,
+        iops: num(o, "iops")?,
+        bw_bytes_per_s: num(o, "bw_bytes")?,
+        latency_ns: None,
+        latency_moments_ns: None,
     };
+    set_latency(&mut d.stats, moments, ps);
+    Ok(d)
+}
+
+/// The percentiles p50, p90, p99, p99.9 and p99.99, each where fio gives it.
+type Percentiles = [Option<u64>; 5];
+
+/// A direction's latency (`o`, of `ops` I/Os): its moments from `lat_ns`, its percentiles from `lat_ns`
+/// (fio's `lat_percentiles=1`), else `clat_ns` (which the returned [`Dir`] says), from the listed ones or
+/// json+'s bins, and the bins.
+fn latency(
+    o: &Map<String, Value>,
+    ops: u64,
+) -> Result<(Dir, Option<LatencyMoments>, Option<Percentiles>), String> {
+    let mut d = Dir::default();
     let lat = o.get("lat_ns").and_then(Value::as_object);
     let clat = o.get("clat_ns").and_then(Value::as_object);
     let pick = |m: Option<&Map<String, Value>>| {
@@ -596,21 +659,12 @@ fn direction(v: &Value) -> Result<Dir, String> {
     let at = |q: f64| percentile(pct.as_ref(), d.bins.as_deref(), q);
     let ps = moments.map(|_| [at(50.0), at(90.0), at(99.0), at(99.9), at(99.99)]);
     d.missing = ps.is_some_and(|ps| ps.iter().any(Option::is_none));
-    d.stats = DirStats {
-        ops,
-        bytes,
-        iops: num(o, "iops")?,
-        bw_bytes_per_s: num(o, "bw_bytes")?,
-        latency_ns: None,
-        latency_moments_ns: None,
-    };
-    set_latency(&mut d.stats, moments, ps);
-    Ok(d)
+    Ok((d, moments, ps))
 }
 
 /// A direction's latency: `moments` with the percentiles `ps` (p50, p90, p99, p99.9, p99.99) as
 /// `latency_ns` when all are known, else the moments alone as `latency_moments_ns`.
-fn set_latency(d: &mut DirStats, moments: Option<LatencyMoments>, ps: Option<[Option<u64>; 5]>) {
+fn set_latency(d: &mut DirStats, moments: Option<LatencyMoments>, ps: Option<Percentiles>) {
     (d.latency_ns, d.latency_moments_ns) = match (moments, ps) {
         (Some(m), Some([Some(p50), Some(p90), Some(p99), Some(p99_9), Some(p99_99)])) => (
             Some(LatencySummary {
@@ -686,17 +740,22 @@ fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f6
     })
 }
 
-/// Reads and writes together: counts and rates added; latency from both directions' bins when fio gave
-/// them, or the one direction's, else absent (fio gives percentiles per direction only).
+/// Reads, writes and trims together, as a wkrun phase's `total`: counts and rates added; latency the one
+/// direction's where only one did I/O, else the directions' moments pooled, with percentiles from their
+/// bins when fio gave them (json+), absent without (fio gives percentiles per direction only).
 ///
 /// # Errors
 /// Counts that add up past 2^64.
-fn total(r: &Dir, w: &Dir) -> Result<DirStats, String> {
-    added(
-        r,
-        w,
-        union(r.bins.as_deref(), w.bins.as_deref())?.as_deref(),
-    )
+fn total(dirs: [&Dir; 3]) -> Result<DirStats, String> {
+    // A direction without I/O has no bins to give, and nothing to add to the others'.
+    let mut sum = Dir {
+        bins: Some(Vec::new()),
+        ..Dir::default()
+    };
+    for d in dirs.into_iter().filter(|d| d.stats.ops > 0) {
+        sum = combine(sum, d.clone())?;
+    }
+    Ok(sum.stats)
 }
 
 /// Two clones' reports of one direction as one (`group_reporting`'s sum): counts and rates added, the
@@ -803,8 +862,15 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         .unwrap_or(50);
     let read_percent = match word {
         "read" | "randread" => Some(100),
-        "write" | "randwrite" => Some(0),
+        "write" | "randwrite" | "trim" | "randtrim" => Some(0),
         "rw" | "readwrite" | "randrw" => Some(mix),
+        _ => None,
+    };
+    // trim and randtrim: trims only, as `wkrun import fio` reads them; trimwrite's pairs (each block
+    // trimmed, then written) are half trims by count.
+    let trim_percent = match word {
+        "trim" | "randtrim" => Some(100),
+        "trimwrite" | "randtrimwrite" => Some(50),
         _ => None,
     };
     let engine = match o("ioengine").unwrap_or("psync") {
@@ -845,8 +911,47 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         Pattern::Sequential
     });
     p.read_percent = read_percent;
+    p.trim_percent = trim_percent;
+    p.sync = write_flag(o("sync"));
+    let every = |k: &str| o(k).and_then(|v| v.parse::<u64>().ok()).filter(|&n| n > 0);
+    (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
     p.seed = o("randseed").and_then(|v| v.parse().ok());
     (p, unknown)
+}
+
+/// fio's `sync` option as the flag each write carried: `1` or `sync` is `RWF_SYNC`'s, `dsync` `RWF_DSYNC`'s
+/// (fio opens the file O_SYNC or O_DSYNC: the same durability per write); none for `0`, `none` or without.
+fn write_flag(v: Option<&str>) -> Option<SyncWrites> {
+    match v? {
+        "1" | "sync" => Some(SyncWrites::Sync),
+        "dsync" => Some(SyncWrites::Dsync),
+        _ => None,
+    }
+}
+
+/// The phase's durable writes and flushes, as a wkrun phase with `sync`, `fsync` or `fdatasync` has them:
+/// the flag of its writes (fio's `sync` option, [`write_flag`], in `p.sync`; `writes` its completed writes)
+/// and the syncs fio timed (`syncs`, its `sync` block read by [`syncs`]), named by the job's `fdatasync` or
+/// else `fsync` (`p.fdatasync`, `p.fsync`) (fio's `end_fsync` and `fsync_on_close` are fsync(2) calls too), `every_writes` its N (0 where
+/// the job gives none: the syncs were not after every N writes). `None` when there is neither.
+fn sync_result(p: &PhaseParams, syncs: Option<DirStats>, writes: u64) -> Option<SyncResult> {
+    let flag = p.sync;
+    let (call, n) = match (p.fdatasync, p.fsync) {
+        (Some(n), _) => ("fdatasync", Some(n)),
+        (None, n) => ("fsync", n),
+    };
+    let syncs = syncs.filter(|s| s.ops > 0 || n.is_some());
+    let flushes = syncs.map(|s| FlushResult {
+        call: call.to_string(),
+        every_writes: n.unwrap_or(0),
+        ops: s.ops,
+        latency_ns: s.latency_ns,
+    });
+    (flag.is_some() || flushes.is_some()).then(|| SyncResult {
+        write_flag: flag,
+        flagged_writes: flag.map_or(0, |_| writes),
+        flushes,
+    })
 }
 
 /// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):

@@ -24,6 +24,7 @@ mod fio_corpus;
 mod fio_json;
 mod fio_side;
 mod fio_trial;
+mod fio_trimsync;
 mod fiohabits;
 mod first_hour;
 mod headline;

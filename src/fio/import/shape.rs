@@ -145,6 +145,10 @@ fn latency(
         ));
         return None;
     }
+    if let Some(why) = one_depth(job, at) {
+        refused.push(remark(at, text, why));
+        return None;
+    }
     notes.push(remark(
         at,
         text,
@@ -152,6 +156,29 @@ fn latency(
     ));
     *bound = Bound::Time(job.latency_window_us);
     Some((*target, job.latency_percentile))
+}
+
+/// Why a latency-target search of `job` (its `latency_target` at `at`) has one queue depth whatever its
+/// `iodepth`: fio's sync engines (psync, its default, sync, pvsync, pvsync2) keep one I/O in flight, so the
+/// import's queue depth is 1 (trial 16 F3: the spec's rule then refused "this phase has one" without
+/// saying why). `None` for a queue engine.
+fn one_depth(job: &Job, at: &Place) -> Option<String> {
+    let engine = job.engine.0.as_str();
+    if !matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2") {
+        return None;
+    }
+    let default = match job.engine.1 {
+        None => " (fio's default ioengine)",
+        Some(_) => "",
+    };
+    let dashes = match at {
+        Place::Arg { .. } => "--",
+        _ => "",
+    };
+    Some(format!(
+        "fio's {engine} engine{default} keeps one I/O in flight whatever iodepth={} says, so there is one queue depth and nothing to search: give {dashes}ioengine=libaio or {dashes}ioengine=io_uring to search queue depths up to iodepth={}",
+        job.iodepth, job.iodepth
+    ))
 }
 
 /// The job's shape; a value fio takes but no phase can hold is a problem.
