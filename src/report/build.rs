@@ -256,7 +256,9 @@ fn phase_figures(
     }
     if g.members.iter().any(|&(r, p)| {
         let (phase, _) = runs[r].phase(p);
-        phase.read.latency_ns.is_some() || phase.write.latency_ns.is_some()
+        Direction::ALL
+            .iter()
+            .any(|&d| phase.dir(d).latency_ns.is_some())
     }) {
         add("percentiles", percentiles(runs, g)?);
     }

@@ -141,7 +141,8 @@ pub struct CellResult {
 }
 
 /// One of each [`Metric`] of a phase result, or of a cell over a window: the mean of its rounds' rates and
-/// mean latencies, the largest of their largest latencies.
+/// mean latencies, the largest of their largest latencies. A direction's latencies are `null` where the
+/// cell made no I/O in it (trial 16: a write-only cell's `read_lat_mean_ns` was 0, a mean of no reads).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Figures {
@@ -159,64 +160,96 @@ pub struct Figures {
     pub write_bw_bytes_per_s: f64,
     /// Mean latency, ns.
     pub lat_mean_ns: f64,
-    /// Mean read latency, ns.
-    pub read_lat_mean_ns: f64,
-    /// Mean write latency, ns.
-    pub write_lat_mean_ns: f64,
+    /// Mean read latency, ns; null without reads.
+    pub read_lat_mean_ns: Option<f64>,
+    /// Mean write latency, ns; null without writes.
+    pub write_lat_mean_ns: Option<f64>,
     /// Largest latency, ns.
     pub lat_max_ns: f64,
-    /// Largest read latency, ns.
-    pub read_lat_max_ns: f64,
-    /// Largest write latency, ns.
-    pub write_lat_max_ns: f64,
+    /// Largest read latency, ns; null without reads.
+    pub read_lat_max_ns: Option<f64>,
+    /// Largest write latency, ns; null without writes.
+    pub write_lat_max_ns: Option<f64>,
 }
 
 impl Figures {
-    /// The field of metric `m`.
-    pub fn get_mut(&mut self, m: Metric) -> &mut f64 {
+    /// The field of metric `m` (`None`: a direction's latency where it had no I/O).
+    pub fn get(&self, m: Metric) -> Option<f64> {
         use Metric as M;
         match m {
-            M::Iops => &mut self.iops,
-            M::ReadIops => &mut self.read_iops,
-            M::WriteIops => &mut self.write_iops,
-            M::BwBytesPerS => &mut self.bw_bytes_per_s,
-            M::ReadBwBytesPerS => &mut self.read_bw_bytes_per_s,
-            M::WriteBwBytesPerS => &mut self.write_bw_bytes_per_s,
-            M::LatMeanNs => &mut self.lat_mean_ns,
-            M::ReadLatMeanNs => &mut self.read_lat_mean_ns,
-            M::WriteLatMeanNs => &mut self.write_lat_mean_ns,
-            M::LatMaxNs => &mut self.lat_max_ns,
-            M::ReadLatMaxNs => &mut self.read_lat_max_ns,
-            M::WriteLatMaxNs => &mut self.write_lat_max_ns,
+            M::Iops => Some(self.iops),
+            M::ReadIops => Some(self.read_iops),
+            M::WriteIops => Some(self.write_iops),
+            M::BwBytesPerS => Some(self.bw_bytes_per_s),
+            M::ReadBwBytesPerS => Some(self.read_bw_bytes_per_s),
+            M::WriteBwBytesPerS => Some(self.write_bw_bytes_per_s),
+            M::LatMeanNs => Some(self.lat_mean_ns),
+            M::ReadLatMeanNs => self.read_lat_mean_ns,
+            M::WriteLatMeanNs => self.write_lat_mean_ns,
+            M::LatMaxNs => Some(self.lat_max_ns),
+            M::ReadLatMaxNs => self.read_lat_max_ns,
+            M::WriteLatMaxNs => self.write_lat_max_ns,
+        }
+    }
+
+    /// Sets the field of metric `m` to `v` (a figure of every direction together, or a rate, to 0 for
+    /// `None`).
+    pub fn set(&mut self, m: Metric, v: Option<f64>) {
+        use Metric as M;
+        let all = v.unwrap_or(0.0);
+        match m {
+            M::Iops => self.iops = all,
+            M::ReadIops => self.read_iops = all,
+            M::WriteIops => self.write_iops = all,
+            M::BwBytesPerS => self.bw_bytes_per_s = all,
+            M::ReadBwBytesPerS => self.read_bw_bytes_per_s = all,
+            M::WriteBwBytesPerS => self.write_bw_bytes_per_s = all,
+            M::LatMeanNs => self.lat_mean_ns = all,
+            M::ReadLatMeanNs => self.read_lat_mean_ns = v,
+            M::WriteLatMeanNs => self.write_lat_mean_ns = v,
+            M::LatMaxNs => self.lat_max_ns = all,
+            M::ReadLatMaxNs => self.read_lat_max_ns = v,
+            M::WriteLatMaxNs => self.write_lat_max_ns = v,
         }
     }
 
     /// The figures of `phases` over a window (zeros for none): each rate and mean latency their mean, each
     /// largest latency the largest of theirs (a PTS report's maximum response time is the window's worst
-    /// I/O, not the mean of its rounds' worst).
+    /// I/O, not the mean of its rounds' worst); a direction's latencies over the phases with I/O in it,
+    /// `None` where none has any.
     fn over_window(phases: &[&PhaseResult]) -> Figures {
         let mut f = Figures::default();
-        let n = phases.len().max(1) as f64;
         for m in Metric::ALL {
-            let values = phases.iter().map(|p| figure(p, m));
-            *f.get_mut(m) = match m.parts().1 {
-                Quantity::LatMaxNs => values.fold(0.0, f64::max),
-                _ => values.sum::<f64>() / n,
+            let values: Vec<f64> = match m.parts().0 {
+                // A rate, or a figure of every direction together: 0 where there was none.
+                None => phases.iter().map(|p| figure(p, m)).collect(),
+                Some(_) => phases.iter().filter_map(|p| figure_of(p, m)).collect(),
             };
+            let v = match m.parts().1 {
+                _ if values.is_empty() => None,
+                Quantity::LatMaxNs => Some(values.iter().copied().fold(0.0, f64::max)),
+                _ => Some(values.iter().sum::<f64>() / values.len() as f64),
+            };
+            f.set(m, v);
         }
         f
     }
 }
 
-/// The figure `m` of a phase's result (0 for a latency of a direction without I/O).
+/// The figure `m` of a phase's result (0 for a latency of a direction without I/O: a tracking value).
 pub fn figure(p: &PhaseResult, m: Metric) -> f64 {
+    figure_of(p, m).unwrap_or(0.0)
+}
+
+/// The figure `m` of a phase's result; `None` for a latency of a direction without I/O.
+pub fn figure_of(p: &PhaseResult, m: Metric) -> Option<f64> {
     let (dir, q) = m.parts();
     let d = dir.map_or(&p.total, |d| p.dir(d));
     match q {
-        Quantity::Iops => d.iops,
-        Quantity::BwBytesPerS => d.bw_bytes_per_s,
-        Quantity::LatMeanNs => d.latency_ns.as_ref().map_or(0.0, |l| l.mean),
-        Quantity::LatMaxNs => d.latency_ns.as_ref().map_or(0.0, |l| l.max as f64),
+        Quantity::Iops => Some(d.iops),
+        Quantity::BwBytesPerS => Some(d.bw_bytes_per_s),
+        Quantity::LatMeanNs => d.latency_ns.as_ref().map(|l| l.mean),
+        Quantity::LatMaxNs => d.latency_ns.as_ref().map(|l| l.max as f64),
     }
 }
 
@@ -337,7 +370,7 @@ mod tests {
     fn figures_has_a_field_per_metric() {
         let mut f = Figures::default();
         for (i, m) in Metric::ALL.into_iter().enumerate() {
-            *f.get_mut(m) = i as f64 + 1.0;
+            f.set(m, Some(i as f64 + 1.0));
         }
         let json = serde_json::to_value(&f).unwrap();
         let fields = json.as_object().unwrap();

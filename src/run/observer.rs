@@ -242,8 +242,8 @@ impl Observer for Console {
 /// The longest a warning's console line is, in bytes, unless its action needs more ([`warning_line`]).
 pub const WARNING_WIDTH: usize = 200;
 
-/// Where a warning cut on the console is read in full, when the line does not name the results folder:
-/// `wkrun warnings DIR` prints a run's warnings whole.
+/// Where a warning cut is read in full by a line that knows no results folder ([`warning_line`], outside a
+/// run's console): `wkrun warnings DIR` prints a run's warnings whole. A run's console names its folder.
 const IN_FULL: &str = " (in full: wkrun warnings)";
 
 /// What a console line says: a warning (a setup to fix, or numbers to read with care) or a note.
@@ -279,8 +279,8 @@ impl Said {
 /// (`busy host: the rates are below the device's; rerun on an idle host: ...`), so the cut keeps at least
 /// [`MIN_TEXT`] bytes of it, and always its action, the text up to its second `: ` (at most [`ACTION_MAX`]
 /// bytes): where the phases' names (and a target's label before the line) leave less, the names are cut
-/// shorter, then the ending leaves the folder out, and an action that still does not fit makes the line
-/// longer than `width`.
+/// shorter, and an action that still does not fit makes the line longer than `width`; a console's ending
+/// always names its folder.
 pub fn warning_line(phases: &[&str], text: &str, width: usize) -> String {
     said_line("warning", phases, text, width, None)
 }
@@ -301,10 +301,12 @@ fn said_line(
     let width = width.max(100);
     let text = crate::text::escaped(text);
     let action = action_len(&text);
+    // The ending always names the folder a console has: a line that must keep its action is longer
+    // rather than say a command that cannot run as printed (trial 16: `(in full: wkrun warnings)`).
     let named_folder = folder.map(|d| format!(" (in full: wkrun warnings {d})"));
-    let whole = named_folder.as_deref().unwrap_or(IN_FULL);
+    let in_full = named_folder.as_deref().unwrap_or(IN_FULL);
     let mut line = String::new();
-    for (most, each, in_full) in [(60, 40, whole), (24, 16, whole), (24, 16, IN_FULL)] {
+    for (most, each) in [(60, 40), (24, 16)] {
         let head = format!("{word}: {}: ", named(phases, most, each));
         if head.len() + text.len() <= width {
             return format!("{head}{text}");
@@ -604,7 +606,7 @@ mod tests {
 
     /// A cut line ends with the command that prints a run's warnings whole (it named results.json and a
     /// section of the docs): `wkrun warnings DIR` with the console's results folder as a shell word, where
-    /// that leaves the text its room, else `wkrun warnings` alone.
+    /// that leaves the text its room; else the text is cut to its action and the folder still named.
     #[test]
     fn a_cut_line_names_wkrun_warnings_and_the_folder_where_it_fits() {
         let cache = "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device";
@@ -615,12 +617,18 @@ mod tests {
             "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory… (in full: wkrun warnings 'my out')"
         );
         assert_eq!(line.len(), 197);
-        // A folder of 120 bytes would leave the text 28: the ending leaves it out.
+        // A folder of 120 bytes would leave the text 28: the text keeps its action (69 bytes), the ending
+        // its folder, and the line is 40 bytes over the width (trial 16: the ending left the folder out).
         let far = Console::new(true, false).in_folder(std::path::Path::new(&"d/".repeat(60)));
+        let line = far.line_of(Said::Warning, &["f", "r"], cache, 200);
         assert_eq!(
-            far.line_of(Said::Warning, &["f", "r"], cache, 200),
-            "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and… (in full: wkrun warnings)"
+            line,
+            format!(
+                "warning: phases f, r: direct = false: the page cache sets these numbers; set direct = true… (in full: wkrun warnings {})",
+                "d/".repeat(60)
+            )
         );
+        assert_eq!(line.len(), 240);
         assert_eq!(
             near.line_of(Said::Note, &["w"], "short", 200),
             "note: phase w: short"
@@ -769,8 +777,18 @@ mod tests {
                 ),
                 "{width}"
             );
-            // docs/results.md#warnings: a line of 244 bytes.
             assert_eq!(line.len(), 244);
+            // A run's console names its folder even so (docs/results.md#warnings: 246 bytes with `w`).
+            let console = Console::new(true, false).in_folder(std::path::Path::new("w"));
+            let named = console.line_of(Said::Warning, &names, &text, width);
+            assert_eq!(
+                named,
+                format!(
+                    "warning: phases a-phase-name-of… and 1 more: {action}… (in full: wkrun warnings w)"
+                ),
+                "{width}"
+            );
+            assert_eq!(named.len(), 246);
         }
         // Where the action fits with shorter names, the rest of the line takes what is left.
         assert_eq!(

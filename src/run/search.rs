@@ -51,9 +51,11 @@ pub fn verdict_line(r: &SearchResult) -> Option<String> {
         crate::units::Duration(p.target_ns)
     );
     let last = r.steps.last()?;
+    // A measured latency as the console says every other ([`super::progress::latency`]): `9.45 ms`, not
+    // the spec's exact form (`9445375ns`), which the target keeps.
     let at = |s: &crate::results::search::SearchPoint| {
         s.latency_ns
-            .map_or("no I/O".into(), |l| crate::units::Duration(l).to_string())
+            .map_or("no I/O".into(), |l| super::progress::latency(l as f64))
     };
     Some(match r.verdict {
         SearchVerdict::Found => format!(

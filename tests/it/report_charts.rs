@@ -266,3 +266,68 @@ fn report_of_the_latency_matrix_is_one_table_of_the_results_values() {
     let pct = svg_texts(&rep.join("06-latency_bs-4KiB_read-65-percentiles.svg"));
     assert!(pct.contains(&"p50".to_string()), "{pct:?}");
 }
+
+/// The bandwidth chart draws every direction a phase does, trims too (trial 16: a trim-only phase's chart
+/// had 0 points, a mixed phase's drew reads and writes only): one line per direction with bytes, one point
+/// per full row of the series CSV, each row's `trim_bw_bytes_per_s` the trims' value.
+#[test]
+fn the_bandwidth_chart_draws_trims() {
+    let spec = r#"format = 1
+[spec]
+name = "t"
+version = "1"
+[defaults]
+block_size = "4KiB"
+[[phase]]
+name = "fill"
+kind = "fill"
+block_size = "1MiB"
+[[phase]]
+name = "trim-only"
+kind = "workload"
+pattern = "random"
+duration = "5s"
+read_percent = 0
+trim_percent = 100
+[[phase]]
+name = "mixed"
+kind = "workload"
+pattern = "random"
+duration = "5s"
+read_percent = 50
+trim_percent = 20
+"#;
+    let (_tmp, run, rep) = run_and_report(spec, &[]);
+    let (_, r) = strict_results(&run);
+    let html = std::fs::read_to_string(rep.join("index.html"))
+        .expect("index.html")
+        .replace("&#39;", "'");
+    for (i, name, dirs) in [
+        (1, "trim-only", &["trim"][..]),
+        (2, "mixed", &["read", "write", "trim"][..]),
+    ] {
+        let rows = csv_rows(&run.join(r["phases"][i]["series_csv"].as_str().expect("csv")));
+        let full: Vec<_> = rows.iter().filter(|row| row["partial"] == "0").collect();
+        assert_eq!(full.len(), 5, "{name}");
+        // Every full row has trims: the trims' line has a point per row, as each other direction's.
+        assert!(
+            full.iter().all(|row| f(row, "trim_bw_bytes_per_s") > 0.0),
+            "{name}"
+        );
+        let points = dirs.len() * full.len();
+        let caption = format!(
+            "{points} points: each interval's bytes over its length, one line per run and direction (reads thick, writes thin where a run has both, trims triangles beside either)."
+        );
+        assert!(html.contains(&caption), "{name}: {caption}");
+        let svg = rep.join(format!("0{i}-{name}-bandwidth.svg"));
+        let texts = svg_texts(&svg);
+        // The legend: the drive named with its first direction, then the others.
+        let legend: Vec<&str> = texts
+            .iter()
+            .filter(|t| ["reads", "writes", "trims"].iter().any(|w| t.ends_with(w)))
+            .map(|t| t.rsplit(": ").next().unwrap_or(t))
+            .collect();
+        let want: Vec<String> = dirs.iter().map(|d| format!("{d}s")).collect();
+        assert_eq!(legend, want, "{name}: {texts:?}");
+    }
+}

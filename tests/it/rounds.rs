@@ -185,6 +185,47 @@ fn a_block_that_is_never_steady_runs_max_rounds() {
     assert_eq!(by_index(&r).len(), 13);
     let values = check_against_csv(&out, &r, b);
     assert_eq!(pts_steady_at(&values, 5, 0.2, 0.1), None);
+    cell_latencies(&r, b);
+}
+
+/// A cell's latencies of a direction are over the window's phases (the mean of their means, the largest of
+/// their maxima) and null for a direction the cell never does (trial 16: the 0 %-read cell said
+/// `"read_lat_mean_ns": 0.0`, a mean of no reads).
+fn cell_latencies(r: &Value, b: &Value) {
+    let phases = by_index(r);
+    let (first, last) = (u(b, "/window/first"), u(b, "/window/last"));
+    for (cell, name) in ["iops[read=70]", "iops[read=0]"].into_iter().enumerate() {
+        let figures = &b["cells"][cell]["figures"];
+        assert_eq!(b["cells"][cell]["name"], name);
+        for dir in ["read", "write"] {
+            let of: Vec<&Value> = (first..=last)
+                .map(|i| &phases[&(2 * i - 1 + cell as u64)][dir]["latency_ns"])
+                .collect();
+            let (mean, max) = (
+                &figures[format!("{dir}_lat_mean_ns")],
+                &figures[format!("{dir}_lat_max_ns")],
+            );
+            if cell == 1 && dir == "read" {
+                assert!(of.iter().all(|l| l.is_null()), "{of:?}");
+                assert_eq!(figures.get("read_lat_mean_ns"), Some(&Value::Null));
+                assert_eq!(figures.get("read_lat_max_ns"), Some(&Value::Null));
+                assert_eq!(figures["read_iops"], 0.0);
+                continue;
+            }
+            let means: Vec<f64> = of
+                .iter()
+                .map(|l| l["mean"].as_f64().expect("mean"))
+                .collect();
+            let want = means.iter().sum::<f64>() / means.len() as f64;
+            let got = mean.as_f64().expect("a mean");
+            assert!(
+                (got - want).abs() <= 1e-9 * want,
+                "{name} {dir}: {got} vs {want}"
+            );
+            let top = of.iter().map(|l| u(l, "/max")).max().expect("a max");
+            assert_eq!(max.as_f64(), Some(top as f64), "{name} {dir}");
+        }
+    }
 }
 
 /// `wkrun plan` shows the first round and the block with its maximum; the plan's JSON holds all 12 rounds.

@@ -219,3 +219,61 @@ fn the_plan_probes_completion_waits_only_for_one_io_uring_worker_without_a_rate_
     let count = lines.iter().filter(|l| l.contains(said)).count();
     assert_eq!(count, usize::from(first.is_some()), "{stdout}");
 }
+
+/// Every warning line cut on a run's console ends naming the run's folder, `… (in full: wkrun warnings
+/// run-mine)`, also where the action's length left no room for it (trial 16: psync's threads past the CPUs
+/// and io_uring's batched waits ended `(in full: wkrun warnings)`, a command that cannot run as printed):
+/// such a line is longer than 200 bytes rather.
+#[test]
+fn every_cut_warning_names_the_runs_folder() {
+    let dir = tempdir();
+    let n = cpus();
+    let body = [
+        workload(
+            "psync-threads",
+            MIB,
+            &format!("engine = \"psync\"\nqueue_depth = {}\n", n + 1),
+        ),
+        workload(
+            "randwrite-every-cpu-a",
+            MIB,
+            &format!("engine = \"io_uring\"\nqueue_depth = 32\nworkers = {n}\n"),
+        ),
+        workload(
+            "randwrite-every-cpu-b",
+            MIB,
+            &format!("engine = \"io_uring\"\nqueue_depth = 32\nworkers = {n}\n"),
+        ),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("cut", &body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "64MiB",
+        "-o",
+        "run-mine",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &args));
+    if code != 0 && err.contains("could not start") {
+        skip("every_cut_warning_names_the_runs_folder", &err);
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    let q = n + 1;
+    let psync = format!(
+        "warning: phase psync-threads: engine = \"psync\" with queue_depth = {q} runs {q} threads on {}: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread… (in full: wkrun warnings run-mine)",
+        cpus_text(n)
+    );
+    let batched = "warning: phases randwrite-every… and 1 more: batched completions: a latency can include the time of up to 3 later completions; set completion_waits = \"each\" to time each… (in full: wkrun warnings run-mine)";
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines.contains(&psync.as_str()), "{psync}\n{err}");
+    assert!(lines.contains(&batched), "{batched}\n{err}");
+    let cut: Vec<&&str> = lines.iter().filter(|l| l.contains("(in full:")).collect();
+    assert!(cut.len() >= 3, "{err}");
+    for l in cut {
+        assert!(l.ends_with("… (in full: wkrun warnings run-mine)"), "{l}");
+    }
+}

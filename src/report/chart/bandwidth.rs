@@ -1,5 +1,6 @@
 //! Bandwidth per interval against time (what matters for sequential phases such as a fill): per run and
-//! direction with I/O, a line through each interval's MB/s (10⁶ bytes per second), on a linear axis from 0.
+//! direction with I/O (reads, writes and trims), a line through each interval's MB/s (10⁶ bytes per second),
+//! on a linear axis from 0.
 
 use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
 use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, drives, subject};
@@ -11,18 +12,19 @@ use crate::vocab::Direction;
 pub struct BandwidthLine {
     /// The run (its index).
     pub run: usize,
-    /// Reads or writes.
+    /// Reads, writes or trims.
     pub dir: Direction,
     /// `(t_s, MB/s)` per series row: the row's bytes over its interval, in 10⁶ bytes per second.
     pub points: Points,
 }
 
-/// The lines of the phase: per run, reads then writes, each direction that moved bytes in some row.
+/// The lines of the phase: per run, reads, writes then trims, each direction that moved bytes in some row
+/// (trial 16: a trim-only phase's plot was empty, a mixed phase's left its trims out).
 pub fn bandwidth_lines(runs: &[RunData], group: &PhaseGroup) -> Vec<BandwidthLine> {
     let mut out = Vec::new();
     for &(r, p) in &group.members {
         let (_, rows) = runs[r].plotted(p);
-        for dir in Direction::CORE {
+        for dir in Direction::ALL {
             let bytes = |row: &crate::results::series_csv::SeriesRow| row[dir].bytes;
             if !rows.iter().any(|row| bytes(row) > 0) {
                 continue;
@@ -62,7 +64,8 @@ pub fn bandwidth_series(
     let x1 = all().map(|p| p.0).fold(0.0, f64::max).max(1e-3) * 1.02;
     let top = all().map(|p| p.1).fold(0.0, f64::max);
     let share = MAX_POINTS / lines.len().max(1);
-    // One colour per drive: reads a thick line, writes a thin one; the drive named once, first in its row.
+    // One colour per drive: reads a thick line, writes a thin one, trims triangles, each the way a lone
+    // direction is drawn where the run has no other; the drive named once, first in its row.
     let mut series: Vec<TimeSeries> = lines
         .iter()
         .enumerate()
@@ -72,16 +75,11 @@ pub fn bandwidth_series(
                 true => format!("{}: {}s", runs[l.run].legend(), l.dir.name()),
                 false => format!("{}s", l.dir.name()),
             };
+            let has = |d: Direction| lines.iter().any(|o| o.run == l.run && o.dir == d);
             let mark = match l.dir {
-                Direction::Read => line_for(l.points.len()),
-                Direction::Write | Direction::Trim
-                    if lines
-                        .iter()
-                        .any(|o| o.run == l.run && o.dir == Direction::Read) =>
-                {
-                    Mark::ThinPath
-                }
-                Direction::Write | Direction::Trim => line_for(l.points.len()),
+                Direction::Write if has(Direction::Read) => Mark::ThinPath,
+                Direction::Trim if has(Direction::Read) || has(Direction::Write) => Mark::Triangle,
+                _ => line_for(l.points.len()),
             };
             TimeSeries::thinned(l.run, Some(name), colour(l.run), mark, &l.points, share)
         })
@@ -104,7 +102,7 @@ pub fn bandwidth_series(
     let n: usize = lines.iter().map(|l| l.points.len()).sum();
     Ok(Chart {
         caption: format!(
-            "{n} points: each interval's bytes over its length, one line per run and direction (reads thick, writes thin where a run has both)."
+            "{n} points: each interval's bytes over its length, one line per run and direction (reads thick, writes thin where a run has both, trims triangles beside either)."
         ),
         svg: tp.draw()?,
         title: tp.title,

@@ -1,5 +1,5 @@
-//! The latency percentile curve of a phase, reads and writes, one colour per drive (reads circles and a
-//! thick line, writes triangles and a thin line): p0..p99.99 from the phase's latency histogram (as
+//! The latency percentile curve of a phase, reads, writes and trims, one colour per drive (reads circles
+//! and a thick line, writes triangles and a thin line, trims crosses and a thin line): p0..p99.99 from the phase's latency histogram (as
 //! recorded in results.json), x in nines, y in the unit that fits each tick.
 
 use super::scale::latency_text;
@@ -34,7 +34,7 @@ pub fn percentile_points(p: &PhaseResult, dir: Direction) -> Option<Vec<(f64, f6
 pub struct Curve {
     /// The run (its index).
     pub run: usize,
-    /// Reads or writes.
+    /// Reads, writes or trims.
     pub dir: Direction,
     /// [`percentile_points`].
     pub points: Points,
@@ -42,12 +42,12 @@ pub struct Curve {
     pub max_us: f64,
 }
 
-/// The curves of the phase: per run, reads then writes, those with a latency summary.
+/// The curves of the phase: per run, reads, writes then trims, those with a latency summary.
 pub fn percentile_curves(runs: &[RunData], group: &PhaseGroup) -> Vec<Curve> {
     let mut curves = Vec::new();
     for &(r, p) in &group.members {
         let (phase, _) = runs[r].phase(p);
-        for dir in Direction::CORE {
+        for dir in Direction::ALL {
             if let (Some(points), Some(l)) = (
                 percentile_points(phase, dir),
                 phase.dir(dir).latency_ns.as_ref(),
@@ -119,7 +119,7 @@ struct Curves<'a>(&'a [Curve], usize);
 
 impl Body for Curves<'_> {
     /// Each curve: its line (thick for reads), then a marker per percentile (circles for reads, triangles
-    /// for writes).
+    /// for writes, crosses for trims).
     fn draw<Y>(&self, chart: &mut super::Plane<'_, '_, Y>) -> Result<(), String>
     where
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -140,10 +140,15 @@ impl Body for Curves<'_> {
                         .iter()
                         .map(|&p| Circle::new(p, 3, colour.filled()).into_dyn()),
                 ),
-                Direction::Write | Direction::Trim => chart.draw_series(
+                Direction::Write => chart.draw_series(
                     c.points
                         .iter()
                         .map(|&p| TriangleMarker::new(p, 4, colour.filled()).into_dyn()),
+                ),
+                Direction::Trim => chart.draw_series(
+                    c.points
+                        .iter()
+                        .map(|&p| Cross::new(p, 4, colour.stroke_width(2)).into_dyn()),
                 ),
             }
             .map_err(why)?;
@@ -220,7 +225,7 @@ pub fn percentiles(runs: &[RunData], group: &PhaseGroup) -> Result<Chart, PlotEr
     })?;
     Ok(Chart {
         title,
-        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99 (with one run, each value beside its point); one colour per drive, reads with circles and a thick line, writes with triangles and a thin line. The maximum is in the legend.".into(),
+        caption: "Latency percentiles of the whole phase from its latency histogram: p0 (the minimum), p50, p90, p99, p99.9, p99.99 (with one run, each value beside its point); one colour per drive, reads with circles and a thick line, writes with triangles and a thin line, trims with crosses and a thin line. The maximum is in the legend.".into(),
         svg,
     })
 }
