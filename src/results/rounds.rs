@@ -142,7 +142,7 @@ pub struct CellResult {
 
 /// One of each [`Metric`] of a phase result, or of a cell over a window: the mean of its rounds' rates and
 /// mean latencies, the largest of their largest latencies. A direction's latencies are `null` where the
-/// cell made no I/O in it (trial 16: a write-only cell's `read_lat_mean_ns` was 0, a mean of no reads).
+/// cell made no I/O in it (a write-only cell has no read latency: a mean of no reads is not 0).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Figures {
