@@ -477,7 +477,20 @@ impl LoadedSpec {
                 .into());
         }
         let mut relisted = false;
-        for o in sets {
+        for (k, o) in sets.iter().enumerate() {
+            // Checked, then undone, when a later --set gives the key its value everywhere (attack 18 F2:
+            // `--set queue_depth=[1,2] --set queue_depth=8` left `fill[qd=8]`, `rw[qd=8]`, where
+            // `--set queue_depth=8` alone plans `fill` and `rw`).
+            if replaced_later(sets, k) {
+                let kept = (
+                    self.file.sweep.clone(),
+                    self.file.phase.clone(),
+                    self.file.repeat.clone(),
+                );
+                self.set_lists(o).map_err(|e| command_line_words(e, o))?;
+                (self.file.sweep, self.file.phase, self.file.repeat) = kept;
+                continue;
+            }
             relisted |= self.set_lists(o).map_err(|e| command_line_words(e, o))?;
         }
         if relisted {
@@ -612,8 +625,27 @@ impl LoadedSpec {
             let k = self.file.repeat.iter().position(|r| &r.name == name);
             return p.round.as_ref().is_some_and(|t| Some(t.block) == k);
         }
+        let later = &self.sets[k + 1..];
+        let varies = |sweep: &str, key: &str| {
+            let s = self.file.sweep.iter().find(|s| s.name == sweep);
+            s.and_then(swept_key_name) == Some(key)
+        };
         if let Some(name) = &o.sweep {
-            return p.labels.iter().any(|l| l.sweep.as_ref() == Some(name));
+            // A later --set of the sweep's key everywhere gives its members their value.
+            let key = self.file.sweep.iter().find(|s| &s.name == name);
+            let key = key.and_then(swept_key_name).unwrap_or("");
+            let every = |l: &Override| l.phase.is_none() && l.sweep.is_none() && l.block.is_none();
+            return !later.iter().any(|l| every(l) && l.key == key)
+                && p.labels.iter().any(|l| l.sweep.as_ref() == Some(name));
+        }
+        // A later --set sweep.NAME= of a sweep of this key gives its members their values.
+        let swept_later = later.iter().any(|l| {
+            l.sweep.as_ref().is_some_and(|s| {
+                varies(s, &o.key) && p.labels.iter().any(|x| x.sweep.as_ref() == Some(s))
+            })
+        });
+        if o.phase.is_none() && swept_later {
+            return false;
         }
         let short = keys::find(&o.key).and_then(|r| r.matrix.as_ref().map(|m| m.label));
         let listed = o.phase.is_none() && p.labels.iter().any(|l| Some(l.key.as_str()) == short);
@@ -687,7 +719,25 @@ impl LoadedSpec {
             self.file.defaults = Some(new);
             hits += 1;
         }
+        // A member of a sweep or matrix list of the key has its value from the list, as a later
+        // `--set sweep.NAME=` gave it (attack 18 F1: `--set queue_depth=3 --set sweep.qd=4,8` ran
+        // `w[qd=4]` and `w[qd=8]` both at queue depth 3).
+        let short = keys::find(key).and_then(|r| r.matrix.as_ref().map(|m| m.label));
+        let sweeps: Vec<&str> = (self.file.sweep.iter())
+            .filter(|s| swept_key_name(s) == Some(key))
+            .map(|s| s.name.as_str())
+            .collect();
+        let listed = |p: &PhaseSpec| {
+            p.labels.iter().any(|l| {
+                Some(l.key.as_str()) == short
+                    || l.sweep.as_deref().is_some_and(|s| sweeps.contains(&s))
+            })
+        };
         for p in &mut self.phases {
+            if listed(p) {
+                hits += 1;
+                continue;
+            }
             if let Some(mut new) = replace::<PhaseSpec>(p, key, &o.value, false)
                 .map_err(|e| format!("--set {arg}: {e}"))?
             {

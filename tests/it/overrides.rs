@@ -285,16 +285,67 @@ fn a_later_set_of_a_key_replaces_an_earlier_list_or_value() {
         ),
         (
             ["read_percent=[0,50]", "read_percent=70"],
+            // The list the earlier --set made is undone: the plain phase (attack 18 F2).
             vec![
                 none("read_percent=[0,50]"),
-                "--set read_percent=70: phase mix[read=70]".into(),
+                "--set read_percent=70: phase mix".into(),
             ],
-            vec![mix(70)],
+            vec![("mix".to_string(), 70)],
         ),
     ];
     for (sets, lines, mixes) in cases {
         assert_eq!(plan(sets), (lines, mixes), "{sets:?}");
     }
+}
+
+/// A swept key set everywhere, then the sweep's values (attack 18 F1: `--set queue_depth=3 --set
+/// sweep.qd=4,8` planned `w[qd=4]` and `w[qd=8]` both at queue depth 3): the later `--set` wins in either
+/// order, and the phases run at the depths their names say; a phase outside the sweep takes the value.
+#[test]
+fn a_sweep_set_after_its_key_runs_its_members_at_their_values() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let body = "[[phase]]\nname = \"prep\"\nkind = \"fill\"\nqueue_depth = 2\n\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n\n[[sweep]]\nname = \"qd\"\nphases = [\"w\"]\nqueue_depth = [1, 2]\n";
+    write_file(d, "s.toml", &spec_text("sweepset", body));
+    let plan = |sets: [&str; 2]| {
+        let mut a = vec!["plan", "s.toml"];
+        a.extend(FILE);
+        sets.iter().for_each(|s| a.extend(["--set", s]));
+        let lines = set_lines(d, &a);
+        a.insert(1, "--json");
+        let (code, out, err) = code_out_err(&wkrun(d, &a));
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("plan json");
+        let depths: Vec<(String, u64)> = (v["phases"].as_array().expect("phases").iter())
+            .map(|p| {
+                let name = p["name"].as_str().expect("name").to_string();
+                (name, p["params"]["queue_depth"].as_u64().expect("qd"))
+            })
+            .collect();
+        (lines, depths)
+    };
+    let at = |n: &str, q: u64| (n.to_string(), q);
+    assert_eq!(
+        plan(["queue_depth=3", "sweep.qd=4,8"]),
+        (
+            vec![
+                "--set queue_depth=3: phase prep".to_string(),
+                "--set sweep.qd=4,8: phases w[qd=4], w[qd=8]".into()
+            ],
+            vec![at("prep", 3), at("w[qd=4]", 4), at("w[qd=8]", 8)]
+        )
+    );
+    assert_eq!(
+        plan(["sweep.qd=4,8", "queue_depth=3"]),
+        (
+            vec![
+                "--set sweep.qd=4,8: changes no phase (a later --set replaces its value)"
+                    .to_string(),
+                "--set queue_depth=3: phases prep, w[qd=3]".into()
+            ],
+            vec![at("prep", 3), at("w[qd=3]", 3)]
+        )
+    );
 }
 
 /// A sweep's or a matrix list's members are named when a `--set` changes their list (issue 24 item 4).
