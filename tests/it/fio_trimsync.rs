@@ -257,3 +257,74 @@ fn a_latency_target_on_a_sync_engine_says_why_it_has_one_depth() {
         "{out}"
     );
 }
+
+/// Trial 18 F1, F2: fio trims a regular file only with its `falloc` engine, so a trim job on a file named
+/// it, and the import refused it ("fio's falloc engine has no wkrun engine"). Now a falloc trim job imports
+/// as a trim workload on psync, one I/O at a time, with a note; a falloc job that writes is refused naming
+/// why; and `export fio` of a trim phase says which engine fio needs on a file.
+#[test]
+fn a_falloc_trim_job_imports_and_an_exported_trim_job_says_its_engine() {
+    let t = tempdir();
+    let d = t.path();
+    let job = |rw: &str| {
+        let args = [
+            "import",
+            "fio",
+            "--",
+            "--name=tr",
+            "--filename=t.img",
+            "--size=1m",
+            "--ioengine=falloc",
+            "--iodepth=8",
+            "--bs=4k",
+        ];
+        let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        a.push(format!("--rw={rw}"));
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        code_out_err(&wkrun(d, &a))
+    };
+    let (code, spec, err) = job("randtrim");
+    assert_eq!(code, 0, "{err}");
+    let doc: toml::Table = spec.parse().expect("TOML");
+    let phase = &doc["phase"].as_array().expect("phases")[0];
+    let key = |k: &str| {
+        phase
+            .get(k)
+            .or_else(|| doc.get("defaults").and_then(|x| x.get(k)))
+            .cloned()
+    };
+    assert_eq!(
+        (
+            phase["trim_percent"].as_integer(),
+            key("queue_depth").and_then(|v| v.as_integer()),
+            phase["pattern"].as_str(),
+            key("engine").and_then(|v| v.as_str().map(String::from))
+        ),
+        (
+            Some(100),
+            Some(1),
+            Some("random"),
+            Some("psync".to_string())
+        ),
+        "{spec}"
+    );
+    assert!(
+        spec.contains("# note: fio command line, argument 4 `--ioengine=falloc`: ioengine=falloc: fio's falloc engine trims a file by punching holes (fallocate PUNCH_HOLE), as wkrun's trims on a file do; the phase runs on wkrun's psync engine, one I/O at a time as falloc does"),
+        "{spec}\n{err}"
+    );
+    let (code, out, err) = job("randwrite");
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("error: fio command line, argument 4 `--ioengine=falloc`: ioengine=falloc: fio's falloc engine allocates a file's blocks for writes and does nothing for reads; wkrun takes it only for trim jobs (rw=trim, rw=randtrim)"),
+        "{err}"
+    );
+    // Export of the imported spec: the trim job and what fio needs on a file.
+    std::fs::write(d.join("tr.toml"), &spec).unwrap();
+    let (code, jobs, err) = code_out_err(&wkrun(d, &["export", "fio", "tr.toml"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(jobs.contains("rw=randtrim\n"), "{jobs}");
+    assert!(
+        err.contains("phase tr: fio trims a block device with any engine but a regular file only with ioengine=falloc (its other engines end with error 25 on a file); on a file, give this job ioengine=falloc"),
+        "{err}"
+    );
+}

@@ -657,12 +657,14 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
     match name {
         "ioengine" => {
             let e = v.trim();
-            if !crate::spec::fio::FIO_ENGINES.iter().any(|(f, _)| *f == e) {
+            // falloc: fio's way to trim a regular file (its trims punch holes, as wkrun's on a file do);
+            // taken for trim jobs only ([`super::shape::shape`]).
+            if e != "falloc" && !crate::spec::fio::FIO_ENGINES.iter().any(|(f, _)| *f == e) {
                 return Ok(Outcome::Refuse(format!(
-                    "fio's {e} engine has no wkrun engine (wkrun's: psync for fio's sync, psync, pvsync and pvsync2; libaio; io_uring; null)"
+                    "fio's {e} engine has no wkrun engine (wkrun's: psync for fio's sync, psync, pvsync and pvsync2; libaio; io_uring; null; psync for fio's falloc in trim jobs)"
                 )));
             }
-            job.engine.0 = e.to_string();
+            job.engine = (e.to_string(), Some(at.clone()));
         }
         "direct" => job.direct = value::boolean(v)?,
         "sync" => {

@@ -194,8 +194,24 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     let (block, full) = block(job, &at, &mut refused);
     let sync = matches!(
         job.engine.0.as_str(),
-        "psync" | "sync" | "pvsync" | "pvsync2"
+        "psync" | "sync" | "pvsync" | "pvsync2" | "falloc"
     );
+    if job.engine.0 == "falloc" {
+        let at = job.engine.1.as_ref().unwrap_or(&job.at);
+        match job.rw.trim {
+            // Trial 18 F1: fio trims a regular file only with falloc, so its trim jobs on files use it.
+            true => notes.push(remark(
+                at,
+                "ioengine=falloc",
+                "fio's falloc engine trims a file by punching holes (fallocate PUNCH_HOLE), as wkrun's trims on a file do; the phase runs on wkrun's psync engine, one I/O at a time as falloc does",
+            )),
+            false => refused.push(remark(
+                at,
+                "ioengine=falloc",
+                "fio's falloc engine allocates a file's blocks for writes and does nothing for reads; wkrun takes it only for trim jobs (rw=trim, rw=randtrim)",
+            )),
+        }
+    }
     let engine = match job.engine.0.as_str() {
         "libaio" => "libaio",
         "io_uring" => "io_uring",
