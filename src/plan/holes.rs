@@ -16,6 +16,9 @@ pub struct HolesCheck {
     /// Whether an erase of this run touched the range before the phase (all of it or part): holes there
     /// may be punched ones, not the unwritten blocks of a file this run preallocated.
     pub erased_before: bool,
+    /// The index of the last phase of this run before it that trims in the range (its trims punch holes
+    /// in a file), if any: holes there are then its, not a fill left out (trial 18 F4).
+    pub trimmed_by: Option<usize>,
 }
 
 impl Plan {
@@ -25,7 +28,9 @@ impl Plan {
         let Work::Io(work) = &phase.work else {
             return None;
         };
-        let writes = work.read_percent < 100 && crate::engine::caps(work.io.engine).does_io;
+        // Trims punch holes and write nothing (trial 18 F4: a trim-only phase was told to run a fill first).
+        let writes = u16::from(work.read_percent) + u16::from(work.trim_percent) < 100
+            && crate::engine::caps(work.io.engine).does_io;
         if self.target.kind != TargetKind::File || !writes {
             return None;
         }
@@ -41,6 +46,18 @@ impl Plan {
                     && p.span.start < range.end()
                     && p.span.end() > range.start
             });
+        let trimmed_by = self
+            .phases
+            .iter()
+            .take(phase.index)
+            .skip(self.start_at)
+            .rev()
+            .find(|p| {
+                matches!(&p.work, Work::Io(w) if w.trim_percent > 0)
+                    && p.span.start < range.end()
+                    && p.span.end() > range.start
+            })
+            .map(|p| p.index);
         let after_erase = last_erase
             .filter(|p| p.span.start <= range.start && p.span.end() >= range.end())
             .map(|p| p.index);
@@ -48,6 +65,7 @@ impl Plan {
             range,
             after_erase,
             erased_before: last_erase.is_some(),
+            trimmed_by,
         })
     }
 }

@@ -641,11 +641,12 @@ static NO_IO: DirStats = DirStats {
 };
 
 /// Whether `text`, one of a phase's `warnings`, is a note: something to know with nothing to fix, which the
-/// console says as `note: ...` (`run::Ctx::note`): writes into holes this run's own erase punched, and a fill's writes into holes
+/// console says as `note: ...` (`run::Ctx::note`): writes into holes this run's own erase or trims punched, and a fill's writes into holes
 /// (laying the blocks out is what a fill does). The results keep notes among the warnings, so the
 /// report tells them by their words, which `run::Ctx::note` checks each note has.
 pub fn is_note(text: &str) -> bool {
     text.starts_with("writes into holes: as expected after this run's erase ")
+        || text.starts_with("writes into holes: as expected after this run's trims ")
         || (text.starts_with("writes into ") && text.contains("; expected of a fill: "))
 }
 

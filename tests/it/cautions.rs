@@ -225,6 +225,38 @@ fn holes_after_the_runs_own_erase_are_expected() {
     );
 }
 
+/// Trial 18 F4: the holes a phase's trims punched were blamed on a missing fill ("run a fill first", after
+/// a fill), and a trim-only phase, which writes nothing, was warned of writing into holes. Now the phase
+/// after the trims gets a note naming them, and the trim phase nothing.
+#[test]
+fn holes_after_the_runs_own_trims_are_expected() {
+    let dir = tempdir();
+    let body = [
+        "[[phase]]\nname = \"fill\"\nkind = \"fill\"\n".to_string(),
+        "[[phase]]\nname = \"trim\"\nkind = \"workload\"\npattern = \"sequential\"\nblock_size = \"64KiB\"\nread_percent = 0\ntrim_percent = 100\nsize = \"2MiB\"\n".to_string(),
+        workload("w", "4KiB", 0, ""),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("trimholes", &body));
+    let (results, err) = run_on_file(dir.path());
+    let note = "writes into holes: as expected after this run's trims (phase \"trim\"): 2097152 B (25.0 %) of the write range [0, 8388608) are holes in the file, punched by its trims (or never written): at the first write into each the filesystem allocates the block, so the write numbers include that work";
+    // The trim phase: no holes warning (its 32 trims' tail is another's).
+    let trim = warnings(&results)[1].clone();
+    assert!(trim.iter().all(|w| !w.contains("holes")), "{trim:?}");
+    assert_eq!(warnings(&results)[2], [note.to_string()]);
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("after this run's trims"))
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("note: phase w: writes into holes: as expected after this run's trims"),
+        "{err}"
+    );
+}
+
 /// The plan says which erase left a phase's holes; a steady block of rounds skips its rounds left, so a
 /// phase after it names the erase of the last round run, and `--from` leaves out the erases before it (taken
 /// as done, not this run's). A block of rounds (an erase of the whole file, then 1 MiB written sequentially
