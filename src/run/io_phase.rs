@@ -133,6 +133,15 @@ fn explain_short(err: &mut IoError, file: &std::fs::File) {
             "the target file is now {} B, ending inside this I/O: it was shortened during the run",
             meta.len()
         )
+    } else if let Some(limit) = crate::sys::limits::Limit::FileSize
+        .soft()
+        .filter(|&l| err.dir == Direction::Write && end > l)
+    {
+        // Attack 18 F6: a write across the limit comes back short, without EFBIG.
+        format!(
+            "the write ends at byte {end}, past {} ({limit} B): the kernel writes up to the limit only",
+            crate::sys::limits::Limit::FileSize.name()
+        )
     } else if err.dir == Direction::Write
         && crate::sys::file::free_bytes(file).is_ok_and(|free| free < u64::from(err.len))
     {

@@ -299,6 +299,29 @@ fn a_series_file_past_the_file_size_limit_ends_the_phase_and_validates() {
     }
 }
 
+/// Attack 18 F6: a write across the file-size limit into an existing file comes back short, without
+/// EFBIG, and was said as "short transfer: 3392 B" with no word of the limit; now it names it. A buffered
+/// fill (O_DIRECT's EINVAL is named already) of 64 KiB blocks on a 16 MiB file under a 200000 B limit: the
+/// fourth write, [196608, 262144), is cut at 200000 B.
+#[test]
+fn a_write_cut_short_by_the_file_size_limit_names_it() {
+    let test = "limits::a_write_cut_short_by_the_file_size_limit_names_it";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    sparse_file(&d.path().join("t.img"), 16 << 20);
+    let body = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"64KiB\"\nqueue_depth = 1\ndirect = false\n";
+    write_file(d.path(), "s.toml", &spec_text("fsize", body));
+    let args = ["s.toml", "--target", "t.img", "-o", "o", "-q"];
+    let ran = run_limited(d.path(), &["--fsize=200000"], false, &args);
+    let error = failed_cleanly(&ran, &d.path().join("o"));
+    assert_eq!(
+        error,
+        "phase 0 \"fill\": write of 65536 B at offset 196608 failed: short transfer: 3392 of 65536 B: the write ends at byte 262144, past the file-size limit (RLIMIT_FSIZE, ulimit -f) (200000 B): the kernel writes up to the limit only"
+    );
+}
+
 /// 41 phases of 20 ms on the simulated drive under a file-size limit that results.json outgrows: said once
 /// (at 65536 B it said the limit twice, once for the write during the run and once for the last), and
 /// the file holds as many phases as fit, said so (at 100000 B it said "it holds the 0 phases written
