@@ -317,6 +317,10 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
             }
         }
     }
+    out.extend(super::rounds_check::contradictions(
+        &r.round_blocks,
+        &r.phases,
+    ));
     numbers(r, &mut out);
     out
 }

@@ -721,6 +721,19 @@ fn is_round(l: &Label) -> bool {
     l.sweep.is_none() && l.key == ROUND_LABEL
 }
 
+/// The round (its label `round=N`) and cell (the name without the round label) of the phase named `name`
+/// with `labels`, as expansion names a phase of a block of rounds; `None` when it has no round label, more
+/// than one, or a name that is not its labels' (not a phase expansion made).
+pub(crate) fn round_and_cell(name: &str, labels: &[Label]) -> Option<(u32, String)> {
+    let mut rounds = labels.iter().filter(|l| is_round(l));
+    let round = rounds.next()?.value.parse().ok()?;
+    if rounds.next().is_some() {
+        return None;
+    }
+    let base = name.strip_suffix(named("", labels.iter()).as_str())?;
+    Some((round, named(base, labels.iter().filter(|l| !is_round(l)))))
+}
+
 /// The name of the `[[phase]]` table the phase `p` was expanded from: its name without the labels'
 /// suffix [`named`] gave it.
 pub(crate) fn table_name(p: &super::PhaseSpec) -> &str {
