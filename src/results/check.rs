@@ -627,8 +627,9 @@ fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
     }
 }
 
-/// The order of a latency summary at `at`: min ≤ mean ≤ max, and the percentiles rising from min to max.
-fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
+/// The order of a latency summary at `at`: min ≤ mean ≤ max, and the percentiles rising from min to max
+/// ([`rising`]).
+pub(crate) fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
     let (min, max) = (l.min as f64, l.max as f64);
     if l.mean < min * (1.0 - 1e-9) || l.mean > max * (1.0 + 1e-9) {
         out.push(Violation {
@@ -645,6 +646,12 @@ fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
         ("p99_99", l.p99_99),
         ("max", l.max),
     ];
+    rising(at, &steps, out);
+}
+
+/// Latencies `steps` (name, ns) that must not fall from one to the next: each that is below the one
+/// before, at `at.NAME`.
+pub(crate) fn rising(at: &str, steps: &[(&str, u64)], out: &mut Vec<Violation>) {
     for w in steps.windows(2) {
         let ((a, x), (b, y)) = (w[0], w[1]);
         if x > y {
