@@ -501,13 +501,7 @@ fn impossible(
         let Some(l) = &dir.stats.latency_ns else {
             continue;
         };
-        let steps = [
-            ("p50", l.p50),
-            ("p90", l.p90),
-            ("p99", l.p99),
-            ("p99_9", l.p99_9),
-            ("p99_99", l.p99_99),
-        ];
+        let steps = crate::results::check::percentiles(l);
         let from = if dir.from_clat { "clat_ns" } else { "lat_ns" };
         crate::results::check::rising(&format!("{job}.{d}.{from}.percentile"), &steps, &mut out);
     }

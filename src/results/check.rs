@@ -637,16 +637,21 @@ pub(crate) fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Vi
             expected: format!("{} is not between min {} and max {}", l.mean, l.min, l.max),
         });
     }
-    let steps = [
-        ("min", l.min),
+    let mut steps = vec![("min", l.min)];
+    steps.extend(percentiles(l));
+    steps.push(("max", l.max));
+    rising(at, &steps, out);
+}
+
+/// The percentiles of a latency summary, by their field names, from p50 to p99.99.
+pub(crate) fn percentiles(l: &crate::stats::LatencySummary) -> [(&'static str, u64); 5] {
+    [
         ("p50", l.p50),
         ("p90", l.p90),
         ("p99", l.p99),
         ("p99_9", l.p99_9),
         ("p99_99", l.p99_99),
-        ("max", l.max),
-    ];
-    rising(at, &steps, out);
+    ]
 }
 
 /// Latencies `steps` (name, ns) that must not fall from one to the next: each that is below the one

@@ -7,6 +7,27 @@ use crate::common::{code_out_err, skip, tempdir, wkrun};
 use serde_json::Value;
 use std::path::Path;
 
+/// fio's 256 random 4 KiB trims (falloc punches holes) with iodepth=8 on a 1 MiB file.
+const TRIM_RUN: [&str; 7] = [
+    "--name=tr",
+    "--filename=f",
+    "--size=1M",
+    "--rw=randtrim",
+    "--bs=4k",
+    "--iodepth=8",
+    "--ioengine=falloc",
+];
+
+/// fio's 256 buffered random 4 KiB writes with fdatasync=4 on a 1 MiB file.
+const SYNC_RUN: [&str; 6] = [
+    "--name=fds",
+    "--filename=f",
+    "--size=1M",
+    "--rw=randwrite",
+    "--bs=4k",
+    "--fdatasync=4",
+];
+
 /// Runs fio with `args` in `dir`, its JSON output to `fio.json`; its text and its document.
 fn fio_json(dir: &Path, args: &[&str]) -> (String, Value) {
     let o = std::process::Command::new("fio")
@@ -53,18 +74,7 @@ fn fio_trims_are_the_phases_trims() {
         return skip(test, &why);
     }
     let d = tempdir();
-    let (text, doc) = fio_json(
-        d.path(),
-        &[
-            "--name=tr",
-            "--filename=f",
-            "--size=1M",
-            "--rw=randtrim",
-            "--bs=4k",
-            "--iodepth=8",
-            "--ioengine=falloc",
-        ],
-    );
+    let (text, doc) = fio_json(d.path(), &TRIM_RUN);
     let t = &doc["jobs"][0]["trim"];
     let u = |v: &Value| v.as_u64().expect("a count");
     let f = |v: &Value| v.as_f64().expect("a number");
@@ -162,17 +172,7 @@ fn fio_syncs_are_the_phases_flushes() {
         return skip(test, &why);
     }
     let d = tempdir();
-    let (text, doc) = fio_json(
-        d.path(),
-        &[
-            "--name=fds",
-            "--filename=f",
-            "--size=1M",
-            "--rw=randwrite",
-            "--bs=4k",
-            "--fdatasync=4",
-        ],
-    );
+    let (text, doc) = fio_json(d.path(), &SYNC_RUN);
     let j = &doc["jobs"][0];
     let s = &j["sync"]["lat_ns"];
     let u = |v: &Value| v.as_u64().expect("a count");
@@ -271,26 +271,9 @@ fn fio_json_no_run_reports_is_refused() {
         return skip(test, &why);
     }
     let d = tempdir();
-    let trim_args = [
-        "--name=tr",
-        "--filename=f",
-        "--size=1M",
-        "--rw=randtrim",
-        "--bs=4k",
-    ];
-    let (_, trim) = fio_json(d.path(), &[&trim_args[..], &["--ioengine=falloc"]].concat());
+    let (_, trim) = fio_json(d.path(), &TRIM_RUN);
     std::fs::rename(d.path().join("fio.json"), d.path().join("trim.json")).expect("rename");
-    let (_, sync) = fio_json(
-        d.path(),
-        &[
-            "--name=fds",
-            "--filename=f",
-            "--size=1M",
-            "--rw=randwrite",
-            "--bs=4k",
-            "--fdatasync=4",
-        ],
-    );
+    let (_, sync) = fio_json(d.path(), &SYNC_RUN);
     let (c, out, e) = code_out_err(&wkrun(d.path(), &["validate", "trim.json", "fio.json"]));
     let ok = "trim.json: ok (results, 1 phase, 0 series CSVs)\nfio.json: ok (results, 1 phase, 0 series CSVs)\n";
     assert_eq!((c, out.as_str(), e.as_str()), (0, ok, ""));
