@@ -753,3 +753,35 @@ fn named<'l>(base: &str, labels: impl Iterator<Item = &'l Label>) -> String {
         false => format!("{base}[{}]", tags.join(",")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(key: &str, value: &str) -> Label {
+        Label {
+            key: key.into(),
+            value: value.into(),
+            sweep: None,
+        }
+    }
+
+    /// A phase of a block of rounds is its round and cell by its name and labels; a name that is not its
+    /// labels', or two round labels, is none.
+    #[test]
+    fn a_round_phase_is_its_round_and_cell() {
+        let labels = [l("round", "3"), l("read", "70")];
+        assert_eq!(
+            round_and_cell("iops[round=3,read=70]", &labels),
+            Some((3, "iops[read=70]".to_string()))
+        );
+        assert_eq!(round_and_cell("iops[round=4,read=70]", &labels), None);
+        assert_eq!(round_and_cell("iops[read=70]", &labels[1..]), None);
+        let twice = [l("round", "3"), l("round", "3")];
+        assert_eq!(round_and_cell("iops[round=3,round=3]", &twice), None);
+        assert_eq!(
+            round_and_cell("fill[round=1]", &[l("round", "1")]),
+            Some((1, "fill".to_string()))
+        );
+    }
+}
