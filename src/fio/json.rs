@@ -397,6 +397,21 @@ fn phase(
     if dirs.iter().chain(&syncs.as_ref()).any(|d| d.missing) {
         warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency percentiles are absent (min, mean, stddev and max kept)".into());
     }
+    let job = match clones {
+        [_] => format!("jobs[{i}]"),
+        [(first, _), .., (last, _)] => format!("jobs[{first}] to jobs[{last}] (clones)"),
+        [] => String::new(),
+    };
+    let on_close = ["end_fsync", "fsync_on_close"]
+        .iter()
+        .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
+    let end_syncs = if on_close { clones.len() as u64 } else { 0 };
+    impossible(
+        &job,
+        [("read", &read), ("write", &write), ("trim", &trim)],
+        syncs.as_ref(),
+        end_syncs,
+    )?;
     let total =
         total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
     let hist = dirs
@@ -465,6 +480,51 @@ fn phase(
         f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
     }
     Ok(pr)
+}
+
+/// What no fio run reports of one job (`job`: `jobs[i]`, or its clones): percentiles that fall, by the
+/// rule wkrun's own results are held to ([`crate::results::check::rising`]; among themselves only: fio's
+/// are its histogram buckets' values, and its p99.99 may be above the exact max), more I/Os of a
+/// direction than its bytes (an I/O moves a byte at least), and more syncs than the job's writes, and
+/// `end_syncs` (one per job with `end_fsync` or `fsync_on_close`): a sync has writes to make durable.
+///
+/// # Errors
+/// The first, naming the job and the key.
+fn impossible(
+    job: &str,
+    dirs: [(&str, &Dir); 3],
+    syncs: Option<&Dir>,
+    end_syncs: u64,
+) -> Result<(), String> {
+    let mut out = Vec::new();
+    for (d, dir) in dirs.into_iter().chain(syncs.map(|s| ("sync", s))) {
+        let Some(l) = &dir.stats.latency_ns else {
+            continue;
+        };
+        let steps = crate::results::check::percentiles(l);
+        let from = if dir.from_clat { "clat_ns" } else { "lat_ns" };
+        crate::results::check::rising(&format!("{job}.{d}.{from}.percentile"), &steps, &mut out);
+    }
+    if let Some(v) = out.first() {
+        return Err(format!("{}: {}", v.path, v.expected));
+    }
+    if let Some((d, dir)) = dirs.iter().find(|(_, d)| d.stats.ops > d.stats.bytes) {
+        return Err(format!(
+            "{job}.{d}.total_ios is {}: more I/Os than its io_bytes, {} (an I/O moves a byte at least)",
+            dir.stats.ops, dir.stats.bytes
+        ));
+    }
+    let writes = dirs[1].1.stats.ops;
+    match syncs.map(|s| s.stats.ops) {
+        Some(n) if n > writes.saturating_add(end_syncs) => Err(format!(
+            "{job}.sync has {n} syncs (lat_ns.N, else total_ios), more than the job's {writes} writes{}: a sync makes writes durable",
+            match end_syncs {
+                0 => String::new(),
+                e => format!(" and {e} at its end (end_fsync, fsync_on_close)"),
+            }
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The direction (or `sync` block) `d` of one job's reports, its clones' summed ([`combine`]); none done
@@ -542,7 +602,14 @@ fn whole(v: &Value) -> Result<u64, &'static str> {
     match v.as_u64() {
         Some(n) => Ok(n),
         None if v.as_f64().is_some_and(|x| x < 0.0) => Err("a count cannot be negative"),
-        None if v.is_number() => Err("not a whole number from 0 to 18446744073709551615"),
+        // A whole number in range written as a decimal (`9000000000.0`): fio writes counts as integers.
+        None if v.as_f64().is_some_and(|x| x.fract() == 0.0 && x < MOST) => {
+            Err("a count written with a decimal point or exponent: fio writes counts as integers")
+        }
+        None if v.as_f64().is_some_and(|x| x.fract() == 0.0) => {
+            Err("more than 18446744073709551615, the largest count")
+        }
+        None if v.is_number() => Err("not a whole number"),
         None => Err("not a number"),
     }
 }

@@ -317,6 +317,10 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
             }
         }
     }
+    out.extend(super::rounds_check::contradictions(
+        &r.round_blocks,
+        &r.phases,
+    ));
     numbers(r, &mut out);
     out
 }
@@ -623,8 +627,9 @@ fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
     }
 }
 
-/// The order of a latency summary at `at`: min ≤ mean ≤ max, and the percentiles rising from min to max.
-fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
+/// The order of a latency summary at `at`: min ≤ mean ≤ max, and the percentiles rising from min to max
+/// ([`rising`]).
+pub(crate) fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
     let (min, max) = (l.min as f64, l.max as f64);
     if l.mean < min * (1.0 - 1e-9) || l.mean > max * (1.0 + 1e-9) {
         out.push(Violation {
@@ -632,15 +637,26 @@ fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
             expected: format!("{} is not between min {} and max {}", l.mean, l.min, l.max),
         });
     }
-    let steps = [
-        ("min", l.min),
+    let mut steps = vec![("min", l.min)];
+    steps.extend(percentiles(l));
+    steps.push(("max", l.max));
+    rising(at, &steps, out);
+}
+
+/// The percentiles of a latency summary, by their field names, from p50 to p99.99.
+pub(crate) fn percentiles(l: &crate::stats::LatencySummary) -> [(&'static str, u64); 5] {
+    [
         ("p50", l.p50),
         ("p90", l.p90),
         ("p99", l.p99),
         ("p99_9", l.p99_9),
         ("p99_99", l.p99_99),
-        ("max", l.max),
-    ];
+    ]
+}
+
+/// Latencies `steps` (name, ns) that must not fall from one to the next: each that is below the one
+/// before, at `at.NAME`.
+pub(crate) fn rising(at: &str, steps: &[(&str, u64)], out: &mut Vec<Violation>) {
     for w in steps.windows(2) {
         let ((a, x), (b, y)) = (w[0], w[1]);
         if x > y {

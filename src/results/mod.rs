@@ -15,6 +15,7 @@ pub mod outdir;
 pub mod possible;
 pub mod pretty;
 pub mod rounds;
+pub mod rounds_check;
 pub mod scan;
 pub mod schema;
 pub mod search;

@@ -721,6 +721,19 @@ fn is_round(l: &Label) -> bool {
     l.sweep.is_none() && l.key == ROUND_LABEL
 }
 
+/// The round (its label `round=N`) and cell (the name without the round label) of the phase named `name`
+/// with `labels`, as expansion names a phase of a block of rounds; `None` when it has no round label, more
+/// than one, or a name that is not its labels' (not a phase expansion made).
+pub(crate) fn round_and_cell(name: &str, labels: &[Label]) -> Option<(u32, String)> {
+    let mut rounds = labels.iter().filter(|l| is_round(l));
+    let round = rounds.next()?.value.parse().ok()?;
+    if rounds.next().is_some() {
+        return None;
+    }
+    let base = name.strip_suffix(named("", labels.iter()).as_str())?;
+    Some((round, named(base, labels.iter().filter(|l| !is_round(l)))))
+}
+
 /// The name of the `[[phase]]` table the phase `p` was expanded from: its name without the labels'
 /// suffix [`named`] gave it.
 pub(crate) fn table_name(p: &super::PhaseSpec) -> &str {
@@ -738,5 +751,37 @@ fn named<'l>(base: &str, labels: impl Iterator<Item = &'l Label>) -> String {
     match tags.is_empty() {
         true => base.to_string(),
         false => format!("{base}[{}]", tags.join(",")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(key: &str, value: &str) -> Label {
+        Label {
+            key: key.into(),
+            value: value.into(),
+            sweep: None,
+        }
+    }
+
+    /// A phase of a block of rounds is its round and cell by its name and labels; a name that is not its
+    /// labels', or two round labels, is none.
+    #[test]
+    fn a_round_phase_is_its_round_and_cell() {
+        let labels = [l("round", "3"), l("read", "70")];
+        assert_eq!(
+            round_and_cell("iops[round=3,read=70]", &labels),
+            Some((3, "iops[read=70]".to_string()))
+        );
+        assert_eq!(round_and_cell("iops[round=4,read=70]", &labels), None);
+        assert_eq!(round_and_cell("iops[read=70]", &labels[1..]), None);
+        let twice = [l("round", "3"), l("round", "3")];
+        assert_eq!(round_and_cell("iops[round=3,round=3]", &twice), None);
+        assert_eq!(
+            round_and_cell("fill[round=1]", &[l("round", "1")]),
+            Some((1, "fill".to_string()))
+        );
     }
 }

@@ -49,12 +49,12 @@ fn hostile_fio_json_is_refused_naming_the_file_and_the_key() {
         (
             "fractional bytes",
             with(plus.clone(), "/jobs/0/read/io_bytes", json!(1.5)),
-            "jobs[0].read.io_bytes is 1.5: not a whole number from 0 to 18446744073709551615",
+            "jobs[0].read.io_bytes is 1.5: not a whole number",
         ),
         (
             "count past 2^64",
             with(plus.clone(), "/jobs/0/write/runtime", json!(1e20)),
-            "jobs[0].write.runtime is 1e+20: not a whole number from 0 to 18446744073709551615",
+            "jobs[0].write.runtime is 1e+20: more than 18446744073709551615, the largest count",
         ),
         (
             "huge rate",

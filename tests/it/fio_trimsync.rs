@@ -7,6 +7,27 @@ use crate::common::{code_out_err, skip, tempdir, wkrun};
 use serde_json::Value;
 use std::path::Path;
 
+/// fio's 256 random 4 KiB trims (falloc punches holes) with iodepth=8 on a 1 MiB file.
+const TRIM_RUN: [&str; 7] = [
+    "--name=tr",
+    "--filename=f",
+    "--size=1M",
+    "--rw=randtrim",
+    "--bs=4k",
+    "--iodepth=8",
+    "--ioengine=falloc",
+];
+
+/// fio's 256 buffered random 4 KiB writes with fdatasync=4 on a 1 MiB file.
+const SYNC_RUN: [&str; 6] = [
+    "--name=fds",
+    "--filename=f",
+    "--size=1M",
+    "--rw=randwrite",
+    "--bs=4k",
+    "--fdatasync=4",
+];
+
 /// Runs fio with `args` in `dir`, its JSON output to `fio.json`; its text and its document.
 fn fio_json(dir: &Path, args: &[&str]) -> (String, Value) {
     let o = std::process::Command::new("fio")
@@ -53,18 +74,7 @@ fn fio_trims_are_the_phases_trims() {
         return skip(test, &why);
     }
     let d = tempdir();
-    let (text, doc) = fio_json(
-        d.path(),
-        &[
-            "--name=tr",
-            "--filename=f",
-            "--size=1M",
-            "--rw=randtrim",
-            "--bs=4k",
-            "--iodepth=8",
-            "--ioengine=falloc",
-        ],
-    );
+    let (text, doc) = fio_json(d.path(), &TRIM_RUN);
     let t = &doc["jobs"][0]["trim"];
     let u = |v: &Value| v.as_u64().expect("a count");
     let f = |v: &Value| v.as_f64().expect("a number");
@@ -162,17 +172,7 @@ fn fio_syncs_are_the_phases_flushes() {
         return skip(test, &why);
     }
     let d = tempdir();
-    let (text, doc) = fio_json(
-        d.path(),
-        &[
-            "--name=fds",
-            "--filename=f",
-            "--size=1M",
-            "--rw=randwrite",
-            "--bs=4k",
-            "--fdatasync=4",
-        ],
-    );
+    let (text, doc) = fio_json(d.path(), &SYNC_RUN);
     let j = &doc["jobs"][0];
     let s = &j["sync"]["lat_ns"];
     let u = |v: &Value| v.as_u64().expect("a count");
@@ -327,4 +327,76 @@ fn a_falloc_trim_job_imports_and_an_exported_trim_job_says_its_engine() {
         err.contains("phase tr: fio trims a block device with any engine but a regular file only with ioengine=falloc (its other engines end with error 25 on a file); on a file, give this job ioengine=falloc"),
         "{err}"
     );
+}
+
+/// Hostile tester, session 18: fio's JSON held to what no fio run reports. From real runs (256 random
+/// trims with falloc, 256 random writes with fdatasync=4, each on a 1 MiB file, which validate): write
+/// percentiles that fall (p99 1 ns below p50; wkrun's own results refuse it), 10^12 syncs for 256 writes,
+/// syncs in a job that wrote nothing, 10^19 trims of 1 MiB, and a latency written `9000000000.0` (said to
+/// be "not a whole number from 0 to 18446744073709551615", which it is) are each refused by `validate`
+/// and `compare`, exit 2, naming the key and fio's own numbers.
+#[test]
+fn fio_json_no_run_reports_is_refused() {
+    let test = "fio_trimsync::fio_json_no_run_reports_is_refused";
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let (_, trim) = fio_json(d.path(), &TRIM_RUN);
+    std::fs::rename(d.path().join("fio.json"), d.path().join("trim.json")).expect("rename");
+    let (_, sync) = fio_json(d.path(), &SYNC_RUN);
+    let (c, out, e) = code_out_err(&wkrun(d.path(), &["validate", "trim.json", "fio.json"]));
+    let ok = "trim.json: ok (results, 1 phase, 0 series CSVs)\nfio.json: ok (results, 1 phase, 0 series CSVs)\n";
+    assert_eq!((c, out.as_str(), e.as_str()), (0, ok, ""));
+    let pct = &sync["jobs"][0]["write"]["clat_ns"]["percentile"];
+    let (p50, p90) = (
+        pct["50.000000"].as_u64().expect("p50"),
+        pct["90.000000"].as_u64().expect("p90"),
+    );
+    let writes = sync["jobs"][0]["write"]["total_ios"]
+        .as_u64()
+        .expect("writes");
+    let trimmed = trim["jobs"][0]["trim"]["io_bytes"].as_u64().expect("bytes");
+    let edit = |doc: &Value, at: &str, v: Value| {
+        let mut doc = doc.clone();
+        *doc.pointer_mut(at).unwrap_or_else(|| panic!("{at}")) = v;
+        doc
+    };
+    let cases = [
+        (
+            edit(&sync, "/jobs/0/write/clat_ns/percentile/99.000000", (p50 - 1).into()),
+            format!("jobs[0].write.clat_ns.percentile.p99: {} is below p90 {p90}", p50 - 1),
+        ),
+        (
+            edit(&sync, "/jobs/0/sync/lat_ns/N", 1_000_000_000_000u64.into()),
+            format!("jobs[0].sync has 1000000000000 syncs (lat_ns.N, else total_ios), more than the job's {writes} writes: a sync makes writes durable"),
+        ),
+        (
+            edit(&trim, "/jobs/0/sync/lat_ns/N", 5.into()),
+            "jobs[0].sync has 5 syncs (lat_ns.N, else total_ios), more than the job's 0 writes: a sync makes writes durable".to_string(),
+        ),
+        (
+            edit(&trim, "/jobs/0/trim/total_ios", 10_000_000_000_000_000_000u64.into()),
+            format!("jobs[0].trim.total_ios is 10000000000000000000: more I/Os than its io_bytes, {trimmed} (an I/O moves a byte at least)"),
+        ),
+        (
+            edit(&sync, "/jobs/0/sync/lat_ns/min", 9_000_000_000.0.into()),
+            "jobs[0].sync.lat_ns.min is 9000000000.0: a count written with a decimal point or exponent: fio writes counts as integers".to_string(),
+        ),
+    ];
+    for (doc, key) in cases {
+        std::fs::write(d.path().join("h.json"), doc.to_string()).expect("write");
+        let want = format!("error: h.json: {key}\n");
+        for args in [
+            vec!["validate", "h.json"],
+            vec!["compare", "h.json", "fio.json"],
+        ] {
+            let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+            assert_eq!(
+                (code, out.as_str(), err.as_str()),
+                (2, "", want.as_str()),
+                "{args:?}"
+            );
+        }
+    }
 }

@@ -688,3 +688,114 @@ fn the_pts_iops_spec_runs_at_trial_scale() {
         assert!((x - mean).abs() <= 1e-9 * mean, "{x} vs {mean}");
     }
 }
+
+/// `out/results.json` with `edit` made, written beside it as `out/NAME.json`; `wkrun validate NAME.json`
+/// and `wkrun report NAME.json` (in `out`) refuse it, exit 2, with exactly `says` (after `error: NAME.json `).
+fn forged_refused(out: &Path, name: &str, edit: impl Fn(&mut Value), says: &str) {
+    let mut v = results(out);
+    edit(&mut v);
+    let file = format!("{name}.json");
+    std::fs::write(out.join(&file), serde_json::to_vec(&v).expect("json")).expect("write");
+    let want = format!("error: {file} holds figures that cannot be true (1 place):\n  {says}\n");
+    let (c, o, e) = code_out_err(&wkrun(out, &["validate", &file]));
+    assert_eq!(
+        (c, o.as_str(), e.as_str()),
+        (2, "", want.as_str()),
+        "{name}"
+    );
+    let (c, _, e) = code_out_err(&wkrun(out, &["report", &file, "-o", "rep"]));
+    assert_eq!((c, e.contains(says)), (2, true), "{name}: {e}");
+    assert!(!out.join("rep").exists(), "{name}: report wrote");
+}
+
+/// A block's cells, rounds and verdict are what its phases give (hostile tester, session 18: a cell's
+/// `figures.iops` forged to 1.0 validated and `report` printed it; a cell without reads with a read latency
+/// of 0.0, a cell that reads with none, a cell naming other phases and a plan placing the wrong phases all
+/// passed). Each is refused by its JSON path with both values; the oracle is the mean this test takes of
+/// the window's phases' figures. The genuine file validates.
+#[test]
+fn forged_round_block_figures_are_refused() {
+    let dir = tempdir();
+    let body =
+        iops_spec("max_rounds = 5\nwindow = 2").replace("duration = \"10s\"", "duration = \"2s\"");
+    let out = run_ok(dir.path(), "rounds", &body, Path::new(SIM));
+    let (c, o, e) = code_out_err(&wkrun(&out, &["validate", "results.json"]));
+    assert_eq!(
+        (c, o.as_str(), e.as_str()),
+        (
+            0,
+            "results.json: ok (results, 9 phases, 9 series CSVs)\n",
+            ""
+        )
+    );
+    let r = results(&out);
+    let b = &r["round_blocks"][0];
+    assert_eq!(b["window"], serde_json::json!({"first": 3, "last": 4}));
+    // Cell 0 ("iops[read=70]") of rounds 3 and 4 is phases 5 and 7; cell 1 ("iops[read=0]") 6 and 8.
+    let phases = by_index(&r);
+    let mean = |i: u64, j: u64, at: &str| {
+        let (x, y) = (&phases[&i].pointer(at), &phases[&j].pointer(at));
+        (x.and_then(Value::as_f64).expect("x") + y.and_then(Value::as_f64).expect("y")) / 2.0
+    };
+    let shown = |x: f64| Value::from(x).to_string();
+    let iops = mean(5, 7, "/total/iops");
+    assert_eq!(b["cells"][0]["figures"]["iops"].as_f64(), Some(iops));
+    let cell0 =
+        "what block \"ss\" judged from its phases gives for cell \"iops[read=70]\" (phases 5, 7)";
+    let cell1 =
+        "what block \"ss\" judged from its phases gives for cell \"iops[read=0]\" (phases 6, 8)";
+    forged_refused(
+        &out,
+        "iops",
+        |v| v["round_blocks"][0]["cells"][0]["figures"]["iops"] = 1.0.into(),
+        &format!(
+            "round_blocks[0].cells[0].figures.iops: 1.0 is not {}, {cell0}",
+            shown(iops)
+        ),
+    );
+    for (name, lat) in [("zero", 0.0), ("five", 5.0)] {
+        forged_refused(
+            &out,
+            name,
+            |v| v["round_blocks"][0]["cells"][1]["figures"]["read_lat_mean_ns"] = lat.into(),
+            &format!(
+                "round_blocks[0].cells[1].figures.read_lat_mean_ns: {} is not null, {cell1}",
+                shown(lat)
+            ),
+        );
+    }
+    let read_lat = mean(5, 7, "/read/latency_ns/mean");
+    forged_refused(
+        &out,
+        "null",
+        |v| v["round_blocks"][0]["cells"][0]["figures"]["read_lat_mean_ns"] = Value::Null,
+        &format!(
+            "round_blocks[0].cells[0].figures.read_lat_mean_ns: null is not {}, {cell0}",
+            shown(read_lat)
+        ),
+    );
+    forged_refused(
+        &out,
+        "phases",
+        |v| v["round_blocks"][0]["cells"][0]["phases"] = serde_json::json!([6, 8]),
+        &format!("round_blocks[0].cells[0].phases: [6,8] is not [5,7], {cell0}"),
+    );
+    let track = phases[&4]["write"]["iops"]
+        .as_f64()
+        .expect("round 2's write IOPS");
+    forged_refused(
+        &out,
+        "tracking",
+        |v| v["round_blocks"][0]["rounds"][1]["tracking_value"] = 1.0.into(),
+        &format!(
+            "round_blocks[0].rounds[1].tracking_value: 1.0 is not {}, what block \"ss\" judged from its phases gives",
+            shown(track)
+        ),
+    );
+    forged_refused(
+        &out,
+        "plan",
+        |v| v["round_blocks"][0]["plan"]["first_phase"] = 2.into(),
+        "round_blocks[0].plan: places phase 2 \"iops[round=1,read=0]\" as round 1 of cell \"iops[read=70]\", and it is not (first_phase 2, 2 phases a round): a block's phases are its cells' rounds",
+    );
+}
