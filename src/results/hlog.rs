@@ -691,8 +691,19 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
             let want = counts[d].percentiles_us(max[d]);
             let have = row[d].lat_pct_us;
             if have.iter().any(Option::is_some) && have != want {
+                // Attack 18 F7: said in Rust's debug form (`[Some(1300.479), ...]`), and as if the log
+                // alone were wrong, where a cut series CSV is as likely.
+                let shown = |v: &[Option<f64>]| {
+                    let each: Vec<String> = v
+                        .iter()
+                        .map(|x| x.map_or("-".to_string(), |x| x.to_string()))
+                        .collect();
+                    each.join(", ")
+                };
                 return Err(format!(
-                    "line {line}: row {k}: the {d} percentiles are {have:?} µs, their histogram's {want:?}"
+                    "line {line}: row {k}: the series CSV's {d} percentiles are {} µs, this log's histogram gives {} µs: one of the two files is damaged",
+                    shown(&have),
+                    shown(&want)
                 ));
             }
         }

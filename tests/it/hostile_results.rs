@@ -373,3 +373,34 @@ fn a_fill_whose_passes_contradict_its_ios_is_refused() {
     assert_eq!(c, 2, "{e}");
     assert!(e.contains(says), "{e}");
 }
+
+/// Attack 18 F7: a series CSV edited in its last row (cut short, there) was said as the histogram log's fault, its
+/// percentiles in Rust's debug form (`[Some(1300.479), ...]`). Now the message names both files' values as
+/// plain numbers and says one of the two is damaged.
+#[test]
+fn a_cut_series_csv_is_told_against_its_log_in_plain_numbers() {
+    let d = tempdir();
+    let img = d.path().join("t.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let body = "[[phase]]\nname = \"rw\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\ninterval = \"100ms\"\nduration = \"300ms\"\nrate_iops = 2000\n";
+    let out = run_ok(d.path(), "cut", body, &img);
+    let csv = out.join("00-rw.csv");
+    let text = std::fs::read(&csv).unwrap();
+    // The last row's write p99.9, its last field, gains a digit (1580.991 -> 1580.9911).
+    assert_eq!(text.last(), Some(&b'\n'));
+    let mut forged = text[..text.len() - 1].to_vec();
+    forged.extend_from_slice(b"1\n");
+    std::fs::write(&csv, forged).unwrap();
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", out.to_str().unwrap()]));
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("Some("), "{err}");
+    assert!(
+        err.contains("00-rw.hlog (phases[0].hist_log): line ")
+            && err.contains(": the series CSV's write percentiles are ")
+            && err.ends_with(" µs: one of the two files is damaged\n"),
+        "{err}"
+    );
+}
