@@ -275,7 +275,6 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
     let mut before: Option<usize> = None;
     for (i, p) in r.phases.iter().enumerate() {
         let at = |what: &str| format!("phases[{i}].{what}");
-        let start = out.len();
         phase_place(i, p, before, &mut out);
         super::possible::phase(i, p, (&mut names, &r.target), &mut out);
         passes_of_span(i, p, &mut out);
@@ -318,10 +317,20 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
                 });
             }
         }
-        // Headline figures recomputed from figures named wrong already would say the same again.
-        own_figures(i, p, out.len() == start, &mut out);
     }
     numbers(r, &mut out);
+    // Figures recomputed from a phase's figures named wrong already would say the same again: only the
+    // phases named nowhere yet.
+    let named: std::collections::HashSet<&str> = (out.iter())
+        .filter_map(|v| v.path.strip_prefix("phases[")?.split(']').next())
+        .collect();
+    let mut own = Vec::new();
+    for (i, p) in r.phases.iter().enumerate() {
+        if !named.contains(i.to_string().as_str()) {
+            own_figures(i, p, &mut own);
+        }
+    }
+    out.extend(own);
     out
 }
 
@@ -420,10 +429,8 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
 /// same code: each headline figure ([`super::headline::figures`] of its `params.headline` items, matched by
 /// key), `read_share` ([`super::ReadShare::of`] of its reads and writes), each direction's latency
 /// histogram holding its ops, `ops_by_size` adding up to `total.ops` and `total.bytes`, and a merged
-/// phase's parts (`hosts`) numbered 0, 1, ... in order. Fields older results lack are not asked for; the
-/// headline figures only of a phase `clean` of other violations (made of its other figures, they would say
-/// them again).
-fn own_figures(i: usize, p: &super::PhaseResult, clean: bool, out: &mut Vec<Violation>) {
+/// phase's parts (`hosts`) numbered 0, 1, ... in order. Fields older results lack are not asked for.
+fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
     let at = |what: String| format!("phases[{i}].{what}");
     let num = |v: Option<f64>| {
         v.map_or("null".to_string(), |x| {
@@ -431,7 +438,7 @@ fn own_figures(i: usize, p: &super::PhaseResult, clean: bool, out: &mut Vec<Viol
         })
     };
     let mut say = |path: String, expected: String| out.push(Violation { path, expected });
-    if let (true, false, Ok(m)) = (clean, p.headline.is_empty(), p.params.measure()) {
+    if let (false, Ok(m)) = (p.headline.is_empty(), p.params.measure()) {
         let made = super::headline::figures(&m.headline, p);
         for (k, f) in p.headline.iter().enumerate() {
             let Some(g) = made.iter().find(|g| g.key == f.key) else {
