@@ -1419,8 +1419,20 @@ fn an_aggregate_s_figures_are_its_targets_merged_again() {
             "error: {f}/results.json: phase 1 \"w\": {at} {was} is not what merging its targets' phases makes, {is}: an aggregate's phase is its targets' phases merged\n"
         )
     };
+    // The parts no longer add up to the phase either, which the file alone shows.
+    let read = |i: usize, k: &str| u(&theirs[i]["phases"][1]["read"][k]);
+    let sums = format!(
+        "error: part/results.json holds figures that cannot be true (1 place):\n  phases[1].hosts: the parts' read add up to {} I/Os of {} B, not read.ops {} of read.bytes {}\n",
+        5 + read(1, "ops"),
+        read(0, "bytes") + read(1, "bytes"),
+        ops0 + read(1, "ops"),
+        read(0, "bytes") + read(1, "bytes")
+    );
     let cases = [
-        (part.clone(), merged(&part, "hosts[0].read.ops", 5, ops0)),
+        (
+            part.clone(),
+            sums.clone() + &merged(&part, "hosts[0].read.ops", 5, ops0),
+        ),
         (
             lat.clone(),
             merged(&lat, "read.latency_ns.max", max + 1, max),
@@ -1434,7 +1446,7 @@ fn an_aggregate_s_figures_are_its_targets_merged_again() {
         ),
     ];
     refused(d, &cases);
-    refused_by(d, &["report", &part, "-o", "rep"], &cases[0].1);
+    refused_by(d, &["report", &part, "-o", "rep"], &sums);
     assert!(!d.join("rep").exists());
 }
 
@@ -1506,5 +1518,72 @@ fn a_phase_s_own_figures_are_their_recomputation() {
             (f, line)
         })
         .collect();
+    refused(d, &cases);
+}
+
+/// A merged phase's parts (`hosts`) add up to it and none is longer than it (attack 18: a part's
+/// `read.ops` of 5 and a `duration_s` of 50 s in a folder `wkrun merge` wrote validated, and the report
+/// showed them): each refused naming the figure and both sides, the sums read from the two runs here.
+#[test]
+fn a_merged_phase_s_parts_add_up_to_it() {
+    let t = tempdir();
+    let d = t.path();
+    a_run(d);
+    let args = [
+        "v.toml",
+        "--target",
+        "sim:capacity=512MiB,op=7%",
+        "-q",
+        "-o",
+        "r2",
+    ];
+    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    assert_eq!(c, 0, "{e}");
+    let (c, _, e) = code_out_err(&wkrun(d, &["merge", "r", "r2", "-o", "m"]));
+    assert_eq!(c, 0, "{e}");
+    let u = |v: &serde_json::Value| v.as_u64().expect("count");
+    let (a, b) = (results(&d.join("r")), results(&d.join("r2")));
+    let read = |v: &serde_json::Value, k: &str| u(&v["phases"][1]["read"][k]);
+    let m = results(&d.join("m"));
+    let span = m["phases"][1]["duration_s"].as_f64().expect("duration");
+    let forged = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = m.clone();
+        edit(&mut v["phases"][1]["hosts"][0]);
+        fs::write(
+            d.join(format!("m/{name}.json")),
+            serde_json::to_vec(&v).expect("json"),
+        )
+        .expect("write");
+        format!("m/{name}.json")
+    };
+    let line = |f: &str, why: String| {
+        format!("error: {f} holds figures that cannot be true (1 place):\n  {why}\n")
+    };
+    let ops = forged("ops", &|h| h["read"]["ops"] = 5.into());
+    let long = forged("long", &|h| h["duration_s"] = 50.0.into());
+    let cases = [
+        (
+            ops.clone(),
+            line(
+                &ops,
+                format!(
+                    "phases[1].hosts: the parts' read add up to {} I/Os of {} B, not read.ops {} of read.bytes {}",
+                    5 + read(&b, "ops"),
+                    read(&a, "bytes") + read(&b, "bytes"),
+                    read(&a, "ops") + read(&b, "ops"),
+                    read(&a, "bytes") + read(&b, "bytes")
+                ),
+            ),
+        ),
+        (
+            long.clone(),
+            line(
+                &long,
+                format!(
+                    "phases[1].hosts[0].duration_s: 50 s is longer than the merged phase's duration_s {span} s, which spans every part"
+                ),
+            ),
+        ),
+    ];
     refused(d, &cases);
 }
