@@ -283,14 +283,9 @@ fn a_schema_violation_and_a_cut_series_are_both_reported() {
     );
 }
 
-/// `merge` refuses a run that completed with fewer phases than another (an edited copy with one phase)
-/// rather than merging the phases they share; one with no phase is refused at the door, as `validate`
-/// refuses it.
-#[test]
-fn merge_refuses_a_completed_run_with_fewer_phases() {
-    let t = tempdir();
-    let d = t.path();
-    a_run(d);
+/// [`a_run`] twice: into `dir/r`, then `dir/r2`.
+fn two_runs(dir: &Path) {
+    a_run(dir);
     let args = [
         "v.toml",
         "--target",
@@ -299,8 +294,18 @@ fn merge_refuses_a_completed_run_with_fewer_phases() {
         "-o",
         "r2",
     ];
-    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    let (c, _, e) = code_out_err(&wkrun(dir, &args));
     assert_eq!(c, 0, "{e}");
+}
+
+/// `merge` refuses a run that completed with fewer phases than another (an edited copy with one phase)
+/// rather than merging the phases they share; one with no phase is refused at the door, as `validate`
+/// refuses it.
+#[test]
+fn merge_refuses_a_completed_run_with_fewer_phases() {
+    let t = tempdir();
+    let d = t.path();
+    two_runs(d);
     let whole = results(&d.join("r2"));
     let kept = |n: usize| {
         let mut v = whole.clone();
@@ -1528,17 +1533,7 @@ fn a_phase_s_own_figures_are_their_recomputation() {
 fn a_merged_phase_s_parts_add_up_to_it() {
     let t = tempdir();
     let d = t.path();
-    a_run(d);
-    let args = [
-        "v.toml",
-        "--target",
-        "sim:capacity=512MiB,op=7%",
-        "-q",
-        "-o",
-        "r2",
-    ];
-    let (c, _, e) = code_out_err(&wkrun(d, &args));
-    assert_eq!(c, 0, "{e}");
+    two_runs(d);
     let (c, _, e) = code_out_err(&wkrun(d, &["merge", "r", "r2", "-o", "m"]));
     assert_eq!(c, 0, "{e}");
     let u = |v: &serde_json::Value| v.as_u64().expect("count");
