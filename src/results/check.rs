@@ -262,7 +262,7 @@ pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
 /// rounding; the total is the reads and writes together; a latency summary is ordered, min ≤ mean ≤ max and
 /// min ≤ p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ p99.99 ≤ max; and what no run writes ([`super::possible`]: times, names,
 /// parameters, a prediction's inputs); and the figures a run computes from a phase's own data
-/// ([`own_figures`]: headline figures, `read_share`, histograms, `ops_by_size`). Each with its JSON path. Results another tool wrote
+/// (`own_figures`: headline figures, `read_share`, histograms, `ops_by_size`, merged parts). Each with its JSON path. Results another tool wrote
 /// (`source`, fio's JSON: rates over each direction's own time) are not held to wkrun's arithmetic.
 pub fn implausible(r: &super::Results) -> Vec<Violation> {
     let mut out = Vec::new();
