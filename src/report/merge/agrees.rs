@@ -68,7 +68,8 @@ pub fn against_targets(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) 
 
 /// What differs between the aggregate `r` (read from `file`) and what the run makes of its targets'
 /// folders `theirs` by the same code ([`super::merge_targets`]): its `target` (the capacities added, the
-/// largest block sizes; its path is held to its hosts' elsewhere), and each phase field by field (its parts per target in `hosts`, latency from the
+/// largest block sizes; its path is held to its hosts' elsewhere), its blocks of rounds, and each phase
+/// field by field (its parts per target in `hosts`, latency from the
 /// added histograms, the histograms, `ops_by_size`, `read_share`, the headline figures of the merged
 /// series...): the first difference of each, with the aggregate's value and the merge's. The names of
 /// the files beside (`series_csv`, `hist_log`) are compared only where the aggregate names one (an
@@ -96,6 +97,17 @@ fn remerged(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<Stri
     if let Some((at, own, made)) = target {
         out.push(format!(
             "{}: {at} {own} is not what the run writes of its targets, {made}: an aggregate's target is its targets' together",
+            file.display()
+        ));
+    }
+    let blocks = differs(
+        &json(serde_json::to_value(&r.round_blocks)),
+        &json(serde_json::to_value(&m.round_blocks)),
+        "round_blocks".to_string(),
+    );
+    if let Some((at, own, made)) = blocks {
+        out.push(format!(
+            "{}: {at} {own} is not what the run judges of its merged phases, {made}: an aggregate's blocks of rounds are judged from its phases",
             file.display()
         ));
     }
