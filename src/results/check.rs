@@ -261,7 +261,8 @@ pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
 /// total's) IOPS and bandwidth are its I/Os and bytes over the phase's `duration_s` (0 over no time), within
 /// rounding; the total is the reads and writes together; a latency summary is ordered, min ≤ mean ≤ max and
 /// min ≤ p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ p99.99 ≤ max; and what no run writes ([`super::possible`]: times, names,
-/// parameters, a prediction's inputs). Each with its JSON path. Results another tool wrote
+/// parameters, a prediction's inputs); and the figures a run computes from a phase's own data
+/// (`own_figures`: headline figures, `read_share`, histograms, `ops_by_size`, merged parts). Each with its JSON path. Results another tool wrote
 /// (`source`, fio's JSON: rates over each direction's own time) are not held to wkrun's arithmetic.
 pub fn implausible(r: &super::Results) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -322,6 +323,18 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
         &r.phases,
     ));
     numbers(r, &mut out);
+    // Figures recomputed from a phase's figures named wrong already would say the same again: only the
+    // phases named nowhere yet.
+    let named: std::collections::HashSet<&str> = (out.iter())
+        .filter_map(|v| v.path.strip_prefix("phases[")?.split(']').next())
+        .collect();
+    let mut own = Vec::new();
+    for (i, p) in r.phases.iter().enumerate() {
+        if !named.contains(i.to_string().as_str()) {
+            own_figures(i, p, &mut own);
+        }
+    }
+    out.extend(own);
     out
 }
 
@@ -413,6 +426,150 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
         if let Ok(v) = serde_json::to_value(p) {
             walk(&v, &mut format!("/phases/{i}"), &named, out);
         }
+    }
+}
+
+/// Phase `i`'s figures that a run computes from the phase's own data, against their recomputation by the
+/// same code: each headline figure ([`super::headline::figures`] of its `params.headline` items, matched by
+/// key), `read_share` ([`super::ReadShare::of`] of its reads and writes), each direction's latency
+/// histogram holding its ops, `ops_by_size` adding up to `total.ops` and `total.bytes`, and a merged
+/// phase's parts (`hosts`) adding up to it ([`parts_add_up`]) and numbered 0, 1, ... in order. Fields older results lack are not asked for.
+fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
+    let at = |what: String| format!("phases[{i}].{what}");
+    let num = |v: Option<f64>| {
+        v.map_or("null".to_string(), |x| {
+            crate::units::readable_float(x).to_string()
+        })
+    };
+    let mut say = |path: String, expected: String| out.push(Violation { path, expected });
+    if let (false, Ok(m)) = (p.headline.is_empty(), p.params.measure()) {
+        let made = super::headline::figures(&m.headline, p);
+        for (k, f) in p.headline.iter().enumerate() {
+            let Some(g) = made.iter().find(|g| g.key == f.key) else {
+                continue;
+            };
+            let same = match (f.value, g.value) {
+                (Some(a), Some(b)) => close(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            };
+            if !same {
+                say(
+                    at(format!("headline[{k}].value")),
+                    format!(
+                        "{} is not \"{}\" of phase \"{}\" as its own figures make it, {}",
+                        num(f.value),
+                        f.label,
+                        p.name,
+                        num(g.value)
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(s) = &p.read_share {
+        let want = super::ReadShare::of(&p.read, &p.write);
+        let (ops, bytes) = want.map_or((None, None), |w| (Some(w.ops), Some(w.bytes)));
+        for (field, got, want, of) in [
+            ("ops", s.ops, ops, "read.ops / (read.ops + write.ops)"),
+            (
+                "bytes",
+                s.bytes,
+                bytes,
+                "read.bytes / (read.bytes + write.bytes)",
+            ),
+        ] {
+            if !want.is_some_and(|w| close(got, w)) {
+                say(
+                    at(format!("read_share.{field}")),
+                    format!("{} is not {of} = {}", num(Some(got)), num(want)),
+                );
+            }
+        }
+    }
+    if let Some(h) = &p.latency_histograms {
+        for d in crate::vocab::Direction::ALL {
+            let held = h.dir(d).iter().fold(0u64, |n, x| n.saturating_add(x[1]));
+            let ops = p.dir(d).ops;
+            if held != ops {
+                say(
+                    at(format!("latency_histograms.{}", d.name())),
+                    format!("holds {held} latencies, not {}.ops {ops}", d.name()),
+                );
+            }
+        }
+    }
+    if !p.ops_by_size.is_empty() {
+        let s = &p.ops_by_size;
+        let ops: u128 = s.iter().map(|s| u128::from(s.ops)).sum();
+        let bytes: u128 = s
+            .iter()
+            .map(|s| u128::from(s.ops) * u128::from(s.bytes))
+            .sum();
+        if (ops, bytes) != (u128::from(p.total.ops), u128::from(p.total.bytes)) {
+            say(
+                at("ops_by_size".into()),
+                format!(
+                    "adds up to {ops} I/Os of {bytes} B, not total.ops {} of total.bytes {}",
+                    p.total.ops, p.total.bytes
+                ),
+            );
+        }
+    }
+    if !p.hosts.is_empty() {
+        parts_add_up(i, p, &mut say);
+    }
+    if let Some((k, h)) = p.hosts.iter().enumerate().find(|(k, h)| h.host != *k) {
+        say(
+            at(format!("hosts[{k}].host")),
+            format!("{} is not {k}: each part once, in order", h.host),
+        );
+    }
+}
+
+/// A merged phase's parts (`hosts`, the merge's `host_parts`) against the phase: each direction's ops and
+/// bytes the parts' added, and no part longer than the phase (which spans from the earliest part's start to
+/// the latest one's end).
+fn parts_add_up(i: usize, p: &super::PhaseResult, say: &mut impl FnMut(String, String)) {
+    use crate::vocab::Direction;
+    fn of(h: &super::HostPhase, d: Direction) -> Option<&super::DirStats> {
+        match d {
+            Direction::Read => Some(&h.read),
+            Direction::Write => Some(&h.write),
+            Direction::Trim => h.trim.as_ref(),
+        }
+    }
+    for d in Direction::ALL {
+        let parts = p.hosts.iter().filter_map(|h| of(h, d));
+        let (ops, bytes) = parts.fold((0u128, 0u128), |(o, b), s| {
+            (o + u128::from(s.ops), b + u128::from(s.bytes))
+        });
+        let own = p.dir(d);
+        if (ops, bytes) != (u128::from(own.ops), u128::from(own.bytes)) {
+            say(
+                format!("phases[{i}].hosts"),
+                format!(
+                    "the parts' {d} add up to {ops} I/Os of {bytes} B, not {d}.ops {} of {d}.bytes {}",
+                    own.ops, own.bytes
+                ),
+            );
+        }
+    }
+    let longest = p
+        .hosts
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.duration_s.total_cmp(&b.1.duration_s));
+    if let Some((k, h)) =
+        longest.filter(|(_, h)| h.duration_s > p.duration_s && !close(h.duration_s, p.duration_s))
+    {
+        say(
+            format!("phases[{i}].hosts[{k}].duration_s"),
+            format!(
+                "{} s is longer than the merged phase's duration_s {} s, which spans every part",
+                crate::units::readable_float(h.duration_s),
+                crate::units::readable_float(p.duration_s)
+            ),
+        );
     }
 }
 
@@ -579,7 +736,7 @@ fn passes_of_span(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
 }
 
 /// Whether two rates agree within rounding: a part in 10⁹ of the larger, or 10⁻⁹ near 0.
-fn close(a: f64, b: f64) -> bool {
+pub(crate) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 

@@ -701,8 +701,9 @@ impl PhaseResult {
 impl ReadShare {
     /// The share from both directions' totals; `None` when nothing completed.
     pub fn of(read: &DirStats, write: &DirStats) -> Option<ReadShare> {
-        let ops = read.ops + write.ops;
-        let bytes = read.bytes + write.bytes;
+        // Added past 64 bits: a results file's counts are read as they are (never a panic on them).
+        let ops = u128::from(read.ops) + u128::from(write.ops);
+        let bytes = u128::from(read.bytes) + u128::from(write.bytes);
         (ops > 0).then(|| ReadShare {
             ops: read.ops as f64 / ops as f64,
             bytes: if bytes > 0 {

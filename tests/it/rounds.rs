@@ -461,6 +461,9 @@ fn each_target_ends_its_own_block() {
     );
     let (code, _, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
+    // The aggregate's blocks and phases are its targets' merged again (`validate` merges them).
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &["validate", "out"]));
+    assert_eq!(code, 0, "{err}");
     let out = dir.path().join("out");
     let rounds_of = |b: &Value| b["rounds"].as_array().expect("rounds").len();
     let (_, t0) = strict_results(&out.join("t0-sim-64MiB-op7-block256KiB"));

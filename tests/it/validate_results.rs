@@ -283,14 +283,9 @@ fn a_schema_violation_and_a_cut_series_are_both_reported() {
     );
 }
 
-/// `merge` refuses a run that completed with fewer phases than another (an edited copy with one phase)
-/// rather than merging the phases they share; one with no phase is refused at the door, as `validate`
-/// refuses it.
-#[test]
-fn merge_refuses_a_completed_run_with_fewer_phases() {
-    let t = tempdir();
-    let d = t.path();
-    a_run(d);
+/// [`a_run`] twice: into `dir/r`, then `dir/r2`.
+fn two_runs(dir: &Path) {
+    a_run(dir);
     let args = [
         "v.toml",
         "--target",
@@ -299,8 +294,18 @@ fn merge_refuses_a_completed_run_with_fewer_phases() {
         "-o",
         "r2",
     ];
-    let (c, _, e) = code_out_err(&wkrun(d, &args));
+    let (c, _, e) = code_out_err(&wkrun(dir, &args));
     assert_eq!(c, 0, "{e}");
+}
+
+/// `merge` refuses a run that completed with fewer phases than another (an edited copy with one phase)
+/// rather than merging the phases they share; one with no phase is refused at the door, as `validate`
+/// refuses it.
+#[test]
+fn merge_refuses_a_completed_run_with_fewer_phases() {
+    let t = tempdir();
+    let d = t.path();
+    two_runs(d);
     let whole = results(&d.join("r2"));
     let kept = |n: usize| {
         let mut v = whole.clone();
@@ -1358,6 +1363,221 @@ fn a_simulated_drive_no_run_can_have_is_refused() {
             params.clone(),
             one(&params)
                 + "  target.sim: is not a simulated drive a run can have: sim dies = 0: a drive has at least one die\n",
+        ),
+    ];
+    refused(d, &cases);
+}
+
+/// The figures of an aggregate are what the run makes of its targets' folders, merged again by the same
+/// code (attack 18: each of these edits validated, and report and compare showed them): a target's part
+/// (`hosts[0].read.ops`), the read latency's `max` 1 ns past the largest of the targets' maxima, and a
+/// capacity of 1 TiB over two drives of 64 MiB. Each is refused naming the phase, the figure and both
+/// values, the right one read from the targets' folders here.
+#[test]
+fn an_aggregate_s_figures_are_its_targets_merged_again() {
+    let t = tempdir();
+    let d = t.path();
+    two_targets(d);
+    let (t0, t1) = (
+        "t0-sim-64MiB-op7-block256KiB",
+        "t1-sim-64MiB-op20-block256KiB",
+    );
+    let theirs = [
+        results(&d.join("m").join(t0)),
+        results(&d.join("m").join(t1)),
+    ];
+    let u = |v: &serde_json::Value| v.as_u64().expect("count");
+    let (ops0, max) = (
+        u(&theirs[0]["phases"][1]["read"]["ops"]),
+        theirs
+            .iter()
+            .map(|t| u(&t["phases"][1]["read"]["latency_ns"]["max"]))
+            .max()
+            .expect("max"),
+    );
+    let capacity: u64 = theirs
+        .iter()
+        .map(|t| u(&t["target"]["capacity_bytes"]))
+        .sum();
+    assert_eq!(capacity, 2 * (64 << 20));
+    let same = |_: &mut serde_json::Value| {};
+    let part = copied_aggregate(
+        d,
+        ("m", "part", t1),
+        |v| v["phases"][1]["hosts"][0]["read"]["ops"] = 5.into(),
+        same,
+    );
+    let lat = copied_aggregate(
+        d,
+        ("m", "lat", t1),
+        |v| v["phases"][1]["read"]["latency_ns"]["max"] = (max + 1).into(),
+        same,
+    );
+    let cap = copied_aggregate(
+        d,
+        ("m", "cap", t1),
+        |v| v["target"]["capacity_bytes"] = (1u64 << 40).into(),
+        same,
+    );
+    let merged = |f: &str, at: &str, was: u64, is: u64| {
+        format!(
+            "error: {f}/results.json: phase 1 \"w\": {at} {was} is not what merging its targets' phases makes, {is}: an aggregate's phase is its targets' phases merged\n"
+        )
+    };
+    // The parts no longer add up to the phase either, which the file alone shows.
+    let read = |i: usize, k: &str| u(&theirs[i]["phases"][1]["read"][k]);
+    let sums = format!(
+        "error: part/results.json holds figures that cannot be true (1 place):\n  phases[1].hosts: the parts' read add up to {} I/Os of {} B, not read.ops {} of read.bytes {}\n",
+        5 + read(1, "ops"),
+        read(0, "bytes") + read(1, "bytes"),
+        ops0 + read(1, "ops"),
+        read(0, "bytes") + read(1, "bytes")
+    );
+    let cases = [
+        (
+            part.clone(),
+            sums.clone() + &merged(&part, "hosts[0].read.ops", 5, ops0),
+        ),
+        (
+            lat.clone(),
+            merged(&lat, "read.latency_ns.max", max + 1, max),
+        ),
+        (
+            cap.clone(),
+            format!(
+                "error: cap/results.json: target.capacity_bytes {} is not what the run writes of its targets, {capacity}: an aggregate's target is its targets' together\n",
+                1u64 << 40
+            ),
+        ),
+    ];
+    refused(d, &cases);
+    refused_by(d, &["report", &part, "-o", "rep"], &sums);
+    assert!(!d.join("rep").exists());
+}
+
+/// The figures a run computes from a phase's own data are their recomputation (attack 18: each edit
+/// validated, and compare showed "IOPS, phase mean 1.0 (-100 %)"): a headline figure, `read_share`, a
+/// latency histogram's counts and `ops_by_size`, each named with both values, the right one the run's own.
+#[test]
+fn a_phase_s_own_figures_are_their_recomputation() {
+    let t = tempdir();
+    let d = t.path();
+    a_run(d);
+    let v = results(&d.join("r"));
+    let w = &v["phases"][1];
+    let iops = w["headline"][0]["value"].as_f64().expect("iops");
+    let (reads, ops) = (
+        w["read"]["ops"].as_u64().expect("reads"),
+        w["total"]["ops"].as_u64().expect("ops"),
+    );
+    let bytes = w["total"]["bytes"].as_u64().expect("bytes");
+    let share = reads as f64 / (reads + w["write"]["ops"].as_u64().expect("writes")) as f64;
+    let held: u64 = (w["latency_histograms"]["read"]
+        .as_array()
+        .expect("hist")
+        .iter())
+    .map(|b| b[1].as_u64().expect("count"))
+    .sum();
+    assert_eq!(held, reads);
+    let cases = [
+        (
+            tampered(d, "headline", |v| {
+                v["phases"][1]["headline"][0]["value"] = 1.0.into()
+            }),
+            format!(
+                "phases[1].headline[0].value: 1 is not \"IOPS, phase mean\" of phase \"w\" as its own figures make it, {iops}"
+            ),
+        ),
+        (
+            tampered(d, "share", |v| {
+                v["phases"][1]["read_share"]["ops"] = 0.9.into()
+            }),
+            format!(
+                "phases[1].read_share.ops: 0.9 is not read.ops / (read.ops + write.ops) = {share}"
+            ),
+        ),
+        (
+            tampered(d, "hist", |v| {
+                let c = &mut v["phases"][1]["latency_histograms"]["read"][0][1];
+                *c = (c.as_u64().expect("count") + 1000).into();
+            }),
+            format!(
+                "phases[1].latency_histograms.read: holds {} latencies, not read.ops {reads}",
+                held + 1000
+            ),
+        ),
+        (
+            tampered(d, "sizes", |v| {
+                v["phases"][1]["ops_by_size"][0]["ops"] = 7.into()
+            }),
+            format!(
+                "phases[1].ops_by_size: adds up to 7 I/Os of 28672 B, not total.ops {ops} of total.bytes {bytes}"
+            ),
+        ),
+    ];
+    let cases: Vec<(String, String)> = cases
+        .into_iter()
+        .map(|(f, why)| {
+            let line =
+                format!("error: {f} holds figures that cannot be true (1 place):\n  {why}\n");
+            (f, line)
+        })
+        .collect();
+    refused(d, &cases);
+}
+
+/// A merged phase's parts (`hosts`) add up to it and none is longer than it (attack 18: a part's
+/// `read.ops` of 5 and a `duration_s` of 50 s in a folder `wkrun merge` wrote validated, and the report
+/// showed them): each refused naming the figure and both sides, the sums read from the two runs here.
+#[test]
+fn a_merged_phase_s_parts_add_up_to_it() {
+    let t = tempdir();
+    let d = t.path();
+    two_runs(d);
+    let (c, _, e) = code_out_err(&wkrun(d, &["merge", "r", "r2", "-o", "m"]));
+    assert_eq!(c, 0, "{e}");
+    let u = |v: &serde_json::Value| v.as_u64().expect("count");
+    let (a, b) = (results(&d.join("r")), results(&d.join("r2")));
+    let read = |v: &serde_json::Value, k: &str| u(&v["phases"][1]["read"][k]);
+    let m = results(&d.join("m"));
+    let span = m["phases"][1]["duration_s"].as_f64().expect("duration");
+    let forged = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = m.clone();
+        edit(&mut v["phases"][1]["hosts"][0]);
+        fs::write(
+            d.join(format!("m/{name}.json")),
+            serde_json::to_vec(&v).expect("json"),
+        )
+        .expect("write");
+        format!("m/{name}.json")
+    };
+    let line = |f: &str, why: String| {
+        format!("error: {f} holds figures that cannot be true (1 place):\n  {why}\n")
+    };
+    let ops = forged("ops", &|h| h["read"]["ops"] = 5.into());
+    let long = forged("long", &|h| h["duration_s"] = 50.0.into());
+    let cases = [
+        (
+            ops.clone(),
+            line(
+                &ops,
+                format!(
+                    "phases[1].hosts: the parts' read add up to {} I/Os of {} B, not read.ops {} of read.bytes {}",
+                    5 + read(&b, "ops"),
+                    read(&a, "bytes") + read(&b, "bytes"),
+                    read(&a, "ops") + read(&b, "ops"),
+                    read(&a, "bytes") + read(&b, "bytes")
+                ),
+            ),
+        ),
+        (
+            long.clone(),
+            line(
+                &long,
+                format!(
+                    "phases[1].hosts[0].duration_s: 50 s is longer than the merged phase's duration_s {span} s, which spans every part"
+                ),
+            ),
         ),
     ];
     refused(d, &cases);

@@ -6,6 +6,7 @@
 
 use crate::results::{PhaseResult, Results};
 use crate::vocab::Direction;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The parameters a run's targets share (the spec's and its `--set`s'): the aggregate's phase takes its
@@ -40,7 +41,8 @@ pub fn against_targets(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) 
         )];
     }
     let files: Vec<&Path> = theirs.iter().map(|(f, _)| f.as_path()).collect();
-    r.phases
+    let wrong: Vec<String> = r
+        .phases
         .iter()
         .filter_map(|m| {
             let parts: Vec<&PhaseResult> = (theirs.iter())
@@ -57,7 +59,114 @@ pub fn against_targets(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) 
                 m.name
             ))
         })
-        .collect()
+        .collect();
+    match wrong.is_empty() {
+        true => remerged(file, r, theirs),
+        false => wrong,
+    }
+}
+
+/// What differs between the aggregate `r` (read from `file`) and what the run makes of its targets'
+/// folders `theirs` by the same code ([`super::merge_targets`]): its `target` (the capacities added, the
+/// largest block sizes; its path is held to its hosts' elsewhere), its blocks of rounds, and each phase
+/// field by field (its parts per target in `hosts`, latency from the
+/// added histograms, the histograms, `ops_by_size`, `read_share`, the headline figures of the merged
+/// series...): the first difference of each, with the aggregate's value and the merge's. The names of
+/// the files beside (`series_csv`, `hist_log`) are compared only where the aggregate names one (an
+/// aggregate whose series could not be written names none).
+fn remerged(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<String> {
+    let files: Vec<PathBuf> = theirs.iter().map(|(f, _)| f.clone()).collect();
+    let mut m = match super::merge_targets(&files) {
+        Ok(m) => m.results,
+        Err(e) => {
+            return vec![format!(
+                "{}: its targets' folders do not merge: {e}",
+                file.display()
+            )];
+        }
+    };
+    let json = |v: serde_json::Result<Value>| v.unwrap_or(Value::Null);
+    let mut out = Vec::new();
+    // Its path against its hosts' is said by `validate::joined`.
+    m.target.path = r.target.path.clone();
+    let target = differs(
+        &json(serde_json::to_value(&r.target)),
+        &json(serde_json::to_value(&m.target)),
+        "target".to_string(),
+    );
+    if let Some((at, own, made)) = target {
+        out.push(format!(
+            "{}: {at} {own} is not what the run writes of its targets, {made}: an aggregate's target is its targets' together",
+            file.display()
+        ));
+    }
+    let blocks = differs(
+        &json(serde_json::to_value(&r.round_blocks)),
+        &json(serde_json::to_value(&m.round_blocks)),
+        "round_blocks".to_string(),
+    );
+    if let Some((at, own, made)) = blocks {
+        out.push(format!(
+            "{}: {at} {own} is not what the run judges of its merged phases, {made}: an aggregate's blocks of rounds are judged from its phases",
+            file.display()
+        ));
+    }
+    for (own, made) in r.phases.iter().zip(&m.phases) {
+        let mut made = made.clone();
+        made.series_csv = made.series_csv.filter(|_| own.series_csv.is_some());
+        made.hist_log = made.hist_log.filter(|_| own.hist_log.is_some());
+        let (a, b) = (
+            json(serde_json::to_value(own)),
+            json(serde_json::to_value(&made)),
+        );
+        if let Some((at, own_v, made_v)) = differs(&a, &b, String::new()) {
+            out.push(format!(
+                "{}: phase {} \"{}\": {at} {own_v} is not what merging its targets' phases makes, {made_v}: an aggregate's phase is its targets' phases merged",
+                file.display(),
+                own.index,
+                own.name
+            ));
+        }
+    }
+    out
+}
+
+/// The first place (a dotted path below `at`) where `a` differs from `b`, with each one's value there
+/// (`absent` where one has none; an array's length where the lengths differ); numbers that are not whole
+/// agree within rounding ([`crate::results::check::close`]), whole ones exactly.
+fn differs(a: &Value, b: &Value, at: String) -> Option<(String, String, String)> {
+    let shown = |v: Option<&Value>| match v {
+        Some(v) => crate::text::echo(&v.to_string()).into_owned(),
+        None => "absent".to_string(),
+    };
+    let below = |k: &str| match at.is_empty() {
+        true => k.to_string(),
+        false => format!("{at}.{k}"),
+    };
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            (!crate::results::check::close(x, y)).then(|| (at, shown(Some(a)), shown(Some(b))))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() != y.len() => Some((
+            at,
+            format!("holds {} items", x.len()),
+            format!("{} items", y.len()),
+        )),
+        (Value::Array(x), Value::Array(y)) => (x.iter().zip(y).enumerate())
+            .find_map(|(k, (x, y))| differs(x, y, format!("{at}[{k}]"))),
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+            keys.into_iter().find_map(|k| match (x.get(k), y.get(k)) {
+                (Some(p), Some(q)) => differs(p, q, below(k)),
+                (p, q) => Some((below(k), shown(p), shown(q))),
+            })
+        }
+        _ => (a != b).then(|| (at, shown(Some(a)), shown(Some(b)))),
+    }
 }
 
 /// A target's phase whose name or kind is not the aggregate phase `m`'s.
