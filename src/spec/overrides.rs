@@ -511,13 +511,18 @@ impl LoadedSpec {
                 // phases: this value set after them would run each with it).
                 (None, None) if replaced_later(sets, k) => {
                     let kept = (self.file.defaults.clone(), self.phases.clone());
-                    self.set_everywhere(o)
+                    self.set_everywhere(o, &[])
                         .map_err(|e| command_line_words(e, o))?;
                     (self.file.defaults, self.phases) = kept;
                 }
-                (None, None) => self
-                    .set_everywhere(o)
-                    .map_err(|e| command_line_words(e, o))?,
+                (None, None) => {
+                    let later: Vec<&str> = sets[k + 1..]
+                        .iter()
+                        .filter_map(|l| l.sweep.as_deref())
+                        .collect();
+                    self.set_everywhere(o, &later)
+                        .map_err(|e| command_line_words(e, o))?
+                }
                 (None, Some(name)) => self
                     .set_in_phase(o, name)
                     .map_err(|e| command_line_words(e, o))?,
@@ -707,7 +712,7 @@ impl LoadedSpec {
     }
 
     /// `--set KEY=VALUE`: in `[defaults]` and every phase that sets KEY, else added to `[defaults]`.
-    fn set_everywhere(&mut self, o: &Override) -> Result<(), String> {
+    fn set_everywhere(&mut self, o: &Override, later_sweeps: &[&str]) -> Result<(), String> {
         let (key, arg) = (o.key.as_str(), crate::text::echo(&o.arg));
         // The lists of a key a sweep or matrix varies were set to this one value before expansion
         // ([`Self::set_lists`]): names and labels say it.
@@ -719,18 +724,19 @@ impl LoadedSpec {
             self.file.defaults = Some(new);
             hits += 1;
         }
-        // A member of a sweep or matrix list of the key has its value from the list, as a later
-        // `--set sweep.NAME=` gave it (attack 18 F1: `--set queue_depth=3 --set sweep.qd=4,8` ran
-        // `w[qd=4]` and `w[qd=8]` both at queue depth 3).
-        let short = keys::find(key).and_then(|r| r.matrix.as_ref().map(|m| m.label));
-        let sweeps: Vec<&str> = (self.file.sweep.iter())
-            .filter(|s| swept_key_name(s) == Some(key))
-            .map(|s| s.name.as_str())
-            .collect();
+        // A member of a sweep of the key whose values a later `--set sweep.NAME=` gave has its value from
+        // them (attack 18 F1: `--set queue_depth=3 --set sweep.qd=4,8` ran `w[qd=4]` and `w[qd=8]` both
+        // at queue depth 3).
         let listed = |p: &PhaseSpec| {
             p.labels.iter().any(|l| {
-                Some(l.key.as_str()) == short
-                    || l.sweep.as_deref().is_some_and(|s| sweeps.contains(&s))
+                l.sweep.as_deref().is_some_and(|s| {
+                    later_sweeps.contains(&s)
+                        && self
+                            .file
+                            .sweep
+                            .iter()
+                            .any(|w| w.name == s && swept_key_name(w) == Some(key))
+                })
             })
         };
         for p in &mut self.phases {

@@ -175,7 +175,10 @@ fn interval_percentiles_are_the_traces_and_the_trace_holds_every_io() {
     let (code, stdout, err) = code_out_err(&wkrun(d.path(), &["validate", out.to_str().unwrap()]));
     let said = stdout + &err;
     assert_eq!(code, 2, "{said}");
-    assert!(said.contains("row 0: the write percentiles are"), "{said}");
+    assert!(
+        said.contains("row 0: the series CSV's write percentiles are"),
+        "{said}"
+    );
     assert!(
         said.contains(&format!("{} rows, where trace.ios says {ops}", ops - 1)),
         "{said}"
