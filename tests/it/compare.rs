@@ -1137,32 +1137,18 @@ fn a_clipped_window_is_not_compared_with_a_real_one() {
 /// Runs consistency.toml (spare area 100 %, window and headline `60s..`) for `secs` s on a 256 MiB simulated
 /// drive into `d/OUT`: too short for the window, which takes the whole phase instead.
 fn clipped_run(d: &Path, secs: u32, out: &str) {
-    let duration = format!("duration={secs}s");
-    let mut args = vec![CONSISTENCY];
-    args.extend(WINDOW_60S);
-    args.extend([
-        "--set",
-        &duration,
-        "--target",
-        "sim:capacity=256MiB,op=12%",
-        "-o",
-        out,
-        "-q",
-    ]);
-    let o = wkrun(d, &args);
-    assert!(o.status.success(), "{}", code_out_err(&o).2);
+    clipped_run_with(d, secs, out, &[]);
 }
 
-/// As [`clipped_run`], with seed 7.
-fn clipped_run_seeded(d: &Path, secs: u32, out: &str) {
+/// [`clipped_run`] with `extra` arguments.
+fn clipped_run_with(d: &Path, secs: u32, out: &str, extra: &[&str]) {
     let duration = format!("duration={secs}s");
     let mut args = vec![CONSISTENCY];
     args.extend(WINDOW_60S);
+    args.extend(extra);
     args.extend([
         "--set",
         &duration,
-        "--set",
-        "seed=7",
         "--target",
         "sim:capacity=256MiB,op=12%",
         "-o",
@@ -1221,7 +1207,7 @@ fn windows_clipped_to_phases_of_different_lengths_are_not_compared() {
     assert!(page.contains(&format!("<td>{b:.1} over 0..20 s</td>")));
     assert!(page.contains(&format!("[1] {name}: not compared: ")));
     // Two runs of one length are still compared: the same rows in both (another seed: other numbers).
-    clipped_run_seeded(d, 10, "t10");
+    clipped_run_with(d, 10, "t10", &["--set", "seed=7"]);
     let o = wkrun(d, &["compare", "s10", "t10", "--format", "csv"]);
     let (code, out, err) = code_out_err(&o);
     assert_eq!(code, 0, "{err}");
