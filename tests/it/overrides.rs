@@ -229,6 +229,32 @@ fn each_set_names_the_phases_it_changed() {
     );
 }
 
+/// `wkrun plan s.toml` in `d` on [`FILE`] with each of `sets` as `--set`: its `--set` lines, and each
+/// planned phase's (of kind `kind` when given) name and parameter `key`, from `plan --json`.
+fn planned(
+    d: &std::path::Path,
+    sets: &[&str],
+    key: &str,
+    kind: Option<&str>,
+) -> (Vec<String>, Vec<(String, u64)>) {
+    let mut a = vec!["plan", "s.toml"];
+    a.extend(FILE);
+    sets.iter().for_each(|s| a.extend(["--set", s]));
+    let lines = set_lines(d, &a);
+    a.insert(1, "--json");
+    let (code, out, err) = code_out_err(&wkrun(d, &a));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("plan json");
+    let each = (v["phases"].as_array().expect("phases").iter())
+        .filter(|p| kind.is_none_or(|k| p["kind"] == k))
+        .map(|p| {
+            let name = p["name"].as_str().expect("name").to_string();
+            (name, p["params"][key].as_u64().expect(key))
+        })
+        .collect();
+    (lines, each)
+}
+
 /// One key given twice, a list either time (attack 17, finding 2): the earlier `--set` changes no phase,
 /// the later names the phases it made, and each phase runs with its own value (a value before a list was
 /// set in every phase of the list: `rw[read=0]` and `rw[read=50]` both read 70 %).
@@ -237,24 +263,7 @@ fn a_later_set_of_a_key_replaces_an_earlier_list_or_value() {
     let tmp = tempdir();
     let d = tmp.path();
     write_file(d, "s.toml", &spec_text("set", BODY));
-    let plan = |sets: [&str; 2]| {
-        let mut a = vec!["plan", "s.toml"];
-        a.extend(FILE);
-        sets.iter().for_each(|s| a.extend(["--set", s]));
-        let lines = set_lines(d, &a);
-        a.insert(1, "--json");
-        let (code, out, err) = code_out_err(&wkrun(d, &a));
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).expect("plan json");
-        let mixes: Vec<(String, u64)> = (v["phases"].as_array().expect("phases").iter())
-            .filter(|p| p["kind"] == "workload")
-            .map(|p| {
-                let name = p["name"].as_str().expect("name").to_string();
-                (name, p["params"]["read_percent"].as_u64().expect("read%"))
-            })
-            .collect();
-        (lines, mixes)
-    };
+    let plan = |sets: [&str; 2]| planned(d, &sets, "read_percent", Some("workload"));
     let none =
         |arg: &str| format!("--set {arg}: changes no phase (a later --set replaces its value)");
     let mix = |r: u64| (format!("mix[read={r}]"), r);
@@ -307,23 +316,7 @@ fn a_sweep_set_after_its_key_runs_its_members_at_their_values() {
     let d = tmp.path();
     let body = "[[phase]]\nname = \"prep\"\nkind = \"fill\"\nqueue_depth = 2\n\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\nduration = \"1s\"\n\n[[sweep]]\nname = \"qd\"\nphases = [\"w\"]\nqueue_depth = [1, 2]\n";
     write_file(d, "s.toml", &spec_text("sweepset", body));
-    let plan = |sets: [&str; 2]| {
-        let mut a = vec!["plan", "s.toml"];
-        a.extend(FILE);
-        sets.iter().for_each(|s| a.extend(["--set", s]));
-        let lines = set_lines(d, &a);
-        a.insert(1, "--json");
-        let (code, out, err) = code_out_err(&wkrun(d, &a));
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).expect("plan json");
-        let depths: Vec<(String, u64)> = (v["phases"].as_array().expect("phases").iter())
-            .map(|p| {
-                let name = p["name"].as_str().expect("name").to_string();
-                (name, p["params"]["queue_depth"].as_u64().expect("qd"))
-            })
-            .collect();
-        (lines, depths)
-    };
+    let plan = |sets: [&str; 2]| planned(d, &sets, "queue_depth", None);
     let at = |n: &str, q: u64| (n.to_string(), q);
     assert_eq!(
         plan(["queue_depth=3", "sweep.qd=4,8"]),
