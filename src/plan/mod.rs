@@ -11,7 +11,7 @@ pub mod access;
 mod caution;
 pub use caution::{UnkeptCap, pacing_cap, unkept_caps};
 mod holes;
-pub use holes::HolesCheck;
+pub use holes::{HolesCheck, TrimsBefore};
 pub mod pairing;
 pub mod record;
 pub mod replay;

@@ -34,6 +34,9 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
         Err(end) => return end,
     };
     log_io_failures(ctx, &o, 0, &mut pr);
+    if work.trim_percent > 0 {
+        ctx.trimmed.insert(phase.index, trimmed(phase, &o));
+    }
     let failed = &o.outcome.errors.failed_writes;
     if !failed.is_empty() {
         ctx.failed_writes.push((phase.index, failed.clone()));
@@ -73,6 +76,29 @@ fn mark_written(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, o: &IoOutco
             ctx.written.add_stream(&stream, first + ops(counts));
         }
     }
+}
+
+/// The bytes a phase with trims trimmed: its measured part's, and its ramp's, the trims among the ops each
+/// worker's ramp claimed (replayed from its op stream, no further than the worker's part is long: trims past
+/// that punch no more of it).
+fn trimmed(phase: &PhasePlan, o: &IoOutcome) -> u64 {
+    let mut ramp = 0;
+    for (w, &first) in phase.workers().iter().zip(&o.first_op) {
+        let Some(stream) = phase.worker_stream(w).filter(|_| first > 0) else {
+            continue;
+        };
+        let mut part = 0;
+        for op in stream.ops(0..first) {
+            if op.dir == Direction::Trim {
+                part += u64::from(op.len);
+                if part >= w.range.len {
+                    break;
+                }
+            }
+        }
+        ramp += part;
+    }
+    o.totals[Direction::Trim].bytes + ramp
 }
 
 /// Marks what a phase taken as done (`--from`) wrote, as far as its plan says: an erase clears its span; a
@@ -860,13 +886,13 @@ pub fn intended_line(pr: &PhaseResult) -> Option<String> {
 /// Most holes looked at in a phase's range (each is two lseek calls).
 const MAX_HOLES: usize = 100_000;
 
-/// What a phase's holes are worth: a warning, or a note when this run's erase made them or the phase is a
-/// fill.
+/// What a phase's holes are worth: a warning, or a note when this run's erase or trims made them or the
+/// phase is a fill.
 enum Holes {
     /// Holes the run did not make (or the unwritten blocks of the file it created) under a workload: run a
     /// fill first.
     Warning(String),
-    /// Holes this run's erase punched, or holes a fill writes into (laying out blocks is what a fill is
+    /// Holes this run's erase punched, or no more than its trims did, or holes a fill writes into (laying out blocks is what a fill is
     /// for, trial 13 F8): as expected, no setup to fix.
     Note(String),
 }
@@ -875,8 +901,11 @@ enum Holes {
 /// allocates blocks at each first write there, so the numbers include that. Holes under 1 % of the range are
 /// not worth one. The plan says which phases look ([`crate::plan::Plan::holes_check`]) and the erase of this
 /// run that held all of the range last before the phase, if any: every hole there is one it punched or a
-/// later phase left, and a note says so, as expected, not a setup to fix (trial 24c F9); a fill's holes are
-/// a note too (the fill lays the blocks out: trial 13 F8), a workload's a warning.
+/// later phase left, and a note says so, as expected, not a setup to fix (trial 24c F9); so too when the
+/// phases of this run before it that trimmed there (the plan names them) trimmed at least as many bytes of
+/// the range as are holes (trial 18 F4), and otherwise the warning says how many of them the trims can have
+/// punched (trial 19 F1: a 4 KiB trim was blamed for 16 MiB of holes). A fill's holes are a note too (the
+/// fill lays the blocks out: trial 13 F8), a workload's a warning.
 fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
     let held = ctx.target?;
     let check = ctx.plan.holes_check(phase)?;
@@ -914,23 +943,65 @@ fn holes_warning(ctx: &Ctx<'_>, phase: &PhasePlan) -> Option<Holes> {
         true => Holes::Note(text),
         false => Holes::Warning(text),
     };
-    let trims = check.trimmed_by.map(|i| &ctx.plan.phases[i]);
-    Some(match (erase, trims) {
+    let trims = trims_before(ctx, &check);
+    let trimmed = |t: &Trims<'_>| {
+        format!(
+            "; at most {} B of them are holes this run's trims punched (phase \"{}\")",
+            t.bytes, t.last
+        )
+    };
+    let (erase, part) = match trims {
         // Trial 18 F4: the holes of this run's own trims were blamed on a missing fill.
-        (_, Some(tr)) => Holes::Note(format!(
-            "writes into holes: as expected after this run's trims (phase \"{}\"): {share} are holes in the file, punched by its trims (or never written): at the first write into each the filesystem allocates the block, so the write numbers include that work",
-            tr.name
-        )),
-        (Some(e), None) => Holes::Note(after_erase_note(&e.name, &share)),
+        Some(tr) if bytes <= tr.bytes => {
+            return Some(Holes::Note(format!(
+                "writes into holes: as expected after this run's trims (phase \"{}\"): {share} are holes in the file, punched by its trims (or never written): at the first write into each the filesystem allocates the block, so the write numbers include that work",
+                tr.last
+            )));
+        }
+        // Trial 19 F1: trims of fewer bytes than the holes were said to have made them all.
+        _ if erase.is_some() => (erase, String::new()),
+        Some(tr) => (None, trimmed(&tr)),
+        None => (None, String::new()),
+    };
+    Some(match erase {
+        Some(e) => Holes::Note(after_erase_note(&e.name, &share)),
         // The file this run created and preallocated: its blocks are unwritten extents, which a file system
         // reports as holes (newcomer 30c: its max latency read +12,345 % against fio's, which lays out its file).
-        (None, None) if t.created && t.preallocated && !check.erased_before => said(format!(
-            "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; {action}: {share} were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work{after}"
+        None if t.created && t.preallocated && !check.erased_before => said(format!(
+            "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; {action}: {share} were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work{part}{after}"
         )),
-        (None, None) => said(format!(
-            "writes into holes: latencies include the file system's allocation work; {action}: {share} are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work{after}"
+        None => said(format!(
+            "writes into holes: latencies include the file system's allocation work; {action}: {share} are holes in the file (never written, or punched): at the first write into each the filesystem allocates the block (or marks a preallocated one written), so the write numbers include that work{part}{after}"
         )),
     })
+}
+
+/// The trims of this run before a phase that looks for holes: the most of its write range they can have
+/// punched, and the last phase of them that trimmed.
+#[derive(Clone, Copy)]
+struct Trims<'a> {
+    /// Bytes: each phase's trimmed bytes, at most the part of the range its span covers, added up.
+    bytes: u64,
+    /// The name of the last of them that trimmed anything.
+    last: &'a str,
+}
+
+/// What the phases the plan names in `check` trimmed in this run ([`Ctx`]'s `trimmed`: a phase a steady
+/// block skipped, or one before `--from`, trimmed nothing here); `None` when none trimmed a byte.
+fn trims_before<'a>(ctx: &Ctx<'a>, check: &crate::plan::HolesCheck) -> Option<Trims<'a>> {
+    let plan = ctx.plan;
+    let mut out: Option<Trims<'a>> = None;
+    for t in &check.trims {
+        let b = ctx.trimmed.get(&t.index).map_or(0, |&b| b.min(t.overlap));
+        if b > 0 {
+            let before = out.map_or(0, |o| o.bytes);
+            out = Some(Trims {
+                bytes: before + b,
+                last: &plan.phases[t.index].name,
+            });
+        }
+    }
+    out
 }
 
 /// The note of a phase that writes into the holes this run's erase `erase` punched: `share` of its range.

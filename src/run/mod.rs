@@ -125,6 +125,9 @@ pub struct Ctx<'a> {
     /// The simulated drive, for a simulated target.
     pub sim: Option<&'a Mutex<SimDevice>>,
     written: Written,
+    /// The bytes each I/O phase run so far trimmed (its ramp's included), by phase index: how many of the
+    /// holes a later phase finds its trims can account for ([`crate::plan::Plan::holes_check`]).
+    trimmed: std::collections::BTreeMap<usize, u64>,
     /// The failed writes of the phases run so far (`on_error = "continue"`), by phase index, for verification.
     failed_writes: Vec<(usize, FailedWrites)>,
     results: Results,
@@ -429,6 +432,7 @@ fn run_held(
         target: held.as_ref().ok().and_then(Option::as_ref),
         sim: device.as_ref(),
         written: Written::default(),
+        trimmed: Default::default(),
         failed_writes: Vec::new(),
         results: start(spec, plan),
         obs: Both(&mut shared, obs),

@@ -35,12 +35,17 @@ fn run_on_file(dir: &Path) -> (serde_json::Value, String) {
 
 /// [`run_on_file`] with `extra` arguments.
 fn run_on_file_with(dir: &Path, extra: &[&str]) -> (serde_json::Value, String) {
+    run_on_file_of(dir, "8MiB", extra)
+}
+
+/// [`run_on_file_with`] on a file of `size`.
+fn run_on_file_of(dir: &Path, size: &str, extra: &[&str]) -> (serde_json::Value, String) {
     let mut args = vec![
         "s.toml",
         "--target",
         "t.img",
         "--target-size",
-        "8MiB",
+        size,
         "-o",
         "out",
     ];
@@ -225,25 +230,33 @@ fn holes_after_the_runs_own_erase_are_expected() {
     );
 }
 
+/// The note of the 2 MiB of holes the phase `trim` punched, when the workload `w` after it writes the file.
+const TRIMS_NOTE: &str = "writes into holes: as expected after this run's trims (phase \"trim\"): 2097152 B (25.0 %) of the write range [0, 8388608) are holes in the file, punched by its trims (or never written): at the first write into each the filesystem allocates the block, so the write numbers include that work";
+
+/// Runs a fill, the phase `trim` (64 KiB sequential trims, with `lines`), and the workload `w` that writes
+/// 1 MiB in 4 KiB random writes over the 8 MiB file: the results and stderr.
+fn fill_trim_write(lines: &str) -> (serde_json::Value, String) {
+    let dir = tempdir();
+    let body = [
+        "[[phase]]\nname = \"fill\"\nkind = \"fill\"\n".to_string(),
+        format!("[[phase]]\nname = \"trim\"\nkind = \"workload\"\npattern = \"sequential\"\nblock_size = \"64KiB\"\nread_percent = 0\ntrim_percent = 100\n{lines}"),
+        workload("w", "4KiB", 0, ""),
+    ]
+    .concat();
+    write_file(dir.path(), "s.toml", &spec_text("trimholes", &body));
+    run_on_file(dir.path())
+}
+
 /// Trial 18 F4: the holes a phase's trims punched were blamed on a missing fill ("run a fill first", after
 /// a fill), and a trim-only phase, which writes nothing, was warned of writing into holes. Now the phase
 /// after the trims gets a note naming them, and the trim phase nothing.
 #[test]
 fn holes_after_the_runs_own_trims_are_expected() {
-    let dir = tempdir();
-    let body = [
-        "[[phase]]\nname = \"fill\"\nkind = \"fill\"\n".to_string(),
-        "[[phase]]\nname = \"trim\"\nkind = \"workload\"\npattern = \"sequential\"\nblock_size = \"64KiB\"\nread_percent = 0\ntrim_percent = 100\nsize = \"2MiB\"\n".to_string(),
-        workload("w", "4KiB", 0, ""),
-    ]
-    .concat();
-    write_file(dir.path(), "s.toml", &spec_text("trimholes", &body));
-    let (results, err) = run_on_file(dir.path());
-    let note = "writes into holes: as expected after this run's trims (phase \"trim\"): 2097152 B (25.0 %) of the write range [0, 8388608) are holes in the file, punched by its trims (or never written): at the first write into each the filesystem allocates the block, so the write numbers include that work";
+    let (results, err) = fill_trim_write("size = \"2MiB\"\n");
     // The trim phase: no holes warning (its 32 trims' tail is another's).
     let trim = warnings(&results)[1].clone();
     assert!(trim.iter().all(|w| !w.contains("holes")), "{trim:?}");
-    assert_eq!(warnings(&results)[2], [note.to_string()]);
+    assert_eq!(warnings(&results)[2], [TRIMS_NOTE.to_string()]);
     assert_eq!(
         err.lines()
             .filter(|l| l.contains("after this run's trims"))
@@ -255,6 +268,54 @@ fn holes_after_the_runs_own_trims_are_expected() {
         err.contains("note: phase w: writes into holes: as expected after this run's trims"),
         "{err}"
     );
+}
+
+/// Trial 19 F1: the note of holes after this run's trims blamed one 4 KiB trim for the 16 MiB of holes a
+/// sequential write found on the file this run created, and trims on the `null` engine, which punch none,
+/// for all of them. Holes past what the trims can have punched are the warning of the preallocated file's
+/// unwritten blocks, saying how many bytes the trims account for at most (none on the `null` engine).
+#[test]
+fn holes_past_the_runs_trims_are_not_blamed_on_them() {
+    let unwritten = "writes into unwritten (preallocated) blocks: latencies include the file system's allocation work; run a fill first: 16777216 B (100.0 %) of the write range [0, 16777216) were never written since wkrun created and preallocated the file (fio lays out a file it creates): at the first write into each block the file system marks it written, so this first run's write numbers include that work";
+    let cases = [
+        (
+            "size = \"4KiB\"\n",
+            "; at most 4096 B of them are holes this run's trims punched (phase \"t1\")",
+        ),
+        ("size = \"16MiB\"\nengine = \"null\"\n", ""),
+    ];
+    for (trims, clause) in cases {
+        let dir = tempdir();
+        let body = format!(
+            "[[phase]]\nname = \"t1\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\ntrim_percent = 100\n{trims}[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"64KiB\"\nread_percent = 0\nsize = \"16MiB\"\npattern = \"sequential\"\n"
+        );
+        write_file(dir.path(), "s.toml", &spec_text("holes", &body));
+        let (results, err) = run_on_file_of(dir.path(), "16MiB", &[]);
+        assert_eq!(
+            warnings(&results)[1],
+            [format!("{unwritten}{clause}")],
+            "{trims}"
+        );
+        assert!(!err.contains("after this run's trims"), "{err}");
+        assert!(
+            err.contains("warning: phase w: writes into unwritten (preallocated) blocks"),
+            "{err}"
+        );
+    }
+}
+
+/// The trims of a phase's ramp punch holes too, though its results count only the measured part's: a ramp
+/// of 1 s over a 2 MiB span trims all of it many times over (64 KiB trims), the measured part 64 KiB, and
+/// the 2 MiB of holes the workload after it finds are still the trims' note.
+#[test]
+fn holes_a_ramps_trims_punched_are_expected() {
+    let (results, err) = fill_trim_write("span = \"2MiB\"\nramp = \"1s\"\nsize = \"64KiB\"\n");
+    assert_eq!(
+        results["phases"][1]["trim"]["bytes"].as_u64(),
+        Some(64 << 10),
+        "only the measured part's trims are counted"
+    );
+    assert_eq!(warnings(&results)[2], [TRIMS_NOTE.to_string()], "{err}");
 }
 
 /// The plan says which erase left a phase's holes; a steady block of rounds skips its rounds left, so a
