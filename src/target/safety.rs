@@ -32,7 +32,7 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
 
 /// A target another wkrun run holds (its flock, seen in /proc/locks), in words: a file target; for a block
 /// device, the node of its whole disk (a run on a device or on any partition of it claims the disk,
-/// [`whole_disk`]), then the file under a loop device target, followed down loop devices stacked on it (the
+/// found through sysfs), then the file under a loop device target, followed down loop devices stacked on it (the
 /// run on the file and the run on the loop device write the same storage). `wkrun plan` notes it, since the
 /// run would be refused when it claims the disk or file (`target::open`), a run that writes while another
 /// run reads or writes, one that reads while another writes; a run on several targets is refused for it
