@@ -110,6 +110,20 @@ impl Held {
         Held::open_in(target, write, &Claims::default())
     }
 
+    /// [`Held::open`] without the claims (the lock of a file target, of a block device's disk and of the
+    /// file under a loop device): a second open of the target by a run that holds it already (the write
+    /// cache's control), whose locks, on another open file, would meet the run's own.
+    ///
+    /// # Errors
+    /// As [`Held::open`].
+    pub fn open_unclaimed(target: &TargetInfo, write: bool) -> Result<Held, HoldError> {
+        let all = Claims {
+            files: Vec::new(),
+            all: true,
+        };
+        Held::open_in(target, write, &all)
+    }
+
     /// [`Held::open`] for one target of a run on several, whose disks and loop devices' files `claims` holds
     /// for the whole run: a disk or file it holds (with the access `write` needs) is not claimed again.
     ///
@@ -161,8 +175,11 @@ impl Held {
         }
         let claimed = match expected {
             Identity::File { dev, ino } => {
-                claim(&file, write, (dev, ino), &shown.to_string())
-                    .map_err(|why| HoldError::InUse(format!("{why}; nothing was written to it")))?;
+                if !claims.holds((dev, ino), write) {
+                    claim(&file, write, (dev, ino), &shown.to_string()).map_err(|why| {
+                        HoldError::InUse(format!("{why}; nothing was written to it"))
+                    })?;
+                }
                 Vec::new()
             }
             Identity::Block { rdev } => claim_storage(rdev, write, &shown.to_string(), claims)?,
@@ -289,6 +306,8 @@ fn claim_storage(
 #[derive(Debug, Default)]
 pub struct Claims {
     files: Vec<Claimed>,
+    /// Everything counts as held ([`Held::open_unclaimed`]).
+    all: bool,
 }
 
 /// One disk node or file a [`Claims`] holds: its `(dev, ino)`, whether exclusively, and the open file
@@ -338,7 +357,7 @@ impl Claims {
 
     /// Whether the disk node or file `id` is claimed here, exclusively when `write`.
     fn holds(&self, id: (u64, u64), write: bool) -> bool {
-        self.files.iter().any(|c| c.id == id && (c.write || !write))
+        self.all || self.files.iter().any(|c| c.id == id && (c.write || !write))
     }
 }
 

@@ -1212,7 +1212,7 @@ fn two_partitions_of_one_loop_device_are_claimed_once_for_the_run() {
 /// take no lock of their own, and dropping the claims ends them.
 #[test]
 fn the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access() {
-    use wkrun::target::open::{Claims, Held};
+    use wkrun::target::open::{Claims, Held, HoldError};
     let test = "hold::the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access";
     let d = tempdir();
     let d = d.path();
@@ -1240,6 +1240,16 @@ fn the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access() {
     let claims = Claims::take(&[(&p1, false), (&p2, false)]).unwrap();
     both("READ");
     drop(claims);
+    assert_eq!((flocks_on(&file), flocks_on(&lp.dev)), (vec![], vec![]));
+    // A second open by a run that holds its target (the NVMe write cache's control) takes no claim: with
+    // claims it would meet the run's own on another open file, and be refused.
+    let held = Held::open(&p1, true).unwrap();
+    both("WRITE");
+    let again = Held::open(&p1, false).unwrap_err();
+    assert!(matches!(again, HoldError::InUse(_)), "{again:?}");
+    let control = Held::open_unclaimed(&p1, false).unwrap();
+    both("WRITE");
+    drop((held, control));
     assert_eq!((flocks_on(&file), flocks_on(&lp.dev)), (vec![], vec![]));
     drop(lp);
 }
