@@ -111,7 +111,8 @@ fn set(held: &Control, state: CacheState) -> Result<(), String> {
 pub fn set_for_run(target: &TargetInfo, want: CacheState) -> Result<(CacheHold, CacheRun), String> {
     let held = match target.write_cache.as_ref().and_then(|w| w.control.as_ref()) {
         Some(file) => Control::Scsi(target.path.clone(), file.into()),
-        None => Control::Nvme(Held::open(target, false).map_err(|e| e.to_string())?),
+        // The run holds the target and its claims already: a claim on this second open would meet them.
+        None => Control::Nvme(Held::open_unclaimed(target, false).map_err(|e| e.to_string())?),
     };
     let before = read(&held, "before the run")?;
     let hold = CacheHold {

@@ -77,8 +77,9 @@ pub struct Held {
     identity: Identity,
     path: PathBuf,
     noun: &'static str,
-    /// The file under a loop device target, held open for its lock ([`claim_backing`]).
-    _backing: Option<File>,
+    /// The node of a block device's whole disk and the file under a loop device target, held open for
+    /// their locks ([`claim_storage`]).
+    _claimed: Vec<File>,
 }
 
 /// Why the target could not be held for the run.
@@ -109,8 +110,22 @@ impl Held {
         Held::open_in(target, write, &Claims::default())
     }
 
-    /// [`Held::open`] for one target of a run on several, whose loop devices' files `claims` holds for the
-    /// whole run: a file it holds (with the access `write` needs) is not claimed again.
+    /// [`Held::open`] without the claims (the lock of a file target, of a block device's disk and of the
+    /// file under a loop device): a second open of the target by a run that holds it already (the write
+    /// cache's control), whose locks, on another open file, would meet the run's own.
+    ///
+    /// # Errors
+    /// As [`Held::open`].
+    pub fn open_unclaimed(target: &TargetInfo, write: bool) -> Result<Held, HoldError> {
+        let all = Claims {
+            files: Vec::new(),
+            all: true,
+        };
+        Held::open_in(target, write, &all)
+    }
+
+    /// [`Held::open`] for one target of a run on several, whose disks and loop devices' files `claims` holds
+    /// for the whole run: a disk or file it holds (with the access `write` needs) is not claimed again.
     ///
     /// # Errors
     /// As [`Held::open`].
@@ -158,20 +173,23 @@ impl Held {
                 Err(e) => return Err(failed("cannot read the read-only flag (BLKROGET) of", e)),
             }
         }
-        let backing = match expected {
+        let claimed = match expected {
             Identity::File { dev, ino } => {
-                claim(&file, write, (dev, ino), &shown.to_string())
-                    .map_err(|why| HoldError::InUse(format!("{why}; nothing was written to it")))?;
-                None
+                if !claims.holds((dev, ino), write) {
+                    claim(&file, write, (dev, ino), &shown.to_string()).map_err(|why| {
+                        HoldError::InUse(format!("{why}; nothing was written to it"))
+                    })?;
+                }
+                Vec::new()
             }
-            Identity::Block { rdev } => claim_backing(rdev, write, &shown.to_string(), claims)?,
+            Identity::Block { rdev } => claim_storage(rdev, write, &shown.to_string(), claims)?,
         };
         Ok(Held {
             file,
             identity: expected,
             path: path.clone(),
             noun: kind.noun,
-            _backing: backing,
+            _claimed: claimed,
         })
     }
 
@@ -209,54 +227,91 @@ impl Held {
     }
 }
 
-/// The regular file under the loop device (or partition of one) `rdev`, through loop devices stacked on
-/// it, opened for its lock: its path, `(dev, ino)` and the open file, checked to be the file found. `None`
-/// when `rdev` is no loop device over a file, or the file cannot be opened (the run goes on unclaimed, as
-/// on a file system without flock).
-fn file_under(rdev: u64) -> Option<(PathBuf, (u64, u64), File)> {
-    let Some((path, Identity::File { dev, ino })) = super::safety::file_under_loop(rdev) else {
-        return None;
-    };
-    let file = File::open(&path).ok()?;
-    // The file found, not one put in its place since.
-    (file.metadata().ok().and_then(|m| Identity::of(&m)) == Some(Identity::File { dev, ino }))
-        .then_some((path, (dev, ino), file))
+/// A lock a run on a block device takes besides its own open, on storage that other devices or files
+/// share: the open file to lock, its `(dev, ino)`, and the subject of a refusal's sentence.
+struct Lock {
+    file: File,
+    id: (u64, u64),
+    subject: String,
 }
 
-/// Claims the regular file under a loop device target (through loop devices stacked on it) as a file target
-/// is claimed ([`claim`]), open for the run: a run on the file and a run on the loop device over it write the
-/// same storage, and each refuses the other. `None` when `rdev` is no loop device over a file, the file
-/// cannot be opened, or `claims` holds it already for this run (with the access `write` needs).
-fn claim_backing(
+/// The locks of a run on the block device `rdev` (named `shown`): first the node of its whole disk (itself,
+/// or the disk it is a partition of; [`super::safety::whole_disk`]), which every run on the disk or on a
+/// partition of it claims; then the regular file under a loop device (or partition of one), through loop
+/// devices stacked on it (a loop over a file can be attached twice, and the file can be a target itself).
+/// Each is opened read-only and checked to be what was found; one that cannot be found or opened is left
+/// out (the run goes on unclaimed there, as on a file system without flock).
+fn locks_of(rdev: u64, shown: &str) -> Vec<Lock> {
+    let mut locks = Vec::new();
+    if let Some((disk, partition)) = super::safety::whole_disk(rdev) {
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        // O_NONBLOCK: a drive without a medium opens all the same; nothing is read through it.
+        let opened = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&disk);
+        if let Ok(file) = opened
+            && let Ok(m) = file.metadata()
+            && std::fs::metadata(&disk).is_ok_and(|d| d.rdev() == m.rdev() && d.ino() == m.ino())
+        {
+            let subject = super::safety::disk_subject(shown, &disk, partition);
+            let id = (m.dev(), m.ino());
+            locks.push(Lock { file, id, subject });
+        }
+    }
+    if let Some((path, Identity::File { dev, ino })) = super::safety::file_under_loop(rdev)
+        && let Ok(file) = File::open(&path)
+        // The file found, not one put in its place since.
+        && file.metadata().ok().and_then(|m| Identity::of(&m)) == Some(Identity::File { dev, ino })
+    {
+        let subject = super::safety::loop_subject(shown, rdev, &path);
+        locks.push(Lock {
+            file,
+            id: (dev, ino),
+            subject,
+        });
+    }
+    locks
+}
+
+/// Claims the storage of a block device target for the run ([`locks_of`]: its whole disk's node, and the
+/// regular file under a loop device) as a file target is claimed ([`claim`]), each open for the run: runs
+/// on two partitions of one disk, on a disk and its partition, or on a file and a loop device over it
+/// write the same storage, and each refuses the other. A lock that `claims` holds already for this run
+/// (with the access `write` needs) is not taken again.
+fn claim_storage(
     rdev: u64,
     write: bool,
     shown: &str,
     claims: &Claims,
-) -> Result<Option<File>, HoldError> {
-    let Some((path, id, file)) = file_under(rdev) else {
-        return Ok(None);
-    };
-    if claims.holds(id, write) {
-        return Ok(None);
+) -> Result<Vec<File>, HoldError> {
+    let mut held = Vec::new();
+    for lock in locks_of(rdev, shown) {
+        if claims.holds(lock.id, write) {
+            continue;
+        }
+        claim(&lock.file, write, lock.id, &lock.subject)
+            .map_err(|why| HoldError::InUse(format!("{why}; nothing was written to it")))?;
+        held.push(lock.file);
     }
-    let subject = super::safety::loop_subject(shown, rdev, &path);
-    claim(&file, write, id, &subject)
-        .map_err(|why| HoldError::InUse(format!("{why}; nothing was written to it")))?;
-    Ok(Some(file))
+    Ok(held)
 }
 
-/// The files under the loop device targets of one run on several targets, each claimed once for the whole
-/// run with the strongest access any of its targets needs: exclusive when one of them writes, shared when
-/// all only read. Two partitions of one loop device (or loop devices stacked over two partitions of one)
-/// lie on one file; claimed per target, the second target's claim met the first's, and the claim ended
-/// with the target that had taken it, while the other still ran. The targets' holds ([`Held::open_in`])
-/// leave these files to it; dropping it ends the claims.
+/// The disks and the files under the loop devices of one run on several targets, each claimed once for
+/// the whole run with the strongest access any of its targets needs: exclusive when one of them writes,
+/// shared when all only read. Two partitions of one disk share its claim (and, of a loop device, its file;
+/// or loop devices stacked over two partitions of one); claimed per target, the second target's claim met
+/// the first's, and the claim ended with the target that had taken it, while the other still ran. The
+/// targets' holds ([`Held::open_in`]) leave these to it; dropping it ends the claims.
 #[derive(Debug, Default)]
 pub struct Claims {
     files: Vec<Claimed>,
+    /// Everything counts as held ([`Held::open_unclaimed`]).
+    all: bool,
 }
 
-/// One file a [`Claims`] holds: its `(dev, ino)`, whether exclusively, and the open file holding the lock.
+/// One disk node or file a [`Claims`] holds: its `(dev, ino)`, whether exclusively, and the open file
+/// holding the lock.
 #[derive(Debug)]
 struct Claimed {
     id: (u64, u64),
@@ -265,46 +320,44 @@ struct Claimed {
 }
 
 impl Claims {
-    /// Claims the file under each loop device target of `targets` (each target with whether its run writes
-    /// it), each file once, exclusively when any target on it writes. Targets that are files are claimed by
-    /// their own hold, as for one target.
+    /// Claims the storage of each block device target of `targets` (each target with whether its run
+    /// writes it): its whole disk, and the file under a loop device, each once, exclusively when any
+    /// target on it writes. Targets that are files are claimed by their own hold, as for one target.
     ///
     /// # Errors
-    /// Another wkrun run holds one of the files: `TARGET is a loop device of FILE, which is in use by another
-    /// wkrun run (pid N), which reads or writes it`, naming the first target that needs the access refused.
+    /// Another wkrun run holds one of them: `TARGET is a partition of DISK, which is in use by another
+    /// wkrun run (pid N), which reads or writes it` (or `is a loop device of FILE, which`), naming the first
+    /// target that needs the access refused.
     pub fn take(targets: &[(&TargetInfo, bool)]) -> Result<Claims, String> {
-        // Per file: its path, the target that needs the strongest access, and whether that one writes.
-        let mut wanted: Vec<(File, (u64, u64), String, bool)> = Vec::new();
+        // Per disk or file: the lock, the target needing the strongest access, and whether that one writes.
+        let mut wanted: Vec<(Lock, bool)> = Vec::new();
         for &(t, write) in targets {
             let Some(Identity::Block { rdev }) = t.identity else {
                 continue;
             };
-            let Some((path, id, file)) = file_under(rdev) else {
-                continue;
-            };
-            let subject =
-                || super::safety::loop_subject(&t.path.display().to_string(), rdev, &path);
-            match wanted.iter_mut().find(|w| w.1 == id) {
-                Some(w) if write && !w.3 => (w.2, w.3) = (subject(), true),
-                Some(_) => {}
-                None => wanted.push((file, id, subject(), write)),
+            for lock in locks_of(rdev, &t.path.display().to_string()) {
+                match wanted.iter_mut().find(|w| w.0.id == lock.id) {
+                    Some(w) if write && !w.1 => *w = (lock, true),
+                    Some(_) => {}
+                    None => wanted.push((lock, write)),
+                }
             }
         }
         let mut claims = Claims::default();
-        for (file, id, subject, write) in wanted {
-            claim(&file, write, id, &subject)?;
+        for (lock, write) in wanted {
+            claim(&lock.file, write, lock.id, &lock.subject)?;
             claims.files.push(Claimed {
-                id,
+                id: lock.id,
                 write,
-                _file: file,
+                _file: lock.file,
             });
         }
         Ok(claims)
     }
 
-    /// Whether the file `id` is claimed here, exclusively when `write`.
+    /// Whether the disk node or file `id` is claimed here, exclusively when `write`.
     fn holds(&self, id: (u64, u64), write: bool) -> bool {
-        self.files.iter().any(|c| c.id == id && (c.write || !write))
+        self.all || self.files.iter().any(|c| c.id == id && (c.write || !write))
     }
 }
 

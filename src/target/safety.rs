@@ -30,27 +30,37 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
     }
 }
 
-/// A target another wkrun run holds (its flock, seen in /proc/locks), in words: a file target, or the file
-/// under a loop device target, followed down loop devices stacked on it (the run on the file and the run
-/// on the loop device write the same storage). `wkrun plan` notes it, since the run would be refused when
-/// it claims the file (`target::open`), a run that writes while another run reads or writes, one that
-/// reads while another writes; a run on several targets is refused for it before anything is made.
+/// A target another wkrun run holds (its flock, seen in /proc/locks), in words: a file target; for a block
+/// device, the node of its whole disk (a run on a device or on any partition of it claims the disk,
+/// found through sysfs), then the file under a loop device target, followed down loop devices stacked on it (the
+/// run on the file and the run on the loop device write the same storage). `wkrun plan` notes it, since the
+/// run would be refused when it claims the disk or file (`target::open`), a run that writes while another
+/// run reads or writes, one that reads while another writes; a run on several targets is refused for it
+/// before anything is made.
 pub fn held_by_a_run(t: &TargetInfo) -> Option<String> {
-    let (subject, dev, ino) = match t.identity? {
-        Identity::File { dev, ino } => (t.path.display().to_string(), dev, ino),
-        Identity::Block { rdev } => match file_under_loop(rdev)? {
-            (file, Identity::File { dev, ino }) => (
-                loop_subject(&t.path.display().to_string(), rdev, &file),
-                dev,
-                ino,
-            ),
-            (_, Identity::Block { .. }) => return None,
-        },
+    let shown = t.path.display().to_string();
+    let (subject, pid) = match t.identity? {
+        Identity::File { dev, ino } => (shown, crate::sys::file::flock_holder(dev, ino)?),
+        Identity::Block { rdev } => disk_held(rdev, &shown).or_else(|| {
+            let (file, Identity::File { dev, ino }) = file_under_loop(rdev)? else {
+                return None;
+            };
+            let pid = crate::sys::file::flock_holder(dev, ino)?;
+            Some((loop_subject(&shown, rdev, &file), pid))
+        })?,
     };
-    let pid = crate::sys::file::flock_holder(dev, ino)?;
     Some(format!(
         "{subject} is in use by another wkrun run (pid {pid}): a run that writes it is refused while that run goes on, and a run that reads it while that run writes it"
     ))
+}
+
+/// The subject naming the whole disk of the block device `rdev` (that `shown` names) and the pid of another
+/// wkrun run that holds the disk's claim (a flock on its node); `None` when none does.
+fn disk_held(rdev: u64, shown: &str) -> Option<(String, u32)> {
+    let (disk, partition) = whole_disk(rdev)?;
+    let m = fs::metadata(&disk).ok()?;
+    let pid = crate::sys::file::flock_holder(m.dev(), m.ino())?;
+    Some((disk_subject(shown, &disk, partition), pid))
 }
 
 /// The subject of a sentence about the file under the loop device (or partition of one) `rdev` that `shown`
@@ -76,6 +86,43 @@ pub(super) fn file_under_loop(rdev: u64) -> Option<(PathBuf, Identity)> {
         }
     }
     None
+}
+
+/// The whole disk that the block device `rdev` is, or that it is a partition of (sysfs: a partition's
+/// folder, `/sys/class/block/NAME/partition` beside it, sits in its disk's): the disk's `/dev` node, named
+/// by the disk's `uevent` (`DEVNAME`), checked to be the block device that sysfs gives as the disk, and
+/// whether `rdev` is a partition. `None` when sysfs or the node cannot be found.
+pub(super) fn whole_disk(rdev: u64) -> Option<(PathBuf, bool)> {
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ));
+    let part = disk_of(rdev);
+    let disk = match &part {
+        Some(d) => d.clone(),
+        None => fs::canonicalize(&sys).ok()?,
+    };
+    let want = parse_dev(fs::read_to_string(disk.join("dev")).ok()?.trim())?;
+    let uevent = fs::read_to_string(disk.join("uevent")).unwrap_or_default();
+    let name = uevent
+        .lines()
+        .find_map(|l| l.strip_prefix("DEVNAME="))
+        .map(str::to_string)
+        .or_else(|| Some(disk.file_name()?.to_string_lossy().into_owned()))?;
+    let node = Path::new("/dev").join(name);
+    let m = fs::metadata(&node).ok()?;
+    (std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()) && m.rdev() == want)
+        .then_some((node, part.is_some()))
+}
+
+/// The subject of a sentence about the whole disk `disk` (its node) of the block device that `shown` names,
+/// a `partition` of it or not: `/dev/sdb2 is a partition of /dev/sdb, which`, or `shown` for the disk.
+pub(super) fn disk_subject(shown: &str, disk: &Path, partition: bool) -> String {
+    match partition {
+        true => format!("{shown} is a partition of {}, which", disk.display()),
+        false => shown.to_string(),
+    }
 }
 
 /// How deep [`under_loop_in_use`] and [`storage_under`] follow loop devices stacked on loop devices.
@@ -242,10 +289,21 @@ fn held(devs: &[(u32, u32, String)]) -> Option<String> {
 fn exclusive_open_fails(rdev: u64, node: &Path) -> Option<String> {
     // The node opened again as the device checked (attack 13 F1: a FIFO swapped in blocked the open).
     match super::reopen::open_probed(node, Identity::Block { rdev }, false, libc::O_EXCL) {
-        Err(Reopen::Failed(e)) if e.raw_os_error() == Some(libc::EBUSY) => Some(format!(
-            "{} is in use (an exclusive open fails: {e})",
-            node.display()
-        )),
+        Err(Reopen::Failed(e)) if e.raw_os_error() == Some(libc::EBUSY) => {
+            // A wkrun run on it or on a part of its disk holds the disk's claim: the likely holder, named.
+            let shown = node.display().to_string();
+            let who = match disk_held(rdev, &shown) {
+                Some((s, p)) if s == shown => {
+                    format!("; another wkrun run (pid {p}) holds it or a partition of it")
+                }
+                Some((s, p)) => format!("; {s} is in use by another wkrun run (pid {p})"),
+                None => String::new(),
+            };
+            Some(format!(
+                "{} is in use (an exclusive open fails: {e}){who}",
+                node.display()
+            ))
+        }
         _ => None,
     }
 }

@@ -937,8 +937,9 @@ fn a_held_file_among_several_targets_is_refused_before_the_limits() {
     );
 }
 
-/// `wkrun spec.toml --target TARGET -o OUT -q` on a 60 s rate-capped workload, reading or writing (`read`),
-/// started in `dir` and not waited for, once it holds its target (its results.json is written).
+/// `wkrun spec.toml --target TARGET -o OUT -q` on a 60 s rate-capped workload, reading or writing (`read`;
+/// a block device written with `--allow-destroy` naming it), started in `dir` and not waited for, once it
+/// holds its target (its results.json is written).
 fn hold_for_a_minute(dir: &Path, name: &str, read: bool, target: &Path) -> Child {
     let pct = if read { 100 } else { 0 };
     let body = format!(
@@ -953,6 +954,15 @@ fn hold_for_a_minute(dir: &Path, name: &str, read: bool, target: &Path) -> Child
         .arg("-o")
         .arg(&out)
         .arg("-q")
+        .args(
+            fs::metadata(target)
+                .is_ok_and(|m| {
+                    !read && std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type())
+                })
+                .then(|| [Path::new("--allow-destroy"), target])
+                .into_iter()
+                .flatten(),
+        )
         .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -1139,11 +1149,11 @@ fn two_partitions_of_one_loop_device_are_claimed_once_for_the_run() {
     };
     assert_eq!(writes_and_status(&first), (32, "completed".to_string()));
     assert_eq!(flocks_on(&file), [("WRITE".to_string(), a.id())]);
+    assert_eq!(flocks_on(&lp.dev), [("WRITE".to_string(), a.id())]);
+    // The disk's claim is taken before the file's, and refuses first.
+    let disk = lp.dev.display();
     let held = |p: &str, pid: u32| {
-        format!(
-            "{p} is a partition of a loop device of {}, which is in use by another wkrun run (pid {pid})",
-            file.display()
-        )
+        format!("{p} is a partition of {disk}, which is in use by another wkrun run (pid {pid})")
     };
     // A run writing partition `p` into folder `o`: refused while the run `pid` holds the file.
     let refused = |p: &str, o: &str, pid: u32| {
@@ -1176,6 +1186,7 @@ fn two_partitions_of_one_loop_device_are_claimed_once_for_the_run() {
     // Runs of their own: one reads p1 while another would write p2, or reads it.
     let r = hold_for_a_minute(d, "h", true, Path::new(p1));
     assert_eq!(flocks_on(&file), [("READ".to_string(), r.id())]);
+    assert_eq!(flocks_on(&lp.dev), [("READ".to_string(), r.id())]);
     let (code, _, err) = code_out_err(&wkrun(d, &["plan", "w.toml", "--target", p2]));
     assert_eq!(code, 0, "{err}");
     let note = format!(
@@ -1201,7 +1212,7 @@ fn two_partitions_of_one_loop_device_are_claimed_once_for_the_run() {
 /// take no lock of their own, and dropping the claims ends them.
 #[test]
 fn the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access() {
-    use wkrun::target::open::{Claims, Held};
+    use wkrun::target::open::{Claims, Held, HoldError};
     let test = "hold::the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access";
     let d = tempdir();
     let d = d.path();
@@ -1212,18 +1223,119 @@ fn the_claims_of_a_run_take_each_backing_file_once_with_the_strongest_access() {
     let probe = |p: &str| wkrun::target::probe(Path::new(p), 0).unwrap();
     let (p1, p2) = (probe(&lp.parts[0]), probe(&lp.parts[1]));
     let me = std::process::id();
+    // The file under the loop device and the loop device's own node (the disk), each claimed once.
+    let both = |kind: &str| {
+        assert_eq!(flocks_on(&file), [(kind.to_string(), me)]);
+        assert_eq!(flocks_on(&lp.dev), [(kind.to_string(), me)]);
+    };
     let claims = Claims::take(&[(&p1, false), (&p2, true)]).unwrap();
-    assert_eq!(flocks_on(&file), [("WRITE".to_string(), me)]);
+    both("WRITE");
     let h1 = Held::open_in(&p1, false, &claims).unwrap();
     let h2 = Held::open_in(&p2, true, &claims).unwrap();
-    assert_eq!(flocks_on(&file), [("WRITE".to_string(), me)]);
+    both("WRITE");
     drop((h1, h2));
-    assert_eq!(flocks_on(&file), [("WRITE".to_string(), me)]);
+    both("WRITE");
     drop(claims);
-    assert_eq!(flocks_on(&file), []);
+    assert_eq!((flocks_on(&file), flocks_on(&lp.dev)), (vec![], vec![]));
     let claims = Claims::take(&[(&p1, false), (&p2, false)]).unwrap();
-    assert_eq!(flocks_on(&file), [("READ".to_string(), me)]);
+    both("READ");
     drop(claims);
-    assert_eq!(flocks_on(&file), []);
+    assert_eq!((flocks_on(&file), flocks_on(&lp.dev)), (vec![], vec![]));
+    // A second open by a run that holds its target (the NVMe write cache's control) takes no claim: with
+    // claims it would meet the run's own on another open file, and be refused.
+    let held = Held::open(&p1, true).unwrap();
+    both("WRITE");
+    let again = Held::open(&p1, false).unwrap_err();
+    assert!(matches!(again, HoldError::InUse(_)), "{again:?}");
+    let control = Held::open_unclaimed(&p1, false).unwrap();
+    both("WRITE");
+    drop((held, control));
+    assert_eq!((flocks_on(&file), flocks_on(&lp.dev)), (vec![], vec![]));
+    drop(lp);
+}
+
+/// Issue lock19: runs on two partitions of one disk that is not a loop device were not refused (each
+/// partition opened O_EXCL, nothing tying them). A run on a block device now claims its whole disk (a
+/// flock on the disk's node, found through sysfs), exclusively when it writes; a loop device stands in
+/// for the disk here, its disk claim taken before its file's, so refusals name the disk. While a run
+/// writes p1: a run writing p2 is refused (exit 2, the disk and the pid, no output folder), and so is one
+/// writing the whole disk (the kernel's exclusive open fails too; the message names the run). While a
+/// run reads p1, a run writing the whole disk is refused by the claim alone. While a run writes the whole
+/// disk, a run writing p2 is refused naming it.
+#[test]
+fn runs_on_partitions_of_one_disk_claim_the_disk() {
+    let test = "hold::runs_on_partitions_of_one_disk_claim_the_disk";
+    let d = tempdir();
+    let d = d.path();
+    let _g = loop_guard();
+    let Some((lp, _file)) = two_partitions(test, d, 4096) else {
+        return;
+    };
+    let (p1, p2, disk) = (
+        lp.parts[0].as_str(),
+        lp.parts[1].as_str(),
+        lp.dev.to_str().unwrap(),
+    );
+    let w = "[[phase]]\nname = \"s\"\nkind = \"workload\"\nread_percent = 0\nblock_size = \"4KiB\"\nsize = \"64KiB\"\n";
+    write_file(d, "w.toml", &spec_text("w", w));
+    // A run writing `target` into folder `o`: exit 2 with `why`, and no output folder.
+    let refused = |target: &str, o: &str, why: String| {
+        let args = [
+            "w.toml",
+            "-q",
+            "-o",
+            o,
+            "--target",
+            target,
+            "--allow-destroy",
+            target,
+        ];
+        let (code, out, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!(
+            (code, out.as_str(), err),
+            (2, "", format!("error: {why}\n"))
+        );
+        assert!(!d.join(o).exists(), "an output folder was made");
+    };
+    let busy = "is in use (an exclusive open fails: Device or resource busy (os error 16))";
+    let a = hold_for_a_minute(d, "a", false, Path::new(p1));
+    assert_eq!(flocks_on(&lp.dev), [("WRITE".to_string(), a.id())]);
+    let pid = a.id();
+    refused(
+        p2,
+        "b",
+        format!(
+            "{p2} is a partition of {disk}, which is in use by another wkrun run (pid {pid}), which reads or writes it; nothing was written to it"
+        ),
+    );
+    refused(
+        disk,
+        "c",
+        format!(
+            "refusing to write to {disk}: {disk} {busy}; another wkrun run (pid {pid}) holds it or a partition of it"
+        ),
+    );
+    interrupt(a);
+    assert_eq!(flocks_on(&lp.dev), []);
+    let r = hold_for_a_minute(d, "r", true, Path::new(p1));
+    let pid = r.id();
+    refused(
+        disk,
+        "e",
+        format!(
+            "{disk} is in use by another wkrun run (pid {pid}), which reads or writes it; nothing was written to it"
+        ),
+    );
+    interrupt(r);
+    let a = hold_for_a_minute(d, "f", false, &lp.dev);
+    let pid = a.id();
+    refused(
+        p2,
+        "g",
+        format!(
+            "refusing to write to {p2}: {p2} {busy}; {p2} is a partition of {disk}, which is in use by another wkrun run (pid {pid})"
+        ),
+    );
+    interrupt(a);
     drop(lp);
 }
