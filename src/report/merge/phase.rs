@@ -543,6 +543,78 @@ mod tests {
         );
     }
 
+    /// A host of `flushes` flushes of `ns` each (fsync after every 4 writes), its flush histogram kept
+    /// (holding `held`) or not (results written before flushes had one).
+    fn flusher(
+        label: &str,
+        flushes: u64,
+        ns: u64,
+        held: Option<u64>,
+    ) -> crate::report::runs::RunData {
+        use crate::results::{FlushResult, SyncResult};
+        let mut r = host(label, 10, 10);
+        let p = &mut r.results.phases[0];
+        let mut lat = LatencyRecorder::new();
+        (0..flushes).for_each(|_| lat.record(ns));
+        p.sync = Some(SyncResult {
+            write_flag: None,
+            flagged_writes: 0,
+            flushes: Some(FlushResult {
+                call: "fsync".into(),
+                every_writes: 4,
+                ops: flushes,
+                latency_ns: lat.summary(),
+            }),
+        });
+        let h = p.latency_histograms.as_mut().expect("histograms");
+        h.flush = held.map_or_else(Vec::new, |n| vec![[lat.buckets()[0][0], n]]);
+        r
+    }
+
+    /// Flush latency is merged from the hosts' flush histograms: 1 flush of 1 ms and 3 of 3 ms have a mean
+    /// of 2.5 ms and a p50 of 3 ms (the bucket holding it, clamped to the maximum); a host without a flush
+    /// histogram leaves the latency to the one host that made every flush, else out; a histogram that does
+    /// not hold its host's flushes names that host.
+    #[test]
+    fn flush_latency_merges_from_the_flush_histograms() {
+        let flush = |runs: &[crate::report::runs::RunData]| {
+            let (m, _, _) = merge(runs, &[0, 0], super::super::Unit::Host).expect("merge");
+            let f = m.sync.and_then(|s| s.flushes).expect("flushes");
+            let held = m
+                .latency_histograms
+                .map(|h| h.flush.iter().map(|b| b[1]).sum::<u64>());
+            (f.ops, f.latency_ns, held)
+        };
+        let (ops, lat, held) = flush(&[
+            flusher("a", 1, 1_000_000, Some(1)),
+            flusher("b", 3, 3_000_000, Some(3)),
+        ]);
+        let l = lat.expect("latency");
+        assert_eq!((ops, held), (4, Some(4)));
+        assert_eq!(
+            (l.min, l.mean, l.p50, l.max),
+            (1_000_000, 2_500_000.0, 3_000_000, 3_000_000)
+        );
+        let (ops, lat, held) = flush(&[
+            flusher("a", 1, 1_000_000, None),
+            flusher("b", 3, 3_000_000, Some(3)),
+        ]);
+        assert_eq!((ops, lat, held), (4, None, Some(0)));
+        let (_, lat, _) = flush(&[flusher("a", 0, 1, None), flusher("b", 3, 3_000_000, None)]);
+        assert_eq!(lat.map(|l| l.mean), Some(3_000_000.0));
+        let bad = [
+            flusher("a", 1, 1_000_000, Some(1)),
+            flusher("b", 3, 3_000_000, Some(2)),
+        ];
+        assert_eq!(
+            merge(&bad, &[0, 0], super::super::Unit::Host).err(),
+            Some(
+                "b/results.json, phase 0 \"w\": its flush latency histogram holds 2 latencies, not the 3 flushes counted"
+                    .to_string()
+            )
+        );
+    }
+
     /// Hosts are processes of their own: their CPU times add up; targets share one process, whose
     /// time each target's reading holds: the largest stands. Per I/O over the merged I/Os (10 + 30);
     /// device counters, their CSV and drive health stay in the parts' folders.
