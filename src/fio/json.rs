@@ -421,6 +421,7 @@ fn phase(
             read: read.bins.clone().unwrap_or_default(),
             write: write.bins.clone().unwrap_or_default(),
             trim: trim.bins.clone().unwrap_or_default(),
+            flush: Vec::new(),
         });
     // A job that trims (fio's rw=trim, randtrim, trimwrite, randtrimwrite, or trims it counted) has the
     // phase's `trim`, as a wkrun phase whose mix has trims.

@@ -497,6 +497,16 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
                 );
             }
         }
+        let flushes = p.sync.as_ref().and_then(|s| s.flushes.as_ref());
+        if let Some(f) = flushes.filter(|_| !h.flush.is_empty()) {
+            let held = h.flush.iter().fold(0u64, |n, x| n.saturating_add(x[1]));
+            if held != f.ops {
+                say(
+                    at("latency_histograms.flush".into()),
+                    format!("holds {held} latencies, not sync.flushes.ops {}", f.ops),
+                );
+            }
+        }
     }
     if !p.ops_by_size.is_empty() {
         let s = &p.ops_by_size;

@@ -64,7 +64,7 @@ pub struct ClockSync {
     pub est_error_us: i64,
 }
 
-/// A phase's latency histograms per direction: the non-empty buckets of the HDR histogram the percentiles
+/// A phase's latency histograms per direction, and its flushes': the non-empty buckets of the HDR histogram the percentiles
 /// come from (3 significant digits, 1 ns to 1 h), as `[value_ns, count]` pairs in increasing value, where
 /// value is the highest latency the bucket holds. Adding the counts of two histograms bucket by bucket merges
 /// them exactly: `wkrun merge` takes cluster-wide percentiles from the sum, not from averages.
@@ -79,6 +79,11 @@ pub struct LatencyHistograms {
     /// written before trims had histograms).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trim: Vec<[u64; 2]>,
+    /// Flushes (`fsync`, `fdatasync`: `sync.flushes`, not a direction): `[value_ns, count]` pairs, which
+    /// hold `sync.flushes.ops`; absent in a phase that made no flush (and in results written before
+    /// flushes had histograms).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flush: Vec<[u64; 2]>,
 }
 
 impl LatencyHistograms {

@@ -529,6 +529,7 @@ fn record(
             read: lat[Direction::Read].buckets(),
             write: lat[Direction::Write].buckets(),
             trim: lat[Direction::Trim].buckets(),
+            flush: o.outcome.flushes.latency.buckets(),
         });
     }
     pr.arrivals = arrivals(phase, &o.outcome)?;

@@ -1256,3 +1256,32 @@ pub fn cannot_write(err: &str) -> (&str, &str) {
         .and_then(|e| e.split_once(": "))
         .unwrap_or_else(|| panic!("not a write error: {err}"))
 }
+
+/// The percentile `p` (as wkrun names it: 50, 99, ...) of latencies given as `[value, count]` buckets: the
+/// first bucket whose running count reaches ceil(p/100 · n) (at least 1), clamped to [min, max].
+pub fn percentile(
+    buckets: &std::collections::BTreeMap<u64, u64>,
+    p: f64,
+    min: u64,
+    max: u64,
+) -> u64 {
+    let n: u64 = buckets.values().sum();
+    let want = (((p / 100.0) * n as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (&v, &c) in buckets {
+        seen += c;
+        if seen >= want {
+            return v.clamp(min, max);
+        }
+    }
+    unreachable!("{want} of {n}")
+}
+
+/// The `[value, count]` pairs of a histogram in a results file, by value (counts of equal values added).
+pub fn buckets_of(v: &serde_json::Value) -> std::collections::BTreeMap<u64, u64> {
+    let mut m = std::collections::BTreeMap::new();
+    for pair in v.as_array().expect("bucket list") {
+        *m.entry(pair[0].as_u64().unwrap()).or_default() += pair[1].as_u64().unwrap();
+    }
+    m
+}

@@ -45,29 +45,6 @@ fn wkrun_clean(cwd: &Path, args: &[&str]) -> std::process::Output {
     c.args(args).current_dir(cwd).output().expect("run wkrun")
 }
 
-/// The percentile `p` (as wkrun names it: 50, 99, ...) of latencies given as `[value, count]` buckets: the
-/// first bucket whose running count reaches ceil(p/100 · n) (at least 1), clamped to [min, max].
-fn percentile(buckets: &BTreeMap<u64, u64>, p: f64, min: u64, max: u64) -> u64 {
-    let n: u64 = buckets.values().sum();
-    let want = (((p / 100.0) * n as f64).ceil() as u64).max(1);
-    let mut seen = 0;
-    for (&v, &c) in buckets {
-        seen += c;
-        if seen >= want {
-            return v.clamp(min, max);
-        }
-    }
-    unreachable!("{want} of {n}")
-}
-
-fn buckets_of(v: &Value) -> BTreeMap<u64, u64> {
-    let mut m = BTreeMap::new();
-    for pair in v.as_array().expect("bucket list") {
-        *m.entry(pair[0].as_u64().unwrap()).or_default() += pair[1].as_u64().unwrap();
-    }
-    m
-}
-
 /// Checks one merged direction (`read`, `write` or `total`) of phase `i` against the hosts'.
 fn check_direction(merged: &Value, hosts: &[Value], i: usize, dir: &str) {
     let m = &merged["phases"][i];

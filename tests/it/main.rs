@@ -27,6 +27,7 @@ mod fio_trial;
 mod fio_trimsync;
 mod fiohabits;
 mod first_hour;
+mod flush_sums;
 mod headline;
 mod hold;
 mod hostile_results;

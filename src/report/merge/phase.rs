@@ -72,13 +72,15 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     m.completed = parts.iter().all(|p| p.completed);
     m.read_share = ReadShare::of(&read, &write);
     (m.read, m.write, m.trim, m.total) = (read, write, trim, total);
+    let (sync, flush) = sync(&parts).map_err(|(h, e)| named(h, e))?;
     m.latency_histograms = Some(LatencyHistograms {
         read: add_buckets(&parts, Direction::Read),
         write: add_buckets(&parts, Direction::Write),
         trim: add_buckets(&parts, Direction::Trim),
+        flush,
     })
-    .filter(|h| Direction::ALL.iter().any(|&d| !h.dir(d).is_empty()));
-    m.sync = sync(&parts);
+    .filter(|h| !h.flush.is_empty() || Direction::ALL.iter().any(|&d| !h.dir(d).is_empty()));
+    m.sync = sync;
     m.ops_by_size = sizes(&parts);
     // Latencies from the intended issue times have no histograms to add up: a merge leaves them out.
     m.arrivals = None;
@@ -314,33 +316,89 @@ fn total(parts: &[&PhaseResult], duration_s: f64) -> Result<DirStats, (usize, St
 
 /// The hosts' histograms of direction `d` added bucket by bucket.
 fn add_buckets(parts: &[&PhaseResult], d: Direction) -> Vec<[u64; 2]> {
+    add_pairs(parts, |h| h.dir(d))
+}
+
+/// The hosts' histograms that `pick` takes of each host's histograms, added bucket by bucket.
+fn add_pairs(
+    parts: &[&PhaseResult],
+    pick: impl Fn(&LatencyHistograms) -> &Vec<[u64; 2]>,
+) -> Vec<[u64; 2]> {
     let mut sum: BTreeMap<u64, u64> = BTreeMap::new();
     for h in parts.iter().filter_map(|p| p.latency_histograms.as_ref()) {
-        for &[value, count] in h.dir(d) {
+        for &[value, count] in pick(h) {
             *sum.entry(value).or_default() += count;
         }
     }
     sum.into_iter().map(|(v, c)| [v, c]).collect()
 }
 
-/// The hosts' durable writes and flushes added: flagged writes and flushes counted over every host; the
-/// flushes' latency summary only where one host made them all (summaries of several hosts do not add up:
-/// flushes have no histograms).
-fn sync(parts: &[&PhaseResult]) -> Option<SyncResult> {
+/// The merged durable writes and flushes, and the flushes' histogram behind their latency.
+type Synced = (Option<SyncResult>, Vec<[u64; 2]>);
+
+/// The hosts' durable writes and flushes added: flagged writes and flushes counted over every host, and
+/// the flushes' latency merged as a direction's ([`merge_parts`]: from the hosts' flush histograms added,
+/// which the merge keeps). Where a host that flushed has no flush histogram (results written before
+/// flushes had one, or read from fio's JSON) the latency is that host's only where it made them all
+/// (summaries do not add up), and no histogram is kept.
+///
+/// # Errors
+/// The host (its position) whose flush histogram does not hold its flushes.
+fn sync(parts: &[&PhaseResult]) -> Result<Synced, (usize, String)> {
     let all: Vec<&SyncResult> = parts.iter().filter_map(|p| p.sync.as_ref()).collect();
-    let mut m = (*all.first()?).clone();
+    let Some(&first) = all.first() else {
+        return Ok((None, Vec::new()));
+    };
+    let mut m = first.clone();
     m.flagged_writes = all.iter().map(|s| s.flagged_writes).sum();
-    let flushes: Vec<&FlushResult> = all.iter().filter_map(|s| s.flushes.as_ref()).collect();
-    let made: Vec<&&FlushResult> = flushes.iter().filter(|f| f.ops > 0).collect();
-    m.flushes = flushes.first().map(|&f| FlushResult {
-        ops: flushes.iter().map(|f| f.ops).sum(),
-        latency_ns: match made[..] {
-            [one] => one.latency_ns.clone(),
-            _ => None,
+    let flushes: Vec<(usize, &FlushResult, &[[u64; 2]])> = (parts.iter().enumerate())
+        .filter_map(|(h, p)| {
+            let f = p.sync.as_ref()?.flushes.as_ref()?;
+            let b = p.latency_histograms.as_ref().map_or(&[][..], |x| &x.flush);
+            Some((h, f, b))
+        })
+        .collect();
+    let Some(&(_, f0, _)) = flushes.first() else {
+        return Ok((Some(m), Vec::new()));
+    };
+    let made: Vec<_> = flushes.iter().filter(|(_, f, _)| f.ops > 0).collect();
+    let timed =
+        |(_, f, b): &&(usize, &FlushResult, &[[u64; 2]])| f.latency_ns.is_some() && !b.is_empty();
+    let (latency, hist) = match !made.is_empty() && made.iter().all(timed) {
+        true => {
+            let mut lat = Vec::new();
+            for &&(h, f, b) in &made {
+                let held = b.iter().fold(0u64, |n, x| n.saturating_add(x[1]));
+                if held != f.ops {
+                    let why = "latency histogram holds";
+                    return Err((
+                        h,
+                        format!(
+                            "its flush {why} {held} latencies, not the {} flushes counted",
+                            f.ops
+                        ),
+                    ));
+                }
+                lat.extend(f.latency_ns.as_ref().map(|summary| Part {
+                    summary,
+                    count: f.ops,
+                    buckets: b,
+                }));
+            }
+            let latency = merge_parts(&lat).map_err(|e| (made[0].0, e))?;
+            (latency, add_pairs(parts, |x| &x.flush))
+        }
+        false => match made[..] {
+            [one] => (one.1.latency_ns.clone(), Vec::new()),
+            _ => (None, Vec::new()),
         },
-        ..f.clone()
+    };
+    m.flushes = Some(FlushResult {
+        ops: flushes.iter().map(|(_, f, _)| f.ops).sum(),
+        latency_ns: latency,
+        ..f0.clone()
     });
-    Some(m)
+    Ok((Some(m), hist))
 }
 
 /// I/Os per size added, in order of first appearance.
@@ -458,8 +516,7 @@ mod tests {
         p.read = DirStats::new(ops, ops * 4096, 1.0, r.summary());
         p.latency_histograms = Some(LatencyHistograms {
             read: vec![[100_000, held]],
-            write: Vec::new(),
-            trim: Vec::new(),
+            ..LatencyHistograms::default()
         });
         testing::run(label, "/dev/x", vec![(p, None)])
     }
@@ -483,6 +540,78 @@ mod tests {
                 super::super::Unit::Host
             )
             .is_ok()
+        );
+    }
+
+    /// A host of `flushes` flushes of `ns` each (fsync after every 4 writes), its flush histogram kept
+    /// (holding `held`) or not (results written before flushes had one).
+    fn flusher(
+        label: &str,
+        flushes: u64,
+        ns: u64,
+        held: Option<u64>,
+    ) -> crate::report::runs::RunData {
+        use crate::results::{FlushResult, SyncResult};
+        let mut r = host(label, 10, 10);
+        let p = &mut r.results.phases[0];
+        let mut lat = LatencyRecorder::new();
+        (0..flushes).for_each(|_| lat.record(ns));
+        p.sync = Some(SyncResult {
+            write_flag: None,
+            flagged_writes: 0,
+            flushes: Some(FlushResult {
+                call: "fsync".into(),
+                every_writes: 4,
+                ops: flushes,
+                latency_ns: lat.summary(),
+            }),
+        });
+        let h = p.latency_histograms.as_mut().expect("histograms");
+        h.flush = held.map_or_else(Vec::new, |n| vec![[lat.buckets()[0][0], n]]);
+        r
+    }
+
+    /// Flush latency is merged from the hosts' flush histograms: 1 flush of 1 ms and 3 of 3 ms have a mean
+    /// of 2.5 ms and a p50 of 3 ms (the bucket holding it, clamped to the maximum); a host without a flush
+    /// histogram leaves the latency to the one host that made every flush, else out; a histogram that does
+    /// not hold its host's flushes names that host.
+    #[test]
+    fn flush_latency_merges_from_the_flush_histograms() {
+        let flush = |runs: &[crate::report::runs::RunData]| {
+            let (m, _, _) = merge(runs, &[0, 0], super::super::Unit::Host).expect("merge");
+            let f = m.sync.and_then(|s| s.flushes).expect("flushes");
+            let held = m
+                .latency_histograms
+                .map(|h| h.flush.iter().map(|b| b[1]).sum::<u64>());
+            (f.ops, f.latency_ns, held)
+        };
+        let (ops, lat, held) = flush(&[
+            flusher("a", 1, 1_000_000, Some(1)),
+            flusher("b", 3, 3_000_000, Some(3)),
+        ]);
+        let l = lat.expect("latency");
+        assert_eq!((ops, held), (4, Some(4)));
+        assert_eq!(
+            (l.min, l.mean, l.p50, l.max),
+            (1_000_000, 2_500_000.0, 3_000_000, 3_000_000)
+        );
+        let (ops, lat, held) = flush(&[
+            flusher("a", 1, 1_000_000, None),
+            flusher("b", 3, 3_000_000, Some(3)),
+        ]);
+        assert_eq!((ops, lat, held), (4, None, Some(0)));
+        let (_, lat, _) = flush(&[flusher("a", 0, 1, None), flusher("b", 3, 3_000_000, None)]);
+        assert_eq!(lat.map(|l| l.mean), Some(3_000_000.0));
+        let bad = [
+            flusher("a", 1, 1_000_000, Some(1)),
+            flusher("b", 3, 3_000_000, Some(2)),
+        ];
+        assert_eq!(
+            merge(&bad, &[0, 0], super::super::Unit::Host).err(),
+            Some(
+                "b/results.json, phase 0 \"w\": its flush latency histogram holds 2 latencies, not the 3 flushes counted"
+                    .to_string()
+            )
         );
     }
 

@@ -46,7 +46,7 @@ fn phase_counts(i: usize, p: &PhaseResult) -> Vec<(String, u64)> {
         out.extend(e.by_cause.iter().map(|c| (at("errors.by_cause"), c.count)));
     }
     if let Some(h) = &p.latency_histograms {
-        for [_, c] in h.read.iter().chain(&h.write) {
+        for [_, c] in h.read.iter().chain(&h.write).chain(&h.trim).chain(&h.flush) {
             out.push((at("latency_histograms"), *c));
         }
     }
