@@ -433,7 +433,8 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
 /// same code: each headline figure ([`super::headline::figures`] of its `params.headline` items, matched by
 /// key), `read_share` ([`super::ReadShare::of`] of its reads and writes), each direction's latency
 /// histogram holding its ops, `ops_by_size` adding up to `total.ops` and `total.bytes`, and a merged
-/// phase's parts (`hosts`) adding up to it ([`parts_add_up`]) and numbered 0, 1, ... in order. Fields older results lack are not asked for.
+/// phase's parts (`hosts`) numbered 0, 1, ... in order and what it keeps of them agreeing with it
+/// ([`super::parts_check::merged`]). Fields older results lack are not asked for.
 fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
     let at = |what: String| format!("phases[{i}].{what}");
     let num = |v: Option<f64>| {
@@ -515,61 +516,14 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
             );
         }
     }
-    if !p.hosts.is_empty() {
-        parts_add_up(i, p, &mut say);
-    }
     if let Some((k, h)) = p.hosts.iter().enumerate().find(|(k, h)| h.host != *k) {
         say(
             at(format!("hosts[{k}].host")),
             format!("{} is not {k}: each part once, in order", h.host),
         );
     }
-}
-
-/// A merged phase's parts (`hosts`, the merge's `host_parts`) against the phase: each direction's ops and
-/// bytes the parts' added, and no part longer than the phase (which spans from the earliest part's start to
-/// the latest one's end).
-fn parts_add_up(i: usize, p: &super::PhaseResult, say: &mut impl FnMut(String, String)) {
-    use crate::vocab::Direction;
-    fn of(h: &super::HostPhase, d: Direction) -> Option<&super::DirStats> {
-        match d {
-            Direction::Read => Some(&h.read),
-            Direction::Write => Some(&h.write),
-            Direction::Trim => h.trim.as_ref(),
-        }
-    }
-    for d in Direction::ALL {
-        let parts = p.hosts.iter().filter_map(|h| of(h, d));
-        let (ops, bytes) = parts.fold((0u128, 0u128), |(o, b), s| {
-            (o + u128::from(s.ops), b + u128::from(s.bytes))
-        });
-        let own = p.dir(d);
-        if (ops, bytes) != (u128::from(own.ops), u128::from(own.bytes)) {
-            say(
-                format!("phases[{i}].hosts"),
-                format!(
-                    "the parts' {d} add up to {ops} I/Os of {bytes} B, not {d}.ops {} of {d}.bytes {}",
-                    own.ops, own.bytes
-                ),
-            );
-        }
-    }
-    let longest = p
-        .hosts
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.duration_s.total_cmp(&b.1.duration_s));
-    if let Some((k, h)) =
-        longest.filter(|(_, h)| h.duration_s > p.duration_s && !close(h.duration_s, p.duration_s))
-    {
-        say(
-            format!("phases[{i}].hosts[{k}].duration_s"),
-            format!(
-                "{} s is longer than the merged phase's duration_s {} s, which spans every part",
-                crate::units::readable_float(h.duration_s),
-                crate::units::readable_float(p.duration_s)
-            ),
-        );
+    if !p.hosts.is_empty() {
+        super::parts_check::merged(i, p, out);
     }
 }
 
@@ -770,7 +724,7 @@ pub(crate) fn rate_mismatch(
 }
 
 /// `iops` and `bw_bytes_per_s` of the direction `d` at `at` against its counts over `secs`.
-fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
+pub(super) fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
     for (field, got, count) in [
         ("iops", d.iops, ("ops", d.ops)),
         ("bw_bytes_per_s", d.bw_bytes_per_s, ("bytes", d.bytes)),
