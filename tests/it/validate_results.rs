@@ -357,6 +357,12 @@ fn results_an_older_wkrun_wrote_still_validate() {
     }
 }
 
+/// `wkrun validate WHAT` in `dir` exits 0.
+fn validates(dir: &Path, what: &str) {
+    let (c, _, e) = code_out_err(&wkrun(dir, &["validate", what]));
+    assert_eq!(c, 0, "{e}");
+}
+
 /// [`two_runs`] merged into `dir/m`.
 fn merged_runs(dir: &Path) {
     two_runs(dir);
@@ -1606,8 +1612,7 @@ fn a_merged_phase_s_latency_and_times_are_what_it_keeps_of_its_parts() {
     let t = tempdir();
     let d = t.path();
     merged_runs(d);
-    let (c, _, e) = code_out_err(&wkrun(d, &["validate", "m"]));
-    assert_eq!(c, 0, "{e}");
+    validates(d, "m");
     let m = results(&d.join("m"));
     let w = &m["phases"][1];
     let u = |v: &serde_json::Value| v.as_u64().expect("whole");
@@ -1667,6 +1672,32 @@ fn a_merged_phase_s_latency_and_times_are_what_it_keeps_of_its_parts() {
     let from = "latency_histograms.read and its parts' (hosts[].read.latency_ns)";
     let p99_1 = p99 - 1;
     let (h0, h0_ops) = (&hosts[0]["read"], u(&hosts[0]["read"]["ops"]));
+    // A part's mean moves the merged mean and stddev: the parts' moments, the first part's mean moved by
+    // `dm`, pooled as count-weighted sums of means and of squares.
+    let pooled = |dm: f64| {
+        let (mut n, mut s, mut q) = (0.0, 0.0, 0.0);
+        for (k, h) in hosts.iter().enumerate() {
+            let l = &h["read"]["latency_ns"];
+            let (m, sd, c) = (
+                f(&l["mean"]) + if k == 0 { dm } else { 0.0 },
+                f(&l["stddev"]),
+                ops(h),
+            );
+            (n, s, q) = (n + c, s + m * c, q + (sd * sd + m * m) * c);
+        }
+        let mean = s / n;
+        (mean, (q / n - mean * mean).max(0.0).sqrt())
+    };
+    assert_eq!(pooled(0.0), (mean, f(&lat["stddev"])));
+    let (mean1, sd1) = pooled(1.0);
+    let host_mean = forged("host_mean", &|p| {
+        p["hosts"][0]["read"]["latency_ns"]["mean"] = (f(&h0["latency_ns"]["mean"]) + 1.0).into()
+    });
+    let two = format!(
+        "error: {host_mean} holds figures that cannot be true (2 places):\n  phases[1].read.latency_ns.mean: {mean} is not {mean1}, as the merge makes it from {from}\n  phases[1].read.latency_ns.stddev: {} is not {sd1}, as the merge makes it from {from}\n",
+        f(&lat["stddev"])
+    );
+    refused(d, &[(host_mean, two)]);
     let cases = [
         (
             forged("p99", &|p| p["read"]["latency_ns"]["p99"] = p99_1.into()),
@@ -1693,16 +1724,6 @@ fn a_merged_phase_s_latency_and_times_are_what_it_keeps_of_its_parts() {
             ),
         ),
         (
-            forged("host_mean", &|p| {
-                p["hosts"][0]["read"]["latency_ns"]["mean"] =
-                    (f(&h0["latency_ns"]["mean"]) + 1.0).into()
-            }),
-            format!(
-                "phases[1].read.latency_ns.mean: {mean} is not {}, as the merge makes it from {from}",
-                (sum + ops(&hosts[0])) / hosts.iter().map(ops).sum::<f64>()
-            ),
-        ),
-        (
             forged("host_iops", &|p| p["hosts"][0]["read"]["iops"] = 1.0.into()),
             format!(
                 "phases[1].hosts[0].read.iops: 1 is not ops / duration_s = {h0_ops} / {} = {}",
@@ -1724,6 +1745,60 @@ fn a_merged_phase_s_latency_and_times_are_what_it_keeps_of_its_parts() {
         (
             forged("completed", &|p| p["hosts"][0]["completed"] = false.into()),
             "phases[1].completed: true is not its parts' (every one completed: false)".to_string(),
+        ),
+    ];
+    refused_in_one_place(d, cases);
+}
+
+/// Figures that are not whole agree with their recomputation to the last few bits, not to a part in 10⁹
+/// (a share, a headline figure or a rate changed by a relative 10⁻¹⁰ validated): each is refused naming
+/// both values, and the run as written validates, its figures read back to the bit.
+#[test]
+fn a_figure_changed_in_its_tenth_digit_is_refused() {
+    let t = tempdir();
+    let d = t.path();
+    a_run(d);
+    validates(d, "r");
+    let v = results(&d.join("r"));
+    let w = &v["phases"][1];
+    let f = |v: &serde_json::Value| v.as_f64().expect("number");
+    let u = |v: &serde_json::Value| v.as_u64().expect("count");
+    let off = |x: f64| x * (1.0 + 1e-10);
+    let (share, iops, secs) = (
+        f(&w["read_share"]["ops"]),
+        f(&w["headline"][0]["value"]),
+        f(&w["duration_s"]),
+    );
+    let reads = u(&w["read"]["ops"]);
+    let read_iops = reads as f64 / secs;
+    assert_eq!(read_iops, f(&w["read"]["iops"]));
+    let cases = [
+        (
+            tampered(d, "share", |v| {
+                v["phases"][1]["read_share"]["ops"] = off(share).into()
+            }),
+            format!(
+                "phases[1].read_share.ops: {} is not read.ops / (read.ops + write.ops) = {share}",
+                off(share)
+            ),
+        ),
+        (
+            tampered(d, "headline", |v| {
+                v["phases"][1]["headline"][0]["value"] = off(iops).into()
+            }),
+            format!(
+                "phases[1].headline[0].value: {} is not \"IOPS, phase mean\" of phase \"w\" as its own figures make it, {iops}",
+                off(iops)
+            ),
+        ),
+        (
+            tampered(d, "iops", |v| {
+                v["phases"][1]["read"]["iops"] = off(read_iops).into()
+            }),
+            format!(
+                "phases[1].read.iops: {} is not ops / duration_s = {reads} / {secs} = {read_iops}",
+                off(read_iops)
+            ),
         ),
     ];
     refused_in_one_place(d, cases);
