@@ -433,7 +433,8 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
 /// same code: each headline figure ([`super::headline::figures`] of its `params.headline` items, matched by
 /// key), `read_share` ([`super::ReadShare::of`] of its reads and writes), each direction's latency
 /// histogram holding its ops, `ops_by_size` adding up to `total.ops` and `total.bytes`, and a merged
-/// phase's parts (`hosts`) adding up to it ([`parts_add_up`]) and numbered 0, 1, ... in order. Fields older results lack are not asked for.
+/// phase's parts (`hosts`) numbered 0, 1, ... in order and what it keeps of them agreeing with it
+/// ([`super::parts_check::merged`]). Fields older results lack are not asked for.
 fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
     let at = |what: String| format!("phases[{i}].{what}");
     let num = |v: Option<f64>| {
@@ -525,61 +526,14 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
             );
         }
     }
-    if !p.hosts.is_empty() {
-        parts_add_up(i, p, &mut say);
-    }
     if let Some((k, h)) = p.hosts.iter().enumerate().find(|(k, h)| h.host != *k) {
         say(
             at(format!("hosts[{k}].host")),
             format!("{} is not {k}: each part once, in order", h.host),
         );
     }
-}
-
-/// A merged phase's parts (`hosts`, the merge's `host_parts`) against the phase: each direction's ops and
-/// bytes the parts' added, and no part longer than the phase (which spans from the earliest part's start to
-/// the latest one's end).
-fn parts_add_up(i: usize, p: &super::PhaseResult, say: &mut impl FnMut(String, String)) {
-    use crate::vocab::Direction;
-    fn of(h: &super::HostPhase, d: Direction) -> Option<&super::DirStats> {
-        match d {
-            Direction::Read => Some(&h.read),
-            Direction::Write => Some(&h.write),
-            Direction::Trim => h.trim.as_ref(),
-        }
-    }
-    for d in Direction::ALL {
-        let parts = p.hosts.iter().filter_map(|h| of(h, d));
-        let (ops, bytes) = parts.fold((0u128, 0u128), |(o, b), s| {
-            (o + u128::from(s.ops), b + u128::from(s.bytes))
-        });
-        let own = p.dir(d);
-        if (ops, bytes) != (u128::from(own.ops), u128::from(own.bytes)) {
-            say(
-                format!("phases[{i}].hosts"),
-                format!(
-                    "the parts' {d} add up to {ops} I/Os of {bytes} B, not {d}.ops {} of {d}.bytes {}",
-                    own.ops, own.bytes
-                ),
-            );
-        }
-    }
-    let longest = p
-        .hosts
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.duration_s.total_cmp(&b.1.duration_s));
-    if let Some((k, h)) =
-        longest.filter(|(_, h)| h.duration_s > p.duration_s && !close(h.duration_s, p.duration_s))
-    {
-        say(
-            format!("phases[{i}].hosts[{k}].duration_s"),
-            format!(
-                "{} s is longer than the merged phase's duration_s {} s, which spans every part",
-                crate::units::readable_float(h.duration_s),
-                crate::units::readable_float(p.duration_s)
-            ),
-        );
+    if !p.hosts.is_empty() {
+        super::parts_check::merged(i, p, out);
     }
 }
 
@@ -745,9 +699,21 @@ fn passes_of_span(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
     }
 }
 
-/// Whether two rates agree within rounding: a part in 10⁹ of the larger, or 10⁻⁹ near 0.
+/// The relative difference at most by which a figure that is not whole may differ from its recomputation:
+/// 4 units in the last place (4 ε, about 8.9 × 10⁻¹⁶). Both sides are the same code on the same numbers:
+/// `results.json` and the series CSVs hold each f64 in its shortest form that reads back to the same bits
+/// (ryu, in serde_json and the csv crate), and both are read back exactly (serde_json's `float_roundtrip`,
+/// Rust's `str::parse`), so a run's figure and validate's agree to the bit; the margin is the rounding of
+/// one result (a division, a sum of a few terms) taken in another order. It was a part in 10⁹, under
+/// which a forged op count off by 1 among 10⁹ passed by its rate, and a forged mean or share changed in
+/// its tenth digit passed.
+pub(crate) const ROUNDING: f64 = 4.0 * f64::EPSILON;
+
+/// Whether two figures that are not whole (rates, means, shares, durations) agree within rounding
+/// ([`ROUNDING`] of the larger). Whole numbers (counts, bytes, nanoseconds) are compared exactly, never
+/// through this.
 pub(crate) fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    a == b || (a - b).abs() <= ROUNDING * a.abs().max(b.abs())
 }
 
 /// Why the rate `got` is not the count `n` (of the column or field `what`) over `secs` (of `over`), as a run
@@ -780,7 +746,7 @@ pub(crate) fn rate_mismatch(
 }
 
 /// `iops` and `bw_bytes_per_s` of the direction `d` at `at` against its counts over `secs`.
-fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
+pub(super) fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
     for (field, got, count) in [
         ("iops", d.iops, ("ops", d.ops)),
         ("bw_bytes_per_s", d.bw_bytes_per_s, ("bytes", d.bytes)),
@@ -798,7 +764,11 @@ fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
 /// ([`rising`]).
 pub(crate) fn order(at: &str, l: &crate::stats::LatencySummary, out: &mut Vec<Violation>) {
     let (min, max) = (l.min as f64, l.max as f64);
-    if l.mean < min * (1.0 - 1e-9) || l.mean > max * (1.0 + 1e-9) {
+    // A mean is a sum over its count (a run's of whole nanoseconds, a merge's of its parts' means weighted
+    // by their counts): each rounding moves it by at most ε (2.2e-16) of itself, and 1e-12 covers thousands
+    // of them (a merge of thousands of ranks), far under anything a person reads.
+    let margin = 1e-12;
+    if l.mean < min * (1.0 - margin) || l.mean > max * (1.0 + margin) {
         out.push(Violation {
             path: format!("{at}.mean"),
             expected: format!("{} is not between min {} and max {}", l.mean, l.min, l.max),
@@ -897,6 +867,40 @@ mod tests {
             out[0].expected,
             "5 is not 0: duration_s is 0, and a rate over no time is 0"
         );
+    }
+
+    /// A count off by 1 among billions is told by its rate (a part in 10⁹ let 4,000,000,001 reads over
+    /// 2 s pass with the iops of 4,000,000,000), and a rate changed by a relative 10⁻¹⁰ is refused, while
+    /// one unit in the last place, what reading back in another order may cost, is not.
+    #[test]
+    fn a_count_off_by_one_and_a_rate_off_past_rounding_are_refused() {
+        let d = |ops: u64, iops: f64| crate::results::DirStats {
+            ops,
+            bytes: 0,
+            iops,
+            bw_bytes_per_s: 0.0,
+            latency_ns: None,
+            latency_moments_ns: None,
+        };
+        let said = |d: &crate::results::DirStats| {
+            let mut out = Vec::new();
+            rates("phases[0].read", d, 2.0, &mut out);
+            out.into_iter().map(|v| v.expected).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            said(&d(4_000_000_001, 2e9)),
+            ["2000000000 is not ops / duration_s = 4000000001 / 2 = 2000000000.5"]
+        );
+        let r = 4_000_000_000.0 / 2.0 * (1.0 + 1e-10);
+        assert_eq!(
+            said(&d(4_000_000_000, r)),
+            [format!(
+                "{r} is not ops / duration_s = 4000000000 / 2 = 2000000000"
+            )]
+        );
+        let ulp = f64::from_bits(2e9_f64.to_bits() + 1);
+        assert_eq!(said(&d(4_000_000_000, ulp)), Vec::<String>::new());
+        assert!(!close(0.0, 1e-300) && close(0.0, 0.0));
     }
 
     #[test]

@@ -168,3 +168,35 @@ pub struct HostPhase {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trim: Option<DirStats>,
 }
+
+/// Where the parts of a merged phase lie on the wall clock.
+pub struct Span {
+    /// The earliest part's series start, when every part has one (not a simulated drive's virtual clock).
+    pub origin: Option<u64>,
+    /// Each part's start after the earliest, ns (0 without a common clock).
+    pub shifts: Vec<u64>,
+    /// The merged phase's duration: from the earliest start to the latest end (the longest part without a
+    /// common clock).
+    pub duration_s: f64,
+}
+
+/// The span of the parts of a merged phase, each given by its series start (`series_t0_unix_ns`) and its
+/// `duration_s`: what `wkrun merge` makes the merged phase's duration and start of, and what `wkrun
+/// validate` holds a merged phase's to, from its parts (`hosts`).
+pub fn span(parts: &[(Option<u64>, f64)]) -> Span {
+    // The wall clock aligns hosts when every one has it (not a simulated drive's virtual clock).
+    let t0: Option<Vec<u64>> = parts.iter().map(|p| p.0).collect();
+    let origin = t0.as_ref().and_then(|v| v.iter().copied().min());
+    let shifts: Vec<u64> = match (&t0, origin) {
+        (Some(v), Some(o)) => v.iter().map(|t| t - o).collect(),
+        _ => vec![0; parts.len()],
+    };
+    let duration_s = (0..parts.len())
+        .map(|h| shifts[h] as f64 / 1e9 + parts[h].1)
+        .fold(0.0, f64::max);
+    Span {
+        origin,
+        shifts,
+        duration_s,
+    }
+}

@@ -12,6 +12,7 @@ pub mod judge;
 pub mod knee;
 pub mod model;
 pub mod outdir;
+pub mod parts_check;
 pub mod possible;
 pub mod pretty;
 pub mod rounds;

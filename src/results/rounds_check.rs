@@ -136,7 +136,12 @@ fn differ(got: &Value, want: &Value, path: String, out: &mut Vec<(String, String
                 a.as_f64().unwrap_or(f64::NAN),
                 b.as_f64().unwrap_or(f64::NAN),
             );
-            let same = a == b || (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
+            // Whole numbers (counts, bytes, indices) exactly; others within rounding.
+            let whole = |n: &serde_json::Number| n.is_u64() || n.is_i64();
+            let same = match whole(a) && whole(b) {
+                true => a == b,
+                false => super::check::close(x, y),
+            };
             if !same {
                 out.push((path, shown(got), shown(want)));
             }
@@ -158,5 +163,52 @@ fn differ(got: &Value, want: &Value, path: String, out: &mut Vec<(String, String
         }
         _ if got != want => out.push((path, shown(got), shown(want))),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differ;
+    use serde_json::json;
+
+    /// A whole number off by 1 is a difference however large it is (a part in 10⁹ passed: 4,000,000,001
+    /// for 4,000,000,000); a figure that is not whole differs past rounding (a relative 10⁻¹⁰ passed), not
+    /// within one unit in the last place.
+    #[test]
+    fn whole_numbers_compare_exactly_and_others_within_rounding() {
+        let mut out = Vec::new();
+        differ(
+            &json!({"bytes": 4_000_000_001u64}),
+            &json!({"bytes": 4_000_000_000u64}),
+            "b".into(),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [(
+                "b.bytes".to_string(),
+                "4000000001".to_string(),
+                "4000000000".to_string()
+            )]
+        );
+        let x = 1234.5678_f64;
+        out.clear();
+        differ(&json!(x * (1.0 + 1e-10)), &json!(x), "v".into(), &mut out);
+        assert_eq!(
+            out,
+            [(
+                "v".to_string(),
+                (x * (1.0 + 1e-10)).to_string(),
+                x.to_string()
+            )]
+        );
+        out.clear();
+        differ(
+            &json!(f64::from_bits(x.to_bits() + 1)),
+            &json!(x),
+            "v".into(),
+            &mut out,
+        );
+        assert_eq!(out, []);
     }
 }

@@ -357,12 +357,6 @@ pub struct Part<'a> {
 /// # Errors
 /// A part whose histogram does not hold its count.
 pub fn merge_parts(parts: &[Part<'_>]) -> Result<Option<LatencySummary>, String> {
-    if parts.iter().all(|p| p.count == 0) {
-        return Ok(None);
-    }
-    let mut r = LatencyRecorder::try_new()
-        .map_err(|e| format!("{e}{}", crate::sys::limits::Limit::AddressSpace.note()))?;
-    let (mut n, mut sum, mut sum_sq) = (0u64, 0f64, 0f64);
     for p in parts.iter().filter(|p| p.count > 0) {
         let held: u64 = p.buckets.iter().map(|b| b[1]).sum();
         if held != p.count {
@@ -371,19 +365,44 @@ pub fn merge_parts(parts: &[Part<'_>]) -> Result<Option<LatencySummary>, String>
                 p.count
             ));
         }
-        let h = r.first_histogram();
-        for &[value, count] in p.buckets {
+    }
+    let moments: Vec<(&LatencySummary, u64)> = parts.iter().map(|p| (p.summary, p.count)).collect();
+    merged_summary(
+        &moments,
+        (parts.iter().filter(|p| p.count > 0)).map(|p| p.buckets),
+    )
+}
+
+/// The summary [`merge_parts`] makes of parts whose summaries and latency counts are `moments` and whose
+/// histograms' buckets, added, are those of `buckets` (each part's, or their sum already made: adding
+/// buckets by value before recording them records the same histogram). What `wkrun validate` recomputes
+/// a merged phase's latency from: its parts' summaries and its merged histogram. `None` without latencies.
+///
+/// # Errors
+/// No room for the histogram.
+pub fn merged_summary<'a>(
+    moments: &[(&LatencySummary, u64)],
+    buckets: impl IntoIterator<Item = &'a [[u64; 2]]>,
+) -> Result<Option<LatencySummary>, String> {
+    if moments.iter().all(|&(_, c)| c == 0) {
+        return Ok(None);
+    }
+    let mut r = LatencyRecorder::try_new()
+        .map_err(|e| format!("{e}{}", crate::sys::limits::Limit::AddressSpace.note()))?;
+    let h = r.first_histogram();
+    for b in buckets {
+        for &[value, count] in b {
             h.saturating_record_n(value.max(1), count);
         }
-        let (c, s) = (p.count as f64, p.summary);
-        n += p.count;
+    }
+    let (mut n, mut sum, mut sum_sq) = (0u64, 0f64, 0f64);
+    for &(s, count) in moments.iter().filter(|(_, c)| *c > 0) {
+        let c = count as f64;
+        n += count;
         sum += s.mean * c;
         sum_sq += (s.stddev * s.stddev + s.mean * s.mean) * c;
         r.min = Some(r.min.map_or(s.min, |m| m.min(s.min)));
         r.max = r.max.max(s.max);
-    }
-    if n == 0 {
-        return Ok(None);
     }
     r.count = n;
     let mean = sum / n as f64;

@@ -357,6 +357,19 @@ fn results_an_older_wkrun_wrote_still_validate() {
     }
 }
 
+/// `wkrun validate WHAT` in `dir` exits 0.
+fn validates(dir: &Path, what: &str) {
+    let (c, _, e) = code_out_err(&wkrun(dir, &["validate", what]));
+    assert_eq!(c, 0, "{e}");
+}
+
+/// [`two_runs`] merged into `dir/m`.
+fn merged_runs(dir: &Path) {
+    two_runs(dir);
+    let (c, _, e) = code_out_err(&wkrun(dir, &["merge", "r", "r2", "-o", "m"]));
+    assert_eq!(c, 0, "{e}");
+}
+
 /// `dir/r/results.json` as text, changed by `edit`, written beside it as `dir/r/NAME.json`.
 fn tampered_text(dir: &Path, name: &str, edit: impl Fn(String) -> String) -> String {
     let text = fs::read_to_string(dir.join("r/results.json")).expect("results");
@@ -370,6 +383,19 @@ fn refused(d: &Path, cases: &[(String, String)]) {
     for (file, want) in cases {
         refused_by(d, &["validate", file], want);
     }
+}
+
+/// `wkrun validate FILE` for each case, FILE and the one place it names ([`refused`]).
+fn refused_in_one_place(d: &Path, cases: impl IntoIterator<Item = (String, String)>) {
+    let cases: Vec<(String, String)> = cases
+        .into_iter()
+        .map(|(f, why)| {
+            let line =
+                format!("error: {f} holds figures that cannot be true (1 place):\n  {why}\n");
+            (f, line)
+        })
+        .collect();
+    refused(d, &cases);
 }
 
 /// `wkrun ARGS`: exit 2, nothing on stdout, and exactly `want` on stderr.
@@ -1440,7 +1466,11 @@ fn an_aggregate_s_figures_are_its_targets_merged_again() {
         ),
         (
             lat.clone(),
-            merged(&lat, "read.latency_ns.max", max + 1, max),
+            // The file alone shows it too: the max is the parts' largest.
+            format!(
+                "error: {lat}/results.json holds figures that cannot be true (1 place):\n  phases[1].read.latency_ns.max: {} is not {max}, as the merge makes it from latency_histograms.read and its parts' (hosts[].read.latency_ns)\n",
+                max + 1
+            ) + &merged(&lat, "read.latency_ns.max", max + 1, max),
         ),
         (
             cap.clone(),
@@ -1515,15 +1545,7 @@ fn a_phase_s_own_figures_are_their_recomputation() {
             ),
         ),
     ];
-    let cases: Vec<(String, String)> = cases
-        .into_iter()
-        .map(|(f, why)| {
-            let line =
-                format!("error: {f} holds figures that cannot be true (1 place):\n  {why}\n");
-            (f, line)
-        })
-        .collect();
-    refused(d, &cases);
+    refused_in_one_place(d, cases);
 }
 
 /// A merged phase's parts (`hosts`) add up to it and none is longer than it (attack 18: a part's
@@ -1533,9 +1555,7 @@ fn a_phase_s_own_figures_are_their_recomputation() {
 fn a_merged_phase_s_parts_add_up_to_it() {
     let t = tempdir();
     let d = t.path();
-    two_runs(d);
-    let (c, _, e) = code_out_err(&wkrun(d, &["merge", "r", "r2", "-o", "m"]));
-    assert_eq!(c, 0, "{e}");
+    merged_runs(d);
     let u = |v: &serde_json::Value| v.as_u64().expect("count");
     let (a, b) = (results(&d.join("r")), results(&d.join("r2")));
     let read = |v: &serde_json::Value, k: &str| u(&v["phases"][1]["read"][k]);
@@ -1581,4 +1601,205 @@ fn a_merged_phase_s_parts_add_up_to_it() {
         ),
     ];
     refused(d, &cases);
+}
+
+/// A folder `wkrun merge` wrote keeps its parts (`hosts`) and its merged latency histograms, not its hosts'
+/// folders: its latency and times are held to what it keeps (a forged merged p99 or mean validated). Each
+/// forged figure is refused with the value the merge makes of what the folder keeps, recomputed here from
+/// the histogram's pairs and the parts' entries; the folder as merged validates.
+#[test]
+fn a_merged_phase_s_latency_and_times_are_what_it_keeps_of_its_parts() {
+    let t = tempdir();
+    let d = t.path();
+    merged_runs(d);
+    validates(d, "m");
+    let m = results(&d.join("m"));
+    let w = &m["phases"][1];
+    let u = |v: &serde_json::Value| v.as_u64().expect("whole");
+    let f = |v: &serde_json::Value| v.as_f64().expect("number");
+    // The oracle: the percentile of the merged pairs, the first bucket whose running count reaches the
+    // rank (HDR's value at quantile, the count rounded to nearest), at most the max.
+    let pct = |pairs: &[serde_json::Value], q: f64, max: u64| {
+        let n: u64 = pairs.iter().map(|b| u(&b[1])).sum();
+        let rank = ((q * n as f64) + 0.5).max(1.0) as u64;
+        let mut seen = 0;
+        let top = pairs.iter().find_map(|b| {
+            seen += u(&b[1]);
+            (seen >= rank).then(|| u(&b[0]))
+        });
+        top.expect("rank").min(max)
+    };
+    let read = w["latency_histograms"]["read"].as_array().expect("pairs");
+    let lat = &w["read"]["latency_ns"];
+    let p99 = pct(read, 0.99, u(&lat["max"]));
+    assert_eq!(p99, u(&lat["p99"]));
+    // The total's: the reads' and writes' pairs added by value.
+    let mut all = std::collections::BTreeMap::new();
+    for b in read
+        .iter()
+        .chain(w["latency_histograms"]["write"].as_array().expect("pairs"))
+    {
+        *all.entry(u(&b[0])).or_insert(0) += u(&b[1]);
+    }
+    let all: Vec<serde_json::Value> = all
+        .into_iter()
+        .map(|(v, c)| serde_json::json!([v, c]))
+        .collect();
+    let t99 = pct(&all, 0.99, u(&w["total"]["latency_ns"]["max"]));
+    assert_eq!(t99, u(&w["total"]["latency_ns"]["p99"]));
+    // The mean: the parts' means weighted by their reads.
+    let hosts = w["hosts"].as_array().expect("hosts");
+    let ops = |h: &serde_json::Value| u(&h["read"]["ops"]) as f64;
+    let sum: f64 = (hosts.iter())
+        .map(|h| f(&h["read"]["latency_ns"]["mean"]) * ops(h))
+        .sum();
+    let mean = sum / hosts.iter().map(ops).sum::<f64>();
+    assert_eq!(mean, f(&lat["mean"]));
+    // The span: a simulated drive's virtual clock aligns no hosts, so the longest part, both shortened.
+    assert!(hosts.iter().all(|h| h.get("series_t0_unix_ns").is_none()));
+    let short = |h: &serde_json::Value| f(&h["duration_s"]) - 0.5;
+    let span = short(&hosts[0]).max(short(&hosts[1]));
+    let forged = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = m.clone();
+        edit(&mut v["phases"][1]);
+        fs::write(
+            d.join(format!("m/{name}.json")),
+            serde_json::to_vec(&v).expect("json"),
+        )
+        .expect("write");
+        format!("m/{name}.json")
+    };
+    let from = "latency_histograms.read and its parts' (hosts[].read.latency_ns)";
+    let p99_1 = p99 - 1;
+    let (h0, h0_ops) = (&hosts[0]["read"], u(&hosts[0]["read"]["ops"]));
+    // A part's mean moves the merged mean and stddev: the parts' moments, the first part's mean moved by
+    // `dm`, pooled as count-weighted sums of means and of squares.
+    let pooled = |dm: f64| {
+        let (mut n, mut s, mut q) = (0.0, 0.0, 0.0);
+        for (k, h) in hosts.iter().enumerate() {
+            let l = &h["read"]["latency_ns"];
+            let (m, sd, c) = (
+                f(&l["mean"]) + if k == 0 { dm } else { 0.0 },
+                f(&l["stddev"]),
+                ops(h),
+            );
+            (n, s, q) = (n + c, s + m * c, q + (sd * sd + m * m) * c);
+        }
+        let mean = s / n;
+        (mean, (q / n - mean * mean).max(0.0).sqrt())
+    };
+    assert_eq!(pooled(0.0), (mean, f(&lat["stddev"])));
+    let (mean1, sd1) = pooled(1.0);
+    let host_mean = forged("host_mean", &|p| {
+        p["hosts"][0]["read"]["latency_ns"]["mean"] = (f(&h0["latency_ns"]["mean"]) + 1.0).into()
+    });
+    let two = format!(
+        "error: {host_mean} holds figures that cannot be true (2 places):\n  phases[1].read.latency_ns.mean: {mean} is not {mean1}, as the merge makes it from {from}\n  phases[1].read.latency_ns.stddev: {} is not {sd1}, as the merge makes it from {from}\n",
+        f(&lat["stddev"])
+    );
+    refused(d, &[(host_mean, two)]);
+    let cases = [
+        (
+            forged("p99", &|p| p["read"]["latency_ns"]["p99"] = p99_1.into()),
+            format!(
+                "phases[1].read.latency_ns.p99: {p99_1} is not {p99}, as the merge makes it from {from}"
+            ),
+        ),
+        (
+            forged("t99", &|p| {
+                p["total"]["latency_ns"]["p99"] = (t99 - 1).into()
+            }),
+            format!(
+                "phases[1].total.latency_ns.p99: {} is not {t99}, as the merge makes it from the directions' latency_ns and latency_histograms",
+                t99 - 1
+            ),
+        ),
+        (
+            forged("mean", &|p| {
+                p["read"]["latency_ns"]["mean"] = (mean + 1.0).into()
+            }),
+            format!(
+                "phases[1].read.latency_ns.mean: {} is not {mean}, as the merge makes it from {from}",
+                mean + 1.0
+            ),
+        ),
+        (
+            forged("host_iops", &|p| p["hosts"][0]["read"]["iops"] = 1.0.into()),
+            format!(
+                "phases[1].hosts[0].read.iops: 1 is not ops / duration_s = {h0_ops} / {} = {}",
+                f(&hosts[0]["duration_s"]),
+                h0_ops as f64 / f(&hosts[0]["duration_s"])
+            ),
+        ),
+        (
+            forged("span", &|p| {
+                for h in 0..2 {
+                    p["hosts"][h]["duration_s"] = short(&hosts[h]).into();
+                }
+            }),
+            format!(
+                "phases[1].duration_s: {} s is not its parts' span, {span} s (from the earliest start to the latest end, by hosts[].series_t0_unix_ns and duration_s)",
+                f(&w["duration_s"])
+            ),
+        ),
+        (
+            forged("completed", &|p| p["hosts"][0]["completed"] = false.into()),
+            "phases[1].completed: true is not its parts' (every one completed: false)".to_string(),
+        ),
+    ];
+    refused_in_one_place(d, cases);
+}
+
+/// Figures that are not whole agree with their recomputation to the last few bits, not to a part in 10⁹
+/// (a share, a headline figure or a rate changed by a relative 10⁻¹⁰ validated): each is refused naming
+/// both values, and the run as written validates, its figures read back to the bit.
+#[test]
+fn a_figure_changed_in_its_tenth_digit_is_refused() {
+    let t = tempdir();
+    let d = t.path();
+    a_run(d);
+    validates(d, "r");
+    let v = results(&d.join("r"));
+    let w = &v["phases"][1];
+    let f = |v: &serde_json::Value| v.as_f64().expect("number");
+    let u = |v: &serde_json::Value| v.as_u64().expect("count");
+    let off = |x: f64| x * (1.0 + 1e-10);
+    let (share, iops, secs) = (
+        f(&w["read_share"]["ops"]),
+        f(&w["headline"][0]["value"]),
+        f(&w["duration_s"]),
+    );
+    let reads = u(&w["read"]["ops"]);
+    let read_iops = reads as f64 / secs;
+    assert_eq!(read_iops, f(&w["read"]["iops"]));
+    let cases = [
+        (
+            tampered(d, "share", |v| {
+                v["phases"][1]["read_share"]["ops"] = off(share).into()
+            }),
+            format!(
+                "phases[1].read_share.ops: {} is not read.ops / (read.ops + write.ops) = {share}",
+                off(share)
+            ),
+        ),
+        (
+            tampered(d, "headline", |v| {
+                v["phases"][1]["headline"][0]["value"] = off(iops).into()
+            }),
+            format!(
+                "phases[1].headline[0].value: {} is not \"IOPS, phase mean\" of phase \"w\" as its own figures make it, {iops}",
+                off(iops)
+            ),
+        ),
+        (
+            tampered(d, "iops", |v| {
+                v["phases"][1]["read"]["iops"] = off(read_iops).into()
+            }),
+            format!(
+                "phases[1].read.iops: {} is not ops / duration_s = {reads} / {secs} = {read_iops}",
+                off(read_iops)
+            ),
+        ),
+    ];
+    refused_in_one_place(d, cases);
 }

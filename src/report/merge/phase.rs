@@ -122,35 +122,16 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     Ok((m, series, hlog))
 }
 
-/// Where the parts of a merged phase lie on the wall clock.
-pub struct Span {
-    /// The earliest part's series start, when every part has one (not a simulated drive's virtual clock).
-    pub origin: Option<u64>,
-    /// Each part's start after the earliest, ns (0 without a common clock).
-    pub shifts: Vec<u64>,
-    /// The merged phase's duration: from the earliest start to the latest end (the longest part without a
-    /// common clock).
-    pub duration_s: f64,
-}
+pub use crate::results::Span;
 
-/// The span of the parts `parts` of a merged phase: what [`merge`] makes the merged phase's duration and
-/// start of, and what `wkrun validate` holds an aggregate's to.
+/// The span of the parts `parts` of a merged phase ([`crate::results::span`] of their series starts and
+/// durations): what [`merge`] makes the merged phase's duration and start of, and what `wkrun validate`
+/// holds an aggregate's to.
 pub fn span(parts: &[&PhaseResult]) -> Span {
-    // The wall clock aligns hosts when every one has it (not a simulated drive's virtual clock).
-    let t0: Option<Vec<u64>> = parts.iter().map(|p| p.series_t0_unix_ns).collect();
-    let origin = t0.as_ref().and_then(|v| v.iter().copied().min());
-    let shifts: Vec<u64> = match (&t0, origin) {
-        (Some(v), Some(o)) => v.iter().map(|t| t - o).collect(),
-        _ => vec![0; parts.len()],
-    };
-    let duration_s = (0..parts.len())
-        .map(|h| shifts[h] as f64 / 1e9 + parts[h].duration_s)
-        .fold(0.0, f64::max);
-    Span {
-        origin,
-        shifts,
-        duration_s,
-    }
+    let times: Vec<(Option<u64>, f64)> = (parts.iter())
+        .map(|p| (p.series_t0_unix_ns, p.duration_s))
+        .collect();
+    crate::results::span(&times)
 }
 
 /// wkrun's CPU time in the merged phase, per I/O over its `ios` I/Os: hosts are processes of their own,
