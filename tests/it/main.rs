@@ -66,6 +66,7 @@ mod robust;
 mod rounds;
 mod schema_sync;
 mod series;
+mod series_figures;
 mod shown;
 mod sim;
 mod simgc;
