@@ -21,6 +21,7 @@ pub mod png;
 pub mod pts;
 pub mod room;
 pub mod runs;
+mod series_figures;
 pub mod table;
 #[cfg(test)]
 pub(crate) mod testing;

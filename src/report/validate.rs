@@ -63,8 +63,15 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
         Err(e) => return Err(one(e)),
     };
     drop(text);
+    // Results that match the schema and whose figures can be true: each phase's rows are also held to
+    // its figures (figures that cannot be true are said once, not again against each row).
+    let bad = parsed.as_ref().and_then(|r| implausible(file, r));
+    let named: Vec<Named> = match parsed.as_ref().filter(|_| bad.is_none()) {
+        Some(r) => r.phases.iter().map(Named::of_phase).collect(),
+        None => named,
+    };
     let series = series(file, &named, &mut problems);
-    problems.extend(parsed.as_ref().and_then(|r| implausible(file, r)));
+    problems.extend(bad);
     let mut whole = 0;
     for r in parsed.iter().filter(|_| targets) {
         let (n, e) = targets_of(file, r);
@@ -326,6 +333,7 @@ fn beside(dir: &Path, (i, p): (usize, &Named), rows: Option<&[SeriesRow]>) -> Ve
     let mut out = Vec::new();
     if let Some(rows) = rows {
         out.extend(rates(dir, p, rows).err());
+        out.extend(figures(dir, p, rows).err());
         out.extend(hist_log(dir, (i, p), rows).err());
     }
     out.extend(trace(dir, (i, p)).err());
@@ -335,9 +343,11 @@ fn beside(dir: &Path, (i, p): (usize, &Named), rows: Option<&[SeriesRow]>) -> Ve
 }
 
 /// What a phase says of its series: the CSV's name, the phase's name, whether it completed, its number of
-/// intervals, its histogram log, its per-I/O trace (file and rows), its counters CSV and its device CSV, and
-/// whether it was merged from several hosts or targets (it has `hosts`).
-struct Named {
+/// intervals, its histogram log, its per-I/O trace (file and rows), its counters CSV and its device CSV,
+/// whether it was merged from several hosts or targets (it has `hosts`), and the phase itself when the
+/// document matches the schema (its rows are then held to its figures).
+struct Named<'a> {
+    result: Option<&'a PhaseResult>,
     csv: Option<String>,
     merged: bool,
     phase: String,
@@ -349,10 +359,11 @@ struct Named {
     device: Option<String>,
 }
 
-impl Named {
+impl<'a> Named<'a> {
     /// From the phase `p` of results that match the schema.
-    fn of_phase(p: &PhaseResult) -> Named {
+    fn of_phase(p: &'a PhaseResult) -> Named<'a> {
         Named {
+            result: Some(p),
             csv: p.series_csv.clone(),
             merged: !p.hosts.is_empty(),
             phase: p.name.clone(),
@@ -366,9 +377,10 @@ impl Named {
     }
 
     /// From the phase `p` of a document that need not match the schema.
-    fn of(p: &Value) -> Named {
+    fn of(p: &Value) -> Named<'a> {
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
         Named {
+            result: None,
             csv: text(p.get("series_csv")),
             merged: p
                 .get("hosts")
@@ -404,6 +416,23 @@ fn rates(dir: &Path, p: &Named, rows: &[SeriesRow]) -> Result<(), String> {
         Some((line, column, why)) => Err(ReadError::Series {
             path: dir.join(csv),
             why: format!("line {line}: column {column}: {why}"),
+        }
+        .to_string()),
+    }
+}
+
+/// Checks the series rows of a phase against its own figures ([`super::series_figures::against_phase`]):
+/// each row's latencies within the phase's, `partial` only where a run writes it, the rows' latency sums
+/// and failed I/Os adding up to the phase's.
+fn figures(dir: &Path, p: &Named, rows: &[SeriesRow]) -> Result<(), String> {
+    let (Some(csv), Some(phase)) = (p.csv.as_deref(), p.result) else {
+        return Ok(());
+    };
+    match super::series_figures::against_phase(rows, phase) {
+        None => Ok(()),
+        Some((lines, column, why)) => Err(ReadError::Series {
+            path: dir.join(csv),
+            why: format!("{lines}: column {column}: {why}"),
         }
         .to_string()),
     }
@@ -488,6 +517,7 @@ fn counters(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
         .flexible(true)
         .from_reader(bounded::Bounded::series(file));
     let mut width = 0;
+    let mut cpu = CpuSums::default();
     for (k, rec) in r.records().enumerate() {
         let line = k + 1;
         let rec = rec.map_err(|e| b.at(format!("line {line}: {}", limit(e))))?;
@@ -508,10 +538,61 @@ fn counters(dir: &Path, (i, p): (usize, &Named)) -> Result<(), String> {
         if let Some(c) = rec.iter().find(|c| !c.is_empty() && !number(c)) {
             return Err(b.at(format!("line {line}: {c:?} is not a count or a time")));
         }
+        cpu.add(&rec);
     }
     match width {
         0 => Err(b.at("empty: no header".into())),
-        _ => Ok(()),
+        _ => cpu.against(p.result).map_err(|e| b.at(e)),
+    }
+}
+
+/// The CPU columns of a counters CSV added up, in ns: each cell is a difference of two readings, in ns,
+/// written as seconds in the shortest form that reads back exactly (`results::counters::CounterRow::line`:
+/// `ns as f64 / 1e9`), so `cell × 10⁹` rounded is that difference exactly while under 2⁵¹ ns (26 days of CPU
+/// time); the phase's `cpu.user_s` and `system_s` are the first reading to the last the same way, so the
+/// rows (which telescope) add up to them exactly.
+#[derive(Default)]
+struct CpuSums {
+    rows: u64,
+    ns: [u128; 2],
+}
+
+impl CpuSums {
+    /// Adds a row's `cpu_user_s` and `cpu_sys_s` (columns 3 and 4, numbers by now).
+    fn add(&mut self, rec: &csv::StringRecord) {
+        self.rows += 1;
+        for (k, sum) in self.ns.iter_mut().enumerate() {
+            let s = rec.get(2 + k).and_then(|c| c.parse::<f64>().ok());
+            *sum += s.map_or(0, |s| (s * 1e9).round() as u128);
+        }
+    }
+
+    /// Against the phase `p`'s `cpu` (a completed phase's, when it has one: a phase cut short by a row that
+    /// could not be written has fewer rows): each column's rows add up to its figure, exactly while under 2⁵¹
+    /// ns, past that within 1 ns a row.
+    fn against(&self, p: Option<&PhaseResult>) -> Result<(), String> {
+        let Some(cpu) = p.filter(|p| p.completed).and_then(|p| p.cpu.as_ref()) else {
+            return Ok(());
+        };
+        let last = self.rows + 1;
+        let figures = [
+            ("cpu_user_s", "user_s", cpu.user_s),
+            ("cpu_sys_s", "system_s", cpu.system_s),
+        ];
+        for ((column, field, s), sum) in figures.into_iter().zip(self.ns) {
+            let want = (s * 1e9).round() as u128;
+            let slack = match sum.max(want) < 1 << 51 {
+                true => 0,
+                false => u128::from(self.rows) + 1,
+            };
+            if sum.abs_diff(want) > slack {
+                return Err(format!(
+                    "lines 2-{last}: column {column}: the rows add up to {} s, where results.json's phase has cpu.{field} {s} s: the rows' CPU times add up to the phase's",
+                    sum as f64 / 1e9
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -67,6 +67,7 @@ mod robust;
 mod rounds;
 mod schema_sync;
 mod series;
+mod series_figures;
 mod shown;
 mod sim;
 mod simgc;

@@ -399,7 +399,7 @@ fn refused_in_one_place(d: &Path, cases: impl IntoIterator<Item = (String, Strin
 }
 
 /// `wkrun ARGS`: exit 2, nothing on stdout, and exactly `want` on stderr.
-fn refused_by(d: &Path, args: &[&str], want: &str) {
+pub(crate) fn refused_by(d: &Path, args: &[&str], want: &str) {
     let (c, out, e) = code_out_err(&wkrun(d, args));
     assert_eq!((c, out.as_str(), e.as_str()), (2, "", want), "{args:?}");
 }

@@ -4,6 +4,7 @@
 //! earliest start to the latest end, the earliest start, completed when every target's did, a part per
 //! target); and the entries of `cluster.hosts` against the targets its `target.path` joins.
 
+use crate::results::series_csv::{SeriesRow, csv_bytes, directions, header};
 use crate::results::{PhaseResult, Results};
 use crate::vocab::Direction;
 use serde_json::Value;
@@ -76,8 +77,8 @@ pub fn against_targets(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) 
 /// aggregate whose series could not be written names none).
 fn remerged(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<String> {
     let files: Vec<PathBuf> = theirs.iter().map(|(f, _)| f.clone()).collect();
-    let mut m = match super::merge_targets(&files) {
-        Ok(m) => m.results,
+    let (mut m, series) = match super::merge_targets(&files) {
+        Ok(m) => (m.results, m.series),
         Err(e) => {
             return vec![format!(
                 "{}: its targets' folders do not merge: {e}",
@@ -111,7 +112,9 @@ fn remerged(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<Stri
             file.display()
         ));
     }
-    for (own, made) in r.phases.iter().zip(&m.phases) {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    for ((own, made), rows) in r.phases.iter().zip(&m.phases).zip(&series) {
+        out.extend(own_rows(dir, own, rows.as_deref()));
         let mut made = made.clone();
         made.series_csv = made.series_csv.filter(|_| own.series_csv.is_some());
         made.hist_log = made.hist_log.filter(|_| own.hist_log.is_some());
@@ -129,6 +132,56 @@ fn remerged(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<Stri
         }
     }
     out
+}
+
+/// How the aggregate's series CSV of phase `own` (in `dir`, when it names one that reads; what does not read
+/// is said by `validate`) differs from the rows `made` that merging its targets' series makes
+/// ([`super::merge_targets`], the code that wrote it): its number of rows, or the first row and column
+/// whose cell is not the one the writer makes of the merged row, both written as the writer writes them
+/// ([`csv_bytes`], with the columns it chooses: reads, writes and any direction with I/O).
+fn own_rows(dir: &Path, own: &PhaseResult, made: Option<&[SeriesRow]>) -> Option<String> {
+    let (Some(name), Some(made)) = (own.series_csv.as_deref(), made) else {
+        return None;
+    };
+    let path = dir.join(name);
+    let rows = crate::report::runs::read_series(&path).ok()?;
+    let said = |why: String| {
+        let why = format!("{why}: an aggregate's series is its targets' series merged");
+        Some(
+            crate::report::ReadError::Series {
+                path: path.clone(),
+                why,
+            }
+            .to_string(),
+        )
+    };
+    if rows.len() != made.len() {
+        return said(format!(
+            "{} rows, where merging its targets' rows makes {}",
+            rows.len(),
+            made.len()
+        ));
+    }
+    let dirs = directions(|d| made.iter().any(|r| r[d].ops > 0));
+    let text = |rows: &[SeriesRow]| {
+        csv_bytes(rows, &dirs).map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let (Ok(a), Ok(b)) = (text(&rows), text(made)) else {
+        return None;
+    };
+    let columns = header(&dirs);
+    let (k, (x, y)) = a
+        .lines()
+        .zip(b.lines())
+        .enumerate()
+        .find(|(_, (x, y))| x != y)?;
+    let (column, x, y) = (columns.iter().zip(x.split(',').zip(y.split(','))))
+        .find(|(_, (x, y))| x != y)
+        .map(|(c, (x, y))| (c.as_str(), x, y))?;
+    said(format!(
+        "line {}: column {column}: {x} is not what merging its targets' rows makes, {y}",
+        k + 1
+    ))
 }
 
 /// The first place (a dotted path below `at`) where `a` differs from `b`, with each one's value there
