@@ -280,6 +280,14 @@ pub enum Cell {
         /// (value − first) / first × 100, where comparable.
         change_pct: Option<f64>,
     },
+    /// The cell of a phase that did not complete but measured I/O (a run interrupted 11 s into a 30 s
+    /// phase): its figure, over the part it ran, and why it stopped (`interrupted`), shown after it.
+    Cut {
+        /// The figure as it would be shown.
+        cell: Box<Cell>,
+        /// Why the phase stopped: its run's status.
+        why: &'static str,
+    },
 }
 
 impl Cell {
@@ -295,6 +303,7 @@ impl Cell {
                 change_pct: Some(c),
                 ..
             } => format!("{} ({})", self.plain(metric), format_change(*c)),
+            Cell::Cut { cell, why } => format!("{} [{why}]", cell.display(metric)),
             other => other.plain(metric),
         }
     }
@@ -309,6 +318,7 @@ impl Cell {
             Cell::Over { value, rows, .. } => {
                 format!("{} over {rows}", metric.format_value(*value))
             }
+            Cell::Cut { cell, why } => format!("{} [{why}]", cell.plain(metric)),
         }
     }
 
@@ -327,6 +337,7 @@ impl Cell {
                 let r = round1(*c);
                 format!("{r:.1}")
             }
+            Cell::Cut { cell, .. } => cell.change_number(),
             _ => String::new(),
         }
     }
@@ -540,16 +551,21 @@ pub fn compare(runs: &[Run]) -> Comparison {
         named[a.run].remove(a.name);
     }
     let foreign: Vec<bool> = runs.iter().map(|r| r.results.source.is_some()).collect();
+    let why: Vec<&'static str> = runs.iter().map(|r| stopped_by(r.results.status)).collect();
     for name in phase_names(runs) {
         let phases: Vec<Option<&PhaseResult>> =
             named.iter().map(|m| m.get(name).copied()).collect();
+        let from = rows.len();
         phase_rows(name, &phases, &foreign, &mut rows);
+        mark_unfinished(&phases, &why, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
             let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
                 .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
                 .map(|a| a.map(|a| a.phase))
                 .collect();
+            let from = rows.len();
             phase_rows(&apart_name(name), &phases, &foreign, &mut rows);
+            mark_unfinished(&phases, &why, &mut rows[from..]);
         }
     }
     if runs.len() > 1 {
@@ -559,6 +575,42 @@ pub fn compare(runs: &[Run]) -> Comparison {
         rows.push(row);
     }
     Comparison { columns, rows }
+}
+
+/// Why a run's phases that did not complete stopped, after its status: `interrupted`, `failed`, `running`
+/// (a run still going), `not completed` (a completed run's phase that did not: none is written so).
+fn stopped_by(status: Status) -> &'static str {
+    match status {
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+        Status::Running => "running",
+        Status::Completed => "not completed",
+    }
+}
+
+/// Whether phase `p` did not complete and measured no I/O (a run interrupted during the phase's ramp, or
+/// a phase failed at its first I/O): it has no figures, not figures of 0, so it is not compared.
+pub fn unmeasured(p: &PhaseResult) -> bool {
+    !p.completed && p.total.ops == 0
+}
+
+/// Marks the cells of the phases (`phases`, one per run) that did not complete in their `rows`, but for the
+/// parameters they ran with: `not measured` for one that measured nothing ([`unmeasured`]), else each
+/// figure with why its run stopped (`why`, per run: [`Cell::Cut`]).
+fn mark_unfinished(phases: &[Option<&PhaseResult>], why: &[&'static str], rows: &mut [Row]) {
+    let kept = |r: &&mut Row| !matches!(r.metric, Metric::Parameters | Metric::CompletionWaits);
+    for r in rows.iter_mut().filter(kept) {
+        for ((c, p), why) in r.cells.iter_mut().zip(phases).zip(why) {
+            match p.filter(|p| !p.completed) {
+                Some(p) if unmeasured(p) => *c = Cell::Text("not measured".into()),
+                Some(_) if *c != Cell::NoData => {
+                    let cell = Box::new(std::mem::replace(c, Cell::NoData));
+                    *c = Cell::Cut { cell, why };
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// A prediction's phase compared apart from its measured namesake ([`apart`]).
@@ -1375,7 +1427,9 @@ fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a 
         .into_iter()
         .filter_map(|b| {
             let p = *mine.get(b.name.as_str())?;
-            (!apart_pair((first, b), (run, p))).then_some((b, p))
+            // A phase that measured nothing has no score (not a loss of 100 %).
+            let scored = !apart_pair((first, b), (run, p)) && !unmeasured(b) && !unmeasured(p);
+            scored.then_some((b, p))
         })
         .collect()
 }
@@ -1421,7 +1475,8 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// compared on the next level, a window's average); total IOPS when the phase's headline has no level, or
 /// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
-/// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`). `None`
+/// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`), nor is a
+/// phase that measured nothing ([`unmeasured`]: a run interrupted in its ramp) with any. `None`
 /// for a run that shares no such phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     let Some(first) = runs.first() else {
@@ -1974,6 +2029,51 @@ mod tests {
             Cell::Number { value, change_pct } => (*value, *change_pct),
             other => panic!("{phase} {m:?} run {i}: {other:?}"),
         }
+    }
+
+    /// Trial (interrupted in a ramp): a phase a stop ended before it measured anything is `not measured`,
+    /// not 0 (-100.0 %), and out of the composite; one cut short after measuring shows its figures marked
+    /// with why its run stopped, their change kept.
+    #[test]
+    fn unfinished_phases_are_marked_and_unmeasured_ones_not_compared() {
+        let good = run(
+            "good/results.json",
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            vec![phase("a", 1000, 0, None), phase("b", 0, 800, None)],
+        );
+        let mut ramp = phase("a", 0, 0, None);
+        ramp.completed = false;
+        let mut cut = phase("b", 0, 600, None);
+        cut.completed = false;
+        let mut stopped = run(
+            "stopped/results.json",
+            "s",
+            "2026-01-02T00:00:00.000Z",
+            vec![cut, ramp],
+        );
+        stopped.results.status = Status::Interrupted;
+        let c = compare(&[good, stopped]);
+        let cells = |phase: &str, m: Metric| -> Vec<String> {
+            let r = c.row(phase, m).unwrap();
+            r.cells.iter().map(|x| x.display(r.metric)).collect()
+        };
+        assert_eq!(cells("a", Metric::TotalIops), ["1000.0", "not measured"]);
+        assert_eq!(
+            cells("b", Metric::TotalIops),
+            ["800.0", "600.0 (-25.0 %) [interrupted]"]
+        );
+        assert_eq!(
+            c.row("b", Metric::TotalIops).unwrap().cells[1].change_number(),
+            "-25.0"
+        );
+        // The composite is b's alone: 600 / 800.
+        assert_eq!(
+            cells("(all phases)", Metric::Composite),
+            ["1.000", "0.750 (-25.0 %)"]
+        );
+        let t = render_table(&c, None);
+        assert!(!t.contains("-100.0 %"), "{t}");
     }
 
     #[test]
