@@ -1660,6 +1660,7 @@ pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
         .zip(&values)
         .map(|(h, v)| h.iter().map(|l| text::cells(l)).max().unwrap_or(0).max(*v))
         .collect();
+    let widths = long_labels(widths, &body, width);
     let blocks = column_blocks(&widths, width);
     let mut out = String::new();
     for (k, cols) in blocks.iter().enumerate() {
@@ -1724,6 +1725,33 @@ const LONG_VALUE: usize = 24;
 
 /// The least width a run's name wraps to on a terminal.
 pub const MIN_WRAP: usize = 16;
+
+/// The column `widths` with the metric column as wide as the longest label in `body` when the table still
+/// fits `width` that way, in as many blocks of columns ([`column_blocks`]): a row stays on one line
+/// wherever it fits (trial: at `--width 150` a 100-column table put `latency mean before the span written
+/// once (µs)` on a line of its own, so `grep` found its label without its values); else as they are,
+/// a label longer than [`LONG_LABEL`] on a line of its own.
+fn long_labels(widths: Vec<usize>, body: &[Vec<String>], width: Option<usize>) -> Vec<usize> {
+    let longest = body.iter().map(|r| crate::text::cells(&r[1])).max();
+    let (Some(max), Some(longest)) = (width, longest) else {
+        return widths;
+    };
+    if longest <= widths[1] {
+        return widths;
+    }
+    let mut wide = widths.clone();
+    wide[1] = longest;
+    let blocks = column_blocks(&wide, width);
+    let widest = blocks
+        .iter()
+        .map(|b| [0, 1].iter().chain(b).map(|&i| wide[i] + 2).sum::<usize>() - 2)
+        .max()
+        .unwrap_or(0);
+    match widest <= max && blocks.len() <= column_blocks(&widths, width).len() {
+        true => wide,
+        false => widths,
+    }
+}
 
 /// The run columns (indices into the grid, from 2) of each block of a table `width` cells wide at most:
 /// all in one when they fit; else each block leads with the first run (the baseline every change is
@@ -2474,6 +2502,40 @@ mod tests {
         let p = render_table(&c, None);
         assert_eq!(p.lines().count(), 3);
         assert!(p.lines().next().unwrap().contains(&names[19]));
+    }
+
+    /// Trial: at `--width 150` a table about 100 columns wide put a long label on a line of its own, its
+    /// values on the next, so `grep LABEL` found no value. A row stays on one line where it fits; where
+    /// it does not (`--width 60`), the label goes on its own line as before.
+    #[test]
+    fn a_long_label_keeps_its_row_on_one_line_where_it_fits() {
+        let mut c = two();
+        let label = "latency mean before the span written once (µs)";
+        let row = c.rows.iter_mut().find(|r| r.phase == "mix").expect("mix");
+        row.label = label.into();
+        let t = render_table(&c, Some(150));
+        let line = t.lines().find(|l| l.contains(label)).expect("the row");
+        assert_eq!(
+            line.split("  ")
+                .filter(|w| !w.is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>(),
+            ["mix", label, "1500.0", "1500.0 (+0.0 %)"],
+            "{t}"
+        );
+        let width = t.lines().map(crate::text::cells).max().unwrap_or(0);
+        assert_eq!(crate::text::cells(line), width, "{t}");
+        assert!(width <= 150, "{t}");
+        let narrow = render_table(&c, Some(60));
+        let own = narrow
+            .lines()
+            .find(|l| l.contains(label))
+            .expect("the label");
+        assert_eq!(
+            own.split("  ").filter(|w| !w.is_empty()).count(),
+            2,
+            "{narrow}"
+        );
     }
 
     /// Trial 40: a steady-state verdict's 150-character reason widened every line of a 120-column table to
