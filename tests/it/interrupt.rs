@@ -181,6 +181,44 @@ fn sigint_in_a_ramp_says_so_and_compares_as_not_measured() {
     assert!(!table.contains("-100.0"), "{table}");
 }
 
+/// A phase a SIGINT stops before its first interval closes (a 10 s interval, stopped after about 0.5 s)
+/// lasted under one interval, but its spec is not to blame: no advice to lengthen it.
+#[test]
+fn sigint_before_the_first_interval_gives_no_advice_on_the_phase_length() {
+    let d = tempdir();
+    let body = BODY.replace("interval = \"100ms\"", "interval = \"10s\"");
+    write_file(d.path(), "s.toml", &spec_text("int", &body));
+    sparse_file(&d.path().join("t.img"), 64 << 20);
+    let child = Command::new(wkrun_bin())
+        .args(["s.toml", "--target", "t.img", "-o", "out"])
+        .current_dir(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    // The series CSV is created as the measured part starts.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !d.path().join("out/00-w.csv").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, libc::SIGINT);
+    let (code, _, stderr) = code_out_err(&child.wait_with_output().expect("wait"));
+    assert_eq!(code, 130, "{stderr}");
+    let (typed, _) = strict_results(&d.path().join("out"));
+    let p = &typed.phases[0];
+    assert!(
+        !p.completed && p.total.ops > 0 && p.duration_s < 10.0,
+        "{stderr}"
+    );
+    assert!(
+        p.warnings.iter().all(|w| !w.contains("under one interval")),
+        "{:?}",
+        p.warnings
+    );
+    assert!(!stderr.contains("under one interval"), "{stderr}");
+}
+
 #[test]
 fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
     let (d, mut child) = started_with_rows(3);
