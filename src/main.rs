@@ -603,12 +603,15 @@ fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
             let mut pages = Vec::new();
             man_pages(cmd, &mut pages);
             let mut written: Vec<String> = Vec::new();
-            for (name, page) in pages {
+            for (name, page, cmd) in pages {
                 let mut text = Vec::new();
                 let done = page.render(&mut text).and_then(|()| {
-                    if name == "wkrun.1" {
-                        text = man::complete(&String::from_utf8_lossy(&text)).into_bytes();
+                    let page = String::from_utf8_lossy(&text);
+                    text = match name == "wkrun.1" {
+                        true => man::complete(&page),
+                        false => man::command_page(&page, &cmd),
                     }
+                    .into_bytes();
                     out.replace(&name, &text, false)
                 });
                 if let Err(e) = done {
@@ -627,13 +630,14 @@ fn cmd_man(dir: Option<&Path>) -> Result<(), Fail> {
     }
 }
 
-/// The man page of `cmd` and of each of its commands, with their file names (`wkrun.1`, `wkrun-run.1`).
-fn man_pages(cmd: clap::Command, out: &mut Vec<(String, clap_mangen::Man)>) {
+/// The man page of `cmd` and of each of its commands, with their file names (`wkrun.1`, `wkrun-run.1`)
+/// and commands (for their synopses, [`man::command_page`]).
+fn man_pages(cmd: clap::Command, out: &mut Vec<(String, clap_mangen::Man, clap::Command)>) {
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
         man_pages(sub, out);
     }
-    let page = clap_mangen::Man::new(cmd);
-    out.push((page.get_filename(), page));
+    let page = clap_mangen::Man::new(cmd.clone());
+    out.push((page.get_filename(), page, cmd));
 }
 
 /// The width of the terminal stdout is, in cells; `None` when stdout is not a terminal (a pipe, a file:

@@ -280,6 +280,14 @@ pub enum Cell {
         /// (value − first) / first × 100, where comparable.
         change_pct: Option<f64>,
     },
+    /// The cell of a phase that did not complete but measured I/O (a run interrupted 11 s into a 30 s
+    /// phase): its figure, over the part it ran, and why it stopped (`interrupted`), shown after it.
+    Cut {
+        /// The figure as it would be shown.
+        cell: Box<Cell>,
+        /// Why the phase stopped: its run's status.
+        why: &'static str,
+    },
 }
 
 impl Cell {
@@ -295,6 +303,7 @@ impl Cell {
                 change_pct: Some(c),
                 ..
             } => format!("{} ({})", self.plain(metric), format_change(*c)),
+            Cell::Cut { cell, why } => format!("{} [{why}]", cell.display(metric)),
             other => other.plain(metric),
         }
     }
@@ -309,6 +318,7 @@ impl Cell {
             Cell::Over { value, rows, .. } => {
                 format!("{} over {rows}", metric.format_value(*value))
             }
+            Cell::Cut { cell, why } => format!("{} [{why}]", cell.plain(metric)),
         }
     }
 
@@ -327,6 +337,7 @@ impl Cell {
                 let r = round1(*c);
                 format!("{r:.1}")
             }
+            Cell::Cut { cell, .. } => cell.change_number(),
             _ => String::new(),
         }
     }
@@ -540,16 +551,21 @@ pub fn compare(runs: &[Run]) -> Comparison {
         named[a.run].remove(a.name);
     }
     let foreign: Vec<bool> = runs.iter().map(|r| r.results.source.is_some()).collect();
+    let why: Vec<&'static str> = runs.iter().map(|r| stopped_by(r.results.status)).collect();
     for name in phase_names(runs) {
         let phases: Vec<Option<&PhaseResult>> =
             named.iter().map(|m| m.get(name).copied()).collect();
+        let from = rows.len();
         phase_rows(name, &phases, &foreign, &mut rows);
+        mark_unfinished(&phases, &why, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
             let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
                 .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
                 .map(|a| a.map(|a| a.phase))
                 .collect();
+            let from = rows.len();
             phase_rows(&apart_name(name), &phases, &foreign, &mut rows);
+            mark_unfinished(&phases, &why, &mut rows[from..]);
         }
     }
     if runs.len() > 1 {
@@ -559,6 +575,42 @@ pub fn compare(runs: &[Run]) -> Comparison {
         rows.push(row);
     }
     Comparison { columns, rows }
+}
+
+/// Why a run's phases that did not complete stopped, after its status: `interrupted`, `failed`, `running`
+/// (a run still going), `not completed` (a completed run's phase that did not: none is written so).
+fn stopped_by(status: Status) -> &'static str {
+    match status {
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+        Status::Running => "running",
+        Status::Completed => "not completed",
+    }
+}
+
+/// Whether phase `p` did not complete and measured no I/O (a run interrupted during the phase's ramp, or
+/// a phase failed at its first I/O): it has no figures, not figures of 0, so it is not compared.
+pub fn unmeasured(p: &PhaseResult) -> bool {
+    !p.completed && p.total.ops == 0
+}
+
+/// Marks the cells of the phases (`phases`, one per run) that did not complete in their `rows`, but for the
+/// parameters they ran with: `not measured` for one that measured nothing ([`unmeasured`]), else each
+/// figure with why its run stopped (`why`, per run: [`Cell::Cut`]).
+fn mark_unfinished(phases: &[Option<&PhaseResult>], why: &[&'static str], rows: &mut [Row]) {
+    let kept = |r: &&mut Row| !matches!(r.metric, Metric::Parameters | Metric::CompletionWaits);
+    for r in rows.iter_mut().filter(kept) {
+        for ((c, p), why) in r.cells.iter_mut().zip(phases).zip(why) {
+            match p.filter(|p| !p.completed) {
+                Some(p) if unmeasured(p) => *c = Cell::Text("not measured".into()),
+                Some(_) if *c != Cell::NoData => {
+                    let cell = Box::new(std::mem::replace(c, Cell::NoData));
+                    *c = Cell::Cut { cell, why };
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// A prediction's phase compared apart from its measured namesake ([`apart`]).
@@ -1375,7 +1427,9 @@ fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a 
         .into_iter()
         .filter_map(|b| {
             let p = *mine.get(b.name.as_str())?;
-            (!apart_pair((first, b), (run, p))).then_some((b, p))
+            // A phase that measured nothing has no score (not a loss of 100 %).
+            let scored = !apart_pair((first, b), (run, p)) && !unmeasured(b) && !unmeasured(p);
+            scored.then_some((b, p))
         })
         .collect()
 }
@@ -1421,7 +1475,8 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// compared on the next level, a window's average); total IOPS when the phase's headline has no level, or
 /// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
-/// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`). `None`
+/// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`), nor is a
+/// phase that measured nothing ([`unmeasured`]: a run interrupted in its ramp) with any. `None`
 /// for a run that shares no such phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     let Some(first) = runs.first() else {
@@ -1605,6 +1660,7 @@ pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
         .zip(&values)
         .map(|(h, v)| h.iter().map(|l| text::cells(l)).max().unwrap_or(0).max(*v))
         .collect();
+    let widths = long_labels(widths, &body, width);
     let blocks = column_blocks(&widths, width);
     let mut out = String::new();
     for (k, cols) in blocks.iter().enumerate() {
@@ -1669,6 +1725,33 @@ const LONG_VALUE: usize = 24;
 
 /// The least width a run's name wraps to on a terminal.
 pub const MIN_WRAP: usize = 16;
+
+/// The column `widths` with the metric column as wide as the longest label in `body` when the table still
+/// fits `width` that way, in as many blocks of columns ([`column_blocks`]): a row stays on one line
+/// wherever it fits (trial: at `--width 150` a 100-column table put `latency mean before the span written
+/// once (µs)` on a line of its own, so `grep` found its label without its values); else as they are,
+/// a label longer than [`LONG_LABEL`] on a line of its own.
+fn long_labels(widths: Vec<usize>, body: &[Vec<String>], width: Option<usize>) -> Vec<usize> {
+    let longest = body.iter().map(|r| crate::text::cells(&r[1])).max();
+    let (Some(max), Some(longest)) = (width, longest) else {
+        return widths;
+    };
+    if longest <= widths[1] {
+        return widths;
+    }
+    let mut wide = widths.clone();
+    wide[1] = longest;
+    let blocks = column_blocks(&wide, width);
+    let widest = blocks
+        .iter()
+        .map(|b| [0, 1].iter().chain(b).map(|&i| wide[i] + 2).sum::<usize>() - 2)
+        .max()
+        .unwrap_or(0);
+    match widest <= max && blocks.len() <= column_blocks(&widths, width).len() {
+        true => wide,
+        false => widths,
+    }
+}
 
 /// The run columns (indices into the grid, from 2) of each block of a table `width` cells wide at most:
 /// all in one when they fit; else each block leads with the first run (the baseline every change is
@@ -1974,6 +2057,51 @@ mod tests {
             Cell::Number { value, change_pct } => (*value, *change_pct),
             other => panic!("{phase} {m:?} run {i}: {other:?}"),
         }
+    }
+
+    /// Trial (interrupted in a ramp): a phase a stop ended before it measured anything is `not measured`,
+    /// not 0 (-100.0 %), and out of the composite; one cut short after measuring shows its figures marked
+    /// with why its run stopped, their change kept.
+    #[test]
+    fn unfinished_phases_are_marked_and_unmeasured_ones_not_compared() {
+        let good = run(
+            "good/results.json",
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            vec![phase("a", 1000, 0, None), phase("b", 0, 800, None)],
+        );
+        let mut ramp = phase("a", 0, 0, None);
+        ramp.completed = false;
+        let mut cut = phase("b", 0, 600, None);
+        cut.completed = false;
+        let mut stopped = run(
+            "stopped/results.json",
+            "s",
+            "2026-01-02T00:00:00.000Z",
+            vec![cut, ramp],
+        );
+        stopped.results.status = Status::Interrupted;
+        let c = compare(&[good, stopped]);
+        let cells = |phase: &str, m: Metric| -> Vec<String> {
+            let r = c.row(phase, m).unwrap();
+            r.cells.iter().map(|x| x.display(r.metric)).collect()
+        };
+        assert_eq!(cells("a", Metric::TotalIops), ["1000.0", "not measured"]);
+        assert_eq!(
+            cells("b", Metric::TotalIops),
+            ["800.0", "600.0 (-25.0 %) [interrupted]"]
+        );
+        assert_eq!(
+            c.row("b", Metric::TotalIops).unwrap().cells[1].change_number(),
+            "-25.0"
+        );
+        // The composite is b's alone: 600 / 800.
+        assert_eq!(
+            cells("(all phases)", Metric::Composite),
+            ["1.000", "0.750 (-25.0 %)"]
+        );
+        let t = render_table(&c, None);
+        assert!(!t.contains("-100.0 %"), "{t}");
     }
 
     #[test]
@@ -2374,6 +2502,40 @@ mod tests {
         let p = render_table(&c, None);
         assert_eq!(p.lines().count(), 3);
         assert!(p.lines().next().unwrap().contains(&names[19]));
+    }
+
+    /// Trial: at `--width 150` a table about 100 columns wide put a long label on a line of its own, its
+    /// values on the next, so `grep LABEL` found no value. A row stays on one line where it fits; where
+    /// it does not (`--width 60`), the label goes on its own line as before.
+    #[test]
+    fn a_long_label_keeps_its_row_on_one_line_where_it_fits() {
+        let mut c = two();
+        let label = "latency mean before the span written once (µs)";
+        let row = c.rows.iter_mut().find(|r| r.phase == "mix").expect("mix");
+        row.label = label.into();
+        let t = render_table(&c, Some(150));
+        let line = t.lines().find(|l| l.contains(label)).expect("the row");
+        assert_eq!(
+            line.split("  ")
+                .filter(|w| !w.is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>(),
+            ["mix", label, "1500.0", "1500.0 (+0.0 %)"],
+            "{t}"
+        );
+        let width = t.lines().map(crate::text::cells).max().unwrap_or(0);
+        assert_eq!(crate::text::cells(line), width, "{t}");
+        assert!(width <= 150, "{t}");
+        let narrow = render_table(&c, Some(60));
+        let own = narrow
+            .lines()
+            .find(|l| l.contains(label))
+            .expect("the label");
+        assert_eq!(
+            own.split("  ").filter(|w| !w.is_empty()).count(),
+            2,
+            "{narrow}"
+        );
     }
 
     /// Trial 40: a steady-state verdict's 150-character reason widened every line of a 120-column table to

@@ -294,7 +294,7 @@ fn phase_table(runs: &[RunData], members: &[(usize, usize)]) -> String {
             "<tr><td class=\"l\">{}{}{}</td>",
             swatch(r),
             esc(&runs[r].label),
-            if ph.completed { "" } else { " (not completed)" },
+            not_completed(ph),
         );
         for &d in dirs {
             let _ = write!(o, "<td>{:.1}</td>", ph.dir(d).iops);
@@ -809,6 +809,17 @@ fn headline_cell(v: Option<f64>, unit: &str, base: Option<f64>, better: Option<B
     format!("<td>{t}</td>")
 }
 
+/// What a phase table's run cell says after the run's label: ` (not completed)` for a phase that did not
+/// complete (a run interrupted in it), ` (not measured)` for one that measured nothing
+/// ([`compare::unmeasured`]), else nothing.
+fn not_completed(p: &PhaseResult) -> &'static str {
+    match (p.completed, compare::unmeasured(p)) {
+        (true, _) => "",
+        (false, false) => " (not completed)",
+        (false, true) => " (not measured)",
+    }
+}
+
 /// One headline table: phases (the sections `secs`) sharing the same figures, a row per phase and run. A
 /// figure whose members cover unlike rows ([`compare::unlike_rows`]: a clipped window against a real
 /// one) is shown with its rows, without a change, headed as its item asks, and a numbered note under
@@ -872,12 +883,14 @@ fn headline_table(
             })
             .collect();
         for (m, &(r, p)) in s.group.members.iter().enumerate() {
+            // A phase a stop cut short says so, as in the phase table (its figures are over what it ran).
             let _ = write!(
                 o,
-                "<tr><td class=\"l\">{}</td><td class=\"l\">{}{}</td>",
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}{}{}</td>",
                 esc(&s.group.name),
                 swatch(r),
-                esc(&runs[r].label)
+                esc(&runs[r].label),
+                not_completed(runs[r].phase(p).0)
             );
             for (j, (key, _, unit)) in keys.iter().enumerate() {
                 if let Some(u) = &unlike[j] {
@@ -1339,6 +1352,10 @@ mod tests {
             p.headline = vec![fig(k, v)];
             (p, None)
         };
+        // y's s2 was cut short (a run interrupted in it), after measuring: its row says so.
+        let mut cut = p("s2", 1, "a", 250.0);
+        cut.0.completed = false;
+        cut.0.total = DirStats::new(250, 250 * 4096, 1.0, None);
         let runs = [
             testing::run(
                 "x",
@@ -1349,11 +1366,7 @@ mod tests {
                     p("m", 2, "b", 5.0),
                 ],
             ),
-            testing::run(
-                "y",
-                "t",
-                vec![p("s1", 0, "a", 90.0), p("s2", 1, "a", 250.0)],
-            ),
+            testing::run("y", "t", vec![p("s1", 0, "a", 90.0), cut]),
         ];
         let report = Report {
             phases: vec![
@@ -1380,6 +1393,18 @@ mod tests {
         );
         assert!(
             o.contains("<td>250.0 <span class=\"better\">(+25.0 %)</span></td>"),
+            "{o}"
+        );
+        let label = |run: usize, l: &str| format!("{}{l}", swatch(run));
+        assert_eq!(
+            o.matches(&format!("{}</td>", label(1, "y"))).count(),
+            1,
+            "{o}"
+        );
+        assert_eq!(
+            o.matches(&format!("{} (not completed)</td>", label(1, "y")))
+                .count(),
+            1,
             "{o}"
         );
         // Composite of y against x: √(0.9 · 1.25) = 1.0607 (m is not in y).

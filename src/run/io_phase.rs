@@ -44,7 +44,14 @@ pub fn run(ctx: &mut Ctx<'_>, phase: &PhasePlan, work: &IoWork, mut pr: PhaseRes
     let interrupted = ctx.stop.load(Ordering::Relaxed) && o.outcome.error.is_none();
     pr.completed = o.outcome.error.is_none() && !interrupted;
     mark_written(ctx, phase, work, &o);
-    log_summary(ctx, &pr, interrupted);
+    match o.ramp_stopped {
+        // No totals of 0 for a phase that measured nothing (its warning says why).
+        true => ctx.result(&format!(
+            "      {} during its ramp, before any measurement",
+            interrupted_word()
+        )),
+        false => log_summary(ctx, &pr, interrupted),
+    }
     end_of(phase, &o, pr, interrupted)
 }
 
@@ -267,7 +274,10 @@ pub fn measured(
         }
     }
     let first_max_us = o.judged.first_max_us;
-    let short = record(phase, &mut o, pr);
+    let short = record(phase, &mut o, pr, ctx.stop.load(Ordering::Relaxed));
+    if o.ramp_stopped {
+        ctx.warn(pr, ramp_stopped(phase));
+    }
     pr.series_csv = Some(csv_name);
     pr.hist_log = o.hist_log.take();
     if let Some((rows, dropped)) = o.trace.take() {
@@ -472,6 +482,20 @@ pub fn shorter_than_interval(end_ns: u64, interval_ns: u64) -> Option<String> {
     })
 }
 
+/// The warning of a phase whose run was stopped during its ramp: it measured nothing (trial: it read as a
+/// phase too short for its interval, its spec to blame).
+pub fn ramp_stopped(phase: &PhasePlan) -> String {
+    let ramp = match &phase.work {
+        crate::plan::Work::Io(w) => w.measure.ramp_ns.map(crate::units::Duration),
+        _ => None,
+    };
+    let of = ramp.map_or(String::new(), |r| format!(" (of {r})"));
+    format!(
+        "{} during its ramp{of}, before any measurement: the phase has no figures (its IOPS, bandwidth and latencies are not 0, they were not measured)",
+        interrupted_word()
+    )
+}
+
 /// Every direction's latencies together, in a recorder of their own.
 ///
 /// # Errors
@@ -486,7 +510,8 @@ fn all_of(
     Ok(all)
 }
 
-/// The phase result's measurements from the outcome.
+/// The phase result's measurements from the outcome; `stopped`: the run was stopped (a signal), so a phase
+/// under one interval is not the spec's doing and gets no advice on its length.
 ///
 /// # Errors
 /// [`AllocError`](crate::buf::AllocError) when the memory for the total's or the arrivals' latencies
@@ -495,6 +520,7 @@ fn record(
     phase: &PhasePlan,
     o: &mut IoOutcome,
     pr: &mut PhaseResult,
+    stopped: bool,
 ) -> Result<(), crate::buf::AllocError> {
     let secs = o.outcome.end_ns as f64 / 1e9;
     pr.duration_s = secs;
@@ -552,8 +578,9 @@ fn record(
         }
     }
     // A phase given a duration under one interval (a trial's `--set duration=300ms`); one bounded by bytes
-    // that completes quickly (a small fill) is not warned of: its rates are as right, and asked for.
-    let timed = matches!(phase.bound(), Some(crate::plan::Bound::Time { .. }));
+    // that completes quickly (a small fill) is not warned of: its rates are as right, and asked for; nor is
+    // one a signal stopped (its spec is not to blame).
+    let timed = matches!(phase.bound(), Some(crate::plan::Bound::Time { .. })) && !stopped;
     if let Some(w) = phase
         .io()
         .filter(|_| timed)

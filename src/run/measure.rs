@@ -73,6 +73,8 @@ pub struct IoOutcome {
     pub trace: Option<(Vec<TraceRow>, u64)>,
     /// The host's and the device's counters over the measured part ([`super::counters`]).
     pub counters: Option<super::counters::Totals>,
+    /// The run was stopped (a signal) during the phase's ramp: nothing was measured.
+    pub ramp_stopped: bool,
 }
 
 /// What one worker of an I/O phase did: the totals of its part of the series and its latencies.
@@ -267,10 +269,24 @@ pub fn run(
         }
         None => None,
     };
+    // A stop during the ramp ends the phase before its measured part: it measured nothing.
+    if ramp
+        .as_ref()
+        .is_some_and(|r| r.error.is_none() && parts.stopped())
+    {
+        return ramp_ended((csv, &shape.stream.mix), ramp, None, None);
+    }
     let measured_started_at = ramp.as_ref().map(|_| crate::run::now_rfc3339());
     let (first, ramp_errors) = match ramp {
         Some(mut r) => match r.error.take() {
-            Some(e) => return ramp_failed((csv, &shape.stream.mix), r, e, measured_started_at),
+            Some(e) => {
+                return ramp_ended(
+                    (csv, &shape.stream.mix),
+                    Some(r),
+                    Some(e),
+                    measured_started_at,
+                );
+            }
             None => (r.first, r.errors),
         },
         None => (vec![0; shape.workers.len()], Default::default()),
@@ -715,6 +731,7 @@ fn merged(outcomes: Vec<Outcome>) -> (Outcome, Vec<Latencies>) {
 
 /// How the ramp ended: where each worker's measured part continues its op stream, its failures, and the
 /// engines' warnings (the measured part, run by the same engines, repeats them).
+#[derive(Default)]
 struct Ramp {
     first: Vec<u64>,
     error: Option<IoError>,
@@ -801,18 +818,19 @@ fn run_ramp(shape: &Shape<'_>, parts: &Parts<'_>, ramp_ns: u64, engines: &[Engin
     }
 }
 
-/// The outcome of a phase whose ramp failed: an empty series and the ramp's error.
-fn ramp_failed(
+/// The outcome of a phase whose ramp failed (its `error`) or was stopped (no error): an empty series.
+fn ramp_ended(
     (csv, mix): (CsvOut<'_>, &crate::ops::Mix),
-    ramp: Ramp,
-    error: IoError,
+    ramp: Option<Ramp>,
+    error: Option<IoError>,
     measured_started_at: Option<String>,
 ) -> Result<IoOutcome, SetupError> {
+    let ramp_stopped = error.is_none();
     let Ramp {
         errors, warnings, ..
-    } = ramp;
+    } = ramp.unwrap_or_default();
     let csv = csv.create(mix)?;
-    let mut outcome = Outcome::new(Some(error));
+    let mut outcome = Outcome::new(error);
     outcome.errors = errors;
     outcome.warnings = warnings;
     Ok(IoOutcome {
@@ -832,6 +850,7 @@ fn ramp_failed(
         hist_log: None,
         trace: None,
         counters: None,
+        ramp_stopped,
     })
 }
 
@@ -1178,6 +1197,7 @@ fn finish(
         hist_log: Some(csv.hlog_name()),
         trace,
         counters: None,
+        ramp_stopped: false,
     })
 }
 

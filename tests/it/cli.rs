@@ -238,6 +238,11 @@ fn completions_and_the_man_page_name_every_command() {
         out.contains("\\fB128+N\\fR\nInterrupted by signal N"),
         "{out}"
     );
+    // Exit 3 (results that break the schema), as README's table has it.
+    assert!(
+        out.contains("\\fB3\\fR\nThe run (or merge) went well"),
+        "{out}"
+    );
     // With --dir: the same page and one per command, each naming its command.
     let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man", "--dir", "man1"]));
     assert_eq!((code, out.as_str()), (0, "man pages: man1\n"), "{err}");
@@ -261,6 +266,23 @@ fn completions_and_the_man_page_name_every_command() {
             std::fs::read_to_string(tmp.path().join(format!("man1/wkrun-{c}.1"))).expect("page");
         assert!(page.contains(&format!(".TH wkrun-{c} 1")), "{c}: {page}");
     }
+    // A command's synopsis names values and repetition as its --help does (it read `[--format] ... <RESULTS>`).
+    let page = std::fs::read_to_string(tmp.path().join("man1/wkrun-compare.1")).expect("page");
+    let synopsis: Vec<&str> = page
+        .lines()
+        .skip_while(|l| *l != ".SH SYNOPSIS")
+        .take(4)
+        .collect();
+    assert_eq!(
+        synopsis,
+        [
+            ".SH SYNOPSIS",
+            ".nf",
+            "wkrun compare [\\-\\-format <FORMAT>] [\\-\\-by <NAME>] [\\-\\-against\\-library [<N>]] [\\-\\-library <PATH>] [\\-\\-width <COLS>] <RESULTS>...",
+            ".fi"
+        ],
+        "{page}"
+    );
     let (code, _, err) = code_out_err(&wkrun(tmp.path(), &["completions", "tcsh"]));
     assert_eq!(code, 2, "{err}");
 }

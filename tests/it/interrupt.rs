@@ -108,6 +108,117 @@ fn sigint_stops_with_130_interrupted_and_the_series_so_far() {
     );
 }
 
+/// Trial (interrupted in a ramp): a SIGINT during a phase's ramp ends it before any measurement, and its
+/// warning says so, with no advice to lengthen a phase that lasted under one interval (its spec was fine);
+/// `compare` shows it as not measured, not as 0 (-100.0 %).
+#[test]
+fn sigint_in_a_ramp_says_so_and_compares_as_not_measured() {
+    let d = tempdir();
+    let body = BODY.replace(
+        "duration = \"60s\"\n",
+        "duration = \"60s\"\nramp = \"30s\"\n",
+    );
+    write_file(d.path(), "s.toml", &spec_text("int", &body));
+    sparse_file(&d.path().join("t.img"), 64 << 20);
+    let child = Command::new(wkrun_bin())
+        .args(["s.toml", "--target", "t.img", "-o", "out"])
+        .current_dir(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    // results.json is written as the run starts, just before the phase's 30 s ramp.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !d.path().join("out/results.json").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, libc::SIGINT);
+    let out = child.wait_with_output().expect("wait");
+    let (code, stdout, stderr) = code_out_err(&out);
+    assert_eq!(code, 130, "{stderr}");
+    let (typed, r) = strict_results(&d.path().join("out"));
+    assert_eq!(r["status"], "interrupted");
+    let p = &typed.phases[0];
+    assert_eq!(
+        (p.completed, p.total.ops, p.duration_s, p.intervals),
+        (false, 0, 0.0, Some(0))
+    );
+    let said = "interrupted (SIGINT) during its ramp (of 30s), before any measurement: the phase has no figures (its IOPS, bandwidth and latencies are not 0, they were not measured)";
+    // Its last warning (before it, those of the target and host: unwritten reads, holes, CPUs).
+    assert_eq!(
+        p.warnings.last().map(String::as_str),
+        Some(said),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("warning: phase w: {said}")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("under one interval") && !stdout.contains("under one interval"));
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == "      interrupted (SIGINT) during its ramp, before any measurement"),
+        "{stdout}"
+    );
+    let (code, table, err) = code_out_err(&wkrun(
+        d.path(),
+        &["compare", "out", "out", "--format", "csv"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        [
+            "w,\"IOPS, phase mean\",not measured,not measured,",
+            "w,\"bandwidth, phase mean (MB/s)\",not measured,not measured,",
+            "w,\"latency, phase mean (µs)\",not measured,not measured,",
+            "(all phases),composite (geometric mean of ratios to the first run),-,-,",
+        ],
+        "{table}"
+    );
+    assert!(!table.contains("-100.0"), "{table}");
+}
+
+/// A phase a SIGINT stops before its first interval closes (a 10 s interval, stopped after about 0.5 s)
+/// lasted under one interval, but its spec is not to blame: no advice to lengthen it.
+#[test]
+fn sigint_before_the_first_interval_gives_no_advice_on_the_phase_length() {
+    let d = tempdir();
+    let body = BODY.replace("interval = \"100ms\"", "interval = \"10s\"");
+    write_file(d.path(), "s.toml", &spec_text("int", &body));
+    sparse_file(&d.path().join("t.img"), 64 << 20);
+    let child = Command::new(wkrun_bin())
+        .args(["s.toml", "--target", "t.img", "-o", "out"])
+        .current_dir(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    // The series CSV is created as the measured part starts.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !d.path().join("out/00-w.csv").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, libc::SIGINT);
+    let (code, _, stderr) = code_out_err(&child.wait_with_output().expect("wait"));
+    assert_eq!(code, 130, "{stderr}");
+    let (typed, _) = strict_results(&d.path().join("out"));
+    let p = &typed.phases[0];
+    assert!(
+        !p.completed && p.total.ops > 0 && p.duration_s < 10.0,
+        "{stderr}"
+    );
+    assert!(
+        p.warnings.iter().all(|w| !w.contains("under one interval")),
+        "{:?}",
+        p.warnings
+    );
+    assert!(!stderr.contains("under one interval"), "{stderr}");
+}
+
 #[test]
 fn second_sigint_ends_at_once_leaving_a_valid_results_json() {
     let (d, mut child) = started_with_rows(3);
