@@ -998,8 +998,8 @@ fn engine_warning(name: &str) -> String {
 const ENGINE_SAID: &str = "fio's job ran on its engine ";
 const ENGINE_END: &str = ", which wkrun has not: params.engine is absent";
 
-/// The fio engine of a phase read from fio's JSON that ran on one wkrun has not (its [`engine_warning`]),
-/// as fio names it; `None` for another phase.
+/// The fio engine of a phase read from fio's JSON that ran on one wkrun has not (its warning `fio's job ran
+/// on its engine NAME, ...`), as fio names it; `None` for another phase.
 pub fn other_engine(p: &PhaseResult) -> Option<&str> {
     p.warnings
         .iter()
