@@ -388,8 +388,8 @@ fn phase(
             clones.len(),
         ));
     }
-    let (params, unknown_span) = params(j, g);
-    warnings.extend(unknown_span);
+    let (params, said) = params(j, g);
+    warnings.extend(said);
     let dirs = [&read, &write, &trim];
     if dirs.iter().any(|d| d.from_clat) {
         warnings.push(CLAT.into());
@@ -912,9 +912,9 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String
     Ok(sum)
 }
 
-/// The parameters the job's options give (fio's units; what they do not say is absent), and the warning of
-/// a span they do not give in bytes.
-fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParams, Option<String>) {
+/// The parameters the job's options give (fio's units; what they do not say is absent), and the warnings
+/// of a span they do not give in bytes and of an engine wkrun has not ([`engine_warning`]).
+fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParams, Vec<String>) {
     let o = |k: &str| opt(j, g, k);
     let bytes = |k: &str| o(k).and_then(|v| value::bytes(v, 1024).ok());
     let rw = o("rw").or_else(|| o("readwrite")).unwrap_or("read");
@@ -941,7 +941,8 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         "trimwrite" | "randtrimwrite" => Some(50),
         _ => None,
     };
-    let engine = match o("ioengine").unwrap_or("psync") {
+    let fio_engine = o("ioengine").unwrap_or("psync");
+    let engine = match fio_engine {
         "psync" | "sync" | "pvsync" | "pvsync2" => Some(EngineKind::Psync),
         "libaio" => Some(EngineKind::Libaio),
         "io_uring" => Some(EngineKind::IoUring),
@@ -984,7 +985,26 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     let every = |k: &str| o(k).and_then(|v| v.parse::<u64>().ok()).filter(|&n| n > 0);
     (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
     p.seed = o("randseed").and_then(|v| v.parse().ok());
-    (p, unknown)
+    let other_engine = engine.is_none().then(|| engine_warning(fio_engine));
+    (p, unknown.into_iter().chain(other_engine).collect())
+}
+
+/// The warning of a phase whose fio job ran on an engine wkrun has not (`falloc`, `posixaio`, `mmap`):
+/// `params.engine` is absent, and [`other_engine`] reads the engine's name back from it, so that `compare`
+/// shows the engines apart (trial 19 F6).
+fn engine_warning(name: &str) -> String {
+    format!("{ENGINE_SAID}{name}{ENGINE_END}")
+}
+
+const ENGINE_SAID: &str = "fio's job ran on its engine ";
+const ENGINE_END: &str = ", which wkrun has not: params.engine is absent";
+
+/// The fio engine of a phase read from fio's JSON that ran on one wkrun has not (its warning `fio's job ran
+/// on its engine NAME, ...`), as fio names it; `None` for another phase.
+pub fn other_engine(p: &PhaseResult) -> Option<&str> {
+    p.warnings
+        .iter()
+        .find_map(|w| w.strip_prefix(ENGINE_SAID)?.strip_suffix(ENGINE_END))
 }
 
 /// fio's `sync` option as the flag each write carried: `1` or `sync` is `RWF_SYNC`'s, `dsync` `RWF_DSYNC`'s

@@ -1187,13 +1187,18 @@ fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
 /// but `worker_parts`: it follows from `workers`, `workers_split`, the span, the bound and `seed`, which show
 /// when they differ, and as JSON it made a column hundreds of characters wide. `completion_waits` is the
 /// way used ([`waits_used`]), except in a run of another tool (`foreign`), whose span is left out (unknown)
-/// where that tool did not give it in bytes (fio's job without `size`: [`crate::fio::json::unknown_span`]).
+/// where that tool did not give it in bytes (fio's job without `size`: [`crate::fio::json::unknown_span`]),
+/// and whose engine is that tool's name for it where wkrun has no such engine (fio's `falloc`:
+/// [`crate::fio::json::other_engine`]).
 fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
     let Ok(serde_json::Value::Object(mut m)) = serde_json::to_value(&p.params) else {
         return Vec::new();
     };
     if let Some(w) = waits_used(p).filter(|_| !foreign) {
         m.insert("completion_waits".into(), w.into());
+    }
+    if let Some(e) = crate::fio::json::other_engine(p).filter(|_| foreign) {
+        m.insert("engine".into(), e.into());
     }
     let span_unknown = foreign && crate::fio::json::unknown_span(p).is_some();
     m.into_iter()
@@ -1498,13 +1503,25 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
 /// folder is given twice); else the name of the folder holding each results file when every run has one and they all
 /// differ (runs kept as `fresh/`, `used/`, ... are headed so, as `wkrun report` labels them); else
 /// `spec target started_at`, or the file as given when that is ambiguous (and a `#n` suffix when even the
-/// file is given twice).
+/// file is given twice). When the runs do not all add up the same ([`Summed`]: one target, the sum of a run
+/// on several, a merge of hosts), each sum is marked (`[sum of 2 targets]`, `[merge of 3 hosts]`): its
+/// figures beside one target's are not one drive's against another's (trial 19 F3).
 pub(super) fn headers(runs: &[Run]) -> Vec<String> {
-    let status = |r: &Results| match r.status {
-        Status::Completed => String::new(),
-        Status::Running => " [running]".into(),
-        Status::Interrupted => " [interrupted]".into(),
-        Status::Failed => " [failed]".into(),
+    use super::runs::Summed;
+    let sums: Vec<Summed> = runs.iter().map(|r| Summed::of(&r.results)).collect();
+    let mixed = sums.iter().any(|s| Some(s) != sums.first());
+    let status = |r: &Results| {
+        let sum = match Summed::of(r).mark() {
+            Some(m) if mixed => format!(" [{m}]"),
+            _ => String::new(),
+        };
+        let status = match r.status {
+            Status::Completed => "",
+            Status::Running => " [running]",
+            Status::Interrupted => " [interrupted]",
+            Status::Failed => " [failed]",
+        };
+        format!("{sum}{status}")
     };
     let folders: Vec<Option<String>> = runs
         .iter()
@@ -2299,7 +2316,8 @@ mod tests {
     }
 
     /// Runs in folders of one name are headed by spec, target and start; a folder merged from hosts by its
-    /// hosts (`3 hosts: ...`), not by the first host's target.
+    /// hosts (`3 hosts: ...`), not by the first host's target, and marked as a merge beside one target's run
+    /// (trial 19 F3), as is the sum of a run on several targets.
     #[test]
     fn a_merged_folder_is_headed_by_its_hosts() {
         use crate::results::Cluster;
@@ -2316,10 +2334,31 @@ mod tests {
         assert_eq!(
             compare(&[merged, one]).columns,
             [
-                "s 3 hosts: /dev/x + t1.img + t2.img 2026-01-01T00:00:00.000Z",
+                "s 3 hosts: /dev/x + t1.img + t2.img 2026-01-01T00:00:00.000Z [merge of 3 hosts]",
                 "s /dev/x 2026-01-02T00:00:00.000Z"
             ]
         );
+        // The sum of a run on two targets (its target the paths joined) is marked beside one target's
+        // run, under its label; two sums alike are not.
+        let mut sum = run("a/s/results.json", "s", "2026-01-03T00:00:00.000Z", p());
+        sum.results.target.path = "a.img + b.img".into();
+        sum.results.cluster = Some(Cluster {
+            hosts: ["a.img", "b.img"]
+                .iter()
+                .map(|p| testing::cluster_host(p))
+                .collect(),
+            alignment: String::new(),
+        });
+        sum.results.label = Some("two".into());
+        let mut one = run("b/o/results.json", "s", "2026-01-02T00:00:00.000Z", p());
+        one.results.label = Some("one".into());
+        assert_eq!(
+            compare(&[one, sum.clone()]).columns,
+            ["one", "two [sum of 2 targets]"]
+        );
+        let mut twin = sum.clone();
+        twin.results.label = Some("twin".into());
+        assert_eq!(compare(&[sum, twin]).columns, ["two", "twin"]);
     }
 
     #[test]

@@ -501,11 +501,7 @@ fn target_cell(r: &RunData) -> String {
     let mut target = format!(
         "{} ({})<br>{}, logical block {}",
         esc(&name),
-        match t.kind {
-            crate::target::TargetKind::File => "file",
-            crate::target::TargetKind::Block => "block device",
-            crate::target::TargetKind::Sim => "simulated SSD, virtual time",
-        },
+        target_kinds(&r.results),
         esc(&capacity),
         known(u64::from(t.logical_block_size), "unknown", |b| format!(
             "{b} B"
@@ -521,6 +517,40 @@ fn target_cell(r: &RunData) -> String {
         }
     }
     target
+}
+
+/// The kind of a run's target in words (`file`, `block device`, `simulated SSD, virtual time`); for the
+/// aggregate of targets or a merge of hosts of different kinds (`cluster.hosts[].target_kind`), each kind
+/// once in the hosts' order: `mixed: file + block device` (trial 19 F7: a file and a loop device summed were
+/// headed `(file)`, the first target's kind).
+fn target_kinds(r: &crate::results::Results) -> String {
+    let word = |k: crate::target::TargetKind| match k {
+        crate::target::TargetKind::File => "file",
+        crate::target::TargetKind::Block => "block device",
+        crate::target::TargetKind::Sim => "simulated SSD, virtual time",
+    };
+    let mut kinds = vec![r.target.kind];
+    for k in r
+        .cluster
+        .iter()
+        .flat_map(|c| &c.hosts)
+        .filter_map(|h| h.target_kind)
+    {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    match kinds.as_slice() {
+        [one] => word(*one).to_string(),
+        _ => format!(
+            "mixed: {}",
+            kinds
+                .iter()
+                .map(|k| word(*k))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ),
+    }
 }
 
 /// The spec cell of a run's row: name, version, hash, path and `--set` overrides.
@@ -1213,6 +1243,43 @@ mod tests {
     use super::*;
     use crate::report::testing;
     use crate::results::{Better, Figure};
+
+    /// A target's kind in words: its own, or each kind of its hosts once where they differ; hosts whose
+    /// kind was not kept (older folders) say nothing.
+    #[test]
+    fn an_aggregate_of_kinds_is_mixed() {
+        use crate::results::Cluster;
+        use crate::target::TargetKind;
+        let mut r = testing::results(
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            "a",
+            TargetKind::File,
+            vec![],
+        );
+        assert_eq!(target_kinds(&r), "file");
+        let host = |k: Option<TargetKind>| {
+            let mut h = testing::cluster_host("x");
+            h.target_kind = k;
+            h
+        };
+        let kinds = [
+            Some(TargetKind::File),
+            None,
+            Some(TargetKind::Block),
+            Some(TargetKind::File),
+        ];
+        r.cluster = Some(Cluster {
+            hosts: kinds.iter().map(|k| host(*k)).collect(),
+            alignment: String::new(),
+        });
+        assert_eq!(target_kinds(&r), "mixed: file + block device");
+        r.cluster = Some(Cluster {
+            hosts: vec![host(None), host(Some(TargetKind::File))],
+            alignment: String::new(),
+        });
+        assert_eq!(target_kinds(&r), "file");
+    }
 
     /// A level (an average: it can lead the composite) labelled by `key` in capitals.
     fn fig(key: &str, value: f64) -> Figure {

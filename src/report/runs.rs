@@ -194,15 +194,18 @@ pub fn target_name(results: &Results) -> String {
     match merged_hosts(results) {
         None => own,
         Some((n, paths)) if paths.len() == 1 => format!("{n} hosts, each {own}"),
-        Some((n, paths)) => {
-            let more = paths.len().saturating_sub(3);
-            let mut shown = paths[..paths.len().min(3)].join(" + ");
-            if more > 0 {
-                shown.push_str(&format!(" + {more} more"));
-            }
-            format!("{n} hosts: {shown}")
-        }
+        Some((n, paths)) => format!("{n} hosts: {}", first_paths(&paths)),
     }
+}
+
+/// The first three of `paths` joined by ` + `, then `+ K more`.
+pub fn first_paths(paths: &[&str]) -> String {
+    let more = paths.len().saturating_sub(3);
+    let mut shown = paths[..paths.len().min(3)].join(" + ");
+    if more > 0 {
+        shown.push_str(&format!(" + {more} more"));
+    }
+    shown
 }
 
 /// Whether `results` is the aggregate of a run on several targets: it has two hosts or more
@@ -303,6 +306,39 @@ pub fn merged_hosts(results: &Results) -> Option<(usize, Vec<&str>)> {
         }
     }
     Some((hosts.len(), distinct))
+}
+
+/// What a run's figures add up: one target's run, the targets of a run on several
+/// (`--target a --target b`, [`of_several_targets`]) or the hosts of a folder `wkrun merge` made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Summed {
+    /// One target's run.
+    One,
+    /// The aggregate of a run on this many targets.
+    Targets(usize),
+    /// A merge of this many hosts' runs.
+    Hosts(usize),
+}
+
+impl Summed {
+    /// What `results` adds up, from its `cluster.hosts` (two or more) and its `target.path`.
+    pub fn of(results: &Results) -> Summed {
+        match results.cluster.as_ref().map(|c| c.hosts.len()) {
+            Some(n) if n >= 2 && of_several_targets(results) => Summed::Targets(n),
+            Some(n) if n >= 2 => Summed::Hosts(n),
+            _ => Summed::One,
+        }
+    }
+
+    /// The mark of a sum in a column header or a label: `sum of 2 targets`, `merge of 3 hosts`; `None` for
+    /// one target's run.
+    pub fn mark(self) -> Option<String> {
+        match self {
+            Summed::One => None,
+            Summed::Targets(n) => Some(format!("sum of {n} targets")),
+            Summed::Hosts(n) => Some(format!("merge of {n} hosts")),
+        }
+    }
 }
 
 /// Reads `path` (a `results.json`) and every series CSV it names (`series_csv`, a file name in the results

@@ -236,6 +236,7 @@ pub fn cluster_host(path: &str) -> crate::results::ClusterHost {
         hostname: "h".into(),
         target_path: path.into(),
         capacity_bytes: 1 << 20,
+        target_kind: None,
         status: Status::Completed,
         started_at: "2026-01-01T00:00:00.000Z".into(),
         start_offset_ns: None,

@@ -172,10 +172,11 @@ fn target(folder: Result<PathBuf, String>) -> Result<(PathBuf, Results), Vec<Str
 }
 
 /// How the entry `host` (`cluster.hosts[h]` of the aggregate `file`) differs from the results `t` of its
-/// target's folder, read from `f`: its status, target path, capacity and start are that target's, as the
-/// run copies them.
+/// target's folder, read from `f`: its status, target path, capacity, kind (where kept) and start are that
+/// target's, as the run copies them.
 fn agrees(file: &Path, h: usize, host: &ClusterHost, (f, t): (&Path, &Results)) -> Vec<String> {
     let status = |s: Status| serde_json::to_string(&s).unwrap_or_default();
+    let kind = |k: crate::target::TargetKind| serde_json::to_string(&k).unwrap_or_default();
     let fields = [
         ("status", status(host.status), "status", status(t.status)),
         (
@@ -189,6 +190,12 @@ fn agrees(file: &Path, h: usize, host: &ClusterHost, (f, t): (&Path, &Results)) 
             host.capacity_bytes.to_string(),
             "target.capacity_bytes",
             t.target.capacity_bytes.to_string(),
+        ),
+        (
+            "target_kind",
+            kind(host.target_kind.unwrap_or(t.target.kind)),
+            "target.kind",
+            kind(t.target.kind),
         ),
         (
             "started_at",

@@ -125,6 +125,11 @@ pub struct ClusterHost {
     pub target_path: String,
     /// The host's target's capacity, bytes.
     pub capacity_bytes: u64,
+    /// The host's target's kind (its `target.kind`): the aggregate of a run on a file and a block device
+    /// keeps the first's as its own `target.kind`, the hosts' say both. Absent in folders written before
+    /// it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_kind: Option<crate::target::TargetKind>,
     /// How the host's run ended.
     pub status: Status,
     /// The host's run started, RFC 3339 UTC.

@@ -161,6 +161,44 @@ fn fio_trims_are_the_phases_trims() {
     }
 }
 
+/// Trial 19 F6: compare of fio's falloc trim job beside a wkrun trim workload on libaio showed no engine
+/// (fio's `falloc` has no wkrun engine, so the phase's `params.engine` was absent, unknown, and left out of
+/// the parameters that differ). Now the phase's warning keeps fio's name for it and the row says both.
+#[test]
+fn compare_shows_fios_falloc_engine_beside_libaio() {
+    let test = "fio_trimsync::compare_shows_fios_falloc_engine_beside_libaio";
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let (text, _) = fio_json(d.path(), &TRIM_RUN);
+    let r = wkrun::fio::json::from_bytes("fio.json", text.as_bytes()).expect("reads");
+    assert_eq!(r.phases[0].params.engine, None);
+    assert_eq!(wkrun::fio::json::other_engine(&r.phases[0]), Some("falloc"));
+    let body = "[[phase]]\nname = \"tr\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 8\nread_percent = 0\ntrim_percent = 100\nduration = \"1s\"\nengine = \"libaio\"\ndirect = true\n";
+    crate::common::write_file(d.path(), "t.toml", &crate::common::spec_text("t", body));
+    let args = [
+        "t.toml",
+        "--target",
+        "g.img",
+        "--target-size",
+        "1MiB",
+        "-q",
+        "-o",
+        "tw",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", "fio.json", "tw"]));
+    assert_eq!(code, 0, "{err}");
+    let differ = |col| row(&out, "tr", "parameters that differ", col);
+    assert_eq!(
+        (differ(0), differ(1)),
+        (Some("engine=falloc".into()), Some("engine=libaio".into())),
+        "{out}"
+    );
+}
+
 /// Trial 16 F2: fio's `sync` block was never read, so compare's flush rows were `-` for fio. A real fio
 /// run of 256 buffered random 4 KiB writes with fdatasync=4 on a 1 MiB file: the phase's flushes are the
 /// fdatasync(2) calls fio timed (`sync.lat_ns.N`; fio 3.33's `sync.total_ios` counts fsync(2) calls only),

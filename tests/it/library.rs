@@ -758,6 +758,77 @@ warning: --against-library: library entry 2 (twin): it ran on a simulated SSD (v
     );
 }
 
+/// Trial 19 F3: `--against-library` put the sum of a run on two targets beside one target's run with no
+/// mark (+35.8 % that was two files summed against one). Now the entry is named in a warning saying what
+/// each adds up, and the compare column of the sum is marked; runs alike draw neither.
+#[test]
+fn against_library_says_a_sum_of_targets_is_not_one_target() {
+    let t = tempdir();
+    let d = t.path();
+    let library = d.join("lib.sqlite");
+    spec(d, "w");
+    let on = |targets: &[&str], out: &str| {
+        let mut args = vec!["w.toml"];
+        for t in targets {
+            args.extend(["--target", t]);
+        }
+        args.extend([
+            "--target-size",
+            "16MiB",
+            "--set",
+            "duration=1s",
+            "--label",
+            out,
+            "-q",
+            "-o",
+            out,
+        ]);
+        let (c, _, e) = code_out_err(&wkrun(d, &args));
+        assert_eq!(c, 0, "{e}");
+    };
+    on(&["a.img", "b.img"], "two");
+    on(&["s.img"], "one");
+    on(&["u.img"], "lone");
+    for r in ["two", "one"] {
+        let (c, _, e) = lib(d, &library, &["library", "add", r]);
+        assert_eq!(c, 0, "{e}");
+    }
+    // `compare RUN --against-library` as CSV: its warnings and its header line.
+    let against = |run: &str| {
+        let (c, out, e) = lib(
+            d,
+            &library,
+            &["compare", run, "--against-library", "--format", "csv"],
+        );
+        assert_eq!(c, 0, "{e}");
+        let warnings: Vec<String> = e
+            .lines()
+            .filter(|l| l.starts_with("warning:"))
+            .map(String::from)
+            .collect();
+        (warnings, out.lines().next().unwrap_or_default().to_string())
+    };
+    assert_eq!(
+        against("lone"),
+        (
+            vec![
+                "warning: --against-library: library entry 1 (two): it is the sum of 2 targets (a.img + b.img), this run one target's run: not the same kind of measurement".to_string()
+            ],
+            "phase,metric,lone,two [sum of 2 targets],two [sum of 2 targets] change (%),one,one change (%)".to_string()
+        )
+    );
+    // The sum against the library: the single run is the one that differs; the sum's column is marked.
+    assert_eq!(
+        against("two"),
+        (
+            vec![
+                "warning: --against-library: library entry 2 (one): it is one target's run, this run the sum of 2 targets (a.img + b.img): not the same kind of measurement".to_string()
+            ],
+            "phase,metric,two [sum of 2 targets],one,one change (%)".to_string()
+        )
+    );
+}
+
 /// A results file past the 512 MiB limit (a 1 GiB sparse file) is refused by `library add` from its size,
 /// before it is read, as validate, report and compare refuse it; no library is made.
 #[test]

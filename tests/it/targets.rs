@@ -124,8 +124,11 @@ fn two_files_of_different_sizes_each_get_their_own_writes_results_and_the_aggreg
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out.lines().next(),
-        // Each run by its label: a file target's is its path; the aggregate's joins them.
-        Some("phase,metric,a.img,b.img,b.img change (%),a.img + b.img,a.img + b.img change (%)")
+        // Each run by its label: a file target's is its path; the aggregate's joins them, marked as a sum
+        // beside one target's runs (trial 19 F3).
+        Some(
+            "phase,metric,a.img,b.img,b.img change (%),a.img + b.img [sum of 2 targets],a.img + b.img [sum of 2 targets] change (%)"
+        )
     );
 
     // A fill covers each target's own capacity.
@@ -1312,4 +1315,43 @@ fn an_unattached_loop_device_says_how_to_attach_a_file() {
         Some(format!("error: {dev}: the target is empty (0 bytes): a loop device with no file attached; attach a file: losetup --direct-io=on -f --show FILE (it prints the loop device to name)").as_str()),
         "{err}"
     );
+}
+
+/// Trial 19 F7: the report headed the aggregate of a run on a file and a loop device `(file)`, the first
+/// target's kind. Each `cluster.hosts` entry now keeps its target's kind, and the report's target cell
+/// says both: `(mixed: file + block device)`; the aggregate validates, its entries against its folders.
+#[test]
+fn a_file_and_a_block_device_summed_are_reported_as_mixed() {
+    let test = "a_file_and_a_block_device_summed_are_reported_as_mixed";
+    let dir = tempdir();
+    let d = dir.path();
+    let _g = loop_guard();
+    let l = match LoopDev::new(d, 8, 512) {
+        Ok(l) => l,
+        Err(why) => return skip(test, &why),
+    };
+    let dev = l.dev.to_str().expect("utf-8 path");
+    sparse_file(&d.join("f.img"), 8 << 20);
+    let args = ["--target", "f.img", "--target", dev, "--allow-destroy", dev];
+    let (code, err) = run(d, &rand_write("1MiB"), &args);
+    assert_eq!(code, 0, "{err}");
+    let r = results(&d.join("out"));
+    let kinds: Vec<&str> = r["cluster"]["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .map(|h| h["target_kind"].as_str().expect("target_kind"))
+        .collect();
+    assert_eq!(
+        (r["target"]["kind"].as_str(), kinds),
+        (Some("file"), vec!["file", "block"])
+    );
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "out"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = code_out_err(&wkrun(d, &["report", "out", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let html = fs::read_to_string(d.join("rep/index.html")).expect("index.html");
+    let cell = format!("f.img + {dev} (mixed: file + block device)<br>");
+    assert!(html.contains(&cell), "{cell} not in the report");
+    assert!(!html.contains(&format!("f.img + {dev} (file)")));
 }

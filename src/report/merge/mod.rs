@@ -436,6 +436,7 @@ fn host(r: &RunData) -> ClusterHost {
         hostname: r.results.host.hostname.clone(),
         target_path: r.results.target.path.display().to_string(),
         capacity_bytes: r.results.target.capacity_bytes,
+        target_kind: Some(r.results.target.kind),
         status: r.results.status,
         started_at: r.results.started_at.clone(),
         start_offset_ns: l.and_then(|l| l.phase_starts.first()).map(|s| s.offset_ns),
