@@ -57,11 +57,19 @@ pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
         ));
     }
     let defaults = s.file.defaults.clone().unwrap_or_default();
+    // A path under /dev is a device (fio trims it with any engine); every other is a file fio trims only
+    // with ioengine=falloc.
+    let devices = files.iter().filter(|f| f.path.starts_with("/dev/")).count();
+    let on = match devices {
+        0 => On::Files,
+        n if n == files.len() => On::Devices,
+        _ => On::Both,
+    };
     let mut jobs = String::new();
     let mut first = true;
     for p in &s.phases {
         let p = with_defaults(p, &defaults);
-        let Some(body) = job(&p, &mut e) else {
+        let Some(body) = job(&p, on, &mut e) else {
             continue;
         };
         let section = section_name(&p.name, &mut e);
@@ -317,8 +325,20 @@ fn fio_amount(a: Amount) -> Option<String> {
     }
 }
 
-/// The options of the job for phase `p`, or `None` (with the reason in `e.cannot`).
-fn job(p: &PhaseSpec, e: &mut Exported) -> Option<String> {
+/// What the job file's files are: fio trims a block device with any engine, a regular file only with
+/// its falloc engine (its others end with error 25 on a file).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum On {
+    /// Regular files only (wkrun's default file, a simulated drive's, paths not under /dev).
+    Files,
+    /// Block devices only (paths under /dev).
+    Devices,
+    /// Both: one job cannot suit both.
+    Both,
+}
+
+/// The options of the job for phase `p` on the files `on`, or `None` (with the reason in `e.cannot`).
+fn job(p: &PhaseSpec, on: On, e: &mut Exported) -> Option<String> {
     let what = |why: &str| format!("phase {} ({}): {why}", p.name, p.kind.as_str());
     match p.kind {
         PhaseKind::Erase => {
@@ -341,9 +361,9 @@ fn job(p: &PhaseSpec, e: &mut Exported) -> Option<String> {
         e.cannot.push(what(&format!("its {trim} % trims among reads and writes have no fio job: fio's rw=trim and randtrim trim only, and trimwrite trims each block before writing it")));
         return None;
     }
-    if trim == 100 {
+    if trim == 100 && on == On::Both {
         // Trial 18 F2: an exported randtrim job on a file ended with fio's error 25 after one trim.
-        e.differs.push(format!("phase {}: fio trims a block device with any engine but a regular file only with ioengine=falloc (its other engines end with error 25 on a file); on a file, give this job ioengine=falloc", p.name));
+        e.differs.push(format!("phase {}: fio trims a block device with any engine but a regular file only with ioengine=falloc (its other engines end with error 25 on a file); this job file has both, so the files' copies of this job need ioengine=falloc", p.name));
     }
     let mut o = String::new();
     let mut say = |k: &str, v: String| {
@@ -352,23 +372,27 @@ fn job(p: &PhaseSpec, e: &mut Exported) -> Option<String> {
     let workers = p.workers.unwrap_or(1).max(1) as u64;
     let qd = p.queue_depth.one().unwrap_or(1).max(1) as u64;
     let engine = p.engine.one().unwrap_or(Engine::Psync);
+    // Attack 19 F4: on files, trims are fio's falloc engine's, which punches one hole at a time, as wkrun's
+    // psync trims (and `wkrun import fio` reads such a job back as psync trims at QD 1).
+    let name = match engine {
+        Engine::Psync => "psync",
+        Engine::Libaio => "libaio",
+        Engine::IoUring => "io_uring",
+        Engine::Null => "null",
+    };
+    let falloc = trim == 100 && on == On::Files && engine != Engine::Null;
+    if falloc && engine != Engine::Psync {
+        e.differs.push(format!("phase {}: fio trims a file only with ioengine=falloc, one trim at a time a job: exported with ioengine=falloc and iodepth=1 for the phase's {name} at queue depth {qd}", p.name));
+    }
     let (jobs, depth) = match engine {
+        _ if falloc && engine != Engine::Psync => (workers, 1),
         Engine::Psync if qd > 1 => {
             e.differs.push(format!("phase {}: wkrun's psync keeps queue_depth {qd} threads per worker, each with one I/O; fio's psync keeps one I/O per job, so numjobs = workers × queue_depth = {} with iodepth=1", p.name, workers * qd));
             (workers * qd, 1)
         }
         _ => (workers, qd),
     };
-    say(
-        "ioengine",
-        match engine {
-            Engine::Psync => "psync",
-            Engine::Libaio => "libaio",
-            Engine::IoUring => "io_uring",
-            Engine::Null => "null",
-        }
-        .into(),
-    );
+    say("ioengine", if falloc { "falloc" } else { name }.into());
     say(
         "direct",
         if p.direct.unwrap_or(true) { "1" } else { "0" }.into(),

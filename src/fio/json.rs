@@ -379,24 +379,10 @@ fn phase(
         false => None,
     };
     let duration_s = duration_ms(j, g, [&read, &write, &trim]) as f64 / 1000.0;
-    let mut warnings = vec![format!(
-        "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
-    )];
-    if let [(first, _), .., (last, _)] = clones {
-        warnings.push(format!(
-            "fio reported this job's {} clones (numjobs, jobs[{first}] to jobs[{last}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
-            clones.len(),
-        ));
-    }
     let (params, said) = params(j, g);
+    let mut warnings = read_warnings(clones, [&read, &write, &trim], syncs.as_ref());
     warnings.extend(said);
     let dirs = [&read, &write, &trim];
-    if dirs.iter().any(|d| d.from_clat) {
-        warnings.push(CLAT.into());
-    }
-    if dirs.iter().chain(&syncs.as_ref()).any(|d| d.missing) {
-        warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency percentiles are absent (min, mean, stddev and max kept)".into());
-    }
     let job = match clones {
         [_] => format!("jobs[{i}]"),
         [(first, _), .., (last, _)] => format!("jobs[{first}] to jobs[{last}] (clones)"),
@@ -412,6 +398,9 @@ fn phase(
         syncs.as_ref(),
         end_syncs,
     )?;
+    for &(i, j) in clones {
+        super::plausible::check(&format!("jobs[{i}]"), j)?;
+    }
     let total =
         total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
     let hist = dirs
@@ -481,6 +470,43 @@ fn phase(
         f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
     }
     Ok(pr)
+}
+
+/// The warnings every phase read from fio's JSON has, and those of what its job's report lacks: clones
+/// summed, percentiles from clat or absent, directions fio did not time.
+fn read_warnings(
+    clones: &[(usize, &Map<String, Value>)],
+    dirs: [&Dir; 3],
+    syncs: Option<&Dir>,
+) -> Vec<String> {
+    let mut warnings = vec![format!(
+        "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
+    )];
+    if let [(first, _), .., (last, _)] = clones {
+        warnings.push(format!(
+            "fio reported this job's {} clones (numjobs, jobs[{first}] to jobs[{last}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
+            clones.len(),
+        ));
+    }
+    if dirs.iter().any(|d| d.from_clat) {
+        warnings.push(CLAT.into());
+    }
+    if dirs.iter().chain(&syncs).any(|d| d.missing) {
+        warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency percentiles are absent (min, mean, stddev and max kept)".into());
+    }
+    let untimed: Vec<String> = ["reads", "writes", "trims"]
+        .iter()
+        .zip(dirs)
+        .filter(|(_, d)| d.untimed)
+        .map(|(what, d)| format!("{} {what}", d.stats.ops))
+        .collect();
+    if !untimed.is_empty() {
+        warnings.push(format!(
+            "fio timed none of this job's {} (lat_ns.N is 0: fio records no latency during its ramp_time, or with disable_lat or gtod_reduce): their latency is absent, not 0",
+            untimed.join(" and ")
+        ));
+    }
+    warnings
 }
 
 /// What no fio run reports of one job (`job`: `jobs[i]`, or its clones): percentiles that fall, by the
@@ -575,6 +601,8 @@ struct Dir {
     missing: bool,
     /// json+ latency bins, `[ns, count]`, by value.
     bins: Option<Vec<[u64; 2]>>,
+    /// I/Os fio did not time (`lat_ns.N` 0 beside a `total_ios`).
+    untimed: bool,
 }
 
 impl Default for Dir {
@@ -585,6 +613,7 @@ impl Default for Dir {
             from_clat: false,
             missing: false,
             bins: None,
+            untimed: false,
         }
     }
 }
@@ -712,7 +741,11 @@ fn latency(
         Some(b) => Some(read_bins(&b).map_err(|e| format!(".{which}.bins{e}"))?),
         None => None,
     };
+    // A direction fio counted I/Os of but timed none (`lat_ns.N` 0: its ramp_time, disable_lat,
+    // gtod_reduce) has no latency, not a latency of 0 (trial 19 F4).
+    d.untimed = ops > 0 && lat.is_some_and(|l| l.get("N").and_then(Value::as_u64) == Some(0));
     let moments = match (ops, lat) {
+        _ if d.untimed => None,
         (0, _) | (_, None) => None,
         (_, Some(l)) => {
             let lat = |e: String| format!(".lat_ns{e}");
@@ -836,6 +869,7 @@ fn combine(a: Dir, b: Dir) -> Result<Dir, String> {
     let stats = added(&a, &b, bins.as_deref())?;
     Ok(Dir {
         missing: a.missing || b.missing,
+        untimed: a.untimed || b.untimed,
         from_clat: a.from_clat || b.from_clat,
         runtime_ms: a.runtime_ms.max(b.runtime_ms),
         bins,
@@ -1292,8 +1326,16 @@ mod tests {
         let o = doc.as_object_mut().expect("object");
         o.remove("timestamp");
         o.remove("timestamp_ms");
+        // A job without I/O: no runtime, counts or rates, and no latency samples.
         for d in ["read", "write"] {
-            doc["jobs"][0][d]["runtime"] = 0.into();
+            for k in ["runtime", "total_ios", "io_bytes", "iops", "bw_bytes"] {
+                doc["jobs"][0][d][k] = 0.into();
+            }
+            for b in ["lat_ns", "clat_ns", "slat_ns"] {
+                if doc["jobs"][0][d].get(b).is_some() {
+                    doc["jobs"][0][d][b]["N"] = 0.into();
+                }
+            }
         }
         let text = serde_json::to_string(&doc).expect("JSON");
         let r = from_bytes("g.json", text.as_bytes()).expect("reads");

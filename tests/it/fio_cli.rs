@@ -433,8 +433,9 @@ fn export_fio_keeps_trims_and_flushes_or_says_why_not() {
     assert_eq!(
         jobs,
         [
-            format!("[rtrim]\n{common}rw=randtrim\nnorandommap=1\n{tail}"),
-            format!("[strim]\nstonewall\n{common}rw=trim\n{tail}"),
+            // Attack 19 F4: t.img is a file, which fio trims only with its falloc engine.
+            format!("[rtrim]\nioengine=falloc\ndirect=1\nrw=randtrim\nnorandommap=1\n{tail}"),
+            format!("[strim]\nstonewall\nioengine=falloc\ndirect=1\nrw=trim\n{tail}"),
             format!(
                 "[fs]\nstonewall\n{common}rw=randwrite\nnorandommap=1\n{tail}sync=dsync\nfsync=8\n"
             ),

@@ -356,15 +356,88 @@ fn a_falloc_trim_job_imports_and_an_exported_trim_job_says_its_engine() {
         err.contains("error: fio command line, argument 4 `--ioengine=falloc`: ioengine=falloc: fio's falloc engine allocates a file's blocks for writes and does nothing for reads; wkrun takes it only for trim jobs (rw=trim, rw=randtrim)"),
         "{err}"
     );
-    // Export of the imported spec: the trim job and what fio needs on a file.
+    // Export of the imported spec (attack 19 F4): its target, t.img, is a file, so the trim job is fio's
+    // falloc engine's again, which fio runs: 256 trims of 4 KiB, the phase's 1 MiB.
     std::fs::write(d.join("tr.toml"), &spec).unwrap();
     let (code, jobs, err) = code_out_err(&wkrun(d, &["export", "fio", "tr.toml"]));
     assert_eq!(code, 0, "{err}");
-    assert!(jobs.contains("rw=randtrim\n"), "{jobs}");
-    assert!(
-        err.contains("phase tr: fio trims a block device with any engine but a regular file only with ioengine=falloc (its other engines end with error 25 on a file); on a file, give this job ioengine=falloc"),
-        "{err}"
+    assert!(jobs.contains("\nioengine=falloc\n"), "{jobs}");
+    assert!(jobs.contains("\nrw=randtrim\n"), "{jobs}");
+    assert!(!err.contains("falloc"), "{err}");
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(
+            "fio_trimsync::a_falloc_trim_job_imports_and_an_exported_trim_job_says_its_engine (fio's run)",
+            &why,
+        );
+    }
+    std::fs::write(d.join("t.img"), vec![0u8; 1 << 20]).unwrap();
+    std::fs::write(d.join("tr.fio"), &jobs).unwrap();
+    let (_, ran) = fio_json(d, &["tr.fio"]);
+    let job = &ran["jobs"][0];
+    assert_eq!(
+        (job["error"].as_i64(), job["trim"]["total_ios"].as_u64()),
+        (Some(0), Some(256)),
+        "{jobs}"
     );
+}
+
+/// Attack 19 F4, the other targets: a trim phase exported for a block device keeps its engine (fio trims a
+/// device with any), and one for a device and a file together says which copies need falloc; a trim phase
+/// on the null engine stays null (falloc would trim for real).
+#[test]
+fn export_fio_picks_falloc_only_for_files() {
+    let t = tempdir();
+    let d = t.path();
+    let spec = |target: &str, engine: &str| {
+        format!(
+            "format = 1\n[spec]\nname = \"s\"\nversion = \"1\"\n[target]\n{target}\n[[phase]]\nname = \"tr\"\nkind = \"workload\"\nengine = \"{engine}\"\nqueue_depth = 8\nread_percent = 0\ntrim_percent = 100\nduration = \"1s\"\n"
+        )
+    };
+    let cases = [
+        (
+            "path = \"t.img\"\nsize = \"1MiB\"",
+            "io_uring",
+            "falloc",
+            Some(
+                "phase tr: fio trims a file only with ioengine=falloc, one trim at a time a job: exported with ioengine=falloc and iodepth=1 for the phase's io_uring at queue depth 8",
+            ),
+        ),
+        ("path = \"/dev/nosuch0\"", "io_uring", "io_uring", None),
+        (
+            "paths = [\"/dev/nosuch0\", \"t.img\"]",
+            "libaio",
+            "libaio",
+            Some(
+                "phase tr: fio trims a block device with any engine but a regular file only with ioengine=falloc (its other engines end with error 25 on a file); this job file has both, so the files' copies of this job need ioengine=falloc",
+            ),
+        ),
+        ("path = \"t.img\"\nsize = \"1MiB\"", "null", "null", None),
+    ];
+    for (target, engine, want, differs) in cases {
+        std::fs::write(d.join("s.toml"), spec(target, engine)).unwrap();
+        let (code, jobs, err) = code_out_err(&wkrun(d, &["export", "fio", "s.toml"]));
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            jobs.contains(&format!("\nioengine={want}\n")),
+            "{target} {engine}: {jobs}"
+        );
+        let depth = if want == "falloc" { 1 } else { 8 };
+        assert!(jobs.contains(&format!("\niodepth={depth}\n")), "{jobs}");
+        let said: Vec<&str> = jobs
+            .lines()
+            .filter(|l| l.contains("falloc") && l.starts_with("; differs:"))
+            .collect();
+        assert_eq!(
+            said,
+            differs
+                .map(|t| format!("; differs: {t}"))
+                .as_slice()
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            "{jobs}"
+        );
+    }
 }
 
 /// Hostile tester, session 18: fio's JSON held to what no fio run reports. From real runs (256 random
@@ -422,6 +495,7 @@ fn fio_json_no_run_reports_is_refused() {
             "jobs[0].sync.lat_ns.min is 9000000000.0: a count written with a decimal point or exponent: fio writes counts as integers".to_string(),
         ),
     ];
+    let cases = cases.into_iter().chain(implausible(&trim, &sync));
     for (doc, key) in cases {
         std::fs::write(d.path().join("h.json"), doc.to_string()).expect("write");
         let want = format!("error: h.json: {key}\n");
@@ -437,4 +511,144 @@ fn fio_json_no_run_reports_is_refused() {
             );
         }
     }
+}
+
+/// Attack 19 F3: figures fio's own arithmetic rules out, each edited into a real fio run's report (`trim`,
+/// `sync`) with the message its refusal gives, the expected rate recomputed here from the report's counts:
+/// fio's iops and bw_bytes are total_ios and io_bytes × 1000 / runtime (bw_bytes an integer division),
+/// a latency mean lies between its min and max, a percentile within a histogram bucket (1/64) of them,
+/// the total latency (lat) of an I/O is at least its completion latency (clat), bytes come in I/Os, a
+/// sync block has its latency and no more fsync calls than syncs timed.
+fn implausible(trim: &Value, sync: &Value) -> Vec<(Value, String)> {
+    let edit = |doc: &Value, at: &str, v: Value| {
+        let mut doc = doc.clone();
+        *doc.pointer_mut(at).unwrap_or_else(|| panic!("{at}")) = v;
+        doc
+    };
+    let t = &trim["jobs"][0]["trim"];
+    let u = |v: &Value| v.as_u64().expect("a count");
+    let (ios, bytes, rt) = (u(&t["total_ios"]), u(&t["io_bytes"]), u(&t["runtime"]));
+    let iops = t["iops"].as_f64().expect("iops") * 10.0;
+    let bw = u(&t["bw_bytes"]) * 10;
+    let clat = &t["clat_ns"];
+    let (cmin, cmax) = (u(&clat["min"]), u(&clat["max"]));
+    let s = &sync["jobs"][0]["sync"]["lat_ns"];
+    let (smin, smax, synced) = (u(&s["min"]), u(&s["max"]), u(&s["N"]));
+    let w = &sync["jobs"][0]["write"];
+    let (wios, wiops) = (u(&w["total_ios"]), w["iops"].as_f64().expect("iops"));
+    let mut no_lat = sync.clone();
+    no_lat["jobs"][0]["sync"]
+        .as_object_mut()
+        .expect("sync")
+        .remove("lat_ns");
+    vec![
+        (
+            edit(trim, "/jobs/0/trim/iops", iops.into()),
+            format!("jobs[0].trim.iops is {iops}: fio's iops is total_ios × 1000 / runtime, {ios} × 1000 / {rt} ms = {:.6}", ios as f64 * 1000.0 / rt as f64),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/bw_bytes", bw.into()),
+            format!("jobs[0].trim.bw_bytes is {bw}: fio's bw_bytes is io_bytes × 1000 / runtime, {bytes} × 1000 / {rt} ms = {:.6}", bytes as f64 * 1000.0 / rt as f64),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/clat_ns/mean", 1e12.into()),
+            format!("jobs[0].trim.clat_ns.mean is 1000000000000: outside its min and max, {cmin} to {cmax} ns"),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/lat_ns/max", (cmax - 1).into()),
+            format!("jobs[0].trim.lat_ns.max is {}: below clat_ns.max, {cmax}: an I/O's total latency (lat) is its submission's and its completion's (clat) together", cmax - 1),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/total_ios", 0.into()),
+            format!("jobs[0].trim.total_ios is 0 beside io_bytes {bytes}: bytes move in I/Os"),
+        ),
+        (
+            edit(sync, "/jobs/0/write/runtime", 0.into()),
+            format!("jobs[0].write.iops is {wiops}: fio's iops is total_ios × 1000 / runtime, {wios} × 1000 / 0 ms = 0.000000"),
+        ),
+        (
+            edit(sync, "/jobs/0/sync/lat_ns/percentile/99.990000", (smax * 2000).into()),
+            format!("jobs[0].sync.lat_ns.percentile.\"99.990000\" is {}: outside its min and max, {smin} to {smax} ns, by more than fio's bucket (1/64)", smax * 2000),
+        ),
+        (
+            edit(sync, "/jobs/0/sync/total_ios", (synced + 1).into()),
+            format!("jobs[0].sync.total_ios is {}: more than the {synced} syncs fio timed (lat_ns.N), which include its fsync calls", synced + 1),
+        ),
+        (
+            no_lat,
+            "jobs[0].sync has no lat_ns: fio's sync block always has one (its count, N, is the syncs it timed)".to_string(),
+        ),
+    ]
+}
+
+/// Trial 19 F4: a job fio counted I/Os of but timed none (`lat_ns.N` 0, as for a size-bound job that
+/// inherits ramp_time) has no latency rather than a latency of 0 µs, and its warning says why (not the
+/// percentile_list one).
+#[test]
+fn a_fio_job_with_no_timed_io_has_no_latency() {
+    let test = "fio_trimsync::a_fio_job_with_no_timed_io_has_no_latency";
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let (_, mut sync) = fio_json(d.path(), &SYNC_RUN);
+    let writes = sync["jobs"][0]["write"]["total_ios"]
+        .as_u64()
+        .expect("writes");
+    for b in ["lat_ns", "clat_ns"] {
+        let o = sync["jobs"][0]["write"][b].as_object_mut().expect(b);
+        for k in ["N", "min", "max"] {
+            o.insert(k.into(), 0.into());
+        }
+        o.insert("mean".into(), 0.0.into());
+        o.insert("stddev".into(), 0.0.into());
+        if let Some(p) = o.get_mut("percentile").and_then(Value::as_object_mut) {
+            p.values_mut().for_each(|v| *v = 0.into());
+        }
+    }
+    std::fs::write(d.path().join("u.json"), sync.to_string()).expect("write");
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["warnings", "u.json"]));
+    assert_eq!(code, 0, "{err}");
+    let want = format!(
+        "fio timed none of this job's {writes} writes (lat_ns.N is 0: fio records no latency during its ramp_time, or with disable_lat or gtod_reduce): their latency is absent, not 0"
+    );
+    assert!(out.contains(&want), "{out}");
+    assert!(!out.contains("percentile_list"), "{out}");
+    let (code, out, err) =
+        code_out_err(&wkrun(d.path(), &["compare", "u.json", "--format", "csv"]));
+    assert_eq!(code, 0, "{err}");
+    // The phase's latency is `-` (not 0.00), and no write latency row is shown.
+    assert!(
+        out.contains("\nfds,\"latency, phase mean (µs)\",-\n"),
+        "{out}"
+    );
+    assert!(!out.contains("write latency"), "{out}");
+}
+
+/// Attack 19 (minor): a falloc trim job on a device is noted as the kernel's zero-out, not a discard; a
+/// `verify=` on a job that writes nothing is noted, not dropped without a word.
+#[test]
+fn import_notes_falloc_on_a_device_and_a_verify_of_no_writes() {
+    let t = tempdir();
+    let args = [
+        "import",
+        "fio",
+        "--",
+        "--name=t",
+        "--rw=randtrim",
+        "--bs=4k",
+        "--ioengine=falloc",
+        "--filename=/dev/nosuch0",
+        "--size=1m",
+        "--verify=md5",
+    ];
+    let (code, spec, err) = code_out_err(&wkrun(t.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    for note in [
+        "note: fio command line, argument 4 `--ioengine=falloc`: ioengine=falloc: on a block device fio's falloc engine's fallocate(PUNCH_HOLE) makes the kernel zero the range (WRITE ZEROES), not discard it; wkrun's trims on a block device are discards (BLKDISCARD), so this phase measures discards, on wkrun's psync engine one at a time",
+        "note: fio command line, argument 7 `--verify=md5`: verify=md5: this job writes nothing, and wkrun verifies only what a phase wrote (its own sector stamps, read back after it): no verify phase",
+    ] {
+        assert_eq!(err.lines().filter(|l| *l == note).count(), 1, "{err}");
+    }
+    assert!(!spec.contains("kind = \"verify\""), "{spec}");
 }

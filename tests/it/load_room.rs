@@ -78,7 +78,7 @@ fn a_spec_too_large_for_the_address_space_left_is_refused_naming_the_limit() {
 fn fio_json(n: usize) -> String {
     let dir =
         r#"{"io_bytes":0,"io_kbytes":0,"bw_bytes":0,"bw":0,"iops":0,"runtime":0,"total_ios":0}"#;
-    let read = r#"{"io_bytes":4096000,"io_kbytes":4000,"bw_bytes":1000000,"bw":1000,"iops":250.0,"runtime":4000,"total_ios":1000,"clat_ns":{"min":1,"max":10,"mean":5.0,"stddev":1,"N":1000,"percentile":{"99.000000":9}},"lat_ns":{"min":1,"max":10,"mean":5.0,"stddev":1,"N":1000}}"#;
+    let read = r#"{"io_bytes":4096000,"io_kbytes":4000,"bw_bytes":1024000,"bw":1000,"iops":250.0,"runtime":4000,"total_ios":1000,"clat_ns":{"min":1,"max":10,"mean":5.0,"stddev":1,"N":1000,"percentile":{"99.000000":9}},"lat_ns":{"min":1,"max":10,"mean":5.0,"stddev":1,"N":1000}}"#;
     let jobs: Vec<String> = (0..n)
         .map(|i| format!(r#"{{"jobname":"j{i}","groupid":0,"error":0,"job options":{{"rw":"randread","bs":"4k"}},"read":{read},"write":{dir},"trim":{dir}}}"#))
         .collect();

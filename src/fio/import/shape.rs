@@ -181,6 +181,64 @@ fn one_depth(job: &Job, at: &Place) -> Option<String> {
     ))
 }
 
+/// fio's falloc engine: a trim job's is noted (how it trims a file, or zeroes a device's range), any other
+/// job's refused.
+fn falloc(job: &Job, notes: &mut Vec<Remark>, refused: &mut Vec<Remark>) {
+    if job.engine.0 != "falloc" {
+        return;
+    }
+    let at = job.engine.1.as_ref().unwrap_or(&job.at);
+    let device = job
+        .filename
+        .as_ref()
+        .is_some_and(|(f, _)| f.starts_with("/dev/"));
+    match job.rw.trim {
+        // Attack 19: on a block device, fallocate(PUNCH_HOLE) is the kernel's zero-out (WRITE ZEROES,
+        // no fallback), not a discard.
+        true if device => notes.push(remark(
+            at,
+            "ioengine=falloc",
+            "on a block device fio's falloc engine's fallocate(PUNCH_HOLE) makes the kernel zero the range (WRITE ZEROES), not discard it; wkrun's trims on a block device are discards (BLKDISCARD), so this phase measures discards, on wkrun's psync engine one at a time",
+        )),
+        // Trial 18 F1: fio trims a regular file only with falloc, so its trim jobs on files use it.
+        true => notes.push(remark(
+            at,
+            "ioengine=falloc",
+            "fio's falloc engine trims a file by punching holes (fallocate PUNCH_HOLE), as wkrun's trims on a file do; the phase runs on wkrun's psync engine, one I/O at a time as falloc does",
+        )),
+        false => refused.push(remark(
+            at,
+            "ioengine=falloc",
+            "fio's falloc engine allocates a file's blocks for writes and does nothing for reads; wkrun takes it only for trim jobs (rw=trim, rw=randtrim)",
+        )),
+    }
+}
+
+/// The verify phase a job's `verify=` gives (`Some(do_verify)`), noted; none for a job that writes
+/// nothing, noted too.
+fn verify(job: &Job, writes: bool, notes: &mut Vec<Remark>) -> Option<bool> {
+    match (&job.verify, writes) {
+        (Some((sum, vat)), true) => {
+            notes.push(remark(
+                vat,
+                format!("verify={sum}"),
+                "wkrun stamps every 512-byte sector with its own header and checksum (XXH3), not fio's; a verify phase reads them back after the job (none with do_verify=0)",
+            ));
+            Some(job.do_verify)
+        }
+        // Attack 19: a verify of a job that writes nothing was dropped without a word.
+        (Some((sum, vat)), false) => {
+            notes.push(remark(
+                vat,
+                format!("verify={sum}"),
+                "this job writes nothing, and wkrun verifies only what a phase wrote (its own sector stamps, read back after it): no verify phase",
+            ));
+            None
+        }
+        _ => None,
+    }
+}
+
 /// The job's shape; a value fio takes but no phase can hold is a problem.
 pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     let mut notes = job.notes.clone();
@@ -196,22 +254,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         job.engine.0.as_str(),
         "psync" | "sync" | "pvsync" | "pvsync2" | "falloc"
     );
-    if job.engine.0 == "falloc" {
-        let at = job.engine.1.as_ref().unwrap_or(&job.at);
-        match job.rw.trim {
-            // Trial 18 F1: fio trims a regular file only with falloc, so its trim jobs on files use it.
-            true => notes.push(remark(
-                at,
-                "ioengine=falloc",
-                "fio's falloc engine trims a file by punching holes (fallocate PUNCH_HOLE), as wkrun's trims on a file do; the phase runs on wkrun's psync engine, one I/O at a time as falloc does",
-            )),
-            false => refused.push(remark(
-                at,
-                "ioengine=falloc",
-                "fio's falloc engine allocates a file's blocks for writes and does nothing for reads; wkrun takes it only for trim jobs (rw=trim, rw=randtrim)",
-            )),
-        }
-    }
+    falloc(job, &mut notes, &mut refused);
     let engine = match job.engine.0.as_str() {
         "libaio" => "libaio",
         "io_uring" => "io_uring",
@@ -252,17 +295,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     let rate = rate(job, &block, &mut refused);
     let read_percent = rate_mix(job, read_percent, rate, &mut notes);
     let writes = job.rw.write;
-    let verify = match (&job.verify, writes) {
-        (Some((sum, vat)), true) => {
-            notes.push(remark(
-                vat,
-                format!("verify={sum}"),
-                "wkrun stamps every 512-byte sector with its own header and checksum (XXH3), not fio's; a verify phase reads them back after the job (none with do_verify=0)",
-            ));
-            Some(job.do_verify)
-        }
-        _ => None,
-    };
+    let verify = verify(job, writes, &mut notes);
     let latency = latency(job, &mut bound, &mut notes, &mut refused);
     let shape = Shape {
         random: job.rw.random,
