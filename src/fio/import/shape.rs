@@ -620,7 +620,7 @@ fn one_capped(
 /// How far (percent) rounding may move a cap of a block-size mix ([`mix_caps`]) before the import is
 /// refused: fio's own rate over a run is off its average by the sampled sizes' mean (4k/50:64k/50 at 59
 /// I/Os/s for 4 s, 236 I/Os: a standard error of 5.6 %), so a cap rounded by less says what fio does.
-pub const MIX_RATE_SLACK_PCT: f64 = 5.0;
+const MIX_RATE_SLACK_PCT: f64 = 5.0;
 
 /// fio's caps per job (`caps`, of the directions the job does) with a block-size mix `mix` as wkrun's:
 /// fio caps bytes at rate_iops × the mix's smallest size per second ([`crate::fio::mix_rate`]), so its
