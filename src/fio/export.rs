@@ -5,6 +5,7 @@
 //! reads differently are said: [`Exported::cannot`] and [`Exported::differs`], also written into the job
 //! file as comments.
 
+use crate::fio::mix_rate::MixRate;
 use crate::spec::keys::with_defaults;
 use crate::spec::{
     BlockSize, DataPattern, Engine, LoadedSpec, OnError, One, Pattern, PhaseKind, PhaseSpec,
@@ -562,11 +563,7 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
         None => say("bs", fio_size(default)),
         Some(BlockSize::Single(b)) => say("bs", fio_size(b.0)),
         Some(BlockSize::Mix(v)) => {
-            let v: Vec<(u64, u64)> = v
-                .iter()
-                .filter(|e| e.1 > 0)
-                .map(|(z, w)| (z.0, u64::from(*w)))
-                .collect();
+            let v = weighted(&v);
             let sum: u64 = v.iter().map(|e| e.1).sum();
             if v.iter().any(|e| (e.1 * 100) % sum != 0) {
                 e.cannot.push(format!("phase {} (workload): the block-size weights are no whole percentages, which fio's bssplit needs", p.name));
@@ -680,6 +677,48 @@ fn bound(
     true
 }
 
+/// The phase's block-size mix as fio's rate cap sees it ([`crate::fio::mix_rate`]); `None` for one size.
+fn mix_rate(p: &PhaseSpec) -> Option<MixRate> {
+    match p.block_size.one()? {
+        BlockSize::Mix(v) => MixRate::of(&weighted(&v)),
+        BlockSize::Single(_) => None,
+    }
+}
+
+/// A block-size mix's sizes of a weight above 0, in bytes, with their weights: what fio's bssplit gets.
+fn weighted(v: &[(crate::units::Size, u32)]) -> Vec<(u64, u64)> {
+    v.iter()
+        .filter(|e| e.1 > 0)
+        .map(|(z, w)| (z.0, u64::from(*w)))
+        .collect()
+}
+
+/// fio's `rate_iops` per job for the phase's caps `[reads, writes]` over `jobs` jobs with the block-size
+/// mix `m`: fio caps bytes at rate_iops × the smallest size, so the cap that gives the spec's I/Os per
+/// second is rate × mean / smallest, rounded to the nearest whole number (said in `e.differs` unless exact).
+fn mix_caps(p: &PhaseSpec, m: &MixRate, caps: [u64; 2], jobs: u64, e: &mut Exported) -> [u64; 2] {
+    let fio = caps.map(|c| m.cap_of_ios(c).per(jobs));
+    if fio.iter().zip(caps).any(|(f, c)| c > 0 && !f.whole()) {
+        let each: Vec<String> = ["reads", "writes"]
+            .iter()
+            .zip(caps)
+            .zip(fio)
+            .filter(|((_, c), _)| *c > 0)
+            .map(|((d, c), f)| {
+                format!(
+                    "{d} {c} × {} / {} / {jobs} = {}, rounded to {}",
+                    num(m.mean()),
+                    m.smallest,
+                    num((f.value() * 100.0).round() / 100.0),
+                    f.nearest()
+                )
+            })
+            .collect();
+        e.differs.push(format!("phase {}: fio caps a block-size mix's bytes at rate_iops × its smallest size ({} B), so its rate_iops per job is the spec's I/Os per second × the mean size ({} B) / {} and / jobs: {}", p.name, m.smallest, num(m.mean()), m.smallest, each.join(", ")));
+    }
+    fio.map(|f| f.nearest())
+}
+
 /// A number without trailing zeros (`0.1`, `10`).
 fn num(x: f64) -> String {
     let t = format!("{x:.6}");
@@ -702,10 +741,16 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
             }
             (None, rd, wr) => (rd.unwrap_or(0), wr.unwrap_or(0)),
         };
-        if rd % jobs != 0 || wr % jobs != 0 {
-            e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
-        }
-        say("rate_iops", format!("{},{}", rd / jobs, wr / jobs));
+        let caps = match mix_rate(p) {
+            Some(m) => mix_caps(p, &m, [rd, wr], jobs, e),
+            None => {
+                if rd % jobs != 0 || wr % jobs != 0 {
+                    e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
+                }
+                [rd / jobs, wr / jobs]
+            }
+        };
+        say("rate_iops", format!("{},{}", caps[0], caps[1]));
         if p.rate_process == Some(crate::vocab::RateProcess::Poisson) {
             say("rate_process", "poisson".into());
         }
@@ -1102,5 +1147,62 @@ expect = "header"
         assert_eq!(w.rate_process, Some(crate::vocab::RateProcess::Poisson));
         assert_eq!(w.think_time.map(|t| t.0), Some(1_000_000));
         assert_eq!(w.think_every, Some(100));
+    }
+
+    /// Trial 19 item 1: with a block-size mix, fio's rate_iops caps bytes at the cap × the smallest size, so
+    /// the export writes the spec's rate × mean / smallest per job (59 I/Os/s of 4k/50:64k/50: 59 × 34816 /
+    /// 4096 = 501.5, rounded to 502, said), which imports back as the spec's rate; an exact one says nothing.
+    #[test]
+    fn rate_with_a_block_size_mix_is_fios_cap_in_smallest_blocks() {
+        let spec = |mix: &str, read: u32, rate: &str, workers: u32| {
+            let split = match workers {
+                1 => "",
+                _ => "workers_split = \"shared\"\n",
+            };
+            format!(
+                "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = {read}\nblock_size = {mix}\nworkers = {workers}\n{split}engine = \"libaio\"\nqueue_depth = 4\nduration = \"2s\"\nrate_iops = {rate}\n"
+            )
+        };
+        let back = |text: &str| {
+            let d = tempfile::tempdir().expect("tempdir");
+            let p = d.path().join("x.fio");
+            std::fs::write(&p, text).expect("write");
+            let src = crate::fio::import::Source::Files(vec![p]);
+            let back =
+                crate::fio::import::import(&src, false, Some("x"), &|_| None).expect("imports");
+            let s = crate::spec::load_str(Path::new("y.toml"), &back.text).expect("loads");
+            let w = s.phases.last().expect("a phase").rate_iops.expect("a cap");
+            (w.read, w.write)
+        };
+        let text = spec("{ \"4KiB\" = 50, \"64KiB\" = 50 }", 100, "{ read = 59 }", 1);
+        let s = crate::spec::load_str(Path::new("x.toml"), &text).expect("spec");
+        let e = export(&s).expect("exports");
+        assert!(e.text.lines().any(|l| l == "rate_iops=502,0"), "{}", e.text);
+        assert!(
+            e.differs.contains(&"phase w: fio caps a block-size mix's bytes at rate_iops × its smallest size (4096 B), so its rate_iops per job is the spec's I/Os per second × the mean size (34816 B) / 4096 and / jobs: reads 59 × 34816 / 4096 / 1 = 501.5, rounded to 502".to_string()),
+            "{:?}",
+            e.differs
+        );
+        assert_eq!(back(&e.text), (Some(59), None));
+        // 286 each way on 2 jobs of 4k/60:64k/40 (mean 28,672 B, 7 × 4096): 286 × 7 / 2 = 1001 exactly.
+        let text = spec(
+            "{ \"4KiB\" = 60, \"64KiB\" = 40 }",
+            50,
+            "{ read = 286, write = 286 }",
+            2,
+        );
+        let s = crate::spec::load_str(Path::new("x.toml"), &text).expect("spec");
+        let e = export(&s).expect("exports");
+        assert!(
+            e.text.lines().any(|l| l == "rate_iops=1001,1001"),
+            "{}",
+            e.text
+        );
+        assert!(
+            !e.differs.iter().any(|d| d.contains("rate_iops")),
+            "{:?}",
+            e.differs
+        );
+        assert_eq!(back(&e.text), (Some(286), Some(286)));
     }
 }

@@ -9,6 +9,7 @@ pub mod export;
 pub mod import;
 pub mod jobfile;
 pub mod json;
+pub mod mix_rate;
 pub mod plausible;
 pub mod value;
 

@@ -15,6 +15,7 @@
 //! whole-phase metrics. Runs that differ in `--set` overrides, or a phase whose parameters differ between
 //! runs, get a row saying how; with two runs or more, the last row is the composite ([`composite`]).
 
+use crate::report::verify_reads::{self, VerifySplit};
 use crate::results::headline::{self, Covers, is_level};
 use crate::results::{
     BUSY_HOST, Better, DirStats, Figure, KeptWaits, PhaseResult, Results, Status,
@@ -384,6 +385,10 @@ pub enum Note {
     /// The composite's lead figures left out for unlike rows: each column's, by its index, as `LABEL of
     /// PHASE`.
     LeftOut(Vec<(usize, String)>),
+    /// fio's job counts its verify reads, which wkrun measured as a phase of their own
+    /// ([`crate::report::verify_reads`]): the rows of both phases have no change, and the job is left out
+    /// of the composite.
+    VerifyReads(Vec<VerifySplit>),
 }
 
 impl Note {
@@ -409,6 +414,25 @@ impl Note {
                     .collect();
                 format!(
                     "left out of the composite, their rows unlike the first column's: {}; such a phase is scored on its next lead figure, else on its IOPS, phase mean",
+                    each.join("; ")
+                )
+            }
+            Note::VerifyReads(splits) => {
+                let q = |n: &str| crate::text::escaped(n).into_owned();
+                let each: Vec<String> = splits
+                    .iter()
+                    .map(|v| {
+                        format!(
+                            "{}'s job \"{}\" counts its verify reads (fio's verify with do_verify) with its writes, where {} measured them apart, as phase \"{}\" after its writes",
+                            col(v.fio),
+                            q(&v.phase),
+                            col(v.ours),
+                            q(&v.verify)
+                        )
+                    })
+                    .collect();
+                format!(
+                    "not compared: {}; so these rows have no change and the job is left out of the composite",
                     each.join("; ")
                 )
             }
@@ -552,12 +576,15 @@ pub fn compare(runs: &[Run]) -> Comparison {
     }
     let foreign: Vec<bool> = runs.iter().map(|r| r.results.source.is_some()).collect();
     let why: Vec<&'static str> = runs.iter().map(|r| stopped_by(r.results.status)).collect();
+    let results: Vec<&Results> = runs.iter().map(|r| &r.results).collect();
+    let splits = verify_reads::splits(&results);
     for name in phase_names(runs) {
         let phases: Vec<Option<&PhaseResult>> =
             named.iter().map(|m| m.get(name).copied()).collect();
         let from = rows.len();
         phase_rows(name, &phases, &foreign, &mut rows);
         mark_unfinished(&phases, &why, &mut rows[from..]);
+        split_rows(name, &splits, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
             let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
                 .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
@@ -569,7 +596,6 @@ pub fn compare(runs: &[Run]) -> Comparison {
         }
     }
     if runs.len() > 1 {
-        let results: Vec<&Results> = runs.iter().map(|r| &r.results).collect();
         let mut row = composite_row(composite(&results), Metric::Composite.label());
         row.note = composite_note(&results);
         rows.push(row);
@@ -610,6 +636,31 @@ fn mark_unfinished(phases: &[Option<&PhaseResult>], why: &[&'static str], rows: 
                 _ => {}
             }
         }
+    }
+}
+
+/// The rows of phase `name` when it is a fio job that counts its verify reads beside wkrun's writing
+/// phase, or wkrun's verify phase after it ([`verify_reads::splits`]): each with the note, and no change
+/// in the column set against the first run's.
+fn split_rows(name: &str, splits: &[VerifySplit], rows: &mut [Row]) {
+    let mine: Vec<VerifySplit> = splits
+        .iter()
+        .filter(|v| v.phase == name || v.verify == name)
+        .cloned()
+        .collect();
+    if mine.is_empty() {
+        return;
+    }
+    for r in rows {
+        for v in &mine {
+            let col = v.fio.max(v.ours);
+            if let Some(Cell::Number { change_pct, .. } | Cell::Over { change_pct, .. }) =
+                r.cells.get_mut(col)
+            {
+                *change_pct = None;
+            }
+        }
+        r.note = Some(Note::VerifyReads(mine.clone()));
     }
 }
 
@@ -1432,8 +1483,10 @@ fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a 
         .into_iter()
         .filter_map(|b| {
             let p = *mine.get(b.name.as_str())?;
+            let split = verify_reads::split_pair(first, run, &b.name);
             // A phase that measured nothing has no score (not a loss of 100 %).
-            let scored = !apart_pair((first, b), (run, p)) && !unmeasured(b) && !unmeasured(p);
+            let scored =
+                !apart_pair((first, b), (run, p)) && !split && !unmeasured(b) && !unmeasured(p);
             scored.then_some((b, p))
         })
         .collect()

@@ -26,6 +26,7 @@ pub mod table;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod validate;
+pub mod verify_reads;
 pub mod warnings;
 
 use crate::results::Results;

@@ -190,10 +190,13 @@ pub const FIO_KEYS: &[FioKey] = &[
         "invalidate",
         "wkrun has no `invalidate`: it does not drop the target's cached pages before a phase (fio's invalidate=1, its default, does)",
     ),
-    map("ramp_time", "`ramp_time` is `ramp` in wkrun"),
+    map(
+        "ramp_time",
+        "`ramp_time` is `ramp` in wkrun (ramp_time=0, fio's default, is no ramp)",
+    ),
     map(
         "rate_iops",
-        "`rate_iops` is `rate_iops` in wkrun: fio's caps each direction of each job (rate_iops=500 with numjobs=2 is rate_iops = { read = 1000, write = 1000 })",
+        "`rate_iops` is `rate_iops` in wkrun: fio's caps each direction of each job (rate_iops=500 with numjobs=2 is rate_iops = { read = 1000, write = 1000 }); with a block-size mix fio caps bytes at rate_iops × the smallest size, wkrun's I/Os, so the import caps at the I/Os per second fio gives on average, rate_iops × smallest / mean size (500 with bssplit=4k/50:64k/50 is 58.82, rate_iops = 59)",
     ),
     map(
         "rate",
@@ -319,11 +322,11 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     note(
         "write_lat_log",
-        "wkrun has no `write_lat_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+        "wkrun has no `write_lat_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`) and its latency histograms per `interval` and direction as NN-<phase>.hlog (HdrHistogram's interval log, the closer match to fio's write_hist_log); fio's log of every I/O (no log_avg_msec) is wkrun's `trace = N` (NN-<phase>.trace.csv)",
     ),
     note(
         "write_hist_log",
-        "wkrun has no `write_hist_log`: every I/O phase writes its latency histograms per `interval` and direction as NN-<phase>.hlog (HdrHistogram's interval log, values in ns, which HistogramLogProcessor reads), not fio's clat-bin log",
+        "wkrun has no `write_hist_log`: every I/O phase writes its latency histograms per `interval` and direction as NN-<phase>.hlog (HdrHistogram's interval log, values in ns, which HistogramLogProcessor reads), not fio's clat-bin log, beside its series CSV (IOPS, bandwidth and latency per `interval`)",
     ),
     note(
         "group_reporting",

@@ -393,3 +393,177 @@ fn a_fio_job_without_size_spans_the_whole_file() {
         "the job names no size: fio ran it over the whole file, whose size its output does not give"
     ));
 }
+
+/// A fresh folder, file `name` in it and its `--filename=`, for a test with the real fio; `None` (the test
+/// `test` skipped, said) without fio.
+fn with_fio(test: &str, name: &str) -> Option<(tempfile::TempDir, PathBuf, String)> {
+    if let Some(why) = fio_missing() {
+        skip(test, &why);
+        return None;
+    }
+    let d = tempdir();
+    let file = d.path().join(name);
+    let arg = format!("--filename={}", file.display());
+    Some((d, file, arg))
+}
+
+/// Runs fio with `args` in `dir`, its JSON written to `json`; the JSON.
+fn run_fio(dir: &Path, args: &[&str], json: &str) -> serde_json::Value {
+    let o = std::process::Command::new("fio")
+        .args(args)
+        .args(["--output-format=json", &format!("--output={json}")])
+        .current_dir(dir)
+        .output()
+        .expect("fio");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(dir.join(json)).expect("fio's JSON"))
+        .expect("JSON")
+}
+
+/// Imports fio's command line `args` into `spec` and runs it into the folder `out` of `dir`; the results.
+fn import_and_run(dir: &Path, args: &[&str], spec: &str, out: &str) -> (String, serde_json::Value) {
+    let mut import = vec!["import", "fio", "-o", spec, "--"];
+    import.extend(args);
+    let (code, _, err) = code_out_err(&wkrun(dir, &import));
+    assert_eq!(code, 0, "import: {err}");
+    let text = std::fs::read_to_string(dir.join(spec)).expect("spec");
+    let (code, _, err) = code_out_err(&wkrun(dir, &[spec, "-o", out, "-q"]));
+    assert_eq!(code, 0, "run: {err}");
+    (text, crate::common::results(&dir.join(out)))
+}
+
+/// Trial 19 item 1, with the real fio (skipped without it): fio's `rate_iops=4000` with
+/// `bssplit=4k/50:64k/50` caps its bytes at 4000 × 4096 B/s, so it runs 4000 × 4096 / 34816 = 470.59
+/// I/Os/s on average; the import caps wkrun at 471 (it capped at 4000: +750 %). Side by side for 2 s on a
+/// 64 MiB file: fio's bytes per second within 3 % of 16,384,000 (its cap is exact in bytes; 3 % is the
+/// pacing's start and a last 64 KiB I/O, 0.4 % of 2 s of bytes); wkrun's I/Os exactly its cap's
+/// ⌊2 s × 471⌋ = 942; and fio's IOPS within 12 % of wkrun's: fio's are its bytes over the mean size it
+/// drew, whose standard error over ~940 draws of 4 or 64 KiB (σ 30,720 B) is 2.9 % of 34,816 B, and 12 %
+/// is four of those.
+#[test]
+fn real_fio_rate_iops_with_a_size_mix_runs_at_the_imported_rate() {
+    let Some((d, _, file_arg)) = with_fio(
+        "real_fio_rate_iops_with_a_size_mix_runs_at_the_imported_rate",
+        "f.img",
+    ) else {
+        return;
+    };
+    let args = [
+        "--name=rt",
+        &file_arg,
+        "--size=64m",
+        "--rw=randread",
+        "--bssplit=4k/50:64k/50",
+        "--norandommap",
+        "--rate_iops=4000",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--direct=1",
+        "--time_based",
+        "--runtime=2",
+    ];
+    let fio = run_fio(d.path(), &args, "rt.json");
+    let bytes = num(&fio, "/jobs/0/read/io_bytes");
+    let secs = num(&fio, "/jobs/0/read/runtime") / 1000.0;
+    let bw = bytes / secs;
+    assert!(
+        (bw / (4000.0 * 4096.0) - 1.0).abs() < 0.03,
+        "fio's bytes per second {bw}"
+    );
+    let (spec, res) = import_and_run(d.path(), &args, "rt.toml", "out");
+    assert!(spec.contains("rate_iops = { read = 471 }\n"), "{spec}");
+    let p = &res["phases"][0];
+    assert_eq!(p["read"]["ops"].as_u64(), Some(942), "{p}");
+    let ours = p["read"]["iops"].as_f64().expect("IOPS");
+    let theirs = num(&fio, "/jobs/0/read/iops");
+    println!("fio {bw:.0} B/s, {theirs:.1} I/Os/s; wkrun {ours:.1} I/Os/s");
+    assert!(
+        (theirs / ours - 1.0).abs() < 0.12,
+        "fio {theirs} I/Os/s, wkrun {ours}"
+    );
+}
+
+/// Trial 19 item 3, with the real fio (skipped without it): fio's job with `verify=crc32c do_verify=1`
+/// counts its verify reads as its own; the import makes it a writing phase and a verify phase. compare
+/// shows the job's rows and the verify phase's with no change and a note naming both, and leaves the job
+/// out of the composite (it was read IOPS 7915.0 → 0.0, -100 %, total IOPS -89.8 %, in the composite).
+#[test]
+fn real_fio_verify_reads_are_not_set_against_the_writes_alone() {
+    let Some((d, file, file_arg)) = with_fio(
+        "real_fio_verify_reads_are_not_set_against_the_writes_alone",
+        "v.img",
+    ) else {
+        return;
+    };
+    let args = [
+        "--name=verify",
+        &file_arg,
+        "--size=8m",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--verify=crc32c",
+        "--do_verify=1",
+        "--ioengine=psync",
+    ];
+    let fio = run_fio(d.path(), &args, "fio.json");
+    // fio's job read back each of its 2048 writes.
+    assert_eq!(num(&fio, "/jobs/0/write/total_ios"), 2048.0);
+    assert_eq!(num(&fio, "/jobs/0/read/total_ios"), 2048.0);
+    let (_, res) = import_and_run(d.path(), &args, "v.toml", "out");
+    let names: Vec<(&str, &str)> = res["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or(""),
+                p["kind"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("verify", "workload"), ("verify-verify", "verify")]);
+    let (code, text, err) = code_out_err(&wkrun(d.path(), &["compare", "fio.json", "out"]));
+    assert_eq!(code, 0, "{err}");
+    let cells = |l: &str| -> Vec<String> {
+        l.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let rows: Vec<Vec<String>> = text.lines().map(cells).collect();
+    let row = |phase: &str, label: &str| {
+        rows.iter()
+            .find(|c| c.len() > 2 && c[0] == phase && c[1] == label)
+            .unwrap_or_else(|| panic!("no row {phase} {label}: {text}"))
+            .clone()
+    };
+    let fio_reads = num(&fio, "/jobs/0/read/iops");
+    assert_eq!(
+        row("verify", "read IOPS, phase mean [1]")[2..],
+        [format!("{fio_reads:.1}"), "0.0".to_string()],
+        "{text}"
+    );
+    let total = row("verify", "IOPS, phase mean [1]");
+    assert!(!total[3].contains('%'), "{text}");
+    assert_eq!(
+        row("verify-verify", "IOPS, phase mean [1]")[2],
+        "missing",
+        "{text}"
+    );
+    assert_eq!(
+        row("(all phases)", &composite_label())[2..],
+        ["1.000", "-"],
+        "{text}"
+    );
+    let note = format!(
+        "[1] not compared: fio: fio.json's job \"verify\" counts its verify reads (fio's verify with do_verify) with its writes, where {} measured them apart, as phase \"verify-verify\" after its writes; so these rows have no change and the job is left out of the composite",
+        file.display()
+    );
+    assert!(text.contains(&note), "{text}");
+}
+
+/// The composite row's label.
+fn composite_label() -> String {
+    wkrun::report::compare::Metric::Composite.label()
+}

@@ -102,7 +102,11 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
         "\"io_uring\"",
         "`ioengine` is `engine` in wkrun: ioengine = \"io_uring\" is engine = \"io_uring\"",
     ),
-    ("ramp_time", "\"5s\"", "`ramp_time` is `ramp` in wkrun"),
+    (
+        "ramp_time",
+        "\"5s\"",
+        "`ramp_time` is `ramp` in wkrun (ramp_time=0, fio's default, is no ramp)",
+    ),
     ("randseed", "7", "`randseed` is `seed` in wkrun"),
     (
         "randrepeat",
@@ -205,10 +209,16 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
         "\"x\"",
         "wkrun has no `write_bw_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
     ),
+    // Trial 19 item 4: the per-interval histogram log is the closer match, and the per-I/O trace.
     (
         "write_lat_log",
         "\"x\"",
-        "wkrun has no `write_lat_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`)",
+        "wkrun has no `write_lat_log`: every I/O phase writes its series CSV (IOPS, bandwidth and latency per `interval`) and its latency histograms per `interval` and direction as NN-<phase>.hlog (HdrHistogram's interval log, the closer match to fio's write_hist_log); fio's log of every I/O (no log_avg_msec) is wkrun's `trace = N` (NN-<phase>.trace.csv)",
+    ),
+    (
+        "write_hist_log",
+        "\"x\"",
+        "wkrun has no `write_hist_log`: every I/O phase writes its latency histograms per `interval` and direction as NN-<phase>.hlog (HdrHistogram's interval log, values in ns, which HistogramLogProcessor reads), not fio's clat-bin log, beside its series CSV (IOPS, bandwidth and latency per `interval`)",
     ),
 ];
 

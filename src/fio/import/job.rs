@@ -94,6 +94,8 @@ pub struct Job {
     pub ramp_us: Option<u64>,
     /// `rate_iops` per direction, per job.
     pub rate_iops: [Option<u64>; 2],
+    /// Where `rate_iops` was written.
+    pub rate_iops_at: Option<Place>,
     /// `rate_process=poisson`.
     pub poisson: bool,
     /// `thinktime`, µs (0: none).
@@ -179,6 +181,7 @@ impl Job {
             time_based: false,
             ramp_us: None,
             rate_iops: [None; 2],
+            rate_iops_at: None,
             poisson: false,
             think_us: 0,
             think_blocks: 1,
@@ -515,7 +518,8 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
     match name {
         "runtime" => job.runtime_us = Some((value::time_us(v, true)?, at.clone())),
         "time_based" => job.time_based = flag(v)?,
-        "ramp_time" => job.ramp_us = Some(value::time_us(v, true)?),
+        // ramp_time=0 is fio's default, no ramp (wkrun's spec has no ramp = 0: omitted).
+        "ramp_time" => job.ramp_us = Some(value::time_us(v, true)?).filter(|&r| r > 0),
         "stonewall" => job.stonewall = flag(v)?,
         "wait_for" => job.wait_for = Some((v.trim().to_string(), at.clone())),
         "name" => job.name = v.trim().to_string(),
@@ -533,6 +537,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
             }
             if name == "rate_iops" {
                 job.rate_iops = caps;
+                job.rate_iops_at = Some(at.clone());
             } else {
                 job.rate_bytes = (caps, Some(at.clone()));
             }

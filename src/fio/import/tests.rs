@@ -912,3 +912,118 @@ fn a_mix_capped_in_both_directions_follows_the_caps_as_in_fio() {
         out.notes
     );
 }
+
+/// Trial 19 item 1: fio's rate_iops with a block-size mix caps bytes at rate_iops × the smallest size, so
+/// the job runs rate_iops × smallest / mean I/Os per second (the trial's 500 with 4k/50:64k/50 ran 61.7
+/// I/Os/s, 2.05 MB/s = 500 × 4096 B/s, where the import capped at 500); the import caps at that average,
+/// rounded, and says so at the rate_iops line.
+#[test]
+fn rate_iops_with_a_block_size_mix_is_the_rate_fio_gives() {
+    let job = "[rt]\nfilename=f\nsize=256m\nrw=randread\nbssplit=4k/50:64k/50\nnorandommap\nrate_iops=500\nioengine=libaio\ndirect=1\ntime_based\nruntime=4\n";
+    let out = import_text(job, false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0]["rate_iops"].to_string(), "{ read = 59 }");
+    let why = |mean: &str, said: &str| {
+        format!(
+            "fio caps a block-size mix's bytes at rate_iops × its smallest size (4096 B) per second, so at the mix's mean size ({mean} B an I/O) it issues rate_iops × 4096 / {mean} I/Os per second per job on average: {said}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)"
+        )
+    };
+    let note = why(
+        "34816",
+        "reads 500 × 4096 / 34816 = 58.82, rounded to 59 (+0.3 %)",
+    );
+    assert!(
+        out.notes
+            .contains(&format!("j.fio:7: rate_iops=500 with bssplit: {note}")),
+        "{:?}",
+        out.notes
+    );
+    // Mixed, two jobs: fio ran 288 + 280 I/Os/s per job; 2000 × 4096 / 28672 = 285.71 each way, so the
+    // phase's caps are 2 × 286, and the caps' share (50) is the read share.
+    let mixed = "[m]\nfilename=f\nsize=64m\nrw=randrw\nrwmixread=70\nbssplit=4k/60:64k/40\nnorandommap\nrate_iops=2000\nnumjobs=2\ntime_based\nruntime=2\n";
+    let out = import_text(mixed, false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(
+        ps[0]["rate_iops"].to_string(),
+        "{ read = 572, write = 572 }"
+    );
+    assert_eq!(ps[0]["read_percent"].as_integer(), Some(50));
+    let said = "reads 2000 × 4096 / 28672 = 285.71, rounded to 286 (+0.1 %), writes 2000 × 4096 / 28672 = 285.71, rounded to 286 (+0.1 %)";
+    assert!(
+        out.notes.contains(&format!(
+            "j.fio:8: rate_iops=2000 with bssplit: {}",
+            why("28672", said)
+        )),
+        "{:?}",
+        out.notes
+    );
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.starts_with("j.fio:1: rate_iops=2000 with rwmixread=70: ")),
+        "{:?}",
+        out.notes
+    );
+    // bsrange=4k-16k (4, 8, 12 and 16 KiB alike, mean 10,240 B): 1000 × 4096 / 10240 = 400 exactly.
+    let range = job
+        .replace("bssplit=4k/50:64k/50", "bsrange=4k-16k")
+        .replace("rate_iops=500", "rate_iops=1000");
+    let out = import_text(&range, false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0]["rate_iops"].to_string(), "{ read = 400 }");
+    let note = why("10240", "reads 1000 × 4096 / 10240 = 400");
+    assert!(
+        out.notes
+            .contains(&format!("j.fio:7: rate_iops=1000 with bsrange: {note}")),
+        "{:?}",
+        out.notes
+    );
+    // 10 × 4096 / 34816 = 1.18: rounding to 1 is 15 % off, refused; --lossy caps at 1.
+    let low = job.replace("rate_iops=500", "rate_iops=10");
+    let err = import_text(&low, false).expect_err("refused");
+    let refusal = format!(
+        "j.fio:7: rate_iops=10 with bssplit: {}; rounding moves a cap by more than 5 % (--lossy: so)",
+        why(
+            "34816",
+            "reads 10 × 4096 / 34816 = 1.18, rounded to 1 (-15.0 %)"
+        )
+    );
+    assert!(err.iter().any(|e| e.starts_with(&refusal)), "{err:?}");
+    let out = import_text(&low, true).expect("imports with --lossy");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0]["rate_iops"].to_string(), "{ read = 1 }");
+}
+
+/// Trial 19 item 2: ramp_time=0 is fio's default, no ramp, as thinktime=0 is no think time: imported as no
+/// ramp (it was refused, "ramp is 0", at the job's [section] line), beside ss_ramp too (which was refused as
+/// "ss_ramp with ramp_time"), and over a [global] ramp_time.
+#[test]
+fn ramp_time_zero_is_no_ramp() {
+    let out = import_text(&format!("{BASE}ramp_time=0\n"), false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0].get("ramp"), None);
+    let global = format!("[global]\nramp_time=5\n{BASE}ramp_time=0\n");
+    let (ps, _) = phases(&import_text(&global, false).expect("imports").text);
+    assert_eq!(ps[0].get("ramp"), None);
+    let steady = "[rr]\nfilename=f\nrw=randread\nnorandommap\nsize=8m\nbs=4k\ntime_based\nruntime=10\nramp_time=0\nss=iops_slope:0.3%\nss_dur=4\nss_ramp=3\n";
+    let (ps, _) = phases(&import_text(steady, false).expect("imports").text);
+    assert_eq!(ps[0]["ramp"].as_str(), Some("3s"));
+    assert_eq!(ps[0]["duration"].as_str(), Some("7s"));
+    let args: Vec<String> = [
+        "--name=b",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--ramp_time=0",
+        "--runtime=10",
+        "--time_based",
+        "--filename=x.img",
+        "--size=1g",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let out = import(&Source::Args(args), false, Some("t"), &env).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0].get("ramp"), None);
+    assert_eq!(ps[0]["duration"].as_str(), Some("10s"));
+}
