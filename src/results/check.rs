@@ -532,8 +532,9 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
             format!("{} is not {k}: each part once, in order", h.host),
         );
     }
-    if !p.hosts.is_empty() {
-        super::parts_check::merged(i, p, out);
+    match p.hosts.is_empty() {
+        true => super::latency_check::own(i, p, out),
+        false => super::parts_check::merged(i, p, out),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod headline;
 pub mod hlog;
 pub mod judge;
 pub mod knee;
+pub mod latency_check;
 pub mod model;
 pub mod outdir;
 pub mod parts_check;

@@ -1803,3 +1803,64 @@ fn a_figure_changed_in_its_tenth_digit_is_refused() {
     ];
     refused_in_one_place(d, cases);
 }
+
+/// Trial 19 F3: a phase's latency summaries are held to its own histograms. A read mean 1 % off (the
+/// histogram's buckets are 1/1024 wide: its mean bounds the exact one, recomputed here from the pairs), a
+/// percentile the histogram does not give, and a total's min that is not its directions' least are each
+/// refused in one place; the unforged run validates.
+#[test]
+fn a_phase_s_latency_is_held_to_its_own_histograms() {
+    let t = tempdir();
+    let d = t.path();
+    a_run(d);
+    validates(d, "r");
+    let v = results(&d.join("r"));
+    let p = &v["phases"][1];
+    let lat = |dir: &str, k: &str| p[dir]["latency_ns"][k].clone();
+    let pairs: Vec<(u128, u128)> = p["latency_histograms"]["read"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .map(|x| (x[0].as_u64().unwrap().into(), x[1].as_u64().unwrap().into()))
+        .collect();
+    let n: u128 = pairs.iter().map(|x| x.1).sum();
+    let high = pairs.iter().map(|x| x.0 * x.1).sum::<u128>() as f64 / n as f64;
+    let low = high * (1.0 - 1.0 / 1024.0) - 1.0;
+    let mean = lat("read", "mean").as_f64().unwrap() * 1.01;
+    // The first pair of neighbouring percentiles that differ: the lower one raised to the upper's value.
+    let ks = ["p50", "p90", "p99", "p99_9", "p99_99"];
+    let (k, up) = ks
+        .windows(2)
+        .find_map(|w| (lat("read", w[0]) != lat("read", w[1])).then(|| (w[0], lat("read", w[1]))))
+        .expect("two percentiles that differ");
+    let min = lat("total", "min").as_u64().unwrap();
+    let cases = [
+        (
+            tampered(d, "mean", |v| {
+                v["phases"][1]["read"]["latency_ns"]["mean"] = mean.into()
+            }),
+            format!(
+                "phases[1].read.latency_ns.mean: {mean} is outside what its histogram holds: its {n} latencies' mean lies from {low} to {high} ns"
+            ),
+        ),
+        (
+            tampered(d, "pct", |v| {
+                v["phases"][1]["read"]["latency_ns"][k] = up.clone()
+            }),
+            format!(
+                "phases[1].read.latency_ns.{k}: {up} is not {}, the percentile of latency_histograms.read",
+                lat("read", k)
+            ),
+        ),
+        (
+            tampered(d, "min", |v| {
+                v["phases"][1]["total"]["latency_ns"]["min"] = (min + 1).into()
+            }),
+            format!(
+                "phases[1].total.latency_ns.min: {} is not {min}, as the directions' latency_ns and latency_histograms make it",
+                min + 1
+            ),
+        ),
+    ];
+    refused_in_one_place(d, cases);
+}

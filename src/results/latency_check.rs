@@ -1,0 +1,143 @@
+//! A phase's latency summaries against its own latency histograms (trial 19 F3: a read-only phase's
+//! `read.latency_ns.mean` doubled passed `wkrun validate`, while its total, its histogram and its CSV rows
+//! all said otherwise). For a phase measured by one run (a merged phase is checked against its parts by
+//! [`super::parts_check`]): each direction's percentiles are what its histogram gives (the writer's own
+//! code, [`crate::stats::latency::merged_summary`] of the one part, exactly), its mean lies within the
+//! histogram's precision of the histogram's mean, and the total's min, max and percentiles are the
+//! directions' together (exactly), its mean their mean weighted by their ops.
+
+use super::PhaseResult;
+use super::check::Violation;
+use crate::stats::LatencySummary;
+use crate::vocab::Direction;
+
+/// The relative width of a histogram bucket at most: 3 significant digits keep 2,048 sub-buckets to each
+/// power of two, so a bucket spans at most 1/1024 of its values.
+const BUCKET: f64 = 1.0 / 1024.0;
+
+/// How far two means of the same latencies, summed in another order, may differ, relative: the writer adds
+/// the latencies in whole ns and divides once, the check weights each direction's mean by its ops (measured:
+/// at most 2.2e-16 over 757 mixed phases of real runs).
+const POOLED: f64 = 1e-12;
+
+/// Every place where the single-run phase `p` (phase `i`) disagrees with its own latency histograms.
+/// Nothing without histograms (older results), nor where a histogram does not hold its direction's ops
+/// (said by `check::own_figures`).
+pub(super) fn own(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let Some(h) = &p.latency_histograms else {
+        return;
+    };
+    let held = |d: Direction| h.dir(d).iter().fold(0u64, |n, x| n.saturating_add(x[1]));
+    if Direction::ALL.iter().any(|&d| held(d) != p.dir(d).ops) {
+        return;
+    }
+    let before = out.len();
+    for d in Direction::ALL {
+        let (s, pairs) = (p.dir(d), h.dir(d));
+        let Some(l) = &s.latency_ns else { continue };
+        let at = format!("phases[{i}].{}.latency_ns", d.name());
+        let from = format!("latency_histograms.{}", d.name());
+        if let Ok(Some(m)) =
+            crate::stats::latency::merged_summary(&[(l, s.ops)], [pairs.as_slice()])
+        {
+            percentiles(&at, l, &m, &from, out);
+        }
+        mean_in_buckets(&at, l, pairs, out);
+    }
+    if out.len() == before {
+        total(i, p, out);
+    }
+}
+
+/// The percentiles of `got` against `made`'s, each that differs.
+fn percentiles(
+    at: &str,
+    got: &LatencySummary,
+    made: &LatencySummary,
+    from: &str,
+    out: &mut Vec<Violation>,
+) {
+    let pairs = super::check::percentiles(got)
+        .into_iter()
+        .zip(super::check::percentiles(made));
+    for ((k, a), (_, b)) in pairs.filter(|((_, a), (_, b))| a != b) {
+        out.push(Violation {
+            path: format!("{at}.{k}"),
+            expected: format!("{a} is not {b}, the percentile of {from}"),
+        });
+    }
+}
+
+/// The mean of `l` within the histogram's bounds: each latency lies in its bucket, at most its value (the
+/// bucket's highest) and more than [`BUCKET`] below it, so the exact mean lies between the histogram's
+/// mean less that share (and 1 ns, for the buckets of one value) and the histogram's mean. Not for a
+/// direction whose max passed the histogram's range (its latencies were recorded at the top).
+fn mean_in_buckets(at: &str, l: &LatencySummary, pairs: &[[u64; 2]], out: &mut Vec<Violation>) {
+    let (_, top, _) = crate::stats::latency::HIST_BOUNDS;
+    let n: u128 = pairs.iter().map(|x| u128::from(x[1])).sum();
+    if n == 0 || l.max > top {
+        return;
+    }
+    let sum: u128 = pairs
+        .iter()
+        .map(|x| u128::from(x[0]) * u128::from(x[1]))
+        .sum();
+    let high = sum as f64 / n as f64;
+    let low = high * (1.0 - BUCKET) - 1.0;
+    if l.mean > high * (1.0 + POOLED) || l.mean < low {
+        out.push(Violation {
+            path: format!("{at}.mean"),
+            expected: format!(
+                "{} is outside what its histogram holds: its {n} latencies' mean lies from {} to {} ns",
+                crate::units::readable_float(l.mean),
+                crate::units::readable_float(low.max(0.0)),
+                crate::units::readable_float(high)
+            ),
+        });
+    }
+}
+
+/// The total's latency against its directions': min and max the directions' least and largest, the
+/// percentiles their histograms' together, the mean theirs weighted by ops ([`POOLED`]).
+fn total(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let Some((h, t)) = p
+        .latency_histograms
+        .as_ref()
+        .zip(p.total.latency_ns.as_ref())
+    else {
+        return;
+    };
+    let dirs: Vec<Direction> = (Direction::ALL.into_iter())
+        .filter(|&d| p.dir(d).ops > 0)
+        .collect();
+    let moments: Vec<(&LatencySummary, u64)> = (dirs.iter())
+        .filter_map(|&d| Some((p.dir(d).latency_ns.as_ref()?, p.dir(d).ops)))
+        .collect();
+    if moments.len() != dirs.len() {
+        return;
+    }
+    let made =
+        crate::stats::latency::merged_summary(&moments, dirs.iter().map(|&d| h.dir(d).as_slice()));
+    let Ok(Some(m)) = made else { return };
+    let at = format!("phases[{i}].total.latency_ns");
+    let from = "the directions' latency_ns and latency_histograms";
+    for (k, a, b) in [("min", t.min, m.min), ("max", t.max, m.max)] {
+        if a != b {
+            out.push(Violation {
+                path: format!("{at}.{k}"),
+                expected: format!("{a} is not {b}, as {from} make it"),
+            });
+        }
+    }
+    percentiles(&at, t, &m, from, out);
+    if (t.mean - m.mean).abs() > POOLED * m.mean.abs() {
+        out.push(Violation {
+            path: format!("{at}.mean"),
+            expected: format!(
+                "{} is not {}, the directions' means weighted by their ops",
+                crate::units::readable_float(t.mean),
+                crate::units::readable_float(m.mean)
+            ),
+        });
+    }
+}
