@@ -43,6 +43,9 @@ pub fn cmd_import(
     for d in &done.dropped {
         err_out(&format!("dropped: {d}\n"));
     }
+    for a in &done.approximated {
+        err_out(&format!("approximated: {a}\n"));
+    }
     write_out(output, &done.text, "spec")?;
     if let Some(o) = output {
         err_out(&format!(

@@ -1328,7 +1328,7 @@ mod tests {
         o.remove("timestamp_ms");
         // A job without I/O: no runtime, counts or rates, and no latency samples.
         for d in ["read", "write"] {
-            for k in ["runtime", "total_ios", "io_bytes", "iops", "bw_bytes"] {
+            for k in ["runtime", "total_ios", "io_bytes", "iops", "bw_bytes", "bw"] {
                 doc["jobs"][0][d][k] = 0.into();
             }
             for b in ["lat_ns", "clat_ns", "slat_ns"] {

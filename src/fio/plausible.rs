@@ -1,6 +1,6 @@
 //! Figures no fio run reports, found in one job's JSON report (attack 19 F3): rates that disagree with the
-//! job's own counts and runtime, a latency mean outside its min and max, a percentile far past them, more
-//! latency samples than I/Os, a total latency (`lat`, submission included) below its completion latency
+//! job's own counts and runtime, a latency mean outside its min and max, a percentile far past them, a
+//! total latency (`lat`, submission included) below its completion latency
 //! (`clat`), bytes without I/Os, and a `sync` block without its latency. Each rule is fio 3.x's own
 //! arithmetic, measured on real fio 3.33 reports (tests/data/fio and tests/it/fio_json.rs), so that a report
 //! fio wrote passes and a hand-edited one that `compare` would put in its composite does not.
@@ -36,7 +36,8 @@ fn n(o: &Map<String, Value>, k: &str) -> u64 {
 pub fn check(job: &str, j: &Map<String, Value>) -> Result<(), String> {
     for d in ["read", "write", "trim"] {
         if let Some(o) = j.get(d).and_then(Value::as_object) {
-            direction(o).map_err(|e| format!("{job}.{d}{e}"))?;
+            let job_ms = j.get("job_runtime").and_then(Value::as_u64);
+            direction(o, job_ms).map_err(|e| format!("{job}.{d}{e}"))?;
         }
     }
     if let Some(o) = j.get("sync").and_then(Value::as_object) {
@@ -58,32 +59,68 @@ pub fn check(job: &str, j: &Map<String, Value>) -> Result<(), String> {
     Ok(())
 }
 
-/// One direction's rates against its counts, and its latency blocks.
-fn direction(o: &Map<String, Value>) -> Result<(), String> {
+/// A direction's `runtime` against its job's `job_runtime` (both ms): fio's job_runtime is the job's (a
+/// group's jobs' summed), a direction's runtime at most it, but for fio rounding each down to the ms on
+/// its own (measured: runtime 1002 beside job_runtime 1001). Attack 20: a runtime 100 times its job's
+/// passed, and compare read its IOPS 99 % lower.
+fn runtimes(o: &Map<String, Value>, job_ms: Option<u64>) -> Result<(), String> {
+    match job_ms {
+        Some(j) if j > 0 && n(o, "runtime") > j + 1 => Err(format!(
+            ".runtime is {} ms: longer than its job's job_runtime, {j} ms",
+            n(o, "runtime")
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// One direction's rates against its counts and its job's runtime (`job_ms`), and its latency blocks.
+fn direction(o: &Map<String, Value>, job_ms: Option<u64>) -> Result<(), String> {
     let (ios, bytes, runtime) = (n(o, "total_ios"), n(o, "io_bytes"), n(o, "runtime"));
     if ios == 0 && bytes > 0 {
         return Err(format!(
             ".total_ios is 0 beside io_bytes {bytes}: bytes move in I/Os"
         ));
     }
+    runtimes(o, job_ms)?;
     rate(o, "iops", ios, runtime, PRINTED)?;
     // bw_bytes is a whole number, fio's integer division of io_bytes × 1000 by the runtime.
     rate(o, "bw_bytes", bytes, runtime, 1.0)?;
+    // fio's bw (KiB/s) is its bw_bytes over 1024, rounded down.
+    if let Some(kib) = o.get("bw").and_then(Value::as_f64)
+        && (kib - f(o, "bw_bytes") / 1024.0).abs() > 1.0
+    {
+        return Err(format!(
+            ".bw is {kib}: fio's bw is bw_bytes / 1024 = {:.3} (KiB/s)",
+            f(o, "bw_bytes") / 1024.0
+        ));
+    }
     let blocks = ["lat_ns", "clat_ns", "slat_ns"].map(|k| (k, o.get(k).and_then(Value::as_object)));
+    // No rule ties a block's N to total_ios: fio times (and counts in io_bytes) the I/Os in flight when
+    // its ramp_time ends, which total_ios leaves out (trial 20 F1: N 226230 beside total_ios 226215 at
+    // iodepth 16).
     for (k, b) in blocks {
         let Some(b) = b else { continue };
         block(b).map_err(|e| format!(".{k}{e}"))?;
-        if n(b, "N") > ios {
-            return Err(format!(
-                ".{k}.N is {}: more latency samples than the direction's {ios} I/Os (total_ios)",
-                n(b, "N")
-            ));
-        }
     }
     if let [(_, Some(lat)), (_, Some(clat)), _] = blocks
         && n(lat, "N") > 0
         && n(clat, "N") > 0
     {
+        // Attack 20: both blocks time the same I/Os, and each I/O's lat is at least its clat.
+        if n(lat, "N") != n(clat, "N") {
+            return Err(format!(
+                ".lat_ns.N is {}: not clat_ns.N, {}: fio times each I/O's total and completion latency together",
+                n(lat, "N"),
+                n(clat, "N")
+            ));
+        }
+        if f(lat, "mean") + PRINTED < f(clat, "mean") {
+            return Err(format!(
+                ".lat_ns.mean is {}: below clat_ns.mean, {}: an I/O's total latency (lat) is its submission's and its completion's (clat) together",
+                f(lat, "mean"),
+                f(clat, "mean")
+            ));
+        }
         for k in ["min", "max"] {
             if n(lat, k) < n(clat, k) {
                 return Err(format!(
@@ -146,6 +183,17 @@ fn block(b: &Map<String, Value>) -> Result<(), String> {
     if mean + PRINTED < min as f64 || mean > max as f64 + PRINTED {
         return Err(format!(
             ".mean is {mean}: outside its min and max, {min} to {max} ns"
+        ));
+    }
+    // A sample's standard deviation (fio's, over N − 1) is at most half its range × √(N / (N − 1)).
+    let sd = f(b, "stddev");
+    let most = match samples {
+        1 => 0.0,
+        s => (max - min) as f64 / 2.0 * (s as f64 / (s - 1) as f64).sqrt(),
+    };
+    if sd > most + PRINTED {
+        return Err(format!(
+            ".stddev is {sd}: more than its {samples} latencies from {min} to {max} ns can spread, {most:.3}"
         ));
     }
     let Some(p) = b.get("percentile").and_then(Value::as_object) else {

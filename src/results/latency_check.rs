@@ -43,6 +43,7 @@ pub(super) fn own(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
             percentiles(&at, l, &m, &from, out);
         }
         mean_in_buckets(&at, l, pairs, out);
+        ends_in_buckets(&at, l, pairs, out);
     }
     if out.len() == before {
         total(i, p, out);
@@ -137,6 +138,46 @@ fn total(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
                 "{} is not {}, the directions' means weighted by their ops",
                 crate::units::readable_float(t.mean),
                 crate::units::readable_float(m.mean)
+            ),
+        });
+    }
+}
+
+/// The min of `l` in its histogram's lowest bucket and its max in the highest (each within [`BUCKET`]
+/// below the bucket's value, and 1 ns), and its standard deviation (over all its latencies) at most half
+/// their range (attack 20: a min of 1 ns beside a lowest bucket of 528 ns, and a stddev of 1e9, passed).
+fn ends_in_buckets(at: &str, l: &LatencySummary, pairs: &[[u64; 2]], out: &mut Vec<Violation>) {
+    let (_, top, _) = crate::stats::latency::HIST_BOUNDS;
+    let (Some(first), Some(last)) = (pairs.first(), pairs.last()) else {
+        return;
+    };
+    let low = |v: u64| (v as f64 * (1.0 - BUCKET) - 1.0).max(0.0);
+    let mut say = |k: &str, got: u64, v: u64| {
+        out.push(Violation {
+            path: format!("{at}.{k}"),
+            expected: format!(
+                "{got} is not in its histogram's {} bucket, {} to {v} ns",
+                if k == "min" { "lowest" } else { "highest" },
+                crate::units::readable_float(low(v).ceil())
+            ),
+        })
+    };
+    if (l.min as f64) < low(first[0]) || l.min > first[0] {
+        say("min", l.min, first[0]);
+    }
+    if l.max <= top && ((l.max as f64) < low(last[0]) || l.max > last[0]) {
+        say("max", l.max, last[0]);
+    }
+    let most = (l.max - l.min.min(l.max)) as f64 / 2.0;
+    if l.stddev > most * (1.0 + POOLED) + 1e-9 {
+        out.push(Violation {
+            path: format!("{at}.stddev"),
+            expected: format!(
+                "{} is more than latencies from {} to {} ns can spread, {}",
+                crate::units::readable_float(l.stddev),
+                l.min,
+                l.max,
+                crate::units::readable_float(most)
             ),
         });
     }

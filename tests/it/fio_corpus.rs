@@ -73,6 +73,7 @@ fn corpus_table() -> (String, [usize; 3]) {
                 let msg = first
                     .message
                     .trim_end_matches(" (--lossy drops it, with a comment in the spec)")
+                    .trim_end_matches(" (with a comment in the spec)")
                     .replace(&dir, "");
                 cell(&format!("{line}: {msg}"), 150)
             }

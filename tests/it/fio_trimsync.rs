@@ -536,6 +536,14 @@ fn implausible(trim: &Value, sync: &Value) -> Vec<(Value, String)> {
     let (smin, smax, synced) = (u(&s["min"]), u(&s["max"]), u(&s["N"]));
     let w = &sync["jobs"][0]["write"];
     let (wios, wiops) = (u(&w["total_ios"]), w["iops"].as_f64().expect("iops"));
+    let jr = u(&trim["jobs"][0]["job_runtime"]);
+    let (lmean, cmean) = (
+        t["lat_ns"]["mean"].as_f64().expect("mean"),
+        clat["mean"].as_f64().expect("mean"),
+    );
+    let cn = u(&clat["N"]);
+    let kib = u(&t["bw"]) * 10;
+    let most = (cmax - cmin) as f64 / 2.0 * (cn as f64 / (cn - 1) as f64).sqrt();
     let mut no_lat = sync.clone();
     no_lat["jobs"][0]["sync"]
         .as_object_mut()
@@ -578,7 +586,65 @@ fn implausible(trim: &Value, sync: &Value) -> Vec<(Value, String)> {
             no_lat,
             "jobs[0].sync has no lat_ns: fio's sync block always has one (its count, N, is the syncs it timed)".to_string(),
         ),
+        // Attack 20: a direction's runtime past its job's, lat below clat on average, lat and clat timing
+        // different I/Os, a bw (KiB/s) that is not bw_bytes / 1024, a spread wider than the range allows.
+        (
+            edit(trim, "/jobs/0/trim/runtime", (rt * 100).into()),
+            format!("jobs[0].trim.runtime is {} ms: longer than its job's job_runtime, {jr} ms", rt * 100),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/lat_ns/mean", (cmean - 1.0).into()),
+            format!("jobs[0].trim.lat_ns.mean is {}: below clat_ns.mean, {cmean}: an I/O's total latency (lat) is its submission's and its completion's (clat) together", cmean - 1.0),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/lat_ns/N", (cn - 1).into()),
+            format!("jobs[0].trim.lat_ns.N is {}: not clat_ns.N, {cn}: fio times each I/O's total and completion latency together", cn - 1),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/bw", kib.into()),
+            format!("jobs[0].trim.bw is {kib}: fio's bw is bw_bytes / 1024 = {:.3} (KiB/s)", u(&t["bw_bytes"]) as f64 / 1024.0),
+        ),
+        (
+            edit(trim, "/jobs/0/trim/clat_ns/stddev", 1e12.into()),
+            format!("jobs[0].trim.clat_ns.stddev is 1000000000000: more than its {cn} latencies from {cmin} to {cmax} ns can spread, {most:.3}"),
+        ),
     ]
+}
+
+/// Trial 20 F1: fio times (and counts in io_bytes) the I/Os in flight when its ramp_time ends, which its
+/// total_ios leaves out, so a real libaio job at iodepth 16 with ramp_time has lat_ns.N above total_ios:
+/// its report is read, not refused as impossible.
+#[test]
+fn a_fio_ramp_at_depth_is_read() {
+    let test = "fio_trimsync::a_fio_ramp_at_depth_is_read";
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let args = [
+        "--name=rr",
+        "--filename=f",
+        "--size=16m",
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=libaio",
+        "--iodepth=16",
+        "--direct=1",
+        "--time_based",
+        "--runtime=1",
+        "--ramp_time=1",
+    ];
+    let (_, doc) = fio_json(d.path(), &args);
+    let r = &doc["jobs"][0]["read"];
+    let (n, ios) = (r["lat_ns"]["N"].as_u64(), r["total_ios"].as_u64());
+    assert!(n >= ios, "{n:?} {ios:?}");
+    let (c, out, e) = code_out_err(&wkrun(d.path(), &["validate", "fio.json"]));
+    let ok = "fio.json: ok (results, 1 phase, 0 series CSVs)\n";
+    assert_eq!(
+        (c, out.as_str(), e.as_str()),
+        (0, ok, ""),
+        "N {n:?}, total_ios {ios:?}"
+    );
 }
 
 /// Trial 19 F4: a job fio counted I/Os of but timed none (`lat_ns.N` 0, as for a size-bound job that

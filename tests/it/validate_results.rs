@@ -1834,6 +1834,14 @@ fn a_phase_s_latency_is_held_to_its_own_histograms() {
         .find_map(|w| (lat("read", w[0]) != lat("read", w[1])).then(|| (w[0], lat("read", w[1]))))
         .expect("two percentiles that differ");
     let min = lat("total", "min").as_u64().unwrap();
+    // Attack 20: the min in the lowest bucket, the stddev within half the range.
+    let first = pairs[0].0 as f64;
+    let lowest = (first * (1.0 - 1.0 / 1024.0) - 1.0).max(0.0).ceil();
+    let (rmin, rmax) = (
+        lat("read", "min").as_u64().unwrap(),
+        lat("read", "max").as_u64().unwrap(),
+    );
+    let half = (rmax - rmin) as f64 / 2.0;
     let cases = [
         (
             tampered(d, "mean", |v| {
@@ -1859,6 +1867,22 @@ fn a_phase_s_latency_is_held_to_its_own_histograms() {
             format!(
                 "phases[1].total.latency_ns.min: {} is not {min}, as the directions' latency_ns and latency_histograms make it",
                 min + 1
+            ),
+        ),
+        (
+            tampered(d, "min1", |v| {
+                v["phases"][1]["read"]["latency_ns"]["min"] = 1.into()
+            }),
+            format!(
+                "phases[1].read.latency_ns.min: 1 is not in its histogram's lowest bucket, {lowest} to {first} ns"
+            ),
+        ),
+        (
+            tampered(d, "sd", |v| {
+                v["phases"][1]["read"]["latency_ns"]["stddev"] = 1e9.into()
+            }),
+            format!(
+                "phases[1].read.latency_ns.stddev: 1000000000 is more than latencies from {rmin} to {rmax} ns can spread, {half}"
             ),
         ),
     ];

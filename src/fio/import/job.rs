@@ -43,6 +43,14 @@ pub struct Remark {
     pub why: String,
 }
 
+impl Remark {
+    /// Whether this refusal says what `--lossy` imports instead (its why ends `(--lossy: WHAT)`): under
+    /// `--lossy` it is approximated so, not dropped (trial 20 F3: a rounded rate cap was said dropped).
+    pub fn approximated(&self) -> bool {
+        self.why.contains("(--lossy: ")
+    }
+}
+
 /// A job's options, read.
 #[derive(Debug, Clone)]
 pub struct Job {

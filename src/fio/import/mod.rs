@@ -37,6 +37,8 @@ pub struct Imported {
     pub notes: Vec<String>,
     /// Options dropped under `--lossy`, one line each.
     pub dropped: Vec<String>,
+    /// Options `--lossy` imported approximately, as each line says, one line each.
+    pub approximated: Vec<String>,
 }
 
 /// Imports `source`; `lossy` drops options with no wkrun meaning (with a comment) instead of refusing
@@ -105,13 +107,12 @@ pub fn import(
         return Err(dropped
             .into_iter()
             .map(|r| {
-                Problem::new(
-                    r.at,
-                    format!(
-                        "{}: {} (--lossy drops it, with a comment in the spec)",
-                        r.text, r.why
-                    ),
-                )
+                // A refusal that says what --lossy imports instead is not dropped by it.
+                let lossy = match r.approximated() {
+                    true => "with a comment in the spec",
+                    false => "--lossy drops it, with a comment in the spec",
+                };
+                Problem::new(r.at, format!("{}: {} ({lossy})", r.text, r.why))
             })
             .collect());
     }
@@ -135,7 +136,14 @@ pub fn import(
             .map(line)
             .chain(header.notes.iter().cloned())
             .collect(),
-        dropped: dropped_lines(&sched).iter().map(line).collect(),
+        dropped: (dropped_lines(&sched).iter())
+            .filter(|r| !r.approximated())
+            .map(line)
+            .collect(),
+        approximated: (dropped_lines(&sched).iter())
+            .filter(|r| r.approximated())
+            .map(line)
+            .collect(),
     })
 }
 

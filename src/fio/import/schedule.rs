@@ -152,7 +152,7 @@ fn merge(members: &[Member], idx: &[usize], refused: &mut Vec<Remark>) -> Vec<Ph
                 at: m.job.at.clone(),
                 text: format!("[{}]", m.job.name),
                 why: format!(
-                    "job {} runs at the same time as job {} ({}) on the same target, and they differ in {}; wkrun runs a target's phases one after another and jobs at once only as copies of one job (workers): add stonewall to {} to run it after (--lossy: so)",
+                    "job {} runs at the same time as job {} ({}) on the same target, and they differ in {}; wkrun runs a target's phases one after another and jobs at once only as copies of one job (workers): add stonewall to {} to run it after (--lossy: one after the other)",
                     m.job.name,
                     p.name,
                     p.origin,

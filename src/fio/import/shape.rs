@@ -396,7 +396,7 @@ fn block(job: &Job, at: &Place, refused: &mut Vec<Remark>) -> (Block, bool) {
         refused.push(remark(
             at,
             "bssplit/bsrange without norandommap",
-            "fio's random map (each block once per pass) with a block-size mix; wkrun draws a mix's offsets uniformly with replacement, as fio's norandommap (--lossy: so)",
+            "fio's random map (each block once per pass) with a block-size mix; wkrun draws a mix's offsets uniformly with replacement, as fio's norandommap (--lossy: offsets drawn with replacement)",
         ));
         full = false;
     }
@@ -709,7 +709,7 @@ fn mix_caps(
             at,
             text,
             format!(
-                "{why}; rounding moves a cap by more than {MIX_RATE_SLACK_PCT} % (--lossy: so)"
+                "{why}; rounding moves a cap by more than {MIX_RATE_SLACK_PCT} % (--lossy: the rounded caps)"
             ),
         )),
         false => notes.push(remark(at, text, why)),

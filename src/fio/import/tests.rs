@@ -387,8 +387,9 @@ fn stonewall_groups() {
     .expect("lossy");
     assert_eq!(phases(&out.text).0.len(), 2);
     assert!(
-        out.text
-            .contains("# dropped (--lossy): j.fio:7: [b]: job b runs at the same time as job a"),
+        out.text.contains(
+            "# approximated (--lossy): j.fio:7: [b]: job b runs at the same time as job a"
+        ),
         "{}",
         out.text
     );
@@ -541,14 +542,17 @@ fn refusals_name_option_and_line() {
         let text = format!("{base}{line}\n");
         let e = import_text(&text, false).unwrap_err();
         assert!(e.iter().any(|m| m.starts_with(want)), "{line}: {e:#?}");
-        assert!(
-            e.iter()
-                .all(|m| m.ends_with("(--lossy drops it, with a comment in the spec)")),
-            "{e:#?}"
-        );
+        // A refusal that says what --lossy imports instead (`(--lossy: equal parts)`) is approximated by
+        // it, not dropped (trial 20 F3).
+        let approximated = e.iter().any(|m| m.contains("(--lossy: "));
+        let (end, how) = match approximated {
+            true => ("(with a comment in the spec)", "approximated"),
+            false => ("(--lossy drops it, with a comment in the spec)", "dropped"),
+        };
+        assert!(e.iter().all(|m| m.ends_with(end)), "{e:#?}");
         let out = import_text(&text, true).unwrap_or_else(|e| panic!("{line} --lossy: {e:?}"));
         let comment = format!(
-            "# dropped (--lossy): {}",
+            "# {how} (--lossy): {}",
             &want[..want.find(": ").unwrap_or(0)]
         );
         assert!(
@@ -982,7 +986,7 @@ fn rate_iops_with_a_block_size_mix_is_the_rate_fio_gives() {
     let low = job.replace("rate_iops=500", "rate_iops=10");
     let err = import_text(&low, false).expect_err("refused");
     let refusal = format!(
-        "j.fio:7: rate_iops=10 with bssplit: {}; rounding moves a cap by more than 5 % (--lossy: so)",
+        "j.fio:7: rate_iops=10 with bssplit: {}; rounding moves a cap by more than 5 % (--lossy: the rounded caps)",
         why(
             "34816",
             "reads 10 × 4096 / 34816 = 1.18, rounded to 1 (-15.0 %)"
@@ -992,6 +996,15 @@ fn rate_iops_with_a_block_size_mix_is_the_rate_fio_gives() {
     let out = import_text(&low, true).expect("imports with --lossy");
     let (ps, _) = phases(&out.text);
     assert_eq!(ps[0]["rate_iops"].to_string(), "{ read = 1 }");
+    // Said approximated, not dropped (trial 20 F3: "dropped" beside a cap kept, rounded).
+    assert!(out.dropped.is_empty(), "{:?}", out.dropped);
+    assert_eq!(out.approximated.len(), 1, "{:?}", out.approximated);
+    assert!(
+        out.text
+            .contains("# approximated (--lossy): j.fio:7: rate_iops=10 with bssplit: "),
+        "{}",
+        out.text
+    );
 }
 
 /// Trial 19 item 2: ramp_time=0 is fio's default, no ramp, as thinktime=0 is no think time: imported as no

@@ -272,7 +272,15 @@ pub fn spec_text(sched: &Schedule, h: &Header) -> (String, Vec<crate::fio::Place
             }
         };
         p.notes.iter().for_each(|r| say(r, "note:"));
-        p.refused.iter().for_each(|r| say(r, "dropped (--lossy):"));
+        for r in &p.refused {
+            say(
+                r,
+                match r.approximated() {
+                    true => "approximated (--lossy):",
+                    false => "dropped (--lossy):",
+                },
+            );
+        }
         let mut keys = vec![("imported_from", s(&p.origin))];
         if let Some(d) = &p.description {
             keys.push(("description", s(d)));
