@@ -692,6 +692,17 @@ fn hosts_run_one_after_the_other_are_warned_of_the_gap() {
     assert_eq!(warnings_from(&m, 0, APART).len(), 1);
     assert_eq!(m["phases"][0]["duration_s"].as_f64(), Some(span));
     assert_eq!(err, format!("warning: phase 0 \"w\": {want}\n"));
+    // `compare` says it under its table, the merged run named by its column's heading.
+    let (code, out, err) = code_out_err(&wkrun(dir, &["compare", "m", "r0"]));
+    assert_eq!(code, 0, "{err}");
+    let said: Vec<&str> = out.lines().filter(|l| l.contains(APART)).collect();
+    assert_eq!(said.len(), 1, "{out}");
+    assert!(said[0].starts_with("note: "), "{}", said[0]);
+    assert!(
+        said[0].ends_with(&format!(": phase \"w\": {want}")),
+        "{}",
+        said[0]
+    );
 }
 
 /// Hosts that each ran two targets: each host's aggregate keeps its rank (`launch`), names its targets' warnings
