@@ -1569,7 +1569,7 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
         for w in p
             .warnings
             .iter()
-            .filter(|w| w.starts_with(merge::FOLDS_WARNING))
+            .filter(|w| w.starts_with(merge::FOLDS_WARNING) || w.starts_with(merge::APART_WARNING))
         {
             err_out(&format!(
                 "warning: phase {} \"{}\": {w}\n",

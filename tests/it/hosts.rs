@@ -323,6 +323,10 @@ fn three_hosts_under_mpirun_start_together_and_merge_exactly() {
         }
     }
     assert!(u(&merged, "/phases/1/total/ops") > 0);
+    // Started together: no phase is said to be run apart.
+    for i in 0..2 {
+        assert_eq!(warnings_from(&merged, i, APART), Vec::<&str>::new());
+    }
     // The merged folder reads as any results folder.
     let (code, _, err) = code_out_err(&wkrun(dir, &["compare", "merged", "out0"]));
     assert_eq!(code, 0, "compare: {err}");
@@ -629,6 +633,78 @@ fn plan_expands_the_rank_template() {
     assert!(!d.join("t3.img").exists() && !d.join("t{rank}.img").exists());
 }
 
+/// How the warning of a merged phase whose hosts ran it one after the other begins.
+const APART: &str = "the hosts did not run this phase at the same time";
+
+/// The merged phase `i`'s warnings that begin with `prefix`.
+fn warnings_from<'a>(merged: &'a Value, i: usize, prefix: &str) -> Vec<&'a str> {
+    merged["phases"][i]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|w| w.starts_with(prefix))
+        .collect()
+}
+
+/// Two hosts run one after the other (newcomer trial 20): the merged rates are their I/Os over the whole
+/// span, idle gap included, so the merged phase says first, and `wkrun merge` on stderr, that the hosts did
+/// not run it at the same time, naming them and the gap recomputed here from each host's own series start
+/// and duration.
+#[test]
+fn hosts_run_one_after_the_other_are_warned_of_the_gap() {
+    let d = tempdir();
+    let dir = d.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\nread_percent = 0\npattern = \"random\"\nblock_size = \"4KiB\"\nduration = \"300ms\"\ninterval = \"100ms\"\n";
+    write_file(dir, "spec.toml", &spec_text("apart", body));
+    for rank in ["0", "1"] {
+        let (t, out) = (format!("t{rank}.img"), format!("r{rank}"));
+        let args = [
+            "spec.toml",
+            "--rank",
+            rank,
+            "--target",
+            &t,
+            "--target-size",
+            "1MiB",
+            "-o",
+            &out,
+            "-q",
+        ];
+        let (code, _, err) = code_out_err(&wkrun_clean(dir, &args));
+        assert_eq!(code, 0, "{err}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "r1", "r0", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let (p0, p1) = (results(&dir.join("r0")), results(&dir.join("r1")));
+    let ns = |v: &Value| u(v, "/phases/0/series_t0_unix_ns");
+    let dur = |v: &Value| v["phases"][0]["duration_s"].as_f64().expect("duration");
+    let end0 = ns(&p0) + (dur(&p0) * 1e9).round() as u64;
+    assert!(ns(&p1) > end0, "rank 1 starts after rank 0 ended");
+    let span = (ns(&p1) - ns(&p0)) as f64 / 1e9 + dur(&p1);
+    let want = format!(
+        "{APART}: rank 1 started it {:.3} s after rank 0 had ended it, so the merged rates, the I/Os over the whole {span:.3} s span, are below what they did together; read each one's own rate in the phase's hosts[] (the table of hosts in wkrun report), or run them together (under mpirun with --start-at, docs/hosts.md)",
+        (ns(&p1) - end0) as f64 / 1e9
+    );
+    let m = results(&dir.join("m"));
+    assert_eq!(m["phases"][0]["warnings"][0].as_str(), Some(want.as_str()));
+    assert_eq!(warnings_from(&m, 0, APART).len(), 1);
+    assert_eq!(m["phases"][0]["duration_s"].as_f64(), Some(span));
+    assert_eq!(err, format!("warning: phase 0 \"w\": {want}\n"));
+    // `compare` says it under its table, the merged run named by its column's heading.
+    let (code, out, err) = code_out_err(&wkrun(dir, &["compare", "m", "r0"]));
+    assert_eq!(code, 0, "{err}");
+    let said: Vec<&str> = out.lines().filter(|l| l.contains(APART)).collect();
+    assert_eq!(said.len(), 1, "{out}");
+    assert!(said[0].starts_with("note: "), "{}", said[0]);
+    assert!(
+        said[0].ends_with(&format!(": phase \"w\": {want}")),
+        "{}",
+        said[0]
+    );
+}
+
 /// Hosts that each ran two targets: each host's aggregate keeps its rank (`launch`), names its targets' warnings
 /// by target, and merges with the other host's aggregate by rank into exactly the sum of the four targets;
 /// a merged folder given again with one of the hosts it merged is refused (its ops would count twice).
@@ -660,6 +736,9 @@ fn hosts_with_several_targets_merge_by_rank_and_nothing_counts_twice() {
         assert_eq!(code, 0, "{err}");
         let r = results(&dir.join(&out));
         assert_eq!(r["launch"]["rank"].as_u64(), rank.parse().ok());
+        // A run's targets start each phase together: never said to be run apart.
+        let apart = "the targets did not run this phase at the same time";
+        assert_eq!(warnings_from(&r, 0, apart), Vec::<&str>::new());
         let holes = "writes into holes: latencies include the file system's allocation work; run a fill first: 2097152 B (100.0 %) of the write range [0, 2097152) are holes in the file";
         let w: Vec<&str> = r["phases"][0]["warnings"]
             .as_array()

@@ -43,7 +43,19 @@ impl Unit {
             (Unit::Host, None) => format!("host {h}"),
         }
     }
+
+    /// How the warning of a merged phase whose parts did not run at the same time begins.
+    pub fn apart(self) -> &'static str {
+        match self {
+            Unit::Host => APART_WARNING,
+            Unit::Target => "the targets did not run this phase at the same time",
+        }
+    }
 }
+
+/// How the warning of a merged phase whose hosts did not run it at the same time begins (`wkrun merge`
+/// prints it).
+pub const APART_WARNING: &str = "the hosts did not run this phase at the same time";
 
 /// How the warning of a merged phase whose inputs had folded rows begins (`wkrun merge` prints it).
 pub const FOLDS_WARNING: &str = "latency over time: inputs had folded rows";

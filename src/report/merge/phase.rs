@@ -97,6 +97,10 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     (m.kernel, m.counters_csv, m.health) = (None, None, None);
     m.workers.clear();
     m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns, unit);
+    // First: what the merged rates mean, before the hosts' own words.
+    if let Some(w) = apart_warning(runs, &parts, &shifts, duration_s, unit) {
+        m.warnings.insert(0, w);
+    }
     m.hosts = host_parts(runs, &parts);
     let mut series = merged_series(runs, at, p0, shift)?;
     let hlog = match (series.as_mut(), p0.params.interval_ns) {
@@ -434,6 +438,39 @@ fn folds_warning(
             super::FOLDS_WARNING,
             each.join(", "),
             folds.merged
+        )
+    })
+}
+
+/// A word on a phase the parts did not all run at the same time (`None` when they did): the latest
+/// start is after the earliest end, so no instant had every part running, and the merged rates (the I/Os
+/// over the whole span, from the earliest start to the latest end) are below the parts' together. Names
+/// the part that ended first, the one that started last, and the time between (their starts are their
+/// series' t = 0, `shifts` from the earliest; their ends those plus their `duration_s`). A part of no
+/// duration is left out: it ran at no time.
+fn apart_warning(
+    runs: &[RunData],
+    parts: &[&PhaseResult],
+    shifts: &[u64],
+    span_s: f64,
+    unit: super::Unit,
+) -> Option<String> {
+    let times: Vec<(usize, u64, u64)> = (parts.iter().enumerate())
+        .filter(|(_, p)| p.duration_s > 0.0)
+        .map(|(h, p)| {
+            let end = shifts[h].saturating_add((p.duration_s * 1e9).round() as u64);
+            (h, shifts[h], end)
+        })
+        .collect();
+    let (last, started) = times.iter().map(|&(h, s, _)| (h, s)).max_by_key(|t| t.1)?;
+    let (first, ended) = times.iter().map(|&(h, _, e)| (h, e)).min_by_key(|t| t.1)?;
+    (started > ended).then(|| {
+        format!(
+            "{}: {} started it {:.3} s after {} had ended it, so the merged rates, the I/Os over the whole {span_s:.3} s span, are below what they did together; read each one's own rate in the phase's hosts[] (the table of hosts in wkrun report), or run them together (under mpirun with --start-at, docs/hosts.md)",
+            unit.apart(),
+            unit.name(runs, last),
+            (started - ended) as f64 / 1e9,
+            unit.name(runs, first),
         )
     })
 }
