@@ -106,7 +106,9 @@ enum Cmd {
         #[command(flatten)]
         library: LibraryArg,
         /// Fit the table in COLS terminal cells: runs that do not fit go in further blocks of columns,
-        /// each with the phase and metric columns (default: the terminal's width; full-length lines when
+        /// each with the phase and metric columns; the notes are wrapped to COLS. A table that cannot be
+        /// that narrow (its phase, metric and first run's columns beside one other run's) is laid out at
+        /// its narrowest, which stderr states (default: the terminal's width; full-length lines when
         /// stdout is not a terminal).
         #[arg(long, value_name = "COLS", value_parser = clap::value_parser!(u16).range(40..))]
         width: Option<u16>,
@@ -1262,6 +1264,21 @@ fn cmd_compare(
         None => compare::compare(&runs),
         Some(by) => report::members::compare_by(&runs, by).map_err(bad)?,
     };
+    if let (CompareFormat::Table, Some(w)) = (format, width)
+        && let Some(n) = compare::too_narrow(&c, w)
+    {
+        err_out(&format!(
+            "{}\n",
+            wkrun::run::observer::wrapped(
+                &format!(
+                    "note: the table is at least {n} cells wide (its phase, metric and first run's \
+                     columns beside one other run's), more than the {w} given: its lines are up to {n} \
+                     cells, the notes' {w}"
+                ),
+                w
+            )
+        ));
+    }
     let mut text = match format {
         CompareFormat::Table => compare::render_table(&c, width),
         CompareFormat::Markdown => compare::render_markdown(&c),
@@ -1269,7 +1286,18 @@ fn cmd_compare(
     };
     // Notes on what the numbers describe above a table, the others under it, each apart by a blank line;
     // beside CSV, which must stay CSV, all on stderr.
-    let lines = |v: Vec<String>| -> String { v.iter().map(|n| format!("note: {n}\n")).collect() };
+    // On a terminal (or with --width), each wrapped to the width, later lines indented as the console's.
+    let lines = |v: Vec<String>| -> String {
+        v.iter()
+            .map(|n| {
+                let n = format!("note: {n}");
+                match (format, width) {
+                    (CompareFormat::Table, Some(w)) => wkrun::run::observer::wrapped(&n, w) + "\n",
+                    _ => n + "\n",
+                }
+            })
+            .collect()
+    };
     let (before, notes) = (
         lines(compare::host_caveats(&runs, &c)),
         lines(compare::caveats(&runs)),

@@ -1713,15 +1713,63 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// its values' width, at least [`MIN_WRAP`] cells), and runs that would still make it wider are shown in
 /// further blocks of columns, each with the phase and metric columns and the first run's (many drives
 /// compared: 20 runs make several blocks), and a value too long for a column is a numbered note below the
-/// table. Without a width (a pipe, a file), one table of full-length lines.
+/// table, the notes wrapped to the width. A width narrower than the table can be ([`too_narrow`]) lays it
+/// out at its narrowest. Without a width (a pipe, a file), one table of full-length lines.
 pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
-    use crate::text;
     let (header, mut body) = display_grid(c);
     let said = notes(c);
     let mut notes = numbered(&said, 0, width);
     if let Some(w) = width {
         notes.push_str(&long_values_as_notes(&mut body, w, said.len()));
     }
+    let (heads, widths) = layout(&header, &body, width);
+    // Narrower than the table can be: laid out at its narrowest ([`narrowest`]); the notes keep `width`.
+    let fit = width.map(|w| w.max(narrowest(&widths, &body)));
+    let blocks = column_blocks(&widths, fit);
+    let mut out = String::new();
+    for (k, cols) in blocks.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        table_block(&mut out, c, (&heads, &body), &widths, cols);
+    }
+    out + &notes
+}
+
+/// The narrowest a terminal table of `c` can be, in cells, when that is more than `width`: its phase,
+/// metric and first run's columns beside its widest other run's (every block of columns holds one at
+/// least), or a phase beside a label on a line of its own, whichever is wider. `None` when the table fits
+/// `width`. `compare` says it on stderr and lays the table out that wide.
+pub fn too_narrow(c: &Comparison, width: usize) -> Option<usize> {
+    let (header, mut body) = display_grid(c);
+    long_values_as_notes(&mut body, width, 0);
+    let (_, widths) = layout(&header, &body, Some(width));
+    Some(narrowest(&widths, &body)).filter(|&n| n > width)
+}
+
+/// See [`too_narrow`]: the widest line of a table of column `widths` and rows `body` laid out one other run
+/// a block.
+fn narrowest(widths: &[usize], body: &[Vec<String>]) -> usize {
+    let other = widths.iter().skip(3).map(|w| w + 2).max().unwrap_or(0);
+    let block = widths.iter().take(3).map(|w| w + 2).sum::<usize>() - 2 + other;
+    let label = body
+        .iter()
+        .map(|r| crate::text::cells(&r[1]))
+        .filter(|&l| l > widths[1])
+        .map(|l| widths[0] + 2 + l)
+        .max()
+        .unwrap_or(0);
+    block.max(label)
+}
+
+/// The header lines of each column (a run's name wrapped on a terminal) and each column's width, for a
+/// table of `header` and `body` on a terminal `width` cells wide (or none).
+fn layout(
+    header: &[String],
+    body: &[Vec<String>],
+    width: Option<usize>,
+) -> (Vec<Vec<String>>, Vec<usize>) {
+    use crate::text;
     // Terminal cells, not characters: a CJK phase name takes two cells a character. On a terminal, a cell
     // longer than its column's cap (the composite's label, the parameters that differ) does not widen it:
     // a long label goes on a line of its own, a long value runs past its column.
@@ -1732,7 +1780,7 @@ pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
         (Some(_), _) => LONG_VALUE,
     };
     let mut values = vec![0; header.len()];
-    for row in &body {
+    for row in body {
         for (i, cell) in row.iter().enumerate() {
             let w = text::cells(cell);
             if w <= cap(i) {
@@ -1753,16 +1801,8 @@ pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
         .zip(&values)
         .map(|(h, v)| h.iter().map(|l| text::cells(l)).max().unwrap_or(0).max(*v))
         .collect();
-    let widths = long_labels(widths, &body, width);
-    let blocks = column_blocks(&widths, width);
-    let mut out = String::new();
-    for (k, cols) in blocks.iter().enumerate() {
-        if k > 0 {
-            out.push('\n');
-        }
-        table_block(&mut out, c, (&heads, &body), &widths, cols);
-    }
-    out + &notes
+    let widths = long_labels(widths, body, width);
+    (heads, widths)
 }
 
 /// On a terminal `width` cells wide: each run's value longer than [`LONG_VALUE`] cells (a steady-state

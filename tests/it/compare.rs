@@ -1316,3 +1316,105 @@ fn runs_of_one_label_in_folders_of_one_name_are_headed_by_their_folders() {
         assert!(page.contains(&format!("{label} ({f})")), "{f}");
     }
 }
+
+/// The narrowest a terminal table of `markdown` (`compare --format markdown`, the same cells) can be,
+/// recomputed from its cells: the phase, metric (labels of at most 40 cells; a longer one is on a line of
+/// its own after the phase) and first run's columns beside the widest other run's (values of at most 24
+/// cells; run names short enough not to wrap), two cells between columns.
+fn narrowest_of(markdown: &str) -> usize {
+    let cells = wkrun::text::cells;
+    let rows: Vec<Vec<&str>> = markdown
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter(|l| !l.starts_with("|---"))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    let col = |i: usize, cap: usize| {
+        rows.iter()
+            .map(|r| cells(r[i]))
+            .filter(|&w| w <= cap)
+            .max()
+            .unwrap_or(0)
+    };
+    let (phase, metric) = (col(0, usize::MAX), col(1, 40));
+    let others = (3..rows[0].len()).map(|i| col(i, 24)).max().unwrap_or(0);
+    let block = phase + 2 + metric + 2 + col(2, 24) + 2 + others;
+    let label = rows.iter().map(|r| cells(r[1])).max().unwrap_or(0);
+    block.max(phase + 2 + label)
+}
+
+/// Newcomer trial: `compare A B C --width 40` printed table lines of 78 to 83 cells and note lines of 347.
+/// At --width 40 and 60 every note (numbered under the table, `note:` after it) is wrapped to the width;
+/// a table narrower than its phase, metric and first two runs' columns can be is laid out at that
+/// narrowest width, which stderr states once and which a table line reaches exactly.
+#[test]
+fn notes_wrap_to_the_width_and_a_too_narrow_table_says_its_narrowest() {
+    let d = tempdir();
+    let mut files = three_runs(d.path());
+    // Notes above the table (the used drive's run is on a file) and under it (a fio job named otherwise).
+    let mut used = wkrun::report::read_results(&files[2]).expect("results");
+    used.target.kind = TargetKind::File;
+    used.target.path = "/srv/scratch/used.img".into();
+    let sub = files[2]
+        .parent()
+        .and_then(Path::file_name)
+        .expect("a folder");
+    files[2] = write_results(d.path(), &sub.to_string_lossy(), &used);
+    let fio = vec![workload(
+        0,
+        "randread",
+        1000,
+        0,
+        Some(lat(50_000.0, 90_000, 95_000, 99_000)),
+        None,
+    )];
+    files.push(write_results(
+        d.path(),
+        "fio",
+        &results("fio", "/dev/sda", "2026-03-04T00:00:00.000Z", fio),
+    ));
+    let least = narrowest_of(&compare_out(d.path(), &files, &["--format", "markdown"]));
+    let cells = wkrun::text::cells;
+    for width in [40, 60] {
+        let mut args = vec!["compare".to_string()];
+        args.extend(files.iter().map(|f| f.display().to_string()));
+        args.extend(["--width".into(), width.to_string()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+        assert_eq!(code, 0, "{err}");
+        let lines: Vec<&str> = out.lines().collect();
+        let start = lines
+            .iter()
+            .position(|l| l.starts_with("phase"))
+            .expect("a table");
+        let end = (start..lines.len())
+            .find(|&i| lines[i].starts_with("[1] ") || lines[i].starts_with("note: "))
+            .unwrap_or_else(|| panic!("notes under the table:\n{out}\n{err}"));
+        let (table, notes) = (
+            &lines[start..end],
+            [&lines[..start], &lines[end..]].concat(),
+        );
+        assert!(notes.len() > 3, "{out}");
+        for l in &notes {
+            assert!(
+                cells(l) <= width,
+                "--width {width}: note line of {} cells: {l}",
+                cells(l)
+            );
+        }
+        let widest = table.iter().map(|l| cells(l)).max().unwrap_or(0);
+        let said = format!("the table is at least {least} cells wide");
+        match least > width {
+            true => {
+                assert_eq!(widest, least, "--width {width}:\n{out}");
+                assert_eq!(err.replace("\n  ", " ").matches(&said).count(), 1, "{err}");
+                assert!(err.lines().all(|l| cells(l) <= width), "{err}");
+            }
+            false => {
+                assert!(widest <= width, "--width {width}:\n{out}");
+                assert_eq!(err, "");
+            }
+        }
+    }
+}
