@@ -537,10 +537,7 @@ fn implausible(trim: &Value, sync: &Value) -> Vec<(Value, String)> {
     let w = &sync["jobs"][0]["write"];
     let (wios, wiops) = (u(&w["total_ios"]), w["iops"].as_f64().expect("iops"));
     let jr = u(&trim["jobs"][0]["job_runtime"]);
-    let (lmean, cmean) = (
-        t["lat_ns"]["mean"].as_f64().expect("mean"),
-        clat["mean"].as_f64().expect("mean"),
-    );
+    let cmean = clat["mean"].as_f64().expect("mean");
     let cn = u(&clat["N"]);
     let kib = u(&t["bw"]) * 10;
     let most = (cmax - cmin) as f64 / 2.0 * (cn as f64 / (cn - 1) as f64).sqrt();
