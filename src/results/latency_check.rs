@@ -24,13 +24,9 @@ const POOLED: f64 = 1e-12;
 /// Nothing without histograms (older results), nor where a histogram does not hold its direction's ops
 /// (said by `check::own_figures`).
 pub(super) fn own(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
-    let Some(h) = &p.latency_histograms else {
+    let Some(h) = holding(p) else {
         return;
     };
-    let held = |d: Direction| h.dir(d).iter().fold(0u64, |n, x| n.saturating_add(x[1]));
-    if Direction::ALL.iter().any(|&d| held(d) != p.dir(d).ops) {
-        return;
-    }
     let before = out.len();
     for d in Direction::ALL {
         let (s, pairs) = (p.dir(d), h.dir(d));
@@ -48,6 +44,17 @@ pub(super) fn own(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
     if out.len() == before {
         total(i, p, out);
     }
+}
+
+/// The phase's latency histograms where they hold each direction's ops (a phase whose histograms do not is
+/// said by `check::own_figures`, and has nothing to recompute from); none in older results.
+pub(super) fn holding(p: &PhaseResult) -> Option<&super::LatencyHistograms> {
+    let h = p.latency_histograms.as_ref()?;
+    let held = |d: Direction| h.dir(d).iter().fold(0u64, |n, x| n.saturating_add(x[1]));
+    Direction::ALL
+        .iter()
+        .all(|&d| held(d) == p.dir(d).ops)
+        .then_some(h)
 }
 
 /// The percentiles of `got` against `made`'s, each that differs.

@@ -143,13 +143,9 @@ fn times(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
 /// histogram, then the total's against the directions'. Nothing without histograms (older results), nor
 /// for a direction whose histogram does not hold its ops (said by `check::own_figures`).
 fn latency(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
-    let Some(h) = &p.latency_histograms else {
+    let Some(h) = super::latency_check::holding(p) else {
         return;
     };
-    let held = |d: Direction| h.dir(d).iter().fold(0u64, |n, x| n.saturating_add(x[1]));
-    if Direction::ALL.iter().any(|&d| held(d) != p.dir(d).ops) {
-        return;
-    }
     let before = out.len();
     for d in Direction::ALL {
         let moments: Vec<(&LatencySummary, u64)> = (p.hosts.iter())

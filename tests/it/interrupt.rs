@@ -48,6 +48,27 @@ fn wait_rows(dir: &Path, n: usize) {
     assert!(rows(dir) >= n, "no {n} rows within 30 s");
 }
 
+/// A run of the spec `body` on a 64 MiB sparse file in `dir`, into `dir/out`, sent SIGINT 500 ms after
+/// `file` (under `dir`) appeared (waited for at most 30 s); its output.
+fn interrupted_after(dir: &Path, body: &str, file: &str) -> std::process::Output {
+    write_file(dir, "s.toml", &spec_text("int", body));
+    sparse_file(&dir.join("t.img"), 64 << 20);
+    let child = Command::new(wkrun_bin())
+        .args(["s.toml", "--target", "t.img", "-o", "out"])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !dir.join(file).exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, libc::SIGINT);
+    child.wait_with_output().expect("wait")
+}
+
 fn signal(child: &Child, sig: i32) {
     // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
     let r = unsafe { libc::kill(child.id() as i32, sig) };
@@ -118,23 +139,8 @@ fn sigint_in_a_ramp_says_so_and_compares_as_not_measured() {
         "duration = \"60s\"\n",
         "duration = \"60s\"\nramp = \"30s\"\n",
     );
-    write_file(d.path(), "s.toml", &spec_text("int", &body));
-    sparse_file(&d.path().join("t.img"), 64 << 20);
-    let child = Command::new(wkrun_bin())
-        .args(["s.toml", "--target", "t.img", "-o", "out"])
-        .current_dir(d.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start wkrun");
     // results.json is written as the run starts, just before the phase's 30 s ramp.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !d.path().join("out/results.json").exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    signal(&child, libc::SIGINT);
-    let out = child.wait_with_output().expect("wait");
+    let out = interrupted_after(d.path(), &body, "out/results.json");
     let (code, stdout, stderr) = code_out_err(&out);
     assert_eq!(code, 130, "{stderr}");
     let (typed, r) = strict_results(&d.path().join("out"));
@@ -187,23 +193,9 @@ fn sigint_in_a_ramp_says_so_and_compares_as_not_measured() {
 fn sigint_before_the_first_interval_gives_no_advice_on_the_phase_length() {
     let d = tempdir();
     let body = BODY.replace("interval = \"100ms\"", "interval = \"10s\"");
-    write_file(d.path(), "s.toml", &spec_text("int", &body));
-    sparse_file(&d.path().join("t.img"), 64 << 20);
-    let child = Command::new(wkrun_bin())
-        .args(["s.toml", "--target", "t.img", "-o", "out"])
-        .current_dir(d.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start wkrun");
     // The series CSV is created as the measured part starts.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !d.path().join("out/00-w.csv").exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    signal(&child, libc::SIGINT);
-    let (code, _, stderr) = code_out_err(&child.wait_with_output().expect("wait"));
+    let out = interrupted_after(d.path(), &body, "out/00-w.csv");
+    let (code, _, stderr) = code_out_err(&out);
     assert_eq!(code, 130, "{stderr}");
     let (typed, _) = strict_results(&d.path().join("out"));
     let p = &typed.phases[0];

@@ -695,7 +695,12 @@ fn mix_caps(
         return caps;
     }
     let at = job.rate_iops_at.as_ref().unwrap_or(&job.at);
-    let text = format!("rate_iops={} with {}", caps_text(caps), mix_option(job));
+    // The option as written (trial 20 F5: a write job's `rate_iops=300` was quoted `rate_iops=,300`).
+    let text = format!(
+        "rate_iops={} with {}",
+        caps_text(job.rate_iops),
+        mix_option(job)
+    );
     let why = format!(
         "fio caps a block-size mix's bytes at rate_iops × its smallest size ({} B) per second, so at the mix's mean size ({} B an I/O) it issues rate_iops × {} / {} I/Os per second per job on average: {}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)",
         m.smallest,

@@ -942,6 +942,16 @@ fn rate_iops_with_a_block_size_mix_is_the_rate_fio_gives() {
         "{:?}",
         out.notes
     );
+    // A write job's note quotes its option as written (trial 20 F5: `rate_iops=,500` was said).
+    let writes = job.replace("rw=randread", "rw=randwrite");
+    let out = import_text(&writes, false).expect("imports");
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.starts_with("j.fio:7: rate_iops=500 with bssplit: ")),
+        "{:?}",
+        out.notes
+    );
     // Mixed, two jobs: fio ran 288 + 280 I/Os/s per job; 2000 × 4096 / 28672 = 285.71 each way, so the
     // phase's caps are 2 × 286, and the caps' share (50) is the read share.
     let mixed = "[m]\nfilename=f\nsize=64m\nrw=randrw\nrwmixread=70\nbssplit=4k/60:64k/40\nnorandommap\nrate_iops=2000\nnumjobs=2\ntime_based\nruntime=2\n";
