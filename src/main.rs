@@ -1737,40 +1737,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     let consent = multi::consents(std::slice::from_ref(&plan), &a.allow_destroy)
         .map_err(bad)?
         .remove(0);
-    // The folder is opened and locked before anything is written: a folder that another run holds, that
-    // holds results.json or that is a symbolic link is refused here. Hosts launched together get one
-    // default folder each, and runs started in one second one each too.
-    let limits = || {
-        run::check_open_files(&[&plan])
-            .and_then(|()| run::check_address_space(&[&plan]))
-            .and_then(|()| run::check_memory(&[&plan]))
-    };
-    let open_out = || match &a.output {
-        Some(p) => OutDir::for_run(p),
-        None => run::open_default_output(&plan.spec_name, launch.rank.as_ref().map(|r| r.rank)),
-    };
-    let out_dir = match open_out() {
-        Ok(d) => d,
-        // A folder a resource limit refused: the run's own check says what the run needs, or raises the
-        // open-file limit to its hard limit, and the folder is opened again.
-        Err(e) if e.exit_code() == 1 => match limits() {
-            Ok(()) => open_out().map_err(out_fail)?,
-            Err(why) => {
-                let why = strip_nothing(&why);
-                return Err(Fail(1, format!("{why}; nothing was written ({e})")));
-            }
-        },
-        Err(e) => return Err(out_fail(e)),
-    };
-    if let Err(e) = target_not_a_run_file(&plan, &[&out_dir]) {
-        out_dir.discard();
-        return Err(e);
-    }
-    // A resource limit, checked once the input is known good: exit 1, with a results.json saying
-    // "failed" where the output folder can hold one.
-    if let Err(why) = limits() {
-        return Err(refused_by_limit(&s, &plan, out_dir, &why));
-    }
+    let out_dir = open_run_folder(&s, &plan, a, launch)?;
     // The plan marks the target created only when some phase opens it (not when all run on null).
     let created = plan.target.created;
     if created {
@@ -1799,9 +1766,61 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
     }
     let r = run::execute(&s, &plan, &consent, &out_dir, &signal::STOP, &mut console);
     run::Observer::phase_end(&mut console);
-    let out_dir = where_now(out_dir)?;
+    settle(r, &plan, created, where_now(out_dir)?)
+}
+
+/// Opens and locks the run's output folder before anything is written (a folder that another run holds,
+/// that holds results.json or that is a symbolic link is refused; hosts launched together get one default
+/// folder each, and runs started in one second one each too), and checks the run's resource limits: a limit
+/// that refuses it is recorded in a results.json saying "failed" where the folder can hold one (exit 1).
+fn open_run_folder(
+    s: &LoadedSpec,
+    plan: &Plan,
+    a: &RunArgs,
+    launch: &wkrun::launch::Launch,
+) -> Result<OutDir, Fail> {
+    let limits = || {
+        run::check_open_files(&[plan])
+            .and_then(|()| run::check_address_space(&[plan]))
+            .and_then(|()| run::check_memory(&[plan]))
+    };
+    let open_out = || match &a.output {
+        Some(p) => OutDir::for_run(p),
+        None => run::open_default_output(&plan.spec_name, launch.rank.as_ref().map(|r| r.rank)),
+    };
+    let out_dir = match open_out() {
+        Ok(d) => d,
+        // A folder a resource limit refused: the run's own check says what the run needs, or raises the
+        // open-file limit to its hard limit, and the folder is opened again.
+        Err(e) if e.exit_code() == 1 => match limits() {
+            Ok(()) => open_out().map_err(out_fail)?,
+            Err(why) => {
+                let why = strip_nothing(&why);
+                return Err(Fail(1, format!("{why}; nothing was written ({e})")));
+            }
+        },
+        Err(e) => return Err(out_fail(e)),
+    };
+    if let Err(e) = target_not_a_run_file(plan, &[&out_dir]) {
+        out_dir.discard();
+        return Err(e);
+    }
+    // A resource limit, checked once the input is known good.
+    if let Err(why) = limits() {
+        return Err(refused_by_limit(s, plan, out_dir, &why));
+    }
+    Ok(out_dir)
+}
+
+/// The run's end: its results checked against the schema and, past it, as `wkrun validate` checks them (a
+/// run whose results it would refuse failed), then recorded and exited as [`outcome`] says.
+fn settle(
+    r: Result<wkrun::results::Results, RunError>,
+    plan: &Plan,
+    created: bool,
+    out_dir: OutDir,
+) -> Result<(), Fail> {
     let (r, unchecked) = checked_outcome(r, &out_dir);
-    // Past the schema, what `wkrun validate` checks: a run whose results it would refuse failed.
     let r = match (r, &unchecked) {
         (Ok(mut res), None) => {
             own_check::own_results(&out_dir, &mut res, own_check::Scope::Figures)
@@ -1810,7 +1829,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Fail> {
         }
         (r, _) => r,
     };
-    outcome(r, &plan, created, out_dir)?;
+    outcome(r, plan, created, out_dir)?;
     // A run that went well, whose results break the schema: done, and a wkrun bug to report.
     match unchecked {
         Some(e) => Err(Fail(wkrun::results::check::EXIT_SCHEMA_BUG, e)),

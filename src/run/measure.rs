@@ -239,14 +239,7 @@ pub fn run(
     let parts = parts(env, phase, &shape)?;
     let device_csv = series_csv::device_file_name(phase.index, &phase.name);
     let csv_error = Mutex::new(None);
-    let slots = env.sim.map(|device| {
-        let pattern = match &parts.data[0] {
-            WriteData::Pattern(g) | WriteData::Stamped(g, _) => g.pattern(),
-            // A restored image is taken as incompressible.
-            WriteData::Image { .. } => DataPattern::Random,
-        };
-        lock(device).slots_for(pattern)
-    });
+    let slots = sim_slots(env, &parts);
     let new_engine = |csv| {
         let sim = env.sim.map(|device| engine::sim::Sim {
             device,
@@ -293,10 +286,7 @@ pub fn run(
     };
     let device_before = env.sim.map(|d| lock(d).counters());
     let device_file = match env.sim {
-        Some(_) => Some(csv.dir.create(&device_csv).map_err(setup(format!(
-            "cannot create {}",
-            csv.dir.join(&device_csv).display()
-        )))?),
+        Some(_) => Some(create_csv(csv.dir, &device_csv)?),
         None => None,
     };
     // One engine per worker; only the first writes a simulated drive's CSV (a simulated drive has one).
@@ -307,14 +297,7 @@ pub fn run(
     // on a virtual clock (the simulated drive's time is not the host's).
     let sampler = match parts.virtual_clock {
         true => None,
-        false => {
-            let name = crate::results::counters::file_name(phase.index, &phase.name);
-            let s = super::counters::Sampler::before(&env.plan.target, csv.dir, name.clone());
-            Some(s.map_err(setup(format!(
-                "cannot create {}",
-                csv.dir.join(&name).display()
-            )))?)
-        }
+        false => Some(counters_before(env, phase, csv.dir)?),
     };
     let mut out = measure(&shape, &parts, (&first, check), &engines, csv, obs, sampler)?;
     // The ramp's I/Os are not measured, but its failed I/Os are counted.
@@ -335,6 +318,37 @@ pub fn run(
         .zip(device_before)
         .map(|(d, before)| lock(d).counters().since(&before));
     Ok(out)
+}
+
+/// How many I/Os a simulated drive holds at once for the phase's data (a restored image is taken as
+/// incompressible); `None` on a real target.
+fn sim_slots(env: &Env<'_>, parts: &Parts<'_>) -> Option<u32> {
+    env.sim.map(|device| {
+        let pattern = match &parts.data[0] {
+            WriteData::Pattern(g) | WriteData::Stamped(g, _) => g.pattern(),
+            WriteData::Image { .. } => DataPattern::Random,
+        };
+        lock(device).slots_for(pattern)
+    })
+}
+
+/// Creates the CSV `name` in the run's folder.
+fn create_csv(dir: &OutDir, name: &str) -> Result<std::fs::File, SetupError> {
+    dir.create(name)
+        .map_err(setup(format!("cannot create {}", dir.join(name).display())))
+}
+
+/// The counters' first reading, before the engines set up, and their CSV created.
+fn counters_before(
+    env: &Env<'_>,
+    phase: &PhasePlan,
+    dir: &OutDir,
+) -> Result<super::counters::Sampler, SetupError> {
+    let name = crate::results::counters::file_name(phase.index, &phase.name);
+    super::counters::Sampler::before(&env.plan.target, dir, name.clone()).map_err(setup(format!(
+        "cannot create {}",
+        dir.join(&name).display()
+    )))
 }
 
 /// An engine instance, one per worker.
