@@ -533,6 +533,20 @@ string_unit!(
     "^\\s*[0-9]*\\.?[0-9]+\\s*(%|[kKmMgGtTpP]|[kKMGTP]i?B|B|b|kB)?\\s*$"
 );
 
+/// A latency in nanoseconds with the unit that keeps it short: `850 ns`, `21.3 µs`, `1.25 ms`, `2.50 s`.
+pub fn latency(ns: f64) -> String {
+    // The thresholds are where the rounded value would reach 1000 of its unit.
+    if ns < 999.5 {
+        format!("{ns:.0} ns")
+    } else if ns < 999_950.0 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns < 999_995_000.0 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// The newcomer's trial: `--ymax 10k` was refused, though wkrun writes IOPS so.

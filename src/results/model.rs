@@ -791,6 +791,53 @@ impl PhaseResult {
         )
     }
 
+    /// The summary's latency line: mean, p99 and p99.9 of each direction that completed I/Os (fio's clat
+    /// percentiles' tail), e.g.
+    /// `latency: read mean 21.3 µs, p99 45.1 µs, p99.9 80.2 µs; write mean 1.25 ms, p99 3.40 ms, p99.9 5.10 ms`;
+    /// `None` without any (no I/O, or per-I/O recording off).
+    pub fn latency_text(&self) -> Option<String> {
+        let parts: Vec<String> = Direction::ALL
+            .into_iter()
+            .filter_map(|dir| {
+                let d = self.dir(dir);
+                let l = d.latency_ns.as_ref().filter(|_| d.ops > 0)?;
+                Some(format!(
+                    "{dir} mean {}, p99 {}, p99.9 {}",
+                    crate::units::latency(l.mean),
+                    crate::units::latency(l.p99 as f64),
+                    crate::units::latency(l.p99_9 as f64)
+                ))
+            })
+            .collect();
+        (!parts.is_empty()).then(|| format!("latency: {}", parts.join("; ")))
+    }
+
+    /// The summary's line of a phase's flushes (`fsync`, `fdatasync`: `sync.flushes`), like fio's `sync`
+    /// latency block: their count and call, then mean, p99 and max latency, e.g.
+    /// `flushes: 333 fsync (after every 3 writes): mean 1.20 ms, p99 3.40 ms, max 5.00 ms`; the latencies left
+    /// out when none were recorded; `None` in a phase without flushes, and where none could happen: a phase
+    /// that asked for them but completed no write (a read-only phase with `fsync = N`).
+    pub fn flush_text(&self) -> Option<String> {
+        let f = self.sync.as_ref()?.flushes.as_ref()?;
+        if f.ops == 0 && self.write.ops == 0 {
+            return None;
+        }
+        let writes = match f.every_writes {
+            1 => "after every write".to_string(),
+            n => format!("after every {n} writes"),
+        };
+        let lat = match &f.latency_ns {
+            Some(l) => format!(
+                ": mean {}, p99 {}, max {}",
+                crate::units::latency(l.mean),
+                crate::units::latency(l.p99 as f64),
+                crate::units::latency(l.max as f64)
+            ),
+            None => String::new(),
+        };
+        Some(format!("flushes: {} {} ({writes}){lat}", f.ops, f.call))
+    }
+
     /// Every direction's IOPS added: `read.iops` + `write.iops` + `trim.iops` (a trim is an I/O, as in
     /// `total`). What the summary line, `wkrun compare` and the report call a phase's IOPS.
     pub fn iops(&self) -> f64 {

@@ -245,10 +245,53 @@ pub fn measured(
     pr: &mut PhaseResult,
 ) -> Result<IoOutcome, PhaseEnd> {
     let csv_name = series_csv::file_name(phase.index, &phase.name);
+    let mut o = run_explained(ctx, phase, check, pr, &csv_name)?;
+    let first_max_us = o.judged.first_max_us;
+    let short = record(phase, &mut o, pr, ctx.stop.load(Ordering::Relaxed));
+    if o.ramp_stopped {
+        ctx.warn(pr, ramp_stopped(phase));
+    }
+    pr.series_csv = Some(csv_name);
+    pr.hist_log = o.hist_log.take();
+    keep_trace(ctx, phase, &mut o, pr);
+    // The phase's total latency needed a histogram that memory could not hold: it fails, what it measured
+    // kept.
+    if let Err(e) = short {
+        let limit = crate::sys::limits::Limit::AddressSpace.note();
+        return Err(failed(phase, pr, format!("{e}{limit}")));
+    }
+    shape_warnings(ctx, phase, pr, first_max_us);
+    keep_counters(ctx, &mut o, pr);
+    pr.zones = o.zones.map(|z| crate::results::ZonesResult {
+        zones: z.zones,
+        written: z.written,
+        resets: z.resets,
+    });
+    // A zone that refused its writes, or a CSV that could not be written (a full disk), fails the run, with
+    // what the phase measured kept.
+    if let Some(e) = o.zone_error.take() {
+        return Err(failed(phase, pr, e));
+    }
+    if let Some(e) = o.csv_error.take() {
+        return Err(failed(phase, pr, e.to_string()));
+    }
+    engine_warnings(ctx, phase, &o, pr);
+    Ok(o)
+}
+
+/// Runs the phase's I/O, with the host's health before and after and a stop (SIGSTOP) warned of; an I/O
+/// error is explained by what happened to the target (a size limit, a short file, a target gone).
+fn run_explained(
+    ctx: &mut Ctx<'_>,
+    phase: &PhasePlan,
+    check: Option<&dyn ReadCheck>,
+    pr: &mut PhaseResult,
+    csv_name: &str,
+) -> Result<IoOutcome, PhaseEnd> {
     let env = ctx.env();
     let csv = measure::CsvOut {
         dir: ctx.out_dir,
-        name: &csv_name,
+        name: csv_name,
     };
     let health_before = super::health::now(ctx);
     let (continues, began_ns) = (
@@ -273,99 +316,93 @@ pub fn measured(
             explain_gone(err, &env.plan.target, held.file());
         }
     }
-    let first_max_us = o.judged.first_max_us;
-    let short = record(phase, &mut o, pr, ctx.stop.load(Ordering::Relaxed));
-    if o.ramp_stopped {
-        ctx.warn(pr, ramp_stopped(phase));
+    Ok(o)
+}
+
+/// The phase marked incomplete and the run's end for it: `why` prefixed with the phase's name.
+fn failed(phase: &PhasePlan, pr: &mut PhaseResult, why: String) -> PhaseEnd {
+    pr.completed = false;
+    PhaseEnd::Failed(pr.clone(), format!("phase \"{}\": {why}", phase.name))
+}
+
+/// Writes the phase's per-I/O trace (when asked for) and records its file; a write that failed becomes
+/// the phase's CSV error.
+fn keep_trace(ctx: &Ctx<'_>, phase: &PhasePlan, o: &mut IoOutcome, pr: &mut PhaseResult) {
+    let Some((rows, dropped)) = o.trace.take() else {
+        return;
+    };
+    let name = crate::results::trace_csv::file_name(phase.index, &phase.name);
+    if let Err(e) = crate::results::trace_csv::write(ctx.out_dir, &name, &rows) {
+        let what = format!("cannot write {}", ctx.out_dir.join(&name).display());
+        o.csv_error
+            .get_or_insert(measure::SetupError { what, source: e });
     }
-    pr.series_csv = Some(csv_name);
-    pr.hist_log = o.hist_log.take();
-    if let Some((rows, dropped)) = o.trace.take() {
-        let name = crate::results::trace_csv::file_name(phase.index, &phase.name);
-        if let Err(e) = crate::results::trace_csv::write(ctx.out_dir, &name, &rows) {
-            let what = format!("cannot write {}", ctx.out_dir.join(&name).display());
-            o.csv_error
-                .get_or_insert(measure::SetupError { what, source: e });
-        }
-        pr.trace = Some(crate::results::TraceResult {
-            file: name,
-            ios: rows.len() as u64,
-            dropped,
-        });
-    }
-    // The phase's total latency needed a histogram that memory could not hold: it fails, what it measured
-    // kept.
-    if let Err(e) = short {
-        pr.completed = false;
-        let limit = crate::sys::limits::Limit::AddressSpace.note();
-        return Err(PhaseEnd::Failed(
-            pr.clone(),
-            format!("phase \"{}\": {e}{limit}", phase.name),
-        ));
-    }
+    pr.trace = Some(crate::results::TraceResult {
+        file: name,
+        ios: rows.len() as u64,
+        dropped,
+    });
+}
+
+/// What shaped the phase's numbers besides the device: a backlog left by the phase before, and workers
+/// that did unequal work (the host's scheduling shaped the phase's total).
+fn shape_warnings(
+    ctx: &mut Ctx<'_>,
+    phase: &PhasePlan,
+    pr: &mut PhaseResult,
+    first_max_us: Option<f64>,
+) {
     let ramp = matches!(&phase.work, crate::plan::Work::Io(w) if w.measure.ramp_ns.is_some());
     if phase.kind == PhaseKind::Workload
         && let Some(w) = super::backlog::warning(pr, first_max_us, ctx.previous(), ramp)
     {
         ctx.warn(pr, w);
     }
-    // Workers that did unequal work: the host's scheduling shaped the phase's total.
     if let Some(w) = crate::results::balance::warning(pr) {
         ctx.warn(pr, w);
     }
-    if let Some(t) = o.counters.take() {
-        pr.cpu = Some(t.cpu);
-        pr.kernel = t.kernel;
-        if let (Some(name), Some(e)) = (&t.csv, t.error)
-            && o.csv_error.is_none()
-        {
-            o.csv_error = Some(measure::SetupError {
-                what: format!("cannot write {}", ctx.out_dir.join(name).display()),
-                source: e,
-            });
-        }
-        pr.counters_csv = t.csv;
+}
+
+/// The phase's CPU and kernel counters, and their CSV (a write that failed becomes the CSV error).
+fn keep_counters(ctx: &Ctx<'_>, o: &mut IoOutcome, pr: &mut PhaseResult) {
+    let Some(t) = o.counters.take() else {
+        return;
+    };
+    pr.cpu = Some(t.cpu);
+    pr.kernel = t.kernel;
+    if let (Some(name), Some(e)) = (&t.csv, t.error)
+        && o.csv_error.is_none()
+    {
+        o.csv_error = Some(measure::SetupError {
+            what: format!("cannot write {}", ctx.out_dir.join(name).display()),
+            source: e,
+        });
     }
-    pr.zones = o.zones.map(|z| crate::results::ZonesResult {
-        zones: z.zones,
-        written: z.written,
-        resets: z.resets,
-    });
-    if let Some(e) = o.zone_error.take() {
-        pr.completed = false;
-        return Err(PhaseEnd::Failed(
-            pr.clone(),
-            format!("phase \"{}\": {e}", phase.name),
-        ));
-    }
-    // A CSV that could not be written (a full disk) fails the run, with what the phase measured kept.
-    if let Some(e) = o.csv_error.take() {
-        pr.completed = false;
-        return Err(PhaseEnd::Failed(
-            pr.clone(),
-            format!("phase \"{}\": {e}", phase.name),
-        ));
-    }
-    // How the engine ran (io_uring without registered buffers): a warning in the results and the log.
+    pr.counters_csv = t.csv;
+}
+
+/// How the engine ran (io_uring without registered buffers) and how busy its submitting threads were:
+/// warnings in the results and the log, and the host's share in `pr.host`.
+fn engine_warnings(ctx: &mut Ctx<'_>, phase: &PhasePlan, o: &IoOutcome, pr: &mut PhaseResult) {
     for w in &o.outcome.warnings {
         ctx.warn(pr, w.clone());
     }
-    if let Some(c) = o.outcome.submit_cpu {
-        pr.host = Some(HostResult {
-            submit_cpu_fraction: c.busiest,
-            submit_threads: c.threads,
-            cpu_wait_fraction: c.waited,
-            completion_waits: o.outcome.waits.clone(),
-        });
-        // A phase its rate cap held at the cap was paced by the cap, not by the host (trial 13 F7).
-        let capped = matches!(&phase.work, crate::plan::Work::Io(w) if at_cap(w, pr));
-        for w in host_bound(c).into_iter().chain(cpu_waited(c)) {
-            if !capped {
-                ctx.warn(pr, w);
-            }
+    let Some(c) = o.outcome.submit_cpu else {
+        return;
+    };
+    pr.host = Some(HostResult {
+        submit_cpu_fraction: c.busiest,
+        submit_threads: c.threads,
+        cpu_wait_fraction: c.waited,
+        completion_waits: o.outcome.waits.clone(),
+    });
+    // A phase its rate cap held at the cap was paced by the cap, not by the host (trial 13 F7).
+    let capped = matches!(&phase.work, crate::plan::Work::Io(w) if at_cap(w, pr));
+    for w in host_bound(c).into_iter().chain(cpu_waited(c)) {
+        if !capped {
+            ctx.warn(pr, w);
         }
     }
-    Ok(o)
 }
 
 /// The warning for a phase during which the process was stopped (SIGSTOP, or ctrl-Z: SIGTSTP) and
@@ -777,11 +814,8 @@ pub fn log_summary(ctx: &mut Ctx<'_>, pr: &PhaseResult, interrupted: bool) {
         false => String::new(),
     };
     ctx.result(&format!("      {head}{}", pr.totals_text()));
-    if let Some(line) = latency_line(pr) {
-        ctx.result(&line);
-    }
-    if let Some(line) = flush_line(pr) {
-        ctx.result(&line);
+    for line in [pr.latency_text(), pr.flush_text()].into_iter().flatten() {
+        ctx.result(&format!("      {line}"));
     }
     if let Some(line) = intended_line(pr) {
         ctx.result(&line);
@@ -833,57 +867,7 @@ pub fn interrupted_word() -> String {
     }
 }
 
-/// The summary's latency line: mean, p99 and p99.9 of each direction that completed I/Os (fio's clat
-/// percentiles' tail), e.g.
-/// `      latency: read mean 21.3 µs, p99 45.1 µs, p99.9 80.2 µs; write mean 1.25 ms, p99 3.40 ms, p99.9 5.10 ms`;
-/// `None` without any (no I/O, or per-I/O recording off).
-pub fn latency_line(pr: &PhaseResult) -> Option<String> {
-    let parts: Vec<String> = Direction::ALL
-        .into_iter()
-        .filter_map(|dir| {
-            let d = pr.dir(dir);
-            let l = d.latency_ns.as_ref().filter(|_| d.ops > 0)?;
-            Some(format!(
-                "{dir} mean {}, p99 {}, p99.9 {}",
-                super::progress::latency(l.mean),
-                super::progress::latency(l.p99 as f64),
-                super::progress::latency(l.p99_9 as f64)
-            ))
-        })
-        .collect();
-    (!parts.is_empty()).then(|| format!("      latency: {}", parts.join("; ")))
-}
-
-/// The summary's line of a phase's flushes (`fsync`, `fdatasync`: `sync.flushes`), like fio's `sync`
-/// latency block: their count and call, then mean, p99 and max latency, e.g.
-/// `      flushes: 333 fsync (after every 3 writes): mean 1.20 ms, p99 3.40 ms, max 5.00 ms`; the latencies
-/// left out when none were recorded; `None` in a phase without flushes, and where none could happen: a
-/// phase that asked for them but completed no write (a read-only phase with `fsync = N`).
-pub fn flush_line(pr: &PhaseResult) -> Option<String> {
-    let f = pr.sync.as_ref()?.flushes.as_ref()?;
-    if f.ops == 0 && pr.write.ops == 0 {
-        return None;
-    }
-    let writes = match f.every_writes {
-        1 => "after every write".to_string(),
-        n => format!("after every {n} writes"),
-    };
-    let lat = match &f.latency_ns {
-        Some(l) => format!(
-            ": mean {}, p99 {}, max {}",
-            super::progress::latency(l.mean),
-            super::progress::latency(l.p99 as f64),
-            super::progress::latency(l.max as f64)
-        ),
-        None => String::new(),
-    };
-    Some(format!(
-        "      flushes: {} {} ({writes}){lat}",
-        f.ops, f.call
-    ))
-}
-
-/// Under a schedule, the latency from the intended issue time, as [`latency_line`] and with the think
+/// Under a schedule, the latency from the intended issue time, as [`PhaseResult::latency_text`] and with the think
 /// times taken: `      from intended issue: read mean 1.20 ms, p99 3.10 ms (9 think times)`; `None` without
 /// a schedule.
 pub fn intended_line(pr: &PhaseResult) -> Option<String> {

@@ -300,19 +300,8 @@ pub fn row_line(
     }
 }
 
-/// A latency in nanoseconds with the unit that keeps it short: `850 ns`, `21.3 µs`, `1.25 ms`, `2.50 s`.
-pub fn latency(ns: f64) -> String {
-    // The thresholds are where the rounded value would reach 1000 of its unit.
-    if ns < 999.5 {
-        format!("{ns:.0} ns")
-    } else if ns < 999_950.0 {
-        format!("{:.1} µs", ns / 1e3)
-    } else if ns < 999_995_000.0 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
-}
+/// A latency with the unit that keeps it short (one definition: [`crate::units::latency`]).
+pub use crate::units::latency;
 
 /// A rate with a k/M suffix above a thousand: `950`, `25.3k`, `1.2M`.
 fn count(v: f64) -> String {

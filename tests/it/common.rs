@@ -1170,6 +1170,51 @@ pub fn lat_text(ns: f64) -> String {
     format!("{:.2} s", ns / 1e9)
 }
 
+/// The lines a sum of targets or a `wkrun merge` prints under a phase's totals line, recomputed from its
+/// results: the latency line (each direction with I/Os: mean, p99, p99.9) and, when its `parts` (targets,
+/// hosts) add to more than 1.005 x its IOPS on their own, the line that says both rates.
+pub fn expected_sum_lines(
+    prefix: &str,
+    parts: &str,
+    p: &wkrun::results::PhaseResult,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut dirs = vec![("read", &p.read), ("write", &p.write)];
+    if let Some(t) = &p.trim {
+        dirs.push(("trim", t));
+    }
+    let lat: Vec<String> = dirs
+        .iter()
+        .filter(|(_, d)| d.ops > 0)
+        .filter_map(|(n, d)| {
+            let l = d.latency_ns.as_ref()?;
+            Some(format!(
+                "{n} mean {}, p99 {}, p99.9 {}",
+                lat_text(l.mean),
+                lat_text(l.p99 as f64),
+                lat_text(l.p99_9 as f64)
+            ))
+        })
+        .collect();
+    if !lat.is_empty() {
+        lines.push(format!("{prefix}      latency: {}", lat.join("; ")));
+    }
+    let sum: f64 = dirs.iter().map(|(_, d)| d.iops).sum();
+    let own: f64 = p
+        .hosts
+        .iter()
+        .map(|h| h.read.iops + h.write.iops + h.trim.as_ref().map_or(0.0, |t| t.iops))
+        .sum();
+    if p.hosts.len() > 1 && own > sum * 1.005 {
+        lines.push(format!(
+            "{prefix}      the {parts}' own rates add to {own:.0} IOPS; {sum:.0} IOPS is all their I/Os over the \
+             {:.3} s from the first start to the last end (docs/results.md)",
+            p.duration_s
+        ));
+    }
+    lines
+}
+
 /// The summary lines of phase `i` in a run's stdout (issue 24 item 6: the summary is there): from its
 /// `N reads, M writes` line to the next phase's header.
 pub fn summary_lines(log: &str, i: usize) -> Vec<&str> {

@@ -675,8 +675,24 @@ fn hosts_run_one_after_the_other_are_warned_of_the_gap() {
         assert_eq!(code, 0, "{err}");
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    let (code, _, err) = code_out_err(&wkrun(dir, &["merge", "r1", "r0", "-o", "m"]));
+    let (code, merged_out, err) = code_out_err(&wkrun(dir, &["merge", "r1", "r0", "-o", "m"]));
     assert_eq!(code, 0, "{err}");
+    // The merge's summary says the hosts' own rates beside the merged one (trial 21 F6), the numbers
+    // recomputed from the results: run one after the other, their own rates add to about twice it.
+    let (typed, _) = strict_results(&dir.join("m"));
+    let said = expected_sum_lines("  ", "hosts", &typed.phases[0]);
+    assert_eq!(said.len(), 2, "{merged_out}");
+    assert!(
+        said[1].contains("the hosts' own rates add to"),
+        "{}",
+        said[1]
+    );
+    for l in &said {
+        assert!(
+            merged_out.lines().any(|o| o == l),
+            "{l} not in {merged_out}"
+        );
+    }
     let (p0, p1) = (results(&dir.join("r0")), results(&dir.join("r1")));
     let ns = |v: &Value| u(v, "/phases/0/series_t0_unix_ns");
     let dur = |v: &Value| v["phases"][0]["duration_s"].as_f64().expect("duration");

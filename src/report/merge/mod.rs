@@ -514,31 +514,52 @@ pub fn summary_line(m: &Merged, path: &Path) -> String {
         m.results.phases.len(),
         path.display()
     );
-    for l in totals_lines(m, "  ") {
+    for l in totals_lines(m, "  ", "hosts") {
         o.push('\n');
         o.push_str(&l);
     }
     o
 }
 
-/// One line per merged phase that did I/O (not an erase): `PREFIXphase N "NAME": R reads, W writes in D
-/// s: X IOPS, Y MB/s`, the totals the merged `results.json` holds
+/// Per merged phase that did I/O (not an erase): `PREFIXphase N "NAME": R reads, W writes in D s: X IOPS, Y
+/// MB/s`, the totals the merged `results.json` holds
 /// ([`PhaseResult::totals_text`](crate::results::PhaseResult::totals_text)), as the run's summary line
-/// prints one host's.
-pub fn totals_lines(m: &Merged, prefix: &str) -> Vec<String> {
-    m.results
+/// prints one host's, then its latency and flush lines as the run prints them. When the `parts` (`targets`,
+/// `hosts`) did not run over one span, their own IOPS add to more than the merged figure, which divides all
+/// their I/Os by the span from the first start to the last end: a line says both, so that nobody adds the
+/// parts' rates by hand and wonders.
+pub fn totals_lines(m: &Merged, prefix: &str, parts: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for p in m
+        .results
         .phases
         .iter()
         .filter(|p| p.kind != crate::spec::PhaseKind::Erase)
-        .map(|p| {
-            format!(
-                "{prefix}phase {} \"{}\": {}",
-                p.index,
-                p.name,
-                p.totals_text()
-            )
-        })
-        .collect()
+    {
+        lines.push(format!(
+            "{prefix}phase {} \"{}\": {}",
+            p.index,
+            p.name,
+            p.totals_text()
+        ));
+        for l in [p.latency_text(), p.flush_text()].into_iter().flatten() {
+            lines.push(format!("{prefix}      {l}"));
+        }
+        let own: f64 = p
+            .hosts
+            .iter()
+            .map(|h| h.read.iops + h.write.iops + h.trim.as_ref().map_or(0.0, |t| t.iops))
+            .sum();
+        if p.hosts.len() > 1 && own > p.iops() * 1.005 {
+            lines.push(format!(
+                "{prefix}      the {parts}' own rates add to {own:.0} IOPS; {:.0} IOPS is all their I/Os over the \
+                 {:.3} s from the first start to the last end (docs/results.md)",
+                p.iops(),
+                p.duration_s
+            ));
+        }
+    }
+    lines
 }
 
 /// The aggregate of a run on several targets (`wkrun SPEC --target A --target B`): the targets' results
@@ -650,7 +671,7 @@ mod totals_tests {
             hlogs: vec![None, None, None],
         };
         assert_eq!(
-            totals_lines(&m, "[all 3 targets] "),
+            totals_lines(&m, "[all 3 targets] ", "targets"),
             [
                 "[all 3 targets] phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s",
                 "[all 3 targets] phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s (read 17500 IOPS, 71.7 MB/s; write 7500 IOPS, 30.7 MB/s)",
