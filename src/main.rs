@@ -815,8 +815,9 @@ fn validate_spec(p: &Path) -> Result<String, spec::SpecErrors> {
 }
 
 /// `PATH: ok (results, N phases)` for a results file (or folder) that matches the results schema and whose
-/// series CSVs are whole (header, columns, numbers, a row per interval), or what is wrong with the exit
-/// status to give: 2, or 1 when the address space left cannot hold reading it.
+/// series CSVs are whole (header, columns, numbers, a row per interval), the run's status first when it is
+/// not `completed` (`ok (results, interrupted, 2 phases, ...)`), or what is wrong with the exit status to
+/// give: 2, or 1 when the address space left cannot hold reading it.
 fn validate_results(p: &Path) -> Result<String, (u8, String)> {
     let file = match p.is_dir() {
         true => p.join("results.json"),
@@ -836,8 +837,12 @@ fn validate_results(p: &Path) -> Result<String, (u8, String)> {
         1 => ", 1 target's folder".to_string(),
         t => format!(", {t} targets' folders"),
     };
+    let status = match checked.status {
+        wkrun::results::Status::Completed => String::new(),
+        s => format!("{}, ", s.word()),
+    };
     Ok(format!(
-        "{}: ok (results, {n} phase{}, {series} series CSV{}{folders})",
+        "{}: ok (results, {status}{n} phase{}, {series} series CSV{}{folders})",
         p.display(),
         if n == 1 { "" } else { "s" },
         if series == 1 { "" } else { "s" }

@@ -272,11 +272,12 @@ pub enum Cell {
     Text(String),
     /// A headline figure whose runs cover unlike rows ([`unlike_rows`]): the value, the rows it covers
     /// (`10..20 s`) and its change against the first run's where its rows are alike the first's
-    /// ([`alike_changes`]).
+    /// ([`alike_changes`]); or a composite score that rests on fewer workloads than its run has in common
+    /// with the first run, and how many (`1 of 3 workloads`, [`Score::over`]).
     Over {
         /// The value, in the metric's unit.
         value: f64,
-        /// The rows it covers, in seconds.
+        /// What it covers: the rows, in seconds, or the workloads scored.
         rows: String,
         /// (value − first) / first × 100, where comparable.
         change_pct: Option<f64>,
@@ -382,9 +383,16 @@ pub enum Note {
         /// Each run's rows.
         covers: Vec<Option<Covers>>,
     },
-    /// The composite's lead figures left out for unlike rows: each column's, by its index, as `LABEL of
-    /// PHASE`.
-    LeftOut(Vec<(usize, String)>),
+    /// The composite's: the workloads each column's score rests on, by its index, when fewer than its run
+    /// has in common with the first (`over 1 of 3 workloads: rw2 interrupted, rw3 not run`,
+    /// [`Score::rests`]), and the lead
+    /// figures left out for unlike rows, as `LABEL of PHASE`.
+    Composite {
+        /// Each later column's workloads scored, where some are not.
+        rests: Vec<(usize, String)>,
+        /// Each later column's lead figures left out for rows unlike the first column's.
+        unlike: Vec<(usize, String)>,
+    },
     /// fio's job counts its verify reads, which wkrun measured as a phase of their own
     /// ([`crate::report::verify_reads`]): the rows of both phases have no change, and the job is left out
     /// of the composite.
@@ -407,15 +415,27 @@ impl Note {
                     each.join("; ")
                 )
             }
-            Note::LeftOut(figs) => {
-                let each: Vec<String> = figs
-                    .iter()
-                    .map(|(i, f)| format!("{}: {f}", col(*i)))
-                    .collect();
-                format!(
-                    "left out of the composite, their rows unlike the first column's: {}; such a phase is scored on its next lead figure, else on its IOPS, phase mean",
-                    each.join("; ")
-                )
+            Note::Composite { rests, unlike } => {
+                let each = |items: &[(usize, String)]| -> Vec<String> {
+                    items
+                        .iter()
+                        .map(|(i, f)| format!("{}: {f}", col(*i)))
+                        .collect()
+                };
+                let mut said = Vec::new();
+                if !rests.is_empty() {
+                    said.push(format!(
+                        "the composite of {}; a phase that did not complete is left out (its figures cover part of it)",
+                        each(rests).join("; ")
+                    ));
+                }
+                if !unlike.is_empty() {
+                    said.push(format!(
+                        "left out of the composite, their rows unlike the first column's: {}; such a phase is scored on its next lead figure, else on its IOPS, phase mean",
+                        each(unlike).join("; ")
+                    ));
+                }
+                said.join(". ")
             }
             Note::VerifyReads(splits) => {
                 let q = |n: &str| crate::text::escaped(n).into_owned();
@@ -596,8 +616,9 @@ pub fn compare(runs: &[Run]) -> Comparison {
         }
     }
     if runs.len() > 1 {
-        let mut row = composite_row(composite(&results), Metric::Composite.label());
-        row.note = composite_note(&results);
+        let scores = scores(&results);
+        let mut row = composite_row(&scores, Metric::Composite.label());
+        row.note = composite_note(&results, &scores);
         rows.push(row);
     }
     Comparison { columns, rows }
@@ -962,23 +983,35 @@ fn unpaired(runs: &[Run]) -> Option<String> {
     })
 }
 
-/// The composite row (phase `(all phases)`) of `scores` ([`composite`]), labelled `label`: each score with its
-/// change (score − 1) × 100, none for the first column.
-pub fn composite_row(scores: Vec<Option<f64>>, label: String) -> Row {
+/// The composite row (phase `(all phases)`) of `scores` ([`scores`]), labelled `label`: each score with its
+/// change (score − 1) × 100, none for the first column; a later column's score that rests on fewer
+/// workloads than its run has in common with the first (`twin`) says over how many (`0.974 over 1 of 3
+/// workloads`).
+pub fn composite_row(scores: &[Score], label: String) -> Row {
     Row {
         note: None,
         phase: "(all phases)".into(),
         metric: Metric::Composite,
         label,
         cells: scores
-            .into_iter()
+            .iter()
             .enumerate()
-            .map(|(i, c)| match c {
+            .map(|(i, s)| match s.value {
                 None => Cell::NoData,
-                Some(ratio) => Cell::Number {
-                    value: ratio,
-                    change_pct: (i > 0).then_some((ratio - 1.0) * 100.0),
-                },
+                Some(ratio) => {
+                    let change_pct = (i > 0).then_some((ratio - 1.0) * 100.0);
+                    match (i > 0 && !s.left.is_empty()).then(|| s.over()) {
+                        Some(rows) => Cell::Over {
+                            value: ratio,
+                            rows,
+                            change_pct,
+                        },
+                        None => Cell::Number {
+                            value: ratio,
+                            change_pct,
+                        },
+                    }
+                }
             })
             .collect(),
     }
@@ -1498,39 +1531,109 @@ fn unlike_leads<'a>(base: &'a PhaseResult, p: &PhaseResult) -> Vec<&'a Figure> {
         .collect()
 }
 
-/// The workload phases of `run` paired with the first run's (`first`) by name, as the composite pairs them:
-/// a prediction's phase and a measured one of another workload are no pair (`apart_pair`).
-fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a PhaseResult)> {
+/// A workload phase of the first run and its twin in another run, as the composite pairs them (`twin`):
+/// the pair, or why the phase is not scored.
+type Twin<'a> = Result<(&'a PhaseResult, &'a PhaseResult), (&'a str, &'static str)>;
+
+/// The workloads the first run (`first`) and `run` have in common: the first run's workload phases that
+/// `run` has too, or would have had (`run` did not complete), each paired by name with `run`'s or said why
+/// not: `not run` (`run` stopped before it), a prediction's phase and a measured one of another workload
+/// (`apart_pair`), fio's job counting its verify reads, a phase that measured nothing in either (`not
+/// measured`: no score, not a loss of 100 %), and one that did not complete in either (`interrupted`,
+/// `failed`: its figures cover the part it ran, its twin's the whole phase). A phase a completed `run`
+/// lacks is not in common (another spec's run).
+fn twin<'a>(first: &'a Results, run: &'a Results) -> Vec<Twin<'a>> {
     let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload);
+    let common =
+        |b: &&PhaseResult| run.status != Status::Completed || mine.contains_key(b.name.as_str());
     workloads(first)
         .into_iter()
-        .filter_map(|b| {
-            let p = *mine.get(b.name.as_str())?;
-            let split = verify_reads::split_pair(first, run, &b.name);
-            // A phase that measured nothing has no score (not a loss of 100 %).
-            let scored =
-                !apart_pair((first, b), (run, p)) && !split && !unmeasured(b) && !unmeasured(p);
-            scored.then_some((b, p))
+        .filter(common)
+        .map(|b| {
+            let why = |w| Err((b.name.as_str(), w));
+            let Some(&p) = mine.get(b.name.as_str()) else {
+                return why("not run");
+            };
+            if apart_pair((first, b), (run, p)) {
+                return why("predicted for another workload");
+            }
+            if verify_reads::split_pair(first, run, &b.name) {
+                return why("counted with its verify reads");
+            }
+            if unmeasured(b) || unmeasured(p) {
+                return why("not measured");
+            }
+            match (b.completed, p.completed) {
+                (true, true) => Ok((b, p)),
+                (false, _) => why(stopped_by(first.status)),
+                (true, false) => why(stopped_by(run.status)),
+            }
         })
         .collect()
 }
 
-/// The note on the composite of `runs` ([`composite`]): each later run's lead figures left out for rows
-/// unlike the first run's, as `LABEL of PHASE`; `None` when there are none.
-pub fn composite_note(runs: &[&Results]) -> Option<Note> {
+/// The workload phases of `run` paired with the first run's (`first`) by name, as the composite pairs them
+/// (`twin`).
+fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a PhaseResult)> {
+    twin(first, run).into_iter().flatten().collect()
+}
+
+/// A run's composite score ([`scores`]) and the first run's workloads it rests on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    /// The geometric mean of the ratios; `None` when no workload is scored.
+    pub value: Option<f64>,
+    /// How many workloads the run has in common with the first run (`twin`).
+    pub of: usize,
+    /// The workloads in common not scored, each with why: `("rw3", "not run")`.
+    pub left: Vec<(String, &'static str)>,
+}
+
+impl Score {
+    /// How many workloads the score rests on: `1 of 3 workloads`.
+    pub fn over(&self) -> String {
+        let of = self.of;
+        let n = of - self.left.len();
+        format!("{n} of {of} workload{}", if of == 1 { "" } else { "s" })
+    }
+
+    /// The workloads scored, and why the others are not: `over 1 of 3 workloads: rw2 interrupted, rw3 not
+    /// run`.
+    pub fn rests(&self) -> String {
+        let why: Vec<String> = self
+            .left
+            .iter()
+            .map(|(name, why)| format!("{} {why}", crate::text::escaped(name)))
+            .collect();
+        format!("over {}: {}", self.over(), why.join(", "))
+    }
+}
+
+/// The note on the composite of `runs` ([`composite`]), whose scores are `scores`: each later run's
+/// workloads scored where fewer than it has in common with the first ([`Score::rests`]; a run without a
+/// score has `-`), and its lead figures left out for
+/// rows unlike the first run's, as `LABEL of PHASE`; `None` when there is neither.
+pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
     let first = runs.first()?;
-    let mut left = Vec::new();
+    let rests: Vec<(usize, String)> = scores
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, s)| s.value.is_some() && !s.left.is_empty())
+        .map(|(i, s)| (i, s.rests()))
+        .collect();
+    let mut unlike = Vec::new();
     for (i, run) in runs.iter().enumerate().skip(1) {
         for (b, p) in twins(first, run) {
             for f in unlike_leads(b, p) {
-                left.push((
+                unlike.push((
                     i,
                     format!("{} of {}", headline::asked_label(&f.key, &f.label), b.name),
                 ));
             }
         }
     }
-    (!left.is_empty()).then_some(Note::LeftOut(left))
+    (!rests.is_empty() || !unlike.is_empty()).then_some(Note::Composite { rests, unlike })
 }
 
 /// The ratio of a phase's lead figure to its twin's in `base`, inverted where lower is better (so above 1
@@ -1557,19 +1660,34 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
 /// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`), nor is a
-/// phase that measured nothing ([`unmeasured`]: a run interrupted in its ramp) with any. `None`
-/// for a run that shares no such phase with the first; the first run's own score is 1.
+/// phase that measured nothing ([`unmeasured`]: a run interrupted in its ramp) or did not complete (its
+/// figures cover part of the phase; trial 21 T3) with any (`twin`). `None` for a run that shares no such
+/// phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
+    scores(runs).into_iter().map(|s| s.value).collect()
+}
+
+/// Each run's composite score ([`composite`]) with the workloads of the first run it leaves out and why
+/// (`twin`; `without a lead figure in both` for a pair without a positive figure to set side by side).
+pub fn scores(runs: &[&Results]) -> Vec<Score> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
     runs.iter()
         .map(|run| {
-            let logs: Vec<f64> = twins(first, run)
-                .into_iter()
-                .filter_map(|(b, p)| log_ratio(b, p))
-                .collect();
-            (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+            let (mut logs, mut left) = (Vec::new(), Vec::new());
+            let twins = twin(first, run);
+            let of = twins.len();
+            for t in twins {
+                match t.map(|(b, p)| (b, log_ratio(b, p))) {
+                    Ok((_, Some(l))) => logs.push(l),
+                    Ok((b, None)) => left.push((b.name.clone(), "without a lead figure in both")),
+                    Err((name, why)) => left.push((name.to_string(), why)),
+                }
+            }
+            let value =
+                (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp());
+            Score { value, of, left }
         })
         .collect()
 }
@@ -2201,7 +2319,12 @@ mod tests {
             "good/results.json",
             "s",
             "2026-01-01T00:00:00.000Z",
-            vec![phase("a", 1000, 0, None), phase("b", 0, 800, None)],
+            vec![
+                phase("a", 1000, 0, None),
+                phase("b", 0, 800, None),
+                phase("c", 500, 0, None),
+                phase("d", 100, 0, None),
+            ],
         );
         let mut ramp = phase("a", 0, 0, None);
         ramp.completed = false;
@@ -2211,7 +2334,7 @@ mod tests {
             "stopped/results.json",
             "s",
             "2026-01-02T00:00:00.000Z",
-            vec![cut, ramp],
+            vec![cut, ramp, phase("c", 400, 0, None)],
         );
         stopped.results.status = Status::Interrupted;
         let c = compare(&[good, stopped]);
@@ -2228,10 +2351,21 @@ mod tests {
             c.row("b", Metric::TotalIops).unwrap().cells[1].change_number(),
             "-25.0"
         );
-        // The composite is b's alone: 600 / 800.
+        // The composite is c's alone, 400 / 500, over 1 of the 4 workloads: b's 600 is over the part of
+        // the phase it ran (trial 21 T3: it was scored on it), a measured nothing, d did not run.
         assert_eq!(
             cells("(all phases)", Metric::Composite),
-            ["1.000", "0.750 (-25.0 %)"]
+            ["1.000", "0.800 over 1 of 4 workloads (-20.0 %)"]
+        );
+        assert_eq!(
+            c.row("(all phases)", Metric::Composite).unwrap().cells[1].change_number(),
+            "-20.0"
+        );
+        assert_eq!(
+            notes(&c),
+            [
+                "the composite of stopped [interrupted]: over 1 of 4 workloads: a not measured, b interrupted, d not run; a phase that did not complete is left out (its figures cover part of it)"
+            ]
         );
         let t = render_table(&c, None);
         assert!(!t.contains("-100.0 %"), "{t}");

@@ -1030,15 +1030,22 @@ fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
     }
     if runs.len() > 1 {
         let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
-        let scores: Vec<String> = compare::composite(&results)
+        let all = compare::scores(&results);
+        let scores: Vec<String> = all
             .iter()
             .zip(runs)
             .skip(1)
-            .map(|(c, r)| match c {
-                Some(c) => format!(
+            .map(|(s, r)| match s.value {
+                Some(c) if s.left.is_empty() => format!(
                     "{} {c:.3} ({})",
                     r.label,
                     compare::format_change((c - 1.0) * 100.0)
+                ),
+                Some(c) => format!(
+                    "{} {c:.3} ({}) over {}",
+                    r.label,
+                    compare::format_change((c - 1.0) * 100.0),
+                    s.over()
                 ),
                 None => format!("{} – (no phase in common)", r.label),
             })
@@ -1050,7 +1057,7 @@ phase's lead figure to its value, inverted where lower is better; as in <code>wk
             esc(&runs[0].label),
             esc(&scores.join(", "))
         );
-        if let Some(n) = compare::composite_note(&results) {
+        if let Some(n) = compare::composite_note(&results, &all) {
             let cols: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
             let _ = writeln!(
                 o,
@@ -1474,8 +1481,13 @@ mod tests {
             1,
             "{o}"
         );
-        // Composite of y against x: √(0.9 · 1.25) = 1.0607 (m is not in y).
-        assert!(o.contains("y 1.061 (+6.1 %)"), "{o}");
+        // Composite of y against x: s1's 0.9 alone, y's s2 being cut short (trial 21 T3: it was scored on
+        // its 250 over part of the phase, √(0.9 · 1.25) = 1.061); m is not in y, which completed.
+        assert!(o.contains("y 0.900 (-10.0 %) over 1 of 2 workloads"), "{o}");
+        assert!(
+            o.contains("Composite: the composite of y: over 1 of 2 workloads: s2 not completed;"),
+            "{o}"
+        );
         // No figures, no section.
         let mut empty = String::new();
         let plain = [testing::run("x", "t", vec![(testing::phase("f", 0), None)])];

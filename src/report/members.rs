@@ -129,14 +129,15 @@ pub fn compare_by(runs: &[Run], by: &str) -> Result<Comparison, String> {
         .iter()
         .map(|r| with_phases(&r.results, |p| p.kind == PhaseKind::Workload))
         .collect();
-    let scores = compare::composite(&workloads.iter().collect::<Vec<_>>());
+    let workloads: Vec<&Results> = workloads.iter().collect();
+    let scores = compare::scores(&workloads);
     let label = format!(
         "composite of the workloads (geometric mean of ratios to {})",
         columns[0]
     );
     c.rows.retain(|r| r.metric != Metric::Composite);
-    let mut row = compare::composite_row(scores, label);
-    row.note = compare::composite_note(&workloads.iter().collect::<Vec<_>>());
+    let mut row = compare::composite_row(&scores, label);
+    row.note = compare::composite_note(&workloads, &scores);
     c.rows.push(row);
     c.columns = columns;
     Ok(c)

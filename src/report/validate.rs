@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 /// What a results file that checks out holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checked {
+    /// How its run ended (`completed` for fio's output).
+    pub status: crate::results::Status,
     /// Its phases.
     pub phases: usize,
     /// The series CSVs it names, each read and of its phase's length.
@@ -46,6 +48,7 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
                 })
             })?;
         return Ok(Checked {
+            status: r.status,
             phases: r.phases.len(),
             series: 0,
             targets: 0,
@@ -80,6 +83,9 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     }
     match problems.is_empty() {
         true => Ok(Checked {
+            status: parsed
+                .as_ref()
+                .map_or(crate::results::Status::Completed, |r| r.status),
             phases: named.len(),
             series,
             targets: whole,
@@ -265,6 +271,7 @@ pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> 
     problems.extend(implausible(file, r));
     match problems.is_empty() {
         true => Ok(Checked {
+            status: r.status,
             phases: r.phases.len(),
             series,
             targets: 0,

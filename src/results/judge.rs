@@ -156,7 +156,8 @@ pub fn judge_rows(m: &Measure, span_len: u64, rows: &[SeriesRow]) -> Judged {
     r.finish()
 }
 
-/// Records what the rows gave in `pr`, whose totals (`read`, `write`, `total`) are set: the steady-state
+/// Records what the rows gave in `pr`, whose totals (`read`, `write`, `total`), `duration_s` and
+/// `completed` are set: the steady-state
 /// verdict with its times (`ended_phase` when the phase ended at steady state), the windows, the
 /// aggregates, the derived figures and, last, the headline figures.
 pub fn record(
@@ -318,6 +319,21 @@ fn judged_from_reason(v: &Verdict, round_s: f64) -> String {
     }
 }
 
+/// The length of a phase that did not complete, lasted `duration_s` and has full rows up to `rows_ns`, to
+/// the hundredth of a second: `3s` when the two agree, else the phase's own with its full rows' (`3.46s
+/// (full rows: 3s)`, a phase interrupted 3.46 s in: trial 21 T4, where the note said `the phase is 3s`).
+/// A phase that completed is as long as its full rows (its drain, after its bound, is no part of it).
+fn phase_words(duration_s: f64, rows_ns: u64) -> String {
+    let rows = crate::units::Duration(rows_ns);
+    let centis = (duration_s * 100.0).round();
+    if centis == (rows_ns as f64 / 1e7).round() {
+        return rows.to_string();
+    }
+    let secs = format!("{:.2}", centis / 100.0);
+    let secs = secs.trim_end_matches('0').trim_end_matches('.');
+    format!("{secs}s (full rows: {rows})")
+}
+
 /// The windows' statistics and the aggregates of the IOPS series.
 fn windows(m: &Measure, iops: &[f64], interval_ns: u64, pr: &mut PhaseResult) {
     let interval_s = interval_ns as f64 / 1e9;
@@ -325,7 +341,11 @@ fn windows(m: &Measure, iops: &[f64], interval_ns: u64, pr: &mut PhaseResult) {
         let (mut rows, mut stats) = w.spec.stats(iops, interval_ns);
         let mut clipped = None;
         if !rows.complete {
-            let phase = crate::units::Duration(iops.len() as u64 * interval_ns);
+            let rows_ns = iops.len() as u64 * interval_ns;
+            let phase = match pr.completed {
+                true => crate::units::Duration(rows_ns).to_string(),
+                false => phase_words(pr.duration_s, rows_ns),
+            };
             let mut note = format!(
                 "window clipped: the phase is {phase}, the window {}",
                 w.spec
@@ -379,5 +399,19 @@ mod tests {
             )
         );
         assert_eq!(drop_note(&[4500.0, 2250.0], 0.5, 1.0), None);
+    }
+
+    /// Trial 21 T4: a phase interrupted 3.457 s in, with full rows up to 3 s, is `3.46s (full rows: 3s)`,
+    /// not `3s`; one whose length its full rows give (a 20 s phase whose drain took 3 ms) is `20s`.
+    #[test]
+    fn a_clipped_windows_phase_length_is_given_to_the_hundredth() {
+        assert_eq!(
+            phase_words(3.457381797, 3_000_000_000),
+            "3.46s (full rows: 3s)"
+        );
+        assert_eq!(phase_words(3.5, 3_000_000_000), "3.5s (full rows: 3s)");
+        assert_eq!(phase_words(20.003, 20_000_000_000), "20s");
+        assert_eq!(phase_words(900.0, 900_000_000_000), "15min");
+        assert_eq!(phase_words(0.52, 500_000_000), "0.52s (full rows: 500ms)");
     }
 }

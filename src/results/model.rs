@@ -30,6 +30,18 @@ pub enum Status {
     Failed,
 }
 
+impl Status {
+    /// The status as `results.json` spells it: `running`, `completed`, `interrupted`, `failed`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Completed => "completed",
+            Status::Interrupted => "interrupted",
+            Status::Failed => "failed",
+        }
+    }
+}
+
 /// A whole run: `results.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

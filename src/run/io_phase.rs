@@ -561,6 +561,8 @@ fn record(
 ) -> Result<(), crate::buf::AllocError> {
     let secs = o.outcome.end_ns as f64 / 1e9;
     pr.duration_s = secs;
+    // As `run` says it after the phase (a clipped window's note gives a cut phase's length).
+    pr.completed = o.outcome.error.is_none() && !stopped;
     let (c, lat) = (&o.totals, &o.outcome.latency);
     for d in Direction::ALL {
         if (Direction::CORE.contains(&d) || has_trims(phase))

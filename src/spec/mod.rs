@@ -601,7 +601,12 @@ pub struct PhaseSpec {
     pub until: Option<Until>,
     /// Named slices of the series to summarize (avg, min, max, stddev, p1, p99 of IOPS per interval, and
     /// avg/stddev): `"1400s.."`, `"0..60s"`, `"last 20m"`, `"first 5m"`. Results: `windows`. Kinds: workload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "window_list"
+    )]
+    #[schemars(with = "Option<Vec<String>>")]
     pub windows: Option<Vec<String>>,
     /// Coarser averages of the IOPS series, e.g. `"1m"` for one-minute averages of 1 s intervals (a multiple
     /// of `interval`). Results: `aggregates`. Kinds: workload.
@@ -633,3 +638,47 @@ pub struct PhaseSpec {
 }
 
 crate::vocab::string_only!(Engine);
+
+/// `windows`: a list of strings, each a window; another value is refused with the forms a window is
+/// written in (`expected a window as a string, e.g. "4s..8s"`: trial 21 T5, where a table such as
+/// `{ from = "4s", to = "8s" }` was told only `expected a string`). The strings are parsed by the rules
+/// (`stats::window::WindowSpec::parse`).
+fn window_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use std::fmt;
+    struct Window(String);
+    struct WindowVisitor;
+    impl Visitor<'_> for WindowVisitor {
+        type Value = Window;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(
+                f,
+                "a window as a string, e.g. \"4s..8s\" (the forms: {})",
+                crate::stats::window::FORMS
+            )
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<Window, E> {
+            Ok(Window(v.to_string()))
+        }
+    }
+    impl<'de> Deserialize<'de> for Window {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_str(WindowVisitor)
+        }
+    }
+    struct ListVisitor;
+    impl<'de> Visitor<'de> for ListVisitor {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of windows, e.g. [\"4s..8s\"]")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(Window(w)) = seq.next_element()? {
+                out.push(w);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(ListVisitor).map(Some)
+}

@@ -36,8 +36,9 @@ pub enum WindowSpec {
     },
 }
 
-/// The accepted forms, for error messages.
-const FORMS: &str = "\"1400s..\", \"0..60s\", \"600s..1800s\", \"first 5m\" or \"last 20m\"";
+/// The accepted forms, for error messages (also the spec's refusal of a window that is not a string,
+/// `spec::window_list`).
+pub const FORMS: &str = "\"1400s..\", \"0..60s\", \"600s..1800s\", \"first 5m\" or \"last 20m\"";
 
 /// Parses one end of a range: a duration, or a bare `0`.
 fn parse_time(spec: &str, part: &str) -> Result<u64, String> {

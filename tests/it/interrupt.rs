@@ -417,3 +417,97 @@ fn a_signal_before_the_run_starts_leaves_nothing_and_exits_128_plus_its_number()
     );
     assert_eq!(dir_listing(d.path()), ["out", "s.toml", "t.img"]);
 }
+
+/// Trial 21 T3/T4: a run interrupted in the second of three workloads, beside a run of all three. Its cut
+/// phase is left out of the composite (its figures cover 0.5 s of the phase, the other run's all of it),
+/// and the composite says over how many of the first run's workloads it rests and why not the others:
+/// `over 1 of 3 workloads: rw2 interrupted, rw3 not run`; its value is rw1's IOPS ratio, recomputed here
+/// from the two results. `validate` says the run's status; the clipped window's note gives the phase's
+/// length to the hundredth of a second.
+#[test]
+fn an_interrupted_phase_is_left_out_of_the_composite_which_says_what_it_rests_on() {
+    let d = tempdir();
+    let phases = |rw2: &str| {
+        format!(
+            "[defaults]\nblock_size = \"4KiB\"\nqueue_depth = 2\ninterval = \"100ms\"\n\
+             [[phase]]\nname = \"rw1\"\nkind = \"workload\"\nread_percent = 50\nduration = \"300ms\"\n\
+             rate_iops = 2000\n\
+             [[phase]]\nname = \"rw2\"\nkind = \"workload\"\nread_percent = 50\nduration = \"{rw2}\"\n\
+             rate_iops = 2000\nwindows = [\"4s..8s\"]\n\
+             [[phase]]\nname = \"rw3\"\nkind = \"workload\"\nread_percent = 0\nduration = \"300ms\"\n\
+             rate_iops = 2000\n"
+        )
+    };
+    // rw2 is stopped about 0.5 s in, long before its 60 s.
+    let out = interrupted_after(d.path(), &phases("60s"), "out/01-rw2.csv");
+    let (code, _, stderr) = code_out_err(&out);
+    assert_eq!(code, 130, "{stderr}");
+    write_file(d.path(), "full.toml", &spec_text("int", &phases("300ms")));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["full.toml", "-q", "--target", "t.img", "-o", "full"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let (cut, _) = strict_results(&d.path().join("out"));
+    let (full, _) = strict_results(&d.path().join("full"));
+    assert_eq!(cut.phases.len(), 2);
+    let mean = |r: &wkrun::results::Results| {
+        let f = r.phases[0].headline.iter().find(|f| f.key == "mean iops");
+        f.and_then(|f| f.value).expect("rw1's mean")
+    };
+    let ratio = mean(&cut) / mean(&full);
+    let (code, table, err) = code_out_err(&wkrun(
+        d.path(),
+        &["compare", "full", "out", "--format", "csv"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let change = format!("{:.1}", ((ratio - 1.0) * 1000.0).round() / 10.0);
+    let change = if change == "-0.0" {
+        "0.0".into()
+    } else {
+        change
+    };
+    assert_eq!(
+        table.lines().last(),
+        Some(
+            format!(
+                "(all phases),composite (geometric mean of ratios to the first run),1.000,{ratio:.3} over 1 of 3 workloads,{change}"
+            )
+            .as_str()
+        ),
+        "{table}"
+    );
+    let note = "note: (all phases) composite (geometric mean of ratios to the first run): the composite of t.img (out) [interrupted]: over 1 of 3 workloads: rw2 interrupted, rw3 not run; a phase that did not complete is left out (its figures cover part of it)";
+    assert!(err.lines().any(|l| l == note), "{err}");
+    let (code, said, err) = code_out_err(&wkrun(d.path(), &["validate", "out"]));
+    assert_eq!(
+        (code, said.as_str()),
+        (
+            0,
+            "out: ok (results, interrupted, 2 phases, 2 series CSVs)\n"
+        ),
+        "{err}"
+    );
+    // The window 4s..8s starts after the cut phase's end: its note gives the phase's length, to the
+    // hundredth of a second, and its full rows' where they differ.
+    let rw2 = &cut.phases[1];
+    let w = &rw2.windows[0];
+    let rows = wkrun::units::Duration((w.end_s * 1e9).round() as u64).to_string();
+    let secs = format!("{:.2}", rw2.duration_s);
+    let length = match (rw2.duration_s * 100.0).round() == (w.end_s * 100.0).round() {
+        true => rows,
+        false => format!(
+            "{}s (full rows: {rows})",
+            secs.trim_end_matches('0').trim_end_matches('.')
+        ),
+    };
+    assert_eq!(
+        w.clipped.as_deref(),
+        Some(
+            format!(
+                "window clipped: the phase is {length}, the window 4s..8s starts after its end: the whole phase instead"
+            )
+            .as_str()
+        )
+    );
+}

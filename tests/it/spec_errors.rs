@@ -1117,6 +1117,43 @@ fn named_values_take_a_string_only() {
     assert!(!d.path().join("t.img").exists());
 }
 
+/// Trial 21 T5: a window written as a table (`{ name = "late", from = "4s", to = "8s" }`) was told only
+/// `expected a string`; the refusal now gives a window's forms, as the window parser gives them, and
+/// `windows` given one string where it takes a list gives an example list. `--set` says the same.
+#[test]
+fn a_window_that_is_not_a_string_is_refused_with_its_forms() {
+    let d = tempdir();
+    let phase =
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"8s\"\n";
+    let forms = "a window as a string, e.g. \"4s..8s\" (the forms: \"1400s..\", \"0..60s\", \"600s..1800s\", \"first 5m\" or \"last 20m\")";
+    for (line, want) in [
+        (
+            "windows = [{ name = \"late\", from = \"4s\", to = \"8s\" }]",
+            format!("10:12: phase[0] \"w\".windows[0]: invalid type: table, expected {forms}"),
+        ),
+        (
+            "windows = [4]",
+            format!("10:12: phase[0] \"w\".windows[0]: invalid type: integer `4`, expected {forms}"),
+        ),
+        (
+            "windows = \"4s..8s\"",
+            "10:11: phase[0] \"w\".windows: invalid type: string \"4s..8s\", expected a list of windows, e.g. [\"4s..8s\"]".to_string(),
+        ),
+    ] {
+        let text = spec_text("n", &format!("{phase}{line}\n"));
+        validate_refused(d.path(), "n.toml", &text, &format!("error: n.toml:{want}"));
+    }
+    write_file(d.path(), "ok.toml", &spec_text("n", phase));
+    refused(
+        d.path(),
+        &words("plan ok.toml --target t.img --target-size 8MiB --set phase.w.windows=[{from=1}]"),
+        &format!(
+            "error: ok.toml: --set phase.w.windows=[{{from=1}}]: invalid type: table, expected {forms}"
+        ),
+    );
+    assert!(!d.path().join("t.img").exists());
+}
+
 /// The attack of issue 24: a size or duration holding an invisible character (U+0085 NEL, which `trim` took
 /// for white space, or U+2028) validated as if it were not there. Refused with exit 2, file, line and key,
 /// the code point named; a `--target-size` so written creates nothing.

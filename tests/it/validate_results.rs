@@ -42,6 +42,36 @@ fn cut_series(dir: &Path) {
     fs::write(&csv, kept.join("\n") + "\n").expect("cut");
 }
 
+/// Trial 21 T4: the line of a run that did not complete says how it ended, `failed, 0 phases` for one
+/// refused for want of room before its first phase (a 32 TiB target file on a file system without the
+/// room), where it said `ok (results, 0 phases, ...)` like a finished run's. (An interrupted run's:
+/// `interrupt::an_interrupted_phase_is_left_out_of_the_composite_which_says_what_it_rests_on`.)
+#[test]
+fn a_failed_runs_line_says_failed() {
+    let t = tempdir();
+    write_file(t.path(), "v.toml", &spec_text("v", SPEC));
+    let (c, _, e) = code_out_err(&wkrun(
+        t.path(),
+        &[
+            "v.toml",
+            "--target",
+            "t.img",
+            "--target-size",
+            "32TiB",
+            "-q",
+            "-o",
+            "r",
+        ],
+    ));
+    assert_eq!(c, 1, "{e}");
+    let (c, out, e) = code_out_err(&wkrun(t.path(), &["validate", "r"]));
+    assert_eq!(
+        (c, out.as_str()),
+        (0, "r: ok (results, failed, 0 phases, 0 series CSVs)\n"),
+        "{e}"
+    );
+}
+
 #[test]
 fn results_files_and_folders_validate_and_specs_still_do() {
     let t = tempdir();
@@ -578,7 +608,7 @@ fn a_run_s_end_must_agree_with_its_times_phases_and_error() {
         (c, out.as_str(), e.as_str()),
         (
             0,
-            format!("{fine}: ok (results, 2 phases, 2 series CSVs)\n").as_str(),
+            format!("{fine}: ok (results, failed, 2 phases, 2 series CSVs)\n").as_str(),
             ""
         )
     );
