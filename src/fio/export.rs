@@ -1227,4 +1227,48 @@ expect = "header"
         assert!(!rated(&e), "{:?}", e.differs);
         assert_eq!(back(&e.text), (Some(59), None));
     }
+
+    /// fio's job through `import fio` and back through `export fio` keeps its cap: `rate=1044480` with
+    /// 4k/50:64k/50 (30 × 34,816) is 30 I/Os/s and comes back as rate=1044480; `rate=1m` (30.12, imported
+    /// as 30) comes back as 30's bytes, which import as 30 again; `rate=1m` of 4 KiB as 256 I/Os/s.
+    #[test]
+    fn a_fio_rate_comes_back_as_the_same_cap() {
+        let round = |bs: &str, rate: &str| {
+            let job = format!(
+                "[rt]\nfilename=/tmp/x.img\nsize=64m\nrw=randread\n{bs}\nnorandommap\n{rate}\nioengine=libaio\ntime_based\nruntime=2\n"
+            );
+            let d = tempfile::tempdir().expect("tempdir");
+            let p = d.path().join("x.fio");
+            std::fs::write(&p, job).expect("write");
+            let src = crate::fio::import::Source::Files(vec![p]);
+            let spec = crate::fio::import::import(&src, false, Some("x"), &|_| None)
+                .expect("imports")
+                .text;
+            let e = export(&crate::spec::load_str(Path::new("x.toml"), &spec).expect("loads"))
+                .expect("exports");
+            let line = |k: &str| {
+                e.text
+                    .lines()
+                    .find(|l| l.starts_with(k))
+                    .map(str::to_string)
+            };
+            (
+                line("rate=").or(line("rate_iops=")),
+                e.differs.iter().any(|d| d.contains("rate")),
+            )
+        };
+        let mix = "bssplit=4k/50:64k/50";
+        assert_eq!(
+            round(mix, "rate=1044480"),
+            (Some("rate=1044480,0".into()), false)
+        );
+        assert_eq!(
+            round(mix, "rate=1m"),
+            (Some("rate=1044480,0".into()), false)
+        );
+        assert_eq!(
+            round("bs=4k", "rate=1m"),
+            (Some("rate_iops=256,0".into()), false)
+        );
+    }
 }
