@@ -693,11 +693,12 @@ fn weighted(v: &[(crate::units::Size, u32)]) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// fio's `rate_iops` per job for the phase's caps `[reads, writes]` over `jobs` jobs with the block-size
-/// mix `m`: fio caps bytes at rate_iops × the smallest size, so the cap that gives the spec's I/Os per
-/// second is rate × mean / smallest, rounded to the nearest whole number (said in `e.differs` unless exact).
-fn mix_caps(p: &PhaseSpec, m: &MixRate, caps: [u64; 2], jobs: u64, e: &mut Exported) -> [u64; 2] {
-    let fio = caps.map(|c| m.cap_of_ios(c).per(jobs));
+/// fio's `rate` (bytes per second) per job for the phase's caps `[reads, writes]` over `jobs` jobs with the
+/// block-size mix `m`, evenly paced: fio paces bytes, so the cap that gives the spec's I/Os per second on
+/// average is rate × mean size ([`MixRate::bytes_of_ios`]), rounded to the nearest byte (said in
+/// `e.differs` unless exact); it imports back as the spec's rate.
+fn mix_bytes(p: &PhaseSpec, m: &MixRate, caps: [u64; 2], jobs: u64, e: &mut Exported) -> [u64; 2] {
+    let fio = caps.map(|c| m.bytes_of_ios(c).per(jobs));
     if fio.iter().zip(caps).any(|(f, c)| c > 0 && !f.whole()) {
         let each: Vec<String> = ["reads", "writes"]
             .iter()
@@ -706,15 +707,14 @@ fn mix_caps(p: &PhaseSpec, m: &MixRate, caps: [u64; 2], jobs: u64, e: &mut Expor
             .filter(|((_, c), _)| *c > 0)
             .map(|((d, c), f)| {
                 format!(
-                    "{d} {c} × {} / {} / {jobs} = {}, rounded to {}",
+                    "{d} {c} × {} / {jobs} = {}, rounded to {}",
                     num(m.mean()),
-                    m.smallest,
                     num((f.value() * 100.0).round() / 100.0),
                     f.nearest()
                 )
             })
             .collect();
-        e.differs.push(format!("phase {}: fio caps a block-size mix's bytes at rate_iops × its smallest size ({} B), so its rate_iops per job is the spec's I/Os per second × the mean size ({} B) / {} and / jobs: {}", p.name, m.smallest, num(m.mean()), m.smallest, each.join(", ")));
+        e.differs.push(format!("phase {}: fio paces a block-size mix's bytes, so its rate per job is the spec's I/Os per second × the mean size ({} B) / jobs, in whole bytes per second: {}", p.name, num(m.mean()), each.join(", ")));
     }
     fio.map(|f| f.nearest())
 }
@@ -741,17 +741,21 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
             }
             (None, rd, wr) => (rd.unwrap_or(0), wr.unwrap_or(0)),
         };
-        let caps = match mix_rate(p) {
-            Some(m) => mix_caps(p, &m, [rd, wr], jobs, e),
+        let poisson = p.rate_process == Some(crate::vocab::RateProcess::Poisson);
+        // fio's Poisson arrivals count I/Os (rate_iops), whatever their sizes.
+        match mix_rate(p).filter(|_| !poisson) {
+            Some(m) => {
+                let caps = mix_bytes(p, &m, [rd, wr], jobs, e);
+                say("rate", format!("{},{}", caps[0], caps[1]));
+            }
             None => {
                 if rd % jobs != 0 || wr % jobs != 0 {
                     e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
                 }
-                [rd / jobs, wr / jobs]
+                say("rate_iops", format!("{},{}", rd / jobs, wr / jobs));
             }
-        };
-        say("rate_iops", format!("{},{}", caps[0], caps[1]));
-        if p.rate_process == Some(crate::vocab::RateProcess::Poisson) {
+        }
+        if poisson {
             say("rate_process", "poisson".into());
         }
     }
@@ -1149,18 +1153,19 @@ expect = "header"
         assert_eq!(w.think_every, Some(100));
     }
 
-    /// Trial 19 item 1: with a block-size mix, fio's rate_iops caps bytes at the cap × the smallest size, so
-    /// the export writes the spec's rate × mean / smallest per job (59 I/Os/s of 4k/50:64k/50: 59 × 34816 /
-    /// 4096 = 501.5, rounded to 502, said), which imports back as the spec's rate; an exact one says nothing.
+    /// With a block-size mix fio paces bytes, so the export writes fio's `rate`, the spec's rate × the mean
+    /// size per job (59 I/Os/s of 4k/50:64k/50: rate=2054144, exactly; it wrote rate_iops=502, 59 × 34816 /
+    /// 4096 = 501.5 rounded, 0.3 % over), which imports back as the spec's rate; a mean size of a fraction of
+    /// a byte is rounded to whole bytes and said. Poisson arrivals count I/Os in fio: rate_iops.
     #[test]
-    fn rate_with_a_block_size_mix_is_fios_cap_in_smallest_blocks() {
-        let spec = |mix: &str, read: u32, rate: &str, workers: u32| {
+    fn rate_with_a_block_size_mix_is_fios_rate_in_bytes() {
+        let spec = |mix: &str, read: u32, rate: &str, workers: u32, poisson: &str| {
             let split = match workers {
                 1 => "",
                 _ => "workers_split = \"shared\"\n",
             };
             format!(
-                "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = {read}\nblock_size = {mix}\nworkers = {workers}\n{split}engine = \"libaio\"\nqueue_depth = 4\nduration = \"2s\"\nrate_iops = {rate}\n"
+                "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = {read}\nblock_size = {mix}\nworkers = {workers}\n{split}engine = \"libaio\"\nqueue_depth = 4\nduration = \"2s\"\nrate_iops = {rate}\n{poisson}"
             )
         };
         let back = |text: &str| {
@@ -1174,35 +1179,96 @@ expect = "header"
             let w = s.phases.last().expect("a phase").rate_iops.expect("a cap");
             (w.read, w.write)
         };
-        let text = spec("{ \"4KiB\" = 50, \"64KiB\" = 50 }", 100, "{ read = 59 }", 1);
-        let s = crate::spec::load_str(Path::new("x.toml"), &text).expect("spec");
-        let e = export(&s).expect("exports");
-        assert!(e.text.lines().any(|l| l == "rate_iops=502,0"), "{}", e.text);
-        assert!(
-            e.differs.contains(&"phase w: fio caps a block-size mix's bytes at rate_iops × its smallest size (4096 B), so its rate_iops per job is the spec's I/Os per second × the mean size (34816 B) / 4096 and / jobs: reads 59 × 34816 / 4096 / 1 = 501.5, rounded to 502".to_string()),
-            "{:?}",
+        let exported = |text: &str| {
+            let s = crate::spec::load_str(Path::new("x.toml"), text).expect("spec");
+            export(&s).expect("exports")
+        };
+        let rated = |e: &Exported| e.differs.iter().any(|d| d.contains("rate"));
+        let half = "{ \"4KiB\" = 50, \"64KiB\" = 50 }";
+        let e = exported(&spec(half, 100, "{ read = 59 }", 1, ""));
+        assert!(e.text.lines().any(|l| l == "rate=2054144,0"), "{}", e.text);
+        assert!(!rated(&e), "{:?}", e.differs);
+        assert_eq!(back(&e.text), (Some(59), None));
+        // 286 each way on 2 jobs of 4k/60:64k/40 (mean 28,672 B): 286 × 28672 / 2 = 4,100,096 exactly.
+        let sixty = "{ \"4KiB\" = 60, \"64KiB\" = 40 }";
+        let e = exported(&spec(sixty, 50, "{ read = 286, write = 286 }", 2, ""));
+        let line = "rate=4100096,4100096";
+        assert!(e.text.lines().any(|l| l == line), "{}", e.text);
+        assert!(!rated(&e), "{:?}", e.differs);
+        assert_eq!(back(&e.text), (Some(286), Some(286)));
+        // 4k/33:64k/67: a mean of 45,260.8 B; 59 × 45260.8 = 2,670,387.2 B/s, rounded to whole bytes.
+        let odd = "{ \"4KiB\" = 33, \"64KiB\" = 67 }";
+        let e = exported(&spec(odd, 100, "{ read = 59 }", 1, ""));
+        assert!(e.text.lines().any(|l| l == "rate=2670387,0"), "{}", e.text);
+        assert_eq!(
             e.differs
+                .iter()
+                .filter(|d| d.contains("rate"))
+                .collect::<Vec<_>>(),
+            [
+                "phase w: fio paces a block-size mix's bytes, so its rate per job is the spec's I/Os per second × the mean size (45260.8 B) / jobs, in whole bytes per second: reads 59 × 45260.8 / 1 = 2670387.2, rounded to 2670387"
+            ]
         );
         assert_eq!(back(&e.text), (Some(59), None));
-        // 286 each way on 2 jobs of 4k/60:64k/40 (mean 28,672 B, 7 × 4096): 286 × 7 / 2 = 1001 exactly.
-        let text = spec(
-            "{ \"4KiB\" = 60, \"64KiB\" = 40 }",
-            50,
-            "{ read = 286, write = 286 }",
-            2,
-        );
-        let s = crate::spec::load_str(Path::new("x.toml"), &text).expect("spec");
-        let e = export(&s).expect("exports");
+        // Poisson: fio draws gaps at rate_iops whatever the sizes, so the spec's 59 is rate_iops=59.
+        let e = exported(&spec(
+            half,
+            100,
+            "{ read = 59 }",
+            1,
+            "rate_process = \"poisson\"\n",
+        ));
+        assert!(e.text.lines().any(|l| l == "rate_iops=59,0"), "{}", e.text);
         assert!(
-            e.text.lines().any(|l| l == "rate_iops=1001,1001"),
+            e.text.lines().any(|l| l == "rate_process=poisson"),
             "{}",
             e.text
         );
-        assert!(
-            !e.differs.iter().any(|d| d.contains("rate_iops")),
-            "{:?}",
-            e.differs
+        assert!(!rated(&e), "{:?}", e.differs);
+        assert_eq!(back(&e.text), (Some(59), None));
+    }
+
+    /// fio's job through `import fio` and back through `export fio` keeps its cap: `rate=1044480` with
+    /// 4k/50:64k/50 (30 × 34,816) is 30 I/Os/s and comes back as rate=1044480; `rate=1m` (30.12, imported
+    /// as 30) comes back as 30's bytes, which import as 30 again; `rate=1m` of 4 KiB as 256 I/Os/s.
+    #[test]
+    fn a_fio_rate_comes_back_as_the_same_cap() {
+        let round = |bs: &str, rate: &str| {
+            let job = format!(
+                "[rt]\nfilename=/tmp/x.img\nsize=64m\nrw=randread\n{bs}\nnorandommap\n{rate}\nioengine=libaio\ntime_based\nruntime=2\n"
+            );
+            let d = tempfile::tempdir().expect("tempdir");
+            let p = d.path().join("x.fio");
+            std::fs::write(&p, job).expect("write");
+            let src = crate::fio::import::Source::Files(vec![p]);
+            let spec = crate::fio::import::import(&src, false, Some("x"), &|_| None)
+                .expect("imports")
+                .text;
+            let e = export(&crate::spec::load_str(Path::new("x.toml"), &spec).expect("loads"))
+                .expect("exports");
+            let line = |k: &str| {
+                e.text
+                    .lines()
+                    .find(|l| l.starts_with(k))
+                    .map(str::to_string)
+            };
+            (
+                line("rate=").or(line("rate_iops=")),
+                e.differs.iter().any(|d| d.contains("rate")),
+            )
+        };
+        let mix = "bssplit=4k/50:64k/50";
+        assert_eq!(
+            round(mix, "rate=1044480"),
+            (Some("rate=1044480,0".into()), false)
         );
-        assert_eq!(back(&e.text), (Some(286), Some(286)));
+        assert_eq!(
+            round(mix, "rate=1m"),
+            (Some("rate=1044480,0".into()), false)
+        );
+        assert_eq!(
+            round("bs=4k", "rate=1m"),
+            (Some("rate_iops=256,0".into()), false)
+        );
     }
 }

@@ -1,11 +1,16 @@
-//! fio's `rate_iops` with a block-size mix (`bssplit`, `bsrange`): fio turns the cap into bytes, rate_iops ×
-//! the mix's smallest size per second, and paces each direction's bytes, so the I/Os per second it gives on
-//! average are rate_iops × smallest / mean size (500 with `bssplit=4k/50:64k/50`: 500 × 4096 / 34,816 =
-//! 58.82 I/Os per second). wkrun's `rate_iops` counts I/Os whatever their size. The importer turns fio's cap
-//! into the rate it gives ([`MixRate::ios_of_cap`]), the exporter a spec's rate into the fio cap that gives
-//! it ([`MixRate::cap_of_ios`]).
+//! fio's rate caps in I/Os per second. fio paces bytes: `rate=B` is B bytes per second per job, and
+//! `rate_iops=N` (fio 3.33, the fio wkrun is checked against) N × the smallest block size. Evenly paced
+//! (`rate_process=linear`, fio's default) it issues an I/O when the bytes before it are due, so the I/Os per
+//! second it gives are B / mean size: exact with one block size (`rate=1m` with `bs=4k`: 256), on average
+//! with a block-size mix (`bssplit`, `bsrange`: `rate=1m` with `bssplit=4k/50:64k/50`, mean 34,816 B,
+//! 30.12; `rate_iops=500` with it 500 × 4096 / 34,816 = 58.82). With Poisson arrivals fio draws its gaps at
+//! ⌊B / smallest⌋ I/Os per second whatever each I/O's size (`rate=16m` with that mix: 4096, not 481.88).
+//! wkrun's `rate_iops` counts I/Os of any size. The importer turns fio's cap into the rate it gives
+//! ([`MixRate::ios_of_bytes`]), the exporter a spec's rate into the fio cap that gives it
+//! ([`MixRate::bytes_of_ios`] for a mix evenly paced).
 
-/// A block-size mix as fio's rate cap sees it: the smallest size and the mean size as a fraction.
+/// A block size or block-size mix as fio's rate cap sees it: the smallest size and the mean size as a
+/// fraction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MixRate {
     /// The smallest size of the mix, bytes (of every entry, as fio takes its minimum block size).
@@ -17,7 +22,7 @@ pub struct MixRate {
 }
 
 impl MixRate {
-    /// The mix `(bytes, weight)`; `None` when it has no entry or no weight.
+    /// The mix `(bytes, weight)` (one size: `[(size, 1)]`); `None` when it has no entry or no weight.
     pub fn of(mix: &[(u64, u64)]) -> Option<MixRate> {
         let smallest = mix.iter().map(|e| e.0).min()?;
         let bytes = mix.iter().map(|(b, w)| *b as u128 * *w as u128).sum();
@@ -34,15 +39,25 @@ impl MixRate {
         self.bytes as f64 / self.ios as f64
     }
 
-    /// The I/Os per second fio's `rate_iops = cap` gives on average: cap × smallest / mean, as
-    /// `(numerator, denominator)`.
-    pub fn ios_of_cap(&self, cap: u64) -> Ratio {
-        Ratio(cap as u128 * self.smallest as u128 * self.ios, self.bytes)
+    /// The bytes per second fio paces for `rate_iops = cap`: cap × smallest.
+    pub fn bytes_of_cap(&self, cap: u64) -> u64 {
+        cap.saturating_mul(self.smallest)
     }
 
-    /// The fio `rate_iops` that gives `ios` I/Os per second on average: ios × mean / smallest.
-    pub fn cap_of_ios(&self, ios: u64) -> Ratio {
-        Ratio(ios as u128 * self.bytes, self.smallest as u128 * self.ios)
+    /// The I/Os per second fio gives for a cap of `bps` bytes per second: evenly paced, bps / mean size on
+    /// average (exact for one size); with Poisson arrivals (`poisson`), ⌊bps / smallest⌋, the rate fio
+    /// draws its gaps at.
+    pub fn ios_of_bytes(&self, bps: u64, poisson: bool) -> Ratio {
+        match poisson {
+            true => Ratio((bps / self.smallest) as u128, 1),
+            false => Ratio(bps as u128 * self.ios, self.bytes),
+        }
+    }
+
+    /// The fio `rate` (bytes per second) that, evenly paced, gives `ios` I/Os per second on average:
+    /// ios × mean.
+    pub fn bytes_of_ios(&self, ios: u64) -> Ratio {
+        Ratio(ios as u128 * self.bytes, self.ios)
     }
 }
 
@@ -87,22 +102,39 @@ mod tests {
     fn caps_and_rates_of_mixes() {
         let m = MixRate::of(&[(4096, 50), (65536, 50)]).expect("mix");
         assert_eq!(m.mean(), 34816.0);
-        let r = m.ios_of_cap(500);
+        let r = m.ios_of_bytes(m.bytes_of_cap(500), false);
         assert_eq!(r, Ratio(500 * 4096 * 100, 34816 * 100));
         assert_eq!((r.nearest(), r.whole()), (59, false));
         assert_eq!(format!("{:.2}", r.value()), "58.82");
         assert_eq!(format!("{:.2}", r.off_pct(59)), "0.30");
+        // rate=1m: 1,048,576 / 34,816 = 30.12; rate=16m 481.88; Poisson: 16m / 4096 = 4096 I/Os.
+        let r = m.ios_of_bytes(1 << 20, false);
+        assert_eq!(format!("{:.2}", r.value()), "30.12");
+        assert_eq!(r.nearest(), 30);
+        assert_eq!(m.ios_of_bytes(16 << 20, false).nearest(), 482);
+        assert_eq!(m.ios_of_bytes(16 << 20, true), Ratio(4096, 1));
+        assert_eq!(m.ios_of_bytes(m.bytes_of_cap(500), true), Ratio(500, 1));
+        // 59 I/Os of the mix: rate=2,054,144 exactly, which imports back as 59.
+        assert_eq!(m.bytes_of_ios(59), Ratio(59 * 3_481_600, 100));
+        assert!(m.bytes_of_ios(59).whole());
+        assert_eq!(m.bytes_of_ios(59).nearest(), 2_054_144);
+        assert_eq!(m.ios_of_bytes(2_054_144, false).value(), 59.0);
         let m = MixRate::of(&[(4096, 60), (65536, 40)]).expect("mix");
         assert_eq!(m.mean(), 28672.0);
-        assert_eq!(m.ios_of_cap(2000).nearest(), 286);
-        // 2000 × 4096 / 28672 = 285.71; 7 I/Os of the mix's are worth a cap of 49 exactly.
-        assert_eq!(m.cap_of_ios(7), Ratio(7 * 2_867_200, 4096 * 100));
-        assert!(m.cap_of_ios(7).whole());
-        assert_eq!(m.cap_of_ios(7).nearest(), 49);
-        assert_eq!(m.cap_of_ios(286).nearest(), 2002);
+        assert_eq!(m.ios_of_bytes(m.bytes_of_cap(2000), false).nearest(), 286);
+        assert_eq!(m.bytes_of_ios(286).per(2), Ratio(286 * 2_867_200, 200));
+        assert_eq!(m.bytes_of_ios(286).per(2).nearest(), 4_100_096);
         let m = MixRate::of(&[(4096, 1), (8192, 1), (12288, 1), (16384, 1)]).expect("mix");
         assert_eq!(m.mean(), 10240.0);
-        assert_eq!(m.ios_of_cap(1000).value(), 400.0);
+        assert_eq!(m.ios_of_bytes(m.bytes_of_cap(1000), false).value(), 400.0);
+        assert_eq!(m.ios_of_bytes(8 << 20, false).value(), 819.2);
+        // One size: rate=1m with bs=4k is 256 exactly; rate=1000000 is 244.14, Poisson 244.
+        let one = MixRate::of(&[(4096, 1)]).expect("one size");
+        assert_eq!(one.ios_of_bytes(1 << 20, false), Ratio(1 << 20, 4096));
+        assert!(one.ios_of_bytes(1 << 20, false).whole());
+        assert_eq!(one.ios_of_bytes(1 << 20, false).nearest(), 256);
+        assert!(!one.ios_of_bytes(1_000_000, false).whole());
+        assert_eq!(one.ios_of_bytes(1_000_000, true), Ratio(244, 1));
         assert_eq!(MixRate::of(&[]), None);
         assert_eq!(MixRate::of(&[(4096, 0)]), None);
         assert_eq!(Ratio(5, 2).nearest(), 3);

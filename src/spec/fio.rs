@@ -196,11 +196,11 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     map(
         "rate_iops",
-        "`rate_iops` is `rate_iops` in wkrun: fio's caps each direction of each job (rate_iops=500 with numjobs=2 is rate_iops = { read = 1000, write = 1000 }); with a block-size mix fio caps bytes at rate_iops × the smallest size, wkrun's I/Os, so the import caps at the I/Os per second fio gives on average, rate_iops × smallest / mean size (500 with bssplit=4k/50:64k/50 is 58.82, rate_iops = 59)",
+        "`rate_iops` is `rate_iops` in wkrun: fio's caps each direction of each job (rate_iops=500 with numjobs=2 is rate_iops = { read = 1000, write = 1000 }); with a block-size mix fio caps bytes at rate_iops × the smallest size, wkrun's I/Os, so the import caps at the I/Os per second fio gives on average, rate_iops × smallest / mean size (500 with bssplit=4k/50:64k/50 is 58.82, rate_iops = 59); with rate_process=poisson fio counts I/Os, so it is rate_iops as it is",
     ),
     map(
         "rate",
-        "wkrun has no `rate` (a bandwidth cap): cap the I/Os with `rate_iops` (4 MiB/s in 4 KiB blocks is rate_iops = 1024)",
+        "wkrun has no `rate` (a bandwidth cap): cap the I/Os with `rate_iops`, rate / block size (4 MiB/s in 4 KiB blocks is rate_iops = 1024); the import converts fio's, which paces bytes: with a block-size mix rate / mean size on average (1m with bssplit=4k/50:64k/50 is 30.12, rate_iops = 30), with rate_process=poisson ⌊rate / smallest size⌋; a rate of one size that is no whole number of I/Os per second is refused (--lossy: rounded)",
     ),
     map(
         "rate_process",

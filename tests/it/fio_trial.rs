@@ -483,6 +483,68 @@ fn real_fio_rate_iops_with_a_size_mix_runs_at_the_imported_rate() {
     );
 }
 
+/// With the real fio (skipped without it): fio's `rate=` caps bytes per second, and the import caps wkrun's
+/// I/Os at the rate that gives. Side by side for 2 s on a 64 MiB file: `rate=1m` with `bs=4k` is 256 I/Os/s
+/// exactly (fio 512 I/Os, 1,048,051 B/s; wkrun ⌊2 s × 256⌋ = 512), fio's IOPS within 1 % of wkrun's
+/// (the pacing's start); `rate=16m` with `bssplit=4k/50:64k/50` is 16,777,216 / 34,816 = 481.88 on
+/// average, capped at 482 (the import refused it, `--lossy` dropped the cap): fio's bytes per second within
+/// 3 % of 16 MiB/s, wkrun's I/Os ⌊2 s × 482⌋ = 964, and fio's IOPS within 12 % of wkrun's (four standard
+/// errors of the mean size fio draws over ~960 I/Os, as for `rate_iops` above).
+#[test]
+fn real_fio_rate_in_bytes_runs_at_the_imported_rate() {
+    let Some((d, _, file_arg)) =
+        with_fio("real_fio_rate_in_bytes_runs_at_the_imported_rate", "b.img")
+    else {
+        return;
+    };
+    for (size, rate, cap, ops, bps, iops_slack) in [
+        ("--bs=4k", "--rate=1m", 256, 512, 1_048_576.0, 0.01),
+        (
+            "--bssplit=4k/50:64k/50",
+            "--rate=16m",
+            482,
+            964,
+            16_777_216.0,
+            0.12,
+        ),
+    ] {
+        let args = [
+            "--name=rb",
+            &file_arg,
+            "--size=64m",
+            "--rw=randread",
+            size,
+            "--norandommap",
+            rate,
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--direct=1",
+            "--time_based",
+            "--runtime=2",
+        ];
+        let fio = run_fio(d.path(), &args, "rb.json");
+        let bw = num(&fio, "/jobs/0/read/io_bytes") / (num(&fio, "/jobs/0/read/runtime") / 1000.0);
+        assert!(
+            (bw / bps - 1.0).abs() < 0.03,
+            "{size} {rate}: fio's bytes per second {bw}"
+        );
+        let (spec, res) = import_and_run(d.path(), &args, "rb.toml", &format!("out{cap}"));
+        assert!(
+            spec.contains(&format!("rate_iops = {{ read = {cap} }}\n")),
+            "{spec}"
+        );
+        let p = &res["phases"][0];
+        assert_eq!(p["read"]["ops"].as_u64(), Some(ops), "{p}");
+        let ours = p["read"]["iops"].as_f64().expect("IOPS");
+        let theirs = num(&fio, "/jobs/0/read/iops");
+        println!("{size} {rate}: fio {bw:.0} B/s, {theirs:.1} I/Os/s; wkrun {ours:.1} I/Os/s");
+        assert!(
+            (theirs / ours - 1.0).abs() < iops_slack,
+            "{size} {rate}: fio {theirs} I/Os/s, wkrun {ours}"
+        );
+    }
+}
+
 /// Trial 19 item 3, with the real fio (skipped without it): fio's job with `verify=crc32c do_verify=1`
 /// counts its verify reads as its own; the import makes it a writing phase and a verify phase. compare
 /// shows the job's rows and the verify phase's with no change and a note naming both, and leaves the job

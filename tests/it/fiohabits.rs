@@ -187,7 +187,7 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
     (
         "rate",
         "\"4m\"",
-        "wkrun has no `rate` (a bandwidth cap): cap the I/Os with `rate_iops` (4 MiB/s in 4 KiB blocks is rate_iops = 1024)",
+        "wkrun has no `rate` (a bandwidth cap): cap the I/Os with `rate_iops`, rate / block size (4 MiB/s in 4 KiB blocks is rate_iops = 1024); the import converts fio's, which paces bytes: with a block-size mix rate / mean size on average (1m with bssplit=4k/50:64k/50 is 30.12, rate_iops = 30), with rate_process=poisson ⌊rate / smallest size⌋; a rate of one size that is no whole number of I/Os per second is refused (--lossy: rounded)",
     ),
     (
         "random_distribution",

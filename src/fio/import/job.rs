@@ -116,8 +116,8 @@ pub struct Job {
     pub latency_window_us: u64,
     /// `latency_percentile` (fio's default 100).
     pub latency_percentile: f64,
-    /// `rate` per direction, bytes per second per job, and where.
-    pub rate_bytes: ([Option<u64>; 2], Option<Place>),
+    /// `rate` per direction, bytes per second per job, and where, with its value as written.
+    pub rate_bytes: ([Option<u64>; 2], Option<(Place, String)>),
     /// `ioengine` as fio names it, and where.
     pub engine: (String, Option<Place>),
     /// `direct` (or not `buffered`).
@@ -547,7 +547,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
                 job.rate_iops = caps;
                 job.rate_iops_at = Some(at.clone());
             } else {
-                job.rate_bytes = (caps, Some(at.clone()));
+                job.rate_bytes = (caps, Some((at.clone(), v.trim().to_string())));
             }
         }
         "rate_process" => match v.trim() {

@@ -2,11 +2,12 @@
 //!
 //! The steps: [`crate::fio::jobfile`] reads the sections; [`job`] applies each job's options (the globals
 //! read so far, then its own) by their rows of [`crate::spec::fio::FIO_KEYS`]; [`shape`] says what one copy
-//! of the job is as a phase; [`schedule`] orders the jobs as fio starts them and merges the ones that run
-//! together; [`write`](mod@write) writes the spec with its comments, which is then loaded as any spec is, so an import
-//! never writes a spec that `wkrun validate` refuses.
+//! of the job is as a phase (its rate cap in `rate.rs`); [`schedule`] orders the jobs as fio starts them and
+//! merges the ones that run together; [`write`](mod@write) writes the spec with its comments, which is then
+//! loaded as any spec is, so an import never writes a spec that `wkrun validate` refuses.
 
 pub mod job;
+mod rate;
 pub mod schedule;
 pub mod shape;
 pub mod write;

@@ -114,7 +114,7 @@ pub struct Shaped {
 }
 
 /// The option `text` at `at` refused for `why`.
-fn remark(at: &Place, text: impl Into<String>, why: impl Into<String>) -> Remark {
+pub(super) fn remark(at: &Place, text: impl Into<String>, why: impl Into<String>) -> Remark {
     Remark {
         at: at.clone(),
         text: text.into(),
@@ -292,12 +292,8 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         b => b,
     };
     let (steady, ramp_us) = steady(job, &mut bound, &mut notes, &mut refused)?;
-    let fio_caps = rate(job, &block, &mut refused);
-    let rate = match &block {
-        Block::Mix(v) => mix_caps(job, v, fio_caps, &mut notes, &mut refused),
-        Block::One(_) => fio_caps,
-    };
-    let read_percent = rate_mix(job, read_percent, [fio_caps, rate], &mut notes);
+    let (rate, read_percent) =
+        super::rate::caps(job, &block, read_percent, &mut notes, &mut refused);
     let writes = job.rw.write;
     let verify = verify(job, writes, &mut notes);
     let latency = latency(job, &mut bound, &mut notes, &mut refused);
@@ -577,187 +573,4 @@ fn steady(
         round_us: (every != interval_us).then_some(every),
     };
     Ok((Some(steady), ramp_us))
-}
-
-/// The read share of a mixed job capped in both directions: fio issues whichever direction is behind its
-/// cap, so its mix follows the caps (`rwmixread=70` with `rate_iops=2000` ran 1,971 reads/s and 1,995
-/// writes/s), while wkrun keeps `read_percent` exact and a cap the mix cannot reach falls behind. The share
-/// fio realises when the device keeps up, Rr / (Rr + Rw), with a note; `read_percent` unchanged otherwise.
-/// `[fio's, wkrun's]` caps per job: they differ with a block-size mix ([`mix_caps`]), where fio's give the
-/// share (the same factor turns both directions' into wkrun's).
-fn rate_mix(
-    job: &Job,
-    read_percent: u64,
-    [fio, ours]: [[Option<u64>; 2]; 2],
-    notes: &mut Vec<Remark>,
-) -> u64 {
-    if !(job.rw.read && job.rw.write) {
-        return read_percent;
-    }
-    let [Some(r), Some(w)] = fio else {
-        one_capped(job, read_percent, [fio, ours], notes);
-        return read_percent;
-    };
-    let share = ((r as u128 * 100 + (r + w) as u128 / 2) / (r + w) as u128) as u64;
-    if share == read_percent {
-        return read_percent;
-    }
-    notes.push(remark(
-        &job.at,
-        format!("rate_iops={} with rwmixread={read_percent}", caps_text(fio)),
-        format!(
-            "fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps ({r}:{w}), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = {share}, the share fio realises"
-        ),
-    ));
-    share
-}
-
-/// fio's caps as its `rate_iops` value: `500`, `700,300`, `,500`.
-fn caps_text(caps: [Option<u64>; 2]) -> String {
-    match caps {
-        [Some(r), Some(w)] if r == w => r.to_string(),
-        [Some(r), Some(w)] => format!("{r},{w}"),
-        [Some(r), None] => r.to_string(),
-        [None, Some(w)] => format!(",{w}"),
-        [None, None] => String::new(),
-    }
-}
-
-/// The note for a mixed job capped in one direction only: fio issues the other direction whenever the
-/// capped one is ahead of its cap, so the uncapped direction runs at the device's speed; wkrun keeps
-/// `read_percent` exact, so the cap holds the other direction to its share. `[fio's, wkrun's]` caps.
-fn one_capped(
-    job: &Job,
-    read_percent: u64,
-    [fio, ours]: [[Option<u64>; 2]; 2],
-    notes: &mut Vec<Remark>,
-) {
-    let (cap, capped, other, pct) = match ours {
-        [Some(c), None] => (c, "reads", "writes", read_percent),
-        [None, Some(c)] => (c, "writes", "reads", 100 - read_percent),
-        _ => return,
-    };
-    if pct == 0 || pct == 100 {
-        return;
-    }
-    let held = (cap as u128 * (100 - pct) as u128 / pct as u128) as u64;
-    notes.push(remark(
-        &job.at,
-        format!("rate_iops={} with rwmixread={read_percent}", caps_text(fio)),
-        format!(
-            "fio caps {capped} only and issues {other} whenever {capped} are ahead of their cap, so its {other} run at the device's speed and its mix is not rwmixread; wkrun keeps read_percent exact, so its {other} are held to {held}/s per job by the cap on {capped}"
-        ),
-    ));
-}
-
-/// How far (percent) rounding may move a cap of a block-size mix ([`mix_caps`]) before the import is
-/// refused: fio's own rate over a run is off its average by the sampled sizes' mean (4k/50:64k/50 at 59
-/// I/Os/s for 4 s, 236 I/Os: a standard error of 5.6 %), so a cap rounded by less says what fio does.
-const MIX_RATE_SLACK_PCT: f64 = 5.0;
-
-/// fio's caps per job (`caps`, of the directions the job does) with a block-size mix `mix` as wkrun's:
-/// fio caps bytes at rate_iops × the mix's smallest size per second ([`crate::fio::mix_rate`]), so its
-/// I/Os per second are rate_iops × smallest / mean size on average; wkrun's `rate_iops` counts I/Os of any
-/// size, so its cap is that average, rounded to the nearest whole number (at least 1), with a note giving
-/// the numbers; refused when rounding moves a cap by more than [`MIX_RATE_SLACK_PCT`] (--lossy: rounded).
-fn mix_caps(
-    job: &Job,
-    mix: &[(u64, u64)],
-    caps: [Option<u64>; 2],
-    notes: &mut Vec<Remark>,
-    refused: &mut Vec<Remark>,
-) -> [Option<u64>; 2] {
-    let Some(m) = crate::fio::mix_rate::MixRate::of(mix) else {
-        return caps;
-    };
-    let mut out = [None; 2];
-    let mut said = Vec::new();
-    let mut worst: f64 = 0.0;
-    for (d, dir) in ["reads", "writes"].into_iter().enumerate() {
-        let Some(c) = caps[d] else {
-            continue;
-        };
-        let r = m.ios_of_cap(c);
-        let n = r.nearest().max(1);
-        worst = worst.max(r.off_pct(n).abs());
-        let got = match r.whole() {
-            true => n.to_string(),
-            false => format!("{:.2}, rounded to {n} ({:+.1} %)", r.value(), r.off_pct(n)),
-        };
-        said.push(format!(
-            "{dir} {c} × {} / {} = {got}",
-            m.smallest,
-            mean_text(m.mean())
-        ));
-        out[d] = Some(n);
-    }
-    if said.is_empty() {
-        return caps;
-    }
-    let at = job.rate_iops_at.as_ref().unwrap_or(&job.at);
-    // The option as written (trial 20 F5: a write job's `rate_iops=300` was quoted `rate_iops=,300`).
-    let text = format!(
-        "rate_iops={} with {}",
-        caps_text(job.rate_iops),
-        mix_option(job)
-    );
-    let why = format!(
-        "fio caps a block-size mix's bytes at rate_iops × its smallest size ({} B) per second, so at the mix's mean size ({} B an I/O) it issues rate_iops × {} / {} I/Os per second per job on average: {}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)",
-        m.smallest,
-        mean_text(m.mean()),
-        m.smallest,
-        mean_text(m.mean()),
-        said.join(", ")
-    );
-    match worst > MIX_RATE_SLACK_PCT {
-        true => refused.push(remark(
-            at,
-            text,
-            format!(
-                "{why}; rounding moves a cap by more than {MIX_RATE_SLACK_PCT} % (--lossy: the rounded caps)"
-            ),
-        )),
-        false => notes.push(remark(at, text, why)),
-    }
-    out
-}
-
-/// A mean block size in bytes: whole, or with up to 2 decimals.
-fn mean_text(x: f64) -> String {
-    let t = format!("{x:.2}");
-    t.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// The option that made the job's block-size mix, as fio names it.
-fn mix_option(job: &Job) -> &'static str {
-    match job.bs.iter().find(|b| !matches!(b, Blocks::One(_))) {
-        Some(Blocks::Range(..)) => "bsrange",
-        _ => "bssplit",
-    }
-}
-
-/// Rate caps per direction of one job: `rate_iops`, or `rate` in I/Os where the block size is one size
-/// that divides it.
-fn rate(job: &Job, block: &Block, refused: &mut Vec<Remark>) -> [Option<u64>; 2] {
-    let mut caps = job.rate_iops;
-    let (bytes, at) = &job.rate_bytes;
-    for d in 0..2 {
-        let Some(b) = bytes[d] else {
-            continue;
-        };
-        match block {
-            Block::One(bs) if b % bs == 0 => caps[d] = Some(b / bs),
-            _ => {
-                if let Some(at) = at {
-                    refused.push(remark(
-                        at,
-                        format!("rate={}", fmt_bytes(b)),
-                        "a bandwidth cap that is no whole number of I/Os per second of one block size; wkrun caps I/Os (rate_iops)",
-                    ));
-                }
-            }
-        }
-    }
-    let used = [job.rw.read, job.rw.write];
-    [0, 1].map(|d| caps[d].filter(|_| used[d]))
 }

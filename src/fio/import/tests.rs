@@ -929,7 +929,7 @@ fn rate_iops_with_a_block_size_mix_is_the_rate_fio_gives() {
     assert_eq!(ps[0]["rate_iops"].to_string(), "{ read = 59 }");
     let why = |mean: &str, said: &str| {
         format!(
-            "fio caps a block-size mix's bytes at rate_iops × its smallest size (4096 B) per second, so at the mix's mean size ({mean} B an I/O) it issues rate_iops × 4096 / {mean} I/Os per second per job on average: {said}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)"
+            "fio paces a job's bytes per second (rate_iops × the smallest size, 4096 B) and issues an I/O when the bytes before it are due, so at the mix's mean size ({mean} B an I/O) it issues those bytes / {mean} I/Os per second per job on average: {said}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)"
         )
     };
     let note = why(
@@ -1049,4 +1049,144 @@ fn ramp_time_zero_is_no_ramp() {
     let (ps, _) = phases(&out.text);
     assert_eq!(ps[0].get("ramp"), None);
     assert_eq!(ps[0]["duration"].as_str(), Some("10s"));
+}
+
+/// fio's `rate=` (bytes per second per job) is paced as `rate_iops` × the smallest size is: evenly, an I/O
+/// when the bytes before it are due, so it gives rate / mean size I/Os per second (exact for one size, on
+/// average for a mix); with Poisson arrivals ⌊rate / smallest⌋ whatever the sizes. It was imported only
+/// as a whole number of I/Os of one size (a mix refused, `--lossy` dropping the cap).
+#[test]
+fn rate_in_bytes_is_the_rate_fio_gives() {
+    let job = |bs: &str, rate: &str| {
+        format!(
+            "[rt]\nfilename=f\nsize=256m\nrw=randread\n{bs}\nnorandommap\n{rate}\nioengine=libaio\ndirect=1\ntime_based\nruntime=4\n"
+        )
+    };
+    let cap = |text: &str, lossy: bool| {
+        let out = import_text(text, lossy).expect("imports");
+        let rated: Vec<String> = out
+            .notes
+            .iter()
+            .filter(|n| n.contains("rate"))
+            .cloned()
+            .collect();
+        (phases(&out.text).0[0]["rate_iops"].to_string(), rated)
+    };
+    let why = |basis: &str, mean: &str, said: &str| {
+        format!(
+            "fio paces a job's bytes per second ({basis}) and issues an I/O when the bytes before it are due, so at the mix's mean size ({mean} B an I/O) it issues those bytes / {mean} I/Os per second per job on average: {said}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)"
+        )
+    };
+    // One size: 1 MiB/s of 4 KiB is 256 I/Os/s exactly, nothing said; rate over rate_iops, as in fio.
+    let none = Vec::<String>::new();
+    assert_eq!(
+        cap(&job("bs=4k", "rate=1m"), false),
+        ("{ read = 256 }".into(), none.clone())
+    );
+    let both = job("bs=4k", "rate_iops=100\nrate=1m");
+    assert_eq!(cap(&both, false).0, "{ read = 256 }");
+    // A mix: 1,048,576 / 34,816 = 30.12 I/Os/s on average, capped at 30 and said.
+    let (c, notes) = cap(&job("bssplit=4k/50:64k/50", "rate=1m"), false);
+    assert_eq!(c, "{ read = 30 }");
+    let said = "reads 1048576 / 34816 = 30.12, rounded to 30 (-0.4 %)";
+    assert_eq!(
+        notes,
+        [format!(
+            "j.fio:7: rate=1m with bssplit: {}",
+            why("rate", "34816", said)
+        )]
+    );
+    // bsrange=4k-16k (mean 10,240 B): 8 MiB/s is 819.2 I/Os/s.
+    let (c, notes) = cap(&job("bsrange=4k-16k", "rate=8m"), false);
+    assert_eq!(c, "{ read = 819 }");
+    let said = "reads 8388608 / 10240 = 819.20, rounded to 819 (-0.0 %)";
+    assert_eq!(
+        notes,
+        [format!(
+            "j.fio:7: rate=8m with bsrange: {}",
+            why("rate", "10240", said)
+        )]
+    );
+    // Per direction, mixed: 10m,5m of 4 KiB is 2560 reads/s and 1280 writes/s, so fio's mix is 67:33.
+    let rw = job("bs=4k", "rate=10m,5m").replace("rw=randread", "rw=randrw\nrwmixread=50");
+    let out = import_text(&rw, false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(
+        ps[0]["rate_iops"].to_string(),
+        "{ read = 2560, write = 1280 }"
+    );
+    assert_eq!(ps[0]["read_percent"].as_integer(), Some(67));
+    assert!(
+        out.notes.iter().any(
+            |n| n.starts_with("j.fio:1: rate=10m,5m with rwmixread=50: ")
+                && n.contains("its mix follows the caps (2560:1280)")
+        ),
+        "{:?}",
+        out.notes
+    );
+    // 1,000,000 B/s of 4 KiB is 244.14 I/Os/s: no whole number, refused; --lossy rounds.
+    let odd = job("bs=4k", "rate=1000000");
+    let err = import_text(&odd, false).expect_err("refused");
+    assert!(err.iter().any(|e| e.starts_with("j.fio:7: rate=1000000: fio paces a job's bytes per second and issues a 4096 B I/O when the bytes before it are due, so it issues rate / 4096 I/Os per second per job: reads 1000000 / 4096 = 244.14, rounded to 244 (-0.1 %); wkrun's rate_iops is a whole number of I/Os per second, at least 1 (--lossy: rounded)")), "{err:?}");
+    assert_eq!(cap(&odd, true).0, "{ read = 244 }");
+    // 40 KiB/s of the mix is 1.18 I/Os/s: rounding to 1 is 15 % off, refused; --lossy caps at 1.
+    let low = job("bssplit=4k/50:64k/50", "rate=40k");
+    let err = import_text(&low, false).expect_err("refused");
+    let said = "reads 40960 / 34816 = 1.18, rounded to 1 (-15.0 %)";
+    let refusal = format!(
+        "j.fio:7: rate=40k with bssplit: {}; rounding moves a cap by more than 5 % (--lossy: the rounded caps)",
+        why("rate", "34816", said)
+    );
+    assert!(err.iter().any(|e| e.starts_with(&refusal)), "{err:?}");
+    assert_eq!(cap(&low, true).0, "{ read = 1 }");
+}
+
+/// fio's Poisson arrivals draw gaps at ⌊bytes per second / smallest size⌋ I/Os per second whatever each
+/// I/O's size: `rate_iops=500` with 4k/50:64k/50 ran 466 I/Os/s in 2 s (the import capped at 59), and
+/// `rate=16m` with it 4046 (16 MiB / 4 KiB = 4096, not 481.88).
+#[test]
+fn poisson_rates_count_ios_whatever_their_size() {
+    let job = |rate: &str| {
+        format!(
+            "[p]\nfilename=f\nsize=256m\nrw=randread\nbssplit=4k/50:64k/50\nnorandommap\n{rate}\nrate_process=poisson\ntime_based\nruntime=2\n"
+        )
+    };
+    let out = import_text(&job("rate_iops=500"), false).expect("imports");
+    assert_eq!(
+        phases(&out.text).0[0]["rate_iops"].to_string(),
+        "{ read = 500 }"
+    );
+    assert!(
+        !out.notes.iter().any(|n| n.contains("rate_iops=500")),
+        "{:?}",
+        out.notes
+    );
+    let out = import_text(&job("rate=16m"), false).expect("imports");
+    assert_eq!(
+        phases(&out.text).0[0]["rate_iops"].to_string(),
+        "{ read = 4096 }"
+    );
+    let note = "j.fio:7: rate=16m with rate_process=poisson: with Poisson arrivals fio draws its gaps at ⌊rate / the smallest block size (4096 B)⌋ I/Os per second per job whatever each I/O's size: reads ⌊16777216 / 4096⌋ = 4096, so its bytes per second are those I/Os × the mix's mean size (34816 B), not rate; wkrun's rate_iops is that rate";
+    assert!(out.notes.contains(&note.to_string()), "{:?}", out.notes);
+    // Below one I/O per second fio divides by zero: refused.
+    let err = import_text(&job("rate=2k"), false).expect_err("refused");
+    assert!(
+        err.iter().any(
+            |e| e.starts_with("j.fio:7: rate=2k with rate_process=poisson: ")
+                && e.contains("reads ⌊2048 / 4096⌋ = 0, raised to 1, so")
+                && e.contains("; below 1 I/O per second, fio divides by zero (--lossy: 1)")
+        ),
+        "{err:?}"
+    );
+}
+
+/// `rate_min` (fio ends a job whose bandwidth falls below it) has no wkrun meaning: refused, named.
+#[test]
+fn rate_min_is_refused() {
+    let err = import_text(&format!("{BASE}rate_min=1m\n"), false).expect_err("refused");
+    assert!(
+        err.iter()
+            .any(|e| e.contains("rate_min=1m: wkrun has no `rate_min`")),
+        "{err:?}"
+    );
 }

@@ -1,0 +1,320 @@
+//! A fio job's rate cap (`rate`, `rate_iops`, `rate_process`) as wkrun's `rate_iops`, and the read share
+//! the caps give a mixed job. fio paces bytes per second; what that is in I/Os per second is
+//! [`crate::fio::mix_rate`]'s.
+
+use super::job::{Blocks, Job, Remark};
+use super::shape::{Block, remark};
+use crate::fio::Place;
+use crate::fio::mix_rate::{MixRate, Ratio};
+
+/// How far (percent) rounding may move a cap of a block-size mix before the import is refused: fio's own
+/// rate over a run is off its average by the sampled sizes' mean (4k/50:64k/50 at 59 I/Os/s for 4 s, 236
+/// I/Os: a standard error of 5.6 %), so a cap rounded by less says what fio does.
+const MIX_RATE_SLACK_PCT: f64 = 5.0;
+
+/// fio's rate cap of one job as fio paces it.
+struct FioRate {
+    /// Bytes per second per direction the job does: `rate`, or `rate_iops` × the smallest block size.
+    bps: [Option<u64>; 2],
+    /// Which of them are fio's `rate` (bytes), not `rate_iops`.
+    from_rate: [bool; 2],
+    /// The I/Os per second fio gives per direction ([`MixRate::ios_of_bytes`]).
+    ios: [Option<Ratio>; 2],
+    /// The options as written: `rate_iops=500`, `rate=10m,5m`.
+    text: String,
+    /// Where (the `rate` line when it caps a direction, else the `rate_iops` line).
+    at: Place,
+}
+
+/// The job's caps per job as wkrun's `rate_iops` per direction, and the read share of a mixed job
+/// ([`rate_mix`]). fio's caps become the I/Os per second fio gives ([`MixRate::ios_of_bytes`]): exact
+/// for one block size, or with Poisson arrivals; on average, rounded, with a note giving the numbers,
+/// for a block-size mix evenly paced (refused when rounding moves a cap by more than
+/// [`MIX_RATE_SLACK_PCT`]); a `rate` that is no whole number of I/Os per second of one size is refused
+/// (`--lossy`: rounded).
+pub(super) fn caps(
+    job: &Job,
+    block: &Block,
+    read_percent: u64,
+    notes: &mut Vec<Remark>,
+    refused: &mut Vec<Remark>,
+) -> ([Option<u64>; 2], u64) {
+    let m = match block {
+        Block::One(b) => MixRate::of(&[(*b, 1)]),
+        Block::Mix(v) => MixRate::of(v),
+    };
+    let Some((m, fio)) = m.and_then(|m| Some((m, fio_rate(job, &m)?))) else {
+        return ([None; 2], read_percent);
+    };
+    let ours = fio.ios.map(|r| r.map(|r| r.nearest().max(1)));
+    let mix = matches!(block, Block::Mix(_));
+    match (job.poisson, mix) {
+        (true, _) => poisson(&fio, &m, mix, notes, refused),
+        (false, true) => linear_mix(job, &fio, &m, notes, refused),
+        (false, false) => linear_one(&fio, &m, refused),
+    }
+    (ours, rate_mix(job, read_percent, &fio, ours, notes))
+}
+
+/// fio's caps of the directions the job does; `None` without one.
+fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
+    let used = [job.rw.read, job.rw.write];
+    let (bytes, written) = &job.rate_bytes;
+    let mut bps = [None; 2];
+    let mut from_rate = [false; 2];
+    for d in (0..2).filter(|&d| used[d]) {
+        // fio takes `rate` over `rate_iops` for a direction both cap.
+        bps[d] = bytes[d].or(job.rate_iops[d].map(|c| m.bytes_of_cap(c)));
+        from_rate[d] = bytes[d].is_some();
+    }
+    if bps == [None, None] {
+        return None;
+    }
+    let mut text = Vec::new();
+    let mut at = None;
+    if let Some((p, v)) = written.as_ref().filter(|_| from_rate.contains(&true)) {
+        text.push(format!("rate={v}"));
+        at = Some(p.clone());
+    }
+    if (0..2).any(|d| bps[d].is_some() && !from_rate[d]) {
+        text.push(format!("rate_iops={}", caps_text(job.rate_iops)));
+        at = at.or_else(|| job.rate_iops_at.clone());
+    }
+    Some(FioRate {
+        bps,
+        from_rate,
+        ios: bps.map(|b| b.map(|b| m.ios_of_bytes(b, job.poisson))),
+        text: text.join(" and "),
+        at: at.unwrap_or_else(|| job.at.clone()),
+    })
+}
+
+/// Each capped direction's conversion, `reads 500 × 4096 / 34816 = 58.82, rounded to 59 (+0.3 %)`
+/// (`/ divisor`, or `⌊…⌋` with `floor`), and the largest move rounding makes, percent.
+fn said(fio: &FioRate, m: &MixRate, divisor: &str, floor: bool) -> (Vec<String>, f64) {
+    let mut out = Vec::new();
+    let mut worst: f64 = 0.0;
+    for (d, dir) in ["reads", "writes"].into_iter().enumerate() {
+        let (Some(b), Some(r)) = (fio.bps[d], fio.ios[d]) else {
+            continue;
+        };
+        let bytes = match fio.from_rate[d] {
+            true => b.to_string(),
+            false => format!("{} × {}", b / m.smallest, m.smallest),
+        };
+        let n = r.nearest().max(1);
+        worst = worst.max(r.off_pct(n).abs());
+        let got = match (r.whole(), r.nearest()) {
+            (true, 0) => "0, raised to 1".to_string(),
+            (true, _) => n.to_string(),
+            _ => format!("{:.2}, rounded to {n} ({:+.1} %)", r.value(), r.off_pct(n)),
+        };
+        out.push(match floor {
+            true => format!("{dir} ⌊{bytes} / {divisor}⌋ = {got}"),
+            false => format!("{dir} {bytes} / {divisor} = {got}"),
+        });
+    }
+    (out, worst)
+}
+
+/// What fio paces, in words: `rate` bytes per second, or `rate_iops` × the smallest size.
+fn basis(fio: &FioRate, m: &MixRate) -> String {
+    let iops = format!("rate_iops × the smallest size, {} B", m.smallest);
+    match (
+        fio.from_rate.contains(&true),
+        fio.text.contains("rate_iops="),
+    ) {
+        (true, true) => format!("rate, or {iops}"),
+        (true, false) => "rate".to_string(),
+        _ => iops,
+    }
+}
+
+/// An evenly paced block-size mix: fio's bytes per second over the mean size, rounded, noted (refused
+/// beyond [`MIX_RATE_SLACK_PCT`]).
+fn linear_mix(
+    job: &Job,
+    fio: &FioRate,
+    m: &MixRate,
+    notes: &mut Vec<Remark>,
+    refused: &mut Vec<Remark>,
+) {
+    let mean = mean_text(m.mean());
+    let (said, worst) = said(fio, m, &mean, false);
+    let text = format!("{} with {}", fio.text, mix_option(job));
+    let why = format!(
+        "fio paces a job's bytes per second ({}) and issues an I/O when the bytes before it are due, so at the mix's mean size ({mean} B an I/O) it issues those bytes / {mean} I/Os per second per job on average: {}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)",
+        basis(fio, m),
+        said.join(", ")
+    );
+    match worst > MIX_RATE_SLACK_PCT {
+        true => refused.push(remark(
+            &fio.at,
+            text,
+            format!(
+                "{why}; rounding moves a cap by more than {MIX_RATE_SLACK_PCT} % (--lossy: the rounded caps)"
+            ),
+        )),
+        false => notes.push(remark(&fio.at, text, why)),
+    }
+}
+
+/// One block size evenly paced: fio issues an I/O each size / rate seconds, exactly; refused when that
+/// is no whole number of I/Os per second (`--lossy`: rounded).
+fn linear_one(fio: &FioRate, m: &MixRate, refused: &mut Vec<Remark>) {
+    if fio
+        .ios
+        .iter()
+        .flatten()
+        .all(|r| r.whole() && r.nearest() > 0)
+    {
+        return;
+    }
+    let (said, _) = said(fio, m, &m.smallest.to_string(), false);
+    refused.push(remark(
+        &fio.at,
+        fio.text.clone(),
+        format!(
+            "fio paces a job's bytes per second and issues a {} B I/O when the bytes before it are due, so it issues rate / {} I/Os per second per job: {}; wkrun's rate_iops is a whole number of I/Os per second, at least 1 (--lossy: rounded)",
+            m.smallest,
+            m.smallest,
+            said.join(", ")
+        ),
+    ));
+}
+
+/// Poisson arrivals: fio draws its gaps at ⌊bytes per second / smallest size⌋ I/Os per second whatever
+/// each I/O's size, so `rate_iops` is that exactly; a `rate` that is not a whole number of those, or is
+/// with a mix (whose bytes then follow the sizes drawn, not the rate), is noted; below one I/O per
+/// second refused (fio divides by it).
+fn poisson(
+    fio: &FioRate,
+    m: &MixRate,
+    mix: bool,
+    notes: &mut Vec<Remark>,
+    refused: &mut Vec<Remark>,
+) {
+    let exact = fio.bps.iter().flatten().all(|b| b % m.smallest == 0);
+    if !fio.from_rate.contains(&true) || (exact && !mix) {
+        return;
+    }
+    let (said, _) = said(fio, m, &m.smallest.to_string(), true);
+    let bytes = match mix {
+        true => format!(
+            ", so its bytes per second are those I/Os × the mix's mean size ({} B), not rate",
+            mean_text(m.mean())
+        ),
+        false => String::new(),
+    };
+    let why = format!(
+        "with Poisson arrivals fio draws its gaps at ⌊rate / the smallest block size ({} B)⌋ I/Os per second per job whatever each I/O's size: {}{bytes}; wkrun's rate_iops is that rate",
+        m.smallest,
+        said.join(", ")
+    );
+    let text = format!("{} with rate_process=poisson", fio.text);
+    match fio.ios.iter().flatten().any(|r| r.nearest() == 0) {
+        true => refused.push(remark(
+            &fio.at,
+            text,
+            format!("{why}; below 1 I/O per second, fio divides by zero (--lossy: 1)"),
+        )),
+        false => notes.push(remark(&fio.at, text, why)),
+    }
+}
+
+/// The read share of a mixed job capped in both directions: fio issues whichever direction is behind its
+/// cap, so its mix follows the caps (`rwmixread=70` with `rate_iops=2000` ran 1,971 reads/s and 1,995
+/// writes/s), while wkrun keeps `read_percent` exact and a cap the mix cannot reach falls behind. The share
+/// fio realises when the device keeps up, Rr / (Rr + Rw) of the I/Os per second fio gives each direction,
+/// with a note; `read_percent` unchanged otherwise. `ours`: wkrun's caps per job.
+fn rate_mix(
+    job: &Job,
+    read_percent: u64,
+    fio: &FioRate,
+    ours: [Option<u64>; 2],
+    notes: &mut Vec<Remark>,
+) -> u64 {
+    if !(job.rw.read && job.rw.write) {
+        return read_percent;
+    }
+    let [Some(r), Some(w)] = fio.ios else {
+        one_capped(job, read_percent, fio, ours, notes);
+        return read_percent;
+    };
+    let (rd, wd) = (r.0 * w.1, w.0 * r.1);
+    let share = ((rd * 100 + (rd + wd) / 2) / (rd + wd).max(1)) as u64;
+    if share == read_percent {
+        return read_percent;
+    }
+    notes.push(remark(
+        &job.at,
+        format!("{} with rwmixread={read_percent}", fio.text),
+        format!(
+            "fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps ({}:{}), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = {share}, the share fio realises",
+            ios_text(r),
+            ios_text(w)
+        ),
+    ));
+    share
+}
+
+/// I/Os per second: whole, or with 2 decimals.
+fn ios_text(r: Ratio) -> String {
+    match r.whole() {
+        true => r.nearest().to_string(),
+        false => format!("{:.2}", r.value()),
+    }
+}
+
+/// fio's caps as its `rate_iops` value: `500`, `700,300`, `,500`.
+fn caps_text(caps: [Option<u64>; 2]) -> String {
+    match caps {
+        [Some(r), Some(w)] if r == w => r.to_string(),
+        [Some(r), Some(w)] => format!("{r},{w}"),
+        [Some(r), None] => r.to_string(),
+        [None, Some(w)] => format!(",{w}"),
+        [None, None] => String::new(),
+    }
+}
+
+/// The note for a mixed job capped in one direction only: fio issues the other direction whenever the
+/// capped one is ahead of its cap, so the uncapped direction runs at the device's speed; wkrun keeps
+/// `read_percent` exact, so the cap holds the other direction to its share. `ours`: wkrun's caps.
+fn one_capped(
+    job: &Job,
+    read_percent: u64,
+    fio: &FioRate,
+    ours: [Option<u64>; 2],
+    notes: &mut Vec<Remark>,
+) {
+    let (cap, capped, other, pct) = match ours {
+        [Some(c), None] => (c, "reads", "writes", read_percent),
+        [None, Some(c)] => (c, "writes", "reads", 100 - read_percent),
+        _ => return,
+    };
+    if pct == 0 || pct == 100 {
+        return;
+    }
+    let held = (cap as u128 * (100 - pct) as u128 / pct as u128) as u64;
+    notes.push(remark(
+        &job.at,
+        format!("{} with rwmixread={read_percent}", fio.text),
+        format!(
+            "fio caps {capped} only and issues {other} whenever {capped} are ahead of their cap, so its {other} run at the device's speed and its mix is not rwmixread; wkrun keeps read_percent exact, so its {other} are held to {held}/s per job by the cap on {capped}"
+        ),
+    ));
+}
+
+/// A mean block size in bytes: whole, or with up to 2 decimals.
+fn mean_text(x: f64) -> String {
+    let t = format!("{x:.2}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The option that made the job's block-size mix, as fio names it.
+fn mix_option(job: &Job) -> &'static str {
+    match job.bs.iter().find(|b| !matches!(b, Blocks::One(_))) {
+        Some(Blocks::Range(..)) => "bsrange",
+        _ => "bssplit",
+    }
+}
