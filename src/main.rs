@@ -831,6 +831,10 @@ fn validate_results(p: &Path) -> Result<String, (u8, String)> {
     .map_err(|e| (1, e))?;
     let checked =
         wkrun::report::validate::check(&file).map_err(|all| (2, all.join("\nerror: ")))?;
+    // What fio's output holds that is no storage I/O (a cpuio job), said as it is accepted.
+    for n in &checked.notes {
+        err_out(&format!("note: {}: {n}\n", p.display()));
+    }
     let (n, series, targets) = (checked.phases, checked.series, checked.targets);
     let folders = match targets {
         0 => String::new(),
@@ -1260,6 +1264,10 @@ fn cmd_compare(
                 .map_err(|e| bad(e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // fio's JSON of jobs that did no storage I/O (cpuio) alone: nothing to set beside another run.
+    if let Some(why) = compare::nothing_to_compare(&runs) {
+        return Err(bad(why));
+    }
     if let Some(against) = against {
         let stored = against_library(files, &runs[0].results.spec.name, against)?;
         warn_mixed(&runs[0].results, &stored);

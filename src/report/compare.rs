@@ -397,6 +397,9 @@ pub enum Note {
     /// ([`crate::report::verify_reads`]): the rows of both phases have no change, and the job is left out
     /// of the composite.
     VerifyReads(Vec<VerifySplit>),
+    /// fio's job whose syncs are not one per N of its writes ([`crate::fio::json::syncs_apart`]): each
+    /// column's, by its index, with the phase's warning saying why. Its flush rows have no change.
+    Syncs(Vec<(usize, String)>),
 }
 
 impl Note {
@@ -453,6 +456,16 @@ impl Note {
                     .collect();
                 format!(
                     "not compared: {}; so these rows have no change and the job is left out of the composite",
+                    each.join("; ")
+                )
+            }
+            Note::Syncs(said) => {
+                let each: Vec<String> = said
+                    .iter()
+                    .map(|(i, w)| format!("{}: {}", col(*i), crate::text::escaped(w)))
+                    .collect();
+                format!(
+                    "not compared: {}; these flush rows have no change (the composite never scores flushes)",
                     each.join("; ")
                 )
             }
@@ -557,7 +570,7 @@ fn phase_names(runs: &[Run]) -> Vec<&str> {
     let mut seen = std::collections::HashSet::new();
     for run in runs {
         for p in &run.results.phases {
-            if p.kind != PhaseKind::Erase && seen.insert(p.name.as_str()) {
+            if compared(p) && seen.insert(p.name.as_str()) {
                 names.push(&p.name);
             }
         }
@@ -578,6 +591,51 @@ fn by_name(
     map
 }
 
+/// Whether `compare` has rows for phase `p`: not an erase (it measures no I/O), nor fio's job on an engine
+/// that does no storage I/O ([`crate::fio::json::no_storage_io`]: cpuio), which [`left_out`] names.
+fn compared(p: &PhaseResult) -> bool {
+    p.kind != PhaseKind::Erase && crate::fio::json::no_storage_io(p).is_none()
+}
+
+/// A line for each phase `compare` leaves out for doing no storage I/O (fio's cpuio job,
+/// [`crate::fio::json::no_storage_io`]): its column's heading, the phase and why (trial 21 A1: fio's
+/// cpuio job was refused as "more I/Os than its io_bytes").
+fn left_out(runs: &[Run]) -> impl Iterator<Item = String> {
+    runs.iter().zip(headers(runs)).flat_map(|(r, h)| {
+        (r.results.phases.iter())
+            .filter_map(|p| Some((p, crate::fio::json::no_storage_io(p)?)))
+            .map(|(p, why)| {
+                format!(
+                    "{h}: job \"{}\" left out: {why}",
+                    crate::text::escaped(&p.name)
+                )
+            })
+            .collect::<Vec<_>>()
+    })
+}
+
+/// Why `runs` cannot be compared when a run has phases but none that `compare` shows: each of them fio's job
+/// that did no storage I/O ([`crate::fio::json::no_storage_io`]), named with the reason; `None` otherwise.
+pub fn nothing_to_compare(runs: &[Run]) -> Option<String> {
+    runs.iter().find_map(|r| {
+        let ps = &r.results.phases;
+        let why: Vec<String> = ps
+            .iter()
+            .filter_map(|p| {
+                let w = crate::fio::json::no_storage_io(p)?;
+                Some(format!("job \"{}\": {w}", crate::text::escaped(&p.name)))
+            })
+            .collect();
+        (!ps.is_empty() && why.len() == ps.len()).then(|| {
+            format!(
+                "{}: nothing to compare: {}",
+                crate::text::escaped(&r.file.display().to_string()),
+                why.join("; ")
+            )
+        })
+    })
+}
+
 /// Compares `runs`, the first being the baseline.
 pub fn compare(runs: &[Run]) -> Comparison {
     let columns = headers(runs);
@@ -587,7 +645,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
         .collect();
     let mut named: Vec<_> = runs
         .iter()
-        .map(|r| by_name(&r.results.phases, |p| p.kind != PhaseKind::Erase))
+        .map(|r| by_name(&r.results.phases, compared))
         .collect();
     // A prediction's phase of another workload than its measured namesake's: on rows of its own.
     let apart = apart(runs);
@@ -605,6 +663,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
         phase_rows(name, &phases, &foreign, &mut rows);
         mark_unfinished(&phases, &why, &mut rows[from..]);
         split_rows(name, &splits, &mut rows[from..]);
+        sync_rows(&phases, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
             let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
                 .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
@@ -682,6 +741,35 @@ fn split_rows(name: &str, splits: &[VerifySplit], rows: &mut [Row]) {
             }
         }
         r.note = Some(Note::VerifyReads(mine.clone()));
+    }
+}
+
+/// The flush rows of a phase when one of its runs is fio's job whose syncs are not one per N writes
+/// ([`crate::fio::json::syncs_apart`]: fio syncs again before each I/O while its write count stays a
+/// multiple of N): each with the note, and no change in any column (trial 21 T1: fio's 1037 syncs for 6512
+/// writes beside wkrun's 294 for 4714 read as -71.6 %).
+fn sync_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
+    let said: Vec<(usize, String)> = phases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, crate::fio::json::syncs_apart((*p)?)?.to_string())))
+        .collect();
+    if said.is_empty() {
+        return;
+    }
+    let flush = |m: Metric| matches!(m, Metric::Flushes | Metric::FlushLat(_));
+    for r in rows.iter_mut().filter(|r| flush(r.metric)) {
+        r.cells.iter_mut().for_each(unchanged);
+        r.note = Some(Note::Syncs(said.clone()));
+    }
+}
+
+/// A cell without its change against the first run (a cut phase's figure too).
+fn unchanged(c: &mut Cell) {
+    match c {
+        Cell::Number { change_pct, .. } | Cell::Over { change_pct, .. } => *change_pct = None,
+        Cell::Cut { cell, .. } => unchanged(cell),
+        _ => {}
     }
 }
 
@@ -834,8 +922,9 @@ pub fn host_notes(runs: &[&Results], names: &[String]) -> Vec<String> {
 /// What a reader must know to read the comparison, one line per run that needs one, named by its column
 /// header, said under the table: which of fio's latencies a run read from fio's JSON gives
 /// ([`crate::fio::json::latency_caveat`]); for each prediction whose fit warned, its first warning
-/// (`prediction.fit_warnings`); for each phase of a prediction compared apart from its measured
-/// namesake, whose workload differs, how (`apart`).
+/// (`prediction.fit_warnings`); each phase left out for doing no storage I/O (`left_out`: fio's cpuio
+/// job); for each phase of a prediction compared apart from its measured namesake, whose workload differs,
+/// how (`apart`).
 ///
 /// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
 /// beside the others' `missing` only.
@@ -846,6 +935,7 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
             crate::fio::json::latency_caveat(&r.results).map(|c| format!("{h}: {c}"))
         })
         .chain(fit_warned(runs))
+        .chain(left_out(runs))
         .chain(apart_lines(runs))
         .chain(ran_apart(runs))
         .chain(unpaired(runs))
@@ -961,7 +1051,7 @@ fn unpaired(runs: &[Run]) -> Option<String> {
         .map(|r| {
             let phases = r.results.phases.iter();
             phases
-                .filter(|p| p.kind != PhaseKind::Erase)
+                .filter(|p| compared(p))
                 .map(|p| p.name.as_str())
                 .collect()
         })
@@ -1543,9 +1633,12 @@ type Twin<'a> = Result<(&'a PhaseResult, &'a PhaseResult), (&'a str, &'static st
 /// `failed`: its figures cover the part it ran, its twin's the whole phase). A phase a completed `run`
 /// lacks is not in common (another spec's run).
 fn twin<'a>(first: &'a Results, run: &'a Results) -> Vec<Twin<'a>> {
-    let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload);
-    let common =
-        |b: &&PhaseResult| run.status != Status::Completed || mine.contains_key(b.name.as_str());
+    // A job that did no storage I/O (fio's cpuio) is no workload to score, on either side.
+    let storage = |p: &PhaseResult| crate::fio::json::no_storage_io(p).is_none();
+    let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload && storage(p));
+    let common = |b: &&PhaseResult| {
+        storage(b) && (run.status != Status::Completed || mine.contains_key(b.name.as_str()))
+    };
     workloads(first)
         .into_iter()
         .filter(common)
@@ -1646,7 +1739,7 @@ pub fn lead_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
 fn workloads(r: &Results) -> Vec<&PhaseResult> {
     r.phases
         .iter()
-        .filter(|p| p.kind == PhaseKind::Workload)
+        .filter(|p| p.kind == PhaseKind::Workload && compared(p))
         .collect()
 }
 

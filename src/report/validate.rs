@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// What a results file that checks out holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Checked {
     /// How its run ended (`completed` for fio's output).
     pub status: crate::results::Status,
@@ -21,6 +21,9 @@ pub struct Checked {
     /// The targets' folders it names (the aggregate of a run on several targets), each checked as a results
     /// folder; 0 for other results.
     pub targets: usize,
+    /// What a reader should know of results that check out: each job of fio's output that did no storage
+    /// I/O ([`crate::fio::json::no_storage_io`]: cpuio), as `job "NAME": why`.
+    pub notes: Vec<String>,
 }
 
 /// Checks the results file `file` (a `results.json`, or fio's JSON output, which has no schema or series
@@ -47,11 +50,18 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
                     why,
                 })
             })?;
+        let notes = (r.phases.iter())
+            .filter_map(|p| {
+                let why = crate::fio::json::no_storage_io(p)?;
+                Some(format!("job \"{}\": {why}", crate::text::escaped(&p.name)))
+            })
+            .collect();
         return Ok(Checked {
             status: r.status,
             phases: r.phases.len(),
             series: 0,
             targets: 0,
+            notes,
         });
     }
     let mut problems = Vec::new();
@@ -89,6 +99,7 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
             phases: named.len(),
             series,
             targets: whole,
+            notes: Vec::new(),
         }),
         false => Err(problems),
     }
@@ -275,6 +286,7 @@ pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> 
             phases: r.phases.len(),
             series,
             targets: 0,
+            notes: Vec::new(),
         }),
         false => Err(problems),
     }

@@ -475,11 +475,11 @@ pub const FIO_KEYS: &[FioKey] = &[
     ),
     map(
         "fsync",
-        "`fsync` is `fsync` in wkrun: an fsync after every N writes of each worker",
+        "`fsync` is `fsync` in wkrun: an fsync after every N writes of each worker; differs: fio syncs whenever its count of issued writes is a nonzero multiple of N and the last I/O to complete was not a sync, so in a job that also reads it syncs again before each read until its next write (about (1 + reads per write) × writes / N syncs: 2.5 times at rwmixread=60), and on io_uring at an iodepth above 1 while a sync is in flight",
     ),
     map(
         "fdatasync",
-        "`fdatasync` is `fdatasync` in wkrun: an fdatasync after every N writes of each worker",
+        "`fdatasync` is `fdatasync` in wkrun: an fdatasync after every N writes of each worker; differs: fio syncs whenever its count of issued writes is a nonzero multiple of N and the last I/O to complete was not a sync, so in a job that also reads it syncs again before each read until its next write (about (1 + reads per write) × writes / N syncs: 2.5 times at rwmixread=60), and on io_uring at an iodepth above 1 while a sync is in flight",
     ),
     map(
         "sync",

@@ -94,7 +94,7 @@ fn fio_json_beside_a_wkrun_phase_of_the_same_name() {
         "{text}"
     );
     assert!(
-        text.ends_with("\nnote: fio: fio-3.33-numjobs-group.json: latency min, mean and max are fio's total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) are fio's completion latency (clat), which leaves out the submission's own time, so they can read lower than wkrun's for the same I/Os (fio's lat_percentiles=1 gives total-latency percentiles)\n"),
+        text.ends_with("\nnote: fio: fio-3.33-numjobs-group.json: latency figures are fio's: min, mean and max its total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) its completion latency (clat) of I/Os it times in one piece (slat_ns.N is 0: trims, and I/Os on fio's sync engines), which is their whole time, as wkrun's\n"),
         "{text}"
     );
     // CSV stays CSV: the note goes to stderr.
@@ -119,7 +119,7 @@ fn fio_json_beside_a_wkrun_phase_of_the_same_name() {
          and the file system and page cache under it, not an SSD, so the changes and the composite may be \
          noise, differing from run to run"
     );
-    assert!(lines[1].starts_with("note: fio: fio-3.33-numjobs-group.json: latency min, mean and max are fio's total latency"), "{err}");
+    assert!(lines[1].starts_with("note: fio: fio-3.33-numjobs-group.json: latency figures are fio's: min, mean and max its total latency"), "{err}");
 }
 
 /// report: the fio run's start and end from fio's timestamp and elapsed time, its phase as long as the

@@ -22,6 +22,7 @@ mod failedwrites;
 mod fio_cli;
 mod fio_corpus;
 mod fio_json;
+mod fio_mixsync;
 mod fio_side;
 mod fio_trial;
 mod fio_trimsync;

@@ -68,6 +68,8 @@ pub struct Job {
     pub sync: Option<&'static str>,
     /// `fsync` or `fdatasync` and its number of writes.
     pub flush: Option<(&'static str, u64)>,
+    /// Where `flush` was set.
+    pub flush_at: Option<Place>,
     /// `rwmixread`, percent.
     pub rwmixread: u64,
     /// Block sizes of reads and writes, where each was set last.
@@ -173,6 +175,7 @@ impl Job {
             rwmixread: 50,
             sync: None,
             flush: None,
+            flush_at: None,
             bs: [Blocks::One(4096), Blocks::One(4096)],
             bs_at: None,
             ba: None,
@@ -700,6 +703,7 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
                     job.flush.map_or("", |f| f.0)
                 )));
             }
+            job.flush_at = (n > 0).then(|| at.clone());
             job.flush = (n > 0).then(|| {
                 (
                     if name == "fsync" {

@@ -214,6 +214,43 @@ fn falloc(job: &Job, notes: &mut Vec<Remark>, refused: &mut Vec<Remark>) {
     }
 }
 
+/// fio's `fsync=N` (or `fdatasync=N`) in a job where fio makes more syncs than one per N writes, noted:
+/// fio syncs whenever its count of issued writes is a nonzero multiple of N and the last I/O to complete was
+/// not a sync (fio 3.33, every I/O traced with `--debug=io`), so it syncs again before each I/O it issues
+/// until its next write: each read of a job that reads and writes (`read_percent` above 0), and, on io_uring
+/// at an iodepth above 1 (a sync queued like an I/O), while a sync is in flight. wkrun flushes once after
+/// every N writes of each worker (trial 21 T1).
+fn more_syncs(job: &Job, read_percent: u64, notes: &mut Vec<Remark>) {
+    let (Some((call, n)), Some(at)) = (job.flush, &job.flush_at) else {
+        return;
+    };
+    let reads = job.rw.write && job.rw.read && read_percent > 0;
+    let queued = job.rw.write && job.engine.0 == "io_uring" && job.iodepth > 1;
+    let mut why = Vec::new();
+    if reads {
+        why.push(format!(
+            "in a job that also reads it syncs again before each read it issues until its next write, about (1 + reads per write) × writes / {n} syncs (fio 3.33, rw=randrw, rwmixread=60, fsync=16: 2.4 to 2.6 times floor(writes / 16) on psync, libaio and io_uring)"
+        ));
+    }
+    if queued {
+        why.push(format!(
+            "its io_uring engine queues a sync like an I/O, so at iodepth={} it syncs again before each I/O it issues while a sync is in flight (fio 3.33, rw=randwrite, iodepth=8, fsync=16: 4.4 times floor(writes / 16))",
+            job.iodepth
+        ));
+    }
+    if why.is_empty() {
+        return;
+    }
+    notes.push(remark(
+        at,
+        format!("{call}={n}"),
+        format!(
+            "fio syncs whenever its count of issued writes is a nonzero multiple of {n} and the last I/O to complete was not a sync: {}; wkrun's {call} flushes once after every {n} writes of each worker, so the flush counts and flush latencies of the two differ (compare says so beside fio's output)",
+            why.join("; and ")
+        ),
+    ));
+}
+
 /// The verify phase a job's `verify=` gives (`Some(do_verify)`), noted; none for a job that writes
 /// nothing, noted too.
 fn verify(job: &Job, writes: bool, notes: &mut Vec<Remark>) -> Option<bool> {
@@ -294,6 +331,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     let (steady, ramp_us) = steady(job, &mut bound, &mut notes, &mut refused)?;
     let (rate, read_percent) =
         super::rate::caps(job, &block, read_percent, &mut notes, &mut refused);
+    more_syncs(job, read_percent, &mut notes);
     let writes = job.rw.write;
     let verify = verify(job, writes, &mut notes);
     let latency = latency(job, &mut bound, &mut notes, &mut refused);
