@@ -396,11 +396,18 @@ fn phase(
         &job,
         [("read", &read), ("write", &write), ("trim", &trim)],
         syncs.as_ref(),
-        end_syncs,
+        (end_syncs, failed),
     )?;
     for &(i, j) in clones {
-        super::plausible::check(&format!("jobs[{i}]"), j)?;
+        super::plausible::check(&format!("jobs[{i}]"), j, g)?;
     }
+    // fio counts a failed job's failed I/Os in total_ios, without their bytes (its `error`, or
+    // `total_err` with continue_on_error): 4 I/Os of 0 bytes, error 22, measured.
+    let failed = clones.iter().any(|(_, j)| {
+        ["error", "total_err"]
+            .iter()
+            .any(|k| j.get(*k).and_then(Value::as_i64).unwrap_or(0) != 0)
+    });
     let total =
         total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
     let hist = dirs
@@ -513,7 +520,8 @@ fn read_warnings(
 /// rule wkrun's own results are held to ([`crate::results::check::rising`]; among themselves only: fio's
 /// are its histogram buckets' values, and its p99.99 may be above the exact max), more I/Os of a
 /// direction than its bytes (an I/O moves a byte at least), and more syncs than the job's writes, and
-/// `end_syncs` (one per job with `end_fsync` or `fsync_on_close`): a sync has writes to make durable.
+/// `end_syncs` (one per job with `end_fsync` or `fsync_on_close`): a sync has writes to make durable. A job
+/// that `failed` may have more I/Os than bytes (fio counts its failed I/Os).
 ///
 /// # Errors
 /// The first, naming the job and the key.
@@ -521,7 +529,7 @@ fn impossible(
     job: &str,
     dirs: [(&str, &Dir); 3],
     syncs: Option<&Dir>,
-    end_syncs: u64,
+    (end_syncs, failed): (u64, bool),
 ) -> Result<(), String> {
     let mut out = Vec::new();
     for (d, dir) in dirs.into_iter().chain(syncs.map(|s| ("sync", s))) {
@@ -535,7 +543,10 @@ fn impossible(
     if let Some(v) = out.first() {
         return Err(format!("{}: {}", v.path, v.expected));
     }
-    if let Some((d, dir)) = dirs.iter().find(|(_, d)| d.stats.ops > d.stats.bytes) {
+    if let Some((d, dir)) = dirs
+        .iter()
+        .find(|(_, d)| !failed && d.stats.ops > d.stats.bytes)
+    {
         return Err(format!(
             "{job}.{d}.total_ios is {}: more I/Os than its io_bytes, {} (an I/O moves a byte at least)",
             dir.stats.ops, dir.stats.bytes
@@ -820,7 +831,7 @@ fn read_bins(b: &Map<String, Value>) -> Result<Vec<[u64; 2]>, String> {
     Ok(v)
 }
 
-/// Percentile `q` (in %): fio's own figure for it, else from its bins.
+/// Percentile `q` (in %): fio's own figure for it, else from its bins ([`super::bins::percentile`]).
 fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f64) -> Option<u64> {
     if let Some(p) = pct {
         let found = p.iter().find_map(|(k, v)| {
@@ -831,14 +842,7 @@ fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f6
             return found;
         }
     }
-    let bins = bins?;
-    let n: u64 = bins.iter().fold(0u64, |n, b| n.saturating_add(b[1]));
-    let want = ((q / 100.0) * n as f64).ceil().max(1.0) as u64;
-    let mut seen = 0u64;
-    bins.iter().find_map(|b| {
-        seen = seen.saturating_add(b[1]);
-        (seen >= want).then_some(b[0])
-    })
+    super::bins::percentile(bins?, q)
 }
 
 /// Reads, writes and trims together, as a wkrun phase's `total`: counts and rates added; latency the one
