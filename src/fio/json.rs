@@ -14,7 +14,7 @@ use crate::results::{
     SpecRef, Status, SyncResult,
 };
 use crate::stats::derived::Headline;
-use crate::stats::{LatencyMoments, LatencySummary};
+use crate::stats::{LatencyMoments, LatencySummary, SomePercentiles};
 use crate::vocab::{EngineKind, Pattern, PhaseKind, SyncWrites};
 use serde_json::{Map, Value};
 
@@ -46,11 +46,20 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
         .phases
         .iter()
         .any(|p| p.warnings.iter().any(|w| w == CLAT));
-    Some(match clat {
+    let said: String = match clat {
         true => "latency min, mean and max are fio's total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) are fio's completion latency (clat), which leaves out the submission's own time, so they can read lower than wkrun's for the same I/Os (fio's lat_percentiles=1 gives total-latency percentiles)".into(),
         false => "latency figures are fio's total latency (lat: submission to completion, as wkrun's)".into(),
-    })
+    };
+    // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]).
+    let lacks = r.phases.iter().filter_map(|p| {
+        let w = p.warnings.iter().find(|w| w.starts_with(LACKS))?;
+        Some(format!("; phase {}: {w}", p.name))
+    });
+    Some(std::iter::once(said).chain(lacks).collect())
 }
+
+/// How the warning of [`lacking`] starts.
+const LACKS: &str = "fio's output lacks ";
 
 /// How much of a file's start [`looks_like_fio`] looks at: a file whose first 64 KiB do not say it is fio's
 /// output is not read as one.
@@ -392,6 +401,13 @@ fn phase(
         .iter()
         .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
     let end_syncs = if on_close { clones.len() as u64 } else { 0 };
+    // fio counts a failed job's failed I/Os in total_ios, without their bytes (its `error`, or
+    // `total_err` with continue_on_error): 4 I/Os of 0 bytes, error 22, measured.
+    let failed = clones.iter().any(|(_, j)| {
+        ["error", "total_err"]
+            .iter()
+            .any(|k| j.get(*k).and_then(Value::as_i64).unwrap_or(0) != 0)
+    });
     impossible(
         &job,
         [("read", &read), ("write", &write), ("trim", &trim)],
@@ -401,13 +417,6 @@ fn phase(
     for &(i, j) in clones {
         super::plausible::check(&format!("jobs[{i}]"), j, g)?;
     }
-    // fio counts a failed job's failed I/Os in total_ios, without their bytes (its `error`, or
-    // `total_err` with continue_on_error): 4 I/Os of 0 bytes, error 22, measured.
-    let failed = clones.iter().any(|(_, j)| {
-        ["error", "total_err"]
-            .iter()
-            .any(|k| j.get(*k).and_then(Value::as_i64).unwrap_or(0) != 0)
-    });
     let total =
         total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
     let hist = dirs
@@ -498,8 +507,8 @@ fn read_warnings(
     if dirs.iter().any(|d| d.from_clat) {
         warnings.push(CLAT.into());
     }
-    if dirs.iter().chain(&syncs).any(|d| d.missing) {
-        warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency percentiles are absent (min, mean, stddev and max kept)".into());
+    if let Some(w) = lacking(dirs, syncs) {
+        warnings.push(w);
     }
     let untimed: Vec<String> = ["reads", "writes", "trims"]
         .iter()
@@ -514,6 +523,31 @@ fn read_warnings(
         ));
     }
     warnings
+}
+
+/// The warning of a phase whose fio output lacks some of p50, p90, p99, p99.9 and p99.99 (its
+/// `percentile_list`) for a direction it timed, naming them and the directions: the others are kept
+/// (`latency_percentiles_ns`); `None` when none lacks one.
+fn lacking(dirs: [&Dir; 3], syncs: Option<&Dir>) -> Option<String> {
+    let names = ["p50", "p90", "p99", "p99.9", "p99.99"];
+    let each: Vec<String> = ["reads", "writes", "trims", "syncs"]
+        .into_iter()
+        .zip(dirs.into_iter().map(Some).chain([syncs]))
+        .filter_map(|(what, d)| {
+            let gone: Vec<&str> = names
+                .iter()
+                .zip(d?.missing)
+                .filter_map(|(n, m)| m.then_some(*n))
+                .collect();
+            (!gone.is_empty()).then(|| format!("{} of its {what}", gone.join(", ")))
+        })
+        .collect();
+    (!each.is_empty()).then(|| {
+        format!(
+            "{LACKS}{} (its percentile_list): absent, shown -; the percentiles it gives are kept (latency_percentiles_ns), and min, mean, stddev and max",
+            each.join(", and ")
+        )
+    })
 }
 
 /// What no fio run reports of one job (`job`: `jobs[i]`, or its clones): percentiles that fall, by the
@@ -533,10 +567,16 @@ fn impossible(
 ) -> Result<(), String> {
     let mut out = Vec::new();
     for (d, dir) in dirs.into_iter().chain(syncs.map(|s| ("sync", s))) {
-        let Some(l) = &dir.stats.latency_ns else {
-            continue;
-        };
-        let steps = crate::results::check::percentiles(l);
+        let steps: Vec<(&str, u64)> =
+            match (&dir.stats.latency_ns, dir.stats.latency_percentiles_ns) {
+                (Some(l), _) => crate::results::check::percentiles(l).to_vec(),
+                (None, Some(p)) => SomePercentiles::NAMES
+                    .into_iter()
+                    .zip(p.each())
+                    .filter_map(|(k, v)| Some((k, v?)))
+                    .collect(),
+                (None, None) => continue,
+            };
         let from = if dir.from_clat { "clat_ns" } else { "lat_ns" };
         crate::results::check::rising(&format!("{job}.{d}.{from}.percentile"), &steps, &mut out);
     }
@@ -608,8 +648,8 @@ struct Dir {
     runtime_ms: u64,
     /// Percentiles from clat.
     from_clat: bool,
-    /// A percentile fio did not give.
-    missing: bool,
+    /// Which of p50, p90, p99, p99.9 and p99.99 fio did not give (of a direction it timed).
+    missing: [bool; 5],
     /// json+ latency bins, `[ns, count]`, by value.
     bins: Option<Vec<[u64; 2]>>,
     /// I/Os fio did not time (`lat_ns.N` 0 beside a `total_ios`).
@@ -622,7 +662,7 @@ impl Default for Dir {
             stats: DirStats::zero(),
             runtime_ms: 0,
             from_clat: false,
-            missing: false,
+            missing: [false; 5],
             bins: None,
             untimed: false,
         }
@@ -709,6 +749,7 @@ fn data_direction(o: &Map<String, Value>) -> Result<Dir, String> {
         bw_bytes_per_s: num(o, "bw_bytes")?,
         latency_ns: None,
         latency_moments_ns: None,
+        latency_percentiles_ns: None,
     };
     set_latency(&mut d.stats, moments, ps);
     Ok(d)
@@ -770,13 +811,20 @@ fn latency(
     };
     let at = |q: f64| percentile(pct.as_ref(), d.bins.as_deref(), q);
     let ps = moments.map(|_| [at(50.0), at(90.0), at(99.0), at(99.9), at(99.99)]);
-    d.missing = ps.is_some_and(|ps| ps.iter().any(Option::is_none));
+    d.missing = ps.map_or([false; 5], |ps| ps.map(|p| p.is_none()));
     Ok((d, moments, ps))
 }
 
 /// A direction's latency: `moments` with the percentiles `ps` (p50, p90, p99, p99.9, p99.99) as
-/// `latency_ns` when all are known, else the moments alone as `latency_moments_ns`.
+/// `latency_ns` when all are known, else the moments alone as `latency_moments_ns`, with those of the
+/// percentiles that are known as `latency_percentiles_ns` (attack 21: one missing dropped all five).
 fn set_latency(d: &mut DirStats, moments: Option<LatencyMoments>, ps: Option<Percentiles>) {
+    d.latency_percentiles_ns = match (moments, ps) {
+        (Some(_), Some(ps)) if ps.iter().any(Option::is_some) && ps.iter().any(Option::is_none) => {
+            Some(SomePercentiles::from_each(ps))
+        }
+        _ => None,
+    };
     (d.latency_ns, d.latency_moments_ns) = match (moments, ps) {
         (Some(m), Some([Some(p50), Some(p90), Some(p99), Some(p99_9), Some(p99_99)])) => (
             Some(LatencySummary {
@@ -872,7 +920,7 @@ fn combine(a: Dir, b: Dir) -> Result<Dir, String> {
     let bins = union(a.bins.as_deref(), b.bins.as_deref())?;
     let stats = added(&a, &b, bins.as_deref())?;
     Ok(Dir {
-        missing: a.missing || b.missing,
+        missing: std::array::from_fn(|i| a.missing[i] || b.missing[i]),
         untimed: a.untimed || b.untimed,
         from_clat: a.from_clat || b.from_clat,
         runtime_ms: a.runtime_ms.max(b.runtime_ms),
@@ -929,13 +977,16 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String
         bw_bytes_per_s: a.bw_bytes_per_s + b.bw_bytes_per_s,
         latency_ns: None,
         latency_moments_ns: None,
+        latency_percentiles_ns: None,
     };
     match (a.ops, b.ops) {
         (_, 0) => {
-            (sum.latency_ns, sum.latency_moments_ns) = (a.latency_ns.clone(), a.latency_moments_ns)
+            (sum.latency_ns, sum.latency_moments_ns) = (a.latency_ns.clone(), a.latency_moments_ns);
+            sum.latency_percentiles_ns = a.latency_percentiles_ns;
         }
         (0, _) => {
-            (sum.latency_ns, sum.latency_moments_ns) = (b.latency_ns.clone(), b.latency_moments_ns)
+            (sum.latency_ns, sum.latency_moments_ns) = (b.latency_ns.clone(), b.latency_moments_ns);
+            sum.latency_percentiles_ns = b.latency_percentiles_ns;
         }
         _ => {
             let moments = match (a.moments(), b.moments()) {

@@ -264,3 +264,89 @@ fn forged_json_plus_is_refused() {
         "jobs[0].read.io_bytes is 256: 1.000 B for each of its 256 I/Os (total_ios), where the job's block sizes are 4096 B",
     );
 }
+
+/// Attack 21: a job whose percentile_list lacks 99 (a real fio run, plain JSON: no bins to fill it in) kept
+/// none of its percentiles; a document with its p50 deleted likewise. Now the ones fio gives are kept
+/// (`latency_percentiles_ns`), compare shows them, `-` for the missing one, and its note and the phase's
+/// warning name what is missing.
+#[test]
+fn a_missing_percentile_keeps_the_others() {
+    let test = "fio_bins::a_missing_percentile_keeps_the_others";
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let args = [
+        "--name=rr",
+        "--filename=f",
+        "--size=1m",
+        "--rw=randread",
+        "--bs=4k",
+    ];
+    let list = "--percentile_list=50:90:99.9:99.99";
+    let doc = fio_as(d.path(), "fio.json", "json", &[&args[..], &[list]].concat());
+    let pct = &doc["jobs"][0]["read"]["clat_ns"]["percentile"];
+    let p = |k: &str| pct[k].as_u64();
+    assert_eq!(p("99.000000"), None);
+    let r = wkrun::fio::json::from_bytes("fio.json", doc.to_string().as_bytes()).expect("reads");
+    let read = &r.phases[0].read;
+    assert_eq!(read.latency_ns, None);
+    let want = wkrun::stats::SomePercentiles {
+        p50: p("50.000000"),
+        p90: p("90.000000"),
+        p99: None,
+        p99_9: p("99.900000"),
+        p99_99: p("99.990000"),
+    };
+    assert_eq!(read.latency_percentiles_ns, Some(want));
+    let warning = "fio's output lacks p99 of its reads (its percentile_list): absent, shown -; the percentiles it gives are kept (latency_percentiles_ns), and min, mean, stddev and max";
+    assert!(
+        r.phases[0].warnings.iter().any(|w| w == warning),
+        "{:?}",
+        r.phases[0].warnings
+    );
+    let (code, out, err) = code_out_err(&wkrun(
+        d.path(),
+        &["compare", "fio.json", "--format", "csv"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let us = |ns: Option<u64>| format!("{:.2}", ns.expect("given") as f64 / 1000.0);
+    assert!(
+        out.contains(&format!("\nrr,read latency p50 (µs),{}\n", us(want.p50))),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "\nrr,read latency p99.9 (µs),{}\n",
+            us(want.p99_9)
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("read latency p99 (µs),0"), "{out}");
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["compare", "fio.json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.replace('\n', " ")
+            .contains("phase rr: fio's output lacks p99 of its reads"),
+        "{out}"
+    );
+
+    let mut f = fio_as(d.path(), "all.json", "json", &args);
+    f["jobs"][0]["read"]["clat_ns"]["percentile"]
+        .as_object_mut()
+        .expect("percentile")
+        .remove("50.000000");
+    let r = wkrun::fio::json::from_bytes("f.json", f.to_string().as_bytes()).expect("reads");
+    let got = r.phases[0].read.latency_percentiles_ns.expect("kept");
+    let q = |k: &str| f["jobs"][0]["read"]["clat_ns"]["percentile"][k].as_u64();
+    assert_eq!(
+        got.each(),
+        [
+            None,
+            q("90.000000"),
+            q("99.000000"),
+            q("99.900000"),
+            q("99.990000")
+        ]
+    );
+}
