@@ -14,7 +14,7 @@ use crate::results::{
     SpecRef, Status, SyncResult,
 };
 use crate::stats::derived::Headline;
-use crate::stats::{LatencyMoments, LatencySummary};
+use crate::stats::{LatencyMoments, LatencySummary, SomePercentiles};
 use crate::vocab::{EngineKind, Pattern, PhaseKind, SyncWrites};
 use serde_json::{Map, Value};
 
@@ -54,12 +54,21 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
     // Trims, and I/Os on fio's sync engines, fio times in one piece: their clat is their whole time
     // (trial 21 T2: a trim p50 of 5.73 µs beside a mean of 1279 µs was fio's own figure, not a part of it).
     let whole = "; for trims, and I/Os on fio's sync engines, fio times no submission apart (slat_ns.N is 0) and clat is their whole time";
-    Some(match (said(CLAT), said(CLAT_WHOLE)) {
+    let text: String = match (said(CLAT), said(CLAT_WHOLE)) {
         (true, w) => format!("latency min, mean and max are fio's total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) are fio's completion latency (clat), which leaves out the submission's own time, so they can read lower than wkrun's for the same I/Os (fio's lat_percentiles=1 gives total-latency percentiles){}", if w { whole } else { "" }),
         (false, true) => "latency figures are fio's: min, mean and max its total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) its completion latency (clat) of I/Os it times in one piece (slat_ns.N is 0: trims, and I/Os on fio's sync engines), which is their whole time, as wkrun's".into(),
         (false, false) => "latency figures are fio's total latency (lat: submission to completion, as wkrun's)".into(),
-    })
+    };
+    // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]).
+    let lacks = r.phases.iter().filter_map(|p| {
+        let w = p.warnings.iter().find(|w| w.starts_with(LACKS))?;
+        Some(format!("; phase {}: {w}", p.name))
+    });
+    Some(std::iter::once(text).chain(lacks).collect())
 }
+
+/// How the warning of [`lacking`] starts.
+const LACKS: &str = "fio's output lacks ";
 
 /// How much of a file's start [`looks_like_fio`] looks at: a file whose first 64 KiB do not say it is fio's
 /// output is not read as one.
@@ -407,14 +416,21 @@ fn phase(
         .iter()
         .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
     let end_syncs = if on_close { clones.len() as u64 } else { 0 };
+    // fio counts a failed job's failed I/Os in total_ios, without their bytes (its `error`, or
+    // `total_err` with continue_on_error): 4 I/Os of 0 bytes, error 22, measured.
+    let failed = clones.iter().any(|(_, j)| {
+        ["error", "total_err"]
+            .iter()
+            .any(|k| j.get(*k).and_then(Value::as_i64).unwrap_or(0) != 0)
+    });
     impossible(
         &job,
         [("read", &read), ("write", &write), ("trim", &trim)],
         syncs.as_ref(),
-        end_syncs,
+        (end_syncs, failed),
     )?;
     for &(i, j) in clones {
-        super::plausible::check(&format!("jobs[{i}]"), j)?;
+        super::plausible::check(&format!("jobs[{i}]"), j, g)?;
     }
     let total =
         total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
@@ -515,8 +531,8 @@ fn read_warnings(
     {
         warnings.push(CLAT_WHOLE.into());
     }
-    if dirs.iter().chain(&syncs).any(|d| d.missing) {
-        warnings.push("fio's output lacks one of p50, p90, p99, p99.9, p99.99 (its percentile_list): the latency percentiles are absent (min, mean, stddev and max kept)".into());
+    if let Some(w) = lacking(dirs, syncs) {
+        warnings.push(w);
     }
     let untimed: Vec<String> = ["reads", "writes", "trims"]
         .iter()
@@ -533,11 +549,37 @@ fn read_warnings(
     warnings
 }
 
+/// The warning of a phase whose fio output lacks some of p50, p90, p99, p99.9 and p99.99 (its
+/// `percentile_list`) for a direction it timed, naming them and the directions: the others are kept
+/// (`latency_percentiles_ns`); `None` when none lacks one.
+fn lacking(dirs: [&Dir; 3], syncs: Option<&Dir>) -> Option<String> {
+    let names = ["p50", "p90", "p99", "p99.9", "p99.99"];
+    let each: Vec<String> = ["reads", "writes", "trims", "syncs"]
+        .into_iter()
+        .zip(dirs.into_iter().map(Some).chain([syncs]))
+        .filter_map(|(what, d)| {
+            let gone: Vec<&str> = names
+                .iter()
+                .zip(d?.missing)
+                .filter_map(|(n, m)| m.then_some(*n))
+                .collect();
+            (!gone.is_empty()).then(|| format!("{} of its {what}", gone.join(", ")))
+        })
+        .collect();
+    (!each.is_empty()).then(|| {
+        format!(
+            "{LACKS}{} (its percentile_list): absent, shown -; the percentiles it gives are kept (latency_percentiles_ns), and min, mean, stddev and max",
+            each.join(", and ")
+        )
+    })
+}
+
 /// What no fio run reports of one job (`job`: `jobs[i]`, or its clones): percentiles that fall, by the
 /// rule wkrun's own results are held to ([`crate::results::check::rising`]; among themselves only: fio's
 /// are its histogram buckets' values, and its p99.99 may be above the exact max), more I/Os of a
 /// direction than its bytes (an I/O moves a byte at least), and more syncs than the job's writes, and
-/// `end_syncs` (one per job with `end_fsync` or `fsync_on_close`): a sync has writes to make durable.
+/// `end_syncs` (one per job with `end_fsync` or `fsync_on_close`): a sync has writes to make durable. A job
+/// that `failed` may have more I/Os than bytes (fio counts its failed I/Os).
 ///
 /// # Errors
 /// The first, naming the job and the key.
@@ -545,21 +587,30 @@ fn impossible(
     job: &str,
     dirs: [(&str, &Dir); 3],
     syncs: Option<&Dir>,
-    end_syncs: u64,
+    (end_syncs, failed): (u64, bool),
 ) -> Result<(), String> {
     let mut out = Vec::new();
     for (d, dir) in dirs.into_iter().chain(syncs.map(|s| ("sync", s))) {
-        let Some(l) = &dir.stats.latency_ns else {
-            continue;
-        };
-        let steps = crate::results::check::percentiles(l);
+        let steps: Vec<(&str, u64)> =
+            match (&dir.stats.latency_ns, dir.stats.latency_percentiles_ns) {
+                (Some(l), _) => crate::results::check::percentiles(l).to_vec(),
+                (None, Some(p)) => SomePercentiles::NAMES
+                    .into_iter()
+                    .zip(p.each())
+                    .filter_map(|(k, v)| Some((k, v?)))
+                    .collect(),
+                (None, None) => continue,
+            };
         let from = if dir.from_clat { "clat_ns" } else { "lat_ns" };
         crate::results::check::rising(&format!("{job}.{d}.{from}.percentile"), &steps, &mut out);
     }
     if let Some(v) = out.first() {
         return Err(format!("{}: {}", v.path, v.expected));
     }
-    if let Some((d, dir)) = dirs.iter().find(|(_, d)| d.stats.ops > d.stats.bytes) {
+    if let Some((d, dir)) = dirs
+        .iter()
+        .find(|(_, d)| !failed && d.stats.ops > d.stats.bytes)
+    {
         return Err(format!(
             "{job}.{d}.total_ios is {}: more I/Os than its io_bytes, {} (an I/O moves a byte at least)",
             dir.stats.ops, dir.stats.bytes
@@ -623,8 +674,8 @@ struct Dir {
     from_clat: bool,
     /// fio timed the submissions apart (`slat_ns.N` above 0, or not given): clat leaves their time out.
     slat_timed: bool,
-    /// A percentile fio did not give.
-    missing: bool,
+    /// Which of p50, p90, p99, p99.9 and p99.99 fio did not give (of a direction it timed).
+    missing: [bool; 5],
     /// json+ latency bins, `[ns, count]`, by value.
     bins: Option<Vec<[u64; 2]>>,
     /// I/Os fio did not time (`lat_ns.N` 0 beside a `total_ios`).
@@ -638,7 +689,7 @@ impl Default for Dir {
             runtime_ms: 0,
             from_clat: false,
             slat_timed: false,
-            missing: false,
+            missing: [false; 5],
             bins: None,
             untimed: false,
         }
@@ -725,6 +776,7 @@ fn data_direction(o: &Map<String, Value>) -> Result<Dir, String> {
         bw_bytes_per_s: num(o, "bw_bytes")?,
         latency_ns: None,
         latency_moments_ns: None,
+        latency_percentiles_ns: None,
     };
     set_latency(&mut d.stats, moments, ps);
     Ok(d)
@@ -793,13 +845,20 @@ fn latency(
     };
     let at = |q: f64| percentile(pct.as_ref(), d.bins.as_deref(), q);
     let ps = moments.map(|_| [at(50.0), at(90.0), at(99.0), at(99.9), at(99.99)]);
-    d.missing = ps.is_some_and(|ps| ps.iter().any(Option::is_none));
+    d.missing = ps.map_or([false; 5], |ps| ps.map(|p| p.is_none()));
     Ok((d, moments, ps))
 }
 
 /// A direction's latency: `moments` with the percentiles `ps` (p50, p90, p99, p99.9, p99.99) as
-/// `latency_ns` when all are known, else the moments alone as `latency_moments_ns`.
+/// `latency_ns` when all are known, else the moments alone as `latency_moments_ns`, with those of the
+/// percentiles that are known as `latency_percentiles_ns` (attack 21: one missing dropped all five).
 fn set_latency(d: &mut DirStats, moments: Option<LatencyMoments>, ps: Option<Percentiles>) {
+    d.latency_percentiles_ns = match (moments, ps) {
+        (Some(_), Some(ps)) if ps.iter().any(Option::is_some) && ps.iter().any(Option::is_none) => {
+            Some(SomePercentiles::from_each(ps))
+        }
+        _ => None,
+    };
     (d.latency_ns, d.latency_moments_ns) = match (moments, ps) {
         (Some(m), Some([Some(p50), Some(p90), Some(p99), Some(p99_9), Some(p99_99)])) => (
             Some(LatencySummary {
@@ -854,7 +913,7 @@ fn read_bins(b: &Map<String, Value>) -> Result<Vec<[u64; 2]>, String> {
     Ok(v)
 }
 
-/// Percentile `q` (in %): fio's own figure for it, else from its bins.
+/// Percentile `q` (in %): fio's own figure for it, else from its bins ([`super::bins::percentile`]).
 fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f64) -> Option<u64> {
     if let Some(p) = pct {
         let found = p.iter().find_map(|(k, v)| {
@@ -865,14 +924,7 @@ fn percentile(pct: Option<&Map<String, Value>>, bins: Option<&[[u64; 2]]>, q: f6
             return found;
         }
     }
-    let bins = bins?;
-    let n: u64 = bins.iter().fold(0u64, |n, b| n.saturating_add(b[1]));
-    let want = ((q / 100.0) * n as f64).ceil().max(1.0) as u64;
-    let mut seen = 0u64;
-    bins.iter().find_map(|b| {
-        seen = seen.saturating_add(b[1]);
-        (seen >= want).then_some(b[0])
-    })
+    super::bins::percentile(bins?, q)
 }
 
 /// Reads, writes and trims together, as a wkrun phase's `total`: counts and rates added; latency the one
@@ -902,7 +954,7 @@ fn combine(a: Dir, b: Dir) -> Result<Dir, String> {
     let bins = union(a.bins.as_deref(), b.bins.as_deref())?;
     let stats = added(&a, &b, bins.as_deref())?;
     Ok(Dir {
-        missing: a.missing || b.missing,
+        missing: std::array::from_fn(|i| a.missing[i] || b.missing[i]),
         untimed: a.untimed || b.untimed,
         from_clat: a.from_clat || b.from_clat,
         slat_timed: a.slat_timed || b.slat_timed,
@@ -960,13 +1012,16 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String
         bw_bytes_per_s: a.bw_bytes_per_s + b.bw_bytes_per_s,
         latency_ns: None,
         latency_moments_ns: None,
+        latency_percentiles_ns: None,
     };
     match (a.ops, b.ops) {
         (_, 0) => {
-            (sum.latency_ns, sum.latency_moments_ns) = (a.latency_ns.clone(), a.latency_moments_ns)
+            (sum.latency_ns, sum.latency_moments_ns) = (a.latency_ns.clone(), a.latency_moments_ns);
+            sum.latency_percentiles_ns = a.latency_percentiles_ns;
         }
         (0, _) => {
-            (sum.latency_ns, sum.latency_moments_ns) = (b.latency_ns.clone(), b.latency_moments_ns)
+            (sum.latency_ns, sum.latency_moments_ns) = (b.latency_ns.clone(), b.latency_moments_ns);
+            sum.latency_percentiles_ns = b.latency_percentiles_ns;
         }
         _ => {
             let moments = match (a.moments(), b.moments()) {

@@ -5,6 +5,7 @@
 //! What each fio option is in wkrun is one table, [`crate::spec::fio::FIO_KEYS`]: the importer maps, notes or
 //! refuses an option by its row, and `wkrun validate` gives the same row's hint for a fio name in a spec.
 
+pub mod bins;
 pub mod export;
 pub mod import;
 pub mod jobfile;

@@ -88,7 +88,17 @@ impl LatStat {
             (_, Some(l), _) => Some(self.of(l)),
             (LatStat::Mean, None, Some(m)) => Some(m.mean),
             (LatStat::Max, None, Some(m)) => Some(m.max as f64),
-            _ => None,
+            // Those of fio's percentiles its output gives where it lacks others (attack 21).
+            (s, None, _) => {
+                let p = d.latency_percentiles_ns?;
+                let v = match s {
+                    LatStat::P50 => p.p50,
+                    LatStat::P99 => p.p99,
+                    LatStat::P999 => p.p99_9,
+                    LatStat::Mean | LatStat::Max => None,
+                };
+                v.map(|ns| ns as f64)
+            }
         }
     }
 }

@@ -843,6 +843,7 @@ mod tests {
             bw_bytes_per_s: 40960.0 / 2.0,
             latency_ns: None,
             latency_moments_ns: None,
+            latency_percentiles_ns: None,
         };
         let mut out = Vec::new();
         rates("phases[0].read", &d, 2.0, &mut out);
@@ -882,6 +883,7 @@ mod tests {
             bw_bytes_per_s: 0.0,
             latency_ns: None,
             latency_moments_ns: None,
+            latency_percentiles_ns: None,
         };
         let said = |d: &crate::results::DirStats| {
             let mut out = Vec::new();

@@ -7,7 +7,7 @@
 use crate::plan::PhaseParams;
 use crate::spec::{EraseMethod, Label, PhaseKind};
 use crate::stats::coverage::Coverage;
-use crate::stats::{LatencyMoments, LatencySummary};
+use crate::stats::{LatencyMoments, LatencySummary, SomePercentiles};
 use crate::target::TargetInfo;
 use crate::vocab::Direction;
 use schemars::JsonSchema;
@@ -650,6 +650,7 @@ static NO_IO: DirStats = DirStats {
     bw_bytes_per_s: 0.0,
     latency_ns: None,
     latency_moments_ns: None,
+    latency_percentiles_ns: None,
 };
 
 /// Whether `text`, one of a phase's `warnings`, is a note: something to know with nothing to fix, which the
@@ -759,6 +760,11 @@ pub struct DirStats {
     /// gives either).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_moments_ns: Option<LatencyMoments>,
+    /// Where `latency_ns` is null for want of some of its percentiles (results read from fio's JSON whose
+    /// `percentile_list` lacks some of p50, p90, p99, p99.9, p99.99): the ones fio gave, ns, each absent
+    /// where unknown, beside `latency_moments_ns`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_percentiles_ns: Option<SomePercentiles>,
 }
 
 impl PhaseResult {
@@ -918,6 +924,7 @@ impl DirStats {
             bw_bytes_per_s: rate(bytes),
             latency_ns,
             latency_moments_ns: None,
+            latency_percentiles_ns: None,
         }
     }
 

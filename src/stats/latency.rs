@@ -488,6 +488,50 @@ impl LatencySummary {
     }
 }
 
+/// Those of p50, p90, p99, p99.9 and p99.99 that are known, ns, each absent where unknown: a direction
+/// read from fio's JSON whose `percentile_list` lacks some of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SomePercentiles {
+    /// Median, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50: Option<u64>,
+    /// 90th percentile, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p90: Option<u64>,
+    /// 99th percentile, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99: Option<u64>,
+    /// 99.9th percentile, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_9: Option<u64>,
+    /// 99.99th percentile, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_99: Option<u64>,
+}
+
+impl SomePercentiles {
+    /// The names of wkrun's five percentiles, in order, as results name them.
+    pub const NAMES: [&'static str; 5] = ["p50", "p90", "p99", "p99_9", "p99_99"];
+
+    /// Each of the five, in order of [`Self::NAMES`].
+    pub fn each(&self) -> [Option<u64>; 5] {
+        [self.p50, self.p90, self.p99, self.p99_9, self.p99_99]
+    }
+
+    /// From the five, in order of [`Self::NAMES`].
+    pub fn from_each(v: [Option<u64>; 5]) -> SomePercentiles {
+        let [p50, p90, p99, p99_9, p99_99] = v;
+        SomePercentiles {
+            p50,
+            p90,
+            p99,
+            p99_9,
+            p99_99,
+        }
+    }
+}
+
 /// Latency statistics of one direction without percentiles, in ns: min and max exact, mean, and the
 /// population standard deviation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]

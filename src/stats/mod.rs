@@ -14,7 +14,7 @@ pub mod trace;
 pub mod window;
 
 pub use interval::{DirInterval, IntervalClock, IntervalCounts, Series};
-pub use latency::{LatencyMoments, LatencyRecorder, LatencySummary};
+pub use latency::{LatencyMoments, LatencyRecorder, LatencySummary, SomePercentiles};
 
 /// Default interval of the per-interval series: 1 s, in ns.
 pub const DEFAULT_INTERVAL_NS: u64 = 1_000_000_000;

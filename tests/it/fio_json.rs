@@ -160,7 +160,7 @@ fn hostile_fio_json_is_refused_naming_the_file_and_the_key() {
 
 /// Reports of one name and group are one job's clones only with the same options: the three clones of
 /// `mixed` (numjobs=3) are one phase of their summed I/Os (9670 + 10684 + 10614 reads); with the second's
-/// `bs` changed they are three phases (the first alone, the second alone, the third alone: it differs from
+/// `iodepth` changed they are three phases (the first alone, the second alone, the third alone: it differs from
 /// the second); three more identical reports after the three are a second phase of 3 (numjobs).
 #[test]
 fn clones_are_summed_only_when_they_are_one_job() {
@@ -171,7 +171,8 @@ fn clones_are_summed_only_when_they_are_one_job() {
         wkrun::fio::json::from_bytes("c.json", doc.to_string().as_bytes()).expect("reads")
     };
     assert_eq!(read(&parse(&clones)), vec![9670 + 10684 + 10614]);
-    let other = with(clones.clone(), "/jobs/1/job options/bs", json!("8k"));
+    // An option that the rules of fio's arithmetic leave alone (a bs of 8k beside 4 KiB I/Os is refused).
+    let other = adding(clones.clone(), "/jobs/1/job options", "iodepth", json!("2"));
     let r = parse(&other);
     assert_eq!(read(&r), vec![9670, 10684, 10614]);
     let names: Vec<&str> = r.phases.iter().map(|p| p.name.as_str()).collect();
