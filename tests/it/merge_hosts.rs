@@ -8,7 +8,7 @@ use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One workload on the `null` engine: a 2 s ramp, then 0.3 s measured.
 const RAMPED: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\npattern = \"random\"\n\
@@ -29,25 +29,26 @@ fn run(d: &Path, target: &str, out: &str) {
     assert_eq!(code, 0, "{err}");
 }
 
-/// Runs `s.toml` in `d` on the 64 MiB `target` into `out` and stops it with SIGINT 0.3 s after its
-/// phase's series CSV appears: during the 2 s ramp.
+/// Runs `s.toml` in `d` on the 64 MiB `target` into `out` and stops it with SIGINT 0.3 s after it
+/// prints its phase's first line (`[phase 0] ...`, at the phase's start): during the 2 s ramp.
 fn interrupted_in_ramp(d: &Path, target: &str, out: &str) {
+    use std::io::BufRead;
     sparse_file(&d.join(target), 64 << 20);
-    let child = Command::new(wkrun_bin())
+    let mut child = Command::new(wkrun_bin())
         .args(["s.toml", "--target", target, "-o", out])
         .current_dir(d)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start wkrun");
-    let csv = d.join(out).join("00-w.csv");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !csv.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let started = lines.any(|l| l.is_ok_and(|l| l.starts_with("[phase 0]")));
+    assert!(started, "no [phase 0] line");
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    lines.for_each(drop);
     let o = child.wait_with_output().expect("wait");
     assert_eq!(o.status.code(), Some(130), "{o:?}");
 }
