@@ -836,10 +836,12 @@ fn validate_results(p: &Path) -> Result<String, (u8, String)> {
         err_out(&format!("note: {}: {n}\n", p.display()));
     }
     let (n, series, targets) = (checked.phases, checked.series, checked.targets);
-    let folders = match targets {
-        0 => String::new(),
-        1 => ", 1 target's folder".to_string(),
-        t => format!(", {t} targets' folders"),
+    let folders = match (targets, checked.hosts) {
+        (0, 0) => String::new(),
+        (0, 1) => ", 1 host's results".to_string(),
+        (0, h) => format!(", {h} hosts' results"),
+        (1, _) => ", 1 target's folder".to_string(),
+        (t, _) => format!(", {t} targets' folders"),
     };
     let status = match checked.status {
         wkrun::results::Status::Completed => String::new(),
@@ -1607,11 +1609,15 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
         merge::summary_line(&merged, &out.join("results.json"))
     ));
     for p in &merged.results.phases {
-        for w in p
-            .warnings
+        for w in p.warnings.iter().filter(|w| {
+            [
+                merge::UNMEASURED_WARNING,
+                merge::APART_WARNING,
+                merge::FOLDS_WARNING,
+            ]
             .iter()
-            .filter(|w| w.starts_with(merge::FOLDS_WARNING) || w.starts_with(merge::APART_WARNING))
-        {
+            .any(|s| w.starts_with(s))
+        }) {
             err_out(&format!(
                 "warning: phase {} \"{}\": {w}\n",
                 p.index,

@@ -184,7 +184,7 @@ fn aggregate_and_check(
         .map_err(|e| format!("the aggregate {} could not be written: {e}", path.display()));
     // The targets' sum of each phase, after the targets' own lines: the aggregate results.json's totals.
     if let Ok(m) = &aggregate {
-        for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len()), "targets") {
+        for l in merge::totals_lines(m, &format!("[all {} targets] ", labels.len())) {
             run::progress::out_line(&l);
         }
     }

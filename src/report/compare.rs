@@ -704,10 +704,10 @@ fn stopped_by(status: Status) -> &'static str {
     }
 }
 
-/// Whether phase `p` did not complete and measured no I/O (a run interrupted during the phase's ramp, or
-/// a phase failed at its first I/O): it has no figures, not figures of 0, so it is not compared.
+/// Whether phase `p` measured nothing ([`PhaseResult::unmeasured`]): it has no figures, not figures of 0,
+/// so it is not compared.
 pub fn unmeasured(p: &PhaseResult) -> bool {
-    !p.completed && p.total.ops == 0
+    p.unmeasured()
 }
 
 /// Marks the cells of the phases (`phases`, one per run) that did not complete in their `rows`, but for the
@@ -952,15 +952,24 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
         .collect()
 }
 
-/// A line for each merged phase whose hosts did not run it at the same time: its column's heading, the
-/// phase and the merge's warning, which says why its rates are below the hosts' together (trial 20: a
+/// A line for each merged phase that some of its parts measured nothing in, and for each whose hosts did
+/// not run it at the same time: its column's heading, the phase and the merge's warning, which says what
+/// its figures cover (attack 21 A5: a merge of two hosts, one interrupted during its ramp, compared at
+/// +0.0 % with the other alone, with no word) or why its rates are below the hosts' together (trial 20: a
 /// merge of two runs made 6.8 s apart compared at -46.9 % with no word).
 fn ran_apart(runs: &[Run]) -> impl Iterator<Item = String> {
-    runs.iter().zip(headers(runs)).flat_map(|(r, h)| {
+    use super::merge::{APART_WARNING, Unit};
+    let said = [
+        Unit::Host.unmeasured(),
+        Unit::Target.unmeasured(),
+        APART_WARNING,
+    ];
+    runs.iter().zip(headers(runs)).flat_map(move |(r, h)| {
         let phases = r.results.phases.iter();
-        let warned = phases.filter_map(|p| {
-            let w = (p.warnings.iter()).find(|w| w.starts_with(super::merge::APART_WARNING))?;
-            Some((p, w))
+        let warned = phases.flat_map(|p| {
+            let w = p.warnings.iter();
+            w.filter(|w| said.iter().any(|s| w.starts_with(s)))
+                .map(move |w| (p, w))
         });
         warned
             .map(|(p, w)| {

@@ -24,6 +24,9 @@ pub struct Checked {
     /// What a reader should know of results that check out: each job of fio's output that did no storage
     /// I/O ([`crate::fio::json::no_storage_io`]: cpuio), as `job "NAME": why`.
     pub notes: Vec<String>,
+    /// The hosts' results a folder `wkrun merge` wrote names and that were found there, each that host's
+    /// run, and held to them ([`super::merge::against_host`]); 0 for other results.
+    pub hosts: usize,
 }
 
 /// Checks the results file `file` (a `results.json`, or fio's JSON output, which has no schema or series
@@ -62,6 +65,7 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
             series: 0,
             targets: 0,
             notes,
+            hosts: 0,
         });
     }
     let mut problems = Vec::new();
@@ -85,11 +89,16 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     };
     let series = series(file, &named, &mut problems);
     problems.extend(bad);
-    let mut whole = 0;
+    let (mut whole, mut hosts) = (0, 0);
     for r in parsed.iter().filter(|_| targets) {
         let (n, e) = targets_of(file, r);
         whole = n;
         problems.extend(e);
+        if runs::target_folders(file, r).is_empty() {
+            let (n, e) = merge_hosts(file, r);
+            hosts = n;
+            problems.extend(e);
+        }
     }
     match problems.is_empty() {
         true => Ok(Checked {
@@ -100,6 +109,7 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
             series,
             targets: whole,
             notes: Vec::new(),
+            hosts,
         }),
         false => Err(problems),
     }
@@ -287,6 +297,7 @@ pub fn check_contents(file: &Path, r: &Results) -> Result<Checked, Vec<String>> 
             series,
             targets: 0,
             notes: Vec::new(),
+            hosts: 0,
         }),
         false => Err(problems),
     }
@@ -350,7 +361,95 @@ pub fn check_run(
     if let Some(why) = targets_of(file, r).1.into_iter().next() {
         return Err(invalid(why));
     }
+    if runs::target_folders(file, r).is_empty()
+        && let Some(why) = merge_hosts(file, r).1.into_iter().next()
+    {
+        return Err(invalid(why));
+    }
     Ok(())
+}
+
+/// Checks a folder `wkrun merge` wrote (`r`, read from `file`; not the aggregate of a run on several
+/// targets) against what it keeps of its hosts and, where they are found, against its hosts' own results:
+/// each merged phase's warnings from its parts' times and counts, as the merge derives them
+/// ([`super::merge::derived_warnings`]: which hosts measured nothing, and that the hosts did not run it
+/// at the same time); then each host whose results file (`cluster.hosts[k].results`, the path as given to
+/// `wkrun merge`) is found, as given or beside the merged folder, and is that host's run (its hostname,
+/// target path and start are the entry's), checked as a results file and held to it
+/// ([`super::merge::against_host`]). How many hosts' results were held, and every problem.
+fn merge_hosts(file: &Path, r: &Results) -> (usize, Vec<String>) {
+    let Some(c) = r.cluster.as_ref() else {
+        return (0, Vec::new());
+    };
+    let mut problems: Vec<String> = r
+        .phases
+        .iter()
+        .filter(|p| !p.hosts.is_empty())
+        .filter_map(|p| derived_warnings(file, p))
+        .collect();
+    let mut held = 0;
+    for (k, host) in c.hosts.iter().enumerate() {
+        let Some(f) = host_results(file, host) else {
+            continue;
+        };
+        if let Err(e) = check_file(&f, false) {
+            problems.extend(e);
+            continue;
+        }
+        match runs::load_run_unchecked(&f) {
+            Ok(run) => {
+                let wrong = super::merge::against_host(file, r, k, &run);
+                held += usize::from(wrong.is_empty());
+                problems.extend(wrong);
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    (held, problems)
+}
+
+/// The results file of the merged host `host` of the merged folder `file`, where it is found: its
+/// `results` as given to `wkrun merge` (relative to the folder `validate` runs in), else relative to the
+/// folder that holds the merged folder (`wkrun merge r0 r1 -o m`, read from anywhere); `None` when neither
+/// is a file that reads as results of that host's run (its hostname, target path and start are the
+/// entry's: a file of that name from another run is not the host's).
+fn host_results(file: &Path, host: &ClusterHost) -> Option<PathBuf> {
+    let given = Path::new(&host.results);
+    let beside = file.parent().and_then(Path::parent).map(|d| d.join(given));
+    let candidates = std::iter::once(given.to_path_buf()).chain(beside);
+    candidates.into_iter().find(|f| {
+        let is_file = std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file());
+        is_file
+            && super::read_results(f).is_ok_and(|t| {
+                t.host.hostname == host.hostname
+                    && t.target.path.display().to_string() == host.target_path
+                    && t.started_at == host.started_at
+            })
+    })
+}
+
+/// How the warnings of the merged phase `p` (of the merged folder `file`) differ from those the merge
+/// derives from its parts' times and counts ([`super::merge::derived_warnings`], each part named by its
+/// rank or position): the first that is missing, changed or added, with the phase's and the merge's.
+fn derived_warnings(file: &Path, p: &PhaseResult) -> Option<String> {
+    use super::merge::{APART_WARNING, UNMEASURED_WARNING, Unit};
+    let names: Vec<String> = (p.hosts.iter().enumerate())
+        .map(|(k, h)| Unit::Host.name_of(k, h.rank, Path::new("")))
+        .collect();
+    let made = super::merge::derived_warnings(Unit::Host, &names, &p.hosts);
+    let own: Vec<&String> = (p.warnings.iter())
+        .filter(|w| w.starts_with(APART_WARNING) || w.starts_with(UNMEASURED_WARNING))
+        .collect();
+    let shown = |w: Option<&String>| w.map_or("absent".to_string(), |w| format!("{w:?}"));
+    let k = (0..own.len().max(made.len())).find(|&k| own.get(k).copied() != made.get(k))?;
+    Some(format!(
+        "{}: phase {} \"{}\": warnings: {} where the merge derives from its hosts' times and counts (hosts[].series_t0_unix_ns, duration_s, completed, ops) {}: a merged phase keeps the warnings its hosts' parts give",
+        file.display(),
+        p.index,
+        p.name,
+        shown(own.get(k).copied()),
+        shown(made.get(k))
+    ))
 }
 
 /// What is wrong with phase `i`'s series rows (`rows`, when they read: [`rates`]) and the files it names

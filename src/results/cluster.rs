@@ -174,6 +174,16 @@ pub struct HostPhase {
     pub trim: Option<DirStats>,
 }
 
+impl HostPhase {
+    /// Whether this part did not complete and measured no I/O, as [`super::PhaseResult::unmeasured`] says of
+    /// a phase: its host's run stopped before the phase's measured part began (interrupted during its
+    /// ramp), or it failed at its first I/O. The merged figures are the other parts'.
+    pub fn unmeasured(&self) -> bool {
+        let ops = [Some(&self.read), Some(&self.write), self.trim.as_ref()];
+        !self.completed && ops.into_iter().flatten().all(|s| s.ops == 0)
+    }
+}
+
 /// Where the parts of a merged phase lie on the wall clock.
 pub struct Span {
     /// The earliest part's series start, when every part has one (not a simulated drive's virtual clock).
@@ -187,14 +197,18 @@ pub struct Span {
 
 /// The span of the parts of a merged phase, each given by its series start (`series_t0_unix_ns`) and its
 /// `duration_s`: what `wkrun merge` makes the merged phase's duration and start of, and what `wkrun
-/// validate` holds a merged phase's to, from its parts (`hosts`).
+/// validate` holds a merged phase's to, from its parts (`hosts`). A part with neither (its run stopped
+/// during the phase's ramp: it measured nothing) lies nowhere: the others' series starts still align.
 pub fn span(parts: &[(Option<u64>, f64)]) -> Span {
-    // The wall clock aligns hosts when every one has it (not a simulated drive's virtual clock).
-    let t0: Option<Vec<u64>> = parts.iter().map(|p| p.0).collect();
+    // The wall clock aligns hosts when every one has it (not a simulated drive's virtual clock); a part
+    // with neither a series start nor a duration measured nothing (its run stopped during the ramp) and
+    // is at no time: it leaves the others' clock as it is.
+    let timed = parts.iter().filter(|p| p.0.is_some() || p.1 > 0.0);
+    let t0: Option<Vec<u64>> = timed.map(|p| p.0).collect();
     let origin = t0.as_ref().and_then(|v| v.iter().copied().min());
-    let shifts: Vec<u64> = match (&t0, origin) {
-        (Some(v), Some(o)) => v.iter().map(|t| t - o).collect(),
-        _ => vec![0; parts.len()],
+    let shifts: Vec<u64> = match origin.filter(|_| t0.is_some()) {
+        Some(o) => (parts.iter()).map(|p| p.0.map_or(0, |t| t - o)).collect(),
+        None => vec![0; parts.len()],
     };
     let duration_s = (0..parts.len())
         .map(|h| shifts[h] as f64 / 1e9 + parts[h].1)

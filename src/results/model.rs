@@ -698,6 +698,21 @@ impl PhaseResult {
         }
     }
 
+    /// Whether the phase did not complete and measured no I/O (a run interrupted during the phase's ramp,
+    /// or a phase failed at its first I/O): it has no figures, not figures of 0.
+    pub fn unmeasured(&self) -> bool {
+        !self.completed && self.total.ops == 0
+    }
+
+    /// The parts of a merged phase (`hosts`) that measured nothing ([`super::HostPhase::unmeasured`]), by position;
+    /// empty for a phase that is not merged.
+    pub fn unmeasured_parts(&self) -> Vec<usize> {
+        (self.hosts.iter().enumerate())
+            .filter(|(_, h)| h.unmeasured())
+            .map(|(k, _)| k)
+            .collect()
+    }
+
     /// The bytes of the span the phase's writes are measured against (the report's span-written-once
     /// line): its `params.span_bytes`; in a merged phase, the hosts' spans added (`hosts[].span_bytes`, when
     /// every host has one).

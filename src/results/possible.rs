@@ -30,6 +30,7 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
     }
     name("spec.name", &r.spec.name, "the output folder", out);
     outcome(r, out);
+    host_spans(r, out);
     sim_target(r, out);
     if let Some(p) = &r.prediction {
         plain_text("prediction.measured", &p.measured, None, out);
@@ -39,6 +40,29 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
             plain_text("prediction.measured_run_target", t, None, out);
         }
         drive("prediction.fitted_target", &p.fitted_target, out);
+    }
+}
+
+/// Each merged phase's parts against their hosts: a part's span (`phases[i].hosts[k].span_bytes`, its
+/// `params.span_bytes`) within its host's target (`cluster.hosts[k].capacity_bytes`), as a run's own span
+/// is within its target's (attack 21 A3: a span of 1 GiB on a 64 MiB host passed).
+fn host_spans(r: &Results, out: &mut Vec<Violation>) {
+    let hosts = r.cluster.as_ref().map_or(&[][..], |c| &c.hosts[..]);
+    for (i, p) in r.phases.iter().enumerate() {
+        for (k, part) in p.hosts.iter().enumerate() {
+            let (Some(span), Some(host)) = (part.span_bytes, hosts.get(k)) else {
+                continue;
+            };
+            if span > host.capacity_bytes {
+                out.push(Violation {
+                    path: format!("phases[{i}].hosts[{k}].span_bytes"),
+                    expected: format!(
+                        "{span} is past its host's target, cluster.hosts[{k}].capacity_bytes {}: a host's span lies within its target",
+                        host.capacity_bytes
+                    ),
+                });
+            }
+        }
     }
 }
 

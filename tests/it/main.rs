@@ -42,6 +42,7 @@ mod library;
 mod limits;
 mod lines;
 mod load_room;
+mod merge_hosts;
 mod merged_judging;
 mod methodology;
 mod null_engine;

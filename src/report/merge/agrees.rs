@@ -4,6 +4,7 @@
 //! earliest start to the latest end, the earliest start, completed when every target's did, a part per
 //! target); and the entries of `cluster.hosts` against the targets its `target.path` joins.
 
+use crate::report::runs::RunData;
 use crate::results::series_csv::{SeriesRow, csv_bytes, directions, header};
 use crate::results::{PhaseResult, Results};
 use crate::vocab::Direction;
@@ -220,6 +221,58 @@ fn differs(a: &Value, b: &Value, at: String) -> Option<(String, String, String)>
         }
         _ => (a != b).then(|| (at, shown(Some(a)), shown(Some(b)))),
     }
+}
+
+/// How host `k` of the merged results `r` (read from `file`) differs from what `wkrun merge` makes of that
+/// host's own results `run` (read where its `cluster.hosts[k].results` names them): its `cluster.hosts`
+/// entry (all but `results`, the path as given) and its part of each merged phase (`phases[i].hosts[k]`,
+/// of the host's phase of the same index), the first difference of each named with both values.
+pub fn against_host(file: &Path, r: &Results, k: usize, run: &RunData) -> Vec<String> {
+    let json = |v: serde_json::Result<Value>| v.unwrap_or(Value::Null);
+    let mut out = Vec::new();
+    let Some(entry) = r.cluster.as_ref().and_then(|c| c.hosts.get(k)) else {
+        return out;
+    };
+    let theirs = run.file.display();
+    let mut made = super::host(run);
+    made.results = entry.results.clone();
+    let (a, b) = (
+        json(serde_json::to_value(entry)),
+        json(serde_json::to_value(&made)),
+    );
+    if let Some((at, own, made)) = differs(&a, &b, format!("cluster.hosts[{k}]")) {
+        out.push(format!(
+            "{}: {at} {own} is not {theirs}'s, {made}: a host's entry is its own results'",
+            file.display()
+        ));
+    }
+    for (i, p) in r.phases.iter().enumerate() {
+        let Some(part) = p.hosts.get(k) else { continue };
+        let at = format!("phases[{i}].hosts[{k}]");
+        let Some(q) = run.results.phases.iter().find(|q| q.index == p.index) else {
+            out.push(format!(
+                "{}: {at}: {theirs} holds no phase {} \"{}\": a merged phase's parts are its hosts' phases",
+                file.display(),
+                p.index,
+                p.name
+            ));
+            continue;
+        };
+        let made = super::phase::host_part(run, k, q);
+        let (a, b) = (
+            json(serde_json::to_value(part)),
+            json(serde_json::to_value(&made)),
+        );
+        if let Some((at, own, made)) = differs(&a, &b, at) {
+            out.push(format!(
+                "{}: {at} {own} is not what {theirs} holds of phase {} \"{}\", {made}: a host's part is its own phase's figures",
+                file.display(),
+                p.index,
+                p.name
+            ));
+        }
+    }
+    out
 }
 
 /// A target's phase whose name or kind is not the aggregate phase `m`'s.

@@ -12,7 +12,8 @@ mod phase;
 pub mod series;
 mod sums;
 
-pub use agrees::{against_targets, hosts_named};
+pub use agrees::{against_host, against_targets, hosts_named};
+pub use phase::derived_warnings;
 
 use super::runs::{RunData, load_run};
 use crate::results::outdir::OutDir;
@@ -36,11 +37,34 @@ pub enum Unit {
 impl Unit {
     /// How warnings and errors name run `h` of `runs`.
     fn name(self, runs: &[RunData], h: usize) -> String {
-        match (self, runs[h].results.launch.as_ref().and_then(|l| l.rank)) {
-            // By its folder (`t0-a.img`), as the run's console lines name it.
-            (Unit::Target, _) => format!("target {}", super::runs::folder_name(&runs[h].file)),
+        let rank = runs[h].results.launch.as_ref().and_then(|l| l.rank);
+        self.name_of(h, rank, &runs[h].file)
+    }
+
+    /// How warnings and errors name the part at position `h`, of rank `rank`, whose results file is `file`:
+    /// a target by its folder (`target t0-a.img`, as the run's console lines name it), a host by its rank
+    /// (`rank 2`), else by its position (`host 2`).
+    pub fn name_of(self, h: usize, rank: Option<u32>, file: &Path) -> String {
+        match (self, rank) {
+            (Unit::Target, _) => format!("target {}", super::runs::folder_name(file)),
             (Unit::Host, Some(r)) => format!("rank {r}"),
             (Unit::Host, None) => format!("host {h}"),
+        }
+    }
+
+    /// The parts, in words: `hosts`, `targets`.
+    pub fn plural(self) -> &'static str {
+        match self {
+            Unit::Host => "hosts",
+            Unit::Target => "targets",
+        }
+    }
+
+    /// How the warning of a merged phase that some parts measured nothing in begins.
+    pub fn unmeasured(self) -> &'static str {
+        match self {
+            Unit::Host => UNMEASURED_WARNING,
+            Unit::Target => "not every target measured this phase",
         }
     }
 
@@ -56,6 +80,10 @@ impl Unit {
 /// How the warning of a merged phase whose hosts did not run it at the same time begins (`wkrun merge`
 /// prints it).
 pub const APART_WARNING: &str = "the hosts did not run this phase at the same time";
+
+/// How the warning of a merged phase that some hosts measured nothing in begins (`wkrun merge` prints it;
+/// `compare` says it under its table).
+pub const UNMEASURED_WARNING: &str = "not every host measured this phase";
 
 /// How the warning of a merged phase whose inputs had folded rows begins (`wkrun merge` prints it).
 pub const FOLDS_WARNING: &str = "latency over time: inputs had folded rows";
@@ -514,7 +542,7 @@ pub fn summary_line(m: &Merged, path: &Path) -> String {
         m.results.phases.len(),
         path.display()
     );
-    for l in totals_lines(m, "  ", "hosts") {
+    for l in totals_lines(m, "  ") {
         o.push('\n');
         o.push_str(&l);
     }
@@ -524,11 +552,17 @@ pub fn summary_line(m: &Merged, path: &Path) -> String {
 /// Per merged phase that did I/O (not an erase): `PREFIXphase N "NAME": R reads, W writes in D s: X IOPS, Y
 /// MB/s`, the totals the merged `results.json` holds
 /// ([`PhaseResult::totals_text`](crate::results::PhaseResult::totals_text)), as the run's summary line
-/// prints one host's, then its latency and flush lines as the run prints them. When the `parts` (`targets`,
-/// `hosts`) did not run over one span, their own IOPS add to more than the merged figure, which divides all
-/// their I/Os by the span from the first start to the last end: a line says both, so that nobody adds the
-/// parts' rates by hand and wonders.
-pub fn totals_lines(m: &Merged, prefix: &str, parts: &str) -> Vec<String> {
+/// prints one host's, with ` (K of N hosts measured)` after them when some parts measured nothing in the
+/// phase ([`PhaseResult::unmeasured_parts`](crate::results::PhaseResult::unmeasured_parts)); then its
+/// latency and flush lines as the run prints them. When the parts (targets, hosts) did not run over one
+/// span, their own IOPS add to more than the merged figure, which divides all their I/Os by the span from
+/// the first start to the last end: a line says both, so that nobody adds the parts' rates by hand and
+/// wonders.
+pub fn totals_lines(m: &Merged, prefix: &str) -> Vec<String> {
+    let parts = match super::runs::Summed::of(&m.results) {
+        super::runs::Summed::Targets(_) => Unit::Target.plural(),
+        _ => Unit::Host.plural(),
+    };
     let mut lines = Vec::new();
     for p in m
         .results
@@ -536,8 +570,13 @@ pub fn totals_lines(m: &Merged, prefix: &str, parts: &str) -> Vec<String> {
         .iter()
         .filter(|p| p.kind != crate::spec::PhaseKind::Erase)
     {
+        let (n, none) = (p.hosts.len(), p.unmeasured_parts().len());
+        let covered = match none {
+            0 => String::new(),
+            _ => format!(" ({} of {n} {parts} measured)", n - none),
+        };
         lines.push(format!(
-            "{prefix}phase {} \"{}\": {}",
+            "{prefix}phase {} \"{}\": {}{covered}",
             p.index,
             p.name,
             p.totals_text()
@@ -671,7 +710,7 @@ mod totals_tests {
             hlogs: vec![None, None, None],
         };
         assert_eq!(
-            totals_lines(&m, "[all 3 targets] ", "targets"),
+            totals_lines(&m, "[all 3 targets] "),
             [
                 "[all 3 targets] phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s",
                 "[all 3 targets] phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s (read 17500 IOPS, 71.7 MB/s; write 7500 IOPS, 30.7 MB/s)",

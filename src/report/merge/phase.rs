@@ -96,12 +96,12 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     // or two targets on one device, do not add up to a device.
     (m.kernel, m.counters_csv, m.health) = (None, None, None);
     m.workers.clear();
-    m.warnings = warnings(runs, &parts, shift, p0.params.interval_ns, unit);
-    // First: what the merged rates mean, before the hosts' own words.
-    if let Some(w) = apart_warning(runs, &parts, &shifts, duration_s, unit) {
-        m.warnings.insert(0, w);
-    }
     m.hosts = host_parts(runs, &parts);
+    // First: what the merged figures cover and what the merged rates mean, before the hosts' own words.
+    let names: Vec<String> = (0..runs.len()).map(|h| unit.name(runs, h)).collect();
+    m.warnings = derived_warnings(unit, &names, &m.hosts);
+    m.warnings
+        .extend(warnings(runs, &parts, shift, p0.params.interval_ns, unit));
     let mut series = merged_series(runs, at, p0, shift)?;
     let hlog = match (series.as_mut(), p0.params.interval_ns) {
         (Some(rows), Some(iv)) => super::hlog::merge(runs, (at, &parts), shift, iv, rows)
@@ -224,22 +224,25 @@ fn judge(
 
 /// Each host's part of the phase.
 fn host_parts(runs: &[RunData], parts: &[&PhaseResult]) -> Vec<HostPhase> {
-    parts
-        .iter()
-        .enumerate()
-        .map(|(h, p)| HostPhase {
-            host: h,
-            rank: runs[h].results.launch.as_ref().and_then(|l| l.rank),
-            started_at: p.started_at.clone(),
-            series_t0_unix_ns: p.series_t0_unix_ns,
-            duration_s: p.duration_s,
-            completed: p.completed,
-            span_bytes: Some(p.params.span_bytes),
-            read: p.read.clone(),
-            write: p.write.clone(),
-            trim: p.trim.clone(),
-        })
+    (parts.iter().enumerate())
+        .map(|(h, p)| host_part(&runs[h], h, p))
         .collect()
+}
+
+/// The part of host `h` (the run `run`) in a merged phase: its phase `p`'s times and figures.
+pub(super) fn host_part(run: &RunData, h: usize, p: &PhaseResult) -> HostPhase {
+    HostPhase {
+        host: h,
+        rank: run.results.launch.as_ref().and_then(|l| l.rank),
+        started_at: p.started_at.clone(),
+        series_t0_unix_ns: p.series_t0_unix_ns,
+        duration_s: p.duration_s,
+        completed: p.completed,
+        span_bytes: Some(p.params.span_bytes),
+        read: p.read.clone(),
+        write: p.write.clone(),
+        trim: p.trim.clone(),
+    }
 }
 
 /// One direction merged: counts added, rates over the cluster's span, latency from the added histograms.
@@ -442,23 +445,65 @@ fn folds_warning(
     })
 }
 
+/// The warnings a merged phase gets from its parts' times and counts alone (`hosts`, each part named by
+/// `names`), first among its warnings and in this order: which parts measured nothing
+/// (`unmeasured_warning`), then that the parts did not run it at the same time (`apart_warning`).
+/// What `wkrun merge` writes, and what `wkrun validate` requires of a merged phase from its `hosts`.
+pub fn derived_warnings(unit: super::Unit, names: &[String], hosts: &[HostPhase]) -> Vec<String> {
+    let times: Vec<(Option<u64>, f64)> = (hosts.iter())
+        .map(|h| (h.series_t0_unix_ns, h.duration_s))
+        .collect();
+    let s = crate::results::span(&times);
+    let durations: Vec<f64> = hosts.iter().map(|h| h.duration_s).collect();
+    let none: Vec<usize> = (hosts.iter().enumerate())
+        .filter(|(_, h)| h.unmeasured())
+        .map(|(k, _)| k)
+        .collect();
+    let unmeasured = unmeasured_warning(unit, names, &none);
+    let apart = apart_warning(unit, names, (&s.shifts, &durations), s.duration_s);
+    unmeasured.into_iter().chain(apart).collect()
+}
+
+/// A word on a merged phase that some of its `names.len()` parts measured nothing in, `none` by position
+/// (their runs stopped during its ramp, or failed at its first I/O: [`HostPhase::unmeasured`]): the merged
+/// figures are the others' alone, so they are not the cluster's. Names those parts and how many parts the
+/// figures cover; `None` when every part measured.
+fn unmeasured_warning(unit: super::Unit, names: &[String], none: &[usize]) -> Option<String> {
+    let (first, rest) = none.split_first()?;
+    let who: Vec<&str> = std::iter::once(first)
+        .chain(rest)
+        .map(|&h| names[h].as_str())
+        .collect();
+    let n = names.len();
+    let (its, says) = match rest.is_empty() {
+        true => ("its own warning says", "its run"),
+        false => ("their own warnings say", "their runs"),
+    };
+    Some(format!(
+        "{}: {} measured nothing in it ({says} stopped before the measured part began, or failed at its first I/O: {its} why, below), so the merged figures are those of {} of the {n} {}, not the {n} together",
+        unit.unmeasured(),
+        who.join(", "),
+        n - none.len(),
+        unit.plural()
+    ))
+}
+
 /// A word on a phase the parts did not all run at the same time (`None` when they did): the latest
 /// start is after the earliest end, so no instant had every part running, and the merged rates (the I/Os
 /// over the whole span, from the earliest start to the latest end) are below the parts' together. Names
-/// the part that ended first, the one that started last, and the time between (their starts are their
-/// series' t = 0, `shifts` from the earliest; their ends those plus their `duration_s`). A part of no
+/// (`names`) the part that ended first, the one that started last, and the time between (their starts are
+/// their series' t = 0, `shifts` from the earliest; their ends those plus their `durations`). A part of no
 /// duration is left out: it ran at no time.
 fn apart_warning(
-    runs: &[RunData],
-    parts: &[&PhaseResult],
-    shifts: &[u64],
-    span_s: f64,
     unit: super::Unit,
+    names: &[String],
+    (shifts, durations): (&[u64], &[f64]),
+    span_s: f64,
 ) -> Option<String> {
-    let times: Vec<(usize, u64, u64)> = (parts.iter().enumerate())
-        .filter(|(_, p)| p.duration_s > 0.0)
-        .map(|(h, p)| {
-            let end = shifts[h].saturating_add((p.duration_s * 1e9).round() as u64);
+    let times: Vec<(usize, u64, u64)> = (durations.iter().enumerate())
+        .filter(|(_, d)| **d > 0.0)
+        .map(|(h, d)| {
+            let end = shifts[h].saturating_add((d * 1e9).round() as u64);
             (h, shifts[h], end)
         })
         .collect();
@@ -468,9 +513,9 @@ fn apart_warning(
         format!(
             "{}: {} started it {:.3} s after {} had ended it, so the merged rates, the I/Os over the whole {span_s:.3} s span, are below what they did together; read each one's own rate in the phase's hosts[] (the table of hosts in wkrun report), or run them together (under mpirun with --start-at, docs/hosts.md)",
             unit.apart(),
-            unit.name(runs, last),
+            names[last],
             (started - ended) as f64 / 1e9,
-            unit.name(runs, first),
+            names[first],
         )
     })
 }

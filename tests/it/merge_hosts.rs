@@ -1,0 +1,208 @@
+//! A folder `wkrun merge` wrote, held to its hosts (attack 21): a host that measured nothing in a phase (its
+//! run interrupted during the ramp) is said by the merge, its summary, `compare` and the merged results,
+//! and required by `validate`; a merged folder's per-host fields are held to the host's own results where
+//! they are found, a part's span to its host's capacity, and the warnings the merge derives from its hosts'
+//! times to those times.
+
+use crate::common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// One workload on the `null` engine: a 2 s ramp, then 0.3 s measured.
+const RAMPED: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\npattern = \"random\"\n\
+                      block_size = \"4KiB\"\nread_percent = 50\nramp = \"2s\"\nduration = \"300ms\"\n";
+
+/// One workload on the `null` engine, 0.2 s measured.
+const SHORT: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\npattern = \"random\"\n\
+                     block_size = \"4KiB\"\nread_percent = 50\nduration = \"200ms\"\n";
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
+}
+
+/// Runs `s.toml` in `d` on the 64 MiB `target` into `out`, to its end.
+fn run(d: &Path, target: &str, out: &str) {
+    sparse_file(&d.join(target), 64 << 20);
+    let (code, _, err) = code_out_err(&wkrun(d, &["s.toml", "--target", target, "-o", out]));
+    assert_eq!(code, 0, "{err}");
+}
+
+/// Runs `s.toml` in `d` on the 64 MiB `target` into `out` and stops it with SIGINT 0.3 s after it
+/// prints its phase's first line (`[phase 0] ...`, at the phase's start): during the 2 s ramp.
+fn interrupted_in_ramp(d: &Path, target: &str, out: &str) {
+    use std::io::BufRead;
+    sparse_file(&d.join(target), 64 << 20);
+    let mut child = Command::new(wkrun_bin())
+        .args(["s.toml", "--target", target, "-o", out])
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wkrun");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let started = lines.any(|l| l.is_ok_and(|l| l.starts_with("[phase 0]")));
+    assert!(started, "no [phase 0] line");
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    lines.for_each(drop);
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(130), "{o:?}");
+}
+
+/// The warning the merge gives a phase that host 1 measured nothing in, of 2 hosts.
+const HOST_1_MEASURED_NOTHING: &str = "not every host measured this phase: host 1 measured nothing in it (its run stopped before the measured part began, or failed at its first I/O: its own warning says why, below), so the merged figures are those of 1 of the 2 hosts, not the 2 together";
+
+/// Attack 21 A5: one host interrupted during its ramp, one that ran in full. The merge's figures are the
+/// complete host's exactly, and everything that shows them says they cover 1 of the 2 hosts: the
+/// summary line, stderr, the merged phase's first warning, `compare`'s note. `validate` holds the merge
+/// to its hosts' results, found where `merge` was given them, and requires the warning.
+#[test]
+fn a_host_interrupted_in_its_ramp_is_said_to_have_measured_nothing() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "s.toml", &spec_text("ramped", RAMPED));
+    run(d, "c.img", "c");
+    interrupted_in_ramp(d, "i.img", "i");
+    let (code, out, err) = code_out_err(&wkrun(d, &["merge", "c", "i", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let c = json(&d.join("c/results.json"));
+    let cp: wkrun::results::PhaseResult =
+        serde_json::from_value(c["phases"][0].clone()).expect("phase");
+    assert_eq!(
+        out,
+        format!(
+            "merged 2 hosts, 1 phases: m/results.json\n  phase 0 \"w\": {} (1 of 2 hosts measured)\n",
+            cp.totals_text()
+        )
+    );
+    let warning = format!("warning: phase 0 \"w\": {HOST_1_MEASURED_NOTHING}\n");
+    assert_eq!(err, warning);
+    let m = json(&d.join("m/results.json"));
+    let p = &m["phases"][0];
+    assert_eq!(p["warnings"][0], HOST_1_MEASURED_NOTHING);
+    // The complete host's figures and clock, exactly: the other part is at no time.
+    for k in ["read", "write", "total"] {
+        assert_eq!(p[k]["ops"], c["phases"][0][k]["ops"], "{k}");
+    }
+    assert_eq!(p["series_t0_unix_ns"], c["phases"][0]["series_t0_unix_ns"]);
+    assert_eq!(p["duration_s"], c["phases"][0]["duration_s"]);
+    assert_eq!(p["hosts"][1]["duration_s"], 0.0);
+    let (code, out, err) = code_out_err(&wkrun(d, &["compare", "c", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let note = format!("phase \"w\": {HOST_1_MEASURED_NOTHING}");
+    assert_eq!(
+        (err.lines().chain(out.lines()))
+            .filter(|l| l.starts_with("note: ") && l.ends_with(&note))
+            .count(),
+        1,
+        "{out}{err}"
+    );
+    let (code, out, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "m: ok (results, 1 phase, 1 series CSV, 2 hosts' results)\n"
+        ),
+        "{err}"
+    );
+    // The warning removed: refused, naming it.
+    let mut forged = m.clone();
+    forged["phases"][0]["warnings"]
+        .as_array_mut()
+        .expect("warnings")
+        .remove(0);
+    write_file(d, "m/results.json", &forged.to_string());
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "error: m/results.json: phase 0 \"w\": warnings: absent where the merge derives from its hosts' times and counts (hosts[].series_t0_unix_ns, duration_s, completed, ops) {HOST_1_MEASURED_NOTHING:?}: a merged phase keeps the warnings its hosts' parts give\n"
+        )
+    );
+}
+
+/// Attack 21 A3: a merge of two real runs, made one after the other, with its per-host fields forged.
+/// Each is refused naming the field, the merged folder's value and the host's own (its results found as
+/// `merge` was given them); a span past its host's capacity is refused without them; and the warning that
+/// the hosts did not run the phase at the same time, derived from the hosts' times, is required.
+#[test]
+fn forged_host_fields_of_a_merge_are_held_to_the_hosts() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "s.toml", &spec_text("short", SHORT));
+    run(d, "a.img", "a");
+    run(d, "b.img", "b");
+    let (code, _, err) = code_out_err(&wkrun(d, &["merge", "a", "b", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let m = json(&d.join("m/results.json"));
+    let b = json(&d.join("b/results.json"));
+    let (code, out, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "m: ok (results, 1 phase, 1 series CSV, 2 hosts' results)\n"
+        ),
+        "{err}"
+    );
+    let refused = |edit: &dyn Fn(&mut Value)| {
+        let mut f = m.clone();
+        edit(&mut f);
+        write_file(d, "m/results.json", &f.to_string());
+        let (code, _, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+        assert_eq!(code, 2, "{err}");
+        err
+    };
+    let err = refused(&|f| f["cluster"]["hosts"][1]["capacity_bytes"] = (128u64 << 20).into());
+    assert_eq!(
+        err,
+        "error: m/results.json: cluster.hosts[1].capacity_bytes 134217728 is not b/results.json's, 67108864: a host's entry is its own results'\n"
+    );
+    let err = refused(&|f| f["phases"][0]["hosts"][1]["span_bytes"] = (1u64 << 30).into());
+    assert!(
+        err.contains("phases[0].hosts[1].span_bytes: 1073741824 is past its host's target, cluster.hosts[1].capacity_bytes 67108864: a host's span lies within its target"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: m/results.json: phases[0].hosts[1].span_bytes 1073741824 is not what b/results.json holds of phase 0 \"w\", 67108864: a host's part is its own phase's figures"),
+        "{err}"
+    );
+    let p99 = &b["phases"][0]["write"]["latency_ns"]["p99"];
+    let err =
+        refused(&|f| f["phases"][0]["hosts"][1]["write"]["latency_ns"]["p99"] = 200000.into());
+    assert!(
+        err.contains(&format!("error: m/results.json: phases[0].hosts[1].write.latency_ns.p99 200000 is not what b/results.json holds of phase 0 \"w\", {p99}: a host's part is its own phase's figures")),
+        "{err}"
+    );
+    // The runs were made one after the other: the merge said so, and that warning is required.
+    let apart = m["phases"][0]["warnings"][0].as_str().expect("warning");
+    assert!(
+        apart.starts_with("the hosts did not run this phase at the same time: host 1 started it "),
+        "{apart}"
+    );
+    let err = refused(&|f| f["phases"][0]["warnings"] = Value::Array(Vec::new()));
+    assert_eq!(
+        err,
+        format!(
+            "error: m/results.json: phase 0 \"w\": warnings: absent where the merge derives from its hosts' times and counts (hosts[].series_t0_unix_ns, duration_s, completed, ops) {apart:?}: a merged phase keeps the warnings its hosts' parts give\n"
+        )
+    );
+    // Without the hosts' folders, the entry cannot be held to them: validate says what it held.
+    write_file(d, "m/results.json", &m.to_string());
+    std::fs::rename(d.join("b"), d.join("b-moved")).expect("move");
+    let (code, out, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "m: ok (results, 1 phase, 1 series CSV, 1 host's results)\n"
+        ),
+        "{err}"
+    );
+}
