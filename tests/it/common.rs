@@ -109,6 +109,75 @@ pub fn check_results_file(path: &Path) {
     RESULTS_CHECKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// A set-up that several tests read (a run and its report, say), made in a fresh temporary folder by the
+/// first of them to ask and removed once the last of its `users` has finished with it (dropped its
+/// [`Held`], also by failing): tests that assert different things about the same output share it instead
+/// of each making it again. When not all of its users run (a name filter), its folder is left in the
+/// system's temporary folder.
+pub struct Shared<T: 'static> {
+    users: usize,
+    made: std::sync::OnceLock<(PathBuf, T)>,
+    /// How many users have finished, and the folder until the last has.
+    left: std::sync::Mutex<(usize, Option<tempfile::TempDir>)>,
+}
+
+impl<T: Send + Sync> Shared<T> {
+    /// A set-up read by `users` tests.
+    pub const fn new(users: usize) -> Shared<T> {
+        Shared {
+            users,
+            made: std::sync::OnceLock::new(),
+            left: std::sync::Mutex::new((0, None)),
+        }
+    }
+
+    /// The set-up, made by `make` in a fresh temporary folder (its argument) by the first test to ask;
+    /// the others wait for it.
+    pub fn get(&'static self, make: impl FnOnce(&Path) -> T) -> Held<T> {
+        let (dir, value) = self.made.get_or_init(|| {
+            let d = tempdir();
+            let value = make(d.path());
+            let dir = d.path().to_path_buf();
+            self.lock().1 = Some(d);
+            (dir, value)
+        });
+        Held {
+            shared: self,
+            dir,
+            value,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (usize, Option<tempfile::TempDir>)> {
+        self.left
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// One test's use of a [`Shared`] set-up: its folder and its value.
+pub struct Held<T: 'static> {
+    shared: &'static Shared<T>,
+    /// The folder the set-up was made in.
+    pub dir: &'static Path,
+    /// What its `make` returned.
+    pub value: &'static T,
+}
+
+impl<T: 'static> Drop for Held<T> {
+    fn drop(&mut self) {
+        let mut left = self
+            .shared
+            .left
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        left.0 += 1;
+        if left.0 == self.shared.users {
+            left.1 = None;
+        }
+    }
+}
+
 /// Exit code, stdout and stderr as strings.
 pub fn code_out_err(o: &Output) -> (i32, String, String) {
     (

@@ -6,7 +6,7 @@
 
 use crate::common::*;
 use crate::rounds::csv_rate;
-use crate::snia::run_pts;
+use crate::snia::{PtsRun, run_and_report_in, throughput, wsat, xsr};
 use crate::sweep_members::named;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -24,11 +24,17 @@ const NARROW_IOPS: [&str; 6] = [
 /// Runs `specs/snia/NAME.toml` with `args` on the small simulated drive ([`run_pts`]) and reports it: the
 /// temporary folder, the results folder, the results and the page.
 fn run_and_report(name: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, Value, String) {
-    let (dir, out, r) = run_pts(name, args);
-    let (code, _, err) = code_out_err(&wkrun(dir.path(), &["report", "out", "-o", "rep"]));
-    assert_eq!(code, 0, "report {name}: {err}");
-    let page = std::fs::read_to_string(dir.path().join("rep/index.html")).expect("index.html");
+    let dir = tempdir();
+    let PtsRun { out, r, page } = run_and_report_in(dir.path(), name, args);
     (dir, out, r, page)
+}
+
+/// The IOPS test's narrowed trial run and its report, read by two tests here: made once.
+static IOPS: Shared<PtsRun> = Shared::new(2);
+
+/// [`IOPS`].
+fn narrow_iops() -> Held<PtsRun> {
+    IOPS.get(|d| run_and_report_in(d, "iops", &NARROW_IOPS))
 }
 
 /// The body cells of the table `id` of `page`, row by row, as text (entities of `&`, `<`, `>`, `"`
@@ -110,25 +116,26 @@ fn five_nines(mut pairs: Vec<(u64, u64)>) -> u64 {
 /// the mean over the window's rounds of that cell's total IOPS from its CSV.
 #[test]
 fn the_iops_report_tabulates_the_window_means_of_the_csvs() {
-    let (dir, out, r, page) = run_and_report("iops", &NARROW_IOPS);
+    let run = narrow_iops();
+    let (dir, PtsRun { out, r, page }) = (run.dir, run.value);
     assert!(page.contains("<li><a href=\"#pts-iops\">SNIA PTS: IOPS test (PTS section 7)"));
     assert!(page.contains("<section id=\"pts-iops\" class=\"pts\">"));
     let b = &r["round_blocks"][0];
     let (first, last) = (u(b, "/window/first"), u(b, "/window/last"));
     assert_eq!(
-        setup(&page, "pts-iops", "Steady state"),
+        setup(page, "pts-iops", "Steady state"),
         format!("block \"iops\": steady at round {last}, window rounds {first} to {last}")
     );
     assert_eq!(
-        setup(&page, "pts-iops", "Preconditioning"),
+        setup(page, "pts-iops", "Preconditioning"),
         "\"precondition\": 131072 B sequential writes, 134217728 B written (2.00 × the capacity)"
     );
     assert_eq!(
-        setup(&page, "pts-iops", "Purge"),
+        setup(page, "pts-iops", "Purge"),
         "\"purge\": discard over 100 % of the capacity"
     );
-    assert_eq!(setup(&page, "pts-iops", "Threads and queue depth"), "T1Q32");
-    let rows = table(&page, "pts-iops-table");
+    assert_eq!(setup(page, "pts-iops", "Threads and queue depth"), "T1Q32");
+    let rows = table(page, "pts-iops-table");
     assert_eq!(rows.len(), 2);
     for (row, read) in rows.iter().zip(["65", "0"]) {
         assert_eq!(
@@ -138,8 +145,8 @@ fn the_iops_report_tabulates_the_window_means_of_the_csvs() {
         for (cell, bs) in row[1..].iter().zip(["8KiB", "4KiB"]) {
             let rates: Vec<f64> = window(b)
                 .map(|i| {
-                    let p = named(&r, &format!("iops[round={i},bs={bs},read={read}]"));
-                    csv_rate(&out, p, "read") + csv_rate(&out, p, "write")
+                    let p = named(r, &format!("iops[round={i},bs={bs},read={read}]"));
+                    csv_rate(out, p, "read") + csv_rate(out, p, "write")
                 })
                 .collect();
             near(cell, rates.iter().sum::<f64>() / rates.len() as f64, 1);
@@ -149,9 +156,9 @@ fn the_iops_report_tabulates_the_window_means_of_the_csvs() {
         b.get("demand_intensity").is_none(),
         "cells of other mixes and sizes"
     );
-    convergence_plots(&page, &r, "pts-iops", true);
+    convergence_plots(page, r, "pts-iops", true);
     for f in ["b0-convergence", "b0-window", "iops-bs"] {
-        let svg = dir.path().join(format!("rep/pts-iops-{f}.svg"));
+        let svg = dir.join(format!("rep/pts-iops-{f}.svg"));
         assert!(svg.is_file(), "{f}");
         let text = std::fs::read_to_string(svg).expect("svg");
         assert!(page.contains(text.trim()), "{f} inline");
@@ -259,8 +266,9 @@ fn the_latency_report_gives_average_maximum_and_five_nines() {
 /// the phase's time), both blocks steady at their first window.
 #[test]
 fn the_throughput_report_tabulates_mb_per_s_per_block_size() {
-    let (_d, out, r, page) = run_and_report("throughput", &["--set", "duration=2s"]);
-    let rows = table(&page, "pts-throughput-table");
+    let run = throughput();
+    let PtsRun { out, r, page } = run.value;
+    let rows = table(page, "pts-throughput-table");
     assert_eq!(rows.len(), 2);
     for (k, (row, (name, bs))) in rows
         .iter()
@@ -276,8 +284,8 @@ fn the_throughput_report_tabulates_mb_per_s_per_block_size() {
             let v: Vec<f64> = window(b)
                 .map(|i| {
                     csv_rate(
-                        &out,
-                        named(&r, &format!("{name}[round={i},read={read}]")),
+                        out,
+                        named(r, &format!("{name}[round={i},read={read}]")),
                         dir,
                     ) * bs
                         / 1e6
@@ -292,7 +300,7 @@ fn the_throughput_report_tabulates_mb_per_s_per_block_size() {
             )
         );
     }
-    convergence_plots(&page, &r, "pts-throughput", true);
+    convergence_plots(page, r, "pts-throughput", true);
 }
 
 /// WSAT, whole on the small drive: its table's written GB are 4 × 64 MiB, its mean IOPS the phase's, its
@@ -300,9 +308,10 @@ fn the_throughput_report_tabulates_mb_per_s_per_block_size() {
 /// preconditioning and no steady-state rule, said so.
 #[test]
 fn the_wsat_report_plots_iops_against_time_and_tgbw() {
-    let (dir, out, r, page) = run_and_report("wsat", &[]);
-    let row = &table(&page, "pts-wsat-table")[0];
-    let w = named(&r, "wsat");
+    let run = wsat();
+    let (dir, PtsRun { out, r, page }) = (run.dir, run.value);
+    let row = &table(page, "pts-wsat-table")[0];
+    let w = named(r, "wsat");
     assert_eq!(row[0], "wsat");
     near(&row[2], (4u64 << 26) as f64 / 1e9, 3);
     near(&row[3], w["total"]["iops"].as_f64().expect("iops"), 1);
@@ -313,18 +322,15 @@ fn the_wsat_report_plots_iops_against_time_and_tgbw() {
         .expect("a full row");
     near(&row[4], f(last, "read_iops") + f(last, "write_iops"), 1);
     assert_eq!(
-        setup(&page, "pts-wsat", "Preconditioning"),
+        setup(page, "pts-wsat", "Preconditioning"),
         "none apart from the test's own stimulus"
     );
     assert_eq!(
-        setup(&page, "pts-wsat", "Steady state"),
+        setup(page, "pts-wsat", "Steady state"),
         "no steady-state rule in this test (it records the drive over time)"
     );
     for f in ["iops-time", "iops-tgbw"] {
-        assert!(
-            dir.path().join(format!("rep/pts-wsat-{f}.svg")).is_file(),
-            "{f}"
-        );
+        assert!(dir.join(format!("rep/pts-wsat-{f}.svg")).is_file(), "{f}");
     }
 }
 
@@ -625,12 +631,13 @@ fn the_hir_report_tabulates_bursts_and_baselines() {
 /// XSR at 5 minutes a group: each group's MB/s is its bytes over its time from the CSV.
 #[test]
 fn the_xsr_report_tabulates_each_access_group() {
-    let (dir, out, r, page) = run_and_report("xsr", &["--set", "duration=5min"]);
-    let rows = table(&page, "pts-xsr-table");
+    let run = xsr();
+    let (dir, PtsRun { out, r, page }) = (run.dir, run.value);
+    let rows = table(page, "pts-xsr-table");
     let names: Vec<&str> = rows.iter().map(|x| x[0].as_str()).collect();
     assert_eq!(names, ["seq-1024k-1", "rnd-8k", "seq-1024k-2"]);
     for row in &rows {
-        let p = named(&r, &row[0]);
+        let p = named(r, &row[0]);
         let csv = csv_rows(&out.join(p["series_csv"].as_str().expect("csv")));
         let bytes: u64 = csv
             .iter()
@@ -642,7 +649,7 @@ fn the_xsr_report_tabulates_each_access_group() {
             2,
         );
     }
-    assert!(dir.path().join("rep/pts-xsr-bw-time.svg").is_file());
+    assert!(dir.join("rep/pts-xsr-bw-time.svg").is_file());
 }
 
 /// Issue 24 (a newcomer's PTS trial: 2,734 plots and a 22 MB page for the IOPS test's 2 s trial, its PTS
@@ -652,7 +659,8 @@ fn the_xsr_report_tabulates_each_access_group() {
 /// plots are the preconditioning's 7 and the PTS section's 3, every one inline once.
 #[test]
 fn a_pts_report_puts_its_tables_first_and_plots_no_round_phase() {
-    let (dir, _, r, page) = run_and_report("iops", &NARROW_IOPS);
+    let run = narrow_iops();
+    let (dir, PtsRun { r, page, .. }) = (run.dir, run.value);
     let rounds = r["round_blocks"][0]["rounds"]
         .as_array()
         .expect("rounds")
@@ -668,7 +676,7 @@ fn a_pts_report_puts_its_tables_first_and_plots_no_round_phase() {
         2 + in_rounds,
         "purge, precondition, the rounds"
     );
-    let svgs = svg_names(&dir.path().join("rep"));
+    let svgs = svg_names(&dir.join("rep"));
     assert_eq!(
         svgs,
         [

@@ -36,21 +36,41 @@ windows = ["300s.."]
 /// First second of the steady part.
 const STEADY_FROM: usize = 300;
 
-/// The steady part of a run of [`SEED000`] on `target`, recomputed from its series CSV, checked against the
-/// results' window; and the run's folder.
+/// The steady part of a run of [`SEED000`], recomputed from its series CSV, checked against the results'
+/// window; and the run's results folder.
 struct Steady {
-    /// The run's own folder (removed on drop).
-    _dir: tempfile::TempDir,
     out: std::path::PathBuf,
     /// Per-second IOPS from 300 s to the end.
     iops: Vec<f64>,
     results: serde_json::Value,
 }
 
+/// The runs that several tests read (900 s of the simulated drive each; the tests compare different
+/// figures of them): made once. Nominal times (`jitter=0%`): three tests; the default jitter: two.
+static NOMINAL: Shared<Steady> = Shared::new(3);
+static JITTERED: Shared<Steady> = Shared::new(2);
+
 impl Steady {
-    fn run(target: &str) -> Steady {
+    /// [`NOMINAL`]: the run on `sim:capacity=1GiB,op=7%,jitter=0%`.
+    fn nominal() -> Held<Steady> {
+        NOMINAL.get(|d| Steady::run_in(d, "sim:capacity=1GiB,op=7%,jitter=0%"))
+    }
+
+    /// [`JITTERED`]: the run on `sim:capacity=1GiB,op=7%`.
+    fn jittered() -> Held<Steady> {
+        JITTERED.get(|d| Steady::run_in(d, "sim:capacity=1GiB,op=7%"))
+    }
+
+    /// A run on `target` in a folder of its own (removed on drop).
+    fn run(target: &str) -> (tempfile::TempDir, Steady) {
         let dir = tempdir();
-        let out = run_ok(dir.path(), "gc", SEED000, Path::new(target));
+        let s = Steady::run_in(dir.path(), target);
+        (dir, s)
+    }
+
+    /// A run on `target` in `dir`.
+    fn run_in(dir: &Path, target: &str) -> Steady {
+        let out = run_ok(dir, "gc", SEED000, Path::new(target));
         let (_, results) = strict_results(&out);
         let p = phase(&results, 2);
         let rows = csv_rows(&out.join(p["series_csv"].as_str().expect("series_csv")));
@@ -71,12 +91,7 @@ impl Steady {
             .map(|r| n(r, "write_ops") as f64 / f(r, "interval_s"))
             .collect();
         let w = p["windows"][0]["iops"].clone();
-        let s = Steady {
-            _dir: dir,
-            out,
-            iops,
-            results,
-        };
+        let s = Steady { out, iops, results };
         // wkrun's window over the same seconds says the same.
         assert_eq!(u(&w, "/count"), 600, "{target}");
         assert_eq!(w["min"].as_f64(), Some(s.min()), "{target}");
@@ -151,16 +166,17 @@ impl Steady {
 #[test]
 fn deferred_cleanup_has_higher_peaks_and_near_zero_dips() {
     // At nominal times (`jitter=0%`), so that only the policy differs.
-    let paced = Steady::run("sim:capacity=1GiB,op=7%,jitter=0%");
-    let deferred = Steady::run("sim:capacity=1GiB,op=7%,gc=deferred,jitter=0%");
-    let lazy = Steady::run("sim:capacity=1GiB,op=7%,gc=deferred,gc_pace=90%,jitter=0%");
+    let paced = Steady::nominal();
+    let paced = paced.value;
+    let (_d1, deferred) = Steady::run("sim:capacity=1GiB,op=7%,gc=deferred,jitter=0%");
+    let (_d2, lazy) = Steady::run("sim:capacity=1GiB,op=7%,gc=deferred,gc_pace=90%,jitter=0%");
     assert_eq!((paced.min(), paced.max()), (212.0, 300.0));
     assert_eq!((deferred.min(), deferred.max()), (0.0, 2048.0));
     assert!(deferred.max() > paced.max() && deferred.min() < paced.min());
     // Near-zero seconds: none when paced; under deferred cleanup most seconds are stalls (the host waits
     // while GC does its ~90 % share of the die's work in bursts), with a 90 % pace only a few.
     let near_zero = |s: &Steady, of: f64| s.below(0.05 * of);
-    assert_eq!(near_zero(&paced, paced.median()), 0);
+    assert_eq!(near_zero(paced, paced.median()), 0);
     assert_eq!(near_zero(&deferred, deferred.mean()), 459);
     assert_eq!(lazy.median(), 268.0);
     assert_eq!(near_zero(&lazy, lazy.median()), 25);
@@ -184,9 +200,9 @@ fn deferred_cleanup_has_higher_peaks_and_near_zero_dips() {
 /// threefold, as seed 000's drives do (on this 1 GiB drive, twofold).
 #[test]
 fn jitter_spreads_per_second_iops_into_a_cloud() {
-    let tidy = Steady::run("sim:capacity=1GiB,op=7%,jitter=0%");
-    let cloud = Steady::run("sim:capacity=1GiB,op=7%,jitter=20%");
-    let default = Steady::run("sim:capacity=1GiB,op=7%");
+    let (tidy, default) = (Steady::nominal(), Steady::jittered());
+    let (tidy, default) = (tidy.value, default.value);
+    let (_d, cloud) = Steady::run("sim:capacity=1GiB,op=7%,jitter=20%");
     let cv = |s: &Steady| s.stddev() / s.mean();
     // 518 of the 600 steady seconds hold one of two values without jitter, 96 with it.
     assert_eq!((tidy.distinct(), tidy.top_two()), (20, 518));
@@ -194,13 +210,13 @@ fn jitter_spreads_per_second_iops_into_a_cloud() {
     assert_eq!((cloud.min(), cloud.max()), (172.0, 360.0));
     // The default: the fastest steady second twice the slowest, and the widest spread of the three.
     assert_eq!((default.min(), default.max()), (160.0, 324.0));
-    assert!(cv(&default) > cv(&cloud), "{} {}", cv(&default), cv(&cloud));
+    assert!(cv(default) > cv(&cloud), "{} {}", cv(default), cv(&cloud));
     assert!(cloud.distinct() > tidy.distinct() && cloud.top_two() * 4 < tidy.top_two());
     assert!(
-        cv(&cloud) > 0.11 && cv(&tidy) < 0.1,
+        cv(&cloud) > 0.11 && cv(tidy) < 0.1,
         "{} {}",
         cv(&cloud),
-        cv(&tidy)
+        cv(tidy)
     );
     assert_eq!(
         cloud.results["target"]["path"],
@@ -213,14 +229,14 @@ fn jitter_spreads_per_second_iops_into_a_cloud() {
 #[test]
 fn jitter_and_deferred_cleanup_are_deterministic() {
     let target = "sim:capacity=1GiB,op=7%,gc=deferred,gc_pace=50%,jitter=30%,seed=9";
-    let a = Steady::run(target);
-    let b = Steady::run(target);
+    let (_da, a) = Steady::run(target);
+    let (_db, b) = Steady::run(target);
     let files = dir_listing(&a.out);
     assert_eq!(files.iter().filter(|f| f.ends_with(".csv")).count(), 4);
     for f in files.iter().filter(|f| f.ends_with(".csv")) {
         assert_eq!(read(&a.out.join(f)), read(&b.out.join(f)), "{f} differs");
     }
-    let c = Steady::run(&target.replace("seed=9", "seed=10"));
+    let (_dc, c) = Steady::run(&target.replace("seed=9", "seed=10"));
     assert_ne!(a.iops, c.iops, "another seed, other times");
 }
 
@@ -232,8 +248,8 @@ fn jitter_and_deferred_cleanup_are_deterministic() {
 /// paced policy's steady write amplification is within 1 % of it.
 #[test]
 fn paced_write_amplification_matches_greedy_theory() {
-    let s = Steady::run("sim:capacity=1GiB,op=7%,jitter=0%");
-    let jittered = Steady::run("sim:capacity=1GiB,op=7%");
+    let (s, jittered) = (Steady::nominal(), Steady::jittered());
+    let (s, jittered) = (s.value, jittered.value);
     let sim = &s.results["target"]["sim"];
     assert_eq!(u(sim, "/superblocks"), 273);
     let alpha = (273.0 - 4.0) / 256.0;

@@ -12,15 +12,57 @@ use std::path::{Path, PathBuf};
 /// (kept alive by the returned temporary folder) and its results.
 pub(crate) fn run_pts(name: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, Value) {
     let dir = tempdir();
+    let (out, r) = run_pts_in(dir.path(), name, args);
+    (dir, out, r)
+}
+
+/// [`run_pts`] in `dir`: the results folder `dir/out` and its results.
+fn run_pts_in(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, Value) {
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("specs/snia/{name}.toml"));
     let mut all = vec![spec.to_str().expect("utf-8"), "--target", SIM];
     all.extend_from_slice(args);
     all.extend_from_slice(&["-o", "out", "-q"]);
-    let (code, _, err) = code_out_err(&wkrun(dir.path(), &all));
+    let (code, _, err) = code_out_err(&wkrun(dir, &all));
     assert_eq!(code, 0, "{name}: {err}");
-    let out = dir.path().join("out");
+    let out = dir.join("out");
     let (_, r) = strict_results(&out);
-    (dir, out, r)
+    (out, r)
+}
+
+/// A run of a PTS spec ([`run_pts`]) and its report (`wkrun report out -o rep`, its page).
+pub(crate) struct PtsRun {
+    pub out: PathBuf,
+    pub r: Value,
+    pub page: String,
+}
+
+/// [`run_pts`] of `name` with `args` in `dir`, and its report.
+pub(crate) fn run_and_report_in(dir: &Path, name: &str, args: &[&str]) -> PtsRun {
+    let (out, r) = run_pts_in(dir, name, args);
+    let (code, _, err) = code_out_err(&wkrun(dir, &["report", "out", "-o", "rep"]));
+    assert_eq!(code, 0, "report {name}: {err}");
+    let page = std::fs::read_to_string(dir.join("rep/index.html")).expect("index.html");
+    PtsRun { out, r, page }
+}
+
+/// The trial runs a test here and one of `pts_report` both read, the same command each: made once.
+pub(crate) static THROUGHPUT: Shared<PtsRun> = Shared::new(2);
+pub(crate) static WSAT: Shared<PtsRun> = Shared::new(2);
+pub(crate) static XSR: Shared<PtsRun> = Shared::new(2);
+
+/// The throughput test's trial run (2 s rounds), shared.
+pub(crate) fn throughput() -> Held<PtsRun> {
+    THROUGHPUT.get(|d| run_and_report_in(d, "throughput", &["--set", "duration=2s"]))
+}
+
+/// The whole WSAT test, shared.
+pub(crate) fn wsat() -> Held<PtsRun> {
+    WSAT.get(|d| run_and_report_in(d, "wsat", &[]))
+}
+
+/// The XSR test at 5 minutes a group, shared.
+pub(crate) fn xsr() -> Held<PtsRun> {
+    XSR.get(|d| run_and_report_in(d, "xsr", &["--set", "duration=5min"]))
 }
 
 /// The names of the phases that ran, in order.
@@ -81,8 +123,9 @@ fn check_block(out: &Path, r: &Value, b: &Value, metric: &str, steady_last: u64)
 /// skipped: 24 phases run of 104.
 #[test]
 fn the_pts_throughput_spec_runs_at_trial_scale() {
-    let (_d, out, r) = run_pts("throughput", &["--set", "duration=2s"]);
-    let n = names(&r);
+    let run = throughput();
+    let (out, r) = (&run.value.out, &run.value.r);
+    let n = names(r);
     assert_eq!(n.len(), 24);
     assert_eq!(
         &n[..4],
@@ -102,7 +145,7 @@ fn the_pts_throughput_spec_runs_at_trial_scale() {
             "tp1024k[round=1,read=0]"
         ]
     );
-    let p = by_index(&r);
+    let p = by_index(r);
     assert_eq!(p[&52]["name"], "purge-1024k");
     for i in [1, 53] {
         assert_eq!(p[&i]["write"]["bytes"], 2 * 64 * 1024 * 1024);
@@ -119,7 +162,7 @@ fn the_pts_throughput_spec_runs_at_trial_scale() {
             b["skipped"],
             json!({"first_round": 6, "last_round": 25, "first_phase": skip.0, "last_phase": skip.1})
         );
-        check_block(&out, &r, b, "write_bw_bytes_per_s", 5);
+        check_block(out, r, b, "write_bw_bytes_per_s", 5);
         // Steady at round 5, the first the rule could judge: the count is the rule's floor.
         assert_eq!(
             (&b["earliest_steady_round"], &b["at_rule_floor"]),
@@ -162,8 +205,9 @@ fn the_pts_latency_spec_runs_at_trial_scale() {
 /// in 1-minute rows.
 #[test]
 fn the_pts_wsat_spec_runs_whole_on_a_small_drive() {
-    let (_d, out, r) = run_pts("wsat", &[]);
-    assert_eq!(names(&r), ["purge", "wsat"]);
+    let run = wsat();
+    let (out, r) = (&run.value.out, &run.value.r);
+    assert_eq!(names(r), ["purge", "wsat"]);
     let w = &r["phases"][1];
     assert_eq!((u(w, "/write/ops"), u(w, "/read/ops")), (65536, 0));
     assert_eq!(u(w, "/write/bytes"), 4 * 64 * 1024 * 1024);
@@ -175,8 +219,9 @@ fn the_pts_wsat_spec_runs_whole_on_a_small_drive() {
 /// XSR: SEQ 1024 KiB, RND 8 KiB, SEQ 1024 KiB writes, 5 min each at trial scale.
 #[test]
 fn the_pts_xsr_spec_runs_at_trial_scale() {
-    let (_d, _out, r) = run_pts("xsr", &["--set", "duration=5min"]);
-    assert_eq!(names(&r), ["purge", "seq-1024k-1", "rnd-8k", "seq-1024k-2"]);
+    let run = xsr();
+    let r = &run.value.r;
+    assert_eq!(names(r), ["purge", "seq-1024k-1", "rnd-8k", "seq-1024k-2"]);
     let ops: Vec<(u64, u64, u64)> = (1..4)
         .map(|i| {
             let p = &r["phases"][i];
