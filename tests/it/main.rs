@@ -29,6 +29,7 @@ mod fiohabits;
 mod first_hour;
 mod flush_sums;
 mod headline;
+mod held_flushes;
 mod hold;
 mod hostile_results;
 mod hosts;
