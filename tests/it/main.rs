@@ -30,6 +30,7 @@ mod first_hour;
 mod flush_sums;
 mod headline;
 mod held_flushes;
+mod held_rows;
 mod hold;
 mod hostile_results;
 mod hosts;
