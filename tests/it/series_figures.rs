@@ -119,10 +119,9 @@ fn a_rows_figures_are_held_to_its_phase_s() {
         low + width - 1
     );
     for (folder, why) in &cases {
-        let log = if *folder == max_forged {
-            in_log.as_str()
-        } else {
-            ""
+        let log = match why.contains("read_lat_max_us: 1000000 µs") {
+            true => format!("error: {folder}/00-rw.hlog {in_log}"),
+            false => String::new(),
         };
         refused_by(
             d,
