@@ -175,7 +175,7 @@ fn forged_flush_latencies_are_refused() {
     }
 }
 
-/// The stddev ×3 is more than the histogram allows: the refusal names the forged value and a range that
+/// A stddev 5 % over the run's is more than the histogram allows (the attack's ×3 is past half the range): the refusal names the forged value and a range that
 /// holds the run's own stddev, tight to the histogram's precision (within 1 % here).
 #[test]
 fn a_forged_flush_stddev_is_refused() {
@@ -186,7 +186,8 @@ fn a_forged_flush_stddev_is_refused() {
     let l = &r["phases"][0]["sync"]["flushes"]["latency_ns"];
     let sd = l["stddev"].as_f64().expect("stddev");
     let n = u(&r, "/phases/0/sync/flushes/ops");
-    let forged_sd = sd * 3.0 + 1.0;
+    // Within half the range (a stddev past it is said by that bound alone), past the buckets' bound.
+    let forged_sd = sd * 1.05 + 1.0;
     let dir = forged(&out, "sd", |v| {
         v["phases"][0]["sync"]["flushes"]["latency_ns"]["stddev"] = forged_sd.into()
     });
