@@ -500,10 +500,19 @@ pub fn series_rows(path: &Path, source: impl std::io::Read) -> Result<Vec<Series
 }
 
 /// Why `row` cannot follow `before` (the row before it, if any) in a series: its time `t_s` before the row
-/// before's, or equal to it for a row that lasts some time (rows go forward in time, one per interval), or
-/// I/Os counted in a whole row of no length (`interval_s` 0; a negative or not finite one is refused by
+/// before's, or equal to it for a row that lasts some time (rows go forward in time, one per interval), its
+/// start (`t_s − interval_s`) before the row before's end (rows do not overlap; attack 21 A4: a row's
+/// `t_s` 1.5 of `interval_s` 1.0 after a row ending at 1.0 passed) or before 0 for the first, or I/Os
+/// counted in a whole row of no length (`interval_s` 0; a negative or not finite one is refused by
 /// [`SeriesRow::out_of_range`]). A run can write one row of no length: the last, partial, when the phase's
 /// last completion fell exactly on an interval's start (it is counted in the interval it starts).
+///
+/// The start's rounding: the writer makes `t_s` and `interval_s` of a row `[s, e)` as `e / 1e9` and
+/// `(e − s) / 1e9` from whole nanoseconds (`SeriesRow::new`, and the merged grid's rows), each within half
+/// a unit in the last place of `t_s`, and the CSV writes each f64 in its shortest form that reads back to
+/// the same bits; the row before's end is `s / 1e9` the same way. So `t_s − interval_s` is the row before's
+/// `t_s` within 2 units in the last place of `t_s` (the subtraction's own rounding included): refused past
+/// 4 ([`ROUNDING`](crate::results::check::ROUNDING) of `t_s`).
 fn out_of_order(before: Option<&SeriesRow>, row: &SeriesRow) -> Option<String> {
     let num = crate::units::readable_float;
     let no_length = row.interval_s == 0.0;
@@ -512,6 +521,20 @@ fn out_of_order(before: Option<&SeriesRow>, row: &SeriesRow) -> Option<String> {
             "t_s {} is not after the row before's {}: a series' rows go forward in time",
             num(row.t_s),
             num(before.t_s)
+        ));
+    }
+    let end_before = before.map_or(0.0, |b| b.t_s);
+    let start = row.t_s - row.interval_s;
+    if start < end_before - crate::results::check::ROUNDING * row.t_s {
+        let which = match before {
+            Some(_) => format!("the row before's end, t_s {}", num(end_before)),
+            None => "0, the phase's start".to_string(),
+        };
+        return Some(format!(
+            "t_s {} less interval_s {} starts it at {}, before {which}: a series' rows do not overlap",
+            num(row.t_s),
+            num(row.interval_s),
+            num(start)
         ));
     }
     let ios = row

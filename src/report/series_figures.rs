@@ -87,7 +87,8 @@ fn partial(rows: &[SeriesRow], p: &PhaseResult) -> Option<Wrong> {
 
 /// The rows together against the phase, where they count its I/Os (each direction's ops adding up to the
 /// phase's; otherwise what they count is said elsewhere): in a phase of one run, each direction's
-/// latencies adding up to the phase's ([`latency_sum`]); and their failed I/Os adding up to the phase's
+/// latencies adding up to the phase's ([`latency_sum`]); the phase's largest latency some row's
+/// ([`largest`]); and their failed I/Os adding up to the phase's
 /// `errors.total` (0 without `errors`), at most it after a `ramp` (whose failures the phase counts, and
 /// no row); a verify phase counts sectors, its rows blocks, and is not held to it.
 fn sums(rows: &[SeriesRow], p: &PhaseResult) -> Option<Wrong> {
@@ -105,6 +106,12 @@ fn sums(rows: &[SeriesRow], p: &PhaseResult) -> Option<Wrong> {
             .find_map(|d| latency_sum(rows, p, d).map(|w| (d, w)))
     {
         return Some((lines, format!("{d}_lat_mean_us"), why));
+    }
+    if let Some((d, why)) = Direction::ALL
+        .into_iter()
+        .find_map(|d| largest(rows, p, d).map(|w| (d, w)))
+    {
+        return Some((lines, format!("{d}_lat_max_us"), why));
     }
     let failed: u128 = rows.iter().map(|r| u128::from(r.errors)).sum();
     let total = u128::from(p.errors.as_ref().map_or(0, |e| e.total));
@@ -158,6 +165,29 @@ fn latency_sum(rows: &[SeriesRow], p: &PhaseResult, d: Direction) -> Option<Stri
     ((rows_ns - phase_ns).abs() > slack).then(|| {
         format!(
             "the rows' {d} latencies (each row's mean × {d}_ops) add up to {rows_ns} ns, where results.json's phase has {phase_ns} ns ({d}.latency_ns.mean {mean} × {d}.ops {n}): they add up to the phase's"
+        )
+    })
+}
+
+/// Direction `d`'s largest latency over the rows against the phase's `latency_ns.max`, where the rows count
+/// the phase's I/Os of `d` (attack 21 A4: a row's max halved, so that no row held the phase's, passed): every
+/// completion is in a row, and a row's `_lat_max_us` is its largest latency in ns / 1000 as the phase's max
+/// is written ([`us`], the same division of the same whole number: equal to the bit), a merged row's the
+/// largest of its hosts' rows', so some row's is the phase's, exactly.
+fn largest(rows: &[SeriesRow], p: &PhaseResult, d: Direction) -> Option<String> {
+    let max = p
+        .dir(d)
+        .latency_ns
+        .as_ref()
+        .map(|l| l.max)
+        .filter(|_| p.dir(d).ops > 0)?;
+    let most = (rows.iter().filter_map(|r| r[d].lat_max_us))
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    (most != Some(us(max))).then(|| {
+        let shown = most.map_or("none".to_string(), |m| format!("{m} µs"));
+        format!(
+            "the rows' largest {d} latency is {shown}, where results.json's phase has {} µs ({d}.latency_ns.max {max}): the phase's largest latency is some row's",
+            us(max)
         )
     })
 }

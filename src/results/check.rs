@@ -533,7 +533,10 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
         );
     }
     match p.hosts.is_empty() {
-        true => super::latency_check::own(i, p, out),
+        true => {
+            super::flush_check::counted(i, p, out);
+            super::latency_check::own(i, p, out);
+        }
         false => super::parts_check::merged(i, p, out),
     }
 }

@@ -657,6 +657,8 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
     let mut owed: PerDir<(u64, u64)> = PerDir::default();
     let mut counts = PerDir::<Counts>::default();
     let mut max = PerDir::<u64>::default();
+    // The cell of that largest latency, µs, as the CSV has it.
+    let mut cell = PerDir::<f64>::default();
     for (k, row) in rows.iter().enumerate() {
         r.next_row_counts(&mut counts)?.ok_or_else(|| {
             format!(
@@ -670,7 +672,11 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
             let held = counts[*d].total;
             let (n, m) = &mut owed[*d];
             *n += row[*d].ops;
-            *m = (*m).max(row[*d].lat_max_us.map_or(0, |us| (us * 1e3).round() as u64));
+            let here = row[*d].lat_max_us.map_or(0, |us| (us * 1e3).round() as u64);
+            if here > *m || *n == row[*d].ops {
+                cell[*d] = row[*d].lat_max_us.unwrap_or(0.0);
+            }
+            *m = (*m).max(here);
             max[*d] = *m;
             let folded = held == 0 && row[*d].lat_pct_us.iter().all(Option::is_none);
             if held != *n && !folded {
@@ -684,7 +690,18 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
                 ));
             }
             if !folded {
+                let fold = *n != row[*d].ops;
                 owed[*d] = (0, 0);
+                if let Some(why) = top_bucket(&counts[*d], max[*d]) {
+                    return Err(format!(
+                        "line {line}: row {k}: the series CSV's {d}_lat_max_us {} µs{} {why}",
+                        cell[*d],
+                        match fold {
+                            false => "",
+                            true => " (the largest of the rows folded into it)",
+                        }
+                    ));
+                }
             }
         }
         for d in Direction::ALL.into_iter().filter(|d| r.dirs().contains(d)) {
@@ -721,6 +738,29 @@ pub fn check_rows<R: io::BufRead>(mut r: RowReader<R>, rows: &[SeriesRow]) -> Re
         )),
         None => Ok(rows.len() as u64),
     }
+}
+
+/// Why `max_ns`, the largest latency of the rows a histogram holds, is not in its highest bucket, where it
+/// is not (attack 21 A4: a row's `read_lat_max_us` halved passed, its histogram's highest bucket ending at
+/// 3839999 ns): every latency is recorded in the bucket holding it (0 ns as 1 ns, and one past the
+/// histogram's range at its top, [`crate::stats::latency::record_n_into`]), so the largest lies in the
+/// highest non-empty bucket, from one above the bucket before's top to its own. Nothing for an empty
+/// histogram.
+fn top_bucket(c: &Counts, max_ns: u64) -> Option<String> {
+    let tops = crate::stats::latency::bucket_tops();
+    let &(i, _) = c.nonzero.last()?;
+    let i = i as usize;
+    let high = *tops.get(i)?;
+    let low = match i {
+        0 => 0,
+        _ => tops[i - 1] + 1,
+    };
+    let (_, most, _) = crate::stats::latency::HIST_BOUNDS;
+    let m = max_ns.max(1);
+    let past_range = m > most;
+    (!past_range && (m < low || m > high)).then(|| {
+        format!("is not in this log's histogram's highest bucket, {low} to {high} ns: one of the two files is damaged")
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod balance;
 pub mod check;
 pub mod cluster;
 pub mod counters;
+pub mod flush_check;
 pub mod headline;
 pub mod hlog;
 pub mod judge;

@@ -37,6 +37,7 @@ pub(super) fn merged(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
     if out.len() == before {
         latency(i, p, out);
     }
+    super::latency_check::flush(i, p, false, out);
 }
 
 /// Part `h`'s stats of direction `d`, where it has them.

@@ -31,6 +31,8 @@ mod fiohabits;
 mod first_hour;
 mod flush_sums;
 mod headline;
+mod held_flushes;
+mod held_rows;
 mod hold;
 mod hostile_results;
 mod hosts;

@@ -109,11 +109,24 @@ fn a_rows_figures_are_held_to_its_phase_s() {
         (partial, "line 3: column partial: 1 on a row that is not the last: only a phase's last row (it ended inside it, or the drain of a time bound) is partial".to_string()),
         (mean, format!("lines 2-{}: column read_lat_mean_us: the rows' read latencies (each row's mean × read_ops) add up to {rows_ns} ns, where results.json's phase has {} ns (read.latency_ns.mean {pmean} × read.ops {pops}): they add up to the phase's", n + 1, (pmean * pops as f64).round())),
     ];
+    // The forged max is also outside row 0's histogram's highest bucket, the bucket of the row's own max
+    // (3 significant digits: buckets of 2^(m-10) ns between 2^m and 2^(m+1) ns, from 2^11 ns).
+    let own = (row_max * 1e3).round() as u64;
+    let width = 1u64 << (63 - own.leading_zeros()).saturating_sub(10);
+    let low = own / width * width;
+    let in_log = format!(
+        "(phases[0].hist_log): line 8: row 0: the series CSV's read_lat_max_us 1000000 µs is not in this log's histogram's highest bucket, {low} to {} ns: one of the two files is damaged\n",
+        low + width - 1
+    );
     for (folder, why) in &cases {
+        let log = match why.contains("read_lat_max_us: 1000000 µs") {
+            true => format!("error: {folder}/00-rw.hlog {in_log}"),
+            false => String::new(),
+        };
         refused_by(
             d,
             &["validate", folder],
-            &format!("error: series {folder}/{csv}: {why}\n"),
+            &format!("error: series {folder}/{csv}: {why}\n{log}"),
         );
     }
     // The counters CSV: a row's user CPU time 0.25 s more than the reading gave.
