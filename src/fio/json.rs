@@ -1210,12 +1210,16 @@ pub fn syncs_apart(p: &PhaseResult) -> Option<&str> {
 /// [`no_storage_io`] finds it.
 const NO_IO: &str = "fio's cpuio engine does no storage I/O";
 
+/// fio's engines that move no byte though fio counts I/Os of them ([`no_io_engine`]): their counts are held
+/// to no block size ([`super::plausible`]).
+pub const NO_IO_ENGINES: [&str; 1] = ["cpuio"];
+
 /// The warning of a job on fio's `cpuio` engine (`engine`, its `ioengine`), which keeps a CPU busy and
 /// reads and writes nothing, though fio counts its cycles as I/Os of 0 bytes (fio 3.33, `rw=randread`,
 /// `cpuload=50` for a second: `"total_ios" : 10` beside `"io_bytes" : 0`), with the counts of `dirs`
 /// (reads, writes, trims) it had; `None` for another engine.
 fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
-    if engine != Some("cpuio") {
+    if !engine.is_some_and(|e| NO_IO_ENGINES.contains(&e)) {
         return None;
     }
     let counted: Vec<String> = ["reads", "writes", "trims"]

@@ -296,7 +296,8 @@ fn binned(b: &Map<String, Value>, bins: &[[u64; 2]]) -> Result<(), String> {
 }
 
 /// What a job's options say of one direction's I/Os: their smallest and largest size (`bs`, a
-/// `read,write,trim` list of them, `bsrange` or `bssplit`; fio's default 4k), the most I/Os in flight
+/// `read,write,trim` list of them, or a sequential,random one under `bs_is_seq_rand`, `bsrange` or
+/// `bssplit`; fio's default 4k), the most I/Os in flight
 /// (`iodepth` × `numjobs`), and whether the job failed (its `error` or `total_err`: fio counts a failed
 /// I/O in `total_ios`, without bytes or a latency).
 struct Sizes {
@@ -318,9 +319,11 @@ impl Sizes {
         let kb = o("kb_base").and_then(|v| v.parse().ok()).unwrap_or(1024);
         let count = |k: &str| o(k).and_then(|v| v.parse::<u64>().ok()).unwrap_or(1).max(1);
         let failed = n(j, "error") != 0 || n(j, "total_err") != 0;
+        // `bs_is_seq_rand`: the list is sequential,random sizes, not read,write: any direction may use any.
+        let seq_rand = o("bs_is_seq_rand").is_some_and(|v| v == "1" || v == "true");
         let sizes = |text: &str, one: &dyn Fn(&str) -> Option<(u64, u64)>| {
             let parts = super::value::directions(text);
-            let mine: Vec<&str> = match parts[d] {
+            let mine: Vec<&str> = match parts[d].filter(|_| !seq_rand) {
                 Some(p) => vec![p],
                 // A direction the list leaves empty: any of its sizes, or fio's default.
                 None => parts.iter().flatten().copied().collect(),
@@ -329,7 +332,7 @@ impl Sizes {
             let all = all?;
             let mut lo = all.iter().map(|r| r.0).min()?;
             let mut hi = all.iter().map(|r| r.1).max()?;
-            if parts[d].is_none() {
+            if parts[d].is_none() && !seq_rand {
                 (lo, hi) = (lo.min(4096), hi.max(4096));
             }
             Some((lo, hi))
@@ -344,6 +347,8 @@ impl Sizes {
             let each = each?;
             Some((*each.iter().min()?, *each.iter().max()?))
         };
+        // An engine that moves no byte (fio's cpuio counts its cycles as I/Os of 0 bytes): no size holds.
+        let no_io = o("ioengine").is_some_and(|e| super::json::NO_IO_ENGINES.contains(&e));
         let range = match (
             o("bssplit"),
             o("bsrange").or(o("blocksize_range")),
@@ -353,7 +358,8 @@ impl Sizes {
             (None, Some(v), _) => sizes(v, &range),
             (None, None, Some(v)) => sizes(v, &bs),
             (None, None, None) => Some((4096, 4096)),
-        };
+        }
+        .filter(|_| !no_io);
         Sizes {
             range,
             in_flight: count("iodepth").saturating_mul(count("numjobs")),
