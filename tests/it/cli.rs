@@ -1345,7 +1345,11 @@ fn a_merge_or_report_whose_summary_cannot_be_written_fails_and_keeps_its_folder(
     let (c, out, e) = code_out_err(&wkrun(d.path(), &["validate", "m"]));
     assert_eq!(
         (c, out.as_str(), e.as_str()),
-        (0, "m: ok (results, 1 phase, 1 series CSV)\n", "")
+        (
+            0,
+            "m: ok (results, 1 phase, 1 series CSV, 2 hosts' results)\n",
+            ""
+        )
     );
     let (code, _, err) = to_full(&["report", "m", "-o", "rep"], &full);
     assert_eq!((code, err.as_str()), (1, why));

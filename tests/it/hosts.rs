@@ -281,6 +281,10 @@ fn three_hosts_under_mpirun_start_together_and_merge_exactly() {
             p.name,
             expected_totals(p)
         ));
+        for l in expected_sum_lines("  ", "hosts", p) {
+            want.push('\n');
+            want.push_str(&l);
+        }
     }
     assert_eq!(out.trim(), want);
     let ranks: Vec<u64> = merged["cluster"]["hosts"]

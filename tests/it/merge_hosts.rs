@@ -72,10 +72,21 @@ fn a_host_interrupted_in_its_ramp_is_said_to_have_measured_nothing() {
     let c = json(&d.join("c/results.json"));
     let cp: wkrun::results::PhaseResult =
         serde_json::from_value(c["phases"][0].clone()).expect("phase");
+    // Its latency line is the complete host's (the other measured none), and no own-rates line: the
+    // hosts' own rates add to the merged one.
+    let (merged, _) = strict_results(&d.join("m"));
+    let lines: String = expected_sum_lines("  ", "hosts", &merged.phases[0])
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        lines,
+        format!("        {}\n", cp.latency_text().expect("latency"))
+    );
     assert_eq!(
         out,
         format!(
-            "merged 2 hosts, 1 phases: m/results.json\n  phase 0 \"w\": {} (1 of 2 hosts measured)\n",
+            "merged 2 hosts, 1 phases: m/results.json\n  phase 0 \"w\": {} (1 of 2 hosts measured)\n{lines}",
             cp.totals_text()
         )
     );
@@ -106,7 +117,8 @@ fn a_host_interrupted_in_its_ramp_is_said_to_have_measured_nothing() {
         (code, out.as_str()),
         (
             0,
-            "m: ok (results, 1 phase, 1 series CSV, 2 hosts' results)\n"
+            // One host was interrupted: the merged run's status says so.
+            "m: ok (results, interrupted, 1 phase, 1 series CSV, 2 hosts' results)\n"
         ),
         "{err}"
     );

@@ -1578,6 +1578,14 @@ fn a_phase_s_own_figures_are_their_recomputation() {
     refused_in_one_place(d, cases);
 }
 
+/// Moves the two runs [`merged_runs`] merged out of reach of `wkrun validate` (neither where the merge
+/// records them nor beside the merged folder), so that a forged merged folder is held to what it keeps.
+fn hosts_away(d: &Path) {
+    for r in ["r", "r2"] {
+        fs::rename(d.join(r), d.join(format!("{r}.away"))).expect("move a host's folder away");
+    }
+}
+
 /// A merged phase's parts (`hosts`) add up to it and none is longer than it (attack 18: a part's
 /// `read.ops` of 5 and a `duration_s` of 50 s in a folder `wkrun merge` wrote validated, and the report
 /// showed them): each refused naming the figure and both sides, the sums read from the two runs here.
@@ -1606,6 +1614,9 @@ fn a_merged_phase_s_parts_add_up_to_it() {
     };
     let ops = forged("ops", &|h| h["read"]["ops"] = 5.into());
     let long = forged("long", &|h| h["duration_s"] = 50.0.into());
+    // The hosts' folders out of reach: what the merged folder keeps alone is checked (with them, each part
+    // is also held to its host's own results: merge_hosts.rs).
+    hosts_away(d);
     let cases = [
         (
             ops.clone(),
@@ -1633,8 +1644,8 @@ fn a_merged_phase_s_parts_add_up_to_it() {
     refused(d, &cases);
 }
 
-/// A folder `wkrun merge` wrote keeps its parts (`hosts`) and its merged latency histograms, not its hosts'
-/// folders: its latency and times are held to what it keeps (a forged merged p99 or mean validated). Each
+/// A folder `wkrun merge` wrote keeps its parts (`hosts`) and its merged latency histograms; without its
+/// hosts' folders at hand, its latency and times are held to what it keeps (a forged merged p99 or mean validated). Each
 /// forged figure is refused with the value the merge makes of what the folder keeps, recomputed here from
 /// the histogram's pairs and the parts' entries; the folder as merged validates.
 #[test]
@@ -1700,6 +1711,7 @@ fn a_merged_phase_s_latency_and_times_are_what_it_keeps_of_its_parts() {
         format!("m/{name}.json")
     };
     let from = "latency_histograms.read and its parts' (hosts[].read.latency_ns)";
+    hosts_away(d);
     let p99_1 = p99 - 1;
     let (h0, h0_ops) = (&hosts[0]["read"], u(&hosts[0]["read"]["ops"]));
     // A part's mean moves the merged mean and stddev: the parts' moments, the first part's mean moved by

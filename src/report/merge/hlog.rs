@@ -203,6 +203,14 @@ mod tests {
         let mut lines = LineMaker::new(Direction::CORE.to_vec());
         let mut text = lines.header().into_bytes();
         let mut series = Vec::new();
+        // A row's max is its own latencies' largest; a row folded into a later one takes that one's (the
+        // fold's max must be its histogram's).
+        let max_us = |k: usize| {
+            rows[k..]
+                .iter()
+                .find_map(|(_, l)| l.iter().max())
+                .map(|&ns| ns as f64 / 1e3)
+        };
         for (k, &(reads, lats)) in rows.iter().enumerate() {
             let mut hists = RowHists::default();
             if !lats.is_empty() {
@@ -212,6 +220,7 @@ mod tests {
             }
             let mut row = testing::row(k as f64 + 1.0, reads, 0);
             row[Direction::Read].lat_pct_us = [None; 3];
+            row[Direction::Read].lat_max_us = max_us(k);
             row.set_percentiles(&hists, |_| 20_000);
             let k = k as u64 * 1_000_000_000;
             lines
