@@ -432,6 +432,17 @@ fn import_and_run(dir: &Path, args: &[&str], spec: &str, out: &str) -> (String, 
     (text, crate::common::results(&dir.join(out)))
 }
 
+/// A 2 s phase capped at `cap` reads: `slots` (⌊2 s × cap⌋) I/Os, the last slot at (`slots` − 1) / `cap`
+/// s, 1/`cap` s or less before the bound; a host too busy to issue that one before the bound (seen under a
+/// load of 20 on 2 cores: 941 of 942) leaves exactly that slot out, never more.
+fn paced(p: &serde_json::Value, slots: u64, cap: u64) {
+    let ops = p["read"]["ops"].as_u64().expect("reads");
+    assert!(
+        ops == slots || ops + 1 == slots,
+        "{ops} reads at {cap}/s in 2 s, not {slots}: {p}"
+    );
+}
+
 /// Trial 19 item 1, with the real fio (skipped without it): fio's `rate_iops=4000` with
 /// `bssplit=4k/50:64k/50` caps its bytes at 4000 × 4096 B/s, so it runs 4000 × 4096 / 34816 = 470.59
 /// I/Os/s on average; the import caps wkrun at 471 (it capped at 4000: +750 %). Side by side for 2 s on a
@@ -473,7 +484,7 @@ fn real_fio_rate_iops_with_a_size_mix_runs_at_the_imported_rate() {
     let (spec, res) = import_and_run(d.path(), &args, "rt.toml", "out");
     assert!(spec.contains("rate_iops = { read = 471 }\n"), "{spec}");
     let p = &res["phases"][0];
-    assert_eq!(p["read"]["ops"].as_u64(), Some(942), "{p}");
+    paced(p, 942, 471);
     let ours = p["read"]["iops"].as_f64().expect("IOPS");
     let theirs = num(&fio, "/jobs/0/read/iops");
     println!("fio {bw:.0} B/s, {theirs:.1} I/Os/s; wkrun {ours:.1} I/Os/s");
@@ -534,7 +545,7 @@ fn real_fio_rate_in_bytes_runs_at_the_imported_rate() {
             "{spec}"
         );
         let p = &res["phases"][0];
-        assert_eq!(p["read"]["ops"].as_u64(), Some(ops), "{p}");
+        paced(p, ops, cap);
         let ours = p["read"]["iops"].as_f64().expect("IOPS");
         let theirs = num(&fio, "/jobs/0/read/iops");
         println!("{size} {rate}: fio {bw:.0} B/s, {theirs:.1} I/Os/s; wkrun {ours:.1} I/Os/s");
