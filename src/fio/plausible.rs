@@ -337,32 +337,58 @@ impl Sizes {
             }
             Some((lo, hi))
         };
-        let bs = |p: &str| super::value::bytes(p, kb).ok().map(|b| (b, b));
-        let range = |p: &str| super::value::range(p, kb).ok();
-        let split = |p: &str| {
-            let each: Option<Vec<u64>> = p
-                .split(':')
-                .map(|e| super::value::bytes(e.split('/').next().unwrap_or(e), kb).ok())
-                .collect();
-            let each = each?;
-            Some((*each.iter().min()?, *each.iter().max()?))
+        // The job's sizes with `kb` bytes to a k.
+        let under = |kb: u64| {
+            let bs = |p: &str| super::value::bytes(p, kb).ok().map(|b| (b, b));
+            let range = |p: &str| super::value::range(p, kb).ok();
+            let split = |p: &str| {
+                let each: Option<Vec<u64>> = p
+                    .split(':')
+                    .map(|e| super::value::bytes(e.split('/').next().unwrap_or(e), kb).ok())
+                    .collect();
+                let each = each?;
+                Some((*each.iter().min()?, *each.iter().max()?))
+            };
+            match (
+                o("bssplit"),
+                o("bsrange").or(o("blocksize_range")),
+                o("bs").or(o("blocksize")),
+            ) {
+                (Some(v), _, _) => sizes(v, &split),
+                (None, Some(v), _) => sizes(v, &range),
+                (None, None, Some(v)) => sizes(v, &bs),
+                (None, None, None) => Some((4096, 4096)),
+            }
+        };
+        // fio reads `kb_base` in option order: a size given before it (in [global], or earlier on the
+        // command line) keeps 1024 B to a k (attack 22: bs=4k in [global], kb_base=1000 in the job, I/Os
+        // of 4096 B). The JSON keeps no order, so a size may be either.
+        let range = match kb {
+            1024 => under(1024),
+            _ => under(kb)
+                .zip(under(1024))
+                .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1))),
         };
         // An engine that moves no byte (fio's cpuio counts its cycles as I/Os of 0 bytes): no size holds.
         let no_io = o("ioengine").is_some_and(|e| super::json::NO_IO_ENGINES.contains(&e));
-        let range = match (
-            o("bssplit"),
-            o("bsrange").or(o("blocksize_range")),
-            o("bs").or(o("blocksize")),
-        ) {
-            (Some(v), _, _) => sizes(v, &split),
-            (None, Some(v), _) => sizes(v, &range),
-            (None, None, Some(v)) => sizes(v, &bs),
-            (None, None, None) => Some((4096, 4096)),
-        }
-        .filter(|_| !no_io);
+        // group_reporting sums the group's jobs under one job's options (attack 22: a 4k and a 64k job
+        // grouped): neither their sizes nor their depths hold the sums.
+        // fio writes a group's report under its first job's name and its last job's options (`job
+        // options`' name is another job's): such options are not the entry's.
+        let named = j
+            .get("job options")
+            .and_then(|o| o.get("name"))
+            .and_then(Value::as_str);
+        let foreign = named.is_some() && named != j.get("jobname").and_then(Value::as_str);
+        let group = foreign || o("group_reporting").is_some_and(|v| v != "0");
+        let range = range.filter(|_| !no_io && !group);
+        let in_flight = match group {
+            true => u64::MAX,
+            false => count("iodepth").saturating_mul(count("numjobs")),
+        };
         Sizes {
             range,
-            in_flight: count("iodepth").saturating_mul(count("numjobs")),
+            in_flight,
             failed,
         }
     }

@@ -169,6 +169,15 @@ fn real_fio_json_plus_outputs_validate() {
     assert_eq!((code, out.as_str(), err.as_str()), (0, want.as_str(), ""));
 }
 
+/// fio's job of 256 random 4 KiB reads at psync on a 1 MiB file.
+const RANDREAD: [&str; 5] = [
+    "--name=rr",
+    "--filename=f",
+    "--size=1m",
+    "--rw=randread",
+    "--bs=4k",
+];
+
 /// Forgeries of a real json+ output (256 random 4 KiB reads at psync on a 1 MiB file), each refused by
 /// `validate` and `compare` naming the job, direction, field and both numbers: a percentile moved one
 /// bucket up (fio's own figure is the one its bins give), a mean past what its bins allow (the bins'
@@ -182,13 +191,7 @@ fn forged_json_plus_is_refused() {
         return skip(test, &why);
     }
     let d = tempdir();
-    let args = [
-        "--name=rr",
-        "--filename=f",
-        "--size=1m",
-        "--rw=randread",
-        "--bs=4k",
-    ];
+    let args = RANDREAD;
     let doc = fio_plus(d.path(), "fio.json", &args);
     let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "fio.json"]));
     assert_eq!(code, 0, "{err}");
@@ -292,13 +295,7 @@ fn a_missing_percentile_keeps_the_others() {
         return skip(test, &why);
     }
     let d = tempdir();
-    let args = [
-        "--name=rr",
-        "--filename=f",
-        "--size=1m",
-        "--rw=randread",
-        "--bs=4k",
-    ];
+    let args = RANDREAD;
     let list = "--percentile_list=50:90:99.9:99.99";
     let doc = fio_as(d.path(), "fio.json", "json", &[&args[..], &[list]].concat());
     let pct = &doc["jobs"][0]["read"]["clat_ns"]["percentile"];
@@ -365,4 +362,31 @@ fn a_missing_percentile_keeps_the_others() {
             q("99.990000")
         ]
     );
+}
+
+/// Attack 22: real fio 3.33 outputs the rules refused: more syncs than writes (randrw with fsync=1: fio
+/// syncs before reads too; io_uring at depth 8 queues syncs like I/Os), a group_reporting entry of a 4k and
+/// a 64k job (named after the first, with the last one's options), and bs=4k in [global] read before the
+/// job's kb_base=1000. Each validates.
+#[test]
+fn real_fio_outputs_of_syncs_groups_and_kb_base_validate() {
+    let d = tempdir();
+    let files = [
+        "fio-3.33-randrw-fsync1.json",
+        "fio-3.33-uring-fsync1-qd8.json",
+        "fio-3.33-group-4k-64k.json",
+        "fio-3.33-kb-base-after-bs.json",
+    ];
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio");
+    for f in files {
+        std::fs::copy(data.join(f), d.path().join(f)).expect("copy");
+    }
+    let mut args = vec!["validate"];
+    args.extend(files);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+    let want = "fio-3.33-randrw-fsync1.json: ok (results, 1 phase, 0 series CSVs)\n\
+                fio-3.33-uring-fsync1-qd8.json: ok (results, 1 phase, 0 series CSVs)\n\
+                fio-3.33-group-4k-64k.json: ok (results, 2 phases, 0 series CSVs)\n\
+                fio-3.33-kb-base-after-bs.json: ok (results, 1 phase, 0 series CSVs)\n";
+    assert_eq!((code, out.as_str(), err.as_str()), (0, want, ""));
 }

@@ -485,11 +485,11 @@ fn fio_json_no_run_reports_is_refused() {
         ),
         (
             edit(&sync, "/jobs/0/sync/lat_ns/N", 1_000_000_000_000u64.into()),
-            format!("jobs[0].sync has 1000000000000 syncs (lat_ns.N, else total_ios), more than the job's {writes} writes: a sync makes writes durable"),
+            format!("jobs[0].sync has 1000000000000 syncs (lat_ns.N, else total_ios), more than its {writes} I/Os, 1 queued at once (iodepth x numjobs) and 0 at its end: fio syncs at most once before each I/O"),
         ),
         (
             edit(&trim, "/jobs/0/sync/lat_ns/N", 5.into()),
-            "jobs[0].sync has 5 syncs (lat_ns.N, else total_ios), more than the job's 0 writes: a sync makes writes durable".to_string(),
+            "jobs[0].sync has 5 syncs (lat_ns.N, else total_ios) and the job no write: fio syncs after writes".to_string(),
         ),
         (
             edit(&trim, "/jobs/0/trim/total_ios", 10_000_000_000_000_000_000u64.into()),

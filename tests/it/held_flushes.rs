@@ -10,29 +10,21 @@ use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// Random buffered 4 KiB reads and writes on a file for 0.3 s, an fsync after every 8 writes.
-const SPEC: &str = r#"[[phase]]
-name = "mix"
-kind = "workload"
-engine = "psync"
-pattern = "random"
-block_size = "4KiB"
-read_percent = 50
-duration = "300ms"
-interval = "100ms"
-direct = false
-fsync = 8
-"#;
+/// Random buffered 4 KiB reads and writes on a file for 0.3 s ([`crate::held_rows::SPEC`]), an fsync
+/// after every 8 writes.
+fn spec() -> String {
+    format!("{}fsync = 8\n", crate::held_rows::SPEC)
+}
 
 /// The relative width of a histogram bucket at most (3 significant digits: 2,048 sub-buckets to each power
 /// of two), as the bucket's lowest value is bounded independently of wkrun's code.
 const BUCKET: f64 = 1.0 / 1024.0;
 
-/// A run of [`SPEC`] (with `workers` workers) on a 16 MiB file in `d`; its folder.
+/// A run of [`spec`] (with `workers` workers) on a 16 MiB file in `d`; its folder.
 fn flushing_run(d: &Path, workers: u32) -> std::path::PathBuf {
     let target = d.join("t.img");
     sparse_file(&target, 16 << 20);
-    let body = SPEC.replace("fsync = 8", &format!("fsync = 8\nworkers = {workers}"));
+    let body = spec().replace("fsync = 8", &format!("fsync = 8\nworkers = {workers}"));
     run_ok(d, "flushes", &body, &target)
 }
 
@@ -360,7 +352,7 @@ fn sums_of_flushing_runs_pass_and_a_merged_flush_mean_is_held() {
     let (a, b) = (d.join("a.img"), d.join("b.img"));
     sparse_file(&a, 16 << 20);
     sparse_file(&b, 16 << 20);
-    let agg = run_two_targets(d, "flushes", SPEC, (&a, &b), "agg");
+    let agg = run_two_targets(d, "flushes", &spec(), (&a, &b), "agg");
     assert_eq!(validate(d, &agg), (0, String::new()));
     let folders: Vec<String> = (results(&agg)["cluster"]["hosts"].as_array())
         .expect("hosts")

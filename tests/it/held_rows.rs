@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Random buffered 4 KiB reads and writes on a file for 0.3 s, rows of 100 ms.
-const SPEC: &str = r#"[[phase]]
+pub(crate) const SPEC: &str = r#"[[phase]]
 name = "mix"
 kind = "workload"
 engine = "psync"

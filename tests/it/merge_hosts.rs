@@ -86,7 +86,7 @@ fn a_host_interrupted_in_its_ramp_is_said_to_have_measured_nothing() {
     assert_eq!(
         out,
         format!(
-            "merged 2 hosts, 1 phases: m/results.json\n  phase 0 \"w\": {} (1 of 2 hosts measured)\n{lines}",
+            "merged 2 hosts, 1 phases: m/results.json\n  phase 0 \"w\": interrupted: {} (1 of 2 hosts measured)\n{lines}",
             cp.totals_text()
         )
     );

@@ -565,7 +565,7 @@ fn sigint_stops_every_target_and_each_results_says_interrupted() {
             "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 50\nrate_iops = 500\ninterval = \"100ms\"\nduration = \"60s\"\n",
         ),
     );
-    let mut child = Command::new(wkrun_bin())
+    let child = Command::new(wkrun_bin())
         .args([
             "spec.toml",
             "-q",
@@ -577,6 +577,7 @@ fn sigint_stops_every_target_and_each_results_says_interrupted() {
             "out",
         ])
         .current_dir(d)
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start wkrun");
@@ -590,13 +591,21 @@ fn sigint_stops_every_target_and_each_results_says_interrupted() {
     }
     // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = child.wait().expect("wait");
-    assert_eq!(status.code(), Some(130));
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(130));
     for t in ["out/t0-a.img", "out/t1-b.img", "out"] {
         let (_, r) = strict_results(&d.join(t));
         assert_eq!(r["status"], "interrupted", "{t}");
         assert_eq!(r["phases"][0]["completed"], false, "{t}");
     }
+    // The sum's line says the phase was interrupted, as each target's does (trial 22 F5).
+    let (agg, _) = strict_results(&d.join("out"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let want = format!(
+        "[all 2 targets] phase 0 \"w\": interrupted: {}",
+        expected_totals(&agg.phases[0])
+    );
+    assert!(out.lines().any(|l| l == want), "{want} not in {out}");
 }
 
 /// An RFC 3339 time as seconds since the epoch.

@@ -553,7 +553,8 @@ pub fn summary_line(m: &Merged, path: &Path) -> String {
 /// MB/s`, the totals the merged `results.json` holds
 /// ([`PhaseResult::totals_text`](crate::results::PhaseResult::totals_text)), as the run's summary line
 /// prints one host's, with ` (K of N hosts measured)` after them when some parts measured nothing in the
-/// phase ([`PhaseResult::unmeasured_parts`](crate::results::PhaseResult::unmeasured_parts)); then its
+/// phase ([`PhaseResult::unmeasured_parts`](crate::results::PhaseResult::unmeasured_parts)), and after
+/// `interrupted: ` (or `failed: `) where a part did not complete it in an interrupted (failed) run; then its
 /// latency and flush lines as the run prints them. When the parts (targets, hosts) did not run over one
 /// span, their own IOPS add to more than the merged figure, which divides all their I/Os by the span from
 /// the first start to the last end: a line says both, so that nobody adds the parts' rates by hand and
@@ -575,8 +576,15 @@ pub fn totals_lines(m: &Merged, prefix: &str) -> Vec<String> {
             0 => String::new(),
             _ => format!(" ({} of {n} {parts} measured)", n - none),
         };
+        // A phase some part did not complete is said as the run's own summary says one (trial 22 F5).
+        let cut = match m.results.status {
+            Status::Interrupted | Status::Failed if !p.completed => {
+                format!("{}: ", m.results.status.word())
+            }
+            _ => String::new(),
+        };
         lines.push(format!(
-            "{prefix}phase {} \"{}\": {}{covered}",
+            "{prefix}phase {} \"{}\": {cut}{}{covered}",
             p.index,
             p.name,
             p.totals_text()
