@@ -1228,8 +1228,8 @@ pub fn syncs_apart(p: &PhaseResult) -> Option<&str> {
 /// [`no_storage_io`] finds it.
 const NO_IO: &str = "fio's cpuio engine does no storage I/O";
 
-/// fio's engines that move no byte though fio counts I/Os of them ([`no_io_engine`]): their counts are held
-/// to no block size ([`super::plausible`]).
+/// fio's engines that move no byte though fio counts I/Os of them (cpuio: this module reads such a job as a
+/// phase without I/O): their counts are held to no block size (the plausibility rules of `src/fio/plausible.rs`).
 pub const NO_IO_ENGINES: [&str; 1] = ["cpuio"];
 
 /// The warning of a job on fio's `cpuio` engine (`engine`, its `ioengine`), which keeps a CPU busy and
