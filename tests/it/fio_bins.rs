@@ -381,6 +381,15 @@ fn real_fio_outputs_of_syncs_groups_and_kb_base_validate() {
     for f in files {
         std::fs::copy(data.join(f), d.path().join(f)).expect("copy");
     }
+    // The counts docs/fio.md quotes: syncs, writes and reads of the two sync runs.
+    let counts = |f: &str| {
+        let text = std::fs::read_to_string(data.join(f)).expect("fixture");
+        let v: Value = serde_json::from_str(&text).expect("JSON");
+        let n = |d: &str| v["jobs"][0][d]["total_ios"].as_u64().expect("count");
+        (n("sync"), n("write"), n("read"))
+    };
+    assert_eq!(counts(files[0]), (508, 270, 242));
+    assert_eq!(counts(files[1]), (517, 512, 0));
     let mut args = vec!["validate"];
     args.extend(files);
     let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
