@@ -53,7 +53,7 @@ impl RankedFigure {
 /// The figures of `this` to rank among `others`: per phase of `this` with I/O (in order), each headline
 /// figure with a direction and a value, beside every other run's phase of the same name that has a value
 /// of the same figure (matched by key); a figure no other run has is left out.
-pub fn ranked_figures(this: &RunData, others: &[RunData]) -> Vec<RankedFigure> {
+pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> {
     let mut out = Vec::new();
     for p in this
         .results
@@ -220,8 +220,8 @@ pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
     }
     let this = f.bars.iter().find(|b| b.run == 0);
     let caption = format!(
-        "{} of phase {}: {} ranks {} of {n} ({}); {way}. The grey bars are the library's runs of spec {spec}; \
-their full names are in the table above.",
+        "{} of phase {}: {} ranks {} of {n} ({}); {way}. The grey bars are the other runs of spec {spec} (those given, then the \
+library's); their full names are in the table above.",
         f.label,
         f.phase,
         this.map_or("", |b| &b.name),
@@ -271,7 +271,7 @@ mod tests {
             run("c", Some(200.0), 80.0),
             run("d", Some(100.0), 60.0),
         ];
-        let r = ranked_figures(&this, &others);
+        let r = ranked_figures(&this, &others.iter().collect::<Vec<_>>());
         // `at` has no direction: not ranked.
         assert_eq!(r.len(), 2);
         let got = |k: usize| -> Vec<(usize, &str, f64)> {
@@ -318,7 +318,7 @@ mod tests {
                 )
             })
             .collect();
-        let r = ranked_figures(&this, &others);
+        let r = ranked_figures(&this, &others.iter().collect::<Vec<_>>());
         let c = ranked_chart(&r[0], "lib").expect("drawn");
         let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
         assert_eq!(c.svg.matches(&fill(colour(0))).count(), 1, "{}", c.svg);
