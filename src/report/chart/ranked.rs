@@ -55,6 +55,19 @@ impl RankedFigure {
 /// of the same figure (matched by key); a figure no other run has is left out.
 pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> {
     let mut out = Vec::new();
+    // Each name marked as compare marks its column ([`crate::report::compare::marks`]).
+    let sums: Vec<_> = std::iter::once(this)
+        .chain(others.iter().copied())
+        .map(|r| crate::report::runs::Summed::of(&r.results))
+        .collect();
+    let mixed = sums.iter().any(|s| Some(s) != sums.first());
+    let name = |r: &RunData| {
+        format!(
+            "{}{}",
+            r.label,
+            crate::report::compare::marks(&r.results, mixed)
+        )
+    };
     for p in this
         .results
         .phases
@@ -67,7 +80,7 @@ pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> 
             };
             let mut bars = vec![RankedBar {
                 run: 0,
-                name: this.label.clone(),
+                name: name(this),
                 value,
             }];
             for (i, o) in others.iter().enumerate() {
@@ -81,7 +94,7 @@ pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> 
                 if let Some(value) = theirs {
                     bars.push(RankedBar {
                         run: i + 1,
-                        name: o.label.clone(),
+                        name: name(o),
                         value,
                     });
                 }
@@ -303,6 +316,30 @@ mod tests {
         assert_eq!(r[1].rank(), 3);
         // Alone, nothing to rank.
         assert!(ranked_figures(&this, &[]).is_empty());
+    }
+
+    /// The bars' names carry compare's marks ([`crate::report::compare::marks`]): an interrupted run's
+    /// `[interrupted]`, a sum of two targets beside one target's `[sum of 2 targets]` (trial 22 item 2).
+    #[test]
+    fn bars_are_marked_as_compare_marks_columns() {
+        let this = run("new", Some(200.0), 80.0);
+        let mut cut = run("cut", Some(300.0), 90.0);
+        cut.results.status = crate::results::Status::Interrupted;
+        let mut sum = run("both", Some(250.0), 70.0);
+        sum.results.target.path = "a.img + b.img".into();
+        sum.results.cluster = Some(crate::results::Cluster {
+            hosts: ["a.img", "b.img"]
+                .iter()
+                .map(|p| testing::cluster_host(p))
+                .collect(),
+            alignment: String::new(),
+        });
+        let r = ranked_figures(&this, &[&cut, &sum]);
+        let names: Vec<&str> = r[0].bars.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["cut [interrupted]", "both [sum of 2 targets]", "new"]
+        );
     }
 
     /// One bar per run, the ranked run's alone in its colour, the rest grey; its rank in the subtitle.
