@@ -10,8 +10,14 @@ use super::runs::RunData;
 use crate::results::outdir::slug;
 use std::fmt::Write;
 
-/// The ranked charts of the first of `runs` among `opts.against`, one per figure that some other run has
-/// too, named `ranked-NN-<phase>-<figure>.svg`; none without runs to rank among.
+/// The runs the first of `runs` is ranked among: the other runs given, then the library's
+/// (`opts.against`, which holds none of the runs given); each once.
+fn others<'a>(runs: &'a [RunData], opts: &'a Options) -> Vec<&'a RunData> {
+    runs.iter().skip(1).chain(&opts.against).collect()
+}
+
+/// The ranked charts of the first of `runs` among the other runs given and `opts.against`, one per figure
+/// that some other run has too, named `ranked-NN-<phase>-<figure>.svg`; none without library runs.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
@@ -19,7 +25,7 @@ pub fn figures(runs: &[RunData], opts: &Options) -> Result<Vec<Figure>, PlotErro
     let Some(this) = runs.first().filter(|_| !opts.against.is_empty()) else {
         return Ok(Vec::new());
     };
-    ranked_figures(this, &opts.against)
+    ranked_figures(this, &others(runs, opts))
         .iter()
         .enumerate()
         .map(|(i, f)| {
@@ -36,8 +42,8 @@ pub fn figures(runs: &[RunData], opts: &Options) -> Result<Vec<Figure>, PlotErro
         .collect()
 }
 
-/// The section: a table of the runs ranked among (name, target, start), then the charts; empty without
-/// runs to rank among.
+/// The section: a table of the runs ranked (name, target, start: the runs given, then the library's), then
+/// the charts; empty without library runs.
 pub fn html_section(runs: &[RunData], report: &Report, opts: &Options) -> String {
     let Some(this) = runs.first().filter(|_| !opts.against.is_empty()) else {
         return String::new();
@@ -46,17 +52,22 @@ pub fn html_section(runs: &[RunData], report: &Report, opts: &Options) -> String
     let _ = writeln!(
         o,
         "<section id=\"library\">\n<h2>Against the library</h2>\n<p class=\"meta\">{} beside the results \
-library's {} run{} of spec {}: each headline figure with a direction, best at the top (<code>wkrun report \
---against-library</code>).</p>",
+library's {} run{} of spec {}{}: each headline figure with a direction, best at the top (<code>wkrun \
+report --against-library</code>).</p>",
         esc(&this.label),
         opts.against.len(),
         if opts.against.len() == 1 { "" } else { "s" },
-        esc(&this.results.spec.name)
+        esc(&this.results.spec.name),
+        match runs.len() - 1 {
+            0 => String::new(),
+            1 => " and the other run given".to_string(),
+            n => format!(" and the other {n} runs given"),
+        }
     );
     o.push_str(
         "<table>\n<thead><tr><th>run</th><th>target</th><th>started</th></tr></thead>\n<tbody>\n",
     );
-    for r in runs.iter().take(1).chain(&opts.against) {
+    for r in runs.iter().chain(&opts.against) {
         let _ = writeln!(
             o,
             "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",

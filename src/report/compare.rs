@@ -1804,6 +1804,23 @@ pub fn scores(runs: &[&Results]) -> Vec<Score> {
         .collect()
 }
 
+/// The marks of a run's name beside others (compare's column headers, the library's ranked bars): its sum
+/// (`[sum of 2 targets]`, `[merge of 3 hosts]`) when the runs do not all add up the same (`mixed`), and a
+/// status other than completed (`[interrupted]`, `[running]`, `[failed]`); each after a space.
+pub(crate) fn marks(r: &Results, mixed: bool) -> String {
+    let sum = match super::runs::Summed::of(r).mark() {
+        Some(m) if mixed => format!(" [{m}]"),
+        _ => String::new(),
+    };
+    let status = match r.status {
+        Status::Completed => "",
+        Status::Running => " [running]",
+        Status::Interrupted => " [interrupted]",
+        Status::Failed => " [failed]",
+    };
+    format!("{sum}{status}")
+}
+
 /// Column headers: each run's `label` when every run has one (with its folder when two runs share a label,
 /// the folder as given when two folders have one name: [`super::runs::folder_names`]; numbered when one
 /// folder is given twice); else the name of the folder holding each results file when every run has one and they all
@@ -1816,19 +1833,7 @@ pub(super) fn headers(runs: &[Run]) -> Vec<String> {
     use super::runs::Summed;
     let sums: Vec<Summed> = runs.iter().map(|r| Summed::of(&r.results)).collect();
     let mixed = sums.iter().any(|s| Some(s) != sums.first());
-    let status = |r: &Results| {
-        let sum = match Summed::of(r).mark() {
-            Some(m) if mixed => format!(" [{m}]"),
-            _ => String::new(),
-        };
-        let status = match r.status {
-            Status::Completed => "",
-            Status::Running => " [running]",
-            Status::Interrupted => " [interrupted]",
-            Status::Failed => " [failed]",
-        };
-        format!("{sum}{status}")
-    };
+    let status = |r: &Results| marks(r, mixed);
     let folders: Vec<Option<String>> = runs
         .iter()
         .map(|r| {

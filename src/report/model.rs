@@ -46,8 +46,8 @@ pub struct Options {
     pub ymax: Option<f64>,
     /// The zoom window (`--window`), as written and parsed; `None`: no zoom plots.
     pub window: Option<(String, WindowSpec)>,
-    /// The runs the first run's headline figures are ranked among (`--against-library`: the library's);
-    /// empty: no ranked charts.
+    /// The library's runs the first run's headline figures are ranked among, with the other runs given
+    /// (`--against-library`); empty: no ranked charts.
     pub against: Vec<super::runs::RunData>,
     /// Each chart also as PNG beside its SVG (`--png`, [`crate::report::png`]).
     pub png: bool,

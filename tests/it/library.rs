@@ -310,6 +310,59 @@ fn an_entry_outlives_its_results_folder() {
     assert_eq!(stored, rows_were);
 }
 
+/// `report A B --against-library` ranks A among every run given and the library's other runs, each once
+/// (trial 22 item 1: B, given and in the library, was left out of both): the rank is out of three, the
+/// page counts one library run and the other run given, and lists all three.
+#[test]
+fn report_against_the_library_ranks_among_every_run_given() {
+    let t = tempdir();
+    spec(t.path(), "lib");
+    let folders = [
+        sim_run(t.path(), "lib", "a", 28, "drive a"),
+        sim_run(t.path(), "lib", "b", 56, "drive b"),
+        sim_run(t.path(), "lib", "c", 100, "drive c"),
+    ];
+    let library = t.path().join("lib.sqlite");
+    let (c, _, e) = lib(t.path(), &library, &["library", "add", "a", "b", "c"]);
+    assert_eq!(c, 0, "{e}");
+    let (c, _, e) = lib(
+        t.path(),
+        &library,
+        &["report", "a", "b", "--against-library", "-o", "rep"],
+    );
+    assert_eq!(c, 0, "{e}");
+    // The oracle: drive a's mean IOPS among the three runs' (higher is better), ties after it.
+    let iops: Vec<f64> = folders
+        .iter()
+        .map(|f| {
+            results(f)["phases"][0]["headline"][0]["value"]
+                .as_f64()
+                .expect("value")
+        })
+        .collect();
+    let rank = 1 + iops[1..].iter().filter(|v| **v > iops[0]).count();
+    let svg = std::fs::read_to_string(t.path().join("rep/ranked-01-w-mean_iops.svg")).expect("svg");
+    assert!(svg.contains(&format!("drive a: rank {rank} of 3")), "{svg}");
+    for name in ["drive b", "drive c"] {
+        assert!(svg.contains(name), "{name}: {svg}");
+    }
+    let html = std::fs::read_to_string(t.path().join("rep/index.html")).expect("index.html");
+    assert!(
+        html.contains(
+            "drive a beside the results library's 1 run of spec lib and the other run given"
+        ),
+        "{html}"
+    );
+    let section = &html[html.find("<h2>Against the library</h2>").expect("section")..];
+    for name in ["drive a", "drive b", "drive c"] {
+        assert_eq!(
+            section.matches(&format!("<td>{name}</td>")).count(),
+            1,
+            "{name}"
+        );
+    }
+}
+
 /// `compare --against-library N`: the run beside the library's last N runs of its spec by start time,
 /// oldest first, the run itself left out (it is in the library too); runs of another spec never; a spec
 /// the library has no other run of is refused (exit 2).

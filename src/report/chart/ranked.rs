@@ -38,7 +38,13 @@ pub struct RankedFigure {
     pub better: Better,
     /// The bars, best first; ties in run order.
     pub bars: Vec<RankedBar>,
+    /// The runs whose phase did not complete (`completed: false`), in run order, named with
+    /// [`NOT_RANKED`]: drawn below the ranked bars, out of the rank order (their figures cover part of it).
+    pub apart: Vec<RankedBar>,
 }
+
+/// The mark of a bar whose phase did not complete, left out of the rank order.
+pub const NOT_RANKED: &str = " [phase not completed: not ranked]";
 
 impl RankedFigure {
     /// The ranked run's place, from 1 (the best).
@@ -53,8 +59,21 @@ impl RankedFigure {
 /// The figures of `this` to rank among `others`: per phase of `this` with I/O (in order), each headline
 /// figure with a direction and a value, beside every other run's phase of the same name that has a value
 /// of the same figure (matched by key); a figure no other run has is left out.
-pub fn ranked_figures(this: &RunData, others: &[RunData]) -> Vec<RankedFigure> {
+pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> {
     let mut out = Vec::new();
+    // Each name marked as compare marks its column ([`crate::report::compare::marks`]).
+    let sums: Vec<_> = std::iter::once(this)
+        .chain(others.iter().copied())
+        .map(|r| crate::report::runs::Summed::of(&r.results))
+        .collect();
+    let mixed = sums.iter().any(|s| Some(s) != sums.first());
+    let name = |r: &RunData| {
+        format!(
+            "{}{}",
+            r.label,
+            crate::report::compare::marks(&r.results, mixed)
+        )
+    };
     for p in this
         .results
         .phases
@@ -65,28 +84,35 @@ pub fn ranked_figures(this: &RunData, others: &[RunData]) -> Vec<RankedFigure> {
             let (Some(better), Some(value)) = (f.better, f.value) else {
                 continue;
             };
-            let mut bars = vec![RankedBar {
-                run: 0,
-                name: this.label.clone(),
-                value,
-            }];
+            let (mut bars, mut apart) = (Vec::new(), Vec::new());
+            let mut place = |run: usize, r: &RunData, completed: bool, value: f64| match completed {
+                true => bars.push(RankedBar {
+                    run,
+                    name: name(r),
+                    value,
+                }),
+                false => apart.push(RankedBar {
+                    run,
+                    name: format!("{}{NOT_RANKED}", name(r)),
+                    value,
+                }),
+            };
+            place(0, this, p.completed, value);
             for (i, o) in others.iter().enumerate() {
                 let theirs = o
                     .results
                     .phases
                     .iter()
                     .find(|q| q.name == p.name && q.kind != PhaseKind::Erase)
-                    .and_then(|q| q.headline.iter().find(|g| g.key == f.key))
-                    .and_then(|g| g.value);
-                if let Some(value) = theirs {
-                    bars.push(RankedBar {
-                        run: i + 1,
-                        name: o.label.clone(),
-                        value,
+                    .and_then(|q| {
+                        let g = q.headline.iter().find(|g| g.key == f.key)?;
+                        Some((q.completed, g.value?))
                     });
+                if let Some((completed, value)) = theirs {
+                    place(i + 1, o, completed, value);
                 }
             }
-            if bars.len() < 2 {
+            if bars.len() + apart.len() < 2 {
                 continue;
             }
             // Stable: equal values stay in run order.
@@ -101,6 +127,7 @@ pub fn ranked_figures(this: &RunData, others: &[RunData]) -> Vec<RankedFigure> {
                 unit: f.unit.clone(),
                 better,
                 bars,
+                apart,
             });
         }
     }
@@ -144,18 +171,31 @@ fn value_text(v: f64, unit: &str) -> String {
 /// [`PlotError`] from plotters.
 pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
     let n = f.bars.len();
-    let height = TOP + ROW * n as u32 + BOTTOM;
+    let rows = n + f.apart.len();
+    let height = TOP + ROW * rows as u32 + BOTTOM;
     let title = format!("{} · {} · {}", spec, f.phase, f.label);
     let way = match f.better {
         Better::Higher => "higher is better",
         Better::Lower => "lower is better",
     };
+    let place = match f.rank() {
+        0 => format!("not ranked, its phase did not complete ({n} ranked)"),
+        r => format!("rank {r} of {n}"),
+    };
     let subtitle = format!(
-        "{}: rank {} of {n} · {way} · best at the top",
-        f.bars.iter().find(|b| b.run == 0).map_or("", |b| &b.name),
-        f.rank()
+        "{}: {place} · {way} · best at the top",
+        f.bars
+            .iter()
+            .chain(&f.apart)
+            .find(|b| b.run == 0)
+            .map_or("", |b| &b.name),
     );
-    let top = f.bars.iter().map(|b| b.value).fold(0.0, f64::max);
+    let top = f
+        .bars
+        .iter()
+        .chain(&f.apart)
+        .map(|b| b.value)
+        .fold(0.0, f64::max);
     let hi = if top > 0.0 { top * 1.15 } else { 1.0 };
     let x =
         |v: f64| BARS_START + ((v.max(0.0) / hi) * f64::from(BARS_END - BARS_START)).round() as i32;
@@ -172,7 +212,7 @@ pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
             root.fill(&WHITE)?;
             root.draw(&Text::new(cut(&title, 110), (12, 16), font(17)))?;
             root.draw(&Text::new(cut(&subtitle, 120), (12, 40), font(13)))?;
-            let axis_y = (TOP + ROW * n as u32) as i32 + 4;
+            let axis_y = (TOP + ROW * rows as u32) as i32 + 4;
             for t in linear_ticks(0.0, hi) {
                 let tx = x(t);
                 root.draw(&PathElement::new(
@@ -184,7 +224,7 @@ pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
             }
             let unit = font(12).pos(Pos::new(HPos::Right, VPos::Top));
             root.draw(&Text::new(f.unit.clone(), (BARS_END, axis_y + 20), unit))?;
-            for (i, b) in f.bars.iter().enumerate() {
+            for (i, b) in f.bars.iter().chain(&f.apart).enumerate() {
                 let y0 = (TOP + ROW * i as u32) as i32;
                 let mid = y0 + ROW as i32 / 2;
                 let (fill, name_font) = match b.run {
@@ -198,7 +238,10 @@ pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
                     ],
                     fill.filled(),
                 ))?;
-                let name = format!("{}. {}", i + 1, cut(&b.name, NAME_CHARS));
+                let name = match i < n {
+                    true => format!("{}. {}", i + 1, cut(&b.name, NAME_CHARS)),
+                    false => format!("– {}", cut(&b.name, NAME_CHARS)),
+                };
                 root.draw(&Text::new(
                     name,
                     (NAMES_END, mid),
@@ -218,15 +261,26 @@ pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
             why: e.to_string(),
         })?;
     }
-    let this = f.bars.iter().find(|b| b.run == 0);
+    let this = f.bars.iter().chain(&f.apart).find(|b| b.run == 0);
     let caption = format!(
-        "{} of phase {}: {} ranks {} of {n} ({}); {way}. The grey bars are the library's runs of spec {spec}; \
-their full names are in the table above.",
+        "{} of phase {}: {} {} ({}); {way}.{} The grey bars are the other runs of spec {spec} (those given, then the \
+library's); their full names are in the table above.",
         f.label,
         f.phase,
         this.map_or("", |b| &b.name),
-        f.rank(),
+        match f.rank() {
+            0 => "is not ranked, its phase did not complete".to_string(),
+            r => format!("ranks {r} of {n}"),
+        },
         this.map_or(String::new(), |b| value_text(b.value, &f.unit)),
+        match f.apart.len() {
+            0 => String::new(),
+            k => format!(
+                " {k} run{} whose phase did not complete (its figures cover part of it) {} listed below the ranking, not ranked.",
+                if k == 1 { "" } else { "s" },
+                if k == 1 { "is" } else { "are" }
+            ),
+        },
     );
     Ok(Chart {
         title,
@@ -271,7 +325,7 @@ mod tests {
             run("c", Some(200.0), 80.0),
             run("d", Some(100.0), 60.0),
         ];
-        let r = ranked_figures(&this, &others);
+        let r = ranked_figures(&this, &others.iter().collect::<Vec<_>>());
         // `at` has no direction: not ranked.
         assert_eq!(r.len(), 2);
         let got = |k: usize| -> Vec<(usize, &str, f64)> {
@@ -305,6 +359,53 @@ mod tests {
         assert!(ranked_figures(&this, &[]).is_empty());
     }
 
+    /// The bars' names carry compare's marks ([`crate::report::compare::marks`]): an interrupted run's
+    /// `[interrupted]`, a sum of two targets beside one target's `[sum of 2 targets]` (trial 22 item 2).
+    #[test]
+    fn bars_are_marked_as_compare_marks_columns() {
+        let this = run("new", Some(200.0), 80.0);
+        let mut cut = run("cut", Some(300.0), 90.0);
+        cut.results.status = crate::results::Status::Interrupted;
+        let mut sum = run("both", Some(250.0), 70.0);
+        sum.results.target.path = "a.img + b.img".into();
+        sum.results.cluster = Some(crate::results::Cluster {
+            hosts: ["a.img", "b.img"]
+                .iter()
+                .map(|p| testing::cluster_host(p))
+                .collect(),
+            alignment: String::new(),
+        });
+        let r = ranked_figures(&this, &[&cut, &sum]);
+        let names: Vec<&str> = r[0].bars.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["cut [interrupted]", "both [sum of 2 targets]", "new"]
+        );
+        // The interrupted run's phase did not complete: listed apart, out of the rank order.
+        cut.results.phases[0].completed = false;
+        let r = ranked_figures(&this, &[&cut, &sum]);
+        let names: Vec<&str> = r[0].bars.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["both [sum of 2 targets]", "new"]);
+        assert_eq!(r[0].rank(), 2);
+        let apart: Vec<(&str, f64)> = r[0]
+            .apart
+            .iter()
+            .map(|b| (b.name.as_str(), b.value))
+            .collect();
+        assert_eq!(
+            apart,
+            [("cut [interrupted] [phase not completed: not ranked]", 300.0)]
+        );
+        let c = ranked_chart(&r[0], "lib").expect("drawn");
+        assert!(c.svg.contains("new: rank 2 of 2"), "{}", c.svg);
+        assert!(
+            c.caption.contains("new ranks 2 of 2 (200.0 IOPS)"),
+            "{}",
+            c.caption
+        );
+        assert!(c.caption.contains("1 run whose phase did not complete (its figures cover part of it) is listed below the ranking, not ranked."), "{}", c.caption);
+    }
+
     /// One bar per run, the ranked run's alone in its colour, the rest grey; its rank in the subtitle.
     #[test]
     fn the_chart_highlights_one_bar() {
@@ -318,7 +419,7 @@ mod tests {
                 )
             })
             .collect();
-        let r = ranked_figures(&this, &others);
+        let r = ranked_figures(&this, &others.iter().collect::<Vec<_>>());
         let c = ranked_chart(&r[0], "lib").expect("drawn");
         let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
         assert_eq!(c.svg.matches(&fill(colour(0))).count(), 1, "{}", c.svg);
