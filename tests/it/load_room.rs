@@ -136,8 +136,9 @@ pub(crate) fn number_after(text: &str, before: &str) -> u64 {
         .unwrap_or_else(|| panic!("no number after {before:?} in {text}"))
 }
 
-/// `wkrun report` of 300 phases (16 writes and 6 plots each) under address-space limits from 48 to 96 MiB, 8 MiB apart
-/// (attack of issue 24: a report of 2,000 phases under `prlimit --as=320MiB` aborted, exit 134, its
+/// `wkrun report` of 300 phases (16 writes and 6 plots each) under address-space limits from 48 MiB up, 8 MiB
+/// apart, until two complete (up to 96 MiB; the debug build completes from 72 MiB, and each limit above the
+/// second that completes only drew the same report again) (attack of issue 24: a report of 2,000 phases under `prlimit --as=320MiB` aborted, exit 134, its
 /// 118 MB page built as one string; the debug build of this report aborted from 64 to 88 MiB). Each
 /// limit gives, in this order as it rises: the inputs' refusal (exit 1: 4 MiB, the results' room counted
 /// from their shape and 10 B per byte of the series and histogram logs), the plots' (exit 1: 16 MiB and, for each of the 301 sections
@@ -178,6 +179,9 @@ fn a_report_of_many_phases_under_an_address_space_limit_ends_cleanly() {
     assert!(whole_page.ends_with("</body>\n</html>\n"));
     let mut seen = Vec::new();
     for mib in (48..=96).step_by(8) {
+        if seen.iter().filter(|&&c| c == 0).count() >= 2 {
+            break;
+        }
         let out = format!("rep{mib}");
         let Some((code, err)) = under_limit(d.path(), mib, &["report", "r", "-o", &out]) else {
             return;
@@ -290,12 +294,14 @@ fn six_phases(dir: &Path) {
 /// limit of 90, 100 or 120 MiB aborted (exit 134, "memory allocation of 163840 bytes failed", or of a
 /// 19.6 MB pixmap) after the PNG room check passed, leaving an empty folder: every PNG was held until
 /// the last was drawn. Now drawn and written a few at a time, each few checked: exit 1 naming the limit,
-/// no folder; and under the limit the refusals advise (followed up to 4 times), the report completes.
+/// no folder; and under the limit the refusals advise (followed up to 4 times), the report completes. The
+/// attack's lowest and highest limits: at 100 MiB the debug build took the path it takes at 90 (55,083,008 B
+/// mapped, refused for 61,062,872 B, then complete), a third PNG report that showed nothing new.
 #[test]
 fn a_png_report_under_an_address_space_limit_is_refused_or_completes() {
     let d = tempdir();
     six_phases(d.path());
-    for mib in [90u64, 100, 120] {
+    for mib in [90u64, 120] {
         let out = format!("png{mib}");
         let Some((code, err)) = under_limit(d.path(), mib, &["report", "r", "--png", "-o", &out])
         else {
