@@ -1277,7 +1277,9 @@ fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, t
 
 /// `wkrun merge` and `wkrun report --png` under an address-space limit (found by the attack of issue 24,
 /// round 2: both aborted, exit 134, a 19,595,520 B pixmap or a series' rows failing to allocate). From
-/// 48 MiB up in steps of 2 MiB until two runs complete: each is refused before anything is written (exit 1,
+/// 48 MiB up in steps of 4 MiB until two runs complete (it was 2 MiB: the debug build's bands, each hit
+/// by steps of 4 MiB too, are merge: start-up refusal to 50 MiB, inputs' to 66, complete from 68; report:
+/// start-up to 50, inputs' 52 to 60, plots' 62 to 68, PNGs' 70 to at least 138, 35 refusals alike): each is refused before anything is written (exit 1,
 /// no output folder, the need recomputed here: 4 MiB, the results' room from their shape and 10 B per
 /// byte of the series read; for the PNGs 16 MiB and the largest chart's pixels at 3× its SVG size, RGBA,
 /// twice, with 4 MiB, of the charts not yet drawn: checked before each few, the files drawn before a refusal
@@ -1392,7 +1394,7 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
     ];
     for (name, args, refusals) in cases {
         let (mut refused, mut completed) = (0, 0);
-        for limit in (24..100u64).map(|k| k << 21) {
+        for limit in (12..50u64).map(|k| k << 22) {
             if completed >= 2 {
                 break;
             }
