@@ -11,6 +11,33 @@ pub fn wkrun_bin() -> &'static str {
     env!("CARGO_BIN_EXE_wkrun")
 }
 
+/// Starts `cmd`'s child with SIGHUP, SIGINT and SIGTERM at their default action and no signal blocked,
+/// whatever this test process inherited: a suite run under `nohup` ignores SIGHUP, which its children
+/// inherit and wkrun keeps ignored by design (`limits::a_stop_signal_ignored_at_the_start_stays_ignored`),
+/// so a test that sends a stop signal to wkrun tests wkrun, not the harness. Further `pre_exec` set-ups
+/// added after this one run after it.
+pub fn with_default_stop_signals(cmd: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal, sigemptyset and sigprocmask are async-signal-safe and touch only the set on this
+    // closure's stack; between fork and exec the child only sets three actions to the default and empties
+    // its signal mask, both of which exec keeps.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM] {
+                if libc::signal(sig, libc::SIG_DFL) == libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut()) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
+
 /// A fresh temporary folder, removed on drop.
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::Builder::new()

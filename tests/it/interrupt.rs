@@ -18,7 +18,7 @@ fn start(dir: &Path) -> Child {
     write_file(dir, "s.toml", &spec_text("int", BODY));
     let target = dir.join("t.img");
     sparse_file(&target, 64 << 20);
-    Command::new(wkrun_bin())
+    with_default_stop_signals(&mut Command::new(wkrun_bin()))
         .args(["s.toml", "-q", "--target", "t.img", "-o", "out"])
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -53,7 +53,7 @@ fn wait_rows(dir: &Path, n: usize) {
 fn interrupted_after(dir: &Path, body: &str, file: &str) -> std::process::Output {
     write_file(dir, "s.toml", &spec_text("int", body));
     sparse_file(&dir.join("t.img"), 64 << 20);
-    let child = Command::new(wkrun_bin())
+    let child = with_default_stop_signals(&mut Command::new(wkrun_bin()))
         .args(["s.toml", "--target", "t.img", "-o", "out"])
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -319,7 +319,9 @@ fn every_terminating_signal_interrupts_with_its_name_and_128_plus_its_number() {
 fn with_sigterm_pending(dir: &Path, args: &[&str]) -> (i32, String, String) {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(wkrun_bin());
-    cmd.args(args).current_dir(dir);
+    with_default_stop_signals(&mut cmd)
+        .args(args)
+        .current_dir(dir);
     // SAFETY: sigemptyset, sigaddset, sigprocmask and raise are async-signal-safe and touch only the set on
     // this closure's stack; between fork and exec the child only blocks SIGTERM and raises it, leaving it
     // pending across exec.

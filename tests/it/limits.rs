@@ -922,7 +922,9 @@ fn interrupted(status: Option<std::process::ExitStatus>, out: &Path) {
 fn sighup_interrupts_the_run_with_partial_results() {
     let d = tempdir();
     let mut cmd = Command::new(wkrun_bin());
-    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    with_default_stop_signals(&mut cmd)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     let mut child = long_run(d.path(), &mut cmd);
     wait_rows(d.path(), 3);
     // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
@@ -985,7 +987,8 @@ fn closing_the_terminal_interrupts_the_run_with_partial_results() {
     let d = tempdir();
     let (master, slave) = open_pty();
     let mut cmd = Command::new(wkrun_bin());
-    cmd.stdin(slave.try_clone().expect("dup"))
+    with_default_stop_signals(&mut cmd)
+        .stdin(slave.try_clone().expect("dup"))
         .stdout(slave.try_clone().expect("dup"))
         .stderr(slave);
     // SAFETY: setsid and ioctl are async-signal-safe; between fork and exec the child only makes itself a
