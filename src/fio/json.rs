@@ -59,11 +59,15 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
         (false, true) => "latency figures are fio's: min, mean and max its total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) its completion latency (clat) of I/Os it times in one piece (slat_ns.N is 0: trims, and I/Os on fio's sync engines), which is their whole time, as wkrun's".into(),
         (false, false) => "latency figures are fio's total latency (lat: submission to completion, as wkrun's)".into(),
     };
-    // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]).
+    // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]), and each
+    // whose reads, writes and trims fio reported together ([`split_unknown`]).
     let lacks = r.phases.iter().filter_map(|p| {
         let w = p.warnings.iter().find(|w| w.starts_with(LACKS))?;
         Some(format!("; phase {}: {w}", p.name))
     });
+    let together = (r.phases.iter())
+        .filter_map(|p| Some(format!("; phase {}: {}", p.name, split_unknown(p)?)));
+    let lacks = lacks.chain(together);
     Some(std::iter::once(text).chain(lacks).collect())
 }
 
@@ -392,18 +396,35 @@ fn phase(
     let name = name(j);
     let dir = |d: &str| summed(clones, d);
     let (mut read, mut write, mut trim) = (dir("read")?, dir("write")?, dir("trim")?);
+    // fio's `unified_rw_reporting`: its `mixed` block, alone (`1`, `mixed`) or beside the directions
+    // (`2`, `both`).
+    let mut mixed = match clones.iter().any(|(_, j)| j.contains_key("mixed")) {
+        true => Some(dir("mixed")?),
+        false => None,
+    };
+    let split_unknown =
+        mixed.is_some() && !(clones.iter()).any(|(_, j)| DIRS.iter().any(|d| j.contains_key(*d)));
     // fio's cpuio engine loads a CPU and moves no byte, where fio still counts its cycles as I/Os.
     let cpu = no_io_engine(opt(j, g, "ioengine"), [&read, &write, &trim]);
     if cpu.is_some() {
         (read, write, trim) = (Dir::default(), Dir::default(), Dir::default());
+        mixed = mixed.map(|_| Dir::default());
     }
     let syncs = match clones.iter().any(|(_, j)| j.contains_key("sync")) {
         true => Some(dir("sync")?),
         false => None,
     };
-    let duration_s = duration_ms(j, g, [&read, &write, &trim]) as f64 / 1000.0;
+    let duration_s = duration_ms(j, g, [&read, &write, &trim], mixed.as_ref()) as f64 / 1000.0;
     let (params, said) = params(j, g);
-    let mut warnings = read_warnings(clones, [&read, &write, &trim], syncs.as_ref());
+    let mut warnings = read_warnings(
+        clones,
+        [&read, &write, &trim],
+        mixed.as_ref(),
+        syncs.as_ref(),
+    );
+    if split_unknown {
+        warnings.push(mixed_alone(opt(j, g, "unified_rw_reporting")));
+    }
     warnings.extend(said);
     warnings.extend(cpu);
     let dirs = [&read, &write, &trim];
@@ -434,14 +455,19 @@ fn phase(
     impossible(
         &job,
         [("read", &read), ("write", &write), ("trim", &trim)],
+        (mixed.as_ref(), split_unknown),
         syncs.as_ref(),
         (end_syncs, failed, in_flight),
     )?;
     for &(i, j) in clones {
         super::plausible::check(&format!("jobs[{i}]"), j, g)?;
     }
-    let total =
-        total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
+    let total = match (&mixed, split_unknown) {
+        (Some(m), true) => m.stats.clone(),
+        _ => total(dirs)
+            .map(|t| with_mixed_latency(t, mixed.as_ref()))
+            .map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?,
+    };
     let hist = dirs
         .iter()
         .any(|d| d.bins.is_some())
@@ -519,8 +545,10 @@ fn phase(
 fn read_warnings(
     clones: &[(usize, &Map<String, Value>)],
     dirs: [&Dir; 3],
+    mixed: Option<&Dir>,
     syncs: Option<&Dir>,
 ) -> Vec<String> {
+    let all = || dirs.into_iter().chain(mixed);
     let mut warnings = vec![format!(
         "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
     )];
@@ -530,21 +558,18 @@ fn read_warnings(
             clones.len(),
         ));
     }
-    if dirs.iter().any(|d| d.from_clat && d.slat_timed) {
+    if all().any(|d| d.from_clat && d.slat_timed) {
         warnings.push(CLAT.into());
     }
-    if dirs
-        .iter()
-        .any(|d| d.from_clat && !d.slat_timed && d.stats.ops > 0)
-    {
+    if all().any(|d| d.from_clat && !d.slat_timed && d.stats.ops > 0) {
         warnings.push(CLAT_WHOLE.into());
     }
-    if let Some(w) = lacking(dirs, syncs) {
+    if let Some(w) = lacking(dirs, mixed, syncs) {
         warnings.push(w);
     }
-    let untimed: Vec<String> = ["reads", "writes", "trims"]
+    let untimed: Vec<String> = WORDS
         .iter()
-        .zip(dirs)
+        .zip(all())
         .filter(|(_, d)| d.untimed)
         .map(|(what, d)| format!("{} {what}", d.stats.ops))
         .collect();
@@ -560,11 +585,12 @@ fn read_warnings(
 /// The warning of a phase whose fio output lacks some of p50, p90, p99, p99.9 and p99.99 (its
 /// `percentile_list`) for a direction it timed, naming them and the directions: the others are kept
 /// (`latency_percentiles_ns`); `None` when none lacks one.
-fn lacking(dirs: [&Dir; 3], syncs: Option<&Dir>) -> Option<String> {
+fn lacking(dirs: [&Dir; 3], mixed: Option<&Dir>, syncs: Option<&Dir>) -> Option<String> {
     let names = ["p50", "p90", "p99", "p99.9", "p99.99"];
-    let each: Vec<String> = ["reads", "writes", "trims", "syncs"]
+    let each: Vec<String> = WORDS
         .into_iter()
-        .zip(dirs.into_iter().map(Some).chain([syncs]))
+        .chain(["syncs"])
+        .zip(dirs.into_iter().map(Some).chain([mixed, syncs]))
         .filter_map(|(what, d)| {
             let gone: Vec<&str> = names
                 .iter()
@@ -594,11 +620,13 @@ fn lacking(dirs: [&Dir; 3], syncs: Option<&Dir>) -> Option<String> {
 fn impossible(
     job: &str,
     dirs: [(&str, &Dir); 3],
+    (mixed, split_unknown): (Option<&Dir>, bool),
     syncs: Option<&Dir>,
     (end_syncs, failed, in_flight): (u64, bool, u64),
 ) -> Result<(), String> {
     let mut out = Vec::new();
-    for (d, dir) in dirs.into_iter().chain(syncs.map(|s| ("sync", s))) {
+    let data = || dirs.into_iter().chain(mixed.map(|m| ("mixed", m)));
+    for (d, dir) in data().chain(syncs.map(|s| ("sync", s))) {
         let steps: Vec<(&str, u64)> =
             match (&dir.stats.latency_ns, dir.stats.latency_percentiles_ns) {
                 (Some(l), _) => crate::results::check::percentiles(l).to_vec(),
@@ -615,10 +643,7 @@ fn impossible(
     if let Some(v) = out.first() {
         return Err(format!("{}: {}", v.path, v.expected));
     }
-    if let Some((d, dir)) = dirs
-        .iter()
-        .find(|(_, d)| !failed && d.stats.ops > d.stats.bytes)
-    {
+    if let Some((d, dir)) = data().find(|(_, d)| !failed && d.stats.ops > d.stats.bytes) {
         return Err(format!(
             "{job}.{d}.total_ios is {}: more I/Os than its io_bytes, {} (an I/O moves a byte at least)",
             dir.stats.ops, dir.stats.bytes
@@ -629,8 +654,14 @@ fn impossible(
     // more syncs than writes (attack 22: randrw fsync=1, 508 syncs beside 270 writes; io_uring randwrite
     // at depth 8, 514 beside 512). A sync needs a write before it, and at most one waits on each I/O
     // issued, besides those queued at once (iodepth x numjobs) and the end's (end_fsync, fsync_on_close).
-    let writes = dirs[1].1.stats.ops;
-    let ios: u64 = dirs.iter().map(|(_, d)| d.stats.ops).sum();
+    // With fio's mixed block alone, its I/Os are the most the writes can be.
+    let (writes, ios) = match mixed.filter(|_| split_unknown) {
+        Some(m) => (m.stats.ops, m.stats.ops),
+        None => (
+            dirs[1].1.stats.ops,
+            dirs.iter().map(|(_, d)| d.stats.ops).sum(),
+        ),
+    };
     let most = ios.saturating_add(in_flight).saturating_add(end_syncs);
     match syncs.map(|s| s.stats.ops) {
         Some(n) if writes == 0 && n > end_syncs => Err(format!(
@@ -671,8 +702,16 @@ fn summed(clones: &[(usize, &Map<String, Value>)], d: &str) -> Result<Dir, Strin
 /// How long a job (or a group, with `group_reporting`) ran, in ms: the longest of its directions'
 /// `runtime` (a group's is its longest job's); for a job without I/O, its `job_runtime`, which sums the
 /// group's `numjobs` jobs, divided by them.
-fn duration_ms(j: &Map<String, Value>, g: Option<&Map<String, Value>>, dirs: [&Dir; 3]) -> u64 {
-    let longest = dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+fn duration_ms(
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+    dirs: [&Dir; 3],
+    mixed: Option<&Dir>,
+) -> u64 {
+    let longest = (dirs.into_iter().chain(mixed))
+        .map(|d| d.runtime_ms)
+        .max()
+        .unwrap_or(0);
     if longest > 0 {
         return longest;
     }
@@ -712,6 +751,58 @@ impl Default for Dir {
             untimed: false,
         }
     }
+}
+
+/// fio's blocks of a direction that moves data, in [`Direction`](crate::vocab::Direction)'s order.
+const DIRS: [&str; 3] = ["read", "write", "trim"];
+
+/// The words of fio's blocks that move data in warnings: its directions' ([`DIRS`]), then its `mixed`
+/// block's (`unified_rw_reporting`).
+const WORDS: [&str; 4] = [
+    "reads",
+    "writes",
+    "trims",
+    "reads, writes and trims together (mixed)",
+];
+
+/// How the warning of a job fio reported in its `mixed` block alone begins ([`mixed_alone`]), by which
+/// [`split_unknown`] finds it.
+const MIXED_ALONE: &str = "fio reported this job's reads, writes and trims together";
+
+/// The warning of a job whose report has fio's `mixed` block alone (`unified_rw_reporting` `value`: `1`
+/// or `mixed`; fio 3.33 then writes no `read`, `write`, `trim` or `sync` block): the phase's total is that
+/// block, its split into directions unknown.
+fn mixed_alone(value: Option<&str>) -> String {
+    format!(
+        "{MIXED_ALONE} (unified_rw_reporting={}: its mixed block): the phase's total is that block (I/Os, bytes, IOPS, bandwidth, latency); how many were reads, writes or trims is unknown (read and write are 0 here: unknown, not none; compare shows their rows -), and so are its syncs (fio writes no sync block then)",
+        value.unwrap_or("1")
+    )
+}
+
+/// The warning of a phase read from fio's JSON whose job fio reported in its `mixed` block alone
+/// (`unified_rw_reporting=1`): its reads, writes and trims are unknown, and `compare` shows their rows `-`
+/// with this as its note; `None` for any other phase.
+pub fn split_unknown(p: &PhaseResult) -> Option<&str> {
+    p.warnings
+        .iter()
+        .find(|w| w.starts_with(MIXED_ALONE))
+        .map(String::as_str)
+}
+
+/// The total of a job fio reported both per direction and in its `mixed` block (`unified_rw_reporting=2`,
+/// `both`), which [`super::plausible`] holds to their sum: where the directions' `total` has no
+/// percentiles (they come from json+ bins only), the mixed block's, fio's own from the directions' latencies
+/// together.
+fn with_mixed_latency(mut total: DirStats, mixed: Option<&Dir>) -> DirStats {
+    if let Some(l) = mixed.and_then(|m| m.stats.latency_ns.clone())
+        && total.latency_ns.is_none()
+        && total.ops == mixed.map_or(0, |m| m.stats.ops)
+    {
+        total.latency_ns = Some(l);
+        total.latency_moments_ns = None;
+        total.latency_percentiles_ns = None;
+    }
+    total
 }
 
 /// The largest rate or mean read: 2^64 (a count's range; fio's own fields are 64-bit).

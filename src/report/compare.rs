@@ -209,7 +209,8 @@ impl Metric {
     pub fn value(self, p: &PhaseResult) -> Option<f64> {
         match self {
             Metric::TotalIops => Some(p.iops()),
-            Metric::Iops(d) => Some(p.dir(d).iops),
+            // fio's job reported in its mixed block alone: its directions' I/Os are unknown, not 0.
+            Metric::Iops(d) => (!p.split_unknown()).then(|| p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
             Metric::Lat(d, s) => s.of_dir(p.dir(d)).map(|ns| ns / 1000.0),
             Metric::Flushes => flushes(p).map(|f| f.ops as f64),
@@ -410,6 +411,10 @@ pub enum Note {
     /// fio's job whose syncs are not one per N of its writes ([`crate::fio::json::syncs_apart`]): each
     /// column's, by its index, with the phase's warning saying why. Its flush rows have no change.
     Syncs(Vec<(usize, String)>),
+    /// fio's job reported in its `mixed` block alone (`unified_rw_reporting=1`,
+    /// [`crate::fio::json::split_unknown`]): each column's, by its index, with the phase's warning. Its
+    /// direction rows show `-` there.
+    Split(Vec<(usize, String)>),
 }
 
 impl Note {
@@ -469,18 +474,22 @@ impl Note {
                     each.join("; ")
                 )
             }
-            Note::Syncs(said) => {
-                let each: Vec<String> = said
-                    .iter()
-                    .map(|(i, w)| format!("{}: {}", col(*i), crate::text::escaped(w)))
-                    .collect();
-                format!(
-                    "not compared: {}; these flush rows have no change (the composite never scores flushes)",
-                    each.join("; ")
-                )
-            }
+            Note::Syncs(said) => format!(
+                "not compared: {}; these flush rows have no change (the composite never scores flushes)",
+                each_said(said, col)
+            ),
+            Note::Split(said) => format!("unknown, shown -: {}", each_said(said, col)),
         }
     }
+}
+
+/// Each column's warning of `said`, named by `col`, escaped, joined by `; `.
+fn each_said<'a>(said: &[(usize, String)], col: impl Fn(usize) -> &'a str) -> String {
+    let each: Vec<String> = said
+        .iter()
+        .map(|(i, w)| format!("{}: {}", col(*i), crate::text::escaped(w)))
+        .collect();
+    each.join("; ")
 }
 
 /// The notes of `c`'s rows in words, each said once, in order of first appearance (the rows of a
@@ -674,6 +683,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
         mark_unfinished(&phases, &why, &mut rows[from..]);
         split_rows(name, &splits, &mut rows[from..]);
         sync_rows(&phases, &mut rows[from..]);
+        unknown_split_rows(&phases, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
             let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
                 .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
@@ -754,16 +764,24 @@ fn split_rows(name: &str, splits: &[VerifySplit], rows: &mut [Row]) {
     }
 }
 
+/// Each run's (by its index) warning that `which` finds in its phase of `phases`, where it has one.
+fn warned(
+    phases: &[Option<&PhaseResult>],
+    which: fn(&PhaseResult) -> Option<&str>,
+) -> Vec<(usize, String)> {
+    phases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, which((*p)?)?.to_string())))
+        .collect()
+}
+
 /// The flush rows of a phase when one of its runs is fio's job whose syncs are not one per N writes
 /// ([`crate::fio::json::syncs_apart`]: fio syncs again before each I/O while its write count stays a
 /// multiple of N): each with the note, and no change in any column (trial 21 T1: fio's 1037 syncs for 6512
 /// writes beside wkrun's 294 for 4714 read as -71.6 %).
 fn sync_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
-    let said: Vec<(usize, String)> = phases
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| Some((i, crate::fio::json::syncs_apart((*p)?)?.to_string())))
-        .collect();
+    let said = warned(phases, crate::fio::json::syncs_apart);
     if said.is_empty() {
         return;
     }
@@ -771,6 +789,21 @@ fn sync_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
     for r in rows.iter_mut().filter(|r| flush(r.metric)) {
         r.cells.iter_mut().for_each(unchanged);
         r.note = Some(Note::Syncs(said.clone()));
+    }
+}
+
+/// The direction rows (each direction's IOPS and latency) of a phase when one of its runs is fio's job
+/// reported in its `mixed` block alone ([`crate::fio::json::split_unknown`]: `unified_rw_reporting=1`),
+/// whose cells there are `-`: each with the note saying why (attack 22 F4: such a job read as 0 IOPS with
+/// no word).
+fn unknown_split_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
+    let said = warned(phases, crate::fio::json::split_unknown);
+    if said.is_empty() {
+        return;
+    }
+    let direction = |m: Metric| matches!(m, Metric::Iops(_) | Metric::Lat(..));
+    for r in rows.iter_mut().filter(|r| direction(r.metric)) {
+        r.note = Some(Note::Split(said.clone()));
     }
 }
 
