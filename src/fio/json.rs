@@ -385,7 +385,9 @@ fn clone_groups<'a, 'b>(
 }
 
 /// The phase `index` of one job's reports (its `numjobs` clones, `(place in jobs, report)`, summed as
-/// `group_reporting` would: their I/Os, bytes and rates added, latency pooled).
+/// `group_reporting` would: their I/Os, bytes and rates added, latency pooled), in steps: its blocks read
+/// ([`blocks`]), held to what fio reports ([`hold`]), its total ([`phase_total`]), warnings
+/// ([`phase_warnings`]), syncs and headline.
 fn phase(
     index: usize,
     clones: &[(usize, &Map<String, Value>)],
@@ -393,50 +395,132 @@ fn phase(
     when: &str,
 ) -> Result<PhaseResult, String> {
     let (i, j) = clones[0];
-    let name = name(j);
+    let b = blocks(clones, g)?;
+    let end_syncs = syncs_at_end(clones, g);
+    hold(clones, g, &b, end_syncs)?;
+    let (params, said) = params(j, g);
+    let mut warnings = phase_warnings(clones, g, &b, said);
+    let total = phase_total(i, &b)?;
+    let mut pr = blank(index, name(j), params, when);
+    pr.duration_s = duration_ms(j, g, b.dirs(), b.mixed.as_ref()) as f64 / 1000.0;
+    pr.completed = j.get("error").and_then(Value::as_i64).unwrap_or(0) == 0;
+    pr.latency_histograms = histograms(&b);
+    // A job that trims (fio's rw=trim, randtrim, trimwrite, randtrimwrite, or trims it counted) has the
+    // phase's `trim`, as a wkrun phase whose mix has trims.
+    let trims = b.trim.stats.ops > 0 || pr.params.trim_percent.is_some();
+    pr.trim = trims.then(|| b.trim.stats.clone());
+    pr.sync = sync_result(&pr.params, b.syncs.map(|d| d.stats), b.write.stats.ops);
+    let jobs = clones
+        .len()
+        .max(pr.params.workers.map_or(1, |w| w as usize)) as u64;
+    let at_end = if end_syncs > 0 { jobs } else { 0 };
+    warnings.extend(sync_count(
+        pr.sync.as_ref(),
+        b.write.stats.ops,
+        jobs,
+        at_end,
+    ));
+    pr.warnings = warnings;
+    pr.read_share = ReadShare::of(&b.read.stats, &b.write.stats);
+    (pr.read, pr.write, pr.total) = (b.read.stats, b.write.stats, total);
+    // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
+    pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
+    // The mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins):
+    // its pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
+    if let Some(f) = pr.headline.iter_mut().find(|f| f.key == "mean lat_mean_us") {
+        f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
+    }
+    Ok(pr)
+}
+
+/// One job's blocks, its clones' summed ([`summed`]).
+struct Blocks {
+    read: Dir,
+    write: Dir,
+    trim: Dir,
+    /// fio's `mixed` block (`unified_rw_reporting`), where it wrote one.
+    mixed: Option<Dir>,
+    /// The mixed block alone (`unified_rw_reporting=1`): how many I/Os were reads, writes or trims is
+    /// unknown.
+    split_unknown: bool,
+    /// fio's `sync` block, where it wrote one.
+    syncs: Option<Dir>,
+    /// The warning of a job on an engine that does no storage I/O ([`no_io_engine`]), whose counts are 0 here.
+    cpu: Option<String>,
+}
+
+impl Blocks {
+    /// Reads, writes and trims.
+    fn dirs(&self) -> [&Dir; 3] {
+        [&self.read, &self.write, &self.trim]
+    }
+}
+
+/// The blocks of one job's reports (`clones`): each direction, fio's `mixed` block (`unified_rw_reporting`:
+/// alone with `1` or `mixed`, beside the directions with `2` or `both`) and its `sync` block; a job on
+/// fio's cpuio engine, which loads a CPU and moves no byte where fio still counts its cycles as I/Os, with
+/// no I/O.
+///
+/// # Errors
+/// A block that is not fio's, or counts of the clones that add up past 2^64, naming the key.
+fn blocks(
+    clones: &[(usize, &Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+) -> Result<Blocks, String> {
+    let j = clones[0].1;
     let dir = |d: &str| summed(clones, d);
-    let (mut read, mut write, mut trim) = (dir("read")?, dir("write")?, dir("trim")?);
-    // fio's `unified_rw_reporting`: its `mixed` block, alone (`1`, `mixed`) or beside the directions
-    // (`2`, `both`).
-    let mut mixed = match clones.iter().any(|(_, j)| j.contains_key("mixed")) {
-        true => Some(dir("mixed")?),
-        false => None,
+    let some = |d: &str| match clones.iter().any(|(_, j)| j.contains_key(d)) {
+        true => dir(d).map(Some),
+        false => Ok(None),
     };
+    let (mut read, mut write, mut trim) = (dir("read")?, dir("write")?, dir("trim")?);
+    let mut mixed = some("mixed")?;
     let split_unknown =
         mixed.is_some() && !(clones.iter()).any(|(_, j)| DIRS.iter().any(|d| j.contains_key(*d)));
-    // fio's cpuio engine loads a CPU and moves no byte, where fio still counts its cycles as I/Os.
     let cpu = no_io_engine(opt(j, g, "ioengine"), [&read, &write, &trim]);
     if cpu.is_some() {
         (read, write, trim) = (Dir::default(), Dir::default(), Dir::default());
         mixed = mixed.map(|_| Dir::default());
     }
-    let syncs = match clones.iter().any(|(_, j)| j.contains_key("sync")) {
-        true => Some(dir("sync")?),
-        false => None,
-    };
-    let duration_s = duration_ms(j, g, [&read, &write, &trim], mixed.as_ref()) as f64 / 1000.0;
-    let (params, said) = params(j, g);
-    let mut warnings = read_warnings(
-        clones,
-        [&read, &write, &trim],
-        mixed.as_ref(),
-        syncs.as_ref(),
-    );
-    if split_unknown {
-        warnings.push(mixed_alone(opt(j, g, "unified_rw_reporting")));
-    }
-    warnings.extend(said);
-    warnings.extend(cpu);
-    let dirs = [&read, &write, &trim];
+    Ok(Blocks {
+        read,
+        write,
+        trim,
+        mixed,
+        split_unknown,
+        syncs: some("sync")?,
+        cpu,
+    })
+}
+
+/// The syncs fio makes at the end of one job's reports (`clones`): one per job with `end_fsync` or
+/// `fsync_on_close`, else none.
+fn syncs_at_end(clones: &[(usize, &Map<String, Value>)], g: Option<&Map<String, Value>>) -> u64 {
+    let j = clones[0].1;
+    let on_close = ["end_fsync", "fsync_on_close"]
+        .iter()
+        .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
+    if on_close { clones.len() as u64 } else { 0 }
+}
+
+/// One job's blocks (`b`, of its reports `clones`) held to what no fio run reports ([`impossible`], with the
+/// syncs fio queues past its I/Os and makes at the end, `end_syncs`) and to fio's own arithmetic, report by
+/// report ([`super::plausible::check`]).
+///
+/// # Errors
+/// The first, naming the job and the key.
+fn hold(
+    clones: &[(usize, &Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+    b: &Blocks,
+    end_syncs: u64,
+) -> Result<(), String> {
+    let (i, j) = clones[0];
     let job = match clones {
         [_] => format!("jobs[{i}]"),
         [(first, _), .., (last, _)] => format!("jobs[{first}] to jobs[{last}] (clones)"),
         [] => String::new(),
     };
-    let on_close = ["end_fsync", "fsync_on_close"]
-        .iter()
-        .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
-    let end_syncs = if on_close { clones.len() as u64 } else { 0 };
     // The most syncs fio can have queued past its I/Os' count (io_uring queues them like I/Os).
     let count = |k: &str| {
         opt(j, g, k)
@@ -454,37 +538,64 @@ fn phase(
     });
     impossible(
         &job,
-        [("read", &read), ("write", &write), ("trim", &trim)],
-        (mixed.as_ref(), split_unknown),
-        syncs.as_ref(),
+        [("read", &b.read), ("write", &b.write), ("trim", &b.trim)],
+        (b.mixed.as_ref(), b.split_unknown),
+        b.syncs.as_ref(),
         (end_syncs, failed, in_flight),
     )?;
     for &(i, j) in clones {
         super::plausible::check(&format!("jobs[{i}]"), j, g)?;
     }
-    let total = match (&mixed, split_unknown) {
-        (Some(m), true) => m.stats.clone(),
-        _ => total(dirs)
-            .map(|t| with_mixed_latency(t, mixed.as_ref()))
-            .map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?,
-    };
-    let hist = dirs
-        .iter()
-        .any(|d| d.bins.is_some())
-        .then(|| LatencyHistograms {
-            read: read.bins.clone().unwrap_or_default(),
-            write: write.bins.clone().unwrap_or_default(),
-            trim: trim.bins.clone().unwrap_or_default(),
-            flush: Vec::new(),
-        });
-    // A job that trims (fio's rw=trim, randtrim, trimwrite, randtrimwrite, or trims it counted) has the
-    // phase's `trim`, as a wkrun phase whose mix has trims.
-    let trims = (trim.stats.ops > 0 || params.trim_percent.is_some()).then_some(trim.stats);
-    let sync = sync_result(&params, syncs.map(|d| d.stats), write.stats.ops);
-    let jobs = clones.len().max(params.workers.map_or(1, |w| w as usize)) as u64;
-    let at_end = if end_syncs > 0 { jobs } else { 0 };
-    warnings.extend(sync_count(sync.as_ref(), write.stats.ops, jobs, at_end));
-    let mut pr = PhaseResult {
+    Ok(())
+}
+
+/// The phase's warnings: those of what the job's reports (`clones`, read as `b`) lack ([`read_warnings`]),
+/// of fio's mixed block alone ([`mixed_alone`]), those its options made (`said`) and of an engine that does
+/// no storage I/O.
+fn phase_warnings(
+    clones: &[(usize, &Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+    b: &Blocks,
+    said: Vec<String>,
+) -> Vec<String> {
+    let mut warnings = read_warnings(clones, b.dirs(), b.mixed.as_ref(), b.syncs.as_ref());
+    if b.split_unknown {
+        warnings.push(mixed_alone(opt(clones[0].1, g, "unified_rw_reporting")));
+    }
+    warnings.extend(said);
+    warnings.extend(b.cpu.clone());
+    warnings
+}
+
+/// The phase's `total` (of job `i`'s blocks `b`): fio's mixed block where it wrote it alone, else the
+/// directions' ([`total`]) with the mixed block's percentiles where they lack them ([`with_mixed_latency`]).
+///
+/// # Errors
+/// Counts that add up past 2^64.
+fn phase_total(i: usize, b: &Blocks) -> Result<DirStats, String> {
+    match (&b.mixed, b.split_unknown) {
+        (Some(m), true) => Ok(m.stats.clone()),
+        _ => total(b.dirs())
+            .map(|t| with_mixed_latency(t, b.mixed.as_ref()))
+            .map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}")),
+    }
+}
+
+/// The directions' json+ latency bins as the phase's histograms; `None` without bins.
+fn histograms(b: &Blocks) -> Option<LatencyHistograms> {
+    let bins = |d: &Dir| d.bins.clone().unwrap_or_default();
+    (b.dirs().iter().any(|d| d.bins.is_some())).then(|| LatencyHistograms {
+        read: bins(&b.read),
+        write: bins(&b.write),
+        trim: bins(&b.trim),
+        flush: Vec::new(),
+    })
+}
+
+/// A workload phase read from fio's JSON with its name, parameters and start, and nothing else yet: what fio
+/// does not give (series, host, device, workers, ...) absent.
+fn blank(index: usize, name: String, params: PhaseParams, when: &str) -> PhaseResult {
+    PhaseResult {
         index,
         name,
         kind: PhaseKind::Workload,
@@ -493,12 +604,12 @@ fn phase(
         started_at: when.to_string(),
         measured_started_at: None,
         series_t0_unix_ns: None,
-        duration_s,
-        completed: j.get("error").and_then(Value::as_i64).unwrap_or(0) == 0,
-        read_share: ReadShare::of(&read.stats, &write.stats),
-        read: read.stats,
-        write: write.stats,
-        total,
+        duration_s: 0.0,
+        completed: true,
+        read_share: None,
+        read: DirStats::zero(),
+        write: DirStats::zero(),
+        total: DirStats::zero(),
         workers: Vec::new(),
         series_csv: None,
         hist_log: None,
@@ -515,7 +626,7 @@ fn phase(
         erased_bytes: None,
         errors: None,
         verify: None,
-        warnings,
+        warnings: Vec::new(),
         host: None,
         device: None,
         cpu: None,
@@ -523,21 +634,13 @@ fn phase(
         counters_csv: None,
         health: None,
         hosts: Vec::new(),
-        latency_histograms: hist,
+        latency_histograms: None,
         arrivals: None,
         latency_target: None,
-        trim: trims,
-        sync,
+        trim: None,
+        sync: None,
         zones: None,
-    };
-    // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
-    pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
-    // The mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins):
-    // its pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
-    if let Some(f) = pr.headline.iter_mut().find(|f| f.key == "mean lat_mean_us") {
-        f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
     }
-    Ok(pr)
 }
 
 /// The warnings every phase read from fio's JSON has, and those of what its job's report lacks: clones
@@ -783,9 +886,15 @@ fn mixed_alone(value: Option<&str>) -> String {
 /// (`unified_rw_reporting=1`): its reads, writes and trims are unknown, and `compare` shows their rows `-`
 /// with this as its note; `None` for any other phase.
 pub fn split_unknown(p: &PhaseResult) -> Option<&str> {
+    warned(p, MIXED_ALONE)
+}
+
+/// The warning of phase `p` that starts with `head`, if any: how this module's marks of a phase (its
+/// warnings) are found again.
+fn warned<'a>(p: &'a PhaseResult, head: &str) -> Option<&'a str> {
     p.warnings
         .iter()
-        .find(|w| w.starts_with(MIXED_ALONE))
+        .find(|w| w.starts_with(head))
         .map(String::as_str)
 }
 
@@ -1349,10 +1458,7 @@ fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
 /// The warning of a phase read from fio's JSON of a job that did no storage I/O (`no_io_engine`): `compare`
 /// leaves it out, `validate` notes it; `None` for any other phase.
 pub fn no_storage_io(p: &PhaseResult) -> Option<&str> {
-    p.warnings
-        .iter()
-        .find(|w| w.starts_with(NO_IO))
-        .map(String::as_str)
+    warned(p, NO_IO)
 }
 
 /// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):
