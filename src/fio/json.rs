@@ -1308,6 +1308,7 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
             target_word(o("filename")),
         )
     });
+    let (span, apart) = jobs_span(span, o("numjobs"), o("offset_increment"));
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
     p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
@@ -1328,7 +1329,50 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
     p.seed = o("randseed").and_then(|v| v.parse().ok());
     let other_engine = engine.is_none().then(|| engine_warning(fio_engine));
-    (p, unknown.into_iter().chain(other_engine).collect())
+    (
+        p,
+        unknown
+            .into_iter()
+            .chain(apart)
+            .chain(other_engine)
+            .collect(),
+    )
+}
+
+/// The span of a job's `numjobs` jobs (`jobs`) of `size` bytes each (its span from its options, 0 when
+/// unknown), each `offset_increment` (`step`) past the one before (fio 3.33 starts its job k at `offset` + k ×
+/// `offset_increment`, measured with `write_iolog`: `size=4m`, `numjobs=3`, `offset_increment=4m` read
+/// [0, 12 MiB), `=6m` [0, 4), [6, 10) and [12, 16) MiB): the union of their ranges, (jobs − 1) × step + size,
+/// as wkrun's imported phase spans them all (trial 22 F3: compare set fio's 16 MiB, one job's, beside the
+/// imported run's 32 MiB). Jobs whose ranges leave gaps (a step above the size), or a step that is not bytes,
+/// have no one span: 0 (unknown), with the warning saying why.
+fn jobs_span(size: u64, jobs: Option<&str>, step: Option<&str>) -> (u64, Option<String>) {
+    let jobs = jobs.and_then(|v| v.parse::<u64>().ok()).unwrap_or(1);
+    let Some(text) = step.filter(|_| jobs > 1 && size > 0) else {
+        return (size, None);
+    };
+    let unknown = |why: String| {
+        (
+            0,
+            Some(format!(
+                "the span is unknown: the job's numjobs={jobs} jobs of size={size} B each, offset_increment={text} apart, {why} (params.span_bytes is 0)"
+            )),
+        )
+    };
+    match value::size(text, 1024) {
+        Ok(Size::Bytes(0)) => (size, None),
+        Ok(Size::Bytes(b)) if b <= size => {
+            match (jobs - 1).checked_mul(b).and_then(|x| x.checked_add(size)) {
+                Some(union) => (union, None),
+                None => unknown("past 2^64 bytes".into()),
+            }
+        }
+        Ok(Size::Bytes(b)) => unknown(format!(
+            "leave {} B between one's range and the next's",
+            b - size
+        )),
+        _ => unknown("the increment not in bytes".into()),
+    }
 }
 
 /// The warning of a phase whose fio job ran on an engine wkrun has not (`falloc`, `posixaio`, `mmap`):
@@ -1711,6 +1755,47 @@ mod tests {
         assert_eq!(r.phases[0].params.span_bytes, 8 << 20);
         assert_eq!(unknown_span(&r.phases[0]), None);
         assert!(span_warnings(&r.phases[0]).is_empty());
+    }
+
+    /// Trial 22 F3: a group of numjobs=2 jobs of size=4m, offset_increment=4m (fio 3.33 read [0, 4 MiB) and
+    /// [4 MiB, 8 MiB)) spans 8 MiB, their union, as the imported phase does, not one job's 4 MiB; after an
+    /// offset, from it; jobs apart by more than their size leave gaps: no one span, unknown with a warning.
+    #[test]
+    fn a_numjobs_group_with_offset_increment_spans_its_jobs_union() {
+        let text = include_str!("../../tests/data/fio/fio-3.33-offset-increment.json");
+        let doc = fio(text);
+        let o = &doc["jobs"][0]["job options"];
+        assert_eq!(
+            (
+                o["numjobs"].as_str(),
+                o["size"].as_str(),
+                o["offset_increment"].as_str()
+            ),
+            (Some("2"), Some("4m"), Some("4m"))
+        );
+        let span = |doc: &Value| {
+            let r = from_bytes("o.json", doc.to_string().as_bytes()).expect("reads");
+            let p = r.phases[0].clone();
+            (p.params.span_start_bytes, p.params.span_bytes, p.warnings)
+        };
+        let (start, bytes, warnings) = span(&doc);
+        assert_eq!((start, bytes), (0, 8 << 20));
+        assert!(!warnings.iter().any(|w| w.contains("span")), "{warnings:?}");
+        let mut at = doc.clone();
+        at["jobs"][0]["job options"]["offset"] = "1m".into();
+        assert_eq!(span(&at).1, 8 << 20);
+        assert_eq!(span(&at).0, 1 << 20);
+        let mut apart = doc.clone();
+        apart["jobs"][0]["job options"]["offset_increment"] = "6m".into();
+        let (_, bytes, warnings) = span(&apart);
+        assert_eq!(bytes, 0);
+        let said: Vec<&String> = warnings.iter().filter(|w| w.contains("span")).collect();
+        assert_eq!(
+            said,
+            [
+                "the span is unknown: the job's numjobs=2 jobs of size=4194304 B each, offset_increment=6m apart, leave 2097152 B between one's range and the next's (params.span_bytes is 0)"
+            ]
+        );
     }
 
     /// Without a time in fio's output, the run's start and end are unknown (empty), not the epoch; a job
