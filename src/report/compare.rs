@@ -1039,10 +1039,11 @@ fn fit_warned(runs: &[Run]) -> impl Iterator<Item = String> {
 
 /// Why a run's numbers describe the host rather than a drive: where it ran, the target to name with it, and
 /// what its numbers describe.
-type HostNumbers = (&'static str, Option<String>, &'static str);
+type HostNumbers = (String, Option<String>, &'static str);
 
 /// Why the numbers of `r` describe the host rather than a drive ([`HostNumbers`]): its target is a file (the
-/// file system and the page cache under it answer), lies on a loop device without direct I/O, or a
+/// file system and the page cache under it answer; on a file system in memory, RAM, in the words of the
+/// run's own caution: [`crate::plan::in_memory`]), lies on a loop device without direct I/O, or a
 /// workload ran with `direct = false`, or a block device's run was warned of a busy host; `None` for a
 /// drive's own numbers (a block device read directly on a quiet host, the simulated drive) and for
 /// workloads that all ran on the `null` engine (no I/O: they describe wkrun).
@@ -1057,10 +1058,15 @@ fn not_a_drive(r: &Results) -> Option<HostNumbers> {
     let shown =
         |p: &std::path::Path| Some(crate::text::escaped(&p.display().to_string()).into_owned());
     let cache = "the numbers describe the host's page cache as much as a drive";
+    // A file on a file system in memory, as the run's caution says (the target's file system is not kept).
+    let in_memory = || {
+        let said = workloads().flat_map(|p| p.warnings.iter());
+        said.filter_map(|w| crate::plan::in_memory(w)).next()
+    };
     let busy = || {
         let warned = |p: &&PhaseResult| p.warnings.iter().any(|w| w.starts_with(BUSY_HOST));
         workloads().any(|p| warned(&p)).then_some((
-            "on a busy host",
+            "on a busy host".into(),
             None,
             "a submitting thread waited for a CPU (its phases' warnings say how long: wkrun warnings), so the rates are the host's as much as the device's",
         ))
@@ -1068,24 +1074,31 @@ fn not_a_drive(r: &Results) -> Option<HostNumbers> {
     match (&t.page_cached_loop, t.kind) {
         (_, TargetKind::Sim) => None,
         (Some(l), _) => Some((
-            "on a loop device without direct I/O",
+            "on a loop device without direct I/O".into(),
             shown(&l.device),
             cache,
         )),
-        (None, TargetKind::File) => Some((
-            "on a file",
-            shown(&t.path),
-            "the numbers describe the file and the file system and page cache under it, not an SSD",
-        )),
+        (None, TargetKind::File) => Some(match in_memory() {
+            Some(fs) => (
+                format!("on {fs}, {}", crate::plan::IN_MEMORY),
+                shown(&t.path),
+                crate::plan::DESCRIBES_RAM,
+            ),
+            None => (
+                "on a file".into(),
+                shown(&t.path),
+                "the numbers describe the file and the file system and page cache under it, not an SSD",
+            ),
+        }),
         (None, TargetKind::Block) if t.file_backed_loop.is_some() => Some((
-            "on a loop device over a file",
+            "on a loop device over a file".into(),
             t.file_backed_loop
                 .as_ref()
                 .and_then(|l| shown(&l.backing_file)),
             "the numbers describe the file and the file system and storage under it, not an SSD",
         )),
         (None, TargetKind::Block) if workloads().any(|p| p.params.direct == Some(false)) => {
-            Some(("with workloads of direct = false", None, cache))
+            Some(("with workloads of direct = false".into(), None, cache))
         }
         // A device read directly, whose numbers a busy host still shaped (trial 14: two runs on a loop
         // device 35.7 % apart on a loaded machine, with no word).
