@@ -59,11 +59,15 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
         (false, true) => "latency figures are fio's: min, mean and max its total latency (lat: submission to completion, as wkrun's); its percentiles (p50, p99, p99.9) its completion latency (clat) of I/Os it times in one piece (slat_ns.N is 0: trims, and I/Os on fio's sync engines), which is their whole time, as wkrun's".into(),
         (false, false) => "latency figures are fio's total latency (lat: submission to completion, as wkrun's)".into(),
     };
-    // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]).
+    // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]), and each
+    // whose reads, writes and trims fio reported together ([`split_unknown`]).
     let lacks = r.phases.iter().filter_map(|p| {
         let w = p.warnings.iter().find(|w| w.starts_with(LACKS))?;
         Some(format!("; phase {}: {w}", p.name))
     });
+    let together = (r.phases.iter())
+        .filter_map(|p| Some(format!("; phase {}: {}", p.name, split_unknown(p)?)));
+    let lacks = lacks.chain(together);
     Some(std::iter::once(text).chain(lacks).collect())
 }
 
@@ -381,7 +385,9 @@ fn clone_groups<'a, 'b>(
 }
 
 /// The phase `index` of one job's reports (its `numjobs` clones, `(place in jobs, report)`, summed as
-/// `group_reporting` would: their I/Os, bytes and rates added, latency pooled).
+/// `group_reporting` would: their I/Os, bytes and rates added, latency pooled), in steps: its blocks read
+/// ([`blocks`]), held to what fio reports ([`hold`]), its total ([`phase_total`]), warnings
+/// ([`phase_warnings`]), syncs and headline.
 fn phase(
     index: usize,
     clones: &[(usize, &Map<String, Value>)],
@@ -389,33 +395,132 @@ fn phase(
     when: &str,
 ) -> Result<PhaseResult, String> {
     let (i, j) = clones[0];
-    let name = name(j);
+    let b = blocks(clones, g)?;
+    let end_syncs = syncs_at_end(clones, g);
+    hold(clones, g, &b, end_syncs)?;
+    let (params, said) = params(j, g);
+    let mut warnings = phase_warnings(clones, g, &b, said);
+    let total = phase_total(i, &b)?;
+    let mut pr = blank(index, name(j), params, when);
+    pr.duration_s = duration_ms(j, g, b.dirs(), b.mixed.as_ref()) as f64 / 1000.0;
+    pr.completed = j.get("error").and_then(Value::as_i64).unwrap_or(0) == 0;
+    pr.latency_histograms = histograms(&b);
+    // A job that trims (fio's rw=trim, randtrim, trimwrite, randtrimwrite, or trims it counted) has the
+    // phase's `trim`, as a wkrun phase whose mix has trims.
+    let trims = b.trim.stats.ops > 0 || pr.params.trim_percent.is_some();
+    pr.trim = trims.then(|| b.trim.stats.clone());
+    pr.sync = sync_result(&pr.params, b.syncs.map(|d| d.stats), b.write.stats.ops);
+    let jobs = clones
+        .len()
+        .max(pr.params.workers.map_or(1, |w| w as usize)) as u64;
+    let at_end = if end_syncs > 0 { jobs } else { 0 };
+    warnings.extend(sync_count(
+        pr.sync.as_ref(),
+        b.write.stats.ops,
+        jobs,
+        at_end,
+    ));
+    pr.warnings = warnings;
+    pr.read_share = ReadShare::of(&b.read.stats, &b.write.stats);
+    (pr.read, pr.write, pr.total) = (b.read.stats, b.write.stats, total);
+    // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
+    pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
+    // The mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins):
+    // its pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
+    if let Some(f) = pr.headline.iter_mut().find(|f| f.key == "mean lat_mean_us") {
+        f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
+    }
+    Ok(pr)
+}
+
+/// One job's blocks, its clones' summed ([`summed`]).
+struct Blocks {
+    read: Dir,
+    write: Dir,
+    trim: Dir,
+    /// fio's `mixed` block (`unified_rw_reporting`), where it wrote one.
+    mixed: Option<Dir>,
+    /// The mixed block alone (`unified_rw_reporting=1`): how many I/Os were reads, writes or trims is
+    /// unknown.
+    split_unknown: bool,
+    /// fio's `sync` block, where it wrote one.
+    syncs: Option<Dir>,
+    /// The warning of a job on an engine that does no storage I/O ([`no_io_engine`]), whose counts are 0 here.
+    cpu: Option<String>,
+}
+
+impl Blocks {
+    /// Reads, writes and trims.
+    fn dirs(&self) -> [&Dir; 3] {
+        [&self.read, &self.write, &self.trim]
+    }
+}
+
+/// The blocks of one job's reports (`clones`): each direction, fio's `mixed` block (`unified_rw_reporting`:
+/// alone with `1` or `mixed`, beside the directions with `2` or `both`) and its `sync` block; a job on
+/// fio's cpuio engine, which loads a CPU and moves no byte where fio still counts its cycles as I/Os, with
+/// no I/O.
+///
+/// # Errors
+/// A block that is not fio's, or counts of the clones that add up past 2^64, naming the key.
+fn blocks(
+    clones: &[(usize, &Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+) -> Result<Blocks, String> {
+    let j = clones[0].1;
     let dir = |d: &str| summed(clones, d);
+    let some = |d: &str| match clones.iter().any(|(_, j)| j.contains_key(d)) {
+        true => dir(d).map(Some),
+        false => Ok(None),
+    };
     let (mut read, mut write, mut trim) = (dir("read")?, dir("write")?, dir("trim")?);
-    // fio's cpuio engine loads a CPU and moves no byte, where fio still counts its cycles as I/Os.
+    let mut mixed = some("mixed")?;
+    let split_unknown =
+        mixed.is_some() && !(clones.iter()).any(|(_, j)| DIRS.iter().any(|d| j.contains_key(*d)));
     let cpu = no_io_engine(opt(j, g, "ioengine"), [&read, &write, &trim]);
     if cpu.is_some() {
         (read, write, trim) = (Dir::default(), Dir::default(), Dir::default());
+        mixed = mixed.map(|_| Dir::default());
     }
-    let syncs = match clones.iter().any(|(_, j)| j.contains_key("sync")) {
-        true => Some(dir("sync")?),
-        false => None,
-    };
-    let duration_s = duration_ms(j, g, [&read, &write, &trim]) as f64 / 1000.0;
-    let (params, said) = params(j, g);
-    let mut warnings = read_warnings(clones, [&read, &write, &trim], syncs.as_ref());
-    warnings.extend(said);
-    warnings.extend(cpu);
-    let dirs = [&read, &write, &trim];
+    Ok(Blocks {
+        read,
+        write,
+        trim,
+        mixed,
+        split_unknown,
+        syncs: some("sync")?,
+        cpu,
+    })
+}
+
+/// The syncs fio makes at the end of one job's reports (`clones`): one per job with `end_fsync` or
+/// `fsync_on_close`, else none.
+fn syncs_at_end(clones: &[(usize, &Map<String, Value>)], g: Option<&Map<String, Value>>) -> u64 {
+    let j = clones[0].1;
+    let on_close = ["end_fsync", "fsync_on_close"]
+        .iter()
+        .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
+    if on_close { clones.len() as u64 } else { 0 }
+}
+
+/// One job's blocks (`b`, of its reports `clones`) held to what no fio run reports ([`impossible`], with the
+/// syncs fio queues past its I/Os and makes at the end, `end_syncs`) and to fio's own arithmetic, report by
+/// report ([`super::plausible::check`]).
+///
+/// # Errors
+/// The first, naming the job and the key.
+fn hold(
+    clones: &[(usize, &Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+    b: &Blocks,
+    end_syncs: u64,
+) -> Result<(), String> {
+    let (i, j) = clones[0];
     let job = match clones {
         [_] => format!("jobs[{i}]"),
         [(first, _), .., (last, _)] => format!("jobs[{first}] to jobs[{last}] (clones)"),
         [] => String::new(),
     };
-    let on_close = ["end_fsync", "fsync_on_close"]
-        .iter()
-        .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
-    let end_syncs = if on_close { clones.len() as u64 } else { 0 };
     // The most syncs fio can have queued past its I/Os' count (io_uring queues them like I/Os).
     let count = |k: &str| {
         opt(j, g, k)
@@ -433,32 +538,64 @@ fn phase(
     });
     impossible(
         &job,
-        [("read", &read), ("write", &write), ("trim", &trim)],
-        syncs.as_ref(),
+        [("read", &b.read), ("write", &b.write), ("trim", &b.trim)],
+        (b.mixed.as_ref(), b.split_unknown),
+        b.syncs.as_ref(),
         (end_syncs, failed, in_flight),
     )?;
     for &(i, j) in clones {
         super::plausible::check(&format!("jobs[{i}]"), j, g)?;
     }
-    let total =
-        total(dirs).map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}"))?;
-    let hist = dirs
-        .iter()
-        .any(|d| d.bins.is_some())
-        .then(|| LatencyHistograms {
-            read: read.bins.clone().unwrap_or_default(),
-            write: write.bins.clone().unwrap_or_default(),
-            trim: trim.bins.clone().unwrap_or_default(),
-            flush: Vec::new(),
-        });
-    // A job that trims (fio's rw=trim, randtrim, trimwrite, randtrimwrite, or trims it counted) has the
-    // phase's `trim`, as a wkrun phase whose mix has trims.
-    let trims = (trim.stats.ops > 0 || params.trim_percent.is_some()).then_some(trim.stats);
-    let sync = sync_result(&params, syncs.map(|d| d.stats), write.stats.ops);
-    let jobs = clones.len().max(params.workers.map_or(1, |w| w as usize)) as u64;
-    let at_end = if end_syncs > 0 { jobs } else { 0 };
-    warnings.extend(sync_count(sync.as_ref(), write.stats.ops, jobs, at_end));
-    let mut pr = PhaseResult {
+    Ok(())
+}
+
+/// The phase's warnings: those of what the job's reports (`clones`, read as `b`) lack ([`read_warnings`]),
+/// of fio's mixed block alone ([`mixed_alone`]), those its options made (`said`) and of an engine that does
+/// no storage I/O.
+fn phase_warnings(
+    clones: &[(usize, &Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+    b: &Blocks,
+    said: Vec<String>,
+) -> Vec<String> {
+    let mut warnings = read_warnings(clones, b.dirs(), b.mixed.as_ref(), b.syncs.as_ref());
+    if b.split_unknown {
+        warnings.push(mixed_alone(opt(clones[0].1, g, "unified_rw_reporting")));
+    }
+    warnings.extend(said);
+    warnings.extend(b.cpu.clone());
+    warnings
+}
+
+/// The phase's `total` (of job `i`'s blocks `b`): fio's mixed block where it wrote it alone, else the
+/// directions' ([`total`]) with the mixed block's percentiles where they lack them ([`with_mixed_latency`]).
+///
+/// # Errors
+/// Counts that add up past 2^64.
+fn phase_total(i: usize, b: &Blocks) -> Result<DirStats, String> {
+    match (&b.mixed, b.split_unknown) {
+        (Some(m), true) => Ok(m.stats.clone()),
+        _ => total(b.dirs())
+            .map(|t| with_mixed_latency(t, b.mixed.as_ref()))
+            .map_err(|e| format!("jobs[{i}].read, .write and .trim together: {e}")),
+    }
+}
+
+/// The directions' json+ latency bins as the phase's histograms; `None` without bins.
+fn histograms(b: &Blocks) -> Option<LatencyHistograms> {
+    let bins = |d: &Dir| d.bins.clone().unwrap_or_default();
+    (b.dirs().iter().any(|d| d.bins.is_some())).then(|| LatencyHistograms {
+        read: bins(&b.read),
+        write: bins(&b.write),
+        trim: bins(&b.trim),
+        flush: Vec::new(),
+    })
+}
+
+/// A workload phase read from fio's JSON with its name, parameters and start, and nothing else yet: what fio
+/// does not give (series, host, device, workers, ...) absent.
+fn blank(index: usize, name: String, params: PhaseParams, when: &str) -> PhaseResult {
+    PhaseResult {
         index,
         name,
         kind: PhaseKind::Workload,
@@ -467,12 +604,12 @@ fn phase(
         started_at: when.to_string(),
         measured_started_at: None,
         series_t0_unix_ns: None,
-        duration_s,
-        completed: j.get("error").and_then(Value::as_i64).unwrap_or(0) == 0,
-        read_share: ReadShare::of(&read.stats, &write.stats),
-        read: read.stats,
-        write: write.stats,
-        total,
+        duration_s: 0.0,
+        completed: true,
+        read_share: None,
+        read: DirStats::zero(),
+        write: DirStats::zero(),
+        total: DirStats::zero(),
         workers: Vec::new(),
         series_csv: None,
         hist_log: None,
@@ -489,7 +626,7 @@ fn phase(
         erased_bytes: None,
         errors: None,
         verify: None,
-        warnings,
+        warnings: Vec::new(),
         host: None,
         device: None,
         cpu: None,
@@ -497,21 +634,13 @@ fn phase(
         counters_csv: None,
         health: None,
         hosts: Vec::new(),
-        latency_histograms: hist,
+        latency_histograms: None,
         arrivals: None,
         latency_target: None,
-        trim: trims,
-        sync,
+        trim: None,
+        sync: None,
         zones: None,
-    };
-    // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
-    pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
-    // The mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins):
-    // its pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
-    if let Some(f) = pr.headline.iter_mut().find(|f| f.key == "mean lat_mean_us") {
-        f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
     }
-    Ok(pr)
 }
 
 /// The warnings every phase read from fio's JSON has, and those of what its job's report lacks: clones
@@ -519,8 +648,10 @@ fn phase(
 fn read_warnings(
     clones: &[(usize, &Map<String, Value>)],
     dirs: [&Dir; 3],
+    mixed: Option<&Dir>,
     syncs: Option<&Dir>,
 ) -> Vec<String> {
+    let all = || dirs.into_iter().chain(mixed);
     let mut warnings = vec![format!(
         "read from fio's JSON output: no series, host or target geometry (fio does not give them)"
     )];
@@ -530,21 +661,18 @@ fn read_warnings(
             clones.len(),
         ));
     }
-    if dirs.iter().any(|d| d.from_clat && d.slat_timed) {
+    if all().any(|d| d.from_clat && d.slat_timed) {
         warnings.push(CLAT.into());
     }
-    if dirs
-        .iter()
-        .any(|d| d.from_clat && !d.slat_timed && d.stats.ops > 0)
-    {
+    if all().any(|d| d.from_clat && !d.slat_timed && d.stats.ops > 0) {
         warnings.push(CLAT_WHOLE.into());
     }
-    if let Some(w) = lacking(dirs, syncs) {
+    if let Some(w) = lacking(dirs, mixed, syncs) {
         warnings.push(w);
     }
-    let untimed: Vec<String> = ["reads", "writes", "trims"]
+    let untimed: Vec<String> = WORDS
         .iter()
-        .zip(dirs)
+        .zip(all())
         .filter(|(_, d)| d.untimed)
         .map(|(what, d)| format!("{} {what}", d.stats.ops))
         .collect();
@@ -560,11 +688,12 @@ fn read_warnings(
 /// The warning of a phase whose fio output lacks some of p50, p90, p99, p99.9 and p99.99 (its
 /// `percentile_list`) for a direction it timed, naming them and the directions: the others are kept
 /// (`latency_percentiles_ns`); `None` when none lacks one.
-fn lacking(dirs: [&Dir; 3], syncs: Option<&Dir>) -> Option<String> {
+fn lacking(dirs: [&Dir; 3], mixed: Option<&Dir>, syncs: Option<&Dir>) -> Option<String> {
     let names = ["p50", "p90", "p99", "p99.9", "p99.99"];
-    let each: Vec<String> = ["reads", "writes", "trims", "syncs"]
+    let each: Vec<String> = WORDS
         .into_iter()
-        .zip(dirs.into_iter().map(Some).chain([syncs]))
+        .chain(["syncs"])
+        .zip(dirs.into_iter().map(Some).chain([mixed, syncs]))
         .filter_map(|(what, d)| {
             let gone: Vec<&str> = names
                 .iter()
@@ -594,11 +723,13 @@ fn lacking(dirs: [&Dir; 3], syncs: Option<&Dir>) -> Option<String> {
 fn impossible(
     job: &str,
     dirs: [(&str, &Dir); 3],
+    (mixed, split_unknown): (Option<&Dir>, bool),
     syncs: Option<&Dir>,
     (end_syncs, failed, in_flight): (u64, bool, u64),
 ) -> Result<(), String> {
     let mut out = Vec::new();
-    for (d, dir) in dirs.into_iter().chain(syncs.map(|s| ("sync", s))) {
+    let data = || dirs.into_iter().chain(mixed.map(|m| ("mixed", m)));
+    for (d, dir) in data().chain(syncs.map(|s| ("sync", s))) {
         let steps: Vec<(&str, u64)> =
             match (&dir.stats.latency_ns, dir.stats.latency_percentiles_ns) {
                 (Some(l), _) => crate::results::check::percentiles(l).to_vec(),
@@ -615,10 +746,7 @@ fn impossible(
     if let Some(v) = out.first() {
         return Err(format!("{}: {}", v.path, v.expected));
     }
-    if let Some((d, dir)) = dirs
-        .iter()
-        .find(|(_, d)| !failed && d.stats.ops > d.stats.bytes)
-    {
+    if let Some((d, dir)) = data().find(|(_, d)| !failed && d.stats.ops > d.stats.bytes) {
         return Err(format!(
             "{job}.{d}.total_ios is {}: more I/Os than its io_bytes, {} (an I/O moves a byte at least)",
             dir.stats.ops, dir.stats.bytes
@@ -629,8 +757,14 @@ fn impossible(
     // more syncs than writes (attack 22: randrw fsync=1, 508 syncs beside 270 writes; io_uring randwrite
     // at depth 8, 514 beside 512). A sync needs a write before it, and at most one waits on each I/O
     // issued, besides those queued at once (iodepth x numjobs) and the end's (end_fsync, fsync_on_close).
-    let writes = dirs[1].1.stats.ops;
-    let ios: u64 = dirs.iter().map(|(_, d)| d.stats.ops).sum();
+    // With fio's mixed block alone, its I/Os are the most the writes can be.
+    let (writes, ios) = match mixed.filter(|_| split_unknown) {
+        Some(m) => (m.stats.ops, m.stats.ops),
+        None => (
+            dirs[1].1.stats.ops,
+            dirs.iter().map(|(_, d)| d.stats.ops).sum(),
+        ),
+    };
     let most = ios.saturating_add(in_flight).saturating_add(end_syncs);
     match syncs.map(|s| s.stats.ops) {
         Some(n) if writes == 0 && n > end_syncs => Err(format!(
@@ -671,8 +805,16 @@ fn summed(clones: &[(usize, &Map<String, Value>)], d: &str) -> Result<Dir, Strin
 /// How long a job (or a group, with `group_reporting`) ran, in ms: the longest of its directions'
 /// `runtime` (a group's is its longest job's); for a job without I/O, its `job_runtime`, which sums the
 /// group's `numjobs` jobs, divided by them.
-fn duration_ms(j: &Map<String, Value>, g: Option<&Map<String, Value>>, dirs: [&Dir; 3]) -> u64 {
-    let longest = dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+fn duration_ms(
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+    dirs: [&Dir; 3],
+    mixed: Option<&Dir>,
+) -> u64 {
+    let longest = (dirs.into_iter().chain(mixed))
+        .map(|d| d.runtime_ms)
+        .max()
+        .unwrap_or(0);
     if longest > 0 {
         return longest;
     }
@@ -712,6 +854,64 @@ impl Default for Dir {
             untimed: false,
         }
     }
+}
+
+/// fio's blocks of a direction that moves data, in [`Direction`](crate::vocab::Direction)'s order.
+const DIRS: [&str; 3] = ["read", "write", "trim"];
+
+/// The words of fio's blocks that move data in warnings: its directions' ([`DIRS`]), then its `mixed`
+/// block's (`unified_rw_reporting`).
+const WORDS: [&str; 4] = [
+    "reads",
+    "writes",
+    "trims",
+    "reads, writes and trims together (mixed)",
+];
+
+/// How the warning of a job fio reported in its `mixed` block alone begins ([`mixed_alone`]), by which
+/// [`split_unknown`] finds it.
+const MIXED_ALONE: &str = "fio reported this job's reads, writes and trims together";
+
+/// The warning of a job whose report has fio's `mixed` block alone (`unified_rw_reporting` `value`: `1`
+/// or `mixed`; fio 3.33 then writes no `read`, `write`, `trim` or `sync` block): the phase's total is that
+/// block, its split into directions unknown.
+fn mixed_alone(value: Option<&str>) -> String {
+    format!(
+        "{MIXED_ALONE} (unified_rw_reporting={}: its mixed block): the phase's total is that block (I/Os, bytes, IOPS, bandwidth, latency); how many were reads, writes or trims is unknown (read and write are 0 here: unknown, not none; compare shows their rows -), and so are its syncs (fio writes no sync block then)",
+        value.unwrap_or("1")
+    )
+}
+
+/// The warning of a phase read from fio's JSON whose job fio reported in its `mixed` block alone
+/// (`unified_rw_reporting=1`): its reads, writes and trims are unknown, and `compare` shows their rows `-`
+/// with this as its note; `None` for any other phase.
+pub fn split_unknown(p: &PhaseResult) -> Option<&str> {
+    warned(p, MIXED_ALONE)
+}
+
+/// The warning of phase `p` that starts with `head`, if any: how this module's marks of a phase (its
+/// warnings) are found again.
+fn warned<'a>(p: &'a PhaseResult, head: &str) -> Option<&'a str> {
+    p.warnings
+        .iter()
+        .find(|w| w.starts_with(head))
+        .map(String::as_str)
+}
+
+/// The total of a job fio reported both per direction and in its `mixed` block (`unified_rw_reporting=2`,
+/// `both`), which [`super::plausible`] holds to their sum: where the directions' `total` has no
+/// percentiles (they come from json+ bins only), the mixed block's, fio's own from the directions' latencies
+/// together.
+fn with_mixed_latency(mut total: DirStats, mixed: Option<&Dir>) -> DirStats {
+    if let Some(l) = mixed.and_then(|m| m.stats.latency_ns.clone())
+        && total.latency_ns.is_none()
+        && total.ops == mixed.map_or(0, |m| m.stats.ops)
+    {
+        total.latency_ns = Some(l);
+        total.latency_moments_ns = None;
+        total.latency_percentiles_ns = None;
+    }
+    total
 }
 
 /// The largest rate or mean read: 2^64 (a count's range; fio's own fields are 64-bit).
@@ -1108,6 +1308,7 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
             target_word(o("filename")),
         )
     });
+    let (span, apart) = jobs_span(span, o("numjobs"), o("offset_increment"));
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
     p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
@@ -1128,7 +1329,50 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
     p.seed = o("randseed").and_then(|v| v.parse().ok());
     let other_engine = engine.is_none().then(|| engine_warning(fio_engine));
-    (p, unknown.into_iter().chain(other_engine).collect())
+    (
+        p,
+        unknown
+            .into_iter()
+            .chain(apart)
+            .chain(other_engine)
+            .collect(),
+    )
+}
+
+/// The span of a job's `numjobs` jobs (`jobs`) of `size` bytes each (its span from its options, 0 when
+/// unknown), each `offset_increment` (`step`) past the one before (fio 3.33 starts its job k at `offset` + k ×
+/// `offset_increment`, measured with `write_iolog`: `size=4m`, `numjobs=3`, `offset_increment=4m` read
+/// [0, 12 MiB), `=6m` [0, 4), [6, 10) and [12, 16) MiB): the union of their ranges, (jobs − 1) × step + size,
+/// as wkrun's imported phase spans them all (trial 22 F3: compare set fio's 16 MiB, one job's, beside the
+/// imported run's 32 MiB). Jobs whose ranges leave gaps (a step above the size), or a step that is not bytes,
+/// have no one span: 0 (unknown), with the warning saying why.
+fn jobs_span(size: u64, jobs: Option<&str>, step: Option<&str>) -> (u64, Option<String>) {
+    let jobs = jobs.and_then(|v| v.parse::<u64>().ok()).unwrap_or(1);
+    let Some(text) = step.filter(|_| jobs > 1 && size > 0) else {
+        return (size, None);
+    };
+    let unknown = |why: String| {
+        (
+            0,
+            Some(format!(
+                "the span is unknown: the job's numjobs={jobs} jobs of size={size} B each, offset_increment={text} apart, {why} (params.span_bytes is 0)"
+            )),
+        )
+    };
+    match value::size(text, 1024) {
+        Ok(Size::Bytes(0)) => (size, None),
+        Ok(Size::Bytes(b)) if b <= size => {
+            match (jobs - 1).checked_mul(b).and_then(|x| x.checked_add(size)) {
+                Some(union) => (union, None),
+                None => unknown("past 2^64 bytes".into()),
+            }
+        }
+        Ok(Size::Bytes(b)) => unknown(format!(
+            "leave {} B between one's range and the next's",
+            b - size
+        )),
+        _ => unknown("the increment not in bytes".into()),
+    }
 }
 
 /// The warning of a phase whose fio job ran on an engine wkrun has not (`falloc`, `posixaio`, `mmap`):
@@ -1258,10 +1502,7 @@ fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
 /// The warning of a phase read from fio's JSON of a job that did no storage I/O (`no_io_engine`): `compare`
 /// leaves it out, `validate` notes it; `None` for any other phase.
 pub fn no_storage_io(p: &PhaseResult) -> Option<&str> {
-    p.warnings
-        .iter()
-        .find(|w| w.starts_with(NO_IO))
-        .map(String::as_str)
+    warned(p, NO_IO)
 }
 
 /// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):
@@ -1514,6 +1755,47 @@ mod tests {
         assert_eq!(r.phases[0].params.span_bytes, 8 << 20);
         assert_eq!(unknown_span(&r.phases[0]), None);
         assert!(span_warnings(&r.phases[0]).is_empty());
+    }
+
+    /// Trial 22 F3: a group of numjobs=2 jobs of size=4m, offset_increment=4m (fio 3.33 read [0, 4 MiB) and
+    /// [4 MiB, 8 MiB)) spans 8 MiB, their union, as the imported phase does, not one job's 4 MiB; after an
+    /// offset, from it; jobs apart by more than their size leave gaps: no one span, unknown with a warning.
+    #[test]
+    fn a_numjobs_group_with_offset_increment_spans_its_jobs_union() {
+        let text = include_str!("../../tests/data/fio/fio-3.33-offset-increment.json");
+        let doc = fio(text);
+        let o = &doc["jobs"][0]["job options"];
+        assert_eq!(
+            (
+                o["numjobs"].as_str(),
+                o["size"].as_str(),
+                o["offset_increment"].as_str()
+            ),
+            (Some("2"), Some("4m"), Some("4m"))
+        );
+        let span = |doc: &Value| {
+            let r = from_bytes("o.json", doc.to_string().as_bytes()).expect("reads");
+            let p = r.phases[0].clone();
+            (p.params.span_start_bytes, p.params.span_bytes, p.warnings)
+        };
+        let (start, bytes, warnings) = span(&doc);
+        assert_eq!((start, bytes), (0, 8 << 20));
+        assert!(!warnings.iter().any(|w| w.contains("span")), "{warnings:?}");
+        let mut at = doc.clone();
+        at["jobs"][0]["job options"]["offset"] = "1m".into();
+        assert_eq!(span(&at).1, 8 << 20);
+        assert_eq!(span(&at).0, 1 << 20);
+        let mut apart = doc.clone();
+        apart["jobs"][0]["job options"]["offset_increment"] = "6m".into();
+        let (_, bytes, warnings) = span(&apart);
+        assert_eq!(bytes, 0);
+        let said: Vec<&String> = warnings.iter().filter(|w| w.contains("span")).collect();
+        assert_eq!(
+            said,
+            [
+                "the span is unknown: the job's numjobs=2 jobs of size=4194304 B each, offset_increment=6m apart, leave 2097152 B between one's range and the next's (params.span_bytes is 0)"
+            ]
+        );
     }
 
     /// Without a time in fio's output, the run's start and end are unknown (empty), not the epoch; a job

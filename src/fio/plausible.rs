@@ -40,12 +40,18 @@ pub fn check(
     j: &Map<String, Value>,
     g: Option<&Map<String, Value>>,
 ) -> Result<(), String> {
-    for (i, d) in ["read", "write", "trim"].into_iter().enumerate() {
+    let job_ms = j.get("job_runtime").and_then(Value::as_u64);
+    for (i, d) in DIRS.into_iter().enumerate() {
         if let Some(o) = j.get(d).and_then(Value::as_object) {
-            let job_ms = j.get("job_runtime").and_then(Value::as_u64);
             direction(o, job_ms).map_err(|e| format!("{job}.{d}{e}"))?;
             counted(o, &Sizes::of(j, g, i)).map_err(|e| format!("{job}.{d}{e}"))?;
         }
+    }
+    // fio's `mixed` block (unified_rw_reporting): a direction of all the job's I/Os, of any of its sizes.
+    if let Some(o) = j.get("mixed").and_then(Value::as_object) {
+        direction(o, job_ms).map_err(|e| format!("{job}.mixed{e}"))?;
+        counted(o, &Sizes::any(j, g)).map_err(|e| format!("{job}.mixed{e}"))?;
+        mixed_sum(o, j).map_err(|e| format!("{job}.mixed{e}"))?;
     }
     if let Some(o) = j.get("sync").and_then(Value::as_object) {
         let Some(lat) = o.get("lat_ns").and_then(Value::as_object) else {
@@ -61,6 +67,109 @@ pub fn check(
                 n(o, "total_ios"),
                 n(lat, "N")
             ));
+        }
+    }
+    Ok(())
+}
+
+/// fio's blocks of a direction that moves data, in its order.
+const DIRS: [&str; 3] = ["read", "write", "trim"];
+
+/// fio's `mixed` block `m` against the directions of its job `j` beside it (`unified_rw_reporting=2`, or
+/// `both`), which it sums (fio 3.33, measured: `rw=randrw` with 455 reads and 57 writes made a mixed block
+/// of 512): its I/Os and bytes their sums, its runtime the longest, each latency block's N their sum, min
+/// the least and max the most of those that timed any, its mean theirs weighted by N (within fio's printed
+/// decimals), its json+ bins theirs added. Nothing to hold it to without the directions (`1`, `mixed`).
+fn mixed_sum(m: &Map<String, Value>, j: &Map<String, Value>) -> Result<(), String> {
+    let dirs: Vec<&Map<String, Value>> = DIRS
+        .iter()
+        .filter_map(|d| j.get(*d).and_then(Value::as_object))
+        .collect();
+    if dirs.is_empty() {
+        return Ok(());
+    }
+    let apart = |k: &str, got: String, want: String, how: &str| {
+        Err(format!(
+            ".{k} is {got}: not the {how} of the job's read, write and trim, {want} (fio's mixed block sums them)"
+        ))
+    };
+    for k in ["total_ios", "io_bytes"] {
+        let sum: u128 = dirs.iter().map(|d| u128::from(n(d, k))).sum();
+        if u128::from(n(m, k)) != sum {
+            return apart(k, n(m, k).to_string(), sum.to_string(), "sum");
+        }
+    }
+    let longest = dirs.iter().map(|d| n(d, "runtime")).max().unwrap_or(0);
+    if n(m, "runtime") != longest {
+        return apart(
+            "runtime",
+            n(m, "runtime").to_string(),
+            longest.to_string(),
+            "longest",
+        );
+    }
+    for k in ["lat_ns", "clat_ns"] {
+        let Some(b) = m.get(k).and_then(Value::as_object) else {
+            continue;
+        };
+        let theirs: Vec<&Map<String, Value>> = (dirs.iter())
+            .filter_map(|d| d.get(k).and_then(Value::as_object))
+            .filter(|b| n(b, "N") > 0)
+            .collect();
+        let at = |what: &str| format!("{k}.{what}");
+        let count: u128 = theirs.iter().map(|b| u128::from(n(b, "N"))).sum();
+        if u128::from(n(b, "N")) != count {
+            return apart(&at("N"), n(b, "N").to_string(), count.to_string(), "sum");
+        }
+        if count == 0 {
+            continue;
+        }
+        let least = theirs.iter().map(|b| n(b, "min")).min().unwrap_or(0);
+        let most = theirs.iter().map(|b| n(b, "max")).max().unwrap_or(0);
+        for (k, want, how) in [("min", least, "least"), ("max", most, "most")] {
+            if n(b, k) != want {
+                return apart(&at(k), n(b, k).to_string(), want.to_string(), how);
+            }
+        }
+        let mean = theirs
+            .iter()
+            .map(|b| f(b, "mean") * n(b, "N") as f64)
+            .sum::<f64>()
+            / count as f64;
+        if (f(b, "mean") - mean).abs() > PRINTED + mean * 1e-12 {
+            let want = format!("{mean:.6}");
+            return apart(&at("mean"), f(b, "mean").to_string(), want, "mean by N");
+        }
+        if let Some(bins) = b.get("bins").and_then(Value::as_object) {
+            let mut sum: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+            for d in theirs.iter().filter_map(|b| b.get("bins")?.as_object()) {
+                for (key, c) in d {
+                    let e = sum.entry(key.as_str()).or_insert(0);
+                    *e = e.saturating_add(c.as_u64().unwrap_or(0));
+                }
+            }
+            let mine: std::collections::BTreeMap<&str, u64> = (bins.iter())
+                .map(|(key, c)| (key.as_str(), c.as_u64().unwrap_or(0)))
+                .filter(|(_, c)| *c > 0)
+                .collect();
+            sum.retain(|_, c| *c > 0);
+            if let Some((key, c)) = sum.iter().find(|(key, c)| mine.get(*key) != Some(c)) {
+                let got = mine.get(key).copied().unwrap_or(0);
+                return apart(
+                    &at(&format!("bins.\"{key}\"")),
+                    got.to_string(),
+                    c.to_string(),
+                    "sum",
+                );
+            }
+            if let Some((key, c)) = mine.iter().find(|(key, _)| !sum.contains_key(*key)) {
+                return apart(
+                    &at(&format!("bins.\"{key}\"")),
+                    c.to_string(),
+                    "0".into(),
+                    "sum",
+                );
+            }
         }
     }
     Ok(())
@@ -308,6 +417,19 @@ struct Sizes {
 }
 
 impl Sizes {
+    /// Any direction of job `j` with the global options `g` (fio's `mixed` block): the smallest and
+    /// largest of all its directions' sizes.
+    fn any(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Sizes {
+        let each = [0, 1, 2].map(|d| Sizes::of(j, g, d));
+        let range = each.iter().map(|s| s.range).collect::<Option<Vec<_>>>();
+        Sizes {
+            range: range
+                .and_then(|r| Some((r.iter().map(|r| r.0).min()?, r.iter().map(|r| r.1).max()?))),
+            in_flight: each[0].in_flight,
+            failed: each[0].failed,
+        }
+    }
+
     /// Direction `d` (0 read, 1 write, 2 trim) of job `j` with the global options `g`.
     fn of(j: &Map<String, Value>, g: Option<&Map<String, Value>>, d: usize) -> Sizes {
         let o = |k: &str| {

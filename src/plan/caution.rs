@@ -253,6 +253,15 @@ fn read_modify_write(phase: &PhasePlan, w: &IoWork, t: &TargetInfo) -> Option<St
     ))
 }
 
+/// What a file system in memory is, in the caution of a file on one (`memory_file`) and in `compare`'s note
+/// of a run on one (`report::compare::host_notes`).
+pub const IN_MEMORY: &str = "a file system in memory";
+
+/// What a run's numbers on a file system in memory describe: the one definition of the words the run's
+/// caution (`memory_file`) and `compare`'s note of the run say (trial 22 F6: compare said only that the
+/// numbers describe a file system and page cache, not an SSD).
+pub const DESCRIBES_RAM: &str = "its reads and writes are copies to and from the host's RAM, so these numbers describe RAM, not a drive";
+
 /// A file on a file system in memory (tmpfs, ramfs): every I/O is a copy to or from the host's RAM, direct or
 /// not.
 fn memory_file(w: &IoWork, t: &TargetInfo) -> Option<String> {
@@ -261,9 +270,16 @@ fn memory_file(w: &IoWork, t: &TargetInfo) -> Option<String> {
         return None;
     }
     Some(format!(
-        "{} is on {fs}, a file system in memory: its reads and writes are copies to and from the host's RAM, so these numbers describe RAM, not a drive",
+        "{} is on {fs}, {IN_MEMORY}: {DESCRIBES_RAM}",
         t.path.display()
     ))
+}
+
+/// The file system in memory (`tmpfs`, `ramfs`) a phase's warning `w` says its file lies on (the caution of
+/// `memory_file`, which a run keeps in the phase's `warnings`); `None` for another warning.
+pub fn in_memory(w: &str) -> Option<&str> {
+    let head = w.strip_suffix(&format!(", {IN_MEMORY}: {DESCRIBES_RAM}"))?;
+    head.rsplit(" is on ").next()
 }
 
 /// Buffered I/O on a host target: the page cache answers reads and absorbs writes.

@@ -9,7 +9,7 @@
 
 pub mod access;
 mod caution;
-pub use caution::{UnkeptCap, pacing_cap, unkept_caps};
+pub use caution::{DESCRIBES_RAM, IN_MEMORY, UnkeptCap, in_memory, pacing_cap, unkept_caps};
 mod holes;
 pub use holes::{HolesCheck, TrimsBefore};
 pub mod pairing;

@@ -209,7 +209,8 @@ impl Metric {
     pub fn value(self, p: &PhaseResult) -> Option<f64> {
         match self {
             Metric::TotalIops => Some(p.iops()),
-            Metric::Iops(d) => Some(p.dir(d).iops),
+            // fio's job reported in its mixed block alone: its directions' I/Os are unknown, not 0.
+            Metric::Iops(d) => (!p.split_unknown()).then(|| p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
             Metric::Lat(d, s) => s.of_dir(p.dir(d)).map(|ns| ns / 1000.0),
             Metric::Flushes => flushes(p).map(|f| f.ops as f64),
@@ -410,6 +411,10 @@ pub enum Note {
     /// fio's job whose syncs are not one per N of its writes ([`crate::fio::json::syncs_apart`]): each
     /// column's, by its index, with the phase's warning saying why. Its flush rows have no change.
     Syncs(Vec<(usize, String)>),
+    /// fio's job reported in its `mixed` block alone (`unified_rw_reporting=1`,
+    /// [`crate::fio::json::split_unknown`]): each column's, by its index, with the phase's warning. Its
+    /// direction rows show `-` there.
+    Split(Vec<(usize, String)>),
 }
 
 impl Note {
@@ -469,18 +474,22 @@ impl Note {
                     each.join("; ")
                 )
             }
-            Note::Syncs(said) => {
-                let each: Vec<String> = said
-                    .iter()
-                    .map(|(i, w)| format!("{}: {}", col(*i), crate::text::escaped(w)))
-                    .collect();
-                format!(
-                    "not compared: {}; these flush rows have no change (the composite never scores flushes)",
-                    each.join("; ")
-                )
-            }
+            Note::Syncs(said) => format!(
+                "not compared: {}; these flush rows have no change (the composite never scores flushes)",
+                each_said(said, col)
+            ),
+            Note::Split(said) => format!("unknown, shown -: {}", each_said(said, col)),
         }
     }
+}
+
+/// Each column's warning of `said`, named by `col`, escaped, joined by `; `.
+fn each_said<'a>(said: &[(usize, String)], col: impl Fn(usize) -> &'a str) -> String {
+    let each: Vec<String> = said
+        .iter()
+        .map(|(i, w)| format!("{}: {}", col(*i), crate::text::escaped(w)))
+        .collect();
+    each.join("; ")
 }
 
 /// The notes of `c`'s rows in words, each said once, in order of first appearance (the rows of a
@@ -674,6 +683,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
         mark_unfinished(&phases, &why, &mut rows[from..]);
         split_rows(name, &splits, &mut rows[from..]);
         sync_rows(&phases, &mut rows[from..]);
+        unknown_split_rows(&phases, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
             let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
                 .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
@@ -754,16 +764,24 @@ fn split_rows(name: &str, splits: &[VerifySplit], rows: &mut [Row]) {
     }
 }
 
+/// Each run's (by its index) warning that `which` finds in its phase of `phases`, where it has one.
+fn warned(
+    phases: &[Option<&PhaseResult>],
+    which: fn(&PhaseResult) -> Option<&str>,
+) -> Vec<(usize, String)> {
+    phases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, which((*p)?)?.to_string())))
+        .collect()
+}
+
 /// The flush rows of a phase when one of its runs is fio's job whose syncs are not one per N writes
 /// ([`crate::fio::json::syncs_apart`]: fio syncs again before each I/O while its write count stays a
 /// multiple of N): each with the note, and no change in any column (trial 21 T1: fio's 1037 syncs for 6512
 /// writes beside wkrun's 294 for 4714 read as -71.6 %).
 fn sync_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
-    let said: Vec<(usize, String)> = phases
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| Some((i, crate::fio::json::syncs_apart((*p)?)?.to_string())))
-        .collect();
+    let said = warned(phases, crate::fio::json::syncs_apart);
     if said.is_empty() {
         return;
     }
@@ -771,6 +789,21 @@ fn sync_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
     for r in rows.iter_mut().filter(|r| flush(r.metric)) {
         r.cells.iter_mut().for_each(unchanged);
         r.note = Some(Note::Syncs(said.clone()));
+    }
+}
+
+/// The direction rows (each direction's IOPS and latency) of a phase when one of its runs is fio's job
+/// reported in its `mixed` block alone ([`crate::fio::json::split_unknown`]: `unified_rw_reporting=1`),
+/// whose cells there are `-`: each with the note saying why (attack 22 F4: such a job read as 0 IOPS with
+/// no word).
+fn unknown_split_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
+    let said = warned(phases, crate::fio::json::split_unknown);
+    if said.is_empty() {
+        return;
+    }
+    let direction = |m: Metric| matches!(m, Metric::Iops(_) | Metric::Lat(..));
+    for r in rows.iter_mut().filter(|r| direction(r.metric)) {
+        r.note = Some(Note::Split(said.clone()));
     }
 }
 
@@ -1006,10 +1039,11 @@ fn fit_warned(runs: &[Run]) -> impl Iterator<Item = String> {
 
 /// Why a run's numbers describe the host rather than a drive: where it ran, the target to name with it, and
 /// what its numbers describe.
-type HostNumbers = (&'static str, Option<String>, &'static str);
+type HostNumbers = (String, Option<String>, &'static str);
 
 /// Why the numbers of `r` describe the host rather than a drive ([`HostNumbers`]): its target is a file (the
-/// file system and the page cache under it answer), lies on a loop device without direct I/O, or a
+/// file system and the page cache under it answer; on a file system in memory, RAM, in the words of the
+/// run's own caution: [`crate::plan::in_memory`]), lies on a loop device without direct I/O, or a
 /// workload ran with `direct = false`, or a block device's run was warned of a busy host; `None` for a
 /// drive's own numbers (a block device read directly on a quiet host, the simulated drive) and for
 /// workloads that all ran on the `null` engine (no I/O: they describe wkrun).
@@ -1024,10 +1058,15 @@ fn not_a_drive(r: &Results) -> Option<HostNumbers> {
     let shown =
         |p: &std::path::Path| Some(crate::text::escaped(&p.display().to_string()).into_owned());
     let cache = "the numbers describe the host's page cache as much as a drive";
+    // A file on a file system in memory, as the run's caution says (the target's file system is not kept).
+    let in_memory = || {
+        let said = workloads().flat_map(|p| p.warnings.iter());
+        said.filter_map(|w| crate::plan::in_memory(w)).next()
+    };
     let busy = || {
         let warned = |p: &&PhaseResult| p.warnings.iter().any(|w| w.starts_with(BUSY_HOST));
         workloads().any(|p| warned(&p)).then_some((
-            "on a busy host",
+            "on a busy host".into(),
             None,
             "a submitting thread waited for a CPU (its phases' warnings say how long: wkrun warnings), so the rates are the host's as much as the device's",
         ))
@@ -1035,24 +1074,31 @@ fn not_a_drive(r: &Results) -> Option<HostNumbers> {
     match (&t.page_cached_loop, t.kind) {
         (_, TargetKind::Sim) => None,
         (Some(l), _) => Some((
-            "on a loop device without direct I/O",
+            "on a loop device without direct I/O".into(),
             shown(&l.device),
             cache,
         )),
-        (None, TargetKind::File) => Some((
-            "on a file",
-            shown(&t.path),
-            "the numbers describe the file and the file system and page cache under it, not an SSD",
-        )),
+        (None, TargetKind::File) => Some(match in_memory() {
+            Some(fs) => (
+                format!("on {fs}, {}", crate::plan::IN_MEMORY),
+                shown(&t.path),
+                crate::plan::DESCRIBES_RAM,
+            ),
+            None => (
+                "on a file".into(),
+                shown(&t.path),
+                "the numbers describe the file and the file system and page cache under it, not an SSD",
+            ),
+        }),
         (None, TargetKind::Block) if t.file_backed_loop.is_some() => Some((
-            "on a loop device over a file",
+            "on a loop device over a file".into(),
             t.file_backed_loop
                 .as_ref()
                 .and_then(|l| shown(&l.backing_file)),
             "the numbers describe the file and the file system and storage under it, not an SSD",
         )),
         (None, TargetKind::Block) if workloads().any(|p| p.params.direct == Some(false)) => {
-            Some(("with workloads of direct = false", None, cache))
+            Some(("with workloads of direct = false".into(), None, cache))
         }
         // A device read directly, whose numbers a busy host still shaped (trial 14: two runs on a loop
         // device 35.7 % apart on a loaded machine, with no word).

@@ -872,17 +872,31 @@ impl PhaseResult {
     }
 
     /// Every direction's IOPS added: `read.iops` + `write.iops` + `trim.iops` (a trim is an I/O, as in
-    /// `total`). What the summary line, `wkrun compare` and the report call a phase's IOPS.
+    /// `total`). What the summary line, `wkrun compare` and the report call a phase's IOPS. A phase whose
+    /// I/Os are in its `total` only ([`Self::split_unknown`]) has its total's.
     pub fn iops(&self) -> f64 {
-        Direction::ALL.iter().map(|&d| self.dir(d).iops).sum()
+        match self.split_unknown() {
+            true => self.total.iops,
+            false => Direction::ALL.iter().map(|&d| self.dir(d).iops).sum(),
+        }
     }
 
     /// Every direction's bandwidth added (bytes per s), trims' bytes included, as [`Self::iops`].
     pub fn bw_bytes_per_s(&self) -> f64 {
-        Direction::ALL
-            .iter()
-            .map(|&d| self.dir(d).bw_bytes_per_s)
-            .sum()
+        match self.split_unknown() {
+            true => self.total.bw_bytes_per_s,
+            false => Direction::ALL
+                .iter()
+                .map(|&d| self.dir(d).bw_bytes_per_s)
+                .sum(),
+        }
+    }
+
+    /// Whether the phase's I/Os are in its `total` alone, no direction having any: how many were reads,
+    /// writes or trims is unknown (fio's JSON with its `mixed` block alone, `unified_rw_reporting=1`,
+    /// whose warning says so). A phase wkrun ran never is: its total is its directions'.
+    pub fn split_unknown(&self) -> bool {
+        self.total.ops > 0 && Direction::ALL.iter().all(|&d| self.dir(d).ops == 0)
     }
 }
 

@@ -935,6 +935,16 @@ fn a_file_in_memory_is_flagged_and_direct_io_on_ramfs_refused_before_anything_is
         want,
         "results.json"
     );
+    // Trial 22 F6: compare of two runs on it says what the run says, RAM, not a drive (it said a file
+    // system and page cache).
+    let (code, _, err) = code_out_err(&wkrun(d, &[&args[..], &["-q", "-o", "again"]].concat()));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = code_out_err(&wkrun(d, &["compare", "out", "again"]));
+    assert_eq!(code, 0, "{err}");
+    let said = format!(
+        ": on tmpfs, a file system in memory ({shown}): its reads and writes are copies to and from the host's RAM, so these numbers describe RAM, not a drive, so the changes and the composite may be noise, differing from run to run"
+    );
+    assert!(format!("{out}{err}").contains(&said), "{out}{err}");
     drop(tmpfs);
 
     let ramfs = match Mount::new(d.join("ramfs"), &["-t", "ramfs", "ramfs"]) {
