@@ -1608,6 +1608,9 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
         "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))
     ));
+    for w in &merged.unreached {
+        err_out(&format!("warning: {w}\n"));
+    }
     for p in &merged.results.phases {
         for w in p.warnings.iter().filter(|w| {
             [

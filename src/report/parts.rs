@@ -307,7 +307,7 @@ mod tests {
         let host = |i: usize, trims: u64| HostPhase {
             host: i,
             rank: None,
-            started_at: "2026-01-01T00:00:00.000Z".into(),
+            started_at: Some("2026-01-01T00:00:00.000Z".into()),
             series_t0_unix_ns: None,
             duration_s: 2.0,
             completed: true,
@@ -346,7 +346,7 @@ mod tests {
         let host = |i: usize, writes: u64, secs: f64| HostPhase {
             host: i,
             rank: Some(i as u32),
-            started_at: "2026-01-01T00:00:00.000Z".into(),
+            started_at: Some("2026-01-01T00:00:00.000Z".into()),
             series_t0_unix_ns: None,
             duration_s: secs,
             completed: true,

@@ -151,8 +151,11 @@ pub struct HostPhase {
     /// The host's rank, when recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u32>,
-    /// When the phase started on the host, RFC 3339 UTC.
-    pub started_at: String,
+    /// When the phase started on the host, RFC 3339 UTC; absent when the host never began it (its run
+    /// ended before this phase: interrupted or failed sooner, or stopped during `--start-at`'s wait): such
+    /// a part counts nothing, lies at no time and did not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
     /// t = 0 of the host's series, ns since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_t0_unix_ns: Option<u64>,
@@ -181,6 +184,13 @@ impl HostPhase {
     pub fn unmeasured(&self) -> bool {
         let ops = [Some(&self.read), Some(&self.write), self.trim.as_ref()];
         !self.completed && ops.into_iter().flatten().all(|s| s.ops == 0)
+    }
+
+    /// Whether the host began the phase at all (it has a `started_at`): a part that did not is one whose
+    /// host's run ended before the phase, which [`HostPhase::unmeasured`] counts among those that measured
+    /// nothing.
+    pub fn began(&self) -> bool {
+        self.started_at.is_some()
     }
 }
 

@@ -714,11 +714,13 @@ impl PhaseResult {
     }
 
     /// The bytes of the span the phase's writes are measured against (the report's span-written-once
-    /// line): its `params.span_bytes`; in a merged phase, the hosts' spans added (`hosts[].span_bytes`, when
-    /// every host has one).
+    /// line): its `params.span_bytes`; in a merged phase, the spans of the hosts that began it added
+    /// (`hosts[].span_bytes`, when every one of them has one: a host that never began the phase wrote none
+    /// of its span).
     pub fn span_written_against(&self) -> u64 {
         self.hosts
             .iter()
+            .filter(|h| h.began())
             .map(|h| h.span_bytes)
             .sum::<Option<u64>>()
             .filter(|_| !self.hosts.is_empty())

@@ -121,7 +121,7 @@ fn times(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
             ),
         );
     }
-    let earliest = p.hosts.iter().map(|h| h.started_at.as_str()).min();
+    let earliest = p.hosts.iter().filter_map(|h| h.started_at.as_deref()).min();
     if let Some(e) = earliest.filter(|&e| e != p.started_at) {
         say(
             "started_at".into(),

@@ -221,7 +221,7 @@ pub fn phase<'a>(
     for (h, host) in p.hosts.iter().enumerate() {
         time(
             &at(&format!("hosts[{h}].started_at")),
-            Some(&host.started_at),
+            host.started_at.as_deref(),
             out,
         );
     }

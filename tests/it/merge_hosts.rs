@@ -218,3 +218,156 @@ fn forged_host_fields_of_a_merge_are_held_to_the_hosts() {
         "{err}"
     );
 }
+
+/// Two workloads on the `null` engine, 0.2 s each.
+const TWO: &str = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"null\"\npattern = \"random\"\n\
+                   block_size = \"4KiB\"\nread_percent = 50\nduration = \"200ms\"\n\
+                   [[phase]]\nname = \"r\"\nkind = \"workload\"\nengine = \"null\"\npattern = \"random\"\n\
+                   block_size = \"4KiB\"\nread_percent = 100\nduration = \"200ms\"\n";
+
+/// Runs `s.toml` in `d` on the 64 MiB `target` into `out` as rank `rank`, to its end.
+fn run_ranked(d: &Path, target: &str, out: &str, rank: &str) {
+    sparse_file(&d.join(target), 64 << 20);
+    let args = ["s.toml", "--target", target, "-o", out, "--rank", rank];
+    let (code, _, err) = code_out_err(&wkrun(d, &args));
+    assert_eq!(code, 0, "{err}");
+}
+
+/// Runs `s.toml` in `d` on the 64 MiB `target` into `out` as rank `rank`, asked to start in 60 s, and
+/// stops it with SIGINT during the wait (once its results.json says the wait began): exit 130, its
+/// results interrupted with no phase.
+fn interrupted_in_wait(d: &Path, target: &str, out: &str, rank: &str) {
+    sparse_file(&d.join(target), 64 << 20);
+    let args = ["s.toml", "--target", target, "-o", out, "--rank", rank];
+    let mut child = Command::new(wkrun_bin())
+        .args(args)
+        .args(["--start-at", "+60", "-q"])
+        .current_dir(d)
+        .spawn()
+        .expect("start wkrun");
+    let results = d.join(out).join("results.json");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !results.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill takes a pid and a signal number; the child is ours and has not been reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    assert_eq!(child.wait().expect("wait").code(), Some(130));
+}
+
+/// The warning the merge gives a phase that rank 2 never began, of 3 hosts.
+const RANK_2_NEVER_BEGAN: &str = "not every host measured this phase: rank 2 never began it (its run ended before this phase began: its status in cluster.hosts says how), so the merged figures are those of 2 of the 3 hosts, not the 3 together";
+
+/// Trial 22 M1: rank 2 stopped by SIGINT during `--start-at`'s wait (its results: interrupted, no phase)
+/// beside ranks 0 and 1 that ran both phases. The merge keeps both phases, each the two ranks' ops added
+/// and rank 2's part blank; each is warned of and marked `2 of 3 hosts measured`; the merge is
+/// interrupted and its stderr names rank 2 with its own status. `validate` accepts it, holding it to the
+/// three hosts' results, and requires the warning. Before, the merge held 0 phases, silently.
+#[test]
+fn a_host_stopped_in_the_wait_for_its_start_keeps_the_others_phases() {
+    let dir = tempdir();
+    let d = dir.path();
+    write_file(d, "s.toml", &spec_text("two", TWO));
+    run_ranked(d, "a.img", "a", "0");
+    run_ranked(d, "b.img", "b", "1");
+    interrupted_in_wait(d, "c.img", "c", "2");
+    let c = json(&d.join("c/results.json"));
+    assert_eq!(
+        (c["status"].as_str(), c["phases"].as_array().map(Vec::len)),
+        (Some("interrupted"), Some(0))
+    );
+    let (code, out, err) = code_out_err(&wkrun(d, &["merge", "c", "a", "b", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let (a, b) = (
+        json(&d.join("a/results.json")),
+        json(&d.join("b/results.json")),
+    );
+    let (merged, m) = strict_results(&d.join("m"));
+    assert_eq!(
+        (merged.phases.len(), m["status"].as_str()),
+        (2, Some("interrupted"))
+    );
+    let ops = |v: &Value, i: usize, k: &str| v["phases"][i][k]["ops"].as_u64().expect("ops");
+    for i in 0..2 {
+        let p = &m["phases"][i];
+        for k in ["read", "write", "total"] {
+            assert_eq!(
+                ops(&m, i, k),
+                ops(&a, i, k) + ops(&b, i, k),
+                "phase {i} {k}"
+            );
+        }
+        assert!(ops(&m, i, "total") > 0);
+        let blank = &p["hosts"][2];
+        assert_eq!(
+            (
+                blank.get("started_at"),
+                &blank["duration_s"],
+                &blank["completed"]
+            ),
+            (None, &Value::from(0.0), &Value::from(false))
+        );
+        assert_eq!(
+            (
+                blank["read"]["ops"].as_u64(),
+                blank["write"]["ops"].as_u64()
+            ),
+            (Some(0), Some(0))
+        );
+        assert_eq!(p["completed"], false);
+        assert_eq!(p["warnings"][0], RANK_2_NEVER_BEGAN);
+    }
+    // Ranks 0 and 1 ran one after the other: that warning comes too, and is not this test's.
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.contains("did not run this phase at the same time"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "warning: rank 2 (c/results.json) began none of the 2 merged phases: its run was interrupted by SIGINT before phase 0 \"w\" began".to_string(),
+            format!("warning: phase 0 \"w\": {RANK_2_NEVER_BEGAN}"),
+            format!("warning: phase 1 \"r\": {RANK_2_NEVER_BEGAN}"),
+        ]
+    );
+    let totals: Vec<&str> = out.lines().filter(|l| l.starts_with("  phase ")).collect();
+    assert_eq!(totals.len(), 2, "{out}");
+    for (i, p) in merged.phases.iter().enumerate() {
+        assert_eq!(
+            totals[i],
+            format!(
+                "  phase {i} \"{}\": interrupted: {} (2 of 3 hosts measured)",
+                p.name,
+                p.totals_text()
+            )
+        );
+    }
+    let (code, out, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "m: ok (results, interrupted, 2 phases, 2 series CSVs, 3 hosts' results)\n"
+        ),
+        "{err}"
+    );
+    let mut forged = m.clone();
+    forged["phases"][1]["warnings"]
+        .as_array_mut()
+        .expect("warnings")
+        .remove(0);
+    write_file(d, "m/results.json", &forged.to_string());
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(code, 2);
+    // The warning in its place is the one after it (the runs' times), if any, else none.
+    assert!(
+        err.starts_with("error: m/results.json: phase 1 \"r\": warnings: "),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            " where the merge derives from its hosts' times and counts (hosts[].series_t0_unix_ns, duration_s, completed, ops) {RANK_2_NEVER_BEGAN:?}: a merged phase keeps the warnings its hosts' parts give\n"
+        )),
+        "{err}"
+    );
+}

@@ -30,7 +30,7 @@ pub fn against_targets(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) 
     let Some((_, first)) = theirs.first() else {
         return Vec::new();
     };
-    // As `merge::common_phases`: the first target's phases that every target has, by index.
+    // As `merge::merged_phases` of targets: the first target's phases that every target has, by index.
     let at = |t: &Results, i: usize| t.phases.binary_search_by_key(&i, |q| q.index).ok();
     let common: Vec<usize> = (first.phases.iter().map(|p| p.index))
         .filter(|&i| theirs.iter().all(|(_, t)| at(t, i).is_some()))
@@ -249,7 +249,10 @@ pub fn against_host(file: &Path, r: &Results, k: usize, run: &RunData) -> Vec<St
     for (i, p) in r.phases.iter().enumerate() {
         let Some(part) = p.hosts.get(k) else { continue };
         let at = format!("phases[{i}].hosts[{k}]");
-        let Some(q) = run.results.phases.iter().find(|q| q.index == p.index) else {
+        let q = run.results.phases.iter().find(|q| q.index == p.index);
+        // A part that began the phase is its host's phase; one that did not, the blank of a run that ended
+        // before it (which the host's results, holding no such phase, are).
+        if q.is_none() && part.began() {
             out.push(format!(
                 "{}: {at}: {theirs} holds no phase {} \"{}\": a merged phase's parts are its hosts' phases",
                 file.display(),
@@ -257,7 +260,7 @@ pub fn against_host(file: &Path, r: &Results, k: usize, run: &RunData) -> Vec<St
                 p.name
             ));
             continue;
-        };
+        }
         let made = super::phase::host_part(run, k, q);
         let (a, b) = (
             json(serde_json::to_value(part)),

@@ -21,33 +21,33 @@ use crate::vocab::{Direction, PerDir};
 
 /// The merged log of the phase at position `at[h]` of each run `h` (`parts[h]`), its rows on the grid of
 /// `rows` (the merged series, whose percentile columns it sets), and the folds met ([`Folds`]); `None` when
-/// a host has no log (results of a version before logs, or a phase without a series): the merged rows then
-/// have no percentiles.
+/// a host that began the phase has no log (results of a version before logs, or a phase without a series):
+/// the merged rows then have no percentiles. A run that ended before the phase (`at[h]` is `None`) has
+/// no rows and needs no log.
 ///
 /// # Errors
 /// A log that cannot be read, or does not hold a histogram for each of its host's rows.
 pub fn merge(
     runs: &[RunData],
-    (at, parts): (&[usize], &[&PhaseResult]),
+    (at, parts): (&[Option<usize>], &[&PhaseResult]),
     shift: impl Fn(usize) -> u64,
     interval_ns: u64,
     rows: &mut [SeriesRow],
 ) -> Result<Option<(Vec<u8>, Folds)>, String> {
     let mut hosts = Vec::with_capacity(runs.len());
     for (h, p) in parts.iter().enumerate() {
-        let Some(name) = &p.hist_log else {
-            return Ok(None);
+        let dir = runs[h].file.parent().unwrap_or(std::path::Path::new("."));
+        let (path, reader) = match (at[h], &p.hist_log) {
+            (None, _) => (dir.to_path_buf(), None),
+            (Some(_), None) => return Ok(None),
+            // Read a line at a time, each within a bound; never through a link, from a FIFO or a device.
+            (Some(_), Some(name)) => {
+                let path = dir.join(name);
+                let reader = open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                (path, Some(reader))
+            }
         };
-        let path = runs[h]
-            .file
-            .parent()
-            .unwrap_or(std::path::Path::new("."))
-            .join(name);
-        // Read a line at a time, each within a bound; never through a link, from a FIFO or a device.
-        let reader = open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let own = runs[h]
-            .series
-            .get(at[h])
+        let own = (at[h].and_then(|i| runs[h].series.get(i)))
             .and_then(|s| s.as_deref())
             .unwrap_or_default();
         hosts.push(Host {
@@ -101,7 +101,8 @@ pub struct Folds {
 /// One host's log being read beside its series rows.
 struct Host<'a> {
     path: std::path::PathBuf,
-    reader: RowReader<std::io::BufReader<std::fs::File>>,
+    /// `None` for a run that ended before the phase: it has no rows to read histograms for.
+    reader: Option<RowReader<std::io::BufReader<std::fs::File>>>,
     own: &'a [SeriesRow],
     /// Its next row.
     next: usize,
@@ -122,15 +123,17 @@ impl Host<'_> {
         sum: &mut RowHists,
     ) -> Result<(), String> {
         while self.next < self.own.len() && cell(&self.own[self.next]) <= k {
-            let (_, hists) = self
-                .reader
+            let path = self.path.display();
+            let reader =
+                (self.reader.as_mut()).ok_or_else(|| format!("{path}: no histogram log"))?;
+            let (_, hists) = reader
                 .next_row()
                 .map_err(|e| format!("{}: {e}", self.path.display()))?
                 .ok_or_else(|| {
                     format!(
                         "{}: {} histograms, for {} series rows",
                         self.path.display(),
-                        self.reader.rows(),
+                        reader.rows(),
                         self.own.len()
                     )
                 })?;
@@ -271,9 +274,15 @@ mod tests {
             })
             .collect();
         let mut rows = super::super::series::merge_rows(&hosts, 1_000_000_000).unwrap();
-        let (log, folds) = merge(&runs, (&[0, 0], &parts), |_| 0, 1_000_000_000, &mut rows)
-            .unwrap()
-            .unwrap();
+        let (log, folds) = merge(
+            &runs,
+            (&[Some(0), Some(0)], &parts),
+            |_| 0,
+            1_000_000_000,
+            &mut rows,
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(
             folds,
             Folds {

@@ -96,6 +96,9 @@ pub struct Merged {
     pub series: Vec<Option<Vec<SeriesRow>>>,
     /// Per phase (same order), the merged histogram log's text; `None` for a phase without one.
     pub hlogs: Vec<Option<Vec<u8>>>,
+    /// Per run that ended before some merged phase began, a line saying which, how many phases it began and
+    /// why it stopped, by its own status; `wkrun merge` prints each as a warning.
+    pub unreached: Vec<String>,
 }
 
 /// Reads every results file (with its series CSVs) and merges them.
@@ -282,7 +285,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
         }
     }
     let prediction = one_prediction(runs)?;
-    let common = common_phases(runs)?;
+    let common = merged_phases(runs, unit)?;
     let mut phases = Vec::with_capacity(common.len());
     let mut series = Vec::with_capacity(common.len());
     let mut hlogs = Vec::with_capacity(common.len());
@@ -292,6 +295,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
         series.push(s);
         hlogs.push(h);
     }
+    let unreached = unreached(runs, &common, &phases, unit);
     let mut results = envelope(runs, phases, unit);
     results.round_blocks = merged_blocks(runs, &results.phases);
     results.prediction = prediction;
@@ -299,38 +303,80 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
         results,
         series,
         hlogs,
+        unreached,
     })
 }
 
-/// The phases every run has, by index, in order, each as its position in each run's results: a phase that
-/// a run did not reach (it stopped sooner), or skipped (its block of rounds was steady in fewer rounds), is
-/// not merged. A run that completed holds every phase of its spec but those its blocks of rounds skipped, so
-/// one that lacks another phase is not of the same phases (an edited file), and one that completed with no
-/// phase is nothing to merge (a run that failed before its first phase merges as failed, with none).
-fn common_phases(runs: &[RunData]) -> Result<Vec<Vec<usize>>, String> {
-    let Some(first) = runs.first() else {
+/// Per run that ended before some of the merged `phases` began (`at[j][h]` is `None`: it holds no phase
+/// `j`), a line naming it and its results file, how many of the phases it began, the first it did not,
+/// and why, by its own status: `host 2 (h2/results.json) began none of the 1 merged phases: its run was
+/// interrupted by SIGINT before phase 0 "rw" began`.
+fn unreached(
+    runs: &[RunData],
+    at: &[Vec<Option<usize>>],
+    phases: &[crate::results::PhaseResult],
+    unit: Unit,
+) -> Vec<String> {
+    let n = phases.len();
+    (runs.iter().enumerate())
+        .filter_map(|(h, r)| {
+            let first = (at.iter().zip(phases)).find(|(a, _)| a[h].is_none())?.1;
+            let began = at.iter().filter(|a| a[h].is_some()).count();
+            let began = match began {
+                0 => "none".to_string(),
+                k => k.to_string(),
+            };
+            let res = &r.results;
+            let how = match (res.status, &res.signal, &res.error) {
+                (Status::Interrupted, Some(s), _) => format!("was interrupted by {s}"),
+                (Status::Interrupted, None, _) => "was interrupted".to_string(),
+                (Status::Failed, _, Some(e)) => format!("failed ({})", crate::text::escaped(e)),
+                (s, _, _) => format!("ended {}", s.word()),
+            };
+            Some(format!(
+                "{} ({}) began {began} of the {n} merged phases: its run {how} before phase {} \"{}\" began",
+                unit.name(runs, h),
+                r.file.display(),
+                first.index,
+                crate::text::escaped(&first.name)
+            ))
+        })
+        .collect()
+}
+
+/// Whether run `r` skipped phase `i`: its block of rounds was steady in fewer rounds.
+fn skipped(r: &RunData, i: usize) -> bool {
+    let blocks = &r.results.round_blocks;
+    let mut s = blocks.iter().filter_map(|b| b.skipped.as_ref());
+    s.any(|s| (s.first_phase..=s.last_phase).contains(&i))
+}
+
+/// The phases merged, by index, in order, each as its position in each run's results, `None` in a run that
+/// ended before it began (interrupted or failed sooner, or stopped during `--start-at`'s wait: its part
+/// measured nothing, [`phase::merge`]). Hosts: every phase some run holds, but one that a run skipped (its
+/// block of rounds was steady in fewer rounds); the targets of one run: the phases every target holds. A
+/// run that completed holds every phase of its spec but those its blocks of rounds skipped, so one that
+/// lacks another's phase is not of the same phases (an edited file), nor is a run that lacks a phase it
+/// did not skip but holds a later one; and one that completed with no phase is nothing to merge (a run
+/// that failed before its first phase merges as failed, its parts blank).
+fn merged_phases(runs: &[RunData], unit: Unit) -> Result<Vec<Vec<Option<usize>>>, String> {
+    if runs.is_empty() {
         return Err("nothing to merge".into());
-    };
-    for a in runs
-        .iter()
-        .filter(|r| r.results.status == Status::Completed)
-    {
-        let skipped = |i: usize| {
-            let blocks = &a.results.round_blocks;
-            let s = blocks.iter().filter_map(|b| b.skipped.as_ref());
-            s.into_iter()
-                .any(|s| (s.first_phase..=s.last_phase).contains(&i))
+    }
+    let at = |r: &RunData, i: usize| (r.results.phases.binary_search_by_key(&i, |q| q.index)).ok();
+    let mut all: Vec<usize> = (runs.iter())
+        .flat_map(|r| r.results.phases.iter().map(|p| p.index))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    for a in runs {
+        let lacks = all.iter().find(|&&i| at(a, i).is_none() && !skipped(a, i));
+        let Some(&i) = lacks else { continue };
+        let Some(b) = runs.iter().find(|b| at(b, i).is_some()) else {
+            continue;
         };
-        let has = |i: usize| {
-            a.results
-                .phases
-                .binary_search_by_key(&i, |q| q.index)
-                .is_ok()
-        };
-        if let Some(b) = runs.iter().find(|b| {
-            let idx = b.results.phases.iter().map(|p| p.index);
-            idx.into_iter().any(|i| !has(i) && !skipped(i))
-        }) {
+        let later = a.results.phases.iter().find(|p| p.index > i);
+        if a.results.status == Status::Completed {
             let n = a.results.phases.len();
             return Err(format!(
                 "{} completed with {n} phase{} and {} holds {}: a run that completed holds every phase of its spec; merge results of the same phases",
@@ -340,27 +386,33 @@ fn common_phases(runs: &[RunData]) -> Result<Vec<Vec<usize>>, String> {
                 b.results.phases.len()
             ));
         }
+        if let Some(p) = later {
+            return Err(format!(
+                "{} holds phase {} \"{}\" but not phase {i}, which {} holds: a run's phases are those of its spec in order, each begun after the one before; merge results of the same phases",
+                a.file.display(),
+                p.index,
+                crate::text::escaped(&p.name),
+                b.file.display()
+            ));
+        }
     }
-    let common: Vec<Vec<usize>> = first
-        .results
-        .phases
-        .iter()
-        .filter_map(|p| {
-            runs.iter()
-                .map(|r| {
-                    let phases = &r.results.phases;
-                    phases.binary_search_by_key(&p.index, |q| q.index).ok()
-                })
-                .collect()
+    let merged: Vec<Vec<Option<usize>>> = (all.into_iter())
+        .filter_map(|i| {
+            let a: Vec<Option<usize>> = runs.iter().map(|r| at(r, i)).collect();
+            let keep = match unit {
+                Unit::Target => a.iter().all(Option::is_some),
+                Unit::Host => (runs.iter().zip(&a)).all(|(r, x)| x.is_some() || !skipped(r, i)),
+            };
+            keep.then_some(a)
         })
         .collect();
     let empty = |r: &&RunData| r.results.phases.is_empty() && r.results.status == Status::Completed;
     match runs.iter().find(empty) {
-        Some(r) if common.is_empty() => Err(format!(
+        Some(r) if merged.is_empty() => Err(format!(
             "{} holds no phase: nothing to merge",
             r.file.display()
         )),
-        _ => Ok(common),
+        _ => Ok(merged),
     }
 }
 
@@ -716,6 +768,7 @@ mod totals_tests {
             results: r,
             series: vec![None, None, None],
             hlogs: vec![None, None, None],
+            unreached: Vec::new(),
         };
         assert_eq!(
             totals_lines(&m, "[all 3 targets] "),
@@ -727,6 +780,216 @@ mod totals_tests {
         assert_eq!(
             summary_line(&m, Path::new("m/results.json")),
             "merged 0 hosts, 3 phases: m/results.json\n  phase 1 \"fill\": 0 reads, 3072 writes in 2.00 s: 1536 IOPS, 1610.6 MB/s\n  phase 2 \"mix\": 70000 reads, 30001 writes in 4.00 s: 25000 IOPS, 102.4 MB/s (read 17500 IOPS, 71.7 MB/s; write 7500 IOPS, 30.7 MB/s)"
+        );
+    }
+}
+
+#[cfg(test)]
+mod phases_tests {
+    use super::{Merged, Unit, merge_runs, merged_phases, totals_lines};
+    use crate::report::runs::RunData;
+    use crate::report::testing::{phase, run};
+    use crate::results::{DirStats, HostPhase, Status};
+
+    /// A run (its folder `label`) of the phases `done` (name, reads), each completed, then, unless it
+    /// completed, `cut` (name, reads): the phase it stopped in; `status` and `why` (its signal, or its
+    /// error when it failed) as its results say.
+    fn of(label: &str, done: &[(&str, u64)], cut: Option<(&str, u64)>, status: Status) -> RunData {
+        let mut phases = Vec::new();
+        for (i, &(name, reads)) in done.iter().chain(&cut).enumerate() {
+            let mut p = phase(name, i);
+            p.read = DirStats::new(reads, reads * 4096, 1.0, None);
+            p.total = p.read.clone();
+            p.completed = i < done.len();
+            phases.push((p, None));
+        }
+        let mut r = run(label, "sim:a", phases);
+        r.results.status = status;
+        match status {
+            Status::Interrupted => r.results.signal = Some("SIGINT".into()),
+            Status::Failed => r.results.error = Some("cannot write w/02-c.csv: disk full".into()),
+            _ => {}
+        }
+        r
+    }
+
+    /// A merged phase's name, completion, reads and parts' (began, completed, reads).
+    type Shape = (String, bool, u64, Vec<(bool, bool, u64)>);
+
+    /// The merged phases' shapes.
+    fn shape(m: &Merged) -> Vec<Shape> {
+        let part = |h: &HostPhase| (h.began(), h.completed, h.read.ops);
+        (m.results.phases.iter())
+            .map(|p| {
+                let parts = p.hosts.iter().map(part).collect();
+                (p.name.clone(), p.completed, p.read.ops, parts)
+            })
+            .collect()
+    }
+
+    /// The merged phases' first warnings.
+    fn firsts(m: &Merged) -> Vec<Option<&str>> {
+        (m.results.phases.iter())
+            .map(|p| p.warnings.first().map(String::as_str))
+            .collect()
+    }
+
+    /// Trial 22 M1: a host stopped during `--start-at`'s wait (no phase, interrupted) beside two that ran
+    /// both phases: both phases are merged, the others' reads added (100 + 300, 200 + 400), the stopped
+    /// host's part blank (began nothing, completed nothing), each phase warned of and marked `2 of 3
+    /// hosts measured`, the merge interrupted, and the host named with its own status. Before, the merge
+    /// kept the phases every host had: none, silently.
+    #[test]
+    fn a_host_that_began_no_phase_keeps_the_others_phases() {
+        let runs = [
+            of("a", &[("a", 100), ("b", 200)], None, Status::Completed),
+            of("b", &[("a", 300), ("b", 400)], None, Status::Completed),
+            of("c", &[], None, Status::Interrupted),
+        ];
+        assert_eq!(
+            merged_phases(&runs, Unit::Host),
+            Ok(vec![
+                vec![Some(0), Some(0), None],
+                vec![Some(1), Some(1), None]
+            ])
+        );
+        // The targets of one run: the phases every one holds.
+        assert_eq!(merged_phases(&runs, Unit::Target), Ok(vec![]));
+        let m = merge_runs(&runs, Unit::Host).expect("merge");
+        let parts = |r: u64| {
+            vec![
+                (true, true, 100 + r),
+                (true, true, 300 + r),
+                (false, false, 0),
+            ]
+        };
+        assert_eq!(
+            shape(&m),
+            [
+                ("a".to_string(), false, 400, parts(0)),
+                ("b".to_string(), false, 600, parts(100)),
+            ]
+        );
+        let warning = "not every host measured this phase: host 2 never began it (its run ended before this phase began: its status in cluster.hosts says how), so the merged figures are those of 2 of the 3 hosts, not the 3 together";
+        assert_eq!(firsts(&m), [Some(warning), Some(warning)]);
+        assert_eq!(
+            (m.results.status, m.results.signal.as_deref()),
+            (Status::Interrupted, Some("SIGINT"))
+        );
+        assert_eq!(
+            m.unreached,
+            [
+                "host 2 (c/results.json) began none of the 2 merged phases: its run was interrupted by SIGINT before phase 0 \"a\" began"
+            ]
+        );
+        let marks: Vec<bool> = (totals_lines(&m, "").iter())
+            .map(|l| l.contains(": interrupted: ") && l.ends_with(" (2 of 3 hosts measured)"))
+            .collect();
+        assert_eq!(marks, [true, true]);
+    }
+
+    /// Trial 22 M2: a host interrupted in phase 1 of 3 (after 50 reads), beside one that completed: all
+    /// 3 phases merged; phase 1 not completed but measured by both (no mark, its 50 reads added), phase 2
+    /// began by one only (`1 of 2 hosts measured`, warned); a host that failed there instead makes the
+    /// merge failed, its error named.
+    #[test]
+    fn a_host_stopped_in_phase_1_of_3_is_blank_in_phase_2() {
+        let three = [("x", 10), ("y", 20), ("z", 30)];
+        for (status, how) in [
+            (Status::Interrupted, "was interrupted by SIGINT"),
+            (
+                Status::Failed,
+                "failed (cannot write w/02-c.csv: disk full)",
+            ),
+        ] {
+            let runs = [
+                of("a", &three, None, Status::Completed),
+                of("b", &three[..1], Some(("y", 50)), status),
+            ];
+            let m = merge_runs(&runs, Unit::Host).expect("merge");
+            let done = |r| (true, true, r);
+            assert_eq!(
+                shape(&m),
+                [
+                    ("x".to_string(), true, 20, vec![done(10), done(10)]),
+                    (
+                        "y".to_string(),
+                        false,
+                        70,
+                        vec![done(20), (true, false, 50)]
+                    ),
+                    (
+                        "z".to_string(),
+                        false,
+                        30,
+                        vec![done(30), (false, false, 0)]
+                    ),
+                ]
+            );
+            let warning = "not every host measured this phase: host 1 never began it (its run ended before this phase began: its status in cluster.hosts says how), so the merged figures are those of 1 of the 2 hosts, not the 2 together";
+            assert_eq!(firsts(&m), [None, None, Some(warning)]);
+            assert_eq!(m.results.status, status);
+            assert_eq!(
+                m.unreached,
+                [format!(
+                    "host 1 (b/results.json) began 2 of the 3 merged phases: its run {how} before phase 2 \"z\" began"
+                )]
+            );
+            let word = status.word();
+            let marks: Vec<(bool, bool)> = (totals_lines(&m, "").iter())
+                .map(|l| {
+                    (
+                        l.contains(&format!(": {word}: ")),
+                        l.ends_with("(1 of 2 hosts measured)"),
+                    )
+                })
+                .collect();
+            assert_eq!(marks, [(false, false), (true, false), (true, true)]);
+        }
+        let failed = of("b", &three[..1], Some(("y", 50)), Status::Failed);
+        let m = merge_runs(
+            &[of("a", &three, None, Status::Completed), failed],
+            Unit::Host,
+        );
+        assert_eq!(
+            m.expect("merge").results.error.as_deref(),
+            Some("host 1: cannot write w/02-c.csv: disk full")
+        );
+    }
+
+    /// Runs whose phases cannot be of one plan are refused, naming the file and the first difference: a
+    /// phase of another name at the same index, and a run that lacks a phase another holds but holds a
+    /// later one.
+    #[test]
+    fn phases_of_different_plans_are_refused() {
+        let a = of(
+            "a",
+            &[("x", 1), ("y", 1), ("z", 1)],
+            None,
+            Status::Completed,
+        );
+        let renamed = of("b", &[("x", 1), ("q", 1)], None, Status::Interrupted);
+        assert_eq!(
+            merge_runs(&[a.clone(), renamed], Unit::Host)
+                .err()
+                .as_deref(),
+            Some(
+                "phase 1 is \"y\" (workload) in a/results.json but \"q\" (workload) in b/results.json: merge runs of the same spec"
+            )
+        );
+        let mut gap = of(
+            "b",
+            &[("x", 1), ("y", 1), ("z", 1)],
+            None,
+            Status::Interrupted,
+        );
+        gap.results.phases.remove(1);
+        gap.series.remove(1);
+        assert_eq!(
+            merge_runs(&[a, gap], Unit::Host).err().as_deref(),
+            Some(
+                "b/results.json holds phase 2 \"z\" but not phase 1, which a/results.json holds: a run's phases are those of its spec in order, each begun after the one before; merge results of the same phases"
+            )
         );
     }
 }

@@ -18,17 +18,24 @@ use std::collections::BTreeMap;
 pub type MergedPhase = (PhaseResult, Option<Vec<SeriesRow>>, Option<Vec<u8>>);
 
 /// One phase of every run merged, with its merged series: the phase at position `at[h]` of run `h`'s
-/// results (the same phase index in every run).
+/// results (the same phase index in every run that has it); `None` for a run that ended before the phase
+/// began, whose part is a blank one ([`blank`]): it counts nothing and lies at no time.
 ///
 /// # Errors
 /// Phases that differ by name or kind, or a host whose histogram does not hold its latencies.
-pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<MergedPhase, String> {
-    let parts: Vec<&PhaseResult> = runs
-        .iter()
-        .zip(at)
-        .map(|(r, &i)| &r.results.phases[i])
+pub fn merge(
+    runs: &[RunData],
+    at: &[Option<usize>],
+    unit: super::Unit,
+) -> Result<MergedPhase, String> {
+    let Some(first) = (runs.iter().zip(at)).find_map(|(r, &i)| Some(&r.results.phases[i?])) else {
+        return Err("no run holds this phase: nothing to merge".into());
+    };
+    let none = blank(first);
+    let parts: Vec<&PhaseResult> = (runs.iter().zip(at))
+        .map(|(r, &i)| i.map_or(&none, |i| &r.results.phases[i]))
         .collect();
-    let p0 = parts[0];
+    let p0 = first;
     let i = p0.index;
     for (r, p) in runs.iter().zip(&parts) {
         if p.name != p0.name || p.kind != p0.kind {
@@ -61,9 +68,9 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     };
     let total = total(&parts, duration_s).map_err(|(h, e)| named(h, e))?;
     let mut m = p0.clone();
-    m.started_at = parts
-        .iter()
-        .map(|p| p.started_at.clone())
+    m.started_at = (parts.iter().zip(at))
+        .filter(|(_, i)| i.is_some())
+        .map(|(p, _)| p.started_at.clone())
         .min()
         .unwrap_or_default();
     m.measured_started_at = None;
@@ -96,7 +103,7 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
     // or two targets on one device, do not add up to a device.
     (m.kernel, m.counters_csv, m.health) = (None, None, None);
     m.workers.clear();
-    m.hosts = host_parts(runs, &parts);
+    m.hosts = host_parts(runs, at);
     // First: what the merged figures cover and what the merged rates mean, before the hosts' own words.
     let names: Vec<String> = (0..runs.len()).map(|h| unit.name(runs, h)).collect();
     m.warnings = derived_warnings(unit, &names, &m.hosts);
@@ -121,12 +128,36 @@ pub fn merge(runs: &[RunData], at: &[usize], unit: super::Unit) -> Result<Merged
         .map(|_| crate::results::hlog::file_name(m.index, &m.name));
     // The hosts' traces stay in their folders.
     m.trace = None;
-    judge(&parts, series.as_deref(), &mut m)
+    let began: Vec<&PhaseResult> = (parts.iter().zip(at))
+        .filter(|(_, i)| i.is_some())
+        .map(|(p, _)| *p)
+        .collect();
+    judge(&began, series.as_deref(), &mut m)
         .map_err(|e| format!("phase {i} \"{}\": {e}", p0.name))?;
     Ok((m, series, hlog))
 }
 
 pub use crate::results::Span;
+
+/// The part of a run that ended before phase `p` began (interrupted or failed sooner, or stopped during
+/// `--start-at`'s wait): `p`'s name, kind and parameters (the phases merged are held to them), and nothing
+/// else: no I/O, no latency, no series, no time, not completed, no warning; its CPU time 0 where `p` has
+/// one (the host spent none on it).
+fn blank(p: &PhaseResult) -> PhaseResult {
+    let mut b = p.clone();
+    (b.read, b.write, b.total) = (DirStats::zero(), DirStats::zero(), DirStats::zero());
+    b.trim = p.trim.as_ref().map(|_| DirStats::zero());
+    b.read_share = None;
+    (b.series_t0_unix_ns, b.duration_s, b.completed) = (None, 0.0, false);
+    (b.latency_histograms, b.sync, b.errors) = (None, None, None);
+    b.ops_by_size.clear();
+    b.erased_bytes = None;
+    b.cpu = p.cpu.as_ref().map(|_| CpuResult::new((0, 0), 0, 0));
+    (b.series_csv, b.hist_log, b.trace) = (None, None, None);
+    (b.steady_state, b.aggregates, b.derived) = (None, None, None);
+    b.warnings.clear();
+    b
+}
 
 /// The span of the parts `parts` of a merged phase ([`crate::results::span`] of their series starts and
 /// durations): what [`merge`] makes the merged phase's duration and start of, and what `wkrun validate`
@@ -159,7 +190,7 @@ fn cpu(parts: &[&PhaseResult], unit: super::Unit, ios: u64, duration_s: f64) -> 
 /// without a series.
 fn merged_series(
     runs: &[RunData],
-    at: &[usize],
+    at: &[Option<usize>],
     p0: &PhaseResult,
     shift: impl Fn(usize) -> u64,
 ) -> Result<Option<Vec<SeriesRow>>, String> {
@@ -171,9 +202,7 @@ fn merged_series(
         .enumerate()
         .map(|(h, r)| HostSeries {
             shift_ns: shift(h),
-            rows: r
-                .series
-                .get(at[h])
+            rows: (at[h].and_then(|i| r.series.get(i)))
                 .and_then(|s| s.as_deref())
                 .unwrap_or_default(),
         })
@@ -222,19 +251,36 @@ fn judge(
     Ok(())
 }
 
-/// Each host's part of the phase.
-fn host_parts(runs: &[RunData], parts: &[&PhaseResult]) -> Vec<HostPhase> {
-    (parts.iter().enumerate())
-        .map(|(h, p)| host_part(&runs[h], h, p))
+/// Each host's part of the phase at position `at[h]` of run `h` (`None`: the run ended before it).
+fn host_parts(runs: &[RunData], at: &[Option<usize>]) -> Vec<HostPhase> {
+    (runs.iter().zip(at).enumerate())
+        .map(|(h, (r, &i))| host_part(r, h, i.map(|i| &r.results.phases[i])))
         .collect()
 }
 
-/// The part of host `h` (the run `run`) in a merged phase: its phase `p`'s times and figures.
-pub(super) fn host_part(run: &RunData, h: usize, p: &PhaseResult) -> HostPhase {
+/// The part of host `h` (the run `run`) in a merged phase: its phase `p`'s times and figures; for a run that
+/// ended before the phase began (`p` is `None`), a part that began nothing: no start, no series start,
+/// no time, not completed, no span and no I/O ([`HostPhase::began`]).
+pub(super) fn host_part(run: &RunData, h: usize, p: Option<&PhaseResult>) -> HostPhase {
+    let rank = run.results.launch.as_ref().and_then(|l| l.rank);
+    let Some(p) = p else {
+        return HostPhase {
+            host: h,
+            rank,
+            started_at: None,
+            series_t0_unix_ns: None,
+            duration_s: 0.0,
+            completed: false,
+            span_bytes: None,
+            read: DirStats::zero(),
+            write: DirStats::zero(),
+            trim: None,
+        };
+    };
     HostPhase {
         host: h,
-        rank: run.results.launch.as_ref().and_then(|l| l.rank),
-        started_at: p.started_at.clone(),
+        rank,
+        started_at: Some(p.started_at.clone()),
         series_t0_unix_ns: p.series_t0_unix_ns,
         duration_s: p.duration_s,
         completed: p.completed,
@@ -455,35 +501,54 @@ pub fn derived_warnings(unit: super::Unit, names: &[String], hosts: &[HostPhase]
         .collect();
     let s = crate::results::span(&times);
     let durations: Vec<f64> = hosts.iter().map(|h| h.duration_s).collect();
-    let none: Vec<usize> = (hosts.iter().enumerate())
-        .filter(|(_, h)| h.unmeasured())
-        .map(|(k, _)| k)
-        .collect();
-    let unmeasured = unmeasured_warning(unit, names, &none);
+    let unmeasured = unmeasured_warning(unit, names, hosts);
     let apart = apart_warning(unit, names, (&s.shifts, &durations), s.duration_s);
     unmeasured.into_iter().chain(apart).collect()
 }
 
-/// A word on a merged phase that some of its `names.len()` parts measured nothing in, `none` by position
-/// (their runs stopped during its ramp, or failed at its first I/O: [`HostPhase::unmeasured`]): the merged
-/// figures are the others' alone, so they are not the cluster's. Names those parts and how many parts the
-/// figures cover; `None` when every part measured.
-fn unmeasured_warning(unit: super::Unit, names: &[String], none: &[usize]) -> Option<String> {
-    let (first, rest) = none.split_first()?;
-    let who: Vec<&str> = std::iter::once(first)
-        .chain(rest)
-        .map(|&h| names[h].as_str())
-        .collect();
-    let n = names.len();
-    let (its, says) = match rest.is_empty() {
-        true => ("its own warning says", "its run"),
-        false => ("their own warnings say", "their runs"),
+/// A word on a merged phase that some of its parts (`hosts`, named by `names`) measured nothing in
+/// ([`HostPhase::unmeasured`]): the merged figures are the others' alone, so they are not the cluster's.
+/// Names those parts, those that began the phase (their runs stopped during its ramp, or failed at its
+/// first I/O) apart from those that never began it (their runs ended before it: [`HostPhase::began`]),
+/// and how many parts the figures cover; `None` when every part measured.
+fn unmeasured_warning(unit: super::Unit, names: &[String], hosts: &[HostPhase]) -> Option<String> {
+    let group = |began: bool| -> Vec<&str> {
+        (hosts.iter().zip(names))
+            .filter(|(h, _)| h.unmeasured() && h.began() == began)
+            .map(|(_, n)| n.as_str())
+            .collect()
     };
+    let (ramp, never) = (group(true), group(false));
+    let mut said = Vec::new();
+    if !ramp.is_empty() {
+        let (its, says) = match ramp.len() {
+            1 => ("its own warning says", "its run"),
+            _ => ("their own warnings say", "their runs"),
+        };
+        said.push(format!(
+            "{} measured nothing in it ({says} stopped before the measured part began, or failed at its first I/O: {its} why, below)",
+            ramp.join(", ")
+        ));
+    }
+    if !never.is_empty() {
+        let (runs, status) = match never.len() {
+            1 => ("its run", "its status"),
+            _ => ("their runs", "their statuses"),
+        };
+        said.push(format!(
+            "{} never began it ({runs} ended before this phase began: {status} in cluster.hosts says how)",
+            never.join(", ")
+        ));
+    }
+    if said.is_empty() {
+        return None;
+    }
+    let (n, none) = (names.len(), ramp.len() + never.len());
     Some(format!(
-        "{}: {} measured nothing in it ({says} stopped before the measured part began, or failed at its first I/O: {its} why, below), so the merged figures are those of {} of the {n} {}, not the {n} together",
+        "{}: {}, so the merged figures are those of {} of the {n} {}, not the {n} together",
         unit.unmeasured(),
-        who.join(", "),
-        n - none.len(),
+        said.join(", and "),
+        n - none,
         unit.plural()
     ))
 }
@@ -590,7 +655,7 @@ mod tests {
     fn a_bad_histogram_names_its_own_host() {
         let runs = [host("good", 10, 10), host("bad", 10, 5)];
         assert_eq!(
-            merge(&runs, &[0, 0], super::super::Unit::Host).err(),
+            merge(&runs, &[Some(0), Some(0)], super::super::Unit::Host).err(),
             Some(
                 "bad/results.json, phase 0 \"w\": its read latency histogram holds 5 latencies, not the 10 counted"
                     .to_string()
@@ -599,7 +664,7 @@ mod tests {
         assert!(
             merge(
                 &[host("a", 10, 10), host("b", 7, 7)],
-                &[0, 0],
+                &[Some(0), Some(0)],
                 super::super::Unit::Host
             )
             .is_ok()
@@ -641,7 +706,8 @@ mod tests {
     #[test]
     fn flush_latency_merges_from_the_flush_histograms() {
         let flush = |runs: &[crate::report::runs::RunData]| {
-            let (m, _, _) = merge(runs, &[0, 0], super::super::Unit::Host).expect("merge");
+            let (m, _, _) =
+                merge(runs, &[Some(0), Some(0)], super::super::Unit::Host).expect("merge");
             let f = m.sync.and_then(|s| s.flushes).expect("flushes");
             let held = m
                 .latency_histograms
@@ -670,7 +736,7 @@ mod tests {
             flusher("b", 3, 3_000_000, Some(2)),
         ];
         assert_eq!(
-            merge(&bad, &[0, 0], super::super::Unit::Host).err(),
+            merge(&bad, &[Some(0), Some(0)], super::super::Unit::Host).err(),
             Some(
                 "b/results.json, phase 0 \"w\": its flush latency histogram holds 2 latencies, not the 3 flushes counted"
                     .to_string()
@@ -698,19 +764,21 @@ mod tests {
             with("a", 10, (1_000_000, 3_000_000)),
             with("b", 30, (2_000_000, 4_000_000)),
         ];
-        let (m, _, _) = merge(&runs, &[0, 0], super::super::Unit::Host).expect("merge");
+        let (m, _, _) = merge(&runs, &[Some(0), Some(0)], super::super::Unit::Host).expect("merge");
         let c = m.cpu.expect("cpu");
         assert_eq!((c.user_s, c.system_s), (0.003, 0.007));
         // 3 ms and 7 ms over 40 I/Os: 75 µs and 175 µs per I/O.
         assert_eq!((c.user_us_per_io, c.system_us_per_io), (75.0, 175.0));
         assert_eq!((m.kernel, m.counters_csv, m.health), (None, None, None));
-        let (m, _, _) = merge(&runs, &[0, 0], super::super::Unit::Target).expect("merge");
+        let (m, _, _) =
+            merge(&runs, &[Some(0), Some(0)], super::super::Unit::Target).expect("merge");
         let c = m.cpu.expect("cpu");
         assert_eq!((c.user_s, c.system_s), (0.002, 0.004));
         assert_eq!((c.user_us_per_io, c.system_us_per_io), (50.0, 100.0));
         let mut no_cpu = runs.clone();
         no_cpu[1].results.phases[0].cpu = None;
-        let (m, _, _) = merge(&no_cpu, &[0, 0], super::super::Unit::Host).expect("merge");
+        let (m, _, _) =
+            merge(&no_cpu, &[Some(0), Some(0)], super::super::Unit::Host).expect("merge");
         assert_eq!(m.cpu, None);
     }
 }
