@@ -23,6 +23,7 @@ mod fio_bins;
 mod fio_cli;
 mod fio_corpus;
 mod fio_json;
+mod fio_kb_base;
 mod fio_mixsync;
 mod fio_side;
 mod fio_trial;
