@@ -25,6 +25,7 @@ mod fio_corpus;
 mod fio_json;
 mod fio_kb_base;
 mod fio_mixsync;
+mod fio_poisson_sync;
 mod fio_side;
 mod fio_trial;
 mod fio_trimsync;
