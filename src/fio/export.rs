@@ -9,7 +9,7 @@ use crate::fio::mix_rate::MixRate;
 use crate::spec::keys::with_defaults;
 use crate::spec::{
     BlockSize, DataPattern, Engine, LoadedSpec, OnError, One, Pattern, PhaseKind, PhaseSpec,
-    SpecError, SpecErrors,
+    SpecError, SpecErrors, TargetSection,
 };
 use crate::stats::steady::{FioKind, FioMetric, Rule};
 use crate::text::escaped;
@@ -38,13 +38,24 @@ const DEFAULT_SIZE: u64 = crate::target::DEFAULT_TARGET_SIZE;
 /// otherwise than the spec means (a control character, `;`, `#`, `${`, fio's `$ncpus`, white space at
 /// an end, a line too long for fio), located at its key in the spec; no job file then.
 pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
+    export_on(s, None)
+}
+
+/// [`export`] on the targets the command line names (`--target`, `--target-size`, as `wkrun run` takes
+/// them: `cli` replaces the spec's `[target]`), said by their option (`--target`, `--target[1]`) where the
+/// spec's are by their key. The caller checks `cli`'s paths first ([`path_problem`]): errors are located
+/// in the spec.
+///
+/// # Errors
+/// As [`export`].
+pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported, SpecErrors> {
     let mut e = Exported {
         text: String::new(),
         cannot: Vec::new(),
         differs: Vec::new(),
     };
-    let t = s.file.target.as_ref();
-    let files = files_of(t, &mut e);
+    let t = cli.or(s.file.target.as_ref());
+    let files = files_of(t, cli.is_some(), &mut e);
     refuse_unreadable(s, &files)?;
     // `[target] size` is the size of a file wkrun would create; a simulated drive's file has its own.
     let file_size = match files.as_slice() {
@@ -133,7 +144,14 @@ struct FioFile {
 /// The target's files: each path the spec names, wkrun's default file when it names none, and for each
 /// simulated drive (`[target] sim`, a `"sim:..."` entry of `paths`) a file of its capacity
 /// ([`sim_file`]).
-fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<FioFile> {
+/// `cli`: the targets are the command line's, said as `--target` (`--target[1]` of several).
+fn files_of(t: Option<&TargetSection>, cli: bool, e: &mut Exported) -> Vec<FioFile> {
+    let key = |spec: &str, i: Option<usize>| match (cli, i) {
+        (true, None) => "--target".to_string(),
+        (true, Some(i)) => format!("--target[{i}]"),
+        (false, None) => spec.to_string(),
+        (false, Some(i)) => format!("{spec}[{i}]"),
+    };
     let default = |size: Option<crate::units::Size>| {
         vec![FioFile {
             key: "target".into(),
@@ -145,11 +163,11 @@ fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<Fio
         return default(None);
     };
     if let Some(p) = &t.sim {
-        return vec![sim_file("target.sim", p, None, e)];
+        return vec![sim_file(&key("target.sim", None), p, None, e)];
     }
     match (&t.path, &t.paths) {
         (Some(p), _) => vec![FioFile {
-            key: "target.path".into(),
+            key: key("target.path", None),
             path: p.display().to_string(),
             size: None,
         }],
@@ -157,7 +175,7 @@ fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<Fio
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let key = format!("target.paths[{i}]");
+                let key = key("target.paths", Some(i));
                 let path = p.display().to_string();
                 // The spec's rules parsed every `sim:` entry already; one that no longer parses is
                 // left to fio as the file it names.
@@ -242,6 +260,12 @@ fn unreadable(key: &str, v: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// Why fio would open another file than `path` named in a job file's `filename=`, if it would
+/// (the check the spec's own paths get): `wkrun export fio --target PATH` refuses such a path as the spec's.
+pub fn path_problem(path: &str) -> Option<String> {
+    unreadable("filename", &escape(path))
 }
 
 /// Refuses the export when any value fio must read would be read otherwise ([`unreadable`]): the target's

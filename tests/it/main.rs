@@ -22,6 +22,7 @@ mod failedwrites;
 mod fio_bins;
 mod fio_cli;
 mod fio_corpus;
+mod fio_export_target;
 mod fio_json;
 mod fio_kb_base;
 mod fio_mixsync;
