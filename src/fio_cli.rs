@@ -1,10 +1,12 @@
 //! The `import fio` and `export fio` commands: their arguments to library calls ([`wkrun::fio`]), their
 //! output to a file or stdout, their problems to exit code 2 with nothing written.
 
-use crate::{Fail, bad, err_out, stdout_text};
+use crate::{Fail, TargetArgs, bad, err_out, stdout_text};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use wkrun::fio::import::{self, Source};
+use wkrun::spec::{LoadedSpec, TargetSection};
+use wkrun::units::Size;
 
 /// `wkrun import fio FILE... [-o SPEC] [--lossy]` or `wkrun import fio [-o SPEC] [--lossy] -- ARGS...`.
 pub fn cmd_import(
@@ -69,10 +71,11 @@ fn misplaced(args: &[String]) -> String {
     }
 }
 
-/// `wkrun export fio SPEC [-o FILE]`.
-pub fn cmd_export(spec: &Path, output: Option<&Path>) -> Result<(), Fail> {
+/// `wkrun export fio SPEC [--target PATH]... [--target-size SIZE] [-o FILE]`.
+pub fn cmd_export(spec: &Path, output: Option<&Path>, a: &TargetArgs) -> Result<(), Fail> {
     let s = wkrun::spec::load_file(spec).map_err(|e| Fail(e.exit_code(), e.to_string()))?;
-    let e = wkrun::fio::export::export(&s).map_err(|e| {
+    let on = command_targets(&s, a)?;
+    let e = wkrun::fio::export::export_on(&s, on.as_ref()).map_err(|e| {
         Fail(
             e.exit_code(),
             format!("{e}\nnothing was written (fio would read the job file otherwise than the spec means)"),
@@ -85,6 +88,66 @@ pub fn cmd_export(spec: &Path, output: Option<&Path>) -> Result<(), Fail> {
         err_out(&format!("differs: {d}\n"));
     }
     write_out(output, &e.text, "job file")
+}
+
+/// The targets `--target` and `--target-size` give the job file, as `[target]` would (`None`: neither
+/// given), checked as `wkrun plan` checks a run's: a path fio would read otherwise, a simulated drive
+/// beside a real target, a target the spec does not plan on (each exit 2, nothing written). Nothing is
+/// created or written; the plan's notes go to stderr. `--target-size` is the size of a file wkrun (and
+/// fio) would create: for targets that all exist it is left out, as a run ignores it.
+fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<TargetSection>, Fail> {
+    if a.target.is_empty() && a.target_size.is_none() {
+        return Ok(None);
+    }
+    for p in &a.target {
+        if let Some(why) = wkrun::fio::export::path_problem(&p.to_string_lossy()) {
+            let shown = wkrun::text::escaped(&p.to_string_lossy()).into_owned();
+            return Err(bad(format!(
+                "--target {shown}: fio cannot be given this path: {why}\nnothing was written"
+            )));
+        }
+    }
+    let targets = crate::target_list(s, a)?;
+    let several = targets.len() > 1;
+    let mut notes = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        crate::probe_and_plan(s, t.as_deref(), a, &mut notes, several.then_some(i))?;
+    }
+    for n in &notes {
+        err_out(&format!("note: {n}\n"));
+    }
+    let spec = s.file.target.clone();
+    let size = match &a.target_size {
+        Some(t) => Some(Size::parse(t).map_err(|e| bad(format!("--target-size: {e}")))?),
+        None => spec.as_ref().and_then(|t| t.size),
+    };
+    let sim = |p: &Path| {
+        p.to_str()
+            .is_some_and(|t| t.starts_with(wkrun::sim::params::PREFIX))
+    };
+    let made = targets.iter().any(|t| match t {
+        Some(p) => !sim(p) && !p.exists(),
+        None => true,
+    });
+    let mut section = spec.unwrap_or(TargetSection {
+        path: None,
+        paths: None,
+        size: None,
+        sim: None,
+        write_cache: None,
+    });
+    section.size = size.filter(|_| made);
+    match a.target.as_slice() {
+        [] => {}
+        [one] if sim(one) => {
+            let text = one.to_string_lossy();
+            section.sim = Some(wkrun::sim::SimParams::parse_target(&text).map_err(bad)?);
+            (section.path, section.paths) = (None, None);
+        }
+        [one] => (section.path, section.paths, section.sim) = (Some(one.clone()), None, None),
+        many => (section.path, section.paths, section.sim) = (None, Some(many.to_vec()), None),
+    }
+    Ok(Some(section))
 }
 
 /// Writes `text` to `output` (a temporary file beside it, renamed over it: a failed write leaves nothing),

@@ -193,6 +193,10 @@ enum Cmd {
         format: String,
         /// Spec file.
         spec: PathBuf,
+        // The job file's targets (fio's filename=, and filesize= for a file to create), as a run takes
+        // them, checked as `wkrun plan` checks them (nothing is written).
+        #[command(flatten)]
+        target: TargetArgs,
         /// Write the job file here (default: standard output).
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
@@ -558,7 +562,12 @@ fn work() -> ExitCode {
             args,
             ..
         }) => fio_cli::cmd_import(&files, &args, output.as_deref(), lossy),
-        Some(Cmd::Export { spec, output, .. }) => fio_cli::cmd_export(&spec, output.as_deref()),
+        Some(Cmd::Export {
+            spec,
+            output,
+            target,
+            ..
+        }) => fio_cli::cmd_export(&spec, output.as_deref(), &target),
         Some(Cmd::Sim { cmd }) => sim_cli::cmd_sim(cmd),
         Some(Cmd::Schema { which }) => {
             let s = if which == "spec" {

@@ -23,7 +23,7 @@ wkrun sim fit --features FILE [--theory]
 wkrun sim predict RESULTS SPEC [-o DIR] [--phase NAME] [--fitted TARGET] [--set KEY=VALUE]... [-q]
 wkrun import fio JOB... [-o SPEC] [--lossy]
 wkrun import fio [-o SPEC] [--lossy] -- FIO-ARGS...
-wkrun export fio SPEC [-o FILE]
+wkrun export fio SPEC [--target PATH]... [--target-size SIZE] [-o FILE]
 wkrun completions bash|zsh|fish|elvish|powershell
 wkrun man [--dir DIR]
 ";

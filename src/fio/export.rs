@@ -9,7 +9,7 @@ use crate::fio::mix_rate::MixRate;
 use crate::spec::keys::with_defaults;
 use crate::spec::{
     BlockSize, DataPattern, Engine, LoadedSpec, OnError, One, Pattern, PhaseKind, PhaseSpec,
-    SpecError, SpecErrors,
+    SpecError, SpecErrors, TargetSection,
 };
 use crate::stats::steady::{FioKind, FioMetric, Rule};
 use crate::text::escaped;
@@ -38,13 +38,24 @@ const DEFAULT_SIZE: u64 = crate::target::DEFAULT_TARGET_SIZE;
 /// otherwise than the spec means (a control character, `;`, `#`, `${`, fio's `$ncpus`, white space at
 /// an end, a line too long for fio), located at its key in the spec; no job file then.
 pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
+    export_on(s, None)
+}
+
+/// [`export`] on the targets the command line names (`--target`, `--target-size`, as `wkrun run` takes
+/// them: `cli` replaces the spec's `[target]`), said by their option (`--target`, `--target[1]`) where the
+/// spec's are by their key. The caller checks `cli`'s paths first ([`path_problem`]): errors are located
+/// in the spec.
+///
+/// # Errors
+/// As [`export`].
+pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported, SpecErrors> {
     let mut e = Exported {
         text: String::new(),
         cannot: Vec::new(),
         differs: Vec::new(),
     };
-    let t = s.file.target.as_ref();
-    let files = files_of(t, &mut e);
+    let t = cli.or(s.file.target.as_ref());
+    let files = files_of(t, cli.is_some(), &mut e);
     refuse_unreadable(s, &files)?;
     // `[target] size` is the size of a file wkrun would create; a simulated drive's file has its own.
     let file_size = match files.as_slice() {
@@ -133,7 +144,14 @@ struct FioFile {
 /// The target's files: each path the spec names, wkrun's default file when it names none, and for each
 /// simulated drive (`[target] sim`, a `"sim:..."` entry of `paths`) a file of its capacity
 /// ([`sim_file`]).
-fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<FioFile> {
+/// `cli`: the targets are the command line's, said as `--target` (`--target[1]` of several).
+fn files_of(t: Option<&TargetSection>, cli: bool, e: &mut Exported) -> Vec<FioFile> {
+    let key = |spec: &str, i: Option<usize>| match (cli, i) {
+        (true, None) => "--target".to_string(),
+        (true, Some(i)) => format!("--target[{i}]"),
+        (false, None) => spec.to_string(),
+        (false, Some(i)) => format!("{spec}[{i}]"),
+    };
     let default = |size: Option<crate::units::Size>| {
         vec![FioFile {
             key: "target".into(),
@@ -145,11 +163,11 @@ fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<Fio
         return default(None);
     };
     if let Some(p) = &t.sim {
-        return vec![sim_file("target.sim", p, None, e)];
+        return vec![sim_file(&key("target.sim", None), p, None, e)];
     }
     match (&t.path, &t.paths) {
         (Some(p), _) => vec![FioFile {
-            key: "target.path".into(),
+            key: key("target.path", None),
             path: p.display().to_string(),
             size: None,
         }],
@@ -157,7 +175,7 @@ fn files_of(t: Option<&crate::spec::TargetSection>, e: &mut Exported) -> Vec<Fio
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let key = format!("target.paths[{i}]");
+                let key = key("target.paths", Some(i));
                 let path = p.display().to_string();
                 // The spec's rules parsed every `sim:` entry already; one that no longer parses is
                 // left to fio as the file it names.
@@ -242,6 +260,12 @@ fn unreadable(key: &str, v: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// Why fio would open another file than `path` named in a job file's `filename=`, if it would
+/// (the check the spec's own paths get): `wkrun export fio --target PATH` refuses such a path as the spec's.
+pub fn path_problem(path: &str) -> Option<String> {
+    unreadable("filename", &escape(path))
 }
 
 /// Refuses the export when any value fio must read would be read otherwise ([`unreadable`]): the target's
@@ -362,6 +386,10 @@ fn job(p: &PhaseSpec, on: On, e: &mut Exported) -> Option<String> {
         e.cannot.push(what(&format!("its {trim} % trims among reads and writes have no fio job: fio's rw=trim and randtrim trim only, and trimwrite trims each block before writing it")));
         return None;
     }
+    if let Some(why) = poisson_syncs(p) {
+        e.cannot.push(what(&why));
+        return None;
+    }
     if trim == 100 && on == On::Both {
         // Trial 18 F2: an exported randtrim job on a file ended with fio's error 25 after one trim.
         e.differs.push(format!("phase {}: fio trims a block device with any engine but a regular file only with ioengine=falloc (its other engines end with error 25 on a file); this job file has both, so the files' copies of this job need ioengine=falloc", p.name));
@@ -414,6 +442,27 @@ fn job(p: &PhaseSpec, on: On, e: &mut Exported) -> Option<String> {
     rest(p, jobs, &mut say, e);
     flushes(p, (jobs, workers), &mut say, e);
     Some(o)
+}
+
+/// Why fio 3.33 cannot run the phase's rate-capped Poisson arrivals with `fsync` or `fdatasync`, if so.
+/// fio 3.33 takes a sync for a direction of its rate state, past the end of its per-direction arrays
+/// (fixed in fio 3.42), and divides by zero there: the job ends with SIGFPE, fio reporting only its I/Os
+/// before it (`rw=write`, `fsync=1`: 1 write, 1 sync), and exits 0 on psync, 134 on libaio and io_uring.
+/// Measured with fio 3.33 (attack 22 F6, I2): every
+/// run of `rw=write`, `fsync=1`, `rate_iops=100`, `rate_process=poisson` (also with `rate=1m`, on
+/// psync, libaio and io_uring); a mix at times (`rw=randrw`, `bssplit=4k/50:64k/50`, `rate_iops=1024,256`,
+/// `fsync=3`: every run; `bs=4k` and `rate_iops=100`: none of three). Without the cap, the Poisson process
+/// or the syncs, none crashed; no fio option issues the same syncs otherwise, so the phase is left out.
+fn poisson_syncs(p: &PhaseSpec) -> Option<String> {
+    let poisson = p.rate_process == Some(crate::vocab::RateProcess::Poisson);
+    let key = match (p.fsync, p.fdatasync) {
+        (Some(_), _) => "fsync",
+        (None, Some(_)) => "fdatasync",
+        (None, None) => return None,
+    };
+    (poisson && p.rate_iops.is_some()).then(|| format!(
+        "fio 3.33 fails a job with rate_process=poisson under a rate cap and {key}: it reads a sync's arrival time past the end of its per-direction rate state and divides by zero (SIGFPE: the job is killed there, fio reporting only its I/Os before it; every run of a job that only writes, some runs of a mix; fixed in fio 3.42); export it with rate_process = \"linear\" (fio paces evenly) or without {key}, or run it with wkrun"
+    ))
 }
 
 /// The phase's share of trims (`trim_percent`; 0 for a fill, which has none).
@@ -1157,6 +1206,38 @@ expect = "header"
         assert_eq!(w.rate_process, Some(crate::vocab::RateProcess::Poisson));
         assert_eq!(w.think_time.map(|t| t.0), Some(1_000_000));
         assert_eq!(w.think_every, Some(100));
+    }
+
+    /// Attack 22 I2: a rate-capped Poisson phase with fsync (the import of F6: randrw, 4k/64k, 1024 and
+    /// 256 I/Os/s, fsync=3) made a job fio 3.33 ends with SIGFPE: it is left out, saying why and what to
+    /// do; the same phase with linear arrivals, or without its fsync, is exported.
+    #[test]
+    fn poisson_arrivals_with_syncs_are_left_out() {
+        let spec = |process: &str, flush: &str| {
+            format!(
+                "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\n[[phase]]\nname = \"a\"\nkind = \"workload\"\nread_percent = 80\nblock_size = {{ \"4KiB\" = 50, \"64KiB\" = 50 }}\nduration = \"1s\"\nrate_iops = {{ read = 1024, write = 256 }}\nrate_process = \"{process}\"\n{flush}\n"
+            )
+        };
+        let export_of = |process: &str, flush: &str| {
+            let s =
+                crate::spec::load_str(Path::new("x.toml"), &spec(process, flush)).expect("spec");
+            export(&s).expect("exports")
+        };
+        for (flush, key) in [("fsync = 3", "fsync"), ("fdatasync = 3", "fdatasync")] {
+            let e = export_of("poisson", flush);
+            assert_eq!(
+                e.cannot,
+                [format!(
+                    "phase a (workload): fio 3.33 fails a job with rate_process=poisson under a rate cap and {key}: it reads a sync's arrival time past the end of its per-direction rate state and divides by zero (SIGFPE: the job is killed there, fio reporting only its I/Os before it; every run of a job that only writes, some runs of a mix; fixed in fio 3.42); export it with rate_process = \"linear\" (fio paces evenly) or without {key}, or run it with wkrun"
+                )]
+            );
+            assert!(!e.text.contains("[a]"), "{}", e.text);
+        }
+        for (process, flush) in [("linear", "fsync = 3"), ("poisson", "")] {
+            let e = export_of(process, flush);
+            assert_eq!(e.cannot, Vec::<String>::new());
+            assert!(e.text.contains("\n[a]\n"), "{}", e.text);
+        }
     }
 
     /// With a block-size mix fio paces bytes, so the export writes fio's `rate`, the spec's rate × the mean

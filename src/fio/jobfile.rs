@@ -70,6 +70,27 @@ pub struct Section {
     pub opts: Vec<Opt>,
     /// The first job of a job file after the first: fio stonewalls it (job files run one after another).
     pub new_file: bool,
+    /// Read from fio's command line, whose options fio applies one by one as written; a job file's
+    /// section fio applies whole, its options sorted `kb_base` first ([`Section::applied`]).
+    pub command_line: bool,
+}
+
+impl Section {
+    /// The options in the order fio applies them. fio 3.33 reads a job file's section (its included files'
+    /// options with it) and sorts the options by their priority before applying them, `kb_base` (of
+    /// priority one) before the sizes, so `bs=4k` then `kb_base=1000` in one section is 4000 B. On the
+    /// command line it applies each `--option` as it comes: `--bs=4k --kb_base=1000` is 4096 B, and
+    /// `--kb_base=1000 --bs=4k` is 4000 B (measured: `tests/it/fio_kb_base.rs`). A size an earlier section
+    /// set (`[global]`, or the command line's options before `--name`) keeps the base it was read with.
+    pub fn applied(&self) -> Vec<&Opt> {
+        if self.command_line {
+            return self.opts.iter().collect();
+        }
+        let first = |o: &&Opt| fio_option(&o.key).is_some_and(|f| f.name == "kb_base");
+        let (mut kb, rest): (Vec<&Opt>, Vec<&Opt>) = self.opts.iter().partition(first);
+        kb.extend(rest);
+        kb
+    }
 }
 
 /// Everything read: sections in fio's order, and fio's own command-line options (`--output-format`).
@@ -140,6 +161,7 @@ fn read_into(
                 at,
                 opts: Vec::new(),
                 new_file: stonewall && !global,
+                command_line: false,
             });
             stonewall &= global;
             continue;
@@ -513,6 +535,7 @@ pub fn read_args(args: &[String], env: Env) -> Result<Input, Vec<Problem>> {
                 at,
                 opts: Vec::new(),
                 new_file: false,
+                command_line: true,
             });
             continue;
         }
@@ -522,6 +545,7 @@ pub fn read_args(args: &[String], env: Env) -> Result<Input, Vec<Problem>> {
             at: at.clone(),
             opts: Vec::new(),
             new_file: false,
+            command_line: true,
         });
         section.opts.push(Opt {
             key: name,
@@ -745,6 +769,24 @@ mod tests {
             said("top2.fio", "[a]\nbs=4k\ninclude mid.fio\n"),
             [format!("deep.fio:3: include {}: {why}", inc("deep.fio"))]
         );
+    }
+
+    /// fio applies a job file's section `kb_base` first (its options sorted by priority), the command
+    /// line's options as written (attack 22 I1: `--bs=4k --kb_base=1000` is 4096 B in fio 3.33).
+    #[test]
+    fn job_files_apply_kb_base_first_the_command_line_in_order() {
+        let applied = |i: &Input| -> Vec<String> {
+            i.sections[0].applied().into_iter().map(Opt::text).collect()
+        };
+        let args: Vec<String> = ["--name=a", "--bs=4k", "--kb_base=1000"]
+            .map(String::from)
+            .to_vec();
+        let cli = read_args(&args, &no_env).expect("reads");
+        assert_eq!(applied(&cli), ["bs=4k", "kb_base=1000"]);
+        let d = tempfile::tempdir().expect("tempdir");
+        let f = write(d.path(), "j.fio", "[a]\nbs=4k\nkb_base=1000\nsize=1m\n");
+        let file = read_files(&[f], &no_env).expect("reads");
+        assert_eq!(applied(&file), ["kb_base=1000", "bs=4k", "size=1m"]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! options read so far and applies its own in order (fio's model). Every option is mapped, noted or
 //! refused by its row of [`crate::spec::fio::FIO_KEYS`]; a value fio would not take is a problem.
 
-use crate::fio::jobfile::{Opt, Section};
+use crate::fio::jobfile::Section;
 use crate::fio::value::{self, Size};
 use crate::fio::{Place, Problem, unknown_option};
 use crate::spec::fio::{FioType, Import, fio_option, row};
@@ -232,14 +232,11 @@ enum Outcome {
     Refuse(String),
 }
 
-/// Applies the section's options to `job` (a copy of the globals so far): `kb_base` first (fio reads it
-/// before the sizes), then the rest in order. Values fio would not take go to `problems`.
+/// Applies the section's options to `job` (a copy of the globals so far) in the order fio applies them
+/// ([`Section::applied`]: a job file's `kb_base` first, the command line's as written). Values fio would
+/// not take go to `problems`.
 pub fn apply(job: &mut Job, section: &Section, problems: &mut Vec<Problem>) {
-    let (first, rest): (Vec<&Opt>, Vec<&Opt>) = section
-        .opts
-        .iter()
-        .partition(|o| fio_option(&o.key).is_some_and(|f| f.name == "kb_base"));
-    for o in first.into_iter().chain(rest) {
+    for o in section.applied() {
         let Some(fo) = fio_option(&o.key) else {
             problems.push(unknown_option(o.at.clone(), &o.key));
             continue;
