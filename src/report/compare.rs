@@ -114,6 +114,11 @@ pub enum Metric {
     Bandwidth,
     /// A latency statistic of one direction, µs.
     Lat(Direction, LatStat),
+    /// The mean or the largest latency of every direction together (`total.latency_ns`, or its moments:
+    /// fio's mixed job without json+ bins), µs: a mixed cell's op-weighted mean and its largest latency
+    /// (case C08). A row only where some run's phase did more than one direction (in the others it says
+    /// what that direction's rows say).
+    TotalLat(LatStat),
     /// The phase's flushes (`sync.flushes.ops`: fsync or fdatasync calls after every N writes).
     Flushes,
     /// A latency statistic of the flushes (`sync.flushes.latency_ns`), µs: mean, p99 or max.
@@ -148,7 +153,8 @@ pub enum Metric {
 impl Metric {
     /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS (every
     /// direction's, trims included), each direction's IOPS, bandwidth, then each direction's latencies
-    /// (reads, writes, trims: a direction no run did leaves its rows out), the flushes (count, mean, p99 and
+    /// (reads, writes, trims: a direction no run did leaves its rows out), the mean and largest latency of
+    /// every direction together (a mixed phase's: [`Metric::TotalLat`]), the flushes (count, mean, p99 and
     /// max latency, as fio's `sync` block; left out where no run flushed), then a simulated drive's writes.
     pub fn numeric() -> Vec<Metric> {
         let dirs = Direction::ALL;
@@ -158,6 +164,7 @@ impl Metric {
         for d in dirs {
             m.extend(LatStat::ALL.map(|s| Metric::Lat(d, s)));
         }
+        m.extend([LatStat::Mean, LatStat::Max].map(Metric::TotalLat));
         m.push(Metric::Flushes);
         m.extend([LatStat::Mean, LatStat::P99, LatStat::Max].map(Metric::FlushLat));
         m.extend([
@@ -175,6 +182,7 @@ impl Metric {
             Metric::Iops(d) => format!("{d} IOPS, phase mean"),
             Metric::Bandwidth => "bandwidth, phase mean (MB/s)".into(),
             Metric::Lat(d, s) => format!("{d} {}", s.words()),
+            Metric::TotalLat(s) => s.words().into(),
             Metric::Flushes => "flushes (fsync/fdatasync calls)".into(),
             Metric::FlushLat(s) => format!("flush {}", s.words()),
             Metric::HostWrites => "host writes, simulated drive (GB)".into(),
@@ -212,6 +220,7 @@ impl Metric {
             Metric::Iops(d) => Some(p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
             Metric::Lat(d, s) => s.of_dir(p.dir(d)).map(|ns| ns / 1000.0),
+            Metric::TotalLat(s) => s.of_dir(&p.total).map(|ns| ns / 1000.0),
             Metric::Flushes => flushes(p).map(|f| f.ops as f64),
             Metric::FlushLat(s) => flushes(p)?.latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
             Metric::HostWrites => p.device.as_ref().map(|d| d.host_write_bytes as f64 / 1e9),
@@ -227,7 +236,7 @@ impl Metric {
         match self {
             Metric::TotalIops | Metric::Iops(_) => Some("iops"),
             Metric::Bandwidth => Some("mb_s"),
-            Metric::Lat(_, LatStat::Mean) => Some("lat_mean"),
+            Metric::Lat(_, LatStat::Mean) | Metric::TotalLat(LatStat::Mean) => Some("lat_mean"),
             Metric::Lat(_, LatStat::Max) => Some("lat_max"),
             _ => None,
         }
@@ -237,6 +246,11 @@ impl Metric {
     pub fn format_value(self, v: f64) -> String {
         format!("{v:.*}", self.decimals())
     }
+}
+
+/// Whether phase `p` did I/O in more than one direction (a mixed cell: reads and writes).
+fn mixed(p: &PhaseResult) -> bool {
+    Direction::ALL.iter().filter(|&&d| p.dir(d).ops > 0).count() > 1
 }
 
 /// A phase's flushes (`sync.flushes`), where it made any.
@@ -1210,6 +1224,11 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
             Metric::Iops(_) | Metric::HostWrites | Metric::FlashWrites
         );
         if numbers().next().is_none() || (direction && numbers().all(|v| *v == 0.0)) {
+            continue;
+        }
+        // Every I/O together only where some run's phase did more than one direction: in the others it
+        // is that direction's. Its max is said beside its mean though it equals a direction's max.
+        if matches!(metric, Metric::TotalLat(_)) && !phases.iter().flatten().any(|p| mixed(p)) {
             continue;
         }
         let cells = number_cells(&values);
@@ -2488,6 +2507,94 @@ mod tests {
         assert!(!t.contains("-100.0 %"), "{t}");
     }
 
+    /// Trial 23 X1: a mixed phase's latency of every I/O together (seed 002's figure of a 65 % read cell)
+    /// is one row from each run's total, fio's (its moments: no json+ bins) as wkrun's (its summary), where
+    /// wkrun's column said `-` beside fio's headline figure; its max beside it. In a phase of one direction
+    /// the rows are left out: they would say what that direction's say.
+    #[test]
+    fn a_mixed_phase_compares_its_latency_together_from_the_totals() {
+        use crate::stats::LatencyMoments;
+        use crate::stats::derived::Headline;
+        // Oracle: the directions' means weighted by their op counts, the largest of their maxima.
+        let together = |r: (u64, f64), w: (u64, f64)| {
+            (r.0 as f64 * r.1 + w.0 as f64 * w.1) / (r.0 + w.0) as f64
+        };
+        let mut fio = phase(
+            "mix",
+            650,
+            350,
+            Some(lat(100_000.0, 200_000, 300_000, 400_000)),
+        );
+        fio.total.latency_moments_ns = Some(LatencyMoments {
+            min: 1,
+            mean: together((650, 100_000.0), (350, 50_000.0)),
+            stddev: 0.0,
+            max: 400_000,
+        });
+        fio.headline = headline::figures(&[Headline::Mean], &fio);
+        let mut ours = phase(
+            "mix",
+            600,
+            400,
+            Some(lat(120_000.0, 200_000, 300_000, 900_000)),
+        );
+        let mean = together((600, 120_000.0), (400, 50_000.0));
+        ours.total.latency_ns = Some(lat(mean, 200_000, 300_000, 900_000));
+        ours.headline = headline::figures(&[Headline::Latency], &ours);
+        let mut single = phase("r", 10, 0, Some(lat(1000.0, 1000, 1000, 1000)));
+        single.total.latency_ns = single.read.latency_ns.clone();
+        let c = compare(&[
+            run(
+                "fio.json",
+                "s",
+                "2026-01-01T00:00:00.000Z",
+                vec![fio, single.clone()],
+            ),
+            run(
+                "ours/results.json",
+                "s",
+                "2026-01-02T00:00:00.000Z",
+                vec![ours, single],
+            ),
+        ]);
+        assert_eq!(together((650, 100_000.0), (350, 50_000.0)), 82_500.0);
+        assert_eq!(mean, 92_000.0);
+        let shown = |m: Metric| -> Vec<String> {
+            let r = c.row("mix", m).unwrap();
+            r.cells.iter().map(|x| x.display(m)).collect()
+        };
+        assert_eq!(
+            shown(Metric::TotalLat(LatStat::Mean)),
+            ["82.50", "92.00 (+11.5 %)"]
+        );
+        assert_eq!(
+            shown(Metric::TotalLat(LatStat::Max)),
+            ["400.00", "900.00 (+125.0 %)"]
+        );
+        // One row of that label: fio's headline figure, which it restates, is left out.
+        let labels: Vec<&str> = c
+            .rows
+            .iter()
+            .filter(|r| r.phase == "mix")
+            .map(|r| r.label.as_str())
+            .collect();
+        assert_eq!(
+            labels
+                .iter()
+                .filter(|l| **l == "latency, phase mean (µs)")
+                .count(),
+            1,
+            "{labels:?}"
+        );
+        assert_eq!(
+            labels.iter().filter(|l| **l == "latency max (µs)").count(),
+            1,
+            "{labels:?}"
+        );
+        assert_eq!(c.row("r", Metric::TotalLat(LatStat::Mean)), None);
+        assert_eq!(c.row("r", Metric::TotalLat(LatStat::Max)), None);
+    }
+
     #[test]
     fn values_and_changes() {
         let c = two();
@@ -2600,7 +2707,8 @@ mod tests {
         // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS. No phase
         // ran on a simulated drive: no drive rows (3 × 3).
         // No phase trims or flushes: the trims' IOPS and latency rows (3 × 6) and the flushes' count and
-        // latency rows (3 × 4) are left out too.
+        // latency rows (3 × 4) are left out too; and every I/O's latency together (3 × 2): "mix"'s total has
+        // no latency here, "w" and "extra" did one direction.
         let trims = Metric::numeric()
             .into_iter()
             .filter(|m| {
@@ -2616,7 +2724,7 @@ mod tests {
         assert_eq!(trims, 6 + 4);
         assert_eq!(
             c.rows.len(),
-            3 * (Metric::numeric().len() - trims) + 1 - 10 - 4 - 9
+            3 * (Metric::numeric().len() - trims) + 1 - 10 - 4 - 9 - 6
         );
         for (phase, m) in [
             ("w", Metric::Iops(Direction::Read)),
