@@ -1344,7 +1344,8 @@ fn cmd_compare(
         }
         _ => {
             if !notes.is_empty() {
-                text.push_str(&format!("\n{notes}"));
+                let gap = if text.is_empty() { "" } else { "\n" };
+                text.push_str(&format!("{gap}{notes}"));
             }
             if !before.is_empty() {
                 text = format!("{before}\n{text}");

@@ -686,6 +686,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
         let from = rows.len();
         phase_rows(name, &phases, &foreign, &mut rows);
         mark_unfinished(&phases, &why, &mut rows[from..]);
+        taken_as_done(runs, name, &mut rows[from..]);
         split_rows(name, &splits, &mut rows[from..]);
         sync_rows(&phases, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
@@ -962,9 +963,85 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
         .chain(left_out(runs))
         .chain(apart_lines(runs))
         .chain(ran_apart(runs))
+        .chain(no_io_phase(runs))
         .chain(unpaired(runs))
         .collect()
 }
+
+/// A line for each run that completed no I/O phase (trial 23 X3: a run interrupted in its first erase was
+/// an empty table): its column's heading and where the run ended, `interrupted by SIGINT after phase 0
+/// "purge" (erase)`. fio's runs of jobs that did no storage I/O are said by [`left_out`].
+fn no_io_phase(runs: &[Run]) -> impl Iterator<Item = String> {
+    runs.iter().zip(headers(runs)).filter_map(|(r, h)| {
+        let res = &r.results;
+        let foreign = res.source.is_some() && !res.phases.is_empty();
+        if foreign || res.phases.iter().any(|p| compared(p) && p.completed) {
+            return None;
+        }
+        let q = |n: &str| crate::text::escaped(n).into_owned();
+        let kind = |p: &PhaseResult| {
+            serde_json::to_value(p.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
+        };
+        let place = match res.phases.last() {
+            None => "before its first phase ended".to_string(),
+            Some(p) => format!(
+                "{} phase {} \"{}\" ({})",
+                if p.completed { "after" } else { "in" },
+                p.index,
+                q(&p.name),
+                kind(p)
+            ),
+        };
+        let how = match res.status {
+            Status::Interrupted => match &res.signal {
+                Some(s) => format!("the run was interrupted by {} {place}", q(s)),
+                None => format!("the run was interrupted {place}"),
+            },
+            Status::Failed => format!("the run failed {place}"),
+            Status::Running => format!("the run is still running, or was killed, {place}"),
+            Status::Completed => return Some(format!("{h}: no I/O phase: the run ran none")),
+        };
+        Some(format!("{h}: no I/O phase completed: {how}"))
+    })
+}
+
+/// The cells of phase `name` in the runs that started past it with `--from` (trial 23 X3: they showed
+/// `missing`): a run whose first phase has an index past 0 took the phases before it as done, and a phase
+/// another run of the same spec and `--set` overrides (so the same phases, in the same order) has at an
+/// index below it is one of them: `taken as done (--from)`.
+fn taken_as_done(runs: &[Run], name: &str, rows: &mut [Row]) {
+    let index_of = |r: &Results| r.phases.iter().find(|p| p.name == name).map(|p| p.index);
+    let same = |a: &Results, b: &Results| {
+        a.source.is_none()
+            && b.source.is_none()
+            && a.spec.sha256 == b.spec.sha256
+            && a.spec.overrides == b.spec.overrides
+    };
+    let done: Vec<bool> = runs
+        .iter()
+        .map(|r| {
+            let from = r.results.phases.first().map_or(0, |p| p.index);
+            from > 0
+                && index_of(&r.results).is_none()
+                && runs.iter().any(|o| {
+                    same(&o.results, &r.results) && index_of(&o.results).is_some_and(|i| i < from)
+                })
+        })
+        .collect();
+    for r in rows.iter_mut() {
+        for (c, d) in r.cells.iter_mut().zip(&done) {
+            if *d && *c == Cell::Missing {
+                *c = Cell::Text(TAKEN_AS_DONE.into());
+            }
+        }
+    }
+}
+
+/// A phase a run started with `--from` past it took as done ([`taken_as_done`]).
+pub const TAKEN_AS_DONE: &str = "taken as done (--from)";
 
 /// A line for each merged phase that some of its parts measured nothing in, and for each whose hosts did
 /// not run it at the same time: its column's heading, the phase and the merge's warning, which says what
@@ -1094,7 +1171,10 @@ fn unpaired(runs: &[Run]) -> Option<String> {
         .enumerate()
         .filter(|(i, _)| {
             let others = names.iter().enumerate().filter(|(j, _)| j != i);
-            runs.len() > 1 && !others.flat_map(|(_, n)| n).any(|n| names[*i].contains(n))
+            // A run with no phase to compare is said by [`no_io_phase`].
+            runs.len() > 1
+                && !names[*i].is_empty()
+                && !others.flat_map(|(_, n)| n).any(|n| names[*i].contains(n))
         })
         .map(|(_, h)| h)
         .collect();
@@ -1970,6 +2050,10 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// table, the notes wrapped to the width. A width narrower than the table can be ([`too_narrow`]) lays it
 /// out at its narrowest. Without a width (a pipe, a file), one table of full-length lines.
 pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
+    // No row at all (one run that completed no I/O phase): no table; the notes say why ([`no_io_phase`]).
+    if c.rows.is_empty() {
+        return String::new();
+    }
     let (header, mut body) = display_grid(c);
     let said = notes(c);
     let mut notes = numbered(&said, 0, width);
@@ -2218,6 +2302,9 @@ fn table_block(
 
 /// A GitHub-flavoured Markdown table (numbers right-aligned).
 pub fn render_markdown(c: &Comparison) -> String {
+    if c.rows.is_empty() {
+        return String::new();
+    }
     let (header, body) = display_grid(c);
     let esc = |s: &str| s.replace('|', "\\|");
     let line = |cells: &[String]| {
@@ -2593,6 +2680,91 @@ mod tests {
         );
         assert_eq!(c.row("r", Metric::TotalLat(LatStat::Mean)), None);
         assert_eq!(c.row("r", Metric::TotalLat(LatStat::Max)), None);
+    }
+
+    /// Trial 23 X3: a run interrupted in its first phase, an erase, completed no I/O phase: no table (it
+    /// had a header over no rows) and a note that says so and where the run ended.
+    #[test]
+    fn a_run_that_completed_no_io_phase_says_so() {
+        let mut purge = testing::phase("purge", 0);
+        purge.kind = PhaseKind::Erase;
+        let mut r = run(
+            "lat-int/results.json",
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            vec![purge],
+        );
+        r.results.status = Status::Interrupted;
+        r.results.signal = Some("SIGINT".into());
+        let runs = [r];
+        let c = compare(&runs);
+        assert_eq!(
+            (c.rows.len(), render_table(&c, None), render_markdown(&c)),
+            (0, String::new(), String::new())
+        );
+        let h = &headers(&runs)[0];
+        assert_eq!(
+            caveats(&runs),
+            [format!(
+                "{h}: no I/O phase completed: the run was interrupted by SIGINT after phase 0 \"purge\" (erase)"
+            )]
+        );
+        // Beside a run that has phases, the same note, and no "no phase of ... is in another run" for it.
+        let other = run(
+            "b/results.json",
+            "s",
+            "2026-01-02T00:00:00.000Z",
+            vec![phase("w", 0, 10, None)],
+        );
+        let runs = [runs[0].clone(), other];
+        let h = headers(&runs);
+        assert_eq!(
+            caveats(&runs),
+            [
+                format!(
+                    "{}: no I/O phase completed: the run was interrupted by SIGINT after phase 0 \"purge\" (erase)",
+                    h[0]
+                ),
+                format!(
+                    "no phase of {} is in another run: compare pairs phases by name (fio's by its job's name: fio --name=PHASE)",
+                    h[1]
+                ),
+            ]
+        );
+    }
+
+    /// Trial 23 X3: a run started with `--from` (its first phase's index past 0) took the phases before it
+    /// as done: beside a run of the same spec and overrides they say so, not `missing`; beside another
+    /// spec's run, or one of other overrides, where their order may differ, `missing` stays.
+    #[test]
+    fn phases_before_from_are_taken_as_done() {
+        let t = "2026-01-01T00:00:00.000Z";
+        let mut whole = run(
+            "a/results.json",
+            "s",
+            t,
+            vec![
+                phase("fill", 0, 100, None),
+                phase("w", 0, 10, None),
+                phase("late", 5, 0, None),
+            ],
+        );
+        whole.results.phases[1].index = 1;
+        whole.results.phases[2].index = 2;
+        let mut from = run("b/results.json", "s", t, vec![phase("w", 0, 12, None)]);
+        from.results.phases[0].index = 1;
+        let mut other = from.clone();
+        other.file = "c/results.json".into();
+        other.results.spec.overrides = vec!["queue_depth=8".into()];
+        let c = compare(&[whole, from, other]);
+        let shown = |phase: &str| -> Vec<String> {
+            let r = c.row(phase, Metric::TotalIops).unwrap();
+            r.cells.iter().map(|x| x.display(r.metric)).collect()
+        };
+        assert_eq!(shown("fill"), ["100.0", TAKEN_AS_DONE, "missing"]);
+        // A phase after the first it ran is not taken as done: it did not run.
+        assert_eq!(shown("late"), ["5.0", "missing", "missing"]);
+        assert_eq!(TAKEN_AS_DONE, "taken as done (--from)");
     }
 
     #[test]
