@@ -1040,7 +1040,8 @@ fn taken_as_done(runs: &[Run], name: &str, rows: &mut [Row]) {
     }
 }
 
-/// A phase a run started with `--from` past it took as done ([`taken_as_done`]).
+/// The cell of a phase a run started with `--from` past it took as done: the run's first phase has an
+/// index past 0, and a run of the same spec and overrides has this phase below it.
 pub const TAKEN_AS_DONE: &str = "taken as done (--from)";
 
 /// A line for each merged phase that some of its parts measured nothing in, and for each whose hosts did
