@@ -1155,12 +1155,14 @@ fn lib_fail(e: wkrun::library::LibraryError) -> Fail {
     Fail(e.exit_code(), e.to_string())
 }
 
-/// The library's last `n` runs of the spec of `files[0]`, the runs in `files` left out.
-fn against_library(
+/// The library's last `n` runs of the spec of `files[0]`, the runs in `files` left out; and the names of
+/// the runs in `files` (`results` of each) beside them ([`wkrun::library::given_name`]).
+fn against_library<'a>(
     files: &[PathBuf],
+    results: impl Iterator<Item = &'a wkrun::results::Results>,
     spec: &str,
     (arg, n): (LibraryArg, u32),
-) -> Result<Vec<wkrun::library::Stored>, Fail> {
+) -> Result<(Vec<wkrun::library::Stored>, Vec<String>), Fail> {
     use wkrun::library::{Library, entry};
     let path = library_path(arg)?;
     let except = files
@@ -1169,7 +1171,14 @@ fn against_library(
         .collect::<Result<Vec<_>, _>>()
         .map_err(lib_fail)?;
     let lib = Library::open(&path, false).map_err(lib_fail)?;
-    lib.recent(spec, n as usize, &except).map_err(lib_fail)
+    let names = (except.iter().zip(files).zip(results))
+        .map(|((sha, f), r)| Ok(wkrun::library::given_name(r, f, lib.label_of(sha)?)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(lib_fail)?;
+    Ok((
+        lib.recent(spec, n as usize, &except).map_err(lib_fail)?,
+        names,
+    ))
 }
 
 /// Warns, on stderr, of each library run put beside `this` that measured another kind of target or ran
@@ -1280,7 +1289,12 @@ fn cmd_compare(
         return Err(bad(why));
     }
     if let Some(against) = against {
-        let stored = against_library(files, &runs[0].results.spec.name, against)?;
+        let spec = runs[0].results.spec.name.clone();
+        let given = runs.iter().map(|r| &r.results);
+        let (stored, names) = against_library(files, given, &spec, against)?;
+        for (r, name) in runs.iter_mut().zip(names) {
+            r.results.label = Some(name);
+        }
         warn_mixed(&runs[0].results, &stored);
         runs.extend(stored.iter().map(wkrun::library::Stored::compare_run));
     }
@@ -1339,7 +1353,8 @@ fn cmd_compare(
         }
         _ => {
             if !notes.is_empty() {
-                text.push_str(&format!("\n{notes}"));
+                let gap = if text.is_empty() { "" } else { "\n" };
+                text.push_str(&format!("{gap}{notes}"));
             }
             if !before.is_empty() {
                 text = format!("{before}\n{text}");
@@ -1388,7 +1403,13 @@ fn cmd_report(
         .collect::<Result<Vec<_>, _>>()?;
     let given = runs.len();
     if let Some(against) = against {
-        let stored = against_library(files, &runs[0].results.spec.name, against)?;
+        let spec = runs[0].results.spec.name.clone();
+        let given = runs.iter().map(|r| &r.results);
+        let (stored, names) = against_library(files, given, &spec, against)?;
+        for (r, name) in runs.iter_mut().zip(names) {
+            r.results.label = Some(name.clone());
+            r.label = name;
+        }
         warn_mixed(&runs[0].results, &stored);
         for s in stored {
             runs.push(s.run_data().map_err(lib_fail)?);

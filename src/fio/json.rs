@@ -424,12 +424,9 @@ fn phase(
     pr.read_share = ReadShare::of(&b.read.stats, &b.write.stats);
     (pr.read, pr.write, pr.total) = (b.read.stats, b.write.stats, total);
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
+    // Its mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins) is
+    // the pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
     pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
-    // The mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins):
-    // its pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
-    if let Some(f) = pr.headline.iter_mut().find(|f| f.key == "mean lat_mean_us") {
-        f.value = f.value.or_else(|| pr.total.moments().map(|m| m.mean / 1e3));
-    }
     Ok(pr)
 }
 

@@ -363,6 +363,23 @@ impl Stored {
     }
 }
 
+/// The name a run given to `compare` or `report` goes by beside the library's runs (`--against-library`):
+/// its entry's label where the library holds it (`entry`, from [`Library::label_of`]), else, where its own
+/// label is only its target's default name ([`crate::target::TargetInfo::default_label`], which the
+/// library's runs on that drive share), the name of its folder (`file`: its `results.json`), as `library
+/// add` would name it with none, else its own label. Trial 23 X2: the ranking named the run by its
+/// target's path beside the library's `rr1`, `rr2`, though the library held it as `rr3`.
+pub fn given_name(results: &Results, file: &Path, entry: Option<String>) -> String {
+    if let Some(label) = entry {
+        return label;
+    }
+    let default = crate::text::label(&results.target.default_label());
+    match &results.label {
+        Some(own) if *own != default => own.clone(),
+        _ => crate::report::runs::folder_name(file),
+    }
+}
+
 /// Which entries `rm` removes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
@@ -699,6 +716,22 @@ impl Library {
         }
         out.reverse();
         Ok(out)
+    }
+
+    /// The label of the entry of the run whose `results.json` has the SHA-256 `sha256`
+    /// ([`entry::results_sha256`]), where the library holds it.
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub fn label_of(&self, sha256: &str) -> Result<Option<String>, LibraryError> {
+        self.conn
+            .query_row(
+                "SELECT label FROM entries WHERE results_sha256 = ?1",
+                [sha256],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.sql(e))
     }
 
     fn files(&self, id: i64) -> Result<BTreeMap<String, Vec<u8>>, LibraryError> {

@@ -114,6 +114,11 @@ pub enum Metric {
     Bandwidth,
     /// A latency statistic of one direction, µs.
     Lat(Direction, LatStat),
+    /// The mean or the largest latency of every direction together (`total.latency_ns`, or its moments:
+    /// fio's mixed job without json+ bins), µs: a mixed cell's op-weighted mean and its largest latency
+    /// (case C08). A row only where some run's phase did more than one direction (in the others it says
+    /// what that direction's rows say).
+    TotalLat(LatStat),
     /// The phase's flushes (`sync.flushes.ops`: fsync or fdatasync calls after every N writes).
     Flushes,
     /// A latency statistic of the flushes (`sync.flushes.latency_ns`), µs: mean, p99 or max.
@@ -148,7 +153,8 @@ pub enum Metric {
 impl Metric {
     /// The whole-phase numeric metrics, in row order (the steady-state verdict follows them): IOPS (every
     /// direction's, trims included), each direction's IOPS, bandwidth, then each direction's latencies
-    /// (reads, writes, trims: a direction no run did leaves its rows out), the flushes (count, mean, p99 and
+    /// (reads, writes, trims: a direction no run did leaves its rows out), the mean and largest latency of
+    /// every direction together (a mixed phase's: [`Metric::TotalLat`]), the flushes (count, mean, p99 and
     /// max latency, as fio's `sync` block; left out where no run flushed), then a simulated drive's writes.
     pub fn numeric() -> Vec<Metric> {
         let dirs = Direction::ALL;
@@ -158,6 +164,7 @@ impl Metric {
         for d in dirs {
             m.extend(LatStat::ALL.map(|s| Metric::Lat(d, s)));
         }
+        m.extend([LatStat::Mean, LatStat::Max].map(Metric::TotalLat));
         m.push(Metric::Flushes);
         m.extend([LatStat::Mean, LatStat::P99, LatStat::Max].map(Metric::FlushLat));
         m.extend([
@@ -175,6 +182,7 @@ impl Metric {
             Metric::Iops(d) => format!("{d} IOPS, phase mean"),
             Metric::Bandwidth => "bandwidth, phase mean (MB/s)".into(),
             Metric::Lat(d, s) => format!("{d} {}", s.words()),
+            Metric::TotalLat(s) => s.words().into(),
             Metric::Flushes => "flushes (fsync/fdatasync calls)".into(),
             Metric::FlushLat(s) => format!("flush {}", s.words()),
             Metric::HostWrites => "host writes, simulated drive (GB)".into(),
@@ -213,6 +221,7 @@ impl Metric {
             Metric::Iops(d) => (!p.split_unknown()).then(|| p.dir(d).iops),
             Metric::Bandwidth => Some(p.total.bw_bytes_per_s / 1e6),
             Metric::Lat(d, s) => s.of_dir(p.dir(d)).map(|ns| ns / 1000.0),
+            Metric::TotalLat(s) => s.of_dir(&p.total).map(|ns| ns / 1000.0),
             Metric::Flushes => flushes(p).map(|f| f.ops as f64),
             Metric::FlushLat(s) => flushes(p)?.latency_ns.as_ref().map(|l| s.of(l) / 1000.0),
             Metric::HostWrites => p.device.as_ref().map(|d| d.host_write_bytes as f64 / 1e9),
@@ -228,7 +237,7 @@ impl Metric {
         match self {
             Metric::TotalIops | Metric::Iops(_) => Some("iops"),
             Metric::Bandwidth => Some("mb_s"),
-            Metric::Lat(_, LatStat::Mean) => Some("lat_mean"),
+            Metric::Lat(_, LatStat::Mean) | Metric::TotalLat(LatStat::Mean) => Some("lat_mean"),
             Metric::Lat(_, LatStat::Max) => Some("lat_max"),
             _ => None,
         }
@@ -238,6 +247,11 @@ impl Metric {
     pub fn format_value(self, v: f64) -> String {
         format!("{v:.*}", self.decimals())
     }
+}
+
+/// Whether phase `p` did I/O in more than one direction (a mixed cell: reads and writes).
+fn mixed(p: &PhaseResult) -> bool {
+    Direction::ALL.iter().filter(|&&d| p.dir(d).ops > 0).count() > 1
 }
 
 /// A phase's flushes (`sync.flushes`), where it made any.
@@ -681,6 +695,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
         let from = rows.len();
         phase_rows(name, &phases, &foreign, &mut rows);
         mark_unfinished(&phases, &why, &mut rows[from..]);
+        taken_as_done(runs, name, &mut rows[from..]);
         split_rows(name, &splits, &mut rows[from..]);
         sync_rows(&phases, &mut rows[from..]);
         unknown_split_rows(&phases, &mut rows[from..]);
@@ -981,9 +996,86 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
         .chain(left_out(runs))
         .chain(apart_lines(runs))
         .chain(ran_apart(runs))
+        .chain(no_io_phase(runs))
         .chain(unpaired(runs))
         .collect()
 }
+
+/// A line for each run that completed no I/O phase (trial 23 X3: a run interrupted in its first erase was
+/// an empty table): its column's heading and where the run ended, `interrupted by SIGINT after phase 0
+/// "purge" (erase)`. fio's runs of jobs that did no storage I/O are said by [`left_out`].
+fn no_io_phase(runs: &[Run]) -> impl Iterator<Item = String> {
+    runs.iter().zip(headers(runs)).filter_map(|(r, h)| {
+        let res = &r.results;
+        let foreign = res.source.is_some() && !res.phases.is_empty();
+        if foreign || res.phases.iter().any(|p| compared(p) && p.completed) {
+            return None;
+        }
+        let q = |n: &str| crate::text::escaped(n).into_owned();
+        let kind = |p: &PhaseResult| {
+            serde_json::to_value(p.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
+        };
+        let place = match res.phases.last() {
+            None => "before its first phase ended".to_string(),
+            Some(p) => format!(
+                "{} phase {} \"{}\" ({})",
+                if p.completed { "after" } else { "in" },
+                p.index,
+                q(&p.name),
+                kind(p)
+            ),
+        };
+        let how = match res.status {
+            Status::Interrupted => match &res.signal {
+                Some(s) => format!("the run was interrupted by {} {place}", q(s)),
+                None => format!("the run was interrupted {place}"),
+            },
+            Status::Failed => format!("the run failed {place}"),
+            Status::Running => format!("the run is still running, or was killed, {place}"),
+            Status::Completed => return Some(format!("{h}: no I/O phase: the run ran none")),
+        };
+        Some(format!("{h}: no I/O phase completed: {how}"))
+    })
+}
+
+/// The cells of phase `name` in the runs that started past it with `--from` (trial 23 X3: they showed
+/// `missing`): a run whose first phase has an index past 0 took the phases before it as done, and a phase
+/// another run of the same spec and `--set` overrides (so the same phases, in the same order) has at an
+/// index below it is one of them: `taken as done (--from)`.
+fn taken_as_done(runs: &[Run], name: &str, rows: &mut [Row]) {
+    let index_of = |r: &Results| r.phases.iter().find(|p| p.name == name).map(|p| p.index);
+    let same = |a: &Results, b: &Results| {
+        a.source.is_none()
+            && b.source.is_none()
+            && a.spec.sha256 == b.spec.sha256
+            && a.spec.overrides == b.spec.overrides
+    };
+    let done: Vec<bool> = runs
+        .iter()
+        .map(|r| {
+            let from = r.results.phases.first().map_or(0, |p| p.index);
+            from > 0
+                && index_of(&r.results).is_none()
+                && runs.iter().any(|o| {
+                    same(&o.results, &r.results) && index_of(&o.results).is_some_and(|i| i < from)
+                })
+        })
+        .collect();
+    for r in rows.iter_mut() {
+        for (c, d) in r.cells.iter_mut().zip(&done) {
+            if *d && *c == Cell::Missing {
+                *c = Cell::Text(TAKEN_AS_DONE.into());
+            }
+        }
+    }
+}
+
+/// The cell of a phase a run started with `--from` past it took as done: the run's first phase has an
+/// index past 0, and a run of the same spec and overrides has this phase below it.
+pub const TAKEN_AS_DONE: &str = "taken as done (--from)";
 
 /// A line for each merged phase that some of its parts measured nothing in, and for each whose hosts did
 /// not run it at the same time: its column's heading, the phase and the merge's warning, which says what
@@ -1126,7 +1218,10 @@ fn unpaired(runs: &[Run]) -> Option<String> {
         .enumerate()
         .filter(|(i, _)| {
             let others = names.iter().enumerate().filter(|(j, _)| j != i);
-            runs.len() > 1 && !others.flat_map(|(_, n)| n).any(|n| names[*i].contains(n))
+            // A run with no phase to compare is said by [`no_io_phase`].
+            runs.len() > 1
+                && !names[*i].is_empty()
+                && !others.flat_map(|(_, n)| n).any(|n| names[*i].contains(n))
         })
         .map(|(_, h)| h)
         .collect();
@@ -1256,6 +1351,11 @@ fn phase_rows(name: &str, phases: &[Option<&PhaseResult>], foreign: &[bool], row
             Metric::Iops(_) | Metric::HostWrites | Metric::FlashWrites
         );
         if numbers().next().is_none() || (direction && numbers().all(|v| *v == 0.0)) {
+            continue;
+        }
+        // Every I/O together only where some run's phase did more than one direction: in the others it
+        // is that direction's. Its max is said beside its mean though it equals a direction's max.
+        if matches!(metric, Metric::TotalLat(_)) && !phases.iter().flatten().any(|p| mixed(p)) {
             continue;
         }
         let cells = number_cells(&values);
@@ -1997,6 +2097,10 @@ fn display_grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
 /// table, the notes wrapped to the width. A width narrower than the table can be ([`too_narrow`]) lays it
 /// out at its narrowest. Without a width (a pipe, a file), one table of full-length lines.
 pub fn render_table(c: &Comparison, width: Option<usize>) -> String {
+    // No row at all (one run that completed no I/O phase): no table; the notes say why ([`no_io_phase`]).
+    if c.rows.is_empty() {
+        return String::new();
+    }
     let (header, mut body) = display_grid(c);
     let said = notes(c);
     let mut notes = numbered(&said, 0, width);
@@ -2245,6 +2349,9 @@ fn table_block(
 
 /// A GitHub-flavoured Markdown table (numbers right-aligned).
 pub fn render_markdown(c: &Comparison) -> String {
+    if c.rows.is_empty() {
+        return String::new();
+    }
     let (header, body) = display_grid(c);
     let esc = |s: &str| s.replace('|', "\\|");
     let line = |cells: &[String]| {
@@ -2534,6 +2641,179 @@ mod tests {
         assert!(!t.contains("-100.0 %"), "{t}");
     }
 
+    /// Trial 23 X1: a mixed phase's latency of every I/O together (seed 002's figure of a 65 % read cell)
+    /// is one row from each run's total, fio's (its moments: no json+ bins) as wkrun's (its summary), where
+    /// wkrun's column said `-` beside fio's headline figure; its max beside it. In a phase of one direction
+    /// the rows are left out: they would say what that direction's say.
+    #[test]
+    fn a_mixed_phase_compares_its_latency_together_from_the_totals() {
+        use crate::stats::LatencyMoments;
+        use crate::stats::derived::Headline;
+        // Oracle: the directions' means weighted by their op counts, the largest of their maxima.
+        let together = |r: (u64, f64), w: (u64, f64)| {
+            (r.0 as f64 * r.1 + w.0 as f64 * w.1) / (r.0 + w.0) as f64
+        };
+        let mut fio = phase(
+            "mix",
+            650,
+            350,
+            Some(lat(100_000.0, 200_000, 300_000, 400_000)),
+        );
+        fio.total.latency_moments_ns = Some(LatencyMoments {
+            min: 1,
+            mean: together((650, 100_000.0), (350, 50_000.0)),
+            stddev: 0.0,
+            max: 400_000,
+        });
+        fio.headline = headline::figures(&[Headline::Mean], &fio);
+        let mut ours = phase(
+            "mix",
+            600,
+            400,
+            Some(lat(120_000.0, 200_000, 300_000, 900_000)),
+        );
+        let mean = together((600, 120_000.0), (400, 50_000.0));
+        ours.total.latency_ns = Some(lat(mean, 200_000, 300_000, 900_000));
+        ours.headline = headline::figures(&[Headline::Latency], &ours);
+        let mut single = phase("r", 10, 0, Some(lat(1000.0, 1000, 1000, 1000)));
+        single.total.latency_ns = single.read.latency_ns.clone();
+        let c = compare(&[
+            run(
+                "fio.json",
+                "s",
+                "2026-01-01T00:00:00.000Z",
+                vec![fio, single.clone()],
+            ),
+            run(
+                "ours/results.json",
+                "s",
+                "2026-01-02T00:00:00.000Z",
+                vec![ours, single],
+            ),
+        ]);
+        assert_eq!(together((650, 100_000.0), (350, 50_000.0)), 82_500.0);
+        assert_eq!(mean, 92_000.0);
+        let shown = |m: Metric| -> Vec<String> {
+            let r = c.row("mix", m).unwrap();
+            r.cells.iter().map(|x| x.display(m)).collect()
+        };
+        assert_eq!(
+            shown(Metric::TotalLat(LatStat::Mean)),
+            ["82.50", "92.00 (+11.5 %)"]
+        );
+        assert_eq!(
+            shown(Metric::TotalLat(LatStat::Max)),
+            ["400.00", "900.00 (+125.0 %)"]
+        );
+        // One row of that label: fio's headline figure, which it restates, is left out.
+        let labels: Vec<&str> = c
+            .rows
+            .iter()
+            .filter(|r| r.phase == "mix")
+            .map(|r| r.label.as_str())
+            .collect();
+        assert_eq!(
+            labels
+                .iter()
+                .filter(|l| **l == "latency, phase mean (µs)")
+                .count(),
+            1,
+            "{labels:?}"
+        );
+        assert_eq!(
+            labels.iter().filter(|l| **l == "latency max (µs)").count(),
+            1,
+            "{labels:?}"
+        );
+        assert_eq!(c.row("r", Metric::TotalLat(LatStat::Mean)), None);
+        assert_eq!(c.row("r", Metric::TotalLat(LatStat::Max)), None);
+    }
+
+    /// Trial 23 X3: a run interrupted in its first phase, an erase, completed no I/O phase: no table (it
+    /// had a header over no rows) and a note that says so and where the run ended.
+    #[test]
+    fn a_run_that_completed_no_io_phase_says_so() {
+        let mut purge = testing::phase("purge", 0);
+        purge.kind = PhaseKind::Erase;
+        let mut r = run(
+            "lat-int/results.json",
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            vec![purge],
+        );
+        r.results.status = Status::Interrupted;
+        r.results.signal = Some("SIGINT".into());
+        let runs = [r];
+        let c = compare(&runs);
+        assert_eq!(
+            (c.rows.len(), render_table(&c, None), render_markdown(&c)),
+            (0, String::new(), String::new())
+        );
+        let h = &headers(&runs)[0];
+        assert_eq!(
+            caveats(&runs),
+            [format!(
+                "{h}: no I/O phase completed: the run was interrupted by SIGINT after phase 0 \"purge\" (erase)"
+            )]
+        );
+        // Beside a run that has phases, the same note, and no "no phase of ... is in another run" for it.
+        let other = run(
+            "b/results.json",
+            "s",
+            "2026-01-02T00:00:00.000Z",
+            vec![phase("w", 0, 10, None)],
+        );
+        let runs = [runs[0].clone(), other];
+        let h = headers(&runs);
+        assert_eq!(
+            caveats(&runs),
+            [
+                format!(
+                    "{}: no I/O phase completed: the run was interrupted by SIGINT after phase 0 \"purge\" (erase)",
+                    h[0]
+                ),
+                format!(
+                    "no phase of {} is in another run: compare pairs phases by name (fio's by its job's name: fio --name=PHASE)",
+                    h[1]
+                ),
+            ]
+        );
+    }
+
+    /// Trial 23 X3: a run started with `--from` (its first phase's index past 0) took the phases before it
+    /// as done: beside a run of the same spec and overrides they say so, not `missing`; beside another
+    /// spec's run, or one of other overrides, where their order may differ, `missing` stays.
+    #[test]
+    fn phases_before_from_are_taken_as_done() {
+        let t = "2026-01-01T00:00:00.000Z";
+        let mut whole = run(
+            "a/results.json",
+            "s",
+            t,
+            vec![
+                phase("fill", 0, 100, None),
+                phase("w", 0, 10, None),
+                phase("late", 5, 0, None),
+            ],
+        );
+        whole.results.phases[1].index = 1;
+        whole.results.phases[2].index = 2;
+        let mut from = run("b/results.json", "s", t, vec![phase("w", 0, 12, None)]);
+        from.results.phases[0].index = 1;
+        let mut other = from.clone();
+        other.file = "c/results.json".into();
+        other.results.spec.overrides = vec!["queue_depth=8".into()];
+        let c = compare(&[whole, from, other]);
+        let shown = |phase: &str| -> Vec<String> {
+            let r = c.row(phase, Metric::TotalIops).unwrap();
+            r.cells.iter().map(|x| x.display(r.metric)).collect()
+        };
+        assert_eq!(shown("fill"), ["100.0", TAKEN_AS_DONE, "missing"]);
+        // A phase after the first it ran is not taken as done: it did not run.
+        assert_eq!(shown("late"), ["5.0", "missing", "missing"]);
+        assert_eq!(TAKEN_AS_DONE, "taken as done (--from)");
+    }
+
     #[test]
     fn values_and_changes() {
         let c = two();
@@ -2646,7 +2926,8 @@ mod tests {
         // "w", which only writes, and the read IOPS of "extra", which only reads, are their IOPS. No phase
         // ran on a simulated drive: no drive rows (3 × 3).
         // No phase trims or flushes: the trims' IOPS and latency rows (3 × 6) and the flushes' count and
-        // latency rows (3 × 4) are left out too.
+        // latency rows (3 × 4) are left out too; and every I/O's latency together (3 × 2): "mix"'s total has
+        // no latency here, "w" and "extra" did one direction.
         let trims = Metric::numeric()
             .into_iter()
             .filter(|m| {
@@ -2662,7 +2943,7 @@ mod tests {
         assert_eq!(trims, 6 + 4);
         assert_eq!(
             c.rows.len(),
-            3 * (Metric::numeric().len() - trims) + 1 - 10 - 4 - 9
+            3 * (Metric::numeric().len() - trims) + 1 - 10 - 4 - 9 - 6
         );
         for (phase, m) in [
             ("w", Metric::Iops(Direction::Read)),

@@ -435,7 +435,7 @@ pub(crate) fn figures(o: &mut String, figs: &[Figure], png: bool) {
 }
 
 /// A matrix's table: a row per value of its first key, a column per value of its second; in each cell,
-/// per run, reads' and writes' mean and largest latency (µs) and total IOPS.
+/// per run, the mean and largest latency (µs) of reads, of writes and of both together, and total IOPS.
 fn matrix_table(o: &mut String, runs: &[RunData], t: &MatrixTable) {
     let _ = write!(
         o,
@@ -464,9 +464,10 @@ fn matrix_table(o: &mut String, runs: &[RunData], t: &MatrixTable) {
                 };
                 let _ = write!(
                     o,
-                    "<div>{who}read {}<br>write {}<br><small>{:.1} IOPS</small></div>",
+                    "<div>{who}read {}<br>write {}<br>together {}<br><small>{:.1} IOPS</small></div>",
                     lat(c.read),
                     lat(c.write),
+                    lat(c.total),
                     c.iops
                 );
             }
@@ -475,8 +476,9 @@ fn matrix_table(o: &mut String, runs: &[RunData], t: &MatrixTable) {
         o.push_str("</tr>\n");
     }
     o.push_str(
-        "</tbody></table></div>\n<p class=\"meta\">Each cell: latency mean / max in µs, reads and \
-writes (– without I/O in that direction), and the phase's total IOPS.</p>\n",
+        "</tbody></table></div>\n<p class=\"meta\">Each cell: latency mean / max in µs, of reads, of \
+writes (– without I/O in that direction) and of every I/O together (the mean weighted by their counts), \
+and the phase's total IOPS.</p>\n",
     );
 }
 

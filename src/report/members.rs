@@ -194,7 +194,7 @@ fn better_of(results: &Results, r: &compare::Row) -> Option<Better> {
         Metric::TotalIops | Metric::Iops(_) | Metric::Bandwidth | Metric::Composite => {
             Some(Better::Higher)
         }
-        Metric::Lat(..) | Metric::WriteAmplification => Some(Better::Lower),
+        Metric::Lat(..) | Metric::TotalLat(_) | Metric::WriteAmplification => Some(Better::Lower),
         _ => None,
     }
 }

@@ -1,6 +1,7 @@
 //! The table of a matrix (seed 002's latency matrix: block sizes × read shares, 3 × 3 cells): one row per
 //! value of the first label key, one column per value of the second, in each cell every run's latency
-//! (mean and largest, reads and writes) and IOPS, straight from `results.json`.
+//! (mean and largest: reads, writes, and every direction together, the figure seed 002 gives of a mixed
+//! cell) and IOPS, straight from `results.json`.
 
 use super::runs::{LabelGroup, RunData};
 use crate::results::DirStats;
@@ -15,8 +16,10 @@ pub struct Latency {
 }
 
 impl Latency {
+    /// A direction's (or the total's) mean and largest latency: its summary's, else its moments (fio's
+    /// mixed job without json+ bins has no percentiles of its total); `None` without latencies.
     fn of(d: &DirStats) -> Option<Latency> {
-        let l = d.latency_ns.as_ref()?;
+        let l = d.moments()?;
         Some(Latency {
             mean_us: l.mean / 1e3,
             max_us: l.max as f64 / 1e3,
@@ -35,6 +38,9 @@ pub struct CellRun {
     pub read: Option<Latency>,
     /// Writes' latency; `None` without writes.
     pub write: Option<Latency>,
+    /// Every direction together (`total`): the mean weighted by op counts, the largest of the maxima;
+    /// `None` without I/O.
+    pub total: Option<Latency>,
     /// Total IOPS of the phase.
     pub iops: f64,
 }
@@ -97,6 +103,7 @@ pub fn matrix_table(runs: &[RunData], g: &LabelGroup) -> Option<MatrixTable> {
                     phase: name.clone(),
                     read: Latency::of(&p.read),
                     write: Latency::of(&p.write),
+                    total: Latency::of(&p.total),
                     iops: p.iops(),
                 });
             }

@@ -111,7 +111,8 @@ fn mean(pr: &PhaseResult, out: &mut Vec<Figure>) {
         "MB/s",
         HI,
     ));
-    let lat = pr.total.latency_ns.as_ref().map(|l| l.mean / 1e3);
+    // The pooled mean where the total has no percentiles (fio's mixed job, or clones, without json+ bins).
+    let lat = pr.total.moments().map(|m| m.mean / 1e3);
     out.push(fig(
         k("lat_mean_us"),
         "latency, phase mean".into(),

@@ -3,20 +3,34 @@
 
 use crate::common::*;
 
-/// The expected latency line of phase `i` of `results`: `latency: read mean X, p99 Y, p99.9 Z; write mean …`.
+/// The expected latency line of phase `i` of `results`: `latency: read mean X, p99 Y, p99.9 Z; write mean …`,
+/// and in a phase of reads and writes `; together mean M, max N`, M recomputed here from the directions
+/// (their means weighted by their op counts) and N the larger maximum.
 fn expected_latency_line(results: &serde_json::Value, i: usize) -> String {
     let p = phase(results, i);
     let mut parts = Vec::new();
+    let (mut ops, mut weighted, mut max) = (0u64, 0.0, 0u64);
     for dir in ["read", "write"] {
-        if p[dir]["ops"].as_u64().expect("ops") > 0 {
+        let n = p[dir]["ops"].as_u64().expect("ops");
+        if n > 0 {
             let l = &p[dir]["latency_ns"];
+            let mean = l["mean"].as_f64().expect("mean");
             parts.push(format!(
                 "{dir} mean {}, p99 {}, p99.9 {}",
-                lat_text(l["mean"].as_f64().expect("mean")),
+                lat_text(mean),
                 lat_text(l["p99"].as_f64().expect("p99")),
                 lat_text(l["p99_9"].as_f64().expect("p99_9"))
             ));
+            (ops, weighted) = (ops + n, weighted + n as f64 * mean);
+            max = max.max(l["max"].as_u64().expect("max"));
         }
+    }
+    if parts.len() > 1 {
+        parts.push(format!(
+            "together mean {}, max {}",
+            lat_text(weighted / ops as f64),
+            lat_text(max as f64)
+        ));
     }
     format!("      latency: {}", parts.join("; "))
 }

@@ -1292,6 +1292,21 @@ pub fn expected_sum_lines(
             ))
         })
         .collect();
+    let mut lat = lat;
+    // A phase of more than one direction: every I/O together, its mean the directions' weighted by their
+    // op counts, its max the largest.
+    if lat.len() > 1 {
+        let timed = dirs.iter().filter(|(_, d)| d.ops > 0);
+        let lats = timed.filter_map(|(_, d)| Some((d.ops, d.latency_ns.as_ref()?)));
+        let (ops, sum, max) = lats.fold((0u64, 0.0, 0u64), |(n, s, m), (k, l)| {
+            (n + k, s + k as f64 * l.mean, m.max(l.max))
+        });
+        lat.push(format!(
+            "together mean {}, max {}",
+            lat_text(sum / ops as f64),
+            lat_text(max as f64)
+        ));
+    }
     if !lat.is_empty() {
         lines.push(format!("{prefix}      latency: {}", lat.join("; ")));
     }

@@ -1418,3 +1418,95 @@ fn notes_wrap_to_the_width_and_a_too_narrow_table_says_its_narrowest() {
         }
     }
 }
+
+/// Trial 23 X1: seed 002's latency of a mixed cell, every I/O together (`total.latency_ns`: the directions'
+/// means weighted by their op counts, the largest of their maxima, recomputed here from `read` and `write`),
+/// is shown for wkrun's own run: in compare's rows `latency, phase mean (µs)` and `latency max (µs)`, in
+/// the report's matrix table (`together MEAN / MAX`) and on the console's latency line (`together mean M,
+/// max N`). Before, compare showed `-`, and the table and the console only each direction.
+#[test]
+fn a_mixed_cells_latency_together_is_compared_reported_and_said() {
+    let tmp = tempdir();
+    let body = "[[phase]]\nname = \"lat\"\nkind = \"workload\"\npattern = \"random\"\n\
+                block_size = [\"4KiB\", \"8KiB\"]\nread_percent = [65, 0]\nsize = \"512KiB\"\n";
+    write_file(tmp.path(), "s.toml", &spec_text("mixlat", body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "4MiB",
+        "-o",
+        "out",
+    ];
+    let (code, out, err) = code_out_err(&wkrun(tmp.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let (typed, _) = strict_results(&tmp.path().join("out"));
+    let cell = &typed.phases[0];
+    assert_eq!(cell.name, "lat[bs=4KiB,read=65]");
+    let (r, w) = (&cell.read, &cell.write);
+    assert_eq!(r.ops + w.ops, 128, "512 KiB of 4 KiB blocks");
+    let (rl, wl) = (r.latency_ns.clone().unwrap(), w.latency_ns.clone().unwrap());
+    let mean = (r.ops as f64 * rl.mean + w.ops as f64 * wl.mean) / (r.ops + w.ops) as f64;
+    let max = rl.max.max(wl.max);
+    let total = cell.total.latency_ns.clone().expect("total latency");
+    assert!(
+        (total.mean - mean).abs() <= 1e-9 * mean,
+        "{} {mean}",
+        total.mean
+    );
+    assert_eq!(total.max, max);
+    // The console's latency line of the mixed cell ends with it; a write-only cell's has no such part.
+    let said = format!(
+        "; together mean {}, max {}",
+        lat_text(mean),
+        lat_text(max as f64)
+    );
+    assert!(summary_lines(&out, 0)[1].ends_with(&said), "{out}");
+    assert!(!summary_lines(&out, 1)[1].contains("together"), "{out}");
+    // compare: the two rows from the total; a write-only cell has no max of them (its write rows say it).
+    let o = wkrun(tmp.path(), &["compare", "out", "--format", "csv"]);
+    let (code, csv, err) = code_out_err(&o);
+    assert_eq!(code, 0, "{err}");
+    // The CSV quotes a field with a comma only.
+    let field = |f: &str| match f.contains(',') {
+        true => format!("\"{f}\""),
+        false => f.to_string(),
+    };
+    let value = |phase: &str, metric: &str| {
+        let start = format!("{},{},", field(phase), field(metric));
+        csv.lines()
+            .find(|l| l.starts_with(&start))
+            .map(|l| l[start.len()..].to_string())
+    };
+    assert_eq!(
+        value("lat[bs=4KiB,read=65]", "latency, phase mean (µs)"),
+        Some(format!("{:.2}", mean / 1e3)),
+        "{csv}"
+    );
+    assert_eq!(
+        value("lat[bs=4KiB,read=65]", "latency max (µs)"),
+        Some(format!("{:.2}", max as f64 / 1e3)),
+        "{csv}"
+    );
+    // (Its `latency, phase mean (µs)` is the default headline's `mean` item.)
+    assert_eq!(
+        value("lat[bs=4KiB,read=0]", "latency max (µs)"),
+        None,
+        "{csv}"
+    );
+    // The report's matrix table: reads, writes and both together in the cell.
+    let o = wkrun(tmp.path(), &["report", "out"]);
+    assert_eq!(code_out_err(&o).0, 0, "{:?}", code_out_err(&o));
+    let html = std::fs::read_to_string(tmp.path().join("out/report/index.html")).unwrap();
+    let want = format!(
+        "read {:.1} / {:.1}<br>write {:.1} / {:.1}<br>together {:.1} / {:.1}<br>",
+        rl.mean / 1e3,
+        rl.max as f64 / 1e3,
+        wl.mean / 1e3,
+        wl.max as f64 / 1e3,
+        mean / 1e3,
+        max as f64 / 1e3
+    );
+    assert!(html.contains(&want), "{want}");
+}

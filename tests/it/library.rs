@@ -1062,3 +1062,73 @@ fn a_link_planted_beside_the_library_is_refused_and_nothing_is_made() {
     failures
         .assert_none("library::a_link_planted_beside_the_library_is_refused_and_nothing_is_made");
 }
+
+/// Trial 23 X2: a run given to `report`/`compare --against-library` goes by its library label when the
+/// library holds it (`library add r3 --label rr3`), not by its own default label, its target's name, which
+/// the library's runs of that drive share; a run the library does not hold, by its folder's name when its
+/// label is that default, else by its own label.
+#[test]
+fn a_run_given_against_the_library_goes_by_its_library_label() {
+    let t = tempdir();
+    spec(t.path(), "lib");
+    for out in ["r1", "r2", "r3", "r4"] {
+        let args = [
+            "lib.toml",
+            "--target",
+            "sim:capacity=128MiB,op=28%",
+            "-q",
+            "-o",
+            out,
+        ];
+        let (c, _, e) = code_out_err(&wkrun(t.path(), &args));
+        assert_eq!(c, 0, "{e}");
+    }
+    let own = sim_run(t.path(), "lib", "r5", 28, "mine");
+    let library = t.path().join("lib.sqlite");
+    for (run, label) in [("r1", "rr1"), ("r2", "rr2"), ("r3", "rr3")] {
+        let (c, _, e) = lib(
+            t.path(),
+            &library,
+            &["library", "add", run, "--label", label],
+        );
+        assert_eq!(c, 0, "{e}");
+    }
+    let header = |run: &str| {
+        let (c, out, e) = lib(
+            t.path(),
+            &library,
+            &["compare", run, "--against-library", "--format", "csv"],
+        );
+        assert_eq!(c, 0, "{e}");
+        out.lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        header("r3"),
+        "phase,metric,rr3,rr1,rr1 change (%),rr2,rr2 change (%)"
+    );
+    assert_eq!(
+        header("r4"),
+        "phase,metric,r4,rr1,rr1 change (%),rr2,rr2 change (%),rr3,rr3 change (%)"
+    );
+    assert!(own.ends_with("r5"));
+    assert!(
+        header("r5").starts_with("phase,metric,mine,rr1,"),
+        "{}",
+        header("r5")
+    );
+    let (c, _, e) = lib(
+        t.path(),
+        &library,
+        &["report", "r3", "--against-library", "-o", "rep"],
+    );
+    assert_eq!(c, 0, "{e}");
+    let html = std::fs::read_to_string(t.path().join("rep/index.html")).expect("index.html");
+    let section = &html[html.find("<h2>Against the library</h2>").expect("section")..];
+    assert!(
+        section.contains("<p class=\"meta\">rr3 beside the results library's 2 runs of spec lib"),
+        "{section}"
+    );
+    assert_eq!(section.matches("<td>rr3</td>").count(), 1, "{section}");
+    let svg = std::fs::read_to_string(t.path().join("rep/ranked-01-w-mean_iops.svg")).expect("svg");
+    assert!(svg.contains("rr3: rank "), "{svg}");
+}
