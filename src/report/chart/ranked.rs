@@ -17,8 +17,11 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 pub struct RankedBar {
     /// 0 for the run ranked (highlighted), 1 + i for `others[i]`.
     pub run: usize,
-    /// The run's name (its label).
+    /// The run's name: its label, then its marks (compare's, and [`NOT_RANKED`]).
     pub name: String,
+    /// How many of `name`'s characters are the label: the rest are its marks, kept whole when the
+    /// chart cuts a long name ([`fit`]).
+    pub label_chars: usize,
     /// The figure's value.
     pub value: f64,
 }
@@ -44,7 +47,7 @@ pub struct RankedFigure {
 }
 
 /// The mark of a bar whose phase did not complete, left out of the rank order.
-pub const NOT_RANKED: &str = " [phase not completed: not ranked]";
+pub const NOT_RANKED: &str = " [not ranked: incomplete]";
 
 impl RankedFigure {
     /// The ranked run's place, from 1 (the best).
@@ -67,12 +70,13 @@ pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> 
         .map(|r| crate::report::runs::Summed::of(&r.results))
         .collect();
     let mixed = sums.iter().any(|s| Some(s) != sums.first());
-    let name = |r: &RunData| {
-        format!(
-            "{}{}",
+    let name = |r: &RunData, more: &str| {
+        let full = format!(
+            "{}{}{more}",
             r.label,
             crate::report::compare::marks(&r.results, mixed)
-        )
+        );
+        (full, r.label.chars().count())
     };
     for p in this
         .results
@@ -85,17 +89,18 @@ pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> 
                 continue;
             };
             let (mut bars, mut apart) = (Vec::new(), Vec::new());
-            let mut place = |run: usize, r: &RunData, completed: bool, value: f64| match completed {
-                true => bars.push(RankedBar {
+            let mut place = |run: usize, r: &RunData, completed: bool, value: f64| {
+                let (name, label_chars) = name(r, if completed { "" } else { NOT_RANKED });
+                let bar = RankedBar {
                     run,
-                    name: name(r),
+                    name,
+                    label_chars,
                     value,
-                }),
-                false => apart.push(RankedBar {
-                    run,
-                    name: format!("{}{NOT_RANKED}", name(r)),
-                    value,
-                }),
+                };
+                match completed {
+                    true => bars.push(bar),
+                    false => apart.push(bar),
+                }
             };
             place(0, this, p.completed, value);
             for (i, o) in others.iter().enumerate() {
@@ -150,6 +155,16 @@ const NAME_CHARS: usize = 40;
 /// The other runs' bars.
 const OTHERS: RGBColor = RGBColor(176, 176, 176);
 const INK: RGBColor = RGBColor(31, 35, 40);
+
+/// A bar's name in at most `n` characters where its marks leave room: the label cut (ending `…`) so that
+/// the marks stay whole (attack 23: `[sum of 2 targets]` was cut off a long path), the label keeping at
+/// least 6 characters.
+fn fit(b: &RankedBar, n: usize) -> String {
+    let marks: String = b.name.chars().skip(b.label_chars).collect();
+    let label: String = b.name.chars().take(b.label_chars).collect();
+    let room = n.saturating_sub(marks.chars().count()).max(6);
+    format!("{}{marks}", cut(&label, room))
+}
 
 /// `s` cut to `n` characters, the last one `…` when cut.
 fn cut(s: &str, n: usize) -> String {
@@ -239,8 +254,8 @@ pub fn ranked_chart(f: &RankedFigure, spec: &str) -> Result<Chart, PlotError> {
                     fill.filled(),
                 ))?;
                 let name = match i < n {
-                    true => format!("{}. {}", i + 1, cut(&b.name, NAME_CHARS)),
-                    false => format!("– {}", cut(&b.name, NAME_CHARS)),
+                    true => format!("{}. {}", i + 1, fit(b, NAME_CHARS)),
+                    false => format!("– {}", fit(b, NAME_CHARS)),
                 };
                 root.draw(&Text::new(
                     name,
@@ -394,7 +409,7 @@ mod tests {
             .collect();
         assert_eq!(
             apart,
-            [("cut [interrupted] [phase not completed: not ranked]", 300.0)]
+            [("cut [interrupted] [not ranked: incomplete]", 300.0)]
         );
         let c = ranked_chart(&r[0], "lib").expect("drawn");
         assert!(c.svg.contains("new: rank 2 of 2"), "{}", c.svg);
@@ -404,6 +419,36 @@ mod tests {
             c.caption
         );
         assert!(c.caption.contains("1 run whose phase did not complete (its figures cover part of it) is listed below the ranking, not ranked."), "{}", c.caption);
+    }
+
+    /// A long label is cut before its marks, which the chart draws whole (attack 23: a two-target sum named
+    /// by its paths lost `[sum of 2 targets]` to the cut): 40 characters in all, the label's last `…`.
+    #[test]
+    fn a_long_name_is_cut_before_its_marks() {
+        let this = run("new", Some(200.0), 80.0);
+        let long = "/work/attack23/lib/qb.img + /work/attack23/lib/qc.img";
+        let mut sum = run(long, Some(250.0), 70.0);
+        sum.results.target.path = "qb.img + qc.img".into();
+        sum.results.cluster = Some(crate::results::Cluster {
+            hosts: ["qb.img", "qc.img"]
+                .iter()
+                .map(|p| testing::cluster_host(p))
+                .collect(),
+            alignment: String::new(),
+        });
+        let r = ranked_figures(&this, &[&sum]);
+        let drawn = fit(&r[0].bars[0], NAME_CHARS);
+        assert_eq!(drawn, "/work/attack23/lib/q… [sum of 2 targets]");
+        assert_eq!(drawn.chars().count(), NAME_CHARS);
+        let c = ranked_chart(&r[0], "lib").expect("drawn");
+        assert!(
+            c.svg
+                .contains("1. /work/attack23/lib/q… [sum of 2 targets]"),
+            "{}",
+            c.svg
+        );
+        // A short name is drawn as it is.
+        assert_eq!(fit(&r[0].bars[1], NAME_CHARS), "new");
     }
 
     /// One bar per run, the ranked run's alone in its colour, the rest grey; its rank in the subtitle.
