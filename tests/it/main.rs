@@ -51,6 +51,7 @@ mod null_engine;
 mod outdir;
 mod overrides;
 mod parts;
+mod phase_streams;
 mod phases;
 mod prealloc;
 mod predict;
