@@ -194,7 +194,16 @@ fn stonewalled_fio_jobs_become_phases_of_their_own_streams() {
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = code_out_err(&wkrun(
         d.path(),
-        &["two.toml", "--set", "trace=4", "-o", "out", "-q"],
+        &[
+            "two.toml",
+            "--set",
+            "phase.warm.trace=4",
+            "--set",
+            "phase.measure.trace=4",
+            "-o",
+            "out",
+            "-q",
+        ],
     ));
     assert_eq!(code, 0, "{err}");
     let (_, r) = strict_results(&d.path().join("out"));
