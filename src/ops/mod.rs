@@ -29,6 +29,21 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 
+/// The seed of the op stream of the phase named `name` (its full, expanded name: `stability[read=70]`) in a
+/// spec of seed `seed`: a hash of both, so no two phases of a run draw the same offsets and data, and a
+/// phase's stream depends on nothing else (not on the phases before it, `--from`, or which sweep members
+/// run). The name is taken 8 bytes at a time (little-endian, the last word padded with zeros), then its
+/// length.
+pub fn phase_seed(seed: u64, name: &str) -> u64 {
+    let mut h = mix64(seed ^ 0x7068_6173_652d_7365); // "phase-se"
+    for word in name.as_bytes().chunks(8) {
+        let mut b = [0u8; 8];
+        b[..word.len()].copy_from_slice(word);
+        h = mix64(h ^ u64::from_le_bytes(b));
+    }
+    mix64(h ^ name.len() as u64)
+}
+
 /// The seed of worker `w`'s op stream (and data) in a phase seeded `seed`: worker 0 keeps the phase's seed
 /// (one worker runs as before workers existed); the others get a mix of both.
 pub fn worker_seed(seed: u64, w: u32) -> u64 {
@@ -720,6 +735,39 @@ mod tests {
         };
         let v: Vec<(u64, u32)> = s.ops(0..4).map(|o| (o.offset, o.len)).collect();
         assert_eq!(v, vec![(0, 4096), (4096, 4096), (8192, 1808), (0, 4096)]);
+    }
+
+    #[test]
+    fn a_phase_seed_is_a_hash_of_the_seed_and_the_whole_name() {
+        // An independent computation of the documented rule: SplitMix64's finaliser over the words.
+        let mix = |mut z: u64| {
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let w = |s: &[u8]| {
+            let mut b = [0u8; 8];
+            b[..s.len()].copy_from_slice(s);
+            u64::from_le_bytes(b)
+        };
+        let h = mix(1 ^ 0x7068_6173_652d_7365);
+        let h = mix(h ^ w(b"stabilit"));
+        let h = mix(h ^ w(b"y[read=7"));
+        let h = mix(h ^ w(b"0]"));
+        assert_eq!(phase_seed(1, "stability[read=70]"), mix(h ^ 18));
+        // Names that differ in a label, in their length only (a trailing zero byte), or seeds that differ:
+        // other seeds.
+        let all = [
+            phase_seed(1, "stability[read=70]"),
+            phase_seed(1, "stability[read=0]"),
+            phase_seed(1, "stability[read=70]\0"),
+            phase_seed(2, "stability[read=70]"),
+            phase_seed(1, ""),
+        ];
+        let mut sorted = all.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), all.len());
     }
 
     #[test]

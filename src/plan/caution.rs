@@ -408,6 +408,7 @@ mod tests {
             workers: 1,
             split: crate::vocab::WorkersSplit::Partitioned,
             seed: 1,
+            stream_seed: 1,
             interval_ns: 1_000_000_000,
             on_error: crate::vocab::OnError::Stop,
             completions_per_wait: 1,

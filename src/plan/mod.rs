@@ -262,8 +262,13 @@ pub struct IoSettings {
     pub workers: u32,
     /// How the workers share the span.
     pub split: WorkersSplit,
-    /// Seed of the offset and data generators.
+    /// The spec's `seed` for the phase (its own, `[defaults]`' or 1): with the phase's name, the seed of its
+    /// op stream; alone, the seed of what phases share: the synthetic image and the places of a skewed
+    /// distribution's hot blocks.
     pub seed: u64,
+    /// Seed of the phase's op stream (offsets, directions, sizes), its data and its Poisson arrivals:
+    /// [`crate::ops::phase_seed`] of `seed` and the phase's full name, so phases never replay each other.
+    pub stream_seed: u64,
     /// Interval of the per-interval series, ns.
     pub interval_ns: u64,
     /// What the phase does when an I/O fails.
@@ -628,7 +633,7 @@ impl PhasePlan {
             sizes: io.sizes(),
             order,
             mix,
-            seed: io.seed,
+            seed: io.stream_seed,
             access,
             total_ops: self.bound().and_then(Bound::ops),
         })
@@ -646,8 +651,8 @@ pub struct WorkerPlan {
     /// The bytes its ops fall in: a contiguous part of the phase's range (partitioned), or the whole range
     /// (shared, or one worker).
     pub range: ByteRange,
-    /// Seed of its op stream and its data: the phase's seed for worker 0, a mix of the phase's seed and the
-    /// worker number for the others.
+    /// Seed of its op stream and its data: the phase's stream seed ([`IoSettings::stream_seed`]) for worker
+    /// 0, a mix of it and the worker number for the others.
     pub seed: u64,
     /// Its I/Os, for a byte-bounded phase: the workers' shares sum to the phase's.
     pub ops: Option<u64>,

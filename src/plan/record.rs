@@ -73,9 +73,15 @@ pub struct PhaseParams {
     /// Data written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataPattern>,
-    /// Seed of the offset and data generators.
+    /// The spec's `seed` for the phase (its own, `[defaults]`' or 1): the seed of the synthetic image and of
+    /// a skewed distribution's hot blocks, and with the phase's name of its op stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Seed of the phase's op stream (offsets, directions, sizes), data and Poisson arrivals: a hash of
+    /// `seed` and the phase's full name, so no two phases of a run draw the same stream; worker 0's seed with
+    /// several workers. Absent in results of wkrun before it (their streams used `seed` itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_seed: Option<u64>,
     /// Interval of the per-interval series, in ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_ns: Option<u64>,
@@ -246,6 +252,7 @@ impl PhaseParams {
             trace: None,
             data: None,
             seed: None,
+            stream_seed: None,
             interval_ns: None,
             on_error: None,
             pattern: None,
@@ -298,6 +305,7 @@ impl PhaseParams {
         self.sq_poll = io.sq_poll.then_some(true);
         self.trace = Some(io.trace).filter(|&n| n > 0);
         self.seed = Some(io.seed);
+        self.stream_seed = Some(io.stream_seed);
         self.interval_ns = Some(io.interval_ns);
         self.on_error = Some(io.on_error);
         (self.pattern, self.coverage) = match order {
@@ -369,7 +377,7 @@ impl PhaseParams {
             rate_iops: self.rate_iops,
             arrivals: crate::vocab::Arrivals {
                 process: self.rate_process.unwrap_or_default(),
-                seed: self.seed.unwrap_or(1),
+                seed: self.stream_seed.or(self.seed).unwrap_or(1),
                 think: self.think_time_ns.map(|ns| crate::vocab::Think {
                     ns,
                     every: self.think_every.unwrap_or(1),

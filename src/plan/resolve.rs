@@ -553,6 +553,7 @@ impl Phase<'_> {
             workers: workers as u32,
             split: p.workers_split.unwrap_or(WorkersSplit::Partitioned),
             seed: p.seed.unwrap_or(1),
+            stream_seed: crate::ops::phase_seed(p.seed.unwrap_or(1), &p.name),
             interval_ns: p.interval.map_or(DEFAULT_INTERVAL_NS, |d| d.0),
             on_error: p.on_error.unwrap_or(OnError::Stop),
             // `completion_waits = "each"`: one completion per wait everywhere.
@@ -754,7 +755,7 @@ impl Phase<'_> {
                 (source, bound, None, 0, Measure::default())
             }
             _ => {
-                let measure = self.measure(io.interval_ns, io.seed, sp.len)?;
+                let measure = self.measure(io.interval_ns, io.stream_seed, sp.len)?;
                 let bound = self.workload_bound(bs, sp.len, io.interval_ns, rounding)?;
                 let read = p.read_percent.one().map_or(0, |r| r.0 as u8); // 0..=100, checked by the rules
                 (data, bound, None, read, measure)

@@ -263,6 +263,11 @@ fn phase_notes(out: &mut String, p: &PhasePlan, indent: &str) {
         if let Some(line) = steady_line(&w.measure, w.io.interval_ns) {
             let _ = writeln!(out, "{indent}{line}");
         }
+        let _ = writeln!(
+            out,
+            "{indent}op stream seed {} (of seed {} and the phase's name)",
+            w.io.stream_seed, w.io.seed
+        );
         access_line(out, p.span.start, w, indent);
         pacing_lines(out, &w.measure, indent);
         mix_and_durability(out, w, indent);

@@ -206,10 +206,13 @@ pub const FIO_KEYS: &[FioKey] = &[
         "rate_process",
         "`rate_process` is `rate_process` in wkrun: `\"linear\"` (evenly spaced, the default) or `\"poisson\"` (Poisson arrivals at the rate_iops cap's mean rate)",
     ),
-    map("randseed", "`randseed` is `seed` in wkrun"),
+    map(
+        "randseed",
+        "`randseed` is `seed` in wkrun (each phase's stream is drawn from it and the phase's name, so jobs that become phases get streams of their own, as fio's jobs do)",
+    ),
     note(
         "randrepeat",
-        "wkrun has no `randrepeat`: offsets and data are always the same for the same `seed`",
+        "wkrun has no `randrepeat`: offsets and data are always the same for the same `seed` and phase name (phases of one run get streams of their own)",
     ),
     map(
         "norandommap",

@@ -357,8 +357,10 @@ pub struct PhaseSpec {
     /// Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Vary<DataPattern>>,
-    /// Seed of the offset and data generators: the same seed gives the same op stream. Default: `1`.
-    /// Kinds: fill, restore-image (the synthetic image), workload.
+    /// Seed of the offset and data generators, mixed with the phase's full name, so that no two phases of a
+    /// run draw the same op stream: the same seed and name give the same stream. Unmixed, the seed of the
+    /// synthetic image and of a skewed distribution's hot blocks. Default: `1`. Kinds: fill, restore-image,
+    /// workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// LBA span: the number of bytes from `offset` the phase may touch, as a percentage of the target's
@@ -382,7 +384,7 @@ pub struct PhaseSpec {
     pub queue_depth: Option<Vary<i64>>,
     /// Submitters (like fio's numjobs): `workers` workers, each keeping `queue_depth` I/Os in flight with its
     /// own engine instance on its own thread (on its own CPU while there are CPUs), and its own op stream, a
-    /// pure function of (seed, worker, index). Byte bounds, passes and rate caps are for the phase's total,
+    /// pure function of (the phase's stream seed, worker, index). Byte bounds, passes and rate caps are for the phase's total,
     /// shared out by the plan. 1 to 256. Default: `1`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 256))]

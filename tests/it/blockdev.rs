@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::MutexGuard;
 use wkrun::data::DataGen;
-use wkrun::ops::{Mix, OpStream, Order};
+use wkrun::ops::{Mix, OpStream, Order, phase_seed};
 use wkrun::results::Results;
 use wkrun::spec::DataPattern;
 use wkrun::vocab::Direction;
@@ -184,7 +184,14 @@ seed = 6
     );
 
     let data = read(&dev.backing);
-    assert_op_blocks(&data, 0, 64 << 10, 0..512, 5, "the fill");
+    assert_op_blocks(
+        &data,
+        0,
+        64 << 10,
+        0..512,
+        phase_seed(5, "fill"),
+        "the fill",
+    );
     // The workload at QD1 ran ops 0..reads+writes of its stream: each block of its span holds its last write,
     // or zeros (erased, never written).
     let stream = OpStream {
@@ -193,7 +200,7 @@ seed = 6
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         mix: Mix::read_write(50),
-        seed: 6,
+        seed: phase_seed(6, "mix"),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
@@ -203,7 +210,7 @@ seed = 6
             last.insert(op.offset, op.index);
         }
     }
-    let datagen = DataGen::new(DataPattern::Random, 6, 4096);
+    let datagen = DataGen::new(DataPattern::Random, phase_seed(6, "mix"), 4096);
     let mut want = vec![0u8; 4096];
     for off in (32 * MIB..64 * MIB).step_by(4096) {
         let got = &data[off as usize..off as usize + 4096];
@@ -256,14 +263,28 @@ span = "50%"
     assert_eq!(u(e, "/params/span_start_bytes"), 16 * MIB);
     assert_eq!(u(e, "/erased_bytes"), 32 * MIB);
     let data = read(&dev.backing);
-    assert_op_blocks(&data, 0, 128 << 10, 0..128, 9, "before the span");
+    assert_op_blocks(
+        &data,
+        0,
+        128 << 10,
+        0..128,
+        phase_seed(9, "fill"),
+        "before the span",
+    );
     assert_zeros(
         &data[(16 * MIB) as usize..(48 * MIB) as usize],
         16 * MIB,
         "the discarded span",
     );
     // After the span: fill ops 384..512 (blocks 384.. of 128 KiB).
-    assert_op_blocks(&data, 48 * MIB, 128 << 10, 384..512, 9, "after the span");
+    assert_op_blocks(
+        &data,
+        48 * MIB,
+        128 << 10,
+        384..512,
+        phase_seed(9, "fill"),
+        "after the span",
+    );
 }
 
 #[test]
@@ -323,7 +344,14 @@ span = "50%"
     assert_eq!(phase(&r, 1)["erase_method"], "zero-out");
     let data = read(&dev.backing);
     assert_zeros(&data[..(32 * MIB) as usize], 0, "the zeroed span");
-    assert_op_blocks(&data, 32 * MIB, MIB, 32..64, 2, "after the span, the fill");
+    assert_op_blocks(
+        &data,
+        32 * MIB,
+        MIB,
+        32..64,
+        phase_seed(2, "fill"),
+        "after the span, the fill",
+    );
 }
 
 #[test]

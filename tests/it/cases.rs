@@ -5,7 +5,7 @@ use crate::common::*;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use wkrun::data::DataGen;
-use wkrun::ops::{Mix, OpStream, Order};
+use wkrun::ops::{Mix, OpStream, Order, phase_seed};
 use wkrun::spec::DataPattern;
 use wkrun::vocab::Direction;
 
@@ -53,7 +53,7 @@ seed = 3
     // place, and no other op overwrote it; a block never written would read as zeros (sparse file).
     let data = read(&target);
     assert_eq!(data.len() as u64, 64 * MIB);
-    assert_op_blocks(&data, 0, 4096, 0..16_384, 3, "the fill");
+    assert_op_blocks(&data, 0, 4096, 0..16_384, phase_seed(3, "fill"), "the fill");
 }
 
 #[test]
@@ -88,7 +88,7 @@ seed = 11
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         mix: Mix::read_write(0),
-        seed: 11,
+        seed: phase_seed(11, "rw"),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
@@ -98,7 +98,7 @@ seed = 11
         writers.entry(op.offset).or_default().push(op.index);
     }
     let data = read(&target);
-    let datagen = DataGen::new(DataPattern::Random, 11, 4096);
+    let datagen = DataGen::new(DataPattern::Random, phase_seed(11, "rw"), 4096);
     let mut want = vec![0u8; 4096];
     let mut written: Vec<&[u8]> = Vec::new();
     for (b, block) in data.chunks(4096).enumerate() {
@@ -174,7 +174,7 @@ seed = 2
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         mix: Mix::read_write(0),
-        seed: 2,
+        seed: phase_seed(2, "zw"),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
@@ -205,7 +205,11 @@ fn compressible_fill(pct: u8) -> Vec<Vec<u8>> {
     );
     assert_eq!(u(phase(&r, 0), "/write/bytes"), 16 * MIB);
     let data = read(&target);
-    let datagen = DataGen::new(DataPattern::Compressible(pct), 4, 128 << 10);
+    let datagen = DataGen::new(
+        DataPattern::Compressible(pct),
+        phase_seed(4, "fill"),
+        128 << 10,
+    );
     let mut want = vec![0u8; 128 << 10];
     data.chunks(128 << 10)
         .enumerate()

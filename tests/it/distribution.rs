@@ -13,6 +13,15 @@ use wkrun::spec::Distribution;
 
 const KIB4: u64 = 4096;
 
+/// The stream of phase "w" of [`writes`] with `seed`: drawn from the phase's stream seed (the seed mixed
+/// with its name), its hot blocks placed by `seed` itself.
+fn w_stream(dist: &str, blocks: u64, seed: u64) -> OpStream {
+    OpStream {
+        seed: wkrun::ops::phase_seed(seed, "w"),
+        ..stream(dist, blocks, seed)
+    }
+}
+
 /// A random write stream of 4 KiB blocks over `blocks` blocks drawing from `dist`, seeded `seed`.
 fn stream(dist: &str, blocks: u64, seed: u64) -> OpStream {
     let d = Distribution::parse(dist).expect("distribution");
@@ -231,7 +240,7 @@ fn zoned_writes_on_a_sparse_file_land_where_the_stream_says() {
     );
     let out = run_ok(d.path(), "zoned", &body, &target);
     let on_disk = written_blocks(&target, len);
-    let s = stream("zoned:50/5:30/15:20/80", len / KIB4, 1);
+    let s = w_stream("zoned:50/5:30/15:20/80", len / KIB4, 1);
     let want: HashSet<u64> = s.ops(0..3000).map(|o| o.offset / KIB4).collect();
     assert_eq!(on_disk, want, "the blocks written are not the stream's");
     // Shares of the 3000 writes by zone, within sampling error of the definition.
@@ -269,7 +278,7 @@ fn engines_write_the_same_skewed_blocks() {
         run_ok(d.path(), "zipf", &body, &target);
         sets.push((engine, qd, written_blocks(&target, len)));
     }
-    let want: HashSet<u64> = stream("zipf:1.1", len / KIB4, 7)
+    let want: HashSet<u64> = w_stream("zipf:1.1", len / KIB4, 7)
         .ops(0..2048)
         .map(|o| o.offset / KIB4)
         .collect();

@@ -21,7 +21,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use wkrun::data::DataGen;
-use wkrun::ops::{Mix, Op, OpStream, Order, Sizes};
+use wkrun::ops::{Mix, Op, OpStream, Order, Sizes, phase_seed};
 use wkrun::spec::DataPattern;
 use wkrun::vocab::Direction;
 
@@ -613,16 +613,24 @@ seed = 6
 "#;
     let (start, len) = (16 * MIB, 32 * MIB);
     let n = (8 * MIB) / 4096;
-    let stream = random_stream(start, len, 4096, Order::Random, 30, 6, Some(n));
+    let stream = random_stream(
+        start,
+        len,
+        4096,
+        Order::Random,
+        30,
+        phase_seed(6, "mix"),
+        Some(n),
+    );
     let ops: Vec<Op> = ops_below(&stream, n);
     let reads = ops.iter().filter(|o| o.dir == Direction::Read).count() as u64;
     let writes = n - reads;
     // The expected device: the pattern, the fill over the span, then every write in op order (QD1).
     let mut want = patterned((64 * MIB) as usize);
-    fill_image(&mut want, 5, 64 << 10, start, len);
+    fill_image(&mut want, phase_seed(5, "fill"), 64 << 10, start, len);
     write_ops(
         &mut want,
-        6,
+        phase_seed(6, "mix"),
         4096,
         ops.iter().copied().filter(|o| o.dir == Direction::Write),
     );
@@ -687,7 +695,15 @@ seed = 8
 "#;
     let (start, len) = (16 * MIB, 32 * MIB);
     let n = len / 4096;
-    let stream = random_stream(start, len, 4096, Order::RandomFull, 0, 8, Some(n));
+    let stream = random_stream(
+        start,
+        len,
+        4096,
+        Order::RandomFull,
+        0,
+        phase_seed(8, "cover"),
+        Some(n),
+    );
     let mut hits = vec![0u32; n as usize];
     for op in stream.ops(0..n) {
         hits[((op.offset - start) / 4096) as usize] += 1;
@@ -697,7 +713,7 @@ seed = 8
         "the stream itself does not visit each block once"
     );
     let mut want = patterned((64 * MIB) as usize);
-    write_ops(&mut want, 8, 4096, stream.ops(0..n));
+    write_ops(&mut want, phase_seed(8, "cover"), 4096, stream.ops(0..n));
     each_engine(test, |f, engine| {
         let d = tempdir();
         let dev = PatternedLoop::new(d.path())?;
@@ -747,8 +763,14 @@ duration = "2s"
 seed = 12
 "#;
     let mut fill_img = vec![0u8; (64 * MIB) as usize];
-    fill_image(&mut fill_img, 11, 128 << 10, 0, 64 * MIB);
-    let mix = DataGen::new(DataPattern::Random, 12, 4096);
+    fill_image(
+        &mut fill_img,
+        phase_seed(11, "fill"),
+        128 << 10,
+        0,
+        64 * MIB,
+    );
+    let mix = DataGen::new(DataPattern::Random, phase_seed(12, "mix"), 4096);
     each_engine(test, |f, engine| {
         let zram = Zram::new()?;
         let d = tempdir();
@@ -774,7 +796,15 @@ seed = 12
         f.same_bytes(what, &got[..half], &fill_img[..half]);
         // Ops issued: a prefix of each claimed chunk (1024 ops), at most QD8 chunks beyond the completed count.
         let limit = reads + writes + 9 * 1024;
-        let stream = random_stream(32 * MIB, 32 * MIB, 4096, Order::Random, 50, 12, None);
+        let stream = random_stream(
+            32 * MIB,
+            32 * MIB,
+            4096,
+            Order::Random,
+            50,
+            phase_seed(12, "mix"),
+            None,
+        );
         let mut writers: Vec<Vec<u64>> = vec![Vec::new(); 8192];
         for op in stream.ops(0..limit).filter(|o| o.dir == Direction::Write) {
             writers[((op.offset - 32 * MIB) / 4096) as usize].push(op.index);
@@ -821,7 +851,7 @@ queue_depth = 8
 seed = 3
 "#;
     let mut want = vec![0u8; (64 * MIB) as usize];
-    fill_image(&mut want, 3, 4096, 0, 64 * MIB);
+    fill_image(&mut want, phase_seed(3, "fill"), 4096, 0, 64 * MIB);
     each_engine(test, |f, engine| {
         let d = tempdir();
         let target = sparse_target(d.path(), 64 * MIB);
@@ -862,9 +892,22 @@ seed = 21
         .into_iter()
         .map(|(blocks, zeroed)| {
             let len = blocks * 4096;
-            let stream = random_stream(0, len, 4096, Order::RandomFull, 0, 21, Some(blocks));
+            let stream = random_stream(
+                0,
+                len,
+                4096,
+                Order::RandomFull,
+                0,
+                phase_seed(21, "random-fill"),
+                Some(blocks),
+            );
             let mut want = vec![0u8; len as usize];
-            write_ops(&mut want, 21, 4096, stream.ops(0..blocks));
+            write_ops(
+                &mut want,
+                phase_seed(21, "random-fill"),
+                4096,
+                stream.ops(0..blocks),
+            );
             (blocks, zeroed, want)
         })
         .collect();
@@ -934,7 +977,15 @@ seed = 22
             format!("coverage.fraction {fraction} is not the expectation {expected} for {k} I/Os")
         });
         // QD1: the ops that ran are 0..k; the blocks they hit are the non-zero blocks of the file.
-        let stream = random_stream(0, blocks * 4096, 4096, Order::Random, 0, 22, None);
+        let stream = random_stream(
+            0,
+            blocks * 4096,
+            4096,
+            Order::Random,
+            0,
+            phase_seed(22, "uniform"),
+            None,
+        );
         let mut hit = vec![false; blocks as usize];
         for op in stream.ops(0..k) {
             hit[(op.offset / 4096) as usize] = true;
@@ -1049,7 +1100,7 @@ seed = 7
             sizes: Sizes::Mix(mix),
             order: Order::Random,
             mix: Mix::read_write(70),
-            seed: 7,
+            seed: phase_seed(7, "mix"),
             access: wkrun::ops::dist::Access::UNIFORM,
             total_ops: None,
         };
@@ -1261,7 +1312,15 @@ read_percent = 0
 duration = "20s"
 seed = 31
 "#;
-    let stream = random_stream(0, 16 * MIB, 4096, Order::Random, 0, 31, None);
+    let stream = random_stream(
+        0,
+        16 * MIB,
+        4096,
+        Order::Random,
+        0,
+        phase_seed(31, "w"),
+        None,
+    );
     each_engine(test, |f, engine| {
         let d = tempdir();
         let ran = run_on_loop_device_failing_after_1_mib(f, d.path(), engine, body)?;
@@ -1628,7 +1687,15 @@ size = "200%"
 seed = 32
 on_error = "continue"
 "#;
-    let stream = random_stream(0, 16 * MIB, 4096, Order::Random, 0, 32, Some(OPS));
+    let stream = random_stream(
+        0,
+        16 * MIB,
+        4096,
+        Order::Random,
+        0,
+        phase_seed(32, "w"),
+        Some(OPS),
+    );
     each_engine(test, |f, engine| {
         let d = tempdir();
         let ran = run_on_loop_device_failing_after_1_mib(f, d.path(), engine, body)?;
@@ -1753,13 +1820,21 @@ fn io_uring_probing_batched_waits_on_zram_loses_and_doubles_no_io() {
             "[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nsize = \"{mib}MiB\"\nverify = true\n{waits}\n[[phase]]\nname = \"v\"\nkind = \"verify\"\n"
         )
     };
-    let stream = random_stream(0, 64 * MIB, 4096, Order::Random, 0, 1, None);
+    let stream = random_stream(
+        0,
+        64 * MIB,
+        4096,
+        Order::Random,
+        0,
+        phase_seed(1, "w"),
+        None,
+    );
     for (waits, probes, mib) in [
         ("", true, 256),
         ("completion_waits = \"each\"\n", false, 64),
     ] {
         let ios = mib * 256;
-        // The blocks the op stream (seed 1) writes: each verifies, the others are never written.
+        // The blocks the op stream (seed 1, phase "w") writes: each verifies, the others are never written.
         let mut written = vec![false; 16384];
         for op in stream.ops(0..ios) {
             written[(op.offset / 4096) as usize] = true;

@@ -107,11 +107,15 @@ const FIO_ROWS: &[(&str, &str, &str)] = &[
         "\"5s\"",
         "`ramp_time` is `ramp` in wkrun (ramp_time=0, fio's default, is no ramp)",
     ),
-    ("randseed", "7", "`randseed` is `seed` in wkrun"),
+    (
+        "randseed",
+        "7",
+        "`randseed` is `seed` in wkrun (each phase's stream is drawn from it and the phase's name, so jobs that become phases get streams of their own, as fio's jobs do)",
+    ),
     (
         "randrepeat",
         "0",
-        "wkrun has no `randrepeat`: offsets and data are always the same for the same `seed`",
+        "wkrun has no `randrepeat`: offsets and data are always the same for the same `seed` and phase name (phases of one run get streams of their own)",
     ),
     (
         "norandommap",

@@ -210,7 +210,7 @@ fn a_file_target_swapped_for_a_device_mid_run_is_not_followed() {
     assert_eq!(u(phase(&r, 2), "/write/bytes"), 8 * MIB);
     let data = read(&moved);
     let bs = 64 << 10;
-    let datagen = DataGen::new(DataPattern::Random, 7, bs);
+    let datagen = DataGen::new(DataPattern::Random, wkrun::ops::phase_seed(7, "last"), bs);
     let mut want = vec![0u8; bs];
     for b in 0..(8 * MIB) as usize / bs {
         datagen.fill(&mut want, b as u64);

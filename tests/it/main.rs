@@ -55,6 +55,7 @@ mod null_engine;
 mod outdir;
 mod overrides;
 mod parts;
+mod phase_streams;
 mod phases;
 mod prealloc;
 mod predict;

@@ -5,7 +5,7 @@
 use crate::common::*;
 use wkrun::data::DataGen;
 use wkrun::image::synthetic_fill;
-use wkrun::ops::{Mix, OpStream, Order};
+use wkrun::ops::{Mix, OpStream, Order, phase_seed};
 use wkrun::spec::DataPattern;
 use wkrun::vocab::Direction;
 
@@ -51,7 +51,7 @@ seed = 7
         sizes: wkrun::ops::Sizes::Fixed(bs),
         order: Order::Sequential,
         mix: Mix::read_write(0),
-        seed: 7,
+        seed: phase_seed(7, "fill"),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(2 * blocks),
     };
@@ -71,7 +71,14 @@ seed = 7
     let data = read(&target);
     assert_eq!(data.len() as u64, 16 * MIB, "the file keeps its size");
     // Pass 1 (0-based): block b of the span holds op blocks + b.
-    assert_op_blocks(&data, start, bs, blocks..2 * blocks, 7, "the span");
+    assert_op_blocks(
+        &data,
+        start,
+        bs,
+        blocks..2 * blocks,
+        phase_seed(7, "fill"),
+        "the span",
+    );
     assert_patterned_around(&data, start, start + span, "the span");
 }
 
@@ -301,7 +308,7 @@ seed = 3
         sizes: wkrun::ops::Sizes::Fixed(bs),
         order: Order::Random,
         mix: Mix::read_write(50),
-        seed: 3,
+        seed: phase_seed(3, "mix"),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: None,
     };
@@ -325,7 +332,7 @@ seed = 3
     }
     let data = read(&target);
     assert_patterned_around(&data, start, start + span, "the span");
-    let datagen = DataGen::new(DataPattern::Random, 3, bs as usize);
+    let datagen = DataGen::new(DataPattern::Random, phase_seed(3, "mix"), bs as usize);
     let mut want = vec![0u8; bs as usize];
     for off in (start..start + span).step_by(bs as usize) {
         let got = &data[off as usize..(off + bs) as usize];
@@ -372,7 +379,7 @@ seed = 8
         sizes: wkrun::ops::Sizes::Fixed(4096),
         order: Order::Random,
         mix: Mix::read_write(30),
-        seed: 8,
+        seed: phase_seed(8, "mix"),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(384),
     };
@@ -393,7 +400,7 @@ seed = 8
     }
     let data = read(&target);
     assert_patterned_around(&data, MIB, 2 * MIB, "the span");
-    let datagen = DataGen::new(DataPattern::Random, 8, 4096);
+    let datagen = DataGen::new(DataPattern::Random, phase_seed(8, "mix"), 4096);
     let mut want = vec![0u8; 4096];
     for off in (MIB..2 * MIB).step_by(4096) {
         let got = &data[off as usize..off as usize + 4096];

@@ -174,7 +174,7 @@ fn trims_of_w(span: u64) -> u64 {
         sizes: Sizes::Fixed(4096),
         order: Order::Random,
         mix: Mix::new(0, 40).unwrap(),
-        seed: 5,
+        seed: wkrun::ops::phase_seed(5, "w"),
         access: Default::default(),
         total_ops: Some(512),
     };

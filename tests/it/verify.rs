@@ -18,6 +18,7 @@ const MIB: u64 = 1 << 20;
 const CAP: u64 = 8 * MIB;
 
 /// Fill (64 KiB, seed 1, verify), then 1,024 random 4 KiB writes (seed 7, QD1, verify), then a verify phase.
+/// Each phase's stream is drawn from its seed and its name ([`w_seed`], [`fill_seed`]).
 fn body(engine: &str, extra_check: &str) -> String {
     format!(
         r#"[defaults]
@@ -45,6 +46,16 @@ queue_depth = 4
     )
 }
 
+/// The stream seed of phase "w" (`seed = 7`, mixed with its name; its stamps carry it).
+fn w_seed() -> u64 {
+    wkrun::ops::phase_seed(7, "w")
+}
+
+/// The stream seed of phase "fill" (the default seed 1, mixed with its name).
+fn fill_seed() -> u64 {
+    wkrun::ops::phase_seed(1, "fill")
+}
+
 /// The op stream of phase "w".
 fn w_stream() -> OpStream {
     OpStream {
@@ -53,7 +64,7 @@ fn w_stream() -> OpStream {
         sizes: Sizes::Fixed(4096),
         order: Order::Random,
         mix: Mix::read_write(0),
-        seed: 7,
+        seed: w_seed(),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(1024),
     }
@@ -77,8 +88,12 @@ fn fill_block(block: u64) -> Vec<u8> {
         len: 65536,
     };
     let mut buf = vec![0u8; 65536];
-    DataGen::new(DataPattern::Random, 1, 65536).fill(&mut buf, op.index);
-    Stamp { phase: 0, seed: 1 }.apply(&mut buf, &op);
+    DataGen::new(DataPattern::Random, fill_seed(), 65536).fill(&mut buf, op.index);
+    Stamp {
+        phase: 0,
+        seed: fill_seed(),
+    }
+    .apply(&mut buf, &op);
     let at = (block % 16 * 4096) as usize;
     buf[at..at + 4096].to_vec()
 }
@@ -194,8 +209,8 @@ fn verify_counts_zeroed_stale_and_corrupted_sectors_exactly() {
         assert!(err.contains(msg), "{err}");
         // Every mismatch listed (14 ≤ max_listed), in offset order, with what was expected and found.
         let mut want: Vec<(u64, &str, String, String)> = Vec::new();
-        let w_op = |b: u64| format!("phase 1 \"w\" op {} (seed 7)", last[&b]);
-        let fill_op = |b: u64| format!("phase 0 \"fill\" op {} (seed 1)", b / 16);
+        let w_op = |b: u64| format!("phase 1 \"w\" op {} (seed {})", last[&b], w_seed());
+        let fill_op = |b: u64| format!("phase 0 \"fill\" op {} (seed {})", b / 16, fill_seed());
         for k in 0..3 {
             want.push((
                 b_zero * 4096 + 1024 + k * 512,
@@ -520,8 +535,12 @@ fn body_qd8(engine: &str) -> String {
 fn w_block(op: u64) -> Vec<u8> {
     let o = w_stream().ops(op..op + 1).next().expect("op");
     let mut buf = vec![0u8; 4096];
-    DataGen::new(DataPattern::Random, 7, 4096).fill(&mut buf, op);
-    Stamp { phase: 1, seed: 7 }.apply(&mut buf, &o);
+    DataGen::new(DataPattern::Random, w_seed(), 4096).fill(&mut buf, op);
+    Stamp {
+        phase: 1,
+        seed: w_seed(),
+    }
+    .apply(&mut buf, &o);
     buf
 }
 
@@ -631,11 +650,15 @@ fn lost_writes_on(engine: &str, writers: &BTreeMap<u64, Vec<u64>>) {
     assert_eq!(
         m["expected"],
         format!(
-            "phase 1 \"w\" op {} (seed 7)",
-            writers[&b0].last().expect("op")
+            "phase 1 \"w\" op {} (seed {})",
+            writers[&b0].last().expect("op"),
+            w_seed()
         )
     );
-    assert_eq!(m["found"], format!("phase 1 \"w\" op {e0} (seed 7)"));
+    assert_eq!(
+        m["found"],
+        format!("phase 1 \"w\" op {e0} (seed {})", w_seed())
+    );
     assert!(
         err.contains(
             "16 of 16384 sectors did not verify (0 zeroed, 16 stale, 0 corrupted, 0 unexpected)"

@@ -161,7 +161,12 @@ fn partitioned_workers_write_only_in_their_part() {
         .iter()
         .map(|w| u(w, "/seed"))
         .collect();
-    assert_eq!(seeds[0], 1, "worker 0 keeps the phase's seed");
+    assert_eq!(
+        seeds[0],
+        wkrun::ops::phase_seed(1, "w"),
+        "worker 0 keeps the phase's stream seed"
+    );
+    assert_eq!(seeds[0], u(p, "/params/stream_seed"));
     let st = stamps(&read(&target));
     assert!(!st.is_empty());
     for (offset, seed, _) in st {
