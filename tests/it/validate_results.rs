@@ -1930,3 +1930,50 @@ fn a_phase_s_latency_is_held_to_its_own_histograms() {
     ];
     refused_in_one_place(d, cases);
 }
+
+/// A plan (`planned_phases`) that its phases contradict (trial 22): a completed run that did not run a
+/// phase it planned, a phase planned but not run before one that ran (a run stops once), a plan out of
+/// order. Each named by its JSON path, exit 2; the run's own plan lists its two phases.
+#[test]
+fn a_plan_its_phases_contradict_is_refused() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let r = results(&d.join("r"));
+    assert_eq!(
+        r["planned_phases"],
+        serde_json::json!([
+            {"index": 0, "name": "f", "kind": "fill"},
+            {"index": 1, "name": "w", "kind": "workload"},
+        ])
+    );
+    let extra = tampered(d, "extra", |v| {
+        let p = v["planned_phases"].as_array_mut().expect("a list");
+        p.push(serde_json::json!({"index": 2, "name": "x", "kind": "workload"}));
+    });
+    let gap = tampered(d, "gap", |v| {
+        v["phases"].as_array_mut().expect("a list").remove(0);
+        v["status"] = "interrupted".into();
+    });
+    let order = tampered(d, "order", |v| {
+        let p = v["planned_phases"].as_array_mut().expect("a list");
+        p.swap(0, 1);
+    });
+    refused_in_one_place(
+        d,
+        [
+            (
+                extra,
+                "planned_phases[2]: phase 2 \"x\" did not run in a run whose status is \"completed\": a run completes when it ran every phase it planned but those its blocks of rounds and searches skipped".to_string(),
+            ),
+            (
+                gap,
+                "planned_phases[0]: phase 0 \"f\" did not run, yet phase 1 \"w\" after it did: a run runs its planned phases in order, and stops once".to_string(),
+            ),
+            (
+                order,
+                "planned_phases[1].index: 0 is not above planned_phases[0].index 1: a plan lists each phase once, in run order".to_string(),
+            ),
+        ],
+    );
+}
