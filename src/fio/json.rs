@@ -254,6 +254,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         latency_searches: Vec::new(),
         prediction: None,
         health: None,
+        planned_phases: None,
         phases,
     })
 }

@@ -1791,8 +1791,8 @@ fn unlike_leads<'a>(base: &'a PhaseResult, p: &PhaseResult) -> Vec<&'a Figure> {
 type Twin<'a> = Result<(&'a PhaseResult, &'a PhaseResult), (&'a str, &'static str)>;
 
 /// The workloads the first run (`first`) and `run` have in common: the first run's workload phases that
-/// `run` has too, or would have had (`run` did not complete), each paired by name with `run`'s or said why
-/// not: `not run` (`run` stopped before it), a prediction's phase and a measured one of another workload
+/// `run` has too, or would have had (`run` stopped before it: [`Results::did_not_run`]), each paired by
+/// name with `run`'s or said why not: `not run`, a prediction's phase and a measured one of another workload
 /// (`apart_pair`), fio's job counting its verify reads, a phase that measured nothing in either (`not
 /// measured`: no score, not a loss of 100 %), and one that did not complete in either (`interrupted`,
 /// `failed`: its figures cover the part it ran, its twin's the whole phase). A phase a completed `run`
@@ -1802,7 +1802,7 @@ fn twin<'a>(first: &'a Results, run: &'a Results) -> Vec<Twin<'a>> {
     let storage = |p: &PhaseResult| crate::fio::json::no_storage_io(p).is_none();
     let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload && storage(p));
     let common = |b: &&PhaseResult| {
-        storage(b) && (run.status != Status::Completed || mine.contains_key(b.name.as_str()))
+        storage(b) && (mine.contains_key(b.name.as_str()) || run.did_not_run(&b.name))
     };
     workloads(first)
         .into_iter()

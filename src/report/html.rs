@@ -619,7 +619,8 @@ fn runs_table(o: &mut String, runs: &[RunData]) {
 
 /// The contents: a link to each sweep's section, then to each phase's, as the page orders them (the results,
 /// then the preparation under its own heading); each phase with its number in the first run that has it, so
-/// that the run's order shows ("02 random-write").
+/// that the run's order shows ("02 random-write"); last, the phases each run planned and never ran
+/// ([`super::not_run`]).
 fn contents(o: &mut String, runs: &[RunData], report: &Report) {
     o.push_str("<nav><h2>Contents</h2><ul class=\"toc\">\n");
     let mut part = Part::Results;
@@ -665,7 +666,9 @@ fn contents(o: &mut String, runs: &[RunData], report: &Report) {
             }
         };
     }
-    o.push_str("</ul></nav>\n");
+    o.push_str("</ul>\n");
+    o.push_str(&super::not_run::contents(runs));
+    o.push_str("</nav>\n");
 }
 
 /// A sweep's section: its phases, a matrix's table, then its charts `figs`.
@@ -1092,8 +1095,9 @@ pub fn host_notes(runs: &[RunData]) -> Vec<String> {
 /// over 100 MB): the runs header; for a run of a SNIA PTS spec (or with blocks of rounds) its PTS
 /// sections first, then the headline numbers (folded away past [`HEADLINE_ROWS`] rows); the runs
 /// table, the contents, then the sweeps' and phases' sections, the phases of a block of rounds folded
-/// into one list per block. Each sweep's and phase's plots are asked of `section_figures` when the page
-/// comes to its section, and dropped once in the page (the sections' own `figures` are not read).
+/// into one list per block, and the phases planned and never run ([`super::not_run`]). Each sweep's and
+/// phase's plots are asked of `section_figures` when the page comes to its section, and dropped once in
+/// the page (the sections' own `figures` are not read).
 ///
 /// # Errors
 /// `w`'s error.
@@ -1165,6 +1169,7 @@ the measurements</h2>\n",
     if block.is_some() {
         o.push_str("</details></section>\n");
     }
+    o.push_str(&super::not_run::html_section(runs));
     let _ = write!(
         o,
         "</main>\n<footer>Made by wkrun report {}{}{}. Bandwidth in MB/s = 10⁶ bytes per second; \

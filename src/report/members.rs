@@ -71,6 +71,8 @@ pub fn pair_name(p: &PhaseResult, by: &str) -> String {
 /// `results` with only the phases `keep` accepts.
 fn with_phases(results: &Results, keep: impl Fn(&PhaseResult) -> bool) -> Results {
     let mut out = results.envelope();
+    // Part of a run, its phases renamed: not the run's plan.
+    out.planned_phases = None;
     out.phases = results.phases.iter().filter(|p| keep(p)).cloned().collect();
     out
 }

@@ -16,6 +16,7 @@ pub mod html;
 pub mod members;
 pub mod merge;
 pub mod model;
+pub mod not_run;
 pub mod parts;
 pub mod png;
 pub mod pts;

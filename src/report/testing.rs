@@ -158,6 +158,7 @@ pub fn results(
         latency_searches: Vec::new(),
         prediction: None,
         health: None,
+        planned_phases: None,
         phases,
     }
 }

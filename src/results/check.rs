@@ -406,6 +406,7 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
         round_blocks,
         latency_searches,
         health,
+        planned_phases: _,
         phases,
     } = r;
     let parts: [(&str, serde_json::Result<Value>); 7] = [

@@ -15,6 +15,7 @@ pub mod latency_check;
 pub mod model;
 pub mod outdir;
 pub mod parts_check;
+pub mod planned;
 pub mod possible;
 pub mod pretty;
 pub mod rounds;
@@ -32,6 +33,7 @@ pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 pub use cluster::*;
 pub use counters::{CpuResult, KernelResult, RunHealth};
 pub use model::*;
+pub use planned::PlannedPhase;
 
 /// How a phase's warning of a busy host begins (`busy host: the rates are below the device's; ...`): the
 /// run writes it, `compare` reads it to say that a run's numbers may be the host's.

@@ -103,6 +103,11 @@ pub struct Results {
     /// extended page where the drive has it); for other targets, `available: false` and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<super::RunHealth>,
+    /// The phases the run planned to run (from `--from` on), each by index, name and kind, written with its
+    /// first `results.json`: those after the last of `phases` in a run that stopped early never ran. Absent
+    /// in results written before it, and in fio's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_phases: Option<Vec<super::planned::PlannedPhase>>,
     /// Phases run so far, in order. A phase of a block of rounds that the block no longer needed (it was
     /// steady before that round) did not run and is not here: indices may skip.
     pub phases: Vec<PhaseResult>,
@@ -130,6 +135,7 @@ impl Results {
             round_blocks: self.round_blocks.clone(),
             latency_searches: self.latency_searches.clone(),
             health: self.health.clone(),
+            planned_phases: self.planned_phases.clone(),
             phases: Vec::new(),
         }
     }

@@ -13,7 +13,8 @@ use crate::target::TargetInfo;
 use std::collections::HashMap;
 
 /// The run's own fields: its times (`started_at`, `finished_at`, `launch.start_at`, each merged host's
-/// `started_at`), what its end says (`outcome`), the spec's name, and a prediction's `measured` (no control character), the measured run's
+/// `started_at`), what its end says (`outcome`) and what it planned (`planned_phases`,
+/// [`super::planned::check`]), the spec's name, and a prediction's `measured` (no control character), the measured run's
 /// start (`measured_run_started_at`, a time), its target (`measured_run_target`, no control character)
 /// and `fitted_target` (a simulated target).
 pub fn run(r: &Results, out: &mut Vec<Violation>) {
@@ -30,6 +31,7 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
     }
     name("spec.name", &r.spec.name, "the output folder", out);
     outcome(r, out);
+    super::planned::check(r, out);
     host_spans(r, out);
     sim_target(r, out);
     if let Some(p) = &r.prediction {
@@ -68,9 +70,9 @@ fn host_spans(r: &Results, out: &mut Vec<Violation>) {
 
 /// What a run's end says of it: it ends after it starts (`finished_at` not before `started_at`), no phase
 /// starts after it ends, a completed run ran at least one phase (a spec has one) and each to its end
-/// (`completed`), and a failed one says why (`error`). A run that completed with fewer phases than its spec
-/// has cannot be told: the results do not record the planned count (a block of rounds skips the rounds it
-/// no longer needs, `--from` starts past the first phase).
+/// (`completed`), and a failed one says why (`error`). A run that completed with fewer phases than it
+/// planned is told by its `planned_phases` ([`super::planned::check`]); results without one (older) cannot
+/// tell it.
 fn outcome(r: &Results, out: &mut Vec<Violation>) {
     let time = |t: &str| crate::launch::parse_rfc3339(t).ok();
     let finished = r.finished_at.as_deref().and_then(|f| Some((f, time(f)?)));
@@ -312,7 +314,7 @@ fn time(path: &str, t: Option<&str>, out: &mut Vec<Violation>) {
 }
 
 /// The name `n` at `path` by the spec's rule for names ([`valid_name`]), naming `what` it names.
-fn name(path: &str, n: &str, what: &str, out: &mut Vec<Violation>) {
+pub(super) fn name(path: &str, n: &str, what: &str, out: &mut Vec<Violation>) {
     if !valid_name(n) {
         out.push(Violation {
             path: path.into(),

@@ -213,7 +213,8 @@ impl<'a> Ctx<'a> {
     /// Ends the run with `status` (with the phase's partial result, if any, unless it would take
     /// results.json past the readers' limit: then the run fails, without it, [`Ctx::keep`]) and records. A
     /// write cache set for the run is set back first; when it cannot be, a run that completed fails, with
-    /// the reason.
+    /// the reason. A run that stopped early says the phases it planned and never ran (`not run: rw2, rw3`,
+    /// [`crate::results::planned::not_run_line`]) as its summary's last line.
     fn finish(&mut self, status: Status, pr: Option<PhaseResult>) -> Result<(), WriteError> {
         let mut status = status;
         if let Some(Err(msg)) = pr.map(|pr| self.keep(pr)) {
@@ -238,6 +239,10 @@ impl<'a> Ctx<'a> {
         }
         self.results.status = status;
         self.results.finished_at = Some(end_time(&self.results));
+        // A run that stopped early: the phases it planned and never ran.
+        if let Some(line) = crate::results::planned::not_run_line(&self.results.not_run()) {
+            self.result(&line);
+        }
         self.record()
     }
 
@@ -694,6 +699,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
                 target_given: p.target_given,
             }),
         health: None,
+        planned_phases: Some(crate::results::PlannedPhase::list(plan)),
         phases: Vec::new(),
     }
 }

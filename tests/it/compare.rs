@@ -161,6 +161,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         latency_searches: Vec::new(),
         prediction: None,
         health: None,
+        planned_phases: None,
         phases,
     }
 }

@@ -610,3 +610,85 @@ fn a_stop_during_an_erase_says_at_once_that_the_run_stops_after_it() {
         (1, &serde_json::json!(true))
     );
 }
+
+/// Trial 21 F4, trial 22: a run interrupted in the first of three workloads. Its results.json lists what it
+/// planned (`planned_phases`, written with its first results.json), its summary ends `not run: rw2, rw3`,
+/// `wkrun report` lists the two below the phases and in its contents, and `validate` refuses a forged
+/// plan, naming the field.
+#[test]
+fn a_run_stopped_in_its_first_phase_says_which_planned_phases_never_ran() {
+    let d = tempdir();
+    let body = "[defaults]\nblock_size = \"4KiB\"\nqueue_depth = 2\ninterval = \"100ms\"\n\
+                [[phase]]\nname = \"rw1\"\nkind = \"workload\"\nread_percent = 50\nduration = \"60s\"\n\
+                rate_iops = 2000\n\
+                [[phase]]\nname = \"rw2\"\nkind = \"workload\"\nread_percent = 50\nduration = \"300ms\"\n\
+                [[phase]]\nname = \"rw3\"\nkind = \"workload\"\nread_percent = 0\nduration = \"300ms\"\n";
+    let out = interrupted_after(d.path(), body, "out/00-rw1.csv");
+    let (code, stdout, stderr) = code_out_err(&out);
+    assert_eq!(code, 130, "{stderr}");
+    assert_eq!(stdout.lines().last(), Some("not run: rw2, rw3"), "{stdout}");
+    let (typed, r) = strict_results(&d.path().join("out"));
+    assert_eq!(
+        r["planned_phases"],
+        serde_json::json!([
+            {"index": 0, "name": "rw1", "kind": "workload"},
+            {"index": 1, "name": "rw2", "kind": "workload"},
+            {"index": 2, "name": "rw3", "kind": "workload"},
+        ])
+    );
+    let names: Vec<&str> = typed.not_run().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!((typed.phases.len(), names), (1, vec!["rw2", "rw3"]));
+    // The report: the list below the phases, and in the contents.
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", "out", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let page = fs::read_to_string(d.path().join("rep/index.html")).expect("index.html");
+    assert!(
+        page.contains(
+            "<ul class=\"toc\">\n<li><a href=\"#not-run\">not run: rw2, rw3</a></li>\n</ul>\n</nav>"
+        ),
+        "{page}"
+    );
+    let label = wkrun::report::html::esc(typed.label.as_deref().expect("a label"));
+    let section = format!(
+        "<section id=\"not-run\">\n<h2>Not run</h2>\n<p class=\"meta\">{}{label}: 2 planned phases never ran: \
+         the run stopped before them (interrupted by SIGINT).</p>\n<div class=\"scroll\"><table><thead><tr>\
+         <th>phase</th><th class=\"l\">name</th><th class=\"l\">kind</th></tr></thead><tbody>\n<tr><td>01</td>\
+         <td class=\"l\">rw2</td><td class=\"l\">workload</td></tr>\n<tr><td>02</td><td class=\"l\">rw3</td>\
+         <td class=\"l\">workload</td></tr>\n</tbody></table></div>\n</section>\n</main>",
+        wkrun::report::html::swatch(0)
+    );
+    assert!(page.contains(&section), "{page}");
+    // Forged plans, each refused naming the field.
+    let forged = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = r.clone();
+        edit(&mut v["planned_phases"]);
+        let file = format!("out/{name}.json");
+        fs::write(d.path().join(&file), serde_json::to_vec(&v).expect("json")).expect("write");
+        let (code, said, err) = code_out_err(&wkrun(d.path(), &["validate", &file]));
+        assert_eq!((code, said.as_str()), (2, ""), "{err}");
+        let head = format!("error: {file} holds figures that cannot be true (1 place):\n  ");
+        err.strip_prefix(&head).map(str::to_string).unwrap_or(err)
+    };
+    assert_eq!(
+        forged("renamed", &|p| p[0]["name"] = "rw9".into()),
+        "planned_phases[0].name: \"rw9\" is not the name of phase 0 as it ran, phases[0].name \"rw1\"\n"
+    );
+    assert_eq!(
+        forged("kind", &|p| p[0]["kind"] = "fill".into()),
+        "planned_phases[0].kind: \"fill\" is not the kind of phase 0 as it ran, phases[0].kind \"workload\"\n"
+    );
+    assert_eq!(
+        forged("dropped", &|p| {
+            p.as_array_mut().expect("a list").remove(0);
+        }),
+        "phases[0].index: 0 is not the index of a phase in planned_phases: a run runs the phases it planned\n"
+    );
+    assert_eq!(
+        forged("twice", &|p| p[2]["name"] = "rw2".into()),
+        "planned_phases[2].name: \"rw2\" is the name of planned_phases[1] too: a spec's phase names are unique\n"
+    );
+    assert_eq!(
+        forged("empty", &|p| *p = serde_json::json!([])),
+        "planned_phases: an empty list: a run plans at least one phase (absent in results without a plan)\n"
+    );
+}

@@ -25,6 +25,13 @@ fn a_run(dir: &Path) {
     assert_eq!(c, 0, "{e}");
 }
 
+/// `v` as results from before `planned_phases` (without it).
+fn older(v: &mut serde_json::Value) {
+    v.as_object_mut()
+        .expect("an object")
+        .remove("planned_phases");
+}
+
 /// `dir/r/results.json` changed by `edit`, written beside it (its series CSVs are its) as `dir/r/NAME.json`.
 fn tampered(dir: &Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
     let mut v = results(&dir.join("r"));
@@ -223,6 +230,8 @@ fn implausible_figures_are_named_by_their_json_path() {
     });
     let p50 = lat["p50"].as_u64().expect("p50");
     let place = tampered(d, "place", |v| {
+        // Results from before `planned_phases`: its index against the plan is another test's.
+        older(v);
         v["phases"][1]["index"] = 99.into();
         v["phases"][0]["duration_s"] = 1e300.into();
     });
@@ -339,6 +348,8 @@ fn merge_refuses_a_completed_run_with_fewer_phases() {
     let whole = results(&d.join("r2"));
     let kept = |n: usize| {
         let mut v = whole.clone();
+        // Results from before `planned_phases`, which validate would refuse first.
+        older(&mut v);
         v["phases"].as_array_mut().expect("phases").truncate(n);
         fs::write(
             d.join("r2/results.json"),
@@ -451,7 +462,11 @@ fn values_no_run_writes_are_named_by_their_json_path() {
             if n == 1 { "" } else { "s" }
         )
     };
-    let same = tampered(d, "same", |v| v["phases"][1]["name"] = "f".into());
+    let same = tampered(d, "same", |v| {
+        // Results from before `planned_phases`: the name against the plan is another test's.
+        older(v);
+        v["phases"][1]["name"] = "f".into();
+    });
     let times = tampered(d, "times", |v| {
         v["started_at"] = "2026-13-01T00:00:00Z".into();
         v["finished_at"] = "9999-99-99T99:99:99Z".into();
@@ -459,6 +474,8 @@ fn values_no_run_writes_are_named_by_their_json_path() {
         v["phases"][1]["measured_started_at"] = "soon".into();
     });
     let names = tampered(d, "names", |v| {
+        // Results from before `planned_phases`: the names against the plan are another test's.
+        older(v);
         v["spec"]["name"] = "my spec".into();
         v["phases"][0]["name"] = "ws\u{0}at".into();
         v["phases"][1]["name"] = "\u{1b}]0;PWNED\u{7}\u{1b}[2Jwsat".into();
@@ -1095,7 +1112,8 @@ fn json_errors_say_their_reason_and_a_key_twice_is_refused() {
             + 1
     };
     let name = tampered_text(d, "name", |s| {
-        let w = s.find("\"name\": \"w\"").expect("phase w");
+        // The last: the first is planned_phases'.
+        let w = s.rfind("\"name\": \"w\"").expect("phase w");
         format!("{}\"name\": \"x\", {}", &s[..w], &s[w..])
     });
     let deep = |n: usize| {
@@ -1929,4 +1947,51 @@ fn a_phase_s_latency_is_held_to_its_own_histograms() {
         ),
     ];
     refused_in_one_place(d, cases);
+}
+
+/// A plan (`planned_phases`) that its phases contradict (trial 22): a completed run that did not run a
+/// phase it planned, a phase planned but not run before one that ran (a run stops once), a plan out of
+/// order. Each named by its JSON path, exit 2; the run's own plan lists its two phases.
+#[test]
+fn a_plan_its_phases_contradict_is_refused() {
+    let t = tempdir();
+    a_run(t.path());
+    let d = t.path();
+    let r = results(&d.join("r"));
+    assert_eq!(
+        r["planned_phases"],
+        serde_json::json!([
+            {"index": 0, "name": "f", "kind": "fill"},
+            {"index": 1, "name": "w", "kind": "workload"},
+        ])
+    );
+    let extra = tampered(d, "extra", |v| {
+        let p = v["planned_phases"].as_array_mut().expect("a list");
+        p.push(serde_json::json!({"index": 2, "name": "x", "kind": "workload"}));
+    });
+    let gap = tampered(d, "gap", |v| {
+        v["phases"].as_array_mut().expect("a list").remove(0);
+        v["status"] = "interrupted".into();
+    });
+    let order = tampered(d, "order", |v| {
+        let p = v["planned_phases"].as_array_mut().expect("a list");
+        p.swap(0, 1);
+    });
+    refused_in_one_place(
+        d,
+        [
+            (
+                extra,
+                "planned_phases[2]: phase 2 \"x\" did not run in a run whose status is \"completed\": a run completes when it ran every phase it planned but those its blocks of rounds and searches skipped".to_string(),
+            ),
+            (
+                gap,
+                "planned_phases[0]: phase 0 \"f\" did not run, yet phase 1 \"w\" after it did: a run runs its planned phases in order, and stops once".to_string(),
+            ),
+            (
+                order,
+                "planned_phases[1].index: 0 is not above planned_phases[0].index 1: a plan lists each phase once, in run order".to_string(),
+            ),
+        ],
+    );
 }

@@ -216,6 +216,25 @@ fn one_prediction(runs: &[RunData]) -> Result<Option<crate::results::model::Pred
     ))
 }
 
+/// The phases the merged runs planned ([`crate::results::planned::common`]): one plan.
+///
+/// # Errors
+/// Two runs that planned different phases (another `--from`, an edited file), each named with its plan.
+fn one_plan(runs: &[RunData]) -> Result<Option<Vec<crate::results::PlannedPhase>>, String> {
+    use crate::results::planned::{common, said};
+    common(runs.iter().map(|r| &r.results)).map_err(|(a, b)| {
+        let (a, b) = (&runs[a], &runs[b]);
+        let plan = |r: &RunData| said(r.results.planned_phases.as_ref());
+        format!(
+            "{} planned {} and {} planned {}: merge runs of the same plan",
+            a.file.display(),
+            plan(a),
+            b.file.display(),
+            plan(b)
+        )
+    })
+}
+
 /// Refuses one results file given twice (by two paths, or a folder and its `results.json`): its ops would
 /// count twice.
 fn same_file_twice(files: &[std::path::PathBuf]) -> Result<(), String> {
@@ -285,6 +304,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
         }
     }
     let prediction = one_prediction(runs)?;
+    let planned = one_plan(runs)?;
     let common = merged_phases(runs, unit)?;
     let mut phases = Vec::with_capacity(common.len());
     let mut series = Vec::with_capacity(common.len());
@@ -299,6 +319,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     let mut results = envelope(runs, phases, unit);
     results.round_blocks = merged_blocks(runs, &results.phases);
     results.prediction = prediction;
+    results.planned_phases = planned;
     Ok(Merged {
         results,
         series,
@@ -514,6 +535,7 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
         latency_searches: Vec::new(),
         prediction: None,
         health: None,
+        planned_phases: None,
         phases,
     }
 }

@@ -1,0 +1,289 @@
+//! What a run planned (`planned_phases` of `results.json`): its phases from `--from` on, each by index,
+//! name and kind, written with the run's first `results.json`, so that the file of a run that stopped early
+//! (a signal, a failure, a resource limit, a kill) still says which phases never ran. One definition of
+//! "not run" ([`Results::not_run`]) for the console's last line, `wkrun report`'s list and `compare`'s
+//! composite; the check of a document's list against its phases ([`check`]); the plan of merged runs
+//! ([`common`]).
+
+use super::check::{Violation, echo};
+use super::{PhaseResult, Results, Status};
+use crate::plan::Plan;
+use crate::spec::PhaseKind;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+/// A phase the run planned to run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlannedPhase {
+    /// Its 0-based position in the run: the `index` its result has when it runs.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// Its kind.
+    pub kind: PhaseKind,
+}
+
+impl PlannedPhase {
+    /// The phases `plan` runs: from [`Plan::start_at`] on (those before are taken as done), every one,
+    /// those a block of rounds or a latency-target search may skip too.
+    pub fn list(plan: &Plan) -> Vec<PlannedPhase> {
+        plan.to_run()
+            .map(|p| PlannedPhase {
+                index: p.index,
+                name: p.name.clone(),
+                kind: p.kind,
+            })
+            .collect()
+    }
+}
+
+impl Results {
+    /// Whether the run skipped phase `index` by design: its block of rounds was steady before its round
+    /// (`round_blocks[].skipped`), or its latency-target search went over the target at an earlier step
+    /// ([`super::search::skips`]).
+    pub fn skipped(&self, index: usize) -> bool {
+        let blocks = self.round_blocks.iter().filter_map(|b| b.skipped);
+        let searches = self
+            .latency_searches
+            .iter()
+            .filter_map(super::search::skips);
+        blocks
+            .map(|s| s.first_phase..s.last_phase + 1)
+            .chain(searches)
+            .any(|r| r.contains(&index))
+    }
+
+    /// The planned phases (`planned_phases`) this run never ran, in order: of a run that did not complete
+    /// (interrupted, failed, or left `running` by a kill), those after the last phase it ran (every one
+    /// when it ran none), but those its blocks of rounds or searches skipped ([`Results::skipped`]). Empty
+    /// for a completed run, and for results without a planned list (older ones, fio's).
+    pub fn not_run(&self) -> Vec<&PlannedPhase> {
+        if self.status == Status::Completed {
+            return Vec::new();
+        }
+        let last = self.phases.last().map(|p| p.index);
+        let planned = self.planned_phases.iter().flatten();
+        planned
+            .filter(|p| last.is_none_or(|l| p.index > l) && !self.skipped(p.index))
+            .collect()
+    }
+
+    /// Whether a phase named `name` (of the same spec) is one this run never ran ([`Results::not_run`]);
+    /// for results without a planned list, whether it lacks the phase and did not complete.
+    pub fn did_not_run(&self, name: &str) -> bool {
+        let lacks = || !self.phases.iter().any(|p| p.name == name);
+        match &self.planned_phases {
+            Some(_) => self.not_run().iter().any(|p| p.name == name),
+            None => self.status != Status::Completed && lacks(),
+        }
+    }
+}
+
+/// The console's and the report's words for the phases never run, by name: `not run: rw2, rw3`; past
+/// [`SHOWN`] names, the first ones and how many more (`not run: p1, p2, p3, p4, p5 and 995 more`).
+/// `None` when every phase ran.
+pub fn not_run_line(not_run: &[&PlannedPhase]) -> Option<String> {
+    (!not_run.is_empty()).then(|| format!("not run: {}", names(not_run.iter().copied())))
+}
+
+/// The names of `phases`: the first [`SHOWN`], then how many more (`p1, p2, p3, p4, p5 and 995 more`).
+fn names<'a>(phases: impl ExactSizeIterator<Item = &'a PlannedPhase>) -> String {
+    let more = match phases.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let shown: Vec<&str> = phases.take(SHOWN).map(|p| p.name.as_str()).collect();
+    format!("{}{more}", shown.join(", "))
+}
+
+/// How many names of phases not run a line gives.
+pub const SHOWN: usize = 5;
+
+/// `planned_phases` against the run: a list of at least one phase, in increasing index, each name one a
+/// spec could have and each once; each phase run in it with its index, name and kind; the phases run a
+/// prefix of it, but those skipped by design ([`Results::skipped`]: a planned phase that did not run
+/// while a later one did is a phase dropped); and a completed run that ran all of it. A merged folder
+/// or aggregate with steps of a latency-target search (`phases[].latency_target`) has no record of which
+/// steps its searches skipped (`latency_searches` is not merged): its planned phases not run are not
+/// held to the rest.
+pub fn check(r: &Results, out: &mut Vec<Violation>) {
+    let Some(planned) = &r.planned_phases else {
+        return;
+    };
+    if planned.is_empty() {
+        out.push(Violation {
+            path: "planned_phases".into(),
+            expected:
+                "an empty list: a run plans at least one phase (absent in results without a plan)"
+                    .into(),
+        });
+        return;
+    }
+    let Some(at) = listed(planned, out) else {
+        return;
+    };
+    for (i, p) in r.phases.iter().enumerate() {
+        ran_as_planned(i, p, planned, &at, out);
+    }
+    let searched = r.cluster.is_some() && r.phases.iter().any(|p| p.latency_target.is_some());
+    if !searched {
+        every_planned_ran(r, planned, out);
+    }
+}
+
+/// The list's own rules: indices increasing, names valid and each once. The position of each index in
+/// the list, or `None` (with the violations) when the list breaks them.
+fn listed(planned: &[PlannedPhase], out: &mut Vec<Violation>) -> Option<HashMap<usize, usize>> {
+    let n = out.len();
+    let mut names: HashMap<&str, usize> = HashMap::with_capacity(planned.len());
+    for (k, p) in planned.iter().enumerate() {
+        let at = |field: &str| format!("planned_phases[{k}].{field}");
+        if let Some(b) = k
+            .checked_sub(1)
+            .map(|j| &planned[j])
+            .filter(|b| p.index <= b.index)
+        {
+            out.push(Violation {
+                path: at("index"),
+                expected: format!(
+                    "{} is not above planned_phases[{}].index {}: a plan lists each phase once, in run order",
+                    p.index,
+                    k - 1,
+                    b.index
+                ),
+            });
+        }
+        super::possible::name(&at("name"), &p.name, "the phase's CSV file", out);
+        if let Some(j) = names.insert(&p.name, k) {
+            out.push(Violation {
+                path: at("name"),
+                expected: format!(
+                    "{} is the name of planned_phases[{j}] too: a spec's phase names are unique",
+                    echo(&p.name)
+                ),
+            });
+        }
+    }
+    (out.len() == n).then(|| {
+        planned
+            .iter()
+            .enumerate()
+            .map(|(k, p)| (p.index, k))
+            .collect()
+    })
+}
+
+/// Phase `i`, `p`, as its run planned it: an entry of its index (`at`: index to position), of its name
+/// and kind.
+fn ran_as_planned(
+    i: usize,
+    p: &PhaseResult,
+    planned: &[PlannedPhase],
+    at: &HashMap<usize, usize>,
+    out: &mut Vec<Violation>,
+) {
+    let Some(&k) = at.get(&p.index) else {
+        out.push(Violation {
+            path: format!("phases[{i}].index"),
+            expected: format!(
+                "{} is not the index of a phase in planned_phases: a run runs the phases it planned",
+                p.index
+            ),
+        });
+        return;
+    };
+    let q = &planned[k];
+    if q.name != p.name {
+        out.push(Violation {
+            path: format!("planned_phases[{k}].name"),
+            expected: format!(
+                "{} is not the name of phase {} as it ran, phases[{i}].name {}",
+                echo(&q.name),
+                p.index,
+                echo(&p.name)
+            ),
+        });
+    }
+    if q.kind != p.kind {
+        out.push(Violation {
+            path: format!("planned_phases[{k}].kind"),
+            expected: format!(
+                "\"{}\" is not the kind of phase {} as it ran, phases[{i}].kind \"{}\"",
+                q.kind.as_str(),
+                p.index,
+                p.kind.as_str()
+            ),
+        });
+    }
+}
+
+/// Each planned phase not run and not skipped by design comes after the last phase run (a run runs its
+/// phases in order and stops once), and a completed run has none (one with no phase at all is said once,
+/// as such, by [`super::possible::run`]).
+fn every_planned_ran(r: &Results, planned: &[PlannedPhase], out: &mut Vec<Violation>) {
+    if r.status == Status::Completed && r.phases.is_empty() {
+        return;
+    }
+    let ran: HashSet<usize> = r.phases.iter().map(|p| p.index).collect();
+    let last = r.phases.last();
+    let missing = planned
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !ran.contains(&p.index) && !r.skipped(p.index));
+    for (k, p) in missing {
+        let later = last.filter(|l| l.index > p.index);
+        let expected = match (later, r.status) {
+            (Some(l), _) => format!(
+                "phase {} {} did not run, yet phase {} {} after it did: a run runs its planned phases in order, and stops once",
+                p.index,
+                echo(&p.name),
+                l.index,
+                echo(&l.name)
+            ),
+            (None, Status::Completed) => format!(
+                "phase {} {} did not run in a run whose status is \"completed\": a run completes when it ran every phase it planned but those its blocks of rounds and searches skipped",
+                p.index,
+                echo(&p.name)
+            ),
+            (None, _) => continue,
+        };
+        out.push(Violation {
+            path: format!("planned_phases[{k}]"),
+            expected,
+        });
+    }
+}
+
+/// The plan of runs merged together (the targets of one run, `wkrun merge`'s hosts): the list they share;
+/// `None` when one has none (older results). `Err((a, b))`: runs `a` and `b` planned different phases.
+pub fn common<'a>(
+    runs: impl IntoIterator<Item = &'a Results>,
+) -> Result<Option<Vec<PlannedPhase>>, (usize, usize)> {
+    let mut first: Option<(usize, &Vec<PlannedPhase>)> = None;
+    let mut unknown = false;
+    for (i, r) in runs.into_iter().enumerate() {
+        match (&r.planned_phases, first) {
+            (None, _) => unknown = true,
+            (Some(p), None) => first = Some((i, p)),
+            (Some(p), Some((j, f))) if p != f => return Err((j, i)),
+            (Some(_), Some(_)) => {}
+        }
+    }
+    Ok(first.filter(|_| !unknown).map(|(_, p)| p.clone()))
+}
+
+/// `planned_phases` in words for a refusal: `phases 0 to 2 (rw1, rw2, rw3)`, or its first five names and
+/// how many more.
+pub fn said(planned: Option<&Vec<PlannedPhase>>) -> String {
+    let Some(p) = planned.filter(|p| !p.is_empty()) else {
+        return "no planned_phases".into();
+    };
+    let (a, b) = (p[0].index, p[p.len() - 1].index);
+    let range = match a == b {
+        true => format!("phase {a}"),
+        false => format!("phases {a} to {b}"),
+    };
+    format!("{range} ({})", crate::text::escaped(&names(p.iter())))
+}
