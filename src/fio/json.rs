@@ -416,14 +416,19 @@ fn phase(
         .iter()
         .any(|k| opt(j, g, k).is_some_and(|v| v != "0"));
     let end_syncs = if on_close { clones.len() as u64 } else { 0 };
-    // The most syncs fio can have queued past its I/Os' count (io_uring queues them like I/Os).
+    // What bounds fio's sync count ([`super::plausible::syncs`]): its depth, jobs and loops.
     let count = |k: &str| {
         opt(j, g, k)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(1)
             .max(1)
     };
-    let in_flight = count("iodepth").saturating_mul(count("numjobs").max(clones.len() as u64));
+    let in_flight = super::plausible::SyncRoom {
+        depth: count("iodepth"),
+        jobs: count("numjobs").max(clones.len() as u64),
+        loops: count("loops"),
+        end: end_syncs,
+    };
     // fio counts a failed job's failed I/Os in total_ios, without their bytes (its `error`, or
     // `total_err` with continue_on_error): 4 I/Os of 0 bytes, error 22, measured.
     let failed = clones.iter().any(|(_, j)| {
@@ -435,7 +440,7 @@ fn phase(
         &job,
         [("read", &read), ("write", &write), ("trim", &trim)],
         syncs.as_ref(),
-        (end_syncs, failed, in_flight),
+        (failed, in_flight),
     )?;
     for &(i, j) in clones {
         super::plausible::check(&format!("jobs[{i}]"), j, g)?;
@@ -585,9 +590,9 @@ fn lacking(dirs: [&Dir; 3], syncs: Option<&Dir>) -> Option<String> {
 /// What no fio run reports of one job (`job`: `jobs[i]`, or its clones): percentiles that fall, by the
 /// rule wkrun's own results are held to ([`crate::results::check::rising`]; among themselves only: fio's
 /// are its histogram buckets' values, and its p99.99 may be above the exact max), more I/Os of a
-/// direction than its bytes (an I/O moves a byte at least), and more syncs than the job's writes, and
-/// `end_syncs` (one per job with `end_fsync` or `fsync_on_close`): a sync has writes to make durable. A job
-/// that `failed` may have more I/Os than bytes (fio counts its failed I/Os).
+/// direction than its bytes (an I/O moves a byte at least), and more syncs than fio can issue beside its
+/// I/Os (`in_flight`, [`super::plausible::syncs`]). A job that `failed` may have more I/Os than bytes (fio
+/// counts its failed I/Os).
 ///
 /// # Errors
 /// The first, naming the job and the key.
@@ -595,7 +600,7 @@ fn impossible(
     job: &str,
     dirs: [(&str, &Dir); 3],
     syncs: Option<&Dir>,
-    (end_syncs, failed, in_flight): (u64, bool, u64),
+    (failed, in_flight): (bool, super::plausible::SyncRoom),
 ) -> Result<(), String> {
     let mut out = Vec::new();
     for (d, dir) in dirs.into_iter().chain(syncs.map(|s| ("sync", s))) {
@@ -624,26 +629,11 @@ fn impossible(
             dir.stats.ops, dir.stats.bytes
         ));
     }
-    // fio syncs (fsync=N, fdatasync=N) once its count of issued writes is a nonzero multiple of N, before
-    // the next I/O of any direction while the last completion was not a sync: in a mix, and on io_uring,
-    // more syncs than writes (attack 22: randrw fsync=1, 508 syncs beside 270 writes; io_uring randwrite
-    // at depth 8, 514 beside 512). A sync needs a write before it, and at most one waits on each I/O
-    // issued, besides those queued at once (iodepth x numjobs) and the end's (end_fsync, fsync_on_close).
     let writes = dirs[1].1.stats.ops;
     let ios: u64 = dirs.iter().map(|(_, d)| d.stats.ops).sum();
-    let most = ios.saturating_add(in_flight).saturating_add(end_syncs);
-    match syncs.map(|s| s.stats.ops) {
-        Some(n) if writes == 0 && n > end_syncs => Err(format!(
-            "{job}.sync has {n} syncs (lat_ns.N, else total_ios) and the job no write{}: fio syncs after writes",
-            match end_syncs {
-                0 => String::new(),
-                e => format!(" (and {e} at its end: end_fsync, fsync_on_close)"),
-            }
-        )),
-        Some(n) if n > most => Err(format!(
-            "{job}.sync has {n} syncs (lat_ns.N, else total_ios), more than its {ios} I/Os, {in_flight} queued at once (iodepth x numjobs) and {end_syncs} at its end: fio syncs at most once before each I/O"
-        )),
-        _ => Ok(()),
+    match syncs {
+        Some(s) => super::plausible::syncs(job, s.stats.ops, (ios, writes), &in_flight),
+        None => Ok(()),
     }
 }
 
