@@ -392,7 +392,7 @@ fn phase(
     let name = name(j);
     let dir = |d: &str| summed(clones, d);
     let (mut read, mut write, mut trim) = (dir("read")?, dir("write")?, dir("trim")?);
-    // fio's cpuio engine loads a CPU and moves no byte, where fio still counts its cycles as I/Os.
+    // fio's cpuio, exec and file-operation engines move no data byte, where fio still counts I/Os.
     let cpu = no_io_engine(opt(j, g, "ioengine"), [&read, &write, &trim]);
     if cpu.is_some() {
         (read, write, trim) = (Dir::default(), Dir::default(), Dir::default());
@@ -1214,22 +1214,68 @@ pub fn syncs_apart(p: &PhaseResult) -> Option<&str> {
         .map(String::as_str)
 }
 
-/// How the warning of a job on an engine that does no storage I/O begins ([`no_io_engine`]), by which
-/// [`no_storage_io`] finds it.
-const NO_IO: &str = "fio's cpuio engine does no storage I/O";
+/// What the warning of a job on an engine that does no storage I/O says after `fio's ENGINE engine`
+/// ([`no_io_engine`]), by which [`no_storage_io`] finds it.
+const NO_IO: &str = " engine does no storage I/O (";
 
-/// fio's engines that move no byte though fio counts I/Os of them (cpuio: this module reads such a job as a
-/// phase without I/O): their counts are held to no block size (the plausibility rules of `src/fio/plausible.rs`).
-pub const NO_IO_ENGINES: [&str; 1] = ["cpuio"];
+/// fio's engines that move no data byte though fio counts I/Os of them, each with what it does and what
+/// fio's counted I/Os are: this module reads such a job as a phase without I/O, and their counts are held
+/// to no block size (the plausibility rules of `src/fio/plausible.rs`). Measured on fio 3.33: `cpuio`
+/// (`rw=randread`, `cpuload=50` for a second: 10 reads of 0 bytes), `exec` (`program=/bin/true` for a
+/// second: 9 reads of 0 bytes), `filecreate`, `filestat`, `filedelete` (50 files of 4k: 50 writes of
+/// 204800 bytes, no data byte written: each "I/O" opens, stats or unlinks a file) and `ftruncate` (64
+/// writes of 262144 bytes: each truncates the file); `dircreate`, `dirstat` and `dirdelete` (fio 3.34 on;
+/// fio 3.33 has none) are the directory operations of the same kind.
+pub const NO_IO_ENGINES: [(&str, &str, &str); 9] = [
+    ("cpuio", "it keeps a CPU busy", "its cycles"),
+    ("exec", "it runs a program", "its program's turns"),
+    (
+        "filecreate",
+        "file operations: it creates files",
+        "its file operations",
+    ),
+    (
+        "filestat",
+        "file operations: it stats files",
+        "its file operations",
+    ),
+    (
+        "filedelete",
+        "file operations: it deletes files",
+        "its file operations",
+    ),
+    (
+        "dircreate",
+        "file operations: it creates directories",
+        "its file operations",
+    ),
+    (
+        "dirstat",
+        "file operations: it stats directories",
+        "its file operations",
+    ),
+    (
+        "dirdelete",
+        "file operations: it deletes directories",
+        "its file operations",
+    ),
+    (
+        "ftruncate",
+        "file operations: it truncates its file",
+        "its file operations",
+    ),
+];
 
-/// The warning of a job on fio's `cpuio` engine (`engine`, its `ioengine`), which keeps a CPU busy and
-/// reads and writes nothing, though fio counts its cycles as I/Os of 0 bytes (fio 3.33, `rw=randread`,
-/// `cpuload=50` for a second: `"total_ios" : 10` beside `"io_bytes" : 0`), with the counts of `dirs`
-/// (reads, writes, trims) it had; `None` for another engine.
+/// Whether fio's `ioengine` `engine` is one of [`NO_IO_ENGINES`].
+pub fn is_no_io_engine(engine: &str) -> bool {
+    NO_IO_ENGINES.iter().any(|(e, _, _)| *e == engine)
+}
+
+/// The warning of a job on one of fio's [`NO_IO_ENGINES`] (`engine`, its `ioengine`), which reads and
+/// writes no data byte though fio counts I/Os of it, with the counts of `dirs` (reads, writes, trims) it
+/// had; `None` for another engine.
 fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
-    if !engine.is_some_and(|e| NO_IO_ENGINES.contains(&e)) {
-        return None;
-    }
+    let &(e, does, what) = NO_IO_ENGINES.iter().find(|(e, _, _)| Some(*e) == engine)?;
     let counted: Vec<String> = ["reads", "writes", "trims"]
         .iter()
         .zip(dirs)
@@ -1237,9 +1283,9 @@ fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
         .map(|(what, d)| format!("{} {what} of {} bytes", d.stats.ops, d.stats.bytes))
         .collect();
     Some(match counted.is_empty() {
-        true => format!("{NO_IO} (it keeps a CPU busy): the phase has no I/O"),
+        true => format!("fio's {e}{NO_IO}{does}): the phase has no I/O"),
         false => format!(
-            "{NO_IO} (it keeps a CPU busy): the {} fio counted are its cycles, none here",
+            "fio's {e}{NO_IO}{does}): the {} fio counted are {what}, none here",
             counted.join(" and ")
         ),
     })
@@ -1250,7 +1296,7 @@ fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
 pub fn no_storage_io(p: &PhaseResult) -> Option<&str> {
     p.warnings
         .iter()
-        .find(|w| w.starts_with(NO_IO))
+        .find(|w| w.starts_with("fio's ") && w.contains(NO_IO))
         .map(String::as_str)
 }
 

@@ -369,8 +369,9 @@ impl Sizes {
                 .zip(under(1024))
                 .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1))),
         };
-        // An engine that moves no byte (fio's cpuio counts its cycles as I/Os of 0 bytes): no size holds.
-        let no_io = o("ioengine").is_some_and(|e| super::json::NO_IO_ENGINES.contains(&e));
+        // An engine that moves no data byte (fio's cpuio counts its cycles as I/Os of 0 bytes, filecreate
+        // its files as I/Os of bs): no size holds.
+        let no_io = o("ioengine").is_some_and(super::json::is_no_io_engine);
         // group_reporting sums the group's jobs under one job's options (attack 22: a 4k and a 64k job
         // grouped): neither their sizes nor their depths hold the sums.
         // fio writes a group's report under its first job's name and its last job's options (`job
