@@ -60,9 +60,12 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
         (false, false) => "latency figures are fio's total latency (lat: submission to completion, as wkrun's)".into(),
     };
     // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]).
-    let lacks = r.phases.iter().filter_map(|p| {
-        let w = p.warnings.iter().find(|w| w.starts_with(LACKS))?;
-        Some(format!("; phase {}: {w}", p.name))
+    let lacks = r.phases.iter().flat_map(|p| {
+        let said = |w: &&String| w.starts_with(LACKS) || *w == super::plausible::SQ_POLL;
+        p.warnings
+            .iter()
+            .filter(said)
+            .map(move |w| format!("; phase {}: {w}", p.name))
     });
     Some(std::iter::once(text).chain(lacks).collect())
 }
@@ -406,6 +409,12 @@ fn phase(
     let mut warnings = read_warnings(clones, [&read, &write, &trim], syncs.as_ref());
     warnings.extend(said);
     warnings.extend(cpu);
+    if clones
+        .iter()
+        .any(|(_, j)| super::plausible::sq_polled(j, g))
+    {
+        warnings.push(super::plausible::SQ_POLL.into());
+    }
     let dirs = [&read, &write, &trim];
     let job = match clones {
         [_] => format!("jobs[{i}]"),
