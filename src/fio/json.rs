@@ -101,11 +101,13 @@ fn json_start(text: &str) -> Option<usize> {
 }
 
 /// fio's JSON document in `text`: the first, after fio's notes; fio's normal text after it
-/// (`--output-format=normal,json`) is ignored, another JSON document is refused ([`second_document`]).
+/// (`--output-format=normal,json`) is ignored, another JSON document is refused ([`second_document`])
+/// unless the documents are fio's `--status-interval` reports of one run: then the last, the final
+/// report, with the note that says so ([`super::status::final_report`]).
 ///
 /// # Errors
 /// No JSON document, one cut short or that is not JSON, or a second one, in words.
-fn the_document(text: &str) -> Result<Value, String> {
+fn the_document(text: &str) -> Result<(Value, Option<String>), String> {
     let start = json_start(text).ok_or("no JSON object in it")?;
     let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
     let first = stream.next().ok_or("no JSON object in it")?;
@@ -121,13 +123,18 @@ fn the_document(text: &str) -> Result<Value, String> {
         }
     })?;
     if let Some(at) = second_document(&text[end..]) {
+        // fio's --status-interval writes one run's reports one after the other: its last is final.
+        if let Some((last, k)) = super::status::final_report(doc.clone(), &text[end..]) {
+            let note = super::status::STATUS_INTERVAL;
+            return Ok((last, Some(format!("{note} (document {k} of {k})"))));
+        }
         let line = text[..end + at].matches('\n').count() + 1;
         return Err(format!(
             "line {line} starts a second JSON document after fio's (which ends at line {}): one fio run's output per file: split it",
             text[..end].matches('\n').count() + 1
         ));
     }
-    Ok(doc)
+    Ok((doc, None))
 }
 
 /// Where another JSON document starts in `tail`, the text after fio's JSON document, if one does: a JSON
@@ -171,7 +178,10 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
             e.valid_up_to()
         )
     })?;
-    let doc = the_document(text)?;
+    if let Some(crash) = super::status::crashed(text) {
+        return Err(crash);
+    }
+    let (doc, status_note) = the_document(text)?;
     let obj = doc.as_object().ok_or("not a JSON object")?;
     let version = obj
         .get("fio version")
@@ -208,6 +218,9 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         phases.push(phase(phases.len(), clones, globals, &started)?);
     }
     distinct_names(&mut phases);
+    for p in &mut phases {
+        p.warnings.extend(status_note.clone());
+    }
     let sha = {
         use sha2::{Digest, Sha256};
         Sha256::digest(bytes)
