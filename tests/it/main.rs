@@ -24,6 +24,7 @@ mod fio_cli;
 mod fio_corpus;
 mod fio_json;
 mod fio_mixsync;
+mod fio_odd;
 mod fio_side;
 mod fio_trial;
 mod fio_trimsync;
