@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 pub const STATUS_INTERVAL: &str = "status-interval output: read the final report";
 
 /// The final report of fio's `--status-interval` output: `first`, the file's first document, and the
-/// documents in `tail` after it, when they are one run's reports ([`one_run`]); with their count.
+/// documents in `tail` after it, when they are one run's reports (the same jobs, started at the same second, none going back); with
+/// their count.
 /// `None` when the tail holds anything else, or another run's report.
 pub fn final_report(first: Value, tail: &str) -> Option<(Value, usize)> {
     let mut docs = vec![first];
