@@ -25,7 +25,8 @@ pub fn final_report(first: Value, tail: &str) -> Option<(Value, usize)> {
 /// (fio 3.33, randread for 3 s at `--status-interval=1`: 4 documents, the same version, jobs and options,
 /// `timestamp_ms` 1796595331736 to 1796595333978, `job_runtime` 817, 1816, 2835, 3001 ms, `elapsed` 1 to
 /// 4 s, read I/Os 2365, 8174, 13810, 14364): the same fio version and global options, the same jobs
-/// (name, group, options) in the same order, a timestamp not earlier, and each job started at the same
+/// (name, group, options) in the same order, a later timestamp (ms: the same document twice is two
+/// files' worth, `cat a.json a.json`), and each job started at the same
 /// second (`timestamp` − `elapsed`, within 1 s) with its runtime and counts not fewer. Two runs written one
 /// after the other differ in their jobs' start by the first run's length (a second or more).
 fn one_run(a: &Value, b: &Value) -> bool {
@@ -34,7 +35,7 @@ fn one_run(a: &Value, b: &Value) -> bool {
     let (Some(ja), Some(jb)) = (jobs(a), jobs(b)) else {
         return false;
     };
-    let later = num(b, "timestamp_ms") >= num(a, "timestamp_ms");
+    let later = num(b, "timestamp_ms") > num(a, "timestamp_ms");
     let same = ["fio version", "global options"]
         .iter()
         .all(|k| key(a, k) == key(b, k));
