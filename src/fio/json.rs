@@ -61,9 +61,12 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
     };
     // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]), and each
     // whose reads, writes and trims fio reported together ([`split_unknown`]).
-    let lacks = r.phases.iter().filter_map(|p| {
-        let w = p.warnings.iter().find(|w| w.starts_with(LACKS))?;
-        Some(format!("; phase {}: {w}", p.name))
+    let lacks = r.phases.iter().flat_map(|p| {
+        let said = |w: &&String| w.starts_with(LACKS) || *w == super::plausible::SQ_POLL;
+        p.warnings
+            .iter()
+            .filter(said)
+            .map(move |w| format!("; phase {}: {w}", p.name))
     });
     let together = (r.phases.iter())
         .filter_map(|p| Some(format!("; phase {}: {}", p.name, split_unknown(p)?)));
@@ -102,11 +105,13 @@ fn json_start(text: &str) -> Option<usize> {
 }
 
 /// fio's JSON document in `text`: the first, after fio's notes; fio's normal text after it
-/// (`--output-format=normal,json`) is ignored, another JSON document is refused ([`second_document`]).
+/// (`--output-format=normal,json`) is ignored, another JSON document is refused ([`second_document`])
+/// unless the documents are fio's `--status-interval` reports of one run: then the last, the final
+/// report, with the note that says so ([`super::status::final_report`]).
 ///
 /// # Errors
 /// No JSON document, one cut short or that is not JSON, or a second one, in words.
-fn the_document(text: &str) -> Result<Value, String> {
+fn the_document(text: &str) -> Result<(Value, Option<String>), String> {
     let start = json_start(text).ok_or("no JSON object in it")?;
     let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
     let first = stream.next().ok_or("no JSON object in it")?;
@@ -122,13 +127,18 @@ fn the_document(text: &str) -> Result<Value, String> {
         }
     })?;
     if let Some(at) = second_document(&text[end..]) {
+        // fio's --status-interval writes one run's reports one after the other: its last is final.
+        if let Some((last, k)) = super::status::final_report(doc.clone(), &text[end..]) {
+            let note = super::status::STATUS_INTERVAL;
+            return Ok((last, Some(format!("{note} (document {k} of {k})"))));
+        }
         let line = text[..end + at].matches('\n').count() + 1;
         return Err(format!(
             "line {line} starts a second JSON document after fio's (which ends at line {}): one fio run's output per file: split it",
             text[..end].matches('\n').count() + 1
         ));
     }
-    Ok(doc)
+    Ok((doc, None))
 }
 
 /// Where another JSON document starts in `tail`, the text after fio's JSON document, if one does: a JSON
@@ -172,7 +182,10 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
             e.valid_up_to()
         )
     })?;
-    let doc = the_document(text)?;
+    if let Some(crash) = super::status::crashed(text) {
+        return Err(crash);
+    }
+    let (doc, status_note) = the_document(text)?;
     let obj = doc.as_object().ok_or("not a JSON object")?;
     let version = obj
         .get("fio version")
@@ -209,6 +222,9 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         phases.push(phase(phases.len(), clones, globals, &started)?);
     }
     distinct_names(&mut phases);
+    for p in &mut phases {
+        p.warnings.extend(status_note.clone());
+    }
     let sha = {
         use sha2::{Digest, Sha256};
         Sha256::digest(bytes)
@@ -401,6 +417,12 @@ fn phase(
     hold(clones, g, &b, end_syncs)?;
     let (params, said) = params(j, g);
     let mut warnings = phase_warnings(clones, g, &b, said);
+    if clones
+        .iter()
+        .any(|(_, j)| super::plausible::sq_polled(j, g))
+    {
+        warnings.push(super::plausible::SQ_POLL.into());
+    }
     let total = phase_total(i, &b)?;
     let mut pr = blank(index, name(j), params, when);
     pr.duration_s = duration_ms(j, g, b.dirs(), b.mixed.as_ref()) as f64 / 1000.0;
@@ -519,14 +541,19 @@ fn hold(
         [(first, _), .., (last, _)] => format!("jobs[{first}] to jobs[{last}] (clones)"),
         [] => String::new(),
     };
-    // The most syncs fio can have queued past its I/Os' count (io_uring queues them like I/Os).
+    // What bounds fio's sync count ([`super::plausible::syncs`]): its depth, jobs and loops.
     let count = |k: &str| {
         opt(j, g, k)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(1)
             .max(1)
     };
-    let in_flight = count("iodepth").saturating_mul(count("numjobs").max(clones.len() as u64));
+    let in_flight = super::plausible::SyncRoom {
+        depth: count("iodepth"),
+        jobs: count("numjobs").max(clones.len() as u64),
+        loops: count("loops"),
+        end: end_syncs,
+    };
     // fio counts a failed job's failed I/Os in total_ios, without their bytes (its `error`, or
     // `total_err` with continue_on_error): 4 I/Os of 0 bytes, error 22, measured.
     let failed = clones.iter().any(|(_, j)| {
@@ -539,7 +566,7 @@ fn hold(
         [("read", &b.read), ("write", &b.write), ("trim", &b.trim)],
         (b.mixed.as_ref(), b.split_unknown),
         b.syncs.as_ref(),
-        (end_syncs, failed, in_flight),
+        (failed, in_flight),
     )?;
     for &(i, j) in clones {
         super::plausible::check(&format!("jobs[{i}]"), j, g)?;
@@ -712,9 +739,9 @@ fn lacking(dirs: [&Dir; 3], mixed: Option<&Dir>, syncs: Option<&Dir>) -> Option<
 /// What no fio run reports of one job (`job`: `jobs[i]`, or its clones): percentiles that fall, by the
 /// rule wkrun's own results are held to ([`crate::results::check::rising`]; among themselves only: fio's
 /// are its histogram buckets' values, and its p99.99 may be above the exact max), more I/Os of a
-/// direction than its bytes (an I/O moves a byte at least), and more syncs than the job's writes, and
-/// `end_syncs` (one per job with `end_fsync` or `fsync_on_close`): a sync has writes to make durable. A job
-/// that `failed` may have more I/Os than bytes (fio counts its failed I/Os).
+/// direction than its bytes (an I/O moves a byte at least), and more syncs than fio can issue beside its
+/// I/Os (`in_flight`, [`super::plausible::syncs`]). A job that `failed` may have more I/Os than bytes (fio
+/// counts its failed I/Os).
 ///
 /// # Errors
 /// The first, naming the job and the key.
@@ -723,7 +750,7 @@ fn impossible(
     dirs: [(&str, &Dir); 3],
     (mixed, split_unknown): (Option<&Dir>, bool),
     syncs: Option<&Dir>,
-    (end_syncs, failed, in_flight): (u64, bool, u64),
+    (failed, in_flight): (bool, super::plausible::SyncRoom),
 ) -> Result<(), String> {
     let mut out = Vec::new();
     let data = || dirs.into_iter().chain(mixed.map(|m| ("mixed", m)));
@@ -750,11 +777,6 @@ fn impossible(
             dir.stats.ops, dir.stats.bytes
         ));
     }
-    // fio syncs (fsync=N, fdatasync=N) once its count of issued writes is a nonzero multiple of N, before
-    // the next I/O of any direction while the last completion was not a sync: in a mix, and on io_uring,
-    // more syncs than writes (attack 22: randrw fsync=1, 508 syncs beside 270 writes; io_uring randwrite
-    // at depth 8, 514 beside 512). A sync needs a write before it, and at most one waits on each I/O
-    // issued, besides those queued at once (iodepth x numjobs) and the end's (end_fsync, fsync_on_close).
     // With fio's mixed block alone, its I/Os are the most the writes can be.
     let (writes, ios) = match mixed.filter(|_| split_unknown) {
         Some(m) => (m.stats.ops, m.stats.ops),
@@ -763,19 +785,9 @@ fn impossible(
             dirs.iter().map(|(_, d)| d.stats.ops).sum(),
         ),
     };
-    let most = ios.saturating_add(in_flight).saturating_add(end_syncs);
-    match syncs.map(|s| s.stats.ops) {
-        Some(n) if writes == 0 && n > end_syncs => Err(format!(
-            "{job}.sync has {n} syncs (lat_ns.N, else total_ios) and the job no write{}: fio syncs after writes",
-            match end_syncs {
-                0 => String::new(),
-                e => format!(" (and {e} at its end: end_fsync, fsync_on_close)"),
-            }
-        )),
-        Some(n) if n > most => Err(format!(
-            "{job}.sync has {n} syncs (lat_ns.N, else total_ios), more than its {ios} I/Os, {in_flight} queued at once (iodepth x numjobs) and {end_syncs} at its end: fio syncs at most once before each I/O"
-        )),
-        _ => Ok(()),
+    match syncs {
+        Some(s) => super::plausible::syncs(job, s.stats.ops, (ios, writes), &in_flight),
+        None => Ok(()),
     }
 }
 
@@ -1466,22 +1478,68 @@ pub fn syncs_apart(p: &PhaseResult) -> Option<&str> {
         .map(String::as_str)
 }
 
-/// How the warning of a job on an engine that does no storage I/O begins ([`no_io_engine`]), by which
-/// [`no_storage_io`] finds it.
-const NO_IO: &str = "fio's cpuio engine does no storage I/O";
+/// What the warning of a job on an engine that does no storage I/O says after `fio's ENGINE engine`
+/// ([`no_io_engine`]), by which [`no_storage_io`] finds it.
+const NO_IO: &str = " engine does no storage I/O (";
 
-/// fio's engines that move no byte though fio counts I/Os of them (cpuio: this module reads such a job as a
-/// phase without I/O): their counts are held to no block size (the plausibility rules of `src/fio/plausible.rs`).
-pub const NO_IO_ENGINES: [&str; 1] = ["cpuio"];
+/// fio's engines that move no data byte though fio counts I/Os of them, each with what it does and what
+/// fio's counted I/Os are: this module reads such a job as a phase without I/O, and their counts are held
+/// to no block size (the plausibility rules of `src/fio/plausible.rs`). Measured on fio 3.33: `cpuio`
+/// (`rw=randread`, `cpuload=50` for a second: 10 reads of 0 bytes), `exec` (`program=/bin/true` for a
+/// second: 9 reads of 0 bytes), `filecreate`, `filestat`, `filedelete` (50 files of 4k: 50 writes of
+/// 204800 bytes, no data byte written: each "I/O" opens, stats or unlinks a file) and `ftruncate` (64
+/// writes of 262144 bytes: each truncates the file); `dircreate`, `dirstat` and `dirdelete` (fio 3.34 on;
+/// fio 3.33 has none) are the directory operations of the same kind.
+pub const NO_IO_ENGINES: [(&str, &str, &str); 9] = [
+    ("cpuio", "it keeps a CPU busy", "its cycles"),
+    ("exec", "it runs a program", "its program's turns"),
+    (
+        "filecreate",
+        "file operations: it creates files",
+        "its file operations",
+    ),
+    (
+        "filestat",
+        "file operations: it stats files",
+        "its file operations",
+    ),
+    (
+        "filedelete",
+        "file operations: it deletes files",
+        "its file operations",
+    ),
+    (
+        "dircreate",
+        "file operations: it creates directories",
+        "its file operations",
+    ),
+    (
+        "dirstat",
+        "file operations: it stats directories",
+        "its file operations",
+    ),
+    (
+        "dirdelete",
+        "file operations: it deletes directories",
+        "its file operations",
+    ),
+    (
+        "ftruncate",
+        "file operations: it truncates its file",
+        "its file operations",
+    ),
+];
 
-/// The warning of a job on fio's `cpuio` engine (`engine`, its `ioengine`), which keeps a CPU busy and
-/// reads and writes nothing, though fio counts its cycles as I/Os of 0 bytes (fio 3.33, `rw=randread`,
-/// `cpuload=50` for a second: `"total_ios" : 10` beside `"io_bytes" : 0`), with the counts of `dirs`
-/// (reads, writes, trims) it had; `None` for another engine.
+/// Whether fio's `ioengine` `engine` is one of [`NO_IO_ENGINES`].
+pub fn is_no_io_engine(engine: &str) -> bool {
+    NO_IO_ENGINES.iter().any(|(e, _, _)| *e == engine)
+}
+
+/// The warning of a job on one of fio's [`NO_IO_ENGINES`] (`engine`, its `ioengine`), which reads and
+/// writes no data byte though fio counts I/Os of it, with the counts of `dirs` (reads, writes, trims) it
+/// had; `None` for another engine.
 fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
-    if !engine.is_some_and(|e| NO_IO_ENGINES.contains(&e)) {
-        return None;
-    }
+    let &(e, does, what) = NO_IO_ENGINES.iter().find(|(e, _, _)| Some(*e) == engine)?;
     let counted: Vec<String> = ["reads", "writes", "trims"]
         .iter()
         .zip(dirs)
@@ -1489,9 +1547,9 @@ fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
         .map(|(what, d)| format!("{} {what} of {} bytes", d.stats.ops, d.stats.bytes))
         .collect();
     Some(match counted.is_empty() {
-        true => format!("{NO_IO} (it keeps a CPU busy): the phase has no I/O"),
+        true => format!("fio's {e}{NO_IO}{does}): the phase has no I/O"),
         false => format!(
-            "{NO_IO} (it keeps a CPU busy): the {} fio counted are its cycles, none here",
+            "fio's {e}{NO_IO}{does}): the {} fio counted are {what}, none here",
             counted.join(" and ")
         ),
     })
@@ -1500,7 +1558,10 @@ fn no_io_engine(engine: Option<&str>, dirs: [&Dir; 3]) -> Option<String> {
 /// The warning of a phase read from fio's JSON of a job that did no storage I/O (`no_io_engine`): `compare`
 /// leaves it out, `validate` notes it; `None` for any other phase.
 pub fn no_storage_io(p: &PhaseResult) -> Option<&str> {
-    warned(p, NO_IO)
+    p.warnings
+        .iter()
+        .find(|w| w.starts_with("fio's ") && w.contains(NO_IO))
+        .map(String::as_str)
 }
 
 /// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):

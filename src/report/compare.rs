@@ -625,7 +625,7 @@ fn by_name(
 }
 
 /// Whether `compare` has rows for phase `p`: not an erase (it measures no I/O), nor fio's job on an engine
-/// that does no storage I/O ([`crate::fio::json::no_storage_io`]: cpuio), which [`left_out`] names.
+/// that does no storage I/O ([`crate::fio::json::no_storage_io`]: cpuio, exec, file operations), which [`left_out`] names.
 fn compared(p: &PhaseResult) -> bool {
     p.kind != PhaseKind::Erase && crate::fio::json::no_storage_io(p).is_none()
 }

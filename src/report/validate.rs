@@ -22,7 +22,8 @@ pub struct Checked {
     /// folder; 0 for other results.
     pub targets: usize,
     /// What a reader should know of results that check out: each job of fio's output that did no storage
-    /// I/O ([`crate::fio::json::no_storage_io`]: cpuio), as `job "NAME": why`.
+    /// I/O ([`crate::fio::json::no_storage_io`]: cpuio, exec, file operations) and each that ran io_uring with
+    /// sqthread_poll ([`crate::fio::plausible::SQ_POLL`]), as `job "NAME": why`.
     pub notes: Vec<String>,
     /// The hosts' results a folder `wkrun merge` wrote names and that were found there, each that host's
     /// run, and held to them ([`super::merge::against_host`]); 0 for other results.
@@ -53,12 +54,26 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
                     why,
                 })
             })?;
+        let polled = |p: &PhaseResult| {
+            let poll = crate::fio::plausible::SQ_POLL;
+            p.warnings.iter().any(|w| w == poll).then_some(poll)
+        };
         let notes = (r.phases.iter())
-            .filter_map(|p| {
-                let why = crate::fio::json::no_storage_io(p)?;
-                Some(format!("job \"{}\": {why}", crate::text::escaped(&p.name)))
+            .flat_map(|p| [crate::fio::json::no_storage_io(p), polled(p)].map(|w| (p, w)))
+            .filter_map(|(p, why)| {
+                Some(format!(
+                    "job \"{}\": {}",
+                    crate::text::escaped(&p.name),
+                    why?
+                ))
             })
-            .collect();
+            .collect::<Vec<String>>();
+        // fio's --status-interval output: said once, not for each job.
+        let status = r.phases.first().and_then(|p| {
+            let note = crate::fio::status::STATUS_INTERVAL;
+            p.warnings.iter().find(|w| w.starts_with(note)).cloned()
+        });
+        let notes = status.into_iter().chain(notes).collect();
         return Ok(Checked {
             status: r.status,
             phases: r.phases.len(),

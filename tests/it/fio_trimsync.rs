@@ -485,7 +485,8 @@ fn fio_json_no_run_reports_is_refused() {
         ),
         (
             edit(&sync, "/jobs/0/sync/lat_ns/N", 1_000_000_000_000u64.into()),
-            format!("jobs[0].sync has 1000000000000 syncs (lat_ns.N, else total_ios), more than its {writes} I/Os, 1 queued at once (iodepth x numjobs) and 0 at its end: fio syncs at most once before each I/O"),
+            // Depth 1, one job, one loop: 1 × (writes + writes + 1 × 2) syncs at most.
+            format!("jobs[0].sync has 1000000000000 syncs (lat_ns.N, else total_ios), more than fio issues: iodepth 1 × ({writes} I/Os + {writes} writes + 1 jobs × (1 loops + 1)) = {} and 0 at its end (end_fsync, fsync_on_close): fio issues at most iodepth syncs after each I/O's completion, write's issue or loop's start", 2 * writes + 2),
         ),
         (
             edit(&trim, "/jobs/0/sync/lat_ns/N", 5.into()),

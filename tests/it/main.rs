@@ -27,6 +27,7 @@ mod fio_json;
 mod fio_kb_base;
 mod fio_mixed;
 mod fio_mixsync;
+mod fio_odd;
 mod fio_poisson_sync;
 mod fio_side;
 mod fio_trial;
