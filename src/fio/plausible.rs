@@ -49,7 +49,7 @@ pub fn check(
     }
     // fio's `mixed` block (unified_rw_reporting): a direction of all the job's I/Os, of any of its sizes.
     if let Some(o) = j.get("mixed").and_then(Value::as_object) {
-        direction(o, job_ms).map_err(|e| format!("{job}.mixed{e}"))?;
+        direction(o, job_ms, sq_polled(j, g)).map_err(|e| format!("{job}.mixed{e}"))?;
         counted(o, &Sizes::any(j, g)).map_err(|e| format!("{job}.mixed{e}"))?;
         mixed_sum(o, j).map_err(|e| format!("{job}.mixed{e}"))?;
     }
