@@ -20,7 +20,7 @@ pub struct RankedBar {
     /// The run's name: its label, then its marks (compare's, and [`NOT_RANKED`]).
     pub name: String,
     /// How many of `name`'s characters are the label: the rest are its marks, kept whole when the
-    /// chart cuts a long name ([`fit`]).
+    /// chart cuts a long name (the private `fit`).
     pub label_chars: usize,
     /// The figure's value.
     pub value: f64,
