@@ -121,21 +121,34 @@ pub fn check(r: &Results, out: &mut Vec<Violation>) {
         });
         return;
     }
-    let Some(at) = listed(planned, out) else {
+    let Some(at) = listed(planned, &r.phases, out) else {
         return;
     };
     for (i, p) in r.phases.iter().enumerate() {
         ran_as_planned(i, p, planned, &at, out);
     }
+    // An aggregate or merge keeps the phases all its parts ran: a latency search's steps, or a block of
+    // rounds its parts ended in different rounds (`rounds_by_run`), leave phases some part ran out of it.
     let searched = r.cluster.is_some() && r.phases.iter().any(|p| p.latency_target.is_some());
-    if !searched {
+    let uneven = r.cluster.is_some()
+        && r.round_blocks.iter().any(|b| {
+            b.rounds_by_run
+                .iter()
+                .any(|&n| n as usize != b.rounds.len())
+        });
+    if !searched && !uneven {
         every_planned_ran(r, planned, out);
     }
 }
 
-/// The list's own rules: indices increasing, names valid and each once. The position of each index in
-/// the list, or `None` (with the violations) when the list breaks them.
-fn listed(planned: &[PlannedPhase], out: &mut Vec<Violation>) -> Option<HashMap<usize, usize>> {
+/// The list's own rules: indices increasing, names valid and each once (a name a phase that ran has too is
+/// checked as that phase's, `phases[i].name`, and said once there). The position of each index in the
+/// list, or `None` (with the violations) when the list breaks them.
+fn listed(
+    planned: &[PlannedPhase],
+    ran: &[PhaseResult],
+    out: &mut Vec<Violation>,
+) -> Option<HashMap<usize, usize>> {
     let n = out.len();
     let mut names: HashMap<&str, usize> = HashMap::with_capacity(planned.len());
     for (k, p) in planned.iter().enumerate() {
@@ -155,7 +168,9 @@ fn listed(planned: &[PlannedPhase], out: &mut Vec<Violation>) -> Option<HashMap<
                 ),
             });
         }
-        super::possible::name(&at("name"), &p.name, "the phase's CSV file", out);
+        if !ran.iter().any(|q| q.name == p.name) {
+            super::possible::name(&at("name"), &p.name, "the phase's CSV file", out);
+        }
         if let Some(j) = names.insert(&p.name, k) {
             out.push(Violation {
                 path: at("name"),
