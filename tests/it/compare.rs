@@ -1255,11 +1255,15 @@ fn windows_clipped_to_phases_of_different_lengths_are_not_compared() {
     let o = wkrun(d, &["report", "s10", "s20", "t10", "-o", "rep3"]);
     assert!(o.status.success(), "{}", code_out_err(&o).2);
     let page = std::fs::read_to_string(d.join("rep3/index.html")).unwrap();
+    // The cell's change, marked better or worse where it is past the noise (the report's spans).
+    let pct = format!("({:+.1} %)", (c / a - 1.0) * 100.0);
+    let cells = [
+        format!("<td>{c:.1} over 0..10 s {pct}</td>"),
+        format!("<td>{c:.1} over 0..10 s <span class=\"better\">{pct}</span></td>"),
+        format!("<td>{c:.1} over 0..10 s <span class=\"worse\">{pct}</span></td>"),
+    ];
     assert!(
-        page.contains(&format!(
-            "<td>{c:.1} over 0..10 s ({:+.1} %)</td>",
-            (c / a - 1.0) * 100.0
-        )),
+        cells.iter().any(|cell| page.contains(cell.as_str())),
         "{:?}",
         page.lines()
             .filter(|l| l.contains(" over "))

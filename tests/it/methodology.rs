@@ -161,6 +161,17 @@ fn assert_phases<'a>(plan: &'a Value, want: &[Value]) -> &'a Vec<Value> {
         let caution = psync_caution(&g);
         let o = g.as_object_mut().expect("phase object");
         o.remove("rounding");
+        // Each I/O phase's own op stream: seeded from the spec's seed and the phase's name (trial 23).
+        if let Some(params) = o.get_mut("params").and_then(Value::as_object_mut)
+            && let Some(seed) = params.get("seed").and_then(Value::as_u64)
+        {
+            let name = w["name"].as_str().expect("a name");
+            assert_eq!(
+                params.remove("stream_seed").and_then(|v| v.as_u64()),
+                Some(wkrun::ops::phase_seed(seed, name)),
+                "phase {i} ({name}): its stream seed"
+            );
+        }
         // The machine-dependent caution is checked here and left out of the comparison.
         if let Some(c) = caution {
             let ws = o.get_mut("warnings").and_then(Value::as_array_mut);

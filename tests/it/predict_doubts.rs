@@ -24,16 +24,19 @@ fn measure(dir: &Path, spec: &str, target: &str, out: &str) {
     assert_eq!(code, 0, "{err}");
 }
 
-/// A drive without timing variation (jitter 0 %), fitted from a minute at 1 s rows: the spread step keeps
-/// jitter 50 %, whose plateau is 7.2 % above the measured one, past the 3.0 % of a fit with the right
-/// parameters. The fit says so in a warning naming jitter, lists jitter as not pinned, and says the
-/// collection policies it tried were not told apart; the prediction records both warnings.
+/// A drive without timing variation (jitter 0 %) whose collection is deferred at a 90 % background pace,
+/// fitted from a minute at 1 s rows: the spread step keeps paced collection with jitter 50 % (a steady
+/// window's spread alike: 0.071 against the measured 0.067), whose plateau is 7.5 % above the measured
+/// one, past the 3.0 % of a fit with the right parameters. The fit says so in a warning naming jitter and
+/// lists jitter as not pinned; the prediction records the warning. (Until each phase had its own op
+/// stream, trial 23, a paced drive at jitter 0 % showed this: its random writes replayed the fill's
+/// offsets, and the fit's plateau was 7.2 % off; with their own stream it is 0.9 % off, not warned.)
 #[test]
 fn a_fitted_plateau_far_off_the_measured_one_is_warned_of_and_recorded() {
     let dir = tempdir();
     let d = dir.path();
     let spec = wsat("60s", "1s");
-    let truth = "sim:capacity=64MiB,op=20%,block=256KiB,dies=1,program_time=3200us,jitter=0%";
+    let truth = "sim:capacity=64MiB,op=20%,block=256KiB,dies=1,program_time=3200us,gc=deferred,gc_pace=90%,jitter=0%";
     measure(d, &spec, truth, "short");
     let (code, _, err) = code_out_err(&wkrun(
         d,
@@ -46,19 +49,16 @@ fn a_fitted_plateau_far_off_the_measured_one_is_warned_of_and_recorded() {
         plateau_of(&d.join("short")),
         plateau_of(&d.join("predicted")),
     );
-    assert_eq!((x, y), (1341.0, 1437.0));
+    assert_eq!((x, y), (1341.0, 1441.0));
     assert!(
-        err.contains("\nfit:   fresh plateau (IOPS)       1341       1437    +7.2 %\n"),
+        err.contains("\nfit:   fresh plateau (IOPS)       1341       1441    +7.5 %\n"),
         "{err}"
     );
-    let plateau = "the fitted drive's fresh plateau is +7.2 % off the measured one (1341 IOPS measured, the drive's 1437), more than the 3.0 % of a fit with the right parameters: the plateau is compared, not matched (dies / program_time are fitted to the rate of the fill \"fill\"), so the timing variation the spread chose, jitter = 50%, is likely off (its plateau and cliff are the highest and the first intervals, which jitter moves), and with it the fitted drive's plateau, cliff and worst seconds; jitter is not pinned by the data";
+    let plateau = "the fitted drive's fresh plateau is +7.5 % off the measured one (1341 IOPS measured, the drive's 1441), more than the 3.0 % of a fit with the right parameters: the plateau is compared, not matched (dies / program_time are fitted to the rate of the fill \"fill\"), so the timing variation the spread chose, jitter = 50%, is likely off (its plateau and cliff are the highest and the first intervals, which jitter moves), and with it the fitted drive's plateau, cliff and worst seconds; jitter is not pinned by the data";
     assert!(err.contains(&format!("\nwarning: {plateau}\n")), "{err}");
-    let untold = "the collection policy and its pace could not be told apart from this input: the spread of the steady window, the one feature that tells them, was paced with jitter 30%: 0.032, paced with jitter 50%: 0.035, deferred at 90% pace with jitter 30%: 0.034, deferred at 0% pace with jitter 30%: 0.092 against the measured 0.040, and the kept gc = paced is not 20 % nearer it than deferred at 90% pace; gc and gc_pace are not pinned by the data, and predictions at other spans and durations, where deferred and paced collection differ, can be off by more than this fit's errors (docs/predict.md, the validation's drive 5)";
-    assert!(err.contains(&format!("\nwarning: {untold}\n")), "{err}");
     for line in [
-        "fit: pinned by the data: op = 19.726563% (to a superblock, 0.39 points), dies / program_time (the rate of the fill \"fill\"), nothing else",
-        "fit: not pinned by the data: jitter = 50% (the fresh plateau is +7.2 % off, more than the 3.0 % of a fit with the right parameters: likely off, see the warning)",
-        "fit: not pinned by the data: gc and gc_pace (gc = paced (the default) kept: the collection policies tried were not told apart by the spread, see the warning)",
+        "fit: pinned by the data: op = 19.726563% (to a superblock, 0.39 points), dies / program_time (the rate of the fill \"fill\"), gc = paced (the default), by the spread among the few tried",
+        "fit: not pinned by the data: jitter = 50% (the fresh plateau is +7.5 % off, more than the 3.0 % of a fit with the right parameters: likely off, see the warning)",
     ] {
         assert!(err.lines().any(|l| l == line), "{line}\n{err}");
     }
@@ -66,7 +66,7 @@ fn a_fitted_plateau_far_off_the_measured_one_is_warned_of_and_recorded() {
     let p = &r["prediction"];
     assert_eq!(
         p["fitted_target"],
-        "sim:capacity=64MiB,op=19.726563%,block=256KiB,dies=1,program_time=3094us,jitter=50%"
+        "sim:capacity=64MiB,op=19.726563%,block=256KiB,dies=1,program_time=3090us,jitter=50%"
     );
     let recorded: Vec<&str> = p["fit_warnings"]
         .as_array()
@@ -74,8 +74,15 @@ fn a_fitted_plateau_far_off_the_measured_one_is_warned_of_and_recorded() {
         .iter()
         .map(|w| w.as_str().unwrap())
         .collect();
+    // The plateau's warning, and the one of a plateau of 3 intervals (fewer than the 5 its median needs).
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
     assert!(recorded.contains(&plateau), "{recorded:?}");
-    assert!(recorded.contains(&untold), "{recorded:?}");
+    assert!(
+        recorded
+            .iter()
+            .any(|w| w.contains("fresh plateau lasts 3 interval(s) of 1s")),
+        "{recorded:?}"
+    );
 }
 
 /// A drive fitted with its own timing variation and collection (the default jitter 30 %, paced) at 100 ms

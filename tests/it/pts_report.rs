@@ -122,9 +122,15 @@ fn the_iops_report_tabulates_the_window_means_of_the_csvs() {
     assert!(page.contains("<section id=\"pts-iops\" class=\"pts\">"));
     let b = &r["round_blocks"][0];
     let (first, last) = (u(b, "/window/first"), u(b, "/window/last"));
+    // Steady in its first window (rounds 1 to 5): the earliest the rule allows, said so.
+    let floor = match b["at_rule_floor"].as_bool() == Some(true) {
+        true => ", the earliest the rule allows (its first window)",
+        false => "",
+    };
+    assert_eq!((first, last, floor.is_empty()), (1, 5, false));
     assert_eq!(
         setup(page, "pts-iops", "Steady state"),
-        format!("block \"iops\": steady at round {last}, window rounds {first} to {last}")
+        format!("block \"iops\": steady at round {last}{floor}, window rounds {first} to {last}")
     );
     assert_eq!(
         setup(page, "pts-iops", "Preconditioning"),

@@ -38,6 +38,18 @@ track = {{ phase = "iops[read=0]", metric = "write_iops" }}
     )
 }
 
+/// `spec` (an [`iops_spec`]) with its fill bounded to `size`: the rest of the drive is never written
+/// before the rounds, so they meet the drive's spare area and reach steady state only over several rounds
+/// (each phase has its own op stream, trial 23: after a whole fill a round of random writes is steady
+/// from the rule's first window).
+fn partly_filled(spec: &str, size: &str) -> String {
+    spec.replacen(
+        "queue_depth = 4\n",
+        &format!("queue_depth = 4\nsize = \"{size}\"\n"),
+        1,
+    )
+}
+
 /// A direction's rate over a phase from its series CSV: the ops of every row over the last row's time.
 pub(crate) fn csv_rate(out: &Path, p: &Value, dir: &str) -> f64 {
     let rows = csv_rows(&out.join(p["series_csv"].as_str().expect("series_csv")));
@@ -125,15 +137,16 @@ fn check_against_csv(out: &Path, r: &Value, b: &Value) -> Vec<f64> {
     values
 }
 
-/// Steady in round 6 of at most 12: six rounds run (phases 1 to 12), rounds 7 to 12 (phases 13 to 24)
-/// skipped and absent from the results; the window is rounds 2 to 6, the first the oracle finds steady.
+/// A quarter of the drive filled, steady in round 11 of at most 12: eleven rounds run (phases 1 to 22),
+/// round 12 (phases 23 and 24) skipped and absent from the results; the window is rounds 7 to 11, the
+/// first the oracle finds steady.
 #[test]
 fn a_block_ends_when_steady_and_skips_its_rounds_left() {
     let dir = tempdir();
     let out = run_ok(
         dir.path(),
         "rounds",
-        &iops_spec("max_rounds = 12"),
+        &partly_filled(&iops_spec("max_rounds = 12"), "16MiB"),
         Path::new(SIM),
     );
     let (_, r) = strict_results(&out);
@@ -145,33 +158,34 @@ fn a_block_ends_when_steady_and_skips_its_rounds_left() {
         .iter()
         .map(|x| x["index"].as_u64().expect("index"))
         .collect();
-    assert_eq!(rounds, [1, 2, 3, 4, 5, 6]);
-    assert_eq!(b["window"], serde_json::json!({"first": 2, "last": 6}));
+    assert_eq!(rounds, (1..=11).collect::<Vec<u64>>());
+    assert_eq!(b["window"], serde_json::json!({"first": 7, "last": 11}));
     assert_eq!(
         (&b["steady"], &b["steady_at_round"], &b["ended"]),
-        (&Value::Bool(true), &6.into(), &"steady".into())
+        (&Value::Bool(true), &11.into(), &"steady".into())
     );
-    // Round 5 was the earliest the rule could say steady; round 6 is past it.
+    // Round 5 was the earliest the rule could say steady; round 11 is past it.
     assert_eq!(
         (&b["earliest_steady_round"], &b["at_rule_floor"]),
         (&5.into(), &Value::Bool(false))
     );
     assert_eq!(
         b["skipped"],
-        serde_json::json!({"first_round": 7, "last_round": 12, "first_phase": 13, "last_phase": 24})
+        serde_json::json!({"first_round": 12, "last_round": 12, "first_phase": 23, "last_phase": 24})
     );
     let ran: Vec<u64> = by_index(&r).into_keys().collect();
-    assert_eq!(ran, (0..=12).collect::<Vec<u64>>());
+    assert_eq!(ran, (0..=22).collect::<Vec<u64>>());
     let values = check_against_csv(&out, &r, b);
-    assert_eq!(pts_steady_at(&values, 5, 0.2, 0.1), Some(5));
+    assert_eq!(pts_steady_at(&values, 5, 0.2, 0.1), Some(10));
 }
 
-/// Not steady within max_rounds = 6 (2 s rounds are noisier): all 6 rounds run, the window is the last 5
-/// (rounds 2 to 6), and the oracle finds no steady window either.
+/// A quarter of the drive filled, not steady within max_rounds = 6 (2 s rounds): all 6 rounds run, the
+/// window is the last 5 (rounds 2 to 6), and the oracle finds no steady window either.
 #[test]
 fn a_block_that_is_never_steady_runs_max_rounds() {
     let dir = tempdir();
-    let body = iops_spec("max_rounds = 6").replace("duration = \"10s\"", "duration = \"2s\"");
+    let body = partly_filled(&iops_spec("max_rounds = 6"), "16MiB")
+        .replace("duration = \"10s\"", "duration = \"2s\"");
     let out = run_ok(dir.path(), "rounds", &body, Path::new(SIM));
     let (_, r) = strict_results(&out);
     let b = &r["round_blocks"][0];
@@ -436,15 +450,19 @@ fn from_inside_a_block_judges_the_rounds_it_runs() {
     assert_eq!((u(v, "/ok"), u(v, "/mismatched")), (32768, 0));
 }
 
-/// Two simulated drives: each target ends its own block (op 28 % steady at round 5, op 7 % at round 6); the
-/// aggregate and `wkrun merge` judge the rounds both ran (1 to 5) and say how many each ran.
+/// Two simulated drives, a quarter of each filled: each target ends its own block (op 28 % steady at
+/// round 7, op 7 % at round 11); the aggregate and `wkrun merge` judge the rounds both ran (1 to 7) and say
+/// how many each ran.
 #[test]
 fn each_target_ends_its_own_block() {
     let dir = tempdir();
     write_file(
         dir.path(),
         "spec.toml",
-        &spec_text("rounds", &iops_spec("max_rounds = 12")),
+        &spec_text(
+            "rounds",
+            &partly_filled(&iops_spec("max_rounds = 12"), "16MiB"),
+        ),
     );
     let o = wkrun(
         dir.path(),
@@ -473,9 +491,9 @@ fn each_target_ends_its_own_block() {
             rounds_of(&t0["round_blocks"][0]),
             rounds_of(&t1["round_blocks"][0])
         ),
-        (6, 5)
+        (11, 7)
     );
-    assert_eq!(by_index(&t1).len(), 11);
+    assert_eq!(by_index(&t1).len(), 15);
     check_against_csv(
         &out.join("t0-sim-64MiB-op7-block256KiB"),
         &t0,
@@ -485,12 +503,12 @@ fn each_target_ends_its_own_block() {
     let b = &all["round_blocks"][0];
     assert_eq!(
         (rounds_of(b), &b["rounds_by_run"]),
-        (5, &serde_json::json!([6, 5]))
+        (7, &serde_json::json!([11, 7]))
     );
     // The aggregate's tracking value of round i: the targets' writes of its 0 %-read phase (from their
     // CSVs) over the aggregate phase's time.
     let agg = by_index(&all);
-    for i in 1..=5u64 {
+    for i in 1..=7u64 {
         let ops: u64 = [
             "t0-sim-64MiB-op7-block256KiB",
             "t1-sim-64MiB-op28-block256KiB",
@@ -528,7 +546,7 @@ fn each_target_ends_its_own_block() {
     assert_eq!(m["round_blocks"][0]["rounds"], b["rounds"]);
     assert_eq!(
         m["round_blocks"][0]["rounds_by_run"],
-        serde_json::json!([6, 5])
+        serde_json::json!([11, 7])
     );
 }
 
@@ -590,9 +608,9 @@ fn bad_blocks_are_refused_at_their_key() {
 
 /// Trial 15 finding 4, the numbers specs/README.md quotes: at trial scale a phase's drain (the I/Os in
 /// flight at its 2 s bound, completing after it, on a slow drive at QD32) is much of its time. Round 1's
-/// 1 MiB write cell runs 5.65 s, 3.65 s of it the drain (the last, partial row of its series); its 4 KiB
-/// write cell's tracking value (`round1`, I/Os over the whole phase) is 556.3 IOPS where its full
-/// intervals average 649.
+/// 1 MiB write cell runs 5.63 s, 3.63 s of it the drain (the last, partial row of its series); its 4 KiB
+/// write cell's tracking value (`round1`, I/Os over the whole phase) is 354.0 IOPS where its full
+/// intervals average 428.
 fn trial_drain(out: &Path, phases: &std::collections::BTreeMap<u64, &Value>, round1: f64) {
     let rows = |p: &Value| csv_rows(&out.join(p["series_csv"].as_str().expect("series_csv")));
     let big = phases[&8];
@@ -604,7 +622,7 @@ fn trial_drain(out: &Path, phases: &std::collections::BTreeMap<u64, &Value>, rou
     assert!((big["duration_s"].as_f64().expect("duration") - end).abs() < 1e-6);
     assert_eq!(
         (format!("{end:.2}"), format!("{:.2}", end - 2.0)),
-        ("5.65".into(), "3.65".into())
+        ("5.63".into(), "3.63".into())
     );
     let small = rows(phases[&(2 + 48)]);
     let full: Vec<f64> = small
@@ -616,7 +634,7 @@ fn trial_drain(out: &Path, phases: &std::collections::BTreeMap<u64, &Value>, rou
     let avg = full.iter().sum::<f64>() / full.len() as f64;
     assert_eq!(
         (format!("{round1:.1}"), format!("{avg:.0}")),
-        ("556.3".into(), "649".into())
+        ("354.0".into(), "428".into())
     );
 }
 
@@ -719,8 +737,9 @@ fn forged_refused(out: &Path, name: &str, edit: impl Fn(&mut Value), says: &str)
 #[test]
 fn forged_round_block_figures_are_refused() {
     let dir = tempdir();
-    let body =
-        iops_spec("max_rounds = 5\nwindow = 2").replace("duration = \"10s\"", "duration = \"2s\"");
+    // Three quarters of the drive filled: steady at round 4 (window rounds 3 and 4).
+    let body = partly_filled(&iops_spec("max_rounds = 5\nwindow = 2"), "48MiB")
+        .replace("duration = \"10s\"", "duration = \"2s\"");
     let out = run_ok(dir.path(), "rounds", &body, Path::new(SIM));
     let (c, o, e) = code_out_err(&wkrun(&out, &["validate", "results.json"]));
     assert_eq!(

@@ -362,7 +362,7 @@ fn the_drain_after_a_time_bound_is_a_partial_row_of_its_own_on_every_engine() {
 }
 
 /// The same on the simulated drive, where the drain is exact: the 32 writes in flight at 30 s complete in
-/// 0.2026 s of virtual time, in a row of their own (158 IOPS, where full seconds hold 620 and more); 30 full
+/// 0.2050 s of virtual time, in a row of their own (158 IOPS, where full seconds hold 620 and more); 30 full
 /// rows before it.
 #[test]
 fn the_drain_on_the_simulated_drive_holds_the_whole_queue() {
@@ -383,7 +383,7 @@ fn the_drain_on_the_simulated_drive_holds_the_whole_queue() {
     assert_eq!(n(drain, "write_ops"), 32, "every write in flight at 30 s");
     assert_eq!(
         (f(drain, "t_s"), f(drain, "interval_s")),
-        (30.202567448, 0.202567448)
+        (30.204967448, 0.204967448)
     );
     let total: u64 = rows.iter().map(|r| n(r, "write_ops")).sum();
     assert_eq!(

@@ -77,9 +77,16 @@ fn names(r: &Value) -> Vec<String> {
 
 /// Checks block `b`: each round's tracking value is its tracking phase's figure (`metric`: write_iops,
 /// write_bw_bytes_per_s, iops from the CSV; write_lat_mean_ns from the phase's latency), the first steady
-/// window by the oracle ends at `steady_last` (a 1-based round) and the window mean is the mean of its
-/// rounds. Returns the tracking values.
-fn check_block(out: &Path, r: &Value, b: &Value, metric: &str, steady_last: u64) -> Vec<f64> {
+/// window by the oracle ends at `steady_last` (a 1-based round; `None`: the oracle finds no steady window,
+/// and the block says it is not steady) and the window mean is the mean of its rounds. Returns the
+/// tracking values.
+fn check_block(
+    out: &Path,
+    r: &Value,
+    b: &Value,
+    metric: &str,
+    steady_last: Option<u64>,
+) -> Vec<f64> {
     let phases = by_index(r);
     let values: Vec<f64> = b["rounds"]
         .as_array()
@@ -108,13 +115,14 @@ fn check_block(out: &Path, r: &Value, b: &Value, metric: &str, steady_last: u64)
         .collect();
     let w = u(b, "/window/last") - u(b, "/window/first") + 1;
     let at = pts_steady_at(&values, w as usize, 0.2, 0.1);
-    assert_eq!(at, Some(steady_last as usize - 1), "{values:?}");
-    assert_eq!(u(b, "/window/last"), steady_last);
-    let x = &values[(steady_last - w) as usize..steady_last as usize];
+    assert_eq!(at, steady_last.map(|s| s as usize - 1), "{values:?}");
+    let last = steady_last.unwrap_or_else(|| u(b, "/window/last"));
+    assert_eq!(u(b, "/window/last"), last);
+    let x = &values[(last - w) as usize..last as usize];
     let mean = x.iter().sum::<f64>() / w as f64;
     let got = b["window_mean"].as_f64().expect("window_mean");
     assert!((got - mean).abs() <= 1e-9 * mean, "{got} vs {mean}");
-    assert_eq!(b["steady"], true);
+    assert_eq!(b["steady"], steady_last.is_some());
     values
 }
 
@@ -162,7 +170,7 @@ fn the_pts_throughput_spec_runs_at_trial_scale() {
             b["skipped"],
             json!({"first_round": 6, "last_round": 25, "first_phase": skip.0, "last_phase": skip.1})
         );
-        check_block(out, r, b, "write_bw_bytes_per_s", 5);
+        check_block(out, r, b, "write_bw_bytes_per_s", Some(5));
         // Steady at round 5, the first the rule could judge: the count is the rule's floor.
         assert_eq!(
             (&b["earliest_steady_round"], &b["at_rule_floor"]),
@@ -172,31 +180,31 @@ fn the_pts_throughput_spec_runs_at_trial_scale() {
 }
 
 /// Latency (section 9): 9 cells a round at QD1 (8 KiB, 4 KiB, 512 B × 100/65/0 % reads); the 4 KiB write
-/// mean latency is steady at round 6 (window 2 to 6); 56 phases run of 227.
+/// mean latency is steady at round 5 (window 1 to 5, the earliest the rule allows); 47 phases run of 227.
 #[test]
 fn the_pts_latency_spec_runs_at_trial_scale() {
     let (_d, out, r) = run_pts("latency", &["--set", "duration=2s"]);
     let n = names(&r);
-    assert_eq!(n.len(), 2 + 6 * 9);
+    assert_eq!(n.len(), 2 + 5 * 9);
     assert_eq!(
         &n[..3],
         ["purge", "precondition", "latency[round=1,bs=8KiB,read=100]"]
     );
     assert_eq!(n[10], "latency[round=1,bs=512B,read=0]");
-    assert_eq!(n[55], "latency[round=6,bs=512B,read=0]");
+    assert_eq!(n[46], "latency[round=5,bs=512B,read=0]");
     let b = &r["round_blocks"][0];
-    assert_eq!(b["window"], json!({"first": 2, "last": 6}));
+    assert_eq!(b["window"], json!({"first": 1, "last": 5}));
     assert_eq!(
         b["skipped"],
-        json!({"first_round": 7, "last_round": 25, "first_phase": 56, "last_phase": 226})
+        json!({"first_round": 6, "last_round": 25, "first_phase": 47, "last_phase": 226})
     );
     for round in b["rounds"].as_array().expect("rounds") {
         let i = u(round, "/index");
         assert_eq!(u(round, "/tracking_phase"), 2 + (i - 1) * 9 + 5);
     }
-    check_block(&out, &r, b, "write_lat_mean_ns", 6);
+    check_block(&out, &r, b, "write_lat_mean_ns", Some(5));
     let p = by_index(&r);
-    for i in 2..56u64 {
+    for i in 2..47u64 {
         assert_eq!(p[&i]["params"]["queue_depth"], 1);
     }
 }
@@ -234,7 +242,7 @@ fn the_pts_xsr_spec_runs_at_trial_scale() {
         .collect();
     assert_eq!(
         ops,
-        [(2653, 0, 1 << 20), (44607, 0, 8192), (2390, 0, 1 << 20)]
+        [(2653, 0, 1 << 20), (44609, 0, 8192), (2389, 0, 1 << 20)]
     );
 }
 
@@ -260,7 +268,9 @@ fn the_pts_hir_spec_runs_at_trial_scale() {
     for b in blocks {
         assert_eq!(b["window"], json!({"first": 1, "last": 20}));
         assert_eq!(b["skipped"], Value::Null);
-        check_block(&out, &r, b, "write_iops", 20);
+        // Each block's 20 bursts fall from about 2500 to 550 IOPS (the bursts after 2 s of saturation
+        // still find the drive's spare area): no steady window, by the oracle or the block.
+        check_block(&out, &r, b, "write_iops", None);
     }
     let p = by_index(&r);
     let idle = p[&3];
@@ -268,25 +278,25 @@ fn the_pts_hir_spec_runs_at_trial_scale() {
     assert_eq!((u(idle, "/read/ops"), u(idle, "/write/ops")), (2, 0));
 }
 
-/// DIRTH: rounds of 7 queue depths (32 down to 1), the QD32 IOPS steady at round 18 (window 14 to 18),
-/// then the three histogram runs: 2 + 18 × 7 + 3 = 131 phases of 180.
+/// DIRTH: rounds of 7 queue depths (32 down to 1), the QD32 IOPS steady at round 6 (window 2 to 6), then
+/// the three histogram runs: 2 + 6 × 7 + 3 = 47 phases of 180.
 #[test]
 fn the_pts_dirth_spec_runs_at_trial_scale() {
     let (_d, out, r) = run_pts("dirth", &["--set", "duration=2s"]);
     let n = names(&r);
-    assert_eq!(n.len(), 131);
+    assert_eq!(n.len(), 47);
     assert_eq!(
         &n[2..9],
         [32, 16, 8, 6, 4, 2, 1].map(|q| format!("dirth[round=1,qd={q}]"))
     );
-    assert_eq!(&n[128..], ["hist[qd=32]", "hist[qd=8]", "hist[qd=1]"]);
+    assert_eq!(&n[44..], ["hist[qd=32]", "hist[qd=8]", "hist[qd=1]"]);
     let b = &r["round_blocks"][0];
-    assert_eq!(b["window"], json!({"first": 14, "last": 18}));
+    assert_eq!(b["window"], json!({"first": 2, "last": 6}));
     assert_eq!(
         b["skipped"],
-        json!({"first_round": 19, "last_round": 25, "first_phase": 128, "last_phase": 176})
+        json!({"first_round": 7, "last_round": 25, "first_phase": 44, "last_phase": 176})
     );
-    check_block(&out, &r, b, "iops", 18);
+    check_block(&out, &r, b, "iops", Some(6));
     let hist = by_index(&r)[&177];
     assert_eq!(hist["name"], "hist[qd=32]");
     assert_eq!(

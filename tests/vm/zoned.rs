@@ -462,7 +462,7 @@ fn zoned_zbd_writes() {
         sizes: wkrun::ops::Sizes::Fixed(1 << 20),
         order: wkrun::ops::Order::Random,
         mix: wkrun::ops::Mix::read_write(0),
-        seed: rw["params"]["seed"].as_u64().unwrap(),
+        seed: rw["params"]["stream_seed"].as_u64().unwrap(),
         access: wkrun::ops::dist::Access::UNIFORM,
         total_ops: Some(64),
     };
