@@ -123,13 +123,7 @@ fn a_host_interrupted_in_its_ramp_is_said_to_have_measured_nothing() {
         "{err}"
     );
     // The warning removed: refused, naming it.
-    let mut forged = m.clone();
-    forged["phases"][0]["warnings"]
-        .as_array_mut()
-        .expect("warnings")
-        .remove(0);
-    write_file(d, "m/results.json", &forged.to_string());
-    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    let (code, err) = validate_without_its_first_warning(d, &m, 0);
     assert_eq!(code, 2);
     assert_eq!(
         err,
@@ -351,13 +345,7 @@ fn a_host_stopped_in_the_wait_for_its_start_keeps_the_others_phases() {
         ),
         "{err}"
     );
-    let mut forged = m.clone();
-    forged["phases"][1]["warnings"]
-        .as_array_mut()
-        .expect("warnings")
-        .remove(0);
-    write_file(d, "m/results.json", &forged.to_string());
-    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    let (code, err) = validate_without_its_first_warning(d, &m, 1);
     assert_eq!(code, 2);
     // The warning in its place is the one after it (the runs' times), if any, else none.
     assert!(
@@ -370,4 +358,17 @@ fn a_host_stopped_in_the_wait_for_its_start_keeps_the_others_phases() {
         )),
         "{err}"
     );
+}
+
+/// `wkrun validate` of merge folder `d/m` whose results (`m`) lack phase `i`'s first warning: its exit code
+/// and stderr.
+fn validate_without_its_first_warning(d: &Path, m: &Value, i: usize) -> (i32, String) {
+    let mut forged = m.clone();
+    forged["phases"][i]["warnings"]
+        .as_array_mut()
+        .expect("warnings")
+        .remove(0);
+    write_file(d, "m/results.json", &forged.to_string());
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    (code, err)
 }
