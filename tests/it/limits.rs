@@ -1280,8 +1280,8 @@ fn room_refusal(stderr: &str, limit: u64, what: &str, need: u64, detail: &str, t
 
 /// `wkrun merge` and `wkrun report --png` under an address-space limit (found by the attack of issue 24,
 /// round 2: both aborted, exit 134, a 19,595,520 B pixmap or a series' rows failing to allocate). From
-/// 48 MiB up in steps of 4 MiB until two runs complete (it was 2 MiB: the debug build's bands, each hit
-/// by steps of 4 MiB too, are merge: start-up refusal to 50 MiB, inputs' to 66, complete from 68; report:
+/// 48 MiB up in steps of 4 MiB to 72 MiB, then of 16 MiB, until two runs complete (it was 2 MiB, then 4 MiB
+/// all the way: the debug build's bands, each hit by steps of 4 MiB too, are merge: start-up refusal to 50 MiB, inputs' to 66, complete from 68; report:
 /// start-up to 50, inputs' 52 to 60, plots' 62 to 68, PNGs' 70 to at least 138, 35 refusals alike): each is refused before anything is written (exit 1,
 /// no output folder, the need recomputed here: 4 MiB, the results' room from their shape and 10 B per
 /// byte of the series read; for the PNGs 16 MiB and the largest chart's pixels at 3× its SVG size, RGBA,
@@ -1397,7 +1397,12 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
     ];
     for (name, args, refusals) in cases {
         let (mut refused, mut completed) = (0, 0);
-        for limit in (12..50u64).map(|k| k << 22) {
+        // Steps of 4 MiB from 48 to 68 MiB, through the bands below the PNGs' (start-up, inputs, plots:
+        // each one to five steps wide), then of 16 MiB from 72 MiB: the PNGs' band (70 to at least 138
+        // MiB) is refused alike at each step, the chart it names checked against `largest_left`, and its
+        // 4 MiB steps drew the report's plots and some PNGs again some 20 times.
+        let limits = (12..18u64).chain((18..54).step_by(4)).map(|k| k << 22);
+        for limit in limits {
             if completed >= 2 {
                 break;
             }
