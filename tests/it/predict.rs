@@ -829,7 +829,7 @@ fn a_small_drive_with_small_blocks_is_fitted_with_its_blocks() {
 #[test]
 fn a_99_percent_span_rounded_to_the_fills_blocks_is_fitted() {
     let dir = tempdir();
-    let body = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\nspan = \"99%\"\n[[phase]]\nname = \"wsat\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nspan = \"99%\"\nduration = \"60s\"\ninterval = \"100ms\"\n";
+    let body = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\nqueue_depth = 4\nspan = \"99%\"\n[[phase]]\nname = \"wsat\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nqueue_depth = 32\nread_percent = 0\nspan = \"99%\"\nduration = \"30s\"\ninterval = \"100ms\"\n";
     let m = run_into(
         dir.path(),
         "m",
