@@ -174,35 +174,55 @@ pub const MAX_JOBS: u64 = crate::spec::expand::MAX_PHASES;
 /// The results fio's JSON output `bytes` (read from `file`) holds.
 ///
 /// # Errors
-/// Why it is not fio's JSON output, or is cut short, in words.
+/// Why it is not fio's JSON output, or is cut short, in words: the first of [`read`]'s problems.
 pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
+    read(file, bytes).map_err(|all| all.into_iter().next().unwrap_or_default())
+}
+
+/// The results fio's JSON output `bytes` (read from `file`) holds, or every problem found in it: fio's
+/// line saying its process died of a signal ([`super::status::crashed`]) first, then what the document
+/// holds that no finished fio run reports, each job's findings in its order (what `validate` lists).
+///
+/// # Errors
+/// Each problem in words, the crash line first.
+pub fn read(file: &str, bytes: &[u8]) -> Result<Results, Vec<String>> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        format!(
+        vec![format!(
             "not text (the byte at offset {} is not UTF-8)",
             e.valid_up_to()
-        )
+        )]
     })?;
-    if let Some(crash) = super::status::crashed(text) {
-        return Err(crash);
+    let mut problems: Vec<String> = super::status::crashed(text).into_iter().collect();
+    match results(file, bytes, text) {
+        Ok(r) if problems.is_empty() => Ok(r),
+        Ok(_) => Err(problems),
+        Err(found) => {
+            problems.extend(found);
+            Err(problems)
+        }
     }
-    let (doc, status_note) = the_document(text)?;
-    let obj = doc.as_object().ok_or("not a JSON object")?;
-    let version = obj
-        .get("fio version")
-        .and_then(Value::as_str)
-        .ok_or("no \"fio version\": not fio's JSON output")?;
-    let jobs = obj
-        .get("jobs")
-        .and_then(Value::as_array)
-        .ok_or("no \"jobs\" list: not fio's JSON output (or cut short)")?;
+}
+
+/// The results of fio's JSON output `text` (`bytes`, read from `file`).
+///
+/// # Errors
+/// Why it is not fio's JSON output (one), or each job's first figure no fio run reports.
+fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>> {
+    let (doc, status_note) = the_document(text).map_err(|e| vec![e])?;
+    let one = |e: &str| vec![e.to_string()];
+    let obj = doc.as_object().ok_or_else(|| one("not a JSON object"))?;
+    let version = (obj.get("fio version").and_then(Value::as_str))
+        .ok_or_else(|| one("no \"fio version\": not fio's JSON output"))?;
+    let jobs = (obj.get("jobs").and_then(Value::as_array))
+        .ok_or_else(|| one("no \"jobs\" list: not fio's JSON output (or cut short)"))?;
     if jobs.is_empty() {
-        return Err("\"jobs\" is empty: fio's output has no job to read".into());
+        return Err(one("\"jobs\" is empty: fio's output has no job to read"));
     }
     if jobs.len() as u64 > MAX_JOBS {
-        return Err(format!(
+        return Err(one(&format!(
             "\"jobs\" has {} jobs, more than the {MAX_JOBS} wkrun reads (the most phases a results file may have)",
             jobs.len()
-        ));
+        )));
     }
     let (started, finished) = when(obj, jobs);
     let globals = obj.get("global options").and_then(Value::as_object);
@@ -210,16 +230,21 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
     let mut failed = Vec::new();
     let mut objs = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
-        let j = j
-            .as_object()
-            .ok_or_else(|| format!("jobs[{i}] is not an object"))?;
+        let j = (j.as_object()).ok_or_else(|| one(&format!("jobs[{i}] is not an object")))?;
         if let Some(e) = j.get("error").and_then(Value::as_i64).filter(|&e| e != 0) {
             failed.push(format!("fio job {}: error {e}", name(j)));
         }
         objs.push((i, j));
     }
-    for clones in clone_groups(&objs, globals) {
-        phases.push(phase(phases.len(), clones, globals, &started)?);
+    let mut found = Vec::new();
+    for (index, clones) in clone_groups(&objs, globals).into_iter().enumerate() {
+        match phase(index, clones, globals, &started) {
+            Ok(p) => phases.push(p),
+            Err(e) => found.extend(e),
+        }
+    }
+    if !found.is_empty() {
+        return Err(found);
     }
     distinct_names(&mut phases);
     for p in &mut phases {
@@ -410,9 +435,9 @@ fn phase(
     clones: &[(usize, &Map<String, Value>)],
     g: Option<&Map<String, Value>>,
     when: &str,
-) -> Result<PhaseResult, String> {
+) -> Result<PhaseResult, Vec<String>> {
     let (i, j) = clones[0];
-    let b = blocks(clones, g)?;
+    let b = blocks(clones, g).map_err(|e| vec![e])?;
     let end_syncs = syncs_at_end(clones, g);
     hold(clones, g, &b, end_syncs)?;
     let (params, said) = params(j, g);
@@ -423,7 +448,7 @@ fn phase(
     {
         warnings.push(super::plausible::SQ_POLL.into());
     }
-    let total = phase_total(i, &b)?;
+    let total = phase_total(i, &b).map_err(|e| vec![e])?;
     let mut pr = blank(index, name(j), params, when);
     pr.duration_s = duration_ms(j, g, b.dirs(), b.mixed.as_ref()) as f64 / 1000.0;
     pr.completed = j.get("error").and_then(Value::as_i64).unwrap_or(0) == 0;
@@ -528,13 +553,13 @@ fn syncs_at_end(clones: &[(usize, &Map<String, Value>)], g: Option<&Map<String, 
 /// report ([`super::plausible::check`]).
 ///
 /// # Errors
-/// The first, naming the job and the key.
+/// The first of each (the blocks', then each report's), naming the job and the key.
 fn hold(
     clones: &[(usize, &Map<String, Value>)],
     g: Option<&Map<String, Value>>,
     b: &Blocks,
     end_syncs: u64,
-) -> Result<(), String> {
+) -> Result<(), Vec<String>> {
     let (i, j) = clones[0];
     let job = match clones {
         [_] => format!("jobs[{i}]"),
@@ -561,17 +586,23 @@ fn hold(
             .iter()
             .any(|k| j.get(*k).and_then(Value::as_i64).unwrap_or(0) != 0)
     });
-    impossible(
+    let blocks = impossible(
         &job,
         [("read", &b.read), ("write", &b.write), ("trim", &b.trim)],
         (b.mixed.as_ref(), b.split_unknown),
         b.syncs.as_ref(),
         (failed, in_flight),
-    )?;
-    for &(i, j) in clones {
-        super::plausible::check(&format!("jobs[{i}]"), j, g)?;
+    );
+    let reports =
+        (clones.iter()).map(|&(i, j)| super::plausible::check(&format!("jobs[{i}]"), j, g));
+    let found: Vec<String> = std::iter::once(blocks)
+        .chain(reports)
+        .filter_map(Result::err)
+        .collect();
+    match found.is_empty() {
+        true => Ok(()),
+        false => Err(found),
     }
-    Ok(())
 }
 
 /// The phase's warnings: those of what the job's reports (`clones`, read as `b`) lack ([`read_warnings`]),

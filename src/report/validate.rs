@@ -47,13 +47,17 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     let one = |e: ReadError| vec![e.to_string()];
     let text = read_results_text(file).map_err(one)?;
     if crate::fio::json::looks_like_fio(text.as_bytes()) {
-        let r = crate::fio::json::from_bytes(&file.display().to_string(), text.as_bytes())
-            .map_err(|why| {
-                one(ReadError::Fio {
-                    path: file.to_path_buf(),
-                    why,
-                })
-            })?;
+        // Every problem fio's output has, each on its own line: a crash line, then the figures'.
+        let r = crate::fio::json::read(&file.display().to_string(), text.as_bytes()).map_err(
+            |all| {
+                (all.into_iter())
+                    .map(|why| {
+                        let path = file.to_path_buf();
+                        ReadError::Fio { path, why }.to_string()
+                    })
+                    .collect::<Vec<String>>()
+            },
+        )?;
         let polled = |p: &PhaseResult| {
             let poll = crate::fio::plausible::SQ_POLL;
             p.warnings.iter().any(|w| w == poll).then_some(poll)

@@ -203,14 +203,51 @@ fn fio_status_interval_output_reads_the_final_report() {
 
 /// F6: a job fio's process died in (fio 3.33 asserts with verify=crc32c, trim_percentage=50,
 /// trim_backlog=8: `fio: pid=21001, got signal=6` before its JSON, which says error 0) is refused naming
-/// that line (before: "jobs[0].write.total_ios is 8: more I/Os than its io_bytes, 0").
+/// that line first (before: "jobs[0].write.total_ios is 8: more I/Os than its io_bytes, 0"), then what the
+/// figures' checks find, each on its own line (fioodd24 F3, before: the crash line alone), a figure forged
+/// into it too (read's bw_bytes 409600 for 0 bytes in 0 ms); `compare` names the crash line alone.
 #[test]
-fn fio_crash_line_is_named() {
+fn fio_crash_line_is_named_first_and_the_figures_after_it() {
     assert_eq!(CRASH.lines().next(), Some("fio: pid=21001, got signal=6"));
-    assert_eq!(u(&doc(CRASH), "/jobs/0/error"), 0);
-    let want = "error: crash.json: line 1: \"fio: pid=21001, got signal=6\": a fio process died of a signal there (its JSON still says error 0): its figures are not a finished run's\n";
+    let real = doc(CRASH);
+    assert_eq!(u(&real, "/jobs/0/error"), 0);
+    assert_eq!(
+        ["total_ios", "io_bytes"].map(|k| u(&real, &format!("/jobs/0/write/{k}"))),
+        [8, 0]
+    );
+    let crash = "line 1: \"fio: pid=21001, got signal=6\": a fio process died of a signal there (its JSON still says error 0): its figures are not a finished run's";
+    let ios = "jobs[0].write.total_ios is 8: more I/Os than its io_bytes, 0 (an I/O moves a byte at least)";
+    let size = "jobs[0].write.io_bytes is 0: 0.000 B for each of its 8 I/Os (total_ios), where the job's block sizes are 4096 B";
+    let lines = |name: &str, found: &[&str]| -> String {
+        found
+            .iter()
+            .map(|f| format!("error: {name}: {f}\n"))
+            .collect()
+    };
     assert_eq!(
         validate("crash.json", CRASH),
-        (2, String::new(), want.to_string())
+        (2, String::new(), lines("crash.json", &[crash, ios, size]))
+    );
+    let read = CRASH.find("\"read\"").expect("a read block");
+    let at = read
+        + CRASH[read..]
+            .find("\"bw_bytes\" : 0,")
+            .expect("its bw_bytes");
+    let forged = format!(
+        "{}\"bw_bytes\" : 409600,{}",
+        &CRASH[..at],
+        &CRASH[at + "\"bw_bytes\" : 0,".len()..]
+    );
+    let bw = "jobs[0].read.bw_bytes is 409600: fio's bw_bytes is io_bytes × 1000 / runtime, 0 × 1000 / 0 ms = 0.000000";
+    assert_eq!(
+        validate("forged.json", &forged),
+        (2, String::new(), lines("forged.json", &[crash, ios, bw]))
+    );
+    let d = tempdir();
+    write_file(d.path(), "forged.json", &forged);
+    let why = wkrun::report::read_results(&d.path().join("forged.json")).expect_err("a crash");
+    assert_eq!(
+        why.to_string(),
+        format!("{}: {crash}", d.path().join("forged.json").display())
     );
 }
