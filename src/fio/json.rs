@@ -128,14 +128,19 @@ fn the_document(text: &str) -> Result<(Value, Option<String>), String> {
     })?;
     if let Some(at) = second_document(&text[end..]) {
         // fio's --status-interval writes one run's reports one after the other: its last is final.
-        if let Some((last, k)) = super::status::final_report(doc.clone(), &text[end..]) {
-            let note = super::status::STATUS_INTERVAL;
-            return Ok((last, Some(format!("{note} (document {k} of {k})"))));
-        }
         let line = text[..end + at].matches('\n').count() + 1;
+        let ends = text[..end].matches('\n').count() + 1;
+        let why = match super::status::final_report(doc.clone(), &text[end..]) {
+            Some(Ok((last, k))) => {
+                let note = super::status::STATUS_INTERVAL;
+                return Ok((last, Some(format!("{note} (document {k} of {k})"))));
+            }
+            // fio's documents, but not one run's reports (--status-interval): two runs' output.
+            Some(Err(why)) => format!(", not a later report of the same fio run: {why}"),
+            None => String::new(),
+        };
         return Err(format!(
-            "line {line} starts a second JSON document after fio's (which ends at line {}): one fio run's output per file: split it",
-            text[..end].matches('\n').count() + 1
+            "line {line} starts a second JSON document after fio's (which ends at line {ends}){why}: one fio run's output per file: split it"
         ));
     }
     Ok((doc, None))
@@ -1952,8 +1957,15 @@ mod tests {
             )
         };
         let text = "a: (groupid=0, jobs=1): err= 0: pid=7\n  read: IOPS=6285\n\nRun status group 0 (all jobs):\n";
+        let ts = fio(TWO)["timestamp_ms"].as_i64().expect("timestamp_ms");
+        let again = format!(
+            "line 540 starts a second JSON document after fio's (which ends at line 539), not a later report of the same fio run: document 2's timestamp_ms, {ts}, is not after document 1's, {ts}: one fio run's output per file: split it"
+        );
+        assert_eq!(
+            from_bytes("two.out", format!("{TWO}{TWO}").as_bytes()).unwrap_err(),
+            again
+        );
         for (tail, line) in [
-            (format!("{TWO}{TWO}"), 540),
             (format!("{}{{\"x\":1}}", TWO.trim_end()), 539),
             (format!("{TWO} {{\"x\":1}}\n"), 540),
             (format!("{TWO}\n[1]"), 541),

@@ -194,11 +194,130 @@ fn fio_status_interval_output_reads_the_final_report() {
         serde_json::to_string_pretty(&later).expect("json")
     );
     let n = first.lines().count();
+    let ts = u(last, "/timestamp_ms");
+    assert_eq!(
+        (
+            ts,
+            u(last, "/jobs/0/elapsed"),
+            u(last, "/jobs/0/read/runtime")
+        ),
+        (1796595333978, 4, 3002)
+    );
     let want = format!(
-        "error: two.json: line {} starts a second JSON document after fio's (which ends at line {n}): one fio run's output per file: split it\n",
-        n + 1
+        "error: two.json: line {} starts a second JSON document after fio's (which ends at line {n}), not a later report of the same fio run: document 2's elapsed, 4 s, puts fio's start at {} ms (as timestamp_ms) or later, but document 1's jobs[0] had run 3002 ms at its timestamp_ms, so fio started at {} or before: not one start of fio: one fio run's output per file: split it\n",
+        n + 1,
+        ts + 10_000 - 4000,
+        ts - 3002
     );
     assert_eq!(validate("two.json", &two), (2, String::new(), want));
+}
+
+/// fioodd24 F1: real `--status-interval` output of fio 3.33 (file, documents, the last document's I/Os of
+/// its first job) that validates as its final report: a 9 s run at `--status-interval=2` (io_uring,
+/// depth 16), two jobs at once (libaio depth 4 randrw, and a rate-capped read), `ramp_time=2` (whose
+/// ramp's I/Os fio drops: 21888 read I/Os, then 15113; before: refused), a stonewalled second job
+/// (`job_runtime` 2038, then 604 once it ran; before: refused), numjobs=2 with group_reporting, fsync=8 and
+/// ramp_time=1 (syncs 698, then 610; before: refused).
+#[test]
+fn real_status_interval_runs_validate() {
+    let cases = [
+        (
+            "long.json",
+            include_str!("../data/fio/fio-3.33-status-interval-long.json"),
+            5,
+            "read",
+            340983,
+        ),
+        (
+            "two-jobs.json",
+            include_str!("../data/fio/fio-3.33-status-interval-two-jobs.json"),
+            5,
+            "write",
+            24787,
+        ),
+        (
+            "ramp.json",
+            include_str!("../data/fio/fio-3.33-status-interval-ramp.json"),
+            5,
+            "read",
+            29907,
+        ),
+        (
+            "stonewall.json",
+            include_str!("../data/fio/fio-3.33-status-interval-stonewall.json"),
+            5,
+            "write",
+            128,
+        ),
+        (
+            "group.json",
+            include_str!("../data/fio/fio-3.33-status-interval-group-ramp.json"),
+            4,
+            "write",
+            9904,
+        ),
+    ];
+    for (name, text, k, d, ios) in cases {
+        let docs: Vec<Value> = serde_json::Deserializer::from_str(text)
+            .into_iter::<Value>()
+            .map(|d| d.expect("a report"))
+            .collect();
+        assert_eq!(docs.len(), k, "{name}");
+        let last = docs.last().expect("final");
+        assert_eq!(u(last, &format!("/jobs/0/{d}/total_ios")), ios, "{name}");
+        let (code, out, err) = validate(name, text);
+        assert_eq!(code, 0, "{name}: {err}");
+        let phases = if name == "two-jobs.json" || name == "stonewall.json" {
+            2
+        } else {
+            1
+        };
+        let s = if phases == 1 { "" } else { "s" };
+        assert_eq!(
+            out,
+            format!("{name}: ok (results, {phases} phase{s}, 0 series CSVs)\n")
+        );
+        assert_eq!(
+            err,
+            format!(
+                "note: {name}: status-interval output: read the final report (document {k} of {k})\n"
+            )
+        );
+    }
+}
+
+/// fioodd24 F1: two or three real fio 3.33 runs under a second each, their JSON written one after the
+/// other into one file, are refused naming the document and the field no later report of one run has
+/// (before: read as status-interval output, "document 2 of 2"): the same 2 MiB job twice (512 reads each,
+/// latencies that differ with no I/O between), a 0.5 s time-based job twice (a max that fell), a 0.2 s one
+/// three times (a job_runtime that fell).
+#[test]
+fn several_short_fio_runs_in_one_file_are_refused() {
+    let lines = [269, 269, 269];
+    let cases = [
+        (
+            "size.json",
+            include_str!("../data/fio/fio-3.33-two-runs-size.json"),
+            "jobs[0].read.lat_ns.min is 35118, not document 1's 39262 though N is the same, 512 (no I/O completed between them)",
+        ),
+        (
+            "tb.json",
+            include_str!("../data/fio/fio-3.33-two-runs-time-based.json"),
+            "jobs[0].read.lat_ns.max is 4079392, below document 1's 8821389",
+        ),
+        (
+            "tb3.json",
+            include_str!("../data/fio/fio-3.33-three-runs-time-based.json"),
+            "jobs[0].job_runtime is 200, below document 1's 209",
+        ),
+    ];
+    for ((name, text, why), n) in cases.into_iter().zip(lines) {
+        let want = format!(
+            "error: {name}: line {} starts a second JSON document after fio's (which ends at line {n}), not a later report of the same fio run: document 2's {why} (a later report of one fio run only adds to its figures): one fio run's output per file: split it\n",
+            n + 1
+        );
+        assert_eq!(validate(name, text), (2, String::new(), want));
+    }
 }
 
 /// F6: a job fio's process died in (fio 3.33 asserts with verify=crc32c, trim_percentage=50,
@@ -251,3 +370,4 @@ fn fio_crash_line_is_named_first_and_the_figures_after_it() {
         format!("{}: {crash}", d.path().join("forged.json").display())
     );
 }
+
