@@ -453,6 +453,10 @@ fn phase(
     {
         warnings.push(super::plausible::SQ_POLL.into());
     }
+    let syncs = b.syncs.as_ref().is_some_and(|s| s.stats.ops > 0);
+    if syncs && clones.iter().any(|(_, j)| super::plausible::summed_jobs(j)) {
+        warnings.push(super::plausible::DEPTHS_UNKNOWN.into());
+    }
     let total = phase_total(i, &b).map_err(|e| vec![e])?;
     let mut pr = blank(index, name(j), params, when);
     pr.duration_s = duration_ms(j, g, b.dirs(), b.mixed.as_ref()) as f64 / 1000.0;
@@ -578,8 +582,9 @@ fn hold(
             .unwrap_or(1)
             .max(1)
     };
+    let summed = (clones.iter()).any(|(_, j)| super::plausible::summed_jobs(j));
     let in_flight = super::plausible::SyncRoom {
-        depth: count("iodepth"),
+        depth: (!summed).then(|| count("iodepth")),
         jobs: count("numjobs").max(clones.len() as u64),
         loops: count("loops"),
         end: end_syncs,

@@ -23,7 +23,8 @@ pub struct Checked {
     pub targets: usize,
     /// What a reader should know of results that check out: each job of fio's output that did no storage
     /// I/O ([`crate::fio::json::no_storage_io`]: cpuio, exec, file operations) and each that ran io_uring with
-    /// sqthread_poll ([`crate::fio::plausible::SQ_POLL`]), as `job "NAME": why`.
+    /// sqthread_poll ([`crate::fio::plausible::SQ_POLL`]) or sums several jobs whose depths are unknown
+    /// ([`crate::fio::plausible::DEPTHS_UNKNOWN`]), as `job "NAME": why`.
     pub notes: Vec<String>,
     /// The hosts' results a folder `wkrun merge` wrote names and that were found there, each that host's
     /// run, and held to them ([`super::merge::against_host`]); 0 for other results.
@@ -58,12 +59,22 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
                     .collect::<Vec<String>>()
             },
         )?;
-        let polled = |p: &PhaseResult| {
-            let poll = crate::fio::plausible::SQ_POLL;
-            p.warnings.iter().any(|w| w == poll).then_some(poll)
+        let said = |p: &PhaseResult, note: &'static str| {
+            p.warnings.iter().any(|w| w == note).then_some(note)
         };
+        let (poll, depths) = (
+            crate::fio::plausible::SQ_POLL,
+            crate::fio::plausible::DEPTHS_UNKNOWN,
+        );
         let notes = (r.phases.iter())
-            .flat_map(|p| [crate::fio::json::no_storage_io(p), polled(p)].map(|w| (p, w)))
+            .flat_map(|p| {
+                [
+                    crate::fio::json::no_storage_io(p),
+                    said(p, poll),
+                    said(p, depths),
+                ]
+                .map(|w| (p, w))
+            })
             .filter_map(|(p, why)| {
                 Some(format!(
                     "job \"{}\": {}",

@@ -277,10 +277,18 @@ fn real_status_interval_runs_validate() {
             out,
             format!("{name}: ok (results, {phases} phase{s}, 0 series CSVs)\n")
         );
+        // The group of numjobs=2 sums two jobs (fioodd24 F2): its depths are not held to its options.
+        let depths = match name {
+            "group.json" => format!(
+                "note: {name}: job \"rg\": {}\n",
+                wkrun::fio::plausible::DEPTHS_UNKNOWN
+            ),
+            _ => String::new(),
+        };
         assert_eq!(
             err,
             format!(
-                "note: {name}: status-interval output: read the final report (document {k} of {k})\n"
+                "note: {name}: status-interval output: read the final report (document {k} of {k})\n{depths}"
             )
         );
     }
@@ -371,3 +379,53 @@ fn fio_crash_line_is_named_first_and_the_figures_after_it() {
     );
 }
 
+/// fioodd24 F2: a group_reporting entry of two jobs at iodepth 16 and 1 (io_uring, fsync=1,
+/// rate_iops=2000, 1 s; fio 3.33 names the entry after the first job and gives the last job's options,
+/// iodepth 1) made 10400 syncs for 3428 writes, more than iodepth 1 allows (before: refused, bound 6858);
+/// its job_runtime (2000 ms, the jobs' added) beside its write runtime (1001 ms) says it sums jobs, whose
+/// depths are unknown: it validates with a note, and syncs without a write are still refused.
+#[test]
+fn a_group_of_jobs_at_different_depths_validates_with_a_note() {
+    let text = include_str!("../data/fio/fio-3.33-group-uring-depths-16-1.json");
+    let d = doc(text);
+    assert_eq!(
+        [
+            "/jobs/0/sync/lat_ns/N",
+            "/jobs/0/write/total_ios",
+            "/jobs/0/job_runtime",
+            "/jobs/0/write/runtime"
+        ]
+        .map(|k| u(&d, k)),
+        [10400, 3428, 2000, 1001]
+    );
+    assert_eq!(d["jobs"][0]["job options"]["iodepth"], "1");
+    let note = wkrun::fio::plausible::DEPTHS_UNKNOWN;
+    assert_eq!(
+        validate("group.json", text),
+        (
+            0,
+            "group.json: ok (results, 1 phase, 0 series CSVs)\n".to_string(),
+            format!("note: group.json: job \"a\": {note}\n")
+        )
+    );
+    let mut none = d.clone();
+    for k in ["total_ios", "io_bytes", "io_kbytes", "bw_bytes", "bw"] {
+        none["jobs"][0]["write"][k] = 0.into();
+    }
+    none["jobs"][0]["write"]["iops"] = 0.0.into();
+    for l in ["lat_ns", "clat_ns", "slat_ns"] {
+        none["jobs"][0]["write"][l] =
+            serde_json::json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
+    }
+    let (code, _, err) = validate(
+        "none.json",
+        &serde_json::to_string_pretty(&none).expect("json"),
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.lines().next(),
+        Some(
+            "error: none.json: jobs[0].sync has 10400 syncs (lat_ns.N, else total_ios) and the job no write: fio syncs after writes"
+        )
+    );
+}
