@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 pub const STATUS_INTERVAL: &str = "status-interval output: read the final report";
 
 /// The final report of fio's `--status-interval` output: `first`, the file's first document, and the
-/// documents in `tail` after it, when they are one run's reports ([`one_run`]); with their count.
+/// documents in `tail` after it, when they are one run's reports (each only adds to the one before, and
+/// all come from one start of fio); with their count.
 /// `None` when the tail holds anything but fio's documents (then it is another file's text); an error
 /// naming the document and the field when they are fio's but not one run's.
 pub fn final_report(first: Value, tail: &str) -> Option<Result<(Value, usize), String>> {
