@@ -254,8 +254,8 @@ fn differs(a: &Value, b: &Value, at: String) -> Option<(String, String, String)>
 
 /// How host `k` of the merged results `r` (read from `file`) differs from what `wkrun merge` makes of that
 /// host's own results `run` (read where its `cluster.hosts[k].results` names them): its `cluster.hosts`
-/// entry (all but `results`, the path as given), the plan it keeps (`planned_phases`, when it keeps one:
-/// [`plan`]) and its part of each merged phase (`phases[i].hosts[k]`,
+/// entry (all but `results`, the path as given), the plan it keeps (`planned_phases` and `from_phase`, each
+/// when it keeps one) and its part of each merged phase (`phases[i].hosts[k]`,
 /// of the host's phase of the same index), the first difference of each named with both values.
 pub fn against_host(file: &Path, r: &Results, k: usize, run: &RunData) -> Vec<String> {
     let json = |v: serde_json::Result<Value>| v.unwrap_or(Value::Null);
