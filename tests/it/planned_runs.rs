@@ -60,6 +60,28 @@ fn validate_forged(d: &Path, file: &str, v: &Value) -> (i32, String, String) {
     validate(d, file)
 }
 
+/// Runs `s.toml` with `extra` on `a.img` into `a` and on `b.img` into `b`, merges the two into `m`, and runs
+/// it with `extra` on both targets at once into `agg`: `m` and the aggregate validate (`m` with `phases`
+/// phases, each with its series CSV, held to both hosts' results). Their results.
+fn merged_and_aggregate(d: &Path, extra: &[&str], phases: usize) -> (Value, Value) {
+    let quiet = [&["-q"], extra].concat();
+    run(d, "a.img", "a", &quiet);
+    run(d, "b.img", "b", &quiet);
+    let (code, _, err) = code_out_err(&wkrun(d, &["merge", "a", "b", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = validate(d, "m");
+    let ok = format!("m: ok (results, {phases} phases, {phases} series CSVs, 2 hosts' results)\n");
+    assert_eq!((code, out), (0, ok), "{err}");
+    let both = [
+        "s.toml", "--target", "a.img", "--target", "b.img", "-o", "agg",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d, &[&both[..], &quiet].concat()));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = validate(d, "agg/results.json");
+    assert_eq!(code, 0, "{err}");
+    (results(&d.join("m")), results(&d.join("agg")))
+}
+
 /// Trial 22 T1: two hosts' runs merged (`wkrun merge`, separately run results folders) and the aggregate
 /// of a run on two targets keep the runs' plan exactly, and validate; a merge of a whole run with one from
 /// `--from w` (another plan) exits 2 naming the phase only one planned, writing nothing; each run
@@ -69,34 +91,10 @@ fn merges_and_aggregates_keep_the_plan_and_runs_of_another_plan_are_not_merged()
     let dir = tempdir();
     let d = dir.path();
     write_file(d, "s.toml", &spec_text("planned", SPEC));
-    run(d, "a.img", "a", &["-q"]);
-    run(d, "b.img", "b", &["-q"]);
-    let (code, _, err) = code_out_err(&wkrun(d, &["merge", "a", "b", "-o", "m"]));
-    assert_eq!(code, 0, "{err}");
-    let m = results(&d.join("m"));
+    let (m, agg) = merged_and_aggregate(d, &[], 3);
     assert_eq!(m["planned_phases"], whole_plan());
     assert_eq!(m.get("from_phase"), None);
-    let (code, out, err) = validate(d, "m");
-    assert_eq!(
-        (code, out.as_str()),
-        (
-            0,
-            "m: ok (results, 3 phases, 3 series CSVs, 2 hosts' results)\n"
-        ),
-        "{err}"
-    );
-    // The aggregate of a run on both targets.
-    let (code, _, err) = code_out_err(&wkrun(
-        d,
-        &[
-            "s.toml", "--target", "a.img", "--target", "b.img", "-o", "agg", "-q",
-        ],
-    ));
-    assert_eq!(code, 0, "{err}");
-    let agg = results(&d.join("agg"));
     assert_eq!(agg["planned_phases"], whole_plan());
-    let (code, _, err) = validate(d, "agg");
-    assert_eq!(code, 0, "{err}");
     // A run from w planned phases 1 and 2 only.
     run(d, "c.img", "c", &["-q", "--from", "w"]);
     assert_eq!(results(&d.join("c"))["planned_phases"], from_w_plan());
@@ -230,23 +228,14 @@ fn merges_and_aggregates_of_runs_from_a_later_phase_keep_the_record() {
     let dir = tempdir();
     let d = dir.path();
     write_file(d, "s.toml", &spec_text("planned", SPEC));
-    run(d, "a.img", "a", &["-q", "--from", "w"]);
-    run(d, "b.img", "b", &["-q", "--from", "w"]);
-    let (code, _, err) = code_out_err(&wkrun(d, &["merge", "a", "b", "-o", "m"]));
-    assert_eq!(code, 0, "{err}");
-    let m = results(&d.join("m"));
+    let (m, agg) = merged_and_aggregate(d, &["--from", "w"], 2);
     assert_eq!(
         (&m["planned_phases"], &m["from_phase"]),
         (&from_w_plan(), &from_w())
     );
-    let (code, out, err) = validate(d, "m");
     assert_eq!(
-        (code, out.as_str()),
-        (
-            0,
-            "m: ok (results, 2 phases, 2 series CSVs, 2 hosts' results)\n"
-        ),
-        "{err}"
+        (&agg["planned_phases"], &agg["from_phase"]),
+        (&from_w_plan(), &from_w())
     );
     let mut forged = m.clone();
     forged["from_phase"]["taken_as_done"][0]["name"] = "other".into();
@@ -263,21 +252,6 @@ fn merges_and_aggregates_of_runs_from_a_later_phase_keep_the_record() {
         err.contains(&host("a")) && err.contains(&host("b")),
         "{err}"
     );
-    // The aggregate of a run from w on two targets.
-    let (code, _, err) = code_out_err(&wkrun(
-        d,
-        &[
-            "s.toml", "--target", "a.img", "--target", "b.img", "--from", "w", "-o", "agg", "-q",
-        ],
-    ));
-    assert_eq!(code, 0, "{err}");
-    let agg = results(&d.join("agg"));
-    assert_eq!(
-        (&agg["planned_phases"], &agg["from_phase"]),
-        (&from_w_plan(), &from_w())
-    );
-    let (code, _, err) = validate(d, "agg/results.json");
-    assert_eq!(code, 0, "{err}");
     // Forged in place (the aggregate is held to its targets' folders beside it).
     let mut forged = agg.clone();
     forged["from_phase"]["taken_as_done"][0]["kind"] = "workload".into();
