@@ -301,6 +301,7 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
         prediction: None,
         health: None,
         planned_phases: None,
+        from_phase: None,
         phases,
     })
 }
