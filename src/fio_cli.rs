@@ -39,14 +39,16 @@ pub fn cmd_import(
             misplaced(args)
         ))
     })?;
+    // Each one line, as a problem is: a value quoted in it may hold a line break (`${VAR}`).
+    let line = |s: &str| wkrun::text::escaped(s).into_owned();
     for n in &done.notes {
-        err_out(&format!("note: {n}\n"));
+        err_out(&format!("note: {}\n", line(n)));
     }
     for d in &done.dropped {
-        err_out(&format!("dropped: {d}\n"));
+        err_out(&format!("dropped: {}\n", line(d)));
     }
     for a in &done.approximated {
-        err_out(&format!("approximated: {a}\n"));
+        err_out(&format!("approximated: {}\n", line(a)));
     }
     write_out(output, &done.text, "spec")?;
     if let Some(o) = output {

@@ -81,7 +81,7 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     let mut first = true;
     for p in &s.phases {
         let p = with_defaults(p, &defaults);
-        let Some(body) = job(&p, on, &mut e) else {
+        let Some(body) = job(&p, on, file_size, &mut e) else {
             continue;
         };
         let section = section_name(&p.name, &mut e);
@@ -363,7 +363,8 @@ enum On {
 }
 
 /// The options of the job for phase `p` on the files `on`, or `None` (with the reason in `e.cannot`).
-fn job(p: &PhaseSpec, on: On, e: &mut Exported) -> Option<String> {
+/// `file_size`: the size of the job file's files when it states one (`filesize`), for a span in percent.
+fn job(p: &PhaseSpec, on: On, file_size: Option<u64>, e: &mut Exported) -> Option<String> {
     let what = |why: &str| format!("phase {} ({}): {why}", p.name, p.kind.as_str());
     match p.kind {
         PhaseKind::Erase => {
@@ -436,7 +437,7 @@ fn job(p: &PhaseSpec, on: On, e: &mut Exported) -> Option<String> {
     // psync's threads of one worker draw from its one stream: uniform random draws are fio's jobs each over
     // the worker's whole region.
     let shared = p.workers_split == Some(WorkersSplit::Shared) || (uniform && workers == 1);
-    if !region(p, jobs, shared, &mut say, e) {
+    if !region(p, (jobs, file_size), shared, &mut say, e) {
         return None;
     }
     rest(p, jobs, &mut say, e);
@@ -635,10 +636,12 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
 }
 
 /// `offset`, `size`, `offset_increment`, `numjobs` and the bound; false (with the reason) when fio cannot
-/// hold the workers' parts.
+/// hold the workers' parts. `file_size`: the files' size when the job file states it; a span in percent
+/// that does not split into whole percentages splits in bytes of it (attack 24: a fill at queue depth 8 on
+/// wkrun's default 1 GiB file was not exported).
 fn region(
     p: &PhaseSpec,
-    jobs: u64,
+    (jobs, file_size): (u64, Option<u64>),
     shared: bool,
     say: &mut impl FnMut(&str, String),
     e: &mut Exported,
@@ -666,6 +669,9 @@ fn region(
             Amount::Percent(p) if p.0 % (jobs * 1_000_000) == 0 => {
                 Some(format!("{}%", p.0 / 1_000_000 / jobs))
             }
+            Amount::Percent(p) if percent_bytes(p, file_size).is_some_and(|b| b % jobs == 0) => {
+                percent_bytes(p, file_size).map(|b| fio_size(b / jobs))
+            }
             _ => {
                 e.cannot.push(format!("phase {}: its span does not split into {jobs} whole parts in fio's units (give the span in bytes)", p.name));
                 return false;
@@ -682,6 +688,14 @@ fn region(
         }
     }
     bound(p, jobs, shared, say, e)
+}
+
+/// The bytes of `file_size` that the percentage `p` is, when whole.
+fn percent_bytes(p: crate::units::Percent, file_size: Option<u64>) -> Option<u64> {
+    let scaled = u128::from(file_size?) * u128::from(p.0);
+    (scaled % 100_000_000 == 0)
+        .then(|| u64::try_from(scaled / 100_000_000).ok())
+        .flatten()
 }
 
 /// `runtime` + `time_based`, or `io_size`/`loops`.
@@ -951,6 +965,41 @@ expect = "header"
 
     /// Phases fio can run become jobs, one after another; the others are named with the reason, and
     /// what fio reads otherwise is said.
+    /// Attack 24: a fill at queue depth 8 on psync is 8 fio jobs; 100 % of the span does not split into 8
+    /// whole percentages, and the job file states its files' size (wkrun's default 1 GiB file, or
+    /// `--target-size`): each job's part is in bytes of it. With no size known (a device), still refused.
+    #[test]
+    fn a_span_that_splits_in_bytes_of_the_stated_size() {
+        let text = "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nqueue_depth = 8\n";
+        let s = crate::spec::load_str(Path::new("f.toml"), text).expect("spec");
+        let e = export(&s).expect("exports");
+        assert_eq!(e.cannot, Vec::<String>::new());
+        assert!(
+            e.text.contains("filesize=1g\n")
+                && e.text
+                    .contains("iodepth=1\nsize=128m\nnumjobs=8\noffset_increment=128m\n"),
+            "{}",
+            e.text
+        );
+        let on = |t: &str| toml::from_str::<TargetSection>(t).expect("target section");
+        let three = on("size = \"3MiB\"");
+        let e = export_on(&s, Some(&three)).expect("exports");
+        assert!(
+            e.text
+                .contains("size=384k\nnumjobs=8\noffset_increment=384k\n"),
+            "{}",
+            e.text
+        );
+        let dev = on("path = \"/dev/loop9\"");
+        let e = export_on(&s, Some(&dev)).expect("exports");
+        assert_eq!(
+            e.cannot,
+            [
+                "phase fill: its span does not split into 8 whole parts in fio's units (give the span in bytes)"
+            ]
+        );
+    }
+
     #[test]
     fn phases_become_jobs() {
         let s = crate::spec::load_str(Path::new("x.toml"), SPEC).expect("spec");

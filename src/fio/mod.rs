@@ -87,9 +87,13 @@ impl Problem {
     }
 }
 
+/// One line: a control character in where or what (a line break in a `${VAR}`'s value or a command-line
+/// argument, quoted in the message) is shown escaped, so that a value cannot add lines of its own to
+/// wkrun's output (attack 24).
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.at, self.message)
+        let line = format!("{}: {}", self.at, self.message);
+        f.write_str(&crate::text::escaped(&line))
     }
 }
 

@@ -995,3 +995,42 @@ fn validate_reads_fio_output_with_text_before_its_json() {
     );
     assert_eq!(rows("nj.out"), rows("only.json"));
 }
+
+/// Attack 24: a line break in a `${VAR}`'s value or in a command-line argument reached the terminal raw
+/// in import's error, so a value could print lines of its own (`FAKE: line`). Each problem is one line,
+/// the break shown escaped; nothing is written.
+#[test]
+fn an_import_problem_is_one_line_whatever_its_value_holds() {
+    let d = tempdir();
+    write_file(d.path(), "j.fio", "[j]\nrw=${V}\nsize=1m\n");
+    let o = std::process::Command::new(crate::common::wkrun_bin())
+        .args(["import", "fio", "j.fio", "-o", "j.toml"])
+        .env("V", "foo\nFAKE: line")
+        .current_dir(d.path())
+        .output()
+        .expect("run wkrun");
+    let (code, out, err) = code_out_err(&o);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "error: j.fio:2: rw=foo\\nFAKE: line: `foo\\nFAKE` is not one of fio's rw values\nnothing was written\n"
+    );
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "import",
+            "fio",
+            "-o",
+            "k.toml",
+            "--",
+            "--name=a",
+            "--rw=foo\nFAKE",
+        ],
+    ));
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "error: fio command line, argument 2 `--rw=foo\\nFAKE`: rw=foo\\nFAKE: `foo\\nFAKE` is not one of fio's rw values\nnothing was written\n"
+    );
+    assert_eq!(dir_listing(d.path()), vec!["j.fio".to_string()]);
+}
