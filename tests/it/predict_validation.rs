@@ -448,6 +448,82 @@ type PlateauFit = (
     bool,
 );
 
+/// The plateau calibration's fits: the quick drives, the 512 MiB drive and the validation drives.
+const PLATEAU_FITS: [PlateauFit; 9] = [
+    (
+        "sim:capacity=64MiB,op=7%,block=256KiB",
+        "60s",
+        ["+0.0 %", "+1.6 %"],
+        [false, false],
+        [true, true],
+        true,
+    ),
+    (
+        "sim:capacity=64MiB,op=40%,dies=1,program_time=3000us",
+        "60s",
+        ["+0.0 %", "+0.0 %"],
+        [false, false],
+        [true, true],
+        true,
+    ),
+    (
+        "sim:capacity=64MiB,op=15%,block=256KiB,dies=2,jitter=50%",
+        "60s",
+        ["+4.4 %", "-0.6 %"],
+        [false, false],
+        [false, true],
+        true,
+    ),
+    (
+        "sim:capacity=512MiB,op=7%",
+        "900s",
+        ["+0.2 %", "-7.0 %"],
+        [false, false],
+        [true, false],
+        false,
+    ),
+    (
+        DRIVES[0],
+        "900s",
+        ["+0.0 %", "+0.0 %"],
+        [false, false],
+        [true, true],
+        false,
+    ),
+    (
+        DRIVES[1],
+        "900s",
+        ["+0.5 %", "+1.7 %"],
+        [false, false],
+        [true, true],
+        false,
+    ),
+    (
+        DRIVES[2],
+        "900s",
+        ["-3.4 %", "+45.5 %"],
+        [false, false],
+        [false, false],
+        false,
+    ),
+    (
+        DRIVES[3],
+        "900s",
+        ["-13.8 %", "-31.0 %"],
+        [false, false],
+        [false, false],
+        false,
+    ),
+    (
+        DRIVES[4],
+        "900s",
+        ["+3.9 %", "+25.6 %"],
+        [false, false],
+        [false, false],
+        false,
+    ),
+];
+
 /// The plateau's tolerance (`predict::doubts::PLATEAU_TOLERANCE`), against its calibration. Dies / program
 /// time are fitted to the fill, so the fresh plateau is compared, not matched. A fit with the right
 /// parameters (the truth's timing variation, collection policy and pace, its dies as the fit splits its
@@ -460,89 +536,16 @@ type PlateauFit = (
 /// minutes. The tolerance was set as the next half percent above the largest error of a right fit, 2.8 %
 /// (the 512 MiB drive at 100 ms), before each phase had its own op stream; with the current streams that
 /// fit is not a right one, the rule gives less than the tolerance, and docs/predict.md says both (checked
-/// against the table below in every run).
+/// against [`PLATEAU_FITS`] in every run).
 #[test]
 fn the_plateau_tolerance_is_just_above_the_plateau_error_of_a_correct_fit() {
     let dir = tempdir();
     let d = dir.path();
     let full = std::env::var_os("WKRUN_VALIDATION_FULL")
         .map(|b| std::fs::canonicalize(b).expect("WKRUN_VALIDATION_FULL names a wkrun binary"));
-    let fits: [PlateauFit; 9] = [
-        (
-            "sim:capacity=64MiB,op=7%,block=256KiB",
-            "60s",
-            ["+0.0 %", "+1.6 %"],
-            [false, false],
-            [true, true],
-            true,
-        ),
-        (
-            "sim:capacity=64MiB,op=40%,dies=1,program_time=3000us",
-            "60s",
-            ["+0.0 %", "+0.0 %"],
-            [false, false],
-            [true, true],
-            true,
-        ),
-        (
-            "sim:capacity=64MiB,op=15%,block=256KiB,dies=2,jitter=50%",
-            "60s",
-            ["+4.4 %", "-0.6 %"],
-            [false, false],
-            [false, true],
-            true,
-        ),
-        (
-            "sim:capacity=512MiB,op=7%",
-            "900s",
-            ["+0.2 %", "-7.0 %"],
-            [false, false],
-            [true, false],
-            false,
-        ),
-        (
-            DRIVES[0],
-            "900s",
-            ["+0.0 %", "+0.0 %"],
-            [false, false],
-            [true, true],
-            false,
-        ),
-        (
-            DRIVES[1],
-            "900s",
-            ["+0.5 %", "+1.7 %"],
-            [false, false],
-            [true, true],
-            false,
-        ),
-        (
-            DRIVES[2],
-            "900s",
-            ["-3.4 %", "+45.5 %"],
-            [false, false],
-            [false, false],
-            false,
-        ),
-        (
-            DRIVES[3],
-            "900s",
-            ["-13.8 %", "-31.0 %"],
-            [false, false],
-            [false, false],
-            false,
-        ),
-        (
-            DRIVES[4],
-            "900s",
-            ["+3.9 %", "+25.6 %"],
-            [false, false],
-            [false, false],
-            false,
-        ),
-    ];
+    let fits = &PLATEAU_FITS;
     let tolerance = wkrun::predict::doubts::PLATEAU_TOLERANCE * 100.0;
-    plateau_fits_said(&fits, tolerance);
+    plateau_fits_said(fits, tolerance);
     let mut right_worst = 0.0f64;
     // Each fit made: its drive, interval, plateau error, whether it said the policies were not told apart
     // and whether it is right, against the table's.
@@ -602,7 +605,7 @@ fn the_plateau_tolerance_is_just_above_the_plateau_error_of_a_correct_fit() {
         }
     }
     assert_eq!(made, want);
-    // The right fits' largest error, as the table above holds it for the fits that ran.
+    // The right fits' largest error, as [`PLATEAU_FITS`] holds it for the fits that ran.
     let ran = fits.iter().filter(|f| f.5 || full.is_some());
     assert_eq!(
         format!("{right_worst:.1}"),
@@ -627,9 +630,9 @@ fn right_fits_worst<'a>(
     worst
 }
 
-/// docs/predict.md's account of the plateau's calibration is the table `fits` of
-/// [`the_plateau_tolerance_is_just_above_the_plateau_error_of_a_correct_fit`] (which its runs check with
-/// `WKRUN_VALIDATION_FULL`): the right fits' largest error, the tolerance the rule would give and the one
+/// docs/predict.md's account of the plateau's calibration is [`PLATEAU_FITS`] (which
+/// [`the_plateau_tolerance_is_just_above_the_plateau_error_of_a_correct_fit`]'s runs check, the validation
+/// drives' with `WKRUN_VALIDATION_FULL`): the right fits' largest error, the tolerance the rule would give and the one
 /// kept, the 512 MiB drive's fits, and the errors of the validation's drives 3 to 5.
 fn plateau_fits_said(fits: &[PlateauFit; 9], tolerance: f64) {
     let (worst, truth, interval) = right_fits_worst(fits.iter());
