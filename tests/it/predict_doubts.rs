@@ -56,6 +56,15 @@ fn a_fitted_plateau_far_off_the_measured_one_is_warned_of_and_recorded() {
     );
     let plateau = "the fitted drive's fresh plateau is +7.5 % off the measured one (1341 IOPS measured, the drive's 1441), more than the 3.0 % of a fit with the right parameters: the plateau is compared, not matched (dies / program_time are fitted to the rate of the fill \"fill\"), so the timing variation the spread chose, jitter = 50%, is likely off (its plateau and cliff are the highest and the first intervals, which jitter moves), and with it the fitted drive's plateau, cliff and worst seconds; jitter is not pinned by the data";
     assert!(err.contains(&format!("\nwarning: {plateau}\n")), "{err}");
+    // docs/predict.md quotes it.
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/predict.md"))
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+    let quoted = "a 64 MiB drive without jitter whose collection is deferred at a 90 % pace, fitted as paced with jitter 50 %, warns at +7.5 %";
+    assert!(doc.contains(quoted), "docs/predict.md lacks: {quoted}");
     for line in [
         "fit: pinned by the data: op = 19.726563% (to a superblock, 0.39 points), dies / program_time (the rate of the fill \"fill\"), gc = paced (the default), by the spread among the few tried",
         "fit: not pinned by the data: jitter = 50% (the fresh plateau is +7.5 % off, more than the 3.0 % of a fit with the right parameters: likely off, see the warning)",
