@@ -96,8 +96,8 @@ pub enum Unmet {
 /// A measured run's fill (sequential writes of whole pages over the whole capacity, several in flight,
 /// after a purge) runs at dies × page / program time, as the fresh plateau does, but its rate averages
 /// every superblock's timing over hundreds of intervals, where the plateau is a few intervals before the
-/// cliff: at 100 ms rows the highest 3-interval median of a drive with 30 % jitter is up to 41 % above its
-/// mean (`sim:capacity=1GiB,op=7%,dies=1`: 3520 IOPS against 2500), and at 1 s a plateau of 2 or 3
+/// cliff: at 100 ms rows the highest 3-interval median of a drive with 30 % jitter lies well above its
+/// mean (`sim:capacity=1GiB,op=7%,dies=1`), and at 1 s a plateau of 2 or 3
 /// intervals is cut by the drop. So the fill sets them when the measured run has one whose rate is below
 /// half the interface's (else the interface, not the dies, may set it); a features file, which has no
 /// fill, is fitted to its plateau.
