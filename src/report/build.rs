@@ -75,17 +75,19 @@ fn phase_base(runs: &[RunData], g: &PhaseGroup) -> String {
 /// results window of its first run that does not start at 0 (seed 000's `1400s..`, seed 003's `last 20m`).
 pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f64)> {
     if let Some((_, w)) = opts.window.as_ref() {
+        // The end of the full rows, as a results window's `last D` counts it (a phase's drain, its partial
+        // last row, would move `last 20m` 0.3 s later and leave its first row out).
         let end = g
             .members
             .iter()
-            .flat_map(|&(r, p)| runs[r].phase(p).1.last().map(|row| row.t_s))
+            .flat_map(|&(r, p)| runs[r].plotted(p).1.last().map(|row| row.t_s))
             .fold(0.0, f64::max);
         let (a, b) = window_seconds(w, end);
         // A phase with no row in the window has no zoom (it drew an empty plot).
-        let inside = g.members.iter().any(|&(r, p)| {
-            let (_, rows) = runs[r].plotted(p);
-            rows.iter().any(|row| row.t_s >= a && row.t_s <= b)
-        });
+        let inside = g
+            .members
+            .iter()
+            .any(|&(r, p)| !runs[r].plotted_in(p, Some((a, b))).is_empty());
         return (b > a && inside).then_some((a, b));
     }
     let (r, p) = g.members[0];
@@ -98,8 +100,8 @@ pub fn zoom(runs: &[RunData], g: &PhaseGroup, opts: &Options) -> Option<(f64, f6
         .map(|w| (w.start_s, w.end_s))
 }
 
-/// Why `--window` (as written, `text`, parsed `w`) draws nothing: no phase of any run has a series row whose
-/// end lies in it. The message names the window and the span of the phases' series (`report --window
+/// Why `--window` (as written, `text`, parsed `w`) draws nothing: no phase of any run has a series row that
+/// lies entirely inside it ([`RunData::plotted_in`]). The message names the window and the span of the phases' series (`report --window
 /// 5000s..6000s` over phases of 2 to 120 s). `None` when some phase has such a row, or no phase has rows.
 pub fn window_outside(runs: &[RunData], text: &str, w: &WindowSpec) -> Option<String> {
     let mut ends: Vec<f64> = Vec::new();
@@ -110,7 +112,7 @@ pub fn window_outside(runs: &[RunData], text: &str, w: &WindowSpec) -> Option<St
                 continue;
             };
             let (a, b) = window_seconds(w, end);
-            if b > a && rows.iter().any(|row| row.t_s >= a && row.t_s <= b) {
+            if b > a && !run.plotted_in(p, Some((a, b))).is_empty() {
                 return None;
             }
             ends.push(end);
@@ -936,6 +938,14 @@ mod tests {
         assert_eq!(zoom(&two, &g, &opts("2s..3s")), None);
         let g = crate::report::testing::group("p", &[(0, 0), (1, 0)]);
         assert_eq!(zoom(&two, &g, &opts("2s..3s")), Some((2.0, 3.0)));
+        // A drain after the bound (a partial last row ending at 3.4 s): `last 2s` is the full rows' last
+        // 2 s, as the results window `last 2s` takes them, not 1.4..3.4 s.
+        let mut drained = runs.to_vec();
+        let mut tail = row(3.4, 5, 0);
+        (tail.partial, tail.interval_s) = (1, 0.4);
+        drained[0].series[0].as_mut().expect("series").push(tail);
+        let g = crate::report::testing::group("p", &[(0, 0)]);
+        assert_eq!(zoom(&drained, &g, &opts("last 2s")), Some((1.0, 3.0)));
     }
 
     /// A run whose phase `p` writes its 163840-byte span once halfway through its second row and has a window from

@@ -7,7 +7,9 @@ use super::{ReadError, read_results};
 use crate::results::series_csv::{self, SeriesRow};
 use crate::results::{PhaseResult, Results};
 use crate::spec::PhaseKind;
+use crate::stats::window::WindowSpec;
 use crate::vocab::Direction;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// One run: its results and, per phase (same order as `results.phases`), the rows of its series CSV
@@ -156,14 +158,40 @@ impl RunData {
     /// is full (a phase shorter than an interval). A partial row (a phase's shorter last interval, the
     /// drain after a time bound, where the queue empties and nothing new is issued) has a rate that
     /// describes the queue emptying rather than the device, so it is not drawn, as it is not judged.
-    pub fn plotted(&self, i: usize) -> (&PhaseResult, std::borrow::Cow<'_, [SeriesRow]>) {
+    pub fn plotted(&self, i: usize) -> (&PhaseResult, Cow<'_, [SeriesRow]>) {
         let (p, rows) = self.phase(i);
         let full = rows.iter().filter(|r| r.partial == 0).count();
         if full == rows.len() || full == 0 {
-            return (p, std::borrow::Cow::Borrowed(rows));
+            return (p, Cow::Borrowed(rows));
         }
         let kept = rows.iter().filter(|r| r.partial == 0).cloned().collect();
-        (p, std::borrow::Cow::Owned(kept))
+        (p, Cow::Owned(kept))
+    }
+
+    /// The rows of phase `i` a chart draws ([`RunData::plotted`]) that lie entirely inside `window`
+    /// (seconds from the phase's start; all of them without one): the rows a results window from the
+    /// window's start to its end takes ([`WindowSpec::resolve`]), so that a zoom on `1400s..` draws the
+    /// 600 one-second rows its window's statistics count, not the row ending at 1400 s as well.
+    pub fn plotted_in(&self, i: usize, window: Option<(f64, f64)>) -> Cow<'_, [SeriesRow]> {
+        let (_, rows) = self.plotted(i);
+        let Some((a, b)) = window else {
+            return rows;
+        };
+        let ns = |s: f64| (s * 1e9).round() as u64;
+        let interval_ns = rows.first().map_or(0, |r| ns(r.interval_s));
+        let spec = WindowSpec::Range {
+            start_ns: ns(a),
+            end_ns: Some(ns(b)),
+        };
+        let taken = spec.resolve(interval_ns, rows.len()).rows;
+        match rows {
+            Cow::Borrowed(r) => Cow::Borrowed(&r[taken]),
+            Cow::Owned(mut v) => {
+                v.truncate(taken.end);
+                v.drain(..taken.start);
+                Cow::Owned(v)
+            }
+        }
     }
 
     /// Phase `i` and its series rows (empty when it has none).

@@ -520,6 +520,67 @@ const SEEDS: [&str; 5] = [
     "write-saturation",
 ];
 
+/// Trial 24 F6: write-saturation's trial (`--set duration=…`, specs/README.md) warns at its last stability
+/// cell of never-written reads, and the warning is true: seconds of 4 KiB random writes (the incompressible
+/// saturation and the 0 %-read cell) leave much of the span unwritten, where 300 minutes do not (the full
+/// run of `published.rs` warns of none). On a 256 MiB sparse file at 1 s a phase, with the last cell read
+/// only (`read_percent=[0,100]`, so that the file at the end is the file its reads found), the share the
+/// warning names, and its first gap, are those of the file's 4 KiB blocks that hold only zeros (the
+/// zero-filled member's writes were purged; a block of the random data is never all zeros).
+#[test]
+fn write_saturation_trial_warns_of_the_blocks_its_seconds_left_unwritten() {
+    const LEN: u64 = 256 << 20;
+    let (d, t) = sparse_target_dir(LEN);
+    let spec = seed_spec("write-saturation");
+    let args = [
+        spec.to_str().expect("utf-8"),
+        "--target",
+        t.to_str().expect("utf-8"),
+        "--set",
+        "duration=1s",
+        "--set",
+        "read_percent=[0,100]",
+        "-o",
+        "out",
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let (r, _) = strict_results(&d.path().join("out"));
+    let never = |i: usize| -> Vec<String> {
+        let w = &r.phases[i].warnings;
+        w.iter()
+            .filter(|s| s.starts_with("never-written"))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(r.phases[5].name, "stability[read=100]");
+    let data = std::fs::read(&t).expect("target");
+    let zero: Vec<bool> = data
+        .chunks(4096)
+        .map(|b| b.iter().all(|&x| x == 0))
+        .collect();
+    let unwritten = zero.iter().filter(|&&z| z).count() as u64 * 4096;
+    let g0 = zero.iter().position(|&z| z).expect("a block never written") as u64;
+    let g1 = (g0 as usize..zero.len())
+        .find(|&i| !zero[i])
+        .unwrap_or(zero.len()) as u64;
+    let pct = unwritten as f64 * 100.0 / LEN as f64;
+    assert!(pct >= 1.0, "{pct} % unwritten: seconds of writes");
+    assert_eq!(
+        never(5),
+        [format!(
+            "never-written reads: {pct:.1} % of the span holds no written data: add a fill phase before this one, or reads there may not reach the device (read span [0, {LEN}), first gap [{}, {}))",
+            g0 * 4096,
+            g1 * 4096
+        )]
+    );
+    // The cells that write get none; the 0 %-read cell reads nothing.
+    for i in 0..5 {
+        assert_eq!(never(i), Vec::<String>::new(), "{}", r.phases[i].name);
+    }
+}
+
 #[test]
 fn set_duration_shortens_every_workload_of_every_seed_and_nothing_else() {
     let (d, t) = big_target();

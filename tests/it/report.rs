@@ -260,11 +260,15 @@ fn report_puts_several_runs_on_one_plot_one_colour_each() {
 fn report_zoom_window_and_fixed_ceiling() {
     let (_tmp, out, _) = report_fixtures(&["run-a"], &["--window", "1s..2s", "--ymax", "5"]);
     let rows = csv_rows(&fixture("run-a").join("02-trickle.csv"));
+    // The rows entirely inside 1..2 s, as the results window 1s..2s takes them: not the one ending at 1 s.
     let inside: Vec<_> = rows
         .iter()
-        .filter(|r| (1.0..=2.0).contains(&f(r, "t_s")))
+        .filter(|r| {
+            let (start, end) = (f(r, "t_s") - f(r, "interval_s"), f(r, "t_s"));
+            start >= 1.0 - 1e-9 && end <= 2.0 + 1e-9
+        })
         .collect();
-    assert_eq!(inside.len(), 11, "t_s 1.0, 1.1, ..., 2.0");
+    assert_eq!(inside.len(), 10, "t_s 1.1, 1.2, ..., 2.0");
     let busy = inside.iter().filter(|r| f(r, "read_iops") > 5.0).count();
     let zoom = Svg::read(&out.join("02-trickle-zoom-read.svg"));
     let (filled, hollow) = circles(&zoom);

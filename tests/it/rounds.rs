@@ -611,7 +611,11 @@ fn bad_blocks_are_refused_at_their_key() {
 /// 1 MiB write cell runs 5.63 s, 3.63 s of it the drain (the last, partial row of its series); its 4 KiB
 /// write cell's tracking value (`round1`, I/Os over the whole phase) is 354.0 IOPS where its full
 /// intervals average 428.
-fn trial_drain(out: &Path, phases: &std::collections::BTreeMap<u64, &Value>, round1: f64) {
+fn trial_drain(
+    out: &Path,
+    phases: &std::collections::BTreeMap<u64, &Value>,
+    round1: f64,
+) -> Vec<(&'static str, String)> {
     let rows = |p: &Value| csv_rows(&out.join(p["series_csv"].as_str().expect("series_csv")));
     let big = phases[&8];
     assert_eq!(big["name"], "iops[round=1,bs=1MiB,read=0]");
@@ -636,6 +640,12 @@ fn trial_drain(out: &Path, phases: &std::collections::BTreeMap<u64, &Value>, rou
         (format!("{round1:.1}"), format!("{avg:.0}")),
         ("354.0".into(), "428".into())
     );
+    vec![
+        ("drain_end", format!("{end:.2}")),
+        ("drain", format!("{:.2}", end - 2.0)),
+        ("round1", format!("{round1:.1}")),
+        ("full_avg", format!("{avg:.0}")),
+    ]
 }
 
 /// `specs/snia/iops.toml`, the PTS IOPS test, at trial scale (`--set duration=2s`) on a 64 MiB simulated
@@ -699,7 +709,7 @@ fn the_pts_iops_spec_runs_at_trial_scale() {
     for (g, w) in got.iter().zip(&values) {
         assert!((g - w).abs() <= 1e-9 * w, "{g} vs {w}");
     }
-    trial_drain(&out, &phases, values[0]);
+    let mut words = trial_drain(&out, &phases, values[0]);
     let mean = values.iter().sum::<f64>() / 5.0;
     assert_eq!(pts_steady_at(&values, 5, 0.2, 0.1), Some(4));
     let cell = &b["cells"][48];
@@ -708,6 +718,13 @@ fn the_pts_iops_spec_runs_at_trial_scale() {
         let x = x.as_f64().expect("mean");
         assert!((x - mean).abs() <= 1e-9 * mean, "{x} vs {mean}");
     }
+    // specs/README.md: "steady at round 5, 282 phases run", and the drain of its trial.
+    words.push(("steady_round", u(b, "/steady_at_round").to_string()));
+    words.push((
+        "phases",
+        r["phases"].as_array().expect("phases").len().to_string(),
+    ));
+    crate::published::hold("snia.iops", &words);
 }
 
 /// `out/results.json` with `edit` made, written beside it as `out/NAME.json`; `wkrun validate NAME.json`

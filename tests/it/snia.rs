@@ -4,6 +4,7 @@
 //! `rounds.rs` finds steady is the one the run reports.
 
 use crate::common::*;
+use crate::published::{hold, thousands};
 use crate::rounds::{SIM, by_index, csv_rate, pts_steady_at};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -63,6 +64,17 @@ pub(crate) fn wsat() -> Held<PtsRun> {
 /// The XSR test at 5 minutes a group, shared.
 pub(crate) fn xsr() -> Held<PtsRun> {
     XSR.get(|d| run_and_report_in(d, "xsr", &["--set", "duration=5min"]))
+}
+
+/// What specs/README.md's trial column says of a block of rounds and the run (`steady at round 5 (window 1
+/// to 5), 47 phases run`): the round it was steady at, its window's first and last rounds, the phases run.
+fn trial_words(r: &Value, b: &Value) -> Vec<(&'static str, String)> {
+    vec![
+        ("steady_round", u(b, "/steady_at_round").to_string()),
+        ("window_first", u(b, "/window/first").to_string()),
+        ("window_last", u(b, "/window/last").to_string()),
+        ("phases", names(r).len().to_string()),
+    ]
 }
 
 /// The names of the phases that ran, in order.
@@ -177,6 +189,11 @@ fn the_pts_throughput_spec_runs_at_trial_scale() {
             (&json!(5), &json!(true))
         );
     }
+    // specs/README.md: "both blocks steady at round 5, 24 phases run".
+    assert_eq!(blocks[0]["steady_at_round"], blocks[1]["steady_at_round"]);
+    let mut words = trial_words(r, &blocks[0]);
+    words.retain(|(k, _)| !k.starts_with("window"));
+    hold("snia.throughput", &words);
 }
 
 /// Latency (section 9): 9 cells a round at QD1 (8 KiB, 4 KiB, 512 B × 100/65/0 % reads); the 4 KiB write
@@ -207,6 +224,7 @@ fn the_pts_latency_spec_runs_at_trial_scale() {
     for i in 2..47u64 {
         assert_eq!(p[&i]["params"]["queue_depth"], 1);
     }
+    hold("snia.latency", &trial_words(&r, b));
 }
 
 /// WSAT: the whole test (no --set) on the small drive: 4 times 64 MiB of 4 KiB random writes, 65,536 I/Os,
@@ -222,6 +240,10 @@ fn the_pts_wsat_spec_runs_whole_on_a_small_drive() {
     let rows = csv_rows(&out.join(w["series_csv"].as_str().expect("csv")));
     assert_eq!(f(&rows[0], "t_s"), 60.0);
     assert_eq!(rows.iter().map(|x| n(x, "write_ops")).sum::<u64>(), 65536);
+    hold(
+        "snia.wsat",
+        &[("writes", thousands(u(w, "/write/ops") as f64))],
+    );
 }
 
 /// XSR: SEQ 1024 KiB, RND 8 KiB, SEQ 1024 KiB writes, 5 min each at trial scale.
@@ -244,6 +266,15 @@ fn the_pts_xsr_spec_runs_at_trial_scale() {
         ops,
         [(2653, 0, 1 << 20), (44609, 0, 8192), (2389, 0, 1 << 20)]
     );
+    let writes = |i: usize| thousands(ops[i].0 as f64);
+    hold(
+        "snia.xsr",
+        &[
+            ("writes.1", writes(0)),
+            ("writes.2", writes(1)),
+            ("writes.3", writes(2)),
+        ],
+    );
 }
 
 /// HIR: saturation, then for each wait state a block of exactly 20 cycles (burst, idle) and a baseline:
@@ -265,6 +296,18 @@ fn the_pts_hir_spec_runs_at_trial_scale() {
         .map(|b| b["name"].as_str().expect("name"))
         .collect();
     assert_eq!(got, ["w5", "w10", "w15", "w25", "w50"]);
+    let cycles: Vec<u64> = blocks
+        .iter()
+        .map(|b| b["rounds"].as_array().expect("rounds").len() as u64)
+        .collect();
+    assert_eq!(cycles, [20; 5]);
+    hold(
+        "snia.hir",
+        &[
+            ("phases", n.len().to_string()),
+            ("cycles", cycles[0].to_string()),
+        ],
+    );
     for b in blocks {
         assert_eq!(b["window"], json!({"first": 1, "last": 20}));
         assert_eq!(b["skipped"], Value::Null);
@@ -297,6 +340,7 @@ fn the_pts_dirth_spec_runs_at_trial_scale() {
         json!({"first_round": 7, "last_round": 25, "first_phase": 44, "last_phase": 176})
     );
     check_block(&out, &r, b, "iops", Some(6));
+    hold("snia.dirth", &trial_words(&r, b));
     let hist = by_index(&r)[&177];
     assert_eq!(hist["name"], "hist[qd=32]");
     assert_eq!(

@@ -63,7 +63,7 @@ impl IopsPlot {
 }
 
 /// Each run's `(t_s, IOPS)` of `dir` in the phase, one point per full series row ([`RunData::plotted`]; per
-/// row whose end `t_s` lies in `window`, seconds, when given).
+/// row that lies entirely inside `window`, seconds, when given: [`RunData::plotted_in`]).
 pub fn iops_points(
     runs: &[RunData],
     group: &PhaseGroup,
@@ -74,10 +74,9 @@ pub fn iops_points(
         .members
         .iter()
         .map(|&(r, p)| {
-            let (_, rows) = runs[r].plotted(p);
-            let pts = rows
+            let pts = runs[r]
+                .plotted_in(p, window)
                 .iter()
-                .filter(|row| window.is_none_or(|(a, b)| row.t_s >= a && row.t_s <= b))
                 .map(|row| (row.t_s, row[dir].iops))
                 .collect();
             (r, pts)
@@ -251,7 +250,7 @@ fn time_series(
 }
 
 /// The IOPS per interval of `dir` in one phase, one series per run, against time: a scatter of one point per
-/// interval (per series row whose end `t_s` lies in `window`, seconds, when given), with `markers`.
+/// interval (per series row entirely inside `window`, seconds, when given), with `markers`.
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
@@ -338,10 +337,54 @@ mod tests {
                 (1, vec![(1.0, 300.0), (2.0, 0.0)]),
             ]
         );
+        // The rows entirely inside 1..3 s: those ending at 2 and 3 s, not the one ending at 1 s.
         assert_eq!(
-            iops_points(&runs, &g, Direction::Write, Some((2.0, 3.0))),
+            iops_points(&runs, &g, Direction::Write, Some((1.0, 3.0))),
             vec![(0, vec![(2.0, 7.0), (3.0, 7.0)]), (1, vec![(2.0, 0.0)])]
         );
+        assert_eq!(
+            iops_points(&runs, &g, Direction::Write, Some((2.0, 3.0))),
+            vec![(0, vec![(3.0, 7.0)]), (1, vec![])]
+        );
+    }
+
+    /// Trial 24 F3: a zoom draws the rows its results window takes (rows entirely inside it), so its points
+    /// are the window's `count`, and their lowest and highest the window's `min` and `max`: seed 000's
+    /// `1400s..` over 2000 one-second rows is 600 points (not 601, with the row from 1399 to 1400 s), seed
+    /// 003's `last 20m` over 300 minutes 1200.
+    #[test]
+    fn a_zoom_draws_the_rows_of_its_results_window() {
+        use crate::report::build::window_seconds;
+        use crate::stats::window::WindowSpec;
+        for (spec, rows, want) in [("1400s..", 2000, 600), ("last 20m", 18_000, 1200)] {
+            let w = WindowSpec::parse(spec).expect("window");
+            // Writes cycling 100..=199 IOPS, the row just before the window (from 1399 to 1400 s) the lowest
+            // of all (1) and the last row the highest (5000).
+            let mut iops: Vec<u64> = (0..rows).map(|k| 100 + k % 100).collect();
+            let first = w.resolve(1_000_000_000, rows as usize).rows.start;
+            iops[first - 1] = 1;
+            iops[rows as usize - 1] = 5000;
+            let values: Vec<f64> = iops.iter().map(|&x| x as f64).collect();
+            let stats = w.stats(&values, 1_000_000_000).1.expect("stats");
+            let series = iops
+                .iter()
+                .enumerate()
+                .map(|(k, &x)| row(k as f64 + 1.0, 0, x))
+                .collect();
+            let runs = [series_run("a", "sim:a", series)];
+            let g = group("p", &[(0, 0)]);
+            let window = window_seconds(&w, rows as f64);
+            let pts = &iops_points(&runs, &g, Direction::Write, Some(window))[0].1;
+            let (lo, hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| {
+                (a.min(p.1), b.max(p.1))
+            });
+            assert_eq!((pts.len(), lo, hi), (want, stats.min, stats.max), "{spec}");
+            assert_eq!(
+                (stats.count, stats.min, stats.max),
+                (want, 100.0, 5000.0),
+                "{spec}"
+            );
+        }
     }
 
     #[test]
@@ -393,13 +436,13 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
     fn linear_scatter_with_a_ceiling_puts_higher_intervals_on_the_top_row() {
         let (runs, g) = runs();
         let scale = Scale::Linear { ymax: Some(100.0) };
-        let window = Some((1.5, 4.0));
+        let window = Some((1.0, 4.0));
         let plot = iops_plot(
             iops_points(&runs, &g, Direction::Read, window),
             scale,
             window,
         );
-        assert_eq!((plot.x, plot.floor, plot.top), ((1.5, 4.0), 0.0, 100.0));
+        assert_eq!((plot.x, plot.floor, plot.top), ((1.0, 4.0), 0.0, 100.0));
         assert_eq!(
             plot.series,
             vec![
@@ -424,7 +467,7 @@ IOPS, which a log axis cannot show: they are drawn hollow on the row labelled 0,
         ));
         assert_eq!(
             title(&runs, &g, Direction::Read, scale, window),
-            "Read IOPS per interval (linear, fixed ceiling, 1.5..4 s) — spec · p · sim:a / sim:b"
+            "Read IOPS per interval (linear, fixed ceiling, 1..4 s) — spec · p · sim:a / sim:b"
         );
     }
 
