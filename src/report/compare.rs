@@ -1856,20 +1856,24 @@ impl Score {
     }
 
     /// The workloads scored, and why the others are not: `over 1 of 3 workloads: rw2 interrupted, rw3 not
-    /// run`.
+    /// run`; with none scored (a `-`), `no workload of 3 scored: rw1 interrupted, rw2 not run, rw3 not run`
+    /// (trial 24 F5: a run interrupted in its first workload had a bare `-`).
     pub fn rests(&self) -> String {
         let why: Vec<String> = self
             .left
             .iter()
             .map(|(name, why)| format!("{} {why}", crate::text::escaped(name)))
             .collect();
-        format!("over {}: {}", self.over(), why.join(", "))
+        match self.left.len() == self.of {
+            true => format!("no workload of {} scored: {}", self.of, why.join(", ")),
+            false => format!("over {}: {}", self.over(), why.join(", ")),
+        }
     }
 }
 
 /// The note on the composite of `runs` ([`composite`]), whose scores are `scores`: each later run's
 /// workloads scored where fewer than it has in common with the first ([`Score::rests`]; a run without a
-/// score has `-`), and its lead figures left out for
+/// score has `-`, noted when it has workloads in common, none scored), and its lead figures left out for
 /// rows unlike the first run's, as `LABEL of PHASE`; `None` when there is neither.
 pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
     let first = runs.first()?;
@@ -1877,7 +1881,7 @@ pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
         .iter()
         .enumerate()
         .skip(1)
-        .filter(|(_, s)| s.value.is_some() && !s.left.is_empty())
+        .filter(|(_, s)| !s.left.is_empty())
         .map(|(i, s)| (i, s.rests()))
         .collect();
     let mut unlike = Vec::new();
