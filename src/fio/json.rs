@@ -1410,7 +1410,7 @@ fn buffered_warning(invalidated: bool) -> String {
 /// How the warning of a buffered job ([`buffered_warning`]) starts.
 const BUFFERED_JOB: &str = "direct=0 (buffered I/O)";
 
-/// Whether `w` is the warning of a job fio ran with buffered I/O ([`buffered_warning`]).
+/// Whether `w` is the warning of a job fio ran with buffered I/O (`buffered_warning`).
 pub fn buffered_job(w: &str) -> bool {
     w.starts_with(BUFFERED_JOB)
 }

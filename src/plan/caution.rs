@@ -287,14 +287,14 @@ pub fn in_memory(w: &str) -> Option<&str> {
 /// (`report::compare`; trial 24 F2: fio beside its import at +1086 % with no word of the cache).
 pub const PAGE_CACHE_SETS: &str = "the page cache sets these numbers";
 
-/// How the run's caution of a phase with `direct = false` on a host target starts ([`page_cache`]).
+/// How the run's caution of a phase with `direct = false` on a host target starts (`page_cache`).
 pub const BUFFERED: &str = "direct = false";
 
 /// What wkrun does not do before a phase that fio does before a job (its `invalidate=1`, the default):
 /// said by `compare` beside a buffered phase.
 pub const KEEPS_CACHED: &str = "wkrun drops no cached pages before a phase";
 
-/// Whether `w` is the run's caution of buffered I/O ([`page_cache`]), which a run keeps in the phase's
+/// Whether `w` is the run's caution of buffered I/O (`page_cache`), which a run keeps in the phase's
 /// `warnings`.
 pub fn buffered(w: &str) -> bool {
     let rest = w.strip_prefix(BUFFERED).and_then(|r| r.strip_prefix(": "));
