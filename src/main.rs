@@ -57,10 +57,7 @@ enum Cmd {
         spec: PathBuf,
         #[command(flatten)]
         target: TargetArgs,
-        /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s), or in one phase
-        /// (--set phase.NAME.KEY=VALUE; phase.NAME.name=NEW renames it), or a sweep's values (--set
-        /// sweep.NAME=V1,V2); repeatable.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
+        #[arg(long = "set", value_name = "KEY=VALUE", help = SET_HELP)]
         set: Vec<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
@@ -296,16 +293,17 @@ struct TargetArgs {
     target_size: Option<String>,
 }
 
+/// What `--set` does, as `wkrun --help`, `wkrun plan --help` and the man page say it (trial 24 F8: the help
+/// said a list too replaced the key in every phase that sets it; docs/spec.md, "Overrides").
+const SET_HELP: &str = "Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s for a short trial of a long spec), or in one phase (--set phase.NAME.KEY=VALUE; phase.NAME.name=NEW renames it), or a sweep's values (--set sweep.NAME=V1,V2); a TOML list (--set 'KEY=[V1,V2]') replaces only the sweep and matrix lists of KEY (without one, each phase that sets KEY becomes a matrix); repeatable";
+
 #[derive(Args, Clone)]
 struct RunArgs {
     /// Spec file (TOML).
     spec: Option<PathBuf>,
     #[command(flatten)]
     target: TargetArgs,
-    /// Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s for a short trial of
-    /// a long spec), or in one phase (--set phase.NAME.KEY=VALUE; phase.NAME.name=NEW renames it), or a
-    /// sweep's values (--set sweep.NAME=V1,V2); repeatable.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
+    #[arg(long = "set", value_name = "KEY=VALUE", help = SET_HELP)]
     set: Vec<String>,
     /// Folder for results.json and the series CSVs (default: wkrun-results/<spec>-<time>).
     #[arg(long, short = 'o', value_name = "DIR")]

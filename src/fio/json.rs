@@ -1307,7 +1307,8 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String
 }
 
 /// The parameters the job's options give (fio's units; what they do not say is absent), and the warnings
-/// of a span they do not give in bytes and of an engine wkrun has not ([`engine_warning`]).
+/// of a span they do not give in bytes, of an engine wkrun has not ([`engine_warning`]) and of buffered I/O
+/// ([`buffered_warning`]).
 fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParams, Vec<String>) {
     let o = |k: &str| opt(j, g, k);
     let bytes = |k: &str| o(k).and_then(|v| value::bytes(v, 1024).ok());
@@ -1381,12 +1382,18 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
     p.seed = o("randseed").and_then(|v| v.parse().ok());
     let other_engine = engine.is_none().then(|| engine_warning(fio_engine));
+    // fio's default is buffered (direct=0, or buffered=1); its null engine does no I/O.
+    let buffered = engine.is_some_and(|e| e != EngineKind::Null)
+        && o("direct") != Some("1")
+        && o("buffered") != Some("0");
+    let cached = buffered.then(|| buffered_warning(o("invalidate") != Some("0")));
     (
         p,
         unknown
             .into_iter()
             .chain(apart)
             .chain(other_engine)
+            .chain(cached)
             .collect(),
     )
 }
@@ -1425,6 +1432,29 @@ fn jobs_span(size: u64, jobs: Option<&str>, step: Option<&str>) -> (u64, Option<
         )),
         _ => unknown("the increment not in bytes".into()),
     }
+}
+
+/// The warning of a job fio ran with buffered I/O (trial 24 F2): the page cache's part in its numbers
+/// ([`crate::plan::PAGE_CACHE_SETS`]), and whether fio dropped the file's cached pages before it
+/// (`invalidate`, 1 by default) or kept them.
+fn buffered_warning(invalidated: bool) -> String {
+    let before = match invalidated {
+        true => {
+            "fio dropped the file's cached pages before the job (invalidate=1, its default), so the cache held none of it at the start"
+        }
+        false => {
+            "fio kept the file's cached pages before the job (invalidate=0), so pages cached before it were answered from memory"
+        }
+    };
+    format!("{BUFFERED_JOB}: {}; {before}", crate::plan::PAGE_CACHE_SETS)
+}
+
+/// How the warning of a buffered job ([`buffered_warning`]) starts.
+const BUFFERED_JOB: &str = "direct=0 (buffered I/O)";
+
+/// Whether `w` is the warning of a job fio ran with buffered I/O (`buffered_warning`).
+pub fn buffered_job(w: &str) -> bool {
+    w.starts_with(BUFFERED_JOB)
 }
 
 /// The warning of a phase whose fio job ran on an engine wkrun has not (`falloc`, `posixaio`, `mmap`):

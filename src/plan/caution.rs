@@ -282,15 +282,33 @@ pub fn in_memory(w: &str) -> Option<&str> {
     head.rsplit(" is on ").next()
 }
 
+/// What buffered I/O makes of a phase's numbers: the one definition of the words of the run's caution
+/// ([`BUFFERED`]), of fio's buffered jobs read from its JSON (`fio::json`) and of `compare`'s note of either
+/// (`report::compare`; trial 24 F2: fio beside its import at +1086 % with no word of the cache).
+pub const PAGE_CACHE_SETS: &str = "the page cache sets these numbers";
+
+/// How the run's caution of a phase with `direct = false` on a host target starts (`page_cache`).
+pub const BUFFERED: &str = "direct = false";
+
+/// What wkrun does not do before a phase that fio does before a job (its `invalidate=1`, the default):
+/// said by `compare` beside a buffered phase.
+pub const KEEPS_CACHED: &str = "wkrun drops no cached pages before a phase";
+
+/// Whether `w` is the run's caution of buffered I/O (`page_cache`), which a run keeps in the phase's
+/// `warnings`.
+pub fn buffered(w: &str) -> bool {
+    let rest = w.strip_prefix(BUFFERED).and_then(|r| r.strip_prefix(": "));
+    rest.is_some_and(|r| r.starts_with(PAGE_CACHE_SETS))
+}
+
 /// Buffered I/O on a host target: the page cache answers reads and absorbs writes.
 fn page_cache(w: &IoWork, t: &TargetInfo) -> Option<String> {
     if w.io.direct || !caps(w.io.engine).opens_target || t.kind == TargetKind::Sim {
         return None;
     }
-    Some(
-        "direct = false: the page cache sets these numbers; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
-            .to_string(),
-    )
+    Some(format!(
+        "{BUFFERED}: {PAGE_CACHE_SETS}; set direct = true: I/O goes through the page cache, which can answer reads from memory and absorbs writes until the phase's closing fdatasync, so these numbers describe the host's cache as much as the device"
+    ))
 }
 
 /// A loop device without direct I/O under the target: its backing file's page cache answers reads and

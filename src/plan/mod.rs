@@ -9,7 +9,10 @@
 
 pub mod access;
 mod caution;
-pub use caution::{DESCRIBES_RAM, IN_MEMORY, UnkeptCap, in_memory, pacing_cap, unkept_caps};
+pub use caution::{
+    BUFFERED, DESCRIBES_RAM, IN_MEMORY, KEEPS_CACHED, PAGE_CACHE_SETS, UnkeptCap, buffered,
+    in_memory, pacing_cap, unkept_caps,
+};
 mod holes;
 pub use holes::{HolesCheck, TrimsBefore};
 pub mod pairing;

@@ -982,7 +982,8 @@ pub fn host_notes(runs: &[&Results], names: &[String]) -> Vec<String> {
 /// ([`crate::fio::json::latency_caveat`]); for each prediction whose fit warned, its first warning
 /// (`prediction.fit_warnings`); each phase left out for doing no storage I/O (`left_out`: fio's cpuio
 /// job); for each phase of a prediction compared apart from its measured namesake, whose workload differs,
-/// how (`apart`).
+/// how (`apart`); the phases of each run that ran buffered I/O, and what the page cache made of them
+/// (`cached`).
 ///
 /// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
 /// beside the others' `missing` only.
@@ -997,8 +998,44 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
         .chain(apart_lines(runs))
         .chain(ran_apart(runs))
         .chain(no_io_phase(runs))
+        .chain(cached(runs))
         .chain(unpaired(runs))
         .collect()
+}
+
+/// A line for each run whose phases ran buffered I/O, those of one text together (trial 24 F2: fio's
+/// buffered job beside its import compared at +1086 % with no word of the page cache): its column's heading,
+/// the phases and what the cache made of their numbers: for a wkrun phase, the start of its caution
+/// ([`crate::plan::buffered`]) and what wkrun does not do before it that fio does by default
+/// ([`crate::plan::KEEPS_CACHED`]); for fio's job, its warning ([`crate::fio::json::buffered_job`]), which
+/// says whether fio dropped the file's cached pages before it.
+fn cached(runs: &[Run]) -> impl Iterator<Item = String> {
+    use crate::plan::{BUFFERED, KEEPS_CACHED, PAGE_CACHE_SETS};
+    let kept = format!(
+        "{BUFFERED}: {PAGE_CACHE_SETS}; {KEEPS_CACHED} (fio's invalidate=1, its default, drops them), so pages cached before it (by the file's layout or an earlier phase) are answered from memory"
+    );
+    let said = move |w: &String| match crate::plan::buffered(w) {
+        true => Some(kept.clone()),
+        false => crate::fio::json::buffered_job(w).then(|| crate::text::escaped(w).into_owned()),
+    };
+    runs.iter().zip(headers(runs)).flat_map(move |(r, h)| {
+        let mut texts: Vec<(String, Vec<String>)> = Vec::new();
+        for p in r.results.phases.iter().filter(|p| compared(p)) {
+            let Some(t) = p.warnings.iter().find_map(&said) else {
+                continue;
+            };
+            let name = format!("\"{}\"", crate::text::escaped(&p.name));
+            match texts.iter_mut().find(|(said, _)| *said == t) {
+                Some((_, names)) => names.push(name),
+                None => texts.push((t, vec![name])),
+            }
+        }
+        let lines = texts.into_iter().map(|(t, names)| {
+            let s = if names.len() == 1 { "" } else { "s" };
+            format!("{h}: phase{s} {}: {t}", names.join(", "))
+        });
+        lines.collect::<Vec<_>>()
+    })
 }
 
 /// A line for each run that completed no I/O phase (trial 23 X3: a run interrupted in its first erase was
@@ -1837,20 +1874,24 @@ impl Score {
     }
 
     /// The workloads scored, and why the others are not: `over 1 of 3 workloads: rw2 interrupted, rw3 not
-    /// run`.
+    /// run`; with none scored (a `-`), `no workload of 3 scored: rw1 interrupted, rw2 not run, rw3 not run`
+    /// (trial 24 F5: a run interrupted in its first workload had a bare `-`).
     pub fn rests(&self) -> String {
         let why: Vec<String> = self
             .left
             .iter()
             .map(|(name, why)| format!("{} {why}", crate::text::escaped(name)))
             .collect();
-        format!("over {}: {}", self.over(), why.join(", "))
+        match self.left.len() == self.of {
+            true => format!("no workload of {} scored: {}", self.of, why.join(", ")),
+            false => format!("over {}: {}", self.over(), why.join(", ")),
+        }
     }
 }
 
 /// The note on the composite of `runs` ([`composite`]), whose scores are `scores`: each later run's
 /// workloads scored where fewer than it has in common with the first ([`Score::rests`]; a run without a
-/// score has `-`), and its lead figures left out for
+/// score has `-`, noted when it has workloads in common, none scored), and its lead figures left out for
 /// rows unlike the first run's, as `LABEL of PHASE`; `None` when there is neither.
 pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
     let first = runs.first()?;
@@ -1858,7 +1899,7 @@ pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
         .iter()
         .enumerate()
         .skip(1)
-        .filter(|(_, s)| s.value.is_some() && !s.left.is_empty())
+        .filter(|(_, s)| !s.left.is_empty())
         .map(|(i, s)| (i, s.rests()))
         .collect();
     let mut unlike = Vec::new();

@@ -1052,7 +1052,8 @@ fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
                     compare::format_change((c - 1.0) * 100.0),
                     s.over()
                 ),
-                None => format!("{} – (no phase in common)", r.label),
+                None if s.left.is_empty() => format!("{} – (no phase in common)", r.label),
+                None => format!("{} – (no workload scored)", r.label),
             })
             .collect();
         let _ = writeln!(

@@ -115,6 +115,12 @@ pub struct TargetInfo {
     /// unwritten blocks would not reach the device). Absent otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub laid_out: bool,
+    /// True when no phase the run ran opened the target (each ran on the `null` engine, which does no
+    /// I/O): wkrun neither created, read nor wrote it, so a file that did not exist was not made; `path`,
+    /// `capacity_bytes` and the facts probed are those of the target the spec names, never touched. Absent
+    /// otherwise, and for the simulated drive.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unopened: bool,
     /// A simulated target's model: every parameter and the derived flash layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<crate::sim::SimTarget>,
@@ -385,6 +391,7 @@ impl TargetInfo {
             created: false,
             preallocated: false,
             laid_out: false,
+            unopened: false,
             sim: None,
             memory_fs: None,
             no_direct: None,

@@ -226,6 +226,17 @@ fn completions_and_the_man_page_name_every_command() {
         ),
         "{out}"
     );
+    // Trial 24 F8: the help said a list too replaced KEY in every phase that sets it (a list on
+    // specs/snia/latency.toml leaves the precondition's 128 KiB alone); a run's and the plan's say the same.
+    let set = "Replace KEY in [defaults] and every phase that sets it (e.g. --set duration=10s for a short trial of a long spec), or in one phase (--set phase.NAME.KEY=VALUE; phase.NAME.name=NEW renames it), or a sweep's values (--set sweep.NAME=V1,V2); a TOML list (--set 'KEY=[V1,V2]') replaces only the sweep and matrix lists of KEY (without one, each phase that sets KEY becomes a matrix); repeatable";
+    for args in [&["--help"][..], &["plan", "--help"]] {
+        let (code, out, err) = code_out_err(&wkrun(tmp.path(), args));
+        assert_eq!(code, 0, "{err}");
+        // On the option's line or the next, as clap lays out the command's options.
+        let after = out.split_once("\n      --set <KEY=VALUE>").map(|(_, a)| a);
+        let text = after.and_then(|a| a.trim_start().lines().next());
+        assert_eq!(text, Some(set), "{args:?}: {out}");
+    }
     let (code, out, err) = code_out_err(&wkrun(tmp.path(), &["man"]));
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with(".ie \\n(.g .ds Aq"), "{out}");

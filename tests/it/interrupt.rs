@@ -420,6 +420,32 @@ fn a_signal_before_the_run_starts_leaves_nothing_and_exits_128_plus_its_number()
     assert_eq!(dir_listing(d.path()), ["out", "s.toml", "t.img"]);
 }
 
+/// Three workloads at 2000 IOPS, rw1 and rw2 of the durations given (rw2 with a window 4s..8s), rw3 of
+/// 300 ms.
+fn three_workloads(rw1: &str, rw2: &str) -> String {
+    format!(
+        "[defaults]\nblock_size = \"4KiB\"\nqueue_depth = 2\ninterval = \"100ms\"\n\
+         [[phase]]\nname = \"rw1\"\nkind = \"workload\"\nread_percent = 50\nduration = \"{rw1}\"\n\
+         rate_iops = 2000\n\
+         [[phase]]\nname = \"rw2\"\nkind = \"workload\"\nread_percent = 50\nduration = \"{rw2}\"\n\
+         rate_iops = 2000\nwindows = [\"4s..8s\"]\n\
+         [[phase]]\nname = \"rw3\"\nkind = \"workload\"\nread_percent = 0\nduration = \"300ms\"\n\
+         rate_iops = 2000\n"
+    )
+}
+
+/// [`three_workloads`] of rw1 and rw2 run into `out` and stopped by SIGINT about 0.5 s after its series CSV
+/// `csv` appeared, and run whole, each workload of 300 ms, into `full`.
+fn cut_and_full(dir: &Path, rw1: &str, rw2: &str, csv: &str) {
+    let (code, _, stderr) = code_out_err(&interrupted_after(dir, &three_workloads(rw1, rw2), csv));
+    assert_eq!(code, 130, "{stderr}");
+    let full = three_workloads("300ms", "300ms");
+    write_file(dir, "full.toml", &spec_text("int", &full));
+    let run = ["full.toml", "-q", "--target", "t.img", "-o", "full"];
+    let (code, _, err) = code_out_err(&wkrun(dir, &run));
+    assert_eq!(code, 0, "{err}");
+}
+
 /// Trial 21 T3/T4: a run interrupted in the second of three workloads, beside a run of all three. Its cut
 /// phase is left out of the composite (its figures cover 0.5 s of the phase, the other run's all of it),
 /// and the composite says over how many of the first run's workloads it rests and why not the others:
@@ -429,27 +455,8 @@ fn a_signal_before_the_run_starts_leaves_nothing_and_exits_128_plus_its_number()
 #[test]
 fn an_interrupted_phase_is_left_out_of_the_composite_which_says_what_it_rests_on() {
     let d = tempdir();
-    let phases = |rw2: &str| {
-        format!(
-            "[defaults]\nblock_size = \"4KiB\"\nqueue_depth = 2\ninterval = \"100ms\"\n\
-             [[phase]]\nname = \"rw1\"\nkind = \"workload\"\nread_percent = 50\nduration = \"300ms\"\n\
-             rate_iops = 2000\n\
-             [[phase]]\nname = \"rw2\"\nkind = \"workload\"\nread_percent = 50\nduration = \"{rw2}\"\n\
-             rate_iops = 2000\nwindows = [\"4s..8s\"]\n\
-             [[phase]]\nname = \"rw3\"\nkind = \"workload\"\nread_percent = 0\nduration = \"300ms\"\n\
-             rate_iops = 2000\n"
-        )
-    };
     // rw2 is stopped about 0.5 s in, long before its 60 s.
-    let out = interrupted_after(d.path(), &phases("60s"), "out/01-rw2.csv");
-    let (code, _, stderr) = code_out_err(&out);
-    assert_eq!(code, 130, "{stderr}");
-    write_file(d.path(), "full.toml", &spec_text("int", &phases("300ms")));
-    let (code, _, err) = code_out_err(&wkrun(
-        d.path(),
-        &["full.toml", "-q", "--target", "t.img", "-o", "full"],
-    ));
-    assert_eq!(code, 0, "{err}");
+    cut_and_full(d.path(), "300ms", "60s", "out/01-rw2.csv");
     let (cut, _) = strict_results(&d.path().join("out"));
     let (full, _) = strict_results(&d.path().join("full"));
     assert_eq!(cut.phases.len(), 2);
@@ -512,6 +519,28 @@ fn an_interrupted_phase_is_left_out_of_the_composite_which_says_what_it_rests_on
             .as_str()
         )
     );
+}
+
+/// Trial 24 F5: a run interrupted in its first workload has no workload left to score: its composite is
+/// `-`, with the note saying why (it was a bare `-`): none of the three workloads it has in common with
+/// the full run is scored, the first interrupted and the others not run.
+#[test]
+fn a_composite_with_no_workload_left_to_score_says_why() {
+    let d = tempdir();
+    // rw1 is stopped about 0.5 s in, long before its 60 s.
+    cut_and_full(d.path(), "60s", "300ms", "out/00-rw1.csv");
+    let (code, table, err) = code_out_err(&wkrun(
+        d.path(),
+        &["compare", "full", "out", "--format", "csv"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        table.lines().last(),
+        Some("(all phases),composite (geometric mean of ratios to the first run),1.000,-,"),
+        "{table}"
+    );
+    let note = "note: (all phases) composite (geometric mean of ratios to the first run): the composite of t.img (out) [interrupted]: no workload of 3 scored: rw1 interrupted, rw2 not run, rw3 not run; a phase that did not complete is left out (its figures cover part of it)";
+    assert!(err.lines().any(|l| l == note), "{err}");
 }
 
 /// Trial 23 X4: a stop during an erase says at once, on stderr, that the run stops after the erase in

@@ -94,8 +94,10 @@ size = "1MiB"
     let (_, r) = strict_results(&out);
     assert_eq!(u(phase(&r, 1), "/write/ops"), 7_000);
     assert_eq!(u(&r, "/target/capacity_bytes"), 1 << 20);
-    // Nothing was created, and the results and the plan say so.
+    // Nothing was created, and the results and the plan say so: the target was not opened (trial 24 F7:
+    // the results named a file that did not exist with no word).
     assert_eq!(r["target"].get("created"), None, "{}", r["target"]);
+    assert_eq!(r["target"]["unopened"], true, "{}", r["target"]);
     let t = target.to_str().expect("utf-8");
     let (code, out, err) = code_out_err(&wkrun(dir.path(), &["plan", "spec.toml", "--target", t]));
     assert_eq!(code, 0, "{err}");
@@ -111,6 +113,88 @@ size = "1MiB"
         out.contains("file, will be created (blocks preallocated)"),
         "{out}"
     );
+}
+
+/// Trial 24 F7: a read-only workload on the null engine reads nothing, so it gets no warning of
+/// never-written reads (it said 100 % of the span held no written data); on psync, over a sparse file of
+/// the same size, the phase reads the holes and is warned. Only the psync run opens the target.
+#[test]
+fn a_null_engine_read_is_not_warned_of_never_written_data() {
+    let dir = tempdir();
+    let body = "[defaults]\nengine = \"null\"\ndirect = false\n[[phase]]\nname = \"r\"\nkind = \"workload\"\npattern = \"random\"\nblock_size = \"4KiB\"\nread_percent = 100\nsize = \"4MiB\"\n";
+    let target = dir.path().join("sparse.img");
+    std::fs::File::create(&target)
+        .and_then(|f| f.set_len(1 << 20))
+        .expect("sparse target");
+    let never = |r: &serde_json::Value| -> Vec<String> {
+        let w = phase(r, 0)["warnings"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let w = w.iter().filter_map(|w| w.as_str());
+        w.filter(|w| w.starts_with("never-written reads"))
+            .map(String::from)
+            .collect()
+    };
+    let run_in = |name: &str, body: &str| {
+        let run = dir.path().join(name);
+        fs::create_dir(&run).expect("mkdir");
+        strict_results(&run_ok(&run, name, body, &target)).1
+    };
+    let r = run_in("null", body);
+    assert_eq!(u(phase(&r, 0), "/read/ops"), 1024);
+    assert_eq!(never(&r), Vec::<String>::new());
+    assert_eq!(r["target"]["unopened"], true, "{}", r["target"]);
+    let body = body.replace("\"null\"", "\"psync\"");
+    let r = run_in("psync", &body);
+    assert_eq!(
+        never(&r),
+        [
+            "never-written reads: 100.0 % of the span holds no written data: add a fill phase before this one, or reads there may not reach the device (read span [0, 1048576), first gap [0, 1048576))"
+        ]
+    );
+    assert_eq!(r["target"].get("unopened"), None, "{}", r["target"]);
+    // The trial's own: fio's null job imported (no note of buffered I/O: it does none) and run on the
+    // default target, which is not made.
+    let import = [
+        "import",
+        "fio",
+        "-o",
+        "nul.toml",
+        "--",
+        "--name=nul",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=128m",
+        "--iodepth=8",
+        "--numjobs=2",
+        "--runtime=3",
+        "--time_based",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &import));
+    assert_eq!(code, 0, "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note:")).collect();
+    assert_eq!(
+        notes,
+        [
+            "note: no job names its file (filename): fio makes one per job (JOBNAME.N.0); this spec names no target, so it runs on --target (or wkrun's default file), each job's numjobs as workers on it",
+            "note: fio runs each of numjobs jobs over the whole region (sequential ones each from its start, random ones each with its own random map); wkrun's workers each take an equal part of it (the same bytes over the same range)"
+        ]
+    );
+    let run = ["nul.toml", "-o", "nul-wk", "-q", "--set", "duration=300ms"];
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &run));
+    assert_eq!(code, 0, "{err}");
+    let (_, r) = strict_results(&dir.path().join("nul-wk"));
+    assert_eq!(never(&r), Vec::<String>::new());
+    assert_eq!(
+        (&r["target"]["path"], &r["target"]["unopened"]),
+        (
+            &serde_json::json!("wkrun-target.img"),
+            &serde_json::json!(true)
+        )
+    );
+    assert!(!dir.path().join("wkrun-target.img").exists());
 }
 
 #[test]

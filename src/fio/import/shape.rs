@@ -308,7 +308,8 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
             ),
         ));
     }
-    if !job.direct && job.invalidate {
+    // The null engine does no I/O: no cache to speak of (trial 24 F7).
+    if !job.direct && job.invalidate && engine != "null" {
         notes.push(remark(
             &job.at,
             "direct=0",
