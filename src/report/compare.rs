@@ -415,6 +415,9 @@ pub enum Note {
     Composite {
         /// Each later column's workloads scored, where some are not.
         rests: Vec<(usize, String)>,
+        /// Whether a workload of `rests` is left out for not completing ([`stopped_by`]): only then does
+        /// the note say why such a phase is left out.
+        partial: bool,
         /// Each later column's lead figures left out for rows unlike the first column's.
         unlike: Vec<(usize, String)>,
     },
@@ -447,7 +450,11 @@ impl Note {
                     each.join("; ")
                 )
             }
-            Note::Composite { rests, unlike } => {
+            Note::Composite {
+                rests,
+                partial,
+                unlike,
+            } => {
                 let each = |items: &[(usize, String)]| -> Vec<String> {
                     items
                         .iter()
@@ -456,10 +463,13 @@ impl Note {
                 };
                 let mut said = Vec::new();
                 if !rests.is_empty() {
-                    said.push(format!(
-                        "the composite of {}; a phase that did not complete is left out (its figures cover part of it)",
-                        each(rests).join("; ")
-                    ));
+                    let why = match partial {
+                        true => {
+                            "; a phase that did not complete is left out (its figures cover part of it)"
+                        }
+                        false => "",
+                    };
+                    said.push(format!("the composite of {}{why}", each(rests).join("; ")));
                 }
                 if !unlike.is_empty() {
                     said.push(format!(
@@ -1913,7 +1923,23 @@ pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
             }
         }
     }
-    (!rests.is_empty() || !unlike.is_empty()).then_some(Note::Composite { rests, unlike })
+    // Trial 24: the clause on phases that did not complete was said of fio's verify job too.
+    let stopped = [
+        Status::Interrupted,
+        Status::Failed,
+        Status::Running,
+        Status::Completed,
+    ]
+    .map(stopped_by);
+    let partial = scores
+        .iter()
+        .skip(1)
+        .any(|s| s.left.iter().any(|(_, why)| stopped.contains(why)));
+    (!rests.is_empty() || !unlike.is_empty()).then_some(Note::Composite {
+        rests,
+        partial,
+        unlike,
+    })
 }
 
 /// The ratio of a phase's lead figure to its twin's in `base`, inverted where lower is better (so above 1

@@ -643,7 +643,7 @@ fn real_fio_verify_reads_are_not_set_against_the_writes_alone() {
         "{text}"
     );
     let why = format!(
-        "[2] the composite of {}: no workload of 1 scored: verify counted with its verify reads; a phase that did not complete is left out (its figures cover part of it)",
+        "[2] the composite of {}: no workload of 1 scored: verify counted with its verify reads",
         file.display()
     );
     assert!(text.contains(&why), "{text}");
