@@ -208,8 +208,8 @@ fn drive(at: &str, path: &str, out: &mut Vec<Violation>) -> Option<crate::target
 }
 
 /// Phase `i` (`p`): its times, its name (by the spec's rule, and not the name of an earlier phase: `names`
-/// holds each name seen with its phase), and its parameters within the spec's bounds and the target's
-/// `capacity`.
+/// holds each name seen with its phase), its stream seed that of its seed and a name found right
+/// ([`stream_seed`]), and its parameters within the spec's bounds and the target's `capacity`.
 pub fn phase<'a>(
     i: usize,
     p: &'a PhaseResult,
@@ -227,6 +227,7 @@ pub fn phase<'a>(
             out,
         );
     }
+    let before = out.len();
     name(&at("name"), &p.name, "the phase's CSV file", out);
     match names.get(p.name.as_str()) {
         Some(j) => out.push(Violation {
@@ -239,6 +240,10 @@ pub fn phase<'a>(
         None => {
             names.insert(&p.name, i);
         }
+    }
+    // A name already said to be wrong would make its stream seed wrong again.
+    if out.len() == before {
+        stream_seed(i, p, out);
     }
     params(i, p, target, out);
 }
@@ -362,6 +367,26 @@ fn params(i: usize, p: &PhaseResult, target: &TargetInfo, out: &mut Vec<Violatio
             expected: format!(
                 "span_start_bytes {} + span_bytes {} = {end} is past the target's capacity_bytes {capacity}",
                 q.span_start_bytes, q.span_bytes
+            ),
+        });
+    }
+}
+
+/// Phase `i`'s `params.stream_seed`, when recorded with `params.seed`, is the hash of the seed and the
+/// phase's name that the plan gives it ([`crate::plan::PhaseParams::stream_seed_of`]): a stream seed no
+/// run writes, one copied from another phase to make two phases one stream (attack 24 F9), is refused.
+fn stream_seed(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let (Some(recorded), Some(expected)) = (q.stream_seed, q.stream_seed_of(&p.name)) else {
+        return;
+    };
+    if recorded != expected {
+        out.push(Violation {
+            path: format!("phases[{i}].params.stream_seed"),
+            expected: format!(
+                "{recorded} is not the stream seed of seed {} and the phase's name {}, {expected}",
+                q.seed.unwrap_or_default(),
+                echo(&p.name)
             ),
         });
     }
