@@ -187,6 +187,13 @@ fn under_loop_in_use(rdev: u64, depth: u32) -> Option<String> {
     if let Some(why) = swap_file(id) {
         return Some(format!("{is} {shown}, which {why}"));
     }
+    // A program writing the backing file itself (fio on the file under the loop device).
+    if let (Identity::File { .. }, Some(o)) = (id, super::openers::opener(&[id])) {
+        return Some(format!(
+            "{is} {shown}, which is open in another program: {}",
+            o.words()
+        ));
+    }
     let chain = loop_in_use_over(id, Some(own), depth)?;
     Some(format!(
         "{is} {shown}, which is also the backing file of {chain}"
@@ -212,6 +219,22 @@ fn device_in_use(rdev: u64, node: &Path) -> Option<String> {
         .or_else(|| swap(&devs))
         .or_else(|| held(&devs))
         .or_else(|| exclusive_open_fails(rdev, node))
+        .or_else(|| open_elsewhere(&devs))
+}
+
+/// A device of `devs` that another process holds open ([`super::openers`]): a program writing it without an
+/// exclusive open (fio, dd), which the kernel's `O_EXCL` check does not see (attack 24 F10).
+fn open_elsewhere(devs: &[(u32, u32, String)]) -> Option<String> {
+    let ids: Vec<Identity> = (devs.iter())
+        .map(|&(a, b, _)| Identity::Block {
+            rdev: libc::makedev(a, b),
+        })
+        .collect();
+    let o = super::openers::opener(&ids)?;
+    let name = (devs.iter().zip(&ids))
+        .find(|(_, id)| **id == o.of)
+        .map_or(o.path.clone(), |(d, _)| d.2.clone());
+    Some(format!("{name} is open in another program: {}", o.words()))
 }
 
 /// A device of `devs` (`(major, minor, name)`) that is mounted, from /proc/self/mountinfo.
@@ -1003,5 +1026,78 @@ mod tests {
         )
         .unwrap();
         assert!(!s.covers(&other));
+    }
+
+    /// A `sleep` holding `path` open for writing on its standard output (as fio holds a device it writes,
+    /// without O_EXCL); killed and reaped on drop.
+    struct Holder(std::process::Child);
+
+    impl Holder {
+        fn new(path: &Path) -> Holder {
+            let f = fs::OpenOptions::new().write(true).open(path).unwrap();
+            let child = Command::new("sleep")
+                .arg("60")
+                .stdout(std::process::Stdio::from(f))
+                .spawn()
+                .unwrap();
+            Holder(child)
+        }
+    }
+
+    impl Drop for Holder {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    /// Attack 24 F10: a loop device another program holds open (not exclusively) is in use, and so are its
+    /// backing file and, for a program holding the backing file, the loop device; held by nothing, neither.
+    #[test]
+    fn a_device_or_backing_file_another_program_holds_open_is_in_use() {
+        let test =
+            "target::safety::tests::a_device_or_backing_file_another_program_holds_open_is_in_use";
+        let Some(loops) = Loops::new(test, 1) else {
+            return;
+        };
+        let t = loops.target(0);
+        let dev = t.path.display().to_string();
+        let backing = loops.dir.path().join("backing-0.img");
+        let file = super::super::probe(&backing, 0).unwrap();
+        let shown = backing.display().to_string();
+        // Held by nothing: written.
+        assert_eq!(in_use_reason(&t), None);
+        assert_eq!(in_use_reason(&file), None);
+        assert!(consent(&t, true, Some(Path::new(&dev))).is_ok());
+        {
+            let h = Holder::new(&loops.devs[0]);
+            let pid = h.0.id();
+            let held =
+                format!("{dev} is open in another program: pid {pid} (sleep) has {dev} open");
+            assert_eq!(in_use_reason(&t).as_deref(), Some(held.as_str()));
+            assert_eq!(
+                consent(&t, true, Some(Path::new(&dev))).unwrap_err(),
+                format!("refusing to write to {dev}: {held}")
+            );
+            // A run that only reads is not refused.
+            assert!(consent(&t, false, None).is_ok());
+            assert_eq!(
+                in_use_reason(&file),
+                Some(format!("it is the backing file of {dev}, and {held}"))
+            );
+        }
+        {
+            let h = Holder::new(&backing);
+            let pid = h.0.id();
+            assert_eq!(
+                in_use_reason(&t),
+                Some(format!(
+                    "it is a loop device of {shown}, which is open in another program: pid {pid} (sleep) has {shown} open"
+                ))
+            );
+        }
+        // Once they have ended, nothing holds either.
+        assert_eq!(in_use_reason(&t), None);
+        assert_eq!(in_use_reason(&file), None);
     }
 }
