@@ -1620,6 +1620,9 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     // the limit and what is enough (an input that could not be opened was taken as bad input, exit 2).
     wkrun::run::ensure_open_files(&what, MERGE_FILES, "").map_err(|e| Fail(1, e))?;
     room_to_read(&files, &what, wkrun::report::room::Reader::Keep)?;
+    for w in merge::runs_ended(&files).map_err(bad)? {
+        err_out(&format!("warning: {w}\n"));
+    }
     let mut merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(out_fail)?;
     if let Err(e) = merge::write(&out, &merged) {

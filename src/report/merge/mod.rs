@@ -118,6 +118,36 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Merged, String> {
     merge_runs(&runs, Unit::Host)
 }
 
+/// Refuses a results file whose run is still going: its folder's lock, which a run holds until it ends, is
+/// held ([`crate::results::outdir::live_run`]); its results are those of a run part way, `running`, that
+/// would be merged as if it had stopped there (attack 24 F7). Returns a warning for each folder of which
+/// it cannot be told (the lock cannot be tried: a file system without flock).
+///
+/// # Errors
+/// The first folder a run still writes into, named with the run's pid when /proc/locks tells.
+pub fn runs_ended(files: &[std::path::PathBuf]) -> Result<Vec<String>, String> {
+    let mut unknown = Vec::new();
+    for f in files {
+        let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = dir.unwrap_or(std::path::Path::new("."));
+        match crate::results::outdir::live_run(dir) {
+            Ok(None) => {}
+            Ok(Some(pid)) => {
+                return Err(format!(
+                    "{} is the output folder of a wkrun run still going{}: its results are not final; merge it once that run has ended",
+                    dir.display(),
+                    pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+                ));
+            }
+            Err(e) => unknown.push(format!(
+                "whether a run still writes into {} cannot be told (its lock cannot be tried: {e}); merged as it is now",
+                dir.display()
+            )),
+        }
+    }
+    Ok(unknown)
+}
+
 /// The runs a results file stands for: itself and, for a merged one, the runs it merged (`cluster.hosts`);
 /// each as (hostname, target path, start time), which no two runs share.
 fn leaves(r: &RunData) -> Vec<(String, String, String)> {
