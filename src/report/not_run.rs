@@ -7,14 +7,44 @@ use super::runs::RunData;
 use crate::results::{PlannedPhase, Status, planned};
 use std::fmt::Write as _;
 
-/// Each run, by its place in `runs`, with the phases it planned and never ran; runs that ran every phase
-/// left out.
-pub fn runs_not_run(runs: &[RunData]) -> Vec<(usize, Vec<&PlannedPhase>)> {
-    runs.iter()
-        .enumerate()
-        .map(|(i, r)| (i, r.results.not_run()))
-        .filter(|(_, n)| !n.is_empty())
+/// A run's phases not run: the one it stopped in without writing its results, when its folder shows it
+/// began ([`crate::results::Results::stopped_in`]), and the phases it planned and never ran after it.
+pub struct NotRun<'a> {
+    /// The run's place in the report's runs.
+    pub run: usize,
+    /// The phase it was in when it ended without writing its results.
+    pub stopped_in: Option<&'a PlannedPhase>,
+    /// The phases it planned and never ran ([`crate::results::Results::not_run`], that one left out).
+    pub never: Vec<&'a PlannedPhase>,
+}
+
+/// Each run with a phase it stopped in or phases it never ran; runs that ran every phase left out.
+pub fn runs_not_run(runs: &[RunData]) -> Vec<NotRun<'_>> {
+    (runs.iter().enumerate())
+        .map(|(i, r)| {
+            let stopped_in = r.results.stopped_in(|p| planned::began_in(&r.file, p));
+            let never = (r.results.not_run().into_iter())
+                .filter(|p| stopped_in != Some(*p))
+                .collect();
+            NotRun {
+                run: i,
+                stopped_in,
+                never,
+            }
+        })
+        .filter(|n| n.stopped_in.is_some() || !n.never.is_empty())
         .collect()
+}
+
+/// The contents' words for a run's phases not run: `stopped in rw1 (...); not run: rw2, rw3`.
+fn line(n: &NotRun<'_>) -> String {
+    let stopped = n.stopped_in.map(|p| planned::stopped_in_words(&p.name));
+    let never = planned::not_run_line(&n.never);
+    stopped
+        .into_iter()
+        .chain(never)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Why run `r` stopped before its planned phases, in words: `interrupted by SIGINT`, `failed: ERROR`,
@@ -33,8 +63,8 @@ pub fn stopped(r: &RunData) -> String {
 /// the report has several runs), linking to the list ([`html_section`]); empty when every run ran all.
 pub fn contents(runs: &[RunData]) -> String {
     let mut o = String::new();
-    for (i, list) in runs_not_run(runs) {
-        let line = planned::not_run_line(&list).unwrap_or_default();
+    for n in runs_not_run(runs) {
+        let (i, line) = (n.run, line(&n));
         let whose = match runs.len() {
             1 => String::new(),
             _ => format!("{}: ", runs[i].label),
@@ -55,18 +85,32 @@ pub fn contents(runs: &[RunData]) -> String {
 /// ([`stopped`]); empty when every run ran all it planned.
 pub fn html_section(runs: &[RunData]) -> String {
     let mut o = String::new();
-    for (i, list) in runs_not_run(runs) {
-        let r = &runs[i];
+    for nr in runs_not_run(runs) {
+        let (r, list) = (&runs[nr.run], &nr.never);
         let n = list.len();
+        let phases = format!("{n} planned phase{}", if n == 1 { "" } else { "s" });
+        let said = match nr.stopped_in {
+            Some(p) if n == 0 => planned::stopped_in_words(&p.name),
+            Some(p) => format!(
+                "{}, and {phases} after it never ran",
+                planned::stopped_in_words(&p.name)
+            ),
+            None => format!(
+                "{phases} never ran: the run stopped before {} ({})",
+                if n == 1 { "it" } else { "them" },
+                stopped(r)
+            ),
+        };
         let _ = writeln!(
             o,
-            "<p class=\"meta\">{}{}: {n} planned phase{} never ran: the run stopped before {} ({}).</p>",
-            swatch(i),
+            "<p class=\"meta\">{}{}: {}.</p>",
+            swatch(nr.run),
             esc(&r.label),
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "it" } else { "them" },
-            esc(&stopped(r))
+            esc(&said)
         );
+        if n == 0 {
+            continue;
+        }
         o.push_str(
             "<div class=\"scroll\"><table><thead><tr><th>phase</th><th class=\"l\">name</th>\
 <th class=\"l\">kind</th></tr></thead><tbody>\n",

@@ -52,6 +52,7 @@ fn host_spans(r: &Results, out: &mut Vec<Violation>) {
     let hosts = r.cluster.as_ref().map_or(&[][..], |c| &c.hosts[..]);
     for (i, p) in r.phases.iter().enumerate() {
         for (k, part) in p.hosts.iter().enumerate() {
+            stopped_part(i, k, part, hosts.get(k), out);
             let (Some(span), Some(host)) = (part.span_bytes, hosts.get(k)) else {
                 continue;
             };
@@ -66,6 +67,35 @@ fn host_spans(r: &Results, out: &mut Vec<Violation>) {
             }
         }
     }
+}
+
+/// A merged phase's part said to be where its host's run stopped (`phases[i].hosts[k].stopped_in`) is one
+/// a merge marks so: `true`, of a host whose run ended `running` ([`crate::results::Results::stopped_in`]),
+/// a part that did not begin the phase.
+fn stopped_part(
+    i: usize,
+    k: usize,
+    part: &super::HostPhase,
+    host: Option<&super::ClusterHost>,
+    out: &mut Vec<Violation>,
+) {
+    let Some(s) = part.stopped_in else { return };
+    let why = match (s, host.map(|h| h.status)) {
+        (false, _) => "false: a merge writes it only as true".to_string(),
+        (true, _) if part.began() => {
+            "true of a part with a started_at: a host stopped in a phase has no results of it"
+                .to_string()
+        }
+        (true, Some(st)) if st != Status::Running => format!(
+            "true of a host whose run ended \"{}\" (cluster.hosts[{k}].status): a run that ends in a phase writes its results",
+            st.word()
+        ),
+        _ => return,
+    };
+    out.push(Violation {
+        path: format!("phases[{i}].hosts[{k}].stopped_in"),
+        expected: why,
+    });
 }
 
 /// What a run's end says of it: it ends after it starts (`finished_at` not before `started_at`), no phase

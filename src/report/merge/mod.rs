@@ -378,18 +378,30 @@ fn unreached(
                 k => k.to_string(),
             };
             let res = &r.results;
+            let whose = |verb: &str| {
+                let (who, file) = (unit.name(runs, h), r.file.display());
+                format!("{who} ({file}) {verb} {began} of the {n} merged phases: its run")
+            };
+            let name = crate::text::escaped(&first.name);
+            // Killed in this phase: its CSV is there, its results are not.
+            let began_it = |p: &crate::results::PlannedPhase| {
+                p.index == first.index && crate::results::planned::began_in(&r.file, p)
+            };
+            if res.stopped_in(began_it).is_some() {
+                let words = crate::results::planned::stopped_in_words(&name);
+                return Some(format!("{} {words}", whose("holds")));
+            }
             let how = match (res.status, &res.signal, &res.error) {
                 (Status::Interrupted, Some(s), _) => format!("was interrupted by {s}"),
                 (Status::Interrupted, None, _) => "was interrupted".to_string(),
                 (Status::Failed, _, Some(e)) => format!("failed ({})", crate::text::escaped(e)),
+                (Status::Running, _, _) => "ended without writing its results (killed?)".into(),
                 (s, _, _) => format!("ended {}", s.word()),
             };
             Some(format!(
-                "{} ({}) began {began} of the {n} merged phases: its run {how} before phase {} \"{}\" began",
-                unit.name(runs, h),
-                r.file.display(),
-                first.index,
-                crate::text::escaped(&first.name)
+                "{} {how} before phase {} \"{name}\" began",
+                whose("began"),
+                first.index
             ))
         })
         .collect()
