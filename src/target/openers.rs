@@ -36,17 +36,18 @@ impl Opener {
     }
 }
 
-/// The first process (by pid, other than this one) holding one of `wanted` open through a descriptor, from
-/// `/proc`; `None` when none is seen. Entries that cannot be read (a process gone meanwhile, another
+/// The first process (by pid, other than this one and those of `skip`) holding one of `wanted` open
+/// through a descriptor, from `/proc`; `None` when none is seen. Entries that cannot be read (a process gone meanwhile, another
 /// user's) are skipped, and so are descriptors that name no path (pipes, sockets). A momentary open (udev's
 /// probe of a device just attached or closed after writing) is not a program using it: one is seen only
 /// when some process still holds it after [`SETTLE_LOOKS`] more looks [`SETTLE`] apart.
-pub fn opener(wanted: &[Identity]) -> Option<Opener> {
-    let me = std::process::id();
-    let mut found = opener_in(Path::new("/proc"), wanted, me)?;
+pub fn opener(wanted: &[Identity], skip: &[u32]) -> Option<Opener> {
+    let mut skip = skip.to_vec();
+    skip.push(std::process::id());
+    let mut found = opener_in(Path::new("/proc"), wanted, &skip)?;
     for _ in 0..SETTLE_LOOKS {
         std::thread::sleep(SETTLE);
-        found = opener_in(Path::new("/proc"), wanted, me)?;
+        found = opener_in(Path::new("/proc"), wanted, &skip)?;
     }
     Some(found)
 }
@@ -57,12 +58,12 @@ pub const SETTLE_LOOKS: u32 = 2;
 /// The time between [`opener`]'s looks.
 pub const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
-fn opener_in(proc: &Path, wanted: &[Identity], me: u32) -> Option<Opener> {
+fn opener_in(proc: &Path, wanted: &[Identity], skip: &[u32]) -> Option<Opener> {
     let mut pids: Vec<u32> = fs::read_dir(proc)
         .ok()?
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .filter(|&p| p != me)
+        .filter(|p| !skip.contains(p))
         .collect();
     pids.sort_unstable();
     pids.into_iter().find_map(|pid| {
@@ -111,14 +112,14 @@ mod tests {
         };
         // This process holding it is not "another" program.
         let mine = fs::File::open(&f).unwrap();
-        assert_eq!(opener(&[id]), None);
+        assert_eq!(opener(&[id], &[]), None);
         // A `sleep` with the file on its standard input.
         let mut child = Command::new("sleep")
             .arg("30")
             .stdin(Stdio::from(fs::File::open(&f).unwrap()))
             .spawn()
             .unwrap();
-        let found = opener(&[id]);
+        let found = opener(&[id], &[]);
         child.kill().unwrap();
         child.wait().unwrap();
         drop(mine);
@@ -134,6 +135,6 @@ mod tests {
             format!("pid {} (sleep) has {} open", child.id(), f.display())
         );
         // Once it has ended, nothing holds it.
-        assert_eq!(opener(&[id]), None);
+        assert_eq!(opener(&[id], &[]), None);
     }
 }

@@ -54,6 +54,22 @@ pub fn held_by_a_run(t: &TargetInfo) -> Option<String> {
     ))
 }
 
+/// The wkrun runs holding a claim the block device `rdev` is under (`target::open`'s flocks): on its whole
+/// disk's node, and on the regular file under it when it is a loop device (or a partition of one). Their
+/// descriptors are those of runs, which the claims refuse in their own words (`in use by another wkrun
+/// run (pid N)`), not another program's ([`open_elsewhere`]).
+fn claimants(rdev: u64) -> Vec<u32> {
+    let disk = whole_disk(rdev).and_then(|(d, _)| fs::metadata(d).ok());
+    let disk = disk.map(|m| (m.dev(), m.ino()));
+    let file = match file_under_loop(rdev) {
+        Some((_, Identity::File { dev, ino })) => Some((dev, ino)),
+        _ => None,
+    };
+    (disk.into_iter().chain(file))
+        .flat_map(|(dev, ino)| crate::sys::file::flock_holders(dev, ino))
+        .collect()
+}
+
 /// The subject naming the whole disk of the block device `rdev` (that `shown` names) and the pid of another
 /// wkrun run that holds the disk's claim (a flock on its node); `None` when none does.
 fn disk_held(rdev: u64, shown: &str) -> Option<(String, u32)> {
@@ -188,7 +204,8 @@ fn under_loop_in_use(rdev: u64, depth: u32) -> Option<String> {
         return Some(format!("{is} {shown}, which {why}"));
     }
     // A program writing the backing file itself (fio on the file under the loop device).
-    if let (Identity::File { .. }, Some(o)) = (id, super::openers::opener(&[id])) {
+    if let (Identity::File { .. }, Some(o)) = (id, super::openers::opener(&[id], &claimants(rdev)))
+    {
         return Some(format!(
             "{is} {shown}, which is open in another program: {}",
             o.words()
@@ -219,18 +236,19 @@ fn device_in_use(rdev: u64, node: &Path) -> Option<String> {
         .or_else(|| swap(&devs))
         .or_else(|| held(&devs))
         .or_else(|| exclusive_open_fails(rdev, node))
-        .or_else(|| open_elsewhere(&devs))
+        .or_else(|| open_elsewhere(rdev, &devs))
 }
 
-/// A device of `devs` that another process holds open ([`super::openers`]): a program writing it without an
-/// exclusive open (fio, dd), which the kernel's `O_EXCL` check does not see (attack 24 F10).
-fn open_elsewhere(devs: &[(u32, u32, String)]) -> Option<String> {
+/// A device of `devs` (the block device `rdev` and its partitions) that another process holds open
+/// ([`super::openers`]; a wkrun run holding its claims is left to them, [`claimants`]): a program writing
+/// it without an exclusive open (fio, dd), which the kernel's `O_EXCL` check does not see (attack 24 F10).
+fn open_elsewhere(rdev: u64, devs: &[(u32, u32, String)]) -> Option<String> {
     let ids: Vec<Identity> = (devs.iter())
         .map(|&(a, b, _)| Identity::Block {
             rdev: libc::makedev(a, b),
         })
         .collect();
-    let o = super::openers::opener(&ids)?;
+    let o = super::openers::opener(&ids, &claimants(rdev))?;
     let name = (devs.iter().zip(&ids))
         .find(|(_, id)| **id == o.of)
         .map_or(o.path.clone(), |(d, _)| d.2.clone());
