@@ -1641,6 +1641,10 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
         "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))
     ));
+    // The planned phases no host ran, in the run's own words (`not run: rw2, rw3`).
+    if let Some(line) = wkrun::results::planned::not_run_line(&merged.results.not_run()) {
+        stdout_text(&format!("{line}\n"));
+    }
     for w in &merged.unreached {
         err_out(&format!("warning: {w}\n"));
     }

@@ -150,4 +150,8 @@ fn a_phase_a_killed_run_was_in_is_said_to_be_where_it_stopped() {
     ] {
         assert!(err.contains(says), "{says:?} in\n{err}");
     }
+    // Merged alone, the planned phases no host ran are said as a run says them (F12).
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["merge", "-o", "m1", "b"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("\nnot run: rw2, rw3\n"), "{out}");
 }
