@@ -239,7 +239,8 @@ fn drive(at: &str, path: &str, out: &mut Vec<Violation>) -> Option<crate::target
 
 /// Phase `i` (`p`): its times, its name (by the spec's rule, and not the name of an earlier phase: `names`
 /// holds each name seen with its phase), its stream seed that of its seed and a name found right
-/// ([`stream_seed`]), and its parameters within the spec's bounds and the target's `capacity`.
+/// ([`crate::plan::PhaseParams::stream_seed_of`]), and its parameters within the spec's bounds and the
+/// target's `capacity`.
 pub fn phase<'a>(
     i: usize,
     p: &'a PhaseResult,
