@@ -35,16 +35,14 @@ fn start(dir: &Path, target: &str, out: &str) -> Child {
         .expect("start wkrun")
 }
 
-/// Waits (up to 30 s) until `path` exists.
-fn wait_for(path: &Path) {
+/// Waits (up to 30 s) until `path` holds at least `lines` lines (0: until it exists).
+fn wait_for(path: &Path, lines: usize) {
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} not made in 30 s",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
+    let count = || std::fs::read_to_string(path).map(|t| t.lines().count());
+    while !count().is_ok_and(|n| n >= lines) {
+        let why = format!("{} has not {lines} lines in 30 s", path.display());
+        assert!(Instant::now() < deadline, "{why}");
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -53,7 +51,7 @@ fn a_folder_whose_run_is_still_going_is_not_merged() {
     let d = tempdir();
     write_file(d.path(), "s.toml", &spec_text("live", &capped("30s")));
     let mut child = start(d.path(), "a.img", "a");
-    wait_for(&d.path().join("a/results.json"));
+    wait_for(&d.path().join("a/results.json"), 0);
     let (code, out, err) = code_out_err(&wkrun(d.path(), &["merge", "-o", "m", "a"]));
     let pid = child.id();
     let _ = child.kill();
@@ -79,19 +77,6 @@ const THREE: &str = "[defaults]\nengine = \"psync\"\ndirect = false\nblock_size 
                      [[phase]]\nname = \"rw2\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1200KiB\"\nrate_iops = 200\n\
                      [[phase]]\nname = \"rw3\"\nkind = \"workload\"\nread_percent = 0\nsize = \"1200KiB\"\nrate_iops = 200\n";
 
-/// Waits (up to 30 s) until the CSV `path` holds a row past its header.
-fn wait_for_row(path: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::fs::read_to_string(path).map_or(0, |t| t.lines().count()) < 2 {
-        assert!(
-            Instant::now() < deadline,
-            "no row in {} in 30 s",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// Attack 24 F8 and F12: a run SIGKILLed in rw2, whose `02-rw2.csv` holds a row, stopped in rw2: the
 /// report and `wkrun merge` say so, not that it never ran or never began it; a merge prints the planned
 /// phases no host ran as a run does.
@@ -101,7 +86,8 @@ fn a_phase_a_killed_run_was_in_is_said_to_be_where_it_stopped() {
     write_file(d.path(), "s.toml", &spec_text("killed", THREE));
     let mut done = start(d.path(), "a.img", "a");
     let mut killed = start(d.path(), "b.img", "b");
-    wait_for_row(&d.path().join("b/02-rw2.csv"));
+    // A row past its header.
+    wait_for(&d.path().join("b/02-rw2.csv"), 2);
     let _ = killed.kill();
     let _ = killed.wait();
     assert!(done.wait().expect("wait").success());
