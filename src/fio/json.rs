@@ -271,6 +271,7 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
         prediction: None,
         health: None,
         planned_phases: None,
+        from_phase: None,
         phases,
     })
 }

@@ -1042,28 +1042,10 @@ fn no_io_phase(runs: &[Run]) -> impl Iterator<Item = String> {
 }
 
 /// The cells of phase `name` in the runs that started past it with `--from` (trial 23 X3: they showed
-/// `missing`): a run whose first phase has an index past 0 took the phases before it as done, and a phase
-/// another run of the same spec and `--set` overrides (so the same phases, in the same order) has at an
-/// index below it is one of them: `taken as done (--from)`.
+/// `missing`): those whose results record it as taken as done ([`Results::took_as_done`]), `taken as done
+/// (--from)`. Results without the record (older ones) keep `missing`.
 fn taken_as_done(runs: &[Run], name: &str, rows: &mut [Row]) {
-    let index_of = |r: &Results| r.phases.iter().find(|p| p.name == name).map(|p| p.index);
-    let same = |a: &Results, b: &Results| {
-        a.source.is_none()
-            && b.source.is_none()
-            && a.spec.sha256 == b.spec.sha256
-            && a.spec.overrides == b.spec.overrides
-    };
-    let done: Vec<bool> = runs
-        .iter()
-        .map(|r| {
-            let from = r.results.phases.first().map_or(0, |p| p.index);
-            from > 0
-                && index_of(&r.results).is_none()
-                && runs.iter().any(|o| {
-                    same(&o.results, &r.results) && index_of(&o.results).is_some_and(|i| i < from)
-                })
-        })
-        .collect();
+    let done: Vec<bool> = runs.iter().map(|r| r.results.took_as_done(name)).collect();
     for r in rows.iter_mut() {
         for (c, d) in r.cells.iter_mut().zip(&done) {
             if *d && *c == Cell::Missing {
@@ -1073,8 +1055,7 @@ fn taken_as_done(runs: &[Run], name: &str, rows: &mut [Row]) {
     }
 }
 
-/// The cell of a phase a run started with `--from` past it took as done: the run's first phase has an
-/// index past 0, and a run of the same spec and overrides has this phase below it.
+/// The cell of a phase a run started with `--from` past it took as done (its `from_phase.taken_as_done`).
 pub const TAKEN_AS_DONE: &str = "taken as done (--from)";
 
 /// A line for each merged phase that some of its parts measured nothing in, and for each whose hosts did
@@ -2780,9 +2761,9 @@ mod tests {
         );
     }
 
-    /// Trial 23 X3: a run started with `--from` (its first phase's index past 0) took the phases before it
-    /// as done: beside a run of the same spec and overrides they say so, not `missing`; beside another
-    /// spec's run, or one of other overrides, where their order may differ, `missing` stays.
+    /// Trial 23 X3: a run started with `--from` took the phases before it as done: its results record them
+    /// (`from_phase`) and their cells say so, not `missing`; a run without the record (older results)
+    /// keeps `missing`, whatever its first phase's index.
     #[test]
     fn phases_before_from_are_taken_as_done() {
         let t = "2026-01-01T00:00:00.000Z";
@@ -2802,7 +2783,15 @@ mod tests {
         from.results.phases[0].index = 1;
         let mut other = from.clone();
         other.file = "c/results.json".into();
-        other.results.spec.overrides = vec!["queue_depth=8".into()];
+        from.results.from_phase = Some(crate::results::FromPhase {
+            index: 1,
+            name: "w".into(),
+            taken_as_done: vec![crate::results::PlannedPhase {
+                index: 0,
+                name: "fill".into(),
+                kind: PhaseKind::Workload,
+            }],
+        });
         let c = compare(&[whole, from, other]);
         let shown = |phase: &str| -> Vec<String> {
             let r = c.row(phase, Metric::TotalIops).unwrap();

@@ -73,6 +73,7 @@ fn with_phases(results: &Results, keep: impl Fn(&PhaseResult) -> bool) -> Result
     let mut out = results.envelope();
     // Part of a run, its phases renamed: not the run's plan.
     out.planned_phases = None;
+    out.from_phase = None;
     out.phases = results.phases.iter().filter(|p| keep(p)).cloned().collect();
     out
 }

@@ -159,6 +159,7 @@ pub fn results(
         prediction: None,
         health: None,
         planned_phases: None,
+        from_phase: None,
         phases,
     }
 }

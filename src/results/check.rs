@@ -407,6 +407,7 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
         latency_searches,
         health,
         planned_phases: _,
+        from_phase: _,
         phases,
     } = r;
     let parts: [(&str, serde_json::Result<Value>); 7] = [

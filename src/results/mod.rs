@@ -7,6 +7,7 @@ pub mod check;
 pub mod cluster;
 pub mod counters;
 pub mod flush_check;
+pub mod from_phase;
 pub mod headline;
 pub mod hlog;
 pub mod judge;
@@ -32,6 +33,7 @@ pub mod write;
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};
 pub use cluster::*;
 pub use counters::{CpuResult, KernelResult, RunHealth};
+pub use from_phase::FromPhase;
 pub use model::*;
 pub use planned::PlannedPhase;
 

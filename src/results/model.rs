@@ -108,6 +108,11 @@ pub struct Results {
     /// in results written before it, and in fio's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planned_phases: Option<Vec<super::planned::PlannedPhase>>,
+    /// Where a run started with `--from` past phase 0 began, and the phases before it that it took as done
+    /// (each by index, name and kind), written with its first `results.json`. Absent in a run from phase
+    /// 0, in results written before it, and in fio's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_phase: Option<super::from_phase::FromPhase>,
     /// Phases run so far, in order. A phase of a block of rounds that the block no longer needed (it was
     /// steady before that round) did not run and is not here: indices may skip.
     pub phases: Vec<PhaseResult>,
@@ -136,6 +141,7 @@ impl Results {
             latency_searches: self.latency_searches.clone(),
             health: self.health.clone(),
             planned_phases: self.planned_phases.clone(),
+            from_phase: self.from_phase.clone(),
             phases: Vec::new(),
         }
     }

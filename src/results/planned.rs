@@ -3,7 +3,7 @@
 //! (a signal, a failure, a resource limit, a kill) still says which phases never ran. One definition of
 //! "not run" ([`Results::not_run`]) for the console's last line, `wkrun report`'s list and `compare`'s
 //! composite; the check of a document's list against its phases ([`check`]); the plan of merged runs
-//! ([`common`]).
+//! ([`common`]). Where a run started with `--from` and the phases it took as done: [`super::from_phase`].
 
 use super::check::{Violation, echo};
 use super::{PhaseResult, Results, Status};
@@ -29,13 +29,16 @@ impl PlannedPhase {
     /// The phases `plan` runs: from [`Plan::start_at`] on (those before are taken as done), every one,
     /// those a block of rounds or a latency-target search may skip too.
     pub fn list(plan: &Plan) -> Vec<PlannedPhase> {
-        plan.to_run()
-            .map(|p| PlannedPhase {
-                index: p.index,
-                name: p.name.clone(),
-                kind: p.kind,
-            })
-            .collect()
+        plan.to_run().map(PlannedPhase::of).collect()
+    }
+
+    /// Phase `p` of a plan, by index, name and kind.
+    pub fn of(p: &crate::plan::PhasePlan) -> PlannedPhase {
+        PlannedPhase {
+            index: p.index,
+            name: p.name.clone(),
+            kind: p.kind,
+        }
     }
 }
 
@@ -120,7 +123,7 @@ pub fn not_run_line(not_run: &[&PlannedPhase]) -> Option<String> {
 }
 
 /// The names of `phases`: the first [`SHOWN`], then how many more (`p1, p2, p3, p4, p5 and 995 more`).
-fn names<'a>(phases: impl ExactSizeIterator<Item = &'a PlannedPhase>) -> String {
+pub(super) fn names<'a>(phases: impl ExactSizeIterator<Item = &'a PlannedPhase>) -> String {
     let more = match phases.len().saturating_sub(SHOWN) {
         0 => String::new(),
         n => format!(" and {n} more"),
@@ -302,15 +305,17 @@ fn every_planned_ran(r: &Results, planned: &[PlannedPhase], out: &mut Vec<Violat
     }
 }
 
-/// The plan of runs merged together (the targets of one run, `wkrun merge`'s hosts): the list they share;
-/// `None` when one has none (older results). `Err((a, b))`: runs `a` and `b` planned different phases.
-pub fn common<'a>(
+/// What runs merged together (the targets of one run, `wkrun merge`'s hosts) share of a record of their
+/// plan, `field` (`planned_phases`, `from_phase`): the value every run has; `None` when one has none
+/// (older results). `Err((a, b))`: runs `a` and `b` recorded different values.
+pub fn common<'a, T: PartialEq + Clone + 'a>(
     runs: impl IntoIterator<Item = &'a Results>,
-) -> Result<Option<Vec<PlannedPhase>>, (usize, usize)> {
-    let mut first: Option<(usize, &Vec<PlannedPhase>)> = None;
+    field: impl Fn(&'a Results) -> Option<&'a T>,
+) -> Result<Option<T>, (usize, usize)> {
+    let mut first: Option<(usize, &T)> = None;
     let mut unknown = false;
     for (i, r) in runs.into_iter().enumerate() {
-        match (&r.planned_phases, first) {
+        match (field(r), first) {
             (None, _) => unknown = true,
             (Some(p), None) => first = Some((i, p)),
             (Some(p), Some((j, f))) if p != f => return Err((j, i)),
@@ -318,6 +323,42 @@ pub fn common<'a>(
         }
     }
     Ok(first.filter(|_| !unknown).map(|(_, p)| p.clone()))
+}
+
+/// Where two plans first differ, in index order, in words naming the phase and the file (`na`, `nb`) of
+/// each plan: `phase 0 "rw1" (workload) is planned in a/results.json only`, or `phase 1 is "rw2" (workload)
+/// in a/results.json and "rwx" (fill) in b/results.json`. `None` when they are the same.
+pub fn first_difference(
+    (a, na): (&[PlannedPhase], &str),
+    (b, nb): (&[PlannedPhase], &str),
+) -> Option<String> {
+    fn find(l: &[PlannedPhase], i: usize) -> Option<&PlannedPhase> {
+        l.iter().find(|p| p.index == i)
+    }
+    let mut indices: Vec<usize> = a.iter().chain(b).map(|p| p.index).collect();
+    indices.sort_unstable();
+    indices.dedup();
+    let one = |p: &PlannedPhase| {
+        format!(
+            "\"{}\" ({})",
+            crate::text::escaped(&p.name),
+            p.kind.as_str()
+        )
+    };
+    indices.into_iter().find_map(|i| {
+        let (p, q) = (find(a, i), find(b, i));
+        match (p, q) {
+            (Some(p), Some(q)) if p == q => None,
+            (Some(p), Some(q)) => Some(format!(
+                "phase {i} is {} in {na} and {} in {nb}",
+                one(p),
+                one(q)
+            )),
+            (Some(p), None) => Some(format!("phase {i} {} is planned in {na} only", one(p))),
+            (None, Some(q)) => Some(format!("phase {i} {} is planned in {nb} only", one(q))),
+            (None, None) => None,
+        }
+    })
 }
 
 /// `planned_phases` in words for a refusal: `phases 0 to 2 (rw1, rw2, rw3)`, or its first five names and

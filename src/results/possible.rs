@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 /// The run's own fields: its times (`started_at`, `finished_at`, `launch.start_at`, each merged host's
 /// `started_at`), what its end says (`outcome`) and what it planned (`planned_phases`,
-/// [`super::planned::check`]), the spec's name, and a prediction's `measured` (no control character), the measured run's
+/// [`super::planned::check`]; where a run from `--from` started, [`super::from_phase::check`]), the spec's name, and a prediction's `measured` (no control character), the measured run's
 /// start (`measured_run_started_at`, a time), its target (`measured_run_target`, no control character)
 /// and `fitted_target` (a simulated target).
 pub fn run(r: &Results, out: &mut Vec<Violation>) {
@@ -32,6 +32,7 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
     name("spec.name", &r.spec.name, "the output folder", out);
     outcome(r, out);
     super::planned::check(r, out);
+    super::from_phase::check(r, out);
     host_spans(r, out);
     sim_target(r, out);
     if let Some(p) = &r.prediction {

@@ -499,17 +499,12 @@ fn announce(ctx: &mut Ctx<'_>, gate: Option<&multi::Gate>) {
         1 => "1 phase, numbered 0".to_string(),
         n => format!("{n} phases, numbered 0 to {}", n.saturating_sub(1)),
     });
-    if plan.start_at > 0 {
-        ctx.log(&match plan.start_at {
-            1 => "starting at phase 1: phase 0 is taken as done".to_string(),
-            n => format!(
-                "starting at phase {n}: phases 0 to {} are taken as done",
-                n - 1
-            ),
-        });
-        for phase in plan.phases.iter().take(plan.start_at) {
-            io_phase::assume_done(&mut ctx.written, phase);
-        }
+    // Where --from starts, as the results record it.
+    if let Some(line) = ctx.results.from_phase.as_ref().map(|f| f.start_line()) {
+        ctx.log(&line);
+    }
+    for phase in plan.phases.iter().take(plan.start_at) {
+        io_phase::assume_done(&mut ctx.written, phase);
     }
     // The plan's notes, after the lines that say which phases run: with several targets once, naming the
     // targets when not all have it.
@@ -700,6 +695,7 @@ fn start(spec: &LoadedSpec, plan: &Plan) -> Results {
             }),
         health: None,
         planned_phases: Some(crate::results::PlannedPhase::list(plan)),
+        from_phase: crate::results::FromPhase::of(plan),
         phases: Vec::new(),
     }
 }

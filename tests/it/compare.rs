@@ -162,6 +162,7 @@ fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) ->
         prediction: None,
         health: None,
         planned_phases: None,
+        from_phase: None,
         phases,
     }
 }

@@ -310,6 +310,24 @@ fn three_hosts_under_mpirun_start_together_and_merge_exactly() {
         );
     }
     assert_eq!(u(&merged, "/phases/0/write/ops"), 192);
+    // The hosts' plan, kept (trial 22): each host planned both phases.
+    let plan = serde_json::json!([
+        {"index": 0, "name": "fill", "kind": "fill"},
+        {"index": 1, "name": "mixed", "kind": "workload"},
+    ]);
+    for h in &hosts {
+        assert_eq!(h["planned_phases"], plan);
+    }
+    assert_eq!(merged["planned_phases"], plan);
+    let (code, out, err) = code_out_err(&wkrun(dir, &["validate", "merged"]));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "merged: ok (results, 2 phases, 2 series CSVs, 3 hosts' results)\n"
+        ),
+        "{err}"
+    );
     for i in 0..2 {
         for dir_name in ["read", "write", "total"] {
             check_direction(&merged, &hosts, i, dir_name);

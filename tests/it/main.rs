@@ -59,6 +59,7 @@ mod overrides;
 mod parts;
 mod phase_streams;
 mod phases;
+mod planned_runs;
 mod prealloc;
 mod predict;
 mod predict_doubts;

@@ -131,6 +131,25 @@ fn a_host_interrupted_in_its_ramp_is_said_to_have_measured_nothing() {
             "error: m/results.json: phase 0 \"w\": warnings: absent where the merge derives from its hosts' times and counts (hosts[].series_t0_unix_ns, duration_s, completed, ops) {HOST_1_MEASURED_NOTHING:?}: a merged phase keeps the warnings its hosts' parts give\n"
         )
     );
+    // A plan its hosts did not make (trial 22: a phase after the one the interrupted run ran, which its own
+    // rules allow): refused against each host's results.
+    let mut forged = m.clone();
+    let plan = forged["planned_phases"].as_array_mut().expect("a plan");
+    plan.push(serde_json::json!({"index": 1, "name": "x", "kind": "workload"}));
+    write_file(d, "m/results.json", &forged.to_string());
+    let (code, _, err) = code_out_err(&wkrun(d, &["validate", "m"]));
+    assert_eq!(code, 2, "{err}");
+    let said = |host: &str| {
+        format!(
+            "{}: planned_phases holds 2 items is not {}'s, 1 items: a merge keeps the plan of the runs it merges",
+            Path::new("m/results.json").display(),
+            Path::new(host).join("results.json").display()
+        )
+    };
+    assert!(
+        err.contains(&said("c")) && err.contains(&said("i")),
+        "{err}"
+    );
 }
 
 /// Attack 21 A3: a merge of two real runs, made one after the other, with its per-host fields forged.

@@ -70,7 +70,8 @@ pub fn against_targets(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) 
 
 /// What differs between the aggregate `r` (read from `file`) and what the run makes of its targets'
 /// folders `theirs` by the same code ([`super::merge_targets`]): its `target` (the capacities added, the
-/// largest block sizes; its path is held to its hosts' elsewhere), its blocks of rounds, and each phase
+/// largest block sizes; its path is held to its hosts' elsewhere), its blocks of rounds, its plan
+/// (`planned_phases`, [`plan`]), and each phase
 /// field by field (its parts per target in `hosts`, latency from the
 /// added histograms, the histograms, `ops_by_size`, `read_share`, the headline figures of the merged
 /// series...): the first difference of each, with the aggregate's value and the merge's. The names of
@@ -113,6 +114,7 @@ fn remerged(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<Stri
             file.display()
         ));
     }
+    out.extend(plan(file, r, &m, MERGED));
     let dir = file.parent().unwrap_or(Path::new("."));
     for ((own, made), rows) in r.phases.iter().zip(&m.phases).zip(&series) {
         out.extend(own_rows(dir, own, rows.as_deref()));
@@ -133,6 +135,33 @@ fn remerged(file: &Path, r: &Results, theirs: &[(PathBuf, Results)]) -> Vec<Stri
         }
     }
     out
+}
+
+/// [`plan`] of an aggregate against the merge of its targets.
+const MERGED: &str = "what the run writes of its targets' plans";
+
+/// How the plan merged results `r` (read from `file`) keep (`planned_phases`, `from_phase`) differs from
+/// `made`'s (the merge of its parts, or one host's own results, `whose` naming it): the first difference,
+/// with both values; of a host's, only the fields the merge keeps (it keeps none that a part lacks). A
+/// merge keeps its parts' plan, the same for every part.
+fn plan(file: &Path, r: &Results, made: &Results, whose: &str) -> Option<String> {
+    let host = whose != MERGED;
+    let kept = |m: &Results| {
+        let planned = m
+            .planned_phases
+            .as_ref()
+            .filter(|_| !host || r.planned_phases.is_some());
+        let from = m
+            .from_phase
+            .as_ref()
+            .filter(|_| !host || r.from_phase.is_some());
+        serde_json::json!({ "planned_phases": planned, "from_phase": from })
+    };
+    let (at, own, made) = differs(&kept(r), &kept(made), String::new())?;
+    Some(format!(
+        "{}: {at} {own} is not {whose}, {made}: a merge keeps the plan of the runs it merges",
+        file.display()
+    ))
 }
 
 /// How the aggregate's series CSV of phase `own` (in `dir`, when it names one that reads; what does not read
@@ -225,7 +254,8 @@ fn differs(a: &Value, b: &Value, at: String) -> Option<(String, String, String)>
 
 /// How host `k` of the merged results `r` (read from `file`) differs from what `wkrun merge` makes of that
 /// host's own results `run` (read where its `cluster.hosts[k].results` names them): its `cluster.hosts`
-/// entry (all but `results`, the path as given) and its part of each merged phase (`phases[i].hosts[k]`,
+/// entry (all but `results`, the path as given), the plan it keeps (`planned_phases` and `from_phase`, each
+/// when it keeps one) and its part of each merged phase (`phases[i].hosts[k]`,
 /// of the host's phase of the same index), the first difference of each named with both values.
 pub fn against_host(file: &Path, r: &Results, k: usize, run: &RunData) -> Vec<String> {
     let json = |v: serde_json::Result<Value>| v.unwrap_or(Value::Null);
@@ -246,6 +276,8 @@ pub fn against_host(file: &Path, r: &Results, k: usize, run: &RunData) -> Vec<St
             file.display()
         ));
     }
+    // The merge keeps the hosts' plan when every host has one.
+    out.extend(plan(file, r, &run.results, &format!("{theirs}'s")));
     for (i, p) in r.phases.iter().enumerate() {
         let Some(part) = p.hosts.get(k) else { continue };
         let at = format!("phases[{i}].hosts[{k}]");

@@ -246,24 +246,54 @@ fn one_prediction(runs: &[RunData]) -> Result<Option<crate::results::model::Pred
     ))
 }
 
-/// The phases the merged runs planned ([`crate::results::planned::common`]): one plan.
+/// The plan the merged runs recorded ([`crate::results::planned::common`]): the phases they planned
+/// (`planned_phases`) and where a run from `--from` started (`from_phase`), one of each.
 ///
 /// # Errors
-/// Two runs that planned different phases (another `--from`, an edited file), each named with its plan.
-fn one_plan(runs: &[RunData]) -> Result<Option<Vec<crate::results::PlannedPhase>>, String> {
-    use crate::results::planned::{common, said};
-    common(runs.iter().map(|r| &r.results)).map_err(|(a, b)| {
+/// Two runs that planned different phases (another `--from`, an edited file), each named with its plan,
+/// then the first phase they differ at ([`crate::results::planned::first_difference`]); or that took
+/// different phases as done.
+fn one_plan(runs: &[RunData]) -> Result<Kept, String> {
+    use crate::results::planned::{common, first_difference, said};
+    fn list(r: &RunData) -> &[crate::results::PlannedPhase] {
+        r.results.planned_phases.as_deref().unwrap_or_default()
+    }
+    let planned = common(runs.iter().map(|r| &r.results), |r| {
+        r.planned_phases.as_ref()
+    });
+    let planned = planned.map_err(|(a, b)| {
         let (a, b) = (&runs[a], &runs[b]);
         let plan = |r: &RunData| said(r.results.planned_phases.as_ref());
+        let (fa, fb) = (a.file.display().to_string(), b.file.display().to_string());
+        let differ = first_difference((list(a), &fa), (list(b), &fb))
+            .map(|d| format!(": {d}"))
+            .unwrap_or_default();
         format!(
-            "{} planned {} and {} planned {}: merge runs of the same plan",
-            a.file.display(),
+            "{fa} planned {} and {fb} planned {}{differ}: merge runs of the same plan",
             plan(a),
-            b.file.display(),
             plan(b)
         )
-    })
+    })?;
+    let from = common(runs.iter().map(|r| &r.results), |r| r.from_phase.as_ref());
+    let from = from.map_err(|(a, b)| {
+        let (a, b) = (&runs[a], &runs[b]);
+        let line = |r: &RunData| r.results.from_phase.as_ref().map(|f| f.line());
+        format!(
+            "{} {} and {} {}: merge runs of the same plan",
+            a.file.display(),
+            line(a).unwrap_or_default(),
+            b.file.display(),
+            line(b).unwrap_or_default()
+        )
+    })?;
+    Ok((planned, from))
 }
+
+/// What a merge keeps of its runs' plan: `planned_phases` and `from_phase`.
+type Kept = (
+    Option<Vec<crate::results::PlannedPhase>>,
+    Option<crate::results::FromPhase>,
+);
 
 /// Refuses one results file given twice (by two paths, or a folder and its `results.json`): its ops would
 /// count twice.
@@ -334,7 +364,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
         }
     }
     let prediction = one_prediction(runs)?;
-    let planned = one_plan(runs)?;
+    let (planned, from) = one_plan(runs)?;
     let common = merged_phases(runs, unit)?;
     let mut phases = Vec::with_capacity(common.len());
     let mut series = Vec::with_capacity(common.len());
@@ -350,6 +380,7 @@ pub fn merge_runs(runs: &[RunData], unit: Unit) -> Result<Merged, String> {
     results.round_blocks = merged_blocks(runs, &results.phases);
     results.prediction = prediction;
     results.planned_phases = planned;
+    results.from_phase = from;
     Ok(Merged {
         results,
         series,
@@ -578,6 +609,7 @@ fn envelope(runs: &[RunData], phases: Vec<crate::results::PhaseResult>, unit: Un
         prediction: None,
         health: None,
         planned_phases: None,
+        from_phase: None,
         phases,
     }
 }
