@@ -1618,6 +1618,9 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
     // the limit and what is enough (an input that could not be opened was taken as bad input, exit 2).
     wkrun::run::ensure_open_files(&what, MERGE_FILES, "").map_err(|e| Fail(1, e))?;
     room_to_read(&files, &what, wkrun::report::room::Reader::Keep)?;
+    for w in merge::runs_ended(&files).map_err(bad)? {
+        err_out(&format!("warning: {w}\n"));
+    }
     let mut merged = merge::merge_files(&files).map_err(|e| bad(e.to_string()))?;
     let out = OutDir::for_run(output).map_err(out_fail)?;
     if let Err(e) = merge::write(&out, &merged) {
@@ -1636,6 +1639,10 @@ fn cmd_merge(files: &[PathBuf], output: &Path) -> Result<(), Fail> {
         "{}\n",
         merge::summary_line(&merged, &out.join("results.json"))
     ));
+    // The planned phases no host ran, in the run's own words (`not run: rw2, rw3`).
+    if let Some(line) = wkrun::results::planned::not_run_line(&merged.results.not_run()) {
+        stdout_text(&format!("{line}\n"));
+    }
     for w in &merged.unreached {
         err_out(&format!("warning: {w}\n"));
     }

@@ -222,6 +222,13 @@ pub struct WorkerPart {
 }
 
 impl PhaseParams {
+    /// The stream seed a run records for the phase named `name` with these parameters: the hash of its
+    /// `seed` and `name` ([`crate::ops::phase_seed`]); `None` when `seed` is not recorded (results of wkrun
+    /// before it, another tool's).
+    pub fn stream_seed_of(&self, name: &str) -> Option<u64> {
+        self.seed.map(|seed| crate::ops::phase_seed(seed, name))
+    }
+
     /// A record with the span only; the rest is filled in by kind.
     fn span(p: &PhasePlan) -> PhaseParams {
         PhaseParams {

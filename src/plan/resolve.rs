@@ -95,6 +95,7 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
     if !untracked.is_empty() {
         return Err(SpecErrors(untracked, crate::spec::load::Cause::Input));
     }
+    distinct_streams(spec, &phases)?;
     let mut plan = Plan {
         spec_name: spec.file.spec.name.clone(),
         spec_version: spec.file.spec.version.clone(),
@@ -119,6 +120,39 @@ pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecError
         )
     })?;
     Ok(plan)
+}
+
+/// Refuses two I/O phases of the plan whose stream seeds are equal ([`crate::ops::phase_seed`] of each one's
+/// `seed` and name): they would draw one op stream, offsets and data, which no key may make a phase do. A
+/// 64-bit hash of (seed, name) can meet another's only for seeds chosen to make it (attack 24 F9: "a" of
+/// seed 2 and "b" of seed 6046881650114361017), so the later phase's `seed` is named with both phases.
+fn distinct_streams(spec: &LoadedSpec, phases: &[PhasePlan]) -> Result<(), SpecErrors> {
+    let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    for (j, p) in phases.iter().enumerate() {
+        let Work::Io(w) = &p.work else { continue };
+        let Some(&i) = seen.get(&w.io.stream_seed) else {
+            seen.insert(w.io.stream_seed, j);
+            continue;
+        };
+        let Work::Io(first) = &phases[i].work else {
+            continue;
+        };
+        let name = |k: usize| &spec.phases[k].name;
+        let message = format!(
+            "phases \"{}\" (seed = {}) and \"{}\" (seed = {}) would draw one op stream: the stream seed of each, of its seed and its name, is {}",
+            name(i),
+            first.io.seed,
+            name(j),
+            w.io.seed,
+            w.io.stream_seed
+        );
+        let help = Some("give one of the two phases another seed".to_string());
+        return Err(SpecErrors(
+            vec![spec.phase_error(j, "seed", message, help)],
+            crate::spec::load::Cause::Input,
+        ));
+    }
+    Ok(())
 }
 
 /// The write cache state the run sets (`[target] write_cache`), refused (located at the key) on a target

@@ -8,6 +8,54 @@ use super::runs::RunData;
 use crate::results::{FromPhase, PlannedPhase, Status, planned};
 use std::fmt::Write as _;
 
+/// A run's phases not run: the one it stopped in without writing its results, when its folder shows it
+/// began ([`crate::results::Results::stopped_in`]), and the phases it planned and never ran after it.
+pub struct NotRun<'a> {
+    /// The phase it was in when it ended without writing its results.
+    pub stopped_in: Option<&'a PlannedPhase>,
+    /// The phases it planned and never ran ([`crate::results::Results::not_run`], that one left out).
+    pub never: Vec<&'a PlannedPhase>,
+}
+
+impl NotRun<'_> {
+    /// What run `r` did not run.
+    pub fn of(r: &RunData) -> NotRun<'_> {
+        let stopped_in = r.results.stopped_in(|p| planned::began_in(&r.file, p));
+        let never = (r.results.not_run().into_iter())
+            .filter(|p| stopped_in != Some(*p))
+            .collect();
+        NotRun { stopped_in, never }
+    }
+
+    /// The contents' words: `stopped in rw1 (...); not run: rw2, rw3`; `None` when it ran every phase.
+    fn line(&self) -> Option<String> {
+        let stopped = self.stopped_in.map(|p| planned::stopped_in_words(&p.name));
+        let never = planned::not_run_line(&self.never);
+        let both: Vec<String> = stopped.into_iter().chain(never).collect();
+        (!both.is_empty()).then(|| both.join("; "))
+    }
+
+    /// The section's sentence for run `r`: where it stopped and how many phases never ran after it, or
+    /// how many never ran and why it stopped ([`stopped`]); `None` when it ran every phase.
+    fn said(&self, r: &RunData) -> Option<String> {
+        let n = self.never.len();
+        let phases = format!("{n} planned phase{}", if n == 1 { "" } else { "s" });
+        Some(match self.stopped_in {
+            Some(p) if n == 0 => planned::stopped_in_words(&p.name),
+            Some(p) => format!(
+                "{}, and {phases} after it never ran",
+                planned::stopped_in_words(&p.name)
+            ),
+            None if n == 0 => return None,
+            None => format!(
+                "{phases} never ran: the run stopped before {} ({})",
+                if n == 1 { "it" } else { "them" },
+                stopped(r)
+            ),
+        })
+    }
+}
+
 /// Why run `r` stopped before its planned phases, in words: `interrupted by SIGINT`, `failed: ERROR`,
 /// `still running, or killed (its results say "running")`.
 pub fn stopped(r: &RunData) -> String {
@@ -21,8 +69,9 @@ pub fn stopped(r: &RunData) -> String {
 }
 
 /// The contents' entries: one per run with phases taken as done, `taken as done (--from rw2): rw1`, and
-/// one per run with phases not run, `not run: rw2, rw3` (each after the run's label when the report has
-/// several runs), linking to the list ([`html_section`]); empty when every run ran all from its first.
+/// one per run with phases not run, `not run: rw2, rw3` (or `stopped in rw1 (...); not run: rw2, rw3`,
+/// [`NotRun`]) (each after the run's label when the report has several runs), linking to the list
+/// ([`html_section`]); empty when every run ran all from its first.
 pub fn contents(runs: &[RunData]) -> String {
     let mut o = String::new();
     for r in runs {
@@ -31,7 +80,7 @@ pub fn contents(runs: &[RunData]) -> String {
             _ => format!("{}: ", r.label),
         };
         let taken = r.results.from_phase.as_ref().map(FromPhase::line);
-        let not_run = planned::not_run_line(&r.results.not_run());
+        let not_run = NotRun::of(r).line();
         for line in taken.into_iter().chain(not_run) {
             let _ = writeln!(
                 o,
@@ -47,8 +96,8 @@ pub fn contents(runs: &[RunData]) -> String {
 }
 
 /// The section listing, for each run, the phases it took as done (`taken as done (--from rw2)`) and those
-/// it planned and never ran, with why it stopped ([`stopped`]), each by number, name and kind; empty when
-/// every run ran all from its first.
+/// it planned and never ran, with where or why it stopped ([`NotRun`]), each by number, name and kind;
+/// empty when every run ran all from its first.
 pub fn html_section(runs: &[RunData]) -> String {
     let mut o = String::new();
     for (i, r) in runs.iter().enumerate() {
@@ -65,21 +114,18 @@ pub fn html_section(runs: &[RunData]) -> String {
             );
             table(&mut o, &f.taken_as_done.iter().collect::<Vec<_>>());
         }
-        let list = r.results.not_run();
-        if list.is_empty() {
-            continue;
-        }
-        let n = list.len();
+        let nr = NotRun::of(r);
+        let Some(said) = nr.said(r) else { continue };
         let _ = writeln!(
             o,
-            "<p class=\"meta\">{}{}: {n} planned phase{} never ran: the run stopped before {} ({}).</p>",
+            "<p class=\"meta\">{}{}: {}.</p>",
             swatch(i),
             esc(&r.label),
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "it" } else { "them" },
-            esc(&stopped(r))
+            esc(&said)
         );
-        table(&mut o, &list);
+        if !nr.never.is_empty() {
+            table(&mut o, &nr.never);
+        }
     }
     match o.is_empty() {
         true => o,

@@ -307,6 +307,7 @@ mod tests {
         let host = |i: usize, trims: u64| HostPhase {
             host: i,
             rank: None,
+            stopped_in: None,
             started_at: Some("2026-01-01T00:00:00.000Z".into()),
             series_t0_unix_ns: None,
             duration_s: 2.0,
@@ -346,6 +347,7 @@ mod tests {
         let host = |i: usize, writes: u64, secs: f64| HostPhase {
             host: i,
             rank: Some(i as u32),
+            stopped_in: None,
             started_at: Some("2026-01-01T00:00:00.000Z".into()),
             series_t0_unix_ns: None,
             duration_s: secs,

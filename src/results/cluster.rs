@@ -156,6 +156,12 @@ pub struct HostPhase {
     /// a part counts nothing, lies at no time and did not complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<String>,
+    /// `true` when the host's run was in this phase when it ended without writing its results (its results
+    /// say `running` and hold no such phase, but the phase's series CSV is in its folder: killed?,
+    /// [`crate::results::Results::stopped_in`]); such a part is blank as one never begun is, and is said to
+    /// have stopped in the phase. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_in: Option<bool>,
     /// t = 0 of the host's series, ns since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_t0_unix_ns: Option<u64>,
@@ -191,6 +197,11 @@ impl HostPhase {
     /// nothing.
     pub fn began(&self) -> bool {
         self.started_at.is_some()
+    }
+
+    /// Whether the host's run ended in this phase without writing its results ([`HostPhase::stopped_in`]).
+    pub fn stopped_unwritten(&self) -> bool {
+        self.stopped_in == Some(true)
     }
 }
 

@@ -677,6 +677,19 @@ fn write_incompressible(f: &File, from: u64, to: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether a run still writes into the folder `path`: a run holds its output folder's lock exclusively
+/// until it ends ([`OutDir::for_run`]), so a shared lock that cannot be taken is a live run's. `Ok(None)`:
+/// no run holds it (the shared lock was taken, and released at once); `Ok(Some(pid))`: a run does, by its
+/// pid when /proc/locks tells.
+///
+/// # Errors
+/// The folder cannot be opened, or flock(2) fails otherwise (a file system without it): whether a run
+/// still writes into it cannot be told.
+pub fn live_run(path: &Path) -> io::Result<Option<Option<u32>>> {
+    let dir = Dir::open(&std::fs::canonicalize(path)?)?;
+    Ok((!dir.try_lock_shared()?).then(|| lock_holder(&dir)))
+}
+
 /// The process holding an flock on `dir` (another than this one), from /proc/locks.
 fn lock_holder(dir: &Dir) -> Option<u32> {
     let (dev, ino) = dir.id().ok()?;

@@ -73,6 +73,18 @@ impl Results {
             .collect()
     }
 
+    /// The planned phase this run was in when it ended without writing its results: of a run left
+    /// `running` (killed: a phase that ends, or a run stopped by a signal or a failure, writes its
+    /// results), its first phase not run ([`Results::not_run`]) when `began` says it began ([`began_in`]:
+    /// its series CSV is in the run's folder). `None` otherwise: that phase never began, or the run
+    /// wrote its end.
+    pub fn stopped_in(&self, began: impl Fn(&PlannedPhase) -> bool) -> Option<&PlannedPhase> {
+        if self.status != Status::Running {
+            return None;
+        }
+        self.not_run().into_iter().next().filter(|p| began(p))
+    }
+
     /// Whether a phase named `name` (of the same spec) is one this run never ran ([`Results::not_run`]);
     /// for results without a planned list, whether it lacks the phase and did not complete.
     pub fn did_not_run(&self, name: &str) -> bool {
@@ -82,6 +94,25 @@ impl Results {
             None => self.status != Status::Completed && lacks(),
         }
     }
+}
+
+/// Why a run has no results of a phase it was in ([`Results::stopped_in`]): it ended without writing them,
+/// which a kill does (SIGKILL, the machine's power, the out-of-memory killer).
+pub const UNWRITTEN: &str = "the run ended without writing its results: killed?";
+
+/// How a phase that began but has no results is named, the one definition for the report's list of
+/// phases not run and `wkrun merge`'s words: `stopped in rw1 (the run ended without writing its results:
+/// killed?)`.
+pub fn stopped_in_words(name: &str) -> String {
+    format!("stopped in {name} ({UNWRITTEN})")
+}
+
+/// Whether the planned phase `p` began in the run whose `results.json` is `file`: its series CSV is in the
+/// same folder (a phase makes it as it begins measuring; an erase, a phase killed in its ramp, make none).
+pub fn began_in(file: &std::path::Path, p: &PlannedPhase) -> bool {
+    let dir = file.parent().unwrap_or(std::path::Path::new("."));
+    dir.join(super::series_csv::file_name(p.index, &p.name))
+        .exists()
 }
 
 /// The console's and the report's words for the phases never run, by name: `not run: rw2, rw3`; past

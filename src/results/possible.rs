@@ -53,6 +53,7 @@ fn host_spans(r: &Results, out: &mut Vec<Violation>) {
     let hosts = r.cluster.as_ref().map_or(&[][..], |c| &c.hosts[..]);
     for (i, p) in r.phases.iter().enumerate() {
         for (k, part) in p.hosts.iter().enumerate() {
+            stopped_part(i, k, part, hosts.get(k), out);
             let (Some(span), Some(host)) = (part.span_bytes, hosts.get(k)) else {
                 continue;
             };
@@ -67,6 +68,35 @@ fn host_spans(r: &Results, out: &mut Vec<Violation>) {
             }
         }
     }
+}
+
+/// A merged phase's part said to be where its host's run stopped (`phases[i].hosts[k].stopped_in`) is one
+/// a merge marks so: `true`, of a host whose run ended `running` ([`crate::results::Results::stopped_in`]),
+/// a part that did not begin the phase.
+fn stopped_part(
+    i: usize,
+    k: usize,
+    part: &super::HostPhase,
+    host: Option<&super::ClusterHost>,
+    out: &mut Vec<Violation>,
+) {
+    let Some(s) = part.stopped_in else { return };
+    let why = match (s, host.map(|h| h.status)) {
+        (false, _) => "false: a merge writes it only as true".to_string(),
+        (true, _) if part.began() => {
+            "true of a part with a started_at: a host stopped in a phase has no results of it"
+                .to_string()
+        }
+        (true, Some(st)) if st != Status::Running => format!(
+            "true of a host whose run ended \"{}\" (cluster.hosts[{k}].status): a run that ends in a phase writes its results",
+            st.word()
+        ),
+        _ => return,
+    };
+    out.push(Violation {
+        path: format!("phases[{i}].hosts[{k}].stopped_in"),
+        expected: why,
+    });
 }
 
 /// What a run's end says of it: it ends after it starts (`finished_at` not before `started_at`), no phase
@@ -209,8 +239,9 @@ fn drive(at: &str, path: &str, out: &mut Vec<Violation>) -> Option<crate::target
 }
 
 /// Phase `i` (`p`): its times, its name (by the spec's rule, and not the name of an earlier phase: `names`
-/// holds each name seen with its phase), and its parameters within the spec's bounds and the target's
-/// `capacity`.
+/// holds each name seen with its phase), its stream seed that of its seed and a name found right
+/// ([`crate::plan::PhaseParams::stream_seed_of`]), and its parameters within the spec's bounds and the
+/// target's `capacity`.
 pub fn phase<'a>(
     i: usize,
     p: &'a PhaseResult,
@@ -228,6 +259,7 @@ pub fn phase<'a>(
             out,
         );
     }
+    let before = out.len();
     name(&at("name"), &p.name, "the phase's CSV file", out);
     match names.get(p.name.as_str()) {
         Some(j) => out.push(Violation {
@@ -240,6 +272,10 @@ pub fn phase<'a>(
         None => {
             names.insert(&p.name, i);
         }
+    }
+    // A name already said to be wrong would make its stream seed wrong again.
+    if out.len() == before {
+        stream_seed(i, p, out);
     }
     params(i, p, target, out);
 }
@@ -363,6 +399,26 @@ fn params(i: usize, p: &PhaseResult, target: &TargetInfo, out: &mut Vec<Violatio
             expected: format!(
                 "span_start_bytes {} + span_bytes {} = {end} is past the target's capacity_bytes {capacity}",
                 q.span_start_bytes, q.span_bytes
+            ),
+        });
+    }
+}
+
+/// Phase `i`'s `params.stream_seed`, when recorded with `params.seed`, is the hash of the seed and the
+/// phase's name that the plan gives it ([`crate::plan::PhaseParams::stream_seed_of`]): a stream seed no
+/// run writes, one copied from another phase to make two phases one stream (attack 24 F9), is refused.
+fn stream_seed(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let (Some(recorded), Some(expected)) = (q.stream_seed, q.stream_seed_of(&p.name)) else {
+        return;
+    };
+    if recorded != expected {
+        out.push(Violation {
+            path: format!("phases[{i}].params.stream_seed"),
+            expected: format!(
+                "{recorded} is not the stream seed of seed {} and the phase's name {}, {expected}",
+                q.seed.unwrap_or_default(),
+                echo(&p.name)
             ),
         });
     }

@@ -67,8 +67,21 @@ impl Dir {
     /// # Errors
     /// The OS error of flock(2) other than `EWOULDBLOCK`.
     pub fn try_lock(&self) -> io::Result<bool> {
+        self.try_flock(libc::LOCK_EX)
+    }
+
+    /// Takes a shared advisory lock on the folder without waiting (flock LOCK_SH|LOCK_NB), held until this
+    /// descriptor closes. `Ok(false)` when another open descriptor holds it exclusively.
+    ///
+    /// # Errors
+    /// The OS error of flock(2) other than `EWOULDBLOCK`.
+    pub fn try_lock_shared(&self) -> io::Result<bool> {
+        self.try_flock(libc::LOCK_SH)
+    }
+
+    fn try_flock(&self, how: libc::c_int) -> io::Result<bool> {
         // SAFETY: flock takes only integers; a bad descriptor is reported as an error return.
-        match check(unsafe { libc::flock(self.fd.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }) {
+        match check(unsafe { libc::flock(self.fd.as_raw_fd(), how | libc::LOCK_NB) }) {
             Ok(_) => Ok(true),
             Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(false),
             Err(e) => Err(e),

@@ -8,6 +8,7 @@ pub mod erase;
 pub mod health;
 mod kinds;
 pub mod open;
+pub mod openers;
 mod probe;
 pub mod reopen;
 pub mod safety;

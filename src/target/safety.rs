@@ -54,6 +54,22 @@ pub fn held_by_a_run(t: &TargetInfo) -> Option<String> {
     ))
 }
 
+/// The wkrun runs holding a claim the block device `rdev` is under (`target::open`'s flocks): on its whole
+/// disk's node, and on the regular file under it when it is a loop device (or a partition of one). Their
+/// descriptors are those of runs, which the claims refuse in their own words (`in use by another wkrun
+/// run (pid N)`), not another program's ([`open_elsewhere`]).
+fn claimants(rdev: u64) -> Vec<u32> {
+    let disk = whole_disk(rdev).and_then(|(d, _)| fs::metadata(d).ok());
+    let disk = disk.map(|m| (m.dev(), m.ino()));
+    let file = match file_under_loop(rdev) {
+        Some((_, Identity::File { dev, ino })) => Some((dev, ino)),
+        _ => None,
+    };
+    (disk.into_iter().chain(file))
+        .flat_map(|(dev, ino)| crate::sys::file::flock_holders(dev, ino))
+        .collect()
+}
+
 /// The subject naming the whole disk of the block device `rdev` (that `shown` names) and the pid of another
 /// wkrun run that holds the disk's claim (a flock on its node); `None` when none does.
 fn disk_held(rdev: u64, shown: &str) -> Option<(String, u32)> {
@@ -187,6 +203,14 @@ fn under_loop_in_use(rdev: u64, depth: u32) -> Option<String> {
     if let Some(why) = swap_file(id) {
         return Some(format!("{is} {shown}, which {why}"));
     }
+    // A program writing the backing file itself (fio on the file under the loop device).
+    if let (Identity::File { .. }, Some(o)) = (id, super::openers::opener(&[id], &claimants(rdev)))
+    {
+        return Some(format!(
+            "{is} {shown}, which is open in another program: {}",
+            o.words()
+        ));
+    }
     let chain = loop_in_use_over(id, Some(own), depth)?;
     Some(format!(
         "{is} {shown}, which is also the backing file of {chain}"
@@ -212,6 +236,23 @@ fn device_in_use(rdev: u64, node: &Path) -> Option<String> {
         .or_else(|| swap(&devs))
         .or_else(|| held(&devs))
         .or_else(|| exclusive_open_fails(rdev, node))
+        .or_else(|| open_elsewhere(rdev, &devs))
+}
+
+/// A device of `devs` (the block device `rdev` and its partitions) that another process holds open
+/// ([`super::openers`]; a wkrun run holding its claims is left to them, [`claimants`]): a program writing
+/// it without an exclusive open (fio, dd), which the kernel's `O_EXCL` check does not see (attack 24 F10).
+fn open_elsewhere(rdev: u64, devs: &[(u32, u32, String)]) -> Option<String> {
+    let ids: Vec<Identity> = (devs.iter())
+        .map(|&(a, b, _)| Identity::Block {
+            rdev: libc::makedev(a, b),
+        })
+        .collect();
+    let o = super::openers::opener(&ids, &claimants(rdev))?;
+    let name = (devs.iter().zip(&ids))
+        .find(|(_, id)| **id == o.of)
+        .map_or(o.path.clone(), |(d, _)| d.2.clone());
+    Some(format!("{name} is open in another program: {}", o.words()))
 }
 
 /// A device of `devs` (`(major, minor, name)`) that is mounted, from /proc/self/mountinfo.
@@ -1003,5 +1044,78 @@ mod tests {
         )
         .unwrap();
         assert!(!s.covers(&other));
+    }
+
+    /// A `sleep` holding `path` open for writing on its standard output (as fio holds a device it writes,
+    /// without O_EXCL); killed and reaped on drop.
+    struct Holder(std::process::Child);
+
+    impl Holder {
+        fn new(path: &Path) -> Holder {
+            let f = fs::OpenOptions::new().write(true).open(path).unwrap();
+            let child = Command::new("sleep")
+                .arg("60")
+                .stdout(std::process::Stdio::from(f))
+                .spawn()
+                .unwrap();
+            Holder(child)
+        }
+    }
+
+    impl Drop for Holder {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    /// Attack 24 F10: a loop device another program holds open (not exclusively) is in use, and so are its
+    /// backing file and, for a program holding the backing file, the loop device; held by nothing, neither.
+    #[test]
+    fn a_device_or_backing_file_another_program_holds_open_is_in_use() {
+        let test =
+            "target::safety::tests::a_device_or_backing_file_another_program_holds_open_is_in_use";
+        let Some(loops) = Loops::new(test, 1) else {
+            return;
+        };
+        let t = loops.target(0);
+        let dev = t.path.display().to_string();
+        let backing = loops.dir.path().join("backing-0.img");
+        let file = super::super::probe(&backing, 0).unwrap();
+        let shown = backing.display().to_string();
+        // Held by nothing: written.
+        assert_eq!(in_use_reason(&t), None);
+        assert_eq!(in_use_reason(&file), None);
+        assert!(consent(&t, true, Some(Path::new(&dev))).is_ok());
+        {
+            let h = Holder::new(&loops.devs[0]);
+            let pid = h.0.id();
+            let held =
+                format!("{dev} is open in another program: pid {pid} (sleep) has {dev} open");
+            assert_eq!(in_use_reason(&t).as_deref(), Some(held.as_str()));
+            assert_eq!(
+                consent(&t, true, Some(Path::new(&dev))).unwrap_err(),
+                format!("refusing to write to {dev}: {held}")
+            );
+            // A run that only reads is not refused.
+            assert!(consent(&t, false, None).is_ok());
+            assert_eq!(
+                in_use_reason(&file),
+                Some(format!("it is the backing file of {dev}, and {held}"))
+            );
+        }
+        {
+            let h = Holder::new(&backing);
+            let pid = h.0.id();
+            assert_eq!(
+                in_use_reason(&t),
+                Some(format!(
+                    "it is a loop device of {shown}, which is open in another program: pid {pid} (sleep) has {shown} open"
+                ))
+            );
+        }
+        // Once they have ended, nothing holds either.
+        assert_eq!(in_use_reason(&t), None);
+        assert_eq!(in_use_reason(&file), None);
     }
 }

@@ -81,6 +81,10 @@ fn grown(from: &Path, to: &Path, bytes: u64) -> (usize, u64) {
         let mut p = model.clone();
         p["index"] = i.into();
         p["name"] = format!("w{i}").into();
+        // Each copy's stream seed that of its seed and its new name, as a run records it.
+        if let Some(seed) = p["params"]["seed"].as_u64() {
+            p["params"]["stream_seed"] = wkrun::ops::phase_seed(seed, &format!("w{i}")).into();
+        }
         phases.push(p);
     }
     // The plan the run kept is of its two phases: the grown file's is left out (optional).

@@ -572,6 +572,8 @@ fn a_stop_during_an_erase_says_at_once_that_the_run_stops_after_it() {
         std::os::unix::fs::FileExt::write_all_at(&f, &chunk, off).expect("write");
     }
     f.sync_all().expect("sync");
+    // Closed: a program holding the loop device's backing file open would refuse the run (attack 24 F10).
+    drop(f);
     let body = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\nmethod = \"discard\"\n\
                 [[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nsize = \"1MiB\"\n\
                 read_percent = 0\n";

@@ -48,6 +48,7 @@ mod latency_time;
 mod library;
 mod limits;
 mod lines;
+mod live_runs;
 mod load_room;
 mod merge_hosts;
 mod merged_judging;

@@ -227,3 +227,77 @@ fn stonewalled_fio_jobs_become_phases_of_their_own_streams() {
     assert_eq!(b.len(), 4);
     assert_ne!(a, b);
 }
+
+/// Two phases of the attack's crafted seeds (attack 24 F9; `seedcollide.py` inverted SplitMix64's finaliser
+/// to find them): `a` of seed 2 and `b` of seed 6046881650114361017, whose stream seeds are one,
+/// 15222339495169479420.
+const COLLIDING: &str = "[[phase]]\nname = \"a\"\nkind = \"workload\"\nread_percent = 0\nsize = \"64KiB\"\nseed = 2\n\
+                         [[phase]]\nname = \"b\"\nkind = \"workload\"\nread_percent = 0\nsize = \"64KiB\"\nseed = 6046881650114361017\n";
+
+#[test]
+fn two_phases_whose_seeds_make_one_stream_are_refused() {
+    // The attack's Python computed both stream seeds apart from wkrun: the same number.
+    assert_eq!(wkrun::ops::phase_seed(2, "a"), 15_222_339_495_169_479_420);
+    assert_eq!(
+        wkrun::ops::phase_seed(6_046_881_650_114_361_017, "b"),
+        15_222_339_495_169_479_420
+    );
+    let d = tempdir();
+    write_file(d.path(), "s.toml", &spec_text("collide", COLLIDING));
+    let want = "s.toml:16:1: phase[1] \"b\".seed: phases \"a\" (seed = 2) and \"b\" (seed = 6046881650114361017) would draw one op stream: the stream seed of each, of its seed and its name, is 15222339495169479420";
+    let target = ["--target", "t.img", "--target-size", "16MiB"];
+    for cmd in [&["plan", "s.toml"][..], &["s.toml", "-o", "out", "-q"][..]] {
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &[cmd, &target[..]].concat()));
+        assert_eq!(code, 2, "{cmd:?}: {err}");
+        assert!(err.contains(want), "{cmd:?}: {want:?} in\n{err}");
+    }
+    // The run made nothing: no output folder, no target file.
+    assert!(!d.path().join("out").exists());
+    assert!(!d.path().join("t.img").exists());
+    // Another seed for `b` and the plan is made.
+    let other = COLLIDING.replace("6046881650114361017", "3");
+    write_file(d.path(), "s.toml", &spec_text("collide", &other));
+    let plan = [&["plan", "s.toml"][..], &target[..]].concat();
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &plan));
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn validate_refuses_a_stream_seed_not_of_its_seed_and_name() {
+    let d = tempdir();
+    let body = COLLIDING
+        .replace("seed = 2\n", "seed = 4\n")
+        .replace("seed = 6046881650114361017\n", "seed = 4\n");
+    write_file(d.path(), "s.toml", &spec_text("forged", &body));
+    let args = [
+        "s.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "16MiB",
+        "-o",
+        "a",
+        "-q",
+    ];
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    let out = d.path().join("a");
+    let file = out.join("results.json");
+    let text = std::fs::read_to_string(&file).expect("results");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    // The attack's forgery: phase "b" given phase "a"'s stream seed, and another seed.
+    v["phases"][1]["params"]["stream_seed"] = v["phases"][0]["params"]["stream_seed"].clone();
+    std::fs::write(&file, serde_json::to_vec_pretty(&v).expect("json")).expect("write");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "a"]));
+    assert_eq!(code, 2, "{err}");
+    let want = format!(
+        "  phases[1].params.stream_seed: {} is not the stream seed of seed 4 and the phase's name \"b\", {}\n",
+        wkrun::ops::phase_seed(4, "a"),
+        wkrun::ops::phase_seed(4, "b")
+    );
+    assert!(err.contains(&want), "{want:?} in\n{err}");
+    // Put back, the file is valid again.
+    std::fs::write(&file, text).expect("write");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "a"]));
+    assert_eq!(code, 0, "{err}");
+}

@@ -293,7 +293,7 @@ pub fn against_host(file: &Path, r: &Results, k: usize, run: &RunData) -> Vec<St
             ));
             continue;
         }
-        let made = super::phase::host_part(run, k, q);
+        let made = super::phase::host_part(run, k, p.index, q);
         let (a, b) = (
             json(serde_json::to_value(part)),
             json(serde_json::to_value(&made)),

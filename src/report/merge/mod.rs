@@ -118,6 +118,36 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Merged, String> {
     merge_runs(&runs, Unit::Host)
 }
 
+/// Refuses a results file whose run is still going: its folder's lock, which a run holds until it ends, is
+/// held ([`crate::results::outdir::live_run`]); its results are those of a run part way, `running`, that
+/// would be merged as if it had stopped there (attack 24 F7). Returns a warning for each folder of which
+/// it cannot be told (the lock cannot be tried: a file system without flock).
+///
+/// # Errors
+/// The first folder a run still writes into, named with the run's pid when /proc/locks tells.
+pub fn runs_ended(files: &[std::path::PathBuf]) -> Result<Vec<String>, String> {
+    let mut unknown = Vec::new();
+    for f in files {
+        let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = dir.unwrap_or(std::path::Path::new("."));
+        match crate::results::outdir::live_run(dir) {
+            Ok(None) => {}
+            Ok(Some(pid)) => {
+                return Err(format!(
+                    "{} is the output folder of a wkrun run still going{}: its results are not final; merge it once that run has ended",
+                    dir.display(),
+                    pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+                ));
+            }
+            Err(e) => unknown.push(format!(
+                "whether a run still writes into {} cannot be told (its lock cannot be tried: {e}); merged as it is now",
+                dir.display()
+            )),
+        }
+    }
+    Ok(unknown)
+}
+
 /// The runs a results file stands for: itself and, for a merged one, the runs it merged (`cluster.hosts`);
 /// each as (hostname, target path, start time), which no two runs share.
 fn leaves(r: &RunData) -> Vec<(String, String, String)> {
@@ -379,18 +409,30 @@ fn unreached(
                 k => k.to_string(),
             };
             let res = &r.results;
+            let whose = |verb: &str| {
+                let (who, file) = (unit.name(runs, h), r.file.display());
+                format!("{who} ({file}) {verb} {began} of the {n} merged phases: its run")
+            };
+            let name = crate::text::escaped(&first.name);
+            // Killed in this phase: its CSV is there, its results are not.
+            let began_it = |p: &crate::results::PlannedPhase| {
+                p.index == first.index && crate::results::planned::began_in(&r.file, p)
+            };
+            if res.stopped_in(began_it).is_some() {
+                let words = crate::results::planned::stopped_in_words(&name);
+                return Some(format!("{} {words}", whose("holds")));
+            }
             let how = match (res.status, &res.signal, &res.error) {
                 (Status::Interrupted, Some(s), _) => format!("was interrupted by {s}"),
                 (Status::Interrupted, None, _) => "was interrupted".to_string(),
                 (Status::Failed, _, Some(e)) => format!("failed ({})", crate::text::escaped(e)),
+                (Status::Running, _, _) => "ended without writing its results (killed?)".into(),
                 (s, _, _) => format!("ended {}", s.word()),
             };
             Some(format!(
-                "{} ({}) began {began} of the {n} merged phases: its run {how} before phase {} \"{}\" began",
-                unit.name(runs, h),
-                r.file.display(),
-                first.index,
-                crate::text::escaped(&first.name)
+                "{} {how} before phase {} \"{name}\" began",
+                whose("began"),
+                first.index
             ))
         })
         .collect()

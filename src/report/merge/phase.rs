@@ -103,7 +103,7 @@ pub fn merge(
     // or two targets on one device, do not add up to a device.
     (m.kernel, m.counters_csv, m.health) = (None, None, None);
     m.workers.clear();
-    m.hosts = host_parts(runs, at);
+    m.hosts = host_parts(runs, at, p0.index);
     // First: what the merged figures cover and what the merged rates mean, before the hosts' own words.
     let names: Vec<String> = (0..runs.len()).map(|h| unit.name(runs, h)).collect();
     m.warnings = derived_warnings(unit, &names, &m.hosts);
@@ -252,22 +252,32 @@ fn judge(
 }
 
 /// Each host's part of the phase at position `at[h]` of run `h` (`None`: the run ended before it).
-fn host_parts(runs: &[RunData], at: &[Option<usize>]) -> Vec<HostPhase> {
+fn host_parts(runs: &[RunData], at: &[Option<usize>], index: usize) -> Vec<HostPhase> {
     (runs.iter().zip(at).enumerate())
-        .map(|(h, (r, &i))| host_part(r, h, i.map(|i| &r.results.phases[i])))
+        .map(|(h, (r, &i))| host_part(r, h, index, i.map(|i| &r.results.phases[i])))
         .collect()
 }
 
-/// The part of host `h` (the run `run`) in a merged phase: its phase `p`'s times and figures; for a run that
-/// ended before the phase began (`p` is `None`), a part that began nothing: no start, no series start,
-/// no time, not completed, no span and no I/O ([`HostPhase::began`]).
-pub(super) fn host_part(run: &RunData, h: usize, p: Option<&PhaseResult>) -> HostPhase {
+/// The part of host `h` (the run `run`) in the merged phase of index `index`: its phase `p`'s times and
+/// figures; for a run that holds no such phase (`p` is `None`), a part that began nothing: no start, no
+/// series start, no time, not completed, no span and no I/O ([`HostPhase::began`]), marked `stopped_in`
+/// when the run ended in it without writing its results ([`crate::results::Results::stopped_in`]).
+pub(super) fn host_part(
+    run: &RunData,
+    h: usize,
+    index: usize,
+    p: Option<&PhaseResult>,
+) -> HostPhase {
     let rank = run.results.launch.as_ref().and_then(|l| l.rank);
     let Some(p) = p else {
+        let began = |q: &crate::results::PlannedPhase| {
+            q.index == index && crate::results::planned::began_in(&run.file, q)
+        };
         return HostPhase {
             host: h,
             rank,
             started_at: None,
+            stopped_in: run.results.stopped_in(began).map(|_| true),
             series_t0_unix_ns: None,
             duration_s: 0.0,
             completed: false,
@@ -281,6 +291,7 @@ pub(super) fn host_part(run: &RunData, h: usize, p: Option<&PhaseResult>) -> Hos
         host: h,
         rank,
         started_at: Some(p.started_at.clone()),
+        stopped_in: None,
         series_t0_unix_ns: p.series_t0_unix_ns,
         duration_s: p.duration_s,
         completed: p.completed,
@@ -512,13 +523,15 @@ pub fn derived_warnings(unit: super::Unit, names: &[String], hosts: &[HostPhase]
 /// first I/O) apart from those that never began it (their runs ended before it: [`HostPhase::began`]),
 /// and how many parts the figures cover; `None` when every part measured.
 fn unmeasured_warning(unit: super::Unit, names: &[String], hosts: &[HostPhase]) -> Option<String> {
-    let group = |began: bool| -> Vec<&str> {
+    let group = |began: bool, stopped: bool| -> Vec<&str> {
         (hosts.iter().zip(names))
             .filter(|(h, _)| h.unmeasured() && h.began() == began)
+            .filter(|(h, _)| h.stopped_unwritten() == stopped)
             .map(|(_, n)| n.as_str())
             .collect()
     };
-    let (ramp, never) = (group(true), group(false));
+    let (ramp, stopped) = (group(true, false), group(false, true));
+    let never = group(false, false);
     let mut said = Vec::new();
     if !ramp.is_empty() {
         let (its, says) = match ramp.len() {
@@ -529,6 +542,10 @@ fn unmeasured_warning(unit: super::Unit, names: &[String], hosts: &[HostPhase]) 
             "{} measured nothing in it ({says} stopped before the measured part began, or failed at its first I/O: {its} why, below)",
             ramp.join(", ")
         ));
+    }
+    if !stopped.is_empty() {
+        let words = crate::results::planned::stopped_in_words("it");
+        said.push(format!("{} {words}", stopped.join(", ")));
     }
     if !never.is_empty() {
         let (runs, status) = match never.len() {
@@ -543,7 +560,7 @@ fn unmeasured_warning(unit: super::Unit, names: &[String], hosts: &[HostPhase]) 
     if said.is_empty() {
         return None;
     }
-    let (n, none) = (names.len(), ramp.len() + never.len());
+    let (n, none) = (names.len(), ramp.len() + stopped.len() + never.len());
     Some(format!(
         "{}: {}, so the merged figures are those of {} of the {n} {}, not the {n} together",
         unit.unmeasured(),
