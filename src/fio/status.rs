@@ -92,3 +92,16 @@ pub fn crashed(text: &str) -> Option<String> {
         line.trim()
     ))
 }
+
+/// The signal fio says stopped it (`fio: terminating on signal 2`: fio 3.33 writes that line into its output
+/// when Ctrl-C or `kill` stops it, before its JSON, which still says `"error" : 0`, or between its
+/// `--status-interval` reports), as wkrun names signals (`SIGINT`), with the line said with its number;
+/// `None` without one.
+pub fn terminated(text: &str) -> Option<(String, String)> {
+    let (i, line, sig) = text.lines().enumerate().find_map(|(i, l)| {
+        let sig = l.trim().strip_prefix("fio: terminating on signal ")?;
+        Some((i, l.trim(), sig.trim().parse::<i32>().ok()?))
+    })?;
+    let name = crate::sys::signal::name(sig);
+    Some((name, format!("line {}: \"{line}\"", i + 1)))
+}

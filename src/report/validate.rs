@@ -54,12 +54,14 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
                     why,
                 })
             })?;
-        let polled = |p: &PhaseResult| {
-            let poll = crate::fio::plausible::SQ_POLL;
-            p.warnings.iter().any(|w| w == poll).then_some(poll)
-        };
         let notes = (r.phases.iter())
-            .flat_map(|p| [crate::fio::json::no_storage_io(p), polled(p)].map(|w| (p, w)))
+            .flat_map(|p| {
+                [
+                    crate::fio::json::no_storage_io(p),
+                    crate::fio::json::sq_poll(p),
+                ]
+                .map(|w| (p, w))
+            })
             .filter_map(|(p, why)| {
                 Some(format!(
                     "job \"{}\": {}",
