@@ -131,14 +131,19 @@ fn the_document(text: &str) -> Result<(Value, Option<String>), String> {
     })?;
     if let Some(at) = second_document(&text[end..]) {
         // fio's --status-interval writes one run's reports one after the other: its last is final.
-        if let Some((last, k)) = super::status::final_report(doc.clone(), &text[end..]) {
-            let note = super::status::STATUS_INTERVAL;
-            return Ok((last, Some(format!("{note} (document {k} of {k})"))));
-        }
         let line = text[..end + at].matches('\n').count() + 1;
+        let ends = text[..end].matches('\n').count() + 1;
+        let why = match super::status::final_report(doc.clone(), &text[end..]) {
+            Some(Ok((last, k))) => {
+                let note = super::status::STATUS_INTERVAL;
+                return Ok((last, Some(format!("{note} (document {k} of {k})"))));
+            }
+            // fio's documents, but not one run's reports (--status-interval): two runs' output.
+            Some(Err(why)) => format!(", not a later report of the same fio run: {why}"),
+            None => String::new(),
+        };
         return Err(format!(
-            "line {line} starts a second JSON document after fio's (which ends at line {}): one fio run's output per file: split it",
-            text[..end].matches('\n').count() + 1
+            "line {line} starts a second JSON document after fio's (which ends at line {ends}){why}: one fio run's output per file: split it"
         ));
     }
     Ok((doc, None))
@@ -177,33 +182,55 @@ pub const MAX_JOBS: u64 = crate::spec::expand::MAX_PHASES;
 /// The results fio's JSON output `bytes` (read from `file`) holds.
 ///
 /// # Errors
-/// Why it is not fio's JSON output, or is cut short, in words.
+/// Why it is not fio's JSON output, or is cut short, in words: the first of [`read`]'s problems.
 pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
+    read(file, bytes).map_err(|all| all.into_iter().next().unwrap_or_default())
+}
+
+/// The results fio's JSON output `bytes` (read from `file`) holds, or every problem found in it: fio's
+/// line saying its process died of a signal ([`super::status::crashed`]) first, then what the document
+/// holds that no finished fio run reports, each job's findings in its order (what `validate` lists).
+///
+/// # Errors
+/// Each problem in words, the crash line first.
+pub fn read(file: &str, bytes: &[u8]) -> Result<Results, Vec<String>> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        format!(
+        vec![format!(
             "not text (the byte at offset {} is not UTF-8)",
             e.valid_up_to()
-        )
+        )]
     })?;
-    if let Some(crash) = super::status::crashed(text) {
-        return Err(crash);
+    let mut problems: Vec<String> = super::status::crashed(text).into_iter().collect();
+    match results(file, bytes, text) {
+        Ok(r) if problems.is_empty() => Ok(r),
+        Ok(_) => Err(problems),
+        Err(found) => {
+            problems.extend(found);
+            Err(problems)
+        }
     }
-    let (doc, status_note) = the_document(text)?;
-    let obj = doc.as_object().ok_or("not a JSON object")?;
-    let version = obj
-        .get("fio version")
-        .and_then(Value::as_str)
-        .ok_or("no \"fio version\": not fio's JSON output")?;
-    let (jobs, server) = job_list(obj)?;
+}
+
+/// The results of fio's JSON output `text` (`bytes`, read from `file`).
+///
+/// # Errors
+/// Why it is not fio's JSON output (one), or each job's first figure no fio run reports.
+fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>> {
+    let (doc, status_note) = the_document(text).map_err(|e| vec![e])?;
+    let one = |e: &str| vec![e.to_string()];
+    let obj = doc.as_object().ok_or_else(|| one("not a JSON object"))?;
+    let version = (obj.get("fio version").and_then(Value::as_str))
+        .ok_or_else(|| one("no \"fio version\": not fio's JSON output"))?;
+    let (jobs, server) = job_list(obj).map_err(|e| vec![e])?;
     let jobs = &jobs;
     if jobs.is_empty() {
-        return Err("\"jobs\" is empty: fio's output has no job to read".into());
+        return Err(one("\"jobs\" is empty: fio's output has no job to read"));
     }
     if jobs.len() as u64 > MAX_JOBS {
-        return Err(format!(
+        return Err(one(&format!(
             "\"jobs\" has {} jobs, more than the {MAX_JOBS} wkrun reads (the most phases a results file may have)",
             jobs.len()
-        ));
+        )));
     }
     let (started, finished) = when(obj, jobs);
     let globals = obj.get("global options").and_then(Value::as_object);
@@ -211,21 +238,27 @@ pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Results, String> {
     let mut failed = Vec::new();
     let mut objs = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
-        let j = j
-            .as_object()
-            .ok_or_else(|| format!("jobs[{i}] is not an object"))?;
+        let j = (j.as_object()).ok_or_else(|| one(&format!("jobs[{i}] is not an object")))?;
         if let Some(why) = failure(j, globals) {
             failed.push(format!("fio job {}: {why}", name(j)));
         }
         objs.push((i, j));
     }
     let stopped = super::status::terminated(text);
-    for clones in clone_groups(&objs, globals) {
-        let mut p = phase(phases.len(), clones, globals, &started)?;
-        if let Some((sig, line)) = &stopped {
-            stop(&mut p, clones, globals, (sig, line));
+    let mut found = Vec::new();
+    for (index, clones) in clone_groups(&objs, globals).into_iter().enumerate() {
+        match phase(index, clones, globals, &started) {
+            Ok(mut p) => {
+                if let Some((sig, line)) = &stopped {
+                    stop(&mut p, clones, globals, (sig, line));
+                }
+                phases.push(p);
+            }
+            Err(e) => found.extend(e),
         }
-        phases.push(p);
+    }
+    if !found.is_empty() {
+        return Err(found);
     }
     distinct_names(&mut phases);
     for p in &mut phases {
@@ -480,9 +513,9 @@ fn phase(
     clones: &[(usize, &Map<String, Value>)],
     g: Option<&Map<String, Value>>,
     when: &str,
-) -> Result<PhaseResult, String> {
+) -> Result<PhaseResult, Vec<String>> {
     let (i, j) = clones[0];
-    let b = blocks(clones, g)?;
+    let b = blocks(clones, g).map_err(|e| vec![e])?;
     let end_syncs = syncs_at_end(clones, g);
     hold(clones, g, &b, end_syncs)?;
     let (mut params, said) = params(j, g);
@@ -497,7 +530,11 @@ fn phase(
         warnings.push(grouped(j, &params));
         (params.block_size_bytes, params.queue_depth) = (None, None);
     }
-    let total = phase_total(i, &b)?;
+    let syncs = b.syncs.as_ref().is_some_and(|s| s.stats.ops > 0);
+    if syncs && clones.iter().any(|(_, j)| super::plausible::summed_jobs(j)) {
+        warnings.push(super::plausible::DEPTHS_UNKNOWN.into());
+    }
+    let total = phase_total(i, &b).map_err(|e| vec![e])?;
     let mut pr = blank(index, name(j), params, when);
     pr.duration_s = duration_ms(j, g, b.dirs(), b.mixed.as_ref()) as f64 / 1000.0;
     pr.completed = clones.iter().all(|(_, j)| failure(j, g).is_none());
@@ -627,13 +664,13 @@ fn syncs_at_end(clones: &[(usize, &Map<String, Value>)], g: Option<&Map<String, 
 /// report ([`super::plausible::check`]).
 ///
 /// # Errors
-/// The first, naming the job and the key.
+/// The first of each (the blocks', then each report's), naming the job and the key.
 fn hold(
     clones: &[(usize, &Map<String, Value>)],
     g: Option<&Map<String, Value>>,
     b: &Blocks,
     end_syncs: u64,
-) -> Result<(), String> {
+) -> Result<(), Vec<String>> {
     let (i, j) = clones[0];
     let job = match clones {
         [_] => format!("jobs[{i}]"),
@@ -647,8 +684,9 @@ fn hold(
             .unwrap_or(1)
             .max(1)
     };
+    let summed = (clones.iter()).any(|(_, j)| super::plausible::summed_jobs(j));
     let in_flight = super::plausible::SyncRoom {
-        depth: count("iodepth"),
+        depth: (!summed).then(|| count("iodepth")),
         jobs: count("numjobs").max(clones.len() as u64),
         loops: count("loops"),
         end: end_syncs,
@@ -660,17 +698,23 @@ fn hold(
             .iter()
             .any(|k| j.get(*k).and_then(Value::as_i64).unwrap_or(0) != 0)
     });
-    impossible(
+    let blocks = impossible(
         &job,
         [("read", &b.read), ("write", &b.write), ("trim", &b.trim)],
         (b.mixed.as_ref(), b.split_unknown),
         b.syncs.as_ref(),
         (failed, in_flight),
-    )?;
-    for &(i, j) in clones {
-        super::plausible::check(&format!("jobs[{i}]"), j, g)?;
+    );
+    let reports =
+        (clones.iter()).map(|&(i, j)| super::plausible::check(&format!("jobs[{i}]"), j, g));
+    let found: Vec<String> = std::iter::once(blocks)
+        .chain(reports)
+        .filter_map(Result::err)
+        .collect();
+    match found.is_empty() {
+        true => Ok(()),
+        false => Err(found),
     }
-    Ok(())
 }
 
 /// The phase's warnings: those of what the job's reports (`clones`, read as `b`) lack ([`read_warnings`]),
@@ -2084,8 +2128,15 @@ mod tests {
             )
         };
         let text = "a: (groupid=0, jobs=1): err= 0: pid=7\n  read: IOPS=6285\n\nRun status group 0 (all jobs):\n";
+        let ts = fio(TWO)["timestamp_ms"].as_i64().expect("timestamp_ms");
+        let again = format!(
+            "line 540 starts a second JSON document after fio's (which ends at line 539), not a later report of the same fio run: document 2's timestamp_ms, {ts}, is not after document 1's, {ts}: one fio run's output per file: split it"
+        );
+        assert_eq!(
+            from_bytes("two.out", format!("{TWO}{TWO}").as_bytes()).unwrap_err(),
+            again
+        );
         for (tail, line) in [
-            (format!("{TWO}{TWO}"), 540),
             (format!("{}{{\"x\":1}}", TWO.trim_end()), 539),
             (format!("{TWO} {{\"x\":1}}\n"), 540),
             (format!("{TWO}\n[1]"), 541),

@@ -8,42 +8,92 @@ use serde_json::{Map, Value};
 pub const STATUS_INTERVAL: &str = "status-interval output: read the final report";
 
 /// The final report of fio's `--status-interval` output: `first`, the file's first document, and the
-/// documents in `tail` after it, when they are one run's reports (the same jobs, started at the same second, none going back); with
-/// their count.
-/// `None` when the tail holds anything else, or another run's report.
-pub fn final_report(first: Value, tail: &str) -> Option<(Value, usize)> {
+/// documents in `tail` after it, when they are one run's reports (each only adds to the one before, and
+/// all come from one start of fio); with their count.
+/// `None` when the tail holds anything but fio's documents (then it is another file's text); an error
+/// naming the document and the field when they are fio's but not one run's.
+pub fn final_report(first: Value, tail: &str) -> Option<Result<(Value, usize), String>> {
     let mut docs = vec![first];
     for d in serde_json::Deserializer::from_str(tail).into_iter::<Value>() {
-        docs.push(d.ok()?);
+        docs.push(d.ok().filter(|d| d.get("fio version").is_some())?);
     }
-    let all = docs.windows(2).all(|w| one_run(&w[0], &w[1]));
     let count = docs.len();
-    (all && count > 1).then(|| (docs.pop().unwrap_or_default(), count))
+    Some(one_run(&docs).map(|()| (docs.pop().unwrap_or_default(), count)))
 }
 
-/// Whether `b` is a later report than `a` of the same fio run, as fio's `--status-interval` writes them
-/// (fio 3.33, randread for 3 s at `--status-interval=1`: 4 documents, the same version, jobs and options,
-/// `timestamp_ms` 1796595331736 to 1796595333978, `job_runtime` 817, 1816, 2835, 3001 ms, `elapsed` 1 to
-/// 4 s, read I/Os 2365, 8174, 13810, 14364): the same fio version and global options, the same jobs
-/// (name, group, options) in the same order, a later timestamp (ms: the same document twice is two
-/// files' worth, `cat a.json a.json`), and each job started at the same
-/// second (`timestamp` − `elapsed`, within 1 s) with its runtime and counts not fewer. Two runs written one
-/// after the other differ in their jobs' start by the first run's length (a second or more).
-fn one_run(a: &Value, b: &Value) -> bool {
-    let key = |d: &Value, k: &str| d.get(k).cloned();
-    let num = |d: &Value, k: &str| d.get(k).and_then(Value::as_i64);
+/// How each reason a document is not a later report of the run before ends.
+const ONLY_ADDS: &str = "a later report of one fio run only adds to its figures";
+
+/// Whether `docs` are one fio run's reports, as fio's `--status-interval` writes them (fio 3.33, randread
+/// for 3 s at `--status-interval=1`: 4 documents, the same version, jobs and options, `timestamp_ms`
+/// 1796595331736 to 1796595333978, `job_runtime` 817, 1816, 2835, 3001 ms, `elapsed` 1 to 4 s, read I/Os
+/// 2365, 8174, 13810, 14364): each after the one before ([`goes_on`]), all from one start of fio
+/// ([`one_start`]).
+///
+/// # Errors
+/// The first document that is not, naming it and the field.
+fn one_run(docs: &[Value]) -> Result<(), String> {
+    for (k, w) in docs.windows(2).enumerate() {
+        goes_on(&w[0], &w[1], k + 2)?;
+    }
+    one_start(docs)
+}
+
+/// Whether document `b` (number `k` of the file, 1 the first) is a later report of the run document `a`
+/// reports: the same fio version and global options, the same jobs (name, group, options) in the same
+/// order, a later `timestamp_ms` (the same document twice, `cat a.json a.json`, is two files' worth),
+/// and each job's figures only added to ([`adds_to`]).
+///
+/// # Errors
+/// Why not, naming document `k` and the field.
+fn goes_on(a: &Value, b: &Value, k: usize) -> Result<(), String> {
     let (Some(ja), Some(jb)) = (jobs(a), jobs(b)) else {
-        return false;
+        return Err(format!(
+            "document {k} or the one before has no \"jobs\" list of objects"
+        ));
     };
-    let later = num(b, "timestamp_ms") > num(a, "timestamp_ms");
-    let same = ["fio version", "global options"]
-        .iter()
-        .all(|k| key(a, k) == key(b, k));
-    later
-        && same
-        && ja.len() == jb.len()
-        && (ja.iter().zip(&jb))
-            .all(|(x, y)| same_job(x, y, num(a, "timestamp"), num(b, "timestamp")))
+    for key in ["fio version", "global options"] {
+        if a.get(key) != b.get(key) {
+            return Err(format!(
+                "document {k}'s \"{key}\" is not document {}'s",
+                k - 1
+            ));
+        }
+    }
+    let ms = |d: &Value| d.get("timestamp_ms").and_then(Value::as_i64);
+    if ms(b) <= ms(a) {
+        let said = |t: Option<i64>| t.map_or("none".to_string(), |t| t.to_string());
+        return Err(format!(
+            "document {k}'s timestamp_ms, {}, is not after document {}'s, {}",
+            said(ms(b)),
+            k - 1,
+            said(ms(a))
+        ));
+    }
+    if ja.len() != jb.len() {
+        return Err(format!(
+            "document {k} has {} jobs, document {} {}",
+            jb.len(),
+            k - 1,
+            ja.len()
+        ));
+    }
+    for (i, (x, y)) in ja.iter().zip(&jb).enumerate() {
+        if let Some(key) = ["jobname", "groupid", "job options"]
+            .into_iter()
+            .find(|key| x.get(*key) != y.get(*key))
+        {
+            return Err(format!(
+                "document {k}'s jobs[{i}].{key} is not document {}'s",
+                k - 1
+            ));
+        }
+        adds_to(x, y).map_err(|e| {
+            let e = e.replace("{prev}", &(k - 1).to_string());
+            format!("document {k}'s jobs[{i}].{e} ({ONLY_ADDS})")
+        })?;
+    }
+    Ok(())
 }
 
 /// A document's jobs, each an object.
@@ -52,30 +102,164 @@ fn jobs(d: &Value) -> Option<Vec<&Map<String, Value>>> {
     list.iter().map(Value::as_object).collect()
 }
 
-/// Whether job report `y` (of a document written at `tb`, seconds) goes on from `x` (at `ta`): the same
-/// job, started at the same second, its runtime and each direction's I/Os not fewer.
-fn same_job(
-    x: &Map<String, Value>,
-    y: &Map<String, Value>,
-    ta: Option<i64>,
-    tb: Option<i64>,
-) -> bool {
-    let num = |j: &Map<String, Value>, k: &str| j.get(k).and_then(Value::as_i64);
-    let ios = |j: &Map<String, Value>, d: &str| j.get(d)?.get("total_ios")?.as_u64();
-    let named = ["jobname", "groupid", "job options"]
-        .iter()
-        .all(|k| x.get(*k) == y.get(*k));
-    let start = |j, t: Option<i64>| Some(t? - num(j, "elapsed")?);
-    let started = match (start(x, ta), start(y, tb)) {
-        (Some(s), Some(t)) => (s - t).abs() <= 1,
-        _ => false,
-    };
-    named
-        && started
-        && num(y, "job_runtime") >= num(x, "job_runtime")
-        && ["read", "write", "trim"]
+/// fio's blocks of a job that count I/Os (or syncs), each with its latency blocks.
+const BLOCKS: [&str; 4] = ["read", "write", "trim", "sync"];
+
+/// fio's latency blocks of a direction.
+const LATENCIES: [&str; 3] = ["lat_ns", "clat_ns", "slat_ns"];
+
+/// A count `k` of `o`, or 0.
+fn n(o: &Map<String, Value>, k: &str) -> u64 {
+    o.get(k).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// The block `d`'s latency block `l` of job report `j`.
+fn lat<'a>(j: &'a Map<String, Value>, d: &str, l: &str) -> Option<&'a Map<String, Value>> {
+    j.get(d)?.get(l)?.as_object()
+}
+
+/// Whether job report `x` timed any I/O yet: fio times none while it ramps up (`ramp_time`, whose I/Os it
+/// counts and then drops when the ramp ends: read I/Os 10546, 21888, then 15113 at ramp_time=2, fio 3.33)
+/// and a job that has not started has none (a stonewalled job's `job_runtime` went 1021, 2038, then 604
+/// once it ran). Only a report that timed an I/O is held to the reports after it.
+fn timed(x: &Map<String, Value>) -> bool {
+    BLOCKS.iter().any(|d| {
+        LATENCIES
             .iter()
-            .all(|d| ios(y, d) >= ios(x, d))
+            .any(|l| lat(x, d, l).is_some_and(|b| n(b, "N") > 0))
+    })
+}
+
+/// Whether job report `y` only adds to `x`, the same job's earlier report, where `x` timed an I/O
+/// ([`timed`]): fio's counts, runtime and latency N never fall; each latency block's min never rises and
+/// max never falls, and its N × mean (the sum of the latencies) never falls; with the same N (no I/O
+/// completed between the reports) the block is the same.
+///
+/// # Errors
+/// The first figure that does not, as `read.lat_ns.max is 23895, below document 1's 37480`.
+fn adds_to(x: &Map<String, Value>, y: &Map<String, Value>) -> Result<(), String> {
+    if !timed(x) {
+        return Ok(());
+    }
+    let fewer = |k: &str, a: u64, b: u64| match b < a {
+        true => Err(format!("{k} is {b}, below document {{prev}}'s {a}")),
+        false => Ok(()),
+    };
+    fewer("job_runtime", n(x, "job_runtime"), n(y, "job_runtime"))?;
+    for d in BLOCKS {
+        let count = |j: &Map<String, Value>| {
+            j.get(d)
+                .and_then(Value::as_object)
+                .map_or(0, |o| n(o, "total_ios"))
+        };
+        fewer(&format!("{d}.total_ios"), count(x), count(y))?;
+        for l in LATENCIES {
+            if let (Some(a), Some(b)) = (lat(x, d, l), lat(y, d, l)) {
+                latency_adds(a, b).map_err(|e| format!("{d}.{l}.{e}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether latency block `b` only adds to `a` (the same block, an earlier report).
+///
+/// # Errors
+/// The first figure that does not, after its key (`max is 23895, below document {prev}'s 37480`).
+fn latency_adds(a: &Map<String, Value>, b: &Map<String, Value>) -> Result<(), String> {
+    let f = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let (na, nb) = (n(a, "N"), n(b, "N"));
+    if nb < na {
+        return Err(format!("N is {nb}, below document {{prev}}'s {na}"));
+    }
+    if na == 0 {
+        return Ok(());
+    }
+    // fio prints a mean with six decimals.
+    let printed = |x: f64, y: f64| (x - y).abs() <= 1e-6 + x.abs() * 1e-12;
+    if nb == na {
+        if let Some(k) = ["min", "max", "mean"]
+            .into_iter()
+            .find(|k| !printed(f(a, k), f(b, k)))
+        {
+            return Err(format!(
+                "{k} is {}, not document {{prev}}'s {} though N is the same, {na} (no I/O completed between them)",
+                f(b, k),
+                f(a, k)
+            ));
+        }
+        return Ok(());
+    }
+    if n(b, "min") > n(a, "min") {
+        return Err(format!(
+            "min is {}, above document {{prev}}'s {}",
+            n(b, "min"),
+            n(a, "min")
+        ));
+    }
+    if n(b, "max") < n(a, "max") {
+        return Err(format!(
+            "max is {}, below document {{prev}}'s {}",
+            n(b, "max"),
+            n(a, "max")
+        ));
+    }
+    let (sa, sb) = (f(a, "mean") * na as f64, f(b, "mean") * nb as f64);
+    match sb + 1e-6 * nb as f64 + sa * 1e-12 < sa {
+        true => Err(format!(
+            "mean × N is {sb:.0} ns, less than document {{prev}}'s {sa:.0} (the sum of its latencies)"
+        )),
+        false => Ok(()),
+    }
+}
+
+/// Whether `docs` all come from one start of fio: a document's `elapsed` is the whole seconds since fio
+/// started, rounded up, so fio started at `timestamp_ms` − 1000 × `elapsed` or later; a job whose
+/// direction has run R ms (its `runtime`) by `timestamp_ms` started R ms before it or earlier, and fio
+/// before its jobs. Real output leaves room: 102 to 889 ms in seven runs of fio 3.33 at
+/// `--status-interval=1` or 2 (1 to 4 jobs, numjobs, group_reporting, ramp_time, a stonewalled job,
+/// size-bound and time-based, 2 to 9 s); two 0.5 s runs written one after the other were 306 ms short.
+/// Taken with 100 ms and 1 % of the elapsed time to spare (fio's clock and the wall clock).
+///
+/// # Errors
+/// The document whose `elapsed` puts fio's start after another's job had started, naming both.
+fn one_start(docs: &[Value]) -> Result<(), String> {
+    let mut after: Option<(i64, usize, i64)> = None;
+    let mut before: Option<(i64, usize, usize, u64)> = None;
+    for (k, d) in docs.iter().enumerate() {
+        let Some(ts) = d.get("timestamp_ms").and_then(Value::as_i64) else {
+            continue;
+        };
+        for (i, j) in jobs(d).unwrap_or_default().into_iter().enumerate() {
+            if let Some(e) = j.get("elapsed").and_then(Value::as_i64) {
+                let lo = ts.saturating_sub(e.saturating_mul(1000));
+                if after.is_none_or(|(a, _, _)| lo > a) {
+                    after = Some((lo, k + 1, e));
+                }
+            }
+            let ran = (BLOCKS[..3].iter())
+                .filter_map(|d| {
+                    j.get(*d)
+                        .and_then(Value::as_object)
+                        .map(|o| n(o, "runtime"))
+                })
+                .max()
+                .unwrap_or(0);
+            let hi = ts.saturating_sub(i64::try_from(ran).unwrap_or(i64::MAX));
+            if before.is_none_or(|(b, _, _, _)| hi < b) {
+                before = Some((hi, k + 1, i, ran));
+            }
+        }
+        let (Some((lo, ka, e)), Some((hi, kb, i, ran))) = (after, before) else {
+            continue;
+        };
+        if lo > hi.saturating_add(100 + e.saturating_mul(10)) {
+            return Err(format!(
+                "document {ka}'s elapsed, {e} s, puts fio's start at {lo} ms (as timestamp_ms) or later, but document {kb}'s jobs[{i}] had run {ran} ms at its timestamp_ms, so fio started at {hi} or before: not one start of fio"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The line of `text` that says fio's process died of a signal (`fio: pid=N, got signal=S`: fio 3.33

@@ -23,7 +23,8 @@ pub struct Checked {
     pub targets: usize,
     /// What a reader should know of results that check out: each job of fio's output that did no storage
     /// I/O ([`crate::fio::json::no_storage_io`]: cpuio, exec, file operations) and each that ran io_uring with
-    /// sqthread_poll ([`crate::fio::plausible::SQ_POLL`]), as `job "NAME": why`.
+    /// sqthread_poll ([`crate::fio::plausible::SQ_POLL`]) or sums several jobs whose depths are unknown
+    /// ([`crate::fio::plausible::DEPTHS_UNKNOWN`]), as `job "NAME": why`.
     pub notes: Vec<String>,
     /// The hosts' results a folder `wkrun merge` wrote names and that were found there, each that host's
     /// run, and held to them ([`super::merge::against_host`]); 0 for other results.
@@ -47,18 +48,27 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
     let one = |e: ReadError| vec![e.to_string()];
     let text = read_results_text(file).map_err(one)?;
     if crate::fio::json::looks_like_fio(text.as_bytes()) {
-        let r = crate::fio::json::from_bytes(&file.display().to_string(), text.as_bytes())
-            .map_err(|why| {
-                one(ReadError::Fio {
-                    path: file.to_path_buf(),
-                    why,
-                })
-            })?;
+        // Every problem fio's output has, each on its own line: a crash line, then the figures'.
+        let r = crate::fio::json::read(&file.display().to_string(), text.as_bytes()).map_err(
+            |all| {
+                (all.into_iter())
+                    .map(|why| {
+                        let path = file.to_path_buf();
+                        ReadError::Fio { path, why }.to_string()
+                    })
+                    .collect::<Vec<String>>()
+            },
+        )?;
+        let said = |p: &PhaseResult, note: &'static str| {
+            p.warnings.iter().any(|w| w == note).then_some(note)
+        };
+        let depths = crate::fio::plausible::DEPTHS_UNKNOWN;
         let notes = (r.phases.iter())
             .flat_map(|p| {
                 [
                     crate::fio::json::no_storage_io(p),
                     crate::fio::json::sq_poll(p),
+                    said(p, depths),
                 ]
                 .map(|w| (p, w))
             })

@@ -206,23 +206,238 @@ fn fio_status_interval_output_reads_the_final_report() {
         serde_json::to_string_pretty(&later).expect("json")
     );
     let n = first.lines().count();
+    let ts = u(last, "/timestamp_ms");
+    assert_eq!(
+        (
+            ts,
+            u(last, "/jobs/0/elapsed"),
+            u(last, "/jobs/0/read/runtime")
+        ),
+        (1796595333978, 4, 3002)
+    );
     let want = format!(
-        "error: two.json: line {} starts a second JSON document after fio's (which ends at line {n}): one fio run's output per file: split it\n",
-        n + 1
+        "error: two.json: line {} starts a second JSON document after fio's (which ends at line {n}), not a later report of the same fio run: document 2's elapsed, 4 s, puts fio's start at {} ms (as timestamp_ms) or later, but document 1's jobs[0] had run 3002 ms at its timestamp_ms, so fio started at {} or before: not one start of fio: one fio run's output per file: split it\n",
+        n + 1,
+        ts + 10_000 - 4000,
+        ts - 3002
     );
     assert_eq!(validate("two.json", &two), (2, String::new(), want));
 }
 
+/// fioodd24 F1: real `--status-interval` output of fio 3.33 (file, documents, the last document's I/Os of
+/// its first job) that validates as its final report: a 9 s run at `--status-interval=2` (io_uring,
+/// depth 16), two jobs at once (libaio depth 4 randrw, and a rate-capped read), `ramp_time=2` (whose
+/// ramp's I/Os fio drops: 21888 read I/Os, then 15113; before: refused), a stonewalled second job
+/// (`job_runtime` 2038, then 604 once it ran; before: refused), numjobs=2 with group_reporting, fsync=8 and
+/// ramp_time=1 (syncs 698, then 610; before: refused).
+#[test]
+fn real_status_interval_runs_validate() {
+    let cases = [
+        (
+            "long.json",
+            include_str!("../data/fio/fio-3.33-status-interval-long.json"),
+            5,
+            "read",
+            340983,
+        ),
+        (
+            "two-jobs.json",
+            include_str!("../data/fio/fio-3.33-status-interval-two-jobs.json"),
+            5,
+            "write",
+            24787,
+        ),
+        (
+            "ramp.json",
+            include_str!("../data/fio/fio-3.33-status-interval-ramp.json"),
+            5,
+            "read",
+            29907,
+        ),
+        (
+            "stonewall.json",
+            include_str!("../data/fio/fio-3.33-status-interval-stonewall.json"),
+            5,
+            "write",
+            128,
+        ),
+        (
+            "group.json",
+            include_str!("../data/fio/fio-3.33-status-interval-group-ramp.json"),
+            4,
+            "write",
+            9904,
+        ),
+    ];
+    for (name, text, k, d, ios) in cases {
+        let docs: Vec<Value> = serde_json::Deserializer::from_str(text)
+            .into_iter::<Value>()
+            .map(|d| d.expect("a report"))
+            .collect();
+        assert_eq!(docs.len(), k, "{name}");
+        let last = docs.last().expect("final");
+        assert_eq!(u(last, &format!("/jobs/0/{d}/total_ios")), ios, "{name}");
+        let (code, out, err) = validate(name, text);
+        assert_eq!(code, 0, "{name}: {err}");
+        let phases = if name == "two-jobs.json" || name == "stonewall.json" {
+            2
+        } else {
+            1
+        };
+        let s = if phases == 1 { "" } else { "s" };
+        assert_eq!(
+            out,
+            format!("{name}: ok (results, {phases} phase{s}, 0 series CSVs)\n")
+        );
+        // The group of numjobs=2 sums two jobs (fioodd24 F2): its depths are not held to its options.
+        let depths = match name {
+            "group.json" => format!(
+                "note: {name}: job \"rg\": {}\n",
+                wkrun::fio::plausible::DEPTHS_UNKNOWN
+            ),
+            _ => String::new(),
+        };
+        assert_eq!(
+            err,
+            format!(
+                "note: {name}: status-interval output: read the final report (document {k} of {k})\n{depths}"
+            )
+        );
+    }
+}
+
+/// fioodd24 F1: two or three real fio 3.33 runs under a second each, their JSON written one after the
+/// other into one file, are refused naming the document and the field no later report of one run has
+/// (before: read as status-interval output, "document 2 of 2"): the same 2 MiB job twice (512 reads each,
+/// latencies that differ with no I/O between), a 0.5 s time-based job twice (a max that fell), a 0.2 s one
+/// three times (a job_runtime that fell).
+#[test]
+fn several_short_fio_runs_in_one_file_are_refused() {
+    let lines = [269, 269, 269];
+    let cases = [
+        (
+            "size.json",
+            include_str!("../data/fio/fio-3.33-two-runs-size.json"),
+            "jobs[0].read.lat_ns.min is 35118, not document 1's 39262 though N is the same, 512 (no I/O completed between them)",
+        ),
+        (
+            "tb.json",
+            include_str!("../data/fio/fio-3.33-two-runs-time-based.json"),
+            "jobs[0].read.lat_ns.max is 4079392, below document 1's 8821389",
+        ),
+        (
+            "tb3.json",
+            include_str!("../data/fio/fio-3.33-three-runs-time-based.json"),
+            "jobs[0].job_runtime is 200, below document 1's 209",
+        ),
+    ];
+    for ((name, text, why), n) in cases.into_iter().zip(lines) {
+        let want = format!(
+            "error: {name}: line {} starts a second JSON document after fio's (which ends at line {n}), not a later report of the same fio run: document 2's {why} (a later report of one fio run only adds to its figures): one fio run's output per file: split it\n",
+            n + 1
+        );
+        assert_eq!(validate(name, text), (2, String::new(), want));
+    }
+}
+
 /// F6: a job fio's process died in (fio 3.33 asserts with verify=crc32c, trim_percentage=50,
 /// trim_backlog=8: `fio: pid=21001, got signal=6` before its JSON, which says error 0) is refused naming
-/// that line (before: "jobs[0].write.total_ios is 8: more I/Os than its io_bytes, 0").
+/// that line first (before: "jobs[0].write.total_ios is 8: more I/Os than its io_bytes, 0"), then what the
+/// figures' checks find, each on its own line (fioodd24 F3, before: the crash line alone), a figure forged
+/// into it too (read's bw_bytes 409600 for 0 bytes in 0 ms); `compare` names the crash line alone.
 #[test]
-fn fio_crash_line_is_named() {
+fn fio_crash_line_is_named_first_and_the_figures_after_it() {
     assert_eq!(CRASH.lines().next(), Some("fio: pid=21001, got signal=6"));
-    assert_eq!(u(&doc(CRASH), "/jobs/0/error"), 0);
-    let want = "error: crash.json: line 1: \"fio: pid=21001, got signal=6\": a fio process died of a signal there (its JSON still says error 0): its figures are not a finished run's\n";
+    let real = doc(CRASH);
+    assert_eq!(u(&real, "/jobs/0/error"), 0);
+    assert_eq!(
+        ["total_ios", "io_bytes"].map(|k| u(&real, &format!("/jobs/0/write/{k}"))),
+        [8, 0]
+    );
+    let crash = "line 1: \"fio: pid=21001, got signal=6\": a fio process died of a signal there (its JSON still says error 0): its figures are not a finished run's";
+    let ios = "jobs[0].write.total_ios is 8: more I/Os than its io_bytes, 0 (an I/O moves a byte at least)";
+    let size = "jobs[0].write.io_bytes is 0: 0.000 B for each of its 8 I/Os (total_ios), where the job's block sizes are 4096 B";
+    let lines = |name: &str, found: &[&str]| -> String {
+        found
+            .iter()
+            .map(|f| format!("error: {name}: {f}\n"))
+            .collect()
+    };
     assert_eq!(
         validate("crash.json", CRASH),
-        (2, String::new(), want.to_string())
+        (2, String::new(), lines("crash.json", &[crash, ios, size]))
+    );
+    let read = CRASH.find("\"read\"").expect("a read block");
+    let at = read
+        + CRASH[read..]
+            .find("\"bw_bytes\" : 0,")
+            .expect("its bw_bytes");
+    let forged = format!(
+        "{}\"bw_bytes\" : 409600,{}",
+        &CRASH[..at],
+        &CRASH[at + "\"bw_bytes\" : 0,".len()..]
+    );
+    let bw = "jobs[0].read.bw_bytes is 409600: fio's bw_bytes is io_bytes × 1000 / runtime, 0 × 1000 / 0 ms = 0.000000";
+    assert_eq!(
+        validate("forged.json", &forged),
+        (2, String::new(), lines("forged.json", &[crash, ios, bw]))
+    );
+    let d = tempdir();
+    write_file(d.path(), "forged.json", &forged);
+    let why = wkrun::report::read_results(&d.path().join("forged.json")).expect_err("a crash");
+    assert_eq!(
+        why.to_string(),
+        format!("{}: {crash}", d.path().join("forged.json").display())
+    );
+}
+
+/// fioodd24 F2: a group_reporting entry of two jobs at iodepth 16 and 1 (io_uring, fsync=1,
+/// rate_iops=2000, 1 s; fio 3.33 names the entry after the first job and gives the last job's options,
+/// iodepth 1) made 10400 syncs for 3428 writes, more than iodepth 1 allows (before: refused, bound 6858);
+/// its job_runtime (2000 ms, the jobs' added) beside its write runtime (1001 ms) says it sums jobs, whose
+/// depths are unknown: it validates with a note, and syncs without a write are still refused.
+#[test]
+fn a_group_of_jobs_at_different_depths_validates_with_a_note() {
+    let text = include_str!("../data/fio/fio-3.33-group-uring-depths-16-1.json");
+    let d = doc(text);
+    assert_eq!(
+        [
+            "/jobs/0/sync/lat_ns/N",
+            "/jobs/0/write/total_ios",
+            "/jobs/0/job_runtime",
+            "/jobs/0/write/runtime"
+        ]
+        .map(|k| u(&d, k)),
+        [10400, 3428, 2000, 1001]
+    );
+    assert_eq!(d["jobs"][0]["job options"]["iodepth"], "1");
+    let note = wkrun::fio::plausible::DEPTHS_UNKNOWN;
+    assert_eq!(
+        validate("group.json", text),
+        (
+            0,
+            "group.json: ok (results, 1 phase, 0 series CSVs)\n".to_string(),
+            format!("note: group.json: job \"a\": {note}\n")
+        )
+    );
+    let mut none = d.clone();
+    for k in ["total_ios", "io_bytes", "io_kbytes", "bw_bytes", "bw"] {
+        none["jobs"][0]["write"][k] = 0.into();
+    }
+    none["jobs"][0]["write"]["iops"] = 0.0.into();
+    for l in ["lat_ns", "clat_ns", "slat_ns"] {
+        none["jobs"][0]["write"][l] =
+            serde_json::json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
+    }
+    let (code, _, err) = validate(
+        "none.json",
+        &serde_json::to_string_pretty(&none).expect("json"),
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.lines().next(),
+        Some(
+            "error: none.json: jobs[0].sync has 10400 syncs (lat_ns.N, else total_ios) and the job no write: fio syncs after writes"
+        )
     );
 }

@@ -501,13 +501,29 @@ fn fio_json_no_run_reports_is_refused() {
             "jobs[0].sync.lat_ns.min is 9000000000.0: a count written with a decimal point or exponent: fio writes counts as integers".to_string(),
         ),
     ];
+    // validate lists each job's findings (fioodd24 F3): trims forged to 10^19 I/Os also break fio's iops
+    // arithmetic (total_ios × 1000 / runtime); compare names the first.
+    let (iops, ms) = (
+        trim["jobs"][0]["trim"]["iops"].as_f64().expect("iops"),
+        trim["jobs"][0]["trim"]["runtime"]
+            .as_u64()
+            .expect("runtime"),
+    );
+    let also = format!(
+        "jobs[0].trim.iops is {iops}: fio's iops is total_ios × 1000 / runtime, 10000000000000000000 × 1000 / {ms} ms = {:.6}",
+        1e19 * 1000.0 / ms as f64
+    );
     let cases = cases.into_iter().chain(implausible(&trim, &sync));
     for (doc, key) in cases {
         std::fs::write(d.path().join("h.json"), doc.to_string()).expect("write");
         let want = format!("error: h.json: {key}\n");
-        for args in [
-            vec!["validate", "h.json"],
-            vec!["compare", "h.json", "fio.json"],
+        let listed = match key.starts_with("jobs[0].trim.total_ios is 10000000000000000000") {
+            true => format!("{want}error: h.json: {also}\n"),
+            false => want.clone(),
+        };
+        for (args, want) in [
+            (vec!["validate", "h.json"], &listed),
+            (vec!["compare", "h.json", "fio.json"], &want),
         ] {
             let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
             assert_eq!(
