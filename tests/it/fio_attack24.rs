@@ -19,6 +19,10 @@ const KB_BASE: &str = include_str!("../data/fio/fio-3.33-kb-base-1000-increment.
 const RWMIX: &str = include_str!("../data/fio/fio-3.33-rwmix-later-wins.json");
 const SIGINT: &str = include_str!("../data/fio/fio-3.33-sigint.json");
 const CLIENT: &str = include_str!("../data/fio/fio-3.33-client.json");
+const STARTDELAY: &str = include_str!("../data/fio/fio-3.33-status-interval-startdelay.json");
+const SECOND: &str = include_str!("../data/fio/fio-3.33-status-interval-startdelay-second.json");
+const NORMAL_JSON: &str = include_str!("../data/fio/fio-3.33-status-interval-normal-json.json");
+const SI_SIGINT: &str = include_str!("../data/fio/fio-3.33-status-interval-sigint.json");
 
 /// `text` read as results, as `compare` and `report` read it.
 fn read(text: &str) -> Results {
@@ -260,6 +264,95 @@ fn fio_client_output_is_read_as_its_servers_run() {
     let want = "error: c.json: fio's client/server output (client_stats) of 2 servers (127.0.0.1:18999, 127.0.0.1:19000): wkrun reads one server's jobs per file (a run's phases ran on one host)\n";
     assert_eq!(
         validate("c.json", &two.to_string()),
+        (2, String::new(), want.to_string())
+    );
+}
+
+/// F1: real `--status-interval=1` output whose job's runtime starts again (`--startdelay=2`: job_runtime
+/// 1001, 2001, then 895 once it ran; a second job startdelayed), with fio's normal report between its
+/// documents (`--output-format=normal,json`), and with `fio: terminating on signal 2` between them (Ctrl-C at
+/// 2.5 s): each validates as its final report; stopped by the signal it is interrupted. The same output
+/// twice (two runs' worth) is refused still.
+#[test]
+fn status_interval_output_with_restarts_and_text_validates() {
+    let note = |k: usize| {
+        format!(
+            "{} (document {k} of {k})",
+            wkrun::fio::status::STATUS_INTERVAL
+        )
+    };
+    let cases = [
+        (
+            "delay.json",
+            STARTDELAY,
+            6,
+            "",
+            "/jobs/0/read/total_ios",
+            79871,
+        ),
+        (
+            "second.json",
+            SECOND,
+            4,
+            "",
+            "/jobs/1/write/total_ios",
+            126281,
+        ),
+        (
+            "nj.json",
+            NORMAL_JSON,
+            3,
+            "",
+            "/jobs/0/read/total_ios",
+            202945,
+        ),
+        (
+            "int.json",
+            SI_SIGINT,
+            3,
+            "interrupted, ",
+            "/jobs/0/read/total_ios",
+            244160,
+        ),
+    ];
+    for (name, text, docs, status, at, ios) in cases {
+        let phases = doc(text)["jobs"].as_array().expect("jobs").len();
+        let want = (
+            0,
+            ok(name, status, phases),
+            format!("note: {name}: {}\n", note(docs)),
+        );
+        assert_eq!(validate(name, text), want, "{name}");
+        let r = read(text);
+        let k = at
+            .split('/')
+            .nth(2)
+            .and_then(|k| k.parse::<usize>().ok())
+            .expect("index");
+        let p = &r.phases[k];
+        let got = if at.contains("read") {
+            p.read.ops
+        } else {
+            p.write.ops
+        };
+        assert_eq!(got, ios, "{name}");
+        assert!(p.warnings.contains(&note(docs)), "{name}");
+    }
+    let r = read(SI_SIGINT);
+    assert_eq!(
+        (r.status, r.signal.as_deref()),
+        (Status::Interrupted, Some("SIGINT"))
+    );
+    let said = "fio was stopped by SIGINT (line 546: \"fio: terminating on signal 2\") before this job ran to its end (it ran 2048 ms): its figures are of the part it ran, and it is left out of composites";
+    assert!(
+        r.phases[0].warnings.iter().any(|w| w == said),
+        "{:?}",
+        r.phases[0].warnings
+    );
+    let twice = format!("{NORMAL_JSON}{NORMAL_JSON}");
+    let want = "error: t.json: line 307 starts a second JSON document after fio's (which ends at line 277), not a later report of the same fio run: document 4's timestamp_ms, 1796602437182, is not after document 3's, 1796602438335: one fio run's output per file: split it\n";
+    assert_eq!(
+        validate("t.json", &twice),
         (2, String::new(), want.to_string())
     );
 }
