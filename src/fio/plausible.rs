@@ -593,7 +593,7 @@ impl Sizes {
 /// `group_reporting` given as a bare flag is not among the options fio's JSON lists, and fio writes a
 /// group's report under its first job's name with its last job's options (attack 24: a job file's 4k and
 /// 64k jobs under `group_reporting`, read I/Os of 41151.5 B each against the 64k job's options). Such a
-/// report is one whose counts fit none of its listed sizes ([`counted`]) and that sums several jobs'
+/// report is one whose counts fit none of its listed sizes (the rule of its counts against its sizes) and that sums several jobs'
 /// ([`summed_jobs`]: its `job_runtime` more than its longest direction's `runtime`): a job's own report
 /// whose counts fit no size is refused still.
 pub fn grouped_by_totals(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool {

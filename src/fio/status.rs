@@ -10,12 +10,13 @@ pub const STATUS_INTERVAL: &str = "status-interval output: read the final report
 /// The final report of fio's `--status-interval` output: `first`, the file's first document, and the
 /// documents in `tail` after it, when they are one run's reports (each only adds to the one before, and
 /// all come from one start of fio); with their count.
-/// fio's text between its documents is skipped ([`documents`]). `None` when the tail holds a JSON document
+/// fio's text between and after its documents is skipped. `None` when the tail holds a JSON document
 /// that is not fio's, or one cut short (then it is another file's text); an error naming the document and
 /// the field when they are fio's but not one run's.
 pub fn final_report(first: Value, tail: &str) -> Option<Result<(Value, usize), String>> {
     let mut docs = vec![first];
-    docs.extend(documents(tail)?);
+    // A tail with no document of fio's holds another JSON value (`[1]` after fio's document).
+    docs.extend(documents(tail).filter(|d| !d.is_empty())?);
     let count = docs.len();
     Some(one_run(&docs).map(|()| (docs.pop().unwrap_or_default(), count)))
 }
