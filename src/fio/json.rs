@@ -62,7 +62,10 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
     // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]), and each
     // whose reads, writes and trims fio reported together ([`split_unknown`]).
     let lacks = r.phases.iter().flat_map(|p| {
-        let said = |w: &&String| w.starts_with(LACKS) || *w == super::plausible::SQ_POLL;
+        let said = |w: &&String| {
+            w.starts_with(LACKS)
+                || [super::plausible::SQ_POLL, super::plausible::SQ_POLL_SEEN].contains(&w.as_str())
+        };
         p.warnings
             .iter()
             .filter(said)
@@ -218,8 +221,8 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
     let obj = doc.as_object().ok_or_else(|| one("not a JSON object"))?;
     let version = (obj.get("fio version").and_then(Value::as_str))
         .ok_or_else(|| one("no \"fio version\": not fio's JSON output"))?;
-    let jobs = (obj.get("jobs").and_then(Value::as_array))
-        .ok_or_else(|| one("no \"jobs\" list: not fio's JSON output (or cut short)"))?;
+    let (jobs, server) = job_list(obj).map_err(|e| vec![e])?;
+    let jobs = &jobs;
     if jobs.is_empty() {
         return Err(one("\"jobs\" is empty: fio's output has no job to read"));
     }
@@ -236,15 +239,21 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
     let mut objs = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
         let j = (j.as_object()).ok_or_else(|| one(&format!("jobs[{i}] is not an object")))?;
-        if let Some(e) = j.get("error").and_then(Value::as_i64).filter(|&e| e != 0) {
-            failed.push(format!("fio job {}: error {e}", name(j)));
+        if let Some(why) = failure(j, globals) {
+            failed.push(format!("fio job {}: {why}", name(j)));
         }
         objs.push((i, j));
     }
+    let stopped = super::status::terminated(text);
     let mut found = Vec::new();
     for (index, clones) in clone_groups(&objs, globals).into_iter().enumerate() {
         match phase(index, clones, globals, &started) {
-            Ok(p) => phases.push(p),
+            Ok(mut p) => {
+                if let Some((sig, line)) = &stopped {
+                    stop(&mut p, clones, globals, (sig, line));
+                }
+                phases.push(p);
+            }
             Err(e) => found.extend(e),
         }
     }
@@ -268,13 +277,13 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
         wkrun_version: env!("CARGO_PKG_VERSION").to_string(),
         started_at: started,
         finished_at: Some(finished),
-        status: if failed.is_empty() {
-            Status::Completed
-        } else {
-            Status::Failed
+        status: match (&stopped, failed.is_empty()) {
+            (Some(_), _) => Status::Interrupted,
+            (None, true) => Status::Completed,
+            (None, false) => Status::Failed,
         },
         error: (!failed.is_empty()).then(|| failed.join("; ")),
-        signal: None,
+        signal: stopped.map(|(sig, _)| sig),
         spec: SpecRef {
             name: "fio".into(),
             version: version.to_string(),
@@ -283,7 +292,7 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
             overrides: Vec::new(),
         },
         host: crate::results::HostInfo {
-            hostname: String::new(),
+            hostname: server.unwrap_or_default(),
             kernel: String::new(),
             cpus: 0,
         },
@@ -305,6 +314,70 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
         phases,
     })
 }
+
+/// fio's job reports in its document `obj`: its `jobs`, or, from fio's client/server mode (`fio
+/// --client=HOST`), its `client_stats`, each a job's report as in `jobs` with the `hostname` (and `port`) of
+/// the server that ran it, and with the server's name (as `hostname` or `hostname:port`). The jobs of one
+/// server are read; several servers' output (and fio's `All clients` sum of them) is refused naming them,
+/// as a run's phases have one host.
+///
+/// # Errors
+/// Neither list, or several servers, in words.
+fn job_list(obj: &Map<String, Value>) -> Result<(Vec<Value>, Option<String>), String> {
+    if let Some(jobs) = obj.get("jobs").and_then(Value::as_array) {
+        return Ok((jobs.clone(), None));
+    }
+    let Some(stats) = obj.get("client_stats").and_then(Value::as_array) else {
+        return Err("no \"jobs\" list: not fio's JSON output (or cut short)".into());
+    };
+    let server = |j: &Value| {
+        let host = j.get("hostname").and_then(Value::as_str).unwrap_or("");
+        match j.get("port").and_then(Value::as_u64) {
+            Some(p) => format!("{host}:{p}"),
+            None => host.to_string(),
+        }
+    };
+    let mut servers: Vec<String> = stats.iter().map(server).collect();
+    servers.dedup();
+    match servers.as_slice() {
+        [] => Ok((Vec::new(), None)),
+        [one] => Ok((stats.clone(), Some(one.clone()))),
+        more => Err(format!(
+            "fio's client/server output (client_stats) of {} servers ({}): wkrun reads one server's jobs per file (a run's phases ran on one host)",
+            more.len(),
+            more.join(", ")
+        )),
+    }
+}
+
+/// Marks phase `p` (of the job reports `clones`, with the global options `g`) of fio's output that fio says a
+/// signal stopped (`sig`, said on `line`: [`super::status::terminated`]), as wkrun's own interrupted runs
+/// mark a phase: not completed (left out of composites and rankings), but for a job that ran its whole
+/// `runtime` (a job fio finished before the signal) and one that failed already (said so).
+fn stop(
+    p: &mut PhaseResult,
+    clones: &[(usize, &Map<String, Value>)],
+    g: Option<&Map<String, Value>>,
+    (sig, line): (&str, &str),
+) {
+    let whole = clones.iter().all(|(_, j)| {
+        let ran = j.get("job_runtime").and_then(Value::as_u64).unwrap_or(0);
+        opt(j, g, "runtime")
+            .and_then(|v| value::time_us(v, true).ok())
+            .is_some_and(|us| us > 0 && ran.saturating_mul(1000) >= us)
+    });
+    if whole || !p.completed {
+        return;
+    }
+    p.completed = false;
+    p.warnings.push(format!(
+        "{STOPPED}{sig} ({line}) before this job ran to its end (it ran {} ms): its figures are of the part it ran, and it is left out of composites",
+        (p.duration_s * 1000.0).round()
+    ));
+}
+
+/// How the warning of a phase [`stop`] marks begins.
+const STOPPED: &str = "fio was stopped by ";
 
 /// When fio ran, `(start, end)` as RFC 3339: it ended when fio wrote its report (`timestamp_ms`, else
 /// `timestamp` in whole seconds) and started its jobs' `elapsed` (whole seconds since fio started, the
@@ -446,13 +519,17 @@ fn phase(
     let b = blocks(clones, g).map_err(|e| vec![e])?;
     let end_syncs = syncs_at_end(clones, g);
     hold(clones, g, &b, end_syncs)?;
-    let (params, said) = params(j, g);
+    let (mut params, said) = params(j, g);
     let mut warnings = phase_warnings(clones, g, &b, said);
-    if clones
-        .iter()
-        .any(|(_, j)| super::plausible::sq_polled(j, g))
-    {
-        warnings.push(super::plausible::SQ_POLL.into());
+    warnings.extend(
+        clones
+            .iter()
+            .find_map(|(_, j)| super::plausible::sq_poll_note(j, g))
+            .map(String::from),
+    );
+    if super::plausible::grouped_by_totals(j, g) {
+        warnings.push(grouped(j, &params));
+        (params.block_size_bytes, params.queue_depth) = (None, None);
     }
     let syncs = b.syncs.as_ref().is_some_and(|s| s.stats.ops > 0);
     if syncs && clones.iter().any(|(_, j)| super::plausible::summed_jobs(j)) {
@@ -461,7 +538,7 @@ fn phase(
     let total = phase_total(i, &b).map_err(|e| vec![e])?;
     let mut pr = blank(index, name(j), params, when);
     pr.duration_s = duration_ms(j, g, b.dirs(), b.mixed.as_ref()) as f64 / 1000.0;
-    pr.completed = j.get("error").and_then(Value::as_i64).unwrap_or(0) == 0;
+    pr.completed = clones.iter().all(|(_, j)| failure(j, g).is_none());
     pr.latency_histograms = histograms(&b);
     // A job that trims (fio's rw=trim, randtrim, trimwrite, randtrimwrite, or trims it counted) has the
     // phase's `trim`, as a wkrun phase whose mix has trims.
@@ -486,6 +563,31 @@ fn phase(
     // the pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
     pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
     Ok(pr)
+}
+
+/// The warning of a report fio wrote for a group of jobs that its options do not say is one
+/// ([`super::plausible::grouped_by_totals`]: `group_reporting` given bare), read with the options `p`.
+fn grouped(j: &Map<String, Value>, p: &PhaseParams) -> String {
+    let bs = p
+        .block_size_bytes
+        .map_or("none".into(), |b| format!("{b} B"));
+    format!(
+        "{GROUPED} (its job_runtime, {} ms, is its jobs' summed, more than its longest direction's runtime; its I/Os fit none of the block sizes of the options fio lists with it, one job's: bs {bs}): read as a group (group_reporting given bare is not among the options fio's JSON lists), its counts held to no block size, params.block_size_bytes and queue_depth absent",
+        j.get("job_runtime").and_then(Value::as_u64).unwrap_or(0)
+    )
+}
+
+/// How the warning of [`grouped`] begins.
+const GROUPED: &str = "fio's report sums several jobs";
+
+/// The warning of phase `p` that says fio's lat and clat are not held to each other (io_uring with
+/// `sqthread_poll`, [`super::plausible::sq_poll_note`]), if any.
+pub fn sq_poll(p: &PhaseResult) -> Option<&str> {
+    let said = [super::plausible::SQ_POLL, super::plausible::SQ_POLL_SEEN];
+    p.warnings
+        .iter()
+        .map(String::as_str)
+        .find(|w| said.contains(w))
 }
 
 /// One job's blocks, its clones' summed ([`summed`]).
@@ -631,7 +733,42 @@ fn phase_warnings(
     }
     warnings.extend(said);
     warnings.extend(b.cpu.clone());
+    warnings.extend(clones.iter().find_map(|(_, j)| never_ran(j, g)));
     warnings
+}
+
+/// Why fio's job `j` (with the global options `g`) did not run to its end, if it did not: its `error` (fio's
+/// errno: `error 22`), else [`never_ran`]. Such a job's phase is not completed, and the results `failed`.
+fn failure(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
+    match j.get("error").and_then(Value::as_i64).filter(|&e| e != 0) {
+        Some(e) => Some(format!("error {e}")),
+        None => never_ran(j, g),
+    }
+}
+
+/// Why fio's job `j` (with the global options `g`) measured nothing though its `error` is 0: no I/O, no
+/// runtime (its `job_runtime` and every direction's) and an engine that does I/O (not one of
+/// [`NO_IO_ENGINES`]), of a job fio names (`jobname`). fio 3.33 writes such a job when its engine fails to start (attack 24: `ioengine=sg`
+/// on a loop device, "unable to ... read capacity", and `io_uring_cmd` on a device that is no NVMe generic
+/// one: fio exits 1, its JSON says error 0); read as 0 IOPS, it was compared as a loss of 100 %.
+fn never_ran(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
+    let zero = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_u64).unwrap_or(0) == 0;
+    let idle = |d: &&str| {
+        (j.get(*d).and_then(Value::as_object))
+            .is_none_or(|o| zero(o, "total_ios") && zero(o, "runtime"))
+    };
+    let engine = opt(j, g, "ioengine").unwrap_or("psync");
+    // fio 3.33 writes an entry with no name, no options and no I/O (groupid 4294967295) after a
+    // command line's group_reporting group of jobs with different options: no job of its own.
+    let never = j.contains_key("jobname")
+        && zero(j, "job_runtime")
+        && DIRS.iter().chain(&["mixed"]).all(idle)
+        && !is_no_io_engine(engine);
+    never.then(|| {
+        format!(
+            "fio did not run it: no I/O and no runtime (job_runtime 0 ms) on its engine {engine}, which does I/O (fio writes this when the engine fails to start, and says why on its stderr)"
+        )
+    })
 }
 
 /// The phase's `total` (of job `i`'s blocks `b`): fio's mixed block where it wrote it alone, else the
@@ -1311,18 +1448,18 @@ fn added(a: &Dir, b: &Dir, bins: Option<&[[u64; 2]]>) -> Result<DirStats, String
 /// ([`buffered_warning`]).
 fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParams, Vec<String>) {
     let o = |k: &str| opt(j, g, k);
-    let bytes = |k: &str| o(k).and_then(|v| value::bytes(v, 1024).ok());
+    let bytes = |k: &str| o(k).and_then(|v| value::bytes(v, kb_base(j, g, k)).ok());
     let rw = o("rw").or_else(|| o("readwrite")).unwrap_or("read");
     let word = rw.split(':').next().unwrap_or(rw);
     let random = word.starts_with("rand");
-    let mix = o("rwmixread")
-        .and_then(|v| v.parse::<u8>().ok())
-        .or_else(|| {
-            o("rwmixwrite")
-                .and_then(|v| v.parse::<u8>().ok())
-                .map(|w| 100 - w.min(100))
-        })
-        .unwrap_or(50);
+    // fio keeps the mix option it read last: the global ones, then the job's, each in order.
+    let mix = (g.into_iter())
+        .chain(j.get("job options").and_then(Value::as_object))
+        .flat_map(|m| m.iter())
+        .filter(|(k, _)| *k == "rwmixread" || *k == "rwmixwrite")
+        .filter_map(|(k, v)| Some((k, value::int(v.as_str()?, 1024).ok()?)))
+        .rfind(|&(_, n)| n <= 100)
+        .map_or(50, |(k, n)| value::read_mix(k, n) as u8);
     let read_percent = match word {
         "read" | "randread" => Some(100),
         "write" | "randwrite" | "trim" | "randtrim" => Some(0),
@@ -1345,8 +1482,8 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         _ => None,
     };
     let (span_start, span) = match (
-        o("offset").map(|v| value::size(v, 1024)),
-        o("size").map(|v| value::size(v, 1024)),
+        o("offset").map(|v| value::size(v, kb_base(j, g, "offset"))),
+        o("size").map(|v| value::size(v, kb_base(j, g, "size"))),
     ) {
         (None | Some(Ok(Size::Bytes(_))), Some(Ok(Size::Bytes(s)))) => {
             (bytes("offset").unwrap_or(0), s)
@@ -1361,7 +1498,8 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
             target_word(o("filename")),
         )
     });
-    let (span, apart) = jobs_span(span, o("numjobs"), o("offset_increment"));
+    let step = o("offset_increment").map(|v| (v, kb_base(j, g, "offset_increment")));
+    let (span, apart) = jobs_span(span, o("numjobs"), step);
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
     p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
@@ -1398,6 +1536,34 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     )
 }
 
+/// The `kb_base` (1024 or 1000) fio read job `j`'s size option `key` with (its own, else the global one,
+/// `g`), as the importer reads it ([`crate::fio::jobfile`]): fio applies a job file's section `kb_base`
+/// first, and its command line one option at a time (a job's options that name the job, `name`, are its
+/// command line's; fio's JSON keeps their order): a size before `--kb_base` keeps the base before it, and
+/// a global size keeps the global base whatever the job's. Attack 24: `--kb_base=1000 --size=8m
+/// --offset=2m --bs=4k` read as 8 MiB, 2 MiB and 4096 B where fio moved 8,000,000 B of 4000 B from 2,000,000.
+fn kb_base(j: &Map<String, Value>, g: Option<&Map<String, Value>>, key: &str) -> u64 {
+    let base = |m: &Map<String, Value>, upto: bool| {
+        let mut kb = None;
+        for (k, v) in m {
+            if k == key && upto {
+                break;
+            }
+            if k == "kb_base" {
+                kb = v.as_str().and_then(|v| v.trim().parse::<u64>().ok());
+            }
+        }
+        kb.filter(|&b| b == 1000 || b == 1024)
+    };
+    let own = j.get("job options").and_then(Value::as_object);
+    let in_order = own.is_some_and(|o| o.contains_key("name"));
+    match own.filter(|o| o.contains_key(key)) {
+        Some(o) => base(o, in_order).or_else(|| g.and_then(|g| base(g, false))),
+        None => g.and_then(|g| base(g, in_order)),
+    }
+    .unwrap_or(1024)
+}
+
 /// The span of a job's `numjobs` jobs (`jobs`) of `size` bytes each (its span from its options, 0 when
 /// unknown), each `offset_increment` (`step`) past the one before (fio 3.33 starts its job k at `offset` + k ×
 /// `offset_increment`, measured with `write_iolog`: `size=4m`, `numjobs=3`, `offset_increment=4m` read
@@ -1405,9 +1571,9 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
 /// as wkrun's imported phase spans them all (trial 22 F3: compare set fio's 16 MiB, one job's, beside the
 /// imported run's 32 MiB). Jobs whose ranges leave gaps (a step above the size), or a step that is not bytes,
 /// have no one span: 0 (unknown), with the warning saying why.
-fn jobs_span(size: u64, jobs: Option<&str>, step: Option<&str>) -> (u64, Option<String>) {
+fn jobs_span(size: u64, jobs: Option<&str>, step: Option<(&str, u64)>) -> (u64, Option<String>) {
     let jobs = jobs.and_then(|v| v.parse::<u64>().ok()).unwrap_or(1);
-    let Some(text) = step.filter(|_| jobs > 1 && size > 0) else {
+    let Some((text, kb)) = step.filter(|_| jobs > 1 && size > 0) else {
         return (size, None);
     };
     let unknown = |why: String| {
@@ -1418,7 +1584,7 @@ fn jobs_span(size: u64, jobs: Option<&str>, step: Option<&str>) -> (u64, Option<
             )),
         )
     };
-    match value::size(text, 1024) {
+    match value::size(text, kb) {
         Ok(Size::Bytes(0)) => (size, None),
         Ok(Size::Bytes(b)) if b <= size => {
             match (jobs - 1).checked_mul(b).and_then(|x| x.checked_add(size)) {

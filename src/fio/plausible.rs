@@ -41,15 +41,16 @@ pub fn check(
     g: Option<&Map<String, Value>>,
 ) -> Result<(), String> {
     let job_ms = j.get("job_runtime").and_then(Value::as_u64);
+    let polled = sq_poll_note(j, g).is_some();
     for (i, d) in DIRS.into_iter().enumerate() {
         if let Some(o) = j.get(d).and_then(Value::as_object) {
-            direction(o, job_ms, sq_polled(j, g)).map_err(|e| format!("{job}.{d}{e}"))?;
+            direction(o, job_ms, polled).map_err(|e| format!("{job}.{d}{e}"))?;
             counted(o, &Sizes::of(j, g, i)).map_err(|e| format!("{job}.{d}{e}"))?;
         }
     }
     // fio's `mixed` block (unified_rw_reporting): a direction of all the job's I/Os, of any of its sizes.
     if let Some(o) = j.get("mixed").and_then(Value::as_object) {
-        direction(o, job_ms, sq_polled(j, g)).map_err(|e| format!("{job}.mixed{e}"))?;
+        direction(o, job_ms, polled).map_err(|e| format!("{job}.mixed{e}"))?;
         counted(o, &Sizes::any(j, g)).map_err(|e| format!("{job}.mixed{e}"))?;
         mixed_sum(o, j).map_err(|e| format!("{job}.mixed{e}"))?;
     }
@@ -60,8 +61,11 @@ pub fn check(
             ));
         };
         block(lat).map_err(|e| format!("{job}.sync.lat_ns{e}"))?;
-        // fio's sync total_ios counts its fsync(2) calls alone, N every sync it timed (fdatasync too).
-        if lat.contains_key("N") && n(o, "total_ios") > n(lat, "N") {
+        // fio's sync total_ios counts its fsync(2) calls alone, N every sync it timed (fdatasync too); a
+        // sync that failed is counted and not timed, as a failed read or write is (attack 24: fsync=1 on
+        // /dev/null, error 22, and a real EIO: total_ios 1, lat_ns.N 0).
+        let failed = n(j, "error") != 0 || n(j, "total_err") != 0;
+        if !failed && lat.contains_key("N") && n(o, "total_ios") > n(lat, "N") {
             return Err(format!(
                 "{job}.sync.total_ios is {}: more than the {} syncs fio timed (lat_ns.N), which include its fsync calls",
                 n(o, "total_ios"),
@@ -204,6 +208,43 @@ pub fn sq_polled(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool
         .or_else(|| g.and_then(|g| g.get("sqthread_poll")))
         .and_then(Value::as_str)
         .is_some_and(|v| v != "0" && v != "false")
+}
+
+/// The warning of a phase whose job ran io_uring and reports a total latency below its completion latency
+/// without `sqthread_poll` among its options ([`sq_poll_note`]).
+pub const SQ_POLL_SEEN: &str = "fio's io_uring job reports a total latency (lat) below its completion latency (clat), as fio 3.33 does with sqthread_poll (a kernel thread polls its submission queue; given bare, `sqthread_poll` or `--sqthread_poll`, it is not among the options fio's JSON lists): read as sqthread_poll, so lat and clat are not held to each other, and neither is wkrun's submission-to-completion time";
+
+/// Why job `j`'s (with the global options `g`) total and completion latencies are not held to each other,
+/// if they are not: [`SQ_POLL`] for a job with `sqthread_poll` in its options ([`sq_polled`]), else
+/// [`SQ_POLL_SEEN`] for one on io_uring whose lat min, mean or max in a direction is below its clat's:
+/// fio lists no option given as a bare flag (attack 24: `--sqthread_poll` at iodepth 32, lat mean
+/// 4783946.9 ns beside clat mean 639981691.2, and no sqthread_poll in its JSON).
+pub fn sq_poll_note(
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+) -> Option<&'static str> {
+    if sq_polled(j, g) {
+        return Some(SQ_POLL);
+    }
+    let engine = (j.get("job options").and_then(|o| o.get("ioengine")))
+        .or_else(|| g.and_then(|g| g.get("ioengine")))
+        .and_then(Value::as_str);
+    let below = |o: &Map<String, Value>| {
+        let b = |k: &str| {
+            o.get(k)
+                .and_then(Value::as_object)
+                .filter(|b| n(b, "N") > 0)
+        };
+        let (Some(lat), Some(clat)) = (b("lat_ns"), b("clat_ns")) else {
+            return false;
+        };
+        f(lat, "mean") + PRINTED < f(clat, "mean")
+            || ["min", "max"].iter().any(|k| n(lat, k) < n(clat, k))
+    };
+    let seen = (DIRS.iter().chain(&["mixed"]))
+        .filter_map(|d| j.get(*d).and_then(Value::as_object))
+        .any(below);
+    (engine == Some("io_uring") && seen).then_some(SQ_POLL_SEEN)
 }
 
 fn direction(o: &Map<String, Value>, job_ms: Option<u64>, polled: bool) -> Result<(), String> {
@@ -450,8 +491,19 @@ impl Sizes {
         }
     }
 
-    /// Direction `d` (0 read, 1 write, 2 trim) of job `j` with the global options `g`.
+    /// Direction `d` (0 read, 1 write, 2 trim) of job `j` with the global options `g`, a group's
+    /// ([`grouped_by_totals`]) held to no size.
     fn of(j: &Map<String, Value>, g: Option<&Map<String, Value>>, d: usize) -> Sizes {
+        Sizes::given(j, g, d, grouped_by_totals(j, g))
+    }
+
+    /// Direction `d` of job `j` with the global options `g`, held to no size when `summed` (a group's).
+    fn given(
+        j: &Map<String, Value>,
+        g: Option<&Map<String, Value>>,
+        d: usize,
+        summed: bool,
+    ) -> Sizes {
         let o = |k: &str| {
             j.get("job options")
                 .and_then(|o| o.get(k))
@@ -523,7 +575,7 @@ impl Sizes {
             .and_then(|o| o.get("name"))
             .and_then(Value::as_str);
         let foreign = named.is_some() && named != j.get("jobname").and_then(Value::as_str);
-        let group = foreign || o("group_reporting").is_some_and(|v| v != "0");
+        let group = summed || foreign || o("group_reporting").is_some_and(|v| v != "0");
         let range = range.filter(|_| !no_io && !group);
         let in_flight = match group {
             true => u64::MAX,
@@ -535,6 +587,21 @@ impl Sizes {
             failed,
         }
     }
+}
+
+/// Whether fio's report `j` (with the global options `g`) is a group's that its options do not say is one:
+/// `group_reporting` given as a bare flag is not among the options fio's JSON lists, and fio writes a
+/// group's report under its first job's name with its last job's options (attack 24: a job file's 4k and
+/// 64k jobs under `group_reporting`, read I/Os of 41151.5 B each against the 64k job's options). Such a
+/// report is one whose counts fit none of its listed sizes (the rule of its counts against its sizes) and that sums several jobs'
+/// ([`summed_jobs`]: its `job_runtime` more than its longest direction's `runtime`): a job's own report
+/// whose counts fit no size is refused still.
+pub fn grouped_by_totals(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool {
+    summed_jobs(j)
+        && DIRS.iter().enumerate().any(|(i, d)| {
+            (j.get(*d).and_then(Value::as_object))
+                .is_some_and(|o| counted(o, &Sizes::given(j, g, i, false)).is_err())
+        })
 }
 
 /// A direction's counts against its job's options (`s`) and its latency samples (Attack 21): each I/O

@@ -10,15 +10,45 @@ pub const STATUS_INTERVAL: &str = "status-interval output: read the final report
 /// The final report of fio's `--status-interval` output: `first`, the file's first document, and the
 /// documents in `tail` after it, when they are one run's reports (each only adds to the one before, and
 /// all come from one start of fio); with their count.
-/// `None` when the tail holds anything but fio's documents (then it is another file's text); an error
-/// naming the document and the field when they are fio's but not one run's.
+/// fio's text between and after its documents is skipped. `None` when the tail holds a JSON document
+/// that is not fio's, or one cut short (then it is another file's text); an error naming the document and
+/// the field when they are fio's but not one run's.
 pub fn final_report(first: Value, tail: &str) -> Option<Result<(Value, usize), String>> {
     let mut docs = vec![first];
-    for d in serde_json::Deserializer::from_str(tail).into_iter::<Value>() {
-        docs.push(d.ok().filter(|d| d.get("fio version").is_some())?);
-    }
+    // A tail with no document of fio's holds another JSON value (`[1]` after fio's document).
+    docs.extend(documents(tail).filter(|d| !d.is_empty())?);
     let count = docs.len();
     Some(one_run(&docs).map(|()| (docs.pop().unwrap_or_default(), count)))
+}
+
+/// fio's JSON documents in `tail`, each on a line that starts with `{`, with fio's text between and after
+/// them skipped: with `--output-format=normal,json` fio writes its normal report after each document
+/// (fio 3.33 at `--status-interval=1`: 29 lines of it), and stopped by a signal it writes `fio:
+/// terminating on signal 2` between two (attack 24 F1). A line of that text that starts with `{` and is no
+/// JSON value, or one followed by `:` (the report line of a job named `{}`), is text. `None` for a JSON
+/// document that is not fio's (no `"fio version"`) or is cut short.
+fn documents(tail: &str) -> Option<Vec<Value>> {
+    let mut docs = Vec::new();
+    let mut at = 0;
+    while let Some(line) = tail[at..].split_inclusive('\n').next() {
+        let lead = line.len() - line.trim_start().len();
+        let mut next = at + line.len();
+        if line.trim_start().starts_with('{') {
+            let start = at + lead;
+            let mut s = serde_json::Deserializer::from_str(&tail[start..]).into_iter::<Value>();
+            match s.next() {
+                Some(Ok(d)) if !tail[start + s.byte_offset()..].starts_with(':') => {
+                    d.get("fio version")?;
+                    docs.push(d);
+                    next = start + s.byte_offset();
+                }
+                Some(Err(e)) if e.is_eof() => return None,
+                _ => {}
+            }
+        }
+        at = next;
+    }
+    Some(docs)
 }
 
 /// How each reason a document is not a later report of the run before ends.
@@ -275,4 +305,17 @@ pub fn crashed(text: &str) -> Option<String> {
         i + 1,
         line.trim()
     ))
+}
+
+/// The signal fio says stopped it (`fio: terminating on signal 2`: fio 3.33 writes that line into its output
+/// when Ctrl-C or `kill` stops it, before its JSON, which still says `"error" : 0`, or between its
+/// `--status-interval` reports), as wkrun names signals (`SIGINT`), with the line said with its number;
+/// `None` without one.
+pub fn terminated(text: &str) -> Option<(String, String)> {
+    let (i, line, sig) = text.lines().enumerate().find_map(|(i, l)| {
+        let sig = l.trim().strip_prefix("fio: terminating on signal ")?;
+        Some((i, l.trim(), sig.trim().parse::<i32>().ok()?))
+    })?;
+    let name = crate::sys::signal::name(sig);
+    Some((name, format!("line {}: \"{line}\"", i + 1)))
 }

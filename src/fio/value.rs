@@ -120,6 +120,17 @@ pub fn int(text: &str, kb_base: u64) -> Result<u64, String> {
     bytes(text, kb_base)
 }
 
+/// The read share (%) fio runs with after its option `name`, `rwmixread` or `rwmixwrite`, of `percent`
+/// (at most 100): `rwmixwrite=N` is 100 − N % reads. fio keeps the one it read last (measured, fio 3.33:
+/// `--rwmixread=70 --rwmixwrite=20` ran 79.9 % reads), so the importer and the reader of fio's JSON apply
+/// them in order with this.
+pub fn read_mix(name: &str, percent: u64) -> u64 {
+    match name {
+        "rwmixwrite" => 100 - percent.min(100),
+        _ => percent.min(100),
+    }
+}
+
 /// A time in µs: `unit_s` says whether a bare number is seconds (fio's `is_seconds` options: runtime,
 /// ramp_time, ss_dur) or µs.
 ///

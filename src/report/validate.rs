@@ -62,15 +62,12 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
         let said = |p: &PhaseResult, note: &'static str| {
             p.warnings.iter().any(|w| w == note).then_some(note)
         };
-        let (poll, depths) = (
-            crate::fio::plausible::SQ_POLL,
-            crate::fio::plausible::DEPTHS_UNKNOWN,
-        );
+        let depths = crate::fio::plausible::DEPTHS_UNKNOWN;
         let notes = (r.phases.iter())
             .flat_map(|p| {
                 [
                     crate::fio::json::no_storage_io(p),
-                    said(p, poll),
+                    crate::fio::json::sq_poll(p),
                     said(p, depths),
                 ]
                 .map(|w| (p, w))

@@ -21,21 +21,21 @@ const CRASH: &str = include_str!("../data/fio/fio-3.33-trim-verify-crash.json");
 const MIX: &str = include_str!("../data/fio/fio-3.33-randrw-fsync16.json");
 
 /// fio's (first) document in `text`.
-fn doc(text: &str) -> Value {
+pub(crate) fn doc(text: &str) -> Value {
     let at = text.find('{').expect("a JSON object");
     let mut s = serde_json::Deserializer::from_str(&text[at..]).into_iter::<Value>();
     s.next().expect("a document").expect("fio JSON")
 }
 
 /// A count at `at` in `v`.
-fn u(v: &Value, at: &str) -> u64 {
+pub(crate) fn u(v: &Value, at: &str) -> u64 {
     v.pointer(at)
         .and_then(Value::as_u64)
         .unwrap_or_else(|| panic!("{at}"))
 }
 
 /// `validate`'s exit code, stdout and stderr for `text` written as `name`.
-fn validate(name: &str, text: &str) -> (i32, String, String) {
+pub(crate) fn validate(name: &str, text: &str) -> (i32, String, String) {
     let d = tempdir();
     write_file(d.path(), name, text);
     code_out_err(&wkrun(d.path(), &["validate", name]))
@@ -81,7 +81,9 @@ fn fio_sync_counts_at_depth_validate() {
 }
 
 /// F3: io_uring with sqthread_poll=1, whose lat mean fio reports below its clat mean, validates with a
-/// note, and `compare` says the two are not comparable; the same file without the option is refused.
+/// note, and `compare` says the two are not comparable; the same file without the option (fio lists no
+/// option given bare, attack 24 F2) validates with the note that reads it as sqthread_poll; on libaio it is
+/// refused.
 #[test]
 fn fio_sqthread_poll_lat_below_clat_is_noted() {
     let v = doc(SQPOLL);
@@ -107,6 +109,16 @@ fn fio_sqthread_poll_lat_below_clat_is_noted() {
         .as_object_mut()
         .expect("options");
     assert!(opts.remove("sqthread_poll").is_some());
+    let seen = wkrun::fio::plausible::SQ_POLL_SEEN;
+    assert_eq!(
+        validate("sq.json", &unpolled.to_string()),
+        (
+            0,
+            "sq.json: ok (results, 1 phase, 0 series CSVs)\n".to_string(),
+            format!("note: sq.json: job \"x\": {seen}\n")
+        )
+    );
+    unpolled["jobs"][0]["job options"]["ioengine"] = "libaio".into();
     let want = "error: sq.json: jobs[0].write.lat_ns.mean is 38196503.830078: below clat_ns.mean, 566673033.861328: an I/O's total latency (lat) is its submission's and its completion's (clat) together\n";
     assert_eq!(
         validate("sq.json", &unpolled.to_string()),

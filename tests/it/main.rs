@@ -19,6 +19,7 @@ mod edges24e;
 mod engines;
 mod expanded_errors;
 mod failedwrites;
+mod fio_attack24;
 mod fio_bins;
 mod fio_cli;
 mod fio_corpus;

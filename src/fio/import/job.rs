@@ -373,7 +373,7 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
             if n > 100 {
                 return Err(format!("{n} is more than 100 %"));
             }
-            job.rwmixread = if name == "rwmixread" { n } else { 100 - n };
+            job.rwmixread = value::read_mix(name, n);
             Ok(Outcome::Done)
         }
         "bs" => set_blocks(job, v, at, |t| match value::bytes(t, kb)? {
