@@ -415,7 +415,7 @@ pub enum Note {
     Composite {
         /// Each later column's workloads scored, where some are not.
         rests: Vec<(usize, String)>,
-        /// Whether a workload of `rests` is left out for not completing ([`stopped_by`]): only then does
+        /// Whether a workload of `rests` is left out for not completing (`stopped_by`): only then does
         /// the note say why such a phase is left out.
         partial: bool,
         /// Each later column's lead figures left out for rows unlike the first column's.
