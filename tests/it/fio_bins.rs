@@ -399,3 +399,42 @@ fn real_fio_outputs_of_syncs_groups_and_kb_base_validate() {
                 fio-3.33-kb-base-after-bs.json: ok (results, 1 phase, 0 series CSVs)\n";
     assert_eq!((code, out.as_str(), err.as_str()), (0, want, ""));
 }
+
+/// Trial 25: real fio 3.33 json+ outputs whose direction did a multiple of 2000 I/Os (rate_iops=500 for
+/// 4 s: 2000 writes; numjobs=2 at rate_iops=500 with a ramp: 2000 writes a job). fio works its rank in
+/// x87 `long double`, where 99.95 % of 2000 is a hair above 1999, so its p99.95 is the bucket of the
+/// 2000th write (6651904 ns), not the 1999th (5931008 ns, which wkrun computed in `f64` and refused fio
+/// by). Both validate; the 1999th's bucket written in as p99.95 is refused.
+#[test]
+fn real_fio_ranks_at_round_counts_validate() {
+    let d = tempdir();
+    let files = [
+        "fio-3.33-rate500-json+.json",
+        "fio-3.33-rate-numjobs2-json+.json",
+    ];
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio");
+    for f in files {
+        std::fs::copy(data.join(f), d.path().join(f)).expect("copy");
+    }
+    let text = std::fs::read_to_string(data.join(files[0])).expect("fixture");
+    let mut doc: Value = serde_json::from_str(&text).expect("JSON");
+    let c = &doc["jobs"][0]["write"]["clat_ns"];
+    let b = bins(c);
+    let n: u64 = b.iter().map(|x| x.1).sum();
+    let (last, before) = (b[b.len() - 1], b[b.len() - 2]);
+    assert_eq!((n, last, before.0), (2000, (6651904, 1), 5931008));
+    assert_eq!(c["percentile"]["99.950000"].as_u64(), Some(6651904));
+    let mut args = vec!["validate"];
+    args.extend(files);
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+    let want = "fio-3.33-rate500-json+.json: ok (results, 1 phase, 0 series CSVs)\n\
+                fio-3.33-rate-numjobs2-json+.json: ok (results, 1 phase, 0 series CSVs)\n";
+    assert_eq!((code, out.as_str(), err.as_str()), (0, want, ""));
+    std::fs::copy(data.join(files[0]), d.path().join("fio.json")).expect("copy");
+    doc["jobs"][0]["write"]["clat_ns"]["percentile"]["99.950000"] = 5931008.into();
+    refused(
+        d.path(),
+        &doc,
+        "jobs[0].write.clat_ns.percentile.\"99.950000\" is 5931008: fio's from its bins is 6651904, the first bucket at which their running count reaches 99.950000 % of 2000",
+    );
+}
