@@ -151,6 +151,7 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
         let at = phase_at(phases, i);
         out.extend(check_workers_split(&at, &running[i]));
         out.extend(check_distribution(&at, &running[i]));
+        out.extend(check_verified_trims(&at, &running[i]));
         out.extend(check_last_writer(&at, &running, i));
         out.extend(super::latency_target::check_values(phases, i));
     }
@@ -816,6 +817,24 @@ fn check_trim_percent(at: &At, p: &PhaseSpec, read: i64) -> Result<(), RuleError
         ));
     }
     Ok(())
+}
+
+/// A verified workload with trims runs at `queue_depth = 1`: a trim and a write of one block in flight
+/// together may land in either order, so what the block holds after them is not known. `p` is the phase
+/// with its `[defaults]` (the queue depth may be inherited); the error is at the phase's `trim_percent`.
+fn check_verified_trims(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let trims = p.trim_percent.is_some_and(|t| t.0 > 0);
+    let qd = p
+        .queue_depth
+        .as_ref()
+        .map_or(1, |q| q.values().into_iter().max().unwrap_or(1));
+    (p.kind == PhaseKind::Workload && p.verify == Some(true) && trims && qd > 1).then(|| {
+        at.key(
+            "trim_percent",
+            format!("verify = true with trims at queue_depth = {qd}: a trim and a write of the same block in flight together may land in either order, so what the block holds after them is not known"),
+            Some("verify a phase with trims at queue_depth = 1"),
+        )
+    })
 }
 
 /// A workload's required keys: `read_percent`, and one bound (`duration` or `size`).

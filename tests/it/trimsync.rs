@@ -395,6 +395,38 @@ fn bad_trim_and_sync_input_is_refused_naming_file_line_and_key() {
     refused(d.path(), body, sim, &[], 10, "sync");
 }
 
+/// `validate` (no target) refuses what `plan` and the run refuse: a verified phase with trims at a queue
+/// depth above 1, the depth inherited from `[defaults]` too, with the same message at `trim_percent`.
+#[test]
+fn validate_refuses_verified_trims_above_queue_depth_1() {
+    let d = tempdir();
+    let phase = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\ntrim_percent = 20\nverify = true\nsize = \"1MiB\"\n";
+    let msg = "verify = true with trims at queue_depth = 4: a trim and a write of the same block in flight together may land in either order, so what the block holds after them is not known";
+    // Lines: the header takes 4, then [[phase]] 5, name 6, kind 7, read_percent 8, trim_percent 9.
+    for (body, line) in [
+        (format!("{phase}queue_depth = 4\n"), 9),
+        (format!("[defaults]\nqueue_depth = 4\n{phase}"), 11),
+    ] {
+        let spec = write_file(d.path(), "spec.toml", &spec_text("v", &body));
+        let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", spec.to_str().unwrap()]));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(&format!("spec.toml:{line}:1")), "{err}");
+        assert!(err.contains(msg), "{err}");
+        assert!(
+            err.contains("verify a phase with trims at queue_depth = 1"),
+            "{err}"
+        );
+    }
+    let ok = format!("{phase}queue_depth = 1\n");
+    let spec = write_file(d.path(), "spec.toml", &spec_text("v", &ok));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["validate", spec.to_str().unwrap()]));
+    assert_eq!(
+        (code, out.trim()),
+        (0, format!("{}: ok (1 phase)", spec.display()).as_str()),
+        "{err}"
+    );
+}
+
 #[test]
 fn trims_are_refused_on_a_device_that_cannot_discard() {
     let _g = loop_guard();
