@@ -35,6 +35,7 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
     super::from_phase::check(r, out);
     host_spans(r, out);
     sim_target(r, out);
+    unopened(r, out);
     if let Some(p) = &r.prediction {
         plain_text("prediction.measured", &p.measured, None, out);
         let measured_at = p.measured_run_started_at.as_deref();
@@ -44,6 +45,35 @@ pub fn run(r: &Results, out: &mut Vec<Violation>) {
         }
         drive("prediction.fitted_target", &p.fitted_target, out);
     }
+}
+
+/// `target.unopened` against the phases the run ran (attack 25 F5: set on a psync run that wrote its
+/// file, or removed from a run whose every phase ran on the null engine, it passed): true only when no
+/// phase opened the target (each ran on the `null` engine, which does no I/O) and the target is not the
+/// simulated drive; absent from a completed run of one target that ran a phase and no phase that opens it.
+fn unopened(r: &Results, out: &mut Vec<Violation>) {
+    if r.cluster.is_some() {
+        return;
+    }
+    let sim = r.target.kind == crate::target::TargetKind::Sim;
+    let opens = |p: &&PhaseResult| p.params.engine != Some(crate::vocab::EngineKind::Null);
+    let opener = r.phases.iter().enumerate().find(|(_, p)| opens(p));
+    let why = match (r.target.unopened, opener) {
+        (true, _) if sim => "true for the simulated drive, which is never opened as a file is: absent there".to_string(),
+        (true, Some((i, p))) => format!(
+            "true, but phases[{i}] {} ran on {}, which opens the target: true only when every phase ran on the null engine",
+            echo(&p.name),
+            p.params.engine.map_or("no engine (a phase that is no I/O workload)", |e| e.as_str()),
+        ),
+        (false, None) if !sim && r.status == Status::Completed && !r.phases.is_empty() => {
+            "absent, but every phase of this completed run ran on the null engine, which never opens the target: true then".to_string()
+        }
+        _ => return,
+    };
+    out.push(Violation {
+        path: "target.unopened".into(),
+        expected: why,
+    });
 }
 
 /// Each merged phase's parts against their hosts: a part's span (`phases[i].hosts[k].span_bytes`, its

@@ -225,3 +225,35 @@ fn recording_off_counts_the_same_ops_without_latencies() {
         .any(|x| x.as_str().is_some_and(|s| s.contains("recording was off")));
     assert!(warned, "no warning about recording: {}", w["warnings"]);
 }
+
+/// Attack 25 F5: `target.unopened` is held to the phases the run ran. A null-engine run without it, and
+/// a run whose fill is said to have run on psync with it, are refused naming the field; the run as
+/// written validates.
+#[test]
+fn validate_holds_unopened_to_the_engines() {
+    let dir = tempdir();
+    let target = dir.path().join("never-created.img");
+    let body = format!("\n[target]\nsize = \"1MiB\"\n{}", null_body(8));
+    let out = run_ok(dir.path(), "null", &body, &target);
+    let o = out.to_str().expect("utf-8");
+    let (code, _, err) = code_out_err(&wkrun(dir.path(), &["validate", o]));
+    assert_eq!(code, 0, "{err}");
+    let text = fs::read_to_string(out.join("results.json")).expect("results");
+    let forge = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        fs::write(out.join("results.json"), text.replacen(from, to, 1)).expect("write");
+        let (code, _, err) = code_out_err(&wkrun(dir.path(), &["validate", o]));
+        assert_eq!(code, 2, "{err}");
+        err
+    };
+    let err = forge("\"unopened\": true", "\"unopened\": false");
+    assert!(
+        err.contains("target.unopened: absent, but every phase of this completed run ran on the null engine, which never opens the target: true then"),
+        "{err}"
+    );
+    let err = forge("\"engine\": \"null\"", "\"engine\": \"psync\"");
+    assert!(
+        err.contains("target.unopened: true, but phases[0] \"fill\" ran on psync, which opens the target: true only when every phase ran on the null engine"),
+        "{err}"
+    );
+}
