@@ -1520,7 +1520,10 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     let (span, apart) = jobs_span(span, o("numjobs"), step);
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
-    p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
+    p.queue_depth = match one_io_in_flight(fio_engine) {
+        true => Some(1),
+        false => o("iodepth").and_then(|v| v.parse().ok()),
+    };
     p.workers = o("numjobs")
         .and_then(|v| v.parse().ok())
         .filter(|&n: &u32| n > 1);
@@ -1786,6 +1789,13 @@ pub const NO_IO_ENGINES: [(&str, &str, &str); 9] = [
     ),
 ];
 
+/// Whether fio's `ioengine` `engine` keeps one I/O in flight per job whatever its `iodepth` (fio caps its
+/// depth at 1: "synchronous I/O engine ... queue depth will be capped at 1"): psync (fio's default), sync,
+/// pvsync, pvsync2 and falloc. Its effective queue depth is 1, for `wkrun import fio` and for fio's JSON.
+pub fn one_io_in_flight(engine: &str) -> bool {
+    matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2" | "falloc")
+}
+
 /// Whether fio's `ioengine` `engine` is one of [`NO_IO_ENGINES`].
 pub fn is_no_io_engine(engine: &str) -> bool {
     NO_IO_ENGINES.iter().any(|(e, _, _)| *e == engine)
@@ -1865,6 +1875,20 @@ mod tests {
 
     fn fio(text: &str) -> Value {
         serde_json::from_str(text).expect("fio JSON")
+    }
+
+    /// A psync job at iodepth=32 keeps one I/O in flight (fio caps its depth at 1): its queue depth is 1,
+    /// as `wkrun import fio` writes for it, not 32.
+    #[test]
+    fn a_sync_engine_job_has_queue_depth_1() {
+        let text = include_str!("../../tests/data/fio/fio-3.33-psync-qd32.json");
+        let doc = fio(text);
+        assert_eq!(doc["jobs"][0]["job options"]["iodepth"], "32");
+        assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "psync");
+        let r = from_bytes("q.json", text.as_bytes()).expect("reads");
+        assert_eq!(r.phases[0].params.queue_depth, Some(1));
+        assert!(one_io_in_flight("psync") && one_io_in_flight("falloc"));
+        assert!(!one_io_in_flight("libaio") && !one_io_in_flight("io_uring"));
     }
 
     /// fio 3.33's empty entry after a command line's group (no name, no options, no I/O, group 2^32 - 1) is
