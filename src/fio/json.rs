@@ -239,10 +239,18 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
     let mut objs = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
         let j = (j.as_object()).ok_or_else(|| one(&format!("jobs[{i}] is not an object")))?;
+        if empty_group_entry(j) {
+            continue;
+        }
         if let Some(why) = failure(j, globals) {
             failed.push(format!("fio job {}: {why}", name(j)));
         }
         objs.push((i, j));
+    }
+    if objs.is_empty() {
+        return Err(one(
+            "\"jobs\" has only fio's empty group entry: fio's output has no job to read",
+        ));
     }
     let stopped = super::status::terminated(text);
     let mut found = Vec::new();
@@ -746,24 +754,34 @@ fn failure(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<Str
     }
 }
 
+/// Whether fio's job report `j` is no job's: fio 3.33 writes an entry with no `jobname`, no `job options`,
+/// no I/O and no runtime, of group 4294967295 (2^32 - 1), after a command line's `group_reporting` group of
+/// jobs with different options. It is dropped: read, it was a second phase "fio" of 0 IOPS (attack 25).
+fn empty_group_entry(j: &Map<String, Value>) -> bool {
+    !j.contains_key("jobname")
+        && !j.contains_key("job options")
+        && j.get("groupid").and_then(Value::as_u64) == Some(u64::from(u32::MAX))
+        && no_io(j)
+}
+
+/// Whether fio's job report `j` has no I/O and no runtime: its `job_runtime` and every direction's 0.
+fn no_io(j: &Map<String, Value>) -> bool {
+    let zero = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_u64).unwrap_or(0) == 0;
+    let idle = |d: &&str| {
+        (j.get(*d).and_then(Value::as_object))
+            .is_none_or(|o| zero(o, "total_ios") && zero(o, "runtime"))
+    };
+    zero(j, "job_runtime") && DIRS.iter().chain(&["mixed"]).all(idle)
+}
+
 /// Why fio's job `j` (with the global options `g`) measured nothing though its `error` is 0: no I/O, no
 /// runtime (its `job_runtime` and every direction's) and an engine that does I/O (not one of
 /// [`NO_IO_ENGINES`]), of a job fio names (`jobname`). fio 3.33 writes such a job when its engine fails to start (attack 24: `ioengine=sg`
 /// on a loop device, "unable to ... read capacity", and `io_uring_cmd` on a device that is no NVMe generic
 /// one: fio exits 1, its JSON says error 0); read as 0 IOPS, it was compared as a loss of 100 %.
 fn never_ran(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
-    let zero = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_u64).unwrap_or(0) == 0;
-    let idle = |d: &&str| {
-        (j.get(*d).and_then(Value::as_object))
-            .is_none_or(|o| zero(o, "total_ios") && zero(o, "runtime"))
-    };
     let engine = opt(j, g, "ioengine").unwrap_or("psync");
-    // fio 3.33 writes an entry with no name, no options and no I/O (groupid 4294967295) after a
-    // command line's group_reporting group of jobs with different options: no job of its own.
-    let never = j.contains_key("jobname")
-        && zero(j, "job_runtime")
-        && DIRS.iter().chain(&["mixed"]).all(idle)
-        && !is_no_io_engine(engine);
+    let never = j.contains_key("jobname") && no_io(j) && !is_no_io_engine(engine);
     never.then(|| {
         format!(
             "fio did not run it: no I/O and no runtime (job_runtime 0 ms) on its engine {engine}, which does I/O (fio writes this when the engine fails to start, and says why on its stderr)"
@@ -1502,7 +1520,10 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     let (span, apart) = jobs_span(span, o("numjobs"), step);
     let mut p = PhaseParams::with_span(span_start, span);
     p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
-    p.queue_depth = o("iodepth").and_then(|v| v.parse().ok());
+    p.queue_depth = match one_io_in_flight(fio_engine) {
+        true => Some(1),
+        false => o("iodepth").and_then(|v| v.parse().ok()),
+    };
     p.workers = o("numjobs")
         .and_then(|v| v.parse().ok())
         .filter(|&n: &u32| n > 1);
@@ -1768,6 +1789,13 @@ pub const NO_IO_ENGINES: [(&str, &str, &str); 9] = [
     ),
 ];
 
+/// Whether fio's `ioengine` `engine` keeps one I/O in flight per job whatever its `iodepth` (fio caps its
+/// depth at 1: "synchronous I/O engine ... queue depth will be capped at 1"): psync (fio's default), sync,
+/// pvsync, pvsync2 and falloc. Its effective queue depth is 1, for `wkrun import fio` and for fio's JSON.
+pub fn one_io_in_flight(engine: &str) -> bool {
+    matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2" | "falloc")
+}
+
 /// Whether fio's `ioengine` `engine` is one of [`NO_IO_ENGINES`].
 pub fn is_no_io_engine(engine: &str) -> bool {
     NO_IO_ENGINES.iter().any(|(e, _, _)| *e == engine)
@@ -1847,6 +1875,46 @@ mod tests {
 
     fn fio(text: &str) -> Value {
         serde_json::from_str(text).expect("fio JSON")
+    }
+
+    /// A psync job at iodepth=32 keeps one I/O in flight (fio caps its depth at 1): its queue depth is 1,
+    /// as `wkrun import fio` writes for it, not 32.
+    #[test]
+    fn a_sync_engine_job_has_queue_depth_1() {
+        let text = include_str!("../../tests/data/fio/fio-3.33-psync-qd32.json");
+        let doc = fio(text);
+        assert_eq!(doc["jobs"][0]["job options"]["iodepth"], "32");
+        assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "psync");
+        let r = from_bytes("q.json", text.as_bytes()).expect("reads");
+        assert_eq!(r.phases[0].params.queue_depth, Some(1));
+        assert!(one_io_in_flight("psync") && one_io_in_flight("falloc"));
+        assert!(!one_io_in_flight("libaio") && !one_io_in_flight("io_uring"));
+    }
+
+    /// fio 3.33's empty entry after a command line's group (no name, no options, no I/O, group 2^32 - 1) is
+    /// dropped: the file is 1 phase, the group's (512 reads and 32 writes), no phase "fio" of 0 IOPS.
+    #[test]
+    fn fios_empty_group_entry_is_no_phase() {
+        let text = include_str!("../../tests/data/fio/fio-3.33-group-4k-64k.json");
+        let doc = fio(text);
+        assert_eq!(doc["jobs"].as_array().map(Vec::len), Some(2));
+        assert!(empty_group_entry(doc["jobs"][1].as_object().expect("job")));
+        assert!(!empty_group_entry(doc["jobs"][0].as_object().expect("job")));
+        let r = from_bytes("g.json", text.as_bytes()).expect("reads");
+        let names: Vec<&str> = r.phases.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a"]);
+        let p = &r.phases[0];
+        assert_eq!((p.read.ops, p.write.ops), (512, 32));
+        assert_eq!((p.read.iops, p.write.iops), (7013.69863, 32000.0));
+        assert!(p.completed);
+        assert_eq!(format!("{:?}", r.status), "Completed");
+        let mut only = doc.clone();
+        only["jobs"].as_array_mut().expect("jobs").remove(0);
+        let err = read("g.json", only.to_string().as_bytes()).expect_err("no job");
+        assert_eq!(
+            err,
+            ["\"jobs\" has only fio's empty group entry: fio's output has no job to read"]
+        );
     }
 
     /// Each job is a phase with fio's counts, rates and percentiles, its parameters from the job options,

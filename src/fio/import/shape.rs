@@ -287,10 +287,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         _ => 0,
     };
     let (block, full) = block(job, &at, &mut refused);
-    let sync = matches!(
-        job.engine.0.as_str(),
-        "psync" | "sync" | "pvsync" | "pvsync2" | "falloc"
-    );
+    let sync = crate::fio::json::one_io_in_flight(&job.engine.0);
     falloc(job, &mut notes, &mut refused);
     let engine = match job.engine.0.as_str() {
         "libaio" => "libaio",
