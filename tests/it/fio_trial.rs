@@ -508,8 +508,9 @@ fn real_fio_rate_iops_with_a_size_mix_runs_at_the_imported_rate() {
 
 /// With the real fio (skipped without it): fio's `rate=` caps bytes per second, and the import caps wkrun's
 /// I/Os at the rate that gives. Side by side for 2 s on a 64 MiB file: `rate=1m` with `bs=4k` is 256 I/Os/s
-/// exactly (fio 512 I/Os, 1,048,051 B/s; wkrun ⌊2 s × 256⌋ = 512), fio's IOPS within 1 % of wkrun's
-/// (the pacing's start); `rate=16m` with `bssplit=4k/50:64k/50` is 16,777,216 / 34,816 = 481.88 on
+/// exactly (fio 512 I/Os, 1,048,051 B/s; wkrun ⌊2 s × 256⌋ = 512), fio's IOPS (its bytes per second over
+/// 4096, held by `fio_paced` to 10 % below the cap) within 10 % of wkrun's (a CI host gave 252.0 against
+/// 256: the pacing's start); `rate=16m` with `bssplit=4k/50:64k/50` is 16,777,216 / 34,816 = 481.88 on
 /// average, capped at 482 (the import refused it, `--lossy` dropped the cap): fio's bytes per second within
 /// 3 % of 16 MiB/s, wkrun's I/Os ⌊2 s × 482⌋ = 964, and fio's IOPS within 12 % of wkrun's (four standard
 /// errors of the mean size fio draws over ~960 I/Os, as for `rate_iops` above).
@@ -521,7 +522,7 @@ fn real_fio_rate_in_bytes_runs_at_the_imported_rate() {
         return;
     };
     for (size, rate, cap, ops, bps, iops_slack) in [
-        ("--bs=4k", "--rate=1m", 256, 512, 1_048_576.0, 0.01),
+        ("--bs=4k", "--rate=1m", 256, 512, 1_048_576.0, 0.10),
         (
             "--bssplit=4k/50:64k/50",
             "--rate=16m",
