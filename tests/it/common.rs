@@ -221,6 +221,21 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// The arguments of a quiet run of `spec` on the 16 MiB file `target` (created if missing) into `out`:
+/// `SPEC --target T --target-size 16MiB -o OUT -q`.
+pub fn on_a_new_file<'a>(spec: &'a str, target: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        spec,
+        "--target",
+        target,
+        "--target-size",
+        "16MiB",
+        "-o",
+        out,
+        "-q",
+    ]
+}
+
 /// A spec header (`format`, `[spec]`) followed by `body`.
 pub fn spec_text(name: &str, body: &str) -> String {
     format!("format = 1\n[spec]\nname = \"{name}\"\nversion = \"1\"\n{body}")

@@ -1489,20 +1489,6 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
     }
 }
 
-/// The arguments of a quiet run of `spec` on the 16 MiB file `target` to create, into `out`.
-fn on_a_new_file(spec: &'static str, target: &'static str, out: &'static str) -> Vec<&'static str> {
-    vec![
-        spec,
-        "--target",
-        target,
-        "--target-size",
-        "16MiB",
-        "-o",
-        out,
-        "-q",
-    ]
-}
-
 /// Attack 24c F12: under an open-file limit (RLIMIT_NOFILE) too small for a run, the run is refused before
 /// it starts, exit 1 (a resource limit), naming the limit and the count needed, with a results.json saying
 /// "failed" where the output folder can hold one, else nothing and saying so (once: at 4, exit 2

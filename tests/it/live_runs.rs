@@ -18,16 +18,7 @@ fn capped(duration: &str) -> String {
 /// `wkrun s.toml --target T --target-size 16MiB -o OUT -q`, started in `dir` and not waited for.
 fn start(dir: &Path, target: &str, out: &str) -> Child {
     Command::new(wkrun_bin())
-        .args([
-            "s.toml",
-            "--target",
-            target,
-            "--target-size",
-            "16MiB",
-            "-o",
-            out,
-            "-q",
-        ])
+        .args(on_a_new_file("s.toml", target, out))
         .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

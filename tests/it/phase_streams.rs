@@ -40,16 +40,7 @@ fn traced(out: &Path, phase: &serde_json::Value) -> Vec<u64> {
 /// seed and traced offsets.
 fn run(dir: &Path, out: &str, body: &str, args: &[&str]) -> Vec<(String, u64, Vec<u64>)> {
     write_file(dir, "s.toml", &spec_text("streams", body));
-    let mut all = vec![
-        "s.toml",
-        "--target",
-        "t.img",
-        "--target-size",
-        "16MiB",
-        "-o",
-        out,
-        "-q",
-    ];
+    let mut all = on_a_new_file("s.toml", "t.img", out);
     all.extend_from_slice(args);
     let (code, _, err) = code_out_err(&wkrun(dir, &all));
     assert_eq!(code, 0, "{err}");
@@ -269,16 +260,7 @@ fn validate_refuses_a_stream_seed_not_of_its_seed_and_name() {
         .replace("seed = 2\n", "seed = 4\n")
         .replace("seed = 6046881650114361017\n", "seed = 4\n");
     write_file(d.path(), "s.toml", &spec_text("forged", &body));
-    let args = [
-        "s.toml",
-        "--target",
-        "t.img",
-        "--target-size",
-        "16MiB",
-        "-o",
-        "a",
-        "-q",
-    ];
+    let args = on_a_new_file("s.toml", "t.img", "a");
     let (code, _, err) = code_out_err(&wkrun(d.path(), &args));
     assert_eq!(code, 0, "{err}");
     let out = d.path().join("a");
